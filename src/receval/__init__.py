@@ -1,0 +1,96 @@
+"""receval: offline evaluation of recommender systems and CTR models.
+
+Every public name is importable from the top level (``from receval import
+gauc_score``). Submodules are loaded on first use, so ``import receval`` costs
+a few milliseconds and pulls in neither numba nor any DataFrame library.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    # classification (hard labels)
+    "confusion_matrix": "receval.metrics._classification",
+    "accuracy_score": "receval.metrics._classification",
+    "error_rate": "receval.metrics._classification",
+    "precision_score": "receval.metrics._classification",
+    "recall_score": "receval.metrics._classification",
+    "specificity_score": "receval.metrics._classification",
+    "false_positive_rate": "receval.metrics._classification",
+    "f1_score": "receval.metrics._classification",
+    "fbeta_score": "receval.metrics._classification",
+    # losses and errors
+    "log_loss": "receval.metrics._loss",
+    "root_mean_squared_error": "receval.metrics._loss",
+    "mean_absolute_error": "receval.metrics._loss",
+    # curves
+    "roc_curve": "receval.metrics._curves",
+    "precision_recall_curve": "receval.metrics._curves",
+    "calibration_curve": "receval.metrics._calibration",
+    # areas and grouped AUC
+    "roc_auc_score": "receval.metrics._auc",
+    "average_precision_score": "receval.metrics._auc",
+    "pr_auc_score": "receval.metrics._auc",
+    "break_even_point": "receval.metrics._auc",
+    "gauc_score": "receval.metrics._gauc",
+    "group_auc": "receval.metrics._gauc",
+    "GroupAUCReport": "receval.metrics._gauc",
+    # calibration
+    "pcoc": "receval.metrics._calibration",
+    "copc": "receval.metrics._calibration",
+    "expected_calibration_error": "receval.metrics._calibration",
+    # errors
+    "RecevalError": "receval.exceptions",
+    "InvalidParameterError": "receval.exceptions",
+    "InputValidationError": "receval.exceptions",
+    "UndefinedMetricWarning": "receval.exceptions",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'receval' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
+    from .exceptions import (
+        InputValidationError,
+        InvalidParameterError,
+        RecevalError,
+        UndefinedMetricWarning,
+    )
+    from .metrics._auc import (
+        average_precision_score,
+        break_even_point,
+        pr_auc_score,
+        roc_auc_score,
+    )
+    from .metrics._calibration import calibration_curve, copc, expected_calibration_error, pcoc
+    from .metrics._classification import (
+        accuracy_score,
+        confusion_matrix,
+        error_rate,
+        f1_score,
+        false_positive_rate,
+        fbeta_score,
+        precision_score,
+        recall_score,
+        specificity_score,
+    )
+    from .metrics._curves import precision_recall_curve, roc_curve
+    from .metrics._gauc import GroupAUCReport, gauc_score, group_auc
+    from .metrics._loss import log_loss, mean_absolute_error, root_mean_squared_error

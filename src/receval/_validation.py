@@ -1,0 +1,256 @@
+"""Every check of user input lives here; this is the only module that raises
+:class:`~receval.exceptions.InputValidationError`.
+
+The messages follow one template: they name the function and the argument,
+state what was expected, show what was given (at most five values), end with a
+period, and add the fix after a semicolon when it is obvious.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .exceptions import InputValidationError, InvalidParameterError
+
+_MAX_SHOWN = 5
+
+
+def format_values(values: Iterable[Any], limit: int = _MAX_SHOWN) -> str:
+    """Render at most ``limit`` values as a Python-like list: ``[0, 1, 'a', ...]``."""
+    shown = []
+    for i, v in enumerate(values):
+        if i == limit:
+            shown.append("...")
+            break
+        if isinstance(v, np.generic):
+            v = v.item()
+        shown.append(repr(v))
+    return "[" + ", ".join(shown) + "]"
+
+
+def _distinct(x: np.ndarray, limit: int = _MAX_SHOWN) -> list[Any]:
+    try:
+        return list(np.unique(x)[: limit + 1])
+    except TypeError:  # mixed, unorderable objects
+        seen: dict[Any, None] = {}
+        for v in x.tolist():
+            seen.setdefault(v, None)
+            if len(seen) > limit:
+                break
+        return list(seen)
+
+
+# ---------------------------------------------------------------- parameters
+def check_option(value: Any, name: str, func: str, options: Sequence[Any]) -> Any:
+    """Return ``value`` if it is one of ``options``, else raise ``InvalidParameterError``."""
+    try:
+        ok = value in options
+    except TypeError:  # unhashable / array-like compared with strings
+        ok = False
+    if not ok or isinstance(value, np.ndarray):
+        opts = sorted(options, key=lambda o: (o is None, str(o)))
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} must be one of {opts!r}. Got {value!r} instead."
+        )
+    return value
+
+
+def check_number(
+    value: Any,
+    name: str,
+    func: str,
+    *,
+    integer: bool = False,
+    low: float | None = None,
+    high: float | None = None,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+) -> Any:
+    """Check a scalar keyword argument against a type and an interval."""
+    kind = "an integer" if integer else "a real number"
+    valid_type = isinstance(value, (int, np.integer)) if integer else isinstance(
+        value, (int, float, np.integer, np.floating)
+    )
+    if isinstance(value, (bool, np.bool_)):
+        valid_type = False
+    if not valid_type or (not integer and not np.isfinite(value)):
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} must be {kind}. Got {value!r} instead."
+        )
+    too_low = low is not None and (value < low if low_inclusive else value <= low)
+    too_high = high is not None and (value > high if high_inclusive else value >= high)
+    if too_low or too_high:
+        lo = "-inf" if low is None else repr(low)
+        hi = "inf" if high is None else repr(high)
+        left = "[" if (low is not None and low_inclusive) else "("
+        right = "]" if (high is not None and high_inclusive) else ")"
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} must be {kind} in {left}{lo}, {hi}{right}. "
+            f"Got {value!r} instead."
+        )
+    return value.item() if isinstance(value, np.generic) else value
+
+
+# ---------------------------------------------------------------- arrays
+def as_1d(x: Any, name: str, func: str) -> np.ndarray:
+    """Convert a list, array, pandas/polars Series or Arrow array to a 1-D NumPy array."""
+    if x is None:
+        raise InputValidationError(f"{func}: {name} is None; pass an array of values.")
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        try:  # pandas/polars Series, Arrow arrays: no copy when possible
+            x = x.to_numpy()
+        except TypeError:
+            x = x.to_numpy(zero_copy_only=False)
+    arr = np.asarray(x)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise InputValidationError(
+            f"{func}: {name} must be 1-dimensional. Got an array of shape {arr.shape}."
+        )
+    return arr
+
+
+def as_2d_scores(x: Any, name: str, func: str) -> np.ndarray:
+    """Convert per-class scores to a float64 array of shape (n_samples, n_classes)."""
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        x = x.to_numpy()
+    arr = np.asarray(x)
+    if arr.ndim != 2:
+        raise InputValidationError(
+            f"{func}: {name} must be 2-dimensional (n_samples, n_classes). "
+            f"Got an array of shape {arr.shape}."
+        )
+    return check_finite(as_float(arr, name, func), name, func)
+
+
+def check_same_length(func: str, **arrays: np.ndarray | None) -> int:
+    """All given arrays have the same first dimension; return it."""
+    present = {k: a for k, a in arrays.items() if a is not None}
+    lengths = [len(a) for a in present.values()]
+    if len(set(lengths)) > 1:
+        names = list(present)
+        joined = ", ".join(names[:-1]) + " and " + names[-1]
+        raise InputValidationError(
+            f"{func}: {joined} must have the same length. Got lengths {lengths}."
+        )
+    return lengths[0] if lengths else 0
+
+
+def check_not_empty(n: int, name: str, func: str) -> None:
+    if n == 0:
+        raise InputValidationError(f"{func}: {name} is empty; pass at least one sample.")
+
+
+def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
+    """Return ``x`` as float64 (no copy when it already is)."""
+    if x.dtype.kind not in "biuf":
+        raise InputValidationError(
+            f"{func}: {name} must be numeric. Got dtype {x.dtype}"
+            + (f" with values {format_values(_distinct(x))}." if x.size else ".")
+        )
+    return np.asarray(x, dtype=np.float64)
+
+
+def check_finite(x: np.ndarray, name: str, func: str) -> np.ndarray:
+    """Raise if a float array holds NaN or infinity (one SIMD reduction, no temporaries)."""
+    if x.dtype.kind == "f" and x.size and not np.isfinite(np.add.reduce(x, axis=None)):
+        # the sum is not finite: either a non-finite value or an overflow
+        if not np.isfinite(x).all():
+            raise InputValidationError(f"{func}: {name} contains NaN or infinity.")
+    return x
+
+
+def check_scores(x: Any, name: str, func: str) -> np.ndarray:
+    """1-D finite float64 scores."""
+    return check_finite(as_float(as_1d(x, name, func), name, func), name, func)
+
+
+def check_probabilities(x: np.ndarray, name: str, func: str) -> np.ndarray:
+    """Scores that must be probabilities in [0, 1]."""
+    if x.size and (x.min() < 0.0 or x.max() > 1.0):
+        bad = x[(x < 0.0) | (x > 1.0)]
+        raise InputValidationError(
+            f"{func}: {name} must contain probabilities in [0, 1]. "
+            f"Got values {format_values(_distinct(bad))}; pass predicted probabilities, "
+            f"e.g. apply a sigmoid to raw scores."
+        )
+    return x
+
+
+def check_binary01(y: Any, func: str, name: str = "y_true") -> np.ndarray:
+    """Labels that must be 0/1 (or bool); return them as int8 without a sort."""
+    y = as_1d(y, name, func)
+    if y.dtype == np.bool_:
+        return y.view(np.int8)
+    ok = False
+    if y.dtype.kind in "iu":
+        ok = y.size == 0 or (y.min() >= 0 and y.max() <= 1)
+    elif y.dtype.kind == "f":
+        ok = bool(np.all((y == 0.0) | (y == 1.0)))
+    if not ok:
+        raise InputValidationError(
+            f"{func}: {name} must contain only 0 and 1. Got values "
+            f"{format_values(_distinct(y))}; binarise labels first, e.g. {name} = (clicks > 0)."
+        )
+    return y.astype(np.int8, copy=False)
+
+
+def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_true") -> np.ndarray:
+    """Binary labels of any type to int8 0/1, following scikit-learn's ``pos_label`` rule.
+
+    With ``pos_label=None`` the labels must be a subset of {0, 1} or {-1, 1}
+    (then 1 is positive); otherwise ``pos_label`` names the positive class.
+    """
+    if pos_label is None:
+        if y.dtype == np.bool_:
+            return y.view(np.int8)
+        if y.dtype.kind in "iuf" and y.size:
+            lo, hi = y.min(), y.max()
+            if lo >= 0 and hi <= 1 and (y.dtype.kind != "f" or np.all((y == 0) | (y == 1))):
+                return y.astype(np.int8, copy=False)
+        classes = _distinct(y, limit=3)
+        numeric = y.dtype.kind in "iufb"
+        if numeric and len(classes) <= 2 and set(np.asarray(classes).tolist()) <= {-1, 0, 1}:
+            return (y == 1).view(np.int8)
+        if len(classes) > 2:
+            raise InputValidationError(
+                f"{func}: {name} must be binary. Got values {format_values(_distinct(y))}; "
+                f"pass pos_label to say which value is positive."
+            )
+        raise InputValidationError(
+            f"{func}: {name} takes values {format_values(classes)} and pos_label is not "
+            f"specified; pass pos_label, e.g. pos_label={classes[-1]!r}."
+        )
+    classes = _distinct(y, limit=3)
+    if len(classes) > 2:
+        raise InputValidationError(
+            f"{func}: {name} must be binary. Got values {format_values(classes)}; "
+            f"pass a binary y_true or binarise it with (y_true == pos_label)."
+        )
+    mask = y == pos_label
+    if not isinstance(mask, np.ndarray):  # comparison of incompatible types
+        mask = np.zeros(y.shape, dtype=bool)
+    return mask.view(np.int8)
+
+
+def check_sample_weight(sample_weight: Any, n: int, func: str) -> np.ndarray | None:
+    """None, or finite non-negative float64 weights of length ``n``."""
+    if sample_weight is None:
+        return None
+    w = as_float(as_1d(sample_weight, "sample_weight", func), "sample_weight", func)
+    check_finite(w, "sample_weight", func)
+    if w.size and w.min() < 0:
+        raise InputValidationError(
+            f"{func}: sample_weight must be non-negative. Got values "
+            f"{format_values(_distinct(w[w < 0]))}."
+        )
+    if len(w) != n:
+        raise InputValidationError(
+            f"{func}: sample_weight must have one weight per sample. "
+            f"Got {len(w)} weights for {n} samples."
+        )
+    return w

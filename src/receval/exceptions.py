@@ -1,0 +1,43 @@
+"""Exceptions and warnings raised by receval.
+
+Every error receval raises derives from :class:`RecevalError`, so a caller can
+catch all of them at once, and each also derives from the built-in exception a
+Python user would expect (``ValueError`` for bad data, ``ValueError`` and
+``TypeError`` for a bad keyword argument).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "InputValidationError",
+    "InvalidParameterError",
+    "RecevalError",
+    "UndefinedMetricWarning",
+]
+
+
+class RecevalError(Exception):
+    """Base class of every error raised by receval."""
+
+
+class InvalidParameterError(RecevalError, ValueError, TypeError):
+    """A keyword argument has a value that is not allowed.
+
+    Examples
+    --------
+    >>> from receval import gauc_score
+    >>> from receval.exceptions import InvalidParameterError
+    >>> try:
+    ...     gauc_score([1, 0], [0.2, 0.1], groups=[1, 1], weighting="views")
+    ... except InvalidParameterError as exc:
+    ...     print(exc)
+    The 'weighting' parameter of gauc_score must be one of ['clicks', 'impressions', 'uniform'] Got 'views' instead.
+    """
+
+
+class InputValidationError(RecevalError, ValueError):
+    """The data passed to a metric is malformed (length, values, NaN, ...)."""
+
+
+class UndefinedMetricWarning(UserWarning):
+    """The metric is undefined for this input; the returned value is ``nan``."""

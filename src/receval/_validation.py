@@ -254,3 +254,180 @@ def check_sample_weight(sample_weight: Any, n: int, func: str) -> np.ndarray | N
             f"Got {len(w)} weights for {n} samples."
         )
     return w
+
+
+# ---------------------------------------------------------------- class labels
+_NUMBER_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
+_MISSING_TYPE_NAMES = ("NoneType", "NAType", "NaTType")
+
+
+def _label_kind(x: np.ndarray) -> str:
+    return "strings" if x.dtype.kind in "US" else "numbers"
+
+
+def _mixed_examples(values: Sequence[Any]) -> list[Any]:
+    """The first non-string and the first string of ``values``, for an error message."""
+    other = next((v for v in values if not isinstance(v, str)), None)
+    string = next((v for v in values if isinstance(v, str)), None)
+    return [other, string]
+
+
+def as_class_labels(x: Any, name: str, func: str) -> np.ndarray:
+    """Class labels as a 1-D array of numbers (finite) or strings (dtype ``U``).
+
+    Lists, arrays, pandas/polars Series and Arrow arrays are accepted. Object
+    arrays (pandas string columns) become ``U`` arrays when they hold only
+    strings and numeric arrays when they hold only numbers; a mix of numbers and
+    strings, missing values (None, NaN, NA) and 2-D label matrices raise
+    ``InputValidationError``.
+    """
+    if x is None:
+        raise InputValidationError(f"{func}: {name} is None; pass an array of labels.")
+    raw = x
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        try:
+            x = x.to_numpy()
+        except TypeError:
+            x = x.to_numpy(zero_copy_only=False)
+    try:
+        arr = np.asarray(x)
+    except ValueError as exc:  # ragged nested lists
+        raise InputValidationError(
+            f"{func}: {name} must be 1-dimensional: one class label per sample."
+        ) from exc
+    if arr.ndim == 2 and arr.shape[1] != 1:
+        raise InputValidationError(
+            f"{func}: {name} must be 1-dimensional: one class label per sample. Got an array "
+            f"of shape {arr.shape}; multilabel indicator matrices are not supported."
+        )
+    arr = as_1d(arr, name, func)
+    kind = arr.dtype.kind
+    if kind == "U" and isinstance(raw, (list, tuple)):
+        # NumPy silently turns [1, "a"] into ['1', 'a']: look at the original values
+        if not all(isinstance(v, str) for v in raw):
+            raise InputValidationError(
+                f"{func}: {name} mixes numbers and strings, e.g. "
+                f"{format_values(_mixed_examples(raw))}; labels must be all numbers or all "
+                f"strings, e.g. {name} = [str(v) for v in {name}]."
+            )
+    elif kind == "S":
+        arr = arr.astype(np.str_)
+    elif kind == "O":
+        values = arr.tolist()
+        types = set(map(type, values))
+        if any(t.__name__ in _MISSING_TYPE_NAMES for t in types):
+            raise InputValidationError(
+                f"{func}: {name} contains missing labels (None or NA); every sample needs a "
+                f"label, so drop or fill those samples first."
+            )
+        strings = all(issubclass(t, str) for t in types)
+        numbers = all(issubclass(t, _NUMBER_TYPES) for t in types)
+        if strings:
+            arr = arr.astype(np.str_)
+        elif numbers:
+            arr = np.asarray(values)
+        elif all(issubclass(t, (str, *_NUMBER_TYPES)) for t in types):
+            raise InputValidationError(
+                f"{func}: {name} mixes numbers and strings, e.g. "
+                f"{format_values(_mixed_examples(values))}; labels must be all numbers or all "
+                f"strings, e.g. {name} = [str(v) for v in {name}]."
+            )
+        else:
+            names = sorted({t.__name__ for t in types})
+            raise InputValidationError(
+                f"{func}: {name} must contain numbers or strings. Got values of types "
+                f"{format_values(names)}."
+            )
+        kind = arr.dtype.kind
+    if kind not in "biufU":
+        raise InputValidationError(
+            f"{func}: {name} must contain numbers or strings. Got dtype {arr.dtype}."
+        )
+    return check_finite(arr, name, func)
+
+
+def check_same_label_type(func: str, **arrays: np.ndarray) -> None:
+    """All label arrays hold numbers, or all hold strings (as from ``as_class_labels``)."""
+    kinds = {name: _label_kind(a) for name, a in arrays.items()}
+    if len(set(kinds.values())) > 1:
+        names = list(arrays)
+        joined = ", ".join(names[:-1]) + " and " + names[-1]
+        got = " and ".join(
+            f"{kinds[name]} {format_values(_distinct(a))} in {name}" for name, a in arrays.items()
+        )
+        raise InputValidationError(
+            f"{func}: {joined} must hold labels of one type, all numbers or all strings. "
+            f"Got {got}; convert them to one type first, e.g. with .astype(str)."
+        )
+
+
+def check_labels_parameter(labels: np.ndarray, func: str, name: str = "labels") -> np.ndarray:
+    """A user-given list of class labels: not empty, no duplicates."""
+    if labels.size == 0:
+        raise InputValidationError(
+            f"{func}: {name} is empty; pass at least one label, or {name}=None to use every "
+            f"label found in the data."
+        )
+    uniq, counts = np.unique(labels, return_counts=True)
+    if len(uniq) != len(labels):
+        raise InputValidationError(
+            f"{func}: {name} must not contain duplicates. Got duplicated values "
+            f"{format_values(uniq[counts > 1])}."
+        )
+    return labels
+
+
+def check_label_value(value: Any, name: str, func: str) -> Any:
+    """A single class label given as a keyword argument (``pos_label``)."""
+    if not isinstance(value, (str, *_NUMBER_TYPES)) or (
+        isinstance(value, (float, np.floating)) and not np.isfinite(value)
+    ):
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} must be a number, a bool or a string. "
+            f"Got {value!r} instead."
+        )
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def check_zero_division(value: Any, func: str) -> str | float:
+    """``"warn"``, 0.0, 1.0 or NaN; return ``"warn"`` or the value as a float."""
+    if isinstance(value, str) and value == "warn":
+        return value
+    number = isinstance(value, _NUMBER_TYPES) and not isinstance(value, (bool, np.bool_))
+    if number and (value in (0, 1) or np.isnan(value)):
+        return float(value)
+    raise InvalidParameterError(
+        f"The 'zero_division' parameter of {func} must be one of ['warn', 0.0, 1.0, nan]. "
+        f"Got {value!r} instead."
+    )
+
+
+def check_binary_classes(classes: np.ndarray, pos_label: Any, found: bool, func: str) -> None:
+    """For ``average='binary'``: at most two classes, and ``pos_label`` among them.
+
+    ``classes`` are the sorted distinct labels of y_true and y_pred; ``found``
+    says whether ``pos_label`` is one of them. As in scikit-learn, a
+    ``pos_label`` absent from data with a single class is allowed.
+    """
+    if len(classes) > 2:
+        raise InputValidationError(
+            f"{func}: average='binary' needs at most 2 distinct labels in y_true and y_pred. "
+            f"Got {len(classes)} labels {format_values(classes)}; pass average='macro', "
+            f"'micro', 'weighted' or None, or score one class against the rest with "
+            f"labels=[{classes[-1].item()!r}], average='micro'."
+        )
+    if len(classes) == 2 and not found:
+        raise InputValidationError(
+            f"{func}: pos_label must be one of the labels found in y_true and y_pred "
+            f"{format_values(classes)}. Got pos_label={pos_label!r}; pass e.g. "
+            f"pos_label={classes[-1].item()!r}."
+        )
+
+
+def check_labels_in_y_true(labels: np.ndarray, found: bool, func: str) -> None:
+    """At least one of the requested ``labels`` occurs in y_true (as scikit-learn requires)."""
+    if not found:
+        raise InputValidationError(
+            f"{func}: none of labels {format_values(labels)} occurs in y_true; pass labels "
+            f"that include at least one true class, or labels=None."
+        )

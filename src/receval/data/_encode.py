@@ -1,0 +1,81 @@
+"""Dense integer codes for user, item and group ids (ints or strings; never hashed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import as_1d, format_values
+from ..exceptions import InputValidationError
+
+# integer ids whose value range is at most this many times the row count are
+# encoded with a direct-address table; wider ranges go through Arrow's hash table
+_DENSE_RANGE_FACTOR = 4
+
+
+def _factorize_int_range(values: np.ndarray, lo: int, span: int) -> tuple[np.ndarray, np.ndarray]:
+    from .._kernels._encode import _factorize_dense
+
+    codes, first = _factorize_dense(values, lo, span)
+    return codes, values[first]
+
+
+def factorize(values: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:
+    """Encode ids to codes ``0..n_unique-1`` in order of first appearance.
+
+    Returns ``(codes, uniques)`` with ``uniques[codes] == values``. Integer ids
+    over a compact range use a direct-address table (O(n)); everything else
+    (wide integers, strings, bytes) goes through Arrow's hash-based
+    ``dictionary_encode``. Floats are accepted when they hold whole numbers.
+    Missing ids (None, NaN) raise ``InputValidationError``.
+    """
+    arr = as_1d(values, name, func)
+    n = arr.shape[0]
+    if n == 0:
+        return np.empty(0, dtype=np.int64), arr
+    kind = arr.dtype.kind
+    if kind == "b":
+        arr = arr.astype(np.int64)
+        kind = "i"
+    if kind == "f":
+        if not np.isfinite(arr).all():
+            raise InputValidationError(f"{func}: {name} contains missing values (NaN).")
+        if np.array_equal(arr, np.floor(arr)) and np.abs(arr).max() < 2**53:
+            arr = arr.astype(np.int64)
+            kind = "i"
+    if kind in "iu":
+        lo = int(arr.min())
+        hi = int(arr.max())
+        span = hi - lo + 1
+        if span <= _DENSE_RANGE_FACTOR * n + 1024:
+            return _factorize_int_range(arr.astype(np.int64, copy=False), lo, span)
+    return _factorize_arrow(arr, name, func)
+
+
+def _factorize_arrow(arr: np.ndarray, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:
+    import pyarrow as pa
+
+    try:
+        parr = pa.array(arr, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        kinds = sorted({type(v).__name__ for v in arr[:10_000].tolist()})
+        raise InputValidationError(
+            f"{func}: {name} must hold ids of one type (all integers or all strings). "
+            f"Got types {format_values(kinds)}; convert them, e.g. {name} = {name}.astype(str)."
+        ) from exc
+    if parr.null_count:
+        raise InputValidationError(
+            f"{func}: {name} contains {parr.null_count} missing values (None or NaN); "
+            f"drop those rows or fill them with an id."
+        )
+    if isinstance(parr, pa.ChunkedArray):  # large string columns arrive in chunks
+        parr = parr.combine_chunks() if parr.num_chunks else pa.array([], type=parr.type)
+        if pa.types.is_string(parr.type) and parr.nbytes > 2**31 - 1:  # pragma: no cover
+            parr = parr.cast(pa.large_string())
+    encoded = parr.dictionary_encode()
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
+    if arr.dtype.kind in "OUS" or uniques.dtype != arr.dtype:
+        uniques = np.asarray(uniques, dtype=arr.dtype if arr.dtype.kind != "O" else object)
+    return codes, uniques

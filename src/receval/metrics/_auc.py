@@ -1,0 +1,479 @@
+"""Areas under the ROC and precision-recall curves, and the break-even point."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import _validation as v
+from ..exceptions import InputValidationError
+from ._binary import (
+    SortedClasses,
+    auc_from_sorted,
+    check_binary_scores,
+    sort_classes,
+    threshold_counts,
+    warn_undefined,
+)
+
+__all__ = ["average_precision_score", "break_even_point", "pr_auc_score", "roc_auc_score"]
+
+_BinaryMetric = Callable[[np.ndarray, np.ndarray, "np.ndarray | None"], float]
+
+
+# --------------------------------------------------------------- binary cores
+def _roc_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> float:
+    return auc_from_sorted(sort_classes(labels, scores, weights, chunked=weights is None))
+
+
+def _curve(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None):
+    sc: SortedClasses = sort_classes(labels, scores, weights)
+    if sc.total_pos == 0:
+        return None
+    return threshold_counts(sc)
+
+
+def _average_precision_binary(
+    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
+) -> float:
+    counts = _curve(labels, scores, weights)
+    if counts is None:
+        return float("nan")
+    _, tps, fps = counts
+    precision = tps / (tps + fps)
+    recall_step = np.diff(tps, prepend=0.0) / tps[-1]
+    return float(np.sum(recall_step * precision))
+
+
+def _pr_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> float:
+    counts = _curve(labels, scores, weights)
+    if counts is None:
+        return float("nan")
+    _, tps, fps = counts
+    precision = tps / (tps + fps)
+    recall = tps / tps[-1]
+    # the curve starts at (recall 0, precision of the top threshold), as in Spark
+    recall = np.concatenate(([0.0], recall))
+    precision = np.concatenate(([precision[0]], precision))
+    return float(np.sum(np.diff(recall) * (precision[1:] + precision[:-1]) / 2.0))
+
+
+def _break_even_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> float:
+    counts = _curve(labels, scores, weights)
+    if counts is None:
+        return float("nan")
+    _, tps, fps = counts
+    total_pos = tps[-1]
+    predicted = tps + fps
+    k = int(np.searchsorted(predicted, total_pos, side="left"))
+    prev_pred = predicted[k - 1] if k > 0 else 0.0
+    prev_tp = tps[k - 1] if k > 0 else 0.0
+    frac = (total_pos - prev_pred) / (predicted[k] - prev_pred)
+    return float((prev_tp + frac * (tps[k] - prev_tp)) / total_pos)
+
+
+# --------------------------------------------------------------- dispatch
+def _binary_or_multiclass(
+    func: str,
+    binary: _BinaryMetric,
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any,
+    *,
+    pos_label: Any,
+    average: Any,
+    labels: Any,
+    multi_class: str,
+    greater_is_positive: bool,
+    undefined: str,
+) -> float | np.ndarray:
+    score_arr = y_score.to_numpy() if hasattr(y_score, "to_numpy") else np.asarray(y_score)
+    if score_arr.ndim == 2 and score_arr.shape[1] > 1:
+        return _multiclass(
+            func, binary, y_true, score_arr, sample_weight, average, labels, multi_class
+        )
+    if greater_is_positive and pos_label is None:
+        pos_label = _greater_label(y_true, func)
+    lab, scores, weights = check_binary_scores(
+        y_true, score_arr, sample_weight, func, pos_label=pos_label
+    )
+    value = binary(lab, scores, weights)
+    if np.isnan(value):
+        return warn_undefined(f"{func}: {undefined}")
+    return value
+
+
+def _greater_label(y_true: Any, func: str) -> Any:
+    """scikit-learn's rule for roc_auc_score: the greater of two labels is positive."""
+    yt = v.as_1d(y_true, "y_true", func)
+    if yt.dtype.kind in "biuf" and yt.size and yt.min() >= 0 and yt.max() <= 1:
+        return None  # 0/1 labels: fast path, 1 is positive
+    classes = np.unique(yt)
+    if len(classes) > 2:
+        raise InputValidationError(
+            f"{func}: y_true has {len(classes)} classes {v.format_values(classes)} but y_score "
+            f"is 1-dimensional; pass one score column per class and multi_class='ovr' or 'ovo'."
+        )
+    return classes[-1]
+
+
+def _multiclass(
+    func: str,
+    binary: _BinaryMetric,
+    y_true: Any,
+    y_score: np.ndarray,
+    sample_weight: Any,
+    average: Any,
+    labels: Any,
+    multi_class: str,
+) -> float | np.ndarray:
+    yt = v.as_1d(y_true, "y_true", func)
+    scores = v.as_2d_scores(y_score, "y_score", func)
+    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
+    n = v.check_same_length(func, y_true=yt, y_score=scores, sample_weight=sw)
+    v.check_not_empty(n, "y_true", func)
+    weights = v.check_sample_weight(sw, n, func)
+    if multi_class not in ("ovr", "ovo"):
+        v.check_option(multi_class, "multi_class", func, ["ovo", "ovr"])
+    classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
+    if labels is not None and len(np.unique(classes)) != len(classes):
+        raise InputValidationError(f"{func}: labels must be unique. Got {v.format_values(classes)}.")
+    if len(classes) != scores.shape[1]:
+        raise InputValidationError(
+            f"{func}: y_score has {scores.shape[1]} columns but there are {len(classes)} classes "
+            f"{v.format_values(classes)}; pass labels= to name the class of each column."
+        )
+    order = np.argsort(classes, kind="stable")
+    sorted_classes = classes[order]
+    pos = np.searchsorted(sorted_classes, yt)
+    pos = np.clip(pos, 0, len(classes) - 1)
+    if not np.all(sorted_classes[pos] == yt):
+        unknown = np.setdiff1d(yt, classes)
+        raise InputValidationError(
+            f"{func}: y_true contains labels {v.format_values(unknown)} that are not in labels "
+            f"{v.format_values(classes)}."
+        )
+    codes = order[pos]
+    n_classes = len(classes)
+    if multi_class == "ovo":
+        v.check_option(average, "average", func, ["macro", "weighted"])
+        pair_scores = []
+        prevalence = []
+        for a, b in combinations(range(n_classes), 2):
+            mask = (codes == a) | (codes == b)
+            w = None if weights is None else weights[mask]
+            in_a = (codes[mask] == a).view(np.int8)
+            in_b = (codes[mask] == b).view(np.int8)
+            score_a = binary(in_a, scores[mask, a], w)
+            score_b = binary(in_b, scores[mask, b], w)
+            pair_scores.append((score_a + score_b) / 2.0)
+            prevalence.append(mask.sum() if w is None else w.sum())
+        values = np.asarray(pair_scores)
+        if np.isnan(values).any():
+            return warn_undefined(f"{func}: a pair of classes has no samples of one class.")
+        if average == "macro":
+            return float(values.mean())
+        return float(np.average(values, weights=np.asarray(prevalence, dtype=np.float64)))
+    v.check_option(average, "average", func, ["macro", "micro", "weighted", None])
+    if average == "micro":
+        onehot = (codes[:, None] == np.arange(n_classes)[None, :]).ravel().view(np.int8)
+        w = None if weights is None else np.repeat(weights, n_classes)
+        value = binary(onehot, scores.ravel(), w)
+        return warn_undefined(f"{func}: undefined for this input.") if np.isnan(value) else value
+    per_class = np.empty(n_classes)
+    support = np.empty(n_classes)
+    for c in range(n_classes):
+        lab = (codes == c).view(np.int8)
+        per_class[c] = binary(lab, np.ascontiguousarray(scores[:, c]), weights)
+        support[c] = lab.sum() if weights is None else weights[lab == 1].sum()
+    if np.isnan(per_class).any():
+        missing = classes[np.isnan(per_class)]
+        warn_undefined(
+            f"{func}: undefined for classes {v.format_values(missing)}, which have no positive "
+            f"or no negative sample (returned as nan)."
+        )
+    if average is None:
+        return per_class
+    if average == "macro":
+        return float(per_class.mean())
+    if support.sum() == 0:
+        return warn_undefined(f"{func}: all classes have zero weight.")
+    return float(np.average(per_class, weights=support))
+
+
+# --------------------------------------------------------------- public
+def roc_auc_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: Any = None,
+    average: str | None = "macro",
+    multi_class: str = "raise",
+    labels: ArrayLike | None = None,
+) -> float | np.ndarray:
+    """Compute the exact area under the ROC curve.
+
+    The AUC is the probability that a random positive scores higher than a
+    random negative, tied pairs counting one half. It is computed exactly, ties
+    included, in O(n log n): the scores of each class are sorted separately
+    and the pairs are counted in one merge pass, in integers when there are no
+    weights (no rounding until the final division).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels. Binary: 0/1, bools, {-1, 1}, or any two labels (the
+        greater one is positive unless ``pos_label`` says otherwise).
+        Multiclass: any labels, with ``y_score`` of shape (n_samples, n_classes).
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Scores; only their order matters.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights: a pair counts ``w_pos * w_neg``.
+    pos_label : int, str or bool, default=None
+        The positive class for binary input.
+    average : {"macro", "weighted", "micro", None}, default="macro"
+        Multiclass only: how per-class (or per-pair) AUCs are averaged;
+        ``"weighted"`` weights by class support; ``None`` returns per-class values
+        (``"ovr"``); ``"micro"`` pools all (sample, class) cells (``"ovr"``).
+    multi_class : {"raise", "ovr", "ovo"}, default="raise"
+        Multiclass only: one-vs-rest, or one-vs-one (Hand & Till 2001). Must be
+        chosen explicitly, as in scikit-learn. Unlike scikit-learn, ``"ovo"``
+        accepts sample weights.
+    labels : array-like of shape (n_classes,), default=None
+        Multiclass only: the class of each column of ``y_score`` (default:
+        the sorted distinct values of ``y_true``).
+
+    Returns
+    -------
+    auc : float or ndarray
+        In [0, 1]. ``nan`` with an ``UndefinedMetricWarning`` when ``y_true``
+        has a single class (where scikit-learn raises).
+
+    Raises
+    ------
+    InputValidationError
+        NaN or infinite scores, lengths that differ, empty input.
+
+    See Also
+    --------
+    roc_curve : The curve itself.
+    gauc_score : AUC per user, averaged.
+
+    Notes
+    -----
+    ``AUC = (#{(p, n): s_p > s_n} + 0.5 #{(p, n): s_p = s_n}) / (P N)``.
+
+    Examples
+    --------
+    >>> from receval import roc_auc_score
+    >>> roc_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    >>> roc_auc_score([0, 1, 1], [0.5, 0.5, 0.9])  # a tie counts one half
+    0.75
+    >>> roc_auc_score(["cat", "dog", "bird"],
+    ...               [[0.2, 0.7, 0.1], [0.1, 0.3, 0.6], [0.6, 0.2, 0.2]],
+    ...               multi_class="ovr", labels=["bird", "cat", "dog"])
+    1.0
+    """
+    return _binary_or_multiclass(
+        "roc_auc_score",
+        _roc_auc_binary,
+        y_true,
+        y_score,
+        sample_weight,
+        pos_label=pos_label,
+        average=average,
+        labels=labels,
+        multi_class=multi_class,
+        greater_is_positive=True,
+        undefined="y_true has a single class, so the AUC is undefined (returned as nan).",
+    )
+
+
+def average_precision_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: Any = None,
+    average: str | None = "macro",
+    labels: ArrayLike | None = None,
+) -> float | np.ndarray:
+    """Compute average precision: the step-wise area under the P-R curve.
+
+    ``AP = sum_n (R_n - R_{n-1}) P_n`` over the distinct thresholds, in
+    decreasing order, with no interpolation: scikit-learn's definition.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels (0/1, bools, {-1, 1}, or any two labels with
+        ``pos_label``), or multiclass labels with 2-D ``y_score``.
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Scores; a higher score means more likely positive.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+    pos_label : int, str or bool, default=None
+        The positive class for binary input.
+    average : {"macro", "weighted", "micro", None}, default="macro"
+        Multiclass only (one-vs-rest): see :func:`roc_auc_score`.
+    labels : array-like of shape (n_classes,), default=None
+        Multiclass only: the class of each column of ``y_score``.
+
+    Returns
+    -------
+    ap : float or ndarray
+        In [0, 1]; ``nan`` with an ``UndefinedMetricWarning`` when there is no
+        positive sample.
+
+    See Also
+    --------
+    pr_auc_score : The trapezoidal area (Spark's areaUnderPR).
+    precision_recall_curve : The curve itself.
+
+    Examples
+    --------
+    >>> from receval import average_precision_score
+    >>> average_precision_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.8333
+    """
+    return _binary_or_multiclass(
+        "average_precision_score",
+        _average_precision_binary,
+        y_true,
+        y_score,
+        sample_weight,
+        pos_label=pos_label,
+        average=average,
+        labels=labels,
+        multi_class="ovr",
+        greater_is_positive=False,
+        undefined="y_true has no positive sample, so it is undefined (returned as nan).",
+    )
+
+
+def pr_auc_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: Any = None,
+    average: str | None = "macro",
+    labels: ArrayLike | None = None,
+) -> float | np.ndarray:
+    """Compute the area under the P-R curve by the trapezoidal rule.
+
+    The curve has one point (recall, precision) per distinct threshold, in
+    decreasing threshold order, and starts at (0, precision of the highest
+    threshold): the definition of Spark's
+    ``BinaryClassificationMetrics.areaUnderPR``. Linear interpolation of
+    precision is optimistic; :func:`average_precision_score` is the
+    conservative step-wise area.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels (or multiclass labels with 2-D ``y_score``).
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Scores; a higher score means more likely positive.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+    pos_label : int, str or bool, default=None
+        The positive class for binary input.
+    average : {"macro", "weighted", "micro", None}, default="macro"
+        Multiclass only (one-vs-rest).
+    labels : array-like of shape (n_classes,), default=None
+        Multiclass only: the class of each column of ``y_score``.
+
+    Returns
+    -------
+    area : float or ndarray
+        In [0, 1]; ``nan`` with an ``UndefinedMetricWarning`` when there is no
+        positive sample.
+
+    See Also
+    --------
+    average_precision_score : Step-wise area (scikit-learn's).
+
+    Examples
+    --------
+    >>> from receval import pr_auc_score
+    >>> pr_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.7916
+    """
+    return _binary_or_multiclass(
+        "pr_auc_score",
+        _pr_auc_binary,
+        y_true,
+        y_score,
+        sample_weight,
+        pos_label=pos_label,
+        average=average,
+        labels=labels,
+        multi_class="ovr",
+        greater_is_positive=False,
+        undefined="y_true has no positive sample, so it is undefined (returned as nan).",
+    )
+
+
+def break_even_point(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: Any = None,
+) -> float:
+    """Compute the precision-recall break-even point (平衡点).
+
+    The value at which precision equals recall on the P-R curve. Precision
+    and recall are equal exactly when the number (weight) of predicted
+    positives equals the number (weight) of actual positives, so the
+    break-even point is the precision at that cut-off: the R-precision of the
+    ranking. When the cut-off falls inside a block of tied scores, the counts
+    are interpolated linearly inside the block, which is the expected value
+    over all orders of the tied rows.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels.
+    y_score : array-like of shape (n_samples,)
+        Scores; a higher score means more likely positive.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+    pos_label : int, str or bool, default=None
+        The positive class.
+
+    Returns
+    -------
+    bep : float
+        In [0, 1]; ``nan`` with an ``UndefinedMetricWarning`` when there is no
+        positive sample.
+
+    See Also
+    --------
+    precision_recall_curve : The curve on which the point lies.
+
+    Examples
+    --------
+    >>> from receval import break_even_point
+    >>> break_even_point([1, 0, 1, 0, 0], [0.9, 0.8, 0.7, 0.2, 0.1])  # 1 hit in the top 2
+    0.5
+    >>> break_even_point([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1])  # tie across the cut-off
+    0.75
+    """
+    labels, scores, weights = check_binary_scores(
+        y_true, y_score, sample_weight, "break_even_point", pos_label=pos_label
+    )
+    value = _break_even_binary(labels, scores, weights)
+    if np.isnan(value):
+        return warn_undefined(
+            "break_even_point: y_true has no positive sample, so it is undefined "
+            "(returned as nan)."
+        )
+    return value

@@ -1,0 +1,149 @@
+"""Shared machinery of the binary score-based metrics: validation, class split, sorts.
+
+Every curve and area in receval starts from the same container: the scores of
+the positives and of the negatives in two arrays sorted ascending (with their
+weights, if any). Building it costs one pass and two sorts on plain float64
+arrays, which NumPy does with SIMD instructions and, for large inputs, on
+several threads at once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..exceptions import UndefinedMetricWarning
+
+# below this many rows a single-threaded sort is faster than handing out chunks
+_PARALLEL_SORT_MIN = 2_000_000
+
+
+def _n_threads() -> int:
+    import numba
+
+    return max(1, int(numba.get_num_threads()))
+
+
+def _sort_chunks(arr: np.ndarray) -> list[np.ndarray]:
+    """Sort ``arr`` in place as one or more independently sorted chunks (views)."""
+    n_threads = _n_threads()
+    if arr.shape[0] < _PARALLEL_SORT_MIN or n_threads == 1:
+        arr.sort()
+        return [arr]
+    bounds = np.linspace(0, arr.shape[0], n_threads + 1).astype(np.int64)
+    chunks = [arr[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    with ThreadPoolExecutor(n_threads) as pool:  # NumPy releases the GIL while sorting
+        list(pool.map(np.ndarray.sort, chunks))
+    return chunks
+
+
+def _argsort_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if a.shape[0] + b.shape[0] < _PARALLEL_SORT_MIN or _n_threads() == 1:
+        return np.argsort(a), np.argsort(b)
+    with ThreadPoolExecutor(2) as pool:
+        fa, fb = pool.submit(np.argsort, a), pool.submit(np.argsort, b)
+        return fa.result(), fb.result()
+
+
+@dataclass(frozen=True)
+class SortedClasses:
+    """Positive and negative scores, each sorted ascending, with weights or None.
+
+    ``neg_chunks`` are independently sorted pieces of the negatives (one piece
+    unless the input was large enough to be sorted on several threads); ``neg``
+    is the fully sorted array and is only built when a curve needs it.
+    """
+
+    pos: np.ndarray
+    neg_chunks: list[np.ndarray]
+    pos_w: np.ndarray | None
+    neg_w: np.ndarray | None
+    total_pos: float
+    total_neg: float
+
+    @property
+    def weighted(self) -> bool:
+        return self.pos_w is not None
+
+    @property
+    def neg(self) -> np.ndarray:
+        if len(self.neg_chunks) == 1:
+            return self.neg_chunks[0]
+        merged = np.concatenate(self.neg_chunks)
+        merged.sort()
+        return merged
+
+
+def sort_classes(
+    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, chunked: bool = False
+) -> SortedClasses:
+    """Split validated int8 labels / float64 scores by class and sort each class."""
+    from .._kernels import _auc as k
+
+    if weights is None:
+        pos, neg = k._split_by_label(scores, labels)
+        if chunked:
+            neg_chunks = _sort_chunks(neg)
+        else:
+            neg.sort()
+            neg_chunks = [neg]
+        pos.sort()
+        return SortedClasses(pos, neg_chunks, None, None, float(pos.size), float(neg.size))
+    pos, pos_w, neg, neg_w = k._split_by_label_weighted(scores, labels, weights)
+    order_p, order_n = _argsort_pair(pos, neg)
+    pos, pos_w, neg, neg_w = pos[order_p], pos_w[order_p], neg[order_n], neg_w[order_n]
+    return SortedClasses(pos, [neg], pos_w, neg_w, float(pos_w.sum()), float(neg_w.sum()))
+
+
+def auc_from_sorted(sc: SortedClasses) -> float:
+    """Exact ROC AUC (ties count one half); nan when a class is absent or weighs 0."""
+    from .._kernels import _auc as k
+
+    if sc.total_pos == 0 or sc.total_neg == 0:
+        return float("nan")
+    if not sc.weighted:
+        two_u = sum(int(k._pair_count_sorted(sc.pos, chunk)) for chunk in sc.neg_chunks)
+        return two_u / (2.0 * sc.total_pos * sc.total_neg)
+    area = k._pair_weight_sorted(sc.pos, sc.pos_w, sc.neg_chunks[0], sc.neg_w)
+    return float(area / (sc.total_pos * sc.total_neg))
+
+
+def threshold_counts(sc: SortedClasses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct thresholds (descending) with cumulative true and false positives."""
+    from .._kernels import _auc as k
+
+    if not sc.weighted:
+        return k._threshold_counts_sorted(sc.pos, sc.neg)
+    return k._threshold_counts_sorted_weighted(sc.pos, sc.pos_w, sc.neg, sc.neg_w)
+
+
+def check_binary_scores(
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any,
+    func: str,
+    *,
+    pos_label: Any = None,
+    score_name: str = "y_score",
+    strict01: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Validate binary labels, 1-D scores and weights; return int8, float64, float64|None."""
+    yt = v.as_1d(y_true, "y_true", func)
+    ys = v.as_1d(y_score, score_name, func)
+    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
+    n = v.check_same_length(func, y_true=yt, **{score_name: ys}, sample_weight=sw)
+    v.check_not_empty(n, "y_true", func)
+    labels = v.check_binary01(yt, func) if strict01 else v.binarize_labels(yt, pos_label, func)
+    scores = v.check_finite(v.as_float(ys, score_name, func), score_name, func)
+    weights = v.check_sample_weight(sw, n, func)
+    return labels, scores, weights
+
+
+def warn_undefined(message: str) -> float:
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
+    return float("nan")

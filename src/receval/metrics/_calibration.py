@@ -1,0 +1,251 @@
+"""Calibration of predicted probabilities: PCOC/COPC, reliability curve, ECE."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import _validation as v
+from ._binary import check_binary_scores, warn_undefined
+
+__all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
+
+
+def _check_proba(y_true, y_prob, sample_weight, func, pos_label=None, strict01=False):
+    labels, proba, weights = check_binary_scores(
+        y_true,
+        y_prob,
+        sample_weight,
+        func,
+        pos_label=pos_label,
+        score_name="y_prob",
+        strict01=strict01,
+    )
+    return labels, v.check_probabilities(proba, "y_prob", func), weights
+
+
+def _totals(y_true, y_prob, sample_weight, func) -> tuple[float, float]:
+    labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, strict01=True)
+    if weights is None:
+        return float(proba.sum()), float(np.count_nonzero(labels))
+    return float(np.dot(proba, weights)), float(weights[labels == 1].sum())
+
+
+def pcoc(
+    y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> float:
+    """Compute PCOC: predicted clicks over observed clicks.
+
+    ``PCOC = sum(p) / sum(y)`` (weighted sums with ``sample_weight``). 1.0 means
+    calibrated on average, above 1 over-predicting, below 1 under-predicting.
+    Called "PCOPC" in some sources.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        0/1 labels (1 = click).
+    y_prob : array-like of shape (n_samples,)
+        Predicted click probabilities in [0, 1].
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights (e.g. impressions of aggregated rows).
+
+    Returns
+    -------
+    pcoc : float
+        ``nan`` with an ``UndefinedMetricWarning`` when there is no click.
+
+    See Also
+    --------
+    copc : The reciprocal, observed over predicted.
+    calibration_curve : Calibration per score bucket.
+
+    Examples
+    --------
+    >>> from receval import pcoc
+    >>> pcoc([1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
+    0.8
+    """
+    predicted, observed = _totals(y_true, y_prob, sample_weight, "pcoc")
+    if observed == 0:
+        return warn_undefined("pcoc: y_true has no click, so PCOC is undefined (returned as nan).")
+    return predicted / observed
+
+
+def copc(
+    y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> float:
+    """Compute COPC: observed clicks over predicted clicks, ``1 / PCOC``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        0/1 labels (1 = click).
+    y_prob : array-like of shape (n_samples,)
+        Predicted click probabilities in [0, 1].
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+
+    Returns
+    -------
+    copc : float
+        ``nan`` with an ``UndefinedMetricWarning`` when the predictions sum to 0.
+
+    See Also
+    --------
+    pcoc : Predicted over observed.
+
+    Examples
+    --------
+    >>> from receval import copc
+    >>> copc([1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
+    1.25
+    """
+    predicted, observed = _totals(y_true, y_prob, sample_weight, "copc")
+    if predicted == 0:
+        return warn_undefined(
+            "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
+        )
+    return observed / predicted
+
+
+def _bins(
+    labels: np.ndarray,
+    proba: np.ndarray,
+    weights: np.ndarray | None,
+    n_bins: int,
+    strategy: str,
+    func: str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per bin: sum of labels, sum of probabilities, total weight (scikit-learn's bins)."""
+    v.check_number(n_bins, "n_bins", func, integer=True, low=1)
+    v.check_option(strategy, "strategy", func, ["quantile", "uniform"])
+    if strategy == "quantile":
+        edges = np.percentile(proba, np.linspace(0, 1, n_bins + 1) * 100)
+    else:
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+    ids = np.searchsorted(edges[1:-1], proba)
+    w = np.ones_like(proba) if weights is None else weights
+    true_sum = np.bincount(ids, weights=labels * w, minlength=n_bins)
+    pred_sum = np.bincount(ids, weights=proba * w, minlength=n_bins)
+    total = (
+        np.bincount(ids, minlength=n_bins).astype(np.float64)
+        if weights is None
+        else np.bincount(ids, weights=w, minlength=n_bins)
+    )
+    return true_sum, pred_sum, total
+
+
+def calibration_curve(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    pos_label: Any = None,
+    n_bins: int = 5,
+    strategy: str = "uniform",
+    sample_weight: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Compute the reliability curve: observed rate against mean prediction per bin.
+
+    Same bins and output as :func:`sklearn.calibration.calibration_curve`
+    (empty bins are dropped), with optional sample weights.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels.
+    y_prob : array-like of shape (n_samples,)
+        Predicted probabilities of the positive class, in [0, 1].
+    pos_label : int, str or bool, default=None
+        The positive class (see :func:`roc_curve`).
+    n_bins : int, default=5
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Equal-width bins on [0, 1], or bins with equal numbers of samples
+        (edges are unweighted percentiles of ``y_prob``). A value on an edge
+        falls in the lower bin.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights, used in the per-bin means.
+
+    Returns
+    -------
+    prob_true : ndarray of shape (n_nonempty_bins,)
+        Observed positive rate in each non-empty bin.
+    prob_pred : ndarray of shape (n_nonempty_bins,)
+        Mean predicted probability in each non-empty bin.
+
+    See Also
+    --------
+    expected_calibration_error : One number from the same bins.
+    pcoc : Calibration over all samples.
+
+    Examples
+    --------
+    >>> from receval import calibration_curve
+    >>> prob_true, prob_pred = calibration_curve(
+    ...     [0, 0, 1, 1, 1], [0.1, 0.3, 0.7, 0.8, 0.9], n_bins=2)
+    >>> prob_true
+    array([0., 1.])
+    >>> prob_pred
+    array([0.2, 0.8])
+    """
+    func = "calibration_curve"
+    labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
+    true_sum, pred_sum, total = _bins(labels, proba, weights, n_bins, strategy, func)
+    nonzero = total != 0
+    return true_sum[nonzero] / total[nonzero], pred_sum[nonzero] / total[nonzero]
+
+
+def expected_calibration_error(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    pos_label: Any = None,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    sample_weight: ArrayLike | None = None,
+) -> float:
+    """Compute the expected calibration error (ECE) of binary probabilities.
+
+    ``ECE = sum_b (W_b / W) |observed rate_b - mean prediction_b|`` over the
+    bins of :func:`calibration_curve`, with ``W_b`` the (weighted) number of
+    samples in bin b.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels.
+    y_prob : array-like of shape (n_samples,)
+        Predicted probabilities of the positive class, in [0, 1].
+    pos_label : int, str or bool, default=None
+        The positive class.
+    n_bins : int, default=10
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Bin edges, as in :func:`calibration_curve`.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+
+    Returns
+    -------
+    ece : float
+        In [0, 1]; 0 is perfectly calibrated within every bin.
+
+    See Also
+    --------
+    calibration_curve : The per-bin values.
+
+    Examples
+    --------
+    >>> from receval import expected_calibration_error
+    >>> expected_calibration_error([0, 0, 1, 1, 1], [0.1, 0.3, 0.7, 0.8, 0.9], n_bins=2)
+    0.2
+    """
+    func = "expected_calibration_error"
+    labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
+    true_sum, pred_sum, total = _bins(labels, proba, weights, n_bins, strategy, func)
+    grand = total.sum()
+    if grand == 0:
+        return warn_undefined(f"{func}: sample_weight sums to zero (returned as nan).")
+    return float(np.abs(true_sum - pred_sum).sum() / grand)

@@ -1,0 +1,193 @@
+"""Threshold curves of a binary scorer: ROC and precision-recall."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..exceptions import UndefinedMetricWarning
+from ._binary import check_binary_scores, sort_classes, threshold_counts
+
+__all__ = ["precision_recall_curve", "roc_curve"]
+
+
+def binary_curve_counts(
+    y_true: Any, y_score: Any, sample_weight: Any, func: str, pos_label: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validated input -> (thresholds descending, cumulative tps, cumulative fps)."""
+    labels, scores, weights = check_binary_scores(
+        y_true, y_score, sample_weight, func, pos_label=pos_label
+    )
+    return threshold_counts(sort_classes(labels, scores, weights))
+
+
+def roc_curve(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    pos_label: Any = None,
+    sample_weight: ArrayLike | None = None,
+    drop_intermediate: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Compute the receiver operating characteristic (ROC) curve.
+
+    One point per distinct score threshold, from (0, 0) to (1, 1); the same
+    points and thresholds as :func:`sklearn.metrics.roc_curve`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels. With ``pos_label=None`` they must be in {0, 1} or
+        {-1, 1}; otherwise ``pos_label`` names the positive class.
+    y_score : array-like of shape (n_samples,)
+        Scores; a higher score means more likely positive.
+    pos_label : int, str or bool, default=None
+        The positive class.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights. Rows of weight 0 are ignored entirely.
+    drop_intermediate : bool, default=True
+        Drop thresholds whose point lies on a straight horizontal or vertical
+        segment of the curve; the area is unchanged.
+
+    Returns
+    -------
+    fpr : ndarray of shape (n_thresholds,)
+        False positive rate at each threshold (``nan`` with a warning if
+        there are no negatives).
+    tpr : ndarray of shape (n_thresholds,)
+        True positive rate (recall) at each threshold.
+    thresholds : ndarray of shape (n_thresholds,)
+        Decreasing thresholds; ``thresholds[0]`` is ``inf`` (nothing predicted
+        positive).
+
+    See Also
+    --------
+    roc_auc_score : The area under this curve, computed exactly.
+
+    Examples
+    --------
+    >>> from receval import roc_curve
+    >>> fpr, tpr, thresholds = roc_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> fpr
+    array([0. , 0. , 0.5, 0.5, 1. ])
+    >>> tpr
+    array([0. , 0.5, 0.5, 1. , 1. ])
+    >>> thresholds
+    array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
+    """
+    thresholds, tps, fps = binary_curve_counts(
+        y_true, y_score, sample_weight, "roc_curve", pos_label
+    )
+    if drop_intermediate and fps.shape[0] > 2:
+        keep = np.flatnonzero(
+            np.concatenate(([True], (np.diff(fps, 2) != 0) | (np.diff(tps, 2) != 0), [True]))
+        )
+        fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
+    tps = np.concatenate(([0.0], tps))
+    fps = np.concatenate(([0.0], fps))
+    thresholds = np.concatenate(([np.inf], thresholds))
+    if fps[-1] <= 0:
+        warnings.warn(
+            "roc_curve: y_true has no negative sample, so the false positive rate is undefined "
+            "(returned as nan).",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+        fpr = np.full(fps.shape, np.nan)
+    else:
+        fpr = fps / fps[-1]
+    if tps[-1] <= 0:
+        warnings.warn(
+            "roc_curve: y_true has no positive sample, so the true positive rate is undefined "
+            "(returned as nan).",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+        tpr = np.full(tps.shape, np.nan)
+    else:
+        tpr = tps / tps[-1]
+    return fpr, tpr, thresholds
+
+
+def precision_recall_curve(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    pos_label: Any = None,
+    sample_weight: ArrayLike | None = None,
+    drop_intermediate: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Compute precision-recall pairs for every distinct score threshold.
+
+    The same output as :func:`sklearn.metrics.precision_recall_curve`: the
+    last point is (recall 0, precision 1), with no threshold.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels (see :func:`roc_curve` for ``pos_label``).
+    y_score : array-like of shape (n_samples,)
+        Scores; a higher score means more likely positive.
+    pos_label : int, str or bool, default=None
+        The positive class.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights. Rows of weight 0 are ignored entirely.
+    drop_intermediate : bool, default=False
+        Drop thresholds where the recall does not change on either side (they
+        lie on a flat stretch of the curve).
+
+    Returns
+    -------
+    precision : ndarray of shape (n_thresholds + 1,)
+        Precision at each threshold, in increasing threshold order, then 1.
+    recall : ndarray of shape (n_thresholds + 1,)
+        Recall at each threshold, decreasing, then 0.
+    thresholds : ndarray of shape (n_thresholds,)
+        Increasing distinct scores.
+
+    See Also
+    --------
+    average_precision_score : Step-wise area under this curve.
+    pr_auc_score : Trapezoidal area under this curve.
+    break_even_point : Where precision equals recall.
+
+    Examples
+    --------
+    >>> from receval import precision_recall_curve
+    >>> precision, recall, thresholds = precision_recall_curve(
+    ...     [0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> precision
+    array([0.5       , 0.66666667, 0.5       , 1.        , 1.        ])
+    >>> recall
+    array([1. , 1. , 0.5, 0.5, 0. ])
+    >>> thresholds
+    array([0.1 , 0.35, 0.4 , 0.8 ])
+    """
+    thresholds, tps, fps = binary_curve_counts(
+        y_true, y_score, sample_weight, "precision_recall_curve", pos_label
+    )
+    if drop_intermediate and tps.shape[0] > 2:
+        keep = np.flatnonzero(
+            np.concatenate(([True], (np.diff(tps[:-1]) != 0) | (np.diff(tps[1:]) != 0), [True]))
+        )
+        fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
+    predicted = tps + fps
+    precision = np.divide(tps, predicted, out=np.zeros_like(tps), where=predicted != 0)
+    if tps[-1] == 0:
+        warnings.warn(
+            "precision_recall_curve: y_true has no positive sample, so recall is undefined; "
+            "it is set to 1 at every threshold, as in scikit-learn.",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+        recall = np.ones_like(tps)
+    else:
+        recall = tps / tps[-1]
+    return (
+        np.concatenate((precision[::-1], [1.0])),
+        np.concatenate((recall[::-1], [0.0])),
+        thresholds[::-1].copy(),
+    )

@@ -1,0 +1,221 @@
+"""Losses and errors of probabilistic and numeric predictions."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import _validation as v
+from ..exceptions import InputValidationError
+
+__all__ = ["log_loss", "mean_absolute_error", "root_mean_squared_error"]
+
+_EPS = float(np.finfo(np.float64).eps)
+
+
+def log_loss(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    normalize: bool = True,
+    sample_weight: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    eps: float | str = "auto",
+) -> float:
+    """Compute the log loss (binary or multiclass cross-entropy).
+
+    ``-mean(y ln p + (1 - y) ln(1 - p))`` for binary labels, and
+    ``-mean(ln p[true class])`` for multiclass probabilities; probabilities
+    are clipped to ``[eps, 1 - eps]`` first, as in scikit-learn.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels: 0/1 (or bools) with 1-D ``y_pred``, or any labels with
+        ``y_pred`` of shape (n_samples, n_classes).
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probability of the positive class (1-D), or of each class
+        (2-D, columns in the order of ``labels``). Values must lie in [0, 1].
+    normalize : bool, default=True
+        Return the mean loss; if False, the (weighted) sum.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+    labels : array-like, default=None
+        Classes of the columns of a 2-D ``y_pred`` (default: sorted distinct
+        values of ``y_true``). For 1-D ``y_pred`` with two labels other than
+        0/1, the second of ``labels`` (or the greater label) is the positive one.
+    eps : float or "auto", default="auto"
+        Clipping bound; "auto" is the machine epsilon of float64.
+
+    Returns
+    -------
+    loss : float
+        Non-negative; lower is better.
+
+    Raises
+    ------
+    InputValidationError
+        Probabilities outside [0, 1], NaN, lengths that differ, empty input.
+
+    See Also
+    --------
+    pcoc : Calibration: predicted over actual clicks.
+
+    Examples
+    --------
+    >>> from receval import log_loss
+    >>> log_loss([1, 0, 1], [0.9, 0.2, 0.6])
+    0.2797
+    >>> log_loss(["a", "b", "a"], [[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
+    0.3635
+    """
+    from .._kernels._pointwise import _binary_log_loss_sum, _multiclass_log_loss_sum
+
+    func = "log_loss"
+    if eps == "auto":
+        eps = _EPS
+    eps = v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False)
+    yt = v.as_1d(y_true, "y_true", func)
+    yp = y_pred.to_numpy() if hasattr(y_pred, "to_numpy") else np.asarray(y_pred)
+    if yp.ndim == 2 and yp.shape[1] == 1:
+        yp = yp[:, 0]
+    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
+    n = v.check_same_length(func, y_true=yt, y_pred=yp, sample_weight=sw)
+    v.check_not_empty(n, "y_true", func)
+    weights = v.check_sample_weight(sw, n, func)
+    w_arg = np.empty(0) if weights is None else weights
+    if yp.ndim == 1:
+        proba = v.check_probabilities(
+            v.check_finite(v.as_float(yp, "y_pred", func), "y_pred", func), "y_pred", func
+        )
+        if labels is not None or not (
+            yt.dtype.kind in "biuf" and yt.size and yt.min() >= 0 and yt.max() <= 1
+        ):
+            classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
+            if len(classes) != 2:
+                raise InputValidationError(
+                    f"{func}: y_pred is 1-dimensional, so y_true must have two classes. Got "
+                    f"{v.format_values(classes)}; pass labels=[negative, positive] or 2-D "
+                    f"probabilities."
+                )
+            lab = (yt == classes[1]).view(np.int8)
+            if not np.all(lab | (yt == classes[0])):
+                raise InputValidationError(
+                    f"{func}: y_true contains labels {v.format_values(np.setdiff1d(yt, classes))} "
+                    f"that are not in labels {v.format_values(classes)}."
+                )
+        else:
+            lab = v.check_binary01(yt, func)
+        total = _binary_log_loss_sum(lab, proba, w_arg, eps)
+    else:
+        proba = v.as_2d_scores(yp, "y_pred", func)
+        v.check_probabilities(proba.ravel(), "y_pred", func)
+        classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
+        if len(classes) != proba.shape[1]:
+            raise InputValidationError(
+                f"{func}: y_pred has {proba.shape[1]} columns but there are {len(classes)} "
+                f"classes {v.format_values(classes)}; pass labels= to name the class of each "
+                f"column."
+            )
+        order = np.argsort(classes, kind="stable")
+        idx = np.clip(np.searchsorted(classes[order], yt), 0, len(classes) - 1)
+        if not np.all(classes[order][idx] == yt):
+            raise InputValidationError(
+                f"{func}: y_true contains labels "
+                f"{v.format_values(np.setdiff1d(yt, classes))} that are not in labels "
+                f"{v.format_values(classes)}."
+            )
+        row_sums = proba.sum(axis=1)
+        if not np.allclose(row_sums, 1.0, rtol=np.sqrt(_EPS), atol=0.0):
+            warnings.warn(
+                "log_loss: the rows of y_pred do not sum to one; pass probabilities.",
+                UserWarning,
+                stacklevel=2,
+            )
+        total = _multiclass_log_loss_sum(order[idx], np.ascontiguousarray(proba), w_arg, eps)
+    if not normalize:
+        return float(total)
+    return float(total / (n if weights is None else weights.sum()))
+
+
+def _numeric_pair(y_true: Any, y_pred: Any, sample_weight: Any, func: str):
+    yt = v.as_1d(y_true, "y_true", func)
+    yp = v.as_1d(y_pred, "y_pred", func)
+    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
+    n = v.check_same_length(func, y_true=yt, y_pred=yp, sample_weight=sw)
+    v.check_not_empty(n, "y_true", func)
+    a = v.check_finite(v.as_float(yt, "y_true", func), "y_true", func)
+    b = v.check_finite(v.as_float(yp, "y_pred", func), "y_pred", func)
+    w = v.check_sample_weight(sw, n, func)
+    if w is not None and w.sum() == 0:
+        raise InputValidationError(f"{func}: sample_weight sums to zero.")
+    return a, b, w
+
+
+def root_mean_squared_error(
+    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> float:
+    """Compute the root mean squared error ``sqrt(mean((y - y_hat)^2))``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True values (e.g. ratings).
+    y_pred : array-like of shape (n_samples,)
+        Predicted values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+
+    Returns
+    -------
+    rmse : float
+        Non-negative; lower is better.
+
+    See Also
+    --------
+    mean_absolute_error : Less sensitive to large errors.
+
+    Examples
+    --------
+    >>> from receval import root_mean_squared_error
+    >>> root_mean_squared_error([3, 4, 5], [2.5, 4, 6])
+    0.6455
+    """
+    a, b, w = _numeric_pair(y_true, y_pred, sample_weight, "root_mean_squared_error")
+    return float(np.sqrt(np.average((a - b) ** 2, weights=w)))
+
+
+def mean_absolute_error(
+    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> float:
+    """Compute the mean absolute error ``mean(|y - y_hat|)``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True values (e.g. ratings).
+    y_pred : array-like of shape (n_samples,)
+        Predicted values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+
+    Returns
+    -------
+    mae : float
+        Non-negative; lower is better.
+
+    See Also
+    --------
+    root_mean_squared_error : Penalises large errors more.
+
+    Examples
+    --------
+    >>> from receval import mean_absolute_error
+    >>> mean_absolute_error([3, 4, 5], [2.5, 4, 6])
+    0.5
+    """
+    a, b, w = _numeric_pair(y_true, y_pred, sample_weight, "mean_absolute_error")
+    return float(np.average(np.abs(a - b), weights=w))

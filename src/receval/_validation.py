@@ -33,7 +33,7 @@ def format_values(values: Iterable[Any], limit: int = _MAX_SHOWN) -> str:
 
 def _distinct(x: np.ndarray, limit: int = _MAX_SHOWN) -> list[Any]:
     try:
-        return list(np.unique(x)[: limit + 1])
+        return [u.item() if isinstance(u, np.generic) else u for u in np.unique(x)[: limit + 1]]
     except TypeError:  # mixed, unorderable objects
         seen: dict[Any, None] = {}
         for v in x.tolist():
@@ -338,8 +338,7 @@ def as_class_labels(x: Any, name: str, func: str) -> np.ndarray:
                 f"{func}: {name} must contain numbers or strings. Got values of types "
                 f"{format_values(names)}."
             )
-        kind = arr.dtype.kind
-    if kind not in "biufU":
+    if arr.dtype.kind not in "biufU":
         raise InputValidationError(
             f"{func}: {name} must contain numbers or strings. Got dtype {arr.dtype}."
         )

@@ -30,6 +30,9 @@ def factorize(values: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray
     ``dictionary_encode``. Floats are accepted when they hold whole numbers.
     Missing ids (None, NaN) raise ``InputValidationError``.
     """
+    arrow = _as_arrow_strings(values)
+    if arrow is not None:
+        return _factorize_arrow(arrow, name, func)
     arr = as_1d(values, name, func)
     n = arr.shape[0]
     if n == 0:
@@ -53,11 +56,34 @@ def factorize(values: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray
     return _factorize_arrow(arr, name, func)
 
 
-def _factorize_arrow(arr: np.ndarray, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:
+def _as_arrow_strings(values: Any) -> Any:
+    """Arrow-backed string columns (polars, pyarrow, pandas ArrowDtype) stay in Arrow.
+
+    Converting them to NumPy object arrays first would cost more than encoding.
+    """
+    module = type(values).__module__
+    if module.startswith("pyarrow"):
+        import pyarrow as pa
+
+        if isinstance(values, (pa.Array, pa.ChunkedArray)) and (
+            pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+        ):
+            return values
+    elif module.startswith("polars") and hasattr(values, "to_arrow"):
+        import polars as pl
+
+        if values.dtype == pl.String:
+            return values.to_arrow()
+    return None
+
+
+def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:
     import pyarrow as pa
 
     try:
-        parr = pa.array(arr, from_pandas=True)
+        parr = arr if isinstance(arr, (pa.Array, pa.ChunkedArray)) else pa.array(
+            arr, from_pandas=True
+        )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         kinds = sorted({type(v).__name__ for v in arr[:10_000].tolist()})
         raise InputValidationError(
@@ -76,6 +102,6 @@ def _factorize_arrow(arr: np.ndarray, name: str, func: str) -> tuple[np.ndarray,
     encoded = parr.dictionary_encode()
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
-    if arr.dtype.kind in "OUS" or uniques.dtype != arr.dtype:
+    if isinstance(arr, np.ndarray) and (arr.dtype.kind in "OUS" or uniques.dtype != arr.dtype):
         uniques = np.asarray(uniques, dtype=arr.dtype if arr.dtype.kind != "O" else object)
     return codes, uniques

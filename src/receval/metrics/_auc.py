@@ -110,7 +110,7 @@ def _binary_or_multiclass(
 def _greater_label(y_true: Any, func: str) -> Any:
     """scikit-learn's rule for roc_auc_score: the greater of two labels is positive."""
     yt = v.as_1d(y_true, "y_true", func)
-    if yt.dtype.kind in "biuf" and yt.size and yt.min() >= 0 and yt.max() <= 1:
+    if yt.size == 0 or (yt.dtype.kind in "biuf" and yt.min() >= 0 and yt.max() <= 1):
         return None  # 0/1 labels: fast path, 1 is positive
     classes = np.unique(yt)
     if len(classes) > 2:

@@ -15,6 +15,7 @@ formula over those counts.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, Literal, NamedTuple, Union
 
@@ -87,11 +88,10 @@ def _small_int_codes(
         yt = yt.view(np.uint8)
     if yp.dtype == np.bool_:
         yp = yp.view(np.uint8)
-    lo = min(yt.min(), yp.min())
-    hi = max(yt.max(), yp.max())
+    lo = math.floor(min(yt.min().item(), yp.min().item()))  # Python ints: no overflow
+    hi = math.floor(max(yt.max().item(), yp.max().item()))
     if not (-(2**62) < lo and hi < 2**62) or (hi - lo + 1) ** 2 > max_cells:
         return None
-    lo, hi = (int(v) if isinstance(v, np.integer) else int(np.floor(v)) for v in (lo, hi))
     codes = []
     for y in (yt, yp):
         if y.dtype.kind == "f":

@@ -191,14 +191,15 @@ def _group_auc(
 ) -> GroupAUCReport:
     yt = v.as_1d(y_true, "y_true", func)
     ys = v.as_1d(y_score, "y_score", func)
-    gr = v.as_1d(groups, "groups", func)
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
-    n = v.check_same_length(func, y_true=yt, y_score=ys, groups=gr, sample_weight=sw)
+    if groups is None:
+        raise InputValidationError(f"{func}: groups is None; pass the group id of each row.")
+    codes, uniques = factorize(groups, "groups", func)
+    n = v.check_same_length(func, y_true=yt, y_score=ys, groups=codes, sample_weight=sw)
     v.check_not_empty(n, "y_true", func)
     labels = v.check_binary01(yt, func)
     scores = v.check_finite(v.as_float(ys, "y_score", func), "y_score", func)
     weights = v.check_sample_weight(sw, n, func)
-    codes, uniques = factorize(gr, "groups", func)
     auc, rows, weight, weighted_pos = grouped_auc_kernel(codes, len(uniques), labels, scores, weights)
     group_w, used = _group_weights(weighting, uniques, codes, rows, weight, weighted_pos, func)
     skipped = np.isnan(auc)

@@ -1,0 +1,168 @@
+"""GAUC: hand-computed values, the per-group pair-loop oracle, the report, errors."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+from sklearn.metrics import roc_auc_score as sk_auc
+
+from receval import gauc_score, group_auc, roc_auc_score
+from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from tests.oracles import pointwise as oracle
+
+Y = [1, 0, 0, 0, 1, 1, 0]
+S = [0.9, 0.3, 0.5, 0.6, 0.4, 0.8, 0.2]
+U = ["a", "a", "a", "b", "b", "b", "c"]
+
+
+def _log(seed, n=None, weighted=False, positive_rate=None):
+    rng = np.random.default_rng(seed)
+    n = n or int(rng.integers(20, 300))
+    n_groups = int(rng.integers(1, 25))
+    g = rng.integers(0, n_groups, n) * 7 + 3
+    rate = positive_rate if positive_rate is not None else rng.uniform(0.05, 0.95)
+    y = (rng.random(n) < rate).astype(np.int8)
+    s = rng.choice([0.0, 0.2, 0.5, 0.7, 1.0], n)
+    w = None
+    if weighted:
+        w = rng.uniform(0, 2, n)
+        w[rng.random(n) < 0.1] = 0.0
+    return y, s, g, w
+
+
+def test_hand_computed_weightings():
+    # a: AUC 1 (3 rows, 1 click); b: AUC 0.5 (3 rows, 2 clicks); c: no click, skipped
+    assert gauc_score(Y, S, groups=U) == 0.75
+    assert gauc_score(Y, S, groups=U, weighting="clicks") == pytest.approx(2 / 3)
+    assert gauc_score(Y, S, groups=U, weighting="uniform") == 0.75
+    assert gauc_score(Y, S, groups=U, weighting={"a": 1, "b": 3, "c": 100}) == pytest.approx(
+        (1 + 1.5) / 4
+    )
+    per_row = [1, 1, 1, 3, 3, 3, 100]
+    assert gauc_score(Y, S, groups=U, weighting=per_row) == pytest.approx((1 + 1.5) / 4)
+
+
+def test_report_counts_skipped_groups_and_rows():
+    y = [1, 0, 1, 1, 0, 0, 0, 1, 0]
+    s = [0.9, 0.1, 0.5, 0.6, 0.3, 0.2, 0.4, 0.8, 0.7]
+    g = ["u1", "u1", "u2", "u2", "u3", "u3", "u3", "u4", "u4"]
+    report = group_auc(y, s, groups=g)
+    assert report.n_groups == 4
+    assert report.n_groups_skipped == 2  # u2 all clicks, u3 no click
+    assert report.n_rows_skipped == 5
+    assert list(report.groups) == ["u1", "u2", "u3", "u4"]
+    np.testing.assert_array_equal(report.skipped, [False, True, True, False])
+    assert report.auc[0] == 1.0 and report.auc[3] == 1.0
+    assert report.score == 1.0
+    frame = report.to_frame()
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame.columns) == ["group", "auc", "weight", "n_rows", "skipped"]
+    assert frame["skipped"].sum() == 2
+    assert isinstance(report.to_frame(backend="polars"), pl.DataFrame)
+
+
+@pytest.mark.parametrize("seed", range(15))
+@pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform", "custom"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_equals_per_group_pair_loop(seed, weighting, weighted):
+    y, s, g, w = _log(seed, weighted=weighted)
+    if weighting == "custom":
+        custom = {k: float(1 + (k % 5)) for k in np.unique(g).tolist()}
+        expected = oracle.gauc(y, s, g, custom, w)
+        weighting = custom
+    else:
+        expected = oracle.gauc(y, s, g, weighting, w)
+    if math.isnan(expected):
+        with pytest.warns(UndefinedMetricWarning):
+            assert math.isnan(gauc_score(y, s, groups=g, weighting=weighting, sample_weight=w))
+    else:
+        assert gauc_score(y, s, groups=g, weighting=weighting, sample_weight=w) == pytest.approx(
+            expected, abs=1e-12
+        )
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_majority_positive_logs_use_the_other_class(seed):
+    y, s, g, _ = _log(seed, positive_rate=0.9)
+    assert gauc_score(y, s, groups=g) == pytest.approx(oracle.gauc(y, s, g), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_per_group_auc_equals_sklearn(seed):
+    y, s, g, _ = _log(seed, n=400)
+    report = group_auc(y, s, groups=g)
+    for key, auc in zip(report.groups, report.auc, strict=True):
+        m = g == key
+        if len(set(y[m].tolist())) == 2:
+            assert auc == pytest.approx(sk_auc(y[m], s[m]), abs=1e-12)
+        else:
+            assert math.isnan(auc)
+
+
+def test_one_group_equals_auc():
+    y, s, _, w = _log(1, weighted=True)
+    y[:2] = [0, 1]
+    assert gauc_score(y, s, groups=np.zeros(len(y)), sample_weight=w) == pytest.approx(
+        roc_auc_score(y, s, sample_weight=w), abs=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        list,
+        np.array,
+        lambda u: np.array(u, dtype=object),
+        pd.Series,
+        lambda u: pd.Series(u, dtype="string[pyarrow]"),
+        pl.Series,
+        pa.array,
+        lambda u: pa.chunked_array([u[:2], u[2:]]),
+    ],
+)
+def test_group_id_containers(make):
+    assert gauc_score(Y, S, groups=make(U)) == 0.75
+
+
+def test_integer_float_and_wide_ids():
+    ints = [10, 10, 10, 20, 20, 20, 30]
+    assert gauc_score(Y, S, groups=ints) == 0.75
+    assert gauc_score(Y, S, groups=np.array(ints, dtype=float)) == 0.75
+    wide = [10**15, 10**15, 10**15, -(10**15), -(10**15), -(10**15), 7]
+    assert gauc_score(Y, S, groups=wide) == 0.75
+    report = group_auc(Y, S, groups=wide)
+    assert report.groups.tolist() == [10**15, -(10**15), 7]
+
+
+def test_errors():
+    with pytest.raises(InvalidParameterError, match=r"^The 'weighting' parameter of gauc_score "
+                       r"must be one of \['clicks', 'impressions', 'uniform'\]. "
+                       r"Got 'views' instead.$"):
+        gauc_score(Y, S, groups=U, weighting="views")
+    with pytest.raises(InputValidationError, match=r"^gauc_score: y_true, y_score and groups must "
+                       r"have the same length. Got lengths \[7, 7, 6\].$"):
+        gauc_score(Y, S, groups=U[:6])
+    with pytest.raises(InputValidationError, match=r"^gauc_score: y_true must contain only 0 and "
+                       r"1. Got values \[0, 1, 2\]; binarise labels first, e.g. y_true = "
+                       r"\(clicks > 0\).$"):
+        gauc_score([0, 1, 2], [0.1, 0.2, 0.3], groups=[1, 1, 1])
+    with pytest.raises(InputValidationError, match=r"^gauc_score: y_score contains NaN or "
+                       r"infinity.$"):
+        gauc_score([0, 1], [0.1, np.nan], groups=[1, 1])
+    with pytest.raises(InputValidationError, match="groups contains 1 missing values"):
+        gauc_score([0, 1], [0.1, 0.2], groups=["a", None])
+    with pytest.raises(InputValidationError, match="weighting has no weight for groups"):
+        gauc_score(Y, S, groups=U, weighting={"a": 1})
+    with pytest.raises(InputValidationError, match="weighting must be constant within each group"):
+        gauc_score(Y, S, groups=U, weighting=[1, 2, 1, 1, 1, 1, 1])
+    with pytest.raises(InputValidationError, match="gauc_score: y_true is empty"):
+        gauc_score([], [], groups=[])
+
+
+def test_all_groups_single_class_is_nan_with_warning():
+    with pytest.warns(UndefinedMetricWarning, match=r"no group has both a positive and a "
+                      r"negative sample \(2 groups, all skipped\)"):
+        assert math.isnan(gauc_score([1, 1, 0], [0.1, 0.2, 0.3], groups=[1, 1, 2]))

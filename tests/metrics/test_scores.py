@@ -1,0 +1,346 @@
+"""Score-based binary metrics: hand-computed values, oracles, scikit-learn, errors."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import sklearn.metrics as skm
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.calibration import calibration_curve as sk_calibration_curve
+
+from receval import (
+    average_precision_score,
+    break_even_point,
+    calibration_curve,
+    copc,
+    expected_calibration_error,
+    log_loss,
+    mean_absolute_error,
+    pcoc,
+    pr_auc_score,
+    precision_recall_curve,
+    roc_auc_score,
+    roc_curve,
+    root_mean_squared_error,
+)
+from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from tests.oracles import pointwise as oracle
+
+SEEDS = range(12)
+
+
+def _data(seed, n=None, tied=True, weighted=False):
+    rng = np.random.default_rng(seed)
+    n = n or int(rng.integers(5, 200))
+    y = (rng.random(n) < rng.uniform(0.1, 0.9)).astype(int)
+    y[0], y[1] = 0, 1
+    s = rng.choice([0.0, 0.1, 0.5, 0.9, 1.0], n) if tied else rng.random(n)
+    w = rng.uniform(0, 3, n) if weighted else None
+    if weighted:
+        w[rng.random(n) < 0.1] = 0.0
+        w[0] = w[1] = 1.0
+    return y, s, w
+
+
+# ------------------------------------------------------------ SPEC §7 and hand cases
+def test_auc_seed001_pair_count_definition():
+    y = [1, 1, 0, 0, 1, 0]
+    s = [0.8, 0.4, 0.4, 0.1, 0.9, 0.85]
+    # pairs: (0.8: >0.4,>0.1,<0.85) 2, (0.4: =0.4 .5, >0.1, <.85) 1.5, (0.9: 3) -> 6.5/9
+    assert roc_auc_score(y, s) == pytest.approx(6.5 / 9, abs=1e-15)
+
+
+def test_auc_ties_count_one_half():
+    assert roc_auc_score([0, 1], [0.3, 0.3]) == 0.5
+    assert roc_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]) == 0.75
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_auc_equals_pair_loop(seed, weighted):
+    y, s, w = _data(seed, weighted=weighted)
+    assert roc_auc_score(y, s, sample_weight=w) == pytest.approx(
+        oracle.pair_auc(y, s, w), abs=1e-12
+    )
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("tied", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_auc_and_curves_equal_sklearn(seed, tied, weighted):
+    y, s, w = _data(seed, tied=tied, weighted=weighted)
+    assert_allclose(roc_auc_score(y, s, sample_weight=w), skm.roc_auc_score(y, s, sample_weight=w),
+                    rtol=0, atol=1e-12)
+    for drop in (True, False):
+        ours = roc_curve(y, s, sample_weight=w, drop_intermediate=drop)
+        theirs = skm.roc_curve(y, s, sample_weight=w, drop_intermediate=drop)
+        for a, b in zip(ours, theirs, strict=True):
+            assert_allclose(a, b, rtol=0, atol=1e-12)
+        ours = precision_recall_curve(y, s, sample_weight=w, drop_intermediate=drop)
+        theirs = skm.precision_recall_curve(y, s, sample_weight=w, drop_intermediate=drop)
+        for a, b in zip(ours, theirs, strict=True):
+            assert_allclose(a, b, rtol=0, atol=1e-12)
+    assert_allclose(
+        average_precision_score(y, s, sample_weight=w),
+        skm.average_precision_score(y, s, sample_weight=w),
+        rtol=0,
+        atol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_large_input_uses_parallel_sort_and_stays_exact(seed, monkeypatch):
+    from receval.metrics import _binary
+
+    monkeypatch.setattr(_binary, "_PARALLEL_SORT_MIN", 10)
+    y, s, _ = _data(seed, n=500)
+    assert roc_auc_score(y, s) == pytest.approx(oracle.pair_auc(y, s), abs=1e-15)
+
+
+def test_string_labels_and_pos_label():
+    y = np.array(["no", "yes", "yes", "no", "yes"])
+    s = [0.1, 0.8, 0.3, 0.4, 0.9]
+    num = (y == "yes").astype(int)
+    assert roc_auc_score(y, s) == roc_auc_score(num, s) == 5 / 6
+    assert roc_auc_score(y, s) == pytest.approx(skm.roc_auc_score(y, s), abs=1e-15)
+    assert roc_auc_score(y, s, pos_label="no") == pytest.approx(1 - roc_auc_score(num, s))
+    for ours, theirs in zip(roc_curve(y, s, pos_label="yes"),
+                            skm.roc_curve(y, s, pos_label="yes"), strict=True):
+        assert_allclose(ours, theirs)
+    assert average_precision_score(y, s, pos_label="yes") == pytest.approx(
+        skm.average_precision_score(y, s, pos_label="yes"))
+    assert roc_auc_score([-1, 1, 1, -1], [0.1, 0.8, 0.3, 0.4]) == 0.75
+    assert roc_auc_score([False, True, True, False], [0.1, 0.8, 0.3, 0.4]) == 0.75
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("average", ["macro", "weighted"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multiclass_auc_equals_sklearn(seed, average, weighted):
+    rng = np.random.default_rng(seed)
+    n, k = 60, 4
+    classes = np.array(["a", "b", "c", "d"])
+    y = classes[np.r_[np.arange(k), rng.integers(0, k, n - k)]]
+    p = rng.choice([0.1, 0.2, 0.3, 0.5], (n, k))
+    p /= p.sum(axis=1, keepdims=True)
+    w = rng.uniform(0.5, 2, n) if weighted else None
+    ours = roc_auc_score(y, p, multi_class="ovr", average=average, sample_weight=w)
+    theirs = skm.roc_auc_score(y, p, multi_class="ovr", average=average, sample_weight=w)
+    assert ours == pytest.approx(theirs, abs=1e-12)
+    if not weighted:
+        ours = roc_auc_score(y, p, multi_class="ovo", average=average)
+        theirs = skm.roc_auc_score(y, p, multi_class="ovo", average=average)
+        assert ours == pytest.approx(theirs, abs=1e-12)
+    per_class = roc_auc_score(y, p, multi_class="ovr", average=None, sample_weight=w)
+    assert_allclose(per_class, skm.roc_auc_score(y, p, multi_class="ovr", average=None,
+                                                 sample_weight=w), atol=1e-12)
+    for avg in ("macro", "weighted", "micro"):
+        assert average_precision_score(y, p, average=avg, sample_weight=w) == pytest.approx(
+            skm.average_precision_score(y, p, average=avg, sample_weight=w), abs=1e-12)
+    assert roc_auc_score(y, p, multi_class="ovr", average="micro") == pytest.approx(
+        skm.roc_auc_score(np.eye(k)[np.searchsorted(classes, y)], p, average="micro"))
+
+
+def test_multiclass_needs_explicit_strategy():
+    with pytest.raises(InvalidParameterError, match=r"The 'multi_class' parameter of "
+                       r"roc_auc_score must be one of \['ovo', 'ovr'\]. Got 'raise' instead."):
+        roc_auc_score([0, 1, 2], [[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]])
+    with pytest.raises(InputValidationError, match="y_score has 2 columns but there are 3"):
+        roc_auc_score([0, 1, 2], [[0.5, 0.5], [0.2, 0.8], [0.1, 0.9]], multi_class="ovr")
+    with pytest.raises(InputValidationError, match="has 3 classes"):
+        roc_auc_score([0, 1, 2], [0.1, 0.2, 0.3])
+
+
+def test_average_precision_and_pr_auc_hand():
+    y, s = [0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]
+    # thresholds .8 (P1,R.5) .4 (P.5,R.5) .35 (P2/3,R1) .1 (P.5,R1)
+    assert average_precision_score(y, s) == pytest.approx(0.5 * 1 + 0.5 * 2 / 3)
+    assert pr_auc_score(y, s) == pytest.approx(0.5 * 1 + 0.5 * (0.5 + 2 / 3) / 2)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_ap_and_pr_auc_equal_oracles(seed, weighted):
+    y, s, w = _data(seed, weighted=weighted)
+    assert average_precision_score(y, s, sample_weight=w) == pytest.approx(
+        oracle.average_precision(y, s, w), abs=1e-12)
+    assert pr_auc_score(y, s, sample_weight=w) == pytest.approx(
+        oracle.pr_auc_trapezoid(y, s, w), abs=1e-12)
+
+
+def test_pr_auc_matches_trapezoid_of_sklearn_curve_points():
+    # Spark starts at (0, p_first); sklearn's curve ends at (0, 1) instead.
+    y, s, _ = _data(3, tied=False)
+    precision, recall, _ = skm.precision_recall_curve(y, s)
+    p, r = precision[:-1][::-1], recall[:-1][::-1]
+    expected = skm.auc(np.r_[0, r], np.r_[p[0], p])
+    assert pr_auc_score(y, s) == pytest.approx(expected, abs=1e-12)
+
+
+def test_break_even_point():
+    assert break_even_point([1, 0, 1, 0, 0], [0.9, 0.8, 0.7, 0.2, 0.1]) == 0.5
+    assert break_even_point([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1]) == 0.75
+    assert break_even_point([1, 1, 0], [0.9, 0.8, 0.1]) == 1.0
+    assert break_even_point([0, 0, 1], [0.9, 0.8, 0.1]) == 0.0
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_break_even_point_is_r_precision_and_where_p_equals_r(seed):
+    y, s, _ = _data(seed, tied=False)
+    r = int(y.sum())
+    top = np.argsort(-s)[:r]
+    assert break_even_point(y, s) == pytest.approx(y[top].sum() / r, abs=1e-15)
+    precision, recall, _ = precision_recall_curve(y, s)
+    at = np.flatnonzero(np.isclose(precision, recall) & (recall > 0))
+    if at.size:
+        assert break_even_point(y, s) == pytest.approx(precision[at[0]])
+    y, s, _ = _data(seed, tied=True)
+    assert break_even_point(y, s) == pytest.approx(oracle.break_even_expected(y, s), abs=1e-12)
+
+
+# ------------------------------------------------------------ log loss and errors
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_log_loss_equals_sklearn_and_oracle(seed, weighted):
+    y, _, w = _data(seed, weighted=weighted)
+    p = np.random.default_rng(seed).random(len(y))
+    p[:3] = [0.0, 1.0, 0.5]
+    ours = log_loss(y, p, sample_weight=w)
+    assert ours == pytest.approx(skm.log_loss(y, p, sample_weight=w), abs=1e-12)
+    assert ours == pytest.approx(oracle.log_loss(y, p, w), abs=1e-12)
+    assert log_loss(y, p, normalize=False, sample_weight=w) == pytest.approx(
+        skm.log_loss(y, p, normalize=False, sample_weight=w), rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_multiclass_log_loss_equals_sklearn(seed):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["x", "y", "z"], 50)
+    p = rng.random((50, 3))
+    p /= p.sum(axis=1, keepdims=True)
+    w = rng.uniform(0, 2, 50)
+    assert log_loss(y, p, sample_weight=w) == pytest.approx(
+        skm.log_loss(y, p, sample_weight=w), abs=1e-12)
+    labels = ["w", "x", "y", "z"]  # scikit-learn reads the columns in sorted label order
+    p4 = np.c_[np.full(50, 0.1), p * 0.9]
+    assert log_loss(y, p4, labels=labels) == pytest.approx(
+        skm.log_loss(y, p4, labels=labels), abs=1e-12)
+    y2 = rng.choice(["neg", "pos"], 50)
+    p1 = rng.random(50)
+    assert log_loss(y2, p1) == pytest.approx(skm.log_loss(y2, p1), abs=1e-12)
+
+
+def test_log_loss_errors():
+    with pytest.raises(InputValidationError, match=r"log_loss: y_pred must contain "
+                       r"probabilities in \[0, 1\]. Got values \[-0.1, 1.2\]"):
+        log_loss([0, 1, 1], [-0.1, 1.2, 0.5])
+    with pytest.raises(InputValidationError, match="log_loss: y_pred contains NaN or infinity."):
+        log_loss([0, 1], [0.5, np.nan])
+    with pytest.raises(InputValidationError, match=r"must have the same length. Got "
+                       r"lengths \[2, 3\]."):
+        log_loss([0, 1], [0.5, 0.5, 0.5])
+    with pytest.raises(InputValidationError, match="log_loss: y_true is empty"):
+        log_loss([], [])
+    with pytest.warns(UserWarning, match="do not sum to one"):
+        log_loss([0, 1], [[0.5, 0.6], [0.2, 0.8]])
+
+
+def test_rmse_mae():
+    assert root_mean_squared_error([3, 4, 5], [2.5, 4, 6]) == pytest.approx(
+        skm.root_mean_squared_error([3, 4, 5], [2.5, 4, 6]))
+    w = [1, 2, 0.5]
+    assert mean_absolute_error([3, 4, 5], [2.5, 4, 6], sample_weight=w) == pytest.approx(
+        skm.mean_absolute_error([3, 4, 5], [2.5, 4, 6], sample_weight=w))
+    assert root_mean_squared_error([1.0], [3.0]) == 2.0
+
+
+# ------------------------------------------------------------ calibration
+def test_pcoc_copc_hand():
+    assert pcoc([1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5]) == pytest.approx(1.6 / 2)
+    assert copc([1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5]) == pytest.approx(2 / 1.6)
+    assert pcoc([1, 0], [0.5, 0.5], sample_weight=[2, 2]) == pytest.approx(2 / 2)
+    with pytest.warns(UndefinedMetricWarning, match="pcoc: y_true has no click"):
+        assert math.isnan(pcoc([0, 0], [0.1, 0.2]))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_calibration_equals_sklearn_and_oracle(seed):
+    y, _, w = _data(seed, weighted=True)
+    p = np.random.default_rng(seed).random(len(y))
+    p[:2] = [0.0, 1.0]
+    for strategy in ("uniform", "quantile"):
+        for n_bins in (1, 3, 10):
+            ours = calibration_curve(y, p, n_bins=n_bins, strategy=strategy)
+            theirs = sk_calibration_curve(y, p, n_bins=n_bins, strategy=strategy)
+            for a, b in zip(ours, theirs, strict=True):
+                assert_allclose(a, b, atol=1e-12)
+    assert expected_calibration_error(y, p, n_bins=7, sample_weight=w) == pytest.approx(
+        oracle.ece(y, p, 7, w), abs=1e-12)
+    assert pcoc(y, p, sample_weight=w) == pytest.approx(oracle.pcoc(y, p, w), rel=1e-12)
+
+
+def test_calibration_errors():
+    with pytest.raises(InputValidationError, match=r"y_prob must contain probabilities"):
+        calibration_curve([0, 1], [0.5, 1.5])
+    with pytest.raises(InvalidParameterError, match=r"The 'strategy' parameter of "
+                       r"calibration_curve must be one of \['quantile', 'uniform'\]"):
+        calibration_curve([0, 1], [0.5, 0.5], strategy="kmeans")
+    with pytest.raises(InvalidParameterError, match=r"The 'n_bins' parameter"):
+        calibration_curve([0, 1], [0.5, 0.5], n_bins=0)
+
+
+# ------------------------------------------------------------ bad input, undefined
+@pytest.mark.parametrize(
+    "func", [roc_auc_score, average_precision_score, pr_auc_score, break_even_point]
+)
+def test_nan_and_length_errors(func):
+    name = func.__name__
+    with pytest.raises(InputValidationError, match=rf"^{name}: y_score contains NaN or infinity.$"):
+        func([0, 1, 1], [0.1, np.nan, 0.3])
+    with pytest.raises(InputValidationError, match=rf"^{name}: y_score contains NaN or infinity.$"):
+        func([0, 1, 1], [0.1, np.inf, 0.3])
+    with pytest.raises(InputValidationError, match=rf"^{name}: y_true, y_score and sample_weight "
+                       r"must have the same length. Got lengths \[2, 3, 3\].$"):
+        func([0, 1], [0.1, 0.2, 0.3], sample_weight=[1, 1, 1])
+    with pytest.raises(InputValidationError, match=rf"^{name}: y_true is empty"):
+        func([], [])
+
+
+def test_single_class_is_nan_with_warning_never_half():
+    with pytest.warns(UndefinedMetricWarning, match="roc_auc_score: y_true has a single class"):
+        assert math.isnan(roc_auc_score([1, 1, 1], [0.1, 0.2, 0.3]))
+    with pytest.warns(UndefinedMetricWarning, match="roc_auc_score: y_true has a single class"):
+        assert math.isnan(roc_auc_score([0, 1], [0.1, 0.2], sample_weight=[1, 0]))
+    with pytest.warns(UndefinedMetricWarning, match="no positive sample"):
+        assert math.isnan(average_precision_score([0, 0], [0.1, 0.2]))
+    with pytest.warns(UndefinedMetricWarning, match="no negative sample"):
+        fpr, _, _ = roc_curve([1, 1], [0.1, 0.2])
+    assert np.isnan(fpr).all()
+
+
+def test_non_binary_labels_errors():
+    with pytest.raises(InputValidationError, match=r"roc_curve: y_true takes values \['a', 'b'\] "
+                       r"and pos_label is not specified; pass pos_label, e.g. pos_label='b'."):
+        roc_curve(["a", "b"], [0.1, 0.2])
+    with pytest.raises(InputValidationError, match=r"roc_curve: y_true must be binary. "
+                       r"Got values \[0, 1, 2\]"):
+        roc_curve([0, 1, 2], [0.1, 0.2, 0.3])
+    with pytest.raises(InputValidationError, match=r"sample_weight must be non-negative"):
+        roc_auc_score([0, 1], [0.1, 0.2], sample_weight=[1, -1])
+    with pytest.raises(InputValidationError, match=r"y_score must be numeric. Got dtype <U1"):
+        roc_auc_score([0, 1], ["a", "b"])
+
+
+def test_inputs_are_not_mutated():
+    y = np.array([0, 1, 1, 0, 1])
+    s = np.array([0.5, 0.1, 0.9, 0.3, 0.3])
+    w = np.array([1.0, 2.0, 0.0, 1.0, 1.0])
+    copies = [a.copy() for a in (y, s, w)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        roc_auc_score(y, s, sample_weight=w)
+        roc_curve(y, s, sample_weight=w)
+        average_precision_score(y, s)
+    for a, b in zip((y, s, w), copies, strict=True):
+        assert_array_equal(a, b)

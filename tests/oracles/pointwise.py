@@ -1,0 +1,157 @@
+"""Slow, obviously correct references for the score-based pointwise metrics.
+
+Each follows the textbook definition with Python loops: the O(M*N) pair loop
+of seed 001 for AUC, a threshold-by-threshold sweep for curves, a loop over
+groups for GAUC.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def pair_auc(y_true, y_score, sample_weight=None):
+    """AUC by enumerating every (positive, negative) pair; ties count 1/2."""
+    y = [int(v) for v in y_true]
+    s = [float(v) for v in y_score]
+    w = [1.0] * len(y) if sample_weight is None else [float(v) for v in sample_weight]
+    num = 0.0
+    den = 0.0
+    for i in range(len(y)):
+        if y[i] != 1:
+            continue
+        for j in range(len(y)):
+            if y[j] != 0:
+                continue
+            pair = w[i] * w[j]
+            den += pair
+            if s[i] > s[j]:
+                num += pair
+            elif s[i] == s[j]:
+                num += 0.5 * pair
+    return num / den if den > 0 else math.nan
+
+
+def sweep(y_true, y_score, sample_weight=None):
+    """(thresholds desc, tps, fps) by counting at every distinct score with nonzero weight."""
+    y = np.asarray(y_true)
+    s = np.asarray(y_score, dtype=float)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    keep = w != 0
+    thresholds = sorted(set(s[keep].tolist()), reverse=True)
+    tps, fps = [], []
+    for t in thresholds:
+        tps.append(sum(w[i] for i in range(len(y)) if s[i] >= t and y[i] == 1))
+        fps.append(sum(w[i] for i in range(len(y)) if s[i] >= t and y[i] == 0))
+    return np.array(thresholds), np.array(tps, dtype=float), np.array(fps, dtype=float)
+
+
+def average_precision(y_true, y_score, sample_weight=None):
+    _, tps, fps = sweep(y_true, y_score, sample_weight)
+    if tps[-1] == 0:
+        return math.nan
+    ap = 0.0
+    prev_recall = 0.0
+    for tp, fp in zip(tps, fps, strict=True):
+        recall = tp / tps[-1]
+        ap += (recall - prev_recall) * (tp / (tp + fp))
+        prev_recall = recall
+    return ap
+
+
+def pr_auc_trapezoid(y_true, y_score, sample_weight=None):
+    """Spark's areaUnderPR: trapezoids from (0, first precision)."""
+    _, tps, fps = sweep(y_true, y_score, sample_weight)
+    if tps[-1] == 0:
+        return math.nan
+    points = [(tp / tps[-1], tp / (tp + fp)) for tp, fp in zip(tps, fps, strict=True)]
+    points = [(0.0, points[0][1]), *points]
+    return sum((r1 - r0) * (p0 + p1) / 2 for (r0, p0), (r1, p1) in zip(points, points[1:]))
+
+
+def break_even_expected(y_true, y_score):
+    """Expected precision@R over random orders of tied scores (unweighted), by averaging
+    over the block containing the cut-off."""
+    y = np.asarray(y_true)
+    s = np.asarray(y_score, dtype=float)
+    r = int(y.sum())
+    if r == 0:
+        return math.nan
+    hits = 0.0
+    taken = 0
+    for t in sorted(set(s.tolist()), reverse=True):
+        block = y[s == t]
+        if taken + len(block) <= r:
+            hits += block.sum()
+            taken += len(block)
+        else:
+            need = r - taken
+            hits += need * block.mean()  # each tied row is in the top `need` w.p. need/len
+            taken = r
+        if taken == r:
+            break
+    return hits / r
+
+
+def gauc(y_true, y_score, groups, weighting="impressions", sample_weight=None):
+    """Loop over groups; each group's AUC by the pair loop; single-class groups skipped."""
+    y = np.asarray(y_true)
+    s = np.asarray(y_score, dtype=float)
+    g = np.asarray(groups)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    num = den = 0.0
+    for key in dict.fromkeys(g.tolist()):
+        m = g == key
+        auc = pair_auc(y[m], s[m], w[m])
+        if math.isnan(auc):
+            continue
+        if weighting == "impressions":
+            gw = w[m].sum()
+        elif weighting == "clicks":
+            gw = w[m][y[m] == 1].sum()
+        elif weighting == "uniform":
+            gw = 1.0
+        else:
+            gw = weighting[key]
+        num += gw * auc
+        den += gw
+    return num / den if den > 0 else math.nan
+
+
+def log_loss(y_true, p, sample_weight=None, eps=np.finfo(float).eps):
+    w = np.ones(len(y_true)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    total = 0.0
+    for yi, pi, wi in zip(y_true, p, w, strict=True):
+        q = pi if yi == 1 else 1 - pi
+        q = min(max(q, eps), 1 - eps)
+        total -= wi * math.log(q)
+    return total / w.sum()
+
+
+def pcoc(y_true, p, sample_weight=None):
+    w = np.ones(len(y_true)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    predicted = sum(wi * pi for pi, wi in zip(p, w, strict=True))
+    clicks = sum(wi for yi, wi in zip(y_true, w, strict=True) if yi == 1)
+    return predicted / clicks if clicks else math.nan
+
+
+def ece(y_true, p, n_bins, sample_weight=None):
+    """Uniform bins (lo, hi], the first including 0."""
+    w = np.ones(len(y_true)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    edges = np.linspace(0, 1, n_bins + 1)
+    total = 0.0
+    for b in range(n_bins):
+        members = [
+            i
+            for i, pi in enumerate(p)
+            if (pi > edges[b] or b == 0) and (pi <= edges[b + 1] or b == n_bins - 1)
+        ]
+        if not members:
+            continue
+        wb = sum(w[i] for i in members)
+        acc = sum(w[i] * y_true[i] for i in members)
+        conf = sum(w[i] * p[i] for i in members)
+        total += abs(acc - conf)
+    return total / w.sum()

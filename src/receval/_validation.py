@@ -71,8 +71,10 @@ def check_number(
 ) -> Any:
     """Check a scalar keyword argument against a type and an interval."""
     kind = "an integer" if integer else "a real number"
-    valid_type = isinstance(value, (int, np.integer)) if integer else isinstance(
-        value, (int, float, np.integer, np.floating)
+    valid_type = (
+        isinstance(value, (int, np.integer))
+        if integer
+        else isinstance(value, (int, float, np.integer, np.floating))
     )
     if isinstance(value, (bool, np.bool_)):
         valid_type = False

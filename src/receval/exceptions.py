@@ -31,7 +31,7 @@ class InvalidParameterError(RecevalError, ValueError, TypeError):
     ...     gauc_score([1, 0], [0.2, 0.1], groups=[1, 1], weighting="views")
     ... except InvalidParameterError as exc:
     ...     print(exc)
-    The 'weighting' parameter of gauc_score must be one of ['clicks', 'impressions', 'uniform'] Got 'views' instead.
+    The 'weighting' parameter of gauc_score must be one of ['clicks', 'impressions', 'uniform']. Got 'views' instead.
     """
 
 

@@ -176,6 +176,15 @@ def test_sample_weight_hand_computed():
     assert error_rate([1, 0, 2], [1, 1, 2]) == pytest.approx(1 / 3)
 
 
+def test_weights_of_very_different_sizes_are_not_lost():
+    # label 0: TP 1e20, FP 1 (the true-1 sample), TN 0; a naive FP = column sum - TP is 0
+    kw = {"sample_weight": [1e20, 1.0], "average": None}
+    assert_allclose(specificity_score([0, 1], [0, 0], **kw), [0.0, 1.0])
+    assert_allclose(false_positive_rate([0, 1], [0, 0], **kw), [1.0, 0.0])
+    kw = {"sample_weight": [1.0, 5e-324], "average": None, "zero_division": np.nan}
+    assert_allclose(specificity_score([0, 1], [0, 0], **kw), [0.0, 1.0])
+
+
 def test_fbeta_zero_division_follows_sklearn_1_3():
     # P and R both 0 but the label occurs: F is 0, not undefined, whatever zero_division
     for zd in ZERO_DIVISIONS:
@@ -279,11 +288,16 @@ def test_ratio_metric_errors(name):
     kw = {"beta": 1.0} if name == "fbeta" else {}
     with _raises(InvalidParameterError, AVG_MSG.format(fname)):
         func([0, 1], [0, 1], average="samples", **kw)
-    with _raises(InputValidationError,
-                 f"{fname}: y_true and y_pred must have the same length. Got lengths [3, 4]."):
+    with _raises(
+        InputValidationError,
+        f"{fname}: y_true and y_pred must have the same length. Got lengths [3, 4].",
+    ):
         func([0, 1, 1], [0, 1, 1, 0], **kw)  # fmt: skip
-    with _raises(InputValidationError, f"{fname}: y_true, y_pred and sample_weight must have "
-                 "the same length. Got lengths [3, 3, 2]."):
+    with _raises(
+        InputValidationError,
+        f"{fname}: y_true, y_pred and sample_weight must have "
+        "the same length. Got lengths [3, 3, 2].",
+    ):
         func([0, 1, 1], [0, 1, 1], sample_weight=[1, 2], **kw)  # fmt: skip
     with _raises(InputValidationError, f"{fname}: y_true is empty; pass at least one sample."):
         func([], [], **kw)
@@ -304,86 +318,143 @@ def test_ratio_metric_errors(name):
         "['neg', 'pos']. Got pos_label=1; pass e.g. pos_label='pos'.",
     ):
         func(["pos", "neg"], ["pos", "pos"], **kw)
-    with _raises(InputValidationError,
-                 f"{fname}: sample_weight must be non-negative. Got values [-1.0]."):
+    with _raises(
+        InputValidationError, f"{fname}: sample_weight must be non-negative. Got values [-1.0]."
+    ):
         func([0, 1], [0, 1], sample_weight=[1, -1], **kw)  # fmt: skip
     with _raises(InputValidationError, f"{fname}: sample_weight contains NaN or infinity."):
         func([0, 1], [0, 1], sample_weight=[1, np.nan], **kw)
-    with _raises(InvalidParameterError, f"The 'zero_division' parameter of {fname} must be one "
-                 "of ['warn', 0.0, 1.0, nan]. Got 2 instead."):
+    with _raises(
+        InvalidParameterError,
+        f"The 'zero_division' parameter of {fname} must be one "
+        "of ['warn', 0.0, 1.0, nan]. Got 2 instead.",
+    ):
         func([0, 1], [0, 1], zero_division=2, **kw)  # fmt: skip
-    with _raises(InvalidParameterError, f"The 'zero_division' parameter of {fname} must be one "
-                 "of ['warn', 0.0, 1.0, nan]. Got 'nan' instead."):
+    with _raises(
+        InvalidParameterError,
+        f"The 'zero_division' parameter of {fname} must be one "
+        "of ['warn', 0.0, 1.0, nan]. Got 'nan' instead.",
+    ):
         func([0, 1], [0, 1], zero_division="nan", **kw)  # fmt: skip
-    with _raises(InvalidParameterError, f"The 'pos_label' parameter of {fname} must be a "
-                 "number, a bool or a string. Got [1] instead."):
+    with _raises(
+        InvalidParameterError,
+        f"The 'pos_label' parameter of {fname} must be a "
+        "number, a bool or a string. Got [1] instead.",
+    ):
         func([0, 1], [0, 1], pos_label=[1], **kw)  # fmt: skip
-    with _raises(InputValidationError, f"{fname}: labels is empty; pass at least one label, "
-                 "or labels=None to use every label found in the data."):
+    with _raises(
+        InputValidationError,
+        f"{fname}: labels is empty; pass at least one label, "
+        "or labels=None to use every label found in the data.",
+    ):
         func([0, 1], [0, 1], labels=[], average="macro", **kw)  # fmt: skip
-    with _raises(InputValidationError,
-                 f"{fname}: labels must not contain duplicates. Got duplicated values [1]."):
+    with _raises(
+        InputValidationError,
+        f"{fname}: labels must not contain duplicates. Got duplicated values [1].",
+    ):
         func([0, 1], [0, 1], labels=[1, 0, 1], average="macro", **kw)  # fmt: skip
-    with _raises(InputValidationError, f"{fname}: y_true, y_pred and labels must hold labels of "
-                 "one type, all numbers or all strings. Got numbers [0, 1] in y_true and numbers "
-                 "[0, 1] in y_pred and strings ['a'] in labels; convert them to one type first, "
-                 "e.g. with .astype(str)."):
+    with _raises(
+        InputValidationError,
+        f"{fname}: y_true, y_pred and labels must hold labels of "
+        "one type, all numbers or all strings. Got numbers [0, 1] in y_true and numbers "
+        "[0, 1] in y_pred and strings ['a'] in labels; convert them to one type first, "
+        "e.g. with .astype(str).",
+    ):
         func([0, 1], [0, 1], labels=["a"], average="macro", **kw)  # fmt: skip
 
 
 def test_label_type_errors():
-    with _raises(InputValidationError, "f1_score: y_true mixes numbers and strings, e.g. "
-                 "[1, 'a']; labels must be all numbers or all strings, e.g. "
-                 "y_true = [str(v) for v in y_true]."):
+    with _raises(
+        InputValidationError,
+        "f1_score: y_true mixes numbers and strings, e.g. "
+        "[1, 'a']; labels must be all numbers or all strings, e.g. "
+        "y_true = [str(v) for v in y_true].",
+    ):
         f1_score([1, "a"], ["a", "a"])  # fmt: skip
-    with _raises(InputValidationError, "f1_score: y_pred mixes numbers and strings, e.g. "
-                 "[2, 'b']; labels must be all numbers or all strings, e.g. "
-                 "y_pred = [str(v) for v in y_pred]."):
+    with _raises(
+        InputValidationError,
+        "f1_score: y_pred mixes numbers and strings, e.g. "
+        "[2, 'b']; labels must be all numbers or all strings, e.g. "
+        "y_pred = [str(v) for v in y_pred].",
+    ):
         f1_score(["a", "b"], np.array(["b", 2], dtype=object), average="macro")  # fmt: skip
-    with _raises(InputValidationError, "accuracy_score: y_true and y_pred must hold labels of "
-                 "one type, all numbers or all strings. Got numbers [0, 1] in y_true and strings "
-                 "['0', '1'] in y_pred; convert them to one type first, e.g. with .astype(str)."):
+    with _raises(
+        InputValidationError,
+        "accuracy_score: y_true and y_pred must hold labels of "
+        "one type, all numbers or all strings. Got numbers [0, 1] in y_true and strings "
+        "['0', '1'] in y_pred; convert them to one type first, e.g. with .astype(str).",
+    ):
         accuracy_score([0, 1, 1], ["0", "1", "1"])  # fmt: skip
-    with _raises(InputValidationError, "recall_score: y_true must be 1-dimensional: one class "
-                 "label per sample. Got an array of shape (2, 3); multilabel indicator matrices "
-                 "are not supported."):
+    with _raises(
+        InputValidationError,
+        "recall_score: y_true must be 1-dimensional: one class "
+        "label per sample. Got an array of shape (2, 3); multilabel indicator matrices "
+        "are not supported.",
+    ):
         recall_score([[0, 1, 1], [1, 0, 1]], [[0, 1, 1], [1, 0, 1]])  # fmt: skip
-    with _raises(InputValidationError, "confusion_matrix: y_true contains missing labels (None "
-                 "or NA); every sample needs a label, so drop or fill those samples first."):
+    with _raises(
+        InputValidationError,
+        "confusion_matrix: y_true contains missing labels (None "
+        "or NA); every sample needs a label, so drop or fill those samples first.",
+    ):
         confusion_matrix(["a", None], ["a", "b"])  # fmt: skip
-    with _raises(InputValidationError, "confusion_matrix: y_true contains missing labels (None "
-                 "or NA); every sample needs a label, so drop or fill those samples first."):
+    with _raises(
+        InputValidationError,
+        "confusion_matrix: y_true contains missing labels (None "
+        "or NA); every sample needs a label, so drop or fill those samples first.",
+    ):
         confusion_matrix(pd.Series(["a", None], dtype="string"), ["a", "b"])  # fmt: skip
-    with _raises(InputValidationError, "error_rate: y_true must contain numbers or strings. "
-                 "Got values of types ['dict']."):
+    with _raises(
+        InputValidationError,
+        "error_rate: y_true must contain numbers or strings. Got values of types ['dict'].",
+    ):
         error_rate(np.array([{}, {}], dtype=object), [1, 2])  # fmt: skip
 
 
 def test_other_parameter_errors():
-    with _raises(InvalidParameterError, "The 'beta' parameter of fbeta_score must be a real "
-                 "number in (0.0, inf). Got 0 instead."):
+    with _raises(
+        InvalidParameterError,
+        "The 'beta' parameter of fbeta_score must be a real number in (0.0, inf). Got 0 instead.",
+    ):
         fbeta_score([0, 1], [0, 1], beta=0)  # fmt: skip
-    with _raises(InvalidParameterError, "The 'beta' parameter of fbeta_score must be a real "
-                 "number. Got inf instead."):
+    with _raises(
+        InvalidParameterError,
+        "The 'beta' parameter of fbeta_score must be a real number. Got inf instead.",
+    ):
         fbeta_score([0, 1], [0, 1], beta=np.inf)  # fmt: skip
-    with _raises(InvalidParameterError, "The 'beta' parameter of fbeta_score must be a real "
-                 "number. Got '2' instead."):
+    with _raises(
+        InvalidParameterError,
+        "The 'beta' parameter of fbeta_score must be a real number. Got '2' instead.",
+    ):
         fbeta_score([0, 1], [0, 1], beta="2")  # fmt: skip
-    with _raises(InvalidParameterError, "The 'normalize' parameter of confusion_matrix must be "
-                 "one of ['all', 'pred', 'true', None]. Got 'rows' instead."):
+    with _raises(
+        InvalidParameterError,
+        "The 'normalize' parameter of confusion_matrix must be "
+        "one of ['all', 'pred', 'true', None]. Got 'rows' instead.",
+    ):
         confusion_matrix([0, 1], [0, 1], normalize="rows")  # fmt: skip
     for func in (accuracy_score, error_rate):
-        with _raises(InvalidParameterError, f"The 'normalize' parameter of {func.__name__} must "
-                     "be one of [False, True]. Got 'yes' instead."):
+        with _raises(
+            InvalidParameterError,
+            f"The 'normalize' parameter of {func.__name__} must "
+            "be one of [False, True]. Got 'yes' instead.",
+        ):
             func([0, 1], [0, 1], normalize="yes")  # fmt: skip
-    with _raises(InputValidationError, "confusion_matrix: none of labels [5, 6] occurs in "
-                 "y_true; pass labels that include at least one true class, or labels=None."):
+    with _raises(
+        InputValidationError,
+        "confusion_matrix: none of labels [5, 6] occurs in "
+        "y_true; pass labels that include at least one true class, or labels=None.",
+    ):
         confusion_matrix([0, 1], [5, 1], labels=[5, 6])  # fmt: skip
-    with _raises(InputValidationError, "confusion_matrix: none of labels [0] occurs in "
-                 "y_true; pass labels that include at least one true class, or labels=None."):
+    with _raises(
+        InputValidationError,
+        "confusion_matrix: none of labels [0] occurs in "
+        "y_true; pass labels that include at least one true class, or labels=None.",
+    ):
         confusion_matrix([1, 1], [0, 1], labels=[0])  # fmt: skip
-    with _raises(InputValidationError, "accuracy_score: y_true is empty; pass at least one "
-                 "sample."):
+    with _raises(
+        InputValidationError, "accuracy_score: y_true is empty; pass at least one sample."
+    ):
         accuracy_score(np.array([]), np.array([]))  # fmt: skip
 
 
@@ -492,7 +563,8 @@ def test_degenerate_inputs_match_sklearn(zero_division):
     cases = [([0, 0], [0, 0]), ([1, 1], [0, 0]), ([0, 0], [1, 1]), ([1, 0], [0, 1]),
              (["a", "a"], ["a", "a"]), ([1], [1]), ([2, 2, 2], [2, 2, 0])]  # fmt: skip
     for y_true, y_pred in cases:
-        for name, (ours, theirs, extra) in SK_RATIO.items():
+        for name in ["precision", "recall", "f1", "f2"]:
+            ours, theirs, extra = SK_RATIO[name]
             for average in AVERAGES:
                 for labels in [None, [0], [0, 5], [1, 2, 3]]:
                     if labels is not None and isinstance(y_true[0], str):
@@ -768,7 +840,7 @@ def test_inputs_are_not_modified_and_order_does_not_matter():
         a = func(y_true, y_pred, average="macro", sample_weight=w)
         b = func(y_true[order], y_pred[order], average="macro", sample_weight=w[order])
         assert a == pytest.approx(b, rel=1e-12)
-    for a, b in zip(copies, (y_true, y_pred, w)):
+    for a, b in zip(copies, (y_true, y_pred, w), strict=True):
         assert_array_equal(a, b)
     assert_allclose(f1_score(y_true, y_pred, average=None),
                     f1_score(y_true, y_pred, average=None, sample_weight=np.ones(50)))  # fmt: skip

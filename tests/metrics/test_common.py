@@ -105,24 +105,47 @@ COVERS = {
 }
 
 # only the order of the scores matters
-SCORE_ORDER_ONLY = {"roc_auc", "average_precision", "pr_auc", "break_even_point", "gauc",
-                    "gauc_clicks"}
+SCORE_ORDER_ONLY = {
+    "roc_auc",
+    "average_precision",
+    "pr_auc",
+    "break_even_point",
+    "gauc",
+    "gauc_clicks",
+}
 NOT_SCORE_ORDER_ONLY = set(ALL_METRICS) - SCORE_ORDER_ONLY
 # sample weights are accepted
 WEIGHTED = set(ALL_METRICS)
 NOT_WEIGHTED: set[str] = set()
 # a NaN score raises the exact message
-CHECKS_FINITE_SCORES = {n for n in ALL_METRICS if n not in {
-    "confusion_matrix", "accuracy", "error_rate", "precision", "recall", "specificity",
-    "false_positive_rate", "f1", "fbeta", "root_mean_squared_error", "mean_absolute_error"}}
+CHECKS_FINITE_SCORES = {
+    n
+    for n in ALL_METRICS
+    if n
+    not in {
+        "confusion_matrix",
+        "accuracy",
+        "error_rate",
+        "precision",
+        "recall",
+        "specificity",
+        "false_positive_rate",
+        "f1",
+        "fbeta",
+        "root_mean_squared_error",
+        "mean_absolute_error",
+    }
+}
 NOT_CHECKS_FINITE_SCORES = set(ALL_METRICS) - CHECKS_FINITE_SCORES  # hard labels / y_pred
 # results depend on groups
 USES_GROUPS = {"gauc", "gauc_clicks"}
 NOT_USES_GROUPS = set(ALL_METRICS) - USES_GROUPS
 
 PUBLIC_METRICS = {
-    name for name in receval.__all__
-    if callable(getattr(receval, name)) and not isinstance(getattr(receval, name), type)
+    name
+    for name in receval.__all__
+    if callable(getattr(receval, name))
+    and not isinstance(getattr(receval, name), type)
     and name not in {"group_auc"}
 }
 
@@ -222,8 +245,9 @@ def test_monotone_transform_invariance(name, transform):
     assert_allclose(_call(name, t, transform(s), g), _call(name, t, s, g), atol=1e-12)
 
 
-@pytest.mark.parametrize("name", sorted(NOT_SCORE_ORDER_ONLY - {"roc_curve",
-                                                                "precision_recall_curve"}))
+@pytest.mark.parametrize(
+    "name", sorted(NOT_SCORE_ORDER_ONLY - {"roc_curve", "precision_recall_curve"})
+)
 def test_value_based_metrics_do_change_under_transform(name):
     # guards the classification above: a wrongly placed metric would pass both tests
     t, s, g = _data()
@@ -235,7 +259,7 @@ def test_value_based_metrics_do_change_under_transform(name):
 @pytest.mark.parametrize("name", sorted(ALL_METRICS))
 def test_group_relabelling_invariance(name):
     t, s, g = _data()
-    relabel = np.array(["user-%d" % (97 * v + 5) for v in range(8)])
+    relabel = np.array([f"user-{97 * v + 5}" for v in range(8)])
     assert_allclose(_call(name, t, s, relabel[g]), _call(name, t, s, g), atol=1e-12)
 
 
@@ -251,6 +275,9 @@ def test_non_finite_scores_raise(name, bad):
     t, s, g = _data()
     s = s.copy()
     s[5] = bad
-    with pytest.raises(InputValidationError, match=r": y_(score|pred|prob) contains NaN or "
-                       r"infinity\.$"):
+    with pytest.raises(
+        InputValidationError,
+        match=r": y_(score|pred|prob) contains NaN or "
+        r"infinity\.$",
+    ):
         _call(name, t, s, g)

@@ -138,19 +138,31 @@ def test_integer_float_and_wide_ids():
 
 
 def test_errors():
-    with pytest.raises(InvalidParameterError, match=r"^The 'weighting' parameter of gauc_score "
-                       r"must be one of \['clicks', 'impressions', 'uniform'\]. "
-                       r"Got 'views' instead.$"):
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"^The 'weighting' parameter of gauc_score "
+        r"must be one of \['clicks', 'impressions', 'uniform'\]. "
+        r"Got 'views' instead.$",
+    ):
         gauc_score(Y, S, groups=U, weighting="views")
-    with pytest.raises(InputValidationError, match=r"^gauc_score: y_true, y_score and groups must "
-                       r"have the same length. Got lengths \[7, 7, 6\].$"):
+    with pytest.raises(
+        InputValidationError,
+        match=r"^gauc_score: y_true, y_score and groups must "
+        r"have the same length. Got lengths \[7, 7, 6\].$",
+    ):
         gauc_score(Y, S, groups=U[:6])
-    with pytest.raises(InputValidationError, match=r"^gauc_score: y_true must contain only 0 and "
-                       r"1. Got values \[0, 1, 2\]; binarise labels first, e.g. y_true = "
-                       r"\(clicks > 0\).$"):
+    with pytest.raises(
+        InputValidationError,
+        match=r"^gauc_score: y_true must contain only 0 and "
+        r"1. Got values \[0, 1, 2\]; binarise labels first, e.g. y_true = "
+        r"\(clicks > 0\).$",
+    ):
         gauc_score([0, 1, 2], [0.1, 0.2, 0.3], groups=[1, 1, 1])
-    with pytest.raises(InputValidationError, match=r"^gauc_score: y_score contains NaN or "
-                       r"infinity.$"):
+    with pytest.raises(
+        InputValidationError,
+        match=r"^gauc_score: y_score contains NaN or "
+        r"infinity.$",
+    ):
         gauc_score([0, 1], [0.1, np.nan], groups=[1, 1])
     with pytest.raises(InputValidationError, match="groups contains 1 missing values"):
         gauc_score([0, 1], [0.1, 0.2], groups=["a", None])
@@ -163,6 +175,9 @@ def test_errors():
 
 
 def test_all_groups_single_class_is_nan_with_warning():
-    with pytest.warns(UndefinedMetricWarning, match=r"no group has both a positive and a "
-                      r"negative sample \(2 groups, all skipped\)"):
+    with pytest.warns(
+        UndefinedMetricWarning,
+        match=r"no group has both a positive and a "
+        r"negative sample \(2 groups, all skipped\)",
+    ):
         assert math.isnan(gauc_score([1, 1, 0], [0.1, 0.2, 0.3], groups=[1, 1, 2]))

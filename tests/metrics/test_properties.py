@@ -30,8 +30,9 @@ def clicks(draw, weighted=False, grouped=False):
     s = np.array(draw(st.lists(st.sampled_from(TIED), min_size=n, max_size=n)))
     w = None
     if weighted:
-        w = np.array(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min_size=n,
-                                   max_size=n)))
+        w = np.array(
+            draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min_size=n, max_size=n))
+        )
         w[0] = w[1] = 1.0
     g = np.array(draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))) if grouped else None
     return y, s, w, g
@@ -40,8 +41,9 @@ def clicks(draw, weighted=False, grouped=False):
 @given(clicks(weighted=True))
 def test_auc_equals_pair_loop(data):
     y, s, w, _ = data
-    assert math.isclose(roc_auc_score(y, s, sample_weight=w), oracle.pair_auc(y, s, w),
-                        abs_tol=1e-12)
+    assert math.isclose(
+        roc_auc_score(y, s, sample_weight=w), oracle.pair_auc(y, s, w), abs_tol=1e-12
+    )
 
 
 @given(clicks())
@@ -71,7 +73,7 @@ def test_pr_metrics_equal_oracles_and_bounds(data):
     area = pr_auc_score(y, s, sample_weight=w)
     assert math.isclose(area, oracle.pr_auc_trapezoid(y, s, w), abs_tol=1e-12)
     assert 0 <= ap <= 1 and 0 <= area <= 1
-    precision, recall, thresholds = precision_recall_curve(y, s, sample_weight=w)
+    _, recall, thresholds = precision_recall_curve(y, s, sample_weight=w)
     assert np.all(np.diff(recall) <= 0) and np.all(np.diff(thresholds) > 0)
 
 

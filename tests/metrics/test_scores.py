@@ -70,8 +70,12 @@ def test_auc_equals_pair_loop(seed, weighted):
 @pytest.mark.parametrize("weighted", [False, True])
 def test_auc_and_curves_equal_sklearn(seed, tied, weighted):
     y, s, w = _data(seed, tied=tied, weighted=weighted)
-    assert_allclose(roc_auc_score(y, s, sample_weight=w), skm.roc_auc_score(y, s, sample_weight=w),
-                    rtol=0, atol=1e-12)
+    assert_allclose(
+        roc_auc_score(y, s, sample_weight=w),
+        skm.roc_auc_score(y, s, sample_weight=w),
+        rtol=0,
+        atol=1e-12,
+    )
     for drop in (True, False):
         ours = roc_curve(y, s, sample_weight=w, drop_intermediate=drop)
         theirs = skm.roc_curve(y, s, sample_weight=w, drop_intermediate=drop)
@@ -105,11 +109,13 @@ def test_string_labels_and_pos_label():
     assert roc_auc_score(y, s) == roc_auc_score(num, s) == 5 / 6
     assert roc_auc_score(y, s) == pytest.approx(skm.roc_auc_score(y, s), abs=1e-15)
     assert roc_auc_score(y, s, pos_label="no") == pytest.approx(1 - roc_auc_score(num, s))
-    for ours, theirs in zip(roc_curve(y, s, pos_label="yes"),
-                            skm.roc_curve(y, s, pos_label="yes"), strict=True):
+    for ours, theirs in zip(
+        roc_curve(y, s, pos_label="yes"), skm.roc_curve(y, s, pos_label="yes"), strict=True
+    ):
         assert_allclose(ours, theirs)
     assert average_precision_score(y, s, pos_label="yes") == pytest.approx(
-        skm.average_precision_score(y, s, pos_label="yes"))
+        skm.average_precision_score(y, s, pos_label="yes")
+    )
     assert roc_auc_score([-1, 1, 1, -1], [0.1, 0.8, 0.3, 0.4]) == 0.75
     assert roc_auc_score([False, True, True, False], [0.1, 0.8, 0.3, 0.4]) == 0.75
 
@@ -133,18 +139,26 @@ def test_multiclass_auc_equals_sklearn(seed, average, weighted):
         theirs = skm.roc_auc_score(y, p, multi_class="ovo", average=average)
         assert ours == pytest.approx(theirs, abs=1e-12)
     per_class = roc_auc_score(y, p, multi_class="ovr", average=None, sample_weight=w)
-    assert_allclose(per_class, skm.roc_auc_score(y, p, multi_class="ovr", average=None,
-                                                 sample_weight=w), atol=1e-12)
+    assert_allclose(
+        per_class,
+        skm.roc_auc_score(y, p, multi_class="ovr", average=None, sample_weight=w),
+        atol=1e-12,
+    )
     for avg in ("macro", "weighted", "micro"):
         assert average_precision_score(y, p, average=avg, sample_weight=w) == pytest.approx(
-            skm.average_precision_score(y, p, average=avg, sample_weight=w), abs=1e-12)
+            skm.average_precision_score(y, p, average=avg, sample_weight=w), abs=1e-12
+        )
     assert roc_auc_score(y, p, multi_class="ovr", average="micro") == pytest.approx(
-        skm.roc_auc_score(np.eye(k)[np.searchsorted(classes, y)], p, average="micro"))
+        skm.roc_auc_score(np.eye(k)[np.searchsorted(classes, y)], p, average="micro")
+    )
 
 
 def test_multiclass_needs_explicit_strategy():
-    with pytest.raises(InvalidParameterError, match=r"The 'multi_class' parameter of "
-                       r"roc_auc_score must be one of \['ovo', 'ovr'\]. Got 'raise' instead."):
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"The 'multi_class' parameter of "
+        r"roc_auc_score must be one of \['ovo', 'ovr'\]. Got 'raise' instead.",
+    ):
         roc_auc_score([0, 1, 2], [[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]])
     with pytest.raises(InputValidationError, match="y_score has 2 columns but there are 3"):
         roc_auc_score([0, 1, 2], [[0.5, 0.5], [0.2, 0.8], [0.1, 0.9]], multi_class="ovr")
@@ -164,9 +178,11 @@ def test_average_precision_and_pr_auc_hand():
 def test_ap_and_pr_auc_equal_oracles(seed, weighted):
     y, s, w = _data(seed, weighted=weighted)
     assert average_precision_score(y, s, sample_weight=w) == pytest.approx(
-        oracle.average_precision(y, s, w), abs=1e-12)
+        oracle.average_precision(y, s, w), abs=1e-12
+    )
     assert pr_auc_score(y, s, sample_weight=w) == pytest.approx(
-        oracle.pr_auc_trapezoid(y, s, w), abs=1e-12)
+        oracle.pr_auc_trapezoid(y, s, w), abs=1e-12
+    )
 
 
 def test_pr_auc_matches_trapezoid_of_sklearn_curve_points():
@@ -210,7 +226,8 @@ def test_log_loss_equals_sklearn_and_oracle(seed, weighted):
     assert ours == pytest.approx(skm.log_loss(y, p, sample_weight=w), abs=1e-12)
     assert ours == pytest.approx(oracle.log_loss(y, p, w), abs=1e-12)
     assert log_loss(y, p, normalize=False, sample_weight=w) == pytest.approx(
-        skm.log_loss(y, p, normalize=False, sample_weight=w), rel=1e-12)
+        skm.log_loss(y, p, normalize=False, sample_weight=w), rel=1e-12
+    )
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -221,24 +238,32 @@ def test_multiclass_log_loss_equals_sklearn(seed):
     p /= p.sum(axis=1, keepdims=True)
     w = rng.uniform(0, 2, 50)
     assert log_loss(y, p, sample_weight=w) == pytest.approx(
-        skm.log_loss(y, p, sample_weight=w), abs=1e-12)
+        skm.log_loss(y, p, sample_weight=w), abs=1e-12
+    )
     labels = ["w", "x", "y", "z"]  # scikit-learn reads the columns in sorted label order
     p4 = np.c_[np.full(50, 0.1), p * 0.9]
     assert log_loss(y, p4, labels=labels) == pytest.approx(
-        skm.log_loss(y, p4, labels=labels), abs=1e-12)
+        skm.log_loss(y, p4, labels=labels), abs=1e-12
+    )
     y2 = rng.choice(["neg", "pos"], 50)
     p1 = rng.random(50)
     assert log_loss(y2, p1) == pytest.approx(skm.log_loss(y2, p1), abs=1e-12)
 
 
 def test_log_loss_errors():
-    with pytest.raises(InputValidationError, match=r"log_loss: y_pred must contain "
-                       r"probabilities in \[0, 1\]. Got values \[-0.1, 1.2\]"):
+    with pytest.raises(
+        InputValidationError,
+        match=r"log_loss: y_pred must contain "
+        r"probabilities in \[0, 1\]. Got values \[-0.1, 1.2\]",
+    ):
         log_loss([0, 1, 1], [-0.1, 1.2, 0.5])
-    with pytest.raises(InputValidationError, match="log_loss: y_pred contains NaN or infinity."):
+    with pytest.raises(InputValidationError, match=r"log_loss: y_pred contains NaN or infinity\."):
         log_loss([0, 1], [0.5, np.nan])
-    with pytest.raises(InputValidationError, match=r"must have the same length. Got "
-                       r"lengths \[2, 3\]."):
+    with pytest.raises(
+        InputValidationError,
+        match=r"must have the same length. Got "
+        r"lengths \[2, 3\].",
+    ):
         log_loss([0, 1], [0.5, 0.5, 0.5])
     with pytest.raises(InputValidationError, match="log_loss: y_true is empty"):
         log_loss([], [])
@@ -248,10 +273,12 @@ def test_log_loss_errors():
 
 def test_rmse_mae():
     assert root_mean_squared_error([3, 4, 5], [2.5, 4, 6]) == pytest.approx(
-        skm.root_mean_squared_error([3, 4, 5], [2.5, 4, 6]))
+        skm.root_mean_squared_error([3, 4, 5], [2.5, 4, 6])
+    )
     w = [1, 2, 0.5]
     assert mean_absolute_error([3, 4, 5], [2.5, 4, 6], sample_weight=w) == pytest.approx(
-        skm.mean_absolute_error([3, 4, 5], [2.5, 4, 6], sample_weight=w))
+        skm.mean_absolute_error([3, 4, 5], [2.5, 4, 6], sample_weight=w)
+    )
     assert root_mean_squared_error([1.0], [3.0]) == 2.0
 
 
@@ -276,15 +303,19 @@ def test_calibration_equals_sklearn_and_oracle(seed):
             for a, b in zip(ours, theirs, strict=True):
                 assert_allclose(a, b, atol=1e-12)
     assert expected_calibration_error(y, p, n_bins=7, sample_weight=w) == pytest.approx(
-        oracle.ece(y, p, 7, w), abs=1e-12)
+        oracle.ece(y, p, 7, w), abs=1e-12
+    )
     assert pcoc(y, p, sample_weight=w) == pytest.approx(oracle.pcoc(y, p, w), rel=1e-12)
 
 
 def test_calibration_errors():
     with pytest.raises(InputValidationError, match=r"y_prob must contain probabilities"):
         calibration_curve([0, 1], [0.5, 1.5])
-    with pytest.raises(InvalidParameterError, match=r"The 'strategy' parameter of "
-                       r"calibration_curve must be one of \['quantile', 'uniform'\]"):
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"The 'strategy' parameter of "
+        r"calibration_curve must be one of \['quantile', 'uniform'\]",
+    ):
         calibration_curve([0, 1], [0.5, 0.5], strategy="kmeans")
     with pytest.raises(InvalidParameterError, match=r"The 'n_bins' parameter"):
         calibration_curve([0, 1], [0.5, 0.5], n_bins=0)
@@ -300,8 +331,11 @@ def test_nan_and_length_errors(func):
         func([0, 1, 1], [0.1, np.nan, 0.3])
     with pytest.raises(InputValidationError, match=rf"^{name}: y_score contains NaN or infinity.$"):
         func([0, 1, 1], [0.1, np.inf, 0.3])
-    with pytest.raises(InputValidationError, match=rf"^{name}: y_true, y_score and sample_weight "
-                       r"must have the same length. Got lengths \[2, 3, 3\].$"):
+    with pytest.raises(
+        InputValidationError,
+        match=rf"^{name}: y_true, y_score and sample_weight "
+        r"must have the same length. Got lengths \[2, 3, 3\].$",
+    ):
         func([0, 1], [0.1, 0.2, 0.3], sample_weight=[1, 1, 1])
     with pytest.raises(InputValidationError, match=rf"^{name}: y_true is empty"):
         func([], [])
@@ -320,11 +354,17 @@ def test_single_class_is_nan_with_warning_never_half():
 
 
 def test_non_binary_labels_errors():
-    with pytest.raises(InputValidationError, match=r"roc_curve: y_true takes values \['a', 'b'\] "
-                       r"and pos_label is not specified; pass pos_label, e.g. pos_label='b'."):
+    with pytest.raises(
+        InputValidationError,
+        match=r"roc_curve: y_true takes values \['a', 'b'\] "
+        r"and pos_label is not specified; pass pos_label, e.g. pos_label='b'.",
+    ):
         roc_curve(["a", "b"], [0.1, 0.2])
-    with pytest.raises(InputValidationError, match=r"roc_curve: y_true must be binary. "
-                       r"Got values \[0, 1, 2\]"):
+    with pytest.raises(
+        InputValidationError,
+        match=r"roc_curve: y_true must be binary. "
+        r"Got values \[0, 1, 2\]",
+    ):
         roc_curve([0, 1, 2], [0.1, 0.2, 0.3])
     with pytest.raises(InputValidationError, match=r"sample_weight must be non-negative"):
         roc_auc_score([0, 1], [0.1, 0.2], sample_weight=[1, -1])

@@ -34,7 +34,7 @@ def class_counts(
     counts = {}
     for label in labels:
         c = {"tp": 0.0, "fp": 0.0, "fn": 0.0, "tn": 0.0}
-        for t, p, w in zip(y_true, y_pred, weights):
+        for t, p, w in zip(y_true, y_pred, weights, strict=True):
             if t == label and p == label:
                 c["tp"] += w
             elif p == label:
@@ -58,7 +58,7 @@ def confusion_matrix(
         labels = present_labels(y_true, y_pred)
     weights = _weights(len(y_true), sample_weight)
     matrix = [[0.0] * len(labels) for _ in labels]
-    for t, p, w in zip(y_true, y_pred, weights):
+    for t, p, w in zip(y_true, y_pred, weights, strict=True):
         for i, row_label in enumerate(labels):
             for j, col_label in enumerate(labels):
                 if t == row_label and p == col_label:
@@ -80,13 +80,13 @@ def confusion_matrix(
 
 def accuracy(y_true, y_pred, sample_weight=None, normalize=True) -> float:
     weights = _weights(len(y_true), sample_weight)
-    correct = sum(w for t, p, w in zip(y_true, y_pred, weights) if t == p)
+    correct = sum(w for t, p, w in zip(y_true, y_pred, weights, strict=True) if t == p)
     return correct / sum(weights) if normalize else correct
 
 
 def error_rate(y_true, y_pred, sample_weight=None, normalize=True) -> float:
     weights = _weights(len(y_true), sample_weight)
-    wrong = sum(w for t, p, w in zip(y_true, y_pred, weights) if t != p)
+    wrong = sum(w for t, p, w in zip(y_true, y_pred, weights, strict=True) if t != p)
     return wrong / sum(weights) if normalize else wrong
 
 
@@ -152,7 +152,7 @@ def ratio_metric(
     if average in ("binary", "micro"):
         return values[0], undefined
     weights = [c["tp"] + c["fn"] for c in groups] if average == "weighted" else [1.0] * len(groups)
-    kept = [(v, w) for v, w in zip(values, weights) if not math.isnan(v)]
+    kept = [(v, w) for v, w in zip(values, weights, strict=True) if not math.isnan(v)]
     if not kept:
         return math.nan, undefined
     total = sum(w for _, w in kept)

@@ -8,6 +8,7 @@ groups for GAUC.
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import numpy as np
 
@@ -68,7 +69,7 @@ def pr_auc_trapezoid(y_true, y_score, sample_weight=None):
         return math.nan
     points = [(tp / tps[-1], tp / (tp + fp)) for tp, fp in zip(tps, fps, strict=True)]
     points = [(0.0, points[0][1]), *points]
-    return sum((r1 - r0) * (p0 + p1) / 2 for (r0, p0), (r1, p1) in zip(points, points[1:]))
+    return sum((r1 - r0) * (p0 + p1) / 2 for (r0, p0), (r1, p1) in pairwise(points))
 
 
 def break_even_expected(y_true, y_score):
@@ -120,7 +121,10 @@ def gauc(y_true, y_score, groups, weighting="impressions", sample_weight=None):
     return num / den if den > 0 else math.nan
 
 
-def log_loss(y_true, p, sample_weight=None, eps=np.finfo(float).eps):
+EPS = float(np.finfo(float).eps)
+
+
+def log_loss(y_true, p, sample_weight=None, eps=EPS):
     w = np.ones(len(y_true)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     total = 0.0
     for yi, pi, wi in zip(y_true, p, w, strict=True):
@@ -150,7 +154,6 @@ def ece(y_true, p, n_bins, sample_weight=None):
         ]
         if not members:
             continue
-        wb = sum(w[i] for i in members)
         acc = sum(w[i] * y_true[i] for i in members)
         conf = sum(w[i] * p[i] for i in members)
         total += abs(acc - conf)

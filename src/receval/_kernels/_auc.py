@@ -22,7 +22,8 @@ import numpy as np
 def _count_positives(labels):
     n_pos = 0
     for i in range(labels.shape[0]):
-        n_pos += labels[i]
+        if labels[i] == 1:  # not `+= labels[i]`: int8 arithmetic wraps without the JIT
+            n_pos += 1
     return n_pos
 
 

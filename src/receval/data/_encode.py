@@ -81,8 +81,8 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
     import pyarrow as pa
 
     try:
-        parr = arr if isinstance(arr, (pa.Array, pa.ChunkedArray)) else pa.array(
-            arr, from_pandas=True
+        parr = (
+            arr if isinstance(arr, (pa.Array, pa.ChunkedArray)) else pa.array(arr, from_pandas=True)
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         kinds = sorted({type(v).__name__ for v in arr[:10_000].tolist()})

@@ -141,7 +141,9 @@ def _multiclass(
         v.check_option(multi_class, "multi_class", func, ["ovo", "ovr"])
     classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
     if labels is not None and len(np.unique(classes)) != len(classes):
-        raise InputValidationError(f"{func}: labels must be unique. Got {v.format_values(classes)}.")
+        raise InputValidationError(
+            f"{func}: labels must be unique. Got {v.format_values(classes)}."
+        )
     if len(classes) != scores.shape[1]:
         raise InputValidationError(
             f"{func}: y_score has {scores.shape[1]} columns but there are {len(classes)} classes "
@@ -473,7 +475,6 @@ def break_even_point(
     value = _break_even_binary(labels, scores, weights)
     if np.isnan(value):
         return warn_undefined(
-            "break_even_point: y_true has no positive sample, so it is undefined "
-            "(returned as nan)."
+            "break_even_point: y_true has no positive sample, so it is undefined (returned as nan)."
         )
     return value

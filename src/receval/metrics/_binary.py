@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ def _sort_chunks(arr: np.ndarray) -> list[np.ndarray]:
         arr.sort()
         return [arr]
     bounds = np.linspace(0, arr.shape[0], n_threads + 1).astype(np.int64)
-    chunks = [arr[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    chunks = [arr[a:b] for a, b in pairwise(bounds)]
     with ThreadPoolExecutor(n_threads) as pool:  # NumPy releases the GIL while sorting
         list(pool.map(np.ndarray.sort, chunks))
     return chunks

@@ -33,9 +33,7 @@ def _totals(y_true, y_prob, sample_weight, func) -> tuple[float, float]:
     return float(np.dot(proba, weights)), float(weights[labels == 1].sum())
 
 
-def pcoc(
-    y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None
-) -> float:
+def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
     """Compute PCOC: predicted clicks over observed clicks.
 
     ``PCOC = sum(p) / sum(y)`` (weighted sums with ``sample_weight``). 1.0 means
@@ -73,9 +71,7 @@ def pcoc(
     return predicted / observed
 
 
-def copc(
-    y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None
-) -> float:
+def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
     """Compute COPC: observed clicks over predicted clicks, ``1 / PCOC``.
 
     Parameters

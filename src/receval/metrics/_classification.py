@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Literal, NamedTuple, Union
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -37,9 +37,9 @@ __all__ = [
     "specificity_score",
 ]
 
-Label = Union[int, float, bool, str]
-Average = Union[Literal["binary", "micro", "macro", "weighted"], None]
-ZeroDivision = Union[Literal["warn"], float]
+Label = int | float | bool | str
+Average = Literal["binary", "micro", "macro", "weighted"] | None
+ZeroDivision = Literal["warn"] | float
 
 _AVERAGES = ("binary", "micro", "macro", "weighted", None)
 _MIN_CELLS = 1 << 16  # joint-count tables up to max(n_samples, this) cells are always fine
@@ -72,8 +72,8 @@ class _Tally(NamedTuple):
     classes: np.ndarray
     matrix: np.ndarray | None  # (k, k) confusion matrix, or None when k * k is too large
     tp: np.ndarray  # (k,) weight of samples with true == pred == class
-    support: np.ndarray  # (k,) weight of samples whose true label is the class
-    predicted: np.ndarray  # (k,) weight of samples predicted as the class
+    fp: np.ndarray  # (k,) predicted as the class, true label another one
+    fn: np.ndarray  # (k,) true label the class, predicted as another one
     total: float  # total weight
     codes: tuple[np.ndarray, np.ndarray] | None  # (true, pred) codes, kept when matrix is None
 
@@ -161,13 +161,19 @@ def _tally(data: _Data) -> _Tally:
             matrix = None
             codes = (t, p)
             hit = t == p
+            miss = ~hit
             tp = np.bincount(t[hit], None if w is None else w[hit], minlength=k)
-            support = np.bincount(t, w, minlength=k)
-            predicted = np.bincount(p, w, minlength=k)
-            return _Tally(classes, None, tp, support, predicted, total, codes)
+            w_miss = None if w is None else w[miss]
+            fp = np.bincount(p[miss], w_miss, minlength=k)
+            fn = np.bincount(t[miss], w_miss, minlength=k)
+            return _Tally(classes, None, tp, fp, fn, total, codes)
+    # FP and FN as sums of the off-diagonal cells, not column/row sums minus TP: with
+    # weights of very different sizes, the subtraction could lose them entirely
+    off = matrix.copy()
+    np.fill_diagonal(off, 0)
     return _Tally(
-        classes, matrix, np.diagonal(matrix).copy(), matrix.sum(axis=1), matrix.sum(axis=0),
-        total, codes,
+        classes, matrix, np.diagonal(matrix).copy(), off.sum(axis=0), off.sum(axis=1), total,
+        codes,
     )  # fmt: skip
 
 
@@ -241,13 +247,17 @@ def _class_counts(
         idx = _positions(classes, selected)
 
     tp = _take(tally.tp, idx)
-    support = _take(tally.support, idx)
-    fp = _take(tally.predicted, idx) - tp
-    fn = support - tp
-    # negatives = total - support, set to an exact 0 when no other class has weight
-    # (so that float rounding cannot turn an undefined specificity into a number)
-    nonzero = np.count_nonzero(tally.support > 0)
-    negatives = np.where(nonzero - (support > 0) == 0, 0, tally.total - support)
+    fp = _take(tally.fp, idx)
+    fn = _take(tally.fn, idx)
+    support = tp + fn
+    # negatives (TN + FP) = total - support, summed over the other classes instead of
+    # subtracted, so that it is 0 exactly when they carry no weight: float rounding
+    # must not turn an undefined specificity into a number, or the reverse
+    every_support = tally.tp + tally.fn
+    zero = np.zeros(1, dtype=every_support.dtype)
+    before = np.concatenate([zero, np.cumsum(every_support)[:-1]])
+    after = np.concatenate([np.cumsum(every_support[::-1])[::-1][1:], zero])
+    negatives = np.where(idx >= 0, (before + after)[np.maximum(idx, 0)], tally.total)
     tn = np.maximum(negatives - fp, 0)
     if average == "micro":
         tp, fp, fn, tn, support = (a.sum(keepdims=True) for a in (tp, fp, fn, tn, support))
@@ -287,9 +297,7 @@ def _ratio(
     return result
 
 
-def _average(
-    values: np.ndarray, counts: _Counts
-) -> float | NDArray[np.float64]:
+def _average(values: np.ndarray, counts: _Counts) -> float | NDArray[np.float64]:
     """Average per-label values as scikit-learn does, ignoring NaN (zero_division=np.nan)."""
     if counts.average is None:
         return values
@@ -390,7 +398,7 @@ def confusion_matrix(
         idx = _positions(tally.classes, selected)
         known = idx >= 0
         if data.weight is None:
-            in_true = bool((tally.support[idx[known]] > 0).any())
+            in_true = bool(((tally.tp + tally.fn)[idx[known]] > 0).any())
         else:  # a true class may carry zero weight
             in_true = bool(np.isin(selected[known], data.y_true).any())
         _v.check_labels_in_y_true(selected, in_true, func)
@@ -414,8 +422,10 @@ def confusion_matrix(
         matrix = np.bincount(flat, w, minlength=n_labels * n_labels)
         matrix = matrix.reshape(n_labels, n_labels)
     if data.integer_weights:
-        matrix = matrix.astype(np.int64) if matrix.dtype.kind == "i" else np.rint(matrix).astype(
-            np.int64
+        matrix = (
+            matrix.astype(np.int64)
+            if matrix.dtype.kind == "i"
+            else np.rint(matrix).astype(np.int64)
         )
     else:
         matrix = matrix.astype(np.float64)
@@ -617,43 +627,43 @@ def precision_score(
 ) -> float | NDArray[np.float64]:
     """Compute precision: TP / (TP + FP), the fraction of predicted positives that are right.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True labels: ints, bools, floats or strings.
-    y_pred : array-like of shape (n_samples,)
-        Predicted labels, of the same type as ``y_true``.
-{parameters}
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels: ints, bools, floats or strings.
+        y_pred : array-like of shape (n_samples,)
+            Predicted labels, of the same type as ``y_true``.
+    {parameters}
 
-    Returns
-    -------
-{returns}
+        Returns
+        -------
+    {returns}
 
-    Raises
-    ------
-{raises}
+        Raises
+        ------
+    {raises}
 
-    See Also
-    --------
-    recall_score, f1_score, confusion_matrix
+        See Also
+        --------
+        recall_score, f1_score, confusion_matrix
 
-    Notes
-    -----
-    Undefined (zero division) for a label that is never predicted. Same
-    results as :func:`sklearn.metrics.precision_score`.
+        Notes
+        -----
+        Undefined (zero division) for a label that is never predicted. Same
+        results as :func:`sklearn.metrics.precision_score`.
 
-    Examples
-    --------
-    >>> from receval import precision_score
-    >>> y_true = [0, 1, 1, 0, 1, 1]
-    >>> y_pred = [0, 1, 0, 1, 1, 1]
-    >>> precision_score(y_true, y_pred)  # 3 of the 4 predicted 1s are right
-    0.75
-    >>> precision_score(y_true, y_pred, average=None)
-    array([0.5 , 0.75])
-    >>> y_true, y_pred = ["a", "b", "c", "a"], ["a", "a", "c", "c"]  # "b" is never predicted
-    >>> precision_score(y_true, y_pred, average="macro", zero_division=0.0)
-    0.3333
+        Examples
+        --------
+        >>> from receval import precision_score
+        >>> y_true = [0, 1, 1, 0, 1, 1]
+        >>> y_pred = [0, 1, 0, 1, 1, 1]
+        >>> precision_score(y_true, y_pred)  # 3 of the 4 predicted 1s are right
+        0.75
+        >>> precision_score(y_true, y_pred, average=None)
+        array([0.5 , 0.75])
+        >>> y_true, y_pred = ["a", "b", "c", "a"], ["a", "a", "c", "c"]  # "b" is never predicted
+        >>> precision_score(y_true, y_pred, average="macro", zero_division=0.0)
+        0.3333
     """
     func = "precision_score"
     zero_division = _checked_zero_division(zero_division, func)
@@ -681,44 +691,44 @@ def recall_score(
 ) -> float | NDArray[np.float64]:
     """Compute recall (sensitivity, TPR): TP / (TP + FN), the fraction of positives found.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True labels: ints, bools, floats or strings.
-    y_pred : array-like of shape (n_samples,)
-        Predicted labels, of the same type as ``y_true``.
-{parameters}
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels: ints, bools, floats or strings.
+        y_pred : array-like of shape (n_samples,)
+            Predicted labels, of the same type as ``y_true``.
+    {parameters}
 
-    Returns
-    -------
-{returns}
+        Returns
+        -------
+    {returns}
 
-    Raises
-    ------
-{raises}
+        Raises
+        ------
+    {raises}
 
-    See Also
-    --------
-    precision_score, specificity_score, f1_score
+        See Also
+        --------
+        precision_score, specificity_score, f1_score
 
-    Notes
-    -----
-    Undefined (zero division) for a label with no true samples. Same results
-    as :func:`sklearn.metrics.recall_score`; ``average="weighted"`` recall
-    equals accuracy.
+        Notes
+        -----
+        Undefined (zero division) for a label with no true samples. Same results
+        as :func:`sklearn.metrics.recall_score`; ``average="weighted"`` recall
+        equals accuracy.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from receval import recall_score
-    >>> y_true = [0, 1, 1, 0, 1, 1]
-    >>> y_pred = [0, 1, 0, 1, 1, 1]
-    >>> recall_score(y_true, y_pred)  # 3 of the 4 true 1s are found
-    0.75
-    >>> recall_score(y_true, y_pred, pos_label=0)
-    0.5
-    >>> recall_score(y_true, y_pred, labels=[1, 2], average=None, zero_division=np.nan)
-    array([0.75,  nan])
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from receval import recall_score
+        >>> y_true = [0, 1, 1, 0, 1, 1]
+        >>> y_pred = [0, 1, 0, 1, 1, 1]
+        >>> recall_score(y_true, y_pred)  # 3 of the 4 true 1s are found
+        0.75
+        >>> recall_score(y_true, y_pred, pos_label=0)
+        0.5
+        >>> recall_score(y_true, y_pred, labels=[1, 2], average=None, zero_division=np.nan)
+        array([0.75,  nan])
     """
     func = "recall_score"
     zero_division = _checked_zero_division(zero_division, func)
@@ -745,49 +755,49 @@ def specificity_score(
 ) -> float | NDArray[np.float64]:
     """Compute specificity (TNR): TN / (TN + FP), the fraction of negatives predicted negative.
 
-    For a label c, the negatives are the samples whose true label is not c,
-    and TN = total - TP - FP - FN counts those not predicted as c.
+        For a label c, the negatives are the samples whose true label is not c,
+        and TN = total - TP - FP - FN counts those not predicted as c.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True labels: ints, bools, floats or strings.
-    y_pred : array-like of shape (n_samples,)
-        Predicted labels, of the same type as ``y_true``.
-{parameters}
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels: ints, bools, floats or strings.
+        y_pred : array-like of shape (n_samples,)
+            Predicted labels, of the same type as ``y_true``.
+    {parameters}
 
-    Returns
-    -------
-{returns}
+        Returns
+        -------
+    {returns}
 
-    Raises
-    ------
-{raises}
+        Raises
+        ------
+    {raises}
 
-    See Also
-    --------
-    false_positive_rate : 1 - specificity.
-    recall_score : specificity is the recall of the negative class in binary data.
+        See Also
+        --------
+        false_positive_rate : 1 - specificity.
+        recall_score : specificity is the recall of the negative class in binary data.
 
-    Notes
-    -----
-    scikit-learn has no specificity; the conventions are those of its recall.
-    Per label, the counts are one-vs-rest over all samples (samples of labels
-    left out of ``labels`` included): TN = total - TP - FP - FN, with every
-    count the total sample weight of its samples. ``"micro"`` sums TN and FP
-    over the selected labels before dividing; ``"weighted"`` weights each
-    label by its support (true samples), as for the other scores. Undefined
-    (zero division) for a label that is the true label of every sample.
+        Notes
+        -----
+        scikit-learn has no specificity; the conventions are those of its recall.
+        Per label, the counts are one-vs-rest over all samples (samples of labels
+        left out of ``labels`` included): TN = total - TP - FP - FN, with every
+        count the total sample weight of its samples. ``"micro"`` sums TN and FP
+        over the selected labels before dividing; ``"weighted"`` weights each
+        label by its support (true samples), as for the other scores. Undefined
+        (zero division) for a label that is the true label of every sample.
 
-    Examples
-    --------
-    >>> from receval import specificity_score
-    >>> y_true = [0, 1, 1, 0, 1, 1]
-    >>> y_pred = [0, 1, 0, 1, 1, 1]
-    >>> specificity_score(y_true, y_pred)  # 1 of the 2 true 0s is predicted 0
-    0.5
-    >>> specificity_score([0, 1, 2, 2], [0, 2, 2, 1], average=None)
-    array([1.    , 0.6667, 0.5   ])
+        Examples
+        --------
+        >>> from receval import specificity_score
+        >>> y_true = [0, 1, 1, 0, 1, 1]
+        >>> y_pred = [0, 1, 0, 1, 1, 1]
+        >>> specificity_score(y_true, y_pred)  # 1 of the 2 true 0s is predicted 0
+        0.5
+        >>> specificity_score([0, 1, 2, 2], [0, 2, 2, 1], average=None)
+        array([1.    , 0.6667, 0.5   ])
     """
     func = "specificity_score"
     zero_division = _checked_zero_division(zero_division, func)
@@ -815,46 +825,46 @@ def false_positive_rate(
 ) -> float | NDArray[np.float64]:
     """Compute the false positive rate (fall-out): FP / (FP + TN).
 
-    For a label c, the negatives are the samples whose true label is not c;
-    FP counts those predicted as c.
+        For a label c, the negatives are the samples whose true label is not c;
+        FP counts those predicted as c.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True labels: ints, bools, floats or strings.
-    y_pred : array-like of shape (n_samples,)
-        Predicted labels, of the same type as ``y_true``.
-{parameters}
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels: ints, bools, floats or strings.
+        y_pred : array-like of shape (n_samples,)
+            Predicted labels, of the same type as ``y_true``.
+    {parameters}
 
-    Returns
-    -------
-{returns}
+        Returns
+        -------
+    {returns}
 
-    Raises
-    ------
-{raises}
+        Raises
+        ------
+    {raises}
 
-    See Also
-    --------
-    specificity_score : 1 - false positive rate.
+        See Also
+        --------
+        specificity_score : 1 - false positive rate.
 
-    Notes
-    -----
-    The one-vs-rest counts and averages are those of
-    :func:`specificity_score` (TN = total - TP - FP - FN; ``"micro"`` pools FP
-    and TN; ``"weighted"`` uses the support). Undefined (zero division) for a
-    label that is the true label of every sample. The lower the better,
-    despite the averaging options shared with the scores.
+        Notes
+        -----
+        The one-vs-rest counts and averages are those of
+        :func:`specificity_score` (TN = total - TP - FP - FN; ``"micro"`` pools FP
+        and TN; ``"weighted"`` uses the support). Undefined (zero division) for a
+        label that is the true label of every sample. The lower the better,
+        despite the averaging options shared with the scores.
 
-    Examples
-    --------
-    >>> from receval import false_positive_rate
-    >>> y_true = [0, 1, 1, 0, 1, 1]
-    >>> y_pred = [0, 1, 0, 1, 1, 1]
-    >>> false_positive_rate(y_true, y_pred)  # 1 of the 2 true 0s is predicted 1
-    0.5
-    >>> false_positive_rate([0, 1, 2, 2], [0, 2, 2, 1], average="micro")
-    0.25
+        Examples
+        --------
+        >>> from receval import false_positive_rate
+        >>> y_true = [0, 1, 1, 0, 1, 1]
+        >>> y_pred = [0, 1, 0, 1, 1, 1]
+        >>> false_positive_rate(y_true, y_pred)  # 1 of the 2 true 0s is predicted 1
+        0.5
+        >>> false_positive_rate([0, 1, 2, 2], [0, 2, 2, 1], average="micro")
+        0.25
     """
     func = "false_positive_rate"
     zero_division = _checked_zero_division(zero_division, func)
@@ -911,45 +921,45 @@ def f1_score(
 ) -> float | NDArray[np.float64]:
     """Compute the F1 score: the harmonic mean of precision and recall.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True labels: ints, bools, floats or strings.
-    y_pred : array-like of shape (n_samples,)
-        Predicted labels, of the same type as ``y_true``.
-{parameters}
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels: ints, bools, floats or strings.
+        y_pred : array-like of shape (n_samples,)
+            Predicted labels, of the same type as ``y_true``.
+    {parameters}
 
-    Returns
-    -------
-{returns}
+        Returns
+        -------
+    {returns}
 
-    Raises
-    ------
-{raises}
+        Raises
+        ------
+    {raises}
 
-    See Also
-    --------
-    fbeta_score : weighs recall ``beta`` times as much as precision.
+        See Also
+        --------
+        fbeta_score : weighs recall ``beta`` times as much as precision.
 
-    Notes
-    -----
-    F1 = 2 P R / (P + R) = 2 TP / (2 TP + FP + FN), computed from the counts
-    as in scikit-learn >= 1.3: it is 0 (not undefined) when precision and
-    recall are both 0 but the label occurs, and ``zero_division`` only when
-    TP + FP + FN = 0 (the label is neither true nor predicted); only that case
-    warns. Micro-averaged F1 equals accuracy when ``labels`` covers every class.
+        Notes
+        -----
+        F1 = 2 P R / (P + R) = 2 TP / (2 TP + FP + FN), computed from the counts
+        as in scikit-learn >= 1.3: it is 0 (not undefined) when precision and
+        recall are both 0 but the label occurs, and ``zero_division`` only when
+        TP + FP + FN = 0 (the label is neither true nor predicted); only that case
+        warns. Micro-averaged F1 equals accuracy when ``labels`` covers every class.
 
-    Examples
-    --------
-    >>> from receval import f1_score
-    >>> y_true = [0, 1, 1, 0, 1, 1]
-    >>> y_pred = [0, 1, 0, 1, 1, 1]
-    >>> f1_score(y_true, y_pred)
-    0.75
-    >>> f1_score(["a", "b", "c", "a"], ["a", "a", "c", "c"], average=None)
-    array([0.5   , 0.    , 0.6667])
-    >>> f1_score(["a", "b", "c", "a"], ["a", "a", "c", "c"], average="micro")
-    0.5
+        Examples
+        --------
+        >>> from receval import f1_score
+        >>> y_true = [0, 1, 1, 0, 1, 1]
+        >>> y_pred = [0, 1, 0, 1, 1, 1]
+        >>> f1_score(y_true, y_pred)
+        0.75
+        >>> f1_score(["a", "b", "c", "a"], ["a", "a", "c", "c"], average=None)
+        array([0.5   , 0.    , 0.6667])
+        >>> f1_score(["a", "b", "c", "a"], ["a", "a", "c", "c"], average="micro")
+        0.5
     """
     return _fbeta(
         "f1_score", 1.0, y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
@@ -971,51 +981,51 @@ def fbeta_score(
 ) -> float | NDArray[np.float64]:
     """Compute the F-beta score: a weighted harmonic mean of precision and recall.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True labels: ints, bools, floats or strings.
-    y_pred : array-like of shape (n_samples,)
-        Predicted labels, of the same type as ``y_true``.
-    beta : float
-        Weight of recall relative to precision, > 0 and finite: beta > 1
-        favours recall, beta < 1 precision, and beta = 1 gives F1.
-{parameters}
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels: ints, bools, floats or strings.
+        y_pred : array-like of shape (n_samples,)
+            Predicted labels, of the same type as ``y_true``.
+        beta : float
+            Weight of recall relative to precision, > 0 and finite: beta > 1
+            favours recall, beta < 1 precision, and beta = 1 gives F1.
+    {parameters}
 
-    Returns
-    -------
-{returns}
+        Returns
+        -------
+    {returns}
 
-    Raises
-    ------
-    InputValidationError
-        If the inputs have different lengths, are empty or 2-D, hold NaN or mix
-        numbers and strings; if ``average="binary"`` and the data has more than
-        two labels, or two labels and ``pos_label`` is not one of them.
-    InvalidParameterError
-        If ``beta`` is not a positive finite number, or ``average``,
-        ``zero_division`` or ``pos_label`` is not valid.
+        Raises
+        ------
+        InputValidationError
+            If the inputs have different lengths, are empty or 2-D, hold NaN or mix
+            numbers and strings; if ``average="binary"`` and the data has more than
+            two labels, or two labels and ``pos_label`` is not one of them.
+        InvalidParameterError
+            If ``beta`` is not a positive finite number, or ``average``,
+            ``zero_division`` or ``pos_label`` is not valid.
 
-    See Also
-    --------
-    f1_score : beta = 1.
+        See Also
+        --------
+        f1_score : beta = 1.
 
-    Notes
-    -----
-    F = (1 + b²) P R / (b² P + R) = (1 + b²) TP / ((1 + b²) TP + b² FN + FP),
-    computed from the counts as in scikit-learn >= 1.3: 0 (not undefined)
-    when precision and recall are both 0 but the label occurs, and
-    ``zero_division`` only when TP + FP + FN = 0; only that case warns.
+        Notes
+        -----
+        F = (1 + b²) P R / (b² P + R) = (1 + b²) TP / ((1 + b²) TP + b² FN + FP),
+        computed from the counts as in scikit-learn >= 1.3: 0 (not undefined)
+        when precision and recall are both 0 but the label occurs, and
+        ``zero_division`` only when TP + FP + FN = 0; only that case warns.
 
-    Examples
-    --------
-    >>> from receval import fbeta_score
-    >>> y_true = [0, 1, 1, 0, 1, 1]
-    >>> y_pred = [0, 1, 0, 0, 0, 1]  # precision 1, recall 0.5
-    >>> fbeta_score(y_true, y_pred, beta=2)  # 5 * 0.5 / (4 + 0.5)
-    0.5556
-    >>> fbeta_score(y_true, y_pred, beta=0.5)  # 1.25 * 0.5 / (0.25 + 0.5)
-    0.8333
+        Examples
+        --------
+        >>> from receval import fbeta_score
+        >>> y_true = [0, 1, 1, 0, 1, 1]
+        >>> y_pred = [0, 1, 0, 0, 0, 1]  # precision 1, recall 0.5
+        >>> fbeta_score(y_true, y_pred, beta=2)  # 5 * 0.5 / (4 + 0.5)
+        0.5556
+        >>> fbeta_score(y_true, y_pred, beta=0.5)  # 1.25 * 0.5 / (0.25 + 0.5)
+        0.8333
     """
     func = "fbeta_score"
     beta = _v.check_number(beta, "beta", func, low=0.0, low_inclusive=False)

@@ -200,7 +200,9 @@ def _group_auc(
     labels = v.check_binary01(yt, func)
     scores = v.check_finite(v.as_float(ys, "y_score", func), "y_score", func)
     weights = v.check_sample_weight(sw, n, func)
-    auc, rows, weight, weighted_pos = grouped_auc_kernel(codes, len(uniques), labels, scores, weights)
+    auc, rows, weight, weighted_pos = grouped_auc_kernel(
+        codes, len(uniques), labels, scores, weights
+    )
     group_w, used = _group_weights(weighting, uniques, codes, rows, weight, weighted_pos, func)
     skipped = np.isnan(auc)
     kept_w = group_w[~skipped]

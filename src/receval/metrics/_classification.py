@@ -312,10 +312,6 @@ def _average(values: np.ndarray, counts: _Counts) -> float | NDArray[np.float64]
     return float(kept.mean())
 
 
-def _checked_zero_division(zero_division: Any, func: str) -> str | float:
-    return _v.check_zero_division(zero_division, func)
-
-
 # ---------------------------------------------------------------- public API
 def confusion_matrix(
     y_true: ArrayLike,
@@ -666,7 +662,7 @@ def precision_score(
         0.3333
     """
     func = "precision_score"
-    zero_division = _checked_zero_division(zero_division, func)
+    zero_division = _v.check_zero_division(zero_division, func)
     c = _class_counts(
         func, y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
         sample_weight=sample_weight,
@@ -731,7 +727,7 @@ def recall_score(
         array([0.75,  nan])
     """
     func = "recall_score"
-    zero_division = _checked_zero_division(zero_division, func)
+    zero_division = _v.check_zero_division(zero_division, func)
     c = _class_counts(
         func, y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
         sample_weight=sample_weight,
@@ -800,7 +796,7 @@ def specificity_score(
         array([1.    , 0.6667, 0.5   ])
     """
     func = "specificity_score"
-    zero_division = _checked_zero_division(zero_division, func)
+    zero_division = _v.check_zero_division(zero_division, func)
     c = _class_counts(
         func, y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
         sample_weight=sample_weight,
@@ -867,7 +863,7 @@ def false_positive_rate(
         0.25
     """
     func = "false_positive_rate"
-    zero_division = _checked_zero_division(zero_division, func)
+    zero_division = _v.check_zero_division(zero_division, func)
     c = _class_counts(
         func, y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
         sample_weight=sample_weight,
@@ -891,7 +887,7 @@ def _fbeta(
     sample_weight: Any,
     zero_division: Any,
 ) -> float | NDArray[np.float64]:
-    zero_division = _checked_zero_division(zero_division, func)
+    zero_division = _v.check_zero_division(zero_division, func)
     c = _class_counts(
         func, y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
         sample_weight=sample_weight,

@@ -43,6 +43,16 @@ _EXPORTS: dict[str, str] = {
     "pcoc": "receval.metrics._calibration",
     "copc": "receval.metrics._calibration",
     "expected_calibration_error": "receval.metrics._calibration",
+    # ranking
+    "Qrels": "receval.data._ranked",
+    "Run": "receval.data._ranked",
+    "evaluate": "receval.evaluation",
+    "EvaluationReport": "receval.evaluation",
+    "parse_metric": "receval._registry",
+    "list_metrics": "receval._registry",
+    "MetricSpec": "receval._registry",
+    "Conventions": "receval.conventions",
+    "PROFILES": "receval.conventions",
     # errors
     "RecevalError": "receval.exceptions",
     "InvalidParameterError": "receval.exceptions",
@@ -67,6 +77,10 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
+    from ._registry import MetricSpec, list_metrics, parse_metric
+    from .conventions import PROFILES, Conventions
+    from .data._ranked import Qrels, Run
+    from .evaluation import EvaluationReport, evaluate
     from .exceptions import (
         InputValidationError,
         InvalidParameterError,

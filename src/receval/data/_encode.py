@@ -105,3 +105,34 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
     if isinstance(arr, np.ndarray) and (arr.dtype.kind in "OUS" or uniques.dtype != arr.dtype):
         uniques = np.asarray(uniques, dtype=arr.dtype if arr.dtype.kind != "O" else object)
     return codes, uniques
+
+
+def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
+    """Index of each of ``values`` in ``dictionary`` (distinct ids), or -1 if absent.
+
+    Integer ids on both sides use a sorted search; otherwise both sides are
+    compared as strings through Arrow's hash table (an int id 7 and a string id
+    "7" are the same id, as in TREC files, where every id is a string).
+    """
+    if len(values) == 0:
+        return np.empty(0, dtype=np.int64)
+    if len(dictionary) == 0:
+        return np.full(len(values), -1, dtype=np.int64)
+    if values.dtype.kind in "iu" and dictionary.dtype.kind in "iu":
+        order = np.argsort(dictionary, kind="stable")
+        ordered = dictionary[order]
+        pos = np.searchsorted(ordered, values)
+        pos_c = np.minimum(pos, len(ordered) - 1)
+        found = ordered[pos_c] == values
+        return np.where(found, order[pos_c], -1).astype(np.int64)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def as_strings(x: np.ndarray) -> pa.Array:
+        arr = pa.array(x.tolist() if x.dtype.kind == "O" else x)
+        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+            arr = pc.cast(arr, pa.string())
+        return arr
+
+    idx = pc.index_in(as_strings(values), value_set=as_strings(dictionary))
+    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)

@@ -1,0 +1,427 @@
+"""Numba kernels of the ranking engine: CSR construction and every top-K metric.
+
+Layout: a ``Qrels`` is a CSR over users with the judged items of each user
+sorted by item code and, beside them, the user's grades sorted descending (for
+the ideal DCG). A ``Run`` is a CSR over its users with the items of each user
+in ranked order (score descending, input order within ties) and their scores.
+
+``_evaluate_users`` walks every qrels user in parallel, looks up the grade of
+each recommended item once, and computes every requested metric (each a row of
+``specs``) from that one vector of grades: all @k values in a single pass.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ._topk_codes import (
+    AP,
+    AP_MIN_K,
+    AP_RELEVANT,
+    CG,
+    DCG,
+    F1,
+    GAIN_EXPONENTIAL,
+    HIT_RATIO,
+    IDCG,
+    IDEAL_CANDIDATES,
+    NDCG,
+    PRECISION,
+    R_PRECISION,
+    RECALL,
+    RR,
+    S_AP_NORM,
+    S_EMPTY_SKIP,
+    S_GAIN,
+    S_IDEAL,
+    S_K,
+    S_KIND,
+    S_MISSING_SKIP,
+    S_THRESHOLD,
+    S_TIES,
+    SUCCESS,
+    TIES_AVERAGE,
+    TIES_TREC,
+)
+
+
+# ------------------------------------------------------------------ construction
+@nb.njit(cache=True, nogil=True)
+def _group_order(codes, n_groups):
+    """Stable counting sort of rows by group code: (offsets, row order)."""
+    offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    for i in range(codes.shape[0]):
+        offsets[codes[i] + 1] += 1
+    for g in range(n_groups):
+        offsets[g + 1] += offsets[g]
+    cursor = offsets[:-1].copy()
+    order = np.empty(codes.shape[0], dtype=np.int64)
+    for i in range(codes.shape[0]):
+        g = codes[i]
+        order[cursor[g]] = i
+        cursor[g] += 1
+    return offsets, order
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _sort_segments_desc(keys, order, offsets):
+    """Within each segment of ``order``, stable-sort rows by ``keys`` descending."""
+    for g in nb.prange(offsets.shape[0] - 1):
+        a = offsets[g]
+        b = offsets[g + 1]
+        sorted_already = True
+        for t in range(a + 1, b):
+            if keys[order[t]] > keys[order[t - 1]]:
+                sorted_already = False
+                break
+        if sorted_already:
+            continue
+        seg = order[a:b].copy()
+        neg = np.empty(b - a, dtype=np.float64)
+        for t in range(b - a):
+            neg[t] = -keys[seg[t]]
+        perm = np.argsort(neg, kind="mergesort")
+        for t in range(b - a):
+            order[a + t] = seg[perm[t]]
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _sort_segments_int(values, offsets):
+    """Sort each segment of an integer array in place (ascending)."""
+    for g in nb.prange(offsets.shape[0] - 1):
+        values[offsets[g] : offsets[g + 1]].sort()
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _first_duplicate(items, offsets, presorted):
+    """Index of the first row whose item repeats within its segment, or -1."""
+    n_groups = offsets.shape[0] - 1
+    found = np.full(n_groups, -1, dtype=np.int64)
+    for g in nb.prange(n_groups):
+        a = offsets[g]
+        b = offsets[g + 1]
+        if b - a < 2:
+            continue
+        seg = items[a:b] if presorted else np.sort(items[a:b])
+        for t in range(1, b - a):
+            if seg[t] == seg[t - 1]:
+                found[g] = g
+                break
+    for g in range(n_groups):
+        if found[g] >= 0:
+            return g
+    return -1
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _sorted_desc_segments(values, offsets):
+    """A copy of ``values`` with each segment sorted descending."""
+    out = values.copy()
+    for g in nb.prange(offsets.shape[0] - 1):
+        seg = np.sort(values[offsets[g] : offsets[g + 1]])
+        n = seg.shape[0]
+        for t in range(n):
+            out[offsets[g] + t] = seg[n - 1 - t]
+    return out
+
+
+# ------------------------------------------------------------------ metrics
+@nb.njit(cache=True, nogil=True, inline="always")
+def _gain(grade, threshold, gain):
+    if grade < threshold:
+        return 0.0
+    if gain == GAIN_EXPONENTIAL:
+        return 2.0**grade - 1.0
+    return grade
+
+
+@nb.njit(cache=True, nogil=True)
+def _lookup(sorted_items, a, b, item):
+    """Position of ``item`` in sorted_items[a:b], or -1."""
+    lo = a
+    hi = b
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if sorted_items[mid] < item:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < b and sorted_items[lo] == item:
+        return lo
+    return -1
+
+
+@nb.njit(cache=True, nogil=True)
+def _trec_order(scores, keys, a, n):
+    """Permutation of rows a..a+n (score desc, input order in ties) that breaks ties
+    by ``keys`` descending (the trec_eval rule: document id descending)."""
+    perm = np.arange(n)
+    t = 0
+    while t < n:
+        e = t + 1
+        while e < n and scores[a + e] == scores[a + t]:
+            e += 1
+        if e - t > 1:
+            block = np.empty(e - t, dtype=np.float64)
+            for j in range(e - t):
+                block[j] = -keys[a + t + j]
+            inner = np.argsort(block, kind="mergesort")
+            for j in range(e - t):
+                perm[t + j] = t + inner[j]
+        t = e
+    return perm
+
+
+@nb.njit(cache=True, nogil=True)
+def _expected_first_hit(m, h, t):
+    """P(the first relevant of a tied block of m items, h relevant, is at offset j)
+    for j < t, as an array (uniform random order of the block)."""
+    out = np.zeros(t)
+    if h == 0:
+        return out
+    none_before = 1.0
+    for j in range(min(t, m - h + 1)):
+        out[j] = none_before * h / (m - j)
+        none_before *= (m - h - j) / (m - j)
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def _user_metric(
+    kind,
+    k,
+    threshold,
+    gain,
+    ap_norm,
+    ideal,
+    ties,
+    grades,
+    scores,
+    a,
+    n,
+    q_desc,
+    qa,
+    qb,
+):
+    """(value, auxiliary) of one metric for one user.
+
+    ``grades`` is the grade of each ranked item (0 if unjudged) in the order
+    for this metric's tie rule; ``scores[a:a+n]`` the ranked scores (used by
+    ``ties='average'``); ``q_desc[qa:qb]`` the user's judged grades, descending.
+    The auxiliary value is R (the user's relevant items), used by hit_ratio.
+    """
+    n_rel = 0
+    for t in range(qa, qb):
+        if q_desc[t] >= threshold:
+            n_rel += 1
+    if kind == R_PRECISION:
+        k_eff = n_rel
+    elif k > 0:
+        k_eff = k
+    else:
+        k_eff = n
+    top = min(k_eff, n)
+
+    # per-position relevance and gain, averaged over tied blocks when asked
+    rel = np.zeros(top)
+    gains = np.zeros(top)
+    if ties == TIES_AVERAGE:
+        t = 0
+        while t < n and t < top:
+            e = t + 1
+            while e < n and scores[a + e] == scores[a + t]:
+                e += 1
+            r_sum = 0.0
+            g_sum = 0.0
+            for j in range(t, e):
+                if grades[j] >= threshold:
+                    r_sum += 1.0
+                g_sum += _gain(grades[j], threshold, gain)
+            for j in range(t, min(e, top)):
+                rel[j] = r_sum / (e - t)
+                gains[j] = g_sum / (e - t)
+            t = e
+    else:
+        for j in range(top):
+            if grades[j] >= threshold:
+                rel[j] = 1.0
+            gains[j] = _gain(grades[j], threshold, gain)
+
+    hits = 0.0
+    for j in range(top):
+        hits += rel[j]
+    aux = float(n_rel)
+
+    if kind == PRECISION or kind == R_PRECISION:
+        return (hits / k_eff if k_eff > 0 else 0.0), aux
+    if kind == RECALL:
+        return (hits / n_rel if n_rel > 0 else 0.0), aux
+    if kind == F1:
+        den = k_eff + n_rel
+        return (2.0 * hits / den if den > 0 else 0.0), aux
+    if kind == HIT_RATIO:
+        return hits, aux
+    if kind == CG:
+        s = 0.0
+        for j in range(top):
+            s += gains[j]
+        return s, aux
+    if kind == DCG or kind == NDCG or kind == IDCG:
+        dcg = 0.0
+        for j in range(top):
+            dcg += gains[j] / np.log2(j + 2.0)
+        if kind == DCG:
+            return dcg, aux
+        idcg = 0.0
+        if ideal == IDEAL_CANDIDATES:
+            cand = np.empty(n)
+            for j in range(n):
+                cand[j] = grades[j]
+            cand = np.sort(cand)[::-1]
+            for j in range(min(k_eff, n)):
+                idcg += _gain(cand[j], threshold, gain) / np.log2(j + 2.0)
+        else:
+            depth = (qb - qa) if k <= 0 else min(k, qb - qa)
+            for j in range(depth):
+                idcg += _gain(q_desc[qa + j], threshold, gain) / np.log2(j + 2.0)
+        if kind == IDCG:
+            return idcg, aux
+        return (dcg / idcg if idcg > 0 else 0.0), aux
+    if kind == SUCCESS or kind == RR:
+        if ties != TIES_AVERAGE:
+            for j in range(top):
+                if rel[j] > 0:
+                    return (1.0 if kind == SUCCESS else 1.0 / (j + 1)), aux
+            return 0.0, aux
+        # expected value over random orders of tied blocks
+        t = 0
+        value = 0.0
+        while t < n and t < top:
+            e = t + 1
+            while e < n and scores[a + e] == scores[a + t]:
+                e += 1
+            h = 0
+            for j in range(t, e):
+                if grades[j] >= threshold:
+                    h += 1
+            if h > 0:
+                first = _expected_first_hit(e - t, h, min(e, top) - t)
+                for j in range(first.shape[0]):
+                    value += first[j] * (1.0 if kind == SUCCESS else 1.0 / (t + j + 1))
+                return value, aux
+            t = e
+        return value, aux
+    if kind == AP:
+        s = 0.0
+        seen = 0.0
+        for j in range(top):
+            if rel[j] > 0:
+                seen += 1.0
+                s += seen / (j + 1)
+        if ap_norm == AP_RELEVANT:
+            norm = float(n_rel)
+        elif ap_norm == AP_MIN_K:
+            norm = float(min(n_rel, k_eff)) if k > 0 else float(n_rel)
+        else:
+            norm = hits
+        return (s / norm if norm > 0 else 0.0), aux
+    return np.nan, aux
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _evaluate_users(
+    q_offsets,
+    q_items,
+    q_grades,
+    q_desc,
+    r_offsets,
+    r_items,
+    r_scores,
+    r_keys,
+    user_map,
+    specs,
+):
+    """Every metric (rows of ``specs``) for every qrels user.
+
+    ``r_items`` are run items already mapped to qrels item codes (-1 when the
+    item is judged for nobody); ``user_map[u]`` is the run user of qrels user u
+    (-1 when absent from the run); ``r_keys`` breaks ties for ``ties='trec'``
+    (may be empty when no metric uses it). Returns values and auxiliary values
+    (R per user), with nan where a rule skips the user.
+    """
+    n_users = q_offsets.shape[0] - 1
+    n_metrics = specs.shape[0]
+    values = np.empty((n_users, n_metrics))
+    aux = np.empty((n_users, n_metrics))
+    need_trec = False
+    for m in range(n_metrics):
+        if specs[m, S_TIES] == TIES_TREC:
+            need_trec = True
+    for u in nb.prange(n_users):
+        qa = q_offsets[u]
+        qb = q_offsets[u + 1]
+        ru = user_map[u]
+        a = 0
+        n = 0
+        if ru >= 0:
+            a = r_offsets[ru]
+            n = r_offsets[ru + 1] - a
+        grades_input = np.zeros(n)
+        for j in range(n):
+            item = r_items[a + j]
+            if item >= 0:
+                pos = _lookup(q_items, qa, qb, item)
+                if pos >= 0:
+                    grades_input[j] = q_grades[pos]
+        grades_trec = grades_input
+        if need_trec and n > 1:
+            perm = _trec_order(r_scores, r_keys, a, n)
+            grades_trec = grades_input[perm]
+        for m in range(n_metrics):
+            threshold = specs[m, S_THRESHOLD]
+            n_rel = 0
+            for t in range(qa, qb):
+                if q_desc[t] >= threshold:
+                    n_rel += 1
+            if (ru < 0 and specs[m, S_MISSING_SKIP] == 1) or (
+                n_rel == 0 and specs[m, S_EMPTY_SKIP] == 1
+            ):
+                values[u, m] = np.nan
+                aux[u, m] = np.nan
+                continue
+            ties = specs[m, S_TIES]
+            grades = grades_trec if ties == TIES_TREC else grades_input
+            v, x = _user_metric(
+                specs[m, S_KIND],
+                specs[m, S_K],
+                threshold,
+                specs[m, S_GAIN],
+                specs[m, S_AP_NORM],
+                specs[m, S_IDEAL],
+                ties,
+                grades,
+                r_scores,
+                a,
+                n,
+                q_desc,
+                qa,
+                qb,
+            )
+            values[u, m] = v
+            aux[u, m] = x
+    return values, aux
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _segment_argsort_int(values, offsets):
+    """Global permutation that sorts each segment of ``values`` ascending (stable)."""
+    perm = np.arange(values.shape[0])
+    for g in nb.prange(offsets.shape[0] - 1):
+        a = offsets[g]
+        b = offsets[g + 1]
+        if b - a > 1:
+            inner = np.argsort(values[a:b], kind="mergesort")
+            for t in range(b - a):
+                perm[a + t] = a + inner[t]
+    return perm

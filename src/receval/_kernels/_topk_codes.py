@@ -1,0 +1,14 @@
+"""Integer codes shared by the ranking kernels and the registry (no numba import)."""
+
+# metric kinds (rows of ``specs``); receval._registry maps names to these codes
+PRECISION, RECALL, F1, HIT_RATIO, SUCCESS, AP, CG, DCG, IDCG, NDCG, RR, R_PRECISION = range(12)
+# columns of ``specs``
+S_KIND, S_K, S_THRESHOLD, S_GAIN, S_AP_NORM, S_IDEAL, S_TIES, S_MISSING_SKIP, S_EMPTY_SKIP = range(
+    9
+)
+N_SPEC_COLUMNS = 9
+# codes of the conventions inside ``specs``
+GAIN_LINEAR, GAIN_EXPONENTIAL = 0, 1
+AP_RELEVANT, AP_MIN_K, AP_HITS = 0, 1, 2
+IDEAL_JUDGED, IDEAL_CANDIDATES = 0, 1
+TIES_TREC, TIES_AVERAGE, TIES_INPUT = 0, 1, 2

@@ -1,0 +1,418 @@
+"""Qrels and Run: ground truth and recommendations as per-user CSR arrays.
+
+Both are built once: ids are encoded to dense integer codes (never hashed),
+rows are grouped by user with a counting sort, and each user's rows are sorted
+(judged items by item code; recommended items by score descending, input order
+within ties). Every metric of :func:`receval.evaluate` then reads these arrays.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..exceptions import InputValidationError
+from . import io
+from ._encode import factorize
+
+
+def _length(x: Any) -> int:
+    return len(x)
+
+
+def _as_numbers(x: Any, name: str, func: str) -> np.ndarray:
+    if type(x).__module__.startswith("pyarrow"):
+        x = x.to_numpy(zero_copy_only=False)
+    return v.check_finite(v.as_float(v.as_1d(x, name, func), name, func), name, func)
+
+
+class _RankedBase:
+    """Shared construction: encoding of users and items, grouping by user."""
+
+    _func = "Ranked"
+
+    def _encode(self, users: Any, items: Any) -> tuple[np.ndarray, np.ndarray, int]:
+        func = self._func
+        if users is None or items is None:
+            raise InputValidationError(f"{func}: users and items are required.")
+        n = v.check_same_length(func, users=_Len(users), items=_Len(items))
+        v.check_not_empty(n, "users", func)
+        user_codes, self.user_ids = factorize(users, "users", func)
+        item_codes, self.item_ids = factorize(items, "items", func)
+        return user_codes, item_codes, n
+
+    @property
+    def n_users(self) -> int:
+        """Number of distinct users."""
+        return len(self.user_ids)
+
+    @property
+    def n_rows(self) -> int:
+        """Number of (user, item) rows."""
+        return int(self.offsets[-1])
+
+    def _check_duplicates(self, items_sorted: np.ndarray, presorted: bool) -> None:
+        from .._kernels._topk import _first_duplicate
+
+        g = _first_duplicate(items_sorted, self.offsets, presorted)
+        if g >= 0:
+            seg = items_sorted[self.offsets[g] : self.offsets[g + 1]]
+            values, counts = np.unique(seg, return_counts=True)
+            dup = self.item_ids[values[counts > 1][0]]
+            raise InputValidationError(
+                f"{self._func}: user {_py(self.user_ids[g])!r} has item {_py(dup)!r} more than "
+                f"once. Each (user, item) pair must appear once; drop duplicates first, e.g. "
+                f"keep the highest score per pair."
+            )
+
+
+class _Len:
+    """Length-only view used to compare column lengths without converting them."""
+
+    def __init__(self, x: Any) -> None:
+        self._n = len(x)
+
+    def __len__(self) -> int:
+        return self._n
+
+
+def _py(x: Any) -> Any:
+    return x.item() if isinstance(x, np.generic) else x
+
+
+class Qrels(_RankedBase):
+    """Ground truth: the judged items of each user and their relevance grades.
+
+    Parameters
+    ----------
+    users, items : array-like of shape (n_rows,)
+        User (query) id and item (document) id of each judgment: ints or strings.
+    grades : array-like of shape (n_rows,), default=None
+        Non-negative integer relevance grades; None means every listed item has
+        grade 1 (implicit feedback: the held-out interactions).
+
+    Raises
+    ------
+    InputValidationError
+        Lengths differ, empty input, a (user, item) pair twice, NaN, negative
+        or non-integer grades.
+
+    See Also
+    --------
+    Run : The recommendations to evaluate.
+    evaluate : Every top-K metric of a run against qrels.
+
+    Examples
+    --------
+    >>> from receval import Qrels
+    >>> qrels = Qrels.from_dict({"u1": {"a": 2, "b": 1}, "u2": {"c": 1}})
+    >>> qrels.n_users, qrels.n_rows
+    (2, 3)
+    """
+
+    _func = "Qrels"
+
+    def __init__(self, users: Any, items: Any, grades: Any = None) -> None:
+        from .._kernels._topk import _group_order, _sorted_desc_segments
+
+        func = self._func
+        user_codes, item_codes, n = self._encode(users, items)
+        if grades is None:
+            g = np.ones(n)
+        else:
+            g = _as_numbers(grades, "grades", func)
+            if len(g) != n:
+                raise InputValidationError(
+                    f"{func}: users, items and grades must have the same length. "
+                    f"Got lengths [{n}, {n}, {len(g)}]."
+                )
+            bad = (g < 0) | (g != np.floor(g))
+            if bad.any():
+                raise InputValidationError(
+                    f"{func}: grades must be non-negative integers. Got values "
+                    f"{v.format_values(np.unique(g[bad]))}; map them to 0, 1, 2, ... first "
+                    f"(e.g. clip negative grades to 0)."
+                )
+        self.offsets, order = _group_order(user_codes, len(self.user_ids))
+        # sort each user's judged items by item code, carrying grades along
+        items_grouped = item_codes[order]
+        grades_grouped = g[order]
+        perm = _segment_argsort(items_grouped, self.offsets)
+        self.items = items_grouped[perm]
+        self.grades = grades_grouped[perm]
+        del items_grouped, grades_grouped, perm
+        self._check_duplicates(self.items, presorted=True)
+        self.grades_desc = _sorted_desc_segments(self.grades, self.offsets)
+
+    # ------------------------------------------------------------ constructors
+    @classmethod
+    def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]]) -> Qrels:
+        """From ``{user: {item: grade}}`` (the pytrec_eval and ranx shape)."""
+        users, items, grades = _flatten(data, cls._func)
+        return cls(users, items, grades)
+
+    @classmethod
+    def from_frame(
+        cls, frame: Any, *, user: str = "user", item: str = "item", grade: str | None = "grade"
+    ) -> Qrels:
+        """From a pandas/polars DataFrame or an Arrow table (``grade=None``: all 1)."""
+        cols = io.frame_columns(frame, {"user": user, "item": item, "grade": grade}, cls._func)
+        return cls(cols["user"], cols["item"], cols.get("grade"))
+
+    @classmethod
+    def from_trec(cls, path: str | os.PathLike[str]) -> Qrels:
+        """From a TREC qrels file: ``user iteration item grade`` per line (gzip too)."""
+        (users, _, items, grades), lines = io.read_whitespace_table(
+            path, 4, "user iteration item grade"
+        )
+        g = io.parse_numbers(grades, path, lines, "grade", integer=True)
+        if (g < 0).any():
+            i = int(np.flatnonzero(g < 0)[0])
+            raise InputValidationError(
+                f"{os.fspath(path)}:{int(lines[i])}: the grade {int(g[i])} is negative; "
+                f"receval needs grades >= 0 (clip negative grades to 0 first)."
+            )
+        return cls(users, items, g)
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        user: str = "user",
+        item: str = "item",
+        grade: str | None = "grade",
+        file_format: str | None = None,
+    ) -> Qrels:
+        """From a TREC, CSV, TSV or Parquet file (format from the suffix unless given)."""
+        fmt = file_format or io.infer_format(os.fspath(path))
+        if fmt == "trec":
+            return cls.from_trec(path)
+        columns = [c for c in (user, item, grade) if c is not None]
+        table = io.read_table(path, columns, cls._func, fmt)
+        return cls.from_frame(table, user=user, item=item, grade=grade)
+
+    # ------------------------------------------------------------ views
+    def to_dict(self) -> dict[Any, dict[Any, int]]:
+        """Back to ``{user: {item: grade}}``."""
+        out: dict[Any, dict[Any, int]] = {}
+        for u in range(self.n_users):
+            a, b = self.offsets[u], self.offsets[u + 1]
+            out[_py(self.user_ids[u])] = {
+                _py(self.item_ids[i]): int(g)
+                for i, g in zip(self.items[a:b], self.grades[a:b], strict=True)
+            }
+        return out
+
+    def __repr__(self) -> str:
+        return f"Qrels(n_users={self.n_users}, n_rows={self.n_rows})"
+
+
+class Run(_RankedBase):
+    """Recommendations: a ranked list of items per user.
+
+    Parameters
+    ----------
+    users, items : array-like of shape (n_rows,)
+        User id and recommended item id of each row: ints or strings.
+    scores : array-like of shape (n_rows,), default=None
+        Score of each recommendation; higher ranks first. Ties are ordered by
+        the ``ties`` convention of :func:`receval.evaluate`.
+    ranks : array-like of shape (n_rows,), default=None
+        Alternatively, the rank of each recommendation (1 = first); the order
+        is kept as given. Exactly one of ``scores`` and ``ranks`` is required.
+    name : str, default=None
+        A name for reports and comparisons.
+
+    Raises
+    ------
+    InputValidationError
+        Lengths differ, empty input, a (user, item) pair twice, NaN scores.
+
+    Examples
+    --------
+    >>> from receval import Run
+    >>> run = Run.from_dict({"u1": {"a": 0.9, "c": 0.5}, "u2": {"c": 0.7}})
+    >>> run.n_users, run.n_rows
+    (2, 3)
+    """
+
+    _func = "Run"
+
+    def __init__(
+        self,
+        users: Any,
+        items: Any,
+        scores: Any = None,
+        *,
+        ranks: Any = None,
+        name: str | None = None,
+    ) -> None:
+        from .._kernels._topk import _group_order, _sort_segments_desc
+
+        func = self._func
+        if (scores is None) == (ranks is None):
+            raise InputValidationError(
+                f"{func}: pass exactly one of scores and ranks. Got "
+                f"{'both' if scores is not None else 'neither'}."
+            )
+        user_codes, item_codes, n = self._encode(users, items)
+        values = _as_numbers(
+            scores if ranks is None else ranks, "scores" if ranks is None else "ranks", func
+        )
+        if len(values) != n:
+            raise InputValidationError(
+                f"{func}: users, items and {'scores' if ranks is None else 'ranks'} must have "
+                f"the same length. Got lengths [{n}, {n}, {len(values)}]."
+            )
+        self.name = name
+        self.from_ranks = ranks is not None
+        keys = values if ranks is None else -values
+        self.offsets, order = _group_order(user_codes, len(self.user_ids))
+        _sort_segments_desc(keys, order, self.offsets)
+        self.items = item_codes[order]
+        self.scores = keys[order]
+        del order
+        self._check_duplicates(self.items, presorted=False)
+        self._trec_keys: np.ndarray | None = None
+        self._has_ties: bool | None = None
+
+    @property
+    def has_ties(self) -> bool:
+        """Whether some user has two items with the same score."""
+        if self._has_ties is None:
+            same = self.scores[1:] == self.scores[:-1]
+            same[self.offsets[1:-1] - 1] = False  # pairs that straddle two users
+            self._has_ties = bool(same.any())
+        return self._has_ties
+
+    @property
+    def trec_keys(self) -> np.ndarray:
+        """Per row, the rank of its item id in string order (trec_eval's tie-break)."""
+        if self._trec_keys is None:
+            as_str = np.asarray([str(x) for x in self.item_ids.tolist()])
+            rank = np.empty(len(as_str), dtype=np.float64)
+            rank[np.argsort(as_str, kind="stable")] = np.arange(len(as_str))
+            self._trec_keys = rank[self.items]
+        return self._trec_keys
+
+    # ------------------------------------------------------------ constructors
+    @classmethod
+    def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]], *, name: str | None = None) -> Run:
+        """From ``{user: {item: score}}`` (the pytrec_eval and ranx shape)."""
+        users, items, scores = _flatten(data, cls._func)
+        return cls(users, items, scores, name=name)
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: Any,
+        *,
+        user: str = "user",
+        item: str = "item",
+        score: str | None = "score",
+        rank: str | None = None,
+        name: str | None = None,
+    ) -> Run:
+        """From a pandas/polars DataFrame or an Arrow table, with a score or a rank column."""
+        if rank is not None:
+            score = None
+        cols = io.frame_columns(
+            frame, {"user": user, "item": item, "score": score, "rank": rank}, cls._func
+        )
+        return cls(cols["user"], cols["item"], cols.get("score"), ranks=cols.get("rank"), name=name)
+
+    @classmethod
+    def from_trec(cls, path: str | os.PathLike[str], *, name: str | None = None) -> Run:
+        """From a TREC run file: ``user Q0 item rank score tag`` per line (gzip too).
+
+        As in trec_eval, the order comes from the scores; the rank column is read
+        but not used.
+        """
+        (users, _, items, _, scores, tags), lines = io.read_whitespace_table(
+            path, 6, "user Q0 item rank score tag"
+        )
+        s = io.parse_numbers(scores, path, lines, "score", integer=False)
+        if not np.isfinite(s).all():
+            i = int(np.flatnonzero(~np.isfinite(s))[0])
+            raise InputValidationError(
+                f"{os.fspath(path)}:{int(lines[i])}: the score {s[i]!r} is not finite."
+            )
+        if name is None and len(tags):
+            name = tags[0].as_py()
+        return cls(users, items, s, name=name)
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        user: str = "user",
+        item: str = "item",
+        score: str | None = "score",
+        rank: str | None = None,
+        file_format: str | None = None,
+        name: str | None = None,
+    ) -> Run:
+        """From a TREC, CSV, TSV or Parquet file (format from the suffix unless given)."""
+        fmt = file_format or io.infer_format(os.fspath(path))
+        if fmt == "trec":
+            return cls.from_trec(path, name=name)
+        if rank is not None:
+            score = None
+        columns = [c for c in (user, item, score, rank) if c is not None]
+        table = io.read_table(path, columns, cls._func, fmt)
+        return cls.from_frame(
+            table,
+            user=user,
+            item=item,
+            score=score,
+            rank=rank,
+            name=name or os.path.basename(os.fspath(path)),
+        )
+
+    def to_dict(self) -> dict[Any, dict[Any, float]]:
+        """Back to ``{user: {item: score}}`` (ranks become negative scores)."""
+        out: dict[Any, dict[Any, float]] = {}
+        for u in range(self.n_users):
+            a, b = self.offsets[u], self.offsets[u + 1]
+            out[_py(self.user_ids[u])] = {
+                _py(self.item_ids[i]): float(s)
+                for i, s in zip(self.items[a:b], self.scores[a:b], strict=True)
+            }
+        return out
+
+    def __repr__(self) -> str:
+        label = f"name={self.name!r}, " if self.name else ""
+        return f"Run({label}n_users={self.n_users}, n_rows={self.n_rows})"
+
+
+def _segment_argsort(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    from .._kernels._topk import _segment_argsort_int
+
+    return _segment_argsort_int(values, offsets)
+
+
+def _flatten(data: Any, func: str) -> tuple[list[Any], list[Any], list[Any]]:
+    if not isinstance(data, Mapping):
+        raise InputValidationError(
+            f"{func}.from_dict: expected a mapping {{user: {{item: value}}}}. "
+            f"Got {type(data).__name__}."
+        )
+    users: list[Any] = []
+    items: list[Any] = []
+    values: list[Any] = []
+    for user, inner in data.items():
+        if not isinstance(inner, Mapping):
+            raise InputValidationError(
+                f"{func}.from_dict: the value of user {user!r} must be a mapping "
+                f"{{item: value}}. Got {type(inner).__name__}."
+            )
+        users.extend([user] * len(inner))
+        items.extend(inner.keys())
+        values.extend(inner.values())
+    return users, items, values

@@ -1,0 +1,237 @@
+"""Reading ids, scores and grades from DataFrames, Arrow tables and files.
+
+pandas and polars are never imported here: a DataFrame is recognised by its
+type's module and read through its own methods. Files are read with pyarrow
+(CSV, Parquet, TREC text; gzip is detected from the ``.gz`` suffix).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._validation import format_values
+from ..exceptions import InputValidationError
+
+
+def _module(obj: Any) -> str:
+    return type(obj).__module__.split(".")[0]
+
+
+def is_frame(obj: Any) -> bool:
+    """A pandas or polars DataFrame, an Arrow table or record batch."""
+    mod = _module(obj)
+    name = type(obj).__name__
+    return (mod in ("pandas", "polars") and name == "DataFrame") or (
+        mod == "pyarrow" and name in ("Table", "RecordBatch")
+    )
+
+
+def _column_array(col: Any) -> Any:
+    """A column as a NumPy array, or as an Arrow array for strings (cheaper to encode)."""
+    import pyarrow as pa
+
+    mod = _module(col)
+    if mod == "polars":
+        import polars as pl
+
+        if col.dtype in (pl.String, pl.Categorical):
+            return col.cast(pl.String).to_arrow()
+        return col.to_numpy()
+    if mod == "pyarrow":
+        if isinstance(col, pa.ChunkedArray):
+            col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+        if pa.types.is_dictionary(col.type):
+            col = col.cast(col.type.value_type)
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            return col
+        return col.to_numpy(zero_copy_only=False)
+    if mod == "pandas":
+        dtype = str(col.dtype)
+        if "pyarrow" in dtype or dtype in ("string", "category"):
+            arr = pa.array(col.astype("string[pyarrow]") if dtype == "category" else col)
+            return _column_array(arr)
+        return col.to_numpy()
+    return np.asarray(col)
+
+
+def frame_columns(data: Any, columns: Mapping[str, str | None], func: str) -> dict[str, Any]:
+    """Pick named columns from a DataFrame / Arrow table / mapping of arrays.
+
+    ``columns`` maps a role (``"user"``) to the caller's column name; roles with
+    a None name are skipped. Missing columns raise with the available names.
+    """
+    if _module(data) == "pyarrow":
+        names = list(data.schema.names)
+    elif isinstance(data, Mapping):
+        names = list(data.keys())
+    else:
+        names = [str(c) for c in data.columns]
+    out = {}
+    for role, name in columns.items():
+        if name is None:
+            continue
+        if name not in names:
+            raise InputValidationError(
+                f"{func}: the data has no column {name!r} for the {role} ids. "
+                f"Got columns {format_values(names, limit=10)}; pass {role}='<column name>'."
+            )
+        out[role] = _column_array(data[name])
+    return out
+
+
+# ----------------------------------------------------------------- files
+def _read_lines(path: str | os.PathLike[str]) -> Any:
+    """Every line of a text file (gzip detected) as an Arrow string array."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise InputValidationError(f"{path}: no such file.")
+    options = pcsv.ReadOptions(column_names=["line"], block_size=1 << 24)
+    parse = pcsv.ParseOptions(
+        delimiter="\x1f",
+        quote_char=False,
+        escape_char=False,
+        ignore_empty_lines=False,
+        newlines_in_values=False,
+    )
+    convert = pcsv.ConvertOptions(
+        column_types={"line": pa.string()},
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+    )
+    try:
+        table = pcsv.read_csv(
+            path, read_options=options, parse_options=parse, convert_options=convert
+        )
+    except pa.ArrowInvalid as exc:
+        raise InputValidationError(f"{path}: cannot be read as text: {exc}.") from exc
+    return table.column("line").combine_chunks()
+
+
+def read_whitespace_table(
+    path: str | os.PathLike[str], n_fields: int, kind: str
+) -> tuple[list[Any], np.ndarray]:
+    """Split a TREC-style file into ``n_fields`` whitespace-separated columns.
+
+    Blank lines are skipped. A line with another number of fields raises an
+    ``InputValidationError`` that names the file and the line. Returns the
+    columns (Arrow string arrays) and the 1-based line number of every row.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    lines = _read_lines(path)
+    parts = pc.utf8_split_whitespace(lines)
+    lengths = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
+    blank = lengths == 0
+    bad = np.flatnonzero(~blank & (lengths != n_fields))
+    if bad.size:
+        i = int(bad[0])
+        raise InputValidationError(
+            f"{os.fspath(path)}:{i + 1}: expected {n_fields} whitespace-separated fields "
+            f"({kind}), got {int(lengths[i])}: {lines[i].as_py()!r}."
+        )
+    keep = np.flatnonzero(~blank)
+    if keep.size != len(lines):
+        parts = parts.take(pa.array(keep))
+    flat = pc.list_flatten(parts)
+    columns = [flat.take(pa.array(np.arange(j, len(flat), n_fields))) for j in range(n_fields)]
+    return columns, keep + 1
+
+
+def parse_numbers(
+    column: Any,
+    path: str | os.PathLike[str],
+    line_numbers: np.ndarray,
+    what: str,
+    integer: bool,
+) -> np.ndarray:
+    """Cast an Arrow string column to int64/float64, naming file and line of a bad value."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    target = pa.int64() if integer else pa.float64()
+    try:
+        return pc.cast(column, target).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pattern = (
+            r"^[+-]?\d+$"
+            if integer
+            else r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|nan)$"
+        )
+        ok = pc.match_substring_regex(column, pattern, ignore_case=True).to_numpy(
+            zero_copy_only=False
+        )
+        i = int(np.flatnonzero(~ok)[0]) if (~ok).any() else 0
+        kind = "an integer" if integer else "a number"
+        raise InputValidationError(
+            f"{os.fspath(path)}:{int(line_numbers[i])}: the {what} {column[i].as_py()!r} is not "
+            f"{kind}."
+        ) from None
+
+
+def read_table(
+    path: str | os.PathLike[str], columns: Sequence[str], func: str, file_format: str | None
+) -> Any:
+    """Read the named columns of a CSV or Parquet file into an Arrow table."""
+    import pyarrow as pa
+
+    path = os.fspath(path)
+    fmt = file_format or infer_format(path)
+    if not os.path.exists(path):
+        raise InputValidationError(f"{path}: no such file.")
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            names = pq.read_schema(path).names
+            missing = [c for c in columns if c not in names]
+            if missing:
+                raise InputValidationError(
+                    f"{path}: no column {missing[0]!r}. Got columns "
+                    f"{format_values(names, limit=10)}."
+                )
+            return pq.read_table(path, columns=list(columns))
+        if fmt in ("csv", "tsv"):
+            import pyarrow.csv as pcsv
+
+            parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
+            table = pcsv.read_csv(path, parse_options=parse)
+            missing = [c for c in columns if c not in table.column_names]
+            if missing:
+                raise InputValidationError(
+                    f"{path}: no column {missing[0]!r}. Got columns "
+                    f"{format_values(table.column_names, limit=10)}."
+                )
+            return table.select(list(columns))
+    except pa.ArrowInvalid as exc:
+        raise InputValidationError(f"{path}: {exc}") from exc
+    raise InputValidationError(
+        f"{func}: cannot tell the format of {path!r}; pass file_format='csv', 'tsv', 'parquet' "
+        f"or 'trec'."
+    )
+
+
+def infer_format(path: str) -> str | None:
+    name = path.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    for suffix, fmt in (
+        (".parquet", "parquet"),
+        (".pq", "parquet"),
+        (".csv", "csv"),
+        (".tsv", "tsv"),
+        (".trec", "trec"),
+        (".txt", "trec"),
+        (".run", "trec"),
+        (".qrels", "trec"),
+    ):
+        if name.endswith(suffix):
+            return fmt
+    return None

@@ -1,0 +1,339 @@
+"""evaluate(): every top-K metric of a run against qrels, per user and averaged."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from . import _validation as v
+from ._kernels import _topk_codes as codes
+from ._registry import MetricSpec, parse_metric
+from .conventions import Conventions, resolve_conventions
+from .data._encode import lookup
+from .data._ranked import Qrels, Run
+from .data.io import is_frame
+from .exceptions import InputValidationError, InvalidParameterError
+
+__all__ = ["EvaluationReport", "evaluate"]
+
+_GAINS = {"linear": codes.GAIN_LINEAR, "exponential": codes.GAIN_EXPONENTIAL}
+_AP = {"relevant": codes.AP_RELEVANT, "min_k": codes.AP_MIN_K, "hits": codes.AP_HITS}
+_IDEAL = {"judged": codes.IDEAL_JUDGED, "candidates": codes.IDEAL_CANDIDATES}
+_TIES = {"trec": codes.TIES_TREC, "average": codes.TIES_AVERAGE, "input": codes.TIES_INPUT}
+# metrics whose expected value over tie orders receval does not compute
+_NO_AVERAGE_TIES = {"map"}
+
+
+@dataclass(frozen=True)
+class EvaluationReport:
+    """The result of :func:`evaluate`.
+
+    Attributes
+    ----------
+    mean : dict of str to float
+        Each metric string exactly as the caller wrote it, mapped to its mean
+        over the evaluated users (``hit_ratio``: the pooled ratio).
+    users : ndarray of shape (n_users,)
+        The qrels users, in order of first appearance.
+    values : dict of str to ndarray
+        Per-user value of each metric, aligned with ``users``; ``nan`` where a
+        rule skipped the user.
+    metrics : dict of str to str
+        The canonical form of each metric string.
+    conventions : dict of str to Conventions
+        The conventions each metric was computed with.
+    n_users : int
+        Users in the qrels.
+    n_users_missing : int
+        Qrels users absent from the run (zero-filled or skipped by ``missing_users``).
+    n_users_empty : dict of str to int
+        Per metric, users without a relevant item at its ``rel_threshold``.
+    n_users_skipped : dict of str to int
+        Per metric, users left out of the mean by ``missing_users`` / ``empty_users``.
+    n_run_only_users : int
+        Run users absent from the qrels: ignored.
+    run_name : str or None
+        The run's name, if it has one.
+    """
+
+    mean: dict[str, float]
+    users: np.ndarray
+    values: dict[str, np.ndarray]
+    metrics: dict[str, str]
+    conventions: dict[str, Conventions]
+    n_users: int
+    n_users_missing: int
+    n_users_empty: dict[str, int]
+    n_users_skipped: dict[str, int]
+    n_run_only_users: int
+    run_name: str | None = None
+    _aux: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def per_user(self) -> Any:
+        """Per-user values as a DataFrame (pandas, else polars), else a dict of arrays."""
+        try:
+            return self.to_frame()
+        except ImportError:
+            return {"user": self.users, **self.values}
+
+    def to_frame(self, backend: str | None = None) -> Any:
+        """Per-user values as a pandas (default) or polars DataFrame: one column per metric."""
+        from .data.frames import make_frame
+
+        return make_frame({"user": self.users, **self.values}, backend=backend)
+
+    def __repr__(self) -> str:
+        width = max(len(m) for m in self.mean) if self.mean else 6
+        lines = [
+            f"EvaluationReport({self.run_name or 'run'}: {self.n_users} users, "
+            f"{self.n_users_missing} missing from the run, "
+            f"{self.n_run_only_users} only in the run)"
+        ]
+        for metric, value in self.mean.items():
+            skipped = self.n_users_skipped[metric]
+            note = f"  ({skipped} users skipped)" if skipped else ""
+            lines.append(f"  {metric:<{width}}  {value:.6f}{note}")
+        return "\n".join(lines)
+
+
+def _as_qrels(qrels: Any) -> Qrels:
+    if isinstance(qrels, Qrels):
+        return qrels
+    if isinstance(qrels, Mapping):
+        return Qrels.from_dict(qrels)
+    if isinstance(qrels, (str, os.PathLike)):
+        return Qrels.from_file(qrels)
+    if is_frame(qrels):
+        return Qrels.from_frame(qrels)
+    raise InvalidParameterError(
+        f"The 'qrels' parameter of evaluate must be a Qrels, a dict {{user: {{item: grade}}}}, "
+        f"a DataFrame or a file path. Got {type(qrels).__name__} instead."
+    )
+
+
+def _as_run(run: Any) -> Run:
+    if isinstance(run, Run):
+        return run
+    if isinstance(run, Mapping):
+        return Run.from_dict(run)
+    if isinstance(run, (str, os.PathLike)):
+        return Run.from_file(run)
+    if is_frame(run):
+        return Run.from_frame(run)
+    raise InvalidParameterError(
+        f"The 'run' parameter of evaluate must be a Run, a dict {{user: {{item: score}}}}, "
+        f"a DataFrame or a file path. Got {type(run).__name__} instead."
+    )
+
+
+def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
+    row = [0] * codes.N_SPEC_COLUMNS
+    row[codes.S_KIND] = spec.info.kind
+    row[codes.S_K] = spec.k or 0
+    row[codes.S_THRESHOLD] = conv.rel_threshold
+    row[codes.S_GAIN] = _GAINS[conv.gain]
+    row[codes.S_AP_NORM] = _AP[conv.ap_normalizer]
+    row[codes.S_IDEAL] = _IDEAL[conv.ideal]
+    row[codes.S_TIES] = _TIES[conv.ties]
+    row[codes.S_MISSING_SKIP] = int(conv.missing_users == "skip")
+    row[codes.S_EMPTY_SKIP] = int(conv.empty_users == "skip")
+    return row
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    metrics: str | Iterable[str],
+    *,
+    profile: str | None = None,
+    ap_normalizer: str | None = None,
+    gain: str | None = None,
+    rel_threshold: int | None = None,
+    ties: str | None = None,
+    missing_users: str | None = None,
+    empty_users: str | None = None,
+    ideal: str | None = None,
+) -> EvaluationReport:
+    """Evaluate a run against qrels with top-K ranking metrics.
+
+    Every metric is computed per qrels user from one pass over the sorted
+    data (in parallel over users), then averaged. Conventions default to
+    receval's (see :mod:`receval.conventions`); ``profile`` sets all of them
+    to a peer library's, explicit keywords override the profile, and a
+    convention written inside a metric string (``"ndcg(gain=exponential)@10"``)
+    overrides both for that metric.
+
+    Parameters
+    ----------
+    qrels : Qrels, dict, DataFrame or path
+        Ground truth: ``{user: {item: grade}}``, a frame with columns
+        ``user``, ``item``, ``grade``, or a TREC/CSV/Parquet file.
+    run : Run, dict, DataFrame or path
+        Recommendations: ``{user: {item: score}}``, a frame with columns
+        ``user``, ``item``, ``score``, or a TREC/CSV/Parquet file.
+    metrics : str or iterable of str
+        Metric strings, e.g. ``["ndcg@10", "map@100", "mrr", "recall@100"]``;
+        see :func:`receval.list_metrics`.
+    profile : str, default=None
+        Reproduce a peer library's conventions: "trec_eval", "sklearn", "ranx",
+        "recbole", "recommenders" or "torchmetrics".
+    ap_normalizer : {"relevant", "min_k", "hits"}, default=None
+        Denominator of AP (default "relevant": R, as trec_eval).
+    gain : {"linear", "exponential"}, default=None
+        Gain of a grade in CG/DCG/NDCG (default "linear").
+    rel_threshold : int, default=None
+        Grade at or above which an item is relevant (default 1).
+    ties : {"trec", "average", "input"}, default=None
+        Order of tied scores (default "trec"). "average" is the expected value
+        over all orders of the tied items; it is not available for ``map``.
+    missing_users : {"zero", "skip", "error"}, default=None
+        Qrels users absent from the run (default "zero").
+    empty_users : {"skip", "zero"}, default=None
+        Users without a relevant item (default "skip").
+    ideal : {"judged", "candidates"}, default=None
+        What the ideal DCG ranks (default "judged": all judged items).
+
+    Returns
+    -------
+    report : EvaluationReport
+        ``report.mean[metric]`` for each metric string as written, per-user
+        values, and the counts of users skipped or zero-filled by each rule.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown metric or convention value.
+    InputValidationError
+        Malformed qrels or run; ``missing_users="error"`` with a missing user.
+
+    See Also
+    --------
+    Qrels, Run : The containers, with their constructors.
+    receval.conventions : Every convention and the compatibility profiles.
+
+    Examples
+    --------
+    >>> from receval import evaluate
+    >>> qrels = {"u1": {"a": 3, "b": 2, "c": 3, "d": 0, "e": 1, "f": 2}}
+    >>> run = {"u1": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5, "f": 0.4}}
+    >>> report = evaluate(qrels, run, ["ndcg@5", "ndcg(gain=exponential)@5", "p@2"])
+    >>> report.mean["p@2"]
+    1.0
+    >>> round(report.mean["ndcg@5"], 6)
+    0.861044
+    """
+    q = _as_qrels(qrels)
+    r = _as_run(run)
+    func = "evaluate"
+    base = resolve_conventions(
+        profile,
+        func,
+        ap_normalizer=ap_normalizer,
+        gain=gain,
+        rel_threshold=rel_threshold,
+        ties=ties,
+        missing_users=missing_users,
+        empty_users=empty_users,
+        ideal=ideal,
+    )
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(metrics)
+    if not metrics:
+        raise InvalidParameterError(
+            "The 'metrics' parameter of evaluate must name at least one metric. Got [] instead."
+        )
+    specs: dict[str, MetricSpec] = {}
+    convs: dict[str, Conventions] = {}
+    for text in metrics:
+        spec = parse_metric(text)
+        conv = replace(base, **dict(spec.params)).validated(func)
+        if conv.ties == "average" and spec.name in _NO_AVERAGE_TIES:
+            raise InvalidParameterError(
+                f"Metric {text!r}: ties='average' (expected value over tie orders) is not "
+                f"available for {spec.name}; use ties='trec' or ties='input'."
+            )
+        specs[text] = spec
+        convs[text] = conv
+
+    user_map = lookup(q.user_ids, r.user_ids)
+    missing = user_map < 0
+    n_missing = int(missing.sum())
+    if n_missing and any(c.missing_users == "error" for c in convs.values()):
+        raise InputValidationError(
+            f"{func}: {n_missing} qrels users are absent from the run, e.g. "
+            f"{v.format_values(q.user_ids[missing])}; pass missing_users='zero' or 'skip' to "
+            f"score them 0 or leave them out."
+        )
+    n_run_only = int(r.n_users - (user_map >= 0).sum())
+    item_map = lookup(r.item_ids, q.item_ids)
+    r_items = item_map[r.items] if len(item_map) else r.items
+    need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_ties
+    r_keys = r.trec_keys if need_trec else np.empty(0)
+    table = np.asarray([_spec_row(specs[t], convs[t]) for t in specs], dtype=np.int64)
+
+    from ._kernels._topk import _evaluate_users
+
+    values, aux = _evaluate_users(
+        q.offsets,
+        q.items,
+        q.grades,
+        q.grades_desc,
+        r.offsets,
+        r_items,
+        r.scores,
+        r_keys,
+        user_map,
+        table,
+    )
+    means: dict[str, float] = {}
+    per_user: dict[str, np.ndarray] = {}
+    empty: dict[str, int] = {}
+    skipped: dict[str, int] = {}
+    aux_out: dict[str, np.ndarray] = {}
+    for j, text in enumerate(specs):
+        col = values[:, j]
+        den = aux[:, j]
+        kept = ~np.isnan(col)
+        if specs[text].info.mean == "pooled":
+            total = den[kept].sum()
+            means[text] = float(col[kept].sum() / total) if total > 0 else 0.0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                col = np.where(den > 0, col / np.where(den > 0, den, 1), 0.0)
+            col[~kept] = np.nan
+        else:
+            means[text] = float(col[kept].mean()) if kept.any() else float("nan")
+        per_user[text] = col
+        aux_out[text] = den
+        threshold = convs[text].rel_threshold
+        empty[text] = int(_count_empty(q, threshold))
+        skipped[text] = int((~kept).sum())
+    return EvaluationReport(
+        mean={t: means[t] for t in metrics},
+        users=q.user_ids,
+        values={t: per_user[t] for t in metrics},
+        metrics={t: str(specs[t]) for t in metrics},
+        conventions={t: convs[t] for t in metrics},
+        n_users=q.n_users,
+        n_users_missing=n_missing,
+        n_users_empty=empty,
+        n_users_skipped=skipped,
+        n_run_only_users=n_run_only,
+        run_name=r.name,
+        _aux=aux_out,
+    )
+
+
+def _count_empty(q: Qrels, threshold: int) -> int:
+    relevant = (
+        np.add.reduceat((q.grades >= threshold).astype(np.int64), q.offsets[:-1])
+        if q.n_rows
+        else np.zeros(q.n_users, dtype=np.int64)
+    )
+    # reduceat over empty segments is never needed: every qrels user has a row
+    return int((relevant == 0).sum())

@@ -1,0 +1,324 @@
+"""Top-K ranking metrics: SPEC §7 worked examples, the oracle, properties, errors."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from receval import evaluate, parse_metric
+from receval.conventions import CHOICES
+from receval.exceptions import InputValidationError, InvalidParameterError
+from tests.oracles import ranking as oracle
+
+
+def _lists(grades_in_order, extra_judged=()):
+    """One user: items i0, i1, ... ranked in order with the given grades."""
+    items = [f"i{j}" for j in range(len(grades_in_order))]
+    run = {"u": {item: 100.0 - j for j, item in enumerate(items)}}
+    judged = {item: g for item, g in zip(items, grades_in_order, strict=True) if g or True}
+    for j, g in enumerate(extra_judged):
+        judged[f"x{j}"] = g
+    return {"u": judged}, run
+
+
+def _hits(ranks_of_hits, n_relevant, length):
+    items = [f"i{j}" for j in range(1, length + 1)]
+    run = {item: 100.0 - j for j, item in enumerate(items)}
+    judged = {f"i{r}": 1 for r in ranks_of_hits}
+    for j in range(n_relevant - len(ranks_of_hits)):
+        judged[f"unretrieved{j}"] = 1
+    return judged, run
+
+
+# ---------------------------------------------------------------- SPEC §7
+def test_ap_seed000():
+    judged, run = _hits([1, 4, 5, 6], 4, 6)
+    assert evaluate({"q": judged}, {"q": run}, "map").mean["map"] == pytest.approx(
+        (1 + 2 / 4 + 3 / 5 + 4 / 6) / 4, abs=1e-12
+    )
+    assert evaluate({"q": judged}, {"q": run}, "map").mean["map"] == pytest.approx(0.691667, 1e-6)
+
+
+def test_ap_seeds002_003():
+    judged, run = _hits([1, 3, 6], 3, 6)
+    assert evaluate({"q": judged}, {"q": run}, "ap").mean["ap"] == pytest.approx(0.722222, abs=1e-6)
+
+
+def test_map_seed002():
+    j1, r1 = _hits([1, 2, 4, 7], 4, 10)
+    j2, r2 = _hits([1, 3, 5], 5, 10)
+    report = evaluate({"q1": j1, "q2": j2}, {"q1": r1, "q2": r2}, "map")
+    assert report.values["map"][0] == pytest.approx(0.830357, abs=1e-6)
+    assert report.values["map"][1] == pytest.approx(0.453333, abs=1e-6)
+    assert report.mean["map"] == pytest.approx(0.641845, abs=1e-6)
+
+
+def test_ap_at_5_seed001_min_k_normaliser():
+    judged, run = _hits([1, 2], 3, 5)
+    report = evaluate(
+        {"q": judged}, {"q": run}, ["map@5", "map(ap_normalizer=min_k)@5"], ap_normalizer="min_k"
+    )
+    assert report.mean["map@5"] == pytest.approx(2 / 3, abs=1e-12)
+    assert report.mean["map(ap_normalizer=min_k)@5"] == pytest.approx(2 / 3, abs=1e-12)
+    # the other normalisers: by R (also 3 here) and by hits (2)
+    assert evaluate({"q": judged}, {"q": run}, "map(ap_normalizer=hits)@5").mean[
+        "map(ap_normalizer=hits)@5"
+    ] == pytest.approx(1.0)
+
+
+def test_ndcg_at_6_seed001():
+    qrels, run = _lists([3, 2, 3, 0, 1, 2], extra_judged=[3, 0])
+    report = evaluate(qrels, run, ["dcg@6", "idcg@6", "ndcg@6"])
+    assert report.mean["dcg@6"] == pytest.approx(6.861127, abs=1e-6)
+    assert report.mean["idcg@6"] == pytest.approx(8.384055, abs=1e-6)
+    assert report.mean["ndcg@6"] == pytest.approx(0.818354, abs=1e-6)
+
+
+def test_ndcg_at_5_seeds002_003_and_cg():
+    qrels, run = _lists([3, 1, 2, 3, 2])
+    report = evaluate(
+        qrels,
+        run,
+        ["dcg@5", "idcg@5", "ndcg@5", "ndcg(gain=exponential)@5", "ndcg_burges@5", "cg@5", "cg"],
+    )
+    assert report.mean["dcg@5"] == pytest.approx(6.696665, abs=1e-6)
+    assert report.mean["idcg@5"] == pytest.approx(7.140995, abs=1e-6)
+    assert report.mean["ndcg@5"] == pytest.approx(0.937778, abs=1e-6)
+    assert report.mean["ndcg(gain=exponential)@5"] == pytest.approx(0.911673, abs=1e-6)
+    assert report.mean["ndcg_burges@5"] == report.mean["ndcg(gain=exponential)@5"]
+    assert report.mean["cg@5"] == 11 and report.mean["cg"] == 11
+
+
+def test_mrr_seeds001_003():
+    qrels, run = {}, {}
+    for user, first in (("a", 3), ("b", 2), ("c", 1)):
+        qrels[user], run[user] = _hits([first], 1, 5)
+    assert evaluate(qrels, run, "mrr").mean["mrr"] == pytest.approx(11 / 18, abs=1e-12)
+
+
+def test_hit_ratio_seeds_is_pooled_and_differs_from_success():
+    qrels, run = {}, {}
+    for user, hits, size in (("a", 6, 10), ("b", 5, 12), ("c", 4, 8)):
+        qrels[user], run[user] = _hits(list(range(1, hits + 1)), size, 10)
+    report = evaluate(
+        qrels, run, ["hit_ratio@10", "hr@10", "success@10", "hit_rate@10", "recall@10"]
+    )
+    assert report.mean["hit_ratio@10"] == pytest.approx(0.5, abs=1e-12)  # (6+5+4)/(10+12+8)
+    assert report.mean["hr@10"] == report.mean["hit_ratio@10"]
+    assert report.mean["success@10"] == 1.0 == report.mean["hit_rate@10"]
+    assert report.mean["recall@10"] == pytest.approx((6 / 10 + 5 / 12 + 4 / 8) / 3)
+    np.testing.assert_allclose(report.values["hit_ratio@10"], [0.6, 5 / 12, 0.5])
+
+
+# ---------------------------------------------------------------- conventions
+def test_precision_divides_by_k_for_short_lists_and_r_precision():
+    judged, run = _hits([1, 2], 4, 3)
+    report = evaluate({"q": judged}, {"q": run}, ["p@10", "r_precision", "f1@10"])
+    assert report.mean["p@10"] == 0.2
+    assert report.mean["r_precision"] == 0.5
+    assert report.mean["f1@10"] == pytest.approx(2 * 2 / (10 + 4))
+
+
+def test_missing_and_empty_users_are_counted():
+    qrels = {"a": {"x": 1}, "b": {"y": 1}, "c": {"z": 0}}
+    run = {"a": {"x": 1.0}, "zz": {"x": 1.0}}
+    report = evaluate(qrels, run, "p@1")
+    assert report.n_users == 3 and report.n_users_missing == 2 and report.n_run_only_users == 1
+    assert report.n_users_empty["p@1"] == 1
+    # b missing -> zero (default); c empty -> skipped (default)
+    assert report.mean["p@1"] == 0.5 and report.n_users_skipped["p@1"] == 1
+    assert math.isnan(report.values["p@1"][2])
+    skip = evaluate(qrels, run, "p@1", missing_users="skip")
+    assert skip.mean["p@1"] == 1.0 and skip.n_users_skipped["p@1"] == 2
+    zero = evaluate(qrels, run, "p@1", empty_users="zero")
+    assert zero.mean["p@1"] == pytest.approx(1 / 3)
+    with pytest.raises(
+        InputValidationError,
+        match=r"^evaluate: 2 qrels users are absent from "
+        r"the run, e.g. \['b', 'c'\]; pass missing_users='zero' or 'skip'",
+    ):
+        evaluate(qrels, run, "p@1", missing_users="error")
+
+
+def test_rel_threshold_global_and_per_metric():
+    qrels = {"u": {"a": 1, "b": 2, "c": 3}}
+    run = {"u": {"a": 0.9, "b": 0.8, "c": 0.7}}
+    report = evaluate(qrels, run, ["p@1", "p(rel_threshold=2)@1", "recall(rel_threshold=3)@2"])
+    assert report.mean["p@1"] == 1.0
+    assert report.mean["p(rel_threshold=2)@1"] == 0.0
+    assert report.mean["recall(rel_threshold=3)@2"] == 0.0
+    assert evaluate(qrels, run, "p@1", rel_threshold=2).mean["p@1"] == 0.0
+
+
+def test_ties_rules():
+    qrels = {"q": {"d1": 1}}
+    run = {"q": {"d1": 0.5, "d10": 0.5, "d2": 0.5, "d9": 0.5}}
+    # trec: item id descending as strings: d9, d2, d10, d1
+    assert evaluate(qrels, run, "mrr").mean["mrr"] == 0.25
+    assert evaluate(qrels, run, "mrr", ties="input").mean["mrr"] == 1.0
+    expected = (1 + 1 / 2 + 1 / 3 + 1 / 4) / 4
+    assert evaluate(qrels, run, "mrr", ties="average").mean["mrr"] == pytest.approx(expected)
+    assert evaluate(qrels, run, "p@2", ties="average").mean["p@2"] == pytest.approx(0.25)
+    with pytest.raises(InvalidParameterError, match=r"ties='average' .* is not available for map"):
+        evaluate(qrels, run, "map", ties="average")
+
+
+def test_profiles_set_every_convention_and_keywords_override():
+    qrels = {"q": {"a": 1, "b": 1, "c": 1}}
+    run = {"q": {"a": 0.9, "x": 0.8}}
+    assert evaluate(qrels, run, "map@2").mean["map@2"] == pytest.approx(1 / 3)
+    assert evaluate(qrels, run, "map@2", profile="recbole").mean["map@2"] == pytest.approx(1 / 2)
+    assert evaluate(qrels, run, "map@2", profile="torchmetrics").mean["map@2"] == 1.0
+    assert evaluate(qrels, run, "map@2", profile="recbole", ap_normalizer="relevant").mean[
+        "map@2"
+    ] == pytest.approx(1 / 3)
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"^The 'profile' parameter of evaluate must "
+        r"be one of \['ranx', 'recbole', 'recommenders', 'sklearn', 'torchmetrics',"
+        r" 'trec_eval'\]. Got 'trec' instead.$",
+    ):
+        evaluate(qrels, run, "map", profile="trec")
+
+
+def test_metric_keys_are_the_strings_as_written():
+    qrels = {"q": {"a": 1}}
+    run = {"q": {"a": 0.9}}
+    report = evaluate(qrels, run, ["NDCG@10", "ndcg@10", "Hr@3"])
+    assert list(report.mean) == ["NDCG@10", "ndcg@10", "Hr@3"]
+    assert report.metrics == {"NDCG@10": "ndcg@10", "ndcg@10": "ndcg@10", "Hr@3": "hit_ratio@3"}
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"^Unknown metric 'ndgc'. Did you mean "
+        r"'ndcg'\? See receval.list_metrics\(\).$",
+    ):
+        evaluate(qrels, run, "ndgc@10")
+
+
+def test_per_user_frame():
+    qrels = {"a": {"x": 1}, "b": {"y": 1}}
+    run = {"a": {"x": 1.0, "y": 0.5}, "b": {"x": 0.3, "y": 0.2}}
+    frame = evaluate(qrels, run, ["p@1", "mrr"]).to_frame()
+    assert list(frame.columns) == ["user", "p@1", "mrr"]
+    assert frame["mrr"].tolist() == [1.0, 0.5]
+
+
+# ---------------------------------------------------------------- against the oracle
+NAMES = [
+    "precision",
+    "recall",
+    "f1",
+    "hit_ratio",
+    "success",
+    "map",
+    "cg",
+    "dcg",
+    "idcg",
+    "ndcg",
+    "mrr",
+    "r_precision",
+]
+
+
+@st.composite
+def ranking_data(draw, max_len=7):
+    n_users = draw(st.integers(1, 5))
+    items = [f"d{j}" for j in range(12)]
+    qrels, run = {}, {}
+    for u in range(n_users):
+        user = f"u{u}"
+        judged = draw(st.dictionaries(st.sampled_from(items), st.integers(0, 3), max_size=6))
+        if judged or draw(st.booleans()):
+            qrels[user] = judged or {"d0": 0}
+        if draw(st.integers(0, 4)) > 0:
+            run[user] = draw(
+                st.dictionaries(
+                    st.sampled_from(items),
+                    st.sampled_from([0.1, 0.5, 0.5, 0.9, 1.0]),
+                    max_size=max_len,
+                )
+            )
+    if not qrels:
+        qrels["u0"] = {"d1": 1}
+    if not any(run.values()):
+        run["u0"] = {"d1": 0.3}
+    run = {u: r for u, r in run.items() if r}
+    return qrels, run
+
+
+@st.composite
+def conventions(draw):
+    conv = {key: draw(st.sampled_from(values)) for key, values in CHOICES.items()}
+    conv["rel_threshold"] = draw(st.integers(1, 3))
+    if conv["missing_users"] == "error":
+        conv["missing_users"] = "zero"
+    return conv
+
+
+@settings(max_examples=150)
+@given(ranking_data(), conventions(), st.sampled_from(NAMES), st.sampled_from([None, 1, 3, 10]))
+def test_equals_oracle(data, conv, name, k):
+    qrels, run = data
+    if name == "map" and conv["ties"] == "average":
+        conv = {**conv, "ties": "trec"}
+    if name == "r_precision":
+        k = None
+    metric = name if k is None else f"{name}@{k}"
+    report = evaluate(qrels, run, metric, **conv)
+    mean, per_user = oracle.evaluate(qrels, run, name, k, conv)
+    if math.isnan(mean):
+        assert math.isnan(report.mean[metric])
+    else:
+        assert report.mean[metric] == pytest.approx(mean, abs=1e-12)
+    got = dict(zip(report.users.tolist(), report.values[metric].tolist(), strict=True))
+    for user, value in per_user.items():
+        if value is None:
+            assert math.isnan(got[user])
+        else:
+            assert got[user] == pytest.approx(value, abs=1e-12)
+
+
+@given(ranking_data())
+def test_bounds_and_monotonicity_in_k(data):
+    qrels, run = data
+    names = ["precision", "recall", "f1", "hit_ratio", "success", "map", "ndcg", "mrr"]
+    ks = [1, 2, 3, 5, 8]
+    report = evaluate(
+        qrels, run, [f"{n}@{k}" for n in names for k in ks] + ["r_precision"], empty_users="zero"
+    )
+    for metric, value in report.mean.items():
+        assert 0.0 <= value <= 1.0, metric
+    for name in ("recall", "success", "hit_ratio"):
+        series = [report.mean[f"{name}@{k}"] for k in ks]
+        assert all(b >= a - 1e-15 for a, b in zip(series, series[1:], strict=False)), name
+
+
+@given(ranking_data())
+def test_perfect_ranking_scores_one(data):
+    qrels, _ = data
+    run = {
+        u: {
+            i: float(g) + 1e-3 * j
+            for j, (i, g) in enumerate(sorted(judged.items(), key=lambda kv: kv[1]))
+        }
+        for u, judged in qrels.items()
+    }
+    report = evaluate(qrels, run, ["ndcg@3", "ndcg", "map", "mrr", "r_precision", "success@1"])
+    for metric, value in report.mean.items():
+        assert math.isnan(value) or value == pytest.approx(1.0), metric
+
+
+def test_canonical_strings_round_trip():
+    for text in [
+        "ndcg@10",
+        "NDCG(Gain=Exponential)@10",
+        "hr@5",
+        "map(ap_normalizer=min_k)@3",
+        "r_precision",
+        "mrr",
+        "p(rel_threshold=2,ties=input)@1",
+    ]:
+        spec = parse_metric(text)
+        assert parse_metric(str(spec)) == spec

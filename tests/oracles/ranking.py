@@ -1,0 +1,125 @@
+"""A slow, obviously correct reference for every top-K metric and convention.
+
+Each metric follows its textbook definition on one user's ranked list, in plain
+Python. ``ties="average"`` enumerates every order of the tied items and
+averages, so it is only for short lists.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+
+
+def ranked(scores: Mapping, ties: str) -> list:
+    """Items of one user in ranked order (one order; not for ties='average')."""
+    items = list(scores)  # input order
+    if ties == "trec":
+        items.sort(key=lambda i: str(i), reverse=True)
+    return sorted(items, key=lambda i: -scores[i])  # stable: keeps the tie order
+
+
+def orders(scores: Mapping) -> list[list]:
+    """Every order of the items that respects the scores (all tie permutations)."""
+    values = sorted(set(scores.values()), reverse=True)
+    blocks = [[i for i in scores if scores[i] == v] for v in values]
+    return [
+        [i for block in combo for i in block]
+        for combo in itertools.product(*(itertools.permutations(b) for b in blocks))
+    ]
+
+
+def gain(grade: float, threshold: int, kind: str) -> float:
+    if grade < threshold:
+        return 0.0
+    return 2.0**grade - 1.0 if kind == "exponential" else float(grade)
+
+
+def one(name: str, k: int | None, conv: dict, items: list, judged: Mapping) -> float:
+    """Value of metric ``name`` for one user whose ranked list is ``items``."""
+    thr = conv["rel_threshold"]
+    relevant = {i for i, g in judged.items() if g >= thr}
+    n_rel = len(relevant)
+    if name == "r_precision":
+        k = n_rel
+    depth = len(items) if k is None else k
+    top = items[:depth]
+    hits = sum(1 for i in top if i in relevant)
+    if name == "precision" or name == "r_precision":
+        return hits / depth if depth else 0.0
+    if name == "recall":
+        return hits / n_rel if n_rel else 0.0
+    if name == "f1":
+        p = hits / depth if depth else 0.0
+        r = hits / n_rel if n_rel else 0.0
+        return 2 * p * r / (p + r) if p + r else 0.0
+    if name == "hit_ratio":
+        return hits  # pooled: divided by sum of n_rel by the caller
+    if name == "success":
+        return 1.0 if hits else 0.0
+    if name == "mrr":
+        for pos, i in enumerate(top, start=1):
+            if i in relevant:
+                return 1.0 / pos
+        return 0.0
+    if name == "map":
+        total, seen = 0.0, 0
+        for pos, i in enumerate(top, start=1):
+            if i in relevant:
+                seen += 1
+                total += seen / pos
+        norm = {"relevant": n_rel, "hits": hits, "min_k": n_rel if k is None else min(n_rel, k)}[
+            conv["ap_normalizer"]
+        ]
+        return total / norm if norm else 0.0
+    g = [gain(judged.get(i, 0), thr, conv["gain"]) for i in top]
+    if name == "cg":
+        return sum(g)
+    dcg = sum(x / math.log2(pos + 1) for pos, x in enumerate(g, start=1))
+    if name == "dcg":
+        return dcg
+    if conv["ideal"] == "candidates":
+        pool = sorted((judged.get(i, 0) for i in items), reverse=True)
+        pool = pool[: (len(items) if k is None else k)]
+    else:
+        pool = sorted(judged.values(), reverse=True)
+        pool = pool if k is None else pool[:k]
+    idcg = sum(gain(x, thr, conv["gain"]) / math.log2(pos + 1) for pos, x in enumerate(pool, 1))
+    if name == "idcg":
+        return idcg
+    if name == "ndcg":
+        return dcg / idcg if idcg else 0.0
+    raise ValueError(name)
+
+
+def evaluate(qrels: Mapping, run: Mapping, name: str, k: int | None, conv: dict):
+    """(mean, {user: value or None if skipped}) with receval's skip rules."""
+    per_user = {}
+    num = den = 0.0
+    for user, judged in qrels.items():
+        thr = conv["rel_threshold"]
+        n_rel = sum(1 for g in judged.values() if g >= thr)
+        missing = user not in run
+        if (missing and conv["missing_users"] == "skip") or (
+            n_rel == 0 and conv["empty_users"] == "skip"
+        ):
+            per_user[user] = None
+            continue
+        scores = run.get(user, {})
+        if conv["ties"] == "average":
+            all_orders = orders(scores) or [[]]
+            value = sum(one(name, k, conv, o, judged) for o in all_orders) / len(all_orders)
+        else:
+            value = one(name, k, conv, ranked(scores, conv["ties"]), judged)
+        if name == "hit_ratio":
+            num += value
+            den += n_rel
+            value = value / n_rel if n_rel else 0.0
+        per_user[user] = value
+    kept = [x for x in per_user.values() if x is not None]
+    if name == "hit_ratio":
+        mean = num / den if den else 0.0
+    else:
+        mean = sum(kept) / len(kept) if kept else math.nan
+    return mean, per_user

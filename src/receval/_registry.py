@@ -117,6 +117,9 @@ _PATTERN = re.compile(
 )
 
 
+_MAX_K = 2**63 - 1
+
+
 def _unknown(name: str) -> InvalidParameterError:
     candidates = sorted(set(REGISTRY) | set(ALIASES))
     close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.5)
@@ -190,6 +193,10 @@ def parse_metric(text: str) -> MetricSpec:
                 f"Metric {text!r}: the cut-off must be a positive integer. "
                 f"Got {match['k']!r} instead."
             )
+        if k > _MAX_K:  # the kernels take k as an int64
+            raise InvalidParameterError(
+                f"Metric {text!r}: the cut-off must be at most {_MAX_K}. Got {match['k']!r} instead."
+            )
     return MetricSpec(name, k, tuple(sorted(params.items())))
 
 
@@ -203,7 +210,7 @@ def _parse_params(text: str | None, whole: str) -> dict[str, object]:
         if not sep or not key or not value:
             raise InvalidParameterError(
                 f"Metric {whole!r}: expected convention=value inside the parentheses. "
-                f"Got {part.strip()!r}."
+                f"Got {part.strip()!r} instead."
             )
         if key not in FIELDS:
             raise InvalidParameterError(
@@ -214,7 +221,7 @@ def _parse_params(text: str | None, whole: str) -> dict[str, object]:
                 out[key] = int(value)
             except ValueError:
                 raise InvalidParameterError(
-                    f"Metric {whole!r}: rel_threshold must be an integer. Got {value!r}."
+                    f"Metric {whole!r}: rel_threshold must be an integer. Got {value!r} instead."
                 ) from None
         else:
             value = value.lower()

@@ -64,7 +64,10 @@ class Conventions:
     def validated(self, func: str = "evaluate") -> Conventions:
         for name, options in CHOICES.items():
             check_option(getattr(self, name), name, func, list(options))
-        check_number(self.rel_threshold, "rel_threshold", func, integer=True)
+        # the kernels take the threshold as an int64
+        check_number(
+            self.rel_threshold, "rel_threshold", func, integer=True, low=-(2**63), high=2**63 - 1
+        )
         return self
 
     def as_dict(self) -> dict[str, Any]:

@@ -33,6 +33,11 @@ def factorize(values: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray
     arrow = _as_arrow_strings(values)
     if arrow is not None:
         return _factorize_arrow(arrow, name, func)
+    if type(values).__module__.startswith("pyarrow") and hasattr(values, "null_count"):
+        # other Arrow arrays: their to_numpy() raises ArrowInvalid on nulls
+        if values.null_count:
+            raise _missing(values.null_count, name, func)
+        values = values.to_numpy(zero_copy_only=False)
     arr = as_1d(values, name, func)
     n = arr.shape[0]
     if n == 0:
@@ -42,8 +47,12 @@ def factorize(values: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray
         arr = arr.astype(np.int64)
         kind = "i"
     if kind == "f":
-        if not np.isfinite(arr).all():
-            raise InputValidationError(f"{func}: {name} contains missing values (NaN).")
+        if np.isnan(arr).any():
+            raise _missing(int(np.isnan(arr).sum()), name, func)
+        if np.isinf(arr).any():
+            raise InputValidationError(
+                f"{func}: {name} contains infinity; ids must be integers or strings."
+            )
         if np.array_equal(arr, np.floor(arr)) and np.abs(arr).max() < 2**53:
             arr = arr.astype(np.int64)
             kind = "i"
@@ -54,6 +63,13 @@ def factorize(values: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray
         if span <= _DENSE_RANGE_FACTOR * n + 1024:
             return _factorize_int_range(arr.astype(np.int64, copy=False), lo, span)
     return _factorize_arrow(arr, name, func)
+
+
+def _missing(count: int, name: str, func: str) -> InputValidationError:
+    return InputValidationError(
+        f"{func}: {name} contains {count} missing values (None or NaN); "
+        f"drop those rows or fill them with an id."
+    )
 
 
 def _as_arrow_strings(values: Any) -> Any:
@@ -91,10 +107,7 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
             f"Got types {format_values(kinds)}; convert them, e.g. {name} = {name}.astype(str)."
         ) from exc
     if parr.null_count:
-        raise InputValidationError(
-            f"{func}: {name} contains {parr.null_count} missing values (None or NaN); "
-            f"drop those rows or fill them with an id."
-        )
+        raise _missing(parr.null_count, name, func)
     if isinstance(parr, pa.ChunkedArray):  # large string columns arrive in chunks
         parr = parr.combine_chunks() if parr.num_chunks else pa.array([], type=parr.type)
         if pa.types.is_string(parr.type) and parr.nbytes > 2**31 - 1:  # pragma: no cover

@@ -340,7 +340,7 @@ class Run(_RankedBase):
         if not np.isfinite(s).all():
             i = int(np.flatnonzero(~np.isfinite(s))[0])
             raise InputValidationError(
-                f"{os.fspath(path)}:{int(lines[i])}: the score {s[i]!r} is not finite."
+                f"{os.fspath(path)}:{int(lines[i])}: the score {float(s[i])!r} is not finite."
             )
         if name is None and len(tags):
             name = tags[0].as_py()

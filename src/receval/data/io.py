@@ -110,6 +110,8 @@ def _read_lines(path: str | os.PathLike[str]) -> Any:
             path, read_options=options, parse_options=parse, convert_options=convert
         )
     except pa.ArrowInvalid as exc:
+        if "Empty CSV file" in str(exc):  # an empty file has no lines
+            return pa.array([], type=pa.string())
         raise InputValidationError(f"{path}: cannot be read as text: {exc}.") from exc
     return table.column("line").combine_chunks()
 
@@ -127,9 +129,12 @@ def read_whitespace_table(
     import pyarrow.compute as pc
 
     lines = _read_lines(path)
-    parts = pc.utf8_split_whitespace(lines)
+    # Arrow's split keeps an empty field for leading/trailing whitespace and
+    # returns [""] for a blank line: trim first, and find blank lines by length
+    trimmed = pc.utf8_trim_whitespace(lines)
+    parts = pc.utf8_split_whitespace(trimmed)
     lengths = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
-    blank = lengths == 0
+    blank = pc.utf8_length(trimmed).to_numpy(zero_copy_only=False) == 0
     bad = np.flatnonzero(~blank & (lengths != n_fields))
     if bad.size:
         i = int(bad[0])

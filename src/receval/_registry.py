@@ -195,7 +195,8 @@ def parse_metric(text: str) -> MetricSpec:
             )
         if k > _MAX_K:  # the kernels take k as an int64
             raise InvalidParameterError(
-                f"Metric {text!r}: the cut-off must be at most {_MAX_K}. Got {match['k']!r} instead."
+                f"Metric {text!r}: the cut-off must be at most {_MAX_K}. "
+                f"Got {match['k']!r} instead."
             )
     return MetricSpec(name, k, tuple(sorted(params.items())))
 

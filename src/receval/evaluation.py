@@ -272,25 +272,22 @@ def evaluate(
         )
     n_run_only = int(r.n_users - (user_map >= 0).sum())
     item_map = lookup(r.item_ids, q.item_ids)
-    r_items = item_map[r.items] if len(item_map) else r.items
     need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_ties
     r_keys = r.trec_keys if need_trec else np.empty(0)
     table = np.asarray([_spec_row(specs[t], convs[t]) for t in specs], dtype=np.int64)
 
+    import numba
+
     from ._kernels._topk import _evaluate_users
 
+    max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
+    depth = max(max_len, int(np.diff(q.offsets).max()))
+    disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
     values, aux = _evaluate_users(
-        q.offsets,
-        q.items,
-        q.grades,
-        q.grades_desc,
-        r.offsets,
-        r_items,
-        r.scores,
-        r_keys,
-        user_map,
-        table,
-    )
+        q.offsets, q.items, q.grades, q.grades_desc,
+        r.offsets, r.items, r.scores, r_keys, item_map, user_map, table,
+        max_len, 4 * max(1, int(numba.get_num_threads())), disc,
+    )  # fmt: skip
     means: dict[str, float] = {}
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}

@@ -47,73 +47,6 @@ from ._topk_codes import (
 
 
 # ------------------------------------------------------------------ construction
-@nb.njit(cache=True, nogil=True)
-def _group_order(codes, n_groups):
-    """Stable counting sort of rows by group code: (offsets, row order)."""
-    offsets = np.zeros(n_groups + 1, dtype=np.int64)
-    for i in range(codes.shape[0]):
-        offsets[codes[i] + 1] += 1
-    for g in range(n_groups):
-        offsets[g + 1] += offsets[g]
-    cursor = offsets[:-1].copy()
-    order = np.empty(codes.shape[0], dtype=np.int64)
-    for i in range(codes.shape[0]):
-        g = codes[i]
-        order[cursor[g]] = i
-        cursor[g] += 1
-    return offsets, order
-
-
-@nb.njit(cache=True, nogil=True, parallel=True)
-def _sort_segments_desc(keys, order, offsets):
-    """Within each segment of ``order``, stable-sort rows by ``keys`` descending."""
-    for g in nb.prange(offsets.shape[0] - 1):
-        a = offsets[g]
-        b = offsets[g + 1]
-        sorted_already = True
-        for t in range(a + 1, b):
-            if keys[order[t]] > keys[order[t - 1]]:
-                sorted_already = False
-                break
-        if sorted_already:
-            continue
-        seg = order[a:b].copy()
-        neg = np.empty(b - a, dtype=np.float64)
-        for t in range(b - a):
-            neg[t] = -keys[seg[t]]
-        perm = np.argsort(neg, kind="mergesort")
-        for t in range(b - a):
-            order[a + t] = seg[perm[t]]
-
-
-@nb.njit(cache=True, nogil=True, parallel=True)
-def _sort_segments_int(values, offsets):
-    """Sort each segment of an integer array in place (ascending)."""
-    for g in nb.prange(offsets.shape[0] - 1):
-        values[offsets[g] : offsets[g + 1]].sort()
-
-
-@nb.njit(cache=True, nogil=True, parallel=True)
-def _first_duplicate(items, offsets, presorted):
-    """Index of the first row whose item repeats within its segment, or -1."""
-    n_groups = offsets.shape[0] - 1
-    found = np.full(n_groups, -1, dtype=np.int64)
-    for g in nb.prange(n_groups):
-        a = offsets[g]
-        b = offsets[g + 1]
-        if b - a < 2:
-            continue
-        seg = items[a:b] if presorted else np.sort(items[a:b])
-        for t in range(1, b - a):
-            if seg[t] == seg[t - 1]:
-                found[g] = g
-                break
-    for g in range(n_groups):
-        if found[g] >= 0:
-            return g
-    return -1
-
-
 @nb.njit(cache=True, nogil=True, parallel=True)
 def _sorted_desc_segments(values, offsets):
     """A copy of ``values`` with each segment sorted descending."""
@@ -138,7 +71,17 @@ def _gain(grade, threshold, gain):
 
 @nb.njit(cache=True, nogil=True)
 def _lookup(sorted_items, a, b, item):
-    """Position of ``item`` in sorted_items[a:b], or -1."""
+    """Position of ``item`` in sorted_items[a:b], or -1.
+
+    Short segments (a user's judged items, typically a handful) are scanned
+    without branches, which beats a binary search's mispredictions.
+    """
+    if b - a <= 32:
+        pos = -1
+        for t in range(a, b):
+            if sorted_items[t] == item:
+                pos = t
+        return pos
     lo = a
     hi = b
     while lo < hi:
@@ -203,6 +146,10 @@ def _user_metric(
     q_desc,
     qa,
     qb,
+    rel,
+    gains,
+    cand,
+    disc,
 ):
     """(value, auxiliary) of one metric for one user.
 
@@ -210,6 +157,7 @@ def _user_metric(
     for this metric's tie rule; ``scores[a:a+n]`` the ranked scores (used by
     ``ties='average'``); ``q_desc[qa:qb]`` the user's judged grades, descending.
     The auxiliary value is R (the user's relevant items), used by hit_ratio.
+    ``disc[j]`` is ``1 / log2(j + 2)``.
     """
     n_rel = 0
     for t in range(qa, qb):
@@ -224,8 +172,9 @@ def _user_metric(
     top = min(k_eff, n)
 
     # per-position relevance and gain, averaged over tied blocks when asked
-    rel = np.zeros(top)
-    gains = np.zeros(top)
+    for j in range(top):
+        rel[j] = 0.0
+        gains[j] = 0.0
     if ties == TIES_AVERAGE:
         t = 0
         while t < n and t < top:
@@ -270,21 +219,20 @@ def _user_metric(
     if kind == DCG or kind == NDCG or kind == IDCG:
         dcg = 0.0
         for j in range(top):
-            dcg += gains[j] / np.log2(j + 2.0)
+            dcg += gains[j] * disc[j]
         if kind == DCG:
             return dcg, aux
         idcg = 0.0
         if ideal == IDEAL_CANDIDATES:
-            cand = np.empty(n)
             for j in range(n):
                 cand[j] = grades[j]
-            cand = np.sort(cand)[::-1]
+            cand[:n].sort()
             for j in range(min(k_eff, n)):
-                idcg += _gain(cand[j], threshold, gain) / np.log2(j + 2.0)
+                idcg += _gain(cand[n - 1 - j], threshold, gain) * disc[j]
         else:
             depth = (qb - qa) if k <= 0 else min(k, qb - qa)
             for j in range(depth):
-                idcg += _gain(q_desc[qa + j], threshold, gain) / np.log2(j + 2.0)
+                idcg += _gain(q_desc[qa + j], threshold, gain) * disc[j]
         if kind == IDCG:
             return idcg, aux
         return (dcg / idcg if idcg > 0 else 0.0), aux
@@ -339,16 +287,23 @@ def _evaluate_users(
     r_items,
     r_scores,
     r_keys,
+    item_map,
     user_map,
     specs,
+    max_len,
+    n_chunks,
+    disc,
 ):
     """Every metric (rows of ``specs``) for every qrels user.
 
-    ``r_items`` are run items already mapped to qrels item codes (-1 when the
-    item is judged for nobody); ``user_map[u]`` is the run user of qrels user u
-    (-1 when absent from the run); ``r_keys`` breaks ties for ``ties='trec'``
-    (may be empty when no metric uses it). Returns values and auxiliary values
-    (R per user), with nan where a rule skips the user.
+    ``item_map`` maps run item codes to qrels item codes (-1 when the item is
+    judged for nobody); ``user_map[u]`` is the run user of qrels user u (-1
+    when absent from the run); ``r_keys`` breaks ties for ``ties='trec'`` (may
+    be empty when the run has no ties). Users are split into ``n_chunks``
+    contiguous chunks, each with scratch buffers of ``max_len`` (the longest
+    list); ``disc[j] = 1 / log2(j + 2)`` covers the longest list and the most
+    judged items of a user. Returns values and auxiliary values (R per user),
+    with nan where a rule skips the user.
     """
     n_users = q_offsets.shape[0] - 1
     n_metrics = specs.shape[0]
@@ -358,58 +313,77 @@ def _evaluate_users(
     for m in range(n_metrics):
         if specs[m, S_TIES] == TIES_TREC:
             need_trec = True
-    for u in nb.prange(n_users):
-        qa = q_offsets[u]
-        qb = q_offsets[u + 1]
-        ru = user_map[u]
-        a = 0
-        n = 0
-        if ru >= 0:
-            a = r_offsets[ru]
-            n = r_offsets[ru + 1] - a
-        grades_input = np.zeros(n)
-        for j in range(n):
-            item = r_items[a + j]
-            if item >= 0:
-                pos = _lookup(q_items, qa, qb, item)
-                if pos >= 0:
-                    grades_input[j] = q_grades[pos]
-        grades_trec = grades_input
-        if need_trec and n > 1:
-            perm = _trec_order(r_scores, r_keys, a, n)
-            grades_trec = grades_input[perm]
-        for m in range(n_metrics):
-            threshold = specs[m, S_THRESHOLD]
-            n_rel = 0
-            for t in range(qa, qb):
-                if q_desc[t] >= threshold:
-                    n_rel += 1
-            if (ru < 0 and specs[m, S_MISSING_SKIP] == 1) or (
-                n_rel == 0 and specs[m, S_EMPTY_SKIP] == 1
-            ):
-                values[u, m] = np.nan
-                aux[u, m] = np.nan
-                continue
-            ties = specs[m, S_TIES]
-            grades = grades_trec if ties == TIES_TREC else grades_input
-            v, x = _user_metric(
-                specs[m, S_KIND],
-                specs[m, S_K],
-                threshold,
-                specs[m, S_GAIN],
-                specs[m, S_AP_NORM],
-                specs[m, S_IDEAL],
-                ties,
-                grades,
-                r_scores,
-                a,
-                n,
-                q_desc,
-                qa,
-                qb,
-            )
-            values[u, m] = v
-            aux[u, m] = x
+    need_trec = need_trec and r_keys.shape[0] > 0
+    for c in nb.prange(n_chunks):
+        u0 = n_users * c // n_chunks
+        u1 = n_users * (c + 1) // n_chunks
+        grades_input = np.zeros(max_len)
+        grades_trec = np.zeros(max_len)
+        rel = np.zeros(max_len)
+        gains = np.zeros(max_len)
+        cand = np.zeros(max_len)
+        for u in range(u0, u1):
+            qa = q_offsets[u]
+            qb = q_offsets[u + 1]
+            ru = user_map[u]
+            a = 0
+            n = 0
+            if ru >= 0:
+                a = r_offsets[ru]
+                n = r_offsets[ru + 1] - a
+            for j in range(n):
+                grades_input[j] = 0.0
+                item = item_map[r_items[a + j]]
+                if item >= 0:
+                    pos = _lookup(q_items, qa, qb, item)
+                    if pos >= 0:
+                        grades_input[j] = q_grades[pos]
+            trec_differs = False
+            if need_trec and n > 1:
+                for j in range(1, n):
+                    if r_scores[a + j] == r_scores[a + j - 1]:
+                        trec_differs = True
+                        break
+                if trec_differs:
+                    perm = _trec_order(r_scores, r_keys, a, n)
+                    for j in range(n):
+                        grades_trec[j] = grades_input[perm[j]]
+            for m in range(n_metrics):
+                threshold = specs[m, S_THRESHOLD]
+                n_rel = 0
+                for t in range(qa, qb):
+                    if q_desc[t] >= threshold:
+                        n_rel += 1
+                if (ru < 0 and specs[m, S_MISSING_SKIP] == 1) or (
+                    n_rel == 0 and specs[m, S_EMPTY_SKIP] == 1
+                ):
+                    values[u, m] = np.nan
+                    aux[u, m] = np.nan
+                    continue
+                ties = specs[m, S_TIES]
+                grades = grades_trec if (ties == TIES_TREC and trec_differs) else grades_input
+                v, x = _user_metric(
+                    specs[m, S_KIND],
+                    specs[m, S_K],
+                    threshold,
+                    specs[m, S_GAIN],
+                    specs[m, S_AP_NORM],
+                    specs[m, S_IDEAL],
+                    ties,
+                    grades,
+                    r_scores,
+                    a,
+                    n,
+                    q_desc,
+                    qa,
+                    qb,
+                    rel,
+                    gains,
+                    cand,
+                    disc,
+                )
+                values[u, m] = v
+                aux[u, m] = x
     return values, aux
 
 
@@ -425,3 +399,158 @@ def _segment_argsort_int(values, offsets):
             for t in range(b - a):
                 perm[a + t] = a + inner[t]
     return perm
+
+
+@nb.njit(cache=True, nogil=True)
+def _is_grouped(codes):
+    """True when equal codes are contiguous and ascending (rows already grouped by user)."""
+    for i in range(1, codes.shape[0]):
+        if codes[i] < codes[i - 1]:
+            return False
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
+def _offsets_of_sorted(codes, n_groups):
+    offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    for i in range(codes.shape[0]):
+        offsets[codes[i] + 1] += 1
+    for g in range(n_groups):
+        offsets[g + 1] += offsets[g]
+    return offsets
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _row(rows, i):
+    """Input row of CSR position i; an empty ``rows`` means the identity."""
+    return i if rows.shape[0] == 0 else rows[i]
+
+
+@nb.njit(cache=True, nogil=True)
+def _stable_sort_desc(keys, pos, tmp_keys, tmp_pos, n):
+    """Sort keys[:n] descending, carrying pos, stable; no allocation.
+
+    Insertion sort on runs of 16, then bottom-up merges through the tmp buffers.
+    """
+    run = 16
+    for start in range(0, n, run):
+        stop = min(start + run, n)
+        for i in range(start + 1, stop):
+            k = keys[i]
+            p = pos[i]
+            j = i - 1
+            while j >= start and keys[j] < k:
+                keys[j + 1] = keys[j]
+                pos[j + 1] = pos[j]
+                j -= 1
+            keys[j + 1] = k
+            pos[j + 1] = p
+    src_k, src_p, dst_k, dst_p = keys, pos, tmp_keys, tmp_pos
+    width = run
+    swapped = False
+    while width < n:
+        for left in range(0, n, 2 * width):
+            mid = min(left + width, n)
+            right = min(left + 2 * width, n)
+            i = left
+            j = mid
+            o = left
+            while i < mid and j < right:
+                if src_k[j] > src_k[i]:  # strictly greater: equal keys keep their order
+                    dst_k[o] = src_k[j]
+                    dst_p[o] = src_p[j]
+                    j += 1
+                else:
+                    dst_k[o] = src_k[i]
+                    dst_p[o] = src_p[i]
+                    i += 1
+                o += 1
+            while i < mid:
+                dst_k[o] = src_k[i]
+                dst_p[o] = src_p[i]
+                i += 1
+                o += 1
+            while j < right:
+                dst_k[o] = src_k[j]
+                dst_p[o] = src_p[j]
+                j += 1
+                o += 1
+        src_k, src_p, dst_k, dst_p = dst_k, dst_p, src_k, src_p
+        swapped = not swapped
+        width *= 2
+    if swapped:
+        for t in range(n):
+            keys[t] = tmp_keys[t]
+            pos[t] = tmp_pos[t]
+
+
+@nb.njit(cache=True, nogil=True)
+def _rank_segment(keys, rows, out_items, out_keys, items, a, n, bufs_k, bufs_p):
+    """Write rows[a:a+n] ordered by key descending, input order within ties."""
+    ordered = True
+    for t in range(1, n):
+        if keys[_row(rows, a + t)] > keys[_row(rows, a + t - 1)]:
+            ordered = False
+            break
+    if ordered:
+        for t in range(n):
+            r = _row(rows, a + t)
+            out_items[a + t] = items[r]
+            out_keys[a + t] = keys[r]
+        return
+    for t in range(n):
+        bufs_k[0, t] = keys[_row(rows, a + t)]
+        bufs_p[0, t] = t
+    _stable_sort_desc(bufs_k[0], bufs_p[0], bufs_k[1], bufs_p[1], n)
+    for t in range(n):
+        r = _row(rows, a + bufs_p[0, t])
+        out_items[a + t] = items[r]
+        out_keys[a + t] = bufs_k[0, t]
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _build_ranked(rows, offsets, items, keys, n_items, max_len, n_chunks):
+    """Per-user ranked lists: items and keys in key-descending order (stable).
+
+    ``rows`` maps CSR positions to input rows (empty: the identity, when the
+    input was already grouped). Also returns the first segment holding a duplicate item,
+    found with a per-chunk stamp table (no sort), or -1.
+    """
+    n_groups = offsets.shape[0] - 1
+    n = offsets[n_groups]
+    out_items = np.empty(n, dtype=items.dtype)
+    out_keys = np.empty(n, dtype=np.float64)
+    dup = np.full(n_chunks, -1, dtype=np.int64)
+    for c in nb.prange(n_chunks):
+        g0 = n_groups * c // n_chunks
+        g1 = n_groups * (c + 1) // n_chunks
+        stamp = np.full(n_items, -1, dtype=np.int64)
+        bufs_k = np.empty((2, max_len), dtype=np.float64)
+        bufs_p = np.empty((2, max_len), dtype=np.int64)
+        for g in range(g0, g1):
+            a = offsets[g]
+            m = offsets[g + 1] - a
+            for t in range(m):
+                it = items[_row(rows, a + t)]
+                if stamp[it] == g and dup[c] < 0:
+                    dup[c] = g
+                stamp[it] = g
+            _rank_segment(keys, rows, out_items, out_keys, items, a, m, bufs_k, bufs_p)
+    first = -1
+    for c in range(n_chunks):
+        if dup[c] >= 0 and (first < 0 or dup[c] < first):
+            first = dup[c]
+    return out_items, out_keys, first
+
+
+@nb.njit(cache=True, nogil=True)
+def _group_rows(codes, n_groups):
+    """Stable counting sort of rows by code: (offsets, rows) with int64 rows."""
+    offsets = _offsets_of_sorted(codes, n_groups)
+    cursor = offsets[:-1].copy()
+    rows = np.empty(codes.shape[0], dtype=np.int64)
+    for i in range(codes.shape[0]):
+        g = codes[i]
+        rows[cursor[g]] = i
+        cursor[g] += 1
+    return offsets, rows

@@ -60,7 +60,7 @@ def factorize(values: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray
         lo = int(arr.min())
         hi = int(arr.max())
         span = hi - lo + 1
-        if span <= _DENSE_RANGE_FACTOR * n + 1024:
+        if span <= _DENSE_RANGE_FACTOR * n + 1024 and span < 2**31:
             return _factorize_int_range(arr.astype(np.int64, copy=False), lo, span)
     return _factorize_arrow(arr, name, func)
 
@@ -113,7 +113,7 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
         if pa.types.is_string(parr.type) and parr.nbytes > 2**31 - 1:  # pragma: no cover
             parr = parr.cast(pa.large_string())
     encoded = parr.dictionary_encode()
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
     uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
     if isinstance(arr, np.ndarray) and (arr.dtype.kind in "OUS" or uniques.dtype != arr.dtype):
         uniques = np.asarray(uniques, dtype=arr.dtype if arr.dtype.kind != "O" else object)
@@ -128,16 +128,16 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
     "7" are the same id, as in TREC files, where every id is a string).
     """
     if len(values) == 0:
-        return np.empty(0, dtype=np.int64)
+        return np.empty(0, dtype=np.int32)
     if len(dictionary) == 0:
-        return np.full(len(values), -1, dtype=np.int64)
+        return np.full(len(values), -1, dtype=np.int32)
     if values.dtype.kind in "iu" and dictionary.dtype.kind in "iu":
         order = np.argsort(dictionary, kind="stable")
         ordered = dictionary[order]
         pos = np.searchsorted(ordered, values)
         pos_c = np.minimum(pos, len(ordered) - 1)
         found = ordered[pos_c] == values
-        return np.where(found, order[pos_c], -1).astype(np.int64)
+        return np.where(found, order[pos_c], -1).astype(np.int32)
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -148,4 +148,4 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
         return arr
 
     idx = pc.index_in(as_strings(values), value_set=as_strings(dictionary))
-    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)

@@ -55,19 +55,22 @@ class _RankedBase:
         """Number of (user, item) rows."""
         return int(self.offsets[-1])
 
-    def _check_duplicates(self, items_sorted: np.ndarray, presorted: bool) -> None:
-        from .._kernels._topk import _first_duplicate
+    def _check_duplicates(self, items_sorted: np.ndarray) -> None:
+        """Items are sorted within each user: a repeat is two equal neighbours."""
+        same = items_sorted[1:] == items_sorted[:-1]
+        same[self.offsets[1:-1] - 1] = False  # neighbours from two users
+        if same.any():
+            self._raise_duplicate(int(np.searchsorted(self.offsets, np.argmax(same), "right") - 1))
 
-        g = _first_duplicate(items_sorted, self.offsets, presorted)
-        if g >= 0:
-            seg = items_sorted[self.offsets[g] : self.offsets[g + 1]]
-            values, counts = np.unique(seg, return_counts=True)
-            dup = self.item_ids[values[counts > 1][0]]
-            raise InputValidationError(
-                f"{self._func}: user {_py(self.user_ids[g])!r} has item {_py(dup)!r} more than "
-                f"once. Each (user, item) pair must appear once; drop duplicates first, e.g. "
-                f"keep the highest score per pair."
-            )
+    def _raise_duplicate(self, g: int) -> None:
+        seg = self.items[self.offsets[g] : self.offsets[g + 1]]
+        values, counts = np.unique(seg, return_counts=True)
+        dup = self.item_ids[values[counts > 1][0]]
+        raise InputValidationError(
+            f"{self._func}: user {_py(self.user_ids[g])!r} has item {_py(dup)!r} more than "
+            f"once. Each (user, item) pair must appear once; drop duplicates first, e.g. "
+            f"keep the highest score per pair."
+        )
 
 
 class _Len:
@@ -117,7 +120,7 @@ class Qrels(_RankedBase):
     _func = "Qrels"
 
     def __init__(self, users: Any, items: Any, grades: Any = None) -> None:
-        from .._kernels._topk import _group_order, _sorted_desc_segments
+        from .._kernels._topk import _sorted_desc_segments
 
         func = self._func
         user_codes, item_codes, n = self._encode(users, items)
@@ -137,15 +140,15 @@ class Qrels(_RankedBase):
                     f"{v.format_values(np.unique(g[bad]))}; map them to 0, 1, 2, ... first "
                     f"(e.g. clip negative grades to 0)."
                 )
-        self.offsets, order = _group_order(user_codes, len(self.user_ids))
+        self.offsets, order = _group(user_codes, len(self.user_ids))
         # sort each user's judged items by item code, carrying grades along
-        items_grouped = item_codes[order]
-        grades_grouped = g[order]
+        items_grouped = item_codes[order] if len(order) else item_codes
+        grades_grouped = g[order] if len(order) else g
         perm = _segment_argsort(items_grouped, self.offsets)
         self.items = items_grouped[perm]
         self.grades = grades_grouped[perm]
         del items_grouped, grades_grouped, perm
-        self._check_duplicates(self.items, presorted=True)
+        self._check_duplicates(self.items)
         self.grades_desc = _sorted_desc_segments(self.grades, self.offsets)
 
     # ------------------------------------------------------------ constructors
@@ -252,7 +255,7 @@ class Run(_RankedBase):
         ranks: Any = None,
         name: str | None = None,
     ) -> None:
-        from .._kernels._topk import _group_order, _sort_segments_desc
+        from .._kernels._topk import _build_ranked
 
         func = self._func
         if (scores is None) == (ranks is None):
@@ -272,12 +275,15 @@ class Run(_RankedBase):
         self.name = name
         self.from_ranks = ranks is not None
         keys = values if ranks is None else -values
-        self.offsets, order = _group_order(user_codes, len(self.user_ids))
-        _sort_segments_desc(keys, order, self.offsets)
-        self.items = item_codes[order]
-        self.scores = keys[order]
-        del order
-        self._check_duplicates(self.items, presorted=False)
+        self.offsets, rows = _group(user_codes, len(self.user_ids))
+        max_len = int(np.diff(self.offsets).max())
+        n_chunks = 4 * _n_threads()
+        self.items, self.scores, dup = _build_ranked(
+            rows, self.offsets, item_codes, keys, len(self.item_ids), max_len, n_chunks
+        )
+        del rows
+        if dup >= 0:
+            self._raise_duplicate(dup)
         self._trec_keys: np.ndarray | None = None
         self._has_ties: bool | None = None
 
@@ -389,6 +395,21 @@ class Run(_RankedBase):
     def __repr__(self) -> str:
         label = f"name={self.name!r}, " if self.name else ""
         return f"Run({label}n_users={self.n_users}, n_rows={self.n_rows})"
+
+
+def _n_threads() -> int:
+    import numba
+
+    return max(1, int(numba.get_num_threads()))
+
+
+def _group(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """CSR offsets by code and the input row of each position (empty: identity)."""
+    from .._kernels._topk import _group_rows, _is_grouped, _offsets_of_sorted
+
+    if _is_grouped(codes):
+        return _offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)
+    return _group_rows(codes, n_groups)
 
 
 def _segment_argsort(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:

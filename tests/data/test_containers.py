@@ -1,0 +1,882 @@
+"""Qrels / Run: every input source gives the same container; id encoding; exact errors."""
+
+import gzip
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from receval import Qrels, Run, evaluate
+from receval.data._encode import factorize, lookup
+from receval.exceptions import InputValidationError
+
+# ---------------------------------------------------------------- shared data
+# user 1: run order 11 (grade 0), 15 (unjudged), 10 (grade 2), 12 (grade 1)
+# user 2: run order 14 (unjudged), 10 (grade 1), 13 (grade 3)
+# user 3: run order 10 (unjudged), 14 (grade 1); user 4 is only in the run
+QRELS_INT = {1: {10: 2, 11: 0, 12: 1}, 2: {10: 1, 13: 3}, 3: {14: 1}}
+RUN_INT = {
+    1: {10: 0.5, 11: 0.9, 12: 0.1, 15: 0.7},
+    2: {13: 0.2, 10: 0.3, 14: 0.8},
+    3: {14: 0.1, 10: 0.4},
+    4: {10: 0.3},
+}
+METRICS = ["ndcg@3", "map", "p@2", "recall@2", "mrr"]
+_L3 = math.log2(3)
+# computed by hand from the ranked lists above (linear gain, AP over R)
+EXPECTED = {
+    "ndcg@3": (1 / (2 + 1 / _L3) + (1 / _L3 + 1.5) / (3 + 1 / _L3) + 1 / _L3) / 3,
+    "map": ((1 / 3 + 2 / 4) / 2 + (1 / 2 + 2 / 3) / 2 + 1 / 2) / 3,
+    "p@2": (0 + 0.5 + 0.5) / 3,
+    "recall@2": (0 + 0.5 + 1) / 3,
+    "mrr": (1 / 3 + 1 / 2 + 1 / 2) / 3,
+}
+
+
+def _str_ids(data):
+    return {f"u{u}": {f"d{i}": v for i, v in inner.items()} for u, inner in data.items()}
+
+
+IDS = {"int": (QRELS_INT, RUN_INT), "str": (_str_ids(QRELS_INT), _str_ids(RUN_INT))}
+
+
+def _as_str_keys(data):
+    """What a TREC file gives back: every id is a string."""
+    return {str(u): {str(i): v for i, v in inner.items()} for u, inner in data.items()}
+
+
+def _ordered(data):
+    """A dict of dicts as lists, so that the order of a user's items counts."""
+    return {u: list(inner.items()) for u, inner in data.items()}
+
+
+def _rows(data):
+    return [(u, i, v) for u, inner in data.items() for i, v in inner.items()]
+
+
+def _frame(data, value):
+    rows = _rows(data)
+    return pd.DataFrame(
+        {
+            "user": [r[0] for r in rows],
+            "item": [r[1] for r in rows],
+            value: [r[2] for r in rows],
+        }
+    )
+
+
+SOURCES = ["dict", "pandas", "polars", "arrow", "csv", "tsv", "parquet", "trec", "trec_gz"]
+
+
+def _write_trec(path, data, kind):
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "wt") as f:
+        for n, (u, i, v) in enumerate(_rows(data)):
+            if kind == "qrels":
+                f.write(f"{u} 0 {i} {v}\n")
+            else:
+                f.write(f"{u}\tQ0\t{i}\t{n + 1}\t{v!r}\tmysys\n")
+
+
+def _build(cls, source, data, tmp_path):
+    """Build ``cls`` (Qrels or Run) from ``data`` through one input source."""
+    kind = "qrels" if cls is Qrels else "run"
+    value = "grade" if cls is Qrels else "score"
+    if source == "dict":
+        return cls.from_dict(data)
+    frame = _frame(data, value)
+    if source == "pandas":
+        return cls.from_frame(frame)
+    if source == "polars":
+        return cls.from_frame(pl.from_pandas(frame))
+    if source == "arrow":
+        return cls.from_frame(pa.Table.from_pandas(frame, preserve_index=False))
+    if source == "csv":
+        path = tmp_path / f"{kind}.csv"
+        frame.to_csv(path, index=False)
+        return cls.from_file(path)
+    if source == "tsv":
+        path = tmp_path / f"{kind}.tsv"
+        frame.to_csv(path, index=False, sep="\t")
+        return cls.from_file(str(path))
+    if source == "parquet":
+        path = tmp_path / f"{kind}.parquet"
+        pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+        return cls.from_file(path)
+    path = tmp_path / (f"{kind}.{kind}" if source == "trec" else f"{kind}.txt.gz")
+    _write_trec(path, data, kind)
+    return cls.from_file(path) if source == "trec_gz" else cls.from_trec(path)
+
+
+def _expected_dict(data, source, ids):
+    return _as_str_keys(data) if source.startswith("trec") and ids == "int" else data
+
+
+# ---------------------------------------------------------------- round trips
+@pytest.mark.parametrize("ids", sorted(IDS))
+@pytest.mark.parametrize("source", SOURCES)
+def test_qrels_every_source_same_container(source, ids, tmp_path):
+    data = IDS[ids][0]
+    reference = Qrels.from_dict(data)
+    qrels = _build(Qrels, source, data, tmp_path)
+    assert qrels.to_dict() == _expected_dict(data, source, ids)
+    assert (qrels.n_users, qrels.n_rows) == (3, 6)
+    # same rows in the same order: the encoded arrays are identical too
+    np.testing.assert_array_equal(qrels.offsets, reference.offsets)
+    np.testing.assert_array_equal(qrels.items, reference.items)
+    np.testing.assert_array_equal(qrels.grades, reference.grades)
+    np.testing.assert_array_equal(qrels.grades_desc, reference.grades_desc)
+    np.testing.assert_array_equal(qrels.offsets, [0, 3, 5, 6])
+    np.testing.assert_array_equal(qrels.grades, [2, 0, 1, 1, 3, 1])
+
+
+@pytest.mark.parametrize("ids", sorted(IDS))
+@pytest.mark.parametrize("source", SOURCES)
+def test_run_every_source_same_container(source, ids, tmp_path):
+    data = IDS[ids][1]
+    run = _build(Run, source, data, tmp_path)
+    expected = _expected_dict(data, source, ids)
+    # to_dict lists each user's items in ranked order (score descending)
+    ranked = {
+        u: dict(sorted(inner.items(), key=lambda kv: -kv[1])) for u, inner in expected.items()
+    }
+    assert _ordered(run.to_dict()) == _ordered(ranked)
+    assert (run.n_users, run.n_rows) == (4, 10)
+    np.testing.assert_array_equal(run.offsets, [0, 4, 7, 9, 10])
+    np.testing.assert_array_equal(run.scores, [0.9, 0.7, 0.5, 0.1, 0.8, 0.3, 0.2, 0.4, 0.1, 0.3])
+    assert not run.from_ranks
+
+
+@pytest.mark.parametrize("ids", sorted(IDS))
+@pytest.mark.parametrize("source", SOURCES)
+def test_evaluate_same_for_every_source(source, ids, tmp_path):
+    qrels_data, run_data = IDS[ids]
+    qrels = _build(Qrels, source, qrels_data, tmp_path)
+    run = _build(Run, source, run_data, tmp_path)
+    report = evaluate(qrels, run, METRICS)
+    assert report.mean.keys() == EXPECTED.keys()
+    for metric, value in EXPECTED.items():
+        assert report.mean[metric] == pytest.approx(value, abs=1e-12), metric
+    assert report.n_users == 3
+    assert report.n_users_missing == 0
+    assert report.n_run_only_users == 1
+
+
+@pytest.mark.parametrize("run_source", SOURCES)
+@pytest.mark.parametrize("qrels_source", ["dict", "polars", "csv", "trec", "trec_gz"])
+def test_evaluate_mixed_sources_int_and_string_ids(qrels_source, run_source, tmp_path):
+    # TREC ids are strings; dict/frame/CSV ids are ints: 7 and "7" are the same id
+    qrels = _build(Qrels, qrels_source, QRELS_INT, tmp_path)
+    run = _build(Run, run_source, RUN_INT, tmp_path)
+    report = evaluate(qrels, run, METRICS)
+    for metric, value in EXPECTED.items():
+        assert report.mean[metric] == pytest.approx(value, abs=1e-12), metric
+    assert report.n_users_missing == 0
+    assert report.n_run_only_users == 1
+
+
+def test_string_qrels_int_run_match_as_strings(tmp_path):
+    path = tmp_path / "qrels.txt"
+    path.write_text("7 0 100 1\n7 0 200 2\n8 0 100 1\n")
+    qrels = Qrels.from_trec(path)
+    assert qrels.to_dict() == {"7": {"100": 1, "200": 2}, "8": {"100": 1}}
+    run = Run([7, 7, 8, 9], [200, 300, 555, 100], [0.9, 0.8, 0.7, 0.6])
+    report = evaluate(qrels, run, ["p@1", "recall@2", "mrr"])
+    # user "7": 200 first (hit); user "8": 555 only (miss); user 9 is not in the qrels
+    assert report.mean == {"p@1": 0.5, "recall@2": 0.25, "mrr": 0.5}
+    assert report.n_users_missing == 0
+    assert report.n_run_only_users == 1
+    # and the other way round: int qrels, string run
+    report = evaluate(
+        Qrels([7, 7, 8], [100, 200, 100], [1, 2, 1]),
+        Run(["7", "8"], ["200", "100"], [1.0, 1.0]),
+        ["mrr"],
+    )
+    assert report.mean == {"mrr": 1.0}
+
+
+def test_string_dtypes_of_frames_give_same_container():
+    data = _str_ids(QRELS_INT)
+    frame = _frame(data, "grade")
+    reference = Qrels.from_dict(data).to_dict()
+    variants = [
+        frame,
+        frame.astype({"user": "string[pyarrow]", "item": "string[pyarrow]"}),
+        frame.astype({"user": "category", "item": "category"}),
+        pl.from_pandas(frame).with_columns(pl.col("user").cast(pl.Categorical)),
+        pa.table(
+            {
+                "user": pa.array(frame["user"], type=pa.large_string()),
+                "item": pa.array(frame["item"]).dictionary_encode(),
+                "grade": pa.array(frame["grade"]),
+            }
+        ),
+    ]
+    for variant in variants:
+        assert Qrels.from_frame(variant).to_dict() == reference
+
+
+def test_frame_custom_column_names_and_implicit_grades(tmp_path):
+    frame = pd.DataFrame({"uid": [1, 1, 2], "iid": ["a", "b", "a"], "r": [2, 0, 1]})
+    assert Qrels.from_frame(frame, user="uid", item="iid", grade="r").to_dict() == {
+        1: {"a": 2, "b": 0},
+        2: {"a": 1},
+    }
+    # grade=None: every listed item has grade 1
+    assert Qrels.from_frame(frame, user="uid", item="iid", grade=None).to_dict() == {
+        1: {"a": 1, "b": 1},
+        2: {"a": 1},
+    }
+    assert Qrels(["u", "u"], ["a", "b"]).to_dict() == {"u": {"a": 1, "b": 1}}
+    path = tmp_path / "q.csv"
+    frame.to_csv(path, index=False)
+    assert Qrels.from_file(path, user="uid", item="iid", grade=None).to_dict() == {
+        1: {"a": 1, "b": 1},
+        2: {"a": 1},
+    }
+    run = Run.from_frame(
+        pl.DataFrame({"uid": [1, 1], "iid": ["a", "b"], "s": [0.1, 0.2]}),
+        user="uid",
+        item="iid",
+        score="s",
+    )
+    assert _ordered(run.to_dict()) == {1: [("b", 0.2), ("a", 0.1)]}
+
+
+def test_file_format_argument_overrides_suffix(tmp_path):
+    path = tmp_path / "qrels.data"
+    path.write_text("user,item,grade\n1,5,2\n1,6,1\n")
+    assert Qrels.from_file(path, file_format="csv").to_dict() == {1: {5: 2, 6: 1}}
+    trec = tmp_path / "qrels.data2"
+    trec.write_text("1 0 5 2\n1 0 6 1\n")
+    assert Qrels.from_file(trec, file_format="trec").to_dict() == {"1": {"5": 2, "6": 1}}
+    with pytest.raises(
+        InputValidationError,
+        match=rf"^Qrels: cannot tell the format of {re.escape(repr(str(path)))}; pass "
+        r"file_format='csv', 'tsv', 'parquet' or 'trec'.$",
+    ):
+        Qrels.from_file(path)
+
+
+def test_trec_whitespace_blank_lines_and_crlf(tmp_path):
+    path = tmp_path / "qrels.txt"
+    # leading/trailing whitespace, tabs, blank and whitespace-only lines, CRLF endings
+    path.write_bytes(b"\n  1 0 a 2  \r\n\t\n1\t0 b\t1\r\n   \n2 0  a 0 \n\n")
+    qrels = Qrels.from_trec(path)
+    assert qrels.to_dict() == {"1": {"a": 2, "b": 1}, "2": {"a": 0}}
+    run_path = tmp_path / "run.txt"
+    run_path.write_text("\n 1 Q0 a 1 0.5 tag \n\n1 Q0 b 2 0.75 tag\t\n")
+    run = Run.from_trec(run_path)
+    assert _ordered(run.to_dict()) == {"1": [("b", 0.75), ("a", 0.5)]}
+    assert run.name == "tag"
+
+
+# ---------------------------------------------------------------- ranks
+RANK_ROWS = [  # (user, item, rank), rows deliberately not in rank order
+    ("u", "c", 3),
+    ("v", "y", 2),
+    ("u", "a", 1),
+    ("v", "x", 1),
+    ("u", "d", 4),
+    ("u", "b", 2),
+]
+RANKED = {"u": ["a", "b", "c", "d"], "v": ["x", "y"]}
+
+
+def _ranked_items(run):
+    return {u: list(inner) for u, inner in run.to_dict().items()}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_run_ranks_keep_given_order(seed, tmp_path):
+    perm = np.random.default_rng(seed).permutation(len(RANK_ROWS))
+    rows = [RANK_ROWS[i] for i in perm]
+    users, items, ranks = (list(c) for c in zip(*rows, strict=True))
+    # a score column that disagrees with the ranks: the rank column wins
+    scores = [float(r) for r in ranks]
+    frame = pd.DataFrame({"user": users, "item": items, "rank": ranks, "score": scores})
+    runs = [
+        Run(users, items, ranks=ranks),
+        Run(np.array(users), np.array(items), ranks=np.array(ranks)),
+        Run.from_frame(frame, rank="rank"),
+        Run.from_frame(pl.from_pandas(frame), rank="rank"),
+        Run.from_frame(pa.Table.from_pandas(frame), rank="rank"),
+    ]
+    frame.to_csv(tmp_path / "run.csv", index=False)
+    frame.to_parquet(tmp_path / "run.parquet")
+    runs.append(Run.from_file(tmp_path / "run.csv", rank="rank"))
+    runs.append(Run.from_file(tmp_path / "run.parquet", rank="rank"))
+    for run in runs:
+        assert run.from_ranks
+        assert _ranked_items(run) == RANKED
+        # ranks are stored as negative scores
+        assert run.to_dict()["u"] == {"a": -1.0, "b": -2.0, "c": -3.0, "d": -4.0}
+    # with scores instead, the order is by score descending
+    assert _ranked_items(Run.from_frame(frame)) == {"u": ["d", "c", "b", "a"], "v": ["y", "x"]}
+
+
+def test_run_ranks_used_by_evaluate():
+    run = Run(["u", "u", "u"], ["c", "a", "b"], ranks=[3, 1, 2])
+    report = evaluate({"u": {"b": 1}}, run, ["mrr", "p@1", "p@2"])
+    assert report.mean == {"mrr": 0.5, "p@1": 0.0, "p@2": 0.5}
+
+
+def test_from_trec_orders_by_score_and_ignores_rank(tmp_path):
+    path = tmp_path / "run.trec"
+    # the rank column says c, b, a; the scores say a, b, c (trec_eval uses the scores)
+    path.write_text(
+        "q1 Q0 c 1 0.1 bm25\nq1 Q0 a 3 0.9 bm25\nq1 Q0 b 2 0.5 bm25\nq2 Q0 x 1 2 bm25\n"
+    )
+    run = Run.from_trec(path)
+    assert _ordered(run.to_dict()) == {
+        "q1": [("a", 0.9), ("b", 0.5), ("c", 0.1)],
+        "q2": [("x", 2.0)],
+    }
+    assert not run.from_ranks
+    assert run.name == "bm25"
+    assert repr(run) == "Run(name='bm25', n_users=2, n_rows=4)"
+    assert Run.from_trec(path, name="mine").name == "mine"
+    assert Run.from_file(path).name == "bm25"
+    assert Run.from_file(path, name="mine").name == "mine"
+    report = evaluate({"q1": {"a": 1}}, path, ["mrr"])
+    assert report.mean == {"mrr": 1.0}
+    assert report.run_name == "bm25"
+
+
+def test_run_names():
+    assert Run.from_dict({1: {2: 0.5}}).name is None
+    assert Run.from_dict({1: {2: 0.5}}, name="m").name == "m"
+    assert repr(Run.from_dict({1: {2: 0.5}})) == "Run(n_users=1, n_rows=1)"
+    assert repr(Qrels.from_dict({1: {2: 1}, 3: {2: 0}})) == "Qrels(n_users=2, n_rows=2)"
+
+
+def test_file_run_name_defaults_to_file_name(tmp_path):
+    path = tmp_path / "model_a.csv"
+    path.write_text("user,item,score\n1,2,0.5\n")
+    assert Run.from_file(path).name == "model_a.csv"
+    assert Run.from_file(path, name="A").name == "A"
+
+
+def test_inputs_are_not_mutated():
+    users = np.array([2, 1, 2])
+    items = np.array([5, 6, 7])
+    scores = np.array([0.1, 0.9, 0.5])
+    Run(users, items, scores)
+    Qrels(users, items, np.array([1, 0, 2]))
+    np.testing.assert_array_equal(users, [2, 1, 2])
+    np.testing.assert_array_equal(items, [5, 6, 7])
+    np.testing.assert_array_equal(scores, [0.1, 0.9, 0.5])
+
+
+# ---------------------------------------------------------------- errors
+def test_duplicate_pairs():
+    dup = (
+        r"has item {item} more than once. Each \(user, item\) pair must appear once; drop "
+        r"duplicates first, e.g. keep the highest score per pair.$"
+    )
+    with pytest.raises(InputValidationError, match=r"^Qrels: user 1 " + dup.format(item="5")):
+        Qrels([1, 2, 1], [5, 6, 5], [1, 2, 1])
+    with pytest.raises(InputValidationError, match=r"^Qrels: user 'a' " + dup.format(item="'x'")):
+        Qrels(["b", "a", "a"], ["x", "x", "x"])
+    with pytest.raises(InputValidationError, match=r"^Run: user 1 " + dup.format(item="5")):
+        Run([1, 2, 1], [5, 6, 5], [0.1, 0.2, 0.3])
+    with pytest.raises(InputValidationError, match=r"^Run: user 'u' " + dup.format(item="'x'")):
+        Run(["u", "u", "u"], ["x", "y", "x"], ranks=[1, 2, 3])
+    # a duplicate in a frame is found the same way
+    frame = pl.DataFrame({"user": [3, 3], "item": [4, 4], "score": [0.5, 0.5]})
+    with pytest.raises(InputValidationError, match=r"^Run: user 3 " + dup.format(item="4")):
+        Run.from_frame(frame)
+
+
+def test_duplicate_pair_in_trec_file(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("1 Q0 a 1 0.5 t\n1 Q0 a 2 0.4 t\n")
+    with pytest.raises(InputValidationError, match=r"^Run: user '1' has item 'a' more than once"):
+        Run.from_trec(path)
+
+
+def test_non_finite_scores_and_grades():
+    for bad in (np.nan, np.inf, -np.inf):
+        with pytest.raises(InputValidationError, match=r"^Run: scores contains NaN or infinity.$"):
+            Run([1, 2], [5, 6], [0.1, bad])
+    with pytest.raises(InputValidationError, match=r"^Run: ranks contains NaN or infinity.$"):
+        Run([1, 2], [5, 6], ranks=[1, np.nan])
+    with pytest.raises(InputValidationError, match=r"^Qrels: grades contains NaN or infinity.$"):
+        Qrels([1, 2], [5, 6], [1, np.nan])
+    with pytest.raises(InputValidationError, match=r"^Run: scores contains NaN or infinity.$"):
+        Run.from_frame(pd.DataFrame({"user": [1], "item": [2], "score": [np.nan]}))
+
+
+def test_bad_grades():
+    fix = r"; map them to 0, 1, 2, ... first \(e.g. clip negative grades to 0\).$"
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Qrels: grades must be non-negative integers. Got values \[-1.0\]" + fix,
+    ):
+        Qrels([1, 2], [5, 6], [1, -1])
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Qrels: grades must be non-negative integers. Got values \[1.5\]" + fix,
+    ):
+        Qrels([1, 2], [5, 6], [1, 1.5])
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Qrels: grades must be non-negative integers. Got values \[-2.0, 0.5\]" + fix,
+    ):
+        Qrels.from_dict({"u": {"a": 0.5, "b": -2, "c": 0.5}})
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Qrels: grades must be numeric. Got dtype <U4 with values \['high'\].$",
+    ):
+        Qrels([1], [2], ["high"])
+
+
+def test_length_mismatch():
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Qrels: users, items and grades must have the same length. "
+        r"Got lengths \[2, 2, 3\].$",
+    ):
+        Qrels([1, 2], [5, 6], [1, 2, 3])
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Qrels: users and items must have the same length. Got lengths \[2, 3\].$",
+    ):
+        Qrels([1, 2], [5, 6, 7], [1, 2])
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Run: users, items and scores must have the same length. Got lengths \[2, 2, 1\].$",
+    ):
+        Run([1, 2], [5, 6], [1.0])
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Run: users, items and ranks must have the same length. Got lengths \[2, 2, 1\].$",
+    ):
+        Run([1, 2], [5, 6], ranks=[1])
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Run: users and items must have the same length. Got lengths \[3, 2\].$",
+    ):
+        Run([1, 2, 3], [5, 6], [1.0, 2.0, 3.0])
+
+
+def test_empty_input(tmp_path):
+    for make in (
+        lambda: Qrels([], [], []),
+        lambda: Qrels.from_dict({}),
+        lambda: Qrels.from_dict({"u": {}}),
+        lambda: Qrels.from_frame(pd.DataFrame({"user": [], "item": [], "grade": []})),
+    ):
+        with pytest.raises(
+            InputValidationError, match=r"^Qrels: users is empty; pass at least one sample.$"
+        ):
+            make()
+    for make in (
+        lambda: Run([], [], []),
+        lambda: Run([], [], ranks=[]),
+        lambda: Run.from_dict({}),
+        lambda: Run.from_frame(pl.DataFrame({"user": [], "item": [], "score": []})),
+    ):
+        with pytest.raises(
+            InputValidationError, match=r"^Run: users is empty; pass at least one sample.$"
+        ):
+            make()
+    # an empty file, a file of blank lines, and a gzipped empty file
+    empty = tmp_path / "empty.run"
+    empty.write_text("")
+    blank = tmp_path / "blank.run"
+    blank.write_text("\n  \n\n")
+    gz = tmp_path / "empty.run.gz"
+    with gzip.open(gz, "wt"):
+        pass
+    for path in (empty, blank, gz):
+        with pytest.raises(
+            InputValidationError, match=r"^Run: users is empty; pass at least one sample.$"
+        ):
+            Run.from_trec(path)
+    with pytest.raises(
+        InputValidationError, match=r"^Qrels: users is empty; pass at least one sample.$"
+    ):
+        Qrels.from_trec(empty)
+
+
+def test_users_and_items_none():
+    with pytest.raises(InputValidationError, match=r"^Qrels: users and items are required.$"):
+        Qrels(None, [1])
+    with pytest.raises(InputValidationError, match=r"^Run: users and items are required.$"):
+        Run([1], None, [1.0])
+
+
+def test_from_dict_wrong_shape():
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Run.from_dict: expected a mapping \{user: \{item: value\}\}. Got list.$",
+    ):
+        Run.from_dict([1, 2])
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Qrels.from_dict: the value of user 'u' must be a mapping "
+        r"\{item: value\}. Got list.$",
+    ):
+        Qrels.from_dict({"u": ["a", "b"]})
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pd.DataFrame({"user": [1], "item": [2], "s": [0.5]}),
+        pl.DataFrame({"user": [1], "item": [2], "s": [0.5]}),
+        pa.table({"user": [1], "item": [2], "s": [0.5]}),
+    ],
+    ids=["pandas", "polars", "arrow"],
+)
+def test_missing_column_in_frame(frame):
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Run: the data has no column 'score' for the score ids. Got columns "
+        r"\['user', 'item', 's'\]; pass score='<column name>'.$",
+    ):
+        Run.from_frame(frame)
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Qrels: the data has no column 'grade' for the grade ids. Got columns "
+        r"\['user', 'item', 's'\]; pass grade='<column name>'.$",
+    ):
+        Qrels.from_frame(frame)
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Qrels: the data has no column 'uid' for the user ids. Got columns "
+        r"\['user', 'item', 's'\]; pass user='<column name>'.$",
+    ):
+        Qrels.from_frame(frame, user="uid", grade="s")
+    # naming the right column works
+    assert Run.from_frame(frame, score="s").to_dict() == {1: {2: 0.5}}
+
+
+def test_missing_column_lists_at_most_ten_columns():
+    frame = pd.DataFrame({f"c{i}": [1] for i in range(12)})
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Qrels: the data has no column 'user' for the user ids. Got columns "
+        r"\['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9', \.\.\.\]; "
+        r"pass user='<column name>'.$",
+    ):
+        Qrels.from_frame(frame)
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_missing_column_in_file(suffix, tmp_path):
+    path = tmp_path / f"run.{suffix}"
+    frame = pd.DataFrame({"user": [1], "item": [2], "s": [0.5]})
+    if suffix == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_parquet(path)
+    with pytest.raises(
+        InputValidationError,
+        match=rf"^{re.escape(str(path))}: no column 'score'. Got columns \['user', 'item', 's'\].$",
+    ):
+        Run.from_file(path)
+    assert Run.from_file(path, score="s").to_dict() == {1: {2: 0.5}}
+
+
+def test_malformed_trec_line_names_file_and_line(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b\n")
+    with pytest.raises(
+        InputValidationError,
+        match=rf"^{re.escape(str(qrels))}:2: expected 4 whitespace-separated fields "
+        r"\(user iteration item grade\), got 3: '1 0 b'.$",
+    ):
+        Qrels.from_trec(qrels)
+    # blank lines before the bad line still count in its number
+    qrels.write_text("\n\n1 0 a 1 9\n")
+    with pytest.raises(
+        InputValidationError,
+        match=rf"^{re.escape(str(qrels))}:3: expected 4 whitespace-separated fields "
+        r"\(user iteration item grade\), got 5: '1 0 a 1 9'.$",
+    ):
+        Qrels.from_trec(qrels)
+    run = tmp_path / "run.txt.gz"
+    with gzip.open(run, "wt") as f:
+        f.write("1 Q0 a 1 0.5 t\n\n  \n\n1 Q0 b 2 0.4\n1 Q0 c\n")
+    with pytest.raises(
+        InputValidationError,
+        match=rf"^{re.escape(str(run))}:5: expected 6 whitespace-separated fields "
+        r"\(user Q0 item rank score tag\), got 5: '1 Q0 b 2 0.4'.$",
+    ):
+        Run.from_trec(run)
+    # a run file given as qrels has the wrong field count on line 1
+    plain = tmp_path / "run.qrels"
+    plain.write_text("1 Q0 a 1 0.5 t\n")
+    with pytest.raises(InputValidationError, match=rf"^{re.escape(str(plain))}:1: expected 4"):
+        Qrels.from_file(plain)
+
+
+def test_non_numeric_values_in_trec_file(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n\n1 0 b x\n")
+    with pytest.raises(
+        InputValidationError,
+        match=rf"^{re.escape(str(qrels))}:3: the grade 'x' is not an integer.$",
+    ):
+        Qrels.from_trec(qrels)
+    qrels.write_text("1 0 a 1\n1 0 b 1.5\n")
+    with pytest.raises(
+        InputValidationError,
+        match=rf"^{re.escape(str(qrels))}:2: the grade '1.5' is not an integer.$",
+    ):
+        Qrels.from_trec(qrels)
+    qrels.write_text("1 0 a 1\n\n\n1 0 b -1\n")
+    with pytest.raises(
+        InputValidationError,
+        match=rf"^{re.escape(str(qrels))}:4: the grade -1 is negative; receval needs grades >= 0 "
+        r"\(clip negative grades to 0 first\).$",
+    ):
+        Qrels.from_trec(qrels)
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 0.5 t\n\n1 Q0 b 2 abc t\n")
+    with pytest.raises(
+        InputValidationError, match=rf"^{re.escape(str(run))}:3: the score 'abc' is not a number.$"
+    ):
+        Run.from_trec(run)
+    run.write_text("1 Q0 a 1 0.5 t\n1 Q0 b 2 nan t\n")
+    with pytest.raises(
+        InputValidationError, match=rf"^{re.escape(str(run))}:2: the score nan is not finite.$"
+    ):
+        Run.from_trec(run)
+    run.write_text("1 Q0 a 1 -inf t\n")
+    with pytest.raises(
+        InputValidationError, match=rf"^{re.escape(str(run))}:1: the score -inf is not finite.$"
+    ):
+        Run.from_trec(run)
+    # scientific notation and signs are numbers
+    run.write_text("1 Q0 a 1 1e-3 t\n1 Q0 b 2 -2.5E+1 t\n1 Q0 c 3 +.5 t\n")
+    assert _ordered(Run.from_trec(run).to_dict()) == {"1": [("c", 0.5), ("a", 0.001), ("b", -25.0)]}
+
+
+def test_scores_and_ranks_exactly_one():
+    with pytest.raises(
+        InputValidationError, match=r"^Run: pass exactly one of scores and ranks. Got both.$"
+    ):
+        Run([1], [2], [0.5], ranks=[1])
+    with pytest.raises(
+        InputValidationError, match=r"^Run: pass exactly one of scores and ranks. Got neither.$"
+    ):
+        Run([1], [2])
+
+
+@pytest.mark.parametrize(
+    "name", ["nope.csv", "nope.tsv", "nope.parquet", "nope.run", "nope.txt.gz"]
+)
+def test_nonexistent_file(name, tmp_path):
+    path = tmp_path / name
+    message = rf"^{re.escape(str(path))}: no such file.$"
+    with pytest.raises(InputValidationError, match=message):
+        Run.from_file(path)
+    with pytest.raises(InputValidationError, match=message):
+        Qrels.from_file(str(path))
+    with pytest.raises(InputValidationError, match=message):
+        evaluate(path, {1: {2: 0.5}}, ["mrr"])
+
+
+def test_nonexistent_trec_file(tmp_path):
+    path = tmp_path / "missing.qrels"
+    with pytest.raises(InputValidationError, match=rf"^{re.escape(str(path))}: no such file.$"):
+        Qrels.from_trec(path)
+    with pytest.raises(InputValidationError, match=rf"^{re.escape(str(path))}: no such file.$"):
+        Run.from_trec(path)
+
+
+def test_missing_ids():
+    missing = (
+        r" contains 1 missing values \(None or NaN\); drop those rows or fill them with an id.$"
+    )
+    with pytest.raises(InputValidationError, match=r"^Qrels: users" + missing):
+        Qrels(["a", None], ["x", "y"])
+    with pytest.raises(InputValidationError, match=r"^Run: items" + missing):
+        Run([1, 2], [1.0, np.nan], [0.5, 0.5])
+    with pytest.raises(InputValidationError, match=r"^Run: users" + missing):
+        Run.from_frame(pl.DataFrame({"user": [1, None], "item": [1, 2], "score": [0.5, 0.5]}))
+    with pytest.raises(InputValidationError, match=r"^Qrels: items" + missing):
+        Qrels.from_frame(pa.table({"user": [1, 2], "item": ["a", None], "grade": [1, 1]}))
+
+
+# ---------------------------------------------------------------- encoding
+def test_lookup_int_int():
+    out = lookup(np.array([3, 1, 9, 2, 3]), np.array([1, 2, 3]))
+    np.testing.assert_array_equal(out, [2, 0, -1, 1, 2])
+    assert out.dtype.kind == "i"  # signed: -1 marks an absent id
+    # unsorted dictionary, other integer widths
+    out = lookup(np.array([1, 7, 4], dtype=np.uint32), np.array([7, 1, 9], dtype=np.int16))
+    np.testing.assert_array_equal(out, [1, 0, -1])
+    # values above and below every dictionary entry
+    np.testing.assert_array_equal(lookup(np.array([-5, 100]), np.array([0, 50])), [-1, -1])
+
+
+def test_lookup_str_str():
+    dictionary = np.array(["a", "b", "c"], dtype=object)
+    np.testing.assert_array_equal(
+        lookup(np.array(["c", "a", "z", "b"], dtype=object), dictionary), [2, 0, -1, 1]
+    )
+    np.testing.assert_array_equal(lookup(np.array(["b", "q"]), np.array(["q", "b"])), [1, 0])
+
+
+def test_lookup_int_and_str_match_as_strings():
+    np.testing.assert_array_equal(
+        lookup(np.array([7, 1, 70]), np.array(["1", "7", "x"], dtype=object)), [1, 0, -1]
+    )
+    np.testing.assert_array_equal(
+        lookup(np.array(["7", "1", "q", "07"], dtype=object), np.array([1, 7])), [1, 0, -1, -1]
+    )
+    np.testing.assert_array_equal(lookup(np.array(["7", "1"]), np.array([1, 7])), [1, 0])
+
+
+def test_lookup_empty():
+    out = lookup(np.array([], dtype=np.int64), np.array([1, 7]))
+    assert out.shape == (0,) and out.dtype.kind == "i"
+    np.testing.assert_array_equal(lookup(np.array([1, 2]), np.array([], dtype=np.int64)), [-1, -1])
+    np.testing.assert_array_equal(lookup(np.array(["a"]), np.array([], dtype=object)), [-1])
+
+
+def _check_codes(values, codes, uniques):
+    values = list(values)
+    # codes in order of first appearance, uniques[codes] == values
+    first = list(dict.fromkeys(values))
+    assert [u.item() if isinstance(u, np.generic) else u for u in uniques] == first
+    np.testing.assert_array_equal(codes, [first.index(v) for v in values])
+    assert codes.dtype.kind == "i"  # int32 or int64 codes
+
+
+def test_factorize_dense_ints_first_appearance():
+    values = [3, 7, 3, -2, 7, 0]
+    codes, uniques = factorize(np.array(values), "users", "f")
+    _check_codes(values, codes, uniques)
+    np.testing.assert_array_equal(codes, [0, 1, 0, 2, 1, 3])
+    assert uniques.dtype == np.int64
+
+
+def test_factorize_wide_int_range():
+    values = [10**12, 5, 10**12, -(10**15), 5]
+    codes, uniques = factorize(values, "users", "f")
+    np.testing.assert_array_equal(codes, [0, 1, 0, 2, 1])
+    np.testing.assert_array_equal(uniques, [10**12, 5, -(10**15)])
+    assert uniques.dtype == np.int64
+    big = np.array([2**64 - 1, 0, 2**64 - 1], dtype=np.uint64)
+    codes, uniques = factorize(big, "users", "f")
+    np.testing.assert_array_equal(codes, [0, 1, 0])
+    np.testing.assert_array_equal(uniques, np.array([2**64 - 1, 0], dtype=np.uint64))
+
+
+@pytest.mark.parametrize("span", [50, 10**9])  # dense table and hash table
+def test_factorize_random_ints_round_trip(span, rng):
+    values = rng.integers(-span, span, 5_000)
+    codes, uniques = factorize(values, "items", "f")
+    np.testing.assert_array_equal(uniques[codes], values)
+    _check_codes(values.tolist(), codes, uniques)
+
+
+def test_factorize_floats_holding_ints_and_bools():
+    codes, uniques = factorize(np.array([2.0, 1.0, 2.0]), "users", "f")
+    np.testing.assert_array_equal(codes, [0, 1, 0])
+    np.testing.assert_array_equal(uniques, [2, 1])
+    assert uniques.dtype == np.int64
+    codes, uniques = factorize([True, False, True], "users", "f")
+    np.testing.assert_array_equal(codes, [0, 1, 0])
+    np.testing.assert_array_equal(uniques, [1, 0])
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["b", "a", "b", "c"],
+        np.array(["b", "a", "b", "c"]),
+        np.array(["b", "a", "b", "c"], dtype=object),
+        pd.Series(["b", "a", "b", "c"]),
+        pd.Series(["b", "a", "b", "c"], dtype="string[pyarrow]"),
+        pl.Series(["b", "a", "b", "c"]),
+        pa.array(["b", "a", "b", "c"]),
+        pa.array(["b", "a", "b", "c"], type=pa.large_string()),
+        pa.chunked_array([["b", "a"], ["b", "c"]]),
+    ],
+    ids=[
+        "list",
+        "numpy_unicode",
+        "numpy_object",
+        "pandas_object",
+        "pandas_arrow",
+        "polars",
+        "arrow",
+        "arrow_large",
+        "arrow_chunked",
+    ],
+)
+def test_factorize_strings(values):
+    codes, uniques = factorize(values, "items", "f")
+    np.testing.assert_array_equal(codes, [0, 1, 0, 2])
+    assert [str(u) for u in uniques] == ["b", "a", "c"]
+
+
+def test_factorize_int_columns_of_frames():
+    for values in (pa.array([9, 5, 9]), pl.Series([9, 5, 9]), pd.Series([9, 5, 9])):
+        codes, uniques = factorize(values, "users", "f")
+        np.testing.assert_array_equal(codes, [0, 1, 0])
+        np.testing.assert_array_equal(uniques, [9, 5])
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["a", None, "b"],
+        np.array(["a", None], dtype=object),
+        [1.0, np.nan, 2.0],
+        pd.Series(["a", None]),
+        pd.Series([1, None]),
+        pl.Series(["a", None]),
+        pl.Series([1, None]),
+        pa.array(["a", None]),
+        pa.array([1, None]),
+    ],
+    ids=[
+        "list",
+        "numpy_object",
+        "float_nan",
+        "pandas_str",
+        "pandas_int",
+        "polars_str",
+        "polars_int",
+        "arrow_str",
+        "arrow_int",
+    ],
+)
+def test_factorize_missing_values(values):
+    with pytest.raises(
+        InputValidationError,
+        match=r"^f: users contains 1 missing values \(None or NaN\); drop those rows or "
+        r"fill them with an id.$",
+    ):
+        factorize(values, "users", "f")
+
+
+def test_factorize_infinite_and_mixed_ids():
+    with pytest.raises(
+        InputValidationError,
+        match=r"^f: users contains infinity; ids must be integers or strings.$",
+    ):
+        factorize([1.0, np.inf], "users", "f")
+    with pytest.raises(
+        InputValidationError,
+        match=r"^f: users must hold ids of one type \(all integers or all strings\). Got types "
+        r"\['int', 'str'\]; convert them, e.g. users = users.astype\(str\).$",
+    ):
+        factorize(np.array([1, "a"], dtype=object), "users", "f")
+
+
+def test_factorize_empty():
+    codes, uniques = factorize(np.array([], dtype=np.int64), "users", "f")
+    assert codes.shape == (0,) and uniques.shape == (0,)

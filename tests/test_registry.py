@@ -1,0 +1,477 @@
+"""Metric strings (parse / str round trip, aliases, exact errors) and conventions."""
+
+import re
+from dataclasses import fields
+
+import pytest
+
+import receval
+from receval import PROFILES, Conventions, list_metrics, parse_metric
+from receval._registry import ALIASES, REGISTRY, MetricSpec
+from receval.conventions import CHOICES, FIELDS, resolve_conventions
+from receval.exceptions import InvalidParameterError
+
+# (input, canonical form)
+CANONICAL = [
+    ("ndcg@10", "ndcg@10"),
+    ("NDCG@10", "ndcg@10"),
+    ("  nDcG @ 10  ", "ndcg@10"),
+    ("ndcg@ 10", "ndcg@10"),
+    ("ndcg@+5", "ndcg@5"),
+    ("ndcg", "ndcg"),
+    ("ndcg()@3", "ndcg@3"),
+    ("ndcg( )@3", "ndcg@3"),
+    ("map@100", "map@100"),
+    ("mrr", "mrr"),
+    ("recall@1", "recall@1"),
+    ("precision@20", "precision@20"),
+    ("f1@5", "f1@5"),
+    ("success@5", "success@5"),
+    ("hit_ratio@10", "hit_ratio@10"),
+    ("cg@5", "cg@5"),
+    ("dcg@5", "dcg@5"),
+    ("idcg@5", "idcg@5"),
+    ("r_precision", "r_precision"),
+    ("R_Precision", "r_precision"),
+    ("ndcg(gain=exponential)@10", "ndcg(gain=exponential)@10"),
+    ("ndcg(GAIN=Exponential)@10", "ndcg(gain=exponential)@10"),
+    ("ndcg ( gain = exponential ) @ 10", "ndcg(gain=exponential)@10"),
+    (
+        "map( rel_threshold=2 , ap_normalizer=min_k )@100",
+        "map(ap_normalizer=min_k,rel_threshold=2)@100",
+    ),
+    ("map(rel_threshold=+2)", "map(rel_threshold=2)"),
+    ("map(rel_threshold=0)", "map(rel_threshold=0)"),
+    (
+        "ndcg(ties=average,ideal=candidates,gain=linear,rel_threshold=3)@7",
+        "ndcg(gain=linear,ideal=candidates,rel_threshold=3,ties=average)@7",
+    ),
+    (
+        "recall(missing_users=skip,empty_users=zero)@50",
+        "recall(empty_users=zero,missing_users=skip)@50",
+    ),
+    ("mrr(ties=input)", "mrr(ties=input)"),
+    # aliases
+    ("hr@10", "hit_ratio@10"),
+    ("HR@10", "hit_ratio@10"),
+    ("hit_rate@5", "success@5"),
+    ("ap", "map"),
+    ("ap@10", "map@10"),
+    ("rr", "mrr"),
+    ("recip_rank@3", "mrr@3"),
+    ("rprec", "r_precision"),
+    ("p@2", "precision@2"),
+    ("P@2", "precision@2"),
+    ("ndcg_burges", "ndcg(gain=exponential)"),
+    ("ndcg_burges@10", "ndcg(gain=exponential)@10"),
+    ("NDCG_BURGES(ideal=candidates)@3", "ndcg(gain=exponential,ideal=candidates)@3"),
+    # explicit conventions override those of the alias
+    ("ndcg_burges(gain=linear)@5", "ndcg(gain=linear)@5"),
+    ("recall@9223372036854775807", "recall@9223372036854775807"),
+]
+
+
+@pytest.mark.parametrize(("text", "canonical"), CANONICAL)
+def test_canonical_form_and_round_trip(text, canonical):
+    spec = parse_metric(text)
+    assert str(spec) == canonical
+    again = parse_metric(str(spec))
+    assert again == spec
+    assert str(again) == canonical
+
+
+def test_spec_fields():
+    spec = parse_metric("MAP(rel_threshold=2, ap_normalizer=HITS)@100")
+    assert spec == MetricSpec("map", 100, (("ap_normalizer", "hits"), ("rel_threshold", 2)))
+    assert spec.params == (("ap_normalizer", "hits"), ("rel_threshold", 2))
+    assert isinstance(spec.params[1][1], int)
+    assert spec.info is REGISTRY["map"]
+    assert parse_metric("mrr") == MetricSpec("mrr", None, ())
+    assert parse_metric("ndcg@3").k == 3
+    # specs are hashable and compare by value
+    assert len({parse_metric("hr@5"), parse_metric("hit_ratio@5"), parse_metric("HR @5")}) == 1
+
+
+def test_conventions_sorted_whatever_the_order():
+    a = parse_metric("ndcg(rel_threshold=2,gain=exponential,ties=input)@5")
+    b = parse_metric("ndcg(ties=input,gain=exponential,rel_threshold=2)@5")
+    assert a == b
+    assert [key for key, _ in a.params] == ["gain", "rel_threshold", "ties"]
+
+
+@pytest.mark.parametrize(
+    ("alias", "target"),
+    [
+        ("hr", "hit_ratio"),
+        ("hit_rate", "success"),
+        ("ap", "map"),
+        ("rr", "mrr"),
+        ("recip_rank", "mrr"),
+        ("rprec", "r_precision"),
+        ("ndcg_burges", "ndcg(gain=exponential)"),
+        ("p", "precision"),
+    ],
+)
+def test_every_alias(alias, target):
+    assert ALIASES[alias] == target
+    assert str(parse_metric(alias)) == target
+    assert parse_metric(alias.upper()) == parse_metric(target)
+
+
+def test_alias_table_is_complete_and_well_formed():
+    assert set(ALIASES) == {
+        "hr",
+        "hit_rate",
+        "ap",
+        "rr",
+        "recip_rank",
+        "rprec",
+        "ndcg_burges",
+        "p",
+    }
+    for alias, target in ALIASES.items():
+        assert alias not in REGISTRY
+        # every target parses to itself: aliases are written in canonical form
+        assert str(parse_metric(target)) == target
+        assert parse_metric(target).name in REGISTRY
+
+
+def test_aliases_with_cut_off():
+    for alias, target in ALIASES.items():
+        if not parse_metric(target).info.accepts_k:
+            continue
+        assert str(parse_metric(f"{alias}@7")) == f"{target}@7"
+
+
+def test_list_metrics():
+    assert list_metrics() == [
+        "cg",
+        "dcg",
+        "f1",
+        "hit_ratio",
+        "idcg",
+        "map",
+        "mrr",
+        "ndcg",
+        "precision",
+        "r_precision",
+        "recall",
+        "success",
+    ]
+    assert receval.list_metrics() == sorted(REGISTRY)
+    assert list_metrics() is not list_metrics()  # a fresh list each call
+    for name in list_metrics():
+        assert str(parse_metric(name)) == name
+
+
+def test_registry_metadata():
+    assert [n for n, m in REGISTRY.items() if not m.accepts_k] == ["r_precision"]
+    assert {n for n, m in REGISTRY.items() if not m.bounded} == {"cg", "dcg", "idcg"}
+    assert [n for n, m in REGISTRY.items() if m.mean == "pooled"] == ["hit_ratio"]
+    assert all(m.higher_is_better for m in REGISTRY.values())
+    assert all(m.name == n for n, m in REGISTRY.items())
+    for m in REGISTRY.values():
+        assert set(m.uses) <= set(FIELDS)
+
+
+# ---------------------------------------------------------------- errors
+def _raises(message):
+    return pytest.raises(InvalidParameterError, match="^" + re.escape(message) + "$")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("ndgc", "Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval.list_metrics()."),
+        (
+            "ndgc@10",
+            "Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval.list_metrics().",
+        ),
+        (
+            "NDGC",
+            "Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval.list_metrics().",
+        ),
+        (
+            "precison@5",
+            "Unknown metric 'precison'. Did you mean 'precision'? See receval.list_metrics().",
+        ),
+        (
+            "hit_ration@5",
+            "Unknown metric 'hit_ration'. Did you mean 'hit_ratio'? See receval.list_metrics().",
+        ),
+        (
+            "ndcg_burgess",
+            "Unknown metric 'ndcg_burgess'. Did you mean 'ndcg_burges'? "
+            "See receval.list_metrics().",
+        ),
+        ("zzzzzz", "Unknown metric 'zzzzzz'. See receval.list_metrics()."),
+    ],
+)
+def test_unknown_metric_with_suggestion(text, message):
+    with _raises(message):
+        parse_metric(text)
+
+
+@pytest.mark.parametrize("k", ["0", "-1", "x", "1.5", "05", "1e3", "10@5", "٣", "10(gain=linear)"])
+def test_bad_cut_off(k):
+    text = f"ndcg@{k}"
+    with _raises(f"Metric {text!r}: the cut-off must be a positive integer. Got {k!r} instead."):
+        parse_metric(text)
+
+
+def test_cut_off_too_large():
+    with _raises(
+        "Metric 'recall@9223372036854775808': the cut-off must be at most 9223372036854775807. "
+        "Got '9223372036854775808' instead."
+    ):
+        parse_metric("recall@9223372036854775808")
+
+
+@pytest.mark.parametrize("text", ["r_precision@5", "rprec@5", "R_PRECISION@1"])
+def test_cut_off_on_r_precision(text):
+    with _raises(f"Metric {text!r}: r_precision takes no @k cut-off."):
+        parse_metric(text)
+
+
+def test_unknown_convention_key():
+    with _raises(
+        "Metric 'ndcg(foo=1)@3': unknown convention 'foo'; use one of ['ap_normalizer', "
+        "'empty_users', 'gain', 'ideal', 'missing_users', 'rel_threshold', 'ties']."
+    ):
+        parse_metric("ndcg(foo=1)@3")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "ndcg(gain=quadratic)",
+            "Metric 'ndcg(gain=quadratic)': gain must be one of ['exponential', 'linear']. "
+            "Got 'quadratic' instead.",
+        ),
+        (
+            "map(ap_normalizer=R)@10",
+            "Metric 'map(ap_normalizer=R)@10': ap_normalizer must be one of ['hits', 'min_k', "
+            "'relevant']. Got 'r' instead.",
+        ),
+        (
+            "mrr(ties=random)",
+            "Metric 'mrr(ties=random)': ties must be one of ['average', 'input', 'trec']. "
+            "Got 'random' instead.",
+        ),
+        (
+            "ndcg_burges(ideal=all)",
+            "Metric 'ndcg_burges(ideal=all)': ideal must be one of ['candidates', 'judged']. "
+            "Got 'all' instead.",
+        ),
+        (
+            "map(rel_threshold=x)",
+            "Metric 'map(rel_threshold=x)': rel_threshold must be an integer. Got 'x' instead.",
+        ),
+        (
+            "map(rel_threshold=2.5)",
+            "Metric 'map(rel_threshold=2.5)': rel_threshold must be an integer. Got '2.5' instead.",
+        ),
+    ],
+)
+def test_bad_convention_value(text, message):
+    with _raises(message):
+        parse_metric(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [
+        ("ndcg(gain)", "gain"),
+        ("ndcg(gain=)", "gain="),
+        ("ndcg(=linear)", "=linear"),
+        ("ndcg(gain=linear,)", ""),
+        ("ndcg(,gain=linear)", ""),
+    ],
+)
+def test_convention_without_value(text, part):
+    with _raises(
+        f"Metric {text!r}: expected convention=value inside the parentheses. Got {part!r} instead."
+    ):
+        parse_metric(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ndcg(gain=linear",
+        "ndcg gain=linear)",
+        "ndcg)gain=linear(",
+        "ndcg((gain=linear))",
+        "ndcg(gain=linear)(ties=input)",
+        "",
+        "   ",
+        "@5",
+        "10",
+        "ndcg @ 1 0",
+        "nd-cg@3",
+        "ndcg@",
+    ],
+)
+def test_malformed_metric_string(text):
+    with _raises(
+        f"Cannot parse metric {text!r}; expected name[(convention=value, ...)][@k], "
+        "e.g. 'ndcg@10' or 'map(ap_normalizer=min_k)@100'."
+    ):
+        parse_metric(text)
+
+
+@pytest.mark.parametrize("value", [5, None, b"ndcg", ["ndcg@10"]])
+def test_metric_must_be_a_string(value):
+    with _raises(f"A metric must be a string such as 'ndcg@10'. Got {value!r} instead."):
+        parse_metric(value)
+
+
+def test_errors_are_value_and_type_errors():
+    with pytest.raises(ValueError):
+        parse_metric("ndgc")
+    with pytest.raises(TypeError):
+        parse_metric("ndcg@0")
+
+
+def test_evaluate_reports_parse_errors():
+    qrels = {"u": {"a": 1}}
+    run = {"u": {"a": 0.5}}
+    with _raises("Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval.list_metrics()."):
+        receval.evaluate(qrels, run, ["ndcg@3", "ndgc@3"])
+    report = receval.evaluate(qrels, run, ["HR@1", "ndcg_burges@2"])
+    # results are keyed by the strings as written; the canonical forms are kept too
+    assert report.metrics == {"HR@1": "hit_ratio@1", "ndcg_burges@2": "ndcg(gain=exponential)@2"}
+    assert report.mean == {"HR@1": 1.0, "ndcg_burges@2": 1.0}
+    assert report.conventions["ndcg_burges@2"].gain == "exponential"
+    assert report.conventions["HR@1"].gain == "linear"
+
+
+# ---------------------------------------------------------------- conventions
+def test_defaults():
+    assert Conventions() == Conventions(
+        ap_normalizer="relevant",
+        gain="linear",
+        rel_threshold=1,
+        ties="trec",
+        missing_users="zero",
+        empty_users="skip",
+        ideal="judged",
+    )
+    assert FIELDS == tuple(f.name for f in fields(Conventions))
+    assert set(CHOICES) | {"rel_threshold"} == set(FIELDS)
+    for name, options in CHOICES.items():
+        assert getattr(Conventions(), name) == options[0]  # default listed first
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_every_profile_validates(name):
+    profile = PROFILES[name]
+    assert profile.validated() is profile
+    assert resolve_conventions(name) == profile
+    assert set(profile.as_dict()) == set(FIELDS)
+
+
+def test_profile_names_and_key_choices():
+    assert sorted(PROFILES) == [
+        "ranx",
+        "recbole",
+        "recommenders",
+        "sklearn",
+        "torchmetrics",
+        "trec_eval",
+    ]
+    trec = PROFILES["trec_eval"]
+    assert (trec.ties, trec.missing_users, trec.empty_users, trec.ap_normalizer) == (
+        "trec",
+        "skip",
+        "zero",
+        "relevant",
+    )
+    assert (PROFILES["sklearn"].ties, PROFILES["sklearn"].ideal) == ("average", "candidates")
+    assert PROFILES["recbole"].ap_normalizer == "min_k"
+    assert PROFILES["torchmetrics"].ap_normalizer == "hits"
+
+
+def test_resolve_precedence():
+    assert resolve_conventions() == Conventions()
+    assert resolve_conventions(None, gain=None, ties=None) == Conventions()
+    # an explicit keyword overrides the profile; the rest comes from the profile
+    resolved = resolve_conventions("trec_eval", gain="exponential", missing_users="zero")
+    assert resolved == Conventions(
+        ap_normalizer="relevant",
+        gain="exponential",
+        rel_threshold=1,
+        ties="trec",
+        missing_users="zero",
+        empty_users="zero",
+        ideal="judged",
+    )
+    assert PROFILES["trec_eval"].gain == "linear"  # the profile itself is untouched
+    assert resolve_conventions("sklearn", rel_threshold=2).rel_threshold == 2
+    assert resolve_conventions(rel_threshold=0).rel_threshold == 0
+
+
+def test_evaluate_precedence_profile_keyword_metric_string():
+    qrels = {"u": {"a": 2, "b": 1}, "v": {"c": 1}}
+    run = {"u": {"b": 0.9, "a": 0.8}}  # v is missing from the run
+    # trec_eval skips users missing from the run; the keyword says score them 0
+    assert receval.evaluate(qrels, run, ["p@1"], profile="trec_eval").mean == {"p@1": 1.0}
+    report = receval.evaluate(qrels, run, ["p@1"], profile="trec_eval", missing_users="zero")
+    assert report.mean == {"p@1": 0.5}
+    # a convention in the metric string overrides both
+    report = receval.evaluate(
+        qrels,
+        run,
+        ["p@1", "p(missing_users=skip)@1"],
+        profile="trec_eval",
+        missing_users="zero",
+    )
+    assert report.mean == {"p@1": 0.5, "p(missing_users=skip)@1": 1.0}
+    assert report.conventions["p@1"].missing_users == "zero"
+    assert report.conventions["p(missing_users=skip)@1"].missing_users == "skip"
+
+
+def test_invalid_profile_name():
+    with _raises(
+        "The 'profile' parameter of evaluate must be one of ['ranx', 'recbole', 'recommenders', "
+        "'sklearn', 'torchmetrics', 'trec_eval']. Got 'trec' instead."
+    ):
+        resolve_conventions("trec")
+    with _raises(
+        "The 'profile' parameter of evaluate must be one of ['ranx', 'recbole', 'recommenders', "
+        "'sklearn', 'torchmetrics', 'trec_eval']. Got 'TREC_EVAL' instead."
+    ):
+        receval.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, ["mrr"], profile="TREC_EVAL")
+
+
+def test_invalid_convention_keywords():
+    with _raises(
+        "The 'gain' parameter of evaluate must be one of ['exponential', 'linear']. "
+        "Got 'quad' instead."
+    ):
+        resolve_conventions(gain="quad")
+    with _raises(
+        "The 'ties' parameter of my_func must be one of ['average', 'input', 'trec']. "
+        "Got 'random' instead."
+    ):
+        resolve_conventions("ranx", "my_func", ties="random")
+    with _raises("The 'rel_threshold' parameter of evaluate must be an integer. Got 1.5 instead."):
+        resolve_conventions(rel_threshold=1.5)
+    with _raises("The 'rel_threshold' parameter of evaluate must be an integer. Got True instead."):
+        resolve_conventions(rel_threshold=True)
+    with _raises(
+        "The 'rel_threshold' parameter of evaluate must be an integer in "
+        "[-9223372036854775808, 9223372036854775807]. Got 10000000000000000000000 instead."
+    ):
+        resolve_conventions(rel_threshold=10**22)
+    with _raises(
+        "The 'convention' parameter of evaluate must be one of ['ap_normalizer', 'empty_users', "
+        "'gain', 'ideal', 'missing_users', 'rel_threshold', 'ties']. Got 'foo' instead."
+    ):
+        resolve_conventions(foo="x")
+    with _raises(
+        "The 'empty_users' parameter of evaluate must be one of ['skip', 'zero']. "
+        "Got 'error' instead."
+    ):
+        Conventions(empty_users="error").validated()

@@ -196,7 +196,7 @@ class Qrels(_RankedBase):
         if fmt == "trec":
             return cls.from_trec(path)
         columns = [c for c in (user, item, grade) if c is not None]
-        table = io.read_table(path, columns, cls._func, fmt)
+        table = io.read_table(path, columns, cls._func, fmt, id_columns=(user, item))
         return cls.from_frame(table, user=user, item=item, grade=grade)
 
     # ------------------------------------------------------------ views
@@ -371,7 +371,7 @@ class Run(_RankedBase):
         if rank is not None:
             score = None
         columns = [c for c in (user, item, score, rank) if c is not None]
-        table = io.read_table(path, columns, cls._func, fmt)
+        table = io.read_table(path, columns, cls._func, fmt, id_columns=(user, item))
         return cls.from_frame(
             table,
             user=user,

@@ -182,9 +182,17 @@ def parse_numbers(
 
 
 def read_table(
-    path: str | os.PathLike[str], columns: Sequence[str], func: str, file_format: str | None
+    path: str | os.PathLike[str],
+    columns: Sequence[str],
+    func: str,
+    file_format: str | None,
+    id_columns: Sequence[str] = (),
 ) -> Any:
-    """Read the named columns of a CSV or Parquet file into an Arrow table."""
+    """Read the named columns of a CSV or Parquet file into an Arrow table.
+
+    In CSV and TSV files the ``id_columns`` are read as strings, so that ids
+    such as ``007`` keep their spelling instead of becoming the number 7.
+    """
     import pyarrow as pa
 
     path = os.fspath(path)
@@ -207,7 +215,8 @@ def read_table(
             import pyarrow.csv as pcsv
 
             parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
-            table = pcsv.read_csv(path, parse_options=parse)
+            convert = pcsv.ConvertOptions(column_types={c: pa.string() for c in id_columns})
+            table = pcsv.read_csv(path, parse_options=parse, convert_options=convert)
             missing = [c for c in columns if c not in table.column_names]
             if missing:
                 raise InputValidationError(

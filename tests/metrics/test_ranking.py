@@ -323,3 +323,44 @@ def test_canonical_strings_round_trip():
     ]:
         spec = parse_metric(text)
         assert parse_metric(str(spec)) == spec
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_ranking_exact_for_nearly_equal_and_signed_zero_scores(seed):
+    # scores that differ only in their last bits, and -0.0 == 0.0, must rank
+    # exactly (stable input order within true ties); long lists too
+    rng = np.random.default_rng(seed)
+    base = np.array(
+        [
+            0.5,
+            np.nextafter(0.5, 1),
+            np.nextafter(np.nextafter(0.5, 1), 1),
+            0.0,
+            -0.0,
+            1e-300,
+            -1e-300,
+            3.0,
+        ]
+    )
+    for n in (5, 40, 300):
+        scores = rng.choice(base, n)
+        items = [f"d{j}" for j in range(n)]
+        run = {"u": dict(zip(items, scores.tolist(), strict=True))}
+        judged = {
+            items[j]: int(rng.integers(0, 3)) for j in rng.choice(n, min(n, 6), replace=False)
+        }
+        judged.setdefault(items[0], 1)
+        qrels = {"u": judged}
+        for name in ("map", "ndcg@10", "mrr", "p@3"):
+            spec = parse_metric(name)
+            conv = {
+                "ap_normalizer": "relevant",
+                "gain": "linear",
+                "rel_threshold": 1,
+                "ties": "input",
+                "missing_users": "zero",
+                "empty_users": "zero",
+                "ideal": "judged",
+            }
+            mean, _ = oracle.evaluate(qrels, run, spec.name, spec.k, conv)
+            assert evaluate(qrels, run, name, **conv).mean[name] == pytest.approx(mean, abs=1e-12)

@@ -485,7 +485,42 @@ def _stable_sort_desc(keys, pos, tmp_keys, tmp_pos, n):
 
 
 @nb.njit(cache=True, nogil=True)
-def _rank_segment(keys, rows, out_items, out_keys, items, a, n, bufs_k, bufs_p):
+def _packed_sort_desc(keys, pos, buf, n):
+    """Fast path of a stable descending sort of keys[:n] with their positions.
+
+    Each float64 key is mapped to an order-preserving uint64, inverted (for
+    descending order), and its lowest bits are replaced by the position, so one
+    plain integer sort orders by key and then by position. Keys that differ
+    only in the dropped bits could come out of order: a final check compares
+    the real keys and returns False (the caller then runs the exact merge
+    sort) if any pair is out of order, so the result is always exact.
+    """
+    bits = 1
+    while (1 << bits) < n:
+        bits += 1
+    low = np.uint64((1 << bits) - 1)
+    sign = np.uint64(1) << np.uint64(63)
+    for t in range(n):
+        u = keys[t:t + 1].view(np.uint64)[0]
+        u = ~u if u & sign else u | sign  # ascending order of the floats
+        buf[t] = (~u & ~low) | np.uint64(t)  # descending, then by position
+    buf[:n].sort()
+    tmp_k = keys[:n].copy()
+    for t in range(n):
+        p = np.int64(buf[t] & low)
+        pos[t] = p
+        keys[t] = tmp_k[p]
+    for t in range(1, n):
+        if keys[t] > keys[t - 1] or (keys[t] == keys[t - 1] and pos[t] < pos[t - 1]):
+            for j in range(n):  # restore the input, for the exact fallback
+                keys[j] = tmp_k[j]
+                pos[j] = j
+            return False
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
+def _rank_segment(keys, rows, out_items, out_keys, items, a, n, bufs_k, bufs_p, bufs_u):
     """Write rows[a:a+n] ordered by key descending, input order within ties."""
     ordered = True
     for t in range(1, n):
@@ -501,7 +536,8 @@ def _rank_segment(keys, rows, out_items, out_keys, items, a, n, bufs_k, bufs_p):
     for t in range(n):
         bufs_k[0, t] = keys[_row(rows, a + t)]
         bufs_p[0, t] = t
-    _stable_sort_desc(bufs_k[0], bufs_p[0], bufs_k[1], bufs_p[1], n)
+    if not _packed_sort_desc(bufs_k[0], bufs_p[0], bufs_u, n):
+        _stable_sort_desc(bufs_k[0], bufs_p[0], bufs_k[1], bufs_p[1], n)
     for t in range(n):
         r = _row(rows, a + bufs_p[0, t])
         out_items[a + t] = items[r]
@@ -527,6 +563,7 @@ def _build_ranked(rows, offsets, items, keys, n_items, max_len, n_chunks):
         stamp = np.full(n_items, -1, dtype=np.int64)
         bufs_k = np.empty((2, max_len), dtype=np.float64)
         bufs_p = np.empty((2, max_len), dtype=np.int64)
+        bufs_u = np.empty(max_len, dtype=np.uint64)
         for g in range(g0, g1):
             a = offsets[g]
             m = offsets[g + 1] - a
@@ -535,7 +572,7 @@ def _build_ranked(rows, offsets, items, keys, n_items, max_len, n_chunks):
                 if stamp[it] == g and dup[c] < 0:
                     dup[c] = g
                 stamp[it] = g
-            _rank_segment(keys, rows, out_items, out_keys, items, a, m, bufs_k, bufs_p)
+            _rank_segment(keys, rows, out_items, out_keys, items, a, m, bufs_k, bufs_p, bufs_u)
     first = -1
     for c in range(n_chunks):
         if dup[c] >= 0 and (first < 0 or dup[c] < first):

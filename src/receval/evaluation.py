@@ -272,7 +272,7 @@ def evaluate(
         )
     n_run_only = int(r.n_users - (user_map >= 0).sum())
     item_map = lookup(r.item_ids, q.item_ids)
-    need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_ties
+    need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
     r_keys = r.trec_keys if need_trec else np.empty(0)
     table = np.asarray([_spec_row(specs[t], convs[t]) for t in specs], dtype=np.int64)
 

@@ -123,3 +123,28 @@ def test_ndcg_equals_sklearn(seed, k):
     report = evaluate(qrels, run, [metric, dcg], profile="sklearn")
     assert report.mean[metric] == pytest.approx(ndcg_score(y_true, y_score, k=k), abs=1e-12)
     assert report.mean[dcg] == pytest.approx(dcg_score(y_true, y_score, k=k), abs=1e-12)
+
+
+def test_trec_ties_are_single_precision_like_trec_eval():
+    # 0.5 and 0.5 + 1e-12 differ in float64 but not in float32: trec_eval ties them and
+    # orders by document id descending (d2 before d1)
+    qrels = {"q": {"d1": 1, "d2": 0}}
+    run = {"q": {"d1": 0.5 + 1e-12, "d2": 0.5}}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)
+    assert expected["q"]["recip_rank"] == 0.5
+    assert evaluate(qrels, run, "mrr", profile="trec_eval").mean["mrr"] == 0.5
+    assert evaluate(qrels, run, "mrr", ties="input").mean["mrr"] == 1.0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_equals_trec_eval_with_near_ties(seed):
+    rng = np.random.default_rng(seed)
+    qrels, run = random_case(seed, tied=False)
+    for user in run:  # scores that collide in float32 only
+        run[user] = {i: 0.25 + float(rng.integers(0, 3)) * 1e-10 for i in run[user]}
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut_10"})
+    expected = evaluator.evaluate(run)
+    report = evaluate(qrels, run, ["map", "ndcg@10"], profile="trec_eval")
+    got = dict(zip(report.users.tolist(), report.values["map"].tolist(), strict=True))
+    for user in expected:
+        assert got[user] == pytest.approx(expected[user]["map"], abs=1e-12)

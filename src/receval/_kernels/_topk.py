@@ -98,12 +98,15 @@ def _lookup(sorted_items, a, b, item):
 @nb.njit(cache=True, nogil=True)
 def _trec_order(scores, keys, a, n):
     """Permutation of rows a..a+n (score desc, input order in ties) that breaks ties
-    by ``keys`` descending (the trec_eval rule: document id descending)."""
+    by ``keys`` descending (the trec_eval rule: document id descending).
+
+    Like trec_eval, which stores scores as C floats, scores are compared in
+    single precision: two scores equal after rounding to float32 are tied."""
     perm = np.arange(n)
     t = 0
     while t < n:
         e = t + 1
-        while e < n and scores[a + e] == scores[a + t]:
+        while e < n and np.float32(scores[a + e]) == np.float32(scores[a + t]):
             e += 1
         if e - t > 1:
             block = np.empty(e - t, dtype=np.float64)
@@ -341,7 +344,7 @@ def _evaluate_users(
             trec_differs = False
             if need_trec and n > 1:
                 for j in range(1, n):
-                    if r_scores[a + j] == r_scores[a + j - 1]:
+                    if np.float32(r_scores[a + j]) == np.float32(r_scores[a + j - 1]):
                         trec_differs = True
                         break
                 if trec_differs:
@@ -501,7 +504,7 @@ def _packed_sort_desc(keys, pos, buf, n):
     low = np.uint64((1 << bits) - 1)
     sign = np.uint64(1) << np.uint64(63)
     for t in range(n):
-        u = keys[t:t + 1].view(np.uint64)[0]
+        u = keys[t : t + 1].view(np.uint64)[0]
         u = ~u if u & sign else u | sign  # ascending order of the floats
         buf[t] = (~u & ~low) | np.uint64(t)  # descending, then by position
     buf[:n].sort()
@@ -591,3 +594,95 @@ def _group_rows(codes, n_groups):
         rows[cursor[g]] = i
         cursor[g] += 1
     return offsets, rows
+
+
+# ------------------------------------------------------------------ packed global sort
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _pack_keys(offsets, rows, keys, seg_bits, pos_bits, n_chunks):
+    """One uint64 per row: segment id, then the key descending (top bits), then the
+    position inside the segment. A plain integer sort of these orders every
+    segment by key descending, ties by input position (up to the dropped key
+    bits, which ``_unpack_ranked`` checks)."""
+    n_seg = offsets.shape[0] - 1
+    n = offsets[n_seg]
+    out = np.empty(n, dtype=np.uint64)
+    score_bits = 64 - seg_bits - pos_bits
+    sign = np.uint64(1) << np.uint64(63)
+    shift_down = np.uint64(64 - score_bits)
+    for c in nb.prange(n_chunks):
+        for g in range(n_seg * c // n_chunks, n_seg * (c + 1) // n_chunks):
+            a = offsets[g]
+            high = np.uint64(g) << np.uint64(score_bits + pos_bits)
+            for t in range(offsets[g + 1] - a):
+                u = keys[_row(rows, a + t) : _row(rows, a + t) + 1].view(np.uint64)[0]
+                u = ~u if u & sign else u | sign
+                v = (~u) >> shift_down
+                out[a + t] = high | (v << np.uint64(pos_bits)) | np.uint64(t)
+    return out
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _unpack_ranked(packed, offsets, rows, items, keys, pos_bits, n_chunks):
+    """Decode sorted packed keys in place: returns the ranked items, the same
+    buffer viewed as float64 keys, and a flag per segment whose order must be
+    redone exactly (keys that differ only in the dropped bits)."""
+    n_seg = offsets.shape[0] - 1
+    out_items = np.empty(packed.shape[0], dtype=items.dtype)
+    out_keys = packed.view(np.float64)
+    low = np.uint64((1 << pos_bits) - 1)
+    bad = np.zeros(n_seg, dtype=np.bool_)
+    for c in nb.prange(n_chunks):
+        for g in range(n_seg * c // n_chunks, n_seg * (c + 1) // n_chunks):
+            a = offsets[g]
+            prev_key = np.inf
+            prev_pos = -1
+            for t in range(offsets[g + 1] - a):
+                p = np.int64(packed[a + t] & low)
+                r = _row(rows, a + p)
+                k = keys[r]
+                if k > prev_key or (k == prev_key and p < prev_pos):
+                    bad[g] = True
+                out_items[a + t] = items[r]
+                out_keys[a + t] = k
+                prev_key = k
+                prev_pos = p
+    return out_items, out_keys, bad
+
+
+@nb.njit(cache=True, nogil=True)
+def _redo_segments(segments, offsets, rows, items, keys, out_items, out_keys, max_len):
+    """Exact stable ranking of the given segments (the rare fallback)."""
+    bufs_k = np.empty((2, max_len), dtype=np.float64)
+    bufs_p = np.empty((2, max_len), dtype=np.int64)
+    for g in segments:
+        a = offsets[g]
+        n = offsets[g + 1] - a
+        for t in range(n):
+            bufs_k[0, t] = keys[_row(rows, a + t)]
+            bufs_p[0, t] = t
+        _stable_sort_desc(bufs_k[0], bufs_p[0], bufs_k[1], bufs_p[1], n)
+        for t in range(n):
+            r = _row(rows, a + bufs_p[0, t])
+            out_items[a + t] = items[r]
+            out_keys[a + t] = bufs_k[0, t]
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _first_duplicate_segment(offsets, rows, items, n_items, n_chunks):
+    """First segment where an item repeats (stamp table per chunk, no sort), or -1."""
+    n_seg = offsets.shape[0] - 1
+    dup = np.full(n_chunks, -1, dtype=np.int64)
+    for c in nb.prange(n_chunks):
+        stamp = np.full(n_items, -1, dtype=np.int64)
+        for g in range(n_seg * c // n_chunks, n_seg * (c + 1) // n_chunks):
+            a = offsets[g]
+            for t in range(offsets[g + 1] - a):
+                it = items[_row(rows, a + t)]
+                if stamp[it] == g and dup[c] < 0:
+                    dup[c] = g
+                stamp[it] = g
+    first = -1
+    for c in range(n_chunks):
+        if dup[c] >= 0 and (first < 0 or dup[c] < first):
+            first = dup[c]
+    return first

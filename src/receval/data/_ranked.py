@@ -255,7 +255,6 @@ class Run(_RankedBase):
         ranks: Any = None,
         name: str | None = None,
     ) -> None:
-        from .._kernels._topk import _build_ranked
 
         func = self._func
         if (scores is None) == (ranks is None):
@@ -276,25 +275,34 @@ class Run(_RankedBase):
         self.from_ranks = ranks is not None
         keys = values if ranks is None else -values
         self.offsets, rows = _group(user_codes, len(self.user_ids))
-        max_len = int(np.diff(self.offsets).max())
-        n_chunks = 4 * _n_threads()
-        self.items, self.scores, dup = _build_ranked(
-            rows, self.offsets, item_codes, keys, len(self.item_ids), max_len, n_chunks
+        self.items, self.scores, dup = _rank_rows(
+            self.offsets, rows, item_codes, keys, len(self.item_ids)
         )
         del rows
         if dup >= 0:
             self._raise_duplicate(dup)
         self._trec_keys: np.ndarray | None = None
         self._has_ties: bool | None = None
+        self._has_ties32: bool | None = None
 
     @property
     def has_ties(self) -> bool:
         """Whether some user has two items with the same score."""
         if self._has_ties is None:
-            same = self.scores[1:] == self.scores[:-1]
-            same[self.offsets[1:-1] - 1] = False  # pairs that straddle two users
-            self._has_ties = bool(same.any())
+            self._has_ties = self._any_tie(self.scores)
         return self._has_ties
+
+    @property
+    def has_single_precision_ties(self) -> bool:
+        """Whether some user has two scores equal after rounding to float32 (trec_eval's view)."""
+        if self._has_ties32 is None:
+            self._has_ties32 = self._any_tie(self.scores.astype(np.float32))
+        return self._has_ties32
+
+    def _any_tie(self, scores: np.ndarray) -> bool:
+        same = scores[1:] == scores[:-1]
+        same[self.offsets[1:-1] - 1] = False  # pairs that straddle two users
+        return bool(same.any())
 
     @property
     def trec_keys(self) -> np.ndarray:
@@ -401,6 +409,54 @@ def _n_threads() -> int:
     import numba
 
     return max(1, int(numba.get_num_threads()))
+
+
+# below this many key bits in a packed row, ranking falls back to per-segment sorts
+_MIN_KEY_BITS = 24
+
+
+def _rank_rows(
+    offsets: np.ndarray, rows: np.ndarray, items: np.ndarray, keys: np.ndarray, n_items: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Items and keys of every segment in key-descending order (stable), and the
+    first segment holding a duplicate item (-1 if none).
+
+    Fast path: each row becomes one uint64 (segment id, key's top bits,
+    position), and one SIMD integer sort (NumPy), split by segment ranges over
+    threads, orders everything; segments whose keys differ only in the dropped
+    bits are detected while decoding and redone exactly.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .._kernels import _topk as k
+
+    n_seg = len(offsets) - 1
+    n_chunks = 4 * _n_threads()
+    max_len = int(np.diff(offsets).max()) if n_seg else 0
+    dup = int(k._first_duplicate_segment(offsets, rows, items, n_items, n_chunks))
+    seg_bits = max(1, int(n_seg - 1).bit_length())
+    pos_bits = max(1, int(max_len - 1).bit_length())
+    if 64 - seg_bits - pos_bits < _MIN_KEY_BITS:  # too few key bits left: per-segment sorts
+        out_items, out_keys, _ = k._build_ranked(
+            rows, offsets, items, keys, n_items, max_len, n_chunks
+        )
+        return out_items, out_keys, dup
+    packed = k._pack_keys(offsets, rows, keys, seg_bits, pos_bits, n_chunks)
+    threads = _n_threads()
+    if threads > 1 and len(packed) > 1_000_000:
+        cuts = offsets[np.linspace(0, n_seg, threads + 1).astype(np.int64)]
+        parts = [packed[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+        with ThreadPoolExecutor(threads) as pool:  # NumPy releases the GIL while sorting
+            list(pool.map(np.ndarray.sort, parts))
+    else:
+        packed.sort()
+    out_items, out_keys, bad = k._unpack_ranked(
+        packed, offsets, rows, items, keys, pos_bits, n_chunks
+    )
+    redo = np.flatnonzero(bad)
+    if len(redo):
+        k._redo_segments(redo, offsets, rows, items, keys, out_items, out_keys, max_len)
+    return out_items, out_keys, dup
 
 
 def _group(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:

@@ -16,9 +16,9 @@ gain               ``"linear"``: gain = grade (trec_eval, ranx ``ndcg``);
                    ``"exponential"``: 2**grade - 1 (ranx ``ndcg_burges``)
 rel_threshold      grade at or above which an item is relevant (default 1)
 ties               ``"trec"``: score descending, then item id descending as
-                   strings, scores compared in single precision (trec_eval); ``"average"``: expected value over all
-                   orders of tied items (scikit-learn); ``"input"``: stable
-                   input order
+                   strings, scores compared in single precision (trec_eval);
+                   ``"average"``: expected value over all orders of tied
+                   items (scikit-learn); ``"input"``: stable input order
 missing_users      users in the qrels but absent from the run: ``"zero"``
                    (every metric 0), ``"skip"`` (left out of the means,
                    trec_eval without -c), ``"error"``

@@ -96,9 +96,9 @@ def _lookup(sorted_items, a, b, item):
 
 
 @nb.njit(cache=True, nogil=True)
-def _trec_order(scores, keys, a, n):
+def _trec_order(scores, items, item_keys, a, n):
     """Permutation of rows a..a+n (score desc, input order in ties) that breaks ties
-    by ``keys`` descending (the trec_eval rule: document id descending).
+    by ``item_keys[items]`` descending (the trec_eval rule: document id descending).
 
     Like trec_eval, which stores scores as C floats, scores are compared in
     single precision: two scores equal after rounding to float32 are tied."""
@@ -111,7 +111,7 @@ def _trec_order(scores, keys, a, n):
         if e - t > 1:
             block = np.empty(e - t, dtype=np.float64)
             for j in range(e - t):
-                block[j] = -keys[a + t + j]
+                block[j] = -item_keys[items[a + t + j]]
             inner = np.argsort(block, kind="mergesort")
             for j in range(e - t):
                 perm[t + j] = t + inner[j]
@@ -301,8 +301,9 @@ def _evaluate_users(
 
     ``item_map`` maps run item codes to qrels item codes (-1 when the item is
     judged for nobody); ``user_map[u]`` is the run user of qrels user u (-1
-    when absent from the run); ``r_keys`` breaks ties for ``ties='trec'`` (may
-    be empty when the run has no ties). Users are split into ``n_chunks``
+    when absent from the run); ``r_keys[item]`` breaks ties for ``ties='trec'``
+    (the rank of the run item's id in string order; may be empty when the run
+    has no ties). Users are split into ``n_chunks``
     contiguous chunks, each with scratch buffers of ``max_len`` (the longest
     list); ``disc[j] = 1 / log2(j + 2)`` covers the longest list and the most
     judged items of a user. Returns values and auxiliary values (R per user),
@@ -348,7 +349,7 @@ def _evaluate_users(
                         trec_differs = True
                         break
                 if trec_differs:
-                    perm = _trec_order(r_scores, r_keys, a, n)
+                    perm = _trec_order(r_scores, r_items, r_keys, a, n)
                     for j in range(n):
                         grades_trec[j] = grades_input[perm[j]]
             for m in range(n_metrics):

@@ -1,0 +1,717 @@
+"""Ranking metrics: receval.evaluate against pytrec_eval and ranx, in one process.
+
+    python benchmarks/bench_ranking.py            # 100k and 1M users, rewrites docs/benchmarks.md
+    python benchmarks/bench_ranking.py --quick    # 10k users, no file written
+    python benchmarks/bench_ranking.py --quick --users 50000 200000
+
+Five metrics (ndcg@10, map@100, mrr, recall@100, precision@10) over 100
+recommended items per user, starting from pandas DataFrames and from Parquet
+files. Conversion (DataFrame or file -> each tool's input) is timed apart from
+compute. Needs the ``bench`` extra plus pytrec_eval (pytrec-eval-terrier) and ranx.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+import receval
+from _harness import Measurement, _status_mib, environment, measure, replace_section
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+METRICS = ["ndcg@10", "map@100", "mrr", "recall@100", "precision@10"]
+# receval metric -> pytrec_eval measure (the key of its per-query results)
+TREC = {
+    "ndcg@10": "ndcg_cut_10",
+    "map@100": "map_cut_100",
+    "mrr": "recip_rank",
+    "recall@100": "recall_100",
+    "precision@10": "P_10",
+}
+CATALOGUE = 199_999  # prime: user-specific strides walk it without repeats
+RUN_LENGTH = 100
+TOLERANCE = 1e-9
+
+
+# ----------------------------------------------------------------------- data
+def make_data(n_users: int, seed: int = 0):
+    """Qrels and run DataFrames, deterministic in ``seed``.
+
+    Each user has 5-15 relevant items (grades 1-3, mean 10) and 0-3 judged
+    non-relevant items (grade 0); each judged item is among the user's 100
+    recommendations with probability 1/2. A user's 100 + (judged but not
+    recommended) items are distinct by construction: item ``j`` of user ``u``
+    is ``catalogue[(a_u + j * s_u) mod p]`` with ``p`` prime and ``s_u != 0``.
+    Run rows of a user are contiguous, in random (not score) order; scores are
+    float64 in [0, 1) plus a boost for relevant items, so there are no ties.
+    """
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    catalogue = rng.permutation(CATALOGUE).astype(np.int64) + 1  # item ids 1..p
+    user_ids = rng.permutation(n_users).astype(np.int64) + 1  # users in shuffled order
+    a = rng.integers(0, CATALOGUE, n_users)
+    s = rng.integers(1, CATALOGUE, n_users)
+
+    n_rel = rng.integers(5, 16, n_users)
+    n_zero = rng.integers(0, 4, n_users)
+    n_judged = n_rel + n_zero
+    starts = np.concatenate([[0], np.cumsum(n_judged)[:-1]])
+    total = int(n_judged.sum())
+    q_user = np.repeat(np.arange(n_users), n_judged)
+    local = np.arange(total) - np.repeat(starts, n_judged)
+    grade = np.where(
+        local < np.repeat(n_rel, n_judged), rng.choice([1, 2, 3], total, p=[0.5, 0.3, 0.2]), 0
+    ).astype(np.int64)
+    in_run = rng.random(total) < 0.5
+    # judged items before this one (same user) that are in the run
+    c = np.cumsum(in_run)
+    before = c - in_run - (c - in_run)[starts][q_user]
+    # recommended judged items take distinct positions (b + i * t) mod 100 with t
+    # coprime to 100; the others take positions 100, 101, ... (not recommended)
+    b = rng.integers(0, RUN_LENGTH, n_users)
+    t = rng.choice([1, 3, 7, 9, 11, 13, 17, 19, 21, 23, 27, 29, 31, 33, 37, 39], n_users)
+    pos = np.where(
+        in_run,
+        (b[q_user] + before * t[q_user]) % RUN_LENGTH,
+        RUN_LENGTH + local - before,
+    )
+    width = RUN_LENGTH + int(n_judged.max())
+
+    def item_at(u: np.ndarray, j: np.ndarray) -> np.ndarray:
+        return catalogue[(a[u] + j * s[u]) % CATALOGUE]
+
+    qrels = pd.DataFrame({"user": user_ids[q_user], "item": item_at(q_user, pos), "grade": grade})
+    assert width <= CATALOGUE
+
+    r_user = np.repeat(np.arange(n_users), RUN_LENGTH)
+    r_pos = np.tile(np.arange(RUN_LENGTH), n_users)
+    score = rng.random(n_users * RUN_LENGTH)
+    hit = in_run & (grade > 0)
+    flat = q_user[hit] * RUN_LENGTH + pos[hit]
+    score[flat] += 0.2 * grade[hit] * rng.random(int(hit.sum()))
+    run = pd.DataFrame({"user": user_ids[r_user], "item": item_at(r_user, r_pos), "score": score})
+    qrels.attrs["relevant_recommended"] = float(hit.sum() / (grade > 0).sum())
+    return qrels, run
+
+
+# ------------------------------------------------------------------ timing
+def release_arrow() -> None:
+    """Hand memory that Arrow's pool (mimalloc) keeps after a call back to the OS.
+
+    ``measure`` trims glibc's heap but not Arrow's pool: without this, pages
+    kept from an earlier Parquet read sit in the baseline resident size and
+    the next read reuses them, so its peak extra memory reads ~5 GiB too low
+    at 1M users.
+    """
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return
+    pa.default_memory_pool().release_unused()
+
+
+def measured(fn, repeat: int = 1) -> Measurement:
+    """``measure(fn)`` ``repeat`` times, releasing Arrow's pool before each:
+    the best time, the largest peak extra memory, the last value."""
+    best: Measurement | None = None
+    for _ in range(repeat):
+        if best is not None:
+            best.value = None  # do not hold two results at once
+        release_arrow()
+        m = measure(fn)
+        if best is not None:
+            m = Measurement(
+                min(m.seconds, best.seconds), max(m.peak_extra_mib, best.peak_extra_mib), m.value
+            )
+        best = m
+    assert best is not None
+    return best
+
+
+# ------------------------------------------------------------------ receval
+def _evaluate_seconds(pair) -> float:
+    q, r = pair
+    return measured(lambda: receval.evaluate(q, r, METRICS, profile="trec_eval")).seconds
+
+
+def receval_rows(convert, repeat: int):
+    """Conversion, compute and end to end, each timed on its own (best of ``repeat``).
+
+    Compute runs on freshly converted containers each time, so that work a
+    ``Run`` caches on first use (tie detection, tie-break keys) is counted.
+    """
+    conv = measured(convert, repeat)
+    conv.value = None
+    comp = min(_evaluate_seconds(convert()) for _ in range(repeat))
+    e2e = measured(lambda: receval.evaluate(*convert(), METRICS, profile="trec_eval"), repeat)
+    return conv.seconds, comp, e2e
+
+
+def receval_frame(qdf, rdf, repeat: int):
+    return receval_rows(
+        lambda: (receval.Qrels.from_frame(qdf), receval.Run.from_frame(rdf)), repeat
+    )
+
+
+def receval_parquet(qpath: str, rpath: str, repeat: int):
+    return receval_rows(
+        lambda: (receval.Qrels.from_file(qpath), receval.Run.from_file(rpath)), repeat
+    )
+
+
+# ----------------------------------------------------------------- peers
+def str_labels(values: np.ndarray) -> np.ndarray:
+    """Ids as an object array of Python str, one str object per distinct id."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(values)
+    return np.array([str(x) for x in uniques.tolist()], dtype=object)[codes]
+
+
+def nested_dict(users: np.ndarray, items: np.ndarray, values: np.ndarray) -> dict:
+    """``{str(user): {str(item): value}}``, the input of pytrec_eval.
+
+    The fastest way we found from DataFrame columns: ids to str once per
+    distinct id (pd.factorize), a stable argsort by user, then one
+    ``dict(zip(...))`` per user over slices of Python lists. It is several
+    times faster than ``groupby(user).apply(...)``.
+    """
+    order = np.argsort(users, kind="stable")
+    u = users[order]
+    cut = np.flatnonzero(u[1:] != u[:-1]) + 1
+    lo = np.concatenate([[0], cut]).tolist()
+    hi = np.concatenate([cut, [len(u)]]).tolist()
+    keys = str_labels(u[lo]).tolist()
+    item_str = str_labels(items[order]).tolist()
+    vals = values[order].tolist()
+    return {
+        k: dict(zip(item_str[a:b], vals[a:b], strict=True))
+        for k, a, b in zip(keys, lo, hi, strict=True)
+    }
+
+
+@dataclass
+class PeerResult:
+    conversion: float
+    compute: float
+    seconds: float
+    peak_extra_mib: float
+    means: dict
+    per_user: dict = field(repr=False)  # metric -> values aligned with the given users
+
+
+def isolated(fn):
+    """``fn()`` in a forked child, so that a peer running out of memory kills only
+    the child and its memory is returned in full; a str says why it failed."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+
+    def target() -> None:
+        try:
+            send.send(("ok", fn()))
+        except BaseException as exc:
+            send.send(("error", f"{type(exc).__name__}: {exc}"))
+        finally:
+            send.close()
+
+    proc = ctx.Process(target=target)
+    proc.start()
+    send.close()
+    try:
+        status, payload = recv.recv()
+    except EOFError:
+        status, payload = "killed", None
+    proc.join()
+    if status == "ok":
+        return payload
+    if status == "error":
+        return f"failed: {payload}"
+    return f"failed: killed (exit code {proc.exitcode}; out of memory?)"
+
+
+def aligned(values: dict, users: list[str]) -> np.ndarray:
+    return np.array([values.get(u, np.nan) for u in users], dtype=np.float64)
+
+
+def run_pytrec(get_frames, users: list[str]) -> PeerResult:
+    import pytrec_eval
+
+    def call():
+        t0 = time.perf_counter()
+        qdf, rdf = get_frames()
+        qd = nested_dict(qdf["user"].to_numpy(), qdf["item"].to_numpy(), qdf["grade"].to_numpy())
+        rd = nested_dict(rdf["user"].to_numpy(), rdf["item"].to_numpy(), rdf["score"].to_numpy())
+        del qdf, rdf
+        evaluator = pytrec_eval.RelevanceEvaluator(qd, set(TREC.values()))
+        t1 = time.perf_counter()
+        res = evaluator.evaluate(rd)
+        means = {m: float(np.mean([v[TREC[m]] for v in res.values()])) for m in METRICS}
+        t2 = time.perf_counter()
+        return t1 - t0, t2 - t1, means, res
+
+    m = measured(call)
+    conv, comp, means, res = m.value
+    per_user = {mt: aligned({u: v[TREC[mt]] for u, v in res.items()}, users) for mt in METRICS}
+    return PeerResult(conv, comp, m.seconds, m.peak_extra_mib, means, per_user)
+
+
+def ranx_frames(qdf, rdf):
+    """The string-id frames ranx's from_df asserts (object dtype ids, int64 grades)."""
+    import pandas as pd
+
+    q = pd.DataFrame(
+        {
+            "q_id": pd.Series(str_labels(qdf["user"].to_numpy()), dtype=object),
+            "doc_id": pd.Series(str_labels(qdf["item"].to_numpy()), dtype=object),
+            "score": qdf["grade"].to_numpy(np.int64),
+        }
+    )
+    r = pd.DataFrame(
+        {
+            "q_id": pd.Series(str_labels(rdf["user"].to_numpy()), dtype=object),
+            "doc_id": pd.Series(str_labels(rdf["item"].to_numpy()), dtype=object),
+            "score": rdf["score"].to_numpy(np.float64),
+        }
+    )
+    return q, r
+
+
+def run_ranx(get_frames, users: list[str]) -> PeerResult:
+    import ranx
+
+    def call():
+        t0 = time.perf_counter()
+        qdf, rdf = get_frames()
+        qs, rs = ranx_frames(qdf, rdf)
+        del qdf, rdf
+        qrels = ranx.Qrels.from_df(qs)
+        run = ranx.Run.from_df(rs)
+        del qs, rs
+        t1 = time.perf_counter()
+        means = ranx.evaluate(qrels, run, METRICS)
+        t2 = time.perf_counter()
+        return t1 - t0, t2 - t1, {k: float(v) for k, v in means.items()}, run
+
+    m = measured(call)
+    conv, comp, means, run = m.value
+    per_user = {mt: aligned(run.scores[mt], users) for mt in METRICS}
+    return PeerResult(conv, comp, m.seconds, m.peak_extra_mib, means, per_user)
+
+
+def warm_up() -> None:
+    """Load receval's kernels and compile ranx's numba kernels outside the timings."""
+    import ranx
+
+    qdf, rdf = make_data(200, seed=1)
+    for profile in ("trec_eval", "ranx"):
+        receval.evaluate(
+            receval.Qrels.from_frame(qdf), receval.Run.from_frame(rdf), METRICS, profile=profile
+        )
+    qs, rs = ranx_frames(qdf, rdf)
+    ranx.evaluate(ranx.Qrels.from_df(qs), ranx.Run.from_df(rs), METRICS)
+
+
+# -------------------------------------------------------------- agreement
+def float32_ties(rdf) -> set[str]:
+    """Users with two scores that differ in float64 but are equal as float32."""
+    user = rdf["user"].to_numpy()
+    s64 = rdf["score"].to_numpy()
+    s32 = s64.astype(np.float32)
+    order = np.lexsort((s32, user))
+    u, a, b = user[order], s32[order], s64[order]
+    same = (u[1:] == u[:-1]) & (a[1:] == a[:-1]) & (b[1:] != b[:-1])
+    return {str(x) for x in np.unique(u[1:][same]).tolist()}
+
+
+def agreement(report, theirs: PeerResult, label: str, hint=None) -> tuple[list[str], list[str]]:
+    """Max |receval - peer| per metric; details of users beyond TOLERANCE."""
+    users = [str(u) for u in report.users.tolist()]
+    cells, problems = [], []
+    for mt in METRICS:
+        ours = report.values[mt]
+        peer = theirs.per_user[mt]
+        diff = np.abs(ours - peer)
+        worst = float(np.nanmax(diff)) if np.isfinite(diff).any() else float("nan")
+        n_nan = int(np.isnan(diff).sum())
+        cells.append(f"{worst:.1e}" + (f" ({n_nan} users missing)" if n_nan else ""))
+        bad = np.flatnonzero(~(diff <= TOLERANCE))
+        if len(bad):
+            sample = bad[np.argsort(-np.nan_to_num(diff[bad], nan=np.inf), kind="stable")[:5]]
+            text = (
+                f"{label} {mt}: {len(bad)} users differ by more than {TOLERANCE:g}, e.g. "
+                + ", ".join(
+                    f"user {users[i]}: receval {float(ours[i])!r} vs {float(peer[i])!r}"
+                    for i in sample
+                )
+            )
+            if hint is not None:
+                text += hint({users[i] for i in bad.tolist()})
+            problems.append(text)
+    return cells, problems
+
+
+# ------------------------------------------------------------------ report
+def fmt_s(x: float) -> str:
+    return f"{x:.3f}" if x < 10 else f"{x:.1f}"
+
+
+def row(cells) -> str:
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def size_label(n: int) -> str:
+    return f"{n / 1e6:g}M" if n >= 1_000_000 else f"{n / 1e3:g}k"
+
+
+def mem_available_mib() -> float:
+    with open("/proc/meminfo") as fh:
+        for line in fh:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 1024.0
+    return float("inf")
+
+
+@dataclass
+class Bench:
+    repeat: int
+    peer_limit_s: float
+    lines: list[str] = field(default_factory=list)
+    agree: list[str] = field(default_factory=list)
+    agree_notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    # (tool, case) -> (n_users, seconds, peak MiB) of the largest size measured
+    seen: dict = field(default_factory=dict)
+    receval_at: dict = field(default_factory=dict)  # n_users -> {case: (seconds, MiB)}
+    peer_at: dict = field(default_factory=dict)  # (tool, case, n_users) -> seconds
+
+    def emit(self, cells) -> None:
+        self.lines.append(row(cells))
+        print(self.lines[-1], flush=True)
+
+    def peer_gate(self, tool: str, case: str, n: int) -> str | None:
+        """Why a peer is skipped at this size (extrapolated from a smaller one), or None."""
+        prev = self.seen.get((tool, case))
+        if prev is None:
+            if n > 100_000:
+                return "skipped: no smaller size measured to extrapolate from"
+            return None
+        n0, sec, mib = prev
+        est_s, est_mib = sec * n / n0, mib * n / n0
+        if est_s > self.peer_limit_s:
+            return f"skipped: ~{est_s / 60:.0f} min extrapolated"
+        if est_mib > 0.7 * mem_available_mib():
+            return f"skipped: ~{est_mib / 1024:.0f} GiB peak extrapolated"
+        return None
+
+    def case(self, n: int, name: str, qdf, rdf, qpath: str, rpath: str) -> None:
+        import pandas as pd
+
+        label = f"{size_label(n)} users, {name}"
+        if name == "DataFrame":
+            qrels_users = qdf["user"]
+
+            def frames():
+                return qdf, rdf
+        else:
+            qrels_users = pd.read_parquet(qpath, columns=["user"])["user"]
+
+            def frames():
+                return pd.read_parquet(qpath), pd.read_parquet(rpath)
+
+        # qrels users in order of first appearance, as receval reports them
+        users = [str(u) for u in pd.unique(qrels_users).tolist()]
+        del qrels_users
+
+        # peers first, while this process holds the least memory (they run in a fork)
+        peers = {}
+        for tool, fn in (("pytrec_eval", run_pytrec), ("ranx", run_ranx)):
+            why = self.peer_gate(tool, name, n)
+            if why is None:
+                peers[tool] = res = isolated(lambda fn=fn: fn(frames, users))
+                if isinstance(res, PeerResult):
+                    self.seen[(tool, name)] = (n, res.seconds, res.peak_extra_mib)
+                    self.peer_at[(tool, name, n)] = res.seconds
+                else:
+                    self.notes.append(f"{tool}, {label}: {res}.")
+            else:
+                peers[tool] = why
+                self.notes.append(f"{tool}, {label}: {why}.")
+            gc.collect()
+
+        if name == "DataFrame":
+            conv, comp, e2e = receval_frame(qdf, rdf, self.repeat)
+        else:
+            conv, comp, e2e = receval_parquet(qpath, rpath, self.repeat)
+        report = e2e.value
+        if [str(u) for u in report.users.tolist()] != users:
+            raise RuntimeError("receval's user order differs from pd.unique(qrels users)")
+        ours = (e2e.seconds, e2e.peak_extra_mib)
+        self.receval_at.setdefault(n, {})[name] = ours
+        gc.collect()
+
+        base = peers["pytrec_eval"]
+        base_s = base.seconds if isinstance(base, PeerResult) else None
+
+        def speedup(sec: float) -> str:
+            return f"{base_s / sec:.1f}x" if base_s else "n/a"
+
+        self.emit(
+            [
+                label,
+                "**receval**",
+                fmt_s(conv),
+                fmt_s(comp),
+                f"**{fmt_s(ours[0])}**",
+                f"**{speedup(ours[0])}**",
+                f"{ours[1]:.0f}",
+            ]
+        )
+        for tool, res in peers.items():
+            if isinstance(res, PeerResult):
+                self.emit(
+                    [
+                        label,
+                        tool,
+                        fmt_s(res.conversion),
+                        fmt_s(res.compute),
+                        fmt_s(res.seconds),
+                        speedup(res.seconds),
+                        f"{res.peak_extra_mib:.0f}",
+                    ]
+                )
+            else:
+                self.emit([label, tool, "", "", res, "", ""])
+
+        n_agree = len(self.agree)
+        if name == "DataFrame":
+            if isinstance(peers["pytrec_eval"], PeerResult):
+                tied = float32_ties(rdf)
+                self.agree_notes.append(
+                    f"{size_label(n)} users: {len(tied)} users have two scores that differ as "
+                    f"float64 but are equal as float32."
+                )
+                cells, bad = agreement(
+                    report, peers["pytrec_eval"], f"{label}, trec_eval", float32_hint(tied)
+                )
+                self.agree.append(
+                    row([size_label(n), 'pytrec_eval vs profile="trec_eval"', *cells])
+                )
+                self.problems += bad
+            if isinstance(peers["ranx"], PeerResult):
+                q, r = receval.Qrels.from_frame(qdf), receval.Run.from_frame(rdf)
+                ranx_report = receval.evaluate(q, r, METRICS, profile="ranx")
+                del q, r
+                cells, bad = agreement(ranx_report, peers["ranx"], f"{label}, ranx")
+                self.agree.append(row([size_label(n), 'ranx vs profile="ranx"', *cells]))
+                self.problems += bad
+            for line in self.agree[n_agree:]:
+                print(line, flush=True)
+        del report, e2e, peers
+        gc.collect()
+
+
+def float32_hint(tied: set[str]):
+    def hint(bad: set[str]) -> str:
+        return (
+            f". {len(bad & tied)} of these {len(bad)} users (and {len(tied)} users in all) "
+            f"have two scores that differ as float64 but are equal as float32; trec_eval "
+            f"stores scores as C float (TEXT_RESULTS.sim), so it ties them and breaks the "
+            f"tie by item id descending"
+        )
+
+    return hint
+
+
+def run_size(bench: Bench, n: int, tmp: str) -> str:
+    t0 = time.perf_counter()
+    qdf, rdf = make_data(n)
+    qpath, rpath = os.path.join(tmp, f"qrels_{n}.parquet"), os.path.join(tmp, f"run_{n}.parquet")
+    qdf.to_parquet(qpath, index=False)
+    rdf.to_parquet(rpath, index=False)
+    relevant = int((qdf["grade"] > 0).sum())
+    desc = (
+        f"{size_label(n)} users: run {len(rdf):,} rows, qrels {len(qdf):,} rows "
+        f"({relevant / n:.1f} relevant items per user on average, "
+        f"{(qdf['grade'] == 0).mean():.0%} of judgments grade 0, "
+        f"{qdf.attrs['relevant_recommended']:.0%} of relevant items recommended); "
+        f"Parquet {os.path.getsize(rpath) / 2**20:.0f} + {os.path.getsize(qpath) / 2**20:.0f} MiB"
+    )
+    print(f"{desc}; generated in {time.perf_counter() - t0:.1f} s", flush=True)
+    bench.case(n, "DataFrame", qdf, rdf, qpath, rpath)
+    del qdf, rdf  # the Parquet rows start from the files only
+    gc.collect()
+    bench.case(n, "Parquet", None, None, qpath, rpath)
+    os.remove(qpath)
+    os.remove(rpath)
+    return desc
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="10k users, print only")
+    parser.add_argument(
+        "--users", type=int, nargs="+", help="numbers of users (default 100000 1000000)"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="best of N runs for receval")
+    parser.add_argument(
+        "--peer-limit-s",
+        type=float,
+        default=600.0,
+        help="skip a peer at a size whose extrapolated time exceeds this",
+    )
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
+    args = parser.parse_args()
+    sizes = sorted(args.users or ([10_000] if args.quick else [100_000, 1_000_000]))
+
+    load_before = os.getloadavg()[0]
+    print(f"load average before: {os.getloadavg()}", flush=True)
+    warm_up()
+    bench = Bench(repeat=args.repeat, peer_limit_s=args.peer_limit_s)
+    head = row(
+        [
+            "case",
+            "tool",
+            "conversion (s)",
+            "compute (s)",
+            "end to end (s)",
+            "speed-up vs pytrec_eval",
+            "peak extra (MiB)",
+        ]
+    )
+    bench.lines = [head, row(["---"] * 7)]
+    print("\n".join(bench.lines), flush=True)
+    descs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            descs.append(run_size(bench, n, tmp))
+            print(f"  (process RSS {_status_mib('VmRSS'):.0f} MiB)", flush=True)
+
+    agree_head = [
+        row(["users", "comparison", *METRICS]),
+        row(["---"] * (2 + len(METRICS))),
+    ]
+    print("\n".join(agree_head + bench.agree))
+    for note in bench.notes:
+        print(note)
+    for p in bench.problems:
+        print("DISAGREEMENT:", p)
+    targets = []
+    for (tool, name, n), sec in sorted(bench.peer_at.items(), key=lambda kv: kv[0][2]):
+        if tool != "pytrec_eval" or n not in (100_000, 1_000_000):
+            continue
+        ours = bench.receval_at[n][name][0]
+        if n == 100_000:
+            targets.append(
+                f"- >= 10x faster than pytrec_eval end to end at 100k users ({name}): "
+                f"{sec / ours:.1f}x, {'met' if sec / ours >= 10 else 'NOT met'}"
+            )
+        else:
+            targets.append(
+                f"- speed-up over pytrec_eval end to end at 1M users ({name}): "
+                f"{sec / ours:.1f}x (no target)"
+            )
+    if 1_000_000 in bench.receval_at:
+        for name, (sec, mib) in bench.receval_at[1_000_000].items():
+            ok = sec <= 5 and mib <= 3 * 1024
+            targets.append(
+                f"- 1M users ({name}): <= 5 s and <= 3 GiB peak: {sec:.2f} s, "
+                f"{mib / 1024:.2f} GiB, {'met' if ok else 'NOT met'}"
+            )
+    print("\n".join(targets))
+    load_after = os.getloadavg()[0]
+    print(f"load average after: {os.getloadavg()}", flush=True)
+    for note in bench.agree_notes:
+        print(note)
+    if args.quick:
+        return
+
+    problems = (
+        "\n\n**Disagreements beyond 1e-9** (receval is wrong or a convention differs):\n\n"
+        + "\n".join(f"- {p}" for p in bench.problems)
+        if bench.problems
+        else f"\n\nEvery per-user value agrees within {TOLERANCE:g}."
+    )
+    notes = "\n".join(f"- {n}" for n in bench.notes)
+    body = f"""## Ranking metrics (`evaluate`)
+
+Reproduce: `pip install -e '.[bench]' pytrec-eval-terrier ranx &&
+python benchmarks/bench_ranking.py` (writes this section; `--quick` runs 10k
+users and prints only). Every row starts from the same pandas DataFrames (or
+the same Parquet files) in one process and computes {", ".join(METRICS)}.
+
+{environment()}
+- 1-minute load average {load_before:.1f} at the start of the run and
+  {load_after:.1f} at the end (on 2 cores, other work on the machine inflates
+  the times)
+
+Data (`make_data` in the script, seed 0; item ids from a catalogue of
+{CATALOGUE:,}, int64 user and item ids, float64 scores without exact ties):
+
+{chr(10).join(f"- {d}" for d in descs)}
+
+{chr(10).join(bench.lines)}
+
+- **receval**: `Qrels.from_frame` + `Run.from_frame` (or `Qrels.from_file` +
+  `Run.from_file` on the Parquet paths), then `evaluate(qrels, run, metrics,
+  profile="trec_eval")`. Conversion, compute and end to end are each timed
+  on their own, best of {args.repeat} runs; peak extra memory is that of the
+  end-to-end call.
+- **pytrec_eval**: conversion builds `{{str(user): {{str(item): value}}}}` for
+  qrels and run (ids to `str` once per distinct id with `pd.factorize`, a
+  stable argsort by user, then one `dict(zip(...))` per user over Python lists,
+  several times faster than `groupby().apply()`) and the `RelevanceEvaluator`
+  with {{{", ".join(repr(v) for v in TREC.values())}}}; compute is
+  `evaluator.evaluate(run)` plus the means over queries. One run.
+- **ranx**: conversion turns the ids into `str` (object columns, which
+  `from_df` asserts) and calls `ranx.Qrels.from_df` / `ranx.Run.from_df`;
+  compute is `ranx.evaluate(qrels, run, metrics)`. ranx compiles its numba
+  kernels on first use: a small warm-up call runs before any timing. One run.
+- Parquet rows: the peers read the files with `pd.read_parquet` (counted in
+  conversion), then convert as above.
+- Peak extra memory is the rise of the process's resident high-water mark
+  during the call (`/proc/self/clear_refs`), excluding the input DataFrames.
+  Before every measured call, glibc's heap is trimmed and Arrow's memory pool
+  (mimalloc) releases the pages it keeps; otherwise pages kept from an earlier
+  Parquet read would sit in the baseline and hide ~5 GiB at 1M users.
+- A peer is skipped at a size when its time or memory, extrapolated linearly
+  from the size below, exceeds {args.peer_limit_s / 60:.0f} min or 70% of the
+  free memory; peers run in a forked child process, so running out of memory
+  would end only that row.
+
+Skipped or failed peer rows:
+
+{notes or "- none"}
+
+Issue targets:
+
+{chr(10).join(targets) or "- (sizes not run)"}
+
+Agreement, max |receval - peer| over users (receval with the peer's profile):
+
+{chr(10).join(agree_head + bench.agree)}{problems}
+
+trec_eval stores scores as C `float` (`TEXT_RESULTS.sim`), so two float64
+scores equal once rounded to float32 tie there and are ordered by item id
+descending; receval compares the float64 values.
+
+{chr(10).join(f"- {x}" for x in bench.agree_notes)}
+"""
+    replace_section(args.out, "ranking", body)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -287,6 +287,7 @@ def evaluate(
         q.offsets, q.items, q.grades, q.grades_desc,
         r.offsets, r.items, r.scores, r_keys, item_map, user_map, table,
         max_len, 4 * max(1, int(numba.get_num_threads())), disc,
+        int(numba.config.NUMBA_NUM_THREADS),
     )  # fmt: skip
     means: dict[str, float] = {}
     per_user: dict[str, np.ndarray] = {}
@@ -307,8 +308,7 @@ def evaluate(
             means[text] = float(col[kept].mean()) if kept.any() else float("nan")
         per_user[text] = col
         aux_out[text] = den
-        threshold = convs[text].rel_threshold
-        empty[text] = int(_count_empty(q, threshold))
+        empty[text] = int((den == 0).sum())  # den: each user's relevant items
         skipped[text] = int((~kept).sum())
     return EvaluationReport(
         mean={t: means[t] for t in metrics},
@@ -324,13 +324,3 @@ def evaluate(
         run_name=r.name,
         _aux=aux_out,
     )
-
-
-def _count_empty(q: Qrels, threshold: int) -> int:
-    relevant = (
-        np.add.reduceat((q.grades >= threshold).astype(np.int64), q.offsets[:-1])
-        if q.n_rows
-        else np.zeros(q.n_users, dtype=np.int64)
-    )
-    # reduceat over empty segments is never needed: every qrels user has a row
-    return int((relevant == 0).sum())

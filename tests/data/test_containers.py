@@ -12,7 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from receval import Qrels, Run, evaluate
-from receval.data._encode import factorize, lookup
+from receval.data import _encode
+from receval.data._encode import factorize, int_runs, lookup
 from receval.exceptions import InputValidationError
 
 # ---------------------------------------------------------------- shared data
@@ -740,6 +741,16 @@ def test_lookup_int_and_str_match_as_strings():
     np.testing.assert_array_equal(lookup(np.array(["7", "1"]), np.array([1, 7])), [1, 0])
 
 
+def test_lookup_wide_int_range_and_uint64():
+    # a range too wide for a direct-address table goes through a sorted search
+    np.testing.assert_array_equal(
+        lookup(np.array([10**9, 5, 0, -(10**12)]), np.array([0, 10**9])), [1, -1, 0, -1]
+    )
+    big = np.array([2**64 - 1, 3], dtype=np.uint64)
+    np.testing.assert_array_equal(lookup(big, np.array([3, 4], dtype=np.uint64)), [-1, 0])
+    np.testing.assert_array_equal(lookup(np.array([3, 4]), big), [1, -1])
+
+
 def test_lookup_empty():
     out = lookup(np.array([], dtype=np.int64), np.array([1, 7]))
     assert out.shape == (0,) and out.dtype.kind == "i"
@@ -782,6 +793,96 @@ def test_factorize_random_ints_round_trip(span, rng):
     codes, uniques = factorize(values, "items", "f")
     np.testing.assert_array_equal(uniques[codes], values)
     _check_codes(values.tolist(), codes, uniques)
+
+
+@pytest.mark.parametrize("span", [50, 10**9])  # dense table and hash table
+def test_factorize_any_order_parallel_path(span, rng, monkeypatch):
+    monkeypatch.setattr(_encode, "_PARALLEL_MIN_ROWS", 0)
+    values = rng.integers(-span, span, 5_000)
+    codes, uniques = factorize(values, "items", "f", any_order=True)
+    np.testing.assert_array_equal(uniques[codes], values)
+    assert len(np.unique(uniques)) == len(uniques) == len(np.unique(values))
+    assert codes.dtype.kind == "i" and codes.min() == 0 and codes.max() == len(uniques) - 1
+
+
+def test_int_runs():
+    offsets, ids = int_runs(np.array([5, 5, 2, 9, 9, 9]))
+    np.testing.assert_array_equal(offsets, [0, 2, 3, 6])
+    np.testing.assert_array_equal(ids, [5, 2, 9])
+    assert int_runs(np.array([5, 2, 5])) is None  # 5 in two runs: not grouped
+    assert int_runs(np.array(["a", "a", "b"])) is None  # strings go through factorize
+    assert int_runs([1, 1, 2]) is None
+    assert int_runs(np.array([7])) is None
+
+
+def _shuffled(frame, rng):
+    return frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_grouped_and_shuffled_rows_give_same_containers(seed, monkeypatch):
+    # grouped integer users take the run-detection path, shuffled ones the encoding
+    # table; both encode items in parallel here; some users have > 32 judged items
+    monkeypatch.setattr(_encode, "_PARALLEL_MIN_ROWS", 0)
+    rng = np.random.default_rng(seed)
+    n_users = 30
+    sizes = rng.integers(1, 60, n_users)
+    users = np.repeat(rng.permutation(n_users) * 7 + 3, sizes)
+    items = np.concatenate([rng.choice(500, k, replace=False) for k in sizes])
+    grades = rng.integers(0, 4, len(users))
+    scores = rng.choice([0.1, 0.5, 0.9], len(users))  # ties, ordered by the tie rule
+    q = pd.DataFrame({"user": users, "item": items, "grade": grades})
+    r = pd.DataFrame({"user": users, "item": (items + rng.integers(0, 2, len(items))) % 500,
+                      "score": scores}).drop_duplicates(["user", "item"])  # fmt: skip
+    r = r.sort_values("user", kind="stable")
+    assert int_runs(q["user"].to_numpy()) is not None
+    metrics = ["ndcg@10", "map", "mrr", "p@5", "recall@20", "ndcg(ideal=candidates)@5"]
+    for ties in ("trec", "input"):
+        grouped = evaluate(Qrels.from_frame(q), Run.from_frame(r), metrics, ties=ties)
+        # shuffling changes the input order of tied items: compare under ties='trec' only
+        shuffled = evaluate(
+            Qrels.from_frame(_shuffled(q, rng)), Run.from_frame(_shuffled(r, rng)), metrics,
+            ties="trec",
+        )  # fmt: skip
+        oracle_q = {u: dict(zip(g["item"], g["grade"], strict=True)) for u, g in q.groupby("user")}
+        oracle_r = {u: dict(zip(g["item"], g["score"], strict=True)) for u, g in r.groupby("user")}
+        by_dict = evaluate(oracle_q, oracle_r, metrics, ties=ties)
+        for m in metrics:
+            assert grouped.mean[m] == pytest.approx(by_dict.mean[m], abs=1e-12), m
+            if ties == "trec":
+                assert shuffled.mean[m] == pytest.approx(grouped.mean[m], abs=1e-12), m
+    assert Qrels.from_frame(_shuffled(q, rng)).to_dict() == Qrels.from_frame(q).to_dict()
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_run_order_exact_for_nearly_equal_scores(grouped):
+    # keys equal in their top bits take the exact fallback; grouped integer rows
+    # are reordered in place, the others through a row map
+    rng = np.random.default_rng(3)
+    base = np.array([0.5, np.nextafter(0.5, 1), np.nextafter(np.nextafter(0.5, 1), 1),
+                     0.0, -0.0, 1e-300, -1e-300, 3.0])  # fmt: skip
+    sizes = [1, 5, 40, 300, 7]
+    users = np.repeat(np.arange(len(sizes)) * 10, sizes)
+    items = np.concatenate([rng.permutation(1000)[:k] for k in sizes])
+    scores = rng.choice(base, len(users))
+    order = np.arange(len(users)) if grouped else rng.permutation(len(users))
+    run = Run(users[order], items[order], scores[order])
+    assert (int_runs(users[order]) is not None) == grouped
+    for u in np.unique(users):
+        rows = order[users[order] == u]  # input rows of u, in input order
+        expected = rows[np.lexsort((np.arange(len(rows)), -scores[rows]))]
+        g = int(np.flatnonzero(run.user_ids == u)[0])
+        a, b = run.offsets[g], run.offsets[g + 1]
+        np.testing.assert_array_equal(run.item_ids[run.items[a:b]], items[expected])
+        np.testing.assert_array_equal(run.scores[a:b], scores[expected])
+
+
+def test_duplicate_in_long_and_short_judged_lists():
+    items = [*range(40), 17]
+    with pytest.raises(InputValidationError, match=r"^Qrels: user 9 has item 17 more than once"):
+        Qrels([9] * len(items), items)
+    with pytest.raises(InputValidationError, match=r"^Qrels: user 4 has item 2 more than once"):
+        Qrels([3] * 40 + [4, 4, 4], [*range(40), 1, 2, 2])
 
 
 def test_factorize_floats_holding_ints_and_bools():

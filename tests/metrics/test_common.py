@@ -141,10 +141,20 @@ NOT_CHECKS_FINITE_SCORES = set(ALL_METRICS) - CHECKS_FINITE_SCORES  # hard label
 USES_GROUPS = {"gauc", "gauc_clicks"}
 NOT_USES_GROUPS = set(ALL_METRICS) - USES_GROUPS
 
+# the pointwise families this suite covers; ranking, beyond-accuracy and retention
+# functions take lists or event logs and have test files of their own
+POINTWISE_MODULES = {
+    "receval.metrics._classification",
+    "receval.metrics._loss",
+    "receval.metrics._curves",
+    "receval.metrics._calibration",
+    "receval.metrics._auc",
+    "receval.metrics._gauc",
+}
 PUBLIC_METRICS = {
     name
     for name in receval.__all__
-    if receval._EXPORTS[name].startswith("receval.metrics.")
+    if receval._EXPORTS[name] in POINTWISE_MODULES
     and callable(getattr(receval, name))
     and not isinstance(getattr(receval, name), type)
     and name not in {"group_auc"}  # gauc_score's report; covered by the gauc adapters

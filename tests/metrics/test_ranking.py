@@ -252,7 +252,8 @@ def ranking_data(draw, max_len=7):
 @st.composite
 def conventions(draw):
     conv = {key: draw(st.sampled_from(values)) for key, values in CHOICES.items()}
-    conv["rel_threshold"] = draw(st.integers(1, 3))
+    # 0: judged non-relevant items count as relevant, unjudged ones never do (trec_eval -l 0)
+    conv["rel_threshold"] = draw(st.integers(0, 3))
     if conv["missing_users"] == "error":
         conv["missing_users"] = "zero"
     return conv
@@ -279,6 +280,36 @@ def test_equals_oracle(data, conv, name, k):
             assert math.isnan(got[user])
         else:
             assert got[user] == pytest.approx(value, abs=1e-12)
+
+
+MIXED = [
+    "ndcg@3",
+    "p(rel_threshold=2)@3",
+    "map(ties=input)@10",
+    "mrr(ties=average)",
+    "ndcg(rel_threshold=2,gain=exponential)",
+    "recall(ties=input,rel_threshold=2)@3",
+    "success(rel_threshold=0)@1",
+    "hr@3",
+    "r_precision(ties=average)",
+    "ap(ap_normalizer=hits)@3",
+    "cg(ties=input)@3",
+    "ndcg(ideal=candidates)@3",
+]
+
+
+@given(ranking_data())
+def test_many_metrics_in_one_call_equal_one_call_each(data):
+    # the kernel shares relevance counts and hit positions between metrics with
+    # equal thresholds and tie rules; mixing them must not leak state between metrics
+    qrels, run = data
+    together = evaluate(qrels, run, MIXED).values
+    for metric in MIXED:
+        alone = evaluate(qrels, run, metric).values[metric]
+        np.testing.assert_array_equal(together[metric], alone, err_msg=metric)
+    reordered = evaluate(qrels, run, MIXED[::-1]).values
+    for metric in MIXED:
+        np.testing.assert_array_equal(reordered[metric], together[metric], err_msg=metric)
 
 
 @given(ranking_data())

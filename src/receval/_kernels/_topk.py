@@ -47,19 +47,6 @@ from ._topk_codes import (
 
 
 # ------------------------------------------------------------------ construction
-@nb.njit(cache=True, nogil=True, parallel=True)
-def _sorted_desc_segments(values, offsets):
-    """A copy of ``values`` with each segment sorted descending."""
-    out = values.copy()
-    for g in nb.prange(offsets.shape[0] - 1):
-        seg = np.sort(values[offsets[g] : offsets[g + 1]])
-        n = seg.shape[0]
-        for t in range(n):
-            out[offsets[g] + t] = seg[n - 1 - t]
-    return out
-
-
-# ------------------------------------------------------------------ metrics
 @nb.njit(cache=True, nogil=True, inline="always")
 def _gain(grade, threshold, gain):
     if grade < threshold:
@@ -156,7 +143,7 @@ def _user_metric(
 ):
     """(value, auxiliary) of one metric for one user.
 
-    ``grades`` is the grade of each ranked item (0 if unjudged) in the order
+    ``grades`` is the grade of each ranked item (-inf if unjudged) in the order
     for this metric's tie rule; ``scores[a:a+n]`` the ranked scores (used by
     ``ties='average'``); ``q_desc[qa:qb]`` the user's judged grades, descending.
     The auxiliary value is R (the user's relevant items), used by hit_ratio.
@@ -280,6 +267,79 @@ def _user_metric(
     return np.nan, aux
 
 
+@nb.njit(cache=True, nogil=True)
+def _metric_from_hits(
+    kind, k, threshold, gain, ap_norm, ideal, grades, n, hpos, hgr, h, n_rel,
+    q_desc, qa, qb, cand, disc,
+):  # fmt: skip
+    """Value of one metric for one user from the positions of its relevant items.
+
+    ``hpos[:h]`` are the ranks (0-based, ascending) of the recommended items
+    whose grade is at least ``threshold`` and ``hgr[:h]`` their grades: every
+    metric here only sums over those, so a user costs O(hits), not O(k).
+    Terms are added in rank order, so sums equal a walk over every position.
+    """
+    if kind == R_PRECISION:
+        k_eff = n_rel
+    elif k > 0:
+        k_eff = k
+    else:
+        k_eff = n
+    top = min(k_eff, n)
+    hits = 0
+    while hits < h and hpos[hits] < top:
+        hits += 1
+    if kind == PRECISION or kind == R_PRECISION:
+        return hits / k_eff if k_eff > 0 else 0.0
+    if kind == RECALL:
+        return hits / n_rel if n_rel > 0 else 0.0
+    if kind == F1:
+        den = k_eff + n_rel
+        return 2.0 * hits / den if den > 0 else 0.0
+    if kind == HIT_RATIO:
+        return float(hits)
+    if kind == SUCCESS:
+        return 1.0 if hits > 0 else 0.0
+    if kind == RR:
+        return 1.0 / (hpos[0] + 1) if hits > 0 else 0.0
+    if kind == AP:
+        s = 0.0
+        for i in range(hits):
+            s += (i + 1.0) / (hpos[i] + 1)
+        if ap_norm == AP_RELEVANT:
+            norm = float(n_rel)
+        elif ap_norm == AP_MIN_K:
+            norm = float(min(n_rel, k_eff)) if k > 0 else float(n_rel)
+        else:
+            norm = float(hits)
+        return s / norm if norm > 0 else 0.0
+    if kind == CG:
+        s = 0.0
+        for i in range(hits):
+            s += _gain(hgr[i], threshold, gain)
+        return s
+    # DCG, IDCG, NDCG
+    dcg = 0.0
+    for i in range(hits):
+        dcg += _gain(hgr[i], threshold, gain) * disc[hpos[i]]
+    if kind == DCG:
+        return dcg
+    idcg = 0.0
+    if ideal == IDEAL_CANDIDATES:
+        for j in range(n):
+            cand[j] = grades[j]
+        cand[:n].sort()
+        for j in range(min(k_eff, n)):
+            idcg += _gain(cand[n - 1 - j], threshold, gain) * disc[j]
+    else:
+        depth = (qb - qa) if k <= 0 else min(k, qb - qa)
+        for j in range(depth):
+            idcg += _gain(q_desc[qa + j], threshold, gain) * disc[j]
+    if kind == IDCG:
+        return idcg
+    return dcg / idcg if idcg > 0 else 0.0
+
+
 @nb.njit(cache=True, nogil=True, parallel=True)
 def _evaluate_users(
     q_offsets,
@@ -296,6 +356,7 @@ def _evaluate_users(
     max_len,
     n_chunks,
     disc,
+    n_slot_rows,
 ):
     """Every metric (rows of ``specs``) for every qrels user.
 
@@ -303,11 +364,16 @@ def _evaluate_users(
     judged for nobody); ``user_map[u]`` is the run user of qrels user u (-1
     when absent from the run); ``r_keys[item]`` breaks ties for ``ties='trec'``
     (the rank of the run item's id in string order; may be empty when the run
-    has no ties). Users are split into ``n_chunks``
-    contiguous chunks, each with scratch buffers of ``max_len`` (the longest
-    list); ``disc[j] = 1 / log2(j + 2)`` covers the longest list and the most
-    judged items of a user. Returns values and auxiliary values (R per user),
-    with nan where a rule skips the user.
+    has no ties). The grade of each recommended item is found through a table
+    over qrels item codes, one per thread (``n_slot_rows`` is at least the
+    number of threads): qrels row t of user u writes ``t`` at its item, and a
+    recommended item is judged for u exactly when the table holds a row of u
+    (rows of other users lie outside u's range, so the table is never
+    cleared). O(judged + recommended) per user. Users are split into ``n_chunks`` contiguous
+    chunks, each with scratch buffers of ``max_len`` (the longest list);
+    ``disc[j] = 1 / log2(j + 2)`` covers the longest list and the most judged
+    items of a user. Returns values and R (the user's relevant items) per
+    metric, values nan where a rule skips the user.
     """
     n_users = q_offsets.shape[0] - 1
     n_metrics = specs.shape[0]
@@ -318,7 +384,12 @@ def _evaluate_users(
         if specs[m, S_TIES] == TIES_TREC:
             need_trec = True
     need_trec = need_trec and r_keys.shape[0] > 0
+    n_items = 0
+    for t in range(q_items.shape[0]):
+        n_items = max(n_items, q_items[t] + 1)
+    slots = np.full((n_slot_rows, n_items), -1, dtype=np.int64)
     for c in nb.prange(n_chunks):
+        slot = slots[nb.get_thread_id()]
         u0 = n_users * c // n_chunks
         u1 = n_users * (c + 1) // n_chunks
         grades_input = np.zeros(max_len)
@@ -326,6 +397,8 @@ def _evaluate_users(
         rel = np.zeros(max_len)
         gains = np.zeros(max_len)
         cand = np.zeros(max_len)
+        hpos = np.zeros(max_len, dtype=np.int64)
+        hgr = np.zeros(max_len)
         for u in range(u0, u1):
             qa = q_offsets[u]
             qb = q_offsets[u + 1]
@@ -335,13 +408,16 @@ def _evaluate_users(
             if ru >= 0:
                 a = r_offsets[ru]
                 n = r_offsets[ru + 1] - a
+                for t in range(qa, qb):
+                    slot[q_items[t]] = t
             for j in range(n):
-                grades_input[j] = 0.0
-                item = item_map[r_items[a + j]]
-                if item >= 0:
-                    pos = _lookup(q_items, qa, qb, item)
-                    if pos >= 0:
-                        grades_input[j] = q_grades[pos]
+                # unjudged items are below every threshold
+                grades_input[j] = -np.inf
+                qi = item_map[r_items[a + j]]
+                if qi >= 0:
+                    t = slot[qi]
+                    if t >= qa and t < qb:
+                        grades_input[j] = q_grades[t]
             trec_differs = False
             if need_trec and n > 1:
                 for j in range(1, n):
@@ -352,57 +428,139 @@ def _evaluate_users(
                     perm = _trec_order(r_scores, r_items, r_keys, a, n)
                     for j in range(n):
                         grades_trec[j] = grades_input[perm[j]]
+            rel_threshold = 0.0  # threshold of the cached n_rel, valid when have_rel
+            have_rel = False
+            n_rel = 0
+            hits_threshold = 0.0  # threshold and order of the cached hit list
+            hits_trec = False
+            have_hits = False
+            h = 0
             for m in range(n_metrics):
                 threshold = specs[m, S_THRESHOLD]
-                n_rel = 0
-                for t in range(qa, qb):
-                    if q_desc[t] >= threshold:
-                        n_rel += 1
+                if not have_rel or threshold != rel_threshold:
+                    n_rel = 0
+                    for t in range(qa, qb):
+                        if q_desc[t] >= threshold:
+                            n_rel += 1
+                    rel_threshold = threshold
+                    have_rel = True
+                aux[u, m] = n_rel
                 if (ru < 0 and specs[m, S_MISSING_SKIP] == 1) or (
                     n_rel == 0 and specs[m, S_EMPTY_SKIP] == 1
                 ):
                     values[u, m] = np.nan
-                    aux[u, m] = np.nan
                     continue
                 ties = specs[m, S_TIES]
-                grades = grades_trec if (ties == TIES_TREC and trec_differs) else grades_input
-                v, x = _user_metric(
-                    specs[m, S_KIND],
-                    specs[m, S_K],
-                    threshold,
-                    specs[m, S_GAIN],
-                    specs[m, S_AP_NORM],
-                    specs[m, S_IDEAL],
-                    ties,
-                    grades,
-                    r_scores,
-                    a,
-                    n,
-                    q_desc,
-                    qa,
-                    qb,
-                    rel,
-                    gains,
-                    cand,
-                    disc,
-                )
-                values[u, m] = v
-                aux[u, m] = x
+                use_trec = ties == TIES_TREC and trec_differs
+                grades = grades_trec if use_trec else grades_input
+                if ties == TIES_AVERAGE:
+                    v, _ = _user_metric(
+                        specs[m, S_KIND], specs[m, S_K], threshold, specs[m, S_GAIN],
+                        specs[m, S_AP_NORM], specs[m, S_IDEAL], ties, grades, r_scores,
+                        a, n, q_desc, qa, qb, rel, gains, cand, disc,
+                    )  # fmt: skip
+                    values[u, m] = v
+                    continue
+                if not have_hits or threshold != hits_threshold or use_trec != hits_trec:
+                    h = 0
+                    for j in range(n):
+                        if grades[j] >= threshold:
+                            hpos[h] = j
+                            hgr[h] = grades[j]
+                            h += 1
+                    hits_threshold = threshold
+                    hits_trec = use_trec
+                    have_hits = True
+                values[u, m] = _metric_from_hits(
+                    specs[m, S_KIND], specs[m, S_K], threshold, specs[m, S_GAIN],
+                    specs[m, S_AP_NORM], specs[m, S_IDEAL], grades, n, hpos, hgr, h,
+                    n_rel, q_desc, qa, qb, cand, disc,
+                )  # fmt: skip
     return values, aux
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _segment_argsort_int(values, offsets):
-    """Global permutation that sorts each segment of ``values`` ascending (stable)."""
-    perm = np.arange(values.shape[0])
-    for g in nb.prange(offsets.shape[0] - 1):
-        a = offsets[g]
-        b = offsets[g + 1]
-        if b - a > 1:
-            inner = np.argsort(values[a:b], kind="mergesort")
-            for t in range(b - a):
-                perm[a + t] = a + inner[t]
-    return perm
+def _judged_segments(offsets, rows, item_codes, grades, n_chunks):
+    """Each user's judged items sorted by item code with their grades, the grades
+    sorted descending, and the first user with a repeated item (-1 if none).
+
+    Short segments (the usual handful of judged items) are insertion-sorted in
+    place; longer ones use a merge sort. ``rows`` maps CSR positions to input
+    rows (empty: identity).
+    """
+    n = item_codes.shape[0]
+    n_seg = offsets.shape[0] - 1
+    items = np.empty(n, dtype=item_codes.dtype)
+    out_grades = np.empty(n)
+    desc = np.empty(n)
+    dup = np.full(n_chunks, -1, dtype=np.int64)
+    for c in nb.prange(n_chunks):
+        for g in range(n_seg * c // n_chunks, n_seg * (c + 1) // n_chunks):
+            a = offsets[g]
+            b = offsets[g + 1]
+            if b - a <= 32:
+                for t in range(a, b):  # stable insertion sort by item code
+                    r = _row(rows, t)
+                    it = item_codes[r]
+                    gr = grades[r]
+                    j = t
+                    while j > a and items[j - 1] > it:
+                        items[j] = items[j - 1]
+                        out_grades[j] = out_grades[j - 1]
+                        j -= 1
+                    items[j] = it
+                    out_grades[j] = gr
+                    j = t
+                    while j > a and desc[j - 1] < gr:
+                        desc[j] = desc[j - 1]
+                        j -= 1
+                    desc[j] = gr
+            else:
+                seg = np.empty(b - a, dtype=item_codes.dtype)
+                seg_g = np.empty(b - a)
+                for t in range(a, b):
+                    r = _row(rows, t)
+                    seg[t - a] = item_codes[r]
+                    seg_g[t - a] = grades[r]
+                order = np.argsort(seg, kind="mergesort")
+                for t in range(b - a):
+                    items[a + t] = seg[order[t]]
+                    out_grades[a + t] = seg_g[order[t]]
+                seg_g.sort()
+                for t in range(b - a):
+                    desc[a + t] = seg_g[b - a - 1 - t]
+            if dup[c] < 0:
+                for t in range(a + 1, b):
+                    if items[t] == items[t - 1]:
+                        dup[c] = g
+                        break
+    first = -1
+    for c in range(n_chunks):
+        if dup[c] >= 0:
+            first = dup[c]
+            break
+    return items, out_grades, desc, first
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _any_tie_segments(scores, offsets, single):
+    """Whether two neighbours of one segment have equal scores (in float32 if ``single``)."""
+    n_seg = offsets.shape[0] - 1
+    n_chunks = min(n_seg, 64)
+    found = np.zeros(max(n_chunks, 1), dtype=np.bool_)
+    for c in nb.prange(n_chunks):
+        for g in range(n_seg * c // n_chunks, n_seg * (c + 1) // n_chunks):
+            for i in range(offsets[g] + 1, offsets[g + 1]):
+                if single:
+                    tie = np.float32(scores[i]) == np.float32(scores[i - 1])
+                else:
+                    tie = scores[i] == scores[i - 1]
+                if tie:
+                    found[c] = True
+                    break
+            if found[c]:
+                break
+    return found.any()
 
 
 @nb.njit(cache=True, nogil=True)
@@ -650,21 +808,75 @@ def _unpack_ranked(packed, offsets, rows, items, keys, pos_bits, n_chunks):
     return out_items, out_keys, bad
 
 
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _unpack_grouped(packed, offsets, items, keys, pos_bits, n_items, max_len, n_chunks):
+    """``_unpack_ranked`` for rows already grouped by segment, in place: ``items``
+    is reordered segment by segment (through a buffer of one segment) and the
+    packed buffer becomes the float64 keys, so no other row-sized array is
+    allocated. Segments whose order must be redone exactly are left in input
+    order (items and keys) and flagged. Also finds the first segment with a
+    repeated item, from a stamp table per chunk. Returns (keys, bad, first_dup).
+    """
+    n_seg = offsets.shape[0] - 1
+    out_keys = packed.view(np.float64)
+    low = np.uint64((1 << pos_bits) - 1)
+    bad = np.zeros(n_seg, dtype=np.bool_)
+    dup = np.full(n_chunks, -1, dtype=np.int64)
+    for c in nb.prange(n_chunks):
+        stamp = np.full(n_items, -1, dtype=np.int64)
+        buf = np.empty(max_len, dtype=items.dtype)
+        for g in range(n_seg * c // n_chunks, n_seg * (c + 1) // n_chunks):
+            a = offsets[g]
+            n = offsets[g + 1] - a
+            prev_key = np.inf
+            prev_pos = -1
+            ok = True
+            for t in range(n):
+                p = np.int64(packed[a + t] & low)
+                k = keys[a + p]
+                if k > prev_key or (k == prev_key and p < prev_pos):
+                    ok = False
+                    break
+                prev_key = k
+                prev_pos = p
+            for t in range(n):
+                it = items[a + t]
+                buf[t] = it
+                if stamp[it] == g and dup[c] < 0:
+                    dup[c] = g
+                stamp[it] = g
+            if ok:
+                for t in range(n):
+                    p = np.int64(packed[a + t] & low)
+                    items[a + t] = buf[p]
+                    out_keys[a + t] = keys[a + p]
+            else:
+                bad[g] = True
+                for t in range(n):
+                    out_keys[a + t] = keys[a + t]
+    first = -1
+    for c in range(n_chunks):
+        if dup[c] >= 0 and (first < 0 or dup[c] < first):
+            first = dup[c]
+    return out_keys, bad, first
+
+
 @nb.njit(cache=True, nogil=True)
 def _redo_segments(segments, offsets, rows, items, keys, out_items, out_keys, max_len):
     """Exact stable ranking of the given segments (the rare fallback)."""
     bufs_k = np.empty((2, max_len), dtype=np.float64)
     bufs_p = np.empty((2, max_len), dtype=np.int64)
+    buf_items = np.empty(max_len, dtype=items.dtype)  # out_items may be items itself
     for g in segments:
         a = offsets[g]
         n = offsets[g + 1] - a
         for t in range(n):
             bufs_k[0, t] = keys[_row(rows, a + t)]
             bufs_p[0, t] = t
+            buf_items[t] = items[_row(rows, a + t)]
         _stable_sort_desc(bufs_k[0], bufs_p[0], bufs_k[1], bufs_p[1], n)
         for t in range(n):
-            r = _row(rows, a + bufs_p[0, t])
-            out_items[a + t] = items[r]
+            out_items[a + t] = buf_items[bufs_p[0, t]]
             out_keys[a + t] = bufs_k[0, t]
 
 

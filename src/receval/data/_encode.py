@@ -12,23 +12,35 @@ from ..exceptions import InputValidationError
 # integer ids whose value range is at most this many times the row count are
 # encoded with a direct-address table; wider ranges go through Arrow's hash table
 _DENSE_RANGE_FACTOR = 4
+# integer columns longer than this are encoded in parallel when the order of codes is free
+_PARALLEL_MIN_ROWS = 1_000_000
 
 
-def _factorize_int_range(values: np.ndarray, lo: int, span: int) -> tuple[np.ndarray, np.ndarray]:
-    from .._kernels._encode import _factorize_dense
+def _factorize_int_range(
+    values: np.ndarray, lo: int, span: int, any_order: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    from .._kernels import _encode as k
 
-    codes, first = _factorize_dense(values, lo, span)
+    if any_order and len(values) > _PARALLEL_MIN_ROWS:
+        import numba
+
+        return k._factorize_dense_sorted(values, lo, span, 4 * numba.get_num_threads())
+    codes, first = k._factorize_dense(values, lo, span)
     return codes, values[first]
 
 
-def factorize(values: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:
+def factorize(
+    values: Any, name: str, func: str, *, any_order: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Encode ids to codes ``0..n_unique-1`` in order of first appearance.
 
     Returns ``(codes, uniques)`` with ``uniques[codes] == values``. Integer ids
     over a compact range use a direct-address table (O(n)); everything else
     (wide integers, strings, bytes) goes through Arrow's hash-based
     ``dictionary_encode``. Floats are accepted when they hold whole numbers.
-    Missing ids (None, NaN) raise ``InputValidationError``.
+    Missing ids (None, NaN) raise ``InputValidationError``. With
+    ``any_order=True`` the codes may follow another order (ascending ids for
+    large integer columns, which can then be encoded in parallel).
     """
     arrow = _as_arrow_strings(values)
     if arrow is not None:
@@ -61,7 +73,7 @@ def factorize(values: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray
         hi = int(arr.max())
         span = hi - lo + 1
         if span <= _DENSE_RANGE_FACTOR * n + 1024 and span < 2**31:
-            return _factorize_int_range(arr.astype(np.int64, copy=False), lo, span)
+            return _factorize_int_range(arr.astype(np.int64, copy=False), lo, span, any_order)
     return _factorize_arrow(arr, name, func)
 
 
@@ -132,6 +144,17 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
     if len(dictionary) == 0:
         return np.full(len(values), -1, dtype=np.int32)
     if values.dtype.kind in "iu" and dictionary.dtype.kind in "iu":
+        lo = int(dictionary.min())
+        span = int(dictionary.max()) - lo + 1
+        if span <= _DENSE_RANGE_FACTOR * (len(values) + len(dictionary)) + 1024 and (
+            np.uint64 not in (values.dtype, dictionary.dtype)  # may not fit in int64
+        ):
+            # direct-address table over the dictionary's range
+            table = np.full(span, -1, dtype=np.int32)
+            table[dictionary.astype(np.int64) - lo] = np.arange(len(dictionary), dtype=np.int32)
+            shifted = values.astype(np.int64) - lo
+            inside = (shifted >= 0) & (shifted < span)
+            return np.where(inside, table[np.where(inside, shifted, 0)], -1).astype(np.int32)
         order = np.argsort(dictionary, kind="stable")
         ordered = dictionary[order]
         pos = np.searchsorted(ordered, values)
@@ -149,3 +172,25 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
 
     idx = pc.index_in(as_strings(values), value_set=as_strings(dictionary))
     return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+
+
+def int_runs(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(offsets, ids)`` when ``values`` is an integer array already grouped (every
+    id in one contiguous run), else None: the ids then need no encoding table.
+
+    ``offsets`` has the start of each run plus ``len(values)``; ``ids`` the id of
+    each run, in order of appearance (as :func:`factorize` numbers them).
+    """
+    if not isinstance(values, np.ndarray) or values.dtype.kind not in "iu" or values.ndim != 1:
+        return None
+    if len(values) < 2:
+        return None
+    import numba
+
+    from .._kernels._encode import _runs
+
+    offsets, ids = _runs(values, 4 * numba.get_num_threads())
+    ordered = np.sort(ids)
+    if (ordered[1:] == ordered[:-1]).any():  # an id in two runs: not grouped
+        return None
+    return offsets, ids

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _validation as v
 from ..exceptions import InputValidationError
 from . import io
-from ._encode import factorize
+from ._encode import factorize, int_runs
 
 
 def _length(x: Any) -> int:
@@ -36,15 +36,26 @@ class _RankedBase:
 
     _func = "Ranked"
 
-    def _encode(self, users: Any, items: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    def _encode(self, users: Any, items: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Group rows by user and encode items: (offsets, rows, item codes, n_rows)."""
         func = self._func
         if users is None or items is None:
             raise InputValidationError(f"{func}: users and items are required.")
         n = v.check_same_length(func, users=_Len(users), items=_Len(items))
         v.check_not_empty(n, "users", func)
-        user_codes, self.user_ids = factorize(users, "users", func)
-        item_codes, self.item_ids = factorize(items, "items", func)
-        return user_codes, item_codes, n
+        offsets, rows = self._group_users(users)
+        item_codes, self.item_ids = factorize(items, "items", func, any_order=True)
+        return offsets, rows, item_codes, n
+
+    def _group_users(self, users: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Set ``user_ids`` (order of first appearance); CSR offsets and the input row
+        of each position (empty when the rows are already grouped by user)."""
+        runs = int_runs(users)
+        if runs is not None:
+            offsets, self.user_ids = runs
+            return offsets, np.empty(0, dtype=np.int64)
+        user_codes, self.user_ids = factorize(users, "users", self._func)
+        return _group(user_codes, len(self.user_ids))
 
     @property
     def n_users(self) -> int:
@@ -55,13 +66,6 @@ class _RankedBase:
     def n_rows(self) -> int:
         """Number of (user, item) rows."""
         return int(self.offsets[-1])
-
-    def _check_duplicates(self, items_sorted: np.ndarray) -> None:
-        """Items are sorted within each user: a repeat is two equal neighbours."""
-        same = items_sorted[1:] == items_sorted[:-1]
-        same[self.offsets[1:-1] - 1] = False  # neighbours from two users
-        if same.any():
-            self._raise_duplicate(int(np.searchsorted(self.offsets, np.argmax(same), "right") - 1))
 
     def _raise_duplicate(self, g: int) -> None:
         seg = self.items[self.offsets[g] : self.offsets[g + 1]]
@@ -121,10 +125,10 @@ class Qrels(_RankedBase):
     _func = "Qrels"
 
     def __init__(self, users: Any, items: Any, grades: Any = None) -> None:
-        from .._kernels._topk import _sorted_desc_segments
+        from .._kernels._topk import _judged_segments
 
         func = self._func
-        user_codes, item_codes, n = self._encode(users, items)
+        self.offsets, order, item_codes, n = self._encode(users, items)
         if grades is None:
             g = np.ones(n)
         else:
@@ -141,16 +145,12 @@ class Qrels(_RankedBase):
                     f"{v.format_values(np.unique(g[bad]))}; map them to 0, 1, 2, ... first "
                     f"(e.g. clip negative grades to 0)."
                 )
-        self.offsets, order = _group(user_codes, len(self.user_ids))
-        # sort each user's judged items by item code, carrying grades along
-        items_grouped = item_codes[order] if len(order) else item_codes
-        grades_grouped = g[order] if len(order) else g
-        perm = _segment_argsort(items_grouped, self.offsets)
-        self.items = items_grouped[perm]
-        self.grades = grades_grouped[perm]
-        del items_grouped, grades_grouped, perm
-        self._check_duplicates(self.items)
-        self.grades_desc = _sorted_desc_segments(self.grades, self.offsets)
+        # each user's judged items by item code, grades along, and grades descending
+        self.items, self.grades, self.grades_desc, dup = _judged_segments(
+            self.offsets, order, item_codes, g, 4 * _n_threads()
+        )
+        if dup >= 0:
+            self._raise_duplicate(int(dup))
 
     # ------------------------------------------------------------ constructors
     @classmethod
@@ -263,7 +263,7 @@ class Run(_RankedBase):
                 f"{func}: pass exactly one of scores and ranks. Got "
                 f"{'both' if scores is not None else 'neither'}."
             )
-        user_codes, item_codes, n = self._encode(users, items)
+        offsets, rows, item_codes, n = self._encode(users, items)
         values = _as_numbers(
             scores if ranks is None else ranks, "scores" if ranks is None else "ranks", func
         )
@@ -272,11 +272,12 @@ class Run(_RankedBase):
                 f"{func}: users, items and {'scores' if ranks is None else 'ranks'} must have "
                 f"the same length. Got lengths [{n}, {n}, {len(values)}]."
             )
-        self._build(user_codes, item_codes, values, ranks is not None, name)
+        self._build(offsets, rows, item_codes, values, ranks is not None, name)
 
     def _build(
         self,
-        user_codes: np.ndarray,
+        offsets: np.ndarray,
+        rows: np.ndarray,
         item_codes: np.ndarray,
         values: np.ndarray,
         from_ranks: bool,
@@ -286,10 +287,10 @@ class Run(_RankedBase):
         self.name = name
         self.from_ranks = from_ranks
         keys = -values if from_ranks else values
-        self.offsets, rows = _group(user_codes, len(self.user_ids))
-        del user_codes
+        self.offsets = offsets
+        # item codes come from factorize: writeable ones are fresh arrays of ours
         self.items, self.scores, dup = _rank_rows(
-            self.offsets, rows, item_codes, keys, len(self.item_ids)
+            self.offsets, rows, item_codes, keys, len(self.item_ids), item_codes.flags.writeable
         )
         del rows
         if dup >= 0:
@@ -329,10 +330,10 @@ class Run(_RankedBase):
         self = cls.__new__(cls)
         if parquet.metadata.num_rows == 0:
             v.check_not_empty(0, "users", func)
-        user_codes, self.user_ids = factorize(read(user), "users", func)
-        item_codes, self.item_ids = factorize(read(item), "items", func)
+        offsets, rows = self._group_users(read(user))
+        item_codes, self.item_ids = factorize(read(item), "items", func, any_order=True)
         values = _as_numbers(read(value), "ranks" if from_ranks else "scores", func)
-        self._build(user_codes, item_codes, values, from_ranks, name)
+        self._build(offsets, rows, item_codes, values, from_ranks, name)
         return self
 
     @property
@@ -346,13 +347,18 @@ class Run(_RankedBase):
     def has_single_precision_ties(self) -> bool:
         """Whether some user has two scores equal after rounding to float32 (trec_eval's view)."""
         if self._has_ties32 is None:
-            self._has_ties32 = self._any_tie(self.scores.astype(np.float32))
+            self._has_ties32 = self._any_tie32()
         return self._has_ties32
 
     def _any_tie(self, scores: np.ndarray) -> bool:
-        same = scores[1:] == scores[:-1]
-        same[self.offsets[1:-1] - 1] = False  # pairs that straddle two users
-        return bool(same.any())
+        from .._kernels._topk import _any_tie_segments
+
+        return bool(_any_tie_segments(scores, self.offsets, False))
+
+    def _any_tie32(self) -> bool:
+        from .._kernels._topk import _any_tie_segments
+
+        return bool(_any_tie_segments(self.scores, self.offsets, True))
 
     @property
     def trec_keys(self) -> np.ndarray:
@@ -471,10 +477,16 @@ _MIN_KEY_BITS = 24
 
 
 def _rank_rows(
-    offsets: np.ndarray, rows: np.ndarray, items: np.ndarray, keys: np.ndarray, n_items: int
+    offsets: np.ndarray,
+    rows: np.ndarray,
+    items: np.ndarray,
+    keys: np.ndarray,
+    n_items: int,
+    own_items: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Items and keys of every segment in key-descending order (stable), and the
-    first segment holding a duplicate item (-1 if none).
+    first segment holding a duplicate item (-1 if none). With ``own_items``,
+    ``items`` may be reordered in place (saving a copy of it).
 
     Fast path: each row becomes one uint64 (segment id, key's top bits,
     position), and one SIMD integer sort (NumPy), split by segment ranges over
@@ -488,10 +500,10 @@ def _rank_rows(
     n_seg = len(offsets) - 1
     n_chunks = 4 * _n_threads()
     max_len = int(np.diff(offsets).max()) if n_seg else 0
-    dup = int(k._first_duplicate_segment(offsets, rows, items, n_items, n_chunks))
     seg_bits = max(1, int(n_seg - 1).bit_length())
     pos_bits = max(1, int(max_len - 1).bit_length())
     if 64 - seg_bits - pos_bits < _MIN_KEY_BITS:  # too few key bits left: per-segment sorts
+        dup = int(k._first_duplicate_segment(offsets, rows, items, n_items, n_chunks))
         out_items, out_keys, _ = k._build_ranked(
             rows, offsets, items, keys, n_items, max_len, n_chunks
         )
@@ -505,13 +517,21 @@ def _rank_rows(
             list(pool.map(np.ndarray.sort, parts))
     else:
         packed.sort()
-    out_items, out_keys, bad = k._unpack_ranked(
-        packed, offsets, rows, items, keys, pos_bits, n_chunks
-    )
+    if len(rows) == 0 and own_items:  # grouped rows: reorder the caller's codes in place
+        out_keys, bad, dup = k._unpack_grouped(
+            packed, offsets, items, keys, pos_bits, n_items, max_len, n_chunks
+        )
+        out_items = items
+    else:
+        dup = k._first_duplicate_segment(offsets, rows, items, n_items, n_chunks)
+        out_items, out_keys, bad = k._unpack_ranked(
+            packed, offsets, rows, items, keys, pos_bits, n_chunks
+        )
+    del packed
     redo = np.flatnonzero(bad)
     if len(redo):
         k._redo_segments(redo, offsets, rows, items, keys, out_items, out_keys, max_len)
-    return out_items, out_keys, dup
+    return out_items, out_keys, int(dup)
 
 
 def _group(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -521,12 +541,6 @@ def _group(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     if _is_grouped(codes):
         return _offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)
     return _group_rows(codes, n_groups)
-
-
-def _segment_argsort(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    from .._kernels._topk import _segment_argsort_int
-
-    return _segment_argsort_int(values, offsets)
 
 
 def _flatten(data: Any, func: str) -> tuple[list[Any], list[Any], list[Any]]:

@@ -125,32 +125,55 @@ class Qrels(_RankedBase):
     _func = "Qrels"
 
     def __init__(self, users: Any, items: Any, grades: Any = None) -> None:
+        self.offsets, order, item_codes, n = self._encode(users, items)
+        self._finish(order, item_codes, self._check_grades(grades, n))
+
+    def _check_grades(self, grades: Any, n: int) -> np.ndarray:
+        func = self._func
+        if grades is None:
+            return np.ones(n)
+        g = _as_numbers(grades, "grades", func)
+        if len(g) != n:
+            raise InputValidationError(
+                f"{func}: users, items and grades must have the same length. "
+                f"Got lengths [{n}, {n}, {len(g)}]."
+            )
+        bad = (g < 0) | (g != np.floor(g))
+        if bad.any():
+            raise InputValidationError(
+                f"{func}: grades must be non-negative integers. Got values "
+                f"{v.format_values(np.unique(g[bad]))}; map them to 0, 1, 2, ... first "
+                f"(e.g. clip negative grades to 0)."
+            )
+        return g
+
+    def _finish(self, order: np.ndarray, item_codes: np.ndarray, grades: np.ndarray) -> None:
+        """Each user's judged items by item code, grades along, and grades descending."""
         from .._kernels._topk import _judged_segments
 
-        func = self._func
-        self.offsets, order, item_codes, n = self._encode(users, items)
-        if grades is None:
-            g = np.ones(n)
-        else:
-            g = _as_numbers(grades, "grades", func)
-            if len(g) != n:
-                raise InputValidationError(
-                    f"{func}: users, items and grades must have the same length. "
-                    f"Got lengths [{n}, {n}, {len(g)}]."
-                )
-            bad = (g < 0) | (g != np.floor(g))
-            if bad.any():
-                raise InputValidationError(
-                    f"{func}: grades must be non-negative integers. Got values "
-                    f"{v.format_values(np.unique(g[bad]))}; map them to 0, 1, 2, ... first "
-                    f"(e.g. clip negative grades to 0)."
-                )
-        # each user's judged items by item code, grades along, and grades descending
         self.items, self.grades, self.grades_desc, dup = _judged_segments(
-            self.offsets, order, item_codes, g, 4 * _n_threads()
+            self.offsets, order, item_codes, grades, 4 * _n_threads()
         )
         if dup >= 0:
             self._raise_duplicate(int(dup))
+
+    @classmethod
+    def _from_parquet(cls, path: str, user: str, item: str, grade: str | None) -> Qrels:
+        """Read and encode one column at a time, like ``Run``."""
+        func = cls._func
+        parquet = io.ParquetColumns(path, [c for c in (user, item, grade) if c is not None])
+        if parquet.num_rows == 0:
+            v.check_not_empty(0, "users", func)
+        self = cls.__new__(cls)
+        self.offsets, order = self._group_users(parquet.read(user))
+        parquet.release()
+        item_codes, self.item_ids = factorize(parquet.read(item), "items", func, any_order=True)
+        parquet.release()
+        grades = self._check_grades(None if grade is None else parquet.read(grade), len(item_codes))
+        self._finish(order, item_codes, grades)
+        del grades
+        parquet.release()
+        return self
 
     # ------------------------------------------------------------ constructors
     @classmethod
@@ -196,6 +219,8 @@ class Qrels(_RankedBase):
         fmt = file_format or io.infer_format(os.fspath(path))
         if fmt == "trec":
             return cls.from_trec(path)
+        if fmt == "parquet" and os.path.exists(os.fspath(path)):
+            return cls._from_parquet(os.fspath(path), user, item, grade)
         columns = [c for c in (user, item, grade) if c is not None]
         table = io.read_table(path, columns, cls._func, fmt, id_columns=(user, item))
         return cls.from_frame(table, user=user, item=item, grade=grade)
@@ -303,37 +328,21 @@ class Run(_RankedBase):
     def _from_parquet(
         cls, path: str, user: str, item: str, value: str, from_ranks: bool, name: str | None
     ) -> Run:
-        """Read and encode one column at a time, so that at most one raw column is
-        in memory next to the codes (a run of 100M rows is 2.4 GB of raw columns)."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
+        """Read and encode one column at a time (a run of 100M rows is 2.4 GB of raw
+        columns): at most one raw column is in memory next to the codes."""
         func = cls._func
-        try:
-            parquet = pq.ParquetFile(path)
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputValidationError(f"{path}: {exc}") from exc
-        names = parquet.schema_arrow.names
-        for column in (user, item, value):
-            if column not in names:
-                raise InputValidationError(
-                    f"{path}: no column {column!r}. Got columns {v.format_values(names, limit=10)}."
-                )
-
-        def read(column: str) -> Any:
-            table = parquet.read(columns=[column])
-            array = io._column_array(table.column(0))
-            del table
-            pa.default_memory_pool().release_unused()
-            return array
-
-        self = cls.__new__(cls)
-        if parquet.metadata.num_rows == 0:
+        parquet = io.ParquetColumns(path, (user, item, value))
+        if parquet.num_rows == 0:
             v.check_not_empty(0, "users", func)
-        offsets, rows = self._group_users(read(user))
-        item_codes, self.item_ids = factorize(read(item), "items", func, any_order=True)
-        values = _as_numbers(read(value), "ranks" if from_ranks else "scores", func)
+        self = cls.__new__(cls)
+        offsets, rows = self._group_users(parquet.read(user))
+        parquet.release()
+        item_codes, self.item_ids = factorize(parquet.read(item), "items", func, any_order=True)
+        parquet.release()
+        values = _as_numbers(parquet.read(value), "ranks" if from_ranks else "scores", func)
         self._build(offsets, rows, item_codes, values, from_ranks, name)
+        del values
+        parquet.release()
         return self
 
     @property

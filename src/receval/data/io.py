@@ -232,6 +232,50 @@ def read_table(
     )
 
 
+class ParquetColumns:
+    """Read a Parquet file one column at a time, as NumPy (or Arrow string) arrays.
+
+    A table of 100M rows is gigabytes of raw columns; reading each column just
+    before it is encoded keeps one raw column in memory at a time. Every read
+    opens the file afresh without pre-buffering (a pre-buffering reader keeps
+    the compressed bytes of every column it read), and :meth:`release` hands
+    the pages Arrow's pool kept back to the OS before the next column.
+    """
+
+    def __init__(self, path: str, columns: Sequence[str]) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self.path = path
+        try:
+            meta = pq.ParquetFile(path, pre_buffer=False)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputValidationError(f"{path}: {exc}") from exc
+        names = meta.schema_arrow.names
+        self.num_rows = meta.metadata.num_rows
+        for column in columns:
+            if column not in names:
+                raise InputValidationError(
+                    f"{path}: no column {column!r}. Got columns {format_values(names, limit=10)}."
+                )
+
+    def read(self, column: str) -> Any:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            table = pq.ParquetFile(self.path, pre_buffer=False).read(columns=[column])
+        except (pa.ArrowInvalid, OSError) as exc:  # pragma: no cover - file changed meanwhile
+            raise InputValidationError(f"{self.path}: {exc}") from exc
+        return _column_array(table.column(0))
+
+    @staticmethod
+    def release() -> None:
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()
+
+
 def infer_format(path: str) -> str | None:
     name = path.lower()
     if name.endswith(".gz"):

@@ -110,6 +110,7 @@ def test_conventions_sorted_whatever_the_order():
         ("rprec", "r_precision"),
         ("ndcg_burges", "ndcg(gain=exponential)"),
         ("p", "precision"),
+        ("intra_list_similarity", "ils"),
     ],
 )
 def test_every_alias(alias, target):
@@ -128,6 +129,7 @@ def test_alias_table_is_complete_and_well_formed():
         "rprec",
         "ndcg_burges",
         "p",
+        "intra_list_similarity",
     }
     for alias, target in ALIASES.items():
         assert alias not in REGISTRY
@@ -166,7 +168,13 @@ def test_list_metrics():
 
 def test_registry_metadata():
     assert [n for n, m in REGISTRY.items() if not m.accepts_k] == ["r_precision"]
-    assert {n for n, m in REGISTRY.items() if not m.bounded} == {"cg", "dcg", "idcg"}
+    assert {n for n, m in REGISTRY.items() if not m.bounded} == {
+        "cg",
+        "dcg",
+        "idcg",
+        "ils",
+        "diversity",
+    }
     assert [n for n, m in REGISTRY.items() if m.mean == "pooled"] == ["hit_ratio"]
     assert all(m.higher_is_better for m in REGISTRY.values())
     assert all(m.name == n for n, m in REGISTRY.items())

@@ -33,6 +33,7 @@ class MetricInfo:
     higher_is_better: bool = True
     mean: str = "users"  # "users": mean of per-user values; "pooled": sum(num)/sum(den)
     uses: tuple[str, ...] = ()  # conventions that change its value besides the common ones
+    needs: str = "qrels"  # "qrels": relevance judgments; "similarity": item similarities
 
 
 _COMMON = ("rel_threshold", "ties", "missing_users", "empty_users")
@@ -75,6 +76,23 @@ REGISTRY: dict[str, MetricInfo] = {
             "precision at R, the number of relevant items of the user",
             accepts_k=False,
         ),
+        MetricInfo(
+            "ils",
+            codes.ILS,
+            "intra-list similarity: mean similarity of the pairs of items in the top k "
+            "(needs features or similarity)",
+            bounded=False,  # cosine is in [-1, 1]; a caller's similarity may be anything
+            higher_is_better=False,
+            needs="similarity",
+        ),
+        MetricInfo(
+            "diversity",
+            codes.DIVERSITY,
+            "1 - ils: mean dissimilarity of the pairs of items in the top k "
+            "(needs features or similarity)",
+            bounded=False,
+            needs="similarity",
+        ),
     ]
 }
 
@@ -87,6 +105,7 @@ ALIASES: dict[str, str] = {
     "recip_rank": "mrr",
     "rprec": "r_precision",
     "ndcg_burges": "ndcg(gain=exponential)",
+    "intra_list_similarity": "ils",
 }
 
 

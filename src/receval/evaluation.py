@@ -150,6 +150,9 @@ def evaluate(
     run: Any,
     metrics: str | Iterable[str],
     *,
+    features: Any = None,
+    feature_items: Any = None,
+    similarity: Any = None,
     profile: str | None = None,
     ap_normalizer: str | None = None,
     gain: str | None = None,
@@ -170,15 +173,24 @@ def evaluate(
 
     Parameters
     ----------
-    qrels : Qrels, dict, DataFrame or path
+    qrels : Qrels, dict, DataFrame, path or None
         Ground truth: ``{user: {item: grade}}``, a frame with columns
-        ``user``, ``item``, ``grade``, or a TREC/CSV/Parquet file.
+        ``user``, ``item``, ``grade``, or a TREC/CSV/Parquet file. None when
+        every metric is a beyond-accuracy one (``ils``, ``diversity``): the
+        users are then the run's.
     run : Run, dict, DataFrame or path
         Recommendations: ``{user: {item: score}}``, a frame with columns
         ``user``, ``item``, ``score``, or a TREC/CSV/Parquet file.
     metrics : str or iterable of str
         Metric strings, e.g. ``["ndcg@10", "map@100", "mrr", "recall@100"]``;
         see :func:`receval.list_metrics`.
+    features, feature_items, similarity : default=None
+        Item similarities for ``ils@k`` and ``diversity@k``, as in
+        :func:`receval.intra_list_similarity`: feature vectors (cosine) with
+        their item ids, or a similarity matrix or function. These metrics take
+        the top k in the run's order (score descending, input order within
+        ties); users with fewer than 2 items there, or absent from the run,
+        are skipped.
     profile : str, default=None
         Reproduce a peer library's conventions: "trec_eval", "sklearn", "ranx",
         "recbole", "recommenders" or "torchmetrics".
@@ -227,7 +239,6 @@ def evaluate(
     >>> round(report.mean["ndcg@5"], 6)
     0.861044
     """
-    q = _as_qrels(qrels)
     r = _as_run(run)
     func = "evaluate"
     base = resolve_conventions(
@@ -260,6 +271,21 @@ def evaluate(
             )
         specs[text] = spec
         convs[text] = conv
+    listwise = {t for t, spec in specs.items() if spec.info.needs == "similarity"}
+    if listwise and features is None and similarity is None:
+        raise InvalidParameterError(
+            f"Metric {sorted(listwise)[0]!r} needs item similarities; pass features= (item "
+            f"feature vectors) or similarity= (a matrix or a function) to evaluate."
+        )
+    if qrels is None:
+        if len(listwise) < len(specs):
+            first = next(t for t in specs if t not in listwise)
+            raise InvalidParameterError(
+                f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
+                f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
+            )
+        return _evaluate_lists(r, metrics, specs, convs, features, feature_items, similarity)
+    q = _as_qrels(qrels)
 
     user_map = lookup(q.user_ids, r.user_ids)
     missing = user_map < 0
@@ -274,7 +300,9 @@ def evaluate(
     item_map = lookup(r.item_ids, q.item_ids)
     need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
     r_keys = r.trec_keys if need_trec else np.empty(0)
-    table = np.asarray([_spec_row(specs[t], convs[t]) for t in specs], dtype=np.int64)
+    ranked = [t for t in specs if t not in listwise]
+    table = np.asarray([_spec_row(specs[t], convs[t]) for t in ranked], dtype=np.int64)
+    table = table.reshape(len(ranked), codes.N_SPEC_COLUMNS)
 
     import numba
 
@@ -283,18 +311,25 @@ def evaluate(
     max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
     depth = max(max_len, int(np.diff(q.offsets).max()))
     disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
-    values, aux = _evaluate_users(
-        q.offsets, q.items, q.grades, q.grades_desc,
-        r.offsets, r.items, r.scores, r_keys, item_map, user_map, table,
-        max_len, 4 * max(1, int(numba.get_num_threads())), disc,
-        int(numba.config.NUMBA_NUM_THREADS),
-    )  # fmt: skip
+    values = aux = np.empty((q.n_users, 0))
+    if ranked:
+        values, aux = _evaluate_users(
+            q.offsets, q.items, q.grades, q.grades_desc,
+            r.offsets, r.items, r.scores, r_keys, item_map, user_map, table,
+            max_len, 4 * max(1, int(numba.get_num_threads())), disc,
+            int(numba.config.NUMBA_NUM_THREADS),
+        )  # fmt: skip
     means: dict[str, float] = {}
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}
     skipped: dict[str, int] = {}
     aux_out: dict[str, np.ndarray] = {}
-    for j, text in enumerate(specs):
+    if listwise:
+        of_run = _list_values(r, listwise, specs, features, feature_items, similarity)
+        for text, col in of_run.items():
+            col = np.where(user_map >= 0, col[np.maximum(user_map, 0)], np.nan)
+            _store_list_metric(text, col, means, per_user, empty, skipped)
+    for j, text in enumerate(ranked):
         col = values[:, j]
         den = aux[:, j]
         kept = ~np.isnan(col)
@@ -323,4 +358,82 @@ def evaluate(
         n_run_only_users=n_run_only,
         run_name=r.name,
         _aux=aux_out,
+    )
+
+
+def _list_values(
+    r: Run,
+    listwise: set[str],
+    specs: dict[str, MetricSpec],
+    features: Any,
+    feature_items: Any,
+    similarity: Any,
+) -> dict[str, np.ndarray]:
+    """Per run user, the value of each beyond-accuracy metric (nan: undefined)."""
+    from .metrics._beyond import _ils_per_user
+
+    by_k: dict[int | None, np.ndarray] = {}
+    out: dict[str, np.ndarray] = {}
+    for text in specs:
+        if text not in listwise:
+            continue
+        spec = specs[text]
+        if spec.k not in by_k:
+            by_k[spec.k] = _ils_per_user(
+                r,
+                spec.k,
+                features=features,
+                feature_items=feature_items,
+                similarity=similarity,
+                func="evaluate",
+            )
+        ils = by_k[spec.k]
+        out[text] = ils if spec.info.kind == codes.ILS else 1.0 - ils
+    return out
+
+
+def _store_list_metric(
+    text: str,
+    col: np.ndarray,
+    means: dict[str, float],
+    per_user: dict[str, np.ndarray],
+    empty: dict[str, int],
+    skipped: dict[str, int],
+) -> None:
+    kept = ~np.isnan(col)
+    means[text] = float(col[kept].mean()) if kept.any() else float("nan")
+    per_user[text] = col
+    empty[text] = 0  # relevance plays no part
+    skipped[text] = int((~kept).sum())
+
+
+def _evaluate_lists(
+    r: Run,
+    metrics: list[str],
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    features: Any,
+    feature_items: Any,
+    similarity: Any,
+) -> EvaluationReport:
+    """``evaluate(None, run, ...)``: beyond-accuracy metrics over the run's users."""
+    means: dict[str, float] = {}
+    per_user: dict[str, np.ndarray] = {}
+    empty: dict[str, int] = {}
+    skipped: dict[str, int] = {}
+    of_run = _list_values(r, set(specs), specs, features, feature_items, similarity)
+    for text, col in of_run.items():
+        _store_list_metric(text, col, means, per_user, empty, skipped)
+    return EvaluationReport(
+        mean={t: means[t] for t in metrics},
+        users=r.user_ids,
+        values={t: per_user[t] for t in metrics},
+        metrics={t: str(specs[t]) for t in metrics},
+        conventions={t: convs[t] for t in metrics},
+        n_users=r.n_users,
+        n_users_missing=0,
+        n_users_empty=empty,
+        n_users_skipped=skipped,
+        n_run_only_users=0,
+        run_name=r.name,
     )

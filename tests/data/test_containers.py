@@ -822,8 +822,12 @@ def _shuffled(frame, rng):
 @pytest.mark.parametrize("seed", range(4))
 def test_grouped_and_shuffled_rows_give_same_containers(seed, monkeypatch):
     # grouped integer users take the run-detection path, shuffled ones the encoding
-    # table; both encode items in parallel here; some users have > 32 judged items
+    # table; both encode items in parallel here; some users have > 32 judged items;
+    # the run is sorted in blocks of a few users each
+    from receval.data import _ranked
+
     monkeypatch.setattr(_encode, "_PARALLEL_MIN_ROWS", 0)
+    monkeypatch.setattr(_ranked, "_BLOCK_ROWS", 64 if seed % 2 else 0)
     rng = np.random.default_rng(seed)
     n_users = 30
     sizes = rng.integers(1, 60, n_users)
@@ -854,10 +858,15 @@ def test_grouped_and_shuffled_rows_give_same_containers(seed, monkeypatch):
     assert Qrels.from_frame(_shuffled(q, rng)).to_dict() == Qrels.from_frame(q).to_dict()
 
 
+@pytest.mark.parametrize("block_rows", [0, 16, 1 << 15])  # one global sort; blocks
 @pytest.mark.parametrize("grouped", [True, False])
-def test_run_order_exact_for_nearly_equal_scores(grouped):
+def test_run_order_exact_for_nearly_equal_scores(grouped, block_rows, monkeypatch):
     # keys equal in their top bits take the exact fallback; grouped integer rows
-    # are reordered in place, the others through a row map
+    # are reordered in place, the others through a row map; small blocks are
+    # shared by two threads
+    from receval.data import _ranked
+
+    monkeypatch.setattr(_ranked, "_BLOCK_ROWS", block_rows)
     rng = np.random.default_rng(3)
     base = np.array([0.5, np.nextafter(0.5, 1), np.nextafter(np.nextafter(0.5, 1), 1),
                      0.0, -0.0, 1e-300, -1e-300, 3.0])  # fmt: skip
@@ -875,6 +884,19 @@ def test_run_order_exact_for_nearly_equal_scores(grouped):
         a, b = run.offsets[g], run.offsets[g + 1]
         np.testing.assert_array_equal(run.item_ids[run.items[a:b]], items[expected])
         np.testing.assert_array_equal(run.scores[a:b], scores[expected])
+
+
+@pytest.mark.parametrize("block_rows", [0, 4, 1 << 15])
+def test_run_duplicate_found_in_any_block(block_rows, monkeypatch):
+    from receval.data import _ranked
+
+    monkeypatch.setattr(_ranked, "_BLOCK_ROWS", block_rows)
+    users = np.repeat(np.arange(12), 5)
+    items = np.tile(np.arange(5), 12)
+    items[47] = items[46]  # user 9
+    items[58] = items[55]  # user 11: only the first is reported
+    with pytest.raises(InputValidationError, match=r"^Run: user 9 has item 1 more than once"):
+        Run(users, items, np.linspace(0, 1, len(users)))
 
 
 def test_duplicate_in_long_and_short_judged_lists():

@@ -30,12 +30,14 @@ def _factorize_dense(values, lo, span):
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _factorize_dense_sorted(values, lo, span, n_chunks):
+def _factorize_dense_sorted(values, lo, span, n_chunks, codes):
     """Codes (int32) in ascending order of the ids, for ints in ``[lo, lo + span)``.
 
     Three passes, the two over the rows in parallel: mark the ids present,
-    number them in a scan over the range, map every row. Returns the codes
-    and the distinct ids, ascending. The caller guarantees ``span < 2**31``.
+    number them in a scan over the range, map every row into ``codes``.
+    Returns the codes and the distinct ids, ascending. The caller guarantees
+    ``span < 2**31``. (Large outputs are allocated by NumPy, which asks for
+    huge pages: filling them costs half as much as an array allocated here.)
     """
     n = values.shape[0]
     present = np.zeros(span, dtype=np.uint8)
@@ -55,8 +57,7 @@ def _factorize_dense_sorted(values, lo, span, n_chunks):
         if present[s]:
             uniques[j] = lo + s
             j += 1
-    codes = np.empty(n, dtype=np.int32)
-    for c in nb.prange(n_chunks):
+    for c in nb.prange(n_chunks):  # codes: int32 of len(values), allocated by the caller
         for i in range(n * c // n_chunks, n * (c + 1) // n_chunks):
             codes[i] = code_of[values[i] - lo]
     return codes, uniques

@@ -757,26 +757,28 @@ def _group_rows(codes, n_groups):
 
 # ------------------------------------------------------------------ packed global sort
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _pack_keys(offsets, rows, keys, seg_bits, pos_bits, n_chunks):
+def _pack_keys(offsets, rows, key_bits, seg_bits, pos_bits, n_chunks):
     """One uint64 per row: segment id, then the key descending (top bits), then the
     position inside the segment. A plain integer sort of these orders every
     segment by key descending, ties by input position (up to the dropped key
-    bits, which ``_unpack_ranked`` checks)."""
+    bits, which ``_unpack_ranked`` checks). ``key_bits``: the float64 keys viewed
+    as uint64."""
     n_seg = offsets.shape[0] - 1
     n = offsets[n_seg]
     out = np.empty(n, dtype=np.uint64)
     score_bits = 64 - seg_bits - pos_bits
     sign = np.uint64(1) << np.uint64(63)
     shift_down = np.uint64(64 - score_bits)
+    shift_pos = np.uint64(pos_bits)
     for c in nb.prange(n_chunks):
         for g in range(n_seg * c // n_chunks, n_seg * (c + 1) // n_chunks):
             a = offsets[g]
             high = np.uint64(g) << np.uint64(score_bits + pos_bits)
             for t in range(offsets[g + 1] - a):
-                u = keys[_row(rows, a + t) : _row(rows, a + t) + 1].view(np.uint64)[0]
+                u = key_bits[_row(rows, a + t)]
                 u = ~u if u & sign else u | sign
                 v = (~u) >> shift_down
-                out[a + t] = high | (v << np.uint64(pos_bits)) | np.uint64(t)
+                out[a + t] = high | (v << shift_pos) | np.uint64(t)
     return out
 
 
@@ -859,6 +861,71 @@ def _unpack_grouped(packed, offsets, items, keys, pos_bits, n_items, max_len, n_
         if dup[c] >= 0 and (first < 0 or dup[c] < first):
             first = dup[c]
     return out_keys, bad, first
+
+
+@nb.njit(cache=True, nogil=True)
+def _pack_block(offsets, rows, key_bits, g0, g1, seg_bits, pos_bits, buf):
+    """``_pack_keys`` for segments g0..g1 into ``buf`` (segment ids counted from
+    g0, so a block of a few thousand segments leaves more bits to the key).
+    ``key_bits`` is the float64 keys viewed as uint64."""
+    score_bits = 64 - seg_bits - pos_bits
+    sign = np.uint64(1) << np.uint64(63)
+    shift_down = np.uint64(64 - score_bits)
+    shift_pos = np.uint64(pos_bits)
+    base = offsets[g0]
+    for g in range(g0, g1):
+        a = offsets[g]
+        high = np.uint64(g - g0) << np.uint64(score_bits + pos_bits)
+        for t in range(offsets[g + 1] - a):
+            u = key_bits[_row(rows, a + t)]
+            u = ~u if u & sign else u | sign
+            v = (~u) >> shift_down
+            buf[a + t - base] = high | (v << shift_pos) | np.uint64(t)
+    return offsets[g1] - base
+
+
+@nb.njit(cache=True, nogil=True)
+def _unpack_block(
+    buf, offsets, rows, items, keys, g0, g1, pos_bits, out_items, out_keys, bad, stamp, seg_items
+):  # fmt: skip
+    """Decode the sorted ``buf`` of segments g0..g1 into ``out_items`` and
+    ``out_keys`` (``out_items`` may be ``items`` itself when ``rows`` is the
+    identity: each segment's items are copied to ``seg_items`` first).
+    Segments whose keys differ only in dropped bits are written in input
+    order and flagged in ``bad`` (to be redone exactly). Returns the first
+    segment with a repeated item (``stamp``: a table over item codes), or -1.
+    """
+    low = np.uint64((1 << pos_bits) - 1)
+    base = offsets[g0]
+    dup = -1
+    for g in range(g0, g1):
+        a = offsets[g]
+        n = offsets[g + 1] - a
+        for t in range(n):
+            it = items[_row(rows, a + t)]
+            seg_items[t] = it
+            if stamp[it] == g and dup < 0:
+                dup = g
+            stamp[it] = g
+        prev_key = np.inf
+        prev_pos = -1
+        ok = True
+        for t in range(n):
+            p = np.int64(buf[a + t - base] & low)
+            k = keys[_row(rows, a + p)]
+            if k > prev_key or (k == prev_key and p < prev_pos):
+                ok = False
+                break
+            out_keys[a + t] = k
+            out_items[a + t] = seg_items[p]
+            prev_key = k
+            prev_pos = p
+        if not ok:
+            bad[g] = True
+            for t in range(n):
+                out_items[a + t] = seg_items[t]
+                out_keys[a + t] = keys[_row(rows, a + t)]
+    return dup
 
 
 @nb.njit(cache=True, nogil=True)

@@ -2,6 +2,9 @@
 
 # metric kinds (rows of ``specs``); receval._registry maps names to these codes
 PRECISION, RECALL, F1, HIT_RATIO, SUCCESS, AP, CG, DCG, IDCG, NDCG, RR, R_PRECISION = range(12)
+# beyond accuracy: computed from the run and item similarities, not by the top-K kernel
+ILS, DIVERSITY = 12, 13
+LIST_KINDS = (ILS, DIVERSITY)
 # columns of ``specs``
 S_KIND, S_K, S_THRESHOLD, S_GAIN, S_AP_NORM, S_IDEAL, S_TIES, S_MISSING_SKIP, S_EMPTY_SKIP = range(
     9

@@ -24,7 +24,8 @@ def _factorize_int_range(
     if any_order and len(values) > _PARALLEL_MIN_ROWS:
         import numba
 
-        return k._factorize_dense_sorted(values, lo, span, 4 * numba.get_num_threads())
+        codes = np.empty(len(values), dtype=np.int32)
+        return k._factorize_dense_sorted(values, lo, span, 4 * numba.get_num_threads(), codes)
     codes, first = k._factorize_dense(values, lo, span)
     return codes, values[first]
 

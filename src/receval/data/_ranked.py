@@ -517,7 +517,10 @@ def _rank_rows(
             rows, offsets, items, keys, n_items, max_len, n_chunks
         )
         return out_items, out_keys, dup
-    packed = k._pack_keys(offsets, rows, keys, seg_bits, pos_bits, n_chunks)
+    keys = np.ascontiguousarray(keys, dtype=np.float64)
+    if _BLOCK_ROWS:
+        return _rank_blocks(offsets, rows, items, keys, n_items, own_items, max_len)
+    packed = k._pack_keys(offsets, rows, keys.view(np.uint64), seg_bits, pos_bits, n_chunks)
     threads = _n_threads()
     if threads > 1 and len(packed) > 1_000_000:
         cuts = offsets[np.linspace(0, n_seg, threads + 1).astype(np.int64)]
@@ -541,6 +544,77 @@ def _rank_rows(
     if len(redo):
         k._redo_segments(redo, offsets, rows, items, keys, out_items, out_keys, max_len)
     return out_items, out_keys, int(dup)
+
+
+# rows per block of the blocked sort (its packed keys stay in the L2 cache); 0: one global sort
+_BLOCK_ROWS = 1 << 18
+
+
+def _rank_blocks(
+    offsets: np.ndarray,
+    rows: np.ndarray,
+    items: np.ndarray,
+    keys: np.ndarray,
+    n_items: int,
+    own_items: bool,
+    max_len: int,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """``_rank_rows`` block by block: the segments are cut into blocks of about
+    ``_BLOCK_ROWS`` rows; each block is packed into a cache-sized buffer, sorted
+    there (NumPy's SIMD sort) and decoded, so the rows cross main memory once.
+    Threads take contiguous ranges of blocks."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .._kernels import _topk as k
+
+    n_seg = len(offsets) - 1
+    n = int(offsets[-1])
+    # block boundaries: the first segment starting at or after each multiple of the size
+    starts = np.unique(np.searchsorted(offsets[:-1], np.arange(0, n, _BLOCK_ROWS), "left"))
+    bounds = np.append(starts, n_seg).astype(np.int64)
+    segs_per_block = int(np.diff(bounds).max()) if len(bounds) > 1 else 1
+    seg_bits = max(1, (segs_per_block - 1).bit_length())
+    pos_bits = max(1, int(max_len - 1).bit_length())
+    if 64 - seg_bits - pos_bits < _MIN_KEY_BITS:  # pragma: no cover - 2^20 segments in a block
+        raise AssertionError("blocks are cut by rows: few segments per block")
+    out_items = items if (len(rows) == 0 and own_items) else np.empty(n, dtype=items.dtype)
+    out_keys = np.empty(n, dtype=np.float64)
+    bad = np.zeros(n_seg, dtype=np.bool_)
+    width = int(max(_BLOCK_ROWS + max_len, 1))
+    key_bits = keys.view(np.uint64)  # keys are contiguous float64 (see _rank_rows)
+    threads = _n_threads() if n > 4 * _BLOCK_ROWS else 1
+
+    def work(part: tuple[int, int]) -> int:
+        buf = np.empty(width, dtype=np.uint64)
+        stamp = np.full(n_items, -1, dtype=np.int64)
+        seg_items = np.empty(max(max_len, 1), dtype=items.dtype)
+        first = -1
+        for b in range(part[0], part[1]):
+            g0, g1 = int(bounds[b]), int(bounds[b + 1])
+            m = k._pack_block(offsets, rows, key_bits, g0, g1, seg_bits, pos_bits, buf)
+            view = buf[:m]
+            view.sort()
+            d = k._unpack_block(
+                view, offsets, rows, items, keys, g0, g1, pos_bits,
+                out_items, out_keys, bad, stamp, seg_items,
+            )  # fmt: skip
+            if first < 0 <= d:
+                first = d
+        return first
+
+    n_blocks = len(bounds) - 1
+    cuts = np.linspace(0, n_blocks, threads + 1).astype(np.int64)
+    parts = [(int(a), int(b)) for a, b in pairwise(cuts)]
+    if threads > 1:
+        with ThreadPoolExecutor(threads) as pool:  # the kernels and the sort release the GIL
+            found = list(pool.map(work, parts))
+    else:
+        found = [work(p) for p in parts]
+    dups = [d for d in found if d >= 0]
+    redo = np.flatnonzero(bad)
+    if len(redo):
+        k._redo_segments(redo, offsets, rows, items, keys, out_items, out_keys, max_len)
+    return out_items, out_keys, min(dups) if dups else -1
 
 
 def _group(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,66 @@
+"""ils@k and diversity@k inside evaluate(), next to the relevance metrics."""
+
+import math
+
+import numpy as np
+import pytest
+
+from receval import Run, evaluate, intra_list_similarity
+from receval.exceptions import InvalidParameterError
+
+# a = (1, 0), b = (0, 1), c = (1, 1): cos(a, b) = 0, cos(a, c) = cos(b, c) = 1 / sqrt(2)
+FEATURES = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+IDS = ["a", "b", "c"]
+RUN = {"u1": {"a": 0.9, "b": 0.8, "c": 0.7}, "u2": {"c": 0.9, "a": 0.5}, "u3": {"b": 0.4}}
+QRELS = {"u1": {"a": 1}, "u2": {"a": 1}, "u3": {"b": 1}, "u4": {"c": 1}}
+
+
+def test_hand_computed_values_beside_relevance_metrics():
+    report = evaluate(
+        QRELS, RUN, ["ils@3", "diversity@3", "ils@2", "p@1"], features=FEATURES, feature_items=IDS
+    )
+    s = 1 / math.sqrt(2)
+    users = report.users.tolist()
+    assert users == ["u1", "u2", "u3", "u4"]
+    ils3 = report.values["ils@3"]
+    assert ils3[0] == pytest.approx(2 * s / 3, abs=1e-12)  # pairs (a,b), (a,c), (b,c)
+    assert ils3[1] == pytest.approx(s, abs=1e-12)  # (c, a)
+    assert math.isnan(ils3[2]) and math.isnan(ils3[3])  # one item; absent from the run
+    assert report.values["ils@2"][0] == pytest.approx(0.0, abs=1e-12)  # (a, b) only
+    np.testing.assert_allclose(report.values["diversity@3"], 1 - ils3)
+    assert report.mean["ils@3"] == pytest.approx((2 * s / 3 + s) / 2, abs=1e-12)
+    assert report.n_users_skipped["ils@3"] == 2
+    assert report.n_users_empty["ils@3"] == 0
+    assert report.mean["p@1"] == pytest.approx(0.5)  # u1, u2 hit; u3 misses; u4 zero-filled
+    assert report.metrics["ils@3"] == "ils@3"
+
+
+def test_equals_intra_list_similarity_and_needs_no_qrels():
+    rng = np.random.default_rng(0)
+    users = np.repeat(np.arange(50), 8)
+    items = rng.integers(0, 30, len(users))
+    frame = {"user": users, "item": items, "score": rng.choice([0.1, 0.5, 0.9], len(users))}
+    import pandas as pd
+
+    run = Run.from_frame(pd.DataFrame(frame).drop_duplicates(["user", "item"]))
+    feats = rng.random((30, 4))
+    for k in (None, 3):
+        metric = "ils" if k is None else f"ils@{k}"
+        alone = evaluate(None, run, [metric, "diversity" + metric[3:]], features=feats)
+        assert alone.mean[metric] == pytest.approx(
+            intra_list_similarity(run, k=k, features=feats), abs=1e-12
+        )
+        assert alone.users.tolist() == run.user_ids.tolist()
+        # a similarity matrix gives the same values as the features it comes from
+        unit = feats / np.linalg.norm(feats, axis=1, keepdims=True)
+        by_matrix = evaluate(None, run, [metric], similarity=unit @ unit.T)
+        np.testing.assert_allclose(by_matrix.values[metric], alone.values[metric], atol=1e-12)
+
+
+def test_aliases_and_errors():
+    report = evaluate(QRELS, RUN, ["intra_list_similarity@3"], features=FEATURES, feature_items=IDS)
+    assert report.metrics["intra_list_similarity@3"] == "ils@3"
+    with pytest.raises(InvalidParameterError, match=r"^Metric 'ils@3' needs item similarities"):
+        evaluate(QRELS, RUN, ["ndcg@3", "ils@3"])
+    with pytest.raises(InvalidParameterError, match=r"^Metric 'ndcg@3' needs relevance judgments"):
+        evaluate(None, RUN, ["ils@3", "ndcg@3"], features=FEATURES, feature_items=IDS)

@@ -149,9 +149,11 @@ def test_list_metrics():
     assert list_metrics() == [
         "cg",
         "dcg",
+        "diversity",
         "f1",
         "hit_ratio",
         "idcg",
+        "ils",
         "map",
         "mrr",
         "ndcg",
@@ -176,7 +178,8 @@ def test_registry_metadata():
         "diversity",
     }
     assert [n for n, m in REGISTRY.items() if m.mean == "pooled"] == ["hit_ratio"]
-    assert all(m.higher_is_better for m in REGISTRY.values())
+    assert [n for n, m in REGISTRY.items() if not m.higher_is_better] == ["ils"]
+    assert [n for n, m in REGISTRY.items() if m.needs == "similarity"] == ["ils", "diversity"]
     assert all(m.name == n for n, m in REGISTRY.items())
     for m in REGISTRY.values():
         assert set(m.uses) <= set(FIELDS)

@@ -53,6 +53,16 @@ _EXPORTS: dict[str, str] = {
     "MetricSpec": "receval._registry",
     "Conventions": "receval.conventions",
     "PROFILES": "receval.conventions",
+    # beyond accuracy
+    "intra_list_similarity": "receval.metrics._beyond",
+    "diversity": "receval.metrics._beyond",
+    "catalog_coverage": "receval.metrics._beyond",
+    "novelty": "receval.metrics._beyond",
+    "personalization": "receval.metrics._beyond",
+    "gini_index": "receval.metrics._beyond",
+    # retention
+    "retention": "receval.metrics._retention",
+    "RetentionReport": "receval.metrics._retention",
     # errors
     "RecevalError": "receval.exceptions",
     "InvalidParameterError": "receval.exceptions",
@@ -93,6 +103,14 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         pr_auc_score,
         roc_auc_score,
     )
+    from .metrics._beyond import (
+        catalog_coverage,
+        diversity,
+        gini_index,
+        intra_list_similarity,
+        novelty,
+        personalization,
+    )
     from .metrics._calibration import calibration_curve, copc, expected_calibration_error, pcoc
     from .metrics._classification import (
         accuracy_score,
@@ -108,3 +126,4 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .metrics._curves import precision_recall_curve, roc_curve
     from .metrics._gauc import GroupAUCReport, gauc_score, group_auc
     from .metrics._loss import log_loss, mean_absolute_error, root_mean_squared_error
+    from .metrics._retention import RetentionReport, retention

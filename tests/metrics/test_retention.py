@@ -1,0 +1,640 @@
+"""Retention: a hand-computed log, time zones and DST, input formats, signup rules, oracles."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import math
+from zoneinfo import ZoneInfo
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import receval.metrics._retention as retention_module
+from receval import RetentionReport, retention
+from receval.exceptions import InputValidationError, InvalidParameterError
+from tests.oracles import retention as oracle
+
+nan = math.nan
+UTC = dt.timezone.utc
+JAN1 = 1704067200  # 2024-01-01T00:00:00Z
+DAY = 86400
+
+
+def _same(a, b):
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def _assert_report_equals(report: RetentionReport, expected: dict) -> None:
+    for name, value in expected.items():
+        got = getattr(report, name)
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+            np.testing.assert_allclose(got, value, rtol=0, atol=1e-12, err_msg=name)
+        else:
+            _same(got, value)
+
+
+@contextlib.contextmanager
+def _method(name):
+    old = retention_module._METHOD
+    retention_module._METHOD = name
+    try:
+        yield
+    finally:
+        retention_module._METHOD = old
+
+
+# ---------------------------------------------------------------- hand-computed
+# Day d = 2024-01-01 + d, UTC. The window is days 0..31 (32 periods).
+HAND_LOG = [
+    ("u1", 0, 9),
+    ("u1", 0, 22),
+    ("u1", 1, 8),
+    ("u1", 3, 12),
+    ("u1", 7, 7),
+    ("u1", 30, 1),
+    ("u2", 0, 10),
+    ("u2", 1, 23),
+    ("u3", 0, 0),
+    ("u3", 2, 5),
+    ("u3", 7, 18),  # day 2 is not day 0 + 3: no 3rd-day retention
+    ("u4", 0, 23),
+    ("u5", 1, 6),
+    ("u5", 2, 6),
+    ("u5", 4, 6),
+    ("u5", 8, 6),
+    ("u5", 31, 6),
+    ("u6", 1, 11),
+    ("u6", 1, 11),
+    ("u6", 5, 2),  # a duplicate event; day 5 is cohort + 4
+    ("u7", 30, 12),
+    ("u7", 31, 0),
+]
+
+
+def _hand_events():
+    users = [u for u, _, _ in HAND_LOG]
+    seconds = [JAN1 + d * DAY + h * 3600 for _, d, h in HAND_LOG]
+    return pd.DataFrame({"user": users, "time": pd.to_datetime(seconds, unit="s")})
+
+
+def test_hand_computed_log():
+    report = retention(_hand_events())  # days=(1, 3, 7, 30)
+    assert report.n_periods == 32
+    assert report.periods[0] == np.datetime64("2024-01-01")
+    assert report.periods[-1] == np.datetime64("2024-02-01")
+    new = np.zeros(32, int)
+    new[[0, 1, 30]] = [4, 2, 1]  # u1-u4 / u5, u6 / u7
+    login = np.zeros(32, int)
+    login[[0, 1, 2, 3, 4, 5, 7, 8, 30, 31]] = [4, 4, 2, 1, 1, 1, 2, 1, 2, 2]
+    _same(report.new_users, new)
+    _same(report.login_users, login)
+    _same(report.active_users, login - new)  # day 1: u1, u2 came back; u5, u6 are new
+    rate = np.full(32, nan)
+    rate[[0, 1, 30]] = [4 / 4, 4 / 2, 2 / 1]  # seed 002's login / new
+    np.testing.assert_array_equal(report.retention_rate, rate)
+    # cohort day 0 (u1-u4): day 1 u1, u2; day 3 u1; day 7 u1, u3; day 30 u1
+    np.testing.assert_array_equal(report.day_n_retention[0], [2 / 4, 1 / 4, 2 / 4, 1 / 4])
+    _same(report.retained[0], [2, 1, 2, 1])
+    # cohort day 1 (u5, u6): u5 on days 2, 4, 8, 31 = 1 + (1, 3, 7, 30)
+    np.testing.assert_array_equal(report.day_n_retention[1], [0.5, 0.5, 0.5, 0.5])
+    # cohort day 30 (u7): day 31 observed, days 33, 37, 60 are after the window
+    np.testing.assert_array_equal(report.day_n_retention[30], [1.0, nan, nan, nan])
+    _same(report.observed[30], [True, False, False, False])
+    # empty cohorts: nan, never 0
+    assert np.isnan(report.day_n_retention[2:30]).all()
+    assert np.isnan(report.day_n_retention[31]).all()
+    assert report.cohort_counts[0, 0] == 4 and report.cohort_counts[0, 30] == 1
+    assert report.cohort_counts[0, 2] == 1  # u3 on day 2
+    assert report.cohort_retention[0, 31] == 0.0 and np.isnan(report.cohort_retention[1, 31])
+    assert report.n_events == len(HAND_LOG) and report.n_users == 7
+    assert report.n_events_dropped == 0 and report.n_events_before_signup == 0
+    assert report.time_unit is None and not report.time_unit_inferred
+
+
+def test_hand_computed_weeks_and_months():
+    report = retention(_hand_events(), period="week", days=(1, 4))
+    # weeks from Monday 2024-01-01: days 0-6, 7-13, 14-20, 21-27, 28-34
+    _same(
+        report.periods,
+        np.array(
+            ["2024-01-01", "2024-01-08", "2024-01-15", "2024-01-22", "2024-01-29"],
+            dtype="datetime64[D]",
+        ),
+    )
+    _same(report.new_users, [6, 0, 0, 0, 1])
+    _same(report.login_users, [6, 3, 0, 0, 3])  # week 1: u1, u3, u5; week 4: u1, u5, u7
+    # cohort week 0: week 1 has u1, u3, u5 (3/6); week 4 has u1, u5 (2/6)
+    np.testing.assert_allclose(report.day_n_retention[0], [3 / 6, 2 / 6])
+    np.testing.assert_array_equal(report.day_n_retention[4], [nan, nan])
+    report = retention(_hand_events(), period="month", days=1)
+    _same(report.periods, np.array(["2024-01", "2024-02"], dtype="datetime64[M]"))
+    _same(report.new_users, [7, 0])
+    _same(report.login_users, [7, 2])  # u5 and u7 on 2024-02-01
+    np.testing.assert_allclose(report.day_n_retention[:, 0], [2 / 7, nan])
+
+
+def test_duplicate_events_change_nothing():
+    events = _hand_events()
+    doubled = pd.concat([events, events, events.iloc[::3]], ignore_index=True)
+    a, b = retention(events), retention(doubled)
+    for name in ("new_users", "login_users", "cohort_counts", "day_n_retention"):
+        _same(getattr(a, name), getattr(b, name))
+    assert b.n_events == 2 * len(events) + len(events.iloc[::3])
+
+
+def test_event_order_changes_nothing():
+    events = _hand_events()
+    shuffled = events.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    _same(retention(events).cohort_counts, retention(shuffled).cohort_counts)
+
+
+def test_frames():
+    report = retention(_hand_events(), days=(1, 7))
+    frame = report.to_frame()
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame.columns) == [
+        "period",
+        "new_users",
+        "login_users",
+        "active_users",
+        "retention_rate",
+    ]
+    assert frame["new_users"].sum() == 7
+    cohorts = report.cohort_frame(backend="polars")
+    assert isinstance(cohorts, pl.DataFrame)
+    assert cohorts.columns == ["cohort", "new_users", "day_1", "day_7"]
+    assert cohorts["day_1"][0] == 0.5
+    table = report.table_frame(values="count")
+    assert list(table.columns[:4]) == ["cohort", "new_users", "day_0", "day_1"]
+    assert table.shape == (32, 34) and table["day_0"].sum() == 7
+    weekly = retention(_hand_events(), period="week", days=1).cohort_frame()
+    assert list(weekly.columns) == ["cohort", "new_users", "week_1"]
+    with pytest.raises(InvalidParameterError, match="'values' parameter of table_frame"):
+        report.table_frame(values="share")
+
+
+# ---------------------------------------------------------------- time zones
+def test_late_utc_evening_is_next_day_in_shanghai():
+    events = {"user": ["a", "a"], "time": ["2024-01-01T23:30:00Z", "2024-01-02T10:00:00Z"]}
+    utc = retention(events, days=1)
+    _same(utc.periods, np.array(["2024-01-01", "2024-01-02"], dtype="datetime64[D]"))
+    _same(utc.day_n_retention[:, 0], [1.0, nan])
+    shanghai = retention(events, days=1, tz="Asia/Shanghai")  # 07:30 and 18:00 on Jan 2
+    _same(shanghai.periods, np.array(["2024-01-02"], dtype="datetime64[D]"))
+    _same(shanghai.login_users, [1])
+    assert np.isnan(shanghai.day_n_retention).all()
+    assert shanghai.tz == "Asia/Shanghai"
+
+
+def test_dst_days_in_new_york():
+    # 2024-03-10 lasts 23 hours in New York (05:00Z to 04:00Z next day),
+    # 2024-11-03 lasts 25 hours (04:00Z to 05:00Z next day)
+    times = [
+        "2024-03-10T04:59:59Z",  # Mar 9, 23:59:59 EST
+        "2024-03-10T05:00:00Z",  # Mar 10, 00:00 EST
+        "2024-03-11T03:59:59Z",  # Mar 10, 23:59:59 EDT (a fixed -05:00 would say Mar 10 22:59)
+        "2024-03-11T04:00:00Z",  # Mar 11, 00:00 EDT (a fixed -05:00 would say Mar 10)
+    ]
+    report = retention({"user": ["x", "x", "y", "y"], "time": times}, tz="America/New_York")
+    _same(report.periods, np.array(["2024-03-09", "2024-03-10", "2024-03-11"], "datetime64[D]"))
+    _same(report.new_users, [1, 1, 0])
+    _same(report.login_users, [1, 2, 1])
+    _same(report.day_n_retention[:, 0], [1.0, 1.0, nan])
+    fall = ["2024-11-03T04:00:00Z", "2024-11-04T04:59:59Z", "2024-11-04T05:00:00Z"]
+    report = retention({"user": ["z", "z", "z"], "time": fall}, tz="America/New_York", days=1)
+    _same(report.periods, np.array(["2024-11-03", "2024-11-04"], "datetime64[D]"))
+    _same(report.login_users, [1, 1])
+    _same(report.cohort_counts[0], [1, 1])
+
+
+def test_skipped_local_date_is_an_empty_period():
+    # Samoa skipped 2011-12-30 (from UTC-10 to UTC+14)
+    apia = ZoneInfo("Pacific/Apia")
+    times = [dt.datetime(2011, 12, 29, 12, tzinfo=apia), dt.datetime(2011, 12, 31, 12, tzinfo=apia)]
+    report = retention({"user": ["s", "s"], "time": times}, tz="Pacific/Apia", days=(1, 2))
+    _same(report.periods, np.array(["2011-12-29", "2011-12-30", "2011-12-31"], "datetime64[D]"))
+    _same(report.login_users, [1, 0, 1])
+    _same(report.day_n_retention[0], [0.0, 1.0])
+
+
+def test_tz_objects_and_month_boundary_in_local_time():
+    events = {"user": [1, 1], "time": ["2024-03-31T23:00:00Z", "2024-04-01T03:00:00Z"]}
+    utc = retention(events, period="month", days=1)
+    _same(utc.login_users, [1, 1])
+    new_york = retention(events, period="month", days=1, tz=ZoneInfo("America/New_York"))
+    _same(new_york.login_users, [1])  # 19:00 and 23:00 on Mar 31, EDT
+    plus8 = retention(events, period="month", days=1, tz=dt.timezone(dt.timedelta(hours=8)))
+    _same(plus8.periods, np.array(["2024-04"], "datetime64[M]"))
+
+
+# ---------------------------------------------------------------- input formats
+def _log(seed, n=300, n_users=40, span_days=45):
+    rng = np.random.default_rng(seed)
+    users = rng.integers(0, n_users, n) * 3 + 100
+    seconds = JAN1 + rng.integers(0, span_days * DAY, n)
+    return users, seconds
+
+
+def _time_variants(seconds):
+    naive = pd.to_datetime(seconds, unit="s")
+    aware = naive.tz_localize("UTC").tz_convert("Asia/Shanghai")
+    iso = [str(np.datetime64(int(s), "s")) for s in seconds]
+    return {
+        "epoch s": seconds,
+        "epoch ms": seconds * 1000,
+        "epoch s float": seconds + 0.25,
+        "epoch ms float": seconds * 1000.0 + 999.0,
+        "datetime64[ns]": naive.to_numpy(),
+        "pandas tz-aware": pd.Series(aware),
+        "python datetimes": [dt.datetime.fromtimestamp(int(s), UTC) for s in seconds],
+        "ISO naive": iso,
+        "ISO with space": [s.replace("T", " ") for s in iso],
+        "pandas strings": pd.Series(iso, dtype="string"),
+        "polars strings": pl.Series(iso),
+        "ISO +08:00": [
+            dt.datetime.fromtimestamp(int(s), dt.timezone(dt.timedelta(hours=8))).isoformat()
+            for s in seconds
+        ],
+        "ISO mixed offsets": [iso[i] + "Z" if i % 2 else iso[i] for i in range(len(iso))],
+    }
+
+
+@pytest.mark.parametrize("tz", ["UTC", "America/New_York"])
+def test_time_formats_give_identical_results(tz):
+    users, seconds = _log(0)
+    expected = retention({"user": users, "time": seconds}, tz=tz)
+    assert expected.time_unit == "s" and expected.time_unit_inferred
+    for name, times in _time_variants(seconds).items():
+        report = retention({"user": users, "time": times}, tz=tz)
+        _same(report.cohort_counts, expected.cohort_counts)
+        _same(report.login_users, expected.login_users)
+        _same(report.periods, expected.periods)
+        if name.startswith("epoch ms"):
+            assert report.time_unit == "ms", name
+
+
+def test_containers_and_files_give_identical_results(tmp_path):
+    users, seconds = _log(1)
+    ids = [f"u{u}" for u in users]
+    frame = pd.DataFrame({"user": ids, "time": pd.to_datetime(seconds, unit="s")})
+    expected = retention(frame, tz="Asia/Shanghai", period="week", days=(1, 2))
+    csv = tmp_path / "events.csv"
+    frame.to_csv(csv, index=False)
+    epoch_csv = tmp_path / "epoch.csv"
+    pd.DataFrame({"user": ids, "time": seconds}).to_csv(epoch_csv, index=False)
+    parquet = tmp_path / "events.parquet"
+    pq.write_table(pa.Table.from_pandas(frame), parquet)
+    inputs = {
+        "polars": pl.from_pandas(frame),
+        "arrow": pa.Table.from_pandas(frame),
+        "dict of lists": {"user": ids, "time": frame["time"].tolist()},
+        "csv": csv,
+        "csv path str": str(epoch_csv),
+        "parquet": parquet,
+    }
+    for name, events in inputs.items():
+        report = retention(events, tz="Asia/Shanghai", period="week", days=(1, 2))
+        _same(report.cohort_counts, expected.cohort_counts)
+        _same(report.new_users, expected.new_users)
+        assert report.n_users == expected.n_users, name
+
+
+def test_dates_are_local_calendar_dates():
+    events = {"user": ["a", "a", "b"], "time": ["2024-01-01", "2024-01-02", "2024-01-02"]}
+    for tz in ("UTC", "America/New_York", "Asia/Tokyo"):
+        report = retention(events, tz=tz, days=1)
+        _same(report.periods, np.array(["2024-01-01", "2024-01-02"], "datetime64[D]"))
+        _same(report.new_users, [1, 1])
+    dates = {"user": ["a", "a", "b"], "time": np.array(events["time"], dtype="datetime64[D]")}
+    _same(retention(dates, tz="America/New_York").new_users, [1, 1])
+    objects = {"user": ["a", "a", "b"], "time": [dt.date(2024, 1, d) for d in (1, 2, 2)]}
+    _same(retention(objects, tz="Asia/Tokyo").new_users, [1, 1])
+    polars_dates = pl.DataFrame(events).with_columns(pl.col("time").str.to_date())
+    _same(retention(polars_dates, tz="Asia/Tokyo").login_users, [1, 2])
+
+
+def test_explicit_time_unit():
+    events = {"user": [1, 1], "time": [0, 2 * DAY]}
+    report = retention(events, time_unit="s", days=2)
+    _same(report.periods[[0, -1]], np.array(["1970-01-01", "1970-01-03"], "datetime64[D]"))
+    _same(report.day_n_retention[0], [1.0])
+    assert report.time_unit == "s" and not report.time_unit_inferred
+    report = retention({"user": [1], "time": [JAN1 * 10**9]}, time_unit="ns")
+    assert report.periods[0] == np.datetime64("2024-01-01")
+
+
+# ---------------------------------------------------------------- signup
+def _signup_log():
+    # a signs up on day 2 but has events on days 0 and 2; b has no signup time
+    # (cohort: first event, day 0); c signs up on day 1 and never has an event;
+    # d signed up before the window; e signs up after it
+    users = ["a", "a", "b", "b", "d", "e"]
+    seconds = [
+        JAN1 + 10 * 3600,
+        JAN1 + 2 * DAY + 3600,
+        JAN1 + 5,
+        JAN1 + 2 * DAY,
+        JAN1 + DAY,
+        JAN1 + 3600,
+    ]
+    signup = {"a": JAN1 + 2 * DAY, "c": JAN1 + DAY + 60, "d": JAN1 - 5 * DAY, "e": JAN1 + 9 * DAY}
+    return users, seconds, signup
+
+
+@pytest.mark.parametrize("method", ["bitset", "csr"])
+def test_signup_keep(method):
+    users, seconds, signup = _signup_log()
+    with _method(method):
+        report = retention({"user": users, "time": seconds}, signup=signup, days=(1, 2))
+    _same(report.new_users, [1, 1, 1])  # b / c / a
+    _same(report.login_users, [3, 2, 2])  # day 0: a (before signup), b, e (before signup)
+    _same(report.active_users, [2, 1, 1])
+    _same(report.day_n_retention[0], [0.0, 1.0])  # b on day 2
+    _same(report.day_n_retention[1], [0.0, nan])  # c never came back
+    assert report.n_users == 5
+    assert report.n_users_without_signup == 1  # b
+    assert report.n_users_signup_before_window == 1  # d
+    assert report.n_users_signup_after_window == 1  # e
+    assert report.n_events_before_signup == 2  # a on day 0, e on day 0
+    assert report.n_users_events_before_signup == 2
+    assert report.n_events_dropped == 0 and report.before_signup == "keep"
+
+
+@pytest.mark.parametrize("method", ["bitset", "csr"])
+def test_signup_drop(method):
+    users, seconds, signup = _signup_log()
+    with _method(method):
+        report = retention(
+            {"user": users, "time": seconds}, signup=signup, days=1, before_signup="drop"
+        )
+    _same(report.new_users, [1, 1, 1])
+    _same(report.login_users, [1, 2, 2])  # a's and e's early events are gone
+    assert report.n_events_dropped == 2 and report.n_events_before_signup == 2
+
+
+def test_signup_error():
+    users, seconds, signup = _signup_log()
+    message = (
+        "retention: 2 events of 2 users are earlier than the user's signup, e.g. user 'a' at "
+        "2024-01-01T10:00:00Z signed up at 2024-01-03T00:00:00Z; pass before_signup='keep' to "
+        "count them as logins or before_signup='drop' to ignore them."
+    )
+    with pytest.raises(InputValidationError) as info:
+        retention({"user": users, "time": seconds}, signup=signup, before_signup="error")
+    assert str(info.value) == message
+
+
+def test_signup_forms_agree():
+    users, seconds, signup = _signup_log()
+    expected = retention({"user": users, "time": seconds}, signup=signup)
+    table = pd.DataFrame({"user": list(signup), "signup": list(signup.values())})
+    column = [signup.get(u) for u in users]
+    forms = {
+        "pandas table": table,
+        "polars table": pl.from_pandas(table),
+        "arrow table": pa.Table.from_pandas(table),
+        "series": pd.Series(signup),
+        "iso strings": {u: str(np.datetime64(s, "s")) for u, s in signup.items()},
+    }
+    for name, form in forms.items():
+        report = retention({"user": users, "time": seconds}, signup=form)
+        _same(report.cohort_counts, expected.cohort_counts)
+        _same(report.login_users, expected.login_users)
+        assert report.n_users == expected.n_users, name
+    # a column of the events (missing for users without a signup time): c is not in it
+    with_column = retention(
+        {"user": users, "time": seconds, "signup": [np.nan if s is None else s for s in column]},
+        signup="signup",
+    )
+    _same(with_column.new_users, [1, 0, 1])
+    assert with_column.n_users == 4
+
+
+def test_signup_column_in_a_csv_file(tmp_path):
+    path = tmp_path / "events.csv"
+    path.write_text(
+        "user,time,signup\n"
+        "007,2024-01-01T10:00:00Z,2024-01-02\n"
+        "007,2024-01-03T10:00:00Z,2024-01-02\n"
+        "7,2024-01-03T11:00:00Z,\n"
+    )
+    report = retention(path, signup="signup", days=1)
+    # '007' (signup Jan 2, one event before it) and '7' (no signup: first event, Jan 3)
+    # are two users: CSV ids are read as strings
+    _same(report.new_users, [0, 1, 1])
+    _same(report.login_users, [1, 1, 2])  # Jan 1: '007' before signup (kept)
+    _same(report.day_n_retention[:, 0], [nan, 1.0, nan])
+    assert report.n_events_before_signup == 1 and report.n_users_without_signup == 1
+
+
+def test_signup_dates_are_local_dates():
+    events = {"user": ["a", "a"], "time": ["2024-01-01T20:00:00Z", "2024-01-02T20:00:00Z"]}
+    report = retention(events, signup={"a": "2024-01-02"}, tz="America/New_York", days=1)
+    # events on Jan 1 and 2 (15:00 EST); signup at local midnight of Jan 2
+    _same(report.new_users, [0, 1])
+    assert report.n_events_before_signup == 1
+
+
+def test_conflicting_signup_times():
+    events = {"user": ["a", "a"], "time": [JAN1, JAN1 + DAY], "s": [JAN1, JAN1 + 60]}
+    with pytest.raises(InputValidationError) as info:
+        retention(events, signup="s")
+    assert str(info.value) == (
+        "retention: signup must give one time per user. Got 2024-01-01T00:00:00Z and "
+        "2024-01-01T00:01:00Z for user 'a'; keep one signup time per user, e.g. the earliest."
+    )
+
+
+# ---------------------------------------------------------------- errors
+def test_ambiguous_epoch_numbers():
+    with pytest.raises(InputValidationError) as info:
+        retention({"user": [1, 2], "time": [0, 86400]})
+    assert str(info.value) == (
+        "retention: time holds numbers from 0 to 86400, which are not clearly epoch seconds "
+        "(1e8 to 1e11, i.e. 1973 to 5138) or epoch milliseconds (1e11 to 1e14); pass "
+        "time_unit='s' or time_unit='ms'."
+    )
+    with pytest.raises(InputValidationError, match="not clearly epoch"):  # seconds and ms mixed
+        retention({"user": [1, 2], "time": [JAN1, JAN1 * 1000]})
+
+
+def test_unparsable_strings_name_row_and_line(tmp_path):
+    events = {"user": [1, 2, 3], "time": ["2024-01-01", "2024-01-02 10:00", "yesterday"]}
+    with pytest.raises(InputValidationError) as info:
+        retention(events)
+    assert str(info.value) == (
+        "retention: row 2: the time 'yesterday' is not an ISO 8601 date or time; write e.g. "
+        "'2024-01-31', '2024-01-31 08:00:00' or '2024-01-31T08:00:00+08:00'."
+    )
+    path = tmp_path / "bad.csv"
+    path.write_text("user,time\na,2024-01-01 10:00:00\nb,2024-02-30 10:00:00\n")
+    with pytest.raises(InputValidationError, match=r"bad\.csv:3: the time '2024-02-30 10:00:00'"):
+        retention(path)
+
+
+def test_missing_values_and_columns():
+    with pytest.raises(InputValidationError) as info:
+        retention({"user": [1, 2], "time": [JAN1, np.nan]})
+    assert str(info.value) == (
+        "retention: time contains 1 missing values (None, NaN or NaT); drop those rows or "
+        "fill them with a time."
+    )
+    with pytest.raises(InputValidationError, match="missing values"):
+        retention(pd.DataFrame({"user": [1, 2], "time": pd.to_datetime(["2024-01-01", None])}))
+    with pytest.raises(InputValidationError) as info:
+        retention(pd.DataFrame({"user": [1], "ts": [JAN1]}))
+    assert str(info.value) == (
+        "retention: the events have no column 'time' for the event times. Got columns "
+        "['user', 'ts']; pass time='<column name>'."
+    )
+    with pytest.raises(InputValidationError, match="no column 'uid' for the user ids"):
+        retention(pd.DataFrame({"user": [1], "time": [JAN1]}), user="uid")
+    with pytest.raises(InputValidationError, match="events is empty"):
+        retention({"user": [], "time": []})
+    with pytest.raises(InputValidationError, match="user and time must have the same length"):
+        retention({"user": [1, 2], "time": [JAN1]})
+    with pytest.raises(InputValidationError, match="signup table has no column 'signup'"):
+        retention({"user": [1], "time": [JAN1]}, signup=pd.DataFrame({"user": [1], "t": [2]}))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"period": "year"},
+            "The 'period' parameter of retention must be one of ['day', 'month', 'week']. "
+            "Got 'year' instead.",
+        ),
+        (
+            {"days": 0},
+            "The 'days' parameter of retention must be an integer in [1, inf). Got 0 instead.",
+        ),
+        (
+            {"days": (1, 1)},
+            "The 'days' parameter of retention must not repeat a value. Got (1, 1) instead.",
+        ),
+        (
+            {"days": ()},
+            "The 'days' parameter of retention must hold at least one positive "
+            "integer. Got () instead.",
+        ),
+        (
+            {"days": 1.5},
+            "The 'days' parameter of retention must be a positive integer or a "
+            "sequence of them. Got 1.5 instead.",
+        ),
+        (
+            {"tz": "Mars/Olympus"},
+            "The 'tz' parameter of retention must be an IANA time zone name such as 'UTC', "
+            "'Asia/Shanghai' or 'America/New_York', or a datetime.tzinfo. Got 'Mars/Olympus' "
+            "instead.",
+        ),
+        (
+            {"before_signup": "ignore"},
+            "The 'before_signup' parameter of retention must be one of ['drop', 'error', "
+            "'keep']. Got 'ignore' instead.",
+        ),
+        (
+            {"time_unit": "s", "time": "iso"},
+            "The 'time_unit' parameter of retention must be None when time holds strings (it "
+            "applies to epoch numbers). Got 's' instead.",
+        ),
+        (
+            {"signup": 3},
+            "The 'signup' parameter of retention must be None, the name of a column of events, "
+            "a mapping from user to signup time, or a table with columns 'user' and 'signup'. "
+            "Got int instead.",
+        ),
+    ],
+)
+def test_parameter_errors(kwargs, message):
+    events = {"user": [1, 2], "time": [JAN1, JAN1 + DAY], "iso": ["2024-01-01", "2024-01-02"]}
+    with pytest.raises(InvalidParameterError) as info:
+        retention(events, **kwargs)
+    assert str(info.value) == message
+
+
+def test_too_many_periods():
+    events = {"user": [1, 2], "time": [0, 20_000 * DAY]}
+    with pytest.raises(InputValidationError, match="the events span 20001 days"):
+        retention(events, time_unit="s")
+    assert retention(events, time_unit="s", period="month").n_periods == 658
+
+
+# ---------------------------------------------------------------- oracles
+def _oracle_kwargs(report_kwargs):
+    return {k: v for k, v in report_kwargs.items() if k in ("tz", "period", "days")}
+
+
+SECONDS_IN_DAY = st.sampled_from([0, 1, 1799, 3599, 14399, 18000, 43200, 82800, 86399])
+
+
+@st.composite
+def logs(draw):
+    n_users = draw(st.integers(1, 6))
+    n = draw(st.integers(1, 30))
+    span = draw(st.sampled_from([2, 9, 40, 140]))
+    # 2024-03-05: spans New York's and Lord Howe's (30-minute) DST changes
+    base = 1709596800
+    users = draw(st.lists(st.integers(0, n_users - 1), min_size=n, max_size=n))
+    day = st.integers(0, span)
+    seconds = [
+        base + draw(day) * DAY + draw(SECONDS_IN_DAY) + draw(st.sampled_from([0, -3600, 1800]))
+        for _ in range(n)
+    ]
+    kwargs = {
+        "tz": draw(
+            st.sampled_from(["UTC", "Asia/Shanghai", "America/New_York", "Australia/Lord_Howe"])
+        ),
+        "period": draw(st.sampled_from(["day", "day", "week", "month"])),
+        "days": tuple(draw(st.lists(st.integers(1, 12), min_size=1, max_size=4, unique=True))),
+    }
+    signup = None
+    if draw(st.booleans()):
+        candidates = list(range(n_users + 2))  # two users only in the signup table
+        chosen = draw(st.lists(st.sampled_from(candidates), unique=True, max_size=len(candidates)))
+        signup = {
+            u: base + draw(st.integers(-5, span + 5)) * DAY + draw(SECONDS_IN_DAY) for u in chosen
+        }
+        kwargs["before_signup"] = draw(st.sampled_from(["keep", "drop"]))
+    return users, seconds, signup, kwargs
+
+
+@given(logs(), st.sampled_from(["bitset", "csr"]))
+def test_equals_loop_oracle(log, method):
+    users, seconds, signup, kwargs = log
+    expected = oracle.retention_loops(users, seconds, signup=signup, **kwargs)
+    with _method(method):
+        report = retention({"user": users, "time": seconds}, signup=signup, **kwargs)
+    _assert_report_equals(report, expected)
+    assert report.n_events == len(users)
+    if signup is not None:
+        kept = retention(
+            {"user": users, "time": seconds}, signup=signup, **{**kwargs, "before_signup": "keep"}
+        )
+        drop = kwargs.get("before_signup") == "drop"
+        assert report.n_events_dropped == (kept.n_events_before_signup if drop else 0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("period", ["day", "week", "month"])
+def test_equals_pandas_reference_on_random_logs(seed, period):
+    rng = np.random.default_rng(seed)
+    n = 3000
+    users = rng.integers(0, 400, n)
+    first = rng.integers(0, 120, 400)  # each user's first day, then activity after it
+    days = first[users] + rng.geometric(0.15, n) - 1
+    seconds = 1698000000 + days * DAY + rng.integers(0, DAY, n)  # from 2023-10-22, two DSTs
+    frame = pd.DataFrame({"user": users, "time": pd.to_datetime(seconds, unit="s")})
+    tz = ["UTC", "America/New_York", "Europe/Berlin", "Asia/Kolkata"][seed]
+    expected = oracle.retention_pandas(frame, tz=tz, period=period, days=(1, 3, 7, 30))
+    with _method(["bitset", "csr"][seed % 2]):
+        report = retention(frame, tz=tz, period=period)
+    _assert_report_equals(report, expected)

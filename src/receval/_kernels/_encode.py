@@ -50,7 +50,8 @@ def _factorize_dense_sorted(values, lo, span, n_chunks, codes):
     count = 0
     for s in range(span):
         code_of[s] = count
-        count += present[s]
+        if present[s]:  # not count += present[s]: as Python, a uint8 sum would wrap
+            count += 1
     uniques = np.empty(count, dtype=values.dtype)
     j = 0
     for s in range(span):

@@ -107,6 +107,25 @@ def _trec_order(scores, items, item_keys, a, n):
 
 
 @nb.njit(cache=True, nogil=True)
+def _idcg(ideal, k, k_eff, threshold, gain, grades, n, q_desc, qa, qb, cand, disc):
+    """DCG of the ideal order: the ranked candidates' grades sorted (``ideal=
+    'candidates'``, depth k_eff) or the user's judged grades ``q_desc[qa:qb]``
+    (already descending; depth k, or all of them without a cut-off)."""
+    idcg = 0.0
+    if ideal == IDEAL_CANDIDATES:
+        for j in range(n):
+            cand[j] = grades[j]
+        cand[:n].sort()
+        for j in range(min(k_eff, n)):
+            idcg += _gain(cand[n - 1 - j], threshold, gain) * disc[j]
+    else:
+        depth = (qb - qa) if k <= 0 else min(k, qb - qa)
+        for j in range(depth):
+            idcg += _gain(q_desc[qa + j], threshold, gain) * disc[j]
+    return idcg
+
+
+@nb.njit(cache=True, nogil=True)
 def _expected_first_hit(m, h, t):
     """P(the first relevant of a tied block of m items, h relevant, is at offset j)
     for j < t, as an array (uniform random order of the block)."""
@@ -212,17 +231,7 @@ def _user_metric(
             dcg += gains[j] * disc[j]
         if kind == DCG:
             return dcg, aux
-        idcg = 0.0
-        if ideal == IDEAL_CANDIDATES:
-            for j in range(n):
-                cand[j] = grades[j]
-            cand[:n].sort()
-            for j in range(min(k_eff, n)):
-                idcg += _gain(cand[n - 1 - j], threshold, gain) * disc[j]
-        else:
-            depth = (qb - qa) if k <= 0 else min(k, qb - qa)
-            for j in range(depth):
-                idcg += _gain(q_desc[qa + j], threshold, gain) * disc[j]
+        idcg = _idcg(ideal, k, k_eff, threshold, gain, grades, n, q_desc, qa, qb, cand, disc)
         if kind == IDCG:
             return idcg, aux
         return (dcg / idcg if idcg > 0 else 0.0), aux
@@ -324,17 +333,7 @@ def _metric_from_hits(
         dcg += _gain(hgr[i], threshold, gain) * disc[hpos[i]]
     if kind == DCG:
         return dcg
-    idcg = 0.0
-    if ideal == IDEAL_CANDIDATES:
-        for j in range(n):
-            cand[j] = grades[j]
-        cand[:n].sort()
-        for j in range(min(k_eff, n)):
-            idcg += _gain(cand[n - 1 - j], threshold, gain) * disc[j]
-    else:
-        depth = (qb - qa) if k <= 0 else min(k, qb - qa)
-        for j in range(depth):
-            idcg += _gain(q_desc[qa + j], threshold, gain) * disc[j]
+    idcg = _idcg(ideal, k, k_eff, threshold, gain, grades, n, q_desc, qa, qb, cand, disc)
     if kind == IDCG:
         return idcg
     return dcg / idcg if idcg > 0 else 0.0

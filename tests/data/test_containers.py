@@ -899,6 +899,34 @@ def test_run_duplicate_found_in_any_block(block_rows, monkeypatch):
         Run(users, items, np.linspace(0, 1, len(users)))
 
 
+@pytest.mark.parametrize("with_polars", [True, False])
+@pytest.mark.parametrize("ids", ["int", "str"])
+def test_parquet_read_by_polars_or_pyarrow_same_containers(with_polars, ids, tmp_path, monkeypatch):
+    from receval.data import io
+
+    monkeypatch.setattr(io, "_PARQUET_WITH_POLARS", with_polars)
+    rng = np.random.default_rng(5)
+    users = np.repeat(np.arange(40), 6)
+    items = np.concatenate([rng.choice(100, 6, replace=False) for _ in range(40)])
+    scores = rng.choice([0.2, 0.5, 0.7], len(users))
+    grades = rng.integers(0, 3, len(users))
+    cast = str if ids == "str" else int
+    frame = pd.DataFrame({"user": [cast(u) for u in users], "item": [cast(i) for i in items],
+                          "score": scores, "grade": grades})  # fmt: skip
+    path = tmp_path / "rows.parquet"
+    frame.to_parquet(path, row_group_size=50)  # several row groups
+    run = Run.from_file(path)
+    qrels = Qrels.from_file(path)
+    assert run.to_dict() == Run.from_frame(frame).to_dict()
+    assert qrels.to_dict() == Qrels.from_frame(frame).to_dict()
+    with pytest.raises(InputValidationError, match=r"no column 'grades'"):
+        Qrels.from_file(path, grade="grades")
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"PAR1 not really parquet")
+    with pytest.raises(InputValidationError, match=r"bad\.parquet"):
+        Run.from_file(bad)
+
+
 def test_duplicate_in_long_and_short_judged_lists():
     items = [*range(40), 17]
     with pytest.raises(InputValidationError, match=r"^Qrels: user 9 has item 17 more than once"):

@@ -1,0 +1,689 @@
+"""The ``receval`` command: ``rank``, ``ctr`` and ``retention`` subcommands.
+
+Thin by design: each command parses its options, calls the library
+(:func:`receval.evaluate`, the pointwise metrics of
+:data:`receval._registry.POINTWISE_METRICS`, :func:`receval.retention`) and
+formats the result with :mod:`receval.cli._output`. Results go to stdout;
+notes, warnings, progress and errors go to stderr. Errors raised by receval
+(bad data, bad options, unreadable files) print ``error: <message>`` on one
+line and exit with status 2, like usage errors.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+
+from .. import __version__
+from .._registry import POINTWISE_METRICS, REGISTRY
+from ..conventions import CHOICES, PROFILES
+from ._output import OutputFormat, ResultTable, render, rows_of, scalar
+
+__all__ = ["DEFAULT_CTR_METRICS", "DEFAULT_RANK_METRICS", "app", "main"]
+
+#: Metrics of ``receval rank`` when no ``-m`` is given.
+DEFAULT_RANK_METRICS = ("ndcg@10", "map@100", "mrr", "recall@100", "precision@10")
+#: Metrics of ``receval ctr`` when no ``-m`` is given (``gauc`` only with ``--group``).
+DEFAULT_CTR_METRICS = ("auc", "gauc", "logloss", "pcoc")
+
+app = typer.Typer(
+    name="receval",
+    help="Offline evaluation of recommender systems and CTR models.\n\n"
+    "Results go to stdout (a table, or --format json/csv/tsv/markdown); notes, warnings "
+    "and errors go to stderr. Bad options or bad input exit with status 2.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class RankedFormat(str, Enum):
+    """File formats of qrels and runs."""
+
+    trec = "trec"
+    csv = "csv"
+    tsv = "tsv"
+    parquet = "parquet"
+
+
+class TableFormat(str, Enum):
+    """File formats of impression and event logs."""
+
+    csv = "csv"
+    tsv = "tsv"
+    parquet = "parquet"
+
+
+class RetentionTable(str, Enum):
+    """Which retention table ``receval retention`` prints."""
+
+    period = "period"
+    cohort = "cohort"
+    full = "full"
+
+
+class RetentionValues(str, Enum):
+    """Rates or user counts in the full retention table."""
+
+    rate = "rate"
+    count = "count"
+
+
+def _choices(name: str) -> str:
+    return ", ".join(CHOICES[name])
+
+
+# ------------------------------------------------------------------ options shared by commands
+FormatOption = Annotated[
+    OutputFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Output format. table: a readable table (values rounded to --digits). json: a "
+        'list of records, one object per table row, e.g. [{"run": "a.run", "ndcg@10": '
+        "0.41, ...}], floats at full precision, null where a value is undefined (nan). "
+        "csv/tsv: a header line then one line per row, floats at full precision, nan where "
+        "undefined. markdown: a GitHub table rounded to --digits.",
+        case_sensitive=False,
+    ),
+]
+DigitsOption = Annotated[
+    int,
+    typer.Option(
+        "--digits", min=0, max=17, help="Decimals shown in the table and markdown formats."
+    ),
+]
+QuietOption = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="Print no notes, warnings or progress on stderr (errors are still printed).",
+    ),
+]
+
+
+# ------------------------------------------------------------------ messages and errors
+class _Messages:
+    """Notes, warnings, progress and errors on stderr; ``quiet`` silences all but errors."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+
+    def note(self, text: str) -> None:
+        if not self.quiet:
+            typer.echo(f"note: {text}", err=True)
+
+    def warning(self, text: str) -> None:
+        if not self.quiet:
+            typer.echo(f"warning: {text}", err=True)
+
+    @staticmethod
+    def error(text: str) -> None:
+        typer.echo(f"error: {text}", err=True)
+
+    def fail(self, text: str) -> typer.Exit:
+        """Print ``error: text`` and return the exit (status 2) to raise."""
+        self.error(text)
+        return typer.Exit(code=2)
+
+    def progress(self, text: str) -> AbstractContextManager[Any]:
+        """A spinner on stderr, only when stderr is a terminal and not quiet."""
+        stream = sys.stderr
+        if self.quiet or not (hasattr(stream, "isatty") and stream.isatty()):
+            return nullcontext()
+        from rich.console import Console
+
+        return Console(file=stream).status(text)
+
+    @contextmanager
+    def guard(self) -> Iterator[None]:
+        """Turn receval, file and Arrow errors into ``error: <message>`` and exit 2.
+
+        Warnings raised meanwhile (e.g. ``UndefinedMetricWarning``) are printed
+        as ``warning: <message>`` lines, once each.
+        """
+        import pyarrow as pa
+
+        from ..exceptions import RecevalError, UndefinedMetricWarning
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UndefinedMetricWarning)
+            try:
+                yield
+            except (RecevalError, OSError, pa.ArrowException) as exc:
+                self._warnings(caught)
+                raise self.fail(_one_line(exc)) from None
+        self._warnings(caught)
+
+    def _warnings(self, caught: list[warnings.WarningMessage]) -> None:
+        seen: set[str] = set()
+        for w in caught:
+            text = _one_line(w.message)
+            if text not in seen:
+                seen.add(text)
+                self.warning(text)
+        caught.clear()
+
+
+def _one_line(exc: BaseException | Warning | str) -> str:
+    text = " ".join(str(exc).split("\n")).strip()
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}."
+    return text or type(exc).__name__
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"receval {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Offline evaluation of recommender systems and CTR models."""
+
+
+def main() -> None:
+    """Run the ``receval`` command (the console-script entry point)."""
+    app(prog_name="receval")
+
+
+# ------------------------------------------------------------------ rank
+def _ranked_format(fmt: RankedFormat | None, path: str) -> str:
+    """The given format, else the suffix's, else TREC (run files often have no suffix)."""
+    from ..data.io import infer_format
+
+    if fmt is not None:
+        return fmt.value
+    return infer_format(path) or "trec"
+
+
+def _run_names(paths: list[str]) -> list[str]:
+    """File names, or the paths as given when two runs share a file name."""
+    names = [os.path.basename(os.path.normpath(p)) for p in paths]
+    if len(set(names)) < len(names):
+        names = list(paths)
+    return names
+
+
+@app.command(no_args_is_help=True)
+def rank(
+    qrels: Annotated[
+        str,
+        typer.Option(
+            "--qrels",
+            metavar="FILE",
+            help="Relevance judgments: a TREC qrels file (user 0 item grade), or a CSV, TSV "
+            "or Parquet file with --user, --item and --grade columns.",
+            show_default=False,
+        ),
+    ],
+    run: Annotated[
+        list[str],
+        typer.Option(
+            "--run",
+            metavar="FILE",
+            help="A run to evaluate: a TREC run file (user Q0 item rank score tag) or a CSV, "
+            "TSV or Parquet file with --user, --item and --score (or --rank) columns. Repeat "
+            "to compare runs; each is named by its file name.",
+            show_default=False,
+        ),
+    ],
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            metavar="METRIC",
+            help="A metric string such as ndcg@10, map@100, mrr, recall@100 or "
+            "'ndcg(gain=exponential)@10'; repeat for more. Default: "
+            f"{', '.join(DEFAULT_RANK_METRICS)}. Names: "
+            + ", ".join(sorted(n for n, info in REGISTRY.items() if info.needs == "qrels"))
+            + ".",
+            show_default=False,
+        ),
+    ] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            help="Reproduce a peer's conventions: " + ", ".join(PROFILES) + ".",
+            show_default=False,
+        ),
+    ] = None,
+    per_user: Annotated[
+        bool,
+        typer.Option(
+            "--per-user",
+            help="Print each user's values (columns user, run, metrics) instead of the means.",
+        ),
+    ] = False,
+    qrels_format: Annotated[
+        RankedFormat | None,
+        typer.Option(
+            help="Format of --qrels. Default: from the suffix (.csv, .tsv, .parquet/.pq), "
+            "else trec.",
+            case_sensitive=False,
+            show_default=False,
+        ),
+    ] = None,
+    run_format: Annotated[
+        RankedFormat | None,
+        typer.Option(
+            help="Format of every --run. Default: from the suffix, else trec.",
+            case_sensitive=False,
+            show_default=False,
+        ),
+    ] = None,
+    user: Annotated[str, typer.Option(help="User id column (CSV/TSV/Parquet).")] = "user",
+    item: Annotated[str, typer.Option(help="Item id column (CSV/TSV/Parquet).")] = "item",
+    grade: Annotated[str, typer.Option(help="Grade column of CSV/TSV/Parquet qrels.")] = "grade",
+    score: Annotated[str, typer.Option(help="Score column of CSV/TSV/Parquet runs.")] = "score",
+    rank_column: Annotated[
+        str | None,
+        typer.Option(
+            "--rank",
+            help="Rank column (1 = top) of CSV/TSV/Parquet runs, used instead of --score.",
+            show_default=False,
+        ),
+    ] = None,
+    ties: Annotated[
+        str | None,
+        typer.Option(help=f"Order of tied scores: {_choices('ties')}.", show_default=False),
+    ] = None,
+    gain: Annotated[
+        str | None,
+        typer.Option(help=f"Gain of a grade in (n)DCG: {_choices('gain')}.", show_default=False),
+    ] = None,
+    ap_normalizer: Annotated[
+        str | None,
+        typer.Option(help=f"Denominator of AP: {_choices('ap_normalizer')}.", show_default=False),
+    ] = None,
+    rel_threshold: Annotated[
+        int | None,
+        typer.Option(help="Grade at or above which an item is relevant.", show_default=False),
+    ] = None,
+    missing_users: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Qrels users absent from a run: {_choices('missing_users')}.",
+            show_default=False,
+        ),
+    ] = None,
+    empty_users: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Users without a relevant item: {_choices('empty_users')}.", show_default=False
+        ),
+    ] = None,
+    ideal: Annotated[
+        str | None,
+        typer.Option(help=f"What the ideal DCG ranks: {_choices('ideal')}.", show_default=False),
+    ] = None,
+    output_format: FormatOption = OutputFormat.table,
+    digits: DigitsOption = 4,
+    quiet: QuietOption = False,
+) -> None:
+    """Top-K ranking metrics of one or more runs against qrels (receval.evaluate).
+
+    Prints one row per run (named by its file name) and one column per
+    metric: each metric's mean over the qrels users, exactly as
+    receval.evaluate(qrels, run, metrics, ...).mean. Conventions default to
+    receval's; --profile sets all of them to a peer's and the other options
+    override single ones.
+    """
+    from ..conventions import resolve_conventions
+    from ..data._ranked import Qrels, Run
+    from ..evaluation import evaluate
+
+    say = _Messages(quiet)
+    metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
+    conventions = {
+        "ties": ties,
+        "gain": gain,
+        "ap_normalizer": ap_normalizer,
+        "rel_threshold": rel_threshold,
+        "missing_users": missing_users,
+        "empty_users": empty_users,
+        "ideal": ideal,
+    }
+    with say.guard():
+        # fail on a bad metric or option before reading any file
+        from .._registry import parse_metric
+
+        for text in metrics:
+            parse_metric(text)
+        resolve_conventions(profile, "evaluate", **conventions)
+        with say.progress(f"Reading {qrels}"):
+            q = Qrels.from_file(
+                qrels,
+                user=user,
+                item=item,
+                grade=grade,
+                file_format=_ranked_format(qrels_format, qrels),
+            )
+        reports = []
+        for path, name in zip(run, _run_names(run), strict=True):
+            with say.progress(f"Reading {path}"):
+                r = Run.from_file(
+                    path,
+                    user=user,
+                    item=item,
+                    score=score,
+                    rank=rank_column,
+                    file_format=_ranked_format(run_format, path),
+                    name=name,
+                )
+            with say.progress(f"Evaluating {name}"):
+                report = evaluate(q, r, metrics, profile=profile, **conventions)
+            reports.append((name, report))
+            if report.n_users_missing:
+                say.note(
+                    f"{name}: {report.n_users_missing} of {report.n_users} qrels users are "
+                    f"absent from the run."
+                )
+            if report.n_run_only_users:
+                say.note(
+                    f"{name}: {report.n_run_only_users} run users are not in the qrels (ignored)."
+                )
+    if per_user:
+        rows = [
+            [scalar(u), name, *(scalar(rep.values[m][i]) for m in metrics)]
+            for name, rep in reports
+            for i, u in enumerate(rep.users)
+        ]
+        table = ResultTable(["user", "run", *metrics], rows)
+    else:
+        rows = [[name, *(rep.mean[m] for m in metrics)] for name, rep in reports]
+        table = ResultTable(["run", *metrics], rows)
+    render(table, output_format, digits=digits)
+
+
+# ------------------------------------------------------------------ ctr
+def _table_format(fmt: TableFormat | None, path: str, say: _Messages) -> str:
+    """The given format, else the suffix's; an error when neither tells."""
+    from ..data.io import infer_format
+
+    if fmt is not None:
+        return fmt.value
+    found = infer_format(path)
+    if found in ("csv", "tsv", "parquet") or not os.path.exists(path):
+        return found or "csv"  # a missing file is reported by the reader
+    raise say.fail(
+        f"cannot tell the format of {path!r} from its suffix; pass --input-format csv, tsv "
+        f"or parquet."
+    )
+
+
+def _column(table: Any, name: str) -> Any:
+    """A numeric Arrow column as a NumPy array (nulls become nan)."""
+    return table.column(name).to_numpy()
+
+
+@app.command(no_args_is_help=True)
+def ctr(
+    file: Annotated[
+        str,
+        typer.Argument(
+            metavar="FILE",
+            help="Impression log: a CSV, TSV or Parquet file with one row per impression.",
+            show_default=False,
+        ),
+    ],
+    label: Annotated[
+        str,
+        typer.Option(help="Column of 0/1 labels (1 = click).", show_default=False),
+    ],
+    score: Annotated[
+        list[str],
+        typer.Option(
+            "--score",
+            metavar="COL",
+            help="Column of predicted scores (probabilities for logloss, pcoc, copc, ece); "
+            "repeat to compare models.",
+            show_default=False,
+        ),
+    ],
+    group: Annotated[
+        str | None,
+        typer.Option(
+            metavar="COL",
+            help="Column of group ids (user, query or session) for gauc.",
+            show_default=False,
+        ),
+    ] = None,
+    weight: Annotated[
+        str | None,
+        typer.Option(
+            metavar="COL", help="Column of per-impression sample weights.", show_default=False
+        ),
+    ] = None,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            metavar="METRIC",
+            help="A pointwise metric; repeat for more. Default: "
+            f"{', '.join(DEFAULT_CTR_METRICS)} (gauc only with --group). "
+            + "; ".join(f"{k}: {m.description}" for k, m in POINTWISE_METRICS.items())
+            + ".",
+            show_default=False,
+        ),
+    ] = None,
+    input_format: Annotated[
+        TableFormat | None,
+        typer.Option(
+            help="Format of FILE. Default: from its suffix.",
+            case_sensitive=False,
+            show_default=False,
+        ),
+    ] = None,
+    output_format: FormatOption = OutputFormat.table,
+    digits: DigitsOption = 4,
+    quiet: QuietOption = False,
+) -> None:
+    """Pointwise CTR metrics (AUC, GAUC, log loss, PCOC, ...) of score columns.
+
+    Prints one row per --score column (column "score") and one column per
+    metric, each value exactly as the library function on those columns
+    returns it (e.g. receval.roc_auc_score(label, score)).
+    """
+    from .._registry import pointwise_metric
+    from ..data.io import read_table
+    from ..exceptions import RecevalError
+
+    say = _Messages(quiet)
+    if metric:
+        names = [m.strip().lower() for m in metric]
+    else:
+        names = [m for m in DEFAULT_CTR_METRICS if group is not None or m != "gauc"]
+    names = list(dict.fromkeys(names))
+    with say.guard():
+        metrics = {name: pointwise_metric(name) for name in names}
+        for name, spec in metrics.items():
+            if spec.needs_group and group is None:
+                raise say.fail(
+                    f"metric {name!r} needs groups; pass --group COL (e.g. the user id column)."
+                )
+        fmt = _table_format(input_format, file, say)
+        columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight) if c)]))
+        with say.progress(f"Reading {file}"):
+            table = read_table(
+                file, columns, "receval ctr", fmt, id_columns=(group,) if group else ()
+            )
+        y_true = _column(table, label)
+        groups = table.column(group).combine_chunks() if group else None
+        sample_weight = _column(table, weight) if weight else None
+        rows = []
+        for col in score:
+            y_score = _column(table, col)
+            row: list[Any] = [col]
+            for name, spec in metrics.items():
+                with say.progress(f"Computing {name} of {col}"):
+                    try:
+                        value = spec.func(
+                            y_true,
+                            y_score,
+                            groups=groups if spec.needs_group else None,
+                            sample_weight=sample_weight,
+                        )
+                    except RecevalError as exc:  # name the column: the message names y_score
+                        raise say.fail(f"{name} of --score {col}: {_one_line(exc)}") from None
+                row.append(value)
+            rows.append(row)
+    title = f"{file}: {table.num_rows} impressions"
+    render(ResultTable(["score", *metrics], rows, title=title), output_format, digits=digits)
+
+
+# ------------------------------------------------------------------ retention
+def _parse_days(text: str, say: _Messages) -> list[int]:
+    """``"1,3,7,30"`` to ``[1, 3, 7, 30]``; the library checks the values."""
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise say.fail(
+            f"--days must be comma-separated integers such as 1,3,7,30. Got {text!r} instead."
+        ) from None
+
+
+@app.command("retention", no_args_is_help=True)
+def retention_command(
+    file: Annotated[
+        str,
+        typer.Argument(
+            metavar="FILE",
+            help="Activity events: a CSV, TSV or Parquet file with one row per event.",
+            show_default=False,
+        ),
+    ],
+    user: Annotated[str, typer.Option(metavar="COL", help="Column of user ids.")] = "user",
+    time: Annotated[
+        str,
+        typer.Option(
+            metavar="COL",
+            help="Column of event times: ISO 8601 strings or dates, datetimes, or epoch "
+            "numbers (see --time-unit).",
+        ),
+    ] = "time",
+    signup: Annotated[
+        str | None,
+        typer.Option(
+            metavar="COL",
+            help="Column of signup times; without it a user's cohort is the period of their "
+            "first event.",
+            show_default=False,
+        ),
+    ] = None,
+    period: Annotated[
+        str, typer.Option(help="Period unit: day, week (from Monday) or month.")
+    ] = "day",
+    days: Annotated[
+        str,
+        typer.Option(help="Comma-separated offsets N (in periods) of the day-N retention."),
+    ] = "1,3,7,30",
+    tz: Annotated[
+        str, typer.Option(help="IANA time zone in which periods start at local midnight.")
+    ] = "UTC",
+    time_unit: Annotated[
+        str | None,
+        typer.Option(
+            help="Unit of epoch numbers: s, ms, us or ns. Default: seconds or milliseconds "
+            "from their magnitude.",
+            show_default=False,
+        ),
+    ] = None,
+    before_signup: Annotated[
+        str, typer.Option(help="Events before their user's signup: keep, drop or error.")
+    ] = "keep",
+    table: Annotated[
+        RetentionTable,
+        typer.Option(
+            help="period: new, login and active users and retention_rate per period. cohort: "
+            "each cohort's size and day-N retention for N in --days. full: the cohort x "
+            "offset table for every offset.",
+            case_sensitive=False,
+        ),
+    ] = RetentionTable.cohort,
+    values: Annotated[
+        RetentionValues,
+        typer.Option(help="Rates or user counts in --table full.", case_sensitive=False),
+    ] = RetentionValues.rate,
+    input_format: Annotated[
+        TableFormat | None,
+        typer.Option(
+            help="Format of FILE. Default: from its suffix.",
+            case_sensitive=False,
+            show_default=False,
+        ),
+    ] = None,
+    output_format: FormatOption = OutputFormat.table,
+    digits: DigitsOption = 4,
+    quiet: QuietOption = False,
+) -> None:
+    """New, login and active users and day-N cohort retention (receval.retention).
+
+    The columns are those of RetentionReport.to_frame() (--table period),
+    cohort_frame() (--table cohort) and table_frame() (--table full); periods
+    and cohorts are ISO dates (the first day of the period).
+    """
+    from ..metrics._retention import retention
+
+    say = _Messages(quiet)
+    offsets = _parse_days(days, say)
+    with say.guard():
+        fmt = _table_format(input_format, file, say)
+        with say.progress(f"Reading and counting {file}"):
+            report = retention(
+                file,
+                user=user,
+                time=time,
+                signup=signup,
+                period=period,
+                days=offsets,
+                tz=tz,
+                time_unit=time_unit,
+                before_signup=before_signup,
+                file_format=fmt,
+            )
+    if report.time_unit_inferred:
+        unit = {"s": "seconds", "ms": "milliseconds"}.get(report.time_unit or "", "")
+        say.note(f"epoch times read as {unit} from their magnitude; --time-unit sets the unit.")
+    if report.n_events_dropped:
+        say.note(f"{report.n_events_dropped} events before their user's signup were dropped.")
+    columns: dict[str, Any]
+    if table is RetentionTable.period:
+        columns = {
+            "period": report.periods,
+            "new_users": report.new_users,
+            "login_users": report.login_users,
+            "active_users": report.active_users,
+            "retention_rate": report.retention_rate,
+        }
+    elif table is RetentionTable.cohort:
+        columns = {"cohort": report.periods, "new_users": report.new_users}
+        for j, n in enumerate(report.days):
+            columns[f"{report.period}_{n}"] = report.day_n_retention[:, j]
+    else:
+        full = report.cohort_retention if values is RetentionValues.rate else report.cohort_counts
+        columns = {"cohort": report.periods, "new_users": report.new_users}
+        for k in range(report.n_periods):
+            columns[f"{report.period}_{k}"] = full[:, k]
+    names, rows = rows_of(columns)
+    title = f"{file}: {report.n_events} events, {report.n_users} users ({report.tz})"
+    render(ResultTable(names, rows, title=title), output_format, digits=digits)

@@ -1,0 +1,180 @@
+"""Rendering of result tables: a rich table for people, JSON/CSV/TSV/Markdown for programs.
+
+Every command produces one :class:`ResultTable` (column names and rows of
+plain Python scalars) and :func:`render` writes it in the chosen format. No
+metric is computed here.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import io
+import json
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, TextIO
+
+import numpy as np
+
+__all__ = ["OutputFormat", "ResultTable", "render", "scalar"]
+
+
+class OutputFormat(str, Enum):
+    """Output formats of every command."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+    tsv = "tsv"
+    markdown = "markdown"
+
+
+@dataclass(frozen=True)
+class ResultTable:
+    """Rows of results: ``columns`` names, ``rows`` of str / int / float / None cells."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+    title: str | None = None
+
+    def records(self) -> list[dict[str, Any]]:
+        """One dict per row, keyed by column name (the JSON output)."""
+        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+
+
+def scalar(value: Any) -> Any:
+    """A NumPy scalar or datetime64 as a plain Python str / int / float / bool / None."""
+    if isinstance(value, np.datetime64):
+        return str(np.datetime_as_string(value, unit="D"))
+    if isinstance(value, np.generic):  # np.float64 is a float: test it first
+        return value.item()
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    return str(value)
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _exact(value: Any) -> str:
+    """A cell at full precision: ``repr`` of floats (round-trips), ``nan`` when missing."""
+    if _is_missing(value):
+        return "nan"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _rounded(value: Any, digits: int) -> str:
+    if _is_missing(value):
+        return "nan"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _json_value(value: Any) -> Any:
+    if _is_missing(value) or (isinstance(value, float) and not math.isfinite(value)):
+        return None  # JSON has no nan or infinity
+    return value
+
+
+def _delimited(table: ResultTable, delimiter: str, out: TextIO) -> None:
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(table.columns)
+    for row in table.rows:
+        writer.writerow([_exact(v) for v in row])
+
+
+def _markdown(table: ResultTable, digits: int, out: TextIO) -> None:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    numeric = [
+        all(isinstance(row[j], (int, float)) or row[j] is None for row in table.rows)
+        for j in range(len(table.columns))
+    ]
+    out.write("| " + " | ".join(cell(c) for c in table.columns) + " |\n")
+    out.write("|" + "|".join("---:" if n else "---" for n in numeric) + "|\n")
+    for row in table.rows:
+        out.write("| " + " | ".join(cell(_rounded(v, digits)) for v in row) + " |\n")
+
+
+def _rich(table: ResultTable, digits: int, out: TextIO) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    grid = Table()
+    for j, name in enumerate(table.columns):
+        numeric = bool(table.rows) and all(
+            isinstance(row[j], (int, float)) or row[j] is None for row in table.rows
+        )
+        grid.add_column(name, justify="right" if numeric else "left", no_wrap=True)
+    for row in table.rows:
+        grid.add_row(*(_rounded(v, digits) for v in row))
+    console = Console(file=out, highlight=False)
+    if not console.is_terminal:
+        # a pipe or a file: never truncate a column to 80 characters
+        console = Console(
+            file=out,
+            highlight=False,
+            width=max(80, console.measure(grid).maximum),
+            color_system=None,
+        )
+    if table.title:
+        console.print(table.title, soft_wrap=True, markup=False)  # never wrapped to the table
+    console.print(grid)
+
+
+def render(
+    table: ResultTable,
+    fmt: OutputFormat,
+    *,
+    digits: int = 4,
+    out: TextIO | None = None,
+) -> None:
+    """Write ``table`` to ``out`` (default: standard output) in format ``fmt``.
+
+    Parameters
+    ----------
+    table : ResultTable
+        The rows to write.
+    fmt : OutputFormat
+        ``table``: a rich table with values rounded to ``digits``; ``json``: a
+        list of records ``[{column: value, ...}, ...]`` with full-precision
+        floats and ``null`` for nan (and infinity); ``csv`` / ``tsv``: a header and one line
+        per row, floats at full precision (``repr``), ``nan`` when undefined;
+        ``markdown``: a GitHub table rounded to ``digits``.
+    digits : int, default=4
+        Decimals of floats in the ``table`` and ``markdown`` formats.
+    out : text stream, default=None
+        Where to write; ``sys.stdout`` when None.
+    """
+    stream = sys.stdout if out is None else out
+    if fmt is OutputFormat.json:
+        records = [{k: _json_value(v) for k, v in r.items()} for r in table.records()]
+        stream.write(json.dumps(records, indent=2, allow_nan=False) + "\n")
+    elif fmt in (OutputFormat.csv, OutputFormat.tsv):
+        buffer = io.StringIO()
+        _delimited(table, "," if fmt is OutputFormat.csv else "\t", buffer)
+        stream.write(buffer.getvalue())
+    elif fmt is OutputFormat.markdown:
+        _markdown(table, digits, stream)
+    else:
+        _rich(table, digits, stream)
+    stream.flush()
+
+
+def rows_of(columns: dict[str, Sequence[Any]]) -> tuple[list[str], list[list[Any]]]:
+    """Column-wise arrays to ``(names, rows)`` of plain Python scalars."""
+    names = list(columns)
+    n = len(next(iter(columns.values()))) if columns else 0
+    rows = [[scalar(columns[c][i]) for c in names] for i in range(n)]
+    return names, rows

@@ -1,0 +1,54 @@
+"""Plots of receval's metrics: ROC, precision-recall, calibration, metric@k, retention.
+
+Every function draws on a matplotlib Axes (a new figure when ``ax=None``)
+and returns it. matplotlib is an optional dependency (``pip install
+'receval[plot]'``) imported only when a function is called, so ``import
+receval.plot`` loads neither matplotlib nor numba.
+
+Functions
+---------
+roc : ROC curve of one or several models, with their AUC.
+precision_recall : Precision-recall curves, average precision and break-even point.
+calibration : Reliability curves and PCOC.
+metric_at_k : Mean ranking metric against the cut-off k.
+retention_heatmap : Cohort x offset retention table of a RetentionReport.
+retention_curve : Mean day-N retention over cohorts.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "roc": "receval.plot._curves",
+    "precision_recall": "receval.plot._curves",
+    "calibration": "receval.plot._curves",
+    "metric_at_k": "receval.plot._ranking",
+    "retention_heatmap": "receval.plot._retention",
+    "retention_curve": "receval.plot._retention",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'receval.plot' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
+    from ._curves import calibration as calibration
+    from ._curves import precision_recall as precision_recall
+    from ._curves import roc as roc
+    from ._ranking import metric_at_k as metric_at_k
+    from ._retention import retention_curve as retention_curve
+    from ._retention import retention_heatmap as retention_heatmap

@@ -1,0 +1,68 @@
+"""Shared helpers of receval.plot: the lazy matplotlib import, axes and model dicts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..exceptions import InvalidParameterError
+
+_MISSING = "receval.plot needs matplotlib; pip install 'receval[plot]'."
+
+
+def pyplot() -> Any:
+    """Import and return ``matplotlib.pyplot``, or raise an ImportError saying how to get it."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ImportError(_MISSING) from exc
+    return plt
+
+
+def get_axes(ax: Any) -> Any:
+    """``ax`` itself, or the Axes of a new figure when ``ax`` is None."""
+    plt = pyplot()
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
+
+
+def as_models(
+    data: Any,
+    name: str,
+    func: str,
+    is_collection: Callable[[Any], bool] | None = None,
+) -> list[tuple[str | None, Any]]:
+    """Normalise one input or a dict ``{model name: input}`` to ``[(name, input), ...]``.
+
+    Parameters
+    ----------
+    data : object
+        One model's input (scores, a run, a report) or a mapping from model
+        names to such inputs.
+    name, func : str
+        The argument and function names, for error messages.
+    is_collection : callable, default=None
+        Tells whether ``data`` is a dict of models. By default any mapping is
+        one; inputs that may themselves be mappings (a run as a dict of dicts)
+        pass a stricter test.
+
+    Returns
+    -------
+    models : list of (str or None, object)
+        The name of each model (None for a single unnamed input) and its input,
+        in the mapping's order.
+    """
+    collection = is_collection(data) if is_collection else isinstance(data, Mapping)
+    if not collection:
+        return [(None, data)]
+    if len(data) == 0:
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} must hold at least one model. Got {{}} instead."
+        )
+    return [(str(key), value) for key, value in data.items()]
+
+
+def label(model: str | None, text: str) -> str:
+    """Legend label: ``"model (text)"``, or ``text`` alone for an unnamed model."""
+    return text if model is None else f"{model} ({text})"

@@ -1,0 +1,162 @@
+"""Mean ranking metrics against the cut-off k."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .. import _validation as v
+from ..exceptions import InvalidParameterError
+from ._base import as_models, get_axes
+
+__all__ = ["metric_at_k"]
+
+_FUNC = "metric_at_k"
+# above this many cut-offs the lines get no markers
+_MAX_MARKED = 20
+
+
+def _is_run_like(obj: Any) -> bool:
+    """A Run, a frame, a path, or a dict of dicts ``{user: {item: score}}``."""
+    from ..data._ranked import Run
+    from ..data.io import is_frame
+
+    if isinstance(obj, (Run, str, os.PathLike)) or is_frame(obj):
+        return True
+    return isinstance(obj, Mapping) and any(isinstance(x, Mapping) for x in obj.values())
+
+
+def _is_run_dict(runs: Any) -> bool:
+    """Whether ``runs`` is ``{model name: run}`` rather than one run ``{user: {item: score}}``."""
+    return isinstance(runs, Mapping) and any(_is_run_like(r) for r in runs.values())
+
+
+def _check_metrics(metrics: Any) -> list[str]:
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not isinstance(metrics, Iterable):
+        raise InvalidParameterError(
+            f"The 'metrics' parameter of {_FUNC} must be a metric name or a sequence of them. "
+            f"Got {metrics!r} instead."
+        )
+    out = list(metrics)
+    if not out:
+        raise InvalidParameterError(
+            f"The 'metrics' parameter of {_FUNC} must name at least one metric. Got [] instead."
+        )
+    for m in out:
+        if not isinstance(m, str) or "@" in m:
+            raise InvalidParameterError(
+                f"The 'metrics' parameter of {_FUNC} must hold metric names without '@k', "
+                f"e.g. 'ndcg'. Got {m!r} instead; the cut-offs come from ks."
+            )
+    return out
+
+
+def _check_ks(ks: Any) -> list[int]:
+    if isinstance(ks, (int, str, bytes)) or not isinstance(ks, Iterable):
+        raise InvalidParameterError(
+            f"The 'ks' parameter of {_FUNC} must be a sequence of positive integers. "
+            f"Got {ks!r} instead."
+        )
+    out = sorted({v.check_number(k, "ks", _FUNC, integer=True, low=1) for k in ks})
+    if not out:
+        raise InvalidParameterError(
+            f"The 'ks' parameter of {_FUNC} must hold at least one positive integer. "
+            f"Got {ks!r} instead."
+        )
+    return out
+
+
+def metric_at_k(
+    qrels: Any,
+    runs: Any,
+    *,
+    metrics: str | Iterable[str] = ("ndcg", "recall"),
+    ks: Iterable[int] = range(1, 101),
+    ax: Any = None,
+    **conventions: Any,
+) -> Any:
+    """Plot mean ranking metrics against the cut-off k, for one or several runs.
+
+    For each model, one :func:`receval.evaluate` call lists every
+    ``"<metric>@<k>"`` string (all computed in one pass over the data); one
+    line per (model, metric) then joins the means ``report.mean[f"{metric}@{k}"]``
+    for increasing k.
+
+    Parameters
+    ----------
+    qrels : Qrels, dict, DataFrame or path
+        Ground truth, as for :func:`receval.evaluate`; read once for all models.
+    runs : Run, dict, DataFrame or path, or dict of str to those
+        One run, or ``{model name: run}``. A mapping is taken as a dict of
+        models when one of its values is a Run, a DataFrame, a path or itself
+        a dict of dicts; otherwise it is one run ``{user: {item: score}}``.
+    metrics : str or iterable of str, default=("ndcg", "recall")
+        Metric names without ``@k`` (``"ndcg"``, ``"map"``,
+        ``"ndcg(gain=exponential)"``); see :func:`receval.list_metrics`.
+    ks : iterable of int, default=range(1, 101)
+        The cut-offs, positive; drawn in increasing order, duplicates once.
+    ax : matplotlib Axes, default=None
+        Where to draw; a new figure when None.
+    **conventions
+        Keyword arguments of :func:`receval.evaluate`: ``profile``, ``gain``,
+        ``rel_threshold``, ``ties``, ``missing_users``, ...
+
+    Returns
+    -------
+    ax : matplotlib Axes
+        The axes drawn on, one line per model and metric, in the order of
+        ``runs`` then ``metrics``: x the cut-offs, y the means. A line is
+        labelled ``"name: metric"``, or ``"metric"`` for a single run without
+        a name (a :class:`receval.Run` with a ``name`` uses it).
+
+    Raises
+    ------
+    ImportError
+        matplotlib is not installed.
+    InvalidParameterError
+        A metric name with ``@``, or ``ks`` not positive integers; unknown
+        metrics and conventions, from :func:`receval.evaluate`.
+
+    See Also
+    --------
+    receval.evaluate : The numbers drawn.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from receval.plot import metric_at_k
+    >>> qrels = {"u1": {"a": 1, "b": 1}, "u2": {"c": 1}}
+    >>> run = {"u1": {"a": 0.9, "c": 0.5, "b": 0.1}, "u2": {"c": 0.7, "a": 0.2}}
+    >>> ax = metric_at_k(qrels, {"m": run}, metrics="recall", ks=[1, 2, 3])
+    >>> ax.lines[0].get_label()
+    'm: recall'
+    >>> ax.lines[0].get_xydata()
+    array([[1.  , 0.75],
+           [2.  , 0.75],
+           [3.  , 1.  ]])
+    """
+    from .. import evaluate
+    from ..data._ranked import Run
+    from ..evaluation import _as_qrels
+
+    names = _check_metrics(metrics)
+    cutoffs = _check_ks(ks)
+    models = as_models(runs, "runs", _FUNC, _is_run_dict)
+    ax = get_axes(ax)
+    q = _as_qrels(qrels)
+    marker = "o" if len(cutoffs) <= _MAX_MARKED else None
+    for model, run in models:
+        if model is None and isinstance(run, Run) and run.name:
+            model = str(run.name)
+        strings = {(m, k): f"{m}@{k}" for m in names for k in cutoffs}
+        report = evaluate(q, run, list(strings.values()), **conventions)
+        for m in names:
+            means = [report.mean[strings[m, k]] for k in cutoffs]
+            ax.plot(cutoffs, means, marker=marker, label=m if model is None else f"{model}: {m}")
+    ax.set(xlabel="k", ylabel=f"{names[0]}@k" if len(names) == 1 else "mean metric@k")
+    ax.legend(loc="best")
+    return ax

@@ -1,0 +1,543 @@
+"""The ``receval`` command: output formats, agreement with the library, exit codes, messages.
+
+Most cases run in-process through Typer's ``CliRunner``; a few run ``python -m
+receval.cli`` (and the installed ``receval`` script) in a subprocess, end to end.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from receval import (
+    Qrels,
+    Run,
+    average_precision_score,
+    break_even_point,
+    copc,
+    evaluate,
+    expected_calibration_error,
+    gauc_score,
+    log_loss,
+    mean_absolute_error,
+    pcoc,
+    pr_auc_score,
+    retention,
+    roc_auc_score,
+    root_mean_squared_error,
+)
+from receval._registry import POINTWISE_METRICS, pointwise_metric
+from receval.cli import app
+from receval.cli._app import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS
+from receval.exceptions import InvalidParameterError
+
+TOL = 1e-12
+
+QRELS = """\
+u1 0 a 2
+u1 0 b 1
+u1 0 e 0
+u2 0 c 1
+u2 0 d 3
+u3 0 d 1
+u4 0 f 0
+"""
+RUN_A = """\
+u1 Q0 a 1 0.9 A
+u1 Q0 c 2 0.5 A
+u1 Q0 b 3 0.1 A
+u2 Q0 c 1 0.7 A
+u2 Q0 a 2 0.2 A
+u2 Q0 d 3 0.2 A
+u4 Q0 f 1 0.3 A
+u9 Q0 a 1 1.0 A
+"""
+RUN_B = """\
+u1 Q0 b 1 0.9 B
+u1 Q0 a 2 0.8 B
+u2 Q0 d 1 0.7 B
+u3 Q0 a 1 0.4 B
+u3 Q0 d 2 0.1 B
+u4 Q0 a 1 0.3 B
+"""
+IMPRESSIONS = """\
+user,click,m1,m2,w
+a,1,0.9,0.6,1
+a,0,0.3,0.2,2
+a,0,0.5,0.7,1
+b,0,0.6,0.1,1
+b,1,0.4,0.5,3
+b,1,0.8,0.9,1
+c,0,0.2,0.3,1
+d,1,0.7,0.7,2
+d,0,0.7,0.4,1
+"""
+EVENTS = """\
+uid,ts
+a,2024-01-01 09:00
+a,2024-01-02 10:00
+b,2024-01-01 12:00
+b,2024-01-04 08:00
+c,2024-01-02 23:00
+c,2024-01-03 01:00
+d,2024-01-03 08:00
+a,2024-01-04 08:00
+"""
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("cli")
+    out = {}
+    for name, text in [
+        ("qrels", ("q.qrels", QRELS)),
+        ("run_a", ("a.run", RUN_A)),
+        ("run_b", ("b", RUN_B)),  # no suffix: read as TREC
+        ("impressions", ("imp.csv", IMPRESSIONS)),
+        ("events", ("events.csv", EVENTS)),
+    ]:
+        path = root / text[0]
+        path.write_text(text[1])
+        out[name] = path
+    # the same run as CSV and the impressions as Parquet
+    rows = [line.split() for line in RUN_A.splitlines()]
+    out["run_csv"] = root / "a.csv"
+    out["run_csv"].write_text("uid,iid,pred\n" + "".join(f"{r[0]},{r[2]},{r[4]}\n" for r in rows))
+    table = pcsv.read_csv(out["impressions"])
+    out["impressions_pq"] = root / "imp.parquet"
+    pq.write_table(table, out["impressions_pq"])
+    return out
+
+
+@pytest.fixture(scope="module")
+def runner() -> CliRunner:
+    try:  # click < 8.2 mixes stderr into stdout unless told not to
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:
+        return CliRunner()
+
+
+def invoke(runner: CliRunner, *args: object, code: int = 0):
+    result = runner.invoke(app, [str(a) for a in args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    return result
+
+
+def close(a: float | None, b: float) -> bool:
+    if a is None:
+        return math.isnan(b)
+    return abs(a - b) <= TOL
+
+
+# ------------------------------------------------------------------ import cost
+def test_import_receval_loads_no_cli_and_no_metric_module() -> None:
+    code = (
+        "import sys, receval, receval._registry\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'click')"
+        " or m.startswith(('receval.cli', 'receval.metrics'))]\n"
+        "assert not bad, bad\n"
+        "assert 'auc' in receval._registry.POINTWISE_METRICS\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ------------------------------------------------------------------ POINTWISE_METRICS
+def test_pointwise_registry_matches_library_functions() -> None:
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 60)
+    s = rng.random(60)
+    g = rng.integers(0, 6, 60)
+    w = rng.integers(1, 4, 60).astype(float)
+    expected = {
+        "auc": roc_auc_score(y, s, sample_weight=w),
+        "gauc": gauc_score(y, s, groups=g, sample_weight=w),
+        "logloss": log_loss(y, s, sample_weight=w),
+        "pcoc": pcoc(y, s, sample_weight=w),
+        "copc": copc(y, s, sample_weight=w),
+        "ap": average_precision_score(y, s, sample_weight=w),
+        "pr_auc": pr_auc_score(y, s, sample_weight=w),
+        "bep": break_even_point(y, s, sample_weight=w),
+        "ece": expected_calibration_error(y, s, sample_weight=w),
+        "rmse": root_mean_squared_error(y, s, sample_weight=w),
+        "mae": mean_absolute_error(y, s, sample_weight=w),
+    }
+    assert set(POINTWISE_METRICS) == set(expected)
+    for name, (func, description, needs_group) in POINTWISE_METRICS.items():
+        assert description and needs_group == (name == "gauc")
+        assert func(y, s, groups=g, sample_weight=w) == expected[name]
+
+
+def test_pointwise_metric_lookup() -> None:
+    assert pointwise_metric(" AUC ") is POINTWISE_METRICS["auc"]
+    names = ", ".join(sorted(POINTWISE_METRICS))
+    with pytest.raises(InvalidParameterError) as err:
+        pointwise_metric("acu")
+    assert (
+        str(err.value) == f"Unknown metric 'acu'. Did you mean 'auc'? Pointwise metrics: {names}."
+    )
+
+
+# ------------------------------------------------------------------ rank
+def test_rank_table_has_metric_names_and_values(runner, files) -> None:
+    result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["run_a"])
+    report = evaluate(
+        Qrels.from_file(files["qrels"]), Run.from_file(files["run_a"]), list(DEFAULT_RANK_METRICS)
+    )
+    for metric in DEFAULT_RANK_METRICS:
+        assert metric in result.stdout
+        assert f"{report.mean[metric]:.4f}" in result.stdout
+    assert "a.run" in result.stdout
+    assert "note: a.run: 1 of 4 qrels users are absent from the run." in result.stderr
+    assert "note: a.run: 1 run users are not in the qrels (ignored)." in result.stderr
+
+
+def test_rank_json_equals_evaluate_for_each_run(runner, files) -> None:
+    metrics = ["ndcg@2", "NDCG@10", "map@100", "mrr", "recall@2", "hr@2", "r_precision"]
+    args = [f for m in metrics for f in ("-m", m)]
+    result = invoke(
+        runner, "rank", "--qrels", files["qrels"], "--run", files["run_a"],
+        "--run", files["run_b"], *args, "--format", "json",
+    )  # fmt: skip
+    records = json.loads(result.stdout)
+    assert [r["run"] for r in records] == ["a.run", "b"]
+    q = Qrels.from_file(files["qrels"])
+    for record, path in zip(records, (files["run_a"], files["run_b"]), strict=True):
+        report = evaluate(q, Run.from_file(path, file_format="trec"), metrics)
+        assert list(record) == ["run", *metrics]
+        for m in metrics:
+            assert close(record[m], report.mean[m])
+
+
+def test_rank_conventions_are_passed_to_evaluate(runner, files) -> None:
+    options = {"gain": "exponential", "rel_threshold": 2, "empty_users": "zero", "ties": "input"}
+    flags = [x for k, v in options.items() for x in (f"--{k.replace('_', '-')}", v)]
+    metrics = ["ndcg@3", "map@10", "recall@2"]
+    result = invoke(
+        runner, "rank", "--qrels", files["qrels"], "--run", files["run_a"], "--profile",
+        "trec_eval", *flags, *(x for m in metrics for x in ("-m", m)), "-f", "json",
+    )  # fmt: skip
+    [record] = json.loads(result.stdout)
+    report = evaluate(
+        Qrels.from_file(files["qrels"]), Run.from_file(files["run_a"]), metrics,
+        profile="trec_eval", **options,
+    )  # fmt: skip
+    for m in metrics:
+        assert close(record[m], report.mean[m])
+
+
+def test_rank_csv_run_with_named_columns(runner, files) -> None:
+    result = invoke(
+        runner, "rank", "--qrels", files["qrels"], "--run", files["run_csv"], "--user", "uid",
+        "--item", "iid", "--score", "pred", "-m", "ndcg@3", "-f", "json", "-q",
+    )  # fmt: skip
+    assert result.stderr == ""
+    [record] = json.loads(result.stdout)
+    expected = evaluate(Qrels.from_file(files["qrels"]), Run.from_file(files["run_a"]), "ndcg@3")
+    assert record["run"] == "a.csv"
+    assert close(record["ndcg@3"], expected.mean["ndcg@3"])
+
+
+def test_rank_per_user(runner, files) -> None:
+    metrics = ["ndcg@2", "mrr"]
+    args = ["rank", "--qrels", files["qrels"], "--run", files["run_a"], "--run", files["run_b"]]
+    args += ["-m", "ndcg@2", "-m", "mrr", "--per-user"]
+    records = json.loads(invoke(runner, *args, "-f", "json").stdout)
+    q = Qrels.from_file(files["qrels"])
+    expected = []
+    for path, name in ((files["run_a"], "a.run"), (files["run_b"], "b")):
+        report = evaluate(q, Run.from_file(path, file_format="trec"), metrics)
+        for i, user in enumerate(report.users):
+            expected.append((user, name, *(report.values[m][i] for m in metrics)))
+    assert len(records) == len(expected) == 8
+    for record, (user, name, *values) in zip(records, expected, strict=True):
+        assert list(record) == ["user", "run", *metrics]
+        assert (record["user"], record["run"]) == (user, name)
+        assert all(close(record[m], v) for m, v in zip(metrics, values, strict=True))
+    assert any(r["mrr"] is None for r in records)  # u4 has no relevant item: skipped, null
+    lines = invoke(runner, *args, "-f", "csv").stdout.splitlines()
+    assert lines[0] == "user,run,ndcg@2,mrr" and len(lines) == 9
+    assert "u4,a.run,nan,nan" in lines
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "markdown"])
+def test_rank_text_formats(runner, files, fmt) -> None:
+    result = invoke(
+        runner, "rank", "--qrels", files["qrels"], "--run", files["run_a"], "--run",
+        files["run_b"], "-m", "ndcg@2", "-m", "mrr", "-f", fmt, "--digits", "3",
+    )  # fmt: skip
+    q = Qrels.from_file(files["qrels"])
+    means = [
+        evaluate(q, Run.from_file(p, file_format="trec"), ["ndcg@2", "mrr"]).mean
+        for p in (files["run_a"], files["run_b"])
+    ]
+    lines = result.stdout.splitlines()
+    if fmt == "markdown":
+        assert lines[0] == "| run | ndcg@2 | mrr |"
+        assert lines[1] == "|---|---:|---:|"
+        assert lines[2] == f"| a.run | {means[0]['ndcg@2']:.3f} | {means[0]['mrr']:.3f} |"
+        assert len(lines) == 4
+        return
+    rows = list(csv.reader(io.StringIO(result.stdout), delimiter="," if fmt == "csv" else "\t"))
+    assert rows[0] == ["run", "ndcg@2", "mrr"]
+    assert [r[0] for r in rows[1:]] == ["a.run", "b"]
+    for row, mean in zip(rows[1:], means, strict=True):  # full precision: exact round trip
+        assert float(row[1]) == mean["ndcg@2"] and float(row[2]) == mean["mrr"]
+
+
+def test_rank_default_metrics_and_qrels_as_parquet(runner, files, tmp_path) -> None:
+    lines = [line.split() for line in QRELS.splitlines()]
+    path = tmp_path / "qrels.parquet"
+    pq.write_table(
+        pa.table({"user": [r[0] for r in lines], "item": [r[2] for r in lines],
+                  "grade": [int(r[3]) for r in lines]}),
+        path,
+    )  # fmt: skip
+    records = json.loads(
+        invoke(runner, "rank", "--qrels", path, "--run", files["run_a"], "-f", "json").stdout
+    )
+    assert list(records[0]) == ["run", *DEFAULT_RANK_METRICS]
+    report = evaluate(
+        Qrels.from_file(files["qrels"]), Run.from_file(files["run_a"]), list(DEFAULT_RANK_METRICS)
+    )
+    assert all(close(records[0][m], report.mean[m]) for m in DEFAULT_RANK_METRICS)
+
+
+def test_rank_errors(runner, files, tmp_path) -> None:
+    bad = tmp_path / "bad.run"
+    bad.write_text("u1 Q0 a 1 0.9 x\nu1 Q0 b 2 0.8\n")
+    base = ["rank", "--qrels", files["qrels"]]
+    cases = [
+        ([*base, "--run", tmp_path / "nope.run"], f"{tmp_path / 'nope.run'}: no such file."),
+        (
+            [*base, "--run", bad],
+            f"{bad}:2: expected 6 whitespace-separated fields (user Q0 item rank score tag), "
+            f"got 5: 'u1 Q0 b 2 0.8'.",
+        ),
+        (
+            [*base, "--run", files["run_a"], "-m", "ndcg@10", "-m", "ndgc@5"],
+            "Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval.list_metrics().",
+        ),
+        (
+            [*base, "--run", files["run_a"], "--ties", "random"],
+            "The 'ties' parameter of evaluate must be one of ['average', 'input', 'trec']. "
+            "Got 'random' instead.",
+        ),
+        (
+            [*base, "--run", files["run_a"], "--qrels-format", "csv"],
+            f"{files['qrels']}: no column 'user'. Got columns ['u1 0 a 2'].",
+        ),
+    ]
+    for args, message in cases:
+        result = invoke(runner, *args, code=2)
+        assert result.stdout == ""
+        assert result.stderr == f"error: {message}\n"
+    quiet = invoke(runner, *cases[0][0], "--quiet", code=2)  # errors survive --quiet
+    assert quiet.stderr == f"error: {cases[0][1]}\n"
+
+
+def test_usage_errors_exit_2(runner, files) -> None:
+    result = invoke(runner, "rank", "--run", files["run_a"], code=2)  # no --qrels
+    assert result.stdout == "" and "--qrels" in result.stderr
+    invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["run_a"], "-f", "xml", code=2)
+    assert invoke(runner, "--version").stdout.startswith("receval ")
+
+
+# ------------------------------------------------------------------ ctr
+def _impressions() -> dict[str, np.ndarray]:
+    table = pcsv.read_csv(io.BytesIO(IMPRESSIONS.encode()))
+    return {name: table.column(name).to_numpy() for name in table.column_names}
+
+
+def test_ctr_table(runner, files) -> None:
+    result = invoke(runner, "ctr", files["impressions"], "--label", "click", "--score", "m1",
+                    "--score", "m2", "--group", "user")  # fmt: skip
+    d = _impressions()
+    for name in DEFAULT_CTR_METRICS:
+        assert name in result.stdout
+    for col in ("m1", "m2"):
+        assert col in result.stdout
+        assert f"{roc_auc_score(d['click'], d[col]):.4f}" in result.stdout
+        assert f"{gauc_score(d['click'], d[col], groups=d['user']):.4f}" in result.stdout
+    assert "9 impressions" in result.stdout
+
+
+@pytest.mark.parametrize("key", ["impressions", "impressions_pq"])
+def test_ctr_json_equals_library(runner, files, key) -> None:
+    names = list(POINTWISE_METRICS)
+    result = invoke(
+        runner, "ctr", files[key], "--label", "click", "--score", "m1", "--score", "m2",
+        "--group", "user", "--weight", "w", *(x for n in names for x in ("-m", n)), "-f", "json",
+    )  # fmt: skip
+    records = json.loads(result.stdout)
+    d = _impressions()
+    assert [r["score"] for r in records] == ["m1", "m2"]
+    for record in records:
+        s = d[record["score"]]
+        assert list(record) == ["score", *names]
+        assert close(record["auc"], roc_auc_score(d["click"], s, sample_weight=d["w"]))
+        assert close(
+            record["gauc"], gauc_score(d["click"], s, groups=d["user"], sample_weight=d["w"])
+        )
+        assert close(record["logloss"], log_loss(d["click"], s, sample_weight=d["w"]))
+        assert close(record["pcoc"], pcoc(d["click"], s, sample_weight=d["w"]))
+        for name in names:
+            func = POINTWISE_METRICS[name].func
+            assert close(record[name], func(d["click"], s, groups=d["user"], sample_weight=d["w"]))
+
+
+def test_ctr_default_metrics_without_group(runner, files) -> None:
+    result = invoke(runner, "ctr", files["impressions"], "--label", "click", "--score", "m1",
+                    "-f", "csv")  # fmt: skip
+    header, row = result.stdout.splitlines()
+    assert header.split(",") == ["score", *(m for m in DEFAULT_CTR_METRICS if m != "gauc")]
+    d = _impressions()
+    assert float(row.split(",")[1]) == roc_auc_score(d["click"], d["m1"])
+
+
+def test_ctr_undefined_metric_warns_and_gives_null(runner, tmp_path) -> None:
+    path = tmp_path / "zero.csv"
+    path.write_text("click,m1\n0,0.1\n0,0.3\n")
+    args = ["ctr", path, "--label", "click", "--score", "m1", "-m", "auc", "-f", "json"]
+    result = invoke(runner, *args)
+    assert json.loads(result.stdout) == [{"score": "m1", "auc": None}]
+    assert result.stderr.startswith("warning: roc_auc_score: y_true has a single class")
+    assert invoke(runner, *args, "--quiet").stderr == ""
+
+
+def test_ctr_errors(runner, files, tmp_path) -> None:
+    names = ", ".join(sorted(POINTWISE_METRICS))
+    imp = files["impressions"]
+    base = ["ctr", imp, "--label", "click", "--score", "m1"]
+    odd = tmp_path / "log.dat"
+    odd.write_text("click,m1\n1,0.5\n")
+    cases = [
+        (
+            [*base, "-m", "gauc"],
+            "metric 'gauc' needs groups; pass --group COL (e.g. the user id column).",
+        ),
+        (
+            [*base, "-m", "auc", "-m", "lgloss"],
+            f"Unknown metric 'lgloss'. Did you mean 'logloss'? Pointwise metrics: {names}.",
+        ),
+        (
+            ["ctr", imp, "--label", "click", "--score", "nope"],
+            f"{imp}: no column 'nope'. Got columns ['user', 'click', 'm1', 'm2', 'w'].",
+        ),
+        (
+            ["ctr", tmp_path / "none.csv", "--label", "c", "--score", "s"],
+            f"{tmp_path / 'none.csv'}: no such file.",
+        ),
+        (
+            ["ctr", odd, "--label", "click", "--score", "m1"],
+            f"cannot tell the format of {str(odd)!r} from its suffix; pass --input-format csv, "
+            f"tsv or parquet.",
+        ),
+    ]
+    for args, message in cases:
+        result = invoke(runner, *args, code=2)
+        assert result.stdout == ""
+        assert result.stderr == f"error: {message}\n"
+    result = invoke(runner, "ctr", imp, "--label", "user", "--score", "m1", "-m", "logloss", code=2)
+    assert result.stderr.startswith("error: logloss of --score m1: log_loss: ")
+    assert result.stderr.count("\n") == 1
+    ok = invoke(runner, "ctr", odd, "--label", "click", "--score", "m1", "-m", "mae",
+                "--input-format", "csv", "-f", "json")  # fmt: skip
+    assert json.loads(ok.stdout) == [{"score": "m1", "mae": 0.5}]
+
+
+# ------------------------------------------------------------------ retention
+def test_retention_cohort_table_and_json(runner, files) -> None:
+    args = ["retention", files["events"], "--user", "uid", "--time", "ts", "--days", "1,2"]
+    report = retention(files["events"], user="uid", time="ts", days=(1, 2))
+    table = invoke(runner, *args).stdout
+    for name in ("cohort", "new_users", "day_1", "day_2", "2024-01-01"):
+        assert name in table
+    assert f"{report.day_n_retention[0, 0]:.4f}" in table
+    records = json.loads(invoke(runner, *args, "-f", "json").stdout)
+    assert len(records) == report.n_periods == 4
+    for c, record in enumerate(records):
+        assert list(record) == ["cohort", "new_users", "day_1", "day_2"]
+        assert record["cohort"] == str(report.periods[c])
+        assert record["new_users"] == report.new_users[c]
+        for j in range(2):
+            assert close(record[f"day_{j + 1}"], report.day_n_retention[c, j])
+
+
+def test_retention_period_and_full_tables(runner, files) -> None:
+    base = ["retention", files["events"], "--user", "uid", "--time", "ts", "--period", "week"]
+    report = retention(files["events"], user="uid", time="ts", period="week")
+    records = json.loads(invoke(runner, *base, "--table", "period", "-f", "json").stdout)
+    frame = report.to_frame()
+    assert [list(r) for r in records] == [list(frame.columns)] * len(frame)
+    assert [r["login_users"] for r in records] == frame["login_users"].tolist()
+    lines = invoke(runner, *base, "--table", "full", "--values", "count", "-f", "tsv").stdout
+    counts = report.table_frame(values="count")
+    rows = [line.split("\t") for line in lines.splitlines()]
+    assert rows[0] == list(counts.columns)
+    assert [int(x) for x in rows[1][1:]] == counts.iloc[0, 1:].tolist()
+    rates = json.loads(invoke(runner, *base, "--table", "full", "-f", "json").stdout)
+    assert close(rates[0]["week_0"], report.cohort_retention[0, 0])
+
+
+def test_retention_errors(runner, files) -> None:
+    base = ["retention", files["events"], "--user", "uid", "--time", "ts"]
+    cases = [
+        (
+            ["--days", "1,x"],
+            "--days must be comma-separated integers such as 1,3,7,30. Got '1,x' instead.",
+        ),
+        (
+            ["--days", "0,3"],
+            "The 'days' parameter of retention must be an integer in [1, inf). Got 0 instead.",
+        ),
+        (
+            ["--tz", "Mars/Base"],
+            "The 'tz' parameter of retention must be an IANA time zone name such as 'UTC', "
+            "'Asia/Shanghai' or 'America/New_York', or a datetime.tzinfo. Got 'Mars/Base' instead.",
+        ),
+    ]
+    for extra, message in cases:
+        result = invoke(runner, *base, *extra, code=2)
+        assert result.stdout == ""
+        assert result.stderr == f"error: {message}\n"
+
+
+# ------------------------------------------------------------------ end to end
+def _command() -> list[str]:
+    script = Path(sys.executable).parent / "receval"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "receval.cli"]
+
+
+@pytest.mark.parametrize("command", ["module", "script"])
+def test_subprocess_end_to_end(files, command) -> None:
+    prefix = [sys.executable, "-m", "receval.cli"] if command == "module" else _command()
+    args = [*prefix, "rank", "--qrels", str(files["qrels"]), "--run", str(files["run_a"])]
+    ok = subprocess.run([*args, "-m", "ndcg@3", "-f", "json"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    [record] = json.loads(ok.stdout)  # stdout holds the JSON and nothing else
+    expected = evaluate(Qrels.from_file(files["qrels"]), Run.from_file(files["run_a"]), "ndcg@3")
+    assert close(record["ndcg@3"], expected.mean["ndcg@3"])
+    assert ok.stderr.splitlines() == [
+        "note: a.run: 1 of 4 qrels users are absent from the run.",
+        "note: a.run: 1 run users are not in the qrels (ignored).",
+    ]
+    bad = subprocess.run([*args, "-m", "ndgc@3"], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stdout == ""
+    assert bad.stderr == (
+        "error: Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval.list_metrics().\n"
+    )

@@ -1,10 +1,11 @@
-"""The ``receval`` command: ``rank``, ``ctr`` and ``retention`` subcommands.
+"""The ``receval`` command: ``rank``, ``ctr``, ``retention``, ``report`` and ``demo`` subcommands.
 
 Thin by design: each command parses its options, calls the library
 (:func:`receval.evaluate`, the pointwise metrics of
 :data:`receval._registry.POINTWISE_METRICS`, :func:`receval.retention`) and
-formats the result with :mod:`receval.cli._output`. Results go to stdout;
-notes, warnings, progress and errors go to stderr. Errors raised by receval
+formats the result with :mod:`receval.cli._output`; ``report`` and ``demo``
+also draw :mod:`receval.plot` figures into a :class:`receval.report.HTMLReport`.
+Results go to stdout; notes, warnings, progress and errors go to stderr. Errors raised by receval
 (bad data, bad options, unreadable files) print ``error: <message>`` on one
 line and exit with status 2, like usage errors.
 """
@@ -24,9 +25,16 @@ import typer
 from .. import __version__
 from .._registry import POINTWISE_METRICS, REGISTRY
 from ..conventions import CHOICES, PROFILES
-from ._output import OutputFormat, ResultTable, render, rows_of, scalar
+from ._output import OutputFormat, ResultTable, render, render_sections, rows_of, scalar
 
-__all__ = ["DEFAULT_CTR_METRICS", "DEFAULT_RANK_METRICS", "app", "main"]
+__all__ = [
+    "DEFAULT_CTR_METRICS",
+    "DEFAULT_RANK_METRICS",
+    "REPORT_AT_K_METRICS",
+    "REPORT_COHORTS",
+    "app",
+    "main",
+]
 
 #: Metrics of ``receval rank`` when no ``-m`` is given.
 DEFAULT_RANK_METRICS = ("ndcg@10", "map@100", "mrr", "recall@100", "precision@10")
@@ -222,6 +230,38 @@ def _run_names(paths: list[str]) -> list[str]:
     return names
 
 
+def _evaluate_run(
+    qrels: Any,
+    run: Any,
+    name: str,
+    metrics: list[str],
+    say: _Messages,
+    profile: str | None = None,
+    conventions: dict[str, Any] | None = None,
+) -> Any:
+    """``receval.evaluate`` of one run, with notes on users in only one of qrels and run."""
+    from ..evaluation import evaluate
+
+    with say.progress(f"Evaluating {name}"):
+        report = evaluate(qrels, run, metrics, profile=profile, **(conventions or {}))
+    if report.n_users_missing:
+        say.note(
+            f"{name}: {report.n_users_missing} of {report.n_users} qrels users are "
+            f"absent from the run."
+        )
+    if report.n_run_only_users:
+        say.note(f"{name}: {report.n_run_only_users} run users are not in the qrels (ignored).")
+    return report
+
+
+def _rank_table(
+    reports: list[tuple[str, Any]], metrics: list[str], title: str | None = None
+) -> ResultTable:
+    """One row per run: its name and the mean of each metric."""
+    rows = [[name, *(rep.mean[m] for m in metrics)] for name, rep in reports]
+    return ResultTable(["run", *metrics], rows, title=title)
+
+
 @app.command(no_args_is_help=True)
 def rank(
     qrels: Annotated[
@@ -349,7 +389,6 @@ def rank(
     """
     from ..conventions import resolve_conventions
     from ..data._ranked import Qrels, Run
-    from ..evaluation import evaluate
 
     say = _Messages(quiet)
     metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
@@ -389,18 +428,7 @@ def rank(
                     file_format=_ranked_format(run_format, path),
                     name=name,
                 )
-            with say.progress(f"Evaluating {name}"):
-                report = evaluate(q, r, metrics, profile=profile, **conventions)
-            reports.append((name, report))
-            if report.n_users_missing:
-                say.note(
-                    f"{name}: {report.n_users_missing} of {report.n_users} qrels users are "
-                    f"absent from the run."
-                )
-            if report.n_run_only_users:
-                say.note(
-                    f"{name}: {report.n_run_only_users} run users are not in the qrels (ignored)."
-                )
+            reports.append((name, _evaluate_run(q, r, name, metrics, say, profile, conventions)))
     if per_user:
         rows = [
             [scalar(u), name, *(scalar(rep.values[m][i]) for m in metrics)]
@@ -409,8 +437,7 @@ def rank(
         ]
         table = ResultTable(["user", "run", *metrics], rows)
     else:
-        rows = [[name, *(rep.mean[m] for m in metrics)] for name, rep in reports]
-        table = ResultTable(["run", *metrics], rows)
+        table = _rank_table(reports, metrics)
     render(table, output_format, digits=digits)
 
 
@@ -433,6 +460,53 @@ def _table_format(fmt: TableFormat | None, path: str, say: _Messages) -> str:
 def _column(table: Any, name: str) -> Any:
     """A numeric Arrow column as a NumPy array (nulls become nan)."""
     return table.column(name).to_numpy()
+
+
+def _ctr_metrics(metric: list[str] | None, group: str | None, say: _Messages) -> dict[str, Any]:
+    """The pointwise metrics asked for (default: DEFAULT_CTR_METRICS), by name."""
+    from .._registry import pointwise_metric
+
+    if metric:
+        names = [m.strip().lower() for m in metric]
+    else:
+        names = [m for m in DEFAULT_CTR_METRICS if group is not None or m != "gauc"]
+    metrics = {name: pointwise_metric(name) for name in dict.fromkeys(names)}
+    for name, spec in metrics.items():
+        if spec.needs_group and group is None:
+            raise say.fail(
+                f"metric {name!r} needs groups; pass --group COL (e.g. the user id column)."
+            )
+    return metrics
+
+
+def _ctr_rows(
+    y_true: Any,
+    scores: list[tuple[str, Any]],
+    metrics: dict[str, Any],
+    groups: Any,
+    sample_weight: Any,
+    say: _Messages,
+) -> list[list[Any]]:
+    """One row ``[name, value, ...]`` per score column, values as the library returns them."""
+    from ..exceptions import RecevalError
+
+    rows = []
+    for col, y_score in scores:
+        row: list[Any] = [col]
+        for name, spec in metrics.items():
+            with say.progress(f"Computing {name} of {col}"):
+                try:
+                    value = spec.func(
+                        y_true,
+                        y_score,
+                        groups=groups if spec.needs_group else None,
+                        sample_weight=sample_weight,
+                    )
+                except RecevalError as exc:  # name the column: the message names y_score
+                    raise say.fail(f"{name} of --score {col}: {_one_line(exc)}") from None
+            row.append(value)
+        rows.append(row)
+    return rows
 
 
 @app.command(no_args_is_help=True)
@@ -504,23 +578,11 @@ def ctr(
     metric, each value exactly as the library function on those columns
     returns it (e.g. receval.roc_auc_score(label, score)).
     """
-    from .._registry import pointwise_metric
     from ..data.io import read_table
-    from ..exceptions import RecevalError
 
     say = _Messages(quiet)
-    if metric:
-        names = [m.strip().lower() for m in metric]
-    else:
-        names = [m for m in DEFAULT_CTR_METRICS if group is not None or m != "gauc"]
-    names = list(dict.fromkeys(names))
     with say.guard():
-        metrics = {name: pointwise_metric(name) for name in names}
-        for name, spec in metrics.items():
-            if spec.needs_group and group is None:
-                raise say.fail(
-                    f"metric {name!r} needs groups; pass --group COL (e.g. the user id column)."
-                )
+        metrics = _ctr_metrics(metric, group, say)
         fmt = _table_format(input_format, file, say)
         columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight) if c)]))
         with say.progress(f"Reading {file}"):
@@ -530,23 +592,8 @@ def ctr(
         y_true = _column(table, label)
         groups = table.column(group).combine_chunks() if group else None
         sample_weight = _column(table, weight) if weight else None
-        rows = []
-        for col in score:
-            y_score = _column(table, col)
-            row: list[Any] = [col]
-            for name, spec in metrics.items():
-                with say.progress(f"Computing {name} of {col}"):
-                    try:
-                        value = spec.func(
-                            y_true,
-                            y_score,
-                            groups=groups if spec.needs_group else None,
-                            sample_weight=sample_weight,
-                        )
-                    except RecevalError as exc:  # name the column: the message names y_score
-                        raise say.fail(f"{name} of --score {col}: {_one_line(exc)}") from None
-                row.append(value)
-            rows.append(row)
+        scores = [(col, _column(table, col)) for col in score]
+        rows = _ctr_rows(y_true, scores, metrics, groups, sample_weight, say)
     title = f"{file}: {table.num_rows} impressions"
     render(ResultTable(["score", *metrics], rows, title=title), output_format, digits=digits)
 
@@ -560,6 +607,39 @@ def _parse_days(text: str, say: _Messages) -> list[int]:
         raise say.fail(
             f"--days must be comma-separated integers such as 1,3,7,30. Got {text!r} instead."
         ) from None
+
+
+def _retention_columns(
+    report: Any, table: RetentionTable, values: RetentionValues
+) -> dict[str, Any]:
+    """The columns of one retention table (see ``receval retention --table``)."""
+    columns: dict[str, Any]
+    if table is RetentionTable.period:
+        columns = {
+            "period": report.periods,
+            "new_users": report.new_users,
+            "login_users": report.login_users,
+            "active_users": report.active_users,
+            "retention_rate": report.retention_rate,
+        }
+    elif table is RetentionTable.cohort:
+        columns = {"cohort": report.periods, "new_users": report.new_users}
+        for j, n in enumerate(report.days):
+            columns[f"{report.period}_{n}"] = report.day_n_retention[:, j]
+    else:
+        full = report.cohort_retention if values is RetentionValues.rate else report.cohort_counts
+        columns = {"cohort": report.periods, "new_users": report.new_users}
+        for k in range(report.n_periods):
+            columns[f"{report.period}_{k}"] = full[:, k]
+    return columns
+
+
+def _retention_notes(report: Any, say: _Messages) -> None:
+    if report.time_unit_inferred:
+        unit = {"s": "seconds", "ms": "milliseconds"}.get(report.time_unit or "", "")
+        say.note(f"epoch times read as {unit} from their magnitude; --time-unit sets the unit.")
+    if report.n_events_dropped:
+        say.note(f"{report.n_events_dropped} events before their user's signup were dropped.")
 
 
 @app.command("retention", no_args_is_help=True)
@@ -661,29 +741,447 @@ def retention_command(
                 before_signup=before_signup,
                 file_format=fmt,
             )
-    if report.time_unit_inferred:
-        unit = {"s": "seconds", "ms": "milliseconds"}.get(report.time_unit or "", "")
-        say.note(f"epoch times read as {unit} from their magnitude; --time-unit sets the unit.")
-    if report.n_events_dropped:
-        say.note(f"{report.n_events_dropped} events before their user's signup were dropped.")
-    columns: dict[str, Any]
-    if table is RetentionTable.period:
-        columns = {
-            "period": report.periods,
-            "new_users": report.new_users,
-            "login_users": report.login_users,
-            "active_users": report.active_users,
-            "retention_rate": report.retention_rate,
-        }
-    elif table is RetentionTable.cohort:
-        columns = {"cohort": report.periods, "new_users": report.new_users}
-        for j, n in enumerate(report.days):
-            columns[f"{report.period}_{n}"] = report.day_n_retention[:, j]
-    else:
-        full = report.cohort_retention if values is RetentionValues.rate else report.cohort_counts
-        columns = {"cohort": report.periods, "new_users": report.new_users}
-        for k in range(report.n_periods):
-            columns[f"{report.period}_{k}"] = full[:, k]
+    _retention_notes(report, say)
+    columns = _retention_columns(report, table, values)
     names, rows = rows_of(columns)
     title = f"{file}: {report.n_events} events, {report.n_users} users ({report.tz})"
     render(ResultTable(names, rows, title=title), output_format, digits=digits)
+
+
+# ------------------------------------------------------------------ report and demo
+#: Metrics of the metric@k figure of the ranking section, for k = 1..100.
+REPORT_AT_K_METRICS = ("ndcg", "recall")
+#: Cohorts shown in the retention table of the HTML report (the first ones).
+REPORT_COHORTS = 15
+
+
+def _figures(say: _Messages) -> bool:
+    """Whether matplotlib is installed; a warning when it is not."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is not None:
+        return True
+    say.warning(
+        "matplotlib is not installed, so the report has no figures; pip install 'receval[plot]'."
+    )
+    return False
+
+
+def _ranking_section(
+    doc: Any,
+    figures: bool,
+    table: ResultTable,
+    qrels: Any,
+    runs: dict[str, Any],
+    say: _Messages,
+    profile: str | None = None,
+) -> None:
+    """Heading, metric table and metric@k figure of the runs."""
+    doc.add_heading("Ranking")
+    doc.add_text(
+        "Mean of each top-K metric over the users of the qrels (receval.evaluate), one row per run."
+    )
+    doc.add_table(table.records(), caption=table.title)
+    if figures:
+        from ..plot import metric_at_k
+        from ..report import new_axes
+
+        with say.progress("Drawing metric@k"):
+            ax = new_axes(figsize=(7.0, 4.5))
+            metric_at_k(
+                qrels, runs, metrics=REPORT_AT_K_METRICS, ks=range(1, 101), ax=ax, profile=profile
+            )
+            doc.add_figure(ax, caption="Mean ndcg@k and recall@k for k = 1..100")
+
+
+def _ctr_section(
+    doc: Any,
+    figures: bool,
+    table: ResultTable,
+    y_true: Any,
+    scores: list[tuple[str, Any]],
+    sample_weight: Any,
+    say: _Messages,
+) -> None:
+    """Heading, metric table, ROC, precision-recall and calibration figures."""
+    doc.add_heading("CTR models")
+    doc.add_text(
+        "Pointwise metrics of each model's predicted click-through rate, one row per model."
+    )
+    doc.add_table(table.records(), caption=table.title)
+    if figures:
+        from ..plot import calibration, precision_recall, roc
+        from ..report import new_axes
+
+        models = dict(scores)
+        drawings = [
+            (roc, {}, "ROC curves"),
+            (precision_recall, {}, "Precision-recall curves (dot: break-even point)"),
+            (
+                calibration,
+                {"n_bins": 20, "strategy": "quantile"},
+                "Calibration: observed CTR against mean prediction (20 quantile bins)",
+            ),
+        ]
+        for draw, options, caption in drawings:
+            with say.progress(f"Drawing {caption}"):
+                ax = new_axes(figsize=(5.0, 4.5))
+                draw(y_true, models, ax=ax, sample_weight=sample_weight, **options)
+                doc.add_figure(ax, caption=caption)
+
+
+def _retention_section(
+    doc: Any, figures: bool, table: ResultTable, report: Any, say: _Messages
+) -> None:
+    """Heading, the first cohorts' day-N retention, the heatmap and the retention curve."""
+    doc.add_heading("Retention")
+    doc.add_text(
+        f"Day-N retention of each {report.period} cohort: the share of its new users active "
+        f"N {report.period}s later (receval.retention); nan where not observed yet."
+    )
+    doc.add_table(table.records(), caption=table.title, max_rows=REPORT_COHORTS)
+    if figures:
+        from ..plot import retention_curve, retention_heatmap
+        from ..report import new_axes
+
+        with say.progress("Drawing retention"):
+            ax = new_axes(figsize=(6.5, 5.0))
+            retention_heatmap(report, ax=ax)
+            doc.add_figure(ax, caption=f"Retention of each cohort ({report.period}s)")
+            ax = new_axes(figsize=(5.5, 4.5))
+            retention_curve(report, offsets="all", ax=ax)
+            doc.add_figure(ax, caption="Mean retention over cohorts against N")
+
+
+def _cohort_table(report: Any, title: str) -> ResultTable:
+    names, rows = rows_of(_retention_columns(report, RetentionTable.cohort, RetentionValues.rate))
+    return ResultTable(names, rows, title=title)
+
+
+def _write_report(doc: Any, out: str, say: _Messages) -> None:
+    with say.guard(), say.progress(f"Writing {out}"):
+        path = doc.write(out)
+    if not say.quiet:
+        typer.echo(f"report written to {path}", err=True)
+
+
+@app.command("report", no_args_is_help=True)
+def report_command(
+    out: Annotated[
+        str,
+        typer.Option(
+            "--out", "-o", metavar="FILE", help="The HTML file to write.", show_default=False
+        ),
+    ],
+    title: Annotated[str, typer.Option(help="Title of the report.")] = "receval report",
+    qrels: Annotated[
+        str | None,
+        typer.Option(
+            metavar="FILE",
+            help="Ranking section: relevance judgments (TREC qrels, or CSV, TSV or Parquet "
+            "with --user, --item and --grade columns); needs --run.",
+            show_default=False,
+        ),
+    ] = None,
+    run: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--run",
+            metavar="FILE",
+            help="Ranking section: a run (TREC run, or CSV, TSV or Parquet with --user, --item "
+            "and --run-score columns); repeat to compare runs.",
+            show_default=False,
+        ),
+    ] = None,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            metavar="METRIC",
+            help="A ranking metric string; repeat for more. Default: "
+            f"{', '.join(DEFAULT_RANK_METRICS)}.",
+            show_default=False,
+        ),
+    ] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            help="Ranking conventions of a peer: " + ", ".join(PROFILES) + ".",
+            show_default=False,
+        ),
+    ] = None,
+    impressions: Annotated[
+        str | None,
+        typer.Option(
+            metavar="FILE",
+            help="CTR section: an impression log (CSV, TSV or Parquet); needs --label and --score.",
+            show_default=False,
+        ),
+    ] = None,
+    label: Annotated[
+        str | None,
+        typer.Option(metavar="COL", help="Column of 0/1 labels (1 = click).", show_default=False),
+    ] = None,
+    score: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--score",
+            metavar="COL",
+            help="Column of predicted probabilities; repeat to compare models.",
+            show_default=False,
+        ),
+    ] = None,
+    group: Annotated[
+        str | None,
+        typer.Option(metavar="COL", help="Column of group ids for gauc.", show_default=False),
+    ] = None,
+    weight: Annotated[
+        str | None,
+        typer.Option(metavar="COL", help="Column of sample weights.", show_default=False),
+    ] = None,
+    ctr_metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ctr-metric",
+            metavar="METRIC",
+            help="A pointwise metric of the CTR section; repeat for more. Default: "
+            f"{', '.join(DEFAULT_CTR_METRICS)} (gauc only with --group).",
+            show_default=False,
+        ),
+    ] = None,
+    events: Annotated[
+        str | None,
+        typer.Option(
+            metavar="FILE",
+            help="Retention section: activity events (CSV, TSV or Parquet), one row per event.",
+            show_default=False,
+        ),
+    ] = None,
+    user: Annotated[
+        str,
+        typer.Option(metavar="COL", help="Column of user ids in qrels, runs and events."),
+    ] = "user",
+    item: Annotated[
+        str, typer.Option(metavar="COL", help="Column of item ids in qrels and runs.")
+    ] = "item",
+    grade: Annotated[str, typer.Option(metavar="COL", help="Grade column of qrels.")] = "grade",
+    run_score: Annotated[str, typer.Option(metavar="COL", help="Score column of runs.")] = "score",
+    time: Annotated[
+        str,
+        typer.Option(
+            metavar="COL",
+            help="Column of event times (ISO 8601 strings, dates, datetimes or epoch numbers).",
+        ),
+    ] = "time",
+    period: Annotated[
+        str, typer.Option(help="Retention period: day, week (from Monday) or month.")
+    ] = "day",
+    days: Annotated[
+        str, typer.Option(help="Comma-separated offsets N of the day-N retention.")
+    ] = "1,3,7,30",
+    tz: Annotated[
+        str, typer.Option(help="IANA time zone in which periods start at local midnight.")
+    ] = "UTC",
+    time_unit: Annotated[
+        str | None,
+        typer.Option(help="Unit of epoch numbers: s, ms, us or ns.", show_default=False),
+    ] = None,
+    digits: DigitsOption = 4,
+    quiet: QuietOption = False,
+) -> None:
+    """Write an HTML report: metric tables and figures of CTR models, runs and retention.
+
+    Each section is optional (at least one is required), in this order: CTR
+    (--impressions, --label and --score: the metrics of receval ctr, ROC,
+    precision-recall and calibration curves), ranking (--qrels and --run: the
+    metrics of receval rank, mean ndcg@k and recall@k for k = 1..100) and
+    retention (--events: the first cohorts of receval retention's cohort
+    table, the cohort heatmap and the retention curve). The file is
+    self-contained (figures are embedded PNGs). Its path is printed on
+    stderr; nothing is printed on stdout.
+    """
+    from ..data._ranked import Qrels, Run
+    from ..data.io import read_table
+    from ..metrics._retention import retention
+    from ..report import HTMLReport
+
+    say = _Messages(quiet)
+    if (qrels is None) != (not run):
+        raise say.fail("--qrels and --run go together: pass both for the ranking section.")
+    ctr_options = [
+        o
+        for o, v in (
+            ("--label", label),
+            ("--score", score),
+            ("--group", group),
+            ("--weight", weight),
+            ("--ctr-metric", ctr_metric),
+        )
+        if v
+    ]
+    if impressions is None and ctr_options:
+        raise say.fail(
+            f"{', '.join(ctr_options)} given without --impressions FILE, the CTR section's data."
+        )
+    if impressions is not None and (label is None or not score):
+        raise say.fail("--impressions needs --label COL and at least one --score COL.")
+    if qrels is None and impressions is None and events is None:
+        raise say.fail(
+            "nothing to report; pass --qrels and --run, --impressions with --label and "
+            "--score, or --events (or several)."
+        )
+    offsets = _parse_days(days, say)
+    doc = HTMLReport(title, digits=digits)
+    figures = _figures(say)
+    with say.guard():
+        if impressions is not None and label is not None and score:
+            metrics_ctr = _ctr_metrics(ctr_metric, group, say)
+            fmt = _table_format(None, impressions, say)
+            columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight) if c)]))
+            with say.progress(f"Reading {impressions}"):
+                data = read_table(
+                    impressions,
+                    columns,
+                    "receval report",
+                    fmt,
+                    id_columns=(group,) if group else (),
+                )
+            y_true = _column(data, label)
+            groups = data.column(group).combine_chunks() if group else None
+            sample_weight = _column(data, weight) if weight else None
+            scores = [(col, _column(data, col)) for col in score]
+            rows = _ctr_rows(y_true, scores, metrics_ctr, groups, sample_weight, say)
+            title_ctr = f"{impressions}: {data.num_rows} impressions"
+            table = ResultTable(["score", *metrics_ctr], rows, title=title_ctr)
+            _ctr_section(doc, figures, table, y_true, scores, sample_weight, say)
+        if qrels is not None and run:
+            from .._registry import parse_metric
+
+            metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
+            for text in metrics:
+                parse_metric(text)
+            with say.progress(f"Reading {qrels}"):
+                q = Qrels.from_file(
+                    qrels,
+                    user=user,
+                    item=item,
+                    grade=grade,
+                    file_format=_ranked_format(None, qrels),
+                )
+            runs: dict[str, Any] = {}
+            reports = []
+            for path, name in zip(run, _run_names(run), strict=True):
+                with say.progress(f"Reading {path}"):
+                    runs[name] = Run.from_file(
+                        path,
+                        user=user,
+                        item=item,
+                        score=run_score,
+                        file_format=_ranked_format(None, path),
+                        name=name,
+                    )
+                reports.append((name, _evaluate_run(q, runs[name], name, metrics, say, profile)))
+            table = _rank_table(reports, metrics, title=f"{qrels}: {q.n_users} users")
+            _ranking_section(doc, figures, table, q, runs, say, profile)
+        if events is not None:
+            fmt = _table_format(None, events, say)
+            with say.progress(f"Reading and counting {events}"):
+                rep = retention(
+                    events,
+                    user=user,
+                    time=time,
+                    period=period,
+                    days=offsets,
+                    tz=tz,
+                    time_unit=time_unit,
+                    file_format=fmt,
+                )
+            _retention_notes(rep, say)
+            title_ret = f"{events}: {rep.n_events} events, {rep.n_users} users ({rep.tz})"
+            _retention_section(doc, figures, _cohort_table(rep, title_ret), rep, say)
+    _write_report(doc, out, say)
+
+
+@app.command("demo")
+def demo(
+    out: Annotated[
+        str, typer.Option("--out", "-o", metavar="FILE", help="The HTML report to write.")
+    ] = "receval-demo.html",
+    users: Annotated[
+        int,
+        typer.Option(
+            "--users",
+            min=10,
+            help="Users in each sample dataset: the impression log (about 40 impressions per "
+            "user), the recommendations (100 per user and model) and the events (60 days).",
+        ),
+    ] = 10_000,
+    output_format: FormatOption = OutputFormat.table,
+    digits: DigitsOption = 4,
+    quiet: QuietOption = False,
+) -> None:
+    """Evaluate CTR models, recommenders and retention on bundled sample data.
+
+    Generates three deterministic synthetic datasets (receval.datasets; no
+    file or network needed): an impression log with two CTR models'
+    predictions (make_impressions), held-out interactions with two
+    recommenders' top-100 lists (make_recommendations) and 60 days of login
+    events (make_events). Prints the table of each, as receval ctr (with
+    --group user), receval rank and receval retention print them (with
+    --format json: one object {"ctr": [...], "rank": [...], "retention": [...]}),
+    and writes all three sections, with figures, to the HTML report --out.
+    """
+    from ..data._ranked import Qrels, Run
+    from ..datasets import make_events, make_impressions, make_recommendations
+    from ..metrics._retention import retention
+    from ..report import HTMLReport
+
+    say = _Messages(quiet)
+    doc = HTMLReport(
+        "receval demo",
+        description="Two CTR models, two recommenders and user retention, evaluated on "
+        f"receval's deterministic synthetic sample data ({users} users per dataset, seed 0).",
+        digits=digits,
+    )
+    with say.guard():
+        with say.progress("Generating impressions"):
+            log = make_impressions(users, seed=0)
+        y_true = log["click"]
+        scores = [(name, log[name]) for name in ("model_a", "model_b")]
+        metrics_ctr = _ctr_metrics(None, "user", say)
+        rows = _ctr_rows(y_true, scores, metrics_ctr, log["user"], None, say)
+        title = f"make_impressions({users}): {len(y_true)} impressions, {users} users"
+        ctr_table = ResultTable(["score", *metrics_ctr], rows, title=title)
+
+        with say.progress("Generating recommendations"):
+            qrels_data, run_data = make_recommendations(users, seed=0)
+            q = Qrels(qrels_data["user"], qrels_data["item"], qrels_data["grade"])
+            runs = {
+                name: Run(r["user"], r["item"], r["score"], name=name)
+                for name, r in run_data.items()
+            }
+        metrics = list(DEFAULT_RANK_METRICS)
+        reports = [(name, _evaluate_run(q, r, name, metrics, say)) for name, r in runs.items()]
+        title = (
+            f"make_recommendations({users}): {q.n_rows} held-out interactions, "
+            f"top-100 lists of {users} users"
+        )
+        rank_table = _rank_table(reports, metrics, title=title)
+
+        with say.progress("Generating events"):
+            events = make_events(users, seed=0)
+            rep = retention(events)
+        title = f"make_events({users}): {rep.n_events} events, {rep.n_users} users ({rep.tz})"
+        retention_table = _cohort_table(rep, title)
+    render_sections(
+        [("ctr", ctr_table), ("rank", rank_table), ("retention", retention_table)],
+        output_format,
+        digits=digits,
+    )
+    figures = _figures(say)
+    with say.guard():
+        _ctr_section(doc, figures, ctr_table, y_true, scores, None, say)
+        _ranking_section(doc, figures, rank_table, q, runs, say)
+        _retention_section(doc, figures, retention_table, rep, say)
+    _write_report(doc, out, say)

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-__all__ = ["OutputFormat", "ResultTable", "render", "scalar"]
+__all__ = ["OutputFormat", "ResultTable", "render", "render_sections", "scalar"]
 
 
 class OutputFormat(str, Enum):
@@ -170,6 +170,51 @@ def render(
     else:
         _rich(table, digits, stream)
     stream.flush()
+
+
+def render_sections(
+    sections: Sequence[tuple[str, ResultTable]],
+    fmt: OutputFormat,
+    *,
+    digits: int = 4,
+    out: TextIO | None = None,
+) -> None:
+    """Write several named tables to ``out`` as one document in format ``fmt``.
+
+    ``json`` writes one object ``{name: records, ...}`` (each value as
+    :func:`render` writes that table alone); ``csv`` / ``tsv`` write each
+    table after a ``# name`` line, tables separated by an empty line;
+    ``markdown`` writes each table under a ``### name`` heading; ``table``
+    writes the rich tables one after the other, with their titles.
+
+    Parameters
+    ----------
+    sections : sequence of (str, ResultTable)
+        Name and rows of each table, in order.
+    fmt : OutputFormat
+        As for :func:`render`.
+    digits : int, default=4
+        Decimals of floats in the ``table`` and ``markdown`` formats.
+    out : text stream, default=None
+        Where to write; ``sys.stdout`` when None.
+    """
+    stream = sys.stdout if out is None else out
+    if fmt is OutputFormat.json:
+        document = {
+            name: [{k: _json_value(v) for k, v in r.items()} for r in table.records()]
+            for name, table in sections
+        }
+        stream.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
+        stream.flush()
+        return
+    for i, (name, table) in enumerate(sections):
+        if i:
+            stream.write("\n")
+        if fmt in (OutputFormat.csv, OutputFormat.tsv):
+            stream.write(f"# {name}\n")
+        elif fmt is OutputFormat.markdown:
+            stream.write(f"### {name}\n\n")
+        render(table, fmt, digits=digits, out=stream)
 
 
 def rows_of(columns: dict[str, Sequence[Any]]) -> tuple[list[str], list[list[Any]]]:

@@ -6,9 +6,11 @@ call gives the same rows on every machine.
 
 from __future__ import annotations
 
+import datetime as _dt
+
 import numpy as np
 
-__all__ = ["make_impressions"]
+__all__ = ["make_events", "make_impressions", "make_recommendations"]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -73,3 +75,194 @@ def make_impressions(
         "model_a": model_a[order],
         "model_b": model_b[order],
     }
+
+
+# users per block when a (users x items) matrix is drawn: bounds memory, and
+# the blocks are fixed so the output does not depend on anything but the arguments
+_BLOCK = 1024
+
+
+def _top_rows(values: np.ndarray, k: int) -> np.ndarray:
+    """Column indices of the ``k`` largest values of each row, largest first."""
+    part = np.argpartition(-values, k - 1, axis=1)[:, :k]
+    order = np.argsort(-np.take_along_axis(values, part, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(part, order, axis=1)
+
+
+def make_recommendations(
+    n_users: int = 2_000, *, n_items: int = 1_000, k: int = 100, seed: int = 0
+) -> tuple[dict[str, np.ndarray], dict[str, dict[str, np.ndarray]]]:
+    """Generate held-out interactions and the top-K recommendations of two models.
+
+    Users and items have latent factors; a user's true affinity for an item
+    is the dot product of their factors plus the item's popularity. Each user
+    has 1 or more held-out interactions (4 on average), drawn without
+    replacement with probability increasing with affinity; a quarter of them
+    have grade 2 (e.g. a purchase), the others grade 1 (a click).
+    ``model_a`` ranks the whole catalogue by the affinity plus little noise;
+    ``model_b`` mostly by popularity plus more noise, so it is the weaker
+    model on every accuracy metric.
+
+    Parameters
+    ----------
+    n_users : int, default=2000
+        Number of users; every user has held-out interactions and two lists.
+    n_items : int, default=1000
+        Catalogue size, at least ``k``.
+    k : int, default=100
+        Length of each recommendation list.
+    seed : int, default=0
+        Seed of the generator; the output is a pure function of the arguments.
+
+    Returns
+    -------
+    qrels : dict of str to ndarray
+        The held-out interactions: ``user`` (str ids), ``item`` (int ids) and
+        ``grade`` (int64, 1 or 2), one row per interaction.
+    runs : dict of str to dict of str to ndarray
+        ``{"model_a": run, "model_b": run}``, each run with ``user``,
+        ``item`` and ``score`` (float64) columns: ``k`` rows per user, by
+        descending score.
+
+    See Also
+    --------
+    make_impressions : Clicks and predicted CTR of two models.
+    make_events : Login events for retention.
+
+    Examples
+    --------
+    >>> from receval import Qrels, Run, evaluate
+    >>> from receval.datasets import make_recommendations
+    >>> qrels, runs = make_recommendations(n_users=200, n_items=300, k=20, seed=1)
+    >>> sorted(runs), len(runs["model_a"]["user"])
+    (['model_a', 'model_b'], 4000)
+    >>> q = Qrels(qrels["user"], qrels["item"], qrels["grade"])
+    >>> ndcg = {
+    ...     name: evaluate(q, Run(r["user"], r["item"], r["score"]), "ndcg@10").mean["ndcg@10"]
+    ...     for name, r in runs.items()
+    ... }
+    >>> ndcg["model_a"] > ndcg["model_b"]
+    True
+    """
+    from .._validation import check_number
+
+    func = "make_recommendations"
+    check_number(n_users, "n_users", func, integer=True, low=1)
+    check_number(n_items, "n_items", func, integer=True, low=1)
+    check_number(k, "k", func, integer=True, low=1, high=n_items)
+    rng = np.random.default_rng(seed)
+    dim = 16
+    user_factors = rng.normal(0.0, 1.0, (n_users, dim))
+    item_factors = rng.normal(0.0, 1.0, (n_items, dim))
+    popularity = rng.normal(0.0, 1.0, n_items)
+    n_held = np.minimum(1 + rng.poisson(3.0, n_users), n_items)
+    held_max = int(n_held.max())
+    held_items: list[np.ndarray] = []
+    lists: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {
+        "model_a": ([], []),
+        "model_b": ([], []),
+    }
+    for start in range(0, n_users, _BLOCK):
+        block = slice(start, min(start + _BLOCK, n_users))
+        affinity = user_factors[block] @ item_factors.T * (1.5 / np.sqrt(dim)) + popularity
+        # Gumbel top-n: a sample without replacement with P(item) ~ exp(2 * affinity)
+        held = _top_rows(2.0 * affinity + rng.gumbel(size=affinity.shape), held_max)
+        held_items.append(held[np.arange(held_max) < n_held[block, None]])
+        predicted = {
+            "model_a": affinity + rng.normal(0.0, 1.0, affinity.shape),
+            "model_b": 1.5 * popularity + 0.3 * affinity + rng.normal(0.0, 1.5, affinity.shape),
+        }
+        for name, scores in predicted.items():
+            top = _top_rows(scores, k)
+            lists[name][0].append(top.ravel())
+            lists[name][1].append(np.round(np.take_along_axis(scores, top, axis=1), 6).ravel())
+    users = np.array([f"u{u:05d}" for u in range(n_users)])
+    qrels = {
+        "user": np.repeat(users, n_held),
+        "item": np.concatenate(held_items).astype(np.int64),
+        "grade": 1 + (rng.random(int(n_held.sum())) < 0.25).astype(np.int64),
+    }
+    runs = {
+        name: {
+            "user": np.repeat(users, k),
+            "item": np.concatenate(items).astype(np.int64),
+            "score": np.concatenate(scores),
+        }
+        for name, (items, scores) in lists.items()
+    }
+    return qrels, runs
+
+
+def make_events(
+    n_users: int = 2_000,
+    *,
+    days: int = 60,
+    seed: int = 0,
+    start: str | _dt.date | np.datetime64 = "2024-01-01",
+) -> dict[str, np.ndarray]:
+    """Generate login events of users arriving every day and returning less and less.
+
+    Users arrive uniformly over the ``days`` days (their first event is their
+    arrival). About a third never come back; the others have an engagement
+    ``p`` (a Beta(2, 3) draw, mean 0.4) and return ``t`` days after arrival
+    with probability ``p / sqrt(1 + t)``, with one or more events on each day
+    they return (at uniformly random times of the day, UTC).
+
+    Parameters
+    ----------
+    n_users : int, default=2000
+        Number of users.
+    days : int, default=60
+        Length of the observation window in days; no event is after it.
+    seed : int, default=0
+        Seed of the generator; the output is a pure function of the arguments.
+    start : str, datetime.date or numpy.datetime64, default="2024-01-01"
+        The first day of the window (UTC).
+
+    Returns
+    -------
+    events : dict of str to ndarray
+        ``user`` (str ids, numbered in order of arrival) and ``time``
+        (``datetime64[s]``, UTC), one row per event, sorted by time.
+
+    See Also
+    --------
+    receval.retention : New users, logins and day-N retention of these events.
+
+    Examples
+    --------
+    >>> from receval import retention
+    >>> from receval.datasets import make_events
+    >>> events = make_events(n_users=300, days=10, seed=1)
+    >>> sorted(events), events["time"].dtype
+    (['time', 'user'], dtype('<M8[s]'))
+    >>> str(events["time"].min())
+    '2024-01-01T...'
+    >>> report = retention(events, days=(1, 7))
+    >>> report.n_users, report.n_periods
+    (300, 10)
+    """
+    from .._validation import check_number
+
+    func = "make_events"
+    check_number(n_users, "n_users", func, integer=True, low=1)
+    check_number(days, "days", func, integer=True, low=1)
+    first_day = np.datetime64(start, "D")
+    rng = np.random.default_rng(seed)
+    arrival = np.sort(rng.integers(0, days, n_users))
+    arrival[0] = 0  # the window starts on `start`
+    engagement = np.where(rng.random(n_users) < 1 / 3, 0.0, rng.beta(2.0, 3.0, n_users))
+    offset = np.arange(days)
+    p_return = engagement[:, None] / np.sqrt(1.0 + offset)
+    active = rng.random((n_users, days)) < p_return
+    active[:, 0] = True  # the arrival
+    active &= arrival[:, None] + offset < days
+    user_code, day_offset = np.nonzero(active)
+    per_day = 1 + rng.poisson(0.7, user_code.shape[0])
+    user_code = np.repeat(user_code, per_day)
+    day = arrival[user_code] + np.repeat(day_offset, per_day)
+    second = day * 86_400 + rng.integers(0, 86_400, user_code.shape[0])
+    order = np.argsort(second, kind="stable")
+    users = np.array([f"u{u:05d}" for u in range(n_users)])
+    time = first_day.astype("datetime64[s]") + second[order].astype("timedelta64[s]")
+    return {"user": users[user_code[order]], "time": time}

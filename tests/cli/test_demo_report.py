@@ -1,0 +1,305 @@
+"""``receval demo`` and ``receval report``: tables, HTML sections, figures; the sample datasets."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pcsv
+import pytest
+from typer.testing import CliRunner
+
+from receval import (
+    Qrels,
+    Run,
+    evaluate,
+    gauc_score,
+    log_loss,
+    pcoc,
+    retention,
+    roc_auc_score,
+)
+from receval.cli import app
+from receval.cli._app import DEFAULT_RANK_METRICS, REPORT_COHORTS
+from receval.datasets import make_events, make_impressions, make_recommendations
+from receval.report import HTMLReport
+
+USERS = 300  # users of each demo dataset: small, so the file runs in seconds
+IMG = '<img src="data:image/png;base64,'
+HEADINGS = ("<h2>CTR models</h2>", "<h2>Ranking</h2>", "<h2>Retention</h2>")
+
+
+@pytest.fixture(scope="module")
+def matplotlib():
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    return mpl
+
+
+@pytest.fixture(scope="module")
+def runner() -> CliRunner:
+    try:  # click < 8.2 mixes stderr into stdout unless told not to
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:
+        return CliRunner()
+
+
+def invoke(runner: CliRunner, *args: object, code: int = 0):
+    result = runner.invoke(app, [str(a) for a in args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    return result
+
+
+def _same(a: float | None, b: float) -> bool:
+    """A JSON value (None for nan) against the library's float: equal to the last bit."""
+    return math.isnan(b) if a is None else a == b
+
+
+@pytest.fixture(scope="module")
+def demo_json(runner, matplotlib, tmp_path_factory) -> tuple[dict, str, str]:
+    out = tmp_path_factory.mktemp("demo") / "demo.html"
+    result = invoke(runner, "demo", "--users", USERS, "--format", "json", "--out", out)
+    return json.loads(result.stdout), out.read_text(encoding="utf-8"), result.stderr
+
+
+# ------------------------------------------------------------------ demo
+def test_demo_prints_the_three_tables(runner, matplotlib, tmp_path) -> None:
+    out = tmp_path / "receval-demo.html"
+    result = invoke(runner, "demo", "--users", USERS, "--out", out)
+    for text in ("make_impressions(", "make_recommendations(", "make_events("):
+        assert text in result.stdout
+    for column in ("auc", "gauc", "logloss", "pcoc", *DEFAULT_RANK_METRICS, "day_1", "day_30"):
+        assert column in result.stdout
+    assert result.stdout.count("model_a") == 2 and result.stdout.count("model_b") == 2
+    assert out.exists()
+    assert result.stderr.strip().splitlines()[-1] == f"report written to {out}"
+
+
+def test_demo_quiet_prints_nothing_on_stderr(runner, matplotlib, tmp_path) -> None:
+    result = invoke(runner, "demo", "--users", 50, "-q", "-f", "csv", "--out", tmp_path / "d.html")
+    assert result.stderr == ""
+    blocks = result.stdout.split("\n\n")
+    assert [b.splitlines()[0] for b in blocks] == ["# ctr", "# rank", "# retention"]
+    header = next(csv.reader([blocks[1].splitlines()[1]]))
+    assert header == ["run", *DEFAULT_RANK_METRICS]
+
+
+def test_demo_json_equals_the_library_on_the_same_data(demo_json) -> None:
+    tables, _, _ = demo_json
+    assert list(tables) == ["ctr", "rank", "retention"]
+
+    log = make_impressions(USERS, seed=0)
+    y, users = log["click"], log["user"]
+    assert [row["score"] for row in tables["ctr"]] == ["model_a", "model_b"]
+    for row in tables["ctr"]:
+        p = log[row["score"]]
+        assert row["auc"] == roc_auc_score(y, p)
+        assert row["gauc"] == gauc_score(y, p, groups=users)
+        assert row["logloss"] == log_loss(y, p)
+        assert row["pcoc"] == pcoc(y, p)
+
+    qrels, runs = make_recommendations(USERS, seed=0)
+    q = Qrels(qrels["user"], qrels["item"], qrels["grade"])
+    assert [row["run"] for row in tables["rank"]] == ["model_a", "model_b"]
+    for row in tables["rank"]:
+        r = runs[row["run"]]
+        report = evaluate(q, Run(r["user"], r["item"], r["score"]), list(DEFAULT_RANK_METRICS))
+        assert {m: row[m] for m in DEFAULT_RANK_METRICS} == report.mean
+
+    rep = retention(make_events(USERS, seed=0))
+    rows = tables["retention"]
+    assert len(rows) == rep.n_periods == 60
+    assert [r["cohort"] for r in rows] == [str(p) for p in rep.periods]
+    assert [r["new_users"] for r in rows] == rep.new_users.tolist()
+    for j, n in enumerate(rep.days):
+        values = rep.day_n_retention[:, j]
+        assert all(_same(r[f"day_{n}"], v) for r, v in zip(rows, values, strict=True))
+
+
+def test_demo_report_has_every_section_value_and_figure(demo_json) -> None:
+    tables, page, stderr = demo_json
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    for heading in HEADINGS:
+        assert page.count(heading) == 1
+    assert page.index(HEADINGS[0]) < page.index(HEADINGS[1]) < page.index(HEADINGS[2])
+    for row in tables["ctr"] + tables["rank"]:
+        for value in row.values():
+            text = f"{value:.4f}" if isinstance(value, float) else str(value)
+            assert f">{text}</td>" in page
+    first = tables["retention"][0]
+    assert f">{first['cohort']}</td>" in page and f">{first['day_1']:.4f}</td>" in page
+    assert f"First {REPORT_COHORTS} of 60 rows." in page
+    # 3 CTR figures, metric@k, retention heatmap and curve
+    assert page.count(IMG) == 6
+    assert "http://" not in page and "https://" not in page  # self-contained
+    assert "<script" not in page and "<link" not in page
+    assert "report written to" in stderr
+
+
+# ------------------------------------------------------------------ report
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("report")
+    qrels, runs = make_recommendations(100, n_items=300, k=20, seed=3)
+    events = make_events(150, days=20, seed=3)
+    tables = {
+        "impressions": make_impressions(200, seed=3),
+        "qrels": qrels,
+        **runs,
+        "events": {"user": events["user"], "ts": events["time"]},
+    }
+    out = {}
+    for name, columns in tables.items():
+        out[name] = root / f"{name}.csv"
+        pcsv.write_csv(pa.table(columns), out[name])
+    return out
+
+
+def test_report_ctr_section_only(runner, matplotlib, files, tmp_path) -> None:
+    out = tmp_path / "ctr.html"
+    imp = files["impressions"]
+    result = invoke(
+        runner, "report", "--out", out, "--impressions", imp, "--label", "click",
+        "--score", "model_a", "--score", "model_b", "--group", "user", "--title", "A <b> test",
+    )  # fmt: skip
+    assert result.stdout == ""
+    assert result.stderr.strip() == f"report written to {out}"
+    page = out.read_text(encoding="utf-8")
+    assert "<title>A &lt;b&gt; test</title>" in page
+    assert HEADINGS[0] in page and HEADINGS[1] not in page and HEADINGS[2] not in page
+    assert page.count(IMG) == 3
+    log = make_impressions(200, seed=3)
+    assert f">{roc_auc_score(log['click'], log['model_a']):.4f}</td>" in page
+
+
+def test_report_ranking_and_retention_sections(runner, matplotlib, files, tmp_path) -> None:
+    out = tmp_path / "rr.html"
+    result = invoke(
+        runner, "report", "-o", out, "--qrels", files["qrels"], "--run", files["model_a"],
+        "--run", files["model_b"], "-m", "ndcg@10", "-m", "recall@20",
+        "--events", files["events"], "--time", "ts", "--days", "1,7", "-q",
+    )  # fmt: skip
+    assert result.stdout == "" and result.stderr == ""
+    page = out.read_text(encoding="utf-8")
+    assert HEADINGS[0] not in page and HEADINGS[1] in page and HEADINGS[2] in page
+    assert page.count(IMG) == 3
+    for column in ("ndcg@10", "recall@20", "day_1", "day_7"):
+        assert f">{column}</th>" in page
+    report = evaluate(Qrels.from_file(files["qrels"]), Run.from_file(files["model_b"]), "ndcg@10")
+    assert f">{report.mean['ndcg@10']:.4f}</td>" in page
+    assert "<td>model_b.csv</td>" in page
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "error: nothing to report; pass --qrels and --run"),
+        (["--qrels", "q.txt"], "error: --qrels and --run go together"),
+        (["--impressions", "imp.csv", "--score", "p"], "error: --impressions needs --label COL"),
+        (
+            ["--label", "click"],
+            "error: --label given without --impressions FILE",
+        ),
+    ],
+)
+def test_report_errors_exit_2_with_one_line(runner, tmp_path, args, message) -> None:
+    out = tmp_path / "never.html"
+    result = invoke(runner, "report", "--out", out, *args, code=2)
+    assert result.stderr.startswith(message)
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_report_bad_file_is_one_line_error(runner, tmp_path) -> None:
+    result = invoke(
+        runner, "report", "--out", tmp_path / "r.html", "--events", "missing.csv", code=2
+    )
+    assert result.stderr.startswith("error: ") and len(result.stderr.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------ HTMLReport
+def test_html_report_escapes_and_formats() -> None:
+    doc = HTMLReport("<x>", description="a & b", digits=2)
+    doc.add_heading("<h>")
+    doc.add_table(
+        [{"name": "<a>", "v": 0.125, "n": np.int64(3)}, {"name": "b", "v": float("nan")}],
+        caption="c",
+        max_rows=1,
+    )
+    page = doc.to_html()
+    assert "<h1>&lt;x&gt;</h1>" in page and "<h2>&lt;h&gt;</h2>" in page
+    assert '<p class="text">a &amp; b</p>' in page
+    assert "<td>&lt;a&gt;</td>" in page and '<td class="num">0.12</td>' in page
+    assert '<td class="num">3</td>' in page and "First 1 of 2 rows." in page
+    assert "nan" not in page  # the second row is cut
+
+
+def test_html_report_figures_sit_side_by_side(matplotlib, tmp_path) -> None:
+    from receval.report import new_axes
+
+    doc = HTMLReport("figs")
+    for caption in ("one", "two"):
+        ax = new_axes()
+        ax.plot([0, 1], [0, 1])
+        doc.add_figure(ax, caption=caption)
+    doc.add_text("after")
+    page = Path(doc.write(tmp_path / "f.html")).read_text(encoding="utf-8")
+    assert page.count('<div class="figures">') == 1 and page.count(IMG) == 2
+    assert page.index("</div>") < page.index("after")
+    assert doc.n_figures == 2
+
+
+# ------------------------------------------------------------------ datasets
+def test_datasets_are_deterministic() -> None:
+    q1, r1 = make_recommendations(300, n_items=400, k=30, seed=7)
+    q2, r2 = make_recommendations(300, n_items=400, k=30, seed=7)
+    q3, _ = make_recommendations(300, n_items=400, k=30, seed=8)
+    for key in q1:
+        np.testing.assert_array_equal(q1[key], q2[key])
+    for name in r1:
+        for key in r1[name]:
+            np.testing.assert_array_equal(r1[name][key], r2[name][key])
+    assert len(q1["item"]) != len(q3["item"]) or not np.array_equal(q1["item"], q3["item"])
+    e1, e2 = make_events(200, days=30, seed=7), make_events(200, days=30, seed=7)
+    for key in e1:
+        np.testing.assert_array_equal(e1[key], e2[key])
+
+
+def test_recommendations_shape_and_model_order() -> None:
+    qrels, runs = make_recommendations(500, n_items=600, k=50, seed=0)
+    assert set(np.unique(qrels["grade"])) == {1, 2}
+    q = Qrels(qrels["user"], qrels["item"], qrels["grade"])
+    assert q.n_users == 500
+    mean = {}
+    for name, r in runs.items():
+        assert len(r["user"]) == 500 * 50
+        per_user = r["score"].reshape(500, 50)
+        assert (np.diff(per_user, axis=1) <= 0).all()  # by descending score
+        report = evaluate(q, Run(r["user"], r["item"], r["score"]), ["ndcg@10", "recall@50"])
+        mean[name] = report.mean
+    for metric in ("ndcg@10", "recall@50"):
+        assert mean["model_a"][metric] > mean["model_b"][metric]
+
+
+def test_impressions_models_ordered_by_auc() -> None:
+    log = make_impressions(2_000, seed=0)
+    y = log["click"]
+    assert roc_auc_score(y, log["model_a"]) > roc_auc_score(y, log["model_b"])
+
+
+def test_events_arrivals_and_decay() -> None:
+    events = make_events(2_000, days=30, seed=0, start="2023-12-25")
+    t = events["time"]
+    assert t.dtype == np.dtype("datetime64[s]") and (np.diff(t.astype(np.int64)) >= 0).all()
+    assert str(t.min())[:10] == "2023-12-25" and str(t.max())[:10] <= "2024-01-23"
+    report = retention(events, days=(1, 7, 14))
+    assert report.n_users == 2_000 and report.n_periods == 30
+    assert (report.new_users > 0).all()  # new users every day
+    mean = np.nanmean(report.day_n_retention, axis=0)
+    assert 0.05 < mean[2] < mean[1] < mean[0] < 0.5  # decaying return probability

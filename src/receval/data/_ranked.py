@@ -67,6 +67,17 @@ class _RankedBase:
         """Number of (user, item) rows."""
         return int(self.offsets[-1])
 
+    def _nested(self, values: np.ndarray, cast: Any) -> dict[Any, dict[Any, Any]]:
+        """``{user: {item: cast(value)}}`` in CSR order."""
+        out: dict[Any, dict[Any, Any]] = {}
+        for u in range(self.n_users):
+            a, b = self.offsets[u], self.offsets[u + 1]
+            out[_py(self.user_ids[u])] = {
+                _py(self.item_ids[i]): cast(x)
+                for i, x in zip(self.items[a:b], values[a:b], strict=True)
+            }
+        return out
+
     def _raise_duplicate(self, g: int) -> None:
         seg = self.items[self.offsets[g] : self.offsets[g + 1]]
         values, counts = np.unique(seg, return_counts=True)
@@ -228,14 +239,7 @@ class Qrels(_RankedBase):
     # ------------------------------------------------------------ views
     def to_dict(self) -> dict[Any, dict[Any, int]]:
         """Back to ``{user: {item: grade}}``."""
-        out: dict[Any, dict[Any, int]] = {}
-        for u in range(self.n_users):
-            a, b = self.offsets[u], self.offsets[u + 1]
-            out[_py(self.user_ids[u])] = {
-                _py(self.item_ids[i]): int(g)
-                for i, g in zip(self.items[a:b], self.grades[a:b], strict=True)
-            }
-        return out
+        return self._nested(self.grades, int)
 
     def __repr__(self) -> str:
         return f"Qrels(n_users={self.n_users}, n_rows={self.n_rows})"
@@ -461,14 +465,7 @@ class Run(_RankedBase):
 
     def to_dict(self) -> dict[Any, dict[Any, float]]:
         """Back to ``{user: {item: score}}`` (ranks become negative scores)."""
-        out: dict[Any, dict[Any, float]] = {}
-        for u in range(self.n_users):
-            a, b = self.offsets[u], self.offsets[u + 1]
-            out[_py(self.user_ids[u])] = {
-                _py(self.item_ids[i]): float(s)
-                for i, s in zip(self.items[a:b], self.scores[a:b], strict=True)
-            }
-        return out
+        return self._nested(self.scores, float)
 
     def __repr__(self) -> str:
         label = f"name={self.name!r}, " if self.name else ""

@@ -39,9 +39,9 @@ from receval import (
     root_mean_squared_error,
 )
 from receval._registry import POINTWISE_METRICS, pointwise_metric
-from receval.cli import app
 from receval.cli._app import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS
 from receval.exceptions import InvalidParameterError
+from tests.cli._helpers import invoke, make_runner
 
 TOL = 1e-12
 
@@ -123,18 +123,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def runner() -> CliRunner:
-    try:  # click < 8.2 mixes stderr into stdout unless told not to
-        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        return CliRunner()
-
-
-def invoke(runner: CliRunner, *args: object, code: int = 0):
-    result = runner.invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    assert result.exit_code == code, (result.stdout, result.stderr)
-    return result
+    return make_runner()
 
 
 def close(a: float | None, b: float) -> bool:

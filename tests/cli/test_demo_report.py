@@ -23,10 +23,10 @@ from receval import (
     retention,
     roc_auc_score,
 )
-from receval.cli import app
 from receval.cli._app import DEFAULT_RANK_METRICS, REPORT_COHORTS
 from receval.datasets import make_events, make_impressions, make_recommendations
 from receval.report import HTMLReport
+from tests.cli._helpers import invoke, make_runner
 
 USERS = 300  # users of each demo dataset: small, so the file runs in seconds
 IMG = '<img src="data:image/png;base64,'
@@ -42,18 +42,7 @@ def matplotlib():
 
 @pytest.fixture(scope="module")
 def runner() -> CliRunner:
-    try:  # click < 8.2 mixes stderr into stdout unless told not to
-        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        return CliRunner()
-
-
-def invoke(runner: CliRunner, *args: object, code: int = 0):
-    result = runner.invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    assert result.exit_code == code, (result.stdout, result.stderr)
-    return result
+    return make_runner()
 
 
 def _same(a: float | None, b: float) -> bool:

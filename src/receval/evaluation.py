@@ -297,7 +297,7 @@ def evaluate(
             f"score them 0 or leave them out."
         )
     n_run_only = int(r.n_users - (user_map >= 0).sum())
-    item_map = lookup(r.item_ids, q.item_ids)
+    item_map = lookup(q.item_ids, r.item_ids)
     need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
     r_keys = r.trec_keys if need_trec else np.empty(0)
     ranked = [t for t in specs if t not in listwise]
@@ -313,11 +313,15 @@ def evaluate(
     disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
     values = aux = np.empty((q.n_users, 0))
     if ranked:
+        # one table over run items per thread, holding qrels rows (int32 when they fit)
+        slot_type = np.int32 if q.n_rows < 2**31 else np.int64
+        slots = np.full(
+            (int(numba.config.NUMBA_NUM_THREADS), len(r.item_ids)), -1, dtype=slot_type
+        )
         values, aux = _evaluate_users(
             q.offsets, q.items, q.grades, q.grades_desc,
             r.offsets, r.items, r.scores, r_keys, item_map, user_map, table,
-            max_len, 4 * max(1, int(numba.get_num_threads())), disc,
-            int(numba.config.NUMBA_NUM_THREADS),
+            max_len, 4 * max(1, int(numba.get_num_threads())), disc, slots,
         )  # fmt: skip
     means: dict[str, float] = {}
     per_user: dict[str, np.ndarray] = {}

@@ -860,17 +860,17 @@ def test_grouped_and_shuffled_rows_give_same_containers(seed, monkeypatch):
 
 @pytest.mark.parametrize("block_rows", [0, 16, 1 << 15])  # one global sort; blocks
 @pytest.mark.parametrize("grouped", [True, False])
-def test_run_order_exact_for_nearly_equal_scores(grouped, block_rows, monkeypatch):
+@pytest.mark.parametrize("sizes", [[1, 5, 40, 300, 7], [9] * 30], ids=["uneven", "top_k"])
+def test_run_order_exact_for_nearly_equal_scores(grouped, block_rows, sizes, monkeypatch):
     # keys equal in their top bits take the exact fallback; grouped integer rows
     # are reordered in place, the others through a row map; small blocks are
-    # shared by two threads
+    # shared by two threads; lists of one length are sorted row by row
     from receval.data import _ranked
 
     monkeypatch.setattr(_ranked, "_BLOCK_ROWS", block_rows)
     rng = np.random.default_rng(3)
     base = np.array([0.5, np.nextafter(0.5, 1), np.nextafter(np.nextafter(0.5, 1), 1),
                      0.0, -0.0, 1e-300, -1e-300, 3.0])  # fmt: skip
-    sizes = [1, 5, 40, 300, 7]
     users = np.repeat(np.arange(len(sizes)) * 10, sizes)
     items = np.concatenate([rng.permutation(1000)[:k] for k in sizes])
     scores = rng.choice(base, len(users))
@@ -1034,3 +1034,80 @@ def test_factorize_infinite_and_mixed_ids():
 def test_factorize_empty():
     codes, uniques = factorize(np.array([], dtype=np.int64), "users", "f")
     assert codes.shape == (0,) and uniques.shape == (0,)
+
+
+@pytest.mark.parametrize("with_polars", [True, False])
+@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize(
+    "dtypes",
+    [("int64", "int64", "float64"), ("int32", "uint16", "float32"), ("int64", "int64", "rank")],
+    ids=["wide", "narrow", "ranks"],
+)
+def test_parquet_scratch_buffer_and_in_place_ranking(
+    with_polars, grouped, dtypes, tmp_path, monkeypatch
+):
+    """Numeric columns are decoded into one reused buffer and scores are ranked in
+    place: the containers equal the in-memory ones for every width, with ties,
+    grouped or shuffled users, and sorts cut into many blocks."""
+    from receval.data import _ranked, io
+
+    monkeypatch.setattr(io, "_PARQUET_WITH_POLARS", with_polars)
+    monkeypatch.setattr(_ranked, "_BLOCK_ROWS", 16)
+    rng = np.random.default_rng(11)
+    counts = rng.integers(1, 9, 60)
+    users = np.repeat(rng.permutation(60) + 7, counts)
+    items = np.concatenate([rng.choice(500, c, replace=False) for c in counts])
+    if not grouped:
+        order = rng.permutation(len(users))
+        users, items = users[order], items[order]
+    user_type, item_type, value = dtypes
+    frame = pd.DataFrame({"user": users.astype(user_type), "item": items.astype(item_type)})
+    if value == "rank":
+        frame["rank"] = rng.permutation(len(users)) + 1
+        kwargs = {"rank": "rank"}
+    else:
+        frame["score"] = rng.choice([0.1, 0.25, 0.5, 0.75], len(users)).astype(value)
+        kwargs = {}
+    frame["grade"] = rng.integers(0, 4, len(users))
+    path = tmp_path / "rows.parquet"
+    frame.to_parquet(path, row_group_size=37)
+    run = Run.from_file(path, **kwargs)
+    expected = Run.from_frame(frame, **kwargs)
+    assert run.to_dict() == expected.to_dict()
+    np.testing.assert_array_equal(run.items, expected.items)
+    np.testing.assert_array_equal(run.scores, expected.scores)
+    assert Qrels.from_file(path).to_dict() == Qrels.from_frame(frame).to_dict()
+
+
+@pytest.mark.parametrize("with_polars", [True, False])
+def test_parquet_null_scores_and_ids_are_errors(with_polars, tmp_path, monkeypatch):
+    from receval.data import io
+
+    monkeypatch.setattr(io, "_PARQUET_WITH_POLARS", with_polars)
+    path = tmp_path / "nulls.parquet"
+    pq.write_table(
+        pa.table({"user": [1, 1, 2], "item": [1, 2, 1], "score": [0.5, None, 0.1]}), path
+    )
+    with pytest.raises(InputValidationError, match=r"^Run: scores contains NaN or infinity\.$"):
+        Run.from_file(path)
+
+
+@pytest.mark.parametrize("sizes", [[1, 5, 40, 300, 7], [9] * 30], ids=["uneven", "top_k"])
+def test_run_blocks_sorted_without_fallback_for_distinct_scores(sizes, monkeypatch):
+    # the exact fallback repairs any misordered list, so a broken fast path would
+    # still give right containers: check that distinct scores never need it
+    from receval._kernels import _topk
+    from receval.data import _ranked
+
+    def no_redo(*args):
+        raise AssertionError("the fast path left a list unsorted")
+
+    monkeypatch.setattr(_ranked, "_BLOCK_ROWS", 16)
+    monkeypatch.setattr(_topk, "_redo_segments", no_redo)
+    rng = np.random.default_rng(8)
+    users = np.repeat(np.arange(len(sizes)), sizes)
+    items = np.concatenate([rng.permutation(1000)[:k] for k in sizes])
+    scores = rng.permutation(len(users)) / len(users)
+    run = Run(users, items, scores)
+    for g in range(run.n_users):
+        assert (np.diff(run.scores[run.offsets[g] : run.offsets[g + 1]]) < 0).all()

@@ -355,20 +355,21 @@ def _evaluate_users(
     max_len,
     n_chunks,
     disc,
-    n_slot_rows,
+    slots,
 ):
     """Every metric (rows of ``specs``) for every qrels user.
 
-    ``item_map`` maps run item codes to qrels item codes (-1 when the item is
-    judged for nobody); ``user_map[u]`` is the run user of qrels user u (-1
+    ``item_map`` maps qrels item codes to run item codes (-1 when no user was
+    recommended the item); ``user_map[u]`` is the run user of qrels user u (-1
     when absent from the run); ``r_keys[item]`` breaks ties for ``ties='trec'``
     (the rank of the run item's id in string order; may be empty when the run
     has no ties). The grade of each recommended item is found through a table
-    over qrels item codes, one per thread (``n_slot_rows`` is at least the
-    number of threads): qrels row t of user u writes ``t`` at its item, and a
-    recommended item is judged for u exactly when the table holds a row of u
-    (rows of other users lie outside u's range, so the table is never
-    cleared). O(judged + recommended) per user. Users are split into ``n_chunks`` contiguous
+    over run item codes, one row of ``slots`` per thread (filled with -1, at
+    least as many rows as threads): qrels row t of user u writes ``t`` at its
+    item, and a recommended item is judged for u exactly when the table holds a
+    row of u (rows of other users lie outside u's range, so the table is never
+    cleared). O(judged + recommended) per user, one table read per
+    recommended item. Users are split into ``n_chunks`` contiguous
     chunks, each with scratch buffers of ``max_len`` (the longest list);
     ``disc[j] = 1 / log2(j + 2)`` covers the longest list and the most judged
     items of a user. Returns values and R (the user's relevant items) per
@@ -383,10 +384,6 @@ def _evaluate_users(
         if specs[m, S_TIES] == TIES_TREC:
             need_trec = True
     need_trec = need_trec and r_keys.shape[0] > 0
-    n_items = 0
-    for t in range(q_items.shape[0]):
-        n_items = max(n_items, q_items[t] + 1)
-    slots = np.full((n_slot_rows, n_items), -1, dtype=np.int64)
     for c in nb.prange(n_chunks):
         slot = slots[nb.get_thread_id()]
         u0 = n_users * c // n_chunks
@@ -408,15 +405,15 @@ def _evaluate_users(
                 a = r_offsets[ru]
                 n = r_offsets[ru + 1] - a
                 for t in range(qa, qb):
-                    slot[q_items[t]] = t
+                    ri = item_map[q_items[t]]
+                    if ri >= 0:
+                        slot[ri] = t
             for j in range(n):
                 # unjudged items are below every threshold
                 grades_input[j] = -np.inf
-                qi = item_map[r_items[a + j]]
-                if qi >= 0:
-                    t = slot[qi]
-                    if t >= qa and t < qb:
-                        grades_input[j] = q_grades[t]
+                t = slot[r_items[a + j]]
+                if t >= qa and t < qb:
+                    grades_input[j] = q_grades[t]
             trec_differs = False
             if need_trec and n > 1:
                 for j in range(1, n):
@@ -865,7 +862,8 @@ def _unpack_grouped(packed, offsets, items, keys, pos_bits, n_items, max_len, n_
 @nb.njit(cache=True, nogil=True)
 def _pack_block(offsets, rows, key_bits, g0, g1, seg_bits, pos_bits, buf):
     """``_pack_keys`` for segments g0..g1 into ``buf`` (segment ids counted from
-    g0, so a block of a few thousand segments leaves more bits to the key).
+    g0, so a block of a few thousand segments leaves more bits to the key;
+    ``seg_bits=0``: no segment id, for blocks sorted row by row).
     ``key_bits`` is the float64 keys viewed as uint64."""
     score_bits = 64 - seg_bits - pos_bits
     sign = np.uint64(1) << np.uint64(63)
@@ -874,7 +872,9 @@ def _pack_block(offsets, rows, key_bits, g0, g1, seg_bits, pos_bits, buf):
     base = offsets[g0]
     for g in range(g0, g1):
         a = offsets[g]
-        high = np.uint64(g - g0) << np.uint64(score_bits + pos_bits)
+        high = np.uint64(0)
+        if seg_bits > 0:
+            high = np.uint64(g - g0) << np.uint64(score_bits + pos_bits)
         for t in range(offsets[g + 1] - a):
             u = key_bits[_row(rows, a + t)]
             u = ~u if u & sign else u | sign
@@ -885,14 +885,16 @@ def _pack_block(offsets, rows, key_bits, g0, g1, seg_bits, pos_bits, buf):
 
 @nb.njit(cache=True, nogil=True)
 def _unpack_block(
-    buf, offsets, rows, items, keys, g0, g1, pos_bits, out_items, out_keys, bad, stamp, seg_items
+    buf, offsets, rows, items, keys, g0, g1, pos_bits, out_items, out_keys, bad, stamp,
+    seg_items, seg_keys,
 ):  # fmt: skip
     """Decode the sorted ``buf`` of segments g0..g1 into ``out_items`` and
-    ``out_keys`` (``out_items`` may be ``items`` itself when ``rows`` is the
-    identity: each segment's items are copied to ``seg_items`` first).
-    Segments whose keys differ only in dropped bits are written in input
-    order and flagged in ``bad`` (to be redone exactly). Returns the first
-    segment with a repeated item (``stamp``: a table over item codes), or -1.
+    ``out_keys`` (which may be ``items`` and ``keys`` themselves when ``rows``
+    is the identity: each segment's items and keys are copied to ``seg_items``
+    and ``seg_keys`` first). Segments whose keys differ only in dropped bits
+    are written in input order and flagged in ``bad`` (to be redone exactly).
+    Returns the first segment with a repeated item (``stamp``: a table over
+    item codes), or -1.
     """
     low = np.uint64((1 << pos_bits) - 1)
     base = offsets[g0]
@@ -901,8 +903,10 @@ def _unpack_block(
         a = offsets[g]
         n = offsets[g + 1] - a
         for t in range(n):
-            it = items[_row(rows, a + t)]
+            r = _row(rows, a + t)
+            it = items[r]
             seg_items[t] = it
+            seg_keys[t] = keys[r]
             if stamp[it] == g and dup < 0:
                 dup = g
             stamp[it] = g
@@ -911,7 +915,7 @@ def _unpack_block(
         ok = True
         for t in range(n):
             p = np.int64(buf[a + t - base] & low)
-            k = keys[_row(rows, a + p)]
+            k = seg_keys[p]
             if k > prev_key or (k == prev_key and p < prev_pos):
                 ok = False
                 break
@@ -923,7 +927,7 @@ def _unpack_block(
             bad[g] = True
             for t in range(n):
                 out_items[a + t] = seg_items[t]
-                out_keys[a + t] = keys[_row(rows, a + t)]
+                out_keys[a + t] = seg_keys[t]
     return dup
 
 

@@ -176,11 +176,16 @@ class Qrels(_RankedBase):
         if parquet.num_rows == 0:
             v.check_not_empty(0, "users", func)
         self = cls.__new__(cls)
-        self.offsets, order = self._group_users(parquet.read(user))
+        scratch = np.empty(8 * parquet.num_rows, dtype=np.uint8)
+        self.offsets, order = self._group_users(parquet.read(user, out=scratch))
         parquet.release()
-        item_codes, self.item_ids = factorize(parquet.read(item), "items", func, any_order=True)
+        items = parquet.read(item, out=scratch)
+        item_codes, self.item_ids = factorize(items, "items", func, any_order=True)
+        del items
         parquet.release()
-        grades = self._check_grades(None if grade is None else parquet.read(grade), len(item_codes))
+        raw = None if grade is None else parquet.read(grade, out=scratch)
+        grades = self._check_grades(raw, len(item_codes))
+        del raw, scratch
         self._finish(order, item_codes, grades)
         del grades
         parquet.release()
@@ -311,16 +316,19 @@ class Run(_RankedBase):
         values: np.ndarray,
         from_ranks: bool,
         name: str | None,
+        own_values: bool = False,
     ) -> None:
-        """Group encoded rows by user and rank each user's items."""
+        """Group encoded rows by user and rank each user's items (``own_values``:
+        ``values`` is a scratch array of ours and may be ranked in place)."""
         self.name = name
         self.from_ranks = from_ranks
         keys = -values if from_ranks else values
         self.offsets = offsets
         # item codes come from factorize: writeable ones are fresh arrays of ours
         self.items, self.scores, dup = _rank_rows(
-            self.offsets, rows, item_codes, keys, len(self.item_ids), item_codes.flags.writeable
-        )
+            self.offsets, rows, item_codes, keys, len(self.item_ids),
+            own_items=item_codes.flags.writeable, own_keys=from_ranks or own_values,
+        )  # fmt: skip
         del rows
         if dup >= 0:
             self._raise_duplicate(dup)
@@ -333,18 +341,28 @@ class Run(_RankedBase):
         cls, path: str, user: str, item: str, value: str, from_ranks: bool, name: str | None
     ) -> Run:
         """Read and encode one column at a time (a run of 100M rows is 2.4 GB of raw
-        columns): at most one raw column is in memory next to the codes."""
+        columns): at most one raw column is in memory next to the codes.
+
+        Numeric columns are decoded into one scratch buffer, reused from column
+        to column (touching fresh memory costs more than decoding here), and the
+        score column is ranked in place, so that buffer becomes ``scores``.
+        """
         func = cls._func
         parquet = io.ParquetColumns(path, (user, item, value))
         if parquet.num_rows == 0:
             v.check_not_empty(0, "users", func)
         self = cls.__new__(cls)
-        offsets, rows = self._group_users(parquet.read(user))
+        scratch = np.empty(8 * parquet.num_rows, dtype=np.uint8)
+        offsets, rows = self._group_users(parquet.read(user, out=scratch))
         parquet.release()
-        item_codes, self.item_ids = factorize(parquet.read(item), "items", func, any_order=True)
+        items = parquet.read(item, out=scratch)
+        item_codes, self.item_ids = factorize(items, "items", func, any_order=True)
+        del items
         parquet.release()
-        values = _as_numbers(parquet.read(value), "ranks" if from_ranks else "scores", func)
-        self._build(offsets, rows, item_codes, values, from_ranks, name)
+        raw = parquet.read(value, out=scratch)
+        values = _as_numbers(raw, "ranks" if from_ranks else "scores", func)
+        del raw, scratch  # values is the scratch buffer itself, or a fresh copy of it
+        self._build(offsets, rows, item_codes, values, from_ranks, name, own_values=True)
         del values
         parquet.release()
         return self
@@ -489,10 +507,12 @@ def _rank_rows(
     keys: np.ndarray,
     n_items: int,
     own_items: bool = False,
+    own_keys: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Items and keys of every segment in key-descending order (stable), and the
-    first segment holding a duplicate item (-1 if none). With ``own_items``,
-    ``items`` may be reordered in place (saving a copy of it).
+    first segment holding a duplicate item (-1 if none). With ``own_items`` and
+    ``own_keys``, ``items`` and ``keys`` may be reordered in place (saving a
+    copy of each).
 
     Fast path: each row becomes one uint64 (segment id, key's top bits,
     position), and one SIMD integer sort (NumPy), split by segment ranges over
@@ -516,7 +536,7 @@ def _rank_rows(
         return out_items, out_keys, dup
     keys = np.ascontiguousarray(keys, dtype=np.float64)
     if _BLOCK_ROWS:
-        return _rank_blocks(offsets, rows, items, keys, n_items, own_items, max_len)
+        return _rank_blocks(offsets, rows, items, keys, n_items, own_items, own_keys, max_len)
     packed = k._pack_keys(offsets, rows, keys.view(np.uint64), seg_bits, pos_bits, n_chunks)
     threads = _n_threads()
     if threads > 1 and len(packed) > 1_000_000:
@@ -554,6 +574,7 @@ def _rank_blocks(
     keys: np.ndarray,
     n_items: int,
     own_items: bool,
+    own_keys: bool,
     max_len: int,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """``_rank_rows`` block by block: the segments are cut into blocks of about
@@ -575,25 +596,35 @@ def _rank_blocks(
     if 64 - seg_bits - pos_bits < _MIN_KEY_BITS:  # pragma: no cover - 2^20 segments in a block
         raise AssertionError("blocks are cut by rows: few segments per block")
     out_items = items if (len(rows) == 0 and own_items) else np.empty(n, dtype=items.dtype)
-    out_keys = np.empty(n, dtype=np.float64)
+    out_keys = keys if (len(rows) == 0 and own_keys) else np.empty(n, dtype=np.float64)
     bad = np.zeros(n_seg, dtype=np.bool_)
-    width = int(max(_BLOCK_ROWS + max_len, 1))
+    lengths = np.diff(offsets)
+    size = int(max(_BLOCK_ROWS + max_len, 1))
     key_bits = keys.view(np.uint64)  # keys are contiguous float64 (see _rank_rows)
     threads = _n_threads() if n > 4 * _BLOCK_ROWS else 1
 
     def work(part: tuple[int, int]) -> int:
-        buf = np.empty(width, dtype=np.uint64)
+        buf = np.empty(size, dtype=np.uint64)
         stamp = np.full(n_items, -1, dtype=np.int64)
         seg_items = np.empty(max(max_len, 1), dtype=items.dtype)
+        seg_keys = np.empty(max(max_len, 1), dtype=np.float64)
         first = -1
         for b in range(part[0], part[1]):
             g0, g1 = int(bounds[b]), int(bounds[b + 1])
-            m = k._pack_block(offsets, rows, key_bits, g0, g1, seg_bits, pos_bits, buf)
+            block_lengths = lengths[g0:g1]
+            width = int(block_lengths[0]) if g1 > g0 else 0
+            if width > 1 and block_lengths.min() == block_lengths.max():
+                # lists of one length (a top-K run): sort each list as a row, 2-3x
+                # faster than one sort of the block, and no segment bits needed
+                m = k._pack_block(offsets, rows, key_bits, g0, g1, 0, pos_bits, buf)
+                buf[:m].reshape(g1 - g0, width).sort(axis=1)
+            else:
+                m = k._pack_block(offsets, rows, key_bits, g0, g1, seg_bits, pos_bits, buf)
+                buf[:m].sort()
             view = buf[:m]
-            view.sort()
             d = k._unpack_block(
                 view, offsets, rows, items, keys, g0, g1, pos_bits,
-                out_items, out_keys, bad, stamp, seg_items,
+                out_items, out_keys, bad, stamp, seg_items, seg_keys,
             )  # fmt: skip
             if first < 0 <= d:
                 first = d

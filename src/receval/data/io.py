@@ -58,6 +58,28 @@ def _column_array(col: Any) -> Any:
     return np.asarray(col)
 
 
+def _chunks_into(column: Any, out: np.ndarray) -> np.ndarray | None:
+    """Copy a numeric Arrow column without nulls into ``out`` (a uint8 buffer) and
+    return the filled view; None when the column is not such a column."""
+    import pyarrow as pa
+
+    kind = column.type
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)) or column.null_count:
+        return None
+    if pa.types.is_float16(kind):
+        return None
+    dtype = np.dtype(kind.to_pandas_dtype())
+    if len(column) * dtype.itemsize > out.nbytes:
+        return None
+    view = out[: len(column) * dtype.itemsize].view(dtype)
+    start = 0
+    for chunk in column.chunks:
+        values = chunk.to_numpy(zero_copy_only=True)
+        view[start : start + len(values)] = values
+        start += len(values)
+    return view
+
+
 def frame_columns(data: Any, columns: Mapping[str, str | None], func: str) -> dict[str, Any]:
     """Pick named columns from a DataFrame / Arrow table / mapping of arrays.
 
@@ -263,7 +285,13 @@ class ParquetColumns:
                     f"{path}: no column {column!r}. Got columns {format_values(names, limit=10)}."
                 )
 
-    def read(self, column: str) -> Any:
+    def read(self, column: str, out: np.ndarray | None = None) -> Any:
+        """One column as a NumPy array (an Arrow array for strings).
+
+        With ``out``, a uint8 buffer of at least 8 bytes per row, a numeric
+        column without nulls is decoded into it and returned as a view of it:
+        the next such read overwrites it. Other columns come back as usual.
+        """
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -280,11 +308,19 @@ class ParquetColumns:
                 except pl.exceptions.PolarsError:
                     pass  # pyarrow below reports the problem
                 else:
+                    if out is not None and frame.dtypes[0].is_numeric():
+                        copied = _chunks_into(frame.to_arrow().column(0), out)
+                        if copied is not None:
+                            return copied
                     return _column_array(frame.to_series())
         try:
             table = pq.ParquetFile(self.path, pre_buffer=False).read(columns=[column])
         except (pa.ArrowInvalid, OSError) as exc:  # pragma: no cover - file changed meanwhile
             raise InputValidationError(f"{self.path}: {exc}") from exc
+        if out is not None:
+            copied = _chunks_into(table.column(0), out)
+            if copied is not None:
+                return copied
         return _column_array(table.column(0))
 
     @staticmethod

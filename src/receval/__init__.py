@@ -53,6 +53,14 @@ _EXPORTS: dict[str, str] = {
     "MetricSpec": "receval._registry",
     "Conventions": "receval.conventions",
     "PROFILES": "receval.conventions",
+    # comparing models
+    "compare": "receval.comparison",
+    "compare_predictions": "receval.comparison",
+    "ComparisonReport": "receval.comparison",
+    "paired_pvalues": "receval.comparison",
+    "bootstrap_intervals": "receval.comparison",
+    "adjust_pvalues": "receval.comparison",
+    "effect_sizes": "receval.comparison",
     # beyond accuracy
     "intra_list_similarity": "receval.metrics._beyond",
     "diversity": "receval.metrics._beyond",
@@ -88,6 +96,15 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from ._registry import MetricSpec, list_metrics, parse_metric
+    from .comparison import (
+        ComparisonReport,
+        adjust_pvalues,
+        bootstrap_intervals,
+        compare,
+        compare_predictions,
+        effect_sizes,
+        paired_pvalues,
+    )
     from .conventions import PROFILES, Conventions
     from .data._ranked import Qrels, Run
     from .evaluation import EvaluationReport, evaluate

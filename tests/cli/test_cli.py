@@ -267,6 +267,7 @@ def test_rank_text_formats(runner, files, fmt) -> None:
     result = invoke(
         runner, "rank", "--qrels", files["qrels"], "--run", files["run_a"], "--run",
         files["run_b"], "-m", "ndcg@2", "-m", "mrr", "-f", fmt, "--digits", "3",
+        "--test", "none",  # no significance letters (see test_compare_cli.py)
     )  # fmt: skip
     q = Qrels.from_file(files["qrels"])
     means = [

@@ -375,6 +375,24 @@ def rank(
         str | None,
         typer.Option(help=f"What the ideal DCG ranks: {_choices('ideal')}.", show_default=False),
     ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="With several runs: mark significance against this run (a file name); "
+            "default: every pair.",
+            show_default=False,
+        ),
+    ] = None,
+    test: Annotated[
+        str,
+        typer.Option(
+            help="With several runs: the paired test behind the significance letters "
+            "(randomization, student, wilcoxon) or none. See receval compare for p-values "
+            "and intervals.",
+        ),
+    ] = "randomization",
+    permutations: Annotated[int, typer.Option(help="Sign flips of the randomization test.")] = 1000,
     output_format: FormatOption = OutputFormat.table,
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
@@ -385,7 +403,9 @@ def rank(
     metric: each metric's mean over the qrels users, exactly as
     receval.evaluate(qrels, run, metrics, ...).mean. Conventions default to
     receval's; --profile sets all of them to a peer's and the other options
-    override single ones.
+    override single ones. With several runs, the table, markdown and latex
+    formats add significance letters: a letter after a value names a run
+    this one beats significantly (paired --test, Holm-corrected, p < 0.05).
     """
     from ..conventions import resolve_conventions
     from ..data._ranked import Qrels, Run
@@ -408,6 +428,14 @@ def rank(
         for text in metrics:
             parse_metric(text)
         resolve_conventions(profile, "evaluate", **conventions)
+        if test not in ("randomization", "student", "wilcoxon", "none"):
+            raise say.fail(
+                f"--test must be one of randomization, student, wilcoxon, none. Got {test!r}."
+            )
+        if baseline is not None and baseline not in _run_names(run):
+            raise say.fail(
+                f"--baseline must name one of the runs {_run_names(run)}. Got {baseline!r}."
+            )
         with say.progress(f"Reading {qrels}"):
             q = Qrels.from_file(
                 qrels,
@@ -436,9 +464,24 @@ def rank(
             for i, u in enumerate(rep.users)
         ]
         table = ResultTable(["user", "run", *metrics], rows)
+    elif len(reports) > 1 and test != "none" and output_format in _LETTER_FORMATS:
+        from ..comparison import compare
+        from ._compare import comparison_output
+
+        with say.guard(), say.progress("Testing differences"):
+            comparison = compare(
+                None, dict(reports), metrics, baseline=baseline, test=test,
+                n_permutations=permutations, interval=None,
+            )  # fmt: skip
+        comparison_output(comparison, output_format, digits, detail=False)
+        return
     else:
         table = _rank_table(reports, metrics)
     render(table, output_format, digits=digits)
+
+
+# formats in which ``rank`` marks significance with letters (the others keep plain numbers)
+_LETTER_FORMATS = (OutputFormat.table, OutputFormat.markdown, OutputFormat.latex)
 
 
 # ------------------------------------------------------------------ ctr
@@ -775,13 +818,21 @@ def _ranking_section(
     runs: dict[str, Any],
     say: _Messages,
     profile: str | None = None,
+    reports: list[tuple[str, Any]] | None = None,
 ) -> None:
-    """Heading, metric table and metric@k figure of the runs."""
+    """Heading, metric table (with significance tests when there are several runs)
+    and metric@k figure of the runs."""
     doc.add_heading("Ranking")
     doc.add_text(
         "Mean of each top-K metric over the users of the qrels (receval.evaluate), one row per run."
     )
     doc.add_table(table.records(), caption=table.title)
+    if reports is not None and len(reports) > 1:
+        from ..comparison import compare
+
+        with say.progress("Testing differences"):
+            metrics = [c for c in table.columns if c != "run"]
+            _comparison_table(doc, compare(None, dict(reports), metrics))
     if figures:
         from ..plot import metric_at_k
         from ..report import new_axes
@@ -802,13 +853,23 @@ def _ctr_section(
     scores: list[tuple[str, Any]],
     sample_weight: Any,
     say: _Messages,
+    groups: Any = None,
 ) -> None:
-    """Heading, metric table, ROC, precision-recall and calibration figures."""
+    """Heading, metric table (with significance tests of per-user gauc and log loss when
+    there are several models and groups), ROC, precision-recall and calibration figures."""
     doc.add_heading("CTR models")
     doc.add_text(
         "Pointwise metrics of each model's predicted click-through rate, one row per model."
     )
     doc.add_table(table.records(), caption=table.title)
+    if groups is not None and len(scores) > 1:
+        from ..comparison import compare_predictions
+
+        with say.progress("Testing differences"):
+            comparison = compare_predictions(
+                y_true, dict(scores), groups=groups, sample_weight=sample_weight
+            )
+        _comparison_table(doc, comparison)
     if figures:
         from ..plot import calibration, precision_recall, roc
         from ..report import new_axes
@@ -828,6 +889,17 @@ def _ctr_section(
                 ax = new_axes(figsize=(5.0, 4.5))
                 draw(y_true, models, ax=ax, sample_weight=sample_weight, **options)
                 doc.add_figure(ax, caption=caption)
+
+
+def _comparison_table(doc: Any, comparison: Any) -> None:
+    """Every comparison of a ComparisonReport as a table, with how it was tested."""
+    header, rows = comparison._detail_rows(4)
+    doc.add_text(
+        "Paired comparisons over users: difference of the means, effect size (Cohen's d_z), "
+        f"{comparison.confidence:.0%} bootstrap interval ({comparison.interval}), p-value and "
+        f"adjusted p-value (* where significant). {comparison.legend()}"
+    )
+    doc.add_table([dict(zip(header, row, strict=True)) for row in rows])
 
 
 def _retention_section(
@@ -1054,7 +1126,7 @@ def report_command(
             rows = _ctr_rows(y_true, scores, metrics_ctr, groups, sample_weight, say)
             title_ctr = f"{impressions}: {data.num_rows} impressions"
             table = ResultTable(["score", *metrics_ctr], rows, title=title_ctr)
-            _ctr_section(doc, figures, table, y_true, scores, sample_weight, say)
+            _ctr_section(doc, figures, table, y_true, scores, sample_weight, say, groups)
         if qrels is not None and run:
             from .._registry import parse_metric
 
@@ -1083,7 +1155,7 @@ def report_command(
                     )
                 reports.append((name, _evaluate_run(q, runs[name], name, metrics, say, profile)))
             table = _rank_table(reports, metrics, title=f"{qrels}: {q.n_users} users")
-            _ranking_section(doc, figures, table, q, runs, say, profile)
+            _ranking_section(doc, figures, table, q, runs, say, profile, reports)
         if events is not None:
             fmt = _table_format(None, events, say)
             with say.progress(f"Reading and counting {events}"):
@@ -1181,7 +1253,7 @@ def demo(
     )
     figures = _figures(say)
     with say.guard():
-        _ctr_section(doc, figures, ctr_table, y_true, scores, None, say)
-        _ranking_section(doc, figures, rank_table, q, runs, say)
+        _ctr_section(doc, figures, ctr_table, y_true, scores, None, say, log["user"])
+        _ranking_section(doc, figures, rank_table, q, runs, say, reports=reports)
         _retention_section(doc, figures, retention_table, rep, say)
     _write_report(doc, out, say)

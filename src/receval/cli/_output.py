@@ -31,6 +31,7 @@ class OutputFormat(str, Enum):
     csv = "csv"
     tsv = "tsv"
     markdown = "markdown"
+    latex = "latex"
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,22 @@ def _markdown(table: ResultTable, digits: int, out: TextIO) -> None:
         out.write("| " + " | ".join(cell(_rounded(v, digits)) for v in row) + " |\n")
 
 
+def _latex(table: ResultTable, digits: int, out: TextIO) -> None:
+    """A booktabs ``tabular``: text columns left, numeric columns right, rounded."""
+    from .._tables import latex_escape as _tex
+
+    numeric = [
+        bool(table.rows)
+        and all(isinstance(row[j], (int, float)) or row[j] is None for row in table.rows)
+        for j in range(len(table.columns))
+    ]
+    out.write("\\begin{tabular}{" + "".join("r" if n else "l" for n in numeric) + "}\n")
+    out.write("\\toprule\n" + " & ".join(_tex(c) for c in table.columns) + " \\\\\n\\midrule\n")
+    for row in table.rows:
+        out.write(" & ".join(_tex(_rounded(v, digits)) for v in row) + " \\\\\n")
+    out.write("\\bottomrule\n\\end{tabular}\n")
+
+
 def _rich(table: ResultTable, digits: int, out: TextIO) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -151,7 +168,8 @@ def render(
         list of records ``[{column: value, ...}, ...]`` with full-precision
         floats and ``null`` for nan (and infinity); ``csv`` / ``tsv``: a header and one line
         per row, floats at full precision (``repr``), ``nan`` when undefined;
-        ``markdown``: a GitHub table rounded to ``digits``.
+        ``markdown``: a GitHub table rounded to ``digits``; ``latex``: a
+        booktabs ``tabular`` rounded to ``digits``.
     digits : int, default=4
         Decimals of floats in the ``table`` and ``markdown`` formats.
     out : text stream, default=None
@@ -167,6 +185,8 @@ def render(
         stream.write(buffer.getvalue())
     elif fmt is OutputFormat.markdown:
         _markdown(table, digits, stream)
+    elif fmt is OutputFormat.latex:
+        _latex(table, digits, stream)
     else:
         _rich(table, digits, stream)
     stream.flush()
@@ -214,6 +234,8 @@ def render_sections(
             stream.write(f"# {name}\n")
         elif fmt is OutputFormat.markdown:
             stream.write(f"### {name}\n\n")
+        elif fmt is OutputFormat.latex:
+            stream.write(f"% {name}\n")
         render(table, fmt, digits=digits, out=stream)
 
 

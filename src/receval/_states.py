@@ -1,0 +1,350 @@
+"""Mergeable states of the pointwise metrics: rows -> state, state + state, state -> value.
+
+The out-of-core path (files larger than memory, read batch by batch) and the
+Spark backend (one state per partition, merged on the driver) both reduce the
+data to these small states, with the in-memory functions' own validation and
+kernels, and the value of the merged state equals the in-memory function on
+all the rows:
+
+* :class:`Totals` (log loss, PCOC, COPC): sums; any split of the rows.
+* :class:`ScoreRange` (exact ROC AUC, no binning): the rows whose scores lie in
+  one range; the ranges of a split must be disjoint (equal scores never split
+  across two ranges: a range partition by score, as Spark's
+  ``repartitionByRange`` makes). Unweighted counts are Python ints, so the AUC
+  of merged ranges is exact whatever the split.
+* :class:`GroupTotals` (GAUC): sums over whole groups; a split must keep every
+  group's rows together (a partition by user).
+* :func:`score_histogram` / :func:`score_ranges`: the first pass that cuts the
+  score axis into ranges of bounded size (out of core).
+
+Sums of floats are added in a different order than the in-memory kernels add
+them, so float totals (weights, losses, GAUC sums) agree with the one-pass
+value to rounding (about 1e-15 relative); counts and unweighted AUCs are exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import _validation as v
+from .exceptions import InputValidationError
+
+__all__ = [
+    "GroupTotals",
+    "ScoreRange",
+    "Totals",
+    "auc_from_ranges",
+    "group_totals",
+    "order_keys",
+    "score_histogram",
+    "score_range",
+    "score_ranges",
+    "totals",
+]
+
+_EPS = float(np.finfo(np.float64).eps)
+_SIGN = np.uint64(1 << 63)
+
+
+# ------------------------------------------------------------------ log loss, PCOC
+@dataclass(frozen=True)
+class Totals:
+    """Sums behind log loss, PCOC and COPC over some rows.
+
+    Attributes
+    ----------
+    n_rows : int
+    weight : float
+        Sum of the sample weights (``n_rows`` without weights).
+    loss : float
+        Weighted sum of the binary log loss, probabilities clipped to [eps, 1 - eps].
+    predicted : float
+        Weighted sum of the predicted probabilities.
+    observed : float
+        Weighted number of clicks.
+    """
+
+    n_rows: int
+    weight: float
+    loss: float
+    predicted: float
+    observed: float
+
+    def merge(self, other: Totals) -> Totals:
+        """The totals of both sets of rows."""
+        return Totals(
+            self.n_rows + other.n_rows,
+            self.weight + other.weight,
+            self.loss + other.loss,
+            self.predicted + other.predicted,
+            self.observed + other.observed,
+        )
+
+    @property
+    def log_loss(self) -> float:
+        """Mean log loss (``nan`` without rows)."""
+        return self.loss / self.weight if self.weight > 0 else float("nan")
+
+    @property
+    def pcoc(self) -> float:
+        """Predicted over observed clicks (``nan`` without clicks)."""
+        return self.predicted / self.observed if self.observed > 0 else float("nan")
+
+    @property
+    def copc(self) -> float:
+        """Observed over predicted clicks (``nan`` when nothing is predicted)."""
+        return self.observed / self.predicted if self.predicted > 0 else float("nan")
+
+
+EMPTY_TOTALS = Totals(0, 0.0, 0.0, 0.0, 0.0)
+
+
+def totals(
+    y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> Totals:
+    """The :class:`Totals` of some rows, validated as :func:`receval.log_loss` does."""
+    from ._kernels._pointwise import _binary_log_loss_sum
+
+    func = "totals"
+    yt = v.as_1d(y_true, "y_true", func)
+    yp = v.as_1d(y_prob, "y_prob", func)
+    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
+    n = v.check_same_length(func, y_true=yt, y_prob=yp, sample_weight=sw)
+    if n == 0:
+        return EMPTY_TOTALS
+    labels = v.check_binary01(yt, func)
+    proba = v.check_probabilities(
+        v.check_finite(v.as_float(yp, "y_prob", func), "y_prob", func), "y_prob", func
+    )
+    weights = v.check_sample_weight(sw, n, func)
+    w_arg = np.empty(0) if weights is None else weights
+    loss = float(_binary_log_loss_sum(labels, proba, w_arg, _EPS))
+    if weights is None:
+        return Totals(n, float(n), loss, float(proba.sum()), float(np.count_nonzero(labels)))
+    return Totals(
+        n,
+        float(weights.sum()),
+        loss,
+        float(np.dot(proba, weights)),
+        float(weights[labels == 1].sum()),
+    )
+
+
+# ------------------------------------------------------------------ exact AUC by score ranges
+@dataclass(frozen=True)
+class ScoreRange:
+    """Exact AUC state of the rows whose scores lie in ``[low, high]``.
+
+    Attributes
+    ----------
+    low, high : float
+        Smallest and largest score of the rows (``nan`` for an empty range).
+    positives, negatives : int or float
+        (Weighted) numbers of clicks and non-clicks.
+    two_u : int or float
+        Twice the (weighted) Mann-Whitney count of the pairs inside the range:
+        a pair counts 2 when the positive scores higher, 1 when tied.
+    """
+
+    low: float
+    high: float
+    positives: int | float
+    negatives: int | float
+    two_u: int | float
+
+    @property
+    def empty(self) -> bool:
+        return self.positives == 0 and self.negatives == 0
+
+
+def order_keys(scores: np.ndarray) -> np.ndarray:
+    """uint64 keys with the order of the float64 ``scores`` (-0.0 == 0.0)."""
+    s = np.ascontiguousarray(scores, dtype=np.float64) + 0.0  # -0.0 -> 0.0
+    u = s.view(np.uint64)
+    return np.where(u & _SIGN, ~u, u | _SIGN)
+
+
+def score_range(
+    y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> ScoreRange:
+    """The :class:`ScoreRange` of some rows (all rows with scores in their range).
+
+    Validated as :func:`receval.roc_auc_score` validates binary input.
+    """
+    from ._kernels import _auc as k
+
+    func = "score_range"
+    yt = v.as_1d(y_true, "y_true", func)
+    ys = v.as_1d(y_score, "y_score", func)
+    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
+    n = v.check_same_length(func, y_true=yt, y_score=ys, sample_weight=sw)
+    if n == 0:
+        return ScoreRange(float("nan"), float("nan"), 0, 0, 0)
+    labels = v.check_binary01(yt, func)
+    scores = v.check_finite(v.as_float(ys, "y_score", func), "y_score", func) + 0.0
+    weights = v.check_sample_weight(sw, n, func)
+    if weights is None:
+        pos, neg = k._split_by_label(scores, labels)
+        pos.sort()
+        neg.sort()
+        two_u = int(k._pair_count_sorted(pos, neg))
+        return ScoreRange(float(scores.min()), float(scores.max()), len(pos), len(neg), two_u)
+    pos, pos_w, neg, neg_w = k._split_by_label_weighted(scores, labels, weights)
+    if len(pos) + len(neg) == 0:
+        return ScoreRange(float("nan"), float("nan"), 0.0, 0.0, 0.0)
+    o = np.argsort(pos, kind="stable")
+    pos, pos_w = pos[o], pos_w[o]
+    o = np.argsort(neg, kind="stable")
+    neg, neg_w = neg[o], neg_w[o]
+    area = float(k._pair_weight_sorted(pos, pos_w, neg, neg_w))
+    kept = np.concatenate([pos, neg])
+    return ScoreRange(
+        float(kept.min()), float(kept.max()), float(pos_w.sum()), float(neg_w.sum()), 2.0 * area
+    )
+
+
+def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
+    """ROC AUC of the rows of disjoint score ranges (exact for unweighted ranges).
+
+    Raises ``InputValidationError`` when two ranges overlap (the rows of one
+    score value split across ranges): range-partition by score first.
+    Returns ``nan`` when there is no positive or no negative.
+    """
+    parts = sorted((r for r in ranges if not r.empty), key=lambda r: r.low)
+    for a, b in pairwise(parts):
+        if b.low <= a.high:
+            raise InputValidationError(
+                f"auc_from_ranges: score ranges overlap ([{a.low!r}, {a.high!r}] and "
+                f"[{b.low!r}, {b.high!r}]); every score value must lie in one range, e.g. "
+                f"partition the rows by score range."
+            )
+    two_u: int | float = 0
+    negatives_below: int | float = 0
+    positives: int | float = 0
+    for r in parts:
+        two_u += r.two_u + 2 * r.positives * negatives_below
+        negatives_below += r.negatives
+        positives += r.positives
+    pairs = positives * negatives_below
+    if pairs == 0:
+        return float("nan")
+    if isinstance(two_u, int) and isinstance(pairs, int):
+        from fractions import Fraction
+
+        return float(Fraction(two_u, 2 * pairs))  # correctly rounded
+    return float(two_u / (2.0 * pairs))
+
+
+def score_histogram(
+    y_true: ArrayLike, y_score: ArrayLike, bits: int = 16
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows per score bucket, by label: ``(negatives, positives)`` of length ``2**bits``.
+
+    Bucket ``b`` holds the scores whose :func:`order_keys` start with the bits
+    of ``b``: buckets are consecutive ranges of the score axis, so whole
+    buckets make disjoint ranges. Histograms of batches add up.
+    """
+    labels = np.asarray(y_true)
+    keys = order_keys(np.asarray(y_score, dtype=np.float64))
+    bucket = (keys >> np.uint64(64 - bits)).astype(np.int64)
+    size = 1 << bits
+    pos = np.bincount(bucket[labels == 1], minlength=size)
+    neg = np.bincount(bucket[labels != 1], minlength=size)
+    return neg.astype(np.int64), pos.astype(np.int64)
+
+
+def score_ranges(rows_per_bucket: np.ndarray, max_rows: int) -> list[tuple[int, int]]:
+    """Cut buckets into consecutive ``[first, last]`` bucket ranges of at most
+    ``max_rows`` rows (a bucket larger than that is a range of its own);
+    empty buckets are skipped."""
+    ranges = []
+    start = last = -1
+    count = 0
+    nonzero = np.flatnonzero(rows_per_bucket)
+    for b in nonzero.tolist():
+        n = int(rows_per_bucket[b])
+        if start >= 0 and count + n > max_rows:
+            ranges.append((start, last))
+            start = -1
+        if start < 0:
+            start, count = b, 0
+        count += n
+        last = b
+    if start >= 0:
+        ranges.append((start, last))
+    return ranges
+
+
+# ------------------------------------------------------------------ GAUC
+@dataclass(frozen=True)
+class GroupTotals:
+    """Sums behind GAUC over whole groups.
+
+    Attributes
+    ----------
+    weighted_auc : float
+        Sum over groups with a defined AUC of weight x AUC.
+    weight : float
+        Sum of those groups' weights.
+    n_groups, n_groups_skipped, n_rows, n_rows_skipped : int
+        Groups and rows, and those without a defined AUC (one class).
+    """
+
+    weighted_auc: float
+    weight: float
+    n_groups: int
+    n_groups_skipped: int
+    n_rows: int
+    n_rows_skipped: int
+
+    def merge(self, other: GroupTotals) -> GroupTotals:
+        """The totals of both sets of groups (no group in both)."""
+        return GroupTotals(
+            self.weighted_auc + other.weighted_auc,
+            self.weight + other.weight,
+            self.n_groups + other.n_groups,
+            self.n_groups_skipped + other.n_groups_skipped,
+            self.n_rows + other.n_rows,
+            self.n_rows_skipped + other.n_rows_skipped,
+        )
+
+    @property
+    def score(self) -> float:
+        """The GAUC (``nan`` when no group has both classes)."""
+        return self.weighted_auc / self.weight if self.weight > 0 else float("nan")
+
+
+EMPTY_GROUP_TOTALS = GroupTotals(0.0, 0.0, 0, 0, 0, 0)
+
+
+def group_totals(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    weighting: str | Any = "impressions",
+    sample_weight: ArrayLike | None = None,
+) -> GroupTotals:
+    """The :class:`GroupTotals` of rows holding whole groups (as :func:`receval.group_auc`)."""
+    from .metrics._gauc import group_auc
+
+    if len(y_true) == 0:
+        return EMPTY_GROUP_TOTALS
+    report = group_auc(
+        y_true, y_score, groups=groups, weighting=weighting, sample_weight=sample_weight
+    )
+    kept = ~np.isnan(report.auc)
+    return GroupTotals(
+        float(np.dot(report.weight[kept], report.auc[kept])),
+        float(report.weight[kept].sum()),
+        report.n_groups,
+        report.n_groups_skipped,
+        int(report.n_rows.sum()),
+        report.n_rows_skipped,
+    )

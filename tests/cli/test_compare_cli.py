@@ -1,0 +1,139 @@
+"""``receval compare`` and the significance letters of ``receval rank`` with several runs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from receval import Qrels, Run, compare, compare_predictions
+from receval.datasets import make_impressions, make_recommendations
+
+from ._helpers import invoke, make_runner
+
+runner = make_runner()
+SETTINGS = ["--permutations", "500", "--resamples", "500"]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("compare")
+    qrels, runs = make_recommendations(200, n_items=300, k=20, seed=4)
+    pd.DataFrame(qrels).to_csv(tmp / "qrels.csv", index=False)
+    for name, run in runs.items():
+        pd.DataFrame(run).to_parquet(tmp / f"{name}.parquet")
+    log = make_impressions(300, impressions_per_user=10, seed=5)
+    pd.DataFrame(log).to_csv(tmp / "log.csv", index=False)
+    return tmp, qrels, runs, log
+
+
+def test_compare_runs_json_equals_library(files):
+    tmp, qrels, runs, _ = files
+    result = invoke(
+        runner, "compare", "--qrels", tmp / "qrels.csv",
+        "--run", tmp / "model_a.parquet", "--run", tmp / "model_b.parquet",
+        "-m", "ndcg@10", "-m", "mrr", "--baseline", "model_b.parquet", *SETTINGS,
+        "--format", "json",
+    )  # fmt: skip
+    records = json.loads(result.stdout)
+    q = Qrels.from_frame(pd.DataFrame(qrels))
+    named = {f"{k}.parquet": Run.from_frame(pd.DataFrame(v)) for k, v in runs.items()}
+    expected = compare(q, named, ["ndcg@10", "mrr"], baseline="model_b.parquet",
+                       n_permutations=500, n_resamples=500).records()  # fmt: skip
+    assert records == expected
+    assert [r["model"] for r in records] == ["model_a.parquet"] * 2
+
+
+def test_compare_runs_table_markdown_latex(files):
+    tmp, *_ = files
+    args = ["compare", "--qrels", tmp / "qrels.csv", "--run", tmp / "model_a.parquet",
+            "--run", tmp / "model_b.parquet", "-m", "ndcg@10", *SETTINGS]  # fmt: skip
+    table = invoke(runner, *args).stdout
+    assert "model_a.parquet" in table and "ᵇ" in table  # model a beats model b
+    assert "Fisher's randomization test (500 permutations, seed 0)" in table
+    md = invoke(runner, *args, "--format", "markdown").stdout
+    assert "<sup>b</sup>" in md and md.splitlines()[0] == "|  | model | ndcg@10 |"
+    tex = invoke(runner, *args, "--format", "latex").stdout
+    assert tex.startswith("\\begin{tabular}{llr}") and "$^{b}$" in tex
+    detail = invoke(runner, *args, "--format", "markdown", "--detail").stdout
+    assert "| metric | model | versus | difference | effect size | 95% CI |" in detail
+
+
+def test_compare_ctr_models_csv(files):
+    tmp, _, _, log = files
+    result = invoke(
+        runner, "compare", "--impressions", tmp / "log.csv", "--label", "click",
+        "--score", "model_a", "--score", "model_b", "--group", "user", *SETTINGS,
+        "--test", "randomization", "--interval", "percentile", "--format", "csv",
+    )  # fmt: skip
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("metric,model,versus,mean,versus_mean,difference")
+    assert len(lines) == 3  # gauc and log_loss, one pair
+    expected = compare_predictions(
+        log["click"], {"model_a": log["model_a"], "model_b": log["model_b"]},
+        groups=log["user"].astype(str), interval="percentile", n_permutations=500,
+        n_resamples=500,
+    ).records()  # fmt: skip
+    got = pd.read_csv(tmp / "log.csv")  # the file round-trips the columns exactly
+    assert len(got) == len(log["click"])
+    first = lines[1].split(",")
+    assert first[0] == "gauc" and float(first[5]) == pytest.approx(expected[0]["difference"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "error: pass either --qrels with --run"),
+        (["--qrels", "q.csv", "--impressions", "x.csv"], "error: pass either --qrels with --run"),
+        (["--qrels", "q.csv", "--run", "a.run"], "at least two --run"),
+        (["--impressions", "x.csv", "--label", "y", "--score", "a"], "at least two --score"),
+    ],
+)
+def test_compare_usage_errors(args, message):
+    result = invoke(runner, "compare", *args, "--quiet", code=2) if args else None
+    if result is None:  # no arguments at all: the help text, as for every command
+        return
+    assert message in result.stderr
+
+
+def test_compare_bad_test_names_the_option(files):
+    tmp, *_ = files
+    result = invoke(runner, "compare", "--qrels", tmp / "qrels.csv", "--run",
+                    tmp / "model_a.parquet", "--run", tmp / "model_b.parquet", "--test", "z",
+                    code=2)  # fmt: skip
+    assert "The 'test' parameter of compare must be one of" in result.stderr
+
+
+def test_rank_with_two_runs_marks_significance(files):
+    tmp, *_ = files
+    args = ["rank", "--qrels", tmp / "qrels.csv", "--run", tmp / "model_a.parquet",
+            "--run", tmp / "model_b.parquet", "-m", "ndcg@10", "-m", "mrr"]  # fmt: skip
+    table = invoke(runner, *args).stdout
+    assert "ᵇ" in table and "1000 permutations" in table
+    plain = json.loads(invoke(runner, *args, "--format", "json").stdout)
+    assert [r["run"] for r in plain] == ["model_a.parquet", "model_b.parquet"]
+    assert set(plain[0]) == {"run", "ndcg@10", "mrr"}  # numbers only, no letters
+    none = invoke(runner, *args, "--test", "none").stdout
+    assert "ᵇ" not in none
+    bad = invoke(runner, *args, "--test", "t", code=2)
+    assert "--test must be one of randomization, student, wilcoxon, none" in bad.stderr
+    bad = invoke(runner, *args, "--baseline", "x", code=2)
+    assert "--baseline must name one of the runs" in bad.stderr
+    assert np.isfinite(plain[0]["mrr"])
+
+
+def test_report_has_comparison_tables(files, tmp_path):
+    tmp, *_ = files
+    out = tmp_path / "r.html"
+    invoke(
+        runner, "report", "--out", out, "--qrels", tmp / "qrels.csv",
+        "--run", tmp / "model_a.parquet", "--run", tmp / "model_b.parquet", "-m", "mrr",
+        "--impressions", tmp / "log.csv", "--label", "click", "--score", "model_a",
+        "--score", "model_b", "--group", "user", "--quiet",
+    )  # fmt: skip
+    html = out.read_text()
+    assert html.count("Paired comparisons over users") == 2  # CTR models and runs
+    assert "Holm-Bonferroni correction within each metric" in html
+    assert "model_a.parquet" in html and "log_loss" in html

@@ -1,0 +1,139 @@
+"""Mergeable states: any split of the rows (by score range for AUC, by group for
+GAUC) merged gives the in-memory one-pass value."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from receval import gauc_score, log_loss, pcoc, roc_auc_score
+from receval._states import (
+    EMPTY_TOTALS,
+    auc_from_ranges,
+    group_totals,
+    order_keys,
+    score_histogram,
+    score_range,
+    score_ranges,
+    totals,
+)
+from receval.exceptions import InputValidationError
+
+
+def _data(seed, n=400, weighted=False):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(np.int8)
+    y[:2] = [0, 1]
+    s = rng.choice([0.1, 0.25, 0.5, 0.75, 0.9, -0.0, 0.0], n)  # ties on purpose
+    s = np.where(rng.random(n) < 0.5, s, rng.random(n))
+    g = rng.integers(0, 30, n)
+    w = rng.integers(1, 4, n).astype(np.float64) if weighted else None
+    return y, s, g, w
+
+
+def _random_split(n, rng, parts):
+    cuts = np.sort(rng.choice(np.arange(1, n), parts - 1, replace=False))
+    return np.split(rng.permutation(n), cuts)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_totals_of_random_partitions_merge_to_one_pass(seed, weighted):
+    y, s, _, w = _data(seed, weighted=weighted)
+    rng = np.random.default_rng(seed + 100)
+    merged = EMPTY_TOTALS
+    for idx in _random_split(len(y), rng, 5):
+        merged = merged.merge(totals(y[idx], s[idx], sample_weight=None if w is None else w[idx]))
+    assert merged.n_rows == len(y)
+    assert merged.log_loss == pytest.approx(log_loss(y, s, sample_weight=w), rel=1e-13)
+    assert merged.pcoc == pytest.approx(pcoc(y, s, sample_weight=w), rel=1e-13)
+    whole = totals(y, s, sample_weight=w)
+    assert whole.log_loss == pytest.approx(log_loss(y, s, sample_weight=w), rel=1e-15)
+
+
+def _range_split(s, rng, parts):
+    """Indices of disjoint score ranges: cut the distinct scores at random points."""
+    values = np.unique(s + 0.0)
+    cuts = np.sort(rng.choice(values[1:], min(parts - 1, len(values) - 1), replace=False))
+    which = np.searchsorted(cuts, s + 0.0, side="right")
+    order = rng.permutation(parts)  # the ranges arrive in any order
+    return [np.flatnonzero(which == p) for p in order]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_auc_of_score_ranges_equals_one_pass(seed, weighted):
+    y, s, _, w = _data(seed, weighted=weighted)
+    rng = np.random.default_rng(seed)
+    parts = [
+        score_range(y[i], s[i], sample_weight=None if w is None else w[i])
+        for i in _range_split(s, rng, 6)
+    ]
+    expected = roc_auc_score(y, s, sample_weight=w)
+    if weighted:
+        assert auc_from_ranges(parts) == pytest.approx(expected, rel=1e-14)
+    else:
+        assert auc_from_ranges(parts) == expected  # integer counts: exact
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 1), st.sampled_from([0.0, 0.2, 0.5, 0.8, 1.0])),
+             min_size=2, max_size=40),
+    st.integers(1, 4),
+)  # fmt: skip
+def test_auc_ranges_property(rows, parts):
+    y = np.array([r[0] for r in rows], dtype=np.int8)
+    s = np.array([r[1] for r in rows])
+    if y.min() == y.max():
+        return
+    rng = np.random.default_rng(parts)
+    ranges = [score_range(y[i], s[i]) for i in _range_split(s, rng, parts)]
+    assert auc_from_ranges(ranges) == roc_auc_score(y, s)
+
+
+def test_overlapping_ranges_raise():
+    a = score_range([0, 1], [0.1, 0.5])
+    b = score_range([0, 1], [0.5, 0.9])
+    with pytest.raises(InputValidationError, match=r"^auc_from_ranges: score ranges overlap"):
+        auc_from_ranges([a, b])
+    assert np.isnan(auc_from_ranges([score_range([1, 1], [0.1, 0.2])]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])
+def test_group_totals_of_group_partitions_merge_to_gauc(seed, weighting):
+    y, s, g, _ = _data(seed)
+    rng = np.random.default_rng(seed)
+    owner = rng.integers(0, 4, g.max() + 1)  # each group in one partition
+    merged = None
+    for p in range(4):
+        idx = np.flatnonzero(owner[g] == p)
+        part = group_totals(y[idx], s[idx], groups=g[idx], weighting=weighting)
+        merged = part if merged is None else merged.merge(part)
+    assert merged.score == pytest.approx(gauc_score(y, s, groups=g, weighting=weighting),
+                                         rel=1e-14)  # fmt: skip
+    assert merged.n_groups == len(np.unique(g)) and merged.n_rows == len(y)
+
+
+def test_histogram_ranges_are_consecutive_and_bounded():
+    rng = np.random.default_rng(0)
+    s = np.concatenate([rng.random(5000), np.full(3000, 0.5), -rng.random(100)])
+    y = (rng.random(len(s)) < 0.4).astype(np.int8)
+    neg, pos = score_histogram(y, s, bits=12)
+    assert neg.sum() + pos.sum() == len(s)
+    ranges = score_ranges(neg + pos, max_rows=1000)
+    keys = order_keys(s) >> np.uint64(64 - 12)
+    covered = np.zeros(len(s), dtype=bool)
+    parts = []
+    for first, last in ranges:
+        inside = (keys >= first) & (keys <= last)
+        assert not (covered & inside).any()
+        covered |= inside
+        assert inside.sum() <= 1000 or first == last  # only a single bucket may exceed
+        parts.append(score_range(y[inside], s[inside]))
+    assert covered.all()
+    assert auc_from_ranges(parts) == roc_auc_score(y, s)
+    assert (np.diff(order_keys(np.sort(s)).astype(np.float64)) >= 0).all()

@@ -1,0 +1,273 @@
+"""compare() and compare_predictions(): the per-user pairing, the tables and the errors.
+
+The statistics themselves are tested in test_stats.py; here every p-value,
+difference and adjusted p-value is checked against SciPy / statsmodels applied
+to the per-user values that evaluate() and group_auc() return.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from receval import (
+    ComparisonReport,
+    Qrels,
+    Run,
+    compare,
+    compare_predictions,
+    evaluate,
+    gauc_score,
+    group_auc,
+    log_loss,
+)
+from receval.datasets import make_impressions, make_recommendations
+from receval.exceptions import InputValidationError, InvalidParameterError
+
+METRICS = ["ndcg@10", "map@100", "mrr", "recall@20", "precision@10"]
+
+
+@pytest.fixture(scope="module")
+def ranking():
+    qrels, runs = make_recommendations(300, n_items=400, k=30, seed=3)
+    q = Qrels.from_frame(qrels)
+    a = Run.from_frame(runs["model_a"], name="model_a")
+    b = Run.from_frame(runs["model_b"], name="model_b")
+    # a third run: model_a with its lists reversed for a fifth of the users
+    rng = np.random.default_rng(1)
+    score = runs["model_a"]["score"].copy()
+    flip = np.isin(runs["model_a"]["user"], rng.choice(np.unique(runs["model_a"]["user"]), 60))
+    score[flip] = -score[flip]
+    c = Run(runs["model_a"]["user"], runs["model_a"]["item"], score, name="model_c")
+    return q, {"model_a": a, "model_b": b, "model_c": c}
+
+
+def _values(q, run, metric):
+    return evaluate(q, run, [metric]).values[metric]
+
+
+@pytest.mark.parametrize("test", ["student", "wilcoxon"])
+def test_ranking_pvalues_equal_scipy_on_per_user_values(ranking, test):
+    q, runs = ranking
+    report = compare(q, runs, METRICS, baseline="model_b", test=test, interval=None)
+    ref = stats.ttest_rel if test == "student" else stats.wilcoxon
+    c = report.comparisons
+    assert len(c["metric"]) == len(METRICS) * 2
+    for j in range(len(c["metric"])):
+        m, a, b = c["metric"][j], c["model"][j], c["versus"][j]
+        assert b == "model_b"
+        va, vb = _values(q, runs[a], m), _values(q, runs[b], m)
+        assert c["p_value"][j] == pytest.approx(ref(va, vb).pvalue, abs=1e-12, rel=1e-12)
+        assert c["difference"][j] == pytest.approx(np.mean(va - vb), abs=1e-15)
+        assert c["n_users"][j] == q.n_users
+        assert report.means[m][a] == evaluate(q, runs[a], [m]).mean[m]
+    for m in METRICS:  # Holm within each metric
+        idx = np.flatnonzero(c["metric"] == m)
+        expected = multipletests(c["p_value"][idx], method="holm")[1]
+        np.testing.assert_allclose(c["p_adjusted"][idx], expected, rtol=1e-12, atol=0)
+
+
+def test_all_pairs_and_letters(ranking):
+    q, runs = ranking
+    report = compare(q, runs, ["ndcg@10", "mrr"], test="student", interval=None)
+    c = report.comparisons
+    pairs = {(a, b) for a, b in zip(c["model"], c["versus"], strict=True)}
+    assert pairs == {("model_b", "model_a"), ("model_c", "model_a"), ("model_c", "model_b")}
+    # model_a is much better than model_b: b's row never carries a, a's carries b
+    assert "b" in report.wins("ndcg@10", "model_a")
+    assert "a" not in report.wins("ndcg@10", "model_b")
+    rows = report.summary_rows(4, style="markdown")
+    assert rows[0][0] == "a" and rows[0][1] == "model_a"
+    assert "<sup>" in rows[0][2] and "b" in rows[0][2].split("<sup>")[1]
+    md = report.to_markdown()
+    assert md.startswith("|  | model | ndcg@10 | mrr |")
+    assert "paired Student t-test for every pair" in md
+    tex = report.to_latex()
+    assert "model\\_a" in tex and "$^{" in tex
+    assert tex.strip().splitlines()[-1].startswith("% A letter marks a model")
+    assert "\\begin{tabular}{llrr}" in tex
+
+
+def test_identical_runs_give_p_one_and_no_marker(ranking):
+    q, runs = ranking
+    same = {"x": runs["model_a"], "y": runs["model_a"]}
+    for test in ("randomization", "student", "wilcoxon"):
+        report = compare(q, same, METRICS, test=test, n_permutations=500, n_resamples=500)
+        c = report.comparisons
+        np.testing.assert_array_equal(c["p_value"], 1.0)
+        np.testing.assert_array_equal(c["p_adjusted"], 1.0)
+        assert not c["significant"].any() and not c["better"].any()
+        np.testing.assert_array_equal(c["difference"], 0.0)
+        np.testing.assert_array_equal(c["ci_low"], 0.0)
+        np.testing.assert_array_equal(c["ci_high"], 0.0)
+        assert "<sup>" not in report.to_markdown()
+
+
+def test_randomization_and_bootstrap_are_deterministic(ranking):
+    q, runs = ranking
+    kw = {"n_permutations": 2000, "n_resamples": 2000, "seed": 7}
+    r1 = compare(q, runs, ["ndcg@10"], **kw)
+    r2 = compare(q, runs, ["ndcg@10"], **kw)
+    for key in ("p_value", "ci_low", "ci_high"):
+        np.testing.assert_array_equal(r1.comparisons[key], r2.comparisons[key])
+    # the interval brackets the paired difference
+    c = r1.comparisons
+    assert (c["ci_low"] <= c["difference"]).all() and (c["difference"] <= c["ci_high"]).all()
+
+
+def test_hit_ratio_is_weighted_by_relevant_items(ranking):
+    q, runs = ranking
+    report = compare(q, runs, ["hr@10"], baseline="model_b", n_permutations=500, interval=None)
+    c = report.comparisons
+    for j in range(len(c["metric"])):
+        a = c["model"][j]
+        expected = (
+            evaluate(q, runs[a], ["hr@10"]).mean["hr@10"]
+            - evaluate(q, runs["model_b"], ["hr@10"]).mean["hr@10"]
+        )
+        assert c["difference"][j] == pytest.approx(expected, abs=1e-14)
+    with pytest.raises(InvalidParameterError, match=r"test='student' weighs every user equally"):
+        compare(q, runs, ["hr@10"], test="student")
+
+
+def test_reports_instead_of_runs(ranking):
+    q, runs = ranking
+    reports = {name: evaluate(q, r, METRICS) for name, r in runs.items()}
+    by_report = compare(None, reports, METRICS, test="student", interval=None)
+    by_run = compare(q, runs, METRICS, test="student", interval=None)
+    for key in ("difference", "p_value", "p_adjusted"):
+        np.testing.assert_array_equal(by_report.comparisons[key], by_run.comparisons[key])
+    with pytest.raises(InputValidationError, match=r"has no metric 'ndcg@5'"):
+        compare(None, reports, ["ndcg@5"])
+    with pytest.raises(InputValidationError, match=r"qrels is None, so every run must be"):
+        compare(None, {"a": runs["model_a"], "b": reports["model_b"]}, METRICS)
+    other = Qrels.from_dict({"zz": {"1": 1}})
+    with pytest.raises(InputValidationError, match=r"different qrels users"):
+        compare(None, {"a": reports["model_a"], "b": evaluate(other, runs["model_b"], METRICS)},
+                METRICS)  # fmt: skip
+
+
+def test_list_of_named_runs(ranking):
+    q, runs = ranking
+    report = compare(q, [runs["model_a"], runs["model_b"]], ["mrr"], test="student")
+    assert report.models == ["model_a", "model_b"]
+    with pytest.raises(InputValidationError, match=r"model names must be distinct. Got 'model_a'"):
+        compare(q, [runs["model_a"], runs["model_a"]], ["mrr"])
+
+
+def test_frames_and_records(ranking):
+    q, runs = ranking
+    report = compare(q, runs, ["ndcg@10", "mrr"], n_permutations=500, n_resamples=500)
+    frame = report.to_frame()
+    assert list(frame.columns) == [
+        "metric", "model", "versus", "mean", "versus_mean", "difference", "effect_size",
+        "ci_low", "ci_high", "p_value", "p_adjusted", "significant", "better", "worse", "n_users",
+    ]  # fmt: skip
+    assert len(frame) == 6
+    polars_frame = report.to_frame(backend="polars")
+    assert polars_frame.shape == (6, 15)
+    records = report.records()
+    assert json.loads(json.dumps(records)) == records
+    row = records[0]
+    assert row["mean"] == report.means[row["metric"]][row["model"]]
+    assert isinstance(report, ComparisonReport)
+    assert "ComparisonReport(3 models, 2 metrics, 6 comparisons" in repr(report)
+    detail = report.to_markdown(detail=True)
+    assert "| metric | model | versus | difference |" in detail
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"test": "ttest"}, r"The 'test' parameter of compare must be one of"),
+        ({"interval": "bc"}, r"The 'interval' parameter of compare must be one of"),
+        ({"correction": "hochberg"}, r"The 'correction' parameter of compare must be one of"),
+        ({"alpha": 1.0}, r"The 'alpha' parameter of compare must be a real number in \(0.0"),
+        ({"confidence": 0}, r"The 'confidence' parameter of compare"),
+        ({"n_permutations": 0}, r"The 'n_permutations' parameter of compare must be an integer"),
+        ({"n_resamples": 2.5}, r"The 'n_resamples' parameter of compare must be an integer"),
+        ({"seed": -1}, r"The 'seed' parameter of compare"),
+        ({"baseline": "nope"}, r"The 'baseline' parameter of compare must be one of"),
+    ],
+)
+def test_bad_settings(ranking, kwargs, message):
+    q, runs = ranking
+    with pytest.raises(InvalidParameterError, match=message):
+        compare(q, runs, ["mrr"], **kwargs)
+
+
+def test_needs_two_runs(ranking):
+    q, runs = ranking
+    with pytest.raises(InputValidationError, match=r"comparing needs at least 2 models. Got 1"):
+        compare(q, {"a": runs["model_a"]}, ["mrr"])
+
+
+# ------------------------------------------------------------------ CTR models
+@pytest.fixture(scope="module")
+def impressions():
+    log = make_impressions(400, impressions_per_user=15, seed=2)
+    return log
+
+
+def test_predictions_means_and_differences_equal_the_metrics(impressions):
+    log = impressions
+    y, users = log["click"], log["user"]
+    scores = {"a": log["model_a"], "b": log["model_b"]}
+    report = compare_predictions(y, scores, groups=users, n_permutations=1000, n_resamples=1000)
+    for name, s in scores.items():
+        assert report.means["gauc"][name] == gauc_score(y, s, groups=users)
+        assert report.means["log_loss"][name] == log_loss(y, s)
+    c = report.comparisons
+    j_gauc = int(np.flatnonzero(c["metric"] == "gauc")[0])
+    j_loss = int(np.flatnonzero(c["metric"] == "log_loss")[0])
+    assert c["model"][j_gauc] == "b" and c["versus"][j_gauc] == "a"
+    expected = gauc_score(y, scores["b"], groups=users) - gauc_score(y, scores["a"], groups=users)
+    assert c["difference"][j_gauc] == pytest.approx(expected, abs=1e-13)
+    expected = log_loss(y, scores["b"]) - log_loss(y, scores["a"])
+    assert c["difference"][j_loss] == pytest.approx(expected, abs=1e-13)
+    # users with one class have no AUC: left out of gauc, kept in log loss
+    skipped = group_auc(y, scores["a"], groups=users).n_groups_skipped
+    assert skipped > 0
+    assert c["n_users"][j_gauc] == report.n_users - skipped
+    assert c["n_users"][j_loss] == report.n_users
+    # model_a is the better model: lower log loss counts as better
+    assert report.higher_is_better == {"gauc": True, "log_loss": False}
+    assert bool(c["worse"][j_loss]) and "b" in report.wins("log_loss", "a")
+
+
+def test_predictions_student_on_uniform_gauc_equals_scipy(impressions):
+    log = impressions
+    y, users = log["click"], log["user"]
+    scores = {"a": log["model_a"], "b": log["model_b"]}
+    report = compare_predictions(y, scores, groups=users, metrics=["gauc"], weighting="uniform",
+                                 test="student", interval=None)  # fmt: skip
+    auc_a = group_auc(y, scores["a"], groups=users).auc
+    auc_b = group_auc(y, scores["b"], groups=users).auc
+    ok = ~np.isnan(auc_a)
+    expected = stats.ttest_rel(auc_b[ok], auc_a[ok]).pvalue
+    assert report.comparisons["p_value"][0] == pytest.approx(expected, rel=1e-12, abs=1e-300)
+    with pytest.raises(InvalidParameterError, match=r"'gauc' weighs users unequally"):
+        compare_predictions(y, scores, groups=users, metrics=["gauc"], test="wilcoxon")
+
+
+def test_predictions_without_groups_pair_impressions(impressions):
+    log = impressions
+    y = log["click"]
+    scores = {"a": log["model_a"], "b": log["model_b"]}
+    report = compare_predictions(y, scores, metrics=["logloss"], test="student", interval=None)
+    la = -(y * np.log(scores["a"]) + (1 - y) * np.log(1 - scores["a"]))
+    lb = -(y * np.log(scores["b"]) + (1 - y) * np.log(1 - scores["b"]))
+    assert report.comparisons["p_value"][0] == pytest.approx(
+        stats.ttest_rel(lb, la).pvalue, rel=1e-9, abs=1e-300
+    )
+    assert report.n_users == len(y)
+    with pytest.raises(InputValidationError, match=r"'gauc' needs groups; pass groups="):
+        compare_predictions(y, scores, metrics=["gauc"])
+    with pytest.raises(InvalidParameterError, match=r"Unknown metric 'gaux'.*Did you mean 'gauc'"):
+        compare_predictions(y, scores, groups=log["user"], metrics=["gaux"])
+    with pytest.raises(InvalidParameterError, match=r"a global AUC is not a mean over users"):
+        compare_predictions(y, scores, groups=log["user"], metrics=["auc"])

@@ -44,6 +44,14 @@ _EXPORTS: dict[str, str] = {
     "copc": "receval.metrics._calibration",
     "expected_calibration_error": "receval.metrics._calibration",
     # ranking
+    "precision_at_k": "receval.metrics._ranking",
+    "recall_at_k": "receval.metrics._ranking",
+    "f1_at_k": "receval.metrics._ranking",
+    "hit_ratio_at_k": "receval.metrics._ranking",
+    "success_at_k": "receval.metrics._ranking",
+    "map_at_k": "receval.metrics._ranking",
+    "mrr_at_k": "receval.metrics._ranking",
+    "ndcg_at_k": "receval.metrics._ranking",
     "Qrels": "receval.data._ranked",
     "Run": "receval.data._ranked",
     "evaluate": "receval.evaluation",
@@ -143,4 +151,14 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .metrics._curves import precision_recall_curve, roc_curve
     from .metrics._gauc import GroupAUCReport, gauc_score, group_auc
     from .metrics._loss import log_loss, mean_absolute_error, root_mean_squared_error
+    from .metrics._ranking import (
+        f1_at_k,
+        hit_ratio_at_k,
+        map_at_k,
+        mrr_at_k,
+        ndcg_at_k,
+        precision_at_k,
+        recall_at_k,
+        success_at_k,
+    )
     from .metrics._retention import RetentionReport, retention

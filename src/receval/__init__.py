@@ -55,6 +55,9 @@ _EXPORTS: dict[str, str] = {
     "Qrels": "receval.data._ranked",
     "Run": "receval.data._ranked",
     "evaluate": "receval.evaluation",
+    # out of core: files larger than memory
+    "scan": "receval.data.scan",
+    "Scan": "receval.data.scan",
     "EvaluationReport": "receval.evaluation",
     "parse_metric": "receval._registry",
     "list_metrics": "receval._registry",
@@ -115,6 +118,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     )
     from .conventions import PROFILES, Conventions
     from .data._ranked import Qrels, Run
+    from .data.scan import Scan, scan
     from .evaluation import EvaluationReport, evaluate
     from .exceptions import (
         InputValidationError,

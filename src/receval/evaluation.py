@@ -178,9 +178,13 @@ def evaluate(
         ``user``, ``item``, ``grade``, or a TREC/CSV/Parquet file. None when
         every metric is a beyond-accuracy one (``ils``, ``diversity``): the
         users are then the run's.
-    run : Run, dict, DataFrame or path
+    run : Run, dict, DataFrame, path, Scan or ScanRun
         Recommendations: ``{user: {item: score}}``, a frame with columns
-        ``user``, ``item``, ``score``, or a TREC/CSV/Parquet file.
+        ``user``, ``item``, ``score``, or a TREC/CSV/Parquet file. A
+        :func:`receval.scan` of a file (or ``scan.as_run(user=..., ...)`` to
+        name its columns) is read in batches of whole users, in bounded
+        memory; the rows of each user must be contiguous in the file (checked).
+        The result is the same as with the run in memory.
     metrics : str or iterable of str
         Metric strings, e.g. ``["ndcg@10", "map@100", "mrr", "recall@100"]``;
         see :func:`receval.list_metrics`.
@@ -239,19 +243,69 @@ def evaluate(
     >>> round(report.mean["ndcg@5"], 6)
     0.861044
     """
+    conventions = {
+        "profile": profile,
+        "ap_normalizer": ap_normalizer,
+        "gain": gain,
+        "rel_threshold": rel_threshold,
+        "ties": ties,
+        "missing_users": missing_users,
+        "empty_users": empty_users,
+        "ideal": ideal,
+    }
+    from . import _streaming
+
+    if _streaming.is_scan_run(run):  # a receval.scan(...): read user by user
+        return _streaming.evaluate(
+            qrels, run, metrics, features=features, feature_items=feature_items,
+            similarity=similarity, **conventions,
+        )  # fmt: skip
     r = _as_run(run)
     func = "evaluate"
-    base = resolve_conventions(
-        profile,
-        func,
-        ap_normalizer=ap_normalizer,
-        gain=gain,
-        rel_threshold=rel_threshold,
-        ties=ties,
-        missing_users=missing_users,
-        empty_users=empty_users,
-        ideal=ideal,
-    )
+    metrics, specs, convs, listwise = _prepare(metrics, features, similarity, conventions)
+    if qrels is None:
+        if len(listwise) < len(specs):
+            first = next(t for t in specs if t not in listwise)
+            raise InvalidParameterError(
+                f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
+                f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
+            )
+        return _evaluate_lists(r, metrics, specs, convs, features, feature_items, similarity)
+    q = _as_qrels(qrels)
+
+    user_map = lookup(q.user_ids, r.user_ids)
+    missing = user_map < 0
+    n_missing = int(missing.sum())
+    if n_missing and any(c.missing_users == "error" for c in convs.values()):
+        raise InputValidationError(
+            f"{func}: {n_missing} qrels users are absent from the run, e.g. "
+            f"{v.format_values(q.user_ids[missing])}; pass missing_users='zero' or 'skip' to "
+            f"score them 0 or leave them out."
+        )
+    n_run_only = int(r.n_users - (user_map >= 0).sum())
+    ranked = [t for t in specs if t not in listwise]
+    values = aux = np.empty((q.n_users, 0))
+    if ranked:
+        values, aux = _ranked_values(q, r, specs, convs, ranked, user_map)
+    list_cols: dict[str, np.ndarray] = {}
+    if listwise:
+        of_run = _list_values(r, listwise, specs, features, feature_items, similarity)
+        for text, col in of_run.items():
+            list_cols[text] = np.where(user_map >= 0, col[np.maximum(user_map, 0)], np.nan)
+    return _report(
+        q, metrics, specs, convs, ranked, values, aux, list_cols,
+        n_missing=n_missing, n_run_only=n_run_only, run_name=r.name,
+    )  # fmt: skip
+
+
+def _prepare(
+    metrics: str | Iterable[str], features: Any, similarity: Any, conventions: dict[str, Any]
+) -> tuple[list[str], dict[str, MetricSpec], dict[str, Conventions], set[str]]:
+    """Parse the metric strings and resolve the conventions of each."""
+    func = "evaluate"
+    conventions = dict(conventions)
+    profile = conventions.pop("profile")
+    base = resolve_conventions(profile, func, **conventions)
     if isinstance(metrics, str):
         metrics = [metrics]
     metrics = list(metrics)
@@ -277,60 +331,63 @@ def evaluate(
             f"Metric {sorted(listwise)[0]!r} needs item similarities; pass features= (item "
             f"feature vectors) or similarity= (a matrix or a function) to evaluate."
         )
-    if qrels is None:
-        if len(listwise) < len(specs):
-            first = next(t for t in specs if t not in listwise)
-            raise InvalidParameterError(
-                f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
-                f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
-            )
-        return _evaluate_lists(r, metrics, specs, convs, features, feature_items, similarity)
-    q = _as_qrels(qrels)
+    return metrics, specs, convs, listwise
 
-    user_map = lookup(q.user_ids, r.user_ids)
-    missing = user_map < 0
-    n_missing = int(missing.sum())
-    if n_missing and any(c.missing_users == "error" for c in convs.values()):
-        raise InputValidationError(
-            f"{func}: {n_missing} qrels users are absent from the run, e.g. "
-            f"{v.format_values(q.user_ids[missing])}; pass missing_users='zero' or 'skip' to "
-            f"score them 0 or leave them out."
-        )
-    n_run_only = int(r.n_users - (user_map >= 0).sum())
-    item_map = lookup(q.item_ids, r.item_ids)
-    need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
-    r_keys = r.trec_keys if need_trec else np.empty(0)
-    ranked = [t for t in specs if t not in listwise]
-    table = np.asarray([_spec_row(specs[t], convs[t]) for t in ranked], dtype=np.int64)
-    table = table.reshape(len(ranked), codes.N_SPEC_COLUMNS)
 
+def _ranked_values(
+    q: Qrels,
+    r: Run,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    user_map: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per qrels user and ranked metric: the value and its denominator (the user's
+    relevant items); ``user_map`` gives each qrels user's position in the run (-1: absent)."""
     import numba
 
     from ._kernels._topk import _evaluate_users
 
+    item_map = lookup(q.item_ids, r.item_ids)
+    need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
+    r_keys = r.trec_keys if need_trec else np.empty(0)
+    table = np.asarray([_spec_row(specs[t], convs[t]) for t in ranked], dtype=np.int64)
+    table = table.reshape(len(ranked), codes.N_SPEC_COLUMNS)
     max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
     depth = max(max_len, int(np.diff(q.offsets).max()))
     disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
-    values = aux = np.empty((q.n_users, 0))
-    if ranked:
-        # one table over run items per thread, holding qrels rows (int32 when they fit)
-        slot_type = np.int32 if q.n_rows < 2**31 else np.int64
-        slots = np.full((int(numba.config.NUMBA_NUM_THREADS), len(r.item_ids)), -1, dtype=slot_type)
-        values, aux = _evaluate_users(
-            q.offsets, q.items, q.grades, q.grades_desc,
-            r.offsets, r.items, r.scores, r_keys, item_map, user_map, table,
-            max_len, 4 * max(1, int(numba.get_num_threads())), disc, slots,
-        )  # fmt: skip
+    # one table over run items per thread, holding qrels rows (int32 when they fit)
+    slot_type = np.int32 if q.n_rows < 2**31 else np.int64
+    slots = np.full((int(numba.config.NUMBA_NUM_THREADS), len(r.item_ids)), -1, dtype=slot_type)
+    return _evaluate_users(
+        q.offsets, q.items, q.grades, q.grades_desc,
+        r.offsets, r.items, r.scores, r_keys, item_map, user_map, table,
+        max_len, 4 * max(1, int(numba.get_num_threads())), disc, slots,
+    )  # fmt: skip
+
+
+def _report(
+    q: Qrels,
+    metrics: list[str],
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    values: np.ndarray,
+    aux: np.ndarray,
+    list_cols: dict[str, np.ndarray],
+    *,
+    n_missing: int,
+    n_run_only: int,
+    run_name: str | None,
+) -> EvaluationReport:
+    """Means, per-user values and counts from the per-user arrays."""
     means: dict[str, float] = {}
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}
     skipped: dict[str, int] = {}
     aux_out: dict[str, np.ndarray] = {}
-    if listwise:
-        of_run = _list_values(r, listwise, specs, features, feature_items, similarity)
-        for text, col in of_run.items():
-            col = np.where(user_map >= 0, col[np.maximum(user_map, 0)], np.nan)
-            _store_list_metric(text, col, means, per_user, empty, skipped)
+    for text, col in list_cols.items():
+        _store_list_metric(text, col, means, per_user, empty, skipped)
     for j, text in enumerate(ranked):
         col = values[:, j]
         den = aux[:, j]
@@ -358,7 +415,7 @@ def evaluate(
         n_users_empty=empty,
         n_users_skipped=skipped,
         n_run_only_users=n_run_only,
-        run_name=r.name,
+        run_name=run_name,
         _aux=aux_out,
     )
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import _streaming
 from .. import _validation as v
 from ..exceptions import InputValidationError
 from ._binary import (
@@ -226,6 +227,10 @@ def roc_auc_score(
     and the pairs are counted in one merge pass, in integers when there are no
     weights (no rounding until the final division).
 
+    Columns of a :func:`receval.scan` (files larger than memory) are read
+    batch by batch in bounded memory; the AUC stays exact (see ``docs/conventions.md``,
+    "Out of core").
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -282,6 +287,13 @@ def roc_auc_score(
     ...               multi_class="ovr", labels=["bird", "cat", "dog"])
     1.0
     """
+    if _streaming.is_scan(
+        "roc_auc_score", y_true=y_true, y_score=y_score, sample_weight=sample_weight
+    ):
+        return _streaming.roc_auc_score(
+            y_true, y_score, sample_weight=sample_weight, pos_label=pos_label,
+            multi_class=multi_class, labels=labels,
+        )  # fmt: skip
     return _binary_or_multiclass(
         "roc_auc_score",
         _roc_auc_binary,

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import _streaming
 from .. import _validation as v
 from ._binary import check_binary_scores, warn_undefined
 
@@ -40,6 +41,9 @@ def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     calibrated on average, above 1 over-predicting, below 1 under-predicting.
     Called "PCOPC" in some sources.
 
+    Columns of a :func:`receval.scan` (files larger than memory) are read
+    batch by batch in bounded memory.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -65,6 +69,8 @@ def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     >>> pcoc([1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
     0.8
     """
+    if _streaming.is_scan("pcoc", y_true=y_true, y_prob=y_prob, sample_weight=sample_weight):
+        return _streaming.pcoc(y_true, y_prob, sample_weight=sample_weight)
     predicted, observed = _totals(y_true, y_prob, sample_weight, "pcoc")
     if observed == 0:
         return warn_undefined("pcoc: y_true has no click, so PCOC is undefined (returned as nan).")
@@ -98,6 +104,8 @@ def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     >>> copc([1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
     1.25
     """
+    if _streaming.is_scan("copc", y_true=y_true, y_prob=y_prob, sample_weight=sample_weight):
+        return _streaming.copc(y_true, y_prob, sample_weight=sample_weight)
     predicted, observed = _totals(y_true, y_prob, sample_weight, "copc")
     if predicted == 0:
         return warn_undefined(

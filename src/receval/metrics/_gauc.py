@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import _streaming
 from .. import _validation as v
 from ..data._encode import factorize
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -155,6 +156,10 @@ def group_auc(
     AUC and weight of every group and the number of groups and rows that were
     skipped because their AUC is undefined.
 
+    Columns of a :func:`receval.scan` (files larger than memory) are read
+    batch by batch in bounded memory: the rows of each group must be contiguous in the
+    file (checked).
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -183,6 +188,12 @@ def group_auc(
     array([1. , 0.5, nan])
     """
     func = "gauc_score"
+    if _streaming.is_scan(
+        func, y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight
+    ):
+        return _streaming.group_auc(
+            y_true, y_score, groups=groups, weighting=weighting, sample_weight=sample_weight
+        )
     return _group_auc(y_true, y_score, groups, weighting, sample_weight, func)
 
 
@@ -281,6 +292,10 @@ def gauc_score(
     :func:`group_auc` to see the per-group values and how many groups and
     rows were skipped.
 
+    Columns of a :func:`receval.scan` (files larger than memory) are read
+    batch by batch in bounded memory: the rows of each group must be contiguous in the
+    file (checked).
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -323,6 +338,12 @@ def gauc_score(
     >>> gauc_score(y_true, y_score, groups=users, weighting="clicks")
     0.6667
     """
+    if _streaming.is_scan(
+        "gauc_score", y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight
+    ):
+        return _streaming.gauc_score(
+            y_true, y_score, groups=groups, weighting=weighting, sample_weight=sample_weight
+        )
     report = _group_auc(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
     if np.isnan(report.score):
         return warn_undefined(

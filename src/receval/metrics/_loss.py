@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import _streaming
 from .. import _validation as v
 from ..exceptions import InputValidationError
 
@@ -30,6 +31,9 @@ def log_loss(
     ``-mean(y ln p + (1 - y) ln(1 - p))`` for binary labels, and
     ``-mean(ln p[true class])`` for multiclass probabilities; probabilities
     are clipped to ``[eps, 1 - eps]`` first, as in scikit-learn.
+
+    Columns of a :func:`receval.scan` (files larger than memory) are read
+    batch by batch in bounded memory (binary 0/1 labels).
 
     Parameters
     ----------
@@ -72,6 +76,11 @@ def log_loss(
     >>> log_loss(["a", "b", "a"], [[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
     0.3635
     """
+    if _streaming.is_scan("log_loss", y_true=y_true, y_pred=y_pred, sample_weight=sample_weight):
+        return _streaming.log_loss(
+            y_true, y_pred, normalize=normalize, sample_weight=sample_weight, labels=labels,
+            eps=eps,
+        )  # fmt: skip
     from .._kernels._pointwise import _binary_log_loss_sum, _multiclass_log_loss_sum
 
     func = "log_loss"

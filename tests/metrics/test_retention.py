@@ -638,3 +638,21 @@ def test_equals_pandas_reference_on_random_logs(seed, period):
     with _method(["bitset", "csr"][seed % 2]):
         report = retention(frame, tz=tz, period=period)
     _assert_report_equals(report, expected)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [dt.datetime(2024, 1, 1), 1_700_000_000],
+        [pd.Timestamp("2024-01-01"), 1.7e9],
+        [dt.date(2024, 1, 1), np.int64(1_700_000_000)],
+    ],
+)
+def test_datetimes_mixed_with_numbers_raise(values):
+    # Arrow alone would read the number as microseconds since 1970: a wrong time
+    events = pd.DataFrame({"user": [1, 2], "time": pd.Series(values, dtype=object)})
+    with pytest.raises(InputValidationError, match=r"time must hold values of one kind.*mixed"):
+        retention(events, user="user", time="time")
+    ok = pd.DataFrame({"user": [1, 2], "time": pd.Series([values[0], None], dtype=object)})
+    with pytest.raises(InputValidationError, match="missing values"):  # None is missing, not mixed
+        retention(ok, user="user", time="time")

@@ -314,6 +314,23 @@ def _as_time_array(col: Any, name: str) -> Any:
                 f"{_FUNC}: {name} must hold values of one kind: all datetimes, all strings or "
                 f"all numbers. Got values of types {v.format_values(kinds)}."
             ) from None
+        if pa.types.is_timestamp(arr.type) or pa.types.is_date(arr.type):
+            # Arrow reads a number among datetimes as a count of its unit since 1970:
+            # a silent wrong time, so a mix of kinds is an error here too
+            numbers = sorted(
+                {
+                    type(x).__name__
+                    for x in values
+                    if isinstance(x, (int, float, np.number)) and not isinstance(x, bool) and x == x
+                }
+            )
+            if numbers:
+                raise InputValidationError(
+                    f"{_FUNC}: {name} must hold values of one kind: all datetimes, all strings "
+                    f"or all numbers. Got datetimes mixed with values of types "
+                    f"{v.format_values(numbers)}; convert the column first, e.g. with "
+                    f"pd.to_datetime."
+                )
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks() if arr.num_chunks else pa.array([], type=arr.type)
     return arr

@@ -2,9 +2,10 @@
 functions on the same rows, whatever the batch size (every batch size splits
 the rows into other partitions, whose states are merged), for Parquet and CSV.
 
-Exactness: counts and unweighted AUCs are exact. Float sums (log loss, PCOC,
-weights, GAUC's weighted sum) are added batch by batch, so in another order
-than one pass adds them: they agree to rounding, checked with rel=1e-12.
+Exactness: counts and unweighted AUCs are integers, and float sums (log loss,
+PCOC, weights, GAUC's weighted sum, ranking means) are exact sums rounded once,
+so every result is the in-memory float, checked with ``==``. Only weighted AUC
+adds float pair weights, equal to rounding (rel=1e-12).
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from receval import (
 
 FORMATS = ["parquet", "csv"]
 BATCHES = [1, 7, 100, 10**6]
-REL = 1e-12  # float sums added batch by batch: equal to rounding
 
 
 def _impressions(seed: int = 0, n: int = 600) -> dict[str, np.ndarray]:
@@ -100,7 +100,7 @@ def test_weighted_auc(files, max_memory):
     s = scan(path, batch_rows=33, max_memory=max_memory)
     got = roc_auc_score(s["click"], s["score"], sample_weight=s["weight"])
     assert got == pytest.approx(
-        roc_auc_score(d["click"], d["score"], sample_weight=d["weight"]), rel=REL
+        roc_auc_score(d["click"], d["score"], sample_weight=d["weight"]), rel=1e-12
     )
 
 
@@ -150,18 +150,16 @@ def test_sums_equal_in_memory(files, fmt, batch_rows):
     path, d = files[fmt]
     s = scan(path, batch_rows=batch_rows)
     t, p, w = d["click"], d["prob"], d["weight"]
-    assert log_loss(s["click"], s["prob"]) == pytest.approx(log_loss(t, p), rel=REL)
-    assert log_loss(s["click"], s["prob"], normalize=False, eps=1e-7) == pytest.approx(
-        log_loss(t, p, normalize=False, eps=1e-7), rel=REL
+    assert log_loss(s["click"], s["prob"]) == log_loss(t, p)
+    assert log_loss(s["click"], s["prob"], normalize=False, eps=1e-7) == log_loss(
+        t, p, normalize=False, eps=1e-7
     )
-    assert log_loss(s["click"], s["prob"], sample_weight=s["weight"]) == pytest.approx(
-        log_loss(t, p, sample_weight=w), rel=REL
+    assert log_loss(s["click"], s["prob"], sample_weight=s["weight"]) == log_loss(
+        t, p, sample_weight=w
     )
-    assert pcoc(s["click"], s["prob"]) == pytest.approx(pcoc(t, p), rel=REL)
-    assert pcoc(s["click"], s["prob"], sample_weight=s["weight"]) == pytest.approx(
-        pcoc(t, p, sample_weight=w), rel=REL
-    )
-    assert copc(s["click"], s["prob"]) == pytest.approx(copc(t, p), rel=REL)
+    assert pcoc(s["click"], s["prob"]) == pcoc(t, p)
+    assert pcoc(s["click"], s["prob"], sample_weight=s["weight"]) == pcoc(t, p, sample_weight=w)
+    assert copc(s["click"], s["prob"]) == copc(t, p)
 
 
 def test_pcoc_without_clicks_warns(tmp_path):
@@ -179,9 +177,9 @@ def test_gauc_equals_in_memory(files, fmt, batch_rows):
     t, score, u, w = d["click"], d["score"], d["user"], d["weight"]
     for weighting in ("impressions", "clicks", "uniform"):
         got = gauc_score(s["click"], s["score"], groups=s["user"], weighting=weighting)
-        assert got == pytest.approx(gauc_score(t, score, groups=u, weighting=weighting), rel=REL)
+        assert got == gauc_score(t, score, groups=u, weighting=weighting)
     got = gauc_score(s["click"], s["score"], groups=s["user"], sample_weight=s["weight"])
-    assert got == pytest.approx(gauc_score(t, score, groups=u, sample_weight=w), rel=REL)
+    assert got == gauc_score(t, score, groups=u, sample_weight=w)
     report = group_auc(s["click"], s["score"], groups=s["user"])
     expected = group_auc(t, score, groups=u)
     # per-group AUCs of whole groups: the same rows, the same kernel, exact
@@ -194,7 +192,7 @@ def test_gauc_equals_in_memory(files, fmt, batch_rows):
         expected.n_groups_skipped,
         expected.n_rows_skipped,
     )
-    assert report.score == pytest.approx(expected.score, rel=REL)
+    assert report.score == expected.score
 
 
 def test_gauc_with_a_weighting_column_and_a_mapping(files):
@@ -206,10 +204,10 @@ def test_gauc_with_a_weighting_column_and_a_mapping(files):
         data = {**d, "group_weight": per_group}
         s2 = scan(_write(directory, data, "parquet"), batch_rows=13)
         got = gauc_score(s2["click"], s2["score"], groups=s2["user"], weighting=s2["group_weight"])
-    assert got == pytest.approx(gauc_score(t, score, groups=u, weighting=per_group), rel=REL)
+    assert got == gauc_score(t, score, groups=u, weighting=per_group)
     mapping = {int(g): float(1 + g % 3) for g in np.unique(u)}
     got = gauc_score(s["click"], s["score"], groups=s["user"], weighting=mapping)
-    assert got == pytest.approx(gauc_score(t, score, groups=u, weighting=mapping), rel=REL)
+    assert got == gauc_score(t, score, groups=u, weighting=mapping)
 
 
 def test_gauc_groups_not_contiguous_raise(tmp_path):
@@ -339,7 +337,7 @@ def test_directory_and_list_of_parquet_files(tmp_path):
         assert s.num_rows == 300
         assert roc_auc_score(s["click"], s["score"]) == expected
         got = gauc_score(s["click"], s["score"], groups=s["user"])
-        assert got == pytest.approx(expected_gauc, rel=REL)
+        assert got == expected_gauc
 
 
 def test_mixing_scan_columns_and_arrays_raises(files):
@@ -441,7 +439,7 @@ def test_scan_parameters_are_checked(files):
 def test_progress_bar_on_stderr_only_when_asked(files, fmt, capsys):
     path, d = files[fmt]
     s = scan(path, batch_rows=100, progress=True)
-    assert log_loss(s["click"], s["prob"]) == pytest.approx(log_loss(d["click"], d["prob"]))
+    assert log_loss(s["click"], s["prob"]) == log_loss(d["click"], d["prob"])
     captured = capsys.readouterr()
     assert "log_loss" in captured.err and captured.out == ""
     s = scan(path, batch_rows=100)  # progress=None: stderr is not a terminal here

@@ -17,9 +17,14 @@ all the rows:
 * :func:`score_histogram` / :func:`score_ranges`: the first pass that cuts the
   score axis into ranges of bounded size (out of core).
 
-Sums of floats are added in a different order than the in-memory kernels add
-them, so float totals (weights, losses, GAUC sums) agree with the one-pass
-value to rounding (about 1e-15 relative); counts and unweighted AUCs are exact.
+* :class:`MeanState` (the means of :func:`receval.evaluate`): sums over whole
+  users.
+
+Float sums are exact (:class:`receval._sums.ExactSum`, rounded once when the
+value is read) and the in-memory functions compute them the same way, so a
+merged state gives the in-memory float whatever the split; counts and
+unweighted AUCs are integers. Only weighted AUC adds float pair weights, equal
+to rounding.
 """
 
 from __future__ import annotations
@@ -33,10 +38,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _validation as v
+from ._sums import ExactSum
 from .exceptions import InputValidationError
 
 __all__ = [
     "GroupTotals",
+    "MeanState",
     "ScoreRange",
     "Totals",
     "auc_from_ranges",
@@ -55,26 +62,26 @@ _SIGN = np.uint64(1 << 63)
 # ------------------------------------------------------------------ log loss, PCOC
 @dataclass(frozen=True)
 class Totals:
-    """Sums behind log loss, PCOC and COPC over some rows.
+    """Sums behind log loss, PCOC and COPC over some rows, exact (:class:`ExactSum`).
 
     Attributes
     ----------
     n_rows : int
-    weight : float
+    weight : ExactSum
         Sum of the sample weights (``n_rows`` without weights).
-    loss : float
+    loss : ExactSum
         Weighted sum of the binary log loss, probabilities clipped to [eps, 1 - eps].
-    predicted : float
+    predicted : ExactSum
         Weighted sum of the predicted probabilities.
-    observed : float
+    observed : ExactSum
         Weighted number of clicks.
     """
 
     n_rows: int
-    weight: float
-    loss: float
-    predicted: float
-    observed: float
+    weight: ExactSum
+    loss: ExactSum
+    predicted: ExactSum
+    observed: ExactSum
 
     def merge(self, other: Totals) -> Totals:
         """The totals of both sets of rows."""
@@ -89,28 +96,62 @@ class Totals:
     @property
     def log_loss(self) -> float:
         """Mean log loss (``nan`` without rows)."""
-        return self.loss / self.weight if self.weight > 0 else float("nan")
+        weight = self.weight.value
+        return self.loss.value / weight if weight > 0 else float("nan")
 
     @property
     def pcoc(self) -> float:
         """Predicted over observed clicks (``nan`` without clicks)."""
-        return self.predicted / self.observed if self.observed > 0 else float("nan")
+        observed = self.observed.value
+        return self.predicted.value / observed if observed > 0 else float("nan")
 
     @property
     def copc(self) -> float:
         """Observed over predicted clicks (``nan`` when nothing is predicted)."""
-        return self.observed / self.predicted if self.predicted > 0 else float("nan")
+        predicted = self.predicted.value
+        return self.observed.value / predicted if predicted > 0 else float("nan")
 
 
-EMPTY_TOTALS = Totals(0, 0.0, 0.0, 0.0, 0.0)
+EMPTY_TOTALS = Totals(0, ExactSum.zero(), ExactSum.zero(), ExactSum.zero(), ExactSum.zero())
+
+
+def loss_sums(
+    labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None, eps: float
+) -> tuple[ExactSum, ExactSum]:
+    """Exact (weighted) log loss sum and weight sum of validated 0/1 labels and probabilities."""
+    from ._kernels._sums import _binary_log_loss_exact
+    from ._sums import _chunks
+
+    w_arg = np.empty(0) if weights is None else weights
+    loss = ExactSum(_binary_log_loss_exact(labels, proba, w_arg, eps, _chunks(len(labels))))
+    weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
+    return loss, weight
+
+
+def click_sums(
+    labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None
+) -> tuple[ExactSum, ExactSum]:
+    """Exact (weighted) sums of the predicted probabilities and of the clicks."""
+    if weights is None:
+        return ExactSum.of(proba), ExactSum.of([float(np.count_nonzero(labels))])
+    return ExactSum.dot(proba, weights), ExactSum.of(weights[labels == 1])
+
+
+def totals_of(
+    labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None, eps: float = _EPS
+) -> Totals:
+    """The :class:`Totals` of validated 0/1 labels, probabilities and weights."""
+    if len(labels) == 0:
+        return EMPTY_TOTALS
+    loss, weight = loss_sums(labels, proba, weights, eps)
+    predicted, observed = click_sums(labels, proba, weights)
+    return Totals(len(labels), weight, loss, predicted, observed)
 
 
 def totals(
     y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> Totals:
     """The :class:`Totals` of some rows, validated as :func:`receval.log_loss` does."""
-    from ._kernels._pointwise import _binary_log_loss_sum
-
     func = "totals"
     yt = v.as_1d(y_true, "y_true", func)
     yp = v.as_1d(y_prob, "y_prob", func)
@@ -123,17 +164,7 @@ def totals(
         v.check_finite(v.as_float(yp, "y_prob", func), "y_prob", func), "y_prob", func
     )
     weights = v.check_sample_weight(sw, n, func)
-    w_arg = np.empty(0) if weights is None else weights
-    loss = float(_binary_log_loss_sum(labels, proba, w_arg, _EPS))
-    if weights is None:
-        return Totals(n, float(n), loss, float(proba.sum()), float(np.count_nonzero(labels)))
-    return Totals(
-        n,
-        float(weights.sum()),
-        loss,
-        float(np.dot(proba, weights)),
-        float(weights[labels == 1].sum()),
-    )
+    return totals_of(labels, proba, weights)
 
 
 # ------------------------------------------------------------------ exact AUC by score ranges
@@ -284,20 +315,20 @@ def score_ranges(rows_per_bucket: np.ndarray, max_rows: int) -> list[tuple[int, 
 # ------------------------------------------------------------------ GAUC
 @dataclass(frozen=True)
 class GroupTotals:
-    """Sums behind GAUC over whole groups.
+    """Sums behind GAUC over whole groups, exact (:class:`ExactSum`).
 
     Attributes
     ----------
-    weighted_auc : float
+    weighted_auc : ExactSum
         Sum over groups with a defined AUC of weight x AUC.
-    weight : float
+    weight : ExactSum
         Sum of those groups' weights.
     n_groups, n_groups_skipped, n_rows, n_rows_skipped : int
         Groups and rows, and those without a defined AUC (one class).
     """
 
-    weighted_auc: float
-    weight: float
+    weighted_auc: ExactSum
+    weight: ExactSum
     n_groups: int
     n_groups_skipped: int
     n_rows: int
@@ -317,10 +348,35 @@ class GroupTotals:
     @property
     def score(self) -> float:
         """The GAUC (``nan`` when no group has both classes)."""
-        return self.weighted_auc / self.weight if self.weight > 0 else float("nan")
+        return gauc_value(self.weighted_auc, self.weight)
 
 
-EMPTY_GROUP_TOTALS = GroupTotals(0.0, 0.0, 0, 0, 0, 0)
+EMPTY_GROUP_TOTALS = GroupTotals(ExactSum.zero(), ExactSum.zero(), 0, 0, 0, 0)
+
+
+def gauc_sums(auc: np.ndarray, weight: np.ndarray) -> tuple[ExactSum, ExactSum]:
+    """Exact sums of weight x AUC and of weight over the groups with a defined AUC."""
+    kept = ~np.isnan(auc)
+    return ExactSum.dot(weight[kept], auc[kept]), ExactSum.of(weight[kept])
+
+
+def gauc_value(weighted_auc: ExactSum, weight: ExactSum) -> float:
+    """GAUC from its sums (``nan`` when the weights sum to 0)."""
+    total = weight.value
+    return weighted_auc.value / total if total > 0 else float("nan")
+
+
+def report_totals(report: Any) -> GroupTotals:
+    """The :class:`GroupTotals` of a :class:`receval.GroupAUCReport`."""
+    weighted, weight = gauc_sums(report.auc, report.weight)
+    return GroupTotals(
+        weighted,
+        weight,
+        report.n_groups,
+        report.n_groups_skipped,
+        int(report.n_rows.sum()),
+        report.n_rows_skipped,
+    )
 
 
 def group_totals(
@@ -339,12 +395,53 @@ def group_totals(
     report = group_auc(
         y_true, y_score, groups=groups, weighting=weighting, sample_weight=sample_weight
     )
-    kept = ~np.isnan(report.auc)
-    return GroupTotals(
-        float(np.dot(report.weight[kept], report.auc[kept])),
-        float(report.weight[kept].sum()),
-        report.n_groups,
-        report.n_groups_skipped,
-        int(report.n_rows.sum()),
-        report.n_rows_skipped,
-    )
+    return report_totals(report)
+
+
+# ------------------------------------------------------------------ means over users
+@dataclass(frozen=True)
+class MeanState:
+    """A mean over users, exact and mergeable (the means of :func:`receval.evaluate`).
+
+    Attributes
+    ----------
+    total : ExactSum
+        Sum of the kept users' values (pooled: their numerators).
+    count : int
+        Users kept (values not nan).
+    denominator : ExactSum or None
+        Pooled metrics (``hit_ratio``): sum of the kept users' denominators.
+    """
+
+    total: ExactSum
+    count: int
+    denominator: ExactSum | None = None
+
+    def merge(self, other: MeanState) -> MeanState:
+        """The state of both sets of users (no user in both)."""
+        den = None
+        if self.denominator is not None or other.denominator is not None:
+            den = (self.denominator or ExactSum.zero()) + (other.denominator or ExactSum.zero())
+        return MeanState(self.total + other.total, self.count + other.count, den)
+
+    @property
+    def value(self) -> float:
+        """The mean (nan without users); pooled: the ratio of the sums (0.0 when empty)."""
+        if self.denominator is not None:
+            den = self.denominator.value
+            return self.total.value / den if den > 0 else 0.0
+        return self.total.value / self.count if self.count else float("nan")
+
+
+def mean_state(values: np.ndarray, denominators: np.ndarray | None = None) -> MeanState:
+    """The :class:`MeanState` of per-user values (nan: left out); with ``denominators``
+    a pooled ratio, ``values`` then holding the numerators."""
+    kept = ~np.isnan(values)
+    total = ExactSum.of(values[kept])
+    den = None if denominators is None else ExactSum.of(denominators[kept])
+    return MeanState(total, int(kept.sum()), den)
+
+
+def empty_mean_state(pooled: bool) -> MeanState:
+    """The state of no user."""
+    return MeanState(ExactSum.zero(), 0, ExactSum.zero() if pooled else None)

@@ -97,8 +97,7 @@ def _totals(
     eps: float,
     prob_name: str,
 ) -> Any:
-    from ._kernels._pointwise import _binary_log_loss_sum
-    from ._states import EMPTY_TOTALS, Totals
+    from ._states import EMPTY_TOTALS, totals_of
 
     scan = _scan(y_true)
     columns = _names(y_true, y_prob, sample_weight)
@@ -113,19 +112,7 @@ def _totals(
             v.check_finite(v.as_float(yp, prob_name, func), prob_name, func), prob_name, func
         )
         weights = v.check_sample_weight(sw, n, func)
-        w_arg = np.empty(0) if weights is None else weights
-        loss = float(_binary_log_loss_sum(labels, proba, w_arg, eps))
-        if weights is None:
-            part = Totals(n, float(n), loss, float(proba.sum()), float(np.count_nonzero(labels)))
-        else:
-            part = Totals(
-                n,
-                float(weights.sum()),
-                loss,
-                float(np.dot(proba, weights)),
-                float(weights[labels == 1].sum()),
-            )
-        state = state.merge(part)
+        state = state.merge(totals_of(labels, proba, weights, eps))
     v.check_not_empty(state.n_rows, "y_true", func)
     return state
 
@@ -146,28 +133,28 @@ def log_loss(
     eps = v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False)
     state = _totals(func, y_true, y_pred, sample_weight, eps, "y_pred")
     if not normalize:
-        return float(state.loss)
-    return float(state.loss / state.weight)
+        return state.loss.value
+    return state.loss.value / state.weight.value
 
 
 def pcoc(y_true: ScanColumn, y_prob: ScanColumn, *, sample_weight: ScanColumn | None) -> float:
     from .metrics._binary import warn_undefined
 
     state = _totals("pcoc", y_true, y_prob, sample_weight, _EPS, "y_prob")
-    if state.observed == 0:
+    if state.observed.value == 0:
         return warn_undefined("pcoc: y_true has no click, so PCOC is undefined (returned as nan).")
-    return state.predicted / state.observed
+    return state.predicted.value / state.observed.value
 
 
 def copc(y_true: ScanColumn, y_prob: ScanColumn, *, sample_weight: ScanColumn | None) -> float:
     from .metrics._binary import warn_undefined
 
     state = _totals("copc", y_true, y_prob, sample_weight, _EPS, "y_prob")
-    if state.predicted == 0:
+    if state.predicted.value == 0:
         return warn_undefined(
             "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
         )
-    return state.observed / state.predicted
+    return state.observed.value / state.predicted.value
 
 
 # ------------------------------------------------------------------ exact AUC
@@ -472,7 +459,7 @@ def gauc_score(
     weighting: Any,
     sample_weight: ScanColumn | None,
 ) -> float:
-    from ._states import EMPTY_GROUP_TOTALS, GroupTotals
+    from ._states import EMPTY_GROUP_TOTALS, report_totals
     from .metrics._binary import warn_undefined
 
     func = "gauc_score"
@@ -480,17 +467,7 @@ def gauc_score(
         raise InputValidationError(f"{func}: groups is None; pass the group id of each row.")
     state = EMPTY_GROUP_TOTALS
     for report in _group_reports(func, y_true, y_score, groups, weighting, sample_weight):
-        kept = ~np.isnan(report.auc)
-        state = state.merge(
-            GroupTotals(
-                float(np.dot(report.weight[kept], report.auc[kept])),
-                float(report.weight[kept].sum()),
-                report.n_groups,
-                report.n_groups_skipped,
-                int(report.n_rows.sum()),
-                report.n_rows_skipped,
-            )
-        )
+        state = state.merge(report_totals(report))
     if np.isnan(state.score):
         return warn_undefined(
             f"gauc_score: no group has both a positive and a negative sample "
@@ -508,6 +485,7 @@ def group_auc(
     sample_weight: ScanColumn | None,
 ) -> Any:
     """Per-group arrays of every batch, concatenated (O(groups) memory)."""
+    from ._states import gauc_sums, gauc_value
     from .metrics._gauc import GroupAUCReport
 
     func = "gauc_score"
@@ -518,9 +496,7 @@ def group_auc(
     weight = np.concatenate([p.weight for p in parts])
     rows = np.concatenate([p.n_rows for p in parts])
     skipped = np.isnan(auc)
-    kept_w = weight[~skipped]
-    total = kept_w.sum()
-    score = float(np.dot(kept_w, auc[~skipped]) / total) if total > 0 else float("nan")
+    score = gauc_value(*gauc_sums(auc, weight))
     used = {p.weighting for p in parts}
     return GroupAUCReport(
         score=score,

@@ -12,6 +12,7 @@ import numpy as np
 from . import _validation as v
 from ._kernels import _topk_codes as codes
 from ._registry import MetricSpec, parse_metric
+from ._states import MeanState, mean_state
 from .conventions import Conventions, resolve_conventions
 from .data._encode import lookup
 from .data._ranked import Qrels, Run
@@ -72,6 +73,7 @@ class EvaluationReport:
     n_run_only_users: int
     run_name: str | None = None
     _aux: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _states: dict[str, MeanState] = field(default_factory=dict, repr=False)
 
     @property
     def per_user(self) -> Any:
@@ -381,31 +383,30 @@ def _report(
     run_name: str | None,
 ) -> EvaluationReport:
     """Means, per-user values and counts from the per-user arrays."""
-    means: dict[str, float] = {}
+    states: dict[str, MeanState] = {}
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}
     skipped: dict[str, int] = {}
     aux_out: dict[str, np.ndarray] = {}
     for text, col in list_cols.items():
-        _store_list_metric(text, col, means, per_user, empty, skipped)
+        _store_list_metric(text, col, states, per_user, empty, skipped)
     for j, text in enumerate(ranked):
         col = values[:, j]
         den = aux[:, j]
         kept = ~np.isnan(col)
         if specs[text].info.mean == "pooled":
-            total = den[kept].sum()
-            means[text] = float(col[kept].sum() / total) if total > 0 else 0.0
+            states[text] = mean_state(col, den)  # sum of hits over sum of relevant items
             with np.errstate(invalid="ignore", divide="ignore"):
                 col = np.where(den > 0, col / np.where(den > 0, den, 1), 0.0)
             col[~kept] = np.nan
         else:
-            means[text] = float(col[kept].mean()) if kept.any() else float("nan")
+            states[text] = mean_state(col)
         per_user[text] = col
         aux_out[text] = den
         empty[text] = int((den == 0).sum())  # den: each user's relevant items
         skipped[text] = int((~kept).sum())
     return EvaluationReport(
-        mean={t: means[t] for t in metrics},
+        mean={t: states[t].value for t in metrics},
         users=q.user_ids,
         values={t: per_user[t] for t in metrics},
         metrics={t: str(specs[t]) for t in metrics},
@@ -417,7 +418,14 @@ def _report(
         n_run_only_users=n_run_only,
         run_name=run_name,
         _aux=aux_out,
+        _states={t: states[t] for t in metrics},
     )
+
+
+def mean_states(report: EvaluationReport) -> dict[str, MeanState]:
+    """Per metric string, the mergeable state of the report's mean: the states of
+    reports on disjoint users merge into the state of all of them (Spark)."""
+    return dict(report._states)
 
 
 def _list_values(
@@ -454,16 +462,15 @@ def _list_values(
 def _store_list_metric(
     text: str,
     col: np.ndarray,
-    means: dict[str, float],
+    states: dict[str, MeanState],
     per_user: dict[str, np.ndarray],
     empty: dict[str, int],
     skipped: dict[str, int],
 ) -> None:
-    kept = ~np.isnan(col)
-    means[text] = float(col[kept].mean()) if kept.any() else float("nan")
+    states[text] = mean_state(col)
     per_user[text] = col
     empty[text] = 0  # relevance plays no part
-    skipped[text] = int((~kept).sum())
+    skipped[text] = int(np.isnan(col).sum())
 
 
 def _evaluate_lists(
@@ -476,15 +483,15 @@ def _evaluate_lists(
     similarity: Any,
 ) -> EvaluationReport:
     """``evaluate(None, run, ...)``: beyond-accuracy metrics over the run's users."""
-    means: dict[str, float] = {}
+    states: dict[str, MeanState] = {}
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}
     skipped: dict[str, int] = {}
     of_run = _list_values(r, set(specs), specs, features, feature_items, similarity)
     for text, col in of_run.items():
-        _store_list_metric(text, col, means, per_user, empty, skipped)
+        _store_list_metric(text, col, states, per_user, empty, skipped)
     return EvaluationReport(
-        mean={t: means[t] for t in metrics},
+        mean={t: states[t].value for t in metrics},
         users=r.user_ids,
         values={t: per_user[t] for t in metrics},
         metrics={t: str(specs[t]) for t in metrics},
@@ -495,4 +502,5 @@ def _evaluate_lists(
         n_users_skipped=skipped,
         n_run_only_users=0,
         run_name=r.name,
+        _states={t: states[t] for t in metrics},
     )

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from receval import gauc_score, log_loss, pcoc, roc_auc_score
+from receval import copc, evaluate, gauc_score, log_loss, pcoc, roc_auc_score
 from receval._states import (
     EMPTY_TOTALS,
     auc_from_ranges,
@@ -47,10 +47,11 @@ def test_totals_of_random_partitions_merge_to_one_pass(seed, weighted):
     for idx in _random_split(len(y), rng, 5):
         merged = merged.merge(totals(y[idx], s[idx], sample_weight=None if w is None else w[idx]))
     assert merged.n_rows == len(y)
-    assert merged.log_loss == pytest.approx(log_loss(y, s, sample_weight=w), rel=1e-13)
-    assert merged.pcoc == pytest.approx(pcoc(y, s, sample_weight=w), rel=1e-13)
+    assert merged.log_loss == log_loss(y, s, sample_weight=w)  # exact sums: the same float
+    assert merged.pcoc == pcoc(y, s, sample_weight=w)
+    assert merged.copc == copc(y, s, sample_weight=w)
     whole = totals(y, s, sample_weight=w)
-    assert whole.log_loss == pytest.approx(log_loss(y, s, sample_weight=w), rel=1e-15)
+    assert whole.log_loss == log_loss(y, s, sample_weight=w)
 
 
 def _range_split(s, rng, parts):
@@ -113,8 +114,7 @@ def test_group_totals_of_group_partitions_merge_to_gauc(seed, weighting):
         idx = np.flatnonzero(owner[g] == p)
         part = group_totals(y[idx], s[idx], groups=g[idx], weighting=weighting)
         merged = part if merged is None else merged.merge(part)
-    assert merged.score == pytest.approx(gauc_score(y, s, groups=g, weighting=weighting),
-                                         rel=1e-14)  # fmt: skip
+    assert merged.score == gauc_score(y, s, groups=g, weighting=weighting)
     assert merged.n_groups == len(np.unique(g)) and merged.n_rows == len(y)
 
 
@@ -137,3 +137,34 @@ def test_histogram_ranges_are_consecutive_and_bounded():
     assert covered.all()
     assert auc_from_ranges(parts) == roc_auc_score(y, s)
     assert (np.diff(order_keys(np.sort(s)).astype(np.float64)) >= 0).all()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mean_states_of_user_partitions_merge_to_one_pass(seed):
+    from receval._states import empty_mean_state
+    from receval.evaluation import mean_states
+
+    rng = np.random.default_rng(seed)
+    qrels = {
+        u: {i: int(rng.integers(0, 3)) for i in rng.choice(30, rng.integers(1, 6), replace=False)}
+        for u in range(60)
+    }
+    run = {
+        u: {i: float(np.round(rng.random(), 1)) for i in rng.choice(30, 12, replace=False)}
+        for u in range(5, 60)  # users 0-4 missing: zero-filled
+    }
+    metrics = ["ndcg@5", "map@10", "hit_ratio@5", "recall@10", "mrr"]
+    whole = evaluate(qrels, run, metrics)
+    owner = rng.integers(0, 4, 60)
+    merged = {m: empty_mean_state(m.startswith("hit_ratio")) for m in metrics}
+    for p in range(4):
+        users = [u for u in range(60) if owner[u] == p]
+        q = {u: qrels[u] for u in users}
+        r = {u: run[u] for u in users if u in run}
+        if not q or not r:
+            continue
+        for m, state in mean_states(evaluate(q, r, metrics)).items():
+            merged[m] = merged[m].merge(state)
+    missing_only = [u for u in range(60) if owner[u] not in {owner[v] for v in run}]
+    assert not missing_only
+    assert {m: merged[m].value for m in metrics} == whole.mean  # the same floats

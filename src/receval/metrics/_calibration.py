@@ -28,10 +28,11 @@ def _check_proba(y_true, y_prob, sample_weight, func, pos_label=None, strict01=F
 
 
 def _totals(y_true, y_prob, sample_weight, func) -> tuple[float, float]:
+    from .._states import click_sums
+
     labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, strict01=True)
-    if weights is None:
-        return float(proba.sum()), float(np.count_nonzero(labels))
-    return float(np.dot(proba, weights)), float(weights[labels == 1].sum())
+    predicted, observed = click_sums(labels, proba, weights)  # exact sums
+    return predicted.value, observed.value
 
 
 def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:

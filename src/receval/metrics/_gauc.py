@@ -215,10 +215,10 @@ def _group_auc(
         codes, len(uniques), labels, scores, weights
     )
     group_w, used = _group_weights(weighting, uniques, codes, rows, weight, weighted_pos, func)
+    from .._states import gauc_sums, gauc_value
+
     skipped = np.isnan(auc)
-    kept_w = group_w[~skipped]
-    total = kept_w.sum()
-    score = float(np.dot(kept_w, auc[~skipped]) / total) if total > 0 else float("nan")
+    score = gauc_value(*gauc_sums(auc, group_w))  # exact sums, as out of core and on Spark
     return GroupAUCReport(
         score=score,
         groups=uniques,

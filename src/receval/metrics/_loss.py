@@ -81,7 +81,7 @@ def log_loss(
             y_true, y_pred, normalize=normalize, sample_weight=sample_weight, labels=labels,
             eps=eps,
         )  # fmt: skip
-    from .._kernels._pointwise import _binary_log_loss_sum, _multiclass_log_loss_sum
+    from .._kernels._pointwise import _multiclass_log_loss_sum
 
     func = "log_loss"
     if eps == "auto":
@@ -118,7 +118,10 @@ def log_loss(
                 )
         else:
             lab = v.check_binary01(yt, func)
-        total = _binary_log_loss_sum(lab, proba, w_arg, eps)
+        from .._states import loss_sums
+
+        loss, weight = loss_sums(lab, proba, weights, eps)  # exact, as out of core and on Spark
+        return loss.value if not normalize else loss.value / weight.value
     else:
         proba = v.as_2d_scores(yp, "y_pred", func)
         v.check_probabilities(proba.ravel(), "y_pred", func)

@@ -855,11 +855,7 @@ def retention(
     >>> retention(events, days=1, tz="Asia/Shanghai").new_users
     array([2, 0, 1, 0])
     """
-    v.check_option(period, "period", _FUNC, _PERIODS)
-    v.check_option(before_signup, "before_signup", _FUNC, _BEFORE_SIGNUP)
-    v.check_option(time_unit, "time_unit", _FUNC, [None, *_TIME_UNITS])
-    offsets = _check_days(days)
-    zone, tz_name = _check_tz(tz)
+    offsets, zone, tz_name = _check_options(period, days, tz, time_unit, before_signup)
     if not isinstance(user, str) or not isinstance(time, str):
         bad, value = ("user", user) if not isinstance(user, str) else ("time", time)
         raise InvalidParameterError(
@@ -878,38 +874,110 @@ def retention(
     elif not _is_table(events):
         raise InputValidationError(
             f"{_FUNC}: events must be a DataFrame, an Arrow table, a mapping of columns or "
-            f"the path of a CSV or Parquet file. Got {type(events).__name__}."
+            f"the path of a CSV, TSV or Parquet file. Got {type(events).__name__}."
         )
-    user_col = io.frame_columns(data, {"user": user}, _FUNC)["user"]
-    time_col = _column(data, time, "event times", "time")
-    codes, user_ids = factorize(user_col, "user", _FUNC)
-    times = _to_times(time_col, "time", time_unit, where, allow_missing=False)
-    n_events = v.check_same_length(_FUNC, user=codes, time=times.values)
-    if n_events == 0:
+    times = _event_times(data, time, time_unit, where)
+    if len(times.values) == 0:
         raise InputValidationError(f"{_FUNC}: events is empty; pass at least one event.")
-    codes = codes.astype(np.int32, copy=False)
-
-    # ---- calendar: the window and the start of each of its local days
     window = _window(times, zone, period, "time")
+    counts = _cohort_counts(
+        data, user, times, signup, window, zone, time_unit, before_signup, where
+    )
+    return _retention_report(
+        counts, window, period, tz_name, offsets, before_signup, times.unit, times.inferred
+    )
+
+
+def _check_options(
+    period: str, days: Any, tz: Any, time_unit: str | None, before_signup: str
+) -> tuple[tuple[int, ...], _dt.tzinfo, str]:
+    """Check the options of :func:`retention`: (day offsets, zone, zone name)."""
+    v.check_option(period, "period", _FUNC, _PERIODS)
+    v.check_option(before_signup, "before_signup", _FUNC, _BEFORE_SIGNUP)
+    v.check_option(time_unit, "time_unit", _FUNC, [None, *_TIME_UNITS])
+    offsets = _check_days(days)
+    zone, tz_name = _check_tz(tz)
+    return offsets, zone, tz_name
+
+
+def _event_times(data: Any, time: str, time_unit: str | None, where: Any) -> _Times:
+    """The event times of a table, parsed (no missing value allowed)."""
+    return _to_times(
+        _column(data, time, "event times", "time"), "time", time_unit, where, allow_missing=False
+    )
+
+
+@dataclass
+class _Counts:
+    """The counts behind a retention report; counts of disjoint users add up."""
+
+    new: np.ndarray  # int64 (n_periods,)
+    login: np.ndarray  # int64 (n_periods,)
+    table: np.ndarray  # int64 (n_periods, n_periods): cohort x offset
+    n_events: int
+    n_users: int
+    without: int = 0  # users with events but no signup time
+    before_window: int = 0
+    after_window: int = 0
+    events_before: int = 0
+    users_before: int = 0
+
+    def merge(self, other: _Counts) -> _Counts:
+        """The counts of both sets of users (no user in both)."""
+        return _Counts(
+            self.new + other.new,
+            self.login + other.login,
+            self.table + other.table,
+            *(
+                getattr(self, f) + getattr(other, f)
+                for f in (
+                    "n_events", "n_users", "without", "before_window", "after_window",
+                    "events_before", "users_before",
+                )
+            ),
+        )  # fmt: skip
+
+
+def _cohort_counts(
+    data: Any,
+    user: str,
+    times: _Times,
+    signup: Any,
+    window: _Window,
+    zone: _dt.tzinfo,
+    time_unit: str | None,
+    before_signup: str,
+    where: Any,
+    signup_unit: str | None = None,
+) -> _Counts:
+    """Cohort counts of the events of ``data`` (whole users) in a fixed window.
+
+    ``times`` are the parsed event times of ``data``. ``signup_unit`` (if
+    given) overrides ``time_unit`` for epoch numbers of the signup times.
+    """
+    from .._kernels import _retention as k
+
+    user_col = io.frame_columns(data, {"user": user}, _FUNC)["user"]
+    codes, user_ids = factorize(user_col, "user", _FUNC)
+    n_events = v.check_same_length(_FUNC, user=codes, time=times.values)
+    codes = codes.astype(np.int32, copy=False)
     if times.kind == "date":
         times = _Times(window.seconds_of_days(times.values, zone), 1, "instant", None)
     n_event_users = len(user_ids)
     n_users = n_event_users
-
-    from .._kernels import _retention as k
-
+    n_periods = window.n_periods
     n_threads = k._n_threads()
     periods = k._periods_of_instants(
         times.values, np.int64(times.divisor), window.bounds, window.period_of_day, n_threads
     )
 
     # ---- signup
-    n_periods = window.n_periods
     cohort = np.full(n_users, k.NO_SIGNUP, dtype=np.int32)
     counts = {"without": 0, "before_window": 0, "after_window": 0, "events": 0, "users": 0}
     if signup is not None:
+        unit = signup_unit if signup_unit is not None else time_unit
         s_codes, s_times, new_ids = _signup_rows(
-            signup, data, codes, user_ids, user, time_unit, where
+            signup, data, codes, user_ids, user, unit, where
         )
         n_users += len(new_ids)
         if s_times.kind == "date":
@@ -943,8 +1011,25 @@ def retention(
     # ---- per-user activity and the cohort counts
     drop = before_signup == "drop"
     new, login, table = _activity_counts(k, codes, periods, cohort, n_periods, drop, n_threads)
+    return _Counts(
+        new, login, table, n_events, n_users, counts["without"], counts["before_window"],
+        counts["after_window"], counts["events"], counts["users"],
+    )  # fmt: skip
 
-    # ---- rates
+
+def _retention_report(
+    c: _Counts,
+    window: _Window,
+    period: str,
+    tz_name: str,
+    offsets: tuple[int, ...],
+    before_signup: str,
+    unit: str | None,
+    inferred: bool,
+) -> RetentionReport:
+    """Rates and the report from the counts."""
+    n_periods = window.n_periods
+    new, login, table = c.new, c.login, c.table
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(new > 0, login / np.maximum(new, 1), np.nan)
         cohort_rate = table / np.where(new > 0, new, 1)[:, None]
@@ -971,17 +1056,17 @@ def retention(
         day_n_retention=day_rate,
         cohort_counts=table,
         cohort_retention=cohort_rate,
-        n_events=n_events,
-        n_users=n_users,
-        n_users_without_signup=counts["without"],
-        n_users_signup_before_window=counts["before_window"],
-        n_users_signup_after_window=counts["after_window"],
-        n_events_before_signup=counts["events"],
-        n_users_events_before_signup=counts["users"],
-        n_events_dropped=counts["events"] if drop else 0,
+        n_events=c.n_events,
+        n_users=c.n_users,
+        n_users_without_signup=c.without,
+        n_users_signup_before_window=c.before_window,
+        n_users_signup_after_window=c.after_window,
+        n_events_before_signup=c.events_before,
+        n_users_events_before_signup=c.users_before,
+        n_events_dropped=c.events_before if before_signup == "drop" else 0,
         before_signup=before_signup,
-        time_unit=times.unit,
-        time_unit_inferred=bool(times.inferred),
+        time_unit=unit,
+        time_unit_inferred=bool(inferred),
     )
 
 

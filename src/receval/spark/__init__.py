@@ -1,0 +1,41 @@
+"""Evaluate Spark DataFrames where they are, with the same numbers as in memory.
+
+``receval.spark`` runs receval's own validation and kernels on the executors
+(``mapInArrow`` over whole partitions) and sends only small mergeable states
+to the driver; rows never leave the executors. Every function gives the value
+its in-memory namesake gives on the collected rows.
+
+* :func:`evaluate`: ranking metrics; qrels and run partitioned by user.
+* :func:`roc_auc_score`: exact AUC; rows range-partitioned by score.
+* :func:`gauc_score`, :func:`group_auc`: GAUC; rows partitioned by group.
+* :func:`log_loss`, :func:`pcoc`, :func:`copc`: sums over any partitions.
+* :func:`retention`: the cohort table; events partitioned by user.
+
+Needs ``pyspark >= 4`` (``pip install 'receval[spark]'``), imported when a
+function is called.
+"""
+
+from ._pointwise import (
+    GAUCSummary,
+    copc,
+    gauc_score,
+    group_auc,
+    log_loss,
+    pcoc,
+    roc_auc_score,
+)
+from ._ranking import EvaluationSummary, evaluate
+from ._retention import retention
+
+__all__ = [
+    "EvaluationSummary",
+    "GAUCSummary",
+    "copc",
+    "evaluate",
+    "gauc_score",
+    "group_auc",
+    "log_loss",
+    "pcoc",
+    "retention",
+    "roc_auc_score",
+]

@@ -1,0 +1,127 @@
+"""What every Spark entry point shares: argument checks and the partition pass.
+
+A pass runs a function on the rows of every partition of a DataFrame (through
+``mapInArrow``, one Arrow table per partition) and brings back only its result,
+a small pickled state, one per non-empty partition. Errors of receval's own
+checks raised inside a partition come back as states too and are raised again
+on the driver, with their own class and message.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
+
+_INSTALL = "pip install 'receval[spark]'"
+
+
+def require_pyspark(func: str) -> Any:
+    """The ``pyspark.sql.functions`` module, or a clear ImportError."""
+    try:
+        from pyspark.sql import functions
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            f"receval.spark.{func} needs pyspark >= 4, which is not installed; "
+            f"install it with {_INSTALL}."
+        ) from exc
+    return functions
+
+
+def check_frame(df: Any, name: str, func: str) -> Any:
+    """``df`` must be a Spark DataFrame (classic or Spark Connect)."""
+    require_pyspark(func)
+    if not (hasattr(df, "mapInArrow") and hasattr(df, "columns") and hasattr(df, "schema")):
+        raise InvalidParameterError(
+            f"The '{name}' parameter of receval.spark.{func} must be a Spark DataFrame. "
+            f"Got {type(df).__name__} instead; for data in memory use receval.{func}."
+        )
+    return df
+
+
+def check_columns(df: Any, func: str, frame: str, **columns: str | None) -> None:
+    """Every named column (argument -> column name) must be a column of ``df``."""
+    present = list(df.columns)
+    for argument, column in columns.items():
+        if column is None:
+            continue
+        if not isinstance(column, str):
+            raise InvalidParameterError(
+                f"The '{argument}' parameter of receval.spark.{func} must be a column name "
+                f"(str). Got {column!r} instead."
+            )
+        if column not in present:
+            raise InputValidationError(
+                f"receval.spark.{func}: {frame} has no column {column!r} (the '{argument}' "
+                f"argument). Its columns are {present}; pass {argument}= the right name."
+            )
+
+
+def check_partitions(num_partitions: int | None, func: str) -> int | None:
+    if num_partitions is None:
+        return None
+    if (
+        isinstance(num_partitions, bool)
+        or not isinstance(num_partitions, int)
+        or (num_partitions < 1)
+    ):
+        raise InvalidParameterError(
+            f"The 'num_partitions' parameter of receval.spark.{func} must be a positive int "
+            f"or None. Got {num_partitions!r} instead."
+        )
+    return num_partitions
+
+
+def _limit_threads() -> None:
+    """Numba's parallel kernels run on the task's cores (``spark.task.cpus``), not all."""
+    try:
+        import numba
+        from pyspark import TaskContext
+
+        ctx = TaskContext.get()
+        cpus = int(ctx.cpus()) if ctx is not None else 1
+        numba.set_num_threads(max(1, min(cpus, numba.config.NUMBA_NUM_THREADS)))
+    except Exception:  # pragma: no cover - threads are an optimisation only
+        pass
+
+
+def partition_states(df: Any, compute: Callable[[Any], Any]) -> list[Any]:
+    """``compute(table)`` on the Arrow table of each non-empty partition, gathered.
+
+    Only the pickled results travel to the driver. A :class:`RecevalError`
+    raised by ``compute`` is raised again here.
+    """
+
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        batches = [b for b in batches if b.num_rows]
+        if not batches:
+            return
+        _limit_threads()
+        table = pa.Table.from_batches(batches)
+        try:
+            result: tuple[str, Any] = ("ok", compute(table))
+        except RecevalError as exc:
+            result = ("error", exc)
+        del table, batches
+        payload = pa.array([pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)], pa.binary())
+        yield pa.RecordBatch.from_arrays([payload], names=["state"])
+
+    rows = df.mapInArrow(run, "state binary").collect()
+    states = []
+    for row in rows:
+        kind, value = pickle.loads(row["state"])
+        if kind == "error":
+            raise value
+        states.append(value)
+    return states
+
+
+def column(table: Any, name: str) -> Any:
+    """A column of a partition's Arrow table as NumPy (strings stay Arrow, as in memory)."""
+    from ..data.io import _column_array
+
+    return _column_array(table.column(name))

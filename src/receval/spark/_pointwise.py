@@ -1,0 +1,374 @@
+"""Pointwise metrics of Spark DataFrames: exact ROC AUC, GAUC, log loss, PCOC, COPC.
+
+Each metric is one pass over the partitions: every partition is reduced to
+the mergeable state of :mod:`receval._states`, by the in-memory functions'
+own validation and kernels, and the driver merges the states:
+
+* log loss, PCOC, COPC: :class:`~receval._states.Totals` of any partition;
+* ROC AUC: ``repartitionByRange`` on the score puts every score value in one
+  partition, so each partition is a :class:`~receval._states.ScoreRange` and
+  :func:`~receval._states.auc_from_ranges` adds the disjoint ranges up exactly
+  (no binning);
+* GAUC: ``repartition`` by group puts each group's rows in one partition,
+  reduced to :class:`~receval._states.GroupTotals`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import reduce
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..exceptions import InvalidParameterError
+from ._common import check_columns, check_frame, check_partitions, column, partition_states
+
+_EPS = float(np.finfo(np.float64).eps)
+
+
+def _prepare(
+    df: Any, func: str, num_partitions: int | None, **columns: str | None
+) -> tuple[Any, Any]:
+    check_frame(df, "df", func)
+    check_columns(df, func, "df", **columns)
+    check_partitions(num_partitions, func)
+    from pyspark.sql import functions as F
+
+    names = list(dict.fromkeys(c for c in columns.values() if c is not None))
+    return df.select(*names), F
+
+
+def _totals(
+    df: Any,
+    func: str,
+    y_true: str,
+    y_prob: str,
+    sample_weight: str | None,
+    prob_name: str,
+    num_partitions: int | None,
+) -> Any:
+    from .._states import EMPTY_TOTALS, totals
+
+    data, _ = _prepare(
+        df, func, num_partitions, y_true=y_true, **{prob_name: y_prob}, sample_weight=sample_weight
+    )
+    if num_partitions is not None:
+        data = data.repartition(num_partitions)
+
+    def compute(table: Any) -> Any:
+        sw = None if sample_weight is None else column(table, sample_weight)
+        return totals(column(table, y_true), column(table, y_prob), sample_weight=sw)
+
+    state = reduce(lambda a, b: a.merge(b), partition_states(data, compute), EMPTY_TOTALS)
+    v.check_not_empty(state.n_rows, "y_true", func)
+    return state
+
+
+def log_loss(
+    df: Any,
+    y_true: str,
+    y_pred: str,
+    *,
+    sample_weight: str | None = None,
+    num_partitions: int | None = None,
+) -> float:
+    """Binary log loss (cross-entropy) of the rows of a Spark DataFrame.
+
+    The same value as :func:`receval.log_loss` on the collected columns;
+    probabilities are clipped to ``[eps, 1 - eps]`` with the float64 eps.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        One row per impression.
+    y_true : str
+        Column of 0/1 labels (1 = click).
+    y_pred : str
+        Column of predicted click probabilities in [0, 1].
+    sample_weight : str, default=None
+        Column of non-negative row weights.
+    num_partitions : int, default=None
+        Repartition the rows first (by default the DataFrame's partitions are used).
+
+    Returns
+    -------
+    loss : float
+    """
+    state = _totals(df, "log_loss", y_true, y_pred, sample_weight, "y_pred", num_partitions)
+    return state.log_loss
+
+
+def pcoc(
+    df: Any,
+    y_true: str,
+    y_prob: str,
+    *,
+    sample_weight: str | None = None,
+    num_partitions: int | None = None,
+) -> float:
+    """Predicted over observed clicks of a Spark DataFrame (as :func:`receval.pcoc`).
+
+    Parameters are as in :func:`log_loss`. Returns nan, with an
+    ``UndefinedMetricWarning``, when there is no click.
+    """
+    from ..metrics._binary import warn_undefined
+
+    state = _totals(df, "pcoc", y_true, y_prob, sample_weight, "y_prob", num_partitions)
+    if np.isnan(state.pcoc):
+        return warn_undefined("pcoc: y_true has no click, so PCOC is undefined (returned as nan).")
+    return state.pcoc
+
+
+def copc(
+    df: Any,
+    y_true: str,
+    y_prob: str,
+    *,
+    sample_weight: str | None = None,
+    num_partitions: int | None = None,
+) -> float:
+    """Observed over predicted clicks of a Spark DataFrame (as :func:`receval.copc`).
+
+    Parameters are as in :func:`log_loss`. Returns nan, with an
+    ``UndefinedMetricWarning``, when the predictions sum to 0.
+    """
+    from ..metrics._binary import warn_undefined
+
+    state = _totals(df, "copc", y_true, y_prob, sample_weight, "y_prob", num_partitions)
+    if np.isnan(state.copc):
+        return warn_undefined(
+            "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
+        )
+    return state.copc
+
+
+def roc_auc_score(
+    df: Any,
+    y_true: str,
+    y_score: str,
+    *,
+    sample_weight: str | None = None,
+    num_partitions: int | None = None,
+) -> float:
+    """Exact ROC AUC of the rows of a Spark DataFrame, tied scores counting one half.
+
+    The rows are range-partitioned by score (``repartitionByRange``), so the
+    rows of one score value share a partition; each partition counts its
+    own positive-negative pairs after a sort, and the driver adds the
+    partitions' counts, which are integers without ``sample_weight``. The
+    result equals :func:`receval.roc_auc_score` on the collected columns; no
+    score is binned.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        One row per impression.
+    y_true : str
+        Column of 0/1 labels (1 = click).
+    y_score : str
+        Column of scores (any real numbers; higher means more likely a click).
+    sample_weight : str, default=None
+        Column of non-negative row weights.
+    num_partitions : int, default=None
+        Number of score ranges (default: ``spark.sql.shuffle.partitions``).
+        Each range is one task, held in memory by one executor: rows x 8
+        bytes, or 40 bytes with weights. A single score value shared by very
+        many rows stays in one range.
+
+    Returns
+    -------
+    auc : float
+        nan, with an ``UndefinedMetricWarning``, if ``y_true`` has one class.
+    """
+    from .._states import auc_from_ranges, score_range
+    from ..metrics._binary import warn_undefined
+
+    func = "roc_auc_score"
+    data, F = _prepare(
+        df, func, num_partitions, y_true=y_true, y_score=y_score, sample_weight=sample_weight
+    )
+    # -0.0 and 0.0 are one score: give them one range key
+    key = F.col(y_score).cast("double")
+    data = data.withColumn("__receval_key", F.when(key == 0.0, F.lit(0.0)).otherwise(key))
+    if num_partitions is None:
+        data = data.repartitionByRange("__receval_key")
+    else:
+        data = data.repartitionByRange(num_partitions, "__receval_key")
+
+    def compute(table: Any) -> Any:
+        sw = None if sample_weight is None else column(table, sample_weight)
+        return score_range(column(table, y_true), column(table, y_score), sample_weight=sw)
+
+    ranges = partition_states(data, compute)
+    v.check_not_empty(sum(int(r.positives > 0 or r.negatives > 0) for r in ranges), "y_true", func)
+    value = auc_from_ranges(ranges)
+    if np.isnan(value):
+        return warn_undefined(
+            f"{func}: y_true has a single class, so the AUC is undefined (returned as nan)."
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class GAUCSummary:
+    """The result of :func:`group_auc`: GAUC and what the single-class rule skipped.
+
+    Attributes
+    ----------
+    score : float
+        The GAUC (nan when no group has both classes).
+    n_groups, n_groups_skipped : int
+        Groups, and those skipped for having a single class.
+    n_rows, n_rows_skipped : int
+        Rows, and those of the skipped groups.
+    weighting : str
+        The weighting used.
+    """
+
+    score: float
+    n_groups: int
+    n_groups_skipped: int
+    n_rows: int
+    n_rows_skipped: int
+    weighting: str
+
+
+def _group_state(
+    df: Any,
+    func: str,
+    y_true: str,
+    y_score: str,
+    groups: str,
+    weighting: Any,
+    sample_weight: str | None,
+    num_partitions: int | None,
+) -> Any:
+    from .._states import EMPTY_GROUP_TOTALS, group_totals
+
+    if isinstance(weighting, str):
+        v.check_option(weighting, "weighting", func, ["clicks", "impressions", "uniform"])
+    elif isinstance(weighting, Mapping):
+        weighting = dict(weighting)
+    else:
+        raise InvalidParameterError(
+            f"The 'weighting' parameter of receval.spark.{func} must be one of "
+            f"['clicks', 'impressions', 'uniform'] or a mapping from group to weight. Got "
+            f"{type(weighting).__name__} instead; for a weight column, join it as a mapping "
+            f"or weight the rows with sample_weight."
+        )
+    data, _ = _prepare(
+        df,
+        func,
+        num_partitions,
+        y_true=y_true,
+        y_score=y_score,
+        groups=groups,
+        sample_weight=sample_weight,
+    )
+    if num_partitions is None:
+        data = data.repartition(groups)
+    else:
+        data = data.repartition(num_partitions, groups)
+
+    def compute(table: Any) -> Any:
+        sw = None if sample_weight is None else column(table, sample_weight)
+        return group_totals(
+            column(table, y_true),
+            column(table, y_score),
+            groups=column(table, groups),
+            weighting=weighting,
+            sample_weight=sw,
+        )
+
+    states = partition_states(data, compute)
+    state = reduce(lambda a, b: a.merge(b), states, EMPTY_GROUP_TOTALS)
+    v.check_not_empty(state.n_rows, "y_true", func)
+    return state
+
+
+def gauc_score(
+    df: Any,
+    y_true: str,
+    y_score: str,
+    *,
+    groups: str,
+    weighting: str | Mapping[Any, float] = "impressions",
+    sample_weight: str | None = None,
+    num_partitions: int | None = None,
+) -> float:
+    """Group AUC of a Spark DataFrame: the weighted mean of per-group ROC AUC.
+
+    The rows are partitioned by group (``repartition(groups)``), each
+    partition computes its groups' exact AUCs with the in-memory kernel, and
+    only per-partition sums reach the driver. The value equals
+    :func:`receval.gauc_score` on the collected columns. Groups with a single
+    class are skipped; :func:`group_auc` reports how many.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        One row per impression.
+    y_true, y_score : str
+        Columns of 0/1 labels and of scores.
+    groups : str
+        Column of group ids (user, query or session).
+    weighting : {"impressions", "clicks", "uniform"} or mapping, default="impressions"
+        Weight of each group's AUC, as in :func:`receval.gauc_score`; a
+        mapping from group id to weight is sent to every executor.
+    sample_weight : str, default=None
+        Column of non-negative row weights.
+    num_partitions : int, default=None
+        Number of partitions of the groups (default: ``spark.sql.shuffle.partitions``).
+
+    Returns
+    -------
+    score : float
+        nan, with an ``UndefinedMetricWarning``, if no group has both classes.
+    """
+    from ..metrics._binary import warn_undefined
+
+    func = "gauc_score"
+    state = _group_state(
+        df, func, y_true, y_score, groups, weighting, sample_weight, num_partitions
+    )
+    if np.isnan(state.score):
+        return warn_undefined(
+            f"gauc_score: no group has both a positive and a negative sample "
+            f"({state.n_groups} groups, all skipped), so GAUC is undefined (returned as nan)."
+        )
+    return state.score
+
+
+def group_auc(
+    df: Any,
+    y_true: str,
+    y_score: str,
+    *,
+    groups: str,
+    weighting: str | Mapping[Any, float] = "impressions",
+    sample_weight: str | None = None,
+    num_partitions: int | None = None,
+) -> GAUCSummary:
+    """GAUC of a Spark DataFrame with the counts of skipped groups and rows.
+
+    The per-group AUCs stay on the executors; the parameters are those of
+    :func:`gauc_score`.
+
+    Returns
+    -------
+    summary : GAUCSummary
+    """
+    state = _group_state(
+        df, "group_auc", y_true, y_score, groups, weighting, sample_weight, num_partitions
+    )
+    return GAUCSummary(
+        score=state.score,
+        n_groups=state.n_groups,
+        n_groups_skipped=state.n_groups_skipped,
+        n_rows=state.n_rows,
+        n_rows_skipped=state.n_rows_skipped,
+        weighting=weighting if isinstance(weighting, str) else "custom",
+    )

@@ -1,0 +1,347 @@
+"""receval.spark gives the in-memory numbers, exactly, on the same rows.
+
+Every DataFrame is built from a pandas frame whose rows are shuffled, so the
+rows of one user (group, score value) lie in several input partitions; the
+in-memory reference is computed on the same frame, in the same row order.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import receval
+import receval.spark as rs
+from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::DeprecationWarning")
+
+
+def _frame(spark, pdf, slices=3):
+    """A Spark DataFrame of ``pdf`` in ``slices`` input partitions, row order kept."""
+    return (
+        spark.createDataFrame(pdf).coalesce(1).repartition(slices)
+        if False
+        else (spark.createDataFrame(pdf))
+    )
+
+
+@pytest.fixture(scope="module")
+def impressions():
+    rng = np.random.default_rng(7)
+    n = 4000
+    users = rng.integers(0, 300, n)
+    scores = np.round(rng.random(n), 1)  # heavy ties
+    scores[::13] = -0.0
+    scores[::17] = 0.0
+    labels = (rng.random(n) < 0.2 + 0.5 * scores).astype(np.int64)
+    labels[users % 37 == 0] = 0  # single-class users: skipped by GAUC
+    return pd.DataFrame(
+        {
+            "user": users,
+            "label": labels,
+            "score": scores,
+            "prob": np.clip(scores, 0.0, 1.0),
+            "weight": rng.integers(1, 4, n).astype(np.float64),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def impressions_df(spark, impressions):
+    return spark.createDataFrame(impressions).repartition(5)
+
+
+def _collected(df):
+    return df.toPandas()
+
+
+# ------------------------------------------------------------------ pointwise
+@pytest.mark.parametrize("num_partitions", [None, 1, 7])
+def test_roc_auc_equals_in_memory(impressions_df, num_partitions):
+    pdf = _collected(impressions_df)
+    expected = receval.roc_auc_score(pdf["label"], pdf["score"])
+    got = rs.roc_auc_score(impressions_df, "label", "score", num_partitions=num_partitions)
+    assert got == expected
+
+
+def test_roc_auc_weighted(impressions_df):
+    pdf = _collected(impressions_df)
+    expected = receval.roc_auc_score(pdf["label"], pdf["score"], sample_weight=pdf["weight"])
+    got = rs.roc_auc_score(impressions_df, "label", "score", sample_weight="weight")
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_roc_auc_all_ties_in_one_range(spark):
+    pdf = pd.DataFrame({"label": [1, 0, 1, 0, 0, 1] * 50, "score": [0.5] * 300})
+    df = spark.createDataFrame(pdf).repartition(4)
+    assert rs.roc_auc_score(df, "label", "score", num_partitions=8) == 0.5
+
+
+def test_roc_auc_single_class_warns(spark):
+    df = spark.createDataFrame(pd.DataFrame({"label": [0, 0], "score": [0.1, 0.2]}))
+    with pytest.warns(UndefinedMetricWarning, match="single class"):
+        assert np.isnan(rs.roc_auc_score(df, "label", "score"))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_log_loss_pcoc_copc_equal_in_memory(impressions_df, weighted):
+    pdf = _collected(impressions_df)
+    sw = pdf["weight"] if weighted else None
+    col = "weight" if weighted else None
+    assert rs.log_loss(impressions_df, "label", "prob", sample_weight=col) == receval.log_loss(
+        pdf["label"], pdf["prob"], sample_weight=sw
+    )
+    assert rs.pcoc(impressions_df, "label", "prob", sample_weight=col) == receval.pcoc(
+        pdf["label"], pdf["prob"], sample_weight=sw
+    )
+    assert rs.copc(
+        impressions_df, "label", "prob", sample_weight=col, num_partitions=3
+    ) == receval.copc(pdf["label"], pdf["prob"], sample_weight=sw)
+
+
+@pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])
+@pytest.mark.parametrize("num_partitions", [None, 1, 6])
+def test_gauc_equals_in_memory(impressions_df, weighting, num_partitions):
+    pdf = _collected(impressions_df)
+    expected = receval.group_auc(
+        pdf["label"], pdf["score"], groups=pdf["user"], weighting=weighting
+    )
+    got = rs.group_auc(
+        impressions_df, "label", "score", groups="user", weighting=weighting,
+        num_partitions=num_partitions,
+    )  # fmt: skip
+    assert got.score == expected.score
+    assert got.score == rs.gauc_score(
+        impressions_df, "label", "score", groups="user", weighting=weighting
+    )
+    assert (got.n_groups, got.n_groups_skipped) == (expected.n_groups, expected.n_groups_skipped)
+    assert got.n_rows_skipped == expected.n_rows_skipped
+    assert got.n_groups_skipped > 0
+
+
+def test_gauc_weighted_and_mapping(impressions_df):
+    pdf = _collected(impressions_df)
+    mapping = {u: 1.0 + (u % 5) for u in range(300)}
+    expected = receval.gauc_score(
+        pdf["label"], pdf["score"], groups=pdf["user"], weighting=mapping,
+        sample_weight=pdf["weight"],
+    )  # fmt: skip
+    got = rs.gauc_score(
+        impressions_df, "label", "score", groups="user", weighting=mapping, sample_weight="weight"
+    )
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_errors_inside_partitions_come_back(spark):
+    df = spark.createDataFrame(pd.DataFrame({"label": [1, 0, 1], "prob": [0.5, 1.5, 0.2]}))
+    with pytest.raises(InputValidationError, match="y_prob"):
+        rs.pcoc(df, "label", "prob")
+    df = spark.createDataFrame(pd.DataFrame({"label": [1, 2, 0], "score": [0.5, 0.1, 0.2]}))
+    with pytest.raises(InputValidationError, match="y_true"):
+        rs.roc_auc_score(df, "label", "score")
+
+
+def test_argument_errors(spark, impressions_df, impressions):
+    with pytest.raises(InvalidParameterError, match="Spark DataFrame"):
+        rs.roc_auc_score(impressions, "label", "score")
+    with pytest.raises(InputValidationError, match=r"no column 'clicks'.*'y_true'"):
+        rs.roc_auc_score(impressions_df, "clicks", "score")
+    with pytest.raises(InvalidParameterError, match="num_partitions"):
+        rs.log_loss(impressions_df, "label", "prob", num_partitions=0)
+    with pytest.raises(InvalidParameterError, match="weighting"):
+        rs.gauc_score(impressions_df, "label", "score", groups="user", weighting="views")
+    empty = impressions_df.limit(0)
+    with pytest.raises(InputValidationError, match="empty"):
+        rs.log_loss(empty, "label", "prob")
+
+
+# ------------------------------------------------------------------ ranking
+def _ranking_frames(string_ids: bool):
+    rng = np.random.default_rng(3)
+    rows_q, rows_r = [], []
+    for u in range(120):
+        user = f"u{u}" if string_ids else u
+        if u % 11 != 0:  # users 0, 11, ...: only in the run
+            for i in rng.choice(60, rng.integers(1, 8), replace=False):
+                grade = int(rng.integers(0, 3)) if u % 7 else 0  # users 7, 14, ...: no relevant
+                rows_q.append((user, f"i{i}" if string_ids else int(i), grade))
+        if u % 13 != 5:  # users 5, 18, ...: absent from the run
+            for i in rng.choice(60, rng.integers(1, 25), replace=False):
+                score = float(np.round(rng.random(), 1))  # ties
+                rows_r.append((user, f"i{i}" if string_ids else int(i), score))
+    qrels = pd.DataFrame(rows_q, columns=["user", "item", "grade"]).sample(frac=1, random_state=1)
+    run = pd.DataFrame(rows_r, columns=["user", "item", "score"]).sample(frac=1, random_state=2)
+    return qrels.reset_index(drop=True), run.reset_index(drop=True)
+
+
+METRICS = ["ndcg@10", "map@20", "mrr", "recall@10", "p@5", "hit_ratio@10", "success@3", "r-prec"]
+
+
+@pytest.mark.parametrize("string_ids", [False, True])
+@pytest.mark.parametrize("num_partitions", [None, 1, 9])
+@pytest.mark.parametrize(
+    "conventions",
+    [{}, {"profile": "trec_eval"}, {"ties": "average", "empty_users": "zero"},
+     {"profile": "ranx"}, {"missing_users": "skip", "gain": "exponential"}],
+)  # fmt: skip
+def test_evaluate_equals_in_memory(spark, string_ids, num_partitions, conventions):
+    qrels, run = _ranking_frames(string_ids)
+    metrics = [m for m in METRICS if not (conventions.get("ties") == "average" and m == "map@20")]
+    q_df = spark.createDataFrame(qrels)
+    r_df = spark.createDataFrame(run)
+    expected = receval.evaluate(qrels, r_df.toPandas(), metrics, **conventions)
+    got = rs.evaluate(q_df, r_df, metrics, num_partitions=num_partitions, **conventions)
+    assert got.mean == expected.mean
+    assert got.n_users == expected.n_users
+    assert got.n_users_missing == expected.n_users_missing > 0
+    assert got.n_run_only_users == expected.n_run_only_users > 0
+    assert got.n_users_empty == expected.n_users_empty
+    assert got.n_users_skipped == expected.n_users_skipped
+
+
+def test_evaluate_input_order_of_ties_survives_the_shuffle(spark):
+    qrels, run = _ranking_frames(False)
+    run["score"] = np.floor(run["score"] * 2) / 2  # many ties
+    r_df = spark.createDataFrame(run).repartition(3)  # a new row order, then collected
+    in_order = r_df.toPandas()
+    metrics = ["ndcg@5", "p@3", "mrr"]
+    expected = receval.evaluate(qrels, in_order, metrics, ties="input")
+    got = rs.evaluate(spark.createDataFrame(qrels), r_df, metrics, ties="input", num_partitions=4)
+    assert got.mean == expected.mean
+    other = receval.evaluate(qrels, in_order.iloc[::-1], metrics, ties="input")
+    assert other.mean != expected.mean  # the order matters, so the test can fail
+
+
+def test_evaluate_ranks_and_no_grade_column(spark):
+    qrels, run = _ranking_frames(False)
+    run["rank"] = run.groupby("user")["score"].rank(method="first", ascending=False).astype(int)
+    q = qrels[qrels.grade > 0][["user", "item"]]
+    expected = receval.evaluate(
+        receval.Qrels.from_frame(q, grade=None), receval.Run.from_frame(run, rank="rank"),
+        ["ndcg@10", "recall@5"],
+    )  # fmt: skip
+    got = rs.evaluate(
+        spark.createDataFrame(q), spark.createDataFrame(run), ["ndcg@10", "recall@5"],
+        grade=None, score=None, rank="rank", name="by-rank",
+    )  # fmt: skip
+    assert got.mean == expected.mean
+    assert got.run_name == "by-rank"
+    assert "by-rank" in repr(got)
+    frame = got.to_frame()
+    assert list(frame["metric"]) == ["ndcg@10", "recall@5"]
+
+
+def test_evaluate_beyond_accuracy_without_qrels(spark):
+    _, run = _ranking_frames(False)
+    rng = np.random.default_rng(0)
+    features = rng.random((60, 4))
+    expected = receval.evaluate(None, run, ["ils@5", "diversity@10"], features=features,
+                                feature_items=np.arange(60))  # fmt: skip
+    got = rs.evaluate(None, spark.createDataFrame(run), ["ils@5", "diversity@10"],
+                      features=features, feature_items=np.arange(60), num_partitions=3)  # fmt: skip
+    assert got.mean == expected.mean
+    assert got.n_users == expected.n_users
+    assert got.n_users_skipped == expected.n_users_skipped
+
+
+def test_evaluate_errors(spark):
+    qrels, run = _ranking_frames(False)
+    q_df, r_df = spark.createDataFrame(qrels), spark.createDataFrame(run)
+    with pytest.raises(InvalidParameterError, match=r"ndgc"):
+        rs.evaluate(q_df, r_df, ["ndgc@10"])
+    s_df = spark.createDataFrame(qrels.assign(user=qrels.user.astype(str)))
+    with pytest.raises(InputValidationError, match=r"string in the qrels but bigint in the run"):
+        rs.evaluate(s_df, r_df, ["p@5"])
+    with pytest.raises(InputValidationError, match="absent from the run"):
+        rs.evaluate(q_df, r_df, ["p@5"], missing_users="error")
+    dup = spark.createDataFrame(pd.concat([run, run.iloc[:1]]))
+    with pytest.raises(InputValidationError, match=r"twice|duplicate"):
+        rs.evaluate(q_df, dup, ["p@5"])
+    with pytest.raises(InvalidParameterError, match="exactly one of score and rank"):
+        rs.evaluate(q_df, r_df, ["p@5"], rank="score")
+
+
+# ------------------------------------------------------------------ retention
+@pytest.fixture(scope="module")
+def events():
+    rng = np.random.default_rng(11)
+    n = 3000
+    users = rng.integers(0, 400, n)
+    start = np.datetime64("2024-03-01T00:00:00")
+    seconds = rng.integers(0, 40 * 86400, n)
+    frame = pd.DataFrame(
+        {"user": [f"user{u}" for u in users], "time": start + seconds.astype("timedelta64[s]")}
+    )
+    signup = start + (rng.integers(-5, 30, 400) * 86400).astype("timedelta64[s]")
+    frame["signup"] = signup[users]
+    frame.loc[users % 9 == 0, "signup"] = pd.NaT
+    frame["epoch"] = (start.astype("datetime64[s]").astype(np.int64) + seconds) * 1000  # ms
+    frame["day"] = frame["time"].dt.date
+    return frame.sample(frac=1, random_state=3).reset_index(drop=True)
+
+
+def _same_report(got, expected):
+    for field in (
+        "new_users", "login_users", "active_users", "cohort_counts", "retained", "periods",
+    ):  # fmt: skip
+        np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
+    for field in ("retention_rate", "day_n_retention", "cohort_retention"):
+        np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
+    for field in (
+        "n_events", "n_users", "n_users_without_signup", "n_users_signup_before_window",
+        "n_users_signup_after_window", "n_events_before_signup", "n_users_events_before_signup",
+        "n_events_dropped", "time_unit", "time_unit_inferred", "tz", "days", "period",
+    ):  # fmt: skip
+        assert getattr(got, field) == getattr(expected, field), field
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"period": "week", "tz": "Asia/Shanghai"}, {"signup": "signup"},
+     {"signup": "signup", "before_signup": "drop", "days": (1, 2, 7)},
+     {"period": "month", "tz": "America/New_York", "signup": "signup"}],
+)  # fmt: skip
+def test_retention_equals_in_memory(spark, events, options):
+    df = spark.createDataFrame(events[["user", "time", "signup"]]).repartition(4)
+    expected = receval.retention(df.toPandas(), **options)
+    got = rs.retention(df, num_partitions=5, **options)
+    _same_report(got, expected)
+    assert got.n_users_events_before_signup > 0 or "signup" not in options
+
+
+@pytest.mark.parametrize("column", ["epoch", "day"])
+def test_retention_epoch_numbers_and_dates(spark, events, column):
+    df = spark.createDataFrame(events[["user", column]])
+    expected = receval.retention(events[["user", column]], time=column, tz="Europe/Berlin")
+    got = rs.retention(df, time=column, tz="Europe/Berlin")
+    _same_report(got, expected)
+
+
+def test_retention_signup_frame_with_users_without_events(spark, events):
+    signup = pd.DataFrame(
+        {"user": ["user1", "user2", "ghost1", "ghost2"],
+         "signup": pd.to_datetime(["2024-03-01", "2024-03-02", "2024-03-03", "2024-03-05"])}
+    )  # fmt: skip
+    df = spark.createDataFrame(events[["user", "time"]])
+    expected = receval.retention(events[["user", "time"]], signup=signup)
+    got = rs.retention(df, signup=spark.createDataFrame(signup), num_partitions=3)
+    _same_report(got, expected)
+    assert got.n_users == events["user"].nunique() + 2
+
+
+def test_retention_errors(spark, events):
+    df = spark.createDataFrame(events[["user", "time", "signup"]])
+    with pytest.raises(InputValidationError, match="earlier than the user's signup"):
+        rs.retention(df, signup="signup", before_signup="error")
+    with pytest.raises(InvalidParameterError, match="period"):
+        rs.retention(df, period="year")
+    numbers = spark.createDataFrame(pd.DataFrame({"user": [1, 2], "time": [5.0, 7.0]}))
+    with pytest.raises(InputValidationError, match="time_unit"):
+        rs.retention(numbers)
+    with pytest.raises(InvalidParameterError, match="signup"):
+        rs.retention(df, signup={"user1": "2024-03-01"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        rs.retention(df, days=1)

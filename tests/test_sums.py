@@ -1,0 +1,98 @@
+"""Exact sums: equal to math.fsum (correctly rounded), whatever the split."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from receval._kernels import _sums as k
+from receval._sums import ExactSum, exact_dot, exact_mean, exact_sum
+
+finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
+# values across the whole exponent range, with subnormals and cancellations
+wide = st.one_of(
+    finite,
+    st.floats(min_value=-1e-300, max_value=1e-300),
+    st.sampled_from([5e-324, -5e-324, 2.2250738585072014e-308, 1e308, -1e308, -0.0, 1.0]),
+)
+
+
+@given(st.lists(wide, max_size=60))
+def test_sum_equals_the_rounded_rational_sum(values):
+    exact = sum((Fraction(v) for v in values), Fraction(0))
+    try:
+        expected = float(exact)  # correctly rounded
+    except OverflowError:
+        expected = math.inf if exact > 0 else -math.inf
+    assert exact_sum(np.array(values, dtype=np.float64)) == expected
+    if not math.isinf(expected):
+        assert exact_sum(np.array(values, dtype=np.float64)) == math.fsum(values)
+
+
+@given(st.lists(wide, min_size=1, max_size=60), st.data())
+def test_any_split_merges_to_the_same_sum(values, data):
+    x = np.array(values, dtype=np.float64)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(x)), max_size=5)))
+    parts = np.split(x, cuts)
+    order = data.draw(st.permutations(range(len(parts))))
+    merged = ExactSum.zero()
+    for i in order:
+        merged = merged + ExactSum.of(parts[i])
+    assert merged.value == ExactSum.of(x).value
+    assert np.array_equal(merged.digits, ExactSum.of(x).digits)
+
+
+@given(
+    arrays(np.float64, st.integers(0, 40), elements=st.floats(-1e6, 1e6)),
+    st.data(),
+)
+def test_dot_equals_fsum_of_products(x, data):
+    w = data.draw(arrays(np.float64, len(x), elements=st.floats(0, 1e3)))
+    assert exact_dot(x, w) == math.fsum((x * w).tolist())
+
+
+def test_every_digit_shift_and_carry():
+    # mantissas with all bits set, at every shift of the 32-bit digits
+    m = float(2**53 - 1)
+    values = [m * 2.0**e for e in range(-1074, 971, 7)] + [-(2.0**-1074)] * 3
+    values += [m * 2.0**e for e in range(-1074, -1040)]  # subnormal range
+    x = np.array(values)
+    assert exact_sum(x) == math.fsum(values)
+    assert exact_sum(-x) == -math.fsum(values)
+    # borrows across digits: a huge value and a tiny one cancel to the tiny one
+    assert exact_sum(np.array([2.0**900, 2.0**-1000, -(2.0**900)])) == 2.0**-1000
+
+
+def test_long_input_crosses_the_carry_interval(monkeypatch):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=3_000_000) * 1e3
+    assert exact_sum(x) == math.fsum(x.tolist())
+    assert exact_sum(np.full(200_000, 0.1)) == math.fsum([0.1] * 200_000)
+
+
+def test_non_finite_and_empty():
+    assert exact_sum(np.array([])) == 0.0
+    assert math.isnan(exact_sum(np.array([1.0, np.nan])))
+    assert exact_sum(np.array([1.0, np.inf])) == np.inf
+    assert exact_sum(np.array([-np.inf, 2.0])) == -np.inf
+    assert math.isnan(exact_sum(np.array([np.inf, -np.inf])))
+    assert exact_sum(np.array([1e308, 1e308])) == np.inf  # beyond float64, as float addition
+    assert exact_sum(np.array([1e308, 1e308, -1e308])) == 1e308  # no intermediate overflow
+    assert math.isnan(exact_mean([]))
+    assert exact_mean([1.0, 2.0, 4.0]) == 7.0 / 3
+
+
+def test_pickles():
+    import pickle
+
+    s = ExactSum.of([0.1, 0.2, 0.3])
+    assert pickle.loads(pickle.dumps(s)).value == s.value
+    assert float(s) == math.fsum([0.1, 0.2, 0.3])
+    assert repr(s) == f"ExactSum({math.fsum([0.1, 0.2, 0.3])!r})"
+
+
+def test_state_size():
+    assert ExactSum.zero().digits.shape == (k.SIZE,)

@@ -176,7 +176,17 @@ def _ranking_frames(string_ids: bool):
     return qrels.reset_index(drop=True), run.reset_index(drop=True)
 
 
-METRICS = ["ndcg@10", "map@20", "mrr", "recall@10", "p@5", "hit_ratio@10", "success@3", "r-prec"]
+METRICS = [
+    "ndcg@10",
+    "map@20",
+    "mrr",
+    "recall@10",
+    "p@5",
+    "hit_ratio@10",
+    "success@3",
+    "r_precision",
+    "f1@10",
+]
 
 
 @pytest.mark.parametrize("string_ids", [False, True])
@@ -345,3 +355,31 @@ def test_retention_errors(spark, events):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         rs.retention(df, days=1)
+
+
+def test_partition_restores_the_input_order_of_the_run():
+    """A shuffle may deliver a user's rows in any order (remote blocks are fetched
+    in random order on a cluster): each task sorts the run by its row tag."""
+    import pyarrow as pa
+
+    from receval.spark import _ranking as sr
+
+    qrels, run = _ranking_frames(False)
+    run["score"] = np.floor(run["score"] * 2) / 2  # many ties
+    metrics = ["ndcg@5", "p@3", "mrr"]
+    expected = receval.evaluate(qrels, run, metrics, ties="input")
+    rows = np.random.default_rng(5).permutation(len(run))  # the order of arrival
+    tagged = pa.table(
+        {
+            sr._USER: np.concatenate([run["user"].to_numpy()[rows], qrels["user"].to_numpy()]),
+            sr._ITEM: np.concatenate([run["item"].to_numpy()[rows], qrels["item"].to_numpy()]),
+            sr._VALUE: np.concatenate([run["score"].to_numpy()[rows], np.zeros(len(qrels))]),
+            sr._GRADE: np.concatenate([np.zeros(len(run)), qrels["grade"].to_numpy()]),
+            sr._ROW: np.concatenate([rows, np.zeros(len(qrels), np.int64)]),
+            sr._SIDE: np.concatenate([np.ones(len(run)), np.zeros(len(qrels))]).astype(np.int8),
+        }
+    )
+    part = sr._evaluate_partition(
+        tagged, metrics, True, False, True, None, None, None, None, {"ties": "input"}
+    )
+    assert {m: s.value for m, s in part.states.items()} == expected.mean

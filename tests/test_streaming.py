@@ -466,3 +466,88 @@ def test_no_warning_on_a_normal_call(files):
         warnings.simplefilter("error")
         roc_auc_score(s["click"], s["score"])
         gauc_score(s["click"], s["score"], groups=s["user"])
+
+
+# ------------------------------------------------------------------ retention
+def _events(seed: int = 0, n: int = 700) -> dict[str, np.ndarray]:
+    """An event log in time order (users interleaved), with a signup column."""
+    rng = np.random.default_rng(seed)
+    users = rng.integers(0, 120, n)
+    start = np.datetime64("2024-03-01T00:00:00", "s").astype(np.int64)
+    seconds = np.sort(start + rng.integers(0, 50 * 86400, n))
+    signup = start + rng.integers(-3, 40, 120) * 86400 + rng.integers(0, 86400, 120)
+    sign = signup[users].astype("datetime64[s]")
+    sign[users % 7 == 0] = np.datetime64("NaT")  # no signup time: the first event's period
+    sign[(users % 5 == 0) & (rng.random(n) < 0.5)] = np.datetime64("NaT")  # on some rows only
+    return {
+        "user": np.array([f"u{u:03d}" for u in users]),
+        "time": seconds.astype("datetime64[s]"),
+        "epoch_ms": seconds * 1000,
+        "signup": sign,
+        "day": seconds.astype("datetime64[s]").astype("datetime64[D]"),
+    }
+
+
+def _same_retention(got, expected) -> None:
+    for field in ("new_users", "login_users", "cohort_counts", "retained", "periods"):
+        np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
+    for field in ("retention_rate", "day_n_retention", "cohort_retention"):
+        np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
+    for field in (
+        "n_events", "n_users", "n_users_without_signup", "n_users_signup_before_window",
+        "n_users_signup_after_window", "n_events_before_signup", "n_users_events_before_signup",
+        "n_events_dropped", "time_unit", "time_unit_inferred",
+    ):  # fmt: skip
+        assert getattr(got, field) == getattr(expected, field), field
+
+
+@pytest.fixture(scope="module")
+def event_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, dict]]:
+    directory = str(tmp_path_factory.mktemp("events"))
+    data = _events()
+    return {fmt: (_write(directory, data, fmt, "events"), data) for fmt in FORMATS}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("batch_rows", [1, 13, 10**6])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"signup": "signup"},
+     {"signup": "signup", "before_signup": "drop", "period": "week"},
+     {"time": "epoch_ms", "tz": "Asia/Shanghai", "days": (1, 2, 7)},
+     {"time": "day", "tz": "America/New_York", "period": "month"}],
+)  # fmt: skip
+def test_retention_equals_in_memory(event_files, fmt, batch_rows, options):
+    from receval import retention
+
+    if fmt == "csv" and options.get("time") == "day":
+        pytest.skip("a CSV date column is read back as a timestamp")
+    path, _ = event_files[fmt]
+    expected = retention(path, **options)
+    got = retention(scan(path, batch_rows=batch_rows, progress=False), **options)
+    _same_retention(got, expected)
+    if "signup" in options:
+        assert got.n_events_before_signup > 0 and got.n_users_without_signup > 0
+
+
+def test_retention_scan_checks_signup_and_errors(tmp_path):
+    from receval import retention
+
+    data = _events(1, 200)
+    data["signup"][:] = np.datetime64("2024-03-02T00:00:00")
+    data["user"][:] = "same"
+    data["signup"][150] = data["signup"][0] + np.timedelta64(1, "D")  # in a later batch
+    path = _write(str(tmp_path), data, "parquet", "conflict")
+    with pytest.raises(InputValidationError, match="one time per user"):
+        retention(scan(path, batch_rows=50, progress=False), signup="signup")
+    with pytest.raises(InvalidParameterError, match="signup"):
+        retention(scan(path, progress=False), signup={"same": "2024-03-01"})
+    data = _events(2, 200)
+    path = _write(str(tmp_path), data, "parquet", "early")
+    with pytest.raises(InputValidationError, match="earlier than the user's signup"):
+        retention(scan(path, batch_rows=30, progress=False), signup="signup",
+                  before_signup="error")  # fmt: skip
+    data = {"user": np.array([1, 2]), "time": np.array([5.0, 7.0])}
+    path = _write(str(tmp_path), data, "parquet", "numbers")
+    with pytest.raises(InputValidationError, match="time_unit"):
+        retention(scan(path, progress=False))

@@ -759,11 +759,15 @@ def retention(
 
     Parameters
     ----------
-    events : DataFrame, Arrow table, mapping of arrays, or path
+    events : DataFrame, Arrow table, mapping of arrays, path or Scan
         Activity events, one row per event: a pandas or polars DataFrame, an
         Arrow table, a mapping of column name to array, or the path of a CSV,
         TSV or Parquet file. Repeated events of a user in one period count
-        once.
+        once. A :func:`receval.scan` of a file larger than memory is read in
+        batches, in four passes at most (units of epoch numbers, the window,
+        signup times, activity), in any row order; memory grows with the
+        users (an id, a bitset of periods and a signup time each), not the
+        events. ``signup`` must then be None or a column.
     user : str, default="user"
         Column of user ids (ints or strings).
     time : str, default="time"
@@ -855,6 +859,13 @@ def retention(
     >>> retention(events, days=1, tz="Asia/Shanghai").new_users
     array([2, 0, 1, 0])
     """
+    from .. import _streaming
+
+    if isinstance(events, _streaming.Scan):  # a receval.scan(...): passes over the file
+        return _streaming.retention(
+            events, user=user, time=time, signup=signup, period=period, days=days, tz=tz,
+            time_unit=time_unit, before_signup=before_signup,
+        )  # fmt: skip
     offsets, zone, tz_name = _check_options(period, days, tz, time_unit, before_signup)
     if not isinstance(user, str) or not isinstance(time, str):
         bad, value = ("user", user) if not isinstance(user, str) else ("time", time)

@@ -155,6 +155,23 @@ def run(n_events: int, n_users: int, repeat: int) -> tuple[list[str], list[str]]
             )
         )
         print(extra[-1], flush=True)
+        m = measure(
+            lambda: receval.retention(receval.scan(path, progress=False), tz=TZ, days=DAYS),
+            repeat,
+        )
+        if not agree(m.value, {f: getattr(report, f) for f in COMPARED}):
+            raise SystemExit("retention of receval.scan(path) differs from in memory")
+        extra.append(
+            row(
+                [
+                    f"{label}, the same file through `receval.scan(path)` (out of core: "
+                    f"batches of 4M events, 2 passes), daily, {TZ}",
+                    fmt_s(m.seconds),
+                    f"{m.peak_extra_mib:.0f}",
+                ]
+            )
+        )
+        print(extra[-1], flush=True)
     summary = (
         f"day-1/3/7/30 retention of the first cohort: "
         f"{', '.join(f'{x:.3f}' for x in report.day_n_retention[0])}; "

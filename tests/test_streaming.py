@@ -283,6 +283,28 @@ def test_evaluate_equals_in_memory_per_user(tmp_path, fmt, batch_rows, options):
     assert got.run_name == expected.run_name == f"run.{fmt}"
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("batch_rows", [1, 7, 10**6])
+def test_evaluate_beyond_accuracy_without_qrels(tmp_path, fmt, batch_rows):
+    _, data = _ranking_data(3)
+    path = _write(str(tmp_path), data, fmt, name="run")
+    features = np.random.default_rng(3).random((30, 5))
+    items = np.array([f"i{x}" for x in range(30)])
+    metrics = ["ils@3", "diversity@10"]
+    expected = evaluate(None, Run.from_file(path), metrics, features=features,
+                        feature_items=items)  # fmt: skip
+    got = evaluate(None, scan(path, batch_rows=batch_rows), metrics, features=features,
+                   feature_items=items)  # fmt: skip
+    np.testing.assert_array_equal(got.users, expected.users)
+    for metric in metrics:
+        np.testing.assert_array_equal(got.values[metric], expected.values[metric])
+    assert got.mean == expected.mean
+    assert got.n_users_skipped == expected.n_users_skipped
+    assert sum(got.n_users_skipped.values()) > 0  # lists shorter than 2 are skipped
+    with pytest.raises(InvalidParameterError, match="needs relevance judgments"):
+        evaluate(None, scan(path), ["ndcg@5", "ils@3"], features=features, feature_items=items)
+
+
 def test_evaluate_with_named_columns_and_ranks(tmp_path):
     q, data = _ranking_data(1)
     data = {"uid": data["user"], "doc": data["item"], "s": data["score"]}

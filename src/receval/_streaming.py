@@ -546,11 +546,8 @@ def evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any) -> A
     similarity = options.pop("similarity")
     metrics, specs, convs, listwise = e._prepare(metrics, features, similarity, options)
     if qrels is None:
-        raise InvalidParameterError(
-            "The 'qrels' parameter of evaluate must be given when the run is a scan "
-            "(beyond-accuracy metrics over the run's users alone need the run in memory); "
-            "pass qrels or Run.from_file(path)."
-        )
+        return _evaluate_lists(spec, metrics, specs, convs, listwise, features, feature_items,
+                               similarity)  # fmt: skip
     q = e._as_qrels(qrels)
     ranked = [t for t in specs if t not in listwise]
     values = np.full((q.n_users, len(ranked)), np.nan)
@@ -606,6 +603,81 @@ def evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any) -> A
         q, metrics, specs, convs, ranked, values, aux, list_cols,
         n_missing=len(missing), n_run_only=n_run_only, run_name=name,
     )  # fmt: skip
+
+
+def _run_batches(spec: ScanRun, func: str) -> Iterator[Any]:
+    """The run of a scan as :class:`~receval.Run` objects of whole users."""
+    from .data._ranked import Run
+
+    scan = spec.scan
+    value_column = spec.score if spec.rank is None else spec.rank
+    columns = [spec.user, spec.item, value_column]
+    name = spec.name or os.path.basename(os.path.normpath(scan.name))
+    for chunk in _whole_groups(
+        scan, columns, spec.user, ids=[spec.user, spec.item], floats=[value_column],
+        func=func, what="user", description=func,
+    ):  # fmt: skip
+        values_in = chunk[value_column]
+        if spec.rank is None:
+            yield Run(chunk[spec.user], chunk[spec.item], values_in, name=name)
+        else:
+            yield Run(chunk[spec.user], chunk[spec.item], ranks=values_in, name=name)
+
+
+def _evaluate_lists(
+    spec: ScanRun,
+    metrics: list[str],
+    specs: dict[str, Any],
+    convs: dict[str, Any],
+    listwise: set[str],
+    features: Any,
+    feature_items: Any,
+    similarity: Any,
+) -> Any:
+    """``evaluate(None, scan, ...)``: beyond-accuracy metrics of the run's users, batch by batch."""
+    from . import evaluation as e
+
+    func = "evaluate"
+    if len(listwise) < len(specs):
+        first = next(t for t in specs if t not in listwise)
+        raise InvalidParameterError(
+            f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
+            f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
+        )
+    users: list[Any] = []
+    cols: dict[str, list[np.ndarray]] = {t: [] for t in specs}
+    name = None
+    for r in _run_batches(spec, func):
+        name = r.name
+        users.append(r.user_ids)
+        for text, col in e._list_values(r, listwise, specs, features, feature_items,
+                                        similarity).items():  # fmt: skip
+            cols[text].append(col)
+    if not users:
+        v.check_not_empty(0, "users", "Run")
+    states: dict[str, Any] = {}
+    per_user: dict[str, np.ndarray] = {}
+    empty: dict[str, int] = {}
+    skipped: dict[str, int] = {}
+    for text in specs:
+        e._store_list_metric(text, np.concatenate(cols[text]), states, per_user, empty, skipped)
+    all_users = np.concatenate([np.asarray(u, dtype=object) for u in users])
+    if all(np.asarray(u).dtype.kind in "iu" for u in users):
+        all_users = np.concatenate(users)
+    return e.EvaluationReport(
+        mean={t: states[t].value for t in metrics},
+        users=all_users,
+        values={t: per_user[t] for t in metrics},
+        metrics={t: str(specs[t]) for t in metrics},
+        conventions={t: convs[t] for t in metrics},
+        n_users=len(all_users),
+        n_users_missing=0,
+        n_users_empty=empty,
+        n_users_skipped=skipped,
+        n_run_only_users=0,
+        run_name=name,
+        _states={t: states[t] for t in metrics},
+    )
 
 
 # ------------------------------------------------------------------ retention

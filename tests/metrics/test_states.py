@@ -168,3 +168,41 @@ def test_mean_states_of_user_partitions_merge_to_one_pass(seed):
     missing_only = [u for u in range(60) if owner[u] not in {owner[v] for v in run}]
     assert not missing_only
     assert {m: merged[m].value for m in metrics} == whole.mean  # the same floats
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_retention_counts_of_user_partitions_merge_to_one_pass(seed):
+    """The cohort counts of disjoint users in one window add up (Spark's merge)."""
+    from receval import retention
+    from receval.metrics import _retention as rt
+
+    rng = np.random.default_rng(seed)
+    n = 500
+    users = rng.integers(0, 80, n)
+    times = np.datetime64("2024-01-01T00:00:00") + rng.integers(0, 30 * 86400, n).astype(
+        "timedelta64[s]"
+    )
+    signup = np.datetime64("2024-01-01T00:00:00") + rng.integers(-2, 28, 80).astype(
+        "timedelta64[D]"
+    )
+    events = {"user": users, "time": times, "signup": signup[users]}
+    whole = retention(events, signup="signup", before_signup="drop", tz="Europe/Paris")
+    _, zone, _ = rt._check_options("day", (1,), "Europe/Paris", None, "drop")
+    t = rt._event_times(events, "time", None, None)
+    window = rt._window(t, zone, "day", "time")
+    owner = rng.integers(0, 3, 80)[users]
+    merged = None
+    for p in range(3):
+        part = {k: np.asarray(c)[owner == p] for k, c in events.items()}
+        counts = rt._cohort_counts(
+            part, "user", rt._event_times(part, "time", None, None), "signup", window, zone,
+            None, "drop", None,
+        )  # fmt: skip
+        merged = counts if merged is None else merged.merge(counts)
+    got = rt._retention_report(merged, window, "day", "Europe/Paris", whole.days, "drop", None,
+                               False)  # fmt: skip
+    np.testing.assert_array_equal(got.cohort_counts, whole.cohort_counts)
+    np.testing.assert_array_equal(got.day_n_retention, whole.day_n_retention)
+    assert got.n_users == whole.n_users
+    assert got.n_events_before_signup == whole.n_events_before_signup
+    assert got.n_events_before_signup > 0

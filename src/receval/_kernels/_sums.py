@@ -7,7 +7,8 @@ base 2**32 (digit ``k`` weighs ``2**(32 k - 1074)``), plus counts of NaN, +inf
 and -inf. Adding ``x`` adds ``m << (e mod 32)`` (85 bits) to three digits, each
 part below 2**32, so a digit cannot overflow in fewer than 2**31 additions;
 :func:`_normalize` carries every digit into ``[0, 2**32)`` (the last keeps the
-sign) and runs every ``_CARRY_EVERY`` additions.
+sign) and runs every ``carry_every`` additions (``_CARRY_EVERY``; tests pass
+a small one).
 
 Accumulators of parts add up digit by digit to the accumulator of the whole,
 whatever the split and the order: the sum is exact, rounded once at the end
@@ -77,7 +78,7 @@ def _normalize(acc):
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _exact_sum(x, n_chunks):
+def _exact_sum(x, n_chunks, carry_every=_CARRY_EVERY):
     """Accumulator of ``sum(x)``."""
     n = x.shape[0]
     parts = np.zeros((n_chunks, SIZE), dtype=np.int64)
@@ -87,14 +88,14 @@ def _exact_sum(x, n_chunks):
         hi = (c + 1) * n // n_chunks
         for i in range(lo, hi):
             _add(acc, x[i])
-            if (i - lo + 1) % _CARRY_EVERY == 0:
+            if (i - lo + 1) % carry_every == 0:
                 _normalize(acc)
         _normalize(acc)
     return _merge_rows(parts)
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _exact_dot(x, w, n_chunks):
+def _exact_dot(x, w, n_chunks, carry_every=_CARRY_EVERY):
     """Accumulator of ``sum(x * w)``, each product rounded to float64 first."""
     n = x.shape[0]
     parts = np.zeros((n_chunks, SIZE), dtype=np.int64)
@@ -104,7 +105,7 @@ def _exact_dot(x, w, n_chunks):
         hi = (c + 1) * n // n_chunks
         for i in range(lo, hi):
             _add(acc, x[i] * w[i])
-            if (i - lo + 1) % _CARRY_EVERY == 0:
+            if (i - lo + 1) % carry_every == 0:
                 _normalize(acc)
         _normalize(acc)
     return _merge_rows(parts)
@@ -121,7 +122,7 @@ def _merge_rows(parts):
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _binary_log_loss_exact(labels, proba, weights, eps, n_chunks):
+def _binary_log_loss_exact(labels, proba, weights, eps, n_chunks, carry_every=_CARRY_EVERY):
     """Accumulator of the sum of -w * log(clip(p)) (positives) and -w * log(clip(1 - p))
     (negatives); ``weights`` of length 0 means unit weights."""
     n = labels.shape[0]
@@ -140,7 +141,7 @@ def _binary_log_loss_exact(labels, proba, weights, eps, n_chunks):
                 q = top
             loss = -np.log(q)
             _add(acc, loss * weights[i] if has_w else loss)
-            if (i - lo + 1) % _CARRY_EVERY == 0:
+            if (i - lo + 1) % carry_every == 0:
                 _normalize(acc)
         _normalize(acc)
     return _merge_rows(parts)

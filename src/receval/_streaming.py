@@ -460,7 +460,7 @@ def gauc_score(
     sample_weight: ScanColumn | None,
 ) -> float:
     from ._states import EMPTY_GROUP_TOTALS, report_totals
-    from .metrics._binary import warn_undefined
+    from .metrics._gauc import gauc_or_warn
 
     func = "gauc_score"
     if groups is None:
@@ -468,12 +468,7 @@ def gauc_score(
     state = EMPTY_GROUP_TOTALS
     for report in _group_reports(func, y_true, y_score, groups, weighting, sample_weight):
         state = state.merge(report_totals(report))
-    if np.isnan(state.score):
-        return warn_undefined(
-            f"gauc_score: no group has both a positive and a negative sample "
-            f"({state.n_groups} groups, all skipped), so GAUC is undefined (returned as nan)."
-        )
-    return state.score
+    return gauc_or_warn(state.score, state.n_groups)
 
 
 def group_auc(
@@ -540,7 +535,6 @@ def evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any) -> A
 
     func = "evaluate"
     spec = run.as_run() if isinstance(run, Scan) else run
-    scan = spec.scan
     features = options.pop("features")
     feature_items = options.pop("feature_items")
     similarity = options.pop("similarity")
@@ -555,19 +549,9 @@ def evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any) -> A
     list_cols = {t: np.full(q.n_users, np.nan) for t in specs if t in listwise}
     seen = np.zeros(q.n_users, dtype=bool)
     n_run_only = 0
-    value_column = spec.score if spec.rank is None else spec.rank
-    columns = [spec.user, spec.item, value_column]
-    name = spec.name or os.path.basename(os.path.normpath(scan.name))
+    name = spec.name or os.path.basename(os.path.normpath(spec.scan.name))
     last_run: Run | None = None
-    for chunk in _whole_groups(
-        scan, columns, spec.user, ids=[spec.user, spec.item], floats=[value_column],
-        func=func, what="user", description=func,
-    ):  # fmt: skip
-        values_in = chunk[value_column]
-        if spec.rank is None:
-            r = Run(chunk[spec.user], chunk[spec.item], values_in, name=name)
-        else:
-            r = Run(chunk[spec.user], chunk[spec.item], ranks=values_in, name=name)
+    for r in _run_batches(spec, func):
         last_run = r
         user_map = lookup(q.user_ids, r.user_ids)
         users = np.flatnonzero(user_map >= 0)

@@ -90,17 +90,22 @@ class EvaluationReport:
         return make_frame({"user": self.users, **self.values}, backend=backend)
 
     def __repr__(self) -> str:
-        width = max(len(m) for m in self.mean) if self.mean else 6
-        lines = [
-            f"EvaluationReport({self.run_name or 'run'}: {self.n_users} users, "
-            f"{self.n_users_missing} missing from the run, "
-            f"{self.n_run_only_users} only in the run)"
-        ]
-        for metric, value in self.mean.items():
-            skipped = self.n_users_skipped[metric]
-            note = f"  ({skipped} users skipped)" if skipped else ""
-            lines.append(f"  {metric:<{width}}  {value:.6f}{note}")
-        return "\n".join(lines)
+        return _describe(self, "EvaluationReport", "")
+
+
+def _describe(report: Any, kind: str, extra: str) -> str:
+    """The repr of an evaluation result: its counts, then one line per metric."""
+    width = max(len(m) for m in report.mean) if report.mean else 6
+    lines = [
+        f"{kind}({report.run_name or 'run'}: {report.n_users} users, "
+        f"{report.n_users_missing} missing from the run, "
+        f"{report.n_run_only_users} only in the run{extra})"
+    ]
+    for metric, value in report.mean.items():
+        skipped = report.n_users_skipped[metric]
+        note = f"  ({skipped} users skipped)" if skipped else ""
+        lines.append(f"  {metric:<{width}}  {value:.6f}{note}")
+    return "\n".join(lines)
 
 
 def _as_qrels(qrels: Any) -> Qrels:

@@ -345,9 +345,14 @@ def gauc_score(
             y_true, y_score, groups=groups, weighting=weighting, sample_weight=sample_weight
         )
     report = _group_auc(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
-    if np.isnan(report.score):
+    return gauc_or_warn(report.score, report.n_groups)
+
+
+def gauc_or_warn(score: float, n_groups: int) -> float:
+    """``score``, or nan with an ``UndefinedMetricWarning`` when no group counted."""
+    if np.isnan(score):
         return warn_undefined(
             f"gauc_score: no group has both a positive and a negative sample "
-            f"({report.n_groups} groups, all skipped), so GAUC is undefined (returned as nan)."
+            f"({n_groups} groups, all skipped), so GAUC is undefined (returned as nan)."
         )
-    return report.score
+    return score

@@ -987,9 +987,7 @@ def _cohort_counts(
     counts = {"without": 0, "before_window": 0, "after_window": 0, "events": 0, "users": 0}
     if signup is not None:
         unit = signup_unit if signup_unit is not None else time_unit
-        s_codes, s_times, new_ids = _signup_rows(
-            signup, data, codes, user_ids, user, unit, where
-        )
+        s_codes, s_times, new_ids = _signup_rows(signup, data, codes, user_ids, user, unit, where)
         n_users += len(new_ids)
         if s_times.kind == "date":
             s_times.values = window.seconds_of_days(s_times.values, zone)

@@ -328,18 +328,13 @@ def gauc_score(
     score : float
         nan, with an ``UndefinedMetricWarning``, if no group has both classes.
     """
-    from ..metrics._binary import warn_undefined
+    from ..metrics._gauc import gauc_or_warn
 
     func = "gauc_score"
     state = _group_state(
         df, func, y_true, y_score, groups, weighting, sample_weight, num_partitions
     )
-    if np.isnan(state.score):
-        return warn_undefined(
-            f"gauc_score: no group has both a positive and a negative sample "
-            f"({state.n_groups} groups, all skipped), so GAUC is undefined (returned as nan)."
-        )
-    return state.score
+    return gauc_or_warn(state.score, state.n_groups)
 
 
 def group_auc(

@@ -83,17 +83,9 @@ class EvaluationSummary:
         )
 
     def __repr__(self) -> str:
-        width = max(len(m) for m in self.mean) if self.mean else 6
-        lines = [
-            f"EvaluationSummary({self.run_name or 'run'}: {self.n_users} users, "
-            f"{self.n_users_missing} missing from the run, "
-            f"{self.n_run_only_users} only in the run, {self.n_partitions} partitions)"
-        ]
-        for metric, value in self.mean.items():
-            skipped = self.n_users_skipped[metric]
-            note = f"  ({skipped} users skipped)" if skipped else ""
-            lines.append(f"  {metric:<{width}}  {value:.6f}{note}")
-        return "\n".join(lines)
+        from ..evaluation import _describe
+
+        return _describe(self, "EvaluationSummary", f", {self.n_partitions} partitions")
 
 
 @dataclass(frozen=True)

@@ -86,11 +86,10 @@ def _exact_sum(x, n_chunks, carry_every=_CARRY_EVERY):
         acc = parts[c]
         lo = c * n // n_chunks
         hi = (c + 1) * n // n_chunks
-        for i in range(lo, hi):
-            _add(acc, x[i])
-            if (i - lo + 1) % carry_every == 0:
-                _normalize(acc)
-        _normalize(acc)
+        for start in range(lo, hi, carry_every):  # carry between blocks
+            for i in range(start, min(start + carry_every, hi)):
+                _add(acc, x[i])
+            _normalize(acc)
     return _merge_rows(parts)
 
 
@@ -103,11 +102,10 @@ def _exact_dot(x, w, n_chunks, carry_every=_CARRY_EVERY):
         acc = parts[c]
         lo = c * n // n_chunks
         hi = (c + 1) * n // n_chunks
-        for i in range(lo, hi):
-            _add(acc, x[i] * w[i])
-            if (i - lo + 1) % carry_every == 0:
-                _normalize(acc)
-        _normalize(acc)
+        for start in range(lo, hi, carry_every):  # carry between blocks
+            for i in range(start, min(start + carry_every, hi)):
+                _add(acc, x[i] * w[i])
+            _normalize(acc)
     return _merge_rows(parts)
 
 
@@ -133,15 +131,14 @@ def _binary_log_loss_exact(labels, proba, weights, eps, n_chunks, carry_every=_C
         acc = parts[c]
         lo = c * n // n_chunks
         hi = (c + 1) * n // n_chunks
-        for i in range(lo, hi):
-            q = proba[i] if labels[i] == 1 else 1.0 - proba[i]
-            if q < eps:
-                q = eps
-            elif q > top:
-                q = top
-            loss = -np.log(q)
-            _add(acc, loss * weights[i] if has_w else loss)
-            if (i - lo + 1) % carry_every == 0:
-                _normalize(acc)
-        _normalize(acc)
+        for start in range(lo, hi, carry_every):  # carry between blocks
+            for i in range(start, min(start + carry_every, hi)):
+                q = proba[i] if labels[i] == 1 else 1.0 - proba[i]
+                if q < eps:
+                    q = eps
+                elif q > top:
+                    q = top
+                loss = -np.log(q)
+                _add(acc, loss * weights[i] if has_w else loss)
+            _normalize(acc)
     return _merge_rows(parts)

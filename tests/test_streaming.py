@@ -219,11 +219,36 @@ def test_gauc_groups_not_contiguous_raise(tmp_path):
         f"sorted by group). Got group 1 again after other groups' rows in {path}; sort or "
         f"group the file by 'user' first."
     )
-    for batch_rows in (1, 2, 100):  # across batches (checked at the end) and within one
+    for batch_rows in (1, 2, 100):  # across batches and within one
         s = scan(path, batch_rows=batch_rows)
         with pytest.raises(InputValidationError) as info:
             gauc_score(s["click"], s["score"], groups=s["user"])
         assert str(info.value) == message
+
+
+@pytest.mark.parametrize("ids", ["int", "str"])
+def test_a_repeated_group_raises_when_its_batch_is_read(tmp_path, monkeypatch, ids):
+    from receval.data.scan import Scan
+
+    user = np.repeat(np.arange(1000), 3)
+    user[10] = 1  # group 1 again, in the 4th batch of 3 rows
+    data = {"user": user if ids == "int" else np.array([f"g{u}" for u in user])}
+    data["click"] = np.tile([0, 1, 0], 1000)
+    data["score"] = np.linspace(0, 1, 3000)
+    path = _write(str(tmp_path), data, "parquet")
+    read = []
+    batches = Scan.batches
+
+    def counted(self, *args, **kwargs):
+        for batch in batches(self, *args, **kwargs):
+            read.append(1)
+            yield batch
+
+    monkeypatch.setattr(Scan, "batches", counted)
+    s = scan(path, batch_rows=3)
+    with pytest.raises(InputValidationError, match="again after other groups' rows"):
+        gauc_score(s["click"], s["score"], groups=s["user"])
+    assert len(read) < 10  # not after the 1000 batches of the pass
 
 
 def test_gauc_all_groups_skipped_warns_like_in_memory(tmp_path):

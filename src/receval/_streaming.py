@@ -346,31 +346,43 @@ def _py(x: Any) -> Any:
 
 
 class _Contiguity:
-    """Checks that every group's rows form one run: the id of every run is
-    collected (O(groups) memory) and checked for repeats within a batch at
-    once, across batches at the end."""
+    """Checks that every group's rows form one run, batch by batch: the id of
+    every run is kept (O(groups) memory) and a repeat raises as soon as the
+    batch holding it is read, within the batch or against the earlier ones."""
 
     def __init__(self, func: str, what: str, column: str, path: str) -> None:
         self.func, self.what, self.column, self.path = func, what, column, path
-        self.ids: list[np.ndarray] = []
+        self.sorted = np.empty(0, dtype=np.int64)  # integer ids seen, sorted
+        self.others: set[Any] = set()  # other ids seen (strings, floats)
 
     def add(self, run_ids: np.ndarray) -> None:
-        self._check(run_ids)
-        self.ids.append(run_ids)
+        if len(run_ids) == 0:
+            return
+        if run_ids.dtype.kind in "iu" and run_ids.dtype != np.uint64 and not self.others:
+            ordered = np.sort(run_ids.astype(np.int64, copy=False))
+            self._raise_if(ordered[1:][ordered[1:] == ordered[:-1]])
+            pos = np.minimum(np.searchsorted(self.sorted, ordered), max(len(self.sorted) - 1, 0))
+            if len(self.sorted):
+                self._raise_if(ordered[self.sorted[pos] == ordered])
+            merged = np.concatenate([self.sorted, ordered])
+            merged.sort(kind="stable")  # two sorted runs: merged in linear time
+            self.sorted = merged
+            return
+        if len(self.sorted):  # ids of another kind after integers: compare as Python values
+            self.others.update(self.sorted.tolist())
+            self.sorted = np.empty(0, dtype=np.int64)
+        values = run_ids.tolist()
+        batch = set(values)
+        if len(batch) < len(values):
+            seen: set[Any] = set()
+            self._raise_if([x for x in values if x in seen or seen.add(x)])
+        self._raise_if([x for x in values if x in self.others])
+        self.others |= batch
 
     def finish(self) -> None:
-        if len(self.ids) > 1:
-            self._check(np.concatenate(self.ids))
-        self.ids = []
+        """Nothing is left to check: every batch was checked when read."""
 
-    def _check(self, ids: np.ndarray) -> None:
-        if len(ids) < 2:
-            return
-        try:
-            ordered = np.sort(ids, kind="stable")
-        except TypeError:  # mixed types: compare as strings
-            ordered = np.sort(ids.astype(str))
-        repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    def _raise_if(self, repeated: Any) -> None:
         if len(repeated):
             bad = _py(repeated[0])
             raise InputValidationError(

@@ -5,7 +5,8 @@ the rows into other partitions, whose states are merged), for Parquet and CSV.
 Exactness: counts and unweighted AUCs are integers, and float sums (log loss,
 PCOC, weights, GAUC's weighted sum, ranking means) are exact sums rounded once,
 so every result is the in-memory float, checked with ``==``. Only weighted AUC
-adds float pair weights, equal to rounding (rel=1e-12).
+adds float pair weights, equal to rounding (rel=1e-12); the GAUC tests use
+integer weights, whose pair weights are exact.
 """
 
 from __future__ import annotations
@@ -166,6 +167,22 @@ def test_pcoc_without_clicks_warns(tmp_path):
     s = scan(_write(str(tmp_path), {"y": np.zeros(3), "p": np.full(3, 0.2)}, "parquet"))
     with pytest.warns(UndefinedMetricWarning, match="pcoc: y_true has no click"):
         assert np.isnan(pcoc(s["y"], s["p"]))
+
+
+def test_log_loss_of_zero_weights_is_nan_with_a_warning(tmp_path):
+    from receval._states import totals
+
+    data = {"y": np.array([0, 1, 1]), "p": np.array([0.2, 0.7, 0.9]), "w": np.zeros(3)}
+    s = scan(_write(str(tmp_path), data, "parquet"), batch_rows=2)
+    message = "log_loss: every sample weight is zero, so the log loss is undefined"
+    with pytest.warns(UndefinedMetricWarning, match=message):
+        assert np.isnan(log_loss(data["y"], data["p"], sample_weight=data["w"]))
+    with pytest.warns(UndefinedMetricWarning, match=message):
+        assert np.isnan(log_loss(s["y"], s["p"], sample_weight=s["w"]))
+    with pytest.warns(UndefinedMetricWarning, match=message):  # multiclass: the same rule
+        assert np.isnan(log_loss([0, 1], [[0.3, 0.7], [0.4, 0.6]], sample_weight=[0, 0]))
+    assert np.isnan(totals(data["y"], data["p"], sample_weight=data["w"]).log_loss)
+    assert log_loss(s["y"], s["p"], sample_weight=s["w"], normalize=False) == 0.0
 
 
 # ------------------------------------------------------------------ GAUC

@@ -57,6 +57,25 @@ def test_dot_equals_fsum_of_products(x, data):
     assert exact_dot(x, w) == math.fsum((x * w).tolist())
 
 
+@given(st.lists(st.tuples(wide, wide), max_size=40))
+def test_dot_of_wide_values_equals_fsum_of_products(pairs):
+    x = np.array([a for a, _ in pairs], dtype=np.float64)
+    w = np.array([b for _, b in pairs], dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        products = x * w
+    if not np.isfinite(products).all():
+        return
+    assert exact_dot(x, w) == math.fsum(products.tolist())
+
+
+def test_nan_of_any_sign_and_payload_counts_as_nan():
+    bits = np.array([0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001,
+                     0xFFF0000000000001], dtype=np.uint64)  # fmt: skip
+    for x in bits.view(np.float64):
+        digits = ExactSum.of([1.0, x]).digits
+        assert (digits[k.NAN], digits[k.POS_INF], digits[k.NEG_INF]) == (1, 0, 0)
+
+
 def test_every_digit_shift_and_carry():
     # mantissas with all bits set, at every shift of the 32-bit digits
     m = float(2**53 - 1)

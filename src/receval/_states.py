@@ -24,7 +24,8 @@ Float sums are exact (:class:`receval._sums.ExactSum`, rounded once when the
 value is read) and the in-memory functions compute them the same way, so a
 merged state gives the in-memory float whatever the split; counts and
 unweighted AUCs are integers. Only weighted AUC adds float pair weights, equal
-to rounding.
+to rounding: :class:`ScoreRange` with sample weights, and the per-group AUCs
+behind :class:`GroupTotals` with non-integer sample weights.
 """
 
 from __future__ import annotations

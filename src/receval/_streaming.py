@@ -134,7 +134,13 @@ def log_loss(
     state = _totals(func, y_true, y_pred, sample_weight, eps, "y_pred")
     if not normalize:
         return state.loss.value
-    return state.loss.value / state.weight.value
+    weight = state.weight.value
+    if weight == 0:
+        from .metrics._binary import warn_undefined
+        from .metrics._loss import ZERO_WEIGHT
+
+        return warn_undefined(ZERO_WEIGHT)
+    return state.loss.value / weight
 
 
 def pcoc(y_true: ScanColumn, y_prob: ScanColumn, *, sample_weight: ScanColumn | None) -> float:

@@ -11,10 +11,14 @@ from numpy.typing import ArrayLike
 from .. import _streaming
 from .. import _validation as v
 from ..exceptions import InputValidationError
+from ._binary import warn_undefined
 
 __all__ = ["log_loss", "mean_absolute_error", "root_mean_squared_error"]
 
 _EPS = float(np.finfo(np.float64).eps)
+ZERO_WEIGHT = (
+    "log_loss: every sample weight is zero, so the log loss is undefined (returned as nan)."
+)
 
 
 def log_loss(
@@ -57,7 +61,8 @@ def log_loss(
     Returns
     -------
     loss : float
-        Non-negative; lower is better.
+        Non-negative; lower is better. ``nan`` with an ``UndefinedMetricWarning``
+        when every sample weight is zero (``normalize=True``).
 
     Raises
     ------
@@ -121,7 +126,12 @@ def log_loss(
         from .._states import loss_sums
 
         loss, weight = loss_sums(lab, proba, weights, eps)  # exact, as out of core and on Spark
-        return loss.value if not normalize else loss.value / weight.value
+        if not normalize:
+            return loss.value
+        total_weight = weight.value
+        if total_weight == 0:
+            return warn_undefined(ZERO_WEIGHT)
+        return loss.value / total_weight
     else:
         proba = v.as_2d_scores(yp, "y_pred", func)
         v.check_probabilities(proba.ravel(), "y_pred", func)
@@ -150,7 +160,10 @@ def log_loss(
         total = _multiclass_log_loss_sum(order[idx], np.ascontiguousarray(proba), w_arg, eps)
     if not normalize:
         return float(total)
-    return float(total / (n if weights is None else weights.sum()))
+    total_weight = n if weights is None else float(weights.sum())
+    if total_weight == 0:
+        return warn_undefined(ZERO_WEIGHT)
+    return float(total / total_weight)
 
 
 def _numeric_pair(y_true: Any, y_pred: Any, sample_weight: Any, func: str):

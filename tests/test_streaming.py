@@ -4,9 +4,10 @@ the rows into other partitions, whose states are merged), for Parquet and CSV.
 
 Exactness: counts and unweighted AUCs are integers, and float sums (log loss,
 PCOC, weights, GAUC's weighted sum, ranking means) are exact sums rounded once,
-so every result is the in-memory float, checked with ``==``. Only weighted AUC
-adds float pair weights, equal to rounding (rel=1e-12); the GAUC tests use
-integer weights, whose pair weights are exact.
+so every result is the in-memory float, checked with ``==``. Only weighted ROC
+AUC adds float pair weights across score ranges, equal to rounding (rel=1e-12);
+weighted GAUC computes each group's AUC from its own rows in a canonical order,
+the same float in any split.
 """
 
 from __future__ import annotations

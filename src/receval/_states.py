@@ -23,9 +23,10 @@ all the rows:
 Float sums are exact (:class:`receval._sums.ExactSum`, rounded once when the
 value is read) and the in-memory functions compute them the same way, so a
 merged state gives the in-memory float whatever the split; counts and
-unweighted AUCs are integers. Only weighted AUC adds float pair weights, equal
-to rounding: :class:`ScoreRange` with sample weights, and the per-group AUCs
-behind :class:`GroupTotals` with non-integer sample weights.
+unweighted AUCs are integers. Only :class:`ScoreRange` with sample weights
+adds float pair weights across ranges, equal to rounding; a group's weighted
+AUC is computed from its own rows in a canonical order, the same float in any
+split of the groups.
 """
 
 from __future__ import annotations

@@ -206,3 +206,32 @@ def test_retention_counts_of_user_partitions_merge_to_one_pass(seed):
     assert got.n_users == whole.n_users
     assert got.n_events_before_signup == whole.n_events_before_signup
     assert got.n_events_before_signup > 0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_weighted_gauc_of_group_partitions_is_the_same_float(seed):
+    """Non-integer weights spanning many magnitudes: each group's weighted AUC
+    depends on its rows only, so any split by group and any row order give the
+    in-memory floats."""
+    from receval import group_auc
+
+    rng = np.random.default_rng(seed)
+    n = 3000
+    g = rng.integers(0, 150, n)
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    s = np.round(rng.random(n), 1)  # ties
+    w = rng.random(n) * np.exp2(rng.integers(-40, 40, n))
+    whole = gauc_score(y, s, groups=g, sample_weight=w)
+    report = group_auc(y, s, groups=g, sample_weight=w)
+    assert np.nanmax(report.auc) <= 1.0 + 1e-15 and np.nanmin(report.auc) >= 0.0
+    shuffled = rng.permutation(n)
+    again = group_auc(y[shuffled], s[shuffled], groups=g[shuffled], sample_weight=w[shuffled])
+    order = np.argsort(again.groups)
+    np.testing.assert_array_equal(again.auc[order], report.auc[np.argsort(report.groups)])
+    owner = rng.integers(0, 4, 150)
+    merged = None
+    for p in range(4):
+        idx = rng.permutation(np.flatnonzero(owner[g] == p))
+        part = group_totals(y[idx], s[idx], groups=g[idx], sample_weight=w[idx])
+        merged = part if merged is None else merged.merge(part)
+    assert merged.score == whole

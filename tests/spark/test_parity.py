@@ -43,7 +43,7 @@ def impressions():
             "label": labels,
             "score": scores,
             "prob": np.clip(scores, 0.0, 1.0),
-            "weight": rng.integers(1, 4, n).astype(np.float64),
+            "weight": rng.random(n) * np.exp2(rng.integers(-20, 20, n)),
         }
     )
 
@@ -383,3 +383,12 @@ def test_partition_restores_the_input_order_of_the_run():
         tagged, metrics, True, False, True, None, None, None, None, {"ties": "input"}
     )
     assert {m: s.value for m, s in part.states.items()} == expected.mean
+
+
+def test_log_loss_of_zero_weights_warns_like_in_memory(spark):
+    pdf = pd.DataFrame({"label": [1, 0], "prob": [0.7, 0.2], "weight": [0.0, 0.0]})
+    with pytest.warns(UndefinedMetricWarning, match="every sample weight is zero"):
+        expected = receval.log_loss(pdf["label"], pdf["prob"], sample_weight=pdf["weight"])
+    with pytest.warns(UndefinedMetricWarning, match="every sample weight is zero"):
+        got = rs.log_loss(spark.createDataFrame(pdf), "label", "prob", sample_weight="weight")
+    assert np.isnan(got) and np.isnan(expected)

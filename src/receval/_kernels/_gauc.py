@@ -6,12 +6,20 @@ of the other class is then streamed in input order and binary-searched in its
 group's sorted segment. The counts are exact integers (ties count one half),
 and the work is O(n log m_g) with m_g the minority rows of a group: the
 majority class, often 95% of an impression log, is never moved or sorted.
+
+With sample weights the pair weights are float sums, whose rounding depends
+on the order of addition: there, each group's rows are put in an order that
+depends on the rows alone (:func:`_canonical`) and summed in it, so that a
+group's weighted AUC is the same float in any split of the groups (out of
+core, on Spark) and in any row order.
 """
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
+
+from ._auc import _pair_weight_sorted
 
 
 @nb.njit(cache=True, nogil=True)
@@ -24,19 +32,6 @@ def _group_counts(codes, n_groups, labels):
         rows[g] += 1
         positives[g] += labels[i]
     return rows, positives
-
-
-@nb.njit(cache=True, nogil=True)
-def _group_weight_sums(codes, n_groups, labels, weights):
-    """Total weight and weighted positives of each group."""
-    weight = np.zeros(n_groups, dtype=np.float64)
-    weighted_pos = np.zeros(n_groups, dtype=np.float64)
-    for i in range(codes.shape[0]):
-        g = codes[i]
-        weight[g] += weights[i]
-        if labels[i] == 1:
-            weighted_pos[g] += weights[i]
-    return weight, weighted_pos
 
 
 @nb.njit(cache=True, nogil=True)
@@ -53,24 +48,6 @@ def _gather_minority(codes, n_groups, labels, scores, minority, counts):
             out[cursor[g]] = scores[i]
             cursor[g] += 1
     return offsets, out
-
-
-@nb.njit(cache=True, nogil=True)
-def _gather_minority_weighted(codes, n_groups, labels, scores, weights, minority, counts):
-    """Weighted twin of ``_gather_minority`` (rows of weight 0 are kept; they add nothing)."""
-    offsets = np.zeros(n_groups + 1, dtype=np.int64)
-    for g in range(n_groups):
-        offsets[g + 1] = offsets[g] + counts[g]
-    cursor = offsets[:-1].copy()
-    out = np.empty(offsets[n_groups], dtype=np.float64)
-    out_w = np.empty(offsets[n_groups], dtype=np.float64)
-    for i in range(codes.shape[0]):
-        if labels[i] == minority:
-            g = codes[i]
-            out[cursor[g]] = scores[i]
-            out_w[cursor[g]] = weights[i]
-            cursor[g] += 1
-    return offsets, out, out_w
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
@@ -169,35 +146,79 @@ def _stream_pair_counts(codes, n_groups, labels, scores, minority, offsets, seg,
     return out
 
 
+# ------------------------------------------------------------------ weighted
+@nb.njit(cache=True, nogil=True)
+def _canonical(values, weights):
+    """``(values, weights)`` sorted by value, and by weight within equal values:
+    an order that depends on the pairs only, not on the order they came in."""
+    order = np.argsort(values, kind="mergesort")
+    v = values[order]
+    w = weights[order]
+    n = v.shape[0]
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and v[j] == v[i]:
+            j += 1
+        if j - i > 1:
+            w[i:j] = np.sort(w[i:j])
+        i = j
+    return v, w
+
+
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _stream_pair_weights(
-    codes, n_groups, labels, scores, weights, minority, offsets, seg, seg_cum_w, n_chunks
-):
-    """Weighted U of each group; ``seg_cum_w`` holds per-segment prefix sums of weight."""
+def _weighted_group_aucs(codes, n_groups, labels, scores, weights, rows, positives):
+    """Per group: weighted U, weighted positives and weighted negatives.
+
+    Each group's positives and negatives are put in :func:`_canonical` order
+    and walked once (``_pair_weight_sorted``), and its weights are summed in
+    that order: a group's values depend on its own rows only, not on their
+    order, the other groups or the threads, so any split of the groups gives
+    the same floats. Weights are added up from below (no difference of
+    prefix sums, which cancels when weights span many magnitudes).
+    """
     n = codes.shape[0]
-    acc = np.zeros((n_chunks, n_groups), dtype=np.float64)
-    for c in nb.prange(n_chunks):
-        start = n * c // n_chunks
-        stop = n * (c + 1) // n_chunks
-        for i in range(start, stop):
-            if labels[i] == minority or weights[i] == 0.0:
-                continue
-            g = codes[i]
-            a = offsets[g]
-            m = offsets[g + 1] - a
-            if m == 0:
-                continue
-            below, below_eq = _bounds(seg, a, a + m, scores[i])
-            w_total = seg_cum_w[a + m - 1]
-            w_below = seg_cum_w[a + below - 1] if below > 0 else 0.0
-            w_below_eq = seg_cum_w[a + below_eq - 1] if below_eq > 0 else 0.0
-            tie = w_below_eq - w_below
-            if minority == 1:
-                acc[c, g] += weights[i] * ((w_total - w_below_eq) + 0.5 * tie)
+    offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    for g in range(n_groups):
+        offsets[g + 1] = offsets[g] + rows[g]
+    cursor = offsets[:-1].copy()
+    by_group = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        g = codes[i]
+        by_group[cursor[g]] = i
+        cursor[g] += 1
+    area = np.zeros(n_groups, dtype=np.float64)
+    w_pos = np.zeros(n_groups, dtype=np.float64)
+    w_neg = np.zeros(n_groups, dtype=np.float64)
+    for g in nb.prange(n_groups):
+        a = offsets[g]
+        n_pos = positives[g]
+        n_neg = rows[g] - n_pos
+        ps = np.empty(n_pos, dtype=np.float64)
+        pw = np.empty(n_pos, dtype=np.float64)
+        ns = np.empty(n_neg, dtype=np.float64)
+        nw = np.empty(n_neg, dtype=np.float64)
+        p = 0
+        q = 0
+        for t in range(a, offsets[g + 1]):
+            i = by_group[t]
+            if labels[i] == 1:
+                ps[p] = scores[i]
+                pw[p] = weights[i]
+                p += 1
             else:
-                acc[c, g] += weights[i] * (w_below + 0.5 * tie)
-    out = np.zeros(n_groups, dtype=np.float64)
-    for c in range(n_chunks):
-        for g in range(n_groups):
-            out[g] += acc[c, g]
-    return out
+                ns[q] = scores[i]
+                nw[q] = weights[i]
+                q += 1
+        ps, pw = _canonical(ps, pw)
+        ns, nw = _canonical(ns, nw)
+        area[g] = _pair_weight_sorted(ps, pw, ns, nw)
+        total = 0.0
+        for t in range(n_pos):
+            total += pw[t]
+        w_pos[g] = total
+        total = 0.0
+        for t in range(n_neg):
+            total += nw[t]
+        w_neg[g] = total
+    return area, w_pos, w_neg

@@ -263,15 +263,11 @@ def grouped_auc_kernel(
         with np.errstate(invalid="ignore", divide="ignore"):
             auc = np.where(pairs > 0, two_u / (2.0 * np.maximum(pairs, 1)), np.nan)
         return auc, rows, rows.astype(np.float64), positives.astype(np.float64)
-    weight, weighted_pos = k._group_weight_sums(codes, n_groups, labels, weights)
-    offsets, seg, seg_w = k._gather_minority_weighted(
-        codes, n_groups, labels, scores, weights, minority, counts
+    area, weighted_pos, weighted_neg = k._weighted_group_aucs(
+        codes, n_groups, labels, scores, weights, rows, positives
     )
-    k._sort_segments_weighted(seg, seg_w, offsets)
-    area = k._stream_pair_weights(
-        codes, n_groups, labels, scores, weights, minority, offsets, seg, seg_w, n_chunks
-    )
-    pairs = weighted_pos * (weight - weighted_pos)
+    weight = weighted_pos + weighted_neg
+    pairs = weighted_pos * weighted_neg
     with np.errstate(invalid="ignore", divide="ignore"):
         auc = np.where(pairs > 0, area / np.where(pairs > 0, pairs, 1.0), np.nan)
     return auc, rows, weight, weighted_pos

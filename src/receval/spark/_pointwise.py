@@ -98,6 +98,11 @@ def log_loss(
     loss : float
     """
     state = _totals(df, "log_loss", y_true, y_pred, sample_weight, "y_pred", num_partitions)
+    if state.weight.value == 0:
+        from ..metrics._binary import warn_undefined
+        from ..metrics._loss import ZERO_WEIGHT
+
+        return warn_undefined(ZERO_WEIGHT)
     return state.log_loss
 
 

@@ -97,6 +97,16 @@ def check_number(
 
 
 # ---------------------------------------------------------------- arrays
+def _has_trailing_nul(x: Any) -> bool:
+    """Whether a sequence holds a str or bytes ending in NUL."""
+    try:
+        return any(
+            isinstance(s, (str, bytes)) and s[-1:] in ("\x00", b"\x00") for s in x
+        )
+    except TypeError:
+        return False
+
+
 def as_1d(x: Any, name: str, func: str) -> np.ndarray:
     """Convert a list, array, pandas/polars Series or Arrow array to a 1-D NumPy array."""
     if x is None:
@@ -107,6 +117,10 @@ def as_1d(x: Any, name: str, func: str) -> np.ndarray:
         except TypeError:
             x = x.to_numpy(zero_copy_only=False)
     arr = np.asarray(x)
+    if arr.dtype.kind in "US" and not isinstance(x, np.ndarray) and _has_trailing_nul(x):
+        # NumPy's fixed-width strings drop trailing NULs ("a\0" would become "a")
+        arr = np.empty(len(x), dtype=object)
+        arr[:] = list(x)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
@@ -159,7 +173,11 @@ def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
 
 def check_finite(x: np.ndarray, name: str, func: str) -> np.ndarray:
     """Raise if a float array holds NaN or infinity (one SIMD reduction, no temporaries)."""
-    if x.dtype.kind == "f" and x.size and not np.isfinite(np.add.reduce(x, axis=None)):
+    if x.dtype.kind != "f" or not x.size:
+        return x
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.add.reduce(x, axis=None)
+    if not np.isfinite(total):
         # the sum is not finite: either a non-finite value or an overflow
         if not np.isfinite(x).all():
             raise InputValidationError(f"{func}: {name} contains NaN or infinity.")
@@ -239,8 +257,18 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
     return mask.view(np.int8)
 
 
-def check_sample_weight(sample_weight: Any, n: int, func: str) -> np.ndarray | None:
-    """None, or finite non-negative float64 weights of length ``n``."""
+def check_sample_weight(
+    sample_weight: Any, n: int, func: str, *, relative: bool = False
+) -> np.ndarray | None:
+    """None, or finite non-negative float64 weights of length ``n``.
+
+    ``relative=True`` is for metrics in which only the ratios of weights matter
+    (means, rates, AUC): weights whose largest is outside ``[2**-64, 2**64]`` are
+    multiplied by a power of two that brings it into ``[0.5, 1)``. That is exact
+    (only the exponent changes), so the metric is the one of the given weights,
+    and sums and pair products of weights no longer overflow (weights near 1e308)
+    or underflow.
+    """
     if sample_weight is None:
         return None
     w = as_float(as_1d(sample_weight, "sample_weight", func), "sample_weight", func)
@@ -255,6 +283,10 @@ def check_sample_weight(sample_weight: Any, n: int, func: str) -> np.ndarray | N
             f"{func}: sample_weight must have one weight per sample. "
             f"Got {len(w)} weights for {n} samples."
         )
+    if relative and w.size:
+        top = float(w.max())
+        if top > 0 and not 2.0**-64 <= top <= 2.0**64:
+            w = np.ldexp(w, -int(np.frexp(top)[1]))
     return w
 
 

@@ -27,6 +27,8 @@ _IDEAL = {"judged": codes.IDEAL_JUDGED, "candidates": codes.IDEAL_CANDIDATES}
 _TIES = {"trec": codes.TIES_TREC, "average": codes.TIES_AVERAGE, "input": codes.TIES_INPUT}
 # metrics whose expected value over tie orders receval does not compute
 _NO_AVERAGE_TIES = {"map"}
+# 2.0**1024 overflows float64
+_MAX_EXPONENTIAL_GRADE = 1024
 
 
 @dataclass(frozen=True)
@@ -355,6 +357,13 @@ def _ranked_values(
 
     from ._kernels._topk import _evaluate_users
 
+    exponential = [t for t in ranked if convs[t].gain == "exponential"]
+    if exponential and q.n_rows and float(q.grades.max()) >= _MAX_EXPONENTIAL_GRADE:
+        raise InputValidationError(
+            f"evaluate: metric {exponential[0]!r} uses gain='exponential' (2**grade - 1), which "
+            f"overflows float64 for grades >= {_MAX_EXPONENTIAL_GRADE}. Got a grade of "
+            f"{float(q.grades.max()):g}; use gain='linear' or map the grades to a smaller range."
+        )
     item_map = lookup(q.item_ids, r.item_ids)
     need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
     r_keys = r.trec_keys if need_trec else np.empty(0)

@@ -416,22 +416,28 @@ def test_non_finite_scores_and_grades():
 
 
 def test_bad_grades():
-    fix = r"; map them to 0, 1, 2, ... first \(e.g. clip negative grades to 0\).$"
+    fix = r"; map them to integers first \(e.g. np.rint\).$"
     with pytest.raises(
         InputValidationError,
-        match=r"^Qrels: grades must be non-negative integers. Got values \[-1.0\]" + fix,
-    ):
-        Qrels([1, 2], [5, 6], [1, -1])
-    with pytest.raises(
-        InputValidationError,
-        match=r"^Qrels: grades must be non-negative integers. Got values \[1.5\]" + fix,
+        match=r"^Qrels: grades must be integers. Got values \[1.5\]" + fix,
     ):
         Qrels([1, 2], [5, 6], [1, 1.5])
     with pytest.raises(
         InputValidationError,
-        match=r"^Qrels: grades must be non-negative integers. Got values \[-2.0, 0.5\]" + fix,
+        match=r"^Qrels: grades must be integers. Got values \[-2.5, 0.5\]" + fix,
     ):
-        Qrels.from_dict({"u": {"a": 0.5, "b": -2, "c": 0.5}})
+        Qrels.from_dict({"u": {"a": 0.5, "b": -2.5, "c": 0.5}})
+
+
+def test_negative_grades_are_judged_non_relevant():
+    # trec_eval's qrels.rel_level: -1 = judged, not relevant at any threshold >= 0
+    qrels = Qrels([1, 1, 1], [5, 6, 7], [1, -1, -127])
+    assert qrels.to_dict() == {1: {5: 1, 6: -1, 7: -127}}
+    run = {1: {6: 0.9, 7: 0.8, 5: 0.7}}
+    report = evaluate(qrels, run, ["p@1", "mrr", "ndcg", "map", "recall@2"])
+    assert report.mean == {"p@1": 0.0, "mrr": 1 / 3, "ndcg": 0.5, "map": 1 / 3, "recall@2": 0.0}
+    # rel_threshold=0: still not relevant; the user's one relevant item is found at rank 3
+    assert evaluate(qrels, run, ["mrr"], rel_threshold=0).mean["mrr"] == 1 / 3
     with pytest.raises(
         InputValidationError,
         match=r"^Qrels: grades must be numeric. Got dtype <U4 with values \['high'\].$",
@@ -611,10 +617,16 @@ def test_malformed_trec_line_names_file_and_line(tmp_path):
         f.write("1 Q0 a 1 0.5 t\n\n  \n\n1 Q0 b 2 0.4\n1 Q0 c\n")
     with pytest.raises(
         InputValidationError,
-        match=rf"^{re.escape(str(run))}:5: expected 6 whitespace-separated fields "
+        match=rf"^{re.escape(str(run))}:5: expected at least 6 whitespace-separated fields "
         r"\(user Q0 item rank score tag\), got 5: '1 Q0 b 2 0.4'.$",
     ):
         Run.from_trec(run)
+    # as in trec_eval (its test/results.trunc), fields after the run tag are ignored
+    extra = tmp_path / "extra.run"
+    extra.write_text("1 Q0 a 1 0.5 t x y\n1 Q0 b 2 0.4 t\n\n2 Q0 c 1 0.3 t 7\n")
+    read = Run.from_trec(extra)
+    assert read.to_dict() == {"1": {"a": 0.5, "b": 0.4}, "2": {"c": 0.3}}
+    assert read.name == "t"
     # a run file given as qrels has the wrong field count on line 1
     plain = tmp_path / "run.qrels"
     plain.write_text("1 Q0 a 1 0.5 t\n")
@@ -637,12 +649,7 @@ def test_non_numeric_values_in_trec_file(tmp_path):
     ):
         Qrels.from_trec(qrels)
     qrels.write_text("1 0 a 1\n\n\n1 0 b -1\n")
-    with pytest.raises(
-        InputValidationError,
-        match=rf"^{re.escape(str(qrels))}:4: the grade -1 is negative; receval needs grades >= 0 "
-        r"\(clip negative grades to 0 first\).$",
-    ):
-        Qrels.from_trec(qrels)
+    assert Qrels.from_trec(qrels).to_dict() == {"1": {"a": 1, "b": -1}}
     run = tmp_path / "run.txt"
     run.write_text("1 Q0 a 1 0.5 t\n\n1 Q0 b 2 abc t\n")
     with pytest.raises(

@@ -73,7 +73,8 @@ def factorize(
         lo = int(arr.min())
         hi = int(arr.max())
         span = hi - lo + 1
-        if span <= _DENSE_RANGE_FACTOR * n + 1024 and span < 2**31:
+        # uint64 ids from 2**63 on do not fit the table's int64 arithmetic: Arrow's hash table
+        if span <= _DENSE_RANGE_FACTOR * n + 1024 and span < 2**31 and hi < 2**63:
             return _factorize_int_range(arr.astype(np.int64, copy=False), lo, span, any_order)
     return _factorize_arrow(arr, name, func)
 
@@ -144,6 +145,8 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
         return np.empty(0, dtype=np.int32)
     if len(dictionary) == 0:
         return np.full(len(values), -1, dtype=np.int32)
+    if {values.dtype.kind, dictionary.dtype.kind} == {"i", "u"}:
+        return _lookup_mixed_sign(values, dictionary)
     if values.dtype.kind in "iu" and dictionary.dtype.kind in "iu":
         lo = int(dictionary.min())
         span = int(dictionary.max()) - lo + 1
@@ -173,6 +176,28 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
 
     idx = pc.index_in(as_strings(values), value_set=as_strings(dictionary))
     return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+
+
+def _lookup_mixed_sign(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
+    """:func:`lookup` of signed ids in unsigned ones or the reverse, compared by value.
+
+    NumPy compares int64 with uint64 through float64, which merges ids that differ
+    below 2**-53 of their size (hashed ids). An unsigned id from 2**63 on equals no
+    signed one, and a negative signed id no unsigned one; every other id is compared
+    in the unsigned type, exactly.
+    """
+    out = np.full(len(values), -1, dtype=np.int32)
+    if values.dtype.kind == "u":
+        fits = values <= np.iinfo(np.int64).max
+        if fits.any():
+            out[fits] = lookup(values[fits].astype(np.int64), dictionary.astype(np.int64))
+            # a negative dictionary id cannot equal an unsigned value: the cast above keeps it
+            # negative, so it matches nothing
+        return out
+    fits = values >= 0
+    if fits.any():
+        out[fits] = lookup(values[fits].astype(np.uint64), dictionary.astype(np.uint64))
+    return out
 
 
 def int_runs(values: Any) -> tuple[np.ndarray, np.ndarray] | None:

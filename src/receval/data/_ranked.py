@@ -111,14 +111,15 @@ class Qrels(_RankedBase):
     users, items : array-like of shape (n_rows,)
         User (query) id and item (document) id of each judgment: ints or strings.
     grades : array-like of shape (n_rows,), default=None
-        Non-negative integer relevance grades; None means every listed item has
-        grade 1 (implicit feedback: the held-out interactions).
+        Integer relevance grades; None means every listed item has grade 1
+        (implicit feedback: the held-out interactions). A negative grade is a
+        judged non-relevant item, as in trec_eval's qrels.
 
     Raises
     ------
     InputValidationError
-        Lengths differ, empty input, a (user, item) pair twice, NaN, negative
-        or non-integer grades.
+        Lengths differ, empty input, a (user, item) pair twice, NaN or
+        non-integer grades.
 
     See Also
     --------
@@ -149,12 +150,12 @@ class Qrels(_RankedBase):
                 f"{func}: users, items and grades must have the same length. "
                 f"Got lengths [{n}, {n}, {len(g)}]."
             )
-        bad = (g < 0) | (g != np.floor(g))
+        bad = g != np.floor(g)
         if bad.any():
             raise InputValidationError(
-                f"{func}: grades must be non-negative integers. Got values "
-                f"{v.format_values(np.unique(g[bad]))}; map them to 0, 1, 2, ... first "
-                f"(e.g. clip negative grades to 0)."
+                f"{func}: grades must be integers. Got values "
+                f"{v.format_values(np.unique(g[bad]))}; map them to integers first "
+                f"(e.g. np.rint)."
             )
         return g
 
@@ -194,9 +195,33 @@ class Qrels(_RankedBase):
     # ------------------------------------------------------------ constructors
     @classmethod
     def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]]) -> Qrels:
-        """From ``{user: {item: grade}}`` (the pytrec_eval and ranx shape)."""
+        """From ``{user: {item: grade}}`` (the pytrec_eval and ranx shape).
+
+        A user with no judgment (``{}``) is kept, after the others: it has no
+        relevant item, so ``evaluate`` counts it in ``n_users_empty`` and applies
+        ``empty_users`` to it.
+        """
         users, items, grades = _flatten(data, cls._func)
-        return cls(users, items, grades)
+        self = cls(users, items, grades)
+        empty = [user for user, inner in data.items() if len(inner) == 0]
+        if empty:
+            self._append_users_without_rows(empty)
+        return self
+
+    def _append_users_without_rows(self, users: list[Any]) -> None:
+        ids = np.empty(len(self.user_ids) + len(users), dtype=object)
+        ids[: len(self.user_ids)] = self.user_ids.tolist()
+        ids[len(self.user_ids) :] = users
+        kinds = {np.asarray(self.user_ids[:1]).dtype.kind, np.asarray(users).dtype.kind}
+        same = len(kinds) == 1 or kinds <= {"i", "u"}
+        if same and self.user_ids.dtype.kind in "US":
+            ids = ids.astype(self.user_ids.dtype.kind)  # as wide as the longest id
+        elif same and self.user_ids.dtype.kind != "O":
+            ids = ids.astype(self.user_ids.dtype)
+        self.user_ids = ids
+        self.offsets = np.concatenate(
+            [self.offsets, np.full(len(users), self.offsets[-1], dtype=self.offsets.dtype)]
+        )
 
     @classmethod
     def from_frame(
@@ -213,12 +238,6 @@ class Qrels(_RankedBase):
             path, 4, "user iteration item grade"
         )
         g = io.parse_numbers(grades, path, lines, "grade", integer=True)
-        if (g < 0).any():
-            i = int(np.flatnonzero(g < 0)[0])
-            raise InputValidationError(
-                f"{os.fspath(path)}:{int(lines[i])}: the grade {int(g[i])} is negative; "
-                f"receval needs grades >= 0 (clip negative grades to 0 first)."
-            )
         return cls(users, items, g)
 
     @classmethod
@@ -432,10 +451,10 @@ class Run(_RankedBase):
         """From a TREC run file: ``user Q0 item rank score tag`` per line (gzip too).
 
         As in trec_eval, the order comes from the scores; the rank column is read
-        but not used.
+        but not used, and fields after the tag are ignored.
         """
         (users, _, items, _, scores, tags), lines = io.read_whitespace_table(
-            path, 6, "user Q0 item rank score tag"
+            path, 6, "user Q0 item rank score tag", extra_fields=True
         )
         s = io.parse_numbers(scores, path, lines, "score", integer=False)
         if not np.isfinite(s).all():

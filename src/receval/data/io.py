@@ -139,12 +139,14 @@ def _read_lines(path: str | os.PathLike[str]) -> Any:
 
 
 def read_whitespace_table(
-    path: str | os.PathLike[str], n_fields: int, kind: str
+    path: str | os.PathLike[str], n_fields: int, kind: str, *, extra_fields: bool = False
 ) -> tuple[list[Any], np.ndarray]:
     """Split a TREC-style file into ``n_fields`` whitespace-separated columns.
 
     Blank lines are skipped. A line with another number of fields raises an
-    ``InputValidationError`` that names the file and the line. Returns the
+    ``InputValidationError`` that names the file and the line; with
+    ``extra_fields=True`` fields after the first ``n_fields`` are ignored, as
+    trec_eval ignores whatever follows the run tag of a run line. Returns the
     columns (Arrow string arrays) and the 1-based line number of every row.
     """
     import pyarrow as pa
@@ -157,16 +159,20 @@ def read_whitespace_table(
     parts = pc.utf8_split_whitespace(trimmed)
     lengths = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
     blank = pc.utf8_length(trimmed).to_numpy(zero_copy_only=False) == 0
-    bad = np.flatnonzero(~blank & (lengths != n_fields))
+    wrong = (lengths < n_fields) if extra_fields else (lengths != n_fields)
+    bad = np.flatnonzero(~blank & wrong)
     if bad.size:
         i = int(bad[0])
+        expected = f"at least {n_fields}" if extra_fields else f"{n_fields}"
         raise InputValidationError(
-            f"{os.fspath(path)}:{i + 1}: expected {n_fields} whitespace-separated fields "
+            f"{os.fspath(path)}:{i + 1}: expected {expected} whitespace-separated fields "
             f"({kind}), got {int(lengths[i])}: {lines[i].as_py()!r}."
         )
     keep = np.flatnonzero(~blank)
     if keep.size != len(lines):
         parts = parts.take(pa.array(keep))
+    if extra_fields and (lengths[keep] > n_fields).any():
+        parts = pc.list_slice(parts, 0, n_fields)
     flat = pc.list_flatten(parts)
     columns = [flat.take(pa.array(np.arange(j, len(flat), n_fields))) for j in range(n_fields)]
     return columns, keep + 1

@@ -137,7 +137,7 @@ def _multiclass(
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
     n = v.check_same_length(func, y_true=yt, y_score=scores, sample_weight=sw)
     v.check_not_empty(n, "y_true", func)
-    weights = v.check_sample_weight(sw, n, func)
+    weights = v.check_sample_weight(sw, n, func, relative=True)
     if multi_class not in ("ovr", "ovo"):
         v.check_option(multi_class, "multi_class", func, ["ovo", "ovr"])
     classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)

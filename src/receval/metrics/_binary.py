@@ -141,7 +141,7 @@ def check_binary_scores(
     v.check_not_empty(n, "y_true", func)
     labels = v.check_binary01(yt, func) if strict01 else v.binarize_labels(yt, pos_label, func)
     scores = v.check_finite(v.as_float(ys, score_name, func), score_name, func)
-    weights = v.check_sample_weight(sw, n, func)
+    weights = v.check_sample_weight(sw, n, func, relative=True)
     return labels, scores, weights
 
 

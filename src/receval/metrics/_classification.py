@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _validation as _v
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import InputValidationError, UndefinedMetricWarning
 
 __all__ = [
     "accuracy_score",
@@ -61,6 +61,18 @@ def _check_data(func: str, y_true: Any, y_pred: Any, sample_weight: Any) -> _Dat
     n = _v.check_same_length(func, y_true=yt, y_pred=yp, sample_weight=sw)
     _v.check_not_empty(n, "y_true", func)
     _v.check_same_label_type(func, y_true=yt, y_pred=yp)
+    if yp.dtype.kind == "f":
+        # non-integral float labels are classes when y_true has them too; otherwise they
+        # are scores or probabilities passed by mistake, which would count as classes
+        fraction = np.unique(yp[yp != np.floor(yp)])
+        stray = fraction[~np.isin(fraction, yt)] if fraction.size else fraction
+        if stray.size:
+            raise InputValidationError(
+                f"{func}: y_pred must hold class labels. Got non-integer values "
+                f"{_v.format_values(stray)} that are not labels of y_true; these look like "
+                f"probabilities or scores: threshold them first, e.g. "
+                f"y_pred = (y_prob >= 0.5).astype(int)."
+            )
     integer_weights = sw is None or sw.dtype.kind in "biu"
     w = _v.check_sample_weight(sw, n, func)
     return _Data(yt, yp, w, integer_weights)

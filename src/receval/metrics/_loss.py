@@ -99,7 +99,7 @@ def log_loss(
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
     n = v.check_same_length(func, y_true=yt, y_pred=yp, sample_weight=sw)
     v.check_not_empty(n, "y_true", func)
-    weights = v.check_sample_weight(sw, n, func)
+    weights = v.check_sample_weight(sw, n, func, relative=normalize)
     w_arg = np.empty(0) if weights is None else weights
     if yp.ndim == 1:
         proba = v.check_probabilities(
@@ -174,10 +174,28 @@ def _numeric_pair(y_true: Any, y_pred: Any, sample_weight: Any, func: str):
     v.check_not_empty(n, "y_true", func)
     a = v.check_finite(v.as_float(yt, "y_true", func), "y_true", func)
     b = v.check_finite(v.as_float(yp, "y_pred", func), "y_pred", func)
-    w = v.check_sample_weight(sw, n, func)
+    w = v.check_sample_weight(sw, n, func, relative=True)
     if w is not None and w.sum() == 0:
         raise InputValidationError(f"{func}: sample_weight sums to zero.")
     return a, b, w
+
+
+def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(d, e)`` with ``d * 2**e == a - b``: errors so large that their squares (or the
+    difference itself) would overflow, or so small that their squares underflow, are
+    scaled by a power of two, which is exact; ordinary errors are returned as they are."""
+    e = 0
+    top = max(float(np.abs(a).max()), float(np.abs(b).max()))
+    if top > 2.0**1000:  # a - b may overflow
+        e = int(np.frexp(top)[1])
+        a, b = np.ldexp(a, -e), np.ldexp(b, -e)
+    d = a - b
+    m = float(np.abs(d).max())
+    if m > 0 and not 2.0**-500 <= m <= 2.0**500:
+        shift = int(np.frexp(m)[1])
+        d = np.ldexp(d, -shift)
+        e += shift
+    return d, e
 
 
 def root_mean_squared_error(
@@ -210,7 +228,8 @@ def root_mean_squared_error(
     0.6455
     """
     a, b, w = _numeric_pair(y_true, y_pred, sample_weight, "root_mean_squared_error")
-    return float(np.sqrt(np.average((a - b) ** 2, weights=w)))
+    d, e = _scaled_errors(a, b)
+    return float(np.ldexp(np.sqrt(np.average(d**2, weights=w)), e))
 
 
 def mean_absolute_error(
@@ -243,4 +262,5 @@ def mean_absolute_error(
     0.5
     """
     a, b, w = _numeric_pair(y_true, y_pred, sample_weight, "mean_absolute_error")
-    return float(np.average(np.abs(a - b), weights=w))
+    d, e = _scaled_errors(a, b)
+    return float(np.ldexp(np.average(np.abs(d), weights=w), e))

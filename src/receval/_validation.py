@@ -100,9 +100,7 @@ def check_number(
 def _has_trailing_nul(x: Any) -> bool:
     """Whether a sequence holds a str or bytes ending in NUL."""
     try:
-        return any(
-            isinstance(s, (str, bytes)) and s[-1:] in ("\x00", b"\x00") for s in x
-        )
+        return any(isinstance(s, (str, bytes)) and s[-1:] in ("\x00", b"\x00") for s in x)
     except TypeError:
         return False
 

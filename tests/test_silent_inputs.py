@@ -121,3 +121,21 @@ def test_probabilities_are_not_labels(func):
     ):
         func([0, 1], [0.2, 0.7])
     func([0, 1], [0.0, 1.0])  # whole floats are labels
+
+
+# ------------------------------------------------------------------ lists left out
+def test_list_metrics_count_the_lists_they_leave_out():
+    same = lambda a, b: 0.5  # noqa: E731
+    ils = rv.intra_list_similarity([["a", "b"], ["c"], []], similarity=same)
+    assert ils == 0.5
+    assert (ils.n_users, ils.n_users_skipped) == (3, 2)
+    div = rv.diversity([["a", "b"], ["c"]], similarity=same)
+    assert div == 0.5
+    assert (div.n_users, div.n_users_skipped) == (2, 1)
+    nov = rv.novelty([["a"], ["z"]], (["u", "v"], ["a", "a"]), unseen="skip")
+    assert (nov.n_users, nov.n_users_skipped) == (2, 1)
+    assert isinstance(ils, float) and repr(ils) == "0.5"
+    import pickle
+
+    back = pickle.loads(pickle.dumps(ils))
+    assert back == 0.5 and back.n_users_skipped == 2

@@ -79,6 +79,7 @@ _EXPORTS: dict[str, str] = {
     "novelty": "receval.metrics._beyond",
     "personalization": "receval.metrics._beyond",
     "gini_index": "receval.metrics._beyond",
+    "MeanOverUsers": "receval.metrics._beyond",
     # retention
     "retention": "receval.metrics._retention",
     "RetentionReport": "receval.metrics._retention",
@@ -133,6 +134,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         roc_auc_score,
     )
     from .metrics._beyond import (
+        MeanOverUsers,
         catalog_coverage,
         diversity,
         gini_index,

@@ -283,15 +283,18 @@ def list_metrics() -> list[str]:
 
 
 class PointwiseMetric(NamedTuple):
-    """A pointwise metric: ``(func, description, needs_group)``.
+    """A pointwise metric: ``(func, description, needs_group, counted)``.
 
     ``func(y_true, y_score, groups=None, sample_weight=None)`` returns a
     float; ``groups`` is used (and then required) only when ``needs_group``.
+    ``counted``, for metrics that leave groups out, takes the same arguments
+    and returns ``(value, counts)``, the counts a dict of what was left out.
     """
 
     func: Callable[..., float]
     description: str
     needs_group: bool = False
+    counted: Callable[..., tuple[float, dict[str, int]]] | None = None
 
 
 def _auc(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
@@ -304,6 +307,20 @@ def _gauc(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = No
     from .metrics._gauc import gauc_score
 
     return float(gauc_score(y_true, y_score, groups=groups, sample_weight=sample_weight))
+
+
+def _gauc_counted(
+    y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None
+) -> tuple[float, dict[str, int]]:
+    from .metrics._gauc import group_auc
+
+    report = group_auc(y_true, y_score, groups=groups, sample_weight=sample_weight)
+    counts = {
+        "n_groups": int(report.n_groups),
+        "n_groups_skipped": int(report.n_groups_skipped),
+        "n_rows_skipped": int(report.n_rows_skipped),
+    }
+    return float(report.score), counts
 
 
 def _logloss(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
@@ -363,7 +380,10 @@ def _mae(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = Non
 POINTWISE_METRICS: dict[str, PointwiseMetric] = {
     "auc": PointwiseMetric(_auc, "ROC AUC over all impressions (roc_auc_score)"),
     "gauc": PointwiseMetric(
-        _gauc, "group AUC: per-group AUC weighted by impressions (gauc_score)", needs_group=True
+        _gauc,
+        "group AUC: per-group AUC weighted by impressions (gauc_score)",
+        needs_group=True,
+        counted=_gauc_counted,
     ),
     "logloss": PointwiseMetric(_logloss, "mean binary cross-entropy (log_loss)"),
     "pcoc": PointwiseMetric(_pcoc, "predicted CTR / observed CTR; 1 is calibrated (pcoc)"),
@@ -390,7 +410,7 @@ def pointwise_metric(name: str) -> PointwiseMetric:
     Returns
     -------
     metric : PointwiseMetric
-        Unpacks as ``(func, description, needs_group)``.
+        Unpacks as ``(func, description, needs_group, counted)``.
 
     Raises
     ------
@@ -400,7 +420,7 @@ def pointwise_metric(name: str) -> PointwiseMetric:
     Examples
     --------
     >>> from receval._registry import pointwise_metric
-    >>> func, description, needs_group = pointwise_metric("AUC")
+    >>> func, description, needs_group, counted = pointwise_metric("AUC")
     >>> func([0, 1, 1], [0.1, 0.4, 0.3])
     1.0
     """

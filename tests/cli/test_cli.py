@@ -30,6 +30,7 @@ from receval import (
     evaluate,
     expected_calibration_error,
     gauc_score,
+    group_auc,
     log_loss,
     mean_absolute_error,
     pcoc,
@@ -165,9 +166,11 @@ def test_pointwise_registry_matches_library_functions() -> None:
         "mae": mean_absolute_error(y, s, sample_weight=w),
     }
     assert set(POINTWISE_METRICS) == set(expected)
-    for name, (func, description, needs_group) in POINTWISE_METRICS.items():
+    for name, (func, description, needs_group, counted) in POINTWISE_METRICS.items():
         assert description and needs_group == (name == "gauc")
         assert func(y, s, groups=g, sample_weight=w) == expected[name]
+        if counted is not None:
+            assert counted(y, s, groups=g, sample_weight=w)[0] == expected[name]
 
 
 def test_pointwise_metric_lookup() -> None:
@@ -206,9 +209,16 @@ def test_rank_json_equals_evaluate_for_each_run(runner, files) -> None:
     q = Qrels.from_file(files["qrels"])
     for record, path in zip(records, (files["run_a"], files["run_b"]), strict=True):
         report = evaluate(q, Run.from_file(path, file_format="trec"), metrics)
-        assert list(record) == ["run", *metrics]
+        assert list(record) == ["run", *metrics, "counts"]
         for m in metrics:
             assert close(record[m], report.mean[m])
+        assert record["counts"] == {
+            "n_users": report.n_users,
+            "n_users_missing": report.n_users_missing,
+            "n_run_only_users": report.n_run_only_users,
+            "n_users_skipped": {m: report.n_users_skipped[m] for m in metrics},
+            "n_users_empty": {m: report.n_users_empty[m] for m in metrics},
+        }
 
 
 def test_rank_conventions_are_passed_to_evaluate(runner, files) -> None:
@@ -282,7 +292,11 @@ def test_rank_text_formats(runner, files, fmt) -> None:
         assert len(lines) == 4
         return
     rows = list(csv.reader(io.StringIO(result.stdout), delimiter="," if fmt == "csv" else "\t"))
-    assert rows[0] == ["run", "ndcg@2", "mrr"]
+    counts = ["n_users", "n_users_missing", "n_run_only_users"] + [
+        f"{c}:{m}" for c in ("n_users_skipped", "n_users_empty") for m in ("ndcg@2", "mrr")
+    ]
+    assert rows[0] == ["run", "ndcg@2", "mrr", *counts]
+    assert rows[1][3:] == ["4", "1", "1", "1", "1", "1", "1"]
     assert [r[0] for r in rows[1:]] == ["a.run", "b"]
     for row, mean in zip(rows[1:], means, strict=True):  # full precision: exact round trip
         assert float(row[1]) == mean["ndcg@2"] and float(row[2]) == mean["mrr"]
@@ -299,7 +313,7 @@ def test_rank_default_metrics_and_qrels_as_parquet(runner, files, tmp_path) -> N
     records = json.loads(
         invoke(runner, "rank", "--qrels", path, "--run", files["run_a"], "-f", "json").stdout
     )
-    assert list(records[0]) == ["run", *DEFAULT_RANK_METRICS]
+    assert list(records[0]) == ["run", *DEFAULT_RANK_METRICS, "counts"]
     report = evaluate(
         Qrels.from_file(files["qrels"]), Run.from_file(files["run_a"]), list(DEFAULT_RANK_METRICS)
     )
@@ -314,7 +328,8 @@ def test_rank_errors(runner, files, tmp_path) -> None:
         ([*base, "--run", tmp_path / "nope.run"], f"{tmp_path / 'nope.run'}: no such file."),
         (
             [*base, "--run", bad],
-            f"{bad}:2: expected 6 whitespace-separated fields (user Q0 item rank score tag), "
+            f"{bad}:2: expected at least 6 whitespace-separated fields "
+            f"(user Q0 item rank score tag), "
             f"got 5: 'u1 Q0 b 2 0.8'.",
         ),
         (
@@ -377,7 +392,16 @@ def test_ctr_json_equals_library(runner, files, key) -> None:
     assert [r["score"] for r in records] == ["m1", "m2"]
     for record in records:
         s = d[record["score"]]
-        assert list(record) == ["score", *names]
+        assert list(record) == ["score", *names, "counts"]
+        report = group_auc(d["click"], s, groups=d["user"], sample_weight=d["w"])
+        assert record["counts"] == {
+            "n_rows": len(d["click"]),
+            "gauc": {
+                "n_groups": report.n_groups,
+                "n_groups_skipped": report.n_groups_skipped,
+                "n_rows_skipped": report.n_rows_skipped,
+            },
+        }
         assert close(record["auc"], roc_auc_score(d["click"], s, sample_weight=d["w"]))
         assert close(
             record["gauc"], gauc_score(d["click"], s, groups=d["user"], sample_weight=d["w"])
@@ -393,7 +417,11 @@ def test_ctr_default_metrics_without_group(runner, files) -> None:
     result = invoke(runner, "ctr", files["impressions"], "--label", "click", "--score", "m1",
                     "-f", "csv")  # fmt: skip
     header, row = result.stdout.splitlines()
-    assert header.split(",") == ["score", *(m for m in DEFAULT_CTR_METRICS if m != "gauc")]
+    assert header.split(",") == [
+        "score",
+        *(m for m in DEFAULT_CTR_METRICS if m != "gauc"),
+        "n_rows",
+    ]
     d = _impressions()
     assert float(row.split(",")[1]) == roc_auc_score(d["click"], d["m1"])
 
@@ -403,7 +431,7 @@ def test_ctr_undefined_metric_warns_and_gives_null(runner, tmp_path) -> None:
     path.write_text("click,m1\n0,0.1\n0,0.3\n")
     args = ["ctr", path, "--label", "click", "--score", "m1", "-m", "auc", "-f", "json"]
     result = invoke(runner, *args)
-    assert json.loads(result.stdout) == [{"score": "m1", "auc": None}]
+    assert json.loads(result.stdout) == [{"score": "m1", "auc": None, "counts": {"n_rows": 2}}]
     assert result.stderr.startswith("warning: roc_auc_score: y_true has a single class")
     assert invoke(runner, *args, "--quiet").stderr == ""
 
@@ -446,7 +474,7 @@ def test_ctr_errors(runner, files, tmp_path) -> None:
     assert result.stderr.count("\n") == 1
     ok = invoke(runner, "ctr", odd, "--label", "click", "--score", "m1", "-m", "mae",
                 "--input-format", "csv", "-f", "json")  # fmt: skip
-    assert json.loads(ok.stdout) == [{"score": "m1", "mae": 0.5}]
+    assert json.loads(ok.stdout) == [{"score": "m1", "mae": 0.5, "counts": {"n_rows": 1}}]
 
 
 # ------------------------------------------------------------------ retention
@@ -524,6 +552,8 @@ def test_subprocess_end_to_end(files, command) -> None:
     assert ok.stderr.splitlines() == [
         "note: a.run: 1 of 4 qrels users are absent from the run.",
         "note: a.run: 1 run users are not in the qrels (ignored).",
+        "note: a.run: ndcg@3 leaves 1 of 4 users out of its mean (1 without a relevant item; "
+        "see --missing-users and --empty-users).",
     ]
     bad = subprocess.run([*args, "-m", "ndgc@3"], capture_output=True, text=True)
     assert bad.returncode == 2

@@ -114,7 +114,7 @@ def test_rank_with_two_runs_marks_significance(files):
     assert "ᵇ" in table and "1000 permutations" in table
     plain = json.loads(invoke(runner, *args, "--format", "json").stdout)
     assert [r["run"] for r in plain] == ["model_a.parquet", "model_b.parquet"]
-    assert set(plain[0]) == {"run", "ndcg@10", "mrr"}  # numbers only, no letters
+    assert set(plain[0]) == {"run", "ndcg@10", "mrr", "counts"}  # numbers only, no letters
     none = invoke(runner, *args, "--test", "none").stdout
     assert "ᵇ" not in none
     bad = invoke(runner, *args, "--test", "t", code=2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -76,7 +77,8 @@ def test_demo_quiet_prints_nothing_on_stderr(runner, matplotlib, tmp_path) -> No
     blocks = result.stdout.split("\n\n")
     assert [b.splitlines()[0] for b in blocks] == ["# ctr", "# rank", "# retention"]
     header = next(csv.reader([blocks[1].splitlines()[1]]))
-    assert header == ["run", *DEFAULT_RANK_METRICS]
+    assert header[: 1 + len(DEFAULT_RANK_METRICS)] == ["run", *DEFAULT_RANK_METRICS]
+    assert header[1 + len(DEFAULT_RANK_METRICS)] == "n_users"  # then the counts
 
 
 def test_demo_json_equals_the_library_on_the_same_data(demo_json) -> None:
@@ -118,9 +120,13 @@ def test_demo_report_has_every_section_value_and_figure(demo_json) -> None:
         assert page.count(heading) == 1
     assert page.index(HEADINGS[0]) < page.index(HEADINGS[1]) < page.index(HEADINGS[2])
     for row in tables["ctr"] + tables["rank"]:
-        for value in row.values():
+        for key, value in row.items():
+            if key == "counts":  # in a line under the table
+                continue
             text = f"{value:.4f}" if isinstance(value, float) else str(value)
             assert f">{text}</td>" in page
+    gauc = tables["ctr"][0]["counts"]["gauc"]
+    assert f"gauc:n_groups_skipped = {gauc['n_groups_skipped']}" in page
     first = tables["retention"][0]
     assert f">{first['cohort']}</td>" in page and f">{first['day_1']:.4f}</td>" in page
     assert f"First {REPORT_COHORTS} of 60 rows." in page
@@ -158,7 +164,9 @@ def test_report_ctr_section_only(runner, matplotlib, files, tmp_path) -> None:
         "--score", "model_a", "--score", "model_b", "--group", "user", "--title", "A <b> test",
     )  # fmt: skip
     assert result.stdout == ""
-    assert result.stderr.strip() == f"report written to {out}"
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1] == f"report written to {out}"
+    assert all(re.match(r"note: model_[ab]: gauc skips \d+ of \d+ groups", x) for x in lines[:-1])
     page = out.read_text(encoding="utf-8")
     assert "<title>A &lt;b&gt; test</title>" in page
     assert HEADINGS[0] in page and HEADINGS[1] not in page and HEADINGS[2] not in page

@@ -251,15 +251,35 @@ def _evaluate_run(
         )
     if report.n_run_only_users:
         say.note(f"{name}: {report.n_run_only_users} run users are not in the qrels (ignored).")
+    for metric in metrics:
+        skipped = report.n_users_skipped[metric]
+        if skipped:
+            empty = report.n_users_empty[metric]
+            say.note(
+                f"{name}: {metric} leaves {skipped} of {report.n_users} users out of its mean "
+                f"({empty} without a relevant item; see --missing-users and --empty-users)."
+            )
     return report
+
+
+def _rank_counts(report: Any, metrics: list[str]) -> dict[str, Any]:
+    """What the rules left out of one run's means (the ``counts`` of json/csv output)."""
+    return {
+        "n_users": int(report.n_users),
+        "n_users_missing": int(report.n_users_missing),
+        "n_run_only_users": int(report.n_run_only_users),
+        "n_users_skipped": {m: int(report.n_users_skipped[m]) for m in metrics},
+        "n_users_empty": {m: int(report.n_users_empty[m]) for m in metrics},
+    }
 
 
 def _rank_table(
     reports: list[tuple[str, Any]], metrics: list[str], title: str | None = None
 ) -> ResultTable:
-    """One row per run: its name and the mean of each metric."""
+    """One row per run: its name and the mean of each metric, with the counts."""
     rows = [[name, *(rep.mean[m] for m in metrics)] for name, rep in reports]
-    return ResultTable(["run", *metrics], rows, title=title)
+    counts = [_rank_counts(rep, metrics) for _, rep in reports]
+    return ResultTable(["run", *metrics], rows, title=title, counts=counts)
 
 
 @app.command(no_args_is_help=True)
@@ -529,26 +549,39 @@ def _ctr_rows(
     groups: Any,
     sample_weight: Any,
     say: _Messages,
-) -> list[list[Any]]:
-    """One row ``[name, value, ...]`` per score column, values as the library returns them."""
+) -> list[tuple[list[Any], dict[str, Any]]]:
+    """Per score column, the row ``[name, value, ...]`` (values as the library returns them)
+    and the counts of what a metric left out (``{metric: {...}}``), noted on stderr."""
     from ..exceptions import RecevalError
 
     rows = []
     for col, y_score in scores:
         row: list[Any] = [col]
+        row_counts: dict[str, Any] = {}
         for name, spec in metrics.items():
             with say.progress(f"Computing {name} of {col}"):
                 try:
-                    value = spec.func(
-                        y_true,
-                        y_score,
-                        groups=groups if spec.needs_group else None,
-                        sample_weight=sample_weight,
-                    )
+                    args = (y_true, y_score)
+                    kwargs = {
+                        "groups": groups if spec.needs_group else None,
+                        "sample_weight": sample_weight,
+                    }
+                    if spec.counted is not None:
+                        value, counts = spec.counted(*args, **kwargs)
+                        row_counts[name] = counts
+                    else:
+                        value = spec.func(*args, **kwargs)
                 except RecevalError as exc:  # name the column: the message names y_score
                     raise say.fail(f"{name} of --score {col}: {_one_line(exc)}") from None
             row.append(value)
-        rows.append(row)
+        for name, counts in row_counts.items():
+            if counts.get("n_groups_skipped"):
+                say.note(
+                    f"{col}: {name} skips {counts['n_groups_skipped']} of {counts['n_groups']} "
+                    f"groups ({counts['n_rows_skipped']} rows) without both a click and a "
+                    f"non-click."
+                )
+        rows.append((row, row_counts))
     return rows
 
 
@@ -636,9 +669,15 @@ def ctr(
         groups = table.column(group).combine_chunks() if group else None
         sample_weight = _column(table, weight) if weight else None
         scores = [(col, _column(table, col)) for col in score]
-        rows = _ctr_rows(y_true, scores, metrics, groups, sample_weight, say)
+        counted = _ctr_rows(y_true, scores, metrics, groups, sample_weight, say)
     title = f"{file}: {table.num_rows} impressions"
-    render(ResultTable(["score", *metrics], rows, title=title), output_format, digits=digits)
+    rows = [row for row, _ in counted]
+    counts = [{"n_rows": int(table.num_rows), **c} for _, c in counted]
+    render(
+        ResultTable(["score", *metrics], rows, title=title, counts=counts),
+        output_format,
+        digits=digits,
+    )
 
 
 # ------------------------------------------------------------------ retention
@@ -826,7 +865,9 @@ def _ranking_section(
     doc.add_text(
         "Mean of each top-K metric over the users of the qrels (receval.evaluate), one row per run."
     )
-    doc.add_table(table.records(), caption=table.title)
+    doc.add_table(table.values_only().records(), caption=table.title)
+    for line in table.count_lines():
+        doc.add_text(line)
     if reports is not None and len(reports) > 1:
         from ..comparison import compare
 
@@ -861,7 +902,9 @@ def _ctr_section(
     doc.add_text(
         "Pointwise metrics of each model's predicted click-through rate, one row per model."
     )
-    doc.add_table(table.records(), caption=table.title)
+    doc.add_table(table.values_only().records(), caption=table.title)
+    for line in table.count_lines():
+        doc.add_text(line)
     if groups is not None and len(scores) > 1:
         from ..comparison import compare_predictions
 
@@ -1123,9 +1166,14 @@ def report_command(
             groups = data.column(group).combine_chunks() if group else None
             sample_weight = _column(data, weight) if weight else None
             scores = [(col, _column(data, col)) for col in score]
-            rows = _ctr_rows(y_true, scores, metrics_ctr, groups, sample_weight, say)
+            counted = _ctr_rows(y_true, scores, metrics_ctr, groups, sample_weight, say)
             title_ctr = f"{impressions}: {data.num_rows} impressions"
-            table = ResultTable(["score", *metrics_ctr], rows, title=title_ctr)
+            table = ResultTable(
+                ["score", *metrics_ctr],
+                [row for row, _ in counted],
+                title=title_ctr,
+                counts=[c for _, c in counted],
+            )
             _ctr_section(doc, figures, table, y_true, scores, sample_weight, say, groups)
         if qrels is not None and run:
             from .._registry import parse_metric
@@ -1222,9 +1270,14 @@ def demo(
         y_true = log["click"]
         scores = [(name, log[name]) for name in ("model_a", "model_b")]
         metrics_ctr = _ctr_metrics(None, "user", say)
-        rows = _ctr_rows(y_true, scores, metrics_ctr, log["user"], None, say)
+        counted = _ctr_rows(y_true, scores, metrics_ctr, log["user"], None, say)
         title = f"make_impressions({users}): {len(y_true)} impressions, {users} users"
-        ctr_table = ResultTable(["score", *metrics_ctr], rows, title=title)
+        ctr_table = ResultTable(
+            ["score", *metrics_ctr],
+            [row for row, _ in counted],
+            title=title,
+            counts=[c for _, c in counted],
+        )
 
         with say.progress("Generating recommendations"):
             qrels_data, run_data = make_recommendations(users, seed=0)

@@ -36,15 +36,59 @@ class OutputFormat(str, Enum):
 
 @dataclass(frozen=True)
 class ResultTable:
-    """Rows of results: ``columns`` names, ``rows`` of str / int / float / None cells."""
+    """Rows of results: ``columns`` names, ``rows`` of str / int / float / None cells.
+
+    ``counts``, when given, has one dict per row of what a rule left out (users or
+    groups skipped, rows in them): the JSON output carries it as each record's
+    ``"counts"`` object, CSV and TSV as extra columns (a nested dict's keys as
+    ``name:key``); the other formats leave it to the command's notes on stderr.
+    """
 
     columns: list[str]
     rows: list[list[Any]]
     title: str | None = None
+    counts: list[dict[str, Any]] | None = None
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per row, keyed by column name (the JSON output)."""
-        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+        out = [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+        if self.counts is not None:
+            for record, counts in zip(out, self.counts, strict=True):
+                record["counts"] = counts
+        return out
+
+    def values_only(self) -> ResultTable:
+        """The table without its counts."""
+        return ResultTable(self.columns, self.rows, self.title)
+
+    def count_lines(self) -> list[str]:
+        """One line per row naming what its rules left out, for prose (the HTML report)."""
+        if self.counts is None:
+            return []
+        lines = []
+        for row, counts in zip(self.rows, self.counts, strict=True):
+            parts = [f"{k} = {v}" for k, v in _flatten_counts(counts).items()]
+            lines.append(f"{row[0]}: " + ", ".join(parts) + ".")
+        return lines
+
+    def with_count_columns(self) -> ResultTable:
+        """The table with the counts as extra columns (CSV, TSV)."""
+        if self.counts is None:
+            return self
+        flat = [_flatten_counts(c) for c in self.counts]
+        names = list(dict.fromkeys(k for c in flat for k in c))
+        rows = [[*row, *(c.get(k) for k in names)] for row, c in zip(self.rows, flat, strict=True)]
+        return ResultTable([*self.columns, *names], rows, self.title)
+
+
+def _flatten_counts(counts: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in counts.items():
+        if isinstance(value, dict):
+            out.update({f"{key}:{k}": v for k, v in value.items()})
+        else:
+            out[key] = value
+    return out
 
 
 def scalar(value: Any) -> Any:
@@ -166,8 +210,9 @@ def render(
     fmt : OutputFormat
         ``table``: a rich table with values rounded to ``digits``; ``json``: a
         list of records ``[{column: value, ...}, ...]`` with full-precision
-        floats and ``null`` for nan (and infinity); ``csv`` / ``tsv``: a header and one line
-        per row, floats at full precision (``repr``), ``nan`` when undefined;
+        floats and ``null`` for nan (and infinity), and the table's counts as
+        ``"counts"``; ``csv`` / ``tsv``: a header and one line per row, floats at
+        full precision (``repr``), ``nan`` when undefined, counts as extra columns;
         ``markdown``: a GitHub table rounded to ``digits``; ``latex``: a
         booktabs ``tabular`` rounded to ``digits``.
     digits : int, default=4
@@ -181,7 +226,7 @@ def render(
         stream.write(json.dumps(records, indent=2, allow_nan=False) + "\n")
     elif fmt in (OutputFormat.csv, OutputFormat.tsv):
         buffer = io.StringIO()
-        _delimited(table, "," if fmt is OutputFormat.csv else "\t", buffer)
+        _delimited(table.with_count_columns(), "," if fmt is OutputFormat.csv else "\t", buffer)
         stream.write(buffer.getvalue())
     elif fmt is OutputFormat.markdown:
         _markdown(table, digits, stream)

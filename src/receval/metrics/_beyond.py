@@ -22,6 +22,7 @@ from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 
 __all__ = [
+    "MeanOverUsers",
     "catalog_coverage",
     "diversity",
     "gini_index",
@@ -76,6 +77,16 @@ def _as_run(run: RunLike, func: str) -> Run:
     )
 
 
+def _n_empty_lists(run: RunLike) -> int:
+    """Users given with no item at all (an empty list or ``{}``): a ``Run`` cannot hold
+    them, so they are counted here, as skipped users, by the metrics averaged over users."""
+    if isinstance(run, Mapping):
+        return sum(1 for inner in run.values() if isinstance(inner, Mapping) and not inner)
+    if isinstance(run, (list, tuple)) or (isinstance(run, np.ndarray) and run.ndim == 1):
+        return sum(1 for x in run if _is_list(x) and len(x) == 0)
+    return 0
+
+
 def _is_list(x: Any) -> bool:
     if isinstance(x, (str, bytes)):
         return False
@@ -98,17 +109,62 @@ def _exposure(run: Run, depth: int) -> np.ndarray:
     return _item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
 
 
-def _mean(per_user: np.ndarray, func: str, reason: str) -> float:
-    """Mean over users with a defined value; nan and a warning when there are none."""
+class MeanOverUsers(float):
+    """A mean over users: a float that also counts the users it left out.
+
+    Returned by :func:`intra_list_similarity`, :func:`diversity` and
+    :func:`novelty`, whose value is undefined for some users (a list of fewer
+    than 2 items; no item of the list in the interaction log). It is the float
+    itself in every computation; the counts are attributes.
+
+    Attributes
+    ----------
+    n_users : int
+        Users (lists) given.
+    n_users_skipped : int
+        Users left out of the mean because their value is undefined.
+
+    Examples
+    --------
+    >>> from receval import intra_list_similarity
+    >>> ils = intra_list_similarity([["a", "b"], ["c"]], similarity=lambda a, b: 0.5)
+    >>> ils, ils.n_users, ils.n_users_skipped
+    (0.5, 2, 1)
+    """
+
+    n_users: int
+    n_users_skipped: int
+
+    def __new__(cls, value: float, n_users: int, n_users_skipped: int) -> MeanOverUsers:
+        self = super().__new__(cls, value)
+        self.n_users = n_users
+        self.n_users_skipped = n_users_skipped
+        return self
+
+    def __repr__(self) -> str:
+        return float.__repr__(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (MeanOverUsers, (float(self), self.n_users, self.n_users_skipped))
+
+
+def _mean(
+    per_user: np.ndarray, func: str, reason: str, complement: bool = False, n_empty: int = 0
+) -> float:
+    """Mean over users with a defined value (``1 - mean`` with ``complement``), with the
+    counts (``n_empty`` users given without items count as skipped); nan and a warning
+    when there are none."""
     kept = per_user[~np.isnan(per_user)]
+    n, skipped = len(per_user) + n_empty, len(per_user) - kept.size + n_empty
     if kept.size == 0:
         warnings.warn(
             f"{func}: {reason}, so it is undefined (returned as nan).",
             UndefinedMetricWarning,
             stacklevel=3,
         )
-        return float("nan")
-    return float(kept.mean())
+        return MeanOverUsers(float("nan"), n, skipped)
+    value = float(kept.mean())
+    return MeanOverUsers(1.0 - value if complement else value, n, skipped)
 
 
 def _ids_of(values: Any, name: str, func: str) -> np.ndarray:
@@ -353,9 +409,11 @@ def intra_list_similarity(
 
     Returns
     -------
-    ils : float
+    ils : MeanOverUsers
         Mean ILS over the users whose list has at least 2 items; nan with an
-        ``UndefinedMetricWarning`` if there is none. Cosine ILS is in
+        ``UndefinedMetricWarning`` if there is none. A float, with the number of
+        lists and of lists left out (fewer than 2 items) as ``n_users`` and
+        ``n_users_skipped``. Cosine ILS is in
         [-1, 1], and in [0, 1] for non-negative features.
 
     Raises
@@ -423,7 +481,7 @@ def intra_list_similarity(
         similarity=similarity,
         func=func,
     )
-    return _mean(per_user, func, _ILS_UNDEFINED)
+    return _mean(per_user, func, _ILS_UNDEFINED, n_empty=_n_empty_lists(run))
 
 
 def diversity(
@@ -455,9 +513,10 @@ def diversity(
 
     Returns
     -------
-    diversity : float
+    diversity : MeanOverUsers
         Mean of ``1 - ILS`` over users with at least 2 items; nan with an
-        ``UndefinedMetricWarning`` if there is none.
+        ``UndefinedMetricWarning`` if there is none. A float, with the number of
+        lists and of lists left out as ``n_users`` and ``n_users_skipped``.
 
     Raises
     ------
@@ -492,7 +551,7 @@ def diversity(
         similarity=similarity,
         func=func,
     )
-    return 1.0 - _mean(per_user, func, _ILS_UNDEFINED)
+    return _mean(per_user, func, _ILS_UNDEFINED, complement=True, n_empty=_n_empty_lists(run))
 
 
 # ---------------------------------------------------------------- catalogue
@@ -719,10 +778,11 @@ def novelty(
 
     Returns
     -------
-    novelty : float
+    novelty : MeanOverUsers
         Mean over users of the mean self-information of their list, in bits;
         0 when every recommended item was used by every user. nan with an
-        ``UndefinedMetricWarning`` if every user was skipped.
+        ``UndefinedMetricWarning`` if every user was skipped. A float, with the
+        number of users and of users skipped as ``n_users`` and ``n_users_skipped``.
 
     Raises
     ------
@@ -767,6 +827,7 @@ def novelty(
     from .._kernels._lists import _list_means_csr, n_chunks
 
     func = "novelty"
+    n_empty = _n_empty_lists(run)
     run = _as_run(run, func)
     depth = _check_k(k, func)
     v.check_option(unseen, "unseen", func, _UNSEEN)
@@ -784,7 +845,7 @@ def novelty(
     info = np.full(len(run.item_ids), np.nan)
     info[~absent] = -np.log2(popularity[pos[~absent]] / n_users)
     per_user = _list_means_csr(info, run.items, run.offsets, depth, n_chunks(run.n_rows))
-    return _mean(per_user, func, "no recommended item occurs in interactions")
+    return _mean(per_user, func, "no recommended item occurs in interactions", n_empty=n_empty)
 
 
 # ---------------------------------------------------------------- personalization
@@ -847,6 +908,6 @@ def personalization(run: RunLike, *, k: int | None = None) -> float:
     depth = _check_k(k, func)
     n = run.n_users
     if n < 2:
-        return _mean(np.array([np.nan]), func, "the run has a single user")
+        return float(_mean(np.array([np.nan]), func, "the run has a single user"))
     total = _personalization_csr(run.items, run.offsets, depth, len(run.item_ids))
     return float(1.0 - total / (n * (n - 1.0)))

@@ -169,7 +169,7 @@ def test_list_metrics():
 
 
 def test_registry_metadata():
-    assert [n for n, m in REGISTRY.items() if not m.accepts_k] == ["r_precision"]
+    assert [n for n, m in REGISTRY.items() if not m.accepts_k] == []
     assert {n for n, m in REGISTRY.items() if not m.bounded} == {
         "cg",
         "dcg",
@@ -238,16 +238,25 @@ def test_cut_off_too_large():
         parse_metric("recall@9223372036854775808")
 
 
-@pytest.mark.parametrize("text", ["r_precision@5", "rprec@5", "R_PRECISION@1"])
+@pytest.mark.parametrize("text", ["r_precision@5", "rprec@5", "R_PRECISION@5"])
 def test_cut_off_on_r_precision(text):
-    with _raises(f"Metric {text!r}: r_precision takes no @k cut-off."):
-        parse_metric(text)
+    # Microsoft Recommenders' r_precision_at_k: relevant items in the top min(R, k), over R
+    assert str(parse_metric(text)) == "r_precision@5"
+    qrels = {"u": {"a": 1, "b": 1, "c": 1}, "v": {"a": 1}}
+    run = {"u": {"a": 0.9, "x": 0.8, "b": 0.7, "c": 0.6}, "v": {"x": 0.9, "a": 0.5}}
+    report = receval.evaluate(qrels, run, [text, "r_precision"])
+    # u: R = 3; top min(3, 5) = [a, x, b]: 2 hits / 3; v: R = 1, top 1 = [x]: 0
+    assert report.values[text].tolist() == [2 / 3, 0.0]
+    assert report.values["r_precision"].tolist() == [2 / 3, 0.0]
+    cut = receval.evaluate(qrels, run, ["r_precision@1"])
+    assert cut.values["r_precision@1"].tolist() == [1 / 3, 0.0]
 
 
 def test_unknown_convention_key():
     with _raises(
         "Metric 'ndcg(foo=1)@3': unknown convention 'foo'; use one of ['ap_normalizer', "
-        "'empty_users', 'gain', 'ideal', 'missing_users', 'rel_threshold', 'ties']."
+        "'empty_users', 'gain', 'gain_grades', 'ideal', 'missing_users', 'rel_threshold', "
+        "'ties', 'zero_users']."
     ):
         parse_metric("ndcg(foo=1)@3")
 
@@ -257,7 +266,7 @@ def test_unknown_convention_key():
     [
         (
             "ndcg(gain=quadratic)",
-            "Metric 'ndcg(gain=quadratic)': gain must be one of ['exponential', 'linear']. "
+            "Metric 'ndcg(gain=quadratic)': gain must be one of ['binary', 'exponential', 'linear']. "
             "Got 'quadratic' instead.",
         ),
         (
@@ -417,8 +426,15 @@ def test_resolve_precedence():
         missing_users="zero",
         empty_users="zero",
         ideal="judged",
+        gain_grades="positive",
     )
     assert PROFILES["trec_eval"].gain == "linear"  # the profile itself is untouched
+    # a profile's convention for one metric: Microsoft Recommenders' ndcg_at_k
+    assert resolve_conventions("recommenders").missing_users == "skip"
+    ndcg = resolve_conventions("recommenders", metric="ndcg")
+    assert (ndcg.missing_users, ndcg.gain) == ("zero", "binary")
+    # ... and a keyword still overrides it
+    assert resolve_conventions("recommenders", metric="ndcg", gain="linear").gain == "linear"
     assert resolve_conventions("sklearn", rel_threshold=2).rel_threshold == 2
     assert resolve_conventions(rel_threshold=0).rel_threshold == 0
 
@@ -458,7 +474,7 @@ def test_invalid_profile_name():
 
 def test_invalid_convention_keywords():
     with _raises(
-        "The 'gain' parameter of evaluate must be one of ['exponential', 'linear']. "
+        "The 'gain' parameter of evaluate must be one of ['binary', 'exponential', 'linear']. "
         "Got 'quad' instead."
     ):
         resolve_conventions(gain="quad")
@@ -478,7 +494,8 @@ def test_invalid_convention_keywords():
         resolve_conventions(rel_threshold=10**22)
     with _raises(
         "The 'convention' parameter of evaluate must be one of ['ap_normalizer', 'empty_users', "
-        "'gain', 'ideal', 'missing_users', 'rel_threshold', 'ties']. Got 'foo' instead."
+        "'gain', 'gain_grades', 'ideal', 'missing_users', 'rel_threshold', 'ties', "
+        "'zero_users']. Got 'foo' instead."
     ):
         resolve_conventions(foo="x")
     with _raises(

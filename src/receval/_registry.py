@@ -83,8 +83,8 @@ REGISTRY: dict[str, MetricInfo] = {
         MetricInfo(
             "r_precision",
             codes.R_PRECISION,
-            "precision at R, the number of relevant items of the user",
-            accepts_k=False,
+            "precision at R, the number of relevant items of the user; with @k, the "
+            "relevant items in the top min(R, k) over R",
         ),
         MetricInfo(
             "ils",

@@ -160,7 +160,16 @@ def check_not_empty(n: int, name: str, func: str) -> None:
 
 
 def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
-    """Return ``x`` as float64 (no copy when it already is)."""
+    """Return ``x`` as float64 (no copy when it already is); an object array of numbers
+    is converted."""
+    if x.dtype.kind == "O" and x.size:
+        try:
+            converted = x.astype(np.float64)
+        except (TypeError, ValueError):
+            pass
+        else:
+            if all(isinstance(e, (int, float, np.number)) for e in x[:1000].tolist()):
+                return converted
     if x.dtype.kind not in "biuf":
         raise InputValidationError(
             f"{func}: {name} must be numeric. Got dtype {x.dtype}"

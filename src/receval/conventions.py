@@ -13,7 +13,12 @@ ap_normalizer      ``"relevant"``: AP divides by R_u, the relevant items of the
                    RecBole, seed 001); ``"hits"``: by the relevant items
                    retrieved in the top k (torchmetrics, seed 002's example)
 gain               ``"linear"``: gain = grade (trec_eval, ranx ``ndcg``);
-                   ``"exponential"``: 2**grade - 1 (ranx ``ndcg_burges``)
+                   ``"exponential"``: 2**grade - 1 (ranx ``ndcg_burges``);
+                   ``"binary"``: 1 (RecBole, Microsoft Recommenders' default)
+gain_grades        which grades earn their gain: ``"relevant"`` (grade >=
+                   rel_threshold) or ``"positive"`` (every grade >= 1, whatever
+                   rel_threshold is: trec_eval's ndcg, where ``-l`` only moves
+                   the threshold of the binary measures)
 rel_threshold      grade at or above which an item is relevant (default 1)
 ties               ``"trec"``: score descending, then item id descending as
                    strings, scores compared in single precision (trec_eval);
@@ -22,8 +27,11 @@ ties               ``"trec"``: score descending, then item id descending as
 missing_users      users in the qrels but absent from the run: ``"zero"``
                    (every metric 0), ``"skip"`` (left out of the means,
                    trec_eval without -c), ``"error"``
-empty_users        users without a relevant item: ``"skip"`` (left out) or
-                   ``"zero"``
+empty_users        users without a relevant item: ``"skip"`` (left out),
+                   ``"zero"``, ``"one"`` (torchmetrics' ``empty_target_action=
+                   "pos"``) or ``"error"``
+zero_users         ``"keep"``, or ``"skip"``: users whose value is 0 are left
+                   out of the mean (Microsoft Recommenders' r_precision_at_k)
 ideal              what IDCG ranks: ``"judged"`` (all judged items of the
                    user) or ``"candidates"`` (only the ranked items, as
                    scikit-learn's ``ndcg_score``)
@@ -37,15 +45,17 @@ from typing import Any
 
 from ._validation import check_number, check_option
 
-__all__ = ["PROFILES", "Conventions", "resolve_conventions"]
+__all__ = ["PROFILES", "PROFILE_METRICS", "Conventions", "resolve_conventions"]
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "ap_normalizer": ("relevant", "min_k", "hits"),
-    "gain": ("linear", "exponential"),
+    "gain": ("linear", "exponential", "binary"),
     "ties": ("trec", "average", "input"),
     "missing_users": ("zero", "skip", "error"),
-    "empty_users": ("skip", "zero"),
+    "empty_users": ("skip", "zero", "one", "error"),
     "ideal": ("judged", "candidates"),
+    "gain_grades": ("relevant", "positive"),
+    "zero_users": ("keep", "skip"),
 }
 
 
@@ -60,6 +70,8 @@ class Conventions:
     missing_users: str = "zero"
     empty_users: str = "skip"
     ideal: str = "judged"
+    gain_grades: str = "relevant"
+    zero_users: str = "keep"
 
     def validated(self, func: str = "evaluate") -> Conventions:
         for name, options in CHOICES.items():
@@ -78,7 +90,8 @@ FIELDS = tuple(f.name for f in fields(Conventions))
 
 #: What each peer library does, as receval conventions.
 PROFILES: dict[str, Conventions] = {
-    # trec_eval / pytrec_eval: P_k divides by k, map by R, ndcg linear on grades,
+    # trec_eval / pytrec_eval: P_k divides by k, map by R, ndcg linear on every
+    # positive grade whatever -l says (-l moves only the binary measures' threshold),
     # ties by docno descending, queries absent from the run ignored (no -c flag),
     # queries without relevant documents still evaluated (their values are 0)
     "trec_eval": Conventions(
@@ -89,6 +102,7 @@ PROFILES: dict[str, Conventions] = {
         missing_users="skip",
         empty_users="zero",
         ideal="judged",
+        gain_grades="positive",
     ),
     # scikit-learn ndcg_score / dcg_score: tied scores averaged, the ideal ranking
     # of the candidates themselves, grades as linear gains, every row evaluated
@@ -112,24 +126,27 @@ PROFILES: dict[str, Conventions] = {
         empty_users="zero",
         ideal="judged",
     ),
-    # RecBole: MAP@k divides by min(R, k), users without ground truth removed
+    # RecBole: MAP@k divides by min(R, k), NDCG with 0/1 gains, users without
+    # ground truth removed; its top k comes from torch.topk, whose order of tied
+    # scores follows no rule (see docs/conventions.md)
     "recbole": Conventions(
         ap_normalizer="min_k",
-        gain="linear",
+        gain="binary",
         rel_threshold=1,
         ties="input",
         missing_users="zero",
         empty_users="skip",
         ideal="judged",
     ),
-    # Microsoft Recommenders: map_at_k divides by min(R, k), users absent from
-    # the recommendations count as zero, users without ground truth skipped
+    # Microsoft Recommenders: map_at_k divides by min(R, k); precision, recall,
+    # map and r_precision average over the users of both frames (users absent
+    # from the recommendations skipped), ndcg over every user (see PROFILE_METRICS)
     "recommenders": Conventions(
         ap_normalizer="min_k",
         gain="linear",
         rel_threshold=1,
         ties="input",
-        missing_users="zero",
+        missing_users="skip",
         empty_users="skip",
         ideal="judged",
     ),
@@ -147,13 +164,33 @@ PROFILES: dict[str, Conventions] = {
 }
 
 
+#: Conventions a profile sets for one metric only (by metric name), where the
+#: peer computes that metric another way than the others.
+PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
+    "recommenders": {
+        # ndcg_at_k: an outer merge with every user of the ground truth (users absent
+        # from the recommendations score 0) and score_type="binary" by default
+        "ndcg": {"missing_users": "zero", "gain": "binary"},
+        # r_precision_at_k: the mean leaves out users whose value is 0 (0.0 when
+        # no user has a hit at all)
+        "r_precision": {"zero_users": "skip"},
+    },
+}
+
+
 def resolve_conventions(
-    profile: str | None = None, func: str = "evaluate", **overrides: Any
+    profile: str | None = None,
+    func: str = "evaluate",
+    metric: str | None = None,
+    **overrides: Any,
 ) -> Conventions:
-    """Start from ``profile`` (or the defaults) and apply explicit keyword overrides."""
+    """Start from ``profile`` (or the defaults), apply the profile's conventions for
+    ``metric`` (a metric name), then the explicit keyword overrides."""
     if profile is not None:
         check_option(profile, "profile", func, sorted(PROFILES))
         base = PROFILES[profile]
+        if metric is not None and metric in PROFILE_METRICS.get(profile, {}):
+            base = replace(base, **PROFILE_METRICS[profile][metric])
     else:
         base = Conventions()
     given = {k: v for k, v in overrides.items() if v is not None}

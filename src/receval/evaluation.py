@@ -21,7 +21,14 @@ from .exceptions import InputValidationError, InvalidParameterError
 
 __all__ = ["EvaluationReport", "evaluate"]
 
-_GAINS = {"linear": codes.GAIN_LINEAR, "exponential": codes.GAIN_EXPONENTIAL}
+_GAINS = {
+    "linear": codes.GAIN_LINEAR,
+    "exponential": codes.GAIN_EXPONENTIAL,
+    "binary": codes.GAIN_BINARY,
+}
+_EMPTY = {"zero": codes.EMPTY_ZERO, "skip": codes.EMPTY_SKIP, "one": codes.EMPTY_ONE}
+# gain_grades="positive": every grade from 1 on earns its gain
+_POSITIVE_GRADES = 1
 _AP = {"relevant": codes.AP_RELEVANT, "min_k": codes.AP_MIN_K, "hits": codes.AP_HITS}
 _IDEAL = {"judged": codes.IDEAL_JUDGED, "candidates": codes.IDEAL_CANDIDATES}
 _TIES = {"trec": codes.TIES_TREC, "average": codes.TIES_AVERAGE, "input": codes.TIES_INPUT}
@@ -150,7 +157,11 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
     row[codes.S_IDEAL] = _IDEAL[conv.ideal]
     row[codes.S_TIES] = _TIES[conv.ties]
     row[codes.S_MISSING_SKIP] = int(conv.missing_users == "skip")
-    row[codes.S_EMPTY_SKIP] = int(conv.empty_users == "skip")
+    # "error" raises after the kernel, which evaluates those users as "zero"
+    row[codes.S_EMPTY] = _EMPTY.get(conv.empty_users, codes.EMPTY_ZERO)
+    row[codes.S_GAIN_THRESHOLD] = (
+        _POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold
+    )
     return row
 
 
@@ -170,6 +181,8 @@ def evaluate(
     missing_users: str | None = None,
     empty_users: str | None = None,
     ideal: str | None = None,
+    gain_grades: str | None = None,
+    zero_users: str | None = None,
 ) -> EvaluationReport:
     """Evaluate a run against qrels with top-K ranking metrics.
 
@@ -206,11 +219,14 @@ def evaluate(
         are skipped.
     profile : str, default=None
         Reproduce a peer library's conventions: "trec_eval", "sklearn", "ranx",
-        "recbole", "recommenders" or "torchmetrics".
+        "recbole", "recommenders", "torchmetrics" or "ir_measures". A profile
+        may set a convention for one metric only, where the peer computes that
+        metric differently (see ``receval.conventions.PROFILE_METRICS``).
     ap_normalizer : {"relevant", "min_k", "hits"}, default=None
         Denominator of AP (default "relevant": R, as trec_eval).
-    gain : {"linear", "exponential"}, default=None
-        Gain of a grade in CG/DCG/NDCG (default "linear").
+    gain : {"linear", "exponential", "binary"}, default=None
+        Gain of a grade in CG/DCG/NDCG (default "linear": the grade;
+        "exponential": 2**grade - 1; "binary": 1 for every relevant item).
     rel_threshold : int, default=None
         Grade at or above which an item is relevant (default 1).
     ties : {"trec", "average", "input"}, default=None
@@ -218,10 +234,17 @@ def evaluate(
         over all orders of the tied items; it is not available for ``map``.
     missing_users : {"zero", "skip", "error"}, default=None
         Qrels users absent from the run (default "zero").
-    empty_users : {"skip", "zero"}, default=None
-        Users without a relevant item (default "skip").
+    empty_users : {"skip", "zero", "one", "error"}, default=None
+        Users without a relevant item (default "skip"): left out, scored 0,
+        scored 1, or an error naming them.
     ideal : {"judged", "candidates"}, default=None
         What the ideal DCG ranks (default "judged": all judged items).
+    gain_grades : {"relevant", "positive"}, default=None
+        Which grades earn a gain in CG/DCG/NDCG (default "relevant": grades >=
+        ``rel_threshold``; "positive": every grade >= 1, as trec_eval's ndcg).
+    zero_users : {"keep", "skip"}, default=None
+        "skip" leaves users whose value is 0 out of the mean (default "keep"),
+        as Microsoft Recommenders' ``r_precision_at_k``.
 
     Returns
     -------
@@ -261,6 +284,8 @@ def evaluate(
         "missing_users": missing_users,
         "empty_users": empty_users,
         "ideal": ideal,
+        "gain_grades": gain_grades,
+        "zero_users": zero_users,
     }
     from . import _streaming
 
@@ -314,7 +339,7 @@ def _prepare(
     func = "evaluate"
     conventions = dict(conventions)
     profile = conventions.pop("profile")
-    base = resolve_conventions(profile, func, **conventions)
+    resolve_conventions(profile, func, **conventions)  # bad options fail before any metric
     if isinstance(metrics, str):
         metrics = [metrics]
     metrics = list(metrics)
@@ -326,6 +351,7 @@ def _prepare(
     convs: dict[str, Conventions] = {}
     for text in metrics:
         spec = parse_metric(text)
+        base = resolve_conventions(profile, func, spec.name, **conventions)
         conv = replace(base, **dict(spec.params)).validated(func)
         if conv.ties == "average" and spec.name in _NO_AVERAGE_TIES:
             raise InvalidParameterError(
@@ -407,8 +433,22 @@ def _report(
     for j, text in enumerate(ranked):
         col = values[:, j]
         den = aux[:, j]
+        if convs[text].empty_users == "error" and (den == 0).any():
+            raise InputValidationError(
+                f"evaluate: metric {text!r} has empty_users='error', and "
+                f"{int((den == 0).sum())} users have no relevant item, e.g. "
+                f"{v.format_values(q.user_ids[den == 0])}; pass empty_users='skip', 'zero' or "
+                f"'one' to leave them out or score them."
+            )
+        zero_only = False
+        if convs[text].zero_users == "skip" and specs[text].info.mean != "pooled":
+            zero = col == 0
+            zero_only = bool(zero.any()) and not bool((col > 0).any() or (col < 0).any())
+            col = np.where(zero, np.nan, col)
         kept = ~np.isnan(col)
-        if specs[text].info.mean == "pooled":
+        if zero_only:  # every value 0: Recommenders returns 0.0, not an empty mean
+            states[text] = mean_state(np.zeros(1))
+        elif specs[text].info.mean == "pooled":
             states[text] = mean_state(col, den)  # sum of hits over sum of relevant items
             with np.errstate(invalid="ignore", divide="ignore"):
                 col = np.where(den > 0, col / np.where(den > 0, den, 1), 0.0)

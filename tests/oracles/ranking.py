@@ -33,20 +33,26 @@ def orders(scores: Mapping) -> list[list]:
 def gain(grade: float, threshold: int, kind: str) -> float:
     if grade < threshold:
         return 0.0
+    if kind == "binary":
+        return 1.0
     return 2.0**grade - 1.0 if kind == "exponential" else float(grade)
 
 
 def one(name: str, k: int | None, conv: dict, items: list, judged: Mapping) -> float:
     """Value of metric ``name`` for one user whose ranked list is ``items``."""
     thr = conv["rel_threshold"]
+    # grades that earn a gain: the relevant ones, or every grade from 1 on (trec_eval ndcg)
+    gthr = 1 if conv.get("gain_grades") == "positive" else thr
     relevant = {i for i, g in judged.items() if g >= thr}
     n_rel = len(relevant)
-    if name == "r_precision":
-        k = n_rel
+    if name == "r_precision":  # with @k: the top min(R, k), over R
+        k = n_rel if k is None else min(n_rel, k)
     depth = len(items) if k is None else k
     top = items[:depth]
     hits = sum(1 for i in top if i in relevant)
-    if name == "precision" or name == "r_precision":
+    if name == "r_precision":
+        return hits / n_rel if n_rel else 0.0
+    if name == "precision":
         return hits / depth if depth else 0.0
     if name == "recall":
         return hits / n_rel if n_rel else 0.0
@@ -73,19 +79,19 @@ def one(name: str, k: int | None, conv: dict, items: list, judged: Mapping) -> f
             conv["ap_normalizer"]
         ]
         return total / norm if norm else 0.0
-    g = [gain(judged.get(i, 0), thr, conv["gain"]) for i in top]
+    g = [gain(judged[i], gthr, conv["gain"]) if i in judged else 0.0 for i in top]
     if name == "cg":
         return sum(g)
     dcg = sum(x / math.log2(pos + 1) for pos, x in enumerate(g, start=1))
     if name == "dcg":
         return dcg
     if conv["ideal"] == "candidates":
-        pool = sorted((judged.get(i, 0) for i in items), reverse=True)
+        pool = sorted((judged.get(i, -math.inf) for i in items), reverse=True)
         pool = pool[: (len(items) if k is None else k)]
     else:
         pool = sorted(judged.values(), reverse=True)
         pool = pool if k is None else pool[:k]
-    idcg = sum(gain(x, thr, conv["gain"]) / math.log2(pos + 1) for pos, x in enumerate(pool, 1))
+    idcg = sum(gain(x, gthr, conv["gain"]) / math.log2(pos + 1) for pos, x in enumerate(pool, 1))
     if name == "idcg":
         return idcg
     if name == "ndcg":
@@ -106,6 +112,9 @@ def evaluate(qrels: Mapping, run: Mapping, name: str, k: int | None, conv: dict)
         ):
             per_user[user] = None
             continue
+        if n_rel == 0 and conv["empty_users"] == "one" and name != "hit_ratio":
+            per_user[user] = 1.0
+            continue
         scores = run.get(user, {})
         if conv["ties"] == "average":
             all_orders = orders(scores) or [[]]
@@ -117,8 +126,15 @@ def evaluate(qrels: Mapping, run: Mapping, name: str, k: int | None, conv: dict)
             den += n_rel
             value = value / n_rel if n_rel else 0.0
         per_user[user] = value
+    zero_only = False
+    if conv.get("zero_users") == "skip" and name != "hit_ratio":  # a mean over users only
+        values = [x for x in per_user.values() if x is not None]
+        zero_only = bool(values) and all(x == 0 for x in values)
+        per_user = {u: (None if x == 0 else x) for u, x in per_user.items()}
     kept = [x for x in per_user.values() if x is not None]
-    if name == "hit_ratio":
+    if zero_only:  # Microsoft Recommenders: no hit anywhere gives 0.0
+        mean = 0.0
+    elif name == "hit_ratio":
         mean = num / den if den else 0.0
     else:
         mean = sum(kept) / len(kept) if kept else math.nan

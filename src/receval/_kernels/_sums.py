@@ -140,8 +140,9 @@ def _merge_rows(parts):
 
 @nb.njit(cache=True, nogil=True, parallel=True)
 def _binary_log_loss_exact(labels, proba, weights, eps, n_chunks, carry_every=_CARRY_EVERY):
-    """Accumulator of the sum of -w * log(clip(p)) (positives) and -w * log(clip(1 - p))
-    (negatives); ``weights`` of length 0 means unit weights."""
+    """Accumulator of the sum of -w * log(clip(p)) (positives) and -w * log(1 - clip(p))
+    (negatives), clip(p) = min(max(p, eps), 1 - eps); ``weights`` of length 0 means unit
+    weights."""
     n = labels.shape[0]
     has_w = weights.shape[0] > 0
     top = 1.0 - eps
@@ -152,12 +153,12 @@ def _binary_log_loss_exact(labels, proba, weights, eps, n_chunks, carry_every=_C
         hi = (c + 1) * n // n_chunks
         for start in range(lo, hi, carry_every):  # carry between blocks
             for i in range(start, min(start + carry_every, hi)):
-                q = proba[i] if labels[i] == 1 else 1.0 - proba[i]
-                if q < eps:
-                    q = eps
-                elif q > top:
-                    q = top
-                loss = -np.log(q)
+                p = proba[i]  # clipped to [eps, 1 - eps], then 1 - p for a negative
+                if p < eps:
+                    p = eps
+                elif p > top:
+                    p = top
+                loss = -np.log(p if labels[i] == 1 else 1.0 - p)
                 _add(acc, loss * weights[i] if has_w else loss)
             _normalize(acc)
     return _merge_rows(parts)

@@ -21,7 +21,10 @@ from ._topk_codes import (
     AP_RELEVANT,
     CG,
     DCG,
+    EMPTY_ONE,
+    EMPTY_SKIP,
     F1,
+    GAIN_BINARY,
     GAIN_EXPONENTIAL,
     HIT_RATIO,
     IDCG,
@@ -32,8 +35,9 @@ from ._topk_codes import (
     RECALL,
     RR,
     S_AP_NORM,
-    S_EMPTY_SKIP,
+    S_EMPTY,
     S_GAIN,
+    S_GAIN_THRESHOLD,
     S_IDEAL,
     S_K,
     S_KIND,
@@ -51,6 +55,8 @@ from ._topk_codes import (
 def _gain(grade, threshold, gain):
     if grade < threshold:
         return 0.0
+    if gain == GAIN_BINARY:
+        return 1.0
     if gain == GAIN_EXPONENTIAL:
         return 2.0**grade - 1.0
     return grade
@@ -144,6 +150,7 @@ def _user_metric(
     kind,
     k,
     threshold,
+    gain_threshold,
     gain,
     ap_norm,
     ideal,
@@ -163,7 +170,8 @@ def _user_metric(
     """(value, auxiliary) of one metric for one user.
 
     ``grades`` is the grade of each ranked item (-inf if unjudged) in the order
-    for this metric's tie rule; ``scores[a:a+n]`` the ranked scores (used by
+    for this metric's tie rule; relevance is ``grade >= threshold``, and gains are
+    earned from ``gain_threshold`` on; ``scores[a:a+n]`` the ranked scores (used by
     ``ties='average'``); ``q_desc[qa:qb]`` the user's judged grades, descending.
     The auxiliary value is R (the user's relevant items), used by hit_ratio.
     ``disc[j]`` is ``1 / log2(j + 2)``.
@@ -172,8 +180,8 @@ def _user_metric(
     for t in range(qa, qb):
         if q_desc[t] >= threshold:
             n_rel += 1
-    if kind == R_PRECISION:
-        k_eff = n_rel
+    if kind == R_PRECISION:  # R-precision@k (Recommenders): the top min(R, k), over R
+        k_eff = n_rel if k <= 0 else min(n_rel, k)
     elif k > 0:
         k_eff = k
     else:
@@ -195,7 +203,7 @@ def _user_metric(
             for j in range(t, e):
                 if grades[j] >= threshold:
                     r_sum += 1.0
-                g_sum += _gain(grades[j], threshold, gain)
+                g_sum += _gain(grades[j], gain_threshold, gain)
             for j in range(t, min(e, top)):
                 rel[j] = r_sum / (e - t)
                 gains[j] = g_sum / (e - t)
@@ -204,15 +212,17 @@ def _user_metric(
         for j in range(top):
             if grades[j] >= threshold:
                 rel[j] = 1.0
-            gains[j] = _gain(grades[j], threshold, gain)
+            gains[j] = _gain(grades[j], gain_threshold, gain)
 
     hits = 0.0
     for j in range(top):
         hits += rel[j]
     aux = float(n_rel)
 
-    if kind == PRECISION or kind == R_PRECISION:
+    if kind == PRECISION:
         return (hits / k_eff if k_eff > 0 else 0.0), aux
+    if kind == R_PRECISION:
+        return (hits / n_rel if n_rel > 0 else 0.0), aux
     if kind == RECALL:
         return (hits / n_rel if n_rel > 0 else 0.0), aux
     if kind == F1:
@@ -231,7 +241,7 @@ def _user_metric(
             dcg += gains[j] * disc[j]
         if kind == DCG:
             return dcg, aux
-        idcg = _idcg(ideal, k, k_eff, threshold, gain, grades, n, q_desc, qa, qb, cand, disc)
+        idcg = _idcg(ideal, k, k_eff, gain_threshold, gain, grades, n, q_desc, qa, qb, cand, disc)
         if kind == IDCG:
             return idcg, aux
         return (dcg / idcg if idcg > 0 else 0.0), aux
@@ -288,8 +298,8 @@ def _metric_from_hits(
     metric here only sums over those, so a user costs O(hits), not O(k).
     Terms are added in rank order, so sums equal a walk over every position.
     """
-    if kind == R_PRECISION:
-        k_eff = n_rel
+    if kind == R_PRECISION:  # R-precision@k (Recommenders): the top min(R, k), over R
+        k_eff = n_rel if k <= 0 else min(n_rel, k)
     elif k > 0:
         k_eff = k
     else:
@@ -298,8 +308,10 @@ def _metric_from_hits(
     hits = 0
     while hits < h and hpos[hits] < top:
         hits += 1
-    if kind == PRECISION or kind == R_PRECISION:
+    if kind == PRECISION:
         return hits / k_eff if k_eff > 0 else 0.0
+    if kind == R_PRECISION:
+        return hits / n_rel if n_rel > 0 else 0.0
     if kind == RECALL:
         return hits / n_rel if n_rel > 0 else 0.0
     if kind == F1:
@@ -442,33 +454,41 @@ def _evaluate_users(
                     have_rel = True
                 aux[u, m] = n_rel
                 if (ru < 0 and specs[m, S_MISSING_SKIP] == 1) or (
-                    n_rel == 0 and specs[m, S_EMPTY_SKIP] == 1
+                    n_rel == 0 and specs[m, S_EMPTY] == EMPTY_SKIP
                 ):
                     values[u, m] = np.nan
                     continue
+                kind = specs[m, S_KIND]
+                # hit_ratio is one pooled ratio: an empty user adds 0 hits and 0 items
+                if n_rel == 0 and specs[m, S_EMPTY] == EMPTY_ONE and kind != HIT_RATIO:
+                    values[u, m] = 1.0
+                    continue
+                # the DCG family sums gains, earned from the gain threshold on
+                is_gain = kind == CG or kind == DCG or kind == IDCG or kind == NDCG
+                gain_threshold = specs[m, S_GAIN_THRESHOLD] if is_gain else threshold
                 ties = specs[m, S_TIES]
                 use_trec = ties == TIES_TREC and trec_differs
                 grades = grades_trec if use_trec else grades_input
                 if ties == TIES_AVERAGE:
                     v, _ = _user_metric(
-                        specs[m, S_KIND], specs[m, S_K], threshold, specs[m, S_GAIN],
+                        kind, specs[m, S_K], threshold, gain_threshold, specs[m, S_GAIN],
                         specs[m, S_AP_NORM], specs[m, S_IDEAL], ties, grades, r_scores,
                         a, n, q_desc, qa, qb, rel, gains, cand, disc,
                     )  # fmt: skip
                     values[u, m] = v
                     continue
-                if not have_hits or threshold != hits_threshold or use_trec != hits_trec:
+                if not have_hits or gain_threshold != hits_threshold or use_trec != hits_trec:
                     h = 0
                     for j in range(n):
-                        if grades[j] >= threshold:
+                        if grades[j] >= gain_threshold:
                             hpos[h] = j
                             hgr[h] = grades[j]
                             h += 1
-                    hits_threshold = threshold
+                    hits_threshold = gain_threshold
                     hits_trec = use_trec
                     have_hits = True
                 values[u, m] = _metric_from_hits(
-                    specs[m, S_KIND], specs[m, S_K], threshold, specs[m, S_GAIN],
+                    kind, specs[m, S_K], gain_threshold, specs[m, S_GAIN],
                     specs[m, S_AP_NORM], specs[m, S_IDEAL], grades, n, hpos, hgr, h,
                     n_rel, q_desc, qa, qb, cand, disc,
                 )  # fmt: skip

@@ -6,12 +6,23 @@ PRECISION, RECALL, F1, HIT_RATIO, SUCCESS, AP, CG, DCG, IDCG, NDCG, RR, R_PRECIS
 ILS, DIVERSITY = 12, 13
 LIST_KINDS = (ILS, DIVERSITY)
 # columns of ``specs``
-S_KIND, S_K, S_THRESHOLD, S_GAIN, S_AP_NORM, S_IDEAL, S_TIES, S_MISSING_SKIP, S_EMPTY_SKIP = range(
-    9
-)
-N_SPEC_COLUMNS = 9
+(
+    S_KIND,
+    S_K,
+    S_THRESHOLD,
+    S_GAIN,
+    S_AP_NORM,
+    S_IDEAL,
+    S_TIES,
+    S_MISSING_SKIP,
+    S_EMPTY,
+    S_GAIN_THRESHOLD,
+) = range(10)
+N_SPEC_COLUMNS = 10
 # codes of the conventions inside ``specs``
-GAIN_LINEAR, GAIN_EXPONENTIAL = 0, 1
+GAIN_LINEAR, GAIN_EXPONENTIAL, GAIN_BINARY = 0, 1, 2
+# users without a relevant item: evaluated (every metric 0), skipped (nan) or given 1
+EMPTY_ZERO, EMPTY_SKIP, EMPTY_ONE = 0, 1, 2
 AP_RELEVANT, AP_MIN_K, AP_HITS = 0, 1, 2
 IDEAL_JUDGED, IDEAL_CANDIDATES = 0, 1
 TIES_TREC, TIES_AVERAGE, TIES_INPUT = 0, 1, 2

@@ -395,6 +395,21 @@ def rank(
         str | None,
         typer.Option(help=f"What the ideal DCG ranks: {_choices('ideal')}.", show_default=False),
     ] = None,
+    gain_grades: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Grades that earn a gain in DCG/NDCG: {_choices('gain_grades')} "
+            "(positive: every grade >= 1, as trec_eval's ndcg).",
+            show_default=False,
+        ),
+    ] = None,
+    zero_users: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Users whose value is 0: {_choices('zero_users')} (skip: left out of the mean).",
+            show_default=False,
+        ),
+    ] = None,
     baseline: Annotated[
         str | None,
         typer.Option(
@@ -440,6 +455,8 @@ def rank(
         "missing_users": missing_users,
         "empty_users": empty_users,
         "ideal": ideal,
+        "gain_grades": gain_grades,
+        "zero_users": zero_users,
     }
     with say.guard():
         # fail on a bad metric or option before reading any file

@@ -143,7 +143,8 @@ def read_whitespace_table(
 ) -> tuple[list[Any], np.ndarray]:
     """Split a TREC-style file into ``n_fields`` whitespace-separated columns.
 
-    Blank lines are skipped. A line with another number of fields raises an
+    Blank lines and comment lines (starting with ``#``) are skipped. A line
+    with another number of fields raises an
     ``InputValidationError`` that names the file and the line; with
     ``extra_fields=True`` fields after the first ``n_fields`` are ignored, as
     trec_eval ignores whatever follows the run tag of a run line. Returns the
@@ -159,6 +160,8 @@ def read_whitespace_table(
     parts = pc.utf8_split_whitespace(trimmed)
     lengths = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
     blank = pc.utf8_length(trimmed).to_numpy(zero_copy_only=False) == 0
+    # lines starting with '#' are comments, as in trec_eval (qrels and runs)
+    blank |= pc.starts_with(trimmed, "#").to_numpy(zero_copy_only=False)
     wrong = (lengths < n_fields) if extra_fields else (lengths != n_fields)
     bad = np.flatnonzero(~blank & wrong)
     if bad.size:

@@ -122,15 +122,19 @@ def _bins(
     n_bins: int,
     strategy: str,
     func: str,
+    bin_edge: str = "lower",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per bin: sum of labels, sum of probabilities, total weight (scikit-learn's bins)."""
+    """Per bin: sum of labels, sum of probabilities, total weight (scikit-learn's bins;
+    a probability on an inner edge goes to the lower bin, or the upper with
+    ``bin_edge="upper"``)."""
     v.check_number(n_bins, "n_bins", func, integer=True, low=1)
     v.check_option(strategy, "strategy", func, ["quantile", "uniform"])
+    v.check_option(bin_edge, "bin_edge", func, ["lower", "upper"])
     if strategy == "quantile":
         edges = np.percentile(proba, np.linspace(0, 1, n_bins + 1) * 100)
     else:
         edges = np.linspace(0.0, 1.0, n_bins + 1)
-    ids = np.searchsorted(edges[1:-1], proba)
+    ids = np.searchsorted(edges[1:-1], proba, side="left" if bin_edge == "lower" else "right")
     w = np.ones_like(proba) if weights is None else weights
     true_sum = np.bincount(ids, weights=labels * w, minlength=n_bins)
     pred_sum = np.bincount(ids, weights=proba * w, minlength=n_bins)
@@ -210,6 +214,7 @@ def expected_calibration_error(
     n_bins: int = 10,
     strategy: str = "uniform",
     sample_weight: ArrayLike | None = None,
+    bin_edge: str = "lower",
 ) -> float:
     """Compute the expected calibration error (ECE) of binary probabilities.
 
@@ -231,6 +236,10 @@ def expected_calibration_error(
         Bin edges, as in :func:`calibration_curve`.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights.
+    bin_edge : {"lower", "upper"}, default="lower"
+        The bin of a probability equal to an inner bin edge: the lower one, as
+        scikit-learn's ``calibration_curve``, or the upper one, as
+        torchmetrics' ``BinaryCalibrationError``.
 
     Returns
     -------
@@ -246,10 +255,12 @@ def expected_calibration_error(
     >>> from receval import expected_calibration_error
     >>> expected_calibration_error([0, 0, 1, 1, 1], [0.1, 0.3, 0.7, 0.8, 0.9], n_bins=2)
     0.2
+    >>> expected_calibration_error([1, 0], [0.5, 0.55], bin_edge="upper")  # 0.5: bin [0.5, 0.6)
+    0.025
     """
     func = "expected_calibration_error"
     labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
-    true_sum, pred_sum, total = _bins(labels, proba, weights, n_bins, strategy, func)
+    true_sum, pred_sum, total = _bins(labels, proba, weights, n_bins, strategy, func, bin_edge)
     grand = total.sum()
     if grand == 0:
         return warn_undefined(f"{func}: sample_weight sums to zero (returned as nan).")

@@ -246,6 +246,14 @@ def _class_counts(
     data = _check_data(func, y_true, y_pred, sample_weight)
     tally = _tally(data)
     classes = tally.classes
+    if average != "binary" and pos_label not in (None, 1):
+        warnings.warn(
+            f"{func}: pos_label={pos_label!r} is ignored when average={average!r} (it only "
+            f"applies to average='binary'); pass labels=[{pos_label!r}] to score that label "
+            f"alone.",
+            UserWarning,
+            stacklevel=3,
+        )
     if average == "binary":
         pos_label = _v.check_label_value(pos_label, "pos_label", func)
         idx = _positions(classes, np.asarray([pos_label]))
@@ -401,6 +409,13 @@ def confusion_matrix(
     if labels is None:
         selected = tally.classes
         idx = np.arange(k, dtype=np.intp)
+        if k == 1:
+            warnings.warn(
+                f"{func}: a single label was found in y_true and y_pred; to give the matrix "
+                f"the shape of every class, pass labels= with all known labels.",
+                UserWarning,
+                stacklevel=2,
+            )
     else:
         selected = _check_labels(labels, data, func)
         idx = _positions(tally.classes, selected)
@@ -906,12 +921,18 @@ def _fbeta(
     )  # fmt: skip
     beta2 = beta * beta
     # (1 + b^2) P R / (b^2 P + R) = (1 + b^2) TP / (b^2 (TP + FN) + TP + FP): defined
-    # (possibly 0) as soon as there is a true or a predicted sample of the label
+    # (possibly 0) as soon as there is a true or a predicted sample of the label;
+    # beta = 0 gives precision, and beta = inf, its limit, recall
     tp = c.tp.astype(np.float64)
-    denominator = beta2 * c.support.astype(np.float64) + (tp + c.fp)
+    if np.isinf(beta2):
+        numerator, denominator = tp, c.support.astype(np.float64)
+        reason = "no true samples"
+    else:
+        numerator = (1 + beta2) * tp
+        denominator = beta2 * c.support.astype(np.float64) + (tp + c.fp)
+        reason = "no true nor predicted samples"
     values = _ratio(
-        (1 + beta2) * tp, denominator, c, zero_division=zero_division, func=func,
-        reason="no true nor predicted samples",
+        numerator, denominator, c, zero_division=zero_division, func=func, reason=reason,
     )  # fmt: skip
     return _average(values, c)
 
@@ -996,8 +1017,9 @@ def fbeta_score(
         y_pred : array-like of shape (n_samples,)
             Predicted labels, of the same type as ``y_true``.
         beta : float
-            Weight of recall relative to precision, > 0 and finite: beta > 1
-            favours recall, beta < 1 precision, and beta = 1 gives F1.
+            Weight of recall relative to precision, in [0, inf]: beta > 1
+            favours recall, beta < 1 precision, beta = 1 gives F1, beta = 0
+            precision and beta = inf recall (as scikit-learn).
     {parameters}
 
         Returns
@@ -1036,7 +1058,8 @@ def fbeta_score(
         0.8333
     """
     func = "fbeta_score"
-    beta = _v.check_number(beta, "beta", func, low=0.0, low_inclusive=False)
+    if not (isinstance(beta, (int, float, np.integer, np.floating)) and beta == np.inf):
+        beta = _v.check_number(beta, "beta", func, low=0.0)
     return _fbeta(
         func, float(beta), y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
         sample_weight=sample_weight, zero_division=zero_division,

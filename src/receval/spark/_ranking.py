@@ -158,6 +158,8 @@ def evaluate(
     missing_users: str | None = None,
     empty_users: str | None = None,
     ideal: str | None = None,
+    gain_grades: str | None = None,
+    zero_users: str | None = None,
 ) -> EvaluationSummary:
     """Evaluate a run against qrels, both Spark DataFrames, with top-K ranking metrics.
 
@@ -192,7 +194,8 @@ def evaluate(
     features, feature_items, similarity : default=None
         Item similarities for ``ils@k`` / ``diversity@k``, as in
         :func:`receval.evaluate`; sent to every executor.
-    profile, ap_normalizer, gain, rel_threshold, ties, missing_users, empty_users, ideal
+    profile, ap_normalizer, gain, rel_threshold, ties, missing_users, empty_users, ideal,\
+    gain_grades, zero_users
         Conventions, as in :func:`receval.evaluate`. With ``ties="input"``
         (the ranx, RecBole and torchmetrics profiles) and for ``ils@k`` /
         ``diversity@k``, "input order" is the run DataFrame's row order (as
@@ -225,6 +228,8 @@ def evaluate(
         "missing_users": missing_users,
         "empty_users": empty_users,
         "ideal": ideal,
+        "gain_grades": gain_grades,
+        "zero_users": zero_users,
     }
     metric_list, specs, convs, listwise = _prepare(metrics, features, similarity, conventions)
     check_frame(run, "run", func)

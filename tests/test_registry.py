@@ -266,8 +266,8 @@ def test_unknown_convention_key():
     [
         (
             "ndcg(gain=quadratic)",
-            "Metric 'ndcg(gain=quadratic)': gain must be one of ['binary', 'exponential', 'linear']. "
-            "Got 'quadratic' instead.",
+            "Metric 'ndcg(gain=quadratic)': gain must be one of ['binary', 'exponential', "
+            "'linear']. Got 'quadratic' instead.",
         ),
         (
             "map(ap_normalizer=R)@10",

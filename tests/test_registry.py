@@ -255,8 +255,8 @@ def test_cut_off_on_r_precision(text):
 def test_unknown_convention_key():
     with _raises(
         "Metric 'ndcg(foo=1)@3': unknown convention 'foo'; use one of ['ap_normalizer', "
-        "'empty_users', 'gain', 'gain_grades', 'ideal', 'missing_users', 'rel_threshold', "
-        "'ties', 'zero_users']."
+        "'empty_users', 'gain', 'gain_grades', 'hit_scores', 'ideal', 'missing_users', "
+        "'rel_threshold', 'ties', 'zero_users']."
     ):
         parse_metric("ndcg(foo=1)@3")
 
@@ -276,7 +276,8 @@ def test_unknown_convention_key():
         ),
         (
             "mrr(ties=random)",
-            "Metric 'mrr(ties=random)': ties must be one of ['average', 'input', 'trec']. "
+            "Metric 'mrr(ties=random)': ties must be one of ['average', 'id_ascending', 'input', "
+            "'trec']. "
             "Got 'random' instead.",
         ),
         (
@@ -394,6 +395,7 @@ def test_every_profile_validates(name):
 
 def test_profile_names_and_key_choices():
     assert sorted(PROFILES) == [
+        "ir_measures",
         "ranx",
         "recbole",
         "recommenders",
@@ -461,12 +463,14 @@ def test_evaluate_precedence_profile_keyword_metric_string():
 
 def test_invalid_profile_name():
     with _raises(
-        "The 'profile' parameter of evaluate must be one of ['ranx', 'recbole', 'recommenders', "
+        "The 'profile' parameter of evaluate must be one of ['ir_measures', 'ranx', 'recbole', "
+        "'recommenders', "
         "'sklearn', 'torchmetrics', 'trec_eval']. Got 'trec' instead."
     ):
         resolve_conventions("trec")
     with _raises(
-        "The 'profile' parameter of evaluate must be one of ['ranx', 'recbole', 'recommenders', "
+        "The 'profile' parameter of evaluate must be one of ['ir_measures', 'ranx', 'recbole', "
+        "'recommenders', "
         "'sklearn', 'torchmetrics', 'trec_eval']. Got 'TREC_EVAL' instead."
     ):
         receval.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, ["mrr"], profile="TREC_EVAL")
@@ -479,7 +483,8 @@ def test_invalid_convention_keywords():
     ):
         resolve_conventions(gain="quad")
     with _raises(
-        "The 'ties' parameter of my_func must be one of ['average', 'input', 'trec']. "
+        "The 'ties' parameter of my_func must be one of ['average', 'id_ascending', 'input', "
+        "'trec']. "
         "Got 'random' instead."
     ):
         resolve_conventions("ranx", "my_func", ties="random")
@@ -494,12 +499,12 @@ def test_invalid_convention_keywords():
         resolve_conventions(rel_threshold=10**22)
     with _raises(
         "The 'convention' parameter of evaluate must be one of ['ap_normalizer', 'empty_users', "
-        "'gain', 'gain_grades', 'ideal', 'missing_users', 'rel_threshold', 'ties', "
-        "'zero_users']. Got 'foo' instead."
+        "'gain', 'gain_grades', 'hit_scores', 'ideal', 'missing_users', 'rel_threshold', "
+        "'ties', 'zero_users']. Got 'foo' instead."
     ):
         resolve_conventions(foo="x")
     with _raises(
-        "The 'empty_users' parameter of evaluate must be one of ['skip', 'zero']. "
-        "Got 'error' instead."
+        "The 'empty_users' parameter of evaluate must be one of ['error', 'one', 'skip', "
+        "'zero']. Got 'raise' instead."
     ):
-        Conventions(empty_users="error").validated()
+        Conventions(empty_users="raise").validated()

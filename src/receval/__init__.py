@@ -88,6 +88,7 @@ _EXPORTS: dict[str, str] = {
     "InvalidParameterError": "receval.exceptions",
     "InputValidationError": "receval.exceptions",
     "UndefinedMetricWarning": "receval.exceptions",
+    "TieOrderWarning": "receval.exceptions",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -125,6 +126,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         InputValidationError,
         InvalidParameterError,
         RecevalError,
+        TieOrderWarning,
         UndefinedMetricWarning,
     )
     from .metrics._auc import (

@@ -226,6 +226,13 @@ def check_binary01(y: Any, func: str, name: str = "y_true") -> np.ndarray:
     return y.astype(np.int8, copy=False)
 
 
+def _same_label(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
 def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_true") -> np.ndarray:
     """Binary labels of any type to int8 0/1, following scikit-learn's ``pos_label`` rule.
 
@@ -257,6 +264,11 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
         raise InputValidationError(
             f"{func}: {name} must be binary. Got values {format_values(classes)}; "
             f"pass a binary y_true or binarise it with (y_true == pos_label)."
+        )
+    if len(classes) == 2 and not any(_same_label(c, pos_label) for c in classes):
+        raise InvalidParameterError(
+            f"The 'pos_label' parameter of {func} must be one of {format_values(classes)}, "
+            f"the labels of {name}. Got {pos_label!r} instead."
         )
     mask = y == pos_label
     if not isinstance(mask, np.ndarray):  # comparison of incompatible types

@@ -23,7 +23,9 @@ rel_threshold      grade at or above which an item is relevant (default 1)
 ties               ``"trec"``: score descending, then item id descending as
                    strings, scores compared in single precision (trec_eval);
                    ``"average"``: expected value over all orders of tied
-                   items (scikit-learn); ``"input"``: stable input order
+                   items (scikit-learn); ``"input"``: stable input order;
+                   ``"id_ascending"``: item id ascending as strings
+                   (ir_measures' RR@k)
 missing_users      users in the qrels but absent from the run: ``"zero"``
                    (every metric 0), ``"skip"`` (left out of the means,
                    trec_eval without -c), ``"error"``
@@ -32,6 +34,9 @@ empty_users        users without a relevant item: ``"skip"`` (left out),
                    "pos"``) or ``"error"``
 zero_users         ``"keep"``, or ``"skip"``: users whose value is 0 are left
                    out of the mean (Microsoft Recommenders' r_precision_at_k)
+hit_scores         ``"any"``, or ``"positive"``: an item scored <= 0 is never
+                   a hit (torchmetrics' precision, recall, MAP and MRR); the
+                   relevant items still count in R; CG/DCG/NDCG are unchanged
 ideal              what IDCG ranks: ``"judged"`` (all judged items of the
                    user) or ``"candidates"`` (only the ranked items, as
                    scikit-learn's ``ndcg_score``)
@@ -50,12 +55,13 @@ __all__ = ["PROFILES", "PROFILE_METRICS", "Conventions", "resolve_conventions"]
 CHOICES: dict[str, tuple[str, ...]] = {
     "ap_normalizer": ("relevant", "min_k", "hits"),
     "gain": ("linear", "exponential", "binary"),
-    "ties": ("trec", "average", "input"),
+    "ties": ("trec", "average", "input", "id_ascending"),
     "missing_users": ("zero", "skip", "error"),
     "empty_users": ("skip", "zero", "one", "error"),
     "ideal": ("judged", "candidates"),
     "gain_grades": ("relevant", "positive"),
     "zero_users": ("keep", "skip"),
+    "hit_scores": ("any", "positive"),
 }
 
 
@@ -72,6 +78,7 @@ class Conventions:
     ideal: str = "judged"
     gain_grades: str = "relevant"
     zero_users: str = "keep"
+    hit_scores: str = "any"
 
     def validated(self, func: str = "evaluate") -> Conventions:
         for name, options in CHOICES.items():
@@ -150,8 +157,21 @@ PROFILES: dict[str, Conventions] = {
         empty_users="skip",
         ideal="judged",
     ),
+    # ir_measures 0.4: pytrec_eval computes most measures (trec_eval's rules), and
+    # every qrels query a provider leaves out (absent from the run) counts 0
+    "ir_measures": Conventions(
+        ap_normalizer="relevant",
+        gain="linear",
+        rel_threshold=1,
+        ties="trec",
+        missing_users="zero",
+        empty_users="zero",
+        ideal="judged",
+        gain_grades="positive",
+    ),
     # torchmetrics retrieval metrics: AP divides by the relevant retrieved,
-    # empty_target_action="neg" (queries without positives score 0)
+    # empty_target_action="neg" (queries without positives score 0); its sorts
+    # (torch.topk, torch.sort of the query index) order tied scores by no rule
     "torchmetrics": Conventions(
         ap_normalizer="hits",
         gain="linear",
@@ -164,8 +184,9 @@ PROFILES: dict[str, Conventions] = {
 }
 
 
-#: Conventions a profile sets for one metric only (by metric name), where the
-#: peer computes that metric another way than the others.
+#: Conventions a profile sets for one metric only, where the peer computes that
+#: metric another way than the others: by metric name, or ``name@k`` for the
+#: metric with a cut-off only.
 PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
     "recommenders": {
         # ndcg_at_k: an outer merge with every user of the ground truth (users absent
@@ -175,6 +196,20 @@ PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
         # no user has a hit at all)
         "r_precision": {"zero_users": "skip"},
     },
+    "torchmetrics": {
+        # an item scored <= 0 never counts as a hit (the preds > 0 filter)
+        "precision": {"hit_scores": "positive"},
+        "recall": {"hit_scores": "positive"},
+        "map": {"hit_scores": "positive"},
+        "mrr": {"hit_scores": "positive"},
+        # RetrievalNormalizedDCG averages the gains of tied scores
+        "ndcg": {"ties": "average"},
+    },
+    "ir_measures": {
+        # RR@k is computed by its msmarco provider: ties by document id ascending,
+        # scores compared as doubles (RR without a cut-off is pytrec_eval's)
+        "mrr@k": {"ties": "id_ascending"},
+    },
 }
 
 
@@ -182,15 +217,19 @@ def resolve_conventions(
     profile: str | None = None,
     func: str = "evaluate",
     metric: str | None = None,
+    cut_off: bool = False,
     **overrides: Any,
 ) -> Conventions:
     """Start from ``profile`` (or the defaults), apply the profile's conventions for
-    ``metric`` (a metric name), then the explicit keyword overrides."""
+    ``metric`` (a metric name; ``cut_off``: it has an @k), then the explicit keyword
+    overrides."""
     if profile is not None:
         check_option(profile, "profile", func, sorted(PROFILES))
         base = PROFILES[profile]
-        if metric is not None and metric in PROFILE_METRICS.get(profile, {}):
-            base = replace(base, **PROFILE_METRICS[profile][metric])
+        per_metric = PROFILE_METRICS.get(profile, {})
+        for key in (metric, f"{metric}@k" if cut_off else None):
+            if key is not None and key in per_metric:
+                base = replace(base, **per_metric[key])
     else:
         base = Conventions()
     given = {k: v for k, v in overrides.items() if v is not None}

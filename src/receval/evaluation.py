@@ -31,7 +31,12 @@ _EMPTY = {"zero": codes.EMPTY_ZERO, "skip": codes.EMPTY_SKIP, "one": codes.EMPTY
 _POSITIVE_GRADES = 1
 _AP = {"relevant": codes.AP_RELEVANT, "min_k": codes.AP_MIN_K, "hits": codes.AP_HITS}
 _IDEAL = {"judged": codes.IDEAL_JUDGED, "candidates": codes.IDEAL_CANDIDATES}
-_TIES = {"trec": codes.TIES_TREC, "average": codes.TIES_AVERAGE, "input": codes.TIES_INPUT}
+_TIES = {
+    "trec": codes.TIES_TREC,
+    "average": codes.TIES_AVERAGE,
+    "input": codes.TIES_INPUT,
+    "id_ascending": codes.TIES_ID_ASCENDING,
+}
 # metrics whose expected value over tie orders receval does not compute
 _NO_AVERAGE_TIES = {"map"}
 # 2.0**1024 overflows float64
@@ -162,6 +167,7 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
     row[codes.S_GAIN_THRESHOLD] = (
         _POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold
     )
+    row[codes.S_POSITIVE_SCORES] = int(conv.hit_scores == "positive")
     return row
 
 
@@ -183,6 +189,7 @@ def evaluate(
     ideal: str | None = None,
     gain_grades: str | None = None,
     zero_users: str | None = None,
+    hit_scores: str | None = None,
 ) -> EvaluationReport:
     """Evaluate a run against qrels with top-K ranking metrics.
 
@@ -229,9 +236,11 @@ def evaluate(
         "exponential": 2**grade - 1; "binary": 1 for every relevant item).
     rel_threshold : int, default=None
         Grade at or above which an item is relevant (default 1).
-    ties : {"trec", "average", "input"}, default=None
-        Order of tied scores (default "trec"). "average" is the expected value
-        over all orders of the tied items; it is not available for ``map``.
+    ties : {"trec", "average", "input", "id_ascending"}, default=None
+        Order of tied scores (default "trec": item id descending, scores
+        compared in single precision). "average" is the expected value over all
+        orders of the tied items; it is not available for ``map``.
+        "id_ascending": item id ascending (ir_measures' RR@k).
     missing_users : {"zero", "skip", "error"}, default=None
         Qrels users absent from the run (default "zero").
     empty_users : {"skip", "zero", "one", "error"}, default=None
@@ -245,6 +254,9 @@ def evaluate(
     zero_users : {"keep", "skip"}, default=None
         "skip" leaves users whose value is 0 out of the mean (default "keep"),
         as Microsoft Recommenders' ``r_precision_at_k``.
+    hit_scores : {"any", "positive"}, default=None
+        "positive": an item scored <= 0 is never a hit, though it still counts
+        in R (torchmetrics' precision, recall, MAP and MRR; default "any").
 
     Returns
     -------
@@ -286,6 +298,7 @@ def evaluate(
         "ideal": ideal,
         "gain_grades": gain_grades,
         "zero_users": zero_users,
+        "hit_scores": hit_scores,
     }
     from . import _streaming
 
@@ -306,6 +319,8 @@ def evaluate(
             )
         return _evaluate_lists(r, metrics, specs, convs, features, feature_items, similarity)
     q = _as_qrels(qrels)
+    if profile in _UNSTABLE_TIES:
+        _warn_unreproducible_ties(profile, r, [specs[t] for t in specs if t not in listwise])
 
     user_map = lookup(q.user_ids, r.user_ids)
     missing = user_map < 0
@@ -332,6 +347,55 @@ def evaluate(
     )  # fmt: skip
 
 
+# profiles whose peer orders tied scores by no fixed rule: (why, list length from which
+# the order is not input order, metrics that do not depend on the order of ties)
+_UNSTABLE_TIES: dict[str, tuple[str, int, frozenset[str]]] = {
+    "ranx": (
+        "ranx sorts with numba's quicksort, which keeps the input order of tied scores only "
+        "in lists of at most 15 items",
+        16,
+        frozenset(),
+    ),
+    "recbole": (
+        "RecBole takes the top k with torch.topk, which orders tied scores by no rule",
+        2,
+        frozenset(),
+    ),
+    "torchmetrics": (
+        "torchmetrics groups rows with an unstable torch.sort and ranks them with "
+        "torch.topk / torch.argsort, which order tied scores by no rule (its NDCG averages "
+        "over ties, and is reproduced)",
+        2,
+        frozenset({"ndcg", "dcg", "idcg", "cg"}),
+    ),
+}
+
+
+def _warn_unreproducible_ties(profile: str, r: Run, specs: list[MetricSpec]) -> None:
+    """A ``TieOrderWarning`` naming how many users have ties the peer orders by no rule."""
+    import warnings
+
+    from .exceptions import TieOrderWarning
+
+    why, min_len, exempt = _UNSTABLE_TIES[profile]
+    if not specs or all(s.name in exempt for s in specs) or not r.has_ties:
+        return
+    lengths = np.diff(r.offsets)
+    owner = np.repeat(np.arange(r.n_users), lengths)
+    tied = (r.scores[1:] == r.scores[:-1]) & (owner[1:] == owner[:-1])
+    users = np.unique(owner[1:][tied])
+    users = users[lengths[users] >= min_len]
+    if users.size:
+        warnings.warn(
+            f"evaluate(profile={profile!r}): {users.size} users have tied scores, e.g. "
+            f"{v.format_values(r.user_ids[users])}, and {why}. receval orders them by input "
+            f"order, so its values for these users may differ from the peer's. Break the ties "
+            f"(e.g. subtract a tiny rank-based offset) to compare numbers exactly.",
+            TieOrderWarning,
+            stacklevel=3,
+        )
+
+
 def _prepare(
     metrics: str | Iterable[str], features: Any, similarity: Any, conventions: dict[str, Any]
 ) -> tuple[list[str], dict[str, MetricSpec], dict[str, Conventions], set[str]]:
@@ -351,7 +415,7 @@ def _prepare(
     convs: dict[str, Conventions] = {}
     for text in metrics:
         spec = parse_metric(text)
-        base = resolve_conventions(profile, func, spec.name, **conventions)
+        base = resolve_conventions(profile, func, spec.name, spec.k is not None, **conventions)
         conv = replace(base, **dict(spec.params)).validated(func)
         if conv.ties == "average" and spec.name in _NO_AVERAGE_TIES:
             raise InvalidParameterError(
@@ -392,7 +456,8 @@ def _ranked_values(
         )
     item_map = lookup(q.item_ids, r.item_ids)
     need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
-    r_keys = r.trec_keys if need_trec else np.empty(0)
+    need_ascending = any(c.ties == "id_ascending" for c in convs.values()) and r.has_ties
+    r_keys = r.trec_keys if need_trec or need_ascending else np.empty(0)
     table = np.asarray([_spec_row(specs[t], convs[t]) for t in ranked], dtype=np.int64)
     table = table.reshape(len(ranked), codes.N_SPEC_COLUMNS)
     max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)

@@ -12,6 +12,7 @@ __all__ = [
     "InputValidationError",
     "InvalidParameterError",
     "RecevalError",
+    "TieOrderWarning",
     "UndefinedMetricWarning",
 ]
 
@@ -41,3 +42,13 @@ class InputValidationError(RecevalError, ValueError):
 
 class UndefinedMetricWarning(UserWarning):
     """The metric is undefined for this input; the returned value is ``nan``."""
+
+
+class TieOrderWarning(UserWarning):
+    """A profile's peer orders the run's tied scores by no fixed rule.
+
+    ranx (lists over 15 items), RecBole and torchmetrics sort with unstable sorts,
+    so on tied scores their numbers depend on the sort's internals; receval's
+    profile then orders the ties by input order and cannot promise the peer's
+    value for the users concerned. Break the ties to compare numbers exactly.
+    """

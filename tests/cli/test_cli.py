@@ -338,7 +338,8 @@ def test_rank_errors(runner, files, tmp_path) -> None:
         ),
         (
             [*base, "--run", files["run_a"], "--ties", "random"],
-            "The 'ties' parameter of evaluate must be one of ['average', 'input', 'trec']. "
+            "The 'ties' parameter of evaluate must be one of ['average', 'id_ascending', 'input', "
+            "'trec']. "
             "Got 'random' instead.",
         ),
         (

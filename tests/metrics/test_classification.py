@@ -414,14 +414,18 @@ def test_label_type_errors():
 def test_other_parameter_errors():
     with _raises(
         InvalidParameterError,
-        "The 'beta' parameter of fbeta_score must be a real number in (0.0, inf). Got 0 instead.",
+        "The 'beta' parameter of fbeta_score must be a real number in [0.0, inf). Got -1 instead.",
     ):
-        fbeta_score([0, 1], [0, 1], beta=0)  # fmt: skip
+        fbeta_score([0, 1], [0, 1], beta=-1)  # fmt: skip
+    # as scikit-learn: beta = 0 is precision, beta = inf recall
+    t, p = [1, 1, 0, 0, 1], [1, 0, 1, 0, 0]
+    assert fbeta_score(t, p, beta=0) == precision_score(t, p) == 0.5
+    assert fbeta_score(t, p, beta=np.inf) == recall_score(t, p) == 1 / 3
     with _raises(
         InvalidParameterError,
-        "The 'beta' parameter of fbeta_score must be a real number. Got inf instead.",
+        "The 'beta' parameter of fbeta_score must be a real number. Got nan instead.",
     ):
-        fbeta_score([0, 1], [0, 1], beta=np.inf)  # fmt: skip
+        fbeta_score([0, 1], [0, 1], beta=np.nan)  # fmt: skip
     with _raises(
         InvalidParameterError,
         "The 'beta' parameter of fbeta_score must be a real number. Got '2' instead.",

@@ -178,7 +178,7 @@ def test_profiles_set_every_convention_and_keywords_override():
     with pytest.raises(
         InvalidParameterError,
         match=r"^The 'profile' parameter of evaluate must "
-        r"be one of \['ranx', 'recbole', 'recommenders', 'sklearn', 'torchmetrics',"
+        r"be one of \['ir_measures', 'ranx', 'recbole', 'recommenders', 'sklearn', 'torchmetrics',"
         r" 'trec_eval'\]. Got 'trec' instead.$",
     ):
         evaluate(qrels, run, "map", profile="trec")
@@ -237,7 +237,7 @@ def ranking_data(draw, max_len=7):
             run[user] = draw(
                 st.dictionaries(
                     st.sampled_from(items),
-                    st.sampled_from([0.1, 0.5, 0.5, 0.9, 1.0]),
+                    st.sampled_from([-0.5, 0.0, 0.1, 0.5, 0.5, 0.9, 1.0]),
                     max_size=max_len,
                 )
             )

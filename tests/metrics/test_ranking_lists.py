@@ -32,7 +32,8 @@ def _oracle_mean(name, recommended, relevant, k, **conv):
         grades = judged if isinstance(judged, dict) else dict.fromkeys(judged, 1)
         if not any(g >= c["rel_threshold"] for g in grades.values()):
             continue  # empty_users="skip"
-        values.append(oracle.one(name, k, c, list(items), grades))
+        scores = {item: -float(pos) for pos, item in enumerate(items)}  # the list order
+        values.append(oracle.one(name, k, c, list(items), grades, scores))
     return float(np.mean(values))
 
 

@@ -17,6 +17,8 @@ def ranked(scores: Mapping, ties: str) -> list:
     items = list(scores)  # input order
     if ties == "trec":
         items.sort(key=lambda i: str(i), reverse=True)
+    elif ties == "id_ascending":
+        items.sort(key=lambda i: str(i))
     return sorted(items, key=lambda i: -scores[i])  # stable: keeps the tie order
 
 
@@ -38,13 +40,18 @@ def gain(grade: float, threshold: int, kind: str) -> float:
     return 2.0**grade - 1.0 if kind == "exponential" else float(grade)
 
 
-def one(name: str, k: int | None, conv: dict, items: list, judged: Mapping) -> float:
+def one(
+    name: str, k: int | None, conv: dict, items: list, judged: Mapping, scores: Mapping
+) -> float:
     """Value of metric ``name`` for one user whose ranked list is ``items``."""
     thr = conv["rel_threshold"]
     # grades that earn a gain: the relevant ones, or every grade from 1 on (trec_eval ndcg)
     gthr = 1 if conv.get("gain_grades") == "positive" else thr
     relevant = {i for i, g in judged.items() if g >= thr}
     n_rel = len(relevant)
+    if conv.get("hit_scores") == "positive" and name not in ("cg", "dcg", "idcg", "ndcg"):
+        # torchmetrics: an item scored <= 0 is never a hit; R still counts it
+        relevant = {i for i in relevant if scores.get(i, 0.0) > 0}
     if name == "r_precision":  # with @k: the top min(R, k), over R
         k = n_rel if k is None else min(n_rel, k)
     depth = len(items) if k is None else k
@@ -118,9 +125,11 @@ def evaluate(qrels: Mapping, run: Mapping, name: str, k: int | None, conv: dict)
         scores = run.get(user, {})
         if conv["ties"] == "average":
             all_orders = orders(scores) or [[]]
-            value = sum(one(name, k, conv, o, judged) for o in all_orders) / len(all_orders)
+            value = sum(one(name, k, conv, o, judged, scores) for o in all_orders) / len(
+                all_orders
+            )
         else:
-            value = one(name, k, conv, ranked(scores, conv["ties"]), judged)
+            value = one(name, k, conv, ranked(scores, conv["ties"]), judged, scores)
         if name == "hit_ratio":
             num += value
             den += n_rel

@@ -42,10 +42,12 @@ from ._topk_codes import (
     S_K,
     S_KIND,
     S_MISSING_SKIP,
+    S_POSITIVE_SCORES,
     S_THRESHOLD,
     S_TIES,
     SUCCESS,
     TIES_AVERAGE,
+    TIES_ID_ASCENDING,
     TIES_TREC,
 )
 
@@ -89,22 +91,29 @@ def _lookup(sorted_items, a, b, item):
 
 
 @nb.njit(cache=True, nogil=True)
-def _trec_order(scores, items, item_keys, a, n):
+def _trec_order(scores, items, item_keys, a, n, ascending=False):
     """Permutation of rows a..a+n (score desc, input order in ties) that breaks ties
-    by ``item_keys[items]`` descending (the trec_eval rule: document id descending).
+    by ``item_keys[items]`` descending (the trec_eval rule: document id descending),
+    or ascending with ``ascending`` (ir_measures' RR@k: document id ascending).
 
     Like trec_eval, which stores scores as C floats, scores are compared in
-    single precision: two scores equal after rounding to float32 are tied."""
+    single precision for the descending rule: two scores equal after rounding to
+    float32 are tied. The ascending rule compares them as they are (doubles)."""
     perm = np.arange(n)
     t = 0
     while t < n:
         e = t + 1
-        while e < n and np.float32(scores[a + e]) == np.float32(scores[a + t]):
-            e += 1
+        if ascending:
+            while e < n and scores[a + e] == scores[a + t]:
+                e += 1
+        else:
+            while e < n and np.float32(scores[a + e]) == np.float32(scores[a + t]):
+                e += 1
         if e - t > 1:
             block = np.empty(e - t, dtype=np.float64)
             for j in range(e - t):
-                block[j] = -item_keys[items[a + t + j]]
+                key = item_keys[items[a + t + j]]
+                block[j] = key if ascending else -key
             inner = np.argsort(block, kind="mergesort")
             for j in range(e - t):
                 perm[t + j] = t + inner[j]
@@ -392,16 +401,22 @@ def _evaluate_users(
     values = np.empty((n_users, n_metrics))
     aux = np.empty((n_users, n_metrics))
     need_trec = False
+    need_ascending = False
     for m in range(n_metrics):
         if specs[m, S_TIES] == TIES_TREC:
             need_trec = True
+        if specs[m, S_TIES] == TIES_ID_ASCENDING:
+            need_ascending = True
     need_trec = need_trec and r_keys.shape[0] > 0
+    need_ascending = need_ascending and r_keys.shape[0] > 0
     for c in nb.prange(n_chunks):
         slot = slots[nb.get_thread_id()]
         u0 = n_users * c // n_chunks
         u1 = n_users * (c + 1) // n_chunks
         grades_input = np.zeros(max_len)
         grades_trec = np.zeros(max_len)
+        grades_ascending = np.zeros(max_len)
+        grades_positive = np.zeros(max_len)
         rel = np.zeros(max_len)
         gains = np.zeros(max_len)
         cand = np.zeros(max_len)
@@ -436,12 +451,27 @@ def _evaluate_users(
                     perm = _trec_order(r_scores, r_items, r_keys, a, n)
                     for j in range(n):
                         grades_trec[j] = grades_input[perm[j]]
+            ascending_differs = False
+            if need_ascending and n > 1:
+                for j in range(1, n):
+                    if r_scores[a + j] == r_scores[a + j - 1]:
+                        ascending_differs = True
+                        break
+                if ascending_differs:
+                    perm = _trec_order(r_scores, r_items, r_keys, a, n, True)
+                    for j in range(n):
+                        grades_ascending[j] = grades_input[perm[j]]
             rel_threshold = 0.0  # threshold of the cached n_rel, valid when have_rel
             have_rel = False
             n_rel = 0
             hits_threshold = 0.0  # threshold and order of the cached hit list
-            hits_trec = False
+            hits_order = 0  # 0: input order, 1: trec, 2: id ascending; +3: positive scores
             have_hits = False
+            any_nonpositive = False
+            for j in range(n):
+                if r_scores[a + j] <= 0:
+                    any_nonpositive = True
+                    break
             h = 0
             for m in range(n_metrics):
                 threshold = specs[m, S_THRESHOLD]
@@ -467,8 +497,21 @@ def _evaluate_users(
                 is_gain = kind == CG or kind == DCG or kind == IDCG or kind == NDCG
                 gain_threshold = specs[m, S_GAIN_THRESHOLD] if is_gain else threshold
                 ties = specs[m, S_TIES]
-                use_trec = ties == TIES_TREC and trec_differs
-                grades = grades_trec if use_trec else grades_input
+                order = 0
+                grades = grades_input
+                if ties == TIES_TREC and trec_differs:
+                    order = 1
+                    grades = grades_trec
+                elif ties == TIES_ID_ASCENDING and ascending_differs:
+                    order = 2
+                    grades = grades_ascending
+                if specs[m, S_POSITIVE_SCORES] == 1 and any_nonpositive and not is_gain:
+                    # an item scored <= 0 is never a hit (torchmetrics); a tied block
+                    # shares its score, so the input-order scores hold for every order
+                    for j in range(n):
+                        grades_positive[j] = grades[j] if r_scores[a + j] > 0 else -np.inf
+                    grades = grades_positive
+                    order += 3
                 if ties == TIES_AVERAGE:
                     v, _ = _user_metric(
                         kind, specs[m, S_K], threshold, gain_threshold, specs[m, S_GAIN],
@@ -477,7 +520,7 @@ def _evaluate_users(
                     )  # fmt: skip
                     values[u, m] = v
                     continue
-                if not have_hits or gain_threshold != hits_threshold or use_trec != hits_trec:
+                if not have_hits or gain_threshold != hits_threshold or order != hits_order:
                     h = 0
                     for j in range(n):
                         if grades[j] >= gain_threshold:
@@ -485,7 +528,7 @@ def _evaluate_users(
                             hgr[h] = grades[j]
                             h += 1
                     hits_threshold = gain_threshold
-                    hits_trec = use_trec
+                    hits_order = order
                     have_hits = True
                 values[u, m] = _metric_from_hits(
                     kind, specs[m, S_K], gain_threshold, specs[m, S_GAIN],

@@ -17,12 +17,13 @@ LIST_KINDS = (ILS, DIVERSITY)
     S_MISSING_SKIP,
     S_EMPTY,
     S_GAIN_THRESHOLD,
-) = range(10)
-N_SPEC_COLUMNS = 10
+    S_POSITIVE_SCORES,
+) = range(11)
+N_SPEC_COLUMNS = 11
 # codes of the conventions inside ``specs``
 GAIN_LINEAR, GAIN_EXPONENTIAL, GAIN_BINARY = 0, 1, 2
 # users without a relevant item: evaluated (every metric 0), skipped (nan) or given 1
 EMPTY_ZERO, EMPTY_SKIP, EMPTY_ONE = 0, 1, 2
 AP_RELEVANT, AP_MIN_K, AP_HITS = 0, 1, 2
 IDEAL_JUDGED, IDEAL_CANDIDATES = 0, 1
-TIES_TREC, TIES_AVERAGE, TIES_INPUT = 0, 1, 2
+TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING = 0, 1, 2, 3

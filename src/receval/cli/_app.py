@@ -410,6 +410,14 @@ def rank(
             show_default=False,
         ),
     ] = None,
+    hit_scores: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Scores that can make a hit: {_choices('hit_scores')} (positive: an item "
+            "scored <= 0 is never a hit, as torchmetrics).",
+            show_default=False,
+        ),
+    ] = None,
     baseline: Annotated[
         str | None,
         typer.Option(
@@ -457,6 +465,7 @@ def rank(
         "ideal": ideal,
         "gain_grades": gain_grades,
         "zero_users": zero_users,
+        "hit_scores": hit_scores,
     }
     with say.guard():
         # fail on a bad metric or option before reading any file

@@ -57,6 +57,21 @@ class _RankedBase:
         user_codes, self.user_ids = factorize(users, "users", self._func)
         return _group(user_codes, len(self.user_ids))
 
+    def _append_users_without_rows(self, users: list[Any]) -> None:
+        ids = np.empty(len(self.user_ids) + len(users), dtype=object)
+        ids[: len(self.user_ids)] = self.user_ids.tolist()
+        ids[len(self.user_ids) :] = users
+        kinds = {np.asarray(self.user_ids[:1]).dtype.kind, np.asarray(users).dtype.kind}
+        same = len(kinds) == 1 or kinds <= {"i", "u"}
+        if same and self.user_ids.dtype.kind in "US":
+            ids = ids.astype(self.user_ids.dtype.kind)  # as wide as the longest id
+        elif same and self.user_ids.dtype.kind != "O":
+            ids = ids.astype(self.user_ids.dtype)
+        self.user_ids = ids
+        self.offsets = np.concatenate(
+            [self.offsets, np.full(len(users), self.offsets[-1], dtype=self.offsets.dtype)]
+        )
+
     @property
     def n_users(self) -> int:
         """Number of distinct users."""
@@ -207,21 +222,6 @@ class Qrels(_RankedBase):
         if empty:
             self._append_users_without_rows(empty)
         return self
-
-    def _append_users_without_rows(self, users: list[Any]) -> None:
-        ids = np.empty(len(self.user_ids) + len(users), dtype=object)
-        ids[: len(self.user_ids)] = self.user_ids.tolist()
-        ids[len(self.user_ids) :] = users
-        kinds = {np.asarray(self.user_ids[:1]).dtype.kind, np.asarray(users).dtype.kind}
-        same = len(kinds) == 1 or kinds <= {"i", "u"}
-        if same and self.user_ids.dtype.kind in "US":
-            ids = ids.astype(self.user_ids.dtype.kind)  # as wide as the longest id
-        elif same and self.user_ids.dtype.kind != "O":
-            ids = ids.astype(self.user_ids.dtype)
-        self.user_ids = ids
-        self.offsets = np.concatenate(
-            [self.offsets, np.full(len(users), self.offsets[-1], dtype=self.offsets.dtype)]
-        )
 
     @classmethod
     def from_frame(
@@ -423,9 +423,17 @@ class Run(_RankedBase):
     # ------------------------------------------------------------ constructors
     @classmethod
     def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]], *, name: str | None = None) -> Run:
-        """From ``{user: {item: score}}`` (the pytrec_eval and ranx shape)."""
+        """From ``{user: {item: score}}`` (the pytrec_eval and ranx shape).
+
+        A user with no item (``{}``) is kept, after the others: it is in the run
+        with an empty list (every metric 0), not absent from it, as in pytrec_eval.
+        """
         users, items, scores = _flatten(data, cls._func)
-        return cls(users, items, scores, name=name)
+        self = cls(users, items, scores, name=name)
+        empty = [user for user, inner in data.items() if len(inner) == 0]
+        if empty:
+            self._append_users_without_rows(empty)
+        return self
 
     @classmethod
     def from_frame(

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 
 from .. import _streaming
 from .. import _validation as v
-from ..exceptions import InputValidationError
+from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import (
     SortedClasses,
     auc_from_sorted,
@@ -91,9 +91,16 @@ def _binary_or_multiclass(
     multi_class: str,
     greater_is_positive: bool,
     undefined: str,
+    if_undefined: float | None = None,
 ) -> float | np.ndarray:
     score_arr = y_score.to_numpy() if hasattr(y_score, "to_numpy") else np.asarray(y_score)
     if score_arr.ndim == 2 and score_arr.shape[1] > 1:
+        if pos_label is not None and pos_label != 1:
+            raise InvalidParameterError(
+                f"{func}: pos_label applies to binary input only; with one score column per "
+                f"class every class is positive in turn. Got pos_label={pos_label!r}; leave it "
+                f"None."
+            )
         return _multiclass(
             func, binary, y_true, score_arr, sample_weight, average, labels, multi_class
         )
@@ -104,6 +111,8 @@ def _binary_or_multiclass(
     )
     value = binary(lab, scores, weights)
     if np.isnan(value):
+        if if_undefined is not None:
+            return float(if_undefined)
         return warn_undefined(f"{func}: {undefined}")
     return value
 
@@ -166,7 +175,10 @@ def _multiclass(
         v.check_option(average, "average", func, ["macro", "weighted"])
         pair_scores = []
         prevalence = []
-        for a, b in combinations(range(n_classes), 2):
+        # as scikit-learn: the pairs of the classes present in y_true (a class of
+        # ``labels`` without samples forms no pair)
+        present = np.flatnonzero(np.bincount(codes, minlength=n_classes))
+        for a, b in combinations(present.tolist(), 2):
             mask = (codes == a) | (codes == b)
             w = None if weights is None else weights[mask]
             in_a = (codes[mask] == a).view(np.int8)
@@ -176,6 +188,8 @@ def _multiclass(
             pair_scores.append((score_a + score_b) / 2.0)
             prevalence.append(mask.sum() if w is None else w.sum())
         values = np.asarray(pair_scores)
+        if values.size == 0:
+            return warn_undefined(f"{func}: y_true has a single class, so no pair of classes.")
         if np.isnan(values).any():
             return warn_undefined(f"{func}: a pair of classes has no samples of one class.")
         if average == "macro":
@@ -250,7 +264,9 @@ def roc_auc_score(
     multi_class : {"raise", "ovr", "ovo"}, default="raise"
         Multiclass only: one-vs-rest, or one-vs-one (Hand & Till 2001). Must be
         chosen explicitly, as in scikit-learn. Unlike scikit-learn, ``"ovo"``
-        accepts sample weights.
+        accepts sample weights. As in scikit-learn, ``"ovo"`` averages over the
+        pairs of classes present in ``y_true``: a class of ``labels`` without
+        samples forms no pair.
     labels : array-like of shape (n_classes,), default=None
         Multiclass only: the class of each column of ``y_score`` (default:
         the sorted distinct values of ``y_true``).
@@ -317,6 +333,7 @@ def average_precision_score(
     pos_label: Any = None,
     average: str | None = "macro",
     labels: ArrayLike | None = None,
+    if_undefined: float | None = None,
 ) -> float | np.ndarray:
     """Compute average precision: the step-wise area under the P-R curve.
 
@@ -338,12 +355,16 @@ def average_precision_score(
         Multiclass only (one-vs-rest): see :func:`roc_auc_score`.
     labels : array-like of shape (n_classes,), default=None
         Multiclass only: the class of each column of ``y_score``.
+    if_undefined : float, default=None
+        Binary input without a positive sample: None returns nan with an
+        ``UndefinedMetricWarning``; a number is returned as the value, without a
+        warning (``if_undefined=0.0`` gives scikit-learn's number).
 
     Returns
     -------
     ap : float or ndarray
         In [0, 1]; ``nan`` with an ``UndefinedMetricWarning`` when there is no
-        positive sample.
+        positive sample (see ``if_undefined``).
 
     See Also
     --------
@@ -355,6 +376,8 @@ def average_precision_score(
     >>> from receval import average_precision_score
     >>> average_precision_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.8333
+    >>> average_precision_score([0, 0], [0.25, 0.75], if_undefined=0.0)  # scikit-learn's 0.0
+    0.0
     """
     return _binary_or_multiclass(
         "average_precision_score",
@@ -368,7 +391,12 @@ def average_precision_score(
         multi_class="ovr",
         greater_is_positive=False,
         undefined="y_true has no positive sample, so it is undefined (returned as nan).",
+        if_undefined=None if if_undefined is None else _check_if_undefined(if_undefined),
     )
+
+
+def _check_if_undefined(value: Any) -> float:
+    return float(v.check_number(value, "if_undefined", "average_precision_score"))
 
 
 def pr_auc_score(

@@ -78,10 +78,9 @@ def _as_run(run: RunLike, func: str) -> Run:
 
 
 def _n_empty_lists(run: RunLike) -> int:
-    """Users given with no item at all (an empty list or ``{}``): a ``Run`` cannot hold
-    them, so they are counted here, as skipped users, by the metrics averaged over users."""
-    if isinstance(run, Mapping):
-        return sum(1 for inner in run.values() if isinstance(inner, Mapping) and not inner)
+    """Users given as an empty list: the lists' ``Run`` cannot hold them, so they are
+    counted here, as skipped users, by the metrics averaged over users (a ``{}`` of a
+    mapping is a user of the ``Run``, without items)."""
     if isinstance(run, (list, tuple)) or (isinstance(run, np.ndarray) and run.ndim == 1):
         return sum(1 for x in run if _is_list(x) and len(x) == 0)
     return 0

@@ -123,25 +123,33 @@ def _bins(
     strategy: str,
     func: str,
     bin_edge: str = "lower",
+    edge_dtype: Any = np.float64,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per bin: sum of labels, sum of probabilities, total weight (scikit-learn's bins;
-    a probability on an inner edge goes to the lower bin, or the upper with
-    ``bin_edge="upper"``)."""
+    a probability on an inner edge goes to the lower bin). With ``bin_edge="upper"``
+    (torchmetrics) it goes to the upper bin, a probability of 1 to a bin of its own,
+    and the uniform edges are computed in ``edge_dtype`` (the probabilities' own)."""
     v.check_number(n_bins, "n_bins", func, integer=True, low=1)
     v.check_option(strategy, "strategy", func, ["quantile", "uniform"])
     v.check_option(bin_edge, "bin_edge", func, ["lower", "upper"])
     if strategy == "quantile":
         edges = np.percentile(proba, np.linspace(0, 1, n_bins + 1) * 100)
+    elif bin_edge == "upper":
+        edges = np.linspace(0.0, 1.0, n_bins + 1, dtype=edge_dtype).astype(np.float64)
     else:
         edges = np.linspace(0.0, 1.0, n_bins + 1)
-    ids = np.searchsorted(edges[1:-1], proba, side="left" if bin_edge == "lower" else "right")
+    if bin_edge == "lower":
+        ids = np.searchsorted(edges[1:-1], proba, side="left")
+    else:
+        ids = np.searchsorted(edges[1:], proba, side="right")  # p = 1: bin n_bins
+    size = n_bins + (bin_edge == "upper")
     w = np.ones_like(proba) if weights is None else weights
-    true_sum = np.bincount(ids, weights=labels * w, minlength=n_bins)
-    pred_sum = np.bincount(ids, weights=proba * w, minlength=n_bins)
+    true_sum = np.bincount(ids, weights=labels * w, minlength=size)
+    pred_sum = np.bincount(ids, weights=proba * w, minlength=size)
     total = (
-        np.bincount(ids, minlength=n_bins).astype(np.float64)
+        np.bincount(ids, minlength=size).astype(np.float64)
         if weights is None
-        else np.bincount(ids, weights=w, minlength=n_bins)
+        else np.bincount(ids, weights=w, minlength=size)
     )
     return true_sum, pred_sum, total
 
@@ -239,7 +247,9 @@ def expected_calibration_error(
     bin_edge : {"lower", "upper"}, default="lower"
         The bin of a probability equal to an inner bin edge: the lower one, as
         scikit-learn's ``calibration_curve``, or the upper one, as
-        torchmetrics' ``BinaryCalibrationError``.
+        torchmetrics' ``BinaryCalibrationError`` (which also puts a probability
+        of 1 in a bin of its own, and computes float32 probabilities against
+        float32 edges: ``"upper"`` does the same).
 
     Returns
     -------
@@ -260,7 +270,10 @@ def expected_calibration_error(
     """
     func = "expected_calibration_error"
     labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
-    true_sum, pred_sum, total = _bins(labels, proba, weights, n_bins, strategy, func, bin_edge)
+    dtype = np.float32 if getattr(y_prob, "dtype", None) == np.float32 else np.float64
+    true_sum, pred_sum, total = _bins(
+        labels, proba, weights, n_bins, strategy, func, bin_edge, dtype
+    )
     grand = total.sum()
     if grand == 0:
         return warn_undefined(f"{func}: sample_weight sums to zero (returned as nan).")

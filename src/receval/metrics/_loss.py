@@ -56,7 +56,9 @@ def log_loss(
         values of ``y_true``). For 1-D ``y_pred`` with two labels other than
         0/1, the second of ``labels`` (or the greater label) is the positive one.
     eps : float or "auto", default="auto"
-        Clipping bound; "auto" is the machine epsilon of float64.
+        Clipping bound: p is clipped to ``[eps, 1 - eps]`` before ``1 - p`` is
+        taken. "auto" is the machine epsilon of ``y_pred``'s dtype (float32's
+        for float32 input, float64's otherwise), as in scikit-learn.
 
     Returns
     -------
@@ -89,11 +91,11 @@ def log_loss(
     from .._kernels._pointwise import _multiclass_log_loss_sum
 
     func = "log_loss"
-    if eps == "auto":
-        eps = _EPS
-    eps = v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False)
     yt = v.as_1d(y_true, "y_true", func)
     yp = y_pred.to_numpy() if hasattr(y_pred, "to_numpy") else np.asarray(y_pred)
+    if isinstance(eps, str) and eps == "auto":  # the input's machine epsilon, as scikit-learn
+        eps = float(np.finfo(yp.dtype).eps) if yp.dtype == np.float32 else _EPS
+    eps = v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False)
     if yp.ndim == 2 and yp.shape[1] == 1:
         yp = yp[:, 0]
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)

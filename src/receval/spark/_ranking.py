@@ -160,6 +160,7 @@ def evaluate(
     ideal: str | None = None,
     gain_grades: str | None = None,
     zero_users: str | None = None,
+    hit_scores: str | None = None,
 ) -> EvaluationSummary:
     """Evaluate a run against qrels, both Spark DataFrames, with top-K ranking metrics.
 
@@ -195,7 +196,7 @@ def evaluate(
         Item similarities for ``ils@k`` / ``diversity@k``, as in
         :func:`receval.evaluate`; sent to every executor.
     profile, ap_normalizer, gain, rel_threshold, ties, missing_users, empty_users, ideal,\
-    gain_grades, zero_users
+    gain_grades, zero_users, hit_scores
         Conventions, as in :func:`receval.evaluate`. With ``ties="input"``
         (the ranx, RecBole and torchmetrics profiles) and for ``ils@k`` /
         ``diversity@k``, "input order" is the run DataFrame's row order (as
@@ -230,6 +231,7 @@ def evaluate(
         "ideal": ideal,
         "gain_grades": gain_grades,
         "zero_users": zero_users,
+        "hit_scores": hit_scores,
     }
     metric_list, specs, convs, listwise = _prepare(metrics, features, similarity, conventions)
     check_frame(run, "run", func)

@@ -381,9 +381,10 @@ def _warn_unreproducible_ties(profile: str, r: Run, specs: list[MetricSpec]) -> 
     if not specs or all(s.name in exempt for s in specs) or not r.has_ties:
         return
     lengths = np.diff(r.offsets)
-    owner = np.repeat(np.arange(r.n_users), lengths)
-    tied = (r.scores[1:] == r.scores[:-1]) & (owner[1:] == owner[:-1])
-    users = np.unique(owner[1:][tied])
+    pos = np.flatnonzero(r.scores[1:] == r.scores[:-1])  # rows pos and pos + 1 tie
+    first = np.searchsorted(r.offsets, pos, side="right") - 1
+    second = np.searchsorted(r.offsets, pos + 1, side="right") - 1
+    users = np.unique(first[first == second])  # both rows of one user
     users = users[lengths[users] >= min_len]
     if users.size:
         warnings.warn(

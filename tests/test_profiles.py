@@ -1,0 +1,108 @@
+"""Profile mechanics: per-metric conventions, the new conventions, tie-order warnings."""
+
+import warnings
+
+import pytest
+
+import receval as rv
+from receval import InputValidationError, TieOrderWarning
+
+
+def _no_tie_warning(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TieOrderWarning)
+        return rv.evaluate(*args, **kwargs)
+
+
+# ------------------------------------------------------------------ unstable sorts
+def test_ranx_warns_only_for_ties_in_lists_over_15_items():
+    qrels = {"u": {"d0": 1}}
+    short = {"u": {f"d{i}": 0.5 for i in range(15)}}
+    _no_tie_warning(qrels, short, ["mrr"], profile="ranx")
+    long = {"u": {f"d{i}": 0.5 for i in range(16)}, "v": {"d0": 0.3}}
+    with pytest.warns(TieOrderWarning, match=r"profile='ranx'\): 1 users have tied scores"):
+        rv.evaluate({**qrels, "v": {"d0": 1}}, long, ["mrr"], profile="ranx")
+    _no_tie_warning(qrels, long, ["mrr"])  # no profile, no claim about a peer
+
+
+@pytest.mark.parametrize("profile", ["recbole", "torchmetrics"])
+def test_torch_profiles_warn_on_any_tie(profile):
+    qrels = {"u": {"a": 1}, "v": {"a": 1}}
+    run = {"u": {"a": 0.9, "b": 0.8}, "v": {"a": 0.5, "b": 0.5}}
+    with pytest.warns(TieOrderWarning, match=r"1 users have tied scores, e.g. \['v'\]"):
+        rv.evaluate(qrels, run, ["map@10"], profile=profile)
+    _no_tie_warning(qrels, {"u": run["u"]}, ["map@10"], profile=profile)
+
+
+def test_torchmetrics_ndcg_averages_ties_so_it_does_not_warn():
+    qrels = {"u": {"a": 1}}
+    run = {"u": {"a": 0.5, "b": 0.5}}
+    report = _no_tie_warning(qrels, run, ["ndcg"], profile="torchmetrics")
+    # tie-averaged: gains (1 + 0) / 2 at ranks 1 and 2
+    assert report.mean["ndcg"] == pytest.approx(0.5 * (1 + 1 / 1.584962500721156))
+
+
+# ------------------------------------------------------------------ per-metric conventions
+def test_recommenders_ndcg_counts_missing_users_and_other_metrics_skip_them():
+    qrels = {"u": {"a": 2, "b": 1}, "v": {"c": 1}}
+    run = {"u": {"a": 0.9, "x": 0.8, "b": 0.7}}  # v is absent
+    report = rv.evaluate(qrels, run, ["ndcg@3", "precision@3"], profile="recommenders")
+    assert report.conventions["ndcg@3"].missing_users == "zero"
+    assert report.conventions["ndcg@3"].gain == "binary"
+    assert report.conventions["precision@3"].missing_users == "skip"
+    # u: binary gains 1, 0, 1 -> (1 + 1/2) / (1 + 1/log2(3)); v: 0
+    ideal = 1 + 1 / 1.584962500721156
+    assert report.mean["ndcg@3"] == pytest.approx((1.5 / ideal + 0) / 2)
+    assert report.mean["precision@3"] == pytest.approx(2 / 3)
+
+
+def test_recommenders_r_precision_leaves_zero_users_out():
+    qrels = {"u": {"a": 1, "b": 1}, "v": {"c": 1}}
+    run = {"u": {"a": 0.9, "x": 0.8}, "v": {"x": 0.9, "c": 0.1}}
+    report = rv.evaluate(qrels, run, ["r_precision@5"], profile="recommenders")
+    assert report.mean["r_precision@5"] == 0.5  # v (0) left out
+    assert report.n_users_skipped["r_precision@5"] == 1
+    nobody = rv.evaluate(qrels, {"u": {"x": 1.0}, "v": {"x": 1.0}}, ["r_precision@5"],
+                         profile="recommenders")  # fmt: skip
+    assert nobody.mean["r_precision@5"] == 0.0  # no hit anywhere: 0.0, as Recommenders
+
+
+def test_ir_measures_rr_at_k_breaks_ties_by_id_ascending():
+    qrels = {"q": {"a": 1}}
+    run = {"q": {"b": 0.5, "a": 0.5}}
+    report = rv.evaluate(qrels, run, ["mrr", "mrr@10"], profile="ir_measures")
+    assert report.mean["mrr"] == 0.5  # pytrec_eval: docno descending, b first
+    assert report.mean["mrr@10"] == 1.0  # msmarco: docno ascending, a first
+    assert report.conventions["mrr@10"].ties == "id_ascending"
+    missing = rv.evaluate({"q": {"a": 1}, "r": {"a": 1}}, run, ["p@1"], profile="ir_measures")
+    assert missing.mean["p@1"] == 0.0  # r counts 0
+
+
+def test_hit_scores_positive():
+    qrels = {"q": {"a": 1, "b": 1}}
+    run = {"q": {"a": -1.0, "b": -2.0}}
+    ours = rv.evaluate(
+        qrels, run, ["map", "mrr", "p@2", "recall@2", "ndcg"], profile="torchmetrics"
+    )
+    assert ours.mean == {"map": 0.0, "mrr": 0.0, "p@2": 0.0, "recall@2": 0.0, "ndcg": 1.0}
+    kept = rv.evaluate(qrels, {"q": {"a": 0.5, "b": -2.0}}, ["recall@2"], hit_scores="positive")
+    assert kept.mean["recall@2"] == 0.5  # R still counts b
+
+
+def test_empty_users_one_and_error():
+    qrels = {"u": {"a": 1}, "v": {"b": 0}}
+    run = {"u": {"a": 1.0}, "v": {"b": 1.0}}
+    assert rv.evaluate(qrels, run, ["ndcg"], empty_users="one").mean["ndcg"] == 1.0
+    with pytest.raises(InputValidationError, match=r"1 users have no relevant item, e.g. \['v'\]"):
+        rv.evaluate(qrels, run, ["ndcg"], empty_users="error")
+
+
+def test_trec_eval_ndcg_gains_every_positive_grade_whatever_the_threshold():
+    qrels = {"q": {"a": 1, "b": 2}}
+    run = {"q": {"a": 0.9, "b": 0.1}}
+    trec = rv.evaluate(qrels, run, ["ndcg", "p@1"], profile="trec_eval", rel_threshold=2)
+    assert trec.mean["p@1"] == 0.0  # a (grade 1) is not relevant at -l 2 ...
+    ideal = 2 + 1 / 1.584962500721156
+    assert trec.mean["ndcg"] == pytest.approx((1 + 2 / 1.584962500721156) / ideal)  # ... but gains
+    plain = rv.evaluate(qrels, run, ["ndcg"], rel_threshold=2)
+    assert plain.mean["ndcg"] == pytest.approx((2 / 1.584962500721156) / 2)

@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "log_loss": "receval.metrics._loss",
     "root_mean_squared_error": "receval.metrics._loss",
     "mean_absolute_error": "receval.metrics._loss",
+    "normalized_entropy": "receval.metrics._loss",
     # curves
     "roc_curve": "receval.metrics._curves",
     "precision_recall_curve": "receval.metrics._curves",
@@ -83,6 +84,9 @@ _EXPORTS: dict[str, str] = {
     # retention
     "retention": "receval.metrics._retention",
     "RetentionReport": "receval.metrics._retention",
+    # streaming: accumulators for training and validation loops
+    "metric": "receval.engine.run",
+    "Accumulator": "receval.engine.run",
     # errors
     "RecevalError": "receval.exceptions",
     "InvalidParameterError": "receval.exceptions",
@@ -121,6 +125,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .conventions import PROFILES, Conventions
     from .data._ranked import Qrels, Run
     from .data.scan import Scan, scan
+    from .engine.run import Accumulator, metric
     from .evaluation import EvaluationReport, evaluate
     from .exceptions import (
         InputValidationError,
@@ -158,7 +163,12 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     )
     from .metrics._curves import precision_recall_curve, roc_curve
     from .metrics._gauc import GroupAUCReport, gauc_score, group_auc
-    from .metrics._loss import log_loss, mean_absolute_error, root_mean_squared_error
+    from .metrics._loss import (
+        log_loss,
+        mean_absolute_error,
+        normalized_entropy,
+        root_mean_squared_error,
+    )
     from .metrics._ranking import (
         f1_at_k,
         hit_ratio_at_k,

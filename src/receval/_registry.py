@@ -329,6 +329,12 @@ def _logloss(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any =
     return float(log_loss(y_true, y_score, sample_weight=sample_weight))
 
 
+def _ne(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._loss import normalized_entropy
+
+    return float(normalized_entropy(y_true, y_score, sample_weight=sample_weight))
+
+
 def _pcoc(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
     from .metrics._calibration import pcoc
 
@@ -386,6 +392,9 @@ POINTWISE_METRICS: dict[str, PointwiseMetric] = {
         counted=_gauc_counted,
     ),
     "logloss": PointwiseMetric(_logloss, "mean binary cross-entropy (log_loss)"),
+    "ne": PointwiseMetric(
+        _ne, "normalized entropy: log loss over the base rate's entropy (normalized_entropy)"
+    ),
     "pcoc": PointwiseMetric(_pcoc, "predicted CTR / observed CTR; 1 is calibrated (pcoc)"),
     "copc": PointwiseMetric(_copc, "observed CTR / predicted CTR; 1 is calibrated (copc)"),
     "ap": PointwiseMetric(_ap, "average precision, step-wise (average_precision_score)"),

@@ -144,26 +144,27 @@ def log_loss(
 
 
 def pcoc(y_true: ScanColumn, y_prob: ScanColumn, *, sample_weight: ScanColumn | None) -> float:
-    from .metrics._binary import warn_undefined
-
-    state = _totals("pcoc", y_true, y_prob, sample_weight, _EPS, "y_prob")
-    if state.observed.value == 0:
-        return warn_undefined("pcoc: y_true has no click, so PCOC is undefined (returned as nan).")
-    return state.predicted.value / state.observed.value
+    return _engine("pcoc", y_true, y_prob, sample_weight)
 
 
 def copc(y_true: ScanColumn, y_prob: ScanColumn, *, sample_weight: ScanColumn | None) -> float:
-    from .metrics._binary import warn_undefined
-
-    state = _totals("copc", y_true, y_prob, sample_weight, _EPS, "y_prob")
-    if state.predicted.value == 0:
-        return warn_undefined(
-            "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
-        )
-    return state.observed.value / state.predicted.value
+    return _engine("copc", y_true, y_prob, sample_weight)
 
 
-# ------------------------------------------------------------------ exact AUC
+def normalized_entropy(
+    y_true: ScanColumn, y_prob: ScanColumn, *, sample_weight: ScanColumn | None, eps: Any
+) -> float:
+    return _engine("normalized_entropy", y_true, y_prob, sample_weight, eps=eps)
+
+
+def _engine(name: str, y_true: Any, y_prob: Any, sample_weight: Any, **options: Any) -> Any:
+    """A metric of the engine (rows split anyway) over scan columns, batch by batch."""
+    from .engine.sources import scan_compute
+
+    columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
+    return scan_compute(name, columns, ("y_prob", "sample_weight"), **options)
+
+
 def roc_auc_score(
     y_true: ScanColumn,
     y_score: ScanColumn,

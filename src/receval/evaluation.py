@@ -13,7 +13,8 @@ from . import _validation as v
 from ._kernels import _topk_codes as codes
 from ._registry import MetricSpec, parse_metric
 from ._states import MeanState, mean_state
-from .conventions import Conventions, resolve_conventions
+from ._validation import check_option
+from .conventions import FIELDS, Conventions, resolve_conventions
 from .data._encode import lookup
 from .data._ranked import Qrels, Run
 from .data.io import is_frame
@@ -102,6 +103,11 @@ class EvaluationReport:
         from .data.frames import make_frame
 
         return make_frame({"user": self.users, **self.values}, backend=backend)
+
+    def mean_states(self) -> dict[str, MeanState]:
+        """Each metric's exact, mergeable mean over users (its sum and count), by metric
+        string: the states that merge the reports of disjoint sets of users."""
+        return dict(self._states)
 
     def __repr__(self) -> str:
         return _describe(self, "EvaluationReport", "")
@@ -345,6 +351,43 @@ def evaluate(
         q, metrics, specs, convs, ranked, values, aux, list_cols,
         n_missing=n_missing, n_run_only=n_run_only, run_name=r.name,
     )  # fmt: skip
+
+
+def metric_conventions(
+    metric: str, *, profile: str | None = None, **conventions: Any
+) -> tuple[MetricSpec, Conventions]:
+    """The parsed metric string and the conventions it is computed with, checked.
+
+    Parameters
+    ----------
+    metric : str
+        A metric string of :func:`evaluate` (``"ndcg@10"``).
+    profile : str, default=None
+        A peer's profile, as in :func:`evaluate`.
+    **conventions
+        Convention keywords of :func:`evaluate`.
+
+    Returns
+    -------
+    spec, conventions : MetricSpec, Conventions
+
+    Examples
+    --------
+    >>> from receval.evaluation import metric_conventions
+    >>> spec, conv = metric_conventions("ndcg@10", profile="recommenders")
+    >>> str(spec), conv.gain, conv.missing_users
+    ('ndcg@10', 'binary', 'zero')
+    """
+    unknown = set(conventions) - set(FIELDS)
+    if unknown:
+        check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
+    _, specs, convs, _ = _prepare([metric], None, None, {"profile": profile, **conventions})
+    if specs[metric].info.needs == "similarity":
+        raise InvalidParameterError(
+            f"Metric {metric!r} needs item similarities; compute it with evaluate(..., "
+            f"features=...) per batch."
+        )
+    return specs[metric], convs[metric]
 
 
 # profiles whose peer orders tied scores by no fixed rule: (why, list length from which

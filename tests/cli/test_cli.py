@@ -33,6 +33,7 @@ from receval import (
     group_auc,
     log_loss,
     mean_absolute_error,
+    normalized_entropy,
     pcoc,
     pr_auc_score,
     retention,
@@ -164,6 +165,7 @@ def test_pointwise_registry_matches_library_functions() -> None:
         "ece": expected_calibration_error(y, s, sample_weight=w),
         "rmse": root_mean_squared_error(y, s, sample_weight=w),
         "mae": mean_absolute_error(y, s, sample_weight=w),
+        "ne": normalized_entropy(y, s, sample_weight=w),
     }
     assert set(POINTWISE_METRICS) == set(expected)
     for name, (func, description, needs_group, counted) in POINTWISE_METRICS.items():

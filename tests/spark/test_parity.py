@@ -99,6 +99,11 @@ def test_log_loss_pcoc_copc_equal_in_memory(impressions_df, weighted):
     assert rs.copc(
         impressions_df, "label", "prob", sample_weight=col, num_partitions=3
     ) == receval.copc(pdf["label"], pdf["prob"], sample_weight=sw)
+    # a metric defined once in the engine: the same float from every partitioning
+    for parts in (None, 1, 5):
+        assert rs.normalized_entropy(
+            impressions_df, "label", "prob", sample_weight=col, num_partitions=parts
+        ) == receval.normalized_entropy(pdf["label"], pdf["prob"], sample_weight=sw)
 
 
 @pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])

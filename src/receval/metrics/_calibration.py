@@ -73,9 +73,23 @@ def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     if _streaming.is_scan("pcoc", y_true=y_true, y_prob=y_prob, sample_weight=sample_weight):
         return _streaming.pcoc(y_true, y_prob, sample_weight=sample_weight)
     predicted, observed = _totals(y_true, y_prob, sample_weight, "pcoc")
+    return pcoc_of(predicted, observed)
+
+
+def pcoc_of(predicted: float, observed: float) -> float:
+    """PCOC from its two sums (nan and the warning when there is no click)."""
     if observed == 0:
         return warn_undefined("pcoc: y_true has no click, so PCOC is undefined (returned as nan).")
     return predicted / observed
+
+
+def copc_of(predicted: float, observed: float) -> float:
+    """COPC from its two sums (nan and the warning when nothing is predicted)."""
+    if predicted == 0:
+        return warn_undefined(
+            "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
+        )
+    return observed / predicted
 
 
 def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
@@ -108,11 +122,7 @@ def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     if _streaming.is_scan("copc", y_true=y_true, y_prob=y_prob, sample_weight=sample_weight):
         return _streaming.copc(y_true, y_prob, sample_weight=sample_weight)
     predicted, observed = _totals(y_true, y_prob, sample_weight, "copc")
-    if predicted == 0:
-        return warn_undefined(
-            "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
-        )
-    return observed / predicted
+    return copc_of(predicted, observed)
 
 
 def _bins(

@@ -10,10 +10,13 @@ from numpy.typing import ArrayLike
 
 from .. import _streaming
 from .. import _validation as v
+from .._sums import ExactSum
+from ..engine.states import ErrorSums
 from ..exceptions import InputValidationError
 from ._binary import warn_undefined
 
-__all__ = ["log_loss", "mean_absolute_error", "root_mean_squared_error"]
+__all__ = ["log_loss", "mean_absolute_error", "normalized_entropy", "root_mean_squared_error"]
+# (error_sums is shared with the streaming definitions of receval.engine)
 
 _EPS = float(np.finfo(np.float64).eps)
 ZERO_WEIGHT = (
@@ -168,6 +171,86 @@ def log_loss(
     return float(total / total_weight)
 
 
+def normalized_entropy(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    eps: float | str = "auto",
+) -> float:
+    """Compute the normalized entropy (NE): log loss over the entropy of the base rate.
+
+    ``NE = log_loss / H(p)``, ``H(p) = -p ln p - (1 - p) ln(1 - p)`` with ``p`` the
+    (weighted) share of positives: the log loss of the model relative to that of
+    always predicting the base rate, so below 1 beats the base rate and lower is
+    better. TorchRec's definition (its ``ne.py``: both logs in base 2, which
+    cancels).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        0/1 labels (1 = click).
+    y_prob : array-like of shape (n_samples,)
+        Predicted click probabilities in [0, 1].
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+    eps : float or "auto", default="auto"
+        Probabilities are clipped to ``[eps, 1 - eps]`` in the log loss, as in
+        :func:`log_loss` ("auto": float64's machine epsilon; TorchRec uses 1e-12).
+
+    Returns
+    -------
+    ne : float
+        Non-negative; ``nan`` with an ``UndefinedMetricWarning`` when every label is
+        the same (the base rate's entropy is 0) or every weight is 0.
+
+    See Also
+    --------
+    log_loss : The numerator.
+
+    Examples
+    --------
+    >>> from receval import normalized_entropy
+    >>> normalized_entropy([1, 0, 0, 1], [0.8, 0.3, 0.1, 0.6])  # base rate 0.5: H = ln 2
+    0.4314
+    """
+    from .._states import totals_of
+
+    func = "normalized_entropy"
+    if _streaming.is_scan(func, y_true=y_true, y_prob=y_prob, sample_weight=sample_weight):
+        return _streaming.normalized_entropy(y_true, y_prob, sample_weight=sample_weight, eps=eps)
+    if isinstance(eps, str) and eps == "auto":
+        eps = _EPS
+    eps = v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False)
+    yt = v.as_1d(y_true, "y_true", func)
+    yp = v.as_1d(y_prob, "y_prob", func)
+    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
+    n = v.check_same_length(func, y_true=yt, y_prob=yp, sample_weight=sw)
+    v.check_not_empty(n, "y_true", func)
+    labels = v.check_binary01(yt, func)
+    proba = v.check_probabilities(
+        v.check_finite(v.as_float(yp, "y_prob", func), "y_prob", func), "y_prob", func
+    )
+    totals = totals_of(labels, proba, v.check_sample_weight(sw, n, func), eps)
+    return normalized_entropy_of(totals.loss.value, totals.weight.value, totals.observed.value)
+
+
+def normalized_entropy_of(loss: float, weight: float, positives: float) -> float:
+    """NE from the weighted log-loss sum, total weight and weighted positives."""
+    if weight == 0:
+        return warn_undefined(
+            "normalized_entropy: every sample weight is zero, so NE is undefined (returned as nan)."
+        )
+    rate = positives / weight
+    if rate <= 0 or rate >= 1:
+        return warn_undefined(
+            "normalized_entropy: y_true has a single class, so the base rate's entropy is 0 "
+            "and NE is undefined (returned as nan)."
+        )
+    entropy = -rate * np.log(rate) - (1 - rate) * np.log1p(-rate)
+    return float(loss / weight / entropy)
+
+
 def _numeric_pair(y_true: Any, y_pred: Any, sample_weight: Any, func: str):
     yt = v.as_1d(y_true, "y_true", func)
     yp = v.as_1d(y_pred, "y_pred", func)
@@ -180,6 +263,15 @@ def _numeric_pair(y_true: Any, y_pred: Any, sample_weight: Any, func: str):
     if w is not None and w.sum() == 0:
         raise InputValidationError(f"{func}: sample_weight sums to zero.")
     return a, b, w
+
+
+def error_sums(d: np.ndarray, w: np.ndarray | None) -> ErrorSums:
+    """Exact sums of ``w d^2``, ``w |d|`` and ``w`` of errors ``d``."""
+    if w is None:
+        return ErrorSums(
+            ExactSum.of(d * d), ExactSum.of(np.abs(d)), ExactSum.of([float(len(d))]), len(d)
+        )
+    return ErrorSums(ExactSum.dot(d * d, w), ExactSum.dot(np.abs(d), w), ExactSum.of(w), len(d))
 
 
 def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, int]:
@@ -231,7 +323,8 @@ def root_mean_squared_error(
     """
     a, b, w = _numeric_pair(y_true, y_pred, sample_weight, "root_mean_squared_error")
     d, e = _scaled_errors(a, b)
-    return float(np.ldexp(np.sqrt(np.average(d**2, weights=w)), e))
+    sums = error_sums(d, w)  # exact, as receval.metric("rmse") adds them batch by batch
+    return float(np.ldexp(np.sqrt(sums.squared.value / sums.weight.value), e))
 
 
 def mean_absolute_error(
@@ -265,4 +358,5 @@ def mean_absolute_error(
     """
     a, b, w = _numeric_pair(y_true, y_pred, sample_weight, "mean_absolute_error")
     d, e = _scaled_errors(a, b)
-    return float(np.ldexp(np.average(np.abs(d), weights=w), e))
+    sums = error_sums(d, w)
+    return float(np.ldexp(sums.absolute.value / sums.weight.value, e))

@@ -8,7 +8,8 @@ its in-memory namesake gives on the collected rows.
 * :func:`evaluate`: ranking metrics; qrels and run partitioned by user.
 * :func:`roc_auc_score`: exact AUC; rows range-partitioned by score.
 * :func:`gauc_score`, :func:`group_auc`: GAUC; rows partitioned by group.
-* :func:`log_loss`, :func:`pcoc`, :func:`copc`: sums over any partitions.
+* :func:`log_loss`, :func:`pcoc`, :func:`copc`, :func:`normalized_entropy`: sums over
+  any partitions (pcoc, copc and NE: one ``receval.metric`` accumulator per partition).
 * :func:`retention`: the cohort table; events partitioned by user.
 
 Needs ``pyspark >= 4`` (``pip install 'receval[spark]'``), imported when a
@@ -21,6 +22,7 @@ from ._pointwise import (
     gauc_score,
     group_auc,
     log_loss,
+    normalized_entropy,
     pcoc,
     roc_auc_score,
 )
@@ -35,6 +37,7 @@ __all__ = [
     "gauc_score",
     "group_auc",
     "log_loss",
+    "normalized_entropy",
     "pcoc",
     "retention",
     "roc_auc_score",

@@ -106,6 +106,38 @@ def log_loss(
     return state.log_loss
 
 
+def _engine(
+    df: Any,
+    name: str,
+    y_true: str,
+    y_prob: str,
+    sample_weight: str | None,
+    num_partitions: int | None,
+    **options: Any,
+) -> Any:
+    """A metric of the engine whose rows split anyway: one accumulator per partition,
+    merged on the driver (the definition of :func:`receval.metric`, as in memory)."""
+    from ..engine.run import metric
+
+    data, _ = _prepare(
+        df, name, num_partitions, y_true=y_true, y_prob=y_prob, sample_weight=sample_weight
+    )
+    if num_partitions is not None:
+        data = data.repartition(num_partitions)
+    acc = metric(name, **options)  # options are checked on the driver, before any task
+
+    def compute(table: Any) -> Any:
+        sw = None if sample_weight is None else column(table, sample_weight)
+        part = metric(name, **options)
+        return part.update(column(table, y_true), column(table, y_prob), sample_weight=sw)
+
+    parts = partition_states(data, compute)  # only non-empty partitions give one
+    v.check_not_empty(len(parts), "y_true", name)
+    for part in parts:
+        acc.merge(part)
+    return acc.compute()
+
+
 def pcoc(
     df: Any,
     y_true: str,
@@ -119,12 +151,7 @@ def pcoc(
     Parameters are as in :func:`log_loss`. Returns nan, with an
     ``UndefinedMetricWarning``, when there is no click.
     """
-    from ..metrics._binary import warn_undefined
-
-    state = _totals(df, "pcoc", y_true, y_prob, sample_weight, "y_prob", num_partitions)
-    if np.isnan(state.pcoc):
-        return warn_undefined("pcoc: y_true has no click, so PCOC is undefined (returned as nan).")
-    return state.pcoc
+    return _engine(df, "pcoc", y_true, y_prob, sample_weight, num_partitions)
 
 
 def copc(
@@ -140,14 +167,24 @@ def copc(
     Parameters are as in :func:`log_loss`. Returns nan, with an
     ``UndefinedMetricWarning``, when the predictions sum to 0.
     """
-    from ..metrics._binary import warn_undefined
+    return _engine(df, "copc", y_true, y_prob, sample_weight, num_partitions)
 
-    state = _totals(df, "copc", y_true, y_prob, sample_weight, "y_prob", num_partitions)
-    if np.isnan(state.copc):
-        return warn_undefined(
-            "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
-        )
-    return state.copc
+
+def normalized_entropy(
+    df: Any,
+    y_true: str,
+    y_prob: str,
+    *,
+    sample_weight: str | None = None,
+    num_partitions: int | None = None,
+    eps: float | str = "auto",
+) -> float:
+    """Normalized entropy of a Spark DataFrame (as :func:`receval.normalized_entropy`).
+
+    Parameters are as in :func:`log_loss`, and ``eps`` as in
+    :func:`receval.normalized_entropy`.
+    """
+    return _engine(df, "normalized_entropy", y_true, y_prob, sample_weight, num_partitions, eps=eps)
 
 
 def roc_auc_score(

@@ -1,0 +1,223 @@
+"""States of the streaming metrics that :mod:`receval._states` does not already hold.
+
+* :class:`ScoreCounts`: positives and negatives per distinct score (exact ROC
+  AUC in memory proportional to the distinct scores, not the rows). Rows are
+  buffered and compacted (sorted, counted per score) when the buffer outgrows
+  the counts, so a long stream costs O(n log n) in all.
+* :class:`BinnedCounts`: positives and negatives per fixed score bin (constant
+  memory), with a certified bound on the AUC's error.
+* :class:`ErrorSums`: exact sums behind RMSE and MAE.
+* :class:`Seen`: the ids of the groups (users) already given, so that a group
+  given twice is an error (whole-group metrics).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._sums import ExactSum
+from .._validation import format_values
+from ..exceptions import InputValidationError
+
+__all__ = ["BinnedCounts", "ErrorSums", "ScoreCounts", "Seen"]
+
+
+@dataclass
+class ScoreCounts:
+    """Rows per distinct score and label; weighted rows add their weights.
+
+    ``scores`` are sorted and distinct (``-0.0`` counted as ``0.0``), ``pos``
+    and ``neg`` the rows (or weights) of each label at each score. Rows given
+    since the last compaction wait in ``pending``.
+    """
+
+    weighted: bool
+    scores: np.ndarray = field(default_factory=lambda: np.empty(0))
+    pos: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    neg: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    pending: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = field(default_factory=list)
+    n_pending: int = 0
+
+    def add(self, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> None:
+        """Buffer validated rows; compact when the buffer outgrows the counts."""
+        if len(labels) == 0:
+            return
+        self.pending.append((labels, scores + 0.0, weights))  # + 0.0: -0.0 becomes 0.0
+        self.n_pending += len(labels)
+        if self.n_pending > max(len(self.scores), 1 << 20):
+            self.compact()
+
+    def compact(self) -> ScoreCounts:
+        """Fold the buffered rows into the counts."""
+        if not self.pending:
+            return self
+        labels = np.concatenate([p[0] for p in self.pending])
+        scores = np.concatenate([p[1] for p in self.pending])
+        if self.weighted:
+            weights = np.concatenate([p[2] for p in self.pending])
+        self.pending, self.n_pending = [], 0
+        uniq, inverse = np.unique(np.concatenate([self.scores, scores]), return_inverse=True)
+        k, n = len(self.scores), len(uniq)
+        is_pos = labels == 1
+        if self.weighted:
+            pos = np.bincount(inverse[k:], weights=np.where(is_pos, weights, 0.0), minlength=n)
+            neg = np.bincount(inverse[k:], weights=np.where(is_pos, 0.0, weights), minlength=n)
+        else:
+            pos = np.bincount(inverse[k:][is_pos], minlength=n).astype(np.int64)
+            neg = np.bincount(inverse[k:][~is_pos], minlength=n).astype(np.int64)
+        pos[inverse[:k]] += self.pos
+        neg[inverse[:k]] += self.neg
+        self.scores, self.pos, self.neg = uniq, pos, neg
+        return self
+
+    def merge(self, other: ScoreCounts) -> ScoreCounts:
+        """The counts of both sets of rows (a new state)."""
+        out = ScoreCounts(self.weighted or other.weighted)
+        a, b = self.copy().compact(), other.copy().compact()
+        uniq = np.union1d(a.scores, b.scores)
+        dtype = np.float64 if out.weighted else np.int64
+        pos = np.zeros(len(uniq), dtype=dtype)
+        neg = np.zeros(len(uniq), dtype=dtype)
+        for part in (a, b):
+            at = np.searchsorted(uniq, part.scores)
+            pos[at] += part.pos
+            neg[at] += part.neg
+        out.scores, out.pos, out.neg = uniq, pos, neg
+        return out
+
+    def copy(self) -> ScoreCounts:
+        return ScoreCounts(
+            self.weighted, self.scores, self.pos, self.neg, list(self.pending), self.n_pending
+        )
+
+    def auc(self) -> float:
+        """ROC AUC of the rows (ties count one half): exact without weights."""
+        self.compact()
+        total_pos, total_neg = self.pos.sum(), self.neg.sum()
+        if total_pos == 0 or total_neg == 0:
+            return float("nan")
+        below = np.cumsum(self.neg) - self.neg  # negatives strictly below each score
+        if not self.weighted:
+            two_u = int(np.dot(self.pos, 2 * below + self.neg))
+            return two_u / (2.0 * int(total_pos) * int(total_neg))
+        area = float(np.dot(self.pos, below + 0.5 * self.neg))
+        return area / (float(total_pos) * float(total_neg))
+
+    @property
+    def n_distinct(self) -> int:
+        """Distinct scores held (after compaction)."""
+        return len(self.compact().scores)
+
+    def __getstate__(self) -> dict[str, Any]:
+        self.compact()
+        return {"weighted": self.weighted, "scores": self.scores, "pos": self.pos, "neg": self.neg}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["weighted"], state["scores"], state["pos"], state["neg"])  # type: ignore[misc]
+
+
+@dataclass
+class BinnedCounts:
+    """Rows per label in ``n_bins`` equal bins of ``[low, high]`` (scores outside go to
+    the end bins). Constant memory; the AUC counts same-bin pairs one half."""
+
+    n_bins: int
+    low: float
+    high: float
+    weighted: bool
+    pos: np.ndarray = field(default_factory=lambda: np.empty(0))
+    neg: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+    def __post_init__(self) -> None:
+        dtype = np.float64 if self.weighted else np.int64
+        if len(self.pos) == 0:
+            self.pos = np.zeros(self.n_bins, dtype=dtype)
+            self.neg = np.zeros(self.n_bins, dtype=dtype)
+
+    def add(self, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> None:
+        width = (self.high - self.low) / self.n_bins
+        ids = np.clip(((scores - self.low) / width).astype(np.int64), 0, self.n_bins - 1)
+        is_pos = labels == 1
+        if self.weighted:
+            w = np.ones(len(labels)) if weights is None else weights
+            self.pos += np.bincount(ids[is_pos], weights=w[is_pos], minlength=self.n_bins)
+            self.neg += np.bincount(ids[~is_pos], weights=w[~is_pos], minlength=self.n_bins)
+        else:
+            self.pos += np.bincount(ids[is_pos], minlength=self.n_bins)
+            self.neg += np.bincount(ids[~is_pos], minlength=self.n_bins)
+
+    def merge(self, other: BinnedCounts) -> BinnedCounts:
+        if (self.n_bins, self.low, self.high) != (other.n_bins, other.low, other.high):
+            raise InputValidationError(
+                f"merge: binned AUC states must have the same bins. Got {self.n_bins} bins on "
+                f"[{self.low}, {self.high}] and {other.n_bins} on [{other.low}, {other.high}]."
+            )
+        out = BinnedCounts(self.n_bins, self.low, self.high, self.weighted or other.weighted)
+        out.pos = self.pos + other.pos
+        out.neg = self.neg + other.neg
+        return out
+
+    def auc_and_bound(self) -> tuple[float, float]:
+        """The binned AUC and a bound on its distance to the exact AUC of the rows.
+
+        Pairs in different bins are ordered as their scores are; a pair in one
+        bin counts one half, while its true contribution is 0, 1/2 or 1, so the
+        error is at most half the share of same-bin pairs."""
+        total_pos, total_neg = float(self.pos.sum()), float(self.neg.sum())
+        if total_pos == 0 or total_neg == 0:
+            return float("nan"), float("nan")
+        below = np.cumsum(self.neg) - self.neg
+        pairs = total_pos * total_neg
+        area = float(np.dot(self.pos, below + 0.5 * self.neg))
+        same = float(np.dot(self.pos.astype(np.float64), self.neg))
+        return area / pairs, 0.5 * same / pairs
+
+
+@dataclass(frozen=True)
+class ErrorSums:
+    """Exact sums of ``w (y - y_hat)^2``, ``w |y - y_hat|`` and ``w`` (RMSE, MAE)."""
+
+    squared: ExactSum
+    absolute: ExactSum
+    weight: ExactSum
+    n_rows: int
+
+    def merge(self, other: ErrorSums) -> ErrorSums:
+        return ErrorSums(
+            self.squared + other.squared,
+            self.absolute + other.absolute,
+            self.weight + other.weight,
+            self.n_rows + other.n_rows,
+        )
+
+
+@dataclass
+class Seen:
+    """Ids of the groups already given to a whole-group metric."""
+
+    ids: set[Any] = field(default_factory=set)
+
+    def add(self, ids: np.ndarray, func: str, what: str) -> None:
+        values = ids.tolist()
+        repeated = self.ids.intersection(values)
+        if repeated:
+            raise InputValidationError(
+                f"{func}: {what} {format_values(sorted(repeated, key=str))} were already given "
+                f"in an earlier update; each update must hold whole {what} (all the rows of a "
+                f"{what[:-1]}), e.g. group the rows by {what[:-1]} before cutting batches."
+            )
+        self.ids.update(values)
+
+    def merge(self, other: Seen) -> Seen:
+        both = self.ids & other.ids
+        if both:
+            raise InputValidationError(
+                f"{len(both)} groups were given twice (in two updates, or in two merged "
+                f"accumulators), e.g. {format_values(sorted(both, key=str))}; each update and "
+                f"each worker must hold whole groups (all the rows of a group or user): group "
+                f"the rows before cutting batches or splitting them across workers."
+            )
+        return Seen(self.ids | other.ids)

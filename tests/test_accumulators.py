@@ -1,0 +1,218 @@
+"""receval.metric(): any split into batches, any merge order, the function's float (==)."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import receval as rv
+from receval import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+
+# name -> (function on all rows, data maker); data: (args, kwargs per row-array)
+SCORES = [0.0, 0.1, 0.25, 0.5, 0.5, 0.75, 0.9, 1.0]  # few values: ties on purpose
+
+
+def _binary(rng, n, weights):
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    p = rng.choice(SCORES, n)
+    w = rng.integers(0, 4, n).astype(float) + rng.random(n) if weights else None
+    return y, p, w
+
+
+POINTWISE = {
+    "log_loss": lambda y, p, w: rv.log_loss(y, p, sample_weight=w),
+    "pcoc": lambda y, p, w: rv.pcoc(y, p, sample_weight=w),
+    "copc": lambda y, p, w: rv.copc(y, p, sample_weight=w),
+    "normalized_entropy": lambda y, p, w: rv.normalized_entropy(y, p, sample_weight=w),
+    "roc_auc": lambda y, p, w: rv.roc_auc_score(y, p, sample_weight=w),
+    "rmse": lambda y, p, w: rv.root_mean_squared_error(y, p, sample_weight=w),
+    "mae": lambda y, p, w: rv.mean_absolute_error(y, p, sample_weight=w),
+}
+# weighted AUC adds float pair weights: equal to rounding, not bit for bit
+EXACT_WITH_WEIGHTS = set(POINTWISE) - {"roc_auc"}
+
+
+def _cuts(rng, n, k):
+    return np.sort(rng.choice(np.arange(1, n), size=min(k, n - 1), replace=False))
+
+
+def _batched(name, arrays, cuts, **options):
+    acc = rv.metric(name, **options)
+    for part in zip(*(np.split(a, cuts) if a is not None else [None] * (len(cuts) + 1)
+                      for a in arrays), strict=True):  # fmt: skip
+        y, p, w = part
+        acc.update(y, p, sample_weight=w)
+    return acc
+
+
+@pytest.mark.parametrize("name", sorted(POINTWISE))
+@pytest.mark.parametrize("weights", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_any_split_and_merge_order_gives_the_function(name, weights, seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 400))
+    y, p, w = _binary(rng, n, weights)
+    expected = POINTWISE[name](y, p, w)
+    cuts = _cuts(rng, n, int(rng.integers(0, 12)))
+    got = _batched(name, (y, p, w), cuts).compute()
+    # workers: one accumulator per part, merged in a random order
+    parts = [_batched(name, (y[a:b], p[a:b], None if w is None else w[a:b]), [])
+             for a, b in zip([0, *cuts], [*cuts, n], strict=True)]  # fmt: skip
+    order = rng.permutation(len(parts))
+    merged = parts[order[0]]
+    for i in order[1:]:
+        merged.merge(parts[i])
+    if weights and name not in EXACT_WITH_WEIGHTS:
+        assert got == pytest.approx(expected, rel=1e-12)
+        assert merged.compute() == pytest.approx(expected, rel=1e-12)
+    else:
+        assert got == expected
+        assert merged.compute() == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 1), st.sampled_from(SCORES)), min_size=2, max_size=60),
+    st.lists(st.integers(1, 59), max_size=6),
+)
+def test_auc_with_ties_equals_roc_auc_score(rows, cuts):
+    y = np.array([r[0] for r in rows])
+    s = np.array([r[1] for r in rows])
+    cuts = sorted({c for c in cuts if c < len(rows)})
+    acc = rv.metric("auc")
+    for a, b in zip(np.split(y, cuts), np.split(s, cuts), strict=True):
+        acc.update(a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        expected = rv.roc_auc_score(y, s)
+        got = acc.compute()
+    assert (np.isnan(got) and np.isnan(expected)) or got == expected
+
+
+def test_binned_auc_bound_holds_and_tightens():
+    rng = np.random.default_rng(3)
+    n = 20_000
+    y = rng.integers(0, 2, n)
+    p = np.clip(rng.normal(0.4 + 0.2 * y, 0.2), 0, 1)
+    exact = rv.roc_auc_score(y, p)
+    bounds = []
+    for bins in (10, 100, 1000):
+        acc = rv.metric("roc_auc", bins=bins)
+        for a, b in zip(np.array_split(y, 7), np.array_split(p, 7), strict=True):
+            acc.update(a, b)
+        result = acc.compute()
+        assert abs(result.value - exact) <= result.error_bound
+        bounds.append(result.error_bound)
+    assert bounds[0] > bounds[1] > bounds[2] > 0
+
+
+def test_gauc_over_whole_groups():
+    rng = np.random.default_rng(1)
+    groups = np.repeat(np.arange(50), rng.integers(1, 12, 50))
+    n = len(groups)
+    y = rng.integers(0, 2, n)
+    s = rng.choice(SCORES, n)
+    expected = rv.gauc_score(y, s, groups=groups)
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    cuts = np.sort(rng.choice(starts[1:], 8, replace=False))
+    acc = rv.metric("gauc")
+    for a, b, g in zip(*(np.split(x, cuts) for x in (y, s, groups)), strict=True):
+        acc.update(a, b, groups=g)
+    assert acc.compute() == expected
+    with pytest.raises(InputValidationError, match=r"1 groups were given twice .* e.g. \[0\]"):
+        acc.update(y[:3], s[:3], groups=groups[:3])
+
+
+def test_ranking_metric_over_whole_users():
+    rng = np.random.default_rng(2)
+    qrels = {f"u{u}": {f"d{i}": int(rng.integers(0, 3)) for i in rng.choice(30, 5, replace=False)}
+             for u in range(40)}  # fmt: skip
+    run = {u: {f"d{i}": float(rng.choice(SCORES)) for i in rng.choice(30, 10, replace=False)}
+           for u in list(qrels)[:35]}  # fmt: skip
+    for metric in ["ndcg@5", "map", "hr@10", "recall(rel_threshold=2)@10"]:
+        expected = rv.evaluate(qrels, run, [metric]).mean[metric]
+        acc = rv.metric(metric)
+        users = list(qrels)
+        for chunk in (users[:13], users[13:14], users[14:]):
+            acc.update({u: qrels[u] for u in chunk}, {u: run[u] for u in chunk if u in run})
+        assert acc.compute() == expected, metric
+    trec = rv.metric("ndcg@5", profile="trec_eval")
+    trec.update(qrels, run)
+    assert trec.compute() == rv.evaluate(qrels, run, ["ndcg@5"], profile="trec_eval").mean["ndcg@5"]
+
+
+def test_pickle_reset_and_errors():
+    acc = rv.metric("logloss").update([0, 1], [0.2, 0.7])
+    back = pickle.loads(pickle.dumps(acc))
+    assert back.compute() == acc.compute() == rv.log_loss([0, 1], [0.2, 0.7])
+    auc = rv.metric("auc").update([0, 1, 1], [0.1, 0.5, 0.5])
+    assert pickle.loads(pickle.dumps(auc)).compute() == 1.0
+    acc.reset()
+    assert acc.n_updates == 0
+    with pytest.warns(UndefinedMetricWarning):
+        assert np.isnan(acc.compute())
+    with pytest.raises(InvalidParameterError, match=r"Unknown metric 'logg_loss'. Did you mean"):
+        rv.metric("logg_loss")
+    with pytest.raises(InvalidParameterError, match="cannot merge"):
+        rv.metric("auc").merge(rv.metric("log_loss"))
+    with pytest.raises(InvalidParameterError, match="takes no option 'eps'"):
+        rv.metric("pcoc", eps=0.1)
+    with pytest.raises(InputValidationError, match="y_true must contain only 0 and 1"):
+        rv.metric("auc").update([0, 2], [0.1, 0.2])
+
+
+class _Tensor:
+    """A stand-in for a CPU tensor: only __array__."""
+
+    def __init__(self, values):
+        self._values = np.asarray(values)
+
+    def __array__(self, dtype=None, copy=None):
+        return self._values if dtype is None else self._values.astype(dtype)
+
+
+class _DLPackOnly:
+    def __init__(self, values):
+        self._values = np.asarray(values)
+
+    def __dlpack__(self, **kwargs):
+        return self._values.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._values.__dlpack_device__()
+
+
+def test_array_protocols_without_importing_their_library():
+    y, p = [0, 1, 1, 0], [0.2, 0.7, 0.6, 0.4]
+    expected = rv.roc_auc_score(y, p)
+    assert rv.metric("auc").update(_Tensor(y), _Tensor(p)).compute() == expected
+    assert rv.metric("auc").update(_DLPackOnly(y), _DLPackOnly(p)).compute() == expected
+
+
+def test_normalized_entropy():
+    y = np.array([1, 0, 0, 1, 0, 0, 0, 1])
+    p = np.array([0.8, 0.3, 0.1, 0.6, 0.2, 0.4, 0.1, 0.5])
+    base = 3 / 8
+    entropy = -base * np.log(base) - (1 - base) * np.log(1 - base)
+    assert rv.normalized_entropy(y, p) == pytest.approx(rv.log_loss(y, p) / entropy, rel=1e-15)
+    assert rv.normalized_entropy(y, np.full(8, base)) == pytest.approx(1.0, rel=1e-15)
+    with pytest.warns(UndefinedMetricWarning, match="single class"):
+        assert np.isnan(rv.normalized_entropy([1, 1], [0.5, 0.6]))
+
+
+@pytest.mark.parametrize("batch_rows", [1, 7, None])
+def test_scan_runs_the_same_definition(tmp_path, batch_rows):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(4)
+    y, p, w = _binary(rng, 300, True)
+    path = tmp_path / "imp.parquet"
+    pq.write_table(pa.table({"y": y, "p": p, "w": w}), path)
+    s = rv.scan(path, batch_rows=batch_rows or 10**6)
+    for func in (rv.normalized_entropy, rv.pcoc, rv.copc):
+        assert func(s["y"], s["p"], sample_weight=s["w"]) == func(y, p, sample_weight=w)

@@ -146,14 +146,12 @@ def test_aliases_with_cut_off():
 
 
 def test_list_metrics():
-    assert list_metrics() == [
+    assert list_metrics("ranking") == [
         "cg",
         "dcg",
-        "diversity",
         "f1",
         "hit_ratio",
         "idcg",
-        "ils",
         "map",
         "mrr",
         "ndcg",
@@ -162,10 +160,40 @@ def test_list_metrics():
         "recall",
         "success",
     ]
-    assert receval.list_metrics() == sorted(REGISTRY)
+    # ils and diversity are metric strings of evaluate too, from the lists alone
+    assert {"ils", "diversity", "novelty", "gini_index"} <= set(list_metrics("list"))
+    assert list_metrics("grouped") == ["gauc"]
+    assert {"roc_auc", "log_loss", "normalized_entropy", "average_precision"} <= set(
+        list_metrics("pointwise")
+    )
+    every = list_metrics()
+    assert every == sorted(every) and len(every) == len(set(every))
+    assert set(sorted(REGISTRY)) <= set(every)
     assert list_metrics() is not list_metrics()  # a fresh list each call
-    for name in list_metrics():
+    for name in list_metrics("ranking"):
         assert str(parse_metric(name)) == name
+    with pytest.raises(InvalidParameterError, match="'family' parameter of list_metrics"):
+        list_metrics("ctr")
+
+
+def test_metric_info_names_and_ambiguity():
+    from receval import metric_info
+
+    assert metric_info("AUC").name == "roc_auc"
+    assert metric_info("logloss").function == "log_loss"
+    assert metric_info("hr").name == "hit_ratio"
+    assert metric_info("ap", family="pointwise").name == "average_precision"
+    assert metric_info("ap", family="ranking").name == "map"
+    with pytest.raises(InvalidParameterError, match=r"'average_precision' \(pointwise\), 'map'"):
+        metric_info("ap")
+    with pytest.raises(InvalidParameterError, match="Did you mean 'log_loss'"):
+        metric_info("log_los")
+    entry = metric_info("gauc")
+    assert (entry.family, entry.partitionings, entry.higher_is_better) == (
+        "grouped",
+        ("groups",),
+        True,
+    )
 
 
 def test_registry_metadata():

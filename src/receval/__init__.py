@@ -61,7 +61,9 @@ _EXPORTS: dict[str, str] = {
     "Scan": "receval.data.scan",
     "EvaluationReport": "receval.evaluation",
     "parse_metric": "receval._registry",
-    "list_metrics": "receval._registry",
+    "list_metrics": "receval.registry",
+    "metric_info": "receval.registry",
+    "MetricEntry": "receval.registry",
     "MetricSpec": "receval._registry",
     "Conventions": "receval.conventions",
     "PROFILES": "receval.conventions",
@@ -112,7 +114,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
-    from ._registry import MetricSpec, list_metrics, parse_metric
+    from ._registry import MetricSpec, parse_metric
     from .comparison import (
         ComparisonReport,
         adjust_pvalues,
@@ -180,3 +182,4 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         success_at_k,
     )
     from .metrics._retention import RetentionReport, retention
+    from .registry import MetricEntry, list_metrics, metric_info

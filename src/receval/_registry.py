@@ -25,7 +25,6 @@ __all__ = [
     "REGISTRY",
     "MetricSpec",
     "PointwiseMetric",
-    "list_metrics",
     "parse_metric",
     "pointwise_metric",
 ]
@@ -264,18 +263,6 @@ def _parse_params(text: str | None, whole: str) -> dict[str, object]:
     return out
 
 
-def list_metrics() -> list[str]:
-    """Names of every ranking metric, for metric strings.
-
-    Examples
-    --------
-    >>> from receval import list_metrics
-    >>> "ndcg" in list_metrics()
-    True
-    """
-    return sorted(REGISTRY)
-
-
 # ------------------------------------------------------------- pointwise metrics
 # Metrics of one score per impression (CTR models), by the short names the
 # command line uses. The adapters import their metric module when called, so
@@ -408,13 +395,32 @@ POINTWISE_METRICS: dict[str, PointwiseMetric] = {
 }
 
 
+# canonical registry name -> the short name of POINTWISE_METRICS
+_SHORT = {
+    "roc_auc": "auc",
+    "gauc": "gauc",
+    "log_loss": "logloss",
+    "normalized_entropy": "ne",
+    "pcoc": "pcoc",
+    "copc": "copc",
+    "average_precision": "ap",
+    "pr_auc": "pr_auc",
+    "break_even_point": "bep",
+    "expected_calibration_error": "ece",
+    "root_mean_squared_error": "rmse",
+    "mean_absolute_error": "mae",
+}
+
+
 def pointwise_metric(name: str) -> PointwiseMetric:
     """Look up a pointwise metric by its short name (``"auc"``, ``"gauc"``, ...).
 
     Parameters
     ----------
     name : str
-        A key of ``POINTWISE_METRICS``, case-insensitive.
+        A key of ``POINTWISE_METRICS`` or a pointwise metric's canonical name or
+        alias in :mod:`receval.registry` (``"log_loss"``, ``"roc_auc"``),
+        case-insensitive.
 
     Returns
     -------
@@ -436,6 +442,16 @@ def pointwise_metric(name: str) -> PointwiseMetric:
     key = name.strip().lower() if isinstance(name, str) else name
     if key in POINTWISE_METRICS:
         return POINTWISE_METRICS[key]
+    # the canonical names and aliases of the registry (log_loss, roc_auc, ...)
+    from .registry import metric_info
+
+    for family in ("pointwise", "grouped"):
+        try:
+            canonical = metric_info(str(key), family=family).name
+        except InvalidParameterError:
+            continue
+        if _SHORT.get(canonical) in POINTWISE_METRICS:
+            return POINTWISE_METRICS[_SHORT[canonical]]
     close = difflib.get_close_matches(str(key), sorted(POINTWISE_METRICS), n=1, cutoff=0.5)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     names = ", ".join(sorted(POINTWISE_METRICS))

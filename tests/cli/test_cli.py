@@ -564,3 +564,16 @@ def test_subprocess_end_to_end(files, command) -> None:
     assert bad.stderr == (
         "error: Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval.list_metrics().\n"
     )
+
+
+def test_ctr_takes_the_registry_names(runner, files) -> None:
+    # canonical names and aliases of receval.registry, as compare --ctr-metric takes them
+    result = invoke(
+        runner, "ctr", files["impressions"], "--label", "click", "--score", "m1",
+        "-m", "log_loss", "-m", "roc_auc", "-m", "ne", "-f", "json",
+    )  # fmt: skip
+    [record] = json.loads(result.stdout)
+    d = _impressions()
+    assert record["log_loss"] == log_loss(d["click"], d["m1"])
+    assert record["roc_auc"] == roc_auc_score(d["click"], d["m1"])
+    assert record["ne"] == normalized_entropy(d["click"], d["m1"])

@@ -1,0 +1,210 @@
+"""One table of every metric receval computes, of every family, with its names.
+
+Each :class:`MetricEntry` gives a metric's canonical name (the function's name
+without ``_score``), the aliases users type, a one-line definition, the
+direction, the data it needs and how its rows may be partitioned (the
+backends that can run it: ``"any"`` split, whole ``"groups"``, disjoint score
+``"ranges"``). :func:`list_metrics` and :func:`metric_info` read it; the
+command line's names and the ranking parser's names come from it.
+
+Families: ``pointwise`` (one score per impression), ``grouped`` (per-group
+AUC), ``ranking`` (top-K lists against judgments: the metric strings of
+:func:`receval.evaluate`), ``list`` (beyond accuracy, from the lists alone) and
+``retention``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from .exceptions import InvalidParameterError
+
+__all__ = ["FAMILIES", "MetricEntry", "list_metrics", "metric_info"]
+
+FAMILIES = ("pointwise", "grouped", "ranking", "list", "retention")
+
+
+@dataclass(frozen=True)
+class MetricEntry:
+    """What the registry knows of one metric.
+
+    Attributes
+    ----------
+    name : str
+        Canonical name.
+    family : str
+        One of :data:`FAMILIES`.
+    description : str
+        One-line definition.
+    aliases : tuple of str
+        Other names accepted for it (in its family's contexts).
+    higher_is_better : bool or None
+        None where neither direction is better (PCOC and COPC: 1 is best).
+    inputs : tuple of str
+        The data it needs.
+    partitionings : tuple of str
+        How its rows may be split across batches, partitions or workers:
+        ``"any"``, ``"groups"`` (whole groups or users), ``"ranges"`` (disjoint
+        score ranges); empty when it needs all the rows at once.
+    function : str
+        The public function (or ``"evaluate"`` for a metric string).
+    accepts_k : bool
+        Whether it takes an ``@k`` cut-off.
+    """
+
+    name: str
+    family: str
+    description: str
+    aliases: tuple[str, ...] = ()
+    higher_is_better: bool | None = True
+    inputs: tuple[str, ...] = ("y_true", "y_score")
+    partitionings: tuple[str, ...] = ("any",)
+    function: str = ""
+    accepts_k: bool = False
+
+
+_WEIGHTED = ("y_true", "y_score", "sample_weight")
+_PROBA = ("y_true", "y_prob", "sample_weight")
+
+_POINTWISE = [
+    MetricEntry("roc_auc", "pointwise", "area under the ROC curve, exact (ties count one half)",
+                ("auc", "roc_auc_score"), True, _WEIGHTED, ("any", "ranges"), "roc_auc_score"),
+    MetricEntry("log_loss", "pointwise", "mean binary cross-entropy of predicted probabilities",
+                ("logloss", "cross_entropy"), False, _PROBA, ("any",), "log_loss"),
+    MetricEntry("normalized_entropy", "pointwise",
+                "log loss over the entropy of the base rate (TorchRec's NE)",
+                ("ne",), False, _PROBA, ("any",), "normalized_entropy"),
+    MetricEntry("pcoc", "pointwise", "predicted clicks over observed clicks; 1 is calibrated",
+                (), None, _PROBA, ("any",), "pcoc"),
+    MetricEntry("copc", "pointwise", "observed clicks over predicted clicks; 1 is calibrated",
+                (), None, _PROBA, ("any",), "copc"),
+    MetricEntry("average_precision", "pointwise",
+                "step-wise area under the precision-recall curve (scikit-learn's AP)",
+                ("ap", "average_precision_score"), True, _WEIGHTED, (), "average_precision_score"),
+    MetricEntry("pr_auc", "pointwise", "trapezoidal area under the precision-recall curve",
+                ("pr_auc_score",), True, _WEIGHTED, (), "pr_auc_score"),
+    MetricEntry("break_even_point", "pointwise", "precision where precision equals recall",
+                ("bep",), True, _WEIGHTED, (), "break_even_point"),
+    MetricEntry("expected_calibration_error", "pointwise",
+                "weighted mean gap between observed rate and mean prediction per bin",
+                ("ece",), False, _PROBA, (), "expected_calibration_error"),
+    MetricEntry("root_mean_squared_error", "pointwise", "root mean squared error",
+                ("rmse",), False, ("y_true", "y_pred", "sample_weight"), ("any",),
+                "root_mean_squared_error"),
+    MetricEntry("mean_absolute_error", "pointwise", "mean absolute error",
+                ("mae",), False, ("y_true", "y_pred", "sample_weight"), ("any",),
+                "mean_absolute_error"),
+    MetricEntry("gauc", "grouped", "per-group ROC AUC weighted by impressions, clicks or 1",
+                ("group_auc", "gauc_score"), True, ("y_true", "y_score", "groups", "sample_weight"),
+                ("groups",), "gauc_score"),
+]  # fmt: skip
+
+_LIST = [
+    MetricEntry("catalog_coverage", "list", "share of the catalogue in the top-k lists",
+                ("coverage",), True, ("run", "catalog"), (), "catalog_coverage", True),
+    MetricEntry("novelty", "list", "mean self-information -log2(popularity) of recommended items",
+                (), True, ("run", "interactions"), ("groups",), "novelty", True),
+    MetricEntry("personalization", "list", "1 - mean cosine similarity between users' lists",
+                (), True, ("run",), (), "personalization", True),
+    MetricEntry("gini_index", "list", "Gini index of item exposure in the top-k lists",
+                ("gini",), False, ("run",), (), "gini_index", True),
+    MetricEntry("retention", "retention",
+                "new, login and active users per period; day-N retention per cohort",
+                (), True, ("events",), ("groups",), "retention"),
+]  # fmt: skip
+
+
+def _ranking_entries() -> list[MetricEntry]:
+    from ._registry import ALIASES, REGISTRY
+
+    aliases: dict[str, list[str]] = {}
+    for alias, target in ALIASES.items():
+        aliases.setdefault(target.split("(", 1)[0], []).append(alias)
+    entries = []
+    for name, info in REGISTRY.items():
+        family = "list" if info.needs == "similarity" else "ranking"
+        inputs = ("run", "features") if info.needs == "similarity" else ("qrels", "run")
+        entries.append(
+            MetricEntry(name, family, info.description, tuple(sorted(aliases.get(name, ()))),
+                        info.higher_is_better, inputs, ("groups",), "evaluate", info.accepts_k)
+        )  # fmt: skip
+    return entries
+
+
+def _entries() -> dict[str, MetricEntry]:
+    return {e.name: e for e in [*_POINTWISE, *_ranking_entries(), *_LIST]}
+
+
+def list_metrics(family: str | None = None) -> list[str]:
+    """Canonical names of the metrics of one family, or of every family.
+
+    Parameters
+    ----------
+    family : {"pointwise", "grouped", "ranking", "list", "retention"}, default=None
+        None lists every metric. ``"ranking"`` gives the names of
+        :func:`receval.evaluate`'s metric strings.
+
+    Returns
+    -------
+    names : list of str
+        Sorted; a new list at each call.
+
+    Examples
+    --------
+    >>> from receval import list_metrics
+    >>> "ndcg" in list_metrics("ranking")
+    True
+    >>> list_metrics("grouped")
+    ['gauc']
+    """
+    if family is not None and family not in FAMILIES:
+        raise InvalidParameterError(
+            f"The 'family' parameter of list_metrics must be one of {sorted(FAMILIES)}. "
+            f"Got {family!r} instead."
+        )
+    return sorted(e.name for e in _entries().values() if family in (None, e.family))
+
+
+def metric_info(name: str, family: str | None = None) -> MetricEntry:
+    """The registry's entry of a metric, by canonical name or alias (case-insensitive).
+
+    Parameters
+    ----------
+    name : str
+        ``"roc_auc"``, ``"auc"``, ``"ndcg"``, ``"hr"``, ...
+    family : str, default=None
+        Resolve the name within one family (``"ap"`` is average precision among
+        pointwise metrics and mean average precision among ranking ones).
+
+    Returns
+    -------
+    entry : MetricEntry
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown name (with the closest one), or a name two families use.
+
+    Examples
+    --------
+    >>> from receval import metric_info
+    >>> metric_info("logloss").name
+    'log_loss'
+    >>> metric_info("ap", family="ranking").name
+    'map'
+    """
+    entries = [e for e in _entries().values() if family in (None, e.family)]
+    key = name.strip().lower() if isinstance(name, str) else name
+    found = [e for e in entries if key == e.name or key in e.aliases]
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        options = ", ".join(f"{e.name!r} ({e.family})" for e in found)
+        raise InvalidParameterError(
+            f"Metric {name!r} names {options}; pass family= or use the canonical name."
+        )
+    names = sorted({e.name for e in entries} | {a for e in entries for a in e.aliases})
+    close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.5)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise InvalidParameterError(f"Unknown metric {name!r}.{hint} See receval.list_metrics().")

@@ -89,34 +89,6 @@ def _refuse(func: str, name: str, value: Any, default: Any, why: str) -> None:
 
 
 # ------------------------------------------------------------------ sums: log loss, PCOC
-def _totals(
-    func: str,
-    y_true: ScanColumn,
-    y_prob: ScanColumn,
-    sample_weight: ScanColumn | None,
-    eps: float,
-    prob_name: str,
-) -> Any:
-    from ._states import EMPTY_TOTALS, totals_of
-
-    scan = _scan(y_true)
-    columns = _names(y_true, y_prob, sample_weight)
-    state = EMPTY_TOTALS
-    for batch in scan.batches(columns, floats=columns[1:], description=func):
-        yt = batch[y_true.name]
-        yp = batch[y_prob.name]
-        sw = None if sample_weight is None else batch[sample_weight.name]
-        n = len(yt)
-        labels = v.check_binary01(yt, func)
-        proba = v.check_probabilities(
-            v.check_finite(v.as_float(yp, prob_name, func), prob_name, func), prob_name, func
-        )
-        weights = v.check_sample_weight(sw, n, func)
-        state = state.merge(totals_of(labels, proba, weights, eps))
-    v.check_not_empty(state.n_rows, "y_true", func)
-    return state
-
-
 def log_loss(
     y_true: ScanColumn,
     y_pred: ScanColumn,
@@ -126,21 +98,12 @@ def log_loss(
     labels: Any,
     eps: Any,
 ) -> float:
-    func = "log_loss"
-    _refuse(func, "labels", labels, None, "out of core y_true must hold 0/1 labels")
-    if eps == "auto":
-        eps = _EPS
-    eps = v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False)
-    state = _totals(func, y_true, y_pred, sample_weight, eps, "y_pred")
-    if not normalize:
-        return state.loss.value
-    weight = state.weight.value
-    if weight == 0:
-        from .metrics._binary import warn_undefined
-        from .metrics._loss import ZERO_WEIGHT
+    _refuse("log_loss", "labels", labels, None, "out of core y_true must hold 0/1 labels")
+    from .engine.sources import scan_compute
 
-        return warn_undefined(ZERO_WEIGHT)
-    return state.loss.value / weight
+    columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
+    options = {"eps": eps, "normalize": normalize}
+    return scan_compute("log_loss", columns, ("y_pred", "sample_weight"), **options)
 
 
 def pcoc(y_true: ScanColumn, y_prob: ScanColumn, *, sample_weight: ScanColumn | None) -> float:

@@ -44,17 +44,26 @@ def _columns(func: str, *arrays: tuple[str, Any]) -> list[np.ndarray | None]:
 
 
 # ------------------------------------------------------------------ sums over rows
-def _totals_batch(func: str, eps: float) -> Any:
-    def prepare(params: dict[str, Any], y_true: Any, y_prob: Any, sample_weight: Any = None):
+def _totals_batch(func: str, prob: str) -> Any:
+    """Validation of one batch of 0/1 labels and probabilities (named ``prob``)."""
+
+    def prepare(params: dict[str, Any], y_true: Any, *args: Any, **kwargs: Any) -> Any:
+        y_prob = args[0] if args else kwargs.pop(prob)
+        sample_weight = args[1] if len(args) > 1 else kwargs.pop("sample_weight", None)
+        if kwargs:
+            raise InvalidParameterError(
+                f"{func}: update takes y_true, {prob} and sample_weight. Got "
+                f"{sorted(kwargs)[0]!r} too."
+            )
         yt, yp, sw = _columns(
-            func, ("y_true", y_true), ("y_prob", y_prob), ("sample_weight", sample_weight)
+            func, ("y_true", y_true), (prob, y_prob), ("sample_weight", sample_weight)
         )
         n = len(yt)
         if n == 0:
             return None
         labels = v.check_binary01(yt, func)
         proba = v.check_probabilities(
-            v.check_finite(v.as_float(yp, "y_prob", func), "y_prob", func), "y_prob", func
+            v.check_finite(v.as_float(yp, prob, func), prob, func), prob, func
         )
         return labels, proba, v.check_sample_weight(sw, n, func)
 
@@ -75,19 +84,29 @@ def _totals_empty(params: dict[str, Any]) -> Any:
     return EMPTY_TOTALS
 
 
+def _eps(name: str, eps: float | str) -> float:
+    value = _EPS if isinstance(eps, str) and eps == "auto" else eps
+    return float(v.check_number(value, "eps", name, low=0.0, high=0.5, low_inclusive=False))
+
+
 def _check_eps(name: str) -> Any:
     def check(eps: float | str = "auto") -> dict[str, Any]:
-        value = _EPS if isinstance(eps, str) and eps == "auto" else eps
-        value = v.check_number(value, "eps", name, low=0.0, high=0.5, low_inclusive=False)
-        return {"eps": float(value)}
+        return {"eps": _eps(name, eps)}
 
     return check
+
+
+def _check_log_loss(eps: float | str = "auto", normalize: bool = True) -> dict[str, Any]:
+    v.check_option(normalize, "normalize", "log_loss", [False, True])
+    return {"eps": _eps("log_loss", eps), "normalize": bool(normalize)}
 
 
 def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
     from ..metrics._binary import warn_undefined
     from ..metrics._loss import ZERO_WEIGHT
 
+    if not params["normalize"]:
+        return state.loss.value
     weight = state.weight.value
     if weight == 0:
         return warn_undefined(ZERO_WEIGHT)
@@ -115,7 +134,7 @@ for _name, _desc, _better, _check, _final, _aliases in [
         "log_loss",
         "mean binary cross-entropy of predicted probabilities",
         False,
-        _check_eps("log_loss"),
+        _check_log_loss,
         _finalize_log_loss,
         ("logloss", "cross_entropy", "bce"),
     ),
@@ -144,6 +163,7 @@ for _name, _desc, _better, _check, _final, _aliases in [
         ("ne",),
     ),
 ]:
+    _prob = "y_pred" if _name == "log_loss" else "y_prob"  # the function's argument name
     register(
         MetricDefinition(
             name=_name,
@@ -151,9 +171,9 @@ for _name, _desc, _better, _check, _final, _aliases in [
             partitioning="any",
             description=_desc,
             higher_is_better=_better,
-            inputs=("y_true", "y_prob", "sample_weight"),
+            inputs=("y_true", _prob, "sample_weight"),
             check_params=_check,
-            prepare=_totals_batch(_name, _EPS),
+            prepare=_totals_batch(_name, _prob),
             update=_totals_update,
             empty=_totals_empty,
             finalize=_final,

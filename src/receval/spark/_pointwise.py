@@ -4,7 +4,8 @@ Each metric is one pass over the partitions: every partition is reduced to
 the mergeable state of :mod:`receval._states`, by the in-memory functions'
 own validation and kernels, and the driver merges the states:
 
-* log loss, PCOC, COPC: :class:`~receval._states.Totals` of any partition;
+* log loss, PCOC, COPC, NE: one :func:`receval.metric` accumulator per
+  partition (the engine's definition, exact sums), merged on the driver;
 * ROC AUC: ``repartitionByRange`` on the score puts every score value in one
   partition, so each partition is a :class:`~receval._states.ScoreRange` and
   :func:`~receval._states.auc_from_ranges` adds the disjoint ranges up exactly
@@ -41,32 +42,6 @@ def _prepare(
     return df.select(*names), F
 
 
-def _totals(
-    df: Any,
-    func: str,
-    y_true: str,
-    y_prob: str,
-    sample_weight: str | None,
-    prob_name: str,
-    num_partitions: int | None,
-) -> Any:
-    from .._states import EMPTY_TOTALS, totals
-
-    data, _ = _prepare(
-        df, func, num_partitions, y_true=y_true, **{prob_name: y_prob}, sample_weight=sample_weight
-    )
-    if num_partitions is not None:
-        data = data.repartition(num_partitions)
-
-    def compute(table: Any) -> Any:
-        sw = None if sample_weight is None else column(table, sample_weight)
-        return totals(column(table, y_true), column(table, y_prob), sample_weight=sw)
-
-    state = reduce(lambda a, b: a.merge(b), partition_states(data, compute), EMPTY_TOTALS)
-    v.check_not_empty(state.n_rows, "y_true", func)
-    return state
-
-
 def log_loss(
     df: Any,
     y_true: str,
@@ -97,13 +72,7 @@ def log_loss(
     -------
     loss : float
     """
-    state = _totals(df, "log_loss", y_true, y_pred, sample_weight, "y_pred", num_partitions)
-    if state.weight.value == 0:
-        from ..metrics._binary import warn_undefined
-        from ..metrics._loss import ZERO_WEIGHT
-
-        return warn_undefined(ZERO_WEIGHT)
-    return state.log_loss
+    return _engine(df, "log_loss", y_true, y_pred, sample_weight, num_partitions)
 
 
 def _engine(

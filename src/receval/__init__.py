@@ -88,6 +88,7 @@ _EXPORTS: dict[str, str] = {
     "RetentionReport": "receval.metrics._retention",
     # streaming: accumulators for training and validation loops
     "metric": "receval.engine.run",
+    "compute": "receval.engine.run",
     "Accumulator": "receval.engine.run",
     # errors
     "RecevalError": "receval.exceptions",
@@ -127,7 +128,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .conventions import PROFILES, Conventions
     from .data._ranked import Qrels, Run
     from .data.scan import Scan, scan
-    from .engine.run import Accumulator, metric
+    from .engine.run import Accumulator, compute, metric
     from .evaluation import EvaluationReport, evaluate
     from .exceptions import (
         InputValidationError,

@@ -185,8 +185,9 @@ PROFILES: dict[str, Conventions] = {
 
 
 #: Conventions a profile sets for one metric only, where the peer computes that
-#: metric another way than the others: by metric name, or ``name@k`` for the
-#: metric with a cut-off only.
+#: metric another way than the others: by metric name, ``name(convention=value)``
+#: for the strings that set that convention, each with ``@k`` for the metric with a
+#: cut-off only or ``@all`` for the metric of the whole list only.
 PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
     "recommenders": {
         # ndcg_at_k: an outer merge with every user of the ground truth (users absent
@@ -209,6 +210,8 @@ PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
         # RR@k is computed by its msmarco provider: ties by document id ascending,
         # scores compared as doubles (RR without a cut-off is pytrec_eval's)
         "mrr@k": {"ties": "id_ascending"},
+        # exponential nDCG of the whole list is its ranx provider's: ties in input order
+        "ndcg(gain=exponential)@all": {"ties": "input"},
     },
 }
 
@@ -218,17 +221,22 @@ def resolve_conventions(
     func: str = "evaluate",
     metric: str | None = None,
     cut_off: bool = False,
+    string_params: tuple[tuple[str, object], ...] = (),
     **overrides: Any,
 ) -> Conventions:
     """Start from ``profile`` (or the defaults), apply the profile's conventions for
-    ``metric`` (a metric name; ``cut_off``: it has an @k), then the explicit keyword
-    overrides."""
+    ``metric`` (a metric name; ``cut_off``: it has an @k; ``string_params``: the
+    conventions written in its string), then the explicit keyword overrides."""
     if profile is not None:
         check_option(profile, "profile", func, sorted(PROFILES))
         base = PROFILES[profile]
         per_metric = PROFILE_METRICS.get(profile, {})
-        for key in (metric, f"{metric}@k" if cut_off else None):
-            if key is not None and key in per_metric:
+        forms = (
+            [] if metric is None else [metric, *(f"{metric}({k}={v})" for k, v in string_params)]
+        )
+        depth = "@k" if cut_off else "@all"
+        for key in [*forms, *(f + depth for f in forms)]:
+            if key in per_metric:
                 base = replace(base, **per_metric[key])
     else:
         base = Conventions()

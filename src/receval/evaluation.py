@@ -459,7 +459,9 @@ def _prepare(
     convs: dict[str, Conventions] = {}
     for text in metrics:
         spec = parse_metric(text)
-        base = resolve_conventions(profile, func, spec.name, spec.k is not None, **conventions)
+        base = resolve_conventions(
+            profile, func, spec.name, spec.k is not None, spec.params, **conventions
+        )
         conv = replace(base, **dict(spec.params)).validated(func)
         if conv.ties == "average" and spec.name in _NO_AVERAGE_TIES:
             raise InvalidParameterError(

@@ -125,9 +125,7 @@ def evaluate(qrels: Mapping, run: Mapping, name: str, k: int | None, conv: dict)
         scores = run.get(user, {})
         if conv["ties"] == "average":
             all_orders = orders(scores) or [[]]
-            value = sum(one(name, k, conv, o, judged, scores) for o in all_orders) / len(
-                all_orders
-            )
+            value = sum(one(name, k, conv, o, judged, scores) for o in all_orders) / len(all_orders)
         else:
             value = one(name, k, conv, ranked(scores, conv["ties"]), judged, scores)
         if name == "hit_ratio":

@@ -231,3 +231,15 @@ def test_cut_run_keeps_trec_eval_order():
     run = receval.Run.from_dict({"q": {"a": 1.0, "b": 2.0, "c": 1.0, "d": 0.5}})
     assert set(cut_run(run, 2).to_dict()["q"]) == {"b", "c"}  # c before a: docno descending
     assert cut_run(run, 3).to_dict()["q"] == {"a": 1.0, "b": 2.0, "c": 1.0}
+
+
+def test_every_data_file_belongs_to_a_command():
+    """data/trec_eval holds commands.json and the files its commands name, nothing else
+    (zscores_file is aqZ's -Z file: the command is not applicable, its file kept with it)."""
+    named = {
+        command[key]
+        for command in SPEC["commands"]
+        for key in ("qrels", "run", "expected", "zscores")
+        if key in command
+    }
+    assert {p.name for p in DATA.iterdir()} == named | {"commands.json"}

@@ -14,7 +14,7 @@ from typing import Any
 from ..exceptions import InvalidParameterError
 from .metric import MetricDefinition, definition
 
-__all__ = ["Accumulator", "metric"]
+__all__ = ["Accumulator", "compute", "metric"]
 
 
 def _as_arrays(data: Any) -> Any:
@@ -122,6 +122,11 @@ class Accumulator:
         state["definition"] = definition(state["definition"])
         self.__dict__.update(state)
 
+    @property
+    def params(self) -> dict[str, Any]:
+        """The checked options of the metric."""
+        return dict(self._params)
+
     def __repr__(self) -> str:
         return f"Accumulator({self.name!r}, {self.n_updates} updates)"
 
@@ -195,3 +200,48 @@ def metric(name: str, **options: Any) -> Accumulator:
     else:
         params = defn.check_params(**options)
     return Accumulator(name, defn, params)
+
+
+def compute(name: str, *data: Any, **options: Any) -> Any:
+    """Compute any metric of the engine on some rows: one update of an accumulator.
+
+    The generic form of every mergeable metric's function, for metrics that have
+    none of their own (a metric registered with
+    :func:`receval.engine.metric.register`): in memory, or on the columns of a
+    :func:`receval.scan` (batch by batch) for metrics whose rows split anyway.
+
+    Parameters
+    ----------
+    name : str
+        A metric of :func:`receval.metric`.
+    *data
+        Its data arguments, as for ``Accumulator.update`` (arrays, or columns of
+        one scan).
+    **options
+        Keyword data arguments (``sample_weight=``, ``groups=``) and the metric's
+        options.
+
+    Examples
+    --------
+    >>> import receval
+    >>> receval.compute("pcoc", [1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
+    0.8
+    """
+    defn = definition(name)
+    data_names = set(defn.inputs)
+    kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
+    from ..data.scan import ScanColumn
+
+    columns = [*data, *kwargs.values()]
+    if any(isinstance(c, ScanColumn) for c in columns):
+        if defn.partitioning != "any":
+            raise InvalidParameterError(
+                f"compute({name!r}): this metric needs whole groups per batch, which a scan "
+                f"does not promise; use the metric's own function on the scan."
+            )
+        from .sources import scan_compute
+
+        given = dict(zip(defn.inputs, data, strict=False)) | kwargs
+        floats = tuple(a for a in defn.inputs[1:] if a in given)
+        return scan_compute(name, given, floats, **options)
+    return metric(name, **options).update(*data, **kwargs).compute()

@@ -125,6 +125,16 @@ def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     return copc_of(predicted, observed)
 
 
+def _torch_linspace(n_bins: int, dtype: Any) -> np.ndarray:
+    """``torch.linspace(0, 1, n_bins + 1)`` in ``dtype``, as float64: ``i * step`` up to the
+    middle and ``1 - (n_bins - i) * step`` after it, in ``dtype`` arithmetic."""
+    step = dtype(1.0) / dtype(n_bins)
+    i = np.arange(n_bins + 1)
+    low = i.astype(dtype) * step
+    high = dtype(1.0) - (n_bins - i).astype(dtype) * step
+    return np.where(i < (n_bins + 1) // 2, low, high).astype(np.float64)
+
+
 def _bins(
     labels: np.ndarray,
     proba: np.ndarray,
@@ -145,7 +155,7 @@ def _bins(
     if strategy == "quantile":
         edges = np.percentile(proba, np.linspace(0, 1, n_bins + 1) * 100)
     elif bin_edge == "upper":
-        edges = np.linspace(0.0, 1.0, n_bins + 1, dtype=edge_dtype).astype(np.float64)
+        edges = _torch_linspace(n_bins, edge_dtype)
     else:
         edges = np.linspace(0.0, 1.0, n_bins + 1)
     if bin_edge == "lower":

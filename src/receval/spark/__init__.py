@@ -11,6 +11,8 @@ its in-memory namesake gives on the collected rows.
 * :func:`log_loss`, :func:`pcoc`, :func:`copc`, :func:`normalized_entropy`: sums over
   any partitions (pcoc, copc and NE: one ``receval.metric`` accumulator per partition).
 * :func:`retention`: the cohort table; events partitioned by user.
+* :func:`compute`: any metric of :func:`receval.metric` (one accumulator per
+  partition, merged on the driver; whole groups by repartitioning).
 
 Needs ``pyspark >= 4`` (``pip install 'receval[spark]'``), imported when a
 function is called.
@@ -18,6 +20,7 @@ function is called.
 
 from ._pointwise import (
     GAUCSummary,
+    compute,
     copc,
     gauc_score,
     group_auc,
@@ -32,6 +35,7 @@ from ._retention import retention
 __all__ = [
     "EvaluationSummary",
     "GAUCSummary",
+    "compute",
     "copc",
     "evaluate",
     "gauc_score",

@@ -107,7 +107,11 @@ def partition_states(df: Any, compute: Callable[[Any], Any]) -> list[Any]:
         except RecevalError as exc:
             result = ("error", exc)
         del table, batches
-        payload = pa.array([pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)], pa.binary())
+        from pyspark import cloudpickle  # states of metrics defined in a notebook travel too
+
+        payload = pa.array(
+            [cloudpickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)], pa.binary()
+        )
         yield pa.RecordBatch.from_arrays([payload], names=["state"])
 
     rows = df.mapInArrow(run, "state binary").collect()

@@ -378,3 +378,69 @@ def group_auc(
         n_rows_skipped=state.n_rows_skipped,
         weighting=weighting if isinstance(weighting, str) else "custom",
     )
+
+
+def compute(
+    df: Any,
+    name: str,
+    columns: Mapping[str, str],
+    *,
+    num_partitions: int | None = None,
+    **options: Any,
+) -> Any:
+    """Any metric of the engine on a Spark DataFrame: one accumulator per partition.
+
+    The generic form of :func:`receval.compute` on Spark: each partition's rows
+    update an accumulator of :func:`receval.metric` on the executor, and the
+    driver merges them. Metrics over whole groups (``gauc``) are repartitioned by
+    their ``groups`` column first.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+    name : str
+        A metric of :func:`receval.metric`.
+    columns : mapping of str to str
+        The metric's data arguments to column names, e.g.
+        ``{"y_true": "click", "y_prob": "ctr", "sample_weight": "w"}``.
+    num_partitions : int, default=None
+        Repartition the rows first.
+    **options
+        The metric's options.
+    """
+    from ..engine.metric import definition
+    from ..engine.run import Accumulator, metric
+
+    func = "receval.spark.compute"
+    defn = definition(name)
+    unknown = sorted(set(columns) - set(defn.inputs))
+    if unknown:
+        raise InvalidParameterError(
+            f"The 'columns' parameter of {func} must map data arguments of {name} "
+            f"{list(defn.inputs)} to columns. Got {unknown[0]!r} instead."
+        )
+    data, _ = _prepare(df, func, num_partitions, **dict(columns))
+    if defn.partitioning == "groups":
+        if "groups" not in columns:
+            raise InvalidParameterError(
+                f"{func}: {name} needs whole groups per partition; map 'groups' to a column."
+            )
+        data = data.repartition(num_partitions or data.rdd.getNumPartitions(), columns["groups"])
+    elif defn.partitioning != "any":
+        raise InvalidParameterError(f"{func}: {name} cannot be computed by partitions.")
+    elif num_partitions is not None:
+        data = data.repartition(num_partitions)
+    acc = metric(name, **options)  # options are checked on the driver, before any task
+    params = acc.params
+
+    def run(table: Any) -> Any:
+        # the definition travels with the task, so a metric registered on the driver
+        # only is computed on the executors too
+        args = {arg: column(table, col) for arg, col in columns.items()}
+        return Accumulator(name, defn, params).update(**args)
+
+    parts = partition_states(data, run)
+    v.check_not_empty(len(parts), defn.inputs[0], func)
+    for part in parts:
+        acc.merge(part)
+    return acc.compute()

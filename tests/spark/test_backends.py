@@ -1,0 +1,91 @@
+"""Spark runs every definition of the engine: receval.spark.compute == in memory (==)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import receval
+from receval import spark as rs
+from receval._sums import ExactSum
+from receval.engine import definitions  # noqa: F401  (registers the built-in metrics)
+from receval.engine.metric import DEFINITIONS, MetricDefinition, register
+from receval.registry import metric_info
+
+SCORES = [0.0, 0.1, 0.25, 0.5, 0.5, 0.75, 0.9, 1.0]
+
+
+@pytest.fixture(scope="module")
+def rows():
+    rng = np.random.default_rng(11)
+    n = 400
+    y = rng.integers(0, 2, n)
+    return pd.DataFrame(
+        {
+            "y": y,
+            "p": rng.choice(SCORES, n),
+            "w": rng.integers(1, 4, n) + rng.random(n),
+            "g": rng.permutation(np.repeat(np.arange(40), 10)),  # groups spread over partitions
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def rows_df(spark, rows):
+    return spark.createDataFrame(rows).repartition(3)
+
+
+ANY = ["copc", "log_loss", "mean_absolute_error", "normalized_entropy", "pcoc",
+       "root_mean_squared_error"]  # fmt: skip
+
+
+def test_every_definition_runs_on_spark_or_is_listed():
+    assert set(ANY) | {"roc_auc", "gauc", "ranking"} == set(DEFINITIONS)
+
+
+@pytest.mark.parametrize("name", ANY)
+@pytest.mark.parametrize("parts", [None, 1, 5])
+def test_sums_equal_in_memory(rows_df, rows, name, parts):
+    func = getattr(receval, metric_info(name).function)
+    expected = func(rows["y"], rows["p"], sample_weight=rows["w"])
+    prob = "y_pred" if name in ("log_loss", "mean_absolute_error", "root_mean_squared_error") else (
+        "y_prob"
+    )  # fmt: skip
+    columns = {"y_true": "y", prob: "p", "sample_weight": "w"}
+    assert rs.compute(rows_df, name, columns, num_partitions=parts) == expected
+
+
+def test_roc_auc_and_gauc(rows_df, rows):
+    auc = rs.compute(rows_df, "roc_auc", {"y_true": "y", "y_score": "p"})
+    assert auc == receval.roc_auc_score(rows["y"], rows["p"])
+    gauc = rs.compute(rows_df, "gauc", {"y_true": "y", "y_score": "p", "groups": "g"})
+    assert gauc == receval.gauc_score(rows["y"], rows["p"], groups=rows["g"])
+
+
+def test_a_metric_registered_on_the_driver_runs_on_the_executors(rows_df, rows):
+    class Share:  # defined here, so that the task carries it by value
+        def __init__(self, pos, n):
+            self.pos, self.n = pos, n
+
+        def merge(self, other):
+            return Share(self.pos + other.pos, self.n + other.n)
+
+    register(
+        MetricDefinition(
+            name="positive_share",
+            family="pointwise",
+            partitioning="any",
+            description="share of positives",
+            higher_is_better=True,
+            inputs=("y_true",),
+            check_params=lambda: {},
+            prepare=lambda params, y_true: np.asarray(y_true, dtype=np.float64),
+            update=lambda params, y: Share(ExactSum.of(y), len(y)),
+            empty=lambda params: Share(ExactSum.zero(), 0),
+            finalize=lambda params, state: state.pos.value / state.n,
+        )
+    )
+    try:
+        got = rs.compute(rows_df, "positive_share", {"y_true": "y"})
+    finally:
+        del DEFINITIONS["positive_share"]
+    assert got == rows["y"].mean()

@@ -577,3 +577,38 @@ def test_ctr_takes_the_registry_names(runner, files) -> None:
     assert record["log_loss"] == log_loss(d["click"], d["m1"])
     assert record["roc_auc"] == roc_auc_score(d["click"], d["m1"])
     assert record["ne"] == normalized_entropy(d["click"], d["m1"])
+
+
+def test_library_and_command_without_the_cli_extra(tmp_path) -> None:
+    # typer and rich are the cli extra: the library works without them, and the command
+    # says what to install
+    code = (
+        "import sys\n"
+        "sys.modules['typer'] = None\n"
+        "sys.modules['rich'] = None\n"
+        "import receval\n"
+        "assert receval.roc_auc_score([0, 1], [0.2, 0.7]) == 1.0\n"
+        "import pyarrow as pa, pyarrow.parquet as pq\n"
+        f"pq.write_table(pa.table({{'y': [0, 1], 'p': [0.2, 0.7]}}), {str(tmp_path / 'a.pq')!r})\n"
+        f"s = receval.scan({str(tmp_path / 'a.pq')!r})\n"
+        "assert receval.log_loss(s['y'], s['p']) == receval.log_loss([0, 1], [0.2, 0.7])\n"
+        "from receval.cli import main\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert done.stderr == (
+        "error: the receval command needs Typer and rich (typer is not installed); install "
+        "them with: pip install 'receval[cli]'\n"
+    )
+
+
+def test_python_dash_m_receval(files) -> None:
+    ok = subprocess.run(
+        [sys.executable, "-m", "receval", "rank", "--qrels", str(files["qrels"]), "--run",
+         str(files["run_a"]), "-m", "ndcg@3", "-f", "json"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    assert "ndcg@3" in json.loads(ok.stdout)[0]

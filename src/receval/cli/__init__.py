@@ -1,12 +1,30 @@
 """The ``receval`` command: ``rank``, ``ctr``, ``compare``, ``retention``, ``report``, ``demo``.
 
-Only the console-script entry point (and ``python -m receval.cli``) imports
-this package; ``import receval`` loads neither Typer nor rich.
+Only the console-script entry point (and ``python -m receval``) imports this
+package; ``import receval`` loads neither Typer nor rich, which come with the
+``cli`` extra (``pip install 'receval[cli]'``).
 """
 
 from __future__ import annotations
 
-from . import _compare  # noqa: F401  (registers ``receval compare``)
-from ._app import app, main
+import sys
+
+try:
+    from . import _compare  # noqa: F401  (registers ``receval compare``)
+    from ._app import app, main
+except ModuleNotFoundError as exc:  # the library without the cli extra
+    if exc.name not in ("typer", "rich", "click"):
+        raise
+    _MISSING = exc.name
+
+    def main() -> None:
+        """Say which extra the command needs, on stderr, and exit with 2."""
+        sys.stderr.write(
+            f"error: the receval command needs Typer and rich ({_MISSING} is not installed); "
+            f"install them with: pip install 'receval[cli]'\n"
+        )
+        raise SystemExit(2)
+
+    app = None
 
 __all__ = ["app", "main"]

@@ -342,6 +342,16 @@ class Scan:
         if not self._show_progress():
             yield lambda n: None
             return
+        try:
+            import rich  # noqa: F401  (bars need the cli extra)
+        except ModuleNotFoundError:
+            if self.progress:  # asked for explicitly
+                raise InvalidParameterError(
+                    "The 'progress' parameter of scan is True, but progress bars need rich; "
+                    "install it with pip install 'receval[cli]', or pass progress=None."
+                ) from None
+            yield lambda n: None
+            return
         from rich.console import Console
         from rich.progress import (
             BarColumn,

@@ -28,6 +28,7 @@ from receval import (
     fbeta_score,
     gauc_score,
     log_loss,
+    normalized_entropy,
     mean_absolute_error,
     pcoc,
     pr_auc_score,
@@ -64,6 +65,7 @@ ALL_METRICS = {
         precision_recall_curve(t, s, sample_weight=w)
     ),
     "log_loss": lambda t, s, g, w=None: log_loss(t, s, sample_weight=w),
+    "normalized_entropy": lambda t, s, g, w=None: normalized_entropy(t, s, sample_weight=w),
     "pcoc": lambda t, s, g, w=None: pcoc(t, s, sample_weight=w),
     "copc": lambda t, s, g, w=None: copc(t, s, sample_weight=w),
     "calibration_curve": lambda t, s, g, w=None: _cat(

@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 
 try:
-    from . import _compare  # noqa: F401  (registers ``receval compare``)
     from ._app import app, main
 except ModuleNotFoundError as exc:  # the library without the cli extra
     if exc.name not in ("typer", "rich", "click"):

@@ -15,19 +15,19 @@ import typer
 
 from ..comparison import CORRECTIONS, INTERVALS, POINTWISE, TESTS
 from ..conventions import PROFILES
-from ._app import (
+from ._common import (
     DEFAULT_RANK_METRICS,
     DigitsOption,
     FormatOption,
+    Messages,
     QuietOption,
     RankedFormat,
     TableFormat,
-    _column,
-    _Messages,
-    _ranked_format,
-    _run_names,
-    _table_format,
     app,
+    column,
+    ranked_format,
+    run_names,
+    table_format,
 )
 from ._output import OutputFormat, ResultTable, render
 
@@ -220,7 +220,7 @@ def compare(
     from ..comparison import compare as compare_runs
     from ..comparison import compare_predictions
 
-    say = _Messages(quiet)
+    say = Messages(quiet)
     settings = {
         "baseline": baseline, "test": test,
         "correction": None if correction == "none" else correction, "alpha": alpha,
@@ -243,13 +243,13 @@ def compare(
             metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
             with say.progress(f"Reading {qrels}"):
                 q = Qrels.from_file(qrels, user=user, item=item, grade=grade,
-                                    file_format=_ranked_format(qrels_format, qrels))  # fmt: skip
+                                    file_format=ranked_format(qrels_format, qrels))  # fmt: skip
             runs = {}
-            for path, name in zip(run, _run_names(run), strict=True):
+            for path, name in zip(run, run_names(run), strict=True):
                 with say.progress(f"Reading {path}"):
                     runs[name] = Run.from_file(
                         path, user=user, item=item, score=run_score, name=name,
-                        file_format=_ranked_format(run_format, path),
+                        file_format=ranked_format(run_format, path),
                     )  # fmt: skip
             with say.progress("Comparing"):
                 report = compare_runs(q, runs, metrics, profile=profile, **settings)
@@ -260,7 +260,7 @@ def compare(
                 )
             from ..data.io import read_table
 
-            fmt = _table_format(input_format, impressions, say)
+            fmt = table_format(input_format, impressions, say)
             columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight) if c)]))
             with say.progress(f"Reading {impressions}"):
                 table = read_table(impressions, columns, "receval compare", fmt,
@@ -270,9 +270,9 @@ def compare(
             )  # fmt: skip
             with say.progress("Comparing"):
                 report = compare_predictions(
-                    _column(table, label), {c: _column(table, c) for c in score},
+                    column(table, label), {c: column(table, c) for c in score},
                     groups=table.column(group).combine_chunks() if group else None,
                     metrics=metrics, weighting=weighting,
-                    sample_weight=_column(table, weight) if weight else None, **settings,
+                    sample_weight=column(table, weight) if weight else None, **settings,
                 )  # fmt: skip
         comparison_output(report, output_format, digits, detail)

@@ -1,0 +1,129 @@
+"""``receval retention``: new, login and active users and day-N retention."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ._common import (
+    DigitsOption,
+    FormatOption,
+    Messages,
+    QuietOption,
+    RetentionTable,
+    RetentionValues,
+    TableFormat,
+    app,
+    parse_days,
+    retention_columns,
+    retention_notes,
+    table_format,
+)
+from ._output import OutputFormat, ResultTable, render, rows_of
+
+
+@app.command("retention", no_args_is_help=True)
+def retention_command(
+    file: Annotated[
+        str,
+        typer.Argument(
+            metavar="FILE",
+            help="Activity events: a CSV, TSV or Parquet file with one row per event.",
+            show_default=False,
+        ),
+    ],
+    user: Annotated[str, typer.Option(metavar="COL", help="Column of user ids.")] = "user",
+    time: Annotated[
+        str,
+        typer.Option(
+            metavar="COL",
+            help="Column of event times: ISO 8601 strings or dates, datetimes, or epoch "
+            "numbers (see --time-unit).",
+        ),
+    ] = "time",
+    signup: Annotated[
+        str | None,
+        typer.Option(
+            metavar="COL",
+            help="Column of signup times; without it a user's cohort is the period of their "
+            "first event.",
+            show_default=False,
+        ),
+    ] = None,
+    period: Annotated[
+        str, typer.Option(help="Period unit: day, week (from Monday) or month.")
+    ] = "day",
+    days: Annotated[
+        str,
+        typer.Option(help="Comma-separated offsets N (in periods) of the day-N retention."),
+    ] = "1,3,7,30",
+    tz: Annotated[
+        str, typer.Option(help="IANA time zone in which periods start at local midnight.")
+    ] = "UTC",
+    time_unit: Annotated[
+        str | None,
+        typer.Option(
+            help="Unit of epoch numbers: s, ms, us or ns. Default: seconds or milliseconds "
+            "from their magnitude.",
+            show_default=False,
+        ),
+    ] = None,
+    before_signup: Annotated[
+        str, typer.Option(help="Events before their user's signup: keep, drop or error.")
+    ] = "keep",
+    table: Annotated[
+        RetentionTable,
+        typer.Option(
+            help="period: new, login and active users and retention_rate per period. cohort: "
+            "each cohort's size and day-N retention for N in --days. full: the cohort x "
+            "offset table for every offset.",
+            case_sensitive=False,
+        ),
+    ] = RetentionTable.cohort,
+    values: Annotated[
+        RetentionValues,
+        typer.Option(help="Rates or user counts in --table full.", case_sensitive=False),
+    ] = RetentionValues.rate,
+    input_format: Annotated[
+        TableFormat | None,
+        typer.Option(
+            help="Format of FILE. Default: from its suffix.",
+            case_sensitive=False,
+            show_default=False,
+        ),
+    ] = None,
+    output_format: FormatOption = OutputFormat.table,
+    digits: DigitsOption = 4,
+    quiet: QuietOption = False,
+) -> None:
+    """New, login and active users and day-N cohort retention (receval.retention).
+
+    The columns are those of RetentionReport.to_frame() (--table period),
+    cohort_frame() (--table cohort) and table_frame() (--table full); periods
+    and cohorts are ISO dates (the first day of the period).
+    """
+    from ..metrics._retention import retention
+
+    say = Messages(quiet)
+    offsets = parse_days(days, say)
+    with say.guard():
+        fmt = table_format(input_format, file, say)
+        with say.progress(f"Reading and counting {file}"):
+            report = retention(
+                file,
+                user=user,
+                time=time,
+                signup=signup,
+                period=period,
+                days=offsets,
+                tz=tz,
+                time_unit=time_unit,
+                before_signup=before_signup,
+                file_format=fmt,
+            )
+    retention_notes(report, say)
+    columns = retention_columns(report, table, values)
+    names, rows = rows_of(columns)
+    title = f"{file}: {report.n_events} events, {report.n_users} users ({report.tz})"
+    render(ResultTable(names, rows, title=title), output_format, digits=digits)

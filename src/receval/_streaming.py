@@ -524,7 +524,7 @@ def evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any) -> A
     if qrels is None:
         return _evaluate_lists(spec, metrics, specs, convs, listwise, features, feature_items,
                                similarity)  # fmt: skip
-    q = e._as_qrels(qrels)
+    q = e.as_qrels(qrels)
     ranked = [t for t in specs if t not in listwise]
     values = np.full((q.n_users, len(ranked)), np.nan)
     aux = np.zeros((q.n_users, len(ranked)))

@@ -566,7 +566,7 @@ def compare(
     >>> float(report.comparisons["p_value"][0])  # 2 of 16 sign patterns are as extreme
     0.1...
     """
-    from .evaluation import _as_qrels, _as_run, evaluate
+    from .evaluation import as_qrels, as_run, evaluate
 
     func = "compare"
     _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,
@@ -602,8 +602,8 @@ def compare(
                     f"{func}: qrels is None, so every run must be an EvaluationReport. Got "
                     f"{type(run).__name__} for {name!r}; pass the qrels."
                 )
-            q = _as_qrels(qrels)
-        reports[name] = evaluate(q, _as_run(run), metrics, profile=profile, **conventions)
+            q = as_qrels(qrels)
+        reports[name] = evaluate(q, as_run(run), metrics, profile=profile, **conventions)
     first = next(iter(reports.values()))
     for name, rep in reports.items():
         if not np.array_equal(rep.users, first.users):

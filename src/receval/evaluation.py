@@ -128,7 +128,7 @@ def _describe(report: Any, kind: str, extra: str) -> str:
     return "\n".join(lines)
 
 
-def _as_qrels(qrels: Any) -> Qrels:
+def as_qrels(qrels: Any) -> Qrels:
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, Mapping):
@@ -143,7 +143,7 @@ def _as_qrels(qrels: Any) -> Qrels:
     )
 
 
-def _as_run(run: Any) -> Run:
+def as_run(run: Any) -> Run:
     if isinstance(run, Run):
         return run
     if isinstance(run, Mapping):
@@ -313,7 +313,7 @@ def evaluate(
             qrels, run, metrics, features=features, feature_items=feature_items,
             similarity=similarity, **conventions,
         )  # fmt: skip
-    r = _as_run(run)
+    r = as_run(run)
     func = "evaluate"
     metrics, specs, convs, listwise = _prepare(metrics, features, similarity, conventions)
     if qrels is None:
@@ -324,7 +324,7 @@ def evaluate(
                 f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
             )
         return _evaluate_lists(r, metrics, specs, convs, features, feature_items, similarity)
-    q = _as_qrels(qrels)
+    q = as_qrels(qrels)
     if profile in _UNSTABLE_TIES:
         _warn_unreproducible_ties(profile, r, [specs[t] for t in specs if t not in listwise])
 

@@ -16,11 +16,21 @@ AUC), ``ranking`` (top-K lists against judgments: the metric strings of
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from .exceptions import InvalidParameterError
 
-__all__ = ["FAMILIES", "MetricEntry", "list_metrics", "metric_info"]
+__all__ = [
+    "FAMILIES",
+    "POINTWISE_METRICS",
+    "MetricEntry",
+    "PointwiseMetric",
+    "list_metrics",
+    "metric_info",
+    "pointwise_metric",
+]
 
 FAMILIES = ("pointwise", "grouped", "ranking", "list", "retention")
 
@@ -208,3 +218,196 @@ def metric_info(name: str, family: str | None = None) -> MetricEntry:
     close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.5)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     raise InvalidParameterError(f"Unknown metric {name!r}.{hint} See receval.list_metrics().")
+
+
+# ------------------------------------------------------------- pointwise metrics
+# Metrics of one score per impression (CTR models), by the short names the
+# command line uses. The adapters import their metric module when called, so
+# importing this module loads none of them.
+
+
+class PointwiseMetric(NamedTuple):
+    """A pointwise metric: ``(func, description, needs_group, counted)``.
+
+    ``func(y_true, y_score, groups=None, sample_weight=None)`` returns a
+    float; ``groups`` is used (and then required) only when ``needs_group``.
+    ``counted``, for metrics that leave groups out, takes the same arguments
+    and returns ``(value, counts)``, the counts a dict of what was left out.
+    """
+
+    func: Callable[..., float]
+    description: str
+    needs_group: bool = False
+    counted: Callable[..., tuple[float, dict[str, int]]] | None = None
+
+
+def _auc(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._auc import roc_auc_score
+
+    return float(roc_auc_score(y_true, y_score, sample_weight=sample_weight))
+
+
+def _gauc(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._gauc import gauc_score
+
+    return float(gauc_score(y_true, y_score, groups=groups, sample_weight=sample_weight))
+
+
+def _gauc_counted(
+    y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None
+) -> tuple[float, dict[str, int]]:
+    from .metrics._gauc import group_auc
+
+    report = group_auc(y_true, y_score, groups=groups, sample_weight=sample_weight)
+    counts = {
+        "n_groups": int(report.n_groups),
+        "n_groups_skipped": int(report.n_groups_skipped),
+        "n_rows_skipped": int(report.n_rows_skipped),
+    }
+    return float(report.score), counts
+
+
+def _logloss(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._loss import log_loss
+
+    return float(log_loss(y_true, y_score, sample_weight=sample_weight))
+
+
+def _ne(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._loss import normalized_entropy
+
+    return float(normalized_entropy(y_true, y_score, sample_weight=sample_weight))
+
+
+def _pcoc(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._calibration import pcoc
+
+    return float(pcoc(y_true, y_score, sample_weight=sample_weight))
+
+
+def _copc(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._calibration import copc
+
+    return float(copc(y_true, y_score, sample_weight=sample_weight))
+
+
+def _ap(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._auc import average_precision_score
+
+    return float(average_precision_score(y_true, y_score, sample_weight=sample_weight))
+
+
+def _pr_auc(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._auc import pr_auc_score
+
+    return float(pr_auc_score(y_true, y_score, sample_weight=sample_weight))
+
+
+def _bep(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._auc import break_even_point
+
+    return float(break_even_point(y_true, y_score, sample_weight=sample_weight))
+
+
+def _ece(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._calibration import expected_calibration_error
+
+    return float(expected_calibration_error(y_true, y_score, sample_weight=sample_weight))
+
+
+def _rmse(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._loss import root_mean_squared_error
+
+    return float(root_mean_squared_error(y_true, y_score, sample_weight=sample_weight))
+
+
+def _mae(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._loss import mean_absolute_error
+
+    return float(mean_absolute_error(y_true, y_score, sample_weight=sample_weight))
+
+
+POINTWISE_METRICS: dict[str, PointwiseMetric] = {
+    "auc": PointwiseMetric(_auc, "ROC AUC over all impressions (roc_auc_score)"),
+    "gauc": PointwiseMetric(
+        _gauc,
+        "group AUC: per-group AUC weighted by impressions (gauc_score)",
+        needs_group=True,
+        counted=_gauc_counted,
+    ),
+    "logloss": PointwiseMetric(_logloss, "mean binary cross-entropy (log_loss)"),
+    "ne": PointwiseMetric(
+        _ne, "normalized entropy: log loss over the base rate's entropy (normalized_entropy)"
+    ),
+    "pcoc": PointwiseMetric(_pcoc, "predicted CTR / observed CTR; 1 is calibrated (pcoc)"),
+    "copc": PointwiseMetric(_copc, "observed CTR / predicted CTR; 1 is calibrated (copc)"),
+    "ap": PointwiseMetric(_ap, "average precision, step-wise (average_precision_score)"),
+    "pr_auc": PointwiseMetric(_pr_auc, "area under the PR curve, trapezoidal (pr_auc_score)"),
+    "bep": PointwiseMetric(_bep, "precision-recall break-even point (break_even_point)"),
+    "ece": PointwiseMetric(
+        _ece, "expected calibration error, 10 uniform bins (expected_calibration_error)"
+    ),
+    "rmse": PointwiseMetric(_rmse, "root mean squared error (root_mean_squared_error)"),
+    "mae": PointwiseMetric(_mae, "mean absolute error (mean_absolute_error)"),
+}
+
+
+# canonical registry name -> the short name of POINTWISE_METRICS
+_SHORT = {
+    "roc_auc": "auc",
+    "gauc": "gauc",
+    "log_loss": "logloss",
+    "normalized_entropy": "ne",
+    "pcoc": "pcoc",
+    "copc": "copc",
+    "average_precision": "ap",
+    "pr_auc": "pr_auc",
+    "break_even_point": "bep",
+    "expected_calibration_error": "ece",
+    "root_mean_squared_error": "rmse",
+    "mean_absolute_error": "mae",
+}
+
+
+def pointwise_metric(name: str) -> PointwiseMetric:
+    """Look up a pointwise metric by its short name (``"auc"``, ``"gauc"``, ...).
+
+    Parameters
+    ----------
+    name : str
+        A key of ``POINTWISE_METRICS`` or a pointwise metric's canonical name or
+        alias in this registry (``"log_loss"``, ``"roc_auc"``),
+        case-insensitive.
+
+    Returns
+    -------
+    metric : PointwiseMetric
+        Unpacks as ``(func, description, needs_group, counted)``.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown name, with the closest one.
+
+    Examples
+    --------
+    >>> from receval.registry import pointwise_metric
+    >>> func, description, needs_group, counted = pointwise_metric("AUC")
+    >>> func([0, 1, 1], [0.1, 0.4, 0.3])
+    1.0
+    """
+    key = name.strip().lower() if isinstance(name, str) else name
+    if key in POINTWISE_METRICS:
+        return POINTWISE_METRICS[key]
+    # the canonical names and aliases of the registry (log_loss, roc_auc, ...)
+    for family in ("pointwise", "grouped"):
+        try:
+            canonical = metric_info(str(key), family=family).name
+        except InvalidParameterError:
+            continue
+        if _SHORT.get(canonical) in POINTWISE_METRICS:
+            return POINTWISE_METRICS[_SHORT[canonical]]
+    close = difflib.get_close_matches(str(key), sorted(POINTWISE_METRICS), n=1, cutoff=0.5)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    names = ", ".join(sorted(POINTWISE_METRICS))
+    raise InvalidParameterError(f"Unknown metric {name!r}.{hint} Pointwise metrics: {names}.")

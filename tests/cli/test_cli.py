@@ -40,9 +40,9 @@ from receval import (
     roc_auc_score,
     root_mean_squared_error,
 )
-from receval._registry import POINTWISE_METRICS, pointwise_metric
 from receval.cli._app import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS
 from receval.exceptions import InvalidParameterError
+from receval.registry import POINTWISE_METRICS, pointwise_metric
 from tests.cli._helpers import invoke, make_runner
 
 TOL = 1e-12
@@ -137,11 +137,11 @@ def close(a: float | None, b: float) -> bool:
 # ------------------------------------------------------------------ import cost
 def test_import_receval_loads_no_cli_and_no_metric_module() -> None:
     code = (
-        "import sys, receval, receval._registry\n"
+        "import sys, receval, receval.registry\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'click')"
         " or m.startswith(('receval.cli', 'receval.metrics'))]\n"
         "assert not bad, bad\n"
-        "assert 'auc' in receval._registry.POINTWISE_METRICS\n"
+        "assert 'auc' in receval.registry.POINTWISE_METRICS\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -321,7 +321,7 @@ def column(table: Any, name: str) -> Any:
 
 def ctr_metrics(metric: list[str] | None, group: str | None, say: Messages) -> dict[str, Any]:
     """The pointwise metrics asked for (default: DEFAULT_CTR_METRICS), by name."""
-    from .._registry import pointwise_metric
+    from ..registry import pointwise_metric
 
     if metric:
         names = [m.strip().lower() for m in metric]

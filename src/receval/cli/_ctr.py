@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from .._registry import POINTWISE_METRICS
+from ..registry import POINTWISE_METRICS
 from ._common import (
     DEFAULT_CTR_METRICS,
     DigitsOption,

@@ -42,7 +42,7 @@ _UNSEEN = ["raise", "skip"]
 
 
 # ---------------------------------------------------------------- inputs
-def _as_run(run: RunLike, func: str) -> Run:
+def as_run(run: RunLike, func: str) -> Run:
     """A ``Run`` from any of the accepted shapes (a ``Run`` is used as is)."""
     if isinstance(run, Run):
         return run
@@ -473,7 +473,7 @@ def intra_list_similarity(
     """
     func = "intra_list_similarity"
     per_user = _ils_per_user(
-        _as_run(run, func),
+        as_run(run, func),
         k,
         features=features,
         feature_items=feature_items,
@@ -543,7 +543,7 @@ def diversity(
     """
     func = "diversity"
     per_user = _ils_per_user(
-        _as_run(run, func),
+        as_run(run, func),
         k,
         features=features,
         feature_items=feature_items,
@@ -641,7 +641,7 @@ def catalog_coverage(run: RunLike, *, catalog: Any, k: int | None = None) -> flo
     0.1
     """
     func = "catalog_coverage"
-    run = _as_run(run, func)
+    run = as_run(run, func)
     counts = _exposure(run, _check_k(k, func))
     exposure = _catalog_exposure(run, counts, catalog, func)
     return float(np.count_nonzero(exposure) / len(exposure))
@@ -709,7 +709,7 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
     from .._kernels._lists import _gini_sorted
 
     func = "gini_index"
-    run = _as_run(run, func)
+    run = as_run(run, func)
     counts = _exposure(run, _check_k(k, func))
     exposure = np.sort(_catalog_exposure(run, counts, catalog, func))
     return float(_gini_sorted(exposure))
@@ -827,7 +827,7 @@ def novelty(
 
     func = "novelty"
     n_empty = _n_empty_lists(run)
-    run = _as_run(run, func)
+    run = as_run(run, func)
     depth = _check_k(k, func)
     v.check_option(unseen, "unseen", func, _UNSEEN)
     log_items, popularity, n_users = _interactions(interactions, func)
@@ -903,7 +903,7 @@ def personalization(run: RunLike, *, k: int | None = None) -> float:
     from .._kernels._lists import _personalization_csr
 
     func = "personalization"
-    run = _as_run(run, func)
+    run = as_run(run, func)
     depth = _check_k(k, func)
     n = run.n_users
     if n < 2:

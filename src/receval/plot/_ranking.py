@@ -141,13 +141,13 @@ def metric_at_k(
     """
     from .. import evaluate
     from ..data._ranked import Run
-    from ..evaluation import _as_qrels
+    from ..evaluation import as_qrels
 
     names = _check_metrics(metrics)
     cutoffs = _check_ks(ks)
     models = as_models(runs, "runs", _FUNC, _is_run_dict)
     ax = get_axes(ax)
-    q = _as_qrels(qrels)
+    q = as_qrels(qrels)
     marker = "o" if len(cutoffs) <= _MAX_MARKED else None
     for model, run in models:
         if model is None and isinstance(run, Run) and run.name:

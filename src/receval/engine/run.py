@@ -8,7 +8,6 @@ sums, so any split into batches and any order of merges give the same float.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ..exceptions import InvalidParameterError
@@ -103,7 +102,7 @@ class Accumulator:
 
     def compute(self) -> Any:
         """The metric's value on every row seen (what its function returns on them)."""
-        return self.definition.finalize(self._params, copy.deepcopy(self._state))
+        return self.definition.finalize(self._params, self._state)  # may compact in place
 
     def reset(self) -> Accumulator:
         """Forget every row (the options stay); returns the accumulator."""

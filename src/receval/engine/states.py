@@ -1,9 +1,9 @@
 """States of the streaming metrics that :mod:`receval._states` does not already hold.
 
 * :class:`ScoreCounts`: positives and negatives per distinct score (exact ROC
-  AUC in memory proportional to the distinct scores, not the rows). Rows are
-  buffered and compacted (sorted, counted per score) when the buffer outgrows
-  the counts, so a long stream costs O(n log n) in all.
+  AUC in memory proportional to the distinct scores, not the rows). Each batch
+  is counted per distinct score and waits, with merged states, until the
+  waiting counts outgrow the held ones, so a long stream costs O(n log n) in all.
 * :class:`BinnedCounts`: positives and negatives per fixed score bin (constant
   memory), with a certified bound on the AUC's error.
 * :class:`ErrorSums`: exact sums behind RMSE and MAE.
@@ -30,68 +30,70 @@ class ScoreCounts:
     """Rows per distinct score and label; weighted rows add their weights.
 
     ``scores`` are sorted and distinct (``-0.0`` counted as ``0.0``), ``pos``
-    and ``neg`` the rows (or weights) of each label at each score. Rows given
-    since the last compaction wait in ``pending``.
+    and ``neg`` the rows (or weights) of each label at each score. Batches and
+    merged states wait in ``pending``, each already counted per distinct score,
+    and are folded in when they outgrow the counts: a stream of n rows costs
+    O(n log n) in all, whether it arrives by ``add`` or by ``merge``.
     """
 
     weighted: bool
     scores: np.ndarray = field(default_factory=lambda: np.empty(0))
     pos: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     neg: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    pending: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = field(default_factory=list)
+    pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
     n_pending: int = 0
 
+    def _dtype(self) -> Any:
+        return np.float64 if self.weighted else np.int64
+
     def add(self, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> None:
-        """Buffer validated rows; compact when the buffer outgrows the counts."""
+        """Count validated rows per distinct score; fold them in when they outgrow the counts."""
         if len(labels) == 0:
             return
-        self.pending.append((labels, scores + 0.0, weights))  # + 0.0: -0.0 becomes 0.0
-        self.n_pending += len(labels)
+        uniq, inverse = np.unique(scores + 0.0, return_inverse=True)  # -0.0 becomes 0.0
+        is_pos = labels == 1
+        n = len(uniq)
+        if self.weighted:
+            w = np.ones(len(labels)) if weights is None else weights
+            pos = np.bincount(inverse, weights=np.where(is_pos, w, 0.0), minlength=n)
+            neg = np.bincount(inverse, weights=np.where(is_pos, 0.0, w), minlength=n)
+        else:
+            pos = np.bincount(inverse[is_pos], minlength=n).astype(np.int64)
+            neg = np.bincount(inverse[~is_pos], minlength=n).astype(np.int64)
+        self._push(uniq, pos, neg)
+
+    def _push(self, scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> None:
+        if len(scores) == 0:
+            return
+        self.pending.append((scores, pos, neg))
+        self.n_pending += len(scores)
         if self.n_pending > max(len(self.scores), 1 << 20):
             self.compact()
 
     def compact(self) -> ScoreCounts:
-        """Fold the buffered rows into the counts."""
+        """Fold the pending counts into the counts."""
         if not self.pending:
             return self
-        labels = np.concatenate([p[0] for p in self.pending])
-        scores = np.concatenate([p[1] for p in self.pending])
-        if self.weighted:
-            weights = np.concatenate([p[2] for p in self.pending])
+        parts = [(self.scores, self.pos, self.neg), *self.pending]
         self.pending, self.n_pending = [], 0
-        uniq, inverse = np.unique(np.concatenate([self.scores, scores]), return_inverse=True)
-        k, n = len(self.scores), len(uniq)
-        is_pos = labels == 1
-        if self.weighted:
-            pos = np.bincount(inverse[k:], weights=np.where(is_pos, weights, 0.0), minlength=n)
-            neg = np.bincount(inverse[k:], weights=np.where(is_pos, 0.0, weights), minlength=n)
-        else:
-            pos = np.bincount(inverse[k:][is_pos], minlength=n).astype(np.int64)
-            neg = np.bincount(inverse[k:][~is_pos], minlength=n).astype(np.int64)
-        pos[inverse[:k]] += self.pos
-        neg[inverse[:k]] += self.neg
+        uniq, inverse = np.unique(np.concatenate([p[0] for p in parts]), return_inverse=True)
+        n = len(uniq)
+        dtype = self._dtype()
+        pos = np.zeros(n, dtype=dtype)
+        neg = np.zeros(n, dtype=dtype)
+        np.add.at(pos, inverse, np.concatenate([p[1] for p in parts]).astype(dtype))
+        np.add.at(neg, inverse, np.concatenate([p[2] for p in parts]).astype(dtype))
         self.scores, self.pos, self.neg = uniq, pos, neg
         return self
 
     def merge(self, other: ScoreCounts) -> ScoreCounts:
-        """The counts of both sets of rows (a new state)."""
-        out = ScoreCounts(self.weighted or other.weighted)
-        a, b = self.copy().compact(), other.copy().compact()
-        uniq = np.union1d(a.scores, b.scores)
-        dtype = np.float64 if out.weighted else np.int64
-        pos = np.zeros(len(uniq), dtype=dtype)
-        neg = np.zeros(len(uniq), dtype=dtype)
-        for part in (a, b):
-            at = np.searchsorted(uniq, part.scores)
-            pos[at] += part.pos
-            neg[at] += part.neg
-        out.scores, out.pos, out.neg = uniq, pos, neg
+        """The counts of both sets of rows (a new state; the arrays are shared, never
+        written in place)."""
+        out = ScoreCounts(self.weighted or other.weighted, self.scores, self.pos, self.neg,
+                          list(self.pending), self.n_pending)  # fmt: skip
+        for part in [(other.scores, other.pos, other.neg), *other.pending]:
+            out._push(*part)
         return out
-
-    def copy(self) -> ScoreCounts:
-        return ScoreCounts(
-            self.weighted, self.scores, self.pos, self.neg, list(self.pending), self.n_pending
-        )
 
     def auc(self) -> float:
         """ROC AUC of the rows (ties count one half): exact without weights."""

@@ -50,8 +50,22 @@ INTERVALS = ("bca", "percentile")
 CORRECTIONS = ("holm", "bonferroni", "bh")
 # metrics of compare_predictions: name -> lower is better
 POINTWISE = {"gauc": False, "log_loss": True}
-_POINTWISE_ALIASES = {"logloss": "log_loss", "group_auc": "gauc"}
 _EPS = float(np.finfo(np.float64).eps)
+
+
+def _registry_name(metric: Any) -> str:
+    """The canonical name of a pointwise or grouped metric (``logloss`` is ``log_loss``)."""
+    from .registry import metric_info
+
+    key = str(metric).strip().lower()
+    for family in ("pointwise", "grouped"):
+        try:
+            return metric_info(key, family=family).name
+        except InvalidParameterError:
+            continue
+    return key
+
+
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
 _LETTERS = "abcdefghijklmnoprstuvwxyz"  # no q: it has no superscript form
 
@@ -704,7 +718,7 @@ def compare_predictions(
         raise InputValidationError(f"{func}: metrics is empty; pass some of {sorted(POINTWISE)}.")
     keys = []
     for m in metrics:
-        key = _POINTWISE_ALIASES.get(str(m).lower(), str(m).lower())
+        key = _registry_name(m)
         if key not in POINTWISE:
             import difflib
 

@@ -28,21 +28,25 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
+def _source(name: str, path: Path, node: ast.ImportFrom) -> str:
+    """The module a ``from ... import`` reads, resolved against the importing module."""
+    if not node.level:
+        return node.module or ""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    base = package.split(".")
+    base = base[: len(base) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def _imports(name: str, path: Path) -> list[tuple[str, str | None]]:
     """(module, imported name or None) of every import of a module."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: list[tuple[str, str | None]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out += [(a.name, None) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = package.split(".")
-            if node.level:
-                base = base[: len(base) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = _source(name, path, node)
             for alias in node.names:
                 sub = f"{target}.{alias.name}"
                 out.append((sub, None) if sub in MODULES else (target, alias.name))
@@ -172,16 +176,10 @@ def _is_private(attr: str) -> bool:
 def _module_aliases(name: str, path: Path) -> dict[str, str]:
     """Local names bound to receval modules (``from . import evaluation as e``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            base = package.split(".")
-            if node.level:
-                base = base[: len(base) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = _source(name, path, node)
             for alias in node.names:
                 if f"{target}.{alias.name}" in MODULES:
                     out[alias.asname or alias.name] = f"{target}.{alias.name}"

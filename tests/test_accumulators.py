@@ -216,3 +216,13 @@ def test_scan_runs_the_same_definition(tmp_path, batch_rows):
     s = rv.scan(path, batch_rows=batch_rows or 10**6)
     for func in (rv.normalized_entropy, rv.pcoc, rv.copc):
         assert func(s["y"], s["p"], sample_weight=s["w"]) == func(y, p, sample_weight=w)
+
+
+def test_binned_auc_with_scores_far_outside_the_range():
+    # clipped into the end bins before the integer cast (no overflow into bin 0)
+    for bins in (100, 100_000):
+        result = rv.metric("roc_auc", bins=bins).update([1, 0, 0], [1e19, 0.5, 0.2]).compute()
+        assert result.value == 1.0 == rv.roc_auc_score([1, 0, 0], [1e19, 0.5, 0.2])
+        assert result.error_bound == 0.0
+    low = rv.metric("roc_auc", bins=10).update([1, 0], [-1e300, -1e301]).compute()
+    assert (low.value, low.error_bound) == (0.5, 0.5)  # both in the first bin: a tie

@@ -297,10 +297,15 @@ class _Weighted:
     def merge(self, other: _Weighted) -> _Weighted:
         return _Weighted(self.plain.merge(other.plain), self.weighted.merge(other.weighted))
 
+    def absorb(self, other: _Weighted) -> _Weighted:
+        self.plain.absorb(other.plain)
+        self.weighted.absorb(other.weighted)
+        return self
 
-def _auc_update(params: dict[str, Any], batch: Any) -> Any:
+
+def _auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
     labels, scores, weights = batch
-    state = _auc_empty(params)
+    state = _auc_empty(params) if state is None else state
     if isinstance(state, BinnedCounts):
         state.add(labels, scores, weights)
     elif weights is None:
@@ -343,6 +348,7 @@ register(
         update=_auc_update,
         empty=_auc_empty,
         finalize=_auc_finalize,
+        update_into=lambda params, state, batch: _auc_update(params, batch, state),
     ),
     aliases=("auc", "roc_auc_score"),
 )
@@ -356,6 +362,11 @@ class _GroupState:
 
     def merge(self, other: _GroupState) -> _GroupState:
         return _GroupState(self.totals.merge(other.totals), self.seen.merge(other.seen))
+
+    def absorb(self, other: _GroupState) -> _GroupState:
+        self.seen.absorb(other.seen)
+        self.totals = self.totals.merge(other.totals)
+        return self
 
 
 def _gauc_params(weighting: str = "impressions") -> dict[str, Any]:
@@ -424,6 +435,11 @@ class _RankingState:
 
     def merge(self, other: _RankingState) -> _RankingState:
         return _RankingState(self.mean.merge(other.mean), self.seen.merge(other.seen), self.pooled)
+
+    def absorb(self, other: _RankingState) -> _RankingState:
+        self.seen.absorb(other.seen)
+        self.mean = self.mean.merge(other.mean)
+        return self
 
 
 def _ranking_params(metric: str, **conventions: Any) -> dict[str, Any]:

@@ -59,6 +59,10 @@ class MetricDefinition:
         ``empty(params) -> state``: the state of no row.
     finalize : callable
         ``finalize(params, state) -> value``: what the metric's function returns.
+    update_into : callable, optional
+        ``update_into(params, state, batch) -> state``: adds a batch to a state it
+        may change in place (an accumulator's own state), for states whose fresh
+        copy costs more than the batch (binned AUC).
     """
 
     name: str
@@ -72,6 +76,7 @@ class MetricDefinition:
     update: Callable[[dict[str, Any], Any], Any]
     empty: Callable[[dict[str, Any]], Any]
     finalize: Callable[[dict[str, Any], Any], Any]
+    update_into: Callable[[dict[str, Any], Any, Any], Any] | None = None
 
 
 #: Every registered definition, by canonical name.

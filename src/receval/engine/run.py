@@ -77,7 +77,13 @@ class Accumulator:
         data = tuple(_as_arrays(x) for x in data)
         kwargs = {k: _as_arrays(x) for k, x in kwargs.items()}
         batch = defn.prepare(self._params, *data, **kwargs)
-        self._state = self._state.merge(defn.update(self._params, batch))
+        # the accumulator owns its state: add the batch in place where the state can
+        if defn.update_into is not None:
+            self._state = defn.update_into(self._params, self._state, batch)
+        else:
+            new = defn.update(self._params, batch)
+            absorb = getattr(self._state, "absorb", None)
+            self._state = absorb(new) if absorb is not None else self._state.merge(new)
         self.n_updates += 1
         return self
 
@@ -96,7 +102,7 @@ class Accumulator:
                 f"{other._params!r} into {self.name!r} with options {self._params!r}; merge "
                 f"accumulators of one metric with the same options."
             )
-        self._state = self._state.merge(other._state)
+        self._state = self._state.merge(other._state)  # a new state: other's stays its own
         self.n_updates += other.n_updates
         return self
 

@@ -95,6 +95,13 @@ class ScoreCounts:
             out._push(*part)
         return out
 
+    def absorb(self, other: ScoreCounts) -> ScoreCounts:
+        """Add another state's counts into this one (in place); returns this state."""
+        self.weighted = self.weighted or other.weighted
+        for part in [(other.scores, other.pos, other.neg), *other.pending]:
+            self._push(*part)
+        return self
+
     def auc(self) -> float:
         """ROC AUC of the rows (ties count one half): exact without weights."""
         self.compact()
@@ -140,23 +147,39 @@ class BinnedCounts:
             self.neg = np.zeros(self.n_bins, dtype=dtype)
 
     def add(self, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> None:
+        """Count validated rows into their bins, in place."""
         width = (self.high - self.low) / self.n_bins
-        ids = np.clip(((scores - self.low) / width).astype(np.int64), 0, self.n_bins - 1)
+        # clip before the cast: a huge score would overflow int64 (and land in bin 0)
+        ids = np.clip((scores - self.low) / width, 0, self.n_bins - 1).astype(np.int64)
         is_pos = labels == 1
+        w = None
         if self.weighted:
             w = np.ones(len(labels)) if weights is None else weights
-            self.pos += np.bincount(ids[is_pos], weights=w[is_pos], minlength=self.n_bins)
-            self.neg += np.bincount(ids[~is_pos], weights=w[~is_pos], minlength=self.n_bins)
-        else:
-            self.pos += np.bincount(ids[is_pos], minlength=self.n_bins)
-            self.neg += np.bincount(ids[~is_pos], minlength=self.n_bins)
+        for target, mask in ((self.pos, is_pos), (self.neg, ~is_pos)):
+            if len(ids) * 8 < self.n_bins:  # few rows, many bins: no pass over the bins
+                np.add.at(target, ids[mask], 1 if w is None else w[mask])
+            elif w is None:
+                target += np.bincount(ids[mask], minlength=self.n_bins)
+            else:
+                target += np.bincount(ids[mask], weights=w[mask], minlength=self.n_bins)
 
-    def merge(self, other: BinnedCounts) -> BinnedCounts:
+    def absorb(self, other: BinnedCounts) -> BinnedCounts:
+        """Add another state's counts into this one (in place); returns this state."""
+        self._check_same_bins(other)
+        self.pos += other.pos
+        self.neg += other.neg
+        return self
+
+    def _check_same_bins(self, other: BinnedCounts) -> None:
         if (self.n_bins, self.low, self.high) != (other.n_bins, other.low, other.high):
             raise InputValidationError(
                 f"merge: binned AUC states must have the same bins. Got {self.n_bins} bins on "
                 f"[{self.low}, {self.high}] and {other.n_bins} on [{other.low}, {other.high}]."
             )
+
+    def merge(self, other: BinnedCounts) -> BinnedCounts:
+        """The counts of both sets of rows (a new state)."""
+        self._check_same_bins(other)
         out = BinnedCounts(self.n_bins, self.low, self.high, self.weighted or other.weighted)
         out.pos = self.pos + other.pos
         out.neg = self.neg + other.neg
@@ -213,8 +236,18 @@ class Seen:
             )
         self.ids.update(values)
 
+    def absorb(self, other: Seen) -> Seen:
+        """Add another state's ids into this one (in place); returns this state."""
+        self._check_disjoint(other)
+        self.ids |= other.ids
+        return self
+
     def merge(self, other: Seen) -> Seen:
-        both = self.ids & other.ids
+        self._check_disjoint(other)
+        return Seen(self.ids | other.ids)
+
+    def _check_disjoint(self, other: Seen) -> None:
+        both = self.ids & other.ids if len(other.ids) < len(self.ids) else other.ids & self.ids
         if both:
             raise InputValidationError(
                 f"{len(both)} groups were given twice (in two updates, or in two merged "
@@ -222,4 +255,3 @@ class Seen:
                 f"each worker must hold whole groups (all the rows of a group or user): group "
                 f"the rows before cutting batches or splitting them across workers."
             )
-        return Seen(self.ids | other.ids)

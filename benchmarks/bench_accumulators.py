@@ -1,6 +1,6 @@
 """Streaming accumulators (``receval.metric``): update overhead, long streams, binned AUC.
 
-    python benchmarks/bench_accumulators.py            # full run, rewrites its docs/benchmarks.md section
+    python benchmarks/bench_accumulators.py            # full run, rewrites docs/benchmarks.md
     python benchmarks/bench_accumulators.py --quick    # 2M-row streams, 200 calls, print only
     python benchmarks/bench_accumulators.py --rows 10000000 --out /tmp/acc.md
 

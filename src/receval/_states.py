@@ -122,10 +122,10 @@ def loss_sums(
 ) -> tuple[ExactSum, ExactSum]:
     """Exact (weighted) log loss sum and weight sum of validated 0/1 labels and probabilities."""
     from ._kernels._sums import _binary_log_loss_exact
-    from ._sums import _chunks
+    from ._sums import chunks_for
 
     w_arg = np.empty(0) if weights is None else weights
-    loss = ExactSum(_binary_log_loss_exact(labels, proba, w_arg, eps, _chunks(len(labels))))
+    loss = ExactSum(_binary_log_loss_exact(labels, proba, w_arg, eps, chunks_for(len(labels))))
     weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
     return loss, weight
 

@@ -248,12 +248,12 @@ def _range_state(pos: np.ndarray, neg: np.ndarray) -> Any:
     """ScoreRange of gathered unweighted scores (sorted in place; exact int counts)."""
     from ._kernels._auc import _pair_count_sorted
     from ._states import ScoreRange
-    from .metrics._binary import _sort_chunks
+    from .metrics._binary import sort_chunks
 
     if len(pos) + len(neg) == 0:
         return ScoreRange(float("nan"), float("nan"), 0, 0, 0)
     pos.sort()
-    chunks = _sort_chunks(neg)
+    chunks = sort_chunks(neg)
     two_u = sum(int(_pair_count_sorted(pos, chunk)) for chunk in chunks)
     ends = [x for a in (pos, *chunks) if len(a) for x in (a[0], a[-1])]
     return ScoreRange(float(min(ends)), float(max(ends)), len(pos), len(neg), two_u)
@@ -413,7 +413,7 @@ def _group_reports(
     weighting: Any,
     sample_weight: ScanColumn | None,
 ) -> Iterator[Any]:
-    from .metrics._gauc import _group_auc
+    from .metrics._gauc import group_auc_of
 
     fixed, weight_column = _group_weighting(func, weighting)
     if weight_column is not None and weight_column.scan is not y_true.scan:
@@ -429,7 +429,7 @@ def _group_reports(
         w = fixed if weight_column is None else chunk[weight_column.name]
         sw = None if sample_weight is None else chunk[sample_weight.name]
         n += len(chunk[y_true.name])
-        yield _group_auc(chunk[y_true.name], chunk[y_score.name], chunk[groups.name], w, sw, func)
+        yield group_auc_of(chunk[y_true.name], chunk[y_score.name], chunk[groups.name], w, sw, func)
     v.check_not_empty(n, "y_true", func)
 
 
@@ -520,7 +520,7 @@ def evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any) -> A
     features = options.pop("features")
     feature_items = options.pop("feature_items")
     similarity = options.pop("similarity")
-    metrics, specs, convs, listwise = e._prepare(metrics, features, similarity, options)
+    metrics, specs, convs, listwise = e.prepare_metrics(metrics, features, similarity, options)
     if qrels is None:
         return _evaluate_lists(spec, metrics, specs, convs, listwise, features, feature_items,
                                similarity)  # fmt: skip
@@ -543,11 +543,11 @@ def evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any) -> A
         seen[users] = True
         sub = _subset_qrels(q, users)
         if ranked:
-            vals, den = e._ranked_values(sub, r, specs, convs, ranked, user_map[users])
+            vals, den = e.ranked_values(sub, r, specs, convs, ranked, user_map[users])
             values[users] = vals
             aux[users] = den
         if listwise:
-            of_run = e._list_values(r, listwise, specs, features, feature_items, similarity)
+            of_run = e.list_values(r, listwise, specs, features, feature_items, similarity)
             for text, col in of_run.items():
                 list_cols[text][users] = col[user_map[users]]
     if last_run is None:
@@ -562,10 +562,10 @@ def evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any) -> A
     if len(missing) and ranked:
         sub = _subset_qrels(q, missing)
         absent = np.full(len(missing), -1, dtype=np.int32)
-        vals, den = e._ranked_values(sub, last_run, specs, convs, ranked, absent)
+        vals, den = e.ranked_values(sub, last_run, specs, convs, ranked, absent)
         values[missing] = vals
         aux[missing] = den
-    return e._report(
+    return e.build_report(
         q, metrics, specs, convs, ranked, values, aux, list_cols,
         n_missing=len(missing), n_run_only=n_run_only, run_name=name,
     )  # fmt: skip
@@ -616,7 +616,7 @@ def _evaluate_lists(
     for r in _run_batches(spec, func):
         name = r.name
         users.append(r.user_ids)
-        for text, col in e._list_values(r, listwise, specs, features, feature_items,
+        for text, col in e.list_values(r, listwise, specs, features, feature_items,
                                         similarity).items():  # fmt: skip
             cols[text].append(col)
     if not users:
@@ -626,7 +626,7 @@ def _evaluate_lists(
     empty: dict[str, int] = {}
     skipped: dict[str, int] = {}
     for text in specs:
-        e._store_list_metric(text, np.concatenate(cols[text]), states, per_user, empty, skipped)
+        e.store_list_metric(text, np.concatenate(cols[text]), states, per_user, empty, skipped)
     all_users = np.concatenate([np.asarray(u, dtype=object) for u in users])
     if all(np.asarray(u).dtype.kind in "iu" for u in users):
         all_users = np.concatenate(users)
@@ -702,8 +702,8 @@ def retention(
     from ._kernels import _retention as k
     from .metrics import _retention as rt
 
-    func = rt._FUNC
-    offsets, zone, tz_name = rt._check_options(period, days, tz, time_unit, before_signup)
+    func = rt.FUNC
+    offsets, zone, tz_name = rt.check_options(period, days, tz, time_unit, before_signup)
     if signup is not None and not isinstance(signup, str):
         raise InvalidParameterError(
             f"The 'signup' parameter of {func} must be None or a column of the scanned events. "
@@ -750,7 +750,7 @@ def retention(
         for c in numeric:
             if lo[c] is not None:
                 name = "time" if c == time else "signup"
-                t = rt._from_numbers(np.array([lo[c], hi[c]]), None, name, None, c == signup)
+                t = rt.times_from_numbers(np.array([lo[c], hi[c]]), None, name, None, c == signup)
                 units[c] = t.unit
     unit = units[time]
 
@@ -759,7 +759,7 @@ def retention(
     first = last = None
     n_events = 0
     for offset, batch in batches([time], "window"):
-        t = rt._to_times(batch[time], "time", unit, where_of(offset), allow_missing=False)
+        t = rt.to_times(batch[time], "time", unit, where_of(offset), allow_missing=False)
         n_events += len(t.values)
         kinds.add(t.kind)
         a, b = int(t.values.min()), int(t.values.max())
@@ -775,7 +775,7 @@ def retention(
             f"and date-times in others; write them all one way (or read the file in memory)."
         )
     kind = kinds.pop()
-    window = rt._window(rt._Times(np.array([first, last], np.int64), 1, kind, None), zone,
+    window = rt.period_window(rt.Times(np.array([first, last], np.int64), 1, kind, None), zone,
                         period, "time")  # fmt: skip
     n_periods = window.n_periods
     n_words = (n_periods + 63) // 64
@@ -787,7 +787,7 @@ def retention(
     if signup is not None:
         for offset, batch in batches([user, signup], "signup"):
             local, glob = users.codes(batch[user], func)
-            s = rt._to_times(batch[signup], "signup", units[signup], where_of(offset), True)
+            s = rt.to_times(batch[signup], "signup", units[signup], where_of(offset), True)
             if s.kind == "date":
                 s.values, s.divisor = window.seconds_of_days(s.values, zone), 1
             valid = np.ones(len(local), bool) if s.valid is None else s.valid
@@ -805,8 +805,8 @@ def retention(
                     u = int(np.flatnonzero(clash)[0])
                     both = (int(seconds[glob[u]]), int(sec[u]))
                 raise InputValidationError(
-                    f"{func}: signup must give one time per user. Got {rt._iso(both[0])} and "
-                    f"{rt._iso(both[1])} for user {rt._py(users.ids[glob[u]])!r} in "
+                    f"{func}: signup must give one time per user. Got {rt.iso_second(both[0])} and "
+                    f"{rt.iso_second(both[1])} for user {rt.py_scalar(users.ids[glob[u]])!r} in "
                     f"{where_path}; keep one signup time per user, e.g. the earliest."
                 )
             seconds[glob[got]] = sec[got]
@@ -819,9 +819,9 @@ def retention(
     n_threads = k._n_threads()
     for offset, batch in batches([user, time], "activity"):
         local, glob = users.codes(batch[user], func)
-        t = rt._to_times(batch[time], "time", unit, where_of(offset), allow_missing=False)
+        t = rt.to_times(batch[time], "time", unit, where_of(offset), allow_missing=False)
         if t.kind == "date":
-            t = rt._Times(window.seconds_of_days(t.values, zone), 1, "instant", None)
+            t = rt.Times(window.seconds_of_days(t.values, zone), 1, "instant", None)
         periods = k._periods_of_instants(
             t.values, np.int64(t.divisor), window.bounds, window.period_of_day, n_threads
         )
@@ -838,8 +838,9 @@ def retention(
                 u = glob[int(local[row])]
                 raise InputValidationError(
                     f"{func}: events of users earlier than the user's signup, e.g. user "
-                    f"{rt._py(users.ids[u])!r} at {rt._iso(int(t.values[row]) // t.divisor)} "
-                    f"signed up at {rt._iso(int(seconds[u]))} ({where_of(offset)(int(row))}); "
+                    f"{rt.py_scalar(users.ids[u])!r} at "
+                    f"{rt.iso_second(int(t.values[row]) // t.divisor)} signed up at "
+                    f"{rt.iso_second(int(seconds[u]))} ({where_of(offset)(int(row))}); "
                     f"pass before_signup='keep' to count them as logins or "
                     f"before_signup='drop' to ignore them."
                 )
@@ -856,7 +857,7 @@ def retention(
         np.ascontiguousarray(bits[:n_users]).ravel(), n_words, cohort, n_periods, drop, acc_parts
     )
     new, login, table = (p.sum(axis=0) for p in parts)
-    counts = rt._Counts(
+    counts = rt.CohortCounts(
         new, login, table, n_events, n_users,
         without=int(n_users - has.sum()) if signup is not None else 0,
         before_window=int((cohort == k.BEFORE).sum()),
@@ -864,7 +865,7 @@ def retention(
         events_before=n_before,
         users_before=int(_grown(flagged, n_users, False)[:n_users].sum()),
     )  # fmt: skip
-    return rt._retention_report(
+    return rt.retention_report(
         counts, window, period, tz_name, offsets, before_signup, unit,
         time_unit is None and unit is not None,
     )  # fmt: skip

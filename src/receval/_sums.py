@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 __all__ = ["ExactSum", "exact_dot", "exact_mean", "exact_sum"]
 
 
-def _chunks(n: int) -> int:
+def chunks_for(n: int) -> int:
     import numba
 
     return max(1, min(int(numba.get_num_threads()) * 2, n // 65536 + 1))
@@ -50,7 +50,7 @@ class ExactSum:
         from ._kernels._sums import _exact_sum
 
         x = np.ascontiguousarray(values, dtype=np.float64).ravel()
-        return cls(_exact_sum(x, _chunks(len(x))))
+        return cls(_exact_sum(x, chunks_for(len(x))))
 
     @classmethod
     def dot(cls, x: ArrayLike, w: ArrayLike) -> ExactSum:
@@ -59,7 +59,7 @@ class ExactSum:
 
         a = np.ascontiguousarray(x, dtype=np.float64).ravel()
         b = np.ascontiguousarray(w, dtype=np.float64).ravel()
-        return cls(_exact_dot(a, b, _chunks(len(a))))
+        return cls(_exact_dot(a, b, chunks_for(len(a))))
 
     @classmethod
     def zero(cls) -> ExactSum:

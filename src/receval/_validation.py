@@ -15,10 +15,10 @@ import numpy as np
 
 from .exceptions import InputValidationError, InvalidParameterError
 
-_MAX_SHOWN = 5
+MAX_SHOWN = 5
 
 
-def format_values(values: Iterable[Any], limit: int = _MAX_SHOWN) -> str:
+def format_values(values: Iterable[Any], limit: int = MAX_SHOWN) -> str:
     """Render at most ``limit`` values as a Python-like list: ``[0, 1, 'a', ...]``."""
     shown = []
     for i, v in enumerate(values):
@@ -31,7 +31,7 @@ def format_values(values: Iterable[Any], limit: int = _MAX_SHOWN) -> str:
     return "[" + ", ".join(shown) + "]"
 
 
-def _distinct(x: np.ndarray, limit: int = _MAX_SHOWN) -> list[Any]:
+def _distinct(x: np.ndarray, limit: int = MAX_SHOWN) -> list[Any]:
     try:
         return [u.item() if isinstance(u, np.generic) else u for u in np.unique(x)[: limit + 1]]
     except TypeError:  # mixed, unorderable objects

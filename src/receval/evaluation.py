@@ -110,10 +110,10 @@ class EvaluationReport:
         return dict(self._states)
 
     def __repr__(self) -> str:
-        return _describe(self, "EvaluationReport", "")
+        return describe_report(self, "EvaluationReport", "")
 
 
-def _describe(report: Any, kind: str, extra: str) -> str:
+def describe_report(report: Any, kind: str, extra: str) -> str:
     """The repr of an evaluation result: its counts, then one line per metric."""
     width = max(len(m) for m in report.mean) if report.mean else 6
     lines = [
@@ -315,7 +315,7 @@ def evaluate(
         )  # fmt: skip
     r = as_run(run)
     func = "evaluate"
-    metrics, specs, convs, listwise = _prepare(metrics, features, similarity, conventions)
+    metrics, specs, convs, listwise = prepare_metrics(metrics, features, similarity, conventions)
     if qrels is None:
         if len(listwise) < len(specs):
             first = next(t for t in specs if t not in listwise)
@@ -341,13 +341,13 @@ def evaluate(
     ranked = [t for t in specs if t not in listwise]
     values = aux = np.empty((q.n_users, 0))
     if ranked:
-        values, aux = _ranked_values(q, r, specs, convs, ranked, user_map)
+        values, aux = ranked_values(q, r, specs, convs, ranked, user_map)
     list_cols: dict[str, np.ndarray] = {}
     if listwise:
-        of_run = _list_values(r, listwise, specs, features, feature_items, similarity)
+        of_run = list_values(r, listwise, specs, features, feature_items, similarity)
         for text, col in of_run.items():
             list_cols[text] = np.where(user_map >= 0, col[np.maximum(user_map, 0)], np.nan)
-    return _report(
+    return build_report(
         q, metrics, specs, convs, ranked, values, aux, list_cols,
         n_missing=n_missing, n_run_only=n_run_only, run_name=r.name,
     )  # fmt: skip
@@ -381,7 +381,7 @@ def metric_conventions(
     unknown = set(conventions) - set(FIELDS)
     if unknown:
         check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
-    _, specs, convs, _ = _prepare([metric], None, None, {"profile": profile, **conventions})
+    _, specs, convs, _ = prepare_metrics([metric], None, None, {"profile": profile, **conventions})
     if specs[metric].info.needs == "similarity":
         raise InvalidParameterError(
             f"Metric {metric!r} needs item similarities; compute it with evaluate(..., "
@@ -440,7 +440,7 @@ def _warn_unreproducible_ties(profile: str, r: Run, specs: list[MetricSpec]) -> 
         )
 
 
-def _prepare(
+def prepare_metrics(
     metrics: str | Iterable[str], features: Any, similarity: Any, conventions: dict[str, Any]
 ) -> tuple[list[str], dict[str, MetricSpec], dict[str, Conventions], set[str]]:
     """Parse the metric strings and resolve the conventions of each."""
@@ -479,7 +479,7 @@ def _prepare(
     return metrics, specs, convs, listwise
 
 
-def _ranked_values(
+def ranked_values(
     q: Qrels,
     r: Run,
     specs: dict[str, MetricSpec],
@@ -519,7 +519,7 @@ def _ranked_values(
     )  # fmt: skip
 
 
-def _report(
+def build_report(
     q: Qrels,
     metrics: list[str],
     specs: dict[str, MetricSpec],
@@ -540,7 +540,7 @@ def _report(
     skipped: dict[str, int] = {}
     aux_out: dict[str, np.ndarray] = {}
     for text, col in list_cols.items():
-        _store_list_metric(text, col, states, per_user, empty, skipped)
+        store_list_metric(text, col, states, per_user, empty, skipped)
     for j, text in enumerate(ranked):
         col = values[:, j]
         den = aux[:, j]
@@ -593,7 +593,7 @@ def mean_states(report: EvaluationReport) -> dict[str, MeanState]:
     return dict(report._states)
 
 
-def _list_values(
+def list_values(
     r: Run,
     listwise: set[str],
     specs: dict[str, MetricSpec],
@@ -602,7 +602,7 @@ def _list_values(
     similarity: Any,
 ) -> dict[str, np.ndarray]:
     """Per run user, the value of each beyond-accuracy metric (nan: undefined)."""
-    from .metrics._beyond import _ils_per_user
+    from .metrics._beyond import ils_per_user
 
     by_k: dict[int | None, np.ndarray] = {}
     out: dict[str, np.ndarray] = {}
@@ -611,7 +611,7 @@ def _list_values(
             continue
         spec = specs[text]
         if spec.k not in by_k:
-            by_k[spec.k] = _ils_per_user(
+            by_k[spec.k] = ils_per_user(
                 r,
                 spec.k,
                 features=features,
@@ -624,7 +624,7 @@ def _list_values(
     return out
 
 
-def _store_list_metric(
+def store_list_metric(
     text: str,
     col: np.ndarray,
     states: dict[str, MeanState],
@@ -652,9 +652,9 @@ def _evaluate_lists(
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}
     skipped: dict[str, int] = {}
-    of_run = _list_values(r, set(specs), specs, features, feature_items, similarity)
+    of_run = list_values(r, set(specs), specs, features, feature_items, similarity)
     for text, col in of_run.items():
-        _store_list_metric(text, col, states, per_user, empty, skipped)
+        store_list_metric(text, col, states, per_user, empty, skipped)
     return EvaluationReport(
         mean={t: states[t].value for t in metrics},
         users=r.user_ids,

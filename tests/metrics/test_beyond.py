@@ -25,7 +25,7 @@ from receval import (
 )
 from receval._kernels import _lists as kernels
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
-from receval.metrics._beyond import _ils_per_user
+from receval.metrics._beyond import ils_per_user
 from tests.oracles import beyond as oracle
 
 # a = (1, 0), b = (1, 1), c = (0, 1): cos(a, b) = cos(b, c) = 1/sqrt(2), cos(a, c) = 0
@@ -88,7 +88,7 @@ def with_matrix(draw):
 
 # ---------------------------------------------------------------- ILS: hand-computed
 def test_ils_three_items_known_cosines():
-    per_user = _ils_per_user(_run([IDS]), None, features=ABC, feature_items=IDS)
+    per_user = ils_per_user(_run([IDS]), None, features=ABC, feature_items=IDS)
     assert per_user[0] == pytest.approx((R2 + 0 + R2) / 3, abs=1e-15)
     assert intra_list_similarity([IDS], features=ABC, feature_items=IDS) == pytest.approx(
         2 * R2 / 3
@@ -100,7 +100,7 @@ def test_ils_mean_over_users_and_cut_at_k():
     lists = [["a", "b", "c"], ["a", "c"], ["b"]]  # "b" alone: no pair, skipped
     value = intra_list_similarity(lists, features=ABC, feature_items=IDS)
     assert value == pytest.approx((2 * R2 / 3 + 0.0) / 2)
-    per_user = _ils_per_user(_run(lists), 2, features=ABC, feature_items=IDS)
+    per_user = ils_per_user(_run(lists), 2, features=ABC, feature_items=IDS)
     _nan_equal(per_user, [R2, 0.0, np.nan])
     # k beyond every list length is the whole list
     assert intra_list_similarity(lists, k=50, features=ABC, feature_items=IDS) == value
@@ -166,11 +166,11 @@ def test_long_lists_sum_identity_path_matches_oracle(length):
     feats[5] = 0.0  # a zero vector inside the long-list formula
     pool = np.delete(np.arange(120), 5)
     lists = [[*rng.permutation(pool)[:length].tolist(), 5] for _ in range(3)]
-    got = _ils_per_user(_run(lists), None, features=feats)
+    got = ils_per_user(_run(lists), None, features=feats)
     want = oracle.ils(lists, lambda a, b: oracle.cosine(feats[a], feats[b]), None)
     _nan_equal(got, want, tol=1e-10)
     # the pairwise path (k <= 32) agrees on the first 32 items too
-    got = _ils_per_user(_run(lists), 32, features=feats)
+    got = ils_per_user(_run(lists), 32, features=feats)
     _nan_equal(got, oracle.ils(lists, lambda a, b: oracle.cosine(feats[a], feats[b]), 32))
 
 
@@ -179,7 +179,7 @@ def test_long_lists_sum_identity_path_matches_oracle(length):
 def test_ils_features_equal_oracle(data):
     feats, lists, k = data
     run = _run(lists)
-    got = _ils_per_user(run, k, features=feats)
+    got = ils_per_user(run, k, features=feats)
     want = oracle.ils(lists, lambda a, b: oracle.cosine(feats[a], feats[b]), k)
     _nan_equal(got, want)
     _nan_equal(_quiet(intra_list_similarity, run, k=k, features=feats), oracle.mean_defined(want))
@@ -190,7 +190,7 @@ def test_ils_features_equal_oracle(data):
 def test_ils_features_equal_recmetrics_method(data):
     """recmetrics: mean of the upper triangle of sklearn's cosine_similarity per list."""
     feats, lists, k = data
-    got = _ils_per_user(_run(lists), k, features=feats)
+    got = ils_per_user(_run(lists), k, features=feats)
     for u, items in enumerate(lists):
         t = oracle.top(items, k)
         if len(t) < 2:
@@ -203,7 +203,7 @@ def test_ils_features_equal_recmetrics_method(data):
 @given(with_matrix())
 def test_ils_matrix_equals_oracle_also_asymmetric(data):
     matrix, lists, k = data
-    got = _ils_per_user(_run(lists), k, similarity=matrix)
+    got = ils_per_user(_run(lists), k, similarity=matrix)
     _nan_equal(got, oracle.ils(lists, lambda a, b: matrix[a, b], k))
 
 
@@ -213,9 +213,9 @@ def test_features_matrix_and_function_give_the_same_ils(data):
     n = len(feats)
     cos = np.array([[oracle.cosine(feats[i], feats[j]) for j in range(n)] for i in range(n)])
     run = _run(lists)
-    by_features = _ils_per_user(run, k, features=feats)
-    by_matrix = _ils_per_user(run, k, similarity=cos)
-    by_function = _ils_per_user(run, k, similarity=lambda a, b: cos[a, b])
+    by_features = ils_per_user(run, k, features=feats)
+    by_matrix = ils_per_user(run, k, similarity=cos)
+    by_function = ils_per_user(run, k, similarity=lambda a, b: cos[a, b])
     _nan_equal(by_features, by_matrix)
     _nan_equal(by_features, by_function)
 
@@ -227,8 +227,8 @@ def test_cosine_of_unit_norm_features_equals_dot_product(data):
     unit = np.divide(feats, norms, out=np.zeros_like(feats), where=norms > 0)
     run = _run(lists)
     _nan_equal(
-        _ils_per_user(run, k, features=unit),
-        _ils_per_user(run, k, similarity=unit @ unit.T),
+        ils_per_user(run, k, features=unit),
+        ils_per_user(run, k, similarity=unit @ unit.T),
     )
 
 
@@ -243,11 +243,11 @@ def test_ils_invariant_to_item_relabelling_and_feature_row_order(data, random):
     rows[order] = feats
     relabelled = [[names[i] for i in items] for items in lists]
     feature_items = [f"item-{j}" for j in range(n)]
-    want = _ils_per_user(_run(lists), k, features=feats)
+    want = ils_per_user(_run(lists), k, features=feats)
     run = _run(relabelled)
-    _nan_equal(_ils_per_user(run, k, features=rows, feature_items=feature_items), want)
+    _nan_equal(ils_per_user(run, k, features=rows, feature_items=feature_items), want)
     # a pandas DataFrame indexed by the ids, in shuffled row order
-    _nan_equal(_ils_per_user(run, k, features=pd.DataFrame(rows, index=feature_items)), want)
+    _nan_equal(ils_per_user(run, k, features=pd.DataFrame(rows, index=feature_items)), want)
 
 
 def test_float32_features_match_float64():
@@ -664,13 +664,13 @@ def test_parallel_chunks_equal_serial_and_oracle():
     serial = kernels._intra_list_similarity_csr(run.items, run.offsets, 7, rows, feats, inv, 1)
     chunked = kernels._intra_list_similarity_csr(run.items, run.offsets, 7, rows, feats, inv, 8)
     assert np.array_equal(serial, chunked)
-    assert np.array_equal(_ils_per_user(run, 7, features=feats), serial)
+    assert np.array_equal(ils_per_user(run, 7, features=feats), serial)
     sample = [int(u) for u in rng.integers(0, n_users, 20)]
     exact = feats.astype(np.float64)  # the kernel computes in float64
     want = oracle.ils([lists[u] for u in sample], lambda a, b: oracle.cosine(exact[a], exact[b]), 7)
     np.testing.assert_allclose(serial[sample], want, rtol=1e-12, atol=1e-12)
     sim = rng.random((n_items, n_items))
-    by_matrix = _ils_per_user(run, 7, similarity=sim)
+    by_matrix = ils_per_user(run, 7, similarity=sim)
     np.testing.assert_allclose(
         by_matrix[sample], oracle.ils([lists[u] for u in sample], lambda a, b: sim[a, b], 7)
     )

@@ -187,19 +187,19 @@ def test_retention_counts_of_user_partitions_merge_to_one_pass(seed):
     )
     events = {"user": users, "time": times, "signup": signup[users]}
     whole = retention(events, signup="signup", before_signup="drop", tz="Europe/Paris")
-    _, zone, _ = rt._check_options("day", (1,), "Europe/Paris", None, "drop")
-    t = rt._event_times(events, "time", None, None)
-    window = rt._window(t, zone, "day", "time")
+    _, zone, _ = rt.check_options("day", (1,), "Europe/Paris", None, "drop")
+    t = rt.event_times(events, "time", None, None)
+    window = rt.period_window(t, zone, "day", "time")
     owner = rng.integers(0, 3, 80)[users]
     merged = None
     for p in range(3):
         part = {k: np.asarray(c)[owner == p] for k, c in events.items()}
-        counts = rt._cohort_counts(
-            part, "user", rt._event_times(part, "time", None, None), "signup", window, zone,
+        counts = rt.count_cohorts(
+            part, "user", rt.event_times(part, "time", None, None), "signup", window, zone,
             None, "drop", None,
         )  # fmt: skip
         merged = counts if merged is None else merged.merge(counts)
-    got = rt._retention_report(merged, window, "day", "Europe/Paris", whole.days, "drop", None,
+    got = rt.retention_report(merged, window, "day", "Europe/Paris", whole.days, "drop", None,
                                False)  # fmt: skip
     np.testing.assert_array_equal(got.cohort_counts, whole.cohort_counts)
     np.testing.assert_array_equal(got.day_n_retention, whole.day_n_retention)

@@ -17,24 +17,24 @@ from .._validation import format_values
 from ..exceptions import InputValidationError
 
 
-def _module(obj: Any) -> str:
+def module_of(obj: Any) -> str:
     return type(obj).__module__.split(".")[0]
 
 
 def is_frame(obj: Any) -> bool:
     """A pandas or polars DataFrame, an Arrow table or record batch."""
-    mod = _module(obj)
+    mod = module_of(obj)
     name = type(obj).__name__
     return (mod in ("pandas", "polars") and name == "DataFrame") or (
         mod == "pyarrow" and name in ("Table", "RecordBatch")
     )
 
 
-def _column_array(col: Any) -> Any:
+def column_array(col: Any) -> Any:
     """A column as a NumPy array, or as an Arrow array for strings (cheaper to encode)."""
     import pyarrow as pa
 
-    mod = _module(col)
+    mod = module_of(col)
     if mod == "polars":
         import polars as pl
 
@@ -53,7 +53,7 @@ def _column_array(col: Any) -> Any:
         dtype = str(col.dtype)
         if "pyarrow" in dtype or dtype in ("string", "category"):
             arr = pa.array(col.astype("string[pyarrow]") if dtype == "category" else col)
-            return _column_array(arr)
+            return column_array(arr)
         return col.to_numpy()
     return np.asarray(col)
 
@@ -86,7 +86,7 @@ def frame_columns(data: Any, columns: Mapping[str, str | None], func: str) -> di
     ``columns`` maps a role (``"user"``) to the caller's column name; roles with
     a None name are skipped. Missing columns raise with the available names.
     """
-    if _module(data) == "pyarrow":
+    if module_of(data) == "pyarrow":
         names = list(data.schema.names)
     elif isinstance(data, Mapping):
         names = list(data.keys())
@@ -101,7 +101,7 @@ def frame_columns(data: Any, columns: Mapping[str, str | None], func: str) -> di
                 f"{func}: the data has no column {name!r} for the {role} ids. "
                 f"Got columns {format_values(names, limit=10)}; pass {role}='<column name>'."
             )
-        out[role] = _column_array(data[name])
+        out[role] = column_array(data[name])
     return out
 
 
@@ -321,7 +321,7 @@ class ParquetColumns:
                         copied = _chunks_into(frame.to_arrow().column(0), out)
                         if copied is not None:
                             return copied
-                    return _column_array(frame.to_series())
+                    return column_array(frame.to_series())
         try:
             table = pq.ParquetFile(self.path, pre_buffer=False).read(columns=[column])
         except (pa.ArrowInvalid, OSError) as exc:  # pragma: no cover - file changed meanwhile
@@ -330,7 +330,7 @@ class ParquetColumns:
             copied = _chunks_into(table.column(0), out)
             if copied is not None:
                 return copied
-        return _column_array(table.column(0))
+        return column_array(table.column(0))
 
     @staticmethod
     def release() -> None:

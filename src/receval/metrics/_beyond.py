@@ -179,7 +179,7 @@ def _ids_of(values: Any, name: str, func: str) -> np.ndarray:
 
 
 def _missing_items(run: Run, mask: np.ndarray) -> str:
-    ids = run.item_ids[np.flatnonzero(mask)[: v._MAX_SHOWN + 1]]
+    ids = run.item_ids[np.flatnonzero(mask)[: v.MAX_SHOWN + 1]]
     n = int(mask.sum())
     return f"{n} {'item' if n == 1 else 'items'} {v.format_values(ids)}"
 
@@ -208,7 +208,7 @@ def _frame_features(frame: Any, feature_items: Any, func: str) -> tuple[Any, np.
     if pandas and feature_items is None:
         return frame.index.to_numpy(), frame.to_numpy()
     column = feature_items or "item"
-    names = list(frame.schema.names) if io._module(frame) == "pyarrow" else list(frame.columns)
+    names = list(frame.schema.names) if io.module_of(frame) == "pyarrow" else list(frame.columns)
     if column not in names:
         raise InputValidationError(
             f"{func}: features has no column {column!r} for the item ids. Got columns "
@@ -216,11 +216,11 @@ def _frame_features(frame: Any, feature_items: Any, func: str) -> tuple[Any, np.
         )
     if pandas:
         return frame[column].to_numpy(), frame.drop(columns=[column]).to_numpy()
-    ids = io._column_array(frame[column])
+    ids = io.column_array(frame[column])
     others = [c for c in names if c != column]
     if not others:
         return ids, np.empty((len(ids), 0))
-    values = np.column_stack([np.asarray(io._column_array(frame[c])) for c in others])
+    values = np.column_stack([np.asarray(io.column_array(frame[c])) for c in others])
     return ids, values
 
 
@@ -320,7 +320,7 @@ def _ils_function(run: Run, depth: int, sim: SimilarityFunction, func: str) -> n
     return _pair_means_csr(values[inverse], pair_offsets, n_chunks(len(keys)))
 
 
-def _ils_per_user(
+def ils_per_user(
     run: Run,
     k: int | None,
     *,
@@ -472,7 +472,7 @@ def intra_list_similarity(
     0.3333
     """
     func = "intra_list_similarity"
-    per_user = _ils_per_user(
+    per_user = ils_per_user(
         as_run(run, func),
         k,
         features=features,
@@ -542,7 +542,7 @@ def diversity(
     0.7643
     """
     func = "diversity"
-    per_user = _ils_per_user(
+    per_user = ils_per_user(
         as_run(run, func),
         k,
         features=features,

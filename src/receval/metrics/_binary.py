@@ -30,7 +30,7 @@ def _n_threads() -> int:
     return max(1, int(numba.get_num_threads()))
 
 
-def _sort_chunks(arr: np.ndarray) -> list[np.ndarray]:
+def sort_chunks(arr: np.ndarray) -> list[np.ndarray]:
     """Sort ``arr`` in place as one or more independently sorted chunks (views)."""
     n_threads = _n_threads()
     if arr.shape[0] < _PARALLEL_SORT_MIN or n_threads == 1:
@@ -89,7 +89,7 @@ def sort_classes(
     if weights is None:
         pos, neg = k._split_by_label(scores, labels)
         if chunked:
-            neg_chunks = _sort_chunks(neg)
+            neg_chunks = sort_chunks(neg)
         else:
             neg.sort()
             neg_chunks = [neg]

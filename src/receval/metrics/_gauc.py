@@ -194,10 +194,10 @@ def group_auc(
         return _streaming.group_auc(
             y_true, y_score, groups=groups, weighting=weighting, sample_weight=sample_weight
         )
-    return _group_auc(y_true, y_score, groups, weighting, sample_weight, func)
+    return group_auc_of(y_true, y_score, groups, weighting, sample_weight, func)
 
 
-def _group_auc(
+def group_auc_of(
     y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any, func: str
 ) -> GroupAUCReport:
     yt = v.as_1d(y_true, "y_true", func)
@@ -340,7 +340,7 @@ def gauc_score(
         return _streaming.gauc_score(
             y_true, y_score, groups=groups, weighting=weighting, sample_weight=sample_weight
         )
-    report = _group_auc(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
+    report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
     return gauc_or_warn(report.score, report.n_groups)
 
 

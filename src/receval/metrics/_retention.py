@@ -18,7 +18,7 @@ from ..exceptions import InputValidationError, InvalidParameterError
 
 __all__ = ["RetentionReport", "retention"]
 
-_FUNC = "retention"
+FUNC = "retention"
 _PERIODS = ["day", "month", "week"]
 _BEFORE_SIGNUP = ["drop", "error", "keep"]
 _TIME_UNITS = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
@@ -217,20 +217,20 @@ def _check_days(days: Any) -> tuple[int, ...]:
         days = (days,)
     if isinstance(days, (str, bytes)) or not isinstance(days, (Sequence, np.ndarray)):
         raise InvalidParameterError(
-            f"The 'days' parameter of {_FUNC} must be a positive integer or a sequence of "
+            f"The 'days' parameter of {FUNC} must be a positive integer or a sequence of "
             f"them. Got {days!r} instead."
         )
     out = tuple(
-        v.check_number(d, "days", _FUNC, integer=True, low=1) for d in np.asarray(days).tolist()
+        v.check_number(d, "days", FUNC, integer=True, low=1) for d in np.asarray(days).tolist()
     )
     if not out:
         raise InvalidParameterError(
-            f"The 'days' parameter of {_FUNC} must hold at least one positive integer. "
+            f"The 'days' parameter of {FUNC} must hold at least one positive integer. "
             f"Got {days!r} instead."
         )
     if len(set(out)) != len(out):
         raise InvalidParameterError(
-            f"The 'days' parameter of {_FUNC} must not repeat a value. Got {days!r} instead."
+            f"The 'days' parameter of {FUNC} must not repeat a value. Got {days!r} instead."
         )
     return out
 
@@ -244,14 +244,14 @@ def _check_tz(tz: Any) -> tuple[_dt.tzinfo, str]:
         except (ZoneInfoNotFoundError, ValueError):
             pass
     raise InvalidParameterError(
-        f"The 'tz' parameter of {_FUNC} must be an IANA time zone name such as 'UTC', "
+        f"The 'tz' parameter of {FUNC} must be an IANA time zone name such as 'UTC', "
         f"'Asia/Shanghai' or 'America/New_York', or a datetime.tzinfo. Got {tz!r} instead."
     )
 
 
 # ------------------------------------------------------------------ reading
 def _columns_of(data: Any) -> list[str]:
-    if io._module(data) == "pyarrow":
+    if io.module_of(data) == "pyarrow":
         return list(data.schema.names)
     if isinstance(data, Mapping):
         return [str(k) for k in data.keys()]
@@ -262,7 +262,7 @@ def _column(data: Any, name: str, what: str, argument: str) -> Any:
     names = _columns_of(data)
     if name not in names:
         raise InputValidationError(
-            f"{_FUNC}: the events have no column {name!r} for the {what}. Got columns "
+            f"{FUNC}: the events have no column {name!r} for the {what}. Got columns "
             f"{v.format_values(names, limit=10)}; pass {argument}='<column name>'."
         )
     return data[name]
@@ -273,7 +273,7 @@ def _is_table(obj: Any) -> bool:
 
 
 @dataclass
-class _Times:
+class Times:
     """Timestamps as ``floor(values / divisor)`` UTC seconds, or local dates (day numbers)."""
 
     values: np.ndarray  # int64
@@ -288,7 +288,7 @@ def _as_time_array(col: Any, name: str) -> Any:
     """A column as a NumPy array (numbers, datetime64) or an Arrow array (everything else)."""
     import pyarrow as pa
 
-    mod = io._module(col)
+    mod = io.module_of(col)
     if mod == "polars":
         arr = col.to_arrow()
     elif mod == "pyarrow":
@@ -311,7 +311,7 @@ def _as_time_array(col: Any, name: str) -> Any:
             sample = list(values[:10_000]) if mod == "pandas" else values[:10_000]
             kinds = sorted({type(x).__name__ for x in sample})
             raise InputValidationError(
-                f"{_FUNC}: {name} must hold values of one kind: all datetimes, all strings or "
+                f"{FUNC}: {name} must hold values of one kind: all datetimes, all strings or "
                 f"all numbers. Got values of types {v.format_values(kinds)}."
             ) from None
         if pa.types.is_timestamp(arr.type) or pa.types.is_date(arr.type):
@@ -326,7 +326,7 @@ def _as_time_array(col: Any, name: str) -> Any:
             )
             if numbers:
                 raise InputValidationError(
-                    f"{_FUNC}: {name} must hold values of one kind: all datetimes, all strings "
+                    f"{FUNC}: {name} must hold values of one kind: all datetimes, all strings "
                     f"or all numbers. Got datetimes mixed with values of types "
                     f"{v.format_values(numbers)}; convert the column first, e.g. with "
                     f"pd.to_datetime."
@@ -338,18 +338,18 @@ def _as_time_array(col: Any, name: str) -> Any:
 
 def _missing(count: int, name: str) -> InputValidationError:
     return InputValidationError(
-        f"{_FUNC}: {name} contains {count} missing values (None, NaN or NaT); "
+        f"{FUNC}: {name} contains {count} missing values (None, NaN or NaT); "
         f"drop those rows or fill them with a time."
     )
 
 
-def _to_times(
+def to_times(
     col: Any,
     name: str,
     time_unit: str | None,
     where: Callable[[int], str],
     allow_missing: bool,
-) -> _Times:
+) -> Times:
     """Read a time column: datetimes, dates, ISO 8601 strings or epoch numbers."""
     import pyarrow as pa
 
@@ -357,11 +357,11 @@ def _to_times(
     if isinstance(arr, np.ndarray):
         if arr.ndim != 1:
             raise InputValidationError(
-                f"{_FUNC}: {name} must be 1-dimensional. Got an array of shape {arr.shape}."
+                f"{FUNC}: {name} must be 1-dimensional. Got an array of shape {arr.shape}."
             )
         if arr.dtype.kind == "M":
             return _from_datetime64(arr, name, time_unit, allow_missing)
-        return _from_numbers(arr, None, name, time_unit, allow_missing)
+        return times_from_numbers(arr, None, name, time_unit, allow_missing)
     typ = arr.type
     valid = None
     if arr.null_count:
@@ -369,7 +369,7 @@ def _to_times(
             raise _missing(arr.null_count, name)
         if pa.types.is_null(typ):  # no time at all
             n = len(arr)
-            return _Times(np.zeros(n, np.int64), 1, "instant", np.zeros(n, bool))
+            return Times(np.zeros(n, np.int64), 1, "instant", np.zeros(n, bool))
         valid = arr.is_valid().to_numpy(zero_copy_only=False)
     if pa.types.is_dictionary(typ):
         arr = arr.cast(typ.value_type)
@@ -382,18 +382,18 @@ def _to_times(
         ints = filled.view(pa.int64() if pa.types.is_timestamp(typ) else pa.int32())
         values = ints.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
         if pa.types.is_date(typ):
-            return _Times(values, 1, "date", valid)
-        return _Times(values, _TIME_UNITS[typ.unit], "instant", valid)
+            return Times(values, 1, "date", valid)
+        return Times(values, _TIME_UNITS[typ.unit], "instant", valid)
     if pa.types.is_string(typ) or pa.types.is_large_string(typ):
         _no_unit(time_unit, name, "strings")
         return _parse_strings(arr, name, where, valid)
     if pa.types.is_integer(typ) or pa.types.is_floating(typ):
         filled = arr.fill_null(0) if valid is not None else arr
-        return _from_numbers(
+        return times_from_numbers(
             filled.to_numpy(zero_copy_only=False), valid, name, time_unit, allow_missing
         )
     raise InputValidationError(
-        f"{_FUNC}: {name} must hold datetimes, ISO 8601 strings or epoch seconds or "
+        f"{FUNC}: {name} must hold datetimes, ISO 8601 strings or epoch seconds or "
         f"milliseconds. Got Arrow type {typ}."
     )
 
@@ -401,12 +401,12 @@ def _to_times(
 def _no_unit(time_unit: str | None, name: str, what: str) -> None:
     if time_unit is not None:
         raise InvalidParameterError(
-            f"The 'time_unit' parameter of {_FUNC} must be None when {name} holds {what} "
+            f"The 'time_unit' parameter of {FUNC} must be None when {name} holds {what} "
             f"(it applies to epoch numbers). Got {time_unit!r} instead."
         )
 
 
-def _from_datetime64(arr: np.ndarray, name: str, time_unit: str | None, allow: bool) -> _Times:
+def _from_datetime64(arr: np.ndarray, name: str, time_unit: str | None, allow: bool) -> Times:
     _no_unit(time_unit, name, "datetimes")
     unit, _ = np.datetime_data(arr.dtype)
     nat = np.isnat(arr)
@@ -416,20 +416,20 @@ def _from_datetime64(arr: np.ndarray, name: str, time_unit: str | None, allow: b
             raise _missing(int(nat.sum()), name)
         valid = ~nat
     if unit == "D":  # calendar dates
-        return _Times(arr.view(np.int64), 1, "date", valid)
+        return Times(arr.view(np.int64), 1, "date", valid)
     if unit not in _TIME_UNITS:  # hours, minutes, weeks, ...: to seconds
         arr = arr.astype("datetime64[s]")
         unit = "s"
-    return _Times(arr.view(np.int64), _TIME_UNITS[unit], "instant", valid)
+    return Times(arr.view(np.int64), _TIME_UNITS[unit], "instant", valid)
 
 
-def _from_numbers(
+def times_from_numbers(
     arr: np.ndarray, valid: np.ndarray | None, name: str, time_unit: str | None, allow: bool
-) -> _Times:
+) -> Times:
     kind = arr.dtype.kind
     if kind not in "iuf":
         raise InputValidationError(
-            f"{_FUNC}: {name} must hold datetimes, ISO 8601 strings or epoch seconds or "
+            f"{FUNC}: {name} must hold datetimes, ISO 8601 strings or epoch seconds or "
             f"milliseconds. Got dtype {arr.dtype}."
         )
     if kind == "f":
@@ -439,11 +439,11 @@ def _from_numbers(
                 raise _missing(int(nan.sum()), name)
             valid = ~nan if valid is None else valid & ~nan
         if np.isinf(arr).any():
-            raise InputValidationError(f"{_FUNC}: {name} contains infinity.")
+            raise InputValidationError(f"{FUNC}: {name} contains infinity.")
     inside = arr if valid is None else arr[valid]
     inferred = time_unit is None
     if inside.size == 0:  # no time at all (a signup column without values)
-        return _Times(np.zeros(len(arr), np.int64), 1, "instant", valid, time_unit, inferred)
+        return Times(np.zeros(len(arr), np.int64), 1, "instant", valid, time_unit, inferred)
     lo, hi = inside.min(), inside.max()
     if time_unit is None:
         if _SECONDS_RANGE[0] <= lo and hi < _SECONDS_RANGE[1]:
@@ -452,7 +452,7 @@ def _from_numbers(
             time_unit = "ms"
         else:
             raise InputValidationError(
-                f"{_FUNC}: {name} holds numbers from {lo.item()!r} to {hi.item()!r}, which are "
+                f"{FUNC}: {name} holds numbers from {lo.item()!r} to {hi.item()!r}, which are "
                 f"not clearly epoch seconds (1e8 to 1e11, i.e. 1973 to 5138) or epoch "
                 f"milliseconds (1e11 to 1e14); pass time_unit='s' or time_unit='ms'."
             )
@@ -463,16 +463,16 @@ def _from_numbers(
         for value in (lo, hi):
             if not _MIN_SECOND <= np.floor(value / scale) <= _MAX_SECOND:
                 _out_of_range(name, value, time_unit)
-        return _Times(seconds.astype(np.int64), 1, "instant", valid, time_unit, inferred)
+        return Times(seconds.astype(np.int64), 1, "instant", valid, time_unit, inferred)
     if kind == "u" and int(hi) > np.iinfo(np.int64).max:
         _out_of_range(name, hi, time_unit)
     values = arr.astype(np.int64, copy=False)
-    return _Times(values, scale, "instant", valid, time_unit, inferred)
+    return Times(values, scale, "instant", valid, time_unit, inferred)
 
 
 def _out_of_range(name: str, value: Any, unit: str) -> None:
     raise InputValidationError(
-        f"{_FUNC}: {name} holds {value.item()!r}, which as epoch {_UNIT_NAMES[unit]} is "
+        f"{FUNC}: {name} holds {value.item()!r}, which as epoch {_UNIT_NAMES[unit]} is "
         f"outside the years 1 to 9999; check time_unit."
     )
 
@@ -503,7 +503,7 @@ def _cast_instants(arr: Any, unit: str) -> np.ndarray:
     return out
 
 
-def _parse_strings(arr: Any, name: str, where: Callable[[int], str], valid: Any) -> _Times:
+def _parse_strings(arr: Any, name: str, where: Callable[[int], str], valid: Any) -> Times:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -514,14 +514,14 @@ def _parse_strings(arr: Any, name: str, where: Callable[[int], str], valid: Any)
         arr = arr.cast(pa.string()) if arr.nbytes < 2**31 - 1 else arr
     dates = len(arr) > 0 and pc.all(pc.match_substring_regex(arr, _DATE_RE)).as_py()
 
-    def parse(a: Any) -> _Times:
+    def parse(a: Any) -> Times:
         if dates:
             days = pc.cast(a, pa.date32()).view(pa.int32()).to_numpy(zero_copy_only=False)
-            return _Times(days.astype(np.int64), 1, "date", valid)
+            return Times(days.astype(np.int64), 1, "date", valid)
         try:
-            return _Times(_cast_instants(a, "ns"), _TIME_UNITS["ns"], "instant", valid)
+            return Times(_cast_instants(a, "ns"), _TIME_UNITS["ns"], "instant", valid)
         except pa.ArrowInvalid:  # out of the nanosecond range (1677-2262)
-            return _Times(_cast_instants(a, "us"), _TIME_UNITS["us"], "instant", valid)
+            return Times(_cast_instants(a, "us"), _TIME_UNITS["us"], "instant", valid)
 
     try:
         return parse(arr)
@@ -534,7 +534,7 @@ def _parse_strings(arr: Any, name: str, where: Callable[[int], str], valid: Any)
     )
 
 
-def _first_unparsable(arr: Any, parse: Callable[[Any], _Times]) -> int:
+def _first_unparsable(arr: Any, parse: Callable[[Any], Times]) -> int:
     import pyarrow as pa
 
     def ok(a: Any) -> bool:
@@ -561,7 +561,7 @@ def _local_day(second: int, zone: _dt.tzinfo, name: str) -> int:
         local = _dt.datetime.fromtimestamp(second, zone)
     except (OverflowError, OSError, ValueError):
         raise InputValidationError(
-            f"{_FUNC}: {name} holds a time outside the years 1 to 9999 "
+            f"{FUNC}: {name} holds a time outside the years 1 to 9999 "
             f"({second} seconds from 1970); check time_unit."
         ) from None
     return local.toordinal() - _EPOCH_ORDINAL
@@ -624,25 +624,25 @@ class _Window:
         return out
 
 
-def _extreme_seconds(t: _Times) -> tuple[int, int]:
+def _extreme_seconds(t: Times) -> tuple[int, int]:
     values = t.values if t.valid is None else t.values[t.valid]
     return int(values.min()) // t.divisor, int(values.max()) // t.divisor
 
 
-def _window(t: _Times, zone: _dt.tzinfo, period: str, name: str) -> _Window:
+def period_window(t: Times, zone: _dt.tzinfo, period: str, name: str) -> _Window:
     if t.kind == "date":
         lo_day, hi_day = (int(x) for x in (t.values.min(), t.values.max()))
         for day in (lo_day, hi_day):
             if not _MIN_SECOND // 86400 < day < _MAX_SECOND // 86400:
                 raise InputValidationError(
-                    f"{_FUNC}: {name} holds a date outside the years 1 to 9999."
+                    f"{FUNC}: {name} holds a date outside the years 1 to 9999."
                 )
     else:
         lo_s, hi_s = _extreme_seconds(t)
         for s in (lo_s, hi_s):
             if not _MIN_SECOND + 86400 <= s <= _MAX_SECOND - 86400:
                 raise InputValidationError(
-                    f"{_FUNC}: {name} holds a time outside the years 1 to 9999 "
+                    f"{FUNC}: {name} holds a time outside the years 1 to 9999 "
                     f"({s} seconds from 1970); check time_unit."
                 )
         lo_day, hi_day = _local_day(lo_s, zone, name), _local_day(hi_s, zone, name)
@@ -651,7 +651,7 @@ def _window(t: _Times, zone: _dt.tzinfo, period: str, name: str) -> _Window:
     if n_periods > _MAX_PERIODS:
         first, last = (np.datetime64(d, "D") for d in (lo_day, hi_day))
         raise InputValidationError(
-            f"{_FUNC}: the events span {n_periods} {period}s (from {first} to {last}); at most "
+            f"{FUNC}: the events span {n_periods} {period}s (from {first} to {last}); at most "
             f"{_MAX_PERIODS} are supported, as the cohort table has a row and a column per "
             f"period; pass a longer period ('week' or 'month'), or check time_unit."
         )
@@ -688,13 +688,13 @@ def _signup_rows(
     user_name: str,
     time_unit: str | None,
     where: Callable[[int], str],
-) -> tuple[np.ndarray, _Times, np.ndarray]:
+) -> tuple[np.ndarray, Times, np.ndarray]:
     """Rows (user code, signup time) and the ids of the users found only in ``signup``."""
     if isinstance(signup, str):
         col = _column(data, signup, "signup times", "signup")
-        t = _to_times(col, "signup", time_unit, where, allow_missing=True)
+        t = to_times(col, "signup", time_unit, where, allow_missing=True)
         return user_codes, t, user_ids[:0]
-    if type(signup).__name__ == "Series" and io._module(signup) == "pandas":
+    if type(signup).__name__ == "Series" and io.module_of(signup) == "pandas":
         users: Any = signup.index.to_numpy()
         times: Any = signup
     elif _is_table(signup) and not isinstance(signup, Mapping):
@@ -702,7 +702,7 @@ def _signup_rows(
         missing = [c for c in (user_name, "signup") if c not in names]
         if missing:
             raise InputValidationError(
-                f"{_FUNC}: the signup table has no column {missing[0]!r}. Got columns "
+                f"{FUNC}: the signup table has no column {missing[0]!r}. Got columns "
                 f"{v.format_values(names, limit=10)}; pass a table with columns "
                 f"{user_name!r} and 'signup', e.g. users.rename(columns={{'created_at': "
                 f"'signup'}})."
@@ -712,14 +712,14 @@ def _signup_rows(
         users, times = list(signup.keys()), list(signup.values())
     else:
         raise InvalidParameterError(
-            f"The 'signup' parameter of {_FUNC} must be None, the name of a column of events, "
+            f"The 'signup' parameter of {FUNC} must be None, the name of a column of events, "
             f"a mapping from user to signup time, or a table with columns {user_name!r} and "
             f"'signup'. Got {type(signup).__name__} instead."
         )
-    t = _to_times(times, "signup", time_unit, lambda i: f"{_FUNC}: signup row {i}", True)
-    users_arr = v.as_1d(users, "signup users", _FUNC)
+    t = to_times(times, "signup", time_unit, lambda i: f"{FUNC}: signup row {i}", True)
+    users_arr = v.as_1d(users, "signup users", FUNC)
     if len(users_arr) != len(t.values):  # pragma: no cover - same table
-        raise InputValidationError(f"{_FUNC}: signup users and times differ in length.")
+        raise InputValidationError(f"{FUNC}: signup users and times differ in length.")
     codes = lookup(users_arr, user_ids).astype(np.int64)
     unknown = codes < 0
     if t.valid is not None:  # a user only in the signup table, without a time: nothing to count
@@ -728,7 +728,7 @@ def _signup_rows(
         t.values, t.valid = t.values[keep], t.valid[keep]
     new_ids = users_arr[:0]
     if unknown.any():
-        new_codes, new_ids = factorize(users_arr[unknown], "signup users", _FUNC)
+        new_codes, new_ids = factorize(users_arr[unknown], "signup users", FUNC)
         codes[unknown] = len(user_ids) + new_codes
     return codes.astype(np.int32), t, new_ids
 
@@ -866,11 +866,11 @@ def retention(
             events, user=user, time=time, signup=signup, period=period, days=days, tz=tz,
             time_unit=time_unit, before_signup=before_signup,
         )  # fmt: skip
-    offsets, zone, tz_name = _check_options(period, days, tz, time_unit, before_signup)
+    offsets, zone, tz_name = check_options(period, days, tz, time_unit, before_signup)
     if not isinstance(user, str) or not isinstance(time, str):
         bad, value = ("user", user) if not isinstance(user, str) else ("time", time)
         raise InvalidParameterError(
-            f"The '{bad}' parameter of {_FUNC} must be a column name (str). Got {value!r} instead."
+            f"The '{bad}' parameter of {FUNC} must be a column name (str). Got {value!r} instead."
         )
 
     # ---- read
@@ -880,46 +880,44 @@ def retention(
         path = os.fspath(events)
         fmt = file_format or io.infer_format(path)
         columns = [user, time] + ([signup] if isinstance(signup, str) else [])
-        data = io.read_table(path, list(dict.fromkeys(columns)), _FUNC, fmt, id_columns=(user,))
+        data = io.read_table(path, list(dict.fromkeys(columns)), FUNC, fmt, id_columns=(user,))
         where = _locator(path, fmt)
     elif not _is_table(events):
         raise InputValidationError(
-            f"{_FUNC}: events must be a DataFrame, an Arrow table, a mapping of columns or "
+            f"{FUNC}: events must be a DataFrame, an Arrow table, a mapping of columns or "
             f"the path of a CSV, TSV or Parquet file. Got {type(events).__name__}."
         )
-    times = _event_times(data, time, time_unit, where)
+    times = event_times(data, time, time_unit, where)
     if len(times.values) == 0:
-        raise InputValidationError(f"{_FUNC}: events is empty; pass at least one event.")
-    window = _window(times, zone, period, "time")
-    counts = _cohort_counts(
-        data, user, times, signup, window, zone, time_unit, before_signup, where
-    )
-    return _retention_report(
+        raise InputValidationError(f"{FUNC}: events is empty; pass at least one event.")
+    window = period_window(times, zone, period, "time")
+    counts = count_cohorts(data, user, times, signup, window, zone, time_unit, before_signup, where)
+    return retention_report(
         counts, window, period, tz_name, offsets, before_signup, times.unit, times.inferred
     )
 
 
-def _check_options(
+def check_options(
     period: str, days: Any, tz: Any, time_unit: str | None, before_signup: str
 ) -> tuple[tuple[int, ...], _dt.tzinfo, str]:
     """Check the options of :func:`retention`: (day offsets, zone, zone name)."""
-    v.check_option(period, "period", _FUNC, _PERIODS)
-    v.check_option(before_signup, "before_signup", _FUNC, _BEFORE_SIGNUP)
-    v.check_option(time_unit, "time_unit", _FUNC, [None, *_TIME_UNITS])
+    v.check_option(period, "period", FUNC, _PERIODS)
+    v.check_option(before_signup, "before_signup", FUNC, _BEFORE_SIGNUP)
+    v.check_option(time_unit, "time_unit", FUNC, [None, *_TIME_UNITS])
     offsets = _check_days(days)
     zone, tz_name = _check_tz(tz)
     return offsets, zone, tz_name
 
 
-def _event_times(data: Any, time: str, time_unit: str | None, where: Any) -> _Times:
+def event_times(data: Any, time: str, time_unit: str | None, where: Any) -> Times:
     """The event times of a table, parsed (no missing value allowed)."""
-    return _to_times(
+    return to_times(
         _column(data, time, "event times", "time"), "time", time_unit, where, allow_missing=False
     )
 
 
 @dataclass
-class _Counts:
+class CohortCounts:
     """The counts behind a retention report; counts of disjoint users add up."""
 
     new: np.ndarray  # int64 (n_periods,)
@@ -933,9 +931,9 @@ class _Counts:
     events_before: int = 0
     users_before: int = 0
 
-    def merge(self, other: _Counts) -> _Counts:
+    def merge(self, other: CohortCounts) -> CohortCounts:
         """The counts of both sets of users (no user in both)."""
-        return _Counts(
+        return CohortCounts(
             self.new + other.new,
             self.login + other.login,
             self.table + other.table,
@@ -949,10 +947,10 @@ class _Counts:
         )  # fmt: skip
 
 
-def _cohort_counts(
+def count_cohorts(
     data: Any,
     user: str,
-    times: _Times,
+    times: Times,
     signup: Any,
     window: _Window,
     zone: _dt.tzinfo,
@@ -960,7 +958,7 @@ def _cohort_counts(
     before_signup: str,
     where: Any,
     signup_unit: str | None = None,
-) -> _Counts:
+) -> CohortCounts:
     """Cohort counts of the events of ``data`` (whole users) in a fixed window.
 
     ``times`` are the parsed event times of ``data``. ``signup_unit`` (if
@@ -968,12 +966,12 @@ def _cohort_counts(
     """
     from .._kernels import _retention as k
 
-    user_col = io.frame_columns(data, {"user": user}, _FUNC)["user"]
-    codes, user_ids = factorize(user_col, "user", _FUNC)
-    n_events = v.check_same_length(_FUNC, user=codes, time=times.values)
+    user_col = io.frame_columns(data, {"user": user}, FUNC)["user"]
+    codes, user_ids = factorize(user_col, "user", FUNC)
+    n_events = v.check_same_length(FUNC, user=codes, time=times.values)
     codes = codes.astype(np.int32, copy=False)
     if times.kind == "date":
-        times = _Times(window.seconds_of_days(times.values, zone), 1, "instant", None)
+        times = Times(window.seconds_of_days(times.values, zone), 1, "instant", None)
     n_event_users = len(user_ids)
     n_users = n_event_users
     n_periods = window.n_periods
@@ -1009,25 +1007,25 @@ def _cohort_counts(
         counts["events"], counts["users"] = int(n_before), int(flagged.sum())
         if before_signup == "error" and n_before:
             u = int(codes[first])
-            shown = _iso(int(times.values[first]) // times.divisor)
+            shown = iso_second(int(times.values[first]) // times.divisor)
             raise InputValidationError(
-                f"{_FUNC}: {n_before} events of {counts['users']} users are earlier than the "
-                f"user's signup, e.g. user {_py(user_ids[u])!r} at {shown} signed up at "
-                f"{_iso(int(seconds[u]))}; pass before_signup='keep' to count them as logins "
+                f"{FUNC}: {n_before} events of {counts['users']} users are earlier than the "
+                f"user's signup, e.g. user {py_scalar(user_ids[u])!r} at {shown} signed up at "
+                f"{iso_second(int(seconds[u]))}; pass before_signup='keep' to count them as logins "
                 f"or before_signup='drop' to ignore them."
             )
 
     # ---- per-user activity and the cohort counts
     drop = before_signup == "drop"
     new, login, table = _activity_counts(k, codes, periods, cohort, n_periods, drop, n_threads)
-    return _Counts(
+    return CohortCounts(
         new, login, table, n_events, n_users, counts["without"], counts["before_window"],
         counts["after_window"], counts["events"], counts["users"],
     )  # fmt: skip
 
 
-def _retention_report(
-    c: _Counts,
+def retention_report(
+    c: CohortCounts,
     window: _Window,
     period: str,
     tz_name: str,
@@ -1084,7 +1082,7 @@ def _locator(path: str | None, fmt: str | None) -> Callable[[int], str]:
 
     def where(i: int) -> str:
         if path is None:
-            return f"{_FUNC}: row {i}"
+            return f"{FUNC}: row {i}"
         if fmt in ("csv", "tsv"):
             return f"{path}:{i + 2}"  # line 1 is the header
         return f"{path}: row {i}"
@@ -1092,27 +1090,27 @@ def _locator(path: str | None, fmt: str | None) -> Callable[[int], str]:
     return where
 
 
-def _py(value: Any) -> Any:
+def py_scalar(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _iso(second: int) -> str:
+def iso_second(second: int) -> str:
     return str(np.datetime64(second, "s")) + "Z"
 
 
 def _raise_conflict(
     row: int,
     codes: np.ndarray,
-    times: _Times,
+    times: Times,
     seconds: np.ndarray,
     user_ids: np.ndarray,
     new_ids: np.ndarray,
 ) -> None:
     u = int(codes[row])
-    who = _py(user_ids[u] if u < len(user_ids) else new_ids[u - len(user_ids)])
+    who = py_scalar(user_ids[u] if u < len(user_ids) else new_ids[u - len(user_ids)])
     raise InputValidationError(
-        f"{_FUNC}: signup must give one time per user. Got {_iso(int(seconds[u]))} and "
-        f"{_iso(int(times.values[row]) // times.divisor)} for user {who!r}; keep one signup "
+        f"{FUNC}: signup must give one time per user. Got {iso_second(int(seconds[u]))} and "
+        f"{iso_second(int(times.values[row]) // times.divisor)} for user {who!r}; keep one signup "
         f"time per user, e.g. the earliest."
     )
 

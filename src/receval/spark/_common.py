@@ -126,6 +126,6 @@ def partition_states(df: Any, compute: Callable[[Any], Any]) -> list[Any]:
 
 def column(table: Any, name: str) -> Any:
     """A column of a partition's Arrow table as NumPy (strings stay Arrow, as in memory)."""
-    from ..data.io import _column_array
+    from ..data.io import column_array
 
-    return _column_array(table.column(name))
+    return column_array(table.column(name))

@@ -83,9 +83,9 @@ class EvaluationSummary:
         )
 
     def __repr__(self) -> str:
-        from ..evaluation import _describe
+        from ..evaluation import describe_report
 
-        return _describe(self, "EvaluationSummary", f", {self.n_partitions} partitions")
+        return describe_report(self, "EvaluationSummary", f", {self.n_partitions} partitions")
 
 
 @dataclass(frozen=True)
@@ -217,7 +217,7 @@ def evaluate(
     """
     from pyspark.sql import functions as F
 
-    from ..evaluation import _prepare
+    from ..evaluation import prepare_metrics
 
     func = "evaluate"
     conventions = {
@@ -233,7 +233,9 @@ def evaluate(
         "zero_users": zero_users,
         "hit_scores": hit_scores,
     }
-    metric_list, specs, convs, listwise = _prepare(metrics, features, similarity, conventions)
+    metric_list, specs, convs, listwise = prepare_metrics(
+        metrics, features, similarity, conventions
+    )
     check_frame(run, "run", func)
     check_partitions(num_partitions, func)
     if (score is None) == (rank is None):

@@ -38,7 +38,7 @@ def _numeric_unit(df: Any, col: str, name: str, time_unit: str | None, allow: bo
     from pyspark.sql import functions as F
     from pyspark.sql.types import NumericType
 
-    from ..metrics._retention import _from_numbers
+    from ..metrics._retention import times_from_numbers
 
     if time_unit is not None or not isinstance(df.schema[col].dataType, NumericType):
         return time_unit
@@ -48,7 +48,7 @@ def _numeric_unit(df: Any, col: str, name: str, time_unit: str | None, allow: bo
     lo, hi = df.agg(F.min(c), F.max(c)).first()
     if lo is None:  # no value at all
         return None
-    return _from_numbers(np.array([lo, hi]), None, name, None, allow).unit
+    return times_from_numbers(np.array([lo, hi]), None, name, None, allow).unit
 
 
 def retention(
@@ -100,15 +100,15 @@ def retention(
     from pyspark.sql import functions as F
 
     from ..metrics._retention import (
-        _check_options,
-        _cohort_counts,
-        _event_times,
-        _retention_report,
-        _Times,
-        _window,
+        Times,
+        check_options,
+        count_cohorts,
+        event_times,
+        period_window,
+        retention_report,
     )
 
-    offsets, zone, tz_name = _check_options(period, days, tz, time_unit, before_signup)
+    offsets, zone, tz_name = check_options(period, days, tz, time_unit, before_signup)
     check_frame(events, "events", _FUNC)
     check_partitions(num_partitions, _FUNC)
     signup_frame = None
@@ -137,7 +137,7 @@ def retention(
 
     # 2. the window: earliest and latest event
     def extremes(table: Any) -> tuple[str, int, int]:
-        t = _event_times(table, time, unit, _where)
+        t = event_times(table, time, unit, _where)
         if t.kind == "date":
             return t.kind, int(t.values.min()), int(t.values.max())
         return t.kind, int(t.values.min()) // t.divisor, int(t.values.max()) // t.divisor
@@ -155,7 +155,7 @@ def retention(
     kind = kinds.pop()
     lo = min(x[1] for x in found)
     hi = max(x[2] for x in found)
-    window = _window(_Times(np.array([lo, hi], np.int64), 1, kind, None), zone, period, "time")
+    window = period_window(Times(np.array([lo, hi], np.int64), 1, kind, None), zone, period, "time")
 
     # 3. counts of whole users
     cols = [F.col(user).alias(_USER), F.col(time).alias(_TIME)]
@@ -181,18 +181,18 @@ def retention(
 
         side = table.column(_SIDE)
         ev = table.filter(pc.equal(side, 0))
-        times = _event_times(ev, _TIME, unit, _where)
+        times = event_times(ev, _TIME, unit, _where)
         sign: Any = None
         if signup_kind == "column":
             sign = _SIGNUP
         elif signup_kind == "frame":
             rows = table.filter(pc.equal(side, 1))
             sign = pa.table({_USER: rows.column(_USER), "signup": rows.column(_SIGNUP)})
-        return _cohort_counts(
+        return count_cohorts(
             ev, _USER, times, sign, window, zone, time_unit, before_signup, _where,
             signup_unit=signup_unit,
         )  # fmt: skip
 
     parts = partition_states(data, counts)
     total = reduce(lambda a, b: a.merge(b), parts)
-    return _retention_report(total, window, period, tz_name, offsets, before_signup, unit, inferred)
+    return retention_report(total, window, period, tz_name, offsets, before_signup, unit, inferred)

@@ -43,9 +43,6 @@ class ScoreCounts:
     pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
     n_pending: int = 0
 
-    def _dtype(self) -> Any:
-        return np.float64 if self.weighted else np.int64
-
     def add(self, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> None:
         """Count validated rows per distinct score; fold them in when they outgrow the counts."""
         if len(labels) == 0:
@@ -78,11 +75,11 @@ class ScoreCounts:
         self.pending, self.n_pending = [], 0
         uniq, inverse = np.unique(np.concatenate([p[0] for p in parts]), return_inverse=True)
         n = len(uniq)
-        dtype = self._dtype()
-        pos = np.zeros(n, dtype=dtype)
-        neg = np.zeros(n, dtype=dtype)
-        np.add.at(pos, inverse, np.concatenate([p[1] for p in parts]).astype(dtype))
-        np.add.at(neg, inverse, np.concatenate([p[2] for p in parts]).astype(dtype))
+        # counts below 2**53 per score add exactly in float64
+        pos = np.bincount(inverse, weights=np.concatenate([p[1] for p in parts]), minlength=n)
+        neg = np.bincount(inverse, weights=np.concatenate([p[2] for p in parts]), minlength=n)
+        if not self.weighted:
+            pos, neg = pos.astype(np.int64), neg.astype(np.int64)
         self.scores, self.pos, self.neg = uniq, pos, neg
         return self
 

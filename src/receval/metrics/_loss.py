@@ -214,25 +214,15 @@ def normalized_entropy(
     >>> normalized_entropy([1, 0, 0, 1], [0.8, 0.3, 0.1, 0.6])  # base rate 0.5: H = ln 2
     0.4314
     """
-    from .._states import totals_of
+    from ..engine.run import metric
 
     func = "normalized_entropy"
     if _streaming.is_scan(func, y_true=y_true, y_prob=y_prob, sample_weight=sample_weight):
         return _streaming.normalized_entropy(y_true, y_prob, sample_weight=sample_weight, eps=eps)
-    if isinstance(eps, str) and eps == "auto":
-        eps = _EPS
-    eps = v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False)
-    yt = v.as_1d(y_true, "y_true", func)
-    yp = v.as_1d(y_prob, "y_prob", func)
-    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
-    n = v.check_same_length(func, y_true=yt, y_prob=yp, sample_weight=sw)
-    v.check_not_empty(n, "y_true", func)
-    labels = v.check_binary01(yt, func)
-    proba = v.check_probabilities(
-        v.check_finite(v.as_float(yp, "y_prob", func), "y_prob", func), "y_prob", func
-    )
-    totals = totals_of(labels, proba, v.check_sample_weight(sw, n, func), eps)
-    return normalized_entropy_of(totals.loss.value, totals.weight.value, totals.observed.value)
+    v.check_not_empty(len(v.as_1d(y_true, "y_true", func)), "y_true", func)
+    # the engine's definition: the same checks, exact sums and value as receval.metric("ne")
+    acc = metric(func, eps=eps).update(y_true, y_prob, sample_weight=sample_weight)
+    return acc.compute()
 
 
 def normalized_entropy_of(loss: float, weight: float, positives: float) -> float:

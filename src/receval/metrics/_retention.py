@@ -859,10 +859,12 @@ def retention(
     >>> retention(events, days=1, tz="Asia/Shanghai").new_users
     array([2, 0, 1, 0])
     """
-    from .. import _streaming
+    from ..data.scan import Scan
 
-    if isinstance(events, _streaming.Scan):  # a receval.scan(...): passes over the file
-        return _streaming.retention(
+    if isinstance(events, Scan):  # a receval.scan(...): passes over the file
+        from ._retention_scan import scan_retention
+
+        return scan_retention(
             events, user=user, time=time, signup=signup, period=period, days=days, tz=tz,
             time_unit=time_unit, before_signup=before_signup,
         )  # fmt: skip

@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _harness import Measurement, environment, measure, replace_section
-from receval import _stats
+from receval import _intervals, _stats
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 METRICS = ("ndcg@10", "ndcg@5", "hit@10", "rr@10", "p@1")
@@ -185,8 +185,8 @@ def run_all(n_users: int, n_draws: int, repeat: int, limit: float) -> tuple[list
 
     # compiled kernels and SciPy loaded before timing
     _stats.randomization_pvalues(ten[:100], n_permutations=10)
-    _stats.bootstrap_intervals(ten[:100], n_resamples=10)
-    _stats.bootstrap_intervals(one[:100], n_resamples=10)
+    _intervals.bootstrap_intervals(ten[:100], n_resamples=10)
+    _intervals.bootstrap_intervals(one[:100], n_resamples=10)
     _stats.randomization_pvalues(one[:100], n_permutations=10)
     ranx_fisher(a[:100], b[:100], 10)
     scipy_bootstrap(a[:100], b[:100], "BCa", 10)
@@ -195,7 +195,7 @@ def run_all(n_users: int, n_draws: int, repeat: int, limit: float) -> tuple[list
         return lambda: _stats.randomization_pvalues(d, n_permutations=n_draws, seed=0)
 
     def boot(d, method):
-        return lambda: _stats.bootstrap_intervals(d, method=method, n_resamples=n_draws, seed=0)
+        return lambda: _intervals.bootstrap_intervals(d, method=method, n_resamples=n_draws, seed=0)
 
     ours = measure(rand(one), repeat)
     theirs, note = scaled(lambda k: scipy_permutation(a, b, k), n_draws, limit)
@@ -251,7 +251,7 @@ def run_all(n_users: int, n_draws: int, repeat: int, limit: float) -> tuple[list
             "Wilcoxon test, 10 columns (SciPy per column)", ours, "SciPy `wilcoxon`, axis=0", theirs
         )
     )
-    ours = measure(lambda: _stats.effect_sizes(ten), repeat)
+    ours = measure(lambda: _intervals.effect_sizes(ten), repeat)
     lines.append(line("effect sizes, 10 columns", ours))
     return lines, one, ten
 

@@ -1,4 +1,6 @@
-"""Paired tests, bootstrap intervals, effect sizes and p-value corrections (receval._stats).
+"""Paired tests, bootstrap intervals, effect sizes and p-value corrections.
+
+The statistics of receval._stats and receval._intervals.
 
 References: SciPy (ttest_rel, wilcoxon, permutation_test, bootstrap), statsmodels
 (multipletests), and the slow oracles of tests/oracles/stats.py (exhaustive sign
@@ -26,14 +28,12 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
-from receval import _stats
+from receval import _intervals, _paired
+from receval._intervals import _bootstrap_replicates, bootstrap_intervals, effect_sizes
 from receval._kernels import _stats as kernels
 from receval._stats import (
-    _bootstrap_replicates,
     _randomization_statistics,
     adjust_pvalues,
-    bootstrap_intervals,
-    effect_sizes,
     randomization_pvalues,
     student_pvalues,
     wilcoxon_pvalues,
@@ -371,8 +371,8 @@ def test_jackknife_acceleration_equals_leave_one_out():
     d[rng.random((40, 3)) < 0.2] = np.nan
     w = rng.choice([0.0, 1.0, 2.5], (40, 3))
     for weights in (None, w):
-        table = _stats._Table(d, weights, drop_unused=True)
-        got = _stats._jackknife_acceleration(table)
+        table = _paired.Table(d, weights, drop_unused=True)
+        got = _intervals._jackknife_acceleration(table)
         for j in range(3):
             expected = oracle.jackknife_acceleration(d[:, j], None if weights is None else w[:, j])
             assert got[j] == pytest.approx(expected, rel=1e-9, abs=1e-15)
@@ -744,7 +744,7 @@ def test_inputs_in_other_forms():
 
 def test_import_receval_does_not_import_scipy():
     code = (  # numba itself imports scipy: the kernels are imported on first call only
-        "import sys, receval, receval._stats; "
+        "import sys, receval, receval._stats, receval._intervals; "
         "assert 'scipy' not in sys.modules and 'numba' not in sys.modules, sys.modules.keys()"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

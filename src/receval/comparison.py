@@ -23,10 +23,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _validation as v
+from ._intervals import bootstrap_intervals, effect_sizes
 from ._stats import (
     adjust_pvalues,
-    bootstrap_intervals,
-    effect_sizes,
     randomization_pvalues,
     student_pvalues,
     wilcoxon_pvalues,

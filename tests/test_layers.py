@@ -115,8 +115,6 @@ KNOWN_CYCLIC = {
     "receval.metrics._calibration",
     "receval.metrics._gauc",
     "receval.metrics._loss",
-    "receval.metrics._retention",
-    "receval.metrics._retention_scan",
 }
 
 
@@ -204,7 +202,6 @@ KNOWN_LARGE = {
     "receval.metrics._beyond": 912,
     "receval._kernels._topk": 1034,
     "receval.metrics._classification": 1066,
-    "receval.metrics._retention": 1145,
 }
 
 

@@ -85,7 +85,7 @@ _EXPORTS: dict[str, str] = {
     "MeanOverUsers": "receval.metrics._beyond",
     # retention
     "retention": "receval.metrics._retention",
-    "RetentionReport": "receval.metrics._retention",
+    "RetentionReport": "receval.metrics._cohorts",
     # streaming: accumulators for training and validation loops
     "metric": "receval.engine.run",
     "compute": "receval.engine.run",
@@ -164,6 +164,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         recall_score,
         specificity_score,
     )
+    from .metrics._cohorts import RetentionReport
     from .metrics._curves import precision_recall_curve, roc_curve
     from .metrics._gauc import GroupAUCReport, gauc_score, group_auc
     from .metrics._loss import (
@@ -182,5 +183,5 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         recall_at_k,
         success_at_k,
     )
-    from .metrics._retention import RetentionReport, retention
+    from .metrics._retention import retention
     from .registry import MetricEntry, list_metrics, metric_info

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import receval.metrics._retention as retention_module
+import receval.metrics._cohorts as cohorts_module
 from receval import RetentionReport, retention
 from receval.exceptions import InputValidationError, InvalidParameterError
 from tests.oracles import retention as oracle
@@ -42,12 +42,12 @@ def _assert_report_equals(report: RetentionReport, expected: dict) -> None:
 
 @contextlib.contextmanager
 def _method(name):
-    old = retention_module._METHOD
-    retention_module._METHOD = name
+    old = cohorts_module._METHOD
+    cohorts_module._METHOD = name
     try:
         yield
     finally:
-        retention_module._METHOD = old
+        cohorts_module._METHOD = old
 
 
 # ---------------------------------------------------------------- hand-computed

@@ -174,7 +174,8 @@ def test_mean_states_of_user_partitions_merge_to_one_pass(seed):
 def test_retention_counts_of_user_partitions_merge_to_one_pass(seed):
     """The cohort counts of disjoint users in one window add up (Spark's merge)."""
     from receval import retention
-    from receval.metrics import _retention as rt
+    from receval.metrics import _cohorts as rt
+    from receval.metrics._times import period_window
 
     rng = np.random.default_rng(seed)
     n = 500
@@ -189,7 +190,7 @@ def test_retention_counts_of_user_partitions_merge_to_one_pass(seed):
     whole = retention(events, signup="signup", before_signup="drop", tz="Europe/Paris")
     _, zone, _ = rt.check_options("day", (1,), "Europe/Paris", None, "drop")
     t = rt.event_times(events, "time", None, None)
-    window = rt.period_window(t, zone, "day", "time")
+    window = period_window(t, zone, "day", "time")
     owner = rng.integers(0, 3, 80)[users]
     merged = None
     for p in range(3):

@@ -13,6 +13,16 @@ import numpy as np
 
 from ..data.scan import Scan
 from ..exceptions import InputValidationError, InvalidParameterError
+from ._cohorts import CohortCounts, check_options, retention_report
+from ._times import (
+    FUNC,
+    Times,
+    iso_second,
+    period_window,
+    py_scalar,
+    times_from_numbers,
+    to_times,
+)
 
 
 class _UserCodes:
@@ -68,10 +78,9 @@ def scan_retention(
     and a signup time. Any row order.
     """
     from .._kernels import _retention as k
-    from . import _retention as rt
 
-    func = rt.FUNC
-    offsets, zone, tz_name = rt.check_options(period, days, tz, time_unit, before_signup)
+    func = FUNC
+    offsets, zone, tz_name = check_options(period, days, tz, time_unit, before_signup)
     if signup is not None and not isinstance(signup, str):
         raise InvalidParameterError(
             f"The 'signup' parameter of {func} must be None or a column of the scanned events. "
@@ -118,7 +127,7 @@ def scan_retention(
         for c in numeric:
             if lo[c] is not None:
                 name = "time" if c == time else "signup"
-                t = rt.times_from_numbers(np.array([lo[c], hi[c]]), None, name, None, c == signup)
+                t = times_from_numbers(np.array([lo[c], hi[c]]), None, name, None, c == signup)
                 units[c] = t.unit
     unit = units[time]
 
@@ -127,7 +136,7 @@ def scan_retention(
     first = last = None
     n_events = 0
     for offset, batch in batches([time], "window"):
-        t = rt.to_times(batch[time], "time", unit, where_of(offset), allow_missing=False)
+        t = to_times(batch[time], "time", unit, where_of(offset), allow_missing=False)
         n_events += len(t.values)
         kinds.add(t.kind)
         a, b = int(t.values.min()), int(t.values.max())
@@ -143,7 +152,7 @@ def scan_retention(
             f"and date-times in others; write them all one way (or read the file in memory)."
         )
     kind = kinds.pop()
-    window = rt.period_window(rt.Times(np.array([first, last], np.int64), 1, kind, None), zone,
+    window = period_window(Times(np.array([first, last], np.int64), 1, kind, None), zone,
                         period, "time")  # fmt: skip
     n_periods = window.n_periods
     n_words = (n_periods + 63) // 64
@@ -155,7 +164,7 @@ def scan_retention(
     if signup is not None:
         for offset, batch in batches([user, signup], "signup"):
             local, glob = users.codes(batch[user], func)
-            s = rt.to_times(batch[signup], "signup", units[signup], where_of(offset), True)
+            s = to_times(batch[signup], "signup", units[signup], where_of(offset), True)
             if s.kind == "date":
                 s.values, s.divisor = window.seconds_of_days(s.values, zone), 1
             valid = np.ones(len(local), bool) if s.valid is None else s.valid
@@ -173,8 +182,8 @@ def scan_retention(
                     u = int(np.flatnonzero(clash)[0])
                     both = (int(seconds[glob[u]]), int(sec[u]))
                 raise InputValidationError(
-                    f"{func}: signup must give one time per user. Got {rt.iso_second(both[0])} and "
-                    f"{rt.iso_second(both[1])} for user {rt.py_scalar(users.ids[glob[u]])!r} in "
+                    f"{func}: signup must give one time per user. Got {iso_second(both[0])} and "
+                    f"{iso_second(both[1])} for user {py_scalar(users.ids[glob[u]])!r} in "
                     f"{where_path}; keep one signup time per user, e.g. the earliest."
                 )
             seconds[glob[got]] = sec[got]
@@ -187,9 +196,9 @@ def scan_retention(
     n_threads = k._n_threads()
     for offset, batch in batches([user, time], "activity"):
         local, glob = users.codes(batch[user], func)
-        t = rt.to_times(batch[time], "time", unit, where_of(offset), allow_missing=False)
+        t = to_times(batch[time], "time", unit, where_of(offset), allow_missing=False)
         if t.kind == "date":
-            t = rt.Times(window.seconds_of_days(t.values, zone), 1, "instant", None)
+            t = Times(window.seconds_of_days(t.values, zone), 1, "instant", None)
         periods = k._periods_of_instants(
             t.values, np.int64(t.divisor), window.bounds, window.period_of_day, n_threads
         )
@@ -206,9 +215,9 @@ def scan_retention(
                 u = glob[int(local[row])]
                 raise InputValidationError(
                     f"{func}: events of users earlier than the user's signup, e.g. user "
-                    f"{rt.py_scalar(users.ids[u])!r} at "
-                    f"{rt.iso_second(int(t.values[row]) // t.divisor)} signed up at "
-                    f"{rt.iso_second(int(seconds[u]))} ({where_of(offset)(int(row))}); "
+                    f"{py_scalar(users.ids[u])!r} at "
+                    f"{iso_second(int(t.values[row]) // t.divisor)} signed up at "
+                    f"{iso_second(int(seconds[u]))} ({where_of(offset)(int(row))}); "
                     f"pass before_signup='keep' to count them as logins or "
                     f"before_signup='drop' to ignore them."
                 )
@@ -225,7 +234,7 @@ def scan_retention(
         np.ascontiguousarray(bits[:n_users]).ravel(), n_words, cohort, n_periods, drop, acc_parts
     )
     new, login, table = (p.sum(axis=0) for p in parts)
-    counts = rt.CohortCounts(
+    counts = CohortCounts(
         new, login, table, n_events, n_users,
         without=int(n_users - has.sum()) if signup is not None else 0,
         before_window=int((cohort == k.BEFORE).sum()),
@@ -233,7 +242,7 @@ def scan_retention(
         events_before=n_before,
         users_before=int(_grown(flagged, n_users, False)[:n_users].sum()),
     )  # fmt: skip
-    return rt.retention_report(
+    return retention_report(
         counts, window, period, tz_name, offsets, before_signup, unit,
         time_unit is None and unit is not None,
     )  # fmt: skip

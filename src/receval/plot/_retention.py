@@ -205,7 +205,7 @@ def retention_curve(
     func = "retention_curve"
     v.check_option(offsets, "offsets", func, ["all", "days"])
     v.check_option(weighting, "weighting", func, ["cohorts", "users"])
-    from ..metrics._retention import RetentionReport
+    from ..metrics._cohorts import RetentionReport
 
     models = as_models(report, "report", func, lambda r: not isinstance(r, RetentionReport))
     ax = get_axes(ax)

@@ -38,7 +38,7 @@ def _numeric_unit(df: Any, col: str, name: str, time_unit: str | None, allow: bo
     from pyspark.sql import functions as F
     from pyspark.sql.types import NumericType
 
-    from ..metrics._retention import times_from_numbers
+    from ..metrics._times import times_from_numbers
 
     if time_unit is not None or not isinstance(df.schema[col].dataType, NumericType):
         return time_unit
@@ -99,14 +99,8 @@ def retention(
     """
     from pyspark.sql import functions as F
 
-    from ..metrics._retention import (
-        Times,
-        check_options,
-        count_cohorts,
-        event_times,
-        period_window,
-        retention_report,
-    )
+    from ..metrics._cohorts import check_options, count_cohorts, event_times, retention_report
+    from ..metrics._times import Times, period_window
 
     offsets, zone, tz_name = check_options(period, days, tz, time_unit, before_signup)
     check_frame(events, "events", _FUNC)

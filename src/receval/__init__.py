@@ -76,13 +76,13 @@ _EXPORTS: dict[str, str] = {
     "adjust_pvalues": "receval.comparison",
     "effect_sizes": "receval.comparison",
     # beyond accuracy
-    "intra_list_similarity": "receval.metrics._beyond",
-    "diversity": "receval.metrics._beyond",
+    "intra_list_similarity": "receval.metrics._diversity",
+    "diversity": "receval.metrics._diversity",
     "catalog_coverage": "receval.metrics._beyond",
-    "novelty": "receval.metrics._beyond",
+    "novelty": "receval.metrics._diversity",
     "personalization": "receval.metrics._beyond",
     "gini_index": "receval.metrics._beyond",
-    "MeanOverUsers": "receval.metrics._beyond",
+    "MeanOverUsers": "receval.metrics._beyond_common",
     # retention
     "retention": "receval.metrics._retention",
     "RetentionReport": "receval.metrics._cohorts",
@@ -143,15 +143,8 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         pr_auc_score,
         roc_auc_score,
     )
-    from .metrics._beyond import (
-        MeanOverUsers,
-        catalog_coverage,
-        diversity,
-        gini_index,
-        intra_list_similarity,
-        novelty,
-        personalization,
-    )
+    from .metrics._beyond import catalog_coverage, gini_index, personalization
+    from .metrics._beyond_common import MeanOverUsers
     from .metrics._calibration import calibration_curve, copc, expected_calibration_error, pcoc
     from .metrics._classification import (
         accuracy_score,
@@ -166,6 +159,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     )
     from .metrics._cohorts import RetentionReport
     from .metrics._curves import precision_recall_curve, roc_curve
+    from .metrics._diversity import diversity, intra_list_similarity, novelty
     from .metrics._gauc import GroupAUCReport, gauc_score, group_auc
     from .metrics._loss import (
         log_loss,

@@ -25,7 +25,7 @@ from receval import (
 )
 from receval._kernels import _lists as kernels
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
-from receval.metrics._beyond import ils_per_user
+from receval.metrics._diversity import ils_per_user
 from tests.oracles import beyond as oracle
 
 # a = (1, 0), b = (1, 1), c = (0, 1): cos(a, b) = cos(b, c) = 1/sqrt(2), cos(a, c) = 0

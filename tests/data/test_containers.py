@@ -1103,14 +1103,14 @@ def test_parquet_null_scores_and_ids_are_errors(with_polars, tmp_path, monkeypat
 def test_run_blocks_sorted_without_fallback_for_distinct_scores(sizes, monkeypatch):
     # the exact fallback repairs any misordered list, so a broken fast path would
     # still give right containers: check that distinct scores never need it
-    from receval._kernels import _topk
+    from receval._kernels import _ranked_csr
     from receval.data import _ranked
 
     def no_redo(*args):
         raise AssertionError("the fast path left a list unsorted")
 
     monkeypatch.setattr(_ranked, "_BLOCK_ROWS", 16)
-    monkeypatch.setattr(_topk, "_redo_segments", no_redo)
+    monkeypatch.setattr(_ranked_csr, "_redo_segments", no_redo)
     rng = np.random.default_rng(8)
     users = np.repeat(np.arange(len(sizes)), sizes)
     items = np.concatenate([rng.permutation(1000)[:k] for k in sizes])

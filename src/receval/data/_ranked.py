@@ -176,7 +176,7 @@ class Qrels(_RankedBase):
 
     def _finish(self, order: np.ndarray, item_codes: np.ndarray, grades: np.ndarray) -> None:
         """Each user's judged items by item code, grades along, and grades descending."""
-        from .._kernels._topk import _judged_segments
+        from .._kernels._ranked_csr import _judged_segments
 
         self.items, self.grades, self.grades_desc, dup = _judged_segments(
             self.offsets, order, item_codes, grades, 4 * _n_threads()
@@ -401,12 +401,12 @@ class Run(_RankedBase):
         return self._has_ties32
 
     def _any_tie(self, scores: np.ndarray) -> bool:
-        from .._kernels._topk import _any_tie_segments
+        from .._kernels._ranked_csr import _any_tie_segments
 
         return bool(_any_tie_segments(scores, self.offsets, False))
 
     def _any_tie32(self) -> bool:
-        from .._kernels._topk import _any_tie_segments
+        from .._kernels._ranked_csr import _any_tie_segments
 
         return bool(_any_tie_segments(self.scores, self.offsets, True))
 
@@ -548,7 +548,7 @@ def _rank_rows(
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from .._kernels import _topk as k
+    from .._kernels import _ranked_csr as k
 
     n_seg = len(offsets) - 1
     n_chunks = 4 * _n_threads()
@@ -610,7 +610,7 @@ def _rank_blocks(
     Threads take contiguous ranges of blocks."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from .._kernels import _topk as k
+    from .._kernels import _ranked_csr as k
 
     n_seg = len(offsets) - 1
     n = int(offsets[-1])
@@ -674,7 +674,7 @@ def _rank_blocks(
 
 def _group(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """CSR offsets by code and the input row of each position (empty: identity)."""
-    from .._kernels._topk import _group_rows, _is_grouped, _offsets_of_sorted
+    from .._kernels._ranked_csr import _group_rows, _is_grouped, _offsets_of_sorted
 
     if _is_grouped(codes):
         return _offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)

@@ -24,3 +24,15 @@ def latex_escape(text: object) -> str:
 def markdown_escape(text: object) -> str:
     """``text`` safe inside a Markdown table cell (pipes escaped)."""
     return str(text).replace("|", "\\|")
+
+
+def flatten_counts(counts: dict[str, object]) -> dict[str, object]:
+    """Counts with a nested dict's keys spelled ``name:key`` (``{"gauc": {"n_groups": 3}}``
+    becomes ``{"gauc:n_groups": 3}``), for one line of text or extra table columns."""
+    out: dict[str, object] = {}
+    for key, value in counts.items():
+        if isinstance(value, dict):
+            out.update({f"{key}:{k}": v for k, v in value.items()})
+        else:
+            out[key] = value
+    return out

@@ -12,9 +12,9 @@ with status 2, like usage errors.
 
 from __future__ import annotations
 
+from ..report import REPORT_AT_K_METRICS, REPORT_COHORTS
 from . import _compare, _ctr, _rank, _report, _retention  # noqa: F401  (register commands)
 from ._common import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS, app, main
-from ._report import REPORT_AT_K_METRICS, REPORT_COHORTS
 
 __all__ = [
     "DEFAULT_CTR_METRICS",

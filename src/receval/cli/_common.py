@@ -39,7 +39,6 @@ __all__ = [
     "main",
     "one_line",
     "parse_days",
-    "rank_counts",
     "rank_table",
     "ranked_format",
     "retention_columns",
@@ -278,24 +277,16 @@ def evaluate_run(
     return report
 
 
-def rank_counts(report: Any, metrics: list[str]) -> dict[str, Any]:
-    """What the rules left out of one run's means (the ``counts`` of json/csv output)."""
-    return {
-        "n_users": int(report.n_users),
-        "n_users_missing": int(report.n_users_missing),
-        "n_run_only_users": int(report.n_run_only_users),
-        "n_users_skipped": {m: int(report.n_users_skipped[m]) for m in metrics},
-        "n_users_empty": {m: int(report.n_users_empty[m]) for m in metrics},
-    }
-
-
 def rank_table(
     reports: list[tuple[str, Any]], metrics: list[str], title: str | None = None
 ) -> ResultTable:
     """One row per run: its name and the mean of each metric, with the counts."""
-    rows = [[name, *(rep.mean[m] for m in metrics)] for name, rep in reports]
-    counts = [rank_counts(rep, metrics) for _, rep in reports]
-    return ResultTable(["run", *metrics], rows, title=title, counts=counts)
+    from ..report import ranking_records
+
+    records = ranking_records(dict(reports), metrics)
+    columns = ["run", *metrics]
+    rows = [[record[c] for c in columns] for record in records]
+    return ResultTable(columns, rows, title=title, counts=[r["counts"] for r in records])
 
 
 # ------------------------------------------------------------------ ctr

@@ -20,6 +20,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from .._tables import flatten_counts
+
 __all__ = ["OutputFormat", "ResultTable", "render", "render_sections", "scalar"]
 
 
@@ -57,38 +59,14 @@ class ResultTable:
                 record["counts"] = counts
         return out
 
-    def values_only(self) -> ResultTable:
-        """The table without its counts."""
-        return ResultTable(self.columns, self.rows, self.title)
-
-    def count_lines(self) -> list[str]:
-        """One line per row naming what its rules left out, for prose (the HTML report)."""
-        if self.counts is None:
-            return []
-        lines = []
-        for row, counts in zip(self.rows, self.counts, strict=True):
-            parts = [f"{k} = {v}" for k, v in _flatten_counts(counts).items()]
-            lines.append(f"{row[0]}: " + ", ".join(parts) + ".")
-        return lines
-
     def with_count_columns(self) -> ResultTable:
         """The table with the counts as extra columns (CSV, TSV)."""
         if self.counts is None:
             return self
-        flat = [_flatten_counts(c) for c in self.counts]
+        flat = [flatten_counts(c) for c in self.counts]
         names = list(dict.fromkeys(k for c in flat for k in c))
         rows = [[*row, *(c.get(k) for k in names)] for row, c in zip(self.rows, flat, strict=True)]
         return ResultTable([*self.columns, *names], rows, self.title)
-
-
-def _flatten_counts(counts: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in counts.items():
-        if isinstance(value, dict):
-            out.update({f"{key}:{k}": v for k, v in value.items()})
-        else:
-            out[key] = value
-    return out
 
 
 def scalar(value: Any) -> Any:

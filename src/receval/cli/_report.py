@@ -31,13 +31,6 @@ from ._common import (
 )
 from ._output import OutputFormat, ResultTable, render_sections, rows_of
 
-# ------------------------------------------------------------------ report and demo
-#: Metrics of the metric@k figure of the ranking section, for k = 1..100.
-REPORT_AT_K_METRICS = ("ndcg", "recall")
-
-#: Cohorts shown in the retention table of the HTML report (the first ones).
-REPORT_COHORTS = 15
-
 
 def _figures(say: Messages) -> bool:
     """Whether matplotlib is installed; a warning when it is not."""
@@ -49,125 +42,6 @@ def _figures(say: Messages) -> bool:
         "matplotlib is not installed, so the report has no figures; pip install 'receval[plot]'."
     )
     return False
-
-
-def _ranking_section(
-    doc: Any,
-    figures: bool,
-    table: ResultTable,
-    qrels: Any,
-    runs: dict[str, Any],
-    say: Messages,
-    profile: str | None = None,
-    reports: list[tuple[str, Any]] | None = None,
-) -> None:
-    """Heading, metric table (with significance tests when there are several runs)
-    and metric@k figure of the runs."""
-    doc.add_heading("Ranking")
-    doc.add_text(
-        "Mean of each top-K metric over the users of the qrels (receval.evaluate), one row per run."
-    )
-    doc.add_table(table.values_only().records(), caption=table.title)
-    for line in table.count_lines():
-        doc.add_text(line)
-    if reports is not None and len(reports) > 1:
-        from ..comparison import compare
-
-        with say.progress("Testing differences"):
-            metrics = [c for c in table.columns if c != "run"]
-            _comparison_table(doc, compare(None, dict(reports), metrics))
-    if figures:
-        from ..plot import metric_at_k
-        from ..report import new_axes
-
-        with say.progress("Drawing metric@k"):
-            ax = new_axes(figsize=(7.0, 4.5))
-            metric_at_k(
-                qrels, runs, metrics=REPORT_AT_K_METRICS, ks=range(1, 101), ax=ax, profile=profile
-            )
-            doc.add_figure(ax, caption="Mean ndcg@k and recall@k for k = 1..100")
-
-
-def _ctr_section(
-    doc: Any,
-    figures: bool,
-    table: ResultTable,
-    y_true: Any,
-    scores: list[tuple[str, Any]],
-    sample_weight: Any,
-    say: Messages,
-    groups: Any = None,
-) -> None:
-    """Heading, metric table (with significance tests of per-user gauc and log loss when
-    there are several models and groups), ROC, precision-recall and calibration figures."""
-    doc.add_heading("CTR models")
-    doc.add_text(
-        "Pointwise metrics of each model's predicted click-through rate, one row per model."
-    )
-    doc.add_table(table.values_only().records(), caption=table.title)
-    for line in table.count_lines():
-        doc.add_text(line)
-    if groups is not None and len(scores) > 1:
-        from ..comparison import compare_predictions
-
-        with say.progress("Testing differences"):
-            comparison = compare_predictions(
-                y_true, dict(scores), groups=groups, sample_weight=sample_weight
-            )
-        _comparison_table(doc, comparison)
-    if figures:
-        from ..plot import calibration, precision_recall, roc
-        from ..report import new_axes
-
-        models = dict(scores)
-        drawings = [
-            (roc, {}, "ROC curves"),
-            (precision_recall, {}, "Precision-recall curves (dot: break-even point)"),
-            (
-                calibration,
-                {"n_bins": 20, "strategy": "quantile"},
-                "Calibration: observed CTR against mean prediction (20 quantile bins)",
-            ),
-        ]
-        for draw, options, caption in drawings:
-            with say.progress(f"Drawing {caption}"):
-                ax = new_axes(figsize=(5.0, 4.5))
-                draw(y_true, models, ax=ax, sample_weight=sample_weight, **options)
-                doc.add_figure(ax, caption=caption)
-
-
-def _comparison_table(doc: Any, comparison: Any) -> None:
-    """Every comparison of a ComparisonReport as a table, with how it was tested."""
-    header, rows = comparison._detail_rows(4)
-    doc.add_text(
-        "Paired comparisons over users: difference of the means, effect size (Cohen's d_z), "
-        f"{comparison.confidence:.0%} bootstrap interval ({comparison.interval}), p-value and "
-        f"adjusted p-value (* where significant). {comparison.legend()}"
-    )
-    doc.add_table([dict(zip(header, row, strict=True)) for row in rows])
-
-
-def _retention_section(
-    doc: Any, figures: bool, table: ResultTable, report: Any, say: Messages
-) -> None:
-    """Heading, the first cohorts' day-N retention, the heatmap and the retention curve."""
-    doc.add_heading("Retention")
-    doc.add_text(
-        f"Day-N retention of each {report.period} cohort: the share of its new users active "
-        f"N {report.period}s later (receval.retention); nan where not observed yet."
-    )
-    doc.add_table(table.records(), caption=table.title, max_rows=REPORT_COHORTS)
-    if figures:
-        from ..plot import retention_curve, retention_heatmap
-        from ..report import new_axes
-
-        with say.progress("Drawing retention"):
-            ax = new_axes(figsize=(6.5, 5.0))
-            retention_heatmap(report, ax=ax)
-            doc.add_figure(ax, caption=f"Retention of each cohort ({report.period}s)")
-            ax = new_axes(figsize=(5.5, 4.5))
-            retention_curve(report, offsets="all", ax=ax)
-            doc.add_figure(ax, caption="Mean retention over cohorts against N")
 
 
 def _cohort_table(report: Any, title: str) -> ResultTable:
@@ -321,7 +195,7 @@ def report_command(
     from ..data._ranked import Qrels, Run
     from ..data.io import read_table
     from ..metrics._retention import retention
-    from ..report import HTMLReport
+    from ..report import HTMLReport, ctr_section, ranking_section, retention_section
 
     say = Messages(quiet)
     if (qrels is None) != (not run):
@@ -369,14 +243,16 @@ def report_command(
             sample_weight = column(data, weight) if weight else None
             scores = [(col, column(data, col)) for col in score]
             counted = ctr_rows(y_true, scores, metrics_ctr, groups, sample_weight, say)
-            title_ctr = f"{impressions}: {data.num_rows} impressions"
             table = ResultTable(
                 ["score", *metrics_ctr],
                 [row for row, _ in counted],
-                title=title_ctr,
                 counts=[c for _, c in counted],
             )
-            _ctr_section(doc, figures, table, y_true, scores, sample_weight, say, groups)
+            ctr_section(
+                doc, table.records(), y_true, dict(scores),
+                caption=f"{impressions}: {data.num_rows} impressions", groups=groups,
+                sample_weight=sample_weight, figures=figures, progress=say.progress,
+            )  # fmt: skip
         if qrels is not None and run:
             from .._registry import parse_metric
 
@@ -404,8 +280,10 @@ def report_command(
                         name=name,
                     )
                 reports.append((name, evaluate_run(q, runs[name], name, metrics, say, profile)))
-            table = rank_table(reports, metrics, title=f"{qrels}: {q.n_users} users")
-            _ranking_section(doc, figures, table, q, runs, say, profile, reports)
+            ranking_section(
+                doc, dict(reports), metrics=metrics, caption=f"{qrels}: {q.n_users} users",
+                qrels=q, runs=runs, profile=profile, figures=figures, progress=say.progress,
+            )  # fmt: skip
         if events is not None:
             fmt = table_format(None, events, say)
             with say.progress(f"Reading and counting {events}"):
@@ -420,8 +298,8 @@ def report_command(
                     file_format=fmt,
                 )
             retention_notes(rep, say)
-            title_ret = f"{events}: {rep.n_events} events, {rep.n_users} users ({rep.tz})"
-            _retention_section(doc, figures, _cohort_table(rep, title_ret), rep, say)
+            caption = f"{events}: {rep.n_events} events, {rep.n_users} users ({rep.tz})"
+            retention_section(doc, rep, caption=caption, figures=figures, progress=say.progress)
     _write_report(doc, out, say)
 
 
@@ -457,7 +335,7 @@ def demo(
     from ..data._ranked import Qrels, Run
     from ..datasets import make_events, make_impressions, make_recommendations
     from ..metrics._retention import retention
-    from ..report import HTMLReport
+    from ..report import HTMLReport, ctr_section, ranking_section, retention_section
 
     say = Messages(quiet)
     doc = HTMLReport(
@@ -508,7 +386,15 @@ def demo(
     )
     figures = _figures(say)
     with say.guard():
-        _ctr_section(doc, figures, ctr_table, y_true, scores, None, say, log["user"])
-        _ranking_section(doc, figures, ranking_table, q, runs, say, reports=reports)
-        _retention_section(doc, figures, retention_table, rep, say)
+        ctr_section(
+            doc, ctr_table.records(), y_true, dict(scores), caption=ctr_table.title,
+            groups=log["user"], figures=figures, progress=say.progress,
+        )  # fmt: skip
+        ranking_section(
+            doc, dict(reports), metrics=metrics, caption=ranking_table.title, qrels=q,
+            runs=runs, figures=figures, progress=say.progress,
+        )  # fmt: skip
+        retention_section(
+            doc, rep, caption=retention_table.title, figures=figures, progress=say.progress
+        )
     _write_report(doc, out, say)

@@ -87,8 +87,8 @@ _EXPORTS: dict[str, str] = {
     "retention": "receval.metrics._retention",
     "RetentionReport": "receval.metrics._cohorts",
     # streaming: accumulators for training and validation loops
-    "metric": "receval.engine.run",
-    "compute": "receval.engine.run",
+    "metric": "receval.streaming",
+    "compute": "receval.streaming",
     "Accumulator": "receval.engine.run",
     # errors
     "RecevalError": "receval.exceptions",
@@ -128,7 +128,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .conventions import PROFILES, Conventions
     from .data._ranked import Qrels, Run
     from .data.scan import Scan, scan
-    from .engine.run import Accumulator, compute, metric
+    from .engine.run import Accumulator
     from .evaluation import EvaluationReport, evaluate
     from .exceptions import (
         InputValidationError,
@@ -179,3 +179,4 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     )
     from .metrics._retention import retention
     from .registry import MetricEntry, list_metrics, metric_info
+    from .streaming import compute, metric

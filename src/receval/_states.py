@@ -49,10 +49,8 @@ __all__ = [
     "ScoreRange",
     "Totals",
     "auc_from_ranges",
-    "group_totals",
     "order_keys",
     "score_histogram",
-    "score_range",
     "score_ranges",
     "totals",
 ]
@@ -203,45 +201,6 @@ def order_keys(scores: np.ndarray) -> np.ndarray:
     return np.where(u & _SIGN, ~u, u | _SIGN)
 
 
-def score_range(
-    y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None
-) -> ScoreRange:
-    """The :class:`ScoreRange` of some rows (all rows with scores in their range).
-
-    Validated as :func:`receval.roc_auc_score` validates binary input.
-    """
-    from ._kernels import _auc as k
-
-    func = "score_range"
-    yt = v.as_1d(y_true, "y_true", func)
-    ys = v.as_1d(y_score, "y_score", func)
-    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
-    n = v.check_same_length(func, y_true=yt, y_score=ys, sample_weight=sw)
-    if n == 0:
-        return ScoreRange(float("nan"), float("nan"), 0, 0, 0)
-    labels = v.check_binary01(yt, func)
-    scores = v.check_finite(v.as_float(ys, "y_score", func), "y_score", func) + 0.0
-    weights = v.check_sample_weight(sw, n, func)
-    if weights is None:
-        pos, neg = k._split_by_label(scores, labels)
-        pos.sort()
-        neg.sort()
-        two_u = int(k._pair_count_sorted(pos, neg))
-        return ScoreRange(float(scores.min()), float(scores.max()), len(pos), len(neg), two_u)
-    pos, pos_w, neg, neg_w = k._split_by_label_weighted(scores, labels, weights)
-    if len(pos) + len(neg) == 0:
-        return ScoreRange(float("nan"), float("nan"), 0.0, 0.0, 0.0)
-    o = np.argsort(pos, kind="stable")
-    pos, pos_w = pos[o], pos_w[o]
-    o = np.argsort(neg, kind="stable")
-    neg, neg_w = neg[o], neg_w[o]
-    area = float(k._pair_weight_sorted(pos, pos_w, neg, neg_w))
-    kept = np.concatenate([pos, neg])
-    return ScoreRange(
-        float(kept.min()), float(kept.max()), float(pos_w.sum()), float(neg_w.sum()), 2.0 * area
-    )
-
-
 def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
     """ROC AUC of the rows of disjoint score ranges (exact for unweighted ranges).
 
@@ -379,25 +338,6 @@ def report_totals(report: Any) -> GroupTotals:
         int(report.n_rows.sum()),
         report.n_rows_skipped,
     )
-
-
-def group_totals(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    groups: ArrayLike,
-    weighting: str | Any = "impressions",
-    sample_weight: ArrayLike | None = None,
-) -> GroupTotals:
-    """The :class:`GroupTotals` of rows holding whole groups (as :func:`receval.group_auc`)."""
-    from .metrics._gauc import group_auc
-
-    if len(y_true) == 0:
-        return EMPTY_GROUP_TOTALS
-    report = group_auc(
-        y_true, y_score, groups=groups, weighting=weighting, sample_weight=sample_weight
-    )
-    return report_totals(report)
 
 
 # ------------------------------------------------------------------ means over users

@@ -579,7 +579,8 @@ def compare(
     >>> float(report.comparisons["p_value"][0])  # 2 of 16 sign patterns are as extreme
     0.1...
     """
-    from .evaluation import as_qrels, as_run, evaluate
+    from ._evaluate import as_qrels, as_run
+    from .evaluation import evaluate
 
     func = "compare"
     _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,

@@ -1,180 +1,44 @@
-"""evaluate(): every top-K metric of a run against qrels, per user and averaged."""
+"""evaluate(): every top-K metric of a run against qrels, per user and averaged.
+
+In memory, or over a scanned run (:func:`receval.scan`) read in batches of whole
+users; the ranking metrics' definition (``receval.metric("ndcg@10")``) runs the
+same per-user values on whole users per update.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from . import _evaluate as e
 from . import _validation as v
-from ._kernels import _topk_codes as codes
-from ._registry import MetricSpec, parse_metric
-from ._states import MeanState, mean_state
-from ._validation import check_option
-from .conventions import FIELDS, Conventions, resolve_conventions
+from ._evaluate import (
+    UNSTABLE_TIES,
+    EvaluationReport,
+    as_qrels,
+    as_run,
+    build_report,
+    evaluate_lists,
+    list_values,
+    metric_conventions,
+    prepare_metrics,
+    ranked_values,
+    warn_unreproducible_ties,
+)
+from ._states import empty_mean_state
 from .data._encode import lookup
 from .data._ranked import Qrels, Run
-from .data.io import is_frame
+from .data.scan import Scan, ScanRun
+from .engine.metric import MetricDefinition, register
+from .engine.sources import is_scan_run, whole_groups
+from .engine.states import Seen
 from .exceptions import InputValidationError, InvalidParameterError
 
 __all__ = ["EvaluationReport", "evaluate"]
-
-_GAINS = {
-    "linear": codes.GAIN_LINEAR,
-    "exponential": codes.GAIN_EXPONENTIAL,
-    "binary": codes.GAIN_BINARY,
-}
-_EMPTY = {"zero": codes.EMPTY_ZERO, "skip": codes.EMPTY_SKIP, "one": codes.EMPTY_ONE}
-# gain_grades="positive": every grade from 1 on earns its gain
-_POSITIVE_GRADES = 1
-_AP = {"relevant": codes.AP_RELEVANT, "min_k": codes.AP_MIN_K, "hits": codes.AP_HITS}
-_IDEAL = {"judged": codes.IDEAL_JUDGED, "candidates": codes.IDEAL_CANDIDATES}
-_TIES = {
-    "trec": codes.TIES_TREC,
-    "average": codes.TIES_AVERAGE,
-    "input": codes.TIES_INPUT,
-    "id_ascending": codes.TIES_ID_ASCENDING,
-}
-# metrics whose expected value over tie orders receval does not compute
-_NO_AVERAGE_TIES = {"map"}
-# 2.0**1024 overflows float64
-_MAX_EXPONENTIAL_GRADE = 1024
-
-
-@dataclass(frozen=True)
-class EvaluationReport:
-    """The result of :func:`evaluate`.
-
-    Attributes
-    ----------
-    mean : dict of str to float
-        Each metric string exactly as the caller wrote it, mapped to its mean
-        over the evaluated users (``hit_ratio``: the pooled ratio).
-    users : ndarray of shape (n_users,)
-        The qrels users, in order of first appearance.
-    values : dict of str to ndarray
-        Per-user value of each metric, aligned with ``users``; ``nan`` where a
-        rule skipped the user.
-    metrics : dict of str to str
-        The canonical form of each metric string.
-    conventions : dict of str to Conventions
-        The conventions each metric was computed with.
-    n_users : int
-        Users in the qrels.
-    n_users_missing : int
-        Qrels users absent from the run (zero-filled or skipped by ``missing_users``).
-    n_users_empty : dict of str to int
-        Per metric, users without a relevant item at its ``rel_threshold``.
-    n_users_skipped : dict of str to int
-        Per metric, users left out of the mean by ``missing_users`` / ``empty_users``.
-    n_run_only_users : int
-        Run users absent from the qrels: ignored.
-    run_name : str or None
-        The run's name, if it has one.
-    """
-
-    mean: dict[str, float]
-    users: np.ndarray
-    values: dict[str, np.ndarray]
-    metrics: dict[str, str]
-    conventions: dict[str, Conventions]
-    n_users: int
-    n_users_missing: int
-    n_users_empty: dict[str, int]
-    n_users_skipped: dict[str, int]
-    n_run_only_users: int
-    run_name: str | None = None
-    _aux: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-    _states: dict[str, MeanState] = field(default_factory=dict, repr=False)
-
-    @property
-    def per_user(self) -> Any:
-        """Per-user values as a DataFrame (pandas, else polars), else a dict of arrays."""
-        try:
-            return self.to_frame()
-        except ImportError:
-            return {"user": self.users, **self.values}
-
-    def to_frame(self, backend: str | None = None) -> Any:
-        """Per-user values as a pandas (default) or polars DataFrame: one column per metric."""
-        from .data.frames import make_frame
-
-        return make_frame({"user": self.users, **self.values}, backend=backend)
-
-    def mean_states(self) -> dict[str, MeanState]:
-        """Each metric's exact, mergeable mean over users (its sum and count), by metric
-        string: the states that merge the reports of disjoint sets of users."""
-        return dict(self._states)
-
-    def __repr__(self) -> str:
-        return describe_report(self, "EvaluationReport", "")
-
-
-def describe_report(report: Any, kind: str, extra: str) -> str:
-    """The repr of an evaluation result: its counts, then one line per metric."""
-    width = max(len(m) for m in report.mean) if report.mean else 6
-    lines = [
-        f"{kind}({report.run_name or 'run'}: {report.n_users} users, "
-        f"{report.n_users_missing} missing from the run, "
-        f"{report.n_run_only_users} only in the run{extra})"
-    ]
-    for metric, value in report.mean.items():
-        skipped = report.n_users_skipped[metric]
-        note = f"  ({skipped} users skipped)" if skipped else ""
-        lines.append(f"  {metric:<{width}}  {value:.6f}{note}")
-    return "\n".join(lines)
-
-
-def as_qrels(qrels: Any) -> Qrels:
-    if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, Mapping):
-        return Qrels.from_dict(qrels)
-    if isinstance(qrels, (str, os.PathLike)):
-        return Qrels.from_file(qrels)
-    if is_frame(qrels):
-        return Qrels.from_frame(qrels)
-    raise InvalidParameterError(
-        f"The 'qrels' parameter of evaluate must be a Qrels, a dict {{user: {{item: grade}}}}, "
-        f"a DataFrame or a file path. Got {type(qrels).__name__} instead."
-    )
-
-
-def as_run(run: Any) -> Run:
-    if isinstance(run, Run):
-        return run
-    if isinstance(run, Mapping):
-        return Run.from_dict(run)
-    if isinstance(run, (str, os.PathLike)):
-        return Run.from_file(run)
-    if is_frame(run):
-        return Run.from_frame(run)
-    raise InvalidParameterError(
-        f"The 'run' parameter of evaluate must be a Run, a dict {{user: {{item: score}}}}, "
-        f"a DataFrame or a file path. Got {type(run).__name__} instead."
-    )
-
-
-def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
-    row = [0] * codes.N_SPEC_COLUMNS
-    row[codes.S_KIND] = spec.info.kind
-    row[codes.S_K] = spec.k or 0
-    row[codes.S_THRESHOLD] = conv.rel_threshold
-    row[codes.S_GAIN] = _GAINS[conv.gain]
-    row[codes.S_AP_NORM] = _AP[conv.ap_normalizer]
-    row[codes.S_IDEAL] = _IDEAL[conv.ideal]
-    row[codes.S_TIES] = _TIES[conv.ties]
-    row[codes.S_MISSING_SKIP] = int(conv.missing_users == "skip")
-    # "error" raises after the kernel, which evaluates those users as "zero"
-    row[codes.S_EMPTY] = _EMPTY.get(conv.empty_users, codes.EMPTY_ZERO)
-    row[codes.S_GAIN_THRESHOLD] = (
-        _POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold
-    )
-    row[codes.S_POSITIVE_SCORES] = int(conv.hit_scores == "positive")
-    return row
 
 
 def evaluate(
@@ -306,10 +170,8 @@ def evaluate(
         "zero_users": zero_users,
         "hit_scores": hit_scores,
     }
-    from . import _streaming
-
-    if _streaming.is_scan_run(run):  # a receval.scan(...): read user by user
-        return _streaming.evaluate(
+    if is_scan_run(run):  # a receval.scan(...): read user by user
+        return _scan_evaluate(
             qrels, run, metrics, features=features, feature_items=feature_items,
             similarity=similarity, **conventions,
         )  # fmt: skip
@@ -323,10 +185,10 @@ def evaluate(
                 f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
                 f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
             )
-        return _evaluate_lists(r, metrics, specs, convs, features, feature_items, similarity)
+        return evaluate_lists(r, metrics, specs, convs, features, feature_items, similarity)
     q = as_qrels(qrels)
-    if profile in _UNSTABLE_TIES:
-        _warn_unreproducible_ties(profile, r, [specs[t] for t in specs if t not in listwise])
+    if profile in UNSTABLE_TIES:
+        warn_unreproducible_ties(profile, r, [specs[t] for t in specs if t not in listwise])
 
     user_map = lookup(q.user_ids, r.user_ids)
     missing = user_map < 0
@@ -353,319 +215,214 @@ def evaluate(
     )  # fmt: skip
 
 
-def metric_conventions(
-    metric: str, *, profile: str | None = None, **conventions: Any
-) -> tuple[MetricSpec, Conventions]:
-    """The parsed metric string and the conventions it is computed with, checked.
+# ------------------------------------------------------------------ out of core
+def _subset_qrels(q: Any, users: np.ndarray) -> Any:
+    """The qrels of some users (positions in ``q``), with their items only."""
 
-    Parameters
-    ----------
-    metric : str
-        A metric string of :func:`evaluate` (``"ndcg@10"``).
-    profile : str, default=None
-        A peer's profile, as in :func:`evaluate`.
-    **conventions
-        Convention keywords of :func:`evaluate`.
-
-    Returns
-    -------
-    spec, conventions : MetricSpec, Conventions
-
-    Examples
-    --------
-    >>> from receval.evaluation import metric_conventions
-    >>> spec, conv = metric_conventions("ndcg@10", profile="recommenders")
-    >>> str(spec), conv.gain, conv.missing_users
-    ('ndcg@10', 'binary', 'zero')
-    """
-    unknown = set(conventions) - set(FIELDS)
-    if unknown:
-        check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
-    _, specs, convs, _ = prepare_metrics([metric], None, None, {"profile": profile, **conventions})
-    if specs[metric].info.needs == "similarity":
-        raise InvalidParameterError(
-            f"Metric {metric!r} needs item similarities; compute it with evaluate(..., "
-            f"features=...) per batch."
-        )
-    return specs[metric], convs[metric]
+    lengths = np.diff(q.offsets)[users]
+    offsets = np.zeros(len(users) + 1, dtype=q.offsets.dtype)
+    np.cumsum(lengths, out=offsets[1:])
+    rows = np.repeat(q.offsets[users] - offsets[:-1], lengths) + np.arange(int(offsets[-1]))
+    items = q.items[rows]
+    kept, codes = np.unique(items, return_inverse=True)  # monotone: item order kept
+    sub = Qrels.__new__(Qrels)
+    sub.offsets = offsets
+    sub.items = codes.astype(q.items.dtype, copy=False)
+    sub.grades = q.grades[rows]
+    sub.grades_desc = q.grades_desc[rows]
+    sub.user_ids = q.user_ids[users]
+    sub.item_ids = q.item_ids[kept]
+    return sub
 
 
-# profiles whose peer orders tied scores by no fixed rule: (why, list length from which
-# the order is not input order, metrics that do not depend on the order of ties)
-_UNSTABLE_TIES: dict[str, tuple[str, int, frozenset[str]]] = {
-    "ranx": (
-        "ranx sorts with numba's quicksort, which keeps the input order of tied scores only "
-        "in lists of at most 15 items",
-        16,
-        frozenset(),
-    ),
-    "recbole": (
-        "RecBole takes the top k with torch.topk, which orders tied scores by no rule",
-        2,
-        frozenset(),
-    ),
-    "torchmetrics": (
-        "torchmetrics groups rows with an unstable torch.sort and ranks them with "
-        "torch.topk / torch.argsort, which order tied scores by no rule (its NDCG averages "
-        "over ties, and is reproduced)",
-        2,
-        frozenset({"ndcg", "dcg", "idcg", "cg"}),
-    ),
-}
+def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any) -> Any:
+    """:func:`receval.evaluate` with a scanned run, read in batches of whole users."""
 
-
-def _warn_unreproducible_ties(profile: str, r: Run, specs: list[MetricSpec]) -> None:
-    """A ``TieOrderWarning`` naming how many users have ties the peer orders by no rule."""
-    import warnings
-
-    from .exceptions import TieOrderWarning
-
-    why, min_len, exempt = _UNSTABLE_TIES[profile]
-    if not specs or all(s.name in exempt for s in specs) or not r.has_ties:
-        return
-    lengths = np.diff(r.offsets)
-    pos = np.flatnonzero(r.scores[1:] == r.scores[:-1])  # rows pos and pos + 1 tie
-    first = np.searchsorted(r.offsets, pos, side="right") - 1
-    second = np.searchsorted(r.offsets, pos + 1, side="right") - 1
-    users = np.unique(first[first == second])  # both rows of one user
-    users = users[lengths[users] >= min_len]
-    if users.size:
-        warnings.warn(
-            f"evaluate(profile={profile!r}): {users.size} users have tied scores, e.g. "
-            f"{v.format_values(r.user_ids[users])}, and {why}. receval orders them by input "
-            f"order, so its values for these users may differ from the peer's. Break the ties "
-            f"(e.g. subtract a tiny rank-based offset) to compare numbers exactly.",
-            TieOrderWarning,
-            stacklevel=3,
-        )
-
-
-def prepare_metrics(
-    metrics: str | Iterable[str], features: Any, similarity: Any, conventions: dict[str, Any]
-) -> tuple[list[str], dict[str, MetricSpec], dict[str, Conventions], set[str]]:
-    """Parse the metric strings and resolve the conventions of each."""
     func = "evaluate"
-    conventions = dict(conventions)
-    profile = conventions.pop("profile")
-    resolve_conventions(profile, func, **conventions)  # bad options fail before any metric
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    metrics = list(metrics)
-    if not metrics:
-        raise InvalidParameterError(
-            "The 'metrics' parameter of evaluate must name at least one metric. Got [] instead."
-        )
-    specs: dict[str, MetricSpec] = {}
-    convs: dict[str, Conventions] = {}
-    for text in metrics:
-        spec = parse_metric(text)
-        base = resolve_conventions(
-            profile, func, spec.name, spec.k is not None, spec.params, **conventions
-        )
-        conv = replace(base, **dict(spec.params)).validated(func)
-        if conv.ties == "average" and spec.name in _NO_AVERAGE_TIES:
-            raise InvalidParameterError(
-                f"Metric {text!r}: ties='average' (expected value over tie orders) is not "
-                f"available for {spec.name}; use ties='trec' or ties='input'."
-            )
-        specs[text] = spec
-        convs[text] = conv
-    listwise = {t for t, spec in specs.items() if spec.info.needs == "similarity"}
-    if listwise and features is None and similarity is None:
-        raise InvalidParameterError(
-            f"Metric {sorted(listwise)[0]!r} needs item similarities; pass features= (item "
-            f"feature vectors) or similarity= (a matrix or a function) to evaluate."
-        )
-    return metrics, specs, convs, listwise
-
-
-def ranked_values(
-    q: Qrels,
-    r: Run,
-    specs: dict[str, MetricSpec],
-    convs: dict[str, Conventions],
-    ranked: list[str],
-    user_map: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per qrels user and ranked metric: the value and its denominator (the user's
-    relevant items); ``user_map`` gives each qrels user's position in the run (-1: absent)."""
-    import numba
-
-    from ._kernels._topk import _evaluate_users
-
-    exponential = [t for t in ranked if convs[t].gain == "exponential"]
-    if exponential and q.n_rows and float(q.grades.max()) >= _MAX_EXPONENTIAL_GRADE:
+    spec = run.as_run() if isinstance(run, Scan) else run
+    features = options.pop("features")
+    feature_items = options.pop("feature_items")
+    similarity = options.pop("similarity")
+    metrics, specs, convs, listwise = e.prepare_metrics(metrics, features, similarity, options)
+    if qrels is None:
+        return _scan_evaluate_lists(spec, metrics, specs, convs, listwise, features, feature_items,
+                               similarity)  # fmt: skip
+    q = e.as_qrels(qrels)
+    ranked = [t for t in specs if t not in listwise]
+    values = np.full((q.n_users, len(ranked)), np.nan)
+    aux = np.zeros((q.n_users, len(ranked)))
+    list_cols = {t: np.full(q.n_users, np.nan) for t in specs if t in listwise}
+    seen = np.zeros(q.n_users, dtype=bool)
+    n_run_only = 0
+    name = spec.name or os.path.basename(os.path.normpath(spec.scan.name))
+    last_run: Run | None = None
+    for r in _run_batches(spec, func):
+        last_run = r
+        user_map = lookup(q.user_ids, r.user_ids)
+        users = np.flatnonzero(user_map >= 0)
+        n_run_only += r.n_users - len(users)
+        if not len(users):
+            continue
+        seen[users] = True
+        sub = _subset_qrels(q, users)
+        if ranked:
+            vals, den = e.ranked_values(sub, r, specs, convs, ranked, user_map[users])
+            values[users] = vals
+            aux[users] = den
+        if listwise:
+            of_run = e.list_values(r, listwise, specs, features, feature_items, similarity)
+            for text, col in of_run.items():
+                list_cols[text][users] = col[user_map[users]]
+    if last_run is None:
+        v.check_not_empty(0, "users", "Run")
+    missing = np.flatnonzero(~seen)
+    if len(missing) and any(c.missing_users == "error" for c in convs.values()):
         raise InputValidationError(
-            f"evaluate: metric {exponential[0]!r} uses gain='exponential' (2**grade - 1), which "
-            f"overflows float64 for grades >= {_MAX_EXPONENTIAL_GRADE}. Got a grade of "
-            f"{float(q.grades.max()):g}; use gain='linear' or map the grades to a smaller range."
+            f"{func}: {len(missing)} qrels users are absent from the run, e.g. "
+            f"{v.format_values(q.user_ids[missing])}; pass missing_users='zero' or 'skip' to "
+            f"score them 0 or leave them out."
         )
-    item_map = lookup(q.item_ids, r.item_ids)
-    need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
-    need_ascending = any(c.ties == "id_ascending" for c in convs.values()) and r.has_ties
-    r_keys = r.trec_keys if need_trec or need_ascending else np.empty(0)
-    table = np.asarray([_spec_row(specs[t], convs[t]) for t in ranked], dtype=np.int64)
-    table = table.reshape(len(ranked), codes.N_SPEC_COLUMNS)
-    max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
-    depth = max(max_len, int(np.diff(q.offsets).max()))
-    disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
-    # one table over run items per thread, holding qrels rows (int32 when they fit)
-    slot_type = np.int32 if q.n_rows < 2**31 else np.int64
-    slots = np.full((int(numba.config.NUMBA_NUM_THREADS), len(r.item_ids)), -1, dtype=slot_type)
-    return _evaluate_users(
-        q.offsets, q.items, q.grades, q.grades_desc,
-        r.offsets, r.items, r.scores, r_keys, item_map, user_map, table,
-        max_len, 4 * max(1, int(numba.get_num_threads())), disc, slots,
+    if len(missing) and ranked:
+        sub = _subset_qrels(q, missing)
+        absent = np.full(len(missing), -1, dtype=np.int32)
+        vals, den = e.ranked_values(sub, last_run, specs, convs, ranked, absent)
+        values[missing] = vals
+        aux[missing] = den
+    return e.build_report(
+        q, metrics, specs, convs, ranked, values, aux, list_cols,
+        n_missing=len(missing), n_run_only=n_run_only, run_name=name,
     )  # fmt: skip
 
 
-def build_report(
-    q: Qrels,
-    metrics: list[str],
-    specs: dict[str, MetricSpec],
-    convs: dict[str, Conventions],
-    ranked: list[str],
-    values: np.ndarray,
-    aux: np.ndarray,
-    list_cols: dict[str, np.ndarray],
-    *,
-    n_missing: int,
-    n_run_only: int,
-    run_name: str | None,
-) -> EvaluationReport:
-    """Means, per-user values and counts from the per-user arrays."""
-    states: dict[str, MeanState] = {}
-    per_user: dict[str, np.ndarray] = {}
-    empty: dict[str, int] = {}
-    skipped: dict[str, int] = {}
-    aux_out: dict[str, np.ndarray] = {}
-    for text, col in list_cols.items():
-        store_list_metric(text, col, states, per_user, empty, skipped)
-    for j, text in enumerate(ranked):
-        col = values[:, j]
-        den = aux[:, j]
-        if convs[text].empty_users == "error" and (den == 0).any():
-            raise InputValidationError(
-                f"evaluate: metric {text!r} has empty_users='error', and "
-                f"{int((den == 0).sum())} users have no relevant item, e.g. "
-                f"{v.format_values(q.user_ids[den == 0])}; pass empty_users='skip', 'zero' or "
-                f"'one' to leave them out or score them."
-            )
-        zero_only = False
-        if convs[text].zero_users == "skip" and specs[text].info.mean != "pooled":
-            zero = col == 0
-            zero_only = bool(zero.any()) and not bool((col > 0).any() or (col < 0).any())
-            col = np.where(zero, np.nan, col)
-        kept = ~np.isnan(col)
-        if zero_only:  # every value 0: Recommenders returns 0.0, not an empty mean
-            states[text] = mean_state(np.zeros(1))
-        elif specs[text].info.mean == "pooled":
-            states[text] = mean_state(col, den)  # sum of hits over sum of relevant items
-            with np.errstate(invalid="ignore", divide="ignore"):
-                col = np.where(den > 0, col / np.where(den > 0, den, 1), 0.0)
-            col[~kept] = np.nan
+def _run_batches(spec: ScanRun, func: str) -> Iterator[Any]:
+    """The run of a scan as :class:`~receval.Run` objects of whole users."""
+
+    scan = spec.scan
+    value_column = spec.score if spec.rank is None else spec.rank
+    columns = [spec.user, spec.item, value_column]
+    name = spec.name or os.path.basename(os.path.normpath(scan.name))
+    for chunk in whole_groups(
+        scan, columns, spec.user, ids=[spec.user, spec.item], floats=[value_column],
+        func=func, what="user", description=func,
+    ):  # fmt: skip
+        values_in = chunk[value_column]
+        if spec.rank is None:
+            yield Run(chunk[spec.user], chunk[spec.item], values_in, name=name)
         else:
-            states[text] = mean_state(col)
-        per_user[text] = col
-        aux_out[text] = den
-        empty[text] = int((den == 0).sum())  # den: each user's relevant items
-        skipped[text] = int((~kept).sum())
-    return EvaluationReport(
-        mean={t: states[t].value for t in metrics},
-        users=q.user_ids,
-        values={t: per_user[t] for t in metrics},
-        metrics={t: str(specs[t]) for t in metrics},
-        conventions={t: convs[t] for t in metrics},
-        n_users=q.n_users,
-        n_users_missing=n_missing,
-        n_users_empty=empty,
-        n_users_skipped=skipped,
-        n_run_only_users=n_run_only,
-        run_name=run_name,
-        _aux=aux_out,
-        _states={t: states[t] for t in metrics},
-    )
+            yield Run(chunk[spec.user], chunk[spec.item], ranks=values_in, name=name)
 
 
-def mean_states(report: EvaluationReport) -> dict[str, MeanState]:
-    """Per metric string, the mergeable state of the report's mean: the states of
-    reports on disjoint users merge into the state of all of them (Spark)."""
-    return dict(report._states)
-
-
-def list_values(
-    r: Run,
-    listwise: set[str],
-    specs: dict[str, MetricSpec],
-    features: Any,
-    feature_items: Any,
-    similarity: Any,
-) -> dict[str, np.ndarray]:
-    """Per run user, the value of each beyond-accuracy metric (nan: undefined)."""
-    from .metrics._beyond import ils_per_user
-
-    by_k: dict[int | None, np.ndarray] = {}
-    out: dict[str, np.ndarray] = {}
-    for text in specs:
-        if text not in listwise:
-            continue
-        spec = specs[text]
-        if spec.k not in by_k:
-            by_k[spec.k] = ils_per_user(
-                r,
-                spec.k,
-                features=features,
-                feature_items=feature_items,
-                similarity=similarity,
-                func="evaluate",
-            )
-        ils = by_k[spec.k]
-        out[text] = ils if spec.info.kind == codes.ILS else 1.0 - ils
-    return out
-
-
-def store_list_metric(
-    text: str,
-    col: np.ndarray,
-    states: dict[str, MeanState],
-    per_user: dict[str, np.ndarray],
-    empty: dict[str, int],
-    skipped: dict[str, int],
-) -> None:
-    states[text] = mean_state(col)
-    per_user[text] = col
-    empty[text] = 0  # relevance plays no part
-    skipped[text] = int(np.isnan(col).sum())
-
-
-def _evaluate_lists(
-    r: Run,
+def _scan_evaluate_lists(
+    spec: ScanRun,
     metrics: list[str],
-    specs: dict[str, MetricSpec],
-    convs: dict[str, Conventions],
+    specs: dict[str, Any],
+    convs: dict[str, Any],
+    listwise: set[str],
     features: Any,
     feature_items: Any,
     similarity: Any,
-) -> EvaluationReport:
-    """``evaluate(None, run, ...)``: beyond-accuracy metrics over the run's users."""
-    states: dict[str, MeanState] = {}
+) -> Any:
+    """``evaluate(None, scan, ...)``: beyond-accuracy metrics of the run's users, batch by batch."""
+
+    func = "evaluate"
+    if len(listwise) < len(specs):
+        first = next(t for t in specs if t not in listwise)
+        raise InvalidParameterError(
+            f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
+            f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
+        )
+    users: list[Any] = []
+    cols: dict[str, list[np.ndarray]] = {t: [] for t in specs}
+    name = None
+    for r in _run_batches(spec, func):
+        name = r.name
+        users.append(r.user_ids)
+        for text, col in e.list_values(r, listwise, specs, features, feature_items,
+                                        similarity).items():  # fmt: skip
+            cols[text].append(col)
+    if not users:
+        v.check_not_empty(0, "users", "Run")
+    states: dict[str, Any] = {}
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}
     skipped: dict[str, int] = {}
-    of_run = list_values(r, set(specs), specs, features, feature_items, similarity)
-    for text, col in of_run.items():
-        store_list_metric(text, col, states, per_user, empty, skipped)
-    return EvaluationReport(
+    for text in specs:
+        e.store_list_metric(text, np.concatenate(cols[text]), states, per_user, empty, skipped)
+    all_users = np.concatenate([np.asarray(u, dtype=object) for u in users])
+    if all(np.asarray(u).dtype.kind in "iu" for u in users):
+        all_users = np.concatenate(users)
+    return e.EvaluationReport(
         mean={t: states[t].value for t in metrics},
-        users=r.user_ids,
+        users=all_users,
         values={t: per_user[t] for t in metrics},
         metrics={t: str(specs[t]) for t in metrics},
         conventions={t: convs[t] for t in metrics},
-        n_users=r.n_users,
+        n_users=len(all_users),
         n_users_missing=0,
         n_users_empty=empty,
         n_users_skipped=skipped,
         n_run_only_users=0,
-        run_name=r.name,
+        run_name=name,
         _states={t: states[t] for t in metrics},
     )
+
+
+# ------------------------------------------------------------------ definition
+# What receval.metric("ndcg@10") runs: each update holds whole users.
+@dataclass
+class _RankingState:
+    mean: Any
+    seen: Seen
+    pooled: bool
+
+    def merge(self, other: _RankingState) -> _RankingState:
+        return _RankingState(self.mean.merge(other.mean), self.seen.merge(other.seen), self.pooled)
+
+    def absorb(self, other: _RankingState) -> _RankingState:
+        self.seen.absorb(other.seen)
+        self.mean = self.mean.merge(other.mean)
+        return self
+
+
+def _ranking_params(metric: str, **conventions: Any) -> dict[str, Any]:
+    spec, _ = metric_conventions(metric, **conventions)
+    return {"metric": metric, "conventions": conventions, "pooled": spec.info.mean == "pooled"}
+
+
+def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any) -> Any:
+    return qrels, run
+
+
+def _ranking_update(params: dict[str, Any], batch: Any) -> _RankingState:
+    qrels, run = batch
+    report = evaluate(qrels, run, [params["metric"]], **params["conventions"])
+    seen = Seen()
+    seen.add(np.asarray(report.users, dtype=object), "evaluate", "users")
+    state = report.mean_states()[params["metric"]]
+    return _RankingState(state, seen, params["pooled"])
+
+
+def _ranking_empty(params: dict[str, Any]) -> _RankingState:
+    return _RankingState(empty_mean_state(params["pooled"]), Seen(), params["pooled"])
+
+
+def _ranking_finalize(params: dict[str, Any], state: _RankingState) -> float:
+    return state.mean.value
+
+
+RANKING = register(
+    MetricDefinition(
+        name="ranking",
+        family="ranking",
+        partitioning="groups",
+        description="any metric string of receval.evaluate (ndcg@10, map@100, ...), over whole "
+        "users",
+        higher_is_better=True,
+        inputs=("qrels", "run"),
+        check_params=_ranking_params,
+        prepare=_ranking_prepare,
+        update=_ranking_update,
+        empty=_ranking_empty,
+        finalize=_ranking_finalize,
+    )
+)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from .engine.metric import MetricDefinition
 from .exceptions import InvalidParameterError
 
 __all__ = [
@@ -27,6 +28,8 @@ __all__ = [
     "POINTWISE_METRICS",
     "MetricEntry",
     "PointwiseMetric",
+    "definition",
+    "definitions",
     "list_metrics",
     "metric_info",
     "pointwise_metric",
@@ -411,3 +414,50 @@ def pointwise_metric(name: str) -> PointwiseMetric:
     hint = f" Did you mean {close[0]!r}?" if close else ""
     names = ", ".join(sorted(POINTWISE_METRICS))
     raise InvalidParameterError(f"Unknown metric {name!r}.{hint} Pointwise metrics: {names}.")
+
+
+# ------------------------------------------------------------------ the engine's definitions
+def definitions() -> dict[str, MetricDefinition]:
+    """Every mergeable metric's definition, by canonical name.
+
+    Each metric module registers its definitions when imported; this imports them
+    all. ``"ranking"`` stands for every metric string of :func:`receval.evaluate`.
+    """
+    from . import evaluation  # noqa: F401  (each module registers its metrics)
+    from .engine.metric import DEFINITIONS
+    from .metrics import _auc, _calibration, _gauc, _loss  # noqa: F401
+
+    return dict(DEFINITIONS)
+
+
+def definition(name: str) -> MetricDefinition:
+    """The definition of a metric name or alias (case-insensitive).
+
+    Ranking metric strings (``"ndcg@10"``, ``"map(ap_normalizer=min_k)@100"``)
+    give the ``"ranking"`` definition.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown name, with the closest known one.
+    """
+    from ._registry import ALIASES as RANKING_ALIASES
+    from ._registry import REGISTRY as RANKING
+    from .engine.metric import ALIASES
+
+    if not isinstance(name, str):
+        raise InvalidParameterError(
+            f"A metric name must be a string such as 'roc_auc'. Got {name!r} instead."
+        )
+    known = definitions()
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key in known:
+        return known[key]
+    ranking = set(RANKING) | set(RANKING_ALIASES)
+    if key.split("@", 1)[0].split("(", 1)[0] in ranking:
+        return known["ranking"]  # ndcg@10, map(ap_normalizer=min_k)@100, ...
+    names = sorted((set(known) - {"ranking"}) | set(ALIASES) | ranking)
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.5)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise InvalidParameterError(f"Unknown metric {name!r}.{hint} See receval.list_metrics().")

@@ -11,15 +11,32 @@ from hypothesis import strategies as st
 from receval import copc, evaluate, gauc_score, log_loss, pcoc, roc_auc_score
 from receval._states import (
     EMPTY_TOTALS,
+    ScoreRange,
     auc_from_ranges,
-    group_totals,
     order_keys,
     score_histogram,
-    score_range,
     score_ranges,
     totals,
 )
+from receval.engine.sources import range_state
 from receval.exceptions import InputValidationError
+from receval.metrics._auc import ROC_AUC
+from receval.metrics._gauc import GAUC
+
+
+def score_range(y_true, y_score, sample_weight=None):
+    """The range summary of rows holding a whole score range, by the AUC's definition
+    (what a Spark partition after repartitionByRange computes)."""
+    params = ROC_AUC.check_params()
+    state = range_state(ROC_AUC, params, ROC_AUC.prepare(params, y_true, y_score, sample_weight))
+    return state.ranges[0] if state.ranges else ScoreRange(np.nan, np.nan, 0, 0, 0)
+
+
+def group_totals(y_true, y_score, *, groups, weighting="impressions", sample_weight=None):
+    """The GAUC sums of rows holding whole groups, by the GAUC's definition."""
+    params = GAUC.check_params(weighting=weighting)
+    batch = GAUC.prepare(params, y_true, y_score, groups=groups, sample_weight=sample_weight)
+    return GAUC.update(params, batch).totals
 
 
 def _data(seed, n=400, weighted=False):
@@ -141,8 +158,8 @@ def test_histogram_ranges_are_consecutive_and_bounded():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_mean_states_of_user_partitions_merge_to_one_pass(seed):
+    from receval._evaluate import mean_states
     from receval._states import empty_mean_state
-    from receval.evaluation import mean_states
 
     rng = np.random.default_rng(seed)
     qrels = {

@@ -3,7 +3,7 @@
 :func:`scan` opens nothing but the file's metadata. A metric given columns of
 a :class:`Scan` (``roc_auc_score(s["click"], s["score"])``) reads only the
 columns it needs, in batches of ``batch_rows`` rows, and reduces each batch to
-a small mergeable state (see ``receval._streaming``), so its memory does not
+a small mergeable state (see ``receval.engine.sources``), so its memory does not
 grow with the file. pyarrow is imported on first read, rich only when a
 progress bar is shown.
 """

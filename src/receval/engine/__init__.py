@@ -1,8 +1,11 @@
 """The metric engine: one definition per metric, run the same way by every source.
 
-:mod:`receval.engine.metric` holds the definition protocol and the registry of
-definitions, :mod:`receval.engine.states` the states it adds to
-:mod:`receval._states`, :mod:`receval.engine.definitions` the built-in
-definitions, and :mod:`receval.engine.run` the public accumulators behind
-:func:`receval.metric`. Importing this package loads none of them.
+:mod:`receval.engine.metric` holds the definition protocol and the table that
+definitions register in, :mod:`receval.engine.states` the states it adds to
+:mod:`receval._states`, :mod:`receval.engine.run` the accumulator, and
+:mod:`receval.engine.sources` the sources that cut the rows of a
+:func:`receval.scan` (any split, whole groups, disjoint score ranges). Each
+metric's definition lives in the module of its function;
+:func:`receval.registry.definition` finds one by name and :func:`receval.metric`
+returns its accumulator. The engine imports no metric module.
 """

@@ -17,19 +17,23 @@ finalize        the value (or nan and the warning), written once
 
 ``partitioning`` says how rows may be split across updates: ``"any"`` (sums:
 any split), ``"groups"`` (whole groups or users per update), ``"ranges"``
-(disjoint score ranges).
+(disjoint score ranges); a metric that splits anyway may also offer ``ranges``
+(the exact AUC: bounded memory whatever the number of distinct scores).
+
+Each metric's definition lives in the module of its function and registers
+itself here on import; :func:`receval.registry.definition` finds one by name.
+The engine imports no metric module.
 """
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..exceptions import InvalidParameterError
 
-__all__ = ["DEFINITIONS", "MetricDefinition", "definition", "register"]
+__all__ = ["ALIASES", "DEFINITIONS", "MetricDefinition", "data_columns", "no_options", "register"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,13 @@ class MetricDefinition:
         ``update_into(params, state, batch) -> state``: adds a batch to a state it
         may change in place (an accumulator's own state), for states whose fresh
         copy costs more than the batch (binned AUC).
+    ranges : callable, optional
+        ``ranges(params, pos, neg, pos_weight, neg_weight) -> state``: the state of
+        every row of one score range, given as the sorted-or-not scores of its
+        positives and negatives (and their weights, or None). States of disjoint
+        ranges merge, and ``finalize`` takes them. A metric with ``ranges`` may be
+        partitioned by disjoint score ranges (exact AUC out of core and on Spark,
+        where the distinct scores need not fit in memory).
     """
 
     name: str
@@ -77,6 +88,12 @@ class MetricDefinition:
     empty: Callable[[dict[str, Any]], Any]
     finalize: Callable[[dict[str, Any], Any], Any]
     update_into: Callable[[dict[str, Any], Any, Any], Any] | None = None
+    ranges: Callable[..., Any] | None = None
+
+    @property
+    def module(self) -> str:
+        """The module that defines the metric (where pickles look it up again)."""
+        return self.finalize.__module__
 
 
 #: Every registered definition, by canonical name.
@@ -98,36 +115,24 @@ def register(defn: MetricDefinition, aliases: tuple[str, ...] = ()) -> MetricDef
     return defn
 
 
-def definition(name: str) -> MetricDefinition:
-    """The definition of a metric name or alias (case-insensitive).
+def no_options(name: str) -> Callable[..., dict[str, Any]]:
+    """``check_params`` of a metric that takes no option."""
 
-    Raises
-    ------
-    InvalidParameterError
-        Unknown name, with the closest known one.
-    """
-    from . import definitions  # noqa: F401  (registers the built-in metrics)
+    def check(**options: Any) -> dict[str, Any]:
+        if options:
+            key = sorted(options)[0]
+            raise InvalidParameterError(
+                f"receval.metric({name!r}) takes no option {key!r}; it takes none."
+            )
+        return {}
 
-    if not isinstance(name, str):
-        raise InvalidParameterError(
-            f"A metric name must be a string such as 'roc_auc'. Got {name!r} instead."
-        )
-    key = name.strip().lower()
-    key = ALIASES.get(key, key)
-    if key in DEFINITIONS:
-        return DEFINITIONS[key]
-    ranking = _ranking_names()
-    if key.split("@", 1)[0].split("(", 1)[0] in ranking:
-        return DEFINITIONS["ranking"]  # ndcg@10, map(ap_normalizer=min_k)@100, ...
-    known = sorted((set(DEFINITIONS) - {"ranking"}) | set(ALIASES) | ranking)
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    raise InvalidParameterError(f"Unknown metric {name!r}.{hint} See receval.list_metrics().")
+    return check
 
 
-def _ranking_names() -> set[str]:
-    """The ranking metrics' names and aliases (``ndcg``, ``hr``, ``ap``, ...)."""
-    from .._registry import ALIASES as RANKING_ALIASES
-    from .._registry import REGISTRY as RANKING
+def data_columns(func: str, *arrays: tuple[str, Any]) -> list[Any]:
+    """The named data arguments as 1-D arrays of one length (None stays None)."""
+    from .. import _validation as v
 
-    return set(RANKING) | set(RANKING_ALIASES)
+    out = [None if a is None else v.as_1d(a, name, func) for name, a in arrays]
+    v.check_same_length(func, **{name: a for (name, _), a in zip(arrays, out, strict=True)})
+    return out

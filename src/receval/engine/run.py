@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..exceptions import InvalidParameterError
-from .metric import MetricDefinition, definition
+from .metric import DEFINITIONS, MetricDefinition
 
-__all__ = ["Accumulator", "compute", "metric"]
+__all__ = ["Accumulator"]
 
 
 def _as_arrays(data: Any) -> Any:
@@ -117,15 +117,29 @@ class Accumulator:
         return self
 
     def __getstate__(self) -> dict[str, Any]:
-        # the definition is looked up again by name: its functions are not pickled
+        # a registered definition is looked up again by its module and name (its
+        # functions are not pickled); another one (a metric defined in a notebook)
+        # travels by value where the pickler can (cloudpickle)
         state = dict(self.__dict__)
-        state["definition"] = self.definition.name
+        defn = self.definition
+        if DEFINITIONS.get(defn.name) is defn:
+            state["definition"] = (defn.module, defn.name)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state = dict(state)
-        state["definition"] = definition(state["definition"])
+        if isinstance(state["definition"], tuple):
+            import importlib
+
+            module, name = state["definition"]
+            importlib.import_module(module)  # registers the metric, as unpickling a class does
+            state["definition"] = DEFINITIONS[name]
         self.__dict__.update(state)
+
+    @property
+    def state(self) -> Any:
+        """The merged state of every row seen (what ``compute`` finalizes)."""
+        return self._state
 
     @property
     def params(self) -> dict[str, Any]:
@@ -134,119 +148,3 @@ class Accumulator:
 
     def __repr__(self) -> str:
         return f"Accumulator({self.name!r}, {self.n_updates} updates)"
-
-
-def metric(name: str, **options: Any) -> Accumulator:
-    """Return an accumulator of a metric, for training and validation loops.
-
-    The accumulator takes batches with ``update``, merges with other workers'
-    accumulators with ``merge``, and ``compute()`` returns exactly what the
-    metric's function returns on all the rows (``==``, for any split into
-    batches and any order of merges): the states are integer counts and exact
-    sums, never float running means.
-
-    Parameters
-    ----------
-    name : str
-        ``"roc_auc"`` (``"auc"``), ``"log_loss"`` (``"logloss"``), ``"pcoc"``,
-        ``"copc"``, ``"normalized_entropy"`` (``"ne"``), ``"rmse"``, ``"mae"``,
-        ``"gauc"``, or any ranking metric string of :func:`receval.evaluate`
-        (``"ndcg@10"``, ``"map(ap_normalizer=min_k)@100"``).
-    **options
-        The metric's options: ``eps`` (log loss, NE); ``weighting`` (gauc);
-        ``bins`` and ``range`` (roc_auc: binned, in constant memory, with
-        ``compute()`` returning a ``BinnedAUC(value, error_bound)``); for ranking
-        metrics ``profile`` and the convention keywords of :func:`receval.evaluate`.
-
-    Returns
-    -------
-    accumulator : Accumulator
-
-    Raises
-    ------
-    InvalidParameterError
-        Unknown metric (with the closest name) or option.
-
-    Notes
-    -----
-    Memory: exact ``roc_auc`` keeps one count per distinct score (compacted as
-    batches arrive), ``gauc`` and ranking metrics an exact sum and the ids of
-    the groups seen, the others a few exact sums. Inputs: NumPy arrays, lists,
-    pandas/polars/Arrow columns, and any object with ``__array__`` or
-    ``__dlpack__`` (CPU torch or JAX arrays), without importing their library.
-
-    To merge across processes, send the pickled accumulators to one process
-    and ``merge`` them there: with ``torch.distributed``,
-    ``torch.distributed.all_gather_object(parts, acc)`` and then
-    ``for p in parts[1:]: parts[0].merge(p)``; on Spark,
-    ``rdd.mapPartitions(lambda rows: [receval.metric("auc").update(...)])
-    .reduce(lambda a, b: a.merge(b))``.
-
-    Examples
-    --------
-    >>> import receval
-    >>> auc = receval.metric("roc_auc")
-    >>> for y, s in [([1, 0], [0.9, 0.3]), ([0, 1, 0], [0.5, 0.4, 0.1])]:
-    ...     _ = auc.update(y, s)
-    >>> auc.compute() == receval.roc_auc_score([1, 0, 0, 1, 0], [0.9, 0.3, 0.5, 0.4, 0.1])
-    True
-    >>> other = receval.metric("roc_auc").update([1, 0], [0.2, 0.6])
-    >>> auc.merge(other).compute()  # 7 of the 12 (positive, negative) pairs in order
-    0.5833
-    >>> ndcg = receval.metric("ndcg@10")
-    >>> _ = ndcg.update({"u": {"a": 1}}, {"u": {"a": 0.9, "b": 0.1}})
-    >>> _ = ndcg.update({"v": {"b": 1}}, {"v": {"a": 0.9, "b": 0.1}})
-    >>> round(ndcg.compute(), 4)
-    0.8155
-    """
-    defn = definition(name)
-    if defn.name == "ranking":
-        params = defn.check_params(name, **options)
-    else:
-        params = defn.check_params(**options)
-    return Accumulator(name, defn, params)
-
-
-def compute(name: str, *data: Any, **options: Any) -> Any:
-    """Compute any metric of the engine on some rows: one update of an accumulator.
-
-    The generic form of every mergeable metric's function, for metrics that have
-    none of their own (a metric registered with
-    :func:`receval.engine.metric.register`): in memory, or on the columns of a
-    :func:`receval.scan` (batch by batch) for metrics whose rows split anyway.
-
-    Parameters
-    ----------
-    name : str
-        A metric of :func:`receval.metric`.
-    *data
-        Its data arguments, as for ``Accumulator.update`` (arrays, or columns of
-        one scan).
-    **options
-        Keyword data arguments (``sample_weight=``, ``groups=``) and the metric's
-        options.
-
-    Examples
-    --------
-    >>> import receval
-    >>> receval.compute("pcoc", [1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
-    0.8
-    """
-    defn = definition(name)
-    data_names = set(defn.inputs)
-    kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
-    from ..data.scan import ScanColumn
-
-    columns = [*data, *kwargs.values()]
-    if any(isinstance(c, ScanColumn) for c in columns):
-        if defn.partitioning != "any":
-            raise InvalidParameterError(
-                f"compute({name!r}): this metric needs whole groups per batch, which a scan "
-                f"does not promise; use the metric's own function on the scan."
-            )
-        from .sources import scan_compute
-
-        given = dict(zip(defn.inputs, data, strict=False)) | kwargs
-        floats = tuple(a for a in defn.inputs[1:] if a in given)
-        return scan_compute(name, given, floats, **options)
-    return metric(name, **options).update(*data, **kwargs).compute()

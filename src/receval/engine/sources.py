@@ -1,47 +1,363 @@
 """Sources cut rows and hand them to a definition: here, :func:`receval.scan` batches.
 
-A metric whose rows may be split anyway (``partitioning="any"``) is computed out
-of core by one accumulator fed batch by batch: the same definition, so the same
-checks, messages, exact sums and final value as in memory and in a training loop.
+A source never computes a metric: it reads the columns a metric needs, cuts the
+rows as the metric's partitioning allows, and runs the metric's definition
+(``prepare``, ``update``, ``merge``, ``finalize``) on the pieces:
+
+* ``"any"`` (:func:`scan_compute`): one accumulator fed batch by batch;
+* ``"groups"`` (:func:`whole_groups`, :func:`scan_groups`): batches holding whole
+  groups (users, queries); the last, maybe unfinished, group of a batch is carried
+  into the next, and a group whose rows are not contiguous in the file raises;
+* ``"ranges"`` (:func:`scan_ranges`): disjoint score ranges that fit
+  ``Scan.max_memory``, found by a first pass that counts rows per score bucket;
+  each further pass gathers one range's rows (positives and negatives apart) and
+  hands them to the definition's ``ranges``.
+
+Every source gives the same checks, messages, exact sums and final value as the
+metric's function in memory and as an accumulator in a training loop.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from .run import metric
+import numpy as np
 
-__all__ = ["scan_compute"]
+from .. import _validation as v
+from ..data.scan import Scan, ScanColumn, ScanRun
+from ..exceptions import InputValidationError, InvalidParameterError
+from .metric import MetricDefinition
+from .run import Accumulator
+
+__all__ = [
+    "Contiguity",
+    "is_scan",
+    "is_scan_run",
+    "range_state",
+    "refuse_out_of_core",
+    "scan_compute",
+    "scan_groups",
+    "scan_ranges",
+    "whole_groups",
+]
+
+# bits of the score buckets of a range partitioning (2**20 buckets: 1/256 of a binade each)
+BUCKET_BITS = 20
+# bytes per gathered row of a score range: a float64 score; with weights the
+# score and weight, an argsort index and the reordered copies
+_BYTES_PER_ROW = 8
+_BYTES_PER_WEIGHTED_ROW = 40
 
 
+# ------------------------------------------------------------------ dispatch
+def is_scan(func: str, **data: Any) -> bool:
+    """Whether the data arguments are scan columns (all of them, from one scan).
+
+    Mixing scan columns with arrays, or columns of two scans, raises.
+    """
+    columns = {k: a for k, a in data.items() if isinstance(a, ScanColumn)}
+    if not columns:
+        return False
+    others = [k for k, a in data.items() if a is not None and k not in columns]
+    if others:
+        first = next(iter(columns))
+        raise InputValidationError(
+            f"{func}: {first} is a column of a receval.scan(...) but {others[0]} is not. "
+            f"Got {type(data[others[0]]).__name__} for {others[0]}; pass columns of one scan "
+            f"for every data argument (or arrays for all of them)."
+        )
+    scans = {id(c.scan) for c in columns.values()}
+    if len(scans) > 1:
+        names = ", ".join(columns)
+        raise InputValidationError(
+            f"{func}: {names} are columns of different scans. Got "
+            f"{v.format_values([c.scan.name for c in columns.values()])}; take every column "
+            f"from one receval.scan(...)."
+        )
+    return True
+
+
+def is_scan_run(run: Any) -> bool:
+    """Whether ``run`` is a scanned run (a :class:`Scan` or its ``as_run()``)."""
+    return isinstance(run, (Scan, ScanRun))
+
+
+def refuse_out_of_core(func: str, name: str, value: Any, default: Any, why: str) -> None:
+    """Raise when an option that has no out-of-core form is not at its default."""
+    if not (value is default or (isinstance(value, str) and value == default)):
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} is not available out of core (on scan "
+            f"columns). Got {value!r}; {why}."
+        )
+
+
+def _given(columns: dict[str, ScanColumn | None]) -> dict[str, ScanColumn]:
+    return {arg: col for arg, col in columns.items() if col is not None}
+
+
+# ------------------------------------------------------------------ any split
 def scan_compute(
-    name: str, columns: dict[str, Any], floats: tuple[str, ...], **options: Any
+    defn: MetricDefinition,
+    params: dict[str, Any],
+    columns: dict[str, ScanColumn | None],
+    floats: tuple[str, ...],
+    *,
+    func: str | None = None,
 ) -> Any:
-    """The metric ``name`` of the rows of scan columns, read batch by batch.
+    """A metric whose rows split anyway, over scan columns: one accumulator, batch by batch.
 
     Parameters
     ----------
-    name : str
-        A metric of the engine whose rows may be split anyway.
+    defn : MetricDefinition
+    params : dict
+        The metric's checked options (``defn.check_params(...)``).
     columns : dict of str to ScanColumn or None
-        The metric's data arguments by name (``y_true``, ``y_prob``,
-        ``sample_weight``), columns of one scan; None for an absent argument.
+        The metric's data arguments by name, columns of one scan; None for an
+        absent argument.
     floats : tuple of str
         The arguments read as float64.
-    **options
-        The metric's options.
+    func : str, default=None
+        The function named in messages (default: the metric's name).
     """
-    from .._validation import check_not_empty
-
-    acc = metric(name, **options)
-    given = {arg: col for arg, col in columns.items() if col is not None}
+    func = func or defn.name
+    acc = Accumulator(defn.name, defn, params)
+    given = _given(columns)
     scan = next(iter(given.values())).scan
     names = list(dict.fromkeys(col.name for col in given.values()))
     float_names = [given[a].name for a in floats if a in given]
     n_rows = 0
-    for batch in scan.batches(names, floats=float_names, description=name):
+    for batch in scan.batches(names, floats=float_names, description=func):
         data = {arg: batch[col.name] for arg, col in given.items()}
         n_rows += len(next(iter(data.values())))
         acc.update(**data)
-    check_not_empty(n_rows, "y_true", name)
+    v.check_not_empty(n_rows, defn.inputs[0], func)
+    return acc.compute()
+
+
+# ------------------------------------------------------------------ disjoint score ranges
+def range_state(defn: MetricDefinition, params: dict[str, Any], batch: Any) -> Any:
+    """The state of a prepared batch ``(labels, scores, weights)`` that holds every
+    row of its score range (a Spark partition after ``repartitionByRange``)."""
+    from .._kernels import _auc as k
+
+    labels, scores, weights = batch
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    if weights is None:
+        pos, neg = k._split_by_label(scores, labels)
+        return defn.ranges(params, pos, neg, None, None)
+    pos, pos_w, neg, neg_w = k._split_by_label_weighted(scores, labels, weights)
+    return defn.ranges(params, pos, neg, pos_w, neg_w)
+
+
+def scan_ranges(
+    defn: MetricDefinition,
+    params: dict[str, Any],
+    columns: dict[str, ScanColumn | None],
+    floats: tuple[str, ...],
+    *,
+    func: str,
+) -> Any:
+    """A metric partitioned by disjoint score ranges (exact AUC), over scan columns.
+
+    ``prepare`` gives ``(labels, scores, weights)`` per batch. When the rows fit
+    ``Scan.max_memory`` twice over, one pass gathers them all; otherwise a first
+    pass counts rows per score bucket, the buckets are cut into ranges that fit,
+    and each further pass gathers one range.
+    """
+    from .._kernels import _streaming as k
+    from .._states import score_ranges
+
+    given = _given(columns)
+    scan = next(iter(given.values())).scan
+    names = list(dict.fromkeys(col.name for col in given.values()))
+    float_names = [given[a].name for a in floats if a in given]
+    weighted = given.get("sample_weight") is not None
+    per_row = _BYTES_PER_WEIGHTED_ROW if weighted else _BYTES_PER_ROW
+    budget_rows = max(1, scan.max_memory // per_row)
+    shift = 64 - BUCKET_BITS
+    n_rows = [0]
+
+    def batches(description: str) -> Iterator[tuple[np.ndarray, np.ndarray, Any]]:
+        n_rows[0] = 0
+        for batch in scan.batches(names, floats=float_names, description=description):
+            data = {arg: batch[col.name] for arg, col in given.items()}
+            labels, scores, weights = defn.prepare(params, **data)
+            n_rows[0] += len(labels)
+            yield labels, np.ascontiguousarray(scores, dtype=np.float64), weights
+
+    def gather(first: int, last: int, n_pos: int, n_neg: int, description: str) -> Any:
+        filled = np.zeros(2, dtype=np.int64)
+        pos, neg = np.empty(n_pos), np.empty(n_neg)
+        if not weighted:
+            for labels, scores, _ in batches(description):
+                k._gather(scores, labels, shift, first, last, pos, neg, filled)
+            return defn.ranges(params, pos[: filled[0]], neg[: filled[1]], None, None)
+        pos_w, neg_w = np.empty(n_pos), np.empty(n_neg)
+        for labels, scores, weights in batches(description):
+            k._gather_weighted(
+                scores, labels, weights, shift, first, last, pos, pos_w, neg, neg_w, filled
+            )
+        return defn.ranges(
+            params, pos[: filled[0]], neg[: filled[1]], pos_w[: filled[0]], neg_w[: filled[1]]
+        )
+
+    if scan.num_rows is not None and 2 * scan.num_rows <= budget_rows:
+        # everything fits twice over (both classes sized for every row): one pass
+        n = scan.num_rows
+        state = gather(0, (1 << BUCKET_BITS) - 1, n, n, func)
+        v.check_not_empty(n_rows[0], defn.inputs[0], func)
+        return defn.finalize(params, state)
+    size = 1 << BUCKET_BITS
+    neg_hist = np.zeros(size, dtype=np.int64)
+    pos_hist = np.zeros(size, dtype=np.int64)
+    for labels, scores, _ in batches(f"{func} (pass 1: score histogram)"):
+        k._add_histogram(scores, labels, shift, neg_hist, pos_hist)
+    v.check_not_empty(int(neg_hist.sum() + pos_hist.sum()), defn.inputs[0], func)
+    cuts = score_ranges(neg_hist + pos_hist, budget_rows)
+    state = None
+    for i, (first, last) in enumerate(cuts):
+        n_pos = int(pos_hist[first : last + 1].sum())
+        n_neg = int(neg_hist[first : last + 1].sum())
+        part = gather(first, last, n_pos, n_neg, f"{func} (pass {i + 2}/{len(cuts) + 1})")
+        state = part if state is None else state.merge(part)
+    return defn.finalize(params, state)
+
+
+# ------------------------------------------------------------------ whole groups
+def _concat(a: Any, b: Any) -> Any:
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return np.concatenate([a, b])
+    import pyarrow as pa
+
+    def arrow(x: Any) -> Any:
+        return x if isinstance(x, pa.Array) else pa.array(x)
+
+    return pa.concat_arrays([arrow(a), arrow(b)])
+
+
+def _run_starts(ids: Any) -> np.ndarray:
+    """Index of the first row of every run of equal ids (0 included)."""
+    n = len(ids)
+    if n == 0:
+        return np.empty(0, dtype=np.int64)
+    if isinstance(ids, np.ndarray):
+        change = ids[1:] != ids[:-1]
+    else:
+        import pyarrow.compute as pc
+
+        change = pc.not_equal(ids[1:], ids[:-1]).to_numpy(zero_copy_only=False)
+    return np.concatenate([[0], np.flatnonzero(change) + 1]).astype(np.int64)
+
+
+def _take(ids: Any, index: np.ndarray) -> np.ndarray:
+    if isinstance(ids, np.ndarray):
+        return ids[index]
+    return ids.take(index).to_numpy(zero_copy_only=False)
+
+
+class Contiguity:
+    """Checks that every group's rows form one run, batch by batch: the id of
+    every run is kept (O(groups) memory) and a repeat raises as soon as the
+    batch holding it is read, within the batch or against the earlier ones."""
+
+    def __init__(self, func: str, what: str, column: str, path: str) -> None:
+        self.func, self.what, self.column, self.path = func, what, column, path
+        self.sorted = np.empty(0, dtype=np.int64)  # integer ids seen, sorted
+        self.others: set[Any] = set()  # other ids seen (strings, floats)
+
+    def add(self, run_ids: np.ndarray) -> None:
+        """Add the ids of a batch's runs; raise if one was seen before."""
+        if len(run_ids) == 0:
+            return
+        if run_ids.dtype.kind in "iu" and run_ids.dtype != np.uint64 and not self.others:
+            ordered = np.sort(run_ids.astype(np.int64, copy=False))
+            self._raise_if(ordered[1:][ordered[1:] == ordered[:-1]])
+            pos = np.minimum(np.searchsorted(self.sorted, ordered), max(len(self.sorted) - 1, 0))
+            if len(self.sorted):
+                self._raise_if(ordered[self.sorted[pos] == ordered])
+            merged = np.concatenate([self.sorted, ordered])
+            merged.sort(kind="stable")  # two sorted runs: merged in linear time
+            self.sorted = merged
+            return
+        if len(self.sorted):  # ids of another kind after integers: compare as Python values
+            self.others.update(self.sorted.tolist())
+            self.sorted = np.empty(0, dtype=np.int64)
+        values = run_ids.tolist()
+        batch = set(values)
+        if len(batch) < len(values):
+            seen: set[Any] = set()
+            self._raise_if([x for x in values if x in seen or seen.add(x)])
+        self._raise_if([x for x in values if x in self.others])
+        self.others |= batch
+
+    def _raise_if(self, repeated: Any) -> None:
+        if len(repeated):
+            bad = repeated[0]
+            bad = bad.item() if isinstance(bad, np.generic) else bad
+            raise InputValidationError(
+                f"{self.func}: the rows of each {self.what} must be contiguous in the file "
+                f"(grouped, e.g. sorted by {self.what}). Got {self.what} {bad!r} again after "
+                f"other {self.what}s' rows in {self.path}; sort or group the file by "
+                f"{self.column!r} first."
+            )
+
+
+def whole_groups(
+    scan: Scan,
+    columns: list[str],
+    group: str,
+    *,
+    ids: list[str],
+    floats: list[str],
+    func: str,
+    what: str,
+    description: str,
+) -> Iterator[dict[str, Any]]:
+    """Batches of ``scan`` holding whole groups of the column ``group``.
+
+    The last (maybe unfinished) group of a batch is carried into the next;
+    a group whose rows are not contiguous raises when the batch holding its
+    second run is read.
+    """
+    check = Contiguity(func, what, group, scan.name)
+    carry: dict[str, Any] | None = None
+    for batch in scan.batches(columns, ids=ids, floats=floats, description=description):
+        if carry is not None:
+            batch = {c: _concat(carry[c], batch[c]) for c in columns}
+        starts = _run_starts(batch[group])
+        cut = int(starts[-1])
+        carry = {c: batch[c][cut:] for c in columns}
+        if cut:
+            check.add(_take(batch[group], starts[:-1]))
+            yield {c: batch[c][:cut] for c in columns}
+    if carry is not None and len(carry[group]):
+        check.add(_take(carry[group], np.zeros(1, dtype=np.int64)))
+        yield carry
+
+
+def scan_groups(
+    defn: MetricDefinition,
+    params: dict[str, Any],
+    columns: dict[str, ScanColumn | None],
+    floats: tuple[str, ...],
+    *,
+    func: str,
+) -> Any:
+    """A metric over whole groups (``columns["groups"]``), over scan columns."""
+    given = _given(columns)
+    groups = given["groups"]
+    scan = groups.scan
+    names = list(dict.fromkeys(col.name for col in given.values()))
+    float_names = [given[a].name for a in floats if a in given]
+    acc = Accumulator(defn.name, defn, params)
+    n_rows = 0
+    for chunk in whole_groups(
+        scan, names, groups.name, ids=[groups.name], floats=float_names, func=func,
+        what="group", description=func,
+    ):  # fmt: skip
+        data = {arg: chunk[col.name] for arg, col in given.items()}
+        n_rows += len(chunk[groups.name])
+        acc.update(**data)
+    v.check_not_empty(n_rows, defn.inputs[0], func)
     return acc.compute()

@@ -6,6 +6,8 @@
   waiting counts outgrow the held ones, so a long stream costs O(n log n) in all.
 * :class:`BinnedCounts`: positives and negatives per fixed score bin (constant
   memory), with a certified bound on the AUC's error.
+* :class:`RangeStates`: summaries of disjoint score ranges (exact AUC partitioned
+  by score range: out of core and on Spark).
 * :class:`ErrorSums`: exact sums behind RMSE and MAE.
 * :class:`Seen`: the ids of the groups (users) already given, so that a group
   given twice is an error (whole-group metrics).
@@ -18,11 +20,25 @@ from typing import Any
 
 import numpy as np
 
+from .. import _validation as v
 from .._sums import ExactSum
 from .._validation import format_values
-from ..exceptions import InputValidationError
+from ..exceptions import InputValidationError, InvalidParameterError
+from .metric import data_columns
 
-__all__ = ["BinnedCounts", "ErrorSums", "ScoreCounts", "Seen"]
+__all__ = [
+    "BinnedCounts",
+    "ErrorSums",
+    "RangeStates",
+    "ScoreCounts",
+    "Seen",
+    "check_eps",
+    "totals_empty",
+    "totals_prepare",
+    "totals_update",
+]
+
+_EPS = float(np.finfo(np.float64).eps)
 
 
 @dataclass
@@ -199,6 +215,20 @@ class BinnedCounts:
 
 
 @dataclass(frozen=True)
+class RangeStates:
+    """The summaries (:class:`receval._states.ScoreRange`) of disjoint score ranges.
+
+    Merging concatenates; the ranges are checked to be disjoint when the value is
+    computed (``receval._states.auc_from_ranges``).
+    """
+
+    ranges: tuple[Any, ...]
+
+    def merge(self, other: RangeStates) -> RangeStates:
+        return RangeStates(self.ranges + other.ranges)
+
+
+@dataclass(frozen=True)
 class ErrorSums:
     """Exact sums of ``w (y - y_hat)^2``, ``w |y - y_hat|`` and ``w`` (RMSE, MAE)."""
 
@@ -252,3 +282,53 @@ class Seen:
                 f"each worker must hold whole groups (all the rows of a group or user): group "
                 f"the rows before cutting batches or splitting them across workers."
             )
+
+
+# ------------------------------------------------------------------ log loss, PCOC, COPC, NE
+def totals_prepare(func: str, prob: str) -> Any:
+    """``prepare`` of the metrics of :class:`receval._states.Totals`: one batch of 0/1 labels,
+    probabilities (the argument ``prob``) and weights, validated as the functions
+    validate them; None for an empty batch."""
+
+    def prepare(params: dict[str, Any], y_true: Any, *args: Any, **kwargs: Any) -> Any:
+        y_prob = args[0] if args else kwargs.pop(prob)
+        sample_weight = args[1] if len(args) > 1 else kwargs.pop("sample_weight", None)
+        if kwargs:
+            raise InvalidParameterError(
+                f"{func}: update takes y_true, {prob} and sample_weight. Got "
+                f"{sorted(kwargs)[0]!r} too."
+            )
+        yt, yp, sw = data_columns(
+            func, ("y_true", y_true), (prob, y_prob), ("sample_weight", sample_weight)
+        )
+        if len(yt) == 0:
+            return None
+        labels = v.check_binary01(yt, func)
+        proba = v.check_probabilities(
+            v.check_finite(v.as_float(yp, prob, func), prob, func), prob, func
+        )
+        return labels, proba, v.check_sample_weight(sw, len(yt), func)
+
+    return prepare
+
+
+def totals_update(params: dict[str, Any], batch: Any) -> Any:
+    """``update`` of the metrics of :class:`Totals` (``params["eps"]`` clips log loss)."""
+    from .._states import EMPTY_TOTALS, totals_of
+
+    if batch is None:
+        return EMPTY_TOTALS
+    return totals_of(*batch, eps=params.get("eps", _EPS))
+
+
+def totals_empty(params: dict[str, Any]) -> Any:
+    """``empty`` of the metrics of :class:`Totals`."""
+    from .._states import EMPTY_TOTALS
+
+    return EMPTY_TOTALS
+
+
+def check_eps(eps: float | str, func: str) -> float:
+    """The log-loss clip ``eps``: ``"auto"`` is float64's machine epsilon."""
+    value = _EPS if isinstance(eps, str) and eps == "auto" else eps
+    return float(v.check_number(value, "eps", func, low=0.0, high=0.5, low_inclusive=False))

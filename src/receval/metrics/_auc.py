@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import _streaming
 from .. import _validation as v
+from ..engine.metric import MetricDefinition, data_columns, register
+from ..engine.sources import is_scan, refuse_out_of_core, scan_ranges
+from ..engine.states import BinnedCounts, RangeStates, ScoreCounts
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import (
     SortedClasses,
@@ -303,13 +306,14 @@ def roc_auc_score(
     ...               multi_class="ovr", labels=["bird", "cat", "dog"])
     1.0
     """
-    if _streaming.is_scan(
-        "roc_auc_score", y_true=y_true, y_score=y_score, sample_weight=sample_weight
-    ):
-        return _streaming.roc_auc_score(
-            y_true, y_score, sample_weight=sample_weight, pos_label=pos_label,
-            multi_class=multi_class, labels=labels,
-        )  # fmt: skip
+    columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
+    if is_scan("roc_auc_score", **columns):
+        why = "out of core only binary AUC is available (one score column)"
+        refuse_out_of_core("roc_auc_score", "multi_class", multi_class, "raise", why)
+        refuse_out_of_core("roc_auc_score", "labels", labels, None, why)
+        params = ROC_AUC.check_params(pos_label=pos_label)
+        floats = ("y_score", "sample_weight")
+        return scan_ranges(ROC_AUC, params, columns, floats, func="roc_auc_score")
     return _binary_or_multiclass(
         "roc_auc_score",
         _roc_auc_binary,
@@ -518,3 +522,171 @@ def break_even_point(
             "break_even_point: y_true has no positive sample, so it is undefined (returned as nan)."
         )
     return value
+
+
+# ------------------------------------------------------------------ definition
+# What receval.metric("roc_auc"), receval.scan columns and Spark run: exact counts
+# per distinct score (any split), counts per disjoint score range (out of core and
+# on Spark), or counts per fixed bin (bins=N, constant memory, certified bound).
+_AUC = "roc_auc_score"
+_UNDEFINED = f"{_AUC}: y_true has a single class, so the AUC is undefined (returned as nan)."
+
+
+@dataclass(frozen=True)
+class BinnedAUC:
+    """A binned ROC AUC and the certified bound on its error.
+
+    Attributes
+    ----------
+    value : float
+        The AUC of the bins (pairs in one bin count one half).
+    error_bound : float
+        The exact AUC of the rows lies within ``value +- error_bound``: half the
+        share of positive-negative pairs that fall in one bin.
+    """
+
+    value: float
+    error_bound: float
+
+
+def _auc_params(
+    bins: int | None = None, range: tuple[float, float] = (0.0, 1.0), pos_label: Any = None
+) -> dict[str, Any]:
+    if bins is None:
+        return {"bins": None, "pos_label": pos_label}
+    n = v.check_number(bins, "bins", _AUC, integer=True, low=1, high=2**26)
+    try:
+        low, high = (float(x) for x in range)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"The 'range' parameter of {_AUC} must be a pair (low, high). Got {range!r} instead."
+        ) from None
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise InvalidParameterError(
+            f"The 'range' parameter of {_AUC} must be finite with low < high. "
+            f"Got {range!r} instead."
+        )
+    return {"bins": int(n), "low": low, "high": high, "pos_label": pos_label}
+
+
+def _auc_prepare(params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None):
+    yt, ys, sw = data_columns(
+        _AUC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
+    )
+    if not len(yt):
+        labels = np.empty(0, dtype=np.int8)
+    else:  # 0/1 or -1/1 labels, or pos_label: as the function
+        labels = v.binarize_labels(yt, params["pos_label"], _AUC)
+    scores = v.check_finite(v.as_float(ys, "y_score", _AUC), "y_score", _AUC)
+    return labels, scores, v.check_sample_weight(sw, len(labels), _AUC)
+
+
+@dataclass
+class _Weighted:
+    """Exact counts of unweighted rows and weighted counts, kept apart until one is used
+    (an accumulator must not mix weighted and unweighted updates)."""
+
+    plain: ScoreCounts
+    weighted: ScoreCounts
+
+    def merge(self, other: _Weighted) -> _Weighted:
+        return _Weighted(self.plain.merge(other.plain), self.weighted.merge(other.weighted))
+
+    def absorb(self, other: _Weighted) -> _Weighted:
+        self.plain.absorb(other.plain)
+        self.weighted.absorb(other.weighted)
+        return self
+
+
+def _auc_empty(params: dict[str, Any]) -> Any:
+    if params["bins"] is None:
+        return _Weighted(ScoreCounts(False), ScoreCounts(True))
+    return BinnedCounts(params["bins"], params["low"], params["high"], weighted=True)
+
+
+def _auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
+    labels, scores, weights = batch
+    state = _auc_empty(params) if state is None else state
+    if isinstance(state, BinnedCounts):
+        state.add(labels, scores, weights)
+    elif weights is None:
+        state.plain.add(labels, scores, None)
+    else:
+        state.weighted.add(labels, scores, weights)
+    return state
+
+
+def _auc_range(
+    params: dict[str, Any],
+    pos: np.ndarray,
+    neg: np.ndarray,
+    pos_w: np.ndarray | None,
+    neg_w: np.ndarray | None,
+) -> RangeStates:
+    """The state of every row of one score range (arrays are sorted in place)."""
+    from .._kernels import _auc as k
+    from .._states import ScoreRange
+    from ._binary import sort_chunks
+
+    if len(pos) + len(neg) == 0:
+        return RangeStates(())
+    if pos_w is None or neg_w is None:  # exact integer pair counts
+        pos.sort()
+        chunks = sort_chunks(neg)
+        two_u = sum(int(k._pair_count_sorted(pos, chunk)) for chunk in chunks)
+        ends = [x for a in (pos, *chunks) if len(a) for x in (a[0], a[-1])]
+        summary = ScoreRange(float(min(ends)), float(max(ends)), len(pos), len(neg), two_u)
+        return RangeStates((summary,))
+    o = np.argsort(pos, kind="stable")
+    pos, pos_w = pos[o], pos_w[o]
+    o = np.argsort(neg, kind="stable")
+    neg, neg_w = neg[o], neg_w[o]
+    del o
+    area = float(k._pair_weight_sorted(pos, pos_w, neg, neg_w))
+    ends = [x for a in (pos, neg) if len(a) for x in (a[0], a[-1])]
+    summary = ScoreRange(
+        float(min(ends)), float(max(ends)), float(pos_w.sum()), float(neg_w.sum()), 2.0 * area
+    )
+    return RangeStates((summary,))
+
+
+def _auc_finalize(params: dict[str, Any], state: Any) -> Any:
+    if isinstance(state, BinnedCounts):
+        value, bound = state.auc_and_bound()
+        if np.isnan(value):
+            warn_undefined(_UNDEFINED)
+        return BinnedAUC(value, bound)
+    if isinstance(state, RangeStates):
+        from .._states import auc_from_ranges
+
+        value = auc_from_ranges(state.ranges)
+    else:
+        plain, weighted = state.plain.compact(), state.weighted.compact()
+        if len(plain.scores) and len(weighted.scores):
+            raise InvalidParameterError(
+                f"{_AUC}: some updates had sample_weight and others did not; give weights to "
+                f"every update (ones where there are none)."
+            )
+        value = (weighted if len(weighted.scores) else plain).auc()
+    return warn_undefined(_UNDEFINED) if np.isnan(value) else float(value)
+
+
+ROC_AUC = register(
+    MetricDefinition(
+        name="roc_auc",
+        family="pointwise",
+        partitioning="any",
+        description="area under the ROC curve, exact (ties count one half); bins=N: constant "
+        "memory with a certified error bound",
+        higher_is_better=True,
+        inputs=("y_true", "y_score", "sample_weight"),
+        check_params=_auc_params,
+        prepare=_auc_prepare,
+        update=_auc_update,
+        empty=_auc_empty,
+        finalize=_auc_finalize,
+        update_into=lambda params, state, batch: _auc_update(params, batch, state),
+        ranges=_auc_range,
+    ),
+    aliases=("auc", "roc_auc_score"),
+)

@@ -7,8 +7,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import _streaming
 from .. import _validation as v
+from ..engine.metric import MetricDefinition, no_options, register
+from ..engine.sources import is_scan, scan_compute
+from ..engine.states import totals_empty, totals_prepare, totals_update
 from ._binary import check_binary_scores, warn_undefined
 
 __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
@@ -70,8 +72,9 @@ def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     >>> pcoc([1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
     0.8
     """
-    if _streaming.is_scan("pcoc", y_true=y_true, y_prob=y_prob, sample_weight=sample_weight):
-        return _streaming.pcoc(y_true, y_prob, sample_weight=sample_weight)
+    columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
+    if is_scan("pcoc", **columns):
+        return scan_compute(PCOC, {}, columns, ("y_prob", "sample_weight"))
     predicted, observed = _totals(y_true, y_prob, sample_weight, "pcoc")
     return pcoc_of(predicted, observed)
 
@@ -119,8 +122,9 @@ def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     >>> copc([1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
     1.25
     """
-    if _streaming.is_scan("copc", y_true=y_true, y_prob=y_prob, sample_weight=sample_weight):
-        return _streaming.copc(y_true, y_prob, sample_weight=sample_weight)
+    columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
+    if is_scan("copc", **columns):
+        return scan_compute(COPC, {}, columns, ("y_prob", "sample_weight"))
     predicted, observed = _totals(y_true, y_prob, sample_weight, "copc")
     return copc_of(predicted, observed)
 
@@ -298,3 +302,45 @@ def expected_calibration_error(
     if grand == 0:
         return warn_undefined(f"{func}: sample_weight sums to zero (returned as nan).")
     return float(np.abs(true_sum - pred_sum).sum() / grand)
+
+
+# ------------------------------------------------------------------ definitions
+# What receval.metric, receval.scan columns and Spark run: the exact click sums.
+def _finalize_pcoc(params: dict[str, Any], state: Any) -> float:
+    return pcoc_of(state.predicted.value, state.observed.value)
+
+
+def _finalize_copc(params: dict[str, Any], state: Any) -> float:
+    return copc_of(state.predicted.value, state.observed.value)
+
+
+PCOC = register(
+    MetricDefinition(
+        name="pcoc",
+        family="pointwise",
+        partitioning="any",
+        description="predicted clicks over observed clicks; 1 is calibrated",
+        higher_is_better=False,  # closer to 1 is better; lower is not better either
+        inputs=("y_true", "y_prob", "sample_weight"),
+        check_params=no_options("pcoc"),
+        prepare=totals_prepare("pcoc", "y_prob"),
+        update=totals_update,
+        empty=totals_empty,
+        finalize=_finalize_pcoc,
+    )
+)
+COPC = register(
+    MetricDefinition(
+        name="copc",
+        family="pointwise",
+        partitioning="any",
+        description="observed clicks over predicted clicks; 1 is calibrated",
+        higher_is_better=False,
+        inputs=("y_true", "y_prob", "sample_weight"),
+        check_params=no_options("copc"),
+        prepare=totals_prepare("copc", "y_prob"),
+        update=totals_update,
+        empty=totals_empty,
+        finalize=_finalize_copc,
+    )
+)

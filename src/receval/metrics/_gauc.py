@@ -9,9 +9,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import _streaming
 from .. import _validation as v
 from ..data._encode import factorize
+from ..engine.metric import MetricDefinition, register
+from ..engine.sources import is_scan, scan_groups, whole_groups
+from ..engine.states import Seen
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import warn_undefined
 
@@ -188,12 +190,8 @@ def group_auc(
     array([1. , 0.5, nan])
     """
     func = "gauc_score"
-    if _streaming.is_scan(
-        func, y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight
-    ):
-        return _streaming.group_auc(
-            y_true, y_score, groups=groups, weighting=weighting, sample_weight=sample_weight
-        )
+    if is_scan(func, y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight):
+        return _scan_group_auc(y_true, y_score, groups, weighting, sample_weight)
     return group_auc_of(y_true, y_score, groups, weighting, sample_weight, func)
 
 
@@ -334,12 +332,14 @@ def gauc_score(
     >>> gauc_score(y_true, y_score, groups=users, weighting="clicks")
     0.6667
     """
-    if _streaming.is_scan(
-        "gauc_score", y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight
-    ):
-        return _streaming.gauc_score(
-            y_true, y_score, groups=groups, weighting=weighting, sample_weight=sample_weight
-        )
+    func = "gauc_score"
+    if is_scan(func, y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight):
+        fixed, column = _scan_weighting(weighting)
+        params = GAUC.check_params() if fixed is None else GAUC.check_params(weighting=fixed)
+        columns = {"y_true": y_true, "y_score": y_score, "groups": groups,
+                   "sample_weight": sample_weight, "weighting": column}  # fmt: skip
+        floats = ("y_score", "sample_weight", "weighting")
+        return scan_groups(GAUC, params, columns, floats, func=func)
     report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
     return gauc_or_warn(report.score, report.n_groups)
 
@@ -352,3 +352,145 @@ def gauc_or_warn(score: float, n_groups: int) -> float:
             f"({n_groups} groups, all skipped), so GAUC is undefined (returned as nan)."
         )
     return score
+
+
+# ------------------------------------------------------------------ out of core
+def _scan_weighting(weighting: Any) -> tuple[Any, Any]:
+    """``(fixed weighting, per-row weight column)`` of a scan's ``weighting``."""
+    from ..data.scan import ScanColumn
+
+    if isinstance(weighting, ScanColumn):
+        return None, weighting
+    if isinstance(weighting, str) or isinstance(weighting, Mapping) or hasattr(weighting, "items"):
+        return weighting, None
+    raise InputValidationError(
+        f"gauc_score: weighting must be a string, a mapping or a column of the same scan when "
+        f"the data are scan columns. Got {type(weighting).__name__}; pass scan['<column>'] for "
+        f"per-row group weights."
+    )
+
+
+def _scan_group_auc(
+    y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any
+) -> GroupAUCReport:
+    """:func:`group_auc` of scan columns: per-group arrays of batches of whole groups."""
+    from .._states import gauc_sums, gauc_value
+
+    func = "gauc_score"
+    if groups is None:
+        raise InputValidationError(f"{func}: groups is None; pass the group id of each row.")
+    fixed, column = _scan_weighting(weighting)
+    if column is not None:
+        is_scan(func, y_true=y_true, weighting=column, groups=groups)
+    cols = [c for c in (y_true, y_score, sample_weight, column, groups) if c is not None]
+    names = list(dict.fromkeys(c.name for c in cols))
+    floats = [c.name for c in (y_score, sample_weight, column) if c is not None]
+    parts = []
+    for chunk in whole_groups(
+        groups.scan, names, groups.name, ids=[groups.name], floats=floats, func=func,
+        what="group", description=func,
+    ):  # fmt: skip
+        w = fixed if column is None else chunk[column.name]
+        sw = None if sample_weight is None else chunk[sample_weight.name]
+        parts.append(
+            group_auc_of(chunk[y_true.name], chunk[y_score.name], chunk[groups.name], w, sw, func)
+        )
+    v.check_not_empty(sum(int(p.n_rows.sum()) for p in parts), "y_true", func)
+    auc = np.concatenate([p.auc for p in parts])
+    weight = np.concatenate([p.weight for p in parts])
+    rows = np.concatenate([p.n_rows for p in parts])
+    skipped = np.isnan(auc)
+    used = {p.weighting for p in parts}
+    return GroupAUCReport(
+        score=gauc_value(*gauc_sums(auc, weight)),
+        groups=np.concatenate([p.groups for p in parts]),
+        auc=auc,
+        weight=weight,
+        n_rows=rows,
+        n_groups=len(auc),
+        n_groups_skipped=int(skipped.sum()),
+        n_rows_skipped=int(rows[skipped].sum()),
+        weighting=used.pop() if len(used) == 1 else "custom",
+    )
+
+
+# ------------------------------------------------------------------ definition
+# What receval.metric("gauc"), receval.scan columns and Spark run: each update holds
+# whole groups, reduced to exact sums; a group given twice raises.
+@dataclass
+class GroupState:
+    """Exact GAUC sums and the ids of the groups seen."""
+
+    totals: Any
+    seen: Seen
+
+    def merge(self, other: GroupState) -> GroupState:
+        return GroupState(self.totals.merge(other.totals), self.seen.merge(other.seen))
+
+    def absorb(self, other: GroupState) -> GroupState:
+        self.seen.absorb(other.seen)
+        self.totals = self.totals.merge(other.totals)
+        return self
+
+
+def _gauc_params(weighting: str | Mapping[Any, float] = "impressions") -> dict[str, Any]:
+    if isinstance(weighting, Mapping) or hasattr(weighting, "items"):
+        return {"weighting": dict(weighting.items())}
+    v.check_option(weighting, "weighting", "gauc_score", _WEIGHTINGS)
+    return {"weighting": weighting}
+
+
+def _gauc_prepare(
+    params: dict[str, Any],
+    y_true: Any,
+    y_score: Any,
+    *,
+    groups: Any,
+    sample_weight: Any = None,
+    weighting: Any = None,
+) -> Any:
+    w = params["weighting"] if weighting is None else weighting  # a batch's per-row weights
+    return y_true, y_score, groups, sample_weight, w
+
+
+def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState:
+    import warnings
+
+    from .._states import report_totals
+    from ..exceptions import UndefinedMetricWarning
+
+    y_true, y_score, groups, sample_weight, weighting = batch
+    with warnings.catch_warnings():  # a batch of one-class groups is no error: finalize says
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
+    seen = Seen()
+    seen.add(np.asarray(report.groups, dtype=object), "gauc_score", "groups")
+    return GroupState(report_totals(report), seen)
+
+
+def _gauc_empty(params: dict[str, Any]) -> GroupState:
+    from .._states import EMPTY_GROUP_TOTALS
+
+    return GroupState(EMPTY_GROUP_TOTALS, Seen())
+
+
+def _gauc_finalize(params: dict[str, Any], state: GroupState) -> float:
+    return gauc_or_warn(state.totals.score, state.totals.n_groups)
+
+
+GAUC = register(
+    MetricDefinition(
+        name="gauc",
+        family="grouped",
+        partitioning="groups",
+        description="group AUC: per-group ROC AUC weighted by impressions, clicks or 1",
+        higher_is_better=True,
+        inputs=("y_true", "y_score", "groups", "sample_weight", "weighting"),
+        check_params=_gauc_params,
+        prepare=_gauc_prepare,
+        update=_gauc_update,
+        empty=_gauc_empty,
+        finalize=_gauc_finalize,
+    ),
+    aliases=("group_auc", "gauc_score"),
+)

@@ -8,15 +8,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import _streaming
 from .. import _validation as v
 from .._sums import ExactSum
-from ..engine.states import ErrorSums
+from ..engine.metric import MetricDefinition, data_columns, no_options, register
+from ..engine.sources import is_scan, refuse_out_of_core, scan_compute
+from ..engine.states import ErrorSums, check_eps, totals_empty, totals_prepare, totals_update
 from ..exceptions import InputValidationError
 from ._binary import warn_undefined
 
 __all__ = ["log_loss", "mean_absolute_error", "normalized_entropy", "root_mean_squared_error"]
-# (error_sums is shared with the streaming definitions of receval.engine)
 
 _EPS = float(np.finfo(np.float64).eps)
 ZERO_WEIGHT = (
@@ -86,11 +86,12 @@ def log_loss(
     >>> log_loss(["a", "b", "a"], [[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
     0.3635
     """
-    if _streaming.is_scan("log_loss", y_true=y_true, y_pred=y_pred, sample_weight=sample_weight):
-        return _streaming.log_loss(
-            y_true, y_pred, normalize=normalize, sample_weight=sample_weight, labels=labels,
-            eps=eps,
-        )  # fmt: skip
+    if is_scan("log_loss", y_true=y_true, y_pred=y_pred, sample_weight=sample_weight):
+        why = "out of core y_true must hold 0/1 labels"
+        refuse_out_of_core("log_loss", "labels", labels, None, why)
+        params = LOG_LOSS.check_params(eps=eps, normalize=normalize)
+        columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
+        return scan_compute(LOG_LOSS, params, columns, ("y_pred", "sample_weight"))
     from .._kernels._pointwise import _multiclass_log_loss_sum
 
     func = "log_loss"
@@ -214,15 +215,16 @@ def normalized_entropy(
     >>> normalized_entropy([1, 0, 0, 1], [0.8, 0.3, 0.1, 0.6])  # base rate 0.5: H = ln 2
     0.4314
     """
-    from ..engine.run import metric
-
     func = "normalized_entropy"
-    if _streaming.is_scan(func, y_true=y_true, y_prob=y_prob, sample_weight=sample_weight):
-        return _streaming.normalized_entropy(y_true, y_prob, sample_weight=sample_weight, eps=eps)
+    params = NORMALIZED_ENTROPY.check_params(eps=eps)
+    columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
+    if is_scan(func, **columns):
+        return scan_compute(NORMALIZED_ENTROPY, params, columns, ("y_prob", "sample_weight"))
     v.check_not_empty(len(v.as_1d(y_true, "y_true", func)), "y_true", func)
-    # the engine's definition: the same checks, exact sums and value as receval.metric("ne")
-    acc = metric(func, eps=eps).update(y_true, y_prob, sample_weight=sample_weight)
-    return acc.compute()
+    # the definition: the same checks, exact sums and value as receval.metric("ne")
+    defn = NORMALIZED_ENTROPY
+    batch = defn.prepare(params, y_true, y_prob, sample_weight=sample_weight)
+    return defn.finalize(params, defn.update(params, batch))
 
 
 def normalized_entropy_of(loss: float, weight: float, positives: float) -> float:
@@ -350,3 +352,118 @@ def mean_absolute_error(
     d, e = _scaled_errors(a, b)
     sums = error_sums(d, w)
     return float(np.ldexp(sums.absolute.value / sums.weight.value, e))
+
+
+# ------------------------------------------------------------------ definitions
+# What receval.metric, receval.scan columns and Spark run for these metrics: the
+# exact sums above, added batch by batch.
+def _check_log_loss(eps: float | str = "auto", normalize: bool = True) -> dict[str, Any]:
+    v.check_option(normalize, "normalize", "log_loss", [False, True])
+    return {"eps": check_eps(eps, "log_loss"), "normalize": bool(normalize)}
+
+
+def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
+    if not params["normalize"]:
+        return state.loss.value
+    weight = state.weight.value
+    if weight == 0:
+        return warn_undefined(ZERO_WEIGHT)
+    return state.loss.value / weight
+
+
+def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
+    return {"eps": check_eps(eps, "normalized_entropy")}
+
+
+def _finalize_ne(params: dict[str, Any], state: Any) -> float:
+    return normalized_entropy_of(state.loss.value, state.weight.value, state.observed.value)
+
+
+LOG_LOSS = register(
+    MetricDefinition(
+        name="log_loss",
+        family="pointwise",
+        partitioning="any",
+        description="mean binary cross-entropy of predicted probabilities",
+        higher_is_better=False,
+        inputs=("y_true", "y_pred", "sample_weight"),
+        check_params=_check_log_loss,
+        prepare=totals_prepare("log_loss", "y_pred"),
+        update=totals_update,
+        empty=totals_empty,
+        finalize=_finalize_log_loss,
+    ),
+    aliases=("logloss", "cross_entropy", "bce"),
+)
+NORMALIZED_ENTROPY = register(
+    MetricDefinition(
+        name="normalized_entropy",
+        family="pointwise",
+        partitioning="any",
+        description="log loss over the entropy of the base rate (TorchRec's NE); below 1 "
+        "beats the base rate",
+        higher_is_better=False,
+        inputs=("y_true", "y_prob", "sample_weight"),
+        check_params=_check_ne,
+        prepare=totals_prepare("normalized_entropy", "y_prob"),
+        update=totals_update,
+        empty=totals_empty,
+        finalize=_finalize_ne,
+    ),
+    aliases=("ne",),
+)
+
+
+def _errors_prepare(func: str) -> Any:
+    def prepare(params: dict[str, Any], y_true: Any, y_pred: Any, sample_weight: Any = None):
+        yt, yp, sw = data_columns(
+            func, ("y_true", y_true), ("y_pred", y_pred), ("sample_weight", sample_weight)
+        )
+        a = v.check_finite(v.as_float(yt, "y_true", func), "y_true", func)
+        b = v.check_finite(v.as_float(yp, "y_pred", func), "y_pred", func)
+        return a - b, v.check_sample_weight(sw, len(a), func)
+
+    return prepare
+
+
+def _errors_update(params: dict[str, Any], batch: Any) -> ErrorSums:
+    return error_sums(*batch)
+
+
+def _errors_empty(params: dict[str, Any]) -> ErrorSums:
+    zero = ExactSum.zero()
+    return ErrorSums(zero, zero, zero, 0)
+
+
+def _errors_finalize(kind: str) -> Any:
+    def finalize(params: dict[str, Any], state: ErrorSums) -> float:
+        weight = state.weight.value
+        if weight == 0:
+            return warn_undefined(f"{kind}: no row of non-zero weight (returned as nan).")
+        if kind == "root_mean_squared_error":
+            return float(np.sqrt(state.squared.value / weight))
+        return state.absolute.value / weight
+
+    return finalize
+
+
+for _name, _desc, _aliases in [
+    ("root_mean_squared_error", "root mean squared error", ("rmse",)),
+    ("mean_absolute_error", "mean absolute error", ("mae",)),
+]:
+    register(
+        MetricDefinition(
+            name=_name,
+            family="pointwise",
+            partitioning="any",
+            description=_desc,
+            higher_is_better=False,
+            inputs=("y_true", "y_pred", "sample_weight"),
+            check_params=no_options(_name),
+            prepare=_errors_prepare(_name),
+            update=_errors_update,
+            empty=_errors_empty,
+            finalize=_errors_finalize(_name),
+        ),
+        aliases=_aliases,
+    )

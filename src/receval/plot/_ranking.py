@@ -140,8 +140,8 @@ def metric_at_k(
            [3.  , 1.  ]])
     """
     from .. import evaluate
+    from .._evaluate import as_qrels
     from ..data._ranked import Run
-    from ..evaluation import as_qrels
 
     names = _check_metrics(metrics)
     cutoffs = _check_ks(ks)

@@ -1,17 +1,14 @@
-"""Pointwise metrics of Spark DataFrames: exact ROC AUC, GAUC, log loss, PCOC, COPC.
+"""Pointwise metrics of Spark DataFrames: exact ROC AUC, GAUC, log loss, PCOC, COPC, NE.
 
-Each metric is one pass over the partitions: every partition is reduced to
-the mergeable state of :mod:`receval._states`, by the in-memory functions'
-own validation and kernels, and the driver merges the states:
+Spark only partitions the rows; each metric's definition (the same as in memory,
+out of core and in :func:`receval.metric`) runs on every partition, and the
+driver merges the states and finalizes:
 
-* log loss, PCOC, COPC, NE: one :func:`receval.metric` accumulator per
-  partition (the engine's definition, exact sums), merged on the driver;
+* log loss, PCOC, COPC, NE (rows split anyway): the DataFrame's partitions;
 * ROC AUC: ``repartitionByRange`` on the score puts every score value in one
-  partition, so each partition is a :class:`~receval._states.ScoreRange` and
-  :func:`~receval._states.auc_from_ranges` adds the disjoint ranges up exactly
-  (no binning);
-* GAUC: ``repartition`` by group puts each group's rows in one partition,
-  reduced to :class:`~receval._states.GroupTotals`.
+  partition, so each partition is one disjoint score range (the definition's
+  ``ranges``; exact, no binning, whatever the number of distinct scores);
+* GAUC: ``repartition`` by group puts each group's rows in one partition.
 """
 
 from __future__ import annotations
@@ -84,27 +81,14 @@ def _engine(
     num_partitions: int | None,
     **options: Any,
 ) -> Any:
-    """A metric of the engine whose rows split anyway: one accumulator per partition,
-    merged on the driver (the definition of :func:`receval.metric`, as in memory)."""
-    from ..engine.run import metric
+    """A metric whose rows split anyway, of two columns and an optional weight column."""
+    from ..registry import definition
 
-    data, _ = _prepare(
-        df, name, num_partitions, y_true=y_true, y_prob=y_prob, sample_weight=sample_weight
-    )
-    if num_partitions is not None:
-        data = data.repartition(num_partitions)
-    acc = metric(name, **options)  # options are checked on the driver, before any task
-
-    def compute(table: Any) -> Any:
-        sw = None if sample_weight is None else column(table, sample_weight)
-        part = metric(name, **options)
-        return part.update(column(table, y_true), column(table, y_prob), sample_weight=sw)
-
-    parts = partition_states(data, compute)  # only non-empty partitions give one
-    v.check_not_empty(len(parts), "y_true", name)
-    for part in parts:
-        acc.merge(part)
-    return acc.compute()
+    prob = definition(name).inputs[1]  # y_pred (log loss) or y_prob
+    columns = {"y_true": y_true, prob: y_prob}
+    if sample_weight is not None:
+        columns["sample_weight"] = sample_weight
+    return compute(df, name, columns, num_partitions=num_partitions, **options)
 
 
 def pcoc(
@@ -194,8 +178,8 @@ def roc_auc_score(
     auc : float
         nan, with an ``UndefinedMetricWarning``, if ``y_true`` has one class.
     """
-    from .._states import auc_from_ranges, score_range
-    from ..metrics._binary import warn_undefined
+    from ..engine.sources import range_state
+    from ..metrics._auc import ROC_AUC
 
     func = "roc_auc_score"
     data, F = _prepare(
@@ -208,19 +192,17 @@ def roc_auc_score(
         data = data.repartitionByRange("__receval_key")
     else:
         data = data.repartitionByRange(num_partitions, "__receval_key")
+    defn = ROC_AUC
+    params = defn.check_params()
 
-    def compute(table: Any) -> Any:
+    def run(table: Any) -> Any:
         sw = None if sample_weight is None else column(table, sample_weight)
-        return score_range(column(table, y_true), column(table, y_score), sample_weight=sw)
+        batch = defn.prepare(params, column(table, y_true), column(table, y_score), sw)
+        return range_state(defn, params, batch)
 
-    ranges = partition_states(data, compute)
-    v.check_not_empty(sum(int(r.positives > 0 or r.negatives > 0) for r in ranges), "y_true", func)
-    value = auc_from_ranges(ranges)
-    if np.isnan(value):
-        return warn_undefined(
-            f"{func}: y_true has a single class, so the AUC is undefined (returned as nan)."
-        )
-    return value
+    states = partition_states(data, run)  # only non-empty partitions give one
+    v.check_not_empty(len(states), "y_true", func)
+    return defn.finalize(params, reduce(lambda a, b: a.merge(b), states))
 
 
 @dataclass(frozen=True)
@@ -257,47 +239,22 @@ def _group_state(
     sample_weight: str | None,
     num_partitions: int | None,
 ) -> Any:
-    from .._states import EMPTY_GROUP_TOTALS, group_totals
+    """The merged GAUC state (exact sums) of the partitions of whole groups."""
+    from ..metrics._gauc import GAUC
 
-    if isinstance(weighting, str):
-        v.check_option(weighting, "weighting", func, ["clicks", "impressions", "uniform"])
-    elif isinstance(weighting, Mapping):
-        weighting = dict(weighting)
-    else:
+    if not (isinstance(weighting, (str, Mapping))):
         raise InvalidParameterError(
             f"The 'weighting' parameter of receval.spark.{func} must be one of "
             f"['clicks', 'impressions', 'uniform'] or a mapping from group to weight. Got "
             f"{type(weighting).__name__} instead; for a weight column, join it as a mapping "
             f"or weight the rows with sample_weight."
         )
-    data, _ = _prepare(
-        df,
-        func,
-        num_partitions,
-        y_true=y_true,
-        y_score=y_score,
-        groups=groups,
-        sample_weight=sample_weight,
-    )
-    if num_partitions is None:
-        data = data.repartition(groups)
-    else:
-        data = data.repartition(num_partitions, groups)
-
-    def compute(table: Any) -> Any:
-        sw = None if sample_weight is None else column(table, sample_weight)
-        return group_totals(
-            column(table, y_true),
-            column(table, y_score),
-            groups=column(table, groups),
-            weighting=weighting,
-            sample_weight=sw,
-        )
-
-    states = partition_states(data, compute)
-    state = reduce(lambda a, b: a.merge(b), states, EMPTY_GROUP_TOTALS)
-    v.check_not_empty(state.n_rows, "y_true", func)
-    return state
+    params = GAUC.check_params(weighting=weighting)
+    columns = {"y_true": y_true, "y_score": y_score, "groups": groups}
+    if sample_weight is not None:
+        columns["sample_weight"] = sample_weight
+    state = _partition_state(df, func, GAUC, params, columns, num_partitions)
+    return state.totals
 
 
 def gauc_score(
@@ -342,10 +299,10 @@ def gauc_score(
     from ..metrics._gauc import gauc_or_warn
 
     func = "gauc_score"
-    state = _group_state(
+    totals = _group_state(
         df, func, y_true, y_score, groups, weighting, sample_weight, num_partitions
     )
-    return gauc_or_warn(state.score, state.n_groups)
+    return gauc_or_warn(totals.score, totals.n_groups)
 
 
 def group_auc(
@@ -408,8 +365,8 @@ def compute(
     **options
         The metric's options.
     """
-    from ..engine.metric import definition
-    from ..engine.run import Accumulator, metric
+    from ..registry import definition
+    from ..streaming import metric
 
     func = "receval.spark.compute"
     defn = definition(name)
@@ -419,28 +376,44 @@ def compute(
             f"The 'columns' parameter of {func} must map data arguments of {name} "
             f"{list(defn.inputs)} to columns. Got {unknown[0]!r} instead."
         )
-    data, _ = _prepare(df, func, num_partitions, **dict(columns))
+    params = metric(name, **options).params  # options are checked on the driver
+    state = _partition_state(df, func, defn, params, dict(columns), num_partitions)
+    return defn.finalize(params, state)
+
+
+def _partition_state(
+    df: Any,
+    func: str,
+    defn: Any,
+    params: dict[str, Any],
+    columns: dict[str, str],
+    num_partitions: int | None,
+) -> Any:
+    """The merged state of ``defn`` over the partitions of ``df`` (repartitioned by
+    ``columns["groups"]`` for a metric over whole groups)."""
+    from ..engine.run import Accumulator
+
+    data, _ = _prepare(df, func, num_partitions, **columns)
     if defn.partitioning == "groups":
         if "groups" not in columns:
             raise InvalidParameterError(
-                f"{func}: {name} needs whole groups per partition; map 'groups' to a column."
+                f"{func}: {defn.name} needs whole groups per partition; map 'groups' to a column."
             )
         data = data.repartition(num_partitions or data.rdd.getNumPartitions(), columns["groups"])
     elif defn.partitioning != "any":
-        raise InvalidParameterError(f"{func}: {name} cannot be computed by partitions.")
+        raise InvalidParameterError(f"{func}: {defn.name} cannot be computed by partitions.")
     elif num_partitions is not None:
         data = data.repartition(num_partitions)
-    acc = metric(name, **options)  # options are checked on the driver, before any task
-    params = acc.params
 
     def run(table: Any) -> Any:
         # the definition travels with the task, so a metric registered on the driver
         # only is computed on the executors too
         args = {arg: column(table, col) for arg, col in columns.items()}
-        return Accumulator(name, defn, params).update(**args)
+        return Accumulator(defn.name, defn, params).update(**args)
 
-    parts = partition_states(data, run)
+    parts = partition_states(data, run)  # only non-empty partitions give one
     v.check_not_empty(len(parts), defn.inputs[0], func)
+    acc = Accumulator(defn.name, defn, params)
     for part in parts:
         acc.merge(part)
-    return acc.compute()
+    return acc.state

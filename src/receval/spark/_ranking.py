@@ -83,7 +83,7 @@ class EvaluationSummary:
         )
 
     def __repr__(self) -> str:
-        from ..evaluation import describe_report
+        from .._evaluate import describe_report
 
         return describe_report(self, "EvaluationSummary", f", {self.n_partitions} partitions")
 
@@ -217,7 +217,7 @@ def evaluate(
     """
     from pyspark.sql import functions as F
 
-    from ..evaluation import prepare_metrics
+    from .._evaluate import prepare_metrics
 
     func = "evaluate"
     conventions = {
@@ -310,8 +310,9 @@ def _evaluate_partition(
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from .._evaluate import mean_states
     from ..data._ranked import Qrels, Run
-    from ..evaluation import evaluate, mean_states
+    from ..evaluation import evaluate
     from ._common import column
 
     side = table.column(_SIDE)

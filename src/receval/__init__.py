@@ -17,12 +17,12 @@ _EXPORTS: dict[str, str] = {
     "confusion_matrix": "receval.metrics._classification",
     "accuracy_score": "receval.metrics._classification",
     "error_rate": "receval.metrics._classification",
-    "precision_score": "receval.metrics._classification",
-    "recall_score": "receval.metrics._classification",
-    "specificity_score": "receval.metrics._classification",
-    "false_positive_rate": "receval.metrics._classification",
-    "f1_score": "receval.metrics._classification",
-    "fbeta_score": "receval.metrics._classification",
+    "precision_score": "receval.metrics._precision_recall",
+    "recall_score": "receval.metrics._precision_recall",
+    "specificity_score": "receval.metrics._precision_recall",
+    "false_positive_rate": "receval.metrics._precision_recall",
+    "f1_score": "receval.metrics._precision_recall",
+    "fbeta_score": "receval.metrics._precision_recall",
     # losses and errors
     "log_loss": "receval.metrics._loss",
     "root_mean_squared_error": "receval.metrics._loss",
@@ -146,17 +146,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .metrics._beyond import catalog_coverage, gini_index, personalization
     from .metrics._beyond_common import MeanOverUsers
     from .metrics._calibration import calibration_curve, copc, expected_calibration_error, pcoc
-    from .metrics._classification import (
-        accuracy_score,
-        confusion_matrix,
-        error_rate,
-        f1_score,
-        false_positive_rate,
-        fbeta_score,
-        precision_score,
-        recall_score,
-        specificity_score,
-    )
+    from .metrics._classification import accuracy_score, confusion_matrix, error_rate
     from .metrics._cohorts import RetentionReport
     from .metrics._curves import precision_recall_curve, roc_curve
     from .metrics._diversity import diversity, intra_list_similarity, novelty
@@ -166,6 +156,14 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         mean_absolute_error,
         normalized_entropy,
         root_mean_squared_error,
+    )
+    from .metrics._precision_recall import (
+        f1_score,
+        false_positive_rate,
+        fbeta_score,
+        precision_score,
+        recall_score,
+        specificity_score,
     )
     from .metrics._ranking import (
         f1_at_k,

@@ -147,6 +147,7 @@ NOT_USES_GROUPS = set(ALL_METRICS) - USES_GROUPS
 # functions take lists or event logs and have test files of their own
 POINTWISE_MODULES = {
     "receval.metrics._classification",
+    "receval.metrics._precision_recall",
     "receval.metrics._loss",
     "receval.metrics._curves",
     "receval.metrics._calibration",

@@ -11,36 +11,64 @@ import warnings
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple, TypeVar
 
 import typer
 
 from .. import __version__
-from ..conventions import CHOICES
+from .._registry import REGISTRY
+from ..conventions import CHOICES, PROFILES
 from ._output import OutputFormat, ResultTable
 
 __all__ = [
     "DEFAULT_CTR_METRICS",
     "DEFAULT_RANK_METRICS",
+    "DaysOption",
     "DigitsOption",
     "FormatOption",
+    "GradeOption",
+    "GroupOption",
+    "Impressions",
+    "ImpressionsOption",
+    "InputFormatOption",
+    "ItemOption",
+    "LabelOption",
     "Messages",
+    "PeriodOption",
+    "PermutationsOption",
+    "ProfileOption",
+    "QrelsFormatOption",
+    "QrelsOption",
     "QuietOption",
+    "RankMetricOption",
     "RankedFormat",
     "RetentionTable",
     "RetentionValues",
+    "RunFormatOption",
+    "RunOption",
+    "RunScoreOption",
+    "ScoresOption",
     "TableFormat",
+    "TimeOption",
+    "TimeUnitOption",
+    "TzOption",
+    "UserOption",
+    "WeightOption",
     "app",
     "choices",
     "column",
     "ctr_metrics",
     "ctr_rows",
+    "ctr_table",
     "evaluate_run",
     "main",
     "one_line",
     "parse_days",
     "rank_table",
     "ranked_format",
+    "read_impressions",
+    "read_qrels",
+    "read_runs",
     "retention_columns",
     "retention_notes",
     "run_names",
@@ -130,6 +158,169 @@ QuietOption = Annotated[
         "--quiet",
         "-q",
         help="Print no notes, warnings or progress on stderr (errors are still printed).",
+    ),
+]
+
+# Each option is declared once, as ``Name = Annotated[type, typer.Option(...)]``; a command
+# gives it a default (``user: UserOption = "user"``). The generic ones take the type, which
+# tells whether the option is required: ``label: LabelOption[str]`` (no default) in ``ctr``,
+# ``label: LabelOption[str | None] = None`` where it is optional.
+T = TypeVar("T")
+
+QrelsOption = Annotated[
+    T,
+    typer.Option(
+        "--qrels",
+        metavar="FILE",
+        help="Relevance judgments: a TREC qrels file (user 0 item grade), or a CSV, TSV "
+        "or Parquet file with --user, --item and --grade columns.",
+        show_default=False,
+    ),
+]
+
+RunOption = Annotated[
+    T,
+    typer.Option(
+        "--run",
+        metavar="FILE",
+        help="A run: a TREC run file (user Q0 item rank score tag), or a CSV, TSV or Parquet "
+        "file with --user, --item and score columns. Repeat to compare runs; each is named "
+        "by its file name.",
+        show_default=False,
+    ),
+]
+
+RankMetricOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--metric",
+        "-m",
+        metavar="METRIC",
+        help="A metric string such as ndcg@10, map@100, mrr, recall@100 or "
+        "'ndcg(gain=exponential)@10'; repeat for more. Default: "
+        f"{', '.join(DEFAULT_RANK_METRICS)}. Names: "
+        + ", ".join(sorted(n for n, info in REGISTRY.items() if info.needs == "qrels"))
+        + ".",
+        show_default=False,
+    ),
+]
+
+ProfileOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Reproduce a peer's conventions: " + ", ".join(PROFILES) + ".", show_default=False
+    ),
+]
+
+QrelsFormatOption = Annotated[
+    RankedFormat | None,
+    typer.Option(
+        help="Format of --qrels. Default: from the suffix (.csv, .tsv, .parquet/.pq), else trec.",
+        case_sensitive=False,
+        show_default=False,
+    ),
+]
+
+RunFormatOption = Annotated[
+    RankedFormat | None,
+    typer.Option(
+        help="Format of every --run. Default: from the suffix, else trec.",
+        case_sensitive=False,
+        show_default=False,
+    ),
+]
+
+# columns of CSV, TSV and Parquet files (TREC files have fixed columns)
+UserOption = Annotated[
+    str, typer.Option(metavar="COL", help="Column of user ids in CSV, TSV and Parquet files.")
+]
+ItemOption = Annotated[
+    str, typer.Option(metavar="COL", help="Column of item ids in CSV, TSV and Parquet files.")
+]
+GradeOption = Annotated[
+    str, typer.Option(metavar="COL", help="Grade column of CSV, TSV and Parquet qrels.")
+]
+#: ``--score`` of ``rank``, ``--run-score`` of ``compare`` and ``report`` (named after the
+#: parameter: these commands' ``--score`` is a column of the impression log).
+RunScoreOption = Annotated[
+    str, typer.Option(metavar="COL", help="Score column of CSV, TSV and Parquet runs.")
+]
+
+ImpressionsOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="FILE",
+        help="Impression log (CSV, TSV or Parquet), one row per impression; with --label "
+        "and --score.",
+        show_default=False,
+    ),
+]
+
+InputFormatOption = Annotated[
+    TableFormat | None,
+    typer.Option(
+        help="Format of the impression or event file. Default: from its suffix.",
+        case_sensitive=False,
+        show_default=False,
+    ),
+]
+
+LabelOption = Annotated[
+    T, typer.Option(metavar="COL", help="Column of 0/1 labels (1 = click).", show_default=False)
+]
+
+ScoresOption = Annotated[
+    T,
+    typer.Option(
+        "--score",
+        metavar="COL",
+        help="Column of predicted scores (probabilities for logloss, pcoc, copc, ece); "
+        "repeat to compare models.",
+        show_default=False,
+    ),
+]
+
+GroupOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="COL",
+        help="Column of group ids (user, query or session): the groups of gauc and, when "
+        "models are compared, the unit of pairing.",
+        show_default=False,
+    ),
+]
+
+WeightOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="COL", help="Column of per-impression sample weights.", show_default=False
+    ),
+]
+
+PermutationsOption = Annotated[int, typer.Option(help="Sign flips of the randomization test.")]
+
+# retention of an event log
+TimeOption = Annotated[
+    str,
+    typer.Option(
+        metavar="COL",
+        help="Column of event times: ISO 8601 strings or dates, datetimes, or epoch "
+        "numbers (see --time-unit).",
+    ),
+]
+PeriodOption = Annotated[str, typer.Option(help="Period unit: day, week (from Monday) or month.")]
+DaysOption = Annotated[
+    str, typer.Option(help="Comma-separated offsets N (in periods) of the day-N retention.")
+]
+TzOption = Annotated[
+    str, typer.Option(help="IANA time zone in which periods start at local midnight.")
+]
+TimeUnitOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Unit of epoch numbers: s, ms, us or ns. Default: seconds or milliseconds "
+        "from their magnitude.",
+        show_default=False,
     ),
 ]
 
@@ -245,6 +436,51 @@ def run_names(paths: list[str]) -> list[str]:
     return names
 
 
+def read_qrels(
+    path: str,
+    file_format: RankedFormat | None,
+    say: Messages,
+    *,
+    user: str = "user",
+    item: str = "item",
+    grade: str = "grade",
+) -> Any:
+    """``Qrels.from_file`` with a progress note; the format from the option, else the suffix."""
+    from ..data._ranked import Qrels
+
+    with say.progress(f"Reading {path}"):
+        return Qrels.from_file(
+            path, user=user, item=item, grade=grade, file_format=ranked_format(file_format, path)
+        )
+
+
+def read_runs(
+    paths: list[str],
+    file_format: RankedFormat | None,
+    say: Messages,
+    *,
+    user: str = "user",
+    item: str = "item",
+    score: str = "score",
+    rank: str | None = None,
+) -> Iterator[tuple[str, Any]]:
+    """``(name, Run)`` of each path, read one at a time (named by :func:`run_names`)."""
+    from ..data._ranked import Run
+
+    for path, name in zip(paths, run_names(paths), strict=True):
+        with say.progress(f"Reading {path}"):
+            run = Run.from_file(
+                path,
+                user=user,
+                item=item,
+                score=score,
+                rank=rank,
+                file_format=ranked_format(file_format, path),
+                name=name,
+            )
+        yield name, run
+
+
 def evaluate_run(
     qrels: Any,
     run: Any,
@@ -310,6 +546,43 @@ def column(table: Any, name: str) -> Any:
     return table.column(name).to_numpy()
 
 
+class Impressions(NamedTuple):
+    """The columns of an impression log that the CTR commands use."""
+
+    n_rows: int
+    y_true: Any
+    scores: list[tuple[str, Any]]  # (column, values) of each --score
+    groups: Any  # an Arrow array of ids, or None
+    sample_weight: Any
+
+
+def read_impressions(
+    path: str,
+    file_format: TableFormat | None,
+    say: Messages,
+    command: str,
+    *,
+    label: str,
+    score: list[str],
+    group: str | None = None,
+    weight: str | None = None,
+) -> Impressions:
+    """Read the label, score, group and weight columns of an impression log."""
+    from ..data.io import read_table
+
+    fmt = table_format(file_format, path, say)
+    columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight) if c)]))
+    with say.progress(f"Reading {path}"):
+        table = read_table(path, columns, command, fmt, id_columns=(group,) if group else ())
+    return Impressions(
+        n_rows=table.num_rows,
+        y_true=column(table, label),
+        scores=[(col, column(table, col)) for col in score],
+        groups=table.column(group).combine_chunks() if group else None,
+        sample_weight=column(table, weight) if weight else None,
+    )
+
+
 def ctr_metrics(metric: list[str] | None, group: str | None, say: Messages) -> dict[str, Any]:
     """The pointwise metrics asked for (default: DEFAULT_CTR_METRICS), by name."""
     from ..registry import pointwise_metric
@@ -368,6 +641,23 @@ def ctr_rows(
                 )
         rows.append((row, row_counts))
     return rows
+
+
+def ctr_table(
+    counted: list[tuple[list[Any], dict[str, Any]]],
+    metrics: dict[str, Any],
+    title: str | None = None,
+    n_rows: int | None = None,
+) -> ResultTable:
+    """The rows of :func:`ctr_rows` as a table (column ``score``, then one per metric);
+    ``n_rows``, when given, is added to each row's counts."""
+    extra = {} if n_rows is None else {"n_rows": int(n_rows)}
+    return ResultTable(
+        ["score", *metrics],
+        [row for row, _ in counted],
+        title=title,
+        counts=[{**extra, **c} for _, c in counted],
+    )
 
 
 # ------------------------------------------------------------------ retention

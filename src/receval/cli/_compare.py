@@ -14,41 +14,35 @@ from typing import Annotated, Any
 import typer
 
 from ..comparison import CORRECTIONS, INTERVALS, POINTWISE, TESTS
-from ..conventions import PROFILES
 from ._common import (
     DEFAULT_RANK_METRICS,
     DigitsOption,
     FormatOption,
+    GradeOption,
+    GroupOption,
+    ImpressionsOption,
+    InputFormatOption,
+    ItemOption,
+    LabelOption,
     Messages,
+    PermutationsOption,
+    ProfileOption,
+    QrelsFormatOption,
+    QrelsOption,
     QuietOption,
-    RankedFormat,
-    TableFormat,
+    RankMetricOption,
+    RunFormatOption,
+    RunOption,
+    RunScoreOption,
+    ScoresOption,
+    UserOption,
+    WeightOption,
     app,
-    column,
-    ranked_format,
-    run_names,
-    table_format,
+    read_impressions,
+    read_qrels,
+    read_runs,
 )
 from ._output import OutputFormat, ResultTable, render
-
-# options shared by ``compare`` and ``rank``
-BaselineOption = Annotated[
-    str | None,
-    typer.Option(
-        metavar="NAME",
-        help="Compare every model with this one (a run's file name or a --score column); "
-        "default: every pair.",
-        show_default=False,
-    ),
-]
-TestOption = Annotated[
-    str,
-    typer.Option(
-        "--test",
-        help=f"Paired test: {', '.join(TESTS)} (Fisher's sign-flip test, the paired t-test, "
-        "the Wilcoxon signed-rank test).",
-    ),
-]
 
 
 def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool) -> None:
@@ -75,91 +69,21 @@ def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool)
 
 @app.command(no_args_is_help=True)
 def compare(
-    qrels: Annotated[
-        str | None,
-        typer.Option(
-            metavar="FILE",
-            help="Relevance judgments (TREC qrels, CSV, TSV or Parquet); with --run.",
-            show_default=False,
-        ),
-    ] = None,
-    run: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--run",
-            metavar="FILE",
-            help="A run to compare (TREC run, CSV, TSV or Parquet), named by its file name; "
-            "repeat, at least twice.",
-            show_default=False,
-        ),
-    ] = None,
-    metric: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            metavar="METRIC",
-            help="Ranking metric string (ndcg@10, ...); repeat. Default: "
-            f"{', '.join(DEFAULT_RANK_METRICS)}.",
-            show_default=False,
-        ),
-    ] = None,
-    profile: Annotated[
-        str | None,
-        typer.Option(
-            help="Conventions of a peer: " + ", ".join(PROFILES) + ".", show_default=False
-        ),
-    ] = None,
-    user: Annotated[
-        str, typer.Option(metavar="COL", help="User id column of runs/qrels.")
-    ] = "user",
-    item: Annotated[
-        str, typer.Option(metavar="COL", help="Item id column of runs/qrels.")
-    ] = "item",
-    grade: Annotated[str, typer.Option(metavar="COL", help="Grade column of qrels.")] = "grade",
-    run_score: Annotated[str, typer.Option(metavar="COL", help="Score column of runs.")] = "score",
-    qrels_format: Annotated[
-        RankedFormat | None,
-        typer.Option(help="Format of --qrels (default: suffix, else trec).", show_default=False),
-    ] = None,
-    run_format: Annotated[
-        RankedFormat | None,
-        typer.Option(
-            help="Format of every --run (default: suffix, else trec).", show_default=False
-        ),
-    ] = None,
-    impressions: Annotated[
-        str | None,
-        typer.Option(
-            metavar="FILE",
-            help="Impression log (CSV, TSV or Parquet) to compare CTR models; with --label and "
-            "--score (instead of --qrels and --run).",
-            show_default=False,
-        ),
-    ] = None,
-    label: Annotated[
-        str | None,
-        typer.Option(metavar="COL", help="Column of 0/1 labels.", show_default=False),
-    ] = None,
-    score: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--score",
-            metavar="COL",
-            help="Column of a model's predicted probabilities; repeat, at least twice.",
-            show_default=False,
-        ),
-    ] = None,
-    group: Annotated[
-        str | None,
-        typer.Option(
-            metavar="COL", help="Column of user ids: the unit of pairing.", show_default=False
-        ),
-    ] = None,
-    weight: Annotated[
-        str | None,
-        typer.Option(metavar="COL", help="Column of sample weights.", show_default=False),
-    ] = None,
+    qrels: QrelsOption[str | None] = None,
+    run: RunOption[list[str] | None] = None,
+    metric: RankMetricOption = None,
+    profile: ProfileOption = None,
+    user: UserOption = "user",
+    item: ItemOption = "item",
+    grade: GradeOption = "grade",
+    run_score: RunScoreOption = "score",
+    qrels_format: QrelsFormatOption = None,
+    run_format: RunFormatOption = None,
+    impressions: ImpressionsOption = None,
+    label: LabelOption[str | None] = None,
+    score: ScoresOption[list[str] | None] = None,
+    group: GroupOption = None,
+    weight: WeightOption = None,
     ctr_metric: Annotated[
         list[str] | None,
         typer.Option(
@@ -172,12 +96,24 @@ def compare(
     weighting: Annotated[
         str, typer.Option(help="Weighting of gauc: impressions, clicks or uniform.")
     ] = "impressions",
-    input_format: Annotated[
-        TableFormat | None,
-        typer.Option(help="Format of --impressions (default: suffix).", show_default=False),
+    input_format: InputFormatOption = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="Compare every model with this one (a run's file name or a --score column); "
+            "default: every pair.",
+            show_default=False,
+        ),
     ] = None,
-    baseline: BaselineOption = None,
-    test: TestOption = "randomization",
+    test: Annotated[
+        str,
+        typer.Option(
+            "--test",
+            help=f"Paired test: {', '.join(TESTS)} (Fisher's sign-flip test, the paired t-test, "
+            "the Wilcoxon signed-rank test).",
+        ),
+    ] = "randomization",
     correction: Annotated[
         str,
         typer.Option(
@@ -193,9 +129,7 @@ def compare(
         ),
     ] = "bca",
     confidence: Annotated[float, typer.Option(help="Coverage of the intervals.")] = 0.95,
-    permutations: Annotated[
-        int, typer.Option(help="Sign flips of the randomization test.")
-    ] = 10_000,
+    permutations: PermutationsOption = 10_000,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Seed of the randomization test and bootstrap.")] = 0,
     detail: Annotated[
@@ -238,19 +172,9 @@ def compare(
         if ranking:
             if qrels is None or not run or len(run) < 2:
                 raise say.fail("comparing runs needs --qrels and at least two --run.")
-            from ..data._ranked import Qrels, Run
-
             metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
-            with say.progress(f"Reading {qrels}"):
-                q = Qrels.from_file(qrels, user=user, item=item, grade=grade,
-                                    file_format=ranked_format(qrels_format, qrels))  # fmt: skip
-            runs = {}
-            for path, name in zip(run, run_names(run), strict=True):
-                with say.progress(f"Reading {path}"):
-                    runs[name] = Run.from_file(
-                        path, user=user, item=item, score=run_score, name=name,
-                        file_format=ranked_format(run_format, path),
-                    )  # fmt: skip
+            q = read_qrels(qrels, qrels_format, say, user=user, item=item, grade=grade)
+            runs = dict(read_runs(run, run_format, say, user=user, item=item, score=run_score))
             with say.progress("Comparing"):
                 report = compare_runs(q, runs, metrics, profile=profile, **settings)
         else:
@@ -258,21 +182,16 @@ def compare(
                 raise say.fail(
                     "comparing CTR models needs --impressions, --label and at least two --score."
                 )
-            from ..data.io import read_table
-
-            fmt = table_format(input_format, impressions, say)
-            columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight) if c)]))
-            with say.progress(f"Reading {impressions}"):
-                table = read_table(impressions, columns, "receval compare", fmt,
-                                   id_columns=(group,) if group else ())  # fmt: skip
+            data = read_impressions(
+                impressions, input_format, say, "receval compare", label=label, score=score,
+                group=group, weight=weight,
+            )  # fmt: skip
             metrics = list(ctr_metric) if ctr_metric else (
                 list(POINTWISE) if group else ["log_loss"]
             )  # fmt: skip
             with say.progress("Comparing"):
                 report = compare_predictions(
-                    column(table, label), {c: column(table, c) for c in score},
-                    groups=table.column(group).combine_chunks() if group else None,
-                    metrics=metrics, weighting=weighting,
-                    sample_weight=column(table, weight) if weight else None, **settings,
+                    data.y_true, dict(data.scores), groups=data.groups, metrics=metrics,
+                    weighting=weighting, sample_weight=data.sample_weight, **settings,
                 )  # fmt: skip
         comparison_output(report, output_format, digits, detail)

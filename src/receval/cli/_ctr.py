@@ -11,16 +11,20 @@ from ._common import (
     DEFAULT_CTR_METRICS,
     DigitsOption,
     FormatOption,
+    GroupOption,
+    InputFormatOption,
+    LabelOption,
     Messages,
     QuietOption,
-    TableFormat,
+    ScoresOption,
+    WeightOption,
     app,
-    column,
     ctr_metrics,
     ctr_rows,
-    table_format,
+    ctr_table,
+    read_impressions,
 )
-from ._output import OutputFormat, ResultTable, render
+from ._output import OutputFormat, render
 
 
 @app.command(no_args_is_help=True)
@@ -33,34 +37,10 @@ def ctr(
             show_default=False,
         ),
     ],
-    label: Annotated[
-        str,
-        typer.Option(help="Column of 0/1 labels (1 = click).", show_default=False),
-    ],
-    score: Annotated[
-        list[str],
-        typer.Option(
-            "--score",
-            metavar="COL",
-            help="Column of predicted scores (probabilities for logloss, pcoc, copc, ece); "
-            "repeat to compare models.",
-            show_default=False,
-        ),
-    ],
-    group: Annotated[
-        str | None,
-        typer.Option(
-            metavar="COL",
-            help="Column of group ids (user, query or session) for gauc.",
-            show_default=False,
-        ),
-    ] = None,
-    weight: Annotated[
-        str | None,
-        typer.Option(
-            metavar="COL", help="Column of per-impression sample weights.", show_default=False
-        ),
-    ] = None,
+    label: LabelOption[str],
+    score: ScoresOption[list[str]],
+    group: GroupOption = None,
+    weight: WeightOption = None,
     metric: Annotated[
         list[str] | None,
         typer.Option(
@@ -74,14 +54,7 @@ def ctr(
             show_default=False,
         ),
     ] = None,
-    input_format: Annotated[
-        TableFormat | None,
-        typer.Option(
-            help="Format of FILE. Default: from its suffix.",
-            case_sensitive=False,
-            show_default=False,
-        ),
-    ] = None,
+    input_format: InputFormatOption = None,
     output_format: FormatOption = OutputFormat.table,
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
@@ -92,27 +65,13 @@ def ctr(
     metric, each value exactly as the library function on those columns
     returns it (e.g. receval.roc_auc_score(label, score)).
     """
-    from ..data.io import read_table
-
     say = Messages(quiet)
     with say.guard():
         metrics = ctr_metrics(metric, group, say)
-        fmt = table_format(input_format, file, say)
-        columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight) if c)]))
-        with say.progress(f"Reading {file}"):
-            table = read_table(
-                file, columns, "receval ctr", fmt, id_columns=(group,) if group else ()
-            )
-        y_true = column(table, label)
-        groups = table.column(group).combine_chunks() if group else None
-        sample_weight = column(table, weight) if weight else None
-        scores = [(col, column(table, col)) for col in score]
-        counted = ctr_rows(y_true, scores, metrics, groups, sample_weight, say)
-    title = f"{file}: {table.num_rows} impressions"
-    rows = [row for row, _ in counted]
-    counts = [{"n_rows": int(table.num_rows), **c} for _, c in counted]
-    render(
-        ResultTable(["score", *metrics], rows, title=title, counts=counts),
-        output_format,
-        digits=digits,
-    )
+        data = read_impressions(
+            file, input_format, say, "receval ctr", label=label, score=score, group=group,
+            weight=weight,
+        )  # fmt: skip
+        counted = ctr_rows(data.y_true, data.scores, metrics, data.groups, data.sample_weight, say)
+    title = f"{file}: {data.n_rows} impressions"
+    render(ctr_table(counted, metrics, title, n_rows=data.n_rows), output_format, digits=digits)

@@ -6,20 +6,29 @@ from typing import Annotated
 
 import typer
 
-from .._registry import REGISTRY
-from ..conventions import PROFILES
 from ._common import (
     DEFAULT_RANK_METRICS,
     DigitsOption,
     FormatOption,
+    GradeOption,
+    ItemOption,
     Messages,
+    PermutationsOption,
+    ProfileOption,
+    QrelsFormatOption,
+    QrelsOption,
     QuietOption,
-    RankedFormat,
+    RankMetricOption,
+    RunFormatOption,
+    RunOption,
+    RunScoreOption,
+    UserOption,
     app,
     choices,
     evaluate_run,
     rank_table,
-    ranked_format,
+    read_qrels,
+    read_runs,
     run_names,
 )
 from ._output import OutputFormat, ResultTable, render, scalar
@@ -27,48 +36,10 @@ from ._output import OutputFormat, ResultTable, render, scalar
 
 @app.command(no_args_is_help=True)
 def rank(
-    qrels: Annotated[
-        str,
-        typer.Option(
-            "--qrels",
-            metavar="FILE",
-            help="Relevance judgments: a TREC qrels file (user 0 item grade), or a CSV, TSV "
-            "or Parquet file with --user, --item and --grade columns.",
-            show_default=False,
-        ),
-    ],
-    run: Annotated[
-        list[str],
-        typer.Option(
-            "--run",
-            metavar="FILE",
-            help="A run to evaluate: a TREC run file (user Q0 item rank score tag) or a CSV, "
-            "TSV or Parquet file with --user, --item and --score (or --rank) columns. Repeat "
-            "to compare runs; each is named by its file name.",
-            show_default=False,
-        ),
-    ],
-    metric: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            metavar="METRIC",
-            help="A metric string such as ndcg@10, map@100, mrr, recall@100 or "
-            "'ndcg(gain=exponential)@10'; repeat for more. Default: "
-            f"{', '.join(DEFAULT_RANK_METRICS)}. Names: "
-            + ", ".join(sorted(n for n, info in REGISTRY.items() if info.needs == "qrels"))
-            + ".",
-            show_default=False,
-        ),
-    ] = None,
-    profile: Annotated[
-        str | None,
-        typer.Option(
-            help="Reproduce a peer's conventions: " + ", ".join(PROFILES) + ".",
-            show_default=False,
-        ),
-    ] = None,
+    qrels: QrelsOption[str],
+    run: RunOption[list[str]],
+    metric: RankMetricOption = None,
+    profile: ProfileOption = None,
     per_user: Annotated[
         bool,
         typer.Option(
@@ -76,27 +47,12 @@ def rank(
             help="Print each user's values (columns user, run, metrics) instead of the means.",
         ),
     ] = False,
-    qrels_format: Annotated[
-        RankedFormat | None,
-        typer.Option(
-            help="Format of --qrels. Default: from the suffix (.csv, .tsv, .parquet/.pq), "
-            "else trec.",
-            case_sensitive=False,
-            show_default=False,
-        ),
-    ] = None,
-    run_format: Annotated[
-        RankedFormat | None,
-        typer.Option(
-            help="Format of every --run. Default: from the suffix, else trec.",
-            case_sensitive=False,
-            show_default=False,
-        ),
-    ] = None,
-    user: Annotated[str, typer.Option(help="User id column (CSV/TSV/Parquet).")] = "user",
-    item: Annotated[str, typer.Option(help="Item id column (CSV/TSV/Parquet).")] = "item",
-    grade: Annotated[str, typer.Option(help="Grade column of CSV/TSV/Parquet qrels.")] = "grade",
-    score: Annotated[str, typer.Option(help="Score column of CSV/TSV/Parquet runs.")] = "score",
+    qrels_format: QrelsFormatOption = None,
+    run_format: RunFormatOption = None,
+    user: UserOption = "user",
+    item: ItemOption = "item",
+    grade: GradeOption = "grade",
+    score: RunScoreOption = "score",
     rank_column: Annotated[
         str | None,
         typer.Option(
@@ -178,7 +134,7 @@ def rank(
             "and intervals.",
         ),
     ] = "randomization",
-    permutations: Annotated[int, typer.Option(help="Sign flips of the randomization test.")] = 1000,
+    permutations: PermutationsOption = 1000,
     output_format: FormatOption = OutputFormat.table,
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
@@ -194,7 +150,6 @@ def rank(
     this one beats significantly (paired --test, Holm-corrected, p < 0.05).
     """
     from ..conventions import resolve_conventions
-    from ..data._ranked import Qrels, Run
 
     say = Messages(quiet)
     metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
@@ -225,27 +180,13 @@ def rank(
             raise say.fail(
                 f"--baseline must name one of the runs {run_names(run)}. Got {baseline!r}."
             )
-        with say.progress(f"Reading {qrels}"):
-            q = Qrels.from_file(
-                qrels,
-                user=user,
-                item=item,
-                grade=grade,
-                file_format=ranked_format(qrels_format, qrels),
+        q = read_qrels(qrels, qrels_format, say, user=user, item=item, grade=grade)
+        reports = [
+            (name, evaluate_run(q, r, name, metrics, say, profile, conventions))
+            for name, r in read_runs(
+                run, run_format, say, user=user, item=item, score=score, rank=rank_column
             )
-        reports = []
-        for path, name in zip(run, run_names(run), strict=True):
-            with say.progress(f"Reading {path}"):
-                r = Run.from_file(
-                    path,
-                    user=user,
-                    item=item,
-                    score=score,
-                    rank=rank_column,
-                    file_format=ranked_format(run_format, path),
-                    name=name,
-                )
-            reports.append((name, evaluate_run(q, r, name, metrics, say, profile, conventions)))
+        ]
     if per_user:
         rows = [
             [scalar(u), name, *(scalar(rep.values[m][i]) for m in metrics)]

@@ -6,27 +6,45 @@ from typing import Annotated, Any
 
 import typer
 
-from ..conventions import PROFILES
 from ._common import (
     DEFAULT_CTR_METRICS,
     DEFAULT_RANK_METRICS,
+    DaysOption,
     DigitsOption,
     FormatOption,
+    GradeOption,
+    GroupOption,
+    ImpressionsOption,
+    ItemOption,
+    LabelOption,
     Messages,
+    PeriodOption,
+    ProfileOption,
+    QrelsOption,
     QuietOption,
+    RankMetricOption,
     RetentionTable,
     RetentionValues,
+    RunOption,
+    RunScoreOption,
+    ScoresOption,
+    TimeOption,
+    TimeUnitOption,
+    TzOption,
+    UserOption,
+    WeightOption,
     app,
-    column,
     ctr_metrics,
     ctr_rows,
+    ctr_table,
     evaluate_run,
     parse_days,
     rank_table,
-    ranked_format,
+    read_impressions,
+    read_qrels,
+    read_runs,
     retention_columns,
     retention_notes,
-    run_names,
     table_format,
 )
 from ._output import OutputFormat, ResultTable, render_sections, rows_of
@@ -65,72 +83,15 @@ def report_command(
         ),
     ],
     title: Annotated[str, typer.Option(help="Title of the report.")] = "receval report",
-    qrels: Annotated[
-        str | None,
-        typer.Option(
-            metavar="FILE",
-            help="Ranking section: relevance judgments (TREC qrels, or CSV, TSV or Parquet "
-            "with --user, --item and --grade columns); needs --run.",
-            show_default=False,
-        ),
-    ] = None,
-    run: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--run",
-            metavar="FILE",
-            help="Ranking section: a run (TREC run, or CSV, TSV or Parquet with --user, --item "
-            "and --run-score columns); repeat to compare runs.",
-            show_default=False,
-        ),
-    ] = None,
-    metric: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            metavar="METRIC",
-            help="A ranking metric string; repeat for more. Default: "
-            f"{', '.join(DEFAULT_RANK_METRICS)}.",
-            show_default=False,
-        ),
-    ] = None,
-    profile: Annotated[
-        str | None,
-        typer.Option(
-            help="Ranking conventions of a peer: " + ", ".join(PROFILES) + ".",
-            show_default=False,
-        ),
-    ] = None,
-    impressions: Annotated[
-        str | None,
-        typer.Option(
-            metavar="FILE",
-            help="CTR section: an impression log (CSV, TSV or Parquet); needs --label and --score.",
-            show_default=False,
-        ),
-    ] = None,
-    label: Annotated[
-        str | None,
-        typer.Option(metavar="COL", help="Column of 0/1 labels (1 = click).", show_default=False),
-    ] = None,
-    score: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--score",
-            metavar="COL",
-            help="Column of predicted probabilities; repeat to compare models.",
-            show_default=False,
-        ),
-    ] = None,
-    group: Annotated[
-        str | None,
-        typer.Option(metavar="COL", help="Column of group ids for gauc.", show_default=False),
-    ] = None,
-    weight: Annotated[
-        str | None,
-        typer.Option(metavar="COL", help="Column of sample weights.", show_default=False),
-    ] = None,
+    qrels: QrelsOption[str | None] = None,
+    run: RunOption[list[str] | None] = None,
+    metric: RankMetricOption = None,
+    profile: ProfileOption = None,
+    impressions: ImpressionsOption = None,
+    label: LabelOption[str | None] = None,
+    score: ScoresOption[list[str] | None] = None,
+    group: GroupOption = None,
+    weight: WeightOption = None,
     ctr_metric: Annotated[
         list[str] | None,
         typer.Option(
@@ -145,39 +106,19 @@ def report_command(
         str | None,
         typer.Option(
             metavar="FILE",
-            help="Retention section: activity events (CSV, TSV or Parquet), one row per event.",
+            help="Activity events (CSV, TSV or Parquet), one row per event.",
             show_default=False,
         ),
     ] = None,
-    user: Annotated[
-        str,
-        typer.Option(metavar="COL", help="Column of user ids in qrels, runs and events."),
-    ] = "user",
-    item: Annotated[
-        str, typer.Option(metavar="COL", help="Column of item ids in qrels and runs.")
-    ] = "item",
-    grade: Annotated[str, typer.Option(metavar="COL", help="Grade column of qrels.")] = "grade",
-    run_score: Annotated[str, typer.Option(metavar="COL", help="Score column of runs.")] = "score",
-    time: Annotated[
-        str,
-        typer.Option(
-            metavar="COL",
-            help="Column of event times (ISO 8601 strings, dates, datetimes or epoch numbers).",
-        ),
-    ] = "time",
-    period: Annotated[
-        str, typer.Option(help="Retention period: day, week (from Monday) or month.")
-    ] = "day",
-    days: Annotated[
-        str, typer.Option(help="Comma-separated offsets N of the day-N retention.")
-    ] = "1,3,7,30",
-    tz: Annotated[
-        str, typer.Option(help="IANA time zone in which periods start at local midnight.")
-    ] = "UTC",
-    time_unit: Annotated[
-        str | None,
-        typer.Option(help="Unit of epoch numbers: s, ms, us or ns.", show_default=False),
-    ] = None,
+    user: UserOption = "user",
+    item: ItemOption = "item",
+    grade: GradeOption = "grade",
+    run_score: RunScoreOption = "score",
+    time: TimeOption = "time",
+    period: PeriodOption = "day",
+    days: DaysOption = "1,3,7,30",
+    tz: TzOption = "UTC",
+    time_unit: TimeUnitOption = None,
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
 ) -> None:
@@ -192,8 +133,6 @@ def report_command(
     self-contained (figures are embedded PNGs). Its path is printed on
     stderr; nothing is printed on stdout.
     """
-    from ..data._ranked import Qrels, Run
-    from ..data.io import read_table
     from ..metrics._retention import retention
     from ..report import HTMLReport, ctr_section, ranking_section, retention_section
 
@@ -228,30 +167,17 @@ def report_command(
     with say.guard():
         if impressions is not None and label is not None and score:
             metrics_ctr = ctr_metrics(ctr_metric, group, say)
-            fmt = table_format(None, impressions, say)
-            columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight) if c)]))
-            with say.progress(f"Reading {impressions}"):
-                data = read_table(
-                    impressions,
-                    columns,
-                    "receval report",
-                    fmt,
-                    id_columns=(group,) if group else (),
-                )
-            y_true = column(data, label)
-            groups = data.column(group).combine_chunks() if group else None
-            sample_weight = column(data, weight) if weight else None
-            scores = [(col, column(data, col)) for col in score]
-            counted = ctr_rows(y_true, scores, metrics_ctr, groups, sample_weight, say)
-            table = ResultTable(
-                ["score", *metrics_ctr],
-                [row for row, _ in counted],
-                counts=[c for _, c in counted],
+            data = read_impressions(
+                impressions, None, say, "receval report", label=label, score=score, group=group,
+                weight=weight,
+            )  # fmt: skip
+            counted = ctr_rows(
+                data.y_true, data.scores, metrics_ctr, data.groups, data.sample_weight, say
             )
             ctr_section(
-                doc, table.records(), y_true, dict(scores),
-                caption=f"{impressions}: {data.num_rows} impressions", groups=groups,
-                sample_weight=sample_weight, figures=figures, progress=say.progress,
+                doc, ctr_table(counted, metrics_ctr).records(), data.y_true, dict(data.scores),
+                caption=f"{impressions}: {data.n_rows} impressions", groups=data.groups,
+                sample_weight=data.sample_weight, figures=figures, progress=say.progress,
             )  # fmt: skip
         if qrels is not None and run:
             from .._registry import parse_metric
@@ -259,29 +185,14 @@ def report_command(
             metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
             for text in metrics:
                 parse_metric(text)
-            with say.progress(f"Reading {qrels}"):
-                q = Qrels.from_file(
-                    qrels,
-                    user=user,
-                    item=item,
-                    grade=grade,
-                    file_format=ranked_format(None, qrels),
-                )
+            q = read_qrels(qrels, None, say, user=user, item=item, grade=grade)
             runs: dict[str, Any] = {}
-            reports = []
-            for path, name in zip(run, run_names(run), strict=True):
-                with say.progress(f"Reading {path}"):
-                    runs[name] = Run.from_file(
-                        path,
-                        user=user,
-                        item=item,
-                        score=run_score,
-                        file_format=ranked_format(None, path),
-                        name=name,
-                    )
-                reports.append((name, evaluate_run(q, runs[name], name, metrics, say, profile)))
+            reports: dict[str, Any] = {}
+            for name, r in read_runs(run, None, say, user=user, item=item, score=run_score):
+                runs[name] = r
+                reports[name] = evaluate_run(q, r, name, metrics, say, profile)
             ranking_section(
-                doc, dict(reports), metrics=metrics, caption=f"{qrels}: {q.n_users} users",
+                doc, reports, metrics=metrics, caption=f"{qrels}: {q.n_users} users",
                 qrels=q, runs=runs, profile=profile, figures=figures, progress=say.progress,
             )  # fmt: skip
         if events is not None:
@@ -352,12 +263,7 @@ def demo(
         metrics_ctr = ctr_metrics(None, "user", say)
         counted = ctr_rows(y_true, scores, metrics_ctr, log["user"], None, say)
         title = f"make_impressions({users}): {len(y_true)} impressions, {users} users"
-        ctr_table = ResultTable(
-            ["score", *metrics_ctr],
-            [row for row, _ in counted],
-            title=title,
-            counts=[c for _, c in counted],
-        )
+        ctr_results = ctr_table(counted, metrics_ctr, title)
 
         with say.progress("Generating recommendations"):
             qrels_data, run_data = make_recommendations(users, seed=0)
@@ -380,14 +286,14 @@ def demo(
         title = f"make_events({users}): {rep.n_events} events, {rep.n_users} users ({rep.tz})"
         retention_table = _cohort_table(rep, title)
     render_sections(
-        [("ctr", ctr_table), ("rank", ranking_table), ("retention", retention_table)],
+        [("ctr", ctr_results), ("rank", ranking_table), ("retention", retention_table)],
         output_format,
         digits=digits,
     )
     figures = _figures(say)
     with say.guard():
         ctr_section(
-            doc, ctr_table.records(), y_true, dict(scores), caption=ctr_table.title,
+            doc, ctr_results.records(), y_true, dict(scores), caption=ctr_results.title,
             groups=log["user"], figures=figures, progress=say.progress,
         )  # fmt: skip
         ranking_section(

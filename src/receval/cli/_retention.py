@@ -7,13 +7,19 @@ from typing import Annotated
 import typer
 
 from ._common import (
+    DaysOption,
     DigitsOption,
     FormatOption,
+    InputFormatOption,
     Messages,
+    PeriodOption,
     QuietOption,
     RetentionTable,
     RetentionValues,
-    TableFormat,
+    TimeOption,
+    TimeUnitOption,
+    TzOption,
+    UserOption,
     app,
     parse_days,
     retention_columns,
@@ -33,15 +39,8 @@ def retention_command(
             show_default=False,
         ),
     ],
-    user: Annotated[str, typer.Option(metavar="COL", help="Column of user ids.")] = "user",
-    time: Annotated[
-        str,
-        typer.Option(
-            metavar="COL",
-            help="Column of event times: ISO 8601 strings or dates, datetimes, or epoch "
-            "numbers (see --time-unit).",
-        ),
-    ] = "time",
+    user: UserOption = "user",
+    time: TimeOption = "time",
     signup: Annotated[
         str | None,
         typer.Option(
@@ -51,24 +50,10 @@ def retention_command(
             show_default=False,
         ),
     ] = None,
-    period: Annotated[
-        str, typer.Option(help="Period unit: day, week (from Monday) or month.")
-    ] = "day",
-    days: Annotated[
-        str,
-        typer.Option(help="Comma-separated offsets N (in periods) of the day-N retention."),
-    ] = "1,3,7,30",
-    tz: Annotated[
-        str, typer.Option(help="IANA time zone in which periods start at local midnight.")
-    ] = "UTC",
-    time_unit: Annotated[
-        str | None,
-        typer.Option(
-            help="Unit of epoch numbers: s, ms, us or ns. Default: seconds or milliseconds "
-            "from their magnitude.",
-            show_default=False,
-        ),
-    ] = None,
+    period: PeriodOption = "day",
+    days: DaysOption = "1,3,7,30",
+    tz: TzOption = "UTC",
+    time_unit: TimeUnitOption = None,
     before_signup: Annotated[
         str, typer.Option(help="Events before their user's signup: keep, drop or error.")
     ] = "keep",
@@ -85,14 +70,7 @@ def retention_command(
         RetentionValues,
         typer.Option(help="Rates or user counts in --table full.", case_sensitive=False),
     ] = RetentionValues.rate,
-    input_format: Annotated[
-        TableFormat | None,
-        typer.Option(
-            help="Format of FILE. Default: from its suffix.",
-            case_sensitive=False,
-            show_default=False,
-        ),
-    ] = None,
+    input_format: InputFormatOption = None,
     output_format: FormatOption = OutputFormat.table,
     digits: DigitsOption = 4,
     quiet: QuietOption = False,

@@ -266,7 +266,7 @@ class ComparisonReport:
         """A GitHub Markdown table: the means with significance letters and a legend
         (``detail=True``: every comparison with its statistics instead)."""
         if detail:
-            header, rows = self._detail_rows(digits)
+            header, rows = self.detail_rows(digits)
         else:
             header = ["", "model", *self.metrics]
             rows = self.summary_rows(digits, style="markdown")
@@ -281,7 +281,7 @@ class ComparisonReport:
     def to_latex(self, digits: int = 4, detail: bool = False) -> str:
         """A LaTeX ``tabular`` (booktabs rules) of :meth:`to_markdown`'s table."""
         if detail:
-            header, rows = self._detail_rows(digits)
+            header, rows = self.detail_rows(digits)
             n_text = 3
         else:
             header = ["", "Model", *self.metrics]
@@ -297,7 +297,21 @@ class ComparisonReport:
             lines.append(f"% {self.legend()}")
         return "\n".join(lines) + "\n"
 
-    def _detail_rows(self, digits: int) -> tuple[list[str], list[list[str]]]:
+    def detail_rows(self, digits: int = 4) -> tuple[list[str], list[list[str]]]:
+        """Every comparison as a row of text cells, with the header.
+
+        Parameters
+        ----------
+        digits : int, default=4
+            Decimals of the difference and the interval.
+
+        Returns
+        -------
+        header : list of str
+            metric, model, versus, difference, effect size, interval, p-value, adjusted p.
+        rows : list of list of str
+            One row per comparison; the adjusted p-value ends with ``*`` where significant.
+        """
         header = ["metric", "model", "versus", "difference", "effect size",
                   f"{self.confidence:.0%} CI", "p-value", "adjusted p"]  # fmt: skip
         rows = []

@@ -477,7 +477,7 @@ def comparison_section(doc: HTMLReport, comparison: ComparisonReport, *, digits:
     --------
     ranking_section, ctr_section : Call it when they compare several models.
     """
-    header, rows = comparison._detail_rows(digits)
+    header, rows = comparison.detail_rows(digits)
     doc.add_text(
         "Paired comparisons over users: difference of the means, effect size (Cohen's d_z), "
         f"{comparison.confidence:.0%} bootstrap interval ({comparison.interval}), p-value and "

@@ -58,7 +58,7 @@ def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool)
     elif fmt is OutputFormat.latex:
         sys.stdout.write(report.to_latex(digits, detail=detail))
     elif detail:
-        header, rows = report._detail_rows(digits)
+        header, rows = report.detail_rows(digits)
         render(ResultTable(header, rows, title=report.legend()), fmt, digits=digits)
     else:
         rows = report.summary_rows(digits, style="text")

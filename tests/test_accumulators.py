@@ -226,3 +226,31 @@ def test_binned_auc_with_scores_far_outside_the_range():
         assert result.error_bound == 0.0
     low = rv.metric("roc_auc", bins=10).update([1, 0], [-1e300, -1e301]).compute()
     assert (low.value, low.error_bound) == (0.5, 0.5)  # both in the first bin: a tie
+
+
+@pytest.mark.parametrize(
+    "first, again",
+    [
+        (np.array([3, 1, 2]), np.array([7, 2])),  # integer ids: the sorted-array path
+        (np.array(["a", "b"], dtype=object), np.array(["c", "a"], dtype=object)),
+        (np.array([3, 1]), np.array([1], dtype=object)),  # an int given again as an object
+        (np.array([5], dtype=object), np.array([9, 5])),
+    ],
+)
+def test_seen_groups_raise_when_given_again(first, again):
+    from receval.engine.states import Seen
+
+    seen = Seen()
+    seen.add(first, "gauc_score", "groups")
+    with pytest.raises(InputValidationError, match="already given in an earlier update"):
+        seen.add(again, "gauc_score", "groups")
+    other = Seen()
+    other.add(again, "gauc_score", "groups")
+    with pytest.raises(InputValidationError, match="1 groups were given twice"):
+        seen.merge(other)
+    fresh = Seen()
+    fresh.add(np.array([100, 101]), "gauc_score", "groups")
+    merged = seen.merge(fresh)
+    assert sorted(merged.ints.tolist() + list(merged.ids), key=str) == sorted(
+        first.tolist() + [100, 101], key=str
+    )

@@ -443,7 +443,7 @@ def list_values(
     similarity: Any,
 ) -> dict[str, np.ndarray]:
     """Per run user, the value of each beyond-accuracy metric (nan: undefined)."""
-    from .metrics._beyond import ils_per_user
+    from .metrics._diversity import ils_per_user
 
     by_k: dict[int | None, np.ndarray] = {}
     out: dict[str, np.ndarray] = {}

@@ -397,7 +397,7 @@ def _ranking_update(params: dict[str, Any], batch: Any) -> _RankingState:
     qrels, run = batch
     report = evaluate(qrels, run, [params["metric"]], **params["conventions"])
     seen = Seen()
-    seen.add(np.asarray(report.users, dtype=object), "evaluate", "users")
+    seen.add(report.users, "evaluate", "users")
     state = report.mean_states()[params["metric"]]
     return _RankingState(state, seen, params["pooled"])
 

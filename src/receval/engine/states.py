@@ -248,33 +248,69 @@ class ErrorSums:
 
 @dataclass
 class Seen:
-    """Ids of the groups already given to a whole-group metric."""
+    """Ids of the groups already given to a whole-group metric.
 
+    Integer ids are kept as one sorted int64 array (a batch is checked and merged
+    in O(batch log batch + held)); other ids (strings, floats) as a Python set.
+    """
+
+    ints: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     ids: set[Any] = field(default_factory=set)
 
-    def add(self, ids: np.ndarray, func: str, what: str) -> None:
-        values = ids.tolist()
+    def add(self, ids: Any, func: str, what: str) -> None:
+        """Add a batch's distinct ids; raise if one was given in an earlier update."""
+        arr = np.asarray(ids)
+        if arr.dtype.kind in "iu" and arr.dtype != np.uint64:
+            new = np.sort(arr.astype(np.int64, copy=False))
+            repeated = self._held(new).tolist()
+            if self.ids:  # ids of another kind were given before: compare as Python values
+                repeated += [x for x in new.tolist() if x in self.ids]
+            if repeated:
+                self._raise_repeated(repeated, func, what)
+            self.ints = _merge_sorted(self.ints, new)
+            return
+        values = arr.tolist()
         repeated = self.ids.intersection(values)
+        if self.ints.size:
+            ints = np.sort(np.array([x for x in values if type(x) is int], dtype=np.int64))
+            repeated |= set(self._held(ints).tolist())
         if repeated:
-            raise InputValidationError(
-                f"{func}: {what} {format_values(sorted(repeated, key=str))} were already given "
-                f"in an earlier update; each update must hold whole {what} (all the rows of a "
-                f"{what[:-1]}), e.g. group the rows by {what[:-1]} before cutting batches."
-            )
+            self._raise_repeated(sorted(repeated, key=str), func, what)
         self.ids.update(values)
+
+    def _held(self, ordered: np.ndarray) -> np.ndarray:
+        """The values of a sorted int64 array already held."""
+        if not self.ints.size or not ordered.size:
+            return ordered[:0]
+        pos = np.minimum(np.searchsorted(self.ints, ordered), len(self.ints) - 1)
+        return ordered[self.ints[pos] == ordered]
+
+    @staticmethod
+    def _raise_repeated(repeated: list[Any], func: str, what: str) -> None:
+        raise InputValidationError(
+            f"{func}: {what} {format_values(repeated)} were already given in an earlier "
+            f"update; each update must hold whole {what} (all the rows of a {what[:-1]}), "
+            f"e.g. group the rows by {what[:-1]} before cutting batches."
+        )
 
     def absorb(self, other: Seen) -> Seen:
         """Add another state's ids into this one (in place); returns this state."""
         self._check_disjoint(other)
+        self.ints = _merge_sorted(self.ints, other.ints)
         self.ids |= other.ids
         return self
 
     def merge(self, other: Seen) -> Seen:
         self._check_disjoint(other)
-        return Seen(self.ids | other.ids)
+        return Seen(_merge_sorted(self.ints, other.ints), self.ids | other.ids)
 
     def _check_disjoint(self, other: Seen) -> None:
         both = self.ids & other.ids if len(other.ids) < len(self.ids) else other.ids & self.ids
+        small, large = sorted((self, other), key=lambda x: len(x.ints))
+        both |= set(large._held(small.ints).tolist())
+        for a, b in ((self, other), (other, self)):  # ints held as Python values on one side
+            ints = np.array([x for x in a.ids if type(x) is int], dtype=np.int64)
+            both |= set(b._held(np.sort(ints)).tolist())
         if both:
             raise InputValidationError(
                 f"{len(both)} groups were given twice (in two updates, or in two merged "
@@ -282,6 +318,16 @@ class Seen:
                 f"each worker must hold whole groups (all the rows of a group or user): group "
                 f"the rows before cutting batches or splitting them across workers."
             )
+
+
+def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if not a.size:
+        return b
+    if not b.size:
+        return a
+    out = np.concatenate([a, b])
+    out.sort(kind="stable")  # two sorted runs: merged in linear time
+    return out
 
 
 # ------------------------------------------------------------------ log loss, PCOC, COPC, NE

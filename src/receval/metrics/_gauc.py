@@ -464,7 +464,7 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState:
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
     seen = Seen()
-    seen.add(np.asarray(report.groups, dtype=object), "gauc_score", "groups")
+    seen.add(report.groups, "gauc_score", "groups")
     return GroupState(report_totals(report), seen)
 
 

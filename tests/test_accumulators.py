@@ -252,5 +252,5 @@ def test_seen_groups_raise_when_given_again(first, again):
     fresh.add(np.array([100, 101]), "gauc_score", "groups")
     merged = seen.merge(fresh)
     assert sorted(merged.ints.tolist() + list(merged.ids), key=str) == sorted(
-        first.tolist() + [100, 101], key=str
+        [*first.tolist(), 100, 101], key=str
     )

@@ -17,6 +17,10 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 MAX_LINES = 800
 
 
+# the compiled core: a module (built from rust/) that imports nothing of receval
+COMPILED = {"receval._core": SRC.parent / "rust" / "src" / "lib.rs"}
+
+
 def _modules() -> dict[str, Path]:
     out = {}
     for path in sorted((SRC / "receval").rglob("*.py")):
@@ -49,7 +53,8 @@ def _imports(name: str, path: Path) -> list[tuple[str, str | None]]:
             target = _source(name, path, node)
             for alias in node.names:
                 sub = f"{target}.{alias.name}"
-                out.append((sub, None) if sub in MODULES else (target, alias.name))
+                is_module = sub in MODULES or sub in COMPILED
+                out.append((sub, None) if is_module else (target, alias.name))
     return out
 
 
@@ -57,9 +62,9 @@ def _graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in MODULES}
     for name, path in MODULES.items():
         for target, _ in _imports(name, path):
-            while target and target not in MODULES:
+            while target and target not in MODULES and target not in COMPILED:
                 target = target.rpartition(".")[0]
-            if target.startswith("receval") and target != name:
+            if target.startswith("receval") and target != name and target not in COMPILED:
                 graph[name].add(target)
     return graph
 

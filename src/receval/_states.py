@@ -119,11 +119,11 @@ def loss_sums(
     labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None, eps: float
 ) -> tuple[ExactSum, ExactSum]:
     """Exact (weighted) log loss sum and weight sum of validated 0/1 labels and probabilities."""
-    from ._kernels._sums import _binary_log_loss_exact
+    from ._kernels import api
     from ._sums import chunks_for
 
     w_arg = np.empty(0) if weights is None else weights
-    loss = ExactSum(_binary_log_loss_exact(labels, proba, w_arg, eps, chunks_for(len(labels))))
+    loss = ExactSum(api.binary_log_loss_exact(labels, proba, w_arg, eps, chunks_for(len(labels))))
     weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
     return loss, weight
 

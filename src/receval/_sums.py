@@ -18,9 +18,18 @@ __all__ = ["ExactSum", "exact_dot", "exact_mean", "exact_sum"]
 
 
 def chunks_for(n: int) -> int:
-    import numba
+    """Chunks of an exact sum of ``n`` values: one below 64Ki values (no thread is
+    woken), at most two per thread. The sum does not depend on them."""
+    from ._kernels import compiled
 
-    return max(1, min(int(numba.get_num_threads()) * 2, n // 65536 + 1))
+    core = compiled()
+    if core is not None:
+        threads = core.num_threads()
+    else:
+        import numba
+
+        threads = int(numba.get_num_threads())
+    return max(1, min(threads * 2, n // 65536 + 1))
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,31 +56,31 @@ class ExactSum:
     @classmethod
     def of(cls, values: ArrayLike) -> ExactSum:
         """The exact sum of ``values`` (float64)."""
-        from ._kernels._sums import _exact_sum
+        from ._kernels import api
 
         x = np.ascontiguousarray(values, dtype=np.float64).ravel()
-        return cls(_exact_sum(x, chunks_for(len(x))))
+        return cls(api.exact_sum(x, chunks_for(len(x))))
 
     @classmethod
     def dot(cls, x: ArrayLike, w: ArrayLike) -> ExactSum:
         """The exact sum of the float64 products ``x[i] * w[i]``."""
-        from ._kernels._sums import _exact_dot
+        from ._kernels import api
 
         a = np.ascontiguousarray(x, dtype=np.float64).ravel()
         b = np.ascontiguousarray(w, dtype=np.float64).ravel()
-        return cls(_exact_dot(a, b, chunks_for(len(a))))
+        return cls(api.exact_dot(a, b, chunks_for(len(a))))
 
     @classmethod
     def zero(cls) -> ExactSum:
-        from ._kernels._sums import SIZE
+        from ._kernels import api
 
-        return cls(np.zeros(SIZE, dtype=np.int64))
+        return cls(np.zeros(api.SIZE, dtype=np.int64))
 
     def __add__(self, other: ExactSum) -> ExactSum:
-        from ._kernels._sums import _normalize
+        from ._kernels import api
 
         digits = self.digits + other.digits
-        _normalize(digits)
+        api.normalize(digits)
         return ExactSum(digits)
 
     def merge(self, other: ExactSum) -> ExactSum:
@@ -81,7 +90,7 @@ class ExactSum:
     @property
     def value(self) -> float:
         """The sum rounded once to the nearest float64 (inf beyond the float range)."""
-        from ._kernels._sums import N_LIMBS, NAN, NEG_INF, POS_INF
+        from ._kernels.api import N_LIMBS, NAN, NEG_INF, POS_INF
 
         d = self.digits
         if d[NAN] or (d[POS_INF] and d[NEG_INF]):

@@ -85,3 +85,13 @@ def _gather_weighted(scores, labels, weights, shift, first, last, pos, pos_w, ne
             n_neg += 1
     filled[0] = n_pos
     filled[1] = n_neg
+
+
+def gather(scores, labels, weights, shift, first, last, pos, pos_w, neg, neg_w, filled):
+    """The compiled core's ``gather``: ``_gather`` (``weights`` None) or ``_gather_weighted``."""
+    if weights is None:
+        _gather(scores, labels, shift, first, last, pos, neg, filled)
+    else:
+        _gather_weighted(
+            scores, labels, weights, shift, first, last, pos, pos_w, neg, neg_w, filled
+        )

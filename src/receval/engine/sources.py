@@ -139,14 +139,14 @@ def scan_compute(
 def range_state(defn: MetricDefinition, params: dict[str, Any], batch: Any) -> Any:
     """The state of a prepared batch ``(labels, scores, weights)`` that holds every
     row of its score range (a Spark partition after ``repartitionByRange``)."""
-    from .._kernels import _auc as k
+    from .._kernels import api as k
 
     labels, scores, weights = batch
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     if weights is None:
-        pos, neg = k._split_by_label(scores, labels)
+        pos, neg = k.split_by_label(scores, labels)
         return defn.ranges(params, pos, neg, None, None)
-    pos, pos_w, neg, neg_w = k._split_by_label_weighted(scores, labels, weights)
+    pos, pos_w, neg, neg_w = k.split_by_label_weighted(scores, labels, weights)
     return defn.ranges(params, pos, neg, pos_w, neg_w)
 
 
@@ -165,7 +165,7 @@ def scan_ranges(
     pass counts rows per score bucket, the buckets are cut into ranges that fit,
     and each further pass gathers one range.
     """
-    from .._kernels import _streaming as k
+    from .._kernels import api as k
     from .._states import score_ranges
 
     given = _given(columns)
@@ -191,13 +191,13 @@ def scan_ranges(
         pos, neg = np.empty(n_pos), np.empty(n_neg)
         if not weighted:
             for labels, scores, _ in batches(description):
-                k._gather(scores, labels, shift, first, last, pos, neg, filled)
+                unused = np.empty(0)  # no weights to write
+                k.gather(scores, labels, None, shift, first, last, pos, unused, neg, unused.copy(),
+                         filled)  # fmt: skip
             return defn.ranges(params, pos[: filled[0]], neg[: filled[1]], None, None)
         pos_w, neg_w = np.empty(n_pos), np.empty(n_neg)
         for labels, scores, weights in batches(description):
-            k._gather_weighted(
-                scores, labels, weights, shift, first, last, pos, pos_w, neg, neg_w, filled
-            )
+            k.gather(scores, labels, weights, shift, first, last, pos, pos_w, neg, neg_w, filled)
         return defn.ranges(
             params, pos[: filled[0]], neg[: filled[1]], pos_w[: filled[0]], neg_w[: filled[1]]
         )
@@ -212,7 +212,7 @@ def scan_ranges(
     neg_hist = np.zeros(size, dtype=np.int64)
     pos_hist = np.zeros(size, dtype=np.int64)
     for labels, scores, _ in batches(f"{func} (pass 1: score histogram)"):
-        k._add_histogram(scores, labels, shift, neg_hist, pos_hist)
+        k.add_histogram(scores, labels, shift, neg_hist, pos_hist)
     v.check_not_empty(int(neg_hist.sum() + pos_hist.sum()), defn.inputs[0], func)
     cuts = score_ranges(neg_hist + pos_hist, budget_rows)
     state = None

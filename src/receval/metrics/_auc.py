@@ -624,7 +624,7 @@ def _auc_range(
     neg_w: np.ndarray | None,
 ) -> RangeStates:
     """The state of every row of one score range (arrays are sorted in place)."""
-    from .._kernels import _auc as k
+    from .._kernels import api as k
     from .._states import ScoreRange
     from ._binary import sort_chunks
 
@@ -633,7 +633,7 @@ def _auc_range(
     if pos_w is None or neg_w is None:  # exact integer pair counts
         pos.sort()
         chunks = sort_chunks(neg)
-        two_u = sum(int(k._pair_count_sorted(pos, chunk)) for chunk in chunks)
+        two_u = sum(int(k.pair_count_sorted(pos, chunk)) for chunk in chunks)
         ends = [x for a in (pos, *chunks) if len(a) for x in (a[0], a[-1])]
         summary = ScoreRange(float(min(ends)), float(max(ends)), len(pos), len(neg), two_u)
         return RangeStates((summary,))
@@ -642,7 +642,7 @@ def _auc_range(
     o = np.argsort(neg, kind="stable")
     neg, neg_w = neg[o], neg_w[o]
     del o
-    area = float(k._pair_weight_sorted(pos, pos_w, neg, neg_w))
+    area = float(k.pair_weight_sorted(pos, pos_w, neg, neg_w))
     ends = [x for a in (pos, neg) if len(a) for x in (a[0], a[-1])]
     summary = ScoreRange(
         float(min(ends)), float(max(ends)), float(pos_w.sum()), float(neg_w.sum()), 2.0 * area

@@ -84,10 +84,10 @@ def sort_classes(
     labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, chunked: bool = False
 ) -> SortedClasses:
     """Split validated int8 labels / float64 scores by class and sort each class."""
-    from .._kernels import _auc as k
+    from .._kernels import api as k
 
     if weights is None:
-        pos, neg = k._split_by_label(scores, labels)
+        pos, neg = k.split_by_label(scores, labels)
         if chunked:
             neg_chunks = sort_chunks(neg)
         else:
@@ -95,7 +95,7 @@ def sort_classes(
             neg_chunks = [neg]
         pos.sort()
         return SortedClasses(pos, neg_chunks, None, None, float(pos.size), float(neg.size))
-    pos, pos_w, neg, neg_w = k._split_by_label_weighted(scores, labels, weights)
+    pos, pos_w, neg, neg_w = k.split_by_label_weighted(scores, labels, weights)
     order_p, order_n = _argsort_pair(pos, neg)
     pos, pos_w, neg, neg_w = pos[order_p], pos_w[order_p], neg[order_n], neg_w[order_n]
     return SortedClasses(pos, [neg], pos_w, neg_w, float(pos_w.sum()), float(neg_w.sum()))
@@ -103,24 +103,24 @@ def sort_classes(
 
 def auc_from_sorted(sc: SortedClasses) -> float:
     """Exact ROC AUC (ties count one half); nan when a class is absent or weighs 0."""
-    from .._kernels import _auc as k
+    from .._kernels import api as k
 
     if sc.total_pos == 0 or sc.total_neg == 0:
         return float("nan")
     if not sc.weighted:
-        two_u = sum(int(k._pair_count_sorted(sc.pos, chunk)) for chunk in sc.neg_chunks)
+        two_u = sum(int(k.pair_count_sorted(sc.pos, chunk)) for chunk in sc.neg_chunks)
         return two_u / (2.0 * sc.total_pos * sc.total_neg)
-    area = k._pair_weight_sorted(sc.pos, sc.pos_w, sc.neg_chunks[0], sc.neg_w)
+    area = k.pair_weight_sorted(sc.pos, sc.pos_w, sc.neg_chunks[0], sc.neg_w)
     return float(area / (sc.total_pos * sc.total_neg))
 
 
 def threshold_counts(sc: SortedClasses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct thresholds (descending) with cumulative true and false positives."""
-    from .._kernels import _auc as k
+    from .._kernels import api as k
 
     if not sc.weighted:
-        return k._threshold_counts_sorted(sc.pos, sc.neg)
-    return k._threshold_counts_sorted_weighted(sc.pos, sc.pos_w, sc.neg, sc.neg_w)
+        return k.threshold_counts_sorted(sc.pos, sc.neg)
+    return k.threshold_counts_sorted_weighted(sc.pos, sc.pos_w, sc.neg, sc.neg_w)
 
 
 def check_binary_scores(

@@ -1,0 +1,170 @@
+//! AUC-type kernels over the scores of the positive and the negative rows held
+//! apart, each sorted ascending: the Mann-Whitney count of the (positive, negative)
+//! pairs is one merge walk,
+//!
+//! `2U = sum over positives p of 2 #(neg < p) + #(neg == p)`,
+//!
+//! exact in integers (ties count one half) and mergeable over chunks of negatives.
+
+/// The number of labels equal to 1.
+pub fn count_positives(labels: &[i8]) -> usize {
+    labels.iter().filter(|&&l| l == 1).count()
+}
+
+/// Scores of the rows labelled 1 and of the others, in input order.
+pub fn split_by_label(scores: &[f64], labels: &[i8]) -> (Vec<f64>, Vec<f64>) {
+    let n_pos = count_positives(labels);
+    let mut pos = Vec::with_capacity(n_pos);
+    let mut neg = Vec::with_capacity(labels.len() - n_pos);
+    for (&s, &l) in scores.iter().zip(labels) {
+        if l == 1 {
+            pos.push(s);
+        } else {
+            neg.push(s);
+        }
+    }
+    (pos, neg)
+}
+
+/// Split by label carrying each row's weight; rows of weight zero are left out, so
+/// that they cannot create a threshold.
+pub fn split_by_label_weighted(
+    scores: &[f64],
+    labels: &[i8],
+    weights: &[f64],
+) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) {
+    let (mut pos, mut pos_w, mut neg, mut neg_w) = (vec![], vec![], vec![], vec![]);
+    for i in 0..labels.len() {
+        if weights[i] == 0.0 {
+            continue;
+        }
+        if labels[i] == 1 {
+            pos.push(scores[i]);
+            pos_w.push(weights[i]);
+        } else {
+            neg.push(scores[i]);
+            neg_w.push(weights[i]);
+        }
+    }
+    (pos, pos_w, neg, neg_w)
+}
+
+/// Twice the Mann-Whitney U of ascending `pos` against ascending `neg`.
+pub fn pair_count_sorted(pos: &[f64], neg: &[f64]) -> i64 {
+    let (n_pos, n_neg) = (pos.len(), neg.len());
+    let mut two_u: i64 = 0;
+    let (mut i, mut j) = (0usize, 0usize);
+    while i < n_pos {
+        let v = pos[i];
+        let mut k = i + 1;
+        while k < n_pos && pos[k] == v {
+            k += 1;
+        }
+        while j < n_neg && neg[j] < v {
+            j += 1;
+        }
+        let mut t = j;
+        while t < n_neg && neg[t] == v {
+            t += 1;
+        }
+        two_u += ((k - i) * (2 * j + (t - j))) as i64;
+        i = k;
+    }
+    two_u
+}
+
+/// Weighted U: the sum over pairs of `w_p w_n` (1 if `p > n`, 1/2 if tied), in the
+/// order of the merge walk.
+pub fn pair_weight_sorted(pos: &[f64], pos_w: &[f64], neg: &[f64], neg_w: &[f64]) -> f64 {
+    let (n_pos, n_neg) = (pos.len(), neg.len());
+    let (mut area, mut below) = (0.0f64, 0.0f64);
+    let (mut i, mut j) = (0usize, 0usize);
+    while i < n_pos {
+        let v = pos[i];
+        let mut block = 0.0;
+        let mut k = i;
+        while k < n_pos && pos[k] == v {
+            block += pos_w[k];
+            k += 1;
+        }
+        while j < n_neg && neg[j] < v {
+            below += neg_w[j];
+            j += 1;
+        }
+        let mut tie = 0.0;
+        let mut t = j;
+        while t < n_neg && neg[t] == v {
+            tie += neg_w[t];
+            t += 1;
+        }
+        area += block * (below + 0.5 * tie);
+        i = k;
+    }
+    area
+}
+
+/// Cumulative `(thresholds, tps, fps)` at each distinct score, thresholds descending:
+/// row `k` counts the positives and negatives scored at least `thresholds[k]`.
+/// Without weights pass `None`: each row counts 1.
+pub fn threshold_counts_sorted(
+    pos: &[f64],
+    pos_w: Option<&[f64]>,
+    neg: &[f64],
+    neg_w: Option<&[f64]>,
+) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let cap = pos.len() + neg.len();
+    let (mut thresholds, mut tps, mut fps) = (
+        Vec::with_capacity(cap),
+        Vec::with_capacity(cap),
+        Vec::with_capacity(cap),
+    );
+    let (mut i, mut j) = (pos.len() as isize - 1, neg.len() as isize - 1);
+    let (mut tp, mut fp) = (0.0f64, 0.0f64);
+    while i >= 0 || j >= 0 {
+        let v = if j < 0 || (i >= 0 && pos[i as usize] >= neg[j as usize]) {
+            pos[i as usize]
+        } else {
+            neg[j as usize]
+        };
+        while i >= 0 && pos[i as usize] == v {
+            tp += pos_w.map_or(1.0, |w| w[i as usize]);
+            i -= 1;
+        }
+        while j >= 0 && neg[j as usize] == v {
+            fp += neg_w.map_or(1.0, |w| w[j as usize]);
+            j -= 1;
+        }
+        thresholds.push(v);
+        tps.push(tp);
+        fps.push(fp);
+    }
+    (thresholds, tps, fps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ties_count_one_half() {
+        // positives 0.5, 0.9; negatives 0.1, 0.5: pairs (0.5>0.1)=2, (0.5=0.5)=1, 0.9>both=4
+        assert_eq!(pair_count_sorted(&[0.5, 0.9], &[0.1, 0.5]), 7);
+        let w = [1.0, 1.0];
+        assert_eq!(pair_weight_sorted(&[0.5, 0.9], &w, &[0.1, 0.5], &w), 3.5);
+    }
+
+    #[test]
+    fn thresholds_descend_and_count() {
+        let (t, tp, fp) = threshold_counts_sorted(&[0.5, 0.9], None, &[0.1, 0.5], None);
+        assert_eq!(t, vec![0.9, 0.5, 0.1]);
+        assert_eq!(tp, vec![1.0, 2.0, 2.0]);
+        assert_eq!(fp, vec![0.0, 1.0, 2.0]);
+    }
+
+    #[test]
+    fn weight_zero_rows_are_left_out() {
+        let (p, pw, n, nw) =
+            split_by_label_weighted(&[0.1, 0.2, 0.3], &[1, 0, 0], &[1.0, 0.0, 2.0]);
+        assert_eq!((p, pw, n, nw), (vec![0.1], vec![1.0], vec![0.3], vec![2.0]));
+    }
+}

@@ -1,0 +1,343 @@
+//! The `receval._core` module: NumPy arrays in and out, the GIL released around the
+//! work. Arrays must be C-contiguous (the Python layer passes them so); a wrong
+//! length or layout raises `ValueError`, never a panic.
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadwriteArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::{auc, scan, sums, threads};
+
+fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, name: &str) -> PyResult<&'a [T]> {
+    a.as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{name} must be a C-contiguous 1-D array")))
+}
+
+fn same_length(func: &str, lengths: &[(&str, usize)]) -> PyResult<()> {
+    if let Some((first, n)) = lengths.first() {
+        for (name, m) in &lengths[1..] {
+            if m != n {
+                return Err(PyValueError::new_err(format!(
+                    "{func}: {name} has {m} elements but {first} has {n}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+// ------------------------------------------------------------------ sums
+/// Accumulator (int64, length SIZE) of `sum(x)`.
+#[pyfunction]
+#[pyo3(signature = (x, n_chunks, carry_every = sums::CARRY_EVERY))]
+fn exact_sum<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, f64>,
+    n_chunks: usize,
+    carry_every: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let x = slice(&x, "x")?;
+    let acc = py.detach(|| sums::exact_sum(x, n_chunks, carry_every));
+    Ok(acc.to_vec().into_pyarray(py))
+}
+
+/// Accumulator of `sum(x * w)`, each product rounded first.
+#[pyfunction]
+#[pyo3(signature = (x, w, n_chunks, carry_every = sums::CARRY_EVERY))]
+fn exact_dot<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, f64>,
+    w: PyReadonlyArray1<'py, f64>,
+    n_chunks: usize,
+    carry_every: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let (x, w) = (slice(&x, "x")?, slice(&w, "w")?);
+    same_length("exact_dot", &[("x", x.len()), ("w", w.len())])?;
+    let acc = py.detach(|| sums::exact_dot(x, w, n_chunks, carry_every));
+    Ok(acc.to_vec().into_pyarray(py))
+}
+
+/// Carry the digits of an accumulator in place.
+#[pyfunction]
+fn normalize(mut acc: PyReadwriteArray1<'_, i64>) -> PyResult<()> {
+    let acc = acc
+        .as_slice_mut()
+        .map_err(|_| PyValueError::new_err("acc must be a C-contiguous 1-D array"))?;
+    if acc.len() != sums::SIZE {
+        return Err(PyValueError::new_err(format!(
+            "acc must have {} elements, got {}",
+            sums::SIZE,
+            acc.len()
+        )));
+    }
+    sums::normalize(acc);
+    Ok(())
+}
+
+/// Accumulator of the binary log loss sum (weights of length 0: unit weights).
+#[pyfunction]
+#[pyo3(signature = (labels, proba, weights, eps, n_chunks, carry_every = sums::CARRY_EVERY))]
+#[allow(clippy::too_many_arguments)]
+fn binary_log_loss_exact<'py>(
+    py: Python<'py>,
+    labels: PyReadonlyArray1<'py, i8>,
+    proba: PyReadonlyArray1<'py, f64>,
+    weights: PyReadonlyArray1<'py, f64>,
+    eps: f64,
+    n_chunks: usize,
+    carry_every: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let (l, p, w) = (
+        slice(&labels, "labels")?,
+        slice(&proba, "proba")?,
+        slice(&weights, "weights")?,
+    );
+    same_length(
+        "binary_log_loss_exact",
+        &[("labels", l.len()), ("proba", p.len())],
+    )?;
+    if !w.is_empty() {
+        same_length(
+            "binary_log_loss_exact",
+            &[("labels", l.len()), ("weights", w.len())],
+        )?;
+    }
+    let acc = py.detach(|| sums::binary_log_loss_exact(l, p, w, eps, n_chunks, carry_every));
+    Ok(acc.to_vec().into_pyarray(py))
+}
+
+// ------------------------------------------------------------------ AUC
+type Array<'py> = Bound<'py, PyArray1<f64>>;
+
+/// Scores of the rows labelled 1 and of the others.
+#[pyfunction]
+fn split_by_label<'py>(
+    py: Python<'py>,
+    scores: PyReadonlyArray1<'py, f64>,
+    labels: PyReadonlyArray1<'py, i8>,
+) -> PyResult<(Array<'py>, Array<'py>)> {
+    let (s, l) = (slice(&scores, "scores")?, slice(&labels, "labels")?);
+    same_length(
+        "split_by_label",
+        &[("scores", s.len()), ("labels", l.len())],
+    )?;
+    let (pos, neg) = py.detach(|| auc::split_by_label(s, l));
+    Ok((pos.into_pyarray(py), neg.into_pyarray(py)))
+}
+
+/// Split by label with weights; rows of weight zero are left out.
+#[pyfunction]
+fn split_by_label_weighted<'py>(
+    py: Python<'py>,
+    scores: PyReadonlyArray1<'py, f64>,
+    labels: PyReadonlyArray1<'py, i8>,
+    weights: PyReadonlyArray1<'py, f64>,
+) -> PyResult<(Array<'py>, Array<'py>, Array<'py>, Array<'py>)> {
+    let (s, l, w) = (
+        slice(&scores, "scores")?,
+        slice(&labels, "labels")?,
+        slice(&weights, "weights")?,
+    );
+    same_length(
+        "split_by_label_weighted",
+        &[
+            ("scores", s.len()),
+            ("labels", l.len()),
+            ("weights", w.len()),
+        ],
+    )?;
+    let (p, pw, n, nw) = py.detach(|| auc::split_by_label_weighted(s, l, w));
+    Ok((
+        p.into_pyarray(py),
+        pw.into_pyarray(py),
+        n.into_pyarray(py),
+        nw.into_pyarray(py),
+    ))
+}
+
+/// Twice the Mann-Whitney U of ascending `pos` against ascending `neg`.
+#[pyfunction]
+fn pair_count_sorted(
+    py: Python<'_>,
+    pos: PyReadonlyArray1<'_, f64>,
+    neg: PyReadonlyArray1<'_, f64>,
+) -> PyResult<i64> {
+    let (p, n) = (slice(&pos, "pos")?, slice(&neg, "neg")?);
+    Ok(py.detach(|| auc::pair_count_sorted(p, n)))
+}
+
+/// Weighted U of ascending `pos` against ascending `neg`.
+#[pyfunction]
+fn pair_weight_sorted(
+    py: Python<'_>,
+    pos: PyReadonlyArray1<'_, f64>,
+    pos_w: PyReadonlyArray1<'_, f64>,
+    neg: PyReadonlyArray1<'_, f64>,
+    neg_w: PyReadonlyArray1<'_, f64>,
+) -> PyResult<f64> {
+    let (p, pw) = (slice(&pos, "pos")?, slice(&pos_w, "pos_w")?);
+    let (n, nw) = (slice(&neg, "neg")?, slice(&neg_w, "neg_w")?);
+    same_length(
+        "pair_weight_sorted",
+        &[("pos", p.len()), ("pos_w", pw.len())],
+    )?;
+    same_length(
+        "pair_weight_sorted",
+        &[("neg", n.len()), ("neg_w", nw.len())],
+    )?;
+    Ok(py.detach(|| auc::pair_weight_sorted(p, pw, n, nw)))
+}
+
+/// `(thresholds, tps, fps)` of ascending `pos` and `neg`, thresholds descending.
+#[pyfunction]
+fn threshold_counts_sorted<'py>(
+    py: Python<'py>,
+    pos: PyReadonlyArray1<'py, f64>,
+    neg: PyReadonlyArray1<'py, f64>,
+) -> PyResult<(Array<'py>, Array<'py>, Array<'py>)> {
+    let (p, n) = (slice(&pos, "pos")?, slice(&neg, "neg")?);
+    let (t, tp, fp) = py.detach(|| auc::threshold_counts_sorted(p, None, n, None));
+    Ok((t.into_pyarray(py), tp.into_pyarray(py), fp.into_pyarray(py)))
+}
+
+/// Weighted twin of `threshold_counts_sorted`.
+#[pyfunction]
+fn threshold_counts_sorted_weighted<'py>(
+    py: Python<'py>,
+    pos: PyReadonlyArray1<'py, f64>,
+    pos_w: PyReadonlyArray1<'py, f64>,
+    neg: PyReadonlyArray1<'py, f64>,
+    neg_w: PyReadonlyArray1<'py, f64>,
+) -> PyResult<(Array<'py>, Array<'py>, Array<'py>)> {
+    let (p, pw) = (slice(&pos, "pos")?, slice(&pos_w, "pos_w")?);
+    let (n, nw) = (slice(&neg, "neg")?, slice(&neg_w, "neg_w")?);
+    same_length(
+        "threshold_counts_sorted_weighted",
+        &[("pos", p.len()), ("pos_w", pw.len())],
+    )?;
+    same_length(
+        "threshold_counts_sorted_weighted",
+        &[("neg", n.len()), ("neg_w", nw.len())],
+    )?;
+    let (t, tp, fp) = py.detach(|| auc::threshold_counts_sorted(p, Some(pw), n, Some(nw)));
+    Ok((t.into_pyarray(py), tp.into_pyarray(py), fp.into_pyarray(py)))
+}
+
+// ------------------------------------------------------------------ score buckets
+/// Add a batch to per-bucket counts of negatives and positives (in place).
+#[pyfunction]
+fn add_histogram(
+    scores: PyReadonlyArray1<'_, f64>,
+    labels: PyReadonlyArray1<'_, i8>,
+    shift: u32,
+    mut neg: PyReadwriteArray1<'_, i64>,
+    mut pos: PyReadwriteArray1<'_, i64>,
+) -> PyResult<()> {
+    let (s, l) = (slice(&scores, "scores")?, slice(&labels, "labels")?);
+    same_length("add_histogram", &[("scores", s.len()), ("labels", l.len())])?;
+    let size = 1usize << (64 - shift.min(63));
+    let bad = || PyValueError::new_err(format!("neg and pos must be contiguous of length {size}"));
+    let neg = neg.as_slice_mut().map_err(|_| bad())?;
+    let pos = pos.as_slice_mut().map_err(|_| bad())?;
+    if neg.len() < size || pos.len() < size {
+        return Err(bad());
+    }
+    scan::add_histogram(s, l, shift, neg, pos);
+    Ok(())
+}
+
+/// Append the rows of buckets `[first, last]` to `pos` / `neg` (and their weights);
+/// `filled` (int64, 2) holds how many of each are written.
+#[pyfunction]
+#[pyo3(signature = (scores, labels, weights, shift, first, last, pos, pos_w, neg, neg_w, filled))]
+#[allow(clippy::too_many_arguments)]
+fn gather(
+    scores: PyReadonlyArray1<'_, f64>,
+    labels: PyReadonlyArray1<'_, i8>,
+    weights: Option<PyReadonlyArray1<'_, f64>>,
+    shift: u32,
+    first: usize,
+    last: usize,
+    mut pos: PyReadwriteArray1<'_, f64>,
+    mut pos_w: PyReadwriteArray1<'_, f64>,
+    mut neg: PyReadwriteArray1<'_, f64>,
+    mut neg_w: PyReadwriteArray1<'_, f64>,
+    mut filled: PyReadwriteArray1<'_, i64>,
+) -> PyResult<()> {
+    let (s, l) = (slice(&scores, "scores")?, slice(&labels, "labels")?);
+    let w = match &weights {
+        Some(w) => Some(slice(w, "weights")?),
+        None => None,
+    };
+    same_length("gather", &[("scores", s.len()), ("labels", l.len())])?;
+    if let Some(w) = w {
+        same_length("gather", &[("scores", s.len()), ("weights", w.len())])?;
+    }
+    let bad =
+        |name: &str| PyValueError::new_err(format!("{name} must be a C-contiguous 1-D array"));
+    let pos = pos.as_slice_mut().map_err(|_| bad("pos"))?;
+    let pos_w = pos_w.as_slice_mut().map_err(|_| bad("pos_w"))?;
+    let neg = neg.as_slice_mut().map_err(|_| bad("neg"))?;
+    let neg_w = neg_w.as_slice_mut().map_err(|_| bad("neg_w"))?;
+    let filled = filled.as_slice_mut().map_err(|_| bad("filled"))?;
+    if filled.len() != 2 {
+        return Err(PyValueError::new_err("filled must have 2 elements"));
+    }
+    if w.is_some() && (pos_w.len() < pos.len() || neg_w.len() < neg.len()) {
+        return Err(PyValueError::new_err(
+            "pos_w and neg_w must be as long as pos and neg",
+        ));
+    }
+    let mut counts = [filled[0], filled[1]];
+    let ok = scan::gather(
+        s,
+        l,
+        w,
+        shift,
+        first,
+        last,
+        pos,
+        pos_w,
+        neg,
+        neg_w,
+        &mut counts,
+    );
+    filled.copy_from_slice(&counts);
+    if !ok {
+        return Err(PyValueError::new_err(
+            "gather: more rows in the range than room in pos/neg",
+        ));
+    }
+    Ok(())
+}
+
+/// The number of threads the kernels use (`RECEVAL_NUM_THREADS` or the available cores).
+#[pyfunction]
+fn num_threads() -> usize {
+    threads::num_threads()
+}
+
+/// The compiled kernels of receval.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("SIZE", sums::SIZE)?;
+    m.add("N_LIMBS", sums::N_LIMBS)?;
+    m.add("CARRY_EVERY", sums::CARRY_EVERY)?;
+    m.add("NAN", sums::NAN)?;
+    m.add("POS_INF", sums::POS_INF)?;
+    m.add("NEG_INF", sums::NEG_INF)?;
+    m.add_function(wrap_pyfunction!(exact_sum, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_dot, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(binary_log_loss_exact, m)?)?;
+    m.add_function(wrap_pyfunction!(split_by_label, m)?)?;
+    m.add_function(wrap_pyfunction!(split_by_label_weighted, m)?)?;
+    m.add_function(wrap_pyfunction!(pair_count_sorted, m)?)?;
+    m.add_function(wrap_pyfunction!(pair_weight_sorted, m)?)?;
+    m.add_function(wrap_pyfunction!(threshold_counts_sorted, m)?)?;
+    m.add_function(wrap_pyfunction!(threshold_counts_sorted_weighted, m)?)?;
+    m.add_function(wrap_pyfunction!(add_histogram, m)?)?;
+    m.add_function(wrap_pyfunction!(gather, m)?)?;
+    m.add_function(wrap_pyfunction!(num_threads, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,68 @@
+"""The kernels the Python layer calls, by name: from the compiled core where they
+are ported, from numba otherwise (or with ``RECEVAL_KERNELS=numba``).
+
+Each name is resolved on first use, so importing this module imports neither
+numba nor the core:
+
+==========================  ==============================  ======================
+name                        what                            numba twin
+==========================  ==============================  ======================
+``exact_sum(x, n_chunks,    fixed-point accumulator of      ``_sums._exact_sum``
+carry_every)``              ``sum(x)``
+``exact_dot(x, w, ...)``    of ``sum(x * w)``               ``_sums._exact_dot``
+``normalize(acc)``          carries the digits in place     ``_sums._normalize``
+``binary_log_loss_exact``   of the clipped log losses       ``_sums._binary_log_loss_exact``
+``split_by_label``          scores of positives, negatives  ``_auc._split_by_label``
+``split_by_label_weighted`` the same with weights           ``_auc._split_by_label_weighted``
+``pair_count_sorted``       twice the Mann-Whitney U        ``_auc._pair_count_sorted``
+``pair_weight_sorted``      the weighted U                  ``_auc._pair_weight_sorted``
+``threshold_counts_sorted`` ROC/PR counts per threshold     ``_auc._threshold_counts_sorted``
+``add_histogram``           rows per score bucket           ``_streaming._add_histogram``
+``gather``                  the rows of a bucket range      ``_streaming._gather``
+==========================  ==============================  ======================
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from . import compiled
+
+__all__ = ["NUMBA", "numba_kernel"]  # and every name of NUMBA, resolved on first use
+
+# name -> (numba module, numba name)
+NUMBA: dict[str, tuple[str, str]] = {
+    "SIZE": ("_sums", "SIZE"),
+    "N_LIMBS": ("_sums", "N_LIMBS"),
+    "NAN": ("_sums", "NAN"),
+    "POS_INF": ("_sums", "POS_INF"),
+    "NEG_INF": ("_sums", "NEG_INF"),
+    "exact_sum": ("_sums", "_exact_sum"),
+    "exact_dot": ("_sums", "_exact_dot"),
+    "normalize": ("_sums", "_normalize"),
+    "binary_log_loss_exact": ("_sums", "_binary_log_loss_exact"),
+    "split_by_label": ("_auc", "_split_by_label"),
+    "split_by_label_weighted": ("_auc", "_split_by_label_weighted"),
+    "pair_count_sorted": ("_auc", "_pair_count_sorted"),
+    "pair_weight_sorted": ("_auc", "_pair_weight_sorted"),
+    "threshold_counts_sorted": ("_auc", "_threshold_counts_sorted"),
+    "threshold_counts_sorted_weighted": ("_auc", "_threshold_counts_sorted_weighted"),
+    "add_histogram": ("_streaming", "_add_histogram"),
+    "gather": ("_streaming", "gather"),
+}
+
+
+def numba_kernel(name: str) -> Any:
+    """The numba implementation of a ported kernel."""
+    module, attr = NUMBA[name]
+    return getattr(importlib.import_module(f"{__package__}.{module}"), attr)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in NUMBA:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    core = compiled()
+    value = getattr(core, name) if core is not None else numba_kernel(name)
+    globals()[name] = value
+    return value

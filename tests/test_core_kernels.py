@@ -188,3 +188,36 @@ def test_threads_follow_the_environment(monkeypatch):
     env = {"RECEVAL_NUM_THREADS": "3", "PATH": ""}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "3", out.stderr
+
+
+# ------------------------------------------------------------------ GAUC
+@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.parametrize("n", [0, 1, 40, 3000])
+def test_gauc_kernels_are_identical(seed, n):
+    labels, scores, weights = _rows(seed, n, ties=seed % 2 == 0, specials=seed % 3 == 0)
+    rng = np.random.default_rng(seed)
+    n_groups = int(rng.integers(1, 60))
+    codes = rng.integers(0, n_groups, n).astype(np.int32)  # some groups empty
+    rows, positives = core.group_counts(codes, n_groups, labels)
+    _same((rows, positives), api.numba_kernel("group_counts")(codes, n_groups, labels))
+    for minority in (0, 1):
+        counts = positives if minority == 1 else rows - positives
+        got = core.gather_minority(codes, n_groups, labels, scores, minority, counts)
+        want = api.numba_kernel("gather_minority")(
+            codes, n_groups, labels, scores, minority, counts
+        )
+        _same(got, want)
+        offsets, seg = got
+        seg_numba = seg.copy()
+        core.sort_segments(seg, offsets)
+        api.numba_kernel("sort_segments")(seg_numba, offsets)
+        assert np.array_equal(seg, seg_numba)  # equal as numbers (-0.0 == 0.0)
+        for n_chunks in (1, 3):
+            args = (codes, n_groups, labels, scores, minority, offsets, seg, n_chunks)
+            _same(*_both("stream_pair_counts", *args))
+    _same(*_both("weighted_group_aucs", codes, n_groups, labels, scores, weights, rows, positives))
+
+
+def test_gauc_kernels_refuse_bad_codes():
+    with pytest.raises(ValueError, match=r"codes must lie in \[0, 2\)"):
+        core.group_counts(np.array([0, 2], np.int32), 2, np.array([0, 1], np.int8))

@@ -17,6 +17,11 @@ carry_every)``              ``sum(x)``
 ``pair_count_sorted``       twice the Mann-Whitney U        ``_auc._pair_count_sorted``
 ``pair_weight_sorted``      the weighted U                  ``_auc._pair_weight_sorted``
 ``threshold_counts_sorted`` ROC/PR counts per threshold     ``_auc._threshold_counts_sorted``
+``group_counts``            rows, positives per group       ``_gauc._group_counts``
+``gather_minority``         minority scores per group       ``_gauc._gather_minority``
+``sort_segments``           sorts each group's segment      ``_gauc._sort_segments``
+``stream_pair_counts``      per-group 2U                    ``_gauc._stream_pair_counts``
+``weighted_group_aucs``     per-group weighted U, weights   ``_gauc._weighted_group_aucs``
 ``add_histogram``           rows per score bucket           ``_streaming._add_histogram``
 ``gather``                  the rows of a bucket range      ``_streaming._gather``
 ==========================  ==============================  ======================
@@ -48,6 +53,11 @@ NUMBA: dict[str, tuple[str, str]] = {
     "pair_weight_sorted": ("_auc", "_pair_weight_sorted"),
     "threshold_counts_sorted": ("_auc", "_threshold_counts_sorted"),
     "threshold_counts_sorted_weighted": ("_auc", "_threshold_counts_sorted_weighted"),
+    "group_counts": ("_gauc", "_group_counts"),
+    "gather_minority": ("_gauc", "_gather_minority"),
+    "sort_segments": ("_gauc", "_sort_segments"),
+    "stream_pair_counts": ("_gauc", "_stream_pair_counts"),
+    "weighted_group_aucs": ("_gauc", "_weighted_group_aucs"),
     "add_histogram": ("_streaming", "_add_histogram"),
     "gather": ("_streaming", "gather"),
 }

@@ -241,27 +241,26 @@ def grouped_auc_kernel(
 
     Validated arrays in; see ``receval._kernels._gauc`` for the method.
     """
-    import numba
+    from .._kernels import api as k
+    from .._sums import chunks_for
 
-    from .._kernels import _gauc as k
-
-    rows, positives = k._group_counts(codes, n_groups, labels)
+    rows, positives = k.group_counts(codes, n_groups, labels)
     negatives = rows - positives
     n_pos = int(positives.sum())
     minority = 1 if n_pos <= codes.shape[0] - n_pos else 0
     counts = positives if minority == 1 else negatives
-    n_chunks = max(1, int(numba.get_num_threads()))
+    n_chunks = chunks_for(codes.shape[0])  # one below 64Ki rows: no thread is woken
     if weights is None:
-        offsets, seg = k._gather_minority(codes, n_groups, labels, scores, minority, counts)
-        k._sort_segments(seg, offsets)
-        two_u = k._stream_pair_counts(
+        offsets, seg = k.gather_minority(codes, n_groups, labels, scores, minority, counts)
+        k.sort_segments(seg, offsets)
+        two_u = k.stream_pair_counts(
             codes, n_groups, labels, scores, minority, offsets, seg, n_chunks
         )
         pairs = positives * negatives
         with np.errstate(invalid="ignore", divide="ignore"):
             auc = np.where(pairs > 0, two_u / (2.0 * np.maximum(pairs, 1)), np.nan)
         return auc, rows, rows.astype(np.float64), positives.astype(np.float64)
-    area, weighted_pos, weighted_neg = k._weighted_group_aucs(
+    area, weighted_pos, weighted_neg = k.weighted_group_aucs(
         codes, n_groups, labels, scores, weights, rows, positives
     )
     weight = weighted_pos + weighted_neg

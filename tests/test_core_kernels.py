@@ -221,3 +221,26 @@ def test_gauc_kernels_are_identical(seed, n):
 def test_gauc_kernels_refuse_bad_codes():
     with pytest.raises(ValueError, match=r"codes must lie in \[0, 2\)"):
         core.group_counts(np.array([0, 2], np.int32), 2, np.array([0, 1], np.int8))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multiclass_log_loss_is_the_correctly_rounded_sum(seed, weighted):
+    """The numba twin sums floats in thread order; the core's sum is exact, so it is
+    compared with math.fsum of the same clipped losses (correctly rounded)."""
+    import math
+
+    from receval._sums import ExactSum
+
+    rng = np.random.default_rng(seed)
+    n, k = 3000, 4
+    proba = rng.dirichlet(np.ones(k), n)
+    proba[rng.integers(0, n, 50), 0] = 0.0  # clipped to eps
+    codes = rng.integers(0, k, n).astype(np.int64)
+    w = rng.random(n) * 3 if weighted else np.empty(0)
+    eps = 1e-7
+    q = np.clip(proba[np.arange(n), codes], eps, 1 - eps)
+    losses = -np.log(q) * (w if weighted else 1.0)
+    for n_chunks in (1, 3):
+        digits = core.multiclass_log_loss_exact(codes, proba, w, eps, n_chunks)
+        assert ExactSum(digits).value == math.fsum(losses.tolist())

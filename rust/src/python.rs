@@ -2,7 +2,10 @@
 //! work. Arrays must be C-contiguous (the Python layer passes them so); a wrong
 //! length or layout raises `ValueError`, never a panic.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadwriteArray1};
+use numpy::{
+    IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
+    PyUntypedArrayMethods,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -103,6 +106,41 @@ fn binary_log_loss_exact<'py>(
         )?;
     }
     let acc = py.detach(|| sums::binary_log_loss_exact(l, p, w, eps, n_chunks, carry_every));
+    Ok(acc.to_vec().into_pyarray(py))
+}
+
+/// Accumulator of the multiclass log loss sum: `-w ln(clip(proba[i, codes[i]]))`.
+#[pyfunction]
+fn multiclass_log_loss_exact<'py>(
+    py: Python<'py>,
+    codes: PyReadonlyArray1<'py, i64>,
+    proba: PyReadonlyArray2<'py, f64>,
+    weights: PyReadonlyArray1<'py, f64>,
+    eps: f64,
+    n_chunks: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let (c, w) = (slice(&codes, "codes")?, slice(&weights, "weights")?);
+    let shape = proba.shape();
+    let (n, k) = (shape[0], shape[1]);
+    let p = proba
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("proba must be a C-contiguous 2-D array"))?;
+    same_length(
+        "multiclass_log_loss_exact",
+        &[("codes", c.len()), ("proba", n)],
+    )?;
+    if !w.is_empty() {
+        same_length(
+            "multiclass_log_loss_exact",
+            &[("codes", c.len()), ("weights", w.len())],
+        )?;
+    }
+    if c.iter().any(|&x| x < 0 || x as usize >= k) {
+        return Err(PyValueError::new_err(format!(
+            "multiclass_log_loss_exact: codes must lie in [0, {k})"
+        )));
+    }
+    let acc = py.detach(|| sums::multiclass_log_loss_exact(c, p, k, w, eps, n_chunks));
     Ok(acc.to_vec().into_pyarray(py))
 }
 
@@ -491,6 +529,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(exact_dot, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(binary_log_loss_exact, m)?)?;
+    m.add_function(wrap_pyfunction!(multiclass_log_loss_exact, m)?)?;
     m.add_function(wrap_pyfunction!(split_by_label, m)?)?;
     m.add_function(wrap_pyfunction!(split_by_label_weighted, m)?)?;
     m.add_function(wrap_pyfunction!(pair_count_sorted, m)?)?;

@@ -158,6 +158,29 @@ pub fn binary_log_loss_exact(
     })
 }
 
+/// Accumulator of the sum of `-w ln(clip(p[i, code_i]))` over the rows of the
+/// row-major `proba` (`n_classes` columns); an empty `weights` means unit weights.
+pub fn multiclass_log_loss_exact(
+    codes: &[i64],
+    proba: &[f64],
+    n_classes: usize,
+    weights: &[f64],
+    eps: f64,
+    n_chunks: usize,
+) -> Acc {
+    let top = 1.0 - eps;
+    let has_w = !weights.is_empty();
+    chunked(codes.len(), n_chunks, CARRY_EVERY, |i| {
+        let q = proba[i * n_classes + codes[i] as usize].clamp(eps, top);
+        let loss = -q.ln();
+        if has_w {
+            loss * weights[i]
+        } else {
+            loss
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -92,8 +92,6 @@ def log_loss(
         params = LOG_LOSS.check_params(eps=eps, normalize=normalize)
         columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
         return scan_compute(LOG_LOSS, params, columns, ("y_pred", "sample_weight"))
-    from .._kernels._pointwise import _multiclass_log_loss_sum
-
     func = "log_loss"
     yt = v.as_1d(y_true, "y_true", func)
     yp = y_pred.to_numpy() if hasattr(y_pred, "to_numpy") else np.asarray(y_pred)
@@ -163,13 +161,32 @@ def log_loss(
                 UserWarning,
                 stacklevel=2,
             )
-        total = _multiclass_log_loss_sum(order[idx], np.ascontiguousarray(proba), w_arg, eps)
+        total = multiclass_loss_sum(order[idx], np.ascontiguousarray(proba), w_arg, eps)
     if not normalize:
         return float(total)
     total_weight = n if weights is None else float(weights.sum())
     if total_weight == 0:
         return warn_undefined(ZERO_WEIGHT)
     return float(total / total_weight)
+
+
+def multiclass_loss_sum(
+    codes: np.ndarray, proba: np.ndarray, weights: np.ndarray, eps: float
+) -> float:
+    """``sum(-w ln(clip(proba[i, codes[i]])))``: exact, rounded once, with the compiled
+    core (a float sum with numba)."""
+    from .._kernels import compiled
+
+    core = compiled()
+    if core is None:
+        from .._kernels._pointwise import _multiclass_log_loss_sum
+
+        return float(_multiclass_log_loss_sum(codes, proba, weights, eps))
+    from .._sums import chunks_for
+
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    digits = core.multiclass_log_loss_exact(codes, proba, weights, eps, chunks_for(len(codes)))
+    return ExactSum(digits).value
 
 
 def normalized_entropy(

@@ -245,3 +245,25 @@ def test_multiclass_log_loss_is_the_correctly_rounded_sum(seed, weighted):
     for n_chunks in (1, 3):
         digits = core.multiclass_log_loss_exact(codes, proba, w, eps, n_chunks)
         assert ExactSum(digits).value == math.fsum(losses.tolist())
+
+
+# ------------------------------------------------------------------ id encoding
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("n", [1, 5, 2000])
+def test_encoding_kernels_are_identical(seed, n):
+    rng = np.random.default_rng(seed)
+    lo = int(rng.integers(-(10**6), 10**6))
+    span = int(rng.integers(1, 3 * n + 2))
+    values = lo + rng.integers(0, span, n).astype(np.int64)
+    _same(*_both("factorize_dense", values, lo, span))
+    got = core.factorize_dense_sorted(values, lo, span, 3)
+    codes = np.empty(n, dtype=np.int32)
+    want = api.numba_kernel("factorize_dense_sorted")(values, lo, span, 3, codes)
+    _same(got, want)
+    grouped = np.sort(values) if seed % 2 else values
+    _same(core.runs(grouped), api.numba_kernel("runs")(grouped, 3))
+
+
+def test_encoding_refuses_ids_out_of_range():
+    with pytest.raises(ValueError, match=r"values must lie in \[lo, lo \+ span\)"):
+        core.factorize_dense(np.array([1, 9], np.int64), 0, 5)

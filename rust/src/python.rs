@@ -9,7 +9,7 @@ use numpy::{
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::{auc, gauc, scan, sums, threads};
+use crate::{auc, encode, gauc, scan, sums, threads};
 
 fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, name: &str) -> PyResult<&'a [T]> {
     a.as_slice()
@@ -510,6 +510,60 @@ fn weighted_group_aucs<'py>(
     Ok((a.into_pyarray(py), wp.into_pyarray(py), wn.into_pyarray(py)))
 }
 
+// ------------------------------------------------------------------ id encoding
+fn check_range(func: &str, values: &[i64], lo: i64, span: usize) -> PyResult<()> {
+    if values
+        .iter()
+        .any(|&v| v < lo || (v - lo) as u64 >= span as u64)
+    {
+        return Err(PyValueError::new_err(format!(
+            "{func}: values must lie in [lo, lo + span)"
+        )));
+    }
+    Ok(())
+}
+
+/// Codes in order of first appearance of ids in `[lo, lo + span)`, and the first row
+/// of each code.
+#[pyfunction]
+fn factorize_dense<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, i64>,
+    lo: i64,
+    span: usize,
+) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
+    let v = slice(&values, "values")?;
+    check_range("factorize_dense", v, lo, span)?;
+    let (codes, first) = py.detach(|| encode::factorize_dense(v, lo, span));
+    Ok((codes.into_pyarray(py), first.into_pyarray(py)))
+}
+
+/// Codes in ascending order of the ids in `[lo, lo + span)`, and the distinct ids.
+#[pyfunction]
+fn factorize_dense_sorted<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, i64>,
+    lo: i64,
+    span: usize,
+    n_chunks: usize,
+) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
+    let v = slice(&values, "values")?;
+    check_range("factorize_dense_sorted", v, lo, span)?;
+    let (codes, uniques) = py.detach(|| encode::factorize_dense_sorted(v, lo, span, n_chunks));
+    Ok((codes.into_pyarray(py), uniques.into_pyarray(py)))
+}
+
+/// Runs of equal neighbours: start offsets (plus the length) and values.
+#[pyfunction]
+fn runs<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, i64>,
+) -> PyResult<(Ints<'py>, Ints<'py>)> {
+    let v = slice(&values, "values")?;
+    let (offsets, heads) = py.detach(|| encode::runs(v));
+    Ok((offsets.into_pyarray(py), heads.into_pyarray(py)))
+}
+
 /// The number of threads the kernels use (`RECEVAL_NUM_THREADS` or the available cores).
 #[pyfunction]
 fn num_threads() -> usize {
@@ -543,6 +597,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sort_segments, m)?)?;
     m.add_function(wrap_pyfunction!(stream_pair_counts, m)?)?;
     m.add_function(wrap_pyfunction!(weighted_group_aucs, m)?)?;
+    m.add_function(wrap_pyfunction!(factorize_dense, m)?)?;
+    m.add_function(wrap_pyfunction!(factorize_dense_sorted, m)?)?;
+    m.add_function(wrap_pyfunction!(runs, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
     Ok(())
 }

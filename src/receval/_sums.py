@@ -20,16 +20,9 @@ __all__ = ["ExactSum", "exact_dot", "exact_mean", "exact_sum"]
 def chunks_for(n: int) -> int:
     """Chunks of an exact sum of ``n`` values: one below 64Ki values (no thread is
     woken), at most two per thread. The sum does not depend on them."""
-    from ._kernels import compiled
+    from ._kernels import num_threads
 
-    core = compiled()
-    if core is not None:
-        threads = core.num_threads()
-    else:
-        import numba
-
-        threads = int(numba.get_num_threads())
-    return max(1, min(threads * 2, n // 65536 + 1))
+    return max(1, min(num_threads() * 2, n // 65536 + 1))
 
 
 @dataclass(frozen=True, eq=False)

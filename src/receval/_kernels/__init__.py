@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-__all__ = ["compiled"]
+__all__ = ["compiled", "num_threads"]
 
 
 def compiled() -> ModuleType | None:
@@ -23,3 +23,14 @@ def compiled() -> ModuleType | None:
     except ImportError:  # a source tree without the built extension
         return None
     return _core
+
+
+def num_threads() -> int:
+    """Threads the kernels use: ``RECEVAL_NUM_THREADS`` or the cores available to the
+    process (the compiled core's count; numba's while a kernel family is not ported)."""
+    core = compiled()
+    if core is not None:
+        return int(core.num_threads())
+    import numba
+
+    return max(1, int(numba.get_num_threads()))

@@ -22,6 +22,9 @@ carry_every)``              ``sum(x)``
 ``sort_segments``           sorts each group's segment      ``_gauc._sort_segments``
 ``stream_pair_counts``      per-group 2U                    ``_gauc._stream_pair_counts``
 ``weighted_group_aucs``     per-group weighted U, weights   ``_gauc._weighted_group_aucs``
+``factorize_dense``         int ids to first-seen codes     ``_encode._factorize_dense``
+``factorize_dense_sorted``  int ids to ascending codes      ``_encode._factorize_dense_sorted``
+``runs``                    runs of equal neighbours        ``_encode._runs``
 ``add_histogram``           rows per score bucket           ``_streaming._add_histogram``
 ``gather``                  the rows of a bucket range      ``_streaming._gather``
 ==========================  ==============================  ======================
@@ -58,6 +61,9 @@ NUMBA: dict[str, tuple[str, str]] = {
     "sort_segments": ("_gauc", "_sort_segments"),
     "stream_pair_counts": ("_gauc", "_stream_pair_counts"),
     "weighted_group_aucs": ("_gauc", "_weighted_group_aucs"),
+    "factorize_dense": ("_encode", "_factorize_dense"),
+    "factorize_dense_sorted": ("_encode", "_factorize_dense_sorted"),
+    "runs": ("_encode", "_runs"),
     "add_histogram": ("_streaming", "_add_histogram"),
     "gather": ("_streaming", "gather"),
 }

@@ -19,14 +19,23 @@ _PARALLEL_MIN_ROWS = 1_000_000
 def _factorize_int_range(
     values: np.ndarray, lo: int, span: int, any_order: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    from .._kernels import _encode as k
+    from .._kernels import compiled, num_threads
 
+    core = compiled()
+    values = np.ascontiguousarray(values, dtype=np.int64)
     if any_order and len(values) > _PARALLEL_MIN_ROWS:
-        import numba
+        if core is not None:
+            return core.factorize_dense_sorted(values, lo, span, 4 * num_threads())
+        from .._kernels import _encode as k
 
         codes = np.empty(len(values), dtype=np.int32)
-        return k._factorize_dense_sorted(values, lo, span, 4 * numba.get_num_threads(), codes)
-    codes, first = k._factorize_dense(values, lo, span)
+        return k._factorize_dense_sorted(values, lo, span, 4 * num_threads(), codes)
+    if core is not None:
+        codes, first = core.factorize_dense(values, lo, span)
+    else:
+        from .._kernels import _encode as k
+
+        codes, first = k._factorize_dense(values, lo, span)
     return codes, values[first]
 
 
@@ -211,11 +220,15 @@ def int_runs(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     if len(values) < 2:
         return None
-    import numba
+    from .._kernels import compiled, num_threads
 
-    from .._kernels._encode import _runs
+    core = compiled()
+    if core is not None and values.dtype == np.int64:
+        offsets, ids = core.runs(np.ascontiguousarray(values))
+    else:
+        from .._kernels._encode import _runs
 
-    offsets, ids = _runs(values, 4 * numba.get_num_threads())
+        offsets, ids = _runs(values, 4 * num_threads())
     ordered = np.sort(ids)
     if (ordered[1:] == ordered[:-1]).any():  # an id in two runs: not grouped
         return None

@@ -25,9 +25,9 @@ _PARALLEL_SORT_MIN = 2_000_000
 
 
 def _n_threads() -> int:
-    import numba
+    from .._kernels import num_threads
 
-    return max(1, int(numba.get_num_threads()))
+    return num_threads()
 
 
 def sort_chunks(arr: np.ndarray) -> list[np.ndarray]:

@@ -11,12 +11,24 @@ use pyo3::prelude::*;
 
 use crate::{auc, encode, gauc, scan, sums, threads};
 
-fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, name: &str) -> PyResult<&'a [T]> {
+#[path = "python_lists.rs"]
+mod python_lists;
+#[path = "python_ranking.rs"]
+mod python_ranking;
+#[path = "python_retention.rs"]
+mod python_retention;
+#[path = "python_stats.rs"]
+mod python_stats;
+
+pub(crate) fn slice<'a, T: numpy::Element>(
+    a: &'a PyReadonlyArray1<'_, T>,
+    name: &str,
+) -> PyResult<&'a [T]> {
     a.as_slice()
         .map_err(|_| PyValueError::new_err(format!("{name} must be a C-contiguous 1-D array")))
 }
 
-fn same_length(func: &str, lengths: &[(&str, usize)]) -> PyResult<()> {
+pub(crate) fn same_length(func: &str, lengths: &[(&str, usize)]) -> PyResult<()> {
     if let Some((first, n)) = lengths.first() {
         for (name, m) in &lengths[1..] {
             if m != n {
@@ -601,5 +613,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_dense_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(runs, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
+    python_ranking::register(m)?;
+    python_lists::register(m)?;
+    python_retention::register(m)?;
+    python_stats::register(m)?;
     Ok(())
 }

@@ -11,6 +11,7 @@ pub mod gauc;
 pub mod scan;
 pub mod sums;
 pub mod threads;
+pub mod trec;
 
 #[cfg(feature = "python")]
 mod python;

@@ -19,6 +19,8 @@ mod python_ranking;
 mod python_retention;
 #[path = "python_stats.rs"]
 mod python_stats;
+#[path = "python_trec.rs"]
+mod python_trec;
 
 pub(crate) fn slice<'a, T: numpy::Element>(
     a: &'a PyReadonlyArray1<'_, T>,
@@ -617,5 +619,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     python_lists::register(m)?;
     python_retention::register(m)?;
     python_stats::register(m)?;
+    python_trec::register(m)?;
     Ok(())
 }

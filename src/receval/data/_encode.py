@@ -108,6 +108,8 @@ def _as_arrow_strings(values: Any) -> Any:
             pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
         ):
             return values
+        if isinstance(values, pa.DictionaryArray) and pa.types.is_string(values.type.value_type):
+            return values  # already encoded (the TREC reader): dictionary_encode keeps it
     elif module.startswith("polars") and hasattr(values, "to_arrow"):
         import polars as pl
 

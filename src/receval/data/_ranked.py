@@ -234,6 +234,10 @@ class Qrels(_RankedBase):
     @classmethod
     def from_trec(cls, path: str | os.PathLike[str]) -> Qrels:
         """From a TREC qrels file: ``user iteration item grade`` per line (gzip too)."""
+        native = io.read_trec_native(path, "qrels")
+        if native is not None:
+            users, items, grades, _ = native
+            return cls(users, items, grades)
         (users, _, items, grades), lines = io.read_whitespace_table(
             path, 4, "user iteration item grade"
         )
@@ -461,6 +465,10 @@ class Run(_RankedBase):
         As in trec_eval, the order comes from the scores; the rank column is read
         but not used, and fields after the tag are ignored.
         """
+        native = io.read_trec_native(path, "run")
+        if native is not None:
+            users, items, scores, tag = native
+            return cls(users, items, scores, name=tag if name is None else name)
         (users, _, items, _, scores, tags), lines = io.read_whitespace_table(
             path, 6, "user Q0 item rank score tag", extra_fields=True
         )

@@ -181,6 +181,53 @@ def read_whitespace_table(
     return columns, keep + 1
 
 
+def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
+    """A TREC qrels or run file read by the compiled core, or None without it.
+
+    Returns ``(users, items, values, tag)``: users and items as Arrow dictionary
+    arrays (codes in order of first appearance over the distinct ids), int64
+    grades or float64 scores, and the first run tag. Errors are those of
+    :func:`read_whitespace_table` and :func:`parse_numbers`, naming file and line.
+    """
+    from .._kernels import compiled
+
+    core = compiled()
+    if core is None:
+        return None
+    import pyarrow as pa
+
+    name = os.fspath(path)
+    if not os.path.exists(name):
+        raise InputValidationError(f"{name}: no such file.")
+    try:
+        out = core.read_trec(name, kind)
+    except OSError as exc:
+        raise InputValidationError(f"{name}: cannot be read as text: {exc}.") from exc
+    if not out[0]:
+        _, what, line, count, text = out
+        value = text.decode("utf-8", errors="replace")
+        if what == "fields":
+            expected, fields = (
+                ("4", "user iteration item grade")
+                if kind == "qrels"
+                else ("at least 6", "user Q0 item rank score tag")
+            )
+            raise InputValidationError(
+                f"{name}:{line}: expected {expected} whitespace-separated fields ({fields}), "
+                f"got {count}: {value!r}."
+            )
+        if what == "number":
+            noun, kind_of = ("grade", "an integer") if kind == "qrels" else ("score", "a number")
+            raise InputValidationError(f"{name}:{line}: the {noun} {value!r} is not {kind_of}.")
+        raise InputValidationError(f"{name}:{line}: the score {float(value)!r} is not finite.")
+    _, users, items, user_ids, item_ids, values, tag = out
+
+    def dictionary(codes: np.ndarray, ids: list[str]) -> Any:
+        return pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(ids, type=pa.string()))
+
+    return dictionary(users, user_ids), dictionary(items, item_ids), values, tag
+
+
 def parse_numbers(
     column: Any,
     path: str | os.PathLike[str],
@@ -193,8 +240,10 @@ def parse_numbers(
     import pyarrow.compute as pc
 
     target = pa.int64() if integer else pa.float64()
+    # '+3' is 3, as trec_eval's atoi reads it
+    plain = pc.replace_substring_regex(column, r"^\+(\d)", r"\1") if integer else column
     try:
-        return pc.cast(column, target).to_numpy(zero_copy_only=False)
+        return pc.cast(plain, target).to_numpy(zero_copy_only=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pattern = (
             r"^[+-]?\d+$"

@@ -142,10 +142,12 @@ def range_state(defn: MetricDefinition, params: dict[str, Any], batch: Any) -> A
     from .._kernels import api as k
 
     labels, scores, weights = batch
+    labels = np.ascontiguousarray(labels)
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     if weights is None:
         pos, neg = k.split_by_label(scores, labels)
         return defn.ranges(params, pos, neg, None, None)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
     pos, pos_w, neg, neg_w = k.split_by_label_weighted(scores, labels, weights)
     return defn.ranges(params, pos, neg, pos_w, neg_w)
 
@@ -184,7 +186,12 @@ def scan_ranges(
             data = {arg: batch[col.name] for arg, col in given.items()}
             labels, scores, weights = defn.prepare(params, **data)
             n_rows[0] += len(labels)
-            yield labels, np.ascontiguousarray(scores, dtype=np.float64), weights
+            weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+            yield (
+                np.ascontiguousarray(labels),
+                np.ascontiguousarray(scores, dtype=np.float64),
+                weights,
+            )
 
     def gather(first: int, last: int, n_pos: int, n_neg: int, description: str) -> Any:
         filled = np.zeros(2, dtype=np.int64)

@@ -86,6 +86,8 @@ def sort_classes(
     """Split validated int8 labels / float64 scores by class and sort each class."""
     from .._kernels import api as k
 
+    labels = np.ascontiguousarray(labels)  # the kernels read contiguous arrays
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
     if weights is None:
         pos, neg = k.split_by_label(scores, labels)
         if chunked:
@@ -95,6 +97,7 @@ def sort_classes(
             neg_chunks = [neg]
         pos.sort()
         return SortedClasses(pos, neg_chunks, None, None, float(pos.size), float(neg.size))
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
     pos, pos_w, neg, neg_w = k.split_by_label_weighted(scores, labels, weights)
     order_p, order_n = _argsort_pair(pos, neg)
     pos, pos_w, neg, neg_w = pos[order_p], pos_w[order_p], neg[order_n], neg_w[order_n]

@@ -267,3 +267,9 @@ def test_encoding_kernels_are_identical(seed, n):
 def test_encoding_refuses_ids_out_of_range():
     with pytest.raises(ValueError, match=r"values must lie in \[lo, lo \+ span\)"):
         core.factorize_dense(np.array([1, 9], np.int64), 0, 5)
+
+
+def test_multiclass_log_loss_refuses_fortran_order():
+    proba = np.asfortranarray(np.full((3, 2), 0.5))
+    with pytest.raises(ValueError, match="C-contiguous 2-D"):
+        core.multiclass_log_loss_exact(np.zeros(3, np.int64), proba, np.empty(0), 1e-7, 1)

@@ -136,6 +136,12 @@ fn multiclass_log_loss_exact<'py>(
     let (c, w) = (slice(&codes, "codes")?, slice(&weights, "weights")?);
     let shape = proba.shape();
     let (n, k) = (shape[0], shape[1]);
+    if !proba.is_c_contiguous() {
+        // as_slice() also takes a Fortran-ordered array, whose rows it would misread
+        return Err(PyValueError::new_err(
+            "proba must be a C-contiguous 2-D array",
+        ));
+    }
     let p = proba
         .as_slice()
         .map_err(|_| PyValueError::new_err("proba must be a C-contiguous 2-D array"))?;

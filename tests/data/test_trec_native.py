@@ -90,3 +90,22 @@ def test_native_reader_on_the_trec_eval_test_files(monkeypatch):
 def test_native_reader_names_a_missing_file(tmp_path):
     with pytest.raises(InputValidationError, match="no such file"):
         Qrels.from_trec(tmp_path / "absent.txt")
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_small_lookup_equals_the_arrow_lookup(monkeypatch, seed):
+    """String ids (and int ids against string ids, compared as decimal strings)."""
+    from receval.data import _encode
+
+    rng = np.random.default_rng(seed)
+
+    def ids(n, kind):
+        if kind == "int":
+            return rng.choice([7, 8, 100, 0], n).astype(np.int64)
+        return np.array(rng.choice(["7", "07", "a", "b", "100", "é"], n), dtype=object)
+
+    kinds = [("str", "str"), ("int", "str"), ("str", "int")][seed % 3]
+    values, dictionary = ids(30, kinds[0]), ids(int(rng.integers(1, 9)), kinds[1])
+    small = _encode.lookup(values, dictionary)
+    monkeypatch.setattr(_encode, "_lookup_small", lambda v, d: None)
+    assert np.array_equal(small, _encode.lookup(values, dictionary))

@@ -39,6 +39,18 @@ def _factorize_int_range(
     return codes, values[first]
 
 
+class EncodedIds:
+    """Ids already encoded (by the TREC reader): ``codes`` (int32, in order of first
+    appearance) and ``uniques`` (the distinct ids); :func:`factorize` returns them."""
+
+    def __init__(self, codes: np.ndarray, uniques: np.ndarray) -> None:
+        self.codes = codes
+        self.uniques = uniques
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
 def factorize(
     values: Any, name: str, func: str, *, any_order: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -52,6 +64,8 @@ def factorize(
     ``any_order=True`` the codes may follow another order (ascending ids for
     large integer columns, which can then be encoded in parallel).
     """
+    if isinstance(values, EncodedIds):
+        return values.codes, values.uniques
     arrow = _as_arrow_strings(values)
     if arrow is not None:
         return _factorize_arrow(arrow, name, func)
@@ -108,14 +122,32 @@ def _as_arrow_strings(values: Any) -> Any:
             pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
         ):
             return values
-        if isinstance(values, pa.DictionaryArray) and pa.types.is_string(values.type.value_type):
-            return values  # already encoded (the TREC reader): dictionary_encode keeps it
     elif module.startswith("polars") and hasattr(values, "to_arrow"):
         import polars as pl
 
         if values.dtype == pl.String:
             return values.to_arrow()
     return None
+
+
+def strings_to_numpy(arr: Any) -> np.ndarray:
+    """An Arrow array as NumPy; strings become an object array.
+
+    Arrow converts strings through its pandas compatibility layer, which imports
+    pandas (a quarter of a second) when it is installed: small arrays are built
+    from Python strings instead, large ones (where the import is paid back) by Arrow.
+    """
+    import sys
+
+    import pyarrow as pa
+
+    if (
+        (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type))
+        and len(arr) < 1 << 18
+        and "pandas" not in sys.modules
+    ):
+        return np.array(arr.to_pylist(), dtype=object)
+    return arr.to_numpy(zero_copy_only=False)
 
 
 def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:
@@ -139,7 +171,7 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
             parr = parr.cast(pa.large_string())
     encoded = parr.dictionary_encode()
     codes = encoded.indices.to_numpy(zero_copy_only=False)
-    uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
+    uniques = strings_to_numpy(encoded.dictionary)
     if isinstance(arr, np.ndarray) and (arr.dtype.kind in "OUS" or uniques.dtype != arr.dtype):
         uniques = np.asarray(uniques, dtype=arr.dtype if arr.dtype.kind != "O" else object)
     return codes, uniques
@@ -176,6 +208,11 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
         pos_c = np.minimum(pos, len(ordered) - 1)
         found = ordered[pos_c] == values
         return np.where(found, order[pos_c], -1).astype(np.int32)
+    small = len(values) + len(dictionary) < 1 << 18
+    if small and values.dtype.kind in "OUiu" and dictionary.dtype.kind in "OUiu":
+        found = _lookup_small(values, dictionary)
+        if found is not None:
+            return found
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -187,6 +224,24 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
 
     idx = pc.index_in(as_strings(values), value_set=as_strings(dictionary))
     return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+
+
+def _lookup_small(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray | None:
+    """:func:`lookup` of a few string (or int and string) ids through a Python dict,
+    as Arrow compares them (ints as their decimal strings); None for other ids.
+    Arrow's arrays built from Python objects import pandas (a quarter of a second)."""
+
+    def keys(x: np.ndarray) -> list[str] | None:
+        out = [v if type(v) is str else str(v) if type(v) is int else None for v in x.tolist()]
+        return None if None in out else out  # type: ignore[return-value]
+
+    ks, vs = keys(dictionary), keys(values)
+    if ks is None or vs is None:
+        return None
+    position: dict[str, int] = {}
+    for i, k in enumerate(ks):
+        position.setdefault(k, i)  # the first of equal ids, as Arrow's index_in
+    return np.array([position.get(k, -1) for k in vs], dtype=np.int32)
 
 
 def _lookup_mixed_sign(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:

@@ -184,8 +184,9 @@ def read_whitespace_table(
 def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     """A TREC qrels or run file read by the compiled core, or None without it.
 
-    Returns ``(users, items, values, tag)``: users and items as Arrow dictionary
-    arrays (codes in order of first appearance over the distinct ids), int64
+    Returns ``(users, items, values, tag)``: users and items already encoded
+    (:class:`~receval.data._encode.EncodedIds`: codes in order of first appearance
+    and the distinct ids), int64
     grades or float64 scores, and the first run tag. Errors are those of
     :func:`read_whitespace_table` and :func:`parse_numbers`, naming file and line.
     """
@@ -194,8 +195,6 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     core = compiled()
     if core is None:
         return None
-    import pyarrow as pa
-
     name = os.fspath(path)
     if not os.path.exists(name):
         raise InputValidationError(f"{name}: no such file.")
@@ -221,11 +220,14 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
             raise InputValidationError(f"{name}:{line}: the {noun} {value!r} is not {kind_of}.")
         raise InputValidationError(f"{name}:{line}: the score {float(value)!r} is not finite.")
     _, users, items, user_ids, item_ids, values, tag = out
+    from ._encode import EncodedIds
 
-    def dictionary(codes: np.ndarray, ids: list[str]) -> Any:
-        return pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(ids, type=pa.string()))
+    def encoded(codes: np.ndarray, ids: list[str]) -> EncodedIds:
+        uniques = np.empty(len(ids), dtype=object)
+        uniques[:] = ids
+        return EncodedIds(codes, uniques)
 
-    return dictionary(users, user_ids), dictionary(items, item_ids), values, tag
+    return encoded(users, user_ids), encoded(items, item_ids), values, tag
 
 
 def parse_numbers(

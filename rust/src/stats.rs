@@ -201,7 +201,7 @@ pub fn sign_flip_sums(
     n_chunks: usize,
 ) -> Vec<f64> {
     let mut out = vec![0.0f64; n_permutations * m];
-    if m == 0 || n == 0 {
+    if m == 0 || n == 0 || n_permutations == 0 {
         return out;
     }
     let key = seed_key(seed, FLIPS);
@@ -336,10 +336,13 @@ fn resample_range(
 }
 
 /// [`resample_range`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[allow(clippy::too_many_arguments)]
-fn resample_range_avx2(
+unsafe fn resample_range_avx2(
     x: &[f64],
     wm: &[f64],
     n: usize,

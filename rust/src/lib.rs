@@ -9,6 +9,7 @@ pub mod auc;
 pub mod encode;
 pub mod gauc;
 pub mod scan;
+pub mod stats;
 pub mod sums;
 pub mod threads;
 pub mod trec;

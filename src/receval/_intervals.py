@@ -7,8 +7,8 @@ per column.
 
 The bootstrap reads the whole table in one pass: every column sees the same
 resampled users, drawn from a counter-based generator (see
-:mod:`receval._kernels._stats`), so the results depend on ``seed`` only, not
-on the number of numba threads.
+:mod:`receval._kernels._stats`; the compiled core draws the same), so the
+results depend on ``seed`` only, not on the number of threads.
 
 SciPy is imported inside the functions that use it, so ``import receval``
 does not load it.
@@ -20,7 +20,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _validation as v
-from ._paired import Table, as_result, check_count, check_differences, check_seed, check_weights
+from ._paired import (
+    Table,
+    as_result,
+    check_count,
+    check_differences,
+    check_seed,
+    check_weights,
+    replicate_chunks,
+)
 from .exceptions import InputValidationError
 
 __all__ = [
@@ -52,7 +60,7 @@ def _bootstrap_replicates(
 
 
 def _replicates(table: Table, n_resamples: int, seed: int) -> np.ndarray:
-    from ._kernels._stats import _bootstrap_means, n_chunks
+    from ._kernels import api
 
     if table.x.shape[0] >= 2**32:  # the kernel maps 64-bit words to indices with n < 2**32
         raise InputValidationError(
@@ -61,8 +69,9 @@ def _replicates(table: Table, n_resamples: int, seed: int) -> np.ndarray:
         )
 
     work = n_resamples * table.x.shape[0] * (2 + table.x.shape[1])
-    with np.errstate(over="ignore"):
-        return _bootstrap_means(table.x, table.den, n_resamples, seed, n_chunks(work))
+    n_chunks = replicate_chunks(work)
+    with np.errstate(over="ignore"):  # uint64 wrap-around, when numba runs as Python
+        return api.bootstrap_means(table.x, table.den, n_resamples, seed, n_chunks)
 
 
 # ---------------------------------------------------------------- intervals

@@ -18,6 +18,9 @@ from . import _validation as v
 from .exceptions import InputValidationError
 
 _MAX_SEED = 2**63 - 1
+# below this much work (about replicates x users x columns), the resampling kernels run
+# one chunk on the calling thread (no thread is woken)
+PARALLEL_MIN_WORK = 2_000_000
 
 
 # ---------------------------------------------------------------- inputs
@@ -80,6 +83,16 @@ def check_count(value: Any, name: str, func: str) -> int:
 
 def check_seed(seed: Any, func: str) -> int:
     return int(v.check_number(seed, "seed", func, integer=True, low=0, high=_MAX_SEED))
+
+
+def replicate_chunks(work: int, per_thread: int = 4) -> int:
+    """Chunks of replicates for ``work`` (about replicates x users x columns): 1 when
+    small, else ``per_thread`` per kernel thread. The results do not depend on it."""
+    if work < PARALLEL_MIN_WORK:
+        return 1
+    from ._kernels import num_threads
+
+    return per_thread * num_threads()
 
 
 def as_result(values: np.ndarray, one_d: bool) -> float | np.ndarray:

@@ -7,9 +7,9 @@ column.
 
 The randomization test reads the whole table in one pass: every column sees
 the same random sign flips, drawn from a counter-based generator (see
-:mod:`receval._kernels._stats`), so the results depend on ``seed`` only, not
-on the number of numba threads. Bootstrap intervals and effect sizes are in
-:mod:`receval._intervals`.
+:mod:`receval._kernels._stats`; the compiled core draws the same), so the
+results depend on ``seed`` only, not on the number of threads. Bootstrap
+intervals and effect sizes are in :mod:`receval._intervals`.
 
 SciPy is imported inside the functions that use it, so ``import receval``
 does not load it.
@@ -23,7 +23,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _validation as v
-from ._paired import Table, as_result, check_count, check_differences, check_seed, check_weights
+from ._paired import (
+    Table,
+    as_result,
+    check_count,
+    check_differences,
+    check_seed,
+    check_weights,
+    replicate_chunks,
+)
 from .exceptions import InputValidationError
 
 __all__ = [
@@ -54,13 +62,14 @@ def _randomization_statistics(
 
 
 def _flip_sums(table: Table, n_permutations: int, seed: int) -> np.ndarray:
-    from ._kernels._stats import _sign_flip_sums, n_chunks
+    from ._kernels import api
 
     # the kernel adds one table row per 8 users; each chunk builds the tables once per
     # 64 users (256 x 8 rows), so fewer, longer chunks than the bootstrap
     work = n_permutations * table.x.size // 8
-    with np.errstate(over="ignore"):
-        return _sign_flip_sums(table.x, n_permutations, seed, n_chunks(work, per_thread=2))
+    n_chunks = replicate_chunks(work, per_thread=2)
+    with np.errstate(over="ignore"):  # uint64 wrap-around, when numba runs as Python
+        return api.sign_flip_sums(table.x, n_permutations, seed, n_chunks)
 
 
 # ---------------------------------------------------------------- tests

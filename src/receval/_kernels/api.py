@@ -27,6 +27,16 @@ carry_every)``              ``sum(x)``
 ``runs``                    runs of equal neighbours        ``_encode._runs``
 ``add_histogram``           rows per score bucket           ``_streaming._add_histogram``
 ``gather``                  the rows of a bucket range      ``_streaming._gather``
+``sign_flip_sums(x, b,      signed sums of b random sign    ``_stats._sign_flip_sums``
+seed, n_chunks)``           vectors of the users
+``bootstrap_means(x, wm,    weighted column means of b      ``_stats._bootstrap_means``
+b, seed, n_chunks)``        resamples of the users
+``flip_tables``             sums of a byte's sign patterns  ``_stats._flip_tables``
+``draw_block``              a stream's draws in [0, n)      ``_stats._draw_block``
+``seed_key``                a seed's key for one use        ``_stats._seed_key``
+``stream_start``            replicate b's stream state      ``_stats._stream_start``
+``stream_word``             word t of a stream              ``_stats._stream_word``
+``mix64``                   SplitMix64's output function    ``_stats._mix64``
 ==========================  ==============================  ======================
 """
 
@@ -66,6 +76,16 @@ NUMBA: dict[str, tuple[str, str]] = {
     "runs": ("_encode", "_runs"),
     "add_histogram": ("_streaming", "_add_histogram"),
     "gather": ("_streaming", "gather"),
+    "FLIPS": ("_stats", "_FLIPS"),
+    "RESAMPLES": ("_stats", "_RESAMPLES"),
+    "mix64": ("_stats", "_mix64"),
+    "seed_key": ("_stats", "_seed_key"),
+    "stream_start": ("_stats", "_stream_start"),
+    "stream_word": ("_stats", "_stream_word"),
+    "draw_block": ("_stats", "_draw_block"),
+    "flip_tables": ("_stats", "_flip_tables"),
+    "sign_flip_sums": ("_stats", "_sign_flip_sums"),
+    "bootstrap_means": ("_stats", "_bootstrap_means"),
 }
 
 

@@ -62,16 +62,81 @@ def measure(fn: Callable[[], Any], repeat: int = 1) -> Measurement:
     return Measurement(best, peak, value)
 
 
+def _one(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    gc.collect()
+    _trim()
+    base = _status_mib("VmRSS")
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
+    start = time.perf_counter()
+    value = fn()
+    elapsed = time.perf_counter() - start
+    return elapsed, _status_mib("VmHWM") - base, value
+
+
+@dataclass
+class Interleaved:
+    """Runs of one case among others taken in turn: median time, largest peak."""
+
+    seconds: float
+    peak_extra_mib: float
+    value: Any
+    runs: list[float]
+    load: tuple[float, float]  # 1-minute load average before and after the whole round
+
+
+def interleaved(fns: list[Callable[[], Any]], runs: int = 3) -> list[Interleaved]:
+    """Time several cases the same way: A B C A B C ... (``runs`` rounds), the median
+    of each, its largest peak extra memory, and the load average around the rounds.
+
+    Every case gets the same number of runs in the same conditions, so a ratio
+    of two medians compares like with like (a warm-up call of each comes first)."""
+    for fn in fns:
+        fn()  # warm-up: compilation, caches, lazy imports
+    load_before = os.getloadavg()[0]
+    times: list[list[float]] = [[] for _ in fns]
+    peaks = [0.0 for _ in fns]
+    values: list[Any] = [None for _ in fns]
+    for _ in range(runs):
+        for i, fn in enumerate(fns):
+            t, peak, values[i] = _one(fn)
+            times[i].append(t)
+            peaks[i] = max(peaks[i], peak)
+    load_after = os.getloadavg()[0]
+    out = []
+    for i in range(len(fns)):
+        ordered = sorted(times[i])
+        median = (
+            ordered[len(ordered) // 2]
+            if runs % 2
+            else sum(ordered[runs // 2 - 1 : runs // 2 + 1]) / 2
+        )
+        out.append(Interleaved(median, peaks[i], values[i], times[i], (load_before, load_after)))
+    return out
+
+
 def environment() -> str:
-    import numba
     import numpy
 
+    try:
+        from receval._kernels import num_threads
+
+        threads = f"receval kernels: {num_threads()} threads"
+    except ImportError:  # pragma: no cover
+        threads = "receval kernels: ?"
     lines = [
         f"- machine: {platform.machine()}, {os.cpu_count()} cores, "
         f"{_cpu_model()}, {_mem_total_gib():.0f} GiB RAM",
-        f"- Python {platform.python_version()}, NumPy {numpy.__version__}, "
-        f"numba {numba.__version__} ({numba.get_num_threads()} threads)",
+        f"- Python {platform.python_version()}, NumPy {numpy.__version__}; {threads}",
     ]
+    try:
+        import numba
+
+        lines.append(
+            f"- numba {numba.__version__} (the peers' kernels; {numba.get_num_threads()} threads)"
+        )
+    except ImportError:
+        pass
     for name in ("sklearn", "polars", "pandas", "pyarrow"):
         try:
             module = __import__(name)

@@ -43,25 +43,6 @@ class Measurement:
     value: Any
 
 
-def measure(fn: Callable[[], Any], repeat: int = 1) -> Measurement:
-    """Best wall time over ``repeat`` runs and the largest peak extra memory."""
-    best = float("inf")
-    peak = 0.0
-    value = None
-    for _ in range(repeat):
-        gc.collect()
-        _trim()
-        base = _status_mib("VmRSS")
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        start = time.perf_counter()
-        value = fn()
-        elapsed = time.perf_counter() - start
-        peak = max(peak, _status_mib("VmHWM") - base)
-        best = min(best, elapsed)
-    return Measurement(best, peak, value)
-
-
 def _one(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     gc.collect()
     _trim()
@@ -72,6 +53,18 @@ def _one(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     value = fn()
     elapsed = time.perf_counter() - start
     return elapsed, _status_mib("VmHWM") - base, value
+
+
+def measure(fn: Callable[[], Any], repeat: int = 1) -> Measurement:
+    """Best wall time over ``repeat`` runs and the largest peak extra memory."""
+    best = float("inf")
+    peak = 0.0
+    value = None
+    for _ in range(repeat):
+        elapsed, extra, value = _one(fn)
+        peak = max(peak, extra)
+        best = min(best, elapsed)
+    return Measurement(best, peak, value)
 
 
 @dataclass

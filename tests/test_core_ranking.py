@@ -235,3 +235,249 @@ def test_lookup(seed):
         b = int(rng.integers(a, len(items) + 1))
         item = int(rng.integers(-1, 201))
         assert core.lookup(items, a, b, item) == api.numba_kernel("lookup")(items, a, b, item)
+
+
+# ------------------------------------------------------------------ containers
+def _csr(rng, n_seg=None, max_len=60, n_items=None, dup_rate=0.0):
+    """Random segments (some longer than 32 rows), rows grouped or not, item codes
+    (a repeat inside a segment with probability ``dup_rate``) and keys with ties,
+    signed zeros and neighbours that differ only in their lowest bits."""
+    n_seg = int(rng.integers(0, 30)) if n_seg is None else n_seg
+    n_items = int(rng.integers(1, 120)) if n_items is None else n_items
+    lengths = rng.integers(0, min(max_len, n_items) + 1, n_seg)
+    offsets = np.zeros(n_seg + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    n = int(offsets[-1])
+    items = np.concatenate(
+        [rng.permutation(n_items)[:m] for m in lengths] + [np.empty(0, np.int64)]
+    ).astype(np.int32)
+    for g in range(n_seg):
+        if lengths[g] > 1 and rng.random() < dup_rate:
+            a = offsets[g]
+            items[a + 1 + rng.integers(0, lengths[g] - 1)] = items[a]
+    style = rng.integers(0, 4)
+    if style == 0:
+        keys = rng.random(n)
+    elif style == 1:
+        keys = rng.choice([0.0, -0.0, 0.25, 0.5, -1.0, 3.0], n)
+    elif style == 2:  # equal in the top bits: the packed sorts must fall back
+        keys = 1.0 + rng.integers(0, 4, n) * np.finfo(float).eps
+    else:
+        keys = np.where(rng.random(n) < 0.5, 1e300, 5e-324) * rng.choice([-1.0, 1.0], n)
+    if rng.random() < 0.5:
+        rows = np.empty(0, dtype=np.int64)
+    else:  # rows map positions to a shuffled input
+        perm = rng.permutation(n)
+        items_in = np.empty_like(items)
+        keys_in = np.empty_like(keys)
+        items_in[perm] = items
+        keys_in[perm] = keys
+        items, keys, rows = items_in, keys_in, perm.astype(np.int64)
+    return offsets, rows, items, keys, n_items
+
+
+def _max_len(offsets):
+    return int(np.diff(offsets).max()) if len(offsets) > 1 else 0
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_judged_segments(seed):
+    rng = np.random.default_rng(3000 + seed)
+    offsets, rows, items, _, _ = _csr(rng, dup_rate=0.1)
+    # integer grades, both zeros: the quicksort of the long segments places them alike
+    grades = rng.choice([0.0, -0.0, 1.0, 2.0, -1.0], len(items))
+    n_chunks = 1 + seed % 5
+    _same(*_both_ranked("judged_segments", offsets, rows, items, grades, n_chunks))
+
+
+def _both_ranked(name, *args):
+    """Core and numba on copies of the same arguments (kernels may write them)."""
+    copies = [tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args) for _ in "ab"]
+    out_core = getattr(core, name)(*copies[0])
+    out_numba = api.numba_kernel(name)(*copies[1])
+    return (out_core, copies[0]), (out_numba, copies[1])
+
+
+def _normalized(out):
+    """Python ints and numpy ints alike; tuples of results stay tuples."""
+    if isinstance(out, tuple):
+        return tuple(_normalized(x) for x in out)
+    if isinstance(out, (bool, np.bool_)):
+        return np.bool_(out)
+    if isinstance(out, (int, np.integer)):
+        return np.int64(out)
+    return out
+
+
+def _same_ranked(pair):
+    (a, args_a), (b, args_b) = pair
+    _same(_normalized(a), _normalized(b))
+    _same(args_a, args_b)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_ties_and_grouping(seed):
+    rng = np.random.default_rng(4000 + seed)
+    offsets, _, _, keys, _ = _csr(rng)
+    for single in (False, True):
+        _same_ranked(_both_ranked("any_tie_segments", keys, offsets, single))
+    n_groups = int(rng.integers(1, 40))
+    codes = rng.integers(0, n_groups, int(rng.integers(0, 200))).astype(np.int32)
+    grouped = np.sort(codes)
+    for c in (codes, grouped):
+        _same_ranked(_both_ranked("is_grouped", c))
+        _same_ranked(_both_ranked("group_rows", c, n_groups))
+    _same_ranked(_both_ranked("offsets_of_sorted", grouped, n_groups))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_descending_sorts(seed):
+    rng = np.random.default_rng(5000 + seed)
+    _, _, _, keys, _ = _csr(rng, n_seg=1, max_len=300, n_items=400)
+    n = len(keys)
+    pos = np.arange(n, dtype=np.int64)
+    extra = int(rng.integers(0, 3))
+    pad = np.zeros(extra)
+    buf_k, buf_p = np.concatenate([keys, pad]), np.concatenate([pos, pad.astype(np.int64)])
+    _same_ranked(
+        _both_ranked("stable_sort_desc", buf_k, buf_p, np.zeros(n + extra),
+                     np.zeros(n + extra, np.int64), n)
+    )  # fmt: skip
+    _same_ranked(_both_ranked("packed_sort_desc", buf_k, buf_p, np.zeros(n + extra, np.uint64), n))
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_build_ranked_and_rank_rows(seed):
+    rng = np.random.default_rng(6000 + seed)
+    offsets, rows, items, keys, n_items = _csr(rng, dup_rate=0.05)
+    max_len = _max_len(offsets)
+    n_chunks = 1 + seed % 6
+    pair = _both_ranked("build_ranked", rows, offsets, items, keys, n_items, max_len, n_chunks)
+    _same_ranked(pair)
+    _same_ranked(_both_ranked("first_duplicate_segment", offsets, rows, items, n_items, n_chunks))
+    want_items, want_keys, want_dup = pair[1][0]
+    for own_items in (False, True):
+        for own_keys in (False, True):
+            i2, k2 = items.copy(), keys.copy()
+            got = core.rank_rows(offsets, rows, i2, k2, n_items, own_items, own_keys, n_chunks)
+            _same(got[:2], (want_items, want_keys))
+            assert got[2] == want_dup
+            # arrays the caller owns are written over (in place when rows are grouped)
+            assert (got[0] is i2) == own_items
+            assert (got[1] is k2) == own_keys
+
+
+def test_rank_rows_in_parallel():
+    # above the serial cut-off: chunks on the pool, the same lists and duplicate
+    rng = np.random.default_rng(9)
+    offsets, rows, items, keys, n_items = _csr(rng, n_seg=3000, max_len=50, n_items=60)
+    at = (lambda t: rows[t]) if len(rows) else (lambda t: t)
+    items[at(offsets[2000] + 1)] = items[at(offsets[2000])]  # a repeat in a later list
+    assert offsets[-1] >= 1 << 16
+    want = api.numba_kernel("build_ranked")(rows, offsets, items, keys, n_items, 50, 8)
+    for n_chunks in (1, 8, 64):
+        got = core.rank_rows(
+            offsets, rows, items.copy(), keys.copy(), n_items, True, True, n_chunks
+        )
+        _same(got[:2], want[:2])
+        assert got[2] == want[2] >= 0
+        assert core.first_duplicate_segment(offsets, rows, items, n_items, n_chunks) == want[2]
+
+
+def _bits(offsets):
+    n_seg = len(offsets) - 1
+    seg_bits = max(1, int(n_seg - 1).bit_length())
+    pos_bits = max(1, int(_max_len(offsets) - 1).bit_length())
+    return seg_bits, pos_bits
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_packed_keys(seed):
+    rng = np.random.default_rng(7000 + seed)
+    offsets, rows, items, keys, n_items = _csr(rng, dup_rate=0.05)
+    seg_bits, pos_bits = _bits(offsets)
+    n_chunks = 1 + seed % 4
+    pair = _both_ranked("pack_keys", offsets, rows, keys.view(np.uint64), seg_bits, pos_bits,
+                        n_chunks)  # fmt: skip
+    _same_ranked(pair)
+    packed = np.sort(pair[0][0])
+    _same_ranked(
+        _both_ranked("unpack_ranked", packed, offsets, rows, items, keys, pos_bits, n_chunks)
+    )
+    if len(rows) == 0:
+        max_len = _max_len(offsets)
+        _same_ranked(
+            _both_ranked("unpack_grouped", packed, offsets, items, keys, pos_bits, n_items,
+                         max_len, n_chunks)
+        )  # fmt: skip
+    segments = np.flatnonzero(rng.random(len(offsets) - 1) < 0.5)
+    n = int(offsets[-1])
+    _same_ranked(
+        _both_ranked("redo_segments", segments, offsets, rows, items, keys,
+                     np.zeros(n, np.int32), np.zeros(n), _max_len(offsets))
+    )  # fmt: skip
+
+
+def _block_call(kernel, offsets, rows, items, keys, g0, g1, seg_bits, pos_bits, in_place):
+    n = int(offsets[-1])
+    max_len = max(_max_len(offsets), 1)
+    buf = np.zeros(n + 3, dtype=np.uint64)
+    pack = kernel("pack_block")
+    m = pack(offsets, rows, keys.view(np.uint64), g0, g1, seg_bits, pos_bits, buf)
+    width = int(offsets[g0 + 1] - offsets[g0]) if g1 > g0 else 0
+    lengths = np.diff(offsets[g0 : g1 + 1])
+    if seg_bits == 0 and width > 0 and (lengths == width).all():
+        buf[:m].reshape(g1 - g0, width).sort(axis=1)
+    else:
+        buf[:m].sort()
+    items, keys = items.copy(), keys.copy()
+    out_items = items if in_place else np.zeros(n, np.int32)
+    out_keys = keys if in_place else np.zeros(n)
+    bad = np.zeros(len(offsets) - 1, dtype=np.bool_)
+    stamp = np.full(int(items.max()) + 1 if n else 1, -1, dtype=np.int64)
+    seg_items, seg_keys = np.zeros(max_len, np.int32), np.zeros(max_len)
+    dup = kernel("unpack_block")(
+        buf[:m], offsets, rows, items, keys, g0, g1, pos_bits, out_items, out_keys, bad, stamp,
+        seg_items, seg_keys,
+    )  # fmt: skip
+    return np.int64(m), buf, np.int64(dup), out_items, out_keys, bad, stamp, seg_items, seg_keys
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_packed_blocks(seed):
+    rng = np.random.default_rng(8000 + seed)
+    uniform = seed % 3 == 0
+    offsets, rows, items, keys, _ = _csr(rng, dup_rate=0.05)
+    if uniform and len(offsets) > 1:  # lists of one length, sorted row by row
+        width = int(rng.integers(1, 20))
+        offsets = np.arange(len(offsets), dtype=np.int64) * width
+        items = np.concatenate(
+            [rng.permutation(50)[:width] for _ in range(len(offsets) - 1)] + [np.empty(0)]
+        ).astype(np.int32)
+        keys = rng.choice([0.5, 0.25, -0.0, 0.0], len(items))
+        rows = np.empty(0, np.int64)
+    n_seg = len(offsets) - 1
+    g0 = int(rng.integers(0, n_seg + 1))
+    g1 = int(rng.integers(g0, n_seg + 1))
+    _, pos_bits = _bits(offsets)
+    seg_bits = 0 if uniform else max(1, int(max(g1 - g0, 1) - 1).bit_length())
+    for in_place in (False, True) if len(rows) == 0 else (False,):
+        args = (offsets, rows, items, keys, g0, g1, seg_bits, pos_bits, in_place)
+        got = _block_call(lambda name: getattr(core, name), *args)
+        want = _block_call(api.numba_kernel, *args)
+        _same(got, want)
+
+
+def test_container_kernels_reject_bad_inputs():
+    offsets = np.array([0, 2, 3], dtype=np.int64)
+    rows = np.empty(0, dtype=np.int64)
+    items = np.array([0, 1, 5], dtype=np.int32)
+    keys = np.array([0.5, 0.1, 0.2])
+    with pytest.raises(ValueError, match="items must lie"):
+        core.build_ranked(rows, offsets, items, keys, 3, 2, 1)
+    with pytest.raises(ValueError, match="offsets"):
+        core.build_ranked(rows, offsets[::-1].copy(), items, keys, 8, 2, 1)
+    with pytest.raises(ValueError, match="rows"):
+        core.build_ranked(np.array([0, 1, 9]), offsets, items, keys, 8, 2, 1)
+    with pytest.raises(ValueError, match="codes"):
+        core.group_rows(np.array([0, 3], dtype=np.int32), 2)

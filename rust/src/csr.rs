@@ -372,6 +372,18 @@ fn ascending_bits(u: u64) -> u64 {
 /// compares the real keys and, if a pair is out of order, restores the input
 /// (positions 0..n) and returns false (the caller then runs [`stable_sort_desc`]).
 pub fn packed_sort_desc(keys: &mut [f64], pos: &mut [i64], buf: &mut [u64], n: usize) -> bool {
+    let mut tmp = vec![0.0; n];
+    packed_sort_desc_with(keys, pos, buf, &mut tmp, n)
+}
+
+/// [`packed_sort_desc`] with a scratch copy of the keys (at least n elements).
+fn packed_sort_desc_with(
+    keys: &mut [f64],
+    pos: &mut [i64],
+    buf: &mut [u64],
+    tmp: &mut [f64],
+    n: usize,
+) -> bool {
     let mut bits = 1;
     while (1usize << bits) < n {
         bits += 1;
@@ -382,9 +394,8 @@ pub fn packed_sort_desc(keys: &mut [f64], pos: &mut [i64], buf: &mut [u64], n: u
         buf[t] = (!u & !low) | t as u64; // descending, then by position
     }
     buf[..n].sort_unstable();
-    // the input keys, restored in place from their positions on failure
-    let mut tmp = Vec::with_capacity(n);
-    tmp.extend_from_slice(&keys[..n]);
+    // the input keys, restored from their positions on failure
+    tmp[..n].copy_from_slice(&keys[..n]);
     for t in 0..n {
         let p = (buf[t] & low) as usize;
         pos[t] = p as i64;
@@ -392,7 +403,7 @@ pub fn packed_sort_desc(keys: &mut [f64], pos: &mut [i64], buf: &mut [u64], n: u
     }
     for t in 1..n {
         if keys[t] > keys[t - 1] || (keys[t] == keys[t - 1] && pos[t] < pos[t - 1]) {
-            keys[..n].copy_from_slice(&tmp);
+            keys[..n].copy_from_slice(&tmp[..n]);
             for (j, p) in pos[..n].iter_mut().enumerate() {
                 *p = j as i64;
             }
@@ -433,7 +444,8 @@ impl SortBuffers {
             tmp_pos,
             packed,
         } = self;
-        if !packed_sort_desc(keys, pos, packed, n) {
+        // tmp_keys holds the input for the packed sort's check, then the merges
+        if !packed_sort_desc_with(keys, pos, packed, tmp_keys, n) {
             stable_sort_desc(keys, pos, tmp_keys, tmp_pos, n);
         }
     }
@@ -644,6 +656,26 @@ pub enum Buf<'a, T> {
     Read(&'a [T]),
     /// ranked in place (grouped rows only)
     Write(&'a mut [T]),
+}
+
+impl<T> Buf<'_, T> {
+    /// The values, read only.
+    pub fn as_slice(&self) -> &[T] {
+        match self {
+            Buf::Read(x) => x,
+            Buf::Write(x) => x,
+        }
+    }
+}
+
+impl<T> Source<'_, T> {
+    /// Rows readable through the row map: the input's, or `out_len` in place.
+    pub fn len_or(&self, out_len: usize) -> usize {
+        match self {
+            Source::Input(x) => x.len(),
+            Source::InPlace => out_len,
+        }
+    }
 }
 
 /// Items and keys of every segment in key-descending order (stable), and the first
@@ -1174,6 +1206,18 @@ mod tests {
             assert_eq!(nk.unwrap_or(k2), want_k);
             assert_eq!(d, want_d);
         }
+    }
+
+    #[test]
+    fn rank_segment_orders_one_list() {
+        let keys = [0.2, 0.9, 0.2, 0.5];
+        let items = [10, 11, 12, 13];
+        let rows = [3i64, 0, 1, 2]; // the list is rows 3, 0, 1, 2
+        let (mut oi, mut ok) = ([0i32; 3], [0.0f64; 3]);
+        let mut bufs = SortBuffers::new(4);
+        rank_segment(&keys, &rows, &mut oi, &mut ok, &items, 1, 3, &mut bufs);
+        assert_eq!(oi, [11, 10, 12]);
+        assert_eq!(ok, [0.9, 0.2, 0.2]);
     }
 
     #[test]

@@ -556,6 +556,21 @@ fn build_ranked<'py>(
     Ok((oi.into_pyarray(py), ok.into_pyarray(py), dup))
 }
 
+/// An input array borrowed read only, or writable (ours to overwrite).
+enum Held<'py, T: numpy::Element> {
+    Read(PyReadonlyArray1<'py, T>),
+    Write(PyReadwriteArray1<'py, T>),
+}
+
+impl<T: numpy::Element> Held<'_, T> {
+    fn buf(&mut self, name: &str) -> PyResult<Buf<'_, T>> {
+        Ok(match self {
+            Held::Read(a) => Buf::Read(slice(a, name)?),
+            Held::Write(a) => Buf::Write(slice_mut(a, name)?),
+        })
+    }
+}
+
 /// `build_ranked` that may reorder `items` / `keys` in place (`own_items`,
 /// `own_keys`: the caller's scratch arrays): `(items, keys, first duplicate)`, the
 /// given arrays themselves where ranked in place.
@@ -575,38 +590,21 @@ fn rank_rows<'py>(
     let f = "rank_rows";
     let (o, r) = (slice(&offsets, "offsets")?, slice(&rows, "rows")?);
     let borrow = |e: numpy::BorrowError| PyValueError::new_err(format!("{f}: {e}"));
-    check(!(own_items && own_keys && items.is(&keys)), || {
-        format!("{f}: items and keys must be different arrays")
-    })?;
-    let (mut items_rw, items_ro) = if own_items {
-        (Some(items.try_readwrite().map_err(borrow)?), None)
+    let mut held_items = if own_items {
+        Held::Write(items.try_readwrite().map_err(borrow)?)
     } else {
-        (None, Some(items.try_readonly().map_err(borrow)?))
+        Held::Read(items.try_readonly().map_err(borrow)?)
     };
-    let (mut keys_rw, keys_ro) = if own_keys {
-        (Some(keys.try_readwrite().map_err(borrow)?), None)
+    let mut held_keys = if own_keys {
+        Held::Write(keys.try_readwrite().map_err(borrow)?)
     } else {
-        (None, Some(keys.try_readonly().map_err(borrow)?))
+        Held::Read(keys.try_readonly().map_err(borrow)?)
     };
-    let bi = match (&mut items_rw, &items_ro) {
-        (Some(w), _) => Buf::Write(slice_mut(w, "items")?),
-        (None, Some(ro)) => Buf::Read(slice(ro, "items")?),
-        _ => unreachable!(),
-    };
-    let bk = match (&mut keys_rw, &keys_ro) {
-        (Some(w), _) => Buf::Write(slice_mut(w, "keys")?),
-        (None, Some(ro)) => Buf::Read(slice(ro, "keys")?),
-        _ => unreachable!(),
-    };
-    let (it, kl): (&[i32], usize) = match (&bi, &bk) {
-        (Buf::Read(x), Buf::Read(y)) => (x, y.len()),
-        (Buf::Read(x), Buf::Write(y)) => (x, y.len()),
-        (Buf::Write(x), Buf::Read(y)) => (x, y.len()),
-        (Buf::Write(x), Buf::Write(y)) => (x, y.len()),
-    };
+    let (bi, bk) = (held_items.buf("items")?, held_keys.buf("keys")?);
+    let (it, kl) = (bi.as_slice(), bk.as_slice().len());
     check_ranking(f, o, r, it, kl, n_items)?;
     let (ni, nk, dup) = py.detach(|| csr::rank_rows(o, r, bi, bk, n_items, n_chunks));
-    drop((items_rw, items_ro, keys_rw, keys_ro));
+    drop((held_items, held_keys));
     let out_items = match ni {
         Some(v) => v.into_pyarray(py),
         None => items,
@@ -873,12 +871,7 @@ fn unpack_block<'py>(
         Some(x) => Source::Input(slice(x, "keys")?),
         None => Source::InPlace,
     };
-    let in_len = match (src_items, src_keys) {
-        (Source::Input(x), Source::Input(y)) => x.len().min(y.len()),
-        (Source::Input(x), Source::InPlace) => x.len().min(ok.len()),
-        (Source::InPlace, Source::Input(y)) => oi.len().min(y.len()),
-        (Source::InPlace, Source::InPlace) => oi.len().min(ok.len()),
-    };
+    let in_len = src_items.len_or(oi.len()).min(src_keys.len_or(ok.len()));
     check_rows(f, r, n, in_len)?;
     check(oi.len() >= n && ok.len() >= n, || {
         format!("{f}: out_items and out_keys must cover the offsets")
@@ -972,12 +965,7 @@ fn redo_segments<'py>(
         Some(x) => Source::Input(slice(x, "keys")?),
         None => Source::InPlace,
     };
-    let in_len = match (src_items, src_keys) {
-        (Source::Input(x), Source::Input(y)) => x.len().min(y.len()),
-        (Source::Input(x), Source::InPlace) => x.len().min(ok.len()),
-        (Source::InPlace, Source::Input(y)) => oi.len().min(y.len()),
-        (Source::InPlace, Source::InPlace) => oi.len().min(ok.len()),
-    };
+    let in_len = src_items.len_or(oi.len()).min(src_keys.len_or(ok.len()));
     check_rows(f, r, n, in_len)?;
     check(oi.len() >= n && ok.len() >= n, || {
         format!("{f}: out_items and out_keys must cover the offsets")

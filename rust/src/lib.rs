@@ -6,8 +6,10 @@
 //! The `python` feature adds the `receval._core` module (`python.rs`).
 
 pub mod auc;
+pub mod csr;
 pub mod encode;
 pub mod gauc;
+pub mod ranking;
 pub mod scan;
 pub mod stats;
 pub mod sums;

@@ -330,9 +330,7 @@ def ranked_values(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per qrels user and ranked metric: the value and its denominator (the user's
     relevant items); ``user_map`` gives each qrels user's position in the run (-1: absent)."""
-    import numba
-
-    from ._kernels._topk import _evaluate_users
+    from ._kernels import compiled, num_threads
 
     exponential = [t for t in ranked if convs[t].gain == "exponential"]
     if exponential and q.n_rows and float(q.grades.max()) >= _MAX_EXPONENTIAL_GRADE:
@@ -350,13 +348,27 @@ def ranked_values(
     max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
     depth = max(max_len, int(np.diff(q.offsets).max()))
     disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
+    n_chunks = 4 * num_threads()
+    core = compiled()
+    if core is not None:
+        codes32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (q.items, r.items)]
+        maps32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (item_map, user_map)]
+        return core.evaluate_users(
+            q.offsets, codes32[0], q.grades, q.grades_desc,
+            r.offsets, codes32[1], r.scores, r_keys, maps32[0], maps32[1], table,
+            max_len, n_chunks, disc,
+        )  # fmt: skip
+    import numba
+
+    from ._kernels._topk import _evaluate_users
+
     # one table over run items per thread, holding qrels rows (int32 when they fit)
     slot_type = np.int32 if q.n_rows < 2**31 else np.int64
     slots = np.full((int(numba.config.NUMBA_NUM_THREADS), len(r.item_ids)), -1, dtype=slot_type)
     return _evaluate_users(
         q.offsets, q.items, q.grades, q.grades_desc,
         r.offsets, r.items, r.scores, r_keys, item_map, user_map, table,
-        max_len, 4 * max(1, int(numba.get_num_threads())), disc, slots,
+        max_len, n_chunks, disc, slots,
     )  # fmt: skip
 
 

@@ -37,7 +37,37 @@ b, seed, n_chunks)``        resamples of the users
 ``stream_start``            replicate b's stream state      ``_stats._stream_start``
 ``stream_word``             word t of a stream              ``_stats._stream_word``
 ``mix64``                   SplitMix64's output function    ``_stats._mix64``
+``evaluate_users``          every top-K metric of every     ``_topk._evaluate_users``
+                            user (the core takes no
+                            ``slots``)
+``user_metric``             one metric of one user, every   ``_topk._user_metric``
+                            position (``ties='average'``)
+``metric_from_hits``        one metric from the hit ranks   ``_topk._metric_from_hits``
+``idcg``                    the ideal DCG                   ``_topk._idcg``
+``expected_first_hit``      first-hit law of a tied block   ``_topk._expected_first_hit``
+``trec_order``              tie-break permutation by id     ``_topk._trec_order``
+``lookup``                  position in a sorted segment    ``_topk._lookup``
+``judged_segments``         qrels CSR: items, grades, the   ``_ranked_csr._judged_segments``
+                            grades descending
+``any_tie_segments``        a tie inside some segment       ``_ranked_csr._any_tie_segments``
+``is_grouped``              codes already grouped           ``_ranked_csr._is_grouped``
+``offsets_of_sorted``       CSR offsets of grouped codes    ``_ranked_csr._offsets_of_sorted``
+``group_rows``              counting sort of rows by code   ``_ranked_csr._group_rows``
+``stable_sort_desc``        exact stable descending sort    ``_ranked_csr._stable_sort_desc``
+``packed_sort_desc``        its packed fast path            ``_ranked_csr._packed_sort_desc``
+``build_ranked``            run CSR: ranked lists           ``_ranked_csr._build_ranked``
+``first_duplicate_segment`` first list with a repeat        ``_ranked_csr._first_duplicate_segment``
+``pack_keys``               packed u64 sort keys            ``_ranked_csr._pack_keys``
+``unpack_ranked``           decodes them                    ``_ranked_csr._unpack_ranked``
+``unpack_grouped``          decodes them in place           ``_ranked_csr._unpack_grouped``
+``pack_block``              packs a block of segments       ``_ranked_csr._pack_block``
+``unpack_block``            decodes a block                 ``_ranked_csr._unpack_block``
+``redo_segments``           exact re-sort of segments       ``_ranked_csr._redo_segments``
 ==========================  ==============================  ======================
+
+The core's ``rank_rows`` (every run list ranked in one call, in place where the
+caller allows) has no numba twin: it replaces the packed-sort driver of
+:mod:`receval.data._ranked`, and its output is that of ``_build_ranked``.
 """
 
 from __future__ import annotations
@@ -86,6 +116,28 @@ NUMBA: dict[str, tuple[str, str]] = {
     "flip_tables": ("_stats", "_flip_tables"),
     "sign_flip_sums": ("_stats", "_sign_flip_sums"),
     "bootstrap_means": ("_stats", "_bootstrap_means"),
+    "evaluate_users": ("_topk", "_evaluate_users"),
+    "user_metric": ("_topk", "_user_metric"),
+    "metric_from_hits": ("_topk", "_metric_from_hits"),
+    "idcg": ("_topk", "_idcg"),
+    "expected_first_hit": ("_topk", "_expected_first_hit"),
+    "trec_order": ("_topk", "_trec_order"),
+    "lookup": ("_topk", "_lookup"),
+    "judged_segments": ("_ranked_csr", "_judged_segments"),
+    "any_tie_segments": ("_ranked_csr", "_any_tie_segments"),
+    "is_grouped": ("_ranked_csr", "_is_grouped"),
+    "offsets_of_sorted": ("_ranked_csr", "_offsets_of_sorted"),
+    "group_rows": ("_ranked_csr", "_group_rows"),
+    "stable_sort_desc": ("_ranked_csr", "_stable_sort_desc"),
+    "packed_sort_desc": ("_ranked_csr", "_packed_sort_desc"),
+    "build_ranked": ("_ranked_csr", "_build_ranked"),
+    "first_duplicate_segment": ("_ranked_csr", "_first_duplicate_segment"),
+    "pack_keys": ("_ranked_csr", "_pack_keys"),
+    "unpack_ranked": ("_ranked_csr", "_unpack_ranked"),
+    "unpack_grouped": ("_ranked_csr", "_unpack_grouped"),
+    "pack_block": ("_ranked_csr", "_pack_block"),
+    "unpack_block": ("_ranked_csr", "_unpack_block"),
+    "redo_segments": ("_ranked_csr", "_redo_segments"),
 }
 
 

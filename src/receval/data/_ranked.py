@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from .._kernels import compiled, num_threads
 from ..exceptions import InputValidationError
 from . import io
 from ._encode import factorize, int_runs
@@ -176,9 +177,14 @@ class Qrels(_RankedBase):
 
     def _finish(self, order: np.ndarray, item_codes: np.ndarray, grades: np.ndarray) -> None:
         """Each user's judged items by item code, grades along, and grades descending."""
-        from .._kernels._ranked_csr import _judged_segments
+        core = compiled()
+        if core is not None:
+            judged_segments = core.judged_segments
+            item_codes = _codes32(item_codes)
+        else:
+            from .._kernels._ranked_csr import _judged_segments as judged_segments
 
-        self.items, self.grades, self.grades_desc, dup = _judged_segments(
+        self.items, self.grades, self.grades_desc, dup = judged_segments(
             self.offsets, order, item_codes, grades, 4 * _n_threads()
         )
         if dup >= 0:
@@ -405,14 +411,10 @@ class Run(_RankedBase):
         return self._has_ties32
 
     def _any_tie(self, scores: np.ndarray) -> bool:
-        from .._kernels._ranked_csr import _any_tie_segments
-
-        return bool(_any_tie_segments(scores, self.offsets, False))
+        return bool(_any_tie_segments()(scores, self.offsets, False))
 
     def _any_tie32(self) -> bool:
-        from .._kernels._ranked_csr import _any_tie_segments
-
-        return bool(_any_tie_segments(self.scores, self.offsets, True))
+        return bool(_any_tie_segments()(self.scores, self.offsets, True))
 
     @property
     def trec_keys(self) -> np.ndarray:
@@ -526,9 +528,21 @@ class Run(_RankedBase):
 
 
 def _n_threads() -> int:
-    import numba
+    return num_threads()
 
-    return max(1, int(numba.get_num_threads()))
+
+def _codes32(codes: np.ndarray) -> np.ndarray:
+    """Codes as the core takes them: contiguous int32 (no copy when they are)."""
+    return np.ascontiguousarray(codes, dtype=np.int32)
+
+
+def _any_tie_segments() -> Any:
+    core = compiled()
+    if core is not None:
+        return core.any_tie_segments
+    from .._kernels._ranked_csr import _any_tie_segments
+
+    return _any_tie_segments
 
 
 # below this many key bits in a packed row, ranking falls back to per-segment sorts
@@ -553,13 +567,32 @@ def _rank_rows(
     position), and one SIMD integer sort (NumPy), split by segment ranges over
     threads, orders everything; segments whose keys differ only in the dropped
     bits are detected while decoding and redone exactly.
+
+    The compiled core ranks each list on its own instead (a packed integer sort
+    of the list, checked, with the exact merge sort as fallback), in parallel
+    over contiguous chunks of lists, and in place where allowed: the same output.
     """
     from concurrent.futures import ThreadPoolExecutor
+
+    n_chunks = 4 * _n_threads()
+    core = compiled()
+    if core is not None:
+        keys = np.ascontiguousarray(keys, dtype=np.float64)
+        if items.dtype != np.int32:
+            items, own_items = _codes32(items), True
+        if not (items.flags.c_contiguous and items.flags.writeable):
+            own_items = False
+        if not keys.flags.writeable:
+            own_keys = False
+        out_items, out_keys, dup = core.rank_rows(
+            offsets, rows, items, keys, n_items, own_items and len(rows) == 0,
+            own_keys and len(rows) == 0, n_chunks,
+        )  # fmt: skip
+        return out_items, out_keys, int(dup)
 
     from .._kernels import _ranked_csr as k
 
     n_seg = len(offsets) - 1
-    n_chunks = 4 * _n_threads()
     max_len = int(np.diff(offsets).max()) if n_seg else 0
     seg_bits = max(1, int(n_seg - 1).bit_length())
     pos_bits = max(1, int(max_len - 1).bit_length())
@@ -682,6 +715,12 @@ def _rank_blocks(
 
 def _group(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """CSR offsets by code and the input row of each position (empty: identity)."""
+    core = compiled()
+    if core is not None:
+        codes = _codes32(codes)
+        if core.is_grouped(codes):
+            return core.offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)
+        return core.group_rows(codes, n_groups)
     from .._kernels._ranked_csr import _group_rows, _is_grouped, _offsets_of_sorted
 
     if _is_grouped(codes):

@@ -1,0 +1,1266 @@
+//! The CSR containers of the ranking engine: qrels (each user's judged items by
+//! item code, grades beside them, the grades sorted descending) and runs (each
+//! user's items in ranked order: key descending, input order within ties).
+//!
+//! Rows are grouped by user with a counting sort ([`group_rows`]); each list is
+//! then ranked on its own ([`build_ranked`], [`rank_rows`]) with a packed integer
+//! sort checked against the real keys and an exact merge sort as fallback, or all
+//! lists at once as packed `u64` keys ([`pack_keys`], [`pack_block`], the `unpack_*`
+//! functions and [`redo_segments`]). Every output is exact and does not depend on
+//! the number of chunks: the order of a list is unique (stable in the input order)
+//! and the reported duplicate is the first segment holding one.
+
+use rayon::prelude::*;
+
+use crate::threads;
+
+/// Rows below which the kernels run on the calling thread.
+pub const PARALLEL_ROWS: usize = 1 << 16;
+
+/// The float order of NumPy's sorts: `a < b`, NaN after everything.
+#[inline(always)]
+pub fn lt_floats(a: f64, b: f64) -> bool {
+    a < b || (b.is_nan() && !a.is_nan())
+}
+
+fn insertion_sort(a: &mut [f64], low: usize, high: usize) {
+    if high <= low {
+        return;
+    }
+    for i in low + 1..=high {
+        let v = a[i];
+        let mut j = i;
+        while j > low && lt_floats(v, a[j - 1]) {
+            a[j] = a[j - 1];
+            j -= 1;
+        }
+        a[j] = v;
+    }
+}
+
+fn partition(a: &mut [f64], low: usize, high: usize) -> usize {
+    let mid = (low + high) >> 1;
+    // median of three {low, middle, high}
+    if lt_floats(a[mid], a[low]) {
+        a.swap(low, mid);
+    }
+    if lt_floats(a[high], a[mid]) {
+        a.swap(high, mid);
+    }
+    if lt_floats(a[mid], a[low]) {
+        a.swap(low, mid);
+    }
+    let pivot = a[mid];
+    a.swap(high, mid); // stash the pivot at the end
+    let mut i = low as isize;
+    let mut j = high as isize - 1;
+    loop {
+        while i < high as isize && lt_floats(a[i as usize], pivot) {
+            i += 1;
+        }
+        while j >= low as isize && lt_floats(pivot, a[j as usize]) {
+            j -= 1;
+        }
+        if i >= j {
+            break;
+        }
+        a.swap(i as usize, j as usize);
+        i += 1;
+        j -= 1;
+    }
+    a.swap(i as usize, high);
+    i as usize
+}
+
+/// Sort floats ascending (NaN last) with the quicksort of numba's `ndarray.sort`
+/// (median-of-three partitions, insertion sort below 16 elements), so equal keys
+/// of different bits (0.0 and -0.0) land where that sort puts them.
+pub fn quicksort(a: &mut [f64]) {
+    if a.len() < 2 {
+        return;
+    }
+    let mut stack: Vec<(usize, usize)> = vec![(0, a.len() - 1)];
+    while let Some((mut low, mut high)) = stack.pop() {
+        // partition until an insertion sort is cheaper
+        while high - low >= 15 {
+            let i = partition(a, low, high);
+            // push the larger side, go on with the smaller
+            if high - i > i - low {
+                if high > i {
+                    stack.push((i + 1, high));
+                }
+                if i == 0 {
+                    break;
+                }
+                high = i - 1;
+            } else {
+                if i > low {
+                    stack.push((low, i - 1));
+                }
+                low = i + 1;
+            }
+            if high < low {
+                break;
+            }
+        }
+        if high >= low {
+            insertion_sort(a, low, high);
+        }
+    }
+}
+
+/// Input row of CSR position `i`; an empty `rows` means the identity.
+#[inline(always)]
+fn row(rows: &[i64], i: usize) -> usize {
+    if rows.is_empty() {
+        i
+    } else {
+        rows[i] as usize
+    }
+}
+
+/// Split `data` into the chunks `bounds[c]..bounds[c + 1]` (positions).
+fn split_at_bounds<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
+    let mut out = Vec::with_capacity(bounds.len().saturating_sub(1));
+    for w in bounds.windows(2) {
+        let (head, tail) = data.split_at_mut(w[1] - w[0]);
+        out.push(head);
+        data = tail;
+    }
+    out
+}
+
+/// Segment bounds of `n_chunks` contiguous chunks of `n_seg` segments.
+fn chunk_segments(n_seg: usize, n_chunks: usize) -> Vec<usize> {
+    (0..=n_chunks).map(|c| n_seg * c / n_chunks).collect()
+}
+
+/// Run `f` over chunks, in parallel when `rows` is large.
+fn for_chunks<C: Send, F: Fn(C) + Sync + Send>(chunks: Vec<C>, rows: usize, f: F) {
+    if chunks.len() > 1 && rows >= PARALLEL_ROWS {
+        threads::install(|| chunks.into_par_iter().for_each(f));
+    } else {
+        chunks.into_iter().for_each(f);
+    }
+}
+
+/// Each user's judged items sorted by item code with their grades, the grades
+/// sorted descending, and the first user with a repeated item (-1 if none).
+///
+/// Short segments (at most 32 rows) are insertion-sorted in place; longer ones are
+/// sorted stably by item code and their grades with [`quicksort`]. `rows` maps CSR
+/// positions to input rows (empty: identity).
+pub fn judged_segments(
+    offsets: &[i64],
+    rows: &[i64],
+    item_codes: &[i32],
+    grades: &[f64],
+    n_chunks: usize,
+) -> (Vec<i32>, Vec<f64>, Vec<f64>, i64) {
+    let n_seg = offsets.len().saturating_sub(1);
+    let n = if n_seg > 0 {
+        offsets[n_seg] as usize
+    } else {
+        0
+    };
+    let mut items = vec![0i32; n];
+    let mut out_grades = vec![0.0f64; n];
+    let mut desc = vec![0.0f64; n];
+    let n_chunks = n_chunks.max(1);
+    let seg_bounds = chunk_segments(n_seg, n_chunks);
+    let pos: Vec<usize> = seg_bounds.iter().map(|&g| offsets[g] as usize).collect();
+    let mut dup = vec![-1i64; n_chunks];
+    let chunks: Vec<_> = split_at_bounds(&mut items, &pos)
+        .into_iter()
+        .zip(split_at_bounds(&mut out_grades, &pos))
+        .zip(split_at_bounds(&mut desc, &pos))
+        .zip(dup.iter_mut())
+        .enumerate()
+        .collect();
+    for_chunks(chunks, n, |(c, (((items, out_grades), desc), dup))| {
+        let base = pos[c];
+        let mut seg: Vec<(i32, f64)> = Vec::new();
+        let mut seg_g: Vec<f64> = Vec::new();
+        for g in seg_bounds[c]..seg_bounds[c + 1] {
+            let a = offsets[g] as usize;
+            let b = offsets[g + 1] as usize;
+            let (la, lb) = (a - base, b - base);
+            if b - a <= 32 {
+                for t in a..b {
+                    // stable insertion sort by item code
+                    let r = row(rows, t);
+                    let (it, gr) = (item_codes[r], grades[r]);
+                    let mut j = t - base;
+                    while j > la && items[j - 1] > it {
+                        items[j] = items[j - 1];
+                        out_grades[j] = out_grades[j - 1];
+                        j -= 1;
+                    }
+                    items[j] = it;
+                    out_grades[j] = gr;
+                    let mut j = t - base;
+                    while j > la && desc[j - 1] < gr {
+                        desc[j] = desc[j - 1];
+                        j -= 1;
+                    }
+                    desc[j] = gr;
+                }
+            } else {
+                seg.clear();
+                seg_g.clear();
+                for t in a..b {
+                    let r = row(rows, t);
+                    seg.push((item_codes[r], grades[r]));
+                    seg_g.push(grades[r]);
+                }
+                seg.sort_by_key(|p| p.0); // stable, as the reference's merge sort
+                for (t, &(it, gr)) in seg.iter().enumerate() {
+                    items[la + t] = it;
+                    out_grades[la + t] = gr;
+                }
+                quicksort(&mut seg_g);
+                for t in 0..b - a {
+                    desc[la + t] = seg_g[b - a - 1 - t];
+                }
+            }
+            if *dup < 0 && items[la..lb].windows(2).any(|w| w[0] == w[1]) {
+                *dup = g as i64;
+            }
+        }
+    });
+    let first = dup.iter().copied().find(|&d| d >= 0).unwrap_or(-1);
+    (items, out_grades, desc, first)
+}
+
+/// Whether two neighbours of one segment have equal scores (compared in float32 if
+/// `single`).
+pub fn any_tie_segments(scores: &[f64], offsets: &[i64], single: bool) -> bool {
+    let n_seg = offsets.len().saturating_sub(1);
+    let tie_in = |g: usize| {
+        let s = &scores[offsets[g] as usize..offsets[g + 1] as usize];
+        if single {
+            s.windows(2).any(|w| w[1] as f32 == w[0] as f32)
+        } else {
+            s.windows(2).any(|w| w[1] == w[0])
+        }
+    };
+    if scores.len() >= PARALLEL_ROWS && n_seg > 1 {
+        threads::install(|| (0..n_seg).into_par_iter().any(tie_in))
+    } else {
+        (0..n_seg).any(tie_in)
+    }
+}
+
+/// True when equal codes are contiguous and ascending (rows already grouped).
+pub fn is_grouped(codes: &[i32]) -> bool {
+    codes.windows(2).all(|w| w[1] >= w[0])
+}
+
+/// CSR offsets of `n_groups` groups from codes in `[0, n_groups)`.
+pub fn offsets_of_sorted(codes: &[i32], n_groups: usize) -> Vec<i64> {
+    let mut offsets = vec![0i64; n_groups + 1];
+    for &c in codes {
+        offsets[c as usize + 1] += 1;
+    }
+    for g in 0..n_groups {
+        offsets[g + 1] += offsets[g];
+    }
+    offsets
+}
+
+/// Stable counting sort of rows by code: `(offsets, rows)`.
+pub fn group_rows(codes: &[i32], n_groups: usize) -> (Vec<i64>, Vec<i64>) {
+    let offsets = offsets_of_sorted(codes, n_groups);
+    let mut cursor: Vec<i64> = offsets[..n_groups].to_vec();
+    let mut rows = vec![0i64; codes.len()];
+    for (i, &c) in codes.iter().enumerate() {
+        let g = c as usize;
+        rows[cursor[g] as usize] = i as i64;
+        cursor[g] += 1;
+    }
+    (offsets, rows)
+}
+
+/// Sort `keys[..n]` descending, carrying `pos`, stable, through the tmp buffers:
+/// insertion sort on runs of 16, then bottom-up merges.
+pub fn stable_sort_desc(
+    keys: &mut [f64],
+    pos: &mut [i64],
+    tmp_keys: &mut [f64],
+    tmp_pos: &mut [i64],
+    n: usize,
+) {
+    let run = 16;
+    let mut start = 0;
+    while start < n {
+        let stop = (start + run).min(n);
+        for i in start + 1..stop {
+            let (k, p) = (keys[i], pos[i]);
+            let mut j = i;
+            while j > start && keys[j - 1] < k {
+                keys[j] = keys[j - 1];
+                pos[j] = pos[j - 1];
+                j -= 1;
+            }
+            keys[j] = k;
+            pos[j] = p;
+        }
+        start += run;
+    }
+    let mut swapped = false;
+    let mut width = run;
+    while width < n {
+        {
+            let (src_k, src_p, dst_k, dst_p): (&[f64], &[i64], &mut [f64], &mut [i64]) = if swapped
+            {
+                (tmp_keys, tmp_pos, keys, pos)
+            } else {
+                (keys, pos, tmp_keys, tmp_pos)
+            };
+            let mut left = 0;
+            while left < n {
+                let mid = (left + width).min(n);
+                let right = (left + 2 * width).min(n);
+                let (mut i, mut j, mut o) = (left, mid, left);
+                while i < mid && j < right {
+                    // strictly greater: equal keys keep their order
+                    if src_k[j] > src_k[i] {
+                        dst_k[o] = src_k[j];
+                        dst_p[o] = src_p[j];
+                        j += 1;
+                    } else {
+                        dst_k[o] = src_k[i];
+                        dst_p[o] = src_p[i];
+                        i += 1;
+                    }
+                    o += 1;
+                }
+                dst_k[o..o + mid - i].copy_from_slice(&src_k[i..mid]);
+                dst_p[o..o + mid - i].copy_from_slice(&src_p[i..mid]);
+                o += mid - i;
+                dst_k[o..o + right - j].copy_from_slice(&src_k[j..right]);
+                dst_p[o..o + right - j].copy_from_slice(&src_p[j..right]);
+                left += 2 * width;
+            }
+        }
+        swapped = !swapped;
+        width *= 2;
+    }
+    if swapped {
+        keys[..n].copy_from_slice(&tmp_keys[..n]);
+        pos[..n].copy_from_slice(&tmp_pos[..n]);
+    }
+}
+
+/// An order-preserving map of float64 bits to u64 (ascending floats, ascending
+/// integers).
+#[inline(always)]
+fn ascending_bits(u: u64) -> u64 {
+    const SIGN: u64 = 1 << 63;
+    if u & SIGN != 0 {
+        !u
+    } else {
+        u | SIGN
+    }
+}
+
+/// Fast path of a stable descending sort of `keys[..n]` with their positions.
+///
+/// Each key becomes an order-preserving u64, inverted (descending) with its lowest
+/// bits replaced by the position, so one integer sort orders by key then position.
+/// Keys that differ only in the dropped bits could come out of order: a final check
+/// compares the real keys and, if a pair is out of order, restores the input
+/// (positions 0..n) and returns false (the caller then runs [`stable_sort_desc`]).
+pub fn packed_sort_desc(keys: &mut [f64], pos: &mut [i64], buf: &mut [u64], n: usize) -> bool {
+    let mut tmp = vec![0.0; n];
+    packed_sort_desc_with(keys, pos, buf, &mut tmp, n)
+}
+
+/// [`packed_sort_desc`] with a scratch copy of the keys (at least n elements).
+fn packed_sort_desc_with(
+    keys: &mut [f64],
+    pos: &mut [i64],
+    buf: &mut [u64],
+    tmp: &mut [f64],
+    n: usize,
+) -> bool {
+    let mut bits = 1;
+    while (1usize << bits) < n {
+        bits += 1;
+    }
+    let low: u64 = (1u64 << bits) - 1;
+    for t in 0..n {
+        let u = ascending_bits(keys[t].to_bits());
+        buf[t] = (!u & !low) | t as u64; // descending, then by position
+    }
+    buf[..n].sort_unstable();
+    // the input keys, restored from their positions on failure
+    tmp[..n].copy_from_slice(&keys[..n]);
+    for t in 0..n {
+        let p = (buf[t] & low) as usize;
+        pos[t] = p as i64;
+        keys[t] = tmp[p];
+    }
+    for t in 1..n {
+        if keys[t] > keys[t - 1] || (keys[t] == keys[t - 1] && pos[t] < pos[t - 1]) {
+            keys[..n].copy_from_slice(&tmp[..n]);
+            for (j, p) in pos[..n].iter_mut().enumerate() {
+                *p = j as i64;
+            }
+            return false;
+        }
+    }
+    true
+}
+
+/// Scratch of one list's exact ranking: keys, positions, tmp buffers, packed keys.
+pub struct SortBuffers {
+    keys: Vec<f64>,
+    pos: Vec<i64>,
+    tmp_keys: Vec<f64>,
+    tmp_pos: Vec<i64>,
+    packed: Vec<u64>,
+}
+
+impl SortBuffers {
+    /// Scratch for lists of up to `max_len` rows.
+    pub fn new(max_len: usize) -> Self {
+        SortBuffers {
+            keys: vec![0.0; max_len],
+            pos: vec![0; max_len],
+            tmp_keys: vec![0.0; max_len],
+            tmp_pos: vec![0; max_len],
+            packed: vec![0; max_len],
+        }
+    }
+
+    /// Order `keys[..n]` (positions 0..n) descending, stable: the packed sort,
+    /// or the merge sort where it fails.
+    fn sort(&mut self, n: usize) {
+        let SortBuffers {
+            keys,
+            pos,
+            tmp_keys,
+            tmp_pos,
+            packed,
+        } = self;
+        // tmp_keys holds the input for the packed sort's check, then the merges
+        if !packed_sort_desc_with(keys, pos, packed, tmp_keys, n) {
+            stable_sort_desc(keys, pos, tmp_keys, tmp_pos, n);
+        }
+    }
+}
+
+/// Write the rows `a..a+n` of one segment ordered by key descending (input order
+/// within ties) into `out_items` and `out_keys` (the segment's own slices).
+#[allow(clippy::too_many_arguments)]
+pub fn rank_segment(
+    keys: &[f64],
+    rows: &[i64],
+    out_items: &mut [i32],
+    out_keys: &mut [f64],
+    items: &[i32],
+    a: usize,
+    n: usize,
+    bufs: &mut SortBuffers,
+) {
+    rank_one(keys, rows, a, items, rows, a, n, out_items, out_keys, bufs);
+}
+
+/// A set of item codes in `[0, n_items)` for duplicate checks: one bit per item,
+/// cleared after each segment.
+struct Seen {
+    bits: Vec<u64>,
+}
+
+impl Seen {
+    fn new(n_items: usize) -> Self {
+        Seen {
+            bits: vec![0; n_items.div_ceil(64)],
+        }
+    }
+
+    /// Whether the items hold a repeat; leaves the set empty.
+    fn repeats<I: Iterator<Item = usize> + Clone>(&mut self, items: I) -> bool {
+        let mut found = false;
+        for it in items.clone() {
+            let (w, b) = (it >> 6, 1u64 << (it & 63));
+            found |= self.bits[w] & b != 0;
+            self.bits[w] |= b;
+        }
+        for it in items {
+            self.bits[it >> 6] = 0;
+        }
+        found
+    }
+}
+
+/// Per-user ranked lists: items and keys in key-descending order (stable), and the
+/// first segment holding a duplicate item, or -1.
+///
+/// `rows` maps CSR positions to input rows (empty: the identity, when the input is
+/// already grouped); item codes lie in `[0, n_items)`; `max_len` is at least the
+/// longest segment.
+pub fn build_ranked(
+    rows: &[i64],
+    offsets: &[i64],
+    items: &[i32],
+    keys: &[f64],
+    n_items: usize,
+    max_len: usize,
+    n_chunks: usize,
+) -> (Vec<i32>, Vec<f64>, i64) {
+    let n_seg = offsets.len().saturating_sub(1);
+    let n = if n_seg > 0 {
+        offsets[n_seg] as usize
+    } else {
+        0
+    };
+    let mut out_items = vec![0i32; n];
+    let mut out_keys = vec![0.0f64; n];
+    let dup = rank_into(
+        rows,
+        offsets,
+        Source::Input(items),
+        Source::Input(keys),
+        &mut out_items,
+        &mut out_keys,
+        n_items,
+        max_len,
+        n_chunks,
+    );
+    (out_items, out_keys, dup)
+}
+
+/// Where a segment's rows are read from: input arrays (through `rows`), or the
+/// output arrays themselves (ranked in place; `rows` must be the identity).
+#[derive(Clone, Copy)]
+pub enum Source<'a, T> {
+    /// read through `rows` from these
+    Input(&'a [T]),
+    /// read from the output, which is overwritten
+    InPlace,
+}
+
+/// Rank every segment into `out_items` and `out_keys` (positions as `offsets`),
+/// in `n_chunks` chunks; returns the first segment with a repeated item, or -1.
+#[allow(clippy::too_many_arguments)]
+fn rank_into(
+    rows: &[i64],
+    offsets: &[i64],
+    items: Source<'_, i32>,
+    keys: Source<'_, f64>,
+    out_items: &mut [i32],
+    out_keys: &mut [f64],
+    n_items: usize,
+    max_len: usize,
+    n_chunks: usize,
+) -> i64 {
+    let n_seg = offsets.len().saturating_sub(1);
+    let n = out_items.len();
+    let n_chunks = n_chunks.max(1);
+    let seg_bounds = chunk_segments(n_seg, n_chunks);
+    let pos: Vec<usize> = seg_bounds.iter().map(|&g| offsets[g] as usize).collect();
+    let mut dup = vec![-1i64; n_chunks];
+    let chunks: Vec<_> = split_at_bounds(out_items, &pos)
+        .into_iter()
+        .zip(split_at_bounds(out_keys, &pos))
+        .zip(dup.iter_mut())
+        .enumerate()
+        .collect();
+    for_chunks(chunks, n, |(c, ((oi, ok), dup))| {
+        let base = pos[c];
+        let mut seen = Seen::new(n_items);
+        let mut bufs = SortBuffers::new(max_len);
+        let mut seg_items: Vec<i32> = Vec::new();
+        let mut seg_keys: Vec<f64> = Vec::new();
+        for g in seg_bounds[c]..seg_bounds[c + 1] {
+            let a = offsets[g] as usize;
+            let m = offsets[g + 1] as usize - a;
+            let (la, lb) = (a - base, a - base + m);
+            // the segment's rows, copied when ranked in place
+            let (si, rows_i, ai): (&[i32], &[i64], usize) = match items {
+                Source::Input(x) => (x, rows, a),
+                Source::InPlace => {
+                    seg_items.clear();
+                    seg_items.extend_from_slice(&oi[la..lb]);
+                    (&seg_items, &[], 0)
+                }
+            };
+            let (sk, rows_k, ak): (&[f64], &[i64], usize) = match keys {
+                Source::Input(x) => (x, rows, a),
+                Source::InPlace => {
+                    seg_keys.clear();
+                    seg_keys.extend_from_slice(&ok[la..lb]);
+                    (&seg_keys, &[], 0)
+                }
+            };
+            if *dup < 0 && seen.repeats((0..m).map(|t| si[row(rows_i, ai + t)] as usize)) {
+                *dup = g as i64;
+            }
+            rank_one(
+                sk,
+                rows_k,
+                ak,
+                si,
+                rows_i,
+                ai,
+                m,
+                &mut oi[la..lb],
+                &mut ok[la..lb],
+                &mut bufs,
+            );
+        }
+    });
+    dup.iter().copied().filter(|&d| d >= 0).min().unwrap_or(-1)
+}
+
+/// [`rank_segment`] with items and keys read through their own row maps.
+#[allow(clippy::too_many_arguments)]
+fn rank_one(
+    keys: &[f64],
+    rows_k: &[i64],
+    ak: usize,
+    items: &[i32],
+    rows_i: &[i64],
+    ai: usize,
+    n: usize,
+    out_items: &mut [i32],
+    out_keys: &mut [f64],
+    bufs: &mut SortBuffers,
+) {
+    let key = |t: usize| keys[row(rows_k, ak + t)];
+    let item = |t: usize| items[row(rows_i, ai + t)];
+    if (1..n).all(|t| key(t) <= key(t - 1)) {
+        for t in 0..n {
+            out_items[t] = item(t);
+            out_keys[t] = key(t);
+        }
+        return;
+    }
+    let b = bufs;
+    for t in 0..n {
+        b.keys[t] = key(t);
+        b.pos[t] = t as i64;
+    }
+    b.sort(n);
+    for t in 0..n {
+        out_items[t] = item(b.pos[t] as usize);
+        out_keys[t] = b.keys[t];
+    }
+}
+
+/// An input of [`rank_rows`]: read only, or ours to rank in place.
+pub enum Buf<'a, T> {
+    /// read through the row map; the ranked values go to a new vector
+    Read(&'a [T]),
+    /// ranked in place (grouped rows only)
+    Write(&'a mut [T]),
+}
+
+impl<T> Buf<'_, T> {
+    /// The values, read only.
+    pub fn as_slice(&self) -> &[T] {
+        match self {
+            Buf::Read(x) => x,
+            Buf::Write(x) => x,
+        }
+    }
+}
+
+impl<T> Source<'_, T> {
+    /// Rows readable through the row map: the input's, or `out_len` in place.
+    pub fn len_or(&self, out_len: usize) -> usize {
+        match self {
+            Source::Input(x) => x.len(),
+            Source::InPlace => out_len,
+        }
+    }
+}
+
+/// Items and keys of every segment in key-descending order (stable), and the first
+/// segment holding a duplicate item (-1 if none), as [`build_ranked`]; an input
+/// given as `Buf::Write` is ranked in place (with grouped rows, `rows` empty, one
+/// segment at a time: no copy of the whole array). Returns the new items and keys
+/// of the `Buf::Read` inputs. `Buf::Write` slices hold the first `offsets[-1]` rows.
+pub fn rank_rows(
+    offsets: &[i64],
+    rows: &[i64],
+    items: Buf<'_, i32>,
+    keys: Buf<'_, f64>,
+    n_items: usize,
+    n_chunks: usize,
+) -> (Option<Vec<i32>>, Option<Vec<f64>>, i64) {
+    let n_seg = offsets.len().saturating_sub(1);
+    let n = if n_seg > 0 {
+        offsets[n_seg] as usize
+    } else {
+        0
+    };
+    let max_len = offsets
+        .windows(2)
+        .map(|w| (w[1] - w[0]) as usize)
+        .max()
+        .unwrap_or(0);
+    let (mut new_items, mut new_keys) = (None, None);
+    let (copy_items, copy_keys): (Vec<i32>, Vec<f64>);
+    let (items_src, out_items) = match items {
+        Buf::Read(x) => (
+            Source::Input(x),
+            new_items.insert(vec![0i32; n]).as_mut_slice(),
+        ),
+        Buf::Write(x) if rows.is_empty() => (Source::InPlace, x),
+        Buf::Write(x) => {
+            copy_items = x.to_vec();
+            (Source::Input(&copy_items[..]), x)
+        }
+    };
+    let (keys_src, out_keys) = match keys {
+        Buf::Read(x) => (
+            Source::Input(x),
+            new_keys.insert(vec![0.0f64; n]).as_mut_slice(),
+        ),
+        Buf::Write(x) if rows.is_empty() => (Source::InPlace, x),
+        Buf::Write(x) => {
+            copy_keys = x.to_vec();
+            (Source::Input(&copy_keys[..]), x)
+        }
+    };
+    let dup = rank_into(
+        rows, offsets, items_src, keys_src, out_items, out_keys, n_items, max_len, n_chunks,
+    );
+    (new_items, new_keys, dup)
+}
+
+/// First segment where an item repeats, or -1.
+pub fn first_duplicate_segment(
+    offsets: &[i64],
+    rows: &[i64],
+    items: &[i32],
+    n_items: usize,
+    n_chunks: usize,
+) -> i64 {
+    let n_seg = offsets.len().saturating_sub(1);
+    let n_chunks = n_chunks.max(1);
+    let seg_bounds = chunk_segments(n_seg, n_chunks);
+    let run = |c: usize| {
+        let mut seen = Seen::new(n_items);
+        for g in seg_bounds[c]..seg_bounds[c + 1] {
+            let a = offsets[g] as usize;
+            let b = offsets[g + 1] as usize;
+            if seen.repeats((a..b).map(|t| items[row(rows, t)] as usize)) {
+                return g as i64;
+            }
+        }
+        -1
+    };
+    let n = if n_seg > 0 {
+        offsets[n_seg] as usize
+    } else {
+        0
+    };
+    let found: Vec<i64> = if n_chunks > 1 && n >= PARALLEL_ROWS {
+        threads::install(|| (0..n_chunks).into_par_iter().map(run).collect())
+    } else {
+        (0..n_chunks).map(run).collect()
+    };
+    found.into_iter().find(|&d| d >= 0).unwrap_or(-1)
+}
+
+// ------------------------------------------------------------------ packed global sort
+/// The packed key of one row: the segment id on top, the key descending (its top
+/// `64 - seg_bits - pos_bits` bits), the position inside the segment below.
+#[inline(always)]
+fn packed(high: u64, key_bits: u64, shift_down: u32, pos_bits: u32, t: usize) -> u64 {
+    let v = (!ascending_bits(key_bits))
+        .checked_shr(shift_down)
+        .unwrap_or(0);
+    high | v.checked_shl(pos_bits).unwrap_or(0) | t as u64
+}
+
+/// One u64 per row: segment id, then the key descending (top bits), then the
+/// position inside the segment. A plain integer sort of these orders every segment
+/// by key descending, ties by input position (up to the dropped key bits, which
+/// [`unpack_ranked`] checks). `key_bits`: the float64 keys as u64.
+pub fn pack_keys(
+    offsets: &[i64],
+    rows: &[i64],
+    key_bits: &[u64],
+    seg_bits: u32,
+    pos_bits: u32,
+    n_chunks: usize,
+) -> Vec<u64> {
+    let n_seg = offsets.len().saturating_sub(1);
+    let n = if n_seg > 0 {
+        offsets[n_seg] as usize
+    } else {
+        0
+    };
+    let mut out = vec![0u64; n];
+    let score_bits = 64 - seg_bits - pos_bits;
+    let n_chunks = n_chunks.max(1);
+    let seg_bounds = chunk_segments(n_seg, n_chunks);
+    let pos: Vec<usize> = seg_bounds.iter().map(|&g| offsets[g] as usize).collect();
+    let chunks: Vec<_> = split_at_bounds(&mut out, &pos)
+        .into_iter()
+        .enumerate()
+        .collect();
+    for_chunks(chunks, n, |(c, out)| {
+        let base = pos[c];
+        for g in seg_bounds[c]..seg_bounds[c + 1] {
+            let a = offsets[g] as usize;
+            let high = (g as u64).checked_shl(score_bits + pos_bits).unwrap_or(0);
+            for t in 0..offsets[g + 1] as usize - a {
+                let u = key_bits[row(rows, a + t)];
+                out[a + t - base] = packed(high, u, 64 - score_bits, pos_bits, t);
+            }
+        }
+    });
+    out
+}
+
+/// Decode sorted packed keys: the ranked items, the keys (written over `packed` as
+/// float64 bits) and a flag per segment whose order must be redone exactly (keys
+/// that differ only in the dropped bits).
+#[allow(clippy::too_many_arguments)]
+pub fn unpack_ranked(
+    packed: &mut [u64],
+    offsets: &[i64],
+    rows: &[i64],
+    items: &[i32],
+    keys: &[f64],
+    pos_bits: u32,
+    n_chunks: usize,
+) -> (Vec<i32>, Vec<bool>) {
+    let n_seg = offsets.len().saturating_sub(1);
+    let n = packed.len();
+    let mut out_items = vec![0i32; n];
+    let mut bad = vec![false; n_seg];
+    let low = low_mask(pos_bits);
+    let n_chunks = n_chunks.max(1);
+    let seg_bounds = chunk_segments(n_seg, n_chunks);
+    let pos: Vec<usize> = seg_bounds.iter().map(|&g| offsets[g] as usize).collect();
+    let chunks: Vec<_> = split_at_bounds(packed, &pos)
+        .into_iter()
+        .zip(split_at_bounds(&mut out_items, &pos))
+        .zip(split_at_bounds(&mut bad, &seg_bounds))
+        .enumerate()
+        .collect();
+    for_chunks(chunks, n, |(c, ((pk, oi), bad))| {
+        let base = pos[c];
+        for g in seg_bounds[c]..seg_bounds[c + 1] {
+            let a = offsets[g] as usize;
+            let mut prev_key = f64::INFINITY;
+            let mut prev_pos = -1i64;
+            for t in 0..offsets[g + 1] as usize - a {
+                let p = (pk[a + t - base] & low) as i64;
+                let r = row(rows, a + p as usize);
+                let k = keys[r];
+                if k > prev_key || (k == prev_key && p < prev_pos) {
+                    bad[g - seg_bounds[c]] = true;
+                }
+                oi[a + t - base] = items[r];
+                pk[a + t - base] = k.to_bits();
+                prev_key = k;
+                prev_pos = p;
+            }
+        }
+    });
+    (out_items, bad)
+}
+
+#[inline(always)]
+fn low_mask(pos_bits: u32) -> u64 {
+    1u64.checked_shl(pos_bits).unwrap_or(0).wrapping_sub(1)
+}
+
+/// [`unpack_ranked`] for rows already grouped by segment, in place: `items` is
+/// reordered segment by segment (through a buffer of one segment) and `packed`
+/// becomes the float64 keys. Segments whose order must be redone exactly are left
+/// in input order (items and keys) and flagged. Returns the flags and the first
+/// segment with a repeated item (-1 if none).
+#[allow(clippy::too_many_arguments)]
+pub fn unpack_grouped(
+    packed: &mut [u64],
+    offsets: &[i64],
+    items: &mut [i32],
+    keys: &[f64],
+    pos_bits: u32,
+    n_items: usize,
+    max_len: usize,
+    n_chunks: usize,
+) -> (Vec<bool>, i64) {
+    let n_seg = offsets.len().saturating_sub(1);
+    let n = packed.len();
+    let mut bad = vec![false; n_seg];
+    let low = low_mask(pos_bits);
+    let n_chunks = n_chunks.max(1);
+    let seg_bounds = chunk_segments(n_seg, n_chunks);
+    let pos: Vec<usize> = seg_bounds.iter().map(|&g| offsets[g] as usize).collect();
+    let mut dup = vec![-1i64; n_chunks];
+    let chunks: Vec<_> = split_at_bounds(packed, &pos)
+        .into_iter()
+        .zip(split_at_bounds(items, &pos))
+        .zip(split_at_bounds(&mut bad, &seg_bounds))
+        .zip(dup.iter_mut())
+        .enumerate()
+        .collect();
+    for_chunks(chunks, n, |(c, (((pk, it), bad), dup))| {
+        let base = pos[c];
+        let mut seen = Seen::new(n_items);
+        let mut buf = vec![0i32; max_len];
+        for g in seg_bounds[c]..seg_bounds[c + 1] {
+            let la = offsets[g] as usize - base;
+            let m = offsets[g + 1] as usize - offsets[g] as usize;
+            let a = offsets[g] as usize;
+            let mut prev_key = f64::INFINITY;
+            let mut prev_pos = -1i64;
+            let mut ok = true;
+            for t in 0..m {
+                let p = (pk[la + t] & low) as i64;
+                let k = keys[a + p as usize];
+                if k > prev_key || (k == prev_key && p < prev_pos) {
+                    ok = false;
+                    break;
+                }
+                prev_key = k;
+                prev_pos = p;
+            }
+            buf[..m].copy_from_slice(&it[la..la + m]);
+            if *dup < 0 && seen.repeats(buf[..m].iter().map(|&x| x as usize)) {
+                *dup = g as i64;
+            }
+            if ok {
+                for t in 0..m {
+                    let p = (pk[la + t] & low) as usize;
+                    it[la + t] = buf[p];
+                    pk[la + t] = keys[a + p].to_bits();
+                }
+            } else {
+                bad[g - seg_bounds[c]] = true;
+                for t in 0..m {
+                    pk[la + t] = keys[a + t].to_bits();
+                }
+            }
+        }
+    });
+    let first = dup.iter().copied().filter(|&d| d >= 0).min().unwrap_or(-1);
+    (bad, first)
+}
+
+/// [`pack_keys`] for segments `g0..g1` into `buf` (segment ids counted from g0;
+/// `seg_bits == 0`: no segment id, for blocks sorted row by row). Returns the rows
+/// written.
+#[allow(clippy::too_many_arguments)]
+pub fn pack_block(
+    offsets: &[i64],
+    rows: &[i64],
+    key_bits: &[u64],
+    g0: usize,
+    g1: usize,
+    seg_bits: u32,
+    pos_bits: u32,
+    buf: &mut [u64],
+) -> usize {
+    let score_bits = 64 - seg_bits - pos_bits;
+    let base = offsets[g0] as usize;
+    for g in g0..g1 {
+        let a = offsets[g] as usize;
+        let high = if seg_bits > 0 {
+            ((g - g0) as u64)
+                .checked_shl(score_bits + pos_bits)
+                .unwrap_or(0)
+        } else {
+            0
+        };
+        for t in 0..offsets[g + 1] as usize - a {
+            let u = key_bits[row(rows, a + t)];
+            buf[a + t - base] = packed(high, u, 64 - score_bits, pos_bits, t);
+        }
+    }
+    offsets[g1] as usize - base
+}
+
+/// Decode the sorted `buf` of segments `g0..g1` into `out_items` and `out_keys`
+/// (indexed by position; `Source::InPlace` reads each segment from the outputs
+/// themselves, copying it to `seg_items` / `seg_keys` first). Segments whose keys
+/// differ only in dropped bits are written in input order and flagged in `bad`
+/// (indexed by segment). Returns the first segment with a repeated item, or -1;
+/// `stamp` is a table over item codes holding the last segment of each item.
+#[allow(clippy::too_many_arguments)]
+pub fn unpack_block(
+    buf: &[u64],
+    offsets: &[i64],
+    rows: &[i64],
+    items: Source<'_, i32>,
+    keys: Source<'_, f64>,
+    g0: usize,
+    g1: usize,
+    pos_bits: u32,
+    out_items: &mut [i32],
+    out_keys: &mut [f64],
+    bad: &mut [bool],
+    stamp: &mut [i64],
+    seg_items: &mut [i32],
+    seg_keys: &mut [f64],
+) -> i64 {
+    let low = low_mask(pos_bits);
+    let base = offsets[g0] as usize;
+    let mut dup = -1i64;
+    for g in g0..g1 {
+        let a = offsets[g] as usize;
+        let n = offsets[g + 1] as usize - a;
+        for t in 0..n {
+            let r = row(rows, a + t);
+            let it = match items {
+                Source::Input(x) => x[r],
+                Source::InPlace => out_items[a + t],
+            };
+            seg_items[t] = it;
+            seg_keys[t] = match keys {
+                Source::Input(x) => x[r],
+                Source::InPlace => out_keys[a + t],
+            };
+            if stamp[it as usize] == g as i64 && dup < 0 {
+                dup = g as i64;
+            }
+            stamp[it as usize] = g as i64;
+        }
+        let mut prev_key = f64::INFINITY;
+        let mut prev_pos = -1i64;
+        let mut ok = true;
+        for t in 0..n {
+            let p = (buf[a + t - base] & low) as i64;
+            let k = seg_keys[p as usize];
+            if k > prev_key || (k == prev_key && p < prev_pos) {
+                ok = false;
+                break;
+            }
+            out_keys[a + t] = k;
+            out_items[a + t] = seg_items[p as usize];
+            prev_key = k;
+            prev_pos = p;
+        }
+        if !ok {
+            bad[g] = true;
+            out_items[a..a + n].copy_from_slice(&seg_items[..n]);
+            out_keys[a..a + n].copy_from_slice(&seg_keys[..n]);
+        }
+    }
+    dup
+}
+
+/// Exact stable ranking of the given segments (the fallback of the packed sorts),
+/// written into `out_items` and `out_keys` (read through `items` / `keys`, or from
+/// the outputs themselves with `Source::InPlace`).
+#[allow(clippy::too_many_arguments)]
+pub fn redo_segments(
+    segments: &[i64],
+    offsets: &[i64],
+    rows: &[i64],
+    items: Source<'_, i32>,
+    keys: Source<'_, f64>,
+    out_items: &mut [i32],
+    out_keys: &mut [f64],
+    max_len: usize,
+) {
+    let mut b = SortBuffers::new(max_len);
+    let mut buf_items = vec![0i32; max_len];
+    for &g in segments {
+        let g = g as usize;
+        let a = offsets[g] as usize;
+        let n = offsets[g + 1] as usize - a;
+        for t in 0..n {
+            let r = row(rows, a + t);
+            b.keys[t] = match keys {
+                Source::Input(x) => x[r],
+                Source::InPlace => out_keys[a + t],
+            };
+            b.pos[t] = t as i64;
+            buf_items[t] = match items {
+                Source::Input(x) => x[r],
+                Source::InPlace => out_items[a + t],
+            };
+        }
+        stable_sort_desc(&mut b.keys, &mut b.pos, &mut b.tmp_keys, &mut b.tmp_pos, n);
+        for t in 0..n {
+            out_items[a + t] = buf_items[b.pos[t] as usize];
+            out_keys[a + t] = b.keys[t];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(seed: &mut u64) -> u64 {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *seed >> 33
+    }
+
+    fn reference_rank(keys: &[f64]) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..keys.len()).collect();
+        idx.sort_by(|&i, &j| keys[j].partial_cmp(&keys[i]).unwrap());
+        idx
+    }
+
+    #[test]
+    fn quicksort_sorts_with_nan_last() {
+        let mut seed = 7;
+        for n in [0, 1, 2, 15, 16, 17, 100, 1000] {
+            let mut v: Vec<f64> = (0..n).map(|_| (lcg(&mut seed) % 13) as f64).collect();
+            if n > 3 {
+                v[1] = f64::NAN;
+            }
+            quicksort(&mut v);
+            let finite: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+            assert!(finite.windows(2).all(|w| w[0] <= w[1]));
+            if n > 3 {
+                assert!(v[n - 1].is_nan());
+            }
+        }
+    }
+
+    #[test]
+    fn stable_sorts_keep_input_order_in_ties() {
+        let mut seed = 3;
+        for n in [0, 1, 5, 16, 17, 40, 300] {
+            let keys: Vec<f64> = (0..n).map(|_| (lcg(&mut seed) % 7) as f64).collect();
+            let want = reference_rank(&keys);
+            let mut k = keys.clone();
+            let mut p: Vec<i64> = (0..n as i64).collect();
+            let (mut tk, mut tp) = (vec![0.0; n], vec![0; n]);
+            stable_sort_desc(&mut k, &mut p, &mut tk, &mut tp, n);
+            assert_eq!(p.iter().map(|&x| x as usize).collect::<Vec<_>>(), want);
+            let mut k = keys.clone();
+            let mut p = vec![0i64; n];
+            let mut buf = vec![0u64; n];
+            assert!(packed_sort_desc(&mut k, &mut p, &mut buf, n));
+            assert_eq!(p.iter().map(|&x| x as usize).collect::<Vec<_>>(), want);
+        }
+    }
+
+    #[test]
+    fn packed_sort_falls_back_on_dropped_bits() {
+        // keys that differ in their lowest bits only: out of order after packing
+        let keys = [1.0, f64::from_bits(1.0f64.to_bits() + 1), 0.5];
+        let mut k = keys.to_vec();
+        let mut p = vec![0i64; 3];
+        let mut buf = vec![0u64; 3];
+        assert!(!packed_sort_desc(&mut k, &mut p, &mut buf, 3));
+        assert_eq!(k, keys.to_vec());
+        assert_eq!(p, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn ranked_lists_and_duplicates() {
+        // users 0: rows 0, 2; 1: rows 1, 3, 4 (item 7 twice)
+        let codes = [0, 1, 0, 1, 1];
+        let (offsets, rows) = group_rows(&codes, 2);
+        assert_eq!(offsets, vec![0, 2, 5]);
+        assert_eq!(rows, vec![0, 2, 1, 3, 4]);
+        assert!(!is_grouped(&codes));
+        let items = [1, 7, 2, 7, 3];
+        let keys = [0.1, 0.5, 0.9, 0.5, 0.7];
+        for chunks in [1, 2, 3] {
+            let (oi, ok, dup) = build_ranked(&rows, &offsets, &items, &keys, 8, 3, chunks);
+            assert_eq!(oi, vec![2, 1, 3, 7, 7]);
+            assert_eq!(ok, vec![0.9, 0.1, 0.7, 0.5, 0.5]);
+            assert_eq!(dup, 1);
+            assert_eq!(
+                first_duplicate_segment(&offsets, &rows, &items, 8, chunks),
+                1
+            );
+        }
+    }
+
+    #[test]
+    fn rank_rows_in_place_matches_build_ranked() {
+        let mut seed = 11;
+        let sizes = [3usize, 0, 40, 1, 17, 5];
+        let mut offsets = vec![0i64];
+        for s in sizes {
+            offsets.push(offsets[offsets.len() - 1] + s as i64);
+        }
+        let n = offsets[sizes.len()] as usize;
+        let items: Vec<i32> = (0..n as i32).map(|i| (i * 7) % 101).collect();
+        let keys: Vec<f64> = (0..n).map(|_| (lcg(&mut seed) % 5) as f64).collect();
+        let (want_i, want_k, want_d) = build_ranked(&[], &offsets, &items, &keys, 101, 40, 2);
+        for (ii, ik) in [(true, true), (true, false), (false, true), (false, false)] {
+            let (mut i2, mut k2) = (items.clone(), keys.clone());
+            let bi = if ii {
+                Buf::Write(&mut i2[..])
+            } else {
+                Buf::Read(&items[..])
+            };
+            let bk = if ik {
+                Buf::Write(&mut k2[..])
+            } else {
+                Buf::Read(&keys[..])
+            };
+            let (ni, nk, d) = rank_rows(&offsets, &[], bi, bk, 101, 3);
+            assert_eq!(ni.unwrap_or(i2), want_i);
+            assert_eq!(nk.unwrap_or(k2), want_k);
+            assert_eq!(d, want_d);
+        }
+    }
+
+    #[test]
+    fn rank_segment_orders_one_list() {
+        let keys = [0.2, 0.9, 0.2, 0.5];
+        let items = [10, 11, 12, 13];
+        let rows = [3i64, 0, 1, 2]; // the list is rows 3, 0, 1, 2
+        let (mut oi, mut ok) = ([0i32; 3], [0.0f64; 3]);
+        let mut bufs = SortBuffers::new(4);
+        rank_segment(&keys, &rows, &mut oi, &mut ok, &items, 1, 3, &mut bufs);
+        assert_eq!(oi, [11, 10, 12]);
+        assert_eq!(ok, [0.9, 0.2, 0.2]);
+    }
+
+    #[test]
+    fn judged_segments_sort_items_and_grades() {
+        let mut seed = 5;
+        let n = 50;
+        let offsets = [0i64, 3, 3, n as i64];
+        let codes: Vec<i32> = (0..n).map(|_| (lcg(&mut seed) % 1000) as i32).collect();
+        let grades: Vec<f64> = (0..n).map(|_| (lcg(&mut seed) % 4) as f64).collect();
+        for chunks in [1, 2, 4] {
+            let (items, g, desc, _) = judged_segments(&offsets, &[], &codes, &grades, chunks);
+            for w in offsets.windows(2) {
+                let (a, b) = (w[0] as usize, w[1] as usize);
+                assert!(items[a..b].windows(2).all(|p| p[0] <= p[1]));
+                assert!(desc[a..b].windows(2).all(|p| p[0] >= p[1]));
+                let mut x: Vec<(i32, u64)> =
+                    (a..b).map(|t| (codes[t], grades[t].to_bits())).collect();
+                let mut y: Vec<(i32, u64)> = (a..b).map(|t| (items[t], g[t].to_bits())).collect();
+                x.sort();
+                y.sort();
+                assert_eq!(x, y);
+            }
+        }
+        let (_, _, _, dup) = judged_segments(&[0, 2, 4], &[], &[1, 2, 3, 3], &[1.0; 4], 2);
+        assert_eq!(dup, 1);
+    }
+
+    #[test]
+    fn packed_round_trip_orders_every_segment() {
+        let offsets = [0i64, 4, 6];
+        let keys: [f64; 6] = [0.1, 0.4, -0.2, 0.4, 3.0, 2.0];
+        let items = [0, 1, 2, 3, 4, 5];
+        let bits: Vec<u64> = keys.iter().map(|k| k.to_bits()).collect();
+        let mut p = pack_keys(&offsets, &[], &bits, 1, 2, 2);
+        p.sort_unstable();
+        let (oi, bad) = unpack_ranked(&mut p, &offsets, &[], &items, &keys, 2, 2);
+        assert_eq!(oi, vec![1, 3, 0, 2, 4, 5]);
+        assert_eq!(bad, vec![false, false]);
+        assert_eq!(f64::from_bits(p[0]), 0.4);
+        let close = [0.5, 0.5, 1.0, 1.0 + 1e-12];
+        assert!(any_tie_segments(&close, &[0, 2, 4], false));
+        assert!(!any_tie_segments(&close, &[0, 1, 3, 4], false));
+        assert!(!any_tie_segments(&close[2..], &[0, 2], false));
+        assert!(any_tie_segments(&close[2..], &[0, 2], true));
+    }
+}

@@ -1,0 +1,1164 @@
+//! The top-K ranking metrics of every qrels user in one pass (the engine of
+//! `evaluate`).
+//!
+//! Layout: the qrels are a CSR over users with each user's judged items sorted by
+//! item code, their grades, and beside them the user's grades sorted descending
+//! (for the ideal DCG). The run is a CSR over its users with the items of each user
+//! in ranked order (score descending, input order within ties) and their scores.
+//! [`evaluate_users`] looks up the grade of each recommended item once and computes
+//! every requested metric (each a row of `specs`, columns `S_*`) from that one
+//! vector of grades.
+//!
+//! Every float is computed with the operations of the reference kernels in the
+//! same order (no reassociation, no fused multiply-add), and a user's values
+//! depend on that user's rows only, so the results are the same for any number of
+//! chunks or threads.
+
+use rayon::prelude::*;
+use std::cmp::Ordering;
+
+use crate::csr::{lt_floats, quicksort};
+use crate::threads;
+
+// metric kinds (rows of `specs`)
+/// precision@k
+pub const PRECISION: i64 = 0;
+/// recall@k
+pub const RECALL: i64 = 1;
+/// F1@k
+pub const F1: i64 = 2;
+/// hit ratio (hits, pooled over users by the caller)
+pub const HIT_RATIO: i64 = 3;
+/// success@k (a hit in the top k)
+pub const SUCCESS: i64 = 4;
+/// average precision
+pub const AP: i64 = 5;
+/// cumulative gain
+pub const CG: i64 = 6;
+/// discounted cumulative gain
+pub const DCG: i64 = 7;
+/// ideal DCG
+pub const IDCG: i64 = 8;
+/// normalized DCG
+pub const NDCG: i64 = 9;
+/// reciprocal rank
+pub const RR: i64 = 10;
+/// R-precision
+pub const R_PRECISION: i64 = 11;
+
+// columns of `specs`
+/// metric kind
+pub const S_KIND: usize = 0;
+/// cut-off (<= 0: none)
+pub const S_K: usize = 1;
+/// relevance threshold
+pub const S_THRESHOLD: usize = 2;
+/// gain convention
+pub const S_GAIN: usize = 3;
+/// AP normalisation
+pub const S_AP_NORM: usize = 4;
+/// ideal order of the IDCG
+pub const S_IDEAL: usize = 5;
+/// tie rule
+pub const S_TIES: usize = 6;
+/// 1: users absent from the run are skipped
+pub const S_MISSING_SKIP: usize = 7;
+/// rule for users without a relevant item
+pub const S_EMPTY: usize = 8;
+/// threshold from which gains are earned
+pub const S_GAIN_THRESHOLD: usize = 9;
+/// 1: items scored <= 0 are never hits
+pub const S_POSITIVE_SCORES: usize = 10;
+/// columns of `specs`
+pub const N_SPEC_COLUMNS: usize = 11;
+
+// conventions
+/// gain = grade
+pub const GAIN_LINEAR: i64 = 0;
+/// gain = 2^grade - 1
+pub const GAIN_EXPONENTIAL: i64 = 1;
+/// gain = 1
+pub const GAIN_BINARY: i64 = 2;
+/// users without a relevant item score 0
+pub const EMPTY_ZERO: i64 = 0;
+/// users without a relevant item are skipped (nan)
+pub const EMPTY_SKIP: i64 = 1;
+/// users without a relevant item score 1
+pub const EMPTY_ONE: i64 = 2;
+/// AP over the relevant items
+pub const AP_RELEVANT: i64 = 0;
+/// AP over min(R, k)
+pub const AP_MIN_K: i64 = 1;
+/// AP over the hits
+pub const AP_HITS: i64 = 2;
+/// ideal DCG from the judged grades
+pub const IDEAL_JUDGED: i64 = 0;
+/// ideal DCG from the ranked candidates' grades
+pub const IDEAL_CANDIDATES: i64 = 1;
+/// ties broken by item id descending, scores compared in float32 (trec_eval)
+pub const TIES_TREC: i64 = 0;
+/// expected value over the orders of tied blocks
+pub const TIES_AVERAGE: i64 = 1;
+/// ties in input order
+pub const TIES_INPUT: i64 = 2;
+/// ties broken by item id ascending
+pub const TIES_ID_ASCENDING: i64 = 3;
+
+/// Gain of a grade: 0 below `threshold`, else 1, `2^grade - 1` or the grade.
+#[inline(always)]
+pub fn gain(grade: f64, threshold: f64, gain: i64) -> f64 {
+    if grade < threshold {
+        return 0.0;
+    }
+    if gain == GAIN_BINARY {
+        return 1.0;
+    }
+    if gain == GAIN_EXPONENTIAL {
+        return 2.0f64.powf(grade) - 1.0;
+    }
+    grade
+}
+
+/// Position of `item` in `sorted_items[a..b]` (ascending), or -1; short segments
+/// are scanned (the last match wins), longer ones binary-searched.
+pub fn lookup(sorted_items: &[i32], a: usize, b: usize, item: i32) -> i64 {
+    if b - a <= 32 {
+        let mut pos = -1i64;
+        for (t, &x) in sorted_items[a..b].iter().enumerate() {
+            if x == item {
+                pos = (a + t) as i64;
+            }
+        }
+        return pos;
+    }
+    let (mut lo, mut hi) = (a, b);
+    while lo < hi {
+        let mid = (lo + hi) >> 1;
+        if sorted_items[mid] < item {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo < b && sorted_items[lo] == item {
+        lo as i64
+    } else {
+        -1
+    }
+}
+
+fn float_cmp(a: f64, b: f64) -> Ordering {
+    if lt_floats(a, b) {
+        Ordering::Less
+    } else if lt_floats(b, a) {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    }
+}
+
+/// [`trec_order`] into `perm[..n]`, with a scratch buffer for the tied blocks.
+#[allow(clippy::too_many_arguments)]
+pub fn trec_order_into(
+    scores: &[f64],
+    items: &[i32],
+    item_keys: &[f64],
+    a: usize,
+    n: usize,
+    ascending: bool,
+    perm: &mut [usize],
+    block: &mut Vec<(f64, usize)>,
+) {
+    for (j, p) in perm[..n].iter_mut().enumerate() {
+        *p = j;
+    }
+    let mut t = 0;
+    while t < n {
+        let mut e = t + 1;
+        if ascending {
+            while e < n && scores[a + e] == scores[a + t] {
+                e += 1;
+            }
+        } else {
+            while e < n && scores[a + e] as f32 == scores[a + t] as f32 {
+                e += 1;
+            }
+        }
+        if e - t > 1 {
+            block.clear();
+            for j in 0..e - t {
+                let key = item_keys[items[a + t + j] as usize];
+                block.push((if ascending { key } else { -key }, j));
+            }
+            // stable: equal keys keep their input order (a merge sort in the reference)
+            block.sort_by(|x, y| float_cmp(x.0, y.0));
+            for (j, &(_, inner)) in block.iter().enumerate() {
+                perm[t + j] = t + inner;
+            }
+        }
+        t = e;
+    }
+}
+
+/// Permutation of rows `a..a+n` (score descending, input order in ties) that breaks
+/// ties by `item_keys[items]` descending (trec_eval: document id descending), or
+/// ascending with `ascending`. The descending rule compares scores in single
+/// precision (trec_eval stores scores as C floats); the ascending rule as doubles.
+pub fn trec_order(
+    scores: &[f64],
+    items: &[i32],
+    item_keys: &[f64],
+    a: usize,
+    n: usize,
+    ascending: bool,
+) -> Vec<usize> {
+    let mut perm = vec![0usize; n];
+    let mut block = Vec::new();
+    trec_order_into(
+        scores, items, item_keys, a, n, ascending, &mut perm, &mut block,
+    );
+    perm
+}
+
+/// DCG of the ideal order: the ranked candidates' grades `grades[..n]` sorted
+/// (`ideal == IDEAL_CANDIDATES`, depth `k_eff`) or the user's judged grades
+/// `q_desc[qa..qb]` (already descending; depth k, or all of them without a
+/// cut-off). `cand` is scratch of at least n elements.
+#[allow(clippy::too_many_arguments)]
+pub fn idcg(
+    ideal: i64,
+    k: i64,
+    k_eff: i64,
+    threshold: f64,
+    gain_code: i64,
+    grades: &[f64],
+    n: usize,
+    q_desc: &[f64],
+    qa: usize,
+    qb: usize,
+    cand: &mut [f64],
+    disc: &[f64],
+) -> f64 {
+    let mut idcg = 0.0;
+    if ideal == IDEAL_CANDIDATES {
+        cand[..n].copy_from_slice(&grades[..n]);
+        quicksort(&mut cand[..n]);
+        let depth = (k_eff.max(0) as usize).min(n);
+        for (j, &d) in disc[..depth].iter().enumerate() {
+            idcg += gain(cand[n - 1 - j], threshold, gain_code) * d;
+        }
+    } else {
+        let judged = qb - qa;
+        let depth = if k <= 0 {
+            judged
+        } else {
+            (k as usize).min(judged)
+        };
+        for (j, &d) in disc[..depth].iter().enumerate() {
+            idcg += gain(q_desc[qa + j], threshold, gain_code) * d;
+        }
+    }
+    idcg
+}
+
+/// P(the first relevant item of a tied block of `m` items, `h` of them relevant,
+/// is at offset j) for j < t (a uniformly random order of the block).
+pub fn expected_first_hit(m: i64, h: i64, t: i64) -> Vec<f64> {
+    let mut out = vec![0.0; t.max(0) as usize];
+    if h == 0 {
+        return out;
+    }
+    let mut none_before = 1.0;
+    for j in 0..t.min(m - h + 1).max(0) {
+        out[j as usize] = none_before * h as f64 / (m - j) as f64;
+        none_before *= (m - h - j) as f64 / (m - j) as f64;
+    }
+    out
+}
+
+/// Effective cut-off: R-precision uses min(R, k); the others k (all n without one).
+#[inline]
+fn effective_k(kind: i64, k: i64, n_rel: i64, n: usize) -> i64 {
+    if kind == R_PRECISION {
+        if k <= 0 {
+            n_rel
+        } else {
+            n_rel.min(k)
+        }
+    } else if k > 0 {
+        k
+    } else {
+        n as i64
+    }
+}
+
+#[inline]
+fn top_of(k_eff: i64, n: usize) -> usize {
+    (k_eff.max(0) as usize).min(n)
+}
+
+/// Extent of the tied block of scores starting at row `a + t` (exact equality).
+#[inline]
+fn block_end(scores: &[f64], a: usize, t: usize, n: usize) -> usize {
+    let mut e = t + 1;
+    while e < n && scores[a + e] == scores[a + t] {
+        e += 1;
+    }
+    e
+}
+
+/// `(value, R)` of one metric for one user, walking every position.
+///
+/// `grades[..n]` is the grade of each ranked item (-inf if unjudged) in the order of
+/// this metric's tie rule; relevance is `grade >= threshold` and gains are earned
+/// from `gain_threshold` on; `scores[a..a+n]` are the ranked scores (for
+/// `ties == TIES_AVERAGE`, which averages relevance and gain over tied blocks);
+/// `q_desc[qa..qb]` the user's judged grades, descending. R is the user's number
+/// of relevant items. `rel`, `gains`, `cand` are scratch (at least n elements);
+/// `disc[j]` is `1 / log2(j + 2)`.
+#[allow(clippy::too_many_arguments)]
+pub fn user_metric(
+    kind: i64,
+    k: i64,
+    threshold: f64,
+    gain_threshold: f64,
+    gain_code: i64,
+    ap_norm: i64,
+    ideal: i64,
+    ties: i64,
+    grades: &[f64],
+    scores: &[f64],
+    a: usize,
+    n: usize,
+    q_desc: &[f64],
+    qa: usize,
+    qb: usize,
+    rel: &mut [f64],
+    gains: &mut [f64],
+    cand: &mut [f64],
+    disc: &[f64],
+) -> (f64, f64) {
+    let n_rel = q_desc[qa..qb].iter().filter(|&&g| g >= threshold).count() as i64;
+    let k_eff = effective_k(kind, k, n_rel, n);
+    let top = top_of(k_eff, n);
+
+    // per-position relevance and gain, averaged over tied blocks when asked
+    rel[..top].fill(0.0);
+    gains[..top].fill(0.0);
+    if ties == TIES_AVERAGE {
+        let mut t = 0;
+        while t < n && t < top {
+            let e = block_end(scores, a, t, n);
+            let mut r_sum = 0.0;
+            let mut g_sum = 0.0;
+            for &g in &grades[t..e] {
+                if g >= threshold {
+                    r_sum += 1.0;
+                }
+                g_sum += gain(g, gain_threshold, gain_code);
+            }
+            let size = (e - t) as f64;
+            for j in t..e.min(top) {
+                rel[j] = r_sum / size;
+                gains[j] = g_sum / size;
+            }
+            t = e;
+        }
+    } else {
+        for j in 0..top {
+            if grades[j] >= threshold {
+                rel[j] = 1.0;
+            }
+            gains[j] = gain(grades[j], gain_threshold, gain_code);
+        }
+    }
+
+    let mut hits = 0.0;
+    for &r in &rel[..top] {
+        hits += r;
+    }
+    let aux = n_rel as f64;
+    let ratio = |num: f64, den: i64| if den > 0 { num / den as f64 } else { 0.0 };
+
+    match kind {
+        PRECISION => (ratio(hits, k_eff), aux),
+        R_PRECISION | RECALL => (ratio(hits, n_rel), aux),
+        F1 => (ratio(2.0 * hits, k_eff + n_rel), aux),
+        HIT_RATIO => (hits, aux),
+        CG => {
+            let mut s = 0.0;
+            for &g in &gains[..top] {
+                s += g;
+            }
+            (s, aux)
+        }
+        DCG | NDCG | IDCG => {
+            let mut dcg = 0.0;
+            for j in 0..top {
+                dcg += gains[j] * disc[j];
+            }
+            if kind == DCG {
+                return (dcg, aux);
+            }
+            let ideal_dcg = idcg(
+                ideal,
+                k,
+                k_eff,
+                gain_threshold,
+                gain_code,
+                grades,
+                n,
+                q_desc,
+                qa,
+                qb,
+                cand,
+                disc,
+            );
+            if kind == IDCG {
+                return (ideal_dcg, aux);
+            }
+            (
+                if ideal_dcg > 0.0 {
+                    dcg / ideal_dcg
+                } else {
+                    0.0
+                },
+                aux,
+            )
+        }
+        SUCCESS | RR => {
+            if ties != TIES_AVERAGE {
+                for (j, &r) in rel[..top].iter().enumerate() {
+                    if r > 0.0 {
+                        let v = if kind == SUCCESS {
+                            1.0
+                        } else {
+                            1.0 / (j + 1) as f64
+                        };
+                        return (v, aux);
+                    }
+                }
+                return (0.0, aux);
+            }
+            // expected value over random orders of tied blocks
+            let mut t = 0;
+            let mut value = 0.0;
+            while t < n && t < top {
+                let e = block_end(scores, a, t, n);
+                let h = grades[t..e].iter().filter(|&&g| g >= threshold).count() as i64;
+                if h > 0 {
+                    let first = expected_first_hit((e - t) as i64, h, (e.min(top) - t) as i64);
+                    for (j, &p) in first.iter().enumerate() {
+                        let w = if kind == SUCCESS {
+                            1.0
+                        } else {
+                            1.0 / (t + j + 1) as f64
+                        };
+                        value += p * w;
+                    }
+                    return (value, aux);
+                }
+                t = e;
+            }
+            (value, aux)
+        }
+        AP => {
+            let mut s = 0.0;
+            let mut seen = 0.0;
+            for (j, &r) in rel[..top].iter().enumerate() {
+                if r > 0.0 {
+                    seen += 1.0;
+                    s += seen / (j + 1) as f64;
+                }
+            }
+            let norm = if ap_norm == AP_RELEVANT {
+                n_rel as f64
+            } else if ap_norm == AP_MIN_K {
+                if k > 0 {
+                    n_rel.min(k_eff) as f64
+                } else {
+                    n_rel as f64
+                }
+            } else {
+                hits
+            };
+            (if norm > 0.0 { s / norm } else { 0.0 }, aux)
+        }
+        _ => (f64::NAN, aux),
+    }
+}
+
+/// Value of one metric for one user from the positions of its relevant items.
+///
+/// `hpos[..h]` are the ranks (0-based, ascending) of the recommended items whose
+/// grade is at least `threshold` and `hgr[..h]` their grades: every metric here
+/// only sums over those, so a user costs O(hits), not O(k). Terms are added in rank
+/// order, so sums equal a walk over every position. Kinds other than the ones
+/// named are computed as the DCG family (as in the reference kernel).
+#[allow(clippy::too_many_arguments)]
+pub fn metric_from_hits(
+    kind: i64,
+    k: i64,
+    threshold: f64,
+    gain_code: i64,
+    ap_norm: i64,
+    ideal: i64,
+    grades: &[f64],
+    n: usize,
+    hpos: &[usize],
+    hgr: &[f64],
+    h: usize,
+    n_rel: i64,
+    q_desc: &[f64],
+    qa: usize,
+    qb: usize,
+    cand: &mut [f64],
+    disc: &[f64],
+) -> f64 {
+    let k_eff = effective_k(kind, k, n_rel, n);
+    let top = top_of(k_eff, n);
+    let mut hits = 0usize;
+    while hits < h && hpos[hits] < top {
+        hits += 1;
+    }
+    let ratio = |num: f64, den: i64| if den > 0 { num / den as f64 } else { 0.0 };
+    match kind {
+        PRECISION => return ratio(hits as f64, k_eff),
+        R_PRECISION | RECALL => return ratio(hits as f64, n_rel),
+        F1 => return ratio(2.0 * hits as f64, k_eff + n_rel),
+        HIT_RATIO => return hits as f64,
+        SUCCESS => return if hits > 0 { 1.0 } else { 0.0 },
+        RR => {
+            return if hits > 0 {
+                1.0 / (hpos[0] + 1) as f64
+            } else {
+                0.0
+            }
+        }
+        AP => {
+            let mut s = 0.0;
+            for (i, &p) in hpos[..hits].iter().enumerate() {
+                s += (i as f64 + 1.0) / (p + 1) as f64;
+            }
+            let norm = if ap_norm == AP_RELEVANT {
+                n_rel as f64
+            } else if ap_norm == AP_MIN_K {
+                if k > 0 {
+                    n_rel.min(k_eff) as f64
+                } else {
+                    n_rel as f64
+                }
+            } else {
+                hits as f64
+            };
+            return if norm > 0.0 { s / norm } else { 0.0 };
+        }
+        CG => {
+            let mut s = 0.0;
+            for &g in &hgr[..hits] {
+                s += gain(g, threshold, gain_code);
+            }
+            return s;
+        }
+        _ => {}
+    }
+    // DCG, IDCG, NDCG
+    let mut dcg = 0.0;
+    for i in 0..hits {
+        dcg += gain(hgr[i], threshold, gain_code) * disc[hpos[i]];
+    }
+    if kind == DCG {
+        return dcg;
+    }
+    let ideal_dcg = idcg(
+        ideal, k, k_eff, threshold, gain_code, grades, n, q_desc, qa, qb, cand, disc,
+    );
+    if kind == IDCG {
+        return ideal_dcg;
+    }
+    if ideal_dcg > 0.0 {
+        dcg / ideal_dcg
+    } else {
+        0.0
+    }
+}
+
+/// The qrels CSR: per user `offsets[u]..offsets[u+1]` rows of judged `items`
+/// (ascending codes) with their `grades`, and `desc`, each user's grades descending.
+#[derive(Clone, Copy)]
+pub struct Judged<'a> {
+    /// user offsets (n_users + 1)
+    pub offsets: &'a [i64],
+    /// judged item codes, ascending within each user
+    pub items: &'a [i32],
+    /// grade of each judged item
+    pub grades: &'a [f64],
+    /// each user's grades, descending
+    pub desc: &'a [f64],
+}
+
+/// The run CSR: per user `offsets[u]..offsets[u+1]` rows of `items` in ranked order
+/// with their `scores`; `keys[item]` breaks ties for the trec and id-ascending rules
+/// (may be empty when no metric needs them).
+#[derive(Clone, Copy)]
+pub struct Ranked<'a> {
+    /// user offsets (n_users + 1)
+    pub offsets: &'a [i64],
+    /// ranked item codes
+    pub items: &'a [i32],
+    /// scores, descending within each user
+    pub scores: &'a [f64],
+    /// tie-break key per run item code (may be empty)
+    pub keys: &'a [f64],
+}
+
+/// The judged rows of one user keyed by run item code: an open-addressing table
+/// sized by the most judged items of a user, each slot stamped with its user (so
+/// it is never cleared).
+struct JudgedTable {
+    stamp: Vec<usize>,
+    key: Vec<i32>,
+    row: Vec<usize>,
+    shift: u32,
+}
+
+impl JudgedTable {
+    fn new(max_judged: usize) -> Self {
+        let size = (2 * max_judged).max(2).next_power_of_two();
+        JudgedTable {
+            stamp: vec![usize::MAX; size],
+            key: vec![0; size],
+            row: vec![0; size],
+            shift: 64 - size.trailing_zeros(),
+        }
+    }
+
+    #[inline(always)]
+    fn home(&self, key: i32) -> usize {
+        ((key as u32 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    /// Row of `key` for user `u` (a later insert of the same key wins).
+    #[inline]
+    fn insert(&mut self, u: usize, key: i32, row: usize) {
+        let mask = self.stamp.len() - 1;
+        let mut s = self.home(key);
+        while self.stamp[s] == u && self.key[s] != key {
+            s = (s + 1) & mask;
+        }
+        self.stamp[s] = u;
+        self.key[s] = key;
+        self.row[s] = row;
+    }
+
+    #[inline]
+    fn get(&self, u: usize, key: i32) -> Option<usize> {
+        let mask = self.stamp.len() - 1;
+        let mut s = self.home(key);
+        while self.stamp[s] == u {
+            if self.key[s] == key {
+                return Some(self.row[s]);
+            }
+            s = (s + 1) & mask;
+        }
+        None
+    }
+}
+
+/// Per-chunk scratch of [`evaluate_users`], each buffer as long as the longest list.
+struct Scratch {
+    input: Vec<f64>,
+    trec: Vec<f64>,
+    ascending: Vec<f64>,
+    positive: Vec<f64>,
+    rel: Vec<f64>,
+    gains: Vec<f64>,
+    cand: Vec<f64>,
+    hpos: Vec<usize>,
+    hgr: Vec<f64>,
+    perm: Vec<usize>,
+    block: Vec<(f64, usize)>,
+    table: JudgedTable,
+}
+
+impl Scratch {
+    fn new(max_len: usize, max_judged: usize) -> Self {
+        let m = max_len.max(1);
+        Scratch {
+            input: vec![0.0; m],
+            trec: vec![0.0; m],
+            ascending: vec![0.0; m],
+            positive: vec![0.0; m],
+            rel: vec![0.0; m],
+            gains: vec![0.0; m],
+            cand: vec![0.0; m],
+            hpos: vec![0; m],
+            hgr: vec![0.0; m],
+            perm: vec![0; m],
+            block: Vec::new(),
+            table: JudgedTable::new(max_judged),
+        }
+    }
+}
+
+/// Which buffer holds the grades of a metric's order.
+#[derive(Clone, Copy, PartialEq)]
+enum Order {
+    Input,
+    Trec,
+    Ascending,
+}
+
+fn order_grades(s: &Scratch, order: Order) -> &[f64] {
+    match order {
+        Order::Input => &s.input,
+        Order::Trec => &s.trec,
+        Order::Ascending => &s.ascending,
+    }
+}
+
+/// The metrics of qrels users `u0..u1` into `values` and `aux` (rows of n_metrics).
+#[allow(clippy::too_many_arguments)]
+fn evaluate_range(
+    q: &Judged<'_>,
+    r: &Ranked<'_>,
+    item_map: &[i32],
+    user_map: &[i32],
+    specs: &[i64],
+    disc: &[f64],
+    u0: usize,
+    u1: usize,
+    values: &mut [f64],
+    aux: &mut [f64],
+    s: &mut Scratch,
+) {
+    let n_metrics = specs.len() / N_SPEC_COLUMNS;
+    let spec = |m: usize, c: usize| specs[m * N_SPEC_COLUMNS + c];
+    let mut need_trec = false;
+    let mut need_ascending = false;
+    for m in 0..n_metrics {
+        need_trec |= spec(m, S_TIES) == TIES_TREC;
+        need_ascending |= spec(m, S_TIES) == TIES_ID_ASCENDING;
+    }
+    need_trec &= !r.keys.is_empty();
+    need_ascending &= !r.keys.is_empty();
+    for (u, &ru) in user_map.iter().enumerate().take(u1).skip(u0) {
+        let out = (u - u0) * n_metrics;
+        let (qa, qb) = (q.offsets[u] as usize, q.offsets[u + 1] as usize);
+        let (mut a, mut n) = (0usize, 0usize);
+        if ru >= 0 {
+            a = r.offsets[ru as usize] as usize;
+            n = r.offsets[ru as usize + 1] as usize - a;
+            for t in qa..qb {
+                let ri = item_map[q.items[t] as usize];
+                if ri >= 0 {
+                    s.table.insert(u, ri, t);
+                }
+            }
+        }
+        for j in 0..n {
+            // unjudged items are below every threshold
+            s.input[j] = match s.table.get(u, r.items[a + j]) {
+                Some(t) => q.grades[t],
+                None => f64::NEG_INFINITY,
+            };
+        }
+        let scores = &r.scores[a..a + n];
+        let mut trec_differs = false;
+        if need_trec && n > 1 {
+            trec_differs = scores.windows(2).any(|w| w[1] as f32 == w[0] as f32);
+            if trec_differs {
+                trec_order_into(
+                    r.scores,
+                    r.items,
+                    r.keys,
+                    a,
+                    n,
+                    false,
+                    &mut s.perm,
+                    &mut s.block,
+                );
+                for j in 0..n {
+                    s.trec[j] = s.input[s.perm[j]];
+                }
+            }
+        }
+        let mut ascending_differs = false;
+        if need_ascending && n > 1 {
+            ascending_differs = scores.windows(2).any(|w| w[1] == w[0]);
+            if ascending_differs {
+                trec_order_into(
+                    r.scores,
+                    r.items,
+                    r.keys,
+                    a,
+                    n,
+                    true,
+                    &mut s.perm,
+                    &mut s.block,
+                );
+                for j in 0..n {
+                    s.ascending[j] = s.input[s.perm[j]];
+                }
+            }
+        }
+        let mut rel_threshold = 0.0; // threshold of the cached n_rel, valid when have_rel
+        let mut have_rel = false;
+        let mut n_rel = 0i64;
+        let mut hits_threshold = 0.0; // threshold and order of the cached hit list
+        let mut hits_order = (Order::Input, false); // (order, positive scores only)
+        let mut have_hits = false;
+        let any_nonpositive = scores.iter().any(|&x| x <= 0.0);
+        let mut h = 0usize;
+        for m in 0..n_metrics {
+            let threshold = spec(m, S_THRESHOLD) as f64;
+            if !have_rel || threshold != rel_threshold {
+                n_rel = q.desc[qa..qb].iter().filter(|&&g| g >= threshold).count() as i64;
+                rel_threshold = threshold;
+                have_rel = true;
+            }
+            aux[out + m] = n_rel as f64;
+            if (ru < 0 && spec(m, S_MISSING_SKIP) == 1)
+                || (n_rel == 0 && spec(m, S_EMPTY) == EMPTY_SKIP)
+            {
+                values[out + m] = f64::NAN;
+                continue;
+            }
+            let kind = spec(m, S_KIND);
+            // hit_ratio is one pooled ratio: an empty user adds 0 hits and 0 items
+            if n_rel == 0 && spec(m, S_EMPTY) == EMPTY_ONE && kind != HIT_RATIO {
+                values[out + m] = 1.0;
+                continue;
+            }
+            // the DCG family sums gains, earned from the gain threshold on
+            let is_gain = kind == CG || kind == DCG || kind == IDCG || kind == NDCG;
+            let gain_threshold = if is_gain {
+                spec(m, S_GAIN_THRESHOLD) as f64
+            } else {
+                threshold
+            };
+            let ties = spec(m, S_TIES);
+            let mut order = Order::Input;
+            if ties == TIES_TREC && trec_differs {
+                order = Order::Trec;
+            } else if ties == TIES_ID_ASCENDING && ascending_differs {
+                order = Order::Ascending;
+            }
+            let mut positive = false;
+            if spec(m, S_POSITIVE_SCORES) == 1 && any_nonpositive && !is_gain {
+                // an item scored <= 0 is never a hit (torchmetrics); a tied block
+                // shares its score, so the input-order scores hold for every order
+                let mut buf = std::mem::take(&mut s.positive);
+                let src = order_grades(s, order);
+                for j in 0..n {
+                    buf[j] = if scores[j] > 0.0 {
+                        src[j]
+                    } else {
+                        f64::NEG_INFINITY
+                    };
+                }
+                s.positive = buf;
+                positive = true;
+            }
+            let Scratch {
+                input,
+                trec,
+                ascending,
+                positive: positive_buf,
+                rel,
+                gains,
+                cand,
+                hpos,
+                hgr,
+                ..
+            } = s;
+            let grades: &[f64] = if positive {
+                positive_buf
+            } else {
+                match order {
+                    Order::Input => input,
+                    Order::Trec => trec,
+                    Order::Ascending => ascending,
+                }
+            };
+            let (k, gain_code) = (spec(m, S_K), spec(m, S_GAIN));
+            let (ap_norm, ideal) = (spec(m, S_AP_NORM), spec(m, S_IDEAL));
+            if ties == TIES_AVERAGE {
+                let (v, _) = user_metric(
+                    kind,
+                    k,
+                    threshold,
+                    gain_threshold,
+                    gain_code,
+                    ap_norm,
+                    ideal,
+                    ties,
+                    grades,
+                    r.scores,
+                    a,
+                    n,
+                    q.desc,
+                    qa,
+                    qb,
+                    rel,
+                    gains,
+                    cand,
+                    disc,
+                );
+                values[out + m] = v;
+                continue;
+            }
+            if !have_hits || gain_threshold != hits_threshold || (order, positive) != hits_order {
+                h = 0;
+                for (j, &g) in grades[..n].iter().enumerate() {
+                    if g >= gain_threshold {
+                        hpos[h] = j;
+                        hgr[h] = g;
+                        h += 1;
+                    }
+                }
+                hits_threshold = gain_threshold;
+                hits_order = (order, positive);
+                have_hits = true;
+            }
+            values[out + m] = metric_from_hits(
+                kind,
+                k,
+                gain_threshold,
+                gain_code,
+                ap_norm,
+                ideal,
+                grades,
+                n,
+                hpos,
+                hgr,
+                h,
+                n_rel,
+                q.desc,
+                qa,
+                qb,
+                cand,
+                disc,
+            );
+        }
+    }
+}
+
+/// Rows (judged plus recommended) below which [`evaluate_users`] runs on the calling
+/// thread.
+pub const PARALLEL_ROWS: usize = 1 << 16;
+
+/// Every metric (rows of `specs`, `N_SPEC_COLUMNS` columns each, row-major) for
+/// every qrels user: `(values, aux)`, each `n_users * n_metrics` row-major, with
+/// aux the user's relevant items per metric and values nan where a rule skips the
+/// user.
+///
+/// `item_map` maps qrels item codes to run item codes (-1 when no user was
+/// recommended the item); `user_map[u]` is the run user of qrels user u (-1 when
+/// absent from the run). The grade of each recommended item is found through a
+/// table of the user's judged items keyed by run item code (scratch bounded by the
+/// most judged items of a user): O(judged + recommended) per user. Users are split
+/// into `n_chunks` contiguous chunks, each with scratch buffers of `max_len` (at
+/// least the longest list); `disc[j] = 1 / log2(j + 2)` covers the longest list
+/// and the most judged items of a user. The values do not depend on `n_chunks`.
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_users(
+    q: &Judged<'_>,
+    r: &Ranked<'_>,
+    item_map: &[i32],
+    user_map: &[i32],
+    specs: &[i64],
+    max_len: usize,
+    n_chunks: usize,
+    disc: &[f64],
+) -> (Vec<f64>, Vec<f64>) {
+    let n_users = q.offsets.len().saturating_sub(1);
+    let n_metrics = specs.len() / N_SPEC_COLUMNS;
+    let mut values = vec![0.0; n_users * n_metrics];
+    let mut aux = vec![0.0; n_users * n_metrics];
+    let max_judged = q
+        .offsets
+        .windows(2)
+        .map(|w| (w[1] - w[0]) as usize)
+        .max()
+        .unwrap_or(0);
+    let n_chunks = n_chunks.max(1).min(n_users.max(1));
+    let bounds: Vec<usize> = (0..=n_chunks).map(|c| n_users * c / n_chunks).collect();
+    // split the outputs at the chunk bounds
+    let mut parts = Vec::with_capacity(n_chunks);
+    let (mut rest_v, mut rest_a) = (values.as_mut_slice(), aux.as_mut_slice());
+    for c in 0..n_chunks {
+        let len = (bounds[c + 1] - bounds[c]) * n_metrics;
+        let (v, tv) = rest_v.split_at_mut(len);
+        let (x, ta) = rest_a.split_at_mut(len);
+        parts.push((bounds[c], bounds[c + 1], v, x));
+        rest_v = tv;
+        rest_a = ta;
+    }
+    let run = |(u0, u1, v, x): (usize, usize, &mut [f64], &mut [f64])| {
+        let mut s = Scratch::new(max_len, max_judged);
+        evaluate_range(q, r, item_map, user_map, specs, disc, u0, u1, v, x, &mut s);
+    };
+    let rows = q.items.len() + r.items.len();
+    if n_chunks == 1 || rows < PARALLEL_ROWS {
+        // one scratch for every chunk: the values do not depend on the split
+        let mut s = Scratch::new(max_len, max_judged);
+        for (u0, u1, v, x) in parts {
+            evaluate_range(q, r, item_map, user_map, specs, disc, u0, u1, v, x, &mut s);
+        }
+    } else {
+        threads::install(|| parts.into_par_iter().for_each(run));
+    }
+    (values, aux)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn disc(n: usize) -> Vec<f64> {
+        (0..n).map(|j| 1.0 / ((j as f64) + 2.0).log2()).collect()
+    }
+
+    fn spec(kind: i64, k: i64, ties: i64) -> [i64; N_SPEC_COLUMNS] {
+        let mut s = [0i64; N_SPEC_COLUMNS];
+        s[S_KIND] = kind;
+        s[S_K] = k;
+        s[S_THRESHOLD] = 1;
+        s[S_GAIN_THRESHOLD] = 1;
+        s[S_TIES] = ties;
+        s
+    }
+
+    #[test]
+    fn gains_follow_the_conventions() {
+        assert_eq!(gain(3.0, 1.0, GAIN_LINEAR), 3.0);
+        assert_eq!(gain(3.0, 1.0, GAIN_EXPONENTIAL), 7.0);
+        assert_eq!(gain(3.0, 1.0, GAIN_BINARY), 1.0);
+        assert_eq!(gain(0.0, 1.0, GAIN_LINEAR), 0.0);
+        assert_eq!(gain(f64::NEG_INFINITY, 0.0, GAIN_BINARY), 0.0);
+    }
+
+    #[test]
+    fn lookup_scans_and_searches() {
+        let short = [1, 3, 5];
+        assert_eq!(lookup(&short, 0, 3, 3), 1);
+        assert_eq!(lookup(&short, 0, 3, 4), -1);
+        let long: Vec<i32> = (0..100).map(|x| 2 * x).collect();
+        assert_eq!(lookup(&long, 0, 100, 88), 44);
+        assert_eq!(lookup(&long, 0, 100, 89), -1);
+        assert_eq!(lookup(&long, 50, 100, 10), -1);
+    }
+
+    #[test]
+    fn trec_order_breaks_ties_by_key() {
+        // scores 0.5, 0.5, 0.5, 0.1 with keys 0, 2, 1: descending keys 2, 1, 0
+        let scores = [0.5, 0.5, 0.5, 0.1];
+        let items = [0, 1, 2, 3];
+        let keys = [0.0, 2.0, 1.0, 3.0];
+        assert_eq!(
+            trec_order(&scores, &items, &keys, 0, 4, false),
+            [1, 2, 0, 3]
+        );
+        assert_eq!(trec_order(&scores, &items, &keys, 0, 4, true), [0, 2, 1, 3]);
+        // equal in float32 only: tied for the descending rule
+        let close = [1.0, 1.0 + 1e-12];
+        assert_eq!(
+            trec_order(&close, &[0, 1], &[0.0, 1.0], 0, 2, false),
+            [1, 0]
+        );
+        assert_eq!(trec_order(&close, &[0, 1], &[0.0, 1.0], 0, 2, true), [0, 1]);
+    }
+
+    #[test]
+    fn expected_first_hit_sums_to_one() {
+        let p = expected_first_hit(4, 2, 4);
+        assert_eq!(p.len(), 4);
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+        assert_eq!(p[3], 0.0);
+        assert_eq!(expected_first_hit(3, 0, 2), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn metrics_of_one_user() {
+        // judged: items 0 (grade 2), 1 (grade 1), 2 (grade 0); ranked: 1, 3, 0
+        let q = Judged {
+            offsets: &[0, 3],
+            items: &[0, 1, 2],
+            grades: &[2.0, 1.0, 0.0],
+            desc: &[2.0, 1.0, 0.0],
+        };
+        let r = Ranked {
+            offsets: &[0, 3],
+            items: &[1, 3, 0],
+            scores: &[0.9, 0.5, 0.1],
+            keys: &[],
+        };
+        let item_map = [0, 1, 2];
+        let kinds = [PRECISION, RECALL, RR, AP, DCG, NDCG, HIT_RATIO];
+        let specs: Vec<i64> = kinds.iter().flat_map(|&k| spec(k, 2, TIES_INPUT)).collect();
+        let d = disc(3);
+        for chunks in [1, 3] {
+            let (v, x) = evaluate_users(&q, &r, &item_map, &[0], &specs, 3, chunks, &d);
+            assert_eq!(v[0], 0.5);
+            assert_eq!(v[1], 0.5);
+            assert_eq!(v[2], 1.0);
+            assert_eq!(v[3], 0.5); // one hit at rank 1 over R = 2
+            assert_eq!(v[4], 1.0);
+            assert_eq!(v[5], 1.0 / (2.0 + 1.0 * d[1]));
+            assert_eq!(v[6], 1.0);
+            assert!(x.iter().all(|&a| a == 2.0));
+        }
+    }
+
+    #[test]
+    fn absent_and_empty_users_follow_the_rules() {
+        let q = Judged {
+            offsets: &[0, 1, 1],
+            items: &[0],
+            grades: &[1.0],
+            desc: &[1.0],
+        };
+        let r = Ranked {
+            offsets: &[0, 0],
+            items: &[],
+            scores: &[],
+            keys: &[],
+        };
+        let mut skip = spec(PRECISION, 5, TIES_INPUT);
+        skip[S_MISSING_SKIP] = 1;
+        let mut one = spec(RECALL, 5, TIES_INPUT);
+        one[S_EMPTY] = EMPTY_ONE;
+        let specs: Vec<i64> = skip.iter().chain(one.iter()).copied().collect();
+        let (v, x) = evaluate_users(&q, &r, &[-1], &[-1, 0], &specs, 1, 4, &disc(1));
+        assert!(v[0].is_nan()); // absent, skipped
+        assert_eq!(v[1], 0.0); // absent, scored 0
+        assert_eq!(v[2], 0.0); // empty list
+        assert_eq!(v[3], 1.0); // no relevant item: 1
+        assert_eq!(x, vec![1.0, 1.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn average_ties_take_the_expected_value() {
+        // two tied items, one relevant: RR = (1 + 1/2) / 2, precision@1 = 1/2
+        let q = Judged {
+            offsets: &[0, 1],
+            items: &[0],
+            grades: &[1.0],
+            desc: &[1.0],
+        };
+        let r = Ranked {
+            offsets: &[0, 2],
+            items: &[1, 0],
+            scores: &[0.5, 0.5],
+            keys: &[],
+        };
+        let specs: Vec<i64> = [spec(RR, 0, TIES_AVERAGE), spec(PRECISION, 1, TIES_AVERAGE)]
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
+        let (v, _) = evaluate_users(&q, &r, &[1], &[0], &specs, 2, 1, &disc(2));
+        assert_eq!(v, vec![0.75, 0.5]);
+    }
+}

@@ -8,6 +8,7 @@
 pub mod auc;
 pub mod encode;
 pub mod gauc;
+pub mod lists;
 pub mod scan;
 pub mod sums;
 pub mod threads;

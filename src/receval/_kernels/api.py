@@ -27,6 +27,18 @@ carry_every)``              ``sum(x)``
 ``runs``                    runs of equal neighbours        ``_encode._runs``
 ``add_histogram``           rows per score bucket           ``_streaming._add_histogram``
 ``gather``                  the rows of a bucket range      ``_streaming._gather``
+``item_counts_csr``         lists holding each item         ``_lists._item_counts_csr``
+``gini_sorted``             Gini index of sorted counts     ``_lists._gini_sorted``
+``inverse_norms``           inverse norms of feature rows   ``_lists._inverse_norms``
+``intra_list_similarity_``  per-user ILS from features      ``_lists._intra_list_similarity_csr``
+``csr``
+``intra_list_similarity_``  per-user ILS from a similarity  ``_lists._intra_list_``
+``matrix_csr``              matrix                          ``similarity_matrix_csr``
+``pair_keys_csr``           co-listed pairs of each user    ``_lists._pair_keys_csr``
+``pair_means_csr``          mean of each user's pair values ``_lists._pair_means_csr``
+``personalization_csr``     sum of cosines of user pairs    ``_lists._personalization_csr``
+``distinct_users_per_item`` distinct users of each item     ``_lists._distinct_users_per_item``
+``list_means_csr``          per-user mean of item values    ``_lists._list_means_csr``
 ==========================  ==============================  ======================
 """
 
@@ -66,6 +78,17 @@ NUMBA: dict[str, tuple[str, str]] = {
     "runs": ("_encode", "_runs"),
     "add_histogram": ("_streaming", "_add_histogram"),
     "gather": ("_streaming", "gather"),
+    "PAIRWISE_MAX": ("_lists", "PAIRWISE_MAX"),
+    "item_counts_csr": ("_lists", "_item_counts_csr"),
+    "gini_sorted": ("_lists", "_gini_sorted"),
+    "inverse_norms": ("_lists", "_inverse_norms"),
+    "intra_list_similarity_csr": ("_lists", "_intra_list_similarity_csr"),
+    "intra_list_similarity_matrix_csr": ("_lists", "_intra_list_similarity_matrix_csr"),
+    "pair_keys_csr": ("_lists", "_pair_keys_csr"),
+    "pair_means_csr": ("_lists", "_pair_means_csr"),
+    "personalization_csr": ("_lists", "_personalization_csr"),
+    "distinct_users_per_item": ("_lists", "_distinct_users_per_item"),
+    "list_means_csr": ("_lists", "_list_means_csr"),
 }
 
 

@@ -9,6 +9,7 @@ pub mod auc;
 pub mod encode;
 pub mod gauc;
 pub mod lists;
+pub mod retention;
 pub mod scan;
 pub mod sums;
 pub mod threads;

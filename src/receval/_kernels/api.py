@@ -39,6 +39,13 @@ carry_every)``              ``sum(x)``
 ``personalization_csr``     sum of cosines of user pairs    ``_lists._personalization_csr``
 ``distinct_users_per_item`` distinct users of each item     ``_lists._distinct_users_per_item``
 ``list_means_csr``          per-user mean of item values    ``_lists._list_means_csr``
+``periods_of_instants``     period index of timestamps      ``_retention._periods_of_instants``
+``signup_per_user``         each user's signup second       ``_retention._signup_per_user``
+``events_before_signup``    events before their signup      ``_retention._events_before_signup``
+``activity_bitsets``        active periods per user (bits)  ``_retention._activity_bitsets``
+``accumulate_bitsets``      cohort counts from the bits     ``_retention._accumulate_bitsets``
+``periods_by_user``         active periods per user (CSR)   ``_retention._periods_by_user``
+``accumulate_csr``          cohort counts from the CSR      ``_retention._accumulate_csr``
 ==========================  ==============================  ======================
 """
 
@@ -89,6 +96,16 @@ NUMBA: dict[str, tuple[str, str]] = {
     "personalization_csr": ("_lists", "_personalization_csr"),
     "distinct_users_per_item": ("_lists", "_distinct_users_per_item"),
     "list_means_csr": ("_lists", "_list_means_csr"),
+    "BEFORE": ("_retention", "BEFORE"),
+    "AFTER": ("_retention", "AFTER"),
+    "NO_SIGNUP": ("_retention", "NO_SIGNUP"),
+    "periods_of_instants": ("_retention", "_periods_of_instants"),
+    "signup_per_user": ("_retention", "_signup_per_user"),
+    "events_before_signup": ("_retention", "_events_before_signup"),
+    "activity_bitsets": ("_retention", "_activity_bitsets"),
+    "accumulate_bitsets": ("_retention", "_accumulate_bitsets"),
+    "periods_by_user": ("_retention", "_periods_by_user"),
+    "accumulate_csr": ("_retention", "_accumulate_csr"),
 }
 
 

@@ -63,6 +63,25 @@ b, seed, n_chunks)``        resamples of the users
 ``pack_block``              packs a block of segments       ``_ranked_csr._pack_block``
 ``unpack_block``            decodes a block                 ``_ranked_csr._unpack_block``
 ``redo_segments``           exact re-sort of segments       ``_ranked_csr._redo_segments``
+``item_counts_csr``         lists holding each item         ``_lists._item_counts_csr``
+``gini_sorted``             Gini index of sorted counts     ``_lists._gini_sorted``
+``inverse_norms``           inverse norms of feature rows   ``_lists._inverse_norms``
+``intra_list_similarity_``  per-user ILS from features      ``_lists._intra_list_similarity_csr``
+``csr``
+``intra_list_similarity_``  per-user ILS from a similarity  ``_lists._intra_list_``
+``matrix_csr``              matrix                          ``similarity_matrix_csr``
+``pair_keys_csr``           co-listed pairs of each user    ``_lists._pair_keys_csr``
+``pair_means_csr``          mean of each user's pair values ``_lists._pair_means_csr``
+``personalization_csr``     sum of cosines of user pairs    ``_lists._personalization_csr``
+``distinct_users_per_item`` distinct users of each item     ``_lists._distinct_users_per_item``
+``list_means_csr``          per-user mean of item values    ``_lists._list_means_csr``
+``periods_of_instants``     period index of timestamps      ``_retention._periods_of_instants``
+``signup_per_user``         each user's signup second       ``_retention._signup_per_user``
+``events_before_signup``    events before their signup      ``_retention._events_before_signup``
+``activity_bitsets``        active periods per user (bits)  ``_retention._activity_bitsets``
+``accumulate_bitsets``      cohort counts from the bits     ``_retention._accumulate_bitsets``
+``periods_by_user``         active periods per user (CSR)   ``_retention._periods_by_user``
+``accumulate_csr``          cohort counts from the CSR      ``_retention._accumulate_csr``
 ==========================  ==============================  ======================
 
 The core's ``rank_rows`` (every run list ranked in one call, in place where the
@@ -138,6 +157,27 @@ NUMBA: dict[str, tuple[str, str]] = {
     "pack_block": ("_ranked_csr", "_pack_block"),
     "unpack_block": ("_ranked_csr", "_unpack_block"),
     "redo_segments": ("_ranked_csr", "_redo_segments"),
+    "PAIRWISE_MAX": ("_lists", "PAIRWISE_MAX"),
+    "item_counts_csr": ("_lists", "_item_counts_csr"),
+    "gini_sorted": ("_lists", "_gini_sorted"),
+    "inverse_norms": ("_lists", "_inverse_norms"),
+    "intra_list_similarity_csr": ("_lists", "_intra_list_similarity_csr"),
+    "intra_list_similarity_matrix_csr": ("_lists", "_intra_list_similarity_matrix_csr"),
+    "pair_keys_csr": ("_lists", "_pair_keys_csr"),
+    "pair_means_csr": ("_lists", "_pair_means_csr"),
+    "personalization_csr": ("_lists", "_personalization_csr"),
+    "distinct_users_per_item": ("_lists", "_distinct_users_per_item"),
+    "list_means_csr": ("_lists", "_list_means_csr"),
+    "BEFORE": ("_retention", "BEFORE"),
+    "AFTER": ("_retention", "AFTER"),
+    "NO_SIGNUP": ("_retention", "NO_SIGNUP"),
+    "periods_of_instants": ("_retention", "_periods_of_instants"),
+    "signup_per_user": ("_retention", "_signup_per_user"),
+    "events_before_signup": ("_retention", "_events_before_signup"),
+    "activity_bitsets": ("_retention", "_activity_bitsets"),
+    "accumulate_bitsets": ("_retention", "_accumulate_bitsets"),
+    "periods_by_user": ("_retention", "_periods_by_user"),
+    "accumulate_csr": ("_retention", "_accumulate_csr"),
 }
 
 

@@ -186,13 +186,13 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
     >>> gini_index(lists, catalog=4)  # and one item never shown
     0.4167
     """
-    from .._kernels._lists import _gini_sorted
+    from .._kernels import api as kern
 
     func = "gini_index"
     run = as_run(run, func)
     counts = item_exposure(run, check_k(k, func))
     exposure = np.sort(_catalog_exposure(run, counts, catalog, func))
-    return float(_gini_sorted(exposure))
+    return float(kern.gini_sorted(exposure))
 
 
 # ---------------------------------------------------------------- personalization
@@ -248,7 +248,7 @@ def personalization(run: RunLike, *, k: int | None = None) -> float:
     >>> personalization([["a", "b"], ["b", "a"]])
     0.0
     """
-    from .._kernels._lists import _personalization_csr
+    from .._kernels import api as kern
 
     func = "personalization"
     run = as_run(run, func)
@@ -256,5 +256,5 @@ def personalization(run: RunLike, *, k: int | None = None) -> float:
     n = run.n_users
     if n < 2:
         return float(mean_over_users(np.array([np.nan]), func, "the run has a single user"))
-    total = _personalization_csr(run.items, run.offsets, depth, len(run.item_ids))
+    total = kern.personalization_csr(run.items, run.offsets, depth, len(run.item_ids))
     return float(1.0 - total / (n * (n - 1.0)))

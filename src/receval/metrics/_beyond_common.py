@@ -27,6 +27,8 @@ __all__ = ["MeanOverUsers"]
 RunLike: TypeAlias = Any
 
 _WHOLE_LIST = np.iinfo(np.int64).max
+# below this many rows, the per-user kernels run on the calling thread
+PARALLEL_MIN_ROWS = 1 << 16
 
 
 # ---------------------------------------------------------------- inputs
@@ -91,9 +93,17 @@ def check_k(k: int | None, func: str) -> int:
 
 def item_exposure(run: Run, depth: int) -> np.ndarray:
     """Number of top-``depth`` lists holding each item code."""
-    from .._kernels._lists import _item_counts_csr
+    from .._kernels import api as kern
 
-    return _item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
+    return kern.item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
+
+
+def user_chunks(n_rows: int) -> int:
+    """Chunks of users for the per-user kernels of a run of ``n_rows`` rows: one
+    (no thread is woken) below 64Ki rows. The values do not depend on them."""
+    from .._kernels import num_threads
+
+    return 1 if n_rows < PARALLEL_MIN_ROWS else 4 * num_threads()
 
 
 class MeanOverUsers(float):

@@ -396,7 +396,8 @@ def count_cohorts(
     ``times`` are the parsed event times of ``data``. ``signup_unit`` (if
     given) overrides ``time_unit`` for epoch numbers of the signup times.
     """
-    from .._kernels import _retention as k
+    from .._kernels import api as k
+    from .._kernels import num_threads
 
     user_col = io.frame_columns(data, {"user": user}, FUNC)["user"]
     codes, user_ids = factorize(user_col, "user", FUNC)
@@ -407,9 +408,10 @@ def count_cohorts(
     n_event_users = len(user_ids)
     n_users = n_event_users
     n_periods = window.n_periods
-    n_threads = k._n_threads()
-    periods = k._periods_of_instants(
-        times.values, np.int64(times.divisor), window.bounds, window.period_of_day, n_threads
+    n_threads = num_threads()
+    values = np.ascontiguousarray(times.values, dtype=np.int64)
+    periods = k.periods_of_instants(
+        values, np.int64(times.divisor), window.bounds, window.period_of_day, n_threads
     )
 
     # ---- signup
@@ -423,8 +425,12 @@ def count_cohorts(
             s_times.values = window.seconds_of_days(s_times.values, zone)
             s_times.divisor = 1
         valid = np.ones(len(s_codes), bool) if s_times.valid is None else s_times.valid
-        seconds, has, conflict = k._signup_per_user(
-            s_codes, s_times.values, np.int64(s_times.divisor), valid, n_users
+        seconds, has, conflict = k.signup_per_user(
+            np.ascontiguousarray(s_codes, dtype=np.int32),
+            np.ascontiguousarray(s_times.values, dtype=np.int64),
+            np.int64(s_times.divisor),
+            np.ascontiguousarray(valid, dtype=bool),
+            n_users,
         )
         if conflict >= 0:
             _raise_conflict(conflict, s_codes, s_times, seconds, user_ids, new_ids)
@@ -433,8 +439,8 @@ def count_cohorts(
         counts["without"] = int(n_event_users - has[:n_event_users].sum())
         counts["before_window"] = int((cohort == k.BEFORE).sum())
         counts["after_window"] = int((cohort == k.AFTER).sum())
-        n_before, flagged, first = k._events_before_signup(
-            codes, times.values, np.int64(times.divisor), seconds, has, n_threads
+        n_before, flagged, first = k.events_before_signup(
+            codes, values, np.int64(times.divisor), seconds, has, n_threads
         )
         counts["events"], counts["users"] = int(n_before), int(flagged.sum())
         if before_signup == "error" and n_before:
@@ -545,10 +551,10 @@ def _activity_counts(
     csr_bytes = 4 * len(codes) + 8 * n_users
     method = _METHOD or ("bitset" if bitset_bytes <= csr_bytes else "csr")
     if method == "bitset":
-        bits = k._activity_bitsets(codes, periods, n_users, n_words, n_parts)
-        parts = k._accumulate_bitsets(bits, n_words, cohort, n_periods, drop, acc_parts)
+        bits = k.activity_bitsets(codes, periods, n_users, n_words, n_parts)
+        parts = k.accumulate_bitsets(bits, n_words, cohort, n_periods, drop, acc_parts)
     else:
-        offsets, values = k._periods_by_user(codes, periods, n_users, n_parts)
-        parts = k._accumulate_csr(offsets, values, cohort, n_periods, drop, acc_parts)
+        offsets, values = k.periods_by_user(codes, periods, n_users, n_parts)
+        parts = k.accumulate_csr(offsets, values, cohort, n_periods, drop, acc_parts)
     new, login, table = (part.sum(axis=0) for part in parts)
     return new, login, table

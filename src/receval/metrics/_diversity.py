@@ -26,6 +26,7 @@ from ._beyond_common import (
     mean_over_users,
     missing_items,
     n_empty_lists,
+    user_chunks,
 )
 
 __all__ = [
@@ -165,10 +166,10 @@ def _rows_of_run(run: Run, used: np.ndarray, ids: np.ndarray, name: str, func: s
 
 def _ils_function(run: Run, depth: int, sim: SimilarityFunction, func: str) -> np.ndarray:
     """ILS with a caller's function, called once per distinct pair of co-listed items."""
-    from .._kernels._lists import _pair_keys_csr, _pair_means_csr, n_chunks
+    from .._kernels import api as kern
 
     n_items = len(run.item_ids)
-    keys, pair_offsets = _pair_keys_csr(run.items, run.offsets, depth, n_items)
+    keys, pair_offsets = kern.pair_keys_csr(run.items, run.offsets, depth, n_items)
     pairs, inverse = np.unique(keys, return_inverse=True)
     firsts = run.item_ids[pairs // n_items].tolist()
     seconds = run.item_ids[pairs % n_items].tolist()
@@ -185,7 +186,7 @@ def _ils_function(run: Run, depth: int, sim: SimilarityFunction, func: str) -> n
                 f"Got {value!r} for items ({a!r}, {b!r})."
             )
         values[t] = x
-    return _pair_means_csr(values[inverse], pair_offsets, n_chunks(len(keys)))
+    return kern.pair_means_csr(values[inverse], pair_offsets, user_chunks(len(keys)))
 
 
 def ils_per_user(
@@ -203,7 +204,7 @@ def ils_per_user(
     Arguments as in :func:`intra_list_similarity`; ``func`` names the caller in
     error messages (``"evaluate"`` when called from there).
     """
-    from .._kernels import _lists as kern
+    from .._kernels import api as kern
 
     depth = check_k(k, func)
     if (features is None) == (similarity is None):
@@ -220,17 +221,17 @@ def ils_per_user(
             )
         return _ils_function(run, depth, similarity, func)
     used = item_exposure(run, depth) > 0
-    chunks = kern.n_chunks(run.n_rows)
+    chunks = user_chunks(run.n_rows)
     if similarity is not None:
         ids, matrix = _similarity_matrix(similarity, feature_items, func)
         rows = _rows_of_run(run, used, ids, "similarity", func)
-        return kern._intra_list_similarity_matrix_csr(
+        return kern.intra_list_similarity_matrix_csr(
             run.items, run.offsets, depth, rows, matrix, chunks
         )
     ids, feats = _feature_matrix(features, feature_items, func)
     rows = _rows_of_run(run, used, ids, "features", func)
-    inv_norm = kern._inverse_norms(feats, rows, used, chunks)
-    return kern._intra_list_similarity_csr(
+    inv_norm = kern.inverse_norms(feats, rows, used, chunks)
+    return kern.intra_list_similarity_csr(
         run.items, run.offsets, depth, rows, feats, inv_norm, chunks
     )
 
@@ -438,13 +439,13 @@ def _interactions(log: Any, func: str) -> tuple[np.ndarray, np.ndarray, int]:
             f"{func}: interactions must be a Qrels, a Run, a DataFrame with columns 'user' "
             f"and 'item', or a tuple (users, items). Got {type(log).__name__}."
         )
-    from .._kernels._lists import _distinct_users_per_item
+    from .._kernels import api as kern
 
     n = v.check_same_length(func, users=_Sized(users), items=_Sized(items))
     v.check_not_empty(n, "interactions", func)
     user_codes, user_ids = factorize(users, "users", func)
     item_codes, item_ids = factorize(items, "items", func)
-    pop = _distinct_users_per_item(user_codes, item_codes, len(user_ids), len(item_ids))
+    pop = kern.distinct_users_per_item(user_codes, item_codes, len(user_ids), len(item_ids))
     return item_ids, pop, len(user_ids)
 
 
@@ -531,7 +532,7 @@ def novelty(
     >>> novelty([["a", "z"]], log, unseen="skip")  # z never seen: only a counts
     0.5850
     """
-    from .._kernels._lists import _list_means_csr, n_chunks
+    from .._kernels import api as kern
 
     func = "novelty"
     n_empty = n_empty_lists(run)
@@ -551,7 +552,7 @@ def novelty(
             )
     info = np.full(len(run.item_ids), np.nan)
     info[~absent] = -np.log2(popularity[pos[~absent]] / n_users)
-    per_user = _list_means_csr(info, run.items, run.offsets, depth, n_chunks(run.n_rows))
+    per_user = kern.list_means_csr(info, run.items, run.offsets, depth, user_chunks(run.n_rows))
     return mean_over_users(
         per_user, func, "no recommended item occurs in interactions", n_empty=n_empty
     )

@@ -77,7 +77,8 @@ def scan_retention(
     Memory: one batch, and per user its id, a bitset of the window's periods
     and a signup time. Any row order.
     """
-    from .._kernels import _retention as k
+    from .._kernels import api as k
+    from .._kernels import num_threads
 
     func = FUNC
     offsets, zone, tz_name = check_options(period, days, tz, time_unit, before_signup)
@@ -168,8 +169,12 @@ def scan_retention(
             if s.kind == "date":
                 s.values, s.divisor = window.seconds_of_days(s.values, zone), 1
             valid = np.ones(len(local), bool) if s.valid is None else s.valid
-            sec, got, conflict = k._signup_per_user(
-                local, s.values, np.int64(s.divisor), valid, len(glob)
+            sec, got, conflict = k.signup_per_user(
+                local,
+                np.ascontiguousarray(s.values, dtype=np.int64),
+                np.int64(s.divisor),
+                np.ascontiguousarray(valid, dtype=bool),
+                len(glob),
             )
             seconds = _grown(seconds, users.n, 0)
             has = _grown(has, users.n, False)
@@ -193,23 +198,24 @@ def scan_retention(
     bits = np.zeros((0, n_words), dtype=np.uint64)
     flagged = np.zeros(0, dtype=bool)
     n_before = 0
-    n_threads = k._n_threads()
+    n_threads = num_threads()
     for offset, batch in batches([user, time], "activity"):
         local, glob = users.codes(batch[user], func)
         t = to_times(batch[time], "time", unit, where_of(offset), allow_missing=False)
         if t.kind == "date":
             t = Times(window.seconds_of_days(t.values, zone), 1, "instant", None)
-        periods = k._periods_of_instants(
-            t.values, np.int64(t.divisor), window.bounds, window.period_of_day, n_threads
+        values = np.ascontiguousarray(t.values, dtype=np.int64)
+        periods = k.periods_of_instants(
+            values, np.int64(t.divisor), window.bounds, window.period_of_day, n_threads
         )
-        part = k._activity_bitsets(local, periods, len(glob), n_words, max(1, n_threads))
+        part = k.activity_bitsets(local, periods, len(glob), n_words, max(1, n_threads))
         bits = _grown(bits, users.n, 0)
         bits[glob] |= part.reshape(len(glob), n_words)
         if signup is not None:
             seconds = _grown(seconds, users.n, 0)
             has = _grown(has, users.n, False)
-            count, flags, row = k._events_before_signup(
-                local, t.values, np.int64(t.divisor), seconds[glob], has[glob], n_threads
+            count, flags, row = k.events_before_signup(
+                local, values, np.int64(t.divisor), seconds[glob], has[glob], n_threads
             )
             if count and before_signup == "error":
                 u = glob[int(local[row])]
@@ -230,7 +236,7 @@ def scan_retention(
     cohort[has] = window.periods_of_seconds(seconds[has])
     drop = before_signup == "drop"
     acc_parts = max(1, min(n_threads, 8, (1 << 28) // max(1, 8 * n_periods * n_periods)))
-    parts = k._accumulate_bitsets(
+    parts = k.accumulate_bitsets(
         np.ascontiguousarray(bits[:n_users]).ravel(), n_words, cohort, n_periods, drop, acc_parts
     )
     new, login, table = (p.sum(axis=0) for p in parts)

@@ -660,9 +660,12 @@ def test_parallel_chunks_equal_serial_and_oracle():
     feats = rng.normal(size=(n_items, 5)).astype(np.float32)
     rows = np.arange(n_items)[np.asarray(run.item_ids)]  # item id i is feature row i
     used = np.ones(n_items, dtype=bool)
-    inv = kernels._inverse_norms(feats, rows, used, 1)
-    serial = kernels._intra_list_similarity_csr(run.items, run.offsets, 7, rows, feats, inv, 1)
-    chunked = kernels._intra_list_similarity_csr(run.items, run.offsets, 7, rows, feats, inv, 8)
+    # the kernels the public functions run (the compiled core's, or numba's without it)
+    from receval._kernels import api
+
+    inv = api.inverse_norms(feats, rows, used, 1)
+    serial = api.intra_list_similarity_csr(run.items, run.offsets, 7, rows, feats, inv, 1)
+    chunked = api.intra_list_similarity_csr(run.items, run.offsets, 7, rows, feats, inv, 8)
     assert np.array_equal(serial, chunked)
     assert np.array_equal(ils_per_user(run, 7, features=feats), serial)
     sample = [int(u) for u in rng.integers(0, n_users, 20)]
@@ -676,5 +679,5 @@ def test_parallel_chunks_equal_serial_and_oracle():
     )
     info = rng.random(n_items)
     info[3] = np.nan
-    means = [kernels._list_means_csr(info, run.items, run.offsets, 4, c) for c in (1, 8)]
+    means = [api.list_means_csr(info, run.items, run.offsets, 4, c) for c in (1, 8)]
     assert np.array_equal(means[0], means[1], equal_nan=True)

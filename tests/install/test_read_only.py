@@ -33,6 +33,14 @@ d = rng.random((300, 2))
 assert np.all((rv.paired_pvalues(d, n_permutations=200) >= 0))
 low, high = rv.bootstrap_intervals(d, n_resamples=200)
 assert np.all(low <= high)
+report = rv.evaluate({"u": {"a": 1, "b": 2}, "v": {"c": 1}},
+                     {"u": {"a": 0.9, "c": 0.5}, "v": {"c": 0.2, "a": 0.1}},
+                     ["ndcg@10", "map", "p@1", "recall@2"])
+assert 0 < report.mean["ndcg@10"] <= 1
+import pyarrow as pa
+events = pa.table({"user": [1, 1, 2, 2, 3], "time": ["2024-01-01", "2024-01-02", "2024-01-01",
+                   "2024-01-03", "2024-01-02"]})
+assert rv.retention(events, user="user", time="time", days=1).new_users.sum() == 3
 print("numba" in sys.modules)
 """
 

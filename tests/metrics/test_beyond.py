@@ -658,7 +658,8 @@ def test_parallel_chunks_equal_serial_and_oracle():
     )
     assert run.n_rows >= kernels.PARALLEL_MIN_ROWS and kernels.n_chunks(run.n_rows) >= 1
     feats = rng.normal(size=(n_items, 5)).astype(np.float32)
-    rows = np.arange(n_items)[np.asarray(run.item_ids)]  # item id i is feature row i
+    # item id i is feature row i (int32 row numbers, as the public functions pass them)
+    rows = np.arange(n_items, dtype=np.int32)[np.asarray(run.item_ids)]
     used = np.ones(n_items, dtype=bool)
     # the kernels the public functions run (the compiled core's, or numba's without it)
     from receval._kernels import api

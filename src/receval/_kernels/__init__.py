@@ -1,9 +1,9 @@
-"""The kernels: the compiled core (``receval._core``) and, for the kernels not yet
-ported to it, numba.
+"""The kernels: the compiled core (``receval._core``, the Rust crate in ``rust/``).
 
-The Python layer calls the ported kernels through :mod:`receval._kernels.api`,
-which takes them from the core; ``RECEVAL_KERNELS=numba`` takes the numba
-versions instead (the differential tests run both on the same inputs).
+The Python layer calls them through :mod:`receval._kernels.api` or
+:func:`compiled`. The numba modules beside this file are their twins, kept for
+the differential tests (which run both on the same inputs); numba is not a
+dependency of receval, and ``RECEVAL_KERNELS=numba`` runs the twins instead.
 """
 
 from __future__ import annotations
@@ -15,13 +15,24 @@ __all__ = ["compiled", "num_threads"]
 
 
 def compiled() -> ModuleType | None:
-    """``receval._core``, or None when ``RECEVAL_KERNELS=numba`` or it is not built."""
+    """``receval._core``, or None when ``RECEVAL_KERNELS=numba`` (the numba twins of
+    the kernels, for the differential tests; numba is then needed).
+
+    Raises
+    ------
+    ImportError
+        The compiled core is not built (a source tree used without installing it).
+    """
     if os.environ.get("RECEVAL_KERNELS", "").strip().lower() == "numba":
         return None
     try:
         from .. import _core
-    except ImportError:  # a source tree without the built extension
-        return None
+    except ImportError as exc:
+        raise ImportError(
+            "receval's compiled core (receval._core) is not built: install receval with "
+            "pip (pip install -e . in a source tree; a Rust toolchain is needed), or set "
+            "RECEVAL_KERNELS=numba to run the numba kernels (numba must be installed)."
+        ) from exc
     return _core
 
 

@@ -92,9 +92,9 @@ class ExactSum:
             return float("inf")
         if d[NEG_INF]:
             return float("-inf")
-        total = 0
-        for k in range(N_LIMBS - 1, -1, -1):
-            total = (total << 32) + int(d[k])
+        # digits 0 .. N_LIMBS - 2 are normalized into [0, 2**32); the last keeps the sign
+        low = d[: N_LIMBS - 1].astype("<u4").tobytes()
+        total = int.from_bytes(low, "little") + (int(d[N_LIMBS - 1]) << (32 * (N_LIMBS - 1)))
         try:
             return total / (1 << 1074)  # int / int: correctly rounded
         except OverflowError:

@@ -14,6 +14,9 @@ from types import ModuleType
 __all__ = ["compiled", "num_threads"]
 
 
+_CORE: list[ModuleType | None] = []  # resolved once per process, as RECEVAL_NUM_THREADS
+
+
 def compiled() -> ModuleType | None:
     """``receval._core``, or None when ``RECEVAL_KERNELS=numba`` (the numba twins of
     the kernels, for the differential tests; numba is then needed).
@@ -23,7 +26,10 @@ def compiled() -> ModuleType | None:
     ImportError
         The compiled core is not built (a source tree used without installing it).
     """
+    if _CORE:
+        return _CORE[0]
     if os.environ.get("RECEVAL_KERNELS", "").strip().lower() == "numba":
+        _CORE.append(None)
         return None
     try:
         from .. import _core
@@ -33,12 +39,13 @@ def compiled() -> ModuleType | None:
             "pip (pip install -e . in a source tree; a Rust toolchain is needed), or set "
             "RECEVAL_KERNELS=numba to run the numba kernels (numba must be installed)."
         ) from exc
+    _CORE.append(_core)
     return _core
 
 
 def num_threads() -> int:
     """Threads the kernels use: ``RECEVAL_NUM_THREADS`` or the cores available to the
-    process (the compiled core's count; numba's while a kernel family is not ported)."""
+    process (read once per process; numba's count for the numba twins)."""
     core = compiled()
     if core is not None:
         return int(core.num_threads())

@@ -1,0 +1,225 @@
+"""Benchmark of the compiled core: fixed costs and small calls, against the peers.
+
+    python benchmarks/bench_core.py            # writes the "core" section of docs/benchmarks.md
+    python benchmarks/bench_core.py --quick    # fewer runs, print only
+
+Every case is timed with ``_harness.interleaved``: the cases of one table in turn
+(A B A B ...), the same number of runs each, medians, and the load average
+around the rounds.
+
+1. New processes: ``receval rank -m ndcg@10 -m map`` on trec_eval's test files
+   against pytrec_eval evaluating the same files in its own new process; and
+   ``import receval`` + ``roc_auc_score`` on 1,000 rows.
+2. Calls on 1,000 rows (blocks of 200 calls, per call): receval's ``log_loss``,
+   ``roc_auc_score`` and ``gauc_score`` against scikit-learn's ``log_loss`` and
+   ``roc_auc_score``.
+3. ``receval rank`` end to end on a TREC run of ``--users`` users x 100 items
+   (written once into a temporary directory) against pytrec_eval reading and
+   evaluating the same files: time and peak memory of each process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from _harness import environment, interleaved, replace_section
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TREC = os.path.join(ROOT, "tests", "peers", "data", "trec_eval")
+PY = sys.executable
+RECEVAL = [PY, "-m", "receval"]
+
+PYTREC = r"""
+import sys, pytrec_eval
+def read(path, run):
+    out = {}
+    with open(path) as fh:
+        for line in fh:
+            f = line.split()
+            if not f:
+                continue
+            if run:
+                out.setdefault(f[0], {})[f[2]] = float(f[4])
+            else:
+                out.setdefault(f[0], {})[f[2]] = int(f[3])
+    return out
+qrels, run = read(sys.argv[1], False), read(sys.argv[2], True)
+res = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map"}).evaluate(run)
+print(sum(r["ndcg_cut_10"] for r in res.values()) / len(res))
+"""
+
+
+def _process(cmd: list[str]) -> dict[str, float]:
+    """Run a command; its wall time and the peak resident memory of the child (MiB)."""
+    start = time.perf_counter()
+    out = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *cmd], capture_output=True, text=True, check=True
+    )
+    elapsed = time.perf_counter() - start
+    return {"seconds": elapsed, "peak_mib": int(out.stderr.strip().splitlines()[-1]) / 1024}
+
+
+def _median(xs: list[float]) -> float:
+    ys = sorted(xs)
+    return ys[len(ys) // 2] if len(ys) % 2 else (ys[len(ys) // 2 - 1] + ys[len(ys) // 2]) / 2
+
+
+def processes(pairs: dict[str, list[str]], runs: int) -> dict[str, dict[str, float]]:
+    """Interleaved new processes: median time, largest peak memory."""
+    results: dict[str, list[dict[str, float]]] = {k: [] for k in pairs}
+    for cmd in pairs.values():
+        _process(cmd)  # warm the file cache
+    load = os.getloadavg()[0]
+    for _ in range(runs):
+        for name, cmd in pairs.items():
+            results[name].append(_process(cmd))
+    out = {}
+    for name, rs in results.items():
+        out[name] = {
+            "seconds": _median([r["seconds"] for r in rs]),
+            "peak_mib": max(r["peak_mib"] for r in rs),
+            "load": (load + os.getloadavg()[0]) / 2,
+        }
+    return out
+
+
+def write_run(directory: str, n_users: int, k: int = 100) -> tuple[str, str]:
+    rng = np.random.default_rng(0)
+    run_path = os.path.join(directory, f"run_{n_users}.txt")
+    qrels_path = os.path.join(directory, f"qrels_{n_users}.txt")
+    with open(run_path, "w") as run, open(qrels_path, "w") as qrels:
+        for start in range(0, n_users, 10_000):
+            users = np.arange(start, min(start + 10_000, n_users))
+            items = rng.integers(0, 1000, (len(users), k)) + np.arange(k) * 1000
+            scores = np.sort(rng.random((len(users), k)), axis=1)[:, ::-1]
+            lines = []
+            for u, its, ss in zip(users, items, scores, strict=True):
+                lines.extend(
+                    f"u{u} Q0 i{it} {r + 1} {s:.6f} run\n"
+                    for r, (it, s) in enumerate(zip(its, ss, strict=True))
+                )
+            run.write("".join(lines))
+            rel = rng.random((len(users), k)) < 0.05
+            qrels.write(
+                "".join(
+                    f"u{u} 0 i{it} 1\n"
+                    for u, its, rs in zip(users, items, rel, strict=True)
+                    for it, r in zip(its, rs, strict=True)
+                    if r
+                )
+            )
+    return qrels_path, run_path
+
+
+def small_calls(runs: int) -> list[tuple[str, float, float]]:
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    import receval as rv
+
+    rng = np.random.default_rng(0)
+    y = (rng.random(1000) < 0.3).astype(np.int8)
+    p = rng.random(1000) * 0.98 + 0.01
+    g = rng.integers(0, 10, 1000)
+    block = 200
+
+    def loop(f):
+        def run():
+            for _ in range(block):
+                f()
+
+        return run
+
+    cases = [
+        ("receval log_loss", loop(lambda: rv.log_loss(y, p))),
+        ("scikit-learn log_loss", loop(lambda: log_loss(y, p))),
+        ("receval roc_auc_score", loop(lambda: rv.roc_auc_score(y, p))),
+        ("scikit-learn roc_auc_score", loop(lambda: roc_auc_score(y, p))),
+        ("receval gauc_score (100 groups of 10)", loop(lambda: rv.gauc_score(y, p, groups=g))),
+    ]
+    got = interleaved([f for _, f in cases], runs)
+    return [
+        (name, m.seconds / block * 1e6, m.load[1]) for (name, _), m in zip(cases, got, strict=True)
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer runs; print only")
+    parser.add_argument("--users", type=int, default=100_000, help="users of the large TREC run")
+    args = parser.parse_args()
+    runs = 3 if args.quick else 7
+    lines = [
+        "## The compiled core: fixed costs and small calls",
+        "",
+        "Reproduce: `python benchmarks/bench_core.py` (writes this section; `--quick` "
+        "prints only). Cases of one table are timed in turn (A B A B ...), "
+        f"{runs} runs each after a warm-up, medians; new processes include Python's start.",
+        "",
+        environment(),
+        "",
+    ]
+    small = [os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")]
+    got = processes(
+        {
+            "receval rank -m ndcg@10 -m map": [*RECEVAL, "rank", "--qrels", small[0], "--run",
+                                               small[1], "-m", "ndcg@10", "-m", "map"],
+            "pytrec_eval (read + evaluate), new process": [PY, "-c", PYTREC, *small],
+            "import receval + roc_auc_score on 1k rows": [PY, "-c", "import numpy as np, receval; "
+                "receval.roc_auc_score(np.arange(1000) % 2, np.linspace(0, 1, 1000))"],
+        },
+        runs,
+    )  # fmt: skip
+    lines += [
+        "New processes on trec_eval's test files (`qrels.test`, `results.test`):",
+        "",
+        "| command | median (s) | peak memory (MiB) |",
+        "| --- | --- | --- |",
+        *[f"| {k} | {v['seconds']:.3f} | {v['peak_mib']:.0f} |" for k, v in got.items()],
+        "",
+        f"Load average during the runs: {next(iter(got.values()))['load']:.1f}.",
+        "",
+        "Calls on 1,000 rows (blocks of 200 calls; per call):",
+        "",
+        "| call | median per call (µs) |",
+        "| --- | --- |",
+        *[f"| {name} | {us:.0f} |" for name, us, _ in small_calls(runs)],
+        "",
+    ]
+    with tempfile.TemporaryDirectory() as directory:
+        qrels, run = write_run(directory, args.users)
+        size = os.path.getsize(run) / 2**20
+        got = processes(
+            {
+                "receval rank -m ndcg@10 -m map": [*RECEVAL, "rank", "--qrels", qrels, "--run",
+                                                   run, "-m", "ndcg@10", "-m", "map"],
+                "pytrec_eval (read + evaluate)": [PY, "-c", PYTREC, qrels, run],
+            },
+            max(1, runs // 2),
+        )  # fmt: skip
+    ours, theirs = got["receval rank -m ndcg@10 -m map"], got["pytrec_eval (read + evaluate)"]
+    lines += [
+        f"End to end on a TREC run of {args.users:,} users x 100 items ({size:.0f} MiB) and "
+        "its qrels (5% relevant):",
+        "",
+        "| command | median (s) | peak memory (MiB) |",
+        "| --- | --- | --- |",
+        *[f"| {k} | {v['seconds']:.2f} | {v['peak_mib']:.0f} |" for k, v in got.items()],
+        "",
+        f"pytrec_eval / receval time: {theirs['seconds'] / ours['seconds']:.1f}x.",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if not args.quick:
+        replace_section(os.path.join(ROOT, "docs", "benchmarks.md"), "core", text)
+
+
+if __name__ == "__main__":
+    main()

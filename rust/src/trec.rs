@@ -75,11 +75,40 @@ struct Chunk<'a> {
     error: Option<TrecError>,
 }
 
-fn code<'a>(map: &mut HashMap<&'a [u8], u32>, ids: &mut Vec<&'a [u8]>, id: &'a [u8]) -> u32 {
-    *map.entry(id).or_insert_with(|| {
-        ids.push(id);
-        (ids.len() - 1) as u32
-    })
+/// Dense codes of ids in order of first appearance. Ids of at most 15 bytes are keys
+/// held in the table itself: a lookup then reads the table only, not the file at the
+/// id's line (a random access into a large buffer costs a cache and a TLB miss).
+struct IdCodes<'a> {
+    short: HashMap<[u8; 16], u32>,
+    long: HashMap<&'a [u8], u32>,
+    ids: Vec<&'a [u8]>,
+}
+
+impl<'a> IdCodes<'a> {
+    fn new() -> Self {
+        IdCodes {
+            short: HashMap::default(),
+            long: HashMap::default(),
+            ids: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn code(&mut self, id: &'a [u8]) -> u32 {
+        let next = self.ids.len() as u32;
+        let code = if id.len() < 16 {
+            let mut key = [0u8; 16];
+            key[..id.len()].copy_from_slice(id);
+            key[15] = id.len() as u8;
+            *self.short.entry(key).or_insert(next)
+        } else {
+            *self.long.entry(id).or_insert(next)
+        };
+        if code == next {
+            self.ids.push(id);
+        }
+        code
+    }
 }
 
 fn keep_first(slot: &mut Option<TrecError>, e: TrecError) {
@@ -100,7 +129,7 @@ fn parse_chunk(data: &[u8], kind: Kind) -> Chunk<'_> {
         lines: 0,
         error: None,
     };
-    let (mut umap, mut imap) = (HashMap::default(), HashMap::default());
+    let (mut users, mut items) = (IdCodes::new(), IdCodes::new());
     let n_fields = if kind == Kind::Qrels { 4 } else { 6 };
     let mut fields: Vec<&[u8]> = Vec::with_capacity(8);
     for raw in data.split(|&b| b == b'\n') {
@@ -126,8 +155,8 @@ fn parse_chunk(data: &[u8], kind: Kind) -> Chunk<'_> {
         if c.error.as_ref().is_some_and(|e| e.rank().0 == 0) {
             continue; // a line with the wrong fields came first: nothing else is reported
         }
-        c.users.push(code(&mut umap, &mut c.user_ids, fields[0]));
-        c.items.push(code(&mut imap, &mut c.item_ids, fields[2]));
+        c.users.push(users.code(fields[0]));
+        c.items.push(items.code(fields[2]));
         let text = fields[if kind == Kind::Qrels { 3 } else { 4 }];
         let parsed = std::str::from_utf8(text).ok();
         match kind {
@@ -160,6 +189,8 @@ fn parse_chunk(data: &[u8], kind: Kind) -> Chunk<'_> {
     if data.last() == Some(&b'\n') {
         c.lines -= 1; // the empty piece after the last newline is not a line
     }
+    c.user_ids = users.ids;
+    c.item_ids = items.ids;
     c
 }
 
@@ -227,21 +258,19 @@ pub fn parse(data: &[u8], kind: Kind) -> Result<Parsed, TrecError> {
     }
     // global codes in order of first appearance: chunk order, then each chunk's order
     let mut out = Parsed::default();
-    let mut umap: HashMap<&[u8], u32> = HashMap::default();
-    let mut imap: HashMap<&[u8], u32> = HashMap::default();
+    let (mut users, mut items) = (IdCodes::new(), IdCodes::new());
     let (mut ulocal, mut ilocal) = (Vec::new(), Vec::new());
-    let (mut uids, mut iids): (Vec<&[u8]>, Vec<&[u8]>) = (vec![], vec![]);
     for c in &chunks {
         ulocal.push(
             c.user_ids
                 .iter()
-                .map(|id| code(&mut umap, &mut uids, id))
+                .map(|id| users.code(id))
                 .collect::<Vec<u32>>(),
         );
         ilocal.push(
             c.item_ids
                 .iter()
-                .map(|id| code(&mut imap, &mut iids, id))
+                .map(|id| items.code(id))
                 .collect::<Vec<u32>>(),
         );
     }
@@ -259,8 +288,8 @@ pub fn parse(data: &[u8], kind: Kind) -> Result<Parsed, TrecError> {
             out.tag = c.tag.map(|t| t.to_vec());
         }
     }
-    out.user_ids = uids.into_iter().map(|s| s.to_vec()).collect();
-    out.item_ids = iids.into_iter().map(|s| s.to_vec()).collect();
+    out.user_ids = users.ids.into_iter().map(|s| s.to_vec()).collect();
+    out.item_ids = items.ids.into_iter().map(|s| s.to_vec()).collect();
     Ok(out)
 }
 
@@ -276,6 +305,19 @@ mod tests {
         assert_eq!(p.items, vec![0, 1, 1]);
         assert_eq!(p.user_ids, vec![b"q1".to_vec(), b"q2".to_vec()]);
         assert_eq!(p.grades, vec![1, 0, 2]);
+    }
+
+    #[test]
+    fn short_and_long_ids_get_one_code_each() {
+        let long = "d".repeat(16);
+        let text = format!(
+            "q 0 {long} 1\nq 0 ddddddddddddddd 1\nq 0 {long}x 0\nr 0 {long} 2\nr 0 ddddddddddddddd 0\n"
+        );
+        let p = parse(text.as_bytes(), Kind::Qrels).unwrap();
+        assert_eq!(p.items, vec![0, 1, 2, 0, 1]);
+        assert_eq!(p.item_ids[0], long.as_bytes().to_vec());
+        assert_eq!(p.item_ids[1].len(), 15);
+        assert_eq!(p.users, vec![0, 0, 0, 1, 1]);
     }
 
     #[test]

@@ -158,6 +158,32 @@ pub fn binary_log_loss_exact(
     })
 }
 
+/// The binary log loss accumulator of rows that pass the checks of the Python
+/// layer (labels 0 or 1, probabilities finite in [0, 1]), or None when one does
+/// not: the caller then validates again, slowly, to name the bad value.
+pub fn binary_log_loss_checked(
+    labels: &[i64],
+    proba: &[f64],
+    eps: f64,
+    n_chunks: usize,
+) -> Option<Acc> {
+    let valid =
+        labels.iter().all(|&l| l == 0 || l == 1) && proba.iter().all(|&p| (0.0..=1.0).contains(&p));
+    if !valid {
+        return None;
+    }
+    let top = 1.0 - eps;
+    Some(chunked(labels.len(), n_chunks, CARRY_EVERY, |i| {
+        let mut p = proba[i];
+        if p < eps {
+            p = eps;
+        } else if p > top {
+            p = top;
+        }
+        -(if labels[i] == 1 { p } else { 1.0 - p }).ln()
+    }))
+}
+
 /// Accumulator of the sum of `-w ln(clip(p[i, code_i]))` over the rows of the
 /// row-major `proba` (`n_classes` columns); an empty `weights` means unit weights.
 pub fn multiclass_log_loss_exact(

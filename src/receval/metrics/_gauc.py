@@ -257,8 +257,8 @@ def grouped_auc_kernel(
             codes, n_groups, labels, scores, minority, offsets, seg, n_chunks
         )
         pairs = positives * negatives
-        with np.errstate(invalid="ignore", divide="ignore"):
-            auc = np.where(pairs > 0, two_u / (2.0 * np.maximum(pairs, 1)), np.nan)
+        auc = two_u / (2.0 * np.maximum(pairs, 1))  # no division by zero: no errstate (10 us)
+        auc[pairs == 0] = np.nan
         return auc, rows, rows.astype(np.float64), positives.astype(np.float64)
     area, weighted_pos, weighted_neg = k.weighted_group_aucs(
         codes, n_groups, labels, scores, weights, rows, positives

@@ -29,6 +29,7 @@ from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition
 from .run import Accumulator
+from .states import Seen
 
 __all__ = [
     "Contiguity",
@@ -264,42 +265,19 @@ def _take(ids: Any, index: np.ndarray) -> np.ndarray:
 
 
 class Contiguity:
-    """Checks that every group's rows form one run, batch by batch: the id of
-    every run is kept (O(groups) memory) and a repeat raises as soon as the
-    batch holding it is read, within the batch or against the earlier ones."""
+    """Checks that every group's rows form one run, batch by batch: the id of every
+    run is kept (:class:`~receval.engine.states.Seen`: O(groups) memory) and a repeat
+    raises as soon as the batch holding it is read, within the batch or against the
+    earlier ones."""
 
     def __init__(self, func: str, what: str, column: str, path: str) -> None:
         self.func, self.what, self.column, self.path = func, what, column, path
-        self.sorted = np.empty(0, dtype=np.int64)  # integer ids seen, sorted
-        self.others: set[Any] = set()  # other ids seen (strings, floats)
+        self.seen = Seen()
 
     def add(self, run_ids: np.ndarray) -> None:
         """Add the ids of a batch's runs; raise if one was seen before."""
-        if len(run_ids) == 0:
-            return
-        if run_ids.dtype.kind in "iu" and run_ids.dtype != np.uint64 and not self.others:
-            ordered = np.sort(run_ids.astype(np.int64, copy=False))
-            self._raise_if(ordered[1:][ordered[1:] == ordered[:-1]])
-            pos = np.minimum(np.searchsorted(self.sorted, ordered), max(len(self.sorted) - 1, 0))
-            if len(self.sorted):
-                self._raise_if(ordered[self.sorted[pos] == ordered])
-            merged = np.concatenate([self.sorted, ordered])
-            merged.sort(kind="stable")  # two sorted runs: merged in linear time
-            self.sorted = merged
-            return
-        if len(self.sorted):  # ids of another kind after integers: compare as Python values
-            self.others.update(self.sorted.tolist())
-            self.sorted = np.empty(0, dtype=np.int64)
-        values = run_ids.tolist()
-        batch = set(values)
-        if len(batch) < len(values):
-            seen: set[Any] = set()
-            self._raise_if([x for x in values if x in seen or seen.add(x)])
-        self._raise_if([x for x in values if x in self.others])
-        self.others |= batch
-
-    def _raise_if(self, repeated: Any) -> None:
-        if len(repeated):
+        repeated = self.seen.add_new(run_ids)
+        if repeated:
             bad = repeated[0]
             bad = bad.item() if isinstance(bad, np.generic) else bad
             raise InputValidationError(

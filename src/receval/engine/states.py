@@ -258,25 +258,34 @@ class Seen:
     ids: set[Any] = field(default_factory=set)
 
     def add(self, ids: Any, func: str, what: str) -> None:
-        """Add a batch's distinct ids; raise if one was given in an earlier update."""
+        """Add a batch's ids; raise if one was given in an earlier update."""
+        repeated = self.add_new(ids)
+        if repeated:
+            self._raise_repeated(sorted(set(repeated), key=str), func, what)
+
+    def add_new(self, ids: Any) -> list[Any]:
+        """Add a batch of ids unless one repeats, within the batch or from an earlier
+        one; returns the repeated ids (those within the batch first), empty when the
+        batch was added."""
         arr = np.asarray(ids)
         if arr.dtype.kind in "iu" and arr.dtype != np.uint64:
             new = np.sort(arr.astype(np.int64, copy=False))
-            repeated = self._held(new).tolist()
+            repeated = new[1:][new[1:] == new[:-1]].tolist() + self._held(new).tolist()
             if self.ids:  # ids of another kind were given before: compare as Python values
                 repeated += [x for x in new.tolist() if x in self.ids]
-            if repeated:
-                self._raise_repeated(repeated, func, what)
-            self.ints = _merge_sorted(self.ints, new)
-            return
+            if not repeated:
+                self.ints = _merge_sorted(self.ints, new)
+            return repeated
         values = arr.tolist()
-        repeated = self.ids.intersection(values)
+        batch: set[Any] = set()
+        repeated = [x for x in values if x in batch or batch.add(x)]  # type: ignore[func-returns-value]
+        repeated += [x for x in values if x in self.ids]
         if self.ints.size:
             ints = np.sort(np.array([x for x in values if type(x) is int], dtype=np.int64))
-            repeated |= set(self._held(ints).tolist())
-        if repeated:
-            self._raise_repeated(sorted(repeated, key=str), func, what)
-        self.ids.update(values)
+            repeated += self._held(ints).tolist()
+        if not repeated:
+            self.ids |= batch
+        return repeated
 
     def _held(self, ordered: np.ndarray) -> np.ndarray:
         """The values of a sorted int64 array already held."""

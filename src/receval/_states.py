@@ -14,8 +14,9 @@ all the rows:
   of merged ranges is exact whatever the split.
 * :class:`GroupTotals` (GAUC): sums over whole groups; a split must keep every
   group's rows together (a partition by user).
-* :func:`score_histogram` / :func:`score_ranges`: the first pass that cuts the
-  score axis into ranges of bounded size (out of core).
+* :func:`score_ranges`: cuts the score axis, from the histogram of the first
+  pass (the compiled core's ``add_histogram``), into ranges of bounded size
+  (out of core).
 
 * :class:`MeanState` (the means of :func:`receval.evaluate`): sums over whole
   users.
@@ -49,14 +50,11 @@ __all__ = [
     "ScoreRange",
     "Totals",
     "auc_from_ranges",
-    "order_keys",
-    "score_histogram",
     "score_ranges",
     "totals",
 ]
 
 _EPS = float(np.finfo(np.float64).eps)
-_SIGN = np.uint64(1 << 63)
 
 
 # ------------------------------------------------------------------ log loss, PCOC
@@ -194,13 +192,6 @@ class ScoreRange:
         return self.positives == 0 and self.negatives == 0
 
 
-def order_keys(scores: np.ndarray) -> np.ndarray:
-    """uint64 keys with the order of the float64 ``scores`` (-0.0 == 0.0)."""
-    s = np.ascontiguousarray(scores, dtype=np.float64) + 0.0  # -0.0 -> 0.0
-    u = s.view(np.uint64)
-    return np.where(u & _SIGN, ~u, u | _SIGN)
-
-
 def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
     """ROC AUC of the rows of disjoint score ranges (exact for unweighted ranges).
 
@@ -231,24 +222,6 @@ def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
 
         return float(Fraction(two_u, 2 * pairs))  # correctly rounded
     return float(two_u / (2.0 * pairs))
-
-
-def score_histogram(
-    y_true: ArrayLike, y_score: ArrayLike, bits: int = 16
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rows per score bucket, by label: ``(negatives, positives)`` of length ``2**bits``.
-
-    Bucket ``b`` holds the scores whose :func:`order_keys` start with the bits
-    of ``b``: buckets are consecutive ranges of the score axis, so whole
-    buckets make disjoint ranges. Histograms of batches add up.
-    """
-    labels = np.asarray(y_true)
-    keys = order_keys(np.asarray(y_score, dtype=np.float64))
-    bucket = (keys >> np.uint64(64 - bits)).astype(np.int64)
-    size = 1 << bits
-    pos = np.bincount(bucket[labels == 1], minlength=size)
-    neg = np.bincount(bucket[labels != 1], minlength=size)
-    return neg.astype(np.int64), pos.astype(np.int64)
 
 
 def score_ranges(rows_per_bucket: np.ndarray, max_rows: int) -> list[tuple[int, int]]:

@@ -2,7 +2,7 @@
 
 A score's bucket is the top ``bits`` bits of its order key (the float64's
 bits, flipped so that unsigned order is float order, -0.0 counted as 0.0:
-``receval._states.order_keys``), so buckets are consecutive ranges of the
+the compiled core's ``scan.rs``), so buckets are consecutive ranges of the
 score axis. One loop per batch, no temporaries.
 """
 

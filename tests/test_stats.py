@@ -748,3 +748,36 @@ def test_import_receval_does_not_import_scipy():
         "assert 'scipy' not in sys.modules and 'numba' not in sys.modules, sys.modules.keys()"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ------------------------------------------------------------- without SciPy
+def test_normal_functions_equal_scipy():
+    """BCa's ndtr/ndtri (standard library) against SciPy's, tails and limits included."""
+    from scipy.special import ndtr, ndtri
+
+    x = np.concatenate([np.linspace(-40, 40, 20_001), [np.inf, -np.inf, np.nan, 0.0, -0.0]])
+    got = np.array([_intervals.ndtr(float(t)) for t in x])
+    assert_allclose(got, ndtr(x), rtol=1e-13, atol=1e-300, equal_nan=True)
+    p = np.concatenate([np.linspace(0, 1, 20_001), [1e-300, 1e-20, 1 - 1e-16, np.nan, -0.1, 1.1]])
+    got = np.array([_intervals.ndtri(float(t)) for t in p])
+    assert_allclose(got, ndtri(p), rtol=1e-14, atol=0, equal_nan=True)
+
+
+def test_tests_without_scipy_name_the_extra(monkeypatch):
+    """Without SciPy the t-test and the Wilcoxon test say what to install; the rest
+    (randomization, bootstrap, corrections) works."""
+    from receval.exceptions import MissingDependencyError
+
+    for name in [m for m in sys.modules if m == "scipy" or m.startswith("scipy.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "scipy", None)
+    d = [0.1, 0.2, -0.05, 0.3, 0.15, 0.25]
+    for fn, what in [(student_pvalues, "t-test"), (wilcoxon_pvalues, "Wilcoxon")]:
+        with pytest.raises(
+            MissingDependencyError, match=f"{what}.*pip install 'receval\\[stats\\]'"
+        ):
+            fn(d)
+    assert 0 < randomization_pvalues(d, n_permutations=200) <= 1
+    low, high = bootstrap_intervals(d, n_resamples=200)
+    assert low <= high
+    assert_allclose(adjust_pvalues([0.01, 0.04, 0.03], "bh"), [0.03, 0.04, 0.04])

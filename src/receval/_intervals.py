@@ -10,11 +10,15 @@ resampled users, drawn from a counter-based generator (see
 :mod:`receval._kernels._stats`; the compiled core draws the same), so the
 results depend on ``seed`` only, not on the number of threads.
 
-SciPy is imported inside the functions that use it, so ``import receval``
-does not load it.
+BCa's normal distribution function and its inverse come from the standard
+library (:class:`statistics.NormalDist`, :func:`math.erfc`), so the intervals
+need no SciPy.
 """
 
 from __future__ import annotations
+
+import math
+from statistics import NormalDist
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -95,24 +99,45 @@ def _jackknife_acceleration(table: Table) -> np.ndarray:
     return np.where(e2 > 0, a, 0.0)
 
 
+def ndtr(x: float) -> float:
+    """The standard normal distribution function (Cephes' ``ndtr``: ``erf`` near 0,
+    ``erfc`` in the tails, so that small tail probabilities keep their digits)."""
+    if math.isnan(x):
+        return math.nan
+    y = x * math.sqrt(0.5)
+    if abs(y) < math.sqrt(0.5):
+        return 0.5 + 0.5 * math.erf(y)
+    tail = 0.5 * math.erfc(abs(y))
+    return 1.0 - tail if y > 0 else tail
+
+
+def ndtri(p: float) -> float:
+    """The inverse of :func:`ndtr`: -inf at 0, inf at 1, nan outside [0, 1]."""
+    if p == 0.0:
+        return -math.inf
+    if p == 1.0:
+        return math.inf
+    if not 0.0 < p < 1.0:
+        return math.nan
+    return NormalDist().inv_cdf(p)
+
+
 def _bca_levels(
     replicates: np.ndarray, estimate: float, acceleration: float, alpha: float, tie: float
 ) -> tuple[float, float]:
     """Quantile levels of the BCa interval (SciPy's ``_bca_interval``); replicates
     within ``tie`` of the estimate count as equal to it."""
-    from scipy.special import ndtr, ndtri
-
     b = replicates.size
     below = np.count_nonzero(replicates < estimate - tie)
     equal = np.count_nonzero(np.abs(replicates - estimate) <= tie)
     z0 = ndtri((2.0 * below + equal) / (2.0 * b))
     z = ndtri(alpha)
     with np.errstate(invalid="ignore", divide="ignore"):
-        low = z0 + z
-        high = z0 - z
+        low = np.float64(z0 + z)
+        high = np.float64(z0 - z)
         return (
-            float(ndtr(z0 + low / (1.0 - acceleration * low))),
-            float(ndtr(z0 + high / (1.0 - acceleration * high))),
+            ndtr(float(z0 + low / (1.0 - acceleration * low))),
+            ndtr(float(z0 + high / (1.0 - acceleration * high))),
         )
 
 

@@ -11,13 +11,17 @@ the same random sign flips, drawn from a counter-based generator (see
 results depend on ``seed`` only, not on the number of threads. Bootstrap
 intervals and effect sizes are in :mod:`receval._intervals`.
 
-SciPy is imported inside the functions that use it, so ``import receval``
-does not load it.
+The t-test and the Wilcoxon test use SciPy's distributions (the ``stats``
+extra, ``pip install 'receval[stats]'``), imported inside the functions, so
+``import receval`` does not load it; the other tests and corrections need no
+SciPy.
 """
 
 from __future__ import annotations
 
+import importlib
 import warnings
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -32,7 +36,7 @@ from ._paired import (
     check_weights,
     replicate_chunks,
 )
-from .exceptions import InputValidationError
+from .exceptions import InputValidationError, MissingDependencyError
 
 __all__ = [
     "adjust_pvalues",
@@ -45,6 +49,20 @@ CORRECTIONS = ["bh", "bonferroni", "holm", None]
 # a flipped sum within this fraction of sum |w d| of the observed one counts as
 # at least as extreme: the two differ only by float rounding
 RELATIVE_TOLERANCE = 1e-12
+
+
+def scipy_function(module: str, name: str, what: str) -> Any:
+    """``module.name`` from SciPy, or a :class:`MissingDependencyError` saying
+    that ``what`` needs SciPy and how to install it."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] != "scipy":
+            raise
+        raise MissingDependencyError(
+            f"{what} needs SciPy, which is not installed; pip install 'receval[stats]' "
+            f"(or pip install scipy), or use test='randomization', which needs no SciPy."
+        ) from None
 
 
 def _randomization_statistics(
@@ -121,8 +139,7 @@ def student_pvalues(differences: ArrayLike) -> float | np.ndarray:
     >>> student_pvalues([[0.1, 0.0], [0.2, 0.0], [0.0, 0.0], [0.3, float("nan")]])
     array([0.1027, 1.    ])
     """
-    from scipy.special import stdtr
-
+    stdtr = scipy_function("scipy.special", "stdtr", "student_pvalues (the paired t-test)")
     d, one_d = check_differences(differences, "student_pvalues")
     defined = ~np.isnan(d)
     n = defined.sum(axis=0)
@@ -184,8 +201,7 @@ def wilcoxon_pvalues(differences: ArrayLike) -> float | np.ndarray:
     >>> wilcoxon_pvalues([0.0, 0.0, 0.0])
     1.0
     """
-    from scipy.stats import wilcoxon
-
+    wilcoxon = scipy_function("scipy.stats", "wilcoxon", "wilcoxon_pvalues (the Wilcoxon test)")
     d, one_d = check_differences(differences, "wilcoxon_pvalues")
     p = np.full(d.shape[1], np.nan)
     for j in range(d.shape[1]):
@@ -346,7 +362,7 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
     - Holm: :math:`\\tilde p_{(k)} = \\min(1, \\max_{i \\le k} (m - i + 1) p_{(i)})`;
     - Bonferroni: :math:`\\tilde p_i = \\min(1, m p_i)`;
     - Benjamini-Hochberg: :math:`\\tilde p_{(k)} = \\min(1, \\min_{i \\ge k} m p_{(i)} / i)`,
-      computed by :func:`scipy.stats.false_discovery_control`.
+      as :func:`scipy.stats.false_discovery_control` computes it.
 
     These equal ``statsmodels.stats.multitest.multipletests`` with
     ``method="holm"``, ``"bonferroni"`` and ``"fdr_bh"``.
@@ -389,9 +405,11 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
         steps = np.maximum.accumulate((k - np.arange(k)) * q[order])
         adjusted = np.empty(k)
         adjusted[order] = np.minimum(steps, 1.0)
-    else:
-        from scipy.stats import false_discovery_control
-
-        adjusted = np.minimum(false_discovery_control(q, method="bh"), 1.0)
+    else:  # Benjamini-Hochberg: running minimum from the largest p-value down
+        order = np.argsort(q, kind="stable")
+        scaled = q[order] * (k / np.arange(1, k + 1))
+        steps = np.minimum.accumulate(scaled[::-1])[::-1]
+        adjusted = np.empty(k)
+        adjusted[order] = np.minimum(steps, 1.0)
     p[valid] = adjusted
     return p

@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "InputValidationError",
     "InvalidParameterError",
+    "MissingDependencyError",
     "RecevalError",
     "TieOrderWarning",
     "UndefinedMetricWarning",
@@ -38,6 +39,19 @@ class InvalidParameterError(RecevalError, ValueError, TypeError):
 
 class InputValidationError(RecevalError, ValueError):
     """The data passed to a metric is malformed (length, values, NaN, ...)."""
+
+
+class MissingDependencyError(RecevalError, ImportError):
+    """An optional dependency that this function needs is not installed.
+
+    The message names the package and the ``pip install`` command that adds it.
+
+    Examples
+    --------
+    >>> from receval.exceptions import MissingDependencyError
+    >>> issubclass(MissingDependencyError, ImportError)
+    True
+    """
 
 
 class UndefinedMetricWarning(UserWarning):

@@ -137,3 +137,19 @@ def test_report_has_comparison_tables(files, tmp_path):
     assert html.count("Paired comparisons over users") == 2  # CTR models and runs
     assert "Holm-Bonferroni correction within each metric" in html
     assert "model_a.parquet" in html and "log_loss" in html
+
+
+def test_compare_student_without_scipy_exits_2(files, monkeypatch):
+    """The t-test without SciPy: one error line naming the extra, exit 2."""
+    import sys
+
+    tmp, *_ = files
+    for name in [m for m in sys.modules if m == "scipy" or m.startswith("scipy.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "scipy", None)
+    args = ["compare", "--qrels", tmp / "qrels.csv", "--run", tmp / "model_a.parquet",
+            "--run", tmp / "model_b.parquet", "-m", "ndcg@10", *SETTINGS]  # fmt: skip
+    result = invoke(runner, *args, "--test", "student", code=2)
+    assert result.stderr.startswith("error: student_pvalues (the paired t-test) needs SciPy")
+    assert "pip install 'receval[stats]'" in result.stderr and result.stdout == ""
+    invoke(runner, *args)  # the randomization test needs no SciPy

@@ -56,28 +56,6 @@ def _one(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     return elapsed, status_mib("VmHWM") - base, value
 
 
-@dataclass
-class Measurement:
-    seconds: float
-    peak_extra_mib: float
-    value: Any
-
-
-def measure(fn: Callable[[], Any], repeat: int = 1) -> Measurement:
-    """Best wall time over ``repeat`` runs and the largest peak extra memory."""
-    best = float("inf")
-    peak = 0.0
-    value = None
-    for _ in range(repeat):
-        elapsed, extra, value = _one(fn)
-        peak = max(peak, extra)
-        best = min(best, elapsed)
-    return Measurement(best, peak, value)
-
-
-_status_mib = status_mib
-
-
 class Forked:
     """A case of :func:`interleaved` whose every timed call runs in its own forked child.
 

@@ -3,9 +3,11 @@
 Peak memory is measured in-process on Linux: writing ``5`` to
 ``/proc/self/clear_refs`` resets the kernel's high-water mark of resident
 memory (VmHWM), so ``VmHWM - VmRSS(before)`` after a call is the peak extra
-memory of that call, whatever allocated it (NumPy, numba, Arrow, polars).
-``malloc_trim(0)`` first returns pages that earlier calls freed but glibc kept,
-which would otherwise be reused without raising the resident size.
+memory of that call, whatever allocated it (NumPy, receval's compiled core,
+Arrow, polars, a peer's own kernels). ``malloc_trim(0)`` first returns pages
+that earlier calls freed but glibc kept, and Arrow's memory pool releases the
+pages it keeps, which would otherwise be reused without raising the resident
+size.
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ import ctypes
 import gc
 import os
 import platform
+import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
-def _status_mib(key: str) -> float:
+def status_mib(key: str) -> float:
+    """A memory figure of this process from ``/proc/self/status`` (``VmRSS``, ``VmHWM``), MiB."""
     with open("/proc/self/status") as fh:
         for line in fh:
             if line.startswith(key + ":"):
@@ -29,107 +33,204 @@ def _status_mib(key: str) -> float:
 
 
 def _trim() -> None:
-    """Give freed heap pages back to the OS, so the next call's pages count as new."""
+    """Give freed heap pages back to the OS, so the next call's pages count as new:
+    glibc's heap, and Arrow's pool (mimalloc or jemalloc) when pyarrow is loaded."""
     try:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # not glibc
         pass
-
-
-@dataclass
-class Measurement:
-    seconds: float
-    peak_extra_mib: float
-    value: Any
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:
+        pa.default_memory_pool().release_unused()
 
 
 def _one(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     gc.collect()
     _trim()
-    base = _status_mib("VmRSS")
+    base = status_mib("VmRSS")
     with open("/proc/self/clear_refs", "w") as fh:
         fh.write("5")
     start = time.perf_counter()
     value = fn()
     elapsed = time.perf_counter() - start
-    return elapsed, _status_mib("VmHWM") - base, value
+    return elapsed, status_mib("VmHWM") - base, value
 
 
-def measure(fn: Callable[[], Any], repeat: int = 1) -> Measurement:
-    """Best wall time over ``repeat`` runs and the largest peak extra memory."""
-    best = float("inf")
-    peak = 0.0
-    value = None
-    for _ in range(repeat):
-        elapsed, extra, value = _one(fn)
-        peak = max(peak, extra)
-        best = min(best, elapsed)
-    return Measurement(best, peak, value)
+class Forked:
+    """A case of :func:`interleaved` whose every timed call runs in its own forked child.
+
+    A peer that runs out of memory then ends only its child (the case reports
+    why, the other cases go on), and the memory it took is returned in full after
+    each call. Time and peak extra memory are measured inside the child, around
+    ``fn()`` alone; ``finish(value)`` runs in the child after the clock stops and
+    its result (which must pickle) is what comes back.
+    """
+
+    def __init__(self, fn: Callable[[], Any], finish: Callable[[Any], Any] | None = None):
+        self.fn = fn
+        self.finish = finish
+
+    def __call__(self) -> tuple[float, float, Any]:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("fork")
+        recv, send = ctx.Pipe(duplex=False)
+
+        def target() -> None:
+            try:
+                elapsed, peak, value = _one(self.fn)
+                if self.finish is not None:
+                    value = self.finish(value)
+                send.send(("ok", (elapsed, peak, value)))
+            except BaseException as exc:
+                send.send(("error", f"{type(exc).__name__}: {exc}"))
+            finally:
+                send.close()
+
+        proc = ctx.Process(target=target)
+        proc.start()
+        send.close()
+        try:
+            status, payload = recv.recv()
+        except EOFError:
+            status, payload = "killed", None
+        proc.join()
+        if status == "ok":
+            return payload
+        if status == "error":
+            raise ForkedCaseError(f"failed: {payload}")
+        raise ForkedCaseError(f"failed: killed (exit code {proc.exitcode}; out of memory?)")
+
+
+class ForkedCaseError(RuntimeError):
+    """A :class:`Forked` call failed or its child was killed; the message says how."""
 
 
 @dataclass
 class Interleaved:
-    """Runs of one case among others taken in turn: median time, largest peak."""
+    """Runs of one case among others taken in turn: median time, largest peak.
+
+    ``values`` holds the value of every run (``value`` is the last one's);
+    ``error`` says why a :class:`Forked` case stopped (then ``seconds`` is nan
+    and the runs before the failure are kept)."""
 
     seconds: float
     peak_extra_mib: float
     value: Any
     runs: list[float]
     load: tuple[float, float]  # 1-minute load average before and after the whole round
+    values: list[Any] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def median_index(self) -> int:
+        """The run whose time is the median (the lower middle one for an even count)."""
+        order = sorted(range(len(self.runs)), key=self.runs.__getitem__)
+        return order[(len(order) - 1) // 2]
+
+    @property
+    def median_value(self) -> Any:
+        """The value of the run whose time is the median."""
+        return self.values[self.median_index]
 
 
-def interleaved(fns: list[Callable[[], Any]], runs: int = 3) -> list[Interleaved]:
+def median(xs: list[float]) -> float:
+    """The median of ``xs`` (the mean of the two middle values for an even count)."""
+    ys = sorted(xs)
+    n = len(ys)
+    if n == 0:
+        return float("nan")
+    return ys[n // 2] if n % 2 else (ys[n // 2 - 1] + ys[n // 2]) / 2
+
+
+def interleaved(
+    fns: list[Callable[[], Any]],
+    runs: int = 3,
+    *,
+    warmup: bool = True,
+    long_s: float | None = None,
+) -> list[Interleaved]:
     """Time several cases the same way: A B C A B C ... (``runs`` rounds), the median
     of each, its largest peak extra memory, and the load average around the rounds.
 
     Every case gets the same number of runs in the same conditions, so a ratio
-    of two medians compares like with like (a warm-up call of each comes first)."""
-    for fn in fns:
-        fn()  # warm-up: compilation, caches, lazy imports
+    of two medians compares like with like. With ``warmup`` a call of each case
+    comes first, untimed (compilation, caches, lazy imports); without it the
+    caller warms them up on a small input. With ``long_s``, when any case of the
+    first round took longer than ``long_s`` seconds, the rounds stop there: every
+    case then has one run. A :class:`Forked` case is called in a child process
+    each time; if it fails, its result carries ``error`` and it leaves the rounds.
+    """
+    errors: list[str | None] = [None for _ in fns]
+    if warmup:
+        for i, fn in enumerate(fns):
+            try:
+                fn()  # warm-up: compilation, caches, lazy imports
+            except ForkedCaseError as exc:
+                errors[i] = str(exc)
     load_before = os.getloadavg()[0]
     times: list[list[float]] = [[] for _ in fns]
     peaks = [0.0 for _ in fns]
-    values: list[Any] = [None for _ in fns]
-    for _ in range(runs):
+    values: list[list[Any]] = [[] for _ in fns]
+    for round_ in range(runs):
         for i, fn in enumerate(fns):
-            t, peak, values[i] = _one(fn)
+            if errors[i] is not None:
+                continue
+            try:
+                t, peak, value = fn() if isinstance(fn, Forked) else _one(fn)
+            except ForkedCaseError as exc:
+                errors[i] = str(exc)
+                continue
             times[i].append(t)
+            values[i].append(value)
             peaks[i] = max(peaks[i], peak)
+        if round_ == 0 and long_s is not None and any(t and t[0] > long_s for t in times):
+            break
     load_after = os.getloadavg()[0]
     out = []
     for i in range(len(fns)):
-        ordered = sorted(times[i])
-        median = (
-            ordered[len(ordered) // 2]
-            if runs % 2
-            else sum(ordered[runs // 2 - 1 : runs // 2 + 1]) / 2
+        out.append(
+            Interleaved(
+                median(times[i]) if errors[i] is None else float("nan"),
+                peaks[i],
+                values[i][-1] if values[i] else None,
+                times[i],
+                (load_before, load_after),
+                values[i],
+                errors[i],
+            )
         )
-        out.append(Interleaved(median, peaks[i], values[i], times[i], (load_before, load_after)))
     return out
 
 
+def row_load(m: Interleaved) -> str:
+    """The 1-minute load average before and after a row's rounds, for a table cell."""
+    return f"{m.load[0]:.1f} / {m.load[1]:.1f}"
+
+
+def load_line(before: tuple[float, ...], after: tuple[float, ...]) -> str:
+    """The load average (1, 5, 15 min) at the start and at the end of a script."""
+
+    def fmt(load: tuple[float, ...]) -> str:
+        return "/".join(f"{x:.2f}" for x in load)
+
+    return (
+        f"- load average (1, 5, 15 min) {fmt(before)} at the start and {fmt(after)} "
+        f"at the end of the run ({os.cpu_count()} cores; other work on the machine "
+        "inflates the times)"
+    )
+
+
 def environment() -> str:
+    """The machine, Python and library versions, and receval's compiled core and threads."""
     import numpy
 
-    try:
-        from receval._kernels import num_threads
-
-        threads = f"receval kernels: {num_threads()} threads"
-    except ImportError:  # pragma: no cover
-        threads = "receval kernels: ?"
     lines = [
         f"- machine: {platform.machine()}, {os.cpu_count()} cores, "
         f"{_cpu_model()}, {_mem_total_gib():.0f} GiB RAM",
-        f"- Python {platform.python_version()}, NumPy {numpy.__version__}; {threads}",
+        f"- Python {platform.python_version()}, NumPy {numpy.__version__}",
+        f"- receval {_receval_core()}",
     ]
-    try:
-        import numba
-
-        lines.append(
-            f"- numba {numba.__version__} (the peers' kernels; {numba.get_num_threads()} threads)"
-        )
-    except ImportError:
-        pass
     for name in ("sklearn", "polars", "pandas", "pyarrow"):
         try:
             module = __import__(name)
@@ -137,6 +238,43 @@ def environment() -> str:
         except ImportError:
             pass
     return "\n".join(lines)
+
+
+def peer_versions(*names: str) -> str:
+    """A line naming the installed versions of peers (distribution names); ranx's
+    kernels are numba's, whose version is added when ranx is named."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in names:
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            found.append(f"{name} (not installed)")
+    if "ranx" in names:
+        try:
+            found[names.index("ranx")] += f" (its kernels: numba {version('numba')})"
+        except PackageNotFoundError:
+            pass
+    return "- peers: " + ", ".join(found)
+
+
+def _receval_core() -> str:
+    try:
+        import receval
+        from receval._kernels import compiled, num_threads
+    except ImportError:  # pragma: no cover
+        return "(not importable)"
+    version = getattr(receval, "__version__", "?")
+    try:
+        core = compiled()
+    except ImportError:
+        return f"{version}, compiled core not built"
+    if core is None:
+        return f"{version}, numba kernels (RECEVAL_KERNELS=numba), {num_threads()} threads"
+    env = os.environ.get("RECEVAL_NUM_THREADS")
+    source = f"RECEVAL_NUM_THREADS={env}" if env else "the cores available"
+    return f"{version}, compiled Rust core `receval._core`, {num_threads()} threads ({source})"
 
 
 def _cpu_model() -> str:

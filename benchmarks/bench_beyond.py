@@ -11,7 +11,9 @@ construction is timed on its own row). Peers: straightforward NumPy / pandas
 code for the same quantity at full size, and recmetrics' algorithms (a loop of
 scikit-learn ``cosine_similarity`` per list for ILS; the users x users cosine
 matrix for personalization) on a subset of users, since they are O(users) in
-Python calls or O(users²) in memory. Needs the ``bench`` extra.
+Python calls or O(users²) in memory. receval and the peer of a row are timed
+in turn (A B A B ...), the same number of runs each (``--runs``), medians.
+Needs the ``bench`` extra.
 """
 
 from __future__ import annotations
@@ -19,12 +21,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import receval
-from _harness import Measurement, environment, measure, replace_section
+from _harness import (
+    Interleaved,
+    environment,
+    interleaved,
+    load_line,
+    replace_section,
+    row_load,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 N_ITEMS = 100_000
@@ -147,12 +157,14 @@ def row(cells) -> str:
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
 
-def line(case: str, ours: Measurement, peer_name: str = "", theirs: Measurement | None = None):
+def line(case: str, ours: Interleaved, peer_name: str = "", theirs: Interleaved | None = None):
     if theirs is None:
-        cells = [case, fmt_s(ours.seconds), f"{ours.peak_extra_mib:.0f}", "—", "", "", "", ""]
+        cells = [case, len(ours.runs), fmt_s(ours.seconds), f"{ours.peak_extra_mib:.0f}", "—"]
+        cells += ["", "", "", "", row_load(ours)]
     else:
         cells = [
             case,
+            len(ours.runs),
             fmt_s(ours.seconds),
             f"{ours.peak_extra_mib:.0f}",
             peer_name,
@@ -160,13 +172,27 @@ def line(case: str, ours: Measurement, peer_name: str = "", theirs: Measurement 
             f"{theirs.peak_extra_mib:.0f}",
             fmt_ratio(theirs.seconds / ours.seconds),
             f"{abs(ours.value - theirs.value):.1e}",
+            row_load(ours),
         ]
     text = row(cells)
     print(text, flush=True)
     return text
 
 
-def run_all(n_users: int, peer_users: int, repeat: int) -> tuple[list[str], dict]:
+@dataclass
+class Timer:
+    """receval and its peer of a row timed in turn (A B A B ...), the same runs each."""
+
+    runs: int
+    long_s: float
+
+    def pair(self, ours, theirs=None) -> tuple[Interleaved, Interleaved | None]:
+        fns = [ours] if theirs is None else [ours, theirs]
+        got = interleaved(fns, self.runs, warmup=False, long_s=self.long_s)
+        return got[0], (got[1] if theirs is not None else None)
+
+
+def run_all(n_users: int, peer_users: int, timer: Timer) -> tuple[list[str], dict]:
     import pandas as pd
 
     data = make_data(n_users)
@@ -175,23 +201,36 @@ def run_all(n_users: int, peer_users: int, repeat: int) -> tuple[list[str], dict
     catalog = ids
     u = f"{n_users / 1e6:g}M" if n_users >= 1_000_000 else f"{n_users / 1e3:g}k"
     lines = []
+    log = (log_users, log_items)
+    log_frame = pd.DataFrame({"user": log_users, "item": log_items})
+    rec_frame = pd.DataFrame({"user": np.repeat(np.arange(n_users), K), "item": ids[codes.ravel()]})
+    sub = codes[:peer_users]
+    feature_df = pd.DataFrame(feats, index=ids)
+    lists = [ids[c].tolist() for c in sub]
 
-    # compiled kernels loaded before timing (same argument types as below)
+    # lazy imports and first calls of every tool outside the clock, on small inputs
     small = build_run(data, 1000)
     receval.intra_list_similarity(small, k=K, features=feats, feature_items=ids)
     receval.novelty(small, (log_users[:1000], log_items[:1000]), k=K, unseen="skip")
     receval.personalization(small, k=K)
     receval.gini_index(small, k=K, catalog=catalog)
     receval.catalog_coverage(small, k=K, catalog=catalog)
+    numpy_ils(feats, codes[:100])
+    numpy_coverage(codes[:100])
+    numpy_gini(codes[:100])
+    pandas_novelty(log_frame.head(1000), rec_frame.head(1000))
+    recmetrics_personalization(codes[:100])
+    recmetrics_ils(feature_df, lists[:10])
 
-    built = measure(lambda: build_run(data), 1)
+    built, _ = timer.pair(lambda: build_run(data))
     run = built.value
+    built.values = []
     lines.append(line(f"`Run` from arrays ({u} users x {K}), for reference", built))
 
-    ours = measure(
-        lambda: receval.intra_list_similarity(run, k=K, features=feats, feature_items=ids), repeat
+    ours, theirs = timer.pair(
+        lambda: receval.intra_list_similarity(run, k=K, features=feats, feature_items=ids),
+        lambda: numpy_ils(feats, codes),
     )
-    theirs = measure(lambda: numpy_ils(feats, codes), 1)
     lines.append(
         line(
             f"`intra_list_similarity`, {u} users, {DIM}-dim float32 features",
@@ -201,19 +240,20 @@ def run_all(n_users: int, peer_users: int, repeat: int) -> tuple[list[str], dict
         )
     )
 
-    ours = measure(lambda: receval.catalog_coverage(run, k=K, catalog=catalog), repeat)
-    theirs = measure(lambda: numpy_coverage(codes), 1)
+    ours, theirs = timer.pair(
+        lambda: receval.catalog_coverage(run, k=K, catalog=catalog), lambda: numpy_coverage(codes)
+    )
     lines.append(line(f"`catalog_coverage`, {u} users", ours, "`np.unique`", theirs))
 
-    ours = measure(lambda: receval.gini_index(run, k=K, catalog=catalog), repeat)
-    theirs = measure(lambda: numpy_gini(codes), 1)
+    ours, theirs = timer.pair(
+        lambda: receval.gini_index(run, k=K, catalog=catalog), lambda: numpy_gini(codes)
+    )
     lines.append(line(f"`gini_index`, {u} users", ours, "`np.bincount` + sort", theirs))
 
-    log = (log_users, log_items)
-    ours = measure(lambda: receval.novelty(run, log, k=K, unseen="skip"), repeat)
-    log_frame = pd.DataFrame({"user": log_users, "item": log_items})
-    rec_frame = pd.DataFrame({"user": np.repeat(np.arange(n_users), K), "item": ids[codes.ravel()]})
-    theirs = measure(lambda: pandas_novelty(log_frame, rec_frame), 1)
+    ours, theirs = timer.pair(
+        lambda: receval.novelty(run, log, k=K, unseen="skip"),
+        lambda: pandas_novelty(log_frame, rec_frame),
+    )
     lines.append(
         line(
             f"`novelty`, {u} users, log of {len(log_users) / 1e6:g}M rows",
@@ -223,15 +263,15 @@ def run_all(n_users: int, peer_users: int, repeat: int) -> tuple[list[str], dict
         )
     )
 
-    ours = measure(lambda: receval.personalization(run, k=K), repeat)
+    ours, _ = timer.pair(lambda: receval.personalization(run, k=K))
     lines.append(line(f"`personalization`, {u} users", ours))
 
     # recmetrics' algorithms on a subset of users: same subset for receval
-    sub = codes[:peer_users]
     sub_run = build_run(data, peer_users)
     s = f"{peer_users / 1e3:g}k"
-    ours = measure(lambda: receval.personalization(sub_run, k=K), repeat)
-    theirs = measure(lambda: recmetrics_personalization(sub), 1)
+    ours, theirs = timer.pair(
+        lambda: receval.personalization(sub_run, k=K), lambda: recmetrics_personalization(sub)
+    )
     nnz = theirs.value[1]
     theirs.value = theirs.value[0]
     lines.append(
@@ -239,13 +279,10 @@ def run_all(n_users: int, peer_users: int, repeat: int) -> tuple[list[str], dict
             f"`personalization`, {s} users", ours, "recmetrics' users x users cosine matrix", theirs
         )
     )
-    feature_df = pd.DataFrame(feats, index=ids)
-    lists = [ids[c].tolist() for c in sub]
-    ours = measure(
+    ours, theirs = timer.pair(
         lambda: receval.intra_list_similarity(sub_run, k=K, features=feats, feature_items=ids),
-        repeat,
+        lambda: recmetrics_ils(feature_df, lists),
     )
-    theirs = measure(lambda: recmetrics_ils(feature_df, lists), 1)
     lines.append(
         line(f"`intra_list_similarity`, {s} users", ours, "recmetrics' per-list loop", theirs)
     )
@@ -266,14 +303,26 @@ def main() -> None:
     parser.add_argument(
         "--peer-users", type=int, default=5_000, help="users given to recmetrics' algorithms"
     )
-    parser.add_argument("--repeat", type=int, default=3, help="best of this many receval runs")
-    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of every tool per row")
+    parser.add_argument(
+        "--long-s",
+        type=float,
+        default=120.0,
+        help="a row where a run took longer than this has one run of every tool",
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="file whose section is rewritten (default docs/benchmarks.md; with --users "
+        "or --draws, only when given)",
+    )
     args = parser.parse_args()
     n_users = args.users or (100_000 if args.quick else 1_000_000)
     head = [
         row(
             [
                 "case",
+                "runs",
                 "receval (s)",
                 "receval peak extra (MiB)",
                 "peer",
@@ -281,13 +330,18 @@ def main() -> None:
                 "peer peak extra (MiB)",
                 "speed-up",
                 "abs. difference",
+                "load before / after",
             ]
         ),
-        row(["---"] * 8),
+        row(["---"] * 10),
     ]
     print("\n".join(head), flush=True)
-    lines, facts = run_all(n_users, min(args.peer_users, n_users), args.repeat)
-    if args.quick or args.users is not None:
+    load_before = os.getloadavg()
+    timer = Timer(args.runs, args.long_s)
+    lines, facts = run_all(n_users, min(args.peer_users, n_users), timer)
+    load_after = os.getloadavg()
+    print(load_line(load_before, load_after))
+    if args.quick or (args.users is not None and args.out is None):
         return
     per_pair = facts["nnz_per_pair"]
     full_gib = per_pair * facts["n_users"] ** 2 * 12 / 2**30
@@ -296,11 +350,16 @@ def main() -> None:
 Reproduce: `pip install -e '.[bench]' && python benchmarks/bench_beyond.py`
 (writes this section; `--quick` runs 100k users and prints only, `--users N`
 any size). Every row runs receval and its peer on the same data in one
-process; receval times are the best of {args.repeat} runs on a prebuilt `Run`
-(kernels already compiled), peers run once; peak extra memory is the rise of
-the process's resident high-water mark during the call.
+process, in turn (receval, peer, receval, peer, ...): the same number of runs
+each ({args.runs}, or 1 for every tool of a row where a run took more than
+{args.long_s:g} s; the "runs" column), times are the medians. receval runs on a
+prebuilt `Run`; every tool is called once on a small input first (lazy
+imports, first calls). Peak extra memory is the largest rise of the
+process's resident high-water mark during a call; the load column is the
+1-minute load average before and after the row's runs.
 
 {environment()}
+{load_line(load_before, load_after)}
 
 Data (`make_data` in the script, seed 0): {facts["n_users"]:,} users, each with
 a top-{K} list of distinct items from a catalogue of {N_ITEMS:,} items drawn with
@@ -327,8 +386,9 @@ the catalogue as item ids in every call.
 - recmetrics itself is not installed (it pins pandas 1.x and Jupyter); its two
   algorithms are re-implemented in the script with the same steps.
 """
-    replace_section(args.out, "beyond", body)
-    print(f"wrote {args.out}")
+    out = args.out or os.path.join(ROOT, "docs", "benchmarks.md")
+    replace_section(out, "beyond", body)
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

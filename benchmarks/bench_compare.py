@@ -15,7 +15,9 @@ values of each pair: SciPy's ``permutation_test`` (paired sign flips) and
 ``bootstrap`` (paired, BCa / percentile), ranx's Fisher randomization test, and
 SciPy's t-test and Wilcoxon test for reference. A peer projected to take more
 than ``--peer-seconds`` runs with fewer permutations and its time is scaled
-linearly (said in its row). Needs the ``bench`` extra and SciPy.
+linearly (said in its row). receval and the peers of a row are timed in turn
+(A B A B ...), the same number of runs each (``--runs``), medians. Needs the
+``bench`` extra and SciPy.
 """
 
 from __future__ import annotations
@@ -28,7 +30,15 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _harness import Measurement, environment, measure, replace_section
+from _harness import (
+    Interleaved,
+    environment,
+    interleaved,
+    load_line,
+    peer_versions,
+    replace_section,
+    row_load,
+)
 from receval import _intervals, _stats
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -116,20 +126,18 @@ def ranx_fisher(a, b, n_permutations):
     return float(fisher_randomization_test(a, b, n_permutations, 0.01, 42)[0])
 
 
-def scaled(run, full: int, limit: float, pilot: int = 100) -> tuple[Measurement, str]:
-    """Run ``run(k)`` with k = full permutations, or fewer when a pilot of ``pilot``
-    projects more than ``limit`` seconds; the time is then scaled by full / k."""
+def plan(run, full: int, limit: float, pilot: int = 100) -> tuple[int, str]:
+    """Permutations a peer runs with: ``full``, or fewer when a pilot of ``pilot``
+    projects more than ``limit`` seconds (its time is then scaled by full / k)."""
     if full <= pilot:
-        return measure(lambda: run(full)), ""
+        return full, ""
     start = time.perf_counter()
     run(pilot)
     projected = (time.perf_counter() - start) * full / pilot
     if projected <= limit:
-        return measure(lambda: run(full)), ""
+        return full, ""
     k = max(pilot, int(full * 0.5 * limit / projected) // 100 * 100)
-    m = measure(lambda: run(k))
-    m.seconds *= full / k
-    return m, f" (run with {k:,} permutations, time x {full / k:.2f})"
+    return k, f" (run with {k:,} permutations, time x {full / k:.2f})"
 
 
 # ----------------------------------------------------------------------- table
@@ -153,29 +161,37 @@ def row(cells) -> str:
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
 
-def line(case, ours, peer="", theirs=None, note="", factor=1.0):
-    """A table row; ``factor`` multiplies the peer's time (10 separate calls)."""
-    cells = [case, fmt_s(ours.seconds), f"{ours.peak_extra_mib:.0f}", fmt_value(ours.value)]
+def line(case, ours: Interleaved, peer="", theirs: Interleaved | None = None, note="", factor=1.0):
+    """A table row; ``factor`` multiplies the peer's time (10 separate calls, or a peer run
+    with fewer permutations)."""
+    cells = [
+        case,
+        len(ours.runs),
+        fmt_s(ours.seconds),
+        f"{ours.peak_extra_mib:.0f}",
+        fmt_value(ours.value),
+    ]
     if theirs is None:
         cells += ["—", "", "", "", ""]
     else:
         t = theirs.seconds * factor
-        approx = "~" if note or factor != 1 else ""
+        approx = "~" if factor != 1 else ""
         cells += [
             peer + note,
             approx + fmt_s(t),
             f"{theirs.peak_extra_mib:.0f}",
-            fmt_value(theirs.value) if factor == 1 else "(1 column)",
+            fmt_value(theirs.value) if "calls" not in peer else "(1 column)",
             f"**{t / ours.seconds:,.0f}x**"
             if t / ours.seconds >= 10
             else f"{t / ours.seconds:.1f}x",
         ]
+    cells.append(row_load(ours))
     text = row(cells)
     print(text, flush=True)
     return text
 
 
-def run_all(n_users: int, n_draws: int, repeat: int, limit: float) -> tuple[list[str], ...]:
+def run_all(n_users: int, n_draws: int, runs: int, limit: float, long_s: float) -> tuple:
     from scipy import stats
 
     values = make_data(n_users)
@@ -183,13 +199,22 @@ def run_all(n_users: int, n_draws: int, repeat: int, limit: float) -> tuple[list
     a, b = first[:, 0].copy(), second[:, 0].copy()  # NDCG@10 of A and B
     lines = []
 
-    # compiled kernels and SciPy loaded before timing
+    # compiled kernels, SciPy and ranx loaded and called once before timing
     _stats.randomization_pvalues(ten[:100], n_permutations=10)
     _intervals.bootstrap_intervals(ten[:100], n_resamples=10)
     _intervals.bootstrap_intervals(one[:100], n_resamples=10)
     _stats.randomization_pvalues(one[:100], n_permutations=10)
+    _stats.student_pvalues(ten[:100])
+    _stats.wilcoxon_pvalues(ten[:100])
+    _intervals.effect_sizes(ten[:100])
     ranx_fisher(a[:100], b[:100], 10)
+    scipy_permutation(a[:100], b[:100], 10)
     scipy_bootstrap(a[:100], b[:100], "BCa", 10)
+    stats.ttest_rel(first[:100], second[:100])
+    stats.wilcoxon(first[:100], second[:100])
+
+    def timed(fns):
+        return interleaved(fns, runs, warmup=False, long_s=long_s)
 
     def rand(d):
         return lambda: _stats.randomization_pvalues(d, n_permutations=n_draws, seed=0)
@@ -197,63 +222,83 @@ def run_all(n_users: int, n_draws: int, repeat: int, limit: float) -> tuple[list
     def boot(d, method):
         return lambda: _intervals.bootstrap_intervals(d, method=method, n_resamples=n_draws, seed=0)
 
-    ours = measure(rand(one), repeat)
-    theirs, note = scaled(lambda k: scipy_permutation(a, b, k), n_draws, limit)
-    lines.append(
-        line("randomization test, 1 column", ours, "SciPy `permutation_test`", theirs, note)
+    # randomization tests: receval on 1 and 10 columns and the two peers, in turn
+    k_scipy, note_scipy = plan(lambda k: scipy_permutation(a, b, k), n_draws, limit)
+    k_ranx, note_ranx = plan(lambda k: ranx_fisher(a, b, k), n_draws, limit)
+    ours, ours10, scipy_perm, ranx_perm = timed(
+        [
+            rand(one),
+            rand(ten),
+            lambda: scipy_permutation(a, b, k_scipy),
+            lambda: ranx_fisher(a, b, k_ranx),
+        ]
     )
-    scipy_perm = (theirs, note)
-    theirs_ranx, note_ranx = scaled(lambda k: ranx_fisher(a, b, k), n_draws, limit)
-    lines.append(line("", ours, "ranx `fisher_randomization_test`", theirs_ranx, note_ranx))
-
-    ours10 = measure(rand(ten), repeat)
+    f_scipy, f_ranx = n_draws / k_scipy, n_draws / k_ranx
+    lines.append(
+        line(
+            "randomization test, 1 column",
+            ours,
+            "SciPy `permutation_test`",
+            scipy_perm,
+            note_scipy,
+            f_scipy,
+        )
+    )
+    lines.append(line("", ours, "ranx `fisher_randomization_test`", ranx_perm, note_ranx, f_ranx))
     lines.append(
         line(
             "randomization test, 10 columns",
             ours10,
             "SciPy `permutation_test`, 10 calls",
-            scipy_perm[0],
-            scipy_perm[1],
-            factor=10,
+            scipy_perm,
+            note_scipy,
+            10 * f_scipy,
         )
     )
-    lines.append(line("", ours10, "ranx, 10 calls", theirs_ranx, note_ranx, factor=10))
+    lines.append(line("", ours10, "ranx, 10 calls", ranx_perm, note_ranx, 10 * f_ranx))
 
-    ours = measure(boot(one, "bca"), repeat)
-    theirs = measure(lambda: scipy_bootstrap(a, b, "BCa", n_draws))
+    # bootstrap: receval on 1 and 10 columns and SciPy on 1, in turn, per method
+    ours, ours10, theirs = timed(
+        [boot(one, "bca"), boot(ten, "bca"), lambda: scipy_bootstrap(a, b, "BCa", n_draws)]
+    )
     lines.append(line("bootstrap BCa, 1 column", ours, "SciPy `bootstrap` (BCa)", theirs))
-    ours = measure(boot(one, "percentile"), repeat)
-    theirs = measure(lambda: scipy_bootstrap(a, b, "percentile", n_draws))
+    bca10 = ours10
+    ours, ours10, theirs = timed(
+        [
+            boot(one, "percentile"),
+            boot(ten, "percentile"),
+            lambda: scipy_bootstrap(a, b, "percentile", n_draws),
+        ]
+    )
     lines.append(
         line("bootstrap percentile, 1 column", ours, "SciPy `bootstrap` (percentile)", theirs)
     )
-    pct_1 = theirs
-    ours = measure(boot(ten, "bca"), repeat)
-    lines.append(line("bootstrap BCa, 10 columns", ours))
-    ours = measure(boot(ten, "percentile"), repeat)
+    lines.append(line("bootstrap BCa, 10 columns", bca10))
     lines.append(
         line(
             "bootstrap percentile, 10 columns",
-            ours,
+            ours10,
             "SciPy `bootstrap` (percentile), 10 calls",
-            pct_1,
+            theirs,
             factor=10,
         )
     )
 
-    ours = measure(lambda: _stats.student_pvalues(ten), repeat)
-    theirs = measure(lambda: stats.ttest_rel(first, second).pvalue)
+    ours, theirs = timed(
+        [lambda: _stats.student_pvalues(ten), lambda: stats.ttest_rel(first, second).pvalue]
+    )
     lines.append(line("paired t-test, 10 columns", ours, "SciPy `ttest_rel`, axis=0", theirs))
-    ours = measure(lambda: _stats.wilcoxon_pvalues(ten), repeat)
-    theirs = measure(lambda: stats.wilcoxon(first, second).pvalue)
+    ours, theirs = timed(
+        [lambda: _stats.wilcoxon_pvalues(ten), lambda: stats.wilcoxon(first, second).pvalue]
+    )
     lines.append(
         line(
             "Wilcoxon test, 10 columns (SciPy per column)", ours, "SciPy `wilcoxon`, axis=0", theirs
         )
     )
-    ours = measure(lambda: _intervals.effect_sizes(ten), repeat)
+    (ours,) = timed([lambda: _intervals.effect_sizes(ten)])
     lines.append(line("effect sizes, 10 columns", ours))
-    return lines, one, ten
+    return lines, one, ten, [float(v) for v in ranx_perm.values]
 
 
 def main() -> None:
@@ -261,11 +306,22 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10k users, 2,000 draws, print only")
     parser.add_argument("--users", type=int, default=None, help="users (print only)")
     parser.add_argument("--draws", type=int, default=None, help="permutations and resamples")
-    parser.add_argument("--repeat", type=int, default=3, help="best of this many receval runs")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of every tool per row")
+    parser.add_argument(
+        "--long-s",
+        type=float,
+        default=120.0,
+        help="a row where a run took longer than this has one run of every tool",
+    )
     parser.add_argument(
         "--peer-seconds", type=float, default=120.0, help="longest projected peer run"
     )
-    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="file whose section is rewritten (default docs/benchmarks.md; with --users "
+        "or --draws, only when given)",
+    )
     args = parser.parse_args()
     n_users = args.users or (10_000 if args.quick else 100_000)
     n_draws = args.draws or (2_000 if args.quick else 10_000)
@@ -273,6 +329,7 @@ def main() -> None:
         row(
             [
                 "case",
+                "runs",
                 "receval (s)",
                 "receval peak extra (MiB)",
                 "receval result",
@@ -281,19 +338,20 @@ def main() -> None:
                 "peer peak extra (MiB)",
                 "peer result",
                 "speed-up",
+                "load before / after",
             ]
         ),
-        row(["---"] * 9),
+        row(["---"] * 11),
     ]
     print("\n".join(head), flush=True)
-    load_before = os.getloadavg()[0]
-    lines, one, ten = run_all(n_users, n_draws, args.repeat, args.peer_seconds)
-    load_after = os.getloadavg()[0]
-    print(f"load average {load_before:.1f} -> {load_after:.1f}")
-    if args.quick or args.users is not None or args.draws is not None:
+    load_before = os.getloadavg()
+    lines, one, ten, ranx_values = run_all(
+        n_users, n_draws, args.runs, args.peer_seconds, args.long_s
+    )
+    load_after = os.getloadavg()
+    print(load_line(load_before, load_after))
+    if args.quick or ((args.users, args.draws) != (None, None) and args.out is None):
         return
-    from importlib.metadata import version
-
     zero_share = float(np.mean(one == 0))
     hit = ten[:, 5 + METRICS.index("hit@10")]
     p_hit = _stats.randomization_pvalues(hit, n_permutations=n_draws, seed=0)
@@ -307,22 +365,34 @@ def main() -> None:
   at least 1 in absolute value; the t-test's {t_hit:.4f} is a normal approximation.
 """
     levels = len(np.unique(one))
+    ranx_note = ""
+    if len(set(ranx_values)) > 1:
+        ranx_note = (
+            ", and calls with the same `random_seed` in one process give different p-values "
+            f"(its {len(ranx_values)} runs here: {', '.join(f'{v:.4f}' for v in ranx_values)})"
+        )
     body = f"""## Model comparison
 
 Reproduce: `pip install -e '.[bench]' && python benchmarks/bench_compare.py`
 (writes this section; `--quick` runs 10k users and 2,000 draws and prints
-only, `--users N` / `--draws N` any size). receval times are the best of
-{args.repeat} runs (kernels already compiled); peers run once; peak extra
-memory is the rise of the process's resident high-water mark during the call.
-Every randomization test and bootstrap uses {n_draws:,} permutations or
-resamples. A peer whose pilot run projected more than {args.peer_seconds:g} s
-ran with fewer permutations and its time was scaled linearly (`~`, said in
-the row); "10 calls" rows are 10 times the 1-column peer time.
+only, `--users N` / `--draws N` any size). The calls of a group are timed
+in turn (receval on 1 column, receval on 10 columns, each peer, then again):
+the randomization tests, the BCa bootstraps, the percentile bootstraps, the
+t-tests and the Wilcoxon tests are one group each. Every call gets the same
+number of runs ({args.runs}, or 1 for every call of a group where a run took
+more than {args.long_s:g} s; the "runs" column), times are the medians; every
+call is made once on 100 users first (lazy imports, first calls). Peak extra
+memory is the largest rise of the process's resident high-water mark during
+a call; the load column is the 1-minute load average before and after the
+group's runs. Every randomization test and bootstrap uses {n_draws:,}
+permutations or resamples. A peer whose pilot run projected more than
+{args.peer_seconds:g} s ran with fewer permutations in every run and its
+median time was scaled linearly (`~`, said in the row); "10 calls" rows are
+10 times the 1-column peer time.
 
-- 1-minute load average {load_before:.1f} at the start of the run and
-  {load_after:.1f} at the end (other work on the machine inflates the times)
 {environment()}
-- SciPy {version("scipy")}, ranx {version("ranx")}
+{peer_versions("scipy", "ranx")}
+{load_line(load_before, load_after)}
 
 Data (`make_data` in the script, seed 0): {n_users:,} users; per-user NDCG@10,
 NDCG@5, hit@10, RR@10 and precision@1 of three models from the rank of each
@@ -341,9 +411,7 @@ difference.
   columns cost a few times 1 column, not 10. SciPy's `permutation_test`
   (`permutation_type="samples"`, `batch=50`) materializes every permuted
   sample; ranx's test draws `np.random.permutation` of every user's pair in
-  every permutation; its p-value is the share of permutations (no `+1`), and
-  two calls with the same `random_seed` in one process give different
-  p-values (seen here with 1 and 2 threads).
+  every permutation; its p-value is the share of permutations (no `+1`){ranx_note}.
 - receval's bootstrap draws the users of each resample once for all columns;
   BCa's jackknife is the closed form `(S - w_i d_i) / (W - w_i)`, O(n). SciPy's
   BCa recomputes the statistic on the n leave-one-out samples, O(n²): that is
@@ -353,8 +421,9 @@ difference.
 {parity_note}- `wilcoxon_pvalues` calls `scipy.stats.wilcoxon` once per column on that
   column's users; the t-test is vectorized over columns.
 """
-    replace_section(args.out, "compare", body)
-    print(f"wrote {args.out}")
+    out = args.out or os.path.join(ROOT, "docs", "benchmarks.md")
+    replace_section(out, "compare", body)
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

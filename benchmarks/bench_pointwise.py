@@ -2,6 +2,10 @@
 
     python benchmarks/bench_pointwise.py            # full run, rewrites docs/benchmarks.md
     python benchmarks/bench_pointwise.py --quick    # 1M rows, no file written
+    python benchmarks/bench_pointwise.py --rows 1000000 --out /tmp/bench.md
+
+receval and each peer are timed in turn on the same arrays (A B A B ...), the
+same number of runs each (``--runs``), medians (``_harness.interleaved``).
 
 Needs the ``bench`` extra: pip install -e '.[bench]'.
 """
@@ -9,18 +13,15 @@ Needs the ``bench`` extra: pip install -e '.[bench]'.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
-import tempfile
-import textwrap
+from dataclasses import dataclass
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import receval
-from _harness import environment, measure, replace_section
+from _harness import environment, interleaved, load_line, replace_section, row_load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -51,51 +52,58 @@ def row(cells) -> str:
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
 
-def bench_auc(n: int, repeat: int, decimals: int | None = None) -> list[str]:
+@dataclass
+class Settings:
+    runs: int
+    long_s: float
+
+
+def timed_row(label: str, ours, peer, peer_name: str, settings: Settings, ratio: str = ".1f"):
+    """receval and its peer in turn (A B A B ...), the same number of runs; a table row."""
+    mine, theirs = interleaved([ours, peer], settings.runs, warmup=False, long_s=settings.long_s)
+    text = row(
+        [
+            label,
+            len(mine.runs),
+            fmt_s(mine.seconds),
+            fmt_s(theirs.seconds) + (f" ({peer_name})" if peer_name else ""),
+            f"**{theirs.seconds / mine.seconds:{ratio}}x**",
+            f"{mine.peak_extra_mib:.0f}",
+            f"{theirs.peak_extra_mib:.0f}",
+            f"{100 * mine.peak_extra_mib / max(theirs.peak_extra_mib, 1):.0f}%",
+            f"{abs(mine.value - theirs.value):.1e}",
+            row_load(mine),
+        ]
+    )
+    print(text, flush=True)
+    return text
+
+
+def bench_auc(n: int, settings: Settings, decimals: int | None = None) -> list[str]:
     from sklearn.metrics import roc_auc_score as sk
 
     y, s = clicks(n, decimals=decimals)
-    receval.roc_auc_score(y[:1000], s[:1000])  # compiled/cached kernels loaded
-    ours = measure(lambda: receval.roc_auc_score(y, s), repeat)
-    theirs = measure(lambda: sk(y, s), 1)
+    receval.roc_auc_score(y[:1000], s[:1000])  # lazy imports and first calls outside the clock
+    sk(y[:1000], s[:1000])
     label = f"roc_auc_score, {n / 1e6:g}M rows" + (
         f", scores rounded to {decimals} d.p." if decimals else ""
     )
-    return [
-        row(
-            [
-                label,
-                fmt_s(ours.seconds),
-                fmt_s(theirs.seconds),
-                f"**{theirs.seconds / ours.seconds:.1f}x**",
-                f"{ours.peak_extra_mib:.0f}",
-                f"{theirs.peak_extra_mib:.0f}",
-                f"{100 * ours.peak_extra_mib / theirs.peak_extra_mib:.0f}%",
-                f"{abs(ours.value - theirs.value):.1e}",
-            ]
-        )
-    ]
+    return [timed_row(label, lambda: receval.roc_auc_score(y, s), lambda: sk(y, s), "", settings)]
 
 
-def bench_log_loss(n: int, repeat: int) -> list[str]:
+def bench_log_loss(n: int, settings: Settings) -> list[str]:
     from sklearn.metrics import log_loss as sk
 
     y, s = clicks(n)
     receval.log_loss(y[:1000], s[:1000])
-    ours = measure(lambda: receval.log_loss(y, s), repeat)
-    theirs = measure(lambda: sk(y, s), 1)
+    sk(y[:1000], s[:1000])
     return [
-        row(
-            [
-                f"log_loss, {n / 1e6:g}M rows",
-                fmt_s(ours.seconds),
-                fmt_s(theirs.seconds),
-                f"**{theirs.seconds / ours.seconds:.1f}x**",
-                f"{ours.peak_extra_mib:.0f}",
-                f"{theirs.peak_extra_mib:.0f}",
-                f"{100 * ours.peak_extra_mib / theirs.peak_extra_mib:.0f}%",
-                f"{abs(ours.value - theirs.value):.1e}",
-            ]
+        timed_row(
+            f"log_loss, {n / 1e6:g}M rows",
+            lambda: receval.log_loss(y, s),
+            lambda: sk(y, s),
+            "",
+            settings,
         )
     ]
 
@@ -132,30 +140,24 @@ def pandas_gauc(df):
     return float((aucs[kept] * sizes[kept]).sum() / sizes[kept].sum())
 
 
-def bench_gauc(n: int, n_users: int, repeat: int, pandas_users: int | None) -> list[str]:
+def bench_gauc(n: int, n_users: int, settings: Settings, pandas_users: int | None) -> list[str]:
     import pandas as pd
     import polars as pl
 
     y, s = clicks(n)
     g = skewed_groups(n, n_users)
-    receval.gauc_score(y[:1000], s[:1000], groups=g[:1000])
-    ours = measure(lambda: receval.gauc_score(y, s, groups=g), repeat)
-    pl_df = pl.DataFrame({"user": g, "y": y, "s": s})
-    theirs_pl = measure(lambda: polars_gauc(pl_df), max(1, repeat - 1))
     sizes = np.bincount(g)
+    receval.gauc_score(y[:1000], s[:1000], groups=g[:1000])
+    pl_df = pl.DataFrame({"user": g, "y": y, "s": s})
+    polars_gauc(pl_df.head(1000))
     lines = [
-        row(
-            [
-                f"gauc_score, {n / 1e6:g}M rows, {n_users / 1e3:g}k users "
-                f"(largest {sizes.max():,} rows)",
-                fmt_s(ours.seconds),
-                fmt_s(theirs_pl.seconds) + " (polars)",
-                f"**{theirs_pl.seconds / ours.seconds:.1f}x**",
-                f"{ours.peak_extra_mib:.0f}",
-                f"{theirs_pl.peak_extra_mib:.0f}",
-                f"{100 * ours.peak_extra_mib / theirs_pl.peak_extra_mib:.0f}%",
-                f"{abs(ours.value - theirs_pl.value):.1e}",
-            ]
+        timed_row(
+            f"gauc_score, {n / 1e6:g}M rows, {n_users / 1e3:g}k users "
+            f"(largest {sizes.max():,} rows)",
+            lambda: receval.gauc_score(y, s, groups=g),
+            lambda: polars_gauc(pl_df),
+            "polars",
+            settings,
         )
     ]
     if pandas_users is not None:
@@ -163,71 +165,17 @@ def bench_gauc(n: int, n_users: int, repeat: int, pandas_users: int | None) -> l
             keep = g < pandas_users
             y, s, g = y[keep], s[keep], g[keep]
         pd_df = pd.DataFrame({"user": g, "y": y, "s": s})
-        ours_sub = measure(lambda: receval.gauc_score(y, s, groups=g), repeat)
-        theirs_pd = measure(lambda: pandas_gauc(pd_df), 1)
+        pandas_gauc(pd_df.head(1000))
         lines.append(
-            row(
-                [
-                    f"gauc_score, {len(y) / 1e6:.3g}M rows, "
-                    f"{min(pandas_users, n_users) / 1e3:g}k users",
-                    fmt_s(ours_sub.seconds),
-                    fmt_s(theirs_pd.seconds) + " (pandas groupby-apply sklearn)",
-                    f"**{theirs_pd.seconds / ours_sub.seconds:.0f}x**",
-                    f"{ours_sub.peak_extra_mib:.0f}",
-                    f"{theirs_pd.peak_extra_mib:.0f}",
-                    f"{100 * ours_sub.peak_extra_mib / max(theirs_pd.peak_extra_mib, 1):.0f}%",
-                    f"{abs(ours_sub.value - theirs_pd.value):.1e}",
-                ]
+            timed_row(
+                f"gauc_score, {len(y) / 1e6:.3g}M rows, "
+                f"{min(pandas_users, n_users) / 1e3:g}k users",
+                lambda: receval.gauc_score(y, s, groups=g),
+                lambda: pandas_gauc(pd_df),
+                "pandas groupby-apply sklearn",
+                settings,
+                ratio=".0f",
             )
-        )
-    return lines
-
-
-COMPILE_PROBE = textwrap.dedent("""
-    import json, time
-    t0 = time.perf_counter()
-    import receval
-    t_import = time.perf_counter() - t0
-    import numpy as np
-    rng = np.random.default_rng(0)
-    y = (rng.random(1000) < 0.3).astype(np.int8)
-    s = rng.random(1000)
-    g = rng.integers(0, 50, 1000)
-    out = {"import": t_import}
-    for name, call in [("roc_auc_score", lambda: receval.roc_auc_score(y, s)),
-                       ("gauc_score", lambda: receval.gauc_score(y, s, groups=g)),
-                       ("log_loss", lambda: receval.log_loss(y, s)),
-                       ("roc_curve", lambda: receval.roc_curve(y, s))]:
-        t = time.perf_counter(); call(); out[name] = time.perf_counter() - t
-    print(json.dumps(out))
-""")
-
-
-def bench_compile() -> list[str]:
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        runs = []
-        for _ in range(2):  # first process compiles, the second loads the on-disk cache
-            out = subprocess.run(
-                [sys.executable, "-c", COMPILE_PROBE],
-                env=env,
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-            runs.append(json.loads(out.strip().splitlines()[-1]))
-    lines = [
-        row(
-            [
-                "`import receval`",
-                f"{runs[0]['import'] * 1e3:.0f} ms",
-                f"{runs[1]['import'] * 1e3:.0f} ms",
-            ]
-        )
-    ]
-    for name in ("roc_auc_score", "gauc_score", "log_loss", "roc_curve"):
-        lines.append(
-            row([f"first `{name}` call", f"{runs[0][name]:.2f} s", f"{runs[1][name]:.3f} s"])
         )
     return lines
 
@@ -235,6 +183,17 @@ def bench_compile() -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1M rows, print only")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of every tool per row")
+    parser.add_argument(
+        "--long-s",
+        type=float,
+        default=120.0,
+        help="a row where a run took longer than this has one run of every tool",
+    )
+    parser.add_argument(
+        "--rows", type=int, default=10_000_000, help="rows (the second AUC row: 5 times as many)"
+    )
+    parser.add_argument("--users", type=int, default=100_000, help="GAUC users")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     parser.add_argument(
         "--pandas-users",
@@ -243,9 +202,12 @@ def main() -> None:
         help="users given to the pandas groupby-apply baseline",
     )
     args = parser.parse_args()
+    settings = Settings(args.runs, args.long_s)
+    load_before = os.getloadavg()
     head = row(
         [
             "case",
+            "runs",
             "receval (s)",
             "peer (s)",
             "speed-up",
@@ -253,42 +215,39 @@ def main() -> None:
             "peer peak extra (MiB)",
             "memory ratio",
             "abs. difference",
+            "load before / after",
         ]
     )
-    sep = row(["---"] * 8)
-    lines = [head, sep]
+    lines = [head, row(["---"] * 10)]
+    print("\n".join(lines), flush=True)
     if args.quick:
-        lines += bench_auc(1_000_000, 3) + bench_log_loss(1_000_000, 3)
-        lines += bench_gauc(1_000_000, 10_000, 3, 2_000)
-        print("\n".join(lines))
-        print("\n".join(bench_compile()))
+        lines += bench_auc(1_000_000, settings) + bench_log_loss(1_000_000, settings)
+        lines += bench_gauc(1_000_000, 10_000, settings, 500)
+        print(load_line(load_before, os.getloadavg()))
         return
-    for n in (10_000_000, 50_000_000):
-        lines += bench_auc(n, 3)
-        print(lines[-1], flush=True)
-    lines += bench_auc(10_000_000, 3, decimals=3)
-    print(lines[-1], flush=True)
-    lines += bench_log_loss(10_000_000, 3)
-    print(lines[-1], flush=True)
-    lines += bench_gauc(10_000_000, 100_000, 3, args.pandas_users)
-    print("\n".join(lines[-2:]), flush=True)
-    compile_lines = [
-        row(["step", "cold cache (compiles)", "warm on-disk cache"]),
-        row(["---"] * 3),
-        *bench_compile(),
-    ]
-    print("\n".join(compile_lines), flush=True)
+    n = args.rows
+    for rows in (n, 5 * n):
+        lines += bench_auc(rows, settings)
+    lines += bench_auc(n, settings, decimals=3)
+    lines += bench_log_loss(n, settings)
+    lines += bench_gauc(n, args.users, settings, args.pandas_users)
     body = f"""## Pointwise metrics
 
 Reproduce: `pip install -e '.[bench]' && python benchmarks/bench_pointwise.py`
-(writes this section). Every row runs receval and its peer on the same arrays in
-one process; times are the best of 3 runs for receval (kernels already
-compiled) and one run for the peer; peak extra memory is the rise of the
-process's resident high-water mark during the call (`/proc/self/clear_refs`),
-so it counts NumPy, numba, Arrow and polars allocations alike. Data: 5% positives,
-float64 scores; GAUC users have log-normal (skewed) impression counts.
+(writes this section; `--quick` runs 1M rows and prints only). Every row runs
+receval and its peer on the same arrays in one process, in turn (receval,
+peer, receval, peer, ...): the same number of runs each ({args.runs}, or 1 for
+every tool of a row where a run took more than {args.long_s:g} s; the "runs"
+column), times are the medians. Both are called once on 1,000 rows first
+(lazy imports, first calls). Peak extra memory is the largest rise of the
+process's resident high-water mark during a call (`/proc/self/clear_refs`),
+so it counts NumPy, compiled-core, Arrow and polars allocations alike; the
+load column is the 1-minute load average before and after the row's runs.
+Data: 5% positives, float64 scores; GAUC users have log-normal (skewed)
+impression counts.
 
 {environment()}
+{load_line(load_before, os.getloadavg())}
 
 {chr(10).join(lines)}
 
@@ -298,14 +257,8 @@ the scores within each user, Mann-Whitney U per user, then the weighted mean)
 and the usual pandas loop, `groupby(user).apply(sklearn.metrics.roc_auc_score)`
 skipping single-class users. "abs. difference" is |receval - peer|: receval's
 AUC is an exact integer pair count divided once; the peers sum floating-point
-trapezoids or ranks.
-
-### Numba compile time
-
-Kernels compile on their first call and are cached on disk (`cache=True`), so
-only the first process on a machine pays for it:
-
-{chr(10).join(compile_lines)}
+trapezoids or ranks. The fixed costs of a new process (import, first call) are
+in the section on the compiled core below.
 """
     replace_section(args.out, "pointwise", body)
     print(f"wrote {args.out}")

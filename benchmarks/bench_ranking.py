@@ -7,7 +7,9 @@
 Five metrics (ndcg@10, map@100, mrr, recall@100, precision@10) over 100
 recommended items per user, starting from pandas DataFrames and from Parquet
 files. Conversion (DataFrame or file -> each tool's input) is timed apart from
-compute. Needs the ``bench`` extra plus pytrec_eval (pytrec-eval-terrier) and ranx.
+compute, inside each call. The tools of a case are timed in turn (A B C A B C
+...), the same number of runs each (``--runs``), medians; each call of a peer
+runs in a forked child. Needs the ``bench`` extra plus pytrec_eval (pytrec-eval-terrier) and ranx.
 """
 
 from __future__ import annotations
@@ -24,7 +26,16 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import receval
-from _harness import Measurement, _status_mib, environment, measure, replace_section
+from _harness import (
+    Forked,
+    environment,
+    interleaved,
+    load_line,
+    peer_versions,
+    replace_section,
+    row_load,
+    status_mib,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -104,69 +115,36 @@ def make_data(n_users: int, seed: int = 0):
     return qrels, run
 
 
-# ------------------------------------------------------------------ timing
-def release_arrow() -> None:
-    """Hand memory that Arrow's pool (mimalloc) keeps after a call back to the OS.
-
-    ``measure`` trims glibc's heap but not Arrow's pool: without this, pages
-    kept from an earlier Parquet read sit in the baseline resident size and
-    the next read reuses them, so its peak extra memory reads ~5 GiB too low
-    at 1M users.
-    """
-    try:
-        import pyarrow as pa
-    except ImportError:
-        return
-    pa.default_memory_pool().release_unused()
-
-
-def measured(fn, repeat: int = 1) -> Measurement:
-    """``measure(fn)`` ``repeat`` times, releasing Arrow's pool before each:
-    the best time, the largest peak extra memory, the last value."""
-    best: Measurement | None = None
-    for _ in range(repeat):
-        if best is not None:
-            best.value = None  # do not hold two results at once
-        release_arrow()
-        m = measure(fn)
-        if best is not None:
-            m = Measurement(
-                min(m.seconds, best.seconds), max(m.peak_extra_mib, best.peak_extra_mib), m.value
-            )
-        best = m
-    assert best is not None
-    return best
-
-
 # ------------------------------------------------------------------ receval
-def _evaluate_seconds(pair) -> float:
-    q, r = pair
-    return measured(lambda: receval.evaluate(q, r, METRICS, profile="trec_eval")).seconds
+@dataclass
+class Timed:
+    """One timed call of a tool: conversion and compute, timed inside the call."""
+
+    conversion: float
+    compute: float
+    value: object = field(repr=False)  # receval's report, or a peer's PeerValues
 
 
-def receval_rows(convert, repeat: int):
-    """Conversion, compute and end to end, each timed on its own (best of ``repeat``).
+def receval_call(convert):
+    """The timed call of receval: conversion, then ``evaluate`` on the fresh containers,
+    so that work a ``Run`` caches on first use (tie detection, tie-break keys) is counted."""
 
-    Compute runs on freshly converted containers each time, so that work a
-    ``Run`` caches on first use (tie detection, tie-break keys) is counted.
-    """
-    conv = measured(convert, repeat)
-    conv.value = None
-    comp = min(_evaluate_seconds(convert()) for _ in range(repeat))
-    e2e = measured(lambda: receval.evaluate(*convert(), METRICS, profile="trec_eval"), repeat)
-    return conv.seconds, comp, e2e
+    def call() -> Timed:
+        t0 = time.perf_counter()
+        qrels, run = convert()
+        t1 = time.perf_counter()
+        report = receval.evaluate(qrels, run, METRICS, profile="trec_eval")
+        return Timed(t1 - t0, time.perf_counter() - t1, report)
 
-
-def receval_frame(qdf, rdf, repeat: int):
-    return receval_rows(
-        lambda: (receval.Qrels.from_frame(qdf), receval.Run.from_frame(rdf)), repeat
-    )
+    return call
 
 
-def receval_parquet(qpath: str, rpath: str, repeat: int):
-    return receval_rows(
-        lambda: (receval.Qrels.from_file(qpath), receval.Run.from_file(rpath)), repeat
-    )
+def receval_frame(qdf, rdf):
+    return receval_call(lambda: (receval.Qrels.from_frame(qdf), receval.Run.from_frame(rdf)))
+
+
+def receval_parquet(qpath: str, rpath: str):
+    return receval_call(lambda: (receval.Qrels.from_file(qpath), receval.Run.from_file(rpath)))
 
 
 # ----------------------------------------------------------------- peers
@@ -201,54 +179,20 @@ def nested_dict(users: np.ndarray, items: np.ndarray, values: np.ndarray) -> dic
 
 
 @dataclass
-class PeerResult:
-    conversion: float
-    compute: float
-    seconds: float
-    peak_extra_mib: float
+class PeerValues:
     means: dict
     per_user: dict = field(repr=False)  # metric -> values aligned with the given users
-
-
-def isolated(fn):
-    """``fn()`` in a forked child, so that a peer running out of memory kills only
-    the child and its memory is returned in full; a str says why it failed."""
-    import multiprocessing as mp
-
-    ctx = mp.get_context("fork")
-    recv, send = ctx.Pipe(duplex=False)
-
-    def target() -> None:
-        try:
-            send.send(("ok", fn()))
-        except BaseException as exc:
-            send.send(("error", f"{type(exc).__name__}: {exc}"))
-        finally:
-            send.close()
-
-    proc = ctx.Process(target=target)
-    proc.start()
-    send.close()
-    try:
-        status, payload = recv.recv()
-    except EOFError:
-        status, payload = "killed", None
-    proc.join()
-    if status == "ok":
-        return payload
-    if status == "error":
-        return f"failed: {payload}"
-    return f"failed: killed (exit code {proc.exitcode}; out of memory?)"
 
 
 def aligned(values: dict, users: list[str]) -> np.ndarray:
     return np.array([values.get(u, np.nan) for u in users], dtype=np.float64)
 
 
-def run_pytrec(get_frames, users: list[str]) -> PeerResult:
+def pytrec_case(get_frames, users: list[str]) -> Forked:
+    """pytrec_eval's timed call, in a forked child; per-user values aligned after the clock."""
     import pytrec_eval
 
-    def call():
+    def call() -> Timed:
         t0 = time.perf_counter()
         qdf, rdf = get_frames()
         qd = nested_dict(qdf["user"].to_numpy(), qdf["item"].to_numpy(), qdf["grade"].to_numpy())
@@ -258,13 +202,14 @@ def run_pytrec(get_frames, users: list[str]) -> PeerResult:
         t1 = time.perf_counter()
         res = evaluator.evaluate(rd)
         means = {m: float(np.mean([v[TREC[m]] for v in res.values()])) for m in METRICS}
-        t2 = time.perf_counter()
-        return t1 - t0, t2 - t1, means, res
+        return Timed(t1 - t0, time.perf_counter() - t1, (means, res))
 
-    m = measured(call)
-    conv, comp, means, res = m.value
-    per_user = {mt: aligned({u: v[TREC[mt]] for u, v in res.items()}, users) for mt in METRICS}
-    return PeerResult(conv, comp, m.seconds, m.peak_extra_mib, means, per_user)
+    def finish(timed: Timed) -> Timed:
+        means, res = timed.value
+        per_user = {mt: aligned({u: v[TREC[mt]] for u, v in res.items()}, users) for mt in METRICS}
+        return Timed(timed.conversion, timed.compute, PeerValues(means, per_user))
+
+    return Forked(call, finish)
 
 
 def ranx_frames(qdf, rdf):
@@ -288,10 +233,11 @@ def ranx_frames(qdf, rdf):
     return q, r
 
 
-def run_ranx(get_frames, users: list[str]) -> PeerResult:
+def ranx_case(get_frames, users: list[str]) -> Forked:
+    """ranx's timed call, in a forked child; per-user values aligned after the clock."""
     import ranx
 
-    def call():
+    def call() -> Timed:
         t0 = time.perf_counter()
         qdf, rdf = get_frames()
         qs, rs = ranx_frames(qdf, rdf)
@@ -301,13 +247,16 @@ def run_ranx(get_frames, users: list[str]) -> PeerResult:
         del qs, rs
         t1 = time.perf_counter()
         means = ranx.evaluate(qrels, run, METRICS)
-        t2 = time.perf_counter()
-        return t1 - t0, t2 - t1, {k: float(v) for k, v in means.items()}, run
+        return Timed(
+            t1 - t0, time.perf_counter() - t1, ({k: float(v) for k, v in means.items()}, run)
+        )
 
-    m = measured(call)
-    conv, comp, means, run = m.value
-    per_user = {mt: aligned(run.scores[mt], users) for mt in METRICS}
-    return PeerResult(conv, comp, m.seconds, m.peak_extra_mib, means, per_user)
+    def finish(timed: Timed) -> Timed:
+        means, run = timed.value
+        per_user = {mt: aligned(run.scores[mt], users) for mt in METRICS}
+        return Timed(timed.conversion, timed.compute, PeerValues(means, per_user))
+
+    return Forked(call, finish)
 
 
 def warm_up() -> None:
@@ -342,7 +291,7 @@ def float32_ties(rdf) -> set[str]:
     return {str(x) for x in np.unique(u[1:][same]).tolist()}
 
 
-def agreement(report, theirs: PeerResult, label: str, hint=None) -> tuple[list[str], list[str]]:
+def agreement(report, theirs: PeerValues, label: str, hint=None) -> tuple[list[str], list[str]]:
     """Max |receval - peer| per metric; details of users beyond TOLERANCE."""
     users = [str(u) for u in report.users.tolist()]
     cells, problems = [], []
@@ -392,7 +341,8 @@ def mem_available_mib() -> float:
 
 @dataclass
 class Bench:
-    repeat: int
+    runs: int
+    long_s: float
     peer_limit_s: float
     lines: list[str] = field(default_factory=list)
     agree: list[str] = field(default_factory=list)
@@ -402,7 +352,7 @@ class Bench:
     # (tool, case) -> (n_users, seconds, peak MiB) of the largest size measured
     seen: dict = field(default_factory=dict)
     receval_at: dict = field(default_factory=dict)  # n_users -> {case: (seconds, MiB)}
-    peer_at: dict = field(default_factory=dict)  # (tool, case, n_users) -> seconds
+    peer_at: dict = field(default_factory=dict)  # (tool, case, n_users) -> (peer s, receval s)
 
     def emit(self, cells) -> None:
         self.lines.append(row(cells))
@@ -432,101 +382,110 @@ class Bench:
 
             def frames():
                 return qdf, rdf
+
+            ours = receval_frame(qdf, rdf)
         else:
             qrels_users = pd.read_parquet(qpath, columns=["user"])["user"]
 
             def frames():
                 return pd.read_parquet(qpath), pd.read_parquet(rpath)
 
+            ours = receval_parquet(qpath, rpath)
+
         # qrels users in order of first appearance, as receval reports them
         users = [str(u) for u in pd.unique(qrels_users).tolist()]
         del qrels_users
 
-        # peers first, while this process holds the least memory (they run in a fork)
-        peers = {}
-        for tool, fn in (("pytrec_eval", run_pytrec), ("ranx", run_ranx)):
+        # receval and the peers in turn (receval, pytrec_eval, ranx, receval, ...); every
+        # call of a peer runs in its own forked child, so running out of memory ends
+        # only that call and the child's memory is returned in full
+        tools, cases = ["receval"], [ours]
+        skipped = {}
+        for tool, make in (("pytrec_eval", pytrec_case), ("ranx", ranx_case)):
             why = self.peer_gate(tool, name, n)
             if why is None:
-                peers[tool] = res = isolated(lambda fn=fn: fn(frames, users))
-                if isinstance(res, PeerResult):
-                    self.seen[(tool, name)] = (n, res.seconds, res.peak_extra_mib)
-                    self.peer_at[(tool, name, n)] = res.seconds
-                else:
-                    self.notes.append(f"{tool}, {label}: {res}.")
+                tools.append(tool)
+                cases.append(make(frames, users))
             else:
-                peers[tool] = why
+                skipped[tool] = why
                 self.notes.append(f"{tool}, {label}: {why}.")
-            gc.collect()
-
-        if name == "DataFrame":
-            conv, comp, e2e = receval_frame(qdf, rdf, self.repeat)
-        else:
-            conv, comp, e2e = receval_parquet(qpath, rpath, self.repeat)
-        report = e2e.value
+        got = dict(zip(tools, interleaved(cases, self.runs, warmup=False, long_s=self.long_s),
+                       strict=True))  # fmt: skip
+        del cases
+        gc.collect()
+        mine = got["receval"]
+        report = mine.value.value
         if [str(u) for u in report.users.tolist()] != users:
             raise RuntimeError("receval's user order differs from pd.unique(qrels users)")
-        ours = (e2e.seconds, e2e.peak_extra_mib)
-        self.receval_at.setdefault(n, {})[name] = ours
-        gc.collect()
+        self.receval_at.setdefault(n, {})[name] = (mine.seconds, mine.peak_extra_mib)
+        peers = {}
+        for tool in ("pytrec_eval", "ranx"):
+            m = got.get(tool)
+            if m is None:
+                peers[tool] = skipped[tool]
+            elif m.error is not None:
+                peers[tool] = m.error
+                self.notes.append(f"{tool}, {label}: {m.error}.")
+            else:
+                peers[tool] = m
+                self.seen[(tool, name)] = (n, m.seconds, m.peak_extra_mib)
+                self.peer_at[(tool, name, n)] = (m.seconds, mine.seconds)
 
         base = peers["pytrec_eval"]
-        base_s = base.seconds if isinstance(base, PeerResult) else None
+        base_s = base.seconds if not isinstance(base, str) else None
 
         def speedup(sec: float) -> str:
             return f"{base_s / sec:.1f}x" if base_s else "n/a"
 
-        self.emit(
-            [
-                label,
-                "**receval**",
-                fmt_s(conv),
-                fmt_s(comp),
-                f"**{fmt_s(ours[0])}**",
-                f"**{speedup(ours[0])}**",
-                f"{ours[1]:.0f}",
-            ]
-        )
-        for tool, res in peers.items():
-            if isinstance(res, PeerResult):
-                self.emit(
-                    [
-                        label,
-                        tool,
-                        fmt_s(res.conversion),
-                        fmt_s(res.compute),
-                        fmt_s(res.seconds),
-                        speedup(res.seconds),
-                        f"{res.peak_extra_mib:.0f}",
-                    ]
-                )
-            else:
-                self.emit([label, tool, "", "", res, "", ""])
+        for tool in ("receval", "pytrec_eval", "ranx"):
+            m = mine if tool == "receval" else peers[tool]
+            if isinstance(m, str):
+                self.emit([label, tool, "", "", "", m, "", "", ""])
+                continue
+            timed = m.median_value
+            bold = "**" if tool == "receval" else ""
+            self.emit(
+                [
+                    label,
+                    f"{bold}{tool}{bold}",
+                    len(m.runs),
+                    fmt_s(timed.conversion),
+                    fmt_s(timed.compute),
+                    f"{bold}{fmt_s(m.seconds)}{bold}",
+                    f"{bold}{speedup(m.seconds)}{bold}",
+                    f"{m.peak_extra_mib:.0f}",
+                    row_load(m),
+                ]
+            )
 
         n_agree = len(self.agree)
         if name == "DataFrame":
-            if isinstance(peers["pytrec_eval"], PeerResult):
+            if not isinstance(peers["pytrec_eval"], str):
                 tied = float32_ties(rdf)
                 self.agree_notes.append(
                     f"{size_label(n)} users: {len(tied)} users have two scores that differ as "
                     f"float64 but are equal as float32."
                 )
                 cells, bad = agreement(
-                    report, peers["pytrec_eval"], f"{label}, trec_eval", float32_hint(tied)
+                    report,
+                    peers["pytrec_eval"].value.value,
+                    f"{label}, trec_eval",
+                    float32_hint(tied),
                 )
                 self.agree.append(
                     row([size_label(n), 'pytrec_eval vs profile="trec_eval"', *cells])
                 )
                 self.problems += bad
-            if isinstance(peers["ranx"], PeerResult):
+            if not isinstance(peers["ranx"], str):
                 q, r = receval.Qrels.from_frame(qdf), receval.Run.from_frame(rdf)
                 ranx_report = receval.evaluate(q, r, METRICS, profile="ranx")
                 del q, r
-                cells, bad = agreement(ranx_report, peers["ranx"], f"{label}, ranx")
+                cells, bad = agreement(ranx_report, peers["ranx"].value.value, f"{label}, ranx")
                 self.agree.append(row([size_label(n), 'ranx vs profile="ranx"', *cells]))
                 self.problems += bad
             for line in self.agree[n_agree:]:
                 print(line, flush=True)
-        del report, e2e, peers
+        del report, mine, got, peers
         gc.collect()
 
 
@@ -572,7 +531,13 @@ def main() -> None:
     parser.add_argument(
         "--users", type=int, nargs="+", help="numbers of users (default 100000 1000000)"
     )
-    parser.add_argument("--repeat", type=int, default=3, help="best of N runs for receval")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of every tool per case")
+    parser.add_argument(
+        "--long-s",
+        type=float,
+        default=120.0,
+        help="a case where a run took longer than this has one run of every tool",
+    )
     parser.add_argument(
         "--peer-limit-s",
         type=float,
@@ -583,28 +548,30 @@ def main() -> None:
     args = parser.parse_args()
     sizes = sorted(args.users or ([10_000] if args.quick else [100_000, 1_000_000]))
 
-    load_before = os.getloadavg()[0]
-    print(f"load average before: {os.getloadavg()}", flush=True)
+    load_before = os.getloadavg()
+    print(f"load average before: {load_before}", flush=True)
     warm_up()
-    bench = Bench(repeat=args.repeat, peer_limit_s=args.peer_limit_s)
+    bench = Bench(runs=args.runs, long_s=args.long_s, peer_limit_s=args.peer_limit_s)
     head = row(
         [
             "case",
             "tool",
+            "runs",
             "conversion (s)",
             "compute (s)",
             "end to end (s)",
             "speed-up vs pytrec_eval",
             "peak extra (MiB)",
+            "load before / after",
         ]
     )
-    bench.lines = [head, row(["---"] * 7)]
+    bench.lines = [head, row(["---"] * 9)]
     print("\n".join(bench.lines), flush=True)
     descs = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             descs.append(run_size(bench, n, tmp))
-            print(f"  (process RSS {_status_mib('VmRSS'):.0f} MiB)", flush=True)
+            print(f"  (process RSS {status_mib('VmRSS'):.0f} MiB)", flush=True)
 
     agree_head = [
         row(["users", "comparison", *METRICS]),
@@ -616,10 +583,9 @@ def main() -> None:
     for p in bench.problems:
         print("DISAGREEMENT:", p)
     targets = []
-    for (tool, name, n), sec in sorted(bench.peer_at.items(), key=lambda kv: kv[0][2]):
+    for (tool, name, n), (sec, ours) in sorted(bench.peer_at.items(), key=lambda kv: kv[0][2]):
         if tool != "pytrec_eval" or n not in (100_000, 1_000_000):
             continue
-        ours = bench.receval_at[n][name][0]
         if n == 100_000:
             targets.append(
                 f"- >= 10x faster than pytrec_eval end to end at 100k users ({name}): "
@@ -638,8 +604,8 @@ def main() -> None:
                 f"{mib / 1024:.2f} GiB, {'met' if ok else 'NOT met'}"
             )
     print("\n".join(targets))
-    load_after = os.getloadavg()[0]
-    print(f"load average after: {os.getloadavg()}", flush=True)
+    load_after = os.getloadavg()
+    print(load_line(load_before, load_after), flush=True)
     for note in bench.agree_notes:
         print(note)
     if args.quick:
@@ -660,9 +626,8 @@ users and prints only). Every row starts from the same pandas DataFrames (or
 the same Parquet files) in one process and computes {", ".join(METRICS)}.
 
 {environment()}
-- 1-minute load average {load_before:.1f} at the start of the run and
-  {load_after:.1f} at the end (on 2 cores, other work on the machine inflates
-  the times)
+{peer_versions("pytrec-eval-terrier", "ranx")}
+{load_line(load_before, load_after)}
 
 Data (`make_data` in the script, seed 0; item ids from a catalogue of
 {CATALOGUE:,}, int64 user and item ids, float64 scores without exact ties):
@@ -671,32 +636,39 @@ Data (`make_data` in the script, seed 0; item ids from a catalogue of
 
 {chr(10).join(bench.lines)}
 
+- **How times are taken**: the tools of a case are timed in turn (receval,
+  pytrec_eval, ranx, receval, ...), the same number of runs each ({args.runs},
+  or 1 for every tool of a case where a run took more than {args.long_s:g} s;
+  the "runs" column). End to end is the median of the runs; conversion and
+  compute are timed inside each call and shown for the median run. Every
+  call of a peer runs in its own forked child process (timed there), so
+  running out of memory would end only that call; receval runs in the parent.
+  Kernels are loaded (and ranx's numba kernels compiled) by a small warm-up
+  call before any timing. The load column is the 1-minute load average
+  before and after the case's runs.
 - **receval**: `Qrels.from_frame` + `Run.from_frame` (or `Qrels.from_file` +
-  `Run.from_file` on the Parquet paths), then `evaluate(qrels, run, metrics,
-  profile="trec_eval")`. Conversion, compute and end to end are each timed
-  on their own, best of {args.repeat} runs; peak extra memory is that of the
-  end-to-end call.
+  `Run.from_file` on the Parquet paths) is the conversion, then
+  `evaluate(qrels, run, metrics, profile="trec_eval")` on the fresh containers
+  is the compute.
 - **pytrec_eval**: conversion builds `{{str(user): {{str(item): value}}}}` for
   qrels and run (ids to `str` once per distinct id with `pd.factorize`, a
   stable argsort by user, then one `dict(zip(...))` per user over Python lists,
   several times faster than `groupby().apply()`) and the `RelevanceEvaluator`
   with {{{", ".join(repr(v) for v in TREC.values())}}}; compute is
-  `evaluator.evaluate(run)` plus the means over queries. One run.
+  `evaluator.evaluate(run)` plus the means over queries.
 - **ranx**: conversion turns the ids into `str` (object columns, which
   `from_df` asserts) and calls `ranx.Qrels.from_df` / `ranx.Run.from_df`;
-  compute is `ranx.evaluate(qrels, run, metrics)`. ranx compiles its numba
-  kernels on first use: a small warm-up call runs before any timing. One run.
+  compute is `ranx.evaluate(qrels, run, metrics)`.
 - Parquet rows: the peers read the files with `pd.read_parquet` (counted in
   conversion), then convert as above.
-- Peak extra memory is the rise of the process's resident high-water mark
-  during the call (`/proc/self/clear_refs`), excluding the input DataFrames.
-  Before every measured call, glibc's heap is trimmed and Arrow's memory pool
-  (mimalloc) releases the pages it keeps; otherwise pages kept from an earlier
+- Peak extra memory is the largest rise of the resident high-water mark
+  during a call (`/proc/self/clear_refs`; the child's, for a peer), excluding
+  the input DataFrames. Before every call, glibc's heap is trimmed and Arrow's
+  memory pool releases the pages it keeps; otherwise pages kept from an earlier
   Parquet read would sit in the baseline and hide ~5 GiB at 1M users.
 - A peer is skipped at a size when its time or memory, extrapolated linearly
   from the size below, exceeds {args.peer_limit_s / 60:.0f} min or 70% of the
-  free memory; peers run in a forked child process, so running out of memory
-  would end only that row.
+  free memory.
 
 Skipped or failed peer rows:
 

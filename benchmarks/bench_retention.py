@@ -8,7 +8,9 @@ Daily cohorts over 60 days in America/New_York (the window holds the 23-hour
 day of 2024-03-10), with day-1/3/7/30 retention and the full cohort table.
 The pandas peer is ``tests/oracles/retention.py::retention_pandas``
 (tz_convert, floor to the local day, drop_duplicates, groupby); every table
-of both results is compared. Needs the ``bench`` extra: pip install -e '.[bench]'.
+of both results is compared. The two tools are timed in turn (A B A B ...), the
+same number of runs each (``--runs``), medians. Needs the ``bench`` extra:
+pip install -e '.[bench]'.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tests.oracles.retention import retention_pandas
 
 import receval
-from _harness import environment, measure, replace_section
+from _harness import environment, interleaved, load_line, replace_section, row_load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 N_DAYS = 60
@@ -99,35 +101,51 @@ def agree(report, expected: dict) -> bool:
     return True
 
 
-def run(n_events: int, n_users: int, repeat: int) -> tuple[list[str], list[str]]:
+def run(n_events: int, n_users: int, runs: int, long_s: float) -> tuple[list[str], list[str]]:
     import pandas as pd
 
     users, seconds = make_events(n_events, n_users)
     frame = pd.DataFrame({"user": users, "time": pd.to_datetime(seconds, unit="s")})
-    receval.retention(frame.iloc[:1000], tz=TZ)  # kernels compiled / loaded from cache
+    # lazy imports and first calls of both tools outside the clock, on a small input
+    receval.retention(frame.iloc[:1000], tz=TZ, days=DAYS)
+    retention_pandas(frame.iloc[:1000], tz=TZ, days=DAYS)
 
-    ours = measure(lambda: receval.retention(frame, tz=TZ, days=DAYS), repeat)
+    ours, theirs = interleaved(
+        [
+            lambda: receval.retention(frame, tz=TZ, days=DAYS),
+            lambda: retention_pandas(frame, tz=TZ, days=DAYS),
+        ],
+        runs,
+        warmup=False,
+        long_s=long_s,
+    )
     print(f"receval: {ours.seconds:.3f} s, {ours.peak_extra_mib:.0f} MiB", flush=True)
-    theirs = measure(lambda: retention_pandas(frame, tz=TZ, days=DAYS), 1)
     print(f"pandas:  {theirs.seconds:.3f} s, {theirs.peak_extra_mib:.0f} MiB", flush=True)
     same = agree(ours.value, theirs.value)
     report = ours.value
-    del theirs.value
+    del theirs.value, theirs.values, ours.values
 
     label = f"{n_events / 1e6:g}M events, {n_users / 1e6:g}M users"
     lines = [
         row(
             [
                 f"{label}, pandas DataFrame (int64 users, datetime64 times), daily, {TZ}",
+                len(ours.runs),
                 fmt_s(ours.seconds),
                 fmt_s(theirs.seconds),
                 f"**{theirs.seconds / ours.seconds:.0f}x**",
                 f"{ours.peak_extra_mib:.0f}",
                 f"{theirs.peak_extra_mib:.0f}",
                 "identical" if same else "**differ**",
+                row_load(ours),
             ]
         )
     ]
+
+    def alone(call):
+        (m,) = interleaved([call], runs, warmup=False, long_s=long_s)
+        return m
+
     extra = []
     events = {"user": users, "time": seconds}
     for name, call in [
@@ -137,28 +155,37 @@ def run(n_events: int, n_users: int, repeat: int) -> tuple[list[str], list[str]]
             lambda: receval.retention(events, tz=TZ, period="week", days=(1, 2, 4)),
         ),
     ]:
-        m = measure(call, repeat)
-        extra.append(row([f"{label}, {name}", fmt_s(m.seconds), f"{m.peak_extra_mib:.0f}"]))
+        m = alone(call)
+        extra.append(
+            row(
+                [
+                    f"{label}, {name}",
+                    len(m.runs),
+                    fmt_s(m.seconds),
+                    f"{m.peak_extra_mib:.0f}",
+                    row_load(m),
+                ]
+            )
+        )
         print(extra[-1], flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "events.parquet")
         frame.to_parquet(path, index=False)
         size = os.path.getsize(path) / 2**20
-        m = measure(lambda: receval.retention(path, tz=TZ, days=DAYS), repeat)
+        m = alone(lambda: receval.retention(path, tz=TZ, days=DAYS))
         extra.append(
             row(
                 [
                     f"{label}, Parquet file ({size:.0f} MiB, read included), daily, {TZ}",
+                    len(m.runs),
                     fmt_s(m.seconds),
                     f"{m.peak_extra_mib:.0f}",
+                    row_load(m),
                 ]
             )
         )
         print(extra[-1], flush=True)
-        m = measure(
-            lambda: receval.retention(receval.scan(path, progress=False), tz=TZ, days=DAYS),
-            repeat,
-        )
+        m = alone(lambda: receval.retention(receval.scan(path, progress=False), tz=TZ, days=DAYS))
         if not agree(m.value, {f: getattr(report, f) for f in COMPARED}):
             raise SystemExit("retention of receval.scan(path) differs from in memory")
         extra.append(
@@ -166,8 +193,10 @@ def run(n_events: int, n_users: int, repeat: int) -> tuple[list[str], list[str]]
                 [
                     f"{label}, the same file through `receval.scan(path)` (out of core: "
                     f"batches of 4M events, 2 passes), daily, {TZ}",
+                    len(m.runs),
                     fmt_s(m.seconds),
                     f"{m.peak_extra_mib:.0f}",
+                    row_load(m),
                 ]
             )
         )
@@ -186,31 +215,51 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="1M events, print only")
     parser.add_argument("--events", type=int, default=50_000_000, help="number of events")
     parser.add_argument("--users", type=int, default=None, help="default: events / 10")
-    parser.add_argument("--repeat", type=int, default=3, help="receval runs (best time)")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of every tool per row")
+    parser.add_argument(
+        "--long-s",
+        type=float,
+        default=120.0,
+        help="a row where a run took longer than this has one run of every tool",
+    )
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     args = parser.parse_args()
     n_events = 1_000_000 if args.quick else args.events
     n_users = args.users or max(1, n_events // 10)
-    load_before = os.getloadavg()[0]
-    lines, extra = run(n_events, n_users, args.repeat)
-    load_after = os.getloadavg()[0]
+    load_before = os.getloadavg()
+    lines, extra = run(n_events, n_users, args.runs, args.long_s)
+    load_after = os.getloadavg()
     head = [
         row(
             [
                 "case",
+                "runs",
                 "receval (s)",
                 "pandas (s)",
                 "speed-up",
                 "receval peak extra (MiB)",
                 "pandas peak extra (MiB)",
                 "tables",
+                "load before / after",
             ]
         ),
-        row(["---"] * 7),
+        row(["---"] * 9),
     ]
-    extra_head = [row(["case (receval only)", "receval (s)", "peak extra (MiB)"]), row(["---"] * 3)]
+    extra_head = [
+        row(
+            [
+                "case (receval only)",
+                "runs",
+                "receval (s)",
+                "peak extra (MiB)",
+                "load before / after",
+            ]
+        ),
+        row(["---"] * 5),
+    ]
     table = "\n".join(head + lines)
     print(table)
+    print(load_line(load_before, load_after))
     if args.quick:
         return
     size_flag = "" if n_events == 50_000_000 else f" --events {n_events}"
@@ -220,14 +269,17 @@ Reproduce: `pip install -e '.[bench]' && python benchmarks/bench_retention.py{si
 (writes this section; `--quick` runs 1M events and prints only). Both tools
 start from the same pandas DataFrame in one process and compute new, login and
 active users per day, day-1/3/7/30 retention and the full cohort x day table,
-with days starting at local midnight in {TZ}. Times are the best of
-{args.repeat} runs for receval (kernels already compiled) and one run for pandas;
-peak extra memory is the rise of the resident high-water mark during the call.
-"tables" compares every array of both results exactly.
+with days starting at local midnight in {TZ}. The two tools are timed in
+turn (receval, pandas, receval, pandas, ...), the same number of runs each
+({args.runs}, or 1 for both where a run took more than {args.long_s:g} s; the
+"runs" column), times are the medians; both are called once on 1,000 events
+first (lazy imports, first calls). The receval-only rows take the same number
+of runs. Peak extra memory is the largest rise of the resident high-water mark
+during a call; the load column is the 1-minute load average before and after
+the row's runs. "tables" compares every array of both results exactly.
 
-- 1-minute load average {load_before:.1f} at the start of the run and
-  {load_after:.1f} at the end (other work on the machine inflates the times)
 {environment()}
+{load_line(load_before, load_after)}
 
 Data (`make_events` in the script, seed 0): {n_events:,} events of {n_users:,}
 users over 60 days from 2024-02-15 (the window holds the 23-hour day of the

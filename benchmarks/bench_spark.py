@@ -6,7 +6,8 @@
 Needs pyspark (``pip install -e '.[spark,bench]'``) and Java. Writes an
 impression log (the generator of ``bench_streaming.py``) and a ranking
 benchmark's qrels and run (the generator of ``bench_ranking.py``) as Parquet,
-then times each metric twice: ``receval.spark`` on ``spark.read.parquet``
+then times each metric two ways, in turn (A B A B ..., the same number of
+runs each, ``--runs``, medians): ``receval.spark`` on ``spark.read.parquet``
 (a local[2] session, one JVM and two Python workers) and the in-memory
 function on the columns read with pyarrow. Values must be equal; the script
 stops otherwise.
@@ -23,7 +24,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import receval
-from _harness import environment, measure, replace_section
+from _harness import environment, interleaved, load_line, replace_section, row_load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RANKING_METRICS = ["ndcg@10", "map@100", "recall@100", "mrr", "p@10"]
@@ -70,14 +71,16 @@ def _peak_mib(pid: int) -> float:
     return 0.0
 
 
-def spark_measure(fn):
-    """Time, the driver's peak extra memory, and the peak RSS of the JVM and of a worker."""
+def spark_pair(on_spark, in_memory, runs: int, long_s: float):
+    """The Spark call and the in-memory call in turn (A B A B ...), the same runs each;
+    with the largest peak RSS of the JVM and of a Python worker over the Spark runs
+    (the high-water marks are reset before the rounds and read after them)."""
     _reset_peaks()
-    m = measure(fn)
+    spark, memory = interleaved([on_spark, in_memory], runs, warmup=False, long_s=long_s)
     pids = _spark_pids()
     jvm = max((_peak_mib(p) for p in pids["jvm"]), default=0.0)
     worker = max((_peak_mib(p) for p in pids["workers"]), default=0.0)
-    return m, jvm, worker
+    return spark, jvm, worker, memory
 
 
 # ------------------------------------------------------------------ data
@@ -118,6 +121,13 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20_000_000, help="impressions")
     parser.add_argument("--users", type=int, default=1_000_000, help="ranking users (x 100)")
     parser.add_argument("--partitions", type=int, default=64, help="spark.sql.shuffle.partitions")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of every call")
+    parser.add_argument(
+        "--long-s",
+        type=float,
+        default=120.0,
+        help="a row where a run took longer than this has one run of both calls",
+    )
     parser.add_argument("--quick", action="store_true", help="2M impressions, 100k users")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     args = parser.parse_args()
@@ -136,12 +146,13 @@ def run(args: argparse.Namespace, directory: str) -> None:
     import receval.spark as rs
     from bench_streaming import write_impressions
 
+    load_before = os.getloadavg()
     ipath = os.path.join(directory, "impressions.parquet")
     write_impressions(ipath, args.rows)
     qpath, rpath = write_ranking(directory, args.users)
     spark = session(args.partitions)
 
-    # warm up: compile the kernels in the driver and in both workers
+    # warm up: load the kernels in the driver and in both workers
     small = os.path.join(directory, "small.parquet")
     write_impressions(small, 50_000, seed=1)
     sdf = spark.read.parquet(small)
@@ -184,33 +195,35 @@ def run(args: argparse.Namespace, directory: str) -> None:
     }
     rows = []
     for name, (on_spark, in_memory) in pointwise.items():
-        s, jvm, worker = spark_measure(on_spark)
-        m = measure(in_memory)
+        s, jvm, worker, m = spark_pair(on_spark, in_memory, args.runs, args.long_s)
         rows.append((name, s, jvm, worker, m))
         print(f"{name}: spark {s.seconds:.1f} s, memory {m.seconds:.2f} s", flush=True)
-        if s.value != m.value:
-            raise SystemExit(f"{name}: spark {s.value!r} != in memory {m.value!r}")
+        if any(v != m.value for v in s.values + m.values):
+            raise SystemExit(f"{name}: spark {s.values!r} != in memory {m.values!r}")
     c.clear()
 
     q_df = spark.read.parquet(qpath)
     r_df = spark.read.parquet(rpath)
-    s, jvm, worker = spark_measure(lambda: rs.evaluate(q_df, r_df, RANKING_METRICS))
-    m = measure(lambda: receval.evaluate(qpath, rpath, RANKING_METRICS))
+    s, jvm, worker, m = spark_pair(
+        lambda: rs.evaluate(q_df, r_df, RANKING_METRICS),
+        lambda: receval.evaluate(qpath, rpath, RANKING_METRICS),
+        args.runs,
+        args.long_s,
+    )
     print(f"evaluate: spark {s.seconds:.1f} s, memory {m.seconds:.2f} s", flush=True)
-    if s.value.mean != m.value.mean:
+    if any(v.mean != m.value.mean for v in s.values + m.values):
         raise SystemExit(f"evaluate: spark {s.value.mean} != in memory {m.value.mean}")
     rows.append(("evaluate (5 metrics)", s, jvm, worker, m))
     spark.stop()
-    body = report(args, rows)
+    body = report(args, rows, load_before)
     print(body)
     if not args.quick:
         replace_section(args.out, "spark", body)
 
 
-def report(args: argparse.Namespace, rows: list) -> str:
+def report(args: argparse.Namespace, rows: list, load_before: tuple) -> str:
     import pyspark
 
-    load = os.getloadavg()[0]
     lines = [
         "## Spark (`receval.spark`, local[2])",
         "",
@@ -224,22 +237,29 @@ def report(args: argparse.Namespace, rows: list) -> str:
         "pyarrow (pointwise, columns loaded before the clock starts) or by `evaluate`'s "
         "own Parquet reader (ranking, reading included) in memory.",
         f"Spark {pyspark.__version__} in local mode: `local[2]`, "
-        f"`spark.sql.shuffle.partitions={args.partitions}`, driver memory 6g; one run each "
-        "after a warm-up that compiles the kernels in the driver and in both Python "
-        "workers. Every Spark "
+        f"`spark.sql.shuffle.partitions={args.partitions}`, driver memory 6g. A warm-up "
+        "on small files loads the kernels in the driver and in both Python workers; "
+        "then the Spark call and the in-memory call of a row are timed in turn (Spark, "
+        f"memory, Spark, memory, ...), {args.runs} runs each (or 1 for both where a "
+        f'run took more than {args.long_s:g} s; the "runs" column), medians. The '
+        "driver's and the in-memory peak extra memory are the largest rise of this "
+        "process's resident high-water mark during a call; the JVM's and a worker's "
+        "are their largest resident size over the row's Spark runs. Every Spark "
         "value equals the in-memory value exactly (the script stops otherwise).",
         "",
-        f"- 1-minute load average {load:.1f} at the end of the run",
         environment(),
+        load_line(load_before, os.getloadavg()),
         "",
-        "| metric | Spark (s) | in memory (s) | Spark / memory | driver peak extra (MiB) "
-        "| JVM peak RSS (MiB) | Python worker peak RSS (MiB) | in-memory peak extra (MiB) |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| metric | runs | Spark (s) | in memory (s) | Spark / memory | driver peak extra (MiB) "
+        "| JVM peak RSS (MiB) | Python worker peak RSS (MiB) | in-memory peak extra (MiB) "
+        "| load before / after |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, s, jvm, worker, m in rows:
         lines.append(
-            f"| `{name}` | {s.seconds:.1f} | {m.seconds:.2f} | {s.seconds / m.seconds:.0f}x "
-            f"| {s.peak_extra_mib:.0f} | {jvm:.0f} | {worker:.0f} | {m.peak_extra_mib:.0f} |"
+            f"| `{name}` | {len(s.runs)} | {s.seconds:.1f} | {m.seconds:.2f} "
+            f"| {s.seconds / m.seconds:.0f}x | {s.peak_extra_mib:.0f} | {jvm:.0f} | {worker:.0f} "
+            f"| {m.peak_extra_mib:.0f} | {row_load(s)} |"
         )
     lines += [
         "",
@@ -254,8 +274,8 @@ def report(args: argparse.Namespace, rows: list) -> str:
         "- **evaluate**: qrels and run are unioned and hash-shuffled by user; every "
         "task builds a `Qrels` and a `Run` of its users and calls `evaluate`.",
         "",
-        "The in-memory times are taken in the same process after the Spark calls, "
-        "with the session still open (its JVM and Python workers resident); the ranking "
+        "The in-memory calls run in the same process as the Spark calls, with the "
+        "session open (its JVM and Python workers resident and idle); the ranking "
         "section above measures `evaluate` on the same data alone.",
         "",
         "Each task is independent, so the time divides by the number of executor "

@@ -9,7 +9,8 @@ click int8; score float32 from a noisy CTR model) chunk by chunk into a temporar
 Parquet file (never all rows in memory), then evaluates it with
 ``receval.scan(path)``: time and peak extra memory of each metric. A prefix of
 the file is also evaluated in memory, from NumPy arrays, to show equal values
-and the cost of streaming.
+and the cost of streaming. The calls of a table are timed in turn (A B C D A B C
+D ...), the same number of runs each (``--runs``), medians.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import receval
-from _harness import environment, measure, replace_section
+from _harness import environment, interleaved, load_line, replace_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHUNK = 4_000_000
@@ -76,7 +77,8 @@ IN_MEMORY = {
 
 
 def warm_up(directory: str) -> None:
-    """Compile the kernels on a small file, so that timings leave compilation out."""
+    """Scan a small file with every metric, so that timings leave lazy imports and first
+    calls out."""
     path = os.path.join(directory, "warm.parquet")
     write_impressions(path, 20_000, seed=1)
     small = receval.scan(path, max_memory=1 << 12, progress=False)
@@ -90,6 +92,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=200_000_000)
     parser.add_argument("--prefix", type=int, default=20_000_000, help="rows compared in memory")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of every call")
     parser.add_argument("--quick", action="store_true", help="5M rows, 2M in memory, print only")
     parser.add_argument("--dir", default=None, help="where to write the file (default: temp)")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
@@ -106,16 +109,20 @@ def main() -> None:
 def run(args: argparse.Namespace, directory: str) -> None:
     import pyarrow.parquet as pq
 
+    load_before = os.getloadavg()
     warm_up(directory)
     path = os.path.join(directory, "impressions.parquet")
     start = time.perf_counter()
     write_impressions(path, args.rows)
     print(f"wrote {args.rows:,} rows in {time.perf_counter() - start:.1f} s", flush=True)
     size_mib = os.path.getsize(path) / 2**20
-    rows = []
-    for name, fn in METRICS.items():
-        m = measure(lambda fn=fn: fn(receval.scan(path, progress=False)))
-        rows.append((name, m))
+    got = interleaved(
+        [lambda fn=fn: fn(receval.scan(path, progress=False)) for fn in METRICS.values()],
+        args.runs,
+        warmup=False,
+    )
+    rows = list(zip(METRICS, got, strict=True))
+    for name, m in rows:
         print(f"{name}: {m.value:.6f}  {m.seconds:.1f} s  {m.peak_extra_mib:.0f} MiB", flush=True)
 
     prefix_path = os.path.join(directory, "prefix.parquet")
@@ -125,18 +132,20 @@ def run(args: argparse.Namespace, directory: str) -> None:
     s = table.column("score").to_numpy()
     u = table.column("user").to_numpy()
     del table
-    compare = []
+    cases = []
     for name, fn in METRICS.items():
-        streamed = measure(lambda fn=fn: fn(receval.scan(prefix_path, progress=False)))
-        held = measure(lambda name=name: IN_MEMORY[name](t, s, u))
-        compare.append((name, streamed, held))
+        cases.append(lambda fn=fn: fn(receval.scan(prefix_path, progress=False)))
+        cases.append(lambda name=name: IN_MEMORY[name](t, s, u))
+    got = interleaved(cases, args.runs, warmup=False)
+    compare = [(name, got[2 * i], got[2 * i + 1]) for i, name in enumerate(METRICS)]
+    for name, streamed, held in compare:
         print(
             f"{args.prefix:,} rows {name}: scan {streamed.seconds:.2f} s / "
             f"{streamed.peak_extra_mib:.0f} MiB, arrays {held.seconds:.2f} s / "
             f"{held.peak_extra_mib:.0f} MiB, values {streamed.value!r} {held.value!r}",
             flush=True,
         )
-    body = report(args, size_mib, rows, compare)
+    body = report(args, size_mib, rows, compare, load_before)
     print(body)
     if not args.quick:
         replace_section(args.out, "streaming", body)
@@ -148,8 +157,9 @@ def _equal(a: float, b: float) -> str:
     return f"rel. diff {abs(a - b) / abs(b):.1e}"
 
 
-def report(args: argparse.Namespace, size_mib: float, rows: list, compare: list) -> str:
-    load = os.getloadavg()[0]
+def report(
+    args: argparse.Namespace, size_mib: float, rows: list, compare: list, load_before: tuple
+) -> str:
     lines = [
         "## Out of core (`receval.scan`)",
         "",
@@ -161,14 +171,17 @@ def report(args: argparse.Namespace, size_mib: float, rows: list, compare: list)
         "`score`: that model's probability with noise on the logit; snappy,",
         "row groups of 1Mi rows), then calls each metric on `receval.scan(path)`",
         "with the default settings (batches of 4M rows, `max_memory` 512 MiB).",
-        "One run each, kernels compiled beforehand; peak extra memory is the rise",
-        "of the resident high-water mark during the call (the harness of the",
-        "other benchmarks).",
+        "The calls of a table are timed in turn (AUC, GAUC, log loss, PCOC, AUC, ...;",
+        f"in the second table each metric's scan then its arrays), {args.runs} runs",
+        "each, medians; a small file is scanned by every metric first (lazy imports,",
+        "first calls). Peak extra memory is the largest rise of the resident",
+        "high-water mark during a call (the harness of the other benchmarks).",
         "",
-        f"- 1-minute load average {load:.1f} at the end of the run",
         environment(),
+        load_line(load_before, os.getloadavg()),
         "",
-        f"{args.rows:,} rows, {size_mib:,.0f} MiB on disk:",
+        f"{args.rows:,} rows, {size_mib:,.0f} MiB on disk (1-minute load average "
+        f"{rows[0][1].load[0]:.1f} before the runs and {rows[0][1].load[1]:.1f} after):",
         "",
         "| metric | time (s) | rows/s | peak extra memory (MiB) | value |",
         "| --- | --- | --- | --- | --- |",
@@ -181,7 +194,9 @@ def report(args: argparse.Namespace, size_mib: float, rows: list, compare: list)
     lines += [
         "",
         f"A file of {args.prefix:,} rows from the same generator, streamed from Parquet, "
-        "against the in-memory function on the same rows as NumPy arrays already loaded:",
+        "against the in-memory function on the same rows as NumPy arrays already loaded "
+        f"(load {compare[0][1].load[0]:.1f} before the runs and {compare[0][1].load[1]:.1f} "
+        "after):",
         "",
         "| metric | scan (s) | arrays (s) | scan peak (MiB) | arrays peak (MiB) | values |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -198,9 +213,9 @@ def report(args: argparse.Namespace, size_mib: float, rows: list, compare: list)
         "times do not. AUC reads the file once when all rows fit in `max_memory`",
         "(16 bytes per row); otherwise once for a histogram of the scores in 2^20",
         "buckets, then once per range of buckets that fits (8 bytes per row: 4",
-        "passes at 200M rows). GAUC, log loss and PCOC read it once. The peaks of",
-        "the smaller file read low where a call reuses pages that the allocators",
-        "(Arrow's pool, glibc) kept from the large calls before it.",
+        "passes at 200M rows). GAUC, log loss and PCOC read it once. Before every",
+        "call glibc's heap is trimmed and Arrow's pool releases the pages it keeps,",
+        "so that a call's peak does not hide in pages kept from the calls before it.",
     ]
     return "\n".join(lines)
 

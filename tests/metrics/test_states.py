@@ -261,3 +261,42 @@ def test_weighted_gauc_of_group_partitions_is_the_same_float(seed):
         part = group_totals(y[idx], s[idx], groups=g[idx], sample_weight=w[idx])
         merged = part if merged is None else merged.merge(part)
     assert merged.score == whole
+
+
+def test_exact_auc_state_is_12_bytes_per_distinct_float32_score():
+    """float32 scores (read as float64) stay float32 and small counts int32 in the
+    state; the value is that of the function on the same rows."""
+    from receval.engine.states import ScoreCounts
+
+    rng = np.random.default_rng(3)
+    scores = rng.random(50_000).astype(np.float32).astype(np.float64)
+    labels = (rng.random(50_000) < 0.1).astype(np.int8)
+    state = ScoreCounts(False)
+    for part in np.array_split(np.arange(50_000), 7):
+        state.add(labels[part], scores[part], None)
+    state.compact()
+    assert (state.scores.dtype, state.pos.dtype, state.neg.dtype) == (
+        np.float32,
+        np.int32,
+        np.int32,
+    )
+    assert state.auc() == roc_auc_score(labels, scores)
+    state.add(np.array([1, 0], dtype=np.int8), np.array([0.1, 0.25]), None)  # 0.1: no float32
+    state.compact()
+    assert state.scores.dtype == np.float64 and 0.1 in state.scores
+    assert state.auc() == roc_auc_score(np.r_[labels, 1, 0], np.r_[scores, 0.1, 0.25])
+
+
+def test_exact_auc_counts_past_int32_are_exact():
+    """Counts that outgrow int32 in a merge widen to int64; 2U stays exact."""
+    from receval.engine.states import ScoreCounts
+
+    big = 2**31 - 1
+    a = ScoreCounts(False, np.array([0.5, 0.75]), np.array([big, 0], np.int32),
+                    np.array([0, big], np.int32))  # fmt: skip
+    b = ScoreCounts(False, np.array([0.5]), np.array([5], np.int32), np.array([3], np.int32))
+    merged = a.merge(b).compact()
+    assert merged.pos.dtype == np.int64 and merged.pos.tolist() == [big + 5, 0]
+    # positives at 0.5: big + 5; negatives: 3 at 0.5 (ties), big at 0.75 above them
+    p, n = big + 5, big + 3
+    assert merged.auc() == (0 * 2 + (big + 5) * 3) / (2.0 * p * n)

@@ -41,6 +41,26 @@ __all__ = [
 _EPS = float(np.finfo(np.float64).eps)
 
 
+def _narrow(counts: np.ndarray) -> np.ndarray:
+    """Integer row counts as int32 when every count fits (4 bytes per distinct score
+    instead of 8), else int64; float (weighted) counts unchanged."""
+    if counts.dtype.kind == "f":
+        return counts
+    if not len(counts) or int(counts.max()) < 2**31:
+        return counts.astype(np.int32, copy=False)
+    return counts.astype(np.int64, copy=False)
+
+
+def _narrow_scores(scores: np.ndarray) -> np.ndarray:
+    """Scores as float32 when every one is a float32 value (float32 model outputs
+    read as float64): the same numbers in half the memory."""
+    if scores.dtype == np.float64 and len(scores):
+        narrow = scores.astype(np.float32)
+        if np.array_equal(narrow, scores):
+            return narrow
+    return scores
+
+
 @dataclass
 class ScoreCounts:
     """Rows per distinct score and label; weighted rows add their weights.
@@ -71,9 +91,9 @@ class ScoreCounts:
             pos = np.bincount(inverse, weights=np.where(is_pos, w, 0.0), minlength=n)
             neg = np.bincount(inverse, weights=np.where(is_pos, 0.0, w), minlength=n)
         else:
-            pos = np.bincount(inverse[is_pos], minlength=n).astype(np.int64)
-            neg = np.bincount(inverse[~is_pos], minlength=n).astype(np.int64)
-        self._push(uniq, pos, neg)
+            pos = _narrow(np.bincount(inverse[is_pos], minlength=n))
+            neg = _narrow(np.bincount(inverse[~is_pos], minlength=n))
+        self._push(_narrow_scores(uniq), pos, neg)
 
     def _push(self, scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> None:
         if len(scores) == 0:
@@ -87,7 +107,7 @@ class ScoreCounts:
         """Fold the pending counts into the counts."""
         if not self.pending:
             return self
-        parts = [(self.scores, self.pos, self.neg), *self.pending]
+        parts = [p for p in [(self.scores, self.pos, self.neg), *self.pending] if len(p[0])]
         self.pending, self.n_pending = [], 0
         uniq, inverse = np.unique(np.concatenate([p[0] for p in parts]), return_inverse=True)
         n = len(uniq)
@@ -95,7 +115,7 @@ class ScoreCounts:
         pos = np.bincount(inverse, weights=np.concatenate([p[1] for p in parts]), minlength=n)
         neg = np.bincount(inverse, weights=np.concatenate([p[2] for p in parts]), minlength=n)
         if not self.weighted:
-            pos, neg = pos.astype(np.int64), neg.astype(np.int64)
+            pos, neg = _narrow(pos.astype(np.int64)), _narrow(neg.astype(np.int64))
         self.scores, self.pos, self.neg = uniq, pos, neg
         return self
 
@@ -121,11 +141,14 @@ class ScoreCounts:
         total_pos, total_neg = self.pos.sum(), self.neg.sum()
         if total_pos == 0 or total_neg == 0:
             return float("nan")
-        below = np.cumsum(self.neg) - self.neg  # negatives strictly below each score
+        pos, neg = self.pos, self.neg
+        if not self.weighted:  # int32 counts: sums and products in int64
+            pos, neg = pos.astype(np.int64), neg.astype(np.int64)
+        below = np.cumsum(neg) - neg  # negatives strictly below each score
         if not self.weighted:
-            two_u = int(np.dot(self.pos, 2 * below + self.neg))
+            two_u = int(np.dot(pos, 2 * below + neg))
             return two_u / (2.0 * int(total_pos) * int(total_neg))
-        area = float(np.dot(self.pos, below + 0.5 * self.neg))
+        area = float(np.dot(pos, below + 0.5 * neg))
         return area / (float(total_pos) * float(total_neg))
 
     @property

@@ -19,6 +19,7 @@ from .. import __version__
 from .._registry import REGISTRY
 from ..conventions import CHOICES, PROFILES
 from ._output import OutputFormat, ResultTable
+from ._params import Group
 
 __all__ = [
     "DEFAULT_CTR_METRICS",
@@ -90,6 +91,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=Group,
 )
 
 

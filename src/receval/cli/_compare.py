@@ -43,6 +43,7 @@ from ._common import (
     read_runs,
 )
 from ._output import OutputFormat, ResultTable, render
+from ._params import Command
 
 
 def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool) -> None:
@@ -67,7 +68,7 @@ def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool)
     sys.stdout.flush()
 
 
-@app.command(no_args_is_help=True)
+@app.command(cls=Command, no_args_is_help=True)
 def compare(
     qrels: QrelsOption[str | None] = None,
     run: RunOption[list[str] | None] = None,

@@ -25,9 +25,10 @@ from ._common import (
     read_impressions,
 )
 from ._output import OutputFormat, render
+from ._params import Command
 
 
-@app.command(no_args_is_help=True)
+@app.command(cls=Command, no_args_is_help=True)
 def ctr(
     file: Annotated[
         str,

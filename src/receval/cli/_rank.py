@@ -32,9 +32,10 @@ from ._common import (
     run_names,
 )
 from ._output import OutputFormat, ResultTable, render, scalar
+from ._params import Command
 
 
-@app.command(no_args_is_help=True)
+@app.command(cls=Command, no_args_is_help=True)
 def rank(
     qrels: QrelsOption[str],
     run: RunOption[list[str]],

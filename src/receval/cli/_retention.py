@@ -27,9 +27,10 @@ from ._common import (
     table_format,
 )
 from ._output import OutputFormat, ResultTable, render, rows_of
+from ._params import Command
 
 
-@app.command("retention", no_args_is_help=True)
+@app.command("retention", cls=Command, no_args_is_help=True)
 def retention_command(
     file: Annotated[
         str,

@@ -6,7 +6,9 @@ statistics come from :func:`receval.compare` and
 formats the :class:`receval.ComparisonReport`.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: Typer reads the parameters' annotations to
+# build the command, and would compile and evaluate each one given as a string every
+# time the command is built (once per process).
 
 import sys
 from typing import Annotated, Any

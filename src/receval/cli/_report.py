@@ -1,6 +1,8 @@
 """``receval report`` and ``receval demo``: the self-contained HTML report and its sections."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: Typer reads the parameters' annotations to
+# build the command, and would compile and evaluate each one given as a string every
+# time the command is built (once per process).
 
 from typing import Annotated, Any
 

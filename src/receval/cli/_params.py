@@ -25,7 +25,7 @@ try:  # Typer's per-parameter coercion (pydantic TypeAdapters, built on first us
     from typer._coercion import RuntimeParam, build_runtime_param
     from typer._param_types import coerce_cli_choice
 except ImportError:  # a Typer that coerces with click types: nothing to replace
-    RuntimeParam = None
+    RuntimeParam = build_runtime_param = coerce_cli_choice = None
 
 __all__ = ["DECLINED", "Command", "Group", "quick_value"]
 
@@ -61,8 +61,11 @@ def quick_value(annotation: Any, info: Any, value: Any, ctx: Any = None) -> Any:
     -------
     value : object
         The coerced value, or :data:`DECLINED` where it is not one of the plain
-        cases (then Typer's coercion decides, and names any error).
+        cases (then Typer's coercion decides, and names any error), and always
+        with a Typer that coerces with click types.
     """
+    if coerce_cli_choice is None:
+        return DECLINED
     if get_origin(annotation) is list:
         if not isinstance(value, (list, tuple)):
             return DECLINED

@@ -8,9 +8,10 @@ package; ``import receval`` loads neither Typer nor rich, which come with the
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 try:
-    from ._app import app, main
+    from ._app import main
 except ModuleNotFoundError as exc:  # the library without the cli extra
     if exc.name not in ("typer", "rich", "click"):
         raise
@@ -27,3 +28,15 @@ except ModuleNotFoundError as exc:  # the library without the cli extra
     app = None
 
 __all__ = ["app", "main"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # every command (the console script loads only the one it runs)
+        from ._app import load_commands
+
+        return load_commands()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

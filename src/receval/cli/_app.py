@@ -8,19 +8,83 @@ figures into a :class:`receval.report.HTMLReport`. Results go to stdout; notes,
 warnings, progress and errors go to stderr. Errors raised by receval (bad data,
 bad options, unreadable files) print ``error: <message>`` on one line and exit
 with status 2, like usage errors.
+
+A command's module (and what it imports) loads only when that command runs:
+:func:`main` imports the module of the command named first on the command line,
+or every module when the first argument names none (``--help``, ``--version``, a
+mistyped name), so the list of commands and the suggestions are always complete.
+``app`` (as :mod:`receval.cli` exports it) has every command.
 """
 
 from __future__ import annotations
 
-from ..report import REPORT_AT_K_METRICS, REPORT_COHORTS
-from . import _compare, _ctr, _rank, _report, _retention  # noqa: F401  (register commands)
-from ._common import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS, app, main
+import importlib
+import sys
+from typing import TYPE_CHECKING, Any
+
+from . import _common
+from ._common import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS
+
+if TYPE_CHECKING:  # pragma: no cover - loaded on first use, see __getattr__
+    from ..report import REPORT_AT_K_METRICS, REPORT_COHORTS
+    from ._common import app
 
 __all__ = [
+    "COMMANDS",
     "DEFAULT_CTR_METRICS",
     "DEFAULT_RANK_METRICS",
     "REPORT_AT_K_METRICS",
     "REPORT_COHORTS",
     "app",
+    "load_commands",
     "main",
 ]
+
+#: Each command's module, in the order ``receval --help`` lists the commands.
+COMMANDS: dict[str, str] = {
+    "compare": "_compare",
+    "ctr": "_ctr",
+    "rank": "_rank",
+    "report": "_report",
+    "demo": "_report",
+    "retention": "_retention",
+}
+
+_ORDER = list(dict.fromkeys(COMMANDS.values()))
+
+
+def load_commands(*names: str) -> Any:
+    """Register the named commands (all when none is named) on the app and return it.
+
+    The app lists its commands in the order of :data:`COMMANDS` whatever order
+    they were loaded in.
+    """
+    modules = dict.fromkeys(COMMANDS[name] for name in names) if names else _ORDER
+    for module in modules:
+        importlib.import_module(f"{__package__}.{module}")
+    app = _common.app
+    app.registered_commands.sort(
+        key=lambda info: _ORDER.index(info.callback.__module__.rpartition(".")[2])
+    )
+    return app
+
+
+def main() -> None:
+    """Run the ``receval`` command (the console-script entry point)."""
+    first = sys.argv[1:2]
+    app = load_commands(*(first if first and first[0] in COMMANDS else ()))
+    app(prog_name="receval")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        return load_commands()
+    if name in ("REPORT_AT_K_METRICS", "REPORT_COHORTS"):
+        from .. import report
+
+        return getattr(report, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

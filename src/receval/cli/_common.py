@@ -19,6 +19,7 @@ from .. import __version__
 from .._registry import REGISTRY
 from ..conventions import CHOICES, PROFILES
 from ._output import OutputFormat, ResultTable
+from ._params import Group
 
 __all__ = [
     "DEFAULT_CTR_METRICS",
@@ -61,7 +62,6 @@ __all__ = [
     "ctr_rows",
     "ctr_table",
     "evaluate_run",
-    "main",
     "one_line",
     "parse_days",
     "rank_table",
@@ -91,6 +91,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=Group,
 )
 
 
@@ -365,15 +366,15 @@ class Messages:
         Warnings raised meanwhile (e.g. ``UndefinedMetricWarning``) are printed
         as ``warning: <message>`` lines, once each.
         """
-        import pyarrow as pa
-
         from ..exceptions import RecevalError, UndefinedMetricWarning
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UndefinedMetricWarning)
             try:
                 yield
-            except (RecevalError, OSError, pa.ArrowException) as exc:
+            except Exception as exc:
+                if not isinstance(exc, (RecevalError, OSError, *_arrow_errors())):
+                    raise
                 self._warnings(caught)
                 raise self.fail(one_line(exc)) from None
         self._warnings(caught)
@@ -386,6 +387,12 @@ class Messages:
                 seen.add(text)
                 self.warning(text)
         caught.clear()
+
+
+def _arrow_errors() -> tuple[type[Exception], ...]:
+    """Arrow's exception class once pyarrow is loaded (none can be raised before)."""
+    pa = sys.modules.get("pyarrow")
+    return () if pa is None else (pa.ArrowException,)
 
 
 def one_line(exc: BaseException | Warning | str) -> str:
@@ -411,11 +418,6 @@ def _root(
     ] = False,
 ) -> None:
     """Offline evaluation of recommender systems and CTR models."""
-
-
-def main() -> None:
-    """Run the ``receval`` command (the console-script entry point)."""
-    app(prog_name="receval")
 
 
 # ------------------------------------------------------------------ rank

@@ -6,7 +6,9 @@ statistics come from :func:`receval.compare` and
 formats the :class:`receval.ComparisonReport`.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: Typer reads the parameters' annotations to
+# build the command, and would compile and evaluate each one given as a string every
+# time the command is built (once per process).
 
 import sys
 from typing import Annotated, Any
@@ -43,6 +45,7 @@ from ._common import (
     read_runs,
 )
 from ._output import OutputFormat, ResultTable, render
+from ._params import Command
 
 
 def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool) -> None:
@@ -67,7 +70,7 @@ def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool)
     sys.stdout.flush()
 
 
-@app.command(no_args_is_help=True)
+@app.command(cls=Command, no_args_is_help=True)
 def compare(
     qrels: QrelsOption[str | None] = None,
     run: RunOption[list[str] | None] = None,

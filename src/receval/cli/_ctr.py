@@ -1,6 +1,8 @@
 """``receval ctr``: pointwise CTR metrics of score columns."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: Typer reads the parameters' annotations to
+# build the command, and would compile and evaluate each one given as a string every
+# time the command is built (once per process).
 
 from typing import Annotated
 
@@ -25,9 +27,10 @@ from ._common import (
     read_impressions,
 )
 from ._output import OutputFormat, render
+from ._params import Command
 
 
-@app.command(no_args_is_help=True)
+@app.command(cls=Command, no_args_is_help=True)
 def ctr(
     file: Annotated[
         str,

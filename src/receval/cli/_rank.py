@@ -1,6 +1,8 @@
 """``receval rank``: ranking metrics of one or more runs against qrels."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: Typer reads the parameters' annotations to
+# build the command, and would compile and evaluate each one given as a string every
+# time the command is built (once per process).
 
 from typing import Annotated
 
@@ -32,9 +34,10 @@ from ._common import (
     run_names,
 )
 from ._output import OutputFormat, ResultTable, render, scalar
+from ._params import Command
 
 
-@app.command(no_args_is_help=True)
+@app.command(cls=Command, no_args_is_help=True)
 def rank(
     qrels: QrelsOption[str],
     run: RunOption[list[str]],

@@ -1,6 +1,8 @@
 """``receval report`` and ``receval demo``: the self-contained HTML report and its sections."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: Typer reads the parameters' annotations to
+# build the command, and would compile and evaluate each one given as a string every
+# time the command is built (once per process).
 
 from typing import Annotated, Any
 
@@ -48,6 +50,7 @@ from ._common import (
     table_format,
 )
 from ._output import OutputFormat, ResultTable, render_sections, rows_of
+from ._params import Command
 
 
 def _figures(say: Messages) -> bool:
@@ -74,7 +77,7 @@ def _write_report(doc: Any, out: str, say: Messages) -> None:
         typer.echo(f"report written to {path}", err=True)
 
 
-@app.command("report", no_args_is_help=True)
+@app.command("report", cls=Command, no_args_is_help=True)
 def report_command(
     out: Annotated[
         str,
@@ -214,7 +217,7 @@ def report_command(
     _write_report(doc, out, say)
 
 
-@app.command("demo")
+@app.command("demo", cls=Command)
 def demo(
     out: Annotated[
         str, typer.Option("--out", "-o", metavar="FILE", help="The HTML report to write.")

@@ -1,6 +1,8 @@
 """``receval retention``: new, login and active users and day-N retention."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: Typer reads the parameters' annotations to
+# build the command, and would compile and evaluate each one given as a string every
+# time the command is built (once per process).
 
 from typing import Annotated
 
@@ -27,9 +29,10 @@ from ._common import (
     table_format,
 )
 from ._output import OutputFormat, ResultTable, render, rows_of
+from ._params import Command
 
 
-@app.command("retention", no_args_is_help=True)
+@app.command("retention", cls=Command, no_args_is_help=True)
 def retention_command(
     file: Annotated[
         str,

@@ -572,8 +572,6 @@ def _rank_rows(
     of the list, checked, with the exact merge sort as fallback), in parallel
     over contiguous chunks of lists, and in place where allowed: the same output.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     n_chunks = 4 * _n_threads()
     core = compiled()
     if core is not None:
@@ -608,6 +606,8 @@ def _rank_rows(
     packed = k._pack_keys(offsets, rows, keys.view(np.uint64), seg_bits, pos_bits, n_chunks)
     threads = _n_threads()
     if threads > 1 and len(packed) > 1_000_000:
+        from concurrent.futures import ThreadPoolExecutor
+
         cuts = offsets[np.linspace(0, n_seg, threads + 1).astype(np.int64)]
         parts = [packed[a:b] for a, b in pairwise(cuts)]
         with ThreadPoolExecutor(threads) as pool:  # NumPy releases the GIL while sorting

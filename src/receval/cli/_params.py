@@ -1,0 +1,142 @@
+"""Coercion of option values without pydantic: the command and group classes of ``receval``.
+
+The Typer versions that validate with pydantic turn each command-line value into
+its parameter's type with a ``TypeAdapter`` built the first time the parameter is
+processed, defaults and ``--help`` included: importing pydantic and building the
+adapters of a command's thirty options takes longer than reading and evaluating
+small files. :class:`Command` and :class:`Group` give each of their parameters a
+coercion that returns what that adapter returns for the values these options
+take (strings, integers and decimals written in digits within the option's
+bounds, enum choices, lists of them) and hands every other value to Typer's own
+coercion, so unusual spellings and every error message stay exactly Typer's.
+With a Typer whose parameters have no such coercion, they are Typer's classes
+with nothing changed.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Any, get_args, get_origin
+
+from typer.core import TyperCommand, TyperGroup
+
+try:  # Typer's per-parameter coercion (pydantic TypeAdapters, built on first use)
+    from typer._coercion import RuntimeParam, build_runtime_param
+    from typer._param_types import coerce_cli_choice
+except ImportError:  # a Typer that coerces with click types: nothing to replace
+    RuntimeParam = build_runtime_param = coerce_cli_choice = None
+
+__all__ = ["DECLINED", "Command", "Group", "quick_value"]
+
+#: What :func:`quick_value` returns for a value it leaves to Typer's coercion.
+DECLINED: Any = object()
+
+# numbers written in plain digits (no sign but '-', no exponent, no '_', no spaces), short
+# enough that int() and float() give what pydantic gives
+_INT = re.compile(r"-?[0-9]{1,18}")
+_DECIMAL = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,15})?")
+
+
+def _in_bounds(number: int | float, info: Any) -> bool:
+    return (info.min is None or number >= info.min) and (info.max is None or number <= info.max)
+
+
+def quick_value(annotation: Any, info: Any, value: Any, ctx: Any = None) -> Any:
+    """The value Typer's coercion gives ``value``, or :data:`DECLINED`.
+
+    Parameters
+    ----------
+    annotation : type
+        The parameter's type as Typer resolved it (``str``, ``int``, ``float``, an
+        ``Enum``, or ``list`` of one of these; ``X | None`` is ``X``).
+    info : typer.models.ParameterInfo
+        The parameter's declaration (bounds, case sensitivity, parser).
+    value : object
+        The value to coerce: a string from the command line or the default.
+    ctx : click context, default=None
+        The command's context (its token normalisation applies to choices).
+
+    Returns
+    -------
+    value : object
+        The coerced value, or :data:`DECLINED` where it is not one of the plain
+        cases (then Typer's coercion decides, and names any error), and always
+        with a Typer that coerces with click types.
+    """
+    if coerce_cli_choice is None:
+        return DECLINED
+    if get_origin(annotation) is list:
+        if not isinstance(value, (list, tuple)):
+            return DECLINED
+        (item_type,) = get_args(annotation)
+        items = [quick_value(item_type, info, item, ctx) for item in value]
+        return DECLINED if any(item is DECLINED for item in items) else items
+    if info.parser is not None:
+        return DECLINED
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        try:
+            return coerce_cli_choice(
+                value, choices=list(annotation), case_sensitive=info.case_sensitive, ctx=ctx
+            )
+        except ValueError:
+            return DECLINED
+    if annotation is int or annotation is float:
+        if info.clamp:
+            return DECLINED
+        number: int | float
+        if type(value) is annotation:
+            number = value
+        elif type(value) is str and (_INT if annotation is int else _DECIMAL).fullmatch(value):
+            number = annotation(value)
+        else:
+            return DECLINED
+        return number if _in_bounds(number, info) else DECLINED
+    if annotation is str:
+        return value if type(value) is str else DECLINED
+    return DECLINED
+
+
+if RuntimeParam is not None:
+
+    class _QuickParam(RuntimeParam):
+        """:func:`quick_value`, else the parameter's Typer coercion (built only then)."""
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            quick = quick_value(self.annotation, self.parameter_info, value, ctx)
+            if quick is not DECLINED:
+                return quick
+            full = build_runtime_param(param.type_descriptor)
+            return full._coerce_value(value, param=param, ctx=ctx)
+
+
+def _quick(params: list[Any]) -> list[Any]:
+    """Give each parameter without a coercion yet (Typer builds it on first use) a quick one."""
+    if RuntimeParam is None:
+        return params
+    for param in params:
+        descriptor = getattr(param, "type_descriptor", None)
+        if (
+            descriptor is None
+            or getattr(param, "_runtime_param", True) is not None
+            or descriptor.file_annotation is not None
+        ):
+            continue
+        param._runtime_param = _QuickParam(
+            annotation=descriptor.annotation, parameter_info=descriptor.parameter_info
+        )
+    return params
+
+
+class Command(TyperCommand):
+    """Typer's command class whose parameters coerce plain values without pydantic."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _quick(super().get_params(ctx))
+
+
+class Group(TyperGroup):
+    """Typer's group class whose parameters coerce plain values without pydantic."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _quick(super().get_params(ctx))

@@ -1,0 +1,229 @@
+"""What a ``receval`` process loads: only the command it runs, and no pydantic.
+
+``receval rank`` on small TREC files is mostly interpreter start and imports, so
+the command modules load on demand (:func:`receval.cli._app.main`) and option
+values are coerced without pydantic (:mod:`receval.cli._params`). These tests
+run the command in a fresh interpreter and read what it imported, check that
+loading one command or all of them gives the same help, and check the quick
+coercion against Typer's own on every option of every command.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Any, get_args, get_origin
+
+import pytest
+import typer
+import typer.main
+from hypothesis import given
+from hypothesis import strategies as st
+
+from receval.cli import app
+from receval.cli._app import COMMANDS
+from receval.cli._params import DECLINED, quick_value
+
+TREC = Path(__file__).resolve().parents[1] / "peers" / "data" / "trec_eval"
+RANK = [
+    "rank", "-m", "ndcg@10", "-m", "map",
+    "--qrels", str(TREC / "qrels.test"), "--run", str(TREC / "results.test"),
+]  # fmt: skip
+
+# packages ``receval rank`` on TREC files does not need (pydantic: Typer's coercion of
+# option values, replaced by receval.cli._params; pyarrow: the TREC reader is native)
+NOT_LOADED = {
+    "pandas", "polars", "scipy", "matplotlib", "sklearn", "numba", "pyarrow", "pydantic",
+    "pydantic_core", "markdown_it",
+}  # fmt: skip
+# modules ``receval rank`` with one run does not need (help and usage errors use
+# typer.rich_utils and rich.markdown)
+NOT_LOADED_MODULES = {
+    "receval.comparison", "receval.plot", "receval.spark", "receval.datasets",
+    "receval.cli._compare", "receval.cli._ctr", "receval.cli._report", "receval.cli._retention",
+    "rich.markdown", "typer.rich_utils",
+}  # fmt: skip
+
+_MAIN = (
+    "import sys\n"
+    "from receval.cli import main\n"
+    "sys.argv = ['receval', *sys.argv[1:]]\n"
+    "try:\n"
+    "    main()\n"
+    "finally:\n"
+    "    sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)) + '\\n')\n"
+)
+# every command loaded first, then the same command line
+_FULL = "import sys\nfrom receval.cli import app\napp(sys.argv[1:], prog_name='receval')\n"
+
+
+def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, COLUMNS="100", TERM="dumb")
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env
+    )
+
+
+def test_rank_loads_neither_other_commands_nor_heavy_packages() -> None:
+    done = _run(_MAIN, *RANK)
+    assert done.returncode == 0, done.stderr
+    assert "results.test" in done.stdout
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "receval.cli._rank" in modules and "receval.evaluation" in modules
+    assert {m.split(".")[0] for m in modules} & NOT_LOADED == set()
+    loaded = {m for m in modules if m.startswith(tuple(NOT_LOADED_MODULES))}
+    assert loaded == set()
+
+
+def test_the_check_sees_a_loaded_package() -> None:
+    # the test above can fail: a command that loads everything shows in the list
+    done = _run(_MAIN, "--version")
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert done.returncode == 0
+    assert {"receval.cli._compare", "receval.cli._report", "receval.comparison"} <= modules
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["rank", "--help"],
+        ["demo", "--help"],
+        ["rank", "--digits", "x", "--qrels", "q", "--run", "r"],
+        ["rank", "-f", "xml", "--qrels", "q", "--run", "r"],
+        ["ctr", "--bogus"],
+        ["rnk"],
+    ],
+)
+def test_one_command_loaded_prints_what_all_loaded_print(args) -> None:
+    lazy, full = _run(_MAIN, *args), _run(_FULL, *args)
+    assert lazy.returncode == full.returncode
+    assert lazy.stdout == full.stdout
+    assert lazy.stderr.rpartition("\nMODULES ")[0] == full.stderr
+
+
+def test_help_lists_every_command_in_order() -> None:
+    group = typer.main.get_command(app)
+    assert list(group.commands) == list(COMMANDS)
+    done = _run(_MAIN, "--help")
+    listed = [
+        line.split()[1]
+        for line in done.stdout.splitlines()
+        if line.startswith("│ ") and len(line.split()) > 2 and line.split()[1] in COMMANDS
+    ]
+    assert listed == list(COMMANDS)
+
+
+# ------------------------------------------------------------------ quick coercion
+try:  # Typer's per-parameter coercion (pydantic), which receval.cli._params stands in for
+    import typer._coercion as _coercion
+except ImportError:  # a Typer that coerces with click types
+    _coercion = None
+
+needs_coercion = pytest.mark.skipif(_coercion is None, reason="Typer coerces with click types")
+_GROUP = typer.main.get_command(app)
+_PARAMS = [
+    (name, param)
+    for name, command in _GROUP.commands.items()
+    for param in command.get_params(typer.Context(command))
+    if getattr(param, "type_descriptor", None) is not None
+]
+
+
+def _typer_value(param: Any, ctx: Any, value: Any) -> Any:
+    """Typer's own coercion (pydantic), or the exception it raises."""
+    full = _coercion.build_runtime_param(param.type_descriptor)
+    try:
+        return full._coerce_value(value, param=param, ctx=ctx)
+    except Exception as exc:  # any failure is compared
+        return exc
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return repr(a) == repr(b) or (math.isnan(a) and math.isnan(b))
+    return a == b
+
+
+def _leaf(annotation: Any) -> Any:
+    return get_args(annotation)[0] if get_origin(annotation) is list else annotation
+
+
+def _strings(annotation: Any) -> st.SearchStrategy[str]:
+    leaf = _leaf(annotation)
+    out = st.text(alphabet="0123456789-+._ eEinfa\t", max_size=10) | st.text(max_size=4)
+    out |= st.integers(-(10**20), 10**20).map(str) | st.floats().map(repr)
+    if isinstance(leaf, type) and issubclass(leaf, Enum):
+        names = st.sampled_from([m.value for m in leaf])
+        out |= names | names.map(str.upper) | names.map(lambda s: f" {s}")
+    return out
+
+
+@st.composite
+def _cases(draw: st.DrawFn) -> tuple[str, Any, Any]:
+    name, param = draw(st.sampled_from(_PARAMS))
+    annotation = param.type_descriptor.annotation
+    strings = _strings(annotation)
+    if get_origin(annotation) is list:
+        value: Any = draw(st.lists(strings, max_size=3).map(tuple))
+    else:
+        value = draw(strings | st.just(param.default) | st.integers() | st.floats())
+    return name, param, value
+
+
+@needs_coercion
+@given(_cases())
+def test_quick_coercion_gives_typer_value_or_declines(case) -> None:
+    name, param, value = case
+    ctx = typer.Context(_GROUP.commands[name])
+    descriptor = param.type_descriptor
+    quick = quick_value(descriptor.annotation, descriptor.parameter_info, value, ctx)
+    if quick is DECLINED:  # Typer's coercion decides (and words any error)
+        return
+    expected = _typer_value(param, ctx, value)
+    assert not isinstance(expected, Exception), (name, param.name, value, expected)
+    assert _same(quick, expected), (name, param.name, value, quick, expected)
+
+
+@needs_coercion
+def test_quick_coercion_takes_the_usual_values() -> None:
+    # every default and a usual spelling of each type: never handed to pydantic
+    usual = {str: "a.run", int: "12", float: "0.05"}
+    for name, param in _PARAMS:
+        ctx = typer.Context(_GROUP.commands[name])
+        descriptor = param.type_descriptor
+        annotation, info = descriptor.annotation, descriptor.parameter_info
+        leaf = _leaf(annotation)
+        values = [param.default] if param.default is not None and leaf is not bool else []
+        if isinstance(leaf, type) and issubclass(leaf, Enum):
+            values += [m.value for m in leaf] + [m.value.upper() for m in leaf]
+        elif leaf is int and info.min is not None:
+            values.append(str(info.min))
+        elif leaf in usual:
+            values.append(usual[leaf])
+        if get_origin(annotation) is list:
+            values = [tuple(values), ()] if values else []
+        for value in values:
+            quick = quick_value(annotation, info, value, ctx)
+            assert quick is not DECLINED, (name, param.name, value)
+            assert _same(quick, _typer_value(param, ctx, value)), (name, param.name, value)
+
+
+@needs_coercion
+def test_quick_coercion_declines_what_it_does_not_know() -> None:
+    info = typer.models.OptionInfo(min=0, max=17)
+    assert quick_value(int, info, "18") is DECLINED  # out of bounds: Typer's message
+    assert quick_value(int, info, "1e3") is DECLINED
+    assert quick_value(int, info, "4") == 4
+    assert quick_value(float, info, "1e-3") is DECLINED
+    assert quick_value(bool, info, "yes") is DECLINED
+    assert quick_value(str, info, b"bytes") is DECLINED
+    assert quick_value(list[str], info, "not a list") is DECLINED

@@ -94,6 +94,7 @@ _EXPORTS: dict[str, str] = {
     "RecevalError": "receval.exceptions",
     "InvalidParameterError": "receval.exceptions",
     "InputValidationError": "receval.exceptions",
+    "MissingDependencyError": "receval.exceptions",
     "UndefinedMetricWarning": "receval.exceptions",
     "TieOrderWarning": "receval.exceptions",
 }
@@ -133,6 +134,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .exceptions import (
         InputValidationError,
         InvalidParameterError,
+        MissingDependencyError,
         RecevalError,
         TieOrderWarning,
         UndefinedMetricWarning,

@@ -15,6 +15,9 @@
 //! whatever the split and the order: the sum is exact, rounded once ([`rounded`]).
 
 use rayon::prelude::*;
+use std::ops::Range;
+
+use crate::checks::Label;
 
 /// Digits of base 2^32: 70 * 32 = 2240 bits, from 2^-1074 to 2^1166.
 pub const N_LIMBS: usize = 70;
@@ -308,29 +311,60 @@ pub fn binary_log_loss_exact(
 }
 
 /// The binary log loss accumulator of rows that pass the checks of the Python
-/// layer (labels 0 or 1, probabilities finite in [0, 1]), or None when one does
-/// not: the caller then validates again, slowly, to name the bad value.
-pub fn binary_log_loss_checked(
-    labels: &[i64],
+/// layer (labels 0 or 1, probabilities in [0, 1], NaN refused), checked and summed
+/// in one pass, or None when one does not: the caller then validates again,
+/// slowly, to name the bad value.
+pub fn binary_log_loss_checked<L: Label>(
+    labels: &[L],
     proba: &[f64],
     eps: f64,
     n_chunks: usize,
 ) -> Option<Acc> {
-    let valid =
-        labels.iter().all(|&l| l == 0 || l == 1) && proba.iter().all(|&p| (0.0..=1.0).contains(&p));
-    if !valid {
-        return None;
-    }
     let top = 1.0 - eps;
-    Some(chunked(labels.len(), n_chunks, CARRY_EVERY, |i| {
-        let mut p = proba[i];
-        if p < eps {
-            p = eps;
-        } else if p > top {
-            p = top;
+    chunked_checked(labels.len(), n_chunks, |rows| {
+        let mut adder = Adder::default();
+        for (&label, &p) in labels[rows.clone()].iter().zip(&proba[rows]) {
+            let label = label.class()?;
+            if !(0.0..=1.0).contains(&p) {
+                return None;
+            }
+            let p = if p < eps {
+                eps
+            } else if p > top {
+                top
+            } else {
+                p
+            };
+            adder.add(-(if label == 1 { p } else { 1.0 - p }).ln());
         }
-        -(if labels[i] == 1 { p } else { 1.0 - p }).ln()
-    }))
+        Some(adder.finish())
+    })
+}
+
+/// The sum of the accumulators that `sum_rows` makes of ranges of at most
+/// [`CARRY_EVERY`] rows of `n_chunks` chunks, or None as soon as it answers None.
+fn chunked_checked<F>(n: usize, n_chunks: usize, sum_rows: F) -> Option<Acc>
+where
+    F: Fn(Range<usize>) -> Option<Acc> + Sync,
+{
+    let n_chunks = n_chunks.max(1);
+    let run = |c: usize| {
+        let (lo, hi) = (c * n / n_chunks, (c + 1) * n / n_chunks);
+        if hi - lo <= CARRY_EVERY {
+            return sum_rows(lo..hi);
+        }
+        let ranges = (lo..hi).step_by(CARRY_EVERY);
+        let parts: Option<Vec<Acc>> = ranges
+            .map(|start| sum_rows(start..(start + CARRY_EVERY).min(hi)))
+            .collect();
+        parts.map(|parts| merge_rows(&parts))
+    };
+    if n_chunks == 1 {
+        return run(0);
+    }
+    let parts: Option<Vec<Acc>> =
+        crate::threads::install(|| (0..n_chunks).into_par_iter().map(run).collect());
+    parts.map(|parts| merge_rows(&parts))
 }
 
 /// Accumulator of the sum of `-w ln(clip(p[i, code_i]))` over the rows of the
@@ -542,6 +576,33 @@ mod tests {
             for carry in [7, CARRY_EVERY] {
                 assert_eq!(exact_sum(&x, chunks, carry), want);
             }
+        }
+    }
+
+    #[test]
+    fn checked_log_loss_is_the_log_loss_or_none() {
+        let labels = [0i64, 1, 1, 0, 1];
+        let proba = [0.2, 0.9, 1.0, 0.0, 0.5];
+        let eps = f64::EPSILON;
+        let want = binary_log_loss_exact(&[0, 1, 1, 0, 1], &proba, &[], eps, 1, CARRY_EVERY);
+        for chunks in [1, 2, 4] {
+            assert_eq!(
+                binary_log_loss_checked(&labels, &proba, eps, chunks),
+                Some(want)
+            );
+            let bools = [false, true, true, false, true];
+            assert_eq!(
+                binary_log_loss_checked(&bools, &proba, eps, chunks),
+                Some(want)
+            );
+            assert_eq!(
+                binary_log_loss_checked(&[0, 2, 1, 0, 1], &proba, eps, chunks),
+                None
+            );
+            let bad = [0.2, 0.9, f64::NAN, 0.0, 0.5];
+            assert_eq!(binary_log_loss_checked(&labels, &bad, eps, chunks), None);
+            let bad = [0.2, 0.9, 1.0, -0.1, 0.5];
+            assert_eq!(binary_log_loss_checked(&labels, &bad, eps, chunks), None);
         }
     }
 }

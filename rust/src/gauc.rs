@@ -13,7 +13,8 @@ use rayon::prelude::*;
 use std::cmp::Ordering;
 
 use crate::auc::pair_weight_sorted;
-use crate::threads;
+use crate::{encode, sums, threads};
+use rustc_hash::FxHashMap;
 
 /// Rows and positives of each group.
 pub fn group_counts(codes: &[i32], n_groups: usize, labels: &[i8]) -> (Vec<i64>, Vec<i64>) {
@@ -217,6 +218,134 @@ pub fn weighted_group_aucs(
     (area, w_pos, w_neg)
 }
 
+/// The weight of each group in a GAUC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Weighting {
+    /// Its rows (its total sample weight).
+    Impressions,
+    /// Its positives (their total sample weight).
+    Clicks,
+    /// One.
+    Uniform,
+}
+
+impl Weighting {
+    /// The weighting of its Python name, or None.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "impressions" => Some(Self::Impressions),
+            "clicks" => Some(Self::Clicks),
+            "uniform" => Some(Self::Uniform),
+            _ => None,
+        }
+    }
+}
+
+/// Dense codes of integer ids and their number, in order of first appearance: a
+/// direct-address table over a compact range of ids (as the Python layer's
+/// `factorize`), a hash table otherwise. None beyond `i32` codes.
+pub fn codes_of_ids(ids: &[i64]) -> Option<(Vec<i32>, usize)> {
+    let n = ids.len();
+    if n == 0 || n > i32::MAX as usize {
+        return None;
+    }
+    let (lo, hi) = ids
+        .iter()
+        .fold((i64::MAX, i64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let span = hi as i128 - lo as i128 + 1;
+    if span <= 4 * n as i128 + 1024 {
+        let (codes, first) = encode::factorize_dense(ids, lo, span as usize);
+        return Some((codes, first.len()));
+    }
+    let mut table: FxHashMap<i64, i32> = FxHashMap::default();
+    let codes = ids
+        .iter()
+        .map(|&v| {
+            let next = table.len() as i32;
+            *table.entry(v).or_insert(next)
+        })
+        .collect();
+    Some((codes, table.len()))
+}
+
+/// Per group, its AUC (None where undefined) and its weight in the mean, as the
+/// Python layer's `grouped_auc_kernel` and `_group_weights` compute them.
+pub fn group_aucs(
+    codes: &[i32],
+    n_groups: usize,
+    labels: &[i8],
+    scores: &[f64],
+    weights: Option<&[f64]>,
+    weighting: Weighting,
+) -> Vec<(Option<f64>, f64)> {
+    let n = codes.len() as i64;
+    let (rows, positives) = group_counts(codes, n_groups, labels);
+    let weight_of = |rows: f64, pos: f64| match weighting {
+        Weighting::Impressions => rows,
+        Weighting::Clicks => pos,
+        Weighting::Uniform => 1.0,
+    };
+    let Some(weights) = weights else {
+        let n_pos: i64 = positives.iter().sum();
+        let minority: i8 = if n_pos <= n - n_pos { 1 } else { 0 };
+        let counts: Vec<i64> = if minority == 1 {
+            positives.clone()
+        } else {
+            rows.iter().zip(&positives).map(|(r, p)| r - p).collect()
+        };
+        let (offsets, mut seg) = gather_minority(codes, labels, scores, minority, &counts);
+        sort_segments(&mut seg, &offsets);
+        let n_chunks = crate::sums::chunks_for(codes.len());
+        let two_u = stream_pair_counts(
+            codes, n_groups, labels, scores, minority, &offsets, &seg, n_chunks,
+        );
+        return (0..n_groups)
+            .map(|g| {
+                let pairs = positives[g] * (rows[g] - positives[g]);
+                let auc = (pairs != 0).then(|| two_u[g] as f64 / (2.0 * pairs as f64));
+                (auc, weight_of(rows[g] as f64, positives[g] as f64))
+            })
+            .collect();
+    };
+    let (area, w_pos, w_neg) =
+        weighted_group_aucs(codes, n_groups, labels, scores, weights, &rows, &positives);
+    (0..n_groups)
+        .map(|g| {
+            let pairs = w_pos[g] * w_neg[g];
+            let auc = (pairs > 0.0).then(|| area[g] / pairs);
+            (auc, weight_of(w_pos[g] + w_neg[g], w_pos[g]))
+        })
+        .collect()
+}
+
+/// GAUC of validated rows: the exact sum of `weight x AUC` over the groups with a
+/// defined AUC over the exact sum of their weights, each sum rounded once (as the
+/// Python layer's `gauc_sums` and `gauc_value`); NaN when those weights sum to 0.
+pub fn gauc(
+    codes: &[i32],
+    n_groups: usize,
+    labels: &[i8],
+    scores: &[f64],
+    weights: Option<&[f64]>,
+    weighting: Weighting,
+) -> f64 {
+    let mut weighted = [0i64; sums::SIZE];
+    let mut total = [0i64; sums::SIZE];
+    for (auc, w) in group_aucs(codes, n_groups, labels, scores, weights, weighting) {
+        if let Some(auc) = auc {
+            sums::add(&mut weighted, w * auc);
+            sums::add(&mut total, w);
+        }
+    }
+    // fewer than 2^31 groups: no digit needs a carry before the rounding
+    let total = sums::rounded(&total);
+    if total > 0.0 {
+        sums::rounded(&weighted) / total
+    } else {
+        f64::NAN
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,5 +372,124 @@ mod tests {
         let b = canonical(&[0.5, 0.5, 0.1], &[1.0, 2.0, 1.0]);
         assert_eq!(a, b);
         assert_eq!(a.1, vec![1.0, 1.0, 2.0]);
+    }
+    fn stream(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
+    /// GAUC by the definition: each group's pairs counted one by one, its AUC and
+    /// weight, then the exact sums.
+    fn gauc_by_pairs(ids: &[i64], labels: &[i8], scores: &[f64], weighting: Weighting) -> f64 {
+        let mut distinct = ids.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let (mut weighted, mut total) = ([0i64; sums::SIZE], [0i64; sums::SIZE]);
+        for g in distinct {
+            let rows: Vec<usize> = (0..ids.len()).filter(|&i| ids[i] == g).collect();
+            let (mut two_u, mut pos) = (0i64, 0i64);
+            for &i in &rows {
+                pos += labels[i] as i64;
+                for &j in &rows {
+                    if labels[i] == 1 && labels[j] == 0 {
+                        two_u += 2 * (scores[i] > scores[j]) as i64;
+                        two_u += (scores[i] == scores[j]) as i64;
+                    }
+                }
+            }
+            let pairs = pos * (rows.len() as i64 - pos);
+            if pairs == 0 {
+                continue;
+            }
+            let w = match weighting {
+                Weighting::Impressions => rows.len() as f64,
+                Weighting::Clicks => pos as f64,
+                Weighting::Uniform => 1.0,
+            };
+            sums::add(&mut weighted, w * (two_u as f64 / (2.0 * pairs as f64)));
+            sums::add(&mut total, w);
+        }
+        let total = sums::rounded(&total);
+        if total > 0.0 {
+            sums::rounded(&weighted) / total
+        } else {
+            f64::NAN
+        }
+    }
+
+    #[test]
+    fn codes_of_compact_and_wide_ids() {
+        let ids = [7, 3, 7, -2, 3];
+        assert_eq!(codes_of_ids(&ids), Some((vec![0, 1, 0, 2, 1], 3)));
+        let wide = [i64::MAX, 5, i64::MIN, 5, i64::MAX];
+        assert_eq!(codes_of_ids(&wide), Some((vec![0, 1, 2, 1, 0], 3)));
+        assert_eq!(codes_of_ids(&[]), None);
+    }
+
+    #[test]
+    fn gauc_is_the_mean_of_pair_counts() {
+        let mut next = stream(0x1234_5678_9ABC_DEF1);
+        let values = [0.0, 0.1, 0.5, 0.5, 0.9, 1.0];
+        for round in 0..300 {
+            let n = 1 + (next() % 80) as usize;
+            let n_groups = 1 + next() % if round % 2 == 0 { 4 } else { 40 };
+            let stride = if round % 3 == 0 { 1 << 40 } else { 1 }; // wide ids: a hash table
+            let ids: Vec<i64> = (0..n)
+                .map(|_| (next() % n_groups) as i64 * stride)
+                .collect();
+            let labels: Vec<i8> = (0..n).map(|_| next().is_multiple_of(3) as i8).collect();
+            let scores: Vec<f64> = (0..n).map(|_| values[(next() % 6) as usize]).collect();
+            let (codes, k) = codes_of_ids(&ids).unwrap();
+            let ones = vec![1.0; n];
+            for weighting in [
+                Weighting::Impressions,
+                Weighting::Clicks,
+                Weighting::Uniform,
+            ] {
+                let want = gauc_by_pairs(&ids, &labels, &scores, weighting);
+                let got = gauc(&codes, k, &labels, &scores, None, weighting);
+                assert!(
+                    got == want || (got.is_nan() && want.is_nan()),
+                    "{got} {want}"
+                );
+                // weights of 1: the same float (integer pair weights are exact)
+                let got = gauc(&codes, k, &labels, &scores, Some(&ones), weighting);
+                assert!(
+                    got == want || (got.is_nan() && want.is_nan()),
+                    "{got} {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn weighted_gauc_skips_groups_of_zero_weight_on_a_side() {
+        // group 0: its only negative weighs 0 (skipped); group 1: AUC 1 with weight 3
+        let codes = [0, 0, 1, 1];
+        let labels = [1, 0, 1, 0];
+        let scores = [0.9, 0.1, 0.8, 0.2];
+        let weights = [1.0, 0.0, 2.0, 1.0];
+        let value = gauc(
+            &codes,
+            2,
+            &labels,
+            &scores,
+            Some(&weights),
+            Weighting::Impressions,
+        );
+        assert_eq!(value, 1.0);
+        let none = gauc(
+            &codes[..2],
+            1,
+            &labels[..2],
+            &scores[..2],
+            Some(&weights[..2]),
+            Weighting::Uniform,
+        );
+        assert!(none.is_nan());
     }
 }

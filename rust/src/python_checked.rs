@@ -1,12 +1,13 @@
 //! One-pass metrics of small calls: plain NumPy arrays of any dtype the Python layer
 //! takes, checked and computed in one call. Each answers None for input it does not
-//! take or a value the Python layer would refuse: the caller then takes the full
-//! path, which says why.
+//! take or a value the Python layer would refuse, and for a result the Python layer
+//! must report (a warning): the caller then takes the full path, which says why.
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 
-use crate::sums;
+use crate::checks::{self, GroupId};
+use crate::{gauc, sums};
 
 /// A 1-D array of one of the dtypes of labels, scores and ids, borrowed.
 enum Column<'py> {
@@ -89,6 +90,22 @@ impl Values<'_> {
     fn len(&self) -> usize {
         with_values!(self, |s| s.len())
     }
+
+    fn labels01(&self) -> Option<Vec<i8>> {
+        with_values!(self, |s| checks::labels01(s))
+    }
+
+    fn finite_scores(&self) -> Option<std::borrow::Cow<'_, [f64]>> {
+        match self {
+            Values::F64(s) => checks::finite(s),
+            Values::F32(s) => checks::finite(s),
+            _ => None,
+        }
+    }
+
+    fn ids(&self) -> Option<std::borrow::Cow<'_, [i64]>> {
+        with_values!(self, |s| GroupId::ids(s))
+    }
 }
 
 /// The binary log loss mean of 0/1 labels (any dtype) and float64 probabilities
@@ -117,7 +134,56 @@ fn log_loss_checked(
     })
 }
 
+/// The GAUC of 0/1 labels (any dtype), finite float scores, integer (or whole
+/// float) group ids and optional float64 sample weights that the full path keeps
+/// as they are, weighted by `weighting` (`"impressions"`, `"clicks"` or
+/// `"uniform"`), or None (no group with both classes included: the caller warns).
+#[pyfunction]
+#[pyo3(signature = (y_true, y_score, groups, sample_weight, weighting))]
+fn gauc_checked(
+    py: Python<'_>,
+    y_true: &Bound<'_, PyAny>,
+    y_score: &Bound<'_, PyAny>,
+    groups: &Bound<'_, PyAny>,
+    sample_weight: Option<&Bound<'_, PyAny>>,
+    weighting: &Bound<'_, PyAny>,
+) -> Option<f64> {
+    let weighting = gauc::Weighting::parse(weighting.extract::<&str>().ok()?)?;
+    let (labels, scores, ids) = (
+        Column::of(y_true)?,
+        Column::of(y_score)?,
+        Column::of(groups)?,
+    );
+    let weights = match sample_weight {
+        None => None,
+        Some(w) => Some(Column::of(w)?),
+    };
+    let (labels, scores, ids) = (labels.values()?, scores.values()?, ids.values()?);
+    let weights = match &weights {
+        None => None,
+        Some(w) => match w.values()? {
+            Values::F64(w) => Some(w),
+            _ => return None,
+        },
+    };
+    let n = labels.len();
+    if n == 0 || scores.len() != n || ids.len() != n || weights.is_some_and(|w| w.len() != n) {
+        return None;
+    }
+    py.detach(|| {
+        let labels = labels.labels01()?;
+        let scores = scores.finite_scores()?;
+        if weights.is_some_and(|w| !checks::plain_weights(w)) {
+            return None;
+        }
+        let (codes, n_groups) = gauc::codes_of_ids(&ids.ids()?)?;
+        let value = gauc::gauc(&codes, n_groups, &labels, &scores, weights, weighting);
+        (!value.is_nan()).then_some(value)
+    })
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(log_loss_checked, m)?)?;
+    m.add_function(wrap_pyfunction!(gauc_checked, m)?)?;
     Ok(())
 }

@@ -147,20 +147,77 @@ pub fn stream_pair_counts(
     out
 }
 
-/// `(values, weights)` sorted by value, then by weight within equal values: an
-/// order that depends on the pairs only.
+/// The canonical order of `(value, weight)` pairs: by value, then by weight within
+/// equal values (pairs it calls equal are equal), so an order of the pairs only.
+fn canonical_order(a: &(f64, f64), b: &(f64, f64)) -> Ordering {
+    float_order(&a.0, &b.0).then_with(|| float_order(&a.1, &b.1))
+}
+
+/// `(values, weights)` in the canonical order.
 pub fn canonical(values: &[f64], weights: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let mut pairs: Vec<(f64, f64)> = values
         .iter()
         .copied()
         .zip(weights.iter().copied())
         .collect();
-    pairs.sort_by(|a, b| float_order(&a.0, &b.0).then_with(|| float_order(&a.1, &b.1)));
+    pairs.sort_unstable_by(canonical_order);
     pairs.into_iter().unzip()
 }
 
+/// The buffers of one group's rows, reused from group to group.
+#[derive(Default)]
+struct GroupRows {
+    pos: Vec<(f64, f64)>,
+    neg: Vec<(f64, f64)>,
+    pos_values: (Vec<f64>, Vec<f64>),
+    neg_values: (Vec<f64>, Vec<f64>),
+}
+
+/// Values and weights of `pairs` into `out`.
+fn unzip_into(pairs: &[(f64, f64)], out: &mut (Vec<f64>, Vec<f64>)) {
+    out.0.clear();
+    out.1.clear();
+    out.0.extend(pairs.iter().map(|p| p.0));
+    out.1.extend(pairs.iter().map(|p| p.1));
+}
+
+impl GroupRows {
+    /// Weighted U, weighted positives and weighted negatives of the rows `rows`,
+    /// each class in its canonical order.
+    fn weighted_auc(
+        &mut self,
+        rows: &[usize],
+        labels: &[i8],
+        scores: &[f64],
+        weights: &[f64],
+    ) -> (f64, f64, f64) {
+        self.pos.clear();
+        self.neg.clear();
+        for &i in rows {
+            let side = if labels[i] == 1 {
+                &mut self.pos
+            } else {
+                &mut self.neg
+            };
+            side.push((scores[i], weights[i]));
+        }
+        self.pos.sort_unstable_by(canonical_order);
+        self.neg.sort_unstable_by(canonical_order);
+        unzip_into(&self.pos, &mut self.pos_values);
+        unzip_into(&self.neg, &mut self.neg_values);
+        let (ps, pw) = &self.pos_values;
+        let (ns, nw) = &self.neg_values;
+        let area = pair_weight_sorted(ps, pw, ns, nw);
+        let w_pos = pw.iter().fold(0.0, |s, &w| s + w);
+        let w_neg = nw.iter().fold(0.0, |s, &w| s + w);
+        (area, w_pos, w_neg)
+    }
+}
+
 /// Per group: weighted U, weighted positives and weighted negatives, each group in
-/// its canonical order (parallel over groups; a group's floats depend on its rows only).
+/// its canonical order (parallel over groups; a group's floats depend on its rows
+/// only). `_positives` (each group's positives) is not needed: the signature is
+/// that of the kernel's numba twin.
 pub fn weighted_group_aucs(
     codes: &[i32],
     n_groups: usize,
@@ -168,7 +225,7 @@ pub fn weighted_group_aucs(
     scores: &[f64],
     weights: &[f64],
     rows: &[i64],
-    positives: &[i64],
+    _positives: &[i64],
 ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let n = codes.len();
     let mut offsets = vec![0usize; n_groups + 1];
@@ -181,31 +238,24 @@ pub fn weighted_group_aucs(
         by_group[cursor[g as usize]] = i;
         cursor[g as usize] += 1;
     }
-    let one = |g: usize| {
-        let n_pos = positives[g] as usize;
-        let n_neg = rows[g] as usize - n_pos;
-        let (mut ps, mut pw) = (Vec::with_capacity(n_pos), Vec::with_capacity(n_pos));
-        let (mut ns, mut nw) = (Vec::with_capacity(n_neg), Vec::with_capacity(n_neg));
-        for &i in &by_group[offsets[g]..offsets[g + 1]] {
-            if labels[i] == 1 {
-                ps.push(scores[i]);
-                pw.push(weights[i]);
-            } else {
-                ns.push(scores[i]);
-                nw.push(weights[i]);
-            }
-        }
-        let (ps, pw) = canonical(&ps, &pw);
-        let (ns, nw) = canonical(&ns, &nw);
-        let area = pair_weight_sorted(&ps, &pw, &ns, &nw);
-        let w_pos = pw.iter().fold(0.0, |s, &w| s + w);
-        let w_neg = nw.iter().fold(0.0, |s, &w| s + w);
-        (area, w_pos, w_neg)
+    let one = |buf: &mut GroupRows, g: usize| {
+        buf.weighted_auc(
+            &by_group[offsets[g]..offsets[g + 1]],
+            labels,
+            scores,
+            weights,
+        )
     };
     let per_group: Vec<(f64, f64, f64)> = if n >= 1 << 16 && n_groups > 1 {
-        threads::install(|| (0..n_groups).into_par_iter().map(one).collect())
+        threads::install(|| {
+            (0..n_groups)
+                .into_par_iter()
+                .map_init(GroupRows::default, one)
+                .collect()
+        })
     } else {
-        (0..n_groups).map(one).collect()
+        let mut buf = GroupRows::default();
+        (0..n_groups).map(|g| one(&mut buf, g)).collect()
     };
     let mut area = Vec::with_capacity(n_groups);
     let mut w_pos = Vec::with_capacity(n_groups);

@@ -7,7 +7,7 @@ use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 
 use crate::checks::{self, GroupId};
-use crate::{gauc, sums};
+use crate::{auc, gauc, sums};
 
 /// A 1-D array of one of the dtypes of labels, scores and ids, borrowed.
 enum Column<'py> {
@@ -134,6 +134,27 @@ fn log_loss_checked(
     })
 }
 
+/// The exact ROC AUC of 0/1 labels (any dtype) and finite float scores, or None
+/// (a single class included: the AUC is undefined and the caller warns).
+#[pyfunction]
+fn roc_auc_checked(
+    py: Python<'_>,
+    y_true: &Bound<'_, PyAny>,
+    y_score: &Bound<'_, PyAny>,
+) -> Option<f64> {
+    let (labels, scores) = (Column::of(y_true)?, Column::of(y_score)?);
+    let (labels, scores) = (labels.values()?, scores.values()?);
+    if labels.len() == 0 || scores.len() != labels.len() {
+        return None;
+    }
+    py.detach(|| {
+        let labels = labels.labels01()?;
+        let scores = scores.finite_scores()?;
+        let value = auc::roc_auc(&labels, &scores);
+        (!value.is_nan()).then_some(value)
+    })
+}
+
 /// The GAUC of 0/1 labels (any dtype), finite float scores, integer (or whole
 /// float) group ids and optional float64 sample weights that the full path keeps
 /// as they are, weighted by `weighting` (`"impressions"`, `"clicks"` or
@@ -184,6 +205,7 @@ fn gauc_checked(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(log_loss_checked, m)?)?;
+    m.add_function(wrap_pyfunction!(roc_auc_checked, m)?)?;
     m.add_function(wrap_pyfunction!(gauc_checked, m)?)?;
     Ok(())
 }

@@ -1,6 +1,6 @@
-"""GAUC of plain NumPy input in one call of the compiled core equals the full path
-exactly (the same float), and every input the one call does not take goes to the
-full path: the same value, the same error, the same warning."""
+"""GAUC and ROC AUC of plain NumPy input in one call of the compiled core equal the
+full path exactly (the same float), and every input the one call does not take
+goes to the full path: the same value, the same error, the same warning."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.exceptions import RecevalError
-from receval.metrics import _gauc
+from receval.metrics import _auc, _gauc
 
 SCORES = [-0.0, 0.0, 0.1, 0.5, 0.9, 1.0, -2.5]  # few values: ties everywhere
 WEIGHTS = [0.0, 0.5, 1.0, 2.0, 3.25, 1e-3]
@@ -66,6 +66,31 @@ def test_gauc_in_one_call_equals_the_full_path(rows):
         assert fast is not None
         assert fast == full
         assert rv.gauc_score(y, s, groups=g, weighting=weighting, sample_weight=w) == full
+
+
+@st.composite
+def binary_rows(draw):
+    n = draw(st.integers(1, 150))
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    score = st.sampled_from(SCORES) | st.floats(-1e6, 1e6)
+    s = np.array(draw(st.lists(score, min_size=n, max_size=n)))
+    return (
+        y.astype(draw(st.sampled_from(LABEL_DTYPES))),
+        s.astype(draw(st.sampled_from([np.float64, np.float32]))),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(binary_rows())
+def test_roc_auc_in_one_call_equals_the_full_path(rows):
+    y, s = rows
+    fast = _auc._roc_auc_fast(y, s)
+    if y.min() == y.max():  # one class: the full path warns
+        assert fast is None
+        return
+    full = rv.roc_auc_score(y.tolist(), s.tolist())
+    assert fast is not None
+    assert fast == full
 
 
 def _outcome(f, *args, **kwargs):
@@ -157,6 +182,33 @@ def test_gauc_refusals_are_errors_and_warnings_as_before():
     )
 
 
+@pytest.mark.parametrize(
+    "y, s",
+    [
+        ([1, 1, 1], [0.1, 0.2, 0.3]),  # one class: a warning
+        ([0, 0], [0.1, 0.2]),
+        ([-1, 1, -1], [0.1, 0.2, 0.3]),  # {-1, 1}: the full path maps them
+        ([0, 2, 2], [0.1, 0.2, 0.3]),  # two labels: the greater is positive
+        ([0, 1, 2], [0.1, 0.2, 0.3]),  # three: an error
+        ([0, 1, 1], [0.1, np.nan, 0.3]),
+        ([0, 1, 1], [0.1, 0.2]),
+        ([], []),
+    ],
+)
+def test_roc_auc_input_the_one_call_refuses_gets_the_full_path(y, s):
+    ya, sa = np.array(y), np.array(s, dtype=np.float64)
+    assert _auc._roc_auc_fast(ya, sa) is None
+    assert _outcome(rv.roc_auc_score, ya, sa) == _outcome(rv.roc_auc_score, y, s)
+
+
+def test_roc_auc_beyond_the_one_call_size_takes_the_full_path():
+    rng = np.random.default_rng(0)
+    n = _auc._FAST_ROWS + 1
+    y, s = (rng.random(n) < 0.3).astype(np.int8), rng.random(n).round(3)
+    assert _auc._roc_auc_fast(y, s) is None
+    assert _auc._roc_auc_fast(y[:-1], s[:-1]) == rv.roc_auc_score(y[:-1].tolist(), s[:-1].tolist())
+
+
 def test_gauc_of_many_rows_in_one_call_equals_the_full_path():
     """Beyond 64Ki rows the core counts in parallel chunks: the same integers."""
     rng = np.random.default_rng(1)
@@ -168,3 +220,17 @@ def test_gauc_of_many_rows_in_one_call_equals_the_full_path():
     for weights in (None, w):
         fast = _gauc._gauc_fast(y, s, g, "impressions", weights)
         assert fast == rv.group_auc(y, s, groups=g, sample_weight=weights).score
+
+
+@pytest.mark.parametrize(
+    "y, s",
+    [
+        (np.array(1), np.array(0.5)),  # 0-d
+        (np.array([[0, 1], [1, 0]]), np.array([[0.1, 0.2], [0.3, 0.4]])),  # 2-D labels
+    ],
+)
+def test_arrays_of_other_shapes_take_the_full_path(y, s):
+    assert _auc._roc_auc_fast(y, s) is None
+    assert _gauc._gauc_fast(y, s, y, "impressions", None) is None
+    got = _outcome(rv.roc_auc_score, y, s)
+    assert got == _outcome(rv.roc_auc_score, y.tolist(), s.tolist())

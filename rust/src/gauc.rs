@@ -13,7 +13,8 @@ use rayon::prelude::*;
 use std::cmp::Ordering;
 
 use crate::auc::pair_weight_sorted;
-use crate::threads;
+use crate::{encode, sums, threads};
+use rustc_hash::FxHashMap;
 
 /// Rows and positives of each group.
 pub fn group_counts(codes: &[i32], n_groups: usize, labels: &[i8]) -> (Vec<i64>, Vec<i64>) {
@@ -146,20 +147,77 @@ pub fn stream_pair_counts(
     out
 }
 
-/// `(values, weights)` sorted by value, then by weight within equal values: an
-/// order that depends on the pairs only.
+/// The canonical order of `(value, weight)` pairs: by value, then by weight within
+/// equal values (pairs it calls equal are equal), so an order of the pairs only.
+fn canonical_order(a: &(f64, f64), b: &(f64, f64)) -> Ordering {
+    float_order(&a.0, &b.0).then_with(|| float_order(&a.1, &b.1))
+}
+
+/// `(values, weights)` in the canonical order.
 pub fn canonical(values: &[f64], weights: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let mut pairs: Vec<(f64, f64)> = values
         .iter()
         .copied()
         .zip(weights.iter().copied())
         .collect();
-    pairs.sort_by(|a, b| float_order(&a.0, &b.0).then_with(|| float_order(&a.1, &b.1)));
+    pairs.sort_unstable_by(canonical_order);
     pairs.into_iter().unzip()
 }
 
+/// The buffers of one group's rows, reused from group to group.
+#[derive(Default)]
+struct GroupRows {
+    pos: Vec<(f64, f64)>,
+    neg: Vec<(f64, f64)>,
+    pos_values: (Vec<f64>, Vec<f64>),
+    neg_values: (Vec<f64>, Vec<f64>),
+}
+
+/// Values and weights of `pairs` into `out`.
+fn unzip_into(pairs: &[(f64, f64)], out: &mut (Vec<f64>, Vec<f64>)) {
+    out.0.clear();
+    out.1.clear();
+    out.0.extend(pairs.iter().map(|p| p.0));
+    out.1.extend(pairs.iter().map(|p| p.1));
+}
+
+impl GroupRows {
+    /// Weighted U, weighted positives and weighted negatives of the rows `rows`,
+    /// each class in its canonical order.
+    fn weighted_auc(
+        &mut self,
+        rows: &[usize],
+        labels: &[i8],
+        scores: &[f64],
+        weights: &[f64],
+    ) -> (f64, f64, f64) {
+        self.pos.clear();
+        self.neg.clear();
+        for &i in rows {
+            let side = if labels[i] == 1 {
+                &mut self.pos
+            } else {
+                &mut self.neg
+            };
+            side.push((scores[i], weights[i]));
+        }
+        self.pos.sort_unstable_by(canonical_order);
+        self.neg.sort_unstable_by(canonical_order);
+        unzip_into(&self.pos, &mut self.pos_values);
+        unzip_into(&self.neg, &mut self.neg_values);
+        let (ps, pw) = &self.pos_values;
+        let (ns, nw) = &self.neg_values;
+        let area = pair_weight_sorted(ps, pw, ns, nw);
+        let w_pos = pw.iter().fold(0.0, |s, &w| s + w);
+        let w_neg = nw.iter().fold(0.0, |s, &w| s + w);
+        (area, w_pos, w_neg)
+    }
+}
+
 /// Per group: weighted U, weighted positives and weighted negatives, each group in
-/// its canonical order (parallel over groups; a group's floats depend on its rows only).
+/// its canonical order (parallel over groups; a group's floats depend on its rows
+/// only). `_positives` (each group's positives) is not needed: the signature is
+/// that of the kernel's numba twin.
 pub fn weighted_group_aucs(
     codes: &[i32],
     n_groups: usize,
@@ -167,7 +225,7 @@ pub fn weighted_group_aucs(
     scores: &[f64],
     weights: &[f64],
     rows: &[i64],
-    positives: &[i64],
+    _positives: &[i64],
 ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let n = codes.len();
     let mut offsets = vec![0usize; n_groups + 1];
@@ -180,31 +238,24 @@ pub fn weighted_group_aucs(
         by_group[cursor[g as usize]] = i;
         cursor[g as usize] += 1;
     }
-    let one = |g: usize| {
-        let n_pos = positives[g] as usize;
-        let n_neg = rows[g] as usize - n_pos;
-        let (mut ps, mut pw) = (Vec::with_capacity(n_pos), Vec::with_capacity(n_pos));
-        let (mut ns, mut nw) = (Vec::with_capacity(n_neg), Vec::with_capacity(n_neg));
-        for &i in &by_group[offsets[g]..offsets[g + 1]] {
-            if labels[i] == 1 {
-                ps.push(scores[i]);
-                pw.push(weights[i]);
-            } else {
-                ns.push(scores[i]);
-                nw.push(weights[i]);
-            }
-        }
-        let (ps, pw) = canonical(&ps, &pw);
-        let (ns, nw) = canonical(&ns, &nw);
-        let area = pair_weight_sorted(&ps, &pw, &ns, &nw);
-        let w_pos = pw.iter().fold(0.0, |s, &w| s + w);
-        let w_neg = nw.iter().fold(0.0, |s, &w| s + w);
-        (area, w_pos, w_neg)
+    let one = |buf: &mut GroupRows, g: usize| {
+        buf.weighted_auc(
+            &by_group[offsets[g]..offsets[g + 1]],
+            labels,
+            scores,
+            weights,
+        )
     };
     let per_group: Vec<(f64, f64, f64)> = if n >= 1 << 16 && n_groups > 1 {
-        threads::install(|| (0..n_groups).into_par_iter().map(one).collect())
+        threads::install(|| {
+            (0..n_groups)
+                .into_par_iter()
+                .map_init(GroupRows::default, one)
+                .collect()
+        })
     } else {
-        (0..n_groups).map(one).collect()
+        let mut buf = GroupRows::default();
+        (0..n_groups).map(|g| one(&mut buf, g)).collect()
     };
     let mut area = Vec::with_capacity(n_groups);
     let mut w_pos = Vec::with_capacity(n_groups);
@@ -215,6 +266,134 @@ pub fn weighted_group_aucs(
         w_neg.push(q);
     }
     (area, w_pos, w_neg)
+}
+
+/// The weight of each group in a GAUC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Weighting {
+    /// Its rows (its total sample weight).
+    Impressions,
+    /// Its positives (their total sample weight).
+    Clicks,
+    /// One.
+    Uniform,
+}
+
+impl Weighting {
+    /// The weighting of its Python name, or None.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "impressions" => Some(Self::Impressions),
+            "clicks" => Some(Self::Clicks),
+            "uniform" => Some(Self::Uniform),
+            _ => None,
+        }
+    }
+}
+
+/// Dense codes of integer ids and their number, in order of first appearance: a
+/// direct-address table over a compact range of ids (as the Python layer's
+/// `factorize`), a hash table otherwise. None beyond `i32` codes.
+pub fn codes_of_ids(ids: &[i64]) -> Option<(Vec<i32>, usize)> {
+    let n = ids.len();
+    if n == 0 || n > i32::MAX as usize {
+        return None;
+    }
+    let (lo, hi) = ids
+        .iter()
+        .fold((i64::MAX, i64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let span = hi as i128 - lo as i128 + 1;
+    if span <= 4 * n as i128 + 1024 {
+        let (codes, first) = encode::factorize_dense(ids, lo, span as usize);
+        return Some((codes, first.len()));
+    }
+    let mut table: FxHashMap<i64, i32> = FxHashMap::default();
+    let codes = ids
+        .iter()
+        .map(|&v| {
+            let next = table.len() as i32;
+            *table.entry(v).or_insert(next)
+        })
+        .collect();
+    Some((codes, table.len()))
+}
+
+/// Per group, its AUC (None where undefined) and its weight in the mean, as the
+/// Python layer's `grouped_auc_kernel` and `_group_weights` compute them.
+pub fn group_aucs(
+    codes: &[i32],
+    n_groups: usize,
+    labels: &[i8],
+    scores: &[f64],
+    weights: Option<&[f64]>,
+    weighting: Weighting,
+) -> Vec<(Option<f64>, f64)> {
+    let n = codes.len() as i64;
+    let (rows, positives) = group_counts(codes, n_groups, labels);
+    let weight_of = |rows: f64, pos: f64| match weighting {
+        Weighting::Impressions => rows,
+        Weighting::Clicks => pos,
+        Weighting::Uniform => 1.0,
+    };
+    let Some(weights) = weights else {
+        let n_pos: i64 = positives.iter().sum();
+        let minority: i8 = if n_pos <= n - n_pos { 1 } else { 0 };
+        let counts: Vec<i64> = if minority == 1 {
+            positives.clone()
+        } else {
+            rows.iter().zip(&positives).map(|(r, p)| r - p).collect()
+        };
+        let (offsets, mut seg) = gather_minority(codes, labels, scores, minority, &counts);
+        sort_segments(&mut seg, &offsets);
+        let n_chunks = crate::sums::chunks_for(codes.len());
+        let two_u = stream_pair_counts(
+            codes, n_groups, labels, scores, minority, &offsets, &seg, n_chunks,
+        );
+        return (0..n_groups)
+            .map(|g| {
+                let pairs = positives[g] * (rows[g] - positives[g]);
+                let auc = (pairs != 0).then(|| two_u[g] as f64 / (2.0 * pairs as f64));
+                (auc, weight_of(rows[g] as f64, positives[g] as f64))
+            })
+            .collect();
+    };
+    let (area, w_pos, w_neg) =
+        weighted_group_aucs(codes, n_groups, labels, scores, weights, &rows, &positives);
+    (0..n_groups)
+        .map(|g| {
+            let pairs = w_pos[g] * w_neg[g];
+            let auc = (pairs > 0.0).then(|| area[g] / pairs);
+            (auc, weight_of(w_pos[g] + w_neg[g], w_pos[g]))
+        })
+        .collect()
+}
+
+/// GAUC of validated rows: the exact sum of `weight x AUC` over the groups with a
+/// defined AUC over the exact sum of their weights, each sum rounded once (as the
+/// Python layer's `gauc_sums` and `gauc_value`); NaN when those weights sum to 0.
+pub fn gauc(
+    codes: &[i32],
+    n_groups: usize,
+    labels: &[i8],
+    scores: &[f64],
+    weights: Option<&[f64]>,
+    weighting: Weighting,
+) -> f64 {
+    let mut weighted = [0i64; sums::SIZE];
+    let mut total = [0i64; sums::SIZE];
+    for (auc, w) in group_aucs(codes, n_groups, labels, scores, weights, weighting) {
+        if let Some(auc) = auc {
+            sums::add(&mut weighted, w * auc);
+            sums::add(&mut total, w);
+        }
+    }
+    // fewer than 2^31 groups: no digit needs a carry before the rounding
+    let total = sums::rounded(&total);
+    if total > 0.0 {
+        sums::rounded(&weighted) / total
+    } else {
+        f64::NAN
+    }
 }
 
 #[cfg(test)]
@@ -243,5 +422,124 @@ mod tests {
         let b = canonical(&[0.5, 0.5, 0.1], &[1.0, 2.0, 1.0]);
         assert_eq!(a, b);
         assert_eq!(a.1, vec![1.0, 1.0, 2.0]);
+    }
+    fn stream(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
+    /// GAUC by the definition: each group's pairs counted one by one, its AUC and
+    /// weight, then the exact sums.
+    fn gauc_by_pairs(ids: &[i64], labels: &[i8], scores: &[f64], weighting: Weighting) -> f64 {
+        let mut distinct = ids.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let (mut weighted, mut total) = ([0i64; sums::SIZE], [0i64; sums::SIZE]);
+        for g in distinct {
+            let rows: Vec<usize> = (0..ids.len()).filter(|&i| ids[i] == g).collect();
+            let (mut two_u, mut pos) = (0i64, 0i64);
+            for &i in &rows {
+                pos += labels[i] as i64;
+                for &j in &rows {
+                    if labels[i] == 1 && labels[j] == 0 {
+                        two_u += 2 * (scores[i] > scores[j]) as i64;
+                        two_u += (scores[i] == scores[j]) as i64;
+                    }
+                }
+            }
+            let pairs = pos * (rows.len() as i64 - pos);
+            if pairs == 0 {
+                continue;
+            }
+            let w = match weighting {
+                Weighting::Impressions => rows.len() as f64,
+                Weighting::Clicks => pos as f64,
+                Weighting::Uniform => 1.0,
+            };
+            sums::add(&mut weighted, w * (two_u as f64 / (2.0 * pairs as f64)));
+            sums::add(&mut total, w);
+        }
+        let total = sums::rounded(&total);
+        if total > 0.0 {
+            sums::rounded(&weighted) / total
+        } else {
+            f64::NAN
+        }
+    }
+
+    #[test]
+    fn codes_of_compact_and_wide_ids() {
+        let ids = [7, 3, 7, -2, 3];
+        assert_eq!(codes_of_ids(&ids), Some((vec![0, 1, 0, 2, 1], 3)));
+        let wide = [i64::MAX, 5, i64::MIN, 5, i64::MAX];
+        assert_eq!(codes_of_ids(&wide), Some((vec![0, 1, 2, 1, 0], 3)));
+        assert_eq!(codes_of_ids(&[]), None);
+    }
+
+    #[test]
+    fn gauc_is_the_mean_of_pair_counts() {
+        let mut next = stream(0x1234_5678_9ABC_DEF1);
+        let values = [0.0, 0.1, 0.5, 0.5, 0.9, 1.0];
+        for round in 0..300 {
+            let n = 1 + (next() % 80) as usize;
+            let n_groups = 1 + next() % if round % 2 == 0 { 4 } else { 40 };
+            let stride = if round % 3 == 0 { 1 << 40 } else { 1 }; // wide ids: a hash table
+            let ids: Vec<i64> = (0..n)
+                .map(|_| (next() % n_groups) as i64 * stride)
+                .collect();
+            let labels: Vec<i8> = (0..n).map(|_| next().is_multiple_of(3) as i8).collect();
+            let scores: Vec<f64> = (0..n).map(|_| values[(next() % 6) as usize]).collect();
+            let (codes, k) = codes_of_ids(&ids).unwrap();
+            let ones = vec![1.0; n];
+            for weighting in [
+                Weighting::Impressions,
+                Weighting::Clicks,
+                Weighting::Uniform,
+            ] {
+                let want = gauc_by_pairs(&ids, &labels, &scores, weighting);
+                let got = gauc(&codes, k, &labels, &scores, None, weighting);
+                assert!(
+                    got == want || (got.is_nan() && want.is_nan()),
+                    "{got} {want}"
+                );
+                // weights of 1: the same float (integer pair weights are exact)
+                let got = gauc(&codes, k, &labels, &scores, Some(&ones), weighting);
+                assert!(
+                    got == want || (got.is_nan() && want.is_nan()),
+                    "{got} {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn weighted_gauc_skips_groups_of_zero_weight_on_a_side() {
+        // group 0: its only negative weighs 0 (skipped); group 1: AUC 1 with weight 3
+        let codes = [0, 0, 1, 1];
+        let labels = [1, 0, 1, 0];
+        let scores = [0.9, 0.1, 0.8, 0.2];
+        let weights = [1.0, 0.0, 2.0, 1.0];
+        let value = gauc(
+            &codes,
+            2,
+            &labels,
+            &scores,
+            Some(&weights),
+            Weighting::Impressions,
+        );
+        assert_eq!(value, 1.0);
+        let none = gauc(
+            &codes[..2],
+            1,
+            &labels[..2],
+            &scores[..2],
+            Some(&weights[..2]),
+            Weighting::Uniform,
+        );
+        assert!(none.is_nan());
     }
 }

@@ -6,6 +6,7 @@
 //! The `python` feature adds the `receval._core` module (`python.rs`).
 
 pub mod auc;
+pub mod checks;
 pub mod csr;
 pub mod encode;
 pub mod gauc;

@@ -11,6 +11,8 @@ use pyo3::prelude::*;
 
 use crate::{auc, encode, gauc, scan, sums, threads};
 
+#[path = "python_checked.rs"]
+mod python_checked;
 #[path = "python_lists.rs"]
 mod python_lists;
 #[path = "python_ranking.rs"]
@@ -121,25 +123,6 @@ fn binary_log_loss_exact<'py>(
     }
     let acc = py.detach(|| sums::binary_log_loss_exact(l, p, w, eps, n_chunks, carry_every));
     Ok(acc.to_vec().into_pyarray(py))
-}
-
-/// The binary log loss accumulator of int64 0/1 labels and probabilities in [0, 1],
-/// or None when a row fails those checks.
-#[pyfunction]
-fn binary_log_loss_checked<'py>(
-    py: Python<'py>,
-    labels: PyReadonlyArray1<'py, i64>,
-    proba: PyReadonlyArray1<'py, f64>,
-    eps: f64,
-    n_chunks: usize,
-) -> PyResult<Option<Bound<'py, PyArray1<i64>>>> {
-    let (l, p) = (slice(&labels, "labels")?, slice(&proba, "proba")?);
-    same_length(
-        "binary_log_loss_checked",
-        &[("labels", l.len()), ("proba", p.len())],
-    )?;
-    let acc = py.detach(|| sums::binary_log_loss_checked(l, p, eps, n_chunks));
-    Ok(acc.map(|a| a.to_vec().into_pyarray(py)))
 }
 
 /// Accumulator of the multiclass log loss sum: `-w ln(clip(proba[i, codes[i]]))`.
@@ -623,7 +606,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(binary_log_loss_exact, m)?)?;
     m.add_function(wrap_pyfunction!(multiclass_log_loss_exact, m)?)?;
-    m.add_function(wrap_pyfunction!(binary_log_loss_checked, m)?)?;
     m.add_function(wrap_pyfunction!(split_by_label, m)?)?;
     m.add_function(wrap_pyfunction!(split_by_label_weighted, m)?)?;
     m.add_function(wrap_pyfunction!(pair_count_sorted, m)?)?;
@@ -641,6 +623,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_dense_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(runs, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
+    python_checked::register(m)?;
     python_ranking::register(m)?;
     python_lists::register(m)?;
     python_retention::register(m)?;

@@ -7,12 +7,17 @@
 //! Adding `x` adds `m << (e mod 32)` (85 bits) to digits `e / 32` to `e / 32 + 2`,
 //! each part below 2^32, so a digit cannot overflow in fewer than 2^31 additions;
 //! [`normalize`] carries every digit into `[0, 2^32)` (the last keeps the sign) and
-//! runs every `carry_every` additions.
+//! runs every `carry_every` additions. An [`Adder`] first sums the values of
+//! `[2^-53, 2^6)` (probabilities, losses, AUCs) in one 128-bit integer, which
+//! costs less than three digit updates.
 //!
 //! Accumulators of parts add up digit by digit to the accumulator of the whole,
-//! whatever the split and the order: the sum is exact, rounded once by the caller.
+//! whatever the split and the order: the sum is exact, rounded once ([`rounded`]).
 
 use rayon::prelude::*;
+use std::ops::Range;
+
+use crate::checks::Label;
 
 /// Digits of base 2^32: 70 * 32 = 2240 bits, from 2^-1074 to 2^1166.
 pub const N_LIMBS: usize = 70;
@@ -76,6 +81,77 @@ pub fn normalize(acc: &mut [i64]) {
     }
 }
 
+/// An accumulator being filled: values in `[2^-53, 2^6)` (probabilities, log
+/// losses, AUCs) add as integers of 2^-105 units into one `u128` in registers,
+/// emptied into the digits every 2^17 of them (their sum stays below 2^128);
+/// other values go to the digits directly. The sum is the same exact one.
+pub struct Adder {
+    acc: Acc,
+    lane: u128,
+    in_lane: u32,
+}
+
+/// Biased exponent of 2^-53, the least value of the lane.
+const LANE_BIAS: u64 = 970;
+/// Shift of the largest values of the lane (below 2^6): 53 + 58 = 111 bits.
+const LANE_MAX_SHIFT: u64 = 58;
+/// Values in the lane between two emptyings: 2^17 values below 2^111 units.
+const LANE_ROWS: u32 = 1 << 17;
+
+impl Default for Adder {
+    fn default() -> Self {
+        Adder {
+            acc: [0; SIZE],
+            lane: 0,
+            in_lane: 0,
+        }
+    }
+}
+
+impl Adder {
+    /// Add `x` (any float, NaN and infinities counted).
+    #[inline(always)]
+    pub fn add(&mut self, x: f64) {
+        let b = x.to_bits();
+        // negative values, NaN and infinities have a shift beyond the lane's
+        let shift = (b >> 52).wrapping_sub(LANE_BIAS);
+        if shift <= LANE_MAX_SHIFT {
+            self.lane += (((b & FRACTION) | HIDDEN) as u128) << shift;
+            self.in_lane += 1;
+            if self.in_lane == LANE_ROWS {
+                self.empty_lane();
+            }
+        } else {
+            add(&mut self.acc, x);
+        }
+    }
+
+    /// Move the lane into the digits: its unit 2^-105 is bit 9 of digit 30.
+    fn empty_lane(&mut self) {
+        let mut v = self.lane;
+        self.acc[30] += ((v as u64 & ((1 << 23) - 1)) << 9) as i64;
+        v >>= 23;
+        for digit in &mut self.acc[31..35] {
+            *digit += (v as u64 & LOW32) as i64;
+            v >>= 32;
+        }
+        self.lane = 0;
+        self.in_lane = 0;
+    }
+
+    /// Carry the digits (after at most 2^30 additions since the last carry).
+    pub fn carry(&mut self) {
+        self.empty_lane();
+        normalize(&mut self.acc);
+    }
+
+    /// The accumulator, carried.
+    pub fn finish(mut self) -> Acc {
+        self.carry();
+        self.acc
+    }
+}
+
 /// The accumulator of `f(i)` over `i` in `0..n`, cut into `n_chunks` chunks that
 /// run in parallel; the chunks (not the threads) fix the result.
 fn chunked<F>(n: usize, n_chunks: usize, carry_every: usize, f: F) -> Acc
@@ -85,19 +161,19 @@ where
     let n_chunks = n_chunks.max(1);
     let carry_every = carry_every.max(1);
     let run = |c: usize| {
-        let mut acc = [0i64; SIZE];
+        let mut adder = Adder::default();
         let lo = c * n / n_chunks;
         let hi = (c + 1) * n / n_chunks;
         let mut start = lo;
         while start < hi {
             let end = (start + carry_every).min(hi);
             for i in start..end {
-                add(&mut acc, f(i));
+                adder.add(f(i));
             }
-            normalize(&mut acc);
+            adder.carry();
             start = end;
         }
-        acc
+        adder.finish()
     };
     let parts: Vec<Acc> = if n_chunks == 1 {
         vec![run(0)]
@@ -117,6 +193,82 @@ pub fn merge_rows(parts: &[Acc]) -> Acc {
         normalize(&mut out);
     }
     out
+}
+
+/// Chunks of an exact sum of `n` values (the Python layer's `chunks_for`): one
+/// below 64Ki values, so no thread is woken; at most two per thread. The sum does
+/// not depend on them.
+pub fn chunks_for(n: usize) -> usize {
+    (crate::threads::num_threads() * 2)
+        .min(n / 65536 + 1)
+        .max(1)
+}
+
+/// The value of an accumulator rounded once to the nearest `f64`, ties to even (the
+/// Python layer's `ExactSum.value`): NaN if it counted a NaN or both infinities, an
+/// infinity if it counted one, an infinity beyond the float range, +0.0 for zero.
+pub fn rounded(acc: &Acc) -> f64 {
+    if acc[NAN] != 0 || (acc[POS_INF] != 0 && acc[NEG_INF] != 0) {
+        return f64::NAN;
+    }
+    if acc[POS_INF] != 0 {
+        return f64::INFINITY;
+    }
+    if acc[NEG_INF] != 0 {
+        return f64::NEG_INFINITY;
+    }
+    let mut d = [0i64; N_LIMBS];
+    d.copy_from_slice(&acc[..N_LIMBS]);
+    normalize(&mut d);
+    let negative = d[N_LIMBS - 1] < 0;
+    if negative {
+        d.iter_mut().for_each(|x| *x = -*x);
+        normalize(&mut d); // every digit in [0, 2^32) but the last, now >= 0
+    }
+    let Some(top) = d.iter().rposition(|&x| x != 0) else {
+        return 0.0;
+    };
+    // the top three digits (the last may exceed 32 bits, never 64) and whether any
+    // digit below them is not zero
+    let low = top.saturating_sub(2);
+    let m = d[low..=top]
+        .iter()
+        .rev()
+        .fold(0u128, |m, &x| (m << 32) | x as u128);
+    let sticky = d[..low].iter().any(|&x| x != 0);
+    // the value is (m + a fraction below 1 when sticky) * 2^k
+    let mut k = 32 * low as i64 - 1074;
+    let bits = 128 - m.leading_zeros() as i64;
+    let shift = (bits - 53).max(0) as u32; // 0 when m has no digit below `low`
+    let mut q = (m >> shift) as u64;
+    if shift > 0 {
+        let rest = m & ((1u128 << shift) - 1);
+        let half = 1u128 << (shift - 1);
+        if rest > half || (rest == half && (sticky || q & 1 == 1)) {
+            q += 1;
+        }
+    }
+    k += shift as i64;
+    if q == 1 << 53 {
+        q >>= 1;
+        k += 1;
+    }
+    // q < 2^52 only for a subnormal (k = -1074): its bits are q itself
+    let magnitude = if q >= HIDDEN {
+        let biased = k + 1075;
+        if biased >= 0x7FF {
+            f64::INFINITY
+        } else {
+            f64::from_bits(((biased as u64) << 52) | (q & FRACTION))
+        }
+    } else {
+        f64::from_bits(q)
+    };
+    if negative {
+        -magnitude
+    } else {
+        magnitude
+    }
 }
 
 /// Accumulator of `sum(x)`.
@@ -159,29 +311,60 @@ pub fn binary_log_loss_exact(
 }
 
 /// The binary log loss accumulator of rows that pass the checks of the Python
-/// layer (labels 0 or 1, probabilities finite in [0, 1]), or None when one does
-/// not: the caller then validates again, slowly, to name the bad value.
-pub fn binary_log_loss_checked(
-    labels: &[i64],
+/// layer (labels 0 or 1, probabilities in [0, 1], NaN refused), checked and summed
+/// in one pass, or None when one does not: the caller then validates again,
+/// slowly, to name the bad value.
+pub fn binary_log_loss_checked<L: Label>(
+    labels: &[L],
     proba: &[f64],
     eps: f64,
     n_chunks: usize,
 ) -> Option<Acc> {
-    let valid =
-        labels.iter().all(|&l| l == 0 || l == 1) && proba.iter().all(|&p| (0.0..=1.0).contains(&p));
-    if !valid {
-        return None;
-    }
     let top = 1.0 - eps;
-    Some(chunked(labels.len(), n_chunks, CARRY_EVERY, |i| {
-        let mut p = proba[i];
-        if p < eps {
-            p = eps;
-        } else if p > top {
-            p = top;
+    chunked_checked(labels.len(), n_chunks, |rows| {
+        let mut adder = Adder::default();
+        for (&label, &p) in labels[rows.clone()].iter().zip(&proba[rows]) {
+            let label = label.class()?;
+            if !(0.0..=1.0).contains(&p) {
+                return None;
+            }
+            let p = if p < eps {
+                eps
+            } else if p > top {
+                top
+            } else {
+                p
+            };
+            adder.add(-(if label == 1 { p } else { 1.0 - p }).ln());
         }
-        -(if labels[i] == 1 { p } else { 1.0 - p }).ln()
-    }))
+        Some(adder.finish())
+    })
+}
+
+/// The sum of the accumulators that `sum_rows` makes of ranges of at most
+/// [`CARRY_EVERY`] rows of `n_chunks` chunks, or None as soon as it answers None.
+fn chunked_checked<F>(n: usize, n_chunks: usize, sum_rows: F) -> Option<Acc>
+where
+    F: Fn(Range<usize>) -> Option<Acc> + Sync,
+{
+    let n_chunks = n_chunks.max(1);
+    let run = |c: usize| {
+        let (lo, hi) = (c * n / n_chunks, (c + 1) * n / n_chunks);
+        if hi - lo <= CARRY_EVERY {
+            return sum_rows(lo..hi);
+        }
+        let ranges = (lo..hi).step_by(CARRY_EVERY);
+        let parts: Option<Vec<Acc>> = ranges
+            .map(|start| sum_rows(start..(start + CARRY_EVERY).min(hi)))
+            .collect();
+        parts.map(|parts| merge_rows(&parts))
+    };
+    if n_chunks == 1 {
+        return run(0);
+    }
+    let parts: Option<Vec<Acc>> =
+        crate::threads::install(|| (0..n_chunks).into_par_iter().map(run).collect());
+    parts.map(|parts| merge_rows(&parts))
 }
 
 /// Accumulator of the sum of `-w ln(clip(p[i, code_i]))` over the rows of the
@@ -258,5 +441,168 @@ mod tests {
             2,
         );
         assert_eq!((acc[NAN], acc[POS_INF], acc[NEG_INF]), (1, 2, 1));
+    }
+    /// xorshift64: a fixed stream of test values.
+    fn stream(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
+    /// Floats of every magnitude: random bits, subnormals, values near 1, integers.
+    fn any_float(next: &mut impl FnMut() -> u64) -> f64 {
+        let r = next();
+        let x = match r % 4 {
+            0 => f64::from_bits(next()),
+            1 => f64::from_bits(next() >> 12) * if r & 8 == 0 { 1.0 } else { -1.0 },
+            2 => (next() >> 11) as f64 / (1u64 << 53) as f64 - 0.5,
+            _ => (next() % 1000) as f64 - 500.0,
+        };
+        if x.is_finite() {
+            x
+        } else {
+            1.5
+        }
+    }
+
+    /// Plain `add` of every value, carried: the reference for `Adder`.
+    fn reference(x: &[f64]) -> Acc {
+        let mut acc = [0i64; SIZE];
+        for &v in x {
+            add(&mut acc, v);
+        }
+        normalize(&mut acc);
+        acc
+    }
+
+    #[test]
+    fn rounded_sum_of_two_floats_is_their_float_sum() {
+        // IEEE addition rounds the exact sum once, to nearest, ties to even
+        let mut next = stream(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..200_000 {
+            let (a, b) = (any_float(&mut next), any_float(&mut next));
+            let (a, b) = if next().is_multiple_of(3) {
+                (a, -a * 0.75)
+            } else {
+                (a, b)
+            };
+            let got = rounded(&exact_sum(&[a, b], 1, CARRY_EVERY));
+            let want = a + b;
+            if want == 0.0 {
+                assert_eq!(got.to_bits(), 0, "{a:e} + {b:e}"); // +0.0, as the Python layer
+            } else {
+                assert_eq!(got.to_bits(), want.to_bits(), "{a:e} + {b:e}");
+            }
+        }
+    }
+
+    #[test]
+    fn rounded_ties_go_to_even() {
+        let one = 1.0f64;
+        let half_ulp = f64::EPSILON / 2.0;
+        let acc = exact_sum(&[one, half_ulp], 1, CARRY_EVERY);
+        assert_eq!(rounded(&acc), 1.0);
+        let acc = exact_sum(&[one + f64::EPSILON, half_ulp], 1, CARRY_EVERY);
+        assert_eq!(rounded(&acc), 1.0 + 2.0 * f64::EPSILON);
+        // a tie broken by a digit far below: rounds up
+        let acc = exact_sum(&[one, half_ulp, 1e-300], 1, CARRY_EVERY);
+        assert_eq!(rounded(&acc), 1.0 + f64::EPSILON);
+        let acc = exact_sum(&[-one, -half_ulp, -1e-300], 1, CARRY_EVERY);
+        assert_eq!(rounded(&acc), -1.0 - f64::EPSILON);
+    }
+
+    #[test]
+    fn rounded_specials_and_extremes() {
+        let max = f64::MAX;
+        assert_eq!(
+            rounded(&exact_sum(&[max, max], 1, CARRY_EVERY)),
+            f64::INFINITY
+        );
+        assert_eq!(
+            rounded(&exact_sum(&[-max, -max], 1, CARRY_EVERY)),
+            f64::NEG_INFINITY
+        );
+        assert_eq!(rounded(&exact_sum(&[max, max, -max], 1, CARRY_EVERY)), max);
+        let tiny = f64::from_bits(1);
+        assert_eq!(
+            rounded(&exact_sum(&[tiny, tiny], 1, CARRY_EVERY)),
+            2.0 * tiny
+        );
+        assert_eq!(rounded(&exact_sum(&[-0.0], 1, CARRY_EVERY)).to_bits(), 0);
+        assert!(rounded(&exact_sum(&[1.0, f64::NAN], 1, CARRY_EVERY)).is_nan());
+        let both = exact_sum(&[f64::INFINITY, f64::NEG_INFINITY], 1, CARRY_EVERY);
+        assert!(rounded(&both).is_nan());
+        assert_eq!(
+            rounded(&exact_sum(&[f64::INFINITY, 1.0], 1, CARRY_EVERY)),
+            f64::INFINITY
+        );
+    }
+
+    #[test]
+    fn rounded_of_many_values_is_the_correctly_rounded_sum() {
+        // integers and halves: the exact sum is known in i128, and i128 -> f64
+        // rounds to nearest, ties to even
+        let mut next = stream(7);
+        for _ in 0..2000 {
+            let x: Vec<f64> = (0..1 + next() % 50)
+                .map(|_| ((next() >> 8) as i64 - (1i64 << 55)) as f64 * 0.5)
+                .collect();
+            let twice: i128 = x.iter().map(|&v| (v * 2.0) as i128).sum();
+            let want = twice as f64 / 2.0;
+            assert_eq!(rounded(&exact_sum(&x, 1, CARRY_EVERY)), want);
+        }
+    }
+
+    #[test]
+    fn the_adder_lane_keeps_the_sum_exact() {
+        // values in and out of the lane, more than 2^17 in it (emptied on the way)
+        let mut next = stream(11);
+        let x: Vec<f64> = (0..300_000)
+            .map(|i| match i % 5 {
+                0 => any_float(&mut next),
+                1 => 63.999_999_999_999_99,
+                2 => f64::from_bits(0x3CA0_0000_0000_0000), // 2^-53, the lane's least
+                _ => (next() >> 11) as f64 / (1u64 << 53) as f64 * 64.0,
+            })
+            .collect();
+        let want = reference(&x);
+        let mut adder = Adder::default();
+        x.iter().for_each(|&v| adder.add(v));
+        assert_eq!(adder.finish(), want);
+        for chunks in [1, 3] {
+            for carry in [7, CARRY_EVERY] {
+                assert_eq!(exact_sum(&x, chunks, carry), want);
+            }
+        }
+    }
+
+    #[test]
+    fn checked_log_loss_is_the_log_loss_or_none() {
+        let labels = [0i64, 1, 1, 0, 1];
+        let proba = [0.2, 0.9, 1.0, 0.0, 0.5];
+        let eps = f64::EPSILON;
+        let want = binary_log_loss_exact(&[0, 1, 1, 0, 1], &proba, &[], eps, 1, CARRY_EVERY);
+        for chunks in [1, 2, 4] {
+            assert_eq!(
+                binary_log_loss_checked(&labels, &proba, eps, chunks),
+                Some(want)
+            );
+            let bools = [false, true, true, false, true];
+            assert_eq!(
+                binary_log_loss_checked(&bools, &proba, eps, chunks),
+                Some(want)
+            );
+            assert_eq!(
+                binary_log_loss_checked(&[0, 2, 1, 0, 1], &proba, eps, chunks),
+                None
+            );
+            let bad = [0.2, 0.9, f64::NAN, 0.0, 0.5];
+            assert_eq!(binary_log_loss_checked(&labels, &bad, eps, chunks), None);
+            let bad = [0.2, 0.9, 1.0, -0.1, 0.5];
+            assert_eq!(binary_log_loss_checked(&labels, &bad, eps, chunks), None);
+        }
     }
 }

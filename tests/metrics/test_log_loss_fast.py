@@ -20,7 +20,7 @@ from receval.metrics import _loss
                   | st.floats(0, 1)),
         min_size=1, max_size=200,
     ),
-    dtype=st.sampled_from([np.int8, np.int32, np.int64, np.bool_]),
+    dtype=st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.bool_, np.float64]),
 )  # fmt: skip
 def test_fast_path_equals_the_full_path(rows, dtype):
     y = np.array([r[0] for r in rows]).astype(dtype)
@@ -39,11 +39,52 @@ def _outcome(y, p):
 
 @pytest.mark.parametrize(
     "y, p",
-    [([0, 2], [0.1, 0.2]), ([0, 1], [0.1, 1.5]), ([0, 1], [0.1, np.nan]), ([0, 1], [-0.1, 0.2])],
+    [
+        ([0, 2], [0.1, 0.2]),
+        ([0, 1], [0.1, 1.5]),
+        ([0, 1], [0.1, np.nan]),
+        ([0, 1], [-0.1, 0.2]),
+        ([0.0, 0.5], [0.1, 0.2]),
+        ([0, 1, 1], [0.1, 0.2]),
+        ([], []),
+    ],
 )
 def test_refused_input_takes_the_full_path(y, p):
-    """Labels other than 0/1 (two classes: the full path maps them) and probabilities
-    outside [0, 1] (the full path names them) are left to the full path."""
+    """Labels other than 0/1 (two classes: the full path maps them), probabilities
+    outside [0, 1] (the full path names them), lengths that differ and empty input
+    are left to the full path."""
     y, p = np.array(y), np.array(p, dtype=np.float64)
     assert _loss._binary_fast(y, p, True, None, None, "auto") is None
     assert _outcome(y, p) == _outcome(y.tolist(), p.tolist())
+
+
+@pytest.mark.parametrize(
+    "y, p",
+    [
+        (np.array([0, 1, 1]), np.array([[0.8, 0.2], [0.3, 0.7], [0.0, 1.0]])),  # 2-D
+        (np.array([0, 1, 1]), np.array([0, 1, 1])),  # integer probabilities
+        (np.array(["a", "b", "b"]), np.array([0.2, 0.7, 1.0])),
+        (np.repeat([0, 1, 1], 2)[::2], np.repeat([0.2, 0.7, 1.0], 2)[::2]),  # strided
+        (np.repeat([0, 1, 1], 2).astype(np.int8)[::2], np.array([0.2, 0.7, 1.0])),
+    ],
+)
+def test_other_arrays_take_the_full_path(y, p):
+    assert _loss._binary_fast(y, p, True, None, None, "auto") is None
+    assert _outcome(y, p) == _outcome(np.ascontiguousarray(y).tolist(), p.tolist())
+
+
+def test_float32_probabilities_take_the_full_path_and_its_eps():
+    """float32 probabilities are clipped with float32's epsilon: the full path."""
+    y, p = np.array([0, 1, 1]), np.array([0.2, 0.7, 1.0], dtype=np.float32)
+    assert _loss._binary_fast(y, p, True, None, None, "auto") is None
+    eps = float(np.finfo(np.float32).eps)
+    assert rv.log_loss(y, p) == rv.log_loss(y.tolist(), p.tolist(), eps=eps)
+
+
+def test_strided_arrays_of_the_full_path():
+    """Views with a stride (every other row) are copied for the kernels."""
+    y, p, w = np.array([0, 1, 1, 0]), np.array([0.2, 0.7, 0.9, 0.4]), np.arange(1.0, 5.0)
+    strided = np.repeat(w, 2)[::2]
+    assert rv.log_loss(y, p, sample_weight=strided) == rv.log_loss(y, p, sample_weight=w)
+    lab = np.repeat(y, 2).astype(np.int8)[::2]
+    assert rv.log_loss(lab, p, sample_weight=w) == rv.log_loss(y, p, sample_weight=w)

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
+from .._kernels import compiled
 from ..data._encode import factorize
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import is_scan, scan_groups, whole_groups
@@ -244,6 +245,8 @@ def grouped_auc_kernel(
     from .._kernels import api as k
     from .._sums import chunks_for
 
+    # the kernels read contiguous arrays (a strided view of the caller's is copied)
+    labels, scores = np.ascontiguousarray(labels), np.ascontiguousarray(scores)
     rows, positives = k.group_counts(codes, n_groups, labels)
     negatives = rows - positives
     n_pos = int(positives.sum())
@@ -261,7 +264,7 @@ def grouped_auc_kernel(
         auc[pairs == 0] = np.nan
         return auc, rows, rows.astype(np.float64), positives.astype(np.float64)
     area, weighted_pos, weighted_neg = k.weighted_group_aucs(
-        codes, n_groups, labels, scores, weights, rows, positives
+        codes, n_groups, labels, scores, np.ascontiguousarray(weights), rows, positives
     )
     weight = weighted_pos + weighted_neg
     pairs = weighted_pos * weighted_neg
@@ -331,6 +334,9 @@ def gauc_score(
     >>> gauc_score(y_true, y_score, groups=users, weighting="clicks")
     0.6667
     """
+    fast = _gauc_fast(y_true, y_score, groups, weighting, sample_weight)
+    if fast is not None:
+        return fast
     func = "gauc_score"
     if is_scan(func, y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight):
         fixed, column = _scan_weighting(weighting)
@@ -341,6 +347,30 @@ def gauc_score(
         return scan_groups(GAUC, params, columns, floats, func=func)
     report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
     return gauc_or_warn(report.score, report.n_groups)
+
+
+def _gauc_fast(
+    y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any
+) -> float | None:
+    """GAUC of plain NumPy input in one call of the compiled core, or None.
+
+    0/1 labels of any dtype, float scores, integer (or whole float) group ids,
+    float64 sample weights that the full path keeps as they are, and a named
+    weighting: checked, grouped and summed as the full path does, so the same
+    float. Anything else, a value the checks refuse and a result that needs a
+    warning (no group with both classes) get None: the full path then says why."""
+    if not (
+        type(y_true) is np.ndarray
+        and type(y_score) is np.ndarray
+        and type(groups) is np.ndarray
+        and (sample_weight is None or type(sample_weight) is np.ndarray)
+        and type(weighting) is str
+    ):
+        return None
+    core = compiled()
+    if core is None:
+        return None
+    return core.gauc_checked(y_true, y_score, groups, sample_weight, weighting)
 
 
 def gauc_or_warn(score: float, n_groups: int) -> float:

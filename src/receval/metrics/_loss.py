@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
+from .._kernels import compiled
 from .._sums import ExactSum
 from ..engine.metric import MetricDefinition, data_columns, no_options, register
 from ..engine.sources import is_scan, refuse_out_of_core, scan_compute
@@ -86,6 +87,9 @@ def log_loss(
     >>> log_loss(["a", "b", "a"], [[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
     0.3635
     """
+    fast = _binary_fast(y_true, y_pred, normalize, sample_weight, labels, eps)
+    if fast is not None:
+        return fast
     if is_scan("log_loss", y_true=y_true, y_pred=y_pred, sample_weight=sample_weight):
         why = "out of core y_true must hold 0/1 labels"
         refuse_out_of_core("log_loss", "labels", labels, None, why)
@@ -93,9 +97,6 @@ def log_loss(
         columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
         return scan_compute(LOG_LOSS, params, columns, ("y_pred", "sample_weight"))
     func = "log_loss"
-    fast = _binary_fast(y_true, y_pred, normalize, sample_weight, labels, eps)
-    if fast is not None:
-        return fast
     yt = v.as_1d(y_true, "y_true", func)
     yp = y_pred.to_numpy() if hasattr(y_pred, "to_numpy") else np.asarray(y_pred)
     if isinstance(eps, str) and eps == "auto":  # the input's machine epsilon, as scikit-learn
@@ -107,6 +108,8 @@ def log_loss(
     n = v.check_same_length(func, y_true=yt, y_pred=yp, sample_weight=sw)
     v.check_not_empty(n, "y_true", func)
     weights = v.check_sample_weight(sw, n, func, relative=normalize)
+    if weights is not None:
+        weights = np.ascontiguousarray(weights)  # the kernels read contiguous arrays
     w_arg = np.empty(0) if weights is None else weights
     if yp.ndim == 1:
         proba = v.check_probabilities(
@@ -132,6 +135,7 @@ def log_loss(
             lab = v.check_binary01(yt, func)
         from .._states import loss_sums
 
+        lab, proba = np.ascontiguousarray(lab), np.ascontiguousarray(proba)  # for the kernels
         loss, weight = loss_sums(lab, proba, weights, eps)  # exact, as out of core and on Spark
         if not normalize:
             return loss.value
@@ -173,44 +177,26 @@ def log_loss(
     return float(total / total_weight)
 
 
-_FAST_LABELS = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.int8), np.dtype(np.bool_))
-
-
 def _binary_fast(
     y_true: Any, y_pred: Any, normalize: Any, sample_weight: Any, labels: Any, eps: Any
 ) -> float | None:
-    """The binary log loss of plain NumPy input in one pass of the compiled core, or
+    """The binary log loss of plain NumPy input in one call of the compiled core, or
     None: other input, or a value the checks refuse (the full path then says which).
 
-    The same exact sum and the same division as the full path, so the same float."""
+    0/1 labels of any dtype and float64 probabilities: the same exact sum, rounded
+    once, and the same division as the full path, so the same float."""
     if not (
-        sample_weight is None
-        and labels is None
-        and isinstance(eps, str)
-        and eps == "auto"
-        and normalize is True
-        and type(y_true) is np.ndarray
+        type(y_true) is np.ndarray
         and type(y_pred) is np.ndarray
-        and y_true.ndim == 1
-        and y_pred.ndim == 1
-        and y_pred.dtype == np.float64
-        and y_true.dtype in _FAST_LABELS
-        and 0 < len(y_true) == len(y_pred)
+        and sample_weight is None
+        and labels is None
+        and normalize is True
+        and type(eps) is str
+        and eps == "auto"
     ):
         return None
-    from .._kernels import compiled
-    from .._sums import chunks_for
-
     core = compiled()
-    if core is None:
-        return None
-    codes = np.ascontiguousarray(y_true, dtype=np.int64)
-    digits = core.binary_log_loss_checked(
-        codes, np.ascontiguousarray(y_pred), _EPS, chunks_for(len(codes))
-    )
-    if digits is None:
-        return None
-    return ExactSum(digits).value / float(len(codes))
+    return None if core is None else core.log_loss_checked(y_true, y_pred, _EPS)
 
 
 def multiclass_loss_sum(
@@ -218,8 +204,6 @@ def multiclass_loss_sum(
 ) -> float:
     """``sum(-w ln(clip(proba[i, codes[i]])))``: exact, rounded once, with the compiled
     core (a float sum with numba)."""
-    from .._kernels import compiled
-
     core = compiled()
     if core is None:
         from .._kernels._pointwise import _multiclass_log_loss_sum

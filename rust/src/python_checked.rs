@@ -1,0 +1,211 @@
+//! One-pass metrics of small calls: plain NumPy arrays of any dtype the Python layer
+//! takes, checked and computed in one call. Each answers None for input it does not
+//! take or a value the Python layer would refuse, and for a result the Python layer
+//! must report (a warning): the caller then takes the full path, which says why.
+
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use pyo3::prelude::*;
+
+use crate::checks::{self, GroupId};
+use crate::{auc, gauc, sums};
+
+/// A 1-D array of one of the dtypes of labels, scores and ids, borrowed.
+enum Column<'py> {
+    Bool(PyReadonlyArray1<'py, bool>),
+    I8(PyReadonlyArray1<'py, i8>),
+    I16(PyReadonlyArray1<'py, i16>),
+    I32(PyReadonlyArray1<'py, i32>),
+    I64(PyReadonlyArray1<'py, i64>),
+    U8(PyReadonlyArray1<'py, u8>),
+    U16(PyReadonlyArray1<'py, u16>),
+    U32(PyReadonlyArray1<'py, u32>),
+    U64(PyReadonlyArray1<'py, u64>),
+    F32(PyReadonlyArray1<'py, f32>),
+    F64(PyReadonlyArray1<'py, f64>),
+}
+
+/// The values of a C-contiguous `Column`.
+#[derive(Clone, Copy)]
+enum Values<'a> {
+    Bool(&'a [bool]),
+    I8(&'a [i8]),
+    I16(&'a [i16]),
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+}
+
+/// `Column` from a Python object and `Values` from a `Column`, for every dtype.
+macro_rules! columns {
+    ($($v:ident: $t:ty),*) => {
+        impl<'py> Column<'py> {
+            /// The array, or None for another object, shape or dtype (or an array
+            /// borrowed for writing).
+            fn of(obj: &Bound<'py, PyAny>) -> Option<Self> {
+                $(
+                    if let Ok(a) = obj.cast::<PyArray1<$t>>() {
+                        return a.try_readonly().ok().map(Column::$v);
+                    }
+                )*
+                None
+            }
+
+            /// Its values, or None when it is not C-contiguous.
+            fn values(&self) -> Option<Values<'_>> {
+                match self {
+                    $(Column::$v(a) => a.as_slice().ok().map(Values::$v),)*
+                }
+            }
+        }
+    };
+}
+columns!(F64: f64, I64: i64, I8: i8, Bool: bool, I32: i32, F32: f32, U8: u8, I16: i16, U16: u16,
+         U32: u32, U64: u64);
+
+/// `$body` with `$s` the typed slice of `$values`.
+macro_rules! with_values {
+    ($values:expr, |$s:ident| $body:expr) => {
+        match $values {
+            Values::Bool($s) => $body,
+            Values::I8($s) => $body,
+            Values::I16($s) => $body,
+            Values::I32($s) => $body,
+            Values::I64($s) => $body,
+            Values::U8($s) => $body,
+            Values::U16($s) => $body,
+            Values::U32($s) => $body,
+            Values::U64($s) => $body,
+            Values::F32($s) => $body,
+            Values::F64($s) => $body,
+        }
+    };
+}
+
+impl Values<'_> {
+    fn len(&self) -> usize {
+        with_values!(self, |s| s.len())
+    }
+
+    fn labels01(&self) -> Option<Vec<i8>> {
+        with_values!(self, |s| checks::labels01(s))
+    }
+
+    fn finite_scores(&self) -> Option<std::borrow::Cow<'_, [f64]>> {
+        match self {
+            Values::F64(s) => checks::finite(s),
+            Values::F32(s) => checks::finite(s),
+            _ => None,
+        }
+    }
+
+    fn ids(&self) -> Option<std::borrow::Cow<'_, [i64]>> {
+        with_values!(self, |s| GroupId::ids(s))
+    }
+}
+
+/// The binary log loss mean of 0/1 labels (any dtype) and float64 probabilities
+/// in [0, 1] clipped to `[eps, 1 - eps]`, or None.
+#[pyfunction]
+fn log_loss_checked(
+    py: Python<'_>,
+    y_true: &Bound<'_, PyAny>,
+    y_pred: &Bound<'_, PyAny>,
+    eps: f64,
+) -> Option<f64> {
+    let (labels, proba) = (Column::of(y_true)?, Column::of(y_pred)?);
+    let (labels, Values::F64(proba)) = (labels.values()?, proba.values()?) else {
+        return None;
+    };
+    let n = labels.len();
+    if n == 0 || proba.len() != n {
+        return None;
+    }
+    py.detach(|| {
+        let chunks = sums::chunks_for(n);
+        let acc = with_values!(labels, |l| sums::binary_log_loss_checked(
+            l, proba, eps, chunks
+        ))?;
+        Some(sums::rounded(&acc) / n as f64)
+    })
+}
+
+/// The exact ROC AUC of 0/1 labels (any dtype) and finite float scores, or None
+/// (a single class included: the AUC is undefined and the caller warns).
+#[pyfunction]
+fn roc_auc_checked(
+    py: Python<'_>,
+    y_true: &Bound<'_, PyAny>,
+    y_score: &Bound<'_, PyAny>,
+) -> Option<f64> {
+    let (labels, scores) = (Column::of(y_true)?, Column::of(y_score)?);
+    let (labels, scores) = (labels.values()?, scores.values()?);
+    if labels.len() == 0 || scores.len() != labels.len() {
+        return None;
+    }
+    py.detach(|| {
+        let labels = labels.labels01()?;
+        let scores = scores.finite_scores()?;
+        let value = auc::roc_auc(&labels, &scores);
+        (!value.is_nan()).then_some(value)
+    })
+}
+
+/// The GAUC of 0/1 labels (any dtype), finite float scores, integer (or whole
+/// float) group ids and optional float64 sample weights that the full path keeps
+/// as they are, weighted by `weighting` (`"impressions"`, `"clicks"` or
+/// `"uniform"`), or None (no group with both classes included: the caller warns).
+#[pyfunction]
+#[pyo3(signature = (y_true, y_score, groups, sample_weight, weighting))]
+fn gauc_checked(
+    py: Python<'_>,
+    y_true: &Bound<'_, PyAny>,
+    y_score: &Bound<'_, PyAny>,
+    groups: &Bound<'_, PyAny>,
+    sample_weight: Option<&Bound<'_, PyAny>>,
+    weighting: &Bound<'_, PyAny>,
+) -> Option<f64> {
+    let weighting = gauc::Weighting::parse(weighting.extract::<&str>().ok()?)?;
+    let (labels, scores, ids) = (
+        Column::of(y_true)?,
+        Column::of(y_score)?,
+        Column::of(groups)?,
+    );
+    let weights = match sample_weight {
+        None => None,
+        Some(w) => Some(Column::of(w)?),
+    };
+    let (labels, scores, ids) = (labels.values()?, scores.values()?, ids.values()?);
+    let weights = match &weights {
+        None => None,
+        Some(w) => match w.values()? {
+            Values::F64(w) => Some(w),
+            _ => return None,
+        },
+    };
+    let n = labels.len();
+    if n == 0 || scores.len() != n || ids.len() != n || weights.is_some_and(|w| w.len() != n) {
+        return None;
+    }
+    py.detach(|| {
+        let labels = labels.labels01()?;
+        let scores = scores.finite_scores()?;
+        if weights.is_some_and(|w| !checks::plain_weights(w)) {
+            return None;
+        }
+        let (codes, n_groups) = gauc::codes_of_ids(&ids.ids()?)?;
+        let value = gauc::gauc(&codes, n_groups, &labels, &scores, weights, weighting);
+        (!value.is_nan()).then_some(value)
+    })
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(log_loss_checked, m)?)?;
+    m.add_function(wrap_pyfunction!(roc_auc_checked, m)?)?;
+    m.add_function(wrap_pyfunction!(gauc_checked, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,236 @@
+"""GAUC and ROC AUC of plain NumPy input in one call of the compiled core equal the
+full path exactly (the same float), and every input the one call does not take
+goes to the full path: the same value, the same error, the same warning."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import receval as rv
+from receval.exceptions import RecevalError
+from receval.metrics import _auc, _gauc
+
+SCORES = [-0.0, 0.0, 0.1, 0.5, 0.9, 1.0, -2.5]  # few values: ties everywhere
+WEIGHTS = [0.0, 0.5, 1.0, 2.0, 3.25, 1e-3]
+LABEL_DTYPES = [np.bool_, np.int8, np.int32, np.int64, np.uint8, np.float64]
+ID_DTYPES = [np.int8, np.int32, np.int64, np.uint16, np.uint64, np.float64, np.float32]
+
+
+@st.composite
+def grouped_rows(draw):
+    n = draw(st.integers(1, 120))
+    n_groups = draw(st.sampled_from([1, 2, 3, 10, n]))
+    ids = np.array(draw(st.lists(st.integers(0, n_groups - 1), min_size=n, max_size=n)))
+    if draw(st.booleans()):  # wide ids: the core's hash table
+        ids = ids * 1_000_003 + 7
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    score = st.sampled_from(SCORES) | st.floats(-1, 1)
+    s = np.array(draw(st.lists(score, min_size=n, max_size=n)))
+    w = None
+    if draw(st.booleans()):
+        w = np.array(draw(st.lists(st.sampled_from(WEIGHTS), min_size=n, max_size=n)))
+    id_dtype = draw(st.sampled_from(ID_DTYPES))
+    if id_dtype in (np.int8, np.uint16) and ids.max() > 100:
+        id_dtype = np.int64
+    return (
+        y.astype(draw(st.sampled_from(LABEL_DTYPES))),
+        s.astype(draw(st.sampled_from([np.float64, np.float32]))),
+        ids.astype(id_dtype),
+        w,
+        draw(st.sampled_from(["impressions", "clicks", "uniform"])),
+    )
+
+
+def _full_gauc(y, s, g, w, weighting):
+    """The full path's GAUC (lists are not plain arrays; group_auc has no one call)."""
+    return rv.group_auc(
+        y.tolist(), s.tolist(), groups=g.tolist(), weighting=weighting,
+        sample_weight=None if w is None else w.tolist(),
+    ).score  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(grouped_rows())
+def test_gauc_in_one_call_equals_the_full_path(rows):
+    y, s, g, w, weighting = rows
+    fast = _gauc._gauc_fast(y, s, g, weighting, w)
+    full = _full_gauc(y, s, g, w, weighting)
+    if np.isnan(full):  # no group counts: the full path warns
+        assert fast is None
+    else:
+        assert fast is not None
+        assert fast == full
+        assert rv.gauc_score(y, s, groups=g, weighting=weighting, sample_weight=w) == full
+
+
+@st.composite
+def binary_rows(draw):
+    n = draw(st.integers(1, 150))
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    score = st.sampled_from(SCORES) | st.floats(-1e6, 1e6)
+    s = np.array(draw(st.lists(score, min_size=n, max_size=n)))
+    return (
+        y.astype(draw(st.sampled_from(LABEL_DTYPES))),
+        s.astype(draw(st.sampled_from([np.float64, np.float32]))),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(binary_rows())
+def test_roc_auc_in_one_call_equals_the_full_path(rows):
+    y, s = rows
+    fast = _auc._roc_auc_fast(y, s)
+    if y.min() == y.max():  # one class: the full path warns
+        assert fast is None
+        return
+    full = rv.roc_auc_score(y.tolist(), s.tolist())
+    assert fast is not None
+    assert fast == full
+
+
+def _outcome(f, *args, **kwargs):
+    """The value (nan as a string), or the error's type and message; and the warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = f(*args, **kwargs)
+            result = repr(value) if np.isnan(value) else value
+        except RecevalError as exc:
+            result = (type(exc).__name__, str(exc))
+    return result, [(w.category.__name__, str(w.message)) for w in caught]
+
+
+def _as_lists(x):
+    return x.tolist() if isinstance(x, np.ndarray) else x
+
+
+Y = np.array([1, 0, 0, 1, 1, 0, 0, 1])
+S = np.array([0.9, 0.3, 0.5, 0.6, 0.4, 0.8, 0.2, 0.2])
+G = np.array([1, 1, 1, 2, 2, 2, 3, 3])
+
+REFUSED = {
+    "nan score": (Y, np.where(S == 0.5, np.nan, S), G, None, "impressions"),
+    "infinite score": (Y, np.where(S == 0.5, np.inf, S), G, None, "impressions"),
+    "label 2": (np.where(Y == 0, 2, Y), S, G, None, "impressions"),
+    "labels -1/1": (2 * Y - 1, S, G, None, "impressions"),
+    "label 0.5": (np.where(Y == 0, 0.5, Y), S, G, None, "impressions"),
+    "nan group": (Y, S, np.where(G == 2, np.nan, G), None, "impressions"),
+    "fractional groups": (Y, S, G / 2, None, "impressions"),
+    "groups beyond 2**53": (Y, S, G * 2.0**60, None, "impressions"),
+    "uint64 groups from 2**63": (Y, S, G.astype(np.uint64) << np.uint64(62), None, "impressions"),
+    "string groups": (Y, S, G.astype(str), None, "impressions"),
+    "object groups": (Y, S, G.astype(object), None, "impressions"),
+    "integer scores": (Y, (S * 10).astype(np.int64), G, None, "impressions"),
+    "negative weight": (Y, S, G, np.where(G == 2, -1.0, 1.0), "impressions"),
+    "nan weight": (Y, S, G, np.where(G == 2, np.nan, 1.0), "impressions"),
+    "huge weights (rescaled)": (Y, S, G, np.full(8, 1e30), "impressions"),
+    "tiny weights (rescaled)": (Y, S, G, np.full(8, 1e-30), "impressions"),
+    "float32 weights": (Y, S, G, np.ones(8, dtype=np.float32), "impressions"),
+    "zero weights": (Y, S, G, np.zeros(8), "impressions"),
+    "unknown weighting": (Y, S, G, None, "views"),
+    "mapping weighting": (Y, S, G, None, {1: 1.0, 2: 2.0, 3: 0.5}),
+    "one class per group": (np.array([1, 1, 1, 0, 0, 0, 1, 1]), S, G, None, "impressions"),
+    "lengths differ": (Y, S[:-1], G, None, "impressions"),
+    "empty": (Y[:0], S[:0], G[:0], None, "impressions"),
+    "strided": (np.repeat(Y, 2)[::2], np.repeat(S, 2)[::2], np.repeat(G, 2)[::2], None, "clicks"),
+    "strided int8 labels": (np.repeat(Y, 2).astype(np.int8)[::2], S, G, None, "impressions"),
+    "strided weights": (Y, S, G, np.repeat(np.arange(1.0, 9.0), 2)[::2], "uniform"),
+    "column labels": (Y[:, None], S, G, None, "impressions"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_gauc_input_the_one_call_refuses_gets_the_full_path(case):
+    """Each goes to the full path, which gives the value, error or warning it gives
+    the same input as lists."""
+    y, s, g, w, weighting = REFUSED[case]
+    assert _gauc._gauc_fast(y, s, g, weighting, w) is None
+    got = _outcome(rv.gauc_score, y, s, groups=g, weighting=weighting, sample_weight=w)
+    if case.startswith(("strided", "column")):  # contiguous copies (lists of lists differ)
+        w = None if w is None else w.copy()
+        want = _outcome(
+            rv.gauc_score, y.copy(), s.copy(), groups=g.copy(), weighting=weighting, sample_weight=w
+        )
+    else:
+        lists = [_as_lists(a) for a in (y, s, g, w)]
+        want = _outcome(
+            rv.gauc_score, *lists[:2], groups=lists[2], weighting=weighting, sample_weight=lists[3]
+        )
+    assert got == want
+
+
+def test_gauc_refusals_are_errors_and_warnings_as_before():
+    """The full path's messages, as its own tests state them."""
+    (value, caught) = _outcome(rv.gauc_score, *REFUSED["one class per group"][:2], groups=G)
+    assert value == "nan"
+    assert caught == [
+        (
+            "UndefinedMetricWarning",
+            "gauc_score: no group has both a positive and a negative sample (3 groups, all "
+            "skipped), so GAUC is undefined (returned as nan).",
+        )
+    ]
+    y, s, g, _, _ = REFUSED["nan score"]
+    assert _outcome(rv.gauc_score, y, s, groups=g)[0] == (
+        "InputValidationError",
+        "gauc_score: y_score contains NaN or infinity.",
+    )
+
+
+@pytest.mark.parametrize(
+    "y, s",
+    [
+        ([1, 1, 1], [0.1, 0.2, 0.3]),  # one class: a warning
+        ([0, 0], [0.1, 0.2]),
+        ([-1, 1, -1], [0.1, 0.2, 0.3]),  # {-1, 1}: the full path maps them
+        ([0, 2, 2], [0.1, 0.2, 0.3]),  # two labels: the greater is positive
+        ([0, 1, 2], [0.1, 0.2, 0.3]),  # three: an error
+        ([0, 1, 1], [0.1, np.nan, 0.3]),
+        ([0, 1, 1], [0.1, 0.2]),
+        ([], []),
+    ],
+)
+def test_roc_auc_input_the_one_call_refuses_gets_the_full_path(y, s):
+    ya, sa = np.array(y), np.array(s, dtype=np.float64)
+    assert _auc._roc_auc_fast(ya, sa) is None
+    assert _outcome(rv.roc_auc_score, ya, sa) == _outcome(rv.roc_auc_score, y, s)
+
+
+def test_roc_auc_beyond_the_one_call_size_takes_the_full_path():
+    rng = np.random.default_rng(0)
+    n = _auc._FAST_ROWS + 1
+    y, s = (rng.random(n) < 0.3).astype(np.int8), rng.random(n).round(3)
+    assert _auc._roc_auc_fast(y, s) is None
+    assert _auc._roc_auc_fast(y[:-1], s[:-1]) == rv.roc_auc_score(y[:-1].tolist(), s[:-1].tolist())
+
+
+def test_gauc_of_many_rows_in_one_call_equals_the_full_path():
+    """Beyond 64Ki rows the core counts in parallel chunks: the same integers."""
+    rng = np.random.default_rng(1)
+    n = 200_000
+    y = (rng.random(n) < 0.2).astype(np.int8)
+    s = rng.random(n).round(2)
+    g = rng.integers(0, 5000, n)
+    w = rng.random(n)
+    for weights in (None, w):
+        fast = _gauc._gauc_fast(y, s, g, "impressions", weights)
+        assert fast == rv.group_auc(y, s, groups=g, sample_weight=weights).score
+
+
+@pytest.mark.parametrize(
+    "y, s",
+    [
+        (np.array(1), np.array(0.5)),  # 0-d
+        (np.array([[0, 1], [1, 0]]), np.array([[0.1, 0.2], [0.3, 0.4]])),  # 2-D labels
+    ],
+)
+def test_arrays_of_other_shapes_take_the_full_path(y, s):
+    assert _auc._roc_auc_fast(y, s) is None
+    assert _gauc._gauc_fast(y, s, y, "impressions", None) is None
+    got = _outcome(rv.roc_auc_score, y, s)
+    assert got == _outcome(rv.roc_auc_score, y.tolist(), s.tolist())

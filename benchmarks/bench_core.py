@@ -127,7 +127,7 @@ def small_calls(runs: int) -> list[tuple[str, float, float]]:
     rng = np.random.default_rng(0)
     y = (rng.random(1000) < 0.3).astype(np.int8)
     p = rng.random(1000) * 0.98 + 0.01
-    g = rng.integers(0, 10, 1000)
+    g = np.repeat(np.arange(100), 10)  # 100 groups of 10 rows
     block = 200
 
     def loop(f):

@@ -120,7 +120,8 @@ def loss_sums(
     from ._kernels import api
     from ._sums import chunks_for
 
-    w_arg = np.empty(0) if weights is None else weights
+    labels, proba = np.ascontiguousarray(labels), np.ascontiguousarray(proba)  # core: C order
+    w_arg = np.empty(0) if weights is None else np.ascontiguousarray(weights)
     loss = ExactSum(api.binary_log_loss_exact(labels, proba, w_arg, eps, chunks_for(len(labels))))
     weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
     return loss, weight

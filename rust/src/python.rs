@@ -11,6 +11,8 @@ use pyo3::prelude::*;
 
 use crate::{auc, encode, gauc, scan, sums, threads};
 
+#[path = "python_columns.rs"]
+mod python_columns;
 #[path = "python_lists.rs"]
 mod python_lists;
 #[path = "python_ranking.rs"]
@@ -646,5 +648,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     python_retention::register(m)?;
     python_stats::register(m)?;
     python_trec::register(m)?;
+    python_columns::register(m)?;
     Ok(())
 }

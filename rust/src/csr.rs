@@ -597,8 +597,8 @@ fn rank_into(
                         &seg_keys
                     }
                 };
-                rank_list(sk, si, &mut oi[la..lb], &mut ok[la..lb], &mut bufs);
-                if *dup < 0 && seen.repeats(oi[la..lb].iter().map(|&i| i as usize)) {
+                let check = (*dup < 0).then_some(&mut seen);
+                if rank_list(sk, si, &mut oi[la..lb], &mut ok[la..lb], &mut bufs, check) {
                     *dup = g as i64;
                 }
                 continue;
@@ -677,57 +677,70 @@ fn rank_one(
 
 /// [`rank_one`] of a list whose keys and items are slices (grouped rows): the packed
 /// sort reads the keys where they are and writes the ranked list straight into
-/// `out_items` and `out_keys`, checked there; the exact merge sort where the check
-/// fails. The same output as [`rank_one`].
+/// `out_items` and `out_keys`, checked as it goes; the exact merge sort where the
+/// check fails. The same output as [`rank_one`]. With `seen`, returns whether an
+/// item repeats (and leaves `seen` empty); false without.
 fn rank_list(
     keys: &[f64],
     items: &[i32],
     out_items: &mut [i32],
     out_keys: &mut [f64],
     bufs: &mut SortBuffers,
-) {
+    seen: Option<&mut Seen>,
+) -> bool {
     let n = keys.len();
     if keys.windows(2).all(|w| w[1] <= w[0]) {
         out_items.copy_from_slice(items);
         out_keys.copy_from_slice(keys);
-        return;
+    } else if !packed_list(keys, items, out_items, out_keys, &mut bufs.packed[..n]) {
+        let b = bufs;
+        b.keys[..n].copy_from_slice(keys);
+        for (t, p) in b.pos[..n].iter_mut().enumerate() {
+            *p = t as i64;
+        }
+        stable_sort_desc(&mut b.keys, &mut b.pos, &mut b.tmp_keys, &mut b.tmp_pos, n);
+        for t in 0..n {
+            out_items[t] = items[b.pos[t] as usize];
+            out_keys[t] = b.keys[t];
+        }
     }
+    seen.is_some_and(|seen| seen.repeats(out_items.iter().map(|&i| i as usize)))
+}
+
+/// The packed sort of [`rank_list`]: false when two keys that differ only in the
+/// dropped bits came out of order (the output is then incomplete).
+fn packed_list(
+    keys: &[f64],
+    items: &[i32],
+    out_items: &mut [i32],
+    out_keys: &mut [f64],
+    packed: &mut [u64],
+) -> bool {
+    let n = keys.len();
     let mut bits = 1;
     while (1usize << bits) < n {
         bits += 1;
     }
     let low: u64 = (1u64 << bits) - 1;
-    let packed = &mut bufs.packed[..n];
     for (t, (p, &k)) in packed.iter_mut().zip(keys).enumerate() {
         *p = (!ascending_bits(k.to_bits()) & !low) | t as u64; // descending, then by position
     }
     packed.sort_unstable();
+    let (mut prev_key, mut prev_pos) = (f64::INFINITY, 0u64);
+    let mut bad = false;
     for ((p, oi), ok) in packed
         .iter()
         .zip(out_items.iter_mut())
         .zip(out_keys.iter_mut())
     {
-        let t = (p & low) as usize;
-        *oi = items[t];
-        *ok = keys[t];
+        let pos = p & low;
+        let key = keys[pos as usize];
+        bad |= key > prev_key || (key == prev_key && pos < prev_pos);
+        *oi = items[pos as usize];
+        *ok = key;
+        (prev_key, prev_pos) = (key, pos);
     }
-    let ordered = out_keys
-        .windows(2)
-        .zip(packed.windows(2))
-        .all(|(k, p)| !(k[1] > k[0] || (k[1] == k[0] && (p[1] & low) < (p[0] & low))));
-    if ordered {
-        return;
-    }
-    let b = bufs;
-    b.keys[..n].copy_from_slice(keys);
-    for (t, p) in b.pos[..n].iter_mut().enumerate() {
-        *p = t as i64;
-    }
-    stable_sort_desc(&mut b.keys, &mut b.pos, &mut b.tmp_keys, &mut b.tmp_pos, n);
-    for t in 0..n {
-        out_items[t] = items[b.pos[t] as usize];
-        out_keys[t] = b.keys[t];
-    }
+    !bad
 }
 
 /// An input of [`rank_rows`]: read only, or ours to rank in place.

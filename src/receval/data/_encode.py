@@ -410,3 +410,36 @@ def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
     codes, ids = factorize(users, "users", func)
     offsets, rows = group_rows(codes, len(ids))
     return offsets, rows, ids
+
+
+def string_order(ids: np.ndarray) -> np.ndarray:
+    """The order of ``ids`` as their strings sort (``np.argsort`` of ``str(id)``, stable).
+
+    Integer ids are ordered without building their strings: by sign ('-' sorts
+    before the digits), then by their decimal digits left-aligned (two integers
+    of 10 digits each), then by length (a prefix sorts first).
+    """
+    if ids.dtype.kind not in "iu" or ids.ndim != 1:
+        as_str = np.asarray([str(x) for x in ids.tolist()])
+        return np.argsort(as_str, kind="stable")
+    negative = ids < 0
+    magnitude = ids.astype(np.uint64)
+    if negative.any():  # -x as uint64 is ~x + 1, also for -2**63
+        magnitude[negative] = ~magnitude[negative] + np.uint64(1)
+    digits = np.ones(len(ids), dtype=np.int64)
+    for k in range(1, 20):
+        digits += magnitude >= np.uint64(10**k)
+    head = np.empty(len(ids), dtype=np.uint64)  # the first 10 digits, right-padded
+    tail = np.zeros(len(ids), dtype=np.uint64)  # the next 10
+    for d in range(1, 21):
+        at = digits == d
+        if not at.any():
+            continue
+        m = magnitude[at]
+        if d <= 10:
+            head[at] = m * np.uint64(10 ** (10 - d))
+        else:
+            cut = np.uint64(10 ** (d - 10))
+            head[at] = m // cut
+            tail[at] = (m % cut) * np.uint64(10 ** (20 - d))
+    return np.lexsort((digits, tail, head, ~negative))

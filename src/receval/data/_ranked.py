@@ -20,7 +20,7 @@ from .._kernels import compiled, num_threads
 from ..exceptions import InputValidationError
 from . import io
 from ._columns import read_qrels, read_run
-from ._encode import factorize, group_users
+from ._encode import factorize, group_users, string_order
 
 
 def _length(x: Any) -> int:
@@ -404,9 +404,8 @@ class Run(_RankedBase):
     def trec_keys(self) -> np.ndarray:
         """Per item code, the rank of its id in string order (trec_eval's tie-break)."""
         if self._trec_keys is None:
-            as_str = np.asarray([str(x) for x in self.item_ids.tolist()])
-            rank = np.empty(len(as_str), dtype=np.float64)
-            rank[np.argsort(as_str, kind="stable")] = np.arange(len(as_str))
+            rank = np.empty(len(self.item_ids), dtype=np.float64)
+            rank[string_order(self.item_ids)] = np.arange(len(self.item_ids))
             self._trec_keys = rank
         return self._trec_keys
 

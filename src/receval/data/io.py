@@ -308,14 +308,18 @@ def _num_threads() -> int:
 
 
 def _polars_batches(path: str, column: str) -> Iterator[Any] | None:
-    """A column's Arrow arrays from polars' streaming engine; None without polars or
-    when polars cannot read the file (pyarrow then reports the problem)."""
+    """A column's Arrow arrays from polars' streaming engine; None without polars (or
+    with one older than ``LazyFrame.collect_batches``) or when polars cannot read
+    the file (pyarrow then reports the problem)."""
     try:
         import polars as pl
     except ImportError:
         return None
     try:
-        batches = pl.scan_parquet(path).select(column).collect_batches()
+        query = pl.scan_parquet(path).select(column)
+        if not hasattr(query, "collect_batches"):
+            return None
+        batches = query.collect_batches()
         first = next(batches, None)
     except pl.exceptions.PolarsError:
         return None

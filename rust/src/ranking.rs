@@ -682,11 +682,13 @@ struct Scratch {
     perm: Vec<usize>,
     block: Vec<(f64, usize)>,
     judged: Vec<i32>,
+    /// one bit per run item code below `max_judged_code + 1`: the user's judged items
+    judged_bits: Vec<u64>,
     table: JudgedTable,
 }
 
 impl Scratch {
-    fn new(max_len: usize, max_judged: usize) -> Self {
+    fn new(max_len: usize, max_judged: usize, n_judged_codes: usize) -> Self {
         let m = max_len.max(1);
         Scratch {
             input: vec![0.0; m],
@@ -701,6 +703,7 @@ impl Scratch {
             perm: vec![0; m],
             block: Vec::new(),
             judged: Vec::with_capacity(max_judged),
+            judged_bits: vec![0; n_judged_codes.div_ceil(64)],
             table: JudgedTable::new(max_judged),
         }
     }
@@ -751,31 +754,43 @@ fn evaluate_range(
         let out = (u - u0) * n_metrics;
         let (qa, qb) = (q.offsets[u] as usize, q.offsets[u + 1] as usize);
         let (mut a, mut n) = (0usize, 0usize);
+        s.judged.clear();
         if ru >= 0 {
             a = r.offsets[ru as usize] as usize;
             n = r.offsets[ru as usize + 1] as usize - a;
             // the run codes of the judged items first: independent loads from the
             // item map (a cache miss each), then the inserts
-            s.judged.clear();
             s.judged
                 .extend(q.items[qa..qb].iter().map(|&i| item_map[i as usize]));
             for (t, &ri) in (qa..qb).zip(&s.judged) {
                 if ri >= 0 {
                     s.table.insert(u, ri, t);
+                    s.judged_bits[ri as usize >> 6] |= 1 << (ri & 63);
                 }
             }
         }
-        for j in 0..n {
-            // unjudged items are below every threshold
-            s.input[j] = match s.table.get(u, r.items[a + j]) {
+        let bits = &s.judged_bits;
+        for (g, &item) in s.input[..n].iter_mut().zip(&r.items[a..a + n]) {
+            // unjudged items (most of them: one bit tells) are below every threshold
+            let c = item as usize;
+            let judged = c < bits.len() * 64 && bits[c >> 6] & (1 << (c & 63)) != 0;
+            *g = match judged.then(|| s.table.get(u, item)).flatten() {
                 Some(t) => q.grades[t],
                 None => f64::NEG_INFINITY,
             };
         }
+        for &ri in &s.judged {
+            if ri >= 0 {
+                s.judged_bits[ri as usize >> 6] = 0;
+            }
+        }
         let scores = &r.scores[a..a + n];
         let mut trec_differs = false;
         if need_trec && n > 1 {
-            trec_differs = scores.windows(2).any(|w| w[1] as f32 == w[0] as f32);
+            // no early exit: a pass that vectorizes (ties are rare)
+            trec_differs = scores
+                .windows(2)
+                .fold(false, |tie, w| tie | (w[1] as f32 == w[0] as f32));
             if trec_differs {
                 trec_order_into(
                     r.scores,
@@ -817,7 +832,7 @@ fn evaluate_range(
         let mut hits_threshold = 0.0; // threshold and order of the cached hit list
         let mut hits_order = (Order::Input, false); // (order, positive scores only)
         let mut have_hits = false;
-        let any_nonpositive = scores.iter().any(|&x| x <= 0.0);
+        let any_nonpositive = scores.iter().fold(false, |any, &x| any | (x <= 0.0));
         let mut h = 0usize;
         for m in 0..n_metrics {
             let threshold = spec(m, S_THRESHOLD) as f64;
@@ -995,6 +1010,13 @@ pub fn evaluate_users(
         .map(|w| (w[1] - w[0]) as usize)
         .max()
         .unwrap_or(0);
+    // run item codes of judged items lie below this
+    let n_judged_codes = item_map
+        .iter()
+        .map(|&c| c as i64 + 1)
+        .max()
+        .unwrap_or(0)
+        .max(0) as usize;
     let n_chunks = n_chunks.max(1).min(n_users.max(1));
     let bounds: Vec<usize> = (0..=n_chunks).map(|c| n_users * c / n_chunks).collect();
     // split the outputs at the chunk bounds
@@ -1009,13 +1031,13 @@ pub fn evaluate_users(
         rest_a = ta;
     }
     let run = |(u0, u1, v, x): (usize, usize, &mut [f64], &mut [f64])| {
-        let mut s = Scratch::new(max_len, max_judged);
+        let mut s = Scratch::new(max_len, max_judged, n_judged_codes);
         evaluate_range(q, r, item_map, user_map, specs, disc, u0, u1, v, x, &mut s);
     };
     let rows = q.items.len() + r.items.len();
     if n_chunks == 1 || rows < PARALLEL_ROWS {
         // one scratch for every chunk: the values do not depend on the split
-        let mut s = Scratch::new(max_len, max_judged);
+        let mut s = Scratch::new(max_len, max_judged, n_judged_codes);
         for (u0, u1, v, x) in parts {
             evaluate_range(q, r, item_map, user_map, specs, disc, u0, u1, v, x, &mut s);
         }

@@ -157,23 +157,46 @@ pub fn judged_segments(
     grades: &[f64],
     n_chunks: usize,
 ) -> (Vec<i32>, Vec<f64>, Vec<f64>, i64) {
-    let n_seg = offsets.len().saturating_sub(1);
-    let n = if n_seg > 0 {
-        offsets[n_seg] as usize
-    } else {
-        0
-    };
+    let n = offsets.last().map_or(0, |&x| x as usize);
     let mut items = vec![0i32; n];
     let mut out_grades = vec![0.0f64; n];
     let mut desc = vec![0.0f64; n];
+    let first = judged_segments_into(
+        offsets,
+        rows,
+        item_codes,
+        grades,
+        n_chunks,
+        &mut items,
+        &mut out_grades,
+        &mut desc,
+    );
+    (items, out_grades, desc, first)
+}
+
+/// [`judged_segments`] into the caller's arrays (each `offsets[-1]` long, as the
+/// CSR): returns the first user with a repeated item (-1 if none).
+#[allow(clippy::too_many_arguments)]
+pub fn judged_segments_into(
+    offsets: &[i64],
+    rows: &[i64],
+    item_codes: &[i32],
+    grades: &[f64],
+    n_chunks: usize,
+    items: &mut [i32],
+    out_grades: &mut [f64],
+    desc: &mut [f64],
+) -> i64 {
+    let n_seg = offsets.len().saturating_sub(1);
+    let n = items.len();
     let n_chunks = n_chunks.max(1);
     let seg_bounds = chunk_segments(n_seg, n_chunks);
     let pos: Vec<usize> = seg_bounds.iter().map(|&g| offsets[g] as usize).collect();
     let mut dup = vec![-1i64; n_chunks];
-    let chunks: Vec<_> = split_at_bounds(&mut items, &pos)
+    let chunks: Vec<_> = split_at_bounds(items, &pos)
         .into_iter()
-        .zip(split_at_bounds(&mut out_grades, &pos))
-        .zip(split_at_bounds(&mut desc, &pos))
+        .zip(split_at_bounds(out_grades, &pos))
+        .zip(split_at_bounds(desc, &pos))
         .zip(dup.iter_mut())
         .enumerate()
         .collect();
@@ -228,8 +251,7 @@ pub fn judged_segments(
             }
         }
     });
-    let first = dup.iter().copied().find(|&d| d >= 0).unwrap_or(-1);
-    (items, out_grades, desc, first)
+    dup.iter().copied().find(|&d| d >= 0).unwrap_or(-1)
 }
 
 /// Whether two neighbours of one segment have equal scores (compared in float32 if

@@ -1004,6 +1004,38 @@ pub fn evaluate_users(
     let n_metrics = specs.len() / N_SPEC_COLUMNS;
     let mut values = vec![0.0; n_users * n_metrics];
     let mut aux = vec![0.0; n_users * n_metrics];
+    evaluate_users_into(
+        q,
+        r,
+        item_map,
+        user_map,
+        specs,
+        max_len,
+        n_chunks,
+        disc,
+        &mut values,
+        &mut aux,
+    );
+    (values, aux)
+}
+
+/// [`evaluate_users`] into the caller's `values` and `aux` (`n_users * n_metrics`
+/// each, row-major).
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_users_into(
+    q: &Judged<'_>,
+    r: &Ranked<'_>,
+    item_map: &[i32],
+    user_map: &[i32],
+    specs: &[i64],
+    max_len: usize,
+    n_chunks: usize,
+    disc: &[f64],
+    values: &mut [f64],
+    aux: &mut [f64],
+) {
+    let n_users = q.offsets.len().saturating_sub(1);
+    let n_metrics = specs.len() / N_SPEC_COLUMNS;
     let max_judged = q
         .offsets
         .windows(2)
@@ -1021,7 +1053,7 @@ pub fn evaluate_users(
     let bounds: Vec<usize> = (0..=n_chunks).map(|c| n_users * c / n_chunks).collect();
     // split the outputs at the chunk bounds
     let mut parts = Vec::with_capacity(n_chunks);
-    let (mut rest_v, mut rest_a) = (values.as_mut_slice(), aux.as_mut_slice());
+    let (mut rest_v, mut rest_a) = (values, aux);
     for c in 0..n_chunks {
         let len = (bounds[c + 1] - bounds[c]) * n_metrics;
         let (v, tv) = rest_v.split_at_mut(len);
@@ -1044,7 +1076,6 @@ pub fn evaluate_users(
     } else {
         threads::install(|| parts.into_par_iter().for_each(run));
     }
-    (values, aux)
 }
 
 #[cfg(test)]

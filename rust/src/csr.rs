@@ -157,23 +157,46 @@ pub fn judged_segments(
     grades: &[f64],
     n_chunks: usize,
 ) -> (Vec<i32>, Vec<f64>, Vec<f64>, i64) {
-    let n_seg = offsets.len().saturating_sub(1);
-    let n = if n_seg > 0 {
-        offsets[n_seg] as usize
-    } else {
-        0
-    };
+    let n = offsets.last().map_or(0, |&x| x as usize);
     let mut items = vec![0i32; n];
     let mut out_grades = vec![0.0f64; n];
     let mut desc = vec![0.0f64; n];
+    let first = judged_segments_into(
+        offsets,
+        rows,
+        item_codes,
+        grades,
+        n_chunks,
+        &mut items,
+        &mut out_grades,
+        &mut desc,
+    );
+    (items, out_grades, desc, first)
+}
+
+/// [`judged_segments`] into the caller's arrays (each `offsets[-1]` long, as the
+/// CSR): returns the first user with a repeated item (-1 if none).
+#[allow(clippy::too_many_arguments)]
+pub fn judged_segments_into(
+    offsets: &[i64],
+    rows: &[i64],
+    item_codes: &[i32],
+    grades: &[f64],
+    n_chunks: usize,
+    items: &mut [i32],
+    out_grades: &mut [f64],
+    desc: &mut [f64],
+) -> i64 {
+    let n_seg = offsets.len().saturating_sub(1);
+    let n = items.len();
     let n_chunks = n_chunks.max(1);
     let seg_bounds = chunk_segments(n_seg, n_chunks);
     let pos: Vec<usize> = seg_bounds.iter().map(|&g| offsets[g] as usize).collect();
     let mut dup = vec![-1i64; n_chunks];
-    let chunks: Vec<_> = split_at_bounds(&mut items, &pos)
+    let chunks: Vec<_> = split_at_bounds(items, &pos)
         .into_iter()
-        .zip(split_at_bounds(&mut out_grades, &pos))
-        .zip(split_at_bounds(&mut desc, &pos))
+        .zip(split_at_bounds(out_grades, &pos))
+        .zip(split_at_bounds(desc, &pos))
         .zip(dup.iter_mut())
         .enumerate()
         .collect();
@@ -228,8 +251,7 @@ pub fn judged_segments(
             }
         }
     });
-    let first = dup.iter().copied().find(|&d| d >= 0).unwrap_or(-1);
-    (items, out_grades, desc, first)
+    dup.iter().copied().find(|&d| d >= 0).unwrap_or(-1)
 }
 
 /// Whether two neighbours of one segment have equal scores (compared in float32 if
@@ -578,6 +600,31 @@ fn rank_into(
             let a = offsets[g] as usize;
             let m = offsets[g + 1] as usize - a;
             let (la, lb) = (a - base, a - base + m);
+            if rows.is_empty() {
+                // grouped rows: the list's keys and items are slices (copied when
+                // ranked in place)
+                let si: &[i32] = match items {
+                    Source::Input(x) => &x[a..a + m],
+                    Source::InPlace => {
+                        seg_items.clear();
+                        seg_items.extend_from_slice(&oi[la..lb]);
+                        &seg_items
+                    }
+                };
+                let sk: &[f64] = match keys {
+                    Source::Input(x) => &x[a..a + m],
+                    Source::InPlace => {
+                        seg_keys.clear();
+                        seg_keys.extend_from_slice(&ok[la..lb]);
+                        &seg_keys
+                    }
+                };
+                let check = (*dup < 0).then_some(&mut seen);
+                if rank_list(sk, si, &mut oi[la..lb], &mut ok[la..lb], &mut bufs, check) {
+                    *dup = g as i64;
+                }
+                continue;
+            }
             // the segment's rows, copied when ranked in place
             let (si, rows_i, ai): (&[i32], &[i64], usize) = match items {
                 Source::Input(x) => (x, rows, a),
@@ -648,6 +695,74 @@ fn rank_one(
         out_items[t] = item(b.pos[t] as usize);
         out_keys[t] = b.keys[t];
     }
+}
+
+/// [`rank_one`] of a list whose keys and items are slices (grouped rows): the packed
+/// sort reads the keys where they are and writes the ranked list straight into
+/// `out_items` and `out_keys`, checked as it goes; the exact merge sort where the
+/// check fails. The same output as [`rank_one`]. With `seen`, returns whether an
+/// item repeats (and leaves `seen` empty); false without.
+fn rank_list(
+    keys: &[f64],
+    items: &[i32],
+    out_items: &mut [i32],
+    out_keys: &mut [f64],
+    bufs: &mut SortBuffers,
+    seen: Option<&mut Seen>,
+) -> bool {
+    let n = keys.len();
+    if keys.windows(2).all(|w| w[1] <= w[0]) {
+        out_items.copy_from_slice(items);
+        out_keys.copy_from_slice(keys);
+    } else if !packed_list(keys, items, out_items, out_keys, &mut bufs.packed[..n]) {
+        let b = bufs;
+        b.keys[..n].copy_from_slice(keys);
+        for (t, p) in b.pos[..n].iter_mut().enumerate() {
+            *p = t as i64;
+        }
+        stable_sort_desc(&mut b.keys, &mut b.pos, &mut b.tmp_keys, &mut b.tmp_pos, n);
+        for t in 0..n {
+            out_items[t] = items[b.pos[t] as usize];
+            out_keys[t] = b.keys[t];
+        }
+    }
+    seen.is_some_and(|seen| seen.repeats(out_items.iter().map(|&i| i as usize)))
+}
+
+/// The packed sort of [`rank_list`]: false when two keys that differ only in the
+/// dropped bits came out of order (the output is then incomplete).
+fn packed_list(
+    keys: &[f64],
+    items: &[i32],
+    out_items: &mut [i32],
+    out_keys: &mut [f64],
+    packed: &mut [u64],
+) -> bool {
+    let n = keys.len();
+    let mut bits = 1;
+    while (1usize << bits) < n {
+        bits += 1;
+    }
+    let low: u64 = (1u64 << bits) - 1;
+    for (t, (p, &k)) in packed.iter_mut().zip(keys).enumerate() {
+        *p = (!ascending_bits(k.to_bits()) & !low) | t as u64; // descending, then by position
+    }
+    packed.sort_unstable();
+    let (mut prev_key, mut prev_pos) = (f64::INFINITY, 0u64);
+    let mut bad = false;
+    for ((p, oi), ok) in packed
+        .iter()
+        .zip(out_items.iter_mut())
+        .zip(out_keys.iter_mut())
+    {
+        let pos = p & low;
+        let key = keys[pos as usize];
+        bad |= key > prev_key || (key == prev_key && pos < prev_pos);
+        *oi = items[pos as usize];
+        *ok = key;
+        (prev_key, prev_pos) = (key, pos);
+    }
+    !bad
 }
 
 /// An input of [`rank_rows`]: read only, or ours to rank in place.
@@ -730,6 +845,37 @@ pub fn rank_rows(
         rows, offsets, items_src, keys_src, out_items, out_keys, n_items, max_len, n_chunks,
     );
     (new_items, new_keys, dup)
+}
+
+/// Rank grouped rows whose keys arrive in chunks (a row group of a Parquet file):
+/// the segments of `offsets` (positions in `keys`, which need not start at 0) are
+/// ranked into `out_keys`, and `items` (their codes) are reordered in place; both
+/// hold the rows `offsets[0]..offsets[-1]`. Returns the first segment (an index into
+/// `offsets`) holding a repeated item, or -1, as [`rank_rows`].
+pub fn rank_rows_into(
+    offsets: &[i64],
+    items: &mut [i32],
+    keys: &[f64],
+    out_keys: &mut [f64],
+    n_items: usize,
+    n_chunks: usize,
+) -> i64 {
+    let max_len = offsets
+        .windows(2)
+        .map(|w| (w[1] - w[0]) as usize)
+        .max()
+        .unwrap_or(0);
+    rank_into(
+        &[],
+        offsets,
+        Source::InPlace,
+        Source::Input(keys),
+        items,
+        out_keys,
+        n_items,
+        max_len,
+        n_chunks,
+    )
 }
 
 /// First segment where an item repeats, or -1.
@@ -1206,6 +1352,79 @@ mod tests {
             assert_eq!(nk.unwrap_or(k2), want_k);
             assert_eq!(d, want_d);
         }
+    }
+
+    #[test]
+    fn grouped_lists_rank_as_through_the_row_map() {
+        // rank_list (grouped rows, slices) against rank_one (an explicit identity
+        // row map): ties, keys that differ only in the bits the packed sort drops
+        // (the exact fallback), sorted lists, and every length up to 130
+        let mut seed = 17;
+        let mut offsets = vec![0i64];
+        for len in (0..=130).chain([1, 2, 64, 65]) {
+            offsets.push(offsets[offsets.len() - 1] + len);
+        }
+        let n = offsets[offsets.len() - 1] as usize;
+        let close = f64::from_bits(0.5f64.to_bits() + 1);
+        let keys: Vec<f64> = (0..n)
+            .map(|i| match lcg(&mut seed) % 4 {
+                0 => 0.5,
+                1 => close,
+                2 => (lcg(&mut seed) % 3) as f64,
+                _ => -(i as f64),
+            })
+            .collect();
+        let items: Vec<i32> = (0..n as i32).map(|i| (i * 13) % 197).collect();
+        let identity: Vec<i64> = (0..n as i64).collect();
+        for chunks in [1, 3] {
+            let want = build_ranked(&identity, &offsets, &items, &keys, 197, 130, chunks);
+            assert_eq!(
+                build_ranked(&[], &offsets, &items, &keys, 197, 130, chunks),
+                want
+            );
+            let (mut it, mut k) = (items.clone(), keys.clone());
+            let (_, _, d) = rank_rows(
+                &offsets,
+                &[],
+                Buf::Write(&mut it),
+                Buf::Write(&mut k),
+                197,
+                chunks,
+            );
+            assert_eq!((it, k, d), want);
+        }
+    }
+
+    #[test]
+    fn rank_rows_into_ranks_a_chunk_as_the_whole_call() {
+        let mut seed = 13;
+        let sizes = [3usize, 0, 40, 1, 17, 5, 2];
+        let mut offsets = vec![0i64];
+        for s in sizes {
+            offsets.push(offsets[offsets.len() - 1] + s as i64);
+        }
+        let n = offsets[sizes.len()] as usize;
+        let items: Vec<i32> = (0..n as i32).map(|i| (i * 7) % 101).collect();
+        let keys: Vec<f64> = (0..n).map(|_| (lcg(&mut seed) % 5) as f64).collect();
+        let (want_i, want_k, _) = build_ranked(&[], &offsets, &items, &keys, 101, 40, 2);
+        // segments 2, 3, 4 (rows 3..61) from a chunk of keys that starts at row 2
+        let chunk = &keys[2..64];
+        let rel: Vec<i64> = offsets[2..6].iter().map(|&o| o - 2).collect();
+        let (a, b) = (offsets[2] as usize, offsets[5] as usize);
+        let mut it = items[a..b].to_vec();
+        for chunks in [1, 2, 7] {
+            let (mut it2, mut out) = (it.clone(), vec![0.0; b - a]);
+            assert_eq!(
+                rank_rows_into(&rel, &mut it2, chunk, &mut out, 101, chunks),
+                -1
+            );
+            assert_eq!(it2, want_i[a..b].to_vec());
+            assert_eq!(out, want_k[a..b].to_vec());
+        }
+        // an item twice in segment 4: the call's segment 2
+        it[45 - a] = it[44 - a];
+        let mut out = vec![0.0; b - a];
+        assert_eq!(rank_rows_into(&rel, &mut it, chunk, &mut out, 101, 2), 2);
     }
 
     #[test]

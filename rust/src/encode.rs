@@ -1,9 +1,17 @@
 //! Dense codes for integer ids over a compact range (a direct-address table), and
 //! the runs of equal neighbours of an id column.
+//!
+//! An id column read in chunks (the row groups of a Parquet file) is encoded in two
+//! steps: each chunk's ids are written as `id - anchor` into the caller's `i32`
+//! array ([`shift_ids`], which also returns the chunk's range), and once every chunk
+//! is in, those offsets are turned into dense codes in place ([`dense_first_in_place`],
+//! [`dense_sorted_in_place`]). The codes equal those of [`factorize_dense`] and
+//! [`factorize_dense_sorted`] on the whole column.
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use crate::csr::PARALLEL_ROWS;
 use crate::threads;
 
 /// Codes (in order of first appearance) of ids in `[lo, lo + span)`, and the index
@@ -68,6 +76,109 @@ pub fn factorize_dense_sorted(
     (codes, uniques)
 }
 
+/// Write `id - anchor` of every id into `out` (as long as `values`) and return the
+/// smallest and largest id (`(i64::MAX, i64::MIN)` for no id); None when an id lies
+/// too far from `anchor` for an `i32` (what `out` holds is then unspecified).
+pub fn shift_ids(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
+    let (mut lo, mut hi, mut far) = (i64::MAX, i64::MIN, false);
+    for (o, &v) in out.iter_mut().zip(values) {
+        let d = v.wrapping_sub(anchor);
+        far |= (d as i32) as i64 != d || (v < anchor) != (d < 0);
+        *o = d as i32;
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    (!far).then_some((lo, hi))
+}
+
+/// The table slot of an offset `code` (an id minus the anchor) in a table whose first
+/// slot is the offset `base`; None outside `[0, span)`.
+#[inline(always)]
+fn slot(code: i32, base: i64, span: usize) -> Option<usize> {
+    let s = (code as i64).wrapping_sub(base);
+    (s >= 0 && (s as u64) < span as u64).then_some(s as usize)
+}
+
+/// [`factorize_dense`] of ids held as offsets from `anchor` (see [`shift_ids`]), in
+/// place: every offset lies in `[base, base + span)` and becomes its code (order of
+/// first appearance). Returns the ids of the codes, or None (and `codes` partly
+/// rewritten) when an offset lies outside the range.
+pub fn dense_first_in_place(
+    codes: &mut [i32],
+    base: i64,
+    span: usize,
+    anchor: i64,
+) -> Option<Vec<i64>> {
+    let mut table = vec![-1i32; span];
+    let mut ids = Vec::new();
+    for c in codes.iter_mut() {
+        let s = slot(*c, base, span)?;
+        let mut code = table[s];
+        if code < 0 {
+            code = ids.len() as i32;
+            table[s] = code;
+            ids.push(anchor + base + s as i64);
+        }
+        *c = code;
+    }
+    Some(ids)
+}
+
+/// [`factorize_dense_sorted`] of ids held as offsets from `anchor`, in place: codes
+/// in ascending order of the ids, and the distinct ids ascending (both passes over
+/// the codes in parallel over `n_chunks` chunks). None, with `codes` untouched, when
+/// an offset lies outside `[base, base + span)`.
+pub fn dense_sorted_in_place(
+    codes: &mut [i32],
+    base: i64,
+    span: usize,
+    anchor: i64,
+    n_chunks: usize,
+) -> Option<Vec<i64>> {
+    let n = codes.len();
+    let size = n.div_ceil(n_chunks.max(1)).max(1);
+    let present: Vec<AtomicU8> = (0..span).map(|_| AtomicU8::new(0)).collect();
+    let mark = |part: &[i32]| {
+        part.iter().all(|&c| match slot(c, base, span) {
+            Some(s) => {
+                let p = &present[s];
+                if p.load(Ordering::Relaxed) == 0 {
+                    p.store(1, Ordering::Relaxed);
+                }
+                true
+            }
+            None => false,
+        })
+    };
+    let inside = if n >= PARALLEL_ROWS {
+        threads::install(|| codes.par_chunks(size).all(mark))
+    } else {
+        mark(codes)
+    };
+    if !inside {
+        return None;
+    }
+    let mut code_of = vec![0i32; span];
+    let mut ids = Vec::new();
+    for s in 0..span {
+        code_of[s] = ids.len() as i32;
+        if present[s].load(Ordering::Relaxed) != 0 {
+            ids.push(anchor + base + s as i64);
+        }
+    }
+    let map = |part: &mut [i32]| {
+        for c in part.iter_mut() {
+            *c = code_of[((*c as i64) - base) as usize];
+        }
+    };
+    if n >= PARALLEL_ROWS {
+        threads::install(|| codes.par_chunks_mut(size).for_each(map));
+    } else {
+        map(codes);
+    }
+    Some(ids)
+}
+
 /// Runs of equal neighbours: their start offsets (plus `values.len()`) and values.
 pub fn runs(values: &[i64]) -> (Vec<i64>, Vec<i64>) {
     let mut offsets = Vec::new();
@@ -98,5 +209,91 @@ mod tests {
             (vec![2, 0, 2, 1, 0], vec![3, 5, 7])
         );
         assert_eq!(runs(&[1, 1, 2, 1]), (vec![0, 2, 3, 4], vec![1, 2, 1]));
+    }
+
+    /// Encode `values` cut into chunks at `cuts` through the chunked kernels.
+    fn chunked(values: &[i64], cuts: &[usize], sorted: bool) -> Option<(Vec<i32>, Vec<i64>)> {
+        let mut codes = vec![0i32; values.len()];
+        let anchor = values.first().copied().unwrap_or(0);
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        let mut bounds = vec![0];
+        bounds.extend_from_slice(cuts);
+        bounds.push(values.len());
+        for w in bounds.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let (l, h) = shift_ids(&values[a..b], anchor, &mut codes[a..b])?;
+            lo = lo.min(l);
+            hi = hi.max(h);
+        }
+        if values.is_empty() {
+            return Some((codes, vec![]));
+        }
+        let (base, span) = (lo - anchor, (hi - lo + 1) as usize);
+        let ids = if sorted {
+            dense_sorted_in_place(&mut codes, base, span, anchor, 3)?
+        } else {
+            dense_first_in_place(&mut codes, base, span, anchor)?
+        };
+        Some((codes, ids))
+    }
+
+    #[test]
+    fn chunked_codes_equal_the_whole_column_codes() {
+        let v: Vec<i64> = (0..5000).map(|i| (i * 7919 % 613) as i64 - 300).collect();
+        let (lo, hi) = (*v.iter().min().unwrap(), *v.iter().max().unwrap());
+        let span = (hi - lo + 1) as usize;
+        let (codes, first) = factorize_dense(&v, lo, span);
+        let ids: Vec<i64> = first.iter().map(|&i| v[i as usize]).collect();
+        let sorted = factorize_dense_sorted(&v, lo, span, 4);
+        // chunk boundaries anywhere, empty chunks, one chunk
+        for cuts in [
+            vec![],
+            vec![1, 1, 2500, 2500, 4999],
+            vec![0, 5000],
+            vec![17, 4000],
+        ] {
+            assert_eq!(
+                chunked(&v, &cuts, false),
+                Some((codes.clone(), ids.clone()))
+            );
+            assert_eq!(chunked(&v, &cuts, true), Some(sorted.clone()));
+        }
+        // the parallel passes of a long column
+        let long: Vec<i64> = (0..200_000)
+            .map(|i| (i * 31 % 9973) as i64 + 1_000)
+            .collect();
+        let (l, h) = (1_000, 1_000 + 9972);
+        let expect = factorize_dense_sorted(&long, l, (h - l + 1) as usize, 7);
+        assert_eq!(chunked(&long, &[65_536, 65_537], true), Some(expect));
+        assert_eq!(chunked(&[], &[], true), Some((vec![], vec![])));
+    }
+
+    #[test]
+    fn ids_too_far_from_the_anchor_or_outside_the_range_are_refused() {
+        let mut out = [0i32; 3];
+        assert_eq!(shift_ids(&[5, -2, 9], 5, &mut out), Some((-2, 9)));
+        assert_eq!(out, [0, -7, 4]);
+        assert_eq!(shift_ids(&[], 5, &mut []), Some((i64::MAX, i64::MIN)));
+        assert_eq!(shift_ids(&[5, 5 + (1 << 31)], 5, &mut out[..2]), None);
+        assert_eq!(shift_ids(&[5, 4 - (1 << 31)], 5, &mut out[..2]), None);
+        assert_eq!(shift_ids(&[i64::MIN, 0], i64::MAX, &mut out[..2]), None);
+        assert_eq!(shift_ids(&[i64::MAX], i64::MIN, &mut out[..1]), None);
+        assert!(shift_ids(
+            &[5 + i32::MAX as i64, 5 + i32::MIN as i64],
+            5,
+            &mut out[..2]
+        )
+        .is_some());
+        let mut codes = vec![0, 3, 9];
+        assert_eq!(dense_first_in_place(&mut codes, 0, 9, 100), None);
+        let mut codes = vec![0, 3, -1];
+        assert_eq!(dense_sorted_in_place(&mut codes, 0, 9, 100, 2), None);
+        assert_eq!(codes, vec![0, 3, -1]);
+        let mut codes = vec![-1, 3, -1];
+        assert_eq!(
+            dense_sorted_in_place(&mut codes, -1, 5, 100, 2),
+            Some(vec![99, 103])
+        );
+        assert_eq!(codes, vec![0, 1, 0]);
     }
 }

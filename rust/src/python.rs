@@ -13,6 +13,8 @@ use crate::{auc, encode, gauc, scan, sums, threads};
 
 #[path = "python_checked.rs"]
 mod python_checked;
+#[path = "python_columns.rs"]
+mod python_columns;
 #[path = "python_lists.rs"]
 mod python_lists;
 #[path = "python_ranking.rs"]
@@ -629,5 +631,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     python_retention::register(m)?;
     python_stats::register(m)?;
     python_trec::register(m)?;
+    python_columns::register(m)?;
     Ok(())
 }

@@ -2,7 +2,6 @@
 //! their reference kernels, every index checked before the work (a bad CSR or an
 //! out-of-range code raises `ValueError`).
 
-use numpy::ndarray::Array2;
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyReadwriteArray1, PyUntypedArrayMethods,
@@ -72,7 +71,11 @@ fn check_rows(func: &str, rows: &[i64], n: usize, len: usize) -> PyResult<()> {
 }
 
 fn check_codes(func: &str, name: &str, codes: &[i32], n: usize) -> PyResult<()> {
-    check(codes.iter().all(|&c| c >= 0 && (c as usize) < n), || {
+    // the range in one pass that vectorizes (no early exit)
+    let (lo, hi) = codes
+        .iter()
+        .fold((i32::MAX, i32::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+    check(codes.is_empty() || (lo >= 0 && (hi as usize) < n), || {
         format!("{func}: {name} must lie in [0, {n})")
     })
 }
@@ -186,17 +189,24 @@ fn evaluate_users<'py>(
         format!("{f}: disc must have at least {depth} elements")
     })?;
     let n_metrics = shape[0];
-    let (values, aux) = py.detach(|| {
-        ranking::evaluate_users(&q, &r, item_map, user_map, specs, max_len, n_chunks, disc)
-    });
-    let to_2d = |v: Vec<f64>| {
-        Array2::from_shape_vec((n_users, n_metrics), v)
-            .map_err(|e| PyValueError::new_err(e.to_string()))
-    };
-    Ok((
-        to_2d(values)?.into_pyarray(py),
-        to_2d(aux)?.into_pyarray(py),
-    ))
+    // NumPy's allocations (huge pages where large): cheaper to touch than a Vec's
+    let values = PyArray2::<f64>::zeros(py, [n_users, n_metrics], false);
+    let aux = PyArray2::<f64>::zeros(py, [n_users, n_metrics], false);
+    {
+        let (mut wv, mut wa) = (values.readwrite(), aux.readwrite());
+        let (sv, sa) = (
+            wv.as_slice_mut()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+            wa.as_slice_mut()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        );
+        py.detach(|| {
+            ranking::evaluate_users_into(
+                &q, &r, item_map, user_map, specs, max_len, n_chunks, disc, sv, sa,
+            )
+        });
+    }
+    Ok((values, aux))
 }
 
 /// Checks shared by the per-user metric kernels.
@@ -421,13 +431,24 @@ fn judged_segments<'py>(
     same_length(f, &[("item_codes", c.len()), ("grades", g.len())])?;
     check_offsets(f, "offsets", o, None)?;
     check_rows(f, r, csr_rows(o), c.len())?;
-    let (items, gr, desc, first) = py.detach(|| csr::judged_segments(o, r, c, g, n_chunks));
-    Ok((
-        items.into_pyarray(py),
-        gr.into_pyarray(py),
-        desc.into_pyarray(py),
-        first,
-    ))
+    // NumPy's allocations of the outputs (huge pages where large): touching fresh
+    // memory costs more than the sorts here
+    let n = csr_rows(o);
+    let items = PyArray1::<i32>::zeros(py, n, false);
+    let (gr, desc) = (
+        PyArray1::<f64>::zeros(py, n, false),
+        PyArray1::<f64>::zeros(py, n, false),
+    );
+    let first = {
+        let (mut wi, mut wg, mut wd) = (items.readwrite(), gr.readwrite(), desc.readwrite());
+        let (si, sg, sd) = (
+            slice_mut(&mut wi, "items")?,
+            slice_mut(&mut wg, "grades")?,
+            slice_mut(&mut wd, "desc")?,
+        );
+        py.detach(|| csr::judged_segments_into(o, r, c, g, n_chunks, si, sg, sd))
+    };
+    Ok((items, gr, desc, first))
 }
 
 /// Whether two neighbours of one segment have equal scores (in float32 if `single`).

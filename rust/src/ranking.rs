@@ -614,7 +614,9 @@ pub struct Ranked<'a> {
 
 /// The judged rows of one user keyed by run item code: an open-addressing table
 /// sized by the most judged items of a user, each slot stamped with its user (so
-/// it is never cleared).
+/// it is never cleared). Most recommended items are unjudged: the table is kept
+/// sparse (16 slots per judged item, up to 4096 slots), so that a lookup almost
+/// always ends at its first, empty slot, a branch the CPU predicts.
 struct JudgedTable {
     stamp: Vec<usize>,
     key: Vec<i32>,
@@ -624,7 +626,8 @@ struct JudgedTable {
 
 impl JudgedTable {
     fn new(max_judged: usize) -> Self {
-        let size = (2 * max_judged).max(2).next_power_of_two();
+        let sparse = (16 * max_judged).min(1 << 12);
+        let size = (2 * max_judged).max(sparse).max(2).next_power_of_two();
         JudgedTable {
             stamp: vec![usize::MAX; size],
             key: vec![0; size],
@@ -678,11 +681,14 @@ struct Scratch {
     hgr: Vec<f64>,
     perm: Vec<usize>,
     block: Vec<(f64, usize)>,
+    judged: Vec<i32>,
+    /// one bit per run item code below `max_judged_code + 1`: the user's judged items
+    judged_bits: Vec<u64>,
     table: JudgedTable,
 }
 
 impl Scratch {
-    fn new(max_len: usize, max_judged: usize) -> Self {
+    fn new(max_len: usize, max_judged: usize, n_judged_codes: usize) -> Self {
         let m = max_len.max(1);
         Scratch {
             input: vec![0.0; m],
@@ -696,6 +702,8 @@ impl Scratch {
             hgr: vec![0.0; m],
             perm: vec![0; m],
             block: Vec::new(),
+            judged: Vec::with_capacity(max_judged),
+            judged_bits: vec![0; n_judged_codes.div_ceil(64)],
             table: JudgedTable::new(max_judged),
         }
     }
@@ -746,27 +754,43 @@ fn evaluate_range(
         let out = (u - u0) * n_metrics;
         let (qa, qb) = (q.offsets[u] as usize, q.offsets[u + 1] as usize);
         let (mut a, mut n) = (0usize, 0usize);
+        s.judged.clear();
         if ru >= 0 {
             a = r.offsets[ru as usize] as usize;
             n = r.offsets[ru as usize + 1] as usize - a;
-            for t in qa..qb {
-                let ri = item_map[q.items[t] as usize];
+            // the run codes of the judged items first: independent loads from the
+            // item map (a cache miss each), then the inserts
+            s.judged
+                .extend(q.items[qa..qb].iter().map(|&i| item_map[i as usize]));
+            for (t, &ri) in (qa..qb).zip(&s.judged) {
                 if ri >= 0 {
                     s.table.insert(u, ri, t);
+                    s.judged_bits[ri as usize >> 6] |= 1 << (ri & 63);
                 }
             }
         }
-        for j in 0..n {
-            // unjudged items are below every threshold
-            s.input[j] = match s.table.get(u, r.items[a + j]) {
+        let bits = &s.judged_bits;
+        for (g, &item) in s.input[..n].iter_mut().zip(&r.items[a..a + n]) {
+            // unjudged items (most of them: one bit tells) are below every threshold
+            let c = item as usize;
+            let judged = c < bits.len() * 64 && bits[c >> 6] & (1 << (c & 63)) != 0;
+            *g = match judged.then(|| s.table.get(u, item)).flatten() {
                 Some(t) => q.grades[t],
                 None => f64::NEG_INFINITY,
             };
         }
+        for &ri in &s.judged {
+            if ri >= 0 {
+                s.judged_bits[ri as usize >> 6] = 0;
+            }
+        }
         let scores = &r.scores[a..a + n];
         let mut trec_differs = false;
         if need_trec && n > 1 {
-            trec_differs = scores.windows(2).any(|w| w[1] as f32 == w[0] as f32);
+            // no early exit: a pass that vectorizes (ties are rare)
+            trec_differs = scores
+                .windows(2)
+                .fold(false, |tie, w| tie | (w[1] as f32 == w[0] as f32));
             if trec_differs {
                 trec_order_into(
                     r.scores,
@@ -808,12 +832,16 @@ fn evaluate_range(
         let mut hits_threshold = 0.0; // threshold and order of the cached hit list
         let mut hits_order = (Order::Input, false); // (order, positive scores only)
         let mut have_hits = false;
-        let any_nonpositive = scores.iter().any(|&x| x <= 0.0);
+        let any_nonpositive = scores.iter().fold(false, |any, &x| any | (x <= 0.0));
         let mut h = 0usize;
         for m in 0..n_metrics {
             let threshold = spec(m, S_THRESHOLD) as f64;
             if !have_rel || threshold != rel_threshold {
-                n_rel = q.desc[qa..qb].iter().filter(|&&g| g >= threshold).count() as i64;
+                // the grades are sorted descending: count the leading ones
+                n_rel = q.desc[qa..qb]
+                    .iter()
+                    .take_while(|&&g| g >= threshold)
+                    .count() as i64;
                 rel_threshold = threshold;
                 have_rel = true;
             }
@@ -976,17 +1004,56 @@ pub fn evaluate_users(
     let n_metrics = specs.len() / N_SPEC_COLUMNS;
     let mut values = vec![0.0; n_users * n_metrics];
     let mut aux = vec![0.0; n_users * n_metrics];
+    evaluate_users_into(
+        q,
+        r,
+        item_map,
+        user_map,
+        specs,
+        max_len,
+        n_chunks,
+        disc,
+        &mut values,
+        &mut aux,
+    );
+    (values, aux)
+}
+
+/// [`evaluate_users`] into the caller's `values` and `aux` (`n_users * n_metrics`
+/// each, row-major).
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_users_into(
+    q: &Judged<'_>,
+    r: &Ranked<'_>,
+    item_map: &[i32],
+    user_map: &[i32],
+    specs: &[i64],
+    max_len: usize,
+    n_chunks: usize,
+    disc: &[f64],
+    values: &mut [f64],
+    aux: &mut [f64],
+) {
+    let n_users = q.offsets.len().saturating_sub(1);
+    let n_metrics = specs.len() / N_SPEC_COLUMNS;
     let max_judged = q
         .offsets
         .windows(2)
         .map(|w| (w[1] - w[0]) as usize)
         .max()
         .unwrap_or(0);
+    // run item codes of judged items lie below this
+    let n_judged_codes = item_map
+        .iter()
+        .map(|&c| c as i64 + 1)
+        .max()
+        .unwrap_or(0)
+        .max(0) as usize;
     let n_chunks = n_chunks.max(1).min(n_users.max(1));
     let bounds: Vec<usize> = (0..=n_chunks).map(|c| n_users * c / n_chunks).collect();
     // split the outputs at the chunk bounds
     let mut parts = Vec::with_capacity(n_chunks);
-    let (mut rest_v, mut rest_a) = (values.as_mut_slice(), aux.as_mut_slice());
+    let (mut rest_v, mut rest_a) = (values, aux);
     for c in 0..n_chunks {
         let len = (bounds[c + 1] - bounds[c]) * n_metrics;
         let (v, tv) = rest_v.split_at_mut(len);
@@ -996,20 +1063,19 @@ pub fn evaluate_users(
         rest_a = ta;
     }
     let run = |(u0, u1, v, x): (usize, usize, &mut [f64], &mut [f64])| {
-        let mut s = Scratch::new(max_len, max_judged);
+        let mut s = Scratch::new(max_len, max_judged, n_judged_codes);
         evaluate_range(q, r, item_map, user_map, specs, disc, u0, u1, v, x, &mut s);
     };
     let rows = q.items.len() + r.items.len();
     if n_chunks == 1 || rows < PARALLEL_ROWS {
         // one scratch for every chunk: the values do not depend on the split
-        let mut s = Scratch::new(max_len, max_judged);
+        let mut s = Scratch::new(max_len, max_judged, n_judged_codes);
         for (u0, u1, v, x) in parts {
             evaluate_range(q, r, item_map, user_map, specs, disc, u0, u1, v, x, &mut s);
         }
     } else {
         threads::install(|| parts.into_par_iter().for_each(run));
     }
-    (values, aux)
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from receval import Qrels, Run, evaluate
 from receval.data import _encode
@@ -1118,3 +1120,24 @@ def test_run_blocks_sorted_without_fallback_for_distinct_scores(sizes, monkeypat
     run = Run(users, items, scores)
     for g in range(run.n_users):
         assert (np.diff(run.scores[run.offsets[g] : run.offsets[g + 1]]) < 0).all()
+
+
+@given(
+    st.sampled_from(["int64", "uint64", "int32", "uint8"]).flatmap(
+        lambda dtype: st.lists(
+            st.one_of(
+                st.integers(int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)),
+                st.sampled_from([0, 1, 9, 10, 99, 100, -1, -9, -10, -100, 10**18, 10**19]).filter(
+                    lambda v: np.iinfo(dtype).min <= v <= np.iinfo(dtype).max
+                ),
+            ),
+            min_size=1,
+            max_size=40,
+            unique=True,
+        ).map(lambda ids: np.array(ids, dtype=dtype))
+    )
+)
+def test_string_order_of_integer_ids_is_that_of_their_strings(ids):
+    # trec_eval breaks ties by item id as a string: "10" before "9", "-5" before "3"
+    expected = np.argsort(np.asarray([str(x) for x in ids.tolist()]), kind="stable")
+    np.testing.assert_array_equal(_encode.string_order(ids), expected)

@@ -86,7 +86,10 @@ b, seed, n_chunks)``        resamples of the users
 
 The core's ``rank_rows`` (every run list ranked in one call, in place where the
 caller allows) has no numba twin: it replaces the packed-sort driver of
-:mod:`receval.data._ranked`, and its output is that of ``_build_ranked``.
+:mod:`receval.data._ranked`, and its output is that of ``_build_ranked``. Nor
+have the kernels of columns read chunk by chunk (:mod:`receval.data._columns`):
+``shift_ids``, ``dense_codes_in_place`` and ``rank_rows_into``; with the numba
+kernels those columns are read whole.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -280,8 +281,10 @@ def int_runs(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
     from .._kernels import compiled, num_threads
 
     core = compiled()
-    if core is not None and values.dtype == np.int64:
-        offsets, ids = core.runs(np.ascontiguousarray(values))
+    if core is not None:
+        # equal ids stay equal as int64 (unsigned ones from 2**63 on wrap around)
+        offsets, ids = core.runs(np.ascontiguousarray(values, dtype=np.int64))
+        ids = ids.astype(values.dtype, copy=False)
     else:
         from .._kernels._encode import _runs
 
@@ -290,3 +293,153 @@ def int_runs(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
     if (ordered[1:] == ordered[:-1]).any():  # an id in two runs: not grouped
         return None
     return offsets, ids
+
+
+# ------------------------------------------------------------- chunked columns
+def _as_int64(chunk: np.ndarray | None) -> np.ndarray | None:
+    """An integer chunk as int64 (no copy when it is); None for other chunks and for
+    unsigned ids from 2**63 on."""
+    if chunk is None or chunk.dtype.kind not in "iu" or chunk.ndim != 1:
+        return None
+    if chunk.dtype == np.uint64 and len(chunk) and int(chunk.max()) >= 2**63:
+        return None
+    return np.ascontiguousarray(chunk, dtype=np.int64)
+
+
+def int_runs_of_chunks(chunks: Iterable[np.ndarray | None]) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`int_runs` of a column given in chunks (a run may cross a chunk boundary),
+    read by the compiled core in each chunk; None when a chunk is None or not of
+    integers, or when the ids are not grouped. The ids keep the column's dtype."""
+    from .._kernels import compiled
+
+    core = compiled()
+    starts: list[np.ndarray] = []
+    heads: list[np.ndarray] = []
+    n, last, dtype = 0, None, None
+    for chunk in chunks:
+        values = _as_int64(chunk)
+        if values is None or core is None:
+            return None
+        if dtype is None:
+            dtype = values.dtype if chunk is None else chunk.dtype
+        if len(values) == 0:
+            continue
+        offsets, ids = core.runs(values)
+        offsets = offsets[:-1] + n
+        if last is not None and ids[0] == last:  # the previous chunk's last run goes on
+            offsets, ids = offsets[1:], ids[1:]
+        starts.append(offsets)
+        heads.append(ids)
+        n += len(values)
+        last = int(values[-1])
+    if n < 2:
+        return None
+    ids = np.concatenate(heads)
+    ordered = np.sort(ids)
+    if (ordered[1:] == ordered[:-1]).any():  # an id in two runs: not grouped
+        return None
+    offsets = np.concatenate([*starts, [n]]).astype(np.int64)
+    return offsets, ids.astype(dtype, copy=False)
+
+
+def factorize_int_chunks(
+    chunks: Iterable[np.ndarray | None], n: int, *, any_order: bool = False
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`factorize` of an integer column of ``n`` rows given in chunks, the same
+    codes and uniques, written chunk by chunk into one int32 array by the compiled
+    core (each id as its offset from the first id), then numbered in place; None
+    when a chunk is None or not of integers, or when the ids do not lie in a
+    compact range (:func:`factorize` then takes Arrow's hash table)."""
+    from .._kernels import compiled, num_threads
+
+    core = compiled()
+    if core is None or n == 0:
+        return None
+    codes = np.empty(n, dtype=np.int32)
+    anchor, lo, hi, start = None, None, None, 0
+    for chunk in chunks:
+        values = _as_int64(chunk)
+        if values is None or start + len(values) > n:
+            return None
+        if len(values) == 0:
+            continue
+        if anchor is None:
+            anchor = lo = hi = int(values[0])
+        ok, low, high = core.shift_ids(values, anchor, codes[start : start + len(values)])
+        if not ok:
+            return None
+        lo, hi = min(lo, low), max(hi, high)
+        if hi - lo >= min(_DENSE_RANGE_FACTOR * n + 1024, 2**31 - 1):
+            return None  # too wide a range for a direct-address table
+        start += len(values)
+    if start != n or anchor is None or lo is None or hi is None:
+        return None
+    span = hi - lo + 1
+    ascending = any_order and n > _PARALLEL_MIN_ROWS
+    uniques = core.dense_codes_in_place(
+        codes, lo - anchor, span, anchor, ascending, 4 * num_threads()
+    )
+    return codes, uniques
+
+
+def group_rows(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """CSR offsets by code (codes in ``[0, n_groups)``) and the input row of each
+    position (empty: the rows are already grouped)."""
+    from .._kernels import compiled
+
+    core = compiled()
+    if core is not None:
+        codes = np.ascontiguousarray(codes, dtype=np.int32)
+        if core.is_grouped(codes):
+            return core.offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)
+        return core.group_rows(codes, n_groups)
+    from .._kernels._ranked_csr import _group_rows, _is_grouped, _offsets_of_sorted
+
+    if _is_grouped(codes):
+        return _offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)
+    return _group_rows(codes, n_groups)
+
+
+def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows grouped by user: CSR offsets, the input row of each position (empty when
+    the rows already are grouped) and the user ids in order of first appearance."""
+    runs = int_runs(users)
+    if runs is not None:
+        offsets, ids = runs
+        return offsets, np.empty(0, dtype=np.int64), ids
+    codes, ids = factorize(users, "users", func)
+    offsets, rows = group_rows(codes, len(ids))
+    return offsets, rows, ids
+
+
+def string_order(ids: np.ndarray) -> np.ndarray:
+    """The order of ``ids`` as their strings sort (``np.argsort`` of ``str(id)``, stable).
+
+    Integer ids are ordered without building their strings: by sign ('-' sorts
+    before the digits), then by their decimal digits left-aligned (two integers
+    of 10 digits each), then by length (a prefix sorts first).
+    """
+    if ids.dtype.kind not in "iu" or ids.ndim != 1:
+        as_str = np.asarray([str(x) for x in ids.tolist()])
+        return np.argsort(as_str, kind="stable")
+    negative = ids < 0
+    magnitude = ids.astype(np.uint64)
+    if negative.any():  # -x as uint64 is ~x + 1, also for -2**63
+        magnitude[negative] = ~magnitude[negative] + np.uint64(1)
+    digits = np.ones(len(ids), dtype=np.int64)
+    for k in range(1, 20):
+        digits += magnitude >= np.uint64(10**k)
+    head = np.empty(len(ids), dtype=np.uint64)  # the first 10 digits, right-padded
+    tail = np.zeros(len(ids), dtype=np.uint64)  # the next 10
+    for d in range(1, 21):
+        at = digits == d
+        if not at.any():
+            continue
+        m = magnitude[at]
+        if d <= 10:
+            head[at] = m * np.uint64(10 ** (10 - d))
+        else:
+            cut = np.uint64(10 ** (d - 10))
+            head[at] = m // cut
+            tail[at] = (m % cut) * np.uint64(10 ** (20 - d))
+    return np.lexsort((digits, tail, head, ~negative))

@@ -19,7 +19,8 @@ from .. import _validation as v
 from .._kernels import compiled, num_threads
 from ..exceptions import InputValidationError
 from . import io
-from ._encode import factorize, int_runs
+from ._columns import read_qrels, read_run
+from ._encode import factorize, group_users, string_order
 
 
 def _length(x: Any) -> int:
@@ -51,12 +52,8 @@ class _RankedBase:
     def _group_users(self, users: Any) -> tuple[np.ndarray, np.ndarray]:
         """Set ``user_ids`` (order of first appearance); CSR offsets and the input row
         of each position (empty when the rows are already grouped by user)."""
-        runs = int_runs(users)
-        if runs is not None:
-            offsets, self.user_ids = runs
-            return offsets, np.empty(0, dtype=np.int64)
-        user_codes, self.user_ids = factorize(users, "users", self._func)
-        return _group(user_codes, len(self.user_ids))
+        offsets, rows, self.user_ids = group_users(users, self._func)
+        return offsets, rows
 
     def _append_users_without_rows(self, users: list[Any]) -> None:
         ids = np.empty(len(self.user_ids) + len(users), dtype=object)
@@ -191,26 +188,14 @@ class Qrels(_RankedBase):
             self._raise_duplicate(int(dup))
 
     @classmethod
-    def _from_parquet(cls, path: str, user: str, item: str, grade: str | None) -> Qrels:
-        """Read and encode one column at a time, like ``Run``."""
-        func = cls._func
-        parquet = io.ParquetColumns(path, [c for c in (user, item, grade) if c is not None])
-        if parquet.num_rows == 0:
-            v.check_not_empty(0, "users", func)
+    def _from_columns(cls, source: Any, user: str, item: str, grade: str | None) -> Qrels:
+        """From an Arrow table or a Parquet file (``source``), one column at a time,
+        chunk by chunk where it can (see :mod:`receval.data._columns`)."""
+        cols = read_qrels(source, user, item, grade, cls._func)
         self = cls.__new__(cls)
-        scratch = np.empty(8 * parquet.num_rows, dtype=np.uint8)
-        self.offsets, order = self._group_users(parquet.read(user, out=scratch))
-        parquet.release()
-        items = parquet.read(item, out=scratch)
-        item_codes, self.item_ids = factorize(items, "items", func, any_order=True)
-        del items
-        parquet.release()
-        raw = None if grade is None else parquet.read(grade, out=scratch)
-        grades = self._check_grades(raw, len(item_codes))
-        del raw, scratch
-        self._finish(order, item_codes, grades)
-        del grades
-        parquet.release()
+        self.offsets, self.user_ids, self.item_ids = cols.offsets, cols.user_ids, cols.item_ids
+        grades = self._check_grades(cols.values, len(cols.item_codes))
+        self._finish(cols.rows, cols.item_codes, grades)
         return self
 
     # ------------------------------------------------------------ constructors
@@ -234,7 +219,11 @@ class Qrels(_RankedBase):
         cls, frame: Any, *, user: str = "user", item: str = "item", grade: str | None = "grade"
     ) -> Qrels:
         """From a pandas/polars DataFrame or an Arrow table (``grade=None``: all 1)."""
-        cols = io.frame_columns(frame, {"user": user, "item": item, "grade": grade}, cls._func)
+        names = {"user": user, "item": item, "grade": grade}
+        if io.module_of(frame) == "pyarrow" and io.is_frame(frame):
+            io.check_columns(frame, names, cls._func)
+            return cls._from_columns(io.ArrowColumns(frame), user, item, grade)
+        cols = io.frame_columns(frame, names, cls._func)
         return cls(cols["user"], cols["item"], cols.get("grade"))
 
     @classmethod
@@ -265,7 +254,9 @@ class Qrels(_RankedBase):
         if fmt == "trec":
             return cls.from_trec(path)
         if fmt == "parquet" and os.path.exists(os.fspath(path)):
-            return cls._from_parquet(os.fspath(path), user, item, grade)
+            names = [c for c in (user, item, grade) if c is not None]
+            source = io.ParquetColumns(os.fspath(path), names)
+            return cls._from_columns(source, user, item, grade)
         columns = [c for c in (user, item, grade) if c is not None]
         table = io.read_table(path, columns, cls._func, fmt, id_columns=(user, item))
         return cls.from_frame(table, user=user, item=item, grade=grade)
@@ -359,6 +350,10 @@ class Run(_RankedBase):
             own_items=item_codes.flags.writeable, own_keys=from_ranks or own_values,
         )  # fmt: skip
         del rows
+        self._checked(dup)
+
+    def _checked(self, dup: int) -> None:
+        """Raise for a user holding an item twice (``dup`` >= 0); reset the caches."""
         if dup >= 0:
             self._raise_duplicate(dup)
         self._trec_keys: np.ndarray | None = None
@@ -366,34 +361,23 @@ class Run(_RankedBase):
         self._has_ties32: bool | None = None
 
     @classmethod
-    def _from_parquet(
-        cls, path: str, user: str, item: str, value: str, from_ranks: bool, name: str | None
+    def _from_columns(
+        cls, source: Any, user: str, item: str, value: str, from_ranks: bool, name: str | None
     ) -> Run:
-        """Read and encode one column at a time (a run of 100M rows is 2.4 GB of raw
-        columns): at most one raw column is in memory next to the codes.
-
-        Numeric columns are decoded into one scratch buffer, reused from column
-        to column (touching fresh memory costs more than decoding here), and the
-        score column is ranked in place, so that buffer becomes ``scores``.
-        """
-        func = cls._func
-        parquet = io.ParquetColumns(path, (user, item, value))
-        if parquet.num_rows == 0:
-            v.check_not_empty(0, "users", func)
+        """From an Arrow table or a Parquet file (``source``; a run of 100M rows is 2.4
+        GB of raw columns), one column at a time, chunk by chunk where it can: the
+        scores of a run grouped by user are ranked as they are read (see
+        :mod:`receval.data._columns`)."""
+        cols = read_run(source, user, item, value, from_ranks, cls._func)
         self = cls.__new__(cls)
-        scratch = np.empty(8 * parquet.num_rows, dtype=np.uint8)
-        offsets, rows = self._group_users(parquet.read(user, out=scratch))
-        parquet.release()
-        items = parquet.read(item, out=scratch)
-        item_codes, self.item_ids = factorize(items, "items", func, any_order=True)
-        del items
-        parquet.release()
-        raw = parquet.read(value, out=scratch)
-        values = _as_numbers(raw, "ranks" if from_ranks else "scores", func)
-        del raw, scratch  # values is the scratch buffer itself, or a fresh copy of it
-        self._build(offsets, rows, item_codes, values, from_ranks, name, own_values=True)
-        del values
-        parquet.release()
+        self.user_ids, self.item_ids = cols.user_ids, cols.item_ids
+        if cols.ranked:
+            self.name, self.from_ranks, self.offsets = name, from_ranks, cols.offsets
+            self.items, self.scores = cols.item_codes, cols.values
+            self._checked(cols.duplicate)
+            return self
+        self._build(cols.offsets, cols.rows, cols.item_codes, cols.values, from_ranks, name,
+                    own_values=True)  # fmt: skip
         return self
 
     @property
@@ -420,9 +404,8 @@ class Run(_RankedBase):
     def trec_keys(self) -> np.ndarray:
         """Per item code, the rank of its id in string order (trec_eval's tie-break)."""
         if self._trec_keys is None:
-            as_str = np.asarray([str(x) for x in self.item_ids.tolist()])
-            rank = np.empty(len(as_str), dtype=np.float64)
-            rank[np.argsort(as_str, kind="stable")] = np.arange(len(as_str))
+            rank = np.empty(len(self.item_ids), dtype=np.float64)
+            rank[string_order(self.item_ids)] = np.arange(len(self.item_ids))
             self._trec_keys = rank
         return self._trec_keys
 
@@ -455,9 +438,13 @@ class Run(_RankedBase):
         """From a pandas/polars DataFrame or an Arrow table, with a score or a rank column."""
         if rank is not None:
             score = None
-        cols = io.frame_columns(
-            frame, {"user": user, "item": item, "score": score, "rank": rank}, cls._func
-        )
+        names = {"user": user, "item": item, "score": score, "rank": rank}
+        value = score if rank is None else rank
+        if io.module_of(frame) == "pyarrow" and io.is_frame(frame) and value is not None:
+            io.check_columns(frame, names, cls._func)
+            source = io.ArrowColumns(frame)
+            return cls._from_columns(source, user, item, value, rank is not None, name)
+        cols = io.frame_columns(frame, names, cls._func)
         return cls(cols["user"], cols["item"], cols.get("score"), ranks=cols.get("rank"), name=name)
 
     @classmethod
@@ -503,8 +490,9 @@ class Run(_RankedBase):
         if rank is not None:
             score = None
         if fmt == "parquet" and os.path.exists(os.fspath(path)):
-            return cls._from_parquet(
-                os.fspath(path), user, item, score or rank, rank is not None,
+            source = io.ParquetColumns(os.fspath(path), (user, item, score or rank))
+            return cls._from_columns(
+                source, user, item, score or rank, rank is not None,
                 name or os.path.basename(os.fspath(path)),
             )  # fmt: skip
         columns = [c for c in (user, item, score, rank) if c is not None]
@@ -711,21 +699,6 @@ def _rank_blocks(
     if len(redo):
         k._redo_segments(redo, offsets, rows, items, keys, out_items, out_keys, max_len)
     return out_items, out_keys, min(dups) if dups else -1
-
-
-def _group(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """CSR offsets by code and the input row of each position (empty: identity)."""
-    core = compiled()
-    if core is not None:
-        codes = _codes32(codes)
-        if core.is_grouped(codes):
-            return core.offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)
-        return core.group_rows(codes, n_groups)
-    from .._kernels._ranked_csr import _group_rows, _is_grouped, _offsets_of_sorted
-
-    if _is_grouped(codes):
-        return _offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)
-    return _group_rows(codes, n_groups)
 
 
 def _flatten(data: Any, func: str) -> tuple[list[Any], list[Any], list[Any]]:

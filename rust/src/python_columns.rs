@@ -1,0 +1,127 @@
+//! Python bindings of the kernels that read a column chunk by chunk (the row groups
+//! of a Parquet file, each a zero-copy view of an Arrow buffer): ids shifted into
+//! the caller's `i32` array, then turned into dense codes in place (encode.rs), and
+//! scores ranked from a chunk straight into the caller's output (csr.rs). Every
+//! index is checked before the work; a bad argument raises `ValueError`.
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadwriteArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use super::slice;
+use crate::{csr, encode};
+
+fn slice_mut<'a, T: numpy::Element>(
+    a: &'a mut PyReadwriteArray1<'_, T>,
+    name: &str,
+) -> PyResult<&'a mut [T]> {
+    a.as_slice_mut()
+        .map_err(|_| PyValueError::new_err(format!("{name} must be a C-contiguous 1-D array")))
+}
+
+fn error(msg: String) -> PyErr {
+    PyValueError::new_err(msg)
+}
+
+/// Write `id - anchor` of every id into `out` (as long as `values`): `(ok, lo, hi)`,
+/// the smallest and largest id; `ok` is False when an id lies too far from `anchor`
+/// for an `int32`.
+#[pyfunction]
+fn shift_ids(
+    py: Python<'_>,
+    values: PyReadonlyArray1<'_, i64>,
+    anchor: i64,
+    mut out: PyReadwriteArray1<'_, i32>,
+) -> PyResult<(bool, i64, i64)> {
+    let v = slice(&values, "values")?;
+    let o = slice_mut(&mut out, "out")?;
+    if o.len() != v.len() {
+        return Err(error(format!(
+            "shift_ids: out must have as many elements as values ({}). Got {}.",
+            v.len(),
+            o.len()
+        )));
+    }
+    Ok(match py.detach(|| encode::shift_ids(v, anchor, o)) {
+        Some((lo, hi)) => (true, lo, hi),
+        None => (false, 0, 0),
+    })
+}
+
+/// Dense codes, in place, of ids held as offsets from `anchor` that lie in
+/// `[base, base + span)`: in ascending order of the ids (`ascending`, in parallel
+/// over `n_chunks` chunks) or of first appearance. Returns the ids of the codes.
+#[pyfunction]
+fn dense_codes_in_place<'py>(
+    py: Python<'py>,
+    mut codes: PyReadwriteArray1<'py, i32>,
+    base: i64,
+    span: usize,
+    anchor: i64,
+    ascending: bool,
+    n_chunks: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let c = slice_mut(&mut codes, "codes")?;
+    let ids = py.detach(|| {
+        if ascending {
+            encode::dense_sorted_in_place(c, base, span, anchor, n_chunks)
+        } else {
+            encode::dense_first_in_place(c, base, span, anchor)
+        }
+    });
+    match ids {
+        Some(ids) => Ok(ids.into_pyarray(py)),
+        None => Err(error(
+            "dense_codes_in_place: codes must lie in [base, base + span)".to_string(),
+        )),
+    }
+}
+
+/// Rank the segments of `offsets` (positions in `keys`) into `out_keys`, reordering
+/// `items` (their codes, in `[0, n_items)`) in place; `items` and `out_keys` hold the
+/// rows `offsets[0]..offsets[-1]`. Returns the first segment (an index into
+/// `offsets`) with a repeated item, or -1.
+#[pyfunction]
+fn rank_rows_into(
+    py: Python<'_>,
+    offsets: PyReadonlyArray1<'_, i64>,
+    mut items: PyReadwriteArray1<'_, i32>,
+    keys: PyReadonlyArray1<'_, f64>,
+    mut out_keys: PyReadwriteArray1<'_, f64>,
+    n_items: usize,
+    n_chunks: usize,
+) -> PyResult<i64> {
+    let f = "rank_rows_into";
+    let (o, k) = (slice(&offsets, "offsets")?, slice(&keys, "keys")?);
+    let it = slice_mut(&mut items, "items")?;
+    let ok = slice_mut(&mut out_keys, "out_keys")?;
+    let (first, last) = match (o.first(), o.last()) {
+        (Some(&a), Some(&b)) => (a, b),
+        _ => return Err(error(format!("{f}: offsets must not be empty"))),
+    };
+    let sorted = first >= 0 && o.windows(2).all(|w| w[0] <= w[1]);
+    if !sorted || last as u64 > k.len() as u64 {
+        return Err(error(format!(
+            "{f}: offsets must never decrease and lie in [0, {}]",
+            k.len()
+        )));
+    }
+    let n = (last - first) as usize;
+    if it.len() != n || ok.len() != n {
+        return Err(error(format!(
+            "{f}: items and out_keys must hold the {n} rows the offsets cover"
+        )));
+    }
+    if it.iter().any(|&c| c < 0 || c as usize >= n_items) {
+        return Err(error(format!("{f}: items must lie in [0, {n_items})")));
+    }
+    Ok(py.detach(|| csr::rank_rows_into(o, it, k, ok, n_items, n_chunks)))
+}
+
+/// Add this family's functions to `receval._core`.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(shift_ids, m)?)?;
+    m.add_function(wrap_pyfunction!(dense_codes_in_place, m)?)?;
+    m.add_function(wrap_pyfunction!(rank_rows_into, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,220 @@
+"""Columns read chunk by chunk (the chunks of an Arrow table, the row groups of a
+Parquet file) give the containers of one contiguous NumPy column: the same
+offsets, ids, codes, ranked lists and errors, wherever the chunks are cut."""
+
+from itertools import pairwise
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from receval import Qrels, Run, evaluate
+from receval.data import _encode, io
+from receval.exceptions import InputValidationError
+
+SCORES = [0.0, 0.1, 0.5, 0.9, 1.0]  # few values: ties
+
+
+def chunked(values, cuts, sliced=False, type=None):
+    """``values`` as an Arrow chunked array cut at ``cuts`` (repeated cuts give empty
+    chunks); ``sliced``: each chunk a slice (with an offset) of a longer array."""
+    bounds = [0, *sorted(cuts), len(values)]
+    parts = []
+    for a, b in pairwise(bounds):
+        part = values[a:b]
+        if sliced:
+            pad = np.zeros(3, dtype=values.dtype)
+            whole = pa.array(np.concatenate([pad, part, pad]), type=type)
+            parts.append(whole.slice(3, len(part)))
+        else:
+            parts.append(pa.array(part, type=type))
+    return pa.chunked_array(parts, type=parts[0].type)
+
+
+def same_container(got, expected):
+    for name in ("offsets", "user_ids", "item_ids", "items"):
+        a, b = getattr(got, name), getattr(expected, name)
+        np.testing.assert_array_equal(a, b, err_msg=name)
+        assert a.dtype == b.dtype, name
+    if isinstance(expected, Run):
+        np.testing.assert_array_equal(got.scores, expected.scores)
+        assert got.from_ranks == expected.from_ranks
+    else:
+        for name in ("grades", "grades_desc"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(expected, name))
+
+
+@st.composite
+def columns(draw):
+    """Rows of users with distinct items each, grouped by user or shuffled, scores
+    with ties, and where to cut them into chunks."""
+    n_users = draw(st.integers(1, 10))
+    sizes = draw(st.lists(st.integers(1, 9), min_size=n_users, max_size=n_users))
+    user_ids = draw(st.permutations(range(n_users)))
+    users = np.repeat(np.asarray(user_ids, dtype=np.int64) * 3 + 5, sizes)
+    catalogue = draw(st.sampled_from([20, 1 << 40]))  # compact ids, or a hashed range
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    items = np.concatenate([rng.choice(20, k, replace=False) for k in sizes]) * (catalogue // 20)
+    scores = rng.choice(SCORES, len(users))
+    grades = rng.integers(-1, 4, len(users))
+    if not draw(st.booleans()):  # rows of a user not contiguous
+        order = rng.permutation(len(users))
+        users, items, scores, grades = users[order], items[order], scores[order], grades[order]
+    n = len(users)
+    cuts = draw(st.lists(st.integers(0, n), max_size=6))
+    return users, items, scores, grades, cuts, draw(st.booleans())
+
+
+@given(columns(), st.sampled_from(["int64", "int32", "uint16"]))
+def test_chunked_arrow_columns_give_the_numpy_containers(data, dtype):
+    users, items, scores, grades, cuts, sliced = data
+    items = items.astype(dtype) if items.max() < 2**15 else items
+    table = pa.table(
+        {
+            "user": chunked(users.astype(dtype), cuts, sliced),
+            "item": chunked(items, cuts, sliced),
+            "score": chunked(scores, cuts, sliced),
+            "grade": chunked(grades, cuts, sliced),
+        }
+    )
+    same_container(Run.from_frame(table), Run(users.astype(dtype), items, scores))
+    same_container(
+        Run.from_frame(table, rank="grade"), Run(users.astype(dtype), items, ranks=grades)
+    )
+    qrels = Qrels.from_frame(table)
+    same_container(qrels, Qrels(users.astype(dtype), items, grades))
+    same_container(Qrels.from_frame(table, grade=None), Qrels(users.astype(dtype), items))
+    metrics = ["ndcg@3", "map", "mrr"]
+    got = evaluate(qrels, Run.from_frame(table), metrics, profile="trec_eval")
+    want = evaluate(Qrels(users, items, grades), Run(users, items, scores), metrics,
+                    profile="trec_eval")  # fmt: skip
+    for m in metrics:
+        np.testing.assert_array_equal(got.values[m], want.values[m])
+
+
+@pytest.mark.parametrize("cuts", [[], [0, 0, 1], [4, 4, 9, 9], [13, 14]], ids=str)
+def test_ascending_codes_of_long_columns(cuts, monkeypatch):
+    # above _PARALLEL_MIN_ROWS the item codes follow the ids, in both paths
+    monkeypatch.setattr(_encode, "_PARALLEL_MIN_ROWS", 4)
+    users = np.repeat([7, 3, 9], [5, 6, 3])
+    items = np.array([40, 12, 13, 99, 41, 12, 40, 7, 8, 9, 10, 99, 12, 13])
+    scores = np.linspace(1, 0, len(users))
+    table = pa.table({"user": chunked(users, cuts), "item": chunked(items, cuts),
+                      "score": chunked(scores, cuts)})  # fmt: skip
+    run = Run.from_frame(table)
+    same_container(run, Run(users, items, scores))
+    np.testing.assert_array_equal(run.item_ids, np.unique(items))
+
+
+def test_one_chunk_and_record_batches():
+    users, items, scores = np.repeat([2, 1], [3, 2]), np.array([5, 6, 7, 5, 6]), np.arange(5.0)
+    expected = Run(users, items, scores)
+    table = pa.table({"user": users, "item": items, "score": scores})
+    same_container(Run.from_frame(table), expected)
+    same_container(Run.from_frame(table.to_batches()[0]), expected)
+    batches = pa.Table.from_batches(table.to_batches(max_chunksize=2))
+    assert batches.column("user").num_chunks == 3
+    same_container(Run.from_frame(batches), expected)
+
+
+def test_ids_out_of_the_int32_range_and_unsigned():
+    users = np.repeat(np.array([2**63 + 5, 3, 2**63 + 1], dtype=np.uint64), [2, 3, 1])
+    items = np.array([2**62, -(2**62), 0, 1, 2**62, 9], dtype=np.int64)
+    scores = np.array([0.5, 0.5, 0.1, 0.3, 0.3, 0.0])
+    cuts = [1, 4]
+    table = pa.table({"user": chunked(users, cuts), "item": chunked(items, cuts),
+                      "score": chunked(scores, cuts)})  # fmt: skip
+    same_container(Run.from_frame(table), Run(users, items, scores))
+    far = np.array([0, 2**31, 5, 1], dtype=np.int64)  # 2**31 from the first id: hash table
+    table = pa.table({"user": chunked(np.array([1, 1, 2, 2]), [2]), "item": chunked(far, [2]),
+                      "score": chunked(np.arange(4.0), [2])})  # fmt: skip
+    same_container(Run.from_frame(table), Run(np.array([1, 1, 2, 2]), far, np.arange(4.0)))
+
+
+def test_a_list_across_many_chunks_with_a_repeated_item():
+    users = np.repeat([4, 8, 6], [2, 9, 3])
+    items = np.array([1, 2, 1, 2, 3, 4, 5, 6, 7, 8, 3, 1, 2, 3])  # user 8 has item 3 twice
+    items[-1] = 1  # and user 6 has item 1 twice: the first is reported
+    scores = np.linspace(0, 1, len(users))
+    message = r"^Run: user 8 has item 3 more than once\. Each \(user, item\) pair"
+    with pytest.raises(InputValidationError, match=message):
+        Run(users, items, scores)
+    for cuts in ([3, 5, 7, 9], [2, 11], [12]):
+        table = pa.table({"user": chunked(users, cuts), "item": chunked(items, cuts),
+                          "score": chunked(scores, cuts)})  # fmt: skip
+        with pytest.raises(InputValidationError, match=message):
+            Run.from_frame(table)
+
+
+def test_nulls_raise_the_error_of_the_whole_column():
+    users = pa.chunked_array([[1, 1, None], [2, None, 3]])
+    items = pa.chunked_array([[1, 2, 3], [4, 5, 6]])
+    scores = pa.chunked_array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
+    table = pa.table({"user": users, "item": items, "score": scores})
+    with pytest.raises(InputValidationError, match=r"^Run: users contains 2 missing values"):
+        Run.from_frame(table)
+    table = pa.table({"user": items, "item": users, "score": scores})
+    with pytest.raises(InputValidationError, match=r"^Run: items contains 2 missing values"):
+        Run.from_frame(table)
+    table = pa.table({"user": items, "item": items, "score": users})
+    with pytest.raises(InputValidationError, match=r"^Run: scores contains NaN or infinity\.$"):
+        Run.from_frame(table)
+    with pytest.raises(InputValidationError, match=r"^Qrels: grades contains NaN or infinity\."):
+        Qrels.from_frame(table, grade="score")
+    table = pa.table(
+        {"user": items, "item": items, "score": pa.chunked_array([[0.1] * 3, [np.inf] * 3])}
+    )
+    with pytest.raises(InputValidationError, match=r"^Run: scores contains NaN or infinity\.$"):
+        Run.from_frame(table)
+
+
+@pytest.mark.parametrize("with_polars", [True, False])
+@pytest.mark.parametrize("grouped", [True, False])
+def test_parquet_row_groups_give_the_numpy_containers(with_polars, grouped, tmp_path, monkeypatch):
+    monkeypatch.setattr(io, "_PARQUET_WITH_POLARS", with_polars)
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(1, 30, 50)
+    user_ids = rng.permutation(50) * 7
+    users = np.repeat(user_ids, sizes)
+    items = np.concatenate([rng.choice(300, k, replace=False) for k in sizes])
+    scores = rng.choice(SCORES, len(users))
+    grades = rng.integers(0, 4, len(users))
+    if not grouped:
+        order = rng.permutation(len(users))
+        users, items, scores, grades = users[order], items[order], scores[order], grades[order]
+    path = tmp_path / "rows.parquet"
+    table = pa.table({"user": users, "item": items, "score": scores, "grade": grades})
+    pq.write_table(table, path, row_group_size=23)  # lists cross row groups
+    same_container(Run.from_file(path), Run(users, items, scores))
+    same_container(Run.from_file(path, rank="grade"), Run(users, items, ranks=grades))
+    same_container(Qrels.from_file(path), Qrels(users, items, grades))
+    user = int(user_ids[np.argmax(sizes)])  # its rows cross a row group boundary
+    duplicated = table.set_column(1, "item", pa.array(np.where(users == user, 1, items)))
+    pq.write_table(duplicated, path, row_group_size=23)
+    with pytest.raises(InputValidationError, match=rf"^Run: user {user} has item 1 more"):
+        Run.from_file(path)
+
+
+@pytest.mark.parametrize("source", ["arrow", "parquet"])
+def test_grouped_integer_columns_are_never_read_whole(source, tmp_path, monkeypatch):
+    def whole(self, column):
+        raise AssertionError(f"{column} read whole")
+
+    users, items = np.repeat([3, 1, 2], [4, 5, 3]), np.arange(12) % 7
+    table = pa.table({"user": users, "item": items, "score": np.arange(12.0) % 5,
+                      "grade": np.arange(12) % 3})  # fmt: skip
+    expected_run, expected_qrels = Run.from_frame(table), Qrels.from_frame(table)
+    monkeypatch.setattr(io.ArrowColumns, "read", whole)
+    monkeypatch.setattr(io.ParquetColumns, "read", whole)
+    if source == "parquet":
+        path = tmp_path / "rows.parquet"
+        pq.write_table(table, path, row_group_size=5)
+        run, qrels = Run.from_file(path), Qrels.from_file(path)
+    else:
+        table = pa.Table.from_batches(table.to_batches(max_chunksize=5))
+        run, qrels = Run.from_frame(table), Qrels.from_frame(table)
+    same_container(run, expected_run)
+    same_container(qrels, expected_qrels)

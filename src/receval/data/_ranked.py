@@ -576,6 +576,9 @@ def _rank_rows(
         )  # fmt: skip
         return out_items, out_keys, int(dup)
 
+    # read-only arrays (views of Arrow's buffers) are never ranked in place
+    own_items = own_items and items.flags.writeable
+    own_keys = own_keys and keys.flags.writeable
     from .._kernels import _ranked_csr as k
 
     n_seg = len(offsets) - 1

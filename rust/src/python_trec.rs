@@ -1,20 +1,24 @@
 //! Python bindings of the TREC reader (trec.rs).
 
-use numpy::IntoPyArray;
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyList, PyString};
+use rustc_hash::FxHashMap;
 
-use crate::trec::{self, Kind, TrecError};
+use crate::trec::{self, Ids, Kind, TrecError, Users};
 
 /// Read a TREC qrels (`kind="qrels"`) or run (`kind="run"`) file, gzip or not.
 ///
-/// Returns `(True, user_codes, item_codes, user_ids, item_ids, values, tag)` with
-/// int32 codes in order of first appearance, the distinct ids as lists of str,
-/// int64 grades or float64 scores, and the first run tag (or None); or, for a file
-/// that does not parse, `(False, what, line, fields, text)`: `what` is `"fields"`
-/// (`fields` found, the line's `text` as bytes), `"number"` (`text`: the value) or
-/// `"not_finite"` (`text`: the value's repr).
+/// Returns `(True, user_offsets, user_codes, item_codes, user_ids, item_ids, values,
+/// tag)`: the rows' users as int64 CSR offsets when the rows are grouped by user in
+/// order of first appearance (`user_codes` is then None), else as int32 codes
+/// (`user_offsets` None); int32 item codes in order of first appearance, the
+/// distinct ids as lists of str, int64 grades or float64 scores (finite), and the
+/// first run tag (or None). For a file that does not parse: `(False, what, line,
+/// fields, text)`, where `what` is `"fields"` (`fields` found, the line's `text` as
+/// bytes), `"number"` (`text`: the value) or `"not_finite"` (`text`: the value's
+/// repr).
 #[pyfunction]
 fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<Py<PyAny>> {
     let kind = match kind {
@@ -22,8 +26,7 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         "run" => Kind::Run,
         _ => return Err(PyValueError::new_err("kind must be 'qrels' or 'run'")),
     };
-    let result = py.detach(|| trec::read_file(&path).map(|data| trec::parse(&data, kind)));
-    let parsed = match result {
+    let parsed = match py.detach(|| trec::read_file(&path, kind)) {
         Err(e) => return Err(PyOSError::new_err(format!("{}: {e}", path.display()))),
         Ok(Err(e)) => {
             let out = match e {
@@ -49,14 +52,13 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         }
         Ok(Ok(p)) => p,
     };
-    let ids = |v: &[Vec<u8>]| -> PyResult<Bound<'_, PyList>> {
-        PyList::new(
-            py,
-            v.iter().map(|s| String::from_utf8_lossy(s).into_owned()),
-        )
+    let ids = |v: &Ids| -> PyResult<Bound<'_, PyList>> {
+        PyList::new(py, v.iter().map(String::from_utf8_lossy))
     };
-    let users: Vec<i32> = parsed.users.iter().map(|&u| u as i32).collect();
-    let items: Vec<i32> = parsed.items.iter().map(|&i| i as i32).collect();
+    let (offsets, codes) = match parsed.users {
+        Users::Offsets(o) => (Some(o.into_pyarray(py)), None),
+        Users::Codes(c) => (None, Some(c.into_pyarray(py))),
+    };
     let values = if kind == Kind::Qrels {
         parsed.grades.into_pyarray(py).into_any()
     } else {
@@ -65,8 +67,9 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
     let tag = parsed.tag.map(|t| String::from_utf8_lossy(&t).into_owned());
     let out = (
         true,
-        users.into_pyarray(py),
-        items.into_pyarray(py),
+        offsets,
+        codes,
+        parsed.items.into_pyarray(py),
         ids(&parsed.user_ids)?,
         ids(&parsed.item_ids)?,
         values,
@@ -76,8 +79,45 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
     Ok(out.into_any().unbind())
 }
 
+/// The position of each of `values` in `dictionary` (the first of equal ids), -1
+/// where absent, for object arrays of str (ids as the TREC reader gives them); None
+/// when an element is not a str (or not valid UTF-8): the caller compares those
+/// otherwise.
+#[pyfunction]
+fn lookup_str<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, Py<PyAny>>,
+    dictionary: PyReadonlyArray1<'py, Py<PyAny>>,
+) -> PyResult<Option<Bound<'py, PyArray1<i32>>>> {
+    let contiguous = |_| PyValueError::new_err("lookup_str: arrays must be C-contiguous");
+    let (values, dictionary) = (
+        values.as_slice().map_err(contiguous)?,
+        dictionary.as_slice().map_err(contiguous)?,
+    );
+    fn text<'a>(py: Python<'a>, obj: &'a Py<PyAny>) -> Option<&'a str> {
+        obj.bind(py).cast_exact::<PyString>().ok()?.to_str().ok()
+    }
+    let mut position: FxHashMap<&str, i32> = FxHashMap::default();
+    position.reserve(dictionary.len());
+    for (i, obj) in dictionary.iter().enumerate() {
+        let Some(t) = text(py, obj) else {
+            return Ok(None);
+        };
+        position.entry(t).or_insert(i as i32);
+    }
+    let mut out = Vec::with_capacity(values.len());
+    for obj in values {
+        let Some(t) = text(py, obj) else {
+            return Ok(None);
+        };
+        out.push(position.get(t).copied().unwrap_or(-1));
+    }
+    Ok(Some(out.into_pyarray(py)))
+}
+
 /// Add the reader to `receval._core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_trec, m)?)?;
+    m.add_function(wrap_pyfunction!(lookup_str, m)?)?;
     Ok(())
 }

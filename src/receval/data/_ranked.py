@@ -468,9 +468,13 @@ class Run(_RankedBase):
         but not used, and fields after the tag are ignored.
         """
         native = io.read_trec_native(path, "run")
-        if native is not None:
+        if native is not None:  # finite float64 scores of ours, ranked in place
             users, items, scores, tag = native
-            return cls(users, items, scores, name=tag if name is None else name)
+            self = cls.__new__(cls)
+            offsets, rows, item_codes, _ = self._encode(users, items)
+            name = tag if name is None else name
+            self._build(offsets, rows, item_codes, scores, False, name, own_values=True)
+            return self
         (users, _, items, _, scores, tags), lines = io.read_whitespace_table(
             path, 6, "user Q0 item rank score tag", extra_fields=True
         )

@@ -242,31 +242,73 @@ fn short_hash(k: u128) -> u64 {
     fold(h ^ (k >> 64) as u64, 0x1319_8a2e_0370_7345)
 }
 
-/// A slot of [`ShortCodes`]: a short key (0: empty) and its code; two to a cache line.
+/// A slot of a [`ShortCodes`] table: a short key (0: empty) and its code.
+trait Slot: Copy + Default {
+    fn new(key: u128, code: u32) -> Self;
+    fn key(self) -> u128;
+    fn code(self) -> u32;
+}
+
+/// Bits 88..120 of a short key: zero for ids of at most 11 bytes.
+const PACKED_CODE: u128 = (u32::MAX as u128) << 88;
+
+/// Ids of at most 11 bytes leave the bytes 11 to 14 of their key zero: the code
+/// goes there, and a slot is 16 bytes, four to a cache line.
+impl Slot for u128 {
+    #[inline(always)]
+    fn new(key: u128, code: u32) -> Self {
+        key | (code as u128) << 88
+    }
+    #[inline(always)]
+    fn key(self) -> u128 {
+        self & !PACKED_CODE
+    }
+    #[inline(always)]
+    fn code(self) -> u32 {
+        (self >> 88) as u32
+    }
+}
+
+/// A slot of an id of 12 to 15 bytes: 32 bytes, two to a cache line.
 #[derive(Clone, Copy, Default)]
-struct Slot {
+struct Wide {
     key: u128,
     code: u32,
 }
 
-/// Codes of short keys: open addressing with linear probing, at most half full, so
+impl Slot for Wide {
+    #[inline(always)]
+    fn new(key: u128, code: u32) -> Self {
+        Wide { key, code }
+    }
+    #[inline(always)]
+    fn key(self) -> u128 {
+        self.key
+    }
+    #[inline(always)]
+    fn code(self) -> u32 {
+        self.code
+    }
+}
+
+/// Codes of short keys: open addressing with linear probing, at most 3/4 full, so
 /// that a lookup mostly reads one cache line, which the parser fetches some rows
 /// before it needs it.
-struct ShortCodes {
-    slots: Vec<Slot>,
+struct ShortCodes<S> {
+    slots: Vec<S>,
     len: usize,
 }
 
-impl Default for ShortCodes {
+impl<S: Slot> Default for ShortCodes<S> {
     fn default() -> Self {
         ShortCodes {
-            slots: vec![Slot::default(); 16],
+            slots: vec![S::default(); 16],
             len: 0,
         }
     }
 }
 
-impl ShortCodes {
+impl<S: Slot> ShortCodes<S> {
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
         #[cfg(target_arch = "x86_64")]
@@ -286,10 +328,10 @@ impl ShortCodes {
         let mut i = hash as usize & mask;
         loop {
             let s = self.slots[i];
-            if s.key == key {
-                return Some(s.code);
+            if s.key() == key {
+                return Some(s.code());
             }
-            if s.key == 0 {
+            if s.key() == 0 {
                 return None;
             }
             i = (i + 1) & mask;
@@ -298,37 +340,55 @@ impl ShortCodes {
 
     /// Add a key that the table does not hold.
     fn insert(&mut self, key: u128, hash: u64, code: u32) {
-        if 2 * (self.len + 1) > self.slots.len() {
-            let bigger = vec![Slot::default(); 2 * self.slots.len()];
+        if 4 * (self.len + 1) > 3 * self.slots.len() {
+            let bigger = vec![S::default(); 2 * self.slots.len()];
             let old = std::mem::replace(&mut self.slots, bigger);
             self.len = 0;
-            for s in old.into_iter().filter(|s| s.key != 0) {
-                self.insert(s.key, short_hash(s.key), s.code);
+            for s in old.into_iter().filter(|s| s.key() != 0) {
+                self.insert(s.key(), short_hash(s.key()), s.code());
             }
         }
         let mask = self.slots.len() - 1;
         let mut i = hash as usize & mask;
-        while self.slots[i].key != 0 {
+        while self.slots[i].key() != 0 {
             i = (i + 1) & mask;
         }
-        self.slots[i] = Slot { key, code };
+        self.slots[i] = S::new(key, code);
         self.len += 1;
     }
+}
+
+/// Whether a short key is of an id of at most 11 bytes (a packed slot).
+#[inline(always)]
+fn packs(key: u128) -> bool {
+    (key >> 120) <= 11
 }
 
 /// The codes of the ids of the windows read so far (owns the ids).
 #[derive(Default)]
 struct IdCodes {
-    short: ShortCodes,
+    packed: ShortCodes<u128>,
+    wide: ShortCodes<Wide>,
     long: HashTable<(u64, u32)>,
     ids: Ids,
 }
 
 impl IdCodes {
+    /// Fetch the slot of a short key into the cache.
+    #[inline(always)]
+    fn prefetch(&self, key: &Key) {
+        match key.short {
+            Some(k) if packs(k) => self.packed.prefetch(key.hash),
+            Some(_) => self.wide.prefetch(key.hash),
+            None => {}
+        }
+    }
+
     #[inline(always)]
     fn get(&self, id: &[u8], key: &Key) -> Option<u32> {
         match key.short {
-            Some(k) => self.short.get(k, key.hash),
+            Some(k) if packs(k) => self.packed.get(k, key.hash),
+            Some(k) => self.wide.get(k, key.hash),
             None => self
                 .long
                 .find(key.hash, |&(h, c)| {
@@ -352,7 +412,8 @@ impl IdCodes {
         }
         let c = c as u32;
         match key.short {
-            Some(k) => self.short.insert(k, key.hash, c),
+            Some(k) if packs(k) => self.packed.insert(k, key.hash, c),
+            Some(k) => self.wide.insert(k, key.hash, c),
             None => {
                 self.long
                     .insert_unique(key.hash, (key.hash, c), |&(h, _)| h);
@@ -669,9 +730,7 @@ fn parse_piece(p: &mut Piece, data: &[u8], kind: Kind, users: &IdCodes, items: &
         // the item's slot is fetched now and looked up AHEAD rows later
         let (is, ie) = f.at[2];
         let key = Key::new(data, is, ie);
-        if key.short.is_some() {
-            items.short.prefetch(key.hash);
-        }
+        items.prefetch(&key);
         let row = p.items.len();
         p.items.push(0);
         let slot = &mut pending[row % AHEAD];

@@ -348,8 +348,11 @@ fn random_text(rng: &mut Rng, kind: Kind, lines: usize, errors: bool) -> Vec<u8>
             user += 1;
         }
         let r = rng.below(200);
-        let item = match rng.below(4) {
+        let item = match rng.below(6) {
             0 => format!("{long}{}", rng.below(300)),
+            1 => format!("doc-{:08}", rng.below(300)), // 12 bytes
+            2 => format!("document-{:06}", rng.below(300)), // 15 bytes
+            3 => format!("itm-{:07}", rng.below(300)), // 11 bytes
             _ => format!("d{}", rng.below(2000)),
         };
         let uid = if user % 7 == 3 {

@@ -22,7 +22,7 @@
 use std::hash::BuildHasher;
 use std::io::{self, Read, Seek};
 
-use hashbrown::{HashMap, HashTable};
+use hashbrown::HashTable;
 use rayon::prelude::*;
 use rustc_hash::FxBuildHasher;
 
@@ -338,6 +338,14 @@ impl<S: Slot> ShortCodes<S> {
         }
     }
 
+    /// Empty the table (keeping its size).
+    fn clear(&mut self) {
+        if self.len > 0 {
+            self.slots.fill(S::default());
+            self.len = 0;
+        }
+    }
+
     /// Add a key that the table does not hold.
     fn insert(&mut self, key: u128, hash: u64, code: u32) {
         if 4 * (self.len + 1) > 3 * self.slots.len() {
@@ -399,16 +407,14 @@ impl IdCodes {
     }
 
     /// The code of `id` (of key `key`), a new one if it is new.
+    #[inline(never)]
     fn code(&mut self, id: &[u8], key: &Key) -> io::Result<u32> {
         if let Some(c) = self.get(id, key) {
             return Ok(c);
         }
         let c = self.ids.len();
         if c >= LOCAL as usize {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "more than 2^31 - 1 distinct ids",
-            ));
+            return Err(too_many_ids());
         }
         let c = c as u32;
         match key.short {
@@ -424,6 +430,13 @@ impl IdCodes {
     }
 }
 
+fn too_many_ids() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        "more than 2^31 - 1 distinct ids",
+    )
+}
+
 /// Tag of a code local to a piece (an id the codes so far do not hold).
 const LOCAL: u32 = 1 << 31;
 
@@ -431,47 +444,88 @@ const LOCAL: u32 = 1 << 31;
 /// in the piece's text and their keys.
 #[derive(Default)]
 struct NewIds {
-    short: HashMap<u128, u32, FxBuildHasher>,
+    packed: ShortCodes<u128>,
+    wide: ShortCodes<Wide>,
     long: HashTable<(u64, u32)>,
     ids: Vec<(usize, usize, Key)>,
 }
 
 impl NewIds {
     fn clear(&mut self) {
-        self.short.clear();
+        self.packed.clear();
+        self.wide.clear();
         self.long.clear();
         self.ids.clear();
     }
+}
 
-    /// The code of the id `data[start..end]`: its code so far, or a local one.
+/// Where the ids of a piece that the codes so far do not hold get their codes.
+trait NewCodes {
+    /// Fetch the table slot of `key` into the cache.
+    fn prefetch(&self, key: &Key);
+    /// The code of the id `data[start..end]` (of key `key`).
+    fn code(&mut self, data: &[u8], start: usize, end: usize, key: &Key) -> u32;
+}
+
+/// A piece parsed alone: its new ids get their final codes at once (the codes
+/// "so far" it is given are then empty).
+struct Direct<'t> {
+    table: &'t mut IdCodes,
+    full: bool,
+}
+
+impl NewCodes for Direct<'_> {
     #[inline(always)]
-    fn code(&mut self, known: &IdCodes, data: &[u8], start: usize, end: usize, key: &Key) -> u32 {
+    fn prefetch(&self, key: &Key) {
+        self.table.prefetch(key);
+    }
+
+    #[inline(always)]
+    fn code(&mut self, data: &[u8], start: usize, end: usize, key: &Key) -> u32 {
         let id = &data[start..end];
-        if let Some(c) = known.get(id, key) {
+        if let Some(c) = self.table.get(id, key) {
             return c;
         }
-        let next = self.ids.len() as u32 | LOCAL;
-        let c = match key.short {
-            Some(k) => *self.short.entry(k).or_insert(next),
+        self.table.code(id, key).unwrap_or_else(|_| {
+            self.full = true;
+            0
+        })
+    }
+}
+
+/// A piece parsed next to others: codes tagged [`LOCAL`] for the ids it sees first.
+impl NewCodes for NewIds {
+    #[inline(always)]
+    fn prefetch(&self, _: &Key) {}
+
+    #[inline(never)]
+    fn code(&mut self, data: &[u8], start: usize, end: usize, key: &Key) -> u32 {
+        let id = &data[start..end];
+        let found = match key.short {
+            Some(k) if packs(k) => self.packed.get(k, key.hash),
+            Some(k) => self.wide.get(k, key.hash),
             None => {
                 let ids = &self.ids;
                 let same = |&(h, c): &(u64, u32)| {
                     let (s, e, _) = ids[(c ^ LOCAL) as usize];
                     h == key.hash && &data[s..e] == id
                 };
-                match self.long.find(key.hash, same) {
-                    Some(&(_, c)) => c,
-                    None => {
-                        self.long
-                            .insert_unique(key.hash, (key.hash, next), |&(h, _)| h);
-                        next
-                    }
-                }
+                self.long.find(key.hash, same).map(|&(_, c)| c)
             }
         };
-        if c == next {
-            self.ids.push((start, end, *key));
+        if let Some(c) = found {
+            return c;
         }
+        let c = self.ids.len() as u32 | LOCAL;
+        match key.short {
+            Some(k) if packs(k) => self.packed.insert(k, key.hash, c),
+            Some(k) => self.wide.insert(k, key.hash, c),
+            None => {
+                self.long
+                    .insert_unique(key.hash, (key.hash, c), |&(h, _)| h);
+            }
+        }
+        self.ids.push((start, end, *key));
         c
     }
 }
@@ -561,11 +615,13 @@ fn fields_of_mask(spaces: u64, start: usize, len: usize) -> Fields {
         n: starts.count_ones() as usize,
         at: [(0, 0); 6],
     };
-    for k in 0..f.n.min(6) {
+    // six steps whatever the count (a loop of constant length is unrolled); the
+    // steps past the last field write 64, never read
+    for at in f.at.iter_mut() {
         let (s, e) = (starts.trailing_zeros(), ends.trailing_zeros());
-        f.at[k] = (start + s as usize, start + e as usize);
-        starts &= starts - 1;
-        ends &= ends - 1;
+        *at = (start + s as usize, start + e as usize);
+        starts &= starts.wrapping_sub(1);
+        ends &= ends.wrapping_sub(1);
     }
     f
 }
@@ -644,34 +700,50 @@ fn parse_score(text: &[u8]) -> Result<f64, fast_float2::Error> {
 }
 
 // ------------------------------------------------------------------ pieces
-/// The rows of a piece, its codes tagged [`LOCAL`] where the piece saw an id first
-/// (kept from window to window, so that its buffers are allocated once).
+/// The rows of a piece, its codes tagged [`LOCAL`] where the piece saw an id first.
 #[derive(Default)]
-struct Piece {
+struct Rows {
     /// (user code, rows) of each run of rows of one user
     runs: Vec<(u32, u32)>,
     items: Vec<u32>,
     grades: Vec<i64>,
     scores: Vec<f64>,
-    new_users: NewIds,
-    new_items: NewIds,
     /// bounds of the first run tag
     tag: Option<(usize, usize)>,
     lines: usize,
     error: Option<TrecError>,
 }
 
+/// A piece's rows and the ids it saw first (kept from window to window, so that
+/// their buffers are allocated once).
+#[derive(Default)]
+struct Piece {
+    rows: Rows,
+    new_users: NewIds,
+    new_items: NewIds,
+}
+
 /// Rows between the fetch of an item's slot and its lookup.
 const AHEAD: usize = 8;
 
-/// Parse the lines of `data` into `p` (emptied first).
-fn parse_piece(p: &mut Piece, data: &[u8], kind: Kind, users: &IdCodes, items: &IdCodes) {
+/// Parse the lines of `data` into `p` (emptied first): the codes of ids in `users`
+/// and `items` (the windows before), of the others from `new_users`, `new_items`.
+///
+/// The tables looked up on every row are arguments of their own (not fields of a
+/// struct passed by reference), so that the compiler keeps their addresses in
+/// registers across the writes of the rows.
+#[inline(never)]
+fn parse_piece(
+    p: &mut Rows,
+    data: &[u8],
+    kind: Kind,
+    (users, new_users): (&IdCodes, &mut impl NewCodes),
+    (items, new_items): (&IdCodes, &mut impl NewCodes),
+) {
     p.runs.clear();
     p.items.clear();
     p.grades.clear();
     p.scores.clear();
-    p.new_users.clear();
-    p.new_items.clear();
     p.tag = None;
     p.lines = 0;
     p.error = None;
@@ -719,7 +791,10 @@ fn parse_piece(p: &mut Piece, data: &[u8], kind: Kind, users: &IdCodes, items: &
             Some(run) if same => run.1 += 1,
             _ => {
                 let key = Key::new(data, us, ue);
-                let code = p.new_users.code(users, data, us, ue, &key);
+                let code = match users.get(user.1, &key) {
+                    Some(c) => c,
+                    None => new_users.code(data, us, ue, &key),
+                };
                 match p.runs.last_mut() {
                     Some(run) if run.0 == code => run.1 += 1,
                     _ => p.runs.push((code, 1)),
@@ -731,12 +806,16 @@ fn parse_piece(p: &mut Piece, data: &[u8], kind: Kind, users: &IdCodes, items: &
         let (is, ie) = f.at[2];
         let key = Key::new(data, is, ie);
         items.prefetch(&key);
+        new_items.prefetch(&key);
         let row = p.items.len();
         p.items.push(0);
         let slot = &mut pending[row % AHEAD];
         if row >= AHEAD {
             let (r, s, e, k) = *slot;
-            p.items[r] = p.new_items.code(items, data, s, e, &k);
+            p.items[r] = match items.get(&data[s..e], &k) {
+                Some(c) => c,
+                None => new_items.code(data, s, e, &k),
+            };
         }
         *slot = (row, is, ie, key);
         match kind {
@@ -777,7 +856,10 @@ fn parse_piece(p: &mut Piece, data: &[u8], kind: Kind, users: &IdCodes, items: &
     let n = p.items.len();
     for row in n.saturating_sub(AHEAD)..n {
         let (r, s, e, k) = pending[row % AHEAD];
-        p.items[r] = p.new_items.code(items, data, s, e, &k);
+        p.items[r] = match items.get(&data[s..e], &k) {
+            Some(c) => c,
+            None => new_items.code(data, s, e, &k),
+        };
     }
 }
 
@@ -806,6 +888,11 @@ fn pieces(data: &[u8], n: usize) -> Vec<&[u8]> {
 /// Sizes of the reading: a first window of one piece (small, so that the pieces
 /// of the next windows find most ids among its codes), then windows of twice as
 /// many pieces each time, up to `max_pieces`.
+///
+/// A window whose rows bring more than `alone` new ids each (on average) has the
+/// next window parsed as one piece: pieces in parallel number their new ids twice
+/// (on their own, then in file order), which does not pay when most rows bring
+/// one (qrels, where most judged items appear once).
 #[derive(Clone, Copy, Debug)]
 pub struct Sizes {
     /// Bytes of the first window.
@@ -814,6 +901,8 @@ pub struct Sizes {
     pub piece: usize,
     /// Pieces of a window at most.
     pub max_pieces: usize,
+    /// New ids per row above which the next window is parsed as one piece.
+    pub alone: f64,
 }
 
 impl Default for Sizes {
@@ -822,6 +911,7 @@ impl Default for Sizes {
             first: 1 << 20,
             piece: 4 << 20,
             max_pieces: (2 * threads::num_threads()).max(8),
+            alone: 0.5,
         }
     }
 }
@@ -859,10 +949,14 @@ struct State {
     error: Option<TrecError>,
     /// the pieces of the last window, reused
     pieces: Vec<Piece>,
+    /// whether the next window is parsed as one piece
+    direct: bool,
+    /// new ids per row above which it is (see [`Sizes`])
+    alone: f64,
 }
 
 impl State {
-    fn new(kind: Kind) -> Self {
+    fn new(kind: Kind, alone: f64) -> Self {
         State {
             kind,
             users: IdCodes::default(),
@@ -875,6 +969,8 @@ impl State {
             lines: 0,
             error: None,
             pieces: Vec::new(),
+            direct: true,
+            alone,
         }
     }
 
@@ -884,32 +980,59 @@ impl State {
         if self.error.as_ref().is_some_and(|e| e.rank().0 == 0) {
             return Ok(()); // nothing after a line with the wrong fields is reported
         }
-        let parts = pieces(data, n_pieces);
+        let alone = n_pieces == 1 || self.direct;
+        let parts = if alone {
+            vec![data]
+        } else {
+            pieces(data, n_pieces)
+        };
         if self.pieces.len() < parts.len() {
             self.pieces.resize_with(parts.len(), Piece::default);
         }
-        let (kind, users, items) = (self.kind, &self.users, &self.items);
+        let kind = self.kind;
         let parsed = &mut self.pieces[..parts.len()];
-        if parts.len() == 1 {
-            parse_piece(&mut parsed[0], parts[0], kind, users, items);
+        let before = self.users.ids.len() + self.items.ids.len();
+        if alone {
+            // the ids get their final codes at once (no codes "so far" to look up)
+            let none = IdCodes::default();
+            let mut users = Direct {
+                table: &mut self.users,
+                full: false,
+            };
+            let mut items = Direct {
+                table: &mut self.items,
+                full: false,
+            };
+            let p = &mut parsed[0];
+            p.new_users.clear();
+            p.new_items.clear();
+            let (users_, items_) = ((&none, &mut users), (&none, &mut items));
+            parse_piece(&mut p.rows, data, kind, users_, items_);
+            if users.full || items.full {
+                return Err(too_many_ids());
+            }
         } else {
+            let (users, items) = (&self.users, &self.items);
             threads::install(|| {
-                parsed
-                    .par_iter_mut()
-                    .zip(&parts)
-                    .for_each(|(p, d)| parse_piece(p, d, kind, users, items))
+                parsed.par_iter_mut().zip(&parts).for_each(|(p, d)| {
+                    p.new_users.clear();
+                    p.new_items.clear();
+                    let (users_, items_) = ((users, &mut p.new_users), (items, &mut p.new_items));
+                    parse_piece(&mut p.rows, d, kind, users_, items_);
+                })
             });
         }
+        let parsed = &parsed[..];
         // the new ids get their codes in file order: piece by piece, each in its order
         let mut user_maps = Vec::with_capacity(parts.len());
         let mut item_maps = Vec::with_capacity(parts.len());
         for (p, d) in parsed.iter().zip(&parts) {
-            if let Some(e) = &p.error {
+            if let Some(e) = &p.rows.error {
                 keep_first(&mut self.error, e.clone().shifted(self.lines));
             }
-            self.lines += p.lines;
+            self.lines += p.rows.lines;
             if self.tag.is_none() {
-                self.tag = p.tag.map(|(s, e)| d[s..e].to_vec());
+                self.tag = p.rows.tag.map(|(s, e)| d[s..e].to_vec());
             }
             let codes = |known: &mut IdCodes, new: &NewIds| -> io::Result<Vec<u32>> {
                 new.ids
@@ -920,21 +1043,27 @@ impl State {
             user_maps.push(codes(&mut self.users, &p.new_users)?);
             item_maps.push(codes(&mut self.items, &p.new_items)?);
         }
+        // a window where most rows bring a new id: the next one is parsed alone (the
+        // pieces would number their new ids twice, once on their own, once here)
+        let rows: usize = parsed.iter().map(|p| p.rows.items.len()).sum();
+        let new = self.users.ids.len() + self.items.ids.len() - before;
+        self.direct = new as f64 > self.alone * rows as f64;
         if self.error.is_some() {
             return Ok(()); // the rows are not needed
         }
         for (p, map) in parsed.iter().zip(&user_maps) {
-            for &(c, n) in &p.runs {
+            for &(c, n) in &p.rows.runs {
                 self.rows.push_run(global(c, map), n as usize);
             }
         }
         // items and values of the pieces, written in parallel with their final codes
-        let lengths = |f: fn(&Piece) -> usize| parsed.iter().map(f).collect::<Vec<_>>();
+        let lengths = |f: fn(&Rows) -> usize| parsed.iter().map(|p| f(&p.rows)).collect::<Vec<_>>();
         let item_out = grow(&mut self.item_codes, &lengths(|p| p.items.len()));
         let grade_out = grow(&mut self.grades, &lengths(|p| p.grades.len()));
         let score_out = grow(&mut self.scores, &lengths(|p| p.scores.len()));
         let jobs: Vec<_> = parsed
             .iter()
+            .map(|p| &p.rows)
             .zip(&item_maps)
             .zip(item_out.into_iter().zip(grade_out).zip(score_out))
             .collect();
@@ -984,7 +1113,7 @@ fn global(c: u32, map: &[u32]) -> u32 {
 
 /// A piece, its map of new item codes, and where its items, grades and scores go.
 type Job<'p, 'o> = (
-    (&'p Piece, &'p Vec<u32>),
+    (&'p Rows, &'p Vec<u32>),
     ((&'o mut [i32], &'o mut [i64]), &'o mut [f64]),
 );
 
@@ -1054,7 +1183,7 @@ pub fn parse_reader<R: Read + Send>(
     kind: Kind,
     sizes: Sizes,
 ) -> io::Result<Result<Parsed, TrecError>> {
-    let mut state = State::new(kind);
+    let mut state = State::new(kind, sizes.alone);
     let mut carry = Vec::new();
     let Some((first, last)) = next_window(&mut reader, Vec::new(), &mut carry, sizes.bytes(0))?
     else {
@@ -1107,7 +1236,7 @@ pub fn parse_slice(
     sizes: Sizes,
     mut done: impl FnMut(usize),
 ) -> io::Result<Result<Parsed, TrecError>> {
-    let mut state = State::new(kind);
+    let mut state = State::new(kind, sizes.alone);
     let mut start = 0;
     for k in 0.. {
         if start >= data.len() {

@@ -420,6 +420,7 @@ fn windows_and_pieces_of_any_size_read_what_the_oracle_reads() {
                 first: 1 + rng.below(200),
                 piece: 1 + rng.below(300),
                 max_pieces: 1 + rng.below(5),
+                alone: [0.0, 0.5, f64::INFINITY][rng.below(3)],
             };
             let mapped = parse_slice(&text, kind, sizes, |_| {}).unwrap();
             assert_eq!(shape(mapped), expected, "case {case}, {sizes:?}");
@@ -440,6 +441,7 @@ fn grouped_users_come_as_offsets_whatever_the_windows() {
         first: 3,
         piece: 5,
         max_pieces: 3,
+        alone: f64::INFINITY,
     };
     let p = parse_slice(text, Kind::Run, sizes, |_| {})
         .unwrap()

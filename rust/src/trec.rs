@@ -1035,10 +1035,14 @@ impl State {
                 self.tag = p.rows.tag.map(|(s, e)| d[s..e].to_vec());
             }
             let codes = |known: &mut IdCodes, new: &NewIds| -> io::Result<Vec<u32>> {
-                new.ids
-                    .iter()
-                    .map(|(s, e, k)| known.code(&d[*s..*e], k))
-                    .collect()
+                let mut out = Vec::with_capacity(new.ids.len());
+                for (j, (s, e, k)) in new.ids.iter().enumerate() {
+                    if let Some((_, _, ahead)) = new.ids.get(j + AHEAD) {
+                        known.prefetch(ahead);
+                    }
+                    out.push(known.code(&d[*s..*e], k)?);
+                }
+                Ok(out)
             };
             user_maps.push(codes(&mut self.users, &p.new_users)?);
             item_maps.push(codes(&mut self.items, &p.new_items)?);

@@ -20,7 +20,7 @@
 //! result does not depend on the sizes of windows and pieces, nor on the threads.
 
 use std::hash::BuildHasher;
-use std::io::{self, Read, Seek};
+use std::io::{self, Read};
 
 use hashbrown::HashTable;
 use rayon::prelude::*;
@@ -1278,12 +1278,13 @@ pub fn read_file(path: &std::path::Path, kind: Kind) -> io::Result<Result<Parsed
     let mut magic = Vec::with_capacity(2);
     (&mut file).take(2).read_to_end(&mut magic)?;
     let sizes = Sizes::default();
+    // the bytes read so far, then the rest (pipes cannot seek back)
+    let input = io::Cursor::new(magic.clone()).chain(&file);
     if magic == [0x1f, 0x8b] {
-        file.seek(io::SeekFrom::Start(0))?;
-        let input = io::BufReader::with_capacity(1 << 20, file);
+        let input = io::BufReader::with_capacity(1 << 20, input);
         return parse_reader(flate2::read::MultiGzDecoder::new(input), kind, sizes);
     }
-    if file.metadata()?.len() > 0 {
+    if file.metadata()?.is_file() && file.metadata()?.len() > 0 {
         // SAFETY: the map is read only; a file truncated by another process while it
         // is read would raise SIGBUS, as for every reader of a mapped file
         if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
@@ -1302,8 +1303,7 @@ pub fn read_file(path: &std::path::Path, kind: Kind) -> io::Result<Result<Parsed
             });
         }
     }
-    file.seek(io::SeekFrom::Start(0))?;
-    parse_reader(file, kind, sizes)
+    parse_reader(input, kind, sizes)
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@ containers, or the same error (file:line and message)."""
 from __future__ import annotations
 
 import gzip
+import os
+import threading
 
 import numpy as np
 import pytest
@@ -116,6 +118,30 @@ def test_native_reader_on_a_file_of_several_windows(tmp_path, monkeypatch, kind,
         native = _read(cls, path, True, monkeypatch)
         assert not isinstance(native, str), native
         _same(native, _read(cls, path, False, monkeypatch))
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd")
+@pytest.mark.parametrize("compress", [False, True])
+def test_native_reader_reads_a_pipe(tmp_path, monkeypatch, compress):
+    """A pipe (``--run <(zcat run.gz)``) cannot be mapped nor seeked: it is streamed."""
+    data = _large_text(np.random.default_rng(9), "run", 300, False).encode()
+    raw = gzip.compress(data) if compress else data
+    path = tmp_path / "run.txt"
+    path.write_bytes(data)
+    read, write = os.pipe()
+
+    def feed() -> None:
+        with open(write, "wb") as fh:
+            fh.write(raw)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        piped = _read(Run, f"/dev/fd/{read}", True, monkeypatch)
+    finally:
+        writer.join()
+        os.close(read)
+    _same(piped, _read(Run, path, True, monkeypatch))
 
 
 def test_native_reader_names_the_first_bad_line_of_a_large_file(tmp_path, monkeypatch):

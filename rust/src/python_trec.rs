@@ -3,7 +3,7 @@
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyString};
 use rustc_hash::FxHashMap;
 
 use crate::trec::{self, Ids, Kind, TrecError, Users};
@@ -14,7 +14,7 @@ use crate::trec::{self, Ids, Kind, TrecError, Users};
 /// tag)`: the rows' users as int64 CSR offsets when the rows are grouped by user in
 /// order of first appearance (`user_codes` is then None), else as int32 codes
 /// (`user_offsets` None); int32 item codes in order of first appearance, the
-/// distinct ids as lists of str, int64 grades or float64 scores (finite), and the
+/// distinct ids as object arrays of str, int64 grades or float64 scores (finite), and the
 /// first run tag (or None). For a file that does not parse: `(False, what, line,
 /// fields, text)`, where `what` is `"fields"` (`fields` found, the line's `text` as
 /// bytes), `"number"` (`text`: the value) or `"not_finite"` (`text`: the value's
@@ -52,8 +52,16 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         }
         Ok(Ok(p)) => p,
     };
-    let ids = |v: &Ids| -> PyResult<Bound<'_, PyList>> {
-        PyList::new(py, v.iter().map(String::from_utf8_lossy))
+    let ids = |v: &Ids| -> Bound<'_, PyArray1<Py<PyAny>>> {
+        let strs: Vec<Py<PyAny>> = v
+            .iter()
+            .map(|s| {
+                PyString::new(py, &String::from_utf8_lossy(s))
+                    .into_any()
+                    .unbind()
+            })
+            .collect();
+        strs.into_pyarray(py)
     };
     let (offsets, codes) = match parsed.users {
         Users::Offsets(o) => (Some(o.into_pyarray(py)), None),
@@ -70,8 +78,8 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         offsets,
         codes,
         parsed.items.into_pyarray(py),
-        ids(&parsed.user_ids)?,
-        ids(&parsed.item_ids)?,
+        ids(&parsed.user_ids),
+        ids(&parsed.item_ids),
         values,
         tag,
     )

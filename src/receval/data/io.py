@@ -223,13 +223,8 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     _, user_offsets, user_codes, items, user_ids, item_ids, values, tag = out
     from ._encode import EncodedIds
 
-    def uniques(ids: list[str]) -> np.ndarray:
-        out = np.empty(len(ids), dtype=object)
-        out[:] = ids
-        return out
-
-    users = EncodedIds(user_codes, uniques(user_ids), offsets=user_offsets)
-    return users, EncodedIds(items, uniques(item_ids)), values, tag
+    users = EncodedIds(user_codes, user_ids, offsets=user_offsets)
+    return users, EncodedIds(items, item_ids), values, tag
 
 
 def parse_numbers(

@@ -87,6 +87,41 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
     Ok(out.into_any().unbind())
 }
 
+/// The text of a str (not of a subclass), None for anything else or a str that is not
+/// UTF-8 (a lone surrogate).
+fn text<'a>(py: Python<'a>, obj: &'a Py<PyAny>) -> Option<&'a str> {
+    obj.bind(py).cast_exact::<PyString>().ok()?.to_str().ok()
+}
+
+/// The rank (as float64) of each of `ids`, an object array of str, in code point
+/// order, equal ids in array order: NumPy's stable argsort of the ids as a str
+/// array. None when an element is not a str, is not UTF-8 or holds a NUL (a NumPy
+/// str array drops trailing NULs): the caller sorts those itself.
+#[pyfunction]
+fn str_ranks<'py>(
+    py: Python<'py>,
+    ids: PyReadonlyArray1<'py, Py<PyAny>>,
+) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
+    let ids = ids
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("str_ranks: ids must be C-contiguous"))?;
+    let mut strs = Vec::with_capacity(ids.len());
+    for obj in ids {
+        match text(py, obj) {
+            Some(t) if !t.as_bytes().contains(&0) => strs.push(t.as_bytes()),
+            _ => return Ok(None),
+        }
+    }
+    // UTF-8 bytes sort as their code points; sort_by is stable
+    let mut order: Vec<usize> = (0..strs.len()).collect();
+    order.sort_by(|&a, &b| strs[a].cmp(strs[b]));
+    let mut rank = vec![0.0f64; strs.len()];
+    for (j, &i) in order.iter().enumerate() {
+        rank[i] = j as f64;
+    }
+    Ok(Some(rank.into_pyarray(py)))
+}
+
 /// The position of each of `values` in `dictionary` (the first of equal ids), -1
 /// where absent, for object arrays of str (ids as the TREC reader gives them); None
 /// when an element is not a str (or not valid UTF-8): the caller compares those
@@ -102,9 +137,6 @@ fn lookup_str<'py>(
         values.as_slice().map_err(contiguous)?,
         dictionary.as_slice().map_err(contiguous)?,
     );
-    fn text<'a>(py: Python<'a>, obj: &'a Py<PyAny>) -> Option<&'a str> {
-        obj.bind(py).cast_exact::<PyString>().ok()?.to_str().ok()
-    }
     let mut position: FxHashMap<&str, i32> = FxHashMap::default();
     position.reserve(dictionary.len());
     for (i, obj) in dictionary.iter().enumerate() {
@@ -127,5 +159,6 @@ fn lookup_str<'py>(
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_trec, m)?)?;
     m.add_function(wrap_pyfunction!(lookup_str, m)?)?;
+    m.add_function(wrap_pyfunction!(str_ranks, m)?)?;
     Ok(())
 }

@@ -228,3 +228,22 @@ def test_str_lookup_of_the_core_equals_the_arrow_lookup(values, dictionary):
     assert _encode._lookup_str(as_array([*values, 7]), d) is None
     assert _encode._lookup_str(as_array([*values, "\ud800"]), d) is None
     assert _encode._lookup_str(v, as_array([*dictionary, b"x"])) is None
+
+
+@given(st.lists(st.text(alphabet="ab7\u00e9\U0001f600 ", max_size=3), max_size=40))
+def test_str_ranks_of_the_core_equal_numpy_argsort(ids):
+    """trec_eval's tie-break: the rank of each item id in string order (stable)."""
+    arr = np.empty(len(ids), dtype=object)
+    arr[:] = ids
+    got = kernels.compiled().str_ranks(arr)
+    want = np.empty(len(ids))
+    want[np.argsort(np.array(ids, dtype=str), kind="stable")] = np.arange(len(ids))
+    assert got.dtype == np.float64 and got.tolist() == want.tolist()
+
+
+def test_str_ranks_leave_other_ids_to_numpy():
+    core = kernels.compiled()
+    for ids in (["a", 7], ["a", "b\x00"], ["a", "\ud800"]):
+        arr = np.empty(len(ids), dtype=object)
+        arr[:] = ids
+        assert core.str_ranks(arr) is None

@@ -420,9 +420,14 @@ class Run(_RankedBase):
     def trec_keys(self) -> np.ndarray:
         """Per item code, the rank of its id in string order (trec_eval's tie-break)."""
         if self._trec_keys is None:
-            as_str = np.asarray([str(x) for x in self.item_ids.tolist()])
-            rank = np.empty(len(as_str), dtype=np.float64)
-            rank[np.argsort(as_str, kind="stable")] = np.arange(len(as_str))
+            core = compiled()
+            ids = self.item_ids
+            use_core = core is not None and ids.dtype == object
+            rank = core.str_ranks(np.ascontiguousarray(ids)) if use_core else None
+            if rank is None:  # ids that are not all str
+                as_str = np.asarray([str(x) for x in ids.tolist()])
+                rank = np.empty(len(as_str), dtype=np.float64)
+                rank[np.argsort(as_str, kind="stable")] = np.arange(len(as_str))
             self._trec_keys = rank
         return self._trec_keys
 

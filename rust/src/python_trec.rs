@@ -112,11 +112,24 @@ fn str_ranks<'py>(
             _ => return Ok(None),
         }
     }
-    // UTF-8 bytes sort as their code points; sort_by is stable
-    let mut order: Vec<usize> = (0..strs.len()).collect();
-    order.sort_by(|&a, &b| strs[a].cmp(strs[b]));
+    // UTF-8 bytes sort as their code points. Sorted by their first 8 bytes (as a
+    // big-endian integer, zero-padded: no id holds a NUL, so a shorter id sorts
+    // first), then the rest, then the position (equal ids in array order)
+    let prefix = |s: &[u8]| {
+        let mut b = [0u8; 8];
+        let n = s.len().min(8);
+        b[..n].copy_from_slice(&s[..n]);
+        u64::from_be_bytes(b)
+    };
+    let mut order: Vec<(u64, usize)> = strs.iter().map(|s| prefix(s)).zip(0..).collect();
+    order.sort_unstable_by(|a, b| {
+        let rest = |i: usize| strs[i].get(8..).unwrap_or(&[]);
+        (a.0.cmp(&b.0))
+            .then_with(|| rest(a.1).cmp(rest(b.1)))
+            .then(a.1.cmp(&b.1))
+    });
     let mut rank = vec![0.0f64; strs.len()];
-    for (j, &i) in order.iter().enumerate() {
+    for (j, &(_, i)) in order.iter().enumerate() {
         rank[i] = j as f64;
     }
     Ok(Some(rank.into_pyarray(py)))

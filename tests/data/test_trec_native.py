@@ -230,9 +230,18 @@ def test_str_lookup_of_the_core_equals_the_arrow_lookup(values, dictionary):
     assert _encode._lookup_str(v, as_array([*dictionary, b"x"])) is None
 
 
-@given(st.lists(st.text(alphabet="ab7\u00e9\U0001f600 ", max_size=3), max_size=40))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "doc-", "clueweb09-en00", "aaaaaaa", "aaaaaaaa"]),
+            st.text(alphabet="ab7\u00e9\U0001f600 ", max_size=3),
+        ).map("".join),
+        max_size=40,
+    )
+)
 def test_str_ranks_of_the_core_equal_numpy_argsort(ids):
-    """trec_eval's tie-break: the rank of each item id in string order (stable)."""
+    """trec_eval's tie-break: the rank of each item id in string order (stable);
+    ids of up to 17 characters sharing their first 8 bytes or not."""
     arr = np.empty(len(ids), dtype=object)
     arr[:] = ids
     got = kernels.compiled().str_ranks(arr)

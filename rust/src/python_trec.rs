@@ -14,11 +14,11 @@ use crate::trec::{self, Ids, Kind, TrecError, Users};
 /// tag)`: the rows' users as int64 CSR offsets when the rows are grouped by user in
 /// order of first appearance (`user_codes` is then None), else as int32 codes
 /// (`user_offsets` None); int32 item codes in order of first appearance, the
-/// distinct ids as object arrays of str, int64 grades or float64 scores (finite), and the
-/// first run tag (or None). For a file that does not parse: `(False, what, line,
-/// fields, text)`, where `what` is `"fields"` (`fields` found, the line's `text` as
-/// bytes), `"number"` (`text`: the value) or `"not_finite"` (`text`: the value's
-/// repr).
+/// distinct ids as object arrays of str, int64 grades or float64 scores (finite),
+/// and the first run tag (or None). For a file that does not parse: `(False, what,
+/// line, fields, text)`, where `what` is `"fields"` (`fields` found, the line's
+/// `text` as bytes), `"number"` (`text`: the value) or `"not_finite"` (`text`: the
+/// value's repr).
 #[pyfunction]
 fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<Py<PyAny>> {
     let kind = match kind {

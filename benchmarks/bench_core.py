@@ -16,6 +16,10 @@ around the rounds.
 3. ``receval rank`` end to end on a TREC run of ``--users`` users x 100 items
    (written once into a temporary directory) against pytrec_eval reading and
    evaluating the same files: time and peak memory of each process.
+4. With ``--large N`` (e.g. 1000000; off by default: writing the files takes
+   minutes and they take N x 3.4 kB of disk): ``receval rank`` alone on a run of
+   N users x 100 items, one run after the file is written (pytrec_eval would
+   need tens of GB of memory there).
 """
 
 from __future__ import annotations
@@ -119,6 +123,25 @@ def write_run(directory: str, n_users: int, k: int = 100) -> tuple[str, str]:
     return qrels_path, run_path
 
 
+def large_run(n_users: int) -> list[str]:
+    """``receval rank`` once on a run of ``n_users`` users x 100 items (the files
+    just written, so in the page cache): the lines of its table."""
+    with tempfile.TemporaryDirectory() as directory:
+        qrels, run = write_run(directory, n_users)
+        size = os.path.getsize(run) / 2**30
+        load = os.getloadavg()[0]
+        got = _process([*RECEVAL, "rank", "--qrels", qrels, "--run", run, "-m", "ndcg@10",
+                        "-m", "map"])  # fmt: skip
+    return [
+        f"End to end on a TREC run of {n_users:,} users x 100 items ({size:.1f} GiB), one run "
+        f"(load average {load:.1f}):",
+        "",
+        "| command | time (s) | peak memory (MiB) |",
+        "| --- | --- | --- |",
+        f"| receval rank -m ndcg@10 -m map | {got['seconds']:.1f} | {got['peak_mib']:.0f} |",
+    ]
+
+
 def small_calls(runs: int) -> list[tuple[str, float, float]]:
     from sklearn.metrics import log_loss, roc_auc_score
 
@@ -154,6 +177,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs; print only")
     parser.add_argument("--users", type=int, default=100_000, help="users of the large TREC run")
+    parser.add_argument(
+        "--large", type=int, default=0, help="users of a TREC run for receval alone (0: none)"
+    )
     args = parser.parse_args()
     runs = 3 if args.quick else 7
     lines = [
@@ -215,6 +241,8 @@ def main() -> None:
         "",
         f"pytrec_eval / receval time: {theirs['seconds'] / ours['seconds']:.1f}x.",
     ]
+    if args.large:
+        lines += ["", *large_run(args.large)]
     text = "\n".join(lines)
     print(text)
     if not args.quick:

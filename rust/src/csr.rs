@@ -600,6 +600,17 @@ fn rank_into(
             let a = offsets[g] as usize;
             let m = offsets[g + 1] as usize - a;
             let (la, lb) = (a - base, a - base + m);
+            if let (Source::InPlace, Source::InPlace) = (items, keys) {
+                // ranked already (keys not increasing): nothing moves
+                let k = &ok[la..lb];
+                if k.windows(2).all(|w| w[1] <= w[0]) {
+                    let seg = &oi[la..lb];
+                    if *dup < 0 && seen.repeats(seg.iter().map(|&i| i as usize)) {
+                        *dup = g as i64;
+                    }
+                    continue;
+                }
+            }
             if rows.is_empty() {
                 // grouped rows: the list's keys and items are slices (copied when
                 // ranked in place)
@@ -1425,6 +1436,45 @@ mod tests {
         it[45 - a] = it[44 - a];
         let mut out = vec![0.0; b - a];
         assert_eq!(rank_rows_into(&rel, &mut it, chunk, &mut out, 101, 2), 2);
+    }
+
+    #[test]
+    fn rank_rows_in_place_keeps_ranked_lists_and_finds_their_repeats() {
+        // lists ranked already (ties included), one not, and a repeat in a ranked list
+        let mut seed = 5;
+        let sizes = [4usize, 30, 6, 0, 12, 9, 1];
+        let mut offsets = vec![0i64];
+        for s in sizes {
+            offsets.push(offsets[offsets.len() - 1] + s as i64);
+        }
+        let n = offsets[sizes.len()] as usize;
+        for case in 0..20 {
+            let mut items: Vec<i32> = (0..n as i32).map(|i| (i * 13 + case) % 97).collect();
+            let mut keys: Vec<f64> = (0..n).map(|_| (lcg(&mut seed) % 4) as f64).collect();
+            for (g, w) in offsets.windows(2).enumerate() {
+                let seg = &mut keys[w[0] as usize..w[1] as usize];
+                if g != 2 {
+                    seg.sort_by(|a, b| b.total_cmp(a));
+                }
+            }
+            if case % 3 == 0 {
+                let a = offsets[4 + case as usize % 2] as usize;
+                items[a + 3] = items[a + 1]; // a repeat in list 4 or 5 (ranked)
+            }
+            let (want_i, want_k, want_d) = build_ranked(&[], &offsets, &items, &keys, 97, 30, 2);
+            let (mut i2, mut k2) = (items.clone(), keys.clone());
+            let (ni, nk, d) = rank_rows(
+                &offsets,
+                &[],
+                Buf::Write(&mut i2),
+                Buf::Write(&mut k2),
+                97,
+                3,
+            );
+            assert!(ni.is_none() && nk.is_none());
+            assert_eq!((i2, k2, d), (want_i, want_k, want_d), "case {case}");
+            assert_eq!(d >= 0, case % 3 == 0);
+        }
     }
 
     #[test]

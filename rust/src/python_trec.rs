@@ -1,20 +1,24 @@
 //! Python bindings of the TREC reader (trec.rs).
 
-use numpy::IntoPyArray;
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyString};
+use rustc_hash::FxHashMap;
 
-use crate::trec::{self, Kind, TrecError};
+use crate::trec::{self, Ids, Kind, TrecError, Users};
 
 /// Read a TREC qrels (`kind="qrels"`) or run (`kind="run"`) file, gzip or not.
 ///
-/// Returns `(True, user_codes, item_codes, user_ids, item_ids, values, tag)` with
-/// int32 codes in order of first appearance, the distinct ids as lists of str,
-/// int64 grades or float64 scores, and the first run tag (or None); or, for a file
-/// that does not parse, `(False, what, line, fields, text)`: `what` is `"fields"`
-/// (`fields` found, the line's `text` as bytes), `"number"` (`text`: the value) or
-/// `"not_finite"` (`text`: the value's repr).
+/// Returns `(True, user_offsets, user_codes, item_codes, user_ids, item_ids, values,
+/// tag)`: the rows' users as int64 CSR offsets when the rows are grouped by user in
+/// order of first appearance (`user_codes` is then None), else as int32 codes
+/// (`user_offsets` None); int32 item codes in order of first appearance, the
+/// distinct ids as object arrays of str, int64 grades or float64 scores (finite),
+/// and the first run tag (or None). For a file that does not parse: `(False, what,
+/// line, fields, text)`, where `what` is `"fields"` (`fields` found, the line's
+/// `text` as bytes), `"number"` (`text`: the value) or `"not_finite"` (`text`: the
+/// value's repr).
 #[pyfunction]
 fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<Py<PyAny>> {
     let kind = match kind {
@@ -22,8 +26,7 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         "run" => Kind::Run,
         _ => return Err(PyValueError::new_err("kind must be 'qrels' or 'run'")),
     };
-    let result = py.detach(|| trec::read_file(&path).map(|data| trec::parse(&data, kind)));
-    let parsed = match result {
+    let parsed = match py.detach(|| trec::read_file(&path, kind)) {
         Err(e) => return Err(PyOSError::new_err(format!("{}: {e}", path.display()))),
         Ok(Err(e)) => {
             let out = match e {
@@ -49,14 +52,21 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         }
         Ok(Ok(p)) => p,
     };
-    let ids = |v: &[Vec<u8>]| -> PyResult<Bound<'_, PyList>> {
-        PyList::new(
-            py,
-            v.iter().map(|s| String::from_utf8_lossy(s).into_owned()),
-        )
+    let ids = |v: &Ids| -> Bound<'_, PyArray1<Py<PyAny>>> {
+        let strs: Vec<Py<PyAny>> = v
+            .iter()
+            .map(|s| {
+                PyString::new(py, &String::from_utf8_lossy(s))
+                    .into_any()
+                    .unbind()
+            })
+            .collect();
+        strs.into_pyarray(py)
     };
-    let users: Vec<i32> = parsed.users.iter().map(|&u| u as i32).collect();
-    let items: Vec<i32> = parsed.items.iter().map(|&i| i as i32).collect();
+    let (offsets, codes) = match parsed.users {
+        Users::Offsets(o) => (Some(o.into_pyarray(py)), None),
+        Users::Codes(c) => (None, Some(c.into_pyarray(py))),
+    };
     let values = if kind == Kind::Qrels {
         parsed.grades.into_pyarray(py).into_any()
     } else {
@@ -65,10 +75,11 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
     let tag = parsed.tag.map(|t| String::from_utf8_lossy(&t).into_owned());
     let out = (
         true,
-        users.into_pyarray(py),
-        items.into_pyarray(py),
-        ids(&parsed.user_ids)?,
-        ids(&parsed.item_ids)?,
+        offsets,
+        codes,
+        parsed.items.into_pyarray(py),
+        ids(&parsed.user_ids),
+        ids(&parsed.item_ids),
         values,
         tag,
     )
@@ -76,8 +87,91 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
     Ok(out.into_any().unbind())
 }
 
+/// The text of a str (not of a subclass), None for anything else or a str that is not
+/// UTF-8 (a lone surrogate).
+fn text<'a>(py: Python<'a>, obj: &'a Py<PyAny>) -> Option<&'a str> {
+    obj.bind(py).cast_exact::<PyString>().ok()?.to_str().ok()
+}
+
+/// The rank (as float64) of each of `ids`, an object array of str, in code point
+/// order, equal ids in array order: NumPy's stable argsort of the ids as a str
+/// array. None when an element is not a str, is not UTF-8 or holds a NUL (a NumPy
+/// str array drops trailing NULs): the caller sorts those itself.
+#[pyfunction]
+fn str_ranks<'py>(
+    py: Python<'py>,
+    ids: PyReadonlyArray1<'py, Py<PyAny>>,
+) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
+    let ids = ids
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("str_ranks: ids must be C-contiguous"))?;
+    let mut strs = Vec::with_capacity(ids.len());
+    for obj in ids {
+        match text(py, obj) {
+            Some(t) if !t.as_bytes().contains(&0) => strs.push(t.as_bytes()),
+            _ => return Ok(None),
+        }
+    }
+    // UTF-8 bytes sort as their code points. Sorted by their first 8 bytes (as a
+    // big-endian integer, zero-padded: no id holds a NUL, so a shorter id sorts
+    // first), then the rest, then the position (equal ids in array order)
+    let prefix = |s: &[u8]| {
+        let mut b = [0u8; 8];
+        let n = s.len().min(8);
+        b[..n].copy_from_slice(&s[..n]);
+        u64::from_be_bytes(b)
+    };
+    let mut order: Vec<(u64, usize)> = strs.iter().map(|s| prefix(s)).zip(0..).collect();
+    order.sort_unstable_by(|a, b| {
+        let rest = |i: usize| strs[i].get(8..).unwrap_or(&[]);
+        (a.0.cmp(&b.0))
+            .then_with(|| rest(a.1).cmp(rest(b.1)))
+            .then(a.1.cmp(&b.1))
+    });
+    let mut rank = vec![0.0f64; strs.len()];
+    for (j, &(_, i)) in order.iter().enumerate() {
+        rank[i] = j as f64;
+    }
+    Ok(Some(rank.into_pyarray(py)))
+}
+
+/// The position of each of `values` in `dictionary` (the first of equal ids), -1
+/// where absent, for object arrays of str (ids as the TREC reader gives them); None
+/// when an element is not a str (or not valid UTF-8): the caller compares those
+/// otherwise.
+#[pyfunction]
+fn lookup_str<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, Py<PyAny>>,
+    dictionary: PyReadonlyArray1<'py, Py<PyAny>>,
+) -> PyResult<Option<Bound<'py, PyArray1<i32>>>> {
+    let contiguous = |_| PyValueError::new_err("lookup_str: arrays must be C-contiguous");
+    let (values, dictionary) = (
+        values.as_slice().map_err(contiguous)?,
+        dictionary.as_slice().map_err(contiguous)?,
+    );
+    let mut position: FxHashMap<&str, i32> = FxHashMap::default();
+    position.reserve(dictionary.len());
+    for (i, obj) in dictionary.iter().enumerate() {
+        let Some(t) = text(py, obj) else {
+            return Ok(None);
+        };
+        position.entry(t).or_insert(i as i32);
+    }
+    let mut out = Vec::with_capacity(values.len());
+    for obj in values {
+        let Some(t) = text(py, obj) else {
+            return Ok(None);
+        };
+        out.push(position.get(t).copied().unwrap_or(-1));
+    }
+    Ok(Some(out.into_pyarray(py)))
+}
+
 /// Add the reader to `receval._core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_trec, m)?)?;
+    m.add_function(wrap_pyfunction!(lookup_str, m)?)?;
+    m.add_function(wrap_pyfunction!(str_ranks, m)?)?;
     Ok(())
 }

@@ -1,5 +1,6 @@
-//! TREC qrels and run text, parsed in parallel over chunks of lines, with the user
-//! and item ids encoded to dense codes (in order of first appearance) while parsing.
+//! TREC qrels and run text, read in windows and parsed in parallel pieces, with the
+//! user and item ids encoded to dense codes (in order of first appearance) while
+//! parsing.
 //!
 //! Lines are split on ASCII whitespace; blank lines and lines starting with `#` are
 //! skipped. A qrels line has exactly 4 fields (`user iteration item grade`), a run
@@ -7,11 +8,30 @@
 //! as trec_eval ignores them). Errors name the 1-based line; when a file has several
 //! problems the first line with a wrong number of fields wins, then the first value
 //! that is not a number, then the first score that is not finite.
+//!
+//! The text is parsed in windows of whole lines: a plain file is mapped into memory
+//! and each window parsed is dropped from the map; gzip is decompressed into
+//! windows by a thread of its own while the previous window is parsed. Memory
+//! holds a window or two of text next to the output, never the whole file. A
+//! window is cut into pieces at line ends, parsed in parallel: each piece looks its
+//! ids up in the codes of the windows before (read only) and numbers the ids it is
+//! the first to see in a table of its own; the pieces' new ids then get their codes
+//! in file order, and the rows are written to the output with the final codes. The
+//! result does not depend on the sizes of windows and pieces, nor on the threads.
+
+use std::io::{self, Read};
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap as HashMap;
 
 use crate::threads;
+
+#[path = "trec_ids.rs"]
+mod ids;
+#[path = "trec_text.rs"]
+mod text;
+
+use ids::{short_bits, too_many_ids, Direct, IdCodes, Key, NewCodes, NewIds, LOCAL};
+use text::{line_fields, parse_score};
 
 /// What a file holds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -41,73 +61,13 @@ impl TrecError {
             TrecError::NotFinite(line, _) => (2, *line),
         }
     }
-}
 
-/// A parsed file: codes of the rows, the distinct ids in order of first appearance,
-/// the grades (qrels) or scores (run), and the first run tag.
-#[derive(Default, Debug)]
-pub struct Parsed {
-    /// User code of each row.
-    pub users: Vec<u32>,
-    /// Item code of each row.
-    pub items: Vec<u32>,
-    /// Distinct user ids (bytes), by code.
-    pub user_ids: Vec<Vec<u8>>,
-    /// Distinct item ids (bytes), by code.
-    pub item_ids: Vec<Vec<u8>>,
-    /// Grades of a qrels file.
-    pub grades: Vec<i64>,
-    /// Scores of a run file.
-    pub scores: Vec<f64>,
-    /// The tag of the first run line.
-    pub tag: Option<Vec<u8>>,
-}
-
-struct Chunk<'a> {
-    users: Vec<u32>,
-    items: Vec<u32>,
-    user_ids: Vec<&'a [u8]>,
-    item_ids: Vec<&'a [u8]>,
-    grades: Vec<i64>,
-    scores: Vec<f64>,
-    tag: Option<&'a [u8]>,
-    lines: usize,
-    error: Option<TrecError>,
-}
-
-/// Dense codes of ids in order of first appearance. Ids of at most 15 bytes are keys
-/// held in the table itself: a lookup then reads the table only, not the file at the
-/// id's line (a random access into a large buffer costs a cache and a TLB miss).
-struct IdCodes<'a> {
-    short: HashMap<[u8; 16], u32>,
-    long: HashMap<&'a [u8], u32>,
-    ids: Vec<&'a [u8]>,
-}
-
-impl<'a> IdCodes<'a> {
-    fn new() -> Self {
-        IdCodes {
-            short: HashMap::default(),
-            long: HashMap::default(),
-            ids: Vec::new(),
+    fn shifted(self, lines: usize) -> Self {
+        match self {
+            TrecError::Fields(l, k, t) => TrecError::Fields(l + lines, k, t),
+            TrecError::Number(l, t) => TrecError::Number(l + lines, t),
+            TrecError::NotFinite(l, v) => TrecError::NotFinite(l + lines, v),
         }
-    }
-
-    #[inline]
-    fn code(&mut self, id: &'a [u8]) -> u32 {
-        let next = self.ids.len() as u32;
-        let code = if id.len() < 16 {
-            let mut key = [0u8; 16];
-            key[..id.len()].copy_from_slice(id);
-            key[15] = id.len() as u8;
-            *self.short.entry(key).or_insert(next)
-        } else {
-            *self.long.entry(id).or_insert(next)
-        };
-        if code == next {
-            self.ids.push(id);
-        }
-        code
     }
 }
 
@@ -117,81 +77,269 @@ fn keep_first(slot: &mut Option<TrecError>, e: TrecError) {
     }
 }
 
-fn parse_chunk(data: &[u8], kind: Kind) -> Chunk<'_> {
-    let mut c = Chunk {
-        users: vec![],
-        items: vec![],
-        user_ids: vec![],
-        item_ids: vec![],
-        grades: vec![],
-        scores: vec![],
-        tag: None,
-        lines: 0,
-        error: None,
+/// Distinct ids, by code: their bytes one after another.
+#[derive(Default, Debug, Clone, PartialEq)]
+pub struct Ids {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Ids {
+    /// The number of ids.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there is no id.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The id of `code`.
+    pub fn get(&self, code: usize) -> &[u8] {
+        let start = if code == 0 { 0 } else { self.ends[code - 1] };
+        &self.bytes[start..self.ends[code]]
+    }
+
+    /// The ids in code order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> {
+        (0..self.len()).map(|c| self.get(c))
+    }
+
+    fn push(&mut self, id: &[u8]) {
+        self.bytes.extend_from_slice(id);
+        self.ends.push(self.bytes.len());
+    }
+}
+
+/// The user of each row: CSR offsets when the rows are grouped by user in code order
+/// (the rows of user `u` are `offsets[u]..offsets[u + 1]`), else a code per row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Users {
+    /// `n_users + 1` offsets (grouped rows).
+    Offsets(Vec<i64>),
+    /// One code per row.
+    Codes(Vec<i32>),
+}
+
+impl Users {
+    /// The code of every row.
+    pub fn codes(&self) -> Vec<i32> {
+        match self {
+            Users::Codes(c) => c.clone(),
+            Users::Offsets(o) => {
+                let mut out = Vec::with_capacity(*o.last().unwrap_or(&0) as usize);
+                for (u, w) in o.windows(2).enumerate() {
+                    out.resize(w[1] as usize, u as i32);
+                }
+                out
+            }
+        }
+    }
+
+    /// Append `n` rows of user `code`.
+    fn push_run(&mut self, code: u32, n: usize) {
+        if let Users::Offsets(o) = self {
+            let users = o.len() - 1;
+            let end = o[users];
+            if users > 0 && code as usize == users - 1 {
+                o[users] = end + n as i64; // the last user goes on
+                return;
+            }
+            if code as usize == users {
+                o.push(end + n as i64); // the next new user
+                return;
+            }
+            *self = Users::Codes(self.codes()); // a user seen before: not grouped
+        }
+        if let Users::Codes(c) = self {
+            c.resize(c.len() + n, code as i32);
+        }
+    }
+}
+
+/// A parsed file: the user and item of each row, the distinct ids in order of first
+/// appearance, the grades (qrels) or scores (run), and the first run tag.
+#[derive(Debug)]
+pub struct Parsed {
+    /// User of each row.
+    pub users: Users,
+    /// Item code of each row.
+    pub items: Vec<i32>,
+    /// Distinct user ids, by code.
+    pub user_ids: Ids,
+    /// Distinct item ids, by code.
+    pub item_ids: Ids,
+    /// Grades of a qrels file.
+    pub grades: Vec<i64>,
+    /// Scores of a run file.
+    pub scores: Vec<f64>,
+    /// The tag of the first run line.
+    pub tag: Option<Vec<u8>>,
+}
+
+// ------------------------------------------------------------------ pieces
+/// The rows of a piece, its codes tagged [`LOCAL`] where the piece saw an id first.
+#[derive(Default)]
+struct Rows {
+    /// (user code, rows) of each run of rows of one user
+    runs: Vec<(u32, u32)>,
+    items: Vec<u32>,
+    grades: Vec<i64>,
+    scores: Vec<f64>,
+    /// bounds of the first run tag
+    tag: Option<(usize, usize)>,
+    lines: usize,
+    error: Option<TrecError>,
+}
+
+/// A piece's rows and the ids it saw first (kept from window to window, so that
+/// their buffers are allocated once).
+#[derive(Default)]
+struct Piece {
+    rows: Rows,
+    new_users: NewIds,
+    new_items: NewIds,
+}
+
+/// Rows between the fetch of an item's slot and its lookup.
+const AHEAD: usize = 8;
+
+/// Parse the lines of `data` into `p` (emptied first): the codes of ids in `users`
+/// and `items` (the windows before), of the others from `new_users`, `new_items`.
+///
+/// The tables looked up on every row are arguments of their own (not fields of a
+/// struct passed by reference), so that the compiler keeps their addresses in
+/// registers across the writes of the rows.
+#[inline(never)]
+fn parse_piece(
+    p: &mut Rows,
+    data: &[u8],
+    kind: Kind,
+    (users, new_users): (&IdCodes, &mut impl NewCodes),
+    (items, new_items): (&IdCodes, &mut impl NewCodes),
+) {
+    p.runs.clear();
+    p.items.clear();
+    p.grades.clear();
+    p.scores.clear();
+    p.tag = None;
+    p.lines = 0;
+    p.error = None;
+    let rows = data.len() / 24;
+    p.items.reserve(rows);
+    match kind {
+        Kind::Qrels => p.grades.reserve(rows),
+        Kind::Run => p.scores.reserve(rows),
+    }
+    let mut last_user: (Option<u128>, &[u8]) = (None, &[]);
+    let none = Key {
+        short: None,
+        hash: 0,
     };
-    let (mut users, mut items) = (IdCodes::new(), IdCodes::new());
-    let n_fields = if kind == Kind::Qrels { 4 } else { 6 };
-    let mut fields: Vec<&[u8]> = Vec::with_capacity(8);
-    for raw in data.split(|&b| b == b'\n') {
-        c.lines += 1;
-        let line_no = c.lines;
-        fields.clear();
-        fields.extend(
-            raw.split(|b| b.is_ascii_whitespace())
-                .filter(|f| !f.is_empty()),
-        );
-        if fields.is_empty() || fields[0][0] == b'#' {
+    let mut pending: [(usize, usize, usize, Key); AHEAD] = [(0, 0, 0, none); AHEAD];
+    let mut start = 0;
+    while start < data.len() {
+        let (end, f) = line_fields(data, start);
+        p.lines += 1;
+        let line_start = start;
+        start = end + 1;
+        if f.n == 0 || data[f.at[0].0] == b'#' {
             continue;
         }
         let wrong = match kind {
-            Kind::Qrels => fields.len() != n_fields,
-            Kind::Run => fields.len() < n_fields,
+            Kind::Qrels => f.n != 4,
+            Kind::Run => f.n < 6,
         };
         if wrong {
+            let raw = &data[line_start..end];
             let text = raw.strip_suffix(b"\r").unwrap_or(raw).to_vec();
-            keep_first(&mut c.error, TrecError::Fields(line_no, fields.len(), text));
+            keep_first(&mut p.error, TrecError::Fields(p.lines, f.n, text));
             continue;
         }
-        if c.error.as_ref().is_some_and(|e| e.rank().0 == 0) {
+        if p.error.as_ref().is_some_and(|e| e.rank().0 == 0) {
             continue; // a line with the wrong fields came first: nothing else is reported
         }
-        c.users.push(users.code(fields[0]));
-        c.items.push(items.code(fields[2]));
-        let text = fields[if kind == Kind::Qrels { 3 } else { 4 }];
-        let parsed = std::str::from_utf8(text).ok();
+        let (us, ue) = f.at[0];
+        let user = (short_bits(data, us, ue), &data[us..ue]);
+        let same = match user.0 {
+            Some(k) => last_user.0 == Some(k),
+            None => last_user.0.is_none() && last_user.1 == user.1,
+        };
+        match p.runs.last_mut() {
+            Some(run) if same => run.1 += 1,
+            _ => {
+                let key = Key::new(data, us, ue);
+                let code = match users.get(user.1, &key) {
+                    Some(c) => c,
+                    None => new_users.code(data, us, ue, &key),
+                };
+                match p.runs.last_mut() {
+                    Some(run) if run.0 == code => run.1 += 1,
+                    _ => p.runs.push((code, 1)),
+                }
+                last_user = user;
+            }
+        }
+        // the item's slot is fetched now and looked up AHEAD rows later
+        let (is, ie) = f.at[2];
+        let key = Key::new(data, is, ie);
+        items.prefetch(&key);
+        new_items.prefetch(&key);
+        let row = p.items.len();
+        p.items.push(0);
+        let slot = &mut pending[row % AHEAD];
+        if row >= AHEAD {
+            let (r, s, e, k) = *slot;
+            p.items[r] = match items.get(&data[s..e], &k) {
+                Some(c) => c,
+                None => new_items.code(data, s, e, &k),
+            };
+        }
+        *slot = (row, is, ie, key);
         match kind {
-            Kind::Qrels => match parsed.and_then(|s| s.parse::<i64>().ok()) {
-                Some(g) => c.grades.push(g),
-                None => {
-                    keep_first(&mut c.error, TrecError::Number(line_no, text.to_vec()));
-                    c.grades.push(0);
-                }
-            },
-            Kind::Run => {
-                if c.tag.is_none() {
-                    c.tag = Some(fields[5]);
-                }
-                match parsed.and_then(|s| s.parse::<f64>().ok()) {
-                    Some(s) => {
-                        if !s.is_finite() {
-                            keep_first(&mut c.error, TrecError::NotFinite(line_no, s));
-                        }
-                        c.scores.push(s);
-                    }
+            Kind::Qrels => {
+                let text = &data[f.at[3].0..f.at[3].1];
+                match std::str::from_utf8(text)
+                    .ok()
+                    .and_then(|s| s.parse::<i64>().ok())
+                {
+                    Some(g) => p.grades.push(g),
                     None => {
-                        keep_first(&mut c.error, TrecError::Number(line_no, text.to_vec()));
-                        c.scores.push(0.0);
+                        keep_first(&mut p.error, TrecError::Number(p.lines, text.to_vec()));
+                        p.grades.push(0);
+                    }
+                }
+            }
+            Kind::Run => {
+                if p.tag.is_none() {
+                    p.tag = Some(f.at[5]);
+                }
+                let text = &data[f.at[4].0..f.at[4].1];
+                match parse_score(text) {
+                    Ok(s) => {
+                        if !s.is_finite() {
+                            keep_first(&mut p.error, TrecError::NotFinite(p.lines, s));
+                        }
+                        p.scores.push(s);
+                    }
+                    Err(_) => {
+                        keep_first(&mut p.error, TrecError::Number(p.lines, text.to_vec()));
+                        p.scores.push(0.0);
                     }
                 }
             }
         }
     }
-    if data.last() == Some(&b'\n') {
-        c.lines -= 1; // the empty piece after the last newline is not a line
+    // the items still pending, in order (local codes follow the rows)
+    let n = p.items.len();
+    for row in n.saturating_sub(AHEAD)..n {
+        let (r, s, e, k) = pending[row % AHEAD];
+        p.items[r] = match items.get(&data[s..e], &k) {
+            Some(c) => c,
+            None => new_items.code(data, s, e, &k),
+        };
     }
-    c.user_ids = users.ids;
-    c.item_ids = items.ids;
-    c
 }
 
 /// Cut `data` into about `n` pieces at line ends.
@@ -199,160 +347,444 @@ fn pieces(data: &[u8], n: usize) -> Vec<&[u8]> {
     let mut out = Vec::with_capacity(n);
     let mut start = 0;
     for k in 1..n {
-        let mut cut = (data.len() * k / n).max(start);
-        while cut < data.len() && data[cut] != b'\n' {
-            cut += 1;
-        }
-        if cut >= data.len() {
+        let cut = (data.len() * k / n).max(start);
+        let Some(at) = memchr::memchr(b'\n', &data[cut..]) else {
+            break;
+        };
+        out.push(&data[start..=cut + at]);
+        start = cut + at + 1;
+        if start >= data.len() {
             break;
         }
-        out.push(&data[start..=cut]);
-        start = cut + 1;
     }
-    out.push(&data[start..]);
+    if start < data.len() || out.is_empty() {
+        out.push(&data[start..]);
+    }
     out
 }
 
-/// The bytes of a file, decompressed when it is gzip (by its magic number).
-pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-
-    let raw = std::fs::read(path)?;
-    if raw.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::with_capacity(raw.len() * 4);
-        flate2::read::MultiGzDecoder::new(&raw[..]).read_to_end(&mut out)?;
-        return Ok(out);
-    }
-    Ok(raw)
+// ------------------------------------------------------------------ windows
+/// Sizes of the reading: a first window of one piece (small, so that the pieces
+/// of the next windows find most ids among its codes), then windows of twice as
+/// many pieces each time, up to `max_pieces`.
+///
+/// A window whose rows bring more than `alone` new ids each (on average) has the
+/// next window parsed as one piece: pieces in parallel number their new ids twice
+/// (on their own, then in file order), which does not pay when most rows bring
+/// one (qrels, where most judged items appear once).
+#[derive(Clone, Copy, Debug)]
+pub struct Sizes {
+    /// Bytes of the first window.
+    pub first: usize,
+    /// Bytes of a piece.
+    pub piece: usize,
+    /// Pieces of a window at most.
+    pub max_pieces: usize,
+    /// New ids per row above which the next window is parsed as one piece.
+    pub alone: f64,
 }
 
-/// Parse a whole TREC text (already decompressed).
-pub fn parse(data: &[u8], kind: Kind) -> Result<Parsed, TrecError> {
-    let n = if data.len() < 1 << 22 {
-        1
-    } else {
-        (threads::num_threads() * 4).min(data.len() >> 20).max(1)
-    };
-    let parts = pieces(data, n);
-    let chunks: Vec<Chunk> = if parts.len() == 1 {
-        vec![parse_chunk(parts[0], kind)]
-    } else {
-        threads::install(|| parts.par_iter().map(|p| parse_chunk(p, kind)).collect())
-    };
-    // the first error of the file, by kind then line (line numbers made global)
-    let mut error: Option<TrecError> = None;
-    let mut before = 0;
-    for c in &chunks {
-        if let Some(e) = &c.error {
-            let e = match e.clone() {
-                TrecError::Fields(l, k, t) => TrecError::Fields(l + before, k, t),
-                TrecError::Number(l, t) => TrecError::Number(l + before, t),
-                TrecError::NotFinite(l, v) => TrecError::NotFinite(l + before, v),
+impl Default for Sizes {
+    fn default() -> Self {
+        Sizes {
+            first: 1 << 20,
+            piece: 4 << 20,
+            max_pieces: (2 * threads::num_threads()).max(8),
+            alone: 0.5,
+        }
+    }
+}
+
+impl Sizes {
+    /// Pieces of window `k` (the first is window 0).
+    fn pieces(&self, k: usize) -> usize {
+        1usize
+            .checked_shl(k.min(63) as u32)
+            .unwrap_or(usize::MAX)
+            .min(self.max_pieces.max(1))
+    }
+
+    /// Bytes of window `k`.
+    fn bytes(&self, k: usize) -> usize {
+        if k == 0 {
+            self.first.max(1)
+        } else {
+            self.pieces(k).saturating_mul(self.piece.max(1))
+        }
+    }
+}
+
+/// Everything read so far.
+struct State {
+    kind: Kind,
+    users: IdCodes,
+    items: IdCodes,
+    rows: Users,
+    item_codes: Vec<i32>,
+    grades: Vec<i64>,
+    scores: Vec<f64>,
+    tag: Option<Vec<u8>>,
+    lines: usize,
+    error: Option<TrecError>,
+    /// the pieces of the last window, reused
+    pieces: Vec<Piece>,
+    /// whether the next window is parsed as one piece
+    direct: bool,
+    /// new ids per row above which it is (see [`Sizes`])
+    alone: f64,
+}
+
+impl State {
+    fn new(kind: Kind, alone: f64) -> Self {
+        State {
+            kind,
+            users: IdCodes::default(),
+            items: IdCodes::default(),
+            rows: Users::Offsets(vec![0]),
+            item_codes: Vec::new(),
+            grades: Vec::new(),
+            scores: Vec::new(),
+            tag: None,
+            lines: 0,
+            error: None,
+            pieces: Vec::new(),
+            direct: true,
+            alone,
+        }
+    }
+
+    /// Parse a window of whole lines (the last one may lack its newline) in
+    /// `n_pieces` pieces.
+    fn window(&mut self, data: &[u8], n_pieces: usize) -> io::Result<()> {
+        if self.error.as_ref().is_some_and(|e| e.rank().0 == 0) {
+            return Ok(()); // nothing after a line with the wrong fields is reported
+        }
+        let alone = n_pieces == 1 || self.direct;
+        let parts = if alone {
+            vec![data]
+        } else {
+            pieces(data, n_pieces)
+        };
+        if self.pieces.len() < parts.len() {
+            self.pieces.resize_with(parts.len(), Piece::default);
+        }
+        let kind = self.kind;
+        let parsed = &mut self.pieces[..parts.len()];
+        let before = self.users.ids.len() + self.items.ids.len();
+        if alone {
+            // the ids get their final codes at once (no codes "so far" to look up)
+            let none = IdCodes::default();
+            let mut users = Direct {
+                table: &mut self.users,
+                full: false,
             };
-            keep_first(&mut error, e);
+            let mut items = Direct {
+                table: &mut self.items,
+                full: false,
+            };
+            let p = &mut parsed[0];
+            p.new_users.clear();
+            p.new_items.clear();
+            let (users_, items_) = ((&none, &mut users), (&none, &mut items));
+            parse_piece(&mut p.rows, data, kind, users_, items_);
+            if users.full || items.full {
+                return Err(too_many_ids());
+            }
+        } else {
+            let (users, items) = (&self.users, &self.items);
+            threads::install(|| {
+                parsed.par_iter_mut().zip(&parts).for_each(|(p, d)| {
+                    p.new_users.clear();
+                    p.new_items.clear();
+                    let (users_, items_) = ((users, &mut p.new_users), (items, &mut p.new_items));
+                    parse_piece(&mut p.rows, d, kind, users_, items_);
+                })
+            });
         }
-        before += c.lines;
+        let parsed = &parsed[..];
+        // the new ids get their codes in file order: piece by piece, each in its order
+        let mut user_maps = Vec::with_capacity(parts.len());
+        let mut item_maps = Vec::with_capacity(parts.len());
+        for (p, d) in parsed.iter().zip(&parts) {
+            if let Some(e) = &p.rows.error {
+                keep_first(&mut self.error, e.clone().shifted(self.lines));
+            }
+            self.lines += p.rows.lines;
+            if self.tag.is_none() {
+                self.tag = p.rows.tag.map(|(s, e)| d[s..e].to_vec());
+            }
+            let codes = |known: &mut IdCodes, new: &NewIds| -> io::Result<Vec<u32>> {
+                let mut out = Vec::with_capacity(new.ids.len());
+                for (j, (s, e, k)) in new.ids.iter().enumerate() {
+                    if let Some((_, _, ahead)) = new.ids.get(j + AHEAD) {
+                        known.prefetch(ahead);
+                    }
+                    out.push(known.code(&d[*s..*e], k)?);
+                }
+                Ok(out)
+            };
+            user_maps.push(codes(&mut self.users, &p.new_users)?);
+            item_maps.push(codes(&mut self.items, &p.new_items)?);
+        }
+        // a window where most rows bring a new id: the next one is parsed alone (the
+        // pieces would number their new ids twice, once on their own, once here)
+        let rows: usize = parsed.iter().map(|p| p.rows.items.len()).sum();
+        let new = self.users.ids.len() + self.items.ids.len() - before;
+        self.direct = new as f64 > self.alone * rows as f64;
+        if self.error.is_some() {
+            return Ok(()); // the rows are not needed
+        }
+        for (p, map) in parsed.iter().zip(&user_maps) {
+            for &(c, n) in &p.rows.runs {
+                self.rows.push_run(global(c, map), n as usize);
+            }
+        }
+        // items and values of the pieces, written in parallel with their final codes
+        let lengths = |f: fn(&Rows) -> usize| parsed.iter().map(|p| f(&p.rows)).collect::<Vec<_>>();
+        let item_out = grow(&mut self.item_codes, &lengths(|p| p.items.len()));
+        let grade_out = grow(&mut self.grades, &lengths(|p| p.grades.len()));
+        let score_out = grow(&mut self.scores, &lengths(|p| p.scores.len()));
+        let jobs: Vec<_> = parsed
+            .iter()
+            .map(|p| &p.rows)
+            .zip(&item_maps)
+            .zip(item_out.into_iter().zip(grade_out).zip(score_out))
+            .collect();
+        let work = |((p, map), ((items, grades), scores)): Job| {
+            for (o, &c) in items.iter_mut().zip(&p.items) {
+                *o = global(c, map) as i32;
+            }
+            grades.copy_from_slice(&p.grades);
+            scores.copy_from_slice(&p.scores);
+        };
+        if jobs.len() > 1 {
+            threads::install(|| jobs.into_par_iter().for_each(work));
+        } else {
+            jobs.into_iter().for_each(work);
+        }
+        Ok(())
     }
-    if let Some(e) = error {
-        return Err(e);
+
+    fn finish(mut self) -> Result<Parsed, TrecError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        self.item_codes.shrink_to_fit();
+        self.grades.shrink_to_fit();
+        self.scores.shrink_to_fit();
+        Ok(Parsed {
+            users: self.rows,
+            items: self.item_codes,
+            user_ids: self.users.ids,
+            item_ids: self.items.ids,
+            grades: self.grades,
+            scores: self.scores,
+            tag: self.tag,
+        })
     }
-    // global codes in order of first appearance: chunk order, then each chunk's order
-    let mut out = Parsed::default();
-    let (mut users, mut items) = (IdCodes::new(), IdCodes::new());
-    let (mut ulocal, mut ilocal) = (Vec::new(), Vec::new());
-    for c in &chunks {
-        ulocal.push(
-            c.user_ids
-                .iter()
-                .map(|id| users.code(id))
-                .collect::<Vec<u32>>(),
-        );
-        ilocal.push(
-            c.item_ids
-                .iter()
-                .map(|id| items.code(id))
-                .collect::<Vec<u32>>(),
-        );
+}
+
+/// The final code of a piece's code (`map`: the final codes of its new ids).
+#[inline(always)]
+fn global(c: u32, map: &[u32]) -> u32 {
+    if c & LOCAL != 0 {
+        map[(c ^ LOCAL) as usize]
+    } else {
+        c
     }
-    let total: usize = chunks.iter().map(|c| c.users.len()).sum();
-    out.users.reserve(total);
-    out.items.reserve(total);
-    for (k, c) in chunks.iter().enumerate() {
-        out.users
-            .extend(c.users.iter().map(|&u| ulocal[k][u as usize]));
-        out.items
-            .extend(c.items.iter().map(|&i| ilocal[k][i as usize]));
-        out.grades.extend_from_slice(&c.grades);
-        out.scores.extend_from_slice(&c.scores);
-        if out.tag.is_none() {
-            out.tag = c.tag.map(|t| t.to_vec());
+}
+
+/// A piece, its map of new item codes, and where its items, grades and scores go.
+type Job<'p, 'o> = (
+    (&'p Rows, &'p Vec<u32>),
+    ((&'o mut [i32], &'o mut [i64]), &'o mut [f64]),
+);
+
+/// Append `lengths.iter().sum()` elements to `v`, as one slice per length.
+fn grow<'o, T: Copy + Default>(v: &'o mut Vec<T>, lengths: &[usize]) -> Vec<&'o mut [T]> {
+    let base = v.len();
+    v.resize(base + lengths.iter().sum::<usize>(), T::default());
+    let mut rest = &mut v[base..];
+    let mut out = Vec::with_capacity(lengths.len());
+    for &n in lengths {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(n);
+        out.push(head);
+        rest = tail;
+    }
+    out
+}
+
+/// Fill `buf` from `reader` up to `want` bytes (or the end of the input); false at
+/// the end of the input.
+fn fill<R: Read>(reader: &mut R, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    if buf.capacity() < want {
+        buf.reserve(want - buf.len());
+    }
+    while buf.len() < want {
+        let n = reader
+            .by_ref()
+            .take((want - buf.len()) as u64)
+            .read_to_end(buf)?;
+        if n == 0 {
+            return Ok(false);
         }
     }
-    out.user_ids = users.ids.into_iter().map(|s| s.to_vec()).collect();
-    out.item_ids = items.ids.into_iter().map(|s| s.to_vec()).collect();
-    Ok(out)
+    Ok(true)
+}
+
+/// A window of whole lines from `reader`: `carry` (the partial line the previous
+/// window left) then new bytes up to about `size`, cut after the last newline (the
+/// bytes after it go back to `carry`), and whether it reaches the end of the input;
+/// None past the end.
+fn next_window<R: Read>(
+    reader: &mut R,
+    mut buf: Vec<u8>,
+    carry: &mut Vec<u8>,
+    size: usize,
+) -> io::Result<Option<(Vec<u8>, bool)>> {
+    buf.clear();
+    buf.extend_from_slice(carry);
+    carry.clear();
+    let mut want = size.max(buf.len() + 1);
+    loop {
+        let more = fill(reader, &mut buf, want)?;
+        if !more {
+            return Ok((!buf.is_empty()).then_some((buf, true)));
+        }
+        if let Some(at) = memchr::memrchr(b'\n', &buf) {
+            carry.extend_from_slice(&buf[at + 1..]);
+            buf.truncate(at + 1);
+            return Ok(Some((buf, false)));
+        }
+        want = buf.len() * 2; // a line longer than the window
+    }
+}
+
+/// Parse a TREC text from `reader` (already decompressed) in windows of `sizes`.
+pub fn parse_reader<R: Read + Send>(
+    mut reader: R,
+    kind: Kind,
+    sizes: Sizes,
+) -> io::Result<Result<Parsed, TrecError>> {
+    let mut state = State::new(kind, sizes.alone);
+    let mut carry = Vec::new();
+    let Some((first, last)) = next_window(&mut reader, Vec::new(), &mut carry, sizes.bytes(0))?
+    else {
+        return Ok(state.finish());
+    };
+    state.window(&first, 1)?;
+    if last {
+        return Ok(state.finish());
+    }
+    std::thread::scope(|scope| {
+        // the reader fills the next window while this thread parses the last one
+        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<io::Result<Vec<u8>>>(0);
+        let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        empty_tx.send(first).ok();
+        empty_tx.send(Vec::new()).ok(); // a second buffer: one parsed, one filled
+        scope.spawn(move || {
+            for k in 1.. {
+                let Ok(buf) = empty_rx.recv() else {
+                    return;
+                };
+                let (window, last) = match next_window(&mut reader, buf, &mut carry, sizes.bytes(k))
+                {
+                    Ok(Some(w)) => w,
+                    Ok(None) => return,
+                    Err(e) => {
+                        full_tx.send(Err(e)).ok();
+                        return;
+                    }
+                };
+                if full_tx.send(Ok(window)).is_err() || last {
+                    return;
+                }
+            }
+        });
+        for (k, window) in (1..).zip(full_rx) {
+            let window = window?;
+            state.window(&window, sizes.pieces(k))?;
+            empty_tx.send(window).ok();
+        }
+        Ok::<(), io::Error>(())
+    })?;
+    Ok(state.finish())
+}
+
+/// Parse a TREC text held in memory (or mapped) in windows of `sizes`; `done(end)`
+/// is called once the bytes before `end` are no longer needed.
+pub fn parse_slice(
+    data: &[u8],
+    kind: Kind,
+    sizes: Sizes,
+    mut done: impl FnMut(usize),
+) -> io::Result<Result<Parsed, TrecError>> {
+    let mut state = State::new(kind, sizes.alone);
+    let mut start = 0;
+    for k in 0.. {
+        if start >= data.len() {
+            break;
+        }
+        let mut end = start.saturating_add(sizes.bytes(k)).min(data.len());
+        if end < data.len() {
+            end = match memchr::memrchr(b'\n', &data[start..end]) {
+                Some(at) => start + at + 1,
+                None => memchr::memchr(b'\n', &data[end..]).map_or(data.len(), |at| end + at + 1),
+            };
+        }
+        state.window(&data[start..end], sizes.pieces(k))?;
+        done(end);
+        start = end;
+    }
+    Ok(state.finish())
+}
+
+/// Parse a TREC text held in memory.
+pub fn parse(data: &[u8], kind: Kind) -> Result<Parsed, TrecError> {
+    match parse_slice(data, kind, Sizes::default(), |_| {}) {
+        Ok(r) => r,
+        Err(_) => unreachable!("parsing memory does not fail"),
+    }
+}
+
+/// Read and parse a TREC file, decompressed when it is gzip (by its magic number).
+///
+/// A plain file is mapped into memory (no copy), and the windows parsed are
+/// dropped from the mapping as it goes, so that it never holds the whole file;
+/// gzip is decompressed into windows by a thread of its own.
+pub fn read_file(path: &std::path::Path, kind: Kind) -> io::Result<Result<Parsed, TrecError>> {
+    let mut file = std::fs::File::open(path)?;
+    let mut magic = Vec::with_capacity(2);
+    (&mut file).take(2).read_to_end(&mut magic)?;
+    let sizes = Sizes::default();
+    // the bytes read so far, then the rest (pipes cannot seek back)
+    let input = io::Cursor::new(magic.clone()).chain(&file);
+    if magic == [0x1f, 0x8b] {
+        let input = io::BufReader::with_capacity(1 << 20, input);
+        return parse_reader(flate2::read::MultiGzDecoder::new(input), kind, sizes);
+    }
+    if file.metadata()?.is_file() && file.metadata()?.len() > 0 {
+        // SAFETY: the map is read only; a file truncated by another process while it
+        // is read would raise SIGBUS, as for every reader of a mapped file
+        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+            #[cfg(unix)]
+            map.advise(memmap2::Advice::Sequential).ok();
+            let mut dropped = 0;
+            return parse_slice(&map, kind, sizes, |end| {
+                #[cfg(unix)]
+                {
+                    // SAFETY: pages of a read-only file map, read again from the file
+                    // if touched (only the page at `end` may be)
+                    let advice = memmap2::UncheckedAdvice::DontNeed;
+                    unsafe { map.unchecked_advise_range(advice, dropped, end - dropped) }.ok();
+                }
+                dropped = end;
+            });
+        }
+    }
+    parse_reader(input, kind, sizes)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn qrels_codes_follow_first_appearance() {
-        let text = b"q1 0 d1 1\n# comment\n\nq2 0 d2 0\nq1 0 d2 2\n";
-        let p = parse(text, Kind::Qrels).unwrap();
-        assert_eq!(p.users, vec![0, 1, 0]);
-        assert_eq!(p.items, vec![0, 1, 1]);
-        assert_eq!(p.user_ids, vec![b"q1".to_vec(), b"q2".to_vec()]);
-        assert_eq!(p.grades, vec![1, 0, 2]);
-    }
-
-    #[test]
-    fn short_and_long_ids_get_one_code_each() {
-        let long = "d".repeat(16);
-        let text = format!(
-            "q 0 {long} 1\nq 0 ddddddddddddddd 1\nq 0 {long}x 0\nr 0 {long} 2\nr 0 ddddddddddddddd 0\n"
-        );
-        let p = parse(text.as_bytes(), Kind::Qrels).unwrap();
-        assert_eq!(p.items, vec![0, 1, 2, 0, 1]);
-        assert_eq!(p.item_ids[0], long.as_bytes().to_vec());
-        assert_eq!(p.item_ids[1].len(), 15);
-        assert_eq!(p.users, vec![0, 0, 0, 1, 1]);
-    }
-
-    #[test]
-    fn runs_keep_the_first_tag_and_ignore_extra_fields() {
-        let text = b"q1 Q0 d1 1 0.5 tagA extra\r\nq1 Q0 d2 2 0.25 tagB\n";
-        let p = parse(text, Kind::Run).unwrap();
-        assert_eq!(p.scores, vec![0.5, 0.25]);
-        assert_eq!(p.tag, Some(b"tagA".to_vec()));
-    }
-
-    #[test]
-    fn errors_name_the_first_line_of_the_first_kind() {
-        let text = b"q1 Q0 d1 1 inf t\nq1 Q0 d1 1 x t\nq1 Q0 d1\n";
-        assert_eq!(
-            parse(text, Kind::Run).unwrap_err(),
-            TrecError::Fields(3, 3, b"q1 Q0 d1".to_vec())
-        );
-        let text = b"q1 Q0 d1 1 inf t\nq1 Q0 d1 1 x t\n";
-        assert_eq!(
-            parse(text, Kind::Run).unwrap_err(),
-            TrecError::Number(2, b"x".to_vec())
-        );
-        assert!(matches!(
-            parse(b"q Q0 d 1 -inf t", Kind::Run),
-            Err(TrecError::NotFinite(1, _))
-        ));
-    }
-
-    #[test]
-    fn pieces_cut_at_line_ends_and_cover_everything() {
-        let text = b"a\nbb\nccc\ndddd\n";
-        for n in 1..6 {
-            let p = pieces(text, n);
-            assert_eq!(p.concat(), text.to_vec());
-            assert!(p[..p.len() - 1].iter().all(|s| s.last() == Some(&b'\n')));
-        }
-    }
-}
+#[path = "trec_tests.rs"]
+mod tests;

@@ -4,9 +4,13 @@ containers, or the same error (file:line and message)."""
 from __future__ import annotations
 
 import gzip
+import os
+import threading
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import receval._kernels as kernels
 from receval.data._ranked import Qrels, Run
@@ -79,6 +83,80 @@ def test_native_reader_equals_the_arrow_reader(tmp_path, monkeypatch, seed, kind
     _same(_read(cls, path, True, monkeypatch), _read(cls, path, False, monkeypatch))
 
 
+def _large_text(rng, kind, n_users, grouped):
+    """Lines of ``n_users`` users with 40 distinct items each; users in runs, or
+    the lines shuffled (then every user comes back: not grouped)."""
+    long = "clueweb09-en0000-00-"
+    lines = []
+    for u in range(n_users):
+        uid = f"{long}{u}" if u % 5 == 0 else f"u{u}"
+        items = rng.choice(30_000, 40, replace=False)
+        for r, i in enumerate(items):
+            iid = f"{long}{i}" if i % 3 == 0 else f"i{i}"
+            if kind == "qrels":
+                lines.append(f"{uid} 0 {iid} {int(rng.integers(-1, 4))}")
+            else:
+                digits = int(rng.integers(1, 18))
+                lines.append(f"{uid} Q0 {iid} {r + 1} {rng.random():.{digits}f} t")
+    if not grouped:
+        rng.shuffle(lines)
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+@pytest.mark.parametrize("grouped", [True, False])
+def test_native_reader_on_a_file_of_several_windows(tmp_path, monkeypatch, kind, grouped):
+    """Megabytes: read in windows and parallel pieces, users as offsets
+    (grouped) or as codes; plain and gzip."""
+    rng = np.random.default_rng(7)
+    data = _large_text(rng, kind, 4_000, grouped).encode()
+    assert len(data) > 2 << 20  # a first window of 1 MiB, then one in two parallel pieces
+    cls = Qrels if kind == "qrels" else Run
+    for name, raw in [("big.txt", data), ("big.txt.gz", gzip.compress(data, 1))]:
+        path = tmp_path / name
+        path.write_bytes(raw)
+        native = _read(cls, path, True, monkeypatch)
+        assert not isinstance(native, str), native
+        _same(native, _read(cls, path, False, monkeypatch))
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd")
+@pytest.mark.parametrize("compress", [False, True])
+def test_native_reader_reads_a_pipe(tmp_path, monkeypatch, compress):
+    """A pipe (``--run <(zcat run.gz)``) cannot be mapped nor seeked: it is streamed."""
+    data = _large_text(np.random.default_rng(9), "run", 300, False).encode()
+    raw = gzip.compress(data) if compress else data
+    path = tmp_path / "run.txt"
+    path.write_bytes(data)
+    read, write = os.pipe()
+
+    def feed() -> None:
+        with open(write, "wb") as fh:
+            fh.write(raw)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        piped = _read(Run, f"/dev/fd/{read}", True, monkeypatch)
+    finally:
+        writer.join()
+        os.close(read)
+    _same(piped, _read(Run, path, True, monkeypatch))
+
+
+def test_native_reader_names_the_first_bad_line_of_a_large_file(tmp_path, monkeypatch):
+    rng = np.random.default_rng(8)
+    lines = _large_text(rng, "run", 4_000, True).splitlines()
+    lines[150_000] = lines[150_000].replace(" t", " 1e999 t")  # not finite, late
+    lines[120_000] = lines[120_000].replace(" Q0 ", " Q0 x ", 1).rsplit(" ", 3)[0]  # fields
+    lines[20_000] = lines[20_000].rsplit(" ", 2)[0] + " abc t"  # not a number, early
+    path = tmp_path / "bad.txt"
+    path.write_text("\n".join(lines) + "\n")
+    native = _read(Run, path, True, monkeypatch)
+    assert native == _read(Run, path, False, monkeypatch)
+    assert native.startswith(f"{path}:120001: expected at least 6")
+
+
 def test_native_reader_on_the_trec_eval_test_files(monkeypatch):
     base = "tests/peers/data/trec_eval/"
     for cls, name in [(Qrels, "qrels.test"), (Qrels, "qrels.123.gz"), (Run, "results.test")]:
@@ -108,4 +186,73 @@ def test_small_lookup_equals_the_arrow_lookup(monkeypatch, seed):
     values, dictionary = ids(30, kinds[0]), ids(int(rng.integers(1, 9)), kinds[1])
     small = _encode.lookup(values, dictionary)
     monkeypatch.setattr(_encode, "_lookup_small", lambda v, d: None)
+    monkeypatch.setattr(_encode, "_lookup_str", lambda v, d: None)
     assert np.array_equal(small, _encode.lookup(values, dictionary))
+
+
+def test_grouped_ids_stand_for_their_codes():
+    from receval.data._encode import EncodedIds, factorize, int_runs
+
+    uniques = np.array(["b", "a", "c"], dtype=object)
+    ids = EncodedIds(None, uniques, offsets=np.array([0, 2, 3, 6]))
+    assert len(ids) == 6
+    codes, got = factorize(ids, "users", "Run")
+    assert codes.tolist() == [0, 0, 1, 2, 2, 2] and got is uniques
+    offsets, got = int_runs(ids)
+    assert offsets.tolist() == [0, 2, 3, 6] and got is uniques
+
+
+@given(
+    st.lists(st.text(max_size=4), max_size=40),
+    st.lists(st.text(alphabet="ab7é0", max_size=3), max_size=40),
+)
+def test_str_lookup_of_the_core_equals_the_arrow_lookup(values, dictionary):
+    """The first of equal ids, -1 where absent; None for an element that is not a
+    str or not UTF-8 (a lone surrogate): the other paths compare those."""
+    from receval.data import _encode
+
+    def as_array(xs: list) -> np.ndarray:
+        out = np.empty(len(xs), dtype=object)
+        out[:] = xs
+        return out
+
+    v, d = as_array(values + dictionary[:3]), as_array(dictionary)
+    found = _encode._lookup_str(v, d)
+    assert found is not None and found.dtype == np.int32
+    if len(v) and len(d):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        arrow = pc.index_in(pa.array(v.tolist()), value_set=pa.array(d.tolist()))
+        assert found.tolist() == arrow.fill_null(-1).to_pylist()
+    assert _encode._lookup_str(as_array([*values, 7]), d) is None
+    assert _encode._lookup_str(as_array([*values, "\ud800"]), d) is None
+    assert _encode._lookup_str(v, as_array([*dictionary, b"x"])) is None
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "doc-", "clueweb09-en00", "aaaaaaa", "aaaaaaaa"]),
+            st.text(alphabet="ab7\u00e9\U0001f600 ", max_size=3),
+        ).map("".join),
+        max_size=40,
+    )
+)
+def test_str_ranks_of_the_core_equal_numpy_argsort(ids):
+    """trec_eval's tie-break: the rank of each item id in string order (stable);
+    ids of up to 17 characters sharing their first 8 bytes or not."""
+    arr = np.empty(len(ids), dtype=object)
+    arr[:] = ids
+    got = kernels.compiled().str_ranks(arr)
+    want = np.empty(len(ids))
+    want[np.argsort(np.array(ids, dtype=str), kind="stable")] = np.arange(len(ids))
+    assert got.dtype == np.float64 and got.tolist() == want.tolist()
+
+
+def test_str_ranks_leave_other_ids_to_numpy():
+    core = kernels.compiled()
+    for ids in (["a", 7], ["a", "b\x00"], ["a", "\ud800"]):
+        arr = np.empty(len(ids), dtype=object)
+        arr[:] = ids
+        assert core.str_ranks(arr) is None

@@ -42,14 +42,22 @@ def _factorize_int_range(
 
 class EncodedIds:
     """Ids already encoded (by the TREC reader): ``codes`` (int32, in order of first
-    appearance) and ``uniques`` (the distinct ids); :func:`factorize` returns them."""
+    appearance) and ``uniques`` (the distinct ids); :func:`factorize` returns them.
 
-    def __init__(self, codes: np.ndarray, uniques: np.ndarray) -> None:
+    Rows grouped by id in code order may come as ``offsets`` instead (the rows of
+    code ``c`` are ``offsets[c]:offsets[c + 1]``; ``codes`` is then None):
+    :func:`int_runs` returns them, :func:`factorize` the codes they stand for.
+    """
+
+    def __init__(
+        self, codes: np.ndarray | None, uniques: np.ndarray, offsets: np.ndarray | None = None
+    ) -> None:
         self.codes = codes
         self.uniques = uniques
+        self.offsets = offsets
 
     def __len__(self) -> int:
-        return len(self.codes)
+        return int(self.offsets[-1]) if self.codes is None else len(self.codes)
 
 
 def factorize(
@@ -66,6 +74,9 @@ def factorize(
     large integer columns, which can then be encoded in parallel).
     """
     if isinstance(values, EncodedIds):
+        if values.codes is None:
+            codes = np.arange(len(values.uniques), dtype=np.int32)
+            return np.repeat(codes, np.diff(values.offsets)), values.uniques
         return values.codes, values.uniques
     arrow = _as_arrow_strings(values)
     if arrow is not None:
@@ -209,6 +220,10 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
         pos_c = np.minimum(pos, len(ordered) - 1)
         found = ordered[pos_c] == values
         return np.where(found, order[pos_c], -1).astype(np.int32)
+    if values.dtype.kind == "O" and dictionary.dtype.kind == "O":
+        found = _lookup_str(values, dictionary)
+        if found is not None:
+            return found
     small = len(values) + len(dictionary) < 1 << 18
     if small and values.dtype.kind in "OUiu" and dictionary.dtype.kind in "OUiu":
         found = _lookup_small(values, dictionary)
@@ -225,6 +240,17 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
 
     idx = pc.index_in(as_strings(values), value_set=as_strings(dictionary))
     return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+
+
+def _lookup_str(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray | None:
+    """:func:`lookup` of object arrays of str (the TREC reader's ids) in one hash
+    table of the compiled core; None without the core or for other elements."""
+    from .._kernels import compiled
+
+    core = compiled()
+    if core is None:
+        return None
+    return core.lookup_str(np.ascontiguousarray(values), np.ascontiguousarray(dictionary))
 
 
 def _lookup_small(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray | None:
@@ -274,6 +300,8 @@ def int_runs(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
     ``offsets`` has the start of each run plus ``len(values)``; ``ids`` the id of
     each run, in order of appearance (as :func:`factorize` numbers them).
     """
+    if isinstance(values, EncodedIds) and values.offsets is not None:
+        return values.offsets, values.uniques
     if not isinstance(values, np.ndarray) or values.dtype.kind not in "iu" or values.ndim != 1:
         return None
     if len(values) < 2:

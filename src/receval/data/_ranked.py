@@ -404,8 +404,13 @@ class Run(_RankedBase):
     def trec_keys(self) -> np.ndarray:
         """Per item code, the rank of its id in string order (trec_eval's tie-break)."""
         if self._trec_keys is None:
-            rank = np.empty(len(self.item_ids), dtype=np.float64)
-            rank[string_order(self.item_ids)] = np.arange(len(self.item_ids))
+            core = compiled()
+            ids = self.item_ids
+            use_core = core is not None and ids.dtype == object
+            rank = core.str_ranks(np.ascontiguousarray(ids)) if use_core else None
+            if rank is None:  # integer ids (ordered without strings), or ids not all str
+                rank = np.empty(len(ids), dtype=np.float64)
+                rank[string_order(ids)] = np.arange(len(ids))
             self._trec_keys = rank
         return self._trec_keys
 
@@ -455,9 +460,13 @@ class Run(_RankedBase):
         but not used, and fields after the tag are ignored.
         """
         native = io.read_trec_native(path, "run")
-        if native is not None:
+        if native is not None:  # finite float64 scores of ours, ranked in place
             users, items, scores, tag = native
-            return cls(users, items, scores, name=tag if name is None else name)
+            self = cls.__new__(cls)
+            offsets, rows, item_codes, _ = self._encode(users, items)
+            name = tag if name is None else name
+            self._build(offsets, rows, item_codes, scores, False, name, own_values=True)
+            return self
         (users, _, items, _, scores, tags), lines = io.read_whitespace_table(
             path, 6, "user Q0 item rank score tag", extra_fields=True
         )

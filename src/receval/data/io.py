@@ -169,9 +169,10 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
 
     Returns ``(users, items, values, tag)``: users and items already encoded
     (:class:`~receval.data._encode.EncodedIds`: codes in order of first appearance
-    and the distinct ids), int64
-    grades or float64 scores, and the first run tag. Errors are those of
-    :func:`read_whitespace_table` and :func:`parse_numbers`, naming file and line.
+    and the distinct ids; the users as CSR offsets when the file's rows are grouped
+    by user), int64 grades or float64 scores (finite), and the first run tag.
+    Errors are those of :func:`read_whitespace_table` and :func:`parse_numbers`,
+    naming file and line.
     """
     from .._kernels import compiled
 
@@ -202,15 +203,11 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
             noun, kind_of = ("grade", "an integer") if kind == "qrels" else ("score", "a number")
             raise InputValidationError(f"{name}:{line}: the {noun} {value!r} is not {kind_of}.")
         raise InputValidationError(f"{name}:{line}: the score {float(value)!r} is not finite.")
-    _, users, items, user_ids, item_ids, values, tag = out
+    _, user_offsets, user_codes, items, user_ids, item_ids, values, tag = out
     from ._encode import EncodedIds
 
-    def encoded(codes: np.ndarray, ids: list[str]) -> EncodedIds:
-        uniques = np.empty(len(ids), dtype=object)
-        uniques[:] = ids
-        return EncodedIds(codes, uniques)
-
-    return encoded(users, user_ids), encoded(items, item_ids), values, tag
+    users = EncodedIds(user_codes, user_ids, offsets=user_offsets)
+    return users, EncodedIds(items, item_ids), values, tag
 
 
 def parse_numbers(

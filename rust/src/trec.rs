@@ -20,6 +20,7 @@
 //! result does not depend on the sizes of windows and pieces, nor on the threads.
 
 use std::io::{self, Read};
+use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
@@ -540,10 +541,17 @@ impl State {
             }
         }
         // items and values of the pieces, written in parallel with their final codes
+        // straight into the output's spare room (its pages are first touched there,
+        // by the threads, not zeroed beforehand by this one)
         let lengths = |f: fn(&Rows) -> usize| parsed.iter().map(|p| f(&p.rows)).collect::<Vec<_>>();
-        let item_out = grow(&mut self.item_codes, &lengths(|p| p.items.len()));
-        let grade_out = grow(&mut self.grades, &lengths(|p| p.grades.len()));
-        let score_out = grow(&mut self.scores, &lengths(|p| p.scores.len()));
+        let (item_n, grade_n, score_n) = (
+            lengths(|p| p.items.len()),
+            lengths(|p| p.grades.len()),
+            lengths(|p| p.scores.len()),
+        );
+        let item_out = spare(&mut self.item_codes, &item_n);
+        let grade_out = spare(&mut self.grades, &grade_n);
+        let score_out = spare(&mut self.scores, &score_n);
         let jobs: Vec<_> = parsed
             .iter()
             .map(|p| &p.rows)
@@ -552,15 +560,29 @@ impl State {
             .collect();
         let work = |((p, map), ((items, grades), scores)): Job| {
             for (o, &c) in items.iter_mut().zip(&p.items) {
-                *o = global(c, map) as i32;
+                o.write(global(c, map) as i32);
             }
-            grades.copy_from_slice(&p.grades);
-            scores.copy_from_slice(&p.scores);
+            for (o, &g) in grades.iter_mut().zip(&p.grades) {
+                o.write(g);
+            }
+            for (o, &s) in scores.iter_mut().zip(&p.scores) {
+                o.write(s);
+            }
         };
         if jobs.len() > 1 {
             threads::install(|| jobs.into_par_iter().for_each(work));
         } else {
             jobs.into_iter().for_each(work);
+        }
+        // SAFETY: the slices handed out by `spare` had the lengths of the pieces'
+        // vectors, and the jobs wrote every element of them
+        unsafe {
+            self.item_codes
+                .set_len(self.item_codes.len() + item_n.iter().sum::<usize>());
+            self.grades
+                .set_len(self.grades.len() + grade_n.iter().sum::<usize>());
+            self.scores
+                .set_len(self.scores.len() + score_n.iter().sum::<usize>());
         }
         Ok(())
     }
@@ -597,14 +619,17 @@ fn global(c: u32, map: &[u32]) -> u32 {
 /// A piece, its map of new item codes, and where its items, grades and scores go.
 type Job<'p, 'o> = (
     (&'p Rows, &'p Vec<u32>),
-    ((&'o mut [i32], &'o mut [i64]), &'o mut [f64]),
+    (
+        (&'o mut [MaybeUninit<i32>], &'o mut [MaybeUninit<i64>]),
+        &'o mut [MaybeUninit<f64>],
+    ),
 );
 
-/// Append `lengths.iter().sum()` elements to `v`, as one slice per length.
-fn grow<'o, T: Copy + Default>(v: &'o mut Vec<T>, lengths: &[usize]) -> Vec<&'o mut [T]> {
-    let base = v.len();
-    v.resize(base + lengths.iter().sum::<usize>(), T::default());
-    let mut rest = &mut v[base..];
+/// Room for `lengths.iter().sum()` more elements after the end of `v`, as one
+/// uninitialized slice per length (to be written, then counted with `set_len`).
+fn spare<'o, T>(v: &'o mut Vec<T>, lengths: &[usize]) -> Vec<&'o mut [MaybeUninit<T>]> {
+    v.reserve(lengths.iter().sum());
+    let mut rest = v.spare_capacity_mut();
     let mut out = Vec::with_capacity(lengths.len());
     for &n in lengths {
         let (head, tail) = std::mem::take(&mut rest).split_at_mut(n);

@@ -6,22 +6,75 @@
 //!
 //! exact in integers (ties count one half) and mergeable over chunks of negatives.
 
+use rayon::prelude::*;
+
 /// The number of labels equal to 1.
 pub fn count_positives(labels: &[i8]) -> usize {
     labels.iter().filter(|&&l| l == 1).count()
 }
 
+/// Rows above which the split and the pair count run on the kernels' pool.
+const PARALLEL_MIN: usize = 1 << 18;
+
 /// Scores of the rows labelled 1 and of the others, in input order.
+///
+/// Large inputs are split in blocks on the kernels' pool: each block counts its
+/// positives, then writes its rows into its own ranges of the two outputs (their
+/// pages are first touched by the threads that write them).
 pub fn split_by_label(scores: &[f64], labels: &[i8]) -> (Vec<f64>, Vec<f64>) {
-    let n_pos = count_positives(labels);
-    let mut pos = Vec::with_capacity(n_pos);
-    let mut neg = Vec::with_capacity(labels.len() - n_pos);
-    for (&s, &l) in scores.iter().zip(labels) {
-        if l == 1 {
-            pos.push(s);
-        } else {
-            neg.push(s);
+    let n = labels.len();
+    let threads = crate::threads::num_threads();
+    if n < PARALLEL_MIN || threads == 1 {
+        let n_pos = count_positives(labels);
+        let mut pos = Vec::with_capacity(n_pos);
+        let mut neg = Vec::with_capacity(n - n_pos);
+        for (&s, &l) in scores.iter().zip(labels) {
+            if l == 1 {
+                pos.push(s);
+            } else {
+                neg.push(s);
+            }
         }
+        return (pos, neg);
+    }
+    let block = n.div_ceil(4 * threads);
+    let blocks: Vec<(&[f64], &[i8])> = scores.chunks(block).zip(labels.chunks(block)).collect();
+    let counts: Vec<usize> =
+        crate::threads::install(|| blocks.par_iter().map(|(_, l)| count_positives(l)).collect());
+    let n_pos: usize = counts.iter().sum();
+    let mut pos: Vec<f64> = Vec::with_capacity(n_pos);
+    let mut neg: Vec<f64> = Vec::with_capacity(n - n_pos);
+    {
+        let mut pos_out = &mut pos.spare_capacity_mut()[..n_pos];
+        let mut neg_out = &mut neg.spare_capacity_mut()[..n - n_pos];
+        let mut jobs = Vec::with_capacity(blocks.len());
+        for (&(s, l), &c) in blocks.iter().zip(&counts) {
+            let (p, rest) = std::mem::take(&mut pos_out).split_at_mut(c);
+            let (q, rest_n) = std::mem::take(&mut neg_out).split_at_mut(l.len() - c);
+            pos_out = rest;
+            neg_out = rest_n;
+            jobs.push((s, l, p, q));
+        }
+        crate::threads::install(|| {
+            jobs.into_par_iter().for_each(|(s, l, p, q)| {
+                let (mut i, mut j) = (0, 0);
+                for (&s, &l) in s.iter().zip(l) {
+                    if l == 1 {
+                        p[i].write(s);
+                        i += 1;
+                    } else {
+                        q[j].write(s);
+                        j += 1;
+                    }
+                }
+            })
+        });
+    }
+    // SAFETY: the blocks' ranges tile the first `n_pos` (`n - n_pos`) elements of
+    // `pos` (`neg`), and each block wrote every element of its ranges
+    unsafe {
+        pos.set_len(n_pos);
+        neg.set_len(n - n_pos);
     }
     (pos, neg)
 }
@@ -50,11 +103,41 @@ pub fn split_by_label_weighted(
 }
 
 /// Twice the Mann-Whitney U of ascending `pos` against ascending `neg` (scores, or
-/// their [`order_key`]s).
-pub fn pair_count_sorted<T: PartialOrd + Copy>(pos: &[T], neg: &[T]) -> i64 {
+/// their [`order_key`]s). Large inputs are counted in parts of `pos` on the
+/// kernels' pool (a part starts at a new value; integer sums, so the same count).
+pub fn pair_count_sorted<T: PartialOrd + Copy + Sync>(pos: &[T], neg: &[T]) -> i64 {
+    let threads = crate::threads::num_threads();
+    if pos.len() + neg.len() < PARALLEL_MIN || threads == 1 || pos.len() < 2 * threads {
+        return pair_count_from(pos, neg, 0);
+    }
+    let parts = 4 * threads;
+    let mut starts: Vec<usize> = (0..parts).map(|k| k * pos.len() / parts).collect();
+    for a in starts.iter_mut().skip(1) {
+        while *a < pos.len() && pos[*a] == pos[*a - 1] {
+            *a += 1; // a run of equal values stays in one part
+        }
+    }
+    starts.push(pos.len());
+    let ranges: Vec<(usize, usize)> = starts.windows(2).map(|w| (w[0], w[1].max(w[0]))).collect();
+    crate::threads::install(|| {
+        ranges
+            .par_iter()
+            .filter(|(a, b)| a < b)
+            .map(|&(a, b)| {
+                let first = pos[a];
+                let j = neg.partition_point(|x| *x < first);
+                pair_count_from(&pos[a..b], neg, j)
+            })
+            .sum()
+    })
+}
+
+/// [`pair_count_sorted`] of `pos` walking `neg` from `j` (every `neg` before `j`
+/// is below `pos[0]`).
+fn pair_count_from<T: PartialOrd + Copy>(pos: &[T], neg: &[T], mut j: usize) -> i64 {
     let (n_pos, n_neg) = (pos.len(), neg.len());
     let mut two_u: i64 = 0;
-    let (mut i, mut j) = (0usize, 0usize);
+    let mut i = 0usize;
     while i < n_pos {
         let v = pos[i];
         let mut k = i + 1;
@@ -195,6 +278,43 @@ mod tests {
         assert_eq!(t, vec![0.9, 0.5, 0.1]);
         assert_eq!(tp, vec![1.0, 2.0, 2.0]);
         assert_eq!(fp, vec![0.0, 1.0, 2.0]);
+    }
+
+    #[test]
+    fn large_inputs_split_and_count_as_one_pass() {
+        // above PARALLEL_MIN the pool splits and counts in blocks: the same vectors and
+        // the same count as one serial pass, with long runs of tied scores across the
+        // part boundaries
+        let n = 3 * PARALLEL_MIN + 17;
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let labels: Vec<i8> = (0..n).map(|_| (next() % 7 == 0) as i8).collect();
+        let scores: Vec<f64> = (0..n).map(|_| (next() % 1000) as f64 / 8.0).collect();
+        let (pos, neg) = split_by_label(&scores, &labels);
+        let want_pos: Vec<f64> = (0..n)
+            .filter(|&i| labels[i] == 1)
+            .map(|i| scores[i])
+            .collect();
+        let want_neg: Vec<f64> = (0..n)
+            .filter(|&i| labels[i] != 1)
+            .map(|i| scores[i])
+            .collect();
+        assert_eq!((&pos, &neg), (&want_pos, &want_neg));
+        let (mut pos, mut neg) = (pos, neg);
+        pos.sort_by(f64::total_cmp);
+        neg.sort_by(f64::total_cmp);
+        assert_eq!(
+            pair_count_sorted(&pos, &neg),
+            pair_count_from(&pos, &neg, 0)
+        );
+        // one value only: every boundary moves to the end
+        let same = vec![0.5; n];
+        assert_eq!(pair_count_sorted(&same, &same[..10]), 10 * n as i64);
     }
 
     #[test]

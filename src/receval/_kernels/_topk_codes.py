@@ -27,3 +27,39 @@ EMPTY_ZERO, EMPTY_SKIP, EMPTY_ONE = 0, 1, 2
 AP_RELEVANT, AP_MIN_K, AP_HITS = 0, 1, 2
 IDEAL_JUDGED, IDEAL_CANDIDATES = 0, 1
 TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING = 0, 1, 2, 3
+
+# trec_eval's measures (and ir_measures' that trec_eval lacks), computed by the core's
+# ``trec_measures`` from a user's graded list (grades in the metric's order, -inf for
+# an item absent from the qrels) and the user's judged grades; sums and geometric means
+# over users are the registry's ``mean``, not the kernel's
+(
+    NUM_RET,  # retrieved items (in the top k with @k)
+    NUM_REL,  # relevant items of the user (grade >= rel_threshold)
+    NUM_REL_RET,  # relevant items retrieved (in the top k)
+    NUM_NONREL_JUDGED_RET,  # judged items below rel_threshold retrieved
+    NUM_Q,  # 1 for every user evaluated
+    BPREF,
+    INFAP,
+    IPREC_AT_RECALL,  # P0: the recall level
+    IPREC_AVG,  # P0: number of levels (0: trec_eval's 11 levels 0.0, 0.1, ..., 1.0); P1..: levels
+    RPREC_MULT,  # P0: the multiple of R
+    UTILITY,  # P0..P3: the gain of a relevant retrieved, of a non-relevant retrieved, of a
+    #           relevant not retrieved, of a non-relevant not retrieved (trec_eval's a, b, c, d)
+    BIN_G,
+    G,
+    NDCG_REL,
+    R_NDCG,
+    RELATIVE_PRECISION,
+    SET_PRECISION,
+    SET_RELATIVE_PRECISION,
+    SET_RECALL,
+    SET_AP,
+    SET_F,  # P0: beta
+    RBP,  # P0: persistence p
+    RBP_RESID,  # P0: persistence p
+    UNJUDGED,  # share of the top k absent from the qrels (trec_eval's unj_k)
+    JUDGED,  # 1 - UNJUDGED (ir_measures' Judged@k)
+    ERR,  # expected reciprocal rank (ir_measures' ERR@k)
+    NERR,  # ERR over the ERR of the ideal list (ir_measures' nERR@k)
+) = range(14, 41)
+TREC_KINDS = tuple(range(14, 41))

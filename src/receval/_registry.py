@@ -1,18 +1,29 @@
-"""Metric strings: parsing, the registry of ranking metrics, aliases, suggestions.
+"""Metric strings: parsing, the registry of ranking metrics, peers' spellings, suggestions.
 
-A metric string is ``name``, optionally followed by conventions in parentheses
-and a cut-off: ``"ndcg@10"``, ``"ndcg(gain=exponential)@10"``,
-``"map(ap_normalizer=min_k, rel_threshold=2)@100"``, ``"r_precision"``. Names
-are case-insensitive and may be aliases (``hr@10`` is ``hit_ratio@10``);
+A metric string is ``name``, optionally followed by parameters and conventions
+in parentheses and a cut-off: ``"ndcg@10"``, ``"ndcg(gain=exponential)@10"``,
+``"map(ap_normalizer=min_k, rel_threshold=2)@100"``, ``"rbp(p=0.9)"``,
+``"r_precision"``. Names are case-insensitive; the spellings of trec_eval,
+ir_measures and ranx (``P_10``, ``nDCG@10``, ``recip_rank``, ``IPrec@0.1``,
+``rbp.95``) are read through one table, :data:`SPELLINGS`.
 ``str(parse_metric(s))`` is the canonical form, and parsing it again gives the
 same metric.
+
+Parameter values: numbers as Python writes floats (``0.8``, ``.5``, ``1e-3``;
+canonical: the shortest form, ``p=0.80`` is ``p=0.8`` and ``a=2.0`` is ``a=2``);
+lists of numbers separated by ``;`` (``levels=0.2;0.5;0.8``, or in brackets
+``levels=[0.2,0.5,0.8]``); tables of ``grade:gain`` pairs separated by ``;``
+(``gains=0:0;1:1;2:3``, or in braces ``gains={0:0,1:1,2:3}``). A parameter at
+its default is left out of the canonical string.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._kernels import _topk_codes as codes
 from .conventions import CHOICES, FIELDS
@@ -20,9 +31,89 @@ from .exceptions import InvalidParameterError
 
 __all__ = [
     "REGISTRY",
+    "SPELLINGS",
+    "MetricInfo",
     "MetricSpec",
+    "Param",
+    "Spelling",
     "parse_metric",
+    "spellings_of",
 ]
+
+#: trec_eval's recall levels of ``iprec_at_recall`` and ``11pt_avg``
+TREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+#: most values a list parameter holds, and most pairs of a gain table (the
+#: kernel's 16 float parameters: a count, then the values)
+MAX_LEVELS = 15
+MAX_GAINS = 7
+
+
+@dataclass(frozen=True)
+class Param:
+    """A metric-specific parameter of a metric string (``p`` of ``rbp(p=0.9)``).
+
+    Attributes
+    ----------
+    name : str
+        Its key inside the parentheses.
+    kind : {"float", "levels", "gains"}
+        A number; a list of numbers (each in the range); a table grade -> gain.
+    meaning : str
+        One line.
+    default : float, tuple or None
+        None: the parameter is required.
+    low, high : float
+        The range of a number (of each number of a list).
+    low_open, high_open : bool
+        Whether the bounds themselves are excluded.
+    """
+
+    name: str
+    kind: str
+    meaning: str
+    default: Any = None
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+    def range_text(self) -> str:
+        """The range in words: ``"in (0, 1)"``, ``"> 0"``, ``"a finite number"``."""
+        low, high = math.isfinite(self.low), math.isfinite(self.high)
+        if low and high:
+            left = "(" if self.low_open else "["
+            right = ")" if self.high_open else "]"
+            return f"in {left}{format_number(self.low)}, {format_number(self.high)}{right}"
+        if low:
+            return f"{'>' if self.low_open else '>='} {format_number(self.low)}"
+        if high:
+            return f"{'<' if self.high_open else '<='} {format_number(self.high)}"
+        return "a finite number"
+
+    def describe(self) -> str:
+        """One line: ``"p: persistence, in (0, 1), default 0.8"``."""
+        if self.kind == "gains":
+            what = "grade:gain pairs separated by ';'"
+        elif self.kind == "levels":
+            what = f"numbers {self.range_text()} separated by ';'"
+        else:
+            what = self.range_text()
+        if self.required:
+            default = "required"
+        elif self.kind == "gains" and not self.default:
+            default = "default: none (each grade is its gain)"
+        else:
+            default = f"default {format_value(self, self.default)}"
+        return f"{self.name}: {self.meaning}, {what}, {default}"
+
+    def in_range(self, x: float) -> bool:
+        if x < self.low or x > self.high:
+            return False
+        return not ((self.low_open and x == self.low) or (self.high_open and x == self.high))
 
 
 @dataclass(frozen=True)
@@ -35,18 +126,42 @@ class MetricInfo:
     accepts_k: bool = True
     bounded: bool = True  # values in [0, 1]
     higher_is_better: bool = True
-    mean: str = "users"  # "users": mean of per-user values; "pooled": sum(num)/sum(den)
+    # "users": mean of per-user values; "pooled": sum(num)/sum(den); "sum": sum of
+    # per-user values (counts); "geometric": trec_eval's geometric mean over users
+    # (each value floored at 1e-5)
+    mean: str = "users"
     uses: tuple[str, ...] = ()  # conventions that change its value besides the common ones
     needs: str = "qrels"  # "qrels": relevance judgments; "similarity": item similarities
+    params: tuple[Param, ...] = ()  # metric-specific parameters, in canonical order
+    source: str = "receval"  # the definition it follows
 
 
 _COMMON = ("rel_threshold", "ties", "missing_users", "empty_users")
+_TREC = "trec_eval 10.0"
+
+_P = Param("p", "float", "persistence", 0.8, 0.0, 1.0, True, True)
+_RECALL = Param("recall", "float", "recall level", None, 0.0, 1.0)
+_LEVELS = Param("levels", "levels", "recall levels", TREC_LEVELS, 0.0, 1.0)
+_MULT = Param("mult", "float", "multiple of R, the relevant items", None, 0.0, math.inf, True)
+_BETA = Param("beta", "float", "weight of recall against precision", 1.0, 0.0)
+_GAINS = Param("gains", "gains", "gain of each grade (other grades: their value)", ())
+_UTILITY = (
+    Param("a", "float", "worth of a relevant item retrieved", 1.0),
+    Param("b", "float", "worth of a non-relevant item retrieved", -1.0),
+    Param("c", "float", "worth of a relevant item not retrieved", 0.0),
+    Param("d", "float", "worth of a non-relevant item not retrieved", 0.0),
+)
 
 REGISTRY: dict[str, MetricInfo] = {
     m.name: m
     for m in [
-        MetricInfo("precision", codes.PRECISION, "hits in the top k / k"),
-        MetricInfo("recall", codes.RECALL, "hits in the top k / relevant items of the user"),
+        MetricInfo("precision", codes.PRECISION, "hits in the top k / k", source=_TREC),
+        MetricInfo(
+            "recall",
+            codes.RECALL,
+            "hits in the top k / relevant items of the user",
+            source=_TREC,
+        ),
         MetricInfo("f1", codes.F1, "harmonic mean of precision@k and recall@k"),
         MetricInfo(
             "hit_ratio",
@@ -54,12 +169,18 @@ REGISTRY: dict[str, MetricInfo] = {
             "sum of hits over users / sum of relevant items over users (one pooled ratio)",
             mean="pooled",
         ),
-        MetricInfo("success", codes.SUCCESS, "1 if the top k holds a relevant item, else 0"),
+        MetricInfo(
+            "success",
+            codes.SUCCESS,
+            "1 if the top k holds a relevant item, else 0",
+            source=_TREC,
+        ),
         MetricInfo(
             "map",
             codes.AP,
             "average precision in the top k, averaged over users",
             uses=("ap_normalizer",),
+            source=_TREC,
         ),
         MetricInfo("cg", codes.CG, "sum of gains in the top k", bounded=False, uses=("gain",)),
         MetricInfo(
@@ -72,13 +193,26 @@ REGISTRY: dict[str, MetricInfo] = {
         MetricInfo(
             "idcg", codes.IDCG, "DCG of the ideal ranking", bounded=False, uses=("gain", "ideal")
         ),
-        MetricInfo("ndcg", codes.NDCG, "DCG / IDCG (0 when IDCG is 0)", uses=("gain", "ideal")),
-        MetricInfo("mrr", codes.RR, "1 / rank of the first relevant item in the top k"),
+        MetricInfo(
+            "ndcg",
+            codes.NDCG,
+            "DCG / IDCG (0 when IDCG is 0)",
+            uses=("gain", "ideal"),
+            params=(_GAINS,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "mrr",
+            codes.RR,
+            "1 / rank of the first relevant item in the top k",
+            source=_TREC,
+        ),
         MetricInfo(
             "r_precision",
             codes.R_PRECISION,
             "precision at R, the number of relevant items of the user; with @k, the "
             "relevant items in the top min(R, k) over R",
+            source=_TREC,
         ),
         MetricInfo(
             "ils",
@@ -97,57 +231,508 @@ REGISTRY: dict[str, MetricInfo] = {
             bounded=False,
             needs="similarity",
         ),
+        # ------------------------------------------------ trec_eval's measures
+        MetricInfo(
+            "num_ret",
+            codes.NUM_RET,
+            "items retrieved (in the top k), summed over users",
+            bounded=False,
+            mean="sum",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "num_rel",
+            codes.NUM_REL,
+            "relevant items of the users, summed over users",
+            accepts_k=False,
+            bounded=False,
+            mean="sum",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "num_rel_ret",
+            codes.NUM_REL_RET,
+            "relevant items retrieved (in the top k), summed over users",
+            bounded=False,
+            mean="sum",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "num_nonrel_judged_ret",
+            codes.NUM_NONREL_JUDGED_RET,
+            "judged non-relevant items retrieved, summed over users",
+            accepts_k=False,
+            bounded=False,
+            higher_is_better=False,
+            mean="sum",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "num_q",
+            codes.NUM_Q,
+            "users evaluated",
+            accepts_k=False,
+            bounded=False,
+            mean="sum",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "gm_map",
+            codes.AP,
+            "average precision, geometric mean over users (values floored at 1e-5)",
+            accepts_k=False,
+            mean="geometric",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "bpref",
+            codes.BPREF,
+            "binary preference: share of the top R judged non-relevant items ranked "
+            "below each relevant item retrieved, averaged over the R relevant items",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "gm_bpref",
+            codes.BPREF,
+            "bpref, geometric mean over users (values floored at 1e-5)",
+            accepts_k=False,
+            mean="geometric",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "infap",
+            codes.INFAP,
+            "inferred AP (Yilmaz and Aslam): AP estimated from a sample of judgments",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "iprec",
+            codes.IPREC_AT_RECALL,
+            "interpolated precision at a recall level: the highest precision at any "
+            "rank whose recall is at least that level",
+            accepts_k=False,
+            params=(_RECALL,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "iprec_avg",
+            codes.IPREC_AVG,
+            "interpolated precision averaged over recall levels (trec_eval's 11pt_avg)",
+            accepts_k=False,
+            params=(_LEVELS,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "rprec_mult",
+            codes.RPREC_MULT,
+            "precision at mult * R, R the relevant items of the user",
+            accepts_k=False,
+            params=(_MULT,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "utility",
+            codes.UTILITY,
+            "a * relevant retrieved + b * non-relevant retrieved + c * relevant not "
+            "retrieved + d * non-relevant not retrieved",
+            accepts_k=False,
+            bounded=False,
+            params=_UTILITY,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "bin_g",
+            codes.BIN_G,
+            "binary G: mean over relevant items of 1 / log2(2 + non-relevant items "
+            "ranked above)",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "g",
+            codes.G,
+            "normalized gain G: gain / log2(2 + ideal gain - gain so far) summed over "
+            "the list, over the ideal total gain",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "ndcg_rel",
+            codes.NDCG_REL,
+            "NDCG averaged over the ranks of the relevant items",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "r_ndcg",
+            codes.R_NDCG,
+            "NDCG averaged at the R levels (items at or above each gain level)",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "relative_precision",
+            codes.RELATIVE_PRECISION,
+            "precision@k over the highest precision@k possible, min(R, k) / k",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "set_precision",
+            codes.SET_PRECISION,
+            "relevant items retrieved / items retrieved (the whole list)",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "set_relative_precision",
+            codes.SET_RELATIVE_PRECISION,
+            "set precision over the highest set precision possible for the list's length",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "set_recall",
+            codes.SET_RECALL,
+            "relevant items retrieved / relevant items (the whole list)",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "set_ap",
+            codes.SET_AP,
+            "set precision * set recall (trec_eval's set_map)",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "set_f",
+            codes.SET_F,
+            "(beta + 1) * P * R / (R + beta * P) of set precision P and set recall R",
+            accepts_k=False,
+            params=(_BETA,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "rbp",
+            codes.RBP,
+            "rank-biased precision: (1 - p) * sum of gain * p^(rank - 1), gains scaled to [0, 1]",
+            accepts_k=False,
+            params=(_P,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "rbp_resid",
+            codes.RBP_RESID,
+            "RBP's residual: how much RBP could grow if every unjudged item retrieved "
+            "had the highest gain",
+            accepts_k=False,
+            params=(_P,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "unjudged",
+            codes.UNJUDGED,
+            "share of the top k absent from the qrels (trec_eval's unj)",
+            higher_is_better=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "judged",
+            codes.JUDGED,
+            "share of the top k present in the qrels, 1 - unjudged",
+            source="ir_measures",
+        ),
+        MetricInfo(
+            "err",
+            codes.ERR,
+            "expected reciprocal rank: sum of P(stop at rank i) / i, the cascade model "
+            "with P(satisfied) = (2^grade - 1) / 2^max_grade",
+            source="ir_measures",
+        ),
+        MetricInfo(
+            "nerr",
+            codes.NERR,
+            "ERR over the ERR of the ideal ranking",
+            source="ir_measures",
+        ),
+        MetricInfo(
+            "hits",
+            codes.NUM_REL_RET,
+            "relevant items in the top k, averaged over users",
+            bounded=False,
+            source="ranx",
+        ),
     ]
-}
-
-ALIASES: dict[str, str] = {
-    "p": "precision",
-    "hr": "hit_ratio",
-    "hit_rate": "success",
-    "ap": "map",
-    "rr": "mrr",
-    "recip_rank": "mrr",
-    "rprec": "r_precision",
-    "ndcg_burges": "ndcg(gain=exponential)",
-    "intra_list_similarity": "ils",
 }
 
 
 @dataclass(frozen=True)
+class Spelling:
+    """One row of :data:`SPELLINGS`: a peer's name for a receval metric.
+
+    Attributes
+    ----------
+    spelling : str
+        A literal name, matched case-insensitively (``"recip_rank"``), or, when
+        ``pattern`` is true, a regular expression matched in full against the
+        name (``r"P_(?P<k>\\d+)"``), or against ``name@rest`` when it holds an
+        ``@`` (ir_measures' ``IPrec@0.1`` names a recall level, not a cut-off).
+    peer : str
+        ``"trec_eval"``, ``"ir_measures"``, ``"ranx"`` or ``"receval"``.
+    metric : str
+        The canonical receval metric string it means; ``{group}`` fields take
+        the pattern's named groups.
+    example : str
+        A name it matches (the spelling itself for a literal).
+    pattern : bool
+        Whether ``spelling`` is a regular expression.
+    """
+
+    spelling: str
+    peer: str
+    metric: str
+    example: str = ""
+    pattern: bool = False
+
+    @property
+    def shown(self) -> str:
+        """How listings show it: the literal, or the pattern's example."""
+        return self.example if self.pattern else self.spelling
+
+
+def _literal(spelling: str, peer: str, metric: str) -> Spelling:
+    return Spelling(spelling, peer, metric, spelling)
+
+
+def _pattern(spelling: str, peer: str, metric: str, example: str) -> Spelling:
+    return Spelling(spelling, peer, metric, example, pattern=True)
+
+
+_NUM = r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+"
+
+#: Every spelling of another library (or receval's own short name) that a metric
+#: string may use, with the canonical metric it means. Matching is
+#: case-insensitive, like receval's own names; a canonical name always means the
+#: receval metric (trec_eval's ``rbp`` has p = 0.9 by default, receval's 0.8:
+#: write ``rbp(p=0.9)``).
+SPELLINGS: tuple[Spelling, ...] = (
+    # receval's short names
+    _literal("p", "receval", "precision"),
+    _literal("hr", "receval", "hit_ratio"),
+    _literal("ap", "receval", "map"),
+    _literal("rr", "receval", "mrr"),
+    _literal("rprec", "receval", "r_precision"),
+    _literal("intra_list_similarity", "receval", "ils"),
+    # trec_eval 10.0 (measure names as -q prints them: P_10, iprec_at_recall_0.10)
+    _pattern(r"P_(?P<k>[0-9]+)", "trec_eval", "precision@{k}", "P_10"),
+    _pattern(r"recall_(?P<k>[0-9]+)", "trec_eval", "recall@{k}", "recall_100"),
+    _pattern(r"ndcg_cut_(?P<k>[0-9]+)", "trec_eval", "ndcg@{k}", "ndcg_cut_10"),
+    _pattern(r"map_cut_(?P<k>[0-9]+)", "trec_eval", "map@{k}", "map_cut_100"),
+    _pattern(r"success_(?P<k>[0-9]+)", "trec_eval", "success@{k}", "success_10"),
+    _pattern(r"relative_P_(?P<k>[0-9]+)", "trec_eval", "relative_precision@{k}", "relative_P_10"),
+    _pattern(r"unj_(?P<k>[0-9]+)", "trec_eval", "unjudged@{k}", "unj_10"),
+    _pattern(
+        rf"iprec_at_recall_(?P<recall>{_NUM})",
+        "trec_eval",
+        "iprec(recall={recall})",
+        "iprec_at_recall_0.10",
+    ),
+    _pattern(
+        rf"Rprec_mult_(?P<mult>{_NUM})", "trec_eval", "rprec_mult(mult={mult})", "Rprec_mult_0.20"
+    ),
+    _literal("recip_rank", "trec_eval", "mrr"),
+    _literal("Rprec", "trec_eval", "r_precision"),
+    _literal("infAP", "trec_eval", "infap"),
+    _literal("11pt_avg", "trec_eval", "iprec_avg"),
+    _literal("binG", "trec_eval", "bin_g"),
+    _literal("Rndcg", "trec_eval", "r_ndcg"),
+    _literal("set_P", "trec_eval", "set_precision"),
+    _literal("set_relative_P", "trec_eval", "set_relative_precision"),
+    _literal("set_map", "trec_eval", "set_ap"),
+    _literal("set_F", "trec_eval", "set_f"),
+    _literal("unj", "trec_eval", "unjudged"),
+    _literal("relative_P", "trec_eval", "relative_precision"),
+    # ir_measures 0.4 (parameters: rel= is rel_threshold, p=, beta=, recall=, gains=)
+    _literal("P", "ir_measures", "precision"),
+    _literal("R", "ir_measures", "recall"),
+    _literal("nDCG", "ir_measures", "ndcg"),
+    _literal("AP", "ir_measures", "map"),
+    _literal("MAP", "ir_measures", "map"),
+    _literal("RR", "ir_measures", "mrr"),
+    _literal("MRR", "ir_measures", "mrr"),
+    _literal("Success", "ir_measures", "success"),
+    _literal("Rprec", "ir_measures", "r_precision"),
+    _literal("r-precision", "ranx", "r_precision"),
+    _literal("Bpref", "ir_measures", "bpref"),
+    _literal("infAP", "ir_measures", "infap"),
+    _literal("IPrec", "ir_measures", "iprec"),
+    _pattern(rf"IPrec@(?P<recall>{_NUM})", "ir_measures", "iprec(recall={recall})", "IPrec@0.1"),
+    _literal("RBP", "ir_measures", "rbp"),
+    _literal("Judged", "ir_measures", "judged"),
+    _literal("ERR", "ir_measures", "err"),
+    _literal("nERR", "ir_measures", "nerr"),
+    _literal("NumQ", "ir_measures", "num_q"),
+    _literal("NumRel", "ir_measures", "num_rel"),
+    _literal("NumRet", "ir_measures", "num_ret"),
+    _literal("NumRelRet", "ir_measures", "num_rel_ret"),
+    _literal("SetP", "ir_measures", "set_precision"),
+    _literal("SetRelP", "ir_measures", "set_relative_precision"),
+    _literal("SetR", "ir_measures", "set_recall"),
+    _literal("SetAP", "ir_measures", "set_ap"),
+    _literal("SetF", "ir_measures", "set_f"),
+    # ranx 0.3 (rbp.95 and rbp@95: persistence 0.95)
+    _literal("hit_rate", "ranx", "success"),
+    _literal("ndcg_burges", "ranx", "ndcg(gain=exponential)"),
+    _pattern(r"rbp[.@](?P<p>[0-9]+)", "ranx", "rbp(p=0.{p})", "rbp.95"),
+)
+
+
+def spellings_of(name: str) -> list[Spelling]:
+    """The rows of :data:`SPELLINGS` that mean the metric ``name`` (a canonical name)."""
+    return [s for s in SPELLINGS if s.metric.split("(", 1)[0].split("@", 1)[0] == name]
+
+
+_LITERALS: dict[str, Spelling] = {}
+for _row in SPELLINGS:
+    if not _row.pattern:
+        _LITERALS.setdefault(_row.spelling.lower(), _row)
+_PATTERNS = [(re.compile(s.spelling, re.IGNORECASE), s) for s in SPELLINGS if s.pattern]
+
+
+#: Keys of other libraries inside the parentheses: ir_measures' ``rel`` is
+#: ``rel_threshold``; its ``dcg`` names the gain
+_KEYS = {"rel": "rel_threshold"}
+_DCG = {"log2": "linear", "exp-log2": "exponential"}
+
+
+@dataclass(frozen=True)
 class MetricSpec:
-    """A parsed metric string: name, cut-off and per-metric conventions."""
+    """A parsed metric string: name, cut-off, conventions and metric parameters.
+
+    Attributes
+    ----------
+    name : str
+        Canonical name (a key of :data:`REGISTRY`).
+    k : int or None
+        The cut-off.
+    params : tuple of (str, object)
+        Conventions written in the string, sorted by key.
+    args : tuple of (str, object)
+        Metric parameters that differ from their defaults (and the required
+        ones), in the order the metric declares them: floats, tuples of floats
+        (``levels``), tuples of (grade, gain) pairs (``gains``).
+    """
 
     name: str
     k: int | None = None
     params: tuple[tuple[str, object], ...] = field(default=())
+    args: tuple[tuple[str, object], ...] = field(default=())
 
     @property
     def info(self) -> MetricInfo:
         return REGISTRY[self.name]
 
+    def arg(self, name: str) -> Any:
+        """The value of a metric parameter: as written, else its default."""
+        given = dict(self.args)
+        if name in given:
+            return given[name]
+        for param in self.info.params:
+            if param.name == name:
+                return param.default
+        raise KeyError(name)
+
+    def float_params(self) -> tuple[float, ...]:
+        """The metric parameters as the kernel's float columns P0, P1, ...
+
+        Numbers one each, in declaration order; a list as its length then its
+        values (length 0 for the default, trec_eval's 11 levels); a gain table as
+        its number of pairs then grade, gain of each pair.
+
+        Examples
+        --------
+        >>> from receval import parse_metric
+        >>> parse_metric("utility(a=2)").float_params()
+        (2.0, -1.0, 0.0, 0.0)
+        >>> parse_metric("iprec_avg").float_params()
+        (0.0,)
+        >>> parse_metric("ndcg(gains=1:3;2:9)").float_params()
+        (2.0, 1.0, 3.0, 2.0, 9.0)
+        """
+        given = dict(self.args)
+        out: list[float] = []
+        for param in self.info.params:
+            value = given.get(param.name, param.default)
+            if param.kind == "float":
+                out.append(float(value))
+            elif param.kind == "levels":
+                out += [0.0] if param.name not in given else [float(len(value)), *value]
+            else:
+                out.append(float(len(value)))
+                for grade, gain in value:
+                    out += [float(grade), float(gain)]
+        return tuple(out)
+
     def __str__(self) -> str:
         text = self.name
-        if self.params:
-            text += "(" + ",".join(f"{key}={value}" for key, value in self.params) + ")"
+        parts = [f"{key}={format_value(self._param(key), value)}" for key, value in self.args]
+        parts += [f"{key}={value}" for key, value in self.params]
+        if parts:
+            text += "(" + ",".join(parts) + ")"
         if self.k is not None:
             text += f"@{self.k}"
         return text
 
+    def _param(self, key: str) -> Param:
+        return next(p for p in self.info.params if p.name == key)
+
+
+def format_number(x: float) -> str:
+    """The canonical spelling of a number: ``0.8``, ``2``, ``-1``, ``1e-05``."""
+    x = float(x)
+    if x == 0:
+        return "0"
+    if x.is_integer() and abs(x) < 1e16:
+        return str(int(x))
+    return repr(x)
+
+
+def format_value(param: Param, value: Any) -> str:
+    """The canonical spelling of a parameter's value."""
+    if param.kind == "levels":
+        return ";".join(format_number(v) for v in value)
+    if param.kind == "gains":
+        return ";".join(f"{g}:{format_number(v)}" for g, v in value)
+    return format_number(value)
+
 
 _PATTERN = re.compile(
-    r"^\s*(?P<name>[a-z_][a-z0-9_]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>[^\s]+))?\s*$",
-    re.IGNORECASE,
+    r"^\s*(?P<name>[^\s()@]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>[^\s]+))?\s*$"
 )
-
+_NAME = re.compile(r"^[a-z0-9_.\-]*[a-z][a-z0-9_.\-]*$")
+_NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e[+-]?[0-9]+)?$", re.IGNORECASE)
+_INTEGER = re.compile(r"^[+-]?[0-9]+$")
 
 _MAX_K = 2**63 - 1
 
 
 def _unknown(name: str) -> InvalidParameterError:
-    candidates = sorted(set(REGISTRY) | set(ALIASES))
-    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.5)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    # every spelling a user may type, canonical names first: lower case -> as shown
+    shown: dict[str, str] = {}
+    for candidate in [*REGISTRY, *(s.shown for s in SPELLINGS)]:
+        shown.setdefault(candidate.lower(), candidate)
+    close = difflib.get_close_matches(name.lower(), list(shown), n=1, cutoff=0.5)
+    hint = f" Did you mean {shown[close[0]]!r}?" if close else ""
     return InvalidParameterError(f"Unknown metric {name!r}.{hint} See receval.list_metrics().")
+
+
+def _malformed(text: str) -> InvalidParameterError:
+    return InvalidParameterError(
+        f"Cannot parse metric {text!r}; expected name[(convention=value, ...)][@k], "
+        f"e.g. 'ndcg@10' or 'map(ap_normalizer=min_k)@100'."
+    )
 
 
 def parse_metric(text: str) -> MetricSpec:
@@ -156,7 +741,10 @@ def parse_metric(text: str) -> MetricSpec:
     Parameters
     ----------
     text : str
-        ``name[(convention=value, ...)][@k]``, case-insensitive.
+        ``name[(key=value, ...)][@k]``, case-insensitive; the keys are the
+        metric's parameters (``p`` of ``rbp``) and the conventions. A peer's
+        spelling (``P_10``, ``nDCG@10``, ``IPrec@0.1``, ``rbp.95``) reads as the
+        receval metric it means (see :data:`SPELLINGS`).
 
     Returns
     -------
@@ -166,8 +754,9 @@ def parse_metric(text: str) -> MetricSpec:
     Raises
     ------
     InvalidParameterError
-        Unknown metric (with the closest name), malformed string, bad k, or a
-        convention that is unknown or has a bad value.
+        Unknown metric (with the closest spelling), malformed string, bad k, a
+        convention or parameter that is unknown or has a bad value, or a
+        required parameter left out.
 
     Examples
     --------
@@ -180,63 +769,158 @@ def parse_metric(text: str) -> MetricSpec:
     'ndcg(gain=exponential)@10'
     >>> str(parse_metric("map( rel_threshold=2 , ap_normalizer=min_k )@100"))
     'map(ap_normalizer=min_k,rel_threshold=2)@100'
+    >>> str(parse_metric("P_10")), str(parse_metric("RBP(rel=2, p=0.90)"))
+    ('precision@10', 'rbp(p=0.9,rel_threshold=2)')
+    >>> str(parse_metric("iprec_at_recall_0.10")), str(parse_metric("rbp(p=0.8)"))
+    ('iprec(recall=0.1)', 'rbp')
     """
     if not isinstance(text, str):
         raise InvalidParameterError(
             f"A metric must be a string such as 'ndcg@10'. Got {text!r} instead."
         )
     match = _PATTERN.match(text)
-    if match is None:
-        raise InvalidParameterError(
-            f"Cannot parse metric {text!r}; expected name[(convention=value, ...)][@k], "
-            f"e.g. 'ndcg@10' or 'map(ap_normalizer=min_k)@100'."
-        )
-    name = match["name"].lower()
-    params: dict[str, object] = {}
-    if name in ALIASES:
-        alias = ALIASES[name]
-        inner = _PATTERN.match(alias)
-        assert inner is not None  # the aliases above are well formed
-        name = inner["name"]
-        params.update(_parse_params(inner["params"], text))
+    if match is None or not _NAME.match(match["name"].lower()):
+        raise _malformed(text)
+    written, k_text = match["name"], match["k"]
+    name = written.lower()
+    base = None
     if name not in REGISTRY:
-        raise _unknown(name)
-    info = REGISTRY[name]
-    params.update(_parse_params(match["params"], text))
-    k = None
-    if match["k"] is not None:
+        base, k_text = _spelling(written, k_text, text)
+    elif k_text is not None:  # IPrec@0.1 reads as a recall level, not a cut-off
+        at, rest = _at_spelling(written, k_text, text)
+        if at is not None:
+            base, k_text = at, rest
+    if base is None:
+        base = MetricSpec(name)
+    return _complete(base, match["params"], k_text, text)
+
+
+def _target(row: Spelling, groups: dict[str, str], whole: str) -> MetricSpec:
+    target = row.metric.format(**groups)
+    match = _PATTERN.match(target)
+    assert match is not None and match["name"] in REGISTRY  # the table is well formed
+    return _complete(MetricSpec(match["name"]), match["params"], match["k"], whole, final=False)
+
+
+def _at_spelling(written: str, k_text: str, whole: str) -> tuple[MetricSpec | None, str | None]:
+    for regex, row in _PATTERNS:
+        found = regex.fullmatch(f"{written}@{k_text}")
+        if found:
+            return _target(row, found.groupdict(), whole), None
+    return None, k_text
+
+
+def _spelling(written: str, k_text: str | None, whole: str) -> tuple[MetricSpec, str | None]:
+    if k_text is not None:
+        at, rest = _at_spelling(written, k_text, whole)
+        if at is not None:
+            return at, rest
+    row = _LITERALS.get(written.lower())
+    if row is not None:
+        return _target(row, {}, whole), k_text
+    for regex, row in _PATTERNS:
+        found = regex.fullmatch(written)
+        if found:
+            return _target(row, found.groupdict(), whole), k_text
+    raise _unknown(written.lower())
+
+
+def _complete(
+    base: MetricSpec, params_text: str | None, k_text: str | None, whole: str, final: bool = True
+) -> MetricSpec:
+    """``base`` with the parameters and conventions of ``params_text`` and the cut-off."""
+    info = base.info
+    args, conventions = _parse_params(params_text, whole, info)
+    args = {**dict(base.args), **args}
+    conventions = {**dict(base.params), **conventions}
+    k = base.k
+    if k_text is not None:
+        if k is not None:
+            raise InvalidParameterError(
+                f"Metric {whole!r}: the cut-off is given twice ({base} and @{k_text}); "
+                f"write {base.name}@{k_text}."
+            )
         if not info.accepts_k:
-            raise InvalidParameterError(f"Metric {text!r}: {name} takes no @k cut-off.")
+            raise InvalidParameterError(f"Metric {whole!r}: {info.name} takes no @k cut-off.")
         try:
-            k = int(match["k"])
+            k = int(k_text)
         except ValueError:
             k = 0
-        if k < 1 or str(k) != match["k"].lstrip("+"):
+        if k < 1 or str(k) != k_text.lstrip("+"):
             raise InvalidParameterError(
-                f"Metric {text!r}: the cut-off must be a positive integer. "
-                f"Got {match['k']!r} instead."
+                f"Metric {whole!r}: the cut-off must be a positive integer. "
+                f"Got {k_text!r} instead."
             )
         if k > _MAX_K:  # the kernels take k as an int64
             raise InvalidParameterError(
-                f"Metric {text!r}: the cut-off must be at most {_MAX_K}. "
-                f"Got {match['k']!r} instead."
+                f"Metric {whole!r}: the cut-off must be at most {_MAX_K}. Got {k_text!r} instead."
             )
-    return MetricSpec(name, k, tuple(sorted(params.items())))
+    kept = []
+    for param in info.params:
+        if param.name in args:
+            if args[param.name] != param.default:
+                kept.append((param.name, args[param.name]))
+        elif param.required and final:
+            raise InvalidParameterError(
+                f"Metric {whole!r}: {info.name} needs the parameter {param.name} "
+                f"({param.meaning}, {param.range_text()}); e.g. "
+                f"'{info.name}({param.name}={_example(param)})'."
+            )
+    return MetricSpec(info.name, k, tuple(sorted(conventions.items())), tuple(kept))
 
 
-def _parse_params(text: str | None, whole: str) -> dict[str, object]:
+def _example(param: Param) -> str:
+    if param.kind == "levels":
+        return "0.2;0.5;0.8"
+    if param.kind == "gains":
+        return "1:1;2:3"
+    return "0.5" if param.in_range(0.5) else "1"
+
+
+def _split(text: str) -> list[str]:
+    """Split at the commas outside brackets and braces."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _parse_params(
+    text: str | None, whole: str, info: MetricInfo
+) -> tuple[dict[str, Any], dict[str, object]]:
+    args: dict[str, Any] = {}
     out: dict[str, object] = {}
     if not text or not text.strip():
-        return out
-    for part in text.split(","):
+        return args, out
+    own = {p.name: p for p in info.params}
+    for part in _split(text):
         key, sep, value = (s.strip() for s in part.partition("="))
         key = key.lower()
+        value = value.strip("'\"")
         if not sep or not key or not value:
             raise InvalidParameterError(
                 f"Metric {whole!r}: expected convention=value inside the parentheses. "
                 f"Got {part.strip()!r} instead."
             )
+        key = _KEYS.get(key, key)
+        if key == "dcg" and value.lower() in _DCG:  # ir_measures' nDCG(dcg=exp-log2)
+            key, value = "gain", _DCG[value.lower()]
+        if key in own:
+            args[key] = _param_value(own[key], value, whole)
+            continue
         if key not in FIELDS:
+            if own:
+                raise InvalidParameterError(
+                    f"Metric {whole!r}: unknown parameter {key!r}; {info.name} takes "
+                    f"{sorted(own)!r} and the conventions {sorted(FIELDS)!r}."
+                )
             raise InvalidParameterError(
                 f"Metric {whole!r}: unknown convention {key!r}; use one of {sorted(FIELDS)!r}."
             )
@@ -255,4 +939,60 @@ def _parse_params(text: str | None, whole: str) -> dict[str, object]:
                     f"Got {value!r} instead."
                 )
             out[key] = value
-    return out
+    if "gains" in args and "gain" in out:
+        raise InvalidParameterError(
+            f"Metric {whole!r}: gains (a table of gains) and gain={out['gain']} cannot both "
+            f"be given; drop one."
+        )
+    return args, out
+
+
+def _number(param: Param, text: str, whole: str, what: str) -> float:
+    x = float(text) if _NUMBER.match(text) else math.nan
+    if not math.isfinite(x) or not param.in_range(x):
+        raise InvalidParameterError(
+            f"Metric {whole!r}: {what} must be a number {param.range_text()}. "
+            f"Got {text!r} instead."
+        )
+    return x + 0.0  # -0.0 is 0.0
+
+
+def _param_value(param: Param, text: str, whole: str) -> Any:
+    if param.kind == "float":
+        return _number(param, text, whole, param.name)
+    inner = text
+    if len(text) >= 2 and (text[0], text[-1]) in (("[", "]"), ("{", "}")):
+        inner = text[1:-1]
+    items = [s.strip() for s in re.split(r"[;,]", inner)]
+    if param.kind == "levels":
+        if inner.strip() == "" or "" in items:
+            items = []
+        values = sorted(_number(param, s, whole, f"each of {param.name}") for s in items)
+        if not values or len(values) > MAX_LEVELS or len(set(values)) < len(values):
+            raise InvalidParameterError(
+                f"Metric {whole!r}: {param.name} must be 1 to {MAX_LEVELS} distinct numbers "
+                f"separated by ';', e.g. {param.name}=0.2;0.5;0.8. Got {text!r} instead."
+            )
+        return tuple(values)
+    pairs: dict[int, float] = {}
+    free = Param(param.name, "float", param.meaning)
+    for item in items:
+        grade, sep, gain = (s.strip() for s in item.partition(":"))
+        if not sep or not _INTEGER.match(grade) or int(grade) in pairs:
+            raise InvalidParameterError(
+                f"Metric {whole!r}: {param.name} must be distinct integer grades with their "
+                f"gains, grade:gain separated by ';', e.g. {param.name}=1:1;2:3. "
+                f"Got {text!r} instead."
+            )
+        if abs(int(grade)) > _MAX_K:
+            raise InvalidParameterError(
+                f"Metric {whole!r}: the grades of {param.name} must be at most {_MAX_K} in "
+                f"absolute value. Got {grade!r} instead."
+            )
+        pairs[int(grade)] = _number(free, gain, whole, f"the gain of grade {int(grade)}")
+    if not pairs or len(pairs) > MAX_GAINS:
+        raise InvalidParameterError(
+            f"Metric {whole!r}: {param.name} must hold 1 to {MAX_GAINS} grade:gain pairs. "
+            f"Got {text!r} instead."
+        )
+    return tuple(sorted(pairs.items()))

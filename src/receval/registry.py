@@ -64,6 +64,12 @@ class MetricEntry:
         The public function (or ``"evaluate"`` for a metric string).
     accepts_k : bool
         Whether it takes an ``@k`` cut-off.
+    source : str
+        The definition it follows (``"trec_eval 10.0"``, ``"ir_measures"``,
+        ``"ranx"``, ``"scikit-learn"``, ``"receval"``, ...).
+    parameters : tuple of str
+        Its metric-specific parameters, one line each
+        (``"p: persistence, in (0, 1), default 0.8"``).
     """
 
     name: str
@@ -75,6 +81,8 @@ class MetricEntry:
     partitionings: tuple[str, ...] = ("any",)
     function: str = ""
     accepts_k: bool = False
+    source: str = "receval"
+    parameters: tuple[str, ...] = ()
 
 
 _WEIGHTED = ("y_true", "y_score", "sample_weight")
@@ -129,18 +137,17 @@ _LIST = [
 
 
 def _ranking_entries() -> list[MetricEntry]:
-    from ._registry import ALIASES, REGISTRY
+    from ._registry import REGISTRY, spellings_of
 
-    aliases: dict[str, list[str]] = {}
-    for alias, target in ALIASES.items():
-        aliases.setdefault(target.split("(", 1)[0], []).append(alias)
     entries = []
     for name, info in REGISTRY.items():
         family = "list" if info.needs == "similarity" else "ranking"
         inputs = ("run", "features") if info.needs == "similarity" else ("qrels", "run")
+        aliases = tuple(dict.fromkeys(s.shown for s in spellings_of(name) if s.shown != name))
         entries.append(
-            MetricEntry(name, family, info.description, tuple(sorted(aliases.get(name, ()))),
-                        info.higher_is_better, inputs, ("groups",), "evaluate", info.accepts_k)
+            MetricEntry(name, family, info.description, aliases, info.higher_is_better, inputs,
+                        ("groups",), "evaluate", info.accepts_k, info.source,
+                        tuple(p.describe() for p in info.params))
         )  # fmt: skip
     return entries
 
@@ -149,34 +156,47 @@ def _entries() -> dict[str, MetricEntry]:
     return {e.name: e for e in [*_POINTWISE, *_ranking_entries(), *_LIST]}
 
 
-def list_metrics(family: str | None = None) -> list[str]:
-    """Canonical names of the metrics of one family, or of every family.
+def list_metrics(family: str | None = None) -> list[MetricEntry]:
+    """Every metric of one family, or of every family, with its names and definition.
 
     Parameters
     ----------
     family : {"pointwise", "grouped", "ranking", "list", "retention"}, default=None
-        None lists every metric. ``"ranking"`` gives the names of
+        None lists every metric. ``"ranking"`` gives the metrics of
         :func:`receval.evaluate`'s metric strings.
 
     Returns
     -------
-    names : list of str
-        Sorted; a new list at each call.
+    entries : list of MetricEntry
+        Sorted by name; a new list at each call. Each entry has the canonical
+        ``name``, the ``aliases`` (other libraries' spellings, e.g. trec_eval's
+        ``P_10`` for ``precision``), a one-line ``description``, the
+        ``source`` whose definition it follows and its ``parameters``.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``family`` is not one of the families.
 
     Examples
     --------
     >>> from receval import list_metrics
-    >>> "ndcg" in list_metrics("ranking")
+    >>> "ndcg" in [entry.name for entry in list_metrics("ranking")]
     True
-    >>> list_metrics("grouped")
+    >>> [entry.name for entry in list_metrics("grouped")]
     ['gauc']
+    >>> rbp = next(e for e in list_metrics("ranking") if e.name == "rbp")
+    >>> rbp.aliases, rbp.source, rbp.parameters
+    (('RBP', 'rbp.95'), 'trec_eval 10.0', ('p: persistence, in (0, 1), default 0.8',))
     """
     if family is not None and family not in FAMILIES:
         raise InvalidParameterError(
             f"The 'family' parameter of list_metrics must be one of {sorted(FAMILIES)}. "
             f"Got {family!r} instead."
         )
-    return sorted(e.name for e in _entries().values() if family in (None, e.family))
+    return sorted(
+        (e for e in _entries().values() if family in (None, e.family)), key=lambda e: e.name
+    )
 
 
 def metric_info(name: str, family: str | None = None) -> MetricEntry:
@@ -209,7 +229,15 @@ def metric_info(name: str, family: str | None = None) -> MetricEntry:
     """
     entries = [e for e in _entries().values() if family in (None, e.family)]
     key = name.strip().lower() if isinstance(name, str) else name
-    found = [e for e in entries if key == e.name or key in e.aliases]
+    found = [e for e in entries if key == e.name or key in {a.lower() for a in e.aliases}]
+    if not found and isinstance(key, str) and family in (None, "ranking", "list"):
+        from ._registry import parse_metric
+
+        try:  # a peer's spelling or a metric string: P_10, nDCG@10, rbp(p=0.9)
+            spec_name = parse_metric(name).name
+        except InvalidParameterError:
+            spec_name = None
+        found = [e for e in entries if e.name == spec_name]
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
@@ -217,9 +245,9 @@ def metric_info(name: str, family: str | None = None) -> MetricEntry:
         raise InvalidParameterError(
             f"Metric {name!r} names {options}; pass family= or use the canonical name."
         )
-    names = sorted({e.name for e in entries} | {a for e in entries for a in e.aliases})
-    close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.5)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    shown = {a.lower(): a for e in entries for a in e.aliases} | {e.name: e.name for e in entries}
+    close = difflib.get_close_matches(str(key), sorted(shown), n=1, cutoff=0.5)
+    hint = f" Did you mean {shown[close[0]]!r}?" if close else ""
     raise InvalidParameterError(f"Unknown metric {name!r}.{hint} See receval.list_metrics().")
 
 
@@ -441,8 +469,8 @@ def definition(name: str) -> MetricDefinition:
     InvalidParameterError
         Unknown name, with the closest known one.
     """
-    from ._registry import ALIASES as RANKING_ALIASES
     from ._registry import REGISTRY as RANKING
+    from ._registry import SPELLINGS, parse_metric
     from .engine.metric import ALIASES
 
     if not isinstance(name, str):
@@ -454,9 +482,14 @@ def definition(name: str) -> MetricDefinition:
     key = ALIASES.get(key, key)
     if key in known:
         return known[key]
-    ranking = set(RANKING) | set(RANKING_ALIASES)
-    if key.split("@", 1)[0].split("(", 1)[0] in ranking:
-        return known["ranking"]  # ndcg@10, map(ap_normalizer=min_k)@100, ...
+    try:
+        parse_metric(name)
+    except InvalidParameterError as exc:
+        if not str(exc).startswith(("Unknown metric", "Cannot parse metric")):
+            raise  # a ranking metric with a bad parameter, cut-off or convention
+    else:
+        return known["ranking"]  # ndcg@10, map(ap_normalizer=min_k)@100, P_10, ...
+    ranking = set(RANKING) | {s.shown.lower() for s in SPELLINGS}
     names = sorted((set(known) - {"ranking"}) | set(ALIASES) | ranking)
     close = difflib.get_close_matches(key, names, n=1, cutoff=0.5)
     hint = f" Did you mean {close[0]!r}?" if close else ""

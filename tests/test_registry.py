@@ -7,7 +7,7 @@ import pytest
 
 import receval
 from receval import PROFILES, Conventions, list_metrics, parse_metric
-from receval._registry import ALIASES, REGISTRY, MetricSpec
+from receval._registry import REGISTRY, SPELLINGS, MetricSpec
 from receval.conventions import CHOICES, FIELDS, resolve_conventions
 from receval.exceptions import InvalidParameterError
 
@@ -114,66 +114,89 @@ def test_conventions_sorted_whatever_the_order():
     ],
 )
 def test_every_alias(alias, target):
-    assert ALIASES[alias] == target
+    rows = [s for s in SPELLINGS if not s.pattern and s.spelling.lower() == alias]
+    assert {row.metric for row in rows} == {target}
     assert str(parse_metric(alias)) == target
     assert parse_metric(alias.upper()) == parse_metric(target)
 
 
-def test_alias_table_is_complete_and_well_formed():
-    assert set(ALIASES) == {
-        "hr",
-        "hit_rate",
-        "ap",
-        "rr",
-        "recip_rank",
-        "rprec",
-        "ndcg_burges",
-        "p",
-        "intra_list_similarity",
-    }
-    for alias, target in ALIASES.items():
-        assert alias not in REGISTRY
-        # every target parses to itself: aliases are written in canonical form
-        assert str(parse_metric(target)) == target
-        assert parse_metric(target).name in REGISTRY
+def test_spelling_table_is_well_formed():
+    for row in SPELLINGS:
+        if row.spelling.lower() in REGISTRY:  # the peer spells the name in another case
+            assert row.metric == row.spelling.lower()
+        assert row.peer in {"receval", "trec_eval", "ir_measures", "ranx"}
+        if row.spelling == "IPrec":  # the recall level comes after: IPrec@0.1
+            with pytest.raises(InvalidParameterError, match="iprec needs the parameter recall"):
+                parse_metric(row.spelling)
+            continue
+        # the example is a spelling of the row, and reads as its metric
+        assert parse_metric(row.shown) == parse_metric(
+            row.metric.format(**_groups(row)) if row.pattern else row.metric
+        )
+        if not row.pattern:
+            # every target parses to itself: targets are written in canonical form
+            assert str(parse_metric(row.metric)) == row.metric
+    # one meaning per literal spelling
+    literal = {}
+    for row in SPELLINGS:
+        if not row.pattern:
+            assert literal.setdefault(row.spelling.lower(), row.metric) == row.metric
+
+
+def _groups(row):
+    return re.fullmatch(row.spelling, row.example, re.IGNORECASE).groupdict()
 
 
 def test_aliases_with_cut_off():
-    for alias, target in ALIASES.items():
-        if not parse_metric(target).info.accepts_k:
+    for row in SPELLINGS:
+        if row.pattern or not REGISTRY[row.metric.split("(")[0]].accepts_k:
             continue
-        assert str(parse_metric(f"{alias}@7")) == f"{target}@7"
+        assert str(parse_metric(f"{row.spelling}@7")) == f"{row.metric}@7"
+
+
+def _names(family=None):
+    return [e.name for e in list_metrics(family)]
 
 
 def test_list_metrics():
-    assert list_metrics("ranking") == [
-        "cg",
-        "dcg",
-        "f1",
-        "hit_ratio",
-        "idcg",
-        "map",
-        "mrr",
-        "ndcg",
-        "precision",
-        "r_precision",
-        "recall",
-        "success",
-    ]
+    assert _names("ranking") == sorted(n for n, m in REGISTRY.items() if m.needs == "qrels")
+    assert {"cg", "dcg", "ndcg", "map", "bpref", "rbp", "num_q", "hits"} <= set(_names("ranking"))
     # ils and diversity are metric strings of evaluate too, from the lists alone
-    assert {"ils", "diversity", "novelty", "gini_index"} <= set(list_metrics("list"))
-    assert list_metrics("grouped") == ["gauc"]
+    assert {"ils", "diversity", "novelty", "gini_index"} <= set(_names("list"))
+    assert _names("grouped") == ["gauc"]
     assert {"roc_auc", "log_loss", "normalized_entropy", "average_precision"} <= set(
-        list_metrics("pointwise")
+        _names("pointwise")
     )
-    every = list_metrics()
+    every = _names()
     assert every == sorted(every) and len(every) == len(set(every))
-    assert set(sorted(REGISTRY)) <= set(every)
+    assert set(REGISTRY) <= set(every)
     assert list_metrics() is not list_metrics()  # a fresh list each call
-    for name in list_metrics("ranking"):
-        assert str(parse_metric(name)) == name
+    for name in _names("ranking"):
+        info = REGISTRY[name]
+        if not any(p.required for p in info.params):
+            assert str(parse_metric(name)) == name
     with pytest.raises(InvalidParameterError, match="'family' parameter of list_metrics"):
         list_metrics("ctr")
+
+
+def test_list_metrics_entries():
+    entries = {e.name: e for e in list_metrics()}
+    assert all(e.description and e.source for e in entries.values())
+    assert entries["precision"].aliases == ("p", "P_10")
+    # nDCG is ndcg in another case
+    assert entries["ndcg"].aliases == ("ndcg_cut_10", "ndcg_burges")
+    assert entries["mrr"].aliases == ("rr", "recip_rank")
+    assert entries["precision"].source == "trec_eval 10.0"
+    assert entries["rbp"].parameters == ("p: persistence, in (0, 1), default 0.8",)
+    assert entries["iprec"].parameters == ("recall: recall level, in [0, 1], required",)
+    assert entries["err"].source == "ir_measures"
+    assert entries["hits"].source == "ranx"
+    assert entries["gauc"].family == "grouped"
+    # every alias of a ranking metric reads as that metric
+    for entry in entries.values():
+        if entry.function == "evaluate":
+            for alias in entry.aliases:
+                assert parse_metric(alias).name == entry.name, alias
 
 
 def test_metric_info_names_and_ambiguity():
@@ -197,16 +220,24 @@ def test_metric_info_names_and_ambiguity():
 
 
 def test_registry_metadata():
-    assert [n for n, m in REGISTRY.items() if not m.accepts_k] == []
+    assert {n for n, m in REGISTRY.items() if m.accepts_k} == {
+        "precision", "recall", "f1", "hit_ratio", "success", "map", "cg", "dcg", "idcg", "ndcg",
+        "mrr", "r_precision", "ils", "diversity", "num_ret", "num_rel_ret", "relative_precision",
+        "unjudged", "judged", "err", "nerr", "hits",
+    }  # fmt: skip
     assert {n for n, m in REGISTRY.items() if not m.bounded} == {
-        "cg",
-        "dcg",
-        "idcg",
-        "ils",
-        "diversity",
-    }
+        "cg", "dcg", "idcg", "ils", "diversity", "num_ret", "num_rel", "num_rel_ret",
+        "num_nonrel_judged_ret", "num_q", "utility", "hits",
+    }  # fmt: skip
     assert [n for n, m in REGISTRY.items() if m.mean == "pooled"] == ["hit_ratio"]
-    assert [n for n, m in REGISTRY.items() if not m.higher_is_better] == ["ils"]
+    assert [n for n, m in REGISTRY.items() if m.mean == "sum"] == [
+        "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "num_q",
+    ]  # fmt: skip
+    assert [n for n, m in REGISTRY.items() if m.mean == "geometric"] == ["gm_map", "gm_bpref"]
+    assert {m.mean for m in REGISTRY.values()} == {"users", "pooled", "sum", "geometric"}
+    assert [n for n, m in REGISTRY.items() if not m.higher_is_better] == [
+        "ils", "num_nonrel_judged_ret", "unjudged",
+    ]  # fmt: skip
     assert [n for n, m in REGISTRY.items() if m.needs == "similarity"] == ["ils", "diversity"]
     assert all(m.name == n for n, m in REGISTRY.items())
     for m in REGISTRY.values():
@@ -244,6 +275,7 @@ def _raises(message):
             "See receval.list_metrics().",
         ),
         ("zzzzzz", "Unknown metric 'zzzzzz'. See receval.list_metrics()."),
+        ("nd-cg@3", "Unknown metric 'nd-cg'. Did you mean 'ndcg'? See receval.list_metrics()."),
     ],
 )
 def test_unknown_metric_with_suggestion(text, message):
@@ -282,11 +314,11 @@ def test_cut_off_on_r_precision(text):
 
 def test_unknown_convention_key():
     with _raises(
-        "Metric 'ndcg(foo=1)@3': unknown convention 'foo'; use one of ['ap_normalizer', "
+        "Metric 'map(foo=1)@3': unknown convention 'foo'; use one of ['ap_normalizer', "
         "'empty_users', 'gain', 'gain_grades', 'hit_scores', 'ideal', 'missing_users', "
         "'rel_threshold', 'ties', 'zero_users']."
     ):
-        parse_metric("ndcg(foo=1)@3")
+        parse_metric("map(foo=1)@3")
 
 
 @pytest.mark.parametrize(
@@ -358,7 +390,6 @@ def test_convention_without_value(text, part):
         "@5",
         "10",
         "ndcg @ 1 0",
-        "nd-cg@3",
         "ndcg@",
     ],
 )

@@ -345,8 +345,7 @@ REGISTRY: dict[str, MetricInfo] = {
         MetricInfo(
             "bin_g",
             codes.BIN_G,
-            "binary G: mean over relevant items of 1 / log2(2 + non-relevant items "
-            "ranked above)",
+            "binary G: mean over relevant items of 1 / log2(2 + non-relevant items ranked above)",
             accepts_k=False,
             source=_TREC,
         ),
@@ -848,8 +847,7 @@ def _complete(
             k = 0
         if k < 1 or str(k) != k_text.lstrip("+"):
             raise InvalidParameterError(
-                f"Metric {whole!r}: the cut-off must be a positive integer. "
-                f"Got {k_text!r} instead."
+                f"Metric {whole!r}: the cut-off must be a positive integer. Got {k_text!r} instead."
             )
         if k > _MAX_K:  # the kernels take k as an int64
             raise InvalidParameterError(
@@ -951,8 +949,7 @@ def _number(param: Param, text: str, whole: str, what: str) -> float:
     x = float(text) if _NUMBER.match(text) else math.nan
     if not math.isfinite(x) or not param.in_range(x):
         raise InvalidParameterError(
-            f"Metric {whole!r}: {what} must be a number {param.range_text()}. "
-            f"Got {text!r} instead."
+            f"Metric {whole!r}: {what} must be a number {param.range_text()}. Got {text!r} instead."
         )
     return x + 0.0  # -0.0 is 0.0
 

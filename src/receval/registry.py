@@ -143,7 +143,10 @@ def _ranking_entries() -> list[MetricEntry]:
     for name, info in REGISTRY.items():
         family = "list" if info.needs == "similarity" else "ranking"
         inputs = ("run", "features") if info.needs == "similarity" else ("qrels", "run")
-        aliases = tuple(dict.fromkeys(s.shown for s in spellings_of(name) if s.shown != name))
+        shown: dict[str, str] = {name: name}  # nDCG, Bpref: the name in another case
+        for row in spellings_of(name):
+            shown.setdefault(row.shown.lower(), row.shown)
+        aliases = tuple(shown.values())[1:]
         entries.append(
             MetricEntry(name, family, info.description, aliases, info.higher_is_better, inputs,
                         ("groups",), "evaluate", info.accepts_k, info.source,
@@ -187,7 +190,7 @@ def list_metrics(family: str | None = None) -> list[MetricEntry]:
     ['gauc']
     >>> rbp = next(e for e in list_metrics("ranking") if e.name == "rbp")
     >>> rbp.aliases, rbp.source, rbp.parameters
-    (('RBP', 'rbp.95'), 'trec_eval 10.0', ('p: persistence, in (0, 1), default 0.8',))
+    (('rbp.95',), 'trec_eval 10.0', ('p: persistence, in (0, 1), default 0.8',))
     """
     if family is not None and family not in FAMILIES:
         raise InvalidParameterError(

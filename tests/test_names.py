@@ -1,0 +1,428 @@
+"""Peers' metric names and metric parameters in metric strings.
+
+Every spelling of trec_eval, ir_measures and ranx below reads as the receval
+metric it means; parameters are canonical (defaults dropped, numbers in their
+shortest form) and ``str(parse_metric(s))`` parses back to the same spec.
+"""
+
+import math
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from receval import parse_metric
+from receval._registry import REGISTRY, SPELLINGS, TREC_LEVELS, MetricSpec
+from receval.exceptions import InvalidParameterError
+
+# (a peer's spelling, the canonical receval metric string it means), written from the
+# peers' documentation: trec_eval's -q names, ir_measures' measure names, ranx's names
+PEERS = [
+    # trec_eval 10.0
+    ("P_10", "precision@10"),
+    ("recall_100", "recall@100"),
+    ("ndcg_cut_10", "ndcg@10"),
+    ("map_cut_100", "map@100"),
+    ("recip_rank", "mrr"),
+    ("Rprec", "r_precision"),
+    ("success_10", "success@10"),
+    ("bpref", "bpref"),
+    ("infAP", "infap"),
+    ("iprec_at_recall_0.10", "iprec(recall=0.1)"),
+    ("iprec_at_recall_0.00", "iprec(recall=0)"),
+    ("iprec_at_recall_1.00", "iprec(recall=1)"),
+    ("unj_10", "unjudged@10"),
+    ("unj@5", "unjudged@5"),
+    ("gm_map", "gm_map"),
+    ("gm_bpref", "gm_bpref"),
+    ("11pt_avg", "iprec_avg"),
+    ("Rprec_mult_0.20", "rprec_mult(mult=0.2)"),
+    ("Rprec_mult_2.00", "rprec_mult(mult=2)"),
+    ("utility", "utility"),
+    ("binG", "bin_g"),
+    ("G", "g"),
+    ("ndcg_rel", "ndcg_rel"),
+    ("Rndcg", "r_ndcg"),
+    ("relative_P_10", "relative_precision@10"),
+    ("relative_P@5", "relative_precision@5"),
+    ("set_P", "set_precision"),
+    ("set_relative_P", "set_relative_precision"),
+    ("set_recall", "set_recall"),
+    ("set_map", "set_ap"),
+    ("set_F", "set_f"),
+    ("rbp", "rbp"),
+    ("rbp_resid", "rbp_resid"),
+    ("num_q", "num_q"),
+    ("num_ret", "num_ret"),
+    ("num_rel", "num_rel"),
+    ("num_rel_ret", "num_rel_ret"),
+    ("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
+    ("map", "map"),
+    ("ndcg", "ndcg"),
+    # ir_measures
+    ("P@10", "precision@10"),
+    ("R@100", "recall@100"),
+    ("nDCG@10", "ndcg@10"),
+    ("AP@100", "map@100"),
+    ("RR@10", "mrr@10"),
+    ("r-precision", "r_precision"),
+    ("Success@10", "success@10"),
+    ("Bpref", "bpref"),
+    ("IPrec@0.1", "iprec(recall=0.1)"),
+    ("RBP(p=0.8)", "rbp"),
+    ("RBP(rel=2,p=0.9)", "rbp(p=0.9,rel_threshold=2)"),
+    ("RBP", "rbp"),
+    ("Judged@10", "judged@10"),
+    ("ERR@20", "err@20"),
+    ("nERR@20", "nerr@20"),
+    ("NumQ", "num_q"),
+    ("NumRel", "num_rel"),
+    ("NumRet", "num_ret"),
+    ("NumRelRet", "num_rel_ret"),
+    ("SetP", "set_precision"),
+    ("SetR", "set_recall"),
+    ("SetF(beta=0.5)", "set_f(beta=0.5)"),
+    ("SetAP", "set_ap"),
+    ("SetRelP", "set_relative_precision"),
+    ("AP(rel=2)@10", "map(rel_threshold=2)@10"),
+    ("nDCG(dcg=exp-log2)@10", "ndcg(gain=exponential)@10"),
+    ('nDCG(dcg="log2")@10', "ndcg(gain=linear)@10"),
+    ("nDCG(gains={0:0,1:1,2:3})@10", "ndcg(gains=0:0;1:1;2:3)@10"),
+    ("MAP", "map"),
+    ("MRR", "mrr"),
+    # ranx
+    ("precision@5", "precision@5"),
+    ("recall@5", "recall@5"),
+    ("ndcg_burges@5", "ndcg(gain=exponential)@5"),
+    ("mrr@5", "mrr@5"),
+    ("map@5", "map@5"),
+    ("hit_rate@5", "success@5"),
+    ("hits@10", "hits@10"),
+    ("f1@5", "f1@5"),
+    ("rbp.95", "rbp(p=0.95)"),
+    ("rbp.8", "rbp"),
+    ("rbp@9", "rbp(p=0.9)"),
+    ("rbp@10", "rbp(p=0.1)"),
+]
+
+
+@pytest.mark.parametrize(("spelling", "canonical"), PEERS)
+def test_peer_spelling_reads_as_the_receval_metric(spelling, canonical):
+    spec = parse_metric(spelling)
+    assert str(spec) == canonical
+    assert parse_metric(canonical) == spec
+    # case-insensitive, like receval's names
+    assert parse_metric(spelling.swapcase()) == spec or spelling.swapcase() != spelling.lower()
+
+
+@pytest.mark.parametrize(
+    "spelling", ["P_10", "nDCG@10", "RBP(rel=2,p=0.9)", "iprec_at_recall_0.10", "SetF(beta=0.5)"]
+)
+def test_peer_spellings_in_any_case(spelling):
+    assert parse_metric(spelling.upper()) == parse_metric(spelling)
+    assert parse_metric(spelling.lower()) == parse_metric(spelling)
+
+
+def test_every_row_of_the_table_is_in_the_list_above():
+    # the list above is written by hand: a row added to SPELLINGS needs a case here
+    tested = {re.split(r"[(@]", s)[0].lower() for s, _ in PEERS}
+    for row in SPELLINGS:
+        if row.peer == "receval":
+            continue
+        assert row.shown.lower() in tested or any(
+            re.fullmatch(row.spelling, s, re.IGNORECASE) for s, _ in PEERS
+        ), row
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("rbp(p=0.80)", "rbp"),
+        ("rbp(p=0.9)", "rbp(p=0.9)"),
+        ("rbp(p=.90)", "rbp(p=0.9)"),
+        ("rbp(p=9e-1)", "rbp(p=0.9)"),
+        ("rbp(p=0.9, rel_threshold=2)", "rbp(p=0.9,rel_threshold=2)"),
+        ("rbp(rel_threshold=2, p=0.9)", "rbp(p=0.9,rel_threshold=2)"),
+        ("RBP_RESID(P=0.5)", "rbp_resid(p=0.5)"),
+        ("iprec(recall=0.1)", "iprec(recall=0.1)"),
+        ("iprec(recall=+0.10)", "iprec(recall=0.1)"),
+        ("iprec(recall=1.0)", "iprec(recall=1)"),
+        ("iprec(recall=-0)", "iprec(recall=0)"),
+        ("utility(a=2,b=-1,c=0,d=0)", "utility(a=2)"),
+        ("utility(d=0.5,a=1)", "utility(d=0.5)"),
+        ("utility(a=1,b=-1,c=0,d=0)", "utility"),
+        ("set_f(beta=0.5)", "set_f(beta=0.5)"),
+        ("set_f(beta=1.0)", "set_f"),
+        ("set_f(beta=0)", "set_f(beta=0)"),
+        ("rprec_mult(mult=0.2)", "rprec_mult(mult=0.2)"),
+        ("rprec_mult(mult=1e3)", "rprec_mult(mult=1000)"),
+        ("iprec_avg(levels=0.2;0.5;0.8)", "iprec_avg(levels=0.2;0.5;0.8)"),
+        ("iprec_avg(levels=0.8;0.2;0.5)", "iprec_avg(levels=0.2;0.5;0.8)"),
+        ("iprec_avg(levels=[0.8, 0.2, 0.5])", "iprec_avg(levels=0.2;0.5;0.8)"),
+        ("iprec_avg(levels=0;.1;.2;.3;.4;.5;.6;.7;.8;.9;1)", "iprec_avg"),
+        ("ndcg(gains=1:3;2:9;4:4.5)@10", "ndcg(gains=1:3;2:9;4:4.5)@10"),
+        ("ndcg(gains=4:4.5;2:9;1:3)", "ndcg(gains=1:3;2:9;4:4.5)"),
+        ("ndcg(gains={4:4.5, 1:3}, ties=input)@5", "ndcg(gains=1:3;4:4.5,ties=input)@5"),
+        ("ndcg(gains=-1:-2)", "ndcg(gains=-1:-2)"),
+    ],
+)
+def test_parameters_are_canonical(text, canonical):
+    spec = parse_metric(text)
+    assert str(spec) == canonical
+    assert parse_metric(canonical) == spec
+
+
+def test_spec_fields_of_parameters():
+    spec = parse_metric("rbp(rel_threshold=2, p=0.9)")
+    assert spec == MetricSpec("rbp", None, (("rel_threshold", 2),), (("p", 0.9),))
+    assert spec.arg("p") == 0.9
+    assert parse_metric("rbp").arg("p") == 0.8
+    assert parse_metric("utility(c=3)").args == (("c", 3.0),)
+    assert parse_metric("iprec_avg").arg("levels") == TREC_LEVELS
+    assert parse_metric("ndcg(gains=2:9;1:3)").arg("gains") == ((1, 3.0), (2, 9.0))
+    with pytest.raises(KeyError):
+        spec.arg("q")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("rbp", (0.8,)),
+        ("rbp(p=0.5)", (0.5,)),
+        ("utility", (1.0, -1.0, 0.0, 0.0)),
+        ("utility(b=-2,d=1)", (1.0, -2.0, 0.0, 1.0)),
+        ("iprec_avg", (0.0,)),
+        ("iprec_avg(levels=0.5;0.2)", (2.0, 0.2, 0.5)),
+        ("iprec(recall=0.3)", (0.3,)),
+        ("rprec_mult(mult=1.5)", (1.5,)),
+        ("set_f", (1.0,)),
+        ("ndcg@5", (0.0,)),
+        ("ndcg(gains=1:3;2:9)", (2.0, 1.0, 3.0, 2.0, 9.0)),
+        ("precision@5", ()),
+    ],
+)
+def test_float_params_follow_the_kernel_contract(text, expected):
+    # the kernel's P0, P1, ... (src/receval/_kernels/_topk_codes.py)
+    assert parse_metric(text).float_params() == expected
+
+
+def _raises(message):
+    return pytest.raises(InvalidParameterError, match="^" + re.escape(message) + "$")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "rbp(p=1)",
+            "Metric 'rbp(p=1)': p must be a number in (0, 1). Got '1' instead.",
+        ),
+        (
+            "rbp(p=0)",
+            "Metric 'rbp(p=0)': p must be a number in (0, 1). Got '0' instead.",
+        ),
+        (
+            "rbp(p=x)",
+            "Metric 'rbp(p=x)': p must be a number in (0, 1). Got 'x' instead.",
+        ),
+        (
+            "rbp(p=nan)",
+            "Metric 'rbp(p=nan)': p must be a number in (0, 1). Got 'nan' instead.",
+        ),
+        (
+            "rbp(p=0_5)",
+            "Metric 'rbp(p=0_5)': p must be a number in (0, 1). Got '0_5' instead.",
+        ),
+        (
+            "iprec(recall=1.5)",
+            "Metric 'iprec(recall=1.5)': recall must be a number in [0, 1]. Got '1.5' instead.",
+        ),
+        (
+            "iprec_at_recall_1.50",
+            "Metric 'iprec_at_recall_1.50': recall must be a number in [0, 1]. Got '1.50' instead.",
+        ),
+        (
+            "iprec",
+            "Metric 'iprec': iprec needs the parameter recall (recall level, in [0, 1]); "
+            "e.g. 'iprec(recall=0.5)'.",
+        ),
+        (
+            "IPrec(rel=2)",
+            "Metric 'IPrec(rel=2)': iprec needs the parameter recall (recall level, in [0, 1]); "
+            "e.g. 'iprec(recall=0.5)'.",
+        ),
+        (
+            "rprec_mult",
+            "Metric 'rprec_mult': rprec_mult needs the parameter mult (multiple of R, the "
+            "relevant items, > 0); e.g. 'rprec_mult(mult=0.5)'.",
+        ),
+        (
+            "rprec_mult(mult=0)",
+            "Metric 'rprec_mult(mult=0)': mult must be a number > 0. Got '0' instead.",
+        ),
+        (
+            "set_f(beta=-1)",
+            "Metric 'set_f(beta=-1)': beta must be a number >= 0. Got '-1' instead.",
+        ),
+        (
+            "utility(a=1e999)",
+            "Metric 'utility(a=1e999)': a must be a number a finite number. Got '1e999' instead.",
+        ),
+        (
+            "iprec_avg(levels=0.2;0.2)",
+            "Metric 'iprec_avg(levels=0.2;0.2)': levels must be 1 to 15 distinct numbers "
+            "separated by ';', e.g. levels=0.2;0.5;0.8. Got '0.2;0.2' instead.",
+        ),
+        (
+            "iprec_avg(levels=0.2;;0.5)",
+            "Metric 'iprec_avg(levels=0.2;;0.5)': levels must be 1 to 15 distinct numbers "
+            "separated by ';', e.g. levels=0.2;0.5;0.8. Got '0.2;;0.5' instead.",
+        ),
+        (
+            "iprec_avg(levels=0.2;2)",
+            "Metric 'iprec_avg(levels=0.2;2)': each of levels must be a number in [0, 1]. "
+            "Got '2' instead.",
+        ),
+        (
+            "ndcg(gains=1:3;1:4)",
+            "Metric 'ndcg(gains=1:3;1:4)': gains must be distinct integer grades with their "
+            "gains, grade:gain separated by ';', e.g. gains=1:1;2:3. Got '1:3;1:4' instead.",
+        ),
+        (
+            "ndcg(gains=1.5:3)",
+            "Metric 'ndcg(gains=1.5:3)': gains must be distinct integer grades with their "
+            "gains, grade:gain separated by ';', e.g. gains=1:1;2:3. Got '1.5:3' instead.",
+        ),
+        (
+            "ndcg(gains=1:x)",
+            "Metric 'ndcg(gains=1:x)': the gain of grade 1 must be a number a finite number. "
+            "Got 'x' instead.",
+        ),
+        (
+            "ndcg(gains=1:1;2:2;3:3;4:4;5:5;6:6;7:7;8:8)",
+            "Metric 'ndcg(gains=1:1;2:2;3:3;4:4;5:5;6:6;7:7;8:8)': gains must hold 1 to 7 "
+            "grade:gain pairs. Got '1:1;2:2;3:3;4:4;5:5;6:6;7:7;8:8' instead.",
+        ),
+        (
+            "ndcg(gains=1:3,gain=exponential)",
+            "Metric 'ndcg(gains=1:3,gain=exponential)': gains (a table of gains) and "
+            "gain=exponential cannot both be given; drop one.",
+        ),
+        (
+            "rbp(q=1)",
+            "Metric 'rbp(q=1)': unknown parameter 'q'; rbp takes ['p'] and the conventions "
+            "['ap_normalizer', 'empty_users', 'gain', 'gain_grades', 'hit_scores', 'ideal', "
+            "'missing_users', 'rel_threshold', 'ties', 'zero_users'].",
+        ),
+        (
+            "precision(p=0.5)@5",
+            "Metric 'precision(p=0.5)@5': unknown convention 'p'; use one of ['ap_normalizer', "
+            "'empty_users', 'gain', 'gain_grades', 'hit_scores', 'ideal', 'missing_users', "
+            "'rel_threshold', 'ties', 'zero_users'].",
+        ),
+        ("rbp_resid@10", "Metric 'rbp_resid@10': rbp_resid takes no @k cut-off."),
+        ("bpref@10", "Metric 'bpref@10': bpref takes no @k cut-off."),
+        (
+            "P_10@5",
+            "Metric 'P_10@5': the cut-off is given twice (precision@10 and @5); write precision@5.",
+        ),
+        ("rbp.0", "Metric 'rbp.0': p must be a number in (0, 1). Got '0.0' instead."),
+    ],
+)
+def test_bad_parameters(text, message):
+    with _raises(message):
+        parse_metric(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "suggestion"),
+    [
+        ("P_1O", "P_10"),
+        ("ndcg_cutt_10", "ndcg_cut_10"),
+        ("recip_rnk", "recip_rank"),
+        ("Rprc", "rprec"),
+        ("NumRelRett", "NumRelRet"),
+        ("SetPP", "SetP"),
+        ("bpreff", "bpref"),
+        ("infAPP", "infap"),
+        ("11pt_avgg", "11pt_avg"),
+        ("r-precison", "r-precision"),
+        ("iprec_at_recal_0.10", "iprec_at_recall_0.10"),
+    ],
+)
+def test_unknown_names_suggest_the_nearest_spelling(text, suggestion):
+    with _raises(
+        f"Unknown metric {text.lower()!r}. Did you mean {suggestion!r}? See receval.list_metrics()."
+    ):
+        parse_metric(text)
+
+
+# ------------------------------------------------------------------ round trips
+def _number(low, high, exclude=()):
+    return st.floats(low, high, allow_nan=False, allow_infinity=False).filter(
+        lambda x: x not in exclude
+    )
+
+
+def _write(x):
+    # a number as a user may write it: repr, exponent, a leading +
+    return st.sampled_from([repr(x), f"{x:.17e}", ("+" if x >= 0 else "") + repr(x)])
+
+
+@st.composite
+def _metric_strings(draw):
+    name = draw(st.sampled_from(sorted(n for n, m in REGISTRY.items() if m.params)))
+    info = REGISTRY[name]
+    parts = []
+    for param in info.params:
+        if not param.required and draw(st.booleans()):
+            continue
+        if param.kind == "float":
+            low = max(param.low, -1e6)
+            high = min(param.high, 1e6)
+            exclude = {param.low} if param.low_open else set()
+            exclude |= {param.high} if param.high_open else set()
+            value = draw(_write(draw(_number(low, high, exclude))))
+        elif param.kind == "levels":
+            levels = draw(st.lists(_number(0, 1), min_size=1, max_size=15, unique=True))
+            value = ";".join(draw(_write(x)) for x in levels)
+        else:
+            grades = draw(st.lists(st.integers(-5, 10), min_size=1, max_size=7, unique=True))
+            value = ";".join(f"{g}:{draw(_write(draw(_number(-100, 100))))}" for g in grades)
+        parts.append(f"{param.name}={value}")
+    if draw(st.booleans()):
+        parts.append(f"rel_threshold={draw(st.integers(-3, 3))}")
+    if draw(st.booleans()):
+        parts.append(f"ties={draw(st.sampled_from(['trec', 'input', 'average']))}")
+    parts = draw(st.permutations(parts))
+    text = name + ("(" + ", ".join(parts) + ")" if parts else "")
+    if info.accepts_k and draw(st.booleans()):
+        text += f"@{draw(st.integers(1, 1000))}"
+    return text
+
+
+@given(_metric_strings())
+def test_str_round_trips_with_parameters(text):
+    spec = parse_metric(text)
+    canonical = str(spec)
+    again = parse_metric(canonical)
+    assert again == spec
+    assert str(again) == canonical
+    # defaults never show; every value is a float within its range
+    for param in spec.info.params:
+        given_value = dict(spec.args).get(param.name)
+        assert given_value != param.default
+        if param.kind == "float" and given_value is not None:
+            assert math.isfinite(given_value) and param.in_range(given_value)
+    assert spec.float_params() == again.float_params()
+
+
+@given(
+    st.floats(0, 1, allow_nan=False).filter(lambda x: 0 < x < 1),
+    st.sampled_from(["rbp", "RBP", "rbp_resid"]),
+)
+def test_persistence_is_read_exactly(p, name):
+    spec = parse_metric(f"{name}(p={p!r})")
+    assert spec.arg("p") == p
+    assert parse_metric(str(spec)).arg("p") == p

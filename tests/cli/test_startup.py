@@ -45,6 +45,7 @@ NOT_LOADED = {
 NOT_LOADED_MODULES = {
     "receval.comparison", "receval.plot", "receval.spark", "receval.datasets",
     "receval.cli._compare", "receval.cli._ctr", "receval.cli._report", "receval.cli._retention",
+    "receval.cli._metrics",
     "rich.markdown", "typer.rich_utils",
 }  # fmt: skip
 

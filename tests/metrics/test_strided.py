@@ -11,7 +11,7 @@ import pytest
 import receval as rv
 from receval.registry import definitions
 
-POINTWISE = rv.list_metrics(family="pointwise")
+POINTWISE = [entry.name for entry in rv.list_metrics(family="pointwise")]
 ACCUMULATORS = set(definitions())
 
 

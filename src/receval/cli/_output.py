@@ -164,7 +164,9 @@ def _rich(table: ResultTable, digits: int, out: TextIO) -> None:
         console = Console(
             file=out,
             highlight=False,
-            width=max(80, console.measure(grid).maximum),
+            width=max(
+                80, console.measure(grid, options=console.options.update_width(10**6)).maximum
+            ),
             color_system=None,
         )
     if table.title:

@@ -201,7 +201,8 @@ RankMetricOption = Annotated[
         "'ndcg(gain=exponential)@10'; repeat for more. Default: "
         f"{', '.join(DEFAULT_RANK_METRICS)}. Names: "
         + ", ".join(sorted(n for n, info in REGISTRY.items() if info.needs == "qrels"))
-        + ".",
+        + "; trec_eval's, ir_measures' and ranx's names too (P_10, nDCG@10, ...): "
+        "receval metrics --family ranking lists them.",
         show_default=False,
     ),
 ]

@@ -1,0 +1,471 @@
+"""The registry of ranking metrics: what each one is, its parameters and their spelling.
+
+:data:`REGISTRY` maps each canonical name of :func:`receval.evaluate`'s metric
+strings to a :class:`MetricInfo` (kernel kind, definition, cut-off, bounds,
+direction, how values combine over users, metric parameters, source);
+:mod:`receval._registry` parses the strings.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ._kernels import _topk_codes as codes
+
+__all__ = [
+    "MAX_GAINS",
+    "MAX_LEVELS",
+    "REGISTRY",
+    "TREC_LEVELS",
+    "MetricInfo",
+    "Param",
+    "format_number",
+    "format_value",
+]
+
+#: trec_eval's recall levels of ``iprec_at_recall`` and ``11pt_avg``
+TREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+#: most values a list parameter holds, and most pairs of a gain table (the
+#: kernel's 16 float parameters: a count, then the values)
+MAX_LEVELS = 15
+MAX_GAINS = 7
+
+
+@dataclass(frozen=True)
+class Param:
+    """A metric-specific parameter of a metric string (``p`` of ``rbp(p=0.9)``).
+
+    Attributes
+    ----------
+    name : str
+        Its key inside the parentheses.
+    kind : {"float", "levels", "gains"}
+        A number; a list of numbers (each in the range); a table grade -> gain.
+    meaning : str
+        One line.
+    default : float, tuple or None
+        None: the parameter is required.
+    low, high : float
+        The range of a number (of each number of a list).
+    low_open, high_open : bool
+        Whether the bounds themselves are excluded.
+    """
+
+    name: str
+    kind: str
+    meaning: str
+    default: Any = None
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+    def range_text(self) -> str:
+        """The range in words: ``"in (0, 1)"``, ``"> 0"``, ``"a finite number"``."""
+        low, high = math.isfinite(self.low), math.isfinite(self.high)
+        if low and high:
+            left = "(" if self.low_open else "["
+            right = ")" if self.high_open else "]"
+            return f"in {left}{format_number(self.low)}, {format_number(self.high)}{right}"
+        if low:
+            return f"{'>' if self.low_open else '>='} {format_number(self.low)}"
+        if high:
+            return f"{'<' if self.high_open else '<='} {format_number(self.high)}"
+        return "a finite number"
+
+    def describe(self) -> str:
+        """One line: ``"p: persistence, in (0, 1), default 0.8"``."""
+        if self.kind == "gains":
+            what = "grade:gain pairs separated by ';'"
+        elif self.kind == "levels":
+            what = f"numbers {self.range_text()} separated by ';'"
+        else:
+            what = self.range_text()
+        if self.required:
+            default = "required"
+        elif self.kind == "gains" and not self.default:
+            default = "default: none (each grade is its gain)"
+        else:
+            default = f"default {format_value(self, self.default)}"
+        return f"{self.name}: {self.meaning}, {what}, {default}"
+
+    def in_range(self, x: float) -> bool:
+        if x < self.low or x > self.high:
+            return False
+        return not ((self.low_open and x == self.low) or (self.high_open and x == self.high))
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """What the registry knows of one metric."""
+
+    name: str
+    kind: int
+    description: str
+    accepts_k: bool = True
+    bounded: bool = True  # values in [0, 1]
+    higher_is_better: bool = True
+    # "users": mean of per-user values; "pooled": sum(num)/sum(den); "sum": sum of
+    # per-user values (counts); "geometric": trec_eval's geometric mean over users
+    # (each value floored at 1e-5)
+    mean: str = "users"
+    uses: tuple[str, ...] = ()  # conventions that change its value besides the common ones
+    needs: str = "qrels"  # "qrels": relevance judgments; "similarity": item similarities
+    params: tuple[Param, ...] = ()  # metric-specific parameters, in canonical order
+    source: str = "receval"  # the definition it follows
+
+
+_COMMON = ("rel_threshold", "ties", "missing_users", "empty_users")
+_TREC = "trec_eval 10.0"
+
+_P = Param("p", "float", "persistence", 0.8, 0.0, 1.0, True, True)
+_RECALL = Param("recall", "float", "recall level", None, 0.0, 1.0)
+_LEVELS = Param("levels", "levels", "recall levels", TREC_LEVELS, 0.0, 1.0)
+_MULT = Param("mult", "float", "multiple of R, the relevant items", None, 0.0, math.inf, True)
+_BETA = Param("beta", "float", "weight of recall against precision", 1.0, 0.0)
+_GAINS = Param("gains", "gains", "gain of each grade (other grades: their value)", ())
+_UTILITY = (
+    Param("a", "float", "worth of a relevant item retrieved", 1.0),
+    Param("b", "float", "worth of a non-relevant item retrieved", -1.0),
+    Param("c", "float", "worth of a relevant item not retrieved", 0.0),
+    Param("d", "float", "worth of a non-relevant item not retrieved", 0.0),
+)
+
+REGISTRY: dict[str, MetricInfo] = {
+    m.name: m
+    for m in [
+        MetricInfo("precision", codes.PRECISION, "hits in the top k / k", source=_TREC),
+        MetricInfo(
+            "recall",
+            codes.RECALL,
+            "hits in the top k / relevant items of the user",
+            source=_TREC,
+        ),
+        MetricInfo("f1", codes.F1, "harmonic mean of precision@k and recall@k"),
+        MetricInfo(
+            "hit_ratio",
+            codes.HIT_RATIO,
+            "sum of hits over users / sum of relevant items over users (one pooled ratio)",
+            mean="pooled",
+        ),
+        MetricInfo(
+            "success",
+            codes.SUCCESS,
+            "1 if the top k holds a relevant item, else 0",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "map",
+            codes.AP,
+            "average precision in the top k, averaged over users",
+            uses=("ap_normalizer",),
+            source=_TREC,
+        ),
+        MetricInfo("cg", codes.CG, "sum of gains in the top k", bounded=False, uses=("gain",)),
+        MetricInfo(
+            "dcg",
+            codes.DCG,
+            "sum of gain / log2(rank + 1) in the top k",
+            bounded=False,
+            uses=("gain",),
+        ),
+        MetricInfo(
+            "idcg", codes.IDCG, "DCG of the ideal ranking", bounded=False, uses=("gain", "ideal")
+        ),
+        MetricInfo(
+            "ndcg",
+            codes.NDCG,
+            "DCG / IDCG (0 when IDCG is 0)",
+            uses=("gain", "ideal"),
+            params=(_GAINS,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "mrr",
+            codes.RR,
+            "1 / rank of the first relevant item in the top k",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "r_precision",
+            codes.R_PRECISION,
+            "precision at R, the number of relevant items of the user; with @k, the "
+            "relevant items in the top min(R, k) over R",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "ils",
+            codes.ILS,
+            "intra-list similarity: mean similarity of the pairs of items in the top k "
+            "(needs features or similarity)",
+            bounded=False,  # cosine is in [-1, 1]; a caller's similarity may be anything
+            higher_is_better=False,
+            needs="similarity",
+        ),
+        MetricInfo(
+            "diversity",
+            codes.DIVERSITY,
+            "1 - ils: mean dissimilarity of the pairs of items in the top k "
+            "(needs features or similarity)",
+            bounded=False,
+            needs="similarity",
+        ),
+        # ------------------------------------------------ trec_eval's measures
+        MetricInfo(
+            "num_ret",
+            codes.NUM_RET,
+            "items retrieved (in the top k), summed over users",
+            bounded=False,
+            mean="sum",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "num_rel",
+            codes.NUM_REL,
+            "relevant items of the users, summed over users",
+            accepts_k=False,
+            bounded=False,
+            mean="sum",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "num_rel_ret",
+            codes.NUM_REL_RET,
+            "relevant items retrieved (in the top k), summed over users",
+            bounded=False,
+            mean="sum",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "num_nonrel_judged_ret",
+            codes.NUM_NONREL_JUDGED_RET,
+            "judged non-relevant items retrieved, summed over users",
+            accepts_k=False,
+            bounded=False,
+            higher_is_better=False,
+            mean="sum",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "num_q",
+            codes.NUM_Q,
+            "users evaluated",
+            accepts_k=False,
+            bounded=False,
+            mean="sum",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "gm_map",
+            codes.AP,
+            "average precision, geometric mean over users (values floored at 1e-5)",
+            accepts_k=False,
+            mean="geometric",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "bpref",
+            codes.BPREF,
+            "binary preference: share of the top R judged non-relevant items ranked "
+            "below each relevant item retrieved, averaged over the R relevant items",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "gm_bpref",
+            codes.BPREF,
+            "bpref, geometric mean over users (values floored at 1e-5)",
+            accepts_k=False,
+            mean="geometric",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "infap",
+            codes.INFAP,
+            "inferred AP (Yilmaz and Aslam): AP estimated from a sample of judgments",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "iprec",
+            codes.IPREC_AT_RECALL,
+            "interpolated precision at a recall level: the highest precision at any "
+            "rank whose recall is at least that level",
+            accepts_k=False,
+            params=(_RECALL,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "iprec_avg",
+            codes.IPREC_AVG,
+            "interpolated precision averaged over recall levels (trec_eval's 11pt_avg)",
+            accepts_k=False,
+            params=(_LEVELS,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "rprec_mult",
+            codes.RPREC_MULT,
+            "precision at mult * R, R the relevant items of the user",
+            accepts_k=False,
+            params=(_MULT,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "utility",
+            codes.UTILITY,
+            "a * relevant retrieved + b * non-relevant retrieved + c * relevant not "
+            "retrieved + d * non-relevant not retrieved",
+            accepts_k=False,
+            bounded=False,
+            params=_UTILITY,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "bin_g",
+            codes.BIN_G,
+            "binary G: mean over relevant items of 1 / log2(2 + non-relevant items ranked above)",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "g",
+            codes.G,
+            "normalized gain G: gain / log2(2 + ideal gain - gain so far) summed over "
+            "the list, over the ideal total gain",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "ndcg_rel",
+            codes.NDCG_REL,
+            "NDCG averaged over the ranks of the relevant items",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "r_ndcg",
+            codes.R_NDCG,
+            "NDCG averaged at the R levels (items at or above each gain level)",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "relative_precision",
+            codes.RELATIVE_PRECISION,
+            "precision@k over the highest precision@k possible, min(R, k) / k",
+            source=_TREC,
+        ),
+        MetricInfo(
+            "set_precision",
+            codes.SET_PRECISION,
+            "relevant items retrieved / items retrieved (the whole list)",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "set_relative_precision",
+            codes.SET_RELATIVE_PRECISION,
+            "set precision over the highest set precision possible for the list's length",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "set_recall",
+            codes.SET_RECALL,
+            "relevant items retrieved / relevant items (the whole list)",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "set_ap",
+            codes.SET_AP,
+            "set precision * set recall (trec_eval's set_map)",
+            accepts_k=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "set_f",
+            codes.SET_F,
+            "(beta + 1) * P * R / (R + beta * P) of set precision P and set recall R",
+            accepts_k=False,
+            params=(_BETA,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "rbp",
+            codes.RBP,
+            "rank-biased precision: (1 - p) * sum of gain * p^(rank - 1), gains scaled to [0, 1]",
+            accepts_k=False,
+            params=(_P,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "rbp_resid",
+            codes.RBP_RESID,
+            "RBP's residual: how much RBP could grow if every unjudged item retrieved "
+            "had the highest gain",
+            accepts_k=False,
+            params=(_P,),
+            source=_TREC,
+        ),
+        MetricInfo(
+            "unjudged",
+            codes.UNJUDGED,
+            "share of the top k absent from the qrels (trec_eval's unj)",
+            higher_is_better=False,
+            source=_TREC,
+        ),
+        MetricInfo(
+            "judged",
+            codes.JUDGED,
+            "share of the top k present in the qrels, 1 - unjudged",
+            source="ir_measures",
+        ),
+        MetricInfo(
+            "err",
+            codes.ERR,
+            "expected reciprocal rank: sum of P(stop at rank i) / i, the cascade model "
+            "with P(satisfied) = (2^grade - 1) / 2^max_grade",
+            source="ir_measures",
+        ),
+        MetricInfo(
+            "nerr",
+            codes.NERR,
+            "ERR over the ERR of the ideal ranking",
+            source="ir_measures",
+        ),
+        MetricInfo(
+            "hits",
+            codes.NUM_REL_RET,
+            "relevant items in the top k, averaged over users",
+            bounded=False,
+            source="ranx",
+        ),
+    ]
+}
+
+
+def format_number(x: float) -> str:
+    """The canonical spelling of a number: ``0.8``, ``2``, ``-1``, ``1e-05``."""
+    x = float(x)
+    if x == 0:
+        return "0"
+    if x.is_integer() and abs(x) < 1e16:
+        return str(int(x))
+    return repr(x)
+
+
+def format_value(param: Param, value: Any) -> str:
+    """The canonical spelling of a parameter's value."""
+    if param.kind == "levels":
+        return ";".join(format_number(v) for v in value)
+    if param.kind == "gains":
+        return ";".join(f"{g}:{format_number(v)}" for g, v in value)
+    return format_number(value)

@@ -426,3 +426,41 @@ def test_persistence_is_read_exactly(p, name):
     spec = parse_metric(f"{name}(p={p!r})")
     assert spec.arg("p") == p
     assert parse_metric(str(spec)).arg("p") == p
+
+
+@given(st.integers(1, 10**6), st.sampled_from(["", "(rel_threshold=2)", "(ties=input)"]))
+def test_trec_eval_cut_off_names(k, conventions):
+    for trec, receval_name in [
+        ("P", "precision"),
+        ("recall", "recall"),
+        ("ndcg_cut", "ndcg"),
+        ("map_cut", "map"),
+        ("success", "success"),
+        ("relative_P", "relative_precision"),
+        ("unj", "unjudged"),
+    ]:
+        assert parse_metric(f"{trec}_{k}{conventions}") == parse_metric(
+            f"{receval_name}{conventions}@{k}"
+        )
+
+
+@given(st.integers(1, 99))
+def test_ranx_persistence(digits):
+    p = float(f"0.{digits}")
+    assert parse_metric(f"rbp.{digits}").arg("p") == p
+    assert parse_metric(f"rbp@{digits}") == parse_metric(f"rbp.{digits}")
+
+
+def test_metric_info_and_definition_read_peer_spellings():
+    from receval import metric_info
+    from receval.registry import definition
+
+    assert metric_info("P_10").name == "precision"
+    assert metric_info("nDCG@10", family="ranking").name == "ndcg"
+    assert metric_info("rbp(p=0.9)").name == "rbp"
+    assert metric_info("NumRelRet").name == "num_rel_ret"
+    with pytest.raises(InvalidParameterError, match="Did you mean 'P_10'"):
+        metric_info("P_1O", family="ranking")
+    assert definition("P_10") is definition("ndcg@10")
+    with _raises("Metric 'rbp(p=2)': p must be a number in (0, 1). Got '2' instead."):
+        definition("rbp(p=2)")

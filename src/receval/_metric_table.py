@@ -431,8 +431,9 @@ REGISTRY: dict[str, MetricInfo] = {
         MetricInfo(
             "err",
             codes.ERR,
-            "expected reciprocal rank: sum of P(stop at rank i) / i, the cascade model "
-            "with P(satisfied) = (2^grade - 1) / 2^max_grade",
+            "expected reciprocal rank (Chapelle et al. 2009): sum over ranks i of 1 / i times "
+            "the probability that the user stops at i, in the cascade model (ir_measures' "
+            "ERR@k, from gdeval)",
             source="ir_measures",
         ),
         MetricInfo(

@@ -80,6 +80,9 @@ PEERS = [
     ("NumRel", "num_rel"),
     ("NumRet", "num_ret"),
     ("NumRelRet", "num_rel_ret"),
+    # ir_measures' NumRet with rel= counts the retrieved items at or above rel
+    ("NumRet(rel=1)", "num_rel_ret(rel_threshold=1)"),
+    ("NumRet(rel=2)", "num_rel_ret(rel_threshold=2)"),
     ("SetP", "set_precision"),
     ("SetR", "set_recall"),
     ("SetF(beta=0.5)", "set_f(beta=0.5)"),

@@ -136,6 +136,8 @@ def test_spelling_table_is_well_formed():
         if not row.pattern:
             # every target parses to itself: targets are written in canonical form
             assert str(parse_metric(row.metric)) == row.metric
+        if row.with_rel:
+            assert str(parse_metric(row.with_rel)) == row.with_rel
     # one meaning per literal spelling
     literal = {}
     for row in SPELLINGS:

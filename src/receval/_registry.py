@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ._metric_table import (
@@ -75,6 +75,9 @@ class Spelling:
         A name it matches (the spelling itself for a literal).
     pattern : bool
         Whether ``spelling`` is a regular expression.
+    with_rel : str
+        The metric it means instead when the string sets ``rel`` (or
+        ``rel_threshold``): ir_measures' ``NumRet(rel=1)`` is ``NumRelRet``.
     """
 
     spelling: str
@@ -82,6 +85,7 @@ class Spelling:
     metric: str
     example: str = ""
     pattern: bool = False
+    with_rel: str = ""
 
     @property
     def shown(self) -> str:
@@ -162,7 +166,7 @@ SPELLINGS: tuple[Spelling, ...] = (
     _literal("nERR", "ir_measures", "nerr"),
     _literal("NumQ", "ir_measures", "num_q"),
     _literal("NumRel", "ir_measures", "num_rel"),
-    _literal("NumRet", "ir_measures", "num_ret"),
+    Spelling("NumRet", "ir_measures", "num_ret", "NumRet", with_rel="num_rel_ret"),
     _literal("NumRelRet", "ir_measures", "num_rel_ret"),
     _literal("SetP", "ir_measures", "set_precision"),
     _literal("SetRelP", "ir_measures", "set_relative_precision"),
@@ -191,6 +195,7 @@ _PATTERNS = [(re.compile(s.spelling, re.IGNORECASE), s) for s in SPELLINGS if s.
 #: Keys of other libraries inside the parentheses: ir_measures' ``rel`` is
 #: ``rel_threshold``; its ``dcg`` names the gain
 _KEYS = {"rel": "rel_threshold"}
+_SETS_REL = re.compile(r"(?:^|,)\s*rel(?:_threshold)?\s*=", re.IGNORECASE)
 _DCG = {"log2": "linear", "exp-log2": "exponential"}
 
 
@@ -353,7 +358,7 @@ def parse_metric(text: str) -> MetricSpec:
     name = written.lower()
     base = None
     if name not in REGISTRY:
-        base, k_text = _spelling(written, k_text, text)
+        base, k_text = _spelling(written, match["params"], k_text, text)
     elif k_text is not None:  # IPrec@0.1 reads as a recall level, not a cut-off
         at, rest = _at_spelling(written, k_text, text)
         if at is not None:
@@ -378,13 +383,17 @@ def _at_spelling(written: str, k_text: str, whole: str) -> tuple[MetricSpec | No
     return None, k_text
 
 
-def _spelling(written: str, k_text: str | None, whole: str) -> tuple[MetricSpec, str | None]:
+def _spelling(
+    written: str, params_text: str | None, k_text: str | None, whole: str
+) -> tuple[MetricSpec, str | None]:
     if k_text is not None:
         at, rest = _at_spelling(written, k_text, whole)
         if at is not None:
             return at, rest
     row = _LITERALS.get(written.lower())
     if row is not None:
+        if row.with_rel and _SETS_REL.search(params_text or ""):
+            row = replace(row, metric=row.with_rel)
         return _target(row, {}, whole), k_text
     for regex, row in _PATTERNS:
         found = regex.fullmatch(written)

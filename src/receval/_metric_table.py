@@ -67,7 +67,15 @@ class Param:
         return self.default is None
 
     def range_text(self) -> str:
-        """The range in words: ``"in (0, 1)"``, ``"> 0"``, ``"a finite number"``."""
+        """The range in words: ``"in (0, 1)"``, ``"> 0"``, ``"a finite number"``.
+
+        Examples
+        --------
+        >>> from receval._metric_table import REGISTRY
+        >>> [p.range_text() for name in ("rbp", "rprec_mult", "set_f")
+        ...  for p in REGISTRY[name].params]
+        ['in (0, 1)', '> 0', '>= 0']
+        """
         low, high = math.isfinite(self.low), math.isfinite(self.high)
         if low and high:
             left = "(" if self.low_open else "["
@@ -80,7 +88,14 @@ class Param:
         return "a finite number"
 
     def describe(self) -> str:
-        """One line: ``"p: persistence, in (0, 1), default 0.8"``."""
+        """One line: name, meaning, range and default.
+
+        Examples
+        --------
+        >>> from receval._metric_table import REGISTRY
+        >>> REGISTRY["rbp"].params[0].describe()
+        'p: persistence, in (0, 1), default 0.8'
+        """
         if self.kind == "gains":
             what = "grade:gain pairs separated by ';'"
         elif self.kind == "levels":
@@ -96,6 +111,7 @@ class Param:
         return f"{self.name}: {self.meaning}, {what}, {default}"
 
     def in_range(self, x: float) -> bool:
+        """Whether the number ``x`` is in the parameter's range."""
         if x < self.low or x > self.high:
             return False
         return not ((self.low_open and x == self.low) or (self.high_open and x == self.high))
@@ -454,7 +470,25 @@ REGISTRY: dict[str, MetricInfo] = {
 
 
 def format_number(x: float) -> str:
-    """The canonical spelling of a number: ``0.8``, ``2``, ``-1``, ``1e-05``."""
+    """The canonical spelling of a number in a metric string.
+
+    Whole numbers without a decimal point, others as Python's shortest
+    ``repr``, so that parsing the text gives the same float.
+
+    Parameters
+    ----------
+    x : float
+
+    Returns
+    -------
+    text : str
+
+    Examples
+    --------
+    >>> from receval._metric_table import format_number
+    >>> format_number(0.80), format_number(2.0), format_number(-0.0), format_number(1e-5)
+    ('0.8', '2', '0', '1e-05')
+    """
     x = float(x)
     if x == 0:
         return "0"
@@ -464,7 +498,29 @@ def format_number(x: float) -> str:
 
 
 def format_value(param: Param, value: Any) -> str:
-    """The canonical spelling of a parameter's value."""
+    """The canonical spelling of a parameter's value: a number, a list, a gain table.
+
+    Parameters
+    ----------
+    param : Param
+        The parameter, whose ``kind`` says how to write the value.
+    value : float, tuple of float or tuple of (int, float)
+        As :class:`receval.MetricSpec` holds it.
+
+    Returns
+    -------
+    text : str
+
+    Examples
+    --------
+    >>> from receval._metric_table import REGISTRY, format_value
+    >>> levels, = REGISTRY["iprec_avg"].params
+    >>> format_value(levels, (0.2, 0.5))
+    '0.2;0.5'
+    >>> gains, = REGISTRY["ndcg"].params
+    >>> format_value(gains, ((1, 3.0), (2, 4.5)))
+    '1:3;2:4.5'
+    """
     if param.kind == "levels":
         return ";".join(format_number(v) for v in value)
     if param.kind == "gains":

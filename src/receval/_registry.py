@@ -181,7 +181,24 @@ SPELLINGS: tuple[Spelling, ...] = (
 
 
 def spellings_of(name: str) -> list[Spelling]:
-    """The rows of :data:`SPELLINGS` that mean the metric ``name`` (a canonical name)."""
+    """The rows of :data:`SPELLINGS` that mean the metric ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A canonical name, a key of :data:`REGISTRY`.
+
+    Returns
+    -------
+    rows : list of Spelling
+        In the table's order.
+
+    Examples
+    --------
+    >>> from receval._registry import spellings_of
+    >>> [(row.shown, row.peer) for row in spellings_of("mrr")]
+    [('rr', 'receval'), ('recip_rank', 'trec_eval'), ('RR', 'ir_measures'), ('MRR', 'ir_measures')]
+    """
     return [s for s in SPELLINGS if s.metric.split("(", 1)[0].split("@", 1)[0] == name]
 
 

@@ -373,10 +373,10 @@ def _scan_evaluate_lists(
 class _RankingState:
     mean: Any
     seen: Seen
-    pooled: bool
+    kind: str  # how the users' values combine (the registry's ``mean``)
 
     def merge(self, other: _RankingState) -> _RankingState:
-        return _RankingState(self.mean.merge(other.mean), self.seen.merge(other.seen), self.pooled)
+        return _RankingState(self.mean.merge(other.mean), self.seen.merge(other.seen), self.kind)
 
     def absorb(self, other: _RankingState) -> _RankingState:
         self.seen.absorb(other.seen)
@@ -386,7 +386,7 @@ class _RankingState:
 
 def _ranking_params(metric: str, **conventions: Any) -> dict[str, Any]:
     spec, _ = metric_conventions(metric, **conventions)
-    return {"metric": metric, "conventions": conventions, "pooled": spec.info.mean == "pooled"}
+    return {"metric": metric, "conventions": conventions, "kind": spec.info.mean}
 
 
 def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any) -> Any:
@@ -399,11 +399,11 @@ def _ranking_update(params: dict[str, Any], batch: Any) -> _RankingState:
     seen = Seen()
     seen.add(report.users, "evaluate", "users")
     state = report.mean_states()[params["metric"]]
-    return _RankingState(state, seen, params["pooled"])
+    return _RankingState(state, seen, params["kind"])
 
 
 def _ranking_empty(params: dict[str, Any]) -> _RankingState:
-    return _RankingState(empty_mean_state(params["pooled"]), Seen(), params["pooled"])
+    return _RankingState(empty_mean_state(params["kind"]), Seen(), params["kind"])
 
 
 def _ranking_finalize(params: dict[str, Any], state: _RankingState) -> float:

@@ -369,7 +369,7 @@ def _merge(
     means = {}
     for text in metrics:
         states = [p.states[text] for p in parts if text in p.states]
-        empty = empty_mean_state(specs[text].info.mean == "pooled")
+        empty = empty_mean_state(specs[text].info.mean)
         means[text] = reduce(lambda a, b: a.merge(b), states, empty).value
     return EvaluationSummary(
         mean=means,

@@ -191,6 +191,10 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
         _POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold
     )
     row[codes.S_POSITIVE_SCORES] = int(conv.hit_scores == "positive")
+    if conv.depth or conv.judged_only:
+        raise InvalidParameterError(
+            f"Metric {spec}: depth and judged_only are not computed yet; leave them at 0 / False."
+        )
     return row
 
 

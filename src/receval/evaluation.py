@@ -60,6 +60,8 @@ def evaluate(
     gain_grades: str | None = None,
     zero_users: str | None = None,
     hit_scores: str | None = None,
+    depth: int | None = None,
+    judged_only: bool | None = None,
 ) -> EvaluationReport:
     """Evaluate a run against qrels with top-K ranking metrics.
 
@@ -127,6 +129,13 @@ def evaluate(
     hit_scores : {"any", "positive"}, default=None
         "positive": an item scored <= 0 is never a hit, though it still counts
         in R (torchmetrics' precision, recall, MAP and MRR; default "any").
+    depth : int, default=None
+        Only the first ``depth`` items of each list (in the order of ``ties``)
+        count, for every metric (default 0: all; trec_eval's ``-M``).
+    judged_only : bool, default=None
+        True removes the items absent from the user's qrels (and those graded
+        below 0, which trec_eval calls unjudged) from each list before any
+        metric (default False; trec_eval's ``-J``, ir_measures' ``judged_only``).
 
     Returns
     -------
@@ -169,6 +178,8 @@ def evaluate(
         "gain_grades": gain_grades,
         "zero_users": zero_users,
         "hit_scores": hit_scores,
+        "depth": depth,
+        "judged_only": judged_only,
     }
     if is_scan_run(run):  # a receval.scan(...): read user by user
         return _scan_evaluate(

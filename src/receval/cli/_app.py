@@ -1,4 +1,5 @@
-"""The ``receval`` command: ``rank``, ``ctr``, ``compare``, ``retention``, ``report``, ``demo``.
+"""The ``receval`` command: ``rank``, ``ctr``, ``compare``, ``retention``, ``report``, ``demo``,
+``trec-eval``.
 
 Thin by design: each command (one module each) parses its options, calls the
 library (:func:`receval.evaluate`, the pointwise metrics of
@@ -48,6 +49,7 @@ COMMANDS: dict[str, str] = {
     "report": "_report",
     "demo": "_report",
     "retention": "_retention",
+    "trec-eval": "_trec_eval",
 }
 
 _ORDER = list(dict.fromkeys(COMMANDS.values()))

@@ -16,6 +16,10 @@ around the rounds.
 3. ``receval rank`` end to end on a TREC run of ``--users`` users x 100 items
    (written once into a temporary directory) against pytrec_eval reading and
    evaluating the same files: time and peak memory of each process.
+   With ``--trec-eval PATH`` (a trec_eval 10.0 binary, built by
+   ``benchmarks/build_trec_eval.sh``), trec_eval's own process on the same files
+   too: on the test files interleaved like the others, on the large run once
+   (it takes about a minute).
 4. With ``--large N`` (e.g. 1000000; off by default: writing the files takes
    minutes and they take N x 3.4 kB of disk): ``receval rank`` alone on a run of
    N users x 100 items, one run after the file is written (pytrec_eval would
@@ -180,6 +184,9 @@ def main() -> None:
     parser.add_argument(
         "--large", type=int, default=0, help="users of a TREC run for receval alone (0: none)"
     )
+    parser.add_argument(
+        "--trec-eval", default=None, help="a trec_eval binary to time too (build_trec_eval.sh)"
+    )
     args = parser.parse_args()
     runs = 3 if args.quick else 7
     lines = [
@@ -198,6 +205,8 @@ def main() -> None:
             "receval rank -m ndcg@10 -m map": [*RECEVAL, "rank", "--qrels", small[0], "--run",
                                                small[1], "-m", "ndcg@10", "-m", "map"],
             "pytrec_eval (read + evaluate), new process": [PY, "-c", PYTREC, *small],
+            **({"trec_eval -m ndcg_cut.10 -m map, new process": [args.trec_eval, "-m",
+                "ndcg_cut.10", "-m", "map", *small]} if args.trec_eval else {}),
             "import receval + roc_auc_score on 1k rows": [PY, "-c", "import numpy as np, receval; "
                 "receval.roc_auc_score(np.arange(1000) % 2, np.linspace(0, 1, 1000))"],
         },
@@ -230,6 +239,13 @@ def main() -> None:
             },
             max(1, runs // 2),
         )  # fmt: skip
+        if args.trec_eval:  # about a minute: once
+            load = os.getloadavg()[0]
+            one = _process([args.trec_eval, "-m", "ndcg_cut.10", "-m", "map", qrels, run])
+            got["trec_eval -m ndcg_cut.10 -m map (one run)"] = {
+                **one,
+                "load": (load + os.getloadavg()[0]) / 2,
+            }
     ours, theirs = got["receval rank -m ndcg@10 -m map"], got["pytrec_eval (read + evaluate)"]
     lines += [
         f"End to end on a TREC run of {args.users:,} users x 100 items ({size:.0f} MiB) and "
@@ -241,6 +257,9 @@ def main() -> None:
         "",
         f"pytrec_eval / receval time: {theirs['seconds'] / ours['seconds']:.1f}x.",
     ]
+    if args.trec_eval:
+        te = got["trec_eval -m ndcg_cut.10 -m map (one run)"]
+        lines[-1] += f" trec_eval / receval time: {te['seconds'] / ours['seconds']:.0f}x."
     if args.large:
         lines += ["", *large_run(args.large)]
     text = "\n".join(lines)

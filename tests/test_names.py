@@ -315,14 +315,14 @@ def _raises(message):
         (
             "rbp(q=1)",
             "Metric 'rbp(q=1)': unknown parameter 'q'; rbp takes ['p'] and the conventions "
-            "['ap_normalizer', 'empty_users', 'gain', 'gain_grades', 'hit_scores', 'ideal', "
-            "'missing_users', 'rel_threshold', 'ties', 'zero_users'].",
+            "['ap_normalizer', 'depth', 'empty_users', 'gain', 'gain_grades', 'hit_scores', "
+            "'ideal', 'judged_only', 'missing_users', 'rel_threshold', 'ties', 'zero_users'].",
         ),
         (
             "precision(p=0.5)@5",
             "Metric 'precision(p=0.5)@5': unknown convention 'p'; use one of ['ap_normalizer', "
-            "'empty_users', 'gain', 'gain_grades', 'hit_scores', 'ideal', 'missing_users', "
-            "'rel_threshold', 'ties', 'zero_users'].",
+            "'depth', 'empty_users', 'gain', 'gain_grades', 'hit_scores', 'ideal', 'judged_only', "
+            "'missing_users', 'rel_threshold', 'ties', 'zero_users'].",
         ),
         ("rbp_resid@10", "Metric 'rbp_resid@10': rbp_resid takes no @k cut-off."),
         ("bpref@10", "Metric 'bpref@10': bpref takes no @k cut-off."),
@@ -467,3 +467,26 @@ def test_metric_info_and_definition_read_peer_spellings():
     assert definition("P_10") is definition("ndcg@10")
     with _raises("Metric 'rbp(p=2)': p must be a number in (0, 1). Got '2' instead."):
         definition("rbp(p=2)")
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("P(judged_only=True)@10", "precision(judged_only=True)@10"),
+        ("nDCG(judged_only=false)@10", "ndcg(judged_only=False)@10"),
+        ("map(depth=100)", "map(depth=100)"),
+    ],
+)
+def test_depth_and_judged_only_in_strings(text, canonical):
+    # ir_measures' judged_only and trec_eval's -M are conventions
+    spec = parse_metric(text)
+    assert str(spec) == canonical
+    assert parse_metric(canonical) == spec
+
+
+@pytest.mark.parametrize("name", ["dcg", "idcg", "ndcg", "g", "ndcg_rel", "r_ndcg"])
+def test_trec_eval_gain_tables(name):
+    # trec_eval's -m G.1=3,2=9 (and dcg, ideal_dcg, ndcg, ndcg_rel, Rndcg)
+    spec = parse_metric(f"{name}(gains=2:9;1:3)")
+    assert str(spec) == f"{name}(gains=1:3;2:9)"
+    assert spec.float_params() == (2.0, 1.0, 3.0, 2.0, 9.0)

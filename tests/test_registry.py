@@ -8,6 +8,7 @@ import pytest
 import receval
 from receval import PROFILES, Conventions, list_metrics, parse_metric
 from receval._registry import REGISTRY, SPELLINGS, MetricSpec
+from receval._states import MEAN_KINDS
 from receval.conventions import CHOICES, FIELDS, resolve_conventions
 from receval.exceptions import InvalidParameterError
 
@@ -236,7 +237,7 @@ def test_registry_metadata():
         "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "num_q",
     ]  # fmt: skip
     assert [n for n, m in REGISTRY.items() if m.mean == "geometric"] == ["gm_map", "gm_bpref"]
-    assert {m.mean for m in REGISTRY.values()} == {"users", "pooled", "sum", "geometric"}
+    assert {m.mean for m in REGISTRY.values()} == set(MEAN_KINDS)  # each computed by _states
     assert [n for n, m in REGISTRY.items() if not m.higher_is_better] == [
         "ils", "num_nonrel_judged_ret", "unjudged",
     ]  # fmt: skip
@@ -317,8 +318,8 @@ def test_cut_off_on_r_precision(text):
 def test_unknown_convention_key():
     with _raises(
         "Metric 'map(foo=1)@3': unknown convention 'foo'; use one of ['ap_normalizer', "
-        "'empty_users', 'gain', 'gain_grades', 'hit_scores', 'ideal', 'missing_users', "
-        "'rel_threshold', 'ties', 'zero_users']."
+        "'depth', 'empty_users', 'gain', 'gain_grades', 'hit_scores', 'ideal', 'judged_only', "
+        "'missing_users', 'rel_threshold', 'ties', 'zero_users']."
     ):
         parse_metric("map(foo=1)@3")
 
@@ -441,7 +442,8 @@ def test_defaults():
         ideal="judged",
     )
     assert FIELDS == tuple(f.name for f in fields(Conventions))
-    assert set(CHOICES) | {"rel_threshold"} == set(FIELDS)
+    assert (Conventions().depth, Conventions().judged_only) == (0, False)
+    assert set(CHOICES) | {"rel_threshold", "depth", "judged_only"} == set(FIELDS)
     for name, options in CHOICES.items():
         assert getattr(Conventions(), name) == options[0]  # default listed first
 
@@ -559,9 +561,9 @@ def test_invalid_convention_keywords():
     ):
         resolve_conventions(rel_threshold=10**22)
     with _raises(
-        "The 'convention' parameter of evaluate must be one of ['ap_normalizer', 'empty_users', "
-        "'gain', 'gain_grades', 'hit_scores', 'ideal', 'missing_users', 'rel_threshold', "
-        "'ties', 'zero_users']. Got 'foo' instead."
+        "The 'convention' parameter of evaluate must be one of ['ap_normalizer', 'depth', "
+        "'empty_users', 'gain', 'gain_grades', 'hit_scores', 'ideal', 'judged_only', "
+        "'missing_users', 'rel_threshold', 'ties', 'zero_users']. Got 'foo' instead."
     ):
         resolve_conventions(foo="x")
     with _raises(

@@ -191,6 +191,10 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
         _POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold
     )
     row[codes.S_POSITIVE_SCORES] = int(conv.hit_scores == "positive")
+    if conv.depth or conv.judged_only:
+        raise InvalidParameterError(
+            f"Metric {spec}: depth and judged_only are not computed yet; leave them at 0 / False."
+        )
     return row
 
 
@@ -405,20 +409,21 @@ def build_report(
                 f"'one' to leave them out or score them."
             )
         zero_only = False
-        if convs[text].zero_users == "skip" and specs[text].info.mean != "pooled":
+        kind = specs[text].info.mean
+        if convs[text].zero_users == "skip" and kind == "users":
             zero = col == 0
             zero_only = bool(zero.any()) and not bool((col > 0).any() or (col < 0).any())
             col = np.where(zero, np.nan, col)
         kept = ~np.isnan(col)
         if zero_only:  # every value 0: Recommenders returns 0.0, not an empty mean
             states[text] = mean_state(np.zeros(1))
-        elif specs[text].info.mean == "pooled":
+        elif kind == "pooled":
             states[text] = mean_state(col, den)  # sum of hits over sum of relevant items
             with np.errstate(invalid="ignore", divide="ignore"):
                 col = np.where(den > 0, col / np.where(den > 0, den, 1), 0.0)
             col[~kept] = np.nan
         else:
-            states[text] = mean_state(col)
+            states[text] = mean_state(col, kind=kind)
         per_user[text] = col
         aux_out[text] = den
         empty[text] = int((den == 0).sum())  # den: each user's relevant items

@@ -190,9 +190,15 @@ REGISTRY: dict[str, MetricInfo] = {
             "sum of gain / log2(rank + 1) in the top k",
             bounded=False,
             uses=("gain",),
+            params=(_GAINS,),
         ),
         MetricInfo(
-            "idcg", codes.IDCG, "DCG of the ideal ranking", bounded=False, uses=("gain", "ideal")
+            "idcg",
+            codes.IDCG,
+            "DCG of the ideal ranking",
+            bounded=False,
+            uses=("gain", "ideal"),
+            params=(_GAINS,),
         ),
         MetricInfo(
             "ndcg",
@@ -356,6 +362,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "normalized gain G: gain / log2(2 + ideal gain - gain so far) summed over "
             "the list, over the ideal total gain",
             accepts_k=False,
+            params=(_GAINS,),
             source=_TREC,
         ),
         MetricInfo(
@@ -363,6 +370,7 @@ REGISTRY: dict[str, MetricInfo] = {
             codes.NDCG_REL,
             "NDCG averaged over the ranks of the relevant items",
             accepts_k=False,
+            params=(_GAINS,),
             source=_TREC,
         ),
         MetricInfo(
@@ -370,6 +378,7 @@ REGISTRY: dict[str, MetricInfo] = {
             codes.R_NDCG,
             "NDCG averaged at the R levels (items at or above each gain level)",
             accepts_k=False,
+            params=(_GAINS,),
             source=_TREC,
         ),
         MetricInfo(

@@ -517,13 +517,19 @@ def _parse_params(
             raise InvalidParameterError(
                 f"Metric {whole!r}: unknown convention {key!r}; use one of {sorted(FIELDS)!r}."
             )
-        if key == "rel_threshold":
+        if key in ("rel_threshold", "depth"):
             try:
                 out[key] = int(value)
             except ValueError:
                 raise InvalidParameterError(
-                    f"Metric {whole!r}: rel_threshold must be an integer. Got {value!r} instead."
+                    f"Metric {whole!r}: {key} must be an integer. Got {value!r} instead."
                 ) from None
+        elif key == "judged_only":
+            if value.lower() not in ("true", "false"):
+                raise InvalidParameterError(
+                    f"Metric {whole!r}: judged_only must be true or false. Got {value!r} instead."
+                )
+            out[key] = value.lower() == "true"
         else:
             value = value.lower()
             if value not in CHOICES[key]:

@@ -315,6 +315,16 @@ def report_totals(report: Any) -> GroupTotals:
 
 
 # ------------------------------------------------------------------ means over users
+#: trec_eval's floor of a value before its logarithm in a geometric mean (gm_map, gm_bpref)
+GEOMETRIC_FLOOR = 1e-5
+
+#: How the users' values of a metric combine (the registry's ``mean``): ``"users"`` the
+#: mean, ``"pooled"`` the ratio of the sums of numerators and denominators, ``"sum"``
+#: the sum (counts), ``"geometric"`` the geometric mean of the values floored at
+#: :data:`GEOMETRIC_FLOOR` (trec_eval's ``gm_*``)
+MEAN_KINDS = ("users", "pooled", "sum", "geometric")
+
+
 @dataclass(frozen=True)
 class MeanState:
     """A mean over users, exact and mergeable (the means of :func:`receval.evaluate`).
@@ -322,42 +332,62 @@ class MeanState:
     Attributes
     ----------
     total : ExactSum
-        Sum of the kept users' values (pooled: their numerators).
+        Sum of the kept users' values (pooled: their numerators; geometric: the
+        logarithms of the floored values).
     count : int
         Users kept (values not nan).
     denominator : ExactSum or None
         Pooled metrics (``hit_ratio``): sum of the kept users' denominators.
+    kind : str
+        One of :data:`MEAN_KINDS`.
     """
 
     total: ExactSum
     count: int
     denominator: ExactSum | None = None
+    kind: str = "users"
 
     def merge(self, other: MeanState) -> MeanState:
         """The state of both sets of users (no user in both)."""
+        if self.kind != other.kind:
+            raise ValueError(f"cannot merge a {self.kind!r} mean with a {other.kind!r} mean")
         den = None
         if self.denominator is not None or other.denominator is not None:
             den = (self.denominator or ExactSum.zero()) + (other.denominator or ExactSum.zero())
-        return MeanState(self.total + other.total, self.count + other.count, den)
+        return MeanState(self.total + other.total, self.count + other.count, den, self.kind)
 
     @property
     def value(self) -> float:
-        """The mean (nan without users); pooled: the ratio of the sums (0.0 when empty)."""
+        """The mean (nan without users); pooled: the ratio of the sums (0.0 when empty);
+        sum: the sum (0.0 when empty); geometric: exp of the mean logarithm."""
         if self.denominator is not None:
             den = self.denominator.value
             return self.total.value / den if den > 0 else 0.0
-        return self.total.value / self.count if self.count else float("nan")
+        if self.kind == "sum":
+            return self.total.value
+        if not self.count:
+            return float("nan")
+        if self.kind == "geometric":
+            return float(np.exp(self.total.value / self.count))
+        return self.total.value / self.count
 
 
-def mean_state(values: np.ndarray, denominators: np.ndarray | None = None) -> MeanState:
+def mean_state(
+    values: np.ndarray, denominators: np.ndarray | None = None, kind: str = "users"
+) -> MeanState:
     """The :class:`MeanState` of per-user values (nan: left out); with ``denominators``
-    a pooled ratio, ``values`` then holding the numerators."""
+    a pooled ratio, ``values`` then holding the numerators; ``kind`` as in
+    :data:`MEAN_KINDS`."""
     kept = ~np.isnan(values)
-    total = ExactSum.of(values[kept])
+    x = values[kept]
+    if kind == "geometric":
+        x = np.log(np.maximum(x, GEOMETRIC_FLOOR))
+    total = ExactSum.of(x)
     den = None if denominators is None else ExactSum.of(denominators[kept])
-    return MeanState(total, int(kept.sum()), den)
+    return MeanState(total, int(kept.sum()), den, "pooled" if den is not None else kind)
 
 
-def empty_mean_state(pooled: bool) -> MeanState:
-    """The state of no user."""
-    return MeanState(ExactSum.zero(), 0, ExactSum.zero() if pooled else None)
+def empty_mean_state(kind: str) -> MeanState:
+    """The state of no user (``kind`` as in :data:`MEAN_KINDS`)."""
+    pooled = kind == "pooled"
+    return MeanState(ExactSum.zero(), 0, ExactSum.zero() if pooled else None, kind)

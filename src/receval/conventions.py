@@ -40,6 +40,12 @@ hit_scores         ``"any"``, or ``"positive"``: an item scored <= 0 is never
 ideal              what IDCG ranks: ``"judged"`` (all judged items of the
                    user) or ``"candidates"`` (only the ranked items, as
                    scikit-learn's ``ndcg_score``)
+depth              ``0``: the whole list; ``N``: only the first N items of
+                   each list (in the order of ``ties``) count, for every
+                   metric (trec_eval's ``-M N``)
+judged_only        ``False``, or ``True``: items absent from the user's qrels
+                   are removed from the list before any metric (trec_eval's
+                   ``-J``, ir_measures' ``judged_only``)
 =================  ==========================================================
 """
 
@@ -49,6 +55,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from ._validation import check_number, check_option
+from .exceptions import InvalidParameterError
 
 __all__ = ["PROFILES", "PROFILE_METRICS", "Conventions", "resolve_conventions"]
 
@@ -79,14 +86,22 @@ class Conventions:
     gain_grades: str = "relevant"
     zero_users: str = "keep"
     hit_scores: str = "any"
+    depth: int = 0
+    judged_only: bool = False
 
     def validated(self, func: str = "evaluate") -> Conventions:
         for name, options in CHOICES.items():
             check_option(getattr(self, name), name, func, list(options))
-        # the kernels take the threshold as an int64
+        # the kernels take the threshold and the depth as int64
         check_number(
             self.rel_threshold, "rel_threshold", func, integer=True, low=-(2**63), high=2**63 - 1
         )
+        check_number(self.depth, "depth", func, integer=True, low=0, high=2**63 - 1)
+        if not isinstance(self.judged_only, bool):
+            raise InvalidParameterError(
+                f"The 'judged_only' parameter of {func} must be True or False. "
+                f"Got {self.judged_only!r} instead."
+            )
         return self
 
     def as_dict(self) -> dict[str, Any]:

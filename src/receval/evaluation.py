@@ -60,6 +60,8 @@ def evaluate(
     gain_grades: str | None = None,
     zero_users: str | None = None,
     hit_scores: str | None = None,
+    depth: int | None = None,
+    judged_only: bool | None = None,
 ) -> EvaluationReport:
     """Evaluate a run against qrels with top-K ranking metrics.
 
@@ -127,6 +129,13 @@ def evaluate(
     hit_scores : {"any", "positive"}, default=None
         "positive": an item scored <= 0 is never a hit, though it still counts
         in R (torchmetrics' precision, recall, MAP and MRR; default "any").
+    depth : int, default=None
+        Only the first ``depth`` items of each list (in the order of ``ties``)
+        count, for every metric (default 0: all; trec_eval's ``-M``).
+    judged_only : bool, default=None
+        True removes the items absent from the user's qrels (and those graded
+        below 0, which trec_eval calls unjudged) from each list before any
+        metric (default False; trec_eval's ``-J``, ir_measures' ``judged_only``).
 
     Returns
     -------
@@ -169,6 +178,8 @@ def evaluate(
         "gain_grades": gain_grades,
         "zero_users": zero_users,
         "hit_scores": hit_scores,
+        "depth": depth,
+        "judged_only": judged_only,
     }
     if is_scan_run(run):  # a receval.scan(...): read user by user
         return _scan_evaluate(
@@ -373,10 +384,10 @@ def _scan_evaluate_lists(
 class _RankingState:
     mean: Any
     seen: Seen
-    pooled: bool
+    kind: str  # how the users' values combine (the registry's ``mean``)
 
     def merge(self, other: _RankingState) -> _RankingState:
-        return _RankingState(self.mean.merge(other.mean), self.seen.merge(other.seen), self.pooled)
+        return _RankingState(self.mean.merge(other.mean), self.seen.merge(other.seen), self.kind)
 
     def absorb(self, other: _RankingState) -> _RankingState:
         self.seen.absorb(other.seen)
@@ -386,7 +397,7 @@ class _RankingState:
 
 def _ranking_params(metric: str, **conventions: Any) -> dict[str, Any]:
     spec, _ = metric_conventions(metric, **conventions)
-    return {"metric": metric, "conventions": conventions, "pooled": spec.info.mean == "pooled"}
+    return {"metric": metric, "conventions": conventions, "kind": spec.info.mean}
 
 
 def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any) -> Any:
@@ -399,11 +410,11 @@ def _ranking_update(params: dict[str, Any], batch: Any) -> _RankingState:
     seen = Seen()
     seen.add(report.users, "evaluate", "users")
     state = report.mean_states()[params["metric"]]
-    return _RankingState(state, seen, params["pooled"])
+    return _RankingState(state, seen, params["kind"])
 
 
 def _ranking_empty(params: dict[str, Any]) -> _RankingState:
-    return _RankingState(empty_mean_state(params["pooled"]), Seen(), params["pooled"])
+    return _RankingState(empty_mean_state(params["kind"]), Seen(), params["kind"])
 
 
 def _ranking_finalize(params: dict[str, Any], state: _RankingState) -> float:

@@ -3,6 +3,8 @@ GAUC) merged gives the in-memory one-pass value."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,6 +16,8 @@ from receval._states import (
     EMPTY_TOTALS,
     ScoreRange,
     auc_from_ranges,
+    empty_mean_state,
+    mean_state,
     score_ranges,
     totals,
 )
@@ -167,7 +171,6 @@ def test_histogram_ranges_are_consecutive_and_bounded():
 @pytest.mark.parametrize("seed", range(4))
 def test_mean_states_of_user_partitions_merge_to_one_pass(seed):
     from receval._evaluate import mean_states
-    from receval._states import empty_mean_state
 
     rng = np.random.default_rng(seed)
     qrels = {
@@ -181,7 +184,9 @@ def test_mean_states_of_user_partitions_merge_to_one_pass(seed):
     metrics = ["ndcg@5", "map@10", "hit_ratio@5", "recall@10", "mrr"]
     whole = evaluate(qrels, run, metrics)
     owner = rng.integers(0, 4, 60)
-    merged = {m: empty_mean_state(m.startswith("hit_ratio")) for m in metrics}
+    merged = {
+        m: empty_mean_state("pooled" if m.startswith("hit_ratio") else "users") for m in metrics
+    }
     for p in range(4):
         users = [u for u in range(60) if owner[u] == p]
         q = {u: qrels[u] for u in users}
@@ -300,3 +305,38 @@ def test_exact_auc_counts_past_int32_are_exact():
     # positives at 0.5: big + 5; negatives: 3 at 0.5 (ties), big at 0.75 above them
     p, n = big + 5, big + 3
     assert merged.auc() == (0 * 2 + (big + 5) * 3) / (2.0 * p * n)
+
+
+@pytest.mark.parametrize("kind", ["users", "sum", "geometric"])
+@settings(max_examples=50, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(st.floats(0, 50, allow_nan=False), st.just(0.0), st.just(float("nan"))),
+        max_size=30,
+    ),
+    cut=st.integers(0, 30),
+)
+def test_mean_kinds_merge_to_one_pass(kind: str, values: list[float], cut: int) -> None:
+    # sums add, geometric means floor each value at 1e-5 before the logarithm
+    # (trec_eval's gm_map): any split of the users merges to the one-pass value
+    x = np.asarray(values, dtype=np.float64)
+    kept = x[~np.isnan(x)]
+    whole = mean_state(x, kind=kind)
+    merged = mean_state(x[:cut], kind=kind).merge(mean_state(x[cut:], kind=kind))
+    merged = empty_mean_state(kind).merge(merged)
+    assert merged.count == whole.count == kept.size
+    if kind == "sum":
+        want = math.fsum(kept)
+    elif not kept.size:
+        want = float("nan")
+    elif kind == "geometric":
+        want = math.exp(math.fsum(math.log(max(v, 1e-5)) for v in kept) / kept.size)
+    else:
+        want = math.fsum(kept) / kept.size
+    for got in (whole.value, merged.value):
+        if math.isnan(want):
+            assert math.isnan(got)
+        else:
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-300)
+    with pytest.raises(ValueError, match="cannot merge"):
+        whole.merge(empty_mean_state("pooled" if kind != "pooled" else "users"))

@@ -1,5 +1,5 @@
 """The ``receval`` command: ``rank``, ``ctr``, ``compare``, ``retention``, ``report``, ``demo``,
-``metrics``.
+``trec-eval``, ``metrics``.
 
 Thin by design: each command (one module each) parses its options, calls the
 library (:func:`receval.evaluate`, the pointwise metrics of
@@ -49,6 +49,7 @@ COMMANDS: dict[str, str] = {
     "report": "_report",
     "demo": "_report",
     "retention": "_retention",
+    "trec-eval": "_trec_eval",
     "metrics": "_metrics",
 }
 

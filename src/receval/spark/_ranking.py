@@ -161,6 +161,8 @@ def evaluate(
     gain_grades: str | None = None,
     zero_users: str | None = None,
     hit_scores: str | None = None,
+    depth: int | None = None,
+    judged_only: bool | None = None,
 ) -> EvaluationSummary:
     """Evaluate a run against qrels, both Spark DataFrames, with top-K ranking metrics.
 
@@ -196,7 +198,7 @@ def evaluate(
         Item similarities for ``ils@k`` / ``diversity@k``, as in
         :func:`receval.evaluate`; sent to every executor.
     profile, ap_normalizer, gain, rel_threshold, ties, missing_users, empty_users, ideal,\
-    gain_grades, zero_users, hit_scores
+    gain_grades, zero_users, hit_scores, depth, judged_only
         Conventions, as in :func:`receval.evaluate`. With ``ties="input"``
         (the ranx, RecBole and torchmetrics profiles) and for ``ils@k`` /
         ``diversity@k``, "input order" is the run DataFrame's row order (as
@@ -232,6 +234,8 @@ def evaluate(
         "gain_grades": gain_grades,
         "zero_users": zero_users,
         "hit_scores": hit_scores,
+        "depth": depth,
+        "judged_only": judged_only,
     }
     metric_list, specs, convs, listwise = prepare_metrics(
         metrics, features, similarity, conventions
@@ -369,7 +373,7 @@ def _merge(
     means = {}
     for text in metrics:
         states = [p.states[text] for p in parts if text in p.states]
-        empty = empty_mean_state(specs[text].info.mean == "pooled")
+        empty = empty_mean_state(specs[text].info.mean)
         means[text] = reduce(lambda a, b: a.merge(b), states, empty).value
     return EvaluationSummary(
         mean=means,

@@ -1,0 +1,65 @@
+"""``receval trec-eval``: trec_eval 10.0's command line and output (:mod:`receval.trec_eval`).
+
+The arguments are trec_eval's, read by :func:`receval.trec_eval.parse_trec_eval_args`
+(GNU getopt, as trec_eval), not by typer: ``-q``, ``-c``, ``-n``, ``-J``,
+``-l N``, ``-M N``, ``-N N``, ``-m measure[.params]``, ``-R``, ``-T``, ``-Z file``,
+``-h``; then the qrels file and the run file (``-`` reads the run from stdin).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ._common import Messages, app
+
+_HELP = """\
+Usage: receval trec-eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N]
+                         [-m measure[.params]]... [-Z zscores_file] qrels run
+
+Evaluate the run (TREC format: query Q0 docno rank score tag) against the qrels
+(query iteration docno grade) and print what trec_eval 10.0 prints, byte for
+byte: one line per measure (name padded to 22 columns, tab, query id or 'all',
+tab, value). The values are receval.evaluate(..., profile="trec_eval").
+
+  -q      also print every query's values, queries in byte order of their ids
+  -c      average over every query of the qrels (those absent from the run
+          count 0); without -c such a query is an error
+  -n      no summary ('all') lines
+  -l N    grade >= N is relevant (default 1)
+  -M N    only the first N documents of each query count
+  -J      only judged documents count (the others are removed first)
+  -N N    documents in the collection (utility's last coefficient)
+  -m M    measures to print, repeated: a name (P, map, ndcg_cut, ...), a name
+          with parameters (P.5,10  iprec_at_recall.0.1,0.5  ndcg.1=3,2=9
+          utility.2,-1,0,0  rbp.p=0.95  relstring.20), or a set: official
+          (the default), all_trec, set
+  -Z F    print z-scores against the per-query means and deviations of F
+          (lines: query measure mean stddev)
+  -R F    relevance format: qrels (prefs, qrels_prefs, qrels_jg are not read)
+  -T F    results format: trec_results
+  -h      this help
+
+Every measure is also a receval metric: list them with `receval metrics`.
+Errors go to stderr as 'error: ...' and exit with status 2.
+"""
+
+
+@app.command(
+    "trec-eval",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def trec_eval_command(ctx: typer.Context) -> None:
+    """trec_eval 10.0's options and output, byte for byte (see -h)."""
+    from ..trec_eval import parse_trec_eval_args, trec_eval
+
+    say = Messages(quiet=False)
+    argv = list(ctx.args)
+    with say.guard():
+        if parse_trec_eval_args(argv).help:
+            sys.stdout.write(_HELP)
+            return
+        text = trec_eval(argv)
+    sys.stdout.write(text)

@@ -1,0 +1,719 @@
+"""trec_eval 10.0, reproduced: its measures, its options and its output, byte for byte.
+
+:func:`trec_eval` takes trec_eval's command line (``-q``, ``-c``, ``-n``, ``-l N``,
+``-M N``, ``-J``, ``-N N``, ``-m measure[.params]`` repeated, ``-Z file``, ...)
+and returns the text trec_eval prints: one line per measure value, the measure
+name padded to 22 columns, a tab, the query id or ``all``, a tab, the value
+(``%6.4f``, or an integer for the counts). The values are computed by
+:func:`receval.evaluate` with the ``trec_eval`` profile: every trec_eval measure
+is an ordinary receval metric (``P_10`` is ``precision@10``, ``iprec_at_recall_0.10``
+is ``iprec(recall=0.1)``, ``gm_map`` is ``gm_map``), so the same numbers come from
+``evaluate``, ``compare``, the streaming accumulators, ``scan`` and Spark.
+
+This module holds what is trec_eval's and not a metric's: the table of its
+measures in its order with their default parameters, how ``-m`` names and
+parameters select and name them, the nicknames (``official``, ``all_trec``,
+``set``), and how values are printed (per query with ``-q``, then the summary;
+z-scores with ``-Z``).
+
+Differences from the trec_eval binary, all on bad input: errors are reported on
+stderr as ``error: ...`` naming the option or file line, and exit with status 2
+(trec_eval exits 1 to 10 depending on where it stops). Preference judgments
+(``-R prefs``, ``-R qrels_prefs``: the ``prefs_*`` measures) and judgment groups
+(``-R qrels_jg``: ``map_avgjg``, ``P_avgjg``, ``Rprec_mult_avgjg``) and ``yaap``
+are not computed: asking for them is an error that says so.
+"""
+
+from __future__ import annotations
+
+import getopt
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .exceptions import InvalidParameterError
+
+__all__ = [
+    "MEASURES",
+    "NICKNAMES",
+    "TrecEvalOptions",
+    "TrecMeasure",
+    "parse_trec_eval_args",
+    "trec_eval",
+]
+
+# ------------------------------------------------------------------ the measures
+_CUTS = "5,10,15,20,30,100,200,500,1000"
+_RECALLS = "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
+_MULTS = "0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"
+
+
+def _num(x: float) -> str:
+    """A float parameter as receval's metric strings write it."""
+    return repr(float(x)) if x != int(x) else str(int(x)) if abs(x) < 1e15 else repr(x)
+
+
+def _gains(pairs: list[tuple[str, float]]) -> str:
+    """``(gains=...)`` of a trec_eval ``level=gain`` list (none: the default gains)."""
+    if not pairs:
+        return ""
+    text = ";".join(f"{int(_atof(level))}:{_num(gain)}" for level, gain in pairs)
+    return f"(gains={text})"
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One trec_eval measure.
+
+    Attributes
+    ----------
+    name : str
+        trec_eval's name (``P``, ``ndcg_cut``, ``iprec_at_recall``).
+    params : str
+        How ``-m name.params`` reads its parameters: ``""`` (none), ``"cuts"``
+        (positive integer cut-offs, one value each: ``P_5``, ``P_10``),
+        ``"levels"`` (real cut-offs, one value each, named with two decimals:
+        ``iprec_at_recall_0.10``), ``"reals"`` (one value from a list of reals:
+        ``utility``, ``11pt_avg``, ``set_F``) or ``"pairs"`` (one value from
+        ``name=real`` pairs: ``ndcg.1=3,2=9``).
+    default : str
+        The parameters when ``-m`` gives none.
+    printed : str
+        ``"real"`` (``%6.4f``), ``"count"`` (an integer), ``"summary"`` (only in the
+        summary: ``gm_map``, ``num_q``), ``"runid"``, or ``"relstring"`` (only
+        per query).
+    metric : callable
+        The receval metric string of one value, from its parameter (a cut-off,
+        a level, the list of reals or of pairs).
+    """
+
+    name: str
+    params: str
+    default: str
+    printed: str
+    metric: Callable[[Any], str] = field(repr=False)
+
+
+def _fixed(text: str) -> Callable[[Any], str]:
+    return lambda _: text
+
+
+def _reals(name: str, keys: tuple[str, ...]) -> Callable[[Any], str]:
+    def build(values: list[float]) -> str:
+        if len(values) != len(keys):
+            raise InvalidParameterError(
+                f"-m {name}: expected {len(keys)} comma-separated numbers "
+                f"({', '.join(keys)}). Got {len(values)}."
+            )
+        return (
+            f"{name}(" + ",".join(f"{k}={_num(x)}" for k, x in zip(keys, values, strict=True)) + ")"
+        )
+
+    return build
+
+
+def _pair_metric(name: str) -> Callable[[Any], str]:
+    return lambda pairs: name + _gains(pairs)
+
+
+def _rbp(name: str) -> Callable[[Any], str]:
+    def build(pairs: list[tuple[str, float]]) -> str:
+        p = 0.9  # trec_eval's default persistence
+        for key, value in pairs:
+            if key != "p":
+                raise InvalidParameterError(
+                    f"-m {name}: the only parameter is p (e.g. -m {name}.p=0.95). Got {key!r}."
+                )
+            p = value
+        return f"{name}(p={_num(p)})"
+
+    return build
+
+
+def _levels(values: list[float]) -> str:
+    if values == [float(x) for x in _RECALLS.split(",")]:
+        return "iprec_avg"
+    return "iprec_avg(levels=" + ";".join(_num(x) for x in values) + ")"
+
+
+def _relstring_length(values: list[float]) -> int:
+    return int(values[0]) if values else 10
+
+
+#: trec_eval 10.0's measures in its order (the order of its output), each with the
+#: receval metric of its values. Not computed: the preference and judgment-group
+#: measures, and ``yaap`` (see :data:`UNSUPPORTED`).
+MEASURES: tuple[TrecMeasure, ...] = (
+    TrecMeasure("runid", "", "", "runid", _fixed("")),
+    TrecMeasure("num_q", "", "", "summary", _fixed("num_q")),
+    TrecMeasure("num_ret", "", "", "count", _fixed("num_ret")),
+    TrecMeasure("num_rel", "", "", "count", _fixed("num_rel")),
+    TrecMeasure("num_rel_ret", "", "", "count", _fixed("num_rel_ret")),
+    TrecMeasure("map", "", "", "real", _fixed("map")),
+    TrecMeasure("gm_map", "", "", "summary", _fixed("gm_map")),
+    TrecMeasure("Rprec", "", "", "real", _fixed("r_precision")),
+    TrecMeasure("bpref", "", "", "real", _fixed("bpref")),
+    TrecMeasure("recip_rank", "", "", "real", _fixed("mrr")),
+    TrecMeasure(
+        "iprec_at_recall", "levels", _RECALLS, "real", lambda x: f"iprec(recall={_num(x)})"
+    ),
+    TrecMeasure("P", "cuts", _CUTS, "real", lambda k: f"precision@{k}"),
+    TrecMeasure("relstring", "reals", "10", "relstring", _fixed("")),
+    TrecMeasure("recall", "cuts", _CUTS, "real", lambda k: f"recall@{k}"),
+    TrecMeasure("infAP", "", "", "real", _fixed("infap")),
+    TrecMeasure("gm_bpref", "", "", "summary", _fixed("gm_bpref")),
+    TrecMeasure("Rprec_mult", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={_num(x)})"),
+    TrecMeasure("utility", "reals", "1,-1,0,0", "real", _reals("utility", ("a", "b", "c", "d"))),
+    TrecMeasure("11pt_avg", "reals", _RECALLS, "real", _levels),
+    TrecMeasure("binG", "", "", "real", _fixed("bin_g")),
+    TrecMeasure("G", "pairs", "", "real", _pair_metric("g")),
+    TrecMeasure("dcg", "pairs", "", "real", _pair_metric("dcg")),
+    TrecMeasure("ideal_dcg", "pairs", "", "real", _pair_metric("idcg")),
+    TrecMeasure("ndcg", "pairs", "", "real", _pair_metric("ndcg")),
+    TrecMeasure("ndcg_rel", "pairs", "", "real", _pair_metric("ndcg_rel")),
+    TrecMeasure("Rndcg", "pairs", "", "real", _pair_metric("r_ndcg")),
+    TrecMeasure("ndcg_cut", "cuts", _CUTS, "real", lambda k: f"ndcg@{k}"),
+    TrecMeasure("map_cut", "cuts", _CUTS, "real", lambda k: f"map@{k}"),
+    TrecMeasure("relative_P", "cuts", _CUTS, "real", lambda k: f"relative_precision@{k}"),
+    TrecMeasure("success", "cuts", "1,5,10", "real", lambda k: f"success@{k}"),
+    TrecMeasure("set_P", "", "", "real", _fixed("set_precision")),
+    TrecMeasure("set_relative_P", "", "", "real", _fixed("set_relative_precision")),
+    TrecMeasure("set_recall", "", "", "real", _fixed("set_recall")),
+    TrecMeasure("set_map", "", "", "real", _fixed("set_ap")),
+    TrecMeasure(
+        "set_F", "reals", "1.0", "real", lambda v: f"set_f(beta={_num(v[0])})" if v else "set_f"
+    ),
+    TrecMeasure("num_nonrel_judged_ret", "", "", "count", _fixed("num_nonrel_judged_ret")),
+    TrecMeasure("rbp", "pairs", "", "real", _rbp("rbp")),
+    TrecMeasure("rbp_resid", "pairs", "", "real", _rbp("rbp_resid")),
+    TrecMeasure("unj", "cuts", "5,10,20", "real", lambda k: f"unjudged@{k}"),
+)
+
+#: trec_eval measures receval does not compute, with the reason.
+UNSUPPORTED: dict[str, str] = {
+    **{
+        name: "it needs preference judgments (-R prefs or -R qrels_prefs)"
+        for name in (
+            "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+            "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
+            "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret",
+            "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+        )
+    },
+    **{
+        name: "it needs judgment groups (-R qrels_jg)"
+        for name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+    },
+    "yaap": "receval does not compute it",
+}  # fmt: skip
+
+_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+             "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P")  # fmt: skip
+
+#: trec_eval's nicknames of sets of measures.
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": _OFFICIAL,
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+            "set_recall", "set_relative_P", "set_map", "set_F"),
+    "all_trec": (*_OFFICIAL, "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
+                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult",
+                 "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P",
+                 "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
+    "all_prefs": ("runid", "num_q", "prefs_num_prefs_poss"),
+    "prefs": ("runid", "num_q", "prefs_num_prefs_poss"),
+    "qrels_jg": ("runid", "num_q", "map_avgjg"),
+}  # fmt: skip
+
+_BY_NAME = {m.name: m for m in MEASURES}
+
+
+# ------------------------------------------------------------------ options
+@dataclass
+class TrecEvalOptions:
+    """trec_eval's command line, parsed (see :func:`parse_trec_eval_args`)."""
+
+    qrels: str = ""
+    run: str = ""
+    per_query: bool = False  # -q
+    complete: bool = False  # -c
+    summary: bool = True  # -n clears it
+    level: int = 1  # -l
+    judged_only: bool = False  # -J
+    max_retrieved: int = 0  # -M (0: every document)
+    num_docs: int = 0  # -N
+    measures: list[str] = field(default_factory=list)  # -m, as given
+    zscores: str | None = None  # -Z
+    rel_format: str = "qrels"  # -R
+    results_format: str = "trec_results"  # -T
+    help: bool = False  # -h
+
+
+_SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
+_LONG = [
+    "help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted",
+    "level_for_rel=", "nosummary", "Debug_level=", "Judged_docs_only", "Number_docs_in_coll=",
+    "Max_retrieved_per_topic=", "Rel_info_format=", "Results_format=",
+    "Output_old_results_format", "Zscore=",
+]  # fmt: skip
+
+
+def _atol(text: str) -> int:
+    """C's ``atol``: the leading integer of ``text`` (0 when there is none)."""
+    text = text.lstrip()
+    end = 0
+    if end < len(text) and text[end] in "+-":
+        end += 1
+    while end < len(text) and text[end].isdigit():
+        end += 1
+    try:
+        return int(text[:end])
+    except ValueError:
+        return 0
+
+
+def _atof(text: str) -> float:
+    """C's ``atof``: the leading real number of ``text`` (0.0 when there is none)."""
+    text = text.strip()
+    for end in range(len(text), 0, -1):
+        try:
+            value = float(text[:end])
+        except ValueError:
+            continue
+        return value if math.isfinite(value) else 0.0
+    return 0.0
+
+
+def _int_option(flag: str, value: str) -> int:
+    """An integer option value, strictly (trec_eval's ``atol`` would read ``x`` as 0)."""
+    try:
+        return int(value)
+    except ValueError:
+        raise InvalidParameterError(
+            f"trec-eval {flag}: expected an integer, got {value!r}."
+        ) from None
+
+
+def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
+    """trec_eval's command line as :class:`TrecEvalOptions`.
+
+    Options may follow the files and take their values attached (``-M100``,
+    ``-mP.5,10``) or separate (``-M 100``), as in trec_eval (GNU getopt).
+
+    Parameters
+    ----------
+    argv : sequence of str
+        The arguments after the command name: options, then ``qrels run``.
+
+    Returns
+    -------
+    TrecEvalOptions
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown option, a missing value or file, a non-integer value.
+
+    Examples
+    --------
+    >>> from receval.trec_eval import parse_trec_eval_args
+    >>> o = parse_trec_eval_args(["-q", "-M100", "-m", "P.5,10", "qrels", "run"])
+    >>> o.per_query, o.max_retrieved, o.measures, o.qrels, o.run
+    (True, 100, ['P.5,10'], 'qrels', 'run')
+    """
+    try:
+        opts, files = getopt.gnu_getopt(list(argv), _SHORT, _LONG)
+    except getopt.GetoptError as exc:
+        raise InvalidParameterError(
+            f"trec-eval: {exc.msg}. Options: -q -c -n -J -l N -M N -N N -m measure[.params] "
+            f"-R format -T format -Z file -h; then the qrels file and the run file."
+        ) from None
+    o = TrecEvalOptions()
+    for flag, value in opts:
+        if flag in ("-h", "--help"):
+            o.help = True
+        elif flag in ("-v", "--version"):
+            o.help = True
+        elif flag in ("-q", "--query_eval_wanted"):
+            o.per_query = True
+        elif flag in ("-m", "--measure"):
+            o.measures.append(value)
+        elif flag in ("-c", "--complete_rel_info_wanted"):
+            o.complete = True
+        elif flag in ("-l", "--level_for_rel"):
+            o.level = _int_option(flag, value)
+        elif flag in ("-n", "--nosummary"):
+            o.summary = False
+        elif flag in ("-J", "--Judged_docs_only"):
+            o.judged_only = True
+        elif flag in ("-N", "--Number_docs_in_coll"):
+            o.num_docs = _int_option(flag, value)
+        elif flag in ("-M", "--Max_retrieved_per_topic"):
+            o.max_retrieved = _int_option(flag, value)
+            if o.max_retrieved < 0:
+                raise InvalidParameterError(
+                    f"trec-eval {flag}: expected a number of documents >= 0, got {value!r}."
+                )
+        elif flag in ("-R", "--Rel_info_format"):
+            o.rel_format = value
+        elif flag in ("-T", "--Results_format"):
+            o.results_format = value
+        elif flag in ("-Z", "--Zscore"):
+            o.zscores = value
+        # -D (debug level) and -o (obsolete in trec_eval 10.0) change nothing printed
+    if o.help:
+        return o
+    if len(files) != 2:
+        raise InvalidParameterError(
+            f"trec-eval: expected two files, the qrels then the run ('-' for standard input). "
+            f"Got {len(files)}: {files!r}."
+        )
+    o.qrels, o.run = files
+    return o
+
+
+# ------------------------------------------------------------------ measure selection
+@dataclass(frozen=True)
+class _Value:
+    """One printed value of a measure: its trec_eval name and receval metric."""
+
+    measure: TrecMeasure
+    name: str
+    metric: str
+
+
+def _split_list(text: str) -> list[str]:
+    return text.split(",")
+
+
+def _select(requests: Sequence[str]) -> list[tuple[TrecMeasure, str | None]]:
+    """The measures named by ``-m`` arguments, in trec_eval's order, each with the
+    parameters of the first ``-m`` that gave it some (None: the default)."""
+    marked: set[str] = set()
+    params: dict[str, str] = {}
+    for request in requests or ["official"]:
+        name, dot, param = request.partition(".")
+        if dot:
+            if not param:
+                raise InvalidParameterError(
+                    f"trec-eval -m {request}: nothing after the '.'; give parameters "
+                    f"(e.g. -m P.5,10) or none (-m P)."
+                )
+            params.setdefault(name, param)
+        if name in NICKNAMES:
+            names = NICKNAMES[name]
+            bad = [n for n in names if n in UNSUPPORTED]
+            if bad:
+                raise InvalidParameterError(
+                    f"trec-eval -m {name}: receval does not compute {bad[-1]!r}: "
+                    f"{UNSUPPORTED[bad[-1]]}."
+                )
+            marked.update(names)
+        elif name in UNSUPPORTED:
+            raise InvalidParameterError(
+                f"trec-eval -m {request}: receval does not compute {name!r}: {UNSUPPORTED[name]}."
+            )
+        elif name in _BY_NAME:
+            marked.add(name)
+        else:
+            import difflib
+
+            known = [m.name for m in MEASURES] + list(NICKNAMES)
+            base, _, param = name.rpartition("_")
+            if base in _BY_NAME and _BY_NAME[base].params and param:
+                # an output name such as P_10: trec_eval takes its parameters after a dot
+                hint = f" Did you mean '{base}.{param}' (-m {base}.{param})?"
+            else:
+                close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise InvalidParameterError(f"trec-eval -m {request}: unknown measure.{hint}")
+    return [(m, params.get(m.name)) for m in MEASURES if m.name in marked]
+
+
+def _values(measure: TrecMeasure, given: str | None) -> list[_Value]:
+    """The values a measure prints, named as trec_eval names them."""
+    text = measure.default if given is None else given
+    kind = measure.params
+    if kind == "cuts":
+        cuts = sorted(_atol(x) for x in _split_list(text))
+        if cuts[0] <= 0 or len(set(cuts)) != len(cuts):
+            raise InvalidParameterError(
+                f"trec-eval -m {measure.name}.{text}: cut-offs must be positive and distinct."
+            )
+        return [_Value(measure, f"{measure.name}_{k}", measure.metric(k)) for k in cuts]
+    if kind == "levels":
+        levels = sorted(_atof(x) for x in _split_list(text))
+        if len(set(levels)) != len(levels):
+            raise InvalidParameterError(
+                f"trec-eval -m {measure.name}.{text}: the levels must be distinct."
+            )
+        return [_Value(measure, f"{measure.name}_{x:3.2f}", measure.metric(x)) for x in levels]
+    name = measure.name if given is None else f"{measure.name}_{given}"
+    if kind == "reals":
+        return [_Value(measure, name, measure.metric([_atof(x) for x in _split_list(text)]))]
+    if kind == "pairs":
+        pairs = []
+        for part in _split_list(text) if text else []:
+            key, eq, value = part.partition("=")
+            if not eq or not key:
+                raise InvalidParameterError(
+                    f"trec-eval -m {measure.name}.{text}: expected name=value pairs separated "
+                    f"by commas (e.g. -m {measure.name}.1=3,2=9). Got {part!r}."
+                )
+            pairs.append((key, _atof(value)))
+        return [_Value(measure, name, measure.metric(pairs))]
+    return [_Value(measure, name, measure.metric(None))]
+
+
+# ------------------------------------------------------------------ z-scores
+_MISSING_Z = -1000000.0
+
+
+def _read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
+    """``(query, measure) -> (mean, standard deviation)`` of a z-scores file."""
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    try:
+        fh = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise InvalidParameterError(f"trec-eval -Z {path}: cannot be read: {exc}.") from None
+    with fh:
+        for number, line in enumerate(fh, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            if len(fields) != 4:
+                raise InvalidParameterError(
+                    f"{path}:{number}: expected 4 fields (query measure mean stddev), "
+                    f"got {len(fields)}: {line.rstrip()!r}."
+                )
+            try:
+                out[fields[0], fields[1]] = (float(fields[2]), float(fields[3]))
+            except ValueError:
+                raise InvalidParameterError(
+                    f"{path}:{number}: the mean and standard deviation must be numbers. "
+                    f"Got {fields[2]!r} and {fields[3]!r}."
+                ) from None
+    return out
+
+
+def _zscore(
+    table: dict[tuple[str, str], tuple[float, float]], queries: set[str], qid: str, name: str,
+    value: float,
+) -> float:  # fmt: skip
+    if qid not in queries:
+        return _MISSING_Z
+    found = table.get((qid, name))
+    if found is None:
+        return _MISSING_Z
+    mean, std = found
+    if std:
+        return (value - mean) / std
+    return 0.0 if value == mean else _MISSING_Z
+
+
+# ------------------------------------------------------------------ relstring
+def _relstrings(q: Any, r: Any, users: list[Any], length: int, o: TrecEvalOptions) -> list[str]:
+    """trec_eval's ``relstring`` of each user: one character per document of the top
+    ``length`` (its grade 0-9, ``>`` above 9, ``-`` absent from the qrels, ``.`` a
+    negative grade), in trec_eval's order, after ``-M`` and ``-J``."""
+    judged = {
+        u: dict(zip(q.item_ids[q.items[a:b]].tolist(), q.grades[a:b].tolist(), strict=True))
+        for u, a, b in zip(q.user_ids.tolist(), q.offsets[:-1], q.offsets[1:], strict=True)
+    }
+    run_user = {u: i for i, u in enumerate(r.user_ids.tolist())}
+    keys = r.trec_keys
+    out = []
+    for u in users:
+        i = run_user.get(u)
+        if i is None:
+            out.append("")
+            continue
+        a, b = int(r.offsets[i]), int(r.offsets[i + 1])
+        items = r.items[a:b]
+        scores = r.scores[a:b].astype(np.float32)
+        order = np.lexsort((-keys[items], -scores))
+        ids = r.item_ids[items[order]].tolist()
+        if o.max_retrieved:
+            ids = ids[: o.max_retrieved]
+        grades = judged.get(u, {})
+        if o.judged_only:
+            ids = [d for d in ids if grades.get(d, -1) >= 0]
+        chars = []
+        for d in ids[:length]:
+            g = grades.get(d)
+            if g is None:
+                chars.append("-")
+            elif g < 0:
+                chars.append(".")
+            elif g > 9:
+                chars.append(">")
+            else:
+                chars.append(str(int(g)))
+        out.append("".join(chars))
+    return out
+
+
+# ------------------------------------------------------------------ the run
+def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
+    from .data._ranked import Qrels, Run
+
+    if o.rel_format != "qrels":
+        reason = {
+            "prefs": "preference judgments (the prefs_* measures)",
+            "qrels_prefs": "qrels read as preferences (the prefs_* measures)",
+            "qrels_jg": "judgment groups (map_avgjg, P_avgjg, Rprec_mult_avgjg)",
+        }.get(o.rel_format)
+        if reason:
+            raise InvalidParameterError(
+                f"trec-eval -R {o.rel_format}: receval does not read {reason}; use -R qrels."
+            )
+        raise InvalidParameterError(
+            f"trec-eval -R {o.rel_format}: unknown relevance format; use -R qrels."
+        )
+    if o.results_format != "trec_results":
+        raise InvalidParameterError(
+            f"trec-eval -T {o.results_format}: unknown results format; use -T trec_results."
+        )
+    run_path = "/dev/stdin" if o.run == "-" else o.run
+    for path in (o.qrels, run_path):
+        if not os.path.exists(path):
+            raise InvalidParameterError(f"trec-eval: {path}: no such file.")
+    q = Qrels.from_file(o.qrels, file_format="trec")
+    r = Run.from_file(run_path, file_format="trec")
+    return q, r
+
+
+def trec_eval(argv: Sequence[str]) -> str:
+    """What trec_eval 10.0 prints for this command line (everything but ``-h``).
+
+    Parameters
+    ----------
+    argv : sequence of str
+        trec_eval's arguments: options, then the qrels file and the run file
+        (see :func:`parse_trec_eval_args`).
+
+    Returns
+    -------
+    str
+        The output, byte for byte trec_eval's.
+
+    Raises
+    ------
+    InvalidParameterError
+        A bad option, an unknown or uncomputed measure, a query of the qrels
+        absent from the run without ``-c`` (trec_eval stops there too).
+    InputValidationError
+        An unreadable or malformed file (naming file and line).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from receval.trec_eval import trec_eval
+    >>> d = tempfile.mkdtemp()
+    >>> with open(os.path.join(d, "qrels"), "w") as f:
+    ...     _ = f.write("q1 0 d1 1\\nq1 0 d2 0\\n")
+    >>> with open(os.path.join(d, "run"), "w") as f:
+    ...     _ = f.write("q1 Q0 d2 1 0.9 sys\\nq1 Q0 d1 2 0.8 sys\\n")
+    >>> print(trec_eval(["-m", "P.1,2", "-m", "map",
+    ...                  os.path.join(d, "qrels"), os.path.join(d, "run")]), end="")
+    map                   	all	0.5000
+    P_1                   	all	0.0000
+    P_2                   	all	0.5000
+    """
+    from .evaluation import evaluate
+
+    o = parse_trec_eval_args(argv)
+    if o.help:
+        raise InvalidParameterError("trec-eval -h: see `receval trec-eval -h`.")
+    selected = _select(o.measures)
+    values = [v for m, given in selected for v in _values(m, given)]
+    q, r = _read(o)
+    if not o.complete:
+        missing = sorted(set(q.user_ids.tolist()) - set(r.user_ids.tolist()))
+        if missing:
+            raise InvalidParameterError(
+                f"trec-eval: query {missing[0]!r} of the qrels has no documents in the run "
+                f"({len(missing)} such queries); pass -c to count them as 0, or remove them "
+                f"from the qrels."
+            )
+    metrics = list(dict.fromkeys(v.metric for v in values if v.metric))
+    report = None
+    if metrics:
+        report = evaluate(
+            q, r, metrics, profile="trec_eval", rel_threshold=o.level,
+            missing_users="zero" if o.complete else "skip", depth=o.max_retrieved,
+            judged_only=o.judged_only,
+        )  # fmt: skip
+    # with -c every qrels query is evaluated, without it every one is in the run:
+    # trec_eval goes through the qrels queries in byte order
+    users = q.user_ids.tolist()
+    order = sorted(range(len(users)), key=lambda i: str(users[i]).encode("utf-8"))
+    evaluated = [str(users[i]) for i in order]
+    if not evaluated:
+        raise InvalidParameterError("trec-eval: the qrels judge no query.")
+    zscores = _read_zscores(o.zscores) if o.zscores else None
+    z_queries = {qid for qid, _ in zscores} if zscores else set()
+    prefix = "Z" if zscores is not None else ""
+    per_user: dict[str, np.ndarray] = {}
+    for v in values:
+        if not v.metric:
+            continue
+        col = np.asarray(report.values[v.metric], dtype=np.float64)[order]  # type: ignore[union-attr]
+        if zscores is not None:
+            if v.measure.name.startswith("gm_"):
+                # trec_eval keeps log(max(value, 1e-5)) per query, then exp of the mean
+                col = np.log(np.maximum(col, 1e-5))
+            col = np.array(
+                [
+                    _zscore(zscores, z_queries, qid, v.name, x)
+                    for qid, x in zip(evaluated, col.tolist(), strict=True)
+                ]
+            )
+        per_user[v.name] = col
+    relstrings: list[str] = []
+    if o.per_query and any(v.measure.printed == "relstring" for v in values):
+        given = next(g for m, g in selected if m.name == "relstring")
+        length = _atol(_split_list(given)[0]) if given else 10
+        relstrings = _relstrings(q, r, [users[i] for i in order], length, o)
+    lines: list[str] = []
+    if o.per_query:
+        for j, qid in enumerate(evaluated):
+            for v in values:
+                kind = v.measure.printed
+                if kind in ("summary", "runid"):
+                    continue
+                if kind == "relstring":
+                    lines.append(f"{v.name:<22}\t{qid}\t'{relstrings[j]}'")
+                elif kind == "count" and zscores is None:
+                    lines.append(f"{v.name:<22}\t{qid}\t{int(per_user[v.name][j])}")
+                else:
+                    lines.append(f"{prefix}{v.name:<22}\t{qid}\t{per_user[v.name][j]:6.4f}")
+    if o.summary:
+        for v in values:
+            kind, name = v.measure.printed, v.measure.name
+            if kind == "runid":
+                lines.append(f"{'runid':<22}\tall\t{r.name or ''}")
+                continue
+            if kind == "relstring":
+                continue
+            if name == "num_q":
+                total = float(len(evaluated))
+            elif zscores is None:
+                total = report.mean[v.metric]  # type: ignore[union-attr]
+                if name == "num_rel" and o.complete:
+                    # trec_eval's num_rel with -c counts the qrels' grades above 0
+                    total = float((np.asarray(q.grades) > 0).sum())
+            elif kind == "count":
+                total = math.fsum(per_user[v.name])  # trec_eval sums the counts' z-scores
+            elif name.startswith("gm_"):
+                total = math.exp(math.fsum(per_user[v.name]) / len(evaluated))
+            else:
+                total = math.fsum(per_user[v.name]) / len(evaluated)
+            if zscores is None and (kind == "count" or name == "num_q"):
+                lines.append(f"{v.name:<22}\tall\t{int(total)}")
+            else:
+                lines.append(f"{prefix}{v.name:<22}\tall\t{total:6.4f}")
+    return "".join(line + "\n" for line in lines)

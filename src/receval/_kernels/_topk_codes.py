@@ -18,10 +18,19 @@ LIST_KINDS = (ILS, DIVERSITY)
     S_EMPTY,
     S_GAIN_THRESHOLD,
     S_POSITIVE_SCORES,
-) = range(11)
-N_SPEC_COLUMNS = 11
+    S_DEPTH,  # trec_eval's -M: only the first N items of the list (metric's order) count; 0: all
+    S_JUDGED_ONLY,  # 1: items absent from the qrels or graded below 0 are removed first (-J)
+    S_PARAMS,  # first of N_PARAMS float parameters P0, P1, ...: np.float64(x).view(np.int64)
+) = range(14)
+N_PARAMS = 16
+N_SPEC_COLUMNS = S_PARAMS + N_PARAMS
 # codes of the conventions inside ``specs``
-GAIN_LINEAR, GAIN_EXPONENTIAL, GAIN_BINARY = 0, 1, 2
+# GAIN_CUSTOM: trec_eval's gain table (-m ndcg.1=3,2=9): P0 = number of (grade, gain) pairs
+# (at most MAX_GAIN_PAIRS), then P1, P2 = grade, gain of the first pair, P3, P4 of the
+# second, ...; every other grade is its own gain. For ndcg, dcg, idcg and the trec kinds
+# with gains (G, NDCG_REL, R_NDCG)
+GAIN_LINEAR, GAIN_EXPONENTIAL, GAIN_BINARY, GAIN_CUSTOM = 0, 1, 2, 3
+MAX_GAIN_PAIRS = 7
 # users without a relevant item: evaluated (every metric 0), skipped (nan) or given 1
 EMPTY_ZERO, EMPTY_SKIP, EMPTY_ONE = 0, 1, 2
 AP_RELEVANT, AP_MIN_K, AP_HITS = 0, 1, 2

@@ -875,11 +875,6 @@ fn evaluate_range(
                 continue;
             }
             let trec_kind = trec_measures::is_trec_kind(kind);
-            if trec_kind && ru < 0 {
-                values[out + m] =
-                    trec_measures::missing_user_measure(kind, &q.desc[qa..qb], threshold);
-                continue;
-            }
             let gain_code = spec(m, S_GAIN);
             // the DCG family sums gains, earned from the gain threshold on
             let is_gain = kind == CG || kind == DCG || kind == IDCG || kind == NDCG;
@@ -959,6 +954,19 @@ fn evaluate_range(
                 let mut params = [0.0f64; N_PARAMS];
                 for (j, p) in params.iter_mut().enumerate() {
                     *p = f64::from_bits(spec(m, S_PARAMS + j) as u64);
+                }
+                if trec_kind && ru < 0 {
+                    values[out + m] = trec_measures::missing_user_measure(
+                        kind,
+                        &q.desc[qa..qb],
+                        threshold,
+                        k,
+                        judged_only,
+                        gain_code == GAIN_CUSTOM,
+                        &params,
+                        levels,
+                    );
+                    continue;
                 }
                 let u = UserGrades {
                     ranked: grades,

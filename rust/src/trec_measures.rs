@@ -257,10 +257,21 @@ pub fn infap(u: &UserGrades<'_>) -> f64 {
 /// first).
 fn iprec_sum(u: &UserGrades<'_>, levels: &[f64]) -> f64 {
     let n = u.ranked.len();
-    if n == 0 {
-        return 0.0;
-    }
     let n_rel = u.num_rel();
+    if n == 0 {
+        // trec_eval's 0 / 0 (a list emptied by judged-only): nan at the levels of 0
+        // relevant items, 0 at the others
+        return levels
+            .iter()
+            .map(|&l| {
+                if (l * n_rel as f64).round() as i64 <= 0 {
+                    f64::NAN
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+    }
     let rel_ret = u.num_rel_ret();
     let mut cut = [0i64; N_PARAMS];
     for (c, &l) in cut.iter_mut().zip(levels) {
@@ -1064,18 +1075,29 @@ pub fn custom_dcg(
     }
 }
 
-/// The value of a trec kind for a user absent from the run (trec_eval's `-c`: 0,
-/// except the user's relevant items and the count of users).
-pub fn missing_user_measure(kind: i64, judged: &[f64], threshold: f64) -> f64 {
+/// The value of a trec kind for a user absent from the run, as trec_eval's `-c`
+/// computes it: on a list of one item absent from the qrels (none with
+/// judged-only), then 0 for the retrieved count, utility, unjudged and the RBP
+/// residual.
+#[allow(clippy::too_many_arguments)]
+pub fn missing_user_measure(
+    kind: i64,
+    judged: &[f64],
+    threshold: f64,
+    k: i64,
+    judged_only: bool,
+    custom: bool,
+    params: &[f64],
+    table: &mut GainTable,
+) -> f64 {
+    let absent = [f64::NEG_INFINITY];
+    let u = UserGrades {
+        ranked: if judged_only { &absent[..0] } else { &absent },
+        judged,
+        threshold,
+    };
     match kind {
-        NUM_REL => UserGrades {
-            ranked: &[],
-            judged,
-            threshold,
-        }
-        .num_rel() as f64,
-        NUM_Q => 1.0,
-        _ if is_trec_kind(kind) => 0.0,
-        _ => f64::NAN,
+        NUM_RET | UTILITY | UNJUDGED | RBP_RESID => 0.0,
+        _ => user_measure(kind, &u, k, custom, params, table),
     }
 }

@@ -297,11 +297,13 @@ def main(argv=None):
     width = max(len(m) for m in compared)
     for measure in sorted(compared):
         print(f"{measure:<{width}}  {compared[measure]:7d} lines  {bad[measure]:5d} differ")
-    for ex in examples:
-        print("case %d [%s] %s query %s: receval %s, trec_eval %s" % ex)
+    for case, opts, measure, qid, mine, expected in examples:
+        print(f"case {case} [{opts}] {measure} query {qid}: receval {mine}, trec_eval {expected}")
     total_bad = sum(bad.values())
-    print(f"{sum(compared.values())} lines compared, {total_bad} differ ({skipped} lines of "
-          "parameterised utility / rbp_resid of queries absent from the run not compared)")
+    print(
+        f"{sum(compared.values())} lines compared, {total_bad} differ ({skipped} lines of "
+        "parameterised utility / rbp_resid of queries absent from the run not compared)"
+    )
     return 1 if total_bad else 0
 
 

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(core is None, reason="receval._core is not built
 DATA = Path(__file__).parent / "peers" / "data" / "trec_eval"
 
 
-# ------------------------------------------------------------------ spec rows
+# ---------------- spec rows
 def spec_row(
     kind: int,
     *,
@@ -86,7 +86,7 @@ def run_core(q: receval.Qrels, r: receval.Run, rows: list[np.ndarray], n_chunks:
     )  # fmt: skip
 
 
-# ------------------------------------------------------------------ trec_eval's test files
+# ---------------- trec_eval's test files
 DEFAULT_LEVELS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 RPREC_MULTS = [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]
 RELATIVE_P = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
@@ -118,7 +118,9 @@ def all_trec_rows(**common) -> dict[str, np.ndarray]:
         "rbp_resid": spec_row(c.RBP_RESID, params=(0.9,), **common),
     }
     for level in DEFAULT_LEVELS:
-        rows[f"iprec_at_recall_{level:.2f}"] = spec_row(c.IPREC_AT_RECALL, params=(level,), **common)
+        rows[f"iprec_at_recall_{level:.2f}"] = spec_row(
+            c.IPREC_AT_RECALL, params=(level,), **common
+        )
     for mult in RPREC_MULTS:
         rows[f"Rprec_mult_{mult:.2f}"] = spec_row(c.RPREC_MULT, params=(mult,), **common)
     for k in RELATIVE_P:
@@ -221,3 +223,286 @@ def test_parameterised_measures():
         rows[f"Rprec_mult_{mult:.2f}"] = spec_row(c.RPREC_MULT, params=(mult,))
     checked = compare("out.test.meas_params", "qrels.test", "results.test", rows)
     assert checked == set(rows)
+
+
+# ---------------- slow oracles
+ITEMS = [f"d{i:02d}" for i in range(12)]
+GRADES = [-1, 0, 1, 2, 3]
+SCORES = [0.0, 0.25, 0.5, 1.0]  # few values: ties everywhere
+
+
+@st.composite
+def users(draw, max_users=4):
+    """(qrels, run) dicts: negative grades, items absent from the qrels, tied scores and
+    users absent from the run."""
+    n_items = draw(st.integers(1, len(ITEMS)))
+    pool = st.sampled_from(ITEMS[:n_items])
+    qrels, run = {}, {}
+    for u in range(draw(st.integers(1, max_users))):
+        judged = draw(st.lists(pool, min_size=1, unique=True))
+        qrels[f"u{u}"] = {i: draw(st.sampled_from(GRADES)) for i in judged}
+        if draw(st.integers(0, 5)) == 0:
+            continue  # absent from the run
+        ranked = draw(st.lists(pool, min_size=1, unique=True))
+        run[f"u{u}"] = {i: draw(st.sampled_from(SCORES)) for i in ranked}
+    if not run:
+        run["u0"] = {ITEMS[0]: 1.0}
+    return qrels, run
+
+
+def trec_ranked(scores: dict[str, float]) -> list[str]:
+    """trec_eval's order: score descending, then item id descending."""
+    return sorted(scores, key=lambda i: (scores[i], i), reverse=True)
+
+
+def close(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def check_against_oracle(qrels, run, rows, calls, *, depth, judged_only):
+    """Every user's value of every row equals the oracle's (``calls``: kind, k, params,
+    pairs, threshold of each row)."""
+    q = receval.Qrels.from_dict(qrels)
+    r = receval.Run.from_dict(run)
+    values, _ = run_core(q, r, rows, n_chunks=2)
+    for i, user in enumerate(q.user_ids):
+        judged = list(qrels[user].values())
+        for j, (kind, k, params, pairs, threshold) in enumerate(calls):
+            if user in run:
+                grades = [qrels[user].get(item) for item in trec_ranked(run[user])]
+                ranked = oracle.prepare(grades, depth, judged_only)
+                want = oracle.measure(kind, ranked, judged, threshold, k, params, pairs)
+            else:
+                want = oracle.missing_user(kind, judged, threshold, k, params, pairs, judged_only)
+            got = float(values[i, j])
+            assert close(got, want), (user, kind, k, params, pairs, threshold, got, want)
+
+
+PLAIN_KINDS = [
+    codes.NUM_RET, codes.NUM_REL, codes.NUM_REL_RET, codes.NUM_NONREL_JUDGED_RET, codes.NUM_Q,
+    codes.BPREF, codes.INFAP, codes.BIN_G, codes.RELATIVE_PRECISION, codes.SET_PRECISION,
+    codes.SET_RELATIVE_PRECISION, codes.SET_RECALL, codes.SET_AP, codes.UNJUDGED,
+    codes.JUDGED,
+]  # fmt: skip
+
+
+@st.composite
+def measure_calls(draw):
+    """(kind, k, params, pairs, threshold) of every trec kind, parameters drawn."""
+    threshold = draw(st.sampled_from([0, 1, 1, 2]))
+    k = draw(st.sampled_from([0, 0, 1, 3, 10]))
+    out = [(kind, k, (), None, threshold) for kind in PLAIN_KINDS]
+    level = draw(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.7, 1.0]))
+    out.append((codes.IPREC_AT_RECALL, k, (level,), None, threshold))
+    levels = draw(
+        st.lists(st.sampled_from([0.0, 0.2, 0.35, 0.5, 0.9, 1.0]), max_size=4, unique=True)
+    )
+    out.append((codes.IPREC_AVG, k, (float(len(levels)), *levels), None, threshold))
+    mult = draw(st.sampled_from([0.2, 0.5, 1.0, 1.5, 3.0]))
+    out.append((codes.RPREC_MULT, k, (mult,), None, threshold))
+    u = tuple(draw(st.lists(st.sampled_from([-1.0, 0.0, 0.5, 2.0]), min_size=4, max_size=4)))
+    out.append((codes.UTILITY, k, (*u, float(draw(st.sampled_from([0, 50])))), None, threshold))
+    out.append((codes.SET_F, k, (draw(st.sampled_from([0.5, 1.0, 2.0])),), None, threshold))
+    p = draw(st.sampled_from([0.5, 0.8, 0.95]))
+    out.append((codes.RBP, k, (p,), None, threshold))
+    out.append((codes.RBP_RESID, k, (p,), None, threshold))
+    max_grade = draw(st.sampled_from([0.0, 3.0]))
+    out.append((codes.ERR, k, (max_grade,), None, threshold))
+    out.append((codes.NERR, k, (max_grade,), None, threshold))
+    # gains: the grades, or a custom table of integer gains (distinct grades)
+    grades = draw(st.lists(st.sampled_from([0, 1, 2, 3, 5]), max_size=3, unique=True))
+    pairs = tuple((g, float(draw(st.sampled_from([-2, 0, 1, 3, 7])))) for g in grades)
+    for kind in (codes.G, codes.NDCG_REL, codes.R_NDCG):
+        out.append((kind, k, (), None, threshold))
+        out.append((kind, k, (), pairs, threshold))
+    out.append((codes.NDCG, k, (), pairs, threshold))
+    return out
+
+
+def rows_of(calls, depth, judged_only):
+    rows = []
+    for kind, k, params, pairs, threshold in calls:
+        if pairs is not None:
+            params = gain_params(dict(pairs))
+        gain = codes.GAIN_CUSTOM if pairs is not None else codes.GAIN_LINEAR
+        rows.append(
+            spec_row(
+                kind,
+                k=k,
+                threshold=threshold,
+                params=params,
+                depth=depth,
+                judged_only=judged_only,
+                gain=gain,
+            )
+        )
+    return rows
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=users(),
+    calls=measure_calls(),
+    depth=st.sampled_from([0, 0, 1, 2, 5]),
+    judged_only=st.booleans(),
+)
+def test_trec_kinds_match_the_oracles(data, calls, depth, judged_only):
+    qrels, run = data
+    rows = rows_of(calls, depth, judged_only)
+    check_against_oracle(qrels, run, rows, calls, depth=depth, judged_only=judged_only)
+
+
+def test_oracle_check_can_fail():
+    # a wrong expectation is caught: the oracle comparison is not vacuous
+    qrels = {"u0": {"d00": 1, "d01": 0}}
+    run = {"u0": {"d01": 1.0, "d00": 0.5}}
+    calls = [(codes.SET_PRECISION, 0, (), None, 1)]
+    check_against_oracle(qrels, run, rows_of(calls, 0, False), calls, depth=0, judged_only=False)
+    with pytest.raises(AssertionError):  # the kernel cut at depth 1, the oracle not
+        check_against_oracle(
+            qrels, run, rows_of(calls, 1, False), calls, depth=0, judged_only=False
+        )
+
+
+# ---------------- depth and judged-only on the original kinds
+ORIGINAL_KINDS = [codes.PRECISION, codes.RECALL, codes.F1, codes.SUCCESS, codes.AP, codes.CG,
+                  codes.DCG, codes.IDCG, codes.NDCG, codes.RR, codes.R_PRECISION]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=users(max_users=3),
+    depth=st.sampled_from([0, 1, 2, 5]),
+    judged_only=st.booleans(),
+    k=st.sampled_from([0, 1, 3]),
+    threshold=st.sampled_from([0, 1, 2]),
+)
+def test_depth_and_judged_only_cut_the_list_first(data, depth, judged_only, k, threshold):
+    # the original kinds with depth / judged-only equal the same kinds on the run cut
+    # beforehand (in trec_eval's order, then scored by rank)
+    qrels, run = data
+    cut = {}
+    for user, scores in run.items():
+        items = trec_ranked(scores)
+        items = items[:depth] if depth else items
+        if judged_only:
+            items = [i for i in items if qrels.get(user, {}).get(i, -1) >= 0]
+        cut[user] = {item: float(len(items) - rank) for rank, item in enumerate(items)}
+    cut["not in the qrels"] = {ITEMS[0]: 1.0}  # a run of only emptied lists is refused
+    q = receval.Qrels.from_dict(qrels)
+    rows = [
+        spec_row(kind, k=k, threshold=threshold, depth=depth, judged_only=judged_only)
+        for kind in ORIGINAL_KINDS
+    ]
+    plain = [spec_row(kind, k=k, threshold=threshold) for kind in ORIGINAL_KINDS]
+    got, got_aux = run_core(q, receval.Run.from_dict(run), rows)
+    want, want_aux = run_core(q, receval.Run.from_dict(cut), plain)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got_aux, want_aux)
+
+
+# ---------------- rules for empty and absent users
+def test_counts_ignore_the_empty_user_rules():
+    qrels = {"u0": {"d00": 0}, "u1": {"d00": 1}}
+    run = {"u0": {"d00": 1.0, "d01": 0.5}, "u1": {"d00": 1.0}}
+    q, r = receval.Qrels.from_dict(qrels), receval.Run.from_dict(run)
+    rows = []
+    for kind in (codes.NUM_RET, codes.NUM_REL, codes.NUM_Q, codes.BPREF):
+        for empty in (codes.EMPTY_SKIP, codes.EMPTY_ONE):
+            rows.append(spec_row(kind, empty=empty))
+    values, aux = run_core(q, r, rows)
+    # u0 has no relevant item: counts are computed, bpref skipped (nan) or set to 1
+    assert values[0].tolist()[:6] == [2.0, 2.0, 0.0, 0.0, 1.0, 1.0]
+    assert math.isnan(values[0, 6]) and values[0, 7] == 1.0
+    assert values[1].tolist() == [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    assert aux[:, 0].tolist() == [0.0, 1.0]
+
+
+def test_missing_users():
+    qrels = {"u0": {"d00": 1, "d01": 2, "d02": 0}, "u1": {"d00": 1}}
+    run = {"u1": {"d00": 1.0}}
+    q, r = receval.Qrels.from_dict(qrels), receval.Run.from_dict(run)
+    kinds = [codes.NUM_RET, codes.NUM_REL, codes.NUM_Q, codes.UTILITY, codes.RBP_RESID,
+             codes.UNJUDGED, codes.SET_RECALL, codes.BPREF]  # fmt: skip
+    rows = [spec_row(kind, params=(1.0, -1.0, -1.0, 0.0)) for kind in kinds]
+    values, _ = run_core(q, r, rows)
+    assert values[0].tolist() == [0.0, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    skipped, _ = run_core(q, r, [spec_row(codes.NUM_REL, missing_skip=True)])
+    assert math.isnan(skipped[0, 0]) and skipped[1, 0] == 1.0
+
+
+# ---------------- ir_measures' Judged and gdeval's ERR
+def test_judged_matches_ir_measures():
+    ir_measures = pytest.importorskip("ir_measures")
+    from ir_measures.providers.judged_provider import JudgedProvider
+
+    rng = np.random.default_rng(5)
+    qrels = {
+        f"q{u}": {f"d{i}": int(rng.choice(GRADES)) for i in rng.permutation(30)[:12]}
+        for u in range(20)
+    }
+    run = {
+        f"q{u}": {f"d{i}": float(rng.choice(SCORES)) for i in rng.permutation(30)[:15]}
+        for u in range(20)
+    }
+    q, r = receval.Qrels.from_dict(qrels), receval.Run.from_dict(run)
+    for k in (None, 3, 10, 40):
+        measure = ir_measures.Judged if k is None else ir_measures.Judged @ k
+        want = {m.query_id: m.value for m in JudgedProvider().iter_calc([measure], qrels, run)}
+        values, _ = run_core(q, r, [spec_row(codes.JUDGED, k=k or 0, ties=codes.TIES_ID_ASCENDING)])
+        for i, user in enumerate(q.user_ids):
+            assert close(values[i, 0], want[user]), (k, user)
+
+
+def test_err_matches_gdeval():
+    ir_measures = pytest.importorskip("ir_measures")
+    import shutil
+
+    if shutil.which("perl") is None:
+        pytest.skip("gdeval needs perl")
+    from ir_measures.providers.gdeval_provider import GdevalProvider
+
+    rng = np.random.default_rng(9)
+    qrels = {
+        str(u): {f"d{i}": int(rng.choice([0, 1, 2, 3, 4])) for i in rng.permutation(30)[:12]}
+        for u in range(1, 15)
+    }
+    run = {
+        str(u): {f"d{i}": float(rng.random()) for i in rng.permutation(30)[:15]}
+        for u in range(1, 15)
+    }
+    q, r = receval.Qrels.from_dict(qrels), receval.Run.from_dict(run)
+    for k in (3, 10):
+        want = {
+            m.query_id: m.value
+            for m in GdevalProvider().iter_calc([ir_measures.ERR @ k], qrels, run)
+        }
+        values, _ = run_core(q, r, [spec_row(codes.ERR, k=k)])
+        for i, user in enumerate(q.user_ids):
+            if user in want:  # gdeval prints 5 decimals
+                assert abs(values[i, 0] - want[user]) <= 5e-6, (k, user)
+
+
+# ---------------- the numba twin
+def test_numba_twin_rejects_the_new_kinds():
+    from receval._kernels._topk import evaluate_users
+
+    q = receval.Qrels.from_dict({"u0": {"d00": 1}})
+    r = receval.Run.from_dict({"u0": {"d00": 1.0}})
+    args = (q.offsets, q.items, q.grades, q.grades_desc, r.offsets, r.items, r.scores,
+            r.trec_keys, np.zeros(1, np.int32), np.zeros(1, np.int32))  # fmt: skip
+    slots = np.full((64, 1), -1, dtype=np.int32)
+    disc = np.ones(1)
+    ok = np.stack([spec_row(codes.PRECISION, k=1)])
+    values, _ = evaluate_users(*args, ok, 1, 1, disc, slots)
+    assert values.tolist() == [[1.0]]
+    for row in (
+        spec_row(codes.BPREF),
+        spec_row(codes.PRECISION, depth=3),
+        spec_row(codes.PRECISION, judged_only=True),
+        spec_row(codes.NDCG, gain=codes.GAIN_CUSTOM, params=gain_params({1: 2.0})),
+    ):
+        with pytest.raises(NotImplementedError, match="RECEVAL_KERNELS=numba"):
+            evaluate_users(*args, np.stack([row]), 1, 1, disc, slots)

@@ -1305,4 +1305,47 @@ mod tests {
         let (v, _) = evaluate_users(&q, &r, &[1], &[0], &specs, 2, 1, &disc(2));
         assert_eq!(v, vec![0.75, 0.5]);
     }
+
+    #[test]
+    fn trec_kinds_depth_and_judged_only() {
+        use crate::trec_measures::{BPREF, NUM_REL, NUM_REL_RET, NUM_RET, UNJUDGED};
+        // user 0 judged items 0 (grade 1), 1 (grade 0), 2 (grade -1: unjudged); ranked:
+        // 3 (absent), then 1 and 0 tied, then 2. trec order: the tie by key descending
+        // (item 0, key 1, first). User 1 is absent from the run.
+        let q = Judged {
+            offsets: &[0, 3, 5],
+            items: &[0, 1, 2, 0, 1],
+            grades: &[1.0, 0.0, -1.0, 2.0, 1.0],
+            desc: &[1.0, 0.0, -1.0, 2.0, 1.0],
+        };
+        let r = Ranked {
+            offsets: &[0, 4],
+            items: &[3, 1, 0, 2],
+            scores: &[0.9, 0.5, 0.5, 0.1],
+            keys: &[1.0, 0.0, 2.0, 3.0],
+        };
+        let row = |kind, k, ties, depth, judged_only| {
+            let mut s = spec(kind, k, ties);
+            s[S_DEPTH] = depth;
+            s[S_JUDGED_ONLY] = judged_only;
+            s
+        };
+        let rows = [
+            row(NUM_REL_RET, 2, TIES_TREC, 0, 0),  // absent, 1: 1
+            row(NUM_REL_RET, 2, TIES_INPUT, 0, 0), // absent, 0: 0
+            row(NUM_RET, 0, TIES_TREC, 3, 0),      // depth 3
+            row(NUM_RET, 0, TIES_TREC, 0, 1),      // judged only: 1, 0
+            row(UNJUDGED, 0, TIES_TREC, 0, 0),     // absent and -1: 2 of 4
+            row(PRECISION, 1, TIES_TREC, 0, 1),    // judged only: 1 first
+            row(PRECISION, 1, TIES_TREC, 1, 0),    // depth 1: the absent item
+            row(BPREF, 0, TIES_TREC, 0, 1),        // the relevant item above
+            row(NUM_REL, 0, TIES_TREC, 0, 0),      // user 1: 2 relevant
+        ];
+        let specs: Vec<i64> = rows.iter().flatten().copied().collect();
+        let d = disc(4);
+        let (v, _) = evaluate_users(&q, &r, &[0, 1, 2], &[0, -1], &specs, 4, 2, &d);
+        assert_eq!(&v[..9], &[1.0, 0.0, 3.0, 2.0, 0.5, 1.0, 0.0, 1.0, 1.0]);
+        // user 1, absent: trec_eval's -c values
+        assert_eq!(&v[9..], &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0]);
+    }
 }

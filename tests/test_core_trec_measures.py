@@ -310,7 +310,7 @@ def measure_calls(draw):
     out.append((codes.RBP_RESID, k, (p,), None, threshold))
     max_grade = draw(st.sampled_from([0.0, 3.0]))
     out.append((codes.ERR, k, (max_grade,), None, threshold))
-    out.append((codes.NERR, k, (max_grade,), None, threshold))
+    out.append((codes.NERR, k, (draw(st.sampled_from([0.0, 0.3, 0.5])),), None, threshold))
     # gains: the grades, or a custom table of integer gains (distinct grades)
     grades = draw(st.lists(st.sampled_from([0, 1, 2, 3, 5]), max_size=3, unique=True))
     pairs = tuple((g, float(draw(st.sampled_from([-2, 0, 1, 3, 7])))) for g in grades)
@@ -483,6 +483,30 @@ def test_err_matches_gdeval():
         for i, user in enumerate(q.user_ids):
             if user in want:  # gdeval prints 5 decimals
                 assert abs(values[i, 0] - want[user]) <= 5e-6, (k, user)
+
+
+def test_nerr_matches_ndeval():
+    # ir_measures' nERR_IA@k through pyndeval (ndeval), on qrels of one intent
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("pyndeval")
+    from ir_measures.providers.pyndeval_provider import PyNdEvalProvider
+
+    rng = np.random.default_rng(11)
+    qrels = {
+        str(u): {f"d{i}": int(rng.choice([0, 0, 1, 2, 3])) for i in rng.permutation(30)[:12]}
+        for u in range(1, 15)
+    }
+    run = {
+        str(u): {f"d{i}": float(rng.random()) for i in rng.permutation(30)[:15]}
+        for u in range(1, 15)
+    }
+    q, r = receval.Qrels.from_dict(qrels), receval.Run.from_dict(run)
+    for k, rel in ((5, 1), (10, 1), (20, 2)):
+        measure = ir_measures.nERR_IA(rel=rel) @ k
+        want = {m.query_id: m.value for m in PyNdEvalProvider().iter_calc([measure], qrels, run)}
+        values, _ = run_core(q, r, [spec_row(codes.NERR, k=k, threshold=rel)])
+        for i, user in enumerate(q.user_ids):
+            assert close(values[i, 0], want.get(user, 0.0)), (k, rel, user)
 
 
 # ---------------- the numba twin

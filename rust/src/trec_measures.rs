@@ -75,7 +75,7 @@ pub const UNJUDGED: i64 = 37;
 pub const JUDGED: i64 = 38;
 /// expected reciprocal rank (gdeval's ERR; P0: the largest grade, 0 = 4)
 pub const ERR: i64 = 39;
-/// ERR over the ERR of the ideal list (P0: the largest grade, 0 = 4)
+/// ndeval's nERR of one intent (P0: alpha, 0 = 0.5)
 pub const NERR: i64 = 40;
 /// first kind computed here
 pub const FIRST_KIND: i64 = NUM_RET;
@@ -539,21 +539,40 @@ pub fn err(u: &UserGrades<'_>, max_grade: f64) -> f64 {
     err_of(u.ranked.iter().copied(), err_max_grade(max_grade))
 }
 
-/// ERR over the ERR of the ideal list (the user's judged grades descending, cut at
-/// k when k > 0); 0 when the ideal ERR is 0.
-pub fn nerr(u: &UserGrades<'_>, k: i64, max_grade: f64) -> f64 {
-    let m = err_max_grade(max_grade);
-    let depth = if k > 0 {
-        (k as usize).min(u.judged.len())
+/// ndeval's default stopping parameter of nERR (`alpha`).
+pub const DEFAULT_NERR_ALPHA: f64 = 0.5;
+
+/// nERR as ndeval computes it for one intent (ir_measures' nERR_IA@k on ordinary
+/// qrels): relevance is binary (a judged grade from the threshold on), the j-th
+/// relevant item of the list earns `(1 - alpha)^(j-1) / rank`, and the sum is
+/// divided by that of the ideal list (the R relevant items first, cut at k when k >
+/// 0); 0 without a relevant item in the list. `alpha` <= 0: ndeval's 0.5.
+pub fn nerr(u: &UserGrades<'_>, k: i64, alpha: f64) -> f64 {
+    let a = if alpha > 0.0 {
+        alpha
     } else {
-        u.judged.len()
+        DEFAULT_NERR_ALPHA
     };
-    let ideal = err_of(u.judged[..depth].iter().copied(), m);
-    if ideal > 0.0 {
-        err_of(u.ranked.iter().copied(), m) / ideal
-    } else {
-        0.0
+    let mut got = 0.0;
+    let mut weight = 1.0;
+    for (i, &g) in u.ranked.iter().enumerate() {
+        if u.is_rel(g) {
+            got += weight / (i + 1) as f64;
+            weight *= 1.0 - a;
+        }
     }
+    if got == 0.0 {
+        return 0.0;
+    }
+    let n_rel = u.num_rel();
+    let depth = if k > 0 { n_rel.min(k) } else { n_rel };
+    let mut ideal = 0.0;
+    let mut weight = 1.0;
+    for j in 0..depth {
+        ideal += weight / (j + 1) as f64;
+        weight *= 1.0 - a;
+    }
+    got / ideal
 }
 
 /// A level of a gain table: its grade, its gain and how many judged items have it.
@@ -983,15 +1002,6 @@ pub fn user_measure(
         RELATIVE_PRECISION => return relative_precision(u, k),
         UNJUDGED => return unjudged(u, k),
         JUDGED => return judged(u, k),
-        NERR => {
-            let n = u.ranked.len();
-            let top = if k > 0 { (k as usize).min(n) } else { n };
-            let cut = UserGrades {
-                ranked: &u.ranked[..top],
-                ..*u
-            };
-            return nerr(&cut, k, params[0]);
-        }
         _ => {}
     }
     let n = u.ranked.len();
@@ -1047,6 +1057,7 @@ pub fn user_measure(
         }
         RBP_RESID => rbp_resid(u, params[0]),
         ERR => err(u, params[0]),
+        NERR => nerr(u, k, params[0]),
         _ => f64::NAN,
     }
 }
@@ -1282,12 +1293,18 @@ mod tests {
         let u = user(&[2.0, 0.0, 4.0], &judged, 1.0);
         // 3/16 + (15/16) (13/16) / 3
         assert_eq!(err(&u, 0.0), 0.44140625);
-        let ideal = 15.0 / 16.0 + (3.0 / 16.0) * (1.0 / 16.0) / 2.0;
-        assert!(close(nerr(&u, 0, 0.0), 0.44140625 / ideal));
         assert_eq!(err(&user(&[ABSENT, -1.0], &judged, 1.0), 0.0), 0.0);
-        assert_eq!(nerr(&user(&[1.0], &[0.0, -1.0], 1.0), 0, 0.0), 0.0);
         // the largest grade: 3
         assert_eq!(err(&user(&[3.0], &judged, 1.0), 3.0), 7.0 / 8.0);
+        // nERR: relevant at ranks 1 and 3, weights 1 and 1/2; ideal ranks 1 and 2
+        assert_eq!(nerr(&u, 0, 0.5), (1.0 + 0.5 / 3.0) / (1.0 + 0.5 / 2.0));
+        // cut at 1: the ideal list is cut too
+        let cut = user(&u.ranked[..1], &judged, 1.0);
+        assert_eq!(nerr(&cut, 1, 0.0), 1.0);
+        // threshold 3: one relevant item, at rank 3
+        assert_eq!(nerr(&user(&u.ranked, &judged, 3.0), 0, 0.5), 1.0 / 3.0);
+        assert_eq!(nerr(&user(&[0.0, ABSENT], &judged, 1.0), 0, 0.5), 0.0);
+        assert_eq!(nerr(&user(&[1.0], &[0.0, -1.0], 1.0), 0, 0.5), 0.0);
     }
 
     #[test]

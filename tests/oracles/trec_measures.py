@@ -352,11 +352,26 @@ def err(ranked, judged, threshold, max_grade):
     return err_of(ranked, max_grade or 4.0)
 
 
-def nerr(ranked, judged, threshold, k, max_grade):
-    ideal = sorted(judged, reverse=True)
-    ideal = ideal[:k] if k > 0 else ideal
-    best = err_of(ideal, max_grade or 4.0)
-    return err_of(ranked, max_grade or 4.0) / best if best > 0 else 0.0
+def nerr(ranked, judged, threshold, k, alpha):
+    """ndeval's nERR of one intent: binary relevance, the j-th relevant item at rank r
+    earns (1 - alpha)^(j - 1) / r; over the same sum for the relevant items ranked
+    first (cut at k)."""
+    a = alpha or 0.5
+
+    def err_binary(flags):
+        total, seen = 0.0, 0
+        for r, rel in enumerate(flags, start=1):
+            if rel:
+                total += (1 - a) ** seen / r
+                seen += 1
+        return total
+
+    got = err_binary([is_relevant(g, threshold) for g in ranked])
+    if got == 0:
+        return 0.0
+    n_rel = relevant_count(judged, threshold)
+    ideal = err_binary([True] * (min(n_rel, k) if k > 0 else n_rel))
+    return got / ideal
 
 
 # ------------------------------------------------------------------ dispatch

@@ -84,6 +84,9 @@ TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING = 0, 1, 2, 3
     #          negative grade. ir_measures ranks ties by item id ascending (TIES_ID_ASCENDING)
     ERR,  # gdeval's ERR@k (ir_measures' ERR@k): stop at a grade g > 0 with probability
     #       (2^g - 1) / 2^P0, P0 the largest grade (0: gdeval's 4); rel_threshold plays no part
-    NERR,  # ERR over the ERR of the ideal list (the judged grades descending, top k); P0 as ERR
+    NERR,  # ndeval's nERR-IA of one intent (ir_measures' nERR_IA@k on ordinary qrels): binary
+    #        relevance (grade >= rel_threshold), the j-th relevant item at rank r earns
+    #        (1 - alpha)^(j-1) / r, over the same sum of the ideal list (R relevant first,
+    #        top k); P0: alpha (0: ndeval's 0.5)
 ) = range(14, 41)
 TREC_KINDS = tuple(range(14, 41))

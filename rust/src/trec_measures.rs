@@ -1302,9 +1302,9 @@ mod tests {
         let cut = user(&u.ranked[..1], &judged, 1.0);
         assert_eq!(nerr(&cut, 1, 0.0), 1.0);
         // threshold 3: one relevant item, at rank 3
-        assert_eq!(nerr(&user(&u.ranked, &judged, 3.0), 0, 0.5), 1.0 / 3.0);
+        assert_eq!(nerr(&user(u.ranked, &judged, 3.0), 0, 0.5), 1.0 / 3.0);
         assert_eq!(nerr(&user(&[0.0, ABSENT], &judged, 1.0), 0, 0.5), 0.0);
-        assert_eq!(nerr(&user(&[1.0], &[0.0, -1.0], 1.0), 0, 0.5), 0.0);
+        assert_eq!(nerr(&user(&[0.0, -1.0], &[0.0, -1.0], 1.0), 0, 0.5), 0.0);
     }
 
     #[test]

@@ -65,7 +65,7 @@ pub const SET_RECALL: i64 = 32;
 pub const SET_AP: i64 = 33;
 /// set F (P0: beta)
 pub const SET_F: i64 = 34;
-/// rank-biased precision (P0: persistence)
+/// rank-biased precision (P0: persistence; P1 = 1: binary gains at the threshold)
 pub const RBP: i64 = 35;
 /// residual of rank-biased precision (P0: persistence)
 pub const RBP_RESID: i64 = 36;
@@ -975,6 +975,20 @@ pub fn rbp(u: &UserGrades<'_>, p: f64, t: &mut GainTable) -> f64 {
     (1.0 - p) * sum
 }
 
+/// Rank-biased precision with binary gains: `(1 - p) sum p^(i-1)` over the relevant
+/// items (ir_measures' RBP(rel=threshold), cwl_eval's binary gains).
+pub fn rbp_binary(u: &UserGrades<'_>, p: f64) -> f64 {
+    let mut sum = 0.0;
+    let mut weight = 1.0;
+    for &g in u.ranked {
+        if u.is_rel(g) {
+            sum += weight;
+        }
+        weight *= p;
+    }
+    (1.0 - p) * sum
+}
+
 /// The (grade, gain) pairs of a custom gain table: `params[0]` pairs (at most
 /// [`MAX_GAIN_PAIRS`]) from `params[1..]`.
 pub fn gain_pairs(params: &[f64]) -> ([(f64, f64); MAX_GAIN_PAIRS], usize) {
@@ -1051,6 +1065,7 @@ pub fn user_measure(
         SET_RECALL => set_recall(u),
         SET_AP => set_ap(u),
         SET_F => set_f(u, params[0]),
+        RBP if params[1] == 1.0 => rbp_binary(u, params[0]),
         RBP => {
             table.build(u.judged, &[]);
             rbp(u, params[0], table)
@@ -1285,6 +1300,19 @@ mod tests {
         let binary = [1.0, 0.0];
         t.build(&binary, &[]);
         assert_eq!(rbp(&user(&[0.0, 1.0], &binary, 1.0), 0.5, &mut t), 0.25);
+    }
+
+    #[test]
+    fn rbp_with_binary_gains() {
+        let judged = [3.0, 1.0, 0.0];
+        let u = user(&[1.0, 3.0, ABSENT, 0.0], &judged, 2.0);
+        // only the grade 3 (rank 2) is relevant at threshold 2
+        assert_eq!(rbp_binary(&u, 0.5), 0.5 * 0.5);
+        let mut t = GainTable::default();
+        let mut params = [0.0; N_PARAMS];
+        params[..2].copy_from_slice(&[0.5, 1.0]);
+        assert_eq!(user_measure(RBP, &u, 0, false, &params, &mut t), 0.25);
+        assert_eq!(rbp_binary(&user(&[], &judged, 1.0), 0.5), 0.0);
     }
 
     #[test]

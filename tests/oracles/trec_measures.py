@@ -314,6 +314,11 @@ def rbp(ranked, judged, threshold, p):
     return (1 - p) * total
 
 
+def rbp_binary(ranked, judged, threshold, p):
+    """(1 - p) sum over the relevant items of p^(rank - 1)."""
+    return (1 - p) * sum(p**i for i, g in enumerate(ranked) if is_relevant(g, threshold))
+
+
 def rbp_resid(ranked, judged, threshold, p):
     """The RBP weight of the unjudged items plus the weight past the list (p^n); 0 when
     every item is judged."""
@@ -423,6 +428,8 @@ def measure(kind, ranked, judged, threshold, k=0, params=(), pairs=None):
         f = {c.G: g_measure, c.NDCG_REL: ndcg_rel, c.R_NDCG: r_ndcg}[kind]
         return f(top, judged, threshold, pairs or ())
     if kind == c.RBP:
+        if p[1] == 1.0:
+            return rbp_binary(top, judged, threshold, p[0])
         return rbp(top, judged, threshold, p[0])
     if kind == c.RBP_RESID:
         return rbp_resid(top, judged, threshold, p[0])

@@ -75,7 +75,9 @@ TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING = 0, 1, 2, 3
     SET_RECALL,
     SET_AP,
     SET_F,  # P0: beta (trec_eval's default 1.0)
-    RBP,  # P0: persistence p (trec_eval's default 0.9)
+    RBP,  # P0: persistence p (trec_eval's default 0.9); P1: 0 = trec_eval's gains (the grade,
+    #       over the user's largest grade when above 1), 1 = binary gains, grade >= rel_threshold
+    #       (ir_measures' RBP(rel=...), from cwl_eval)
     RBP_RESID,  # P0: persistence p (trec_eval's default 0.9)
     UNJUDGED,  # share of the top k absent from the qrels or graded < 0, over k (trec_eval's
     #            unj_k); without k, over the whole list

@@ -7,7 +7,9 @@
 //! in ranked order (score descending, input order within ties) and their scores.
 //! [`evaluate_users`] looks up the grade of each recommended item once and computes
 //! every requested metric (each a row of `specs`, columns `S_*`) from that one
-//! vector of grades.
+//! vector of grades, cut first by the metric's depth (`S_DEPTH`) and judged-only
+//! (`S_JUDGED_ONLY`) rules. trec_eval's measures (kinds 14..40) and nDCG with a
+//! custom gain table are computed by [`crate::trec_measures`] from the same grades.
 //!
 //! Every float is computed with the operations of the reference kernels in the
 //! same order (no reassociation, no fused multiply-add), and a user's values

@@ -18,6 +18,7 @@ pub mod stats;
 pub mod sums;
 pub mod threads;
 pub mod trec;
+pub mod trec_measures;
 
 #[cfg(feature = "python")]
 mod python;

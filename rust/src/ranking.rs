@@ -7,7 +7,9 @@
 //! in ranked order (score descending, input order within ties) and their scores.
 //! [`evaluate_users`] looks up the grade of each recommended item once and computes
 //! every requested metric (each a row of `specs`, columns `S_*`) from that one
-//! vector of grades.
+//! vector of grades, cut first by the metric's depth (`S_DEPTH`) and judged-only
+//! (`S_JUDGED_ONLY`) rules. trec_eval's measures (kinds 14..40) and nDCG with a
+//! custom gain table are computed by [`crate::trec_measures`] from the same grades.
 //!
 //! Every float is computed with the operations of the reference kernels in the
 //! same order (no reassociation, no fused multiply-add), and a user's values
@@ -19,6 +21,7 @@ use std::cmp::Ordering;
 
 use crate::csr::{lt_floats, quicksort};
 use crate::threads;
+use crate::trec_measures::{self, GainTable, UserGrades, N_PARAMS};
 
 // metric kinds (rows of `specs`)
 /// precision@k
@@ -69,8 +72,16 @@ pub const S_EMPTY: usize = 8;
 pub const S_GAIN_THRESHOLD: usize = 9;
 /// 1: items scored <= 0 are never hits
 pub const S_POSITIVE_SCORES: usize = 10;
+/// depth (trec_eval's `-M`): only the first this many items of the list, in the
+/// metric's order, count (<= 0: all)
+pub const S_DEPTH: usize = 11;
+/// 1: items absent from the qrels or with a negative grade are removed from the
+/// list before any metric (trec_eval's `-J`, ir_measures' `judged_only`)
+pub const S_JUDGED_ONLY: usize = 12;
+/// first of the float parameters, each an f64 stored as its bit pattern
+pub const S_PARAMS: usize = 13;
 /// columns of `specs`
-pub const N_SPEC_COLUMNS: usize = 11;
+pub const N_SPEC_COLUMNS: usize = S_PARAMS + N_PARAMS;
 
 // conventions
 /// gain = grade
@@ -79,6 +90,9 @@ pub const GAIN_LINEAR: i64 = 0;
 pub const GAIN_EXPONENTIAL: i64 = 1;
 /// gain = 1
 pub const GAIN_BINARY: i64 = 2;
+/// trec_eval's gain table: (grade, gain) pairs in the parameters (P0 pairs, then
+/// grade, gain, ...), every other grade its own gain (DCG family and the trec kinds)
+pub const GAIN_CUSTOM: i64 = 3;
 /// users without a relevant item score 0
 pub const EMPTY_ZERO: i64 = 0;
 /// users without a relevant item are skipped (nan)
@@ -674,6 +688,9 @@ struct Scratch {
     trec: Vec<f64>,
     ascending: Vec<f64>,
     positive: Vec<f64>,
+    /// a metric's list after depth and judged-only, and its scores
+    view: Vec<f64>,
+    view_scores: Vec<f64>,
     rel: Vec<f64>,
     gains: Vec<f64>,
     cand: Vec<f64>,
@@ -681,6 +698,7 @@ struct Scratch {
     hgr: Vec<f64>,
     perm: Vec<usize>,
     block: Vec<(f64, usize)>,
+    levels: GainTable,
     judged: Vec<i32>,
     /// one bit per run item code below `max_judged_code + 1`: the user's judged items
     judged_bits: Vec<u64>,
@@ -695,6 +713,8 @@ impl Scratch {
             trec: vec![0.0; m],
             ascending: vec![0.0; m],
             positive: vec![0.0; m],
+            view: vec![0.0; m],
+            view_scores: vec![0.0; m],
             rel: vec![0.0; m],
             gains: vec![0.0; m],
             cand: vec![0.0; m],
@@ -702,6 +722,7 @@ impl Scratch {
             hgr: vec![0.0; m],
             perm: vec![0; m],
             block: Vec::new(),
+            levels: GainTable::default(),
             judged: Vec::with_capacity(max_judged),
             judged_bits: vec![0; n_judged_codes.div_ceil(64)],
             table: JudgedTable::new(max_judged),
@@ -715,14 +736,6 @@ enum Order {
     Input,
     Trec,
     Ascending,
-}
-
-fn order_grades(s: &Scratch, order: Order) -> &[f64] {
-    match order {
-        Order::Input => &s.input,
-        Order::Trec => &s.trec,
-        Order::Ascending => &s.ascending,
-    }
 }
 
 /// The metrics of qrels users `u0..u1` into `values` and `aux` (rows of n_metrics).
@@ -830,7 +843,7 @@ fn evaluate_range(
         let mut have_rel = false;
         let mut n_rel = 0i64;
         let mut hits_threshold = 0.0; // threshold and order of the cached hit list
-        let mut hits_order = (Order::Input, false); // (order, positive scores only)
+        let mut hits_key = (Order::Input, false, 0usize, false); // (order, positive, depth, judged only)
         let mut have_hits = false;
         let any_nonpositive = scores.iter().fold(false, |any, &x| any | (x <= 0.0));
         let mut h = 0usize;
@@ -846,20 +859,29 @@ fn evaluate_range(
                 have_rel = true;
             }
             aux[out + m] = n_rel as f64;
-            if (ru < 0 && spec(m, S_MISSING_SKIP) == 1)
-                || (n_rel == 0 && spec(m, S_EMPTY) == EMPTY_SKIP)
-            {
+            let kind = spec(m, S_KIND);
+            // counts (num_ret, num_rel, ...) are never skipped or set to 1
+            let counts = trec_measures::is_count_kind(kind);
+            let empty = if n_rel == 0 && !counts {
+                spec(m, S_EMPTY)
+            } else {
+                EMPTY_ZERO
+            };
+            if (ru < 0 && spec(m, S_MISSING_SKIP) == 1) || empty == EMPTY_SKIP {
                 values[out + m] = f64::NAN;
                 continue;
             }
-            let kind = spec(m, S_KIND);
             // hit_ratio is one pooled ratio: an empty user adds 0 hits and 0 items
-            if n_rel == 0 && spec(m, S_EMPTY) == EMPTY_ONE && kind != HIT_RATIO {
+            if empty == EMPTY_ONE && kind != HIT_RATIO {
                 values[out + m] = 1.0;
                 continue;
             }
+            let trec_kind = trec_measures::is_trec_kind(kind);
+            let gain_code = spec(m, S_GAIN);
             // the DCG family sums gains, earned from the gain threshold on
             let is_gain = kind == CG || kind == DCG || kind == IDCG || kind == NDCG;
+            let custom_dcg =
+                gain_code == GAIN_CUSTOM && (kind == DCG || kind == IDCG || kind == NDCG);
             let gain_threshold = if is_gain {
                 spec(m, S_GAIN_THRESHOLD) as f64
             } else {
@@ -872,44 +894,101 @@ fn evaluate_range(
             } else if ties == TIES_ID_ASCENDING && ascending_differs {
                 order = Order::Ascending;
             }
-            let mut positive = false;
-            if spec(m, S_POSITIVE_SCORES) == 1 && any_nonpositive && !is_gain {
-                // an item scored <= 0 is never a hit (torchmetrics); a tied block
-                // shares its score, so the input-order scores hold for every order
-                let mut buf = std::mem::take(&mut s.positive);
-                let src = order_grades(s, order);
-                for j in 0..n {
-                    buf[j] = if scores[j] > 0.0 {
-                        src[j]
-                    } else {
-                        f64::NEG_INFINITY
-                    };
-                }
-                s.positive = buf;
-                positive = true;
-            }
             let Scratch {
                 input,
                 trec,
                 ascending,
                 positive: positive_buf,
+                view,
+                view_scores,
                 rel,
                 gains,
                 cand,
                 hpos,
                 hgr,
+                levels,
                 ..
-            } = s;
-            let grades: &[f64] = if positive {
-                positive_buf
-            } else {
-                match order {
-                    Order::Input => input,
-                    Order::Trec => trec,
-                    Order::Ascending => ascending,
-                }
+            } = &mut *s;
+            let base: &[f64] = match order {
+                Order::Input => input,
+                Order::Trec => trec,
+                Order::Ascending => ascending,
             };
-            let (k, gain_code) = (spec(m, S_K), spec(m, S_GAIN));
+            let mut grades: &[f64] = &base[..n];
+            let mut list_scores: &[f64] = scores;
+            // depth (-M) first, then the judged items only (-J)
+            let depth = spec(m, S_DEPTH);
+            let depth = if depth > 0 {
+                (depth as usize).min(n)
+            } else {
+                n
+            };
+            let judged_only = spec(m, S_JUDGED_ONLY) == 1;
+            if judged_only || depth < n {
+                let mut w = 0;
+                for (&g, &x) in base[..depth].iter().zip(&scores[..depth]) {
+                    if !judged_only || g >= 0.0 {
+                        view[w] = g;
+                        view_scores[w] = x;
+                        w += 1;
+                    }
+                }
+                grades = &view[..w];
+                list_scores = &view_scores[..w];
+            }
+            let len = grades.len();
+            let mut positive = false;
+            if spec(m, S_POSITIVE_SCORES) == 1 && any_nonpositive && !is_gain {
+                // an item scored <= 0 is never a hit (torchmetrics); a tied block
+                // shares its score, so the input-order scores hold for every order
+                for j in 0..len {
+                    positive_buf[j] = if list_scores[j] > 0.0 {
+                        grades[j]
+                    } else {
+                        f64::NEG_INFINITY
+                    };
+                }
+                grades = &positive_buf[..len];
+                positive = true;
+            }
+            let k = spec(m, S_K);
+            if trec_kind || custom_dcg {
+                let mut params = [0.0f64; N_PARAMS];
+                for (j, p) in params.iter_mut().enumerate() {
+                    *p = f64::from_bits(spec(m, S_PARAMS + j) as u64);
+                }
+                if trec_kind && ru < 0 {
+                    values[out + m] = trec_measures::missing_user_measure(
+                        kind,
+                        &q.desc[qa..qb],
+                        threshold,
+                        k,
+                        judged_only,
+                        gain_code == GAIN_CUSTOM,
+                        &params,
+                        levels,
+                    );
+                    continue;
+                }
+                let u = UserGrades {
+                    ranked: grades,
+                    judged: &q.desc[qa..qb],
+                    threshold,
+                };
+                values[out + m] = if custom_dcg {
+                    trec_measures::custom_dcg(kind, &u, k, &params, levels)
+                } else {
+                    trec_measures::user_measure(
+                        kind,
+                        &u,
+                        k,
+                        gain_code == GAIN_CUSTOM,
+                        &params,
+                        levels,
+                    )
+                };
+                continue;
+            }
             let (ap_norm, ideal) = (spec(m, S_AP_NORM), spec(m, S_IDEAL));
             if ties == TIES_AVERAGE {
                 let (v, _) = user_metric(
@@ -922,9 +1001,9 @@ fn evaluate_range(
                     ideal,
                     ties,
                     grades,
-                    r.scores,
-                    a,
-                    n,
+                    list_scores,
+                    0,
+                    len,
                     q.desc,
                     qa,
                     qb,
@@ -936,9 +1015,10 @@ fn evaluate_range(
                 values[out + m] = v;
                 continue;
             }
-            if !have_hits || gain_threshold != hits_threshold || (order, positive) != hits_order {
+            let key = (order, positive, depth, judged_only);
+            if !have_hits || gain_threshold != hits_threshold || key != hits_key {
                 h = 0;
-                for (j, &g) in grades[..n].iter().enumerate() {
+                for (j, &g) in grades.iter().enumerate() {
                     if g >= gain_threshold {
                         hpos[h] = j;
                         hgr[h] = g;
@@ -946,7 +1026,7 @@ fn evaluate_range(
                     }
                 }
                 hits_threshold = gain_threshold;
-                hits_order = (order, positive);
+                hits_key = key;
                 have_hits = true;
             }
             values[out + m] = metric_from_hits(
@@ -957,7 +1037,7 @@ fn evaluate_range(
                 ap_norm,
                 ideal,
                 grades,
-                n,
+                len,
                 hpos,
                 hgr,
                 h,
@@ -1226,5 +1306,48 @@ mod tests {
             .collect();
         let (v, _) = evaluate_users(&q, &r, &[1], &[0], &specs, 2, 1, &disc(2));
         assert_eq!(v, vec![0.75, 0.5]);
+    }
+
+    #[test]
+    fn trec_kinds_depth_and_judged_only() {
+        use crate::trec_measures::{BPREF, NUM_REL, NUM_REL_RET, NUM_RET, UNJUDGED};
+        // user 0 judged items 0 (grade 1), 1 (grade 0), 2 (grade -1: unjudged); ranked:
+        // 3 (absent), then 1 and 0 tied, then 2. trec order: the tie by key descending
+        // (item 0, key 1, first). User 1 is absent from the run.
+        let q = Judged {
+            offsets: &[0, 3, 5],
+            items: &[0, 1, 2, 0, 1],
+            grades: &[1.0, 0.0, -1.0, 2.0, 1.0],
+            desc: &[1.0, 0.0, -1.0, 2.0, 1.0],
+        };
+        let r = Ranked {
+            offsets: &[0, 4],
+            items: &[3, 1, 0, 2],
+            scores: &[0.9, 0.5, 0.5, 0.1],
+            keys: &[1.0, 0.0, 2.0, 3.0],
+        };
+        let row = |kind, k, ties, depth, judged_only| {
+            let mut s = spec(kind, k, ties);
+            s[S_DEPTH] = depth;
+            s[S_JUDGED_ONLY] = judged_only;
+            s
+        };
+        let rows = [
+            row(NUM_REL_RET, 2, TIES_TREC, 0, 0),  // absent, 1: 1
+            row(NUM_REL_RET, 2, TIES_INPUT, 0, 0), // absent, 0: 0
+            row(NUM_RET, 0, TIES_TREC, 3, 0),      // depth 3
+            row(NUM_RET, 0, TIES_TREC, 0, 1),      // judged only: 1, 0
+            row(UNJUDGED, 0, TIES_TREC, 0, 0),     // absent and -1: 2 of 4
+            row(PRECISION, 1, TIES_TREC, 0, 1),    // judged only: 1 first
+            row(PRECISION, 1, TIES_TREC, 1, 0),    // depth 1: the absent item
+            row(BPREF, 0, TIES_TREC, 0, 1),        // the relevant item above
+            row(NUM_REL, 0, TIES_TREC, 0, 0),      // user 1: 2 relevant
+        ];
+        let specs: Vec<i64> = rows.iter().flatten().copied().collect();
+        let d = disc(4);
+        let (v, _) = evaluate_users(&q, &r, &[0, 1, 2], &[0, -1], &specs, 4, 2, &d);
+        assert_eq!(&v[..9], &[1.0, 0.0, 3.0, 2.0, 0.5, 1.0, 0.0, 1.0, 1.0]);
+        // user 1, absent: trec_eval's -c values
+        assert_eq!(&v[9..], &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0]);
     }
 }

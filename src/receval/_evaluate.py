@@ -364,12 +364,12 @@ def ranked_values(
         )  # fmt: skip
     import numba
 
-    from ._kernels._topk import _evaluate_users
+    from ._kernels._topk import evaluate_users
 
     # one table over run items per thread, holding qrels rows (int32 when they fit)
     slot_type = np.int32 if q.n_rows < 2**31 else np.int64
     slots = np.full((int(numba.config.NUMBA_NUM_THREADS), len(r.item_ids)), -1, dtype=slot_type)
-    return _evaluate_users(
+    return evaluate_users(
         q.offsets, q.items, q.grades, q.grades_desc,
         r.offsets, r.items, r.scores, r_keys, item_map, user_map, table,
         max_len, n_chunks, disc, slots,

@@ -6,7 +6,9 @@ the ideal DCG). A ``Run`` is a CSR over its users with the items of each user
 in ranked order (score descending, input order within ties) and their scores.
 The kernels that build both containers are in :mod:`receval._kernels._ranked_csr`.
 
-``_evaluate_users`` walks every qrels user in parallel, looks up the grade of
+``_evaluate_users`` (through ``evaluate_users``, which first rejects what it
+does not compute: trec_eval's measures, depth, judged-only, float parameters and
+custom gains are the compiled core's only) walks every qrels user in parallel, looks up the grade of
 each recommended item once, and computes every requested metric (each a row of
 ``specs``) from that one vector of grades: all @k values in a single pass.
 """
@@ -26,6 +28,7 @@ from ._topk_codes import (
     EMPTY_SKIP,
     F1,
     GAIN_BINARY,
+    GAIN_CUSTOM,
     GAIN_EXPONENTIAL,
     HIT_RATIO,
     IDCG,
@@ -36,13 +39,16 @@ from ._topk_codes import (
     RECALL,
     RR,
     S_AP_NORM,
+    S_DEPTH,
     S_EMPTY,
     S_GAIN,
     S_GAIN_THRESHOLD,
     S_IDEAL,
+    S_JUDGED_ONLY,
     S_K,
     S_KIND,
     S_MISSING_SKIP,
+    S_PARAMS,
     S_POSITIVE_SCORES,
     S_THRESHOLD,
     S_TIES,
@@ -50,6 +56,7 @@ from ._topk_codes import (
     TIES_AVERAGE,
     TIES_ID_ASCENDING,
     TIES_TREC,
+    TREC_KINDS,
 )
 
 
@@ -537,3 +544,49 @@ def _evaluate_users(
                     n_rel, q_desc, qa, qb, cand, disc,
                 )  # fmt: skip
     return values, aux
+
+
+def evaluate_users(
+    q_offsets: np.ndarray,
+    q_items: np.ndarray,
+    q_grades: np.ndarray,
+    q_desc: np.ndarray,
+    r_offsets: np.ndarray,
+    r_items: np.ndarray,
+    r_scores: np.ndarray,
+    r_keys: np.ndarray,
+    item_map: np.ndarray,
+    user_map: np.ndarray,
+    specs: np.ndarray,
+    max_len: int,
+    n_chunks: int,
+    disc: np.ndarray,
+    slots: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``_evaluate_users`` for spec rows of the original metric kinds (0..13).
+
+    Raises ``NotImplementedError`` for what only the compiled core computes:
+    trec_eval's measures (kinds 14..40), a depth, judged-only, float parameters and
+    custom gain tables.
+    """
+    specs = np.asarray(specs)
+    kinds = specs[:, S_KIND]
+    trec = np.isin(kinds, TREC_KINDS)
+    extra = (specs[:, S_DEPTH] != 0) | (specs[:, S_JUDGED_ONLY] != 0)
+    extra |= (specs[:, S_PARAMS:] != 0).any(axis=1) | (specs[:, S_GAIN] == GAIN_CUSTOM)
+    if trec.any() or extra.any():
+        m = int(np.flatnonzero(trec | extra)[0])
+        what = (
+            f"metric kind {int(kinds[m])} (trec_eval's measures, kinds 14..40)"
+            if trec[m]
+            else "a depth, judged-only, float parameters or a custom gain table"
+        )
+        raise NotImplementedError(
+            f"evaluate_users: the numba kernels compute the original ranking metrics only; "
+            f"spec row {m} has {what}. Got RECEVAL_KERNELS=numba; use the compiled core "
+            f"(unset RECEVAL_KERNELS) for this metric."
+        )
+    return _evaluate_users(
+        q_offsets, q_items, q_grades, q_desc, r_offsets, r_items, r_scores, r_keys,
+        item_map, user_map, specs, max_len, n_chunks, disc, slots,
+    )  # fmt: skip

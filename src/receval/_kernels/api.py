@@ -37,7 +37,7 @@ b, seed, n_chunks)``        resamples of the users
 ``stream_start``            replicate b's stream state      ``_stats._stream_start``
 ``stream_word``             word t of a stream              ``_stats._stream_word``
 ``mix64``                   SplitMix64's output function    ``_stats._mix64``
-``evaluate_users``          every top-K metric of every     ``_topk._evaluate_users``
+``evaluate_users``          every top-K metric of every     ``_topk.evaluate_users``
                             user (the core takes no
                             ``slots``)
 ``user_metric``             one metric of one user, every   ``_topk._user_metric``
@@ -138,7 +138,7 @@ NUMBA: dict[str, tuple[str, str]] = {
     "flip_tables": ("_stats", "_flip_tables"),
     "sign_flip_sums": ("_stats", "_sign_flip_sums"),
     "bootstrap_means": ("_stats", "_bootstrap_means"),
-    "evaluate_users": ("_topk", "_evaluate_users"),
+    "evaluate_users": ("_topk", "evaluate_users"),
     "user_metric": ("_topk", "_user_metric"),
     "metric_from_hits": ("_topk", "_metric_from_hits"),
     "idcg": ("_topk", "_idcg"),

@@ -1,0 +1,311 @@
+"""Parity of the core's ranking kernel with the trec_eval binary on random inputs.
+
+Writes random qrels and run files (ties in double and in single precision only,
+items absent from the qrels, negative grades, queries absent from the run), runs
+``trec_eval -q`` on them with ``-m all_trec`` and with parameterised measures, under
+the options ``-l`` (relevance level), ``-M`` (depth), ``-J`` (judged only) and ``-c``
+(queries absent from the run count 0), and compares every per-query line of every
+measure the kernel computes (the trec kinds and the original ones) with the
+kernel's value printed the way trec_eval prints it (``%.4f``, counts as integers).
+
+Not a test of the suite: it needs the trec_eval binary (10.0), which CI lacks.
+
+    python benchmarks/parity_trec_eval.py --trec-eval /path/to/trec_eval --cases 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+import receval
+from receval._kernels import _topk_codes as codes
+from receval._kernels import compiled
+from receval.data._encode import lookup
+
+LEVELS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+RPREC_MULTS = [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]
+CUTOFFS = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
+COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+
+
+def spec_row(kind, *, k=0, threshold=1, params=(), gain=codes.GAIN_LINEAR, gain_threshold=None,
+             ap_norm=codes.AP_RELEVANT, depth=0, judged_only=False):  # fmt: skip
+    row = np.zeros(codes.N_SPEC_COLUMNS, dtype=np.int64)
+    row[codes.S_KIND] = kind
+    row[codes.S_K] = k
+    row[codes.S_THRESHOLD] = threshold
+    row[codes.S_GAIN_THRESHOLD] = threshold if gain_threshold is None else gain_threshold
+    row[codes.S_GAIN] = gain
+    row[codes.S_AP_NORM] = ap_norm
+    row[codes.S_TIES] = codes.TIES_TREC
+    row[codes.S_DEPTH] = depth
+    row[codes.S_JUDGED_ONLY] = int(judged_only)
+    p = np.zeros(codes.N_PARAMS)
+    p[: len(params)] = params
+    row[codes.S_PARAMS :] = p.view(np.int64)
+    return row
+
+
+def pairs_params(pairs):
+    out = [float(len(pairs))]
+    for grade, g in pairs:
+        out += [float(grade), float(g)]
+    return tuple(out)
+
+
+def all_trec(**c):
+    """trec_eval's name of each measure of ``-m all_trec`` the kernel computes, as a row."""
+    rows = {
+        "num_ret": spec_row(codes.NUM_RET, **c),
+        "num_rel": spec_row(codes.NUM_REL, **c),
+        "num_rel_ret": spec_row(codes.NUM_REL_RET, **c),
+        "num_nonrel_judged_ret": spec_row(codes.NUM_NONREL_JUDGED_RET, **c),
+        "bpref": spec_row(codes.BPREF, **c),
+        "infAP": spec_row(codes.INFAP, **c),
+        "11pt_avg": spec_row(codes.IPREC_AVG, **c),
+        "utility": spec_row(codes.UTILITY, params=(1.0, -1.0, 0.0, 0.0), **c),
+        "binG": spec_row(codes.BIN_G, **c),
+        "G": spec_row(codes.G, **c),
+        "ndcg_rel": spec_row(codes.NDCG_REL, **c),
+        "Rndcg": spec_row(codes.R_NDCG, **c),
+        "set_P": spec_row(codes.SET_PRECISION, **c),
+        "set_relative_P": spec_row(codes.SET_RELATIVE_PRECISION, **c),
+        "set_recall": spec_row(codes.SET_RECALL, **c),
+        "set_map": spec_row(codes.SET_AP, **c),
+        "set_F": spec_row(codes.SET_F, params=(1.0,), **c),
+        "rbp": spec_row(codes.RBP, params=(0.9,), **c),
+        "rbp_resid": spec_row(codes.RBP_RESID, params=(0.9,), **c),
+        # the original kinds, with trec_eval's conventions
+        "map": spec_row(codes.AP, **c),
+        "recip_rank": spec_row(codes.RR, **c),
+        "Rprec": spec_row(codes.R_PRECISION, **c),
+        "ndcg": spec_row(codes.NDCG, gain_threshold=1, **c),
+    }
+    for level in LEVELS:
+        rows[f"iprec_at_recall_{level:.2f}"] = spec_row(codes.IPREC_AT_RECALL, params=(level,), **c)
+    for mult in RPREC_MULTS:
+        rows[f"Rprec_mult_{mult:.2f}"] = spec_row(codes.RPREC_MULT, params=(mult,), **c)
+    for k in CUTOFFS:
+        rows[f"relative_P_{k}"] = spec_row(codes.RELATIVE_PRECISION, k=k, **c)
+        rows[f"P_{k}"] = spec_row(codes.PRECISION, k=k, **c)
+        rows[f"recall_{k}"] = spec_row(codes.RECALL, k=k, **c)
+        rows[f"map_cut_{k}"] = spec_row(codes.AP, k=k, **c)
+        rows[f"ndcg_cut_{k}"] = spec_row(codes.NDCG, k=k, gain_threshold=1, **c)
+    for k in (1, 5, 10):
+        rows[f"success_{k}"] = spec_row(codes.SUCCESS, k=k, **c)
+    for k in (5, 10, 20):
+        rows[f"unj_{k}"] = spec_row(codes.UNJUDGED, k=k, **c)
+    return rows
+
+
+def parameterised(rng, **c):
+    """Groups of (trec_eval options, rows by printed name) of parameterised measures."""
+    opts, rows = [], {}
+    levels = sorted({round(float(x), 2) for x in rng.choice(np.arange(0, 101) / 100, 3)})
+    opts += ["-m", "iprec_at_recall." + ",".join(f"{x:g}" for x in levels)]
+    for x in levels:
+        rows[f"iprec_at_recall_{x:.2f}"] = spec_row(codes.IPREC_AT_RECALL, params=(x,), **c)
+    avg = sorted({round(float(x), 2) for x in rng.choice(np.arange(0, 101) / 100, 4)})
+    text = ",".join(f"{x:g}" for x in avg)
+    opts += ["-m", f"11pt_avg.{text}"]
+    rows[f"11pt_avg_{text}"] = spec_row(codes.IPREC_AVG, params=(len(avg), *avg), **c)
+    mults = sorted({round(float(x), 2) for x in rng.choice(np.arange(1, 60) / 10, 3)})
+    opts += ["-m", "Rprec_mult." + ",".join(f"{x:g}" for x in mults)]
+    for x in mults:
+        rows[f"Rprec_mult_{x:.2f}"] = spec_row(codes.RPREC_MULT, params=(x,), **c)
+    u = [float(x) for x in rng.choice([-2.0, -1.0, -0.5, 0.0, 0.25, 1.0, 3.0], 4)]
+    text = ",".join(f"{x:g}" for x in u)
+    opts += ["-m", f"utility.{text}"]
+    rows[f"utility_{text}"] = spec_row(codes.UTILITY, params=(*u, 0.0), **c)
+    beta = float(rng.choice([0.25, 0.5, 2.0, 3.0]))
+    opts += ["-m", f"set_F.{beta:g}"]
+    rows[f"set_F_{beta:g}"] = spec_row(codes.SET_F, params=(beta,), **c)
+    # rbp alone: trec_eval's rbp reads its min and max gains uninitialised, so its
+    # value depends on what the measures computed before it left on the stack
+    p = float(rng.choice([0.5, 0.8, 0.95]))
+    rbp_opts = ["-m", f"rbp.p={p:g}", "-m", f"rbp_resid.p={p:g}"]
+    rbp_rows = {
+        f"rbp_p={p:g}": spec_row(codes.RBP, params=(p,), **c),
+        f"rbp_resid_p={p:g}": spec_row(codes.RBP_RESID, params=(p,), **c),
+    }
+    cuts = sorted({int(x) for x in rng.integers(1, 40, 2)})
+    text = ",".join(str(x) for x in cuts)
+    opts += ["-m", f"relative_P.{text}", "-m", f"unj.{text}"]
+    for k in cuts:
+        rows[f"relative_P_{k}"] = spec_row(codes.RELATIVE_PRECISION, k=k, **c)
+        rows[f"unj_{k}"] = spec_row(codes.UNJUDGED, k=k, **c)
+    # custom gain tables: grades 0..4 and gains with fractions (trec_eval sorts the
+    # table comparing the integer part of gain differences)
+    n_pairs = int(rng.integers(1, 4))
+    grades = [int(x) for x in rng.choice(np.arange(0, 5), n_pairs, replace=False)]
+    gains = [float(x) for x in rng.choice([0.0, 0.5, 1.5, 2.0, 3.0, 4.5, 9.0, -1.0], n_pairs)]
+    text = ",".join(f"{g}={x:g}" for g, x in zip(grades, gains, strict=True))
+    params = pairs_params(list(zip(grades, gains, strict=True)))
+    for name, kind in (("ndcg", codes.NDCG), ("G", codes.G), ("ndcg_rel", codes.NDCG_REL),
+                       ("Rndcg", codes.R_NDCG)):  # fmt: skip
+        opts += ["-m", f"{name}.{text}"]
+        rows[f"{name}_{text}"] = spec_row(kind, gain=codes.GAIN_CUSTOM, params=params, **c)
+    return [(opts, rows), (rbp_opts, rbp_rows)]
+
+
+def random_files(rng, directory: Path, float32_ties: bool = False):
+    n_q = int(rng.integers(1, 12))
+    n_docs = int(rng.integers(5, 120))
+    docs = [f"D{int(x)}" for x in rng.permutation(10 * n_docs)[:n_docs]]
+    qrels_lines, run_lines = [], []
+    pools = [[-1, 0, 1], [0, 1], [-1, 0, 1, 2, 3], [0, 1, 2, 4], [-2, 0, 0, 1, 2]]
+    grade_pool = pools[int(rng.integers(0, len(pools)))]
+    for qid in range(1, n_q + 1):
+        judged = rng.permutation(n_docs)[: int(rng.integers(1, n_docs + 1))]
+        grades = rng.choice(grade_pool, len(judged))
+        if (grades < 0).all():
+            grades[0] = 0  # trec_eval keeps stale levels for a query without grades >= 0
+        for d, g in zip(judged, grades, strict=True):
+            qrels_lines.append(f"{qid} 0 {docs[d]} {int(g)}")
+        if rng.random() < 0.15 and qid > 1:
+            continue  # absent from the run
+        n = int(rng.integers(1, n_docs + 1))
+        style = int(rng.choice([0, 1, 3] + ([2] if float32_ties else [])))
+        ranked = rng.permutation(n_docs)[:n]
+        if style == 0:
+            scores = rng.random(n)
+        elif style == 1:  # ties
+            scores = rng.choice(np.linspace(0.0, 1.0, int(rng.integers(1, 6))), n)
+        elif style == 2:  # equal in single precision only
+            scores = 1.0 + rng.integers(0, 3, n) * 1e-12 + rng.integers(0, 3, n)
+        else:
+            scores = rng.choice([-1.5, 0.0, 0.25, 0.25, 2.0], n)
+        for rank, (d, s) in enumerate(zip(ranked, scores, strict=True)):
+            run_lines.append(f"{qid} Q0 {docs[d]} {rank} {float(s)!r} run")
+    for extra in range(n_q + 1, n_q + 1 + int(rng.integers(0, 2))):  # only in the run
+        run_lines.append(f"{extra} Q0 {docs[0]} 0 1.0 run")
+    qrels = directory / "qrels"
+    run = directory / "run"
+    qrels.write_text("\n".join(qrels_lines) + "\n")
+    run.write_text("\n".join(run_lines) + "\n")
+    return qrels, run
+
+
+def trec_eval_lines(binary, options, qrels, run):
+    out = subprocess.run([binary, "-q", *options, str(qrels), str(run)],
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    lines = {}
+    for line in out.splitlines():
+        measure, qid, value = line.split()
+        if qid != "all":
+            lines[(measure, qid)] = value
+    return lines
+
+
+def core_values(qrels, run, rows):
+    core = compiled()
+    q = receval.Qrels.from_file(qrels, file_format="trec")
+    r = receval.Run.from_file(run, file_format="trec")
+    names = list(rows)
+    item_map = lookup(q.item_ids, r.item_ids).astype(np.int32)
+    user_map = lookup(q.user_ids, r.user_ids).astype(np.int32)
+    table = np.ascontiguousarray(np.stack([rows[m] for m in names]))
+    max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
+    depth = max(max_len, int(np.diff(q.offsets).max()))
+    disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
+    values, _ = core.evaluate_users(
+        q.offsets, q.items.astype(np.int32), q.grades, q.grades_desc,
+        r.offsets, r.items.astype(np.int32), r.scores, r.trec_keys, item_map, user_map,
+        table, max_len, 2, disc,
+    )  # fmt: skip
+    return {
+        (name, str(user)): values[i, j]
+        for j, name in enumerate(names)
+        for i, user in enumerate(q.user_ids)
+    }
+
+
+def printed(measure, value):
+    if math.isnan(value):
+        return "nan"
+    if measure in COUNTS:
+        return str(int(value))
+    return f"{value:.4f}"
+
+
+def family(measure):
+    """The measure's name without its parameters (relative_P_5 -> relative_P)."""
+    for prefix in ("iprec_at_recall", "Rprec_mult", "relative_P", "P", "recall", "map_cut",
+                   "ndcg_cut", "success", "unj", "11pt_avg", "utility", "set_F", "rbp_resid",
+                   "rbp", "ndcg_rel", "ndcg", "Rndcg", "G"):  # fmt: skip
+        if measure == prefix or measure.startswith(prefix + "_"):
+            return prefix
+    return measure
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trec-eval", default="/tmp/trec_eval_src/trec_eval")
+    ap.add_argument("--cases", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--float32-ties", action="store_true",
+                    help="also scores equal in single precision only (trec_eval 10.0 compares "
+                    "doubles; ties='trec' compares them in single precision)")  # fmt: skip
+    args = ap.parse_args(argv)
+    if compiled() is None:
+        sys.exit("receval._core is not built")
+    compared, bad = Counter(), Counter()
+    skipped = 0
+    examples = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in range(args.cases):
+            rng = np.random.default_rng([args.seed, case])
+            qrels, run = random_files(rng, Path(tmp), args.float32_ties)
+            in_run = {line.split()[0] for line in run.read_text().splitlines()}
+            threshold = int(rng.choice([1, 1, 2, 0]))
+            depth = int(rng.choice([0, 0, 3, 10]))
+            judged_only = bool(rng.random() < 0.3)
+            options = ["-c", f"-l{threshold}"]
+            if depth:
+                options.append(f"-M{depth}")
+            if judged_only:
+                options.append("-J")
+            common = dict(threshold=threshold, depth=depth, judged_only=judged_only)
+            groups = [(["-m", "all_trec"], all_trec(**common)), *parameterised(rng, **common)]
+            for opts, rows in groups:
+                want = trec_eval_lines(args.trec_eval, options + opts, qrels, run)
+                got = core_values(qrels, run, rows)
+                for (measure, qid), text in want.items():
+                    if measure not in rows:
+                        continue
+                    if qid not in in_run and measure.startswith(("utility_", "rbp_resid_")):
+                        # -c: trec_eval zeroes utility and rbp_resid of a query absent
+                        # from the run by name, so not when they carry parameters
+                        skipped += 1
+                        continue
+                    mine = printed(measure, got[(measure, qid)])
+                    expected = "nan" if text.lstrip("-") == "nan" else text
+                    compared[family(measure)] += 1
+                    if mine != expected:
+                        bad[family(measure)] += 1
+                        if len(examples) < 30:
+                            examples.append((case, " ".join(options + opts), measure, qid,
+                                             mine, expected))  # fmt: skip
+    width = max(len(m) for m in compared)
+    for measure in sorted(compared):
+        print(f"{measure:<{width}}  {compared[measure]:7d} lines  {bad[measure]:5d} differ")
+    for case, opts, measure, qid, mine, expected in examples:
+        print(f"case {case} [{opts}] {measure} query {qid}: receval {mine}, trec_eval {expected}")
+    total_bad = sum(bad.values())
+    print(
+        f"{sum(compared.values())} lines compared, {total_bad} differ ({skipped} lines of "
+        "parameterised utility / rbp_resid of queries absent from the run not compared)"
+    )
+    return 1 if total_bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -8,9 +8,15 @@ the options ``-l`` (relevance level), ``-M`` (depth), ``-J`` (judged only) and `
 measure the kernel computes (the trec kinds and the original ones) with the
 kernel's value printed the way trec_eval prints it (``%.4f``, counts as integers).
 
+With ``--cli``, the whole output of ``receval trec-eval`` (:func:`receval.trec_eval.trec_eval`)
+is compared with the binary's, byte for byte, under random options (``-q``, ``-c``, ``-n``,
+``-l``, ``-M``, ``-J``) and measures (``all_trec`` and parameterised forms); where trec_eval
+stops with an error (a qrels query absent from the run without ``-c``), receval must too.
+
 Not a test of the suite: it needs the trec_eval binary (10.0), which CI lacks.
 
-    python benchmarks/parity_trec_eval.py --trec-eval /path/to/trec_eval --cases 200
+    python benchmarks/parity_trec_eval.py --trec-eval "$(bash benchmarks/build_trec_eval.sh)" --cases 200
+    python benchmarks/parity_trec_eval.py --trec-eval PATH --cases 200 --cli
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ def spec_row(kind, *, k=0, threshold=1, params=(), gain=codes.GAIN_LINEAR, gain_
     row[codes.S_GAIN_THRESHOLD] = threshold if gain_threshold is None else gain_threshold
     row[codes.S_GAIN] = gain
     row[codes.S_AP_NORM] = ap_norm
-    row[codes.S_TIES] = codes.TIES_TREC
+    row[codes.S_TIES] = codes.TIES_ID_DESCENDING  # trec_eval 10.0 compares doubles
     row[codes.S_DEPTH] = depth
     row[codes.S_JUDGED_ONLY] = int(judged_only)
     p = np.zeros(codes.N_PARAMS)
@@ -246,8 +252,62 @@ def family(measure):
     return measure
 
 
+_CLI_MEASURES = [
+    ["-m", "all_trec"],
+    ["-m", "official", "-m", "P.3,7", "-m", "ndcg.1=3,2=9", "-m", "relstring.5"],
+    ["-m", "iprec_at_recall.0.25,0.5", "-m", "11pt_avg.0.2,0.8", "-m", "set_F.0.5",
+     "-m", "rbp.p=0.95", "-m", "success.2", "-m", "Rprec_mult.0.5", "-m", "map_cut.3"],
+]  # fmt: skip
+
+
+def cli_parity(args) -> int:
+    """``receval trec-eval`` against the binary, whole outputs byte for byte."""
+    from receval.exceptions import RecevalError
+    from receval.trec_eval import trec_eval
+
+    same = differ = both_fail = 0
+    examples = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in range(args.cases):
+            rng = np.random.default_rng([args.seed, case, 1])
+            qrels, run = random_files(rng, Path(tmp), True)
+            options = [o for o in ("-q", "-c", "-n") if rng.random() < 0.6]
+            options.append(f"-l{int(rng.choice([1, 1, 2, 0]))}")
+            if rng.random() < 0.3:
+                options.append(f"-M{int(rng.choice([3, 10]))}")
+            if rng.random() < 0.3:
+                options.append("-J")
+            measures = _CLI_MEASURES[int(rng.integers(0, len(_CLI_MEASURES)))]
+            argv = [*options, *measures, str(qrels), str(run)]
+            binary = subprocess.run([args.trec_eval, *argv], capture_output=True, text=True)
+            try:
+                mine = trec_eval(argv)
+            except RecevalError as exc:
+                mine = None
+                error = str(exc)
+            if binary.returncode != 0 and mine is None:
+                both_fail += 1
+            elif binary.returncode == 0 and mine == binary.stdout:
+                same += 1
+            else:
+                differ += 1
+                if len(examples) < 10:
+                    want = binary.stdout.splitlines() if binary.returncode == 0 else []
+                    got = mine.splitlines() if mine is not None else [f"error: {error}"]
+                    bad = [(w, g) for w, g in zip(want, got, strict=False) if w != g][:3]
+                    examples.append((case, " ".join(argv[:-2]), binary.returncode, bad))
+    for case, opts, rc, bad in examples:
+        print(f"case {case} [{opts}] trec_eval exit {rc}: {bad}")
+    print(
+        f"{same + differ + both_fail} command lines: {same} outputs identical, {both_fail} "
+        f"refused by both, {differ} differ"
+    )
+    return 1 if differ else 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cli", action="store_true", help="compare receval trec-eval's output")
     ap.add_argument("--trec-eval", default="/tmp/trec_eval_src/trec_eval")
     ap.add_argument("--cases", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
@@ -257,6 +317,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if compiled() is None:
         sys.exit("receval._core is not built")
+    if args.cli:
+        return cli_parity(args)
     compared, bad = Counter(), Counter()
     skipped = 0
     examples = []

@@ -395,7 +395,12 @@ fn trec_order<'py>(
         "trec_order: scores and items must hold rows a..a+n".to_string()
     })?;
     check_codes("trec_order", "items", &it[a..a + n], k.len())?;
-    let perm = ranking::trec_order(s, it, k, a, n, ascending);
+    let rule = if ascending {
+        ranking::TIES_ID_ASCENDING
+    } else {
+        ranking::TIES_TREC
+    };
+    let perm = ranking::trec_order(s, it, k, a, n, rule);
     Ok(perm
         .into_iter()
         .map(|p| p as i64)

@@ -117,6 +117,8 @@ pub const TIES_AVERAGE: i64 = 1;
 pub const TIES_INPUT: i64 = 2;
 /// ties broken by item id ascending
 pub const TIES_ID_ASCENDING: i64 = 3;
+/// ties broken by item id descending, scores compared as doubles (trec_eval 10.0)
+pub const TIES_ID_DESCENDING: i64 = 4;
 
 /// Gain of a grade: 0 below `threshold`, else 1, `2^grade - 1` or the grade.
 #[inline(always)]
@@ -179,22 +181,23 @@ pub fn trec_order_into(
     item_keys: &[f64],
     a: usize,
     n: usize,
-    ascending: bool,
+    rule: i64,
     perm: &mut [usize],
     block: &mut Vec<(f64, usize)>,
 ) {
     for (j, p) in perm[..n].iter_mut().enumerate() {
         *p = j;
     }
+    let ascending = rule == TIES_ID_ASCENDING;
     let mut t = 0;
     while t < n {
         let mut e = t + 1;
-        if ascending {
-            while e < n && scores[a + e] == scores[a + t] {
+        if rule == TIES_TREC {
+            while e < n && scores[a + e] as f32 == scores[a + t] as f32 {
                 e += 1;
             }
         } else {
-            while e < n && scores[a + e] as f32 == scores[a + t] as f32 {
+            while e < n && scores[a + e] == scores[a + t] {
                 e += 1;
             }
         }
@@ -215,22 +218,21 @@ pub fn trec_order_into(
 }
 
 /// Permutation of rows `a..a+n` (score descending, input order in ties) that breaks
-/// ties by `item_keys[items]` descending (trec_eval: document id descending), or
-/// ascending with `ascending`. The descending rule compares scores in single
-/// precision (trec_eval stores scores as C floats); the ascending rule as doubles.
+/// ties by `item_keys[items]`: `rule` is [`TIES_TREC`] (id descending, scores
+/// compared in single precision, as trec_eval 9 and pytrec_eval), [`TIES_ID_DESCENDING`]
+/// (id descending, scores compared as doubles, as trec_eval 10.0) or
+/// [`TIES_ID_ASCENDING`] (id ascending, doubles).
 pub fn trec_order(
     scores: &[f64],
     items: &[i32],
     item_keys: &[f64],
     a: usize,
     n: usize,
-    ascending: bool,
+    rule: i64,
 ) -> Vec<usize> {
     let mut perm = vec![0usize; n];
     let mut block = Vec::new();
-    trec_order_into(
-        scores, items, item_keys, a, n, ascending, &mut perm, &mut block,
-    );
+    trec_order_into(scores, items, item_keys, a, n, rule, &mut perm, &mut block);
     perm
 }
 
@@ -687,6 +689,7 @@ struct Scratch {
     input: Vec<f64>,
     trec: Vec<f64>,
     ascending: Vec<f64>,
+    descending: Vec<f64>,
     positive: Vec<f64>,
     /// a metric's list after depth and judged-only, and its scores
     view: Vec<f64>,
@@ -712,6 +715,7 @@ impl Scratch {
             input: vec![0.0; m],
             trec: vec![0.0; m],
             ascending: vec![0.0; m],
+            descending: vec![0.0; m],
             positive: vec![0.0; m],
             view: vec![0.0; m],
             view_scores: vec![0.0; m],
@@ -736,6 +740,7 @@ enum Order {
     Input,
     Trec,
     Ascending,
+    Descending,
 }
 
 /// The metrics of qrels users `u0..u1` into `values` and `aux` (rows of n_metrics).
@@ -757,12 +762,15 @@ fn evaluate_range(
     let spec = |m: usize, c: usize| specs[m * N_SPEC_COLUMNS + c];
     let mut need_trec = false;
     let mut need_ascending = false;
+    let mut need_descending = false;
     for m in 0..n_metrics {
         need_trec |= spec(m, S_TIES) == TIES_TREC;
         need_ascending |= spec(m, S_TIES) == TIES_ID_ASCENDING;
+        need_descending |= spec(m, S_TIES) == TIES_ID_DESCENDING;
     }
     need_trec &= !r.keys.is_empty();
     need_ascending &= !r.keys.is_empty();
+    need_descending &= !r.keys.is_empty();
     for (u, &ru) in user_map.iter().enumerate().take(u1).skip(u0) {
         let out = (u - u0) * n_metrics;
         let (qa, qb) = (q.offsets[u] as usize, q.offsets[u + 1] as usize);
@@ -811,7 +819,7 @@ fn evaluate_range(
                     r.keys,
                     a,
                     n,
-                    false,
+                    TIES_TREC,
                     &mut s.perm,
                     &mut s.block,
                 );
@@ -820,23 +828,38 @@ fn evaluate_range(
                 }
             }
         }
-        let mut ascending_differs = false;
-        if need_ascending && n > 1 {
-            ascending_differs = scores.windows(2).any(|w| w[1] == w[0]);
-            if ascending_differs {
-                trec_order_into(
-                    r.scores,
-                    r.items,
-                    r.keys,
-                    a,
-                    n,
-                    true,
-                    &mut s.perm,
-                    &mut s.block,
-                );
-                for j in 0..n {
-                    s.ascending[j] = s.input[s.perm[j]];
-                }
+        let double_ties =
+            (need_ascending || need_descending) && n > 1 && scores.windows(2).any(|w| w[1] == w[0]);
+        let ascending_differs = need_ascending && double_ties;
+        if ascending_differs {
+            trec_order_into(
+                r.scores,
+                r.items,
+                r.keys,
+                a,
+                n,
+                TIES_ID_ASCENDING,
+                &mut s.perm,
+                &mut s.block,
+            );
+            for j in 0..n {
+                s.ascending[j] = s.input[s.perm[j]];
+            }
+        }
+        let descending_differs = need_descending && double_ties;
+        if descending_differs {
+            trec_order_into(
+                r.scores,
+                r.items,
+                r.keys,
+                a,
+                n,
+                TIES_ID_DESCENDING,
+                &mut s.perm,
+                &mut s.block,
+            );
+            for j in 0..n {
+                s.descending[j] = s.input[s.perm[j]];
             }
         }
         let mut rel_threshold = 0.0; // threshold of the cached n_rel, valid when have_rel
@@ -893,11 +916,14 @@ fn evaluate_range(
                 order = Order::Trec;
             } else if ties == TIES_ID_ASCENDING && ascending_differs {
                 order = Order::Ascending;
+            } else if ties == TIES_ID_DESCENDING && descending_differs {
+                order = Order::Descending;
             }
             let Scratch {
                 input,
                 trec,
                 ascending,
+                descending,
                 positive: positive_buf,
                 view,
                 view_scores,
@@ -913,6 +939,7 @@ fn evaluate_range(
                 Order::Input => input,
                 Order::Trec => trec,
                 Order::Ascending => ascending,
+                Order::Descending => descending,
             };
             let mut grades: &[f64] = &base[..n];
             let mut list_scores: &[f64] = scores;
@@ -1202,18 +1229,17 @@ mod tests {
         let scores = [0.5, 0.5, 0.5, 0.1];
         let items = [0, 1, 2, 3];
         let keys = [0.0, 2.0, 1.0, 3.0];
-        assert_eq!(
-            trec_order(&scores, &items, &keys, 0, 4, false),
-            [1, 2, 0, 3]
-        );
-        assert_eq!(trec_order(&scores, &items, &keys, 0, 4, true), [0, 2, 1, 3]);
-        // equal in float32 only: tied for the descending rule
+        let order =
+            |s: &[f64], k: &[f64], rule| trec_order(s, &items[..s.len()], k, 0, s.len(), rule);
+        assert_eq!(order(&scores, &keys, TIES_TREC), [1, 2, 0, 3]);
+        assert_eq!(order(&scores, &keys, TIES_ID_DESCENDING), [1, 2, 0, 3]);
+        assert_eq!(order(&scores, &keys, TIES_ID_ASCENDING), [0, 2, 1, 3]);
+        // equal in float32 only: tied for trec_eval 9's rule, not for the double rules
         let close = [1.0, 1.0 + 1e-12];
-        assert_eq!(
-            trec_order(&close, &[0, 1], &[0.0, 1.0], 0, 2, false),
-            [1, 0]
-        );
-        assert_eq!(trec_order(&close, &[0, 1], &[0.0, 1.0], 0, 2, true), [0, 1]);
+        let keys = [0.0, 1.0];
+        assert_eq!(order(&close, &keys, TIES_TREC), [1, 0]);
+        assert_eq!(order(&close, &keys, TIES_ID_DESCENDING), [0, 1]);
+        assert_eq!(order(&close, &keys, TIES_ID_ASCENDING), [0, 1]);
     }
 
     #[test]

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _validation as v
 from ._kernels import _topk_codes as codes
-from ._registry import MetricSpec, parse_metric
+from ._registry import REGISTRY, MetricSpec, parse_metric
 from ._states import MeanState, mean_state
 from ._validation import check_option
 from .conventions import FIELDS, Conventions, resolve_conventions
@@ -54,9 +54,12 @@ _TIES = {
     "average": codes.TIES_AVERAGE,
     "input": codes.TIES_INPUT,
     "id_ascending": codes.TIES_ID_ASCENDING,
+    "id_descending": codes.TIES_ID_DESCENDING,
 }
 # metrics whose expected value over tie orders receval does not compute
-_NO_AVERAGE_TIES = {"map"}
+_NO_AVERAGE_TIES = {"map"} | {
+    name for name, info in REGISTRY.items() if info.kind in codes.TREC_KINDS
+}
 # 2.0**1024 overflows float64
 _MAX_EXPONENTIAL_GRADE = 1024
 
@@ -191,10 +194,13 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
         _POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold
     )
     row[codes.S_POSITIVE_SCORES] = int(conv.hit_scores == "positive")
-    if conv.depth or conv.judged_only:
-        raise InvalidParameterError(
-            f"Metric {spec}: depth and judged_only are not computed yet; leave them at 0 / False."
-        )
+    row[codes.S_DEPTH] = conv.depth
+    row[codes.S_JUDGED_ONLY] = int(conv.judged_only)
+    params = spec.float_params()
+    if "gains" in dict(spec.args):
+        row[codes.S_GAIN] = codes.GAIN_CUSTOM  # the table is in the params
+    bits = np.asarray(params, dtype=np.float64).view(np.int64)
+    row[codes.S_PARAMS : codes.S_PARAMS + len(params)] = bits.tolist()
     return row
 
 
@@ -308,10 +314,10 @@ def prepare_metrics(
             profile, func, spec.name, spec.k is not None, spec.params, **conventions
         )
         conv = replace(base, **dict(spec.params)).validated(func)
-        if conv.ties == "average" and spec.name in _NO_AVERAGE_TIES:
+        if conv.ties == "average" and (spec.name in _NO_AVERAGE_TIES or "gains" in dict(spec.args)):
             raise InvalidParameterError(
                 f"Metric {text!r}: ties='average' (expected value over tie orders) is not "
-                f"available for {spec.name}; use ties='trec' or ties='input'."
+                f"available for {spec}; use ties='trec' or ties='input'."
             )
         specs[text] = spec
         convs[text] = conv
@@ -345,7 +351,9 @@ def ranked_values(
         )
     item_map = lookup(q.item_ids, r.item_ids)
     need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
-    need_ascending = any(c.ties == "id_ascending" for c in convs.values()) and r.has_ties
+    need_ascending = (
+        any(c.ties in ("id_ascending", "id_descending") for c in convs.values()) and r.has_ties
+    )
     r_keys = r.trec_keys if need_trec or need_ascending else np.empty(0)
     table = np.asarray([_spec_row(specs[t], convs[t]) for t in ranked], dtype=np.int64)
     table = table.reshape(len(ranked), codes.N_SPEC_COLUMNS)

@@ -151,6 +151,7 @@ _UTILITY = (
     Param("b", "float", "worth of a non-relevant item retrieved", -1.0),
     Param("c", "float", "worth of a relevant item not retrieved", 0.0),
     Param("d", "float", "worth of a non-relevant item not retrieved", 0.0),
+    Param("n_docs", "float", "documents in the collection (trec_eval's -N; for d)", 0.0, 0.0),
 )
 
 REGISTRY: dict[str, MetricInfo] = {
@@ -450,7 +451,8 @@ REGISTRY: dict[str, MetricInfo] = {
         MetricInfo(
             "judged",
             codes.JUDGED,
-            "share of the top k present in the qrels, 1 - unjudged",
+            "share of the top min(k, list length) present in the qrels, a negative grade "
+            "counting as judged (ir_measures' Judged@k; ties by item id ascending)",
             source="ir_measures",
         ),
         MetricInfo(

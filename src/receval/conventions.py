@@ -21,9 +21,12 @@ gain_grades        which grades earn their gain: ``"relevant"`` (grade >=
                    the threshold of the binary measures)
 rel_threshold      grade at or above which an item is relevant (default 1)
 ties               ``"trec"``: score descending, then item id descending as
-                   strings, scores compared in single precision (trec_eval);
+                   strings, scores compared in single precision (trec_eval 9,
+                   pytrec_eval);
                    ``"average"``: expected value over all orders of tied
                    items (scikit-learn); ``"input"``: stable input order;
+                   ``"id_descending"``: item id descending as strings,
+                   scores compared as doubles (trec_eval 10.0);
                    ``"id_ascending"``: item id ascending as strings
                    (ir_measures' RR@k)
 missing_users      users in the qrels but absent from the run: ``"zero"``
@@ -62,7 +65,7 @@ __all__ = ["PROFILES", "PROFILE_METRICS", "Conventions", "resolve_conventions"]
 CHOICES: dict[str, tuple[str, ...]] = {
     "ap_normalizer": ("relevant", "min_k", "hits"),
     "gain": ("linear", "exponential", "binary"),
-    "ties": ("trec", "average", "input", "id_ascending"),
+    "ties": ("trec", "average", "input", "id_ascending", "id_descending"),
     "missing_users": ("zero", "skip", "error"),
     "empty_users": ("skip", "zero", "one", "error"),
     "ideal": ("judged", "candidates"),

@@ -108,11 +108,13 @@ def evaluate(
         "exponential": 2**grade - 1; "binary": 1 for every relevant item).
     rel_threshold : int, default=None
         Grade at or above which an item is relevant (default 1).
-    ties : {"trec", "average", "input", "id_ascending"}, default=None
+    ties : {"trec", "average", "input", "id_ascending", "id_descending"}, default=None
         Order of tied scores (default "trec": item id descending, scores
         compared in single precision). "average" is the expected value over all
         orders of the tied items; it is not available for ``map``.
-        "id_ascending": item id ascending (ir_measures' RR@k).
+        "id_ascending": item id ascending (ir_measures' RR@k). "id_descending": item
+        id descending with scores compared as doubles (trec_eval 10.0; "trec" compares
+        them in single precision, as trec_eval 9 and pytrec_eval).
     missing_users : {"zero", "skip", "error"}, default=None
         Qrels users absent from the run (default "zero").
     empty_users : {"skip", "zero", "one", "error"}, default=None

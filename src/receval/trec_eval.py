@@ -514,8 +514,15 @@ def _zscore(
     return 0.0 if value == mean else _MISSING_Z
 
 
+def _real(x: float) -> str:
+    """A value as trec_eval's ``%6.4f`` prints it (0/0 of C on x86 prints ``-nan``)."""
+    return f"{'-nan':>6}" if math.isnan(x) else f"{x:6.4f}"
+
+
 # ------------------------------------------------------------------ relstring
-def _relstrings(q: Any, r: Any, users: list[Any], length: int, o: TrecEvalOptions) -> list[str]:
+def _relstrings(
+    q: Any, r: Any, users: list[Any], length: int, bare: bool, o: TrecEvalOptions
+) -> list[str]:
     """trec_eval's ``relstring`` of each user: one character per document of the top
     ``length`` (its grade 0-9, ``>`` above 9, ``-`` absent from the qrels, ``.`` a
     negative grade), in trec_eval's order, after ``-M`` and ``-J``."""
@@ -529,12 +536,13 @@ def _relstrings(q: Any, r: Any, users: list[Any], length: int, o: TrecEvalOption
     for u in users:
         i = run_user.get(u)
         if i is None:
-            out.append("")
+            # -c: trec_eval ranks one document absent from the qrels for the query, and
+            # clears the string only under the bare name relstring
+            out.append("" if bare or o.judged_only else "-"[:length])
             continue
         a, b = int(r.offsets[i]), int(r.offsets[i + 1])
         items = r.items[a:b]
-        scores = r.scores[a:b].astype(np.float32)
-        order = np.lexsort((-keys[items], -scores))
+        order = np.lexsort((-keys[items], -r.scores[a:b]))  # trec_eval 10.0: doubles
         ids = r.item_ids[items[order]].tolist()
         if o.max_retrieved:
             ids = ids[: o.max_retrieved]
@@ -577,13 +585,22 @@ def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
         raise InvalidParameterError(
             f"trec-eval -T {o.results_format}: unknown results format; use -T trec_results."
         )
-    run_path = "/dev/stdin" if o.run == "-" else o.run
-    for path in (o.qrels, run_path):
-        if not os.path.exists(path):
+    for path in (o.qrels, o.run):
+        if path != "-" and not os.path.exists(path):
             raise InvalidParameterError(f"trec-eval: {path}: no such file.")
     q = Qrels.from_file(o.qrels, file_format="trec")
-    r = Run.from_file(run_path, file_format="trec")
-    return q, r
+    if o.run != "-":
+        return q, Run.from_file(o.run, file_format="trec")
+    # the run from standard input, through a temporary file (the reader maps files)
+    import shutil
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, "run")
+        with open(path, "wb") as fh:
+            shutil.copyfileobj(sys.stdin.buffer, fh)
+        return q, Run.from_file(path, file_format="trec")
 
 
 def trec_eval(argv: Sequence[str]) -> str:
@@ -643,7 +660,7 @@ def trec_eval(argv: Sequence[str]) -> str:
     report = None
     if metrics:
         report = evaluate(
-            q, r, metrics, profile="trec_eval", rel_threshold=o.level,
+            q, r, metrics, profile="trec_eval", ties="id_descending", rel_threshold=o.level,
             missing_users="zero" if o.complete else "skip", depth=o.max_retrieved,
             judged_only=o.judged_only,
         )  # fmt: skip
@@ -677,7 +694,7 @@ def trec_eval(argv: Sequence[str]) -> str:
     if o.per_query and any(v.measure.printed == "relstring" for v in values):
         given = next(g for m, g in selected if m.name == "relstring")
         length = _atol(_split_list(given)[0]) if given else 10
-        relstrings = _relstrings(q, r, [users[i] for i in order], length, o)
+        relstrings = _relstrings(q, r, [users[i] for i in order], length, given is None, o)
     lines: list[str] = []
     if o.per_query:
         for j, qid in enumerate(evaluated):
@@ -690,7 +707,7 @@ def trec_eval(argv: Sequence[str]) -> str:
                 elif kind == "count" and zscores is None:
                     lines.append(f"{v.name:<22}\t{qid}\t{int(per_user[v.name][j])}")
                 else:
-                    lines.append(f"{prefix}{v.name:<22}\t{qid}\t{per_user[v.name][j]:6.4f}")
+                    lines.append(f"{prefix}{v.name:<22}\t{qid}\t{_real(per_user[v.name][j])}")
     if o.summary:
         for v in values:
             kind, name = v.measure.printed, v.measure.name
@@ -701,19 +718,24 @@ def trec_eval(argv: Sequence[str]) -> str:
                 continue
             if name == "num_q":
                 total = float(len(evaluated))
-            elif zscores is None:
-                total = report.mean[v.metric]  # type: ignore[union-attr]
-                if name == "num_rel" and o.complete:
+            else:
+                # trec_eval adds the queries' values one by one in double precision, in
+                # query order, then divides (sums the counts; gm_*: exp of the mean log)
+                values_in_order = per_user[v.name].tolist()
+                if zscores is None and name.startswith("gm_"):
+                    values_in_order = [math.log(max(x, 1e-5)) for x in values_in_order]
+                total = 0.0
+                for x in values_in_order:
+                    total += x
+                if kind != "count":
+                    total /= len(evaluated)
+                if name.startswith("gm_"):
+                    total = math.exp(total)
+                if name == "num_rel" and o.complete and zscores is None:
                     # trec_eval's num_rel with -c counts the qrels' grades above 0
                     total = float((np.asarray(q.grades) > 0).sum())
-            elif kind == "count":
-                total = math.fsum(per_user[v.name])  # trec_eval sums the counts' z-scores
-            elif name.startswith("gm_"):
-                total = math.exp(math.fsum(per_user[v.name]) / len(evaluated))
-            else:
-                total = math.fsum(per_user[v.name]) / len(evaluated)
             if zscores is None and (kind == "count" or name == "num_q"):
                 lines.append(f"{v.name:<22}\tall\t{int(total)}")
             else:
-                lines.append(f"{prefix}{v.name:<22}\tall\t{total:6.4f}")
+                lines.append(f"{prefix}{v.name:<22}\tall\t{_real(total)}")
     return "".join(line + "\n" for line in lines)

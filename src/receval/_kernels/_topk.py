@@ -55,6 +55,7 @@ from ._topk_codes import (
     SUCCESS,
     TIES_AVERAGE,
     TIES_ID_ASCENDING,
+    TIES_ID_DESCENDING,
     TIES_TREC,
     TREC_KINDS,
 )
@@ -574,12 +575,14 @@ def evaluate_users(
     trec = np.isin(kinds, TREC_KINDS)
     extra = (specs[:, S_DEPTH] != 0) | (specs[:, S_JUDGED_ONLY] != 0)
     extra |= (specs[:, S_PARAMS:] != 0).any(axis=1) | (specs[:, S_GAIN] == GAIN_CUSTOM)
+    extra |= specs[:, S_TIES] == TIES_ID_DESCENDING
     if trec.any() or extra.any():
         m = int(np.flatnonzero(trec | extra)[0])
         what = (
             f"metric kind {int(kinds[m])} (trec_eval's measures, kinds 14..40)"
             if trec[m]
-            else "a depth, judged-only, float parameters or a custom gain table"
+            else "a depth, judged-only, float parameters, a custom gain table or "
+            "ties='id_descending'"
         )
         raise NotImplementedError(
             f"evaluate_users: the numba kernels compute the original ranking metrics only; "

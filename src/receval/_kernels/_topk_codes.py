@@ -35,7 +35,7 @@ MAX_GAIN_PAIRS = 7
 EMPTY_ZERO, EMPTY_SKIP, EMPTY_ONE = 0, 1, 2
 AP_RELEVANT, AP_MIN_K, AP_HITS = 0, 1, 2
 IDEAL_JUDGED, IDEAL_CANDIDATES = 0, 1
-TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING = 0, 1, 2, 3
+TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING, TIES_ID_DESCENDING = 0, 1, 2, 3, 4
 
 # trec_eval's measures (and ir_measures' that trec_eval lacks), computed by the core's
 # ``trec_measures`` from a user's graded list (grades in the metric's order, -inf for

@@ -44,6 +44,7 @@ __all__ = [
     "TrecMeasure",
     "parse_trec_eval_args",
     "trec_eval",
+    "trec_eval_metrics",
 ]
 
 # ------------------------------------------------------------------ the measures
@@ -466,6 +467,41 @@ def _values(measure: TrecMeasure, given: str | None) -> list[_Value]:
             pairs.append((key, _atof(value)))
         return [_Value(measure, name, measure.metric(pairs))]
     return [_Value(measure, name, measure.metric(None))]
+
+
+def trec_eval_metrics(measures: Sequence[str] = ("official",)) -> dict[str, str]:
+    """The receval metric string of every value trec_eval prints for ``-m`` arguments.
+
+    Parameters
+    ----------
+    measures : sequence of str, default=("official",)
+        trec_eval's ``-m`` arguments: names, names with parameters (``P.5,10``) or
+        nicknames (``official``, ``all_trec``, ``set``).
+
+    Returns
+    -------
+    dict of str to str
+        Each printed name (``P_5``) to its metric string (``precision@5``), in
+        trec_eval's order; ``runid`` and ``relstring``, which are not numbers, are
+        left out. Evaluate them with ``receval.evaluate(..., profile="trec_eval",
+        ties="id_descending")`` (trec_eval 10.0 compares scores as doubles).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown measure or bad parameters, as ``receval trec-eval -m`` reports them.
+
+    Examples
+    --------
+    >>> from receval.trec_eval import trec_eval_metrics
+    >>> for name, metric in trec_eval_metrics(["P.5,10", "gm_map", "iprec_at_recall.0.1"]).items():
+    ...     print(name, metric)
+    gm_map gm_map
+    iprec_at_recall_0.10 iprec(recall=0.1)
+    P_5 precision@5
+    P_10 precision@10
+    """
+    return {v.name: v.metric for m, g in _select(measures) for v in _values(m, g) if v.metric}
 
 
 # ------------------------------------------------------------------ z-scores

@@ -5,17 +5,20 @@ directory and diffs the output against an expected file. The inputs and the
 expected files are copied unchanged into ``data/trec_eval/`` (gzipped when over
 200 kB) and ``commands.json`` lists the commands (options, files, Makefile
 line). For every line ``measure <TAB> query <TAB> value`` of an expected file
-whose measure receval has, receval computes the same value with
-``profile="trec_eval"`` and the command's options, and it must print the same:
-within 5e-5 and the same ``f"{x:.4f}"`` string (trec_eval prints ``%6.4f``).
-Measures receval does not have are listed under ``not_applicable`` in
+(but ``runid`` and ``relstring``, which are not numbers), ``receval.evaluate``
+computes the same value with ``profile="trec_eval"``, ``ties="id_descending"``
+(trec_eval 10.0 compares scores as doubles) and the command's options, and it must
+print the same: within 5e-5 and the same ``f"{x:.4f}"`` string (trec_eval prints
+``%6.4f``; counts as integers). The metric of each printed name comes from
+:func:`receval.trec_eval.trec_eval_metrics` with the command's ``-m`` arguments.
+Commands receval does not read (preferences, judgment groups) and ``-Z`` (a
+transformation of the printed values, tested byte for byte in
+test_trec_eval_quicktest.py) are listed under ``not_applicable`` in
 ``commands.json``, with the reason.
 
 Options: ``-q`` only adds per-query lines; ``-c`` is ``missing_users="zero"``
-(else ``"skip"``); ``-l N`` is ``rel_threshold=N``; ``-M N`` keeps the first N
-documents of each query in trec_eval's order (score descending, then docno
-descending), which receval has no option for, so the run is cut before
-``evaluate``; ``-m`` only selects what is printed.
+(else ``"skip"``); ``-l N`` is ``rel_threshold=N``; ``-M N`` is ``depth=N``; ``-m``
+selects what is printed.
 """
 
 from __future__ import annotations
@@ -29,35 +32,22 @@ from pathlib import Path
 import pytest
 
 import receval
+from receval.trec_eval import trec_eval_metrics
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 SPEC = json.loads((DATA / "commands.json").read_text())
 COMMANDS = {c["id"]: c for c in SPEC["commands"]}
 
-# trec_eval measure -> receval metric string ("num_q" is the count of users averaged)
-_CUT = {
-    "P": "precision",
-    "recall": "recall",
-    "map_cut": "map",
-    "ndcg_cut": "ndcg",
-    "success": "success",
-}
-_PLAIN = {
-    "map": "map",
-    "ndcg": "ndcg",
-    "recip_rank": "mrr",
-    "Rprec": "r_precision",
-    "num_q": "num_q",
-}
-_CUT_RE = re.compile(r"(P|recall|map_cut|ndcg_cut|success)_(\d+)")
+
+def receval_metric(command_id: str, measure: str) -> str | None:
+    """The receval metric string of a printed trec_eval measure name (None: not a number)."""
+    return _metrics(command_id).get(measure)
 
 
-def receval_metric(measure: str) -> str | None:
-    """The receval metric string of a trec_eval measure name, None if receval lacks it."""
-    if measure in _PLAIN:
-        return _PLAIN[measure]
-    m = _CUT_RE.fullmatch(measure)
-    return f"{_CUT[m[1]]}@{int(m[2])}" if m else None
+@functools.cache
+def _metrics(command_id: str) -> dict[str, str]:
+    opts = parse_options(COMMANDS[command_id]["options"])
+    return trec_eval_metrics(opts["measures"] or ["official"])
 
 
 def read_expected(name: str) -> list[tuple[str, str, str]]:
@@ -73,7 +63,7 @@ def parse_options(options: list[str]) -> dict:
     """trec_eval's command line (its getopt string), as the receval conventions it sets."""
     opts, rest = getopt.getopt(options, "hvqm:cl:nD:JN:M:R:T:oZ:")
     assert not rest, rest
-    out = {"complete": False, "rel_level": 1, "max_ret": None, "per_query": False}
+    out = {"complete": False, "rel_level": 1, "max_ret": 0, "per_query": False, "measures": []}
     for flag, value in opts:
         if flag == "-c":
             out["complete"] = True
@@ -84,20 +74,10 @@ def parse_options(options: list[str]) -> dict:
         elif flag == "-q":
             out["per_query"] = True
         elif flag == "-m":
-            continue  # selects the printed measures: the expected file has them
+            out["measures"].append(value)
         else:  # -R, -Z, -J, -N ...: commands using them are not applicable
             raise AssertionError(f"option {flag} is not replayed")
     return out
-
-
-def cut_run(run: receval.Run, max_ret: int) -> receval.Run:
-    """trec_eval ``-M``: each query's first ``max_ret`` documents by score descending,
-    ties by docno descending (strcmp order: byte order of the ids), scores as doubles."""
-    cut = {}
-    for user, scores in run.to_dict().items():
-        order = sorted(scores, key=lambda d: (scores[d], str(d).encode()), reverse=True)
-        cut[user] = {d: scores[d] for d in order[:max_ret]}
-    return receval.Run.from_dict(cut, name=run.name)
 
 
 def _cases():
@@ -106,7 +86,7 @@ def _cases():
         if "not_applicable" in command:
             continue
         for measure, qid, value in read_expected(command["expected"]):
-            if receval_metric(measure) is not None:
+            if receval_metric(command["id"], measure) is not None:
                 cases.append((command["id"], measure, qid, value))
     return cases
 
@@ -136,25 +116,19 @@ def _evaluate(command_id: str):
     """The report of one command, or the exception that reading or evaluating raised."""
     command = COMMANDS[command_id]
     opts = parse_options(command["options"])
-    metrics = sorted(
-        {
-            receval_metric(m)
-            for m, _, _ in read_expected(command["expected"])
-            if receval_metric(m) not in (None, "num_q")
-        }
-    )
+    metrics = sorted(set(_metrics(command_id).values()))
     try:
         qrels = receval.Qrels.from_file(DATA / command["qrels"], file_format="trec")
         run = receval.Run.from_file(DATA / command["run"], file_format="trec")
-        if opts["max_ret"] is not None:
-            run = cut_run(run, opts["max_ret"])
         report = receval.evaluate(
             qrels,
             run,
             metrics,
             profile="trec_eval",
+            ties="id_descending",
             rel_threshold=opts["rel_level"],
             missing_users="zero" if opts["complete"] else "skip",
+            depth=opts["max_ret"],
         )
     except Exception as exc:  # every case of the command fails with it
         return exc
@@ -170,10 +144,7 @@ def _report(command_id: str):
 
 def receval_value(command_id: str, measure: str, qid: str):
     report = _report(command_id)
-    metric = receval_metric(measure)
-    if metric == "num_q":
-        first = next(iter(report.mean))
-        return report.n_users - report.n_users_skipped[first]
+    metric = receval_metric(command_id, measure)
     if qid == "all":
         return report.mean[metric]
     users = [str(u) for u in report.users.tolist()]
@@ -189,8 +160,8 @@ def receval_value(command_id: str, measure: str, qid: str):
 def test_quicktest_value(command, measure, qid, expected):
     got = receval_value(command, measure, qid)
     where = f"{COMMANDS[command]['source']['command']}: {measure} {qid}"
-    if measure == "num_q":
-        assert str(got) == expected, where
+    if measure.startswith("num_"):
+        assert str(int(got)) == expected, where
         return
     assert got == pytest.approx(float(expected), abs=5e-5), where
     assert f"{got:.4f}" == expected, where
@@ -217,20 +188,15 @@ def test_quicktest_queries(command):
 
 
 def test_every_measure_accounted_for():
-    """Each expected line is a case above or listed as not applicable, never dropped."""
-    listed = {(c["command"], c["measure"]) for c in SPEC["not_applicable"]["measures"]}
+    """Each expected line is a case above, a string (runid, relstring) or a line of a
+    command listed as not applicable, never dropped."""
     whole = {c["id"] for c in SPEC["commands"] if "not_applicable" in c}
     cases = {(c, m) for c, m, _, _ in CASES}
     for command in SPEC["commands"]:
         for measure, _, _ in read_expected(command["expected"]):
             key = (command["id"], measure)
-            assert command["id"] in whole or (key in cases) != (key in listed), key
-
-
-def test_cut_run_keeps_trec_eval_order():
-    run = receval.Run.from_dict({"q": {"a": 1.0, "b": 2.0, "c": 1.0, "d": 0.5}})
-    assert set(cut_run(run, 2).to_dict()["q"]) == {"b", "c"}  # c before a: docno descending
-    assert cut_run(run, 3).to_dict()["q"] == {"a": 1.0, "b": 2.0, "c": 1.0}
+            strings = measure == "runid" or measure.startswith("relstring")
+            assert command["id"] in whole or (key in cases) != strings, key
 
 
 def test_every_data_file_belongs_to_a_command():

@@ -15,7 +15,8 @@ stops with an error (a qrels query absent from the run without ``-c``), receval 
 
 Not a test of the suite: it needs the trec_eval binary (10.0), which CI lacks.
 
-    python benchmarks/parity_trec_eval.py --trec-eval "$(bash benchmarks/build_trec_eval.sh)" --cases 200
+    python benchmarks/parity_trec_eval.py --cases 200 \
+        --trec-eval "$(bash benchmarks/build_trec_eval.sh)"
     python benchmarks/parity_trec_eval.py --trec-eval PATH --cases 200 --cli
 """
 

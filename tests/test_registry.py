@@ -339,7 +339,8 @@ def test_unknown_convention_key():
         ),
         (
             "mrr(ties=random)",
-            "Metric 'mrr(ties=random)': ties must be one of ['average', 'id_ascending', 'input', "
+            "Metric 'mrr(ties=random)': ties must be one of ['average', 'id_ascending', "
+            "'id_descending', 'input', "
             "'trec']. "
             "Got 'random' instead.",
         ),
@@ -546,7 +547,8 @@ def test_invalid_convention_keywords():
     ):
         resolve_conventions(gain="quad")
     with _raises(
-        "The 'ties' parameter of my_func must be one of ['average', 'id_ascending', 'input', "
+        "The 'ties' parameter of my_func must be one of ['average', 'id_ascending', "
+        "'id_descending', 'input', "
         "'trec']. "
         "Got 'random' instead."
     ):

@@ -66,6 +66,12 @@ pub const S_IDEAL: usize = 5;
 pub const S_TIES: usize = 6;
 /// 1: users absent from the run are skipped
 pub const S_MISSING_SKIP: usize = 7;
+/// `S_MISSING_SKIP` values: a user absent from the run scores 0 on every metric
+pub const MISSING_ZERO: i64 = 0;
+/// ... is left out (nan)
+pub const MISSING_SKIP: i64 = 1;
+/// ... is evaluated as trec_eval -c evaluates it (counts still count the user)
+pub const MISSING_COMPLETE: i64 = 2;
 /// rule for users without a relevant item
 pub const S_EMPTY: usize = 8;
 /// threshold from which gains are earned
@@ -890,7 +896,7 @@ fn evaluate_range(
             } else {
                 EMPTY_ZERO
             };
-            if (ru < 0 && spec(m, S_MISSING_SKIP) == 1) || empty == EMPTY_SKIP {
+            if (ru < 0 && spec(m, S_MISSING_SKIP) == MISSING_SKIP) || empty == EMPTY_SKIP {
                 values[out + m] = f64::NAN;
                 continue;
             }
@@ -983,6 +989,10 @@ fn evaluate_range(
                 let mut params = [0.0f64; N_PARAMS];
                 for (j, p) in params.iter_mut().enumerate() {
                     *p = f64::from_bits(spec(m, S_PARAMS + j) as u64);
+                }
+                if trec_kind && ru < 0 && spec(m, S_MISSING_SKIP) != MISSING_COMPLETE {
+                    values[out + m] = 0.0; // every metric 0, the counts too
+                    continue;
                 }
                 if trec_kind && ru < 0 {
                     values[out + m] = trec_measures::missing_user_measure(

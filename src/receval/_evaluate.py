@@ -45,6 +45,12 @@ _GAINS = {
     "binary": codes.GAIN_BINARY,
 }
 _EMPTY = {"zero": codes.EMPTY_ZERO, "skip": codes.EMPTY_SKIP, "one": codes.EMPTY_ONE}
+# "error" raises after the kernel, which evaluates those users as "zero"
+_MISSING = {
+    "zero": codes.MISSING_ZERO,
+    "skip": codes.MISSING_SKIP,
+    "complete": codes.MISSING_COMPLETE,
+}
 # gain_grades="positive": every grade from 1 on earns its gain
 _POSITIVE_GRADES = 1
 _AP = {"relevant": codes.AP_RELEVANT, "min_k": codes.AP_MIN_K, "hits": codes.AP_HITS}
@@ -187,7 +193,7 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
     row[codes.S_AP_NORM] = _AP[conv.ap_normalizer]
     row[codes.S_IDEAL] = _IDEAL[conv.ideal]
     row[codes.S_TIES] = _TIES[conv.ties]
-    row[codes.S_MISSING_SKIP] = int(conv.missing_users == "skip")
+    row[codes.S_MISSING_SKIP] = _MISSING.get(conv.missing_users, codes.MISSING_ZERO)
     # "error" raises after the kernel, which evaluates those users as "zero"
     row[codes.S_EMPTY] = _EMPTY.get(conv.empty_users, codes.EMPTY_ZERO)
     row[codes.S_GAIN_THRESHOLD] = (

@@ -78,6 +78,9 @@ class Spelling:
     with_rel : str
         The metric it means instead when the string sets ``rel`` (or
         ``rel_threshold``): ir_measures' ``NumRet(rel=1)`` is ``NumRelRet``.
+    with_relative : str
+        The metric it means instead when the string sets ``relative=True``:
+        ir_measures' ``SetP(relative=True)`` is ``SetRelP``.
     """
 
     spelling: str
@@ -86,6 +89,7 @@ class Spelling:
     example: str = ""
     pattern: bool = False
     with_rel: str = ""
+    with_relative: str = ""
 
     @property
     def shown(self) -> str:
@@ -168,7 +172,9 @@ SPELLINGS: tuple[Spelling, ...] = (
     _literal("NumRel", "ir_measures", "num_rel"),
     Spelling("NumRet", "ir_measures", "num_ret", "NumRet", with_rel="num_rel_ret"),
     _literal("NumRelRet", "ir_measures", "num_rel_ret"),
-    _literal("SetP", "ir_measures", "set_precision"),
+    Spelling(
+        "SetP", "ir_measures", "set_precision", "SetP", with_relative="set_relative_precision"
+    ),
     _literal("SetRelP", "ir_measures", "set_relative_precision"),
     _literal("SetR", "ir_measures", "set_recall"),
     _literal("SetAP", "ir_measures", "set_ap"),
@@ -213,6 +219,9 @@ _PATTERNS = [(re.compile(s.spelling, re.IGNORECASE), s) for s in SPELLINGS if s.
 #: ``rel_threshold``; its ``dcg`` names the gain
 _KEYS = {"rel": "rel_threshold"}
 _SETS_REL = re.compile(r"(?:^|,)\s*rel(?:_threshold)?\s*=", re.IGNORECASE)
+_SETS_RELATIVE = re.compile(r"(?:^|,)\s*relative\s*=\s*true\s*(?:,|$)", re.IGNORECASE)
+#: ir_measures' relative=True/False of SetP, read by the spelling (SetRelP when true)
+_RELATIVE_OF = {"set_precision": "false", "set_relative_precision": "true"}
 _DCG = {"log2": "linear", "exp-log2": "exponential"}
 
 
@@ -411,6 +420,8 @@ def _spelling(
     if row is not None:
         if row.with_rel and _SETS_REL.search(params_text or ""):
             row = replace(row, metric=row.with_rel)
+        if row.with_relative and _SETS_RELATIVE.search(params_text or ""):
+            row = replace(row, metric=row.with_relative)
         return _target(row, {}, whole), k_text
     for regex, row in _PATTERNS:
         found = regex.fullmatch(written)
@@ -507,6 +518,13 @@ def _parse_params(
             key, value = "gain", _DCG[value.lower()]
         if key in own:
             args[key] = _param_value(own[key], value, whole)
+            continue
+        if key == "relative" and info.name in _RELATIVE_OF:
+            if value.lower() != _RELATIVE_OF[info.name]:
+                raise InvalidParameterError(
+                    f"Metric {whole!r}: relative={value} does not fit {info.name}; ir_measures' "
+                    f"SetP(relative=True) is set_relative_precision."
+                )
             continue
         if key not in FIELDS:
             if own:

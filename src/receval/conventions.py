@@ -31,7 +31,9 @@ ties               ``"trec"``: score descending, then item id descending as
                    (ir_measures' RR@k)
 missing_users      users in the qrels but absent from the run: ``"zero"``
                    (every metric 0), ``"skip"`` (left out of the means,
-                   trec_eval without -c), ``"error"``
+                   trec_eval without -c), ``"error"``, or ``"complete"``
+                   (trec_eval -c: 0 but the counts, num_q 1 and num_rel the
+                   user's relevant items)
 empty_users        users without a relevant item: ``"skip"`` (left out),
                    ``"zero"``, ``"one"`` (torchmetrics' ``empty_target_action=
                    "pos"``) or ``"error"``
@@ -66,7 +68,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "ap_normalizer": ("relevant", "min_k", "hits"),
     "gain": ("linear", "exponential", "binary"),
     "ties": ("trec", "average", "input", "id_ascending", "id_descending"),
-    "missing_users": ("zero", "skip", "error"),
+    "missing_users": ("zero", "skip", "error", "complete"),
     "empty_users": ("skip", "zero", "one", "error"),
     "ideal": ("judged", "candidates"),
     "gain_grades": ("relevant", "positive"),
@@ -228,6 +230,8 @@ PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
         # RR@k is computed by its msmarco provider: ties by document id ascending,
         # scores compared as doubles (RR without a cut-off is pytrec_eval's)
         "mrr@k": {"ties": "id_ascending"},
+        # Judged@k is its own provider's: the run sorted by score, then doc id ascending
+        "judged": {"ties": "id_ascending"},
         # exponential nDCG of the whole list is its ranx provider's: ties in input order
         "ndcg(gain=exponential)@all": {"ties": "input"},
     },

@@ -115,8 +115,10 @@ def evaluate(
         "id_ascending": item id ascending (ir_measures' RR@k). "id_descending": item
         id descending with scores compared as doubles (trec_eval 10.0; "trec" compares
         them in single precision, as trec_eval 9 and pytrec_eval).
-    missing_users : {"zero", "skip", "error"}, default=None
-        Qrels users absent from the run (default "zero").
+    missing_users : {"zero", "skip", "error", "complete"}, default=None
+        Qrels users absent from the run (default "zero": every metric 0).
+        "complete" is trec_eval's -c: 0, but ``num_q`` counts the user and
+        ``num_rel`` its relevant items.
     empty_users : {"skip", "zero", "one", "error"}, default=None
         Users without a relevant item (default "skip"): left out, scored 0,
         scored 1, or an error naming them.

@@ -697,7 +697,7 @@ def trec_eval(argv: Sequence[str]) -> str:
     if metrics:
         report = evaluate(
             q, r, metrics, profile="trec_eval", ties="id_descending", rel_threshold=o.level,
-            missing_users="zero" if o.complete else "skip", depth=o.max_retrieved,
+            missing_users="complete" if o.complete else "skip", depth=o.max_retrieved,
             judged_only=o.judged_only,
         )  # fmt: skip
     # with -c every qrels query is evaluated, without it every one is in the run:

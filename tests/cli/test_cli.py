@@ -340,7 +340,8 @@ def test_rank_errors(runner, files, tmp_path) -> None:
         ),
         (
             [*base, "--run", files["run_a"], "--ties", "random"],
-            "The 'ties' parameter of evaluate must be one of ['average', 'id_ascending', 'input', "
+            "The 'ties' parameter of evaluate must be one of ['average', 'id_ascending', "
+            "'id_descending', 'input', "
             "'trec']. "
             "Got 'random' instead.",
         ),

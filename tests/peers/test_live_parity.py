@@ -465,3 +465,43 @@ def test_trec_eval_scores_an_empty_ranking():
     assert all(v == 0.0 for v in expected["b"].values())
     report = evaluate(qrels, run, list(TREC_MEASURES), profile="trec_eval")
     _compare_trec(report, expected)
+
+
+def _trec_side_new():
+    """ir_measures' measures beyond the core ones that it gives to pytrec_eval (and
+    Judged@k, its own), each evaluated by receval from ir_measures' own spelling."""
+    im = _ir_measures()
+    measures = [
+        im.Bpref,
+        im.Bpref(rel=2),
+        im.infAP,
+        im.IPrec @ 0.1,
+        im.IPrec @ 0.5,
+        im.SetAP,
+        im.SetRelP,
+        im.NumQ,
+        im.NumRel,
+        im.NumRet,
+        im.NumRelRet,
+        im.SetF(beta=0.5),
+        im.Judged @ 10,
+        im.nDCG(judged_only=True) @ 10,
+        im.P(judged_only=True) @ 5,
+        im.AP(judged_only=True),
+    ]
+    return [(m, str(m)) for m in measures]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_ir_measures_new_measures_from_their_spellings(seed):
+    # bpref, infAP, IPrec, SetAP, SetRelP, the counts (summed over queries), SetF(beta),
+    # Judged@k and judged_only: each string as ir_measures writes it, read by receval's
+    # spelling table, with ir_measures' profile
+    pairs = _trec_side_new()
+    # ir_measures' Judged@k divides by zero on an empty ranking
+    qrels, run = random_case(seed, scores=_scores_of(seed), empty_rankings=False)
+    # asked together, ir_measures answers NumRet with NumRelRet's values: apart
+    for group in ([p for p in pairs if p[1] != "NumRet"], [p for p in pairs if p[1] == "NumRet"]):
+        per, aggregate = _peer_values(_ir_measures(), group, qrels, run)
+        report = evaluate(qrels, run, [t for _, t in group], profile="ir_measures")
+        _compare(report, group, per, aggregate, qrels)

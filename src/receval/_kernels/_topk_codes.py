@@ -33,6 +33,9 @@ GAIN_LINEAR, GAIN_EXPONENTIAL, GAIN_BINARY, GAIN_CUSTOM = 0, 1, 2, 3
 MAX_GAIN_PAIRS = 7
 # users without a relevant item: evaluated (every metric 0), skipped (nan) or given 1
 EMPTY_ZERO, EMPTY_SKIP, EMPTY_ONE = 0, 1, 2
+# users absent from the run (S_MISSING_SKIP): every metric 0, left out, or evaluated as
+# trec_eval -c does (one absent item ranked; num_q 1 and num_rel its relevant items)
+MISSING_ZERO, MISSING_SKIP, MISSING_COMPLETE = 0, 1, 2
 AP_RELEVANT, AP_MIN_K, AP_HITS = 0, 1, 2
 IDEAL_JUDGED, IDEAL_CANDIDATES = 0, 1
 TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING, TIES_ID_DESCENDING = 0, 1, 2, 3, 4

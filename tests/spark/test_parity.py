@@ -397,3 +397,19 @@ def test_log_loss_of_zero_weights_warns_like_in_memory(spark):
     with pytest.warns(UndefinedMetricWarning, match="every sample weight is zero"):
         got = rs.log_loss(spark.createDataFrame(pdf), "label", "prob", sample_weight="weight")
     assert np.isnan(got) and np.isnan(expected)
+
+
+@pytest.mark.parametrize("num_partitions", [None, 7])
+def test_evaluate_trec_measures_equal_in_memory(spark, num_partitions):
+    # trec_eval's and ir_measures' measures (sums, geometric means, parameters) run on
+    # Spark through the same definition
+    from tests.metrics.test_trec_measures_backends import TREC_METRICS
+
+    qrels, run = _ranking_frames(True)
+    q_df, r_df = spark.createDataFrame(qrels), spark.createDataFrame(run)
+    for conventions in ({"profile": "trec_eval"}, {"profile": "trec_eval", "depth": 5}):
+        expected = receval.evaluate(qrels, r_df.toPandas(), TREC_METRICS, **conventions)
+        got = rs.evaluate(q_df, r_df, TREC_METRICS, num_partitions=num_partitions, **conventions)
+        for text in TREC_METRICS:
+            want = expected.mean[text]
+            assert got.mean[text] == want or (np.isnan(want) and np.isnan(got.mean[text])), text

@@ -613,3 +613,23 @@ def test_python_dash_m_receval(files) -> None:
     )  # fmt: skip
     assert ok.returncode == 0, ok.stderr
     assert "ndcg@3" in json.loads(ok.stdout)[0]
+
+
+def test_rank_depth_and_judged_only_are_evaluates(runner):
+    # --depth and --judged-only are the conventions depth= and judged_only=
+    from receval import evaluate
+
+    data = Path(__file__).parent.parent / "peers" / "data" / "trec_eval"
+    qrels, run = str(data / "qrels.test"), str(data / "results.test")
+    result = invoke(
+        runner, "rank", "--qrels", qrels, "--run", run, "-m", "map", "-m", "P_10", "--depth",
+        "20", "--judged-only", "--profile", "trec_eval", "--format", "json",
+    )  # fmt: skip
+    record = json.loads(result.stdout)[0]
+    from receval import Qrels, Run
+
+    q, r = Qrels.from_file(qrels, file_format="trec"), Run.from_file(run, file_format="trec")
+    want = evaluate(q, r, ["map", "P_10"], profile="trec_eval", depth=20, judged_only=True)
+    assert record["map"] == want.mean["map"] and record["P_10"] == want.mean["P_10"]
+    plain = evaluate(q, r, ["map"], profile="trec_eval")
+    assert record["map"] != plain.mean["map"]

@@ -120,6 +120,24 @@ def rank(
             show_default=False,
         ),
     ] = None,
+    depth: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Only the first N items of each list count, for every metric (trec_eval's "
+            "-M; 0: all).",
+            show_default=False,
+        ),
+    ] = None,
+    judged_only: Annotated[
+        bool | None,
+        typer.Option(
+            "--judged-only/--all-items",
+            help="Remove the items absent from the user's qrels before any metric "
+            "(trec_eval's -J, ir_measures' judged_only).",
+            show_default=False,
+        ),
+    ] = None,
     baseline: Annotated[
         str | None,
         typer.Option(
@@ -167,6 +185,8 @@ def rank(
         "gain_grades": gain_grades,
         "zero_users": zero_users,
         "hit_scores": hit_scores,
+        "depth": depth,
+        "judged_only": judged_only,
     }
     with say.guard():
         # fail on a bad metric or option before reading any file

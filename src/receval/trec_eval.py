@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from ._trec_prefs import PREFS_COUNTS, PREFS_MEASURES
 from .exceptions import InvalidParameterError
 
 __all__ = [
@@ -189,6 +190,11 @@ MEASURES: tuple[TrecMeasure, ...] = (
         "set_F", "reals", "1.0", "real", lambda v: f"set_f(beta={_num(v[0])})" if v else "set_f"
     ),
     TrecMeasure("num_nonrel_judged_ret", "", "", "count", _fixed("num_nonrel_judged_ret")),
+    # preference measures (-R prefs, -R qrels_prefs): not receval metrics, see _trec_prefs
+    *(
+        TrecMeasure(name, "", "", "count" if name in PREFS_COUNTS else "real", _fixed(""))
+        for name in PREFS_MEASURES
+    ),
     TrecMeasure("rbp", "pairs", "", "real", _rbp("rbp")),
     TrecMeasure("rbp_resid", "pairs", "", "real", _rbp("rbp_resid")),
     TrecMeasure("unj", "cuts", "5,10,20", "real", lambda k: f"unjudged@{k}"),
@@ -196,15 +202,6 @@ MEASURES: tuple[TrecMeasure, ...] = (
 
 #: trec_eval measures receval does not compute, with the reason.
 UNSUPPORTED: dict[str, str] = {
-    **{
-        name: "it needs preference judgments (-R prefs or -R qrels_prefs)"
-        for name in (
-            "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-            "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
-            "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret",
-            "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
-        )
-    },
     **{
         name: "it needs judgment groups (-R qrels_jg)"
         for name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
@@ -224,8 +221,8 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
                  "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult",
                  "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P",
                  "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
-    "all_prefs": ("runid", "num_q", "prefs_num_prefs_poss"),
-    "prefs": ("runid", "num_q", "prefs_num_prefs_poss"),
+    "all_prefs": ("runid", "num_q", *PREFS_MEASURES),
+    "prefs": ("runid", "num_q", *PREFS_MEASURES[:6]),
     "qrels_jg": ("runid", "num_q", "map_avgjg"),
 }  # fmt: skip
 
@@ -602,12 +599,11 @@ def _relstrings(
 
 # ------------------------------------------------------------------ the run
 def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
+    from ._trec_prefs import read_prefs
     from .data._ranked import Qrels, Run
 
-    if o.rel_format != "qrels":
+    if o.rel_format not in ("qrels", "prefs", "qrels_prefs"):
         reason = {
-            "prefs": "preference judgments (the prefs_* measures)",
-            "qrels_prefs": "qrels read as preferences (the prefs_* measures)",
             "qrels_jg": "judgment groups (map_avgjg, P_avgjg, Rprec_mult_avgjg)",
         }.get(o.rel_format)
         if reason:
@@ -615,7 +611,8 @@ def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
                 f"trec-eval -R {o.rel_format}: receval does not read {reason}; use -R qrels."
             )
         raise InvalidParameterError(
-            f"trec-eval -R {o.rel_format}: unknown relevance format; use -R qrels."
+            f"trec-eval -R {o.rel_format}: unknown relevance format; use -R qrels, "
+            f"-R prefs or -R qrels_prefs."
         )
     if o.results_format != "trec_results":
         raise InvalidParameterError(
@@ -624,7 +621,10 @@ def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
     for path in (o.qrels, o.run):
         if path != "-" and not os.path.exists(path):
             raise InvalidParameterError(f"trec-eval: {path}: no such file.")
-    q = Qrels.from_file(o.qrels, file_format="trec")
+    if o.rel_format == "qrels":
+        q = Qrels.from_file(o.qrels, file_format="trec")
+    else:
+        q = read_prefs(o.qrels, qrels=o.rel_format == "qrels_prefs")
     if o.run != "-":
         return q, Run.from_file(o.run, file_format="trec")
     # the run from standard input, through a temporary file (the reader maps files)
@@ -676,6 +676,7 @@ def trec_eval(argv: Sequence[str]) -> str:
     P_1                   	all	0.0000
     P_2                   	all	0.5000
     """
+    from ._trec_prefs import prefs_columns
     from .evaluation import evaluate
 
     o = parse_trec_eval_args(argv)
@@ -683,6 +684,18 @@ def trec_eval(argv: Sequence[str]) -> str:
         raise InvalidParameterError("trec-eval -h: see `receval trec-eval -h`.")
     selected = _select(o.measures)
     values = [v for m, given in selected for v in _values(m, given)]
+    prefs = o.rel_format in ("prefs", "qrels_prefs")
+    for m, _ in selected:
+        if m.name not in ("runid", "num_q") and (m.name in PREFS_MEASURES) != prefs:
+            # as in trec_eval, a measure reads one relevance format only
+            raise InvalidParameterError(
+                f"trec-eval -m {m.name}: it needs preference judgments (-R prefs or "
+                f"-R qrels_prefs). Got -R {o.rel_format}."
+                if not prefs
+                else f"trec-eval -m {m.name}: it needs qrels (-R qrels). Got -R "
+                f"{o.rel_format}; with preferences ask for the prefs_* measures "
+                f"(-m all_prefs)."
+            )
     q, r = _read(o)
     if not o.complete:
         missing = sorted(set(q.user_ids.tolist()) - set(r.user_ids.tolist()))
@@ -692,7 +705,7 @@ def trec_eval(argv: Sequence[str]) -> str:
                 f"({len(missing)} such queries); pass -c to count them as 0, or remove them "
                 f"from the qrels."
             )
-    metrics = list(dict.fromkeys(v.metric for v in values if v.metric))
+    metrics = [] if prefs else list(dict.fromkeys(v.metric for v in values if v.metric))
     report = None
     if metrics:
         report = evaluate(
@@ -711,10 +724,15 @@ def trec_eval(argv: Sequence[str]) -> str:
     z_queries = {qid for qid, _ in zscores} if zscores else set()
     prefix = "Z" if zscores is not None else ""
     per_user: dict[str, np.ndarray] = {}
+    if prefs:
+        by_name = prefs_columns(q, r, evaluated, depth=o.max_retrieved, source=o.qrels)
     for v in values:
-        if not v.metric:
+        if prefs and v.measure.name in PREFS_MEASURES:
+            col = by_name[v.measure.name]
+        elif not v.metric or prefs:  # with preferences: runid and num_q
             continue
-        col = np.asarray(report.values[v.metric], dtype=np.float64)[order]  # type: ignore[union-attr]
+        else:
+            col = np.asarray(report.values[v.metric], dtype=np.float64)[order]  # type: ignore[union-attr]
         if zscores is not None:
             if v.measure.name.startswith("gm_"):
                 # trec_eval keeps log(max(value, 1e-5)) per query, then exp of the mean

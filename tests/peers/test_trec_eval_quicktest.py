@@ -4,9 +4,8 @@ The 15 commands of the quicktest target of trec_eval 10.0's Makefile (listed in
 ``data/trec_eval/commands.json`` with their Makefile lines) run through
 :func:`receval.trec_eval.trec_eval` and through the command line; the output
 must equal trec_eval's expected file of its ``test/`` directory byte for byte
-(the diff of the Makefile is empty). The commands on preference judgments and
-judgment groups, which receval does not read, must fail with an error that says
-so.
+(the diff of the Makefile is empty). The commands on judgment groups, which
+receval does not read, must fail with an error that says so.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from receval.trec_eval import trec_eval
 DATA = Path(__file__).parent / "data" / "trec_eval"
 SPEC = json.loads((DATA / "commands.json").read_text())
 COMMANDS = {c["id"]: c for c in SPEC["commands"]}
-NOT_READ = {"prefs", "prefs.comment", "qrels_prefs", "qrels_jg", "qrels_jg.comments"}
+NOT_READ = {"qrels_jg", "qrels_jg.comments"}
 
 
 def argv(command: dict) -> list[str]:
@@ -78,8 +77,10 @@ def test_command_line_prints_the_same_bytes(tmp_path: Path) -> None:
         (["-m", "ndcg.1"], "expected name=value pairs"),
         (["-M", "x"], "-M: expected an integer"),
         (["-x"], "option -x not recognized"),
-        (["-m", "prefs_simp"], "preference judgments"),
-        (["-R", "prefs"], "receval does not read preference"),
+        (["-m", "prefs_simp"], "it needs preference judgments (-R prefs or -R qrels_prefs)"),
+        (["-R", "prefs", "-m", "map"], "it needs qrels (-R qrels). Got -R prefs"),
+        (["-R", "qrels_prefs"], "-m num_ret: it needs qrels"),  # -m official
+        (["-R", "prefs_x"], "unknown relevance format"),
     ],
 )
 def test_bad_options_exit_2_naming_the_option(args: list[str], message: str) -> None:

@@ -327,17 +327,6 @@ def _pa_group(
     level_end = _run_ends([sub, lv])
     sub_end = _run_ends([sub])
     a, b = _block_pairs(level_end, sub_end)
-    adjacency = np.zeros((k, k), dtype=bool)
-    adjacency[loc[a], loc[b]] = True
-    reach = _closure(adjacency)
-    both_ways = reach & reach.T
-    if both_ways.any():
-        i, j = np.argwhere(both_ways)[0]
-        raise InputValidationError(
-            f"{where}the documents {names[u[i]]!r} and {names[u[j]]!r} are each "
-            f"preferred to the other (through its sub-groups); put contradicting "
-            f"judgments in different judgment groups."
-        )
     # each document's level: the last one given (in sub-group, decreasing level
     # order); a level of 0 after one above 0, or the reverse, is an error
     order = np.argsort(loc, kind="stable")
@@ -349,6 +338,17 @@ def _pa_group(
         raise InputValidationError(
             f"{where}the document {names[u[seq_doc[1:][clash][0]]]!r} has both level 0 "
             f"(nonrelevant) and a level above 0."
+        )
+    adjacency = np.zeros((k, k), dtype=bool)
+    adjacency[loc[a], loc[b]] = True
+    reach = _closure(adjacency)
+    both_ways = reach & reach.T
+    if both_ways.any():
+        i, j = np.argwhere(both_ways)[0]
+        raise InputValidationError(
+            f"{where}the documents {names[u[i]]!r} and {names[u[j]]!r} are each "
+            f"preferred to the other (through its sub-groups); put contradicting "
+            f"judgments in different judgment groups."
         )
     last_of_doc = np.append(np.flatnonzero(~same), len(seq_doc) - 1)
     level = seq_lv[last_of_doc]  # per document of u

@@ -18,10 +18,13 @@ z-scores with ``-Z``).
 
 Differences from the trec_eval binary, all on bad input: errors are reported on
 stderr as ``error: ...`` naming the option or file line, and exit with status 2
-(trec_eval exits 1 to 10 depending on where it stops). Preference judgments
-(``-R prefs``, ``-R qrels_prefs``: the ``prefs_*`` measures) and judgment groups
+(trec_eval exits 1 to 10 depending on where it stops). Judgment groups
 (``-R qrels_jg``: ``map_avgjg``, ``P_avgjg``, ``Rprec_mult_avgjg``) and ``yaap``
 are not computed: asking for them is an error that says so.
+
+Preference judgments (``-R prefs``, ``-R qrels_prefs``) give the ``prefs_*``
+measures, which are not receval metrics: :mod:`receval._trec_prefs` computes them
+per query, and this module prints them as the others.
 """
 
 from __future__ import annotations
@@ -147,8 +150,8 @@ def _relstring_length(values: list[float]) -> int:
 
 
 #: trec_eval 10.0's measures in its order (the order of its output), each with the
-#: receval metric of its values. Not computed: the preference and judgment-group
-#: measures, and ``yaap`` (see :data:`UNSUPPORTED`).
+#: receval metric of its values (none for the ``prefs_*`` measures). Not computed:
+#: the judgment-group measures and ``yaap`` (see :data:`UNSUPPORTED`).
 MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("runid", "", "", "runid", _fixed("")),
     TrecMeasure("num_q", "", "", "summary", _fixed("num_q")),
@@ -479,8 +482,8 @@ def trec_eval_metrics(measures: Sequence[str] = ("official",)) -> dict[str, str]
     -------
     dict of str to str
         Each printed name (``P_5``) to its metric string (``precision@5``), in
-        trec_eval's order; ``runid`` and ``relstring``, which are not numbers, are
-        left out. Evaluate them with ``receval.evaluate(..., profile="trec_eval",
+        trec_eval's order; ``runid`` and ``relstring``, which are not numbers, and
+        the ``prefs_*`` measures, which are not receval metrics, are left out. Evaluate them with ``receval.evaluate(..., profile="trec_eval",
         ties="id_descending")`` (trec_eval 10.0 compares scores as doubles).
 
     Raises

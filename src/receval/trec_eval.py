@@ -483,7 +483,8 @@ def trec_eval_metrics(measures: Sequence[str] = ("official",)) -> dict[str, str]
     dict of str to str
         Each printed name (``P_5``) to its metric string (``precision@5``), in
         trec_eval's order; ``runid`` and ``relstring``, which are not numbers, and
-        the ``prefs_*`` measures, which are not receval metrics, are left out. Evaluate them with ``receval.evaluate(..., profile="trec_eval",
+        the ``prefs_*`` measures, which are not receval metrics, are left out.
+        Evaluate them with ``receval.evaluate(..., profile="trec_eval",
         ties="id_descending")`` (trec_eval 10.0 compares scores as doubles).
 
     Raises

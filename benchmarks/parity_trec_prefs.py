@@ -34,7 +34,9 @@ def _docs(rng: np.random.Generator, k: int) -> list[str]:
     return [str(x) for x in rng.choice(NAMES, size=k, replace=False)]
 
 
-def prefs_file(rng: np.random.Generator, queries: list[str], qrels: bool) -> tuple[str, dict]:
+def prefs_file(
+    rng: np.random.Generator, queries: list[str], qrels: bool, negative: bool = False
+) -> tuple[str, dict]:
     """Random judgments, and each query's judged documents."""
     lines, judged = [], {}
     for qid in queries:
@@ -42,7 +44,8 @@ def prefs_file(rng: np.random.Generator, queries: list[str], qrels: bool) -> tup
         judged[qid] = pool
         for jg in range(int(rng.integers(1, 4))):
             jg_name = f"{jg}" if qrels else f"u{jg}"
-            truth = {d: int(rng.choice([0, 0, 1, 2, 3])) for d in pool}
+            choices = [0, 0, 1, 2, 3, -1] if negative else [0, 0, 1, 2, 3]
+            truth = {d: int(rng.choice(choices)) for d in pool}
             n_sub = 1 if qrels or rng.random() < 0.5 else int(rng.integers(2, 4))
             noisy = rng.random() < 0.05  # a level against the group's order: an error
             for sub in range(n_sub):
@@ -50,7 +53,7 @@ def prefs_file(rng: np.random.Generator, queries: list[str], qrels: bool) -> tup
                 # positive levels rescaled per sub-group: only the order counts
                 scale = float(rng.choice([1.0, 2.0, 0.5]))
                 for d in docs:
-                    level = truth[d] * scale if truth[d] else 0
+                    level = truth[d] * scale if truth[d] > 0 else truth[d]
                     if noisy and rng.random() < 0.3:
                         level = int(rng.integers(0, 4))
                     text = f"{level:g}"
@@ -85,6 +88,11 @@ def main() -> int:
     parser.add_argument("--trec-eval", required=True)
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--negative",
+        action="store_true",
+        help="also negative levels (outside the documented format: see the report)",
+    )
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     failures = agreed_errors = compared = 0
@@ -93,7 +101,7 @@ def main() -> int:
         for case in range(args.cases):
             qrels = rng.random() < 0.3
             queries = [f"q{j}" for j in range(int(rng.integers(1, 5)))]
-            text, judged = prefs_file(rng, queries, qrels)
+            text, judged = prefs_file(rng, queries, qrels, args.negative)
             extra = queries + (["q9"] if rng.random() < 0.2 else [])
             prefs = Path(tmp, "prefs")
             run = Path(tmp, "run")

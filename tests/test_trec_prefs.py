@@ -288,3 +288,16 @@ def test_rnonrel_ret_of_subgroups_keeps_as_many_nonrelevant_as_relevant_document
     v = measures(lines, ["c", "a", "d", "e"])
     assert v["prefs_avgjg_Rnonrel_ret"] == 0.5
     assert v["prefs_avgjg_Rnonrel"] == pytest.approx(1 / 3)
+
+
+def test_command_line_prefs_nickname(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from receval.cli import app
+
+    files = _files(tmp_path, "q1 0 a 1\nq1 0 b 0\n", "q1 Q0 b 1 2 r\nq1 Q0 a 2 1 r\n")
+    result = CliRunner().invoke(app, ["trec-eval", "-R", "qrels_prefs", "-m", "prefs", *files])
+    assert result.exit_code == 0, result.output
+    names = [line.split("\t")[0].rstrip() for line in result.stdout.splitlines()]
+    assert names == ["runid", "num_q", *PREFS_MEASURES[:6]]
+    assert "prefs_simp            \tall\t0.0000\n" in result.stdout  # b above a

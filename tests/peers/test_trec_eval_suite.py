@@ -16,7 +16,7 @@ transformation of the printed values, tested byte for byte in
 test_trec_eval_quicktest.py) are listed under ``not_applicable`` in
 ``commands.json``, with the reason.
 
-Options: ``-q`` only adds per-query lines; ``-c`` is ``missing_users="zero"``
+Options: ``-q`` only adds per-query lines; ``-c`` is ``missing_users="complete"``
 (else ``"skip"``); ``-l N`` is ``rel_threshold=N``; ``-M N`` is ``depth=N``; ``-m``
 selects what is printed.
 """
@@ -127,7 +127,7 @@ def _evaluate(command_id: str):
             profile="trec_eval",
             ties="id_descending",
             rel_threshold=opts["rel_level"],
-            missing_users="zero" if opts["complete"] else "skip",
+            missing_users="complete" if opts["complete"] else "skip",
             depth=opts["max_ret"],
         )
     except Exception as exc:  # every case of the command fails with it

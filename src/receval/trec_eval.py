@@ -757,12 +757,11 @@ def trec_eval(argv: Sequence[str]) -> str:
             else:
                 # trec_eval adds the queries' values one by one in double precision, in
                 # query order, then divides (sums the counts; gm_*: exp of the mean log)
-                values_in_order = per_user[v.name].tolist()
+                col = per_user[v.name]
                 if zscores is None and name.startswith("gm_"):
-                    values_in_order = [math.log(max(x, 1e-5)) for x in values_in_order]
-                total = 0.0
-                for x in values_in_order:
-                    total += x
+                    col = np.array([math.log(max(x, 1e-5)) for x in col.tolist()])
+                # cumsum adds left to right, as trec_eval's loop (np.sum is pairwise)
+                total = float(np.cumsum(col)[-1])
                 if kind != "count":
                     total /= len(evaluated)
                 if name.startswith("gm_"):

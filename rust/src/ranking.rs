@@ -837,35 +837,31 @@ fn evaluate_range(
         let double_ties =
             (need_ascending || need_descending) && n > 1 && scores.windows(2).any(|w| w[1] == w[0]);
         let ascending_differs = need_ascending && double_ties;
-        if ascending_differs {
-            trec_order_into(
-                r.scores,
-                r.items,
-                r.keys,
-                a,
-                n,
-                TIES_ID_ASCENDING,
-                &mut s.perm,
-                &mut s.block,
-            );
-            for j in 0..n {
-                s.ascending[j] = s.input[s.perm[j]];
-            }
-        }
         let descending_differs = need_descending && double_ties;
-        if descending_differs {
+        for (rule, differs) in [
+            (TIES_ID_ASCENDING, ascending_differs),
+            (TIES_ID_DESCENDING, descending_differs),
+        ] {
+            if !differs {
+                continue;
+            }
             trec_order_into(
                 r.scores,
                 r.items,
                 r.keys,
                 a,
                 n,
-                TIES_ID_DESCENDING,
+                rule,
                 &mut s.perm,
                 &mut s.block,
             );
+            let out = if rule == TIES_ID_ASCENDING {
+                &mut s.ascending
+            } else {
+                &mut s.descending
+            };
             for j in 0..n {
-                s.descending[j] = s.input[s.perm[j]];
+                out[j] = s.input[s.perm[j]];
             }
         }
         let mut rel_threshold = 0.0; // threshold of the cached n_rel, valid when have_rel

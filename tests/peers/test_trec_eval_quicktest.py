@@ -23,7 +23,7 @@ from receval.trec_eval import trec_eval
 DATA = Path(__file__).parent / "data" / "trec_eval"
 SPEC = json.loads((DATA / "commands.json").read_text())
 COMMANDS = {c["id"]: c for c in SPEC["commands"]}
-NOT_READ = {"prefs", "prefs.comment", "qrels_prefs", "qrels_jg", "qrels_jg.comments"}
+NOT_READ = {"prefs", "prefs.comment", "qrels_prefs"}
 
 
 def argv(command: dict) -> list[str]:

@@ -377,7 +377,7 @@ def jg_parity(args) -> int:
                 options.append(f"-M{int(rng.choice([3, 10]))}")
             if rng.random() < 0.3:
                 options.append("-J")
-            measures = _JG_MEASURES[int(rng.choice(len(_JG_MEASURES), p=[.3, .3, .2, .1, .1]))]
+            measures = _JG_MEASURES[int(rng.choice(len(_JG_MEASURES), p=[0.3, 0.3, 0.2, 0.1, 0.1]))]
             argv = [*options, *measures, str(qrels), str(run)]
             binary = subprocess.run([args.trec_eval, *argv], capture_output=True, text=True)
             try:

@@ -4,9 +4,9 @@ The 15 commands of the quicktest target of trec_eval 10.0's Makefile (listed in
 ``data/trec_eval/commands.json`` with their Makefile lines) run through
 :func:`receval.trec_eval.trec_eval` and through the command line; the output
 must equal trec_eval's expected file of its ``test/`` directory byte for byte
-(the diff of the Makefile is empty). The commands on preference judgments and
-judgment groups, which receval does not read, must fail with an error that says
-so.
+(the diff of the Makefile is empty), the judgment-group commands (``-R qrels_jg``)
+included. The commands on preference judgments, which receval does not read, must
+fail with an error that says so.
 """
 
 from __future__ import annotations

@@ -307,7 +307,7 @@ def test_reader_gzip(tmp_path: Path) -> None:
         ("q a d1 1\nq a d2 1 x\n", r"qrels_jg:2: expected 4 .* got 5"),
         ("q a d1 1\n\nq a d2 high\n", r"qrels_jg:3: the grade 'high' is not an integer"),
         ("q a d1 1\nq b d1 1\n# c\nq a d1 0\n", r"qrels_jg:4: group 'a' of query 'q' judges "
-         r"document 'd1' again \(first on line 1\); each group may judge a document once"),
+         r"document 'd1' again \(also on line 1\); each group may judge a document once"),
         ("# nothing\n\n", r"qrels_jg: no judgments; expected lines of 4"),
         ("", r"qrels_jg: no judgments"),
     ],

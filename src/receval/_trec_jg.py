@@ -155,7 +155,7 @@ def read_judgment_groups(path: str | os.PathLike[str]) -> JudgmentGroups:
         raise InputValidationError(
             f"{name}:{int(lines[later])}: group {groups[later].as_py()!r} of query "
             f"{queries[later].as_py()!r} judges document {docs[later].as_py()!r} again "
-            f"(first on line {int(lines[earlier])}); each group may judge a document once."
+            f"(also on line {int(lines[earlier])}); each group may judge a document once."
         )
     # rows by group: user k of the qrels is group k
     qrels = Qrels(pair_code[order].astype(np.int64), doc_ids[doc_code[order]], grade[order])
@@ -172,8 +172,8 @@ def _runs_of_groups(groups: JudgmentGroups, run: Any) -> Any:
     (user ``k``: group ``k``)."""
     from .data._ranked import Run
 
-    index = {u: i for i, u in enumerate(run.user_ids.tolist())}
-    at = np.array([index.get(u, -1) for u in groups.user_ids.tolist()], dtype=np.int64)
+    index = {str(u): i for i, u in enumerate(run.user_ids.tolist())}
+    at = np.array([index.get(str(u), -1) for u in groups.user_ids.tolist()], dtype=np.int64)
     source = at[groups.group_query]
     present = np.flatnonzero(source >= 0)
     if present.size == 0:

@@ -487,7 +487,9 @@ def trec_eval_metrics(measures: Sequence[str] = ("official",)) -> dict[str, str]
         Each printed name (``P_5``) to its metric string (``precision@5``), in
         trec_eval's order; ``runid`` and ``relstring``, which are not numbers, are
         left out. Evaluate them with ``receval.evaluate(..., profile="trec_eval",
-        ties="id_descending")`` (trec_eval 10.0 compares scores as doubles).
+        ties="id_descending")`` (trec_eval 10.0 compares scores as doubles); the
+        judgment-group measures (``map_avgjg``, ``P_avgjg_5``) are the metric of each
+        (query, group), averaged over the query's groups (``-R qrels_jg``).
 
     Raises
     ------

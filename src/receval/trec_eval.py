@@ -19,9 +19,10 @@ z-scores with ``-Z``).
 Differences from the trec_eval binary, all on bad input: errors are reported on
 stderr as ``error: ...`` naming the option or file line, and exit with status 2
 (trec_eval exits 1 to 10 depending on where it stops). Preference judgments
-(``-R prefs``, ``-R qrels_prefs``: the ``prefs_*`` measures) and judgment groups
-(``-R qrels_jg``: ``map_avgjg``, ``P_avgjg``, ``Rprec_mult_avgjg``) and ``yaap``
-are not computed: asking for them is an error that says so.
+(``-R prefs``, ``-R qrels_prefs``: the ``prefs_*`` measures) and ``yaap`` are not
+computed: asking for them is an error that says so. Judgment groups (``-R qrels_jg``:
+``map_avgjg``, ``P_avgjg``, ``Rprec_mult_avgjg``) are read and evaluated by
+:mod:`receval._trec_jg`, each (query, group) as one user of ``evaluate``.
 """
 
 from __future__ import annotations
@@ -146,8 +147,9 @@ def _relstring_length(values: list[float]) -> int:
 
 
 #: trec_eval 10.0's measures in its order (the order of its output), each with the
-#: receval metric of its values. Not computed: the preference and judgment-group
-#: measures, and ``yaap`` (see :data:`UNSUPPORTED`).
+#: receval metric of its values (the judgment-group measures: the metric of each
+#: (query, group), averaged over the query's groups). Not computed: the preference
+#: measures and ``yaap`` (see :data:`UNSUPPORTED`).
 MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("runid", "", "", "runid", _fixed("")),
     TrecMeasure("num_q", "", "", "summary", _fixed("num_q")),
@@ -189,6 +191,11 @@ MEASURES: tuple[TrecMeasure, ...] = (
         "set_F", "reals", "1.0", "real", lambda v: f"set_f(beta={_num(v[0])})" if v else "set_f"
     ),
     TrecMeasure("num_nonrel_judged_ret", "", "", "count", _fixed("num_nonrel_judged_ret")),
+    TrecMeasure("map_avgjg", "", "", "real", _fixed("map")),
+    TrecMeasure("P_avgjg", "cuts", _CUTS, "real", lambda k: f"precision@{k}"),
+    TrecMeasure(
+        "Rprec_mult_avgjg", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={_num(x)})"
+    ),
     TrecMeasure("rbp", "pairs", "", "real", _rbp("rbp")),
     TrecMeasure("rbp_resid", "pairs", "", "real", _rbp("rbp_resid")),
     TrecMeasure("unj", "cuts", "5,10,20", "real", lambda k: f"unjudged@{k}"),
@@ -204,10 +211,6 @@ UNSUPPORTED: dict[str, str] = {
             "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret",
             "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
         )
-    },
-    **{
-        name: "it needs judgment groups (-R qrels_jg)"
-        for name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
     },
     "yaap": "receval does not compute it",
 }  # fmt: skip
@@ -226,7 +229,7 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
                  "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
     "all_prefs": ("runid", "num_q", "prefs_num_prefs_poss"),
     "prefs": ("runid", "num_q", "prefs_num_prefs_poss"),
-    "qrels_jg": ("runid", "num_q", "map_avgjg"),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }  # fmt: skip
 
 _BY_NAME = {m.name: m for m in MEASURES}
@@ -484,7 +487,9 @@ def trec_eval_metrics(measures: Sequence[str] = ("official",)) -> dict[str, str]
         Each printed name (``P_5``) to its metric string (``precision@5``), in
         trec_eval's order; ``runid`` and ``relstring``, which are not numbers, are
         left out. Evaluate them with ``receval.evaluate(..., profile="trec_eval",
-        ties="id_descending")`` (trec_eval 10.0 compares scores as doubles).
+        ties="id_descending")`` (trec_eval 10.0 compares scores as doubles); the
+        judgment-group measures (``map_avgjg``, ``P_avgjg_5``) are the metric of each
+        (query, group), averaged over the query's groups (``-R qrels_jg``).
 
     Raises
     ------
@@ -602,20 +607,20 @@ def _relstrings(
 
 # ------------------------------------------------------------------ the run
 def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
+    from ._trec_jg import read_judgment_groups
     from .data._ranked import Qrels, Run
 
-    if o.rel_format != "qrels":
+    if o.rel_format not in ("qrels", "qrels_jg"):
         reason = {
             "prefs": "preference judgments (the prefs_* measures)",
             "qrels_prefs": "qrels read as preferences (the prefs_* measures)",
-            "qrels_jg": "judgment groups (map_avgjg, P_avgjg, Rprec_mult_avgjg)",
         }.get(o.rel_format)
         if reason:
             raise InvalidParameterError(
                 f"trec-eval -R {o.rel_format}: receval does not read {reason}; use -R qrels."
             )
         raise InvalidParameterError(
-            f"trec-eval -R {o.rel_format}: unknown relevance format; use -R qrels."
+            f"trec-eval -R {o.rel_format}: unknown relevance format; use -R qrels or -R qrels_jg."
         )
     if o.results_format != "trec_results":
         raise InvalidParameterError(
@@ -624,7 +629,10 @@ def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
     for path in (o.qrels, o.run):
         if path != "-" and not os.path.exists(path):
             raise InvalidParameterError(f"trec-eval: {path}: no such file.")
-    q = Qrels.from_file(o.qrels, file_format="trec")
+    if o.rel_format == "qrels_jg":
+        q = read_judgment_groups(o.qrels)
+    else:
+        q = Qrels.from_file(o.qrels, file_format="trec")
     if o.run != "-":
         return q, Run.from_file(o.run, file_format="trec")
     # the run from standard input, through a temporary file (the reader maps files)
@@ -676,12 +684,14 @@ def trec_eval(argv: Sequence[str]) -> str:
     P_1                   	all	0.0000
     P_2                   	all	0.5000
     """
+    from ._trec_jg import check_group_measures, evaluate_groups
     from .evaluation import evaluate
 
     o = parse_trec_eval_args(argv)
     if o.help:
         raise InvalidParameterError("trec-eval -h: see `receval trec-eval -h`.")
     selected = _select(o.measures)
+    check_group_measures(o.rel_format, [m.name for m, _ in selected])
     values = [v for m, given in selected for v in _values(m, given)]
     q, r = _read(o)
     if not o.complete:
@@ -695,7 +705,8 @@ def trec_eval(argv: Sequence[str]) -> str:
     metrics = list(dict.fromkeys(v.metric for v in values if v.metric))
     report = None
     if metrics:
-        report = evaluate(
+        score = evaluate_groups if o.rel_format == "qrels_jg" else evaluate
+        report = score(
             q, r, metrics, profile="trec_eval", ties="id_descending", rel_threshold=o.level,
             missing_users="complete" if o.complete else "skip", depth=o.max_retrieved,
             judged_only=o.judged_only,

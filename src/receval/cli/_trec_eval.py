@@ -34,10 +34,12 @@ tab, value). The values are receval.evaluate(..., profile="trec_eval").
   -m M    measures to print, repeated: a name (P, map, ndcg_cut, ...), a name
           with parameters (P.5,10  iprec_at_recall.0.1,0.5  ndcg.1=3,2=9
           utility.2,-1,0,0  rbp.p=0.95  relstring.20), or a set: official
-          (the default), all_trec, set
+          (the default), all_trec, set, qrels_jg
   -Z F    print z-scores against the per-query means and deviations of F
           (lines: query measure mean stddev)
-  -R F    relevance format: qrels (prefs, qrels_prefs, qrels_jg are not read)
+  -R F    relevance format: qrels, or qrels_jg (lines: query group docno
+          grade; map_avgjg, P_avgjg, Rprec_mult_avgjg average over the groups)
+          (prefs, qrels_prefs are not read)
   -T F    results format: trec_results
   -h      this help
 

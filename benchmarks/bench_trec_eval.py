@@ -30,31 +30,21 @@ import tempfile
 import time
 
 from _harness import environment, peer_versions, replace_section
-from bench_core import write_run
+from bench_core import PYTREC_READ, write_run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PY = sys.executable
 
-PYTREC = r"""
-import sys, json, pytrec_eval
-def read(path, run):
-    out = {}
-    with open(path) as fh:
-        for line in fh:
-            f = line.split()
-            if not f:
-                continue
-            if run:
-                out.setdefault(f[0], {})[f[2]] = float(f[4])
-            else:
-                out.setdefault(f[0], {})[f[2]] = int(f[3])
-    return out
-qrels, run = read(sys.argv[1], False), read(sys.argv[2], True)
+PYTREC = (
+    PYTREC_READ
+    + r"""
+import json
 res = pytrec_eval.RelevanceEvaluator(qrels, pytrec_eval.supported_measures).evaluate(run)
 names = sorted(next(iter(res.values())))
 print(json.dumps({m: sum(r[m] for r in res.values()) / len(res) for m in names}))
 """
+)
 
 
 def timed(cmd: list[str]) -> tuple[float, float, str]:
@@ -68,7 +58,9 @@ def timed(cmd: list[str]) -> tuple[float, float, str]:
 
 
 def summary(text: str) -> dict[str, str]:
-    return {f[0]: f[2] for f in (line.split("\t") for line in text.splitlines()) if len(f) == 3}
+    return {
+        f[0].strip(): f[2] for f in (line.split("\t") for line in text.splitlines()) if len(f) == 3
+    }
 
 
 def main() -> None:
@@ -99,6 +91,7 @@ def main() -> None:
     py = json.loads(rows["pytrec_eval (read + every supported measure)"][2])
     shared = {m: v for m, v in py.items() if m in ours}
     py_differ = sorted(m for m, v in shared.items() if abs(float(ours[m]) - v) > 1e-4)
+    # pytrec_eval is trec_eval 9: scores compared as floats, num_q of the evaluated queries
     t_ours = rows["receval trec-eval -m all_trec"][0]
     lines = [
         "## `receval trec-eval -m all_trec` against trec_eval and pytrec_eval",
@@ -108,7 +101,7 @@ def main() -> None:
         "new process, one run each, on the same files.",
         "",
         environment(),
-        f"- peers: trec_eval 10.0 (usnistgov/trec_eval v10.0), {peer_versions('pytrec_eval')}",
+        f"{peer_versions('pytrec-eval-terrier')}, trec_eval 10.0 (usnistgov/trec_eval v10.0)",
         f"- load average {load:.1f} before, {load_after:.1f} after",
         "",
         f"A TREC run of {args.users:,} queries x 100 documents ({size:.0f} MiB) and its qrels "

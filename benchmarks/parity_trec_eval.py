@@ -13,11 +13,19 @@ is compared with the binary's, byte for byte, under random options (``-q``, ``-c
 ``-l``, ``-M``, ``-J``) and measures (``all_trec`` and parameterised forms); where trec_eval
 stops with an error (a qrels query absent from the run without ``-c``), receval must too.
 
+With ``--jg``, the same for judgment groups (``-R qrels_jg``): random qrels_jg files (several
+groups per query, named so that byte order differs from numeric order, groups without a
+relevant document, negative grades), the measures ``map_avgjg``, ``P_avgjg`` and
+``Rprec_mult_avgjg`` (default and given parameters, with ``runid`` and ``num_q``) and the
+same random options; a measure trec_eval cannot compute from judgment groups must fail in
+both.
+
 Not a test of the suite: it needs the trec_eval binary (10.0), which CI lacks.
 
     python benchmarks/parity_trec_eval.py --cases 200 \
         --trec-eval "$(bash benchmarks/build_trec_eval.sh)"
     python benchmarks/parity_trec_eval.py --trec-eval PATH --cases 200 --cli
+    python benchmarks/parity_trec_eval.py --trec-eval PATH --cases 200 --jg
 """
 
 from __future__ import annotations
@@ -306,9 +314,102 @@ def cli_parity(args) -> int:
     return 1 if differ else 0
 
 
+def random_jg_files(rng, directory: Path):
+    """A random qrels_jg file (query group document grade) and a run of its queries."""
+    n_q = int(rng.integers(1, 8))
+    n_docs = int(rng.integers(3, 60))
+    docs = [f"D{int(x)}" for x in rng.permutation(10 * n_docs)[:n_docs]]
+    names = ["0", "1", "2", "9", "10", "amy", "Bob", "u-7"]
+    grade_pool = [[0, 1], [-1, 0, 1, 2], [0, 0, 0, 1, 3], [0], [-2, -1, 0, 1]][
+        int(rng.integers(0, 5))
+    ]
+    qrels_lines, run_lines = [], []
+    for qid in rng.permutation(n_q) + 1:
+        groups = rng.permutation(names)[: int(rng.integers(1, 5))]
+        for group in groups:
+            judged = rng.permutation(n_docs)[: int(rng.integers(1, n_docs + 1))]
+            for d in judged:
+                qrels_lines.append(f"{qid} {group} {docs[d]} {int(rng.choice(grade_pool))}")
+        if rng.random() < 0.15 and qid > 1:
+            continue  # absent from the run
+        n = int(rng.integers(1, n_docs + 1))
+        ranked = rng.permutation(n_docs)[:n]
+        if rng.random() < 0.5:
+            scores = rng.random(n)
+        else:  # ties
+            scores = rng.choice(np.linspace(0.0, 1.0, int(rng.integers(1, 5))), n)
+        for rank, (d, s) in enumerate(zip(ranked, scores, strict=True)):
+            run_lines.append(f"{qid} Q0 {docs[d]} {rank} {float(s)!r} run")
+    qrels_lines = [qrels_lines[i] for i in rng.permutation(len(qrels_lines))]  # interleaved
+    if rng.random() < 0.3:  # not last: trec_eval reads past the end of a file ending in one
+        qrels_lines.insert(int(rng.integers(0, len(qrels_lines))), "# a comment")
+    qrels = directory / "qrels_jg"
+    run = directory / "run"
+    qrels.write_text("\n".join(qrels_lines) + "\n")
+    run.write_text("\n".join(run_lines) + "\n")
+    return qrels, run
+
+
+_JG_MEASURES = [
+    ["-m", "qrels_jg"],
+    ["-m", "map_avgjg", "-m", "P_avgjg.1,3,7,40", "-m", "Rprec_mult_avgjg.0.5,1.0,1.5,3.0"],
+    ["-m", "num_q", "-m", "P_avgjg", "-m", "runid"],
+    ["-m", "official"],  # not computed from judgment groups: both fail
+    ["-m", "map_avgjg", "-m", "P.5"],  # P needs -R qrels: both fail
+]
+
+
+def jg_parity(args) -> int:
+    """``receval trec-eval -R qrels_jg`` against the binary, whole outputs byte for byte."""
+    from receval.exceptions import RecevalError
+    from receval.trec_eval import trec_eval
+
+    same = differ = both_fail = 0
+    examples = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in range(args.cases):
+            rng = np.random.default_rng([args.seed, case, 2])
+            qrels, run = random_jg_files(rng, Path(tmp))
+            options = ["-R", "qrels_jg"]
+            options += [o for o in ("-q", "-c", "-n") if rng.random() < 0.6]
+            options.append(f"-l{int(rng.choice([1, 1, 2, 0]))}")
+            if rng.random() < 0.3:
+                options.append(f"-M{int(rng.choice([3, 10]))}")
+            if rng.random() < 0.3:
+                options.append("-J")
+            measures = _JG_MEASURES[int(rng.choice(len(_JG_MEASURES), p=[0.3, 0.3, 0.2, 0.1, 0.1]))]
+            argv = [*options, *measures, str(qrels), str(run)]
+            binary = subprocess.run([args.trec_eval, *argv], capture_output=True, text=True)
+            try:
+                mine = trec_eval(argv)
+            except RecevalError as exc:
+                mine = None
+                error = str(exc)
+            if binary.returncode != 0 and mine is None:
+                both_fail += 1
+            elif binary.returncode == 0 and mine == binary.stdout:
+                same += 1
+            else:
+                differ += 1
+                if len(examples) < 10:
+                    want = binary.stdout.splitlines() if binary.returncode == 0 else []
+                    got = mine.splitlines() if mine is not None else [f"error: {error}"]
+                    bad = [(w, g) for w, g in zip(want, got, strict=False) if w != g][:3]
+                    examples.append((case, " ".join(argv[:-2]), binary.returncode, bad))
+    for case, opts, rc, bad in examples:
+        print(f"case {case} [{opts}] trec_eval exit {rc}: {bad}")
+    print(
+        f"{same + differ + both_fail} command lines: {same} outputs identical, {both_fail} "
+        f"refused by both, {differ} differ"
+    )
+    return 1 if differ else 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cli", action="store_true", help="compare receval trec-eval's output")
+    ap.add_argument("--jg", action="store_true",
+                    help="compare receval trec-eval -R qrels_jg's output")  # fmt: skip
     ap.add_argument("--trec-eval", default="/tmp/trec_eval_src/trec_eval")
     ap.add_argument("--cases", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
@@ -320,6 +421,8 @@ def main(argv=None):
         sys.exit("receval._core is not built")
     if args.cli:
         return cli_parity(args)
+    if args.jg:
+        return jg_parity(args)
     compared, bad = Counter(), Counter()
     skipped = 0
     examples = []

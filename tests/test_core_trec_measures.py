@@ -54,7 +54,8 @@ def spec_row(
     row[codes.S_GAIN] = gain
     row[codes.S_TIES] = ties
     row[codes.S_AP_NORM] = ap_norm
-    row[codes.S_MISSING_SKIP] = int(missing_skip)
+    # trec_eval -c's values for users absent from the run, unless skipped
+    row[codes.S_MISSING_SKIP] = codes.MISSING_SKIP if missing_skip else codes.MISSING_COMPLETE
     row[codes.S_EMPTY] = empty
     row[codes.S_DEPTH] = depth
     row[codes.S_JUDGED_ONLY] = int(judged_only)
@@ -432,6 +433,13 @@ def test_missing_users():
     assert values[0].tolist() == [0.0, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     skipped, _ = run_core(q, r, [spec_row(codes.NUM_REL, missing_skip=True)])
     assert math.isnan(skipped[0, 0]) and skipped[1, 0] == 1.0
+    # missing_users="zero": every metric 0, the counts too (ir_measures)
+    zero_rows = [row.copy() for row in rows]
+    for row in zero_rows:
+        row[codes.S_MISSING_SKIP] = codes.MISSING_ZERO
+    zeros, _ = run_core(q, r, zero_rows)
+    assert zeros[0].tolist() == [0.0] * len(kinds)
+    assert zeros[1].tolist() == values[1].tolist()
 
 
 # ---------------- ir_measures' Judged and gdeval's ERR

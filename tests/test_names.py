@@ -193,8 +193,8 @@ def test_spec_fields_of_parameters():
     [
         ("rbp", (0.8,)),
         ("rbp(p=0.5)", (0.5,)),
-        ("utility", (1.0, -1.0, 0.0, 0.0)),
-        ("utility(b=-2,d=1)", (1.0, -2.0, 0.0, 1.0)),
+        ("utility", (1.0, -1.0, 0.0, 0.0, 0.0)),
+        ("utility(b=-2,d=1,n_docs=5000)", (1.0, -2.0, 0.0, 1.0, 5000.0)),
         ("iprec_avg", (0.0,)),
         ("iprec_avg(levels=0.5;0.2)", (2.0, 0.2, 0.5)),
         ("iprec(recall=0.3)", (0.3,)),
@@ -370,7 +370,9 @@ def _number(low, high, exclude=()):
 
 def _write(x):
     # a number as a user may write it: repr, exponent, a leading +
-    return st.sampled_from([repr(x), f"{x:.17e}", ("+" if x >= 0 else "") + repr(x)])
+    return st.sampled_from(
+        [repr(x), f"{x:.17e}", ("+" if math.copysign(1.0, x) > 0 else "") + repr(x)]
+    )
 
 
 @st.composite

@@ -837,35 +837,31 @@ fn evaluate_range(
         let double_ties =
             (need_ascending || need_descending) && n > 1 && scores.windows(2).any(|w| w[1] == w[0]);
         let ascending_differs = need_ascending && double_ties;
-        if ascending_differs {
-            trec_order_into(
-                r.scores,
-                r.items,
-                r.keys,
-                a,
-                n,
-                TIES_ID_ASCENDING,
-                &mut s.perm,
-                &mut s.block,
-            );
-            for j in 0..n {
-                s.ascending[j] = s.input[s.perm[j]];
-            }
-        }
         let descending_differs = need_descending && double_ties;
-        if descending_differs {
+        for (rule, differs) in [
+            (TIES_ID_ASCENDING, ascending_differs),
+            (TIES_ID_DESCENDING, descending_differs),
+        ] {
+            if !differs {
+                continue;
+            }
             trec_order_into(
                 r.scores,
                 r.items,
                 r.keys,
                 a,
                 n,
-                TIES_ID_DESCENDING,
+                rule,
                 &mut s.perm,
                 &mut s.block,
             );
-            for j in 0..n {
-                s.descending[j] = s.input[s.perm[j]];
+            let out = if rule == TIES_ID_ASCENDING {
+                &mut s.ascending
+            } else {
+                &mut s.descending
+            };
+            for (o, &p) in out[..n].iter_mut().zip(&s.perm[..n]) {
+                *o = s.input[p];
             }
         }
         let mut rel_threshold = 0.0; // threshold of the cached n_rel, valid when have_rel
@@ -1366,6 +1362,7 @@ mod tests {
             let mut s = spec(kind, k, ties);
             s[S_DEPTH] = depth;
             s[S_JUDGED_ONLY] = judged_only;
+            s[S_MISSING_SKIP] = MISSING_COMPLETE;
             s
         };
         let rows = [
@@ -1383,7 +1380,18 @@ mod tests {
         let d = disc(4);
         let (v, _) = evaluate_users(&q, &r, &[0, 1, 2], &[0, -1], &specs, 4, 2, &d);
         assert_eq!(&v[..9], &[1.0, 0.0, 3.0, 2.0, 0.5, 1.0, 0.0, 1.0, 1.0]);
-        // user 1, absent: trec_eval's -c values
+        // user 1, absent: trec_eval's -c values (missing_users="complete")
         assert_eq!(&v[9..], &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0]);
+        // missing_users="zero": every metric 0, the counts too
+        let zero: Vec<i64> = rows
+            .iter()
+            .flat_map(|r| {
+                let mut r = *r;
+                r[S_MISSING_SKIP] = MISSING_ZERO;
+                r
+            })
+            .collect();
+        let (v, _) = evaluate_users(&q, &r, &[0, 1, 2], &[0, -1], &zero, 4, 2, &d);
+        assert_eq!(&v[9..], &[0.0; 9]);
     }
 }

@@ -18,10 +18,10 @@ z-scores with ``-Z``).
 
 Differences from the trec_eval binary, all on bad input: errors are reported on
 stderr as ``error: ...`` naming the option or file line, and exit with status 2
-(trec_eval exits 1 to 10 depending on where it stops). Judgment groups
-(``-R qrels_jg``: ``map_avgjg``, ``P_avgjg``, ``Rprec_mult_avgjg``) and ``yaap``
-are not computed: asking for them is an error that says so.
-
+(trec_eval exits 1 to 10 depending on where it stops). ``yaap`` is not computed:
+asking for it is an error that says so. Judgment groups (``-R qrels_jg``:
+``map_avgjg``, ``P_avgjg``, ``Rprec_mult_avgjg``) are read and evaluated by
+:mod:`receval._trec_jg`, each (query, group) as one user of ``evaluate``.
 Preference judgments (``-R prefs``, ``-R qrels_prefs``) give the ``prefs_*``
 measures, which are not receval metrics: :mod:`receval._trec_prefs` computes them
 per query, and this module prints them as the others.
@@ -150,8 +150,9 @@ def _relstring_length(values: list[float]) -> int:
 
 
 #: trec_eval 10.0's measures in its order (the order of its output), each with the
-#: receval metric of its values (none for the ``prefs_*`` measures). Not computed:
-#: the judgment-group measures and ``yaap`` (see :data:`UNSUPPORTED`).
+#: receval metric of its values (the judgment-group measures: the metric of each
+#: (query, group), averaged over the query's groups; none for the ``prefs_*``
+#: measures). Not computed: ``yaap`` (see :data:`UNSUPPORTED`).
 MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("runid", "", "", "runid", _fixed("")),
     TrecMeasure("num_q", "", "", "summary", _fixed("num_q")),
@@ -198,6 +199,11 @@ MEASURES: tuple[TrecMeasure, ...] = (
         TrecMeasure(name, "", "", "count" if name in PREFS_COUNTS else "real", _fixed(""))
         for name in PREFS_MEASURES
     ),
+    TrecMeasure("map_avgjg", "", "", "real", _fixed("map")),
+    TrecMeasure("P_avgjg", "cuts", _CUTS, "real", lambda k: f"precision@{k}"),
+    TrecMeasure(
+        "Rprec_mult_avgjg", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={_num(x)})"
+    ),
     TrecMeasure("rbp", "pairs", "", "real", _rbp("rbp")),
     TrecMeasure("rbp_resid", "pairs", "", "real", _rbp("rbp_resid")),
     TrecMeasure("unj", "cuts", "5,10,20", "real", lambda k: f"unjudged@{k}"),
@@ -205,10 +211,6 @@ MEASURES: tuple[TrecMeasure, ...] = (
 
 #: trec_eval measures receval does not compute, with the reason.
 UNSUPPORTED: dict[str, str] = {
-    **{
-        name: "it needs judgment groups (-R qrels_jg)"
-        for name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
-    },
     "yaap": "receval does not compute it",
 }  # fmt: skip
 
@@ -226,7 +228,7 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
                  "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
     "all_prefs": ("runid", "num_q", *PREFS_MEASURES),
     "prefs": ("runid", "num_q", *PREFS_MEASURES[:6]),
-    "qrels_jg": ("runid", "num_q", "map_avgjg"),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }  # fmt: skip
 
 _BY_NAME = {m.name: m for m in MEASURES}
@@ -485,7 +487,9 @@ def trec_eval_metrics(measures: Sequence[str] = ("official",)) -> dict[str, str]
         trec_eval's order; ``runid`` and ``relstring``, which are not numbers, and
         the ``prefs_*`` measures, which are not receval metrics, are left out.
         Evaluate them with ``receval.evaluate(..., profile="trec_eval",
-        ties="id_descending")`` (trec_eval 10.0 compares scores as doubles).
+        ties="id_descending")`` (trec_eval 10.0 compares scores as doubles); the
+        judgment-group measures (``map_avgjg``, ``P_avgjg_5``) are the metric of each
+        (query, group), averaged over the query's groups (``-R qrels_jg``).
 
     Raises
     ------
@@ -603,20 +607,14 @@ def _relstrings(
 
 # ------------------------------------------------------------------ the run
 def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
+    from ._trec_jg import read_judgment_groups
     from ._trec_prefs import read_prefs
     from .data._ranked import Qrels, Run
 
-    if o.rel_format not in ("qrels", "prefs", "qrels_prefs"):
-        reason = {
-            "qrels_jg": "judgment groups (map_avgjg, P_avgjg, Rprec_mult_avgjg)",
-        }.get(o.rel_format)
-        if reason:
-            raise InvalidParameterError(
-                f"trec-eval -R {o.rel_format}: receval does not read {reason}; use -R qrels."
-            )
+    if o.rel_format not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
         raise InvalidParameterError(
             f"trec-eval -R {o.rel_format}: unknown relevance format; use -R qrels, "
-            f"-R prefs or -R qrels_prefs."
+            f"-R qrels_jg, -R prefs or -R qrels_prefs."
         )
     if o.results_format != "trec_results":
         raise InvalidParameterError(
@@ -625,10 +623,12 @@ def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
     for path in (o.qrels, o.run):
         if path != "-" and not os.path.exists(path):
             raise InvalidParameterError(f"trec-eval: {path}: no such file.")
-    if o.rel_format == "qrels":
-        q = Qrels.from_file(o.qrels, file_format="trec")
-    else:
+    if o.rel_format == "qrels_jg":
+        q = read_judgment_groups(o.qrels)
+    elif o.rel_format in ("prefs", "qrels_prefs"):
         q = read_prefs(o.qrels, qrels=o.rel_format == "qrels_prefs")
+    else:
+        q = Qrels.from_file(o.qrels, file_format="trec")
     if o.run != "-":
         return q, Run.from_file(o.run, file_format="trec")
     # the run from standard input, through a temporary file (the reader maps files)
@@ -680,26 +680,18 @@ def trec_eval(argv: Sequence[str]) -> str:
     P_1                   	all	0.0000
     P_2                   	all	0.5000
     """
-    from ._trec_prefs import prefs_columns
+    from ._trec_jg import check_group_measures, evaluate_groups
+    from ._trec_prefs import check_prefs_measures, prefs_columns
     from .evaluation import evaluate
 
     o = parse_trec_eval_args(argv)
     if o.help:
         raise InvalidParameterError("trec-eval -h: see `receval trec-eval -h`.")
     selected = _select(o.measures)
-    values = [v for m, given in selected for v in _values(m, given)]
+    check_group_measures(o.rel_format, [m.name for m, _ in selected])
+    check_prefs_measures(o.rel_format, [m.name for m, _ in selected])
     prefs = o.rel_format in ("prefs", "qrels_prefs")
-    for m, _ in selected:
-        if m.name not in ("runid", "num_q") and (m.name in PREFS_MEASURES) != prefs:
-            # as in trec_eval, a measure reads one relevance format only
-            raise InvalidParameterError(
-                f"trec-eval -m {m.name}: it needs preference judgments (-R prefs or "
-                f"-R qrels_prefs). Got -R {o.rel_format}."
-                if not prefs
-                else f"trec-eval -m {m.name}: it needs qrels (-R qrels). Got -R "
-                f"{o.rel_format}; with preferences ask for the prefs_* measures "
-                f"(-m all_prefs)."
-            )
+    values = [v for m, given in selected for v in _values(m, given)]
     q, r = _read(o)
     if not o.complete:
         missing = sorted(set(q.user_ids.tolist()) - set(r.user_ids.tolist()))
@@ -712,7 +704,8 @@ def trec_eval(argv: Sequence[str]) -> str:
     metrics = [] if prefs else list(dict.fromkeys(v.metric for v in values if v.metric))
     report = None
     if metrics:
-        report = evaluate(
+        score = evaluate_groups if o.rel_format == "qrels_jg" else evaluate
+        report = score(
             q, r, metrics, profile="trec_eval", ties="id_descending", rel_threshold=o.level,
             missing_users="complete" if o.complete else "skip", depth=o.max_retrieved,
             judged_only=o.judged_only,
@@ -779,12 +772,11 @@ def trec_eval(argv: Sequence[str]) -> str:
             else:
                 # trec_eval adds the queries' values one by one in double precision, in
                 # query order, then divides (sums the counts; gm_*: exp of the mean log)
-                values_in_order = per_user[v.name].tolist()
+                col = per_user[v.name]
                 if zscores is None and name.startswith("gm_"):
-                    values_in_order = [math.log(max(x, 1e-5)) for x in values_in_order]
-                total = 0.0
-                for x in values_in_order:
-                    total += x
+                    col = np.array([math.log(max(x, 1e-5)) for x in col.tolist()])
+                # cumsum adds left to right, as trec_eval's loop (np.sum is pairwise)
+                total = float(np.cumsum(col)[-1])
                 if kind != "count":
                     total /= len(evaluated)
                 if name.startswith("gm_"):

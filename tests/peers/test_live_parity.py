@@ -282,6 +282,8 @@ def test_ir_measures_ndcg_exp_whole_list_ranx_by_conventions(seed):
 
 RANX_METRICS = {
     # receval metric string -> ranx metric string
+    "hits@5": "hits@5",
+    "hits@10": "hits@10",
     "hit_rate@1": "hit_rate@1",
     "hit_rate@5": "hit_rate@5",
     "precision@5": "precision@5",

@@ -11,12 +11,13 @@ computes the same value with ``profile="trec_eval"``, ``ties="id_descending"``
 print the same: within 5e-5 and the same ``f"{x:.4f}"`` string (trec_eval prints
 ``%6.4f``; counts as integers). The metric of each printed name comes from
 :func:`receval.trec_eval.trec_eval_metrics` with the command's ``-m`` arguments.
-Commands receval does not read (preferences, judgment groups) and ``-Z`` (a
-transformation of the printed values, tested byte for byte in
-test_trec_eval_quicktest.py) are listed under ``not_applicable`` in
+Commands receval does not read (preferences), judgment groups (a mean over each
+query's groups of ``evaluate``'s values, one user per group) and ``-Z`` (a
+transformation of the printed values), the last two tested byte for byte in
+test_trec_eval_quicktest.py, are listed under ``not_applicable`` in
 ``commands.json``, with the reason.
 
-Options: ``-q`` only adds per-query lines; ``-c`` is ``missing_users="zero"``
+Options: ``-q`` only adds per-query lines; ``-c`` is ``missing_users="complete"``
 (else ``"skip"``); ``-l N`` is ``rel_threshold=N``; ``-M N`` is ``depth=N``; ``-m``
 selects what is printed.
 """
@@ -127,7 +128,7 @@ def _evaluate(command_id: str):
             profile="trec_eval",
             ties="id_descending",
             rel_threshold=opts["rel_level"],
-            missing_users="zero" if opts["complete"] else "skip",
+            missing_users="complete" if opts["complete"] else "skip",
             depth=opts["max_ret"],
         )
     except Exception as exc:  # every case of the command fails with it

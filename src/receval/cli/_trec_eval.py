@@ -2,8 +2,8 @@
 
 The arguments are trec_eval's, read by :func:`receval.trec_eval.parse_trec_eval_args`
 (GNU getopt, as trec_eval), not by typer: ``-q``, ``-c``, ``-n``, ``-J``,
-``-l N``, ``-M N``, ``-N N``, ``-m measure[.params]``, ``-R`` (qrels, prefs,
-qrels_prefs), ``-T``, ``-Z file``,
+``-l N``, ``-M N``, ``-N N``, ``-m measure[.params]``, ``-R`` (qrels, qrels_jg,
+prefs, qrels_prefs), ``-T``, ``-Z file``,
 ``-h``; then the qrels file and the run file (``-`` reads the run from stdin).
 """
 
@@ -35,12 +35,13 @@ tab, value). The values are receval.evaluate(..., profile="trec_eval").
   -m M    measures to print, repeated: a name (P, map, ndcg_cut, ...), a name
           with parameters (P.5,10  iprec_at_recall.0.1,0.5  ndcg.1=3,2=9
           utility.2,-1,0,0  rbp.p=0.95  relstring.20), or a set: official
-          (the default), all_trec, set; with -R prefs: all_prefs, prefs
+          (the default), all_trec, set, qrels_jg, all_prefs, prefs
   -Z F    print z-scores against the per-query means and deviations of F
           (lines: query measure mean stddev)
-  -R F    relevance format: qrels (the default); prefs (lines: query jg jsg
-          docno level) or qrels_prefs (qrels read as preferences) for the
-          prefs_* measures (qrels_jg is not read)
+  -R F    relevance format: qrels, or qrels_jg (lines: query group docno
+          grade; map_avgjg, P_avgjg, Rprec_mult_avgjg average over the groups),
+          prefs (lines: query jg jsg docno level) or qrels_prefs (qrels read
+          as preferences) for the prefs_* measures
   -T F    results format: trec_results
   -h      this help
 

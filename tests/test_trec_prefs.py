@@ -250,10 +250,11 @@ def test_nicknames_and_metric_strings():
     assert trec_eval_metrics(["all_prefs"]) == {"num_q": "num_q"}
 
 
-def test_summary_of_zero_queries_is_not_nan():
+def test_no_preference_gives_zeros_not_nan():
     v = measures([("u", "s", "a", 1)], ["a"])  # one document: no preference
     assert all(not math.isnan(x) for x in v.values())
     assert v["prefs_num_prefs_poss"] == 0 and v["prefs_pair"] == 0.0
+    assert prefs_measures([], [], [], [], ["a"]) == dict.fromkeys(PREFS_MEASURES, 0.0)
 
 
 def test_large_query_is_counted_in_pairs_not_lines():

@@ -537,11 +537,15 @@ def prefs_measures(
         counts.append(grp)
         prefs_p.append(p)
         prefs_q.append(q)
-    return _values(counts, np.concatenate(prefs_p), np.concatenate(prefs_q), n, njr)
+    empty = [np.zeros(0, dtype=np.int64)]
+    p_all, q_all = np.concatenate(prefs_p or empty), np.concatenate(prefs_q or empty)
+    return _values(counts, p_all, q_all, n, njr)
 
 
 def _pair_means(p: np.ndarray, q: np.ndarray, n: int, njr: int) -> tuple[float, float, float]:
     """prefs_pair, prefs_pair_ret and prefs_pair_imp from every preference p > q."""
+    if len(p) == 0:
+        return 0.0, 0.0, 0.0
     lo, hi = np.minimum(p, q), np.maximum(p, q)
     key, inverse = np.unique(lo * n + hi, return_inverse=True)
     forward = np.bincount(inverse, weights=(p < q), minlength=len(key))  # lo > hi

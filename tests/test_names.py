@@ -492,3 +492,46 @@ def test_trec_eval_gain_tables(name):
     spec = parse_metric(f"{name}(gains=2:9;1:3)")
     assert str(spec) == f"{name}(gains=1:3;2:9)"
     assert spec.float_params() == (2.0, 1.0, 3.0, 2.0, 9.0)
+
+
+# ------------------------------------------------------------------ trec_eval's -m form
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("P.5", {"P.5": "precision@5"}),
+        ("P.5,10", {"P_5": "precision@5", "P_10": "precision@10"}),
+        ("ndcg_cut.10,20", {"ndcg_cut_10": "ndcg@10", "ndcg_cut_20": "ndcg@20"}),
+        ("iprec_at_recall.0.1", {"iprec_at_recall.0.1": "iprec(recall=0.1)"}),
+        ("ndcg.1=3,2=9", {"ndcg.1=3,2=9": "ndcg(gains=1:3;2:9)"}),
+        ("rbp.95", {"rbp.95": "rbp(p=0.95)"}),  # ranx's spelling, not trec_eval's pairs
+        ("rbp.p=0.95", {"rbp.p=0.95": "rbp(p=0.95)"}),
+        ("nDCG@10", {"nDCG@10": "ndcg@10"}),
+    ],
+)
+def test_parse_metrics_expands_trec_evals_form(text, expected):
+    from receval import parse_metrics
+
+    assert {k: str(v) for k, v in parse_metrics(text).items()} == expected
+    if len(expected) > 1:
+        with _raises(
+            f"Metric {text!r} stands for {len(expected)} metrics ({', '.join(expected)}); use "
+            f"receval.parse_metrics({text!r}), or give the string to evaluate, which reports "
+            f"each under its trec_eval name."
+        ):
+            parse_metric(text)
+    else:
+        assert str(parse_metric(text)) == next(iter(expected.values()))
+
+
+def test_evaluate_reports_trec_evals_form_under_its_names():
+    from receval import evaluate, metric
+
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"a": 1}}
+    run = {"q1": {"a": 0.9, "d": 0.8, "c": 0.5}, "q2": {"b": 0.3, "a": 0.2}}
+    report = evaluate(qrels, run, ["P.1,2", "map"], profile="trec_eval")
+    assert list(report.mean) == ["P_1", "P_2", "map"]
+    alone = evaluate(qrels, run, ["precision@1", "precision@2"], profile="trec_eval")
+    assert report.mean["P_1"] == alone.mean["precision@1"] == 0.5
+    assert report.mean["P_2"] == alone.mean["precision@2"]
+    with pytest.raises(InvalidParameterError, match="stands for 2 metrics"):
+        metric("P.1,2")

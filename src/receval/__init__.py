@@ -61,6 +61,7 @@ _EXPORTS: dict[str, str] = {
     "Scan": "receval.data.scan",
     "EvaluationReport": "receval.evaluation",
     "parse_metric": "receval._registry",
+    "parse_metrics": "receval._registry",
     "list_metrics": "receval.registry",
     "metric_info": "receval.registry",
     "MetricEntry": "receval.registry",
@@ -116,7 +117,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
-    from ._registry import MetricSpec, parse_metric
+    from ._registry import MetricSpec, parse_metric, parse_metrics
     from .comparison import (
         ComparisonReport,
         adjust_pvalues,

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _validation as v
 from ._kernels import _topk_codes as codes
-from ._registry import REGISTRY, MetricSpec, parse_metric
+from ._registry import REGISTRY, MetricSpec, parse_metric, parse_metrics
 from ._states import MeanState, mean_state
 from ._validation import check_option
 from .conventions import FIELDS, Conventions, resolve_conventions
@@ -238,6 +238,7 @@ def metric_conventions(
     unknown = set(conventions) - set(FIELDS)
     if unknown:
         check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
+    parse_metric(metric)  # one metric: P.5,10 (two) is an error here
     _, specs, convs, _ = prepare_metrics([metric], None, None, {"profile": profile, **conventions})
     if specs[metric].info.needs == "similarity":
         raise InvalidParameterError(
@@ -307,7 +308,9 @@ def prepare_metrics(
     resolve_conventions(profile, func, **conventions)  # bad options fail before any metric
     if isinstance(metrics, str):
         metrics = [metrics]
-    metrics = list(metrics)
+    # trec_eval's form with several parameters (P.5,10) stands for one metric each,
+    # reported under trec_eval's names (P_5, P_10)
+    metrics = [name for text in metrics for name in parse_metrics(text)]
     if not metrics:
         raise InvalidParameterError(
             "The 'metrics' parameter of evaluate must name at least one metric. Got [] instead."

@@ -51,6 +51,7 @@ __all__ = [
     "format_number",
     "format_value",
     "parse_metric",
+    "parse_metrics",
     "spellings_of",
 ]
 
@@ -377,6 +378,15 @@ def parse_metric(text: str) -> MetricSpec:
         raise InvalidParameterError(
             f"A metric must be a string such as 'ndcg@10'. Got {text!r} instead."
         )
+    dotted = _trec_eval_form(text)
+    if dotted is not None:
+        if len(dotted) == 1:
+            return parse_metric(next(iter(dotted.values())))
+        raise InvalidParameterError(
+            f"Metric {text!r} stands for {len(dotted)} metrics ({', '.join(dotted)}); "
+            f"use receval.parse_metrics({text!r}), or give the string to evaluate, which "
+            f"reports each under its trec_eval name."
+        )
     match = _PATTERN.match(text)
     if match is None or not _NAME.match(match["name"].lower()):
         raise _malformed(text)
@@ -392,6 +402,55 @@ def parse_metric(text: str) -> MetricSpec:
     if base is None:
         base = MetricSpec(name)
     return _complete(base, match["params"], k_text, text)
+
+
+_DOTTED = re.compile(r"^\s*(?P<name>[A-Za-z0-9_]+)\.\S+\s*$")
+
+
+def _trec_eval_form(text: str) -> dict[str, str] | None:
+    """trec_eval's ``-m name.params`` (``P.5,10``): each printed name to its metric
+    string, or None when ``text`` is not one (ranx's ``rbp.95`` is read as ranx's)."""
+    found = _DOTTED.match(text)
+    if found is None:
+        return None
+    from .trec_eval import MEASURES, trec_eval_metrics
+
+    if found["name"] not in {m.name for m in MEASURES}:
+        return None
+    try:
+        metrics = trec_eval_metrics([text.strip()])
+    except InvalidParameterError:
+        return None
+    return metrics or None
+
+
+def parse_metrics(text: str) -> dict[str, MetricSpec]:
+    """The metrics a string stands for, by name: the string itself for most, one
+    metric per parameter for trec_eval's ``-m`` form with several (``"P.5,10"``).
+
+    Parameters
+    ----------
+    text : str
+        A metric string of :func:`parse_metric`, or trec_eval's ``name.params``.
+
+    Returns
+    -------
+    dict of str to MetricSpec
+        ``{text: spec}``, or each value trec_eval would print (``P_5``, ``P_10``)
+        to its metric.
+
+    Examples
+    --------
+    >>> from receval import parse_metrics
+    >>> {k: str(v) for k, v in parse_metrics("P.5,10").items()}
+    {'P_5': 'precision@5', 'P_10': 'precision@10'}
+    >>> {k: str(v) for k, v in parse_metrics("nDCG@10").items()}
+    {'nDCG@10': 'ndcg@10'}
+    """
+    dotted = _trec_eval_form(text) if isinstance(text, str) else None
+    if dotted is None or len(dotted) == 1:
+        return {text: parse_metric(text)}
+    return {name: parse_metric(metric) for name, metric in dotted.items()}
 
 
 def _target(row: Spelling, groups: dict[str, str], whole: str) -> MetricSpec:

@@ -88,7 +88,10 @@ def evaluate(
         The result is the same as with the run in memory.
     metrics : str or iterable of str
         Metric strings, e.g. ``["ndcg@10", "map@100", "mrr", "recall@100"]``;
-        see :func:`receval.list_metrics`.
+        see :func:`receval.list_metrics`. Other libraries' names are read too
+        (``P_10``, ``nDCG@10``); trec_eval's form with several parameters
+        (``"P.5,10"``) stands for one metric each, reported under trec_eval's
+        names (``P_5``, ``P_10``).
     features, feature_items, similarity : default=None
         Item similarities for ``ils@k`` and ``diversity@k``, as in
         :func:`receval.intra_list_similarity`: feature vectors (cosine) with

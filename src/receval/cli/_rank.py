@@ -190,10 +190,10 @@ def rank(
     }
     with say.guard():
         # fail on a bad metric or option before reading any file
-        from .._registry import parse_metric
+        from .._registry import parse_metrics
 
-        for text in metrics:
-            parse_metric(text)
+        # trec_eval's P.5,10 stands for P_5 and P_10: one column each
+        metrics = [name for text in metrics for name in parse_metrics(text)]
         resolve_conventions(profile, "evaluate", **conventions)
         if test not in ("randomization", "student", "wilcoxon", "none"):
             raise say.fail(

@@ -692,6 +692,14 @@ def trec_eval(argv: Sequence[str]) -> str:
     check_prefs_measures(o.rel_format, [m.name for m, _ in selected])
     prefs = o.rel_format in ("prefs", "qrels_prefs")
     values = [v for m, given in selected for v in _values(m, given)]
+    if o.num_docs:
+        # -N: the collection's size, in utility's count of non-relevant items not retrieved
+        values = [
+            _Value(v.measure, v.name, v.metric[:-1] + f",n_docs={o.num_docs})")
+            if v.measure.name == "utility"
+            else v
+            for v in values
+        ]
     q, r = _read(o)
     if not o.complete:
         missing = sorted(set(q.user_ids.tolist()) - set(r.user_ids.tolist()))

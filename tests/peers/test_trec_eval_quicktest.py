@@ -109,3 +109,12 @@ def test_help_lists_the_options() -> None:
     assert result.exit_code == 0
     for flag in ("-q", "-c", "-n", "-l N", "-M N", "-J", "-m M", "-Z F"):
         assert flag in result.stdout
+
+
+def test_collection_size_moves_utility_by_d_times_n() -> None:
+    # -N: utility's d counts the collection's non-relevant documents not retrieved
+    files = [str(DATA / "qrels.test"), str(DATA / "results.test")]
+    base = trec_eval(["-q", "-m", "utility.1,-1,0,0.01", *files])
+    with_n = trec_eval(["-q", "-N", "5000", "-m", "utility.1,-1,0,0.01", *files])
+    for a, b in zip(base.splitlines(), with_n.splitlines(), strict=True):
+        assert float(b.split("\t")[2]) - float(a.split("\t")[2]) == pytest.approx(50.0)

@@ -270,13 +270,52 @@ _CLI_MEASURES = [
 ]  # fmt: skip
 
 
+class _Outputs:
+    """Whole outputs of receval trec-eval against the binary's: identical, refused by
+    both, or different (with the first differing lines of up to 10 cases)."""
+
+    def __init__(self, binary: str) -> None:
+        self.binary = binary
+        self.same = self.differ = self.both_fail = 0
+        self.examples: list = []
+
+    def compare(self, case: int, argv: list[str]) -> None:
+        from receval.exceptions import RecevalError
+        from receval.trec_eval import trec_eval
+
+        theirs = subprocess.run([self.binary, *argv], capture_output=True, text=True)
+        error = ""
+        try:
+            mine = trec_eval(argv)
+        except RecevalError as exc:
+            mine, error = None, str(exc)
+        if theirs.returncode != 0 and mine is None:
+            self.both_fail += 1
+        elif theirs.returncode == 0 and mine == theirs.stdout:
+            self.same += 1
+        else:
+            self.differ += 1
+            if len(self.examples) < 10:
+                want = theirs.stdout.splitlines() if theirs.returncode == 0 else []
+                got = mine.splitlines() if mine is not None else [f"error: {error}"]
+                bad = [(w, g) for w, g in zip(want, got, strict=False) if w != g][:3]
+                self.examples.append((case, " ".join(argv[:-2]), theirs.returncode, bad))
+
+    def report(self) -> int:
+        for case, opts, rc, bad in self.examples:
+            print(f"case {case} [{opts}] trec_eval exit {rc}: {bad}")
+        total = self.same + self.differ + self.both_fail
+        print(
+            f"{total} command lines: {self.same} outputs identical, {self.both_fail} "
+            f"refused by both, {self.differ} differ"
+        )
+        return 1 if self.differ else 0
+
+
 def cli_parity(args) -> int:
     """``receval trec-eval`` against the binary, whole outputs byte for byte."""
-    from receval.exceptions import RecevalError
-    from receval.trec_eval import trec_eval
 
-    same = differ = both_fail = 0
-    examples = []
+    tally = _Outputs(args.trec_eval)
     with tempfile.TemporaryDirectory() as tmp:
         for case in range(args.cases):
             rng = np.random.default_rng([args.seed, case, 1])
@@ -293,30 +332,8 @@ def cli_parity(args) -> int:
                 # utility (a documented difference): -c is not drawn with parameters
                 options.remove("-c")
             argv = [*options, *measures, str(qrels), str(run)]
-            binary = subprocess.run([args.trec_eval, *argv], capture_output=True, text=True)
-            try:
-                mine = trec_eval(argv)
-            except RecevalError as exc:
-                mine = None
-                error = str(exc)
-            if binary.returncode != 0 and mine is None:
-                both_fail += 1
-            elif binary.returncode == 0 and mine == binary.stdout:
-                same += 1
-            else:
-                differ += 1
-                if len(examples) < 10:
-                    want = binary.stdout.splitlines() if binary.returncode == 0 else []
-                    got = mine.splitlines() if mine is not None else [f"error: {error}"]
-                    bad = [(w, g) for w, g in zip(want, got, strict=False) if w != g][:3]
-                    examples.append((case, " ".join(argv[:-2]), binary.returncode, bad))
-    for case, opts, rc, bad in examples:
-        print(f"case {case} [{opts}] trec_eval exit {rc}: {bad}")
-    print(
-        f"{same + differ + both_fail} command lines: {same} outputs identical, {both_fail} "
-        f"refused by both, {differ} differ"
-    )
-    return 1 if differ else 0
+            tally.compare(case, argv)
+    return tally.report()
 
 
 def random_jg_files(rng, directory: Path):
@@ -366,11 +383,8 @@ _JG_MEASURES = [
 
 def jg_parity(args) -> int:
     """``receval trec-eval -R qrels_jg`` against the binary, whole outputs byte for byte."""
-    from receval.exceptions import RecevalError
-    from receval.trec_eval import trec_eval
 
-    same = differ = both_fail = 0
-    examples = []
+    tally = _Outputs(args.trec_eval)
     with tempfile.TemporaryDirectory() as tmp:
         for case in range(args.cases):
             rng = np.random.default_rng([args.seed, case, 2])
@@ -384,30 +398,8 @@ def jg_parity(args) -> int:
                 options.append("-J")
             measures = _JG_MEASURES[int(rng.choice(len(_JG_MEASURES), p=[0.3, 0.3, 0.2, 0.1, 0.1]))]
             argv = [*options, *measures, str(qrels), str(run)]
-            binary = subprocess.run([args.trec_eval, *argv], capture_output=True, text=True)
-            try:
-                mine = trec_eval(argv)
-            except RecevalError as exc:
-                mine = None
-                error = str(exc)
-            if binary.returncode != 0 and mine is None:
-                both_fail += 1
-            elif binary.returncode == 0 and mine == binary.stdout:
-                same += 1
-            else:
-                differ += 1
-                if len(examples) < 10:
-                    want = binary.stdout.splitlines() if binary.returncode == 0 else []
-                    got = mine.splitlines() if mine is not None else [f"error: {error}"]
-                    bad = [(w, g) for w, g in zip(want, got, strict=False) if w != g][:3]
-                    examples.append((case, " ".join(argv[:-2]), binary.returncode, bad))
-    for case, opts, rc, bad in examples:
-        print(f"case {case} [{opts}] trec_eval exit {rc}: {bad}")
-    print(
-        f"{same + differ + both_fail} command lines: {same} outputs identical, {both_fail} "
-        f"refused by both, {differ} differ"
-    )
-    return 1 if differ else 0
+            tally.compare(case, argv)
+    return tally.report()
 
 
 def main(argv=None):

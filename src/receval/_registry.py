@@ -274,7 +274,7 @@ class MetricSpec:
         --------
         >>> from receval import parse_metric
         >>> parse_metric("utility(a=2)").float_params()
-        (2.0, -1.0, 0.0, 0.0)
+        (2.0, -1.0, 0.0, 0.0, 0.0)
         >>> parse_metric("iprec_avg").float_params()
         (0.0,)
         >>> parse_metric("ndcg(gains=1:3;2:9)").float_params()
@@ -413,7 +413,7 @@ def _trec_eval_form(text: str) -> dict[str, str] | None:
     found = _DOTTED.match(text)
     if found is None:
         return None
-    from .trec_eval import MEASURES, trec_eval_metrics
+    from ._trec_names import MEASURES, trec_eval_metrics
 
     if found["name"] not in {m.name for m in MEASURES}:
         return None

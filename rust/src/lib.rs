@@ -11,6 +11,7 @@ pub mod csr;
 pub mod encode;
 pub mod gauc;
 pub mod lists;
+pub mod pages;
 pub mod ranking;
 pub mod retention;
 pub mod scan;

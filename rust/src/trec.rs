@@ -587,6 +587,29 @@ impl State {
         Ok(())
     }
 
+    /// Room for the rows of the whole text, estimated from the rows of its first
+    /// `seen` of `total` bytes (one allocation, backed by huge pages, instead of
+    /// doubling as the windows come).
+    fn expect(&mut self, seen: usize, total: usize) {
+        let rows = self.item_codes.len();
+        if seen == 0 || rows == 0 {
+            return;
+        }
+        let more = (rows as f64 * (total - seen) as f64 / seen as f64 * 1.02) as usize + 64;
+        self.item_codes.reserve(more);
+        crate::pages::advise_huge(&mut self.item_codes);
+        match self.kind {
+            Kind::Qrels => {
+                self.grades.reserve(more);
+                crate::pages::advise_huge(&mut self.grades);
+            }
+            Kind::Run => {
+                self.scores.reserve(more);
+                crate::pages::advise_huge(&mut self.scores);
+            }
+        }
+    }
+
     fn finish(mut self) -> Result<Parsed, TrecError> {
         if let Some(e) = self.error {
             return Err(e);
@@ -758,6 +781,9 @@ pub fn parse_slice(
             };
         }
         state.window(&data[start..end], sizes.pieces(k))?;
+        if k == 0 && end < data.len() {
+            state.expect(end, data.len());
+        }
         done(end);
         start = end;
     }

@@ -358,6 +358,23 @@ def test_rank_errors(runner, files, tmp_path) -> None:
     assert quiet.stderr == f"error: {cases[0][1]}\n"
 
 
+def test_rank_reports_a_bad_qrels_file_before_a_bad_run(runner, files, tmp_path) -> None:
+    # the qrels are read on a thread of their own while the first run is read
+    bad_qrels, bad_run = tmp_path / "bad.qrels", tmp_path / "bad.run"
+    bad_qrels.write_text("u1 0 a 1\nu1 0 b x\n")
+    bad_run.write_text("u1 Q0 a 1 0.9 x\nu1 Q0 b 2 0.8\n")
+    qrels_error = f"error: {bad_qrels}:2: the grade 'x' is not an integer.\n"
+    for runs in ([bad_run], [files["run_a"]], [files["run_a"], bad_run]):
+        args = [arg for r in runs for arg in ("--run", r)]
+        result = invoke(runner, "rank", "--qrels", bad_qrels, *args, code=2)
+        assert result.stderr == qrels_error and result.stdout == ""
+    missing = invoke(runner, "rank", "--qrels", tmp_path / "no.qrels", "--run", bad_run, code=2)
+    assert missing.stderr == f"error: {tmp_path / 'no.qrels'}: no such file.\n"
+    # good qrels: the run's error
+    result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", bad_run, code=2)
+    assert result.stderr.startswith(f"error: {bad_run}:2: expected at least 6")
+
+
 def test_usage_errors_exit_2(runner, files) -> None:
     result = invoke(runner, "rank", "--run", files["run_a"], code=2)  # no --qrels
     assert result.stdout == "" and "--qrels" in result.stderr

@@ -80,6 +80,22 @@ def test_rank_loads_neither_other_commands_nor_heavy_packages() -> None:
     assert loaded == set()
 
 
+def test_rank_on_parquet_files_loads_no_pandas(tmp_path) -> None:
+    # Arrow's to_numpy (and pyarrow's own Parquet reader) import pandas, 0.2 s
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    qrels, run = tmp_path / "q.parquet", tmp_path / "r.parquet"
+    pq.write_table(pa.table({"user": [1, 1, 2], "item": [5, 6, 5], "grade": [1, 0, 2]}), qrels)
+    run_table = {"user": [1, 1, 2, 2], "item": [5, 7, 6, 5], "score": [0.5, 0.4, 0.9, 0.1]}
+    pq.write_table(pa.table(run_table), run)
+    done = _run(_MAIN, "rank", "-m", "map", "--qrels", str(qrels), "--run", str(run))
+    assert done.returncode == 0, done.stderr
+    assert "r.parquet" in done.stdout
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "pyarrow" in modules and "pandas" not in modules
+
+
 def test_the_check_sees_a_loaded_package() -> None:
     # the test above can fail: a command that loads everything shows in the list
     done = _run(_MAIN, "--version")

@@ -222,3 +222,20 @@ def test_grouped_integer_columns_are_never_read_whole(source, tmp_path, monkeypa
         run, qrels = Run.from_frame(table), Qrels.from_frame(table)
     same_container(run, expected_run)
     same_container(qrels, expected_qrels)
+
+
+@pytest.mark.parametrize(
+    "arrow_type",
+    [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(), pa.uint32(),
+     pa.uint64(), pa.float32(), pa.float64()],
+)  # fmt: skip
+def test_numeric_view_is_arrow_values_without_a_copy(arrow_type):
+    whole = pa.array(np.arange(20), type=arrow_type)
+    for chunk in (whole, whole.slice(3, 11), whole.slice(20)):
+        view = io.numeric_view(chunk)
+        expected = np.asarray(chunk.to_pylist(), dtype=view.dtype)
+        assert view.dtype == np.dtype(arrow_type.to_pandas_dtype())
+        np.testing.assert_array_equal(view, expected)
+        assert not view.flags.writeable  # Arrow's memory
+    assert io.numeric_view(pa.array([1, None], type=arrow_type)) is None
+    assert io.numeric_view(pa.array(["a"])) is None

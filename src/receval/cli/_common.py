@@ -67,7 +67,7 @@ __all__ = [
     "rank_table",
     "ranked_format",
     "read_impressions",
-    "read_qrels",
+    "read_qrels_runs",
     "read_runs",
     "retention_columns",
     "retention_notes",
@@ -439,22 +439,56 @@ def run_names(paths: list[str]) -> list[str]:
     return names
 
 
-def read_qrels(
-    path: str,
-    file_format: RankedFormat | None,
+def read_qrels_runs(
+    qrels: str,
+    qrels_format: RankedFormat | None,
+    runs: list[str],
+    run_format: RankedFormat | None,
     say: Messages,
     *,
     user: str = "user",
     item: str = "item",
     grade: str = "grade",
-) -> Any:
-    """``Qrels.from_file`` with a progress note; the format from the option, else the suffix."""
+    score: str = "score",
+    rank: str | None = None,
+) -> Iterator[tuple[Any, str, Any]]:
+    """``(qrels, name, run)`` for each run: ``Qrels.from_file`` and :func:`read_runs`.
+
+    The qrels are read on a thread of their own while the first run is read (the
+    compiled reader lets go of the interpreter, so the two files share the cores);
+    a bad qrels file is still reported before a bad run, as if read first.
+    """
+    import threading
+
     from ..data._ranked import Qrels
 
-    with say.progress(f"Reading {path}"):
-        return Qrels.from_file(
-            path, user=user, item=item, grade=grade, file_format=ranked_format(file_format, path)
-        )
+    read: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            fmt = ranked_format(qrels_format, qrels)
+            read["qrels"] = Qrels.from_file(
+                qrels, user=user, item=item, grade=grade, file_format=fmt
+            )
+        except BaseException as exc:  # handed to the reading thread by result()
+            read["error"] = exc
+
+    thread = threading.Thread(target=work, name="receval-qrels", daemon=True)
+    thread.start()
+
+    def result() -> Any:
+        thread.join()
+        if "error" in read:
+            raise read["error"]
+        return read["qrels"]
+
+    try:
+        pairs = read_runs(runs, run_format, say, user=user, item=item, score=score, rank=rank)
+        for name, run in pairs:
+            yield result(), name, run
+    except Exception:
+        result()  # the qrels' error first
+        raise
 
 
 def read_runs(

@@ -41,8 +41,7 @@ from ._common import (
     WeightOption,
     app,
     read_impressions,
-    read_qrels,
-    read_runs,
+    read_qrels_runs,
 )
 from ._output import OutputFormat, ResultTable, render
 from ._params import Command
@@ -176,8 +175,12 @@ def compare(
             if qrels is None or not run or len(run) < 2:
                 raise say.fail("comparing runs needs --qrels and at least two --run.")
             metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
-            q = read_qrels(qrels, qrels_format, say, user=user, item=item, grade=grade)
-            runs = dict(read_runs(run, run_format, say, user=user, item=item, score=run_score))
+            inputs = list(read_qrels_runs(
+                qrels, qrels_format, run, run_format, say,
+                user=user, item=item, grade=grade, score=run_score,
+            ))  # fmt: skip
+            q = inputs[0][0]
+            runs = {name: r for _, name, r in inputs}
             with say.progress("Comparing"):
                 report = compare_runs(q, runs, metrics, profile=profile, **settings)
         else:

@@ -29,8 +29,7 @@ from ._common import (
     choices,
     evaluate_run,
     rank_table,
-    read_qrels,
-    read_runs,
+    read_qrels_runs,
     run_names,
 )
 from ._output import OutputFormat, ResultTable, render, scalar
@@ -203,12 +202,13 @@ def rank(
             raise say.fail(
                 f"--baseline must name one of the runs {run_names(run)}. Got {baseline!r}."
             )
-        q = read_qrels(qrels, qrels_format, say, user=user, item=item, grade=grade)
+        inputs = read_qrels_runs(
+            qrels, qrels_format, run, run_format, say,
+            user=user, item=item, grade=grade, score=score, rank=rank_column,
+        )  # fmt: skip
         reports = [
             (name, evaluate_run(q, r, name, metrics, say, profile, conventions))
-            for name, r in read_runs(
-                run, run_format, say, user=user, item=item, score=score, rank=rank_column
-            )
+            for q, name, r in inputs
         ]
     if per_user:
         rows = [

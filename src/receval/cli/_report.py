@@ -43,8 +43,7 @@ from ._common import (
     parse_days,
     rank_table,
     read_impressions,
-    read_qrels,
-    read_runs,
+    read_qrels_runs,
     retention_columns,
     retention_notes,
     table_format,
@@ -188,10 +187,12 @@ def report_command(
             metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
             for text in metrics:
                 parse_metric(text)
-            q = read_qrels(qrels, None, say, user=user, item=item, grade=grade)
+            inputs = read_qrels_runs(
+                qrels, None, run, None, say, user=user, item=item, grade=grade, score=run_score
+            )
             runs: dict[str, Any] = {}
             reports: dict[str, Any] = {}
-            for name, r in read_runs(run, None, say, user=user, item=item, score=run_score):
+            for q, name, r in inputs:
                 runs[name] = r
                 reports[name] = evaluate_run(q, r, name, metrics, say, profile)
             ranking_section(

@@ -343,7 +343,24 @@ def numeric_view(chunk: Any) -> np.ndarray | None:
         return None
     if pa.types.is_float16(kind):
         return None
-    return chunk.to_numpy(zero_copy_only=True)
+    # the values buffer as it is (Array.to_numpy would import pandas, 0.2 s)
+    dtype = np.dtype(_NUMPY_DTYPES[str(kind)])
+    values = chunk.buffers()[1]
+    if values is None or not len(chunk):
+        view = np.empty(0, dtype)
+    else:
+        view = np.frombuffer(values, dtype, len(chunk), chunk.offset * dtype.itemsize)
+    view.flags.writeable = False  # Arrow's memory
+    return view
+
+
+#: NumPy dtypes of Arrow's integer and floating types, by name
+_NUMPY_DTYPES = {
+    **{f"int{b}": f"int{b}" for b in (8, 16, 32, 64)},
+    **{f"uint{b}": f"uint{b}" for b in (8, 16, 32, 64)},
+    "float": "float32",
+    "double": "float64",
+}
 
 
 class ParquetColumns:

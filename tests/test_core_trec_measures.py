@@ -309,6 +309,8 @@ def measure_calls(draw):
     p = draw(st.sampled_from([0.5, 0.8, 0.95]))
     out.append((codes.RBP, k, (p,), None, threshold))
     out.append((codes.RBP, k, (p, 1.0), None, threshold))
+    out.append((codes.RBP, k, (p, 2.0), None, threshold))  # grades="raw" (ranx)
+    out.append((codes.BPREF, k, (1.0,), None, threshold))  # grades="raw" (ranx)
     out.append((codes.RBP_RESID, k, (p,), None, threshold))
     max_grade = draw(st.sampled_from([0.0, 3.0]))
     out.append((codes.ERR, k, (max_grade,), None, threshold))

@@ -106,3 +106,38 @@ def test_trec_eval_ndcg_gains_every_positive_grade_whatever_the_threshold():
     assert trec.mean["ndcg"] == pytest.approx((1 + 2 / 1.584962500721156) / ideal)  # ... but gains
     plain = rv.evaluate(qrels, run, ["ndcg"], rel_threshold=2)
     assert plain.mean["ndcg"] == pytest.approx((2 / 1.584962500721156) / 2)
+
+
+def test_grades_raw_reads_rbp_gains_and_negative_grades_as_ranx():
+    qrels = {"u": {"a": 3, "b": -1, "c": 1, "d": 0}}
+    run = {"u": {"a": 0.9, "b": 0.8, "c": 0.7, "x": 0.6}}
+    metrics = ["rbp(p=0.5)", "bpref"]
+    ranx = rv.evaluate(qrels, run, metrics, profile="ranx")
+    # graded RBP: (1 - p)(3 + 1 p^2); bpref: b (grade -1) is judged non-relevant, above c:
+    # (1 + (1 - min(1, R) / min(R, N))) / R with R = 2, N = 2
+    assert ranx.mean["rbp(p=0.5)"] == 0.5 * (3 + 0.25)
+    assert ranx.mean["bpref"] == (1 + 0.5) / 2
+    assert ranx.conventions["rbp(p=0.5)"].grades == "raw"
+    assert ranx.conventions["bpref"].grades == "raw"
+    # trec_eval: gains over the largest grade (3), b unjudged and skipped
+    default, trec_eval = (rv.evaluate(qrels, run, metrics, profile=p) for p in (None, "trec_eval"))
+    for trec in (default, trec_eval):
+        assert trec.mean["rbp(p=0.5)"] == pytest.approx(0.5 * (1 + 0.25 / 3), abs=1e-15)
+        assert trec.mean["bpref"] == 1.0
+        assert trec.conventions["bpref"].grades == "trec"
+    # the convention by keyword and in the metric string; other metrics ignore it
+    assert rv.evaluate(qrels, run, metrics, grades="raw").mean == ranx.mean
+    assert rv.evaluate(qrels, run, ["bpref(grades=raw)"]).mean["bpref(grades=raw)"] == 0.75
+    assert rv.evaluate(qrels, run, ["ndcg"], profile="ranx").conventions["ndcg"].grades == "trec"
+    assert (
+        rv.evaluate(qrels, run, ["map"], grades="raw").mean == rv.evaluate(qrels, run, ["map"]).mean
+    )
+
+
+def test_grades_must_be_trec_or_raw():
+    with pytest.raises(
+        rv.InvalidParameterError, match=r"'grades' parameter .*\['raw', 'trec'\]\. Got 'graded'"
+    ):
+        rv.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, ["bpref"], grades="graded")
+    with pytest.raises(rv.InvalidParameterError, match=r"grades must be one of"):
+        rv.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, ["bpref(grades=graded)"])

@@ -33,7 +33,7 @@ pub const NUM_REL_RET: i64 = 16;
 pub const NUM_NONREL_JUDGED_RET: i64 = 17;
 /// 1 for every user evaluated
 pub const NUM_Q: i64 = 18;
-/// binary preference
+/// binary preference (P0 = 1: ranx's reading, negative grades judged non-relevant)
 pub const BPREF: i64 = 19;
 /// inferred average precision
 pub const INFAP: i64 = 20;
@@ -65,7 +65,8 @@ pub const SET_RECALL: i64 = 32;
 pub const SET_AP: i64 = 33;
 /// set F (P0: beta)
 pub const SET_F: i64 = 34;
-/// rank-biased precision (P0: persistence; P1 = 1: binary gains at the threshold)
+/// rank-biased precision (P0: persistence; P1 = 1: binary gains at the threshold; P1 = 2:
+/// the grades themselves from the threshold on, ranx's)
 pub const RBP: i64 = 35;
 /// residual of rank-biased precision (P0: persistence)
 pub const RBP_RESID: i64 = 36;
@@ -197,6 +198,35 @@ pub fn bpref(u: &UserGrades<'_>) -> f64 {
     for &g in u.ranked {
         if g < 0.0 {
             continue; // absent or unjudged
+        }
+        if g < u.threshold {
+            nonrel_above += 1;
+        } else if nonrel_above > 0 {
+            sum += 1.0 - (nonrel_above.min(n_rel) as f64) / (n_nonrel.min(n_rel) as f64);
+        } else {
+            sum += 1.0;
+        }
+    }
+    if n_rel > 0 {
+        sum / n_rel as f64
+    } else {
+        sum
+    }
+}
+
+/// Binary preference as ranx reads grades: every grade in the qrels is a judgment, a
+/// negative one judged non-relevant (counted among the N non-relevant items and, when
+/// retrieved, ranked above the relevant items below it); only items absent from the
+/// qrels are skipped. Where N is 0 a relevant item scores 1, as in trec_eval (ranx
+/// divides 0 by 0 there and returns nan).
+pub fn bpref_raw(u: &UserGrades<'_>) -> f64 {
+    let n_rel = u.judged.iter().filter(|&&g| g >= u.threshold).count() as i64;
+    let n_nonrel = u.judged.len() as i64 - n_rel;
+    let mut nonrel_above = 0i64;
+    let mut sum = 0.0;
+    for &g in u.ranked {
+        if g == f64::NEG_INFINITY {
+            continue; // absent from the qrels
         }
         if g < u.threshold {
             nonrel_above += 1;
@@ -989,6 +1019,20 @@ pub fn rbp_binary(u: &UserGrades<'_>, p: f64) -> f64 {
     (1.0 - p) * sum
 }
 
+/// Rank-biased precision with the grades themselves as gains: `(1 - p) sum g_i p^(i-1)`
+/// over the items graded from the threshold on (ranx's graded RBP).
+pub fn rbp_raw(u: &UserGrades<'_>, p: f64) -> f64 {
+    let mut sum = 0.0;
+    let mut weight = 1.0;
+    for &g in u.ranked {
+        if g >= u.threshold {
+            sum += g * weight;
+        }
+        weight *= p;
+    }
+    (1.0 - p) * sum
+}
+
 /// The (grade, gain) pairs of a custom gain table: `params[0]` pairs (at most
 /// [`MAX_GAIN_PAIRS`]) from `params[1..]`.
 pub fn gain_pairs(params: &[f64]) -> ([(f64, f64); MAX_GAIN_PAIRS], usize) {
@@ -1038,6 +1082,7 @@ pub fn user_measure(
         NUM_REL_RET => num_rel_ret(u),
         NUM_NONREL_JUDGED_RET => num_nonrel_judged_ret(u),
         NUM_Q => 1.0,
+        BPREF if params[0] == 1.0 => bpref_raw(u),
         BPREF => bpref(u),
         INFAP => infap(u),
         IPREC_AT_RECALL => iprec_at_recall(u, params[0]),
@@ -1066,6 +1111,7 @@ pub fn user_measure(
         SET_AP => set_ap(u),
         SET_F => set_f(u, params[0]),
         RBP if params[1] == 1.0 => rbp_binary(u, params[0]),
+        RBP if params[1] == 2.0 => rbp_raw(u, params[0]),
         RBP => {
             table.build(u.judged, &[]);
             rbp(u, params[0], table)
@@ -1181,6 +1227,27 @@ mod tests {
         // unjudged items (absent, negative grade) are skipped
         let ranked = [ABSENT, -1.0, 1.0];
         assert_eq!(bpref(&user(&ranked, &[1.0, -1.0], 1.0)), 1.0);
+    }
+
+    #[test]
+    fn bpref_raw_judges_negative_grades_non_relevant() {
+        // trec_eval skips the grade -1 item; ranx counts it non-relevant, above the relevant
+        let ranked = [ABSENT, -1.0, 1.0];
+        let judged = [1.0, 0.0, -1.0];
+        let u = user(&ranked, &judged, 1.0);
+        assert_eq!(bpref(&u), 1.0);
+        // R = 1, N = 2: 1 - min(1, 1) / min(1, 2)
+        assert_eq!(bpref_raw(&u), 0.0);
+        let mut t = GainTable::default();
+        let mut params = [0.0; N_PARAMS];
+        params[0] = 1.0;
+        assert_eq!(user_measure(BPREF, &u, 0, false, &params, &mut t), 0.0);
+        // the same as trec_eval's without negative grades
+        let u = user(&RANKED_B, &JUDGED_B, 1.0);
+        assert_eq!(bpref_raw(&u), bpref(&u));
+        // no judged non-relevant item: 1 for each relevant retrieved, over R
+        assert_eq!(bpref_raw(&user(&[1.0, ABSENT], &[2.0, 1.0], 1.0)), 0.5);
+        assert_eq!(bpref_raw(&user(&[0.0, -3.0], &[0.0, -3.0], 1.0)), 0.0);
     }
 
     #[test]
@@ -1300,6 +1367,24 @@ mod tests {
         let binary = [1.0, 0.0];
         t.build(&binary, &[]);
         assert_eq!(rbp(&user(&[0.0, 1.0], &binary, 1.0), 0.5, &mut t), 0.25);
+    }
+
+    #[test]
+    fn rbp_with_raw_grades() {
+        let judged = [3.0, 1.0, 0.0, -1.0];
+        let u = user(&[1.0, 3.0, ABSENT, -1.0, 0.0], &judged, 1.0);
+        // gains 1 and 3 at ranks 1 and 2, unscaled
+        assert_eq!(rbp_raw(&u, 0.5), 0.5 * (1.0 + 3.0 * 0.5));
+        let mut t = GainTable::default();
+        let mut params = [0.0; N_PARAMS];
+        params[..2].copy_from_slice(&[0.5, 2.0]);
+        assert_eq!(user_measure(RBP, &u, 0, false, &params, &mut t), 1.25);
+        // below the threshold no gain
+        assert_eq!(
+            rbp_raw(&user(&[1.0, 3.0], &judged, 2.0), 0.5),
+            0.5 * 3.0 * 0.5
+        );
+        assert_eq!(rbp_raw(&user(&[], &judged, 1.0), 0.5), 0.0);
     }
 
     #[test]

@@ -66,6 +66,9 @@ _TIES = {
 _NO_AVERAGE_TIES = {"map"} | {
     name for name, info in REGISTRY.items() if info.kind in codes.TREC_KINDS
 }
+# grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
+# metric's own parameters (none for bpref, p for rbp)
+_RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
 # 2.0**1024 overflows float64
 _MAX_EXPONENTIAL_GRADE = 1024
 
@@ -203,6 +206,8 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
     row[codes.S_DEPTH] = conv.depth
     row[codes.S_JUDGED_ONLY] = int(conv.judged_only)
     params = spec.float_params()
+    if conv.grades == "raw" and spec.info.kind in _RAW_GRADES:
+        params = (*params, _RAW_GRADES[spec.info.kind])
     if "gains" in dict(spec.args):
         row[codes.S_GAIN] = codes.GAIN_CUSTOM  # the table is in the params
     bits = np.asarray(params, dtype=np.float64).view(np.int64)

@@ -427,7 +427,8 @@ REGISTRY: dict[str, MetricInfo] = {
         MetricInfo(
             "rbp",
             codes.RBP,
-            "rank-biased precision: (1 - p) * sum of gain * p^(rank - 1), gains scaled to [0, 1]",
+            "rank-biased precision: (1 - p) * sum of gain * p^(rank - 1), gains scaled to [0, 1] "
+            "(grades='raw': the grades themselves, as ranx)",
             accepts_k=False,
             params=(_P,),
             source=_TREC,

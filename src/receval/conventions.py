@@ -51,6 +51,13 @@ depth              ``0``: the whole list; ``N``: only the first N items of
 judged_only        ``False``, or ``True``: items absent from the user's qrels
                    are removed from the list before any metric (trec_eval's
                    ``-J``, ir_measures' ``judged_only``)
+grades             how ``bpref`` and ``rbp`` read the qrels grades: ``"trec"``
+                   (trec_eval: a negative grade marks an item in the pool but
+                   unjudged, which bpref skips; RBP's gains are the grades over
+                   the user's largest grade when it exceeds 1) or ``"raw"``
+                   (ranx: every grade is a judgment, a negative one judged
+                   non-relevant; RBP's gain is the grade itself from
+                   ``rel_threshold`` on)
 =================  ==========================================================
 """
 
@@ -74,6 +81,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "gain_grades": ("relevant", "positive"),
     "zero_users": ("keep", "skip"),
     "hit_scores": ("any", "positive"),
+    "grades": ("trec", "raw"),
 }
 
 
@@ -93,6 +101,7 @@ class Conventions:
     hit_scores: str = "any"
     depth: int = 0
     judged_only: bool = False
+    grades: str = "trec"
 
     def validated(self, func: str = "evaluate") -> Conventions:
         for name, options in CHOICES.items():
@@ -209,6 +218,12 @@ PROFILES: dict[str, Conventions] = {
 #: for the strings that set that convention, each with ``@k`` for the metric with a
 #: cut-off only or ``@all`` for the metric of the whole list only.
 PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
+    "ranx": {
+        # rbp.p sums the grades themselves (graded RBP), bpref judges a negative grade
+        # non-relevant: its hit and unjudged lists read the qrels as they are
+        "rbp": {"grades": "raw"},
+        "bpref": {"grades": "raw"},
+    },
     "recommenders": {
         # ndcg_at_k: an outer merge with every user of the ground truth (users absent
         # from the recommendations score 0) and score_type="binary" by default

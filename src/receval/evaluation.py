@@ -62,6 +62,7 @@ def evaluate(
     hit_scores: str | None = None,
     depth: int | None = None,
     judged_only: bool | None = None,
+    grades: str | None = None,
 ) -> EvaluationReport:
     """Evaluate a run against qrels with top-K ranking metrics.
 
@@ -143,6 +144,11 @@ def evaluate(
         True removes the items absent from the user's qrels (and those graded
         below 0, which trec_eval calls unjudged) from each list before any
         metric (default False; trec_eval's ``-J``, ir_measures' ``judged_only``).
+    grades : {"trec", "raw"}, default=None
+        How ``bpref`` and ``rbp`` read the grades (default "trec": as trec_eval, a
+        negative grade marks an unjudged item and RBP's gains are the grades over
+        the user's largest when above 1; "raw": as ranx, a negative grade is
+        judged non-relevant and RBP's gain is the grade from ``rel_threshold`` on).
 
     Returns
     -------
@@ -187,6 +193,7 @@ def evaluate(
         "hit_scores": hit_scores,
         "depth": depth,
         "judged_only": judged_only,
+        "grades": grades,
     }
     if is_scan_run(run):  # a receval.scan(...): read user by user
         return _scan_evaluate(

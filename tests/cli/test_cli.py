@@ -650,3 +650,22 @@ def test_rank_depth_and_judged_only_are_evaluates(runner):
     assert record["map"] == want.mean["map"] and record["P_10"] == want.mean["P_10"]
     plain = evaluate(q, r, ["map"], profile="trec_eval")
     assert record["map"] != plain.mean["map"]
+
+
+def test_rank_grades_is_evaluates(runner, tmp_path):
+    # --grades raw: ranx's graded RBP (the grades themselves as gains)
+    from receval import evaluate
+
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q 0 a 3\nq 0 b 1\nq 0 c -1\n")
+    run.write_text("q Q0 a 1 0.9 r\nq Q0 c 2 0.8 r\nq Q0 b 3 0.7 r\n")
+    result = invoke(
+        runner, "rank", "--qrels", str(qrels), "--run", str(run), "-m", "rbp", "-m", "bpref",
+        "--grades", "raw", "--format", "json",
+    )  # fmt: skip
+    record = json.loads(result.stdout)[0]
+    q = {"q": {"a": 3, "b": 1, "c": -1}}
+    r = {"q": {"a": 0.9, "c": 0.8, "b": 0.7}}
+    want = evaluate(q, r, ["rbp", "bpref"], grades="raw")
+    assert record["rbp"] == want.mean["rbp"] == pytest.approx(0.2 * (3 + 0.64), abs=1e-15)
+    assert record["bpref"] == want.mean["bpref"] == 0.5  # c (-1) non-relevant, above b

@@ -105,6 +105,22 @@ def bpref(ranked, judged, threshold):
     return total / r if r else total
 
 
+def bpref_raw(ranked, judged, threshold):
+    """bpref reading every qrels grade as a judgment (ranx): a negative grade is judged
+    non-relevant, only items absent from the qrels are skipped; with no judged
+    non-relevant item (N = 0) a relevant one scores 1, as in trec_eval."""
+    r = sum(1 for g in judged if g >= threshold)
+    big_n = len(judged) - r
+    nonrel_ranks = [i for i, g in enumerate(ranked) if g is not None and g < threshold][:r]
+    total = 0.0
+    for i, g in enumerate(ranked):
+        if g is None or g < threshold:
+            continue
+        above = sum(1 for j in nonrel_ranks if j < i)
+        total += 1.0 if above == 0 else 1.0 - above / min(big_n, r)
+    return total / r if r else total
+
+
 def infap(ranked, judged, threshold, eps=0.00001):
     """Inferred AP (Yilmaz and Aslam): at the relevant item of rank k > 1,
     1/k + ((k-1)/k) (|pooled above| / (k-1)) ((|rel above| + eps) / (|judged above| + 2 eps))."""
@@ -319,6 +335,11 @@ def rbp_binary(ranked, judged, threshold, p):
     return (1 - p) * sum(p**i for i, g in enumerate(ranked) if is_relevant(g, threshold))
 
 
+def rbp_raw(ranked, judged, threshold, p):
+    """(1 - p) sum over the items graded from the threshold on of grade * p^(rank - 1)."""
+    return (1 - p) * sum(g * p**i for i, g in enumerate(ranked) if g is not None and g >= threshold)
+
+
 def rbp_resid(ranked, judged, threshold, p):
     """The RBP weight of the unjudged items plus the weight past the list (p^n); 0 when
     every item is judged."""
@@ -410,6 +431,8 @@ def measure(kind, ranked, judged, threshold, k=0, params=(), pairs=None):
         c.SET_RECALL: set_recall,
         c.SET_AP: set_ap,
     }
+    if kind == c.BPREF and p[0] == 1.0:
+        return bpref_raw(top, judged, threshold)
     if kind in simple:
         return simple[kind](top, judged, threshold)
     if kind == c.NUM_Q:
@@ -430,6 +453,8 @@ def measure(kind, ranked, judged, threshold, k=0, params=(), pairs=None):
     if kind == c.RBP:
         if p[1] == 1.0:
             return rbp_binary(top, judged, threshold, p[0])
+        if p[1] == 2.0:
+            return rbp_raw(top, judged, threshold, p[0])
         return rbp(top, judged, threshold, p[0])
     if kind == c.RBP_RESID:
         return rbp_resid(top, judged, threshold, p[0])

@@ -316,7 +316,51 @@ RANX_METRICS = {
     "map(rel_threshold=2)@10": "map@10-l2",
     "ndcg(rel_threshold=2)@10": "ndcg@10-l2",
     "ndcg_burges(rel_threshold=2)@10": "ndcg_burges@10-l2",
+    # rbp.p: graded RBP, the grades themselves from the threshold on, over the whole list
+    # (the ranx profile's grades="raw")
+    "rbp(p=0.8)": "rbp.8",
+    "rbp(p=0.95)": "rbp.95",
+    "rbp(p=0.5,rel_threshold=2)": "rbp.5-l2",
 }
+# bpref (a negative grade judged non-relevant: grades="raw") is asked of ranx one query at a
+# time, and only of queries with a relevant item: for a query without one, _bpref divides by
+# R = 0 inside a numba prange loop, which leaves that query and the rest of the thread's
+# chunk of queries at 0 (so a batch's values depend on the thread count) and the
+# ZeroDivisionError pending, to surface as a SystemError in a later numba call. receval
+# gives such a query 0 (empty_users="zero"), the value ranx leaves in its array.
+RANX_PER_QUERY = {"bpref": ("bpref", 1), "bpref(rel_threshold=2)": ("bpref-l2", 2)}
+
+
+def _ranx_per_query(ranx, qrels, run, order):
+    out = {}
+    for name, threshold in RANX_PER_QUERY.values():
+        out[name] = []
+        for user in order:
+            relevant = any(g >= threshold for g in qrels[user].values())
+            if not relevant or not run.get(user):  # ranx.Run refuses an empty ranking
+                out[name].append(0.0)  # nothing retrieved: 0, as make_comparable's
+                continue
+            one = ranx.evaluate(ranx.Qrels({user: qrels[user]}), ranx.Run({user: run[user]}), name)
+            out[name].append(float(one))
+    return out
+
+
+def _ranx_bpref_where_undefined(metric, values, qrels, run, order):
+    """ranx's bpref divides 0 by 0 (nan) for a user with a relevant item retrieved and no
+    judged grade below the threshold; receval scores each relevant item retrieved 1 there
+    (trec_eval's value, the limit of ranx's 1 - 0 / min(R, N)): relevant retrieved / R."""
+    values = np.asarray(values, dtype=float)
+    undefined = np.isnan(values)
+    if not undefined.any():
+        return values
+    assert metric.startswith("bpref"), metric
+    t = 2 if "rel_threshold=2" in metric else 1
+    for i in np.flatnonzero(undefined):
+        grades = qrels[order[i]]
+        assert min(grades.values()) >= t  # N = 0
+        relevant = {d for d, g in grades.items() if g >= t}
+        values[i] = len(relevant & set(run.get(order[i], {}))) / len(relevant)
+    return values
 
 
 def _ranx_case(seed):
@@ -340,15 +384,41 @@ def test_ranx(seed):
             return_mean=False,
             make_comparable=True,  # queries absent from the run: empty, scored 0
         )
+        order = sorted(qrels)  # ranx's query order
+        expected |= _ranx_per_query(ranx, qrels, run, order)
     with warnings.catch_warnings():  # ties only in lists of at most 15 items: no warning
         warnings.simplefilter("error", TieOrderWarning)
-        report = evaluate(qrels, run, list(RANX_METRICS), profile="ranx")
-    order = sorted(qrels)  # ranx's query order
-    for metric, name in RANX_METRICS.items():
+        report = evaluate(qrels, run, [*RANX_METRICS, *RANX_PER_QUERY], profile="ranx")
+    names = RANX_METRICS | {metric: name for metric, (name, _) in RANX_PER_QUERY.items()}
+    for metric, name in names.items():
         got = _values(report, metric)
         ours = np.array([got[u] for u in order])
-        np.testing.assert_allclose(ours, expected[name], rtol=0, atol=TOL, err_msg=metric)
-        assert report.mean[metric] == pytest.approx(float(np.mean(expected[name])), abs=TOL)
+        want = _ranx_bpref_where_undefined(metric, expected[name], qrels, run, order)
+        np.testing.assert_allclose(ours, want, rtol=0, atol=TOL, err_msg=metric)
+        assert report.mean[metric] == pytest.approx(float(np.mean(want)), abs=TOL)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_ranx_rbp_bpref_differ_from_trec_eval(seed):
+    # the cases above exercise what sets ranx apart: graded RBP gains (grades above 1) and
+    # negative grades retrieved; profile="trec_eval" keeps trec_eval's reading
+    qrels, run = _ranx_case(seed)
+    metrics = ["rbp(p=0.8)", "bpref"]
+    ranx_side = evaluate(qrels, run, metrics, profile="ranx")
+    trec_side = evaluate(qrels, run, metrics, profile="trec_eval")
+    assert ranx_side.conventions["bpref"].grades == "raw"
+    assert trec_side.conventions["bpref"].grades == "trec"
+    for metric in metrics:
+        ours, theirs = _values(ranx_side, metric), _values(trec_side, metric)
+        assert any(abs(ours[u] - theirs[u]) > 1e-9 for u in run if u in qrels), metric
+    # and grades="raw" spelled out (with ranx's ties and missing users) gives the ranx
+    # profile's values from trec_eval's
+    spelled = evaluate(
+        qrels, run, metrics, profile="trec_eval", grades="raw", ties="input", missing_users="zero"
+    )
+    for metric in metrics:
+        ours, theirs = _values(ranx_side, metric), _values(spelled, metric)
+        assert all(ours[u] == pytest.approx(theirs[u], abs=TOL) for u in qrels), metric
 
 
 def test_ranx_keeps_input_order_of_ties_only_up_to_15_items():

@@ -59,7 +59,8 @@ TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING, TIES_ID_DESCENDING = 0, 
     NUM_REL_RET,  # relevant items retrieved (in the top k)
     NUM_NONREL_JUDGED_RET,  # judged items below rel_threshold retrieved
     NUM_Q,  # 1 for every user evaluated
-    BPREF,
+    BPREF,  # P0: 0 = trec_eval's, 1 = ranx's reading (grades="raw"): a negative grade is
+    #         judged non-relevant (in N, and counted above the relevant items below it)
     INFAP,
     IPREC_AT_RECALL,  # P0: the recall level; nan for a list emptied by judged-only (0 / 0)
     IPREC_AVG,  # P0: number of levels (0: trec_eval's 11 levels 0.0, 0.1, ..., 1.0, at most
@@ -80,7 +81,8 @@ TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING, TIES_ID_DESCENDING = 0, 
     SET_F,  # P0: beta (trec_eval's default 1.0)
     RBP,  # P0: persistence p (trec_eval's default 0.9); P1: 0 = trec_eval's gains (the grade,
     #       over the user's largest grade when above 1), 1 = binary gains, grade >= rel_threshold
-    #       (ir_measures' RBP(rel=...), from cwl_eval)
+    #       (ir_measures' RBP(rel=...), from cwl_eval), 2 = the grade itself from rel_threshold
+    #       on (ranx's rbp.p, grades="raw")
     RBP_RESID,  # P0: persistence p (trec_eval's default 0.9)
     UNJUDGED,  # share of the top k absent from the qrels or graded < 0, over k (trec_eval's
     #            unj_k); without k, over the whole list

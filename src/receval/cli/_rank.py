@@ -137,6 +137,14 @@ def rank(
             show_default=False,
         ),
     ] = None,
+    grades: Annotated[
+        str | None,
+        typer.Option(
+            help=f"How bpref and rbp read the grades: {choices('grades')} (raw: as ranx, a "
+            "negative grade judged non-relevant and RBP's gains the grades themselves).",
+            show_default=False,
+        ),
+    ] = None,
     baseline: Annotated[
         str | None,
         typer.Option(
@@ -186,6 +194,7 @@ def rank(
         "hit_scores": hit_scores,
         "depth": depth,
         "judged_only": judged_only,
+        "grades": grades,
     }
     with say.guard():
         # fail on a bad metric or option before reading any file

@@ -163,6 +163,7 @@ def evaluate(
     hit_scores: str | None = None,
     depth: int | None = None,
     judged_only: bool | None = None,
+    grades: str | None = None,
 ) -> EvaluationSummary:
     """Evaluate a run against qrels, both Spark DataFrames, with top-K ranking metrics.
 
@@ -198,7 +199,7 @@ def evaluate(
         Item similarities for ``ils@k`` / ``diversity@k``, as in
         :func:`receval.evaluate`; sent to every executor.
     profile, ap_normalizer, gain, rel_threshold, ties, missing_users, empty_users, ideal,\
-    gain_grades, zero_users, hit_scores, depth, judged_only
+    gain_grades, zero_users, hit_scores, depth, judged_only, grades
         Conventions, as in :func:`receval.evaluate`. With ``ties="input"``
         (the ranx, RecBole and torchmetrics profiles) and for ``ils@k`` /
         ``diversity@k``, "input order" is the run DataFrame's row order (as
@@ -236,6 +237,7 @@ def evaluate(
         "hit_scores": hit_scores,
         "depth": depth,
         "judged_only": judged_only,
+        "grades": grades,
     }
     metric_list, specs, convs, listwise = prepare_metrics(
         metrics, features, similarity, conventions

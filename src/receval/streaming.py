@@ -12,13 +12,16 @@ from typing import Any
 
 from .engine.run import Accumulator
 from .engine.sources import is_scan, scan_compute
+from .engine.window import check_window
 from .exceptions import InvalidParameterError
 from .registry import definition
 
 __all__ = ["Accumulator", "compute", "metric"]
 
 
-def metric(name: str, **options: Any) -> Accumulator:
+def metric(
+    name: str, *, window: int | None = None, window_unit: str = "batches", **options: Any
+) -> Accumulator:
     """Return an accumulator of a metric, for training and validation loops.
 
     The accumulator takes batches with ``update``, merges with other workers'
@@ -34,6 +37,16 @@ def metric(name: str, **options: Any) -> Accumulator:
         ``"copc"``, ``"normalized_entropy"`` (``"ne"``), ``"rmse"``, ``"mae"``,
         ``"gauc"``, or any ranking metric string of :func:`receval.evaluate`
         (``"ndcg@10"``, ``"map(ap_normalizer=min_k)@100"``).
+    window : int, default=None
+        Also keep a window of the last ``window`` batches (or rows): its value is
+        ``compute_window()``, beside the lifetime value ``compute()`` (TorchRec's
+        window and lifetime metrics), and equals the metric's function on exactly
+        those rows. The window keeps each batch's own state (with
+        ``window_unit="rows"``, also its rows, so that the batch the window cuts
+        counts from the cut on).
+    window_unit : {"batches", "rows"}, default="batches"
+        What ``window`` counts. Metrics over whole groups (``gauc``, ranking)
+        take batches only.
     **options
         The metric's options: ``eps`` (log loss, NE); ``weighting`` (gauc);
         ``bins`` and ``range`` (roc_auc: binned, in constant memory, with
@@ -75,6 +88,11 @@ def metric(name: str, **options: Any) -> Accumulator:
     >>> other = receval.metric("roc_auc").update([1, 0], [0.2, 0.6])
     >>> auc.merge(other).compute()  # 7 of the 12 (positive, negative) pairs in order
     0.5833
+    >>> recent = receval.metric("log_loss", window=2)  # the last two batches
+    >>> for y, p in [([1], [0.1]), ([1, 0], [0.9, 0.2]), ([0], [0.3])]:
+    ...     _ = recent.update(y, p)
+    >>> recent.compute_window() == receval.log_loss([1, 0, 0], [0.9, 0.2, 0.3])
+    True
     >>> ndcg = receval.metric("ndcg@10")
     >>> _ = ndcg.update({"u": {"a": 1}}, {"u": {"a": 0.9, "b": 0.1}})
     >>> _ = ndcg.update({"v": {"b": 1}}, {"v": {"a": 0.9, "b": 0.1}})
@@ -82,11 +100,12 @@ def metric(name: str, **options: Any) -> Accumulator:
     0.8155
     """
     defn = definition(name)
+    span = check_window(defn, name, window, window_unit)
     if defn.name == "ranking":
         params = defn.check_params(name, **options)
     else:
         params = defn.check_params(**options)
-    return Accumulator(name, defn, params)
+    return Accumulator(name, defn, params, span)
 
 
 def compute(name: str, *data: Any, **options: Any) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..exceptions import InvalidParameterError
 from .metric import DEFINITIONS, MetricDefinition
+from .window import Window, batch_rows
 
 __all__ = ["Accumulator"]
 
@@ -53,14 +54,24 @@ class Accumulator:
         What every backend runs for this metric.
     n_updates : int
         Batches given to ``update`` (merged accumulators add theirs).
+    window : tuple of (int, str) or None
+        The window's size and unit (``"batches"`` or ``"rows"``), if any.
     """
 
-    def __init__(self, name: str, defn: MetricDefinition, params: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        name: str,
+        defn: MetricDefinition,
+        params: dict[str, Any],
+        window: tuple[int, str] | None = None,
+    ) -> None:
         self.name = name
         self.definition = defn
         self._params = params
         self._state = defn.empty(params)
         self.n_updates = 0
+        self.window = window
+        self._window = None if window is None else Window(*window)
 
     def update(self, *data: Any, **kwargs: Any) -> Accumulator:
         """Add one batch of rows: the data arguments of the metric's function.
@@ -77,8 +88,13 @@ class Accumulator:
         data = tuple(_as_arrays(x) for x in data)
         kwargs = {k: _as_arrays(x) for k, x in kwargs.items()}
         batch = defn.prepare(self._params, *data, **kwargs)
-        # the accumulator owns its state: add the batch in place where the state can
-        if defn.update_into is not None:
+        if self._window is not None:
+            # the batch's own state joins the window (and the lifetime state)
+            new = defn.update(self._params, batch)
+            self._window.add(batch_rows(data, kwargs), new, (data, kwargs))
+            self._state = self._state.merge(new)
+        elif defn.update_into is not None:
+            # the accumulator owns its state: add the batch in place where the state can
             self._state = defn.update_into(self._params, self._state, batch)
         else:
             new = defn.update(self._params, batch)
@@ -102,7 +118,14 @@ class Accumulator:
                 f"{other._params!r} into {self.name!r} with options {self._params!r}; merge "
                 f"accumulators of one metric with the same options."
             )
+        if other.window != self.window:
+            raise InvalidParameterError(
+                f"Accumulator.merge: cannot merge an accumulator with window {other.window!r} "
+                f"into one with window {self.window!r}; merge accumulators of one window."
+            )
         self._state = self._state.merge(other._state)  # a new state: other's stays its own
+        if self._window is not None and other._window is not None:
+            self._window.extend(other._window)  # its batches after this one's
         self.n_updates += other.n_updates
         return self
 
@@ -110,9 +133,28 @@ class Accumulator:
         """The metric's value on every row seen (what its function returns on them)."""
         return self.definition.finalize(self._params, self._state)  # may compact in place
 
+    def compute_window(self) -> Any:
+        """The metric's value on the rows of the window: the last batches or rows seen.
+
+        Exactly what the metric's function returns on those rows. After a
+        ``merge``, the window holds this accumulator's batches, then the other's
+        (the order in which workers saw their batches is not known), trimmed to
+        the window's size.
+        """
+        if self._window is None:
+            raise InvalidParameterError(
+                f"Accumulator.compute_window: {self.name!r} has no window; make it with "
+                f"receval.metric({self.name!r}, window=N)."
+            )
+        return self.definition.finalize(
+            self._params, self._window.state(self.definition, self._params)
+        )
+
     def reset(self) -> Accumulator:
         """Forget every row (the options stay); returns the accumulator."""
         self._state = self.definition.empty(self._params)
+        if self._window is not None:
+            self._window.clear()
         self.n_updates = 0
         return self
 
@@ -147,4 +189,5 @@ class Accumulator:
         return dict(self._params)
 
     def __repr__(self) -> str:
-        return f"Accumulator({self.name!r}, {self.n_updates} updates)"
+        window = "" if self.window is None else f", window of {self.window[0]} {self.window[1]}"
+        return f"Accumulator({self.name!r}, {self.n_updates} updates{window})"

@@ -68,6 +68,9 @@ _EXPORTS: dict[str, str] = {
     "MetricSpec": "receval._registry",
     "Conventions": "receval.conventions",
     "PROFILES": "receval.conventions",
+    # metrics by segment
+    "by_segment": "receval.segments",
+    "SegmentReport": "receval.segments",
     # comparing models
     "compare": "receval.comparison",
     "compare_predictions": "receval.comparison",
@@ -180,4 +183,5 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     )
     from .metrics._retention import retention
     from .registry import MetricEntry, list_metrics, metric_info
+    from .segments import SegmentReport, by_segment
     from .streaming import compute, metric

@@ -118,6 +118,8 @@ class EvaluationReport:
     run_name: str | None = None
     _aux: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _states: dict[str, MeanState] = field(default_factory=dict, repr=False)
+    # ranked metrics' per-user values before the mean's rules (pooled: numerators)
+    _raw: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
     def per_user(self) -> Any:
@@ -132,6 +134,48 @@ class EvaluationReport:
         from .data.frames import make_frame
 
         return make_frame({"user": self.users, **self.values}, backend=backend)
+
+    def by_segment(self, segments: Any) -> Any:
+        """Each metric's mean in each segment of the users, and over all of them.
+
+        Parameters
+        ----------
+        segments : mapping, array-like or DataFrame
+            The segment of each user: ``{user: segment}``, an array aligned
+            with ``users``, or a two-column frame (user, segment). Users
+            without a segment count in the overall mean only
+            (``n_unassigned``).
+
+        Returns
+        -------
+        report : SegmentReport
+            The means over the users of each segment, by the same rules as
+            ``mean`` (pooled metrics pool within the segment), ``counts`` the
+            users of each segment, ``overall`` the report's ``mean``.
+
+        Examples
+        --------
+        >>> import receval
+        >>> qrels = {"u1": {"a": 1}, "u2": {"b": 1}, "u3": {"c": 1}}
+        >>> run = {"u1": {"a": 0.9}, "u2": {"a": 0.9, "b": 0.5}, "u3": {"c": 0.1}}
+        >>> report = receval.evaluate(qrels, run, ["mrr"])
+        >>> seg = report.by_segment({"u1": "new", "u2": "new", "u3": "old"})
+        >>> seg.values["mrr"].tolist(), seg.overall["mrr"]
+        ([0.75, 1.0], 0.8333333333333334)
+        """
+        from .segments import report_by_segment
+
+        return report_by_segment(self, segments)
+
+    def mean_state_of(self, metric: str, users: np.ndarray) -> MeanState:
+        """The exact mean state of one metric over some of the users (a boolean mask
+        aligned with ``users``), by the rules of its mean over all of them."""
+        kept = np.asarray(users, dtype=bool)
+        if metric in self._raw:
+            kind = self._states[metric].kind
+            den = self._aux[metric][kept]
+            return user_mean(self._raw[metric][kept], den, kind, self.conventions[metric])[0]
+        return mean_state(self.values[metric][kept])
 
     def mean_states(self) -> dict[str, MeanState]:
         """Each metric's exact, mergeable mean over users (its sum and count), by metric
@@ -418,6 +462,7 @@ def build_report(
     empty: dict[str, int] = {}
     skipped: dict[str, int] = {}
     aux_out: dict[str, np.ndarray] = {}
+    raw: dict[str, np.ndarray] = {}
     for text, col in list_cols.items():
         store_list_metric(text, col, states, per_user, empty, skipped)
     for j, text in enumerate(ranked):
@@ -430,26 +475,11 @@ def build_report(
                 f"{v.format_values(q.user_ids[den == 0])}; pass empty_users='skip', 'zero' or "
                 f"'one' to leave them out or score them."
             )
-        zero_only = False
-        kind = specs[text].info.mean
-        if convs[text].zero_users == "skip" and kind == "users":
-            zero = col == 0
-            zero_only = bool(zero.any()) and not bool((col > 0).any() or (col < 0).any())
-            col = np.where(zero, np.nan, col)
-        kept = ~np.isnan(col)
-        if zero_only:  # every value 0: Recommenders returns 0.0, not an empty mean
-            states[text] = mean_state(np.zeros(1))
-        elif kind == "pooled":
-            states[text] = mean_state(col, den)  # sum of hits over sum of relevant items
-            with np.errstate(invalid="ignore", divide="ignore"):
-                col = np.where(den > 0, col / np.where(den > 0, den, 1), 0.0)
-            col[~kept] = np.nan
-        else:
-            states[text] = mean_state(col, kind=kind)
-        per_user[text] = col
+        raw[text] = col
+        states[text], per_user[text] = user_mean(col, den, specs[text].info.mean, convs[text])
         aux_out[text] = den
         empty[text] = int((den == 0).sum())  # den: each user's relevant items
-        skipped[text] = int((~kept).sum())
+        skipped[text] = int(np.isnan(per_user[text]).sum())
     return EvaluationReport(
         mean={t: states[t].value for t in metrics},
         users=q.user_ids,
@@ -464,7 +494,34 @@ def build_report(
         run_name=run_name,
         _aux=aux_out,
         _states={t: states[t] for t in metrics},
+        _raw=raw,
     )
+
+
+def user_mean(
+    col: np.ndarray, den: np.ndarray, kind: str, conv: Conventions
+) -> tuple[MeanState, np.ndarray]:
+    """The mean state of a ranked metric over some users, and their reported values.
+
+    ``col``: each user's value as the kernel gives it (pooled metrics: the
+    numerator), nan for a user left out; ``den``: each user's relevant items.
+    The same for all the users of a report and for a segment of them.
+    """
+    zero_only = False
+    if conv.zero_users == "skip" and kind == "users":
+        zero = col == 0
+        zero_only = bool(zero.any()) and not bool((col > 0).any() or (col < 0).any())
+        col = np.where(zero, np.nan, col)
+    kept = ~np.isnan(col)
+    if zero_only:  # every value 0: Recommenders returns 0.0, not an empty mean
+        return mean_state(np.zeros(1)), col
+    if kind == "pooled":
+        state = mean_state(col, den)  # sum of hits over sum of relevant items
+        with np.errstate(invalid="ignore", divide="ignore"):
+            col = np.where(den > 0, col / np.where(den > 0, den, 1), 0.0)
+        col[~kept] = np.nan
+        return state, col
+    return mean_state(col, kind=kind), col
 
 
 def mean_states(report: EvaluationReport) -> dict[str, MeanState]:

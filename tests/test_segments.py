@@ -1,0 +1,159 @@
+"""Metrics by segment: each segment's value is the metric on exactly its rows (users).
+
+Pointwise: ``by_segment`` against each metric's function on the rows of each
+segment, for every metric of the engine (the adapters of test_backends).
+Ranking: ``EvaluationReport.by_segment`` against ``evaluate`` on the qrels of
+each segment's users, under every profile (pooled means, skipped users,
+Recommenders' zero rule).
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import receval as rv
+from receval.conventions import PROFILES
+from receval.engine.metric import DEFINITIONS
+from receval.exceptions import InputValidationError, InvalidParameterError
+from tests.test_backends import ADAPTERS, _check, _function, _rows, _take
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::receval.exceptions.UndefinedMetricWarning"),
+    pytest.mark.filterwarnings("ignore::receval.exceptions.TieOrderWarning"),
+]
+
+
+def _same(name, got, expected):
+    if isinstance(expected, float) and math.isnan(expected):
+        assert math.isnan(got)
+    else:
+        _check(name, got, expected, True)
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+@pytest.mark.parametrize("seed", range(3))
+def test_each_segment_is_the_function_on_its_rows(name, seed):
+    y, p, w, g = _rows(seed, n=240)
+    args, kwargs = ADAPTERS[name](y, p, w, g)
+    rng = np.random.default_rng(seed)
+    if DEFINITIONS[name].partitioning == "groups" and seed == 0:
+        by = np.asarray(["abc"[i % 3] for i in g])  # segments of whole groups
+    else:
+        by = rng.choice(["de", "fr", "us", "jp"], len(y))  # groups cut by segments
+    report = rv.by_segment(name, *args, by=by, **kwargs)
+    assert report.segments.tolist() == sorted(set(by.tolist()))
+    for i, label in enumerate(report.segments):
+        part_args, part_kwargs = _take(args, kwargs, by == label)
+        _same(name, report.values[name][i], _function(name)(*part_args, **part_kwargs))
+        assert report.counts[i] == int((by == label).sum())
+    _same(name, report.overall[name], _function(name)(*args, **kwargs))
+    assert report.n_undefined[name] == int(np.isnan(report.values[name]).sum())
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from([0, 1]), st.sampled_from([0.2, 0.5, 0.5, 0.7]), st.integers(0, 2)
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_tied_scores_in_segments(rows):
+    y = np.array([r[0] for r in rows])
+    p = np.array([r[1] for r in rows])
+    by = np.array([r[2] for r in rows])
+    report = rv.by_segment(["log_loss", "roc_auc"], y, p, by=by)
+    for i, label in enumerate(report.segments):
+        mask = by == label
+        assert report.values["log_loss"][i] == rv.log_loss(y[mask], p[mask])
+        if len(set(y[mask].tolist())) == 2:
+            assert report.values["roc_auc"][i] == rv.roc_auc_score(y[mask], p[mask])
+        else:
+            assert math.isnan(report.values["roc_auc"][i])
+
+
+def test_options_go_to_the_metrics_that_take_them():
+    y, p, _, g = _rows(1, n=100)
+    by = np.arange(100) % 2
+    report = rv.by_segment(["gauc", "log_loss"], y, p, by=by, groups=g, weighting="uniform")
+    for i in (0, 1):
+        mask = by == i
+        got = report.values["gauc"][i]
+        assert got == rv.gauc_score(y[mask], p[mask], groups=g[mask], weighting="uniform")
+    frame = report.to_frame()
+    assert list(frame.columns) == ["segment", "n_rows", "gauc", "log_loss"]
+    records = report.records()
+    assert records[-1]["segment"] is None and records[-1]["n_rows"] == 100
+    assert "(all)" in repr(report)
+
+
+def test_by_segment_errors():
+    y, p = [1, 0, 1], [0.9, 0.1, 0.3]
+    with pytest.raises(InvalidParameterError, match="is a ranking metric"):
+        rv.by_segment("ndcg@10", y, p, by=[1, 1, 2])
+    with pytest.raises(InvalidParameterError, match="takes the option 'bins2'"):
+        rv.by_segment("log_loss", y, p, by=[1, 1, 2], bins2=3)
+    with pytest.raises(InputValidationError, match=r"one label per row\. Got 2 labels for 3 rows"):
+        rv.by_segment("log_loss", y, p, by=[1, 2])
+    with pytest.raises(InputValidationError, match="missing"):
+        rv.by_segment("log_loss", y, p, by=["a", None, "b"])
+    with pytest.raises(InvalidParameterError, match="at least one metric"):
+        rv.by_segment([], y, p, by=[1, 1, 2])
+
+
+# ------------------------------------------------------------------ ranking
+def _ranking_data(seed):
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for u in range(40):
+        items = rng.choice(30, 8, replace=False)
+        qrels[f"u{u}"] = {f"i{i}": int(rng.integers(-1, 3)) for i in items[:4]}
+        if u % 7 != 3:  # some users absent from the run
+            run[f"u{u}"] = {f"i{i}": float(rng.choice([0.1, 0.5, 0.9])) for i in items[2:]}
+    return qrels, run
+
+
+METRICS = ["ndcg@5", "map", "mrr", "hit_ratio@3", "recall@5", "precision@2", "num_rel", "gm_map"]
+
+
+@pytest.mark.parametrize("profile", [None, *sorted(PROFILES)])
+@pytest.mark.parametrize("seed", range(2))
+def test_report_segments_equal_evaluate_on_the_segment_users(profile, seed):
+    qrels, run = _ranking_data(seed)
+    try:
+        report = rv.evaluate(qrels, run, METRICS, profile=profile)
+    except (InvalidParameterError, InputValidationError) as exc:  # a profile without them
+        pytest.skip(str(exc))
+    groups = {u: ("a", "b", "c")[int(u[1:]) % 3] for u in qrels if int(u[1:]) % 5}
+    seg = report.by_segment(groups)
+    assert seg.n_unassigned == sum(1 for u in qrels if int(u[1:]) % 5 == 0)
+    for i, label in enumerate(seg.segments):
+        users = [u for u, g in groups.items() if g == label]
+        part = rv.evaluate({u: qrels[u] for u in users}, run, METRICS, profile=profile)
+        assert seg.counts[i] == len(users)
+        for m in METRICS:
+            _same(m, seg.values[m][i], part.mean[m])
+    assert seg.overall == report.mean
+
+
+def test_report_segments_from_arrays_and_frames():
+    qrels, run = _ranking_data(5)
+    report = rv.evaluate(qrels, run, ["ndcg@5"])
+    labels = np.array([int(u[1:]) % 2 for u in report.users.tolist()])
+    by_array = report.by_segment(labels)
+    frame = pd.DataFrame({"user": report.users, "segment": labels})
+    by_frame = report.by_segment(frame.sample(frac=1.0, random_state=0))
+    np.testing.assert_array_equal(by_array.values["ndcg@5"], by_frame.values["ndcg@5"])
+    assert by_array.segments.tolist() == [0, 1]
+    with pytest.raises(InputValidationError, match="names a user twice"):
+        report.by_segment(pd.DataFrame({"user": ["u1", "u1"], "segment": [1, 2]}))
+    with pytest.raises(InputValidationError, match="one label per user"):
+        report.by_segment([1, 2])
+    with pytest.raises(InputValidationError, match="two columns"):
+        report.by_segment(pd.DataFrame({"user": ["u1"], "a": [1], "b": [2]}))

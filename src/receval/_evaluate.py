@@ -163,7 +163,7 @@ class EvaluationReport:
         >>> seg.values["mrr"].tolist(), seg.overall["mrr"]
         ([0.75, 1.0], 0.8333333333333334)
         """
-        from .segments import report_by_segment
+        from ._segments import report_by_segment
 
         return report_by_segment(self, segments)
 

@@ -157,3 +157,21 @@ def test_report_segments_from_arrays_and_frames():
         report.by_segment([1, 2])
     with pytest.raises(InputValidationError, match="two columns"):
         report.by_segment(pd.DataFrame({"user": ["u1"], "a": [1], "b": [2]}))
+
+
+def test_metrics_without_a_definition_run_their_function():
+    # ap, pr_auc, bep, ece: receval ctr's metrics that the engine does not run
+    y, p, w, _ = _rows(4, n=150)
+    by = np.arange(150) % 3
+    report = rv.by_segment(["ap", "ece", "pr_auc", "bep"], y, p, by=by, sample_weight=w)
+    functions = {
+        "ap": rv.average_precision_score,
+        "ece": rv.expected_calibration_error,
+        "pr_auc": rv.pr_auc_score,
+        "bep": rv.break_even_point,
+    }
+    for name, function in functions.items():
+        for i in range(3):
+            mask = by == i
+            assert report.values[name][i] == function(y[mask], p[mask], sample_weight=w[mask])
+        assert report.overall[name] == function(y, p, sample_weight=w)

@@ -23,14 +23,6 @@ from .exceptions import InvalidParameterError, UndefinedMetricWarning
 __all__ = ["SegmentReport", "by_segment"]
 
 
-def _options_of(defn: Any, options: dict[str, Any]) -> dict[str, Any]:
-    """The options a metric's ``check_params`` takes, among ``options``."""
-    params = inspect.signature(defn.check_params).parameters
-    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        return dict(options)
-    return {k: x for k, x in options.items() if k in params}
-
-
 def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any) -> SegmentReport:
     """Compute pointwise metrics in each segment of the rows, and over all of them.
 
@@ -43,8 +35,10 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     ----------
     metrics : str or sequence of str
         Metrics of :func:`receval.metric` (``"roc_auc"``, ``"log_loss"``,
-        ``"gauc"``, ``"pcoc"``, ...). Ranking metrics are segmented by user
-        with :meth:`receval.EvaluationReport.by_segment`.
+        ``"gauc"``, ``"pcoc"``, ...), run by their engine definition, or the
+        other pointwise metrics of ``receval ctr`` (``"ap"``, ``"ece"``, ...),
+        run by their function. Ranking metrics are segmented by user with
+        :meth:`receval.EvaluationReport.by_segment`.
     *data
         The metrics' data arguments (``y_true, y_score``), as for
         :func:`receval.compute`.
@@ -86,25 +80,16 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     >>> float(report.overall["roc_auc"])
     0.8888888888888888
     """
-    from .registry import definition
-    from .streaming import metric
-
     func = "by_segment"
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         raise InvalidParameterError(
             "The 'metrics' parameter of by_segment must name at least one metric. Got [] instead."
         )
-    defns = {m: definition(m) for m in names}
-    for m, defn in defns.items():
-        if defn.name == "ranking":
-            raise InvalidParameterError(
-                f"by_segment: {m!r} is a ranking metric; segment its users with "
-                f"receval.evaluate(...).by_segment(segments)."
-            )
-    data_names = {i for d in defns.values() for i in d.inputs}
+    runners = {m: _runner(m) for m in names}
+    data_names = {i for inputs, _, _ in runners.values() for i in inputs}
     kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
-    taken = {k for d in defns.values() for k in _options_of(d, options)}
+    taken = {k for _, takes, _ in runners.values() for k in options if takes(k)}
     unknown = sorted(set(options) - taken)
     if unknown:
         raise InvalidParameterError(
@@ -126,21 +111,59 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     values: dict[str, np.ndarray] = {}
     overall: dict[str, float] = {}
     undefined: dict[str, int] = {}
-    for m, defn in defns.items():
-        opts = _options_of(defn, options)
-        own = {k: x for k, x in kwargs.items() if k in defn.inputs}
+    for m, (inputs, takes, run) in runners.items():
+        opts = {k: x for k, x in options.items() if takes(k)}
+        own = {k: x for k, x in kwargs.items() if k in inputs}
         out = np.empty(len(labels), dtype=np.float64)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             for i in range(len(labels)):
                 idx = order[bounds[i] : bounds[i + 1]]
                 part = tuple(rows(x, idx) for x in given)
-                part_kwargs = {k: rows(x, idx) for k, x in own.items()}
-                out[i] = _value(metric(m, **opts).update(*part, **part_kwargs).compute())
+                out[i] = run(part, {k: rows(x, idx) for k, x in own.items()}, opts)
         values[m] = out
         undefined[m] = int(np.isnan(out).sum())
-        overall[m] = _value(metric(m, **opts).update(*given, **own).compute())
+        overall[m] = run(tuple(given), own, opts)
     return SegmentReport(labels, values, overall, counts, "rows", undefined)
+
+
+#: The data arguments of a pointwise metric's function in the registry
+_FUNCTION_INPUTS = ("y_true", "y_score", "groups", "sample_weight")
+
+
+def _runner(name: str) -> tuple[tuple[str, ...], Any, Any]:
+    """``(data arguments, takes(option) -> bool, run(data, kwargs, options) -> float)`` of a
+    metric: its engine definition (what receval.metric runs), else its function."""
+    from .exceptions import InvalidParameterError as Unknown
+    from .registry import definition, pointwise_metric
+    from .streaming import metric
+
+    try:
+        defn = definition(name)
+    except Unknown as exc:
+        defn, error = None, exc
+    if defn is None or defn.name == "ranking":  # "ap": average precision of scores here
+        try:
+            spec = pointwise_metric(name)
+        except Unknown:
+            if defn is None:
+                raise error from None
+            raise InvalidParameterError(
+                f"by_segment: {name!r} is a ranking metric; segment its users with "
+                f"receval.evaluate(...).by_segment(segments)."
+            ) from None
+
+        def call(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
+            return float(spec.func(*data, **kwargs))
+
+        return _FUNCTION_INPUTS, lambda option: False, call
+    params = inspect.signature(defn.check_params).parameters
+    any_option = any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+    def run(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
+        return _value(metric(name, **options).update(*data, **kwargs).compute())
+
+    return defn.inputs, lambda option: any_option or option in params, run
 
 
 def _value(x: Any) -> float:

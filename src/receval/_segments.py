@@ -125,7 +125,7 @@ def _user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, n
         keys = list(segments)
         labels_of_keys = [segments[k] for k in keys]
     elif is_frame(segments):
-        names = list(segments.columns)
+        names = [str(c) for c in getattr(segments, "column_names", None) or segments.columns]
         if len(names) != 2:
             raise InputValidationError(
                 f"{func}: segments as a frame must have two columns (user, segment). Got "

@@ -26,6 +26,7 @@ from receval import (
     Run,
     average_precision_score,
     break_even_point,
+    by_segment,
     copc,
     evaluate,
     expected_calibration_error,
@@ -669,3 +670,53 @@ def test_rank_grades_is_evaluates(runner, tmp_path):
     want = evaluate(q, r, ["rbp", "bpref"], grades="raw")
     assert record["rbp"] == want.mean["rbp"] == pytest.approx(0.2 * (3 + 0.64), abs=1e-15)
     assert record["bpref"] == want.mean["bpref"] == 0.5  # c (-1) non-relevant, above b
+
+
+# ------------------------------------------------------------------ --by
+def test_ctr_by_segment_equals_by_segment(runner, files) -> None:
+    # segments of the impressions: the user's first letter class (a, b: "ab"; c, d: "cd")
+    table = pcsv.read_csv(files["impressions"])
+    by = ["ab" if u in "ab" else "cd" for u in table.column("user").to_pylist()]
+    path = files["impressions"].parent / "imp_by.csv"
+    pcsv.write_csv(table.append_column("part", pa.array(by)), path)
+    result = invoke(runner, "ctr", path, "--label", "click", "--score", "m1", "--score", "m2",
+                    "--group", "user", "--weight", "w", "--by", "part", "-m", "auc", "-m", "gauc",
+                    "-m", "logloss", "-f", "json")  # fmt: skip
+    records = json.loads(result.stdout)
+    d = _impressions()
+    assert [(r["score"], r["segment"]) for r in records] == [
+        (s, g) for s in ("m1", "m2") for g in ("ab", "cd", "(all)")
+    ]
+    for record in records:
+        expected = by_segment(["auc", "gauc", "logloss"], d["click"], d[record["score"]],
+                              by=by, groups=d["user"], sample_weight=d["w"])  # fmt: skip
+        i = (
+            list(expected.segments).index(record["segment"])
+            if record["segment"] != "(all)"
+            else None
+        )
+        for m in ("auc", "gauc", "logloss"):
+            want = expected.overall[m] if i is None else expected.values[m][i]
+            assert close(record[m], want)
+        assert record["n_rows"] == (9 if i is None else int(expected.counts[i]))
+    missing = invoke(runner, "ctr", path, "--label", "click", "--score", "m1", "--by", "x", code=2)
+    assert "no column 'x'" in missing.stderr
+
+
+def test_rank_by_segment_equals_report_by_segment(runner, files, tmp_path) -> None:
+    segments = tmp_path / "seg.csv"
+    segments.write_text("user,group\nu1,g1\nu2,g2\nu3,g1\n")  # u4 has none
+    result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["run_a"],
+                    "-m", "ndcg@3", "-m", "hit_ratio@2", "--by", segments, "--segment", "group",
+                    "-f", "json")  # fmt: skip
+    records = json.loads(result.stdout)
+    report = evaluate(Qrels.from_file(files["qrels"]), Run.from_file(files["run_a"]),
+                      ["ndcg@3", "hit_ratio@2"])  # fmt: skip
+    expected = report.by_segment({"u1": "g1", "u2": "g2", "u3": "g1"})
+    assert [r["segment"] for r in records] == ["g1", "g2", "(all)"]
+    assert [r["n_users"] for r in records] == [2, 1, 4]
+    for i, record in enumerate(records[:2]):
+        for m in ("ndcg@3", "hit_ratio@2"):
+            assert close(record[m], expected.values[m][i])
+    assert close(records[2]["ndcg@3"], report.mean["ndcg@3"])
+    assert "1 of 4 qrels users have no segment" in result.stderr

@@ -22,8 +22,10 @@ from ._output import OutputFormat, ResultTable
 from ._params import Group
 
 __all__ = [
+    "ALL_SEGMENTS",
     "DEFAULT_CTR_METRICS",
     "DEFAULT_RANK_METRICS",
+    "ByOption",
     "DaysOption",
     "DigitsOption",
     "FormatOption",
@@ -60,6 +62,7 @@ __all__ = [
     "column",
     "ctr_metrics",
     "ctr_rows",
+    "ctr_segment_table",
     "ctr_table",
     "evaluate_run",
     "one_line",
@@ -72,9 +75,13 @@ __all__ = [
     "retention_columns",
     "retention_notes",
     "run_names",
+    "skipped_groups_note",
     "table_format",
 ]
 
+
+#: The segment of the overall rows of ``--by`` tables.
+ALL_SEGMENTS = "(all)"
 
 #: Metrics of ``receval rank`` when no ``-m`` is given.
 DEFAULT_RANK_METRICS = ("ndcg@10", "map@100", "mrr", "recall@100", "precision@10")
@@ -288,6 +295,18 @@ GroupOption = Annotated[
         metavar="COL",
         help="Column of group ids (user, query or session): the groups of gauc and, when "
         "models are compared, the unit of pairing.",
+        show_default=False,
+    ),
+]
+
+ByOption = Annotated[
+    str | None,
+    typer.Option(
+        "--by",
+        metavar="COL",
+        help="Column of segments (country, device, user group): one row per segment and "
+        "score column, then the overall row (segment '(all)'), each value the metric on the "
+        "segment's rows (receval.by_segment).",
         show_default=False,
     ),
 ]
@@ -591,6 +610,7 @@ class Impressions(NamedTuple):
     scores: list[tuple[str, Any]]  # (column, values) of each --score
     groups: Any  # an Arrow array of ids, or None
     sample_weight: Any
+    segments: Any = None  # an Arrow array of segment labels (--by), or None
 
 
 def read_impressions(
@@ -603,20 +623,23 @@ def read_impressions(
     score: list[str],
     group: str | None = None,
     weight: str | None = None,
+    by: str | None = None,
 ) -> Impressions:
-    """Read the label, score, group and weight columns of an impression log."""
+    """Read the label, score, group, weight and segment columns of an impression log."""
     from ..data.io import read_table
 
     fmt = table_format(file_format, path, say)
-    columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight) if c)]))
+    columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight, by) if c)]))
+    ids = tuple(c for c in (group, by) if c)
     with say.progress(f"Reading {path}"):
-        table = read_table(path, columns, command, fmt, id_columns=(group,) if group else ())
+        table = read_table(path, columns, command, fmt, id_columns=ids)
     return Impressions(
         n_rows=table.num_rows,
         y_true=column(table, label),
         scores=[(col, column(table, col)) for col in score],
         groups=table.column(group).combine_chunks() if group else None,
         sample_weight=column(table, weight) if weight else None,
+        segments=table.column(by).combine_chunks() if by else None,
     )
 
 
@@ -670,14 +693,18 @@ def ctr_rows(
                     raise say.fail(f"{name} of --score {col}: {one_line(exc)}") from None
             row.append(value)
         for name, counts in row_counts.items():
-            if counts.get("n_groups_skipped"):
-                say.note(
-                    f"{col}: {name} skips {counts['n_groups_skipped']} of {counts['n_groups']} "
-                    f"groups ({counts['n_rows_skipped']} rows) without both a click and a "
-                    f"non-click."
-                )
+            skipped_groups_note(col, name, counts, say)
         rows.append((row, row_counts))
     return rows
+
+
+def skipped_groups_note(col: str, name: str, counts: dict[str, Any], say: Messages) -> None:
+    """The note on stderr of the groups a grouped metric (gauc) left out, if any."""
+    if counts.get("n_groups_skipped"):
+        say.note(
+            f"{col}: {name} skips {counts['n_groups_skipped']} of {counts['n_groups']} "
+            f"groups ({counts['n_rows_skipped']} rows) without both a click and a non-click."
+        )
 
 
 def ctr_table(
@@ -695,6 +722,41 @@ def ctr_table(
         title=title,
         counts=[{**extra, **c} for _, c in counted],
     )
+
+
+def ctr_segment_table(
+    data: Impressions, metrics: dict[str, Any], say: Messages, title: str | None = None
+) -> ResultTable:
+    """Per score column, one row per segment of ``data.segments`` and the overall row
+    (segment ``(all)``): ``score, segment, n_rows`` and the metrics (receval.by_segment)."""
+    from ..exceptions import RecevalError
+    from ..segments import by_segment
+
+    rows: list[list[Any]] = []
+    for col, y_score in data.scores:
+        kwargs: dict[str, Any] = {"sample_weight": data.sample_weight}
+        if data.groups is not None:
+            kwargs["groups"] = data.groups
+        with say.progress(f"Computing {', '.join(metrics)} of {col} by segment"):
+            try:
+                report = by_segment(list(metrics), data.y_true, y_score, by=data.segments, **kwargs)
+            except RecevalError as exc:  # name the column: the message names y_score
+                raise say.fail(f"--score {col}: {one_line(exc)}") from None
+        for record in report.records():
+            n = record.pop("n_rows")
+            segment = record.pop("segment")
+            label = ALL_SEGMENTS if segment is None else segment
+            rows.append([col, label, n, *(record[m] for m in metrics)])
+        for m, spec in metrics.items():  # the groups gauc leaves out, over all the rows
+            if spec.counted is not None:
+                _, overall_counts = spec.counted(data.y_true, y_score, **kwargs)
+                skipped_groups_note(col, m, overall_counts, say)
+        for m, k in report.n_undefined.items():
+            if k:
+                say.note(
+                    f"{col}: {m} is undefined (nan) in {k} of {len(report.segments)} segments."
+                )
+    return ResultTable(["score", "segment", "n_rows", *metrics], rows, title=title)
 
 
 # ------------------------------------------------------------------ retention

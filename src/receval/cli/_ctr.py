@@ -11,6 +11,7 @@ import typer
 from ..registry import POINTWISE_METRICS
 from ._common import (
     DEFAULT_CTR_METRICS,
+    ByOption,
     DigitsOption,
     FormatOption,
     GroupOption,
@@ -23,6 +24,7 @@ from ._common import (
     app,
     ctr_metrics,
     ctr_rows,
+    ctr_segment_table,
     ctr_table,
     read_impressions,
 )
@@ -44,6 +46,7 @@ def ctr(
     score: ScoresOption[list[str]],
     group: GroupOption = None,
     weight: WeightOption = None,
+    by: ByOption = None,
     metric: Annotated[
         list[str] | None,
         typer.Option(
@@ -66,15 +69,22 @@ def ctr(
 
     Prints one row per --score column (column "score") and one column per
     metric, each value exactly as the library function on those columns
-    returns it (e.g. receval.roc_auc_score(label, score)).
+    returns it (e.g. receval.roc_auc_score(label, score)). With --by, one row
+    per score column and segment, then the score column's overall row.
     """
     say = Messages(quiet)
     with say.guard():
         metrics = ctr_metrics(metric, group, say)
         data = read_impressions(
             file, input_format, say, "receval ctr", label=label, score=score, group=group,
-            weight=weight,
+            weight=weight, by=by,
         )  # fmt: skip
-        counted = ctr_rows(data.y_true, data.scores, metrics, data.groups, data.sample_weight, say)
-    title = f"{file}: {data.n_rows} impressions"
-    render(ctr_table(counted, metrics, title, n_rows=data.n_rows), output_format, digits=digits)
+        title = f"{file}: {data.n_rows} impressions"
+        if by is not None:
+            table = ctr_segment_table(data, metrics, say, title)
+        else:
+            counted = ctr_rows(
+                data.y_true, data.scores, metrics, data.groups, data.sample_weight, say
+            )
+            table = ctr_table(counted, metrics, title, n_rows=data.n_rows)
+    render(table, output_format, digits=digits)

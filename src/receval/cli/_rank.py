@@ -4,11 +4,12 @@
 # build the command, and would compile and evaluate each one given as a string every
 # time the command is built (once per process).
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from ._common import (
+    ALL_SEGMENTS,
     DEFAULT_RANK_METRICS,
     DigitsOption,
     FormatOption,
@@ -31,6 +32,7 @@ from ._common import (
     rank_table,
     read_qrels_runs,
     run_names,
+    table_format,
 )
 from ._output import OutputFormat, ResultTable, render, scalar
 from ._params import Command
@@ -49,6 +51,22 @@ def rank(
             help="Print each user's values (columns user, run, metrics) instead of the means.",
         ),
     ] = False,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            metavar="FILE",
+            help="A CSV, TSV or Parquet file of user segments (columns --user and "
+            "--segment): one row per run and segment, each the metrics' means over the "
+            "segment's qrels users (EvaluationReport.by_segment), then the run's overall "
+            "row (segment '(all)'). Users without a segment count in '(all)' only.",
+            show_default=False,
+        ),
+    ] = None,
+    segment: Annotated[
+        str,
+        typer.Option("--segment", metavar="COL", help="The segment column of --by."),
+    ] = "segment",
     qrels_format: QrelsFormatOption = None,
     run_format: RunFormatOption = None,
     user: UserOption = "user",
@@ -219,7 +237,10 @@ def rank(
             (name, evaluate_run(q, r, name, metrics, say, profile, conventions))
             for q, name, r in inputs
         ]
-    if per_user:
+    if by is not None:
+        with say.guard():
+            table = segment_table(reports, metrics, by, user, segment, say)
+    elif per_user:
         rows = [
             [scalar(u), name, *(scalar(rep.values[m][i]) for m in metrics)]
             for name, rep in reports
@@ -240,6 +261,47 @@ def rank(
     else:
         table = rank_table(reports, metrics)
     render(table, output_format, digits=digits)
+
+
+def segment_table(
+    reports: list[tuple[str, Any]], metrics: list[str], path: str, user: str, segment: str,
+    say: Messages,
+) -> ResultTable:  # fmt: skip
+    """``--by``: one row per run and segment of the users in ``path``, then the run's
+    overall row (columns run, segment, n_users, metrics)."""
+    from ..data.io import read_table
+
+    fmt = table_format(None, path, say)
+    with say.progress(f"Reading {path}"):
+        frame = read_table(path, [user, segment], "receval rank --by", fmt, id_columns=(user,))
+    frame = frame.select([user, segment])
+    rows: list[list[Any]] = []
+    for name, rep in reports:
+        segments = frame
+        if rep.users.dtype.kind in "iu":  # integer users (Parquet qrels): the file's ids too
+            segments = _integer_users(frame, user)
+        seg = rep.by_segment(segments)
+        if seg.n_unassigned:
+            say.note(
+                f"{name}: {seg.n_unassigned} of {rep.n_users} qrels users have no segment in "
+                f"{path} (counted in {ALL_SEGMENTS} only)."
+            )
+        for record in seg.records():
+            label = ALL_SEGMENTS if record["segment"] is None else record["segment"]
+            rows.append([name, label, record["n_users"], *(record[m] for m in metrics)])
+    return ResultTable(["run", "segment", "n_users", *metrics], rows)
+
+
+def _integer_users(frame: Any, user: str) -> Any:
+    """The segments frame with its user ids as int64 where they all are integers."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        ids = pc.cast(frame.column(user), pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return frame
+    return frame.set_column(0, user, ids)
 
 
 # formats in which ``rank`` marks significance with letters (the others keep plain numbers)

@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from enum import Enum
-from typing import Annotated, Any, NamedTuple, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -31,7 +31,6 @@ __all__ = [
     "FormatOption",
     "GradeOption",
     "GroupOption",
-    "Impressions",
     "ImpressionsOption",
     "InputFormatOption",
     "ItemOption",
@@ -59,24 +58,16 @@ __all__ = [
     "WeightOption",
     "app",
     "choices",
-    "column",
-    "ctr_metrics",
-    "ctr_rows",
-    "ctr_segment_table",
-    "ctr_table",
     "evaluate_run",
     "one_line",
     "parse_days",
     "rank_table",
     "ranked_format",
-    "read_impressions",
     "read_qrels_runs",
     "read_runs",
     "retention_columns",
     "retention_notes",
     "run_names",
-    "skipped_groups_note",
-    "table_format",
 ]
 
 
@@ -579,184 +570,6 @@ def rank_table(
     columns = ["run", *metrics]
     rows = [[record[c] for c in columns] for record in records]
     return ResultTable(columns, rows, title=title, counts=[r["counts"] for r in records])
-
-
-# ------------------------------------------------------------------ ctr
-def table_format(fmt: TableFormat | None, path: str, say: Messages) -> str:
-    """The given format, else the suffix's; an error when neither tells."""
-    from ..data.io import infer_format
-
-    if fmt is not None:
-        return fmt.value
-    found = infer_format(path)
-    if found in ("csv", "tsv", "parquet") or not os.path.exists(path):
-        return found or "csv"  # a missing file is reported by the reader
-    raise say.fail(
-        f"cannot tell the format of {path!r} from its suffix; pass --input-format csv, tsv "
-        f"or parquet."
-    )
-
-
-def column(table: Any, name: str) -> Any:
-    """A numeric Arrow column as a NumPy array (nulls become nan)."""
-    return table.column(name).to_numpy()
-
-
-class Impressions(NamedTuple):
-    """The columns of an impression log that the CTR commands use."""
-
-    n_rows: int
-    y_true: Any
-    scores: list[tuple[str, Any]]  # (column, values) of each --score
-    groups: Any  # an Arrow array of ids, or None
-    sample_weight: Any
-    segments: Any = None  # an Arrow array of segment labels (--by), or None
-
-
-def read_impressions(
-    path: str,
-    file_format: TableFormat | None,
-    say: Messages,
-    command: str,
-    *,
-    label: str,
-    score: list[str],
-    group: str | None = None,
-    weight: str | None = None,
-    by: str | None = None,
-) -> Impressions:
-    """Read the label, score, group, weight and segment columns of an impression log."""
-    from ..data.io import read_table
-
-    fmt = table_format(file_format, path, say)
-    columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight, by) if c)]))
-    ids = tuple(c for c in (group, by) if c)
-    with say.progress(f"Reading {path}"):
-        table = read_table(path, columns, command, fmt, id_columns=ids)
-    return Impressions(
-        n_rows=table.num_rows,
-        y_true=column(table, label),
-        scores=[(col, column(table, col)) for col in score],
-        groups=table.column(group).combine_chunks() if group else None,
-        sample_weight=column(table, weight) if weight else None,
-        segments=table.column(by).combine_chunks() if by else None,
-    )
-
-
-def ctr_metrics(metric: list[str] | None, group: str | None, say: Messages) -> dict[str, Any]:
-    """The pointwise metrics asked for (default: DEFAULT_CTR_METRICS), by name."""
-    from ..registry import pointwise_metric
-
-    if metric:
-        names = [m.strip().lower() for m in metric]
-    else:
-        names = [m for m in DEFAULT_CTR_METRICS if group is not None or m != "gauc"]
-    metrics = {name: pointwise_metric(name) for name in dict.fromkeys(names)}
-    for name, spec in metrics.items():
-        if spec.needs_group and group is None:
-            raise say.fail(
-                f"metric {name!r} needs groups; pass --group COL (e.g. the user id column)."
-            )
-    return metrics
-
-
-def ctr_rows(
-    y_true: Any,
-    scores: list[tuple[str, Any]],
-    metrics: dict[str, Any],
-    groups: Any,
-    sample_weight: Any,
-    say: Messages,
-) -> list[tuple[list[Any], dict[str, Any]]]:
-    """Per score column, the row ``[name, value, ...]`` (values as the library returns them)
-    and the counts of what a metric left out (``{metric: {...}}``), noted on stderr."""
-    from ..exceptions import RecevalError
-
-    rows = []
-    for col, y_score in scores:
-        row: list[Any] = [col]
-        row_counts: dict[str, Any] = {}
-        for name, spec in metrics.items():
-            with say.progress(f"Computing {name} of {col}"):
-                try:
-                    args = (y_true, y_score)
-                    kwargs = {
-                        "groups": groups if spec.needs_group else None,
-                        "sample_weight": sample_weight,
-                    }
-                    if spec.counted is not None:
-                        value, counts = spec.counted(*args, **kwargs)
-                        row_counts[name] = counts
-                    else:
-                        value = spec.func(*args, **kwargs)
-                except RecevalError as exc:  # name the column: the message names y_score
-                    raise say.fail(f"{name} of --score {col}: {one_line(exc)}") from None
-            row.append(value)
-        for name, counts in row_counts.items():
-            skipped_groups_note(col, name, counts, say)
-        rows.append((row, row_counts))
-    return rows
-
-
-def skipped_groups_note(col: str, name: str, counts: dict[str, Any], say: Messages) -> None:
-    """The note on stderr of the groups a grouped metric (gauc) left out, if any."""
-    if counts.get("n_groups_skipped"):
-        say.note(
-            f"{col}: {name} skips {counts['n_groups_skipped']} of {counts['n_groups']} "
-            f"groups ({counts['n_rows_skipped']} rows) without both a click and a non-click."
-        )
-
-
-def ctr_table(
-    counted: list[tuple[list[Any], dict[str, Any]]],
-    metrics: dict[str, Any],
-    title: str | None = None,
-    n_rows: int | None = None,
-) -> ResultTable:
-    """The rows of :func:`ctr_rows` as a table (column ``score``, then one per metric);
-    ``n_rows``, when given, is added to each row's counts."""
-    extra = {} if n_rows is None else {"n_rows": int(n_rows)}
-    return ResultTable(
-        ["score", *metrics],
-        [row for row, _ in counted],
-        title=title,
-        counts=[{**extra, **c} for _, c in counted],
-    )
-
-
-def ctr_segment_table(
-    data: Impressions, metrics: dict[str, Any], say: Messages, title: str | None = None
-) -> ResultTable:
-    """Per score column, one row per segment of ``data.segments`` and the overall row
-    (segment ``(all)``): ``score, segment, n_rows`` and the metrics (receval.by_segment)."""
-    from ..exceptions import RecevalError
-    from ..segments import by_segment
-
-    rows: list[list[Any]] = []
-    for col, y_score in data.scores:
-        kwargs: dict[str, Any] = {"sample_weight": data.sample_weight}
-        if data.groups is not None:
-            kwargs["groups"] = data.groups
-        with say.progress(f"Computing {', '.join(metrics)} of {col} by segment"):
-            try:
-                report = by_segment(list(metrics), data.y_true, y_score, by=data.segments, **kwargs)
-            except RecevalError as exc:  # name the column: the message names y_score
-                raise say.fail(f"--score {col}: {one_line(exc)}") from None
-        for record in report.records():
-            n = record.pop("n_rows")
-            segment = record.pop("segment")
-            label = ALL_SEGMENTS if segment is None else segment
-            rows.append([col, label, n, *(record[m] for m in metrics)])
-        for m, spec in metrics.items():  # the groups gauc leaves out, over all the rows
-            if spec.counted is not None:
-                _, overall_counts = spec.counted(data.y_true, y_score, **kwargs)
-                skipped_groups_note(col, m, overall_counts, say)
-        for m, k in report.n_undefined.items():
-            if k:
-                say.note(
-                    f"{col}: {m} is undefined (nan) in {k} of {len(report.segments)} segments."
-                )
-    return ResultTable(["score", "segment", "n_rows", *metrics], rows, title=title)
 
 
 # ------------------------------------------------------------------ retention

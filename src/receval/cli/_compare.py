@@ -40,8 +40,10 @@ from ._common import (
     UserOption,
     WeightOption,
     app,
-    read_impressions,
     read_qrels_runs,
+)
+from ._impressions import (
+    read_impressions,
 )
 from ._output import OutputFormat, ResultTable, render
 from ._params import Command

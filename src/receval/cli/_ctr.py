@@ -22,6 +22,8 @@ from ._common import (
     ScoresOption,
     WeightOption,
     app,
+)
+from ._impressions import (
     ctr_metrics,
     ctr_rows,
     ctr_segment_table,

@@ -32,6 +32,8 @@ from ._common import (
     rank_table,
     read_qrels_runs,
     run_names,
+)
+from ._impressions import (
     table_format,
 )
 from ._output import OutputFormat, ResultTable, render, scalar

@@ -36,16 +36,18 @@ from ._common import (
     UserOption,
     WeightOption,
     app,
-    ctr_metrics,
-    ctr_rows,
-    ctr_table,
     evaluate_run,
     parse_days,
     rank_table,
-    read_impressions,
     read_qrels_runs,
     retention_columns,
     retention_notes,
+)
+from ._impressions import (
+    ctr_metrics,
+    ctr_rows,
+    ctr_table,
+    read_impressions,
     table_format,
 )
 from ._output import OutputFormat, ResultTable, render_sections, rows_of

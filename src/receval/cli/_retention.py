@@ -26,6 +26,8 @@ from ._common import (
     parse_days,
     retention_columns,
     retention_notes,
+)
+from ._impressions import (
     table_format,
 )
 from ._output import OutputFormat, ResultTable, render, rows_of

@@ -26,6 +26,7 @@ from receval import (
     Run,
     average_precision_score,
     break_even_point,
+    brier_score_loss,
     copc,
     evaluate,
     expected_calibration_error,
@@ -429,6 +430,7 @@ def test_ctr_json_equals_library(runner, files, key) -> None:
         )
         assert close(record["logloss"], log_loss(d["click"], s, sample_weight=d["w"]))
         assert close(record["pcoc"], pcoc(d["click"], s, sample_weight=d["w"]))
+        assert close(record["brier"], brier_score_loss(d["click"], s, sample_weight=d["w"]))
         for name in names:
             func = POINTWISE_METRICS[name].func
             assert close(record[name], func(d["click"], s, groups=d["user"], sample_weight=d["w"]))

@@ -30,6 +30,7 @@ from receval import (
     copc,
     evaluate,
     expected_calibration_error,
+    explained_variance_score,
     gauc_score,
     group_auc,
     log_loss,
@@ -37,6 +38,7 @@ from receval import (
     normalized_entropy,
     pcoc,
     pr_auc_score,
+    r2_score,
     retention,
     roc_auc_score,
     root_mean_squared_error,
@@ -167,6 +169,9 @@ def test_pointwise_registry_matches_library_functions() -> None:
         "rmse": root_mean_squared_error(y, s, sample_weight=w),
         "mae": mean_absolute_error(y, s, sample_weight=w),
         "ne": normalized_entropy(y, s, sample_weight=w),
+        "brier": brier_score_loss(y, s, sample_weight=w),
+        "r2": r2_score(y, s, sample_weight=w),
+        "explained_variance": explained_variance_score(y, s, sample_weight=w),
     }
     assert set(POINTWISE_METRICS) == set(expected)
     for name, (func, description, needs_group, counted) in POINTWISE_METRICS.items():

@@ -41,10 +41,16 @@ ADAPTERS = {
     "mean_absolute_error": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
     "roc_auc": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
     "gauc": lambda y, p, w, g: ((y, p), {"groups": g, "sample_weight": w}),
+    "brier_score": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
+    "r2": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
+    "explained_variance": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
+    "partial_auc": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
 }
+# options of the metrics that need one (the function and receval.metric take them alike)
+OPTIONS = {"partial_auc": {"max_fpr": 0.3}}
 NOT_ADAPTED = {"ranking"}  # metric strings: tests/test_accumulators.py (whole users)
 # weighted AUC adds float pair weights: equal to rounding only
-APPROX_WEIGHTED = {"roc_auc"}
+APPROX_WEIGHTED = {"roc_auc", "partial_auc"}
 
 
 def test_every_definition_is_classified():
@@ -76,19 +82,20 @@ def _check(name, got, expected, weighted):
 def test_memory_accumulator_merge_and_compute_agree(name, weighted, seed):
     y, p, w, g = _rows(seed, weights=weighted)
     args, kwargs = ADAPTERS[name](y, p, w, g)
-    expected = _function(name)(*args, **kwargs)
-    _check(name, rv.compute(name, *args, **kwargs), expected, weighted)
+    options = OPTIONS.get(name, {})
+    expected = _function(name)(*args, **kwargs, **options)
+    _check(name, rv.compute(name, *args, **kwargs, **options), expected, weighted)
     rng = np.random.default_rng(seed + 100)
     n = len(y)
     step = 10 if DEFINITIONS[name].partitioning == "groups" else 1  # whole groups per batch
     cuts = np.sort(rng.choice(np.arange(step, n, step), 6, replace=False))
     bounds = list(zip([0, *cuts], [*cuts, n], strict=True))
-    acc = rv.metric(name)
+    acc = rv.metric(name, **options)
     parts = []
     for a, b in bounds:
         part_args, part_kwargs = _take(args, kwargs, slice(a, b))
         acc.update(*part_args, **part_kwargs)
-        parts.append(rv.metric(name).update(*part_args, **part_kwargs))
+        parts.append(rv.metric(name, **options).update(*part_args, **part_kwargs))
     _check(name, acc.compute(), expected, weighted)
     order = rng.permutation(len(parts))
     merged = parts[order[0]]
@@ -107,8 +114,10 @@ def test_scan_agrees(tmp_path, name, batch_rows):
     path = tmp_path / "rows.parquet"
     pq.write_table(pa.table({"y": y, "p": p, "w": w}), path)
     s = rv.scan(path, batch_rows=batch_rows or 10**6)
-    expected = _function(name)(y, p, sample_weight=w)
-    _check(name, rv.compute(name, s["y"], s["p"], sample_weight=s["w"]), expected, True)
+    options = OPTIONS.get(name, {})
+    expected = _function(name)(y, p, sample_weight=w, **options)
+    got = rv.compute(name, s["y"], s["p"], sample_weight=s["w"], **options)
+    _check(name, got, expected, True)
 
 
 # ------------------------------------------------------------------ a new metric, everywhere

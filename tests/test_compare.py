@@ -18,12 +18,15 @@ from receval import (
     ComparisonReport,
     Qrels,
     Run,
+    adjust_pvalues,
     compare,
     compare_predictions,
+    delong_test,
     evaluate,
     gauc_score,
     group_auc,
     log_loss,
+    roc_auc_score,
 )
 from receval.datasets import make_impressions, make_recommendations
 from receval.exceptions import InputValidationError, InvalidParameterError
@@ -269,5 +272,44 @@ def test_predictions_without_groups_pair_impressions(impressions):
         compare_predictions(y, scores, metrics=["gauc"])
     with pytest.raises(InvalidParameterError, match=r"Unknown metric 'gaux'.*Did you mean 'gauc'"):
         compare_predictions(y, scores, groups=log["user"], metrics=["gaux"])
-    with pytest.raises(InvalidParameterError, match=r"a global AUC is not a mean over users"):
-        compare_predictions(y, scores, groups=log["user"], metrics=["auc"])
+    with pytest.raises(InvalidParameterError, match=r"\('roc_auc' by DeLong's test\)"):
+        compare_predictions(y, scores, groups=log["user"], metrics=["aux"])
+
+
+def test_predictions_global_auc_by_delong(impressions):
+    log = impressions
+    y, users = log["click"], log["user"]
+    scores = {"a": log["model_a"], "b": log["model_b"], "c": log["model_a"] ** 2}
+    report = compare_predictions(y, scores, groups=users, metrics=["gauc", "auc", "logloss"],
+                                 n_permutations=500, n_resamples=500)  # fmt: skip
+    c = report.comparisons
+    assert list(c["metric"]) == ["gauc"] * 3 + ["auc"] * 3 + ["logloss"] * 3
+    rows = np.flatnonzero(c["metric"] == "auc")
+    pvalues = []
+    for j in rows:
+        model, versus = c["model"][j], c["versus"][j]
+        res = delong_test(y, scores[model], scores[versus])
+        assert report.means["auc"][model] == pytest.approx(roc_auc_score(y, scores[model]))
+        assert c["difference"][j] == pytest.approx(res.auc_a - res.auc_b)
+        assert c["p_value"][j] == pytest.approx(res.pvalue, rel=1e-12, abs=1e-300)
+        assert c["n_users"][j] == len(y) and np.isnan(c["effect_size"][j])
+        assert c["ci_low"][j] < c["difference"][j] < c["ci_high"][j] or res.pvalue == 1.0
+        pvalues.append(res.pvalue)
+    assert c["p_adjusted"][rows] == pytest.approx(adjust_pvalues(pvalues, method="holm"))
+    # c ranks as a does: DeLong finds no difference
+    j = int(rows[[c["model"][k] + c["versus"][k] in ("ca", "ac") for k in rows].index(True)])
+    assert c["p_value"][j] == 1.0 and not c["significant"][j]
+    # the per-user metrics are tested as without the AUC
+    alone = compare_predictions(y, scores, groups=users, metrics=["gauc", "logloss"],
+                                n_permutations=500, n_resamples=500)  # fmt: skip
+    for key in ("p_value", "difference", "ci_low"):
+        assert np.array_equal(c[key][c["metric"] != "auc"], alone.comparisons[key])
+    assert "auc: DeLong's paired test" in report.legend()
+    only = compare_predictions(y, scores, metrics=["roc_auc"], baseline="a")
+    assert only.legend().startswith("A letter marks a model that this one beats significantly: "
+                                    "DeLong's paired test against a")  # fmt: skip
+    assert only.to_frame()["p_value"].notna().all()
+    with pytest.raises(InvalidParameterError, match=r"DeLong's test, which takes no sample"):
+        compare_predictions(y, scores, metrics=["auc"], sample_weight=np.ones(len(y)))
+    with pytest.raises(InputValidationError, match=r"'roc_auc' needs both classes"):
+        compare_predictions(np.zeros(len(y)), scores, metrics=["auc"])

@@ -28,6 +28,9 @@ _EXPORTS: dict[str, str] = {
     "root_mean_squared_error": "receval.metrics._loss",
     "mean_absolute_error": "receval.metrics._loss",
     "normalized_entropy": "receval.metrics._loss",
+    "brier_score_loss": "receval.metrics._regression",
+    "r2_score": "receval.metrics._regression",
+    "explained_variance_score": "receval.metrics._regression",
     # curves
     "roc_curve": "receval.metrics._curves",
     "precision_recall_curve": "receval.metrics._curves",
@@ -37,6 +40,11 @@ _EXPORTS: dict[str, str] = {
     "average_precision_score": "receval.metrics._auc",
     "pr_auc_score": "receval.metrics._auc",
     "break_even_point": "receval.metrics._auc",
+    "partial_auc": "receval.metrics._partial_auc",
+    "roc_auc_ci": "receval.metrics._delong",
+    "delong_test": "receval.metrics._delong",
+    "AUCInterval": "receval.metrics._delong",
+    "DeLongTest": "receval.metrics._delong",
     "gauc_score": "receval.metrics._gauc",
     "group_auc": "receval.metrics._gauc",
     "GroupAUCReport": "receval.metrics._gauc",
@@ -155,6 +163,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .metrics._classification import accuracy_score, confusion_matrix, error_rate
     from .metrics._cohorts import RetentionReport
     from .metrics._curves import precision_recall_curve, roc_curve
+    from .metrics._delong import AUCInterval, DeLongTest, delong_test, roc_auc_ci
     from .metrics._diversity import diversity, intra_list_similarity, novelty
     from .metrics._gauc import GroupAUCReport, gauc_score, group_auc
     from .metrics._loss import (
@@ -163,6 +172,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         normalized_entropy,
         root_mean_squared_error,
     )
+    from .metrics._partial_auc import partial_auc
     from .metrics._precision_recall import (
         f1_score,
         false_positive_rate,
@@ -181,6 +191,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         recall_at_k,
         success_at_k,
     )
+    from .metrics._regression import brier_score_loss, explained_variance_score, r2_score
     from .metrics._retention import retention
     from .registry import MetricEntry, list_metrics, metric_info
     from .segments import SegmentReport, by_segment

@@ -36,16 +36,19 @@ from ._paired import (
     check_weights,
     replicate_chunks,
 )
-from .exceptions import InputValidationError, MissingDependencyError
+from .exceptions import InputValidationError, InvalidParameterError, MissingDependencyError
 
 __all__ = [
+    "TESTS",
     "adjust_pvalues",
+    "paired_pvalues",
     "randomization_pvalues",
     "student_pvalues",
     "wilcoxon_pvalues",
 ]
 
 CORRECTIONS = ["bh", "bonferroni", "holm", None]
+TESTS = ("randomization", "student", "wilcoxon")
 # a flipped sum within this fraction of sum |w d| of the observed one counts as
 # at least as extreme: the two differ only by float rounding
 RELATIVE_TOLERANCE = 1e-12
@@ -413,3 +416,57 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
         adjusted[order] = np.minimum(steps, 1.0)
     p[valid] = adjusted
     return p
+
+
+def paired_pvalues(
+    differences: ArrayLike,
+    weights: ArrayLike | None = None,
+    *,
+    test: str = "randomization",
+    n_permutations: int = 10_000,
+    seed: int = 0,
+) -> float | np.ndarray:
+    """Two-sided p-values of paired tests on per-user differences.
+
+    Parameters
+    ----------
+    differences : array-like of shape (n_users,) or (n_users, n_columns)
+        Per-user value of one model minus the other's, one column per
+        comparison; ``nan`` leaves a user out of that column.
+    weights : array-like of shape (n_users,) or (n_users, n_columns), default=None
+        Weight of each user in the mean difference (``None``: all 1). Only the
+        randomization test takes unequal weights.
+    test : {"randomization", "student", "wilcoxon"}, default="randomization"
+        Fisher's randomization (sign-flip) test, the paired Student t-test
+        (``scipy.stats.ttest_rel``) or the Wilcoxon signed-rank test
+        (``scipy.stats.wilcoxon``, SciPy's defaults).
+    n_permutations : int, default=10_000
+        Random sign flips of the randomization test.
+    seed : int, default=0
+        Seed of the randomization test; the same seed gives the same p-values.
+
+    Returns
+    -------
+    pvalue : float or ndarray of shape (n_columns,)
+        1.0 when every difference is 0 (identical models).
+
+    Examples
+    --------
+    >>> from receval import paired_pvalues
+    >>> d = [0.1, 0.2, 0.0, 0.3, 0.1, 0.2]
+    >>> round(paired_pvalues(d, test="student"), 6)
+    0.017225
+    >>> paired_pvalues([0.0, 0.0, 0.0])
+    1.0
+    """
+    v.check_option(test, "test", "paired_pvalues", list(TESTS))
+    if test == "randomization":
+        return randomization_pvalues(differences, weights, n_permutations=n_permutations, seed=seed)
+    if weights is not None:
+        w = np.asarray(weights, dtype=np.float64)
+        if w.size and not np.all(w == w.flat[0]):
+            raise InvalidParameterError(
+                f"paired_pvalues: test={test!r} weighs every user equally. Got unequal "
+                f"weights; use test='randomization', which takes weights."
+            )
+    return student_pvalues(differences) if test == "student" else wilcoxon_pvalues(differences)

@@ -25,7 +25,9 @@ from numpy.typing import ArrayLike
 from . import _validation as v
 from ._intervals import bootstrap_intervals, effect_sizes
 from ._stats import (
+    TESTS,
     adjust_pvalues,
+    paired_pvalues,
     randomization_pvalues,
     student_pvalues,
     wilcoxon_pvalues,
@@ -44,11 +46,10 @@ __all__ = [
     "paired_pvalues",
 ]
 
-TESTS = ("randomization", "student", "wilcoxon")
 INTERVALS = ("bca", "percentile")
 CORRECTIONS = ("holm", "bonferroni", "bh")
 # metrics of compare_predictions: name -> lower is better
-POINTWISE = {"gauc": False, "log_loss": True}
+POINTWISE = {"gauc": False, "log_loss": True, "roc_auc": False}
 _EPS = float(np.finfo(np.float64).eps)
 
 
@@ -67,60 +68,6 @@ def _registry_name(metric: Any) -> str:
 
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
 _LETTERS = "abcdefghijklmnoprstuvwxyz"  # no q: it has no superscript form
-
-
-def paired_pvalues(
-    differences: ArrayLike,
-    weights: ArrayLike | None = None,
-    *,
-    test: str = "randomization",
-    n_permutations: int = 10_000,
-    seed: int = 0,
-) -> float | np.ndarray:
-    """Two-sided p-values of paired tests on per-user differences.
-
-    Parameters
-    ----------
-    differences : array-like of shape (n_users,) or (n_users, n_columns)
-        Per-user value of one model minus the other's, one column per
-        comparison; ``nan`` leaves a user out of that column.
-    weights : array-like of shape (n_users,) or (n_users, n_columns), default=None
-        Weight of each user in the mean difference (``None``: all 1). Only the
-        randomization test takes unequal weights.
-    test : {"randomization", "student", "wilcoxon"}, default="randomization"
-        Fisher's randomization (sign-flip) test, the paired Student t-test
-        (``scipy.stats.ttest_rel``) or the Wilcoxon signed-rank test
-        (``scipy.stats.wilcoxon``, SciPy's defaults).
-    n_permutations : int, default=10_000
-        Random sign flips of the randomization test.
-    seed : int, default=0
-        Seed of the randomization test; the same seed gives the same p-values.
-
-    Returns
-    -------
-    pvalue : float or ndarray of shape (n_columns,)
-        1.0 when every difference is 0 (identical models).
-
-    Examples
-    --------
-    >>> from receval import paired_pvalues
-    >>> d = [0.1, 0.2, 0.0, 0.3, 0.1, 0.2]
-    >>> round(paired_pvalues(d, test="student"), 6)
-    0.017225
-    >>> paired_pvalues([0.0, 0.0, 0.0])
-    1.0
-    """
-    v.check_option(test, "test", "paired_pvalues", list(TESTS))
-    if test == "randomization":
-        return randomization_pvalues(differences, weights, n_permutations=n_permutations, seed=seed)
-    if weights is not None:
-        w = np.asarray(weights, dtype=np.float64)
-        if w.size and not np.all(w == w.flat[0]):
-            raise InvalidParameterError(
-                f"paired_pvalues: test={test!r} weighs every user equally. Got unequal "
-                f"weights; use test='randomization', which takes weights."
-            )
-    return student_pvalues(differences) if test == "student" else wilcoxon_pvalues(differences)
 
 
 @dataclass(frozen=True)
@@ -257,8 +204,12 @@ class ComparisonReport:
         fix = {"holm": "Holm-Bonferroni", "bonferroni": "Bonferroni",
                "bh": "Benjamini-Hochberg", None: "no"}[self.correction]  # fmt: skip
         pairs = f"against {self.baseline}" if self.baseline is not None else "for every pair"
+        delong = self._details.get("delong")
+        also = f"; {', '.join(delong)}: DeLong's paired test" if delong else ""
+        if delong and len(delong) == len(self.metrics):
+            what, also = "DeLong's paired test", ""
         return (
-            f"A letter marks a model that this one beats significantly: {what} {pairs}, "
+            f"A letter marks a model that this one beats significantly: {what}{also} {pairs}, "
             f"p < {self.alpha:g} after {fix} correction within each metric."
         )
 
@@ -687,11 +638,16 @@ def compare_predictions(
     groups : array-like of shape (n_samples,), default=None
         User (or query, session) of each impression: the unit of pairing.
         Required for ``gauc``; without it every impression is its own unit.
-    metrics : sequence of {"gauc", "log_loss"}, default=("gauc", "log_loss")
+    metrics : sequence of {"gauc", "log_loss", "roc_auc"}, default=("gauc", "log_loss")
         ``gauc``: per-user AUC weighted by ``weighting`` (users with one class
         are left out, as :func:`receval.gauc_score` does); ``log_loss``: each
         user's mean loss weighted by their impressions, so the mean is the
-        log loss of all impressions.
+        log loss of all impressions; ``roc_auc`` (alias ``auc``): the AUC of all
+        impressions, which is not a mean over users, compared with DeLong's
+        paired test (:func:`receval.delong_test`; no sample weights): its rows
+        hold DeLong's p-value, the DeLong normal interval of the difference
+        (whatever ``interval``), no effect size (nan) and the impressions as
+        ``n_users``.
     weighting : {"impressions", "clicks", "uniform"}, default="impressions"
         Weighting of ``gauc``, as in :func:`receval.gauc_score`.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -740,8 +696,7 @@ def compare_predictions(
             hint = f" Did you mean {close[0]!r}?" if close else ""
             raise InvalidParameterError(
                 f"Unknown metric {m!r} for {func}.{hint} It compares per-user means: "
-                f"{sorted(POINTWISE)} (a global AUC is not a mean over users; compare "
-                f"per-user AUC with 'gauc')."
+                f"{sorted(POINTWISE)} ('roc_auc' by DeLong's test)."
             )
         keys.append(key)
     yt = v.as_1d(y_true, "y_true", func)
@@ -771,6 +726,8 @@ def compare_predictions(
     group_w = np.bincount(codes, weights=row_w, minlength=n_groups)
     for name, score in named.items():
         for m, key in zip(metrics, keys, strict=True):
+            if key == "roc_auc":
+                continue  # DeLong's test below: not a mean over users
             if key == "gauc":
                 rep = group_auc(yt, score, groups=groups, weighting=weighting,
                                 sample_weight=sample_weight)  # fmt: skip
@@ -787,9 +744,47 @@ def compare_predictions(
                 values[m][name] = np.where(group_w > 0, per, np.nan)
                 weights[m] = group_w
     higher = {m: not POINTWISE[k] for m, k in zip(metrics, keys, strict=True)}
-    return _run_tests(
-        func, list(named), metrics, values, weights, means, higher, baseline=baseline,
-        test=test, interval=interval, correction=correction, alpha=alpha,
-        confidence=confidence, n_permutations=n_permutations, n_resamples=n_resamples,
-        seed=seed, n_users=n_groups,
+    per_user = [m for m, k in zip(metrics, keys, strict=True) if k != "roc_auc"]
+    settings = dict(baseline=baseline, test=test, interval=interval, correction=correction,
+                    alpha=alpha, confidence=confidence, n_permutations=n_permutations,
+                    n_resamples=n_resamples, seed=seed, n_users=n_groups)  # fmt: skip
+    report = None
+    if per_user:
+        report = _run_tests(
+            func,
+            list(named),
+            per_user,
+            {m: values[m] for m in per_user},
+            weights,
+            means,
+            higher,
+            **settings,
+        )  # type: ignore[arg-type]
+    if len(per_user) == len(metrics):
+        return report  # type: ignore[return-value]
+    if sw is not None:
+        raise InvalidParameterError(
+            f"{func}: 'roc_auc' is compared by DeLong's test, which takes no sample weights. "
+            f"Got sample_weight; leave it None or compare 'gauc'."
+        )
+    from .metrics._delong import delong_pairs
+
+    pairs = _pairs(list(named), baseline, func)
+    blocks = {}
+    for m in metrics:
+        if m not in per_user:
+            means[m], blocks[m] = delong_pairs(yt, named, pairs, func, metric=m,
+                                               confidence=float(confidence), alpha=alpha,
+                                               correction=correction, higher=higher[m])  # fmt: skip
+    c = {} if report is None else report.comparisons
+    for m in per_user:
+        blocks[m] = {k: col[c["metric"] == m] for k, col in c.items()}
+    comparisons = {k: np.concatenate([blocks[m][k] for m in metrics])
+                   for k in ("metric", "model", "versus", *_STAT_COLUMNS)}  # fmt: skip
+    return ComparisonReport(
+        models=list(named), metrics=metrics, means=means, higher_is_better=higher,
+        comparisons=comparisons, alpha=float(alpha), confidence=float(confidence),
+        **{k: settings[k] for k in ("baseline", "test", "interval", "correction",
+                                    "n_permutations", "n_resamples", "seed", "n_users")},
+        _details={"delong": [m for m in metrics if m not in per_user]},
     )  # fmt: skip

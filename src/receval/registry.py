@@ -123,6 +123,23 @@ _POINTWISE = [
                 ("mae",), False, ("y_true", "y_pred", "sample_weight"), ("any",),
                 "mean_absolute_error",
                 source="scikit-learn"),
+    MetricEntry("brier_score", "pointwise", "mean squared error of predicted probabilities",
+                ("brier", "brier_score_loss"), False, ("y_true", "y_proba", "sample_weight"),
+                ("any",), "brier_score_loss", source="scikit-learn"),
+    MetricEntry("r2", "pointwise", "coefficient of determination: 1 - squared error over the "
+                "variance of y", ("r2_score", "r_squared"), True,
+                ("y_true", "y_pred", "sample_weight"), ("any",), "r2_score",
+                source="scikit-learn", parameters=("force_finite: bool, default True",)),
+    MetricEntry("explained_variance", "pointwise",
+                "1 - variance of the errors over the variance of y",
+                ("explained_variance_score",), True, ("y_true", "y_pred", "sample_weight"),
+                ("any",), "explained_variance_score", source="scikit-learn",
+                parameters=("force_finite: bool, default True",)),
+    MetricEntry("partial_auc", "pointwise",
+                "ROC AUC up to a false positive rate, McClish-standardised to [0.5, 1]",
+                ("pauc", "partial_auc_score"), True, _WEIGHTED, ("any",), "partial_auc",
+                source="scikit-learn (McClish 1989)",
+                parameters=("max_fpr: in (0, 1], required",)),
     MetricEntry("gauc", "grouped", "per-group ROC AUC weighted by impressions, clicks or 1",
                 ("group_auc", "gauc_score"), True, ("y_true", "y_score", "groups", "sample_weight"),
                 ("groups",), "gauc_score",
@@ -366,6 +383,26 @@ def _rmse(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = No
     return float(root_mean_squared_error(y_true, y_score, sample_weight=sample_weight))
 
 
+def _brier(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._regression import brier_score_loss
+
+    return float(brier_score_loss(y_true, y_score, sample_weight=sample_weight))
+
+
+def _r2(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+    from .metrics._regression import r2_score
+
+    return float(r2_score(y_true, y_score, sample_weight=sample_weight))
+
+
+def _explained_variance(
+    y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None
+) -> float:
+    from .metrics._regression import explained_variance_score
+
+    return float(explained_variance_score(y_true, y_score, sample_weight=sample_weight))
+
+
 def _mae(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
     from .metrics._loss import mean_absolute_error
 
@@ -394,6 +431,13 @@ POINTWISE_METRICS: dict[str, PointwiseMetric] = {
     ),
     "rmse": PointwiseMetric(_rmse, "root mean squared error (root_mean_squared_error)"),
     "mae": PointwiseMetric(_mae, "mean absolute error (mean_absolute_error)"),
+    "brier": PointwiseMetric(
+        _brier, "Brier score: mean squared error of the probabilities (brier_score_loss)"
+    ),
+    "r2": PointwiseMetric(_r2, "coefficient of determination (r2_score)"),
+    "explained_variance": PointwiseMetric(
+        _explained_variance, "explained variance (explained_variance_score)"
+    ),
 }
 
 
@@ -411,6 +455,9 @@ _SHORT = {
     "expected_calibration_error": "ece",
     "root_mean_squared_error": "rmse",
     "mean_absolute_error": "mae",
+    "brier_score": "brier",
+    "r2": "r2",
+    "explained_variance": "explained_variance",
 }
 
 
@@ -467,7 +514,14 @@ def definitions() -> dict[str, MetricDefinition]:
     """
     from . import evaluation  # noqa: F401  (each module registers its metrics)
     from .engine.metric import DEFINITIONS
-    from .metrics import _auc, _calibration, _gauc, _loss  # noqa: F401
+    from .metrics import (  # noqa: F401
+        _auc,
+        _calibration,
+        _gauc,
+        _loss,
+        _partial_auc,
+        _regression,
+    )
 
     return dict(DEFINITIONS)
 

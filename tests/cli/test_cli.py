@@ -26,10 +26,12 @@ from receval import (
     Run,
     average_precision_score,
     break_even_point,
+    brier_score_loss,
     by_segment,
     copc,
     evaluate,
     expected_calibration_error,
+    explained_variance_score,
     gauc_score,
     group_auc,
     log_loss,
@@ -37,6 +39,7 @@ from receval import (
     normalized_entropy,
     pcoc,
     pr_auc_score,
+    r2_score,
     retention,
     roc_auc_score,
     root_mean_squared_error,
@@ -167,6 +170,9 @@ def test_pointwise_registry_matches_library_functions() -> None:
         "rmse": root_mean_squared_error(y, s, sample_weight=w),
         "mae": mean_absolute_error(y, s, sample_weight=w),
         "ne": normalized_entropy(y, s, sample_weight=w),
+        "brier": brier_score_loss(y, s, sample_weight=w),
+        "r2": r2_score(y, s, sample_weight=w),
+        "explained_variance": explained_variance_score(y, s, sample_weight=w),
     }
     assert set(POINTWISE_METRICS) == set(expected)
     for name, (func, description, needs_group, counted) in POINTWISE_METRICS.items():
@@ -430,6 +436,7 @@ def test_ctr_json_equals_library(runner, files, key) -> None:
         )
         assert close(record["logloss"], log_loss(d["click"], s, sample_weight=d["w"]))
         assert close(record["pcoc"], pcoc(d["click"], s, sample_weight=d["w"]))
+        assert close(record["brier"], brier_score_loss(d["click"], s, sample_weight=d["w"]))
         for name in names:
             func = POINTWISE_METRICS[name].func
             assert close(record[name], func(d["click"], s, groups=d["user"], sample_weight=d["w"]))

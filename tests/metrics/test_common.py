@@ -18,11 +18,13 @@ from receval import (
     accuracy_score,
     average_precision_score,
     break_even_point,
+    brier_score_loss,
     calibration_curve,
     confusion_matrix,
     copc,
     error_rate,
     expected_calibration_error,
+    explained_variance_score,
     f1_score,
     false_positive_rate,
     fbeta_score,
@@ -30,10 +32,12 @@ from receval import (
     log_loss,
     mean_absolute_error,
     normalized_entropy,
+    partial_auc,
     pcoc,
     pr_auc_score,
     precision_recall_curve,
     precision_score,
+    r2_score,
     recall_score,
     roc_auc_score,
     roc_curve,
@@ -78,6 +82,10 @@ ALL_METRICS = {
         t, s, sample_weight=w
     ),
     "mean_absolute_error": lambda t, s, g, w=None: mean_absolute_error(t, s, sample_weight=w),
+    "brier_score_loss": lambda t, s, g, w=None: brier_score_loss(t, s, sample_weight=w),
+    "r2": lambda t, s, g, w=None: r2_score(t, s, sample_weight=w),
+    "explained_variance": lambda t, s, g, w=None: explained_variance_score(t, s, sample_weight=w),
+    "partial_auc": lambda t, s, g, w=None: partial_auc(t, s, max_fpr=0.3, sample_weight=w),
     "confusion_matrix": lambda t, s, g, w=None: confusion_matrix(
         t, _hard(s), labels=[0, 1], sample_weight=w
     ).ravel(),
@@ -114,6 +122,7 @@ SCORE_ORDER_ONLY = {
     "break_even_point",
     "gauc",
     "gauc_clicks",
+    "partial_auc",
 }
 NOT_SCORE_ORDER_ONLY = set(ALL_METRICS) - SCORE_ORDER_ONLY
 # sample weights are accepted
@@ -153,6 +162,8 @@ POINTWISE_MODULES = {
     "receval.metrics._calibration",
     "receval.metrics._auc",
     "receval.metrics._gauc",
+    "receval.metrics._regression",
+    "receval.metrics._partial_auc",
 }
 PUBLIC_METRICS = {
     name
@@ -291,7 +302,7 @@ def test_non_finite_scores_raise(name, bad):
     s[5] = bad
     with pytest.raises(
         InputValidationError,
-        match=r": y_(score|pred|prob) contains NaN or "
+        match=r": y_(score|pred|proba?) contains NaN or "
         r"infinity\.$",
     ):
         _call(name, t, s, g)

@@ -13,6 +13,7 @@ from receval.registry import definitions
 
 POINTWISE = [entry.name for entry in rv.list_metrics(family="pointwise")]
 ACCUMULATORS = set(definitions())
+OPTIONS = {"partial_auc": {"max_fpr": 0.3}}  # metrics with a required option
 
 
 def _data(seed: int = 0):
@@ -29,20 +30,21 @@ def _data(seed: int = 0):
 @pytest.mark.parametrize("weighted", [False, True])
 def test_strided_pointwise_inputs_equal_contiguous(name, weighted):
     fn = getattr(rv, rv.metric_info(name).function)
+    options = OPTIONS.get(name, {})
     y, p, w, _ = _data()
     views = [y[::2], p[::2], w[::2]]
     copies = [np.ascontiguousarray(a) for a in views]
     assert not views[0].flags.c_contiguous
-    kw = (lambda ws: {"sample_weight": ws}) if weighted else (lambda ws: {})
+    kw = (lambda ws: {"sample_weight": ws, **options}) if weighted else (lambda ws: options)
     expected = fn(copies[0], copies[1], **kw(copies[2]))
     assert fn(views[0], views[1], **kw(views[2])) == expected
     rev = [a[::-1] for a in copies]
     assert fn(rev[0][::-1], rev[1][::-1], **kw(rev[2][::-1])) == expected
     if name not in ACCUMULATORS:
         return
-    acc = rv.metric(name)
-    acc.update(views[0], views[1], **kw(views[2]))
-    if weighted and name == "roc_auc":  # weighted AUC adds float pair weights (as elsewhere)
+    acc = rv.metric(name, **options)
+    acc.update(views[0], views[1], **({"sample_weight": views[2]} if weighted else {}))
+    if weighted and name in ("roc_auc", "partial_auc"):  # float weighted counts (as elsewhere)
         assert acc.compute() == pytest.approx(expected, rel=1e-12)
     else:
         assert acc.compute() == expected

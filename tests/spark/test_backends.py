@@ -35,12 +35,12 @@ def rows_df(spark, rows):
     return spark.createDataFrame(rows).repartition(3)
 
 
-ANY = ["copc", "log_loss", "mean_absolute_error", "normalized_entropy", "pcoc",
-       "root_mean_squared_error"]  # fmt: skip
+ANY = ["brier_score", "copc", "explained_variance", "log_loss", "mean_absolute_error",
+       "normalized_entropy", "pcoc", "r2", "root_mean_squared_error"]  # fmt: skip
 
 
 def test_every_definition_runs_on_spark_or_is_listed():
-    assert set(ANY) | {"roc_auc", "gauc", "ranking"} == set(DEFINITIONS)
+    assert set(ANY) | {"roc_auc", "partial_auc", "gauc", "ranking"} == set(DEFINITIONS)
 
 
 @pytest.mark.parametrize("name", ANY)
@@ -48,9 +48,7 @@ def test_every_definition_runs_on_spark_or_is_listed():
 def test_sums_equal_in_memory(rows_df, rows, name, parts):
     func = getattr(receval, metric_info(name).function)
     expected = func(rows["y"], rows["p"], sample_weight=rows["w"])
-    prob = "y_pred" if name in ("log_loss", "mean_absolute_error", "root_mean_squared_error") else (
-        "y_prob"
-    )  # fmt: skip
+    prob = DEFINITIONS[name].inputs[1]  # y_pred, y_prob or y_proba
     columns = {"y_true": "y", prob: "p", "sample_weight": "w"}
     assert rs.compute(rows_df, name, columns, num_partitions=parts) == expected
 
@@ -60,6 +58,8 @@ def test_roc_auc_and_gauc(rows_df, rows):
     assert auc == receval.roc_auc_score(rows["y"], rows["p"])
     gauc = rs.compute(rows_df, "gauc", {"y_true": "y", "y_score": "p", "groups": "g"})
     assert gauc == receval.gauc_score(rows["y"], rows["p"], groups=rows["g"])
+    pauc = rs.compute(rows_df, "partial_auc", {"y_true": "y", "y_score": "p"}, max_fpr=0.3)
+    assert pauc == receval.partial_auc(rows["y"], rows["p"], max_fpr=0.3)
 
 
 def test_a_metric_registered_on_the_driver_runs_on_the_executors(rows_df, rows):

@@ -195,7 +195,7 @@ def compare(
                 group=group, weight=weight,
             )  # fmt: skip
             metrics = list(ctr_metric) if ctr_metric else (
-                list(POINTWISE) if group else ["log_loss"]
+                ["gauc", "log_loss"] if group else ["log_loss"]
             )  # fmt: skip
             with say.progress("Comparing"):
                 report = compare_predictions(

@@ -9,6 +9,8 @@
 * :class:`RangeStates`: summaries of disjoint score ranges (exact AUC partitioned
   by score range: out of core and on Spark).
 * :class:`ErrorSums`: exact sums behind RMSE and MAE.
+* :class:`Moments`: exact first and second moments of ``y`` and ``y_hat``
+  (Brier score, R², explained variance).
 * :class:`Seen`: the ids of the groups (users) already given, so that a group
   given twice is an error (whole-group metrics).
 """
@@ -29,6 +31,7 @@ from .metric import data_columns
 __all__ = [
     "BinnedCounts",
     "ErrorSums",
+    "Moments",
     "RangeStates",
     "ScoreCounts",
     "Seen",
@@ -267,6 +270,43 @@ class ErrorSums:
             self.weight + other.weight,
             self.n_rows + other.n_rows,
         )
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Exact sums of ``w``, ``w y``, ``w p``, ``w y^2``, ``w y p`` and ``w p^2`` (``y`` the
+    truth, ``p`` the prediction) and the row count: every term of the Brier score,
+    R² and explained variance, merged without rounding."""
+
+    weight: ExactSum
+    y: ExactSum
+    p: ExactSum
+    yy: ExactSum
+    yp: ExactSum
+    pp: ExactSum
+    n_rows: int
+
+    @classmethod
+    def of(cls, y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> Moments:
+        """The moments of validated float64 rows (``w`` None: weights of 1)."""
+        from .._sums import exact_products
+
+        if w is None:
+            weight, sy, sp = ExactSum.of([float(len(y))]), ExactSum.of(y), ExactSum.of(p)
+        else:
+            weight, sy, sp = ExactSum.of(w), exact_products(y, w), exact_products(p, w)
+        return cls(weight, sy, sp, exact_products(y, y, w), exact_products(y, p, w),
+                   exact_products(p, p, w), len(y))  # fmt: skip
+
+    @classmethod
+    def zero(cls) -> Moments:
+        z = ExactSum.zero()
+        return cls(z, z, z, z, z, z, 0)
+
+    def merge(self, other: Moments) -> Moments:
+        return Moments(self.weight + other.weight, self.y + other.y, self.p + other.p,
+                       self.yy + other.yy, self.yp + other.yp, self.pp + other.pp,
+                       self.n_rows + other.n_rows)  # fmt: skip
 
 
 @dataclass

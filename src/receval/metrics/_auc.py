@@ -590,7 +590,7 @@ def _auc_params(
     return {"bins": int(n), "low": low, "high": high, "pos_label": pos_label}
 
 
-def _auc_prepare(params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None):
+def auc_prepare(params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None):
     yt, ys, sw = data_columns(
         _AUC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
     )
@@ -603,31 +603,41 @@ def _auc_prepare(params: dict[str, Any], y_true: Any, y_score: Any, sample_weigh
 
 
 @dataclass
-class _Weighted:
+class AUCCounts:
     """Exact counts of unweighted rows and weighted counts, kept apart until one is used
     (an accumulator must not mix weighted and unweighted updates)."""
 
     plain: ScoreCounts
     weighted: ScoreCounts
 
-    def merge(self, other: _Weighted) -> _Weighted:
-        return _Weighted(self.plain.merge(other.plain), self.weighted.merge(other.weighted))
+    def merge(self, other: AUCCounts) -> AUCCounts:
+        return AUCCounts(self.plain.merge(other.plain), self.weighted.merge(other.weighted))
 
-    def absorb(self, other: _Weighted) -> _Weighted:
+    def absorb(self, other: AUCCounts) -> AUCCounts:
         self.plain.absorb(other.plain)
         self.weighted.absorb(other.weighted)
         return self
 
+    def counts(self, func: str) -> ScoreCounts:
+        """The counts in use (weighted or not), compacted; raises if updates mixed them."""
+        plain, weighted = self.plain.compact(), self.weighted.compact()
+        if len(plain.scores) and len(weighted.scores):
+            raise InvalidParameterError(
+                f"{func}: some updates had sample_weight and others did not; give weights to "
+                f"every update (ones where there are none)."
+            )
+        return weighted if len(weighted.scores) else plain
 
-def _auc_empty(params: dict[str, Any]) -> Any:
+
+def auc_empty(params: dict[str, Any]) -> Any:
     if params["bins"] is None:
-        return _Weighted(ScoreCounts(False), ScoreCounts(True))
+        return AUCCounts(ScoreCounts(False), ScoreCounts(True))
     return BinnedCounts(params["bins"], params["low"], params["high"], weighted=True)
 
 
-def _auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
+def auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
     labels, scores, weights = batch
-    state = _auc_empty(params) if state is None else state
+    state = auc_empty(params) if state is None else state
     if isinstance(state, BinnedCounts):
         state.add(labels, scores, weights)
     elif weights is None:
@@ -682,13 +692,7 @@ def _auc_finalize(params: dict[str, Any], state: Any) -> Any:
 
         value = auc_from_ranges(state.ranges)
     else:
-        plain, weighted = state.plain.compact(), state.weighted.compact()
-        if len(plain.scores) and len(weighted.scores):
-            raise InvalidParameterError(
-                f"{_AUC}: some updates had sample_weight and others did not; give weights to "
-                f"every update (ones where there are none)."
-            )
-        value = (weighted if len(weighted.scores) else plain).auc()
+        value = state.counts(_AUC).auc()
     return warn_undefined(_UNDEFINED) if np.isnan(value) else float(value)
 
 
@@ -702,11 +706,11 @@ ROC_AUC = register(
         higher_is_better=True,
         inputs=("y_true", "y_score", "sample_weight"),
         check_params=_auc_params,
-        prepare=_auc_prepare,
-        update=_auc_update,
-        empty=_auc_empty,
+        prepare=auc_prepare,
+        update=auc_update,
+        empty=auc_empty,
         finalize=_auc_finalize,
-        update_into=lambda params, state, batch: _auc_update(params, batch, state),
+        update_into=lambda params, state, batch: auc_update(params, batch, state),
         ranges=_auc_range,
     ),
     aliases=("auc", "roc_auc_score"),

@@ -1,0 +1,377 @@
+"""Scores of numeric and probabilistic predictions from second moments: the Brier
+score, R² and explained variance.
+
+Each is one definition on the engine whose state is :class:`Moments`: exact sums
+of ``w``, ``w y``, ``w p``, ``w y²``, ``w y p`` and ``w p²``. The value is formed
+from those sums in exact rational arithmetic and rounded once, so a batch split,
+a merge order, a scan or a Spark partitioning gives the same float, and the
+variance terms suffer no cancellation (a large mean with a small spread).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import _validation as v
+from ..engine.metric import MetricDefinition, data_columns, register
+from ..engine.sources import is_scan, scan_compute
+from ..engine.states import Moments
+from ..exceptions import InvalidParameterError
+from ._binary import warn_undefined
+
+__all__ = ["brier_score_loss", "explained_variance_score", "r2_score"]
+
+_BRIER = "brier_score_loss"
+
+
+def brier_score_loss(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: Any = None,
+) -> float:
+    """Compute the Brier score: the mean squared error of predicted probabilities.
+
+    ``mean((y - p)^2)`` with ``y`` 1 for the positive class and 0 otherwise and
+    ``p`` the predicted probability of the positive class: scikit-learn's
+    ``brier_score_loss`` for binary labels (its default ``scale_by_half="auto"``
+    gives this value for 1-D probabilities). Lower is better, hence the
+    ``_loss`` name; the metric strings are ``"brier_score"`` and ``"brier"``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels: 0/1, bools, {-1, 1}, or any two labels with ``pos_label``.
+    y_proba : array-like of shape (n_samples,)
+        Predicted probability of the positive class, in [0, 1].
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+    pos_label : int, str or bool, default=None
+        The positive class (needed for labels other than {0, 1} and {-1, 1}).
+
+    Returns
+    -------
+    loss : float
+        In [0, 1]; 0 is perfect. ``nan`` with an ``UndefinedMetricWarning`` when
+        every weight is zero.
+
+    Raises
+    ------
+    InputValidationError
+        Probabilities outside [0, 1], NaN, labels that are not binary, lengths
+        that differ, empty input.
+
+    See Also
+    --------
+    log_loss : The logarithmic scoring rule.
+    r2_score : The same squared errors relative to the variance of ``y_true``.
+
+    Notes
+    -----
+    Multiclass probabilities (scikit-learn's 2-D ``y_proba``) are not taken.
+    The sums are exact (see the module), so the value is the correctly rounded
+    Brier score of the given floats.
+
+    Examples
+    --------
+    >>> from receval import brier_score_loss
+    >>> brier_score_loss([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3])
+    0.0375
+    >>> brier_score_loss(["spam", "ham", "ham", "spam"], [0.1, 0.9, 0.8, 0.3], pos_label="ham")
+    0.0375
+    """
+    return _score(BRIER, {"pos_label": pos_label}, y_true, y_proba, sample_weight, _BRIER)
+
+
+def r2_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    force_finite: bool = True,
+) -> float:
+    """Compute R², the coefficient of determination.
+
+    ``1 - sum(w (y - y_hat)^2) / sum(w (y - mean_w(y))^2)``, as scikit-learn's
+    ``r2_score`` for one output. 1 is perfect; a constant prediction of the mean
+    scores 0, and worse predictions score below 0.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True values.
+    y_pred : array-like of shape (n_samples,)
+        Predicted values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+    force_finite : bool, default=True
+        scikit-learn's default: when ``y_true`` is constant (a zero denominator)
+        the score is 1.0 for perfect predictions and 0.0 otherwise. False gives
+        the raw ratio: ``nan`` for perfect predictions, ``-inf`` otherwise.
+
+    Returns
+    -------
+    score : float
+        At most 1. ``nan`` with an ``UndefinedMetricWarning`` for fewer than two
+        samples (as scikit-learn) or when every weight is zero.
+
+    Raises
+    ------
+    InputValidationError
+        NaN or infinite values, lengths that differ, empty input.
+
+    See Also
+    --------
+    explained_variance_score : Ignores a constant bias of the predictions.
+    root_mean_squared_error : The numerator's scale.
+
+    Notes
+    -----
+    The sums are exact and the formula is evaluated in rational arithmetic, then
+    rounded once. ``y_true`` is constant exactly when every value is equal; where
+    rounding in scikit-learn's weighted mean leaves a tiny non-zero denominator
+    (e.g. ``y_true = [0.1, 0.1, 0.1]`` with unequal weights), scikit-learn returns
+    a large negative number and receval the ``force_finite`` value.
+
+    Examples
+    --------
+    >>> from receval import r2_score
+    >>> r2_score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
+    0.9486
+    >>> r2_score([1, 1, 1], [1, 1, 1]), r2_score([1, 1, 1], [1, 2, 1])  # constant y_true
+    (1.0, 0.0)
+    """
+    params = R2.check_params(force_finite=force_finite)
+    return _score(R2, params, y_true, y_pred, sample_weight, "r2_score")
+
+
+def explained_variance_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    force_finite: bool = True,
+) -> float:
+    """Compute the explained variance score.
+
+    ``1 - Var_w(y - y_hat) / Var_w(y)``, as scikit-learn's
+    ``explained_variance_score`` for one output: R² of the predictions after
+    removing their mean error, so a constant bias costs nothing.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True values.
+    y_pred : array-like of shape (n_samples,)
+        Predicted values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+    force_finite : bool, default=True
+        As for :func:`r2_score`: with a constant ``y_true``, 1.0 when the errors
+        are constant and 0.0 otherwise (scikit-learn's default); False gives
+        ``nan`` or ``-inf``.
+
+    Returns
+    -------
+    score : float
+        At most 1. ``nan`` with an ``UndefinedMetricWarning`` when every weight is
+        zero.
+
+    Raises
+    ------
+    InputValidationError
+        NaN or infinite values, lengths that differ, empty input.
+
+    See Also
+    --------
+    r2_score : Counts the bias too.
+
+    Examples
+    --------
+    >>> from receval import explained_variance_score
+    >>> explained_variance_score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
+    0.9571
+    >>> explained_variance_score([1, 2, 3], [2, 3, 4])  # a constant bias
+    1.0
+    """
+    params = EXPLAINED_VARIANCE.check_params(force_finite=force_finite)
+    func = "explained_variance_score"
+    return _score(EXPLAINED_VARIANCE, params, y_true, y_pred, sample_weight, func)
+
+
+def _score(
+    defn: MetricDefinition,
+    params: dict[str, Any],
+    y_true: Any,
+    y_pred: Any,
+    sample_weight: Any,
+    func: str,
+) -> float:
+    """The value of one definition in memory, or batch by batch over scan columns."""
+    second = defn.inputs[1]
+    columns = {"y_true": y_true, second: y_pred, "sample_weight": sample_weight}
+    if is_scan(func, **columns):
+        return scan_compute(defn, params, columns, (second, "sample_weight"), func=func)
+    batch = defn.prepare(params, y_true, y_pred, sample_weight=sample_weight)
+    v.check_not_empty(len(batch[0]), "y_true", func)
+    return defn.finalize(params, defn.update(params, batch))
+
+
+# ------------------------------------------------------------------ definitions
+def _prepare(func: str, second: str, binary: bool) -> Any:
+    def prepare(params: dict[str, Any], y_true: Any, *args: Any, **kwargs: Any) -> Any:
+        if not args and second not in kwargs:
+            raise InvalidParameterError(f"{func}: update takes y_true, {second} and "
+                                        f"sample_weight. Got no {second}.")  # fmt: skip
+        y_pred = args[0] if args else kwargs.pop(second)
+        sample_weight = args[1] if len(args) > 1 else kwargs.pop("sample_weight", None)
+        if kwargs:
+            raise InvalidParameterError(
+                f"{func}: update takes y_true, {second} and sample_weight. Got "
+                f"{sorted(kwargs)[0]!r} too."
+            )
+        yt, yp, sw = data_columns(
+            func, ("y_true", y_true), (second, y_pred), ("sample_weight", sample_weight)
+        )
+        pred = v.check_finite(v.as_float(yp, second, func), second, func)
+        if binary:
+            if len(yt):
+                truth = v.binarize_labels(yt, params["pos_label"], func).astype(np.float64)
+            else:
+                truth = np.empty(0)
+            pred = v.check_probabilities(pred, second, func)
+        else:
+            truth = v.check_finite(v.as_float(yt, "y_true", func), "y_true", func)
+        return truth, pred, v.check_sample_weight(sw, len(truth), func)
+
+    return prepare
+
+
+def _update(params: dict[str, Any], batch: Any) -> Moments:
+    return Moments.of(*batch)
+
+
+def _empty(params: dict[str, Any]) -> Moments:
+    return Moments.zero()
+
+
+def _check_brier(pos_label: Any = None) -> dict[str, Any]:
+    return {"pos_label": pos_label}
+
+
+def _check_force_finite(func: str) -> Any:
+    def check(force_finite: bool = True) -> dict[str, Any]:
+        if force_finite not in (True, False):
+            raise InvalidParameterError(
+                f"The 'force_finite' parameter of {func} must be a bool. "
+                f"Got {force_finite!r} instead."
+            )
+        return {"force_finite": bool(force_finite)}
+
+    return check
+
+
+def _exact(state: Moments) -> tuple[Any, ...] | None:
+    """The sums as Fractions, or None when one is not finite."""
+    sums = [s.as_fraction() for s in (state.weight, state.y, state.p, state.yy, state.yp, state.pp)]
+    return None if any(isinstance(s, float) for s in sums) else tuple(sums)
+
+
+def _ratio_score(numerator: Any, denominator: Any, force_finite: bool) -> float:
+    """scikit-learn's ``1 - numerator / denominator`` with its zero-denominator rule."""
+    if denominator != 0:
+        return float(1 - numerator / denominator)
+    if force_finite:
+        return 1.0 if numerator == 0 else 0.0
+    return float("nan") if numerator == 0 else float("-inf")
+
+
+def _finalize_brier(params: dict[str, Any], state: Moments) -> float:
+    sums = _exact(state)
+    if sums is None:
+        return float("nan")
+    w, _, _, yy, yp, pp = sums
+    if w == 0:
+        return warn_undefined(f"{_BRIER}: every sample weight is zero (returned as nan).")
+    return float((yy - 2 * yp + pp) / w)
+
+
+def _finalize_r2(params: dict[str, Any], state: Moments) -> float:
+    if state.n_rows < 2:
+        return warn_undefined("r2_score: R^2 is not well-defined with fewer than two samples.")
+    sums = _exact(state)
+    if sums is None:
+        return float("nan")
+    w, y, _, yy, yp, pp = sums
+    if w == 0:
+        return warn_undefined("r2_score: every sample weight is zero (returned as nan).")
+    return _ratio_score(yy - 2 * yp + pp, yy - y * y / w, params["force_finite"])
+
+
+def _finalize_explained_variance(params: dict[str, Any], state: Moments) -> float:
+    sums = _exact(state)
+    if sums is None:
+        return float("nan")
+    w, y, p, yy, yp, pp = sums
+    if w == 0:
+        return warn_undefined(
+            "explained_variance_score: every sample weight is zero (returned as nan)."
+        )
+    error = y - p  # sum of w (y - p)
+    numerator = yy - 2 * yp + pp - error * error / w
+    return _ratio_score(numerator, yy - y * y / w, params["force_finite"])
+
+
+_REGRESSION_INPUTS = ("y_true", "y_pred", "sample_weight")
+BRIER = register(
+    MetricDefinition(
+        name="brier_score",
+        family="pointwise",
+        partitioning="any",
+        description="mean squared error of predicted probabilities (Brier score)",
+        higher_is_better=False,
+        inputs=("y_true", "y_proba", "sample_weight"),
+        check_params=_check_brier,
+        prepare=_prepare(_BRIER, "y_proba", binary=True),
+        update=_update,
+        empty=_empty,
+        finalize=_finalize_brier,
+    ),
+    aliases=("brier", "brier_score_loss"),
+)
+R2 = register(
+    MetricDefinition(
+        name="r2",
+        family="pointwise",
+        partitioning="any",
+        description="coefficient of determination: 1 - squared error over the variance of y",
+        higher_is_better=True,
+        inputs=_REGRESSION_INPUTS,
+        check_params=_check_force_finite("r2_score"),
+        prepare=_prepare("r2_score", "y_pred", binary=False),
+        update=_update,
+        empty=_empty,
+        finalize=_finalize_r2,
+    ),
+    aliases=("r2_score", "r_squared"),
+)
+EXPLAINED_VARIANCE = register(
+    MetricDefinition(
+        name="explained_variance",
+        family="pointwise",
+        partitioning="any",
+        description="1 - variance of the errors over the variance of y",
+        higher_is_better=True,
+        inputs=_REGRESSION_INPUTS,
+        check_params=_check_force_finite("explained_variance_score"),
+        prepare=_prepare("explained_variance_score", "y_pred", binary=False),
+        update=_update,
+        empty=_empty,
+        finalize=_finalize_explained_variance,
+    ),
+    aliases=("explained_variance_score",),
+)

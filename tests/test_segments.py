@@ -19,7 +19,7 @@ import receval as rv
 from receval.conventions import PROFILES
 from receval.engine.metric import DEFINITIONS
 from receval.exceptions import InputValidationError, InvalidParameterError
-from tests.test_backends import ADAPTERS, _check, _function, _rows, _take
+from tests.test_backends import ADAPTERS, OPTIONS, _check, _function, _rows, _take
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::receval.exceptions.UndefinedMetricWarning"),
@@ -44,13 +44,15 @@ def test_each_segment_is_the_function_on_its_rows(name, seed):
         by = np.asarray(["abc"[i % 3] for i in g])  # segments of whole groups
     else:
         by = rng.choice(["de", "fr", "us", "jp"], len(y))  # groups cut by segments
-    report = rv.by_segment(name, *args, by=by, **kwargs)
+    options = OPTIONS.get(name, {})
+    report = rv.by_segment(name, *args, by=by, **kwargs, **options)
     assert report.segments.tolist() == sorted(set(by.tolist()))
     for i, label in enumerate(report.segments):
         part_args, part_kwargs = _take(args, kwargs, by == label)
-        _same(name, report.values[name][i], _function(name)(*part_args, **part_kwargs))
+        expected = _function(name)(*part_args, **part_kwargs, **options)
+        _same(name, report.values[name][i], expected)
         assert report.counts[i] == int((by == label).sum())
-    _same(name, report.overall[name], _function(name)(*args, **kwargs))
+    _same(name, report.overall[name], _function(name)(*args, **kwargs, **options))
     assert report.n_undefined[name] == int(np.isnan(report.values[name]).sum())
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import receval as rv
 from receval.engine.metric import DEFINITIONS
 from receval.exceptions import InvalidParameterError
-from tests.test_backends import ADAPTERS, _check, _function, _rows, _take
+from tests.test_backends import ADAPTERS, OPTIONS, _check, _function, _rows, _take
 
 # a window of one class leaves AUC or NE undefined: nan and a warning, on both sides
 pytestmark = pytest.mark.filterwarnings("ignore::receval.exceptions.UndefinedMetricWarning")
@@ -46,15 +46,16 @@ def _batches(name, seed, n=200):
 @pytest.mark.parametrize("seed", range(2))
 def test_window_of_batches_is_the_function_on_their_rows(name, size, seed):
     args, kwargs, bounds = _batches(name, seed)
-    acc = rv.metric(name, window=size)
+    options = OPTIONS.get(name, {})
+    acc = rv.metric(name, window=size, **options)
     for i, (a, b) in enumerate(bounds):
         part_args, part_kwargs = _take(args, kwargs, slice(a, b))
         acc.update(*part_args, **part_kwargs)
         first = bounds[max(0, i + 1 - size)][0]
         window_args, window_kwargs = _take(args, kwargs, slice(first, b))
-        _same(name, acc.compute_window(), _function(name)(*window_args, **window_kwargs))
+        _same(name, acc.compute_window(), _function(name)(*window_args, **window_kwargs, **options))
         whole_args, whole_kwargs = _take(args, kwargs, slice(0, b))
-        _same(name, acc.compute(), _function(name)(*whole_args, **whole_kwargs))
+        _same(name, acc.compute(), _function(name)(*whole_args, **whole_kwargs, **options))
 
 
 ROWS = sorted(n for n in ADAPTERS if DEFINITIONS[n].partitioning != "groups")
@@ -64,12 +65,13 @@ ROWS = sorted(n for n in ADAPTERS if DEFINITIONS[n].partitioning != "groups")
 @pytest.mark.parametrize("size", [1, 5, 37, 500])
 def test_window_of_rows_is_the_function_on_the_last_rows(name, size):
     args, kwargs, bounds = _batches(name, 3)
-    acc = rv.metric(name, window=size, window_unit="rows")
+    options = OPTIONS.get(name, {})
+    acc = rv.metric(name, window=size, window_unit="rows", **options)
     for a, b in bounds:
         part_args, part_kwargs = _take(args, kwargs, slice(a, b))
         acc.update(*part_args, **part_kwargs)
         window_args, window_kwargs = _take(args, kwargs, slice(max(0, b - size), b))
-        _same(name, acc.compute_window(), _function(name)(*window_args, **window_kwargs))
+        _same(name, acc.compute_window(), _function(name)(*window_args, **window_kwargs, **options))
 
 
 @settings(max_examples=60, deadline=None)

@@ -177,3 +177,41 @@ def test_metrics_without_a_definition_run_their_function():
             mask = by == i
             assert report.values[name][i] == function(y[mask], p[mask], sample_weight=w[mask])
         assert report.overall[name] == function(y, p, sample_weight=w)
+
+
+@pytest.mark.parametrize("profile", [None, "trec_eval", "recommenders"])
+def test_subset_is_evaluate_on_the_kept_users(profile):
+    qrels, run = _ranking_data(3)
+    report = rv.evaluate(qrels, run, METRICS, profile=profile)
+    kept = np.array([int(u[1:]) % 3 != 0 for u in report.users.tolist()])
+    sub = report.subset(kept)
+    users = [u for u, k in zip(report.users.tolist(), kept, strict=True) if k]
+    direct = rv.evaluate({u: qrels[u] for u in users}, run, METRICS, profile=profile)
+    assert sub.users.tolist() == direct.users.tolist()
+    assert (sub.n_users, sub.n_users_missing) == (direct.n_users, direct.n_users_missing)
+    assert sub.n_users_empty == direct.n_users_empty
+    assert sub.n_users_skipped == direct.n_users_skipped
+    for m in METRICS:
+        _same(m, sub.mean[m], direct.mean[m])
+        np.testing.assert_array_equal(sub.values[m], direct.values[m])
+    with pytest.raises(InputValidationError, match="boolean mask of 40 users"):
+        report.subset([True])
+
+
+def test_compare_by_segment_is_compare_on_each_segment():
+    qrels, run_a = _ranking_data(7)
+    _, run_b = _ranking_data(8)
+    groups = {u: "x" if int(u[1:]) < 20 else "y" for u in qrels}
+    options = {"n_permutations": 200, "n_resamples": 200, "seed": 3, "interval": "percentile"}
+    metrics = ["ndcg@5", "hit_ratio@3"]
+    seg = rv.compare_by_segment(qrels, {"a": run_a, "b": run_b}, metrics, by=groups, **options)
+    assert seg.segments.tolist() == ["x", "y"] and seg.counts.tolist() == [20, 20]
+    for label, report in zip(seg.segments, seg.reports, strict=True):
+        sub = {u: q for u, q in qrels.items() if groups[u] == label}
+        direct = rv.compare(sub, {"a": run_a, "b": run_b}, metrics, **options)
+        assert report.records() == direct.records()
+    whole = rv.compare(qrels, {"a": run_a, "b": run_b}, metrics, **options)
+    assert seg.overall.records() == whole.records()
+    records = seg.records()
+    assert records[-1]["segment"] is None and {r["segment"] for r in records} == {"x", "y", None}
+    assert list(seg.to_frame().columns)[:4] == ["segment", "metric", "model", "versus"]

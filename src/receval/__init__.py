@@ -78,6 +78,8 @@ _EXPORTS: dict[str, str] = {
     "PROFILES": "receval.conventions",
     # metrics by segment
     "by_segment": "receval.segments",
+    "compare_by_segment": "receval.segments",
+    "SegmentComparison": "receval.segments",
     "SegmentReport": "receval.segments",
     # comparing models
     "compare": "receval.comparison",
@@ -194,5 +196,5 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .metrics._regression import brier_score_loss, explained_variance_score, r2_score
     from .metrics._retention import retention
     from .registry import MetricEntry, list_metrics, metric_info
-    from .segments import SegmentReport, by_segment
+    from .segments import SegmentComparison, SegmentReport, by_segment, compare_by_segment
     from .streaming import compute, metric

@@ -120,6 +120,8 @@ class EvaluationReport:
     _states: dict[str, MeanState] = field(default_factory=dict, repr=False)
     # ranked metrics' per-user values before the mean's rules (pooled: numerators)
     _raw: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    # the users absent from the run (None: not known)
+    _missing: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def per_user(self) -> Any:
@@ -176,6 +178,38 @@ class EvaluationReport:
             den = self._aux[metric][kept]
             return user_mean(self._raw[metric][kept], den, kind, self.conventions[metric])[0]
         return mean_state(self.values[metric][kept])
+
+    def subset(self, users: Any) -> EvaluationReport:
+        """The report of some of the users: a boolean mask aligned with ``users``.
+
+        Per-user values, counts and means are those of the kept users, by the
+        same rules as the whole report's (what ``evaluate`` gives on the qrels
+        of those users alone); ``n_run_only_users`` stays the run's.
+        """
+        kept = np.asarray(users, dtype=bool)
+        if kept.shape != self.users.shape:
+            raise InputValidationError(
+                f"EvaluationReport.subset: users must be a boolean mask of {len(self.users)} "
+                f"users. Got shape {kept.shape}."
+            )
+        states = {t: self.mean_state_of(t, kept) for t in self.mean}
+        values = {t: col[kept] for t, col in self.values.items()}
+        aux = {t: den[kept] for t, den in self._aux.items()}
+        missing = None if self._missing is None else self._missing[kept]
+        return replace(
+            self,
+            mean={t: state.value for t, state in states.items()},
+            users=self.users[kept],
+            values=values,
+            n_users=int(kept.sum()),
+            n_users_missing=0 if missing is None else int(missing.sum()),
+            n_users_empty={t: int((aux[t] == 0).sum()) if t in aux else 0 for t in values},
+            n_users_skipped={t: int(np.isnan(col).sum()) for t, col in values.items()},
+            _aux=aux,
+            _states=states,
+            _raw={t: col[kept] for t, col in self._raw.items()},
+            _missing=missing,
+        )
 
     def mean_states(self) -> dict[str, MeanState]:
         """Each metric's exact, mergeable mean over users (its sum and count), by metric
@@ -452,11 +486,12 @@ def build_report(
     aux: np.ndarray,
     list_cols: dict[str, np.ndarray],
     *,
-    n_missing: int,
+    missing: np.ndarray,
     n_run_only: int,
     run_name: str | None,
 ) -> EvaluationReport:
-    """Means, per-user values and counts from the per-user arrays."""
+    """Means, per-user values and counts from the per-user arrays (``missing``: the
+    qrels users absent from the run, a mask)."""
     states: dict[str, MeanState] = {}
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}
@@ -487,7 +522,7 @@ def build_report(
         metrics={t: str(specs[t]) for t in metrics},
         conventions={t: convs[t] for t in metrics},
         n_users=q.n_users,
-        n_users_missing=n_missing,
+        n_users_missing=int(np.count_nonzero(missing)),
         n_users_empty=empty,
         n_users_skipped=skipped,
         n_run_only_users=n_run_only,
@@ -495,6 +530,7 @@ def build_report(
         _aux=aux_out,
         _states={t: states[t] for t in metrics},
         _raw=raw,
+        _missing=np.asarray(missing, dtype=bool),
     )
 
 

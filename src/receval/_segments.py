@@ -15,7 +15,7 @@ import numpy as np
 
 from .exceptions import InputValidationError
 
-__all__ = ["SegmentReport", "report_by_segment", "segment_codes"]
+__all__ = ["SegmentReport", "report_by_segment", "segment_codes", "user_segments"]
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def segment_codes(by: Any, n: int, name: str, func: str) -> tuple[np.ndarray, np
     return rank[codes], uniques[order]
 
 
-def _user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
+def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
     """Segment code of each user of ``report`` (-1: none) and the segment labels."""
     from . import _validation as v
     from .data._encode import factorize, lookup
@@ -159,7 +159,7 @@ def _user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, n
 def report_by_segment(report: Any, segments: Any) -> SegmentReport:
     """:meth:`receval.EvaluationReport.by_segment`: the report's means within each segment."""
     func = "EvaluationReport.by_segment"
-    codes, labels = _user_segments(report, segments, func)
+    codes, labels = user_segments(report, segments, func)
     counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
     values: dict[str, np.ndarray] = {}
     undefined: dict[str, int] = {}

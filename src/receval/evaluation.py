@@ -236,7 +236,7 @@ def evaluate(
             list_cols[text] = np.where(user_map >= 0, col[np.maximum(user_map, 0)], np.nan)
     return build_report(
         q, metrics, specs, convs, ranked, values, aux, list_cols,
-        n_missing=n_missing, n_run_only=n_run_only, run_name=r.name,
+        missing=missing, n_run_only=n_run_only, run_name=r.name,
     )  # fmt: skip
 
 
@@ -315,7 +315,7 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
         aux[missing] = den
     return e.build_report(
         q, metrics, specs, convs, ranked, values, aux, list_cols,
-        n_missing=len(missing), n_run_only=n_run_only, run_name=name,
+        missing=~seen, n_run_only=n_run_only, run_name=name,
     )  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ import numpy as np
 from ._segments import SegmentReport, segment_codes
 from .exceptions import InvalidParameterError, UndefinedMetricWarning
 
-__all__ = ["SegmentReport", "by_segment"]
+__all__ = ["SegmentComparison", "SegmentReport", "by_segment", "compare_by_segment"]
 
 
 def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any) -> SegmentReport:
@@ -169,3 +170,114 @@ def _runner(name: str) -> tuple[tuple[str, ...], Any, Any]:
 def _value(x: Any) -> float:
     """A metric's value as a float (a binned AUC's value without its error bound)."""
     return float(getattr(x, "value", x))
+
+
+@dataclass(frozen=True)
+class SegmentComparison:
+    """:func:`compare_by_segment`: a :class:`~receval.ComparisonReport` per segment of users.
+
+    Attributes
+    ----------
+    segments : ndarray
+        The segment labels, as in :class:`SegmentReport`.
+    reports : list of ComparisonReport
+        The comparison within each segment (its users only), aligned with
+        ``segments``.
+    overall : ComparisonReport
+        The comparison over every user.
+    counts : ndarray of int
+        Users in each segment.
+    n_unassigned : int
+        Users without a segment (in ``overall`` only).
+    """
+
+    segments: np.ndarray
+    reports: list[Any]
+    overall: Any
+    counts: np.ndarray
+    n_unassigned: int
+
+    def to_frame(self, backend: str | None = None) -> Any:
+        """Every comparison of every segment, one row per (segment, metric, model,
+        versus), the overall ones last (``segment`` None)."""
+        from .data.frames import make_frame
+
+        rows = self.records()
+        columns = {k: [r[k] for r in rows] for k in (rows[0] if rows else {"segment": []})}
+        return make_frame(columns, backend=backend)
+
+    def records(self) -> list[dict[str, Any]]:
+        """:meth:`to_frame`'s rows as dicts (JSON-ready)."""
+        out = []
+        labelled = [*zip(self.segments.tolist(), self.reports, strict=True), (None, self.overall)]
+        for label, report in labelled:
+            out.extend({"segment": label, **row} for row in report.records())
+        return out
+
+
+def compare_by_segment(
+    qrels: Any, runs: Any, metrics: Sequence[str], *, by: Any, **options: Any
+) -> SegmentComparison:
+    """Compare runs within each segment of the users: paired tests per segment.
+
+    Each run is evaluated once (:func:`receval.evaluate`); the per-user values
+    of each segment's users are then compared as :func:`receval.compare`
+    compares them (the same tests, intervals and corrections, within the
+    segment), and over every user.
+
+    Parameters
+    ----------
+    qrels, runs, metrics
+        As for :func:`receval.compare` (runs may be ``EvaluationReport`` s).
+    by : mapping, array-like or DataFrame
+        The segment of each qrels user, as for
+        :meth:`receval.EvaluationReport.by_segment`.
+    **options
+        The keywords of :func:`receval.compare` (``baseline``, ``test``,
+        ``profile``, conventions, ...).
+
+    Returns
+    -------
+    comparison : SegmentComparison
+
+    Examples
+    --------
+    >>> import numpy as np, receval
+    >>> rng = np.random.default_rng(0)
+    >>> qrels = {f"u{i}": {"a": 1} for i in range(40)}
+    >>> good = {f"u{i}": {"a": 0.9, "b": 0.5} for i in range(40)}
+    >>> bad = {f"u{i}": {"a": 0.1, "b": 0.5} if i % 2 else {"a": 0.9} for i in range(40)}
+    >>> parity = {f"u{i}": "odd" if i % 2 else "even" for i in range(40)}
+    >>> seg = receval.compare_by_segment(qrels, {"good": good, "bad": bad}, ["mrr"], by=parity)
+    >>> [float(r.comparisons["difference"][0]) for r in seg.reports]  # bad - good
+    [0.0, -0.5]
+    """
+    from ._segments import user_segments
+    from .comparison import compare
+    from .conventions import FIELDS
+    from .evaluation import EvaluationReport, evaluate
+
+    func = "compare_by_segment"
+    profile = options.get("profile")
+    conventions = {k: x for k, x in options.items() if k in FIELDS}
+    named = dict(runs) if hasattr(runs, "items") else {f"run{i}": r for i, r in enumerate(runs)}
+    metrics = list(metrics)
+    reports = {
+        name: r if isinstance(r, EvaluationReport)
+        else evaluate(qrels, r, metrics, profile=profile, **conventions)
+        for name, r in named.items()
+    }  # fmt: skip
+    first = next(iter(reports.values()), None)
+    if first is None:
+        raise InvalidParameterError(f"{func}: runs is empty; pass at least two runs.")
+    settings = {k: x for k, x in options.items() if k not in FIELDS and k != "profile"}
+    codes, labels = user_segments(first, by, func)
+    per_segment = [
+        compare(
+            None, {n: rep.subset(codes == i) for n, rep in reports.items()}, metrics, **settings
+        )
+        for i in range(len(labels))
+    ]
+    overall = compare(None, reports, metrics, **settings)
+    counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
+    return SegmentComparison(labels, per_segment, overall, counts, int((codes < 0).sum()))

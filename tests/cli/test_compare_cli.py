@@ -153,3 +153,32 @@ def test_compare_student_without_scipy_exits_2(files, monkeypatch):
     assert result.stderr.startswith("error: student_pvalues (the paired t-test) needs SciPy")
     assert "pip install 'receval[stats]'" in result.stderr and result.stdout == ""
     invoke(runner, *args)  # the randomization test needs no SciPy
+
+
+def test_compare_runs_by_segment_equals_compare_by_segment(files):
+    from receval import compare_by_segment
+
+    tmp, qrels, runs, _ = files
+    users = pd.unique(pd.DataFrame(qrels)["user"])
+    parity = np.where(np.arange(150) % 2, "odd", "even")
+    groups = pd.DataFrame({"user": users[:150], "segment": parity})
+    groups.to_csv(tmp / "groups.csv", index=False)
+    args = ["compare", "--qrels", tmp / "qrels.csv", "--run", tmp / "model_a.parquet",
+            "--run", tmp / "model_b.parquet", "-m", "ndcg@10", "--by", tmp / "groups.csv",
+            *SETTINGS]  # fmt: skip
+    result = invoke(runner, *args, "--format", "json")
+    records = json.loads(result.stdout)
+    q = Qrels.from_frame(pd.DataFrame(qrels))
+    named = {f"{k}.parquet": Run.from_frame(pd.DataFrame(v)) for k, v in runs.items()}
+    expected = compare_by_segment(q, named, ["ndcg@10"], by=groups, n_permutations=500,
+                                  n_resamples=500).records()  # fmt: skip
+    for r in expected:
+        r["segment"] = "(all)" if r["segment"] is None else r["segment"]
+    assert records == expected
+    assert [r["segment"] for r in records] == ["even", "odd", "(all)"]
+    assert "50 qrels users have no segment" in result.stderr
+    table = invoke(runner, *args)
+    assert "segment even (" in table.stdout and "segment (all) (200 users)" in table.stdout
+    ctr = invoke(runner, "compare", "--impressions", tmp / "log.csv", "--label", "click",
+                 "--score", "a", "--score", "b", "--by", tmp / "groups.csv", code=2)  # fmt: skip
+    assert "receval ctr --by" in ctr.stderr

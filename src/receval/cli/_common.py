@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from enum import Enum
 from typing import Annotated, Any, TypeVar
 
+import numpy as np
 import typer
 
 from .. import __version__
@@ -65,6 +66,7 @@ __all__ = [
     "ranked_format",
     "read_qrels_runs",
     "read_runs",
+    "read_segments",
     "retention_columns",
     "retention_notes",
     "run_names",
@@ -558,6 +560,29 @@ def evaluate_run(
                 f"({empty} without a relevant item; see --missing-users and --empty-users)."
             )
     return report
+
+
+def read_segments(path: str, user: str, segment: str, users: Any, say: Messages) -> Any:
+    """The (user, segment) columns of a CSV, TSV or Parquet file (``--by``), as an Arrow
+    table; the user ids as int64 when the report's ``users`` are integers and the
+    file's are too."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..data.io import infer_format, read_table
+
+    fmt = infer_format(path)
+    if fmt not in ("csv", "tsv", "parquet"):
+        fmt = "csv"
+    with say.progress(f"Reading {path}"):
+        frame = read_table(path, [user, segment], "--by", fmt, id_columns=(user,))
+    frame = frame.select([user, segment])
+    if np.asarray(users).dtype.kind in "iu":  # integer users (Parquet qrels)
+        try:
+            frame = frame.set_column(0, user, pc.cast(frame.column(user), pa.int64()))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    return frame
 
 
 def rank_table(

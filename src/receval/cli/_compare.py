@@ -17,6 +17,7 @@ import typer
 
 from ..comparison import CORRECTIONS, INTERVALS, POINTWISE, TESTS
 from ._common import (
+    ALL_SEGMENTS,
     DEFAULT_RANK_METRICS,
     DigitsOption,
     FormatOption,
@@ -41,6 +42,7 @@ from ._common import (
     WeightOption,
     app,
     read_qrels_runs,
+    read_segments,
 )
 from ._impressions import (
     read_impressions,
@@ -69,6 +71,34 @@ def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool)
         table = ResultTable(["", "model", *report.metrics], rows, title=report.legend())
         render(table, fmt, digits=digits)
     sys.stdout.flush()
+
+
+def segment_output(
+    comparison: Any, path: str, fmt: OutputFormat, digits: int, detail: bool, say: Messages
+) -> None:
+    """Write a SegmentComparison: records with a ``segment`` field (json, csv, tsv), else
+    one comparison per segment under a heading line, the overall one last."""
+    if comparison.n_unassigned:
+        say.note(
+            f"{comparison.n_unassigned} qrels users have no segment in {path} (compared in "
+            f"{ALL_SEGMENTS} only)."
+        )
+    if fmt in (OutputFormat.json, OutputFormat.csv, OutputFormat.tsv):
+        records = comparison.records()
+        for r in records:
+            r["segment"] = ALL_SEGMENTS if r["segment"] is None else r["segment"]
+        columns = list(records[0]) if records else []
+        render(ResultTable(columns, [list(r.values()) for r in records]), fmt, digits=digits)
+        return
+    parts = [
+        *zip(comparison.segments.tolist(), comparison.reports, comparison.counts.tolist(),
+             strict=True),
+        (ALL_SEGMENTS, comparison.overall, int(comparison.counts.sum()) + comparison.n_unassigned),
+    ]  # fmt: skip
+    for label, report, n in parts:
+        heading = f"segment {label} ({n} users)"
+        sys.stdout.write(f"\n## {heading}\n\n" if fmt is OutputFormat.markdown else f"{heading}\n")
+        comparison_output(report, fmt, digits, detail)
 
 
 @app.command(cls=Command, no_args_is_help=True)
@@ -136,6 +166,20 @@ def compare(
     permutations: PermutationsOption = 10_000,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Seed of the randomization test and bootstrap.")] = 0,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            metavar="FILE",
+            help="Runs only: a CSV, TSV or Parquet file of user segments (columns --user and "
+            "--segment); the runs are compared within each segment (compare_by_segment), "
+            "then over every user.",
+            show_default=False,
+        ),
+    ] = None,
+    segment: Annotated[
+        str, typer.Option("--segment", metavar="COL", help="The segment column of --by.")
+    ] = "segment",
     detail: Annotated[
         bool,
         typer.Option(
@@ -183,9 +227,23 @@ def compare(
             ))  # fmt: skip
             q = inputs[0][0]
             runs = {name: r for _, name, r in inputs}
+            if by is not None:
+                from ..segments import compare_by_segment
+
+                segments = read_segments(by, user, segment, q.user_ids, say)
+                with say.progress("Comparing by segment"):
+                    by_segment = compare_by_segment(
+                        q, runs, metrics, by=segments, profile=profile, **settings
+                    )
+                segment_output(by_segment, by, output_format, digits, detail, say)
+                return
             with say.progress("Comparing"):
                 report = compare_runs(q, runs, metrics, profile=profile, **settings)
         else:
+            if by is not None:
+                raise say.fail(
+                    "--by compares runs by user segment; for CTR models use receval ctr --by."
+                )
             if impressions is None or label is None or not score or len(score) < 2:
                 raise say.fail(
                     "comparing CTR models needs --impressions, --label and at least two --score."

@@ -31,10 +31,8 @@ from ._common import (
     evaluate_run,
     rank_table,
     read_qrels_runs,
+    read_segments,
     run_names,
-)
-from ._impressions import (
-    table_format,
 )
 from ._output import OutputFormat, ResultTable, render, scalar
 from ._params import Command
@@ -271,18 +269,9 @@ def segment_table(
 ) -> ResultTable:  # fmt: skip
     """``--by``: one row per run and segment of the users in ``path``, then the run's
     overall row (columns run, segment, n_users, metrics)."""
-    from ..data.io import read_table
-
-    fmt = table_format(None, path, say)
-    with say.progress(f"Reading {path}"):
-        frame = read_table(path, [user, segment], "receval rank --by", fmt, id_columns=(user,))
-    frame = frame.select([user, segment])
     rows: list[list[Any]] = []
     for name, rep in reports:
-        segments = frame
-        if rep.users.dtype.kind in "iu":  # integer users (Parquet qrels): the file's ids too
-            segments = _integer_users(frame, user)
-        seg = rep.by_segment(segments)
+        seg = rep.by_segment(read_segments(path, user, segment, rep.users, say))
         if seg.n_unassigned:
             say.note(
                 f"{name}: {seg.n_unassigned} of {rep.n_users} qrels users have no segment in "
@@ -292,18 +281,6 @@ def segment_table(
             label = ALL_SEGMENTS if record["segment"] is None else record["segment"]
             rows.append([name, label, record["n_users"], *(record[m] for m in metrics)])
     return ResultTable(["run", "segment", "n_users", *metrics], rows)
-
-
-def _integer_users(frame: Any, user: str) -> Any:
-    """The segments frame with its user ids as int64 where they all are integers."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    try:
-        ids = pc.cast(frame.column(user), pa.int64())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return frame
-    return frame.set_column(0, user, ids)
 
 
 # formats in which ``rank`` marks significance with letters (the others keep plain numbers)

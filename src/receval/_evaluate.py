@@ -227,7 +227,7 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
 
 
 def metric_conventions(
-    metric: str, *, profile: str | None = None, **conventions: Any
+    metric: str, *, profile: str | None = None, popularity: Any = None, **conventions: Any
 ) -> tuple[MetricSpec, Conventions]:
     """The parsed metric string and the conventions it is computed with, checked.
 
@@ -237,6 +237,8 @@ def metric_conventions(
         A metric string of :func:`evaluate` (``"ndcg@10"``).
     profile : str, default=None
         A peer's profile, as in :func:`evaluate`.
+    popularity : PopularityTable, default=None
+        Item popularity, which ``arp@k`` and the other popularity metrics need.
     **conventions
         Convention keywords of :func:`evaluate`.
 
@@ -255,16 +257,13 @@ def metric_conventions(
     if unknown:
         check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
     parse_metric(metric)  # one metric: P.5,10 (two) is an error here
-    _, specs, convs, _ = prepare_metrics([metric], None, None, {"profile": profile, **conventions})
+    _, specs, convs, _ = prepare_metrics(
+        [metric], None, None, {"profile": profile, **conventions}, popularity
+    )
     if specs[metric].info.needs == "similarity":
         raise InvalidParameterError(
             f"Metric {metric!r} needs item similarities; compute it with evaluate(..., "
             f"features=...) per batch."
-        )
-    if specs[metric].info.needs == "popularity":
-        raise InvalidParameterError(
-            f"Metric {metric!r} needs item popularity; compute it with evaluate(..., "
-            f"popularity=...) per batch."
         )
     return specs[metric], convs[metric]
 

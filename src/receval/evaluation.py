@@ -423,8 +423,13 @@ class _RankingState:
         return self
 
 
-def _ranking_params(metric: str, **conventions: Any) -> dict[str, Any]:
-    spec, _ = metric_conventions(metric, **conventions)
+def _ranking_params(
+    metric: str, popularity: Any = None, train: Any = None, **conventions: Any
+) -> dict[str, Any]:
+    table = as_popularity_table(popularity, train)  # built once, used by every update
+    spec, _ = metric_conventions(metric, popularity=table, **conventions)
+    if table is not None:
+        conventions = {**conventions, "popularity": table}
     return {"metric": metric, "conventions": conventions, "kind": spec.info.mean}
 
 

@@ -20,7 +20,7 @@ from .. import _validation as v
 from ..data import io
 from ..data._encode import lookup
 from ..data._ranked import Qrels, Run
-from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from ..exceptions import InputValidationError, UndefinedMetricWarning
 from ._beyond_common import RunLike, as_run, check_k, item_exposure
 from ._popularity_common import DEFAULT_HEAD_SHARE, as_popularity, check_head_share
 
@@ -72,11 +72,6 @@ def _relative_spread(num: np.ndarray, den: np.ndarray, func: str) -> float:
 
 def _user_train_items(table: Any, user_ids: np.ndarray, func: str) -> tuple[np.ndarray, np.ndarray]:
     """The log's (user position in ``user_ids``, table row) pairs of those users."""
-    if table.train_users is None:
-        raise InvalidParameterError(
-            f"{func}: needs each user's training items, so pass train= (an interaction log "
-            f"of (user, item) pairs), not popularity=."
-        )
     of_log = lookup(table.train_user_ids, user_ids)  # log user -> position in user_ids
     pos = of_log[table.train_users]
     keep = pos >= 0

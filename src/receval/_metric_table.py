@@ -269,8 +269,9 @@ REGISTRY: dict[str, MetricInfo] = {
         MetricInfo(
             "aplt",
             codes.APLT,
-            "average percentage of long tail: share of the top k outside the head, the most "
-            "popular items holding head_share of the interactions (needs popularity or train)",
+            "average percentage of long tail: share of the top k in the long tail, the items "
+            "of the popularity outside the head (the most popular items holding head_share of "
+            "the interactions; needs popularity or train)",
             needs="popularity",
             params=(_HEAD_SHARE,),
             source=_ELLIOT,
@@ -278,7 +279,7 @@ REGISTRY: dict[str, MetricInfo] = {
         MetricInfo(
             "aclt",
             codes.ACLT,
-            "average coverage of long tail: number of items of the top k outside the head "
+            "average coverage of long tail: number of items of the top k in the long tail "
             "(needs popularity or train)",
             bounded=False,
             needs="popularity",

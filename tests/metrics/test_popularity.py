@@ -52,7 +52,7 @@ def test_arp_hand_computed():
 
 
 def test_aplt_and_aclt_hand_computed():
-    # head {a, b}; tail {c, d} and any unknown item
+    # head {a, b}; tail {c, d}; an item absent from the popularity is in neither
     assert average_percentage_long_tail(LISTS, popularity=POP) == pytest.approx(
         (2 / 3 + 0 + 1) / 3, abs=1e-12
     )
@@ -65,7 +65,8 @@ def test_aplt_and_aclt_hand_computed():
         (0 + 1 + 1) / 3
     )
     # head_share 1: every item with a count until the total is reached (a, b, c)
-    assert average_coverage_long_tail([["c", "d", "z"]], popularity=POP, head_share=1.0) == 2.0
+    assert average_coverage_long_tail([["c", "d", "z"]], popularity=POP, head_share=1.0) == 1.0
+    assert average_percentage_long_tail([["c", "d", "z"]], popularity=POP) == 2 / 3
 
 
 def test_head_split_ties_follow_first_appearance():

@@ -56,13 +56,15 @@ def arp(lists: Lists, pop: dict, k: int | None) -> dict:
 def aplt(lists: Lists, pop: dict, k: int | None, head_share: float = 0.8) -> dict:
     head = head_items(pop, head_share)
     return {
-        u: len([i for i in _top(t, k) if i not in head]) / len(_top(t, k)) for u, t in lists.items()
+        u: len([i for i in _top(t, k) if i in pop and i not in head]) / len(_top(t, k))
+        for u, t in lists.items()
     }
 
 
 def aclt(lists: Lists, pop: dict, k: int | None, head_share: float = 0.8) -> dict:
     head = head_items(pop, head_share)
-    return {u: float(len([i for i in _top(t, k) if i not in head])) for u, t in lists.items()}
+    tail = set(pop) - head  # an item absent from the popularity is in no group
+    return {u: float(len([i for i in _top(t, k) if i in tail])) for u, t in lists.items()}
 
 
 def average_popularity(lists: Lists, pop: dict, k: int | None) -> dict:
@@ -95,8 +97,7 @@ def _rate(num: int, den: int) -> float:
 def pop_rsp(lists: Lists, log: list, k: int | None, head_share: float = 0.8) -> float:
     pop = popularity_of_log(log)
     head = head_items(pop, head_share)
-    catalogue = set(pop) | {i for t in lists.values() for i in t}
-    tail = catalogue - head
+    tail = set(pop) - head  # the groups hold the items of the log
     train: dict[Hashable, set] = {}
     for user, item in log:
         train.setdefault(user, set()).add(item)
@@ -116,9 +117,7 @@ def pop_reo(
 ) -> float:
     pop = popularity_of_log(log)
     head = head_items(pop, head_share)
-    catalogue = set(pop) | {i for t in lists.values() for i in t}
-    catalogue |= {i for judged in qrels.values() for i in judged}
-    tail = catalogue - head
+    tail = set(pop) - head
     train: dict[Hashable, set] = {}
     for user, item in log:
         train.setdefault(user, set()).add(item)

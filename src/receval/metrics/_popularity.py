@@ -78,6 +78,14 @@ def _user_train_items(table: Any, user_ids: np.ndarray, func: str) -> tuple[np.n
     return pos[keep].astype(np.int64), table.train_items[keep]
 
 
+def _groups(pos: np.ndarray, head: np.ndarray) -> np.ndarray:
+    """Group of each item at table rows ``pos``: 1 head, 0 tail, -1 none (absent)."""
+    out = np.full(len(pos), -1, dtype=np.int8)
+    known = pos >= 0
+    out[known] = head[pos[known]]
+    return out
+
+
 def popularity_statistical_parity(
     run: RunLike, *, train: Any, k: int | None = None, head_share: float = DEFAULT_HEAD_SHARE
 ) -> float:
@@ -115,10 +123,11 @@ def popularity_statistical_parity(
 
     Notes
     -----
-    The catalogue is the items of ``train`` and of the run; the head :math:`H`
-    is that of :func:`average_percentage_long_tail` and the tail :math:`T` every
-    other item. With :math:`I_u^+` the training items of user :math:`u` and
-    :math:`U` the users of the run,
+    The groups hold the items of ``train``: the head :math:`H` of
+    :func:`average_percentage_long_tail` and the tail :math:`T`, every other
+    item of ``train``; a recommended item absent from ``train`` is in neither
+    (Elliot's catalogue is the training items). With :math:`I_u^+` the
+    training items of user :math:`u` and :math:`U` the users of the run,
 
     .. math:: P(g) = \\frac{\\sum_{u \\in U} |L_u \\cap g|}
               {\\sum_{u \\in U} |g \\setminus I_u^+|}, \\qquad
@@ -147,14 +156,11 @@ def popularity_statistical_parity(
     depth = check_k(k, func)
     table = as_popularity(None, train, func)
     head = table.head(share)
-    pos = table.positions(r.item_ids)
-    run_head = np.where(pos >= 0, head[np.maximum(pos, 0)], False)
-    n_extra = int((pos < 0).sum())  # run items outside the log: popularity 0, tail
     n_head = int(head.sum())
-    n_tail = table.n_items - n_head + n_extra
+    n_tail = table.n_items - n_head
+    group = _groups(table.positions(r.item_ids), head)
     _, items = _top_rows(r, depth)
-    in_head = run_head[items]
-    num = np.array([in_head.sum(), (~in_head).sum()], dtype=np.float64)
+    num = np.array([(group[items] == 1).sum(), (group[items] == 0).sum()], dtype=np.float64)
     _, train_items = _user_train_items(table, r.user_ids, func)
     seen_head = int(head[train_items].sum())
     den = np.array(
@@ -211,8 +217,8 @@ def popularity_equal_opportunity(
 
     Notes
     -----
-    The catalogue is the items of ``train``, of the run and of the qrels;
-    :math:`H` and :math:`T` as in :func:`popularity_statistical_parity`. With
+    :math:`H` and :math:`T` as in :func:`popularity_statistical_parity` (a
+    relevant or recommended item absent from ``train`` is in neither). With
     :math:`R_u` the relevant items of user :math:`u` and :math:`U` the users
     of the run with at least one relevant item,
 
@@ -250,9 +256,8 @@ def popularity_equal_opportunity(
     q_rows_user = np.repeat(q_user, np.diff(q.offsets))
     relevant = (q.grades >= threshold) & (q_rows_user >= 0)
     rel_users = q_rows_user[relevant].astype(np.int64)
-    rel_item_ids = q.item_ids[q.items[relevant]]
-    rel_pos = table.positions(rel_item_ids)
-    rel_head = np.where(rel_pos >= 0, head[np.maximum(rel_pos, 0)], False)
+    rel_pos = table.positions(q.item_ids[q.items[relevant]])
+    rel_group = _groups(rel_pos, head)
     # numerator: top-k rows that are relevant
     top_users, top_items = _top_rows(r, depth)
     run_in_q = lookup(r.item_ids, q.item_ids)
@@ -260,10 +265,8 @@ def popularity_equal_opportunity(
     rel_keys = rel_users * key_space + q.items[relevant].astype(np.int64)
     top_keys = top_users * key_space + np.where(run_in_q < 0, len(q.item_ids), run_in_q)[top_items]
     hit = np.isin(top_keys, rel_keys)
-    run_pos = table.positions(r.item_ids)
-    run_head = np.where(run_pos >= 0, head[np.maximum(run_pos, 0)], False)
-    hit_head = run_head[top_items[hit]]
-    num = np.array([hit_head.sum(), (~hit_head).sum()], dtype=np.float64)
+    hit_group = _groups(table.positions(r.item_ids), head)[top_items[hit]]
+    num = np.array([(hit_group == 1).sum(), (hit_group == 0).sum()], dtype=np.float64)
     # denominator: relevant pairs not in the user's training items
     train_users, train_items = _user_train_items(table, r.user_ids, func)
     n_table = np.int64(table.n_items + 1)
@@ -271,8 +274,9 @@ def popularity_equal_opportunity(
         rel_users * n_table + np.where(rel_pos < 0, table.n_items, rel_pos),
         train_users * n_table + train_items,
     )
-    fresh_head = rel_head & ~seen
-    den = np.array([fresh_head.sum(), (~rel_head & ~seen).sum()], dtype=np.float64)
+    den = np.array(
+        [((rel_group == 1) & ~seen).sum(), ((rel_group == 0) & ~seen).sum()], dtype=np.float64
+    )
     return _relative_spread(num, den, func)
 
 

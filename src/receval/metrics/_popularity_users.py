@@ -57,9 +57,9 @@ def popularity_per_user(
     if name in ("arp", "average_popularity"):
         values = np.zeros(len(run.item_ids))
         values[known] = table.counts[pos[known]]
-    elif name in ("aplt", "aclt"):
+    elif name in ("aplt", "aclt"):  # an item absent from the popularity is in no group
         head = table.head(DEFAULT_HEAD_SHARE if arg is None else arg)
-        values = np.ones(len(run.item_ids))  # an item absent from the popularity: tail
+        values = np.zeros(len(run.item_ids))
         values[known] = ~head[pos[known]]
     else:  # tail_percentage: only items of the popularity can be in RecBole's tail
         tail = table.recbole_tail(DEFAULT_TAIL_RATIO if arg is None else arg)
@@ -190,8 +190,9 @@ def average_percentage_long_tail(
     :math:`H` is the shortest prefix, of at least one item, whose popularity
     sums to ``head_share`` of the total or more (Elliot's ``pop_ratio``, 0.8:
     about the top 20% of items in a Pareto-like catalogue). The long tail
-    :math:`T` is every other item, an item absent from the popularity
-    included. Then
+    :math:`T` is every other item of the popularity; an item absent from it
+    is in neither group (it counts in :math:`|L_u|` only), as in Elliot, whose
+    groups hold the training items. Then
 
     .. math:: \\mathrm{APLT} = \\frac{1}{|U|} \\sum_{u \\in U}
               \\frac{|L_u \\cap T|}{|L_u|}

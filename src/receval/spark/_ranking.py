@@ -205,7 +205,8 @@ def evaluate(
         ``average_popularity@k`` and ``tail_percentage@k``, as in
         :func:`receval.evaluate`; ``train`` may also be a Spark DataFrame with
         the ``user`` and ``item`` columns (its distinct users per item are
-        counted by Spark). The counts are sent to every executor.
+        counted by Spark, and tied counts ordered by item id for the head/tail
+        splits). The counts are sent to every executor.
     profile, ap_normalizer, gain, rel_threshold, ties, missing_users, empty_users, ideal,\
     gain_grades, zero_users, hit_scores, depth, judged_only, grades
         Conventions, as in :func:`receval.evaluate`. With ``ties="input"``
@@ -247,9 +248,9 @@ def evaluate(
         "judged_only": judged_only,
         "grades": grades,
     }
-    table = _popularity(popularity, train, user, item)
+    pop_table = _popularity(popularity, train, user, item)
     metric_list, specs, convs, listwise = prepare_metrics(
-        metrics, features, similarity, conventions, table
+        metrics, features, similarity, conventions, pop_table
     )
     check_frame(run, "run", func)
     check_partitions(num_partitions, func)
@@ -299,7 +300,7 @@ def evaluate(
     def compute(table: Any) -> _Part:
         return _evaluate_partition(
             table, metric_list, with_qrels, by_rank, ordered, name,
-            (features, feature_items, similarity, table), options,
+            (features, feature_items, similarity, pop_table), options,
         )  # fmt: skip
 
     parts = partition_states(data, compute)
@@ -317,7 +318,8 @@ def _popularity(popularity: Any, train: Any, user: str, item: str) -> Any:
 
     if train is not None and type(train).__module__.startswith("pyspark"):
         check_columns(train, "evaluate", "train", user=user, item=item)
-        counts = train.select(user, item).distinct().groupBy(item).count().collect()
+        counts = train.select(user, item).distinct().groupBy(item).count().orderBy(item)
+        counts = counts.collect()  # by item id: Spark keeps no first appearance for ties
         popularity_of = ([row[0] for row in counts], [row[1] for row in counts])
         return as_popularity_table(popularity_of if popularity is None else popularity,
                                    None if popularity is None else train)  # fmt: skip
@@ -370,10 +372,10 @@ def _evaluate_partition(
         r = Run(users_in, items_in, ranks=values_in, name=name)
     else:
         r = Run(users_in, items_in, values_in, name=name)
-    features, feature_items, similarity, table = lists
+    features, feature_items, similarity, pop_table = lists
     report = evaluate(
         q, r, metrics, features=features, feature_items=feature_items, similarity=similarity,
-        popularity=table, **options,
+        popularity=pop_table, **options,
     )  # fmt: skip
     return _Part(
         n_users=report.n_users,

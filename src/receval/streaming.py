@@ -38,7 +38,9 @@ def metric(name: str, **options: Any) -> Accumulator:
         The metric's options: ``eps`` (log loss, NE); ``weighting`` (gauc);
         ``bins`` and ``range`` (roc_auc: binned, in constant memory, with
         ``compute()`` returning a ``BinnedAUC(value, error_bound)``); for ranking
-        metrics ``profile`` and the convention keywords of :func:`receval.evaluate`.
+        metrics ``profile`` and the convention keywords of :func:`receval.evaluate`,
+        and ``popularity`` or ``train`` for ``arp@k`` and the other popularity
+        metrics (read once; ``update(None, run)`` then takes batches of whole users).
 
     Returns
     -------

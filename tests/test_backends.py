@@ -43,6 +43,9 @@ ADAPTERS = {
     "gauc": lambda y, p, w, g: ((y, p), {"groups": g, "sample_weight": w}),
 }
 NOT_ADAPTED = {"ranking"}  # metric strings: tests/test_accumulators.py (whole users)
+# runs over batches of whole users: tests/metrics/test_popularity.py
+NOT_ADAPTED |= {"pop_rsp", "pop_reo", "shannon_entropy", "distributional_coverage",
+                "item_coverage"}  # fmt: skip
 # weighted AUC adds float pair weights: equal to rounding only
 APPROX_WEIGHTED = {"roc_auc"}
 

@@ -144,24 +144,24 @@ _LIST = [
     MetricEntry("pop_reo", "list",
                 "PopREO: std / mean of the rates at which relevant head and tail items reach "
                 "the top k (Zhu et al. 2020)",
-                ("popularity_equal_opportunity",), False, ("qrels", "run", "train"), (),
+                ("popularity_equal_opportunity",), False, ("qrels", "run", "train"), ("groups",),
                 "popularity_equal_opportunity", True, source="Elliot"),
     MetricEntry("pop_rsp", "list",
                 "PopRSP: std / mean of the rates at which head and tail items reach the top k "
                 "(Zhu et al. 2020)",
-                ("popularity_statistical_parity",), False, ("run", "train"), (),
+                ("popularity_statistical_parity",), False, ("run", "train"), ("groups",),
                 "popularity_statistical_parity", True, source="Elliot"),
     MetricEntry("item_coverage", "list",
                 "share of the items of the popularity (or log) and the run in the top-k lists",
-                ("itemcoverage",), True, ("run", "popularity"), (), "item_coverage", True,
+                ("itemcoverage",), True, ("run", "popularity"), ("groups",), "item_coverage", True,
                 source="RecBole"),
     MetricEntry("shannon_entropy", "list",
                 "entropy (nats) of the items' shares of the top-k rows, over their number",
-                ("shannonentropy",), True, ("run",), (), "shannon_entropy", True,
+                ("shannonentropy",), True, ("run",), ("groups",), "shannon_entropy", True,
                 source="RecBole"),
     MetricEntry("distributional_coverage", "list",
                 "entropy (bits) of the items' shares of the recommendations",
-                (), True, ("run",), (), "distributional_coverage", True,
+                (), True, ("run",), ("groups",), "distributional_coverage", True,
                 source="Microsoft Recommenders"),
     MetricEntry("retention", "retention",
                 "new, login and active users per period; day-N retention per cohort",
@@ -491,7 +491,7 @@ def definitions() -> dict[str, MetricDefinition]:
     """
     from . import evaluation  # noqa: F401  (each module registers its metrics)
     from .engine.metric import DEFINITIONS
-    from .metrics import _auc, _calibration, _gauc, _loss  # noqa: F401
+    from .metrics import _auc, _calibration, _gauc, _loss, _popularity_engine  # noqa: F401
 
     return dict(DEFINITIONS)
 

@@ -32,8 +32,11 @@ def metric(name: str, **options: Any) -> Accumulator:
     name : str
         ``"roc_auc"`` (``"auc"``), ``"log_loss"`` (``"logloss"``), ``"pcoc"``,
         ``"copc"``, ``"normalized_entropy"`` (``"ne"``), ``"rmse"``, ``"mae"``,
-        ``"gauc"``, or any ranking metric string of :func:`receval.evaluate`
-        (``"ndcg@10"``, ``"map(ap_normalizer=min_k)@100"``).
+        ``"gauc"``, any ranking metric string of :func:`receval.evaluate`
+        (``"ndcg@10"``, ``"map(ap_normalizer=min_k)@100"``), or a popularity
+        metric over the whole run (``"pop_rsp"``, ``"pop_reo"``,
+        ``"shannon_entropy"``, ``"distributional_coverage"``, ``"item_coverage"``;
+        batches of whole users, options as their functions' keywords).
     **options
         The metric's options: ``eps`` (log loss, NE); ``weighting`` (gauc);
         ``bins`` and ``range`` (roc_auc: binned, in constant memory, with

@@ -350,3 +350,65 @@ def test_corpus_metrics_equal_their_oracles(case, share, data):
     assert item_coverage(run, popularity=pop, k=k) == pytest.approx(
         oracle.item_coverage(lists, pop, k), abs=1e-12
     )
+
+
+# ------------------------------------------------------------------ engine
+def _batches(frame, size):
+    return [frame[(frame.user >= lo) & (frame.user < lo + size)] for lo in range(0, 40, size)]
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "function"),
+    [
+        ("pop_rsp", {"k": 3, "head_share": 0.5}, popularity_statistical_parity),
+        ("shannon_entropy", {"k": 2}, shannon_entropy),
+        ("distributional_coverage", {}, distributional_coverage),
+        ("item_coverage", {"k": 1}, item_coverage),
+    ],
+)
+def test_corpus_metrics_as_accumulators(name, options, function):
+    import pickle
+
+    rng = np.random.default_rng(7)
+    users = np.repeat(np.arange(40), 6)
+    frame = pd.DataFrame({"user": users, "item": rng.integers(0, 30, len(users)),
+                          "score": rng.choice([0.1, 0.5, 0.9], len(users))})  # fmt: skip
+    frame = frame.drop_duplicates(["user", "item"])
+    log = pd.DataFrame({"user": rng.integers(0, 40, 120), "item": rng.integers(0, 35, 120)})
+    if name in ("pop_rsp", "item_coverage"):
+        options = {**options, "train": log}
+    expected = function(frame, **options)
+    for size in (1, 7, 40):
+        parts = [receval.metric(name, **options).update(b) for b in _batches(frame, size)]
+        order = rng.permutation(len(parts))
+        acc = pickle.loads(pickle.dumps(parts[order[0]]))  # across processes
+        for j in order[1:]:
+            acc.merge(parts[j])
+        assert acc.compute() == expected, size  # exact: the same float
+    assert receval.compute(name, frame, **options) == expected
+    assert receval.metric_info(name).function == function.__name__
+    with pytest.raises(InputValidationError, match="given twice"):
+        acc = receval.metric(name, **options).update(frame)
+        acc.update(frame.iloc[:3])  # a user again
+
+
+def test_pop_reo_accumulator_and_option_errors():
+    rng = np.random.default_rng(8)
+    users = np.repeat(np.arange(40), 5)
+    frame = pd.DataFrame({"user": users, "item": rng.integers(0, 20, len(users)),
+                          "score": rng.random(len(users))})  # fmt: skip
+    frame = frame.drop_duplicates(["user", "item"])
+    qrels = frame.sample(frac=0.5, random_state=2)[["user", "item"]]
+    qrels = qrels.assign(grade=rng.integers(0, 3, len(qrels)))
+    log = pd.DataFrame({"user": rng.integers(0, 40, 150), "item": rng.integers(0, 20, 150)})
+    options = {"train": log, "k": 3, "rel_threshold": 1}
+    acc = receval.metric("pop_reo", **options)
+    for q, r in zip(_batches(qrels, 9), _batches(frame, 9), strict=True):
+        acc.update(q, r)
+    assert acc.compute() == popularity_equal_opportunity(qrels, frame, **options)
+    with pytest.raises(InvalidParameterError, match="takes no option 'popularity'"):
+        receval.metric("pop_rsp", popularity=POP)
+    with pytest.raises(InvalidParameterError, match="'head_share' parameter"):
+        receval.metric("pop_reo", train=log, head_share=2)
+    with pytest.raises(InvalidParameterError, match="cannot merge"):
+        receval.metric("shannon_entropy", k=2).merge(receval.metric("shannon_entropy", k=3))

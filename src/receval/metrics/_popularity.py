@@ -42,7 +42,7 @@ def _top_rows(run: Run, depth: int) -> tuple[np.ndarray, np.ndarray]:
     return users[keep], run.items[keep].astype(np.int64)
 
 
-def _as_qrels(qrels: Any, func: str) -> Qrels:
+def as_qrels(qrels: Any, func: str) -> Qrels:
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, Mapping):
@@ -55,8 +55,11 @@ def _as_qrels(qrels: Any, func: str) -> Qrels:
     )
 
 
-def _relative_spread(num: np.ndarray, den: np.ndarray, func: str) -> float:
-    """std / mean of the two groups' rates num / den (nan and a warning when undefined)."""
+def relative_spread(counts: np.ndarray, func: str) -> float:
+    """std / mean of the two groups' rates, from (num head, num tail, den head, den
+    tail); nan and a warning when a rate is undefined or both are 0."""
+    num = counts[:2].astype(np.float64)
+    den = counts[2:].astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = num / den
         value = float(np.std(rates) / np.mean(rates))
@@ -70,7 +73,7 @@ def _relative_spread(num: np.ndarray, den: np.ndarray, func: str) -> float:
     return value
 
 
-def _user_train_items(table: Any, user_ids: np.ndarray, func: str) -> tuple[np.ndarray, np.ndarray]:
+def _user_train_items(table: Any, user_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The log's (user position in ``user_ids``, table row) pairs of those users."""
     of_log = lookup(table.train_user_ids, user_ids)  # log user -> position in user_ids
     pos = of_log[table.train_users]
@@ -155,19 +158,7 @@ def popularity_statistical_parity(
     r = as_run(run, func)
     depth = check_k(k, func)
     table = as_popularity(None, train, func)
-    head = table.head(share)
-    n_head = int(head.sum())
-    n_tail = table.n_items - n_head
-    group = _groups(table.positions(r.item_ids), head)
-    _, items = _top_rows(r, depth)
-    num = np.array([(group[items] == 1).sum(), (group[items] == 0).sum()], dtype=np.float64)
-    _, train_items = _user_train_items(table, r.user_ids, func)
-    seen_head = int(head[train_items].sum())
-    den = np.array(
-        [r.n_users * n_head - seen_head, r.n_users * n_tail - (len(train_items) - seen_head)],
-        dtype=np.float64,
-    )
-    return _relative_spread(num, den, func)
+    return relative_spread(rsp_counts(r, table, share, depth), func)
 
 
 def popularity_equal_opportunity(
@@ -245,13 +236,46 @@ def popularity_equal_opportunity(
     """
     func = "popularity_equal_opportunity"
     share = check_head_share(head_share, func)
-    threshold = v.check_number(rel_threshold, "rel_threshold", func, integer=True)
+    threshold = check_threshold(rel_threshold, func)
     r = as_run(run, func)
-    q = _as_qrels(qrels, func)
+    q = as_qrels(qrels, func)
     depth = check_k(k, func)
     table = as_popularity(None, train, func)
+    return relative_spread(reo_counts(q, r, table, share, depth, threshold), func)
+
+
+def check_threshold(rel_threshold: Any, func: str) -> int:
+    return int(v.check_number(rel_threshold, "rel_threshold", func, integer=True))
+
+
+def rsp_counts(r: Run, table: Any, share: float, depth: int) -> np.ndarray:
+    """PopRSP's pooled counts of the users of ``r``: recommended head, recommended
+    tail, head candidates, tail candidates (int64)."""
     head = table.head(share)
-    # relevant (user, item) pairs of the run's users, users and items as run positions
+    n_head = int(head.sum())
+    n_tail = table.n_items - n_head
+    group = _groups(table.positions(r.item_ids), head)
+    _, items = _top_rows(r, depth)
+    _, train_items = _user_train_items(table, r.user_ids)
+    seen_head = int(head[train_items].sum())
+    return np.array(
+        [
+            (group[items] == 1).sum(),
+            (group[items] == 0).sum(),
+            r.n_users * n_head - seen_head,
+            r.n_users * n_tail - (len(train_items) - seen_head),
+        ],
+        dtype=np.int64,
+    )
+
+
+def reo_counts(
+    q: Qrels, r: Run, table: Any, share: float, depth: int, threshold: int
+) -> np.ndarray:
+    """PopREO's pooled counts of the users of ``r``: relevant head and tail items
+    recommended, relevant head and tail items the user did not train on (int64)."""
+    head = table.head(share)
+    # relevant (user, item) pairs of the run's users, users as run positions
     q_user = lookup(q.user_ids, r.user_ids)  # qrels user -> run user
     q_rows_user = np.repeat(q_user, np.diff(q.offsets))
     relevant = (q.grades >= threshold) & (q_rows_user >= 0)
@@ -266,25 +290,42 @@ def popularity_equal_opportunity(
     top_keys = top_users * key_space + np.where(run_in_q < 0, len(q.item_ids), run_in_q)[top_items]
     hit = np.isin(top_keys, rel_keys)
     hit_group = _groups(table.positions(r.item_ids), head)[top_items[hit]]
-    num = np.array([(hit_group == 1).sum(), (hit_group == 0).sum()], dtype=np.float64)
     # denominator: relevant pairs not in the user's training items
-    train_users, train_items = _user_train_items(table, r.user_ids, func)
+    train_users, train_items = _user_train_items(table, r.user_ids)
     n_table = np.int64(table.n_items + 1)
     seen = np.isin(
         rel_users * n_table + np.where(rel_pos < 0, table.n_items, rel_pos),
         train_users * n_table + train_items,
     )
-    den = np.array(
-        [((rel_group == 1) & ~seen).sum(), ((rel_group == 0) & ~seen).sum()], dtype=np.float64
+    return np.array(
+        [
+            (hit_group == 1).sum(),
+            (hit_group == 0).sum(),
+            ((rel_group == 1) & ~seen).sum(),
+            ((rel_group == 0) & ~seen).sum(),
+        ],
+        dtype=np.int64,
     )
-    return _relative_spread(num, den, func)
 
 
 def _exposure_probabilities(run: RunLike, k: int | None, func: str) -> np.ndarray:
     r = as_run(run, func)
-    counts = item_exposure(r, check_k(k, func))
-    counts = counts[counts > 0].astype(np.float64)
+    return exposure_shares(item_exposure(r, check_k(k, func)))
+
+
+def exposure_shares(counts: np.ndarray) -> np.ndarray:
+    """Each recommended item's share of all recommendations (items never shown dropped),
+    sorted, so that the sums do not depend on the order the items came in."""
+    counts = np.sort(counts[counts > 0]).astype(np.float64)
     return counts / counts.sum()
+
+
+def entropy_of(shares: np.ndarray, base: str) -> float:
+    """RecBole's Shannon entropy (``"recbole"``: nats over the number of items) or the
+    entropy in bits (``"bits"``) of the shares."""
+    if base == "recbole":
+        return float(-(shares * np.log(shares)).sum() / len(shares))
+    return float(-(shares * np.log2(shares)).sum())
 
 
 def shannon_entropy(run: RunLike, *, k: int | None = None) -> float:
@@ -333,8 +374,7 @@ def shannon_entropy(run: RunLike, *, k: int | None = None) -> float:
     >>> shannon_entropy([["a", "b"], ["a", "c"]])  # p = 1/2, 1/4, 1/4
     0.3466
     """
-    p = _exposure_probabilities(run, k, "shannon_entropy")
-    return float(-(p * np.log(p)).sum() / len(p))
+    return entropy_of(_exposure_probabilities(run, k, "shannon_entropy"), "recbole")
 
 
 def distributional_coverage(run: RunLike, *, k: int | None = None) -> float:
@@ -383,8 +423,7 @@ def distributional_coverage(run: RunLike, *, k: int | None = None) -> float:
     >>> distributional_coverage([["a", "b"], ["a", "c"]])  # p = 1/2, 1/4, 1/4
     1.5
     """
-    p = _exposure_probabilities(run, k, "distributional_coverage")
-    return float(-(p * np.log2(p)).sum())
+    return entropy_of(_exposure_probabilities(run, k, "distributional_coverage"), "bits")
 
 
 def item_coverage(

@@ -113,6 +113,24 @@ class PopularityTable:
         out[pos >= 0] = self.counts[pos[pos >= 0]]
         return out
 
+    def _arrays(self) -> tuple[Any, ...]:
+        return (self.item_ids, self.counts, self.train_users, self.train_items,
+                self.train_user_ids)  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        """Equal tables (accumulators with equal options merge)."""
+        if not isinstance(other, PopularityTable):
+            return NotImplemented
+        return all(
+            (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
+            for a, b in zip(self._arrays(), other._arrays(), strict=True)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PopularityTable(n_items={self.n_items})"
+
     def __reduce__(self) -> tuple[Any, ...]:  # the caches stay behind
         return (
             PopularityTable,

@@ -412,3 +412,26 @@ def test_pop_reo_accumulator_and_option_errors():
         receval.metric("pop_reo", train=log, head_share=2)
     with pytest.raises(InvalidParameterError, match="cannot merge"):
         receval.metric("shannon_entropy", k=2).merge(receval.metric("shannon_entropy", k=3))
+
+
+@settings(deadline=None)
+@given(popularity_cases(), st.sampled_from([0.2, 0.5, 0.8, 1.0]))
+def test_properties(case, share):
+    pop, lists, k = case
+    run = _as_run(lists)
+    at = "" if k is None else f"@{k}"
+    strings = [f"aplt(head_share={share}){at}", f"aclt(head_share={share}){at}",
+               f"tail_percentage{at}", f"arp{at}", f"average_popularity{at}"]  # fmt: skip
+    report = evaluate(None, run, strings, popularity=pop)
+    lengths = np.array([len(lists[u][:k]) for u in report.users])
+    aplt, aclt, tail = (report.values[s] for s in strings[:3])
+    np.testing.assert_allclose(aplt * lengths, aclt, atol=1e-12)  # share x length = count
+    assert ((aplt >= 0) & (aplt <= 1) & (tail >= 0) & (tail <= 1)).all()
+    # ARP divides by the list's length within k, average popularity by k: ARP >= it
+    assert (report.values[strings[3]] >= report.values[strings[4]] - 1e-12).all()
+    # user order changes nothing over the whole run
+    shuffled = dict(reversed(list(run.items())))
+    assert shannon_entropy(shuffled, k=k) == shannon_entropy(run, k=k)
+    n_shown = len({i for t in lists.values() for i in t[:k]})
+    assert 0 <= distributional_coverage(run, k=k) <= math.log2(n_shown) + 1e-12
+    assert 0 < item_coverage(run, popularity=pop, k=k) <= 1

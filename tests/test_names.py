@@ -107,6 +107,15 @@ PEERS = [
     ("rbp.8", "rbp"),
     ("rbp@9", "rbp(p=0.9)"),
     ("rbp@10", "rbp(p=0.1)"),
+    # RecBole's metric keys; Elliot's names (ARP, APLT, ACLT) in another case
+    ("averagepopularity@10", "average_popularity@10"),
+    ("tailpercentage@10", "tail_percentage@10"),
+    ("ARP", "arp"),
+    ("APLT", "aplt"),
+    ("ACLT", "aclt"),
+    ("average_recommendation_popularity@5", "arp@5"),
+    ("average_percentage_long_tail@5", "aplt@5"),
+    ("average_coverage_long_tail@5", "aclt@5"),
 ]
 
 

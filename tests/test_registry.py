@@ -125,7 +125,7 @@ def test_spelling_table_is_well_formed():
     for row in SPELLINGS:
         if row.spelling.lower() in REGISTRY:  # the peer spells the name in another case
             assert row.metric == row.spelling.lower()
-        assert row.peer in {"receval", "trec_eval", "ir_measures", "ranx"}
+        assert row.peer in {"receval", "trec_eval", "ir_measures", "ranx", "recbole"}
         if row.spelling == "IPrec":  # the recall level comes after: IPrec@0.1
             with pytest.raises(InvalidParameterError, match="iprec needs the parameter recall"):
                 parse_metric(row.spelling)
@@ -226,11 +226,12 @@ def test_registry_metadata():
     assert {n for n, m in REGISTRY.items() if m.accepts_k} == {
         "precision", "recall", "f1", "hit_ratio", "success", "map", "cg", "dcg", "idcg", "ndcg",
         "mrr", "r_precision", "ils", "diversity", "num_ret", "num_rel_ret", "relative_precision",
-        "unjudged", "judged", "err", "nerr", "hits",
+        "unjudged", "judged", "err", "nerr", "hits", "arp", "aplt", "aclt", "average_popularity",
+        "tail_percentage",
     }  # fmt: skip
     assert {n for n, m in REGISTRY.items() if not m.bounded} == {
         "cg", "dcg", "idcg", "ils", "diversity", "num_ret", "num_rel", "num_rel_ret",
-        "num_nonrel_judged_ret", "num_q", "utility", "hits",
+        "num_nonrel_judged_ret", "num_q", "utility", "hits", "arp", "aclt", "average_popularity",
     }  # fmt: skip
     assert [n for n, m in REGISTRY.items() if m.mean == "pooled"] == ["hit_ratio"]
     assert [n for n, m in REGISTRY.items() if m.mean == "sum"] == [
@@ -239,9 +240,12 @@ def test_registry_metadata():
     assert [n for n, m in REGISTRY.items() if m.mean == "geometric"] == ["gm_map", "gm_bpref"]
     assert {m.mean for m in REGISTRY.values()} == set(MEAN_KINDS)  # each computed by _states
     assert [n for n, m in REGISTRY.items() if not m.higher_is_better] == [
-        "ils", "num_nonrel_judged_ret", "unjudged",
+        "ils", "arp", "average_popularity", "num_nonrel_judged_ret", "unjudged",
     ]  # fmt: skip
     assert [n for n, m in REGISTRY.items() if m.needs == "similarity"] == ["ils", "diversity"]
+    assert [n for n, m in REGISTRY.items() if m.needs == "popularity"] == [
+        "arp", "aplt", "aclt", "average_popularity", "tail_percentage",
+    ]  # fmt: skip
     assert all(m.name == n for n, m in REGISTRY.items())
     for m in REGISTRY.values():
         assert set(m.uses) <= set(FIELDS)

@@ -97,6 +97,17 @@ _EXPORTS: dict[str, str] = {
     "personalization": "receval.metrics._beyond",
     "gini_index": "receval.metrics._beyond",
     "MeanOverUsers": "receval.metrics._beyond_common",
+    # popularity bias
+    "average_recommendation_popularity": "receval.metrics._popularity_users",
+    "average_percentage_long_tail": "receval.metrics._popularity_users",
+    "average_coverage_long_tail": "receval.metrics._popularity_users",
+    "average_popularity": "receval.metrics._popularity_users",
+    "tail_percentage": "receval.metrics._popularity_users",
+    "popularity_equal_opportunity": "receval.metrics._popularity",
+    "popularity_statistical_parity": "receval.metrics._popularity",
+    "item_coverage": "receval.metrics._popularity",
+    "shannon_entropy": "receval.metrics._popularity",
+    "distributional_coverage": "receval.metrics._popularity",
     # retention
     "retention": "receval.metrics._retention",
     "RetentionReport": "receval.metrics._cohorts",
@@ -175,6 +186,20 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         root_mean_squared_error,
     )
     from .metrics._partial_auc import partial_auc
+    from .metrics._popularity import (
+        distributional_coverage,
+        item_coverage,
+        popularity_equal_opportunity,
+        popularity_statistical_parity,
+        shannon_entropy,
+    )
+    from .metrics._popularity_users import (
+        average_coverage_long_tail,
+        average_percentage_long_tail,
+        average_popularity,
+        average_recommendation_popularity,
+        tail_percentage,
+    )
     from .metrics._precision_recall import (
         f1_score,
         false_positive_rate,

@@ -25,6 +25,7 @@ from .exceptions import InputValidationError, InvalidParameterError
 
 __all__ = [
     "EvaluationReport",
+    "as_popularity_table",
     "as_qrels",
     "as_run",
     "build_report",
@@ -250,6 +251,16 @@ def as_qrels(qrels: Any) -> Qrels:
     )
 
 
+def as_popularity_table(popularity: Any, train: Any) -> Any:
+    """The popularity table of ``popularity=`` / ``train=``, built once per evaluation
+    (None when neither is given)."""
+    if popularity is None and train is None:
+        return None
+    from .metrics._popularity_common import as_popularity
+
+    return as_popularity(popularity, train, "evaluate")
+
+
 def as_run(run: Any) -> Run:
     if isinstance(run, Run):
         return run
@@ -294,7 +305,7 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
 
 
 def metric_conventions(
-    metric: str, *, profile: str | None = None, **conventions: Any
+    metric: str, *, profile: str | None = None, popularity: Any = None, **conventions: Any
 ) -> tuple[MetricSpec, Conventions]:
     """The parsed metric string and the conventions it is computed with, checked.
 
@@ -304,6 +315,8 @@ def metric_conventions(
         A metric string of :func:`evaluate` (``"ndcg@10"``).
     profile : str, default=None
         A peer's profile, as in :func:`evaluate`.
+    popularity : PopularityTable, default=None
+        Item popularity, which ``arp@k`` and the other popularity metrics need.
     **conventions
         Convention keywords of :func:`evaluate`.
 
@@ -322,7 +335,9 @@ def metric_conventions(
     if unknown:
         check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
     parse_metric(metric)  # one metric: P.5,10 (two) is an error here
-    _, specs, convs, _ = prepare_metrics([metric], None, None, {"profile": profile, **conventions})
+    _, specs, convs, _ = prepare_metrics(
+        [metric], None, None, {"profile": profile, **conventions}, popularity
+    )
     if specs[metric].info.needs == "similarity":
         raise InvalidParameterError(
             f"Metric {metric!r} needs item similarities; compute it with evaluate(..., "
@@ -382,9 +397,14 @@ def warn_unreproducible_ties(profile: str, r: Run, specs: list[MetricSpec]) -> N
 
 
 def prepare_metrics(
-    metrics: str | Iterable[str], features: Any, similarity: Any, conventions: dict[str, Any]
+    metrics: str | Iterable[str],
+    features: Any,
+    similarity: Any,
+    conventions: dict[str, Any],
+    popularity: Any = None,
 ) -> tuple[list[str], dict[str, MetricSpec], dict[str, Conventions], set[str]]:
-    """Parse the metric strings and resolve the conventions of each."""
+    """Parse the metric strings and resolve the conventions of each; ``listwise``: the
+    metrics computed from the run alone (item similarities or item popularity)."""
     func = "evaluate"
     conventions = dict(conventions)
     profile = conventions.pop("profile")
@@ -413,11 +433,18 @@ def prepare_metrics(
             )
         specs[text] = spec
         convs[text] = conv
-    listwise = {t for t, spec in specs.items() if spec.info.needs == "similarity"}
-    if listwise and features is None and similarity is None:
+    listwise = {t for t, spec in specs.items() if spec.info.needs != "qrels"}
+    by_similarity = sorted(t for t in listwise if specs[t].info.needs == "similarity")
+    if by_similarity and features is None and similarity is None:
         raise InvalidParameterError(
-            f"Metric {sorted(listwise)[0]!r} needs item similarities; pass features= (item "
+            f"Metric {by_similarity[0]!r} needs item similarities; pass features= (item "
             f"feature vectors) or similarity= (a matrix or a function) to evaluate."
+        )
+    by_popularity = sorted(t for t in listwise if specs[t].info.needs == "popularity")
+    if by_popularity and popularity is None:
+        raise InvalidParameterError(
+            f"Metric {by_popularity[0]!r} needs item popularity; pass popularity= (a mapping "
+            f"item -> count) or train= (an interaction log of (user, item) pairs) to evaluate."
         )
     return metrics, specs, convs, listwise
 
@@ -573,9 +600,12 @@ def list_values(
     features: Any,
     feature_items: Any,
     similarity: Any,
+    popularity: Any = None,
 ) -> dict[str, np.ndarray]:
-    """Per run user, the value of each beyond-accuracy metric (nan: undefined)."""
+    """Per run user, the value of each beyond-accuracy metric (nan: undefined);
+    ``popularity`` is a :class:`~receval.metrics._popularity_common.PopularityTable`."""
     from .metrics._diversity import ils_per_user
+    from .metrics._popularity_users import POPULARITY_METRICS, popularity_per_user
 
     by_k: dict[int | None, np.ndarray] = {}
     out: dict[str, np.ndarray] = {}
@@ -583,6 +613,11 @@ def list_values(
         if text not in listwise:
             continue
         spec = specs[text]
+        if spec.info.needs == "popularity":
+            param = POPULARITY_METRICS[spec.name]
+            arg = None if param is None else float(spec.arg(param))
+            out[text] = popularity_per_user(r, popularity, spec.name, spec.k, arg)
+            continue
         if spec.k not in by_k:
             by_k[spec.k] = ils_per_user(
                 r,
@@ -619,13 +654,14 @@ def evaluate_lists(
     features: Any,
     feature_items: Any,
     similarity: Any,
+    popularity: Any = None,
 ) -> EvaluationReport:
     """``evaluate(None, run, ...)``: beyond-accuracy metrics over the run's users."""
     states: dict[str, MeanState] = {}
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}
     skipped: dict[str, int] = {}
-    of_run = list_values(r, set(specs), specs, features, feature_items, similarity)
+    of_run = list_values(r, set(specs), specs, features, feature_items, similarity, popularity)
     for text, col in of_run.items():
         store_list_metric(text, col, states, per_user, empty, skipped)
     return EvaluationReport(

@@ -132,7 +132,9 @@ class MetricInfo:
     # (each value floored at 1e-5)
     mean: str = "users"
     uses: tuple[str, ...] = ()  # conventions that change its value besides the common ones
-    needs: str = "qrels"  # "qrels": relevance judgments; "similarity": item similarities
+    # "qrels": relevance judgments; "similarity": item similarities; "popularity": item
+    # popularity (popularity= or train=)
+    needs: str = "qrels"
     params: tuple[Param, ...] = ()  # metric-specific parameters, in canonical order
     source: str = "receval"  # the definition it follows
 
@@ -145,6 +147,20 @@ _RECALL = Param("recall", "float", "recall level", None, 0.0, 1.0)
 _LEVELS = Param("levels", "levels", "recall levels", TREC_LEVELS, 0.0, 1.0)
 _MULT = Param("mult", "float", "multiple of R, the relevant items", None, 0.0, math.inf, True)
 _BETA = Param("beta", "float", "weight of recall against precision", 1.0, 0.0)
+_HEAD_SHARE = Param(
+    "head_share", "float", "share of the interactions the head items hold", 0.8, 0.0, 1.0, True
+)
+_TAIL_RATIO = Param(
+    "tail_ratio",
+    "float",
+    "share of the items in the tail (above 1: the largest popularity in it)",
+    0.1,
+    0.0,
+    math.inf,
+    True,
+)
+_ELLIOT = "Elliot"
+_RECBOLE = "RecBole"
 _GAINS = Param("gains", "gains", "gain of each grade (other grades: their value)", ())
 _UTILITY = (
     Param("a", "float", "worth of a relevant item retrieved", 1.0),
@@ -238,6 +254,55 @@ REGISTRY: dict[str, MetricInfo] = {
             "(needs features or similarity)",
             bounded=False,
             needs="similarity",
+        ),
+        # ------------------------------------------------ popularity bias
+        MetricInfo(
+            "arp",
+            codes.ARP,
+            "average recommendation popularity: mean popularity of the items in the top k "
+            "(needs popularity or train)",
+            bounded=False,
+            higher_is_better=False,
+            needs="popularity",
+            source=_ELLIOT,
+        ),
+        MetricInfo(
+            "aplt",
+            codes.APLT,
+            "average percentage of long tail: share of the top k in the long tail, the items "
+            "of the popularity outside the head (the most popular items holding head_share of "
+            "the interactions; needs popularity or train)",
+            needs="popularity",
+            params=(_HEAD_SHARE,),
+            source=_ELLIOT,
+        ),
+        MetricInfo(
+            "aclt",
+            codes.ACLT,
+            "average coverage of long tail: number of items of the top k in the long tail "
+            "(needs popularity or train)",
+            bounded=False,
+            needs="popularity",
+            params=(_HEAD_SHARE,),
+            source=_ELLIOT,
+        ),
+        MetricInfo(
+            "average_popularity",
+            codes.AVERAGE_POPULARITY,
+            "summed popularity of the items in the top k / k (needs popularity or train)",
+            bounded=False,
+            higher_is_better=False,
+            needs="popularity",
+            source=_RECBOLE,
+        ),
+        MetricInfo(
+            "tail_percentage",
+            codes.TAIL_PERCENTAGE,
+            "long-tail items in the top k / k, the tail being the tail_ratio least popular "
+            "items (needs popularity or train)",
+            needs="popularity",
+            params=(_TAIL_RATIO,),
+            source=_RECBOLE,
         ),
         # ------------------------------------------------ trec_eval's measures
         MetricInfo(

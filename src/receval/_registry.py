@@ -121,6 +121,12 @@ SPELLINGS: tuple[Spelling, ...] = (
     _literal("rr", "receval", "mrr"),
     _literal("rprec", "receval", "r_precision"),
     _literal("intra_list_similarity", "receval", "ils"),
+    _literal("average_recommendation_popularity", "receval", "arp"),
+    _literal("average_percentage_long_tail", "receval", "aplt"),
+    _literal("average_coverage_long_tail", "receval", "aclt"),
+    # RecBole's metric keys (averagepopularity@10)
+    _literal("averagepopularity", "recbole", "average_popularity"),
+    _literal("tailpercentage", "recbole", "tail_percentage"),
     # trec_eval 10.0 (measure names as -q prints them: P_10, iprec_at_recall_0.10)
     _pattern(r"P_(?P<k>[0-9]+)", "trec_eval", "precision@{k}", "P_10"),
     _pattern(r"recall_(?P<k>[0-9]+)", "trec_eval", "recall@{k}", "recall_100"),

@@ -19,6 +19,7 @@ from . import _validation as v
 from ._evaluate import (
     UNSTABLE_TIES,
     EvaluationReport,
+    as_popularity_table,
     as_qrels,
     as_run,
     build_report,
@@ -49,6 +50,8 @@ def evaluate(
     features: Any = None,
     feature_items: Any = None,
     similarity: Any = None,
+    popularity: Any = None,
+    train: Any = None,
     profile: str | None = None,
     ap_normalizer: str | None = None,
     gain: str | None = None,
@@ -78,7 +81,7 @@ def evaluate(
     qrels : Qrels, dict, DataFrame, path or None
         Ground truth: ``{user: {item: grade}}``, a frame with columns
         ``user``, ``item``, ``grade``, or a TREC/CSV/Parquet file. None when
-        every metric is a beyond-accuracy one (``ils``, ``diversity``): the
+        every metric is a beyond-accuracy one (``ils``, ``arp``, ...): the
         users are then the run's.
     run : Run, dict, DataFrame, path, Scan or ScanRun
         Recommendations: ``{user: {item: score}}``, a frame with columns
@@ -100,6 +103,14 @@ def evaluate(
         the top k in the run's order (score descending, input order within
         ties); users with fewer than 2 items there, or absent from the run,
         are skipped.
+    popularity : mapping or pair (items, counts), default=None
+        Item popularity for ``arp@k``, ``aplt@k``, ``aclt@k``,
+        ``average_popularity@k`` and ``tail_percentage@k``, as in
+        :func:`receval.average_recommendation_popularity`; the top k in the
+        run's order (score descending, input order within ties).
+    train : Qrels, Run, DataFrame or pair (users, items), default=None
+        An interaction log instead of ``popularity``: an item's popularity is
+        its number of distinct users.
     profile : str, default=None
         Reproduce a peer library's conventions: "trec_eval", "sklearn", "ranx",
         "recbole", "recommenders", "torchmetrics" or "ir_measures". A profile
@@ -198,11 +209,14 @@ def evaluate(
     if is_scan_run(run):  # a receval.scan(...): read user by user
         return _scan_evaluate(
             qrels, run, metrics, features=features, feature_items=feature_items,
-            similarity=similarity, **conventions,
+            similarity=similarity, popularity=popularity, train=train, **conventions,
         )  # fmt: skip
     r = as_run(run)
     func = "evaluate"
-    metrics, specs, convs, listwise = prepare_metrics(metrics, features, similarity, conventions)
+    table = as_popularity_table(popularity, train)
+    metrics, specs, convs, listwise = prepare_metrics(
+        metrics, features, similarity, conventions, table
+    )
     if qrels is None:
         if len(listwise) < len(specs):
             first = next(t for t in specs if t not in listwise)
@@ -210,7 +224,7 @@ def evaluate(
                 f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
                 f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
             )
-        return evaluate_lists(r, metrics, specs, convs, features, feature_items, similarity)
+        return evaluate_lists(r, metrics, specs, convs, features, feature_items, similarity, table)
     q = as_qrels(qrels)
     if profile in UNSTABLE_TIES:
         warn_unreproducible_ties(profile, r, [specs[t] for t in specs if t not in listwise])
@@ -231,7 +245,7 @@ def evaluate(
         values, aux = ranked_values(q, r, specs, convs, ranked, user_map)
     list_cols: dict[str, np.ndarray] = {}
     if listwise:
-        of_run = list_values(r, listwise, specs, features, feature_items, similarity)
+        of_run = list_values(r, listwise, specs, features, feature_items, similarity, table)
         for text, col in of_run.items():
             list_cols[text] = np.where(user_map >= 0, col[np.maximum(user_map, 0)], np.nan)
     return build_report(
@@ -268,10 +282,13 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     features = options.pop("features")
     feature_items = options.pop("feature_items")
     similarity = options.pop("similarity")
-    metrics, specs, convs, listwise = e.prepare_metrics(metrics, features, similarity, options)
+    table = e.as_popularity_table(options.pop("popularity"), options.pop("train"))
+    metrics, specs, convs, listwise = e.prepare_metrics(
+        metrics, features, similarity, options, table
+    )
+    lists = (features, feature_items, similarity, table)
     if qrels is None:
-        return _scan_evaluate_lists(spec, metrics, specs, convs, listwise, features, feature_items,
-                               similarity)  # fmt: skip
+        return _scan_evaluate_lists(spec, metrics, specs, convs, listwise, lists)
     q = e.as_qrels(qrels)
     ranked = [t for t in specs if t not in listwise]
     values = np.full((q.n_users, len(ranked)), np.nan)
@@ -295,7 +312,7 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
             values[users] = vals
             aux[users] = den
         if listwise:
-            of_run = e.list_values(r, listwise, specs, features, feature_items, similarity)
+            of_run = e.list_values(r, listwise, specs, *lists)
             for text, col in of_run.items():
                 list_cols[text][users] = col[user_map[users]]
     if last_run is None:
@@ -343,9 +360,7 @@ def _scan_evaluate_lists(
     specs: dict[str, Any],
     convs: dict[str, Any],
     listwise: set[str],
-    features: Any,
-    feature_items: Any,
-    similarity: Any,
+    lists: tuple[Any, Any, Any, Any],
 ) -> Any:
     """``evaluate(None, scan, ...)``: beyond-accuracy metrics of the run's users, batch by batch."""
 
@@ -362,8 +377,7 @@ def _scan_evaluate_lists(
     for r in _run_batches(spec, func):
         name = r.name
         users.append(r.user_ids)
-        for text, col in e.list_values(r, listwise, specs, features, feature_items,
-                                        similarity).items():  # fmt: skip
+        for text, col in e.list_values(r, listwise, specs, *lists).items():
             cols[text].append(col)
     if not users:
         v.check_not_empty(0, "users", "Run")
@@ -409,8 +423,13 @@ class _RankingState:
         return self
 
 
-def _ranking_params(metric: str, **conventions: Any) -> dict[str, Any]:
-    spec, _ = metric_conventions(metric, **conventions)
+def _ranking_params(
+    metric: str, popularity: Any = None, train: Any = None, **conventions: Any
+) -> dict[str, Any]:
+    table = as_popularity_table(popularity, train)  # built once, used by every update
+    spec, _ = metric_conventions(metric, popularity=table, **conventions)
+    if table is not None:
+        conventions = {**conventions, "popularity": table}
     return {"metric": metric, "conventions": conventions, "kind": spec.info.mean}
 
 

@@ -158,6 +158,28 @@ _LIST = [
                 source="Microsoft Recommenders"),
     MetricEntry("gini_index", "list", "Gini index of item exposure in the top-k lists",
                 ("gini",), False, ("run",), (), "gini_index", True),
+    MetricEntry("pop_reo", "list",
+                "PopREO: std / mean of the rates at which relevant head and tail items reach "
+                "the top k (Zhu et al. 2020)",
+                ("popularity_equal_opportunity",), False, ("qrels", "run", "train"), ("groups",),
+                "popularity_equal_opportunity", True, source="Elliot"),
+    MetricEntry("pop_rsp", "list",
+                "PopRSP: std / mean of the rates at which head and tail items reach the top k "
+                "(Zhu et al. 2020)",
+                ("popularity_statistical_parity",), False, ("run", "train"), ("groups",),
+                "popularity_statistical_parity", True, source="Elliot"),
+    MetricEntry("item_coverage", "list",
+                "share of the items of the popularity (or log) and the run in the top-k lists",
+                ("itemcoverage",), True, ("run", "popularity"), ("groups",), "item_coverage", True,
+                source="RecBole"),
+    MetricEntry("shannon_entropy", "list",
+                "entropy (nats) of the items' shares of the top-k rows, over their number",
+                ("shannonentropy",), True, ("run",), ("groups",), "shannon_entropy", True,
+                source="RecBole"),
+    MetricEntry("distributional_coverage", "list",
+                "entropy (bits) of the items' shares of the recommendations",
+                (), True, ("run",), ("groups",), "distributional_coverage", True,
+                source="Microsoft Recommenders"),
     MetricEntry("retention", "retention",
                 "new, login and active users per period; day-N retention per cohort",
                 (), True, ("events",), ("groups",), "retention"),
@@ -169,8 +191,10 @@ def _ranking_entries() -> list[MetricEntry]:
 
     entries = []
     for name, info in REGISTRY.items():
-        family = "list" if info.needs == "similarity" else "ranking"
-        inputs = ("run", "features") if info.needs == "similarity" else ("qrels", "run")
+        family = "ranking" if info.needs == "qrels" else "list"
+        inputs = {"similarity": ("run", "features"), "popularity": ("run", "popularity")}.get(
+            info.needs, ("qrels", "run")
+        )
         shown: dict[str, str] = {name: name}  # nDCG, Bpref: the name in another case
         for row in spellings_of(name):
             shown.setdefault(row.shown.lower(), row.shown)
@@ -520,6 +544,7 @@ def definitions() -> dict[str, MetricDefinition]:
         _gauc,
         _loss,
         _partial_auc,
+        _popularity_engine,
         _regression,
     )
 

@@ -35,8 +35,11 @@ def metric(
     name : str
         ``"roc_auc"`` (``"auc"``), ``"log_loss"`` (``"logloss"``), ``"pcoc"``,
         ``"copc"``, ``"normalized_entropy"`` (``"ne"``), ``"rmse"``, ``"mae"``,
-        ``"gauc"``, or any ranking metric string of :func:`receval.evaluate`
-        (``"ndcg@10"``, ``"map(ap_normalizer=min_k)@100"``).
+        ``"gauc"``, any ranking metric string of :func:`receval.evaluate`
+        (``"ndcg@10"``, ``"map(ap_normalizer=min_k)@100"``), or a popularity
+        metric over the whole run (``"pop_rsp"``, ``"pop_reo"``,
+        ``"shannon_entropy"``, ``"distributional_coverage"``, ``"item_coverage"``;
+        batches of whole users, options as their functions' keywords).
     window : int, default=None
         Also keep a window of the last ``window`` batches (or rows): its value is
         ``compute_window()``, beside the lifetime value ``compute()`` (TorchRec's
@@ -51,7 +54,9 @@ def metric(
         The metric's options: ``eps`` (log loss, NE); ``weighting`` (gauc);
         ``bins`` and ``range`` (roc_auc: binned, in constant memory, with
         ``compute()`` returning a ``BinnedAUC(value, error_bound)``); for ranking
-        metrics ``profile`` and the convention keywords of :func:`receval.evaluate`.
+        metrics ``profile`` and the convention keywords of :func:`receval.evaluate`,
+        and ``popularity`` or ``train`` for ``arp@k`` and the other popularity
+        metrics (read once; ``update(None, run)`` then takes batches of whole users).
 
     Returns
     -------

@@ -116,6 +116,55 @@ def test_recbole_suite_giniindex(case):
     assert got == pytest.approx(case["expected"], abs=1e-12)
 
 
+def rb_matrix_run(matrix):
+    """One user per row of RecBole's item matrix, its items ranked in column order."""
+    items = np.asarray(matrix)
+    users = np.repeat(np.arange(items.shape[0]), items.shape[1])
+    ranks = np.tile(np.arange(1, items.shape[1] + 1), items.shape[0])
+    return receval.Run(users, items.reshape(-1), ranks=ranks)
+
+
+def rb_fixture_popularity():
+    """The fixture's item_count as receval's popularity (JSON keys are strings)."""
+    fixture = RB_SUITE["topk_fixture"]
+    return {int(item): count for item, count in fixture["item_count"].items()}
+
+
+@pytest.mark.parametrize("case", rb_suite_cases("averagepopularity"))
+def test_recbole_suite_averagepopularity(case):
+    items = RB_SUITE["topk_fixture"]["item_matrix"]
+    metrics = [f"average_popularity@{k}" for k in (1, 2, 3)]
+    report = evaluate(None, rb_matrix_run(items), metrics, popularity=rb_fixture_popularity())
+    got = np.column_stack([report.values[m] for m in metrics])
+    assert got == pytest.approx(np.asarray(case["expected"]), abs=1e-12)
+    for k in (1, 2, 3):  # the public function: the mean over users
+        mean = receval.average_popularity(items, popularity=rb_fixture_popularity(), k=k)
+        assert mean == pytest.approx(np.mean(np.asarray(case["expected"])[:, k - 1]), abs=1e-12)
+
+
+@pytest.mark.parametrize("case", rb_suite_cases("tailpercentage"))
+def test_recbole_suite_tailpercentage(case):
+    items = RB_SUITE["topk_fixture"]["item_matrix"]
+    metrics = [f"tail_percentage@{k}" for k in (1, 2, 3)]  # tail_ratio 0.1 by default
+    report = evaluate(None, rb_matrix_run(items), metrics, popularity=rb_fixture_popularity())
+    got = np.column_stack([report.values[m] for m in metrics])
+    assert got == pytest.approx(np.asarray(case["expected"]), abs=1e-12)
+
+
+@pytest.mark.parametrize("case", rb_suite_cases("shannonentropy"))
+def test_recbole_suite_shannonentropy(case):
+    got = receval.shannon_entropy(RB_SUITE["topk_fixture"]["item_matrix"])
+    assert got == pytest.approx(case["expected"], abs=1e-12)
+
+
+@pytest.mark.parametrize("case", rb_suite_cases("itemcoverage"))
+def test_recbole_suite_item_coverage(case):
+    # RecBole's num_items (8) is the catalogue: items 0..7, 0 its padding item
+    fixture = RB_SUITE["topk_fixture"]
+    got = receval.item_coverage(fixture["item_matrix"], popularity={i: 0 for i in range(8)})
+    assert got == pytest.approx(case["expected"], abs=1e-12)
+
+
 @pytest.mark.parametrize("case", rb_suite_cases("gauc"))
 def test_recbole_suite_gauc(case):
     # RecBole weighs each user's AUC by its positives (metrics.py:316): "clicks"
@@ -364,6 +413,13 @@ def test_recommenders_suite_catalog_coverage():
     (case,) = [c for c in RC_SUITE["cases"] if c["kind"] == "catalog_coverage"]
     train, lists = diversity_inputs()
     got = receval.catalog_coverage(list(lists.values()), catalog=train["ItemId"].tolist())
+    assert got == pytest.approx(case["expected"], rel=case["rel"], abs=case["abs"])
+
+
+def test_recommenders_suite_distributional_coverage():
+    (case,) = [c for c in RC_SUITE["cases"] if c["kind"] == "distributional_coverage"]
+    _, lists = diversity_inputs()
+    got = receval.distributional_coverage(list(lists.values()))
     assert got == pytest.approx(case["expected"], rel=case["rel"], abs=case["abs"])
 
 

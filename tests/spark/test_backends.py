@@ -8,6 +8,7 @@ import receval
 from receval import spark as rs
 from receval._sums import ExactSum
 from receval.engine.metric import DEFINITIONS, MetricDefinition, register
+from receval.exceptions import InvalidParameterError
 from receval.registry import definitions, metric_info
 
 definitions()  # every built-in metric registered
@@ -39,8 +40,32 @@ ANY = ["brier_score", "copc", "explained_variance", "log_loss", "mean_absolute_e
        "normalized_entropy", "pcoc", "r2", "root_mean_squared_error"]  # fmt: skip
 
 
+# metrics of a run, over partitions of whole users (test_runs_equal_in_memory); pop_reo
+# needs qrels beside the run: not on spark.compute
+RUNS = ["distributional_coverage", "item_coverage", "pop_rsp", "shannon_entropy"]
+
+
 def test_every_definition_runs_on_spark_or_is_listed():
-    assert set(ANY) | {"roc_auc", "partial_auc", "gauc", "ranking"} == set(DEFINITIONS)
+    listed = {"roc_auc", "partial_auc", "gauc", "ranking", "pop_reo"}
+    assert set(ANY) | listed | set(RUNS) == set(DEFINITIONS)
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_runs_equal_in_memory(spark, name):
+    rng = np.random.default_rng(4)
+    users = np.repeat(np.arange(50), 6)
+    run = pd.DataFrame({"user": users, "item": rng.integers(0, 40, len(users)),
+                        "score": rng.choice([0.1, 0.5, 0.9], len(users))})  # fmt: skip
+    run = run.drop_duplicates(["user", "item"]).reset_index(drop=True)
+    log = pd.DataFrame({"user": rng.integers(0, 50, 200), "item": rng.integers(0, 45, 200)})
+    options = {"k": 3} | ({"train": log} if name in ("pop_rsp", "item_coverage") else {})
+    expected = getattr(receval, metric_info(name).function)(run, **options)
+    columns = {"user": "user", "item": "item", "score": "score"}
+    got = rs.compute(spark.createDataFrame(run).coalesce(1), name, columns, num_partitions=4,
+                     **options)  # fmt: skip
+    assert got == expected
+    with pytest.raises(InvalidParameterError, match="must map 'user', 'item' and one of"):
+        rs.compute(spark.createDataFrame(run), name, {"user": "user", "item": "item"}, **options)
 
 
 @pytest.mark.parametrize("name", ANY)

@@ -261,6 +261,27 @@ def test_evaluate_beyond_accuracy_without_qrels(spark):
     assert got.n_users_skipped == expected.n_users_skipped
 
 
+def test_evaluate_popularity_bias(spark):
+    qrels, run = _ranking_frames(False)
+    rng = np.random.default_rng(1)
+    pop = {int(i): int(c) for i, c in enumerate(rng.integers(0, 4, 60))}  # tied counts
+    metrics = ["arp@5", "aplt(head_share=0.5)@10", "aclt@3", "average_popularity@5",
+               "tail_percentage(tail_ratio=0.3)@5"]  # fmt: skip
+    expected = receval.evaluate(qrels, run, [*metrics, "ndcg@5"], popularity=pop)
+    got = rs.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run),
+                      [*metrics, "ndcg@5"], popularity=pop, num_partitions=3)  # fmt: skip
+    assert got.mean == expected.mean
+    assert got.n_users_skipped == expected.n_users_skipped
+    # train as a Spark DataFrame: its distinct users per item, counted by Spark, tied
+    # counts in item id order
+    log = pd.DataFrame({"user": rng.integers(0, 30, 200), "item": rng.integers(0, 60, 200)})
+    counts = log.drop_duplicates().groupby("item").size().sort_index()
+    expected = receval.evaluate(None, run, metrics, popularity=counts.to_dict())
+    got = rs.evaluate(None, spark.createDataFrame(run), metrics,
+                      train=spark.createDataFrame(log), num_partitions=2)  # fmt: skip
+    assert got.mean == expected.mean
+
+
 def test_evaluate_errors(spark):
     qrels, run = _ranking_frames(False)
     q_df, r_df = spark.createDataFrame(qrels), spark.createDataFrame(run)

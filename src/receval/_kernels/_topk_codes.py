@@ -5,6 +5,9 @@ PRECISION, RECALL, F1, HIT_RATIO, SUCCESS, AP, CG, DCG, IDCG, NDCG, RR, R_PRECIS
 # beyond accuracy: computed from the run and item similarities, not by the top-K kernel
 ILS, DIVERSITY = 12, 13
 LIST_KINDS = (ILS, DIVERSITY)
+# popularity bias: computed from the run and item popularity, not by the top-K kernel
+ARP, APLT, ACLT, AVERAGE_POPULARITY, TAIL_PERCENTAGE = range(100, 105)
+POPULARITY_KINDS = (ARP, APLT, ACLT, AVERAGE_POPULARITY, TAIL_PERCENTAGE)
 # columns of ``specs``
 (
     S_KIND,

@@ -45,7 +45,7 @@ class MetricDefinition:
     name : str
         Canonical name (``"log_loss"``, ``"roc_auc"``, ...).
     family : str
-        ``"pointwise"``, ``"grouped"`` or ``"ranking"``.
+        ``"pointwise"``, ``"grouped"``, ``"ranking"`` or ``"list"`` (beyond accuracy).
     partitioning : str
         How rows may be split across updates: ``"any"``, ``"groups"`` or ``"ranges"``.
     description : str

@@ -359,7 +359,10 @@ def compute(
         A metric of :func:`receval.metric`.
     columns : mapping of str to str
         The metric's data arguments to column names, e.g.
-        ``{"y_true": "click", "y_prob": "ctr", "sample_weight": "w"}``.
+        ``{"y_true": "click", "y_prob": "ctr", "sample_weight": "w"}``; for a
+        metric of a run (``pop_rsp``, ``shannon_entropy``, ...), ``"user"``,
+        ``"item"`` and one of ``"score"`` and ``"rank"`` (the rows are
+        repartitioned by user; tied scores keep the DataFrame's row order).
     num_partitions : int, default=None
         Repartition the rows first.
     **options
@@ -370,6 +373,10 @@ def compute(
 
     func = "receval.spark.compute"
     defn = definition(name)
+    if defn.inputs == ("run",):  # a metric of whole users' lists (pop_rsp, item_coverage, ...)
+        params = metric(name, **options).params
+        return defn.finalize(params, _run_state(df, func, defn, params, dict(columns),
+                                                num_partitions))  # fmt: skip
     unknown = sorted(set(columns) - set(defn.inputs))
     if unknown:
         raise InvalidParameterError(
@@ -379,6 +386,51 @@ def compute(
     params = metric(name, **options).params  # options are checked on the driver
     state = _partition_state(df, func, defn, params, dict(columns), num_partitions)
     return defn.finalize(params, state)
+
+
+def _run_state(
+    df: Any,
+    func: str,
+    defn: Any,
+    params: dict[str, Any],
+    columns: dict[str, str],
+    num_partitions: int | None,
+) -> Any:
+    """The merged state of a metric of a run over partitions of whole users."""
+    from ..data._ranked import Run
+    from ..engine.run import Accumulator
+
+    roles = set(columns)
+    if (
+        not {"user", "item"} <= roles
+        or roles - {"user", "item", "score", "rank"}
+        or (("score" in roles) == ("rank" in roles))
+    ):
+        raise InvalidParameterError(
+            f"The 'columns' parameter of {func} must map 'user', 'item' and one of 'score' "
+            f"and 'rank' to columns for {defn.name}. Got {sorted(roles)} instead."
+        )
+    data, F = _prepare(df, func, num_partitions, **columns)
+    by_rank = "rank" in roles
+    value = columns["rank"] if by_rank else columns["score"]
+    data = data.select(
+        F.col(columns["user"]).alias("user"), F.col(columns["item"]).alias("item"),
+        F.col(value).alias("value"), F.monotonically_increasing_id().alias("row"),
+    )  # fmt: skip
+    data = data.repartition(num_partitions or data.rdd.getNumPartitions(), "user")
+
+    def run(table: Any) -> Any:
+        table = table.sort_by("row")  # the DataFrame's order: ties keep it
+        users, items, values = (column(table, c) for c in ("user", "item", "value"))
+        r = Run(users, items, ranks=values) if by_rank else Run(users, items, values)
+        return Accumulator(defn.name, defn, params).update(r)
+
+    parts = partition_states(data, run)
+    v.check_not_empty(len(parts), "df", func)
+    acc = Accumulator(defn.name, defn, params)
+    for part in parts:
+        acc.merge(part)
+    return acc.state
 
 
 def _partition_state(

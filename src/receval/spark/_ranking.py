@@ -150,6 +150,8 @@ def evaluate(
     features: Any = None,
     feature_items: Any = None,
     similarity: Any = None,
+    popularity: Any = None,
+    train: Any = None,
     profile: str | None = None,
     ap_normalizer: str | None = None,
     gain: str | None = None,
@@ -198,6 +200,13 @@ def evaluate(
     features, feature_items, similarity : default=None
         Item similarities for ``ils@k`` / ``diversity@k``, as in
         :func:`receval.evaluate`; sent to every executor.
+    popularity, train : default=None
+        Item popularity for ``arp@k``, ``aplt@k``, ``aclt@k``,
+        ``average_popularity@k`` and ``tail_percentage@k``, as in
+        :func:`receval.evaluate`; ``train`` may also be a Spark DataFrame with
+        the ``user`` and ``item`` columns (its distinct users per item are
+        counted by Spark, and tied counts ordered by item id for the head/tail
+        splits). The counts are sent to every executor.
     profile, ap_normalizer, gain, rel_threshold, ties, missing_users, empty_users, ideal,\
     gain_grades, zero_users, hit_scores, depth, judged_only, grades
         Conventions, as in :func:`receval.evaluate`. With ``ties="input"``
@@ -239,8 +248,9 @@ def evaluate(
         "judged_only": judged_only,
         "grades": grades,
     }
+    pop_table = _popularity(popularity, train, user, item)
     metric_list, specs, convs, listwise = prepare_metrics(
-        metrics, features, similarity, conventions
+        metrics, features, similarity, conventions, pop_table
     )
     check_frame(run, "run", func)
     check_partitions(num_partitions, func)
@@ -290,7 +300,7 @@ def evaluate(
     def compute(table: Any) -> _Part:
         return _evaluate_partition(
             table, metric_list, with_qrels, by_rank, ordered, name,
-            features, feature_items, similarity, options,
+            (features, feature_items, similarity, pop_table), options,
         )  # fmt: skip
 
     parts = partition_states(data, compute)
@@ -301,6 +311,21 @@ def evaluate(
     return _merge(parts, metric_list, specs, convs, name)
 
 
+def _popularity(popularity: Any, train: Any, user: str, item: str) -> Any:
+    """The popularity table (None: neither given); a Spark ``train`` is counted by Spark:
+    its distinct users per item, collected to the driver."""
+    from .._evaluate import as_popularity_table
+
+    if train is not None and type(train).__module__.startswith("pyspark"):
+        check_columns(train, "evaluate", "train", user=user, item=item)
+        counts = train.select(user, item).distinct().groupBy(item).count().orderBy(item)
+        counts = counts.collect()  # by item id: Spark keeps no first appearance for ties
+        popularity_of = ([row[0] for row in counts], [row[1] for row in counts])
+        return as_popularity_table(popularity_of if popularity is None else popularity,
+                                   None if popularity is None else train)  # fmt: skip
+    return as_popularity_table(popularity, train)
+
+
 def _evaluate_partition(
     table: Any,
     metrics: list[str],
@@ -308,9 +333,7 @@ def _evaluate_partition(
     by_rank: bool,
     ordered: bool,
     name: str | None,
-    features: Any,
-    feature_items: Any,
-    similarity: Any,
+    lists: tuple[Any, Any, Any, Any],
     options: dict[str, Any],
 ) -> _Part:
     import pyarrow as pa
@@ -349,9 +372,10 @@ def _evaluate_partition(
         r = Run(users_in, items_in, ranks=values_in, name=name)
     else:
         r = Run(users_in, items_in, values_in, name=name)
+    features, feature_items, similarity, pop_table = lists
     report = evaluate(
         q, r, metrics, features=features, feature_items=feature_items, similarity=similarity,
-        **options,
+        popularity=pop_table, **options,
     )  # fmt: skip
     return _Part(
         n_users=report.n_users,

@@ -97,6 +97,8 @@ _EXPORTS: dict[str, str] = {
     "personalization": "receval.metrics._beyond",
     "gini_index": "receval.metrics._beyond",
     "MeanOverUsers": "receval.metrics._beyond_common",
+    "expected_exposure": "receval.metrics._exposure",
+    "ExpectedExposureReport": "receval.metrics._exposure",
     # retention
     "retention": "receval.metrics._retention",
     "RetentionReport": "receval.metrics._cohorts",
@@ -167,6 +169,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .metrics._curves import precision_recall_curve, roc_curve
     from .metrics._delong import AUCInterval, DeLongTest, delong_test, roc_auc_ci
     from .metrics._diversity import diversity, intra_list_similarity, novelty
+    from .metrics._exposure import ExpectedExposureReport, expected_exposure
     from .metrics._gauc import GroupAUCReport, gauc_score, group_auc
     from .metrics._loss import (
         log_loss,

@@ -99,6 +99,8 @@ _EXPORTS: dict[str, str] = {
     "MeanOverUsers": "receval.metrics._beyond_common",
     "expected_exposure": "receval.metrics._exposure",
     "ExpectedExposureReport": "receval.metrics._exposure",
+    "group_exposure": "receval.metrics._group_exposure",
+    "GroupExposureReport": "receval.metrics._group_exposure",
     # retention
     "retention": "receval.metrics._retention",
     "RetentionReport": "receval.metrics._cohorts",
@@ -171,6 +173,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .metrics._diversity import diversity, intra_list_similarity, novelty
     from .metrics._exposure import ExpectedExposureReport, expected_exposure
     from .metrics._gauc import GroupAUCReport, gauc_score, group_auc
+    from .metrics._group_exposure import GroupExposureReport, group_exposure
     from .metrics._loss import (
         log_loss,
         mean_absolute_error,

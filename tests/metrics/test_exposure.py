@@ -17,6 +17,7 @@ from receval import (
     Qrels,
     Run,
     expected_exposure,
+    group_exposure,
 )
 from tests.oracles import exposure as oracle
 
@@ -263,3 +264,90 @@ def test_tie_average_equals_every_rotation_sampled(case, patience) -> None:
         rtol=1e-12,
         equal_nan=True,
     )
+
+
+# ---------------------------------------------------------------- groups
+PROVIDERS = {"a": "p1", "b": "p1", "c": "p2", "d": ["p2", "p3"]}
+
+
+def test_group_expected_exposure_by_hand() -> None:
+    # a, b (grade 1) deserve 0.75 each; c deserves nothing, d is unjudged: at
+    # group level only the relevant items count, so p1 deserves 1.5 and gets 1.5
+    qrels = {"u": {"a": 1, "b": 1, "c": 0}}
+    run = {"u": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6}}
+    report = expected_exposure(qrels, run, item_groups=PROVIDERS)
+    assert _means(report) == [2.25, 2.25, 0.0]
+    split = expected_exposure(qrels, run, item_groups={"a": "p1", "b": "p2"})
+    # p1 gets 1 (deserves 0.75), p2 gets 0.5 (deserves 0.75)
+    assert _means(split) == [1.25, 1.125, 0.125]
+
+
+def test_group_exposure_by_hand() -> None:
+    lists = [["a", "c", "b"], ["d", "a"]]
+    report = group_exposure(lists, item_groups=PROVIDERS)
+    # p1: (1 + 0.25 + 0.5) / 2; p2: (0.5 + 1) / 2; p3: 1 / 2
+    assert report.groups.tolist() == ["p1", "p2", "p3"]
+    assert report.exposure.tolist() == [0.875, 0.75, 0.5]
+    assert report.n_items.tolist() == [2, 2, 1]
+    assert report.exposure_per_item.tolist() == [0.4375, 0.375, 0.5]
+    assert report.max_min_ratio == 0.5 / 0.375
+    assert_allclose(report.share, [0.875 / 2.125, 0.75 / 2.125, 0.5 / 2.125])
+    per_item = np.sort([0.4375, 0.375, 0.5])
+    assert_allclose(
+        report.gini, ((2 * np.arange(1, 4) - 4) * per_item).sum() / (3 * per_item.sum())
+    )
+    pairs = group_exposure(
+        lists, item_groups=(["a", "b", "c", "d", "d"], ["p1", "p1", "p2", "p2", "p3"])
+    )
+    assert pairs.exposure.tolist() == report.exposure.tolist()
+
+
+def test_group_exposure_parity_and_unexposed_groups() -> None:
+    even = group_exposure([["a", "c"], ["c", "a"]], item_groups={"a": 1, "c": 2})
+    assert even.max_min_ratio == 1.0 and even.gini == 0.0
+    unexposed = group_exposure([["a"]], item_groups={"a": 1, "c": 2}, k=1)
+    assert unexposed.max_min_ratio == math.inf and unexposed.exposure.tolist() == [1.0, 0.0]
+
+
+def test_items_without_a_group() -> None:
+    with pytest.raises(InputValidationError) as info:
+        group_exposure([["a", "x", "y"]], item_groups={"a": 1})
+    assert str(info.value) == (
+        "group_exposure: item_groups must give a group to every item of the run. Got 2 items "
+        "['x', 'y'] without one; add them to item_groups."
+    )
+    with pytest.raises(InputValidationError, match=r"every relevant item\. Got 1 item"):
+        expected_exposure({"u": {"b": 1}}, {"u": {"a": 1.0}}, item_groups={"a": 1})
+    with pytest.raises(InputValidationError, match="item_groups must be a mapping"):
+        group_exposure([["a"]], item_groups=["a"])
+
+
+GROUPS = {d: g for d, g in zip(ITEMS, [0, [0, 1], 1, 2, [1, 2], 0, 3], strict=True)}
+
+
+@given(cases(), st.sampled_from([0.0, 0.5, 0.9]), st.sampled_from([None, 2]), st.booleans())
+def test_group_metrics_equal_the_oracle(case, patience, k, binary) -> None:
+    qrels, samples = case
+    report = expected_exposure(
+        qrels, samples, patience=patience, k=k, binary=binary, item_groups=GROUPS
+    )
+    expected = oracle.group_expected_exposure(
+        qrels, samples, GROUPS, patience=patience, k=k, binary=binary
+    )
+    _check_against_oracle(report, expected)
+    exposure = group_exposure(samples, item_groups=GROUPS, patience=patience, k=k)
+    by_group = oracle.group_exposure(samples, GROUPS, patience=patience, k=k)
+    assert_allclose(exposure.exposure, [by_group[g] for g in exposure.groups.tolist()], rtol=1e-12)
+
+
+@given(cases(), st.sampled_from([0.3, 0.9]))
+def test_one_group_per_item_gives_item_level_disparity(case, patience) -> None:
+    qrels, samples = case
+    own = {d: d for d in ITEMS}
+    items = expected_exposure(qrels, samples, patience=patience)
+    groups = expected_exposure(qrels, samples, patience=patience, item_groups=own)
+    # at group level only relevant items count: EE-R is the same, EE-D and EE-L drop
+    # the exposure of the non-relevant items
+    assert_allclose(groups.ee_relevance, items.ee_relevance, rtol=1e-12)
+    assert (groups.ee_disparity <= items.ee_disparity + 1e-12).all()
+    assert (groups.ee_loss <= items.ee_loss + 1e-12).all()

@@ -81,3 +81,66 @@ def expected_exposure(
         loss = sum((exposure[d] - target.get(d, 0.0)) ** 2 for d in items)
         out[user] = (disparity, relevance, loss)
     return out
+
+
+def _groups_of(item_groups: Mapping) -> dict:
+    return {
+        d: (list(g) if isinstance(g, (list, tuple, set)) else [g]) for d, g in item_groups.items()
+    }
+
+
+def group_expected_exposure(
+    qrels: Mapping[Hashable, Mapping[Hashable, int]],
+    samples: Sequence[Mapping[Hashable, Ranking]],
+    item_groups: Mapping,
+    patience: float = 0.5,
+    k: int | None = None,
+    ties: str = "average",
+    binary: bool = False,
+) -> dict:
+    """Per qrels user with a relevant item: (EE-D, EE-R, EE-L) over the groups of its
+    relevant items, a group's exposure and target summed over its relevant items."""
+    groups = _groups_of(item_groups)
+    out = {}
+    for user, grades in qrels.items():
+        target = target_exposure(grades, patience, k, 1, binary)
+        if not target:
+            continue
+        ranked = [s[user] for s in samples if s.get(user)]
+        exposure: dict = defaultdict(float)
+        for scores in ranked:
+            for d, e in ranking_exposure(scores, patience, k, ties).items():
+                exposure[d] += e / len(ranked)
+        run_g: dict = defaultdict(float)
+        target_g: dict = defaultdict(float)
+        for d, t in target.items():
+            for g in groups[d]:
+                target_g[g] += t
+                run_g[g] += exposure.get(d, 0.0)
+        out[user] = (
+            sum(run_g[g] ** 2 for g in target_g),
+            sum(run_g[g] * target_g[g] for g in target_g),
+            sum((run_g[g] - target_g[g]) ** 2 for g in target_g),
+        )
+    return out
+
+
+def group_exposure(
+    samples: Sequence[Mapping[Hashable, Ranking]],
+    item_groups: Mapping,
+    patience: float = 0.5,
+    k: int | None = None,
+    ties: str = "average",
+) -> dict:
+    """Per group: its exposure summed over its items, averaged over the users."""
+    groups = _groups_of(item_groups)
+    users = {u for s in samples for u, scores in s.items() if scores}
+    total: dict = defaultdict(float)
+    for user in users:
+        ranked = [s[user] for s in samples if s.get(user)]
+        for scores in ranked:
+            for d, e in ranking_exposure(scores, patience, k, ties).items():
+                for g in groups[d]:
+                    total[g] += e / len(ranked)
+    every = {g for gs in groups.values() for g in gs}
+    return {g: total[g] / len(users) for g in every}

@@ -53,3 +53,35 @@ def test_expected_exposure_equals_expeval(case: dict) -> None:
     got = np.column_stack([report.ee_disparity, report.ee_relevance, report.ee_loss])
     want = np.array([expected[u] for u in report.users.tolist()])
     assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+GROUP_CASES = [c for c in DATA["cases"] if c["group"]]
+
+
+@pytest.mark.parametrize("case", GROUP_CASES, ids=[f"seed{c['seed']}" for c in GROUP_CASES])
+def test_group_expected_exposure_equals_expeval(case: dict) -> None:
+    if "samples" in case:
+        run = [_run(sample, ranks=True) for sample in case["samples"]]
+    else:
+        run = _run(case["run"], ranks=False)
+    report = expected_exposure(
+        _qrels(case["qrels"]),
+        run,
+        patience=case["patience"],
+        binary=case["binary"],
+        item_groups=case["item_groups"],
+    )
+    expected = case["expected"]
+    assert sorted(report.users.tolist()) == sorted(expected)
+    got = np.column_stack([report.ee_disparity, report.ee_relevance, report.ee_loss])
+    want = np.array([expected[u] for u in report.users.tolist()])
+    # expeval's disparity of an all-zero exposure vector is inf (its l2 returns inf
+    # for a vector without mass); the squared norm of the zero vector is 0
+    no_mass = np.isinf(want[:, 0])
+    assert (got[no_mass, 0] == 0).all() and (got[no_mass, 1] == 0).all()
+    want[no_mass, 0] = 0.0
+    assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def test_group_cases_include_an_exposure_free_query() -> None:
+    assert any(np.isinf(v[0]) for c in GROUP_CASES for v in c["expected"].values())

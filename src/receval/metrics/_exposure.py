@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._encode import lookup
+from ..data._encode import factorize, lookup
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._beyond_common import RunLike, as_run, check_k
@@ -93,34 +93,58 @@ def as_qrels(qrels: Any, func: str) -> Qrels:
     )
 
 
+def pool_ids(base: np.ndarray, parts: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Ids of several dictionaries in one: ``base`` first, then each new id of ``parts``
+    in order; per part, the pooled code of each of its ids (ids matched as by
+    :func:`~receval.data._encode.lookup`: an int and a str of the same spelling agree)."""
+    pooled = np.asarray(base, dtype=object)
+    codes = []
+    for ids in parts:
+        ids = np.asarray(ids, dtype=object)
+        code = lookup(ids, pooled).astype(np.int64)
+        new = code < 0
+        code[new] = len(pooled) + np.arange(int(new.sum()))
+        pooled = np.concatenate([pooled, ids[new]])
+        codes.append(code)
+    return codes, pooled
+
+
 class PooledExposure:
     """Expected exposure per (user, item) pair, pooled over the sampled rankings.
 
-    Items are encoded once over the qrels and every sample (``item_ids``), users are
-    the qrels users (``user`` of each pair; rows of run users absent from the qrels
-    are dropped and counted in ``n_run_only_users``).
+    Items are encoded once over ``item_ids`` (the qrels' items, first) and every
+    sample (``item_ids``). Users are ``user_ids`` (``user`` of each pair; rows of
+    other users are dropped and counted in ``n_run_only_users``), or with
+    ``user_ids=None`` every user of the samples. ``n_samples`` counts, per user,
+    the samples that rank it; its exposure is the mean over them.
     """
 
     def __init__(
-        self, q: Qrels, samples: Sequence[Run], patience: float, depth: int, ties: str, func: str
+        self,
+        user_ids: np.ndarray | None,
+        item_ids: np.ndarray,
+        samples: Sequence[Run],
+        patience: float,
+        depth: int,
+        ties: str,
     ) -> None:
-        self.item_ids = np.asarray(q.item_ids, dtype=object)
-        codes = []  # per sample, the pooled code of each of its item codes
-        for r in samples:
-            code = lookup(np.asarray(r.item_ids, dtype=object), self.item_ids).astype(np.int64)
-            new = code < 0
-            code[new] = len(self.item_ids) + np.arange(int(new.sum()))
-            self.item_ids = np.concatenate(
-                [self.item_ids, np.asarray(r.item_ids, dtype=object)[new]]
-            )
-            codes.append(code)
+        item_codes, self.item_ids = pool_ids(item_ids, [r.item_ids for r in samples])
         n_items = len(self.item_ids)
         self.n_items = n_items
-        seen = np.zeros(q.n_users, dtype=np.int64)
+        if user_ids is None:
+            user_codes, self.user_ids = pool_ids(
+                np.empty(0, dtype=object), [r.user_ids for r in samples]
+            )
+        else:
+            self.user_ids = user_ids
+            user_codes = [
+                lookup(np.asarray(r.user_ids), np.asarray(user_ids)).astype(np.int64)
+                for r in samples
+            ]
+        seen = np.zeros(len(self.user_ids), dtype=np.int64)
         run_only: set[Any] = set()
         parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        for r, item_code in zip(samples, codes, strict=True):
-            user_pos = lookup(np.asarray(r.user_ids), np.asarray(q.user_ids)).astype(np.int64)
+        for r, user_pos, item_code in zip(samples, user_codes, item_codes, strict=True):
             has_rows = np.diff(r.offsets) > 0
             run_only.update(r.user_ids[(user_pos < 0) & has_rows].tolist())
             seen[user_pos[(user_pos >= 0) & has_rows]] += 1
@@ -157,6 +181,74 @@ def target_exposure(
     np.cumsum(np.bincount(user_r, minlength=q.n_users), out=offsets[1:])
     target = tie_averaged_exposure(offsets, level[order], patience, depth)
     return user_r, q.items[order].astype(np.int64), target
+
+
+class Memberships:
+    """Items and the groups they belong to (``item_groups``), one row per membership.
+
+    ``item_groups`` is ``{item: group}``, ``{item: [group, ...]}`` (an item in several
+    groups counts fully in each, as in expeval) or a pair ``(items, groups)`` of equal
+    length, one row per membership. ``group_ids`` are in order of first appearance.
+    """
+
+    def __init__(self, item_groups: Any, func: str) -> None:
+        if isinstance(item_groups, Mapping):
+            items: list[Any] = []
+            groups: list[Any] = []
+            for item, group in item_groups.items():
+                many = isinstance(group, (list, tuple, set, frozenset, np.ndarray))
+                members = sorted(group, key=str) if isinstance(group, (set, frozenset)) else group
+                for g in members if many else [group]:
+                    items.append(item)
+                    groups.append(g)
+        elif isinstance(item_groups, tuple) and len(item_groups) == 2:
+            items = list(v.as_1d(item_groups[0], "item_groups", func))
+            groups = list(v.as_1d(item_groups[1], "item_groups", func))
+            v.check_same_length(func, items=np.empty(len(items)), groups=np.empty(len(groups)))
+        else:
+            raise InputValidationError(
+                f"{func}: item_groups must be a mapping {{item: group}} (or {{item: [groups]}}) "
+                f"or a pair (items, groups) of arrays. Got {type(item_groups).__name__}."
+            )
+        v.check_not_empty(len(items), "item_groups", func)
+        item_codes, self.item_ids = factorize(np.asarray(items, dtype=object), "item_groups", func)
+        group_codes, self.group_ids = factorize(
+            np.asarray(groups, dtype=object), "item_groups", func
+        )
+        pairs = np.unique(np.column_stack([item_codes, group_codes]).astype(np.int64), axis=0)
+        self.item = pairs[:, 0]  # a code of item_ids
+        self.group = pairs[:, 1]  # a code of group_ids
+        self.n_groups = len(self.group_ids)
+
+    def of_pooled(self, pooled_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CSR of the groups of each pooled item: (offsets, group codes, has a group)."""
+        code = lookup(np.asarray(self.item_ids, dtype=object), pooled_ids).astype(np.int64)
+        known = code[self.item] >= 0
+        item, group = code[self.item][known], self.group[known]
+        order = np.argsort(item, kind="stable")
+        counts = np.bincount(item, minlength=len(pooled_ids))
+        offsets = np.zeros(len(pooled_ids) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        return offsets, group[order], counts > 0
+
+
+def expand_to_groups(
+    offsets: np.ndarray, groups: np.ndarray, item: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """For rows of pooled item codes ``item``: (row of each membership, its group)."""
+    counts = offsets[item + 1] - offsets[item]
+    row = np.repeat(np.arange(len(item)), counts)
+    within = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return row, groups[offsets[item][row] + within]
+
+
+def ungrouped_error(func: str, what: str, ids: np.ndarray) -> InputValidationError:
+    n = len(ids)
+    return InputValidationError(
+        f"{func}: item_groups must give a group to every {what}. Got {n} "
+        f"{'item' if n == 1 else 'items'} {v.format_values(ids[: v.MAX_SHOWN + 1])} "
+        f"without one; add them to item_groups."
+    )
 
 
 # ---------------------------------------------------------------- expected exposure
@@ -250,6 +342,7 @@ def expected_exposure(
     rel_threshold: int = 1,
     binary: bool = False,
     missing_users: str = "zero",
+    item_groups: Any = None,
 ) -> ExpectedExposureReport:
     """Compute expected exposure: EE-D, EE-R and EE-L of a (stochastic) ranking.
 
@@ -291,6 +384,13 @@ def expected_exposure(
         Users with relevant items but absent from the run: ``"zero"`` scores
         them as an empty ranking (no exposure: EE-D = EE-R = 0 and EE-L =
         :math:`\\lVert\\varepsilon^*\\rVert^2`); ``"skip"`` leaves them out.
+    item_groups : mapping or (items, groups), default=None
+        Groups of items (provider, category): ``{item: group}``,
+        ``{item: [group, ...]}`` or a pair of arrays with one row per
+        membership. When given, the metrics compare exposure per group: the
+        exposure of a group is the sum over its *relevant* items (expeval's
+        ``-G``); an item of several groups counts in each. Every relevant item
+        needs a group.
 
     Returns
     -------
@@ -366,7 +466,7 @@ def expected_exposure(
             f"The 'binary' parameter of {func} must be a bool. Got {binary!r} instead."
         )
     q = as_qrels(qrels, func)
-    pooled = PooledExposure(q, as_samples(run, func), gamma, depth, ties, func)
+    pooled = PooledExposure(q.user_ids, q.item_ids, as_samples(run, func), gamma, depth, ties)
     t_user, t_qitem, target = target_exposure(q, gamma, depth, threshold, bool(binary))
     n = q.n_users
     has_relevant = np.bincount(t_user, minlength=n) > 0
@@ -383,11 +483,16 @@ def expected_exposure(
     retrieved[order[pos[found]]] = True
 
     e = pooled.exposure
-    disparity = np.bincount(pooled.user, weights=e * e, minlength=n)
-    relevance = np.bincount(pooled.user, weights=e * deserved, minlength=n)
-    loss = np.bincount(pooled.user, weights=(e - deserved) ** 2, minlength=n)
-    unretrieved = np.where(retrieved, 0.0, target)
-    loss += np.bincount(t_user, weights=unretrieved * unretrieved, minlength=n)
+    if item_groups is not None:
+        disparity, relevance, loss = _group_metrics(
+            Memberships(item_groups, func), pooled, t_user, t_qitem, target, found, n, func
+        )
+    else:
+        disparity = np.bincount(pooled.user, weights=e * e, minlength=n)
+        relevance = np.bincount(pooled.user, weights=e * deserved, minlength=n)
+        loss = np.bincount(pooled.user, weights=(e - deserved) ** 2, minlength=n)
+        unretrieved = np.where(retrieved, 0.0, target)
+        loss += np.bincount(t_user, weights=unretrieved * unretrieved, minlength=n)
 
     ranked = pooled.n_samples > 0
     missing = has_relevant & ~ranked
@@ -402,4 +507,39 @@ def expected_exposure(
         n_users_skipped=int((~has_relevant).sum()),
         n_users_missing=int(missing.sum()),
         n_run_only_users=pooled.n_run_only_users,
+    )
+
+
+def _group_metrics(
+    members: Memberships,
+    pooled: PooledExposure,
+    t_user: np.ndarray,
+    t_item: np.ndarray,
+    target: np.ndarray,
+    relevant_pair: np.ndarray,
+    n_users: int,
+    func: str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per user, EE-D, EE-R and EE-L over the groups of its relevant items: a group's
+    exposure (and target) is the sum over its relevant items, as expeval's ``-G``."""
+    offsets, groups, grouped = members.of_pooled(pooled.item_ids)
+    if not grouped[t_item].all():
+        ids = pooled.item_ids[np.unique(t_item[~grouped[t_item]])]
+        raise ungrouped_error(func, "relevant item", ids)
+    n_groups = members.n_groups
+    row, group = expand_to_groups(offsets, groups, t_item)
+    target_key = t_user[row] * n_groups + group
+    target_value = target[row]
+    pairs = np.flatnonzero(relevant_pair)
+    row, group = expand_to_groups(offsets, groups, pooled.item[pairs])
+    run_key = pooled.user[pairs][row] * n_groups + group
+    run_value = pooled.exposure[pairs][row]
+    keys, inverse = np.unique(np.concatenate([target_key, run_key]), return_inverse=True)
+    deserved = np.bincount(inverse[: len(target_key)], weights=target_value, minlength=len(keys))
+    exposure = np.bincount(inverse[len(target_key) :], weights=run_value, minlength=len(keys))
+    user = keys // n_groups
+    return (
+        np.bincount(user, weights=exposure * exposure, minlength=n_users),
+        np.bincount(user, weights=exposure * deserved, minlength=n_users),
+        np.bincount(user, weights=(exposure - deserved) ** 2, minlength=n_users),
     )

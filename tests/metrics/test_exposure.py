@@ -108,6 +108,13 @@ def test_input_shapes_agree() -> None:
     assert _means(expected_exposure(qrels, frame)) == expected
 
 
+def test_qrels_from_a_trec_file(tmp_path) -> None:
+    path = tmp_path / "qrels.txt"
+    path.write_text("u 0 a 1\nu 0 b 1\n")
+    report = expected_exposure(str(path), {"u": {"a": 0.9, "b": 0.5}})
+    assert _means(report) == [1.25, 1.125, 0.125]
+
+
 def test_report_frame_and_repr() -> None:
     pytest.importorskip("pandas")
     report = expected_exposure(TWO, {"u": {"a": 0.9, "b": 0.5}})
@@ -142,7 +149,9 @@ def test_bad_parameters(kwargs: dict, message: str) -> None:
 
 
 def test_bad_qrels() -> None:
-    with pytest.raises(InputValidationError, match="expected_exposure: qrels must be a Qrels"):
+    with pytest.raises(
+        InputValidationError, match="expected_exposure: qrels must be a Qrels, a mapping"
+    ):
         expected_exposure([("u", "a", 1)], {"u": {"a": 1.0}})
 
 

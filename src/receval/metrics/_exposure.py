@@ -12,6 +12,7 @@ measures how unevenly the groups are exposed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -78,7 +79,7 @@ def as_samples(run: Any, func: str) -> list[Run]:
 
 
 def as_qrels(qrels: Any, func: str) -> Qrels:
-    """A ``Qrels`` from a ``Qrels``, a mapping or a DataFrame."""
+    """A ``Qrels`` from a ``Qrels``, a mapping, a DataFrame or a file (TREC, CSV, Parquet)."""
     from ..data import io
 
     if isinstance(qrels, Qrels):
@@ -87,8 +88,11 @@ def as_qrels(qrels: Any, func: str) -> Qrels:
         return Qrels.from_dict(qrels)
     if io.is_frame(qrels):
         return Qrels.from_frame(qrels)
+    if isinstance(qrels, (str, os.PathLike)):
+        return Qrels.from_file(qrels)
     raise InputValidationError(
-        f"{func}: qrels must be a Qrels, a mapping {{user: {{item: grade}}}} or a DataFrame. "
+        f"{func}: qrels must be a Qrels, a mapping {{user: {{item: grade}}}}, a DataFrame or "
+        f"a file path. "
         f"Got {type(qrels).__name__}."
     )
 
@@ -358,9 +362,10 @@ def expected_exposure(
 
     Parameters
     ----------
-    qrels : Qrels, mapping or DataFrame
-        Relevance grades per user (query): ``{user: {item: grade}}`` or a
-        :class:`~receval.Qrels`. Unjudged items are non-relevant.
+    qrels : Qrels, mapping, DataFrame or path
+        Relevance grades per user (query): ``{user: {item: grade}}``, a
+        :class:`~receval.Qrels`, or a qrels file as :meth:`Qrels.from_file`
+        reads. Unjudged items are non-relevant.
     run : Run, mapping, DataFrame, sequence of lists, or list of runs
         The rankings, as in :func:`intra_list_similarity`; a list of
         :class:`~receval.Run` objects or of mappings is a sample of rankings of

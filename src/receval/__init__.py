@@ -108,6 +108,11 @@ _EXPORTS: dict[str, str] = {
     "item_coverage": "receval.metrics._popularity",
     "shannon_entropy": "receval.metrics._popularity",
     "distributional_coverage": "receval.metrics._popularity",
+    # exposure fairness
+    "expected_exposure": "receval.metrics._exposure",
+    "ExpectedExposureReport": "receval.metrics._exposure",
+    "group_exposure": "receval.metrics._group_exposure",
+    "GroupExposureReport": "receval.metrics._group_exposure",
     # retention
     "retention": "receval.metrics._retention",
     "RetentionReport": "receval.metrics._cohorts",
@@ -178,7 +183,9 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .metrics._curves import precision_recall_curve, roc_curve
     from .metrics._delong import AUCInterval, DeLongTest, delong_test, roc_auc_ci
     from .metrics._diversity import diversity, intra_list_similarity, novelty
+    from .metrics._exposure import ExpectedExposureReport, expected_exposure
     from .metrics._gauc import GroupAUCReport, gauc_score, group_auc
+    from .metrics._group_exposure import GroupExposureReport, group_exposure
     from .metrics._loss import (
         log_loss,
         mean_absolute_error,

@@ -72,7 +72,10 @@ def run_exposure(run: Run, patience: float, depth: int, ties: str) -> np.ndarray
 
 
 def as_samples(run: Any, func: str) -> list[Run]:
-    """One run, or the sampled rankings of a stochastic policy (a list of runs)."""
+    """One run, or the sampled rankings of a stochastic policy (a list of runs); none for
+    an empty mapping or list (every qrels user is then absent from the run)."""
+    if isinstance(run, (Mapping, list, tuple)) and not isinstance(run, Run) and not run:
+        return []
     if isinstance(run, (list, tuple)) and run and all(isinstance(x, (Run, Mapping)) for x in run):
         return [as_run(x, func) for x in run]
     return [as_run(run, func)]
@@ -158,9 +161,8 @@ class PooledExposure:
             parts.append((user[keep], item_code[r.items[keep]], e[keep]))
         self.n_samples = seen
         self.n_run_only_users = len(run_only)
-        user = np.concatenate([p[0] for p in parts])
-        item = np.concatenate([p[1] for p in parts])
-        e = np.concatenate([p[2] for p in parts])
+        none = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0))
+        user, item, e = (np.concatenate([p[j] for p in [none, *parts]]) for j in range(3))
         key, inverse = np.unique(user * n_items + item, return_inverse=True)
         weight = 1.0 / np.maximum(seen[user], 1)
         self.exposure = np.bincount(inverse, weights=e * weight, minlength=len(key))
@@ -333,7 +335,32 @@ _EE_NAMES = ("ee_disparity", "ee_relevance", "ee_loss")
 
 
 def _mean(x: np.ndarray) -> float:
-    return float(x.mean()) if len(x) else float("nan")
+    """The exact mean (a fixed-point sum divided once), as the accumulators merge it."""
+    from .._sums import ExactSum
+
+    return ExactSum.of(x).value / len(x) if len(x) else float("nan")
+
+
+def check_exposure_options(
+    func: str,
+    patience: Any,
+    k: Any,
+    ties: Any,
+    rel_threshold: Any,
+    binary: Any,
+    missing_users: Any,
+) -> tuple[float, int | None, int]:
+    """The checked options of :func:`expected_exposure`: ``(patience, depth, threshold)``."""
+    gamma = check_patience(patience, func)
+    depth = check_k(k, func)
+    v.check_option(ties, "ties", func, _TIES)
+    v.check_option(missing_users, "missing_users", func, _MISSING)
+    threshold = v.check_number(rel_threshold, "rel_threshold", func, integer=True)
+    if not isinstance(binary, (bool, np.bool_)):
+        raise InvalidParameterError(
+            f"The 'binary' parameter of {func} must be a bool. Got {binary!r} instead."
+        )
+    return gamma, depth, int(threshold)
 
 
 def expected_exposure(
@@ -461,15 +488,9 @@ def expected_exposure(
     0.0
     """
     func = "expected_exposure"
-    gamma = check_patience(patience, func)
-    depth = check_k(k, func)
-    v.check_option(ties, "ties", func, _TIES)
-    v.check_option(missing_users, "missing_users", func, _MISSING)
-    threshold = v.check_number(rel_threshold, "rel_threshold", func, integer=True)
-    if not isinstance(binary, (bool, np.bool_)):
-        raise InvalidParameterError(
-            f"The 'binary' parameter of {func} must be a bool. Got {binary!r} instead."
-        )
+    gamma, depth, threshold = check_exposure_options(
+        func, patience, k, ties, rel_threshold, binary, missing_users
+    )
     q = as_qrels(qrels, func)
     pooled = PooledExposure(q.user_ids, q.item_ids, as_samples(run, func), gamma, depth, ties)
     t_user, t_qitem, target = target_exposure(q, gamma, depth, threshold, bool(binary))
@@ -493,9 +514,10 @@ def expected_exposure(
             Memberships(item_groups, func), pooled, t_user, t_qitem, target, found, n, func
         )
     else:
-        disparity = np.bincount(pooled.user, weights=e * e, minlength=n)
-        relevance = np.bincount(pooled.user, weights=e * deserved, minlength=n)
-        loss = np.bincount(pooled.user, weights=(e - deserved) ** 2, minlength=n)
+        # (float even without a row: bincount of nothing is int64)
+        disparity = np.bincount(pooled.user, weights=e * e, minlength=n).astype(np.float64)
+        relevance = np.bincount(pooled.user, weights=e * deserved, minlength=n).astype(np.float64)
+        loss = np.bincount(pooled.user, weights=(e - deserved) ** 2, minlength=n).astype(np.float64)
         unretrieved = np.where(retrieved, 0.0, target)
         loss += np.bincount(t_user, weights=unretrieved * unretrieved, minlength=n)
 

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import __version__
+from ._figures import new_axes
+from ._report_beyond import beyond_records, beyond_section
 from ._tables import flatten_counts
 from ._validation import check_number
 from .exceptions import InvalidParameterError
@@ -44,6 +46,8 @@ __all__ = [
     "REPORT_AT_K_METRICS",
     "REPORT_COHORTS",
     "HTMLReport",
+    "beyond_records",
+    "beyond_section",
     "comparison_section",
     "ctr_section",
     "figure_to_data_uri",
@@ -63,7 +67,6 @@ REPORT_COHORTS = 15
 #: (e.g. a spinner saying ``text``); the sections run without one by default.
 Progress = Callable[[str], AbstractContextManager[Any]]
 
-_MISSING = "receval.report needs matplotlib for figures; pip install 'receval[plot]'."
 
 _CSS = """\
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328;
@@ -85,48 +88,6 @@ figure img { max-width: 100%; height: auto; border: 1px solid #eaeef2; }
 figcaption { color: #656d76; font-size: .88em; text-align: center; }
 footer { margin-top: 3em; color: #8c959f; font-size: .8em; }
 """
-
-
-def _matplotlib_figure() -> Any:
-    """``matplotlib.figure.Figure``, or an ImportError saying how to get it."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise ImportError(_MISSING) from exc
-    return Figure
-
-
-def new_axes(*, figsize: tuple[float, float] = (6.0, 4.5)) -> Any:
-    """Create the Axes of a new figure that pyplot does not track.
-
-    The figure has no GUI backend and needs no ``plt.close``: it is freed
-    with its last reference. Use it to draw report figures from scripts and
-    servers without touching pyplot's global state.
-
-    Parameters
-    ----------
-    figsize : tuple of float, default=(6.0, 4.5)
-        Width and height of the figure in inches.
-
-    Returns
-    -------
-    ax : matplotlib Axes
-        The only Axes of a new figure with the constrained layout.
-
-    Raises
-    ------
-    ImportError
-        matplotlib is not installed.
-
-    Examples
-    --------
-    >>> from receval.report import new_axes
-    >>> ax = new_axes(figsize=(4, 3))
-    >>> ax.figure.get_size_inches().tolist()
-    [4.0, 3.0]
-    """
-    figure = _matplotlib_figure()(figsize=figsize, layout="constrained")
-    return figure.add_subplot()
 
 
 def _as_figure(figure: Any, func: str) -> Any:

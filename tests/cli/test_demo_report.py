@@ -300,3 +300,46 @@ def test_events_arrivals_and_decay() -> None:
     assert (report.new_users > 0).all()  # new users every day
     mean = np.nanmean(report.day_n_retention, axis=0)
     assert 0.05 < mean[2] < mean[1] < mean[0] < 0.5  # decaying return probability
+
+
+# ------------------------------------------------------------------ beyond accuracy
+def test_report_beyond_accuracy_section(runner, matplotlib, tmp_path) -> None:
+    import pandas as pd
+
+    from receval import Run, average_recommendation_popularity, group_exposure
+    from receval.report import beyond_records
+
+    qrels, runs = make_recommendations(200, n_items=150, k=15, seed=3)
+    pd.DataFrame(qrels).to_csv(tmp_path / "q.csv", index=False)
+    paths = []
+    for name, run in runs.items():
+        paths += ["--run", tmp_path / f"{name}.parquet"]
+        pd.DataFrame(run).to_parquet(tmp_path / f"{name}.parquet")
+    rng = np.random.default_rng(0)
+    train = pd.DataFrame({"user": rng.integers(0, 200, 2000), "item": rng.integers(0, 150, 2000)})
+    train.to_csv(tmp_path / "train.csv", index=False)
+    groups = pd.DataFrame(
+        {"item": np.arange(150), "group": np.where(np.arange(150) < 20, "a", "b")}
+    )
+    groups.to_csv(tmp_path / "groups.csv", index=False)
+    out = tmp_path / "r.html"
+    extra = ["--train", tmp_path / "train.csv", "--item-groups", tmp_path / "groups.csv"]
+    invoke(runner, "report", "-o", out, "--qrels", tmp_path / "q.csv", *paths, *extra, "--k", "5")
+    html = out.read_text(encoding="utf-8")
+    assert "<h2>Beyond accuracy</h2>" in html and "Exposure by item group" in html
+    assert html.count(IMG) >= 2  # metric@k and the long tail
+    log = (train["user"].to_numpy(), train["item"].to_numpy())
+    loaded = {f"{n}.parquet": Run.from_frame(pd.DataFrame(r)) for n, r in runs.items()}
+    records = beyond_records(loaded, train=log, k=5)
+    for record in records:
+        arp = average_recommendation_popularity(loaded[record["run"]], train=log, k=5)
+        assert record["arp@5"] == arp
+        assert f"{arp:.4f}" in html
+    exposure = group_exposure(
+        loaded["model_a.parquet"],
+        item_groups=dict(zip(groups["item"], groups["group"], strict=True)),
+        k=5,
+    )
+    assert f"{exposure.max_min_ratio:.4f}" in html
+    usage = invoke(runner, "report", "-o", out, "--train", tmp_path / "train.csv", code=2)
+    assert "pass --qrels and --run too" in usage.stderr

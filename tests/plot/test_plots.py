@@ -86,6 +86,7 @@ def test_public_names():
 
     assert rp.__all__ == [
         "calibration",
+        "long_tail",
         "metric_at_k",
         "precision_recall",
         "retention_curve",
@@ -365,3 +366,32 @@ def test_retention_curve_errors():
         retention_curve(report, weighting="clicks")
     with pytest.raises(InvalidParameterError, match="'report' parameter of retention_curve"):
         retention_curve({})
+
+
+# ------------------------------------------------------------------ long tail
+def test_long_tail_curves_by_hand():
+    from receval.plot._popularity import long_tail_curves
+
+    popularity = {"a": 6, "b": 3, "c": 1}
+    runs = {
+        "pop": {"u": {"a": 0.9, "b": 0.5}, "v": {"a": 0.9}},
+        "rare": {"u": {"c": 1.0, "d": 0.2}},
+    }
+    got = long_tail_curves(runs, popularity=popularity, k=2)
+    # items a, b, c (known, by popularity) then d (unknown, popularity 0)
+    np.testing.assert_allclose(got["x"], [0.25, 0.5, 0.75, 1.0])
+    np.testing.assert_allclose(got["interactions"], [0.6, 0.9, 1.0, 1.0])
+    np.testing.assert_allclose(got["runs"]["pop"], [2 / 3, 1.0, 1.0, 1.0])
+    np.testing.assert_allclose(got["runs"]["rare"], [0.0, 0.0, 0.5, 1.0])
+    assert got["head"] == 0.5  # a and b hold 90% >= 80% of the interactions; a alone 60%
+
+
+def test_long_tail_draws_one_line_per_run():
+    from receval.plot import long_tail
+
+    log = ([1, 2, 3, 1], ["a", "a", "b", "c"])  # (users, items)
+    ax = long_tail({"m1": {"u": {"a": 1.0}}, "m2": {"u": {"c": 1.0}}}, train=log, k=1)
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels[:3] == ["interactions", "m1", "m2"]
+    with pytest.raises(InvalidParameterError):
+        long_tail({"u": {"a": 1.0}}, k=1)  # no popularity source

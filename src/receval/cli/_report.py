@@ -114,6 +114,30 @@ def report_command(
             show_default=False,
         ),
     ] = None,
+    train: Annotated[
+        str | None,
+        typer.Option(
+            metavar="FILE",
+            help="Training interactions (CSV, TSV or Parquet with --user and --item "
+            "columns): the items' popularity. With --qrels and --run, adds the beyond-accuracy "
+            "section (popularity bias, the long tail).",
+            show_default=False,
+        ),
+    ] = None,
+    item_groups: Annotated[
+        str | None,
+        typer.Option(
+            "--item-groups",
+            metavar="FILE",
+            help="The group of each item (CSV, TSV or Parquet with --item and a 'group' "
+            "column; provider, category): with --qrels and --run, adds each group's expected "
+            "exposure to the beyond-accuracy section.",
+            show_default=False,
+        ),
+    ] = None,
+    depth: Annotated[
+        int, typer.Option("--k", min=1, help="Depth of the beyond-accuracy metrics.")
+    ] = 10,
     user: UserOption = "user",
     item: ItemOption = "item",
     grade: GradeOption = "grade",
@@ -131,18 +155,28 @@ def report_command(
     Each section is optional (at least one is required), in this order: CTR
     (--impressions, --label and --score: the metrics of receval ctr, ROC,
     precision-recall and calibration curves), ranking (--qrels and --run: the
-    metrics of receval rank, mean ndcg@k and recall@k for k = 1..100) and
-    retention (--events: the first cohorts of receval retention's cohort
-    table, the cohort heatmap and the retention curve). The file is
+    metrics of receval rank, mean ndcg@k and recall@k for k = 1..100; with
+    --train or --item-groups, the beyond-accuracy section: popularity bias,
+    exposure by item group, the long-tail plot) and retention (--events: the
+    first cohorts of receval retention's cohort table, the cohort heatmap and
+    the retention curve). The file is
     self-contained (figures are embedded PNGs). Its path is printed on
     stderr; nothing is printed on stdout.
     """
     from ..metrics._retention import retention
-    from ..report import HTMLReport, ctr_section, ranking_section, retention_section
+    from ..report import (
+        HTMLReport,
+        beyond_section,
+        ctr_section,
+        ranking_section,
+        retention_section,
+    )
 
     say = Messages(quiet)
     if (qrels is None) != (not run):
         raise say.fail("--qrels and --run go together: pass both for the ranking section.")
+    if (train is not None or item_groups is not None) and qrels is None:
+        raise say.fail("--train and --item-groups describe runs: pass --qrels and --run too.")
     ctr_options = [
         o
         for o, v in (
@@ -201,6 +235,20 @@ def report_command(
                 doc, reports, metrics=metrics, caption=f"{qrels}: {q.n_users} users",
                 qrels=q, runs=runs, profile=profile, figures=figures, progress=say.progress,
             )  # fmt: skip
+            if train is not None or item_groups is not None:
+                # item ids as the runs hold them (integers from Parquet, strings from TREC)
+                ints = all(r.item_ids.dtype.kind in "iu" for r in runs.values())
+                log = None
+                if train is not None:
+                    items, users = _pairs(train, item, user, say, integers=ints)
+                    log = (users, items)
+                groups = None
+                if item_groups is not None:
+                    groups = _pairs(item_groups, item, "group", say, integers=ints)
+                beyond_section(
+                    doc, runs, train=log, qrels=q, item_groups=groups, k=depth,
+                    figures=figures, progress=say.progress,
+                )  # fmt: skip
         if events is not None:
             fmt = table_format(None, events, say)
             with say.progress(f"Reading and counting {events}"):
@@ -218,6 +266,32 @@ def report_command(
             caption = f"{events}: {rep.n_events} events, {rep.n_users} users ({rep.tz})"
             retention_section(doc, rep, caption=caption, figures=figures, progress=say.progress)
     _write_report(doc, out, say)
+
+
+def _pairs(
+    path: str, first: str, second: str, say: Messages, integers: bool = False
+) -> tuple[Any, Any]:
+    """Two columns of a CSV, TSV or Parquet file as a pair of arrays. Ids are read as
+    strings in CSV (so that ``007`` keeps its spelling), ``first``'s as int64 when
+    ``integers`` (the runs' items are integers) and they all are."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..data.io import read_table
+
+    fmt = table_format(None, path, say)
+    with say.progress(f"Reading {path}"):
+        table = read_table(path, [first, second], "receval report", fmt, id_columns=(first,))
+    column = table.column(first)
+    if integers:
+        try:
+            column = pc.cast(column, pa.int64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    return (
+        column.to_numpy(zero_copy_only=False),
+        table.column(second).to_numpy(zero_copy_only=False),
+    )
 
 
 @app.command("demo", cls=Command)
@@ -252,7 +326,12 @@ def demo(
     from ..data._ranked import Qrels, Run
     from ..datasets import make_events, make_impressions, make_recommendations
     from ..metrics._retention import retention
-    from ..report import HTMLReport, ctr_section, ranking_section, retention_section
+    from ..report import (
+        HTMLReport,
+        ctr_section,
+        ranking_section,
+        retention_section,
+    )
 
     say = Messages(quiet)
     doc = HTMLReport(

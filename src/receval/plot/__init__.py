@@ -11,6 +11,7 @@ roc : ROC curve of one or several models, with their AUC.
 precision_recall : Precision-recall curves, average precision and break-even point.
 calibration : Reliability curves and PCOC.
 metric_at_k : Mean ranking metric against the cut-off k.
+long_tail : Cumulative share of interactions and of each run's recommendations by item popularity.
 retention_heatmap : Cohort x offset retention table of a RetentionReport.
 retention_curve : Mean day-N retention over cohorts.
 """
@@ -25,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "precision_recall": "receval.plot._curves",
     "calibration": "receval.plot._curves",
     "metric_at_k": "receval.plot._ranking",
+    "long_tail": "receval.plot._popularity",
     "retention_heatmap": "receval.plot._retention",
     "retention_curve": "receval.plot._retention",
 }
@@ -49,6 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from ._curves import calibration as calibration
     from ._curves import precision_recall as precision_recall
     from ._curves import roc as roc
+    from ._popularity import long_tail as long_tail
     from ._ranking import metric_at_k as metric_at_k
     from ._retention import retention_curve as retention_curve
     from ._retention import retention_heatmap as retention_heatmap

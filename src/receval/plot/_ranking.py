@@ -10,7 +10,7 @@ from .. import _validation as v
 from ..exceptions import InvalidParameterError
 from ._base import as_models, get_axes
 
-__all__ = ["metric_at_k"]
+__all__ = ["is_run_dict", "metric_at_k"]
 
 _FUNC = "metric_at_k"
 # above this many cut-offs the lines get no markers
@@ -27,7 +27,7 @@ def _is_run_like(obj: Any) -> bool:
     return isinstance(obj, Mapping) and any(isinstance(x, Mapping) for x in obj.values())
 
 
-def _is_run_dict(runs: Any) -> bool:
+def is_run_dict(runs: Any) -> bool:
     """Whether ``runs`` is ``{model name: run}`` rather than one run ``{user: {item: score}}``."""
     return isinstance(runs, Mapping) and any(_is_run_like(r) for r in runs.values())
 
@@ -145,7 +145,7 @@ def metric_at_k(
 
     names = _check_metrics(metrics)
     cutoffs = _check_ks(ks)
-    models = as_models(runs, "runs", _FUNC, _is_run_dict)
+    models = as_models(runs, "runs", _FUNC, is_run_dict)
     ax = get_axes(ax)
     q = as_qrels(qrels)
     marker = "o" if len(cutoffs) <= _MAX_MARKED else None

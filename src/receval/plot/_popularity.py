@@ -1,0 +1,137 @@
+"""The long-tail plot: how a run spreads its recommendations over popular and rare items."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._base import as_models, get_axes
+from ._ranking import is_run_dict
+
+__all__ = ["long_tail", "long_tail_curves"]
+
+
+def long_tail_curves(
+    runs: Any,
+    *,
+    popularity: Any = None,
+    train: Any = None,
+    k: int | None = 10,
+    head_share: float = 0.8,
+) -> dict[str, Any]:
+    """The numbers of :func:`long_tail`: items by popularity and each run's cumulative share.
+
+    Returns
+    -------
+    curves : dict
+        ``x`` the items' popularity rank as a share of the items (items the
+        popularity does not know come last, at popularity 0),
+        ``interactions`` the cumulative share of the popularity, ``runs`` a
+        dict of name to the cumulative share of the top-``k`` slots given to
+        the items up to that rank, and ``head`` the share of items in the
+        head (the shortest prefix holding ``head_share`` of the popularity, as
+        the popularity-bias metrics split it).
+    """
+    from ..data._encode import lookup
+    from ..metrics._beyond_common import as_run, check_k, item_exposure
+    from ..metrics._popularity_common import as_popularity, check_head_share
+
+    func = "long_tail"
+    table = as_popularity(popularity, train, func)
+    share = check_head_share(head_share, func)
+    depth = check_k(k, func)
+    models = as_models(runs, "runs", func, is_run_dict)
+    named = [(name or "run", as_run(run, func)) for name, run in models]
+    # every item: the popularity's, then recommended items it does not know (popularity 0)
+    ids = list(table.item_ids.tolist())
+    known = set(ids)
+    for _, r in named:
+        for item in r.item_ids.tolist():
+            if item not in known:
+                known.add(item)
+                ids.append(item)
+    counts = np.zeros(len(ids), dtype=np.float64)
+    counts[: table.n_items] = table.counts
+    order = np.argsort(-counts, kind="stable")
+    all_ids = np.asarray(ids, dtype=object)[order]
+    total = counts.sum()
+    x = np.arange(1, len(ids) + 1) / max(len(ids), 1)
+    interactions = np.cumsum(counts[order]) / total if total > 0 else np.zeros(len(ids))
+    curves: dict[str, np.ndarray] = {}
+    for name, r in named:
+        exposure = item_exposure(r, depth).astype(np.float64)
+        slots = np.zeros(len(ids), dtype=np.float64)
+        pos = lookup(r.item_ids, all_ids)
+        np.add.at(slots, pos[pos >= 0], exposure[pos >= 0])
+        shown = slots.sum()
+        curves[name] = np.cumsum(slots) / shown if shown > 0 else np.zeros(len(ids))
+    head = table.head(share)
+    return {
+        "x": x,
+        "interactions": interactions,
+        "runs": curves,
+        "head": float(head.sum()) / max(len(ids), 1),
+    }
+
+
+def long_tail(
+    runs: Any,
+    *,
+    popularity: Any = None,
+    train: Any = None,
+    k: int | None = 10,
+    head_share: float = 0.8,
+    ax: Any = None,
+) -> Any:
+    """Plot the long tail: cumulative share of interactions and of each run's recommendations.
+
+    Items are sorted by popularity (most popular first) along x, as a share
+    of all items; the black line is the cumulative share of the interactions
+    (the popularity), each other line the cumulative share of a run's top-``k``
+    slots that go to the items up to that rank. A run far above the black line
+    in the head concentrates on popular items; the dotted line marks the end
+    of the head (``head_share`` of the interactions, as the popularity-bias
+    metrics split head and tail).
+
+    Parameters
+    ----------
+    runs : Run, dict, DataFrame or path, or dict of str to those
+        One run, or ``{model name: run}`` (as for :func:`metric_at_k`).
+    popularity, train : default=None
+        The items' popularity, as for
+        :func:`receval.average_recommendation_popularity`: exactly one.
+    k : int, default=10
+        Depth of each list (None: the whole list).
+    head_share : float, default=0.8
+        Share of the interactions that the head holds.
+    ax : matplotlib Axes, default=None
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from receval.plot import long_tail
+    >>> runs = {"popular": {"u": {"a": 0.9, "b": 0.5}}, "rare": {"u": {"c": 0.9, "d": 0.5}}}
+    >>> ax = long_tail(runs, popularity={"a": 10, "b": 5, "c": 1, "d": 1}, k=2)
+    >>> [line.get_label() for line in ax.get_lines()][:3]
+    ['interactions', 'popular', 'rare']
+    """
+    curves = long_tail_curves(runs, popularity=popularity, train=train, k=k, head_share=head_share)
+    ax = get_axes(ax)
+    x = np.concatenate([[0.0], curves["x"]])
+    ax.plot(x, np.concatenate([[0.0], curves["interactions"]]), color="black", label="interactions")
+    for name, y in curves["runs"].items():
+        ax.plot(x, np.concatenate([[0.0], y]), label=name)
+    ax.axvline(curves["head"], color="grey", linestyle=":", label="end of the head")
+    ax.set_xlabel("items by popularity (share of items)")
+    ax.set_ylabel("cumulative share")
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.02)
+    ax.legend(loc="lower right")
+    return ax

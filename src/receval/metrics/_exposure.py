@@ -161,6 +161,9 @@ class PooledExposure:
             parts.append((user[keep], item_code[r.items[keep]], e[keep]))
         self.n_samples = seen
         self.n_run_only_users = len(run_only)
+        if len(parts) == 1:  # one ranking: its (user, item) pairs are distinct already
+            self.user, self.item, self.exposure = parts[0][0], parts[0][1], parts[0][2]
+            return
         none = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0))
         user, item, e = (np.concatenate([p[j] for p in [none, *parts]]) for j in range(3))
         key, inverse = np.unique(user * n_items + item, return_inverse=True)

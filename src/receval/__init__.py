@@ -119,6 +119,7 @@ _EXPORTS: dict[str, str] = {
     "user_item_serendipity": "receval.metrics._serendipity",
     "popularity_serendipity": "receval.metrics._serendipity",
     "intersection": "receval.metrics._overlap",
+    "user_coverage": "receval.metrics._overlap",
     "miscalibration": "receval.metrics._calibration_lists",
     # retention
     "retention": "receval.metrics._retention",
@@ -200,7 +201,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         normalized_entropy,
         root_mean_squared_error,
     )
-    from .metrics._overlap import intersection
+    from .metrics._overlap import intersection, user_coverage
     from .metrics._partial_auc import partial_auc
     from .metrics._popularity import (
         distributional_coverage,

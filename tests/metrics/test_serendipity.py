@@ -82,6 +82,18 @@ def test_intersection_by_hand_and_not_symmetric():
     assert rv.intersection(run, run) == 1.0
 
 
+def test_user_coverage_by_hand():
+    qrels = {"u1": {"a": 1}, "u2": {"b": 2}, "u3": {"c": 1}, "u4": {"d": 0}}
+    run = {"u1": {"x": 2.0, "a": 1.0}, "u2": {"b": 1.0}, "u9": {"a": 1.0}}
+    value = rv.user_coverage(run, qrels)
+    assert value == pytest.approx(2 / 3)  # u1, u2 of u1, u2, u3; u9 is not in qrels
+    assert (value.n_users, value.n_users_skipped) == (4, 1)  # u4: no relevant item
+    assert rv.user_coverage(run, qrels, k=1) == pytest.approx(1 / 3)
+    assert rv.user_coverage(run, qrels, rel_threshold=2) == 1.0
+    with pytest.warns(UndefinedMetricWarning, match="no user of qrels has a relevant item"):
+        assert math.isnan(rv.user_coverage(run, {"u1": {"a": 0}}))
+
+
 def test_miscalibration_steck_by_hand():
     cats = {"a": ["drama"], "b": ["comedy"], "c": ["drama", "comedy"], "d": ["horror"]}
     train = {"u1": ["a", "a", "b"]}  # a repeated interaction counts once: p = 1/2, 1/2
@@ -233,3 +245,54 @@ def test_miscalibration_equals_oracle(case, alpha):
     assert value.n_users_skipped == len(lists) - len(expected)
     if alpha > 0 and expected:
         assert 0.0 <= value <= math.log(1 / alpha) + 1e-12
+
+
+@given(cases(), st.sampled_from([1, 2]))
+def test_user_coverage_equals_oracle_and_success(case, threshold):
+    lists, _, relevant, k = case
+    graded = {u: {i: 1 + (j % 2) for j, i in enumerate(sorted(r))} for u, r in relevant.items()}
+    graded = {u: g for u, g in graded.items() if g} or {0: {"zz": 1}}
+    covered = {
+        u: any(g.get(i, 0) >= threshold for i in (lists.get(u, [])[:k] if k else lists.get(u, [])))
+        for u, g in graded.items()
+        if any(x >= threshold for x in g.values())
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        value = rv.user_coverage(_run(lists), graded, k=k, rel_threshold=threshold)
+        report = rv.evaluate(
+            graded, _run(lists), [f"success@{k or 10}"], missing_users="zero",
+            rel_threshold=threshold,
+        )  # fmt: skip
+    assert value == pytest.approx(_mean(covered), abs=1e-12, nan_ok=True)
+    if covered:
+        assert value == pytest.approx(report.mean[f"success@{k or 10}"], abs=1e-12)
+
+
+@given(cases(), st.data())
+def test_tied_scores_take_the_input_order(case, data):
+    """Scores from {0, 0.5, 1}: the top k is the stable sort of the input by score,
+    as for every beyond-accuracy metric; each metric equals its oracle on that order."""
+    lists, history, _, k = case
+    scored = {
+        u: [(i, data.draw(st.sampled_from([0.0, 0.5, 1.0]))) for i in v] for u, v in lists.items()
+    }
+    run = rv.Run(
+        [u for u, v in scored.items() for _ in v],
+        [i for v in scored.values() for i, _ in v],
+        [x for v in scored.values() for _, x in v],
+    )
+    ordered = {u: [i for i, _ in sorted(v, key=lambda t: -t[1])] for u, v in scored.items()}
+    hist = {u: set(h) for u, h in history.items()}
+    cats = {"a": ["x"], "b": ["x", "y"], "c": ["y"], "d": ["z", "x", "y"], "e": ["z"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        ser = rv.serendipity(run, _pairs(history), k=k)
+        mis = rv.miscalibration(run, _pairs(history), item_categories=cats, k=k)
+    assert ser == pytest.approx(_mean(oracle.user_serendipity(ordered, hist, k=k)), nan_ok=True)
+    assert mis == pytest.approx(
+        _mean(oracle.miscalibration(ordered, history, cats, k=k)), nan_ok=True
+    )
+    assert rv.intersection(run, _run(lists), k=k) == pytest.approx(
+        _mean(oracle.intersection(ordered, lists, k=k))
+    )

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from receval.metrics import _serendipity as ser_module
 from tests.oracles import serendipity as oracle
 
 R2 = 1 / math.sqrt(2)
@@ -204,6 +205,15 @@ def test_serendipity_equals_oracle(case, with_features):
     assert value == pytest.approx(_mean(per_user), abs=1e-12, nan_ok=True)
     if not with_features:
         assert all(0.0 <= x <= 1.0 + 1e-12 for x in per_user.values())
+        # both ways to the co-occurrence sums, and the pair counts taken in small chunks
+        chunk = ser_module._PAIR_CHUNK
+        try:
+            for method, size in (("pairs", 3), ("pairs", chunk), ("users", chunk)):
+                ser_module.COOCCURRENCE_METHOD, ser_module._PAIR_CHUNK = method, size
+                got = rv.user_serendipity(_run(lists), _pairs(history), qrels=qrels, k=k)
+                assert got == pytest.approx(per_user, abs=1e-12)
+        finally:
+            ser_module.COOCCURRENCE_METHOD, ser_module._PAIR_CHUNK = "auto", chunk
 
 
 @given(cases(), st.integers(5, 8))

@@ -47,35 +47,125 @@ def _gather(offsets: np.ndarray, segments: np.ndarray) -> tuple[np.ndarray, np.n
     return np.repeat(starts - first, lengths) + np.arange(int(lengths.sum())), seg
 
 
+#: "auto" (the cheaper of the two for the input), "pairs" or "users": how the
+#: co-occurrence sums are taken (the values are the same; tests run both).
+COOCCURRENCE_METHOD = "auto"
+# largest number of (item, item) pairs counted or looked up at once
+_PAIR_CHUNK = 1 << 22
+
+
+class _History:
+    """The distinct (user, item) pairs of a log, by user (CSR) and by item (CSC)."""
+
+    def __init__(self, log: InteractionLog) -> None:
+        self.users, self.items = log.distinct_pairs()  # sorted by user
+        self.n_items = log.n_items
+        self.user_off = np.searchsorted(self.users, np.arange(log.n_users + 1))
+        by_item = np.argsort(self.items, kind="stable")
+        self.item_users = self.users[by_item]
+        self.item_off = np.searchsorted(self.items[by_item], np.arange(log.n_items + 1))
+        self.inv_sqrt = 1.0 / np.sqrt(np.maximum(np.diff(self.item_off), 1))
+
+    def user_lengths(self, users: np.ndarray) -> np.ndarray:
+        return self.user_off[users + 1] - self.user_off[users]
+
+
+def _chunks(sizes: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive ranges of elements whose sizes add up to about ``_PAIR_CHUNK``."""
+    ends = np.cumsum(sizes)
+    cuts = np.searchsorted(
+        ends, np.arange(_PAIR_CHUNK, int(ends[-1]) if len(ends) else 0, _PAIR_CHUNK)
+    )
+    bounds = np.unique(np.concatenate([[0], cuts + 1, [len(sizes)]]).clip(0, len(sizes)))
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+
+
 def _cooccurrence_means(
     log: InteractionLog, hist_users: np.ndarray, log_items: np.ndarray, row_user: np.ndarray
 ) -> np.ndarray:
     """Mean co-occurrence cosine of each row's item (``log_items``, -1: not in the log)
-    with the items of its user's history (``hist_users[row_user]``, log user codes)."""
-    pu, pi = log.distinct_pairs()  # sorted by user
-    user_off = np.searchsorted(pu, np.arange(log.n_users + 1))
-    by_item = np.argsort(pi, kind="stable")
-    item_users = pu[by_item]
-    item_off = np.searchsorted(pi[by_item], np.arange(log.n_items + 1))
-    inv_sqrt = 1.0 / np.sqrt(np.maximum(np.diff(item_off), 1))
+    with the items of its user's history (``hist_users[row_user]``, log user codes).
+
+    Two ways to the same sums: through the pairs of items of each history of the
+    log that holds a recommended item (cost: their number), or through the users
+    who share an item with each run user (cost: the users of each history item);
+    the cheaper is taken."""
+    h = _History(log)
+    known = np.flatnonzero(log_items >= 0)
     out = np.zeros(len(row_user))
-    buffer = np.zeros(log.n_users)
+    if known.size == 0:
+        return out
+    method = COOCCURRENCE_METHOD
+    if method == "auto":
+        recommended = np.zeros(h.n_items, dtype=bool)
+        recommended[log_items[known]] = True
+        left = recommended[h.items]
+        pair_cost = int(h.user_lengths(h.users[left]).sum())
+        n_users_of = np.diff(h.item_off)
+        per_user = np.bincount(h.users, weights=n_users_of[h.items], minlength=len(h.user_off) - 1)
+        user_cost = int(per_user[np.unique(hist_users[row_user])].sum())
+        method = "pairs" if pair_cost <= user_cost else "users"
+    if method == "pairs":
+        out[known] = _by_pairs(h, hist_users[row_user[known]], log_items[known])
+    else:
+        _by_users(h, hist_users, log_items, row_user, out)
+    return out
+
+
+def _by_pairs(h: _History, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """For rows (history user, item): sum_j c_ij / sqrt(n_j) over the user's items,
+    over sqrt(n_i) and the history length; c_ij counted over the log's histories."""
+    recommended = np.zeros(h.n_items, dtype=bool)
+    recommended[items] = True
+    left = np.flatnonzero(recommended[h.items])  # log rows (v, i) with i recommended
+    keys_parts, count_parts = [], []
+    sizes = h.user_lengths(h.users[left])
+    for a, b in _chunks(sizes):
+        pos, seg = _gather(h.user_off, h.users[left[a:b]])
+        keys = h.items[left[a:b]][seg].astype(np.int64) * h.n_items + h.items[pos]
+        k, c = np.unique(keys, return_counts=True)
+        keys_parts.append(k)
+        count_parts.append(c)
+    keys, counts = np.concatenate(keys_parts), np.concatenate(count_parts)
+    if len(keys_parts) > 1:
+        keys, inverse = np.unique(keys, return_inverse=True)
+        counts = np.bincount(inverse, weights=counts)
+    out = np.empty(len(users))
+    for a, b in _chunks(h.user_lengths(users)):
+        pos, seg = _gather(h.user_off, users[a:b])
+        j = h.items[pos]
+        wanted = items[a:b][seg].astype(np.int64) * h.n_items + j
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        c = np.where(keys[at] == wanted, counts[at], 0.0)
+        sums = np.bincount(seg, weights=c * h.inv_sqrt[j], minlength=b - a)
+        out[a:b] = sums * h.inv_sqrt[items[a:b]] / h.user_lengths(users[a:b])
+    return out
+
+
+def _by_users(
+    h: _History,
+    hist_users: np.ndarray,
+    log_items: np.ndarray,
+    row_user: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The same sums, one run user at a time, through the users who share an item:
+    w_v = sum of 1/sqrt(n_j) over the history items j that user v also has."""
+    buffer = np.zeros(len(h.user_off) - 1)
     order = np.argsort(row_user, kind="stable")
     bounds = np.searchsorted(row_user[order], np.arange(len(hist_users) + 1))
     for u in np.flatnonzero(np.diff(bounds)):
         rows = order[bounds[u] : bounds[u + 1]]
-        history = pi[user_off[hist_users[u]] : user_off[hist_users[u] + 1]]
-        # w_v = sum over the history items j that user v also has of 1/sqrt(n_j)
-        pos, seg = _gather(item_off, history)
-        touched, inverse = np.unique(item_users[pos], return_inverse=True)
-        buffer[touched] = np.bincount(inverse, weights=inv_sqrt[history][seg])
+        history = h.items[h.user_off[hist_users[u]] : h.user_off[hist_users[u] + 1]]
+        pos, seg = _gather(h.item_off, history)
+        touched, inverse = np.unique(h.item_users[pos], return_inverse=True)
+        buffer[touched] = np.bincount(inverse, weights=h.inv_sqrt[history][seg])
         known = rows[log_items[rows] >= 0]
         items = log_items[known]
-        pos, seg = _gather(item_off, items)
-        sums = np.bincount(seg, weights=buffer[item_users[pos]], minlength=len(items))
-        out[known] = sums * inv_sqrt[items] / len(history)
+        pos, seg = _gather(h.item_off, items)
+        sums = np.bincount(seg, weights=buffer[h.item_users[pos]], minlength=len(items))
+        out[known] = sums * h.inv_sqrt[items] / len(history)
         buffer[touched] = 0.0
-    return out
 
 
 def _feature_table(features: Any, feature_items: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
@@ -444,9 +534,11 @@ def serendipity(
     -----
     Microsoft Recommenders' ``serendipity`` (item co-occurrence cosine by
     default, ``item_feature_vector`` with ``features``), on each user's
-    top-``k`` list. The co-occurrence similarities are summed per user
-    through the users who share a history item, without an item x item
-    matrix.
+    top-``k`` list. No item x item matrix is built: the co-occurrence counts
+    are taken only for the (recommended item, history item) pairs needed,
+    from the item pairs of the histories that hold a recommended item, or,
+    when that is cheaper (users with very long histories), through the users
+    who share an item with each run user.
 
     Examples
     --------

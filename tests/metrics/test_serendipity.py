@@ -306,3 +306,41 @@ def test_tied_scores_take_the_input_order(case, data):
     assert rv.intersection(run, _run(lists), k=k) == pytest.approx(
         _mean(oracle.intersection(ordered, lists, k=k))
     )
+
+
+def test_every_log_and_run_shape_gives_the_same_values():
+    pl = pytest.importorskip("polars")
+    users, items = [0, 0, 1, 1, 2], ["a", "b", "a", "c", "b"]
+    logs = [
+        (users, items),
+        {0: ["a", "b"], 1: ["a", "c"], 2: ["b"]},
+        pd.DataFrame({"user": users, "item": items}),
+        pl.DataFrame({"user": users, "item": items}),
+        rv.Qrels(users, items),
+    ]
+    lists = [["c", "d"], ["b"], ["a", "c"]]
+    runs = [
+        lists,
+        {u: {i: -r for r, i in enumerate(v)} for u, v in enumerate(lists)},
+        pd.DataFrame(
+            {
+                "user": [u for u, v in enumerate(lists) for _ in v],
+                "item": [i for v in lists for i in v],
+                "score": [-r for v in lists for r in range(len(v))],
+            }
+        ),
+    ]
+    cats = {"a": ["x"], "b": ["y"], "c": ["x", "y"], "d": ["z"]}
+    cat_frame = pl.DataFrame({"item": ["a", "b", "c", "c", "d"], "category": list("xyxyz")})
+    ser = [rv.serendipity(r, log) for r in runs for log in logs]
+    mis = [
+        rv.miscalibration(r, log, item_categories=c)
+        for r in runs
+        for log in logs
+        for c in (cats, cat_frame)
+    ]
+    assert ser == pytest.approx([ser[0]] * len(ser))
+    assert mis == pytest.approx([mis[0]] * len(mis))
+    qrels = {0: {"c": 1}, 2: {"a": 1}}
+    pop = [rv.popularity_serendipity(r, qrels, log, catalog=4) for r in runs for log in logs]
+    assert pop == pytest.approx([pop[0]] * len(pop))

@@ -180,12 +180,6 @@ _LIST = [
                 "entropy (bits) of the items' shares of the recommendations",
                 (), True, ("run",), ("groups",), "distributional_coverage", True,
                 source="Microsoft Recommenders"),
-    MetricEntry("serendipity", "list",
-                "1 - mean similarity of recommended items to the user's history, times relevance",
-                (), True, ("run", "train"), ("groups",), "serendipity", True,
-                source="Microsoft Recommenders (Zhang et al. 2012)",
-                parameters=("features: item vectors (cosine), default co-occurrence in train",
-                            "qrels: relevance (grade >= rel_threshold), default all 1")),
     MetricEntry("popularity_serendipity", "list",
                 "relevant items ranked above their popularity rank (RecTools' serendipity)",
                 (), True, ("run", "qrels", "train", "catalog"), ("groups",),
@@ -197,11 +191,6 @@ _LIST = [
     MetricEntry("user_coverage", "list",
                 "share of users with a relevant item whose top-k list holds one",
                 (), True, ("run", "qrels"), ("groups",), "user_coverage", True),
-    MetricEntry("miscalibration", "list",
-                "KL divergence of the list's category distribution from the history's",
-                ("calibration_kl",), False, ("run", "train", "item_categories"), ("groups",),
-                "miscalibration", True, source="Steck 2018",
-                parameters=("alpha: smoothing in [0, 1), default 0.01",)),
     MetricEntry("retention", "retention",
                 "new, login and active users per period; day-N retention per cohort",
                 (), True, ("events",), ("groups",), "retention"),
@@ -214,9 +203,12 @@ def _ranking_entries() -> list[MetricEntry]:
     entries = []
     for name, info in REGISTRY.items():
         family = "ranking" if info.needs == "qrels" else "list"
-        inputs = {"similarity": ("run", "features"), "popularity": ("run", "popularity")}.get(
-            info.needs, ("qrels", "run")
-        )
+        inputs = {
+            "similarity": ("run", "features"),
+            "popularity": ("run", "popularity"),
+            "history": ("run", "train"),
+            "categories": ("run", "train", "item_categories"),
+        }.get(info.needs, ("qrels", "run"))
         shown: dict[str, str] = {name: name}  # nDCG, Bpref: the name in another case
         for row in spellings_of(name):
             shown.setdefault(row.shown.lower(), row.shown)

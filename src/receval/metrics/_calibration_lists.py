@@ -15,6 +15,7 @@ import numpy as np
 from .. import _validation as v
 from ..data import io
 from ..data._encode import factorize
+from ..data._ranked import Run
 from ..exceptions import InputValidationError
 from ._beyond_common import RunLike, as_run, check_k, mean_over_users, n_empty_lists
 from ._interaction_log import codes_in, read_log, run_user_codes, top_k_mask
@@ -194,7 +195,16 @@ def miscalibration(
     """
     func = "miscalibration"
     n_empty = n_empty_lists(run)
-    run = as_run(run, func)
+    per_user = miscalibration_per_user(as_run(run, func), train, item_categories, k, alpha, func)
+    return mean_over_users(per_user, func, _NO_HISTORY, n_empty=n_empty)
+
+
+def miscalibration_per_user(
+    run: Run, train: Any, item_categories: Any, k: int | None, alpha: float, func: str
+) -> np.ndarray:
+    """Miscalibration of each run user: float64 array of shape (run.n_users,), nan for
+    users without a history or without items; what ``evaluate`` reports as
+    ``"miscalibration@k"`` (``train``: any accepted log, or an ``InteractionLog``)."""
     depth = check_k(k, func)
     alpha = float(v.check_number(alpha, "alpha", func, low=0.0, high=1.0, high_inclusive=False))
     log = read_log(train, "train", func)
@@ -214,9 +224,9 @@ def miscalibration(
     list_items = codes_in(run.item_ids, cat_items)[np.asarray(run.items)[mask]]
     _check_known(list_items, run.item_ids[np.asarray(run.items)[mask]], "top-k list", func)
     n_kept = int(has_history.sum())
+    per_user = np.full(run.n_users, np.nan)
     if n_kept == 0:
-        per_user = np.full(run.n_users, np.nan)
-        return mean_over_users(per_user, func, _NO_HISTORY, n_empty=n_empty)
+        return per_user
     p_keys, p = _distribution(hist_users, hist_items, n_kept, (codes, weights))
     q_keys, q = _distribution(list_users, list_items, n_kept, (codes, weights))
     pos = np.minimum(np.searchsorted(q_keys, p_keys), max(len(q_keys) - 1, 0))
@@ -226,9 +236,8 @@ def miscalibration(
     n_cat = int(codes[1].max()) + 1
     values = np.bincount(p_keys // n_cat, weights=terms, minlength=n_kept)
     values[np.bincount(list_users, minlength=n_kept) == 0] = np.nan  # a user without items
-    per_user = np.full(run.n_users, np.nan)
     per_user[has_history] = np.maximum(values, 0.0)
-    return mean_over_users(per_user, func, _NO_HISTORY, n_empty=n_empty)
+    return per_user
 
 
 _NO_HISTORY = "no user of the run has a history in train"

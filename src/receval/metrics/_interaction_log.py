@@ -26,6 +26,7 @@ __all__ = [
     "InteractionLog",
     "as_judgments",
     "codes_in",
+    "log_of_popularity",
     "pair_grades",
     "read_log",
     "run_user_codes",
@@ -74,6 +75,8 @@ def _mapping_rows(log: Mapping[Any, Any], name: str, func: str) -> tuple[list[An
 
 def read_log(log: Any, name: str, func: str) -> InteractionLog:
     """An :class:`InteractionLog` from any accepted shape (named ``name`` in errors)."""
+    if isinstance(log, InteractionLog):
+        return log
     if isinstance(log, (Qrels, Run)):
         users = np.repeat(np.arange(log.n_users), np.diff(log.offsets))
         return InteractionLog(log.user_ids, log.item_ids, users, np.asarray(log.items))
@@ -157,3 +160,16 @@ def pair_grades(
     found = (q_users >= 0) & (q_items >= 0) & (len(keys) > 0)
     found &= keys[pos] == wanted if len(keys) else False
     return np.where(found, grades[pos] if len(keys) else 0.0, 0.0)
+
+
+def log_of_popularity(table: Any) -> InteractionLog | None:
+    """The distinct (user, item) pairs that ``evaluate``'s popularity table keeps when it
+    was built from ``train=``; None when it came from ``popularity=`` (no histories)."""
+    if table is None or getattr(table, "train_users", None) is None:
+        return None
+    return InteractionLog(
+        np.asarray(table.train_user_ids),
+        np.asarray(table.item_ids),
+        np.asarray(table.train_users),
+        np.asarray(table.train_items),
+    )

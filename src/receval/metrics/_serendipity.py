@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from ..data import io
 from ..data._encode import factorize
 from ..data._ranked import Run
 from ..exceptions import InputValidationError
@@ -181,6 +182,18 @@ def _feature_table(features: Any, feature_items: Any, func: str) -> tuple[np.nda
         if feature_items is None:
             feature_items = features.index.to_numpy()
         features = features.to_numpy()
+    elif io.is_frame(features):  # polars or Arrow: an id column and numeric columns
+        column = feature_items if isinstance(feature_items, str) else "item"
+        arrow = io.module_of(features) == "pyarrow"
+        names = list(features.schema.names) if arrow else list(features.columns)
+        if column not in names:
+            raise InputValidationError(
+                f"{func}: features has no column {column!r} for the item ids. Got columns "
+                f"{v.format_values(names, limit=10)}; pass feature_items='<column name>'."
+            )
+        feature_items = io.column_array(features[column])
+        others = [c for c in names if c != column]
+        features = np.column_stack([np.asarray(io.column_array(features[c])) for c in others])
     matrix = np.asarray(features, dtype=np.float64)
     if matrix.ndim != 2:
         raise InputValidationError(
@@ -259,7 +272,8 @@ def _serendipity_rows(
     func: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(run user code, item code, serendipity) of each top-``k`` row of a user with a
-    history, and whether each run user has a history."""
+    history, and whether each run user has a history (``train``: any accepted log, or
+    an :class:`~receval.metrics._interaction_log.InteractionLog`)."""
     depth = check_k(k, func)
     v.check_number(rel_threshold, "rel_threshold", func)
     log = read_log(train, "train", func)
@@ -386,6 +400,24 @@ def user_item_serendipity(
     ):
         out.setdefault(u, {})[i] = x
     return out
+
+
+def serendipity_per_user(
+    run: Run,
+    train: Any,
+    k: int | None,
+    *,
+    features: Any = None,
+    feature_items: Any = None,
+    func: str = "serendipity",
+) -> np.ndarray:
+    """Serendipity of each run user (relevance 1): float64 array of shape
+    (run.n_users,), nan for users without a history; what ``evaluate`` reports as
+    ``"serendipity@k"``."""
+    users, _, values, has_history = _serendipity_rows(
+        run, train, k, features, feature_items, None, 1, func
+    )
+    return _per_user(run, users, values, has_history)
 
 
 def _per_user(

@@ -113,6 +113,14 @@ _EXPORTS: dict[str, str] = {
     "ExpectedExposureReport": "receval.metrics._exposure",
     "group_exposure": "receval.metrics._group_exposure",
     "GroupExposureReport": "receval.metrics._group_exposure",
+    # serendipity, overlap and calibration of lists
+    "serendipity": "receval.metrics._serendipity",
+    "user_serendipity": "receval.metrics._serendipity",
+    "user_item_serendipity": "receval.metrics._serendipity",
+    "popularity_serendipity": "receval.metrics._serendipity",
+    "intersection": "receval.metrics._overlap",
+    "user_coverage": "receval.metrics._overlap",
+    "miscalibration": "receval.metrics._calibration_lists",
     # retention
     "retention": "receval.metrics._retention",
     "RetentionReport": "receval.metrics._cohorts",
@@ -178,6 +186,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .metrics._beyond import catalog_coverage, gini_index, personalization
     from .metrics._beyond_common import MeanOverUsers
     from .metrics._calibration import calibration_curve, copc, expected_calibration_error, pcoc
+    from .metrics._calibration_lists import miscalibration
     from .metrics._classification import accuracy_score, confusion_matrix, error_rate
     from .metrics._cohorts import RetentionReport
     from .metrics._curves import precision_recall_curve, roc_curve
@@ -192,6 +201,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         normalized_entropy,
         root_mean_squared_error,
     )
+    from .metrics._overlap import intersection, user_coverage
     from .metrics._partial_auc import partial_auc
     from .metrics._popularity import (
         distributional_coverage,
@@ -227,6 +237,12 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     )
     from .metrics._regression import brier_score_loss, explained_variance_score, r2_score
     from .metrics._retention import retention
+    from .metrics._serendipity import (
+        popularity_serendipity,
+        serendipity,
+        user_item_serendipity,
+        user_serendipity,
+    )
     from .registry import MetricEntry, list_metrics, metric_info
     from .segments import SegmentComparison, SegmentReport, by_segment, compare_by_segment
     from .streaming import compute, metric

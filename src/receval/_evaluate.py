@@ -305,7 +305,12 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
 
 
 def metric_conventions(
-    metric: str, *, profile: str | None = None, popularity: Any = None, **conventions: Any
+    metric: str,
+    *,
+    profile: str | None = None,
+    popularity: Any = None,
+    item_categories: Any = None,
+    **conventions: Any,
 ) -> tuple[MetricSpec, Conventions]:
     """The parsed metric string and the conventions it is computed with, checked.
 
@@ -316,7 +321,10 @@ def metric_conventions(
     profile : str, default=None
         A peer's profile, as in :func:`evaluate`.
     popularity : PopularityTable, default=None
-        Item popularity, which ``arp@k`` and the other popularity metrics need.
+        Item popularity, which ``arp@k`` and the other popularity metrics need
+        (from ``train=``: also the histories of ``serendipity@k``).
+    item_categories : mapping or DataFrame, default=None
+        Item categories, which ``miscalibration@k`` needs.
     **conventions
         Convention keywords of :func:`evaluate`.
 
@@ -336,7 +344,7 @@ def metric_conventions(
         check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
     parse_metric(metric)  # one metric: P.5,10 (two) is an error here
     _, specs, convs, _ = prepare_metrics(
-        [metric], None, None, {"profile": profile, **conventions}, popularity
+        [metric], None, None, {"profile": profile, **conventions}, popularity, item_categories
     )
     if specs[metric].info.needs == "similarity":
         raise InvalidParameterError(
@@ -402,6 +410,7 @@ def prepare_metrics(
     similarity: Any,
     conventions: dict[str, Any],
     popularity: Any = None,
+    item_categories: Any = None,
 ) -> tuple[list[str], dict[str, MetricSpec], dict[str, Conventions], set[str]]:
     """Parse the metric strings and resolve the conventions of each; ``listwise``: the
     metrics computed from the run alone (item similarities or item popularity)."""
@@ -446,7 +455,29 @@ def prepare_metrics(
             f"Metric {by_popularity[0]!r} needs item popularity; pass popularity= (a mapping "
             f"item -> count) or train= (an interaction log of (user, item) pairs) to evaluate."
         )
+    _check_history(specs, listwise, popularity, item_categories)
     return metrics, specs, convs, listwise
+
+
+def _check_history(
+    specs: dict[str, MetricSpec], listwise: set[str], popularity: Any, item_categories: Any
+) -> None:
+    """``serendipity@k`` and ``miscalibration@k`` need the users' histories (``train=``,
+    kept by the popularity table), and ``miscalibration@k`` item categories too."""
+    by_history = sorted(t for t in listwise if specs[t].info.needs in ("history", "categories"))
+    if by_history and getattr(popularity, "train_users", None) is None:
+        raise InvalidParameterError(
+            f"Metric {by_history[0]!r} needs the users' histories; pass train= (an interaction "
+            f"log of (user, item) pairs) to evaluate"
+            + (", not popularity=." if popularity is not None else ".")
+        )
+    by_categories = sorted(t for t in listwise if specs[t].info.needs == "categories")
+    if by_categories and item_categories is None:
+        raise InvalidParameterError(
+            f"Metric {by_categories[0]!r} needs item categories; pass item_categories= (a "
+            f"mapping item -> categories, or a DataFrame with item and category columns) to "
+            f"evaluate."
+        )
 
 
 def ranked_values(
@@ -601,6 +632,7 @@ def list_values(
     feature_items: Any,
     similarity: Any,
     popularity: Any = None,
+    item_categories: Any = None,
 ) -> dict[str, np.ndarray]:
     """Per run user, the value of each beyond-accuracy metric (nan: undefined);
     ``popularity`` is a :class:`~receval.metrics._popularity_common.PopularityTable`."""
@@ -618,6 +650,11 @@ def list_values(
             arg = None if param is None else float(spec.arg(param))
             out[text] = popularity_per_user(r, popularity, spec.name, spec.k, arg)
             continue
+        if spec.info.needs in ("history", "categories"):
+            out[text] = _history_values(
+                r, spec, features, feature_items, popularity, item_categories
+            )
+            continue
         if spec.k not in by_k:
             by_k[spec.k] = ils_per_user(
                 r,
@@ -630,6 +667,29 @@ def list_values(
         ils = by_k[spec.k]
         out[text] = ils if spec.info.kind == codes.ILS else 1.0 - ils
     return out
+
+
+def _history_values(
+    r: Run,
+    spec: MetricSpec,
+    features: Any,
+    feature_items: Any,
+    popularity: Any,
+    item_categories: Any,
+) -> np.ndarray:
+    """Per run user, ``serendipity@k`` (feature cosine with ``features=``, co-occurrence
+    in ``train=`` otherwise) or ``miscalibration@k``."""
+    from .metrics._calibration_lists import miscalibration_per_user
+    from .metrics._interaction_log import log_of_popularity
+    from .metrics._serendipity import serendipity_per_user
+
+    log = log_of_popularity(popularity)
+    if spec.info.kind == codes.SERENDIPITY:
+        return serendipity_per_user(
+            r, log, spec.k, features=features, feature_items=feature_items, func="evaluate"
+        )
+    alpha = float(spec.arg("alpha"))
+    return miscalibration_per_user(r, log, item_categories, spec.k, alpha, "evaluate")
 
 
 def store_list_metric(
@@ -655,13 +715,16 @@ def evaluate_lists(
     feature_items: Any,
     similarity: Any,
     popularity: Any = None,
+    item_categories: Any = None,
 ) -> EvaluationReport:
     """``evaluate(None, run, ...)``: beyond-accuracy metrics over the run's users."""
     states: dict[str, MeanState] = {}
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}
     skipped: dict[str, int] = {}
-    of_run = list_values(r, set(specs), specs, features, feature_items, similarity, popularity)
+    of_run = list_values(
+        r, set(specs), specs, features, feature_items, similarity, popularity, item_categories
+    )
     for text, col in of_run.items():
         store_list_metric(text, col, states, per_user, empty, skipped)
     return EvaluationReport(

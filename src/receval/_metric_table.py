@@ -133,7 +133,8 @@ class MetricInfo:
     mean: str = "users"
     uses: tuple[str, ...] = ()  # conventions that change its value besides the common ones
     # "qrels": relevance judgments; "similarity": item similarities; "popularity": item
-    # popularity (popularity= or train=)
+    # popularity (popularity= or train=); "history": the users' histories (train=);
+    # "categories": their histories and item categories (train= and item_categories=)
     needs: str = "qrels"
     params: tuple[Param, ...] = ()  # metric-specific parameters, in canonical order
     source: str = "receval"  # the definition it follows
@@ -160,6 +161,9 @@ _TAIL_RATIO = Param(
     True,
 )
 _ELLIOT = "Elliot"
+_ALPHA = Param(
+    "alpha", "float", "smoothing towards the history's distribution", 0.01, 0.0, 1.0, False, True
+)
 _RECBOLE = "RecBole"
 _GAINS = Param("gains", "gains", "gain of each grade (other grades: their value)", ())
 _UTILITY = (
@@ -303,6 +307,27 @@ REGISTRY: dict[str, MetricInfo] = {
             needs="popularity",
             params=(_TAIL_RATIO,),
             source=_RECBOLE,
+        ),
+        # ------------------------------------------------ the users' histories
+        MetricInfo(
+            "serendipity",
+            codes.SERENDIPITY,
+            "1 - mean cosine of each top-k item with the user's items in train (co-occurrence "
+            "in train, or features), averaged over the top k (needs train)",
+            bounded=False,  # feature cosines may be negative
+            needs="history",
+            source="Microsoft Recommenders",
+        ),
+        MetricInfo(
+            "miscalibration",
+            codes.MISCALIBRATION,
+            "Steck's KL divergence of the top k's category distribution, smoothed by alpha, "
+            "from the user's items in train (needs train and item_categories)",
+            bounded=False,
+            higher_is_better=False,
+            needs="categories",
+            params=(_ALPHA,),
+            source="Steck 2018",
         ),
         # ------------------------------------------------ trec_eval's measures
         MetricInfo(

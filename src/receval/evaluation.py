@@ -52,6 +52,7 @@ def evaluate(
     similarity: Any = None,
     popularity: Any = None,
     train: Any = None,
+    item_categories: Any = None,
     profile: str | None = None,
     ap_normalizer: str | None = None,
     gain: str | None = None,
@@ -110,7 +111,17 @@ def evaluate(
         run's order (score descending, input order within ties).
     train : Qrels, Run, DataFrame or pair (users, items), default=None
         An interaction log instead of ``popularity``: an item's popularity is
-        its number of distinct users.
+        its number of distinct users. It is also the users' histories that
+        ``serendipity@k`` and ``miscalibration@k`` need, as in
+        :func:`receval.serendipity` and :func:`receval.miscalibration`
+        (``serendipity@k`` without relevance: the function's ``qrels=``
+        weighting is not applied; item similarity is the co-occurrence cosine
+        in ``train``, or the cosine of ``features`` when given). Users without
+        a history are skipped.
+    item_categories : mapping or DataFrame, default=None
+        The categories of each item for ``miscalibration@k`` (with ``train``),
+        as in :func:`receval.miscalibration`; ``miscalibration(alpha=0.1)@10``
+        sets the smoothing (default 0.01).
     profile : str, default=None
         Reproduce a peer library's conventions: "trec_eval", "sklearn", "ranx",
         "recbole", "recommenders", "torchmetrics" or "ir_measures". A profile
@@ -209,13 +220,14 @@ def evaluate(
     if is_scan_run(run):  # a receval.scan(...): read user by user
         return _scan_evaluate(
             qrels, run, metrics, features=features, feature_items=feature_items,
-            similarity=similarity, popularity=popularity, train=train, **conventions,
+            similarity=similarity, popularity=popularity, train=train,
+            item_categories=item_categories, **conventions,
         )  # fmt: skip
     r = as_run(run)
     func = "evaluate"
     table = as_popularity_table(popularity, train)
     metrics, specs, convs, listwise = prepare_metrics(
-        metrics, features, similarity, conventions, table
+        metrics, features, similarity, conventions, table, item_categories
     )
     if qrels is None:
         if len(listwise) < len(specs):
@@ -224,7 +236,9 @@ def evaluate(
                 f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
                 f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
             )
-        return evaluate_lists(r, metrics, specs, convs, features, feature_items, similarity, table)
+        return evaluate_lists(
+            r, metrics, specs, convs, features, feature_items, similarity, table, item_categories
+        )
     q = as_qrels(qrels)
     if profile in UNSTABLE_TIES:
         warn_unreproducible_ties(profile, r, [specs[t] for t in specs if t not in listwise])
@@ -245,7 +259,9 @@ def evaluate(
         values, aux = ranked_values(q, r, specs, convs, ranked, user_map)
     list_cols: dict[str, np.ndarray] = {}
     if listwise:
-        of_run = list_values(r, listwise, specs, features, feature_items, similarity, table)
+        of_run = list_values(
+            r, listwise, specs, features, feature_items, similarity, table, item_categories
+        )
         for text, col in of_run.items():
             list_cols[text] = np.where(user_map >= 0, col[np.maximum(user_map, 0)], np.nan)
     return build_report(
@@ -283,10 +299,11 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     feature_items = options.pop("feature_items")
     similarity = options.pop("similarity")
     table = e.as_popularity_table(options.pop("popularity"), options.pop("train"))
+    item_categories = options.pop("item_categories")
     metrics, specs, convs, listwise = e.prepare_metrics(
-        metrics, features, similarity, options, table
+        metrics, features, similarity, options, table, item_categories
     )
-    lists = (features, feature_items, similarity, table)
+    lists = (features, feature_items, similarity, table, item_categories)
     if qrels is None:
         return _scan_evaluate_lists(spec, metrics, specs, convs, listwise, lists)
     q = e.as_qrels(qrels)
@@ -360,7 +377,7 @@ def _scan_evaluate_lists(
     specs: dict[str, Any],
     convs: dict[str, Any],
     listwise: set[str],
-    lists: tuple[Any, Any, Any, Any],
+    lists: tuple[Any, Any, Any, Any, Any],
 ) -> Any:
     """``evaluate(None, scan, ...)``: beyond-accuracy metrics of the run's users, batch by batch."""
 
@@ -424,12 +441,20 @@ class _RankingState:
 
 
 def _ranking_params(
-    metric: str, popularity: Any = None, train: Any = None, **conventions: Any
+    metric: str,
+    popularity: Any = None,
+    train: Any = None,
+    item_categories: Any = None,
+    **conventions: Any,
 ) -> dict[str, Any]:
     table = as_popularity_table(popularity, train)  # built once, used by every update
-    spec, _ = metric_conventions(metric, popularity=table, **conventions)
+    spec, _ = metric_conventions(
+        metric, popularity=table, item_categories=item_categories, **conventions
+    )
     if table is not None:
         conventions = {**conventions, "popularity": table}
+    if item_categories is not None:
+        conventions = {**conventions, "item_categories": item_categories}
     return {"metric": metric, "conventions": conventions, "kind": spec.info.mean}
 
 

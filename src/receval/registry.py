@@ -180,6 +180,17 @@ _LIST = [
                 "entropy (bits) of the items' shares of the recommendations",
                 (), True, ("run",), ("groups",), "distributional_coverage", True,
                 source="Microsoft Recommenders"),
+    MetricEntry("popularity_serendipity", "list",
+                "relevant items ranked above their popularity rank (RecTools' serendipity)",
+                (), True, ("run", "qrels", "train", "catalog"), ("groups",),
+                "popularity_serendipity", True, source="RecTools"),
+    MetricEntry("intersection", "list",
+                "share of each top-k list also in a reference run's top-k list",
+                (), None, ("run", "reference"), ("groups",), "intersection", True,
+                source="RecTools", parameters=("reference_k: int, default k",)),
+    MetricEntry("user_coverage", "list",
+                "share of users with a relevant item whose top-k list holds one",
+                (), True, ("run", "qrels"), ("groups",), "user_coverage", True),
     MetricEntry("retention", "retention",
                 "new, login and active users per period; day-N retention per cohort",
                 (), True, ("events",), ("groups",), "retention"),
@@ -192,9 +203,12 @@ def _ranking_entries() -> list[MetricEntry]:
     entries = []
     for name, info in REGISTRY.items():
         family = "ranking" if info.needs == "qrels" else "list"
-        inputs = {"similarity": ("run", "features"), "popularity": ("run", "popularity")}.get(
-            info.needs, ("qrels", "run")
-        )
+        inputs = {
+            "similarity": ("run", "features"),
+            "popularity": ("run", "popularity"),
+            "history": ("run", "train"),
+            "categories": ("run", "train", "item_categories"),
+        }.get(info.needs, ("qrels", "run"))
         shown: dict[str, str] = {name: name}  # nDCG, Bpref: the name in another case
         for row in spellings_of(name):
             shown.setdefault(row.shown.lower(), row.shown)

@@ -8,6 +8,9 @@ LIST_KINDS = (ILS, DIVERSITY)
 # popularity bias: computed from the run and item popularity, not by the top-K kernel
 ARP, APLT, ACLT, AVERAGE_POPULARITY, TAIL_PERCENTAGE = range(100, 105)
 POPULARITY_KINDS = (ARP, APLT, ACLT, AVERAGE_POPULARITY, TAIL_PERCENTAGE)
+# the users' histories: computed from the run and the train log, not by the top-K kernel
+SERENDIPITY, MISCALIBRATION = 110, 111
+HISTORY_KINDS = (SERENDIPITY, MISCALIBRATION)
 # columns of ``specs``
 (
     S_KIND,

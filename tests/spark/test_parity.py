@@ -406,7 +406,7 @@ def test_partition_restores_the_input_order_of_the_run():
         }
     )
     part = sr._evaluate_partition(
-        tagged, metrics, True, False, True, None, None, None, None, {"ties": "input"}
+        tagged, metrics, True, False, True, None, (None, None, None, None), {"ties": "input"}
     )
     assert {m: s.value for m, s in part.states.items()} == expected.mean
 

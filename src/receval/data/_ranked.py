@@ -732,3 +732,25 @@ def _flatten(data: Any, func: str) -> tuple[list[Any], list[Any], list[Any]]:
         items.extend(inner.keys())
         values.extend(inner.values())
     return users, items, values
+
+
+def as_qrels(qrels: Any, func: str) -> Qrels:
+    """A ``Qrels`` from a ``Qrels``, ``{user: {item: grade}}``, a DataFrame (columns
+    ``user``, ``item`` and, if present, ``grade``; without it every row has grade 1) or
+    a TREC, CSV or Parquet file; ``InputValidationError`` naming ``func`` otherwise."""
+    if isinstance(qrels, Qrels):
+        return qrels
+    if isinstance(qrels, Mapping):
+        return Qrels.from_dict(qrels)
+    if io.is_frame(qrels):
+        names = (
+            list(qrels.schema.names) if io.module_of(qrels) == "pyarrow" else list(qrels.columns)
+        )
+        return Qrels.from_frame(qrels, grade="grade" if "grade" in names else None)
+    if isinstance(qrels, (str, os.PathLike)):
+        return Qrels.from_file(qrels)
+    raise InputValidationError(
+        f"{func}: qrels must be a Qrels, a mapping {{user: {{item: grade}}}}, a DataFrame "
+        f"with columns 'user', 'item' and optionally 'grade', or a file path. Got "
+        f"{type(qrels).__name__}."
+    )

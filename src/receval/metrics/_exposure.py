@@ -12,7 +12,6 @@ measures how unevenly the groups are exposed.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +20,7 @@ import numpy as np
 
 from .. import _validation as v
 from ..data._encode import factorize, lookup
-from ..data._ranked import Qrels, Run
+from ..data._ranked import Qrels, Run, as_qrels
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._beyond_common import RunLike, as_run, check_k
 
@@ -79,25 +78,6 @@ def as_samples(run: Any, func: str) -> list[Run]:
     if isinstance(run, (list, tuple)) and run and all(isinstance(x, (Run, Mapping)) for x in run):
         return [as_run(x, func) for x in run]
     return [as_run(run, func)]
-
-
-def as_qrels(qrels: Any, func: str) -> Qrels:
-    """A ``Qrels`` from a ``Qrels``, a mapping, a DataFrame or a file (TREC, CSV, Parquet)."""
-    from ..data import io
-
-    if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, Mapping):
-        return Qrels.from_dict(qrels)
-    if io.is_frame(qrels):
-        return Qrels.from_frame(qrels)
-    if isinstance(qrels, (str, os.PathLike)):
-        return Qrels.from_file(qrels)
-    raise InputValidationError(
-        f"{func}: qrels must be a Qrels, a mapping {{user: {{item: grade}}}}, a DataFrame or "
-        f"a file path. "
-        f"Got {type(qrels).__name__}."
-    )
 
 
 def pool_ids(base: np.ndarray, parts: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:

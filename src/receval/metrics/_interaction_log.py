@@ -24,7 +24,6 @@ from ..exceptions import InputValidationError
 
 __all__ = [
     "InteractionLog",
-    "as_judgments",
     "codes_in",
     "log_of_popularity",
     "pair_grades",
@@ -123,24 +122,6 @@ def run_user_codes(run: Run) -> np.ndarray:
 def codes_in(ids: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
     """Position of each id in ``dictionary``, -1 if absent (ids of two inputs)."""
     return lookup(np.asarray(ids), np.asarray(dictionary))
-
-
-def as_judgments(qrels: Any, func: str) -> Qrels:
-    """A ``Qrels`` from a ``Qrels``, ``{user: {item: grade}}`` or a DataFrame (user, item
-    and, if present, grade columns; without one every row has grade 1)."""
-    if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, Mapping):
-        return Qrels.from_dict(qrels)
-    if io.is_frame(qrels):
-        names = (
-            list(qrels.schema.names) if io.module_of(qrels) == "pyarrow" else list(qrels.columns)
-        )
-        return Qrels.from_frame(qrels, grade="grade" if "grade" in names else None)
-    raise InputValidationError(
-        f"{func}: qrels must be a Qrels, a mapping {{user: {{item: grade}}}} or a DataFrame "
-        f"with columns 'user', 'item' and optionally 'grade'. Got {type(qrels).__name__}."
-    )
 
 
 def pair_grades(

@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from ..data._ranked import as_qrels
 from ._beyond_common import MeanOverUsers, RunLike, as_run, check_k, mean_over_users, n_empty_lists
-from ._interaction_log import as_judgments, codes_in, pair_grades, run_user_codes, top_k_mask
+from ._interaction_log import codes_in, pair_grades, run_user_codes, top_k_mask
 
 __all__ = ["intersection", "user_coverage"]
 
@@ -152,7 +153,7 @@ def user_coverage(
     run_ = as_run(run, func)
     depth = check_k(k, func)
     v.check_number(rel_threshold, "rel_threshold", func)
-    judged = as_judgments(qrels, func)
+    judged = as_qrels(qrels, func)
     judged_users = run_user_codes(judged)
     has_relevant = np.zeros(judged.n_users, dtype=bool)
     has_relevant[judged_users[np.asarray(judged.grades) >= rel_threshold]] = True

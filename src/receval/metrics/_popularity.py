@@ -11,16 +11,14 @@ per-user metrics (ARP, APLT, ACLT, ...) are in
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from .. import _validation as v
-from ..data import io
 from ..data._encode import lookup
-from ..data._ranked import Qrels, Run
-from ..exceptions import InputValidationError, UndefinedMetricWarning
+from ..data._ranked import Qrels, Run, as_qrels
+from ..exceptions import UndefinedMetricWarning
 from ._beyond_common import RunLike, as_run, check_k, item_exposure
 from ._popularity_common import DEFAULT_HEAD_SHARE, as_popularity, check_head_share
 
@@ -40,19 +38,6 @@ def _top_rows(run: Run, depth: int) -> tuple[np.ndarray, np.ndarray]:
     rank = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
     keep = rank < depth
     return users[keep], run.items[keep].astype(np.int64)
-
-
-def as_qrels(qrels: Any, func: str) -> Qrels:
-    if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, Mapping):
-        return Qrels.from_dict(qrels)
-    if io.is_frame(qrels):
-        return Qrels.from_frame(qrels)
-    raise InputValidationError(
-        f"{func}: qrels must be a Qrels, a mapping {{user: {{item: grade}}}} or a DataFrame. "
-        f"Got {type(qrels).__name__}."
-    )
 
 
 def relative_spread(counts: np.ndarray, func: str) -> float:

@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from ..data._ranked import as_qrels
 from ..engine.metric import MetricDefinition, register
 from ..engine.states import Seen
 from ..exceptions import InvalidParameterError
 from ._beyond_common import as_run, check_k, item_exposure
 from ._popularity import (
-    as_qrels,
     check_threshold,
     entropy_of,
     exposure_shares,

@@ -18,12 +18,11 @@ import numpy as np
 from .. import _validation as v
 from ..data import io
 from ..data._encode import factorize
-from ..data._ranked import Run
+from ..data._ranked import Run, as_qrels
 from ..exceptions import InputValidationError
 from ._beyond_common import RunLike, as_run, check_k, mean_over_users, n_empty_lists
 from ._interaction_log import (
     InteractionLog,
-    as_judgments,
     codes_in,
     pair_grades,
     read_log,
@@ -293,9 +292,7 @@ def _serendipity_rows(
         )  # fmt: skip
     values = 1.0 - mean_sim
     if qrels is not None:
-        grades = pair_grades(
-            as_judgments(qrels, func), run.user_ids, run.item_ids, row_user, row_items
-        )
+        grades = pair_grades(as_qrels(qrels, func), run.user_ids, run.item_ids, row_user, row_items)
         values = values * (grades >= rel_threshold)
     return row_user, row_items, values, has_history
 
@@ -688,7 +685,7 @@ def popularity_serendipity(
     v.check_number(rel_threshold, "rel_threshold", func)
     size = _catalog_size(catalog, func)
     log = read_log(train, "train", func)
-    judged = as_judgments(qrels, func)
+    judged = as_qrels(qrels, func)
     counts = np.bincount(log.items, minlength=log.n_items)
     distinct = np.unique(counts)[::-1]  # descending
     pop_rank = np.searchsorted(-distinct, -counts) + 1.0

@@ -481,3 +481,21 @@ def test_container_kernels_reject_bad_inputs():
         core.build_ranked(np.array([0, 1, 9]), offsets, items, keys, 8, 2, 1)
     with pytest.raises(ValueError, match="codes"):
         core.group_rows(np.array([0, 3], dtype=np.int32), 2)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_tie_averaged_average_precision_in_both_kernels(seed):
+    # AP over tie orders (hits-normalised and cut inside a tie: the hypergeometric path)
+    rng = np.random.default_rng(7000 + seed)
+    grades, scores, a, n, q_desc, qa, qb, disc = _user_inputs(rng)
+    scores[a : a + n] = -np.sort(-rng.choice([0.1, 0.5, 0.9], n))  # ranked, many ties
+    k = int(rng.choice([0, 1, 2, 3, 5]))
+    outs = []
+    for kernel in (core.user_metric, api.numba_kernel("user_metric")):
+        rel, gains, cand = np.full(n + 2, 7.0), np.full(n + 2, 7.0), np.full(n + 2, 7.0)
+        value = kernel(
+            codes.AP, k, 1.0, 1.0, 0, int(seed % 3), 0, codes.TIES_AVERAGE, grades, scores,
+            a, n, q_desc, qa, qb, rel, gains, cand, disc,
+        )  # fmt: skip
+        outs.append((np.float64(value[0]), np.float64(value[1]), rel, gains, cand))
+    _same(*outs)

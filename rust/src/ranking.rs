@@ -298,6 +298,95 @@ pub fn expected_first_hit(m: i64, h: i64, t: i64) -> Vec<f64> {
     out
 }
 
+/// Expected sum of precision at the relevant positions j < `top` over the positions
+/// `t..t + q` of a tied block of `size` items, `r` of them relevant, every order of
+/// the block equally likely, with `c` relevant items ranked before it: the item at
+/// offset i is relevant with probability r / size and, given that, has on average
+/// i (r - 1) / (size - 1) relevant items before it in the block (McSherry and Najork).
+fn block_precision_sum(t: usize, q: usize, size: usize, r: f64, c: f64) -> f64 {
+    let p = r / size as f64;
+    let inside = if size > 1 {
+        (r - 1.0) / (size - 1) as f64
+    } else {
+        0.0
+    };
+    (0..q)
+        .map(|i| p * (c + 1.0 + i as f64 * inside) / (t + i + 1) as f64)
+        .sum()
+}
+
+/// Probabilities of m = lo..=hi relevant items among the first `q` of a tied block of
+/// `size` items, `r` relevant (hypergeometric), by the ratio of consecutive terms.
+fn hypergeometric(size: usize, r: usize, q: usize) -> (usize, Vec<f64>) {
+    let lo = q.saturating_sub(size - r);
+    let hi = r.min(q);
+    let ln_choose = |n: usize, k: usize| -> f64 {
+        (0..k)
+            .map(|i| ((n - i) as f64).ln() - ((i + 1) as f64).ln())
+            .sum()
+    };
+    let mut p = (ln_choose(r, lo) + ln_choose(size - r, q - lo) - ln_choose(size, q)).exp();
+    let mut out = Vec::with_capacity(hi - lo + 1);
+    for m in lo..=hi {
+        out.push(p);
+        if m < hi {
+            let num = ((r - m) * (q - m)) as f64;
+            let den = ((m + 1) * (size - r - q + m + 1)) as f64;
+            p *= num / den;
+        }
+    }
+    (lo, out)
+}
+
+/// Average precision's expected value over every order of the tied blocks (each order
+/// of a block equally likely): the sum of precision at the relevant positions within
+/// `top`, divided by `fixed` (the relevant items, or min(R, k)) or, when None, by the
+/// relevant items ranked within `top`. The sum is linear in the orders; the ratio by
+/// the hits is not when a block straddles `top`, so there the number of its relevant
+/// items within `top` is conditioned on (hypergeometric). Exact, no enumeration.
+fn expected_ap(
+    grades: &[f64],
+    scores: &[f64],
+    a: usize,
+    n: usize,
+    top: usize,
+    threshold: f64,
+    fixed: Option<f64>,
+) -> f64 {
+    let mut sum = 0.0;
+    let mut c = 0usize; // relevant items of the blocks wholly within top
+    let mut t = 0;
+    while t < n && t < top {
+        let e = block_end(scores, a, t, n);
+        let size = e - t;
+        let r = grades[t..e].iter().filter(|&&g| g >= threshold).count();
+        let q = e.min(top) - t;
+        if q < size && fixed.is_none() {
+            // the cut-off splits this block: condition on its hits within top
+            let (lo, probs) = hypergeometric(size, r, q);
+            let mut value = 0.0;
+            for (i, &prob) in probs.iter().enumerate() {
+                let m = lo + i;
+                let hits = c + m;
+                if hits > 0 && prob > 0.0 {
+                    let within = block_precision_sum(t, q, q, m as f64, c as f64);
+                    value += prob * (sum + within) / hits as f64;
+                }
+            }
+            return value;
+        }
+        sum += block_precision_sum(t, q, size, r as f64, c as f64);
+        c += r;
+        t = e;
+    }
+    let norm = fixed.unwrap_or(c as f64);
+    if norm > 0.0 {
+        sum / norm
+    } else {
+        0.0
+    }
+}
+
 /// Effective cut-off: R-precision uses min(R, k); the others k (all n without one).
 #[inline]
 fn effective_k(kind: i64, k: i64, n_rel: i64, n: usize) -> i64 {
@@ -483,6 +572,19 @@ pub fn user_metric(
                 t = e;
             }
             (value, aux)
+        }
+        AP if ties == TIES_AVERAGE => {
+            let fixed = if ap_norm == AP_RELEVANT {
+                Some(n_rel as f64)
+            } else if ap_norm == AP_MIN_K {
+                Some(if k > 0 { n_rel.min(k_eff) } else { n_rel } as f64)
+            } else {
+                None
+            };
+            (
+                expected_ap(grades, scores, a, n, top, threshold, fixed),
+                aux,
+            )
         }
         AP => {
             let mut s = 0.0;
@@ -1246,6 +1348,30 @@ mod tests {
         assert_eq!(order(&close, &keys, TIES_TREC), [1, 0]);
         assert_eq!(order(&close, &keys, TIES_ID_DESCENDING), [0, 1]);
         assert_eq!(order(&close, &keys, TIES_ID_ASCENDING), [0, 1]);
+    }
+
+    #[test]
+    fn expected_ap_of_one_relevant_item_in_a_tie() {
+        // the relevant item at each of the 4 ranks equally often
+        let grades = [1.0, 0.0, 0.0, 0.0];
+        let scores = [0.5; 4];
+        let want = (1.0 + 0.5 + 1.0 / 3.0 + 0.25) / 4.0;
+        assert!((expected_ap(&grades, &scores, 0, 4, 4, 1.0, Some(1.0)) - want).abs() < 1e-15);
+        // normalised by the hits within the top 2: 1 / rank when it is there, else 0
+        let top2 = expected_ap(&grades, &scores, 0, 4, 2, 1.0, None);
+        assert!((top2 - (1.0 + 0.5) / 4.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn hypergeometric_sums_to_one() {
+        for (size, r, q) in [(10, 3, 4), (5, 5, 2), (7, 0, 3), (6, 2, 6), (40, 17, 23)] {
+            let (lo, p) = hypergeometric(size, r, q);
+            assert!(
+                (p.iter().sum::<f64>() - 1.0).abs() < 1e-12,
+                "{size} {r} {q}"
+            );
+            assert_eq!(lo, q.saturating_sub(size - r));
+        }
     }
 
     #[test]

@@ -64,9 +64,7 @@ _TIES = {
     "id_descending": codes.TIES_ID_DESCENDING,
 }
 # metrics whose expected value over tie orders receval does not compute
-_NO_AVERAGE_TIES = {"map"} | {
-    name for name, info in REGISTRY.items() if info.kind in codes.TREC_KINDS
-}
+_NO_AVERAGE_TIES = {name for name, info in REGISTRY.items() if info.kind in codes.TREC_KINDS}
 # grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
 # metric's own parameters (none for bpref, p for rbp)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}

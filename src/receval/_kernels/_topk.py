@@ -164,6 +164,66 @@ def _expected_first_hit(m, h, t):
 
 
 @nb.njit(cache=True, nogil=True)
+def _block_precision_sum(t, q, size, r, c):
+    """Expected sum of precision at the relevant positions t..t+q of a tied block of
+    ``size`` items, ``r`` relevant, with ``c`` relevant items before it."""
+    p = r / size
+    inside = (r - 1.0) / (size - 1) if size > 1 else 0.0
+    total = 0.0
+    for i in range(q):
+        total += p * (c + 1.0 + i * inside) / (t + i + 1)
+    return total
+
+
+@nb.njit(cache=True, nogil=True)
+def _expected_ap(grades, scores, a, n, top, threshold, fixed):
+    """Average precision's expected value over the orders of the tied blocks (the
+    core's expected_ap): ``fixed`` the normaliser, or < 0 for the hits within top."""
+    total = 0.0
+    c = 0
+    t = 0
+    while t < n and t < top:
+        e = t + 1
+        while e < n and scores[a + e] == scores[a + t]:
+            e += 1
+        size = e - t
+        r = 0
+        for j in range(t, e):
+            if grades[j] >= threshold:
+                r += 1
+        q = min(e, top) - t
+        if q < size and fixed < 0:
+            lo = max(0, q - (size - r))
+            hi = min(r, q)
+            # ln C(r, lo) + ln C(size - r, q - lo) - ln C(size, q), summed as the core does
+            ln_a = 0.0
+            for i in range(lo):
+                ln_a += np.log(r - i) - np.log(i + 1)
+            ln_b = 0.0
+            for i in range(q - lo):
+                ln_b += np.log(size - r - i) - np.log(i + 1)
+            ln_c = 0.0
+            for i in range(q):
+                ln_c += np.log(size - i) - np.log(i + 1)
+            prob = np.exp(ln_a + ln_b - ln_c)
+            value = 0.0
+            for m in range(lo, hi + 1):
+                hits = c + m
+                if hits > 0 and prob > 0.0:
+                    value += (
+                        prob * (total + _block_precision_sum(t, q, q, float(m), float(c))) / hits
+                    )
+                if m < hi:
+                    prob *= ((r - m) * (q - m)) / ((m + 1) * (size - r - q + m + 1))
+            return value
+        total += _block_precision_sum(t, q, size, float(r), float(c))
+        c += r
+        t = e
+    norm = fixed if fixed >= 0 else float(c)
+    return total / norm if norm > 0 else 0.0
+
+
+@nb.njit(cache=True, nogil=True)
 def _user_metric(
     kind,
     k,
@@ -287,6 +347,14 @@ def _user_metric(
                 return value, aux
             t = e
         return value, aux
+    if kind == AP and ties == TIES_AVERAGE:
+        if ap_norm == AP_RELEVANT:
+            fixed = float(n_rel)
+        elif ap_norm == AP_MIN_K:
+            fixed = float(min(n_rel, k_eff)) if k > 0 else float(n_rel)
+        else:
+            fixed = -1.0  # by the hits within top
+        return _expected_ap(grades, scores, a, n, top, threshold, fixed), aux
     if kind == AP:
         s = 0.0
         seen = 0.0

@@ -49,8 +49,6 @@ ADAPTERS = {
 # options of the metrics that need one (the function and receval.metric take them alike)
 OPTIONS = {"partial_auc": {"max_fpr": 0.3}}
 NOT_ADAPTED = {"ranking"}  # metric strings: tests/test_accumulators.py (whole users)
-# expected exposure over batches of whole users: tests/metrics/test_exposure.py
-NOT_ADAPTED |= {"ee_disparity", "ee_relevance", "ee_loss"}
 # runs over batches of whole users: tests/metrics/test_popularity.py
 NOT_ADAPTED |= {"pop_rsp", "pop_reo", "shannon_entropy", "distributional_coverage",
                 "item_coverage"}  # fmt: skip

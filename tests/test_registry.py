@@ -227,12 +227,13 @@ def test_registry_metadata():
         "precision", "recall", "f1", "hit_ratio", "success", "map", "cg", "dcg", "idcg", "ndcg",
         "mrr", "r_precision", "ils", "diversity", "num_ret", "num_rel_ret", "relative_precision",
         "unjudged", "judged", "err", "nerr", "hits", "arp", "aplt", "aclt", "average_popularity",
-        "tail_percentage", "serendipity", "miscalibration",
+        "tail_percentage", "serendipity", "miscalibration", "ee_disparity", "ee_relevance",
+        "ee_loss",
     }  # fmt: skip
     assert {n for n, m in REGISTRY.items() if not m.bounded} == {
         "cg", "dcg", "idcg", "ils", "diversity", "num_ret", "num_rel", "num_rel_ret",
         "num_nonrel_judged_ret", "num_q", "utility", "hits", "arp", "aclt", "average_popularity",
-        "serendipity", "miscalibration",
+        "serendipity", "miscalibration", "ee_disparity", "ee_relevance", "ee_loss",
     }  # fmt: skip
     assert [n for n, m in REGISTRY.items() if m.mean == "pooled"] == ["hit_ratio"]
     assert [n for n, m in REGISTRY.items() if m.mean == "sum"] == [
@@ -241,7 +242,8 @@ def test_registry_metadata():
     assert [n for n, m in REGISTRY.items() if m.mean == "geometric"] == ["gm_map", "gm_bpref"]
     assert {m.mean for m in REGISTRY.values()} == set(MEAN_KINDS)  # each computed by _states
     assert [n for n, m in REGISTRY.items() if not m.higher_is_better] == [
-        "ils", "arp", "average_popularity", "miscalibration", "num_nonrel_judged_ret", "unjudged",
+        "ils", "arp", "average_popularity", "miscalibration", "ee_disparity", "ee_loss",
+        "num_nonrel_judged_ret", "unjudged",
     ]  # fmt: skip
     assert [n for n, m in REGISTRY.items() if m.needs == "similarity"] == ["ils", "diversity"]
     assert [n for n, m in REGISTRY.items() if m.needs == "popularity"] == [

@@ -487,7 +487,37 @@ def ranked_values(
     user_map: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per qrels user and ranked metric: the value and its denominator (the user's
-    relevant items); ``user_map`` gives each qrels user's position in the run (-1: absent)."""
+    relevant items); ``user_map`` gives each qrels user's position in the run (-1: absent).
+
+    The kernel computes every metric but expected exposure, which
+    ``metrics._exposure.exposure_columns`` adds from :func:`receval.expected_exposure`.
+    """
+    exposure = [t for t in ranked if specs[t].info.kind in codes.EXPOSURE_KINDS]
+    if not exposure:
+        return _kernel_values(q, r, specs, convs, ranked, user_map)
+    values = np.empty((q.n_users, len(ranked)), dtype=np.float64)
+    aux = np.empty((q.n_users, len(ranked)), dtype=np.float64)
+    kernel = [t for t in ranked if t not in exposure]
+    if kernel:
+        kv, ka = _kernel_values(q, r, specs, convs, kernel, user_map)
+        for j, t in enumerate(kernel):
+            values[:, ranked.index(t)], aux[:, ranked.index(t)] = kv[:, j], ka[:, j]
+    from .metrics._exposure import exposure_columns
+
+    for t, (col, den) in exposure_columns(q, r, {t: specs[t] for t in exposure}, convs).items():
+        values[:, ranked.index(t)], aux[:, ranked.index(t)] = col, den
+    return values, aux
+
+
+def _kernel_values(
+    q: Qrels,
+    r: Run,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    user_map: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ranked_values` of the metrics the kernel computes."""
     from ._kernels import compiled, num_threads
 
     exponential = [t for t in ranked if convs[t].gain == "exponential"]

@@ -148,6 +148,9 @@ _RECALL = Param("recall", "float", "recall level", None, 0.0, 1.0)
 _LEVELS = Param("levels", "levels", "recall levels", TREC_LEVELS, 0.0, 1.0)
 _MULT = Param("mult", "float", "multiple of R, the relevant items", None, 0.0, math.inf, True)
 _BETA = Param("beta", "float", "weight of recall against precision", 1.0, 0.0)
+_PATIENCE = Param(
+    "patience", "float", "RBP patience of the browsing model", 0.5, 0.0, 1.0, False, True
+)
 _HEAD_SHARE = Param(
     "head_share", "float", "share of the interactions the head items hold", 0.8, 0.0, 1.0, True
 )
@@ -328,6 +331,27 @@ REGISTRY: dict[str, MetricInfo] = {
             needs="categories",
             params=(_ALPHA,),
             source="Steck 2018",
+        ),
+        # ------------------------------------------------ expected exposure
+        *(
+            MetricInfo(
+                name,
+                kind,
+                f"expected exposure {what} (Diaz et al. 2020) of the whole ranking, or of the "
+                f"top k, under RBP patience; tied scores a stochastic ranking (every order "
+                f"equally likely; ties='input' reads the run's order); users without a relevant "
+                f"item left out",
+                bounded=False,
+                higher_is_better=name == "ee_relevance",
+                uses=("gain",),
+                params=(_PATIENCE,),
+                source="Diaz et al. 2020 (expeval)",
+            )
+            for name, kind, what in (
+                ("ee_disparity", codes.EE_DISPARITY, "disparity EE-D, ||e||^2"),
+                ("ee_relevance", codes.EE_RELEVANCE, "relevance EE-R, e . e*"),
+                ("ee_loss", codes.EE_LOSS, "loss EE-L, ||e - e*||^2"),
+            )
         ),
         # ------------------------------------------------ trec_eval's measures
         MetricInfo(

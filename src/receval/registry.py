@@ -555,7 +555,6 @@ def definitions() -> dict[str, MetricDefinition]:
     from .metrics import (  # noqa: F401
         _auc,
         _calibration,
-        _exposure_engine,
         _gauc,
         _loss,
         _partial_auc,

@@ -376,38 +376,64 @@ def _exposure_batches(seed):
 
 
 @pytest.mark.parametrize("name", ["ee_disparity", "ee_relevance", "ee_loss"])
-@pytest.mark.parametrize("options", [{}, {"patience": 0.8, "k": 3, "binary": True}])
-def test_accumulators_equal_the_function(name, options):
+@pytest.mark.parametrize(
+    ("suffix", "conventions", "options"),
+    [("", {}, {}),
+     ("(patience=0.8)@3", {"gain": "binary"}, {"patience": 0.8, "k": 3, "binary": True}),
+     ("@5", {"missing_users": "skip", "ties": "input"},
+      {"k": 5, "missing_users": "skip", "ties": "input"})],
+)  # fmt: skip
+def test_evaluate_and_accumulators_equal_the_function(name, suffix, conventions, options):
     import pickle
 
     import receval
 
     qrels, run = _exposure_batches(5)
-    expected = expected_exposure(qrels, run, **options).mean[name]
+    report = expected_exposure(qrels, run, **options)
+    text = name + suffix
+    got = receval.evaluate(qrels, run, [text, "ndcg@3"], **conventions)
+    assert got.mean[text] == report.mean[name]
+    by_user = dict(zip(got.users.tolist(), got.values[text].tolist(), strict=True))
+    for user, value in zip(report.users.tolist(), getattr(report, name).tolist(), strict=True):
+        assert by_user.pop(user) == value
+    assert all(math.isnan(v) for v in by_user.values())  # the users left out
+    assert got.n_users_skipped[text] == len(by_user)
+    # streaming: batches of whole users, merged in any order
     users = list(qrels)
-    rng = np.random.default_rng(1)
-    cuts = sorted(rng.choice(np.arange(1, len(users)), 4, replace=False).tolist())
+    cuts = [3, 10, 17, 25]  # every batch holds a user of the run
     parts = []
-    acc = receval.metric(name, **options)
+    acc = receval.metric(text, **conventions)
     for a, b in zip([0, *cuts], [*cuts, len(users)], strict=True):
-        chunk = users[a:b]
-        q = {u: qrels[u] for u in chunk}
-        r = {u: run[u] for u in chunk if u in run}
+        q = {u: qrels[u] for u in users[a:b]}
+        r = {u: run[u] for u in users[a:b] if u in run}
         acc.update(q, r)
-        parts.append(receval.metric(name, **options).update(q, r))
-    assert acc.compute() == expected
+        parts.append(receval.metric(text, **conventions).update(q, r))
+    assert acc.compute() == report.mean[name]
     merged = pickle.loads(pickle.dumps(parts[3]))
     for i in (0, 4, 2, 1):
         merged.merge(parts[i])
-    assert merged.compute() == expected
-    with pytest.raises(InvalidParameterError, match="takes no option 'gamma'"):
-        receval.metric(name, gamma=0.5)
+    assert merged.compute() == report.mean[name]
+
+
+def test_evaluate_exposure_on_a_scan(tmp_path):
+    import pandas as pd
+
+    import receval
+
+    qrels, run = _exposure_batches(8)
+    rows = [(u, d, s) for u, items in run.items() for d, s in items.items()]
+    frame = pd.DataFrame(rows, columns=["user", "item", "score"])
+    frame.to_parquet(tmp_path / "run.parquet")
+    metrics = ["ee_loss@4", "ee_disparity", "ndcg@4"]
+    memory = receval.evaluate(qrels, run, metrics)
+    scanned = receval.evaluate(
+        qrels, receval.scan(tmp_path / "run.parquet", batch_rows=17), metrics
+    )
+    for m in metrics:
+        np.testing.assert_array_equal(memory.values[m], scanned.values[m])
+        assert memory.mean[m] == scanned.mean[m]
     with pytest.raises(InvalidParameterError, match="patience"):
-        receval.metric(name, patience=1.5)
-    with pytest.raises(InputValidationError):  # a user in two batches
-        receval.metric(name).update({"u": {"a": 1}}, {"u": {"a": 1.0}}).update(
-            {"u": {"a": 1}}, {"u": {"a": 1.0}}
-        )
+        receval.evaluate(qrels, run, ["ee_loss(patience=1.5)"])
 
 
 def test_an_empty_run_leaves_every_user_missing():

@@ -282,6 +282,18 @@ def test_evaluate_popularity_bias(spark):
     assert got.mean == expected.mean
 
 
+@pytest.mark.parametrize("conventions", [{}, {"ties": "input", "missing_users": "skip"}])
+def test_evaluate_expected_exposure(spark, conventions):
+    qrels, run = _ranking_frames(False)
+    run["score"] = np.floor(run["score"] * 4) / 4  # ties: a stochastic ranking
+    metrics = ["ee_loss", "ee_disparity@5", "ee_relevance(patience=0.8)@10", "ndcg@5"]
+    expected = receval.evaluate(qrels, run, metrics, **conventions)
+    got = rs.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), metrics,
+                      num_partitions=3, **conventions)  # fmt: skip
+    assert got.mean == expected.mean
+    assert got.n_users_skipped == expected.n_users_skipped
+
+
 def test_evaluate_errors(spark):
     qrels, run = _ranking_frames(False)
     q_df, r_df = spark.createDataFrame(qrels), spark.createDataFrame(run)

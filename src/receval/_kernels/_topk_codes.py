@@ -11,6 +11,9 @@ POPULARITY_KINDS = (ARP, APLT, ACLT, AVERAGE_POPULARITY, TAIL_PERCENTAGE)
 # the users' histories: computed from the run and the train log, not by the top-K kernel
 SERENDIPITY, MISCALIBRATION = 110, 111
 HISTORY_KINDS = (SERENDIPITY, MISCALIBRATION)
+# expected exposure (receval.expected_exposure): per qrels user, beside the kernel's metrics
+EE_DISPARITY, EE_RELEVANCE, EE_LOSS = 120, 121, 122
+EXPOSURE_KINDS = (EE_DISPARITY, EE_RELEVANCE, EE_LOSS)
 # columns of ``specs``
 (
     S_KIND,

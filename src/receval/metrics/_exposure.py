@@ -24,7 +24,7 @@ from ..data._ranked import Qrels, Run, as_qrels
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._beyond_common import RunLike, as_run, check_k
 
-__all__ = ["ExpectedExposureReport", "expected_exposure"]
+__all__ = ["ExpectedExposureReport", "expected_exposure", "exposure_columns"]
 
 _TIES = ("average", "input")
 _MISSING = ("zero", "skip")
@@ -553,3 +553,44 @@ def _group_metrics(
         np.bincount(user, weights=exposure * deserved, minlength=n_users),
         np.bincount(user, weights=(exposure - deserved) ** 2, minlength=n_users),
     )
+
+
+def exposure_columns(
+    q: Qrels, r: Run, specs: Mapping[str, Any], convs: Mapping[str, Any]
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per qrels user, each expected-exposure metric (nan: left out) and the user's
+    relevant items, from one :func:`receval.expected_exposure` per set of options.
+
+    The conventions read: ``rel_threshold``, ``gain`` (``"binary"``: every relevant
+    item deserves the same exposure), ``missing_users`` (``"skip"`` leaves users
+    absent from the run out; otherwise they get an empty ranking) and ``ties``
+    (``"input"`` reads the run's order; any other rule, the stochastic ranking of
+    every order of a tie); users without a relevant item are left out. ``specs`` are
+    the metrics' parsed strings and ``convs`` their conventions, by metric string.
+    """
+    relevant: dict[int, np.ndarray] = {}
+    reports: dict[tuple[Any, ...], Any] = {}
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    rows = np.repeat(np.arange(q.n_users), np.diff(q.offsets))
+    for text, spec in specs.items():
+        conv = convs[text]
+        options = (
+            float(spec.arg("patience")), spec.k, "input" if conv.ties == "input" else "average",
+            int(conv.rel_threshold), conv.gain == "binary",
+            "skip" if conv.missing_users == "skip" else "zero",
+        )  # fmt: skip
+        if options not in reports:
+            patience, k, ties, threshold, binary, missing = options
+            reports[options] = expected_exposure(
+                q, r, patience=patience, k=k, ties=ties, rel_threshold=threshold,
+                binary=binary, missing_users=missing,
+            )  # fmt: skip
+        report = reports[options]
+        col = np.full(q.n_users, np.nan)
+        col[lookup(report.users, q.user_ids)] = getattr(report, spec.name)
+        threshold = int(conv.rel_threshold)
+        if threshold not in relevant:
+            judged = q.grades >= threshold
+            relevant[threshold] = np.bincount(rows[judged], minlength=q.n_users).astype(float)
+        out[text] = (col, relevant[threshold])
+    return out

@@ -294,6 +294,19 @@ def test_evaluate_expected_exposure(spark, conventions):
     assert got.n_users_skipped == expected.n_users_skipped
 
 
+def test_evaluate_serendipity_and_miscalibration(spark):
+    qrels, run = _ranking_frames(False)
+    rng = np.random.default_rng(2)
+    log = pd.DataFrame({"user": rng.integers(0, 30, 300), "item": rng.integers(0, 60, 300)})
+    categories = pd.DataFrame({"item": np.arange(60), "category": rng.integers(0, 5, 60)})
+    metrics = ["serendipity@5", "miscalibration@10", "ndcg@5"]
+    expected = receval.evaluate(qrels, run, metrics, train=log, item_categories=categories)
+    got = rs.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), metrics,
+                      train=log, item_categories=categories, num_partitions=3)  # fmt: skip
+    assert got.mean == expected.mean
+    assert got.n_users_skipped == expected.n_users_skipped
+
+
 def test_evaluate_errors(spark):
     qrels, run = _ranking_frames(False)
     q_df, r_df = spark.createDataFrame(qrels), spark.createDataFrame(run)
@@ -418,7 +431,7 @@ def test_partition_restores_the_input_order_of_the_run():
         }
     )
     part = sr._evaluate_partition(
-        tagged, metrics, True, False, True, None, (None, None, None, None), {"ties": "input"}
+        tagged, metrics, True, False, True, None, (None,) * 5, {"ties": "input"}
     )
     assert {m: s.value for m, s in part.states.items()} == expected.mean
 

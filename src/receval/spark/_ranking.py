@@ -152,6 +152,7 @@ def evaluate(
     similarity: Any = None,
     popularity: Any = None,
     train: Any = None,
+    item_categories: Any = None,
     profile: str | None = None,
     ap_normalizer: str | None = None,
     gain: str | None = None,
@@ -206,7 +207,12 @@ def evaluate(
         :func:`receval.evaluate`; ``train`` may also be a Spark DataFrame with
         the ``user`` and ``item`` columns (its distinct users per item are
         counted by Spark, and tied counts ordered by item id for the head/tail
-        splits). The counts are sent to every executor.
+        splits). The counts are sent to every executor. ``serendipity@k`` and
+        ``miscalibration@k`` need the users' histories: a local ``train``
+        (pandas, Arrow, pairs), sent to every executor.
+    item_categories : mapping or DataFrame, default=None
+        The categories of ``miscalibration@k``, as for :func:`receval.evaluate`
+        (local; sent to every executor).
     profile, ap_normalizer, gain, rel_threshold, ties, missing_users, empty_users, ideal,\
     gain_grades, zero_users, hit_scores, depth, judged_only, grades
         Conventions, as in :func:`receval.evaluate`. With ``ties="input"``
@@ -250,7 +256,7 @@ def evaluate(
     }
     pop_table = _popularity(popularity, train, user, item)
     metric_list, specs, convs, listwise = prepare_metrics(
-        metrics, features, similarity, conventions, pop_table
+        metrics, features, similarity, conventions, pop_table, item_categories
     )
     check_frame(run, "run", func)
     check_partitions(num_partitions, func)
@@ -300,7 +306,7 @@ def evaluate(
     def compute(table: Any) -> _Part:
         return _evaluate_partition(
             table, metric_list, with_qrels, by_rank, ordered, name,
-            (features, feature_items, similarity, pop_table), options,
+            (features, feature_items, similarity, pop_table, item_categories), options,
         )  # fmt: skip
 
     parts = partition_states(data, compute)
@@ -333,7 +339,7 @@ def _evaluate_partition(
     by_rank: bool,
     ordered: bool,
     name: str | None,
-    lists: tuple[Any, Any, Any, Any],
+    lists: tuple[Any, Any, Any, Any, Any],
     options: dict[str, Any],
 ) -> _Part:
     import pyarrow as pa
@@ -372,10 +378,10 @@ def _evaluate_partition(
         r = Run(users_in, items_in, ranks=values_in, name=name)
     else:
         r = Run(users_in, items_in, values_in, name=name)
-    features, feature_items, similarity, pop_table = lists
+    features, feature_items, similarity, pop_table, item_categories = lists
     report = evaluate(
         q, r, metrics, features=features, feature_items=feature_items, similarity=similarity,
-        popularity=pop_table, **options,
+        popularity=pop_table, item_categories=item_categories, **options,
     )  # fmt: skip
     return _Part(
         n_users=report.n_users,

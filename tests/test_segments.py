@@ -128,18 +128,18 @@ METRICS = ["ndcg@5", "map", "mrr", "hit_ratio@3", "recall@5", "precision@2", "nu
 @pytest.mark.parametrize("seed", range(2))
 def test_report_segments_equal_evaluate_on_the_segment_users(profile, seed):
     qrels, run = _ranking_data(seed)
-    try:
-        report = rv.evaluate(qrels, run, METRICS, profile=profile)
-    except (InvalidParameterError, InputValidationError) as exc:  # a profile without them
-        pytest.skip(str(exc))
+    metrics = METRICS
+    if PROFILES.get(profile) is not None and PROFILES[profile].ties == "average":
+        metrics = METRICS[:-2]  # trec_eval's measures take no tie-averaged order
+    report = rv.evaluate(qrels, run, metrics, profile=profile)
     groups = {u: ("a", "b", "c")[int(u[1:]) % 3] for u in qrels if int(u[1:]) % 5}
     seg = report.by_segment(groups)
     assert seg.n_unassigned == sum(1 for u in qrels if int(u[1:]) % 5 == 0)
     for i, label in enumerate(seg.segments):
         users = [u for u, g in groups.items() if g == label]
-        part = rv.evaluate({u: qrels[u] for u in users}, run, METRICS, profile=profile)
+        part = rv.evaluate({u: qrels[u] for u in users}, run, metrics, profile=profile)
         assert seg.counts[i] == len(users)
-        for m in METRICS:
+        for m in metrics:
             _same(m, seg.values[m][i], part.mean[m])
     assert seg.overall == report.mean
 

@@ -137,3 +137,24 @@ def test_pickles():
 
 def test_state_size():
     assert ExactSum.zero().digits.shape == (k.SIZE,)
+
+
+def test_exact_products_across_row_blocks_equal_the_rational_sum():
+    # products are split exactly block by block (_PRODUCT_ROWS rows at once): the sum of
+    # every block is the exact sum of the products, rounded once
+    from receval import _sums
+
+    rng = np.random.default_rng(11)
+    n = _sums._PRODUCT_ROWS + 1234
+    x = rng.standard_normal(n) * 10.0 ** rng.integers(-20, 20, n)
+    y = rng.standard_normal(n)
+    w = rng.random(n) * 3
+    want = float(sum(Fraction(a) * Fraction(b) for a, b in zip(x, y, strict=True)))
+    assert _sums.exact_products(x, y).value == want
+    want_w = float(
+        sum(Fraction(c) * Fraction(a) * Fraction(b) for a, b, c in zip(x, y, w, strict=True))
+    )
+    assert _sums.exact_products(x, y, w).value == want_w
+    # a factor beyond 2**995 leaves its product rounded, as documented
+    big = np.array([2.0**996, 3.0])
+    assert _sums.exact_products(big, np.array([1.5, 2.0])).value == 2.0**996 * 1.5 + 6.0

@@ -139,14 +139,23 @@ def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(p, e)`` with ``p = fl(a * b)`` and ``p + e == a * b`` exactly (Dekker), where
     neither factor is beyond ``2**995`` and the product does not underflow."""
     p = a * b
-    big = (np.abs(a) > _SPLIT_MAX) | (np.abs(b) > _SPLIT_MAX)
-    a0, b0 = np.where(big, 0.0, a), np.where(big, 0.0, b)
-    ca, cb = _SPLITTER * a0, _SPLITTER * b0
-    ah, bh = ca - (ca - a0), cb - (cb - b0)
-    al, bl = a0 - ah, b0 - bh
+    big = None
+    if a.size and max(float(np.max(np.abs(a))), float(np.max(np.abs(b)))) > _SPLIT_MAX:
+        big = (np.abs(a) > _SPLIT_MAX) | (np.abs(b) > _SPLIT_MAX)
+        a, b = np.where(big, 0.0, a), np.where(big, 0.0, b)
+    ca, cb = _SPLITTER * a, _SPLITTER * b
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
     with np.errstate(invalid="ignore", over="ignore"):
         e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    return p, np.where(big | ~np.isfinite(p), 0.0, e)
+    bad = ~np.isfinite(p) if big is None else big | ~np.isfinite(p)
+    if bad.any():
+        e[bad] = 0.0
+    return p, e
+
+
+#: Rows of the products computed at once (their temporaries stay in the cache)
+_PRODUCT_ROWS = 1 << 16
 
 
 def exact_products(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> ExactSum:
@@ -169,13 +178,20 @@ def exact_products(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) ->
     True
     """
     x = np.asarray(x, dtype=np.float64)
-    p, e = _two_product(x, np.asarray(y, dtype=np.float64))
-    if w is None:
-        return ExactSum.of(np.concatenate([p, e]))
-    w = np.asarray(w, dtype=np.float64)
-    p1, e1 = _two_product(w, p)
-    p2, e2 = _two_product(w, e)
-    return ExactSum.of(np.concatenate([p1, e1, p2, e2]))
+    y = np.asarray(y, dtype=np.float64)
+    w = None if w is None else np.asarray(w, dtype=np.float64)
+    total = ExactSum.zero()
+    for a in range(0, max(len(x), 1), _PRODUCT_ROWS):
+        part = slice(a, a + _PRODUCT_ROWS)
+        p, e = _two_product(x[part], y[part])
+        if w is None:
+            parts = [p, e]
+        else:
+            p1, e1 = _two_product(w[part], p)
+            p2, e2 = _two_product(w[part], e)
+            parts = [p1, e1, p2, e2]
+        total = total + ExactSum.of(np.concatenate(parts))
+    return total
 
 
 def exact_mean(values: ArrayLike) -> float:

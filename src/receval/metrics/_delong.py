@@ -53,9 +53,11 @@ class DeLongTest(NamedTuple):
     pvalue: float
 
 
-def midranks(x: np.ndarray) -> np.ndarray:
-    """1-based ranks of ``x`` in increasing order, tied values sharing their mean rank."""
-    order = np.argsort(x, kind="stable")
+def midranks(x: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
+    """1-based ranks of ``x`` in increasing order, tied values sharing their mean rank;
+    ``order``, when given, sorts ``x`` (any order of equal values)."""
+    if order is None:
+        order = np.argsort(x)
     xs = x[order]
     n = len(x)
     starts = np.flatnonzero(np.concatenate(([True], xs[1:] != xs[:-1])))
@@ -92,9 +94,12 @@ def delong_covariance(
     aucs = np.empty(k)
     for r in range(k):
         x, y = scores[r, is_pos], scores[r, ~is_pos]
-        tz = midranks(np.concatenate([x, y]))
-        v10[r] = (tz[:m] - midranks(x)) / n  # negatives below each positive, ties 1/2
-        v01[r] = 1.0 - (tz[m:] - midranks(y)) / m  # positives above each negative
+        z = np.concatenate([x, y])
+        order = np.argsort(z)  # one sort: its positives and its negatives sort x and y
+        tz = midranks(z, order)
+        mx, my = midranks(x, order[order < m]), midranks(y, order[order >= m] - m)
+        v10[r] = (tz[:m] - mx) / n  # negatives below each positive, ties 1/2
+        v01[r] = 1.0 - (tz[m:] - my) / m  # positives above each negative
         aucs[r] = (tz[:m].sum() - m * (m + 1) / 2.0) / (m * n)
     if m < 2 or n < 2:
         return aucs, np.full((k, k), np.nan), m, n

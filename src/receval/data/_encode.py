@@ -189,6 +189,33 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
     return codes, uniques
 
 
+def distinct_ints(keys: np.ndarray) -> np.ndarray:
+    """The distinct integer ``keys``, ascending: ``np.unique(keys)`` by one sort.
+
+    NumPy 2.3+ finds the distinct values of an integer array by hashing, which on
+    wide int64 keys (pairs packed as ``user * n_items + item``) takes 40 times as
+    long as a sort (0.6 s against 0.015 s for a million keys).
+    """
+    s = np.sort(np.asarray(keys).ravel())
+    if s.size == 0:
+        return s
+    keep = np.empty(s.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
+
+
+def isin_ints(values: np.ndarray, test: np.ndarray) -> np.ndarray:
+    """``np.isin(values, test)`` for integer arrays, by a sort and a binary search
+    (``np.isin`` hashes, as ``np.unique`` does: see :func:`distinct_ints`)."""
+    table = distinct_ints(test)
+    values = np.asarray(values)
+    if table.size == 0:
+        return np.zeros(values.shape, dtype=bool)
+    pos = np.minimum(np.searchsorted(table, values), table.size - 1)
+    return table[pos] == values
+
+
 def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
     """Index of each of ``values`` in ``dictionary`` (distinct ids), or -1 if absent.
 

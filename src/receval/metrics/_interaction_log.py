@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _validation as v
 from ..data import io
-from ..data._encode import factorize, lookup
+from ..data._encode import distinct_ints, factorize, lookup
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError
 
@@ -53,7 +53,7 @@ class InteractionLog:
 
     def distinct_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """(user code, item code) of each distinct pair, sorted by user then item."""
-        keys = np.unique(self.users.astype(np.int64) * self.n_items + self.items)
+        keys = distinct_ints(self.users.astype(np.int64) * self.n_items + self.items)
         return keys // self.n_items, keys % self.n_items
 
 

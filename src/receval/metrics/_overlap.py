@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from ..data._encode import isin_ints
 from ..data._ranked import as_qrels
 from ._beyond_common import MeanOverUsers, RunLike, as_run, check_k, mean_over_users, n_empty_lists
 from ._interaction_log import codes_in, pair_grades, run_user_codes, top_k_mask
@@ -84,7 +85,7 @@ def intersection(
     ref_users = codes_in(run_.user_ids, ref.user_ids)[users].astype(np.int64)
     ref_items = codes_in(run_.item_ids, ref.item_ids)[items].astype(np.int64)
     found = (ref_users >= 0) & (ref_items >= 0)
-    found &= np.isin(ref_users * n_items + ref_items, ref_keys)
+    found &= isin_ints(ref_users * n_items + ref_items, ref_keys)
     hits = np.bincount(users, weights=found, minlength=run_.n_users)
     lengths = np.bincount(users, minlength=run_.n_users)
     per_user = np.where(lengths > 0, hits / np.maximum(lengths, 1), np.nan)

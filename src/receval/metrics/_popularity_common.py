@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _validation as v
 from ..data import io
-from ..data._encode import factorize, lookup
+from ..data._encode import distinct_ints, factorize, lookup
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError, InvalidParameterError
 
@@ -231,7 +231,7 @@ def _from_log(log: Any, func: str) -> PopularityTable:
     user_codes, user_ids = factorize(user_arr, "train users", func)
     item_codes, item_ids = factorize(item_arr, "train items", func)
     n_items = len(item_ids)
-    pairs = np.unique(user_codes.astype(np.int64) * n_items + item_codes)
+    pairs = distinct_ints(user_codes.astype(np.int64) * n_items + item_codes)
     counts = kern.distinct_users_per_item(user_codes, item_codes, len(user_ids), n_items)
     return PopularityTable(
         item_ids, np.asarray(counts, dtype=np.float64), pairs // n_items, pairs % n_items, user_ids

@@ -135,7 +135,12 @@ def _by_pairs(h: _History, users: np.ndarray, items: np.ndarray) -> np.ndarray:
         pos, seg = _gather(h.user_off, users[a:b])
         j = h.items[pos]
         wanted = items[a:b][seg].astype(np.int64) * h.n_items + j
-        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        # the binary search of ascending keys reuses its last bounds: sorted, it stays
+        # in the cache (a random order misses it on every key)
+        order = np.argsort(wanted)
+        at = np.empty(len(wanted), dtype=np.int64)
+        at[order] = np.searchsorted(keys, wanted[order])
+        at = np.minimum(at, len(keys) - 1)
         c = np.where(keys[at] == wanted, counts[at], 0.0)
         sums = np.bincount(seg, weights=c * h.inv_sqrt[j], minlength=b - a)
         out[a:b] = sums * h.inv_sqrt[items[a:b]] / h.user_lengths(users[a:b])

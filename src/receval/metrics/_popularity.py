@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._encode import lookup
+from ..data._encode import isin_ints, lookup
 from ..data._ranked import Qrels, Run, as_qrels
 from ..exceptions import UndefinedMetricWarning
 from ._beyond_common import RunLike, as_run, check_k, item_exposure
@@ -273,12 +273,12 @@ def reo_counts(
     key_space = np.int64(len(q.item_ids) + 1)
     rel_keys = rel_users * key_space + q.items[relevant].astype(np.int64)
     top_keys = top_users * key_space + np.where(run_in_q < 0, len(q.item_ids), run_in_q)[top_items]
-    hit = np.isin(top_keys, rel_keys)
+    hit = isin_ints(top_keys, rel_keys)
     hit_group = _groups(table.positions(r.item_ids), head)[top_items[hit]]
     # denominator: relevant pairs not in the user's training items
     train_users, train_items = _user_train_items(table, r.user_ids)
     n_table = np.int64(table.n_items + 1)
-    seen = np.isin(
+    seen = isin_ints(
         rel_users * n_table + np.where(rel_pos < 0, table.n_items, rel_pos),
         train_users * n_table + train_items,
     )

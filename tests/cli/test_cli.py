@@ -706,6 +706,10 @@ def test_ctr_by_segment_equals_by_segment(runner, files) -> None:
             want = expected.overall[m] if i is None else expected.values[m][i]
             assert close(record[m], want)
         assert record["n_rows"] == (9 if i is None else int(expected.counts[i]))
+    overall = records[2]["counts"]
+    skipped = group_auc(d["click"], d["m1"], groups=d["user"], sample_weight=d["w"])
+    assert overall["gauc"]["n_groups_skipped"] == skipped.n_groups_skipped
+    assert set(overall["n_segments_undefined"]) == {"auc", "gauc", "logloss"}
     missing = invoke(runner, "ctr", path, "--label", "click", "--score", "m1", "--by", "x", code=2)
     assert "no column 'x'" in missing.stderr
 
@@ -727,3 +731,7 @@ def test_rank_by_segment_equals_report_by_segment(runner, files, tmp_path) -> No
             assert close(record[m], expected.values[m][i])
     assert close(records[2]["ndcg@3"], report.mean["ndcg@3"])
     assert "1 of 4 qrels users have no segment" in result.stderr
+    # what the rules left out, in the JSON too: on the overall row
+    assert records[2]["counts"]["n_users_unassigned"] == 1
+    assert records[2]["counts"]["n_users_skipped"] == report.n_users_skipped
+    assert records[0]["counts"] == {}

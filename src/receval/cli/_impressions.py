@@ -175,6 +175,7 @@ def ctr_segment_table(
     from ..segments import by_segment
 
     rows: list[list[Any]] = []
+    counts: list[dict[str, Any]] = []
     for col, y_score in data.scores:
         kwargs: dict[str, Any] = {"sample_weight": data.sample_weight}
         if data.groups is not None:
@@ -184,18 +185,23 @@ def ctr_segment_table(
                 report = by_segment(list(metrics), data.y_true, y_score, by=data.segments, **kwargs)
             except RecevalError as exc:  # name the column: the message names y_score
                 raise say.fail(f"--score {col}: {one_line(exc)}") from None
+        # what the rules left out, on the overall row: the groups gauc skips (over all
+        # the rows) and the segments where a metric is undefined
+        overall: dict[str, Any] = {}
+        for m, spec in metrics.items():
+            if spec.counted is not None:
+                _, overall[m] = spec.counted(data.y_true, y_score, **kwargs)
+                skipped_groups_note(col, m, overall[m], say)
+        overall["n_segments_undefined"] = dict(report.n_undefined)
         for record in report.records():
             n = record.pop("n_rows")
             segment = record.pop("segment")
             label = ALL_SEGMENTS if segment is None else segment
             rows.append([col, label, n, *(record[m] for m in metrics)])
-        for m, spec in metrics.items():  # the groups gauc leaves out, over all the rows
-            if spec.counted is not None:
-                _, overall_counts = spec.counted(data.y_true, y_score, **kwargs)
-                skipped_groups_note(col, m, overall_counts, say)
+            counts.append(overall if segment is None else {})
         for m, k in report.n_undefined.items():
             if k:
                 say.note(
                     f"{col}: {m} is undefined (nan) in {k} of {len(report.segments)} segments."
                 )
-    return ResultTable(["score", "segment", "n_rows", *metrics], rows, title=title)
+    return ResultTable(["score", "segment", "n_rows", *metrics], rows, title=title, counts=counts)

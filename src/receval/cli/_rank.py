@@ -270,17 +270,27 @@ def segment_table(
     """``--by``: one row per run and segment of the users in ``path``, then the run's
     overall row (columns run, segment, n_users, metrics)."""
     rows: list[list[Any]] = []
+    counts: list[dict[str, Any]] = []
+    # read once: every report holds the same qrels users
+    segments = read_segments(path, user, segment, reports[0][1].users, say)
     for name, rep in reports:
-        seg = rep.by_segment(read_segments(path, user, segment, rep.users, say))
+        seg = rep.by_segment(segments)
         if seg.n_unassigned:
             say.note(
                 f"{name}: {seg.n_unassigned} of {rep.n_users} qrels users have no segment in "
                 f"{path} (counted in {ALL_SEGMENTS} only)."
             )
+        # what the rules left out, on the run's overall row
+        overall = {
+            "n_users_unassigned": seg.n_unassigned,
+            "n_users_skipped": dict(rep.n_users_skipped),
+            "n_segments_undefined": dict(seg.n_undefined),
+        }
         for record in seg.records():
             label = ALL_SEGMENTS if record["segment"] is None else record["segment"]
             rows.append([name, label, record["n_users"], *(record[m] for m in metrics)])
-    return ResultTable(["run", "segment", "n_users", *metrics], rows)
+            counts.append(overall if record["segment"] is None else {})
+    return ResultTable(["run", "segment", "n_users", *metrics], rows, counts=counts)
 
 
 # formats in which ``rank`` marks significance with letters (the others keep plain numbers)

@@ -273,3 +273,29 @@ def test_multiclass_log_loss_refuses_fortran_order():
     proba = np.asfortranarray(np.full((3, 2), 0.5))
     with pytest.raises(ValueError, match="C-contiguous 2-D"):
         core.multiclass_log_loss_exact(np.zeros(3, np.int64), proba, np.empty(0), 1e-7, 1)
+
+
+@pytest.mark.parametrize("offset", [0, 3])
+def test_populate_keeps_the_contents(offset):
+    """Faulting pages in at once never changes what they hold, whatever the
+    alignment of the array (a view starting inside a page)."""
+    core = compiled()
+    if core is None:
+        pytest.skip("the numba twins have no populate")
+    data = np.arange(3_000_000, dtype=np.float64)
+    view = data.view(np.uint8)[offset:]
+    before = view.copy()
+    core.populate(view)
+    np.testing.assert_array_equal(view, before)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        core.populate(data.view(np.uint8)[::2])
+
+
+def test_empty_output_is_a_writable_array_of_the_size():
+    from receval._kernels import empty_output
+
+    for n, dtype in [(0, np.int32), (10, np.float64), (2_000_000, np.int32)]:
+        out = empty_output(n, dtype)
+        assert out.shape == (n,) and out.dtype == dtype and out.flags.writeable
+        out[:] = 7
+        assert (out == 7).all()

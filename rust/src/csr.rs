@@ -158,9 +158,9 @@ pub fn judged_segments(
     n_chunks: usize,
 ) -> (Vec<i32>, Vec<f64>, Vec<f64>, i64) {
     let n = offsets.last().map_or(0, |&x| x as usize);
-    let mut items = vec![0i32; n];
-    let mut out_grades = vec![0.0f64; n];
-    let mut desc = vec![0.0f64; n];
+    let mut items = crate::pages::zeroed::<i32>(n);
+    let mut out_grades = crate::pages::zeroed::<f64>(n);
+    let mut desc = crate::pages::zeroed::<f64>(n);
     let first = judged_segments_into(
         offsets,
         rows,
@@ -538,8 +538,8 @@ pub fn build_ranked(
     } else {
         0
     };
-    let mut out_items = vec![0i32; n];
-    let mut out_keys = vec![0.0f64; n];
+    let mut out_items = crate::pages::zeroed::<i32>(n);
+    let mut out_keys = crate::pages::zeroed::<f64>(n);
     let dup = rank_into(
         rows,
         offsets,
@@ -833,7 +833,9 @@ pub fn rank_rows(
     let (items_src, out_items) = match items {
         Buf::Read(x) => (
             Source::Input(x),
-            new_items.insert(vec![0i32; n]).as_mut_slice(),
+            new_items
+                .insert(crate::pages::zeroed::<i32>(n))
+                .as_mut_slice(),
         ),
         Buf::Write(x) if rows.is_empty() => (Source::InPlace, x),
         Buf::Write(x) => {
@@ -844,7 +846,9 @@ pub fn rank_rows(
     let (keys_src, out_keys) = match keys {
         Buf::Read(x) => (
             Source::Input(x),
-            new_keys.insert(vec![0.0f64; n]).as_mut_slice(),
+            new_keys
+                .insert(crate::pages::zeroed::<f64>(n))
+                .as_mut_slice(),
         ),
         Buf::Write(x) if rows.is_empty() => (Source::InPlace, x),
         Buf::Write(x) => {
@@ -953,7 +957,7 @@ pub fn pack_keys(
     } else {
         0
     };
-    let mut out = vec![0u64; n];
+    let mut out = crate::pages::zeroed::<u64>(n);
     let score_bits = 64 - seg_bits - pos_bits;
     let n_chunks = n_chunks.max(1);
     let seg_bounds = chunk_segments(n_seg, n_chunks);
@@ -991,7 +995,7 @@ pub fn unpack_ranked(
 ) -> (Vec<i32>, Vec<bool>) {
     let n_seg = offsets.len().saturating_sub(1);
     let n = packed.len();
-    let mut out_items = vec![0i32; n];
+    let mut out_items = crate::pages::zeroed::<i32>(n);
     let mut bad = vec![false; n_seg];
     let low = low_mask(pos_bits);
     let n_chunks = n_chunks.max(1);

@@ -62,7 +62,7 @@ pub fn factorize_dense_sorted(
             uniques.push(lo + s as i64);
         }
     }
-    let mut codes = vec![0i32; n];
+    let mut codes = crate::pages::zeroed::<i32>(n);
     threads::install(|| {
         codes
             .par_chunks_mut((n / n_chunks).max(1))

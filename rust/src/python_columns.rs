@@ -77,6 +77,15 @@ fn dense_codes_in_place<'py>(
     }
 }
 
+/// Fault in the pages of a new output array at once (see `pages::populate`); a
+/// hint, without effect where the system lacks it. `a`: the array's bytes.
+#[pyfunction]
+fn populate(py: Python<'_>, mut a: PyReadwriteArray1<'_, u8>) -> PyResult<()> {
+    let s = slice_mut(&mut a, "a")?;
+    py.detach(|| crate::pages::populate(s));
+    Ok(())
+}
+
 /// Rank the segments of `offsets` (positions in `keys`) into `out_keys`, reordering
 /// `items` (their codes, in `[0, n_items)`) in place; `items` and `out_keys` hold the
 /// rows `offsets[0]..offsets[-1]`. Returns the first segment (an index into
@@ -123,5 +132,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shift_ids, m)?)?;
     m.add_function(wrap_pyfunction!(dense_codes_in_place, m)?)?;
     m.add_function(wrap_pyfunction!(rank_rows_into, m)?)?;
+    m.add_function(wrap_pyfunction!(populate, m)?)?;
     Ok(())
 }

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import os
 from types import ModuleType
+from typing import Any
 
-__all__ = ["compiled", "num_threads"]
+import numpy as np
+
+__all__ = ["compiled", "empty_output", "num_threads"]
 
 
 _CORE: list[ModuleType | None] = []  # resolved once per process, as RECEVAL_NUM_THREADS
@@ -52,3 +55,14 @@ def num_threads() -> int:
     import numba
 
     return max(1, int(numba.get_num_threads()))
+
+
+def empty_output(n: int, dtype: Any) -> np.ndarray:
+    """``np.empty(n, dtype)`` for an output written row by row, its pages faulted in
+    at once (one call instead of a page fault per page, several times cheaper on
+    large outputs and most on virtual machines)."""
+    out = np.empty(n, dtype=dtype)
+    core = compiled()
+    if core is not None and out.nbytes >= 4 << 20:
+        core.populate(out.view(np.uint8))
+    return out

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from .._kernels import compiled, num_threads
+from .._kernels import compiled, empty_output, num_threads
 from ..exceptions import InputValidationError
 from . import io
 from ._encode import factorize, factorize_int_chunks, group_users, int_runs_of_chunks
@@ -129,7 +129,7 @@ def _rank_chunks(
     none); ``items`` is reordered in place. ``negate``: the column holds ranks."""
     core = compiled()
     n = int(offsets[-1])
-    scores = np.empty(n, dtype=np.float64)
+    scores = empty_output(n, np.float64)
     n_chunks = 4 * num_threads()
     no_rows = np.empty(0, dtype=np.int64)
     found: list[int] = []

@@ -405,12 +405,12 @@ def factorize_int_chunks(
     core (each id as its offset from the first id), then numbered in place; None
     when a chunk is None or not of integers, or when the ids do not lie in a
     compact range (:func:`factorize` then takes Arrow's hash table)."""
-    from .._kernels import compiled, num_threads
+    from .._kernels import compiled, empty_output, num_threads
 
     core = compiled()
     if core is None or n == 0:
         return None
-    codes = np.empty(n, dtype=np.int32)
+    codes = empty_output(n, np.int32)
     anchor, lo, hi, start = None, None, None, 0
     for chunk in chunks:
         values = _as_int64(chunk)

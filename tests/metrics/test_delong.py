@@ -82,12 +82,14 @@ def test_partial_auc_accumulator_merges():
 @pytest.mark.parametrize("seed", range(25))
 def test_delong_equals_pair_loop_oracle(seed):
     y, a, b, _ = _rows(seed, ties=seed % 2 == 0)
-    got = delong_test(y, a, b)
-    want = oracle.delong_test(y, a, b)
+    alternative = ["two-sided", "greater", "less"][seed % 3]
+    got = delong_test(y, a, b, alternative=alternative, confidence=0.9)
+    want = oracle.delong_test(y, a, b, alternative, 0.9)
     assert got.auc_a == pytest.approx(want[0], rel=1e-12)
     assert got.auc_b == pytest.approx(want[1], rel=1e-12)
     assert got.statistic == pytest.approx(want[2], rel=1e-9)
     assert got.pvalue == pytest.approx(want[3], rel=1e-9, abs=1e-15)
+    assert (got.low, got.high) == pytest.approx(want[4:], rel=1e-9, abs=1e-15)
     auc, low, high = roc_auc_ci(y, a, confidence=0.9)
     assert (auc, low, high) == pytest.approx(oracle.delong_interval(y, a, 0.9), rel=1e-9)
     assert auc == pytest.approx(rv.roc_auc_score(y, a))
@@ -118,14 +120,20 @@ def test_delong_pvalue_is_scipys_normal():
 def test_delong_degenerate_cases():
     y = [0, 1, 0, 1, 1, 0]
     s = [0.1, 0.7, 0.3, 0.6, 0.4, 0.5]
-    assert delong_test(y, s, s) == (pytest.approx(8 / 9), pytest.approx(8 / 9), 0.0, 1.0)
+    same = (pytest.approx(8 / 9), pytest.approx(8 / 9), 0.0, 1.0, 0.0, 0.0)
+    assert delong_test(y, s, s) == same
     monotone = np.exp(s)  # the same ranking
     assert delong_test(y, s, monotone).pvalue == 1.0
+    assert delong_test(y, s, s, alternative="greater").pvalue == 0.5
+    for bad in [{"alternative": "two.sided"}, {"confidence": 1.0}, {"confidence": 0}]:
+        with pytest.raises(InvalidParameterError, match=next(iter(bad))):
+            delong_test(y, s, s, **bad)
     with pytest.warns(UndefinedMetricWarning, match="single class"):
         assert all(math.isnan(x) for x in delong_test([1, 1], [0.1, 0.2], [0.3, 0.4]))
     with pytest.warns(UndefinedMetricWarning, match="at least 2 positives"):
         res = delong_test([0, 0, 1], [0.1, 0.2, 0.3], [0.3, 0.2, 0.1])
-    assert (res.auc_a, res.auc_b) == (1.0, 0.0) and math.isnan(res.pvalue)
+    assert (res.auc_a, res.auc_b) == (1.0, 0.0)
+    assert all(math.isnan(x) for x in res[2:])
     with pytest.warns(UndefinedMetricWarning, match="at least 2 positives"):
         auc, low, high = roc_auc_ci([0, 0, 1], [0.1, 0.2, 0.3])
     assert auc == 1.0 and math.isnan(low) and math.isnan(high)

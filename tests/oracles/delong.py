@@ -45,11 +45,19 @@ def delong(y_true, scores):
     return aucs, cov
 
 
-def delong_test(y_true, a, b):
-    """(auc_a, auc_b, z, two-sided p) of DeLong's paired test."""
+def delong_test(y_true, a, b, alternative="two-sided", confidence=0.95):
+    """(auc_a, auc_b, z, p, low, high) of DeLong's paired test: p of the alternative,
+    low and high the two-sided interval of auc_a - auc_b."""
     (auc_a, auc_b), c = delong(y_true, [a, b])
-    z = (auc_a - auc_b) / math.sqrt(c[0][0] + c[1][1] - 2 * c[0][1])
-    return auc_a, auc_b, z, 2 * (1 - NormalDist().cdf(abs(z)))
+    sd = math.sqrt(c[0][0] + c[1][1] - 2 * c[0][1])
+    z = (auc_a - auc_b) / sd
+    p = {
+        "two-sided": 2 * (1 - NormalDist().cdf(abs(z))),
+        "greater": 1 - NormalDist().cdf(z),
+        "less": NormalDist().cdf(z),
+    }[alternative]
+    q = NormalDist().inv_cdf(0.5 + confidence / 2)
+    return auc_a, auc_b, z, p, auc_a - auc_b - q * sd, auc_a - auc_b + q * sd
 
 
 def delong_interval(y_true, s, confidence=0.95):

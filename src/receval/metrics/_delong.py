@@ -44,13 +44,16 @@ class AUCInterval(NamedTuple):
 
 class DeLongTest(NamedTuple):
     """DeLong's paired test of two correlated AUCs: unpacks as
-    ``(auc_a, auc_b, statistic, pvalue)``; ``statistic`` is the z score of
-    ``auc_a - auc_b``, ``pvalue`` two-sided."""
+    ``(auc_a, auc_b, statistic, pvalue, low, high)``; ``statistic`` is the z
+    score of ``auc_a - auc_b``, ``pvalue`` of the alternative asked for, and
+    ``low``, ``high`` the two-sided confidence interval of ``auc_a - auc_b``."""
 
     auc_a: float
     auc_b: float
     statistic: float
     pvalue: float
+    low: float
+    high: float
 
 
 def midranks(x: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
@@ -279,14 +282,21 @@ def delong_test(
     score_a: ArrayLike,
     score_b: ArrayLike,
     *,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
     pos_label: Any = None,
 ) -> DeLongTest:
     """Test whether two models' ROC AUCs on the same rows differ (DeLong's test).
 
-    The paired, two-sided test of DeLong et al. (1988): ``z = (AUC_a - AUC_b) /
+    The paired test of DeLong et al. (1988): ``z = (AUC_a - AUC_b) /
     sqrt(Var_a + Var_b - 2 Cov_ab)``, the covariance from the structural
-    components of both models on the same positives and negatives, and
-    ``p = 2 (1 - Phi(|z|))``; pROC's ``roc.test(method="delong", paired=TRUE)``.
+    components of both models on the same positives and negatives;
+    ``p = 2 (1 - Phi(|z|))`` two-sided, ``1 - Phi(z)`` for ``"greater"`` and
+    ``Phi(z)`` for ``"less"``; the interval of the difference is
+    ``AUC_a - AUC_b -/+ q sqrt(Var)``, ``q`` the normal quantile of
+    ``confidence`` (two-sided whatever the alternative). pROC's
+    ``roc.test(method="delong", paired=TRUE)``, whose own test values it
+    reproduces (statistic, p-values and interval).
 
     Parameters
     ----------
@@ -294,15 +304,21 @@ def delong_test(
         Binary labels: 0/1, bools, {-1, 1}, or any two labels with ``pos_label``.
     score_a, score_b : array-like of shape (n_samples,)
         The two models' scores of the same rows.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        The alternative hypothesis: the AUCs differ, ``auc_a`` is greater, or
+        ``auc_a`` is less (SciPy's names; pROC's ``"two.sided"``).
+    confidence : float, default=0.95
+        Level of the interval of ``auc_a - auc_b``, in (0, 1).
     pos_label : int, str or bool, default=None
         The positive class.
 
     Returns
     -------
     result : DeLongTest
-        ``(auc_a, auc_b, statistic, pvalue)``. When the variance of the
-        difference is 0 (identical rankings): ``statistic`` 0 and ``pvalue`` 1 if
-        the AUCs are equal, else infinite and 0. nan with an
+        ``(auc_a, auc_b, statistic, pvalue, low, high)``. When the variance of
+        the difference is 0 (identical rankings): ``statistic`` 0 and ``pvalue``
+        1 if the AUCs are equal, else infinite and 0 (or 1, against the
+        difference's side), and the interval the difference itself. nan with an
         ``UndefinedMetricWarning`` when ``y_true`` has a single class, or (the
         statistic and p-value) when a class has a single sample.
 
@@ -311,6 +327,8 @@ def delong_test(
     InputValidationError
         NaN or infinite scores, labels that are not binary, lengths that differ,
         empty input.
+    InvalidParameterError
+        ``alternative`` not one of the three, ``confidence`` outside (0, 1).
 
     See Also
     --------
@@ -327,27 +345,46 @@ def delong_test(
     >>> y_true = [0, 0, 1, 1, 0, 1, 0, 1]
     >>> a = [0.1, 0.4, 0.35, 0.8, 0.7, 0.9, 0.2, 0.5]
     >>> b = [0.3, 0.2, 0.6, 0.4, 0.5, 0.7, 0.1, 0.3]
-    >>> auc_a, auc_b, z, p = delong_test(y_true, a, b)
+    >>> auc_a, auc_b, z, p, low, high = delong_test(y_true, a, b)
     >>> round(auc_a, 4), round(auc_b, 4), round(z, 4), round(p, 4)
     (0.8125, 0.8438, -0.1715, 0.8638)
+    >>> round(low, 4), round(high, 4)
+    (-0.3884, 0.3259)
     """
     func = "delong_test"
+    v.check_option(alternative, "alternative", func, _ALTERNATIVES)
+    v.check_number(confidence, "confidence", func, low=0.0, high=1.0, low_inclusive=False,
+                   high_inclusive=False)  # fmt: skip
     labels, matrix = _binary(y_true, {"score_a": score_a, "score_b": score_b}, func, pos_label)
     n_pos = int(labels.sum())
+    nan = float("nan")
     if n_pos == 0 or n_pos == len(labels):
         nan = warn_undefined(
             f"{func}: y_true has a single class, so the AUCs are undefined (returned as nan)."
         )
-        return DeLongTest(nan, nan, nan, nan)
+        return DeLongTest(nan, nan, nan, nan, nan, nan)
     aucs, cov, m, n = delong_covariance(labels, matrix)
     if m < 2 or n < 2:
         warn_undefined(
             f"{func}: DeLong's variance needs at least 2 positives and 2 negatives. Got {m} "
-            f"and {n}; the statistic and p-value are nan."
+            f"and {n}; the statistic, p-value and interval are nan."
         )
-        return DeLongTest(float(aucs[0]), float(aucs[1]), float("nan"), float("nan"))
-    z = pair_statistic(float(aucs[0] - aucs[1]), cov, 0, 1)
-    return DeLongTest(float(aucs[0]), float(aucs[1]), z, normal_pvalue(z))
+        return DeLongTest(float(aucs[0]), float(aucs[1]), nan, nan, nan, nan)
+    difference = float(aucs[0] - aucs[1])
+    z = pair_statistic(difference, cov, 0, 1)
+    if alternative == "two-sided":
+        p = normal_pvalue(z)
+    else:
+        p = NormalDist().cdf(-z if alternative == "greater" else z)
+    scale = float(cov[0, 0] + cov[1, 1])
+    variance = scale - 2.0 * float(cov[0, 1])
+    # the rankings agree (as in pair_statistic): no spread
+    spread = math.sqrt(variance) if variance > 1e-12 * scale else 0.0
+    half = NormalDist().inv_cdf(0.5 + confidence / 2.0) * spread
+    return DeLongTest(float(aucs[0]), float(aucs[1]), z, p, difference - half, difference + half)
+
+
+_ALTERNATIVES = ["two-sided", "greater", "less"]
 
 
 def pair_statistic(difference: float, covariance: np.ndarray, a: int, b: int) -> float:

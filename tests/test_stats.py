@@ -645,7 +645,7 @@ def test_parameter_errors():
         (
             lambda: randomization_pvalues(d, n_permutations=0),
             "The 'n_permutations' parameter of randomization_pvalues must be an integer in "
-            "[1, inf). Got 0 instead.",
+            "[1, 10000000]. Got 0 instead.",
         ),
         (
             lambda: randomization_pvalues(d, n_permutations=1e4),

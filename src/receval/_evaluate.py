@@ -418,6 +418,18 @@ def prepare_metrics(
     resolve_conventions(profile, func, **conventions)  # bad options fail before any metric
     if isinstance(metrics, str):
         metrics = [metrics]
+    if metrics is None or not isinstance(metrics, Iterable):
+        raise InvalidParameterError(
+            f"The 'metrics' parameter of evaluate must be a metric string or a list of "
+            f"metric strings. Got {metrics!r} instead."
+        )
+    metrics = list(metrics)
+    bad = [m for m in metrics if not isinstance(m, str)]
+    if bad:
+        raise InvalidParameterError(
+            f"The 'metrics' parameter of evaluate must hold metric strings. Got "
+            f"{bad[0]!r} ({type(bad[0]).__name__}) instead."
+        )
     # trec_eval's form with several parameters (P.5,10) stands for one metric each,
     # reported under trec_eval's names (P_5, P_10)
     metrics = [name for text in metrics for name in parse_metrics(text)]

@@ -77,8 +77,14 @@ def check_weights(weights: Any, d: np.ndarray, one_d: bool, func: str) -> np.nda
     return w
 
 
+#: the most replicates of a permutation test or a bootstrap: p-values resolve to 1e-7,
+#: and each replicate keeps a few numbers per model (10**12 would need terabytes)
+MAX_REPLICATES = 10**7
+
+
 def check_count(value: Any, name: str, func: str) -> int:
-    return int(v.check_number(value, name, func, integer=True, low=1))
+    """A number of replicates: an int in [1, MAX_REPLICATES]."""
+    return int(v.check_number(value, name, func, integer=True, low=1, high=MAX_REPLICATES))
 
 
 def check_seed(seed: Any, func: str) -> int:

@@ -311,7 +311,13 @@ def randomization_pvalues(
     >>> randomization_pvalues([0.0, 0.0, 0.0])
     1.0
     """
-    func = "randomization_pvalues"
+    return _randomization(differences, weights, n_permutations, seed, "randomization_pvalues")
+
+
+def _randomization(
+    differences: ArrayLike, weights: ArrayLike | None, n_permutations: int, seed: int, func: str
+) -> float | np.ndarray:
+    """:func:`randomization_pvalues`, its errors naming ``func``."""
     n_permutations = check_count(n_permutations, "n_permutations", func)
     seed = check_seed(seed, func)
     d, one_d = check_differences(differences, func)
@@ -461,7 +467,7 @@ def paired_pvalues(
     """
     v.check_option(test, "test", "paired_pvalues", list(TESTS))
     if test == "randomization":
-        return randomization_pvalues(differences, weights, n_permutations=n_permutations, seed=seed)
+        return _randomization(differences, weights, n_permutations, seed, "paired_pvalues")
     if weights is not None:
         w = np.asarray(weights, dtype=np.float64)
         if w.size and not np.all(w == w.flat[0]):

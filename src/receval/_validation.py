@@ -105,16 +105,74 @@ def _has_trailing_nul(x: Any) -> bool:
         return False
 
 
-def as_1d(x: Any, name: str, func: str) -> np.ndarray:
-    """Convert a list, array, pandas/polars Series or Arrow array to a 1-D NumPy array."""
+def _null_count(x: Any) -> int:
+    """Missing values of an Arrow array or a polars Series (0 for other objects)."""
+    count = getattr(x, "null_count", None)
+    if callable(count):  # polars: a method
+        try:
+            count = count()
+        except Exception:  # not a column after all
+            return 0
+    return count if isinstance(count, (int, np.integer)) else 0
+
+
+def _as_array(x: Any, name: str, func: str) -> np.ndarray:
+    """``np.asarray(x)``, ragged input (a list holding a list) as a clear error."""
+    try:
+        return np.asarray(x)
+    except ValueError as exc:
+        if "inhomogeneous" not in str(exc) and "sequence" not in str(exc):
+            raise
+        for i, item in enumerate(x):
+            if isinstance(item, (list, tuple, np.ndarray)):
+                raise InputValidationError(
+                    f"{func}: {name} must be a flat sequence of values. Got a "
+                    f"{type(item).__name__} at position {i}; flatten it, or pass one list "
+                    f"per call."
+                ) from None
+        raise InputValidationError(
+            f"{func}: {name} must be a flat sequence of values of one shape."
+        ) from None
+
+
+def _check_no_none(arr: np.ndarray, name: str, func: str) -> None:
+    """Raise when an object array holds None (a missing value)."""
+    if arr.dtype == object and arr.size:
+        missing = np.equal(arr, None)
+        if missing.any():
+            first = int(np.argmax(missing))
+            raise InputValidationError(
+                f"{func}: {name} contains {int(missing.sum())} missing values (None), the "
+                f"first at position {first}; drop or fill them first."
+            )
+
+
+def as_array(x: Any, name: str, func: str) -> np.ndarray:
+    """Convert a list, array, frame, pandas/polars Series or Arrow array to a NumPy
+    array of any shape; missing values (Arrow or polars nulls) and ragged lists are
+    errors that name the argument."""
     if x is None:
         raise InputValidationError(f"{func}: {name} is None; pass an array of values.")
+    nulls = _null_count(x)
+    if nulls:
+        raise InputValidationError(
+            f"{func}: {name} contains {nulls} missing values (null); drop or fill them "
+            f"first (e.g. pyarrow.compute.drop_null, polars' drop_nulls / fill_null)."
+        )
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         try:  # pandas/polars Series, Arrow arrays: no copy when possible
             x = x.to_numpy()
-        except TypeError:
+        except (TypeError, ValueError):
             x = x.to_numpy(zero_copy_only=False)
-    arr = np.asarray(x)
+    return _as_array(x, name, func)
+
+
+def as_1d(x: Any, name: str, func: str) -> np.ndarray:
+    """Convert a list, array, pandas/polars Series or Arrow array to a 1-D NumPy array.
+
+    Missing values (Arrow or polars nulls, None) and ragged lists are errors that
+    name the argument."""
+    arr = as_array(x, name, func)
     if arr.dtype.kind in "US" and not isinstance(x, np.ndarray) and _has_trailing_nul(x):
         # NumPy's fixed-width strings drop trailing NULs ("a\0" would become "a")
         arr = np.empty(len(x), dtype=object)
@@ -125,6 +183,7 @@ def as_1d(x: Any, name: str, func: str) -> np.ndarray:
         raise InputValidationError(
             f"{func}: {name} must be 1-dimensional. Got an array of shape {arr.shape}."
         )
+    _check_no_none(arr, name, func)
     return arr
 
 
@@ -337,10 +396,16 @@ def as_class_labels(x: Any, name: str, func: str) -> np.ndarray:
     if x is None:
         raise InputValidationError(f"{func}: {name} is None; pass an array of labels.")
     raw = x
+    nulls = _null_count(x)
+    if nulls:
+        raise InputValidationError(
+            f"{func}: {name} contains {nulls} missing values (null); drop or fill them "
+            f"first (e.g. pyarrow.compute.drop_null, polars' drop_nulls / fill_null)."
+        )
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         try:
             x = x.to_numpy()
-        except TypeError:
+        except (TypeError, ValueError):
             x = x.to_numpy(zero_copy_only=False)
     try:
         arr = np.asarray(x)

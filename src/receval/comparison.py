@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 
 from . import _validation as v
 from ._intervals import bootstrap_intervals, effect_sizes
+from ._paired import check_count
 from ._stats import (
     TESTS,
     adjust_pvalues,
@@ -316,8 +317,8 @@ def _check_settings(
                    high_inclusive=False)  # fmt: skip
     v.check_number(confidence, "confidence", func, low=0.0, high=1.0, low_inclusive=False,
                    high_inclusive=False)  # fmt: skip
-    v.check_number(n_permutations, "n_permutations", func, integer=True, low=1)
-    v.check_number(n_resamples, "n_resamples", func, integer=True, low=1)
+    check_count(n_permutations, "n_permutations", func)
+    check_count(n_resamples, "n_resamples", func)
     v.check_number(seed, "seed", func, integer=True, low=0)
 
 

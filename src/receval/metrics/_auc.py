@@ -113,7 +113,7 @@ def _binary_or_multiclass(
     undefined: str,
     if_undefined: float | None = None,
 ) -> float | np.ndarray:
-    score_arr = y_score.to_numpy() if hasattr(y_score, "to_numpy") else np.asarray(y_score)
+    score_arr = v.as_array(y_score, "y_score", func)
     if score_arr.ndim == 2 and score_arr.shape[1] > 1:
         if pos_label is not None and pos_label != 1:
             raise InvalidParameterError(

@@ -40,7 +40,8 @@ def _catalog_exposure(run: Run, counts: np.ndarray, catalog: Any, func: str) -> 
         return counts
     recommended = counts[counts > 0]
     if isinstance(catalog, (int, np.integer)) or isinstance(catalog, (bool, np.bool_)):
-        size = v.check_number(catalog, "catalog", func, integer=True, low=1)
+        # item codes are int32 everywhere in receval: a larger catalogue cannot be held
+        size = v.check_number(catalog, "catalog", func, integer=True, low=1, high=2**31 - 1)
         if size < len(recommended):
             raise InputValidationError(
                 f"{func}: catalog must be at least the number of distinct recommended items. "

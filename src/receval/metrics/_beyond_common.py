@@ -88,7 +88,8 @@ def check_k(k: int | None, func: str) -> int:
     """The list depth as an int64-compatible number (``None``: the whole list)."""
     if k is None:
         return int(_WHOLE_LIST)
-    return int(v.check_number(k, "k", func, integer=True, low=1))
+    # a k beyond any list is the whole list (and must still fit the kernels' int64)
+    return min(int(v.check_number(k, "k", func, integer=True, low=1)), int(_WHOLE_LIST))
 
 
 def item_exposure(run: Run, depth: int) -> np.ndarray:

@@ -153,7 +153,8 @@ def _bins(
     a probability on an inner edge goes to the lower bin). With ``bin_edge="upper"``
     (torchmetrics) it goes to the upper bin, a probability of 1 to a bin of its own,
     and the uniform edges are computed in ``edge_dtype`` (the probabilities' own)."""
-    v.check_number(n_bins, "n_bins", func, integer=True, low=1)
+    # a few numbers per bin: 10**7 bins is far finer than any sample can fill
+    v.check_number(n_bins, "n_bins", func, integer=True, low=1, high=10**7)
     v.check_option(strategy, "strategy", func, ["quantile", "uniform"])
     v.check_option(bin_edge, "bin_edge", func, ["lower", "upper"])
     if strategy == "quantile":

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import InputValidationError, UndefinedMetricWarning
 from ._binary import check_binary_scores, sort_classes, threshold_counts
 
 __all__ = ["precision_recall_curve", "roc_curve"]
@@ -169,6 +169,11 @@ def precision_recall_curve(
     thresholds, tps, fps = binary_curve_counts(
         y_true, y_score, sample_weight, "precision_recall_curve", pos_label
     )
+    if tps.shape[0] == 0:  # rows, but none with weight
+        raise InputValidationError(
+            "precision_recall_curve: every sample weight is zero, so the curve has no "
+            "point; pass at least one positive weight."
+        )
     if drop_intermediate and tps.shape[0] > 2:
         keep = np.flatnonzero(
             np.concatenate(([True], (np.diff(tps[:-1]) != 0) | (np.diff(tps[1:]) != 0), [True]))

@@ -215,7 +215,8 @@ def roc_auc_ci(
     v.check_number(confidence, "confidence", func, low=0.0, high=1.0, low_inclusive=False,
                    high_inclusive=False)  # fmt: skip
     v.check_option(method, "method", func, list(METHODS))
-    v.check_number(n_resamples, "n_resamples", func, integer=True, low=1)
+    # as the paired tests' replicates: each keeps an AUC, 10**12 would need terabytes
+    v.check_number(n_resamples, "n_resamples", func, integer=True, low=1, high=10**7)
     v.check_number(seed, "seed", func, integer=True, low=0)
     labels, matrix = _binary(y_true, {"y_score": y_score}, func, pos_label)
     n_pos = int(labels.sum())

@@ -98,7 +98,7 @@ def log_loss(
         return scan_compute(LOG_LOSS, params, columns, ("y_pred", "sample_weight"))
     func = "log_loss"
     yt = v.as_1d(y_true, "y_true", func)
-    yp = y_pred.to_numpy() if hasattr(y_pred, "to_numpy") else np.asarray(y_pred)
+    yp = v.as_array(y_pred, "y_pred", func)
     if isinstance(eps, str) and eps == "auto":  # the input's machine epsilon, as scikit-learn
         eps = float(np.finfo(yp.dtype).eps) if yp.dtype == np.float32 else _EPS
     eps = v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False)

@@ -11,11 +11,13 @@ the value is :func:`receval.evaluate`'s mean, so every convention keyword of
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputValidationError
+from .._validation import format_values
+from ..exceptions import InputValidationError, InvalidParameterError
 
 __all__ = [
     "f1_at_k",
@@ -43,8 +45,16 @@ def _per_user(recommended: Any, relevant: Any, func: str) -> tuple[list[Any], li
             f"lists (one per user). Got {type(recommended).__name__}."
         )
     items = list(recommended)
-    nested = bool(items) and all(_is_list(x) and not isinstance(x, Mapping) for x in items)
+    lists = [_is_list(x) and not isinstance(x, Mapping) for x in items]
+    nested = bool(items) and all(lists)
     if not nested:  # one user: [item, item, ...]
+        if any(lists):
+            at = lists.index(True)
+            raise InputValidationError(
+                f"{func}: recommended mixes item ids and lists (a {type(items[at]).__name__} "
+                f"at position {at}). Pass one user's list of item ids, or a list of such "
+                f"lists (one per user)."
+            )
         return [items], [relevant]
     if not _is_list(relevant) or isinstance(relevant, (Mapping, set, frozenset)):
         raise InputValidationError(
@@ -79,12 +89,19 @@ def _mean_at_k(
     func: str,
     conventions: dict[str, Any],
 ) -> float:
+    from ..conventions import Conventions
     from ..data._ranked import Qrels, Run
     from ..evaluation import evaluate
 
-    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
-        from ..exceptions import InvalidParameterError
+    known = {f.name for f in fields(Conventions)} | {"profile"}
+    unknown = sorted(set(conventions) - known)
+    if unknown:
+        raise InvalidParameterError(
+            f"{func}() got an unexpected keyword argument {unknown[0]!r}. It takes k and "
+            f"the conventions of evaluate: {format_values(sorted(known), limit=20)}."
+        )
 
+    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
         raise InvalidParameterError(
             f"The 'k' parameter of {func} must be an int >= 1 or None (the whole list). "
             f"Got {k!r} instead."

@@ -1,0 +1,98 @@
+"""Bad input found by trying receval as a new user would: each case must raise a
+receval error (never a raw library error, a MemoryError or an abort) whose message
+names the argument."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pytest
+
+import receval as rv
+
+Y = [0, 1, 0, 1, 1, 0]
+S = [0.1, 0.6, 0.3, 0.7, 0.2, 0.5]
+HUGE = 10**12
+
+CASES = {
+    # missing values from Arrow, polars and Python
+    "arrow null score": (
+        lambda: rv.roc_auc_score([0, 1, 1], pa.array([0.1, None, 0.3])),
+        "y_score",
+    ),
+    "arrow null label": (lambda: rv.log_loss(pa.array([0, None, 1]), [0.1, 0.2, 0.3]), "y_true"),
+    "arrow null log_loss": (lambda: rv.log_loss([0, 1, 1], pa.array([0.1, None, 0.3])), "y_pred"),
+    "polars null": (lambda: rv.roc_auc_score([0, 1, 1], pl.Series([0.1, None, 0.3])), "y_score"),
+    "arrow null label accuracy": (
+        lambda: rv.accuracy_score(pa.array([0, None, 1]), [0, 1, 1]),
+        "y_true",
+    ),
+    "arrow null pred f1": (lambda: rv.f1_score([0, 1, 1], pa.array([0, None, 1])), "y_pred"),
+    "None label": (lambda: rv.roc_auc_score([0, None, 1], [0.1, 0.2, 0.3]), "y_true"),
+    "None label log_loss": (lambda: rv.log_loss([0, None, 1], [0.1, 0.2, 0.3]), "y_true"),
+    # weights that leave nothing
+    "zero weights pr curve": (
+        lambda: rv.precision_recall_curve([0, 1], [0.1, 0.2], sample_weight=[0, 0]),
+        "weight",
+    ),
+    # sizes beyond memory
+    "catalog 1e30": (lambda: rv.catalog_coverage([["a"]], catalog=10**30), "catalog"),
+    "n_bins": (lambda: rv.expected_calibration_error(Y, S, n_bins=HUGE), "n_bins"),
+    "n_bins curve": (lambda: rv.calibration_curve(Y, S, n_bins=HUGE), "n_bins"),
+    "n_resamples ci": (
+        lambda: rv.roc_auc_ci(Y, S, method="bootstrap", n_resamples=HUGE),
+        "n_resamples",
+    ),
+    "n_permutations": (
+        lambda: rv.compare_predictions(
+            Y, {"a": S, "b": S[::-1]}, metrics=["roc_auc"], n_permutations=HUGE
+        ),
+        "n_permutations",
+    ),
+    "n_resamples compare": (
+        lambda: rv.compare_predictions(
+            Y, {"a": S, "b": S[::-1]}, metrics=["roc_auc"], n_resamples=HUGE
+        ),
+        "n_resamples",
+    ),
+    "n_permutations paired": (
+        lambda: rv.paired_pvalues(np.ones((5, 2)), n_permutations=HUGE),
+        "paired_pvalues",
+    ),
+    # shapes and keywords
+    "ragged lists": (lambda: rv.ndcg_at_k(["a", ["b"]], {"a"}, k=10), "recommended"),
+    "unknown keyword": (lambda: rv.ndcg_at_k(["a"], {"a"}, k=1, foo=1), "ndcg_at_k() got"),
+    "metrics None": (lambda: rv.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, None), "metrics"),
+    "metrics not str": (lambda: rv.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, [3]), "metrics"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_input_is_a_receval_error_naming_the_argument(name):
+    call, named = CASES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(rv.RecevalError) as info:
+            call()
+    assert named in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: rv.intra_list_similarity(
+            [["a", "b"]], features=np.eye(2), feature_items=["a", "b"], k=2**63
+        ),
+        lambda: rv.catalog_coverage([["a", "b"]], catalog=3, k=2**63),
+    ],
+)
+def test_a_k_beyond_any_list_is_the_whole_list(call):
+    assert np.isfinite(call())  # no OverflowError
+
+
+def test_k_beyond_int64_equals_the_whole_list():
+    lists = [["a", "b"], ["a", "c"]]
+    assert rv.catalog_coverage(lists, catalog=4, k=2**63) == rv.catalog_coverage(lists, catalog=4)

@@ -96,3 +96,59 @@ def test_a_k_beyond_any_list_is_the_whole_list(call):
 def test_k_beyond_int64_equals_the_whole_list():
     lists = [["a", "b"], ["a", "c"]]
     assert rv.catalog_coverage(lists, catalog=4, k=2**63) == rv.catalog_coverage(lists, catalog=4)
+
+
+# ---------------------------------------------------------------- files
+def _write(tmp_path, name, data: bytes):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return str(path)
+
+
+FILES = {
+    # name, content, reader, expected start of the message after the path
+    "qrels big grade": ("q.txt", b"q1 0 d1 1\nq1 0 d2 0\nq0 0 d3 99999999999999999999\n",
+                        rv.Qrels.from_file, ":3: the grade"),
+    "empty score csv": ("r.csv", b"user,item,score\nu1,a,0.5\nu1,b,\n", rv.Run.from_file,
+                        ":3: Run: scores contains NaN"),
+    "nan grade csv": ("q.csv", b"user,item,grade\nu1,a,1\nu1,b,1\nu2,c,\n", rv.Qrels.from_file,
+                      ":4: "),
+    "duplicate csv": ("d.csv", b"user,item,score\nu1,a,0.5\nu1,a,0.4\n", rv.Run.from_file,
+                      ": Run: user 'u1' has item 'a' more than once"),
+    "duplicate trec": ("d.txt", b"q1 Q0 d1 1 0.5 r\nq1 Q0 d1 2 0.4 r\n", rv.Run.from_file,
+                       ": Run: user 'q1' has item 'd1' more than once"),
+    "empty trec": ("e.txt", b"", rv.Run.from_file, ": "),
+    "header not utf-8": ("h.csv", b"us\xffer,item,score\nu1,a,0.5\n", rv.Run.from_file,
+                         ":1: the header is not valid UTF-8"),
+    "truncated gzip": ("t.txt.gz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03+4T", rv.Run.from_file,
+                       ": "),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(FILES))
+def test_file_errors_name_the_file_and_line(tmp_path, name):
+    file, data, reader, after = FILES[name]
+    path = _write(tmp_path, file, data)
+    with pytest.raises(rv.InputValidationError) as info:
+        reader(path)
+    assert str(info.value).startswith(path + after)
+
+
+def test_a_field_longer_than_a_csv_block_is_read(tmp_path):
+    blob = "x" * (3 << 20)  # 3 MiB in a column not asked for
+    path = _write(
+        tmp_path, "w.csv", f"user,item,score,blob\nu1,a,0.5,{blob}\nu1,b,0.4,y\n".encode()
+    )
+    run = rv.Run.from_file(path)
+    assert run.n_rows == 2 and run.to_dict() == {"u1": {"a": 0.5, "b": 0.4}}
+
+
+def test_parquet_rows_are_named_by_position(tmp_path):
+    import pyarrow.parquet as pq
+
+    table = pa.table({"user": [1, 1, 2], "item": [1, 2, 3], "score": [0.5, None, 0.1]})
+    path = str(tmp_path / "r.parquet")
+    pq.write_table(table, path, row_group_size=2)
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.Run.from_file(path)
+    assert str(info.value).startswith(path + ": row 2: Run: scores contains NaN")

@@ -105,17 +105,6 @@ def _has_trailing_nul(x: Any) -> bool:
         return False
 
 
-def _null_count(x: Any) -> int:
-    """Missing values of an Arrow array or a polars Series (0 for other objects)."""
-    count = getattr(x, "null_count", None)
-    if callable(count):  # polars: a method
-        try:
-            count = count()
-        except Exception:  # not a column after all
-            return 0
-    return count if isinstance(count, (int, np.integer)) else 0
-
-
 def _as_array(x: Any, name: str, func: str) -> np.ndarray:
     """``np.asarray(x)``, ragged input (a list holding a list) as a clear error."""
     try:
@@ -135,7 +124,7 @@ def _as_array(x: Any, name: str, func: str) -> np.ndarray:
         ) from None
 
 
-def _check_no_none(arr: np.ndarray, name: str, func: str) -> None:
+def check_no_none(arr: np.ndarray, name: str, func: str) -> None:
     """Raise when an object array holds None (a missing value)."""
     if arr.dtype == object and arr.size:
         missing = np.equal(arr, None)
@@ -153,16 +142,10 @@ def as_array(x: Any, name: str, func: str) -> np.ndarray:
     errors that name the argument."""
     if x is None:
         raise InputValidationError(f"{func}: {name} is None; pass an array of values.")
-    nulls = _null_count(x)
-    if nulls:
-        raise InputValidationError(
-            f"{func}: {name} contains {nulls} missing values (null); drop or fill them "
-            f"first (e.g. pyarrow.compute.drop_null, polars' drop_nulls / fill_null)."
-        )
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         try:  # pandas/polars Series, Arrow arrays: no copy when possible
             x = x.to_numpy()
-        except (TypeError, ValueError):
+        except (TypeError, ValueError):  # Arrow nulls: NaN or None, reported downstream
             x = x.to_numpy(zero_copy_only=False)
     return _as_array(x, name, func)
 
@@ -183,7 +166,6 @@ def as_1d(x: Any, name: str, func: str) -> np.ndarray:
         raise InputValidationError(
             f"{func}: {name} must be 1-dimensional. Got an array of shape {arr.shape}."
         )
-    _check_no_none(arr, name, func)
     return arr
 
 
@@ -245,8 +227,11 @@ def check_finite(x: np.ndarray, name: str, func: str) -> np.ndarray:
         total = np.add.reduce(x, axis=None)
     if not np.isfinite(total):
         # the sum is not finite: either a non-finite value or an overflow
-        if not np.isfinite(x).all():
-            raise InputValidationError(f"{func}: {name} contains NaN or infinity.")
+        bad = ~np.isfinite(x)
+        if bad.any():
+            error = InputValidationError(f"{func}: {name} contains NaN or infinity.")
+            error.row = int(np.argmax(bad)) if x.ndim == 1 else None
+            raise error
     return x
 
 
@@ -298,6 +283,7 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
     With ``pos_label=None`` the labels must be a subset of {0, 1} or {-1, 1}
     (then 1 is positive); otherwise ``pos_label`` names the positive class.
     """
+    check_no_none(y, name, func)
     if pos_label is None:
         if y.dtype == np.bool_:
             return y.view(np.int8)
@@ -396,12 +382,6 @@ def as_class_labels(x: Any, name: str, func: str) -> np.ndarray:
     if x is None:
         raise InputValidationError(f"{func}: {name} is None; pass an array of labels.")
     raw = x
-    nulls = _null_count(x)
-    if nulls:
-        raise InputValidationError(
-            f"{func}: {name} contains {nulls} missing values (null); drop or fill them "
-            f"first (e.g. pyarrow.compute.drop_null, polars' drop_nulls / fill_null)."
-        )
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         try:
             x = x.to_numpy()

@@ -38,7 +38,13 @@ class InvalidParameterError(RecevalError, ValueError, TypeError):
 
 
 class InputValidationError(RecevalError, ValueError):
-    """The data passed to a metric is malformed (length, values, NaN, ...)."""
+    """The data passed to a metric is malformed (length, values, NaN, ...).
+
+    ``row`` is the 0-based position of the first offending value when the check
+    knows it (None otherwise): the file readers turn it into ``path:line``.
+    """
+
+    row: int | None = None
 
 
 class MissingDependencyError(RecevalError, ImportError):

@@ -1097,7 +1097,10 @@ def test_parquet_null_scores_and_ids_are_errors(with_polars, tmp_path, monkeypat
     pq.write_table(
         pa.table({"user": [1, 1, 2], "item": [1, 2, 1], "score": [0.5, None, 0.1]}), path
     )
-    with pytest.raises(InputValidationError, match=r"^Run: scores contains NaN or infinity\.$"):
+    where = re.escape(str(path))
+    with pytest.raises(
+        InputValidationError, match=rf"^{where}: row 2: Run: scores contains NaN or infinity\.$"
+    ):
         Run.from_file(path)
 
 

@@ -394,8 +394,8 @@ def test_label_type_errors():
         recall_score([[0, 1, 1], [1, 0, 1]], [[0, 1, 1], [1, 0, 1]])  # fmt: skip
     with _raises(
         InputValidationError,
-        "confusion_matrix: y_true contains 1 missing values (None), the first at "
-        "position 1; drop or fill them first.",
+        "confusion_matrix: y_true contains missing labels (None "
+        "or NA); every sample needs a label, so drop or fill those samples first.",
     ):
         confusion_matrix(["a", None], ["a", "b"])  # fmt: skip
     with _raises(

@@ -97,12 +97,18 @@ def _items(source: Source, column: str, func: str) -> tuple[Any, Any]:
     return codes, ids
 
 
-def _numbers(chunk: Any, name: str, func: str) -> np.ndarray:
-    """A row group of scores or grades as finite float64 (nulls are NaN: an error)."""
+def _numbers(chunk: Any, name: str, func: str, start: int) -> np.ndarray:
+    """A row group of scores or grades as finite float64 (nulls are NaN: an error
+    whose ``row`` counts from the file's first row; ``start``: the group's first)."""
     values = io.numeric_view(chunk)
     if values is None:
         values = chunk.to_numpy(zero_copy_only=False)
-    return v.check_scores(values, name, func)
+    try:
+        return v.check_scores(values, name, func)
+    except InputValidationError as exc:
+        if exc.row is not None:
+            exc.row += start
+        raise
 
 
 def _whole_numbers(source: Source, column: str, name: str, func: str) -> np.ndarray:
@@ -148,7 +154,7 @@ def _rank_chunks(
 
     with closing(source.chunks(column)) as chunks:
         for chunk in chunks:
-            keys = _numbers(chunk, name, func)
+            keys = _numbers(chunk, name, func, start)
             if negate:
                 keys = -keys
             stop = start + len(keys)
@@ -213,7 +219,7 @@ def read_qrels(source: Source, user: str, item: str, grade: str | None, func: st
         start = 0
         with closing(source.chunks(grade)) as chunks:
             for chunk in chunks:
-                values = _numbers(chunk, "grades", func)
+                values = _numbers(chunk, "grades", func, start)
                 grades[start : start + len(values)] = values
                 start += len(values)
         if start != n:  # pragma: no cover - the file changed while read

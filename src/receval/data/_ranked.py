@@ -251,15 +251,16 @@ class Qrels(_RankedBase):
     ) -> Qrels:
         """From a TREC, CSV, TSV or Parquet file (format from the suffix unless given)."""
         fmt = file_format or io.infer_format(os.fspath(path))
-        if fmt == "trec":
-            return cls.from_trec(path)
-        if fmt == "parquet" and os.path.exists(os.fspath(path)):
-            names = [c for c in (user, item, grade) if c is not None]
-            source = io.ParquetColumns(os.fspath(path), names)
-            return cls._from_columns(source, user, item, grade)
-        columns = [c for c in (user, item, grade) if c is not None]
-        table = io.read_table(path, columns, cls._func, fmt, id_columns=(user, item))
-        return cls.from_frame(table, user=user, item=item, grade=grade)
+        with io.located(path, fmt):
+            if fmt == "trec":
+                return cls.from_trec(path)
+            if fmt == "parquet" and os.path.exists(os.fspath(path)):
+                names = [c for c in (user, item, grade) if c is not None]
+                source = io.ParquetColumns(os.fspath(path), names)
+                return cls._from_columns(source, user, item, grade)
+            columns = [c for c in (user, item, grade) if c is not None]
+            table = io.read_table(path, columns, cls._func, fmt, id_columns=(user, item))
+            return cls.from_frame(table, user=user, item=item, grade=grade)
 
     # ------------------------------------------------------------ views
     def to_dict(self) -> dict[Any, dict[Any, int]]:
@@ -494,26 +495,23 @@ class Run(_RankedBase):
     ) -> Run:
         """From a TREC, CSV, TSV or Parquet file (format from the suffix unless given)."""
         fmt = file_format or io.infer_format(os.fspath(path))
-        if fmt == "trec":
-            return cls.from_trec(path, name=name)
         if rank is not None:
             score = None
-        if fmt == "parquet" and os.path.exists(os.fspath(path)):
-            source = io.ParquetColumns(os.fspath(path), (user, item, score or rank))
-            return cls._from_columns(
-                source, user, item, score or rank, rank is not None,
-                name or os.path.basename(os.fspath(path)),
+        with io.located(path, fmt):
+            if fmt == "trec":
+                return cls.from_trec(path, name=name)
+            if fmt == "parquet" and os.path.exists(os.fspath(path)):
+                source = io.ParquetColumns(os.fspath(path), (user, item, score or rank))
+                return cls._from_columns(
+                    source, user, item, score or rank, rank is not None,
+                    name or os.path.basename(os.fspath(path)),
+                )  # fmt: skip
+            columns = [c for c in (user, item, score, rank) if c is not None]
+            table = io.read_table(path, columns, cls._func, fmt, id_columns=(user, item))
+            return cls.from_frame(
+                table, user=user, item=item, score=score, rank=rank,
+                name=name or os.path.basename(os.fspath(path)),
             )  # fmt: skip
-        columns = [c for c in (user, item, score, rank) if c is not None]
-        table = io.read_table(path, columns, cls._func, fmt, id_columns=(user, item))
-        return cls.from_frame(
-            table,
-            user=user,
-            item=item,
-            score=score,
-            rank=rank,
-            name=name or os.path.basename(os.fspath(path)),
-        )
 
     def to_dict(self) -> dict[Any, dict[Any, float]]:
         """Back to ``{user: {item: score}}`` (ranks become negative scores)."""

@@ -12,6 +12,7 @@ import threading
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -274,24 +275,55 @@ def read_table(
                 )
             return pq.read_table(path, columns=list(columns))
         if fmt in ("csv", "tsv"):
-            import pyarrow.csv as pcsv
-
-            parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
-            convert = pcsv.ConvertOptions(column_types={c: pa.string() for c in id_columns})
-            table = pcsv.read_csv(path, parse_options=parse, convert_options=convert)
-            missing = [c for c in columns if c not in table.column_names]
-            if missing:
-                raise InputValidationError(
-                    f"{path}: no column {missing[0]!r}. Got columns "
-                    f"{format_values(table.column_names, limit=10)}."
-                )
-            return table.select(list(columns))
+            return _read_csv(path, columns, fmt, id_columns)
     except pa.ArrowInvalid as exc:
         raise InputValidationError(f"{path}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputValidationError(
+            f"{path}:1: the header is not valid UTF-8 (byte {exc.object[exc.start]:#04x} at "
+            f"byte {exc.start + 1} of a column name); save the file as UTF-8."
+        ) from exc
     raise InputValidationError(
         f"{func}: cannot tell the format of {path!r}; pass file_format='csv', 'tsv', 'parquet' "
         f"or 'trec'."
     )
+
+
+#: pyarrow's default CSV block (1 MiB): a row must fit in one block
+_CSV_BLOCK = 1 << 20
+
+
+def _read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[str]) -> Any:
+    """The named columns of a CSV/TSV file; only they are converted (a wide file's
+    other columns are skipped), and a row longer than a block (a field of several
+    MiB) retries with blocks large enough."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
+    block = _CSV_BLOCK
+    while True:
+        read = pcsv.ReadOptions(block_size=block)
+        try:
+            names = pcsv.open_csv(path, read_options=read, parse_options=parse).schema.names
+            missing = [c for c in columns if c not in names]
+            if missing:
+                raise InputValidationError(
+                    f"{path}: no column {missing[0]!r}. Got columns "
+                    f"{format_values(names, limit=10)}."
+                )
+            convert = pcsv.ConvertOptions(
+                column_types={c: pa.string() for c in id_columns if c in columns},
+                include_columns=list(columns),
+            )
+            return pcsv.read_csv(
+                path, read_options=read, parse_options=parse, convert_options=convert
+            )
+        except pa.ArrowInvalid as exc:
+            # a row (or the header) longer than the block: grow it, up to the file
+            if "straddling" not in str(exc) or block >= max(os.path.getsize(path), 1) * 4:
+                raise
+            block *= 8
 
 
 # read Parquet columns with polars when it is installed (faster); pyarrow otherwise
@@ -501,6 +533,31 @@ class ArrowColumns:
     @staticmethod
     def release() -> None:
         """Nothing to hand back: the table is the caller's."""
+
+
+@contextmanager
+def located(path: str | os.PathLike[str], fmt: str | None) -> Iterator[None]:
+    """Put the file (and, where the check knows the row, its line) in front of the
+    data errors raised while a file is turned into a container.
+
+    A CSV or TSV row ``r`` (0-based, after the header) is line ``r + 2`` of a file
+    without quoted line breaks; a Parquet row is named by its position."""
+    where = os.fspath(path)
+    try:
+        yield
+    except InputValidationError as exc:
+        message = str(exc)
+        if where in message:
+            raise
+        if exc.row is not None and fmt in ("csv", "tsv"):
+            place = f"{where}:{exc.row + 2}"
+        elif exc.row is not None:
+            place = f"{where}: row {exc.row + 1}"
+        else:
+            place = where
+        error = InputValidationError(f"{place}: {message}")
+        error.row = exc.row
+        raise error from exc
 
 
 def infer_format(path: str) -> str | None:

@@ -13,7 +13,7 @@ from receval.cli._metrics import COLUMNS
 
 from ._helpers import invoke, make_runner
 
-FAMILIES = ["pointwise", "grouped", "ranking", "list", "retention"]
+FAMILIES = ["pointwise", "grouped", "ranking", "list", "retention", "off_policy"]
 
 
 @pytest.fixture()

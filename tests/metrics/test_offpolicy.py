@@ -284,6 +284,8 @@ def _ips(**kw):
         ({"action_dist": [1.0, 0.5, 0.5, 0.2]},
          "ips_estimate: action is given, but action_dist is 1-dimensional"),
         ({"action_dist": np.ones((4, 1, 1, 1))}, "action_dist must have 1, 2 or 3 dimensions"),
+        ({"action_dist": [[0.5, 0.5], [1.0], [0.5, 0.5], [0.5, 0.5]]},
+         "ips_estimate: action_dist must be a rectangular array"),
         ({"action_dist": [[0.9, np.nan]] * 4}, "ips_estimate: action_dist contains NaN"),
         ({"reward": [1, np.inf, 0, 0]}, "ips_estimate: reward contains NaN or infinity."),
         ({"action_dist": [[1.5, -0.5]] * 4}, "action_dist must contain probabilities in [0, 1]"),

@@ -52,10 +52,16 @@ def check_clip(clip: Any, func: str) -> float | None:
     return value
 
 
-def _as_array(x: Any) -> np.ndarray:
+def _as_array(x: Any, name: str, func: str) -> np.ndarray:
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         x = x.to_numpy()
-    return np.asarray(x)
+    try:
+        return np.asarray(x)
+    except ValueError:  # ragged nested lists
+        raise InputValidationError(
+            f"{func}: {name} must be a rectangular array (every round with the same number "
+            f"of actions and slots). Got rows of different lengths."
+        ) from None
 
 
 def _indices(x: Any, name: str, func: str, n: int, size: int, what: str) -> np.ndarray:
@@ -165,7 +171,7 @@ def round_terms(
             f"{func}: action_dist is None; pass the target policy's probability of each "
             f"logged action (1-D) or of every action (n_rounds, n_actions[, len_list])."
         )
-    dist = _as_array(action_dist)
+    dist = _as_array(action_dist, "action_dist", func)
     if dist.ndim == 2 and dist.shape[1] == 1 and action is None:
         dist = dist[:, 0]
     if dist.ndim not in (1, 2, 3):
@@ -207,7 +213,7 @@ def round_terms(
             f"{func}: estimated_rewards is None; pass the reward model's estimates of every "
             f"action, of the shape of action_dist {dist.shape}."
         )
-    q = _as_array(estimated_rewards)
+    q = _as_array(estimated_rewards, "estimated_rewards", func)
     if q.shape != dist.shape:
         raise InputValidationError(
             f"{func}: estimated_rewards must have the shape of action_dist {dist.shape}. "

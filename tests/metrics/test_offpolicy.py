@@ -188,6 +188,8 @@ def test_scan_columns(tmp_path):
         assert func(s["r"], s["p"], action_dist=s["t"], clip=1.5) == func(
             r, p, action_dist=t, clip=1.5
         )
+    with pytest.raises(InvalidParameterError, match="The 'action' parameter of ips_estimate is"):
+        ips_estimate(s["r"], s["p"], action_dist=s["t"], action=s["r"])
     with pytest.raises(InvalidParameterError, match="dr_estimate is not available out of core"):
         dr_estimate(s["r"], s["p"], action_dist=s["t"], action=s["r"], estimated_rewards=s["t"])
 
@@ -245,7 +247,7 @@ def test_interval_is_reproducible_and_ordered():
         ({"n_resamples": 0}, "n_resamples"),
         ({"seed": -1}, "seed"),
         ({"estimated_rewards": [[1.0]]}, "pass estimator='dr'"),
-        ({"clip": 0}, "The 'clip' parameter of ips_estimate must be None or a positive number"),
+        ({"clip": 0}, "The 'clip' parameter of policy_value_interval must be None or a positive"),
     ],
 )
 def test_interval_parameter_errors(kw, message):

@@ -532,7 +532,7 @@ def policy_value_interval(
             f"estimator='dr' to use the reward model."
         )
     defn = DEFINITIONS_BY_ESTIMATOR[estimator]
-    params = defn.check_params(clip=clip)
+    params = defn.check_params(clip=check_clip(clip, func))
     terms = defn.prepare(
         params,
         reward=reward,

@@ -46,6 +46,12 @@ _EXPORTS: dict[str, str] = {
     "AUCInterval": "receval.metrics._delong",
     "DeLongTest": "receval.metrics._delong",
     "gauc_score": "receval.metrics._gauc",
+    # off-policy estimates from logged bandit feedback
+    "ips_estimate": "receval.metrics._offpolicy",
+    "snips_estimate": "receval.metrics._offpolicy",
+    "dr_estimate": "receval.metrics._offpolicy",
+    "policy_value_interval": "receval.metrics._offpolicy",
+    "PolicyValueInterval": "receval.metrics._offpolicy",
     "group_auc": "receval.metrics._gauc",
     "GroupAUCReport": "receval.metrics._gauc",
     # calibration
@@ -200,6 +206,13 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         mean_absolute_error,
         normalized_entropy,
         root_mean_squared_error,
+    )
+    from .metrics._offpolicy import (
+        PolicyValueInterval,
+        dr_estimate,
+        ips_estimate,
+        policy_value_interval,
+        snips_estimate,
     )
     from .metrics._overlap import intersection, user_coverage
     from .metrics._partial_auc import partial_auc

@@ -10,7 +10,8 @@ command line's names and the ranking parser's names come from it.
 Families: ``pointwise`` (one score per impression), ``grouped`` (per-group
 AUC), ``ranking`` (top-K lists against judgments: the metric strings of
 :func:`receval.evaluate`), ``list`` (beyond accuracy, from the lists alone) and
-``retention``.
+``retention``, and ``off_policy`` (a target policy's expected reward estimated
+from logged bandit feedback).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ __all__ = [
     "pointwise_metric",
 ]
 
-FAMILIES = ("pointwise", "grouped", "ranking", "list", "retention")
+FAMILIES = ("pointwise", "grouped", "ranking", "list", "retention", "off_policy")
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,9 @@ _POINTWISE = [
                 source="Zhou et al. 2018 (DIN)"),
 ]  # fmt: skip
 
+_LOGGED = ("reward", "pscore", "action_dist", "action", "position")
+_CLIP = "clip: largest importance weight kept, > 0, default None (no clipping)"
+
 _LIST = [
     MetricEntry("catalog_coverage", "list", "share of the catalogue in the top-k lists",
                 ("coverage",), True, ("run", "catalog"), (), "catalog_coverage", True,
@@ -191,6 +195,21 @@ _LIST = [
     MetricEntry("user_coverage", "list",
                 "share of users with a relevant item whose top-k list holds one",
                 (), True, ("run", "qrels"), ("groups",), "user_coverage", True),
+    MetricEntry("ips", "off_policy",
+                "inverse propensity scoring: mean importance-weighted reward of a target policy",
+                ("ipw", "ips_estimate", "inverse_propensity_score"), True, _LOGGED, ("any",),
+                "ips_estimate", source="Horvitz & Thompson 1952; Open Bandit Pipeline",
+                parameters=(_CLIP,)),
+    MetricEntry("snips", "off_policy",
+                "self-normalized IPS: importance-weighted rewards over the sum of the weights",
+                ("snipw", "snips_estimate", "self_normalized_ips"), True, _LOGGED, ("any",),
+                "snips_estimate", source="Swaminathan & Joachims 2015; Open Bandit Pipeline",
+                parameters=(_CLIP,)),
+    MetricEntry("dr", "off_policy",
+                "doubly robust: a reward model's value plus the importance-weighted residuals",
+                ("doubly_robust", "dr_estimate"), True, (*_LOGGED, "estimated_rewards"),
+                ("any",), "dr_estimate", source="Dudik et al. 2011; Open Bandit Pipeline",
+                parameters=(_CLIP,)),
     MetricEntry("retention", "retention",
                 "new, login and active users per period; day-N retention per cohort",
                 (), True, ("events",), ("groups",), "retention"),
@@ -230,7 +249,7 @@ def list_metrics(family: str | None = None) -> list[MetricEntry]:
 
     Parameters
     ----------
-    family : {"pointwise", "grouped", "ranking", "list", "retention"}, default=None
+    family : {"pointwise", "grouped", "ranking", "list", "retention", "off_policy"}, default=None
         None lists every metric. ``"ranking"`` gives the metrics of
         :func:`receval.evaluate`'s metric strings.
 
@@ -557,6 +576,7 @@ def definitions() -> dict[str, MetricDefinition]:
         _calibration,
         _gauc,
         _loss,
+        _offpolicy,
         _partial_auc,
         _popularity_engine,
         _regression,

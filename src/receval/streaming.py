@@ -39,7 +39,9 @@ def metric(
         (``"ndcg@10"``, ``"map(ap_normalizer=min_k)@100"``), or a popularity
         metric over the whole run (``"pop_rsp"``, ``"pop_reo"``,
         ``"shannon_entropy"``, ``"distributional_coverage"``, ``"item_coverage"``;
-        batches of whole users, options as their functions' keywords).
+        batches of whole users, options as their functions' keywords), or an
+        off-policy estimate (``"ips"``, ``"snips"``, ``"dr"``: ``update(reward,
+        pscore, action_dist=..., action=..., position=...)``, ``clip=`` option).
     window : int, default=None
         Also keep a window of the last ``window`` batches (or rows): its value is
         ``compute_window()``, beside the lifetime value ``compute()`` (TorchRec's

@@ -13,7 +13,7 @@ from receval.cli._metrics import COLUMNS
 
 from ._helpers import invoke, make_runner
 
-FAMILIES = ["pointwise", "grouped", "ranking", "list", "retention"]
+FAMILIES = ["pointwise", "grouped", "ranking", "list", "retention", "off_policy"]
 
 
 @pytest.fixture()
@@ -76,5 +76,5 @@ def test_bad_family_exits_2_with_the_choices(runner):
     assert result.stdout == ""
     assert result.stderr == (
         "error: The 'family' parameter of list_metrics must be one of ['grouped', 'list', "
-        "'pointwise', 'ranking', 'retention']. Got 'ctr' instead.\n"
+        "'off_policy', 'pointwise', 'ranking', 'retention']. Got 'ctr' instead.\n"
     )

@@ -45,9 +45,25 @@ ANY = ["brier_score", "copc", "explained_variance", "log_loss", "mean_absolute_e
 RUNS = ["distributional_coverage", "item_coverage", "pop_rsp", "shannon_entropy"]
 
 
+# off-policy estimates of 1-D columns; dr needs every action's probability (2-D): not a
+# column of a DataFrame
+OFF_POLICY = ["ips", "snips"]
+
+
 def test_every_definition_runs_on_spark_or_is_listed():
-    listed = {"roc_auc", "partial_auc", "gauc", "ranking", "pop_reo"}
-    assert set(ANY) | listed | set(RUNS) == set(DEFINITIONS)
+    listed = {"roc_auc", "partial_auc", "gauc", "ranking", "pop_reo", "dr"}
+    assert set(ANY) | listed | set(RUNS) | set(OFF_POLICY) == set(DEFINITIONS)
+
+
+@pytest.mark.parametrize("name", OFF_POLICY)
+@pytest.mark.parametrize("parts", [None, 1, 5])
+def test_off_policy_equals_in_memory(spark, rows, name, parts):
+    logged = pd.DataFrame({"r": rows["y"], "ps": (rows["p"] + 1) / 2, "t": 1 - rows["p"]})
+    func = getattr(receval, metric_info(name).function)
+    expected = func(logged["r"], logged["ps"], action_dist=logged["t"], clip=1.5)
+    columns = {"reward": "r", "pscore": "ps", "action_dist": "t"}
+    df = spark.createDataFrame(logged).repartition(3)
+    assert rs.compute(df, name, columns, num_partitions=parts, clip=1.5) == expected
 
 
 @pytest.mark.parametrize("name", RUNS)

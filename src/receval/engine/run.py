@@ -80,7 +80,9 @@ class Accumulator:
         ``update(y_true, y_prob, sample_weight=None)`` for ``log_loss``, ``pcoc``,
         ``copc``, ``normalized_entropy``, ``update(y_true, y_pred)`` for ``rmse`` /
         ``mae``, ``update(y_true, y_score, groups=..., sample_weight=None)`` for
-        ``gauc`` and ``update(qrels, run)`` for a ranking metric string. Metrics
+        ``gauc``, ``update(reward, pscore, action_dist=..., action=None,
+        position=None, estimated_rewards=None)`` for ``ips``, ``snips`` and ``dr``,
+        and ``update(qrels, run)`` for a ranking metric string. Metrics
         over whole groups (``gauc``, ranking) need every group's rows in one
         update; a group given again raises. Returns the accumulator.
         """

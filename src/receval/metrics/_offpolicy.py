@@ -1,0 +1,566 @@
+"""Off-policy estimates of a target policy's expected reward from logged bandit feedback.
+
+IPS, SNIPS and doubly robust (DR) estimates, each one definition on the engine
+whose state holds exact sums of the per-round terms (see
+:mod:`receval.metrics._offpolicy_inputs`): ``sum r w``, ``sum w`` and the sum of
+the DR terms, with the number of rounds. The value is formed from those sums in
+exact rational arithmetic and rounded once, so batches
+(:func:`receval.metric`), :func:`receval.scan` columns and one pass give the
+same float.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import _validation as v
+from .._sums import ExactSum
+from ..engine.metric import MetricDefinition, register
+from ..engine.sources import is_scan, refuse_out_of_core, scan_compute
+from ..exceptions import InvalidParameterError
+from ._binary import warn_undefined
+from ._offpolicy_inputs import ESTIMATORS, check_clip, round_terms
+
+__all__ = [
+    "PolicyValueInterval",
+    "dr_estimate",
+    "ips_estimate",
+    "policy_value_interval",
+    "snips_estimate",
+]
+
+_INPUTS = ("reward", "pscore", "action_dist", "action", "position", "estimated_rewards")
+
+
+class PolicyValueInterval(NamedTuple):
+    """An estimate of a policy's value and a bootstrap confidence interval: unpacks as
+    ``(value, low, high)``."""
+
+    value: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class OffPolicySums:
+    """Exact sums of ``r w``, ``w`` and the DR terms over the rounds, and their count."""
+
+    reward_weight: ExactSum
+    weight: ExactSum
+    dr: ExactSum
+    n_rounds: int
+
+    @classmethod
+    def zero(cls) -> OffPolicySums:
+        z = ExactSum.zero()
+        return cls(z, z, z, 0)
+
+    def merge(self, other: OffPolicySums) -> OffPolicySums:
+        return OffPolicySums(
+            self.reward_weight + other.reward_weight,
+            self.weight + other.weight,
+            self.dr + other.dr,
+            self.n_rounds + other.n_rounds,
+        )
+
+
+def ips_estimate(
+    reward: ArrayLike,
+    pscore: ArrayLike,
+    *,
+    action_dist: ArrayLike,
+    action: ArrayLike | None = None,
+    position: ArrayLike | None = None,
+    clip: float | None = None,
+) -> float:
+    """Estimate a target policy's expected reward by inverse propensity scoring (IPS).
+
+    ``V = mean(w_i r_i)`` with the importance weight ``w_i = pi(a_i | x_i) /
+    pscore_i``: the logged rewards reweighted by how much more (or less) often
+    the target policy ``pi`` takes the logged action than the logging policy
+    did. Unbiased when every action the target policy may take had a positive
+    logging probability. Open Bandit Pipeline's ``InverseProbabilityWeighting``.
+
+    Columns of a :func:`receval.scan` are read batch by batch (``reward``,
+    ``pscore`` and a 1-D ``action_dist``).
+
+    Parameters
+    ----------
+    reward : array-like of shape (n_rounds,)
+        Observed reward of each logged round (a click: 1 or 0).
+    pscore : array-like of shape (n_rounds,)
+        The logging policy's probability of the logged action, in (0, 1].
+    action_dist : array-like of shape (n_rounds,) or (n_rounds, n_actions[, len_list])
+        The target policy: its probability of each logged action (1-D), or of
+        every action at each round (and position), as Open Bandit Pipeline's
+        ``action_dist``; each row sums to 1 over the actions.
+    action : array-like of int of shape (n_rounds,), default=None
+        The logged actions, in ``[0, n_actions)``; required with a 2-D or 3-D
+        ``action_dist``.
+    position : array-like of int of shape (n_rounds,), default=None
+        The slot of each logged action in a list (3-D ``action_dist``); None
+        means slot 0 for every round.
+    clip : float, default=None
+        Clip the importance weights at this positive value (``min(w, clip)``:
+        Open Bandit Pipeline's ``lambda_``), trading bias for variance.
+
+    Returns
+    -------
+    value : float
+        The estimated expected reward per round.
+
+    Raises
+    ------
+    InputValidationError
+        ``pscore`` outside (0, 1], ``action_dist`` rows not summing to 1 or
+        outside [0, 1], actions outside the axis, lengths that differ, NaN,
+        empty input.
+    InvalidParameterError
+        ``clip`` not a positive number.
+
+    See Also
+    --------
+    snips_estimate : Self-normalized: divides by the sum of the weights.
+    dr_estimate : Adds a reward model to cut the variance.
+    policy_value_interval : A bootstrap confidence interval of the estimate.
+
+    Notes
+    -----
+    :math:`\\hat V_{IPS} = \\frac1n \\sum_i \\frac{\\pi(a_i|x_i)}{\\pi_0(a_i|x_i)}
+    r_i` (Horvitz and Thompson 1952; Precup, Sutton and Singh 2000). The sum
+    is exact, so the value does not depend on how the rounds are batched.
+
+    References
+    ----------
+    .. [1] D. G. Horvitz and D. J. Thompson, "A generalization of sampling
+       without replacement from a finite universe", JASA 47(260), 1952.
+    .. [2] D. Precup, R. S. Sutton and S. Singh, "Eligibility traces for
+       off-policy policy evaluation", ICML 2000.
+
+    Examples
+    --------
+    >>> from receval import ips_estimate
+    >>> reward = [1, 0, 1, 0]
+    >>> pscore = [0.5, 0.5, 0.25, 0.75]
+    >>> ips_estimate(reward, pscore, action_dist=[1.0, 0.0, 0.5, 0.5])
+    1.0
+    >>> ips_estimate(reward, pscore, action_dist=[1.0, 0.0, 0.5, 0.5], clip=1.5)
+    0.75
+    >>> dist = [[0.9, 0.1], [0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]
+    >>> ips_estimate(reward, pscore, action_dist=dist, action=[0, 1, 1, 0])
+    1.25
+    """
+    return _estimate("ips", reward, pscore, action_dist, action, position, None, clip)
+
+
+def snips_estimate(
+    reward: ArrayLike,
+    pscore: ArrayLike,
+    *,
+    action_dist: ArrayLike,
+    action: ArrayLike | None = None,
+    position: ArrayLike | None = None,
+    clip: float | None = None,
+) -> float:
+    """Estimate a target policy's expected reward by self-normalized IPS (SNIPS).
+
+    ``V = sum(w_i r_i) / sum(w_i)``: the IPS estimate divided by the mean
+    importance weight (whose expectation is 1), which bounds the estimate by
+    the range of the rewards and cuts its variance at the cost of a small
+    bias. Open Bandit Pipeline's ``SelfNormalizedInverseProbabilityWeighting``.
+
+    Parameters
+    ----------
+    reward : array-like of shape (n_rounds,)
+        Observed reward of each logged round.
+    pscore : array-like of shape (n_rounds,)
+        The logging policy's probability of the logged action, in (0, 1].
+    action_dist : array-like of shape (n_rounds,) or (n_rounds, n_actions[, len_list])
+        The target policy, as in :func:`ips_estimate`.
+    action : array-like of int of shape (n_rounds,), default=None
+        The logged actions (with a 2-D or 3-D ``action_dist``).
+    position : array-like of int of shape (n_rounds,), default=None
+        The slot of each logged action (3-D ``action_dist``).
+    clip : float, default=None
+        Clip the importance weights at this positive value before normalizing
+        (Open Bandit Pipeline's SNIPS has no clipping).
+
+    Returns
+    -------
+    value : float
+        The estimated expected reward per round; ``nan`` with an
+        ``UndefinedMetricWarning`` when every importance weight is 0 (the
+        target policy never takes a logged action).
+
+    Raises
+    ------
+    InputValidationError
+        As :func:`ips_estimate`.
+    InvalidParameterError
+        ``clip`` not a positive number.
+
+    See Also
+    --------
+    ips_estimate : Without the normalization (unbiased).
+
+    Notes
+    -----
+    :math:`\\hat V_{SNIPS} = \\sum_i w_i r_i / \\sum_i w_i` with
+    :math:`w_i = \\pi(a_i|x_i) / \\pi_0(a_i|x_i)`, both sums exact and the
+    ratio rounded once.
+
+    References
+    ----------
+    .. [1] A. Swaminathan and T. Joachims, "The self-normalized estimator for
+       counterfactual learning", NeurIPS 2015.
+
+    Examples
+    --------
+    >>> from receval import snips_estimate
+    >>> snips_estimate([1, 0, 1, 0], [0.5, 0.5, 0.25, 0.75], action_dist=[1.0, 0.0, 0.5, 0.5])
+    0.8571
+    """
+    return _estimate("snips", reward, pscore, action_dist, action, position, None, clip)
+
+
+def dr_estimate(
+    reward: ArrayLike,
+    pscore: ArrayLike,
+    *,
+    action_dist: ArrayLike,
+    estimated_rewards: ArrayLike,
+    action: ArrayLike,
+    position: ArrayLike | None = None,
+    clip: float | None = None,
+) -> float:
+    """Estimate a target policy's expected reward by the doubly robust method (DR).
+
+    ``V = mean(q(x_i, pi) + w_i (r_i - q(x_i, a_i)))``: a reward model's
+    estimate of the target policy's reward, ``q(x_i, pi) = sum_a pi(a | x_i)
+    q(x_i, a)``, corrected by the importance-weighted error of the model on
+    the logged action. Unbiased when the logging probabilities are right or
+    the reward model is; its variance is lower than IPS's when the model is
+    good. Open Bandit Pipeline's ``DoublyRobust``.
+
+    Parameters
+    ----------
+    reward : array-like of shape (n_rounds,)
+        Observed reward of each logged round.
+    pscore : array-like of shape (n_rounds,)
+        The logging policy's probability of the logged action, in (0, 1].
+    action_dist : array-like of shape (n_rounds, n_actions[, len_list])
+        The target policy's probability of every action at each round (and
+        position); each row sums to 1 over the actions.
+    estimated_rewards : array-like of the shape of ``action_dist``
+        The reward model's estimate ``q(x_i, a)`` of every action at each
+        round (and position): Open Bandit Pipeline's
+        ``estimated_rewards_by_reg_model``.
+    action : array-like of int of shape (n_rounds,)
+        The logged actions, in ``[0, n_actions)``.
+    position : array-like of int of shape (n_rounds,), default=None
+        The slot of each logged action (3-D ``action_dist``); None: slot 0.
+    clip : float, default=None
+        Clip the importance weights at this positive value (Open Bandit
+        Pipeline's ``lambda_``).
+
+    Returns
+    -------
+    value : float
+        The estimated expected reward per round.
+
+    Raises
+    ------
+    InputValidationError
+        As :func:`ips_estimate`; ``estimated_rewards`` of another shape than
+        ``action_dist``, or a 1-D ``action_dist``.
+    InvalidParameterError
+        ``clip`` not a positive number.
+
+    See Also
+    --------
+    ips_estimate : Without a reward model.
+
+    Notes
+    -----
+    :math:`\\hat V_{DR} = \\frac1n \\sum_i \\big[\\sum_a \\pi(a|x_i) \\hat
+    q(x_i, a) + w_i (r_i - \\hat q(x_i, a_i))\\big]`. The direct term is
+    divided by :math:`\\sum_a \\pi(a|x_i)` (1 up to rounding), as Open Bandit
+    Pipeline's ``np.average``.
+
+    References
+    ----------
+    .. [1] M. Dudík, J. Langford and L. Li, "Doubly robust policy evaluation
+       and learning", ICML 2011.
+
+    Examples
+    --------
+    >>> from receval import dr_estimate
+    >>> dist = [[0.9, 0.1], [0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]
+    >>> q = [[0.6, 0.2], [0.6, 0.2], [0.4, 0.5], [0.3, 0.3]]
+    >>> dr_estimate([1, 0, 1, 0], [0.5, 0.5, 0.25, 0.75], action_dist=dist,
+    ...             estimated_rewards=q, action=[0, 1, 1, 0])
+    0.995
+    """
+    return _estimate("dr", reward, pscore, action_dist, action, position, estimated_rewards, clip)
+
+
+def _estimate(
+    estimator: str,
+    reward: Any,
+    pscore: Any,
+    action_dist: Any,
+    action: Any,
+    position: Any,
+    estimated_rewards: Any,
+    clip: Any,
+) -> float:
+    defn = DEFINITIONS_BY_ESTIMATOR[estimator]
+    func = ESTIMATORS[estimator]
+    params = defn.check_params(clip=clip)
+    columns = {
+        "reward": reward,
+        "pscore": pscore,
+        "action_dist": action_dist,
+        "action": action,
+        "position": position,
+        "estimated_rewards": estimated_rewards,
+    }
+    if is_scan(func, **columns):
+        why = "pass a 1-D action_dist column (the target policy's probability of the logged action)"
+        refuse_out_of_core(func, "action", action, None, why)
+        refuse_out_of_core(func, "position", position, None, why)
+        if estimator == "dr":
+            raise InvalidParameterError(
+                f"{func} is not available out of core (on scan columns): it needs the target "
+                f"policy's probability of every action. Got scan columns; read the columns "
+                f"into memory, or use ips_estimate or snips_estimate."
+            )
+        return scan_compute(defn, params, columns, ("reward", "pscore", "action_dist"), func=func)
+    batch = defn.prepare(params, **columns)
+    v.check_not_empty(len(batch.reward), "reward", func)
+    return defn.finalize(params, defn.update(params, batch))
+
+
+# ------------------------------------------------------------------ definitions
+def _check(estimator: str) -> Any:
+    func = ESTIMATORS[estimator]
+
+    def check(clip: Any = None) -> dict[str, Any]:
+        return {"estimator": estimator, "clip": check_clip(clip, func)}
+
+    return check
+
+
+def _prepare(
+    params: dict[str, Any],
+    reward: Any = None,
+    pscore: Any = None,
+    action_dist: Any = None,
+    action: Any = None,
+    position: Any = None,
+    estimated_rewards: Any = None,
+) -> Any:
+    return round_terms(
+        params["estimator"],
+        params["clip"],
+        reward,
+        pscore,
+        action_dist,
+        action,
+        position,
+        estimated_rewards,
+    )
+
+
+def _update(params: dict[str, Any], batch: Any) -> OffPolicySums:
+    dr = ExactSum.zero() if batch.dr is None else ExactSum.of(batch.dr)
+    return OffPolicySums(
+        ExactSum.dot(batch.reward, batch.weight), ExactSum.of(batch.weight), dr, len(batch.reward)
+    )
+
+
+def _empty(params: dict[str, Any]) -> OffPolicySums:
+    return OffPolicySums.zero()
+
+
+def _finalize(params: dict[str, Any], state: OffPolicySums) -> float:
+    func = ESTIMATORS[params["estimator"]]
+    if state.n_rounds == 0:
+        return warn_undefined(f"{func}: no round was given (returned as nan).")
+    estimator = params["estimator"]
+    total = state.dr if estimator == "dr" else state.reward_weight
+    numerator = total.as_fraction()
+    if estimator != "snips":
+        return float(numerator / state.n_rounds)  # a Fraction: rounded once
+    denominator = state.weight.as_fraction()
+    if isinstance(numerator, float) or isinstance(denominator, float):
+        return float(numerator) / float(denominator)
+    if denominator == 0:
+        return warn_undefined(
+            f"{func}: every importance weight is zero (the target policy takes none of the "
+            f"logged actions), so the estimate is undefined (returned as nan)."
+        )
+    return float(Fraction(numerator) / denominator)
+
+
+_DESCRIPTIONS = {
+    "ips": "inverse propensity scoring: mean importance-weighted reward of a target policy",
+    "snips": "self-normalized IPS: importance-weighted rewards over the sum of the weights",
+    "dr": "doubly robust: a reward model's value plus the importance-weighted residuals",
+}
+_ALIASES = {
+    "ips": ("ipw", "ips_estimate", "inverse_propensity_score"),
+    "snips": ("snipw", "snips_estimate", "self_normalized_ips"),
+    "dr": ("doubly_robust", "dr_estimate"),
+}
+DEFINITIONS_BY_ESTIMATOR = {
+    name: register(
+        MetricDefinition(
+            name=name,
+            family="off_policy",
+            partitioning="any",
+            description=_DESCRIPTIONS[name],
+            higher_is_better=True,
+            inputs=_INPUTS,
+            check_params=_check(name),
+            prepare=_prepare,
+            update=_update,
+            empty=_empty,
+            finalize=_finalize,
+        ),
+        aliases=_ALIASES[name],
+    )
+    for name in ESTIMATORS
+}
+
+
+# ------------------------------------------------------------------ intervals
+def policy_value_interval(
+    reward: ArrayLike,
+    pscore: ArrayLike,
+    *,
+    action_dist: ArrayLike,
+    action: ArrayLike | None = None,
+    position: ArrayLike | None = None,
+    estimated_rewards: ArrayLike | None = None,
+    estimator: str = "ips",
+    clip: float | None = None,
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> PolicyValueInterval:
+    """Estimate a target policy's expected reward with a bootstrap confidence interval.
+
+    The rounds are resampled with replacement ``n_resamples`` times; the
+    interval is the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2``
+    percentiles of the estimates on the resamples, as Open Bandit Pipeline's
+    ``estimate_interval`` (``alpha = 1 - confidence``, ``n_bootstrap_samples =
+    n_resamples``, ``random_state = seed``).
+
+    Parameters
+    ----------
+    reward, pscore, action_dist, action, position, estimated_rewards
+        The logged feedback, as in :func:`ips_estimate` and :func:`dr_estimate`
+        (``estimated_rewards`` for ``estimator="dr"`` only).
+    estimator : {"ips", "snips", "dr"}, default="ips"
+        Which estimate.
+    clip : float, default=None
+        Clip the importance weights at this positive value.
+    confidence : float, default=0.95
+        Coverage of the interval, in (0, 1).
+    n_resamples : int, default=10_000
+        Bootstrap resamples.
+    seed : int, default=0
+        Seed of the resamples (NumPy's ``RandomState``, as Open Bandit
+        Pipeline); the same seed gives the same interval.
+
+    Returns
+    -------
+    interval : PolicyValueInterval
+        ``(value, low, high)``: ``value`` is the estimate on all the rounds
+        (what :func:`ips_estimate`, :func:`snips_estimate` or
+        :func:`dr_estimate` returns), ``low`` and ``high`` the bounds.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown ``estimator``; ``confidence`` outside (0, 1); ``n_resamples``
+        below 1; ``seed`` negative or not below 2**32; bad ``clip``.
+    InputValidationError
+        As the estimators.
+
+    Notes
+    -----
+    IPS and DR resample the per-round terms (``w_i r_i``, the DR term) and
+    take their mean, drawing the same indices as Open Bandit Pipeline for the
+    same seed, so the bounds are the same. SNIPS recomputes
+    ``sum(w r) / sum(w)`` on each resample (the ratio's own bootstrap), where
+    Open Bandit Pipeline resamples ``w_i r_i / mean(w)`` with the mean weight
+    of all the rounds fixed; the two intervals differ. Open Bandit Pipeline
+    also reports the mean of the resampled estimates where receval reports
+    the estimate itself.
+
+    Examples
+    --------
+    >>> from receval import policy_value_interval
+    >>> reward = [1, 0, 1, 0, 1, 1, 0, 0]
+    >>> pscore = [0.5, 0.5, 0.25, 0.75, 0.5, 0.5, 0.25, 0.5]
+    >>> target = [1.0, 0.0, 0.5, 0.5, 0.5, 1.0, 0.0, 0.5]
+    >>> value, low, high = policy_value_interval(reward, pscore, action_dist=target,
+    ...                                          n_resamples=1000)
+    >>> value, low <= value <= high
+    (0.875, True)
+    """
+    func = "policy_value_interval"
+    v.check_option(estimator, "estimator", func, sorted(ESTIMATORS))
+    confidence = float(
+        v.check_number(
+            confidence, "confidence", func, low=0.0, high=1.0,
+            low_inclusive=False, high_inclusive=False,
+        )
+    )  # fmt: skip
+    n_resamples = int(v.check_number(n_resamples, "n_resamples", func, integer=True, low=1))
+    seed = int(v.check_number(seed, "seed", func, integer=True, low=0, high=2**32 - 1))
+    if estimator != "dr" and estimated_rewards is not None:
+        raise InvalidParameterError(
+            f"{func}: estimated_rewards is given, but estimator is {estimator!r}; pass "
+            f"estimator='dr' to use the reward model."
+        )
+    defn = DEFINITIONS_BY_ESTIMATOR[estimator]
+    params = defn.check_params(clip=check_clip(clip, func))
+    terms = defn.prepare(
+        params,
+        reward=reward,
+        pscore=pscore,
+        action_dist=action_dist,
+        action=action,
+        position=position,
+        estimated_rewards=estimated_rewards,
+    )
+    n = len(terms.reward)
+    v.check_not_empty(n, "reward", ESTIMATORS[estimator])
+    value = defn.finalize(params, defn.update(params, terms))
+    rng = np.random.RandomState(seed)
+    replicates = np.empty(n_resamples)
+    if estimator == "snips":
+        rw, w = terms.reward * terms.weight, terms.weight
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for b in range(n_resamples):
+                idx = rng.choice(n, size=n)
+                replicates[b] = np.sum(rw[idx]) / np.sum(w[idx])
+        replicates = replicates[~np.isnan(replicates)]
+    else:
+        samples = terms.dr if terms.dr is not None else terms.reward * terms.weight
+        for b in range(n_resamples):
+            replicates[b] = np.mean(samples[rng.choice(n, size=n)])
+    if replicates.size == 0:
+        return PolicyValueInterval(value, float("nan"), float("nan"))
+    alpha = 1.0 - confidence
+    low = float(np.percentile(replicates, 100 * (alpha / 2)))
+    high = float(np.percentile(replicates, 100 * (1.0 - alpha / 2)))
+    return PolicyValueInterval(value, low, high)

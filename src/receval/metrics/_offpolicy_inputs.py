@@ -1,0 +1,225 @@
+"""Logged bandit feedback, checked: the per-round terms of the off-policy estimators.
+
+One round ``i`` of logged feedback is a reward ``r_i``, the logging policy's
+probability ``pscore_i`` of the action it took, and the target policy's
+probability of that action: given directly (a 1-D ``action_dist``) or read from
+its whole action distribution (Open Bandit Pipeline's ``action_dist`` of shape
+``(n_rounds, n_actions[, len_list])``) at the logged ``action`` (and
+``position``). Every check and every per-round term is computed row by row, so
+a batch split gives the same terms as one pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .. import _validation as v
+from ..exceptions import InputValidationError, InvalidParameterError
+
+__all__ = ["ESTIMATORS", "RoundTerms", "check_clip", "round_terms"]
+
+#: The estimators and the name of their function (in messages)
+ESTIMATORS = {"ips": "ips_estimate", "snips": "snips_estimate", "dr": "dr_estimate"}
+# tolerance on the sum of each row of action_dist (Open Bandit Pipeline's np.allclose)
+_RTOL, _ATOL = 1e-5, 1e-8
+
+
+class RoundTerms(NamedTuple):
+    """Per-round terms: reward, (clipped) importance weight and the DR term (or None)."""
+
+    reward: np.ndarray
+    weight: np.ndarray
+    dr: np.ndarray | None
+
+
+def check_clip(clip: Any, func: str) -> float | None:
+    """``clip``: None or a positive number (the largest importance weight kept)."""
+    if clip is None:
+        return None
+    if isinstance(clip, bool) or not isinstance(clip, (int, float, np.integer, np.floating)):
+        raise InvalidParameterError(
+            f"The 'clip' parameter of {func} must be None or a positive number. "
+            f"Got {clip!r} instead."
+        )
+    value = float(clip)
+    if not value > 0:  # nan too
+        raise InvalidParameterError(
+            f"The 'clip' parameter of {func} must be None or a positive number. "
+            f"Got {clip!r} instead."
+        )
+    return value
+
+
+def _as_array(x: Any, name: str, func: str) -> np.ndarray:
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        x = x.to_numpy()
+    try:
+        return np.asarray(x)
+    except ValueError:  # ragged nested lists
+        raise InputValidationError(
+            f"{func}: {name} must be a rectangular array (every round with the same number "
+            f"of actions and slots). Got rows of different lengths."
+        ) from None
+
+
+def _indices(x: Any, name: str, func: str, n: int, size: int, what: str) -> np.ndarray:
+    """Integer indices in [0, size) of each round."""
+    arr = v.as_1d(x, name, func)
+    if arr.dtype.kind == "f" and arr.size and np.all(np.isfinite(arr)) and np.all(arr == arr // 1):
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "biu":
+        raise InputValidationError(
+            f"{func}: {name} must hold integer {what} indices. Got dtype {arr.dtype}."
+        )
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and (arr.min() < 0 or arr.max() >= size):
+        bad = arr[(arr < 0) | (arr >= size)]
+        raise InputValidationError(
+            f"{func}: {name} must hold {what} indices in [0, {size - 1}] (the size of "
+            f"action_dist's axis). Got values {v.format_values(np.unique(bad))}."
+        )
+    return arr
+
+
+def _target_table(
+    action_dist: np.ndarray, action: Any, position: Any, n: int, func: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The target policy's distribution over actions at each round's position:
+    (table of shape (n, n_actions), action, rows, position)."""
+    if action is None:
+        raise InputValidationError(
+            f"{func}: action is None, but action_dist has shape {action_dist.shape}; pass the "
+            f"logged actions, or the target policy's probability of each logged action as "
+            f"a 1-D action_dist."
+        )
+    probs = v.check_finite(v.as_float(action_dist, "action_dist", func), "action_dist", func)
+    v.check_probabilities(probs.ravel(), "action_dist", func)
+    sums = probs.sum(axis=1)
+    if not np.allclose(sums, 1.0, rtol=_RTOL, atol=_ATOL):
+        bad = sums[~np.isclose(sums, 1.0, rtol=_RTOL, atol=_ATOL)]
+        raise InputValidationError(
+            f"{func}: every row of action_dist must sum to 1 over the actions (axis 1). "
+            f"Got sums {v.format_values(np.unique(bad))}; pass the target policy's "
+            f"probabilities of every action."
+        )
+    act = _indices(action, "action", func, n, probs.shape[1], "action")
+    rows = np.arange(n)
+    if probs.ndim == 3:
+        pos = (
+            np.zeros(n, dtype=np.int64)
+            if position is None
+            else _indices(position, "position", func, n, probs.shape[2], "position")
+        )
+        v.check_same_length(func, reward=np.empty(n), action=act, position=pos)
+        table = np.ascontiguousarray(probs[rows, :, pos])
+    else:
+        if position is not None:
+            raise InputValidationError(
+                f"{func}: position is given, but action_dist has shape {probs.shape}; pass "
+                f"action_dist of shape (n_rounds, n_actions, len_list) for positions."
+            )
+        v.check_same_length(func, reward=np.empty(n), action=act)
+        pos = np.zeros(n, dtype=np.int64)
+        table = np.ascontiguousarray(probs)
+    return table, act, rows, pos
+
+
+def _row_sums(values: np.ndarray) -> np.ndarray:
+    """Sums over each row, action by action: the same float for a row in any batch."""
+    total = np.zeros(values.shape[0])
+    for a in range(values.shape[1]):
+        total += values[:, a]
+    return total
+
+
+def _weights(target: np.ndarray, pscore: np.ndarray, clip: float | None) -> np.ndarray:
+    weight = target / pscore
+    return weight if clip is None else np.minimum(weight, clip)
+
+
+def round_terms(
+    estimator: str,
+    clip: float | None,
+    reward: Any,
+    pscore: Any,
+    action_dist: Any,
+    action: Any = None,
+    position: Any = None,
+    estimated_rewards: Any = None,
+) -> RoundTerms:
+    """Check one batch of logged feedback and return its per-round terms.
+
+    The importance weight is ``pi(a_i | x_i) / pscore_i`` (clipped at ``clip``);
+    the DR term is ``sum_a pi(a | x_i) q(x_i, a) / sum_a pi(a | x_i) +
+    w_i (r_i - q(x_i, a_i))``, Open Bandit Pipeline's ``np.average`` form.
+    """
+    func = ESTIMATORS[estimator]
+    r = v.check_scores(reward, "reward", func)
+    p = v.check_scores(pscore, "pscore", func)
+    n = v.check_same_length(func, reward=r, pscore=p)
+    if p.size and not (p.min() > 0 and p.max() <= 1):
+        bad = p[~((p > 0) & (p <= 1))]
+        raise InputValidationError(
+            f"{func}: pscore must hold the logging policy's probabilities, in (0, 1]. Got "
+            f"values {v.format_values(np.unique(bad))}; a logged action has a positive "
+            f"probability."
+        )
+    if action_dist is None:
+        raise InputValidationError(
+            f"{func}: action_dist is None; pass the target policy's probability of each "
+            f"logged action (1-D) or of every action (n_rounds, n_actions[, len_list])."
+        )
+    dist = _as_array(action_dist, "action_dist", func)
+    if dist.ndim == 2 and dist.shape[1] == 1 and action is None:
+        dist = dist[:, 0]
+    if dist.ndim not in (1, 2, 3):
+        raise InputValidationError(
+            f"{func}: action_dist must have 1, 2 or 3 dimensions (n_rounds[, n_actions[, "
+            f"len_list]]). Got an array of shape {dist.shape}."
+        )
+    if dist.shape[0] != n:
+        raise InputValidationError(
+            f"{func}: reward, pscore and action_dist must have the same length. Got lengths "
+            f"[{len(r)}, {len(p)}, {dist.shape[0]}]."
+        )
+    if dist.ndim == 1:
+        if estimator == "dr":
+            raise InputValidationError(
+                f"{func}: action_dist is 1-dimensional, but the doubly robust estimate needs "
+                f"the target policy's probability of every action; pass action_dist of "
+                f"shape (n_rounds, n_actions[, len_list]) and action."
+            )
+        if action is not None or position is not None:
+            name = "action" if action is not None else "position"
+            raise InputValidationError(
+                f"{func}: {name} is given, but action_dist is 1-dimensional (the target "
+                f"policy's probability of each logged action); pass action_dist of shape "
+                f"(n_rounds, n_actions[, len_list]) with {name}."
+            )
+        target = v.check_probabilities(
+            v.check_finite(v.as_float(dist, "action_dist", func), "action_dist", func),
+            "action_dist",
+            func,
+        )
+        return RoundTerms(r, _weights(target, p, clip), None)
+    table, act, rows, pos = _target_table(dist, action, position, n, func)
+    weight = _weights(table[rows, act], p, clip)
+    if estimator != "dr":
+        return RoundTerms(r, weight, None)
+    if estimated_rewards is None:
+        raise InputValidationError(
+            f"{func}: estimated_rewards is None; pass the reward model's estimates of every "
+            f"action, of the shape of action_dist {dist.shape}."
+        )
+    q = _as_array(estimated_rewards, "estimated_rewards", func)
+    if q.shape != dist.shape:
+        raise InputValidationError(
+            f"{func}: estimated_rewards must have the shape of action_dist {dist.shape}. "
+            f"Got an array of shape {q.shape}."
+        )
+    q = v.check_finite(v.as_float(q, "estimated_rewards", func), "estimated_rewards", func)
+    q_table = np.ascontiguousarray(q[rows, :, pos]) if q.ndim == 3 else np.ascontiguousarray(q)
+    direct = _row_sums(q_table * table) / _row_sums(table)
+    return RoundTerms(r, weight, direct + weight * (r - q_table[rows, act]))

@@ -1,0 +1,342 @@
+"""IPS, SNIPS and DR estimates: hand values, the oracle, streaming, scans, errors, bias."""
+
+import contextlib
+import math
+import pickle
+import re
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import receval as rv
+from receval import (
+    InputValidationError,
+    InvalidParameterError,
+    UndefinedMetricWarning,
+    dr_estimate,
+    ips_estimate,
+    policy_value_interval,
+    snips_estimate,
+)
+from tests.oracles import offpolicy as oracle
+
+REWARD = [1, 0, 1, 0]
+PSCORE = [0.5, 0.5, 0.25, 0.75]
+DIST = [[0.9, 0.1], [0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]
+ACTION = [0, 1, 1, 0]
+Q = [[0.6, 0.2], [0.6, 0.2], [0.4, 0.5], [0.3, 0.3]]
+
+
+# ------------------------------------------------------------------ hand-computed values
+def test_hand_values():
+    # weights 0.9/0.5, 0.1/0.5, 0.8/0.25, 0.5/0.75 = 1.8, 0.2, 3.2, 2/3
+    assert ips_estimate(REWARD, PSCORE, action_dist=DIST, action=ACTION) == 1.25
+    assert snips_estimate(REWARD, PSCORE, action_dist=DIST, action=ACTION) == pytest.approx(
+        5 / (1.8 + 0.2 + 3.2 + 2 / 3), rel=1e-15
+    )
+    # direct terms 0.56, 0.56, 0.48, 0.3; residual terms 0.72, -0.04, 1.6, -0.2
+    got = dr_estimate(REWARD, PSCORE, action_dist=DIST, action=ACTION, estimated_rewards=Q)
+    assert got == pytest.approx(3.98 / 4, rel=1e-15)
+    # clipped at 2: weights 1.8, 0.2, 2, 2/3
+    assert ips_estimate(REWARD, PSCORE, action_dist=DIST, action=ACTION, clip=2) == 0.95
+
+
+def test_one_dimensional_target_equals_the_full_distribution():
+    target = np.array(DIST)[np.arange(4), ACTION]
+    for func in (ips_estimate, snips_estimate):
+        assert func(REWARD, PSCORE, action_dist=target) == func(
+            REWARD, PSCORE, action_dist=DIST, action=ACTION
+        )
+
+
+def test_positions_read_their_slot():
+    dist = np.zeros((2, 2, 3))
+    dist[:, 0, :] = [0.2, 0.6, 1.0]
+    dist[:, 1, :] = [0.8, 0.4, 0.0]
+    got = ips_estimate([1, 1], [0.5, 0.5], action_dist=dist, action=[0, 1], position=[1, 0])
+    assert got == pytest.approx((0.6 / 0.5 + 0.8 / 0.5) / 2, rel=1e-15)
+    # no position: slot 0 for every round
+    got = ips_estimate([1, 1], [0.5, 0.5], action_dist=dist, action=[0, 1])
+    assert got == pytest.approx((0.2 / 0.5 + 0.8 / 0.5) / 2, rel=1e-15)
+
+
+def test_target_equal_to_logging_policy_gives_the_mean_reward():
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0.1, 1, 50)
+    r = rng.integers(0, 2, 50)
+    assert ips_estimate(r, p, action_dist=p) == pytest.approx(r.mean(), rel=1e-15)
+    assert snips_estimate(r, p, action_dist=p) == pytest.approx(r.mean(), rel=1e-15)
+
+
+def test_dr_with_a_perfect_model_of_a_deterministic_reward_is_exact():
+    dist = np.array(DIST)
+    q = np.array(Q)
+    reward = q[np.arange(4), ACTION]  # the model is right on the logged actions
+    got = dr_estimate(reward, PSCORE, action_dist=dist, action=ACTION, estimated_rewards=q)
+    assert got == pytest.approx(float(np.mean((dist * q).sum(1))), rel=1e-15)
+
+
+def test_snips_of_zero_weights_is_nan_with_a_warning():
+    with pytest.warns(UndefinedMetricWarning, match="every importance weight is zero"):
+        assert math.isnan(snips_estimate([1, 0], [0.5, 0.5], action_dist=[0.0, 0.0]))
+    assert ips_estimate([1, 0], [0.5, 0.5], action_dist=[0.0, 0.0]) == 0.0
+
+
+# ------------------------------------------------------------------ the oracle
+@st.composite
+def logged(draw, slates=False):
+    n = draw(st.integers(1, 25))
+    n_actions = draw(st.integers(1, 4))
+    len_list = draw(st.integers(1, 3)) if slates else 1
+    raw = draw(
+        st.lists(
+            st.sampled_from([0.0, 0.1, 0.5, 1.0, 3.0]),
+            min_size=n * n_actions * len_list,
+            max_size=n * n_actions * len_list,
+        )
+    )
+    w = np.array(raw).reshape(n, n_actions, len_list) + 1e-3
+    dist = w / w.sum(axis=1, keepdims=True)
+    q = np.array(
+        draw(st.lists(st.sampled_from([0.0, 0.2, 0.5, 1.0]), min_size=dist.size,
+                      max_size=dist.size))
+    ).reshape(dist.shape)  # fmt: skip
+    action = np.array(draw(st.lists(st.integers(0, n_actions - 1), min_size=n, max_size=n)))
+    position = np.array(draw(st.lists(st.integers(0, len_list - 1), min_size=n, max_size=n)))
+    reward = np.array(draw(st.lists(st.sampled_from([0.0, 1.0, 0.5]), min_size=n, max_size=n)))
+    pscore = np.array(
+        draw(st.lists(st.sampled_from([0.05, 0.25, 0.5, 1.0]), min_size=n, max_size=n))
+    )
+    clip = draw(st.sampled_from([None, 0.5, 2.0, 10.0]))
+    if not slates:
+        dist, q, position = dist[:, :, 0], q[:, :, 0], None
+    return reward, pscore, dist, action, position, q, clip
+
+
+def _close(got, expected):
+    if math.isnan(expected):
+        return math.isnan(got)
+    return got == pytest.approx(expected, rel=1e-12, abs=1e-14)
+
+
+@given(logged(slates=True))
+def test_estimates_equal_the_oracle(data):
+    reward, pscore, dist, action, position, q, clip = data
+    kw = {"action_dist": dist, "action": action, "position": position, "clip": clip}
+    assert _close(ips_estimate(reward, pscore, **kw), oracle.ips(reward, pscore, dist, action,
+                                                                 position, clip))  # fmt: skip
+    with _quiet():  # SNIPS of zero weights: nan and a warning, as the oracle's nan
+        got = snips_estimate(reward, pscore, **kw)
+    assert _close(got, oracle.snips(reward, pscore, dist, action, position, clip))
+    got = dr_estimate(reward, pscore, estimated_rewards=q, **kw)
+    assert _close(got, oracle.dr(reward, pscore, dist, q, action, position, clip))
+
+
+@contextlib.contextmanager
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        yield
+
+
+@given(logged(), st.data())
+def test_streaming_and_merges_equal_one_call(data, draw):
+    reward, pscore, dist, action, _, q, clip = data
+    n = len(reward)
+    cuts = sorted(draw.draw(st.lists(st.integers(0, n), max_size=4)))
+    bounds = list(zip([0, *cuts], [*cuts, n], strict=True))
+    columns = {"reward": reward, "pscore": pscore, "action_dist": dist, "action": action}
+    for name, func, extra in (
+        ("ips", ips_estimate, {}),
+        ("snips", snips_estimate, {}),
+        ("dr", dr_estimate, {"estimated_rewards": q}),
+    ):
+        every = {**columns, **extra}
+        with _quiet():
+            expected = func(**every, clip=clip)
+            acc = rv.metric(name, clip=clip)
+            parts = []
+            for a, b in bounds:
+                batch = {k: x[a:b] for k, x in every.items()}
+                acc.update(**batch)
+                parts.append(rv.metric(name, clip=clip).update(**batch))
+            assert _same(acc.compute(), expected)
+            merged = parts[-1]
+            for part in parts[-2::-1]:
+                merged.merge(part)
+            assert _same(merged.compute(), expected)
+            assert _same(pickle.loads(pickle.dumps(acc)).compute(), expected)
+
+
+def _same(a, b):
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def test_scan_columns(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(5)
+    r, p, t = rng.integers(0, 2, 60), rng.uniform(0.1, 1, 60), rng.random(60)
+    pq.write_table(pa.table({"r": r, "p": p, "t": t}), tmp_path / "log.parquet")
+    s = rv.scan(tmp_path / "log.parquet", batch_rows=7)
+    for func in (ips_estimate, snips_estimate):
+        assert func(s["r"], s["p"], action_dist=s["t"]) == func(r, p, action_dist=t)
+        assert func(s["r"], s["p"], action_dist=s["t"], clip=1.5) == func(
+            r, p, action_dist=t, clip=1.5
+        )
+    with pytest.raises(InvalidParameterError, match="The 'action' parameter of ips_estimate is"):
+        ips_estimate(s["r"], s["p"], action_dist=s["t"], action=s["r"])
+    with pytest.raises(InvalidParameterError, match="dr_estimate is not available out of core"):
+        dr_estimate(s["r"], s["p"], action_dist=s["t"], action=s["r"], estimated_rewards=s["t"])
+
+
+# ------------------------------------------------------------------ unbiased on a simulation
+def test_estimates_are_unbiased_on_a_simulation():
+    """A context-free bandit with known click rates: each estimate is within four
+    standard errors of the target policy's true click rate (fixed seed)."""
+    rng = np.random.default_rng(2026)
+    n, mu = 40_000, np.array([0.05, 0.10, 0.20, 0.40])
+    logging = np.array([0.4, 0.3, 0.2, 0.1])
+    target = np.array([0.1, 0.1, 0.3, 0.5])
+    truth = float(target @ mu)  # 0.285
+    action = rng.choice(4, size=n, p=logging)
+    reward = (rng.random(n) < mu[action]).astype(float)
+    pscore = logging[action]
+    dist = np.tile(target, (n, 1))
+    q = np.tile(mu + 0.05, (n, 1))  # a biased reward model: DR stays unbiased
+    w = target[action] / pscore
+    se = float(np.std(reward * w) / np.sqrt(n))
+    assert abs(ips_estimate(reward, pscore, action_dist=dist, action=action) - truth) < 4 * se
+    assert abs(snips_estimate(reward, pscore, action_dist=dist, action=action) - truth) < 4 * se
+    got = dr_estimate(reward, pscore, action_dist=dist, action=action, estimated_rewards=q)
+    assert abs(got - truth) < 4 * se
+    # the naive mean of the logged clicks is far off: the test can fail
+    assert abs(reward.mean() - truth) > 10 * se
+    _, low, high = policy_value_interval(
+        reward, pscore, action_dist=dist, action=action, n_resamples=200
+    )
+    assert low < truth < high
+
+
+# ------------------------------------------------------------------ intervals
+def test_interval_is_reproducible_and_ordered():
+    rng = np.random.default_rng(1)
+    r, p, t = rng.integers(0, 2, 80), rng.uniform(0.2, 1, 80), rng.random(80)
+    kw = {"action_dist": t, "n_resamples": 300}
+    for est in ("ips", "snips"):
+        a = policy_value_interval(r, p, estimator=est, seed=3, **kw)
+        assert a == policy_value_interval(r, p, estimator=est, seed=3, **kw)
+        assert a != policy_value_interval(r, p, estimator=est, seed=4, **kw)
+        assert a.low <= a.value <= a.high
+        func = ips_estimate if est == "ips" else snips_estimate
+        assert a.value == func(r, p, action_dist=t)
+    wide = policy_value_interval(r, p, confidence=0.99, seed=3, **kw)
+    narrow = policy_value_interval(r, p, confidence=0.5, seed=3, **kw)
+    assert wide.low <= narrow.low <= narrow.high <= wide.high
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"estimator": "ipw"}, "The 'estimator' parameter of policy_value_interval must be one of"),
+        ({"confidence": 1.0}, "confidence"),
+        ({"n_resamples": 0}, "n_resamples"),
+        ({"seed": -1}, "seed"),
+        ({"estimated_rewards": [[1.0]]}, "pass estimator='dr'"),
+        ({"clip": 0}, "The 'clip' parameter of policy_value_interval must be None or a positive"),
+    ],
+)
+def test_interval_parameter_errors(kw, message):
+    with pytest.raises(InvalidParameterError, match=re.escape(message)):
+        policy_value_interval([1, 0], [0.5, 0.5], action_dist=[1.0, 0.0], **kw)
+
+
+# ------------------------------------------------------------------ bad input
+def _ips(**kw):
+    args = {"reward": REWARD, "pscore": PSCORE, "action_dist": DIST, "action": ACTION, **kw}
+    return ips_estimate(args.pop("reward"), args.pop("pscore"), **args)
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"pscore": [0.5, 0.0, 0.25, 0.75]},
+         "ips_estimate: pscore must hold the logging policy's probabilities, in (0, 1]. Got "
+         "values [0.0]; a logged action has a positive probability."),
+        ({"pscore": [0.5, -0.1, 1.5, 0.75]}, "in (0, 1]. Got values [-0.1, 1.5]"),
+        ({"action_dist": [[0.9, 0.2], [0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]},
+         "ips_estimate: every row of action_dist must sum to 1 over the actions (axis 1). Got "
+         "sums [1.1]; pass the target policy's probabilities of every action."),
+        ({"action_dist": DIST[:3]},
+         "ips_estimate: reward, pscore and action_dist must have the same length. Got lengths "
+         "[4, 4, 3]."),
+        ({"pscore": PSCORE[:3]},
+         "ips_estimate: reward and pscore must have the same length. Got lengths [4, 3]."),
+        ({"action": ACTION[:3]},
+         "ips_estimate: reward and action must have the same length. Got lengths [4, 3]."),
+        ({"action": [0, 1, 2, 0]},
+         "ips_estimate: action must hold action indices in [0, 1] (the size of action_dist's "
+         "axis). Got values [2]."),
+        ({"action": None}, "ips_estimate: action is None, but action_dist has shape (4, 2)"),
+        ({"position": [0, 0, 0, 0]}, "position is given, but action_dist has shape (4, 2)"),
+        ({"action_dist": [1.0, 0.5, 0.5, 0.2]},
+         "ips_estimate: action is given, but action_dist is 1-dimensional"),
+        ({"action_dist": np.ones((4, 1, 1, 1))}, "action_dist must have 1, 2 or 3 dimensions"),
+        ({"action_dist": [[0.5, 0.5], [1.0], [0.5, 0.5], [0.5, 0.5]]},
+         "ips_estimate: action_dist must be a rectangular array"),
+        ({"action_dist": [[0.9, np.nan]] * 4}, "ips_estimate: action_dist contains NaN"),
+        ({"reward": [1, np.inf, 0, 0]}, "ips_estimate: reward contains NaN or infinity."),
+        ({"action_dist": [[1.5, -0.5]] * 4}, "action_dist must contain probabilities in [0, 1]"),
+        ({"reward": [], "pscore": [], "action_dist": [], "action": None},
+         "ips_estimate: reward is empty; pass at least one sample."),
+    ],
+)  # fmt: skip
+def test_bad_input_messages(kw, message):
+    with pytest.raises(InputValidationError, match=re.escape(message)):
+        _ips(**kw)
+
+
+def test_position_errors():
+    dist = np.full((2, 2, 3), 0.5)
+    with pytest.raises(InputValidationError, match=re.escape("position indices in [0, 2]")):
+        ips_estimate([1, 0], [0.5, 0.5], action_dist=dist, action=[0, 1], position=[0, 3])
+    with pytest.raises(InputValidationError, match="reward, action and position must have"):
+        ips_estimate([1, 0], [0.5, 0.5], action_dist=dist, action=[0, 1], position=[0])
+
+
+def test_dr_input_errors():
+    base = {"action_dist": DIST, "action": ACTION}
+    with pytest.raises(InputValidationError, match=re.escape(
+        "dr_estimate: estimated_rewards must have the shape of action_dist (4, 2). Got an "
+        "array of shape (4, 3).")):  # fmt: skip
+        dr_estimate(REWARD, PSCORE, estimated_rewards=np.zeros((4, 3)), **base)
+    with pytest.raises(InputValidationError, match="the doubly robust estimate needs"):
+        dr_estimate(REWARD, PSCORE, action_dist=[0.5] * 4, action=None, estimated_rewards=Q)
+    with pytest.raises(InputValidationError, match="dr_estimate: estimated_rewards is None"):
+        dr_estimate(REWARD, PSCORE, estimated_rewards=None, **base)
+
+
+@pytest.mark.parametrize("clip", [0, -1, "2", float("nan"), True])
+def test_bad_clip(clip):
+    with pytest.raises(InvalidParameterError, match="The 'clip' parameter of snips_estimate"):
+        snips_estimate(REWARD, PSCORE, action_dist=DIST, action=ACTION, clip=clip)
+    with pytest.raises(InvalidParameterError, match="The 'clip' parameter of ips_estimate"):
+        rv.metric("ips", clip=clip)
+
+
+def test_registry_names():
+    assert [e.name for e in rv.list_metrics("off_policy")] == ["dr", "ips", "snips"]
+    assert rv.metric_info("ipw").name == "ips"
+    assert rv.metric_info("self_normalized_ips").name == "snips"
+    assert rv.metric_info("doubly_robust").function == "dr_estimate"
+    acc = rv.metric("IPW").update(REWARD, PSCORE, action_dist=DIST, action=ACTION)
+    assert acc.compute() == 1.25
+    assert rv.compute("snips", REWARD, PSCORE, action_dist=DIST, action=ACTION) == (
+        snips_estimate(REWARD, PSCORE, action_dist=DIST, action=ACTION)
+    )
+    with pytest.warns(UndefinedMetricWarning, match="no round was given"):
+        assert math.isnan(rv.metric("dr").compute())

@@ -152,3 +152,101 @@ def test_parquet_rows_are_named_by_position(tmp_path):
     with pytest.raises(rv.InputValidationError) as info:
         rv.Run.from_file(path)
     assert str(info.value).startswith(path + ": row 2: Run: scores contains NaN")
+
+
+class PanicException(BaseException):
+    """As PyO3's ``pyo3_runtime.PanicException``: a native reader's panic."""
+
+
+@pytest.fixture
+def panicking_polars(monkeypatch):
+    pl_mod = pytest.importorskip("polars")
+
+    def panic(*args, **kwargs):
+        raise PanicException("called `Result::unwrap()` on an `Err` value: OutOfSpec")
+
+    monkeypatch.setattr(pl_mod, "scan_parquet", panic)
+    monkeypatch.setattr(pl_mod, "read_parquet", panic)
+
+
+def test_a_reader_panic_is_an_input_error_naming_the_file(tmp_path, panicking_polars):
+    import pyarrow.parquet as pq
+
+    path = str(tmp_path / "r.parquet")
+    pq.write_table(pa.table({"user": [1, 1], "item": [1, 2], "score": [0.5, 0.4]}), path)
+    with pytest.raises(rv.InputValidationError, match="cannot be read as Parquet") as info:
+        rv.Run.from_file(path)
+    assert str(info.value).startswith(path)
+
+
+def test_the_command_line_prints_a_reader_panic_on_one_line(tmp_path, panicking_polars):
+    import pyarrow.parquet as pq
+
+    from tests.cli._helpers import invoke, make_runner
+
+    path = str(tmp_path / "r.parquet")
+    pq.write_table(pa.table({"user": [1, 1], "item": [1, 2], "score": [0.5, 0.4]}), path)
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 1 1\n")
+    result = invoke(make_runner(), "rank", "--qrels", qrels, "--run", path, "-m", "mrr", code=2)
+    assert result.stderr.startswith(f"error: {path}: cannot be read as Parquet")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_report_that_cannot_be_written_leaves_no_partial_file(tmp_path, monkeypatch):
+    import os
+
+    from receval.report import HTMLReport
+
+    report = HTMLReport("t")
+    target = tmp_path / "r.html"
+    target.write_text("the previous report")
+    real_fdopen = os.fdopen
+
+    class FullDisk:
+        def __init__(self, fd, *args, **kwargs):
+            self.f = real_fdopen(fd, *args, **kwargs)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, text):
+            self.f.write(text[:10])
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fdopen", FullDisk)
+    with pytest.raises(OSError, match="cannot write the report: No space left") as info:
+        report.write(target)
+    assert info.value.filename == str(target)
+    assert target.read_text() == "the previous report"  # untouched
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]  # no temporary left
+
+
+def test_a_report_is_written_whole_with_the_usual_permissions(tmp_path):
+    import os
+    import stat
+
+    target = tmp_path / "r.html"
+    from receval.report import HTMLReport
+
+    HTMLReport("t").write(target)
+    assert target.read_text().startswith("<!DOCTYPE html>")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
+
+
+@pytest.mark.parametrize("command", ["rank", "compare"])
+def test_the_same_run_twice_is_named_as_the_problem(tmp_path, command):
+    from tests.cli._helpers import invoke, make_runner
+
+    qrels, run = tmp_path / "q.txt", tmp_path / "a.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    run.write_text("1 Q0 a 1 0.9 m\n1 Q0 b 2 0.5 m\n")
+    same = tmp_path / "." / "a.txt"
+    args = [command, "--qrels", qrels, "--run", run, "--run", same, "-m", "mrr"]
+    result = invoke(make_runner(), *args, code=2)
+    assert "--run names the same file twice" in result.stderr

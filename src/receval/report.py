@@ -24,8 +24,9 @@ import io
 import math
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, nullcontext, suppress
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -407,9 +408,25 @@ class HTMLReport:
         path : str
             The path written, as given.
         """
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_html())
-        return os.fspath(path)
+        target = os.fspath(path)
+        text = self.to_html()
+        # a temporary file beside the target, renamed over it once complete: a full
+        # disk or an interruption never leaves a truncated report behind
+        folder = os.path.dirname(os.path.abspath(target))
+        fd, temporary = tempfile.mkstemp(prefix=".receval-", suffix=".html.tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)  # as open() would have made it
+            os.replace(temporary, target)
+        except OSError as exc:
+            with suppress(OSError):
+                os.remove(temporary)
+            reason = exc.strerror or str(exc)
+            raise OSError(exc.errno, f"cannot write the report: {reason}", target) from exc
+        return target
 
 
 # ------------------------------------------------------------------ sections

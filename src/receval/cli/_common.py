@@ -19,6 +19,7 @@ import typer
 from .. import __version__
 from .._registry import REGISTRY
 from ..conventions import CHOICES, PROFILES
+from ..exceptions import InputValidationError
 from ._output import OutputFormat, ResultTable
 from ._params import Group
 
@@ -385,8 +386,10 @@ class Messages:
             warnings.simplefilter("always", UndefinedMetricWarning)
             try:
                 yield
-            except Exception as exc:
-                if not isinstance(exc, (RecevalError, OSError, *_arrow_errors())):
+            except (KeyboardInterrupt, SystemExit, GeneratorExit):
+                raise
+            except BaseException as exc:
+                if not isinstance(exc, (RecevalError, *_reader_errors())) and not _panic(exc):
                     raise
                 self._warnings(caught)
                 raise self.fail(one_line(exc)) from None
@@ -402,10 +405,25 @@ class Messages:
         caught.clear()
 
 
-def _arrow_errors() -> tuple[type[Exception], ...]:
-    """Arrow's exception class once pyarrow is loaded (none can be raised before)."""
+def _reader_errors() -> tuple[type[BaseException], ...]:
+    """What a file reader can raise on a broken or unreadable file: OS errors,
+    undecodable text, truncated compressed streams, and Arrow's and polars' errors
+    once they are loaded (none can be raised before)."""
+    import zlib
+
+    found: list[type[BaseException]] = [OSError, UnicodeError, EOFError, zlib.error]
     pa = sys.modules.get("pyarrow")
-    return () if pa is None else (pa.ArrowException,)
+    if pa is not None:
+        found.append(pa.ArrowException)
+    pl = sys.modules.get("polars")
+    if pl is not None:
+        found.append(pl.exceptions.PolarsError)
+    return tuple(found)
+
+
+def _panic(exc: BaseException) -> bool:
+    """A native reader's panic (PyO3's ``PanicException``, a ``BaseException``)."""
+    return type(exc).__name__ == "PanicException"
 
 
 def one_line(exc: BaseException | Warning | str) -> str:
@@ -444,7 +462,16 @@ def ranked_format(fmt: RankedFormat | None, path: str) -> str:
 
 
 def run_names(paths: list[str]) -> list[str]:
-    """File names, or the paths as given when two runs share a file name."""
+    """File names, or the paths as given when two runs share a file name; the same
+    file twice is an error (it would compare a run with itself under one name)."""
+    seen: dict[str, str] = {}
+    for p in paths:
+        key = os.path.realpath(p)
+        if key in seen:
+            raise InputValidationError(
+                f"--run names the same file twice ({seen[key]!r} and {p!r}); give each run once."
+            )
+        seen[key] = p
     names = [os.path.basename(os.path.normpath(p)) for p in paths]
     if len(set(names)) < len(names):
         names = list(paths)

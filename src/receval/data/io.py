@@ -339,7 +339,8 @@ def _num_threads() -> int:
 def _polars_batches(path: str, column: str) -> Iterator[Any] | None:
     """A column's Arrow arrays from polars' streaming engine; None without polars (or
     with one older than ``LazyFrame.collect_batches``) or when polars cannot read
-    the file (pyarrow then reports the problem)."""
+    the file (pyarrow then reports the problem). A panic of polars' reader (a
+    ``BaseException``) on a broken file is an :class:`InputValidationError`."""
     try:
         import polars as pl
     except ImportError:
@@ -352,6 +353,9 @@ def _polars_batches(path: str, column: str) -> Iterator[Any] | None:
         first = next(batches, None)
     except pl.exceptions.PolarsError:
         return None
+    except BaseException as exc:
+        raise_panic(exc, path)
+        raise
 
     def arrays() -> Iterator[Any]:
         frame = first
@@ -361,8 +365,23 @@ def _polars_batches(path: str, column: str) -> Iterator[Any] | None:
                 frame = next(batches, None)
             except pl.exceptions.PolarsError as exc:  # pragma: no cover - file changed
                 raise InputValidationError(f"{path}: {exc}") from exc
+            except BaseException as exc:
+                raise_panic(exc, path)
+                raise
 
     return arrays()
+
+
+def raise_panic(exc: BaseException, path: str) -> None:
+    """Re-raise a native reader's panic (PyO3's ``PanicException``, which derives
+    from ``BaseException`` and would escape ``except Exception``) as an
+    :class:`InputValidationError` naming the file; return for anything else."""
+    if type(exc).__name__ == "PanicException":
+        text = " ".join(str(exc).split())
+        raise InputValidationError(
+            f"{path}: cannot be read as Parquet (the reader failed: {text}); the file may be "
+            f"corrupt."
+        ) from exc
 
 
 def numeric_view(chunk: Any) -> np.ndarray | None:
@@ -443,6 +462,9 @@ class ParquetColumns:
                     frame = pl.read_parquet(self.path, columns=[column])
                 except pl.exceptions.PolarsError:
                     pass  # pyarrow below reports the problem
+                except BaseException as exc:
+                    raise_panic(exc, self.path)
+                    raise
                 else:
                     return column_array(frame.to_series())
         try:

@@ -130,9 +130,13 @@ def no_options(name: str) -> Callable[..., dict[str, Any]]:
 
 
 def data_columns(func: str, *arrays: tuple[str, Any]) -> list[Any]:
-    """The named data arguments as 1-D arrays of one length (None stays None)."""
+    """The named data arguments as 1-D arrays of one length; ``sample_weight`` may be
+    None (it stays None), any other argument that is None is an error naming it."""
     from .. import _validation as v
 
-    out = [None if a is None else v.as_1d(a, name, func) for name, a in arrays]
+    out = [
+        None if a is None and name == "sample_weight" else v.as_1d(a, name, func)
+        for name, a in arrays
+    ]
     v.check_same_length(func, **{name: a for (name, _), a in zip(arrays, out, strict=True)})
     return out

@@ -37,6 +37,13 @@ def as_run(run: RunLike, func: str) -> Run:
     if isinstance(run, Run):
         return run
     if isinstance(run, Mapping):
+        bad_user = next((u for u, items in run.items() if not isinstance(items, Mapping)), None)
+        if bad_user is not None:
+            raise InputValidationError(
+                f"{func}: run must map each user to {{item: score}}. Got a "
+                f"{type(run[bad_user]).__name__} for user {bad_user!r}; for ranked lists pass "
+                f"a list of lists instead."
+            )
         return Run.from_dict(run)
     if io.is_frame(run):
         return Run.from_frame(run)

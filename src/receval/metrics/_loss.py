@@ -105,6 +105,11 @@ def log_loss(
     eps = v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False)
     if yp.ndim == 2 and yp.shape[1] == 1:
         yp = yp[:, 0]
+    if yp.ndim not in (1, 2):
+        raise InputValidationError(
+            f"{func}: y_pred must be 1-dimensional (the positive class's probability) or "
+            f"2-dimensional (one column per class). Got an array of shape {yp.shape}."
+        )
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
     n = v.check_same_length(func, y_true=yt, y_pred=yp, sample_weight=sw)
     v.check_not_empty(n, "y_true", func)

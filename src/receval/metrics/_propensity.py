@@ -393,10 +393,10 @@ def propensity_columns(
     """Per qrels user, each weighted metric (nan: left out by a rule) and the user's
     relevant items; ``user_map`` gives each qrels user's position in ``r`` (-1: absent).
 
-    Relevant observed item ``i`` weighs ``w_i = 1 / max(p_ui, clip)`` (IPS) or
-    ``w_i * n_u / sum(w)`` (SNIPS: the weights of the user's ``n_u`` relevant items
-    scaled to sum to ``n_u``); ``recall`` divides by ``sum(w)`` under both, ``map`` by
-    ``sum(w)`` (IPS) or ``n_u`` (SNIPS); see docs/conventions.md.
+    Relevant observed item ``i`` weighs ``w_i = 1 / max(p_ui, clip)``. The normalisers
+    that count relevant items (recall's and AP's ``R_u``, NDCG's ideal) are the
+    unweighted metric's under IPS (the ``n_u`` observed relevant items) and weighted
+    under SNIPS (``sum(w)``, the weighted ideal); see docs/conventions.md.
     """
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     row_user = np.repeat(np.arange(q.n_users, dtype=np.int64), np.diff(q.offsets))
@@ -409,17 +409,14 @@ def propensity_columns(
         key = (ties, bool(conv.judged_only))
         if key not in rankings:
             rankings[key] = _Ranked(q, r, user_map, *key)
-        ranked = rankings[key]
         threshold = int(conv.rel_threshold)
         w = props.weights(q, threshold)
         relevant = q.grades >= threshold
         n = np.bincount(row_user[relevant], minlength=q.n_users).astype(np.float64)
-        total = np.bincount(row_user, weights=w, minlength=q.n_users)
-        omega = w
-        if conv.estimator == "snips":
-            scale = np.divide(n, total, out=np.zeros_like(n), where=total > 0)
-            omega = w * scale[row_user]
-        col = _metric(spec, conv, q, ranked, w, omega, n, total, discounts, row_user)
+        weighted = conv.estimator == "snips"
+        norm = np.bincount(row_user, weights=w, minlength=q.n_users) if weighted else n
+        col = _metric(spec, conv, q, rankings[key], w, norm, discounts, row_user)
+        col = np.array(col, dtype=np.float64)
         col[(n == 0) & (conv.empty_users == "one")] = 1.0
         col[(n == 0) & (conv.empty_users == "skip")] = np.nan
         col[missing & (conv.missing_users == "skip")] = np.nan
@@ -433,18 +430,16 @@ def _metric(
     q: Qrels,
     ranked: _Ranked,
     w: np.ndarray,
-    omega: np.ndarray,
-    n: np.ndarray,
-    total: np.ndarray,
+    norm: np.ndarray,
     discounts: _Discounts,
     row_user: np.ndarray,
 ) -> np.ndarray:
-    """One weighted metric per qrels user, before the rules for missing and empty users."""
+    """One weighted metric per qrels user, before the rules for missing and empty users;
+    ``norm``: what stands for each user's number of relevant items."""
     name, k = spec.name, spec.k
     judged = ranked.qrow >= 0
     qrow = np.maximum(ranked.qrow, 0)
     w_run = np.where(judged, w[qrow], 0.0)
-    omega_run = np.where(judged, omega[qrow], 0.0)
     length = ranked.length.astype(np.float64)
     if conv.depth:  # only the first ``depth`` items of each list count
         length = np.minimum(length, float(conv.depth))
@@ -461,52 +456,47 @@ def _metric(
         gain = np.where(judged, _gains(q.grades, conv.gain)[qrow], 0.0)
         top = np.minimum(b, cut_run)
         disc = (discounts.at(top) - discounts.at(np.minimum(a, cut_run))) / (b - a)
-        dcg = np.bincount(users, weights=omega_run * gain * disc, minlength=size)
+        dcg = np.bincount(users, weights=w_run * gain * disc, minlength=size)
         if name == "dcg":
             return dcg
-        ideal = _ideal(q, conv, omega, row_user, k, discounts)
+        span = w if conv.estimator == "snips" else (w > 0).astype(np.float64)
+        ideal = _ideal(q, conv, span, row_user, k, discounts)
         return np.divide(dcg, ideal, out=np.zeros(size), where=ideal > 0)
     if conv.hit_scores == "positive":
-        positive = ranked.score > 0
-        w_run, omega_run = w_run * positive, omega_run * positive
-    if name == "precision":
-        num = np.bincount(users, weights=omega_run * hit, minlength=size)
-        return np.divide(num, denominator, out=np.zeros(size), where=denominator > 0)
-    if name == "recall":
+        w_run = w_run * (ranked.score > 0)
+    if name in ("precision", "recall"):
         num = np.bincount(users, weights=w_run * hit, minlength=size)
-        return np.divide(num, total, out=np.zeros(size), where=total > 0)
-    # map: each hit i adds omega_i (1 + the omega of the hits above it) / rank_i
-    inside = ranked.position < cut_run
-    weight = omega_run * inside
+        den = denominator if name == "precision" else norm
+        return np.divide(num, den, out=np.zeros(size), where=den > 0)
+    # map: each hit i adds w_i (1 + the weights of the hits above it) / rank_i
+    weight = w_run * (ranked.position < cut_run)
     before = np.cumsum(weight) - weight
     above = before - before[ranked.first_row]
     num = np.bincount(users, weights=weight * (1.0 + above) / b, minlength=size)
-    norm = n if conv.estimator == "snips" else total
     return np.divide(num, norm, out=np.zeros(size), where=norm > 0)
 
 
 def _ideal(
     q: Qrels,
     conv: Any,
-    omega: np.ndarray,
+    span: np.ndarray,
     row_user: np.ndarray,
     k: int | None,
     discounts: _Discounts,
 ) -> np.ndarray:
-    """The weighted ideal DCG: the relevant items by gain descending, item ``i`` taking
-    ``omega_i`` positions (a fraction of one at the ends), the discounts over them summed
-    up to the cut-off."""
-    relevant = omega > 0
+    """The ideal DCG of the relevant items by gain descending, item ``i`` taking
+    ``span_i`` positions (its weight under SNIPS, a fraction of one at the ends; 1 under
+    IPS), the discounts over them summed up to the cut-off."""
+    relevant = span > 0
     gain = _gains(q.grades, conv.gain)
     order = np.lexsort((-gain, row_user))
     order = order[relevant[order]]
     users = row_user[order]
-    span = omega[order]
-    end = np.cumsum(span)
+    end = np.cumsum(span[order])
     starts = np.searchsorted(users, np.arange(q.n_users))
     base = np.concatenate([[0.0], end])[starts]
     end = end - base[users]
-    start = end - span
+    start = end - span[order]
     if k is not None:
         start, end = np.minimum(start, k), np.minimum(end, k)
     part = gain[order] * (discounts.at(end) - discounts.at(start))

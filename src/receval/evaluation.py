@@ -235,6 +235,17 @@ def evaluate(
     1.0
     >>> round(report.mean["ndcg@5"], 6)
     0.861044
+
+    Propensity-weighted: item ``b``, observed with probability 0.25, counts 4 times.
+
+    >>> qrels = {"u1": {"a": 1, "b": 1}}
+    >>> run = {"u1": {"a": 0.9, "x": 0.8, "b": 0.7}}
+    >>> report = evaluate(qrels, run, ["p@3", "recall(estimator=snips)@2"],
+    ...                   propensities={"a": 0.5, "b": 0.25})
+    >>> report.mean
+    {'p@3': 2.0, 'recall(estimator=snips)@2': 0.3333333333333333}
+    >>> report.metrics["p@3"]
+    'precision(estimator=ips)@3'
     """
     conventions = {
         "profile": profile,

@@ -194,6 +194,8 @@ def as_propensities(
     ``user``, ``item``, ``propensity`` (or ``item``, ``propensity``), or
     ``"popularity"`` (from ``popularity``, the table of ``popularity=`` / ``train=``).
     """
+    if isinstance(propensities, Propensities):  # resolved already (Spark's executors)
+        return propensities
     gamma = float(v.check_number(gamma, "propensity_gamma", _FUNC, low=-1.0))
     clip = 0.0 if clip is None else float(v.check_number(clip, "propensity_clip", _FUNC))
     if not 0.0 <= clip <= 1.0:

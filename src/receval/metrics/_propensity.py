@@ -344,28 +344,50 @@ class _Ranked:
         sel = np.flatnonzero(keep)
         users = run_user[sel]
         if ties in ("trec", "id_descending", "id_ascending"):
-            score = r.scores[sel].astype(np.float32) if ties == "trec" else r.scores[sel]
-            key = r.trec_keys[r.items[sel]]
-            key = key if ties == "id_ascending" else -key
-            sel = sel[np.lexsort((key, -score.astype(np.float64), users))]
-            users = run_user[sel]
+            sel = _break_ties(r, sel, users, ties)
         starts = np.searchsorted(users, np.arange(r.n_users))
         position = np.arange(len(sel)) - starts[users]
-        # each row's user's first row (the rows of a user are contiguous)
-        self.first_row = starts[users]
-        self.user = q_of_run[users]
-        self.position = position
-        self.score = r.scores[sel]
-        self.qrow = qrow[sel]
-        self.length = np.bincount(self.user, minlength=q.n_users)
+        self.length = np.bincount(q_of_run[users], minlength=q.n_users)
         # tie blocks (exact scores) for ties="average": first and end position
+        score = r.scores[sel]
         new = np.ones(len(sel), dtype=bool)
-        new[1:] = (users[1:] != users[:-1]) | (self.score[1:] != self.score[:-1])
+        new[1:] = (users[1:] != users[:-1]) | (score[1:] != score[:-1])
         block = np.cumsum(new) - 1
-        first = position[new]
-        size = np.bincount(block)
-        self.block_start = first[block]
-        self.block_end = self.block_start + size[block]
+        block_start = position[new][block]
+        block_end = block_start + np.bincount(block)[block]
+        # only the judged rows count from here on (the others weigh 0)
+        judged = np.flatnonzero(qrow[sel] >= 0)
+        users = users[judged]
+        self.user = q_of_run[users]
+        self.position = position[judged]
+        self.score = score[judged]
+        self.qrow = qrow[sel[judged]]
+        self.block_start = block_start[judged]
+        self.block_end = block_end[judged]
+        # each row's user's first row (the rows of a user are contiguous)
+        first = np.ones(len(users), dtype=bool)
+        first[1:] = users[1:] != users[:-1]
+        self.first_row = np.maximum.accumulate(np.where(first, np.arange(len(users)), 0))
+
+
+def _break_ties(r: Run, sel: np.ndarray, users: np.ndarray, ties: str) -> np.ndarray:
+    """``sel`` (rows of ``r`` by user, score descending, input order within ties) with
+    the rows of each tie reordered by item id (``ties``: descending or ascending; "trec"
+    compares the scores in single precision, which keeps their order)."""
+    score = r.scores[sel].astype(np.float32) if ties == "trec" else r.scores[sel]
+    new = np.ones(len(sel), dtype=bool)
+    new[1:] = (users[1:] != users[:-1]) | (score[1:] != score[:-1])
+    group = np.cumsum(new) - 1
+    tied = np.flatnonzero(np.bincount(group)[group] > 1)
+    if not tied.size:
+        return sel
+    rank = r.trec_keys[r.items[sel[tied]]].astype(np.int64)  # item id order
+    if ties != "id_ascending":
+        rank = len(r.item_ids) - 1 - rank
+    order = np.argsort(group[tied] * len(r.item_ids) + rank, kind="stable")
+    out = sel.copy()
+    out[tied] = sel[tied[order]]
+    return out
 
 
 def _qrels_rows(q: Qrels, r: Run, user_map: np.ndarray, run_user: np.ndarray) -> np.ndarray:

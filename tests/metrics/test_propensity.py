@@ -31,7 +31,7 @@ def conventions(draw, name):
     ties = ["trec", "input", "id_ascending", "id_descending", "average"]
     if name == "map":
         ties = ties[:-1]
-    return {
+    conv = {
         "ties": draw(st.sampled_from(ties)),
         "rel_threshold": draw(st.integers(0, 3)),
         "gain": draw(st.sampled_from(["linear", "exponential", "binary"])),
@@ -43,6 +43,9 @@ def conventions(draw, name):
         "judged_only": draw(st.booleans()),
         "estimator": draw(st.sampled_from(["ips", "snips"])),
     }
+    if conv["ties"] == "average":  # refused with depth (tested below)
+        conv["depth"] = 0
+    return conv
 
 
 @settings(max_examples=300, deadline=None)
@@ -70,23 +73,28 @@ def test_equals_oracle_with_ties(named, data, k, clip):
             assert got[user] == pytest.approx(value, rel=1e-9, abs=1e-12)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
+    st.sampled_from(NAMES).flatmap(lambda n: st.tuples(st.just(n), conventions(n))),
     ranking_data(),
-    st.sampled_from(NAMES),
     st.sampled_from([None, 1, 3, 10]),
-    st.sampled_from(["ips", "snips"]),
-    st.sampled_from(["trec", "input", "average"]),
+    st.booleans(),
 )
-def test_propensity_one_is_the_unweighted_metric(data, name, k, estimator, ties):
+def test_propensity_one_is_the_unweighted_metric(named, data, k, integer_ids):
+    # every weight 1: both estimators are the kernel's unweighted metric, convention by
+    # convention (integer ids: tied scores ordered by the ids as numbers, as the kernel)
+    name, conv = named
     qrels, run = data
-    if name == "map" and ties == "average":
-        ties = "input"
+    if integer_ids:
+        qrels = {u: {int(i[1:]) + 1: g for i, g in d.items()} for u, d in qrels.items()}
+        run = {u: {int(i[1:]) + 1: s for i, s in d.items()} for u, d in run.items()}
     metric = name if k is None else f"{name}@{k}"
     ones = {u: {i: 1.0 for i in judged} for u, judged in qrels.items()}
-    weighted = evaluate(qrels, run, metric, propensities=ones, estimator=estimator, ties=ties)
-    naive = evaluate(qrels, run, metric, ties=ties)
+    weighted = evaluate(qrels, run, metric, propensities=ones, **conv)
+    naive = evaluate(qrels, run, metric, **{**conv, "estimator": "naive"})
     np.testing.assert_allclose(weighted.values[metric], naive.values[metric], atol=1e-12)
+    assert weighted.n_users_skipped == naive.n_users_skipped
+    assert weighted.n_users_empty == naive.n_users_empty
 
 
 # ---------------------------------------------------------------- simulation
@@ -320,5 +328,7 @@ def test_bad_parameters():
         evaluate(QRELS, RUN, "map@2", propensities=props, profile="recbole")
     with pytest.raises(InvalidParameterError, match=r"not available with ties='average'"):
         evaluate(QRELS, RUN, "map(ties=average)@2", propensities=props)
+    with pytest.raises(InvalidParameterError, match=r"with ties='average' and depth; use"):
+        evaluate(QRELS, RUN, "p@2", propensities=props, ties="average", depth=3)
     with pytest.raises(InvalidParameterError, match=r"estimator must be one of"):
         evaluate(QRELS, RUN, "ndcg(estimator=dr)@2", propensities=props)

@@ -42,6 +42,8 @@ def one(
     weight of each relevant item."""
     if conv.get("depth"):
         items = items[: conv["depth"]]
+    if conv.get("judged_only"):  # after depth
+        items = [i for i in items if i in judged and judged[i] >= 0]
     cut = len(items) if k is None else k
     top = items[:cut]
     snips = conv["estimator"] == "snips"
@@ -103,8 +105,6 @@ def evaluate(
             per_user[user] = 1.0
             continue
         scores = dict(run.get(user, {}))
-        if conv.get("judged_only"):
-            scores = {i: s for i, s in scores.items() if i in judged and judged[i] >= 0}
         if conv["ties"] == "average":
             every = orders(scores) or [[]]
             value = sum(one(name, k, conv, o, judged, scores, weights) for o in every) / len(every)

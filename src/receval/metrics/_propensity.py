@@ -273,6 +273,8 @@ def prepare_weighting(
         ]
         if conv.ties == "average" and spec.name == "map":
             unsupported.append(("ties='average'", "ties='trec' or 'input'"))
+        if conv.ties == "average" and conv.depth:
+            unsupported.append(("ties='average' and depth", "depth=0 or ties='trec'"))
         if "gains" in dict(spec.args):
             fix = "gain='linear', 'exponential' or 'binary'"
             unsupported.append(("a gain table (gains=)", fix))
@@ -330,21 +332,25 @@ class _Ranked:
     tie block, score and qrels row (-1: not judged), and each user's list length."""
 
     def __init__(
-        self, q: Qrels, r: Run, user_map: np.ndarray, ties: str, judged_only: bool
+        self, q: Qrels, r: Run, user_map: np.ndarray, ties: str, judged_only: bool, depth: int
     ) -> None:
         run_user = np.repeat(np.arange(r.n_users, dtype=np.int64), np.diff(r.offsets))
         q_of_run = np.full(r.n_users, -1, dtype=np.int64)
         present = np.flatnonzero(user_map >= 0)
         q_of_run[user_map[present]] = present
         qrow = _qrels_rows(q, r, user_map, run_user)
-        keep = q_of_run[run_user] >= 0
-        if judged_only:
-            keep &= qrow >= 0
-            keep[keep] = q.grades[qrow[keep]] >= 0
-        sel = np.flatnonzero(keep)
+        sel = np.flatnonzero(q_of_run[run_user] >= 0)
         users = run_user[sel]
         if ties in ("trec", "id_descending", "id_ascending"):
             sel = _break_ties(r, sel, users, ties)
+        if depth or judged_only:  # the first ``depth`` items, then the judged ones among them
+            keep = np.ones(len(sel), dtype=bool)
+            if depth:
+                keep &= np.arange(len(sel)) - np.searchsorted(users, users) < depth
+            if judged_only:
+                keep &= qrow[sel] >= 0
+                keep[keep] = q.grades[qrow[sel[keep]]] >= 0
+            sel, users = sel[keep], users[keep]
         starts = np.searchsorted(users, np.arange(r.n_users))
         position = np.arange(len(sel)) - starts[users]
         self.length = np.bincount(q_of_run[users], minlength=q.n_users)
@@ -424,13 +430,13 @@ def propensity_columns(
     """
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     row_user = np.repeat(np.arange(q.n_users, dtype=np.int64), np.diff(q.offsets))
-    rankings: dict[tuple[str, bool], _Ranked] = {}
+    rankings: dict[tuple[str, bool, int], _Ranked] = {}
     discounts = _Discounts()
     missing = np.asarray(user_map) < 0
     for text, spec in specs.items():
         conv = convs[text]
         ties = "input" if conv.ties == "average" else conv.ties
-        key = (ties, bool(conv.judged_only))
+        key = (ties, bool(conv.judged_only), int(conv.depth))
         if key not in rankings:
             rankings[key] = _Ranked(q, r, user_map, *key)
         threshold = int(conv.rel_threshold)
@@ -464,11 +470,9 @@ def _metric(
     judged = ranked.qrow >= 0
     qrow = np.maximum(ranked.qrow, 0)
     w_run = np.where(judged, w[qrow], 0.0)
-    length = ranked.length.astype(np.float64)
-    if conv.depth:  # only the first ``depth`` items of each list count
-        length = np.minimum(length, float(conv.depth))
-    denominator = length if k is None else np.full(q.n_users, float(k))
-    cut = np.minimum(denominator, float(conv.depth)) if conv.depth else denominator
+    # the lists are cut at ``depth`` already
+    denominator = ranked.length.astype(np.float64) if k is None else np.full(q.n_users, k * 1.0)
+    cut = denominator
     cut_run = cut[ranked.user]
     a, b = ranked.position.astype(np.float64), ranked.position + 1.0
     if conv.ties == "average":

@@ -223,7 +223,10 @@ def test_sources_agree():
     item_frame = pd.DataFrame({"item": list(per_item), "propensity": list(per_item.values())})
     metrics = ["ndcg@2", "map", "recall@1"]
     expected = evaluate(qrels, run, metrics, propensities=per_item).mean
-    for source in (pairs, frame, item_frame):
+    sources = [pairs, frame, item_frame]
+    pa = pytest.importorskip("pyarrow")
+    sources += [pa.Table.from_pandas(frame), pa.Table.from_pandas(item_frame)]
+    for source in sources:
         assert evaluate(qrels, run, metrics, propensities=source).mean == pytest.approx(expected)
 
 
@@ -268,6 +271,7 @@ def test_scan_equals_in_memory(tmp_path):
         qrows += [
             (f"u{u}", f"i{i}", int(rng.integers(0, 3))) for i in rng.choice(40, 6, replace=False)
         ]
+    qrows += [(f"absent{u}", f"i{u}", 1) for u in range(3)]  # qrels users absent from the run
     path = tmp_path / "run.parquet"
     pd.DataFrame(rows, columns=["user", "item", "score"]).to_parquet(path)
     qrels = pd.DataFrame(qrows, columns=["user", "item", "grade"])
@@ -285,6 +289,12 @@ def test_scan_equals_in_memory(tmp_path):
     for m in metrics:
         np.testing.assert_allclose(scan.values[m], memory.values[m], atol=1e-12)
     assert scan.metrics == memory.metrics
+    assert scan.n_users_missing == memory.n_users_missing == 3
+    # a missing propensity is counted over all the qrels before the first batch
+    partial = {i: p for i, p in props.items() if i != "i7"}
+    n_missing = int(((qrels.item == "i7") & (qrels.grade >= 1)).sum())
+    with pytest.raises(InputValidationError, match=f"no propensity for {n_missing} relevant"):
+        evaluate(qrels, receval.scan(path, batch_rows=50), metrics, propensities=partial)
 
 
 # ---------------------------------------------------------------- errors
@@ -305,6 +315,19 @@ RUN = {"u1": {"a": 0.9, "b": 0.4}, "u2": {"a": 0.3}}
 def test_bad_propensities(props, message):
     with pytest.raises(InputValidationError, match=message):
         evaluate(QRELS, RUN, "ndcg@2", propensities=props)
+
+
+def test_duplicates_and_gamma():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"item": ["a", "b", "a"], "propensity": [0.5, 0.5, 0.4]})
+    with pytest.raises(InputValidationError, match=r"gives item 'a' more than once"):
+        evaluate(QRELS, RUN, "ndcg@2", propensities=frame)
+    pairs = pd.DataFrame({"user": ["u1", "u1"], "item": ["a", "a"], "propensity": [0.5, 0.4]})
+    with pytest.raises(InputValidationError, match=r"pair \('u1', 'a'\) more than once"):
+        evaluate(QRELS, RUN, "ndcg@2", propensities=pairs)
+    with pytest.raises(InvalidParameterError, match=r"'propensity_gamma' .* Got -3"):
+        evaluate(QRELS, RUN, "ndcg@2", propensities="popularity", popularity={"a": 1},
+                 propensity_gamma=-3)  # fmt: skip
 
 
 def test_bad_parameters():

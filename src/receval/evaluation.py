@@ -194,7 +194,7 @@ def evaluate(
     propensities : mapping, DataFrame or "popularity", default=None
         The probability that each relevant item of the qrels was observed:
         ``{user: {item: p}}`` or a frame with columns ``user``, ``item``,
-        ``propensity``; ``{item: p}`` or a frame with columns ``item``,
+        ``propensity``; ``{item: p}`` (or a pandas Series) or a frame with columns ``item``,
         ``propensity``; or ``"popularity"``, Yang et al.'s model
         ``p_i = (n_i / max_j n_j) ** ((propensity_gamma + 1) / 2)`` with
         ``n_i`` the item's popularity in ``popularity=`` / ``train=``. Every

@@ -223,7 +223,7 @@ def test_sources_agree():
     item_frame = pd.DataFrame({"item": list(per_item), "propensity": list(per_item.values())})
     metrics = ["ndcg@2", "map", "recall@1"]
     expected = evaluate(qrels, run, metrics, propensities=per_item).mean
-    sources = [pairs, frame, item_frame]
+    sources = [pairs, frame, item_frame, pd.Series(per_item)]
     pa = pytest.importorskip("pyarrow")
     sources += [pa.Table.from_pandas(frame), pa.Table.from_pandas(item_frame)]
     for source in sources:
@@ -335,6 +335,9 @@ def test_bad_parameters():
     with pytest.raises(InvalidParameterError, match=r"'mrr' has no propensity-weighted form"):
         evaluate(QRELS, RUN, ["ndcg@2", "mrr"], propensities=props)
     assert evaluate(QRELS, RUN, "mrr(estimator=naive)", propensities=props).mean
+    both = evaluate(QRELS, RUN, ["arp@2", "p@2"], propensities=props, popularity={"a": 2})
+    assert both.conventions["arp@2"].estimator == "naive"  # nothing to weigh
+    assert both.conventions["p@2"].estimator == "ips"
     with pytest.raises(InvalidParameterError, match=r"needs propensities; pass propensities="):
         evaluate(QRELS, RUN, "ndcg@2", estimator="ips")
     with pytest.raises(InvalidParameterError, match=r"'propensity_clip' .* \[0, 1\]. Got 2.0"):

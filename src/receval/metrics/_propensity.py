@@ -190,8 +190,8 @@ def as_propensities(
 ) -> Propensities | None:
     """The ``propensities=`` of :func:`receval.evaluate`, checked, or None.
 
-    ``propensities``: ``{user: {item: p}}``, ``{item: p}``, a frame with columns
-    ``user``, ``item``, ``propensity`` (or ``item``, ``propensity``), or
+    ``propensities``: ``{user: {item: p}}``, ``{item: p}`` (or a pandas Series), a
+    frame with columns ``user``, ``item``, ``propensity`` (or ``item``, ``propensity``), or
     ``"popularity"`` (from ``popularity``, the table of ``popularity=`` / ``train=``).
     """
     if isinstance(propensities, Propensities):  # resolved already (Spark's executors)
@@ -205,6 +205,8 @@ def as_propensities(
         )
     if propensities is None:
         return None
+    if type(propensities).__name__ == "Series" and hasattr(propensities, "to_dict"):
+        propensities = propensities.to_dict()  # pandas: item -> propensity
     if isinstance(propensities, str):
         v.check_option(propensities, "propensities", _FUNC, ["popularity"])
         if popularity is None:
@@ -244,10 +246,13 @@ def prepare_weighting(
     specs: dict[str, Any], convs: dict[str, Any], listwise: set[str], props: Any
 ) -> dict[str, Any]:
     """Check the weighted metrics (estimator ``"ips"`` / ``"snips"``) and return the
-    specs, each weighted one's canonical string carrying its estimator."""
+    specs, each weighted one's canonical string carrying its estimator; the list-wise
+    metrics (no relevance to weigh) get ``estimator="naive"`` in ``convs``, in place."""
     out = dict(specs)
     for text, spec in specs.items():
         conv = convs[text]
+        if text in listwise and conv.estimator != "naive":
+            convs[text] = replace(conv, estimator="naive")
         if text in listwise or conv.estimator == "naive":
             continue
         est = conv.estimator

@@ -324,14 +324,16 @@ def _raises(message):
         (
             "rbp(q=1)",
             "Metric 'rbp(q=1)': unknown parameter 'q'; rbp takes ['p'] and the conventions "
-            "['ap_normalizer', 'depth', 'empty_users', 'gain', 'gain_grades', 'grades', "
+            "['ap_normalizer', 'depth', 'empty_users', 'estimator', 'gain', 'gain_grades', "
+            "'grades', "
             "'hit_scores', 'ideal', 'judged_only', 'missing_users', 'rel_threshold', 'ties', "
             "'zero_users'].",
         ),
         (
             "precision(p=0.5)@5",
             "Metric 'precision(p=0.5)@5': unknown convention 'p'; use one of ['ap_normalizer', "
-            "'depth', 'empty_users', 'gain', 'gain_grades', 'grades', 'hit_scores', 'ideal', "
+            "'depth', 'empty_users', 'estimator', 'gain', 'gain_grades', 'grades', 'hit_scores', "
+            "'ideal', "
             "'judged_only', 'missing_users', 'rel_threshold', 'ties', 'zero_users'].",
         ),
         ("rbp_resid@10", "Metric 'rbp_resid@10': rbp_resid takes no @k cut-off."),

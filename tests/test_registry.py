@@ -327,7 +327,8 @@ def test_cut_off_on_r_precision(text):
 def test_unknown_convention_key():
     with _raises(
         "Metric 'map(foo=1)@3': unknown convention 'foo'; use one of ['ap_normalizer', "
-        "'depth', 'empty_users', 'gain', 'gain_grades', 'grades', 'hit_scores', 'ideal', "
+        "'depth', 'empty_users', 'estimator', 'gain', 'gain_grades', 'grades', 'hit_scores', "
+        "'ideal', "
         "'judged_only', 'missing_users', 'rel_threshold', 'ties', 'zero_users']."
     ):
         parse_metric("map(foo=1)@3")
@@ -573,7 +574,8 @@ def test_invalid_convention_keywords():
         resolve_conventions(rel_threshold=10**22)
     with _raises(
         "The 'convention' parameter of evaluate must be one of ['ap_normalizer', 'depth', "
-        "'empty_users', 'gain', 'gain_grades', 'grades', 'hit_scores', 'ideal', 'judged_only', "
+        "'empty_users', 'estimator', 'gain', 'gain_grades', 'grades', 'hit_scores', 'ideal', "
+        "'judged_only', "
         "'missing_users', 'rel_threshold', 'ties', 'zero_users']. Got 'foo' instead."
     ):
         resolve_conventions(foo="x")

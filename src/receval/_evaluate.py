@@ -497,26 +497,35 @@ def ranked_values(
     convs: dict[str, Conventions],
     ranked: list[str],
     user_map: np.ndarray,
+    propensities: Any = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per qrels user and ranked metric: the value and its denominator (the user's
     relevant items); ``user_map`` gives each qrels user's position in the run (-1: absent).
 
     The kernel computes every metric but expected exposure, which
-    ``metrics._exposure.exposure_columns`` adds from :func:`receval.expected_exposure`.
+    ``metrics._exposure.exposure_columns`` adds from :func:`receval.expected_exposure`,
+    and the propensity-weighted ones (``propensities``: a ``Propensities``), which
+    ``metrics._propensity.propensity_columns`` adds.
     """
     exposure = [t for t in ranked if specs[t].info.kind in codes.EXPOSURE_KINDS]
-    if not exposure:
+    weighted = [t for t in ranked if convs[t].estimator != "naive" and t not in exposure]
+    if not exposure and not weighted:
         return _kernel_values(q, r, specs, convs, ranked, user_map)
     values = np.empty((q.n_users, len(ranked)), dtype=np.float64)
     aux = np.empty((q.n_users, len(ranked)), dtype=np.float64)
-    kernel = [t for t in ranked if t not in exposure]
+    kernel = [t for t in ranked if t not in exposure and t not in weighted]
     if kernel:
         kv, ka = _kernel_values(q, r, specs, convs, kernel, user_map)
         for j, t in enumerate(kernel):
             values[:, ranked.index(t)], aux[:, ranked.index(t)] = kv[:, j], ka[:, j]
     from .metrics._exposure import exposure_columns
+    from .metrics._propensity import propensity_columns
 
-    for t, (col, den) in exposure_columns(q, r, {t: specs[t] for t in exposure}, convs).items():
+    columns = exposure_columns(q, r, {t: specs[t] for t in exposure}, convs) if exposure else {}
+    if weighted:
+        sub = {t: specs[t] for t in weighted}
+        columns.update(propensity_columns(q, r, sub, convs, user_map, propensities))
+    for t, (col, den) in columns.items():
         values[:, ranked.index(t)], aux[:, ranked.index(t)] = col, den
     return values, aux
 

@@ -180,11 +180,18 @@ _UTILITY = (
 REGISTRY: dict[str, MetricInfo] = {
     m.name: m
     for m in [
-        MetricInfo("precision", codes.PRECISION, "hits in the top k / k", source=_TREC),
+        MetricInfo(
+            "precision",
+            codes.PRECISION,
+            "hits in the top k / k",
+            uses=("estimator",),
+            source=_TREC,
+        ),
         MetricInfo(
             "recall",
             codes.RECALL,
             "hits in the top k / relevant items of the user",
+            uses=("estimator",),
             source=_TREC,
         ),
         MetricInfo("f1", codes.F1, "harmonic mean of precision@k and recall@k"),
@@ -204,7 +211,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "map",
             codes.AP,
             "average precision in the top k, averaged over users",
-            uses=("ap_normalizer",),
+            uses=("ap_normalizer", "estimator"),
             source=_TREC,
         ),
         MetricInfo("cg", codes.CG, "sum of gains in the top k", bounded=False, uses=("gain",)),
@@ -213,7 +220,7 @@ REGISTRY: dict[str, MetricInfo] = {
             codes.DCG,
             "sum of gain / log2(rank + 1) in the top k",
             bounded=False,
-            uses=("gain",),
+            uses=("gain", "estimator"),
             params=(_GAINS,),
         ),
         MetricInfo(
@@ -228,7 +235,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "ndcg",
             codes.NDCG,
             "DCG / IDCG (0 when IDCG is 0)",
-            uses=("gain", "ideal"),
+            uses=("gain", "ideal", "estimator"),
             params=(_GAINS,),
             source=_TREC,
         ),

@@ -59,6 +59,11 @@ grades             how ``bpref`` and ``rbp`` read the qrels grades: ``"trec"``
                    (ranx: every grade is a judgment, a negative one judged
                    non-relevant; RBP's gain is the grade itself from
                    ``rel_threshold`` on)
+estimator          ``"naive"``: every observed relevant item counts once;
+                   ``"ips"`` / ``"snips"``: each weighs 1 / its propensity
+                   (inverse propensity scoring, self-normalised or not), for
+                   ``evaluate(..., propensities=...)``; precision, recall, dcg,
+                   ndcg and map only (see docs/conventions.md)
 =================  ==========================================================
 """
 
@@ -83,6 +88,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "zero_users": ("keep", "skip"),
     "hit_scores": ("any", "positive"),
     "grades": ("trec", "raw"),
+    "estimator": ("naive", "ips", "snips"),
 }
 
 
@@ -103,6 +109,7 @@ class Conventions:
     depth: int = 0
     judged_only: bool = False
     grades: str = "trec"
+    estimator: str = "naive"
 
     def validated(self, func: str = "evaluate") -> Conventions:
         for name, options in CHOICES.items():

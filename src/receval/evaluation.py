@@ -38,6 +38,12 @@ from .engine.metric import MetricDefinition, register
 from .engine.sources import is_scan_run, whole_groups
 from .engine.states import Seen
 from .exceptions import InputValidationError, InvalidParameterError
+from .metrics._propensity import (
+    DEFAULT_GAMMA,
+    as_propensities,
+    check_propensities,
+    prepare_weighting,
+)
 
 __all__ = ["EvaluationReport", "evaluate"]
 
@@ -67,6 +73,10 @@ def evaluate(
     depth: int | None = None,
     judged_only: bool | None = None,
     grades: str | None = None,
+    estimator: str | None = None,
+    propensities: Any = None,
+    propensity_gamma: float = DEFAULT_GAMMA,
+    propensity_clip: float | None = None,
 ) -> EvaluationReport:
     """Evaluate a run against qrels with top-K ranking metrics.
 
@@ -171,6 +181,31 @@ def evaluate(
         negative grade marks an unjudged item and RBP's gains are the grades over
         the user's largest when above 1; "raw": as ranx, a negative grade is
         judged non-relevant and RBP's gain is the grade from ``rel_threshold`` on).
+    estimator : {"naive", "ips", "snips"}, default=None
+        How observed relevant items count in ``precision``, ``recall``, ``dcg``,
+        ``ndcg`` and ``map`` (default "naive": once each; "ips" when
+        ``propensities`` is given). "ips": each weighs 1 / its propensity
+        (inverse propensity scoring, Schnabel et al. 2016; Yang et al. 2018);
+        "snips": those weights scaled to sum to the user's observed relevant
+        items (self-normalised). The weighted metrics' canonical strings in
+        ``report.metrics`` carry it (``"ndcg(estimator=ips)@10"``); a metric
+        without a weighted form raises (write ``"mrr(estimator=naive)"`` to
+        keep it unweighted). Definitions: docs/conventions.md.
+    propensities : mapping, DataFrame or "popularity", default=None
+        The probability that each relevant item of the qrels was observed:
+        ``{user: {item: p}}`` or a frame with columns ``user``, ``item``,
+        ``propensity``; ``{item: p}`` (or a pandas Series) or a frame with columns ``item``,
+        ``propensity``; or ``"popularity"``, Yang et al.'s model
+        ``p_i = (n_i / max_j n_j) ** ((propensity_gamma + 1) / 2)`` with
+        ``n_i`` the item's popularity in ``popularity=`` / ``train=``. Every
+        propensity lies in (0, 1], and every relevant item needs one.
+    propensity_gamma : float, default=0.0
+        The popularity model's gamma (default 0: the square root of the
+        relative popularity).
+    propensity_clip : float, default=None
+        The smallest propensity a weight uses, ``1 / max(p, propensity_clip)``:
+        bounds the weights, and so the variance, at the cost of some bias
+        (default: no clipping).
 
     Returns
     -------
@@ -200,6 +235,17 @@ def evaluate(
     1.0
     >>> round(report.mean["ndcg@5"], 6)
     0.861044
+
+    Propensity-weighted: item ``b``, observed with probability 0.25, counts 4 times.
+
+    >>> qrels = {"u1": {"a": 1, "b": 1}}
+    >>> run = {"u1": {"a": 0.9, "x": 0.8, "b": 0.7}}
+    >>> report = evaluate(qrels, run, ["p@3", "recall(estimator=snips)@2"],
+    ...                   propensities={"a": 0.5, "b": 0.25})
+    >>> report.mean
+    {'p@3': 2.0, 'recall(estimator=snips)@2': 0.3333333333333333}
+    >>> report.metrics["p@3"]
+    'precision(estimator=ips)@3'
     """
     conventions = {
         "profile": profile,
@@ -216,12 +262,14 @@ def evaluate(
         "depth": depth,
         "judged_only": judged_only,
         "grades": grades,
+        "estimator": "ips" if estimator is None and propensities is not None else estimator,
     }
+    weighting = (propensities, propensity_gamma, propensity_clip)
     if is_scan_run(run):  # a receval.scan(...): read user by user
         return _scan_evaluate(
             qrels, run, metrics, features=features, feature_items=feature_items,
             similarity=similarity, popularity=popularity, train=train,
-            item_categories=item_categories, **conventions,
+            item_categories=item_categories, weighting=weighting, **conventions,
         )  # fmt: skip
     r = as_run(run)
     func = "evaluate"
@@ -229,6 +277,8 @@ def evaluate(
     metrics, specs, convs, listwise = prepare_metrics(
         metrics, features, similarity, conventions, table, item_categories
     )
+    props = as_propensities(propensities, table, propensity_gamma, propensity_clip)
+    specs = prepare_weighting(specs, convs, listwise, props)
     if qrels is None:
         if len(listwise) < len(specs):
             first = next(t for t in specs if t not in listwise)
@@ -240,6 +290,7 @@ def evaluate(
             r, metrics, specs, convs, features, feature_items, similarity, table, item_categories
         )
     q = as_qrels(qrels)
+    check_propensities(q, {t: convs[t] for t in specs if t not in listwise}, props)
     if profile in UNSTABLE_TIES:
         warn_unreproducible_ties(profile, r, [specs[t] for t in specs if t not in listwise])
 
@@ -256,7 +307,7 @@ def evaluate(
     ranked = [t for t in specs if t not in listwise]
     values = aux = np.empty((q.n_users, 0))
     if ranked:
-        values, aux = ranked_values(q, r, specs, convs, ranked, user_map)
+        values, aux = ranked_values(q, r, specs, convs, ranked, user_map, props)
     list_cols: dict[str, np.ndarray] = {}
     if listwise:
         of_run = list_values(
@@ -300,14 +351,18 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     similarity = options.pop("similarity")
     table = e.as_popularity_table(options.pop("popularity"), options.pop("train"))
     item_categories = options.pop("item_categories")
+    propensities, gamma, clip = options.pop("weighting")
     metrics, specs, convs, listwise = e.prepare_metrics(
         metrics, features, similarity, options, table, item_categories
     )
+    props = as_propensities(propensities, table, gamma, clip)
+    specs = prepare_weighting(specs, convs, listwise, props)
     lists = (features, feature_items, similarity, table, item_categories)
     if qrels is None:
         return _scan_evaluate_lists(spec, metrics, specs, convs, listwise, lists)
     q = e.as_qrels(qrels)
     ranked = [t for t in specs if t not in listwise]
+    check_propensities(q, {t: convs[t] for t in ranked}, props)
     values = np.full((q.n_users, len(ranked)), np.nan)
     aux = np.zeros((q.n_users, len(ranked)))
     list_cols = {t: np.full(q.n_users, np.nan) for t in specs if t in listwise}
@@ -325,7 +380,7 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
         seen[users] = True
         sub = _subset_qrels(q, users)
         if ranked:
-            vals, den = e.ranked_values(sub, r, specs, convs, ranked, user_map[users])
+            vals, den = e.ranked_values(sub, r, specs, convs, ranked, user_map[users], props)
             values[users] = vals
             aux[users] = den
         if listwise:
@@ -344,7 +399,7 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     if len(missing) and ranked:
         sub = _subset_qrels(q, missing)
         absent = np.full(len(missing), -1, dtype=np.int32)
-        vals, den = e.ranked_values(sub, last_run, specs, convs, ranked, absent)
+        vals, den = e.ranked_values(sub, last_run, specs, convs, ranked, absent, props)
         values[missing] = vals
         aux[missing] = den
     return e.build_report(

@@ -294,6 +294,31 @@ def test_evaluate_expected_exposure(spark, conventions):
     assert got.n_users_skipped == expected.n_users_skipped
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{"estimator": "ips"}, {"estimator": "snips", "ties": "average", "propensity_clip": 0.2}],
+)
+def test_evaluate_propensity_weighted(spark, options):
+    qrels, run = _ranking_frames(False)
+    run["score"] = np.floor(run["score"] * 4) / 4  # ties
+    rng = np.random.default_rng(3)
+    props = {int(i): float(p) for i, p in enumerate(0.05 + 0.95 * rng.random(60))}
+    metrics = ["ndcg@5", "recall@10", "p@3", "dcg", "mrr(estimator=naive)"]
+    if options.get("ties") != "average":
+        metrics.append("map@10")
+    expected = receval.evaluate(qrels, run, metrics, propensities=props, **options)
+    got = rs.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), metrics,
+                      propensities=props, num_partitions=3, **options)  # fmt: skip
+    assert got.mean == pytest.approx(expected.mean, rel=1e-12)
+    assert got.metrics == expected.metrics
+    assert got.n_users_skipped == expected.n_users_skipped
+    pop = {int(i): int(c) for i, c in enumerate(rng.integers(1, 50, 60))}
+    expected = receval.evaluate(qrels, run, metrics[:2], propensities="popularity", popularity=pop)
+    got = rs.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), metrics[:2],
+                      propensities="popularity", popularity=pop, num_partitions=2)  # fmt: skip
+    assert got.mean == pytest.approx(expected.mean, rel=1e-12)
+
+
 def test_evaluate_serendipity_and_miscalibration(spark):
     qrels, run = _ranking_frames(False)
     rng = np.random.default_rng(2)

@@ -167,6 +167,10 @@ def evaluate(
     depth: int | None = None,
     judged_only: bool | None = None,
     grades: str | None = None,
+    estimator: str | None = None,
+    propensities: Any = None,
+    propensity_gamma: float = 0.0,
+    propensity_clip: float | None = None,
 ) -> EvaluationSummary:
     """Evaluate a run against qrels, both Spark DataFrames, with top-K ranking metrics.
 
@@ -219,6 +223,12 @@ def evaluate(
         (the ranx, RecBole and torchmetrics profiles) and for ``ils@k`` /
         ``diversity@k``, "input order" is the run DataFrame's row order (as
         ``collect()`` would return it), kept through the shuffle.
+    estimator, propensities, propensity_gamma, propensity_clip : default=None
+        Propensity-weighted metrics, as in :func:`receval.evaluate`;
+        ``propensities`` is local (a mapping or a pandas / polars / Arrow
+        frame, or ``"popularity"``), resolved on the driver and sent to every
+        executor. A relevant item without a propensity raises from its
+        partition, counted over that partition's users.
 
     Returns
     -------
@@ -236,6 +246,7 @@ def evaluate(
     from pyspark.sql import functions as F
 
     from .._evaluate import prepare_metrics
+    from ..metrics._propensity import as_propensities, prepare_weighting
 
     func = "evaluate"
     conventions = {
@@ -253,11 +264,14 @@ def evaluate(
         "depth": depth,
         "judged_only": judged_only,
         "grades": grades,
+        "estimator": "ips" if estimator is None and propensities is not None else estimator,
     }
     pop_table = _popularity(popularity, train, user, item)
     metric_list, specs, convs, listwise = prepare_metrics(
         metrics, features, similarity, conventions, pop_table, item_categories
     )
+    props = as_propensities(propensities, pop_table, propensity_gamma, propensity_clip)
+    specs = prepare_weighting(specs, convs, listwise, props)
     check_frame(run, "run", func)
     check_partitions(num_partitions, func)
     if (score is None) == (rank is None):
@@ -300,6 +314,8 @@ def evaluate(
         data = data.repartition(num_partitions, _USER)
 
     options = {k: v for k, v in conventions.items() if v is not None}
+    if props is not None:
+        options["propensities"] = props
     with_qrels = qrels is not None
     by_rank = rank is not None
 

@@ -1,0 +1,536 @@
+"""Propensity-weighted (IPS / SNIPS) ranking metrics for missing-not-at-random feedback.
+
+Held-out clicks come from what an earlier system showed: a relevant item ``i`` of
+user ``u`` is in the qrels only with probability ``p_ui`` (its *propensity*), and
+metrics over the observed items favour that system. Weighting every observed
+relevant item by ``1 / p_ui`` (inverse propensity scoring, IPS) gives estimates of
+the metric over all the relevant items, observed or not (Schnabel et al. 2016;
+Yang et al. 2018). :func:`propensity_columns` computes ``precision``, ``recall``,
+``dcg``, ``ndcg`` and ``map`` so, per qrels user, beside the kernel's metrics;
+the definitions are in docs/conventions.md ("Propensity-weighted metrics").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..data._encode import factorize, lookup
+from ..data._ranked import Qrels, Run
+from ..data.io import frame_columns, is_frame
+from ..exceptions import InputValidationError, InvalidParameterError
+
+__all__ = [
+    "DEFAULT_GAMMA",
+    "WEIGHTED_METRICS",
+    "Propensities",
+    "as_propensities",
+    "check_propensities",
+    "prepare_weighting",
+    "propensity_columns",
+]
+
+#: the metrics with a propensity-weighted form
+WEIGHTED_METRICS = ("precision", "recall", "dcg", "ndcg", "map")
+#: the popularity model's exponent ``(gamma + 1) / 2`` is 0.5 by default: the square root
+DEFAULT_GAMMA = 0.0
+_FUNC = "evaluate"
+
+
+class Propensities:
+    """Propensities per item or per (user, item) pair, with the clipping bound.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The propensities, in (0, 1] (0 for an item without interactions under
+        the popularity model).
+    item_ids : ndarray
+        Per item: the distinct item ids of ``values``; per pair: the distinct
+        item ids that ``keys`` index.
+    user_ids : ndarray or None
+        Per pair: the distinct user ids; None per item.
+    keys : ndarray or None
+        Per pair: ``user_code * len(item_ids) + item_code`` of each value, sorted.
+    clip : float
+        The smallest propensity a weight uses: ``w = 1 / max(p, clip)``.
+    source : str
+        How the propensities were given (for messages).
+    """
+
+    def __init__(
+        self,
+        values: np.ndarray,
+        item_ids: np.ndarray,
+        user_ids: np.ndarray | None = None,
+        keys: np.ndarray | None = None,
+        *,
+        clip: float = 0.0,
+        source: str = "propensities",
+    ) -> None:
+        self.values = values
+        self.item_ids = item_ids
+        self.user_ids = user_ids
+        self.keys = keys
+        self.clip = clip
+        self.source = source
+
+    def of_qrels(self, q: Qrels) -> np.ndarray:
+        """The propensity of each qrels row (CSR order); nan where none was given."""
+        items = lookup(q.item_ids, self.item_ids).astype(np.int64)[q.items]
+        if self.user_ids is None:
+            default = 0.0 if self.source == "popularity" else np.nan
+            return np.where(items >= 0, self.values[np.maximum(items, 0)], default)
+        users = lookup(q.user_ids, self.user_ids).astype(np.int64)
+        users = np.repeat(users, np.diff(q.offsets))
+        keys = np.zeros(1, dtype=np.int64) if self.keys is None else self.keys
+        key = users * max(len(self.item_ids), 1) + items
+        pos = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+        found = (users >= 0) & (items >= 0) & (keys[pos] == key)
+        return np.where(found, self.values[pos], np.nan)
+
+    def weights(self, q: Qrels, threshold: int) -> np.ndarray:
+        """``1 / max(p, clip)`` of each relevant qrels row (grade >= ``threshold``), 0
+        elsewhere; raises when a relevant row has no propensity, or 0 without a clip."""
+        relevant = q.grades >= threshold
+        p = self.of_qrels(q)
+        missing = relevant & np.isnan(p)
+        if missing.any():
+            raise InputValidationError(
+                f"{_FUNC}: propensities has no propensity for {int(missing.sum())} relevant "
+                f"(user, item) pairs of the qrels, e.g. {_pairs(q, missing)}; give one for "
+                f"every item graded >= {threshold}."
+            )
+        p = np.where(relevant, np.maximum(p, self.clip), 1.0)
+        zero = relevant & (p <= 0)
+        if zero.any():
+            raise InputValidationError(
+                f"{_FUNC}: {int(zero.sum())} relevant (user, item) pairs of the qrels have "
+                f"propensity 0 under the popularity model (items without interactions in "
+                f"popularity= / train=), e.g. {_pairs(q, zero)}; pass propensity_clip > 0 to "
+                f"bound their weight."
+            )
+        return np.where(relevant, 1.0 / p, 0.0)
+
+
+def _pairs(q: Qrels, rows: np.ndarray) -> str:
+    where = np.flatnonzero(rows)[:5]
+    users = np.searchsorted(q.offsets, where, side="right") - 1
+    pairs = zip(users, where, strict=True)
+    return v.format_values([(_py(q.user_ids[u]), _py(q.item_ids[q.items[r]])) for u, r in pairs])
+
+
+def _py(x: Any) -> Any:
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _checked_values(values: Any) -> np.ndarray:
+    p = np.asarray(values, dtype=np.float64)
+    bad = ~(np.isfinite(p) & (p > 0) & (p <= 1))
+    if bad.any():
+        raise InputValidationError(
+            f"{_FUNC}: propensities must lie in (0, 1]. Got {int(bad.sum())} values outside "
+            f"it, e.g. {v.format_values(p[bad])}; a propensity is the probability that a "
+            f"relevant item was observed."
+        )
+    return p
+
+
+def _column_names(frame: Any) -> list[str]:
+    if hasattr(frame, "schema") and hasattr(frame.schema, "names"):  # Arrow
+        return list(frame.schema.names)
+    return [str(c) for c in frame.columns]
+
+
+def _per_pair(users: Any, items: Any, values: Any) -> Propensities:
+    user_codes, user_ids = factorize(users, "propensities", _FUNC)
+    item_codes, item_ids = factorize(items, "propensities", _FUNC)
+    keys = user_codes.astype(np.int64) * max(len(item_ids), 1) + item_codes
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    dup = np.flatnonzero(keys[1:] == keys[:-1])
+    if dup.size:
+        row = order[dup[0]]
+        raise InputValidationError(
+            f"{_FUNC}: propensities gives the pair "
+            f"{(_py(user_ids[user_codes[row]]), _py(item_ids[item_codes[row]]))!r} more than "
+            f"once. Each (user, item) pair must appear once."
+        )
+    return Propensities(_checked_values(values)[order], item_ids, user_ids, keys)
+
+
+def _per_item(items: Any, values: Any) -> Propensities:
+    codes, item_ids = factorize(items, "propensities", _FUNC)
+    if len(item_ids) < len(codes):
+        counts = np.bincount(codes)
+        raise InputValidationError(
+            f"{_FUNC}: propensities gives item {_py(item_ids[int(np.argmax(counts))])!r} "
+            f"more than once. Each item must appear once."
+        )
+    p = np.empty(len(item_ids))
+    p[codes] = _checked_values(values)
+    return Propensities(p, item_ids)
+
+
+def _from_popularity(table: Any, gamma: float) -> Propensities:
+    """Yang et al.'s popularity model: ``p_i = (n_i / max n)**((gamma + 1) / 2)``."""
+    counts = np.asarray(table.counts, dtype=np.float64)
+    top = float(counts.max()) if counts.size else 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.power(counts / top, (gamma + 1.0) / 2.0) if top > 0 else np.zeros_like(counts)
+    return Propensities(p, table.item_ids, source="popularity")
+
+
+def as_propensities(
+    propensities: Any, popularity: Any, gamma: Any, clip: Any
+) -> Propensities | None:
+    """The ``propensities=`` of :func:`receval.evaluate`, checked, or None.
+
+    ``propensities``: ``{user: {item: p}}``, ``{item: p}`` (or a pandas Series), a
+    frame with columns ``user``, ``item``, ``propensity`` (or ``item``, ``propensity``), or
+    ``"popularity"`` (from ``popularity``, the table of ``popularity=`` / ``train=``).
+    """
+    if isinstance(propensities, Propensities):  # resolved already (Spark's executors)
+        return propensities
+    gamma = float(v.check_number(gamma, "propensity_gamma", _FUNC, low=-1.0))
+    clip = 0.0 if clip is None else float(v.check_number(clip, "propensity_clip", _FUNC))
+    if not 0.0 <= clip <= 1.0:
+        raise InvalidParameterError(
+            f"The 'propensity_clip' parameter of {_FUNC} must be in the range [0, 1]. "
+            f"Got {clip!r} instead."
+        )
+    if propensities is None:
+        return None
+    if type(propensities).__name__ == "Series" and hasattr(propensities, "to_dict"):
+        propensities = propensities.to_dict()  # pandas: item -> propensity
+    if isinstance(propensities, str):
+        v.check_option(propensities, "propensities", _FUNC, ["popularity"])
+        if popularity is None:
+            raise InvalidParameterError(
+                f"propensities='popularity' needs item popularity; pass popularity= (a "
+                f"mapping item -> count) or train= (an interaction log) to {_FUNC}."
+            )
+        props = _from_popularity(popularity, gamma)
+    elif is_frame(propensities):
+        roles = {"user": "user" if "user" in _column_names(propensities) else None, "item": "item"}
+        cols = frame_columns(propensities, {**roles, "propensity": "propensity"}, _FUNC)
+        if "user" in cols:
+            props = _per_pair(cols["user"], cols["item"], cols["propensity"])
+        else:
+            props = _per_item(cols["item"], cols["propensity"])
+    elif isinstance(propensities, Mapping) and propensities:
+        if all(isinstance(x, Mapping) for x in propensities.values()):
+            rows = [(u, i, p) for u, d in propensities.items() for i, p in d.items()]
+            if not rows:
+                raise InputValidationError(f"{_FUNC}: propensities holds no (user, item) pair.")
+            users, items, values = (list(c) for c in zip(*rows, strict=True))
+            props = _per_pair(np.asarray(users), np.asarray(items), values)
+        else:
+            props = _per_item(np.asarray(list(propensities)), list(propensities.values()))
+    else:
+        raise InvalidParameterError(
+            f"The 'propensities' parameter of {_FUNC} must be a dict {{user: {{item: p}}}}, "
+            f"a dict {{item: p}}, a DataFrame with columns user, item, propensity (or item, "
+            f"propensity) or 'popularity'. Got {type(propensities).__name__} instead."
+        )
+    props.clip = clip
+    return props
+
+
+# ---------------------------------------------------------------- checks
+def prepare_weighting(
+    specs: dict[str, Any], convs: dict[str, Any], listwise: set[str], props: Any
+) -> dict[str, Any]:
+    """Check the weighted metrics (estimator ``"ips"`` / ``"snips"``) and return the
+    specs, each weighted one's canonical string carrying its estimator; the list-wise
+    metrics (no relevance to weigh) get ``estimator="naive"`` in ``convs``, in place."""
+    out = dict(specs)
+    for text, spec in specs.items():
+        conv = convs[text]
+        if text in listwise and conv.estimator != "naive":
+            convs[text] = replace(conv, estimator="naive")
+        if text in listwise or conv.estimator == "naive":
+            continue
+        est = conv.estimator
+        if spec.name not in WEIGHTED_METRICS:
+            raise InvalidParameterError(
+                f"Metric {text!r} has no propensity-weighted form (estimator={est!r}); "
+                f"weighted forms exist for {list(WEIGHTED_METRICS)}. Write "
+                f"'{spec.name}(estimator=naive)' to compute it unweighted."
+            )
+        if props is None:
+            raise InvalidParameterError(
+                f"Metric {text!r} uses estimator={est!r}, which needs propensities; pass "
+                f"propensities= to {_FUNC}."
+            )
+        unsupported = [
+            (f"{name}={getattr(conv, name)!r}", f"{name}={ok!r}")
+            for name, ok, metrics in (
+                ("gain_grades", "relevant", ("dcg", "ndcg")),
+                ("ideal", "judged", ("ndcg",)),
+                ("ap_normalizer", "relevant", ("map",)),
+            )
+            if spec.name in metrics and getattr(conv, name) != ok
+        ]
+        if conv.ties == "average" and spec.name == "map":
+            unsupported.append(("ties='average'", "ties='trec' or 'input'"))
+        if conv.ties == "average" and conv.depth:
+            unsupported.append(("ties='average' and depth", "depth=0 or ties='trec'"))
+        if "gains" in dict(spec.args):
+            fix = "gain='linear', 'exponential' or 'binary'"
+            unsupported.append(("a gain table (gains=)", fix))
+        if unsupported:
+            what, fix = unsupported[0]
+            raise InvalidParameterError(
+                f"Metric {text!r}: estimator={est!r} is not available with {what}; use {fix}."
+            )
+        params = dict(spec.params)
+        params["estimator"] = est
+        out[text] = replace(spec, params=tuple(sorted(params.items())))
+    return out
+
+
+def check_propensities(q: Qrels, convs: Mapping[str, Any], props: Propensities | None) -> None:
+    """Raise before any user is evaluated when a relevant item of ``q`` at the threshold
+    of a weighted metric lacks a usable propensity (counted over all the qrels)."""
+    if props is None:
+        return
+    thresholds = {int(c.rel_threshold) for c in convs.values() if c.estimator != "naive"}
+    for threshold in sorted(thresholds):
+        props.weights(q, threshold)
+
+
+# ---------------------------------------------------------------- the columns
+def _gains(grades: np.ndarray, kind: str) -> np.ndarray:
+    if kind == "binary":
+        return np.ones_like(grades, dtype=np.float64)
+    if kind == "exponential":
+        return np.power(2.0, grades.astype(np.float64)) - 1.0
+    return grades.astype(np.float64)
+
+
+class _Discounts:
+    """``d(j) = 1 / log2(j + 2)`` and its running sum ``D(x)``, linear between integers."""
+
+    def __init__(self) -> None:
+        self.cum = np.zeros(1)
+
+    def _grow(self, n: int) -> None:
+        if n + 2 > len(self.cum):
+            size = max(n + 2, 2 * len(self.cum))
+            self.cum = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(size) + 2.0))])
+
+    def at(self, x: np.ndarray) -> np.ndarray:
+        """``D(x)``: the sum of the first ``floor(x)`` discounts plus the fraction of the next."""
+        x = np.maximum(np.asarray(x, dtype=np.float64), 0.0)
+        j = np.floor(x).astype(np.int64)
+        self._grow(int(j.max()) + 1 if j.size else 0)
+        return self.cum[j] + (x - j) * (self.cum[j + 1] - self.cum[j])
+
+
+class _Ranked:
+    """The run rows of the qrels users in one order of ties: their qrels user, position,
+    tie block, score and qrels row (-1: not judged), and each user's list length."""
+
+    def __init__(
+        self, q: Qrels, r: Run, user_map: np.ndarray, ties: str, judged_only: bool, depth: int
+    ) -> None:
+        run_user = np.repeat(np.arange(r.n_users, dtype=np.int64), np.diff(r.offsets))
+        q_of_run = np.full(r.n_users, -1, dtype=np.int64)
+        present = np.flatnonzero(user_map >= 0)
+        q_of_run[user_map[present]] = present
+        qrow = _qrels_rows(q, r, user_map, run_user)
+        sel = np.flatnonzero(q_of_run[run_user] >= 0)
+        users = run_user[sel]
+        if ties in ("trec", "id_descending", "id_ascending"):
+            sel = _break_ties(r, sel, users, ties)
+        if depth or judged_only:  # the first ``depth`` items, then the judged ones among them
+            keep = np.ones(len(sel), dtype=bool)
+            if depth:
+                keep &= np.arange(len(sel)) - np.searchsorted(users, users) < depth
+            if judged_only:
+                keep &= qrow[sel] >= 0
+                keep[keep] = q.grades[qrow[sel[keep]]] >= 0
+            sel, users = sel[keep], users[keep]
+        starts = np.searchsorted(users, np.arange(r.n_users))
+        position = np.arange(len(sel)) - starts[users]
+        self.length = np.bincount(q_of_run[users], minlength=q.n_users)
+        # tie blocks (exact scores) for ties="average": first and end position
+        score = r.scores[sel]
+        new = np.ones(len(sel), dtype=bool)
+        new[1:] = (users[1:] != users[:-1]) | (score[1:] != score[:-1])
+        block = np.cumsum(new) - 1
+        block_start = position[new][block]
+        block_end = block_start + np.bincount(block)[block]
+        # only the judged rows count from here on (the others weigh 0)
+        judged = np.flatnonzero(qrow[sel] >= 0)
+        users = users[judged]
+        self.user = q_of_run[users]
+        self.position = position[judged]
+        self.score = score[judged]
+        self.qrow = qrow[sel[judged]]
+        self.block_start = block_start[judged]
+        self.block_end = block_end[judged]
+        # each row's user's first row (the rows of a user are contiguous)
+        first = np.ones(len(users), dtype=bool)
+        first[1:] = users[1:] != users[:-1]
+        self.first_row = np.maximum.accumulate(np.where(first, np.arange(len(users)), 0))
+
+
+def _break_ties(r: Run, sel: np.ndarray, users: np.ndarray, ties: str) -> np.ndarray:
+    """``sel`` (rows of ``r`` by user, score descending, input order within ties) with
+    the rows of each tie reordered by item id (``ties``: descending or ascending; "trec"
+    compares the scores in single precision, which keeps their order)."""
+    score = r.scores[sel].astype(np.float32) if ties == "trec" else r.scores[sel]
+    new = np.ones(len(sel), dtype=bool)
+    new[1:] = (users[1:] != users[:-1]) | (score[1:] != score[:-1])
+    group = np.cumsum(new) - 1
+    tied = np.flatnonzero(np.bincount(group)[group] > 1)
+    if not tied.size:
+        return sel
+    rank = r.trec_keys[r.items[sel[tied]]].astype(np.int64)  # item id order
+    if ties != "id_ascending":
+        rank = len(r.item_ids) - 1 - rank
+    order = np.argsort(group[tied] * len(r.item_ids) + rank, kind="stable")
+    out = sel.copy()
+    out[tied] = sel[tied[order]]
+    return out
+
+
+def _qrels_rows(q: Qrels, r: Run, user_map: np.ndarray, run_user: np.ndarray) -> np.ndarray:
+    """Per run row, the qrels row of the same (user, item), or -1."""
+    item_map = lookup(q.item_ids, r.item_ids).astype(np.int64)
+    q_user = np.repeat(np.asarray(user_map, dtype=np.int64), np.diff(q.offsets))
+    q_item = item_map[q.items]
+    n_items = max(len(r.item_ids), 1)
+    key = np.where((q_user >= 0) & (q_item >= 0), q_user * n_items + q_item, -1)
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    run_key = run_user * n_items + r.items
+    if not len(sorted_key):
+        return np.full(len(run_key), -1, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(sorted_key, run_key), len(sorted_key) - 1)
+    return np.where(sorted_key[pos] == run_key, order[pos], -1)
+
+
+def propensity_columns(
+    q: Qrels,
+    r: Run,
+    specs: Mapping[str, Any],
+    convs: Mapping[str, Any],
+    user_map: np.ndarray,
+    props: Propensities,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per qrels user, each weighted metric (nan: left out by a rule) and the user's
+    relevant items; ``user_map`` gives each qrels user's position in ``r`` (-1: absent).
+
+    Relevant observed item ``i`` weighs ``w_i = 1 / max(p_ui, clip)``. The normalisers
+    that count relevant items (recall's and AP's ``R_u``, NDCG's ideal) are the
+    unweighted metric's under IPS (the ``n_u`` observed relevant items) and weighted
+    under SNIPS (``sum(w)``, the weighted ideal); see docs/conventions.md.
+    """
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    row_user = np.repeat(np.arange(q.n_users, dtype=np.int64), np.diff(q.offsets))
+    rankings: dict[tuple[str, bool, int], _Ranked] = {}
+    discounts = _Discounts()
+    missing = np.asarray(user_map) < 0
+    for text, spec in specs.items():
+        conv = convs[text]
+        ties = "input" if conv.ties == "average" else conv.ties
+        key = (ties, bool(conv.judged_only), int(conv.depth))
+        if key not in rankings:
+            rankings[key] = _Ranked(q, r, user_map, *key)
+        threshold = int(conv.rel_threshold)
+        w = props.weights(q, threshold)
+        relevant = q.grades >= threshold
+        n = np.bincount(row_user[relevant], minlength=q.n_users).astype(np.float64)
+        weighted = conv.estimator == "snips"
+        norm = np.bincount(row_user, weights=w, minlength=q.n_users) if weighted else n
+        col = _metric(spec, conv, q, rankings[key], w, norm, discounts, row_user)
+        col = np.array(col, dtype=np.float64)
+        col[(n == 0) & (conv.empty_users == "one")] = 1.0
+        col[(n == 0) & (conv.empty_users == "skip")] = np.nan
+        col[missing & (conv.missing_users == "skip")] = np.nan
+        out[text] = (col, n)
+    return out
+
+
+def _metric(
+    spec: Any,
+    conv: Any,
+    q: Qrels,
+    ranked: _Ranked,
+    w: np.ndarray,
+    norm: np.ndarray,
+    discounts: _Discounts,
+    row_user: np.ndarray,
+) -> np.ndarray:
+    """One weighted metric per qrels user, before the rules for missing and empty users;
+    ``norm``: what stands for each user's number of relevant items."""
+    name, k = spec.name, spec.k
+    judged = ranked.qrow >= 0
+    qrow = np.maximum(ranked.qrow, 0)
+    w_run = np.where(judged, w[qrow], 0.0)
+    # the lists are cut at ``depth`` already
+    denominator = ranked.length.astype(np.float64) if k is None else np.full(q.n_users, k * 1.0)
+    cut = denominator
+    cut_run = cut[ranked.user]
+    a, b = ranked.position.astype(np.float64), ranked.position + 1.0
+    if conv.ties == "average":
+        a, b = ranked.block_start.astype(np.float64), ranked.block_end.astype(np.float64)
+    hit = np.clip(cut_run - a, 0.0, b - a) / (b - a)  # expected share of the item in the top
+    users = ranked.user
+    size = q.n_users
+    if name in ("dcg", "ndcg"):
+        gain = np.where(judged, _gains(q.grades, conv.gain)[qrow], 0.0)
+        top = np.minimum(b, cut_run)
+        disc = (discounts.at(top) - discounts.at(np.minimum(a, cut_run))) / (b - a)
+        dcg = np.bincount(users, weights=w_run * gain * disc, minlength=size)
+        if name == "dcg":
+            return dcg
+        span = w if conv.estimator == "snips" else (w > 0).astype(np.float64)
+        ideal = _ideal(q, conv, span, row_user, k, discounts)
+        return np.divide(dcg, ideal, out=np.zeros(size), where=ideal > 0)
+    if conv.hit_scores == "positive":
+        w_run = w_run * (ranked.score > 0)
+    if name in ("precision", "recall"):
+        num = np.bincount(users, weights=w_run * hit, minlength=size)
+        den = denominator if name == "precision" else norm
+        return np.divide(num, den, out=np.zeros(size), where=den > 0)
+    # map: each hit i adds w_i (1 + the weights of the hits above it) / rank_i
+    weight = w_run * (ranked.position < cut_run)
+    before = np.cumsum(weight) - weight
+    above = before - before[ranked.first_row]
+    num = np.bincount(users, weights=weight * (1.0 + above) / b, minlength=size)
+    return np.divide(num, norm, out=np.zeros(size), where=norm > 0)
+
+
+def _ideal(
+    q: Qrels,
+    conv: Any,
+    span: np.ndarray,
+    row_user: np.ndarray,
+    k: int | None,
+    discounts: _Discounts,
+) -> np.ndarray:
+    """The ideal DCG of the relevant items by gain descending, item ``i`` taking
+    ``span_i`` positions (its weight under SNIPS, a fraction of one at the ends; 1 under
+    IPS), the discounts over them summed up to the cut-off."""
+    relevant = span > 0
+    gain = _gains(q.grades, conv.gain)
+    order = np.lexsort((-gain, row_user))
+    order = order[relevant[order]]
+    users = row_user[order]
+    end = np.cumsum(span[order])
+    starts = np.searchsorted(users, np.arange(q.n_users))
+    base = np.concatenate([[0.0], end])[starts]
+    end = end - base[users]
+    start = end - span[order]
+    if k is not None:
+        start, end = np.minimum(start, k), np.minimum(end, k)
+    part = gain[order] * (discounts.at(end) - discounts.at(start))
+    return np.bincount(users, weights=part, minlength=q.n_users)

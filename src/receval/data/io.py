@@ -328,6 +328,22 @@ def _read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[
 
 # read Parquet columns with polars when it is installed (faster); pyarrow otherwise
 _PARQUET_WITH_POLARS = True
+#: below this address-space limit (``ulimit -v``, RLIMIT_AS) polars is not used: its
+#: reader reserves about 1 GiB of address space for its threads on top of pyarrow's
+#: (which it reads through), so a limited process fails though its data would fit
+_POLARS_MIN_ADDRESS_SPACE = 16 << 30
+
+
+def _with_polars() -> bool:
+    """Whether to read Parquet with polars: asked for, and no tight address-space limit."""
+    if not _PARQUET_WITH_POLARS:
+        return False
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return True
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return limit == resource.RLIM_INFINITY or limit >= _POLARS_MIN_ADDRESS_SPACE
 
 
 def _num_threads() -> int:
@@ -450,7 +466,7 @@ class ParquetColumns:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        if _PARQUET_WITH_POLARS:
+        if _with_polars():
             try:
                 import polars as pl
             except ImportError:
@@ -489,7 +505,7 @@ class ParquetColumns:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        if _PARQUET_WITH_POLARS:
+        if _with_polars():
             batches = _polars_batches(self.path, column)
             if batches is not None:
                 yield from batches

@@ -124,16 +124,27 @@ def _as_array(x: Any, name: str, func: str) -> np.ndarray:
         ) from None
 
 
-def check_no_none(arr: np.ndarray, name: str, func: str) -> None:
-    """Raise when an object array holds None (a missing value)."""
-    if arr.dtype == object and arr.size:
+def check_no_missing(arr: np.ndarray, name: str, func: str) -> None:
+    """Raise when labels hold a missing value: None in an object array, NaN in a
+    float array (a null of Arrow or polars read as a number)."""
+    if not arr.size:
+        return
+    if arr.dtype == object:
         missing = np.equal(arr, None)
-        if missing.any():
-            first = int(np.argmax(missing))
-            raise InputValidationError(
-                f"{func}: {name} contains {int(missing.sum())} missing values (None), the "
-                f"first at position {first}; drop or fill them first."
-            )
+        what = "None"
+    elif arr.dtype.kind == "f":
+        missing = np.isnan(arr)
+        what = "NaN"
+    else:
+        return
+    if missing.any():
+        first = int(np.argmax(missing))
+        error = InputValidationError(
+            f"{func}: {name} contains {int(missing.sum())} missing values ({what}), the "
+            f"first at position {first}; drop or fill them first."
+        )
+        error.row = first
+        raise error
 
 
 def as_array(x: Any, name: str, func: str) -> np.ndarray:
@@ -263,6 +274,7 @@ def check_binary01(y: Any, func: str, name: str = "y_true") -> np.ndarray:
     elif y.dtype.kind == "f":
         ok = bool(np.all((y == 0.0) | (y == 1.0)))
     if not ok:
+        check_no_missing(y, name, func)
         raise InputValidationError(
             f"{func}: {name} must contain only 0 and 1. Got values "
             f"{format_values(_distinct(y))}; binarise labels first, e.g. {name} = (clicks > 0)."
@@ -283,7 +295,7 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
     With ``pos_label=None`` the labels must be a subset of {0, 1} or {-1, 1}
     (then 1 is positive); otherwise ``pos_label`` names the positive class.
     """
-    check_no_none(y, name, func)
+    check_no_missing(y, name, func)
     if pos_label is None:
         if y.dtype == np.bool_:
             return y.view(np.int8)

@@ -98,7 +98,7 @@ def log_loss(
         return scan_compute(LOG_LOSS, params, columns, ("y_pred", "sample_weight"))
     func = "log_loss"
     yt = v.as_1d(y_true, "y_true", func)
-    v.check_no_none(yt, "y_true", func)
+    v.check_no_missing(yt, "y_true", func)
     yp = v.as_array(y_pred, "y_pred", func)
     if isinstance(eps, str) and eps == "auto":  # the input's machine epsilon, as scikit-learn
         eps = float(np.finfo(yp.dtype).eps) if yp.dtype == np.float32 else _EPS

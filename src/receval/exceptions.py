@@ -41,10 +41,12 @@ class InputValidationError(RecevalError, ValueError):
     """The data passed to a metric is malformed (length, values, NaN, ...).
 
     ``row`` is the 0-based position of the first offending value when the check
-    knows it (None otherwise): the file readers turn it into ``path:line``.
+    knows it (None otherwise), and ``pair`` the (user, item) ids of a repeated
+    pair: the file readers turn them into ``path:line``.
     """
 
     row: int | None = None
+    pair: tuple[object, object] | None = None
 
 
 class MissingDependencyError(RecevalError, ImportError):

@@ -95,11 +95,13 @@ class _RankedBase:
         seg = self.items[self.offsets[g] : self.offsets[g + 1]]
         values, counts = np.unique(seg, return_counts=True)
         dup = self.item_ids[values[counts > 1][0]]
-        raise InputValidationError(
+        error = InputValidationError(
             f"{self._func}: user {_py(self.user_ids[g])!r} has item {_py(dup)!r} more than "
             f"once. Each (user, item) pair must appear once; drop duplicates first, e.g. "
             f"keep the highest score per pair."
         )
+        error.pair = (_py(self.user_ids[g]), _py(dup))  # for the file readers' line
+        raise error
 
 
 class _Len:
@@ -251,7 +253,7 @@ class Qrels(_RankedBase):
     ) -> Qrels:
         """From a TREC, CSV, TSV or Parquet file (format from the suffix unless given)."""
         fmt = file_format or io.infer_format(os.fspath(path))
-        with io.located(path, fmt):
+        with io.located(path, fmt, (user, item)):
             if fmt == "trec":
                 return cls.from_trec(path)
             if fmt == "parquet" and os.path.exists(os.fspath(path)):
@@ -497,7 +499,7 @@ class Run(_RankedBase):
         fmt = file_format or io.infer_format(os.fspath(path))
         if rank is not None:
             score = None
-        with io.located(path, fmt):
+        with io.located(path, fmt, (user, item)):
             if fmt == "trec":
                 return cls.from_trec(path, name=name)
             if fmt == "parquet" and os.path.exists(os.fspath(path)):

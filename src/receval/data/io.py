@@ -574,12 +574,16 @@ class ArrowColumns:
 
 
 @contextmanager
-def located(path: str | os.PathLike[str], fmt: str | None) -> Iterator[None]:
+def located(
+    path: str | os.PathLike[str], fmt: str | None, columns: tuple[str, str] = ("user", "item")
+) -> Iterator[None]:
     """Put the file (and, where the check knows the row, its line) in front of the
     data errors raised while a file is turned into a container.
 
     A CSV or TSV row ``r`` (0-based, after the header) is line ``r + 2`` of a file
-    without quoted line breaks; a Parquet row is named by its position."""
+    without quoted line breaks; a Parquet row is named by its position. A repeated
+    (user, item) pair is looked up in a TREC, CSV or TSV file (``columns``: the
+    user and item columns) to name the line where it comes again."""
     where = os.fspath(path)
     try:
         yield
@@ -587,7 +591,12 @@ def located(path: str | os.PathLike[str], fmt: str | None) -> Iterator[None]:
         message = str(exc)
         if where in message:
             raise
-        if exc.row is not None and fmt in ("csv", "tsv"):
+        line = None
+        if exc.pair is not None and fmt in ("trec", "csv", "tsv"):
+            line = _repeated_line(where, fmt, columns, exc.pair)
+        if line is not None:
+            place = f"{where}:{line}"
+        elif exc.row is not None and fmt in ("csv", "tsv"):
             place = f"{where}:{exc.row + 2}"
         elif exc.row is not None:
             place = f"{where}: row {exc.row + 1}"
@@ -596,6 +605,37 @@ def located(path: str | os.PathLike[str], fmt: str | None) -> Iterator[None]:
         error = InputValidationError(f"{place}: {message}")
         error.row = exc.row
         raise error from exc
+
+
+def _repeated_line(
+    path: str, fmt: str, columns: tuple[str, str], pair: tuple[object, object]
+) -> int | None:
+    """The line (1-based) where the (user, item) ``pair`` appears the second time, or
+    None (not found, or the file cannot be read again)."""
+    import pyarrow as pa
+
+    try:
+        lines = _read_lines(path).to_pylist()
+    except (InputValidationError, OSError, pa.ArrowException):
+        return None
+    user, item = str(pair[0]), str(pair[1])
+    if fmt == "trec":
+        positions, split = (0, 2), None
+    else:
+        header = lines[0].split("\t" if fmt == "tsv" else ",") if lines else []
+        if columns[0] not in header or columns[1] not in header:
+            return None
+        positions = (header.index(columns[0]), header.index(columns[1]))
+        split = "\t" if fmt == "tsv" else ","
+    seen = False
+    for number, text in enumerate(lines, start=1):
+        fields = text.split(split)
+        if len(fields) > max(positions):
+            if fields[positions[0]].strip() == user and fields[positions[1]].strip() == item:
+                if seen:
+                    return number
+                seen = True
+    return None
 
 
 def infer_format(path: str) -> str | None:

@@ -250,3 +250,20 @@ def test_the_same_run_twice_is_named_as_the_problem(tmp_path, command):
     args = [command, "--qrels", qrels, "--run", run, "--run", same, "-m", "mrr"]
     result = invoke(make_runner(), *args, code=2)
     assert "--run names the same file twice" in result.stderr
+
+
+@pytest.mark.parametrize("where", ["first row", "after many rows"])
+def test_scan_reads_a_csv_row_longer_than_its_block(tmp_path, monkeypatch, where):
+    from receval.data import scan as scan_module
+
+    monkeypatch.setattr(scan_module, "_CSV_BLOCK", 1 << 16)
+    rows = [f"{i // 10},{i % 2},{(i * 7919 % 1000) / 1000},y" for i in range(3000)]
+    long = "7,1,0.25," + "x" * 300_000
+    rows.insert(0 if where == "first row" else 2500, long)
+    path = tmp_path / "wide.csv"
+    path.write_text("user,click,score,blob\n" + "\n".join(rows) + "\n")
+    clicks = np.array([int(r.split(",")[1]) for r in rows])
+    scores = np.array([float(r.split(",")[2]) for r in rows])
+    s = rv.scan(str(path), batch_rows=700)
+    assert rv.roc_auc_score(s["click"], s["score"]) == rv.roc_auc_score(clicks, scores)
+    assert rv.log_loss(s["click"], s["score"]) == rv.log_loss(clicks, scores)

@@ -99,6 +99,7 @@ class Scan:
         func = "scan"
         self.batch_rows = int(check_number(batch_rows, "batch_rows", func, integer=True, low=1))
         self.max_memory = int(check_number(max_memory, "max_memory", func, integer=True, low=1))
+        self._csv_block = _CSV_BLOCK  # grows when a row is longer (_grow_block)
         if progress is not None and not isinstance(progress, bool):
             raise InvalidParameterError(
                 f"The 'progress' parameter of scan must be True, False or None. "
@@ -164,7 +165,7 @@ class Scan:
     def _csv_options(self, columns: Sequence[str] | None, types: dict[str, Any]) -> tuple:
         import pyarrow.csv as pcsv
 
-        read = pcsv.ReadOptions(block_size=_CSV_BLOCK)
+        read = pcsv.ReadOptions(block_size=self._csv_block)
         parse = pcsv.ParseOptions(delimiter="\t" if self.file_format == "tsv" else ",")
         convert = pcsv.ConvertOptions(
             include_columns=None if columns is None else list(columns), column_types=types
@@ -176,18 +177,32 @@ class Scan:
         import pyarrow.csv as pcsv
 
         _check_exists(self.paths[0])
-        read, parse, convert = self._csv_options(None, {})
-        read = pcsv.ReadOptions(block_size=1 << 16)
-        try:
-            reader = pcsv.open_csv(
-                self.paths[0], read_options=read, parse_options=parse, convert_options=convert
-            )
-        except pa.ArrowInvalid as exc:
-            raise InputValidationError(f"{self.paths[0]}: {_arrow_message(exc)}") from exc
-        try:
-            return list(reader.schema.names)
-        finally:
-            reader.close()
+        while True:
+            read, parse, convert = self._csv_options(None, {})
+            try:
+                reader = pcsv.open_csv(
+                    self.paths[0], read_options=read, parse_options=parse,
+                    convert_options=convert,
+                )  # fmt: skip
+            except pa.ArrowInvalid as exc:
+                if self._grow_block(exc):
+                    continue
+                raise InputValidationError(f"{self.paths[0]}: {_arrow_message(exc)}") from exc
+            try:
+                return list(reader.schema.names)
+            finally:
+                reader.close()
+
+    def _grow_block(self, exc: Exception) -> bool:
+        """After a row longer than the CSV block (pyarrow's "straddling object"),
+        make the block 8x larger (up to 4x the file) and say whether to read again."""
+        if "straddling" not in str(exc):
+            return False
+        limit = 4 * max(os.path.getsize(self.paths[0]), 1)
+        if self._csv_block >= limit:
+            return False
+        self._csv_block *= 8
+        return True
 
     # ------------------------------------------------------------ columns
     def __getitem__(self, name: str) -> ScanColumn:
@@ -294,12 +309,35 @@ class Scan:
         self, columns: list[str], ids: Sequence[str], floats: Sequence[str], advance: Any
     ) -> Iterator[Any]:
         import pyarrow as pa
-        import pyarrow.csv as pcsv
 
         path = self.paths[0]
         _check_exists(path)
         types = {c: pa.string() for c in ids if c in columns}
         types.update({c: pa.float64() for c in floats if c in columns})
+        done_rows = 0  # rows handed out: a read again after a larger block skips them
+        while True:
+            skip = done_rows
+            try:
+                for batch in self._csv_pass(path, columns, types, advance):
+                    if skip >= batch.num_rows:
+                        skip -= batch.num_rows
+                        continue
+                    batch = batch.slice(skip)
+                    skip = 0
+                    done_rows += batch.num_rows
+                    yield batch
+                return
+            except _LongRow:
+                continue
+
+    def _csv_pass(
+        self, path: str, columns: list[str], types: dict[str, Any], advance: Any
+    ) -> Iterator[Any]:
+        """One read of a CSV file; raises ``_LongRow`` (after growing the block) when
+        a row is longer than the block."""
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
         read, parse, convert = self._csv_options(columns, types)
         raw = _CountingFile(path)
         stream: Any = raw
@@ -324,6 +362,8 @@ class Scan:
                 done = raw.count
                 yield batch.select(columns)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            if self._grow_block(exc):
+                raise _LongRow from exc
             raise InputValidationError(f"{path}: {_arrow_message(exc)}") from exc
         finally:
             raw.close()
@@ -381,6 +421,10 @@ class Scan:
         with bar:
             task = bar.add_task(description, total=total)
             yield lambda n: bar.advance(task, n)
+
+
+class _LongRow(Exception):
+    """A CSV row longer than the block: read the file again with a larger one."""
 
 
 def scan(

@@ -254,3 +254,22 @@ def test_seen_groups_raise_when_given_again(first, again):
     assert sorted(merged.ints.tolist() + list(merged.ids), key=str) == sorted(
         [*first.tolist(), 100, 101], key=str
     )
+
+
+def test_a_batch_whose_run_is_empty_counts_its_users_as_missing():
+    import pandas as pd
+
+    import receval as rv
+
+    qrels = {"u": {"a": 1, "b": 0}, "v": {"a": 1}, "w": {"c": 2}}
+    run = {"u": {"a": 0.5, "b": 0.9}}
+    for missing in ("zero", "skip"):
+        acc = rv.metric("ndcg@10", missing_users=missing)
+        acc.update({"u": qrels["u"]}, run)
+        acc.update({"v": qrels["v"]}, {})
+        acc.update({"w": qrels["w"]}, pd.DataFrame({"user": [], "item": [], "score": []}))
+        want = rv.evaluate(qrels, run, ["ndcg@10"], missing_users=missing).mean["ndcg@10"]
+        assert acc.compute() == want
+    acc = rv.metric("map")
+    acc.update({1: {"a": 1}}, {})  # integer users
+    assert acc.compute() == 0.0

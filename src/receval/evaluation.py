@@ -519,11 +519,36 @@ def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any) -> Any:
 
 def _ranking_update(params: dict[str, Any], batch: Any) -> _RankingState:
     qrels, run = batch
+    if _is_empty_run(run):
+        # a batch in which the model recommended nothing: every qrels user of the
+        # batch is absent from the run (missing_users decides), as in evaluate
+        qrels = as_qrels(qrels)
+        run = _placeholder_run(qrels)
     report = evaluate(qrels, run, [params["metric"]], **params["conventions"])
     seen = Seen()
     seen.add(report.users, "evaluate", "users")
     state = report.mean_states()[params["metric"]]
     return _RankingState(state, seen, params["kind"])
+
+
+def _is_empty_run(run: Any) -> bool:
+    """A run without rows: an empty mapping or a frame of no rows."""
+    if isinstance(run, dict):
+        return not run or all(not items for items in run.values())
+    return bool(getattr(run, "shape", (1,))[0] == 0) if hasattr(run, "columns") else False
+
+
+def _placeholder_run(qrels: Qrels) -> Run:
+    """A one-row run whose user is none of the qrels users (so every qrels user is
+    missing from it)."""
+    ids = qrels.user_ids
+    if ids.dtype.kind in "iu":
+        user: Any = int(ids.max()) + 1 if len(ids) else 0
+    else:
+        user = "\x00 an empty run"
+        while user in set(ids.tolist()):  # pragma: no cover - a qrels user of that name
+            user += "\x00"
+    return Run([user], ["\x00"], [0.0])
 
 
 def _ranking_empty(params: dict[str, Any]) -> _RankingState:

@@ -273,37 +273,44 @@ class Scan:
         """
         columns = list(dict.fromkeys(columns))
         self._check_columns(columns)
+        rows = self.rows_per_batch(columns)
         with self._progress(description) as advance:
             if self.file_format == "parquet":
-                source = self._parquet_batches(columns)
+                source = self._parquet_batches(columns, rows)
             else:
                 source = self._csv_batches(columns, ids, floats, advance)
             for batch in source:
                 n = batch.num_rows
                 if self.file_format == "parquet":
                     advance(n)
-                for start in range(0, n, self.batch_rows):
-                    part = batch.slice(start, self.batch_rows)
+                for start in range(0, n, rows):
+                    part = batch.slice(start, rows)
                     yield {name: _as_array(part.column(i)) for i, name in enumerate(columns)}
 
-    def _parquet_batches(self, columns: list[str]) -> Iterator[Any]:
-        import pyarrow as pa
-        import pyarrow.dataset as ds
+    def rows_per_batch(self, columns: Sequence[str]) -> int:
+        """Rows per batch: ``batch_rows``, fewer when a batch of the columns would
+        take more than a sixteenth of ``max_memory`` (the batch, the reader's
+        decoded row group and what a metric derives from a batch all count against
+        the budget); at least 65,536."""
+        width = 8 * max(len(columns), 1)  # numbers: 8 bytes; ids as codes
+        return min(self.batch_rows, max(1 << 16, self.max_memory // (16 * width)))
 
-        # no pre-buffering (it keeps the compressed column chunks of whole row groups
-        # around: 4x the memory, measured) and little readahead: a few batches in flight
-        options = ds.ParquetFragmentScanOptions(pre_buffer=False)
-        try:
-            yield from self._dataset.to_batches(
-                columns=columns,
-                batch_size=self.batch_rows,
-                batch_readahead=2,
-                fragment_readahead=1,
-                fragment_scan_options=options,
-                use_threads=True,
-            )
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputValidationError(f"{self.name}: {_arrow_message(exc)}") from exc
+    def _parquet_batches(self, columns: list[str], rows: int) -> Iterator[Any]:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        # file by file, row group by row group: no pre-buffering (it keeps the
+        # compressed column chunks of whole row groups around: 4x the memory,
+        # measured) and no read-ahead across row groups. The dataset scanner read
+        # ahead up to 150 MiB of decoded batches while a slower metric consumed them
+        # (30M rows, batches of 200k), which broke max_memory; this reader keeps one
+        # row group decoded (23 MiB there) and is as fast
+        for fragment in self._fragments():
+            try:
+                reader = pq.ParquetFile(fragment.path, pre_buffer=False)
+                yield from reader.iter_batches(batch_size=rows, columns=columns, use_threads=True)
+            except (pa.ArrowInvalid, OSError) as exc:
+                raise InputValidationError(f"{fragment.path}: {_arrow_message(exc)}") from exc
 
     def _csv_batches(
         self, columns: list[str], ids: Sequence[str], floats: Sequence[str], advance: Any
@@ -458,8 +465,12 @@ def scan(
     batch_rows : int, default=4_000_000
         Rows per batch (Parquet batches also end at row-group boundaries).
     max_memory : int, default=512 MiB
-        Bytes that :func:`receval.roc_auc_score` may use to hold the scores of
-        one range of the score axis (see Notes).
+        Bytes the evaluation may use above what the process held before: the
+        reader's decoded row group, a batch (at most a sixteenth of the budget:
+        ``batch_rows`` is lowered to fit) and the metric's state; the exact AUC
+        gathers the scores of one range of the score axis in a quarter of it (see
+        Notes). A Parquet file's row groups are read whole, so row groups larger
+        than the budget allows set a floor.
     progress : bool, default=None
         Draw a progress bar on stderr while reading: rows for Parquet, bytes
         for CSV. None: only when stderr is a terminal.
@@ -486,10 +497,10 @@ def scan(
     and a violation raises ``InputValidationError``. AUC, log loss, PCOC and
     COPC accept any order. The exact AUC reads the file more than once: one
     pass counts rows per score bucket, then each further pass gathers the
-    scores of as many consecutive buckets as fit in ``max_memory`` (8 bytes per
-    row, 40 with weights); a single bucket (about 1/16 of a binade of scores)
-    larger than that is still read whole. A file whose rows all fit in
-    ``max_memory`` is read once.
+    scores of as many consecutive buckets as fit in a quarter of ``max_memory``
+    (8 bytes per row, 40 with weights); a single bucket (about 1/16 of a binade
+    of scores) larger than that is still read whole. A file whose rows all fit
+    there is read once.
 
     Examples
     --------

@@ -177,7 +177,8 @@ def scan_ranges(
     float_names = [given[a].name for a in floats if a in given]
     weighted = given.get("sample_weight") is not None
     per_row = _BYTES_PER_WEIGHTED_ROW if weighted else _BYTES_PER_ROW
-    budget_rows = max(1, scan.max_memory // per_row)
+    # a quarter of the budget for the gathered scores, the rest for reading the batches
+    budget_rows = max(1, scan.max_memory // 4 // per_row)
     shift = 64 - BUCKET_BITS
     n_rows = [0]
 

@@ -84,7 +84,8 @@ def supported_calls(draw) -> list[tuple[int, tuple[float, ...], tuple | None]]:
 def orders(grades: list, scores: list[float]):
     """Every distinct grade sequence over the orders of the tied blocks; each is equally
     likely (a block's distinct sequences all have the same number of item orders)."""
-    blocks = [list(g for g, _ in grp) for _, grp in itertools.groupby(zip(grades, scores), lambda x: x[1])]
+    pairs = zip(grades, scores, strict=True)
+    blocks = [[g for g, _ in grp] for _, grp in itertools.groupby(pairs, lambda x: x[1])]
     per_block = [sorted(set(itertools.permutations(b)), key=repr) for b in blocks]
     for combo in itertools.product(*per_block):
         yield [g for block in combo for g in block]

@@ -431,3 +431,177 @@ pub fn expected_measure(
         _ => f64::NAN,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ABSENT: f64 = f64::NEG_INFINITY;
+
+    /// Every order of `ranked` that permutes items within the tied blocks of `scores`.
+    fn orders(ranked: &[f64], scores: &[f64]) -> Vec<Vec<f64>> {
+        fn permutations(items: &[f64]) -> Vec<Vec<f64>> {
+            if items.len() <= 1 {
+                return vec![items.to_vec()];
+            }
+            let mut out = Vec::new();
+            for i in 0..items.len() {
+                let mut rest = items.to_vec();
+                let first = rest.remove(i);
+                for mut p in permutations(&rest) {
+                    p.insert(0, first);
+                    out.push(p);
+                }
+            }
+            out
+        }
+        let mut out = vec![Vec::new()];
+        let mut t = 0;
+        while t < ranked.len() {
+            let e = block_end(scores, t);
+            let mut next = Vec::new();
+            for head in &out {
+                for p in permutations(&ranked[t..e]) {
+                    let mut v = head.clone();
+                    v.extend(p);
+                    next.push(v);
+                }
+            }
+            out = next;
+            t = e;
+        }
+        out
+    }
+
+    /// The mean of the measure over every order (brute force).
+    fn enumerated(
+        kind: i64,
+        ranked: &[f64],
+        scores: &[f64],
+        judged: &[f64],
+        k: i64,
+        params: &[f64],
+    ) -> f64 {
+        let all = orders(ranked, scores);
+        let mut table = GainTable::default();
+        let sum: f64 = all
+            .iter()
+            .map(|order| {
+                let u = UserGrades {
+                    ranked: order,
+                    judged,
+                    threshold: 1.0,
+                };
+                tm::user_measure(kind, &u, k, false, params, &mut table)
+            })
+            .sum();
+        sum / all.len() as f64
+    }
+
+    fn closed(
+        kind: i64,
+        ranked: &[f64],
+        scores: &[f64],
+        judged: &[f64],
+        k: i64,
+        params: &[f64],
+    ) -> f64 {
+        let u = UserGrades {
+            ranked,
+            judged,
+            threshold: 1.0,
+        };
+        let mut table = GainTable::default();
+        expected_measure(kind, &u, scores, k, false, false, params, &mut table)
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * b.abs().max(1.0)
+    }
+
+    // judged: 3 relevant (grades 1, 2, 3), 3 non-relevant, one pooled but unjudged
+    const JUDGMENTS: [f64; 7] = [3.0, 2.0, 1.0, 0.0, 0.0, 0.0, -1.0];
+    // a block of four (one relevant) cut by k = 2 or 3, then a block of three
+    const RANKED: [f64; 7] = [0.0, 2.0, ABSENT, 0.0, 1.0, -1.0, 3.0];
+    const SCORES: [f64; 7] = [0.9, 0.9, 0.9, 0.9, 0.5, 0.5, 0.5];
+
+    #[test]
+    fn closed_forms_equal_the_enumeration_of_orders() {
+        let cases: [(i64, &[f64]); 16] = [
+            (NUM_REL_RET, &[]),
+            (NUM_NONREL_JUDGED_RET, &[]),
+            (BPREF, &[]),
+            (BPREF, &[1.0]),
+            (BIN_G, &[]),
+            (NERR, &[0.3]),
+            (RBP, &[0.8]),
+            (RBP, &[0.8, 1.0]),
+            (RBP_RESID, &[0.8]),
+            (SET_AP, &[]),
+            (SET_F, &[0.5]),
+            (UTILITY, &[1.0, -1.0, 0.5, 0.25, 20.0]),
+            (RPREC_MULT, &[0.5]),
+            (R_NDCG, &[]),
+            (UNJUDGED, &[]),
+            (JUDGED, &[]),
+        ];
+        for (kind, params) in cases {
+            let mut p = [0.0; tm::N_PARAMS];
+            p[..params.len()].copy_from_slice(params);
+            for k in [0, 1, 2, 3, 5] {
+                let want = enumerated(kind, &RANKED, &SCORES, &JUDGMENTS, k, &p);
+                let got = closed(kind, &RANKED, &SCORES, &JUDGMENTS, k, &p);
+                assert!(close(got, want), "kind {kind} k {k}: {got} vs {want}");
+            }
+        }
+    }
+
+    #[test]
+    fn bpref_counts_a_uniform_number_of_non_relevant_above() {
+        // one relevant among two judged non-relevant, all tied: 0, 1 or 2 above, each
+        // with probability 1/3; R = 1, so min(N, R) = 1: scores 1, 0, 0
+        let judged = [1.0, 0.0, 0.0];
+        let got = closed(BPREF, &[0.0, 1.0, 0.0], &[0.5; 3], &judged, 0, &[0.0; 16]);
+        assert!(close(got, 1.0 / 3.0));
+    }
+
+    #[test]
+    fn nerr_places_the_jth_relevant_item_by_its_law() {
+        // two relevant among three tied items: the first at rank 1 with probability
+        // 2/3, else at 2; the second at 2 (1/3) or 3 (2/3)
+        let judged = [1.0, 1.0, 0.0];
+        let got = closed(NERR, &[1.0, 0.0, 1.0], &[0.5; 3], &judged, 0, &[0.5; 16]);
+        let numerator =
+            2.0 / 3.0 + (1.0 / 3.0) / 2.0 + 0.5 * ((1.0 / 3.0) / 2.0 + (2.0 / 3.0) / 3.0);
+        assert!(close(got, numerator / (1.0 + 0.5 / 2.0)));
+    }
+
+    #[test]
+    fn set_f_is_averaged_over_the_hits_in_the_cut_block() {
+        // k = 1 cuts a block of two, one relevant: F is 0 or that of one hit in one item
+        let judged = [1.0, 0.0];
+        let got = closed(SET_F, &[1.0, 0.0], &[0.5; 2], &judged, 1, &[1.0; 16]);
+        assert!(close(got, 0.5));
+    }
+
+    #[test]
+    fn lists_without_ties_and_kinds_without_a_form() {
+        let scores = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3];
+        let u = UserGrades {
+            ranked: &RANKED,
+            judged: &JUDGMENTS,
+            threshold: 1.0,
+        };
+        let mut table = GainTable::default();
+        let p = [0.8; 16];
+        for kind in [BPREF, BIN_G, NERR, RBP, SET_F, R_NDCG] {
+            let plain = tm::user_measure(kind, &u, 3, false, &p, &mut table);
+            let got = expected_measure(kind, &u, &scores, 3, false, false, &p, &mut table);
+            assert_eq!(got, plain);
+        }
+        for kind in [INFAP, IPREC_AT_RECALL, IPREC_AVG, ERR, G, NDCG_REL] {
+            assert!(!has_expectation(kind));
+            assert!(expected_measure(kind, &u, &SCORES, 0, false, false, &p, &mut table).is_nan());
+        }
+    }
+}

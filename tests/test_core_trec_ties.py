@@ -64,6 +64,8 @@ def supported_calls(draw) -> list[tuple[int, tuple[float, ...], tuple | None]]:
         (c.BIN_G, (), None),
         (c.R_NDCG, (), None),
         (c.R_NDCG, (), pairs),
+        (c.NDCG_REL, (), None),
+        (c.NDCG_REL, (), tuple((g, abs(gain)) for g, gain in pairs)),  # no negative gain
         (c.NDCG, (), pairs),  # nDCG with a gain table
         (c.RELATIVE_PRECISION, (), None),
         (c.SET_PRECISION, (), None),
@@ -186,7 +188,7 @@ REFUSED = {
     "iprec_avg": "interpolated precision",
     "err": "ERR",
     "g": "G",
-    "ndcg_rel": "ndcg_rel",
+    "ndcg_rel(gains=1:-1;2:3)": "a sum clamped at 0",
 }
 
 
@@ -207,13 +209,14 @@ def test_kernel_gives_nan_for_kinds_without_a_closed_form():
         row_of(kind, params, None, k=0, threshold=1, judged_only=False)
         for kind, params in [(codes.INFAP, ()), (codes.ERR, ()), (codes.G, ())]
     ]
+    rows.append(row_of(codes.NDCG_REL, (), ((1, -1.0),), k=0, threshold=1, judged_only=False))
     got, _ = core_values([1, 0, 1], [0.5, 0.5, 0.2], [0], rows)
     assert np.isnan(got).all()
 
 
 @pytest.mark.parametrize(
     "metric",
-    ["bpref", "rbp(p=0.5)", "set_f", "nerr@2", "bin_g", "r_ndcg(gains=1:3;2:9)",
+    ["bpref", "ndcg_rel", "ndcg_rel(gains=1:3;2:0)", "rbp(p=0.5)", "set_f", "nerr@2", "bin_g", "r_ndcg(gains=1:3;2:9)",
      "ndcg(gains=1:3;2:9)@2", "utility", "unjudged@3", "hits@2"],
 )  # fmt: skip
 def test_evaluate_accepts_average_ties(metric):

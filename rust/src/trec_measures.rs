@@ -932,6 +932,37 @@ pub fn ndcg_rel(u: &UserGrades<'_>, t: &GainTable) -> f64 {
     }
 }
 
+/// [`ndcg_rel`]'s ideal DCG at each of the first `n` ranks into `out` (constant once
+/// the positive ideal gains are spent), and (the number of positive ideal gains, the
+/// ideal DCG of them all).
+pub fn ndcg_rel_ideal(t: &GainTable, n: usize, out: &mut Vec<f64>) -> (i64, f64) {
+    out.clear();
+    let (mut ideal, mut n_pos) = (0.0, 0i64);
+    let mut walk = IdealWalk::new(t);
+    let mut i = 0;
+    while i < n && walk.gain > 0.0 {
+        let disc = ((i + 2) as f64).log2();
+        walk.step(t);
+        if walk.gain > 0.0 {
+            n_pos += 1;
+            ideal += walk.gain / disc;
+        }
+        out.push(ideal);
+        i += 1;
+    }
+    out.resize(n, ideal);
+    i = i.max(n);
+    while walk.gain > 0.0 {
+        walk.step(t);
+        if walk.gain > 0.0 {
+            n_pos += 1;
+            ideal += walk.gain / ((i + 2) as f64).log2();
+        }
+        i += 1;
+    }
+    (n_pos, ideal)
+}
+
 /// nDCG averaged at the R levels: at each rank where the ideal gain changes (and at
 /// the end of the list once the ideal gains are spent), the nDCG of the ranks above.
 /// 0 without a relevant item.

@@ -13,13 +13,16 @@
 //! - bpref and binary G score each relevant item by the judged non-relevant (or
 //!   non-relevant) items above it: within a block of m such items that number is
 //!   uniform on 0..=m; in a block cut by k it is conditioned on the item's offset;
+//! - ndcg_rel: the DCG at each item of positive gain is a sum of products of two
+//!   items' quantities, whose means within a block are those of distinct pairs;
 //! - nERR: the j-th relevant item of a block of s items, h relevant, lies at offset
 //!   o with probability `C(o, j - 1) C(s - 1 - o, h - j) / C(s, h)`.
 //!
 //! infAP, interpolated precision (one level or averaged), ERR (graded stopping
-//! probabilities), G and ndcg_rel (gains accumulated above each item, inside a
-//! logarithm or multiplied by the discounted gain) have no such form: [`has_expectation`]
-//! is false for them and [`expected_measure`] returns nan.
+//! probabilities) and G (each gain over the logarithm of the gains accumulated above
+//! it) have no such form: [`has_expectation`] is false for them and
+//! [`expected_measure`] returns nan; so does ndcg_rel with a negative gain (its value
+//! is clamped at 0 then).
 
 use crate::ranking::{hypergeometric, DCG, IDCG};
 use crate::trec_measures::{
@@ -31,10 +34,7 @@ use crate::trec_measures::{
 
 /// Whether the trec kind has an exact expected value over tie orders here.
 pub fn has_expectation(kind: i64) -> bool {
-    !matches!(
-        kind,
-        INFAP | IPREC_AT_RECALL | IPREC_AVG | ERR | G | NDCG_REL
-    )
+    !matches!(kind, INFAP | IPREC_AT_RECALL | IPREC_AVG | ERR | G)
 }
 
 /// End of the tied block of `scores` starting at `t` (exact equality).
@@ -206,6 +206,67 @@ fn expected_nerr_gain<F: Fn(f64) -> bool>(
         t = e;
     }
     got
+}
+
+/// Expected ndcg_rel with the gains of `table` (none negative): the sum of `dcg_i /
+/// ideal_i` at each item of positive gain, plus `dcg / ideal` at the end for each
+/// positive ideal gain not retrieved, over the number of positive ideal gains. The
+/// DCG at an item multiplies its own positivity by the gains above it, so each term
+/// takes the products' means: across blocks the product of the block means, within a
+/// block `(sum pos * sum gain - sum pos gain) / (s (s - 1))` for two distinct items.
+fn expected_ndcg_rel(ranked: &[f64], scores: &[f64], top: usize, table: &GainTable) -> f64 {
+    let mut ideal_at = Vec::with_capacity(top);
+    let (n_pos, ideal_end) = tm::ndcg_rel_ideal(table, top, &mut ideal_at);
+    if n_pos == 0 {
+        return 0.0;
+    }
+    // per block: (mean positivity, mean gain, mean positive gain, pair mean, positions in top)
+    let mut stats = Vec::new();
+    let mut t = 0;
+    while t < top {
+        let e = block_end(scores, t);
+        let s = (e - t) as f64;
+        let (mut sp, mut sg, mut spg) = (0.0, 0.0, 0.0);
+        for &g in &ranked[t..e] {
+            let gain = table.gain(g);
+            let pos = if gain > 0.0 { 1.0 } else { 0.0 };
+            sp += pos;
+            sg += gain;
+            spg += pos * gain;
+        }
+        let cross = if e - t > 1 {
+            (sp * sg - spg) / (s * (s - 1.0))
+        } else {
+            0.0
+        };
+        stats.push((t, e.min(top), sp / s, sg / s, spg / s, cross));
+        t = e;
+    }
+    let pos_total: f64 = stats.iter().map(|b| b.2 * (b.1 - b.0) as f64).sum();
+    let (mut sum, mut dcg_end, mut ret_dcg) = (0.0, 0.0, 0.0);
+    let mut above = 0.0; // expected DCG of the blocks above
+    for &(t, e, p, g, pg, cross) in &stats {
+        let q = (e - t) as f64;
+        let mut inside = 0.0; // sum of 1 / disc over the block's positions above
+        for i in t..e {
+            let disc = ((i + 2) as f64).log2();
+            sum += (pg / disc + p * above + cross * inside) / ideal_at[i];
+            // E[retrieved positive items * gain at i]
+            let with_ret = pg + (q - 1.0) * cross + (pos_total - q * p) * g;
+            ret_dcg += with_ret / disc;
+            dcg_end += g / disc;
+            inside += 1.0 / disc;
+        }
+        above += g * inside;
+    }
+    sum += (n_pos as f64 * dcg_end - ret_dcg) / ideal_end;
+    sum / n_pos as f64
+}
+
+/// Whether a gain table has a negative gain (ndcg_rel's expected value needs none).
+pub fn has_negative_gain(params: &[f64]) -> bool {
+    let (pairs, m) = tm::gain_pairs(params);
+    pairs[..m].iter().any(|&(_, gain)| gain < 0.0)
 }
 
 /// The expected value of trec kind `kind` (or of DCG, IDCG and nDCG with a custom
@@ -422,6 +483,12 @@ pub fn expected_measure(
             }
             got / ideal
         }
+        NDCG_REL if custom && has_negative_gain(params) => f64::NAN,
+        NDCG_REL => {
+            let (pairs, m) = tm::gain_pairs(params);
+            table.build(u.judged, if custom { &pairs[..m] } else { &[] });
+            expected_ndcg_rel(ranked, scores, top, table)
+        }
         R_NDCG => {
             let (pairs, m) = tm::gain_pairs(params);
             table.build(u.judged, if custom { &pairs[..m] } else { &[] });
@@ -527,7 +594,7 @@ mod tests {
 
     #[test]
     fn closed_forms_equal_the_enumeration_of_orders() {
-        let cases: [(i64, &[f64]); 16] = [
+        let cases: [(i64, &[f64]); 17] = [
             (NUM_REL_RET, &[]),
             (NUM_NONREL_JUDGED_RET, &[]),
             (BPREF, &[]),
@@ -542,6 +609,7 @@ mod tests {
             (UTILITY, &[1.0, -1.0, 0.5, 0.25, 20.0]),
             (RPREC_MULT, &[0.5]),
             (R_NDCG, &[]),
+            (NDCG_REL, &[]),
             (UNJUDGED, &[]),
             (JUDGED, &[]),
         ];
@@ -594,12 +662,12 @@ mod tests {
         };
         let mut table = GainTable::default();
         let p = [0.8; 16];
-        for kind in [BPREF, BIN_G, NERR, RBP, SET_F, R_NDCG] {
+        for kind in [BPREF, BIN_G, NERR, RBP, SET_F, R_NDCG, NDCG_REL] {
             let plain = tm::user_measure(kind, &u, 3, false, &p, &mut table);
             let got = expected_measure(kind, &u, &scores, 3, false, false, &p, &mut table);
             assert_eq!(got, plain);
         }
-        for kind in [INFAP, IPREC_AT_RECALL, IPREC_AVG, ERR, G, NDCG_REL] {
+        for kind in [INFAP, IPREC_AT_RECALL, IPREC_AVG, ERR, G] {
             assert!(!has_expectation(kind));
             assert!(expected_measure(kind, &u, &SCORES, 0, false, false, &p, &mut table).is_nan());
         }

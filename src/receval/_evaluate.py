@@ -71,7 +71,6 @@ _NO_CLOSED_FORM = {
     codes.IPREC_AVG: "interpolated precision (a maximum over the ranks below)",
     codes.ERR: "ERR (graded stopping probabilities multiply along the list)",
     codes.G: "G (each gain over the logarithm of the gains accumulated above it)",
-    codes.NDCG_REL: "ndcg_rel (the DCG at each relevant item: products of pairs of gains)",
 }
 _NO_AVERAGE_TIES = {
     name: _NO_CLOSED_FORM[info.kind]
@@ -452,6 +451,15 @@ def prepare_metrics(
                 f"available for {spec}: no closed form over tie orders for "
                 f"{_NO_AVERAGE_TIES[spec.name]}; use ties='trec' or ties='input'."
             )
+        if conv.ties == "average" and spec.info.kind == codes.NDCG_REL:
+            negative = [gain for _, gain in dict(spec.args).get("gains", ()) if gain < 0]
+            if negative:
+                raise InvalidParameterError(
+                    f"Metric {text!r}: ties='average' (expected value over tie orders) is "
+                    f"not available for ndcg_rel with a negative gain (got {negative[0]:g}): "
+                    f"no closed form over tie orders for a sum clamped at 0; use "
+                    f"ties='trec' or ties='input', or gains of 0 or more."
+                )
         specs[text] = spec
         convs[text] = conv
     listwise = {t for t, spec in specs.items() if spec.info.needs != "qrels"}

@@ -62,7 +62,8 @@ TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING, TIES_ID_DESCENDING = 0, 
 # measure of a list of one item absent from the qrels, 0 for NUM_RET, UTILITY, UNJUDGED
 # and RBP_RESID. The count kinds (NUM_*) ignore S_EMPTY. With TIES_AVERAGE the core
 # computes the expected value over the orders of tied scores in closed form (the core's
-# trec_ties); INFAP, IPREC_AT_RECALL, IPREC_AVG, G, NDCG_REL and ERR have none (nan).
+# trec_ties); INFAP, IPREC_AT_RECALL, IPREC_AVG, G and ERR have none (nan), nor has
+# NDCG_REL with a negative gain in its table.
 (
     NUM_RET,  # retrieved items (in the top k with @k)
     NUM_REL,  # relevant items of the user (grade >= rel_threshold)

@@ -216,8 +216,9 @@ def test_kernel_gives_nan_for_kinds_without_a_closed_form():
 
 @pytest.mark.parametrize(
     "metric",
-    ["bpref", "ndcg_rel", "ndcg_rel(gains=1:3;2:0)", "rbp(p=0.5)", "set_f", "nerr@2", "bin_g", "r_ndcg(gains=1:3;2:9)",
-     "ndcg(gains=1:3;2:9)@2", "utility", "unjudged@3", "hits@2"],
+    ["bpref", "ndcg_rel", "ndcg_rel(gains=1:3;2:0)", "rbp(p=0.5)", "set_f", "nerr@2",
+     "bin_g", "r_ndcg(gains=1:3;2:9)", "ndcg(gains=1:3;2:9)@2", "utility", "unjudged@3",
+     "hits@2"],
 )  # fmt: skip
 def test_evaluate_accepts_average_ties(metric):
     qrels = {"q": {"d1": 2, "d2": 0, "d3": 1}}

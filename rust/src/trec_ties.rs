@@ -248,9 +248,9 @@ fn expected_ndcg_rel(ranked: &[f64], scores: &[f64], top: usize, table: &GainTab
     for &(t, e, p, g, pg, cross) in &stats {
         let q = (e - t) as f64;
         let mut inside = 0.0; // sum of 1 / disc over the block's positions above
-        for i in t..e {
+        for (i, &ideal) in ideal_at.iter().enumerate().take(e).skip(t) {
             let disc = ((i + 2) as f64).log2();
-            sum += (pg / disc + p * above + cross * inside) / ideal_at[i];
+            sum += (pg / disc + p * above + cross * inside) / ideal;
             // E[retrieved positive items * gain at i]
             let with_ret = pg + (q - 1.0) * cross + (pos_total - q * p) * g;
             ret_dcg += with_ret / disc;

@@ -20,6 +20,7 @@ pub mod sums;
 pub mod threads;
 pub mod trec;
 pub mod trec_measures;
+pub mod trec_ties;
 
 #[cfg(feature = "python")]
 mod python;

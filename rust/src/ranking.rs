@@ -22,6 +22,7 @@ use std::cmp::Ordering;
 use crate::csr::{lt_floats, quicksort};
 use crate::threads;
 use crate::trec_measures::{self, GainTable, UserGrades, N_PARAMS};
+use crate::trec_ties;
 
 // metric kinds (rows of `specs`)
 /// precision@k
@@ -317,7 +318,7 @@ fn block_precision_sum(t: usize, q: usize, size: usize, r: f64, c: f64) -> f64 {
 
 /// Probabilities of m = lo..=hi relevant items among the first `q` of a tied block of
 /// `size` items, `r` relevant (hypergeometric), by the ratio of consecutive terms.
-fn hypergeometric(size: usize, r: usize, q: usize) -> (usize, Vec<f64>) {
+pub fn hypergeometric(size: usize, r: usize, q: usize) -> (usize, Vec<f64>) {
     let lo = q.saturating_sub(size - r);
     let hi = r.min(q);
     let ln_choose = |n: usize, k: usize| -> f64 {
@@ -1110,7 +1111,19 @@ fn evaluate_range(
                     judged: &q.desc[qa..qb],
                     threshold,
                 };
-                values[out + m] = if custom_dcg {
+                values[out + m] = if ties == TIES_AVERAGE {
+                    // nan for the kinds without a closed form (refused by the Python layer)
+                    trec_ties::expected_measure(
+                        kind,
+                        &u,
+                        list_scores,
+                        k,
+                        gain_code == GAIN_CUSTOM,
+                        custom_dcg,
+                        &params,
+                        levels,
+                    )
+                } else if custom_dcg {
                     trec_measures::custom_dcg(kind, &u, k, &params, levels)
                 } else {
                     trec_measures::user_measure(

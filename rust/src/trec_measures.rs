@@ -753,7 +753,7 @@ impl GainTable {
     /// Normalise the gains to [0, 1] when some lies outside (rbp): `(g - min) / (max -
     /// min)`, with min and max over the table and the grade 0 (always a level of
     /// trec_eval's table).
-    fn normalise(&mut self) {
+    pub fn normalise(&mut self) {
         let mut lo = 0.0f64;
         let mut hi = f64::NEG_INFINITY;
         for l in &self.levels {
@@ -770,7 +770,7 @@ impl GainTable {
 
     /// Gain of a ranked item's grade.
     #[inline]
-    fn gain(&self, grade: f64) -> f64 {
+    pub fn gain(&self, grade: f64) -> f64 {
         let lv = level(grade);
         let g = if !self.custom {
             // every judged grade >= 0 is a level with itself as gain
@@ -795,11 +795,16 @@ impl GainTable {
 /// (DCG, ideal DCG) with trec_eval's gains, both cut at k when k > 0: the gain of
 /// the item at rank i (from 1) over `log2(i + 1)`.
 pub fn dcg_pair(u: &UserGrades<'_>, k: i64, t: &GainTable) -> (f64, f64) {
-    let n = u.ranked.len();
+    dcg_pair_by(u.ranked.len(), k, |i| t.gain(u.ranked[i]), t)
+}
+
+/// [`dcg_pair`] of a list of `n` items whose gain at rank i (from 0) is `gain_at(i)`
+/// (the grades' gains, or their expected values over the orders of tied items).
+pub fn dcg_pair_by<F: Fn(usize) -> f64>(n: usize, k: i64, gain_at: F, t: &GainTable) -> (f64, f64) {
     let top = if k > 0 { (k as usize).min(n) } else { n };
     let mut dcg = 0.0;
-    for (i, &g) in u.ranked[..top].iter().enumerate() {
-        let gain = t.gain(g);
+    for i in 0..top {
+        let gain = gain_at(i);
         if gain != 0.0 {
             dcg += gain / ((i + 2) as f64).log2();
         }
@@ -927,21 +932,57 @@ pub fn ndcg_rel(u: &UserGrades<'_>, t: &GainTable) -> f64 {
     }
 }
 
+/// [`ndcg_rel`]'s ideal DCG at each of the first `n` ranks into `out` (constant once
+/// the positive ideal gains are spent), and (the number of positive ideal gains, the
+/// ideal DCG of them all).
+pub fn ndcg_rel_ideal(t: &GainTable, n: usize, out: &mut Vec<f64>) -> (i64, f64) {
+    out.clear();
+    let (mut ideal, mut n_pos) = (0.0, 0i64);
+    let mut walk = IdealWalk::new(t);
+    let mut i = 0;
+    while i < n && walk.gain > 0.0 {
+        let disc = ((i + 2) as f64).log2();
+        walk.step(t);
+        if walk.gain > 0.0 {
+            n_pos += 1;
+            ideal += walk.gain / disc;
+        }
+        out.push(ideal);
+        i += 1;
+    }
+    out.resize(n, ideal);
+    i = i.max(n);
+    while walk.gain > 0.0 {
+        walk.step(t);
+        if walk.gain > 0.0 {
+            n_pos += 1;
+            ideal += walk.gain / ((i + 2) as f64).log2();
+        }
+        i += 1;
+    }
+    (n_pos, ideal)
+}
+
 /// nDCG averaged at the R levels: at each rank where the ideal gain changes (and at
 /// the end of the list once the ideal gains are spent), the nDCG of the ranks above.
 /// 0 without a relevant item.
 pub fn r_ndcg(u: &UserGrades<'_>, t: &GainTable) -> f64 {
-    if u.num_rel() == 0 {
+    r_ndcg_by(u.num_rel(), u.ranked.len(), |i| t.gain(u.ranked[i]), t)
+}
+
+/// [`r_ndcg`] of a list of `n` items whose gain at rank i (from 0) is `gain_at(i)`,
+/// for a user with `n_rel` relevant items.
+pub fn r_ndcg_by<F: Fn(usize) -> f64>(n_rel: i64, n: usize, gain_at: F, t: &GainTable) -> f64 {
+    if n_rel == 0 {
         return 0.0;
     }
-    let n = u.ranked.len();
     let (mut dcg, mut ideal, mut sum) = (0.0, 0.0, 0.0);
     let mut changes = 0i64;
     let mut walk = IdealWalk::new(t);
     let mut last = walk.gain;
     let mut i = 0;
     while i < n && walk.gain > 0.0 {
-        let gain = t.gain(u.ranked[i]);
+        let gain = gain_at(i);
         walk.step(t);
         if last != walk.gain {
             if ideal > 0.0 {
@@ -961,7 +1002,7 @@ pub fn r_ndcg(u: &UserGrades<'_>, t: &GainTable) -> f64 {
     }
     if i < n {
         while i < n {
-            let gain = t.gain(u.ranked[i]);
+            let gain = gain_at(i);
             if gain != 0.0 {
                 dcg += gain / ((i + 2) as f64).log2();
             }

@@ -63,8 +63,20 @@ _TIES = {
     "id_ascending": codes.TIES_ID_ASCENDING,
     "id_descending": codes.TIES_ID_DESCENDING,
 }
-# metrics whose expected value over tie orders receval does not compute
-_NO_AVERAGE_TIES = {name for name, info in REGISTRY.items() if info.kind in codes.TREC_KINDS}
+# trec_eval's measures whose expected value over tie orders has no closed form (the
+# core enumerates no orders), and why
+_NO_CLOSED_FORM = {
+    codes.INFAP: "infAP (its precision estimates are ratios of the counts above each item)",
+    codes.IPREC_AT_RECALL: "interpolated precision (a maximum over the ranks below)",
+    codes.IPREC_AVG: "interpolated precision (a maximum over the ranks below)",
+    codes.ERR: "ERR (graded stopping probabilities multiply along the list)",
+    codes.G: "G (each gain over the logarithm of the gains accumulated above it)",
+}
+_NO_AVERAGE_TIES = {
+    name: _NO_CLOSED_FORM[info.kind]
+    for name, info in REGISTRY.items()
+    if info.kind in _NO_CLOSED_FORM
+}
 # grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
 # metric's own parameters (none for bpref, p for rbp)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
@@ -445,11 +457,21 @@ def prepare_metrics(
             profile, func, spec.name, spec.k is not None, spec.params, **conventions
         )
         conv = replace(base, **dict(spec.params)).validated(func)
-        if conv.ties == "average" and (spec.name in _NO_AVERAGE_TIES or "gains" in dict(spec.args)):
+        if conv.ties == "average" and spec.name in _NO_AVERAGE_TIES:
             raise InvalidParameterError(
                 f"Metric {text!r}: ties='average' (expected value over tie orders) is not "
-                f"available for {spec}; use ties='trec' or ties='input'."
+                f"available for {spec}: no closed form over tie orders for "
+                f"{_NO_AVERAGE_TIES[spec.name]}; use ties='trec' or ties='input'."
             )
+        if conv.ties == "average" and spec.info.kind == codes.NDCG_REL:
+            negative = [gain for _, gain in dict(spec.args).get("gains", ()) if gain < 0]
+            if negative:
+                raise InvalidParameterError(
+                    f"Metric {text!r}: ties='average' (expected value over tie orders) is "
+                    f"not available for ndcg_rel with a negative gain (got {negative[0]:g}): "
+                    f"no closed form over tie orders for a sum clamped at 0; use "
+                    f"ties='trec' or ties='input', or gains of 0 or more."
+                )
         specs[text] = spec
         convs[text] = conv
     listwise = {t for t, spec in specs.items() if spec.info.needs != "qrels"}

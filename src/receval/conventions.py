@@ -24,7 +24,8 @@ ties               ``"trec"``: score descending, then item id descending as
                    strings, scores compared in single precision (trec_eval 9,
                    pytrec_eval);
                    ``"average"``: expected value over all orders of tied
-                   items (scikit-learn; closed forms, AP included);
+                   items (scikit-learn; closed forms, AP and most of
+                   trec_eval's measures included);
                    ``"input"``: stable input order;
                    ``"id_descending"``: item id descending as strings,
                    scores compared as doubles (trec_eval 10.0);

@@ -165,8 +165,10 @@ def test_ties_rules():
     assert evaluate(qrels, run, "p@2", ties="average").mean["p@2"] == pytest.approx(0.25)
     # AP's expected value over the 24 orders: the relevant d1 at each rank equally often
     assert evaluate(qrels, run, "map", ties="average").mean["map"] == pytest.approx(expected)
-    with pytest.raises(InvalidParameterError, match=r"not available for bpref"):
-        evaluate(qrels, run, "bpref", ties="average")
+    # bpref: no judged non-relevant item, so the relevant one scores 1 at any rank
+    assert evaluate(qrels, run, "bpref", ties="average").mean["bpref"] == 1.0
+    with pytest.raises(InvalidParameterError, match=r"no closed form over tie orders for infAP"):
+        evaluate(qrels, run, "infap", ties="average")
 
 
 @settings(max_examples=300)

@@ -60,8 +60,10 @@ TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING, TIES_ID_DESCENDING = 0, 
 # S_JUDGED_ONLY); RELATIVE_PRECISION, UNJUDGED and JUDGED take k as their cut-off.
 # A user absent from the run (without S_MISSING_SKIP) gets trec_eval's -c values: the
 # measure of a list of one item absent from the qrels, 0 for NUM_RET, UTILITY, UNJUDGED
-# and RBP_RESID. The count kinds (NUM_*) ignore S_EMPTY. TIES_AVERAGE is not defined
-# for these kinds (the core ranks in input order).
+# and RBP_RESID. The count kinds (NUM_*) ignore S_EMPTY. With TIES_AVERAGE the core
+# computes the expected value over the orders of tied scores in closed form (the core's
+# trec_ties); INFAP, IPREC_AT_RECALL, IPREC_AVG, G and ERR have none (nan), nor has
+# NDCG_REL with a negative gain in its table.
 (
     NUM_RET,  # retrieved items (in the top k with @k)
     NUM_REL,  # relevant items of the user (grade >= rel_threshold)

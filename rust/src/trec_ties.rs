@@ -1,0 +1,675 @@
+//! Expected values of trec_eval's measures over the orders of tied scores.
+//!
+//! With `ties="average"` every order of a block of equal scores is equally likely,
+//! and a measure takes its expected value over those orders. Each kind here has an
+//! exact closed form, computed without enumerating orders:
+//!
+//! - measures linear in a per-position quantity (RBP, its residual's sum, R-nDCG,
+//!   DCG with a gain table, counts and shares of the top k) take that quantity's
+//!   mean over each tied block at each of its positions;
+//! - functions of the number of items of one kind in the top k (set_F, set_map,
+//!   the residual's "any unjudged") take their expectation over the hypergeometric
+//!   law of that number in the block cut by k;
+//! - bpref and binary G score each relevant item by the judged non-relevant (or
+//!   non-relevant) items above it: within a block of m such items that number is
+//!   uniform on 0..=m; in a block cut by k it is conditioned on the item's offset;
+//! - ndcg_rel: the DCG at each item of positive gain is a sum of products of two
+//!   items' quantities, whose means within a block are those of distinct pairs;
+//! - nERR: the j-th relevant item of a block of s items, h relevant, lies at offset
+//!   o with probability `C(o, j - 1) C(s - 1 - o, h - j) / C(s, h)`.
+//!
+//! infAP, interpolated precision (one level or averaged), ERR (graded stopping
+//! probabilities) and G (each gain over the logarithm of the gains accumulated above
+//! it) have no such form: [`has_expectation`] is false for them and
+//! [`expected_measure`] returns nan; so does ndcg_rel with a negative gain (its value
+//! is clamped at 0 then).
+
+use crate::ranking::{hypergeometric, DCG, IDCG};
+use crate::trec_measures::{
+    self as tm, GainTable, UserGrades, BIN_G, BPREF, ERR, G, INFAP, IPREC_AT_RECALL, IPREC_AVG,
+    JUDGED, NDCG_REL, NERR, NUM_NONREL_JUDGED_RET, NUM_Q, NUM_REL, NUM_REL_RET, NUM_RET, RBP,
+    RBP_RESID, RELATIVE_PRECISION, RPREC_MULT, R_NDCG, SET_AP, SET_F, SET_PRECISION, SET_RECALL,
+    SET_RELATIVE_PRECISION, UNJUDGED, UTILITY,
+};
+
+/// Whether the trec kind has an exact expected value over tie orders here.
+pub fn has_expectation(kind: i64) -> bool {
+    !matches!(kind, INFAP | IPREC_AT_RECALL | IPREC_AVG | ERR | G)
+}
+
+/// End of the tied block of `scores` starting at `t` (exact equality).
+#[inline]
+fn block_end(scores: &[f64], t: usize) -> usize {
+    let mut e = t + 1;
+    while e < scores.len() && scores[e] == scores[t] {
+        e += 1;
+    }
+    e
+}
+
+/// The mean of `f` over the tied block of each position `0..top` (its expected value
+/// at that position).
+fn position_means<F: Fn(f64) -> f64>(ranked: &[f64], scores: &[f64], top: usize, f: F) -> Vec<f64> {
+    let mut out = vec![0.0; top];
+    let mut t = 0;
+    while t < top {
+        let e = block_end(scores, t);
+        let mean = ranked[t..e].iter().map(|&g| f(g)).sum::<f64>() / (e - t) as f64;
+        out[t..e.min(top)].fill(mean);
+        t = e;
+    }
+    out
+}
+
+/// The law of the number of items with `is` in the first `top` positions: `c` of
+/// them in the blocks wholly above `top`, plus `lo + i` with probability `probs[i]`
+/// from the block that `top` cuts (hypergeometric; `[1.0]` when none is cut).
+struct CountLaw {
+    c: i64,
+    lo: usize,
+    probs: Vec<f64>,
+}
+
+impl CountLaw {
+    fn new<F: Fn(f64) -> bool>(ranked: &[f64], scores: &[f64], top: usize, is: F) -> Self {
+        let mut c = 0i64;
+        let mut t = 0;
+        while t < top {
+            let e = block_end(scores, t);
+            let h = ranked[t..e].iter().filter(|&&g| is(g)).count();
+            if e > top {
+                let (lo, probs) = hypergeometric(e - t, h, top - t);
+                return CountLaw { c, lo, probs };
+            }
+            c += h as i64;
+            t = e;
+        }
+        CountLaw {
+            c,
+            lo: 0,
+            probs: vec![1.0],
+        }
+    }
+
+    /// E[f(count)].
+    fn expect<F: Fn(i64) -> f64>(&self, f: F) -> f64 {
+        self.probs
+            .iter()
+            .enumerate()
+            .filter(|&(_, &p)| p > 0.0)
+            .map(|(i, &p)| p * f(self.c + (self.lo + i) as i64))
+            .sum()
+    }
+
+    fn mean(&self) -> f64 {
+        self.expect(|x| x as f64)
+    }
+
+    /// P(count = 0).
+    fn none(&self) -> f64 {
+        if self.c == 0 && self.lo == 0 {
+            self.probs[0]
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Expected sum, over the items with `is_item` in the first `top` positions, of
+/// `f(items with is_other above it)`. Items with neither mark are ignored. Within a
+/// block of m `is_other` items, that number for an item of the block is uniform on
+/// 0..=m past those of the blocks above; in the block cut by `top`, the item at
+/// offset o has above it a hypergeometric number of the block's m among o of its
+/// s - 1 other items.
+fn expected_above<I, O, F>(
+    ranked: &[f64],
+    scores: &[f64],
+    top: usize,
+    is_item: I,
+    is_other: O,
+    f: F,
+) -> f64
+where
+    I: Fn(f64) -> bool,
+    O: Fn(f64) -> bool,
+    F: Fn(i64) -> f64,
+{
+    let mut sum = 0.0;
+    let mut c = 0i64; // is_other items of the blocks above
+    let mut t = 0;
+    while t < top {
+        let e = block_end(scores, t);
+        let s = e - t;
+        let h = ranked[t..e].iter().filter(|&&g| is_item(g)).count();
+        let m = ranked[t..e].iter().filter(|&&g| is_other(g)).count();
+        if h > 0 {
+            if e <= top {
+                let all: f64 = (0..=m as i64).map(|y| f(c + y)).sum();
+                sum += h as f64 * all / (m + 1) as f64;
+            } else {
+                // the item's offset o is uniform on 0..s; only o < top - t is within
+                let mut within = 0.0;
+                for o in 0..top - t {
+                    let (lo, probs) = hypergeometric(s - 1, m, o);
+                    for (i, &p) in probs.iter().enumerate() {
+                        if p > 0.0 {
+                            within += p * f(c + (lo + i) as i64);
+                        }
+                    }
+                }
+                sum += h as f64 * within / s as f64;
+            }
+        }
+        c += m as i64;
+        t = e;
+    }
+    sum
+}
+
+/// Expected nERR numerator: the j-th relevant item of the list at rank r (from 1)
+/// earns `(1 - alpha)^(j - 1) / r`, summed over the first `top` positions.
+fn expected_nerr_gain<F: Fn(f64) -> bool>(
+    ranked: &[f64],
+    scores: &[f64],
+    top: usize,
+    is_rel: F,
+    keep: f64,
+) -> f64 {
+    let mut got = 0.0;
+    let mut c = 0i32; // relevant items of the blocks above
+    let mut t = 0;
+    while t < top {
+        let e = block_end(scores, t);
+        let s = e - t;
+        let h = ranked[t..e].iter().filter(|&&g| is_rel(g)).count();
+        let q = e.min(top) - t;
+        // P(the j-th relevant item of the block is at offset j - 1): C(s - j, h - j) / C(s, h)
+        let mut first = 1.0;
+        for j in 1..=h.min(q) {
+            first *= (h - j + 1) as f64 / (s - j + 1) as f64;
+            let weight = keep.powi(c + j as i32 - 1);
+            let mut p = first;
+            let mut o = j - 1;
+            let last = (s - h + j - 1).min(q - 1);
+            loop {
+                got += weight * p / (t + o + 1) as f64;
+                if o == last {
+                    break;
+                }
+                // C(o + 1, j - 1) / C(o, j - 1) and C(s - 2 - o, h - j) / C(s - 1 - o, h - j)
+                p *= (o + 1) as f64 / (o + 2 - j) as f64;
+                p *= (s - 1 - o - (h - j)) as f64 / (s - 1 - o) as f64;
+                o += 1;
+            }
+        }
+        c += h as i32;
+        t = e;
+    }
+    got
+}
+
+/// Expected ndcg_rel with the gains of `table` (none negative): the sum of `dcg_i /
+/// ideal_i` at each item of positive gain, plus `dcg / ideal` at the end for each
+/// positive ideal gain not retrieved, over the number of positive ideal gains. The
+/// DCG at an item multiplies its own positivity by the gains above it, so each term
+/// takes the products' means: across blocks the product of the block means, within a
+/// block `(sum pos * sum gain - sum pos gain) / (s (s - 1))` for two distinct items.
+fn expected_ndcg_rel(ranked: &[f64], scores: &[f64], top: usize, table: &GainTable) -> f64 {
+    let mut ideal_at = Vec::with_capacity(top);
+    let (n_pos, ideal_end) = tm::ndcg_rel_ideal(table, top, &mut ideal_at);
+    if n_pos == 0 {
+        return 0.0;
+    }
+    // per block: (mean positivity, mean gain, mean positive gain, pair mean, positions in top)
+    let mut stats = Vec::new();
+    let mut t = 0;
+    while t < top {
+        let e = block_end(scores, t);
+        let s = (e - t) as f64;
+        let (mut sp, mut sg, mut spg) = (0.0, 0.0, 0.0);
+        for &g in &ranked[t..e] {
+            let gain = table.gain(g);
+            let pos = if gain > 0.0 { 1.0 } else { 0.0 };
+            sp += pos;
+            sg += gain;
+            spg += pos * gain;
+        }
+        let cross = if e - t > 1 {
+            (sp * sg - spg) / (s * (s - 1.0))
+        } else {
+            0.0
+        };
+        stats.push((t, e.min(top), sp / s, sg / s, spg / s, cross));
+        t = e;
+    }
+    let pos_total: f64 = stats.iter().map(|b| b.2 * (b.1 - b.0) as f64).sum();
+    let (mut sum, mut dcg_end, mut ret_dcg) = (0.0, 0.0, 0.0);
+    let mut above = 0.0; // expected DCG of the blocks above
+    for &(t, e, p, g, pg, cross) in &stats {
+        let q = (e - t) as f64;
+        let mut inside = 0.0; // sum of 1 / disc over the block's positions above
+        for (i, &ideal) in ideal_at.iter().enumerate().take(e).skip(t) {
+            let disc = ((i + 2) as f64).log2();
+            sum += (pg / disc + p * above + cross * inside) / ideal;
+            // E[retrieved positive items * gain at i]
+            let with_ret = pg + (q - 1.0) * cross + (pos_total - q * p) * g;
+            ret_dcg += with_ret / disc;
+            dcg_end += g / disc;
+            inside += 1.0 / disc;
+        }
+        above += g * inside;
+    }
+    sum += (n_pos as f64 * dcg_end - ret_dcg) / ideal_end;
+    sum / n_pos as f64
+}
+
+/// Whether a gain table has a negative gain (ndcg_rel's expected value needs none).
+pub fn has_negative_gain(params: &[f64]) -> bool {
+    let (pairs, m) = tm::gain_pairs(params);
+    pairs[..m].iter().any(|&(_, gain)| gain < 0.0)
+}
+
+/// The expected value of trec kind `kind` (or of DCG, IDCG and nDCG with a custom
+/// gain table, `custom_dcg`) over every order of the tied blocks of `scores` (the
+/// list's scores, best first, aligned with `u.ranked`). Arguments as
+/// [`tm::user_measure`]; nan for the kinds without [`has_expectation`]. A list
+/// without a tie gets [`tm::user_measure`]'s value itself.
+#[allow(clippy::too_many_arguments)]
+pub fn expected_measure(
+    kind: i64,
+    u: &UserGrades<'_>,
+    scores: &[f64],
+    k: i64,
+    custom: bool,
+    custom_dcg: bool,
+    params: &[f64],
+    table: &mut GainTable,
+) -> f64 {
+    let tied = scores.windows(2).any(|w| w[0] == w[1]);
+    if !custom_dcg && !has_expectation(kind) {
+        return f64::NAN;
+    }
+    if !tied || matches!(kind, NUM_RET | NUM_REL | NUM_Q | IDCG) {
+        return if custom_dcg {
+            tm::custom_dcg(kind, u, k, params, table)
+        } else {
+            tm::user_measure(kind, u, k, custom, params, table)
+        };
+    }
+    let (ranked, threshold) = (u.ranked, u.threshold);
+    let n = ranked.len();
+    let top = if k > 0 { (k as usize).min(n) } else { n };
+    let n_rel = u.num_rel();
+    let is_rel = |g: f64| tm::level(g) >= threshold;
+    let rel_law = || CountLaw::new(ranked, scores, top, is_rel);
+    if custom_dcg {
+        let (pairs, m) = tm::gain_pairs(params);
+        table.build(u.judged, &pairs[..m]);
+        let gains = position_means(ranked, scores, top, |g| table.gain(g));
+        let (dcg, ideal) = tm::dcg_pair_by(top, k, |i| gains[i], table);
+        return match kind {
+            DCG => dcg,
+            _ if ideal > 0.0 => dcg / ideal,
+            _ => 0.0,
+        };
+    }
+    match kind {
+        NUM_REL_RET => rel_law().mean(),
+        NUM_NONREL_JUDGED_RET => {
+            let absent = CountLaw::new(ranked, scores, top, |g| g == f64::NEG_INFINITY).mean();
+            let negative = CountLaw::new(ranked, scores, top, |g| g < 0.0 && g > f64::NEG_INFINITY);
+            top as f64 - absent - negative.mean() - rel_law().mean()
+        }
+        UTILITY => {
+            let a = rel_law().mean();
+            let docs = params[4] as i64;
+            let (n, r) = (top as f64, n_rel as f64);
+            params[0] * a
+                + params[1] * (n - a)
+                + params[2] * (r - a)
+                + params[3] * (docs as f64 + a - n - r)
+        }
+        RELATIVE_PRECISION => {
+            let den = if k > 0 {
+                k.min(n_rel)
+            } else {
+                (n as i64).min(n_rel)
+            };
+            if n_rel == 0 || den == 0 {
+                return 0.0;
+            }
+            rel_law().mean() / den as f64
+        }
+        SET_PRECISION if top > 0 => rel_law().mean() / top as f64,
+        SET_RELATIVE_PRECISION if top > 0 && n_rel > 0 => {
+            rel_law().mean() / (top as i64).min(n_rel) as f64
+        }
+        SET_RECALL if n_rel > 0 => rel_law().mean() / n_rel as f64,
+        SET_AP if top > 0 && n_rel > 0 => rel_law().expect(|a| {
+            let a = a as f64;
+            (a * a) / (top as f64 * n_rel as f64)
+        }),
+        SET_F => {
+            let beta = params[0];
+            rel_law().expect(|a| {
+                if a == 0 {
+                    return 0.0;
+                }
+                let p = a as f64 / top as f64;
+                let r = a as f64 / n_rel as f64;
+                (beta + 1.0) * p * r / (beta * p + r)
+            })
+        }
+        SET_PRECISION | SET_RELATIVE_PRECISION | SET_RECALL | SET_AP => 0.0,
+        RPREC_MULT => {
+            let cut = (params[0] * n_rel as f64 + 0.9) as i64;
+            if cut > top as i64 {
+                rel_law().mean() / cut as f64
+            } else if cut <= 0 {
+                0.0
+            } else {
+                CountLaw::new(ranked, scores, cut as usize, is_rel).mean() / cut as f64
+            }
+        }
+        UNJUDGED => {
+            let den = if k > 0 { k as f64 } else { n as f64 };
+            if top == 0 {
+                return 0.0;
+            }
+            CountLaw::new(ranked, scores, top, |g| g < 0.0).mean() / den
+        }
+        JUDGED => {
+            if top == 0 {
+                return 0.0;
+            }
+            CountLaw::new(ranked, scores, top, |g| g > f64::NEG_INFINITY).mean() / top as f64
+        }
+        RBP => {
+            let p = params[0];
+            let gains = if params[1] == 1.0 {
+                position_means(ranked, scores, top, |g| if is_rel(g) { 1.0 } else { 0.0 })
+            } else if params[1] == 2.0 {
+                position_means(
+                    ranked,
+                    scores,
+                    top,
+                    |g| if g >= threshold { g } else { 0.0 },
+                )
+            } else {
+                table.build(u.judged, &[]);
+                table.normalise();
+                position_means(ranked, scores, top, |g| table.gain(g))
+            };
+            let (mut sum, mut weight) = (0.0, 1.0);
+            for &gain in &gains {
+                sum += gain * weight;
+                weight *= p;
+            }
+            (1.0 - p) * sum
+        }
+        RBP_RESID => {
+            let p = params[0];
+            let unjudged = position_means(ranked, scores, top, |g| if g < 0.0 { 1.0 } else { 0.0 });
+            let (mut sum, mut weight) = (0.0, 1.0);
+            for &x in &unjudged {
+                sum += x * weight;
+                weight *= p;
+            }
+            let any = 1.0 - CountLaw::new(ranked, scores, top, |g| g < 0.0).none();
+            weight * any + (1.0 - p) * sum
+        }
+        BIN_G => {
+            let sum = expected_above(
+                ranked,
+                scores,
+                top,
+                is_rel,
+                |g| !is_rel(g),
+                |y| 1.0 / ((2 + y) as f64).log2(),
+            );
+            if n_rel > 0 {
+                sum / n_rel as f64
+            } else {
+                0.0
+            }
+        }
+        BPREF => {
+            let raw = params[0] == 1.0;
+            let (r, nonrel) = if raw {
+                let r = u.judged.iter().filter(|&&g| g >= threshold).count() as i64;
+                (r, u.judged.len() as i64 - r)
+            } else {
+                let judged = u.judged.iter().filter(|&&g| g >= 0.0);
+                let r = judged.clone().filter(|&&g| g >= threshold).count() as i64;
+                (r, judged.count() as i64 - r)
+            };
+            let counted = |g: f64| if raw { g > f64::NEG_INFINITY } else { g >= 0.0 };
+            let score = |x: i64| {
+                if x > 0 {
+                    1.0 - (x.min(r) as f64) / (nonrel.min(r) as f64)
+                } else {
+                    1.0
+                }
+            };
+            let sum = expected_above(
+                ranked,
+                scores,
+                top,
+                |g| counted(g) && g >= threshold,
+                |g| counted(g) && g < threshold,
+                score,
+            );
+            if r > 0 {
+                sum / r as f64
+            } else {
+                sum
+            }
+        }
+        NERR => {
+            let alpha = if params[0] > 0.0 {
+                params[0]
+            } else {
+                tm::DEFAULT_NERR_ALPHA
+            };
+            let got = expected_nerr_gain(ranked, scores, top, is_rel, 1.0 - alpha);
+            if got == 0.0 {
+                return 0.0;
+            }
+            let depth = if k > 0 { n_rel.min(k) } else { n_rel };
+            let (mut ideal, mut weight) = (0.0, 1.0);
+            for j in 0..depth {
+                ideal += weight / (j + 1) as f64;
+                weight *= 1.0 - alpha;
+            }
+            got / ideal
+        }
+        NDCG_REL if custom && has_negative_gain(params) => f64::NAN,
+        NDCG_REL => {
+            let (pairs, m) = tm::gain_pairs(params);
+            table.build(u.judged, if custom { &pairs[..m] } else { &[] });
+            expected_ndcg_rel(ranked, scores, top, table)
+        }
+        R_NDCG => {
+            let (pairs, m) = tm::gain_pairs(params);
+            table.build(u.judged, if custom { &pairs[..m] } else { &[] });
+            let gains = position_means(ranked, scores, top, |g| table.gain(g));
+            tm::r_ndcg_by(n_rel, top, |i| gains[i], table)
+        }
+        _ => f64::NAN,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ABSENT: f64 = f64::NEG_INFINITY;
+
+    /// Every order of `ranked` that permutes items within the tied blocks of `scores`.
+    fn orders(ranked: &[f64], scores: &[f64]) -> Vec<Vec<f64>> {
+        fn permutations(items: &[f64]) -> Vec<Vec<f64>> {
+            if items.len() <= 1 {
+                return vec![items.to_vec()];
+            }
+            let mut out = Vec::new();
+            for i in 0..items.len() {
+                let mut rest = items.to_vec();
+                let first = rest.remove(i);
+                for mut p in permutations(&rest) {
+                    p.insert(0, first);
+                    out.push(p);
+                }
+            }
+            out
+        }
+        let mut out = vec![Vec::new()];
+        let mut t = 0;
+        while t < ranked.len() {
+            let e = block_end(scores, t);
+            let mut next = Vec::new();
+            for head in &out {
+                for p in permutations(&ranked[t..e]) {
+                    let mut v = head.clone();
+                    v.extend(p);
+                    next.push(v);
+                }
+            }
+            out = next;
+            t = e;
+        }
+        out
+    }
+
+    /// The mean of the measure over every order (brute force).
+    fn enumerated(
+        kind: i64,
+        ranked: &[f64],
+        scores: &[f64],
+        judged: &[f64],
+        k: i64,
+        params: &[f64],
+    ) -> f64 {
+        let all = orders(ranked, scores);
+        let mut table = GainTable::default();
+        let sum: f64 = all
+            .iter()
+            .map(|order| {
+                let u = UserGrades {
+                    ranked: order,
+                    judged,
+                    threshold: 1.0,
+                };
+                tm::user_measure(kind, &u, k, false, params, &mut table)
+            })
+            .sum();
+        sum / all.len() as f64
+    }
+
+    fn closed(
+        kind: i64,
+        ranked: &[f64],
+        scores: &[f64],
+        judged: &[f64],
+        k: i64,
+        params: &[f64],
+    ) -> f64 {
+        let u = UserGrades {
+            ranked,
+            judged,
+            threshold: 1.0,
+        };
+        let mut table = GainTable::default();
+        expected_measure(kind, &u, scores, k, false, false, params, &mut table)
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * b.abs().max(1.0)
+    }
+
+    // judged: 3 relevant (grades 1, 2, 3), 3 non-relevant, one pooled but unjudged
+    const JUDGMENTS: [f64; 7] = [3.0, 2.0, 1.0, 0.0, 0.0, 0.0, -1.0];
+    // a block of four (one relevant) cut by k = 2 or 3, then a block of three
+    const RANKED: [f64; 7] = [0.0, 2.0, ABSENT, 0.0, 1.0, -1.0, 3.0];
+    const SCORES: [f64; 7] = [0.9, 0.9, 0.9, 0.9, 0.5, 0.5, 0.5];
+
+    #[test]
+    fn closed_forms_equal_the_enumeration_of_orders() {
+        let cases: [(i64, &[f64]); 17] = [
+            (NUM_REL_RET, &[]),
+            (NUM_NONREL_JUDGED_RET, &[]),
+            (BPREF, &[]),
+            (BPREF, &[1.0]),
+            (BIN_G, &[]),
+            (NERR, &[0.3]),
+            (RBP, &[0.8]),
+            (RBP, &[0.8, 1.0]),
+            (RBP_RESID, &[0.8]),
+            (SET_AP, &[]),
+            (SET_F, &[0.5]),
+            (UTILITY, &[1.0, -1.0, 0.5, 0.25, 20.0]),
+            (RPREC_MULT, &[0.5]),
+            (R_NDCG, &[]),
+            (NDCG_REL, &[]),
+            (UNJUDGED, &[]),
+            (JUDGED, &[]),
+        ];
+        for (kind, params) in cases {
+            let mut p = [0.0; tm::N_PARAMS];
+            p[..params.len()].copy_from_slice(params);
+            for k in [0, 1, 2, 3, 5] {
+                let want = enumerated(kind, &RANKED, &SCORES, &JUDGMENTS, k, &p);
+                let got = closed(kind, &RANKED, &SCORES, &JUDGMENTS, k, &p);
+                assert!(close(got, want), "kind {kind} k {k}: {got} vs {want}");
+            }
+        }
+    }
+
+    #[test]
+    fn bpref_counts_a_uniform_number_of_non_relevant_above() {
+        // one relevant among two judged non-relevant, all tied: 0, 1 or 2 above, each
+        // with probability 1/3; R = 1, so min(N, R) = 1: scores 1, 0, 0
+        let judged = [1.0, 0.0, 0.0];
+        let got = closed(BPREF, &[0.0, 1.0, 0.0], &[0.5; 3], &judged, 0, &[0.0; 16]);
+        assert!(close(got, 1.0 / 3.0));
+    }
+
+    #[test]
+    fn nerr_places_the_jth_relevant_item_by_its_law() {
+        // two relevant among three tied items: the first at rank 1 with probability
+        // 2/3, else at 2; the second at 2 (1/3) or 3 (2/3)
+        let judged = [1.0, 1.0, 0.0];
+        let got = closed(NERR, &[1.0, 0.0, 1.0], &[0.5; 3], &judged, 0, &[0.5; 16]);
+        let numerator =
+            2.0 / 3.0 + (1.0 / 3.0) / 2.0 + 0.5 * ((1.0 / 3.0) / 2.0 + (2.0 / 3.0) / 3.0);
+        assert!(close(got, numerator / (1.0 + 0.5 / 2.0)));
+    }
+
+    #[test]
+    fn set_f_is_averaged_over_the_hits_in_the_cut_block() {
+        // k = 1 cuts a block of two, one relevant: F is 0 or that of one hit in one item
+        let judged = [1.0, 0.0];
+        let got = closed(SET_F, &[1.0, 0.0], &[0.5; 2], &judged, 1, &[1.0; 16]);
+        assert!(close(got, 0.5));
+    }
+
+    #[test]
+    fn lists_without_ties_and_kinds_without_a_form() {
+        let scores = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3];
+        let u = UserGrades {
+            ranked: &RANKED,
+            judged: &JUDGMENTS,
+            threshold: 1.0,
+        };
+        let mut table = GainTable::default();
+        let p = [0.8; 16];
+        for kind in [BPREF, BIN_G, NERR, RBP, SET_F, R_NDCG, NDCG_REL] {
+            let plain = tm::user_measure(kind, &u, 3, false, &p, &mut table);
+            let got = expected_measure(kind, &u, &scores, 3, false, false, &p, &mut table);
+            assert_eq!(got, plain);
+        }
+        for kind in [INFAP, IPREC_AT_RECALL, IPREC_AVG, ERR, G] {
+            assert!(!has_expectation(kind));
+            assert!(expected_measure(kind, &u, &SCORES, 0, false, false, &p, &mut table).is_nan());
+        }
+    }
+}

@@ -1,0 +1,203 @@
+"""The result of :func:`receval.evaluate`: :class:`EvaluationReport`, and the
+repr shared by the evaluation results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ._states import MeanState, mean_state
+from .conventions import Conventions
+from .exceptions import InputValidationError
+
+__all__ = ["EvaluationReport", "describe_report", "user_mean"]
+
+
+@dataclass(frozen=True)
+class EvaluationReport:
+    """The result of :func:`evaluate`.
+
+    Attributes
+    ----------
+    mean : dict of str to float
+        Each metric string exactly as the caller wrote it, mapped to its mean
+        over the evaluated users (``hit_ratio``: the pooled ratio).
+    users : ndarray of shape (n_users,)
+        The qrels users, in order of first appearance.
+    values : dict of str to ndarray
+        Per-user value of each metric, aligned with ``users``; ``nan`` where a
+        rule skipped the user.
+    metrics : dict of str to str
+        The canonical form of each metric string.
+    conventions : dict of str to Conventions
+        The conventions each metric was computed with.
+    n_users : int
+        Users in the qrels.
+    n_users_missing : int
+        Qrels users absent from the run (zero-filled or skipped by ``missing_users``).
+    n_users_empty : dict of str to int
+        Per metric, users without a relevant item at its ``rel_threshold``.
+    n_users_skipped : dict of str to int
+        Per metric, users left out of the mean by ``missing_users`` / ``empty_users``.
+    n_run_only_users : int
+        Run users absent from the qrels: ignored.
+    run_name : str or None
+        The run's name, if it has one.
+    """
+
+    mean: dict[str, float]
+    users: np.ndarray
+    values: dict[str, np.ndarray]
+    metrics: dict[str, str]
+    conventions: dict[str, Conventions]
+    n_users: int
+    n_users_missing: int
+    n_users_empty: dict[str, int]
+    n_users_skipped: dict[str, int]
+    n_run_only_users: int
+    run_name: str | None = None
+    _aux: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _states: dict[str, MeanState] = field(default_factory=dict, repr=False)
+    # ranked metrics' per-user values before the mean's rules (pooled: numerators)
+    _raw: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    # the users absent from the run (None: not known)
+    _missing: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def per_user(self) -> Any:
+        """Per-user values as a DataFrame (pandas, else polars), else a dict of arrays."""
+        try:
+            return self.to_frame()
+        except ImportError:
+            return {"user": self.users, **self.values}
+
+    def to_frame(self, backend: str | None = None) -> Any:
+        """Per-user values as a pandas (default) or polars DataFrame: one column per metric."""
+        from .data.frames import make_frame
+
+        return make_frame({"user": self.users, **self.values}, backend=backend)
+
+    def by_segment(self, segments: Any) -> Any:
+        """Each metric's mean in each segment of the users, and over all of them.
+
+        Parameters
+        ----------
+        segments : mapping, array-like or DataFrame
+            The segment of each user: ``{user: segment}``, an array aligned
+            with ``users``, or a two-column frame (user, segment). Users
+            without a segment count in the overall mean only
+            (``n_unassigned``).
+
+        Returns
+        -------
+        report : SegmentReport
+            The means over the users of each segment, by the same rules as
+            ``mean`` (pooled metrics pool within the segment), ``counts`` the
+            users of each segment, ``overall`` the report's ``mean``.
+
+        Examples
+        --------
+        >>> import receval
+        >>> qrels = {"u1": {"a": 1}, "u2": {"b": 1}, "u3": {"c": 1}}
+        >>> run = {"u1": {"a": 0.9}, "u2": {"a": 0.9, "b": 0.5}, "u3": {"c": 0.1}}
+        >>> report = receval.evaluate(qrels, run, ["mrr"])
+        >>> seg = report.by_segment({"u1": "new", "u2": "new", "u3": "old"})
+        >>> seg.values["mrr"].tolist(), seg.overall["mrr"]
+        ([0.75, 1.0], 0.8333333333333334)
+        """
+        from ._segments import report_by_segment
+
+        return report_by_segment(self, segments)
+
+    def mean_state_of(self, metric: str, users: np.ndarray) -> MeanState:
+        """The exact mean state of one metric over some of the users (a boolean mask
+        aligned with ``users``), by the rules of its mean over all of them."""
+        kept = np.asarray(users, dtype=bool)
+        if metric in self._raw:
+            kind = self._states[metric].kind
+            den = self._aux[metric][kept]
+            return user_mean(self._raw[metric][kept], den, kind, self.conventions[metric])[0]
+        return mean_state(self.values[metric][kept])
+
+    def subset(self, users: Any) -> EvaluationReport:
+        """The report of some of the users: a boolean mask aligned with ``users``.
+
+        Per-user values, counts and means are those of the kept users, by the
+        same rules as the whole report's (what ``evaluate`` gives on the qrels
+        of those users alone); ``n_run_only_users`` stays the run's.
+        """
+        kept = np.asarray(users, dtype=bool)
+        if kept.shape != self.users.shape:
+            raise InputValidationError(
+                f"EvaluationReport.subset: users must be a boolean mask of {len(self.users)} "
+                f"users. Got shape {kept.shape}."
+            )
+        states = {t: self.mean_state_of(t, kept) for t in self.mean}
+        values = {t: col[kept] for t, col in self.values.items()}
+        aux = {t: den[kept] for t, den in self._aux.items()}
+        missing = None if self._missing is None else self._missing[kept]
+        return replace(
+            self,
+            mean={t: state.value for t, state in states.items()},
+            users=self.users[kept],
+            values=values,
+            n_users=int(kept.sum()),
+            n_users_missing=0 if missing is None else int(missing.sum()),
+            n_users_empty={t: int((aux[t] == 0).sum()) if t in aux else 0 for t in values},
+            n_users_skipped={t: int(np.isnan(col).sum()) for t, col in values.items()},
+            _aux=aux,
+            _states=states,
+            _raw={t: col[kept] for t, col in self._raw.items()},
+            _missing=missing,
+        )
+
+    def mean_states(self) -> dict[str, MeanState]:
+        """Each metric's exact, mergeable mean over users (its sum and count), by metric
+        string: the states that merge the reports of disjoint sets of users."""
+        return dict(self._states)
+
+    def __repr__(self) -> str:
+        return describe_report(self, "EvaluationReport", "")
+
+
+def describe_report(report: Any, kind: str, extra: str) -> str:
+    """The repr of an evaluation result: its counts, then one line per metric."""
+    width = max(len(m) for m in report.mean) if report.mean else 6
+    lines = [
+        f"{kind}({report.run_name or 'run'}: {report.n_users} users, "
+        f"{report.n_users_missing} missing from the run, "
+        f"{report.n_run_only_users} only in the run{extra})"
+    ]
+    for metric, value in report.mean.items():
+        skipped = report.n_users_skipped[metric]
+        note = f"  ({skipped} users skipped)" if skipped else ""
+        lines.append(f"  {metric:<{width}}  {value:.6f}{note}")
+    return "\n".join(lines)
+
+
+def user_mean(
+    col: np.ndarray, den: np.ndarray, kind: str, conv: Conventions
+) -> tuple[MeanState, np.ndarray]:
+    """The mean state of a ranked metric over some users, and their reported values.
+
+    ``col``: each user's value as the kernel gives it (pooled metrics: the
+    numerator), nan for a user left out; ``den``: each user's relevant items.
+    The same for all the users of a report and for a segment of them.
+    """
+    zero_only = False
+    if conv.zero_users == "skip" and kind == "users":
+        zero = col == 0
+        zero_only = bool(zero.any()) and not bool((col > 0).any() or (col < 0).any())
+        col = np.where(zero, np.nan, col)
+    kept = ~np.isnan(col)
+    if zero_only:  # every value 0: Recommenders returns 0.0, not an empty mean
+        return mean_state(np.zeros(1)), col
+    if kind == "pooled":
+        state = mean_state(col, den)  # sum of hits over sum of relevant items
+        with np.errstate(invalid="ignore", divide="ignore"):
+            col = np.where(den > 0, col / np.where(den > 0, den, 1), 0.0)
+        col[~kept] = np.nan
+        return state, col
+    return mean_state(col, kind=kind), col

@@ -419,6 +419,27 @@ class Run(_RankedBase):
 
     # ------------------------------------------------------------ constructors
     @classmethod
+    def from_ranked(
+        cls,
+        user_ids: np.ndarray,
+        item_ids: np.ndarray,
+        offsets: np.ndarray,
+        items: np.ndarray,
+        scores: np.ndarray,
+        *,
+        from_ranks: bool,
+        name: str | None = None,
+    ) -> Run:
+        """From arrays already grouped by user and ranked, as another run holds them
+        (``items``/``scores`` of each user in ``offsets`` order, best first; a sub-run)."""
+        self = cls.__new__(cls)
+        self.user_ids, self.item_ids, self.offsets = user_ids, item_ids, offsets
+        self.items, self.scores = items, scores
+        self.name, self.from_ranks = name, from_ranks
+        self._checked(-1)
+        return self
+
+    @classmethod
     def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]], *, name: str | None = None) -> Run:
         """From ``{user: {item: score}}`` (the pytrec_eval and ranx shape).
 

@@ -58,6 +58,13 @@ _EXPORTS: dict[str, str] = {
     "pcoc": "receval.metrics._calibration",
     "copc": "receval.metrics._calibration",
     "expected_calibration_error": "receval.metrics._calibration",
+    # sampled evaluation
+    "sample_negatives": "receval._sampling",
+    "Candidates": "receval._sampling",
+    "SamplingSummary": "receval._sampling",
+    "corrected_metric": "receval._corrections",
+    "sampled_report": "receval.sampled",
+    "SampledReport": "receval.sampled",
     # ranking
     "precision_at_k": "receval.metrics._ranking",
     "recall_at_k": "receval.metrics._ranking",
@@ -160,7 +167,9 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
+    from ._corrections import corrected_metric
     from ._registry import MetricSpec, parse_metric, parse_metrics
+    from ._sampling import Candidates, SamplingSummary, sample_negatives
     from .comparison import (
         ComparisonReport,
         adjust_pvalues,
@@ -257,5 +266,6 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         user_serendipity,
     )
     from .registry import MetricEntry, list_metrics, metric_info
+    from .sampled import SampledReport, sampled_report
     from .segments import SegmentComparison, SegmentReport, by_segment, compare_by_segment
     from .streaming import compute, metric

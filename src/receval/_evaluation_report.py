@@ -45,6 +45,9 @@ class EvaluationReport:
         Run users absent from the qrels: ignored.
     run_name : str or None
         The run's name, if it has one.
+    sampling : SamplingSummary or None
+        With ``candidates=``: the rows the restriction dropped, the candidates
+        the run lacks, and the correction applied.
     """
 
     mean: dict[str, float]
@@ -58,6 +61,7 @@ class EvaluationReport:
     n_users_skipped: dict[str, int]
     n_run_only_users: int
     run_name: str | None = None
+    sampling: Any = None
     _aux: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _states: dict[str, MeanState] = field(default_factory=dict, repr=False)
     # ranked metrics' per-user values before the mean's rules (pooled: numerators)

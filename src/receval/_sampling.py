@@ -21,7 +21,7 @@ from .data._encode import factorize, isin_ints, lookup
 from .data._ranked import Qrels, Run, as_qrels
 from .exceptions import InputValidationError, InvalidParameterError
 
-__all__ = ["Candidates", "restrict_run", "sample_negatives"]
+__all__ = ["Candidates", "SamplingSummary", "restrict_run", "sample_negatives"]
 
 _BLOCK = 65536  # users drawn per block: bounds the memory of a draw to ~ _BLOCK * 2n codes
 
@@ -119,9 +119,7 @@ class Candidates:
         return cls(cols["user"], cols["item"], catalog_size=catalog_size)
 
     @classmethod
-    def from_dict(
-        cls, data: Mapping[Any, Any], *, catalog_size: int | None = None
-    ) -> Candidates:
+    def from_dict(cls, data: Mapping[Any, Any], *, catalog_size: int | None = None) -> Candidates:
         """From ``{user: [item, ...]}``."""
         users = [u for u, items in data.items() for _ in items]
         items = [i for seq in data.values() for i in seq]
@@ -136,6 +134,12 @@ class Candidates:
     def n_rows(self) -> int:
         """Number of (user, item) rows."""
         return int(self.offsets[-1])
+
+    def counts_for(self, user_ids: np.ndarray) -> np.ndarray:
+        """The number of candidates of each of ``user_ids`` (0 for a user without any)."""
+        pos = lookup(user_ids, self.user_ids)
+        lengths = np.append(np.diff(self.offsets), 0)
+        return lengths[np.where(pos >= 0, pos, len(lengths) - 1)]
 
     def to_dict(self) -> dict[Any, list[Any]]:
         """``{user: [item, ...]}``, judged items first."""
@@ -405,8 +409,19 @@ def _draw(
         if not len(pending):
             break
         short = [
-            _reject_round(pending[s : s + block], out, counts, size, n, m, forbidden, bounds,
-                          cdf, rng, scratch)  # fmt: skip
+            _reject_round(
+                pending[s : s + block],
+                out,
+                counts,
+                size,
+                n,
+                m,
+                forbidden,
+                bounds,
+                cdf,
+                rng,
+                scratch,
+            )
             for s in range(0, len(pending), block)
         ]
         pending = np.concatenate(short)
@@ -542,6 +557,42 @@ def _concat_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ restriction
+@dataclass
+class SamplingSummary:
+    """What ``evaluate(..., candidates=)`` did: ``EvaluationReport.sampling``.
+
+    Attributes
+    ----------
+    n_rows_dropped : int
+        Run rows outside the candidates: not ranked.
+    n_candidates_absent : int
+        Candidates of the run's users that the run does not score: ranked below
+        every candidate it scores (the metrics see them unretrieved; the
+        corrections give an absent relevant item the last sampled rank, n + 1).
+    n_users_without_candidates : int
+        Run users without a candidate set: all their rows dropped.
+    correction : str or None
+        The correction applied to the metrics, if any.
+    catalog_size : int or None
+        N, the catalogue size the corrections assume.
+    gamma : float or None
+        The variance weight of ``correction="bv"``.
+    """
+
+    n_rows_dropped: int = 0
+    n_candidates_absent: int = 0
+    n_users_without_candidates: int = 0
+    correction: str | None = None
+    catalog_size: int | None = None
+    gamma: float | None = None
+
+    def add(self, other: Restriction) -> None:
+        """Count one batch's restriction."""
+        self.n_rows_dropped += other.n_rows_dropped
+        self.n_candidates_absent += other.n_candidates_absent
+        self.n_users_without_candidates += other.n_users_without_candidates
+
+
 @dataclass
 class Restriction:
     """A run restricted to candidate sets, with what the restriction left out."""

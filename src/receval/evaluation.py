@@ -7,6 +7,7 @@ same per-user values on whole users per update.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ import numpy as np
 
 from . import _evaluate as e
 from . import _validation as v
+from ._corrections import check_correction, correct_columns
 from ._evaluate import (
     UNSTABLE_TIES,
     EvaluationReport,
@@ -30,6 +32,7 @@ from ._evaluate import (
     ranked_values,
     warn_unreproducible_ties,
 )
+from ._sampling import SamplingSummary, as_candidates, restrict_run
 from ._states import empty_mean_state
 from .data._encode import lookup
 from .data._ranked import Qrels, Run
@@ -77,6 +80,10 @@ def evaluate(
     propensities: Any = None,
     propensity_gamma: float = DEFAULT_GAMMA,
     propensity_clip: float | None = None,
+    candidates: Any = None,
+    correction: str | None = None,
+    catalog_size: int | None = None,
+    gamma: float | None = None,
 ) -> EvaluationReport:
     """Evaluate a run against qrels with top-K ranking metrics.
 
@@ -206,6 +213,24 @@ def evaluate(
         The smallest propensity a weight uses, ``1 / max(p, propensity_clip)``:
         bounds the weights, and so the variance, at the cost of some bias
         (default: no clipping).
+    candidates : Candidates, DataFrame or dict, default=None
+        Sampled evaluation: rank only each user's candidate items (from
+        :func:`receval.sample_negatives`, or a saved (user, item) table). Run rows
+        outside them are dropped; candidates the run does not score are counted
+        (``report.sampling``) and ranked below every candidate it scores. The
+        metrics are then the sampled metrics.
+    correction : {"rank", "minimal_bias", "bv"}, default=None
+        With ``candidates``: replace each user's value by Krichene and Rendle's
+        corrected metric, the mean over its relevant items of
+        :func:`receval.corrected_metric` at the item's sampled rank (1 + the
+        candidates that are not relevant ranked above it; tied scores by item id
+        descending); the user's negatives are its candidates that are not relevant.
+        For recall@k, success@k, ndcg@k, mrr@k and map@k; exact in the setting of
+        one relevant item per user.
+    catalog_size : int, default=None
+        N for ``correction`` (default: the candidates' ``catalog_size``).
+    gamma : float, default=None
+        The variance weight of ``correction="bv"`` (default 0.1).
 
     Returns
     -------
@@ -265,13 +290,26 @@ def evaluate(
         "estimator": "ips" if estimator is None and propensities is not None else estimator,
     }
     weighting = (propensities, propensity_gamma, propensity_clip)
+    c = None if candidates is None else as_candidates(candidates, "evaluate")
+    size, g = check_correction(
+        correction, catalog_size, gamma, c is not None, None if c is None else c.catalog_size
+    )
+    sampling = None
+    if c is not None:
+        sampling = SamplingSummary(correction=correction, catalog_size=size,
+                                   gamma=g if correction == "bv" else None)  # fmt: skip
     if is_scan_run(run):  # a receval.scan(...): read user by user
         return _scan_evaluate(
             qrels, run, metrics, features=features, feature_items=feature_items,
             similarity=similarity, popularity=popularity, train=train,
-            item_categories=item_categories, weighting=weighting, **conventions,
+            item_categories=item_categories, weighting=weighting, sampled=(c, sampling),
+            **conventions,
         )  # fmt: skip
     r = as_run(run)
+    if c is not None and sampling is not None:
+        restriction = restrict_run(r, c)
+        sampling.add(restriction)
+        r = restriction.run
     func = "evaluate"
     table = as_popularity_table(popularity, train)
     metrics, specs, convs, listwise = prepare_metrics(
@@ -308,6 +346,9 @@ def evaluate(
     values = aux = np.empty((q.n_users, 0))
     if ranked:
         values, aux = ranked_values(q, r, specs, convs, ranked, user_map, props)
+        if c is not None and correction is not None:
+            correct_columns(q, r, user_map, c.counts_for(q.user_ids), ranked, specs, convs,
+                            values, correction, size, g)  # fmt: skip
     list_cols: dict[str, np.ndarray] = {}
     if listwise:
         of_run = list_values(
@@ -315,10 +356,11 @@ def evaluate(
         )
         for text, col in of_run.items():
             list_cols[text] = np.where(user_map >= 0, col[np.maximum(user_map, 0)], np.nan)
-    return build_report(
+    report = build_report(
         q, metrics, specs, convs, ranked, values, aux, list_cols,
         missing=missing, n_run_only=n_run_only, run_name=r.name,
     )  # fmt: skip
+    return report if sampling is None else dataclasses.replace(report, sampling=sampling)
 
 
 # ------------------------------------------------------------------ out of core
@@ -352,6 +394,7 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     table = e.as_popularity_table(options.pop("popularity"), options.pop("train"))
     item_categories = options.pop("item_categories")
     propensities, gamma, clip = options.pop("weighting")
+    c, sampling = options.pop("sampled")
     metrics, specs, convs, listwise = e.prepare_metrics(
         metrics, features, similarity, options, table, item_categories
     )
@@ -359,6 +402,10 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     specs = prepare_weighting(specs, convs, listwise, props)
     lists = (features, feature_items, similarity, table, item_categories)
     if qrels is None:
+        if c is not None:
+            raise InvalidParameterError(
+                f"{func}: candidates= restricts the ranking of qrels users; pass qrels."
+            )
         return _scan_evaluate_lists(spec, metrics, specs, convs, listwise, lists)
     q = e.as_qrels(qrels)
     ranked = [t for t in specs if t not in listwise]
@@ -370,7 +417,12 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     n_run_only = 0
     name = spec.name or os.path.basename(os.path.normpath(spec.scan.name))
     last_run: Run | None = None
+    n_cand = None if c is None else c.counts_for(q.user_ids)
     for r in _run_batches(spec, func):
+        if c is not None:
+            restriction = restrict_run(r, c)
+            sampling.add(restriction)
+            r = restriction.run
         last_run = r
         user_map = lookup(q.user_ids, r.user_ids)
         users = np.flatnonzero(user_map >= 0)
@@ -381,6 +433,10 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
         sub = _subset_qrels(q, users)
         if ranked:
             vals, den = e.ranked_values(sub, r, specs, convs, ranked, user_map[users], props)
+            if n_cand is not None and sampling.correction is not None:
+                correct_columns(sub, r, user_map[users], n_cand[users], ranked, specs, convs,
+                                vals, sampling.correction, sampling.catalog_size,
+                                sampling.gamma or 0.0)  # fmt: skip
             values[users] = vals
             aux[users] = den
         if listwise:
@@ -400,12 +456,17 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
         sub = _subset_qrels(q, missing)
         absent = np.full(len(missing), -1, dtype=np.int32)
         vals, den = e.ranked_values(sub, last_run, specs, convs, ranked, absent, props)
+        if n_cand is not None and sampling.correction is not None:
+            correct_columns(sub, last_run, absent, n_cand[missing], ranked, specs, convs,
+                            vals, sampling.correction, sampling.catalog_size,
+                            sampling.gamma or 0.0)  # fmt: skip
         values[missing] = vals
         aux[missing] = den
-    return e.build_report(
+    report = e.build_report(
         q, metrics, specs, convs, ranked, values, aux, list_cols,
         missing=~seen, n_run_only=n_run_only, run_name=name,
     )  # fmt: skip
+    return report if sampling is None else dataclasses.replace(report, sampling=sampling)
 
 
 def _run_batches(spec: ScanRun, func: str) -> Iterator[Any]:

@@ -1,0 +1,318 @@
+"""Sampled-negative evaluation: sample_negatives, evaluate(candidates=, correction=),
+corrected_metric against the slow oracle and hand-computed cases."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import receval
+from receval import (
+    Candidates,
+    InputValidationError,
+    InvalidParameterError,
+    corrected_metric,
+    evaluate,
+    sample_negatives,
+    sampled_report,
+)
+from tests.oracles import ranking as ranking_oracle
+from tests.oracles import sampled as oracle
+
+
+# ------------------------------------------------------------------ corrections
+def test_hand_case_n1_catalog3():
+    # A = [[1, 0], [.5, .5], [0, 1]], M = recall@1 = [1, 0, 0]
+    # minimal bias: A'A = [[1.25, .25], [.25, 1.25]], A'M = [1, 0] -> [5/6, -1/6]
+    assert corrected_metric("recall@1", 1, 3, "minimal_bias") == pytest.approx([5 / 6, -1 / 6])
+    # bv: (0.9 A'A + 0.1 diag(1.5, 1.5)) x = [1, 0] -> [17/21, -1/7]
+    assert corrected_metric("recall@1", 1, 3, "bv") == pytest.approx([17 / 21, -1 / 7])
+    # rank estimation: r^ = 1 + 2 (r~ - 1) -> ranks 1 and 3
+    assert corrected_metric("recall@1", 1, 3, "rank") == pytest.approx([1.0, 0.0])
+    assert corrected_metric("ndcg@5", 1, 3, "rank") == pytest.approx([1.0, 0.5])
+
+
+@pytest.mark.parametrize("metric", ["recall@3", "success@2", "ndcg@4", "ndcg", "mrr@5", "map"])
+@pytest.mark.parametrize("correction", ["rank", "minimal_bias", "bv"])
+@pytest.mark.parametrize(("n", "size"), [(1, 5), (4, 30), (6, 41)])
+def test_corrections_equal_oracle(metric, correction, n, size):
+    name, _, k = metric.partition("@")
+    want = oracle.corrected(name, int(k) if k else None, n, size, correction)
+    got = corrected_metric(metric, n, size, correction)
+    assert got == pytest.approx(want, abs=1e-9)
+
+
+def test_blocks_of_ranks_equal_one_block(monkeypatch):
+    from receval import _corrections
+
+    whole = {c: corrected_metric("ndcg@10", 8, 200, c) for c in ("minimal_bias", "bv")}
+    monkeypatch.setattr(_corrections, "_CHUNK", 7)
+    _corrections._corrected.cache_clear()
+    for c, want in whole.items():
+        assert corrected_metric("ndcg@10", 8, 200, c) == pytest.approx(want, abs=1e-9)
+    _corrections._corrected.cache_clear()
+
+
+def test_bv_with_gamma_zero_is_minimal_bias_and_gamma_is_read():
+    mb = corrected_metric("recall@2", 3, 20, "minimal_bias")
+    assert corrected_metric("recall@2", 3, 20, "bv", gamma=0.0) == pytest.approx(mb, abs=1e-8)
+    assert not np.allclose(corrected_metric("recall@2", 3, 20, "bv", gamma=0.5), mb)
+
+
+def test_bv_nearly_unbiased_in_expectation_over_uniform_ranks():
+    # sum_r E[M^ | r] over uniform full ranks is close to the true mean of M
+    n, size = 20, 400
+    a = oracle.pmf_matrix(n, size)
+    truth = np.array([oracle.metric_at("recall", 10, r) for r in range(1, size + 1)])
+    naive = np.array([oracle.metric_at("recall", 10, s) for s in range(1, n + 2)])
+    fixed = corrected_metric("recall@10", n, size, "bv")
+    assert abs((a @ fixed).mean() - truth.mean()) < abs((a @ naive).mean() - truth.mean()) / 5
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"metric": "precision@10"}, "function of the rank"),
+        ({"metric": "ndcg(gain=exponential)@10"}, "function of the rank"),
+        ({"n": 50, "catalog_size": 50}, "below catalog_size"),
+        ({"correction": "unbiased"}, "'correction' parameter"),
+        ({"gamma": 1.5}, "'gamma' parameter"),
+    ],
+)
+def test_corrected_metric_errors(kwargs, match):
+    args = {"metric": "recall@10", "n": 10, "catalog_size": 100, **kwargs}
+    with pytest.raises(InvalidParameterError, match=match):
+        corrected_metric(**args)
+
+
+# ------------------------------------------------------------------ sampling
+def _qrels(n_users: int, size: int, seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    return {
+        u: {int(i): 1 for i in rng.choice(size, int(rng.integers(1, 4)), replace=False)}
+        for u in range(n_users)
+    }
+
+
+def test_sample_negatives_properties():
+    size, n = 300, 20
+    qrels = _qrels(200, size)
+    exclude = {u: [(u * 7 + j) % size for j in range(30)] for u in range(0, 200, 2)}
+    c = sample_negatives(qrels, size, n=n, seed=3, exclude=exclude)
+    assert c.catalog_size == size and c.n_requested == n and c.n_short == 0
+    got = c.to_dict()
+    assert list(got) == list(qrels)
+    for u, items in got.items():
+        judged = list(qrels[u])
+        assert set(items[: len(judged)]) == set(judged)
+        negatives = items[len(judged) :]
+        assert len(negatives) == n == len(set(negatives))
+        assert not set(negatives) & set(judged)
+        assert not set(negatives) & set(exclude.get(u, []))
+        assert all(0 <= i < size for i in negatives)
+    again = sample_negatives(qrels, size, n=n, seed=3, exclude=exclude)
+    assert again.to_dict() == got
+    assert sample_negatives(qrels, size, n=n, seed=4, exclude=exclude).to_dict() != got
+
+
+def test_sample_negatives_uniform_frequencies():
+    size = 10
+    qrels = {u: {0: 1} for u in range(20000)}
+    c = sample_negatives(qrels, size, n=3, seed=11)
+    negatives = np.array([x for items in c.to_dict().values() for x in items[1:]])
+    freq = np.bincount(negatives, minlength=size) / len(negatives)
+    assert freq[0] == 0
+    assert np.abs(freq[1:] - 1 / 9).max() < 0.01
+
+
+def test_sample_negatives_popularity_frequencies():
+    # successive sampling without replacement, as Generator.choice(replace=False, p=)
+    size, n, users = 8, 3, 20000
+    weights = np.array([0.0, 1, 2, 3, 4, 5, 6, 20])
+    qrels = {u: {0: 1} for u in range(users)}
+    c = sample_negatives(qrels, size, n=n, seed=5, strategy="popularity",
+                         popularity=(np.arange(size), weights))  # fmt: skip
+    got = np.bincount([x for items in c.to_dict().values() for x in items[1:]], minlength=size)
+    rng = np.random.default_rng(99)
+    p = weights / weights.sum()
+    ref = np.bincount(
+        np.concatenate([rng.choice(size, n, replace=False, p=p) for _ in range(users)]),
+        minlength=size,
+    )
+    assert got[0] == 0
+    assert np.abs(got / got.sum() - ref / ref.sum()).max() < 0.01
+
+
+def test_sample_negatives_popularity_from_train():
+    train = {"user": [1, 2, 3, 1], "item": [5, 5, 5, 6]}
+    import pandas as pd
+
+    c = sample_negatives({"a": {1: 1}}, 10, n=2, seed=0, strategy="popularity",
+                         train=pd.DataFrame(train))  # fmt: skip
+    assert sorted(c.to_dict()["a"][1:]) == [5, 6]  # the only items with popularity
+
+
+def test_short_users_take_all_or_error():
+    qrels = {"a": {0: 1, 1: 1}, "b": {2: 1}}
+    c = sample_negatives(qrels, 6, n=4, seed=0, exclude={"a": [2, 3]})
+    assert c.n_short == 1
+    assert sorted(c.to_dict()["a"][2:]) == [4, 5]
+    assert len(c.to_dict()["b"]) == 5
+    with pytest.raises(InputValidationError, match=r"fewer than n=4 items left.*'a'"):
+        sample_negatives(qrels, 6, n=4, seed=0, exclude={"a": [2, 3]}, short="error")
+
+
+def test_catalog_ids_and_frame_round_trip():
+    qrels = {"u1": {"x": 1}, "u2": {"y": 1}}
+    catalog = [f"i{j}" for j in range(30)] + ["x", "y"]
+    c = sample_negatives(qrels, catalog, n=5, seed=1)
+    frame = c.to_frame()
+    back = Candidates.from_frame(frame, catalog_size=len(catalog))
+    assert back.to_dict() == c.to_dict()
+    assert c.catalog_size == 32
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"n": 0}, InvalidParameterError, "'n' parameter"),
+        ({"strategy": "pop"}, InvalidParameterError, "'strategy' parameter"),
+        ({"strategy": "popularity"}, InvalidParameterError, "exactly one of popularity"),
+        ({"popularity": {1: 2.0}}, InvalidParameterError, "only read with strategy"),
+        ({"exclude": 3}, InvalidParameterError, "'exclude' parameter"),
+    ],
+)
+def test_sample_negatives_errors(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        sample_negatives({"a": {1: 1}}, 10, **{"n": 3, **kwargs})
+
+
+# ------------------------------------------------------------------ evaluate
+def _data(seed: int = 0, users: int = 40, size: int = 60, ties: bool = True):
+    rng = np.random.default_rng(seed)
+    items = [f"i{j:02d}" for j in range(size)]
+    qrels = {}
+    run = {}
+    for u in range(users):
+        rel = rng.choice(size, int(rng.integers(1, 3)), replace=False)
+        qrels[f"u{u}"] = {items[j]: 1 for j in rel}
+        scores = rng.integers(0, 8, size) if ties else rng.random(size)
+        keep = rng.random(size) < 0.85  # some candidates absent from the run
+        run[f"u{u}"] = {items[j]: float(scores[j]) for j in range(size) if keep[j]}
+    qrels["gone"] = {items[0]: 1}  # absent from the run
+    return qrels, run, items
+
+
+@pytest.mark.parametrize("metric", ["recall@5", "ndcg@10", "mrr", "map@10", "success@3"])
+def test_candidates_equal_oracle_on_restricted_run(metric):
+    qrels, run, items = _data()
+    c = sample_negatives(qrels, items, n=12, seed=2)
+    cands = c.to_dict()
+    restricted = {u: {i: s for i, s in r.items() if i in set(cands[u])} for u, r in run.items()}
+    report = evaluate(qrels, run, metric, candidates=c)
+    name, _, k = metric.partition("@")
+    conv = dataclasses.asdict(report.conventions[metric])
+    mean, _ = ranking_oracle.evaluate(qrels, restricted, name, int(k) if k else None, conv)
+    assert report.mean[metric] == pytest.approx(mean, abs=1e-12)
+    n_absent = sum(len(set(cands[u]) - set(run[u])) for u in run)
+    assert report.sampling.n_candidates_absent == n_absent
+    assert report.sampling.n_rows_dropped == sum(
+        len(r) - len(restricted[u]) for u, r in run.items()
+    )
+    assert report.sampling.catalog_size == len(items)
+
+
+@pytest.mark.parametrize("metric", ["recall@5", "ndcg@10", "mrr@10", "map"])
+@pytest.mark.parametrize("correction", ["rank", "minimal_bias", "bv"])
+def test_corrected_evaluate_equals_oracle(metric, correction):
+    qrels, run, items = _data(seed=1)
+    c = sample_negatives(qrels, items, n=10, seed=4)
+    report = evaluate(qrels, run, metric, candidates=c, correction=correction)
+    name, _, k = metric.partition("@")
+    want = oracle.corrected_user_values(qrels, run, c.to_dict(), name, int(k) if k else None,
+                                        len(items), correction)  # fmt: skip
+    got = dict(zip(report.users.tolist(), report.values[metric].tolist(), strict=True))
+    for user, value in want.items():
+        assert got[user] == pytest.approx(value, rel=1e-9, abs=1e-9), user
+    assert report.sampling.correction == correction
+
+
+def _write_run(directory: str, run: dict) -> str:
+    users = [u for u, r in run.items() for _ in r]
+    items = [i for r in run.values() for i in r]
+    scores = [s for r in run.values() for s in r.values()]
+    path = os.path.join(directory, "run.parquet")
+    pq.write_table(pa.table({"user": users, "item": items, "score": scores}), path,
+                   row_group_size=37)  # fmt: skip
+    return path
+
+
+@pytest.mark.parametrize("correction", [None, "bv", "rank"])
+def test_scan_equals_in_memory(tmp_path, correction):
+    qrels, run, items = _data(seed=2)
+    c = sample_negatives(qrels, items, n=10, seed=6)
+    metrics = ["recall@5", "ndcg@10", "mrr"]
+    path = _write_run(str(tmp_path), run)
+    mem = evaluate(qrels, run, metrics, candidates=c, correction=correction)
+    scanned = evaluate(qrels, receval.scan(path, batch_rows=50), metrics, candidates=c,
+                       correction=correction)  # fmt: skip
+    for m in metrics:
+        assert scanned.mean[m] == pytest.approx(mem.mean[m], abs=1e-12)
+        np.testing.assert_allclose(scanned.values[m], mem.values[m], atol=1e-12)
+    assert scanned.sampling == mem.sampling
+
+
+def test_candidates_as_frame_or_dict_and_catalog_size():
+    qrels, run, items = _data(seed=3)
+    c = sample_negatives(qrels, items, n=8, seed=1)
+    a = evaluate(qrels, run, "ndcg@10", candidates=c, correction="bv")
+    b = evaluate(qrels, run, "ndcg@10", candidates=c.to_frame(), correction="bv",
+                 catalog_size=len(items))  # fmt: skip
+    d = evaluate(qrels, run, "ndcg@10", candidates=c.to_dict(), correction="bv",
+                 catalog_size=len(items))  # fmt: skip
+    assert a.mean == b.mean == d.mean
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"correction": "bv"}, "pass candidates="),
+        ({"candidates": {"u0": ["i00"]}, "correction": "bv"}, "pass catalog_size="),
+        (
+            {"candidates": {"u0": ["i00"]}, "correction": "rank", "catalog_size": 9, "gamma": 0.2},
+            "gamma is the weight",
+        ),
+        ({"candidates": 5}, "'candidates' parameter"),
+    ],
+)
+def test_evaluate_sampling_errors(kwargs, match):
+    qrels, run, _ = _data(users=3)
+    with pytest.raises(InvalidParameterError, match=match):
+        evaluate(qrels, run, "recall@5", **kwargs)
+
+
+def test_correction_refuses_other_metrics():
+    qrels, run, items = _data(users=3)
+    c = sample_negatives(qrels, items, n=5, seed=0)
+    with pytest.raises(InvalidParameterError, match="function of the rank"):
+        evaluate(qrels, run, "precision@5", candidates=c, correction="bv")
+
+
+def test_sampled_report_columns():
+    qrels, run, items = _data(seed=5, ties=False)
+    rng = np.random.default_rng(1)
+    full_run = {u: dict(zip(items, rng.random(len(items)).tolist(), strict=True)) for u in qrels}
+    c = sample_negatives(qrels, items, n=10, seed=0)
+    rep = sampled_report(qrels, full_run, ["recall@5", "ndcg@10"], candidates=c)
+    assert rep.run_covers_catalog
+    frame = rep.to_frame()
+    assert list(frame.columns) == ["metric", "sampled", "rank", "minimal_bias", "bv", "full"]
+    assert rep.full == evaluate(qrels, full_run, ["recall@5", "ndcg@10"]).mean
+    assert rep.corrected["bv"] == evaluate(qrels, full_run, ["recall@5", "ndcg@10"],
+                                           candidates=c, correction="bv").mean  # fmt: skip
+    assert not sampled_report(qrels, run, ["recall@5"], candidates=c).run_covers_catalog

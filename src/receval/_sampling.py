@@ -398,7 +398,7 @@ def _draw(
         mass = np.bincount(owner, weights=w[forbidden % size], minlength=n_users)
         easy = ((int((weights > 0).sum()) - n_forbidden) >= 2 * n) & (mass <= 0.5)
     # rejection only where accepted draws are likely: the rest draw from explicit lists
-    block = max(1, min(n_users, (1 << 24) // size))
+    block = max(1, min(n_users, (1 << 22) // size))
     m = 2 * n + 8
     if weights is None and easy.any():  # reject share per draw <= (forbidden + n) / size
         reject = (n_forbidden[easy].max() + n) / size
@@ -452,7 +452,7 @@ def _reject_round(
     """
     b = len(users)
     size64 = np.int64(size)
-    n_f = np.diff(bounds)[users]
+    n_f = bounds[users + 1] - bounds[users]
     start = np.zeros(b + 1, dtype=np.int64)
     np.cumsum(n_f, out=start[1:])
     pos = np.repeat(bounds[users] - start[:-1], n_f) + np.arange(int(start[-1]))
@@ -537,9 +537,13 @@ def _assemble(
     user_of_judged = np.repeat(np.arange(q.n_users), judged)
     pos = offsets[:-1][user_of_judged] + (np.arange(len(q.items)) - q.offsets[user_of_judged])
     items[pos] = q_codes[q.items]
-    valid = negatives >= 0  # rows filled left to right: the first counts[u] slots
-    neg_pos = (offsets[:-1] + judged)[:, None] + np.arange(n)[None, :]
-    items[neg_pos[valid]] = negatives[valid]
+    # rows filled left to right: the first counts[u] slots
+    flat = negatives.ravel() if (counts == n).all() else negatives[negatives >= 0]
+    first = np.zeros(q.n_users + 1, dtype=np.int64)
+    np.cumsum(counts, out=first[1:])
+    neg_pos = np.repeat(offsets[:-1] + judged - first[:-1], counts)
+    neg_pos += np.arange(len(flat))
+    items[neg_pos] = flat
     c = Candidates.__new__(Candidates)
     c._set(q.user_ids, item_ids, lengths, items, len(catalog_ids))
     c.n_requested = n

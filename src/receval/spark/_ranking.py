@@ -171,6 +171,10 @@ def evaluate(
     propensities: Any = None,
     propensity_gamma: float = 0.0,
     propensity_clip: float | None = None,
+    candidates: Any = None,
+    correction: str | None = None,
+    catalog_size: int | None = None,
+    gamma: float | None = None,
 ) -> EvaluationSummary:
     """Evaluate a run against qrels, both Spark DataFrames, with top-K ranking metrics.
 
@@ -229,6 +233,11 @@ def evaluate(
         frame, or ``"popularity"``), resolved on the driver and sent to every
         executor. A relevant item without a propensity raises from its
         partition, counted over that partition's users.
+    candidates, correction, catalog_size, gamma : default=None
+        Sampled evaluation, as in :func:`receval.evaluate`: ``candidates`` is a
+        local :class:`receval.Candidates` (or a pandas frame / dict), sent to
+        every executor; each partition ranks only its users' candidates. The
+        counts of ``EvaluationReport.sampling`` are not collected.
 
     Returns
     -------
@@ -266,6 +275,16 @@ def evaluate(
         "grades": grades,
         "estimator": "ips" if estimator is None and propensities is not None else estimator,
     }
+    from .._corrections import check_correction
+    from .._sampling import as_candidates
+
+    sampled: dict[str, Any] = {}
+    if candidates is not None or correction is not None:
+        c = None if candidates is None else as_candidates(candidates, "receval.spark.evaluate")
+        size, g = check_correction(correction, catalog_size, gamma, c is not None,
+                                   None if c is None else c.catalog_size)  # fmt: skip
+        sampled = {"candidates": c, "correction": correction, "catalog_size": size,
+                   "gamma": g if correction == "bv" else None}  # fmt: skip
     pop_table = _popularity(popularity, train, user, item)
     metric_list, specs, convs, listwise = prepare_metrics(
         metrics, features, similarity, conventions, pop_table, item_categories
@@ -316,6 +335,7 @@ def evaluate(
     options = {k: v for k, v in conventions.items() if v is not None}
     if props is not None:
         options["propensities"] = props
+    options.update(sampled)
     with_qrels = qrels is not None
     by_rank = rank is not None
 

@@ -316,3 +316,12 @@ def test_sampled_report_columns():
     assert rep.corrected["bv"] == evaluate(qrels, full_run, ["recall@5", "ndcg@10"],
                                            candidates=c, correction="bv").mean  # fmt: skip
     assert not sampled_report(qrels, run, ["recall@5"], candidates=c).run_covers_catalog
+
+
+def test_correction_of_popularity_candidates_warns():
+    qrels, run, items = _data(users=5)
+    c = sample_negatives(qrels, items, n=5, seed=0, strategy="popularity",
+                         popularity=(items, np.arange(1, len(items) + 1)))  # fmt: skip
+    assert c.strategy == "popularity"
+    with pytest.warns(UserWarning, match="uniformly sampled negatives"):
+        evaluate(qrels, run, "recall@5", candidates=c, correction="bv")

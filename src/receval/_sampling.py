@@ -54,6 +54,8 @@ class Candidates:
         N, when known.
     n_requested : int or None
         The number of negatives asked for per user (from :func:`sample_negatives`).
+    strategy : str or None
+        "uniform" or "popularity" (from :func:`sample_negatives`).
     n_short : int
         Users given fewer than ``n_requested`` negatives because their catalogue,
         less their judged and excluded items, was smaller.
@@ -104,6 +106,7 @@ class Candidates:
         self.catalog_size = catalog_size
         self.n_requested: int | None = None
         self.n_short = 0
+        self.strategy: str | None = None
 
     @classmethod
     def from_frame(
@@ -295,7 +298,9 @@ def sample_negatives(
             f"judged and excluded items are removed, e.g. user {_py(q.user_ids[first])!r} "
             f"with {int(counts[first])}; pass short='take_all' to take them all, or a smaller n."
         )
-    return _assemble(q, catalog_ids, negatives, counts, n, n_short)
+    out = _assemble(q, catalog_ids, negatives, counts, n, n_short)
+    out.strategy = strategy
+    return out
 
 
 def _catalog_ids(catalog: Any, func: str) -> np.ndarray:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -295,6 +296,13 @@ def evaluate(
         correction, catalog_size, gamma, c is not None, None if c is None else c.catalog_size
     )
     sampling = None
+    if correction is not None and c is not None and c.strategy == "popularity":
+        warnings.warn(
+            "evaluate: the corrections assume uniformly sampled negatives; these candidates "
+            "were drawn by popularity, so the corrected values are not the paper's estimates.",
+            UserWarning,
+            stacklevel=2,
+        )
     if c is not None:
         sampling = SamplingSummary(correction=correction, catalog_size=size,
                                    gamma=g if correction == "bv" else None)  # fmt: skip

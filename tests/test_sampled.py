@@ -47,6 +47,17 @@ def test_corrections_equal_oracle(metric, correction, n, size):
     assert got == pytest.approx(want, abs=1e-9)
 
 
+def test_binomial_pmf_equals_scipy():
+    from scipy.stats import binom
+
+    from receval._corrections import binomial_pmf
+
+    j = np.arange(101)
+    p = np.linspace(0.0, 1.0, 501)
+    want = binom.pmf(j[None, :], 100, p[:, None])
+    np.testing.assert_allclose(binomial_pmf(j, 100, p), want, rtol=1e-11, atol=1e-15)
+
+
 def test_blocks_of_ranks_equal_one_block(monkeypatch):
     from receval import _corrections
 

@@ -18,7 +18,7 @@ use crate::trec::{self, Ids, Kind, TrecError, Users};
 /// and the first run tag (or None). For a file that does not parse: `(False, what,
 /// line, fields, text)`, where `what` is `"fields"` (`fields` found, the line's
 /// `text` as bytes), `"number"` (`text`: the value) or `"not_finite"` (`text`: the
-/// value's repr).
+/// value's repr) or `"utf8"` (`text`: an id that is not UTF-8; `line` 0).
 #[pyfunction]
 fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<Py<PyAny>> {
     let kind = match kind {
@@ -52,6 +52,17 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         }
         Ok(Ok(p)) => p,
     };
+    // ids are text: an id that is not UTF-8 is an error (decoding it lossily would
+    // merge distinct ids); Python finds its line
+    let bad = parsed
+        .user_ids
+        .iter()
+        .chain(parsed.item_ids.iter())
+        .find(|s| std::str::from_utf8(s).is_err());
+    if let Some(s) = bad {
+        let out = (false, "utf8", 0usize, 0usize, PyBytes::new(py, s)).into_pyobject(py)?;
+        return Ok(out.into_any().unbind());
+    }
     let ids = |v: &Ids| -> Bound<'_, PyArray1<Py<PyAny>>> {
         let strs: Vec<Py<PyAny>> = v
             .iter()

@@ -165,6 +165,19 @@ def read_whitespace_table(
     return columns, keep + 1
 
 
+def _line_holding(path: str, field: bytes) -> int | str:
+    """The first line (1-based) of a text file (gzip detected) with the
+    whitespace-separated field ``field``; ``"?"`` if none."""
+    import gzip
+
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    with opener(path, "rb") as f:
+        for number, line in enumerate(f, start=1):
+            if field in line.split():
+                return number
+    return "?"
+
+
 def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     """A TREC qrels or run file read by the compiled core, or None without it.
 
@@ -190,6 +203,11 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     if not out[0]:
         _, what, line, count, text = out
         value = text.decode("utf-8", errors="replace")
+        if what == "utf8":
+            raise InputValidationError(
+                f"{name}:{_line_holding(name, text)}: the id {text!r} is not UTF-8 text; "
+                f"receval reads ids as text, so save the file as UTF-8 (or rewrite the id)."
+            )
         if what == "fields":
             expected, fields = (
                 ("4", "user iteration item grade")

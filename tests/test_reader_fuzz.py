@@ -41,6 +41,7 @@ SOURCES = {
     "qrels.txt": (QRELS, rv.Qrels.from_file),
     "run.csv": (CSV, rv.Run.from_file),
     "run.txt.gz": (gzip.compress(RUN, mtime=0), rv.Run.from_file),
+    "run.csv.gz": (gzip.compress(CSV, mtime=0), rv.Run.from_file),
     "run.parquet": (_parquet(), rv.Run.from_file),
 }
 
@@ -88,7 +89,7 @@ def test_mutated_files_are_read_or_refused(tmp_path_factory, name):
     check()
 
 
-@pytest.mark.parametrize("name", ["run.txt", "run.csv", "run.txt.gz"])
+@pytest.mark.parametrize("name", ["run.txt", "run.csv", "run.txt.gz", "run.csv.gz"])
 def test_the_command_line_answers_mutated_runs_in_one_line(tmp_path_factory, name):
     from receval.cli import app
     from tests.cli._helpers import make_runner

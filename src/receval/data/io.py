@@ -296,6 +296,8 @@ def read_table(
             return _read_csv(path, columns, fmt, id_columns)
     except pa.ArrowInvalid as exc:
         raise InputValidationError(f"{path}: {exc}") from exc
+    except OSError as exc:  # a truncated or corrupt compressed stream, an unreadable file
+        raise InputValidationError(f"{path}: cannot be read: {exc}.") from exc
     except UnicodeDecodeError as exc:
         raise InputValidationError(
             f"{path}:1: the header is not valid UTF-8 (byte {exc.object[exc.start]:#04x} at "

@@ -184,7 +184,7 @@ class Scan:
                     self.paths[0], read_options=read, parse_options=parse,
                     convert_options=convert,
                 )  # fmt: skip
-            except pa.ArrowInvalid as exc:
+            except (pa.ArrowInvalid, OSError) as exc:
                 if self._grow_block(exc):
                     continue
                 raise InputValidationError(f"{self.paths[0]}: {_arrow_message(exc)}") from exc
@@ -368,7 +368,7 @@ class Scan:
                 advance(raw.count - done)
                 done = raw.count
                 yield batch.select(columns)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
             if self._grow_block(exc):
                 raise _LongRow from exc
             raise InputValidationError(f"{path}: {_arrow_message(exc)}") from exc

@@ -210,10 +210,12 @@ def report(
     lines += [
         "",
         "The scan times include reading and decoding the Parquet file; the array",
-        "times do not. AUC reads the file once when all rows fit in `max_memory`",
-        "(16 bytes per row); otherwise once for a histogram of the scores in 2^20",
-        "buckets, then once per range of buckets that fits (8 bytes per row: 4",
-        "passes at 200M rows). GAUC, log loss and PCOC read it once. Before every",
+        "times do not. `max_memory` bounds the whole call above the process's",
+        "memory before it (batches are lowered to a sixteenth of it). AUC reads the",
+        "file once when all rows fit in `max_memory` less 192 MiB (16 bytes per",
+        "row); otherwise once for a histogram of the scores in 2^20 buckets, then",
+        "once per range of buckets that fits there (8 bytes per row: 6 more passes",
+        "at 200M rows). GAUC, log loss and PCOC read it once. Before every",
         "call glibc's heap is trimmed and Arrow's pool releases the pages it keeps,",
         "so that a call's peak does not hide in pages kept from the calls before it.",
     ]

@@ -45,6 +45,8 @@ __all__ = [
 
 # bits of the score buckets of a range partitioning (2**20 buckets: 1/256 of a binade each)
 BUCKET_BITS = 20
+#: what reading a scan takes beside the exact AUC's gathered scores (bytes)
+_READING_RESERVE = 192 << 20
 # bytes per gathered row of a score range: a float64 score; with weights the
 # score and weight, an argsort index and the reordered copies
 _BYTES_PER_ROW = 8
@@ -163,10 +165,12 @@ def scan_ranges(
 ) -> Any:
     """A metric partitioned by disjoint score ranges (exact AUC), over scan columns.
 
-    ``prepare`` gives ``(labels, scores, weights)`` per batch. When the rows fit
-    ``Scan.max_memory`` twice over, one pass gathers them all; otherwise a first
-    pass counts rows per score bucket, the buckets are cut into ranges that fit,
-    and each further pass gathers one range.
+    ``prepare`` gives ``(labels, scores, weights)`` per batch. The scores gathered
+    at once get the budget less what reading takes (``_READING_RESERVE``, and at
+    least a quarter of ``Scan.max_memory``). When the rows fit there twice over,
+    one pass gathers them all; otherwise a first pass counts rows per score
+    bucket, the buckets are cut into ranges that fit, and each further pass
+    gathers one range.
     """
     from .._kernels import api as k
     from .._states import score_ranges
@@ -177,8 +181,11 @@ def scan_ranges(
     float_names = [given[a].name for a in floats if a in given]
     weighted = given.get("sample_weight") is not None
     per_row = _BYTES_PER_WEIGHTED_ROW if weighted else _BYTES_PER_ROW
-    # a quarter of the budget for the gathered scores, the rest for reading the batches
-    budget_rows = max(1, scan.max_memory // 4 // per_row)
+    # the gathered scores get what reading leaves: about 100 MiB whatever the budget
+    # (the decoded row group, a batch and what prepare derives from it, measured), so
+    # all but _READING_RESERVE of a large budget, and at least a quarter of a small one
+    gather_bytes = max(scan.max_memory // 4, scan.max_memory - _READING_RESERVE)
+    budget_rows = max(1, gather_bytes // per_row)
     shift = 64 - BUCKET_BITS
     n_rows = [0]
 

@@ -569,12 +569,21 @@ def _ranking_params(
     popularity: Any = None,
     train: Any = None,
     item_categories: Any = None,
+    propensities: Any = None,
+    propensity_gamma: float = DEFAULT_GAMMA,
+    propensity_clip: float | None = None,
     **conventions: Any,
 ) -> dict[str, Any]:
     table = as_popularity_table(popularity, train)  # built once, used by every update
+    # checked and resolved once, as evaluate does (its estimator defaults to "ips")
+    props = as_propensities(propensities, table, propensity_gamma, propensity_clip)
+    if props is not None and conventions.get("estimator") is None:
+        conventions = {**conventions, "estimator": "ips"}
     spec, _ = metric_conventions(
         metric, popularity=table, item_categories=item_categories, **conventions
     )
+    if props is not None:
+        conventions = {**conventions, "propensities": props}
     if table is not None:
         conventions = {**conventions, "popularity": table}
     if item_categories is not None:

@@ -58,7 +58,10 @@ def metric(
         ``compute()`` returning a ``BinnedAUC(value, error_bound)``); for ranking
         metrics ``profile`` and the convention keywords of :func:`receval.evaluate`,
         and ``popularity`` or ``train`` for ``arp@k`` and the other popularity
-        metrics (read once; ``update(None, run)`` then takes batches of whole users).
+        metrics (read once; ``update(None, run)`` then takes batches of whole users),
+        and ``propensities``, ``propensity_gamma``, ``propensity_clip`` for the
+        propensity-weighted metrics (resolved once, as :func:`receval.evaluate`
+        takes them).
 
     Returns
     -------

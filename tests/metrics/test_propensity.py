@@ -358,3 +358,20 @@ def test_bad_parameters():
         evaluate(QRELS, RUN, "p@2", propensities=props, ties="average", depth=3)
     with pytest.raises(InvalidParameterError, match=r"estimator must be one of"):
         evaluate(QRELS, RUN, "ndcg(estimator=dr)@2", propensities=props)
+
+
+def test_the_streaming_accumulator_weighs_as_evaluate():
+    import receval as rv
+
+    qrels = {"u": {"a": 1, "b": 1}, "v": {"c": 1}, "w": {"a": 1, "d": 1}}
+    run = {"u": {"a": 0.9, "b": 0.1, "x": 0.5}, "v": {"c": 0.3, "y": 0.9}, "w": {"d": 0.2}}
+    per_item = {"a": 0.5, "b": 0.25, "c": 0.8, "d": 0.1}
+    for options in ({}, {"estimator": "snips", "propensity_clip": 0.3}):
+        for metric in ("ndcg@2", "recall@2", "precision@2", "map@2", "dcg@2"):
+            acc = rv.metric(metric, propensities=per_item, **options)
+            for user in qrels:  # one user per batch
+                acc.update({user: qrels[user]}, {user: run[user]})
+            want = rv.evaluate(qrels, run, [metric], propensities=per_item, **options)
+            assert acc.compute() == pytest.approx(want.mean[metric], rel=1e-12)
+    with pytest.raises(rv.InvalidParameterError, match="propensity_clip"):
+        rv.metric("ndcg@2", propensities=per_item, propensity_clip=2.0)

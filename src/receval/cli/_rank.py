@@ -30,6 +30,7 @@ from ._common import (
     choices,
     evaluate_run,
     rank_table,
+    read_propensities,
     read_qrels_runs,
     read_segments,
     run_names,
@@ -163,6 +164,35 @@ def rank(
             show_default=False,
         ),
     ] = None,
+    propensities: Annotated[
+        str | None,
+        typer.Option(
+            "--propensities",
+            metavar="FILE",
+            help="Propensity-weighted metrics (precision, recall, dcg, ndcg, map): a CSV, "
+            "TSV or Parquet file with columns --user, --item and propensity (the chance "
+            "that a relevant item was observed), or --item and propensity (per item). "
+            "--estimator defaults to ips with it.",
+            show_default=False,
+        ),
+    ] = None,
+    estimator: Annotated[
+        str | None,
+        typer.Option(
+            help=f"How relevant items are weighed: {choices('estimator')} (ips: 1 / "
+            "propensity; snips: also normalised by the weights' sum).",
+            show_default=False,
+        ),
+    ] = None,
+    propensity_clip: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="The smallest propensity a weight uses: 1 / max(p, clip).",
+            show_default=False,
+        ),
+    ] = None,
     baseline: Annotated[
         str | None,
         typer.Option(
@@ -213,6 +243,7 @@ def rank(
         "depth": depth,
         "judged_only": judged_only,
         "grades": grades,
+        "estimator": estimator,
     }
     with say.guard():
         # fail on a bad metric or option before reading any file
@@ -229,12 +260,17 @@ def rank(
             raise say.fail(
                 f"--baseline must name one of the runs {run_names(run)}. Got {baseline!r}."
             )
+        weighting: dict[str, Any] = {}
+        if propensities is not None:
+            weighting["propensities"] = read_propensities(propensities, user, item)
+        if propensity_clip is not None:
+            weighting["propensity_clip"] = propensity_clip
         inputs = read_qrels_runs(
             qrels, qrels_format, run, run_format, say,
             user=user, item=item, grade=grade, score=score, rank=rank_column,
         )  # fmt: skip
         reports = [
-            (name, evaluate_run(q, r, name, metrics, say, profile, conventions))
+            (name, evaluate_run(q, r, name, metrics, say, profile, conventions, weighting))
             for q, name, r in inputs
         ]
     if by is not None:

@@ -1,0 +1,53 @@
+"""``receval rank --propensities``: the propensity-weighted metrics of evaluate."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import receval as rv
+from tests.cli._helpers import invoke, make_runner
+
+QRELS = {"u": {"a": 1, "b": 1}, "v": {"c": 1}}
+RUN = {"u": {"a": 0.9, "b": 0.1, "x": 0.5}, "v": {"c": 0.3, "y": 0.9}}
+
+
+@pytest.fixture
+def files(tmp_path):
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("".join(f"{u} 0 {i} {g}\n" for u, d in QRELS.items() for i, g in d.items()))
+    run.write_text("".join(f"{u} Q0 {i} 1 {s} m\n" for u, d in RUN.items() for i, s in d.items()))
+    per_item = tmp_path / "p.csv"
+    per_item.write_text("item,propensity\na,0.5\nb,0.25\nc,0.8\n")
+    per_pair = tmp_path / "pp.csv"
+    per_pair.write_text("user,item,propensity\nu,a,0.5\nu,b,0.25\nv,c,0.4\n")
+    return qrels, run, per_item, per_pair
+
+
+@pytest.mark.parametrize("options", [[], ["--estimator", "snips", "--propensity-clip", "0.3"]])
+@pytest.mark.parametrize("which", ["per item", "per pair"])
+def test_rank_weighs_as_evaluate(files, options, which):
+    qrels, run, per_item, per_pair = files
+    path = per_item if which == "per item" else per_pair
+    metrics = ["ndcg@2", "recall@2", "precision@2", "map"]
+    args = ["rank", "--qrels", qrels, "--run", run, "--propensities", path, *options]
+    for m in metrics:
+        args += ["-m", m]
+    out = json.loads(invoke(make_runner(), *args, "--format", "json").stdout)[0]
+    props = (
+        {"a": 0.5, "b": 0.25, "c": 0.8}
+        if which == "per item"
+        else {"u": {"a": 0.5, "b": 0.25}, "v": {"c": 0.4}}
+    )
+    kw = {"estimator": "snips", "propensity_clip": 0.3} if options else {}
+    want = rv.evaluate(QRELS, RUN, metrics, propensities=props, **kw).mean
+    for m in metrics:
+        assert out[m] == pytest.approx(want[m], rel=1e-12)
+
+
+def test_a_metric_without_a_weighted_form_is_refused(files):
+    qrels, run, per_item, _ = files
+    result = invoke(make_runner(), "rank", "--qrels", qrels, "--run", run, "-m", "mrr",
+                    "--propensities", per_item, code=2)  # fmt: skip
+    assert "no propensity-weighted form" in result.stderr

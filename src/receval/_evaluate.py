@@ -78,6 +78,8 @@ _NO_AVERAGE_TIES = {
     for name, info in REGISTRY.items()
     if info.kind in _NO_CLOSED_FORM
 }
+# list-wise metrics whose top k takes tied items in the run's order (no expectation)
+_LIST_TOP_K = (*codes.LIST_KINDS, *codes.POPULARITY_KINDS, *codes.HISTORY_KINDS)
 # grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
 # metric's own parameters (none for bpref, p for rbp)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
@@ -301,6 +303,13 @@ def prepare_metrics(
                 f"Metric {text!r}: ties='average' (expected value over tie orders) is not "
                 f"available for {spec}: no closed form over tie orders for "
                 f"{_NO_AVERAGE_TIES[spec.name]}; use ties='trec' or ties='input'."
+            )
+        if conv.ties == "average" and spec.k is not None and spec.info.kind in _LIST_TOP_K:
+            raise InvalidParameterError(
+                f"Metric {text!r}: ties='average' (expected value over tie orders) is not "
+                f"available for the list-wise metric {spec}: its top k takes tied items in "
+                f"the run's order. Write '{spec.name}(ties=input)@{spec.k}', or drop the @k "
+                f"(the whole list does not depend on the order)."
             )
         if conv.ties == "average" and spec.info.kind == codes.NDCG_REL:
             negative = [gain for _, gain in dict(spec.args).get("gains", ()) if gain < 0]

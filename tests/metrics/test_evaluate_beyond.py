@@ -64,3 +64,21 @@ def test_aliases_and_errors():
         evaluate(QRELS, RUN, ["ndcg@3", "ils@3"])
     with pytest.raises(InvalidParameterError, match=r"^Metric 'ndcg@3' needs relevance judgments"):
         evaluate(None, RUN, ["ils@3", "ndcg@3"], features=FEATURES, feature_items=IDS)
+
+
+def test_average_ties_are_refused_for_a_list_wise_top_k():
+    import numpy as np
+
+    import receval as rv
+
+    run = {"u": {"a": 0.9, "b": 0.5, "c": 0.5, "d": 0.1}}
+    kw = {"features": np.eye(4), "feature_items": ["a", "b", "c", "d"],
+          "popularity": {"a": 5, "b": 1, "c": 3, "d": 1}}  # fmt: skip
+    for metric in ("ils@2", "diversity@2", "arp@2", "aplt@2"):
+        with pytest.raises(rv.InvalidParameterError, match=r"ties=input\)@2"):
+            rv.evaluate(None, run, [metric], ties="average", **kw)
+        name = metric.split("@")[0]
+        whole = rv.evaluate(None, run, [name], ties="average", **kw).mean[name]
+        assert whole == rv.evaluate(None, run, [name], ties="input", **kw).mean[name]
+        explicit = f"{name}(ties=input)@2"
+        assert explicit in rv.evaluate(None, run, [explicit], ties="average", **kw).mean

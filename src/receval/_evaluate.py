@@ -79,7 +79,10 @@ _NO_AVERAGE_TIES = {
     if info.kind in _NO_CLOSED_FORM
 }
 # list-wise metrics whose top k takes tied items in the run's order (no expectation)
-_LIST_TOP_K = (*codes.LIST_KINDS, *codes.POPULARITY_KINDS, *codes.HISTORY_KINDS)
+_LIST_TOP_K = (*codes.LIST_KINDS, *codes.HISTORY_KINDS)
+# list-wise metrics with ties="average": sums over the list's items, each position of
+# a tied block holding the block's mean
+_AVERAGED = codes.POPULARITY_KINDS
 # grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
 # metric's own parameters (none for bpref, p for rbp)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
@@ -304,7 +307,12 @@ def prepare_metrics(
                 f"available for {spec}: no closed form over tie orders for "
                 f"{_NO_AVERAGE_TIES[spec.name]}; use ties='trec' or ties='input'."
             )
-        if conv.ties == "average" and spec.k is not None and spec.info.kind in _LIST_TOP_K:
+        if conv.ties == "average" and spec.k is not None and spec.info.kind in _AVERAGED:
+            # computed as the expectation over tie orders (list_values reads it here)
+            spec = replace(
+                spec, params=tuple(sorted({**dict(spec.params), "ties": "average"}.items()))
+            )
+        elif conv.ties == "average" and spec.k is not None and spec.info.kind in _LIST_TOP_K:
             raise InvalidParameterError(
                 f"Metric {text!r}: ties='average' (expected value over tie orders) is not "
                 f"available for the list-wise metric {spec}: its top k takes tied items in "
@@ -541,7 +549,8 @@ def list_values(
         if spec.info.needs == "popularity":
             param = POPULARITY_METRICS[spec.name]
             arg = None if param is None else float(spec.arg(param))
-            out[text] = popularity_per_user(r, popularity, spec.name, spec.k, arg)
+            average = dict(spec.params).get("ties") == "average"
+            out[text] = popularity_per_user(r, popularity, spec.name, spec.k, arg, average)
             continue
         if spec.info.needs in ("history", "categories"):
             out[text] = _history_values(

@@ -120,13 +120,16 @@ def evaluate(
         :func:`receval.intra_list_similarity`: feature vectors (cosine) with
         their item ids, or a similarity matrix or function. These metrics take
         the top k in the run's order (score descending, input order within
-        ties); users with fewer than 2 items there, or absent from the run,
-        are skipped.
+        ties; ``ties="average"`` is refused for them at a cut-off); users with
+        fewer than 2 items there, or absent from the run, are skipped.
     popularity : mapping or pair (items, counts), default=None
         Item popularity for ``arp@k``, ``aplt@k``, ``aclt@k``,
         ``average_popularity@k`` and ``tail_percentage@k``, as in
         :func:`receval.average_recommendation_popularity`; the top k in the
-        run's order (score descending, input order within ties).
+        run's order (score descending, input order within ties), or with
+        ``ties="average"`` the expected value over every order of tied scores
+        (exact: each is a sum over the list's items, a tied block's positions
+        holding its mean; the metric string then reads ``arp(ties=average)@k``).
     train : Qrels, Run, DataFrame or pair (users, items), default=None
         An interaction log instead of ``popularity``: an item's popularity is
         its number of distinct users. It is also the users' histories that

@@ -74,7 +74,7 @@ def test_average_ties_are_refused_for_a_list_wise_top_k():
     run = {"u": {"a": 0.9, "b": 0.5, "c": 0.5, "d": 0.1}}
     kw = {"features": np.eye(4), "feature_items": ["a", "b", "c", "d"],
           "popularity": {"a": 5, "b": 1, "c": 3, "d": 1}}  # fmt: skip
-    for metric in ("ils@2", "diversity@2", "arp@2", "aplt@2"):
+    for metric in ("ils@2", "diversity@2"):
         with pytest.raises(rv.InvalidParameterError, match=r"ties=input\)@2"):
             rv.evaluate(None, run, [metric], ties="average", **kw)
         name = metric.split("@")[0]
@@ -82,3 +82,41 @@ def test_average_ties_are_refused_for_a_list_wise_top_k():
         assert whole == rv.evaluate(None, run, [name], ties="input", **kw).mean[name]
         explicit = f"{name}(ties=input)@2"
         assert explicit in rv.evaluate(None, run, [explicit], ties="average", **kw).mean
+
+
+def _tie_orders(scores: dict):
+    """Every order of the items that keeps scores descending (ties in every order)."""
+    import itertools
+
+    values = sorted(set(scores.values()), reverse=True)
+    blocks = [[i for i, s in scores.items() if s == v] for v in values]
+    for parts in itertools.product(*(itertools.permutations(b) for b in blocks)):
+        yield [i for part in parts for i in part]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_average_ties_of_popularity_metrics_equal_the_enumeration(seed):
+    import numpy as np
+
+    import receval as rv
+
+    rng = np.random.default_rng(seed)
+    items = [f"i{j}" for j in range(6)]
+    pop = {i: int(rng.integers(0, 6)) for i in items}
+    run = {}
+    for u in range(3):
+        chosen = rng.choice(items, size=int(rng.integers(1, 6)), replace=False)
+        run[f"u{u}"] = {i: float(rng.integers(0, 3)) for i in chosen}
+    k = int(rng.integers(1, 5))
+    for name in ("arp", "aplt", "aclt", "average_popularity", "tail_percentage"):
+        metric = f"{name}@{k}"
+        got = rv.evaluate(None, run, [metric], popularity=pop, ties="average").values[metric]
+        users = list(run)
+        want = np.zeros(len(users))
+        for n, u in enumerate(users):
+            orders = list(_tie_orders(run[u]))
+            for order in orders:
+                one = {u: {i: run[u][i] for i in order}}  # input order breaks the ties
+                rep = rv.evaluate(None, one, [metric], popularity=pop, ties="input")
+                want[n] += rep.values[metric][0] / len(orders)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

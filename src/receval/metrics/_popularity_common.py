@@ -238,12 +238,25 @@ def _from_log(log: Any, func: str) -> PopularityTable:
     )
 
 
-def per_user_sums(run: Run, values: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+def per_user_sums(
+    run: Run, values: np.ndarray, depth: int, average_ties: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Per user of ``run``: the sum of ``values`` (one per item code) over the top
-    ``depth`` items, and the number of those items (min(depth, list length))."""
+    ``depth`` items, and the number of those items (min(depth, list length)).
+
+    ``average_ties``: the expected sum over every order of tied scores, each
+    position of a block of equal scores holding the block's mean value (exact: the
+    sum is linear in the items)."""
     lengths = np.diff(run.offsets)
     users = np.repeat(np.arange(run.n_users), lengths)
     rank = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
     keep = rank < depth
-    sums = np.bincount(users[keep], weights=values[run.items[keep]], minlength=run.n_users)
+    row_values = values[run.items]
+    if average_ties and run.n_rows:
+        starts = np.ones(run.n_rows, dtype=bool)  # a block starts a user or a new score
+        starts[1:] = (run.scores[1:] != run.scores[:-1]) | (rank[1:] == 0)
+        block = np.cumsum(starts) - 1
+        means = np.bincount(block, weights=row_values) / np.bincount(block)
+        row_values = means[block]
+    sums = np.bincount(users[keep], weights=row_values[keep], minlength=run.n_users)
     return sums, np.minimum(lengths, depth).astype(np.float64)

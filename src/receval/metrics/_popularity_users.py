@@ -44,12 +44,19 @@ POPULARITY_METRICS: dict[str, str | None] = {
 
 
 def popularity_per_user(
-    run: Run, table: PopularityTable, name: str, k: int | None, arg: float | None = None
+    run: Run,
+    table: PopularityTable,
+    name: str,
+    k: int | None,
+    arg: float | None = None,
+    average_ties: bool = False,
 ) -> np.ndarray:
     """Per user of ``run``, the value of one metric of :data:`POPULARITY_METRICS`.
 
     ``arg`` is the metric's parameter (``head_share`` or ``tail_ratio``; None: its
-    default), already checked.
+    default), already checked; ``average_ties``: the expected value over every
+    order of tied scores in the top ``k`` (exact: each metric is a sum over the
+    list's items).
     """
     depth = check_k(k, name)
     pos = table.positions(run.item_ids)
@@ -65,7 +72,7 @@ def popularity_per_user(
         tail = table.recbole_tail(DEFAULT_TAIL_RATIO if arg is None else arg)
         values = np.zeros(len(run.item_ids))
         values[known] = tail[pos[known]]
-    sums, n = per_user_sums(run, values, depth)
+    sums, n = per_user_sums(run, values, depth, average_ties)
     if name == "aclt":
         return sums
     if name in ("average_popularity", "tail_percentage") and k is not None:

@@ -79,10 +79,11 @@ _NO_AVERAGE_TIES = {
     if info.kind in _NO_CLOSED_FORM
 }
 # list-wise metrics whose top k takes tied items in the run's order (no expectation)
-_LIST_TOP_K = (*codes.LIST_KINDS, *codes.HISTORY_KINDS)
-# list-wise metrics with ties="average": sums over the list's items, each position of
-# a tied block holding the block's mean
-_AVERAGED = codes.POPULARITY_KINDS
+_LIST_TOP_K = codes.HISTORY_KINDS
+# list-wise metrics with ties="average" at a cut-off: the popularity metrics (sums over
+# the list's items, each position of a tied block holding its mean) and ILS/diversity
+# (pair sums weighted by the chance that both items are in the top k)
+_AVERAGED = (*codes.POPULARITY_KINDS, *codes.LIST_KINDS)
 # grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
 # metric's own parameters (none for bpref, p for rbp)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
@@ -537,10 +538,10 @@ def list_values(
 ) -> dict[str, np.ndarray]:
     """Per run user, the value of each beyond-accuracy metric (nan: undefined);
     ``popularity`` is a :class:`~receval.metrics._popularity_common.PopularityTable`."""
-    from .metrics._diversity import ils_per_user
+    from .metrics._diversity import expected_ils_per_user, ils_per_user
     from .metrics._popularity_users import POPULARITY_METRICS, popularity_per_user
 
-    by_k: dict[int | None, np.ndarray] = {}
+    by_k: dict[tuple[int | None, bool], np.ndarray] = {}
     out: dict[str, np.ndarray] = {}
     for text in specs:
         if text not in listwise:
@@ -557,8 +558,10 @@ def list_values(
                 r, spec, features, feature_items, popularity, item_categories
             )
             continue
-        if spec.k not in by_k:
-            by_k[spec.k] = ils_per_user(
+        average = dict(spec.params).get("ties") == "average" and spec.k is not None
+        if (spec.k, average) not in by_k:
+            per_user = expected_ils_per_user if average else ils_per_user
+            by_k[(spec.k, average)] = per_user(
                 r,
                 spec.k,
                 features=features,
@@ -566,7 +569,7 @@ def list_values(
                 similarity=similarity,
                 func="evaluate",
             )
-        ils = by_k[spec.k]
+        ils = by_k[(spec.k, average)]
         out[text] = ils if spec.info.kind == codes.ILS else 1.0 - ils
     return out
 

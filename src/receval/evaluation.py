@@ -120,8 +120,10 @@ def evaluate(
         :func:`receval.intra_list_similarity`: feature vectors (cosine) with
         their item ids, or a similarity matrix or function. These metrics take
         the top k in the run's order (score descending, input order within
-        ties; ``ties="average"`` is refused for them at a cut-off); users with
-        fewer than 2 items there, or absent from the run, are skipped.
+        ties), or with ``ties="average"`` the expected value over every order of
+        tied scores (exact: each pair weighs the chance that both its items are
+        in the top k); users with fewer than 2 items there, or absent from the
+        run, are skipped.
     popularity : mapping or pair (items, counts), default=None
         Item popularity for ``arp@k``, ``aplt@k``, ``aclt@k``,
         ``average_popularity@k`` and ``tail_percentage@k``, as in

@@ -74,9 +74,12 @@ def test_average_ties_are_refused_for_a_list_wise_top_k():
     run = {"u": {"a": 0.9, "b": 0.5, "c": 0.5, "d": 0.1}}
     kw = {"features": np.eye(4), "feature_items": ["a", "b", "c", "d"],
           "popularity": {"a": 5, "b": 1, "c": 3, "d": 1}}  # fmt: skip
-    for metric in ("ils@2", "diversity@2"):
+    train = (["u", "v"], ["a", "b"])
+    for metric in ("serendipity@2", "miscalibration@2"):
         with pytest.raises(rv.InvalidParameterError, match=r"ties=input\)@2"):
-            rv.evaluate(None, run, [metric], ties="average", **kw)
+            rv.evaluate(None, run, [metric], ties="average", train=train,
+                        item_categories={"a": "x", "b": "y", "c": "x", "d": "y"})  # fmt: skip
+    for metric in ("ils@2", "diversity@2"):
         name = metric.split("@")[0]
         whole = rv.evaluate(None, run, [name], ties="average", **kw).mean[name]
         assert whole == rv.evaluate(None, run, [name], ties="input", **kw).mean[name]
@@ -118,5 +121,37 @@ def test_average_ties_of_popularity_metrics_equal_the_enumeration(seed):
             for order in orders:
                 one = {u: {i: run[u][i] for i in order}}  # input order breaks the ties
                 rep = rv.evaluate(None, one, [metric], popularity=pop, ties="input")
+                want[n] += rep.values[metric][0] / len(orders)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("kind", ["features", "matrix"])
+def test_average_ties_of_ils_equal_the_enumeration(seed, kind):
+    import numpy as np
+
+    import receval as rv
+
+    rng = np.random.default_rng(seed)
+    items = [f"i{j}" for j in range(7)]
+    feats = rng.random((7, 3)) - 0.3
+    if kind == "features":
+        kw = {"features": feats, "feature_items": items}
+    else:
+        sim = feats @ feats.T
+        kw = {"similarity": (sim + sim.T) / 2, "feature_items": items}
+    run = {}
+    for u in range(4):
+        chosen = rng.choice(items, size=int(rng.integers(2, 7)), replace=False)
+        run[f"u{u}"] = {i: float(rng.integers(0, 3)) for i in chosen}
+    k = int(rng.integers(2, 5))
+    for metric in (f"ils@{k}", f"diversity@{k}"):
+        got = rv.evaluate(None, run, [metric], ties="average", **kw).values[metric]
+        want = np.zeros(len(run))
+        for n, u in enumerate(run):
+            orders = list(_tie_orders(run[u]))
+            for order in orders:
+                one = {u: {i: run[u][i] for i in order}}
+                rep = rv.evaluate(None, one, [metric], ties="input", **kw)
                 want[n] += rep.values[metric][0] / len(orders)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -556,3 +556,68 @@ def novelty(
     return mean_over_users(
         per_user, func, "no recommended item occurs in interactions", n_empty=n_empty
     )
+
+
+def expected_ils_per_user(
+    run: Run,
+    k: int,
+    *,
+    features: Any = None,
+    feature_items: Any = None,
+    similarity: Any = None,
+    func: str = "evaluate",
+) -> np.ndarray:
+    """ILS of each user's top ``k`` as its expected value over every order of tied
+    scores (:func:`ils_per_user` otherwise; same arguments).
+
+    Only a list whose ``k``-th and ``k+1``-th scores tie has more than one top
+    ``k``: its items above that block (A) are always in, ``m`` of the block's
+    ``s`` items (B) are, each pair of the block with probability
+    ``m (m - 1) / (s (s - 1))`` and each pair across with ``m / s``. With ``S(X)``
+    the sum of the similarities of the pairs of X, the expected sum is
+    ``S(A) + m/s (S(A+B) - S(A) - S(B)) + m (m - 1) / (s (s - 1)) S(B)``, over the
+    ``k (k - 1) / 2`` pairs of every top ``k`` (exact; the sums come from the same
+    kernels, on the lists A, A+B and B).
+    """
+    kw = {"features": features, "feature_items": feature_items, "similarity": similarity}
+    plain = ils_per_user(run, k, func=func, **kw)
+    lengths = np.diff(run.offsets)
+    starts = run.offsets[:-1]
+    cut = np.flatnonzero(lengths > k)
+    tied = cut[run.scores[starts[cut] + k - 1] == run.scores[starts[cut] + k]]
+    if not len(tied):
+        return plain
+    parts: dict[str, tuple[list[int], list[int]]] = {"a": ([], []), "ab": ([], []), "b": ([], [])}
+    sizes = np.zeros((len(tied), 3))  # |A|, |B|, m
+    for n, u in enumerate(tied):
+        lo, hi = int(run.offsets[u]), int(run.offsets[u + 1])
+        scores = run.scores[lo:hi]
+        edge = scores[k - 1]
+        first = lo + int(np.searchsorted(-scores, -edge, side="left"))
+        last = lo + int(np.searchsorted(-scores, -edge, side="right"))
+        a, b = list(range(lo, first)), list(range(first, last))
+        for key, rows in (("a", a), ("ab", a + b), ("b", b)):
+            parts[key][0].extend([n] * len(rows))
+            parts[key][1].extend(rows)
+        sizes[n] = len(a), len(b), k - len(a)
+
+    def pair_sums(key: str, size: np.ndarray) -> np.ndarray:
+        users, rows = (np.asarray(x, dtype=np.int64) for x in parts[key])
+        out = np.zeros(len(tied))
+        if len(rows) == 0:
+            return out
+        sub = Run(users, run.item_ids[run.items[rows]], ranks=np.arange(1, len(rows) + 1))
+        ils = ils_per_user(sub, None, func=func, **kw)
+        present = np.unique(users)
+        pairs = size[present] * (size[present] - 1) / 2
+        out[present] = np.where(pairs > 0, np.nan_to_num(ils) * pairs, 0.0)
+        return out
+
+    a_size, b_size, m = sizes[:, 0], sizes[:, 1], sizes[:, 2]
+    s_a, s_b = pair_sums("a", a_size), pair_sums("b", b_size)
+    s_ab = pair_sums("ab", a_size + b_size)
+    within = np.where(b_size > 1, m * (m - 1) / np.maximum(b_size * (b_size - 1), 1), 0.0)
+    expected = s_a + m / b_size * (s_ab - s_a - s_b) + within * s_b
+    out = plain.copy()
+    out[tied] = expected / (k * (k - 1) / 2) if k > 1 else np.nan
+    return out

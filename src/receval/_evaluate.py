@@ -79,11 +79,11 @@ _NO_AVERAGE_TIES = {
     if info.kind in _NO_CLOSED_FORM
 }
 # list-wise metrics whose top k takes tied items in the run's order (no expectation)
-_LIST_TOP_K = codes.HISTORY_KINDS
-# list-wise metrics with ties="average" at a cut-off: the popularity metrics (sums over
-# the list's items, each position of a tied block holding its mean) and ILS/diversity
-# (pair sums weighted by the chance that both items are in the top k)
-_AVERAGED = (*codes.POPULARITY_KINDS, *codes.LIST_KINDS)
+_LIST_TOP_K = (codes.MISCALIBRATION,)
+# list-wise metrics with ties="average" at a cut-off: the popularity metrics and
+# serendipity (sums over the list's items, each position of a tied block holding its
+# mean) and ILS/diversity (pair sums weighted by the chance both items are in the top k)
+_AVERAGED = (*codes.POPULARITY_KINDS, *codes.LIST_KINDS, codes.SERENDIPITY)
 # grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
 # metric's own parameters (none for bpref, p for rbp)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
@@ -591,8 +591,9 @@ def _history_values(
     log = log_of_popularity(popularity)
     if spec.info.kind == codes.SERENDIPITY:
         return serendipity_per_user(
-            r, log, spec.k, features=features, feature_items=feature_items, func="evaluate"
-        )
+            r, log, spec.k, features=features, feature_items=feature_items, func="evaluate",
+            average_ties=dict(spec.params).get("ties") == "average",
+        )  # fmt: skip
     alpha = float(spec.arg("alpha"))
     return miscalibration_per_user(r, log, item_categories, spec.k, alpha, "evaluate")
 

@@ -75,7 +75,7 @@ def test_average_ties_are_refused_for_a_list_wise_top_k():
     kw = {"features": np.eye(4), "feature_items": ["a", "b", "c", "d"],
           "popularity": {"a": 5, "b": 1, "c": 3, "d": 1}}  # fmt: skip
     train = (["u", "v"], ["a", "b"])
-    for metric in ("serendipity@2", "miscalibration@2"):
+    for metric in ("miscalibration@2",):
         with pytest.raises(rv.InvalidParameterError, match=r"ties=input\)@2"):
             rv.evaluate(None, run, [metric], ties="average", train=train,
                         item_categories={"a": "x", "b": "y", "c": "x", "d": "y"})  # fmt: skip
@@ -155,3 +155,31 @@ def test_average_ties_of_ils_equal_the_enumeration(seed, kind):
                 rep = rv.evaluate(None, one, [metric], ties="input", **kw)
                 want[n] += rep.values[metric][0] / len(orders)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_average_ties_of_serendipity_equal_the_enumeration(seed):
+    import numpy as np
+
+    import receval as rv
+
+    rng = np.random.default_rng(seed)
+    items = [f"i{j}" for j in range(7)]
+    train_users = [f"u{u}" for u in range(3) for _ in range(3)]
+    train_items = [str(x) for x in rng.choice(items, size=9)]
+    train = (train_users, train_items)
+    run = {}
+    for u in range(3):
+        chosen = rng.choice(items, size=int(rng.integers(2, 7)), replace=False)
+        run[f"u{u}"] = {i: float(rng.integers(0, 3)) for i in chosen}
+    k = int(rng.integers(1, 5))
+    metric = f"serendipity@{k}"
+    got = rv.evaluate(None, run, [metric], ties="average", train=train).values[metric]
+    want = np.zeros(len(run))
+    for n, u in enumerate(run):
+        orders = list(_tie_orders(run[u]))
+        for order in orders:
+            one = {u: {i: run[u][i] for i in order}}
+            rep = rv.evaluate(None, one, [metric], ties="input", train=train)
+            want[n] += rep.values[metric][0] / len(orders)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -252,11 +252,22 @@ def per_user_sums(
     rank = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
     keep = rank < depth
     row_values = values[run.items]
-    if average_ties and run.n_rows:
-        starts = np.ones(run.n_rows, dtype=bool)  # a block starts a user or a new score
-        starts[1:] = (run.scores[1:] != run.scores[:-1]) | (rank[1:] == 0)
-        block = np.cumsum(starts) - 1
-        means = np.bincount(block, weights=row_values) / np.bincount(block)
-        row_values = means[block]
+    if average_ties:
+        row_values = tie_block_means(run, row_values)
     sums = np.bincount(users[keep], weights=row_values[keep], minlength=run.n_users)
     return sums, np.minimum(lengths, depth).astype(np.float64)
+
+
+def tie_block_means(run: Run, row_values: np.ndarray) -> np.ndarray:
+    """Each row's value replaced by the mean over its block of tied scores (the rows
+    of one user with one score): the expected value at each position over every
+    order of the ties, for metrics that sum a value per item of the top k."""
+    if not run.n_rows:
+        return row_values
+    lengths = np.diff(run.offsets)
+    rank = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
+    starts = np.ones(run.n_rows, dtype=bool)  # a block starts a user or a new score
+    starts[1:] = (run.scores[1:] != run.scores[:-1]) | (rank[1:] == 0)
+    block = np.cumsum(starts) - 1
+    means = np.bincount(block, weights=row_values) / np.bincount(block)
+    return means[block]

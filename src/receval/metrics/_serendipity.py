@@ -29,6 +29,7 @@ from ._interaction_log import (
     run_user_codes,
     top_k_mask,
 )
+from ._popularity_common import tie_block_means
 
 __all__ = [
     "popularity_serendipity",
@@ -412,14 +413,29 @@ def serendipity_per_user(
     features: Any = None,
     feature_items: Any = None,
     func: str = "serendipity",
+    average_ties: bool = False,
 ) -> np.ndarray:
     """Serendipity of each run user (relevance 1): float64 array of shape
     (run.n_users,), nan for users without a history; what ``evaluate`` reports as
-    ``"serendipity@k"``."""
+    ``"serendipity@k"``. ``average_ties``: the expected value over every order of
+    tied scores in the top ``k`` (exact: a mean of one value per item, each position
+    of a tied block holding the block's mean)."""
+    if not average_ties or k is None:
+        users, _, values, has_history = _serendipity_rows(
+            run, train, k, features, feature_items, None, 1, func
+        )
+        return _per_user(run, users, values, has_history)
+    depth = check_k(k, func)
     users, _, values, has_history = _serendipity_rows(
-        run, train, k, features, feature_items, None, 1, func
+        run, train, None, features, feature_items, None, 1, func
     )
-    return _per_user(run, users, values, has_history)
+    row_users = run_user_codes(run)
+    rows = np.flatnonzero(has_history[row_users])  # the rows _serendipity_rows kept
+    full = np.zeros(run.n_rows)
+    full[rows] = values
+    full = tie_block_means(run, full)
+    keep = rows[top_k_mask(run, depth)[rows]]
+    return _per_user(run, row_users[keep], full[keep], has_history)
 
 
 def _per_user(

@@ -190,8 +190,47 @@ def test_scan_columns(tmp_path):
         )
     with pytest.raises(InvalidParameterError, match="The 'action' parameter of ips_estimate is"):
         ips_estimate(s["r"], s["p"], action_dist=s["t"], action=s["r"])
-    with pytest.raises(InvalidParameterError, match="dr_estimate is not available out of core"):
-        dr_estimate(s["r"], s["p"], action_dist=s["t"], action=s["r"], estimated_rewards=s["t"])
+
+
+def test_doubly_robust_of_one_number_per_round(tmp_path):
+    """DR from per-round columns (the target's probability of the logged action,
+    the model's estimate of it and its value of the target policy) equals DR from
+    every action's probability and estimate, in memory, batch by batch and on a scan."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(11)
+    n, actions = 90, 4
+    dist = rng.dirichlet(np.ones(actions), n)
+    q = rng.random((n, actions))
+    act = rng.integers(0, actions, n)
+    ps, r = rng.uniform(0.1, 1, n), rng.integers(0, 2, n).astype(float)
+    rows = np.arange(n)
+    cols = {"t": dist[rows, act], "q": q[rows, act],
+            "v": (dist * q).sum(axis=1) / dist.sum(axis=1)}  # fmt: skip
+    for clip in (None, 1.5):
+        full = dr_estimate(r, ps, action_dist=dist, estimated_rewards=q, action=act, clip=clip)
+        one = dr_estimate(r, ps, action_dist=cols["t"], estimated_rewards=cols["q"],
+                          estimated_value=cols["v"], clip=clip)  # fmt: skip
+        assert one == pytest.approx(full, rel=1e-12)
+        assert one == pytest.approx(oracle.dr(r, ps, dist, q, act, clip=clip), rel=1e-12)
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.table({"r": r, "p": ps, **cols}), path)
+    s = rv.scan(path, batch_rows=13)
+    in_memory = dr_estimate(r, ps, action_dist=cols["t"], estimated_rewards=cols["q"],
+                            estimated_value=cols["v"])  # fmt: skip
+    scanned = dr_estimate(s["r"], s["p"], action_dist=s["t"], estimated_rewards=s["q"],
+                          estimated_value=s["v"])  # fmt: skip
+    assert scanned == in_memory
+    lo, hi = policy_value_interval(r, ps, action_dist=cols["t"], estimated_rewards=cols["q"],
+                                   estimated_value=cols["v"], estimator="dr",
+                                   n_resamples=200)[1:]  # fmt: skip
+    assert lo <= in_memory <= hi
+    with pytest.raises(rv.InputValidationError, match="needs estimated_rewards"):
+        dr_estimate(r, ps, action_dist=cols["t"], estimated_rewards=cols["q"])
+    with pytest.raises(rv.InputValidationError, match="estimated_value is given"):
+        dr_estimate(r, ps, action_dist=dist, estimated_rewards=q, action=act,
+                    estimated_value=cols["v"])  # fmt: skip
 
 
 # ------------------------------------------------------------------ unbiased on a simulation

@@ -45,23 +45,27 @@ ANY = ["brier_score", "copc", "explained_variance", "log_loss", "mean_absolute_e
 RUNS = ["distributional_coverage", "item_coverage", "pop_rsp", "shannon_entropy"]
 
 
-# off-policy estimates of 1-D columns; dr needs every action's probability (2-D): not a
-# column of a DataFrame
-OFF_POLICY = ["ips", "snips"]
+# off-policy estimates of 1-D columns (dr: its form of one number per round)
+OFF_POLICY = ["ips", "snips", "dr"]
 
 
 def test_every_definition_runs_on_spark_or_is_listed():
-    listed = {"roc_auc", "partial_auc", "gauc", "ranking", "pop_reo", "dr"}
+    listed = {"roc_auc", "partial_auc", "gauc", "ranking", "pop_reo"}
     assert set(ANY) | listed | set(RUNS) | set(OFF_POLICY) == set(DEFINITIONS)
 
 
 @pytest.mark.parametrize("name", OFF_POLICY)
 @pytest.mark.parametrize("parts", [None, 1, 5])
 def test_off_policy_equals_in_memory(spark, rows, name, parts):
-    logged = pd.DataFrame({"r": rows["y"], "ps": (rows["p"] + 1) / 2, "t": 1 - rows["p"]})
+    logged = pd.DataFrame({"r": rows["y"], "ps": (rows["p"] + 1) / 2, "t": 1 - rows["p"],
+                           "q": rows["p"] / 2, "v": (1 - rows["p"]) / 3})  # fmt: skip
     func = getattr(receval, metric_info(name).function)
-    expected = func(logged["r"], logged["ps"], action_dist=logged["t"], clip=1.5)
     columns = {"reward": "r", "pscore": "ps", "action_dist": "t"}
+    model = {}
+    if name == "dr":
+        columns.update(estimated_rewards="q", estimated_value="v")
+        model = {"estimated_rewards": logged["q"], "estimated_value": logged["v"]}
+    expected = func(logged["r"], logged["ps"], action_dist=logged["t"], clip=1.5, **model)
     df = spark.createDataFrame(logged).repartition(3)
     assert rs.compute(df, name, columns, num_partitions=parts, clip=1.5) == expected
 

@@ -34,7 +34,10 @@ __all__ = [
     "snips_estimate",
 ]
 
-_INPUTS = ("reward", "pscore", "action_dist", "action", "position", "estimated_rewards")
+_INPUTS = (
+    "reward", "pscore", "action_dist", "action", "position", "estimated_rewards",
+    "estimated_value",
+)  # fmt: skip
 
 
 class PolicyValueInterval(NamedTuple):
@@ -234,8 +237,9 @@ def dr_estimate(
     *,
     action_dist: ArrayLike,
     estimated_rewards: ArrayLike,
-    action: ArrayLike,
+    action: ArrayLike | None = None,
     position: ArrayLike | None = None,
+    estimated_value: ArrayLike | None = None,
     clip: float | None = None,
 ) -> float:
     """Estimate a target policy's expected reward by the doubly robust method (DR).
@@ -253,17 +257,25 @@ def dr_estimate(
         Observed reward of each logged round.
     pscore : array-like of shape (n_rounds,)
         The logging policy's probability of the logged action, in (0, 1].
-    action_dist : array-like of shape (n_rounds, n_actions[, len_list])
+    action_dist : array-like of shape (n_rounds, n_actions[, len_list]) or (n_rounds,)
         The target policy's probability of every action at each round (and
-        position); each row sums to 1 over the actions.
+        position); each row sums to 1 over the actions. Or, 1-D, its
+        probability of the logged action, with ``estimated_value``: the form
+        of one number per round that scans and Spark columns take.
     estimated_rewards : array-like of the shape of ``action_dist``
         The reward model's estimate ``q(x_i, a)`` of every action at each
         round (and position): Open Bandit Pipeline's
-        ``estimated_rewards_by_reg_model``.
-    action : array-like of int of shape (n_rounds,)
-        The logged actions, in ``[0, n_actions)``.
+        ``estimated_rewards_by_reg_model``. With a 1-D ``action_dist``: its
+        estimate of the logged action, ``q(x_i, a_i)``.
+    action : array-like of int of shape (n_rounds,), default=None
+        The logged actions, in ``[0, n_actions)`` (needed with a 2-D or 3-D
+        ``action_dist``).
     position : array-like of int of shape (n_rounds,), default=None
         The slot of each logged action (3-D ``action_dist``); None: slot 0.
+    estimated_value : array-like of shape (n_rounds,), default=None
+        With a 1-D ``action_dist`` only: the reward model's value of the target
+        policy at each round, ``sum_a pi(a | x_i) q(x_i, a)`` (the direct
+        method's term).
     clip : float, default=None
         Clip the importance weights at this positive value (Open Bandit
         Pipeline's ``lambda_``).
@@ -277,7 +289,8 @@ def dr_estimate(
     ------
     InputValidationError
         As :func:`ips_estimate`; ``estimated_rewards`` of another shape than
-        ``action_dist``, or a 1-D ``action_dist``.
+        ``action_dist``; a 1-D ``action_dist`` without ``estimated_value``, or
+        ``estimated_value`` with a 2-D or 3-D one.
     InvalidParameterError
         ``clip`` not a positive number.
 
@@ -306,7 +319,10 @@ def dr_estimate(
     ...             estimated_rewards=q, action=[0, 1, 1, 0])
     0.995
     """
-    return _estimate("dr", reward, pscore, action_dist, action, position, estimated_rewards, clip)
+    return _estimate(
+        "dr", reward, pscore, action_dist, action, position, estimated_rewards, clip,
+        estimated_value,
+    )  # fmt: skip
 
 
 def _estimate(
@@ -318,6 +334,7 @@ def _estimate(
     position: Any,
     estimated_rewards: Any,
     clip: Any,
+    estimated_value: Any = None,
 ) -> float:
     defn = DEFINITIONS_BY_ESTIMATOR[estimator]
     func = ESTIMATORS[estimator]
@@ -329,18 +346,16 @@ def _estimate(
         "action": action,
         "position": position,
         "estimated_rewards": estimated_rewards,
+        "estimated_value": estimated_value,
     }
     if is_scan(func, **columns):
         why = "pass a 1-D action_dist column (the target policy's probability of the logged action)"
         refuse_out_of_core(func, "action", action, None, why)
         refuse_out_of_core(func, "position", position, None, why)
-        if estimator == "dr":
-            raise InvalidParameterError(
-                f"{func} is not available out of core (on scan columns): it needs the target "
-                f"policy's probability of every action. Got scan columns; read the columns "
-                f"into memory, or use ips_estimate or snips_estimate."
-            )
-        return scan_compute(defn, params, columns, ("reward", "pscore", "action_dist"), func=func)
+        floats = ("reward", "pscore", "action_dist")
+        if estimator == "dr":  # its form of one number per round
+            floats = (*floats, "estimated_rewards", "estimated_value")
+        return scan_compute(defn, params, columns, floats, func=func)
     batch = defn.prepare(params, **columns)
     v.check_not_empty(len(batch.reward), "reward", func)
     return defn.finalize(params, defn.update(params, batch))
@@ -364,6 +379,7 @@ def _prepare(
     action: Any = None,
     position: Any = None,
     estimated_rewards: Any = None,
+    estimated_value: Any = None,
 ) -> Any:
     return round_terms(
         params["estimator"],
@@ -374,6 +390,7 @@ def _prepare(
         action,
         position,
         estimated_rewards,
+        estimated_value,
     )
 
 
@@ -448,6 +465,7 @@ def policy_value_interval(
     action: ArrayLike | None = None,
     position: ArrayLike | None = None,
     estimated_rewards: ArrayLike | None = None,
+    estimated_value: ArrayLike | None = None,
     estimator: str = "ips",
     clip: float | None = None,
     confidence: float = 0.95,
@@ -464,9 +482,9 @@ def policy_value_interval(
 
     Parameters
     ----------
-    reward, pscore, action_dist, action, position, estimated_rewards
+    reward, pscore, action_dist, action, position, estimated_rewards, estimated_value
         The logged feedback, as in :func:`ips_estimate` and :func:`dr_estimate`
-        (``estimated_rewards`` for ``estimator="dr"`` only).
+        (``estimated_rewards`` and ``estimated_value`` for ``estimator="dr"`` only).
     estimator : {"ips", "snips", "dr"}, default="ips"
         Which estimate.
     clip : float, default=None
@@ -526,11 +544,13 @@ def policy_value_interval(
     )  # fmt: skip
     n_resamples = int(v.check_number(n_resamples, "n_resamples", func, integer=True, low=1))
     seed = int(v.check_number(seed, "seed", func, integer=True, low=0, high=2**32 - 1))
-    if estimator != "dr" and estimated_rewards is not None:
-        raise InvalidParameterError(
-            f"{func}: estimated_rewards is given, but estimator is {estimator!r}; pass "
-            f"estimator='dr' to use the reward model."
-        )
+    for name, given in (("estimated_rewards", estimated_rewards),
+                        ("estimated_value", estimated_value)):  # fmt: skip
+        if estimator != "dr" and given is not None:
+            raise InvalidParameterError(
+                f"{func}: {name} is given, but estimator is {estimator!r}; pass "
+                f"estimator='dr' to use the reward model."
+            )
     defn = DEFINITIONS_BY_ESTIMATOR[estimator]
     params = defn.check_params(clip=check_clip(clip, func))
     terms = defn.prepare(
@@ -541,6 +561,7 @@ def policy_value_interval(
         action=action,
         position=position,
         estimated_rewards=estimated_rewards,
+        estimated_value=estimated_value,
     )
     n = len(terms.reward)
     v.check_not_empty(n, "reward", ESTIMATORS[estimator])

@@ -148,12 +148,15 @@ def round_terms(
     action: Any = None,
     position: Any = None,
     estimated_rewards: Any = None,
+    estimated_value: Any = None,
 ) -> RoundTerms:
     """Check one batch of logged feedback and return its per-round terms.
 
     The importance weight is ``pi(a_i | x_i) / pscore_i`` (clipped at ``clip``);
     the DR term is ``sum_a pi(a | x_i) q(x_i, a) / sum_a pi(a | x_i) +
-    w_i (r_i - q(x_i, a_i))``, Open Bandit Pipeline's ``np.average`` form.
+    w_i (r_i - q(x_i, a_i))``, Open Bandit Pipeline's ``np.average`` form, or,
+    with a 1-D ``action_dist``, ``estimated_value_i + w_i (r_i - q_i)`` from the
+    per-round columns ``estimated_value`` and ``estimated_rewards`` (``q_i``).
     """
     func = ESTIMATORS[estimator]
     r = v.check_scores(reward, "reward", func)
@@ -184,13 +187,13 @@ def round_terms(
             f"{func}: reward, pscore and action_dist must have the same length. Got lengths "
             f"[{len(r)}, {len(p)}, {dist.shape[0]}]."
         )
+    if dist.ndim > 1 and estimated_value is not None:
+        raise InputValidationError(
+            f"{func}: estimated_value is given, but action_dist has every action's "
+            f"probability (shape {dist.shape}); the model's value comes from "
+            f"estimated_rewards then. Pass estimated_value with a 1-D action_dist only."
+        )
     if dist.ndim == 1:
-        if estimator == "dr":
-            raise InputValidationError(
-                f"{func}: action_dist is 1-dimensional, but the doubly robust estimate needs "
-                f"the target policy's probability of every action; pass action_dist of "
-                f"shape (n_rounds, n_actions[, len_list]) and action."
-            )
         if action is not None or position is not None:
             name = "action" if action is not None else "position"
             raise InputValidationError(
@@ -203,7 +206,21 @@ def round_terms(
             "action_dist",
             func,
         )
-        return RoundTerms(r, _weights(target, p, clip), None)
+        weight = _weights(target, p, clip)
+        if estimator != "dr":
+            return RoundTerms(r, weight, None)
+        if estimated_rewards is None or estimated_value is None:
+            raise InputValidationError(
+                f"{func}: action_dist is 1-dimensional (the target policy's probability of "
+                f"the logged action), so the doubly robust estimate needs estimated_rewards "
+                f"(the reward model's estimate of the logged action) and estimated_value "
+                f"(its value of the target policy, sum_a pi(a|x) q(x, a)), one per round; "
+                f"or pass action_dist of shape (n_rounds, n_actions[, len_list])."
+            )
+        q = v.check_scores(estimated_rewards, "estimated_rewards", func)
+        value = v.check_scores(estimated_value, "estimated_value", func)
+        v.check_same_length(func, reward=r, estimated_rewards=q, estimated_value=value)
+        return RoundTerms(r, weight, value + weight * (r - q))
     table, act, rows, pos = _target_table(dist, action, position, n, func)
     weight = _weights(table[rows, act], p, clip)
     if estimator != "dr":

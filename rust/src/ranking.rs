@@ -332,7 +332,7 @@ pub fn hypergeometric(size: usize, r: usize, q: usize) -> (usize, Vec<f64>) {
         out.push(p);
         if m < hi {
             let num = ((r - m) * (q - m)) as f64;
-            let den = ((m + 1) * (size - r - q + m + 1)) as f64;
+            let den = ((m + 1) * (size + m + 1 - r - q)) as f64;
             p *= num / den;
         }
     }

@@ -80,6 +80,7 @@ def supported_calls(draw) -> list[tuple[int, tuple[float, ...], tuple | None]]:
         (c.UNJUDGED, (), None),
         (c.JUDGED, (), None),
         (c.NERR, (draw(st.sampled_from([0.0, 0.3, 0.5])),), None),
+        (c.ERR, (draw(st.sampled_from([0.0, 2.0, 3.0])),), None),
     ]
 
 
@@ -186,7 +187,6 @@ REFUSED = {
     "infap": "infAP",
     "iprec(recall=0.5)": "interpolated precision",
     "iprec_avg": "interpolated precision",
-    "err": "ERR",
     "g": "G",
     "ndcg_rel(gains=1:-1;2:3)": "a sum clamped at 0",
 }
@@ -207,7 +207,7 @@ def test_kinds_without_a_closed_form_are_refused(metric):
 def test_kernel_gives_nan_for_kinds_without_a_closed_form():
     rows = [
         row_of(kind, params, None, k=0, threshold=1, judged_only=False)
-        for kind, params in [(codes.INFAP, ()), (codes.ERR, ()), (codes.G, ())]
+        for kind, params in [(codes.INFAP, ()), (codes.G, ())]
     ]
     rows.append(row_of(codes.NDCG_REL, (), ((1, -1.0),), k=0, threshold=1, judged_only=False))
     got, _ = core_values([1, 0, 1], [0.5, 0.5, 0.2], [0], rows)

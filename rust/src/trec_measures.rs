@@ -535,7 +535,7 @@ pub fn judged(u: &UserGrades<'_>, k: i64) -> f64 {
 
 /// Stopping probability of gdeval's ERR: `(2^g - 1) / 2^max_grade` for g > 0.
 #[inline]
-fn err_gain(grade: f64, max_grade: f64) -> f64 {
+pub fn err_gain(grade: f64, max_grade: f64) -> f64 {
     if grade > 0.0 {
         (2.0f64.powf(grade) - 1.0) / 2.0f64.powf(max_grade)
     } else {
@@ -554,7 +554,7 @@ fn err_of<I: Iterator<Item = f64>>(grades: I, max_grade: f64) -> f64 {
     score
 }
 
-fn err_max_grade(p0: f64) -> f64 {
+pub fn err_max_grade(p0: f64) -> f64 {
     if p0 > 0.0 {
         p0
     } else {

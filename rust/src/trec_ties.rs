@@ -16,11 +16,13 @@
 //! - ndcg_rel: the DCG at each item of positive gain is a sum of products of two
 //!   items' quantities, whose means within a block are those of distinct pairs;
 //! - nERR: the j-th relevant item of a block of s items, h relevant, lies at offset
-//!   o with probability `C(o, j - 1) C(s - 1 - o, h - j) / C(s, h)`.
+//!   o with probability `C(o, j - 1) C(s - 1 - o, h - j) / C(s, h)`;
+//! - ERR: the item at offset j of a block is each item with probability 1/s, the j
+//!   before it a uniformly random subset of the others (means of products of
+//!   subsets, one grade at a time; see `expected_err`).
 //!
-//! infAP, interpolated precision (one level or averaged), ERR (graded stopping
-//! probabilities) and G (each gain over the logarithm of the gains accumulated above
-//! it) have no such form: [`has_expectation`] is false for them and
+//! infAP, interpolated precision (one level or averaged) and G (each gain over the
+//! logarithm of the gains accumulated above it) have no such form: [`has_expectation`] is false for them and
 //! [`expected_measure`] returns nan; so does ndcg_rel with a negative gain (its value
 //! is clamped at 0 then).
 
@@ -34,7 +36,7 @@ use crate::trec_measures::{
 
 /// Whether the trec kind has an exact expected value over tie orders here.
 pub fn has_expectation(kind: i64) -> bool {
-    !matches!(kind, INFAP | IPREC_AT_RECALL | IPREC_AVG | ERR | G)
+    !matches!(kind, INFAP | IPREC_AT_RECALL | IPREC_AVG | G)
 }
 
 /// End of the tied block of `scores` starting at `t` (exact equality).
@@ -269,6 +271,62 @@ pub fn has_negative_gain(params: &[f64]) -> bool {
     pairs[..m].iter().any(|&(_, gain)| gain < 0.0)
 }
 
+/// Expected ERR (gdeval's) over every order of the tied blocks, exactly.
+///
+/// With `x = 1 - R(g)` and `y = R(g)` (R the stopping probability), ERR sums
+/// `y_r prod_{i<r} x_i / r`. The items of earlier blocks multiply every term of a
+/// block by the same product. Within a block B of `s` items, the item at offset `j`
+/// is each item `c` with probability `1/s`, and the `j` items before it a uniformly
+/// random `j`-subset of the others, so the expected term is
+/// `(1/s) sum_c y_c m_j(B - c)`, with `m_j` the mean over `j`-subsets of the product
+/// of their `x` (the elementary symmetric polynomial over the binomial coefficient,
+/// built one item at a time as a convex combination). Items of one grade share
+/// their `m_j`: O(distinct grades x s x positions) per block.
+fn expected_err(ranked: &[f64], scores: &[f64], top: usize, max_grade: f64) -> f64 {
+    let (mut value, mut decay, mut t) = (0.0, 1.0, 0);
+    while t < top {
+        let e = block_end(scores, t);
+        let (s, used) = (e - t, e.min(top) - t);
+        let ys: Vec<f64> = ranked[t..e]
+            .iter()
+            .map(|&g| tm::err_gain(g, max_grade))
+            .collect();
+        // distinct stopping probabilities of the block and how many items have each
+        let mut distinct: Vec<(f64, usize)> = Vec::new();
+        for &y in &ys {
+            match distinct.iter_mut().find(|d| d.0 == y) {
+                Some(d) => d.1 += 1,
+                None => distinct.push((y, 1)),
+            }
+        }
+        let mut means = vec![0.0; used];
+        for &(yc, count) in &distinct {
+            // m_j over the block without one item of probability yc
+            means.iter_mut().for_each(|m| *m = 0.0);
+            means[0] = 1.0;
+            let mut n = 0usize;
+            for &(y, c) in &distinct {
+                let times = if y == yc { c - 1 } else { c };
+                for _ in 0..times {
+                    n += 1;
+                    let x = 1.0 - y;
+                    for j in (1..used.min(n + 1)).rev() {
+                        means[j] =
+                            ((n - j) as f64 * means[j] + j as f64 * x * means[j - 1]) / n as f64;
+                    }
+                }
+            }
+            let share = count as f64 / s as f64 * yc;
+            for (j, m) in means.iter().enumerate() {
+                value += decay * share * m / (t + j + 1) as f64;
+            }
+        }
+        decay *= ys.iter().map(|y| 1.0 - y).product::<f64>();
+        t = e;
+    }
+    value
+}
+
 /// The expected value of trec kind `kind` (or of DCG, IDCG and nDCG with a custom
 /// gain table, `custom_dcg`) over every order of the tied blocks of `scores` (the
 /// list's scores, best first, aligned with `u.ranked`). Arguments as
@@ -465,6 +523,7 @@ pub fn expected_measure(
                 sum
             }
         }
+        ERR => expected_err(ranked, scores, top, tm::err_max_grade(params[0])),
         NERR => {
             let alpha = if params[0] > 0.0 {
                 params[0]
@@ -594,7 +653,9 @@ mod tests {
 
     #[test]
     fn closed_forms_equal_the_enumeration_of_orders() {
-        let cases: [(i64, &[f64]); 17] = [
+        let cases: [(i64, &[f64]); 19] = [
+            (ERR, &[0.0]),
+            (ERR, &[3.0]),
             (NUM_REL_RET, &[]),
             (NUM_NONREL_JUDGED_RET, &[]),
             (BPREF, &[]),
@@ -662,12 +723,12 @@ mod tests {
         };
         let mut table = GainTable::default();
         let p = [0.8; 16];
-        for kind in [BPREF, BIN_G, NERR, RBP, SET_F, R_NDCG, NDCG_REL] {
+        for kind in [BPREF, BIN_G, NERR, RBP, SET_F, R_NDCG, NDCG_REL, ERR] {
             let plain = tm::user_measure(kind, &u, 3, false, &p, &mut table);
             let got = expected_measure(kind, &u, &scores, 3, false, false, &p, &mut table);
             assert_eq!(got, plain);
         }
-        for kind in [INFAP, IPREC_AT_RECALL, IPREC_AVG, ERR, G] {
+        for kind in [INFAP, IPREC_AT_RECALL, IPREC_AVG, G] {
             assert!(!has_expectation(kind));
             assert!(expected_measure(kind, &u, &SCORES, 0, false, false, &p, &mut table).is_nan());
         }

@@ -70,7 +70,6 @@ _NO_CLOSED_FORM = {
     codes.INFAP: "infAP (its precision estimates are ratios of the counts above each item)",
     codes.IPREC_AT_RECALL: "interpolated precision (a maximum over the ranks below)",
     codes.IPREC_AVG: "interpolated precision (a maximum over the ranks below)",
-    codes.ERR: "ERR (graded stopping probabilities multiply along the list)",
     codes.G: "G (each gain over the logarithm of the gains accumulated above it)",
 }
 _NO_AVERAGE_TIES = {

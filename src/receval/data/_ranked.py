@@ -155,7 +155,9 @@ class Qrels(_RankedBase):
         self.offsets, order, item_codes, n = self._encode(users, items)
         self._finish(order, item_codes, self._check_grades(grades, n))
 
-    def _check_grades(self, grades: Any, n: int) -> np.ndarray:
+    def _check_grades(self, grades: Any, n: int, integral: bool = False) -> np.ndarray:
+        """Grades as float64, checked to be integers (``integral``: they come from an
+        integer column, so they are)."""
         func = self._func
         if grades is None:
             return np.ones(n)
@@ -165,8 +167,8 @@ class Qrels(_RankedBase):
                 f"{func}: users, items and grades must have the same length. "
                 f"Got lengths [{n}, {n}, {len(g)}]."
             )
-        bad = g != np.floor(g)
-        if bad.any():
+        bad = None if integral else g != np.floor(g)
+        if bad is not None and bad.any():
             raise InputValidationError(
                 f"{func}: grades must be integers. Got values "
                 f"{v.format_values(np.unique(g[bad]))}; map them to integers first "
@@ -196,7 +198,7 @@ class Qrels(_RankedBase):
         cols = read_qrels(source, user, item, grade, cls._func)
         self = cls.__new__(cls)
         self.offsets, self.user_ids, self.item_ids = cols.offsets, cols.user_ids, cols.item_ids
-        grades = self._check_grades(cols.values, len(cols.item_codes))
+        grades = self._check_grades(cols.values, len(cols.item_codes), cols.integral)
         self._finish(cols.rows, cols.item_codes, grades)
         return self
 

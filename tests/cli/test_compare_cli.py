@@ -174,6 +174,8 @@ def test_compare_runs_by_segment_equals_compare_by_segment(files):
                                   n_resamples=500).records()  # fmt: skip
     for r in expected:
         r["segment"] = "(all)" if r["segment"] is None else r["segment"]
+    # what the segmentation left out, on the overall row
+    assert [r.pop("counts", {}) for r in records] == [{}, {}, {"n_users_unassigned": 50}]
     assert records == expected
     assert [r["segment"] for r in records] == ["even", "odd", "(all)"]
     assert "50 qrels users have no segment" in result.stderr

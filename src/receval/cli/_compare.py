@@ -88,7 +88,14 @@ def segment_output(
         for r in records:
             r["segment"] = ALL_SEGMENTS if r["segment"] is None else r["segment"]
         columns = list(records[0]) if records else []
-        render(ResultTable(columns, [list(r.values()) for r in records]), fmt, digits=digits)
+        # what the segmentation left out, on the overall rows (as rank --by does)
+        counts = [
+            {"n_users_unassigned": comparison.n_unassigned} if r["segment"] == ALL_SEGMENTS
+            else {}
+            for r in records
+        ]  # fmt: skip
+        table = ResultTable(columns, [list(r.values()) for r in records], counts=counts)
+        render(table, fmt, digits=digits)
         return
     parts = [
         *zip(comparison.segments.tolist(), comparison.reports, comparison.counts.tolist(),

@@ -295,7 +295,6 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
     With ``pos_label=None`` the labels must be a subset of {0, 1} or {-1, 1}
     (then 1 is positive); otherwise ``pos_label`` names the positive class.
     """
-    check_no_missing(y, name, func)
     if pos_label is None:
         if y.dtype == np.bool_:
             return y.view(np.int8)
@@ -303,6 +302,7 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
             lo, hi = y.min(), y.max()
             if lo >= 0 and hi <= 1 and (y.dtype.kind != "f" or np.all((y == 0) | (y == 1))):
                 return y.astype(np.int8, copy=False)
+        check_no_missing(y, name, func)  # past the 0/1 fast path, which holds no NaN
         classes = _distinct(y, limit=3)
         numeric = y.dtype.kind in "iufb"
         if numeric and len(classes) <= 2 and set(np.asarray(classes).tolist()) <= {-1, 0, 1}:
@@ -316,6 +316,7 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
             f"{func}: {name} takes values {format_values(classes)} and pos_label is not "
             f"specified; pass pos_label, e.g. pos_label={classes[-1]!r}."
         )
+    check_no_missing(y, name, func)
     classes = _distinct(y, limit=3)
     if len(classes) > 2:
         raise InputValidationError(

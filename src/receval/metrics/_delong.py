@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
+from .._paired import check_count
 from ..exceptions import InputValidationError
 from ._binary import warn_undefined
 
@@ -215,8 +216,7 @@ def roc_auc_ci(
     v.check_number(confidence, "confidence", func, low=0.0, high=1.0, low_inclusive=False,
                    high_inclusive=False)  # fmt: skip
     v.check_option(method, "method", func, list(METHODS))
-    # as the paired tests' replicates: each keeps an AUC, 10**12 would need terabytes
-    v.check_number(n_resamples, "n_resamples", func, integer=True, low=1, high=10**7)
+    check_count(n_resamples, "n_resamples", func)  # bounded as the paired tests' replicates
     v.check_number(seed, "seed", func, integer=True, low=0)
     labels, matrix = _binary(y_true, {"y_score": y_score}, func, pos_label)
     n_pos = int(labels.sum())

@@ -601,6 +601,15 @@ class SamplingSummary:
         self.n_candidates_absent += other.n_candidates_absent
         self.n_users_without_candidates += other.n_users_without_candidates
 
+    def merge(self, other: SamplingSummary) -> SamplingSummary:
+        """The counts of two disjoint sets of users (partitions) together."""
+        return SamplingSummary(
+            self.n_rows_dropped + other.n_rows_dropped,
+            self.n_candidates_absent + other.n_candidates_absent,
+            self.n_users_without_candidates + other.n_users_without_candidates,
+            self.correction, self.catalog_size, self.gamma,
+        )  # fmt: skip
+
 
 @dataclass
 class Restriction:

@@ -28,3 +28,27 @@ def test_spark_equals_in_memory(spark):
                           num_partitions=3)  # fmt: skip
         for m in metrics:
             assert got.mean[m] == pytest.approx(want.mean[m], abs=1e-12)
+
+
+def test_spark_counts_what_the_restriction_left_out(spark):
+    """The rows, candidates and users the restriction leaves out are summed over the
+    partitions, run-only users' partitions included, as evaluate counts them."""
+    from receval import spark as rs
+
+    qrels, run, items = _data(seed=3)
+    c = sample_negatives(qrels, items, n=5, seed=1)
+    run = dict(run)
+    run["stranger"] = {items[0]: 0.5, items[1]: 0.25}  # no qrels, no candidate set
+    q_df = spark.createDataFrame(
+        [(u, i, g) for u, judged in qrels.items() for i, g in judged.items()],
+        "user string, item string, grade int",
+    )
+    r_df = spark.createDataFrame(
+        [(u, i, s) for u, r in run.items() for i, s in r.items()],
+        "user string, item string, score double",
+    )
+    want = evaluate(qrels, run, ["recall@5"], candidates=c, correction="rank").sampling
+    got = rs.evaluate(q_df, r_df, ["recall@5"], candidates=c, correction="rank",
+                      num_partitions=4).sampling  # fmt: skip
+    assert want.n_users_without_candidates >= 1 and want.n_rows_dropped > 0
+    assert got == want

@@ -54,6 +54,10 @@ class EvaluationSummary:
         The run's name.
     n_partitions : int
         Non-empty partitions the users were spread over.
+    sampling : SamplingSummary or None
+        With ``candidates=``: the rows the restriction dropped, the candidates
+        the run lacks and the run users without candidates, summed over the
+        partitions, and the correction applied.
     """
 
     mean: dict[str, float]
@@ -66,6 +70,7 @@ class EvaluationSummary:
     n_run_only_users: int
     run_name: str | None = None
     n_partitions: int = 0
+    sampling: Any = None
 
     def to_frame(self, backend: str | None = None) -> Any:
         """One row per metric: metric, mean, users skipped, users without a relevant item."""
@@ -98,6 +103,7 @@ class _Part:
     n_users_empty: dict[str, int]
     n_users_skipped: dict[str, int]
     states: dict[str, Any]
+    sampling: Any = None  # SamplingSummary with candidates=
 
 
 def _kind(data_type: Any) -> str:
@@ -237,7 +243,8 @@ def evaluate(
         Sampled evaluation, as in :func:`receval.evaluate`: ``candidates`` is a
         local :class:`receval.Candidates` (or a pandas frame / dict), sent to
         every executor; each partition ranks only its users' candidates. The
-        counts of ``EvaluationReport.sampling`` are not collected.
+        counts of what the restriction left out are summed over the
+        partitions into ``EvaluationSummary.sampling``.
 
     Returns
     -------
@@ -396,7 +403,8 @@ def _evaluate_partition(
         qrels_t = table.filter(pc.equal(side, 0))
         if qrels_t.num_rows == 0:  # only run users here: none is evaluated
             n_users = len(pc.unique(run_t.column(_USER)))
-            return _Part(0, 0, n_users, {t: 0 for t in metrics}, {t: 0 for t in metrics}, {})
+            zeros = {t: 0 for t in metrics}
+            return _Part(0, 0, n_users, zeros, dict(zeros), {}, _restricted(run_t, options))
         q = Qrels(column(qrels_t, _USER), column(qrels_t, _ITEM), column(qrels_t, _GRADE))
         if run_t.num_rows == 0:  # only qrels users: all absent from the run
             users = pa.chunked_array(qrels_t.column(_USER)).combine_chunks()
@@ -426,7 +434,26 @@ def _evaluate_partition(
         n_users_empty=dict(report.n_users_empty),
         n_users_skipped=dict(report.n_users_skipped),
         states=mean_states(report),
+        sampling=report.sampling,
     )
+
+
+def _restricted(run_t: Any, options: dict[str, Any]) -> Any:
+    """What ``candidates=`` leaves out of a partition holding run users only (None:
+    no candidates); its users are evaluated nowhere, but their rows are counted."""
+    from .._sampling import SamplingSummary, restrict_run
+    from ..data._ranked import Run
+    from ._common import column
+
+    c = options.get("candidates")
+    if c is None:
+        return None
+    r = Run(column(run_t, _USER), column(run_t, _ITEM), column(run_t, _VALUE))
+    summary = SamplingSummary(correction=options.get("correction"),
+                              catalog_size=options.get("catalog_size"),
+                              gamma=options.get("gamma"))  # fmt: skip
+    summary.add(restrict_run(r, c))
+    return summary
 
 
 def _merge(
@@ -443,6 +470,7 @@ def _merge(
         states = [p.states[text] for p in parts if text in p.states]
         empty = empty_mean_state(specs[text].info.mean)
         means[text] = reduce(lambda a, b: a.merge(b), states, empty).value
+    sampled = [p.sampling for p in parts if p.sampling is not None]
     return EvaluationSummary(
         mean=means,
         metrics={t: str(specs[t]) for t in metrics},
@@ -454,4 +482,5 @@ def _merge(
         n_run_only_users=sum(p.n_run_only_users for p in parts),
         run_name=name,
         n_partitions=len(parts),
+        sampling=reduce(lambda a, b: a.merge(b), sampled) if sampled else None,
     )

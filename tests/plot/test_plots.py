@@ -85,6 +85,10 @@ def test_public_names():
     import receval.plot as rp
 
     assert rp.__all__ == [
+        "CalibrationDisplay",
+        "MetricAtKDisplay",
+        "PrecisionRecallDisplay",
+        "RocCurveDisplay",
         "calibration",
         "long_tail",
         "metric_at_k",
@@ -142,11 +146,13 @@ def test_precision_recall_labels_curves_and_break_even_marker():
         ap = average_precision_score(y, s, sample_weight=w)
         bep = break_even_point(y, s, sample_weight=w)
         expected.append((ap, bep))
+    prevalence = w[y == 1].sum() / w.sum()
     assert _labels(ax) == [
         f"{name} (AP = {ap:.4f}, BEP = {bep:.4f})"
         for name, (ap, bep) in zip(scores, expected, strict=True)
-    ]
-    assert len(ax.lines) == 4  # a curve and its marker per model
+    ] + [f"prevalence = {prevalence:.4f}"]
+    assert len(ax.lines) == 5  # a curve and its marker per model, then the prevalence
+    np.testing.assert_allclose(ax.lines[4].get_ydata(), [prevalence, prevalence], rtol=1e-15)
     for i, s in enumerate(scores.values()):
         curve, marker = ax.lines[2 * i], ax.lines[2 * i + 1]
         precision, recall, _ = precision_recall_curve(y, s, sample_weight=w)
@@ -162,7 +168,7 @@ def test_precision_recall_labels_curves_and_break_even_marker():
 def test_break_even_marker_hand_computed():
     # 1 hit in the top 2 (2 positives): precision = recall = 0.5
     ax = precision_recall([1, 0, 1, 0, 0], [0.9, 0.8, 0.7, 0.2, 0.1])
-    assert _labels(ax) == ["AP = 0.8333, BEP = 0.5000"]
+    assert _labels(ax) == ["AP = 0.8333, BEP = 0.5000", "prevalence = 0.4000"]
     np.testing.assert_array_equal(ax.lines[1].get_xydata(), [[0.5, 0.5]])
 
 
@@ -395,3 +401,47 @@ def test_long_tail_draws_one_line_per_run():
     assert labels[:3] == ["interactions", "m1", "m2"]
     with pytest.raises(InvalidParameterError):
         long_tail({"u": {"a": 1.0}}, k=1)  # no popularity source
+
+
+# ----------------------------------------------------------------- displays
+def test_displays_keep_their_numbers_and_redraw_on_a_given_axes():
+    import matplotlib.pyplot as plt
+
+    from receval.plot import CalibrationDisplay, PrecisionRecallDisplay, RocCurveDisplay
+
+    y, scores, w = _clicks()
+    roc_d = RocCurveDisplay.from_predictions(y, scores, sample_weight=w)
+    for name, s in scores.items():
+        fpr, tpr, _ = roc_curve(y, s, sample_weight=w)
+        np.testing.assert_array_equal(roc_d.fpr[name], fpr)
+        np.testing.assert_array_equal(roc_d.tpr[name], tpr)
+        assert roc_d.roc_auc[name] == roc_auc_score(y, s, sample_weight=w)
+    assert roc_d.figure_ is roc_d.ax_.figure and len(roc_d.lines_) == len(scores)
+    fig, (a1, a2, a3) = plt.subplots(1, 3)
+    assert roc_d.plot(ax=a1).ax_ is a1 and roc_d.figure_ is fig
+    assert [line.get_label() for line in a1.lines][:-1] == _labels(roc(y, scores, sample_weight=w))[
+        :-1
+    ]
+    pr = PrecisionRecallDisplay.from_predictions(y, scores, sample_weight=w)
+    assert pr.plot(ax=a2).ax_ is a2 and len(a2.lines) == 2 * len(scores) + 1
+    assert pr.prevalence == pytest.approx(w[y == 1].sum() / w.sum(), rel=1e-15)
+    cal = CalibrationDisplay.from_predictions(y, scores, n_bins=5, sample_weight=w)
+    assert cal.plot(ax=a3).ax_ is a3
+    assert cal.pcoc == {n: pcoc(y, s, sample_weight=w) for n, s in scores.items()}
+    plt.close("all")
+
+
+def test_metric_at_k_colour_per_model_style_per_metric():
+    from receval.plot import MetricAtKDisplay
+
+    qrels = {"u1": {"a": 1, "b": 1}, "u2": {"c": 1}}
+    run_a = {"u1": {"a": 0.9, "c": 0.5, "b": 0.1}, "u2": {"c": 0.7, "a": 0.2}}
+    run_b = {"u1": {"c": 0.9, "a": 0.5, "b": 0.1}, "u2": {"a": 0.7, "c": 0.2}}
+    d = MetricAtKDisplay.from_runs(qrels, {"a": run_a, "b": run_b}, metrics=["recall", "ndcg"],
+                                   ks=[1, 2, 3])  # fmt: skip
+    assert list(d.means) == [("a", "recall"), ("a", "ndcg"), ("b", "recall"), ("b", "ndcg")]
+    assert d.means["b", "recall"] == [0.0, 0.75, 1.0]
+    colours = [line.get_color() for line in d.lines_]
+    styles = [line.get_linestyle() for line in d.lines_]
+    assert colours[0] == colours[1] != colours[2] == colours[3]
+    assert styles[0] == styles[2] != styles[1] == styles[3]

@@ -10,6 +10,10 @@ Functions
 roc : ROC curve of one or several models, with their AUC.
 precision_recall : Precision-recall curves, average precision and break-even point.
 calibration : Reliability curves and PCOC.
+RocCurveDisplay, PrecisionRecallDisplay, CalibrationDisplay : The same figures as
+    display objects: the numbers kept on the object, ``plot(ax=)``, ``ax_``,
+    ``figure_`` (the three functions above are their shortcuts).
+MetricAtKDisplay : metric_at_k as a display object.
 metric_at_k : Mean ranking metric against the cut-off k.
 long_tail : Cumulative share of interactions and of each run's recommendations by item popularity.
 retention_heatmap : Cohort x offset retention table of a RetentionReport.
@@ -22,6 +26,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
+    "CalibrationDisplay": "receval.plot._displays",
+    "MetricAtKDisplay": "receval.plot._ranking",
+    "PrecisionRecallDisplay": "receval.plot._displays",
+    "RocCurveDisplay": "receval.plot._displays",
     "roc": "receval.plot._curves",
     "precision_recall": "receval.plot._curves",
     "calibration": "receval.plot._curves",
@@ -51,7 +59,11 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from ._curves import calibration as calibration
     from ._curves import precision_recall as precision_recall
     from ._curves import roc as roc
+    from ._displays import CalibrationDisplay as CalibrationDisplay
+    from ._displays import PrecisionRecallDisplay as PrecisionRecallDisplay
+    from ._displays import RocCurveDisplay as RocCurveDisplay
     from ._popularity import long_tail as long_tail
+    from ._ranking import MetricAtKDisplay as MetricAtKDisplay
     from ._ranking import metric_at_k as metric_at_k
     from ._retention import retention_curve as retention_curve
     from ._retention import retention_heatmap as retention_heatmap

@@ -6,7 +6,7 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
-from ._base import as_models, get_axes, label
+from ._displays import CalibrationDisplay, PrecisionRecallDisplay, RocCurveDisplay
 
 __all__ = ["calibration", "precision_recall", "roc"]
 
@@ -19,6 +19,9 @@ def roc(
     sample_weight: ArrayLike | None = None,
 ) -> Any:
     """Plot the ROC curve of one or several models, with their AUC.
+
+    A shortcut of :meth:`RocCurveDisplay.from_predictions` that returns the
+    display's Axes.
 
     One line per model from :func:`receval.roc_curve`, labelled with its
     :func:`receval.roc_auc_score` to 4 decimals, and the chance diagonal.
@@ -61,23 +64,7 @@ def roc(
     >>> [line.get_label() for line in ax.lines]
     ['a (AUC = 0.8889)', 'b (AUC = 0.7778)', 'chance']
     """
-    from .. import roc_auc_score, roc_curve
-
-    ax = get_axes(ax)
-    for name, y_score in as_models(scores, "scores", "roc"):
-        fpr, tpr, _ = roc_curve(y_true, y_score, sample_weight=sample_weight)
-        auc = roc_auc_score(y_true, y_score, sample_weight=sample_weight)
-        ax.plot(fpr, tpr, label=label(name, f"AUC = {auc:.4f}"))
-    ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="chance")
-    ax.set(
-        xlabel="False positive rate",
-        ylabel="True positive rate",
-        xlim=(-0.01, 1.01),
-        ylim=(-0.01, 1.01),
-        aspect="equal",
-    )
-    ax.legend(loc="lower right")
-    return ax
+    return RocCurveDisplay.from_predictions(y_true, scores, ax=ax, sample_weight=sample_weight).ax_
 
 
 def precision_recall(
@@ -88,6 +75,9 @@ def precision_recall(
     sample_weight: ArrayLike | None = None,
 ) -> Any:
     """Plot precision-recall curves with average precision and the break-even point.
+
+    A shortcut of :meth:`PrecisionRecallDisplay.from_predictions` that returns
+    the display's Axes.
 
     One step line per model from :func:`receval.precision_recall_curve`
     (drawn like scikit-learn's ``PrecisionRecallDisplay``), labelled with its
@@ -111,7 +101,9 @@ def precision_recall(
     ax : matplotlib Axes
         The axes drawn on. For each model, a curve labelled
         ``"name (AP = 0.8333, BEP = 0.6667)"`` followed by its marker (a line
-        with one point and no legend entry, label ``"_break-even"``).
+        with one point and no legend entry, label ``"_break-even"``); then a
+        dotted horizontal line at the prevalence, the precision of a random
+        ranking (label ``"prevalence = 0.4000"``).
 
     Raises
     ------
@@ -141,36 +133,9 @@ def precision_recall(
     >>> ax.lines[1].get_xydata()  # the break-even marker: (recall, precision)
     array([[0.5, 0.5]])
     """
-    from .. import average_precision_score, break_even_point, precision_recall_curve
-
-    ax = get_axes(ax)
-    for name, y_score in as_models(scores, "scores", "precision_recall"):
-        precision, recall, _ = precision_recall_curve(y_true, y_score, sample_weight=sample_weight)
-        ap = average_precision_score(y_true, y_score, sample_weight=sample_weight)
-        bep = break_even_point(y_true, y_score, sample_weight=sample_weight)
-        (line,) = ax.plot(
-            recall,
-            precision,
-            drawstyle="steps-post",
-            label=label(name, f"AP = {ap:.4f}, BEP = {bep:.4f}"),
-        )
-        ax.plot(
-            [bep],
-            [bep],
-            linestyle="none",
-            marker="o",
-            color=line.get_color(),
-            label="_break-even",
-        )
-    ax.set(
-        xlabel="Recall",
-        ylabel="Precision",
-        xlim=(-0.01, 1.01),
-        ylim=(-0.01, 1.01),
-        aspect="equal",
-    )
-    ax.legend(loc="lower left")
-    return ax
+    return PrecisionRecallDisplay.from_predictions(
+        y_true, scores, ax=ax, sample_weight=sample_weight
+    ).ax_
 
 
 def calibration(
@@ -183,6 +148,9 @@ def calibration(
     sample_weight: ArrayLike | None = None,
 ) -> Any:
     """Plot reliability curves (observed rate against mean prediction) with PCOC.
+
+    A shortcut of :meth:`CalibrationDisplay.from_predictions` that returns the
+    display's Axes.
 
     One line with square markers per model from
     :func:`receval.calibration_curve` (x: mean predicted probability of each
@@ -233,29 +201,6 @@ def calibration(
     array([[0.2, 0. ],
            [0.8, 1. ]])
     """
-    from .. import calibration_curve, pcoc
-
-    ax = get_axes(ax)
-    for name, y_prob in as_models(scores, "scores", "calibration"):
-        prob_true, prob_pred = calibration_curve(
-            y_true, y_prob, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight
-        )
-        value = pcoc(y_true, y_prob, sample_weight=sample_weight)
-        ax.plot(prob_pred, prob_true, marker="s", label=label(name, f"PCOC = {value:.4f}"))
-    ax.plot(
-        [0, 1],
-        [0, 1],
-        linestyle="--",
-        color="grey",
-        linewidth=1,
-        label="perfectly calibrated",
-    )
-    ax.set(
-        xlabel="Mean predicted probability",
-        ylabel="Observed positive rate",
-        xlim=(-0.01, 1.01),
-        ylim=(-0.01, 1.01),
-        aspect="equal",
-    )
-    ax.legend(loc="upper left")
-    return ax
+    return CalibrationDisplay.from_predictions(
+        y_true, scores, n_bins=n_bins, strategy=strategy, ax=ax, sample_weight=sample_weight
+    ).ax_

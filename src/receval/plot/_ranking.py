@@ -10,7 +10,7 @@ from .. import _validation as v
 from ..exceptions import InvalidParameterError
 from ._base import as_models, get_axes
 
-__all__ = ["is_run_dict", "metric_at_k"]
+__all__ = ["MetricAtKDisplay", "is_run_dict", "metric_at_k"]
 
 _FUNC = "metric_at_k"
 # above this many cut-offs the lines get no markers
@@ -80,6 +80,9 @@ def metric_at_k(
 ) -> Any:
     """Plot mean ranking metrics against the cut-off k, for one or several runs.
 
+    A shortcut of :meth:`MetricAtKDisplay.from_runs` that returns the display's
+    Axes; one colour per model, one line style per metric.
+
     For each model, one :func:`receval.evaluate` call lists every
     ``"<metric>@<k>"`` string (all computed in one pass over the data); one
     line per (model, metric) then joins the means ``report.mean[f"{metric}@{k}"]``
@@ -139,24 +142,108 @@ def metric_at_k(
            [2.  , 0.75],
            [3.  , 1.  ]])
     """
-    from .. import evaluate
-    from .._evaluate import as_qrels
-    from ..data._ranked import Run
+    return MetricAtKDisplay.from_runs(qrels, runs, metrics=metrics, ks=ks, ax=ax,
+                                      **conventions).ax_  # fmt: skip
 
-    names = _check_metrics(metrics)
-    cutoffs = _check_ks(ks)
-    models = as_models(runs, "runs", _FUNC, is_run_dict)
-    ax = get_axes(ax)
-    q = as_qrels(qrels)
-    marker = "o" if len(cutoffs) <= _MAX_MARKED else None
-    for model, run in models:
-        if model is None and isinstance(run, Run) and run.name:
-            model = str(run.name)
-        strings = {(m, k): f"{m}@{k}" for m in names for k in cutoffs}
-        report = evaluate(q, run, list(strings.values()), **conventions)
-        for m in names:
-            means = [report.mean[strings[m, k]] for k in cutoffs]
-            ax.plot(cutoffs, means, marker=marker, label=m if model is None else f"{model}: {m}")
-    ax.set(xlabel="k", ylabel=f"{names[0]}@k" if len(names) == 1 else "mean metric@k")
-    ax.legend(loc="best")
-    return ax
+
+class MetricAtKDisplay:
+    """Mean ranking metrics against the cut-off k: the numbers of
+    :func:`receval.plot.metric_at_k`, kept on the object, and their drawing.
+
+    Parameters
+    ----------
+    ks : list of int
+        The cut-offs, increasing.
+    means : dict of (str or None, str) to list of float
+        Per (model name, metric name), the mean at each cut-off of ``ks``.
+
+    Attributes
+    ----------
+    ax_, figure_ : matplotlib Axes and Figure
+        Where the last :meth:`plot` drew.
+    lines_ : list of matplotlib Line2D
+        One line per (model, metric), in the order of ``means``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from receval.plot import MetricAtKDisplay
+    >>> qrels = {"u1": {"a": 1, "b": 1}, "u2": {"c": 1}}
+    >>> run = {"u1": {"a": 0.9, "c": 0.5, "b": 0.1}, "u2": {"c": 0.7, "a": 0.2}}
+    >>> d = MetricAtKDisplay.from_runs(qrels, {"m": run}, metrics="recall", ks=[1, 3])
+    >>> d.means
+    {('m', 'recall'): [0.75, 1.0]}
+    >>> [line.get_linestyle() for line in d.lines_]
+    ['-']
+    """
+
+    def __init__(self, *, ks: list[int], means: dict[tuple[str | None, str], list[float]]) -> None:
+        self.ks, self.means = ks, means
+        self.ax_: Any = None
+        self.figure_: Any = None
+        self.lines_: list[Any] = []
+
+    @classmethod
+    def from_runs(
+        cls,
+        qrels: Any,
+        runs: Any,
+        *,
+        metrics: str | Iterable[str] = ("ndcg", "recall"),
+        ks: Iterable[int] = range(1, 101),
+        ax: Any = None,
+        **conventions: Any,
+    ) -> MetricAtKDisplay:
+        """Evaluate every ``"<metric>@<k>"`` of each run (one :func:`receval.evaluate`
+        call per run) and draw the means against k; the parameters are
+        :func:`receval.plot.metric_at_k`'s.
+
+        Returns
+        -------
+        display : MetricAtKDisplay
+            The means and the drawing.
+        """
+        from .. import evaluate
+        from .._evaluate import as_qrels
+        from ..data._ranked import Run
+
+        names = _check_metrics(metrics)
+        cutoffs = _check_ks(ks)
+        models = as_models(runs, "runs", _FUNC, is_run_dict)
+        q = as_qrels(qrels)
+        means: dict[tuple[str | None, str], list[float]] = {}
+        for model, run in models:
+            if model is None and isinstance(run, Run) and run.name:
+                model = str(run.name)
+            strings = {(m, k): f"{m}@{k}" for m in names for k in cutoffs}
+            report = evaluate(q, run, list(strings.values()), **conventions)
+            for m in names:
+                means[model, m] = [float(report.mean[strings[m, k]]) for k in cutoffs]
+        return cls(ks=cutoffs, means=means).plot(ax=ax)
+
+    def plot(self, ax: Any = None) -> MetricAtKDisplay:
+        """Draw one line per (model, metric) on ``ax`` (a new figure when None): one
+        colour per model, one line style per metric.
+
+        Returns
+        -------
+        display : MetricAtKDisplay
+            Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
+        """
+        ax = get_axes(ax)
+        self.ax_, self.figure_, self.lines_ = ax, ax.figure, []
+        marker = "o" if len(self.ks) <= _MAX_MARKED else None
+        models = list(dict.fromkeys(model for model, _ in self.means))
+        metrics = list(dict.fromkeys(m for _, m in self.means))
+        colours = [f"C{i % 10}" for i in range(len(models))]
+        styles = ["-", "--", ":", "-."]
+        for (model, m), values in self.means.items():
+            colour = colours[models.index(model)] if len(models) > 1 else None
+            style = styles[metrics.index(m) % len(styles)]
+            text = m if model is None else f"{model}: {m}"
+            self.lines_.extend(ax.plot(self.ks, values, marker=marker, color=colour,
+                                       linestyle=style, label=text))  # fmt: skip
+        ax.set(xlabel="k", ylabel=f"{metrics[0]}@k" if len(metrics) == 1 else "mean metric@k")
+        ax.legend(loc="best")
+        return self

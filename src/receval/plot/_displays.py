@@ -1,0 +1,365 @@
+"""Display objects of receval.plot, after scikit-learn's: the numbers are computed
+once by ``from_predictions`` (or ``from_runs``) and kept on the object; ``plot``
+draws them on any Axes and may be called again, e.g. to put two displays side by
+side; ``ax_``, ``figure_`` and ``lines_`` are the last drawing's artists.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._base import as_models, get_axes, label
+
+__all__ = ["CalibrationDisplay", "PrecisionRecallDisplay", "RocCurveDisplay"]
+
+Floats = NDArray[np.float64]
+
+
+class _Display:
+    """What every display shares: the artists of its last drawing."""
+
+    ax_: Any = None
+    figure_: Any = None
+    lines_: list[Any]
+
+    def _start(self, ax: Any) -> Any:
+        ax = get_axes(ax)
+        self.ax_, self.figure_, self.lines_ = ax, ax.figure, []
+        return ax
+
+
+class RocCurveDisplay(_Display):
+    """ROC curves of one or several models, with their AUC.
+
+    Build it with :meth:`from_predictions` (computes and draws) or from curves
+    you already have, then :meth:`plot`.
+
+    Parameters
+    ----------
+    fpr, tpr : dict of str or None to ndarray
+        Per model name (None for one unnamed model), the curve's false and true
+        positive rates, as :func:`receval.roc_curve` returns them.
+    roc_auc : dict of str or None to float
+        Per model, its area under the curve.
+
+    Attributes
+    ----------
+    ax_, figure_ : matplotlib Axes and Figure
+        Where the last :meth:`plot` drew.
+    lines_ : list of matplotlib Line2D
+        One line per model, in order (the chance diagonal not included).
+
+    See Also
+    --------
+    receval.plot.roc : The shortcut returning the Axes.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from receval.plot import RocCurveDisplay
+    >>> display = RocCurveDisplay.from_predictions([0, 1, 1, 0], {"m": [0.1, 0.8, 0.4, 0.5]})
+    >>> display.roc_auc
+    {'m': 0.75}
+    >>> display.lines_[0].get_label()
+    'm (AUC = 0.7500)'
+    >>> first = display.ax_
+    >>> display.plot().ax_ is first  # drawn again, on a new figure
+    False
+    """
+
+    def __init__(
+        self,
+        *,
+        fpr: dict[str | None, Floats],
+        tpr: dict[str | None, Floats],
+        roc_auc: dict[str | None, float],
+    ) -> None:
+        self.fpr, self.tpr, self.roc_auc = fpr, tpr, roc_auc
+        self.lines_ = []
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true: ArrayLike,
+        scores: ArrayLike | dict[str, ArrayLike],
+        *,
+        sample_weight: ArrayLike | None = None,
+        ax: Any = None,
+    ) -> RocCurveDisplay:
+        """Compute each model's ROC curve and AUC, and draw them on ``ax``.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            Binary labels, shared by every model.
+        scores : array-like of shape (n_samples,) or dict of str to array-like
+            One model's scores, or ``{model name: scores}`` for several models.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, used by the curves and the AUCs.
+        ax : matplotlib Axes, default=None
+            Where to draw; a new figure when None.
+
+        Returns
+        -------
+        display : RocCurveDisplay
+            The numbers and the drawing.
+        """
+        from .. import roc_auc_score, roc_curve
+
+        fpr, tpr, aucs = {}, {}, {}
+        for name, y_score in as_models(scores, "scores", "roc"):
+            fpr[name], tpr[name], _ = roc_curve(y_true, y_score, sample_weight=sample_weight)
+            aucs[name] = float(roc_auc_score(y_true, y_score, sample_weight=sample_weight))
+        return cls(fpr=fpr, tpr=tpr, roc_auc=aucs).plot(ax=ax)
+
+    def plot(self, ax: Any = None) -> RocCurveDisplay:
+        """Draw the curves and the chance diagonal on ``ax`` (a new figure when None).
+
+        Returns
+        -------
+        display : RocCurveDisplay
+            Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
+        """
+        ax = self._start(ax)
+        for name in self.fpr:
+            text = label(name, f"AUC = {self.roc_auc[name]:.4f}")
+            self.lines_.extend(ax.plot(self.fpr[name], self.tpr[name], label=text))
+        ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="chance")
+        ax.set(xlabel="False positive rate", ylabel="True positive rate",
+               xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), aspect="equal")  # fmt: skip
+        ax.legend(loc="lower right")
+        return self
+
+
+class PrecisionRecallDisplay(_Display):
+    """Precision-recall curves with average precision, the break-even point and
+    the prevalence (the precision of a random ranking).
+
+    Parameters
+    ----------
+    precision, recall : dict of str or None to ndarray
+        Per model, the curve as :func:`receval.precision_recall_curve` returns it.
+    average_precision, break_even : dict of str or None to float
+        Per model, :func:`receval.average_precision_score` and
+        :func:`receval.break_even_point`.
+    prevalence : float or None, default=None
+        The (weighted) share of positives; drawn as a horizontal line.
+
+    Attributes
+    ----------
+    ax_, figure_ : matplotlib Axes and Figure
+        Where the last :meth:`plot` drew.
+    lines_ : list of matplotlib Line2D
+        One step line per model, in order (markers and the prevalence line not
+        included).
+
+    See Also
+    --------
+    receval.plot.precision_recall : The shortcut returning the Axes.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from receval.plot import PrecisionRecallDisplay
+    >>> d = PrecisionRecallDisplay.from_predictions([1, 0, 1, 0, 0], [0.9, 0.8, 0.7, 0.2, 0.1])
+    >>> d.average_precision, d.prevalence
+    ({None: 0.8333333333333333}, 0.4)
+    """
+
+    def __init__(
+        self,
+        *,
+        precision: dict[str | None, Floats],
+        recall: dict[str | None, Floats],
+        average_precision: dict[str | None, float],
+        break_even: dict[str | None, float],
+        prevalence: float | None = None,
+    ) -> None:
+        self.precision, self.recall = precision, recall
+        self.average_precision, self.break_even = average_precision, break_even
+        self.prevalence = prevalence
+        self.lines_ = []
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true: ArrayLike,
+        scores: ArrayLike | dict[str, ArrayLike],
+        *,
+        sample_weight: ArrayLike | None = None,
+        ax: Any = None,
+    ) -> PrecisionRecallDisplay:
+        """Compute each model's precision-recall curve, AP and break-even point,
+        and draw them on ``ax``.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            Binary labels, shared by every model.
+        scores : array-like of shape (n_samples,) or dict of str to array-like
+            One model's scores, or ``{model name: scores}`` for several models.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, used by the curves, AP, the break-even point
+            and the prevalence.
+        ax : matplotlib Axes, default=None
+            Where to draw; a new figure when None.
+
+        Returns
+        -------
+        display : PrecisionRecallDisplay
+            The numbers and the drawing.
+        """
+        from .. import average_precision_score, break_even_point, precision_recall_curve
+
+        precision, recall, ap, bep = {}, {}, {}, {}
+        for name, y_score in as_models(scores, "scores", "precision_recall"):
+            w = sample_weight
+            precision[name], recall[name], _ = precision_recall_curve(
+                y_true, y_score, sample_weight=w
+            )
+            ap[name] = float(average_precision_score(y_true, y_score, sample_weight=w))
+            bep[name] = float(break_even_point(y_true, y_score, sample_weight=w))
+        y = np.asarray(y_true, dtype=np.float64) > 0
+        weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+        total = weights.sum()
+        prevalence = float(weights[y].sum() / total) if total > 0 else None
+        return cls(precision=precision, recall=recall, average_precision=ap, break_even=bep,
+                   prevalence=prevalence).plot(ax=ax)  # fmt: skip
+
+    def plot(self, ax: Any = None) -> PrecisionRecallDisplay:
+        """Draw the step curves, break-even markers and prevalence line on ``ax``.
+
+        Returns
+        -------
+        display : PrecisionRecallDisplay
+            Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
+        """
+        ax = self._start(ax)
+        for name in self.precision:
+            bep = self.break_even[name]
+            text = label(name, f"AP = {self.average_precision[name]:.4f}, BEP = {bep:.4f}")
+            (line,) = ax.plot(self.recall[name], self.precision[name], drawstyle="steps-post",
+                              label=text)  # fmt: skip
+            self.lines_.append(line)
+            ax.plot([bep], [bep], linestyle="none", marker="o", color=line.get_color(),
+                    label="_break-even")  # fmt: skip
+        if self.prevalence is not None:
+            ax.axhline(self.prevalence, linestyle=":", color="grey", linewidth=1,
+                       label=f"prevalence = {self.prevalence:.4f}")  # fmt: skip
+        ax.set(xlabel="Recall", ylabel="Precision", xlim=(-0.01, 1.01), ylim=(-0.01, 1.01),
+               aspect="equal")  # fmt: skip
+        ax.legend(loc="lower left")
+        return self
+
+
+class CalibrationDisplay(_Display):
+    """Reliability curves (observed rate against mean prediction) with PCOC.
+
+    Parameters
+    ----------
+    prob_true, prob_pred : dict of str or None to ndarray
+        Per model, the observed positive rate and the mean prediction of each
+        non-empty bin, as :func:`receval.calibration_curve` returns them.
+    pcoc : dict of str or None to float
+        Per model, :func:`receval.pcoc`.
+
+    Attributes
+    ----------
+    ax_, figure_ : matplotlib Axes and Figure
+        Where the last :meth:`plot` drew.
+    lines_ : list of matplotlib Line2D
+        One line per model, in order (the diagonal not included).
+
+    See Also
+    --------
+    receval.plot.calibration : The shortcut returning the Axes.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from receval.plot import CalibrationDisplay
+    >>> d = CalibrationDisplay.from_predictions([0, 0, 1, 1], [0.1, 0.3, 0.7, 0.9], n_bins=2)
+    >>> d.prob_pred[None], d.prob_true[None]
+    (array([0.2, 0.8]), array([0., 1.]))
+    """
+
+    def __init__(
+        self,
+        *,
+        prob_true: dict[str | None, Floats],
+        prob_pred: dict[str | None, Floats],
+        pcoc: dict[str | None, float],
+    ) -> None:
+        self.prob_true, self.prob_pred, self.pcoc = prob_true, prob_pred, pcoc
+        self.lines_ = []
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true: ArrayLike,
+        scores: ArrayLike | dict[str, ArrayLike],
+        *,
+        n_bins: int = 10,
+        strategy: str = "uniform",
+        sample_weight: ArrayLike | None = None,
+        ax: Any = None,
+    ) -> CalibrationDisplay:
+        """Compute each model's reliability curve and PCOC, and draw them on ``ax``.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            Binary labels, shared by every model.
+        scores : array-like of shape (n_samples,) or dict of str to array-like
+            One model's predicted probabilities in [0, 1], or
+            ``{model name: probabilities}`` for several models.
+        n_bins : int, default=10
+            Number of bins.
+        strategy : {"uniform", "quantile"}, default="uniform"
+            Equal-width bins, or bins with equal numbers of samples (per model).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, used by the bin means and PCOC.
+        ax : matplotlib Axes, default=None
+            Where to draw; a new figure when None.
+
+        Returns
+        -------
+        display : CalibrationDisplay
+            The numbers and the drawing.
+        """
+        from .. import calibration_curve, pcoc
+
+        prob_true, prob_pred, values = {}, {}, {}
+        for name, y_prob in as_models(scores, "scores", "calibration"):
+            prob_true[name], prob_pred[name] = calibration_curve(
+                y_true, y_prob, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight
+            )
+            values[name] = float(pcoc(y_true, y_prob, sample_weight=sample_weight))
+        return cls(prob_true=prob_true, prob_pred=prob_pred, pcoc=values).plot(ax=ax)
+
+    def plot(self, ax: Any = None) -> CalibrationDisplay:
+        """Draw the reliability curves and the diagonal on ``ax``.
+
+        Returns
+        -------
+        display : CalibrationDisplay
+            Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
+        """
+        ax = self._start(ax)
+        for name in self.prob_true:
+            text = label(name, f"PCOC = {self.pcoc[name]:.4f}")
+            self.lines_.extend(
+                ax.plot(self.prob_pred[name], self.prob_true[name], marker="s", label=text)
+            )
+        ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1,
+                label="perfectly calibrated")  # fmt: skip
+        ax.set(xlabel="Mean predicted probability", ylabel="Observed positive rate",
+               xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), aspect="equal")  # fmt: skip
+        ax.legend(loc="upper left")
+        return self

@@ -1,0 +1,128 @@
+"""MkDocs hook: run every ``>>>`` example of the documentation's pages.
+
+``mkdocs build`` fails when an example of a page gives other output than the
+page shows, so the pages cannot drift from what receval does.
+``tests/test_docs.py`` runs the same function under pytest.
+
+Examples are the fenced code blocks that contain a ``>>>`` prompt; the blocks
+of one page run in order in one namespace, as one doctest, with the option
+flags of the package's doctests (``NUMBER``, ``NORMALIZE_WHITESPACE``,
+``ELLIPSIS``).
+"""
+
+from __future__ import annotations
+
+import doctest
+import re
+from pathlib import Path
+from typing import Any
+
+DOCS = Path(__file__).resolve().parent
+_FENCE = re.compile(r"^(\s*)(```|~~~)")
+
+
+def example_text(markdown: str) -> str:
+    """Keep the lines of the fenced blocks that hold ``>>>`` examples.
+
+    Every other line becomes empty, so a failure's line number is the page's.
+
+    Parameters
+    ----------
+    markdown : str
+        The text of a page.
+
+    Returns
+    -------
+    str
+        The page with only its examples left, line for line.
+    """
+    lines = markdown.splitlines()
+    out = [""] * len(lines)
+    i = 0
+    while i < len(lines):
+        match = _FENCE.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and not lines[end].lstrip().startswith(match.group(2)):
+            end += 1
+        block = lines[i + 1 : end]
+        if any(line.lstrip().startswith(">>>") for line in block):
+            indent = len(match.group(1))
+            out[i + 1 : end] = [line[indent:] for line in block]
+        i = end + 1
+    return "\n".join(out) + "\n"
+
+
+def _checker_and_flags() -> tuple[doctest.OutputChecker | None, int]:
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    try:  # pytest's checker understands its NUMBER flag, as the package's doctests use it
+        from _pytest.doctest import _get_checker
+    except ImportError:
+        return None, flags
+    return _get_checker(), flags | doctest.register_optionflag("NUMBER")
+
+
+def run_page(path: Path) -> tuple[int, int, str]:
+    """Run the examples of one page.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A Markdown page.
+
+    Returns
+    -------
+    failed, attempted : int
+        Examples whose output differed (or that raised), and examples run.
+    report : str
+        What doctest printed for the failures.
+    """
+    text = example_text(path.read_text(encoding="utf-8"))
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(text, {"__name__": "__docs__"}, path.name, str(path), 0)
+    if not test.examples:
+        return 0, 0, ""
+    checker, flags = _checker_and_flags()
+    lines: list[str] = []
+    runner = doctest.DocTestRunner(checker=checker, optionflags=flags)
+    result = runner.run(test, out=lines.append, clear_globs=True)
+    return result.failed, result.attempted, "".join(lines)
+
+
+def pages() -> list[Path]:
+    """Return the documentation's Markdown pages.
+
+    Returns
+    -------
+    list of pathlib.Path
+        Every ``*.md`` under ``docs/``, sorted.
+    """
+    return sorted(DOCS.rglob("*.md"))
+
+
+def on_pre_build(config: Any, **kwargs: Any) -> None:
+    """Run every page's examples; fail the build when one fails.
+
+    Parameters
+    ----------
+    config : mkdocs.config.Config
+        The build's configuration (unused).
+    **kwargs : Any
+        Unused.
+
+    Raises
+    ------
+    mkdocs.exceptions.PluginError
+        When an example of a page fails, with doctest's report.
+    """
+    from mkdocs.exceptions import PluginError
+
+    reports = []
+    for path in pages():
+        failed, _, report = run_page(path)
+        if failed:
+            reports.append(report)
+    if reports:
+        raise PluginError("examples of the documentation failed:\n" + "\n".join(reports))

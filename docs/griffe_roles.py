@@ -48,7 +48,7 @@ def _math_blocks(text: str) -> str:
         body = [match.group(2)] if match.group(2) else []
         i += 1
         while i < len(lines) and (
-            not lines[i].strip() and not body
+            (not lines[i].strip() and not body)
             or len(lines[i]) - len(lines[i].lstrip()) > len(indent)
         ):
             if lines[i].strip():

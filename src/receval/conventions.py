@@ -10,8 +10,8 @@ convention         values (default first)
 =================  ==========================================================
 ap_normalizer      ``"relevant"``: AP divides by R_u, the relevant items of the
                    user (trec_eval); ``"min_k"``: by min(R_u, k) (Spark,
-                   RecBole, seed 001); ``"hits"``: by the relevant items
-                   retrieved in the top k (torchmetrics, seed 002's example)
+                   RecBole, Recommenders); ``"hits"``: by the relevant items
+                   retrieved in the top k (torchmetrics)
 gain               ``"linear"``: gain = grade (trec_eval, ranx ``ndcg``);
                    ``"exponential"``: 2**grade - 1 (ranx ``ndcg_burges``);
                    ``"binary"``: 1 (RecBole, Microsoft Recommenders' default)

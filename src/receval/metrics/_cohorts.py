@@ -69,9 +69,9 @@ class RetentionReport:
     login_users : ndarray of shape (n_periods,)
         Users with at least one event in the period (a signup counts as one).
     active_users : ndarray of shape (n_periods,)
-        ``login_users - new_users`` (seed 002's definition): returning users.
+        ``login_users - new_users``: returning users.
     retention_rate : ndarray of shape (n_periods,)
-        ``login_users / new_users`` as defined by seed 002; it exceeds 1 when
+        ``login_users / new_users`` of the same period; it exceeds 1 when
         returning users outnumber new ones; nan where ``new_users`` is 0.
     retained : ndarray of shape (n_periods, len(days))
         ``retained[c, j]``: users of cohort ``c`` with an event in period

@@ -299,7 +299,7 @@ def intra_list_similarity(
 
     Notes
     -----
-    For a list :math:`L` of :math:`m \\ge 2` items (seed 003),
+    For a list :math:`L` of :math:`m \\ge 2` items,
 
     .. math:: \\mathrm{ILS}(L) = \\frac{\\sum_{i \\in L} \\sum_{j \\in L, j \\ne i}
               S(i, j)}{m (m - 1)}

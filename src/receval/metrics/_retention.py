@@ -47,7 +47,7 @@ def retention(
     in the period of their signup (``signup`` given) or else of their first
     event, and belongs to that period's cohort. The day-N retention of a
     cohort is the fraction of its users with an event exactly N periods
-    later ("active on day d+N", seed 002), for every N in ``days``; the full
+    later ("active on day d+N"), for every N in ``days``; the full
     cohort x offset table is in the report too.
 
     Parameters

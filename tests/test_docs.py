@@ -1,0 +1,104 @@
+"""The documentation site: its examples run, and its API reference is complete.
+
+Every ``>>>`` example of the Markdown pages under ``docs/`` runs here with the
+package's doctest options (the same function fails ``mkdocs build`` through
+``docs/hooks.py``); the docstrings' examples run under ``--doctest-modules``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import receval
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+def _hooks() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("receval_docs_hooks", DOCS / "hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+HOOKS = _hooks()
+PAGES = HOOKS.pages()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(DOCS)) for p in PAGES])
+def test_page_examples_run(page: Path) -> None:
+    failed, _, report = HOOKS.run_page(page)
+    assert failed == 0, report
+
+
+def test_every_guide_has_examples() -> None:
+    guides = [*sorted((DOCS / "guide").glob("*.md")), DOCS / "index.md"]
+    assert len(guides) >= 9
+    for page in guides:
+        _, attempted, _ = HOOKS.run_page(page)
+        assert attempted > 0, f"{page.name} has no >>> example"
+
+
+def test_a_failing_example_is_reported(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "Text.\n\n```python\n>>> 1 + 1\n3\n```\n\n```bash\n>>> not run\n```\n"
+        "\n```python\nx = 1  # no prompt: not run\n```\n",
+        encoding="utf-8",
+    )
+    failed, attempted, report = HOOKS.run_page(page)
+    # the bash block has a prompt too: both blocks with >>> run
+    assert attempted == 2 and failed == 2
+    assert 'page.md", line 4' in report
+
+
+def test_examples_keep_state_and_number_option(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\n>>> x = 1 / 3\n```\n\nthen\n\n```python\n>>> x\n0.333\n```\n",
+        encoding="utf-8",
+    )
+    failed, attempted, report = HOOKS.run_page(page)
+    assert (failed, attempted) == (0, 2), report
+
+
+def test_api_reference_documents_every_public_name() -> None:
+    text = "\n".join(p.read_text(encoding="utf-8") for p in (DOCS / "api").glob("*.md"))
+    documented = set(re.findall(r"^::: receval\.(\w+)$", text, flags=re.MULTILINE))
+    assert set(receval.__all__) <= documented, sorted(set(receval.__all__) - documented)
+    assert "::: receval.spark" in text
+
+
+def test_public_docs_cite_no_internal_documents() -> None:
+    pattern = re.compile(r"(?i:seed 0\d\d|seeds/|the spec\b)|\bSPEC\b")
+    files = [*DOCS.rglob("*.md"), *(ROOT / "src" / "receval").rglob("*.py")]
+    hits = [
+        f"{f.relative_to(ROOT)}:{n}: {line.strip()}"
+        for f in files
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not hits, "\n".join(hits)
+
+
+def test_reference_roles_become_markdown() -> None:
+    spec = importlib.util.spec_from_file_location("receval_docs_roles", DOCS / "griffe_roles.py")
+    assert spec is not None and spec.loader is not None
+    roles = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(roles)
+    public = {"receval.evaluate"}
+    text = "See :func:`receval.evaluate`, :func:`evaluate` and :class:`~numpy.ndarray`."
+    assert roles.rewrite(text, public) == (
+        "See [`receval.evaluate`][receval.evaluate], [`evaluate`][receval.evaluate] "
+        "and `numpy.ndarray`."
+    )
+    assert roles.rewrite("area :math:`x^2` here", public) == "area \\(x^2\\) here"
+    block = "Text.\n\n.. math:: a = b\n   + c\n\nAfter."
+    assert "$$\na = b\n+ c\n$$" in roles.rewrite(block, public)

@@ -3,7 +3,8 @@
 The docstrings are numpydoc, read by Sphinx-minded tools too: ``:func:`x```,
 ``:class:`x```, ``:math:`x``` and ``.. math::`` blocks. For the MkDocs site,
 a role naming a documented public object becomes a link to it, any other role
-target becomes code, and math becomes MathJax's ``\\( \\)`` and ``$$`` blocks.
+target becomes code (in a parameter's type line: the bare name), math becomes
+MathJax's ``\\( \\)`` and ``$$`` blocks, and ``.. [1]`` citations plain ``[1]``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import griffe
 _ROLE = re.compile(r":(func|class|meth|attr|mod|data|obj):`~?([^`]+)`")
 _MATH = re.compile(r":math:`([^`]+)`")
 _BLOCK = re.compile(r"^(\s*)\.\. math::[ \t]*(.*)$")
+_CITATION = re.compile(r"^(\s*)\.\. \[(\w+)\]", re.MULTILINE)
+_HEADER = re.compile(r"^\s*\**[\w, ]+ : \S")
 
 
 def _public() -> set[str]:
@@ -75,7 +78,15 @@ def rewrite(text: str, public: set[str]) -> str:
     """
     text = _math_blocks(text)
     text = _MATH.sub(lambda m: f"\\({m.group(1)}\\)", text)
-    return _ROLE.sub(lambda m: _role(m, public), text)
+    text = _CITATION.sub(r"\1[\2]", text)
+    lines = [
+        # a parameter's type line is shown as code: name the target only
+        _ROLE.sub(lambda m: m.group(2).strip(), line)
+        if _HEADER.match(line)
+        else _ROLE.sub(lambda m: _role(m, public), line)
+        for line in text.split("\n")
+    ]
+    return "\n".join(lines)
 
 
 class RstRoles(griffe.Extension):

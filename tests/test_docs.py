@@ -102,3 +102,7 @@ def test_reference_roles_become_markdown() -> None:
     assert roles.rewrite("area :math:`x^2` here", public) == "area \\(x^2\\) here"
     block = "Text.\n\n.. math:: a = b\n   + c\n\nAfter."
     assert "$$\na = b\n+ c\n$$" in roles.rewrite(block, public)
+    typed = "qrels : Qrels or anything :func:`receval.evaluate` takes\n    Judgments."
+    expected = "qrels : Qrels or anything receval.evaluate takes"
+    assert roles.rewrite(typed, public).startswith(expected)
+    assert roles.rewrite(".. [1] A paper.", public) == "[1] A paper."

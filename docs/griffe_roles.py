@@ -23,9 +23,11 @@ _HEADER = re.compile(r"^\s*\**[\w, ]+ : \S")
 
 def _public() -> set[str]:
     import receval
+    import receval.plot
     import receval.spark
 
     names = {f"receval.{n}" for n in receval.__all__}
+    names |= {f"receval.plot.{n}" for n in receval.plot.__all__}
     return names | {f"receval.spark.{n}" for n in receval.spark.__all__}
 
 

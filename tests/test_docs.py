@@ -15,6 +15,7 @@ from types import ModuleType
 import pytest
 
 import receval
+import receval.plot
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -74,6 +75,8 @@ def test_api_reference_documents_every_public_name() -> None:
     documented = set(re.findall(r"^::: receval\.(\w+)$", text, flags=re.MULTILINE))
     assert set(receval.__all__) <= documented, sorted(set(receval.__all__) - documented)
     assert "::: receval.spark" in text
+    plots = set(re.findall(r"^::: receval\.plot\.(\w+)$", text, flags=re.MULTILINE))
+    assert set(receval.plot.__all__) <= plots, sorted(set(receval.plot.__all__) - plots)
 
 
 def test_public_docs_cite_no_internal_documents() -> None:

@@ -109,3 +109,21 @@ def test_reference_roles_become_markdown() -> None:
     expected = "qrels : Qrels or anything receval.evaluate takes"
     assert roles.rewrite(typed, public).startswith(expected)
     assert roles.rewrite(".. [1] A paper.", public) == "[1] A paper."
+
+
+def test_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
+    """``mkdocs build --strict``: every page's examples run (docs/hooks.py), every
+    docstring renders, every link resolves; a warning fails the build."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("mkdocs")
+    pytest.importorskip("mkdocstrings")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "site" / "index.html").exists()

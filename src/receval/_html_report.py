@@ -57,6 +57,7 @@ figcaption { color: #656d76; font-size: .88em; text-align: center; }
 footer { margin-top: 3em; color: #8c959f; font-size: .8em; }
 header.meta { color: #424a53; font-size: .9em; margin: -.3em 0 1em; }
 header.meta p { margin: .15em 0; }
+header.meta ul { margin: .1em 0 .3em; padding-left: 1.4em; }
 header.meta code { background: #f6f8fa; padding: .1em .3em; border-radius: 4px;
                    overflow-wrap: anywhere; }
 nav.toc { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px;
@@ -279,8 +280,7 @@ class HTMLReport:
         self._n_plots = 0
         #: The notes added with ``add_text(..., note=True)``.
         self.notes: list[str] = []
-        if description:
-            self.add_text(description)
+        self.description = None if not description else str(description)
 
     @property
     def n_figures(self) -> int:
@@ -576,11 +576,11 @@ class HTMLReport:
             for i in self._inputs:
                 text = f"<code>{html.escape(i['name'])}</code>"
                 if i["rows"] is not None:
-                    text += f" ({i['rows']:,} rows)"
+                    text += f": {i['rows']:,} rows"
                 if i["what"]:
-                    text = f"{html.escape(str(i['what']))}: " + text
-                items.append(text)
-            lines.append("<p>Inputs: " + "; ".join(items) + "</p>")
+                    text = f"{html.escape(str(i['what']))} " + text
+                items.append(f"<li>{text}</li>")
+            lines.append("<p>Inputs:</p><ul>" + "".join(items) + "</ul>")
         if generated_at is not None:
             lines.append(f"<p>Generated at {html.escape(generated_at)}</p>")
         out = ['<header class="meta">', *lines, "</header>"]
@@ -607,7 +607,10 @@ class HTMLReport:
         """
         stamp = (generated_at or _generated_at()) if self.timestamp else None
         title = html.escape(self.title)
-        body: list[str] = [f"<h1>{title}</h1>", *self._header(stamp)]
+        body: list[str] = [f"<h1>{title}</h1>"]
+        if self.description:
+            body.append(f'<p class="text">{html.escape(self.description)}</p>')
+        body += self._header(stamp)
         in_figures = False
         for kind, part in self._parts:
             is_figure = kind in ("figure", "plot")

@@ -233,9 +233,10 @@ def calibration_figure(
 
     The top panel shows the observed positive rate against the mean
     prediction of each bin (:func:`receval.calibration_curve`, PCOC in the
-    legend) and the diagonal, on the range of the predictions rather than
-    [0, 1]; the bottom panel the number of samples (weighted) in
-    ``n_hist_bins`` equal-width bins of that range, per model.
+    legend) and the diagonal, on the range of the bins' mean predictions
+    (5% margins) rather than [0, 1]; the bottom panel the number of samples
+    (weighted) in ``n_hist_bins`` equal-width bins of that range, per model
+    (the first and last bins also hold the predictions beyond the range).
 
     Examples
     --------
@@ -244,24 +245,30 @@ def calibration_figure(
     >>> fig["data"][0]["x"], fig["data"][0]["y"]
     ([0.15000000000000002, 0.6499999999999999], [0.0, 1.0])
     >>> fig["layout"]["xaxis"]["range"]
-    [0.07, 0.73]
+    [0.125, 0.675]
     """
     from . import calibration_curve, pcoc
 
     weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     probs = {name: np.asarray(p, dtype=np.float64) for name, p in scores.items()}
-    low = min((float(np.nanmin(p)) for p in probs.values() if p.size), default=0.0)
-    high = max((float(np.nanmax(p)) for p in probs.values() if p.size), default=1.0)
-    pad = max((high - low) * 0.05, 1e-6)
+    curves = {
+        name: calibration_curve(
+            y_true, p, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight
+        )
+        for name, p in probs.items()
+    }
+    # the range of the bins' mean predictions: where the curves are
+    means = np.concatenate([np.asarray(c[1], dtype=np.float64) for c in curves.values()])
+    means = means[np.isfinite(means)]
+    low, high = (float(means.min()), float(means.max())) if means.size else (0.0, 1.0)
+    pad = max((high - low) * 0.05, 1e-3)
     low, high = max(low - pad, 0.0), min(high + pad, 1.0)
     edges = np.linspace(low, high, n_hist_bins + 1)
     centres = (edges[:-1] + edges[1:]) / 2
     data: list[dict[str, Any]] = []
     rates: list[float] = []
     for i, (name, p) in enumerate(probs.items()):
-        prob_true, prob_pred = calibration_curve(
-            y_true, p, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight
-        )
+        prob_true, prob_pred = curves[name]
         value = pcoc(y_true, p, sample_weight=sample_weight)
         rates += [float(r) for r in prob_true if np.isfinite(r)]
         data.append({
@@ -272,7 +279,7 @@ def calibration_figure(
             "hovertemplate": f"<b>{name}</b><br>mean prediction %{{x:.4f}}"
             "<br>observed rate %{y:.4f}<extra></extra>",
         })  # fmt: skip
-        counts, _ = np.histogram(p, bins=edges, weights=weights)
+        counts, _ = np.histogram(np.clip(p, low, high), bins=edges, weights=weights)
         data.append({
             "type": "bar", "name": f"{name}: samples", "legendgroup": name, "showlegend": False,
             "x": _floats(centres), "y": _floats(counts), "width": float(edges[1] - edges[0]),
@@ -368,7 +375,8 @@ def retention_heatmap_figure(report: Any) -> dict[str, Any]:
     data = [{
         "type": "heatmap", "z": [_floats(row) for row in table], "x": offset.tolist(),
         "y": labels, "customdata": [[size] * n for size in sizes],
-        "zmin": 0.0, "zmax": zmax, "colorscale": "Blues", "hoverongaps": False,
+        "zmin": 0.0, "zmax": zmax, "colorscale": "Blues", "reversescale": True,
+        "hoverongaps": False,
         "colorbar": {"title": {"text": "retention"}, "tickformat": ".0%"},
         "hovertemplate": f"cohort %{{y}}<br>{period} %{{x}}<br>retention %{{z:.2%}}"
         "<br>cohort size %{customdata}<extra></extra>",

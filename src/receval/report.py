@@ -26,7 +26,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from ._figures import new_axes
-from ._html_report import HTMLReport, figure_to_data_uri
+from ._html_report import HTMLReport, figure_to_data_uri, json_path
 from ._report_beyond import beyond_records, beyond_section
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ __all__ = [
     "comparison_section",
     "ctr_section",
     "figure_to_data_uri",
+    "json_path",
     "new_axes",
     "ranking_records",
     "ranking_section",

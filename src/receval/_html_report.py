@@ -149,7 +149,8 @@ def plain_json(value: Any) -> Any:
     --------
     >>> import numpy as np
     >>> from receval._html_report import plain_json
-    >>> plain_json({"a": np.float64("nan"), "b": [np.int64(2), 0.5], "c": np.datetime64("2024-01-02")})
+    >>> day = np.datetime64("2024-01-02")
+    >>> plain_json({"a": np.float64("nan"), "b": [np.int64(2), 0.5], "c": day})
     {'a': None, 'b': [2, 0.5], 'c': '2024-01-02'}
     """
     if isinstance(value, Mapping):
@@ -555,9 +556,7 @@ class HTMLReport:
         out["inputs"] = [dict(i) for i in self._inputs]
         if self.timestamp:
             out["generated_at"] = generated_at or _generated_at()
-        out["sections"] = [
-            s for s in self._sections if s["heading"] is not None or s["tables"]
-        ]
+        out["sections"] = [s for s in self._sections if s["heading"] is not None or s["tables"]]
         return plain_json(out)  # type: ignore[no-any-return]
 
     def to_json(self, *, generated_at: str | None = None) -> str:
@@ -586,7 +585,8 @@ class HTMLReport:
         out = ['<header class="meta">', *lines, "</header>"]
         if self._toc:
             links = "".join(
-                f'<li><a href="#{anchor}">{html.escape(text)}</a></li>' for anchor, text in self._toc
+                f'<li><a href="#{anchor}">{html.escape(text)}</a></li>'
+                for anchor, text in self._toc
             )
             out.append(f'<nav class="toc"><strong>Contents</strong><ul>{links}</ul></nav>')
         return out

@@ -1,4 +1,4 @@
-"""Interactive figures of the HTML report: Plotly figure specifications built from receval's numbers.
+"""Interactive figures of the HTML report: Plotly specifications built from receval's numbers.
 
 Each ``*_figure`` function returns a plain dict ``{"data": [...], "layout": {...}}``
 that ``Plotly.newPlot`` draws in the browser; only :func:`plotly_js` needs the
@@ -59,7 +59,7 @@ def plotly_js() -> str:
         plotly is not installed.
     """
     try:
-        from plotly.offline import get_plotlyjs
+        from plotly.offline import get_plotlyjs  # type: ignore[import-untyped]
     except ImportError as exc:
         raise ImportError(_MISSING) from exc
     return str(get_plotlyjs())
@@ -140,7 +140,8 @@ def roc_figure(
     >>> fig["data"][0]["name"], fig["data"][0]["x"]
     ('m (AUC = 1.0000)', [0.0, 0.0, 0.0, 1.0])
     """
-    from . import roc_auc_score, roc_curve
+    from .metrics._auc import roc_auc_score
+    from .metrics._curves import roc_curve
 
     data = []
     for i, (name, y_score) in enumerate(scores.items()):
@@ -182,7 +183,8 @@ def precision_recall_figure(
     >>> [trace["name"] for trace in fig["data"]]
     ['m (AP = 0.8333, BEP = 0.5000)', 'm: break-even point', 'prevalence (0.5000)']
     """
-    from . import average_precision_score, break_even_point, precision_recall_curve
+    from .metrics._auc import average_precision_score, break_even_point
+    from .metrics._curves import precision_recall_curve
 
     weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     positive = np.asarray(y_true) == 1
@@ -247,7 +249,7 @@ def calibration_figure(
     >>> fig["layout"]["xaxis"]["range"]
     [0.125, 0.675]
     """
-    from . import calibration_curve, pcoc
+    from .metrics._calibration import calibration_curve, pcoc
 
     weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     probs = {name: np.asarray(p, dtype=np.float64) for name, p in scores.items()}
@@ -326,7 +328,7 @@ def metric_at_k_figure(
     >>> fig["data"][0]["name"], fig["data"][0]["y"], fig["data"][0]["line"]["dash"]
     ('m: recall', [0.75, 0.75, 1.0], 'solid')
     """
-    from . import evaluate
+    from .evaluation import evaluate
 
     cutoffs = sorted(set(ks))
     data = []

@@ -145,8 +145,11 @@ def beyond_section(
 
         with step("Drawing the long tail"):
             curves = long_tail_curves(dict(runs), popularity=popularity, train=train, k=k)
-            doc.add_plotly(long_tail_figure(curves), caption=f"Long tail: cumulative share of "
-                           f"interactions and of each run's top-{k} slots, items by popularity")  # fmt: skip
+            caption = (
+                "Long tail: cumulative share of interactions and of each run's "
+                f"top-{k} slots, items by popularity"
+            )
+            doc.add_plotly(long_tail_figure(curves), caption=caption)
     elif figures and (popularity is not None or train is not None):
         from ._figures import new_axes
         from .plot import long_tail

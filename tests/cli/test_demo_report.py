@@ -341,7 +341,9 @@ def test_report_beyond_accuracy_section(runner, matplotlib, tmp_path) -> None:
     extra = ["--train", tmp_path / "train.csv", "--item-groups", tmp_path / "groups.csv"]
     invoke(runner, "report", "-o", out, "--qrels", tmp_path / "q.csv", *paths, *extra, "--k", "5")
     html = out.read_text(encoding="utf-8")
-    assert '<h2 id="beyond-accuracy">Beyond accuracy</h2>' in html and "Exposure by item group" in html
+    assert (
+        '<h2 id="beyond-accuracy">Beyond accuracy</h2>' in html and "Exposure by item group" in html
+    )
     assert html.count(FIG) >= 2  # metric@k and the long tail
     log = (train["user"].to_numpy(), train["item"].to_numpy())
     loaded = {f"{n}.parquet": Run.from_frame(pd.DataFrame(r)) for n, r in runs.items()}

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +17,7 @@ CHROMIUM = os.environ.get("RECEVAL_CHROMIUM", "/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser() -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api")
     pytest.importorskip("plotly")
     if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
@@ -29,7 +31,7 @@ def browser():
         chromium.close()
 
 
-def test_demo_report_renders_in_chromium(browser, tmp_path: Path) -> None:
+def test_demo_report_renders_in_chromium(browser: Any, tmp_path: Path) -> None:
     out = tmp_path / "demo.html"
     invoke(make_runner(), "demo", "--users", 60, "-q", "--out", out, "--no-timestamp")
     url = out.resolve().as_uri()

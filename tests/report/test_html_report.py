@@ -104,7 +104,7 @@ def test_generated_at_honours_source_date_epoch(monkeypatch: pytest.MonkeyPatch)
     assert "<p>Generated at 2023-11-14 22:13:20 UTC</p>" in doc.to_html()
     assert doc.to_dict()["generated_at"] == "2023-11-14 22:13:20 UTC"
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "soon")
-    with pytest.raises(InvalidParameterError, match="SOURCE_DATE_EPOCH .* Got 'soon' instead"):
+    with pytest.raises(InvalidParameterError, match=r"SOURCE_DATE_EPOCH .* Got 'soon' instead"):
         doc.to_html()
 
 
@@ -208,7 +208,9 @@ def test_add_plotly_escapes_script_and_checks_input() -> None:
     assert "</script><b>" not in page and '"name":"<\\/script><b>"' in page
     assert '"y":[1,null]' in page and '"displaylogo":false' in page
     assert doc.n_figures == 1
-    with pytest.raises(InvalidParameterError, match="'figure' parameter of HTMLReport.add_plotly"):
+    with pytest.raises(
+        InvalidParameterError, match=r"'figure' parameter of HTMLReport\.add_plotly"
+    ):
         doc.add_plotly([1, 2])
 
 

@@ -344,3 +344,30 @@ def test_cli_without_plotly_warns_and_embeds_pngs(
     result = invoke(make_runner(), "demo", "--users", 30, "-f", "csv", "-o", out)
     assert "warning: plotly is not installed" in result.stderr
     assert out.read_text(encoding="utf-8").count(IMG) == 6
+
+
+def test_report_header_names_the_command_and_the_input_files(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    qrels, runs = make_recommendations(40, n_items=60, k=10, seed=1)
+    events = make_events(50, days=10, seed=1)
+    paths = {}
+    for name, columns in {"q": qrels, "a": runs["model_a"], "e": events}.items():
+        paths[name] = tmp_path / f"{name}.csv"
+        pcsv.write_csv(pa.table(columns), paths[name])
+    out = tmp_path / "r.html"
+    args = ["report", "-o", out, "--qrels", paths["q"], "--run", paths["a"], "-m", "mrr",
+            "--events", paths["e"], "--days", "1", "--no-timestamp", "-q"]  # fmt: skip
+    invoke(make_runner(), *args)
+    page = out.read_text(encoding="utf-8")
+    numbers = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert numbers["command"] == "receval " + " ".join(str(a) for a in args)
+    assert f"<code>{numbers['command']}</code>" in page and "Generated at" not in page
+    assert numbers["inputs"] == [
+        {"name": str(paths["q"]), "rows": len(qrels["user"]), "what": "qrels"},
+        {"name": str(paths["a"]), "rows": len(runs["model_a"]["user"]), "what": "run"},
+        {"name": str(paths["e"]), "rows": len(events["user"]), "what": "events"},
+    ]
+    assert f"run <code>{paths['a']}</code>: {len(runs['model_a']['user']):,} rows" in page
+    assert "generated_at" not in numbers

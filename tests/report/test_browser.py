@@ -51,8 +51,16 @@ def test_demo_report_renders_in_chromium(browser: Any, tmp_path: Path) -> None:
     )
     for div in page.locator("div.plotly-figure").all():
         assert div.locator(".main-svg").count() >= 1
-    heatmap = page.locator("div.plotly-figure .heatmaplayer, div.plotly-figure .hm")
-    assert heatmap.count() >= 1
+    # hovering a cell of the retention heatmap (the 5th figure) names the cell
+    heatmap = page.locator("div.plotly-figure").nth(4)
+    heatmap.scroll_into_view_if_needed()
+    box = heatmap.locator(".nsewdrag").first.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] * 0.1, box["y"] + box["height"] * 0.3)
+    page.wait_for_selector(".hovertext", timeout=5_000)
+    hover = " ".join(page.locator(".hovertext").all_text_contents())
+    for word in ("cohort 2024-", "day ", "retention ", "cohort size "):
+        assert word in hover
     # the table of contents links the sections
     for anchor in ("ctr-models", "ranking", "retention"):
         assert page.locator(f'nav.toc a[href="#{anchor}"]').count() == 1

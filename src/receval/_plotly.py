@@ -29,6 +29,7 @@ __all__ = [
     "retention_curve_figure",
     "retention_heatmap_figure",
     "roc_figure",
+    "thin",
 ]
 
 #: Most points drawn of one curve.

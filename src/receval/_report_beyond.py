@@ -89,7 +89,8 @@ def beyond_section(
     k : int, default=10
         Depth of the lists.
     figures : bool, default=True
-        Whether to draw the long-tail plot (it needs matplotlib).
+        Whether to draw the long-tail plot (Plotly's when ``doc.interactive``,
+        else matplotlib's).
     progress : callable, default=None
         ``progress(text)`` returns a context manager around each slow step.
 
@@ -138,7 +139,18 @@ def beyond_section(
             "smallest exposure per item and their Gini index (0: parity of exposure)."
         )
         doc.add_table(rows, caption="Exposure by item group")
-    if figures and (popularity is not None or train is not None):
+    if figures and (popularity is not None or train is not None) and doc.interactive:
+        from ._plotly import long_tail_figure
+        from .plot._popularity import long_tail_curves
+
+        with step("Drawing the long tail"):
+            curves = long_tail_curves(dict(runs), popularity=popularity, train=train, k=k)
+            caption = (
+                "Long tail: cumulative share of interactions and of each run's "
+                f"top-{k} slots, items by popularity"
+            )
+            doc.add_plotly(long_tail_figure(curves), caption=caption)
+    elif figures and (popularity is not None or train is not None):
         from ._figures import new_axes
         from .plot import long_tail
 

@@ -1,6 +1,11 @@
-"""Escaping of table cells for Markdown and LaTeX (shared by reports and the CLI)."""
+"""Escaping and formatting of table cells for Markdown, LaTeX and HTML (reports and the CLI)."""
 
 from __future__ import annotations
+
+import math
+
+#: p-values below this are written ``< 1e-4`` (:func:`format_p_value`).
+P_VALUE_FLOOR = 1e-4
 
 _LATEX = {
     "\\": "\\textbackslash{}",
@@ -13,6 +18,8 @@ _LATEX = {
     "}": "\\}",
     "~": "\\textasciitilde{}",
     "^": "\\textasciicircum{}",
+    "<": "\\textless{}",
+    ">": "\\textgreater{}",
 }
 
 
@@ -36,3 +43,30 @@ def flatten_counts(counts: dict[str, object]) -> dict[str, object]:
         else:
             out[key] = value
     return out
+
+
+def format_p_value(p: float) -> str:
+    """A p-value as text: ``"< 1e-4"`` below 1e-4, else 4 significant digits.
+
+    Parameters
+    ----------
+    p : float
+        The p-value, in [0, 1] or nan.
+
+    Returns
+    -------
+    text : str
+        ``"< 1e-4"``, ``"nan"`` or ``f"{p:.4g}"``.
+
+    Examples
+    --------
+    >>> from receval._tables import format_p_value
+    >>> format_p_value(3e-7), format_p_value(0.0001), format_p_value(0.04567), format_p_value(1.0)
+    ('< 1e-4', '0.0001', '0.04567', '1')
+    """
+    value = float(p)
+    if math.isnan(value):
+        return "nan"
+    if value < P_VALUE_FLOOR:
+        return "< 1e-4"
+    return f"{value:.4g}"

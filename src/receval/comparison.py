@@ -33,7 +33,7 @@ from ._stats import (
     student_pvalues,
     wilcoxon_pvalues,
 )
-from ._tables import latex_escape, markdown_escape
+from ._tables import format_p_value, latex_escape, markdown_escape
 from .exceptions import InputValidationError, InvalidParameterError
 
 __all__ = [
@@ -271,8 +271,8 @@ class ComparisonReport:
             ci = f"[{r['ci_low']:.{digits}f}, {r['ci_high']:.{digits}f}]"
             mark = "*" if r["significant"] else ""
             rows.append([r["metric"], r["model"], r["versus"], f"{r['difference']:+.{digits}f}",
-                         f"{r['effect_size']:.3f}", ci, f"{r['p_value']:.4g}",
-                         f"{r['p_adjusted']:.4g}{mark}"])  # fmt: skip
+                         f"{r['effect_size']:.3f}", ci, format_p_value(r["p_value"]),
+                         f"{format_p_value(r['p_adjusted'])}{mark}"])  # fmt: skip
         return header, rows
 
     def __str__(self) -> str:

@@ -31,7 +31,18 @@ from tests.cli._helpers import invoke, make_runner
 
 USERS = 300  # users of each demo dataset: small, so the file runs in seconds
 IMG = '<img src="data:image/png;base64,'
-HEADINGS = ("<h2>CTR models</h2>", "<h2>Ranking</h2>", "<h2>Retention</h2>")
+FIG = '<div id="figure-'  # an interactive figure
+HEADINGS = (
+    '<h2 id="ctr-models">CTR models</h2>',
+    '<h2 id="ranking">Ranking</h2>',
+    '<h2 id="retention">Retention</h2>',
+)
+
+
+def _without_plotly_js(page: str) -> str:
+    """The page less the inlined plotly.js library (its source names web addresses)."""
+    start = page.index('<script charset="utf-8">')
+    return page[:start] + page[page.index("</script>", start) + len("</script>") :]
 
 
 @pytest.fixture(scope="module")
@@ -131,9 +142,12 @@ def test_demo_report_has_every_section_value_and_figure(demo_json) -> None:
     assert f">{first['cohort']}</td>" in page and f">{first['day_1']:.4f}</td>" in page
     assert f"First {REPORT_COHORTS} of 60 rows." in page
     # 3 CTR figures, metric@k, retention heatmap and curve
-    assert page.count(IMG) == 6
-    assert "http://" not in page and "https://" not in page  # self-contained
-    assert "<script" not in page and "<link" not in page
+    assert page.count(FIG) == 6 and page.count(IMG) == 0
+    assert page.count('<script charset="utf-8">') == 1  # plotly.js, once
+    rest = _without_plotly_js(page)
+    assert "http://" not in rest and "https://" not in rest  # self-contained
+    assert "<link" not in page and " src=" not in rest
+    assert rest.count("<script>Plotly.newPlot(") == 6
     assert "report written to" in stderr
 
 
@@ -165,12 +179,13 @@ def test_report_ctr_section_only(runner, matplotlib, files, tmp_path) -> None:
     )  # fmt: skip
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
-    assert lines[-1] == f"report written to {out}"
-    assert all(re.match(r"note: model_[ab]: gauc skips \d+ of \d+ groups", x) for x in lines[:-1])
+    assert lines[-2:] == [f"numbers written to {out.with_suffix('.json')}",
+                          f"report written to {out}"]  # fmt: skip
+    assert all(re.match(r"note: model_[ab]: gauc skips \d+ of \d+ groups", x) for x in lines[:-2])
     page = out.read_text(encoding="utf-8")
     assert "<title>A &lt;b&gt; test</title>" in page
     assert HEADINGS[0] in page and HEADINGS[1] not in page and HEADINGS[2] not in page
-    assert page.count(IMG) == 3
+    assert page.count(FIG) == 3
     log = make_impressions(200, seed=3)
     assert f">{roc_auc_score(log['click'], log['model_a']):.4f}</td>" in page
 
@@ -185,7 +200,7 @@ def test_report_ranking_and_retention_sections(runner, matplotlib, files, tmp_pa
     assert result.stdout == "" and result.stderr == ""
     page = out.read_text(encoding="utf-8")
     assert HEADINGS[0] not in page and HEADINGS[1] in page and HEADINGS[2] in page
-    assert page.count(IMG) == 3
+    assert page.count(FIG) == 3
     for column in ("ndcg@10", "recall@20", "day_1", "day_7"):
         assert f">{column}</th>" in page
     report = evaluate(Qrels.from_file(files["qrels"]), Run.from_file(files["model_b"]), "ndcg@10")
@@ -230,7 +245,7 @@ def test_html_report_escapes_and_formats() -> None:
         max_rows=1,
     )
     page = doc.to_html()
-    assert "<h1>&lt;x&gt;</h1>" in page and "<h2>&lt;h&gt;</h2>" in page
+    assert "<h1>&lt;x&gt;</h1>" in page and '<h2 id="h">&lt;h&gt;</h2>' in page
     assert '<p class="text">a &amp; b</p>' in page
     assert "<td>&lt;a&gt;</td>" in page and '<td class="num">0.12</td>' in page
     assert '<td class="num">3</td>' in page and "First 1 of 2 rows." in page
@@ -326,8 +341,10 @@ def test_report_beyond_accuracy_section(runner, matplotlib, tmp_path) -> None:
     extra = ["--train", tmp_path / "train.csv", "--item-groups", tmp_path / "groups.csv"]
     invoke(runner, "report", "-o", out, "--qrels", tmp_path / "q.csv", *paths, *extra, "--k", "5")
     html = out.read_text(encoding="utf-8")
-    assert "<h2>Beyond accuracy</h2>" in html and "Exposure by item group" in html
-    assert html.count(IMG) >= 2  # metric@k and the long tail
+    assert (
+        '<h2 id="beyond-accuracy">Beyond accuracy</h2>' in html and "Exposure by item group" in html
+    )
+    assert html.count(FIG) >= 2  # metric@k and the long tail
     log = (train["user"].to_numpy(), train["item"].to_numpy())
     loaded = {f"{n}.parquet": Run.from_frame(pd.DataFrame(r)) for n, r in runs.items()}
     records = beyond_records(loaded, train=log, k=5)

@@ -54,14 +54,46 @@ from ._output import OutputFormat, ResultTable, render_sections, rows_of
 from ._params import Command
 
 
+class _ArgvCommand(Command):
+    """The command class of report and demo: keeps the arguments given, for the report's header."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta["receval.argv"] = [str(ctx.info_name), *args]
+        return list(super().parse_args(ctx, args))
+
+
+def _command_line(ctx: typer.Context) -> str:
+    """``receval <command> <arguments>`` as typed (shell-quoted)."""
+    import shlex
+
+    return shlex.join(["receval", *ctx.meta.get("receval.argv", [])])
+
+
+NoTimestampOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-timestamp",
+        help="Leave out the report's generated-at line, so the same inputs give byte-identical "
+        "files (SOURCE_DATE_EPOCH, when set, is the time written otherwise).",
+    ),
+]
+
+
 def _figures(say: Messages) -> bool:
-    """Whether matplotlib is installed; a warning when it is not."""
+    """Whether plotly or matplotlib is installed; a warning when plotly is not."""
     import importlib.util
 
+    if importlib.util.find_spec("plotly") is not None:
+        return True
     if importlib.util.find_spec("matplotlib") is not None:
+        say.warning(
+            "plotly is not installed, so the report's figures are static images; "
+            "pip install 'receval[plot]'."
+        )
         return True
     say.warning(
-        "matplotlib is not installed, so the report has no figures; pip install 'receval[plot]'."
+        "neither plotly nor matplotlib is installed, so the report has no figures; "
+        "pip install 'receval[plot]'."
     )
     return False
 
@@ -72,14 +104,18 @@ def _cohort_table(report: Any, title: str) -> ResultTable:
 
 
 def _write_report(doc: Any, out: str, say: Messages) -> None:
+    from ..report import json_path
+
     with say.guard(), say.progress(f"Writing {out}"):
         path = doc.write(out)
     if not say.quiet:
+        typer.echo(f"numbers written to {json_path(path)}", err=True)
         typer.echo(f"report written to {path}", err=True)
 
 
-@app.command("report", cls=Command, no_args_is_help=True)
+@app.command("report", cls=_ArgvCommand, no_args_is_help=True)
 def report_command(
+    ctx: typer.Context,
     out: Annotated[
         str,
         typer.Option(
@@ -148,6 +184,7 @@ def report_command(
     tz: TzOption = "UTC",
     time_unit: TimeUnitOption = None,
     digits: DigitsOption = 4,
+    no_timestamp: NoTimestampOption = False,
     quiet: QuietOption = False,
 ) -> None:
     """Write an HTML report: metric tables and figures of CTR models, runs and retention.
@@ -160,8 +197,11 @@ def report_command(
     exposure by item group, the long-tail plot) and retention (--events: the
     first cohorts of receval retention's cohort table, the cohort heatmap and
     the retention curve). The file is
-    self-contained (figures are embedded PNGs). Its path is printed on
-    stderr; nothing is printed on stdout.
+    self-contained (interactive Plotly figures with plotly.js inlined, or
+    PNGs without plotly; no network access) and starts with the command, the
+    input files and their rows; the numbers of its tables go to a JSON file
+    beside it (report.html: report.json). Their paths are printed on stderr;
+    nothing is printed on stdout.
     """
     from ..metrics._retention import retention
     from ..report import (
@@ -200,7 +240,7 @@ def report_command(
             "--score, or --events (or several)."
         )
     offsets = parse_days(days, say)
-    doc = HTMLReport(title, digits=digits)
+    doc = HTMLReport(title, digits=digits, command=_command_line(ctx), timestamp=not no_timestamp)
     figures = _figures(say)
     with say.guard():
         if impressions is not None and label is not None and score:
@@ -209,6 +249,7 @@ def report_command(
                 impressions, None, say, "receval report", label=label, score=score, group=group,
                 weight=weight,
             )  # fmt: skip
+            doc.add_input(impressions, data.n_rows, what="impressions")
             counted = ctr_rows(
                 data.y_true, data.scores, metrics_ctr, data.groups, data.sample_weight, say
             )
@@ -228,7 +269,10 @@ def report_command(
             )
             runs: dict[str, Any] = {}
             reports: dict[str, Any] = {}
-            for q, name, r in inputs:
+            for (q, name, r), path in zip(inputs, run, strict=True):
+                if not runs:
+                    doc.add_input(qrels, q.n_rows, what="qrels")
+                doc.add_input(path, r.n_rows, what="run")
                 runs[name] = r
                 reports[name] = evaluate_run(q, r, name, metrics, say, profile)
             ranking_section(
@@ -241,10 +285,12 @@ def report_command(
                 log = None
                 if train is not None:
                     items, users = _pairs(train, item, user, say, integers=ints)
+                    doc.add_input(train, len(items), what="training interactions")
                     log = (users, items)
                 groups = None
                 if item_groups is not None:
                     groups = _pairs(item_groups, item, "group", say, integers=ints)
+                    doc.add_input(item_groups, len(groups[0]), what="item groups")
                 beyond_section(
                     doc, runs, train=log, qrels=q, item_groups=groups, k=depth,
                     figures=figures, progress=say.progress,
@@ -263,6 +309,7 @@ def report_command(
                     file_format=fmt,
                 )
             retention_notes(rep, say)
+            doc.add_input(events, rep.n_events, what="events")
             caption = f"{events}: {rep.n_events} events, {rep.n_users} users ({rep.tz})"
             retention_section(doc, rep, caption=caption, figures=figures, progress=say.progress)
     _write_report(doc, out, say)
@@ -294,8 +341,9 @@ def _pairs(
     )
 
 
-@app.command("demo", cls=Command)
+@app.command("demo", cls=_ArgvCommand)
 def demo(
+    ctx: typer.Context,
     out: Annotated[
         str, typer.Option("--out", "-o", metavar="FILE", help="The HTML report to write.")
     ] = "receval-demo.html",
@@ -310,6 +358,7 @@ def demo(
     ] = 10_000,
     output_format: FormatOption = OutputFormat.table,
     digits: DigitsOption = 4,
+    no_timestamp: NoTimestampOption = False,
     quiet: QuietOption = False,
 ) -> None:
     """Evaluate CTR models, recommenders and retention on bundled sample data.
@@ -339,11 +388,14 @@ def demo(
         description="Two CTR models, two recommenders and user retention, evaluated on "
         f"receval's deterministic synthetic sample data ({users} users per dataset, seed 0).",
         digits=digits,
+        command=_command_line(ctx),
+        timestamp=not no_timestamp,
     )
     with say.guard():
         with say.progress("Generating impressions"):
             log = make_impressions(users, seed=0)
         y_true = log["click"]
+        doc.add_input(f"make_impressions({users}, seed=0)", len(y_true), what="impressions")
         scores = [(name, log[name]) for name in ("model_a", "model_b")]
         metrics_ctr = ctr_metrics(None, "user", say)
         counted = ctr_rows(y_true, scores, metrics_ctr, log["user"], None, say)
@@ -357,6 +409,9 @@ def demo(
                 name: Run(r["user"], r["item"], r["score"], name=name)
                 for name, r in run_data.items()
             }
+        doc.add_input(f"make_recommendations({users}, seed=0)", q.n_rows, what="qrels")
+        for name, r in runs.items():
+            doc.add_input(f"make_recommendations({users}, seed=0)[{name!r}]", r.n_rows, what="run")
         metrics = list(DEFAULT_RANK_METRICS)
         reports = [(name, evaluate_run(q, r, name, metrics, say)) for name, r in runs.items()]
         title = (
@@ -368,6 +423,7 @@ def demo(
         with say.progress("Generating events"):
             events = make_events(users, seed=0)
             rep = retention(events)
+        doc.add_input(f"make_events({users}, seed=0)", rep.n_events, what="events")
         title = f"make_events({users}): {rep.n_events} events, {rep.n_users} users ({rep.tz})"
         retention_table = _cohort_table(rep, title)
     render_sections(

@@ -1,0 +1,72 @@
+"""The demo report in a real browser: it loads from file:// with no console error and no
+request besides the file, and every figure renders (a screenshot is saved, not compared)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli._helpers import invoke, make_runner
+
+CHROMIUM = os.environ.get("RECEVAL_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("plotly")
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    with sync_api.sync_playwright() as p:
+        try:
+            chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        except Exception as exc:  # a browser that does not start is an environment problem
+            pytest.skip(f"Chromium does not start: {exc}")
+        yield chromium
+        chromium.close()
+
+
+def test_demo_report_renders_in_chromium(browser: Any, tmp_path: Path) -> None:
+    out = tmp_path / "demo.html"
+    invoke(make_runner(), "demo", "--users", 60, "-q", "--out", out, "--no-timestamp")
+    url = out.resolve().as_uri()
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(url, wait_until="load")
+    n_figures = page.locator("div.plotly-figure").count()
+    assert n_figures == 6  # ROC, PR, calibration, metric@k, retention heatmap and curve
+    page.wait_for_function(
+        "n => document.querySelectorAll('div.plotly-figure .main-svg').length >= n",
+        arg=n_figures,
+        timeout=30_000,
+    )
+    for div in page.locator("div.plotly-figure").all():
+        assert div.locator(".main-svg").count() >= 1
+    # hovering a cell of the retention heatmap (the 5th figure) names the cell
+    heatmap = page.locator("div.plotly-figure").nth(4)
+    heatmap.scroll_into_view_if_needed()
+    box = heatmap.locator(".nsewdrag").first.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] * 0.1, box["y"] + box["height"] * 0.3)
+    page.wait_for_selector(".hovertext", timeout=5_000)
+    hover = " ".join(page.locator(".hovertext").all_text_contents())
+    for word in ("cohort 2024-", "day ", "retention ", "cohort size "):
+        assert word in hover
+    # the table of contents links the sections
+    for anchor in ("ctr-models", "ranking", "retention"):
+        assert page.locator(f'nav.toc a[href="#{anchor}"]').count() == 1
+        assert page.locator(f"h2#{anchor}").count() == 1
+    page.screenshot(path=str(tmp_path / "demo.png"), full_page=True)
+    assert (tmp_path / "demo.png").stat().st_size > 0
+    page.close()
+    assert errors == []
+    assert requests == [url]

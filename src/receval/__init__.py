@@ -10,8 +10,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 _EXPORTS: dict[str, str] = {
     # classification (hard labels)
     "confusion_matrix": "receval.metrics._classification",
@@ -153,7 +151,29 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
+def _version() -> str:
+    """The installed distribution's version (one source: ``rust/Cargo.toml``, which the
+    build writes into the metadata), or, in a source tree used without installing it,
+    the crate's version read from ``rust/Cargo.toml``."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("receval")
+    except metadata.PackageNotFoundError:
+        import re
+        from pathlib import Path
+
+        cargo = Path(__file__).resolve().parents[2] / "rust" / "Cargo.toml"
+        text = cargo.read_text() if cargo.is_file() else ""
+        found = re.search(r'^version = "([^"]+)"', text, re.MULTILINE)
+        return found.group(1) if found else "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # read on first use: importlib.metadata costs tens of ms
+        version = _version()
+        globals()["__version__"] = version
+        return version
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'receval' has no attribute {name!r}")
@@ -167,6 +187,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
+    __version__: str
+
     from ._corrections import corrected_metric
     from ._registry import MetricSpec, parse_metric, parse_metrics
     from ._sampling import Candidates, SamplingSummary, sample_negatives

@@ -442,11 +442,12 @@ def _kernel_values(
     if core is not None:
         codes32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (q.items, r.items)]
         maps32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (item_map, user_map)]
-        return core.evaluate_users(
+        result: tuple[np.ndarray, np.ndarray] = core.evaluate_users(
             q.offsets, codes32[0], q.grades, q.grades_desc,
             r.offsets, codes32[1], r.scores, r_keys, maps32[0], maps32[1], table,
             max_len, n_chunks, disc,
         )  # fmt: skip
+        return result
     import numba
 
     from ._kernels._topk import evaluate_users

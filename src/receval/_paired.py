@@ -152,4 +152,5 @@ class Table:
             return np.zeros(self.d.shape[1], dtype=bool)
         low = np.where(self.used, self.d, np.inf).min(axis=0)
         high = np.where(self.used, self.d, -np.inf).max(axis=0)
-        return (self.n_used > 0) & (low == high)
+        result: np.ndarray = (self.n_used > 0) & (low == high)
+        return result

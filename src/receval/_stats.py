@@ -90,7 +90,8 @@ def _flip_sums(table: Table, n_permutations: int, seed: int) -> np.ndarray:
     work = n_permutations * table.x.size // 8
     n_chunks = replicate_chunks(work, per_thread=2)
     with np.errstate(over="ignore"):  # uint64 wrap-around, when numba runs as Python
-        return api.sign_flip_sums(table.x, n_permutations, seed, n_chunks)
+        result: np.ndarray = api.sign_flip_sums(table.x, n_permutations, seed, n_chunks)
+        return result
 
 
 # ---------------------------------------------------------------- tests
@@ -406,7 +407,8 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
         )
     k = q.size
     if method is None or k == 0:
-        return p
+        result: np.ndarray = p
+        return result
     if method == "bonferroni":
         adjusted = np.minimum(k * q, 1.0)
     elif method == "holm":
@@ -421,7 +423,8 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
         adjusted = np.empty(k)
         adjusted[order] = np.minimum(steps, 1.0)
     p[valid] = adjusted
-    return p
+    result = p
+    return result
 
 
 def paired_pvalues(

@@ -246,7 +246,8 @@ def _run_ends(keys: list[np.ndarray]) -> np.ndarray:
     starts = np.flatnonzero(np.concatenate(([True], change[1:]))) if n else np.zeros(0, int)
     ends = np.append(starts[1:], n)
     run = np.cumsum(np.concatenate(([True], change[1:]))) - 1 if n else np.zeros(0, int)
-    return ends[run]
+    result: np.ndarray = ends[run]
+    return result
 
 
 def _closure(adjacency: np.ndarray) -> np.ndarray:

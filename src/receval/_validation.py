@@ -267,7 +267,8 @@ def check_binary01(y: Any, func: str, name: str = "y_true") -> np.ndarray:
     """Labels that must be 0/1 (or bool); return them as int8 without a sort."""
     y = as_1d(y, name, func)
     if y.dtype == np.bool_:
-        return y.view(np.int8)
+        result: np.ndarray = y.view(np.int8)
+        return result
     ok = False
     if y.dtype.kind in "iu":
         ok = y.size == 0 or (y.min() >= 0 and y.max() <= 1)
@@ -279,7 +280,8 @@ def check_binary01(y: Any, func: str, name: str = "y_true") -> np.ndarray:
             f"{func}: {name} must contain only 0 and 1. Got values "
             f"{format_values(_distinct(y))}; binarise labels first, e.g. {name} = (clicks > 0)."
         )
-    return y.astype(np.int8, copy=False)
+    result = y.astype(np.int8, copy=False)
+    return result
 
 
 def _same_label(a: Any, b: Any) -> bool:
@@ -306,7 +308,8 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
         classes = _distinct(y, limit=3)
         numeric = y.dtype.kind in "iufb"
         if numeric and len(classes) <= 2 and set(np.asarray(classes).tolist()) <= {-1, 0, 1}:
-            return (y == 1).view(np.int8)
+            result: np.ndarray = (y == 1).view(np.int8)
+            return result
         if len(classes) > 2:
             raise InputValidationError(
                 f"{func}: {name} must be binary. Got values {format_values(_distinct(y))}; "

@@ -312,12 +312,13 @@ def evaluate(
         sampling = SamplingSummary(correction=correction, catalog_size=size,
                                    gamma=g if correction == "bv" else None)  # fmt: skip
     if is_scan_run(run):  # a receval.scan(...): read user by user
-        return _scan_evaluate(
+        result: EvaluationReport = _scan_evaluate(
             qrels, run, metrics, features=features, feature_items=feature_items,
             similarity=similarity, popularity=popularity, train=train,
             item_categories=item_categories, weighting=weighting, sampled=(c, sampling),
             **conventions,
         )  # fmt: skip
+        return result
     r = as_run(run)
     if c is not None and sampling is not None:
         restriction = restrict_run(r, c)
@@ -639,7 +640,8 @@ def _ranking_empty(params: dict[str, Any]) -> _RankingState:
 
 
 def _ranking_finalize(params: dict[str, Any], state: _RankingState) -> float:
-    return state.mean.value
+    result: float = state.mean.value
+    return result
 
 
 RANKING = register(

@@ -244,7 +244,8 @@ def parse_numbers(
     # '+3' is 3, as trec_eval's atoi reads it
     plain = pc.replace_substring_regex(column, r"^\+(\d)", r"\1") if integer else column
     try:
-        return pc.cast(plain, target).to_numpy(zero_copy_only=False)
+        result: np.ndarray = pc.cast(plain, target).to_numpy(zero_copy_only=False)
+        return result
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pattern = (
             r"^[+-]?\d+$"
@@ -539,7 +540,8 @@ class ParquetColumns:
                 table = local.file.read_row_group(i, columns=[column], use_threads=False)
             except (pa.ArrowInvalid, OSError) as exc:  # pragma: no cover - file changed
                 raise InputValidationError(f"{self.path}: {exc}") from exc
-            return table.column(0).chunks
+            result: list[Any] = table.column(0).chunks
+            return result
 
         n = self.num_row_groups
         workers = min(n, max(1, _num_threads()))

@@ -14,7 +14,8 @@ __all__ = ["make_events", "make_impressions", "make_recommendations"]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
+    result: np.ndarray = 1.0 / (1.0 + np.exp(-x))
+    return result
 
 
 def make_impressions(

@@ -268,8 +268,10 @@ def _run_starts(ids: Any) -> np.ndarray:
 
 def _take(ids: Any, index: np.ndarray) -> np.ndarray:
     if isinstance(ids, np.ndarray):
-        return ids[index]
-    return ids.take(index).to_numpy(zero_copy_only=False)
+        result: np.ndarray = ids[index]
+        return result
+    result = ids.take(index).to_numpy(zero_copy_only=False)
+    return result
 
 
 class Contiguity:

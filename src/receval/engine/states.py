@@ -338,7 +338,8 @@ class Seen:
                 repeated += [x for x in new.tolist() if x in self.ids]
             if not repeated:
                 self.ints = _merge_sorted(self.ints, new)
-            return repeated
+            result: list[Any] = repeated
+            return result
         values = arr.tolist()
         batch: set[Any] = set()
         repeated = [x for x in values if x in batch or batch.add(x)]  # type: ignore[func-returns-value]
@@ -355,7 +356,8 @@ class Seen:
         if not self.ints.size or not ordered.size:
             return ordered[:0]
         pos = np.minimum(np.searchsorted(self.ints, ordered), len(self.ints) - 1)
-        return ordered[self.ints[pos] == ordered]
+        result: np.ndarray = ordered[self.ints[pos] == ordered]
+        return result
 
     @staticmethod
     def _raise_repeated(repeated: list[Any], func: str, what: str) -> None:

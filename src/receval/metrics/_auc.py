@@ -94,7 +94,8 @@ def _roc_auc_fast(y_true: Any, y_score: Any) -> float | None:
     core = compiled()
     if core is None or y_true.size > _FAST_ROWS:
         return None
-    return core.roc_auc_checked(y_true, y_score)
+    result: float | None = core.roc_auc_checked(y_true, y_score)
+    return result
 
 
 # --------------------------------------------------------------- dispatch
@@ -335,7 +336,10 @@ def roc_auc_score(
         refuse_out_of_core("roc_auc_score", "labels", labels, None, why)
         params = ROC_AUC.check_params(pos_label=pos_label)
         floats = ("y_score", "sample_weight")
-        return scan_ranges(ROC_AUC, params, columns, floats, func="roc_auc_score")
+        result: float | np.ndarray = scan_ranges(
+            ROC_AUC, params, columns, floats, func="roc_auc_score"
+        )
+        return result
     return _binary_or_multiclass(
         "roc_auc_score",
         _roc_auc_binary,

@@ -103,7 +103,8 @@ def item_exposure(run: Run, depth: int) -> np.ndarray:
     """Number of top-``depth`` lists holding each item code."""
     from .._kernels import api as kern
 
-    return kern.item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
+    result: np.ndarray = kern.item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
+    return result
 
 
 def user_chunks(n_rows: int) -> int:

@@ -74,7 +74,8 @@ def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     """
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     if is_scan("pcoc", **columns):
-        return scan_compute(PCOC, {}, columns, ("y_prob", "sample_weight"))
+        result: float = scan_compute(PCOC, {}, columns, ("y_prob", "sample_weight"))
+        return result
     predicted, observed = _totals(y_true, y_prob, sample_weight, "pcoc")
     return pcoc_of(predicted, observed)
 
@@ -124,7 +125,8 @@ def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     """
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     if is_scan("copc", **columns):
-        return scan_compute(COPC, {}, columns, ("y_prob", "sample_weight"))
+        result: float = scan_compute(COPC, {}, columns, ("y_prob", "sample_weight"))
+        return result
     predicted, observed = _totals(y_true, y_prob, sample_weight, "copc")
     return copc_of(predicted, observed)
 
@@ -136,7 +138,8 @@ def _torch_linspace(n_bins: int, dtype: Any) -> np.ndarray:
     i = np.arange(n_bins + 1)
     low = i.astype(dtype) * step
     high = dtype(1.0) - (n_bins - i).astype(dtype) * step
-    return np.where(i < (n_bins + 1) // 2, low, high).astype(np.float64)
+    result: np.ndarray = np.where(i < (n_bins + 1) // 2, low, high).astype(np.float64)
+    return result
 
 
 def _bins(

@@ -58,7 +58,8 @@ def tie_averaged_exposure(
     start[first] = True
     tie = np.cumsum(start) - 1
     sums = np.bincount(tie, weights=exposure)
-    return (sums / np.bincount(tie))[tie]
+    result: np.ndarray = (sums / np.bincount(tie))[tie]
+    return result
 
 
 def run_exposure(run: Run, patience: float, depth: int, ties: str) -> np.ndarray:

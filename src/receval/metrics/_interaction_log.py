@@ -111,7 +111,8 @@ def top_k_mask(run: Run, depth: int) -> np.ndarray:
     """Which rows of the run are among the first ``depth`` of their user's list."""
     lengths = np.diff(run.offsets)
     position = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
-    return position < depth
+    result: np.ndarray = position < depth
+    return result
 
 
 def run_user_codes(run: Run) -> np.ndarray:

@@ -184,7 +184,8 @@ def _take(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """``values[idx]`` with 0 where ``idx`` is -1 (a label absent from the data)."""
     out = values[np.maximum(idx, 0)]
     out[idx < 0] = 0
-    return out
+    result: np.ndarray = out
+    return result
 
 
 # ---------------------------------------------------------------- per-class counts

@@ -95,7 +95,8 @@ def log_loss(
         refuse_out_of_core("log_loss", "labels", labels, None, why)
         params = LOG_LOSS.check_params(eps=eps, normalize=normalize)
         columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
-        return scan_compute(LOG_LOSS, params, columns, ("y_pred", "sample_weight"))
+        result: float = scan_compute(LOG_LOSS, params, columns, ("y_pred", "sample_weight"))
+        return result
     func = "log_loss"
     yt = v.as_1d(y_true, "y_true", func)
     v.check_no_missing(yt, "y_true", func)
@@ -269,12 +270,16 @@ def normalized_entropy(
     params = NORMALIZED_ENTROPY.check_params(eps=eps)
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     if is_scan(func, **columns):
-        return scan_compute(NORMALIZED_ENTROPY, params, columns, ("y_prob", "sample_weight"))
+        result: float = scan_compute(
+            NORMALIZED_ENTROPY, params, columns, ("y_prob", "sample_weight")
+        )
+        return result
     v.check_not_empty(len(v.as_1d(y_true, "y_true", func)), "y_true", func)
     # the definition: the same checks, exact sums and value as receval.metric("ne")
     defn = NORMALIZED_ENTROPY
     batch = defn.prepare(params, y_true, y_prob, sample_weight=sample_weight)
-    return defn.finalize(params, defn.update(params, batch))
+    result = defn.finalize(params, defn.update(params, batch))
+    return result
 
 
 def normalized_entropy_of(loss: float, weight: float, positives: float) -> float:
@@ -414,11 +419,13 @@ def _check_log_loss(eps: float | str = "auto", normalize: bool = True) -> dict[s
 
 def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
     if not params["normalize"]:
-        return state.loss.value
+        result: float = state.loss.value
+        return result
     weight = state.weight.value
     if weight == 0:
         return warn_undefined(ZERO_WEIGHT)
-    return state.loss.value / weight
+    result = state.loss.value / weight
+    return result
 
 
 def _check_ne(eps: float | str = "auto") -> dict[str, Any]:

@@ -355,10 +355,12 @@ def _estimate(
         floats = ("reward", "pscore", "action_dist")
         if estimator == "dr":  # its form of one number per round
             floats = (*floats, "estimated_rewards", "estimated_value")
-        return scan_compute(defn, params, columns, floats, func=func)
+        result: float = scan_compute(defn, params, columns, floats, func=func)
+        return result
     batch = defn.prepare(params, **columns)
     v.check_not_empty(len(batch.reward), "reward", func)
-    return defn.finalize(params, defn.update(params, batch))
+    result = defn.finalize(params, defn.update(params, batch))
+    return result
 
 
 # ------------------------------------------------------------------ definitions

@@ -112,7 +112,8 @@ def _kind(data_type: Any) -> str:
         return "string"
     if name in ("byte", "short", "integer", "long"):
         return "integer"
-    return name
+    result: str = name
+    return result
 
 
 def _check_id_types(qrels: Any, run: Any, user: str, item: str) -> None:

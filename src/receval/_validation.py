@@ -8,7 +8,7 @@ period, and add the fix after a semicolon when it is obvious.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from typing import Any
 
 import numpy as np
@@ -130,7 +130,7 @@ def check_no_missing(arr: np.ndarray, name: str, func: str) -> None:
     if not arr.size:
         return
     if arr.dtype == object:
-        missing = np.equal(arr, None)
+        missing = arr == None  # noqa: E711 - elementwise, on an object array
         what = "None"
     elif arr.dtype.kind == "f":
         missing = np.isnan(arr)
@@ -193,7 +193,7 @@ def as_2d_scores(x: Any, name: str, func: str) -> np.ndarray:
     return check_finite(as_float(arr, name, func), name, func)
 
 
-def check_same_length(func: str, **arrays: np.ndarray | None) -> int:
+def check_same_length(func: str, **arrays: Sized | None) -> int:
     """All given arrays have the same first dimension; return it."""
     present = {k: a for k, a in arrays.items() if a is not None}
     lengths = [len(a) for a in present.values()]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
@@ -514,7 +514,7 @@ class ParquetColumns:
         """The Arrow type of a column."""
         return self.schema.field(column).type
 
-    def chunks(self, column: str) -> Iterator[Any]:
+    def chunks(self, column: str) -> Generator[Any, None, None]:
         """One column as Arrow arrays, a row group or so at a time, in order.
 
         Threads decode the next row groups while the caller works on the current
@@ -585,7 +585,7 @@ class ArrowColumns:
         """One column, whole, as a NumPy array (an Arrow array for strings)."""
         return column_array(self.table.column(column))
 
-    def chunks(self, column: str) -> Iterator[Any]:
+    def chunks(self, column: str) -> Generator[Any, None, None]:
         """One column's Arrow arrays, in order."""
         values = self.table.column(column)
         yield from getattr(values, "chunks", [values])

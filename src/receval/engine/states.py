@@ -438,7 +438,8 @@ def totals_update(params: dict[str, Any], batch: Any) -> Any:
 
     if batch is None:
         return EMPTY_TOTALS
-    return totals_of(*batch, eps=params.get("eps", _EPS))
+    labels, proba, weights = batch
+    return totals_of(labels, proba, weights, eps=params.get("eps", _EPS))
 
 
 def totals_empty(params: dict[str, Any]) -> Any:

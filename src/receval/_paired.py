@@ -136,7 +136,7 @@ class Table:
         self.x = np.ascontiguousarray(np.where(used, ww * np.where(used, d, 0.0), 0.0))
         if complete and w is None:
             self.den = np.empty((len(d), 0))
-        elif complete and w.ndim == 1:
+        elif complete and w is not None and w.ndim == 1:
             self.den = np.ascontiguousarray(ww[:, :1])
         else:
             self.den = np.ascontiguousarray(self.w)

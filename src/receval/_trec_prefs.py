@@ -501,7 +501,12 @@ def prefs_measures(
         )
     if len(np.unique(ranking)) != len(ranking):
         seen: set[Any] = set()
-        dup = next(x for x in ranking.tolist() if x in seen or seen.add(x))
+        dup = None
+        for x in ranking.tolist():
+            if x in seen:
+                dup = x
+                break
+            seen.add(x)
         raise InputValidationError(f"prefs_measures: the ranking holds the document {dup!r} twice.")
     # positions: judged retrieved documents in rank order, then the others by docno
     judged, line_doc = np.unique(docs, return_inverse=True)

@@ -61,7 +61,14 @@ class EncodedIds:
         self.offsets = offsets
 
     def __len__(self) -> int:
-        return int(self.offsets[-1]) if self.codes is None else len(self.codes)
+        return int(self.row_offsets[-1]) if self.codes is None else len(self.codes)
+
+    @property
+    def row_offsets(self) -> np.ndarray:
+        """``offsets``, for ids given as grouped rows (``codes`` None)."""
+        if self.offsets is None:  # pragma: no cover - the constructors give one of the two
+            raise ValueError("EncodedIds holds neither codes nor offsets.")
+        return self.offsets
 
 
 def factorize(
@@ -80,7 +87,7 @@ def factorize(
     if isinstance(values, EncodedIds):
         if values.codes is None:
             codes = np.arange(len(values.uniques), dtype=np.int32)
-            return np.repeat(codes, np.diff(values.offsets)), values.uniques
+            return np.repeat(codes, np.diff(values.row_offsets)), values.uniques
         return values.codes, values.uniques
     arrow = _as_arrow_strings(values)
     if arrow is not None:

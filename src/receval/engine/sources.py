@@ -19,7 +19,7 @@ metric's function in memory and as an accumulator in a training loop.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -95,7 +95,7 @@ def refuse_out_of_core(func: str, name: str, value: Any, default: Any, why: str)
         )
 
 
-def _given(columns: dict[str, ScanColumn | None]) -> dict[str, ScanColumn]:
+def _given(columns: Mapping[str, Any]) -> dict[str, ScanColumn]:
     return {arg: col for arg, col in columns.items() if col is not None}
 
 
@@ -103,7 +103,7 @@ def _given(columns: dict[str, ScanColumn | None]) -> dict[str, ScanColumn]:
 def scan_compute(
     defn: MetricDefinition,
     params: dict[str, Any],
-    columns: dict[str, ScanColumn | None],
+    columns: Mapping[str, Any],
     floats: tuple[str, ...],
     *,
     func: str | None = None,
@@ -169,7 +169,7 @@ def ranges_of(defn: MetricDefinition) -> Callable[..., Any]:
 def scan_ranges(
     defn: MetricDefinition,
     params: dict[str, Any],
-    columns: dict[str, ScanColumn | None],
+    columns: Mapping[str, Any],
     floats: tuple[str, ...],
     *,
     func: str,

@@ -38,7 +38,9 @@ def _roc_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray 
     return auc_from_sorted(sort_classes(labels, scores, weights, chunked=weights is None))
 
 
-def _curve(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None):
+def _curve(
+    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     sc: SortedClasses = sort_classes(labels, scores, weights)
     if sc.total_pos == 0:
         return None
@@ -595,7 +597,9 @@ def _auc_params(
     return {"bins": int(n), "low": low, "high": high, "pos_label": pos_label}
 
 
-def auc_prepare(params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None):
+def auc_prepare(
+    params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     yt, ys, sw = data_columns(
         _AUC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
     )

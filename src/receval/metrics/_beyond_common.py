@@ -156,7 +156,7 @@ class MeanOverUsers(float):
 
 def mean_over_users(
     per_user: np.ndarray, func: str, reason: str, complement: bool = False, n_empty: int = 0
-) -> float:
+) -> MeanOverUsers:
     """Mean over users with a defined value (``1 - mean`` with ``complement``), with the
     counts (``n_empty`` users given without items count as skipped); nan and a warning
     when there are none."""

@@ -16,7 +16,14 @@ from ._binary import check_binary_scores, warn_undefined
 __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
 
 
-def _check_proba(y_true, y_prob, sample_weight, func, pos_label=None, strict01=False):
+def _check_proba(
+    y_true: Any,
+    y_prob: Any,
+    sample_weight: Any,
+    func: str,
+    pos_label: Any = None,
+    strict01: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     labels, proba, weights = check_binary_scores(
         y_true,
         y_prob,
@@ -29,7 +36,7 @@ def _check_proba(y_true, y_prob, sample_weight, func, pos_label=None, strict01=F
     return labels, v.check_probabilities(proba, "y_prob", func), weights
 
 
-def _totals(y_true, y_prob, sample_weight, func) -> tuple[float, float]:
+def _totals(y_true: Any, y_prob: Any, sample_weight: Any, func: str) -> tuple[float, float]:
     from .._states import click_sums
 
     labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, strict01=True)

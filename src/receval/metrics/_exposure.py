@@ -333,7 +333,7 @@ def check_exposure_options(
     rel_threshold: Any,
     binary: Any,
     missing_users: Any,
-) -> tuple[float, int | None, int]:
+) -> tuple[float, int, int]:
     """The checked options of :func:`expected_exposure`: ``(patience, depth, threshold)``."""
     gamma = check_patience(patience, func)
     depth = check_k(k, func)

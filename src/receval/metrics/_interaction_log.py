@@ -115,8 +115,8 @@ def top_k_mask(run: Run, depth: int) -> np.ndarray:
     return result
 
 
-def run_user_codes(run: Run) -> np.ndarray:
-    """The user code of each row of the run."""
+def run_user_codes(run: Run | Qrels) -> np.ndarray:
+    """The user code of each row of a run (or of qrels)."""
     return np.repeat(np.arange(run.n_users), np.diff(run.offsets))
 
 

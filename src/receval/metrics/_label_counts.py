@@ -158,6 +158,7 @@ def tally_labels(data: LabelData) -> Tally:
             return Tally(classes, None, tp, fp, fn, total, codes)
     # FP and FN as sums of the off-diagonal cells, not column/row sums minus TP: with
     # weights of very different sizes, the subtraction could lose them entirely
+    assert matrix is not None  # the branch without a matrix returned above
     off = matrix.copy()
     np.fill_diagonal(off, 0)
     return Tally(

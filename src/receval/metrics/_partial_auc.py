@@ -141,7 +141,9 @@ def _check(max_fpr: float | None = None, pos_label: Any = None) -> dict[str, Any
     return {"max_fpr": float(value), "pos_label": pos_label, "bins": None}
 
 
-def _prepare(params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None):
+def _prepare(
+    params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     yt, ys, sw = data_columns(
         _FUNC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
     )

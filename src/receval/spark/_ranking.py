@@ -340,7 +340,7 @@ def evaluate(
     else:
         data = data.repartition(num_partitions, _USER)
 
-    options = {k: v for k, v in conventions.items() if v is not None}
+    options: dict[str, Any] = {k: v for k, v in conventions.items() if v is not None}
     if props is not None:
         options["propensities"] = props
     options.update(sampled)

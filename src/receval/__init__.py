@@ -169,17 +169,19 @@ def _version() -> str:
         return found.group(1) if found else "0+unknown"
 
 
-def __getattr__(name: str) -> Any:
-    if name == "__version__":  # read on first use: importlib.metadata costs tens of ms
-        version = _version()
-        globals()["__version__"] = version
-        return version
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'receval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # type checkers see the names imported below, and no others
+
+    def __getattr__(name: str) -> Any:
+        if name == "__version__":  # read on first use: importlib.metadata costs tens of ms
+            version = _version()
+            globals()["__version__"] = version
+            return version
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module 'receval' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:

@@ -447,8 +447,11 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
         sub = _subset_qrels(q, users)
         if ranked:
             vals, den = e.ranked_values(sub, r, specs, convs, ranked, user_map[users], props)
-            corrected = sampling.correction is not None and sampling.catalog_size is not None
-            if n_cand is not None and corrected:
+            if (
+                n_cand is not None
+                and sampling.correction is not None
+                and sampling.catalog_size is not None
+            ):
                 correct_columns(sub, r, user_map[users], n_cand[users], ranked, specs, convs,
                                 vals, sampling.correction, sampling.catalog_size,
                                 sampling.gamma or 0.0)  # fmt: skip
@@ -471,8 +474,11 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
         sub = _subset_qrels(q, missing)
         absent = np.full(len(missing), -1, dtype=np.int32)
         vals, den = e.ranked_values(sub, last_run, specs, convs, ranked, absent, props)
-        corrected = sampling.correction is not None and sampling.catalog_size is not None
-        if n_cand is not None and corrected:
+        if (
+            n_cand is not None
+            and sampling.correction is not None
+            and sampling.catalog_size is not None
+        ):
             correct_columns(sub, last_run, absent, n_cand[missing], ranked, specs, convs,
                             vals, sampling.correction, sampling.catalog_size,
                             sampling.gamma or 0.0)  # fmt: skip

@@ -163,9 +163,8 @@ def _corrected(metric: str, n: int, size: int, correction: str, gamma: float) ->
             factors.append(rf)
             rhs.append(qf.T @ target)
         r_all = np.concatenate(factors)
-        sol, *_ = np.linalg.lstsq(r_all, np.concatenate(rhs), rcond=None)
-        result: np.ndarray = sol
-        return result
+        sol: np.ndarray = np.linalg.lstsq(r_all, np.concatenate(rhs), rcond=None)[0]
+        return sol
     gram = np.zeros((n + 1, n + 1))
     col = np.zeros(n + 1)
     cross = np.zeros(n + 1)

@@ -396,7 +396,7 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
     """
     func = "adjust_pvalues"
     v.check_option(method, "method", func, CORRECTIONS)
-    p = v.as_float(v.as_1d(pvalues, "pvalues", func), "pvalues", func).copy()
+    p: np.ndarray = v.as_float(v.as_1d(pvalues, "pvalues", func), "pvalues", func).copy()
     valid = ~np.isnan(p)
     q = p[valid]
     bad = (q < 0.0) | (q > 1.0)
@@ -407,8 +407,7 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
         )
     k = q.size
     if method is None or k == 0:
-        result: np.ndarray = p
-        return result
+        return p
     if method == "bonferroni":
         adjusted = np.minimum(k * q, 1.0)
     elif method == "holm":
@@ -423,8 +422,7 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
         adjusted = np.empty(k)
         adjusted[order] = np.minimum(steps, 1.0)
     p[valid] = adjusted
-    result = p
-    return result
+    return p
 
 
 def paired_pvalues(

@@ -333,13 +333,12 @@ class Seen:
         arr = np.asarray(ids)
         if arr.dtype.kind in "iu" and arr.dtype != np.uint64:
             new = np.sort(arr.astype(np.int64, copy=False))
-            repeated = new[1:][new[1:] == new[:-1]].tolist() + self._held(new).tolist()
+            repeated: list[Any] = new[1:][new[1:] == new[:-1]].tolist() + self._held(new).tolist()
             if self.ids:  # ids of another kind were given before: compare as Python values
                 repeated += [x for x in new.tolist() if x in self.ids]
             if not repeated:
                 self.ints = _merge_sorted(self.ints, new)
-            result: list[Any] = repeated
-            return result
+            return repeated
         values = arr.tolist()
         batch: set[Any] = set()
         repeated = [x for x in values if x in batch or batch.add(x)]  # type: ignore[func-returns-value]

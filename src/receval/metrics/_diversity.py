@@ -621,7 +621,6 @@ def expected_ils_per_user(
     s_ab = pair_sums("ab", a_size + b_size)
     within = np.where(b_size > 1, m * (m - 1) / np.maximum(b_size * (b_size - 1), 1), 0.0)
     expected = s_a + m / b_size * (s_ab - s_a - s_b) + within * s_b
-    out = plain.copy()
+    out: np.ndarray = plain.copy()
     out[tied] = expected / (k * (k - 1) / 2) if k > 1 else np.nan
-    result: np.ndarray = out
-    return result
+    return out

@@ -183,10 +183,9 @@ def check_labels(labels: Any, data: LabelData, func: str) -> np.ndarray:
 
 def _take(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """``values[idx]`` with 0 where ``idx`` is -1 (a label absent from the data)."""
-    out = values[np.maximum(idx, 0)]
+    out: np.ndarray = values[np.maximum(idx, 0)]
     out[idx < 0] = 0
-    result: np.ndarray = out
-    return result
+    return out
 
 
 # ---------------------------------------------------------------- per-class counts

@@ -397,10 +397,9 @@ def _break_ties(r: Run, sel: np.ndarray, users: np.ndarray, ties: str) -> np.nda
     if ties != "id_ascending":
         rank = len(r.item_ids) - 1 - rank
     order = np.argsort(group[tied] * len(r.item_ids) + rank, kind="stable")
-    out = sel.copy()
+    out: np.ndarray = sel.copy()
     out[tied] = sel[tied[order]]
-    result: np.ndarray = out
-    return result
+    return out
 
 
 def _qrels_rows(q: Qrels, r: Run, user_map: np.ndarray, run_user: np.ndarray) -> np.ndarray:

@@ -107,13 +107,12 @@ class _Part:
 
 
 def _kind(data_type: Any) -> str:
-    name = data_type.typeName()
+    name: str = data_type.typeName()
     if name in ("string", "varchar", "char"):
         return "string"
     if name in ("byte", "short", "integer", "long"):
         return "integer"
-    result: str = name
-    return result
+    return name
 
 
 def _check_id_types(qrels: Any, run: Any, user: str, item: str) -> None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 _EXPORTS: dict[str, str] = {
     # classification (hard labels)
     "confusion_matrix": "receval.metrics._classification",
@@ -153,13 +151,37 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'receval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+def _version() -> str:
+    """The installed distribution's version (one source: ``rust/Cargo.toml``, which the
+    build writes into the metadata), or, in a source tree used without installing it,
+    the crate's version read from ``rust/Cargo.toml``."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("receval")
+    except metadata.PackageNotFoundError:
+        import re
+        from pathlib import Path
+
+        cargo = Path(__file__).resolve().parents[2] / "rust" / "Cargo.toml"
+        text = cargo.read_text() if cargo.is_file() else ""
+        found = re.search(r'^version = "([^"]+)"', text, re.MULTILINE)
+        return found.group(1) if found else "0+unknown"
+
+
+if not TYPE_CHECKING:  # type checkers see the names imported below, and no others
+
+    def __getattr__(name: str) -> Any:
+        if name == "__version__":  # read on first use: importlib.metadata costs tens of ms
+            version = _version()
+            globals()["__version__"] = version
+            return version
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module 'receval' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:
@@ -167,105 +189,198 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
-    from ._corrections import corrected_metric
-    from ._registry import MetricSpec, parse_metric, parse_metrics
-    from ._sampling import Candidates, SamplingSummary, sample_negatives
-    from .comparison import (
-        ComparisonReport,
-        adjust_pvalues,
-        bootstrap_intervals,
-        compare,
-        compare_predictions,
-        effect_sizes,
-        paired_pvalues,
+    __version__: str
+
+    from ._corrections import (
+        corrected_metric as corrected_metric,
     )
-    from .conventions import PROFILES, Conventions
-    from .data._ranked import Qrels, Run
-    from .data.scan import Scan, scan
-    from .engine.run import Accumulator
-    from .evaluation import EvaluationReport, evaluate
+    from ._registry import (
+        MetricSpec as MetricSpec,
+        parse_metric as parse_metric,
+        parse_metrics as parse_metrics,
+    )
+    from ._sampling import (
+        Candidates as Candidates,
+        SamplingSummary as SamplingSummary,
+        sample_negatives as sample_negatives,
+    )
+    from .comparison import (
+        ComparisonReport as ComparisonReport,
+        adjust_pvalues as adjust_pvalues,
+        bootstrap_intervals as bootstrap_intervals,
+        compare as compare,
+        compare_predictions as compare_predictions,
+        effect_sizes as effect_sizes,
+        paired_pvalues as paired_pvalues,
+    )
+    from .conventions import (
+        PROFILES as PROFILES,
+        Conventions as Conventions,
+    )
+    from .data._ranked import (
+        Qrels as Qrels,
+        Run as Run,
+    )
+    from .data.scan import (
+        Scan as Scan,
+        scan as scan,
+    )
+    from .engine.run import (
+        Accumulator as Accumulator,
+    )
+    from .evaluation import (
+        EvaluationReport as EvaluationReport,
+        evaluate as evaluate,
+    )
     from .exceptions import (
-        InputValidationError,
-        InvalidParameterError,
-        MissingDependencyError,
-        RecevalError,
-        TieOrderWarning,
-        UndefinedMetricWarning,
+        InputValidationError as InputValidationError,
+        InvalidParameterError as InvalidParameterError,
+        MissingDependencyError as MissingDependencyError,
+        RecevalError as RecevalError,
+        TieOrderWarning as TieOrderWarning,
+        UndefinedMetricWarning as UndefinedMetricWarning,
     )
     from .metrics._auc import (
-        average_precision_score,
-        break_even_point,
-        pr_auc_score,
-        roc_auc_score,
+        average_precision_score as average_precision_score,
+        break_even_point as break_even_point,
+        pr_auc_score as pr_auc_score,
+        roc_auc_score as roc_auc_score,
     )
-    from .metrics._beyond import catalog_coverage, gini_index, personalization
-    from .metrics._beyond_common import MeanOverUsers
-    from .metrics._calibration import calibration_curve, copc, expected_calibration_error, pcoc
-    from .metrics._calibration_lists import miscalibration
-    from .metrics._classification import accuracy_score, confusion_matrix, error_rate
-    from .metrics._cohorts import RetentionReport
-    from .metrics._curves import precision_recall_curve, roc_curve
-    from .metrics._delong import AUCInterval, DeLongTest, delong_test, roc_auc_ci
-    from .metrics._diversity import diversity, intra_list_similarity, novelty
-    from .metrics._exposure import ExpectedExposureReport, expected_exposure
-    from .metrics._gauc import GroupAUCReport, gauc_score, group_auc
-    from .metrics._group_exposure import GroupExposureReport, group_exposure
+    from .metrics._beyond import (
+        catalog_coverage as catalog_coverage,
+        gini_index as gini_index,
+        personalization as personalization,
+    )
+    from .metrics._beyond_common import (
+        MeanOverUsers as MeanOverUsers,
+    )
+    from .metrics._calibration import (
+        calibration_curve as calibration_curve,
+        copc as copc,
+        expected_calibration_error as expected_calibration_error,
+        pcoc as pcoc,
+    )
+    from .metrics._calibration_lists import (
+        miscalibration as miscalibration,
+    )
+    from .metrics._classification import (
+        accuracy_score as accuracy_score,
+        confusion_matrix as confusion_matrix,
+        error_rate as error_rate,
+    )
+    from .metrics._cohorts import (
+        RetentionReport as RetentionReport,
+    )
+    from .metrics._curves import (
+        precision_recall_curve as precision_recall_curve,
+        roc_curve as roc_curve,
+    )
+    from .metrics._delong import (
+        AUCInterval as AUCInterval,
+        DeLongTest as DeLongTest,
+        delong_test as delong_test,
+        roc_auc_ci as roc_auc_ci,
+    )
+    from .metrics._diversity import (
+        diversity as diversity,
+        intra_list_similarity as intra_list_similarity,
+        novelty as novelty,
+    )
+    from .metrics._exposure import (
+        ExpectedExposureReport as ExpectedExposureReport,
+        expected_exposure as expected_exposure,
+    )
+    from .metrics._gauc import (
+        GroupAUCReport as GroupAUCReport,
+        gauc_score as gauc_score,
+        group_auc as group_auc,
+    )
+    from .metrics._group_exposure import (
+        GroupExposureReport as GroupExposureReport,
+        group_exposure as group_exposure,
+    )
     from .metrics._loss import (
-        log_loss,
-        mean_absolute_error,
-        normalized_entropy,
-        root_mean_squared_error,
+        log_loss as log_loss,
+        mean_absolute_error as mean_absolute_error,
+        normalized_entropy as normalized_entropy,
+        root_mean_squared_error as root_mean_squared_error,
     )
     from .metrics._offpolicy import (
-        PolicyValueInterval,
-        dr_estimate,
-        ips_estimate,
-        policy_value_interval,
-        snips_estimate,
+        PolicyValueInterval as PolicyValueInterval,
+        dr_estimate as dr_estimate,
+        ips_estimate as ips_estimate,
+        policy_value_interval as policy_value_interval,
+        snips_estimate as snips_estimate,
     )
-    from .metrics._overlap import intersection, user_coverage
-    from .metrics._partial_auc import partial_auc
+    from .metrics._overlap import (
+        intersection as intersection,
+        user_coverage as user_coverage,
+    )
+    from .metrics._partial_auc import (
+        partial_auc as partial_auc,
+    )
     from .metrics._popularity import (
-        distributional_coverage,
-        item_coverage,
-        popularity_equal_opportunity,
-        popularity_statistical_parity,
-        shannon_entropy,
+        distributional_coverage as distributional_coverage,
+        item_coverage as item_coverage,
+        popularity_equal_opportunity as popularity_equal_opportunity,
+        popularity_statistical_parity as popularity_statistical_parity,
+        shannon_entropy as shannon_entropy,
     )
     from .metrics._popularity_users import (
-        average_coverage_long_tail,
-        average_percentage_long_tail,
-        average_popularity,
-        average_recommendation_popularity,
-        tail_percentage,
+        average_coverage_long_tail as average_coverage_long_tail,
+        average_percentage_long_tail as average_percentage_long_tail,
+        average_popularity as average_popularity,
+        average_recommendation_popularity as average_recommendation_popularity,
+        tail_percentage as tail_percentage,
     )
     from .metrics._precision_recall import (
-        f1_score,
-        false_positive_rate,
-        fbeta_score,
-        precision_score,
-        recall_score,
-        specificity_score,
+        f1_score as f1_score,
+        false_positive_rate as false_positive_rate,
+        fbeta_score as fbeta_score,
+        precision_score as precision_score,
+        recall_score as recall_score,
+        specificity_score as specificity_score,
     )
     from .metrics._ranking import (
-        f1_at_k,
-        hit_ratio_at_k,
-        map_at_k,
-        mrr_at_k,
-        ndcg_at_k,
-        precision_at_k,
-        recall_at_k,
-        success_at_k,
+        f1_at_k as f1_at_k,
+        hit_ratio_at_k as hit_ratio_at_k,
+        map_at_k as map_at_k,
+        mrr_at_k as mrr_at_k,
+        ndcg_at_k as ndcg_at_k,
+        precision_at_k as precision_at_k,
+        recall_at_k as recall_at_k,
+        success_at_k as success_at_k,
     )
-    from .metrics._regression import brier_score_loss, explained_variance_score, r2_score
-    from .metrics._retention import retention
+    from .metrics._regression import (
+        brier_score_loss as brier_score_loss,
+        explained_variance_score as explained_variance_score,
+        r2_score as r2_score,
+    )
+    from .metrics._retention import (
+        retention as retention,
+    )
     from .metrics._serendipity import (
-        popularity_serendipity,
-        serendipity,
-        user_item_serendipity,
-        user_serendipity,
+        popularity_serendipity as popularity_serendipity,
+        serendipity as serendipity,
+        user_item_serendipity as user_item_serendipity,
+        user_serendipity as user_serendipity,
     )
-    from .registry import MetricEntry, list_metrics, metric_info
-    from .sampled import SampledReport, sampled_report
-    from .segments import SegmentComparison, SegmentReport, by_segment, compare_by_segment
-    from .streaming import compute, metric
+    from .registry import (
+        MetricEntry as MetricEntry,
+        list_metrics as list_metrics,
+        metric_info as metric_info,
+    )
+    from .sampled import (
+        SampledReport as SampledReport,
+        sampled_report as sampled_report,
+    )
+    from .segments import (
+        SegmentComparison as SegmentComparison,
+        SegmentReport as SegmentReport,
+        by_segment as by_segment,
+        compare_by_segment as compare_by_segment,
+    )
+    from .streaming import (
+        compute as compute,
+        metric as metric,
+    )

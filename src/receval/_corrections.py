@@ -144,7 +144,8 @@ def corrected_metric(
     v.check_option(correction, "correction", func, list(CORRECTIONS))
     v.check_number(gamma, "gamma", func, low=0.0, high=1.0)
     out = _corrected(str(spec), int(n), int(catalog_size), correction, float(gamma))
-    return out.copy()
+    result: np.ndarray = out.copy()
+    return result
 
 
 @lru_cache(maxsize=256)
@@ -162,7 +163,7 @@ def _corrected(metric: str, n: int, size: int, correction: str, gamma: float) ->
             factors.append(rf)
             rhs.append(qf.T @ target)
         r_all = np.concatenate(factors)
-        sol, *_ = np.linalg.lstsq(r_all, np.concatenate(rhs), rcond=None)
+        sol: np.ndarray = np.linalg.lstsq(r_all, np.concatenate(rhs), rcond=None)[0]
         return sol
     gram = np.zeros((n + 1, n + 1))
     col = np.zeros(n + 1)
@@ -184,7 +185,8 @@ def binomial_pmf(j: np.ndarray, n: int, p: np.ndarray) -> np.ndarray:
     log_comb = gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
     jj = j[None, :].astype(np.float64)
     pp = p[:, None]
-    return np.exp(log_comb[None, :] + xlogy(jj, pp) + xlog1py(n - jj, -pp))
+    result: np.ndarray = np.exp(log_comb[None, :] + xlogy(jj, pp) + xlog1py(n - jj, -pp))
+    return result
 
 
 def _blocks(metric: str, n: int, size: int, j: np.ndarray) -> Any:

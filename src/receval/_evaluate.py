@@ -6,7 +6,7 @@ Every backend (in memory, a scanned run, Spark) runs these on its users."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -300,7 +300,8 @@ def prepare_metrics(
         base = resolve_conventions(
             profile, func, spec.name, spec.k is not None, spec.params, **conventions
         )
-        conv = replace(base, **dict(spec.params)).validated(func)
+        overrides: dict[str, Any] = dict(spec.params)
+        conv = replace(base, **overrides).validated(func)
         if conv.ties == "average" and spec.name in _NO_AVERAGE_TIES:
             raise InvalidParameterError(
                 f"Metric {text!r}: ties='average' (expected value over tie orders) is not "
@@ -320,7 +321,8 @@ def prepare_metrics(
                 f"(the whole list does not depend on the order)."
             )
         if conv.ties == "average" and spec.info.kind == codes.NDCG_REL:
-            negative = [gain for _, gain in dict(spec.args).get("gains", ()) if gain < 0]
+            gains: Any = dict(spec.args).get("gains", ())
+            negative = [gain for _, gain in gains if gain < 0]
             if negative:
                 raise InvalidParameterError(
                     f"Metric {text!r}: ties='average' (expected value over tie orders) is "
@@ -442,11 +444,12 @@ def _kernel_values(
     if core is not None:
         codes32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (q.items, r.items)]
         maps32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (item_map, user_map)]
-        return core.evaluate_users(
+        result: tuple[np.ndarray, np.ndarray] = core.evaluate_users(
             q.offsets, codes32[0], q.grades, q.grades_desc,
             r.offsets, codes32[1], r.scores, r_keys, maps32[0], maps32[1], table,
             max_len, n_chunks, disc,
         )  # fmt: skip
+        return result
     import numba
 
     from ._kernels._topk import evaluate_users
@@ -559,7 +562,7 @@ def list_values(
             continue
         average = dict(spec.params).get("ties") == "average" and spec.k is not None
         if (spec.k, average) not in by_k:
-            per_user = expected_ils_per_user if average else ils_per_user
+            per_user: Callable[..., np.ndarray] = expected_ils_per_user if average else ils_per_user
             by_k[(spec.k, average)] = per_user(
                 r,
                 spec.k,

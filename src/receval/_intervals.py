@@ -75,7 +75,8 @@ def _replicates(table: Table, n_resamples: int, seed: int) -> np.ndarray:
     work = n_resamples * table.x.shape[0] * (2 + table.x.shape[1])
     n_chunks = replicate_chunks(work)
     with np.errstate(over="ignore"):  # uint64 wrap-around, when numba runs as Python
-        return api.bootstrap_means(table.x, table.den, n_resamples, seed, n_chunks)
+        result: np.ndarray = api.bootstrap_means(table.x, table.den, n_resamples, seed, n_chunks)
+        return result
 
 
 # ---------------------------------------------------------------- intervals

@@ -136,7 +136,7 @@ class Table:
         self.x = np.ascontiguousarray(np.where(used, ww * np.where(used, d, 0.0), 0.0))
         if complete and w is None:
             self.den = np.empty((len(d), 0))
-        elif complete and w.ndim == 1:
+        elif complete and w is not None and w.ndim == 1:
             self.den = np.ascontiguousarray(ww[:, :1])
         else:
             self.den = np.ascontiguousarray(self.w)
@@ -152,4 +152,5 @@ class Table:
             return np.zeros(self.d.shape[1], dtype=bool)
         low = np.where(self.used, self.d, np.inf).min(axis=0)
         high = np.where(self.used, self.d, -np.inf).max(axis=0)
-        return (self.n_used > 0) & (low == high)
+        result: np.ndarray = (self.n_used > 0) & (low == high)
+        return result

@@ -289,7 +289,7 @@ class MetricSpec:
         given = dict(self.args)
         out: list[float] = []
         for param in self.info.params:
-            value = given.get(param.name, param.default)
+            value: Any = given.get(param.name, param.default)
             if param.kind == "float":
                 out.append(float(value))
             elif param.kind == "levels":

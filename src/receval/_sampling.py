@@ -485,7 +485,8 @@ def _reject_round(
     rows, c = np.nonzero(take)
     out[users[rows], rank[rows, c] - 1] = draws[rows, c]
     counts[users] = np.minimum(rank[:, -1], n)
-    return users[counts[users] < n]
+    result: np.ndarray = users[counts[users] < n]
+    return result
 
 
 def _draw_exact(

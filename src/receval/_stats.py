@@ -90,7 +90,8 @@ def _flip_sums(table: Table, n_permutations: int, seed: int) -> np.ndarray:
     work = n_permutations * table.x.size // 8
     n_chunks = replicate_chunks(work, per_thread=2)
     with np.errstate(over="ignore"):  # uint64 wrap-around, when numba runs as Python
-        return api.sign_flip_sums(table.x, n_permutations, seed, n_chunks)
+        result: np.ndarray = api.sign_flip_sums(table.x, n_permutations, seed, n_chunks)
+        return result
 
 
 # ---------------------------------------------------------------- tests
@@ -395,7 +396,7 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
     """
     func = "adjust_pvalues"
     v.check_option(method, "method", func, CORRECTIONS)
-    p = v.as_float(v.as_1d(pvalues, "pvalues", func), "pvalues", func).copy()
+    p: np.ndarray = v.as_float(v.as_1d(pvalues, "pvalues", func), "pvalues", func).copy()
     valid = ~np.isnan(p)
     q = p[valid]
     bad = (q < 0.0) | (q > 1.0)

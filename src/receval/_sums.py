@@ -97,7 +97,8 @@ class ExactSum:
         low = d[: N_LIMBS - 1].astype("<u4").tobytes()
         total = int.from_bytes(low, "little") + (int(d[N_LIMBS - 1]) << (32 * (N_LIMBS - 1)))
         try:
-            return total / (1 << 1074)  # int / int: correctly rounded
+            result: float = total / (1 << 1074)  # int / int: correctly rounded
+            return result
         except OverflowError:
             return float("inf") if total > 0 else float("-inf")
 

@@ -246,7 +246,8 @@ def _run_ends(keys: list[np.ndarray]) -> np.ndarray:
     starts = np.flatnonzero(np.concatenate(([True], change[1:]))) if n else np.zeros(0, int)
     ends = np.append(starts[1:], n)
     run = np.cumsum(np.concatenate(([True], change[1:]))) - 1 if n else np.zeros(0, int)
-    return ends[run]
+    result: np.ndarray = ends[run]
+    return result
 
 
 def _closure(adjacency: np.ndarray) -> np.ndarray:
@@ -500,7 +501,12 @@ def prefs_measures(
         )
     if len(np.unique(ranking)) != len(ranking):
         seen: set[Any] = set()
-        dup = next(x for x in ranking.tolist() if x in seen or seen.add(x))
+        dup = None
+        for x in ranking.tolist():
+            if x in seen:
+                dup = x
+                break
+            seen.add(x)
         raise InputValidationError(f"prefs_measures: the ranking holds the document {dup!r} twice.")
     # positions: judged retrieved documents in rank order, then the others by docno
     judged, line_doc = np.unique(docs, return_inverse=True)

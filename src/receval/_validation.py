@@ -8,7 +8,7 @@ period, and add the fix after a semicolon when it is obvious.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from typing import Any
 
 import numpy as np
@@ -130,7 +130,7 @@ def check_no_missing(arr: np.ndarray, name: str, func: str) -> None:
     if not arr.size:
         return
     if arr.dtype == object:
-        missing = np.equal(arr, None)
+        missing = arr == None  # noqa: E711 - elementwise, on an object array
         what = "None"
     elif arr.dtype.kind == "f":
         missing = np.isnan(arr)
@@ -193,7 +193,7 @@ def as_2d_scores(x: Any, name: str, func: str) -> np.ndarray:
     return check_finite(as_float(arr, name, func), name, func)
 
 
-def check_same_length(func: str, **arrays: np.ndarray | None) -> int:
+def check_same_length(func: str, **arrays: Sized | None) -> int:
     """All given arrays have the same first dimension; return it."""
     present = {k: a for k, a in arrays.items() if a is not None}
     lengths = [len(a) for a in present.values()]
@@ -267,7 +267,8 @@ def check_binary01(y: Any, func: str, name: str = "y_true") -> np.ndarray:
     """Labels that must be 0/1 (or bool); return them as int8 without a sort."""
     y = as_1d(y, name, func)
     if y.dtype == np.bool_:
-        return y.view(np.int8)
+        result: np.ndarray = y.view(np.int8)
+        return result
     ok = False
     if y.dtype.kind in "iu":
         ok = y.size == 0 or (y.min() >= 0 and y.max() <= 1)
@@ -279,7 +280,8 @@ def check_binary01(y: Any, func: str, name: str = "y_true") -> np.ndarray:
             f"{func}: {name} must contain only 0 and 1. Got values "
             f"{format_values(_distinct(y))}; binarise labels first, e.g. {name} = (clicks > 0)."
         )
-    return y.astype(np.int8, copy=False)
+    result = y.astype(np.int8, copy=False)
+    return result
 
 
 def _same_label(a: Any, b: Any) -> bool:
@@ -306,7 +308,8 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
         classes = _distinct(y, limit=3)
         numeric = y.dtype.kind in "iufb"
         if numeric and len(classes) <= 2 and set(np.asarray(classes).tolist()) <= {-1, 0, 1}:
-            return (y == 1).view(np.int8)
+            result: np.ndarray = (y == 1).view(np.int8)
+            return result
         if len(classes) > 2:
             raise InputValidationError(
                 f"{func}: {name} must be binary. Got values {format_values(_distinct(y))}; "

@@ -399,10 +399,10 @@ def _run_tests(
     if interval is None:
         low = high = np.full(len(cols), np.nan)
     else:
-        low, high = bootstrap_intervals(
+        lows, highs = bootstrap_intervals(
             diff, wts, method=interval, confidence=confidence, n_resamples=n_resamples, seed=seed
         )
-        low, high = np.atleast_1d(low), np.atleast_1d(high)
+        low, high = np.atleast_1d(lows), np.atleast_1d(highs)
     adjusted = np.empty(len(cols))
     for m in metrics:  # one family per metric
         idx = [j for j, c in enumerate(cols) if c[0] == m]
@@ -730,6 +730,7 @@ def compare_predictions(
             if key == "roc_auc":
                 continue  # DeLong's test below: not a mean over users
             if key == "gauc":
+                assert groups is not None  # 'gauc' without groups was refused above
                 rep = group_auc(yt, score, groups=groups, weighting=weighting,
                                 sample_weight=sample_weight)  # fmt: skip
                 values[m][name] = rep.auc
@@ -746,9 +747,11 @@ def compare_predictions(
                 weights[m] = group_w
     higher = {m: not POINTWISE[k] for m, k in zip(metrics, keys, strict=True)}
     per_user = [m for m, k in zip(metrics, keys, strict=True) if k != "roc_auc"]
-    settings = dict(baseline=baseline, test=test, interval=interval, correction=correction,
-                    alpha=alpha, confidence=confidence, n_permutations=n_permutations,
-                    n_resamples=n_resamples, seed=seed, n_users=n_groups)  # fmt: skip
+    settings: dict[str, Any] = dict(
+        baseline=baseline, test=test, interval=interval, correction=correction,
+        alpha=alpha, confidence=confidence, n_permutations=n_permutations,
+        n_resamples=n_resamples, seed=seed, n_users=n_groups,
+    )  # fmt: skip
     report = None
     if per_user:
         report = _run_tests(
@@ -760,7 +763,7 @@ def compare_predictions(
             means,
             higher,
             **settings,
-        )  # type: ignore[arg-type]
+        )
     if len(per_user) == len(metrics):
         return report  # type: ignore[return-value]
     if sw is not None:

@@ -312,12 +312,13 @@ def evaluate(
         sampling = SamplingSummary(correction=correction, catalog_size=size,
                                    gamma=g if correction == "bv" else None)  # fmt: skip
     if is_scan_run(run):  # a receval.scan(...): read user by user
-        return _scan_evaluate(
+        result: EvaluationReport = _scan_evaluate(
             qrels, run, metrics, features=features, feature_items=feature_items,
             similarity=similarity, popularity=popularity, train=train,
             item_categories=item_categories, weighting=weighting, sampled=(c, sampling),
             **conventions,
         )  # fmt: skip
+        return result
     r = as_run(run)
     if c is not None and sampling is not None:
         restriction = restrict_run(r, c)
@@ -359,7 +360,7 @@ def evaluate(
     values = aux = np.empty((q.n_users, 0))
     if ranked:
         values, aux = ranked_values(q, r, specs, convs, ranked, user_map, props)
-        if c is not None and correction is not None:
+        if c is not None and correction is not None and size is not None:
             correct_columns(q, r, user_map, c.counts_for(q.user_ids), ranked, specs, convs,
                             values, correction, size, g)  # fmt: skip
     list_cols: dict[str, np.ndarray] = {}
@@ -446,7 +447,11 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
         sub = _subset_qrels(q, users)
         if ranked:
             vals, den = e.ranked_values(sub, r, specs, convs, ranked, user_map[users], props)
-            if n_cand is not None and sampling.correction is not None:
+            if (
+                n_cand is not None
+                and sampling.correction is not None
+                and sampling.catalog_size is not None
+            ):
                 correct_columns(sub, r, user_map[users], n_cand[users], ranked, specs, convs,
                                 vals, sampling.correction, sampling.catalog_size,
                                 sampling.gamma or 0.0)  # fmt: skip
@@ -456,8 +461,8 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
             of_run = e.list_values(r, listwise, specs, *lists)
             for text, col in of_run.items():
                 list_cols[text][users] = col[user_map[users]]
-    if last_run is None:
-        v.check_not_empty(0, "users", "Run")
+    if last_run is None:  # no batch: an empty run
+        raise InputValidationError("Run: users is empty; pass at least one sample.")
     missing = np.flatnonzero(~seen)
     if len(missing) and any(c.missing_users == "error" for c in convs.values()):
         raise InputValidationError(
@@ -469,7 +474,11 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
         sub = _subset_qrels(q, missing)
         absent = np.full(len(missing), -1, dtype=np.int32)
         vals, den = e.ranked_values(sub, last_run, specs, convs, ranked, absent, props)
-        if n_cand is not None and sampling.correction is not None:
+        if (
+            n_cand is not None
+            and sampling.correction is not None
+            and sampling.catalog_size is not None
+        ):
             correct_columns(sub, last_run, absent, n_cand[missing], ranked, specs, convs,
                             vals, sampling.correction, sampling.catalog_size,
                             sampling.gamma or 0.0)  # fmt: skip
@@ -487,6 +496,10 @@ def _run_batches(spec: ScanRun, func: str) -> Iterator[Any]:
 
     scan = spec.scan
     value_column = spec.score if spec.rank is None else spec.rank
+    if value_column is None:
+        raise InvalidParameterError(
+            f"{func}: a scanned run needs a score or a rank column. Got score=None and rank=None."
+        )
     columns = [spec.user, spec.item, value_column]
     name = spec.name or os.path.basename(os.path.normpath(scan.name))
     for chunk in whole_groups(
@@ -639,7 +652,8 @@ def _ranking_empty(params: dict[str, Any]) -> _RankingState:
 
 
 def _ranking_finalize(params: dict[str, Any], state: _RankingState) -> float:
-    return state.mean.value
+    result: float = state.mean.value
+    return result
 
 
 RANKING = register(

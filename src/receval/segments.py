@@ -208,7 +208,7 @@ class SegmentComparison:
 
     def records(self) -> list[dict[str, Any]]:
         """:meth:`to_frame`'s rows as dicts (JSON-ready)."""
-        out = []
+        out: list[dict[str, Any]] = []
         labelled = [*zip(self.segments.tolist(), self.reports, strict=True), (None, self.overall)]
         for label, report in labelled:
             out.extend({"segment": label, **row} for row in report.records())

@@ -279,8 +279,8 @@ def _relstrings(
 
 # ------------------------------------------------------------------ the run
 def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
-    from ._trec_jg import read_judgment_groups
-    from ._trec_prefs import read_prefs
+    from ._trec_jg import JudgmentGroups, read_judgment_groups
+    from ._trec_prefs import Preferences, read_prefs
     from .data._ranked import Qrels, Run
 
     if o.rel_format not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
@@ -295,6 +295,7 @@ def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
     for path in (o.qrels, o.run):
         if path != "-" and not os.path.exists(path):
             raise InvalidParameterError(f"trec-eval: {path}: no such file.")
+    q: JudgmentGroups | Preferences | Qrels
     if o.rel_format == "qrels_jg":
         q = read_judgment_groups(o.qrels)
     elif o.rel_format in ("prefs", "qrels_prefs"):

@@ -42,8 +42,9 @@ def compiled() -> ModuleType | None:
             "pip (pip install -e . in a source tree; a Rust toolchain is needed), or set "
             "RECEVAL_KERNELS=numba to run the numba kernels (numba must be installed)."
         ) from exc
-    _CORE.append(_core)
-    return _core
+    core: ModuleType = _core
+    _CORE.append(core)
+    return core
 
 
 def num_threads() -> int:

@@ -26,11 +26,15 @@ def _factorize_int_range(
     values = np.ascontiguousarray(values, dtype=np.int64)
     if any_order and len(values) > _PARALLEL_MIN_ROWS:
         if core is not None:
-            return core.factorize_dense_sorted(values, lo, span, 4 * num_threads())
+            result: tuple[np.ndarray, np.ndarray] = core.factorize_dense_sorted(
+                values, lo, span, 4 * num_threads()
+            )
+            return result
         from .._kernels import _encode as k
 
         codes = np.empty(len(values), dtype=np.int32)
-        return k._factorize_dense_sorted(values, lo, span, 4 * num_threads(), codes)
+        result = k._factorize_dense_sorted(values, lo, span, 4 * num_threads(), codes)
+        return result
     if core is not None:
         codes, first = core.factorize_dense(values, lo, span)
     else:
@@ -57,7 +61,14 @@ class EncodedIds:
         self.offsets = offsets
 
     def __len__(self) -> int:
-        return int(self.offsets[-1]) if self.codes is None else len(self.codes)
+        return int(self.row_offsets[-1]) if self.codes is None else len(self.codes)
+
+    @property
+    def row_offsets(self) -> np.ndarray:
+        """``offsets``, for ids given as grouped rows (``codes`` None)."""
+        if self.offsets is None:  # pragma: no cover - the constructors give one of the two
+            raise ValueError("EncodedIds holds neither codes nor offsets.")
+        return self.offsets
 
 
 def factorize(
@@ -76,7 +87,7 @@ def factorize(
     if isinstance(values, EncodedIds):
         if values.codes is None:
             codes = np.arange(len(values.uniques), dtype=np.int32)
-            return np.repeat(codes, np.diff(values.offsets)), values.uniques
+            return np.repeat(codes, np.diff(values.row_offsets)), values.uniques
         return values.codes, values.uniques
     arrow = _as_arrow_strings(values)
     if arrow is not None:
@@ -159,7 +170,8 @@ def strings_to_numpy(arr: Any) -> np.ndarray:
         and "pandas" not in sys.modules
     ):
         return np.array(arr.to_pylist(), dtype=object)
-    return arr.to_numpy(zero_copy_only=False)
+    result: np.ndarray = arr.to_numpy(zero_copy_only=False)
+    return result
 
 
 def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:
@@ -213,7 +225,8 @@ def isin_ints(values: np.ndarray, test: np.ndarray) -> np.ndarray:
     if table.size == 0:
         return np.zeros(values.shape, dtype=bool)
     pos = np.minimum(np.searchsorted(table, values), table.size - 1)
-    return table[pos] == values
+    result: np.ndarray = table[pos] == values
+    return result
 
 
 def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
@@ -266,7 +279,8 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
         return arr
 
     idx = pc.index_in(as_strings(values), value_set=as_strings(dictionary))
-    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+    result: np.ndarray = idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+    return result
 
 
 def _lookup_str(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray | None:
@@ -277,7 +291,10 @@ def _lookup_str(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray | None
     core = compiled()
     if core is None:
         return None
-    return core.lookup_str(np.ascontiguousarray(values), np.ascontiguousarray(dictionary))
+    result: np.ndarray | None = core.lookup_str(
+        np.ascontiguousarray(values), np.ascontiguousarray(dictionary)
+    )
+    return result
 
 
 def _lookup_small(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray | None:
@@ -447,12 +464,14 @@ def group_rows(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray
         codes = np.ascontiguousarray(codes, dtype=np.int32)
         if core.is_grouped(codes):
             return core.offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)
-        return core.group_rows(codes, n_groups)
+        result: tuple[np.ndarray, np.ndarray] = core.group_rows(codes, n_groups)
+        return result
     from .._kernels._ranked_csr import _group_rows, _is_grouped, _offsets_of_sorted
 
     if _is_grouped(codes):
         return _offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)
-    return _group_rows(codes, n_groups)
+    result = _group_rows(codes, n_groups)
+    return result
 
 
 def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -37,6 +37,11 @@ class _RankedBase:
     """Shared construction: encoding of users and items, grouping by user."""
 
     _func = "Ranked"
+    # set by the subclasses' constructors: CSR offsets by user, the ids, the item code of each row
+    offsets: np.ndarray
+    user_ids: np.ndarray
+    item_ids: np.ndarray
+    items: np.ndarray
 
     def _encode(self, users: Any, items: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """Group rows by user and encode items: (offsets, rows, item codes, n_rows)."""
@@ -411,8 +416,9 @@ class Run(_RankedBase):
         if self._trec_keys is None:
             core = compiled()
             ids = self.item_ids
-            use_core = core is not None and ids.dtype == object
-            rank = core.str_ranks(np.ascontiguousarray(ids)) if use_core else None
+            rank = None
+            if core is not None and ids.dtype == object:
+                rank = core.str_ranks(np.ascontiguousarray(ids))
             if rank is None:  # integer ids (ordered without strings), or ids not all str
                 rank = np.empty(len(ids), dtype=np.float64)
                 rank[string_order(ids)] = np.arange(len(ids))
@@ -525,10 +531,11 @@ class Run(_RankedBase):
         with io.located(path, fmt, (user, item)):
             if fmt == "trec":
                 return cls.from_trec(path, name=name)
-            if fmt == "parquet" and os.path.exists(os.fspath(path)):
-                source = io.ParquetColumns(os.fspath(path), (user, item, score or rank))
+            value = score or rank
+            if fmt == "parquet" and value is not None and os.path.exists(os.fspath(path)):
+                source = io.ParquetColumns(os.fspath(path), (user, item, value))
                 return cls._from_columns(
-                    source, user, item, score or rank, rank is not None,
+                    source, user, item, value, rank is not None,
                     name or os.path.basename(os.fspath(path)),
                 )  # fmt: skip
             columns = [c for c in (user, item, score, rank) if c is not None]

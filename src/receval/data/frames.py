@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
-
-import numpy as np
 
 from .._validation import check_option
 
 
-def make_frame(columns: dict[str, np.ndarray], backend: str | None = None) -> Any:
+def make_frame(columns: Mapping[str, Any], backend: str | None = None) -> Any:
     """A pandas (default when installed) or polars DataFrame from equal-length columns."""
     if backend is not None:
         check_option(backend, "backend", "to_frame", ["pandas", "polars"])

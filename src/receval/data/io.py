@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
@@ -244,7 +244,8 @@ def parse_numbers(
     # '+3' is 3, as trec_eval's atoi reads it
     plain = pc.replace_substring_regex(column, r"^\+(\d)", r"\1") if integer else column
     try:
-        return pc.cast(plain, target).to_numpy(zero_copy_only=False)
+        result: np.ndarray = pc.cast(plain, target).to_numpy(zero_copy_only=False)
+        return result
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pattern = (
             r"^[+-]?\d+$"
@@ -513,7 +514,7 @@ class ParquetColumns:
         """The Arrow type of a column."""
         return self.schema.field(column).type
 
-    def chunks(self, column: str) -> Iterator[Any]:
+    def chunks(self, column: str) -> Generator[Any, None, None]:
         """One column as Arrow arrays, a row group or so at a time, in order.
 
         Threads decode the next row groups while the caller works on the current
@@ -539,7 +540,8 @@ class ParquetColumns:
                 table = local.file.read_row_group(i, columns=[column], use_threads=False)
             except (pa.ArrowInvalid, OSError) as exc:  # pragma: no cover - file changed
                 raise InputValidationError(f"{self.path}: {exc}") from exc
-            return table.column(0).chunks
+            result: list[Any] = table.column(0).chunks
+            return result
 
         n = self.num_row_groups
         workers = min(n, max(1, _num_threads()))
@@ -583,7 +585,7 @@ class ArrowColumns:
         """One column, whole, as a NumPy array (an Arrow array for strings)."""
         return column_array(self.table.column(column))
 
-    def chunks(self, column: str) -> Iterator[Any]:
+    def chunks(self, column: str) -> Generator[Any, None, None]:
         """One column's Arrow arrays, in order."""
         values = self.table.column(column)
         yield from getattr(values, "chunks", [values])

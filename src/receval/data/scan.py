@@ -117,12 +117,13 @@ class Scan:
         else:
             from .io import infer_format
 
-            fmt = infer_format(self.paths[0])
-            if fmt not in _FORMATS:
+            inferred = infer_format(self.paths[0])
+            if inferred is None or inferred not in _FORMATS:
                 raise InvalidParameterError(
                     f"scan: cannot tell the format of {self.paths[0]!r}; pass "
                     f"file_format='parquet', 'csv' or 'tsv'."
                 )
+            fmt = inferred
         if fmt != "parquet" and len(self.paths) > 1:
             raise InvalidParameterError(
                 f"scan: several files can only be scanned as Parquet. Got {len(self.paths)} "
@@ -162,7 +163,9 @@ class Scan:
             raise InputValidationError(f"{self.name}: cannot be read as Parquet: {exc}") from exc
         return frags
 
-    def _csv_options(self, columns: Sequence[str] | None, types: dict[str, Any]) -> tuple:
+    def _csv_options(
+        self, columns: Sequence[str] | None, types: dict[str, Any]
+    ) -> tuple[Any, Any, Any]:
         import pyarrow.csv as pcsv
 
         read = pcsv.ReadOptions(block_size=self._csv_block)

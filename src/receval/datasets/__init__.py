@@ -14,7 +14,8 @@ __all__ = ["make_events", "make_impressions", "make_recommendations"]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
+    result: np.ndarray = 1.0 / (1.0 + np.exp(-x))
+    return result
 
 
 def make_impressions(
@@ -247,7 +248,10 @@ def make_events(
     func = "make_events"
     check_number(n_users, "n_users", func, integer=True, low=1)
     check_number(days, "days", func, integer=True, low=1)
-    first_day = np.datetime64(start, "D")
+    if isinstance(start, np.datetime64):
+        first_day = start.astype("datetime64[D]")
+    else:
+        first_day = np.datetime64(start, "D")
     rng = np.random.default_rng(seed)
     arrival = np.sort(rng.integers(0, days, n_users))
     arrival[0] = 0  # the window starts on `start`

@@ -19,7 +19,7 @@ metric's function in memory and as an accumulator in a training loop.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -95,7 +95,7 @@ def refuse_out_of_core(func: str, name: str, value: Any, default: Any, why: str)
         )
 
 
-def _given(columns: dict[str, ScanColumn | None]) -> dict[str, ScanColumn]:
+def _given(columns: Mapping[str, Any]) -> dict[str, ScanColumn]:
     return {arg: col for arg, col in columns.items() if col is not None}
 
 
@@ -103,7 +103,7 @@ def _given(columns: dict[str, ScanColumn | None]) -> dict[str, ScanColumn]:
 def scan_compute(
     defn: MetricDefinition,
     params: dict[str, Any],
-    columns: dict[str, ScanColumn | None],
+    columns: Mapping[str, Any],
     floats: tuple[str, ...],
     *,
     func: str | None = None,
@@ -144,21 +144,32 @@ def range_state(defn: MetricDefinition, params: dict[str, Any], batch: Any) -> A
     row of its score range (a Spark partition after ``repartitionByRange``)."""
     from .._kernels import api as k
 
+    ranges = ranges_of(defn)
     labels, scores, weights = batch
     labels = np.ascontiguousarray(labels)
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     if weights is None:
         pos, neg = k.split_by_label(scores, labels)
-        return defn.ranges(params, pos, neg, None, None)
+        return ranges(params, pos, neg, None, None)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     pos, pos_w, neg, neg_w = k.split_by_label_weighted(scores, labels, weights)
-    return defn.ranges(params, pos, neg, pos_w, neg_w)
+    return ranges(params, pos, neg, pos_w, neg_w)
+
+
+def ranges_of(defn: MetricDefinition) -> Callable[..., Any]:
+    """The ``ranges`` constructor of a metric split by disjoint score ranges."""
+    if defn.ranges is None:
+        raise InvalidParameterError(
+            f"The metric {defn.name!r} cannot be computed over disjoint score ranges; "
+            f"its partitioning is {defn.partitioning!r}."
+        )
+    return defn.ranges
 
 
 def scan_ranges(
     defn: MetricDefinition,
     params: dict[str, Any],
-    columns: dict[str, ScanColumn | None],
+    columns: Mapping[str, Any],
     floats: tuple[str, ...],
     *,
     func: str,
@@ -174,6 +185,8 @@ def scan_ranges(
     """
     from .._kernels import api as k
     from .._states import score_ranges
+
+    ranges = ranges_of(defn)
 
     given = _given(columns)
     scan = next(iter(given.values())).scan
@@ -210,11 +223,11 @@ def scan_ranges(
                 unused = np.empty(0)  # no weights to write
                 k.gather(scores, labels, None, shift, first, last, pos, unused, neg, unused.copy(),
                          filled)  # fmt: skip
-            return defn.ranges(params, pos[: filled[0]], neg[: filled[1]], None, None)
+            return ranges(params, pos[: filled[0]], neg[: filled[1]], None, None)
         pos_w, neg_w = np.empty(n_pos), np.empty(n_neg)
         for labels, scores, weights in batches(description):
             k.gather(scores, labels, weights, shift, first, last, pos, pos_w, neg, neg_w, filled)
-        return defn.ranges(
+        return ranges(
             params, pos[: filled[0]], neg[: filled[1]], pos_w[: filled[0]], neg_w[: filled[1]]
         )
 
@@ -268,8 +281,10 @@ def _run_starts(ids: Any) -> np.ndarray:
 
 def _take(ids: Any, index: np.ndarray) -> np.ndarray:
     if isinstance(ids, np.ndarray):
-        return ids[index]
-    return ids.take(index).to_numpy(zero_copy_only=False)
+        result: np.ndarray = ids[index]
+        return result
+    result = ids.take(index).to_numpy(zero_copy_only=False)
+    return result
 
 
 class Contiguity:

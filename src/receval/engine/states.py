@@ -333,7 +333,7 @@ class Seen:
         arr = np.asarray(ids)
         if arr.dtype.kind in "iu" and arr.dtype != np.uint64:
             new = np.sort(arr.astype(np.int64, copy=False))
-            repeated = new[1:][new[1:] == new[:-1]].tolist() + self._held(new).tolist()
+            repeated: list[Any] = new[1:][new[1:] == new[:-1]].tolist() + self._held(new).tolist()
             if self.ids:  # ids of another kind were given before: compare as Python values
                 repeated += [x for x in new.tolist() if x in self.ids]
             if not repeated:
@@ -355,7 +355,8 @@ class Seen:
         if not self.ints.size or not ordered.size:
             return ordered[:0]
         pos = np.minimum(np.searchsorted(self.ints, ordered), len(self.ints) - 1)
-        return ordered[self.ints[pos] == ordered]
+        result: np.ndarray = ordered[self.ints[pos] == ordered]
+        return result
 
     @staticmethod
     def _raise_repeated(repeated: list[Any], func: str, what: str) -> None:
@@ -436,7 +437,8 @@ def totals_update(params: dict[str, Any], batch: Any) -> Any:
 
     if batch is None:
         return EMPTY_TOTALS
-    return totals_of(*batch, eps=params.get("eps", _EPS))
+    labels, proba, weights = batch
+    return totals_of(labels, proba, weights, eps=params.get("eps", _EPS))
 
 
 def totals_empty(params: dict[str, Any]) -> Any:

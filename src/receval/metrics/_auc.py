@@ -38,7 +38,9 @@ def _roc_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray 
     return auc_from_sorted(sort_classes(labels, scores, weights, chunked=weights is None))
 
 
-def _curve(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None):
+def _curve(
+    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     sc: SortedClasses = sort_classes(labels, scores, weights)
     if sc.total_pos == 0:
         return None
@@ -94,7 +96,8 @@ def _roc_auc_fast(y_true: Any, y_score: Any) -> float | None:
     core = compiled()
     if core is None or y_true.size > _FAST_ROWS:
         return None
-    return core.roc_auc_checked(y_true, y_score)
+    result: float | None = core.roc_auc_checked(y_true, y_score)
+    return result
 
 
 # --------------------------------------------------------------- dispatch
@@ -335,7 +338,10 @@ def roc_auc_score(
         refuse_out_of_core("roc_auc_score", "labels", labels, None, why)
         params = ROC_AUC.check_params(pos_label=pos_label)
         floats = ("y_score", "sample_weight")
-        return scan_ranges(ROC_AUC, params, columns, floats, func="roc_auc_score")
+        result: float | np.ndarray = scan_ranges(
+            ROC_AUC, params, columns, floats, func="roc_auc_score"
+        )
+        return result
     return _binary_or_multiclass(
         "roc_auc_score",
         _roc_auc_binary,
@@ -591,7 +597,9 @@ def _auc_params(
     return {"bins": int(n), "low": low, "high": high, "pos_label": pos_label}
 
 
-def auc_prepare(params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None):
+def auc_prepare(
+    params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     yt, ys, sw = data_columns(
         _AUC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
     )

@@ -103,7 +103,8 @@ def item_exposure(run: Run, depth: int) -> np.ndarray:
     """Number of top-``depth`` lists holding each item code."""
     from .._kernels import api as kern
 
-    return kern.item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
+    result: np.ndarray = kern.item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
+    return result
 
 
 def user_chunks(n_rows: int) -> int:
@@ -155,7 +156,7 @@ class MeanOverUsers(float):
 
 def mean_over_users(
     per_user: np.ndarray, func: str, reason: str, complement: bool = False, n_empty: int = 0
-) -> float:
+) -> MeanOverUsers:
     """Mean over users with a defined value (``1 - mean`` with ``complement``), with the
     counts (``n_empty`` users given without items count as skipped); nan and a warning
     when there are none."""

@@ -122,8 +122,12 @@ def threshold_counts(sc: SortedClasses) -> tuple[np.ndarray, np.ndarray, np.ndar
     from .._kernels import api as k
 
     if not sc.weighted:
-        return k.threshold_counts_sorted(sc.pos, sc.neg)
-    return k.threshold_counts_sorted_weighted(sc.pos, sc.pos_w, sc.neg, sc.neg_w)
+        result: tuple[np.ndarray, np.ndarray, np.ndarray] = k.threshold_counts_sorted(
+            sc.pos, sc.neg
+        )
+        return result
+    result = k.threshold_counts_sorted_weighted(sc.pos, sc.pos_w, sc.neg, sc.neg_w)
+    return result
 
 
 def check_binary_scores(

@@ -16,7 +16,14 @@ from ._binary import check_binary_scores, warn_undefined
 __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
 
 
-def _check_proba(y_true, y_prob, sample_weight, func, pos_label=None, strict01=False):
+def _check_proba(
+    y_true: Any,
+    y_prob: Any,
+    sample_weight: Any,
+    func: str,
+    pos_label: Any = None,
+    strict01: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     labels, proba, weights = check_binary_scores(
         y_true,
         y_prob,
@@ -29,7 +36,7 @@ def _check_proba(y_true, y_prob, sample_weight, func, pos_label=None, strict01=F
     return labels, v.check_probabilities(proba, "y_prob", func), weights
 
 
-def _totals(y_true, y_prob, sample_weight, func) -> tuple[float, float]:
+def _totals(y_true: Any, y_prob: Any, sample_weight: Any, func: str) -> tuple[float, float]:
     from .._states import click_sums
 
     labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, strict01=True)
@@ -74,7 +81,8 @@ def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     """
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     if is_scan("pcoc", **columns):
-        return scan_compute(PCOC, {}, columns, ("y_prob", "sample_weight"))
+        result: float = scan_compute(PCOC, {}, columns, ("y_prob", "sample_weight"))
+        return result
     predicted, observed = _totals(y_true, y_prob, sample_weight, "pcoc")
     return pcoc_of(predicted, observed)
 
@@ -124,7 +132,8 @@ def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     """
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     if is_scan("copc", **columns):
-        return scan_compute(COPC, {}, columns, ("y_prob", "sample_weight"))
+        result: float = scan_compute(COPC, {}, columns, ("y_prob", "sample_weight"))
+        return result
     predicted, observed = _totals(y_true, y_prob, sample_weight, "copc")
     return copc_of(predicted, observed)
 
@@ -136,7 +145,8 @@ def _torch_linspace(n_bins: int, dtype: Any) -> np.ndarray:
     i = np.arange(n_bins + 1)
     low = i.astype(dtype) * step
     high = dtype(1.0) - (n_bins - i).astype(dtype) * step
-    return np.where(i < (n_bins + 1) // 2, low, high).astype(np.float64)
+    result: np.ndarray = np.where(i < (n_bins + 1) // 2, low, high).astype(np.float64)
+    return result
 
 
 def _bins(

@@ -155,7 +155,8 @@ def confusion_matrix(
             out = matrix / matrix.sum(axis=0, keepdims=True)
         else:
             out = matrix / matrix.sum()
-    return np.nan_to_num(out)
+    result: np.ndarray = np.nan_to_num(out)
+    return result
 
 
 def accuracy_score(

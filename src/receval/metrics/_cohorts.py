@@ -146,7 +146,8 @@ class RetentionReport:
     def observed(self) -> np.ndarray:
         """Mask of shape (n_periods, len(days)): period ``c + days[j]`` is in the window."""
         c = np.arange(self.n_periods)[:, None]
-        return c + np.asarray(self.days)[None, :] < self.n_periods
+        result: np.ndarray = c + np.asarray(self.days)[None, :] < self.n_periods
+        return result
 
     def to_frame(self, backend: str | None = None) -> Any:
         """Per-period table: period, new_users, login_users, active_users, retention_rate.

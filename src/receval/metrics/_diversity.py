@@ -186,7 +186,8 @@ def _ils_function(run: Run, depth: int, sim: SimilarityFunction, func: str) -> n
                 f"Got {value!r} for items ({a!r}, {b!r})."
             )
         values[t] = x
-    return kern.pair_means_csr(values[inverse], pair_offsets, user_chunks(len(keys)))
+    result: np.ndarray = kern.pair_means_csr(values[inverse], pair_offsets, user_chunks(len(keys)))
+    return result
 
 
 def ils_per_user(
@@ -225,15 +226,17 @@ def ils_per_user(
     if similarity is not None:
         ids, matrix = _similarity_matrix(similarity, feature_items, func)
         rows = _rows_of_run(run, used, ids, "similarity", func)
-        return kern.intra_list_similarity_matrix_csr(
+        result: np.ndarray = kern.intra_list_similarity_matrix_csr(
             run.items, run.offsets, depth, rows, matrix, chunks
         )
+        return result
     ids, feats = _feature_matrix(features, feature_items, func)
     rows = _rows_of_run(run, used, ids, "features", func)
     inv_norm = kern.inverse_norms(feats, rows, used, chunks)
-    return kern.intra_list_similarity_csr(
+    result = kern.intra_list_similarity_csr(
         run.items, run.offsets, depth, rows, feats, inv_norm, chunks
     )
+    return result
 
 
 _ILS_UNDEFINED = "every list has fewer than 2 items"
@@ -618,6 +621,6 @@ def expected_ils_per_user(
     s_ab = pair_sums("ab", a_size + b_size)
     within = np.where(b_size > 1, m * (m - 1) / np.maximum(b_size * (b_size - 1), 1), 0.0)
     expected = s_a + m / b_size * (s_ab - s_a - s_b) + within * s_b
-    out = plain.copy()
+    out: np.ndarray = plain.copy()
     out[tied] = expected / (k * (k - 1) / 2) if k > 1 else np.nan
     return out

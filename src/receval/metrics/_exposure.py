@@ -58,7 +58,8 @@ def tie_averaged_exposure(
     start[first] = True
     tie = np.cumsum(start) - 1
     sums = np.bincount(tie, weights=exposure)
-    return (sums / np.bincount(tie))[tie]
+    result: np.ndarray = (sums / np.bincount(tie))[tie]
+    return result
 
 
 def run_exposure(run: Run, patience: float, depth: int, ties: str) -> np.ndarray:
@@ -332,7 +333,7 @@ def check_exposure_options(
     rel_threshold: Any,
     binary: Any,
     missing_users: Any,
-) -> tuple[float, int | None, int]:
+) -> tuple[float, int, int]:
     """The checked options of :func:`expected_exposure`: ``(patience, depth, threshold)``."""
     gamma = check_patience(patience, func)
     depth = check_k(k, func)

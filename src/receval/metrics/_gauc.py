@@ -62,7 +62,8 @@ class GroupAUCReport:
     @property
     def skipped(self) -> np.ndarray:
         """Boolean mask of the skipped groups."""
-        return np.isnan(self.auc)
+        result: np.ndarray = np.isnan(self.auc)
+        return result
 
     def to_frame(self, backend: str | None = None) -> Any:
         """Per-group table (group, auc, weight, n_rows, skipped) as a DataFrame.
@@ -344,7 +345,8 @@ def gauc_score(
         columns = {"y_true": y_true, "y_score": y_score, "groups": groups,
                    "sample_weight": sample_weight, "weighting": column}  # fmt: skip
         floats = ("y_score", "sample_weight", "weighting")
-        return scan_groups(GAUC, params, columns, floats, func=func)
+        result: float = scan_groups(GAUC, params, columns, floats, func=func)
+        return result
     report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
     return gauc_or_warn(report.score, report.n_groups)
 
@@ -370,7 +372,8 @@ def _gauc_fast(
     core = compiled()
     if core is None:
         return None
-    return core.gauc_checked(y_true, y_score, groups, sample_weight, weighting)
+    result: float | None = core.gauc_checked(y_true, y_score, groups, sample_weight, weighting)
+    return result
 
 
 def gauc_or_warn(score: float, n_groups: int) -> float:

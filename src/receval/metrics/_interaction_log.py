@@ -111,11 +111,12 @@ def top_k_mask(run: Run, depth: int) -> np.ndarray:
     """Which rows of the run are among the first ``depth`` of their user's list."""
     lengths = np.diff(run.offsets)
     position = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
-    return position < depth
+    result: np.ndarray = position < depth
+    return result
 
 
-def run_user_codes(run: Run) -> np.ndarray:
-    """The user code of each row of the run."""
+def run_user_codes(run: Run | Qrels) -> np.ndarray:
+    """The user code of each row of a run (or of qrels)."""
     return np.repeat(np.arange(run.n_users), np.diff(run.offsets))
 
 

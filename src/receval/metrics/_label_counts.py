@@ -158,6 +158,7 @@ def tally_labels(data: LabelData) -> Tally:
             return Tally(classes, None, tp, fp, fn, total, codes)
     # FP and FN as sums of the off-diagonal cells, not column/row sums minus TP: with
     # weights of very different sizes, the subtraction could lose them entirely
+    assert matrix is not None  # the branch without a matrix returned above
     off = matrix.copy()
     np.fill_diagonal(off, 0)
     return Tally(
@@ -182,7 +183,7 @@ def check_labels(labels: Any, data: LabelData, func: str) -> np.ndarray:
 
 def _take(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """``values[idx]`` with 0 where ``idx`` is -1 (a label absent from the data)."""
-    out = values[np.maximum(idx, 0)]
+    out: np.ndarray = values[np.maximum(idx, 0)]
     out[idx < 0] = 0
     return out
 

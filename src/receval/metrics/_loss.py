@@ -95,14 +95,15 @@ def log_loss(
         refuse_out_of_core("log_loss", "labels", labels, None, why)
         params = LOG_LOSS.check_params(eps=eps, normalize=normalize)
         columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
-        return scan_compute(LOG_LOSS, params, columns, ("y_pred", "sample_weight"))
+        result: float = scan_compute(LOG_LOSS, params, columns, ("y_pred", "sample_weight"))
+        return result
     func = "log_loss"
     yt = v.as_1d(y_true, "y_true", func)
     v.check_no_missing(yt, "y_true", func)
     yp = v.as_array(y_pred, "y_pred", func)
     if isinstance(eps, str) and eps == "auto":  # the input's machine epsilon, as scikit-learn
         eps = float(np.finfo(yp.dtype).eps) if yp.dtype == np.float32 else _EPS
-    eps = v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False)
+    clip: float = v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False)
     if yp.ndim == 2 and yp.shape[1] == 1:
         yp = yp[:, 0]
     if yp.ndim not in (1, 2):
@@ -142,7 +143,7 @@ def log_loss(
         from .._states import loss_sums
 
         lab, proba = np.ascontiguousarray(lab), np.ascontiguousarray(proba)  # for the kernels
-        loss, weight = loss_sums(lab, proba, weights, eps)  # exact, as out of core and on Spark
+        loss, weight = loss_sums(lab, proba, weights, clip)  # exact, as out of core and on Spark
         if not normalize:
             return loss.value
         total_weight = weight.value
@@ -174,7 +175,7 @@ def log_loss(
                 UserWarning,
                 stacklevel=2,
             )
-        total = multiclass_loss_sum(order[idx], np.ascontiguousarray(proba), w_arg, eps)
+        total = multiclass_loss_sum(order[idx], np.ascontiguousarray(proba), w_arg, clip)
     if not normalize:
         return float(total)
     total_weight = n if weights is None else float(weights.sum())
@@ -269,12 +270,16 @@ def normalized_entropy(
     params = NORMALIZED_ENTROPY.check_params(eps=eps)
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     if is_scan(func, **columns):
-        return scan_compute(NORMALIZED_ENTROPY, params, columns, ("y_prob", "sample_weight"))
+        result: float = scan_compute(
+            NORMALIZED_ENTROPY, params, columns, ("y_prob", "sample_weight")
+        )
+        return result
     v.check_not_empty(len(v.as_1d(y_true, "y_true", func)), "y_true", func)
     # the definition: the same checks, exact sums and value as receval.metric("ne")
     defn = NORMALIZED_ENTROPY
     batch = defn.prepare(params, y_true, y_prob, sample_weight=sample_weight)
-    return defn.finalize(params, defn.update(params, batch))
+    result = defn.finalize(params, defn.update(params, batch))
+    return result
 
 
 def normalized_entropy_of(loss: float, weight: float, positives: float) -> float:
@@ -293,7 +298,9 @@ def normalized_entropy_of(loss: float, weight: float, positives: float) -> float
     return float(loss / weight / entropy)
 
 
-def _numeric_pair(y_true: Any, y_pred: Any, sample_weight: Any, func: str):
+def _numeric_pair(
+    y_true: Any, y_pred: Any, sample_weight: Any, func: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     yt = v.as_1d(y_true, "y_true", func)
     yp = v.as_1d(y_pred, "y_pred", func)
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
@@ -414,11 +421,13 @@ def _check_log_loss(eps: float | str = "auto", normalize: bool = True) -> dict[s
 
 def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
     if not params["normalize"]:
-        return state.loss.value
+        result: float = state.loss.value
+        return result
     weight = state.weight.value
     if weight == 0:
         return warn_undefined(ZERO_WEIGHT)
-    return state.loss.value / weight
+    result = state.loss.value / weight
+    return result
 
 
 def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
@@ -465,7 +474,9 @@ NORMALIZED_ENTROPY = register(
 
 
 def _errors_prepare(func: str) -> Any:
-    def prepare(params: dict[str, Any], y_true: Any, y_pred: Any, sample_weight: Any = None):
+    def prepare(
+        params: dict[str, Any], y_true: Any, y_pred: Any, sample_weight: Any = None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         yt, yp, sw = data_columns(
             func, ("y_true", y_true), ("y_pred", y_pred), ("sample_weight", sample_weight)
         )

@@ -352,13 +352,15 @@ def _estimate(
         why = "pass a 1-D action_dist column (the target policy's probability of the logged action)"
         refuse_out_of_core(func, "action", action, None, why)
         refuse_out_of_core(func, "position", position, None, why)
-        floats = ("reward", "pscore", "action_dist")
+        floats: tuple[str, ...] = ("reward", "pscore", "action_dist")
         if estimator == "dr":  # its form of one number per round
             floats = (*floats, "estimated_rewards", "estimated_value")
-        return scan_compute(defn, params, columns, floats, func=func)
+        result: float = scan_compute(defn, params, columns, floats, func=func)
+        return result
     batch = defn.prepare(params, **columns)
     v.check_not_empty(len(batch.reward), "reward", func)
-    return defn.finalize(params, defn.update(params, batch))
+    result = defn.finalize(params, defn.update(params, batch))
+    return result
 
 
 # ------------------------------------------------------------------ definitions

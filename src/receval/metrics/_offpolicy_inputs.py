@@ -136,7 +136,8 @@ def _row_sums(values: np.ndarray) -> np.ndarray:
 
 def _weights(target: np.ndarray, pscore: np.ndarray, clip: float | None) -> np.ndarray:
     weight = target / pscore
-    return weight if clip is None else np.minimum(weight, clip)
+    result: np.ndarray = weight if clip is None else np.minimum(weight, clip)
+    return result
 
 
 def round_terms(

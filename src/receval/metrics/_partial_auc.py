@@ -95,10 +95,12 @@ def partial_auc(
     params = PARTIAL_AUC.check_params(max_fpr=max_fpr, pos_label=pos_label)
     columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
     if is_scan(_FUNC, **columns):
-        return scan_compute(PARTIAL_AUC, params, columns, ("y_score", "sample_weight"))
+        result: float = scan_compute(PARTIAL_AUC, params, columns, ("y_score", "sample_weight"))
+        return result
     batch = PARTIAL_AUC.prepare(params, y_true, y_score, sample_weight=sample_weight)
     v.check_not_empty(len(batch[0]), "y_true", _FUNC)
-    return PARTIAL_AUC.finalize(params, PARTIAL_AUC.update(params, batch))
+    result = PARTIAL_AUC.finalize(params, PARTIAL_AUC.update(params, batch))
+    return result
 
 
 def partial_auc_of(counts: ScoreCounts, max_fpr: float) -> float:
@@ -139,7 +141,9 @@ def _check(max_fpr: float | None = None, pos_label: Any = None) -> dict[str, Any
     return {"max_fpr": float(value), "pos_label": pos_label, "bins": None}
 
 
-def _prepare(params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None):
+def _prepare(
+    params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     yt, ys, sw = data_columns(
         _FUNC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
     )

@@ -302,7 +302,8 @@ def exposure_shares(counts: np.ndarray) -> np.ndarray:
     """Each recommended item's share of all recommendations (items never shown dropped),
     sorted, so that the sums do not depend on the order the items came in."""
     counts = np.sort(counts[counts > 0]).astype(np.float64)
-    return counts / counts.sum()
+    result: np.ndarray = counts / counts.sum()
+    return result
 
 
 def entropy_of(shares: np.ndarray, base: str) -> float:

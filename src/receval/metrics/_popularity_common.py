@@ -270,4 +270,5 @@ def tie_block_means(run: Run, row_values: np.ndarray) -> np.ndarray:
     starts[1:] = (run.scores[1:] != run.scores[:-1]) | (rank[1:] == 0)
     block = np.cumsum(starts) - 1
     means = np.bincount(block, weights=row_values) / np.bincount(block)
-    return means[block]
+    result: np.ndarray = means[block]
+    return result

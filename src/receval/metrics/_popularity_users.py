@@ -77,7 +77,8 @@ def popularity_per_user(
         return sums
     if name in ("average_popularity", "tail_percentage") and k is not None:
         return sums / k  # RecBole divides by k (its lists always hold k items)
-    return sums / n
+    result: np.ndarray = sums / n
+    return result
 
 
 def _mean(run: RunLike, table_args: tuple[Any, Any], name: str, k: Any, arg: Any, func: str) -> Any:
@@ -149,7 +150,8 @@ def average_recommendation_popularity(
     4.0
     """
     func = "average_recommendation_popularity"
-    return _mean(run, (popularity, train), "arp", k, None, func)
+    result: float = _mean(run, (popularity, train), "arp", k, None, func)
+    return result
 
 
 def average_percentage_long_tail(
@@ -218,7 +220,8 @@ def average_percentage_long_tail(
     """
     func = "average_percentage_long_tail"
     share = check_head_share(head_share, func)
-    return _mean(run, (popularity, train), "aplt", k, share, func)
+    result: float = _mean(run, (popularity, train), "aplt", k, share, func)
+    return result
 
 
 def average_coverage_long_tail(
@@ -278,7 +281,8 @@ def average_coverage_long_tail(
     """
     func = "average_coverage_long_tail"
     share = check_head_share(head_share, func)
-    return _mean(run, (popularity, train), "aclt", k, share, func)
+    result: float = _mean(run, (popularity, train), "aclt", k, share, func)
+    return result
 
 
 def average_popularity(
@@ -332,7 +336,8 @@ def average_popularity(
     3.75
     """
     func = "average_popularity"
-    return _mean(run, (popularity, train), "average_popularity", k, None, func)
+    result: float = _mean(run, (popularity, train), "average_popularity", k, None, func)
+    return result
 
 
 def tail_percentage(
@@ -397,4 +402,5 @@ def tail_percentage(
     """
     func = "tail_percentage"
     ratio = check_tail_ratio(tail_ratio, func)
-    return _mean(run, (popularity, train), "tail_percentage", k, ratio, func)
+    result: float = _mean(run, (popularity, train), "tail_percentage", k, ratio, func)
+    return result

@@ -329,7 +329,8 @@ class _Discounts:
         x = np.maximum(np.asarray(x, dtype=np.float64), 0.0)
         j = np.floor(x).astype(np.int64)
         self._grow(int(j.max()) + 1 if j.size else 0)
-        return self.cum[j] + (x - j) * (self.cum[j + 1] - self.cum[j])
+        result: np.ndarray = self.cum[j] + (x - j) * (self.cum[j + 1] - self.cum[j])
+        return result
 
 
 class _Ranked:
@@ -396,7 +397,7 @@ def _break_ties(r: Run, sel: np.ndarray, users: np.ndarray, ties: str) -> np.nda
     if ties != "id_ascending":
         rank = len(r.item_ids) - 1 - rank
     order = np.argsort(group[tied] * len(r.item_ids) + rank, kind="stable")
-    out = sel.copy()
+    out: np.ndarray = sel.copy()
     out[tied] = sel[tied[order]]
     return out
 
@@ -494,7 +495,8 @@ def _metric(
             return dcg
         span = w if conv.estimator == "snips" else (w > 0).astype(np.float64)
         ideal = _ideal(q, conv, span, row_user, k, discounts)
-        return np.divide(dcg, ideal, out=np.zeros(size), where=ideal > 0)
+        result: np.ndarray = np.divide(dcg, ideal, out=np.zeros(size), where=ideal > 0)
+        return result
     if conv.hit_scores == "positive":
         w_run = w_run * (ranked.score > 0)
     if name in ("precision", "recall"):
@@ -506,7 +508,8 @@ def _metric(
     before = np.cumsum(weight) - weight
     above = before - before[ranked.first_row]
     num = np.bincount(users, weights=weight * (1.0 + above) / b, minlength=size)
-    return np.divide(num, norm, out=np.zeros(size), where=norm > 0)
+    result = np.divide(num, norm, out=np.zeros(size), where=norm > 0)
+    return result
 
 
 def _ideal(

@@ -215,10 +215,12 @@ def _score(
     second = defn.inputs[1]
     columns = {"y_true": y_true, second: y_pred, "sample_weight": sample_weight}
     if is_scan(func, **columns):
-        return scan_compute(defn, params, columns, (second, "sample_weight"), func=func)
+        result: float = scan_compute(defn, params, columns, (second, "sample_weight"), func=func)
+        return result
     batch = defn.prepare(params, y_true, y_pred, sample_weight=sample_weight)
     v.check_not_empty(len(batch[0]), "y_true", func)
-    return defn.finalize(params, defn.update(params, batch))
+    result = defn.finalize(params, defn.update(params, batch))
+    return result
 
 
 # ------------------------------------------------------------------ definitions

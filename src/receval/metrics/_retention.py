@@ -157,10 +157,11 @@ def retention(
     if isinstance(events, Scan):  # a receval.scan(...): passes over the file
         from ._retention_scan import scan_retention
 
-        return scan_retention(
+        result: RetentionReport = scan_retention(
             events, user=user, time=time, signup=signup, period=period, days=days, tz=tz,
             time_unit=time_unit, before_signup=before_signup,
         )  # fmt: skip
+        return result
     offsets, zone, tz_name = check_options(period, days, tz, time_unit, before_signup)
     if not isinstance(user, str) or not isinstance(time, str):
         bad, value = ("user", user) if not isinstance(user, str) else ("time", time)

@@ -35,6 +35,12 @@ class _UserCodes:
     def n(self) -> int:
         return 0 if self.ids is None else len(self.ids)
 
+    def id_of(self, code: int) -> Any:
+        """The id of a user code given out already."""
+        if self.ids is None:  # pragma: no cover - no code given out yet
+            raise IndexError(code)
+        return self.ids[code]
+
     def codes(self, users: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
         """(code of each row, code of each of the batch's distinct users)."""
         from ..data._encode import factorize, lookup
@@ -188,7 +194,7 @@ def scan_retention(
                     both = (int(seconds[glob[u]]), int(sec[u]))
                 raise InputValidationError(
                     f"{func}: signup must give one time per user. Got {iso_second(both[0])} and "
-                    f"{iso_second(both[1])} for user {py_scalar(users.ids[glob[u]])!r} in "
+                    f"{iso_second(both[1])} for user {py_scalar(users.id_of(glob[u]))!r} in "
                     f"{where_path}; keep one signup time per user, e.g. the earliest."
                 )
             seconds[glob[got]] = sec[got]
@@ -221,7 +227,7 @@ def scan_retention(
                 u = glob[int(local[row])]
                 raise InputValidationError(
                     f"{func}: events of users earlier than the user's signup, e.g. user "
-                    f"{py_scalar(users.ids[u])!r} at "
+                    f"{py_scalar(users.id_of(u))!r} at "
                     f"{iso_second(int(t.values[row]) // t.divisor)} signed up at "
                     f"{iso_second(int(seconds[u]))} ({where_of(offset)(int(row))}); "
                     f"pass before_signup='keep' to count them as logins or "

@@ -68,7 +68,8 @@ class _History:
         self.inv_sqrt = 1.0 / np.sqrt(np.maximum(np.diff(self.item_off), 1))
 
     def user_lengths(self, users: np.ndarray) -> np.ndarray:
-        return self.user_off[users + 1] - self.user_off[users]
+        result: np.ndarray = self.user_off[users + 1] - self.user_off[users]
+        return result
 
 
 def _chunks(sizes: np.ndarray) -> list[tuple[int, int]]:
@@ -263,7 +264,8 @@ def _feature_means(
     counts = np.bincount(pu, minlength=log.n_users)
     users = hist_users[row_user]
     dots = np.einsum("ij,ij->i", unit[run_rows[row_items]], sums[users])
-    return dots / counts[users]
+    result: np.ndarray = dots / counts[users]
+    return result
 
 
 def _serendipity_rows(
@@ -305,7 +307,8 @@ def _serendipity_rows(
 
 def _compact(row_user: np.ndarray, kept: np.ndarray) -> np.ndarray:
     """Run user codes renumbered among the kept users."""
-    return (np.cumsum(kept) - 1)[row_user]
+    result: np.ndarray = (np.cumsum(kept) - 1)[row_user]
+    return result
 
 
 def user_item_serendipity(

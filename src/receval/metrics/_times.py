@@ -253,7 +253,8 @@ def _cast_instants(arr: Any, unit: str) -> np.ndarray:
 
     def cast(a: Any, tz: str | None) -> np.ndarray:
         ts = pc.cast(a, pa.timestamp(unit, tz=tz))
-        return ts.view(pa.int64()).to_numpy(zero_copy_only=False)
+        result: np.ndarray = ts.view(pa.int64()).to_numpy(zero_copy_only=False)
+        return result
 
     try:
         return cast(arr, None)

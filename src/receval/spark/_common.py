@@ -107,16 +107,16 @@ def partition_states(df: Any, compute: Callable[[Any], Any]) -> list[Any]:
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
-        batches = [b for b in batches if b.num_rows]
-        if not batches:
+        kept = [b for b in batches if b.num_rows]
+        if not kept:
             return
         _limit_threads()
-        table = pa.Table.from_batches(batches)
+        table = pa.Table.from_batches(kept)
         try:
             result: tuple[str, Any] = ("ok", compute(table))
         except RecevalError as exc:
             result = ("error", exc)
-        del table, batches
+        del table, kept, batches
         from pyspark import cloudpickle  # states of metrics defined in a notebook travel too
 
         payload = pa.array(

@@ -69,7 +69,8 @@ def log_loss(
     -------
     loss : float
     """
-    return _engine(df, "log_loss", y_true, y_pred, sample_weight, num_partitions)
+    result: float = _engine(df, "log_loss", y_true, y_pred, sample_weight, num_partitions)
+    return result
 
 
 def _engine(
@@ -104,7 +105,8 @@ def pcoc(
     Parameters are as in :func:`log_loss`. Returns nan, with an
     ``UndefinedMetricWarning``, when there is no click.
     """
-    return _engine(df, "pcoc", y_true, y_prob, sample_weight, num_partitions)
+    result: float = _engine(df, "pcoc", y_true, y_prob, sample_weight, num_partitions)
+    return result
 
 
 def copc(
@@ -120,7 +122,8 @@ def copc(
     Parameters are as in :func:`log_loss`. Returns nan, with an
     ``UndefinedMetricWarning``, when the predictions sum to 0.
     """
-    return _engine(df, "copc", y_true, y_prob, sample_weight, num_partitions)
+    result: float = _engine(df, "copc", y_true, y_prob, sample_weight, num_partitions)
+    return result
 
 
 def normalized_entropy(
@@ -137,7 +140,10 @@ def normalized_entropy(
     Parameters are as in :func:`log_loss`, and ``eps`` as in
     :func:`receval.normalized_entropy`.
     """
-    return _engine(df, "normalized_entropy", y_true, y_prob, sample_weight, num_partitions, eps=eps)
+    result: float = _engine(
+        df, "normalized_entropy", y_true, y_prob, sample_weight, num_partitions, eps=eps
+    )
+    return result
 
 
 def roc_auc_score(
@@ -202,7 +208,8 @@ def roc_auc_score(
 
     states = partition_states(data, run)  # only non-empty partitions give one
     v.check_not_empty(len(states), "y_true", func)
-    return defn.finalize(params, reduce(lambda a, b: a.merge(b), states))
+    result: float = defn.finalize(params, reduce(lambda a, b: a.merge(b), states))
+    return result
 
 
 @dataclass(frozen=True)

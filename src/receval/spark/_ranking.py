@@ -107,7 +107,7 @@ class _Part:
 
 
 def _kind(data_type: Any) -> str:
-    name = data_type.typeName()
+    name: str = data_type.typeName()
     if name in ("string", "varchar", "char"):
         return "string"
     if name in ("byte", "short", "integer", "long"):
@@ -339,7 +339,7 @@ def evaluate(
     else:
         data = data.repartition(num_partitions, _USER)
 
-    options = {k: v for k, v in conventions.items() if v is not None}
+    options: dict[str, Any] = {k: v for k, v in conventions.items() if v is not None}
     if props is not None:
         options["propensities"] = props
     options.update(sampled)

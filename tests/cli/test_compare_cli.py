@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -184,3 +185,37 @@ def test_compare_runs_by_segment_equals_compare_by_segment(files):
     ctr = invoke(runner, "compare", "--impressions", tmp / "log.csv", "--label", "click",
                  "--score", "a", "--score", "b", "--by", tmp / "groups.csv", code=2)  # fmt: skip
     assert "receval ctr --by" in ctr.stderr
+
+
+TREC = Path(__file__).resolve().parents[1] / "peers" / "data" / "trec_eval"
+
+
+def test_compare_detail_legend_and_unreachable_significance():
+    """--detail's legend explains its columns (no letters in it); with 3 users the
+    randomization test cannot reach p < 0.05 and a note says so."""
+    args = ["compare", "--qrels", TREC / "qrels.test", "--run", TREC / "results.test",
+            "--run", TREC / "results.trunc", "-m", "ndcg@10", "--permutations", "500",
+            "--resamples", "200"]  # fmt: skip
+    result = invoke(runner, *args, "--detail")
+    assert "A letter marks" not in result.stdout
+    assert "effect size: Cohen's d_z" in result.stdout
+    assert "adjusted p: after Holm-Bonferroni correction" in result.stdout
+    assert "ndcg@10: with 3 paired users the randomization test gives no p-value below 0.25" in (
+        result.stderr
+    )
+    md = invoke(runner, *args, "--detail", "--format", "markdown").stdout
+    assert "effect size: Cohen's d_z" in md
+    # the t-test can reach any level with 2 users or more: no note
+    assert "paired users" not in invoke(runner, *args, "--test", "student").stderr
+    quiet = invoke(runner, *args, "--quiet")
+    assert quiet.stderr == ""
+
+
+def test_rank_letters_note_unreachable_significance():
+    result = invoke(
+        runner, "rank", "--qrels", TREC / "qrels.test", "--run", TREC / "results.test",
+        "--run", TREC / "results.trunc", "-m", "ndcg@10", "--permutations", "200",
+    )  # fmt: skip
+    assert "with 3 paired users the randomization test gives no p-value below 0.25" in (
+        result.stderr
+    )

@@ -65,12 +65,41 @@ def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool)
         sys.stdout.write(report.to_latex(digits, detail=detail))
     elif detail:
         header, rows = report.detail_rows(digits)
-        render(ResultTable(header, rows, title=report.legend()), fmt, digits=digits)
+        render(ResultTable(header, rows, title=report.legend(detail=True)), fmt, digits=digits)
     else:
         rows = report.summary_rows(digits, style="text")
         table = ResultTable(["", "model", *report.metrics], rows, title=report.legend())
         render(table, fmt, digits=digits)
     sys.stdout.flush()
+
+
+def power_notes(report: Any, say: Messages, where: str = "") -> None:
+    """A note on stderr for each metric whose paired test cannot reach ``p < alpha`` with
+    its number of paired users (receval's ``smallest_pvalue``): with 3 users the
+    randomization test gives at least 0.25, so nothing can be significant."""
+    from .._stats import smallest_pvalue
+    from ..registry import metric_info
+
+    c = report.comparisons
+    seen: dict[tuple[int, float], list[str]] = {}
+    for metric, n in zip(c["metric"].tolist(), c["n_users"].tolist(), strict=True):
+        try:  # roc_auc of CTR models: DeLong's normal test, not the paired test
+            if metric_info(metric, family="pointwise").name == "roc_auc":
+                continue
+        except (ValueError, TypeError):
+            pass
+        bound = smallest_pvalue(int(n), test=report.test, n_permutations=report.n_permutations)
+        if not bound < report.alpha:  # nan too: no p-value at all
+            names = seen.setdefault((int(n), bound), [])
+            if metric not in names:
+                names.append(metric)
+    for (n, bound), names in seen.items():
+        smallest = "no p-value" if bound != bound else f"no p-value below {bound:.4g}"
+        say.note(
+            f"{where}{', '.join(names)}: with {n} paired users the {report.test} test gives "
+            f"{smallest}, so no difference can be significant at alpha {report.alpha:g}; "
+            f"compare on more users."
+        )
 
 
 def segment_output(
@@ -103,6 +132,7 @@ def segment_output(
         (ALL_SEGMENTS, comparison.overall, int(comparison.counts.sum()) + comparison.n_unassigned),
     ]  # fmt: skip
     for label, report, n in parts:
+        power_notes(report, say, f"segment {label}: ")
         heading = f"segment {label} ({n} users)"
         sys.stdout.write(f"\n## {heading}\n\n" if fmt is OutputFormat.markdown else f"{heading}\n")
         comparison_output(report, fmt, digits, detail)
@@ -246,6 +276,7 @@ def compare(
                 return
             with say.progress("Comparing"):
                 report = compare_runs(q, runs, metrics, profile=profile, **settings)
+            power_notes(report, say)
         else:
             if by is not None:
                 raise say.fail(
@@ -267,4 +298,5 @@ def compare(
                     data.y_true, dict(data.scores), groups=data.groups, metrics=metrics,
                     weighting=weighting, sample_weight=data.sample_weight, **settings,
                 )  # fmt: skip
+            power_notes(report, say)
         comparison_output(report, output_format, digits, detail)

@@ -285,13 +285,14 @@ def rank(
         table = ResultTable(["user", "run", *metrics], rows)
     elif len(reports) > 1 and test != "none" and output_format in _LETTER_FORMATS:
         from ..comparison import compare
-        from ._compare import comparison_output
+        from ._compare import comparison_output, power_notes
 
         with say.guard(), say.progress("Testing differences"):
             comparison = compare(
                 None, dict(reports), metrics, baseline=baseline, test=test,
                 n_permutations=permutations, interval=None,
             )  # fmt: skip
+        power_notes(comparison, say)
         comparison_output(comparison, output_format, digits, detail=False)
         return
     else:

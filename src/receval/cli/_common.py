@@ -668,8 +668,8 @@ def retention_columns(
             "period": report.periods,
             "new_users": report.new_users,
             "login_users": report.login_users,
-            "active_users": report.active_users,
-            "retention_rate": report.retention_rate,
+            "returning_users": report.returning_users,
+            "login_users_per_new_user": report.login_users_per_new_user,
         }
     elif table is RetentionTable.cohort:
         columns = {"cohort": report.periods, "new_users": report.new_users}

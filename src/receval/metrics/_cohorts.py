@@ -98,7 +98,7 @@ class RetentionReport:
         is their first event's period.
     n_users_signup_before_window : int
         Users whose signup is before the first period of the window: in no
-        cohort; their events count as logins (and as active users).
+        cohort; their events count as logins (and as returning users).
     n_users_signup_after_window : int
         Users whose signup is after the last period: in no cohort.
     n_events_before_signup : int

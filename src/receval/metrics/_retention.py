@@ -1,4 +1,4 @@
-"""Retention on activity logs: new, login and active users, and cohort day-N retention.
+"""Retention on activity logs: new, login and returning users, and cohort day-N retention.
 
 The public :func:`retention`: it checks the options, reads the events and
 runs ``_times`` (parsing, the window of periods) and ``_cohorts`` (the
@@ -40,7 +40,7 @@ def retention(
     before_signup: str = "keep",
     file_format: str | None = None,
 ) -> RetentionReport:
-    """Compute new, login and active users per period and the day-N retention of each cohort.
+    """Compute new, login and returning users per period and the day-N retention of each cohort.
 
     Each event is assigned to the local period (day, ISO week from Monday,
     or calendar month in time zone ``tz``) that contains it. A user is *new*

@@ -221,3 +221,37 @@ def test_rank_letters_note_unreachable_significance():
     assert "with 3 paired users the randomization test gives no p-value below 0.25" in (
         result.stderr
     )
+
+
+def test_progress_lines_name_the_step(monkeypatch, tmp_path):
+    """The spinner (shown on a terminal) says which file, how large, which metrics,
+    which test: recorded here in place of the terminal."""
+    from contextlib import nullcontext
+
+    from receval.cli._common import Messages
+
+    shown: list[str] = []
+
+    def progress(self, text):
+        shown.append(text)
+        return nullcontext()
+
+    monkeypatch.setattr(Messages, "progress", progress)
+    run = TREC / "results.test"
+    invoke(runner, "rank", "--qrels", TREC / "qrels.test", "--run", run, "--run",
+           TREC / "results.trunc", "-m", "ndcg@10", "-m", "mrr", "--permutations", "100",
+    )  # fmt: skip
+    size = run.stat().st_size
+    assert f"Reading {run} ({size / 1000:.1f} kB)…" in shown
+    assert any(t.startswith("Computing ndcg@10, mrr of results.test (") for t in shown)
+    assert "Testing 2 runs on 2 metrics: the randomization test (100 sign flips)…" in shown
+    shown.clear()
+    invoke(runner, "compare", "--qrels", TREC / "qrels.test", "--run", run, "--run",
+           TREC / "results.trunc", "-m", "ndcg@10", "--permutations", "100", "--resamples",
+           "50", "-q")  # fmt: skip
+    expected = "Comparing 2 runs: the randomization test (100 sign flips) and 50 bootstrap "
+    expected += "resamples…"
+    assert expected in shown
+    assert Messages.sized(str(tmp_path / "missing")) == str(tmp_path / "missing")
+    (tmp_path / "small").write_bytes(b"x" * 12)
+    assert Messages.sized(str(tmp_path / "small")).endswith("(12 bytes)")

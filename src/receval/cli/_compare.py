@@ -73,6 +73,14 @@ def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool)
     sys.stdout.flush()
 
 
+def work_line(test: str, permutations: int, resamples: int | None) -> str:
+    """What a comparison computes, for its progress line."""
+    what = f"the {test} test" + (
+        f" ({permutations:,} sign flips)" if test == "randomization" else ""
+    )
+    return what + (f" and {resamples:,} bootstrap resamples" if resamples else "")
+
+
 def power_notes(report: Any, say: Messages, where: str = "") -> None:
     """A note on stderr for each metric whose paired test cannot reach ``p < alpha`` with
     its number of paired users (receval's ``smallest_pvalue``): with 3 users the
@@ -246,6 +254,7 @@ def compare(
         "interval": None if interval == "none" else interval, "confidence": confidence,
         "n_permutations": permutations, "n_resamples": resamples, "seed": seed,
     }  # fmt: skip
+    doing = work_line(test, permutations, None if interval == "none" else resamples)
     ranking = qrels is not None or bool(run)
     pointwise = impressions is not None or bool(score)
     with say.guard():
@@ -268,13 +277,13 @@ def compare(
                 from ..segments import compare_by_segment
 
                 segments = read_segments(by, user, segment, q.user_ids, say)
-                with say.progress("Comparing by segment"):
+                with say.progress(f"Comparing {len(runs)} runs by segment: {doing}…"):
                     by_segment = compare_by_segment(
                         q, runs, metrics, by=segments, profile=profile, **settings
                     )
                 segment_output(by_segment, by, output_format, digits, detail, say)
                 return
-            with say.progress("Comparing"):
+            with say.progress(f"Comparing {len(runs)} runs: {doing}…"):
                 report = compare_runs(q, runs, metrics, profile=profile, **settings)
             power_notes(report, say)
         else:
@@ -293,7 +302,7 @@ def compare(
             metrics = list(ctr_metric) if ctr_metric else (
                 ["gauc", "log_loss"] if group else ["log_loss"]
             )  # fmt: skip
-            with say.progress("Comparing"):
+            with say.progress(f"Comparing {len(score)} models: {doing}…"):
                 report = compare_predictions(
                     data.y_true, dict(data.scores), groups=data.groups, metrics=metrics,
                     weighting=weighting, sample_weight=data.sample_weight, **settings,

@@ -285,9 +285,10 @@ def rank(
         table = ResultTable(["user", "run", *metrics], rows)
     elif len(reports) > 1 and test != "none" and output_format in _LETTER_FORMATS:
         from ..comparison import compare
-        from ._compare import comparison_output, power_notes
+        from ._compare import comparison_output, power_notes, work_line
 
-        with say.guard(), say.progress("Testing differences"):
+        doing = f"Testing {len(reports)} runs on {len(metrics)} metrics: "
+        with say.guard(), say.progress(doing + work_line(test, permutations, None) + "…"):
             comparison = compare(
                 None, dict(reports), metrics, baseline=baseline, test=test,
                 n_permutations=permutations, interval=None,

@@ -317,7 +317,7 @@ def report_command(
                 )  # fmt: skip
         if events is not None:
             fmt = table_format(None, events, say)
-            with say.progress(f"Reading and counting {events}"):
+            with say.progress(f"Reading and counting {say.sized(events)}…"):
                 rep = retention(
                     events,
                     user=user,
@@ -347,7 +347,7 @@ def _pairs(
     from ..data.io import read_table
 
     fmt = table_format(None, path, say)
-    with say.progress(f"Reading {path}"):
+    with say.progress(f"Reading {say.sized(path)}…"):
         table = read_table(path, [first, second], "receval report", fmt, id_columns=(first,))
     column = table.column(first)
     if integers:

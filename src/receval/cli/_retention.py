@@ -109,7 +109,7 @@ def retention_command(
     offsets = parse_days(days, say)
     with say.guard():
         fmt = table_format(input_format, file, say)
-        with say.progress(f"Reading and counting {file}"):
+        with say.progress(f"Reading and counting {say.sized(file)}…"):
             report = retention(
                 file,
                 user=user,

@@ -255,3 +255,21 @@ def test_progress_lines_name_the_step(monkeypatch, tmp_path):
     assert Messages.sized(str(tmp_path / "missing")) == str(tmp_path / "missing")
     (tmp_path / "small").write_bytes(b"x" * 12)
     assert Messages.sized(str(tmp_path / "small")).endswith("(12 bytes)")
+
+
+def test_compare_ctr_notes_per_user_metrics_not_delong(tmp_path):
+    """3 users: gauc and log_loss (paired over users) cannot reach 0.05; roc_auc is
+    DeLong's test over the impressions, so no note names it."""
+    log = tmp_path / "log.csv"
+    log.write_text("click,p,q,user\n1,0.9,0.8,a\n0,0.2,0.3,a\n1,0.6,0.5,b\n0,0.4,0.1,b\n"
+                   "1,0.7,0.2,c\n0,0.3,0.6,c\n")  # fmt: skip
+    result = invoke(
+        runner, "compare", "--impressions", log, "--label", "click", "--score", "p", "--score",
+        "q", "--group", "user", "--ctr-metric", "gauc", "--ctr-metric", "auc", "--ctr-metric",
+        "log_loss", *SETTINGS,
+    )  # fmt: skip
+    notes = [x for x in result.stderr.splitlines() if "paired users" in x]
+    assert notes == [
+        "note: gauc, log_loss: with 3 paired users the randomization test gives no p-value "
+        "below 0.25, so no difference can be significant at alpha 0.05; compare on more users."
+    ]

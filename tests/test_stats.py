@@ -781,3 +781,53 @@ def test_tests_without_scipy_name_the_extra(monkeypatch):
     low, high = bootstrap_intervals(d, n_resamples=200)
     assert low <= high
     assert_allclose(adjust_pvalues([0.01, 0.04, 0.03], "bh"), [0.03, 0.04, 0.04])
+
+
+# ---------------------------------------------------------------- smallest_pvalue
+def _exact_sign_flip_pvalue(d: np.ndarray) -> float:
+    """The exact two-sided sign-flip p-value: every one of the 2^n sign vectors."""
+    n = d.size
+    signs = 1 - 2 * ((np.arange(2**n)[:, None] >> np.arange(n)) & 1)
+    sums = np.abs(signs @ d)
+    return float((sums >= abs(d.sum()) - 1e-12).mean())
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_smallest_pvalue_is_the_minimum_over_enumerated_sign_flips(n):
+    from receval._stats import smallest_pvalue
+
+    rng = np.random.default_rng(n)
+    candidates = [rng.normal(size=n) for _ in range(200)]
+    candidates += [np.abs(c) for c in candidates[:50]]  # one sign: the most extreme data
+    exact = min(_exact_sign_flip_pvalue(d) for d in candidates)
+    assert smallest_pvalue(n, n_permutations=10**7) == exact == 2.0 / 2**n
+    # the Monte Carlo test estimates the exact p-value, never below 1 / (B + 1)
+    assert smallest_pvalue(n, n_permutations=9) == max(2.0 / 2**n, 0.1)
+    mc = randomization_pvalues(np.abs(candidates[0]) + 0.1, n_permutations=20_000, seed=3)
+    assert mc == pytest.approx(max(2.0 / 2**n, 1 / 20_001), abs=5 * math.sqrt(0.25 / 20_000))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 6, 10, 13, 14, 20, 50, 51, 60])
+def test_smallest_pvalue_bounds_scipy_wilcoxon(n):
+    from receval._stats import smallest_pvalue
+
+    bound = smallest_pvalue(n, test="wilcoxon")
+    rng = np.random.default_rng(n)
+    data = [np.arange(1.0, n + 1), np.ones(n), rng.normal(size=n), np.abs(rng.normal(size=n))]
+    data += [np.round(np.abs(rng.normal(size=n)), 1) + 0.1 for _ in range(20)]  # ties
+    pvalues = [wilcoxon_pvalues(d) for d in data]
+    assert min(pvalues) >= bound * (1 - 1e-9)
+    assert min(pvalues) == pytest.approx(bound, rel=1e-6)  # reached by one of them
+
+
+def test_smallest_pvalue_student_and_bad_input():
+    from receval._stats import smallest_pvalue
+
+    assert smallest_pvalue(2, test="student") == 0.0
+    assert student_pvalues([0.5, 0.5, 0.5]) == 0.0
+    assert math.isnan(smallest_pvalue(1, test="student"))
+    assert math.isnan(smallest_pvalue(0))
+    with pytest.raises(InvalidParameterError, match="'n_users' parameter of smallest_pvalue"):
+        smallest_pvalue(-1)
+    with pytest.raises(InvalidParameterError, match="'test' parameter of smallest_pvalue"):
+        smallest_pvalue(3, test="t")

@@ -556,7 +556,7 @@ def _events(seed: int = 0, n: int = 700) -> dict[str, np.ndarray]:
 def _same_retention(got, expected) -> None:
     for field in ("new_users", "login_users", "cohort_counts", "retained", "periods"):
         np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
-    for field in ("retention_rate", "day_n_retention", "cohort_retention"):
+    for field in ("login_users_per_new_user", "day_n_retention", "cohort_retention"):
         np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
     for field in (
         "n_events", "n_users", "n_users_without_signup", "n_users_signup_before_window",

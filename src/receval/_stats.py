@@ -20,6 +20,7 @@ SciPy.
 from __future__ import annotations
 
 import importlib
+import math
 import warnings
 from typing import Any
 
@@ -43,6 +44,7 @@ __all__ = [
     "adjust_pvalues",
     "paired_pvalues",
     "randomization_pvalues",
+    "smallest_pvalue",
     "student_pvalues",
     "wilcoxon_pvalues",
 ]
@@ -330,6 +332,83 @@ def _randomization(
     p = (1.0 + reached) / (1.0 + n_permutations)
     p[table.total_weight == 0] = np.nan
     return as_result(p, one_d)
+
+
+def smallest_pvalue(
+    n_users: int, *, test: str = "randomization", n_permutations: int = 10_000
+) -> float:
+    """The smallest two-sided p-value a paired test can give with ``n_users`` users.
+
+    With few users a test may be unable to reach a significance level
+    whatever the differences: the randomization test of 3 users gives at
+    least 0.25. Compare the result with ``alpha`` before reading a
+    non-significant result as "no difference".
+
+    Parameters
+    ----------
+    n_users : int
+        Users with a paired difference. Zero differences only raise the
+        smallest p-value (the Wilcoxon test drops them, sign flips leave them
+        unchanged), so the value for all users is a lower bound for any data.
+    test : {"randomization", "student", "wilcoxon"}, default="randomization"
+        The test, as in :func:`paired_pvalues`.
+    n_permutations : int, default=10_000
+        Random sign vectors of the randomization test.
+
+    Returns
+    -------
+    pvalue : float
+        The lower bound; nan where the test gives no p-value (no user, or
+        fewer than 2 for the t-test).
+
+    Raises
+    ------
+    InvalidParameterError
+        ``n_users`` negative or not an integer, unknown ``test``, or
+        ``n_permutations`` below 1.
+
+    See Also
+    --------
+    paired_pvalues : The tests themselves.
+
+    Notes
+    -----
+    - randomization: the exact test over all :math:`2^n` sign vectors gives
+      at least :math:`2 / 2^n` (the observed signs and their opposite always
+      reach the observed sum); the Monte Carlo p-value estimates it and is at
+      least :math:`1 / (B + 1)`, so the bound is the larger of the two.
+    - wilcoxon: SciPy's exact and permutation methods (:math:`n \\le 50`)
+      give at least :math:`2 / 2^n`; its normal approximation (:math:`n > 50`)
+      at least :math:`\\operatorname{erfc}(\\sqrt{n / 2})`, reached when every
+      difference is tied and has the same sign.
+    - student: constant non-zero differences give :math:`p = 0` for any
+      :math:`n \\ge 2`.
+
+    Examples
+    --------
+    >>> from receval._stats import smallest_pvalue
+    >>> smallest_pvalue(3)
+    0.25
+    >>> smallest_pvalue(5, test="wilcoxon")
+    0.0625
+    >>> smallest_pvalue(3, test="student")
+    0.0
+    """
+    func = "smallest_pvalue"
+    v.check_number(n_users, "n_users", func, integer=True, low=0)
+    v.check_option(test, "test", func, list(TESTS))
+    n_permutations = check_count(n_permutations, "n_permutations", func)
+    n = int(n_users)
+    if test == "student":
+        return 0.0 if n >= 2 else math.nan
+    if n == 0:
+        return math.nan
+    if test == "wilcoxon" and n > 50:
+        return math.erfc(math.sqrt(n / 2.0))
+    exact = min(1.0, 2.0 ** (1 - n))
+    if test == "wilcoxon":
+        return exact
+    return max(exact, 1.0 / (n_permutations + 1))
 
 
 # ---------------------------------------------------------------- corrections

@@ -194,8 +194,9 @@ class ComparisonReport:
             rows.append([self.letters()[model], model, *cells])
         return rows
 
-    def legend(self) -> str:
-        """One sentence saying what the letters mean and how they were tested."""
+    def legend(self, detail: bool = False) -> str:
+        """One sentence saying what the letters mean and how they were tested
+        (``detail=True``: what the columns of :meth:`detail_rows` mean)."""
         what = {
             "randomization": f"Fisher's randomization test ({self.n_permutations} permutations, "
             f"seed {self.seed})",
@@ -209,10 +210,20 @@ class ComparisonReport:
         also = f"; {', '.join(delong)}: DeLong's paired test" if delong else ""
         if delong and len(delong) == len(self.metrics):
             what, also = "DeLong's paired test", ""
+        if not detail:
+            return (
+                f"A letter marks a model that this one beats significantly: {what}{also} "
+                f"{pairs}, p < {self.alpha:g} after {fix} correction within each metric."
+            )
+        ci = (f"{self.interval} bootstrap interval ({self.n_resamples} resamples)"
+              if self.interval else "not computed") + (", DeLong's" if delong else "")  # fmt: skip
         return (
-            f"A letter marks a model that this one beats significantly: {what}{also} {pairs}, "
-            f"p < {self.alpha:g} after {fix} correction within each metric."
-        )
+            f"difference: model's mean minus versus's, paired over the users both define; "
+            f"effect size: Cohen's d_z (mean difference / standard deviation of the per-user "
+            f"differences); {self.confidence:.0%} CI: {ci} of the difference; p-value: "
+            f"two-sided {what}{also}; adjusted p: after {fix} correction within each metric, "
+            f"* where below {self.alpha:g}."
+        )  # fmt: skip
 
     def to_markdown(self, digits: int = 4, detail: bool = False) -> str:
         """A GitHub Markdown table: the means with significance letters and a legend
@@ -226,8 +237,7 @@ class ComparisonReport:
                  "|" + "|".join("---" if j < (3 if detail else 2) else "---:"
                                 for j in range(len(header))) + "|"]  # fmt: skip
         lines += ["| " + " | ".join(markdown_escape(c) for c in row) + " |" for row in rows]
-        if not detail:
-            lines += ["", self.legend()]
+        lines += ["", self.legend(detail)]
         return "\n".join(lines) + "\n"
 
     def to_latex(self, digits: int = 4, detail: bool = False) -> str:
@@ -244,9 +254,7 @@ class ComparisonReport:
                  " & ".join(latex_escape(h) for h in header) + " \\\\", "\\midrule"]  # fmt: skip
         for row in rows:
             lines.append(" & ".join(_tex_cell(c) for c in row) + " \\\\")
-        lines += ["\\bottomrule", "\\end{tabular}"]
-        if not detail:
-            lines.append(f"% {self.legend()}")
+        lines += ["\\bottomrule", "\\end{tabular}", f"% {self.legend(detail)}"]
         return "\n".join(lines) + "\n"
 
     def detail_rows(self, digits: int = 4) -> tuple[list[str], list[list[str]]]:

@@ -211,7 +211,7 @@ _LIST = [
                 ("any",), "dr_estimate", source="Dudik et al. 2011; Open Bandit Pipeline",
                 parameters=(_CLIP,)),
     MetricEntry("retention", "retention",
-                "new, login and active users per period; day-N retention per cohort",
+                "new, login and returning users per period; day-N retention per cohort",
                 (), True, ("events",), ("groups",), "retention"),
 ]  # fmt: skip
 

@@ -531,6 +531,16 @@ def test_retention_period_and_full_tables(runner, files) -> None:
     frame = report.to_frame()
     assert [list(r) for r in records] == [list(frame.columns)] * len(frame)
     assert [r["login_users"] for r in records] == frame["login_users"].tolist()
+    # named for what they are: login - new users, and login users per new user (not a rate)
+    assert list(records[0]) == ["period", "new_users", "login_users", "returning_users",
+                                "login_users_per_new_user"]  # fmt: skip
+    for r in records:
+        assert r["returning_users"] == r["login_users"] - r["new_users"]
+        if r["new_users"]:
+            assert close(r["login_users_per_new_user"], r["login_users"] / r["new_users"])
+    help_text = invoke(runner, "retention", "--help").stdout
+    for column in ("returning_users", "login_users_per_new_user", "not a rate"):
+        assert column in help_text
     lines = invoke(runner, *base, "--table", "full", "--values", "count", "-f", "tsv").stdout
     counts = report.table_frame(values="count")
     rows = [line.split("\t") for line in lines.splitlines()]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -184,3 +186,90 @@ def test_compare_runs_by_segment_equals_compare_by_segment(files):
     ctr = invoke(runner, "compare", "--impressions", tmp / "log.csv", "--label", "click",
                  "--score", "a", "--score", "b", "--by", tmp / "groups.csv", code=2)  # fmt: skip
     assert "receval ctr --by" in ctr.stderr
+
+
+TREC = Path(__file__).resolve().parents[1] / "peers" / "data" / "trec_eval"
+
+
+def test_compare_detail_legend_and_unreachable_significance():
+    """--detail's legend explains its columns (no letters in it); with 3 users the
+    randomization test cannot reach p < 0.05 and a note says so."""
+    args = ["compare", "--qrels", TREC / "qrels.test", "--run", TREC / "results.test",
+            "--run", TREC / "results.trunc", "-m", "ndcg@10", "--permutations", "500",
+            "--resamples", "200"]  # fmt: skip
+    result = invoke(runner, *args, "--detail")
+    assert "A letter marks" not in result.stdout
+    assert "effect size: Cohen's d_z" in result.stdout
+    assert "adjusted p: after Holm-Bonferroni correction" in result.stdout
+    assert "ndcg@10: with 3 paired users the randomization test gives no p-value below 0.25" in (
+        result.stderr
+    )
+    md = invoke(runner, *args, "--detail", "--format", "markdown").stdout
+    assert "effect size: Cohen's d_z" in md
+    if importlib.util.find_spec("scipy") is not None:  # the t-test needs SciPy
+        # it can reach any level with 2 users or more: no note
+        assert "paired users" not in invoke(runner, *args, "--test", "student").stderr
+    quiet = invoke(runner, *args, "--quiet")
+    assert quiet.stderr == ""
+
+
+def test_rank_letters_note_unreachable_significance():
+    result = invoke(
+        runner, "rank", "--qrels", TREC / "qrels.test", "--run", TREC / "results.test",
+        "--run", TREC / "results.trunc", "-m", "ndcg@10", "--permutations", "200",
+    )  # fmt: skip
+    assert "with 3 paired users the randomization test gives no p-value below 0.25" in (
+        result.stderr
+    )
+
+
+def test_progress_lines_name_the_step(monkeypatch, tmp_path):
+    """The spinner (shown on a terminal) says which file, how large, which metrics,
+    which test: recorded here in place of the terminal."""
+    from contextlib import nullcontext
+
+    from receval.cli._common import Messages
+
+    shown: list[str] = []
+
+    def progress(self, text):
+        shown.append(text)
+        return nullcontext()
+
+    monkeypatch.setattr(Messages, "progress", progress)
+    run = TREC / "results.test"
+    invoke(runner, "rank", "--qrels", TREC / "qrels.test", "--run", run, "--run",
+           TREC / "results.trunc", "-m", "ndcg@10", "-m", "mrr", "--permutations", "100",
+    )  # fmt: skip
+    size = run.stat().st_size
+    assert f"Reading {run} ({size / 1000:.1f} kB)…" in shown
+    assert any(t.startswith("Computing ndcg@10, mrr of results.test (") for t in shown)
+    assert "Testing 2 runs on 2 metrics: the randomization test (100 sign flips)…" in shown
+    shown.clear()
+    invoke(runner, "compare", "--qrels", TREC / "qrels.test", "--run", run, "--run",
+           TREC / "results.trunc", "-m", "ndcg@10", "--permutations", "100", "--resamples",
+           "50", "-q")  # fmt: skip
+    expected = "Comparing 2 runs: the randomization test (100 sign flips) and 50 bootstrap "
+    expected += "resamples…"
+    assert expected in shown
+    assert Messages.sized(str(tmp_path / "missing")) == str(tmp_path / "missing")
+    (tmp_path / "small").write_bytes(b"x" * 12)
+    assert Messages.sized(str(tmp_path / "small")).endswith("(12 bytes)")
+
+
+def test_compare_ctr_notes_per_user_metrics_not_delong(tmp_path):
+    """3 users: gauc and log_loss (paired over users) cannot reach 0.05; roc_auc is
+    DeLong's test over the impressions, so no note names it."""
+    log = tmp_path / "log.csv"
+    log.write_text("click,p,q,user\n1,0.9,0.8,a\n0,0.2,0.3,a\n1,0.6,0.5,b\n0,0.4,0.1,b\n"
+                   "1,0.7,0.2,c\n0,0.3,0.6,c\n")  # fmt: skip
+    result = invoke(
+        runner, "compare", "--impressions", log, "--label", "click", "--score", "p", "--score",
+        "q", "--group", "user", "--ctr-metric", "gauc", "--ctr-metric", "auc", "--ctr-metric",
+        "log_loss", *SETTINGS,
+    )  # fmt: skip
+    notes = [x for x in result.stderr.splitlines() if "paired users" in x]
+    assert notes == [
+        "note: gauc, log_loss: with 3 paired users the randomization test gives no p-value "
+        "below 0.25, so no difference can be significant at alpha 0.05; compare on more users."
+    ]

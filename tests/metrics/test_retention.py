@@ -95,10 +95,10 @@ def test_hand_computed_log():
     login[[0, 1, 2, 3, 4, 5, 7, 8, 30, 31]] = [4, 4, 2, 1, 1, 1, 2, 1, 2, 2]
     _same(report.new_users, new)
     _same(report.login_users, login)
-    _same(report.active_users, login - new)  # day 1: u1, u2 came back; u5, u6 are new
+    _same(report.returning_users, login - new)  # day 1: u1, u2 came back; u5, u6 are new
     rate = np.full(32, nan)
     rate[[0, 1, 30]] = [4 / 4, 4 / 2, 2 / 1]  # seed 002's login / new
-    np.testing.assert_array_equal(report.retention_rate, rate)
+    np.testing.assert_array_equal(report.login_users_per_new_user, rate)
     # cohort day 0 (u1-u4): day 1 u1, u2; day 3 u1; day 7 u1, u3; day 30 u1
     np.testing.assert_array_equal(report.day_n_retention[0], [2 / 4, 1 / 4, 2 / 4, 1 / 4])
     _same(report.retained[0], [2, 1, 2, 1])
@@ -155,6 +155,17 @@ def test_event_order_changes_nothing():
     _same(retention(events).cohort_counts, retention(shuffled).cohort_counts)
 
 
+def test_old_names_warn_and_give_the_same_values():
+    report = retention(_hand_events(), days=(1, 7))
+    with pytest.warns(DeprecationWarning, match="use RetentionReport.returning_users"):
+        np.testing.assert_array_equal(report.active_users, report.returning_users)
+    with pytest.warns(DeprecationWarning, match="use RetentionReport.login_users_per_new_user"):
+        rate = report.retention_rate
+    np.testing.assert_array_equal(rate, report.login_users_per_new_user)
+    new = report.new_users > 0
+    np.testing.assert_array_equal(rate[new], report.login_users[new] / report.new_users[new])
+
+
 def test_frames():
     report = retention(_hand_events(), days=(1, 7))
     frame = report.to_frame()
@@ -163,8 +174,8 @@ def test_frames():
         "period",
         "new_users",
         "login_users",
-        "active_users",
-        "retention_rate",
+        "returning_users",
+        "login_users_per_new_user",
     ]
     assert frame["new_users"].sum() == 7
     cohorts = report.cohort_frame(backend="polars")
@@ -355,7 +366,7 @@ def test_signup_keep(method):
         report = retention({"user": users, "time": seconds}, signup=signup, days=(1, 2))
     _same(report.new_users, [1, 1, 1])  # b / c / a
     _same(report.login_users, [3, 2, 2])  # day 0: a (before signup), b, e (before signup)
-    _same(report.active_users, [2, 1, 1])
+    _same(report.returning_users, [2, 1, 1])
     _same(report.day_n_retention[0], [0.0, 1.0])  # b on day 2
     _same(report.day_n_retention[1], [0.0, nan])  # c never came back
     assert report.n_users == 5

@@ -98,8 +98,10 @@ def retention_loops(
         "periods": np.array(window, dtype="datetime64[D]"),
         "new_users": np.array(new),
         "login_users": np.array(login),
-        "active_users": np.array(login) - np.array(new),
-        "retention_rate": np.array([ratio(a, b) for a, b in zip(login, new, strict=True)]),
+        "returning_users": np.array(login) - np.array(new),
+        "login_users_per_new_user": np.array(
+            [ratio(a, b) for a, b in zip(login, new, strict=True)]
+        ),
         "cohort_counts": np.array(table),
         "cohort_retention": np.array(rates),
         "retained": np.array([[table[c][d] if d < n else 0 for d in days] for c in range(n)]),
@@ -158,8 +160,8 @@ def retention_pandas(df, *, user="user", time="time", tz="UTC", period="day", da
         "periods": start.to_numpy().astype("datetime64[D]"),
         "new_users": new_a,
         "login_users": login_a,
-        "active_users": login_a - new_a,
-        "retention_rate": rate,
+        "returning_users": login_a - new_a,
+        "login_users_per_new_user": rate,
         "cohort_counts": table,
         "cohort_retention": rates,
         "day_n_retention": day_n,

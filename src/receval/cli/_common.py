@@ -364,6 +364,21 @@ class Messages:
         self.error(text)
         return typer.Exit(code=2)
 
+    @staticmethod
+    def sized(path: str) -> str:
+        """``path (12.3 MB)``: a file named in a progress line with its size."""
+        try:
+            size = float(os.path.getsize(path))
+        except OSError:
+            return path
+        if size < 1000:
+            return f"{path} ({size:.0f} bytes)"
+        for unit in ("kB", "MB", "GB"):
+            size /= 1000
+            if size < 1000 or unit == "GB":
+                break
+        return f"{path} ({size:.1f} {unit})"
+
     def progress(self, text: str) -> AbstractContextManager[Any]:
         """A spinner on stderr, only when stderr is a terminal and not quiet."""
         stream = sys.stderr
@@ -563,7 +578,7 @@ def read_runs(
     from ..data._ranked import Run
 
     for path, name in zip(paths, run_names(paths), strict=True):
-        with say.progress(f"Reading {path}"):
+        with say.progress(f"Reading {say.sized(path)}…"):
             run = Run.from_file(
                 path,
                 user=user,
@@ -590,7 +605,10 @@ def evaluate_run(
     (``weighting``: its ``propensities`` and ``propensity_clip``, if any)."""
     from ..evaluation import evaluate
 
-    with say.progress(f"Evaluating {name}"):
+    with say.progress(
+        f"Computing {', '.join(metrics)} of {name} ({run.n_rows:,} rows, {qrels.n_users:,} "
+        f"qrels users)…"
+    ):
         report = evaluate(
             qrels, run, metrics, profile=profile, **(conventions or {}), **(weighting or {})
         )
@@ -624,7 +642,7 @@ def read_segments(path: str, user: str, segment: str, users: Any, say: Messages)
     fmt = infer_format(path)
     if fmt not in ("csv", "tsv", "parquet"):
         fmt = "csv"
-    with say.progress(f"Reading {path}"):
+    with say.progress(f"Reading {say.sized(path)}…"):
         frame = read_table(path, [user, segment], "--by", fmt, id_columns=(user,))
     frame = frame.select([user, segment])
     if np.asarray(users).dtype.kind in "iu":  # integer users (Parquet qrels)
@@ -668,8 +686,8 @@ def retention_columns(
             "period": report.periods,
             "new_users": report.new_users,
             "login_users": report.login_users,
-            "active_users": report.active_users,
-            "retention_rate": report.retention_rate,
+            "returning_users": report.returning_users,
+            "login_users_per_new_user": report.login_users_per_new_user,
         }
     elif table is RetentionTable.cohort:
         columns = {"cohort": report.periods, "new_users": report.new_users}

@@ -65,12 +65,49 @@ def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool)
         sys.stdout.write(report.to_latex(digits, detail=detail))
     elif detail:
         header, rows = report.detail_rows(digits)
-        render(ResultTable(header, rows, title=report.legend()), fmt, digits=digits)
+        render(ResultTable(header, rows, title=report.legend(detail=True)), fmt, digits=digits)
     else:
         rows = report.summary_rows(digits, style="text")
         table = ResultTable(["", "model", *report.metrics], rows, title=report.legend())
         render(table, fmt, digits=digits)
     sys.stdout.flush()
+
+
+def work_line(test: str, permutations: int, resamples: int | None) -> str:
+    """What a comparison computes, for its progress line."""
+    what = f"the {test} test" + (
+        f" ({permutations:,} sign flips)" if test == "randomization" else ""
+    )
+    return what + (f" and {resamples:,} bootstrap resamples" if resamples else "")
+
+
+def power_notes(report: Any, say: Messages, where: str = "") -> None:
+    """A note on stderr for each metric whose paired test cannot reach ``p < alpha`` with
+    its number of paired users (receval's ``smallest_pvalue``): with 3 users the
+    randomization test gives at least 0.25, so nothing can be significant."""
+    from .._stats import smallest_pvalue
+    from ..registry import metric_info
+
+    c = report.comparisons
+    seen: dict[tuple[int, float], list[str]] = {}
+    for metric, n in zip(c["metric"].tolist(), c["n_users"].tolist(), strict=True):
+        try:  # roc_auc of CTR models: DeLong's normal test, not the paired test
+            if metric_info(metric, family="pointwise").name == "roc_auc":
+                continue
+        except (ValueError, TypeError):
+            pass
+        bound = smallest_pvalue(int(n), test=report.test, n_permutations=report.n_permutations)
+        if not bound < report.alpha:  # nan too: no p-value at all
+            names = seen.setdefault((int(n), bound), [])
+            if metric not in names:
+                names.append(metric)
+    for (n, bound), names in seen.items():
+        smallest = "no p-value" if bound != bound else f"no p-value below {bound:.4g}"
+        say.note(
+            f"{where}{', '.join(names)}: with {n} paired users the {report.test} test gives "
+            f"{smallest}, so no difference can be significant at alpha {report.alpha:g}; "
+            f"compare on more users."
+        )
 
 
 def segment_output(
@@ -103,6 +140,7 @@ def segment_output(
         (ALL_SEGMENTS, comparison.overall, int(comparison.counts.sum()) + comparison.n_unassigned),
     ]  # fmt: skip
     for label, report, n in parts:
+        power_notes(report, say, f"segment {label}: ")
         heading = f"segment {label} ({n} users)"
         sys.stdout.write(f"\n## {heading}\n\n" if fmt is OutputFormat.markdown else f"{heading}\n")
         comparison_output(report, fmt, digits, detail)
@@ -216,6 +254,7 @@ def compare(
         "interval": None if interval == "none" else interval, "confidence": confidence,
         "n_permutations": permutations, "n_resamples": resamples, "seed": seed,
     }  # fmt: skip
+    doing = work_line(test, permutations, None if interval == "none" else resamples)
     ranking = qrels is not None or bool(run)
     pointwise = impressions is not None or bool(score)
     with say.guard():
@@ -238,14 +277,15 @@ def compare(
                 from ..segments import compare_by_segment
 
                 segments = read_segments(by, user, segment, q.user_ids, say)
-                with say.progress("Comparing by segment"):
+                with say.progress(f"Comparing {len(runs)} runs by segment: {doing}…"):
                     by_segment = compare_by_segment(
                         q, runs, metrics, by=segments, profile=profile, **settings
                     )
                 segment_output(by_segment, by, output_format, digits, detail, say)
                 return
-            with say.progress("Comparing"):
+            with say.progress(f"Comparing {len(runs)} runs: {doing}…"):
                 report = compare_runs(q, runs, metrics, profile=profile, **settings)
+            power_notes(report, say)
         else:
             if by is not None:
                 raise say.fail(
@@ -262,9 +302,10 @@ def compare(
             metrics = list(ctr_metric) if ctr_metric else (
                 ["gauc", "log_loss"] if group else ["log_loss"]
             )  # fmt: skip
-            with say.progress("Comparing"):
+            with say.progress(f"Comparing {len(score)} models: {doing}…"):
                 report = compare_predictions(
                     data.y_true, dict(data.scores), groups=data.groups, metrics=metrics,
                     weighting=weighting, sample_weight=data.sample_weight, **settings,
                 )  # fmt: skip
+            power_notes(report, say)
         comparison_output(report, output_format, digits, detail)

@@ -73,7 +73,7 @@ def read_impressions(
     fmt = table_format(file_format, path, say)
     columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight, by) if c)]))
     ids = tuple(c for c in (group, by) if c)
-    with say.progress(f"Reading {path}"):
+    with say.progress(f"Reading {say.sized(path)}…"):
         table = read_table(path, columns, command, fmt, id_columns=ids)
     return Impressions(
         n_rows=table.num_rows,

@@ -285,13 +285,15 @@ def rank(
         table = ResultTable(["user", "run", *metrics], rows)
     elif len(reports) > 1 and test != "none" and output_format in _LETTER_FORMATS:
         from ..comparison import compare
-        from ._compare import comparison_output
+        from ._compare import comparison_output, power_notes, work_line
 
-        with say.guard(), say.progress("Testing differences"):
+        doing = f"Testing {len(reports)} runs on {len(metrics)} metrics: "
+        with say.guard(), say.progress(doing + work_line(test, permutations, None) + "…"):
             comparison = compare(
                 None, dict(reports), metrics, baseline=baseline, test=test,
                 n_permutations=permutations, interval=None,
             )  # fmt: skip
+        power_notes(comparison, say)
         comparison_output(comparison, output_format, digits, detail=False)
         return
     else:

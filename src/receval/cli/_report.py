@@ -6,6 +6,7 @@
 
 from typing import Annotated, Any
 
+import numpy as np
 import typer
 
 from ._common import (
@@ -101,6 +102,25 @@ def _figures(say: Messages) -> bool:
 def _cohort_table(report: Any, title: str) -> ResultTable:
     names, rows = rows_of(retention_columns(report, RetentionTable.cohort, RetentionValues.rate))
     return ResultTable(names, rows, title=title)
+
+
+def _cohort_summary(report: Any, title: str) -> ResultTable:
+    """The day-N retention of many cohorts in four rows: the first and the last cohort,
+    the mean over the cohorts where day N is observed, and how many those are."""
+    full = _cohort_table(report, title)
+    rates = np.asarray(report.day_n_retention, dtype=np.float64)
+    defined = ~np.isnan(rates)
+    with np.errstate(invalid="ignore"):  # a day N observed in no cohort: nan
+        means = np.where(defined, rates, 0.0).sum(axis=0) / defined.sum(axis=0)
+    first, last = full.rows[0], full.rows[-1]
+    rows = [
+        [f"{first[0]} (first)", *first[1:]],
+        [f"{last[0]} (last)", *last[1:]],
+        ["mean over observed cohorts", float(np.mean(report.new_users)),
+         *(float(m) for m in means)],
+        ["cohorts observed", report.n_periods, *(int(n) for n in defined.sum(axis=0))],
+    ]  # fmt: skip
+    return ResultTable(full.columns, rows, title=title)
 
 
 def _write_report(doc: Any, out: str, say: Messages) -> None:
@@ -297,7 +317,7 @@ def report_command(
                 )  # fmt: skip
         if events is not None:
             fmt = table_format(None, events, say)
-            with say.progress(f"Reading and counting {events}"):
+            with say.progress(f"Reading and counting {say.sized(events)}…"):
                 rep = retention(
                     events,
                     user=user,
@@ -327,7 +347,7 @@ def _pairs(
     from ..data.io import read_table
 
     fmt = table_format(None, path, say)
-    with say.progress(f"Reading {path}"):
+    with say.progress(f"Reading {say.sized(path)}…"):
         table = read_table(path, [first, second], "receval report", fmt, id_columns=(first,))
     column = table.column(first)
     if integers:
@@ -368,9 +388,12 @@ def demo(
     predictions (make_impressions), held-out interactions with two
     recommenders' top-100 lists (make_recommendations) and 60 days of login
     events (make_events). Prints the table of each, as receval ctr (with
-    --group user), receval rank and receval retention print them (with
-    --format json: one object {"ctr": [...], "rank": [...], "retention": [...]}),
-    and writes all three sections, with figures, to the HTML report --out.
+    --group user) and receval rank print them, and the day-N retention of the
+    cohorts summed up: the first and the last cohort, the mean over the
+    cohorts where day N is observed and their number (with --format json, csv
+    or tsv: every cohort; json is one object {"ctr": [...], "rank": [...],
+    "retention": [...]}). Writes all three sections, every cohort and the
+    figures to the HTML report --out.
     """
     from ..data._ranked import Qrels, Run
     from ..datasets import make_events, make_impressions, make_recommendations
@@ -426,6 +449,11 @@ def demo(
         doc.add_input(f"make_events({users}, seed=0)", rep.n_events, what="events")
         title = f"make_events({users}): {rep.n_events} events, {rep.n_users} users ({rep.tz})"
         retention_table = _cohort_table(rep, title)
+        if output_format in _HUMAN_FORMATS and rep.n_periods > 4:
+            retention_table = _cohort_summary(
+                rep, f"{title}; {rep.n_periods} daily cohorts summed up (each one: in the "
+                f"report and in --format json/csv)",
+            )  # fmt: skip
     render_sections(
         [("ctr", ctr_results), ("rank", ranking_table), ("retention", retention_table)],
         output_format,
@@ -445,3 +473,7 @@ def demo(
             doc, rep, caption=retention_table.title, figures=figures, progress=say.progress
         )
     _write_report(doc, out, say)
+
+
+# formats that people read: demo sums up the retention cohorts in them
+_HUMAN_FORMATS = (OutputFormat.table, OutputFormat.markdown, OutputFormat.latex)

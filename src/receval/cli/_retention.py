@@ -1,4 +1,4 @@
-"""``receval retention``: new, login and active users and day-N retention."""
+"""``receval retention``: new, login and returning users and day-N retention."""
 
 # No ``from __future__ import annotations``: Typer reads the parameters' annotations to
 # build the command, and would compile and evaluate each one given as a string every
@@ -65,9 +65,9 @@ def retention_command(
     table: Annotated[
         RetentionTable,
         typer.Option(
-            help="period: new, login and active users and retention_rate per period. cohort: "
-            "each cohort's size and day-N retention for N in --days. full: the cohort x "
-            "offset table for every offset.",
+            help="period: one row per period; cohort: each cohort's day-N retention for N "
+            "in --days; full: every N from 0 (rates or counts: --values). The columns are "
+            "described above.",
             case_sensitive=False,
         ),
     ] = RetentionTable.cohort,
@@ -80,11 +80,28 @@ def retention_command(
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
 ) -> None:
-    """New, login and active users and day-N cohort retention (receval.retention).
+    """New, login and returning users and day-N cohort retention (receval.retention).
 
     The columns are those of RetentionReport.to_frame() (--table period),
     cohort_frame() (--table cohort) and table_frame() (--table full); periods
     and cohorts are ISO dates (the first day of the period).
+
+    \b
+    --table period, one row per period:
+      new_users                 users whose cohort is the period (their signup,
+                                or without --signup their first event, is in it)
+      login_users               users with an event (or their signup) in it
+      returning_users           login_users - new_users: users of an earlier
+                                cohort (or signed up before the first period)
+      login_users_per_new_user  login_users / new_users: not a rate, above 1
+                                when returning users outnumber new ones; nan
+                                without new users
+    --table cohort, one row per cohort (users new in the period):
+      new_users                 the cohort's size
+      <period>_N                share of the cohort with an event N periods
+                                later, N in --days; nan where that period is
+                                after the last one (not observed)
+    --table full: <period>_N for every N from 0, rates or counts (--values).
     """
     from ..metrics._retention import retention
 
@@ -92,7 +109,7 @@ def retention_command(
     offsets = parse_days(days, say)
     with say.guard():
         fmt = table_format(input_format, file, say)
-        with say.progress(f"Reading and counting {file}"):
+        with say.progress(f"Reading and counting {say.sized(file)}…"):
             report = retention(
                 file,
                 user=user,

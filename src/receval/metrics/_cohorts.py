@@ -12,6 +12,7 @@ Times and the window of periods come from ``_times``.
 from __future__ import annotations
 
 import datetime as _dt
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +45,7 @@ _METHOD: str | None = None
 
 @dataclass(frozen=True)
 class RetentionReport:
-    """New, login and active users per period, and the retention of each cohort.
+    """New, login and returning users per period, and the retention of each cohort.
 
     Periods are indexed ``0 .. n_periods - 1`` over the observation window,
     from the period of the first event to the period of the last one; a
@@ -68,11 +69,14 @@ class RetentionReport:
         a signup time, their first event.
     login_users : ndarray of shape (n_periods,)
         Users with at least one event in the period (a signup counts as one).
-    active_users : ndarray of shape (n_periods,)
-        ``login_users - new_users``: returning users.
-    retention_rate : ndarray of shape (n_periods,)
-        ``login_users / new_users`` of the same period; it exceeds 1 when
-        returning users outnumber new ones; nan where ``new_users`` is 0.
+    returning_users : ndarray of shape (n_periods,)
+        ``login_users - new_users``: users with an event in the period whose
+        cohort is an earlier period (or who signed up before the window).
+        ``active_users`` is a deprecated alias.
+    login_users_per_new_user : ndarray of shape (n_periods,)
+        ``login_users / new_users`` of the same period: not a rate, it exceeds
+        1 when returning users outnumber new ones; nan where ``new_users`` is
+        0. ``retention_rate`` is a deprecated alias.
     retained : ndarray of shape (n_periods, len(days))
         ``retained[c, j]``: users of cohort ``c`` with an event in period
         ``c + days[j]``; 0 where that period is after the window (see ``observed``).
@@ -94,7 +98,7 @@ class RetentionReport:
         is their first event's period.
     n_users_signup_before_window : int
         Users whose signup is before the first period of the window: in no
-        cohort; their events count as logins (and as active users).
+        cohort; their events count as logins (and as returning users).
     n_users_signup_after_window : int
         Users whose signup is after the last period: in no cohort.
     n_events_before_signup : int
@@ -119,8 +123,8 @@ class RetentionReport:
     periods: np.ndarray
     new_users: np.ndarray
     login_users: np.ndarray
-    active_users: np.ndarray
-    retention_rate: np.ndarray
+    returning_users: np.ndarray
+    login_users_per_new_user: np.ndarray
     retained: np.ndarray
     day_n_retention: np.ndarray
     cohort_counts: np.ndarray
@@ -143,6 +147,18 @@ class RetentionReport:
         return len(self.periods)
 
     @property
+    def active_users(self) -> np.ndarray:
+        """Deprecated alias of ``returning_users``."""
+        _renamed("active_users", "returning_users")
+        return self.returning_users
+
+    @property
+    def retention_rate(self) -> np.ndarray:
+        """Deprecated alias of ``login_users_per_new_user``."""
+        _renamed("retention_rate", "login_users_per_new_user")
+        return self.login_users_per_new_user
+
+    @property
     def observed(self) -> np.ndarray:
         """Mask of shape (n_periods, len(days)): period ``c + days[j]`` is in the window."""
         c = np.arange(self.n_periods)[:, None]
@@ -150,7 +166,8 @@ class RetentionReport:
         return result
 
     def to_frame(self, backend: str | None = None) -> Any:
-        """Per-period table: period, new_users, login_users, active_users, retention_rate.
+        """Per-period table: period, new_users, login_users, returning_users and
+        login_users_per_new_user (formerly active_users and retention_rate).
 
         Parameters
         ----------
@@ -165,8 +182,8 @@ class RetentionReport:
                 "period": self.periods,
                 "new_users": self.new_users,
                 "login_users": self.login_users,
-                "active_users": self.active_users,
-                "retention_rate": self.retention_rate,
+                "returning_users": self.returning_users,
+                "login_users_per_new_user": self.login_users_per_new_user,
             },
             backend=backend,
         )
@@ -214,6 +231,14 @@ class RetentionReport:
 
 
 # ------------------------------------------------------------------ parameters
+def _renamed(old: str, new: str) -> None:
+    warnings.warn(
+        f"RetentionReport.{old} is deprecated; use RetentionReport.{new} (the same values).",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
 def check_options(
     period: str, days: Any, tz: Any, time_unit: str | None, before_signup: str
 ) -> tuple[tuple[int, ...], _dt.tzinfo, str]:
@@ -496,8 +521,8 @@ def retention_report(
         periods=first_days.astype("datetime64[D]"),
         new_users=new,
         login_users=login,
-        active_users=login - new,
-        retention_rate=rate,
+        returning_users=login - new,
+        login_users_per_new_user=rate,
         retained=retained,
         day_n_retention=day_rate,
         cohort_counts=table,

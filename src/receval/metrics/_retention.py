@@ -1,4 +1,4 @@
-"""Retention on activity logs: new, login and active users, and cohort day-N retention.
+"""Retention on activity logs: new, login and returning users, and cohort day-N retention.
 
 The public :func:`retention`: it checks the options, reads the events and
 runs ``_times`` (parsing, the window of periods) and ``_cohorts`` (the
@@ -40,7 +40,7 @@ def retention(
     before_signup: str = "keep",
     file_format: str | None = None,
 ) -> RetentionReport:
-    """Compute new, login and active users per period and the day-N retention of each cohort.
+    """Compute new, login and returning users per period and the day-N retention of each cohort.
 
     Each event is assigned to the local period (day, ISO week from Monday,
     or calendar month in time zone ``tz``) that contains it. A user is *new*
@@ -120,8 +120,10 @@ def retention(
     With ``new[c]`` the users of cohort ``c`` and ``A[u]`` the periods in
     which user ``u`` has an event (or signs up):
 
-    - ``login[t] = |{u : t in A[u]}|``, ``active[t] = login[t] - new[t]``,
-      ``retention_rate[t] = login[t] / new[t]``;
+    - ``login[t] = |{u : t in A[u]}|``, ``returning[t] = login[t] - new[t]``
+      (formerly ``active_users``), ``login_users_per_new_user[t] = login[t] /
+      new[t]`` (formerly ``retention_rate``; it exceeds 1 when returning
+      users outnumber new ones);
     - ``day_N[c] = |{u in new[c] : c + N in A[u]}| / |new[c]|``, nan when
       ``c + N`` is after the last period of the window (unobserved) or the
       cohort is empty.
@@ -139,7 +141,7 @@ def retention(
     >>> report = retention(events, days=(1, 3))
     >>> report.periods
     array(['2024-01-01', '2024-01-02', '2024-01-03', '2024-01-04'], dtype='datetime64[D]')
-    >>> report.new_users, report.login_users, report.active_users
+    >>> report.new_users, report.login_users, report.returning_users
     (array([2, 1, 0, 0]), array([2, 2, 0, 1]), array([0, 1, 0, 1]))
     >>> report.day_n_retention  # rows: cohorts; columns: day 1, day 3
     array([[0.5, 0.5],

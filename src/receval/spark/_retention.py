@@ -64,7 +64,7 @@ def retention(
     before_signup: str = "keep",
     num_partitions: int | None = None,
 ) -> Any:
-    """New, login and active users per period and day-N retention of a Spark DataFrame.
+    """New, login and returning users per period and day-N retention of a Spark DataFrame.
 
     The same report as :func:`receval.retention` on the collected rows; the
     events stay on the executors and only per-partition counts reach the

@@ -125,7 +125,7 @@ class RetentionValues(str, Enum):
     """Rates or user counts in the full retention table."""
 
     rate = "rate"
-    count = "count"
+    count = "count"  # type: ignore[assignment]  # the member shadows str.count
 
 
 def choices(name: str) -> str:
@@ -386,7 +386,8 @@ class Messages:
             return nullcontext()
         from rich.console import Console
 
-        return Console(file=stream).status(text)
+        status: AbstractContextManager[Any] = Console(file=stream).status(text)
+        return status
 
     @contextmanager
     def guard(self) -> Iterator[None]:

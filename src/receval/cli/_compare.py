@@ -248,7 +248,7 @@ def compare(
     from ..comparison import compare_predictions
 
     say = Messages(quiet)
-    settings = {
+    settings: dict[str, Any] = {
         "baseline": baseline, "test": test,
         "correction": None if correction == "none" else correction, "alpha": alpha,
         "interval": None if interval == "none" else interval, "confidence": confidence,

@@ -229,7 +229,7 @@ def rank(
 
     say = Messages(quiet)
     metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
-    conventions = {
+    conventions: dict[str, Any] = {
         "ties": ties,
         "gain": gain,
         "ap_normalizer": ap_normalizer,

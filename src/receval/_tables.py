@@ -28,6 +28,12 @@ def latex_escape(text: object) -> str:
     return "".join(_LATEX.get(ch, ch) for ch in str(text))
 
 
+def latex_cell(text: object) -> str:
+    """A LaTeX table cell: ``text`` escaped, but a trailing ``$^{...}$`` marker kept."""
+    head, sep, tail = str(text).partition("$^{")
+    return latex_escape(head) + (sep + tail if sep else "")
+
+
 def markdown_escape(text: object) -> str:
     """``text`` safe inside a Markdown table cell (pipes escaped)."""
     return str(text).replace("|", "\\|")

@@ -33,7 +33,7 @@ from ._stats import (
     student_pvalues,
     wilcoxon_pvalues,
 )
-from ._tables import format_p_value, latex_escape, markdown_escape
+from ._tables import format_p_value, latex_cell, latex_escape, markdown_escape
 from .exceptions import InputValidationError, InvalidParameterError
 
 __all__ = [
@@ -253,7 +253,7 @@ class ComparisonReport:
         lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
                  " & ".join(latex_escape(h) for h in header) + " \\\\", "\\midrule"]  # fmt: skip
         for row in rows:
-            lines.append(" & ".join(_tex_cell(c) for c in row) + " \\\\")
+            lines.append(" & ".join(latex_cell(c) for c in row) + " \\\\")
         lines += ["\\bottomrule", "\\end{tabular}", f"% {self.legend(detail)}"]
         return "\n".join(lines) + "\n"
 
@@ -296,12 +296,6 @@ class ComparisonReport:
 
 _STAT_COLUMNS = ("difference", "effect_size", "ci_low", "ci_high", "p_value", "p_adjusted",
                  "significant", "better", "worse", "n_users")  # fmt: skip
-
-
-def _tex_cell(text: str) -> str:
-    """Escape a cell but keep a trailing ``$^{...}$`` marker."""
-    head, sep, tail = str(text).partition("$^{")
-    return latex_escape(head) + (sep + tail if sep else "")
 
 
 # ------------------------------------------------------------------ the comparison engine

@@ -8,12 +8,8 @@ from receval import evaluate, sample_negatives
 from tests.test_sampled import _data
 
 
-def test_spark_equals_in_memory(spark):
-    from receval import spark as rs
-
-    qrels, run, items = _data(seed=7)
-    c = sample_negatives(qrels, items, n=10, seed=2)
-    metrics = ["recall@5", "ndcg@10", "mrr"]
+def _frames(spark, qrels, run):
+    """The qrels and the run as Spark DataFrames (user, item, grade / score)."""
     q_df = spark.createDataFrame(
         [(u, i, g) for u, judged in qrels.items() for i, g in judged.items()],
         "user string, item string, grade int",
@@ -22,6 +18,16 @@ def test_spark_equals_in_memory(spark):
         [(u, i, s) for u, r in run.items() for i, s in r.items()],
         "user string, item string, score double",
     )
+    return q_df, r_df
+
+
+def test_spark_equals_in_memory(spark):
+    from receval import spark as rs
+
+    qrels, run, items = _data(seed=7)
+    c = sample_negatives(qrels, items, n=10, seed=2)
+    metrics = ["recall@5", "ndcg@10", "mrr"]
+    q_df, r_df = _frames(spark, qrels, run)
     for correction in (None, "bv"):
         want = evaluate(qrels, run, metrics, candidates=c, correction=correction)
         got = rs.evaluate(q_df, r_df, metrics, candidates=c, correction=correction,
@@ -39,14 +45,7 @@ def test_spark_counts_what_the_restriction_left_out(spark):
     c = sample_negatives(qrels, items, n=5, seed=1)
     run = dict(run)
     run["stranger"] = {items[0]: 0.5, items[1]: 0.25}  # no qrels, no candidate set
-    q_df = spark.createDataFrame(
-        [(u, i, g) for u, judged in qrels.items() for i, g in judged.items()],
-        "user string, item string, grade int",
-    )
-    r_df = spark.createDataFrame(
-        [(u, i, s) for u, r in run.items() for i, s in r.items()],
-        "user string, item string, score double",
-    )
+    q_df, r_df = _frames(spark, qrels, run)
     want = evaluate(qrels, run, ["recall@5"], candidates=c, correction="rank").sampling
     got = rs.evaluate(q_df, r_df, ["recall@5"], candidates=c, correction="rank",
                       num_partitions=4).sampling  # fmt: skip

@@ -169,10 +169,11 @@ def test_frames_and_records(ranking):
     assert list(frame.columns) == [
         "metric", "model", "versus", "mean", "versus_mean", "difference", "effect_size",
         "ci_low", "ci_high", "p_value", "p_adjusted", "significant", "better", "worse", "n_users",
+        "p_min",
     ]  # fmt: skip
     assert len(frame) == 6
     polars_frame = report.to_frame(backend="polars")
-    assert polars_frame.shape == (6, 15)
+    assert polars_frame.shape == (6, 16)
     records = report.records()
     assert json.loads(json.dumps(records)) == records
     row = records[0]
@@ -313,3 +314,28 @@ def test_predictions_global_auc_by_delong(impressions):
         compare_predictions(y, scores, metrics=["auc"], sample_weight=np.ones(len(y)))
     with pytest.raises(InputValidationError, match=r"'roc_auc' needs both classes"):
         compare_predictions(np.zeros(len(y)), scores, metrics=["auc"])
+
+
+@pytest.mark.parametrize("test", ["randomization", "wilcoxon", "student"])
+def test_p_min_says_when_significance_is_out_of_reach(test):
+    """p_min is the smallest p-value the test can give with the paired users: with 3
+    users no sign flip of the differences gives less than 2/2**3; every p-value of the
+    report is at least p_min, and DeLong's rows (a normal test) have p_min 0."""
+    from receval import smallest_pvalue
+
+    qrels = {f"u{i}": {"a": 1} for i in range(3)}
+    good = {f"u{i}": {"a": 0.9, "b": 0.1} for i in range(3)}
+    bad = {f"u{i}": {"b": 0.9, "a": 0.1} for i in range(3)}
+    report = compare(qrels, {"good": good, "bad": bad}, ["mrr"], test=test,
+                     n_permutations=200, n_resamples=200)  # fmt: skip
+    [row] = report.records()
+    assert row["n_users"] == 3
+    assert row["p_min"] == smallest_pvalue(3, test=test, n_permutations=200)
+    if test == "student":  # every difference equal: no variance, but 2 users suffice
+        assert row["p_min"] == 0.0
+    else:
+        assert row["p_min"] == 0.25 and row["p_value"] >= row["p_min"]
+        assert not row["significant"]
+    y = np.array([0, 1, 0, 1, 1, 0])
+    ctr = compare_predictions(y, {"m": y * 0.5 + 0.2, "n": 1 - y * 0.5}, metrics=["roc_auc"])
+    assert ctr.records()[0]["p_min"] == 0.0

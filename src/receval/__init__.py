@@ -97,6 +97,7 @@ _EXPORTS: dict[str, str] = {
     "compare_predictions": "receval.comparison",
     "ComparisonReport": "receval.comparison",
     "paired_pvalues": "receval.comparison",
+    "smallest_pvalue": "receval.comparison",
     "bootstrap_intervals": "receval.comparison",
     "adjust_pvalues": "receval.comparison",
     "effect_sizes": "receval.comparison",
@@ -212,6 +213,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         compare_predictions as compare_predictions,
         effect_sizes as effect_sizes,
         paired_pvalues as paired_pvalues,
+        smallest_pvalue as smallest_pvalue,
     )
     from .conventions import (
         PROFILES as PROFILES,

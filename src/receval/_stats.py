@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 import math
 import warnings
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,7 @@ from .exceptions import InputValidationError, InvalidParameterError, MissingDepe
 __all__ = [
     "TESTS",
     "adjust_pvalues",
+    "model_pairs",
     "paired_pvalues",
     "randomization_pvalues",
     "smallest_pvalue",
@@ -386,7 +388,7 @@ def smallest_pvalue(
 
     Examples
     --------
-    >>> from receval._stats import smallest_pvalue
+    >>> from receval import smallest_pvalue
     >>> smallest_pvalue(3)
     0.25
     >>> smallest_pvalue(5, test="wilcoxon")
@@ -556,3 +558,24 @@ def paired_pvalues(
                 f"weights; use test='randomization', which takes weights."
             )
     return student_pvalues(differences) if test == "student" else wilcoxon_pvalues(differences)
+
+
+def model_pairs(models: list[str], baseline: str | None, func: str) -> list[tuple[str, str]]:
+    """(model, versus) of every comparison: each model against the baseline, or every pair."""
+    if len(models) < 2:
+        raise InputValidationError(
+            f"{func}: comparing needs at least 2 models. Got {len(models)}; pass a mapping "
+            f"{{name: model}} with two or more entries."
+        )
+    if len(set(models)) < len(models):
+        dup = next(m for m in models if models.count(m) > 1)
+        raise InputValidationError(
+            f"{func}: model names must be distinct. Got {dup!r} twice; name each run."
+        )
+    if baseline is None:
+        return [(b, a) for a, b in combinations(models, 2)]
+    if baseline not in models:
+        raise InvalidParameterError(
+            f"The 'baseline' parameter of {func} must be one of {models}. Got {baseline!r} instead."
+        )
+    return [(m, baseline) for m in models if m != baseline]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -28,8 +27,10 @@ from ._paired import check_count
 from ._stats import (
     TESTS,
     adjust_pvalues,
+    model_pairs,
     paired_pvalues,
     randomization_pvalues,
+    smallest_pvalue,
     student_pvalues,
     wilcoxon_pvalues,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "compare_predictions",
     "effect_sizes",
     "paired_pvalues",
+    "smallest_pvalue",
 ]
 
 INTERVALS = ("bca", "percentile")
@@ -96,7 +98,10 @@ class ComparisonReport:
         ``ci_low``/``ci_high`` (bootstrap interval of the difference),
         ``p_value``, ``p_adjusted`` (corrected within each metric), ``significant``
         (``p_adjusted < alpha``), ``better`` (significant and in the metric's
-        good direction), ``worse`` and ``n_users`` (users in the test).
+        good direction), ``worse``, ``n_users`` (users in the test) and
+        ``p_min``, the smallest p-value the test can give with that many users
+        (:func:`receval.smallest_pvalue`; 0 for DeLong's test): where it is not
+        below ``alpha``, no difference could have been significant.
     test, interval, correction : str
         The test, the interval method and the correction used.
     alpha, confidence : float
@@ -295,7 +300,7 @@ class ComparisonReport:
 
 
 _STAT_COLUMNS = ("difference", "effect_size", "ci_low", "ci_high", "p_value", "p_adjusted",
-                 "significant", "better", "worse", "n_users")  # fmt: skip
+                 "significant", "better", "worse", "n_users", "p_min")  # fmt: skip
 
 
 # ------------------------------------------------------------------ the comparison engine
@@ -324,27 +329,6 @@ def _check_settings(
     v.check_number(seed, "seed", func, integer=True, low=0)
 
 
-def _pairs(models: list[str], baseline: str | None, func: str) -> list[tuple[str, str]]:
-    """(model, versus) of every comparison: each model against the baseline, or every pair."""
-    if len(models) < 2:
-        raise InputValidationError(
-            f"{func}: comparing needs at least 2 models. Got {len(models)}; pass a mapping "
-            f"{{name: model}} with two or more entries."
-        )
-    if len(set(models)) < len(models):
-        dup = next(m for m in models if models.count(m) > 1)
-        raise InputValidationError(
-            f"{func}: model names must be distinct. Got {dup!r} twice; name each run."
-        )
-    if baseline is None:
-        return [(b, a) for a, b in combinations(models, 2)]
-    if baseline not in models:
-        raise InvalidParameterError(
-            f"The 'baseline' parameter of {func} must be one of {models}. Got {baseline!r} instead."
-        )
-    return [(m, baseline) for m in models if m != baseline]
-
-
 def _run_tests(
     func: str,
     models: list[str],
@@ -367,7 +351,7 @@ def _run_tests(
 ) -> ComparisonReport:
     """Every comparison of ``values[metric][model]`` (per-user arrays, nan = undefined),
     all columns tested and resampled in one pass."""
-    pairs = _pairs(models, baseline, func)
+    pairs = model_pairs(models, baseline, func)
     cols: list[tuple[str, str, str]] = [(m, a, b) for m in metrics for a, b in pairs]
     n = len(next(iter(next(iter(values.values())).values())))
     diff = np.empty((n, len(cols)))
@@ -428,7 +412,9 @@ def _run_tests(
         "better": better,
         "worse": worse,
         "n_users": used.astype(np.int64),
-    }
+        "p_min": np.array([smallest_pvalue(int(u), test=test, n_permutations=n_permutations)
+                           for u in used], dtype=np.float64),
+    }  # fmt: skip
     return ComparisonReport(
         models=models, metrics=metrics, means=means, higher_is_better=higher,
         baseline=baseline, comparisons=comparisons, test=test, interval=interval,
@@ -554,7 +540,7 @@ def compare(
     _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,
                     n_resamples, seed)  # fmt: skip
     named = _named_models(runs, func, "run")
-    _pairs(list(named), baseline, func)  # fail early on names
+    model_pairs(list(named), baseline, func)  # fail early on names
     metrics = list(metrics)
     if not metrics:
         raise InputValidationError(
@@ -685,7 +671,7 @@ def compare_predictions(
     _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,
                     n_resamples, seed)  # fmt: skip
     named = _named_models(y_scores, func, "model")
-    _pairs(list(named), baseline, func)
+    model_pairs(list(named), baseline, func)
     metrics = list(metrics)
     if not metrics:
         raise InputValidationError(f"{func}: metrics is empty; pass some of {sorted(POINTWISE)}.")
@@ -775,7 +761,7 @@ def compare_predictions(
         )
     from .metrics._delong import delong_pairs
 
-    pairs = _pairs(list(named), baseline, func)
+    pairs = model_pairs(list(named), baseline, func)
     blocks = {}
     for m in metrics:
         if m not in per_user:

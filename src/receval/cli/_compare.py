@@ -83,26 +83,18 @@ def work_line(test: str, permutations: int, resamples: int | None) -> str:
 
 def power_notes(report: Any, say: Messages, where: str = "") -> None:
     """A note on stderr for each metric whose paired test cannot reach ``p < alpha`` with
-    its number of paired users (receval's ``smallest_pvalue``): with 3 users the
+    its number of paired users (the report's ``p_min``): with 3 users the
     randomization test gives at least 0.25, so nothing can be significant."""
-    from .._stats import smallest_pvalue
-    from ..registry import metric_info
-
     c = report.comparisons
     seen: dict[tuple[int, float], list[str]] = {}
-    for metric, n in zip(c["metric"].tolist(), c["n_users"].tolist(), strict=True):
-        try:  # roc_auc of CTR models: DeLong's normal test, not the paired test
-            if metric_info(metric, family="pointwise").name == "roc_auc":
-                continue
-        except (ValueError, TypeError):
-            pass
-        bound = smallest_pvalue(int(n), test=report.test, n_permutations=report.n_permutations)
+    rows = zip(c["metric"].tolist(), c["n_users"].tolist(), c["p_min"].tolist(), strict=True)
+    for metric, n, bound in rows:  # p_min: the column of ComparisonReport (0 for DeLong)
         if not bound < report.alpha:  # nan too: no p-value at all
-            names = seen.setdefault((int(n), bound), [])
+            names = seen.setdefault((int(n), bound if bound == bound else -1.0), [])
             if metric not in names:
                 names.append(metric)
     for (n, bound), names in seen.items():
-        smallest = "no p-value" if bound != bound else f"no p-value below {bound:.4g}"
+        smallest = "no p-value" if bound < 0 else f"no p-value below {bound:.4g}"
         say.note(
             f"{where}{', '.join(names)}: with {n} paired users the {report.test} test gives "
             f"{smallest}, so no difference can be significant at alpha {report.alpha:g}; "

@@ -431,8 +431,8 @@ def delong_pairs(
     ``ci_high`` (the normal interval of the difference with DeLong's variance at
     ``confidence``), ``p_value`` (two-sided), ``p_adjusted`` (``correction`` over
     the pairs), ``significant`` (``p_adjusted < alpha``), ``better``, ``worse``
-    (significant, in or against the direction ``higher``) and ``n_users`` (the
-    rows: the unit is the impression)."""
+    (significant, in or against the direction ``higher``), ``n_users`` (the
+    rows: the unit is the impression) and ``p_min`` (0: a normal test)."""
     from .._stats import adjust_pvalues
 
     labels, matrix = _binary(y_true, y_scores, func, None)
@@ -465,5 +465,6 @@ def delong_pairs(
         "better": known & moved,
         "worse": known & ~moved,
         "n_users": np.full(len(pairs), len(labels), dtype=np.int64),
+        "p_min": np.zeros(len(pairs)),  # a normal test: any p-value can be reached
     }
     return {name: float(aucs[i]) for name, i in index.items()}, block

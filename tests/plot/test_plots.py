@@ -86,8 +86,11 @@ def test_public_names():
 
     assert rp.__all__ == [
         "CalibrationDisplay",
+        "LongTailDisplay",
         "MetricAtKDisplay",
         "PrecisionRecallDisplay",
+        "RetentionCurveDisplay",
+        "RetentionHeatmapDisplay",
         "RocCurveDisplay",
         "calibration",
         "long_tail",
@@ -445,3 +448,24 @@ def test_metric_at_k_colour_per_model_style_per_metric():
     styles = [line.get_linestyle() for line in d.lines_]
     assert colours[0] == colours[1] != colours[2] == colours[3]
     assert styles[0] == styles[2] != styles[1] == styles[3]
+
+
+def test_retention_displays_redraw_their_numbers():
+    import matplotlib.pyplot as plt
+
+    from receval import retention
+    from receval.plot import RetentionCurveDisplay, RetentionHeatmapDisplay
+
+    events = {"user": ["a", "b", "a", "c", "a", "b"],
+              "time": ["2024-01-01", "2024-01-01", "2024-01-02", "2024-01-02", "2024-01-03",
+                       "2024-01-03"]}  # fmt: skip
+    report = retention(events, days=(1, 2))
+    heat = RetentionHeatmapDisplay.from_report(report)
+    np.testing.assert_array_equal(heat.table, report.cohort_retention)
+    shortcut = retention_heatmap(report)
+    np.testing.assert_array_equal(shortcut.images[0].get_array(), heat.image_.get_array())
+    curve = RetentionCurveDisplay.from_report({"x": report, "y": report})
+    fig, (a1, a2) = plt.subplots(1, 2)
+    assert heat.plot(ax=a1).ax_ is a1 and curve.plot(ax=a2).figure_ is fig
+    assert [line.get_label() for line in a2.lines] == ["x", "y"]
+    plt.close("all")

@@ -13,7 +13,8 @@ calibration : Reliability curves and PCOC.
 RocCurveDisplay, PrecisionRecallDisplay, CalibrationDisplay : The same figures as
     display objects: the numbers kept on the object, ``plot(ax=)``, ``ax_``,
     ``figure_`` (the three functions above are their shortcuts).
-MetricAtKDisplay : metric_at_k as a display object.
+MetricAtKDisplay, LongTailDisplay, RetentionHeatmapDisplay, RetentionCurveDisplay :
+    metric_at_k, long_tail, retention_heatmap and retention_curve as display objects.
 metric_at_k : Mean ranking metric against the cut-off k.
 long_tail : Cumulative share of interactions and of each run's recommendations by item popularity.
 retention_heatmap : Cohort x offset retention table of a RetentionReport.
@@ -27,8 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
     "CalibrationDisplay": "receval.plot._displays",
+    "LongTailDisplay": "receval.plot._popularity",
     "MetricAtKDisplay": "receval.plot._ranking",
     "PrecisionRecallDisplay": "receval.plot._displays",
+    "RetentionCurveDisplay": "receval.plot._retention",
+    "RetentionHeatmapDisplay": "receval.plot._retention",
     "RocCurveDisplay": "receval.plot._displays",
     "roc": "receval.plot._curves",
     "precision_recall": "receval.plot._curves",
@@ -62,8 +66,11 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from ._displays import CalibrationDisplay as CalibrationDisplay
     from ._displays import PrecisionRecallDisplay as PrecisionRecallDisplay
     from ._displays import RocCurveDisplay as RocCurveDisplay
+    from ._popularity import LongTailDisplay as LongTailDisplay
     from ._popularity import long_tail as long_tail
     from ._ranking import MetricAtKDisplay as MetricAtKDisplay
     from ._ranking import metric_at_k as metric_at_k
+    from ._retention import RetentionCurveDisplay as RetentionCurveDisplay
+    from ._retention import RetentionHeatmapDisplay as RetentionHeatmapDisplay
     from ._retention import retention_curve as retention_curve
     from ._retention import retention_heatmap as retention_heatmap

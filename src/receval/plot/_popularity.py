@@ -9,7 +9,7 @@ import numpy as np
 from ._base import as_models, get_axes
 from ._ranking import is_run_dict
 
-__all__ = ["long_tail", "long_tail_curves"]
+__all__ = ["LongTailDisplay", "long_tail", "long_tail_curves"]
 
 
 def long_tail_curves(
@@ -122,16 +122,83 @@ def long_tail(
     >>> [line.get_label() for line in ax.get_lines()][:3]
     ['interactions', 'popular', 'rare']
     """
-    curves = long_tail_curves(runs, popularity=popularity, train=train, k=k, head_share=head_share)
-    ax = get_axes(ax)
-    x = np.concatenate([[0.0], curves["x"]])
-    ax.plot(x, np.concatenate([[0.0], curves["interactions"]]), color="black", label="interactions")
-    for name, y in curves["runs"].items():
-        ax.plot(x, np.concatenate([[0.0], y]), label=name)
-    ax.axvline(curves["head"], color="grey", linestyle=":", label="end of the head")
-    ax.set_xlabel("items by popularity (share of items)")
-    ax.set_ylabel("cumulative share")
-    ax.set_xlim(0.0, 1.0)
-    ax.set_ylim(0.0, 1.02)
-    ax.legend(loc="lower right")
-    return ax
+    return LongTailDisplay.from_runs(
+        runs, popularity=popularity, train=train, k=k, head_share=head_share, ax=ax
+    ).ax_
+
+
+class LongTailDisplay:
+    """The long-tail curves of :func:`long_tail_curves`, kept with their drawing: the
+    display behind :func:`long_tail`.
+
+    Parameters
+    ----------
+    curves : dict
+        :func:`long_tail_curves`' result: ``x``, ``interactions``, ``runs``
+        (per run name) and ``head``.
+
+    Attributes
+    ----------
+    ax_, figure_ : matplotlib Axes and Figure
+        Where the last :meth:`plot` drew.
+    lines_ : list of matplotlib Line2D
+        The interactions' line, then one line per run.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from receval.plot import LongTailDisplay
+    >>> runs = {"popular": {"u": {"a": 0.9, "b": 0.5}}, "rare": {"u": {"c": 0.9, "d": 0.5}}}
+    >>> d = LongTailDisplay.from_runs(runs, popularity={"a": 10, "b": 5, "c": 1, "d": 1}, k=2)
+    >>> sorted(d.curves["runs"]), len(d.lines_)
+    (['popular', 'rare'], 3)
+    """
+
+    def __init__(self, *, curves: dict[str, Any]) -> None:
+        self.curves = curves
+        self.ax_: Any = None
+        self.figure_: Any = None
+        self.lines_: list[Any] = []
+
+    @classmethod
+    def from_runs(
+        cls,
+        runs: Any,
+        *,
+        popularity: Any = None,
+        train: Any = None,
+        k: int | None = 10,
+        head_share: float = 0.8,
+        ax: Any = None,
+    ) -> LongTailDisplay:
+        """The curves of ``runs`` (:func:`long_tail_curves`), drawn on ``ax``; the
+        parameters are :func:`long_tail`'s."""
+        curves = long_tail_curves(runs, popularity=popularity, train=train, k=k,
+                                  head_share=head_share)  # fmt: skip
+        return cls(curves=curves).plot(ax=ax)
+
+    def plot(self, ax: Any = None) -> LongTailDisplay:
+        """Draw the interactions' curve, each run's and the end of the head on ``ax``
+        (a new figure when None).
+
+        Returns
+        -------
+        display : LongTailDisplay
+            Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
+        """
+        ax = get_axes(ax)
+        self.ax_, self.figure_ = ax, ax.figure
+        curves = self.curves
+        x = np.concatenate([[0.0], curves["x"]])
+        self.lines_ = list(ax.plot(x, np.concatenate([[0.0], curves["interactions"]]),
+                                   color="black", label="interactions"))  # fmt: skip
+        for name, y in curves["runs"].items():
+            self.lines_.extend(ax.plot(x, np.concatenate([[0.0], y]), label=name))
+        ax.axvline(curves["head"], color="grey", linestyle=":", label="end of the head")
+        ax.set_xlabel("items by popularity (share of items)")
+        ax.set_ylabel("cumulative share")
+        ax.set_xlim(0.0, 1.0)
+        ax.set_ylim(0.0, 1.02)
+        ax.legend(loc="lower right")
+        return self

@@ -5,11 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .. import _validation as v
 from ._base import as_models, get_axes
 
-__all__ = ["retention_curve", "retention_heatmap"]
+__all__ = [
+    "RetentionCurveDisplay",
+    "RetentionHeatmapDisplay",
+    "retention_curve",
+    "retention_heatmap",
+]
 
 # at most about this many cohort labels on the heatmap's y axis
 _MAX_LABELS = 25
@@ -24,6 +30,9 @@ def retention_heatmap(
     annotate: bool = False,
 ) -> Any:
     """Plot the cohort x offset retention table of a RetentionReport as a heatmap.
+
+    A shortcut of :meth:`RetentionHeatmapDisplay.from_report` that returns the
+    display's Axes.
 
     Row ``c`` is the cohort of period ``c`` (labelled with the date its
     period starts), column ``N`` the users of that cohort active ``N``
@@ -85,33 +94,9 @@ def retention_heatmap(
       fill_value=1e+20)
     """
     v.check_option(values, "values", "retention_heatmap", ["count", "rate"])
-    ax = get_axes(ax)
-    n = report.n_periods
-    offset = np.arange(n)
-    unobserved = offset[:, None] + offset[None, :] >= n
-    if values == "rate":
-        table = np.asarray(report.cohort_retention, dtype=np.float64)
-        mask = unobserved | np.isnan(table)
-        vmin, vmax, bar_label = 0.0, 1.0, "retention rate"
-    else:
-        table = np.asarray(report.cohort_counts, dtype=np.float64)
-        mask = unobserved
-        vmin, vmax, bar_label = 0.0, None, "users"
-    data = np.ma.masked_array(table, mask=mask)
-    image = ax.imshow(data, aspect="auto", cmap=cmap, interpolation="nearest", vmin=vmin, vmax=vmax)
-    ax.figure.colorbar(image, ax=ax, label=bar_label)
-    step = max(1, -(-n // _MAX_LABELS))
-    rows = np.arange(0, n, step)
-    ax.set_yticks(rows, [str(p) for p in np.asarray(report.periods)[rows]])
-    ax.set_xticks(rows)
-    ax.set(xlabel=f"N ({report.period}s later)", ylabel=f"cohort ({report.period})")
-    if annotate:
-        for c, k in zip(*np.nonzero(~mask), strict=True):
-            value = table[c, k]
-            text = f"{value:.0%}" if values == "rate" else f"{int(value)}"
-            color = "white" if image.norm(value) > 0.6 else "black"  # readable on dark cells
-            ax.text(k, c, text, ha="center", va="center", fontsize="small", color=color)
-    return ax
+    return RetentionHeatmapDisplay.from_report(
+        report, values=values, ax=ax, cmap=cmap, annotate=annotate
+    ).ax_
 
 
 def _mean_curve(report: Any, offsets: str, weighting: str) -> tuple[np.ndarray, np.ndarray]:
@@ -202,18 +187,200 @@ def retention_curve(
     array([[1.  , 0.25],
            [2.  , 0.5 ]])
     """
-    func = "retention_curve"
-    v.check_option(offsets, "offsets", func, ["all", "days"])
-    v.check_option(weighting, "weighting", func, ["cohorts", "users"])
-    from ..metrics._cohorts import RetentionReport
+    return RetentionCurveDisplay.from_report(
+        report, offsets=offsets, weighting=weighting, ax=ax
+    ).ax_
 
-    models = as_models(report, "report", func, lambda r: not isinstance(r, RetentionReport))
-    ax = get_axes(ax)
-    for name, rep in models:
-        x, y = _mean_curve(rep, offsets, weighting)
-        ax.plot(x, y, marker="o", label="_nolegend_" if name is None else name)
-    period = models[0][1].period
-    ax.set(xlabel=f"N ({period}s later)", ylabel="retention rate", ylim=(0.0, None))
-    if any(name is not None for name, _ in models):
-        ax.legend(loc="best")
-    return ax
+
+class RetentionHeatmapDisplay:
+    """The cohort x offset table of a RetentionReport, kept with its drawing: the
+    display behind :func:`retention_heatmap`.
+
+    Parameters
+    ----------
+    table : ndarray of shape (n_periods, n_periods)
+        Rates or user counts, cohort by offset.
+    mask : ndarray of bool, same shape
+        Cells not drawn: periods after the window, and empty cohorts' rates.
+    periods : ndarray
+        The start of each cohort's period (row labels).
+    period : str
+        The period's name ("day", "week", ...).
+    values : {"rate", "count"}
+        What ``table`` holds.
+
+    Attributes
+    ----------
+    ax_, figure_ : matplotlib Axes and Figure
+        Where the last :meth:`plot` drew.
+    image_ : matplotlib AxesImage
+        The heatmap.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from receval import retention
+    >>> from receval.plot import RetentionHeatmapDisplay
+    >>> events = {"user": ["a", "b", "a"], "time": ["2024-01-01", "2024-01-01", "2024-01-02"]}
+    >>> d = RetentionHeatmapDisplay.from_report(retention(events), values="count")
+    >>> d.table
+    array([[2., 1.],
+           [0., 0.]])
+    >>> d.mask
+    array([[False, False],
+           [False,  True]])
+    """
+
+    def __init__(
+        self,
+        *,
+        table: NDArray[np.float64],
+        mask: NDArray[np.bool_],
+        periods: Any,
+        period: str,
+        values: str,
+    ) -> None:
+        self.table, self.mask, self.periods = table, mask, periods
+        self.period, self.values = period, values
+        self.ax_: Any = None
+        self.figure_: Any = None
+        self.image_: Any = None
+
+    @classmethod
+    def from_report(
+        cls,
+        report: Any,
+        *,
+        values: str = "rate",
+        ax: Any = None,
+        cmap: str = "Blues",
+        annotate: bool = False,
+    ) -> RetentionHeatmapDisplay:
+        """The table of ``report`` (a :class:`receval.RetentionReport`), drawn on
+        ``ax``; the parameters are :func:`retention_heatmap`'s."""
+        v.check_option(values, "values", "retention_heatmap", ["count", "rate"])
+        n = report.n_periods
+        offset = np.arange(n)
+        unobserved = offset[:, None] + offset[None, :] >= n
+        if values == "rate":
+            table = np.asarray(report.cohort_retention, dtype=np.float64)
+            mask = unobserved | np.isnan(table)
+        else:
+            table = np.asarray(report.cohort_counts, dtype=np.float64)
+            mask = unobserved
+        display = cls(table=table, mask=mask, periods=np.asarray(report.periods),
+                      period=report.period, values=values)  # fmt: skip
+        return display.plot(ax=ax, cmap=cmap, annotate=annotate)
+
+    def plot(
+        self, ax: Any = None, *, cmap: str = "Blues", annotate: bool = False
+    ) -> RetentionHeatmapDisplay:
+        """Draw the heatmap and its colour bar on ``ax`` (a new figure when None).
+
+        Returns
+        -------
+        display : RetentionHeatmapDisplay
+            Itself, with ``ax_``, ``figure_`` and ``image_`` set.
+        """
+        ax = get_axes(ax)
+        self.ax_, self.figure_ = ax, ax.figure
+        rate = self.values == "rate"
+        vmax, bar_label = (1.0, "retention rate") if rate else (None, "users")
+        data = np.ma.masked_array(self.table, mask=self.mask)
+        image = ax.imshow(data, aspect="auto", cmap=cmap, interpolation="nearest", vmin=0.0,
+                          vmax=vmax)  # fmt: skip
+        self.image_ = image
+        ax.figure.colorbar(image, ax=ax, label=bar_label)
+        n = len(self.table)
+        step = max(1, -(-n // _MAX_LABELS))
+        rows = np.arange(0, n, step)
+        ax.set_yticks(rows, [str(p) for p in self.periods[rows]])
+        ax.set_xticks(rows)
+        ax.set(xlabel=f"N ({self.period}s later)", ylabel=f"cohort ({self.period})")
+        if annotate:
+            for c, k in zip(*np.nonzero(~self.mask), strict=True):
+                value = self.table[c, k]
+                text = f"{value:.0%}" if rate else f"{int(value)}"
+                color = "white" if image.norm(value) > 0.6 else "black"  # readable on dark cells
+                ax.text(k, c, text, ha="center", va="center", fontsize="small", color=color)
+        return self
+
+
+class RetentionCurveDisplay:
+    """Mean retention against the offset N, for one or several RetentionReports: the
+    display behind :func:`retention_curve`.
+
+    Parameters
+    ----------
+    curves : dict of str or None to (ndarray, ndarray)
+        Per report name (None for one unnamed report), the offsets N and the
+        mean retention at each.
+    period : str
+        The period's name ("day", "week", ...).
+
+    Attributes
+    ----------
+    ax_, figure_ : matplotlib Axes and Figure
+        Where the last :meth:`plot` drew.
+    lines_ : list of matplotlib Line2D
+        One line per report.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from receval import retention
+    >>> from receval.plot import RetentionCurveDisplay
+    >>> events = {"user": ["a", "b", "a", "c", "a"],
+    ...           "time": ["2024-01-01", "2024-01-01", "2024-01-02", "2024-01-02", "2024-01-03"]}
+    >>> d = RetentionCurveDisplay.from_report(retention(events, days=(1, 2)))
+    >>> d.curves[None]
+    (array([1, 2]), array([0.25, 0.5 ]))
+    """
+
+    def __init__(
+        self, *, curves: dict[str | None, tuple[NDArray[Any], NDArray[np.float64]]], period: str
+    ) -> None:
+        self.curves, self.period = curves, period
+        self.ax_: Any = None
+        self.figure_: Any = None
+        self.lines_: list[Any] = []
+
+    @classmethod
+    def from_report(
+        cls,
+        report: Any,
+        *,
+        offsets: str = "all",
+        weighting: str = "cohorts",
+        ax: Any = None,
+    ) -> RetentionCurveDisplay:
+        """The mean curves of ``report`` (a RetentionReport or ``{name: report}``),
+        drawn on ``ax``; the parameters are :func:`retention_curve`'s."""
+        func = "retention_curve"
+        v.check_option(offsets, "offsets", func, ["all", "days"])
+        v.check_option(weighting, "weighting", func, ["cohorts", "users"])
+        from ..metrics._cohorts import RetentionReport
+
+        models = as_models(report, "report", func, lambda r: not isinstance(r, RetentionReport))
+        curves = {name: _mean_curve(rep, offsets, weighting) for name, rep in models}
+        return cls(curves=curves, period=models[0][1].period).plot(ax=ax)
+
+    def plot(self, ax: Any = None) -> RetentionCurveDisplay:
+        """Draw one line per report on ``ax`` (a new figure when None).
+
+        Returns
+        -------
+        display : RetentionCurveDisplay
+            Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
+        """
+        ax = get_axes(ax)
+        self.ax_, self.figure_, self.lines_ = ax, ax.figure, []
+        for name, (x, y) in self.curves.items():
+            label = "_nolegend_" if name is None else name
+            self.lines_.extend(ax.plot(x, y, marker="o", label=label))
+        ax.set(xlabel=f"N ({self.period}s later)", ylabel="retention rate", ylim=(0.0, None))
+        if any(name is not None for name in self.curves):
+            ax.legend(loc="best")
+        return self

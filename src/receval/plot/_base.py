@@ -66,3 +66,22 @@ def as_models(
 def label(model: str | None, text: str) -> str:
     """Legend label: ``"model (text)"``, or ``text`` alone for an unnamed model."""
     return text if model is None else f"{model} ({text})"
+
+
+class Display:
+    """What every display object of receval.plot shares: the artists of its last
+    drawing (``ax_``, ``figure_``, ``lines_``), set by :meth:`start`."""
+
+    ax_: Any = None
+    figure_: Any = None
+    lines_: list[Any]
+
+    def __init__(self) -> None:
+        self.lines_ = []
+
+    def start(self, ax: Any) -> Any:
+        """``ax`` (a new figure's Axes when None), recorded as this drawing's, with
+        no line drawn yet."""
+        ax = get_axes(ax)
+        self.ax_, self.figure_, self.lines_ = ax, ax.figure, []
+        return ax

@@ -11,27 +11,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._base import as_models, get_axes, label
+from ._base import Display, as_models, label
 
 __all__ = ["CalibrationDisplay", "PrecisionRecallDisplay", "RocCurveDisplay"]
 
 Floats = NDArray[np.float64]
 
 
-class _Display:
-    """What every display shares: the artists of its last drawing."""
-
-    ax_: Any = None
-    figure_: Any = None
-    lines_: list[Any]
-
-    def _start(self, ax: Any) -> Any:
-        ax = get_axes(ax)
-        self.ax_, self.figure_, self.lines_ = ax, ax.figure, []
-        return ax
-
-
-class RocCurveDisplay(_Display):
+class RocCurveDisplay(Display):
     """ROC curves of one or several models, with their AUC.
 
     Build it with :meth:`from_predictions` (computes and draws) or from curves
@@ -79,7 +66,7 @@ class RocCurveDisplay(_Display):
         roc_auc: dict[str | None, float],
     ) -> None:
         self.fpr, self.tpr, self.roc_auc = fpr, tpr, roc_auc
-        self.lines_ = []
+        super().__init__()
 
     @classmethod
     def from_predictions(
@@ -124,7 +111,7 @@ class RocCurveDisplay(_Display):
         display : RocCurveDisplay
             Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
         """
-        ax = self._start(ax)
+        ax = self.start(ax)
         for name in self.fpr:
             text = label(name, f"AUC = {self.roc_auc[name]:.4f}")
             self.lines_.extend(ax.plot(self.fpr[name], self.tpr[name], label=text))
@@ -135,7 +122,7 @@ class RocCurveDisplay(_Display):
         return self
 
 
-class PrecisionRecallDisplay(_Display):
+class PrecisionRecallDisplay(Display):
     """Precision-recall curves with average precision, the break-even point and
     the prevalence (the precision of a random ranking).
 
@@ -183,7 +170,7 @@ class PrecisionRecallDisplay(_Display):
         self.precision, self.recall = precision, recall
         self.average_precision, self.break_even = average_precision, break_even
         self.prevalence = prevalence
-        self.lines_ = []
+        super().__init__()
 
     @classmethod
     def from_predictions(
@@ -239,7 +226,7 @@ class PrecisionRecallDisplay(_Display):
         display : PrecisionRecallDisplay
             Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
         """
-        ax = self._start(ax)
+        ax = self.start(ax)
         for name in self.precision:
             bep = self.break_even[name]
             text = label(name, f"AP = {self.average_precision[name]:.4f}, BEP = {bep:.4f}")
@@ -257,7 +244,7 @@ class PrecisionRecallDisplay(_Display):
         return self
 
 
-class CalibrationDisplay(_Display):
+class CalibrationDisplay(Display):
     """Reliability curves (observed rate against mean prediction) with PCOC.
 
     Parameters
@@ -297,7 +284,7 @@ class CalibrationDisplay(_Display):
         pcoc: dict[str | None, float],
     ) -> None:
         self.prob_true, self.prob_pred, self.pcoc = prob_true, prob_pred, pcoc
-        self.lines_ = []
+        super().__init__()
 
     @classmethod
     def from_predictions(
@@ -351,7 +338,7 @@ class CalibrationDisplay(_Display):
         display : CalibrationDisplay
             Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
         """
-        ax = self._start(ax)
+        ax = self.start(ax)
         for name in self.prob_true:
             text = label(name, f"PCOC = {self.pcoc[name]:.4f}")
             self.lines_.extend(

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import as_models, get_axes
+from ._base import Display, as_models
 from ._ranking import is_run_dict
 
 __all__ = ["LongTailDisplay", "long_tail", "long_tail_curves"]
@@ -127,7 +127,7 @@ def long_tail(
     ).ax_
 
 
-class LongTailDisplay:
+class LongTailDisplay(Display):
     """The long-tail curves of :func:`long_tail_curves`, kept with their drawing: the
     display behind :func:`long_tail`.
 
@@ -157,9 +157,7 @@ class LongTailDisplay:
 
     def __init__(self, *, curves: dict[str, Any]) -> None:
         self.curves = curves
-        self.ax_: Any = None
-        self.figure_: Any = None
-        self.lines_: list[Any] = []
+        super().__init__()
 
     @classmethod
     def from_runs(
@@ -187,8 +185,7 @@ class LongTailDisplay:
         display : LongTailDisplay
             Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
         """
-        ax = get_axes(ax)
-        self.ax_, self.figure_ = ax, ax.figure
+        ax = self.start(ax)
         curves = self.curves
         x = np.concatenate([[0.0], curves["x"]])
         self.lines_ = list(ax.plot(x, np.concatenate([[0.0], curves["interactions"]]),

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import _validation as v
 from ..exceptions import InvalidParameterError
-from ._base import as_models, get_axes
+from ._base import Display, as_models
 
 __all__ = ["MetricAtKDisplay", "is_run_dict", "metric_at_k"]
 
@@ -146,7 +146,7 @@ def metric_at_k(
                                       **conventions).ax_  # fmt: skip
 
 
-class MetricAtKDisplay:
+class MetricAtKDisplay(Display):
     """Mean ranking metrics against the cut-off k: the numbers of
     :func:`receval.plot.metric_at_k`, kept on the object, and their drawing.
 
@@ -180,9 +180,7 @@ class MetricAtKDisplay:
 
     def __init__(self, *, ks: list[int], means: dict[tuple[str | None, str], list[float]]) -> None:
         self.ks, self.means = ks, means
-        self.ax_: Any = None
-        self.figure_: Any = None
-        self.lines_: list[Any] = []
+        super().__init__()
 
     @classmethod
     def from_runs(
@@ -231,8 +229,7 @@ class MetricAtKDisplay:
         display : MetricAtKDisplay
             Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
         """
-        ax = get_axes(ax)
-        self.ax_, self.figure_, self.lines_ = ax, ax.figure, []
+        ax = self.start(ax)
         marker = "o" if len(self.ks) <= _MAX_MARKED else None
         models = list(dict.fromkeys(model for model, _ in self.means))
         metrics = list(dict.fromkeys(m for _, m in self.means))

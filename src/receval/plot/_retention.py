@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import _validation as v
-from ._base import as_models, get_axes
+from ._base import Display, as_models
 
 __all__ = [
     "RetentionCurveDisplay",
@@ -192,7 +192,7 @@ def retention_curve(
     ).ax_
 
 
-class RetentionHeatmapDisplay:
+class RetentionHeatmapDisplay(Display):
     """The cohort x offset table of a RetentionReport, kept with its drawing: the
     display behind :func:`retention_heatmap`.
 
@@ -243,8 +243,7 @@ class RetentionHeatmapDisplay:
     ) -> None:
         self.table, self.mask, self.periods = table, mask, periods
         self.period, self.values = period, values
-        self.ax_: Any = None
-        self.figure_: Any = None
+        super().__init__()
         self.image_: Any = None
 
     @classmethod
@@ -283,8 +282,7 @@ class RetentionHeatmapDisplay:
         display : RetentionHeatmapDisplay
             Itself, with ``ax_``, ``figure_`` and ``image_`` set.
         """
-        ax = get_axes(ax)
-        self.ax_, self.figure_ = ax, ax.figure
+        ax = self.start(ax)
         rate = self.values == "rate"
         vmax, bar_label = (1.0, "retention rate") if rate else (None, "users")
         data = np.ma.masked_array(self.table, mask=self.mask)
@@ -307,7 +305,7 @@ class RetentionHeatmapDisplay:
         return self
 
 
-class RetentionCurveDisplay:
+class RetentionCurveDisplay(Display):
     """Mean retention against the offset N, for one or several RetentionReports: the
     display behind :func:`retention_curve`.
 
@@ -343,9 +341,7 @@ class RetentionCurveDisplay:
         self, *, curves: dict[str | None, tuple[NDArray[Any], NDArray[np.float64]]], period: str
     ) -> None:
         self.curves, self.period = curves, period
-        self.ax_: Any = None
-        self.figure_: Any = None
-        self.lines_: list[Any] = []
+        super().__init__()
 
     @classmethod
     def from_report(
@@ -375,8 +371,7 @@ class RetentionCurveDisplay:
         display : RetentionCurveDisplay
             Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
         """
-        ax = get_axes(ax)
-        self.ax_, self.figure_, self.lines_ = ax, ax.figure, []
+        ax = self.start(ax)
         for name, (x, y) in self.curves.items():
             label = "_nolegend_" if name is None else name
             self.lines_.extend(ax.plot(x, y, marker="o", label=label))

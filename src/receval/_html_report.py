@@ -28,11 +28,18 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
 from ._plotly import PLOTLY_CONFIG, has_plotly, plotly_js
 from ._tables import flatten_counts
 from ._validation import check_number
 from .exceptions import InvalidParameterError
+
+
+def receval_version() -> str:
+    """receval's version, read when a report is written (not when this module is
+    imported: the installed metadata costs tens of milliseconds)."""
+    from . import __version__
+
+    return __version__
 
 __all__ = ["HTMLReport", "figure_to_data_uri", "json_path", "plain_json"]
 
@@ -551,7 +558,7 @@ class HTMLReport:
             ``sections``: each heading with its tables (caption, columns and
             every row at full precision, nan as None).
         """
-        out: dict[str, Any] = {"title": self.title, "receval": __version__}
+        out: dict[str, Any] = {"title": self.title, "receval": receval_version()}
         out["command"] = self.command
         out["inputs"] = [dict(i) for i in self._inputs]
         if self.timestamp:
@@ -567,7 +574,7 @@ class HTMLReport:
         return text + "\n"
 
     def _header(self, generated_at: str | None) -> list[str]:
-        lines = [f"<p>receval {html.escape(__version__)}</p>"]
+        lines = [f"<p>receval {html.escape(receval_version())}</p>"]
         if self.command:
             lines.append(f"<p>Made by <code>{html.escape(self.command)}</code></p>")
         if self._inputs:
@@ -623,7 +630,7 @@ class HTMLReport:
             body.append(part)
         if in_figures:
             body.append("</div>")
-        body.append(f"<footer>Made with receval {html.escape(__version__)}.</footer>")
+        body.append(f"<footer>Made with receval {html.escape(receval_version())}.</footer>")
         script = ""
         if self._n_plots:
             script = f'<script charset="utf-8">{plotly_js()}</script>\n'

@@ -81,6 +81,12 @@ def supported_calls(draw) -> list[tuple[int, tuple[float, ...], tuple | None]]:
         (c.JUDGED, (), None),
         (c.NERR, (draw(st.sampled_from([0.0, 0.3, 0.5])),), None),
         (c.ERR, (draw(st.sampled_from([0.0, 2.0, 3.0])),), None),
+        (c.INFAP, (), None),
+        (c.G, (), None),
+        (c.G, (), pairs),
+        (c.IPREC_AT_RECALL, (draw(st.sampled_from([0.0, 0.2, 0.5, 0.7, 1.0])),), None),
+        (c.IPREC_AVG, (), None),  # the 11 levels
+        (c.IPREC_AVG, (3.0, 0.25, 0.5, 0.75), None),
     ]
 
 
@@ -183,33 +189,35 @@ def test_average_ties_equal_trec_without_a_tie(grades, extra, calls, k, threshol
     np.testing.assert_array_equal(average, values)
 
 
-REFUSED = {
-    "infap": "infAP",
-    "iprec(recall=0.5)": "interpolated precision",
-    "iprec_avg": "interpolated precision",
-    "g": "G",
-    "ndcg_rel(gains=1:-1;2:3)": "a sum clamped at 0",
-}
-
-
-@pytest.mark.parametrize("metric", sorted(REFUSED))
-def test_kinds_without_a_closed_form_are_refused(metric):
+def test_negative_gains_of_ndcg_rel_are_refused():
     qrels = {"q": {"d1": 1, "d2": 0}}
     run = {"q": {"d1": 0.5, "d2": 0.5}}
+    metric = "ndcg_rel(gains=1:-1;2:3)"
     receval.evaluate(qrels, run, metric, ties="trec")  # fine with one order
     with pytest.raises(InvalidParameterError) as info:
         receval.evaluate(qrels, run, metric, ties="average")
     message = str(info.value)
-    assert f"no closed form over tie orders for {REFUSED[metric]}" in message
+    assert "no closed form over tie orders for a sum clamped at 0" in message
     assert "use ties='trec' or ties='input'" in message
 
 
-def test_kernel_gives_nan_for_kinds_without_a_closed_form():
-    rows = [
-        row_of(kind, params, None, k=0, threshold=1, judged_only=False)
-        for kind, params in [(codes.INFAP, ()), (codes.G, ())]
-    ]
-    rows.append(row_of(codes.NDCG_REL, (), ((1, -1.0),), k=0, threshold=1, judged_only=False))
+def test_ratio_and_maximum_measures_take_their_expectation():
+    # one relevant (d1) and one judged non-relevant (d2) tied at the top: each order
+    # is equally likely, so every measure is the mean of its two values
+    qrels = {"q": {"d1": 1, "d2": 0}}
+    run = {"q": {"d1": 0.5, "d2": 0.5}}
+    first = {"q": {"d1": 0.6, "d2": 0.5}}
+    second = {"q": {"d1": 0.5, "d2": 0.6}}
+    for metric in ["infap", "iprec(recall=0.5)", "iprec_avg", "11pt_avg", "g"]:
+        got = receval.evaluate(qrels, run, metric, ties="average").mean[metric]
+        one = receval.evaluate(qrels, first, metric).mean[metric]
+        two = receval.evaluate(qrels, second, metric).mean[metric]
+        assert one != two, metric
+        assert got == pytest.approx((one + two) / 2, rel=1e-12), metric
+
+
+def test_kernel_gives_nan_for_negative_gains_of_ndcg_rel():
+    rows = [row_of(codes.NDCG_REL, (), ((1, -1.0),), k=0, threshold=1, judged_only=False)]
     got, _ = core_values([1, 0, 1], [0.5, 0.5, 0.2], [0], rows)
     assert np.isnan(got).all()
 

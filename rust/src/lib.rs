@@ -21,6 +21,7 @@ pub mod threads;
 pub mod trec;
 pub mod trec_measures;
 pub mod trec_ties;
+pub mod trec_ties_forms;
 
 #[cfg(feature = "python")]
 mod python;

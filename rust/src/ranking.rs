@@ -318,24 +318,28 @@ fn block_precision_sum(t: usize, q: usize, size: usize, r: f64, c: f64) -> f64 {
 
 /// Probabilities of m = lo..=hi relevant items among the first `q` of a tied block of
 /// `size` items, `r` relevant (hypergeometric), by the ratio of consecutive terms.
+/// The terms are built outwards from the mode (set to 1) and then normalised, so a
+/// large block's tail underflows to 0 instead of the whole law.
 pub fn hypergeometric(size: usize, r: usize, q: usize) -> (usize, Vec<f64>) {
     let lo = q.saturating_sub(size - r);
     let hi = r.min(q);
-    let ln_choose = |n: usize, k: usize| -> f64 {
-        (0..k)
-            .map(|i| ((n - i) as f64).ln() - ((i + 1) as f64).ln())
-            .sum()
-    };
-    let mut p = (ln_choose(r, lo) + ln_choose(size - r, q - lo) - ln_choose(size, q)).exp();
-    let mut out = Vec::with_capacity(hi - lo + 1);
-    for m in lo..=hi {
-        out.push(p);
-        if m < hi {
-            let num = ((r - m) * (q - m)) as f64;
-            let den = ((m + 1) * (size + m + 1 - r - q)) as f64;
-            p *= num / den;
-        }
+    let mode = ((q + 1) * (r + 1) / (size + 2)).clamp(lo, hi);
+    // p(m + 1) / p(m)
+    let up = |m: usize| ((r - m) * (q - m)) as f64 / ((m + 1) * (size + m + 1 - r - q)) as f64;
+    let mut out = vec![0.0; hi - lo + 1];
+    out[mode - lo] = 1.0;
+    let mut p = 1.0;
+    for m in mode..hi {
+        p *= up(m);
+        out[m + 1 - lo] = p;
     }
+    p = 1.0;
+    for m in (lo..mode).rev() {
+        p /= up(m);
+        out[m - lo] = p;
+    }
+    let total: f64 = out.iter().sum();
+    out.iter_mut().for_each(|x| *x /= total);
     (lo, out)
 }
 
@@ -1384,6 +1388,19 @@ mod tests {
                 "{size} {r} {q}"
             );
             assert_eq!(lo, q.saturating_sub(size - r));
+        }
+        // a block whose least likely counts underflow: the law keeps its mass and its
+        // mean q r / size (its first term, C(1000, 0) C(1000, 1000) / C(2000, 1000), is
+        // below the smallest double)
+        let (lo, p) = hypergeometric(2000, 1000, 1000);
+        let mean: f64 = p.iter().enumerate().map(|(i, x)| (lo + i) as f64 * x).sum();
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!((mean - 500.0).abs() < 1e-9, "{mean}");
+        // exact small case: 3 relevant of 5, 2 drawn: C(3,m) C(2,2-m) / C(5,2)
+        let (lo, p) = hypergeometric(5, 3, 2);
+        assert_eq!(lo, 0);
+        for (m, want) in [0.1, 0.6, 0.3].iter().enumerate() {
+            assert!((p[m] - want).abs() < 1e-15, "{m}: {}", p[m]);
         }
     }
 

@@ -88,7 +88,8 @@ pub const N_PARAMS: usize = 16;
 /// (grade, gain) pairs of a custom gain table (P0 = count, then grade, gain, ...)
 pub const MAX_GAIN_PAIRS: usize = 7;
 
-const INFAP_EPSILON: f64 = 0.00001;
+/// infAP's smoothing of the relevant share of the judged items above an item
+pub const INFAP_EPSILON: f64 = 0.00001;
 const DEFAULT_ERR_MAX_GRADE: f64 = 4.0;
 
 /// Whether the kind is computed by this module.
@@ -134,7 +135,7 @@ pub fn level(grade: f64) -> f64 {
 
 impl UserGrades<'_> {
     #[inline]
-    fn is_rel(&self, grade: f64) -> bool {
+    pub fn is_rel(&self, grade: f64) -> bool {
         level(grade) >= self.threshold
     }
 
@@ -836,41 +837,13 @@ pub fn ndcg(u: &UserGrades<'_>, k: i64, t: &GainTable) -> f64 {
 /// `log2(2 + ideal gain so far - gain so far)`, the ideal cost counting at least 1
 /// per rank; normalised by the total ideal gain.
 pub fn g(u: &UserGrades<'_>, t: &GainTable) -> f64 {
-    let n = u.ranked.len();
-    let (mut value, mut got, mut ideal, mut cost) = (0.0, 0.0, 0.0, 0.0);
-    let min_cost = 1.0;
-    let mut walk = IdealWalk::new(t);
-    let mut i = 0;
-    while i < n && walk.gain > 0.0 {
-        let gain = t.gain(u.ranked[i]);
+    let (costs, ideal) = g_costs(u.ranked.len(), t);
+    let (mut value, mut got) = (0.0, 0.0);
+    for (&grade, &cost) in u.ranked.iter().zip(&costs) {
+        let gain = t.gain(grade);
         got += gain;
-        walk.step(t);
-        if walk.gain > 0.0 {
-            ideal += walk.gain;
-        }
-        cost += if walk.gain >= min_cost {
-            walk.gain
-        } else {
-            min_cost
-        };
         if gain != 0.0 {
             value += gain / (2.0 + cost - got).log2();
-        }
-        i += 1;
-    }
-    while i < n {
-        let gain = t.gain(u.ranked[i]);
-        got += gain;
-        cost += min_cost;
-        if gain != 0.0 {
-            value += gain / (2.0 + cost - got).log2();
-        }
-        i += 1;
-    }
-    while walk.gain > 0.0 {
-        walk.step(t);
-        if walk.gain > 0.0 {
-            ideal += walk.gain;
         }
     }
     if ideal > 0.0 {
@@ -878,6 +851,38 @@ pub fn g(u: &UserGrades<'_>, t: &GainTable) -> f64 {
     } else {
         0.0
     }
+}
+
+/// G's ideal cost accumulated at each of the first `n` ranks (the ideal gain there,
+/// at least 1 per rank), and the total ideal gain.
+pub fn g_costs(n: usize, t: &GainTable) -> (Vec<f64>, f64) {
+    let min_cost = 1.0;
+    let (mut ideal, mut cost) = (0.0, 0.0);
+    let mut costs = Vec::with_capacity(n);
+    let mut walk = IdealWalk::new(t);
+    for _ in 0..n {
+        if walk.gain > 0.0 {
+            walk.step(t);
+            if walk.gain > 0.0 {
+                ideal += walk.gain;
+            }
+            cost += if walk.gain >= min_cost {
+                walk.gain
+            } else {
+                min_cost
+            };
+        } else {
+            cost += min_cost;
+        }
+        costs.push(cost);
+    }
+    while walk.gain > 0.0 {
+        walk.step(t);
+        if walk.gain > 0.0 {
+            ideal += walk.gain;
+        }
+    }
+    (costs, ideal)
 }
 
 /// nDCG averaged over the items of positive ideal gain: at each retrieved item of

@@ -21,10 +21,11 @@
 //!   before it a uniformly random subset of the others (means of products of
 //!   subsets, one grade at a time; see `expected_err`).
 //!
-//! infAP, interpolated precision (one level or averaged) and G (each gain over the
-//! logarithm of the gains accumulated above it) have no such form: [`has_expectation`] is false for them and
-//! [`expected_measure`] returns nan; so does ndcg_rel with a negative gain (its value
-//! is clamped at 0 then).
+//! - infAP, G and interpolated precision (one level or averaged): see
+//!   [`crate::trec_ties_forms`].
+//!
+//! ndcg_rel with a negative gain has no such form (its value is clamped at 0 then):
+//! [`expected_measure`] returns nan for it.
 
 use crate::ranking::{hypergeometric, DCG, IDCG};
 use crate::trec_measures::{
@@ -33,15 +34,11 @@ use crate::trec_measures::{
     RBP_RESID, RELATIVE_PRECISION, RPREC_MULT, R_NDCG, SET_AP, SET_F, SET_PRECISION, SET_RECALL,
     SET_RELATIVE_PRECISION, UNJUDGED, UTILITY,
 };
-
-/// Whether the trec kind has an exact expected value over tie orders here.
-pub fn has_expectation(kind: i64) -> bool {
-    !matches!(kind, INFAP | IPREC_AT_RECALL | IPREC_AVG | G)
-}
+use crate::trec_ties_forms as forms;
 
 /// End of the tied block of `scores` starting at `t` (exact equality).
 #[inline]
-fn block_end(scores: &[f64], t: usize) -> usize {
+pub(crate) fn block_end(scores: &[f64], t: usize) -> usize {
     let mut e = t + 1;
     while e < scores.len() && scores[e] == scores[t] {
         e += 1;
@@ -330,8 +327,8 @@ fn expected_err(ranked: &[f64], scores: &[f64], top: usize, max_grade: f64) -> f
 /// The expected value of trec kind `kind` (or of DCG, IDCG and nDCG with a custom
 /// gain table, `custom_dcg`) over every order of the tied blocks of `scores` (the
 /// list's scores, best first, aligned with `u.ranked`). Arguments as
-/// [`tm::user_measure`]; nan for the kinds without [`has_expectation`]. A list
-/// without a tie gets [`tm::user_measure`]'s value itself.
+/// [`tm::user_measure`]; nan for ndcg_rel with a negative gain. A list without a tie
+/// gets [`tm::user_measure`]'s value itself.
 #[allow(clippy::too_many_arguments)]
 pub fn expected_measure(
     kind: i64,
@@ -344,9 +341,6 @@ pub fn expected_measure(
     table: &mut GainTable,
 ) -> f64 {
     let tied = scores.windows(2).any(|w| w[0] == w[1]);
-    if !custom_dcg && !has_expectation(kind) {
-        return f64::NAN;
-    }
     if !tied || matches!(kind, NUM_RET | NUM_REL | NUM_Q | IDCG) {
         return if custom_dcg {
             tm::custom_dcg(kind, u, k, params, table)
@@ -523,6 +517,22 @@ pub fn expected_measure(
                 sum
             }
         }
+        INFAP => forms::expected_infap(u, scores, top),
+        IPREC_AT_RECALL => forms::expected_iprec_sum(u, scores, top, &params[..1]),
+        IPREC_AVG => {
+            let m = (params[0].max(0.0) as usize).min(tm::N_PARAMS - 1);
+            let levels = if m == 0 {
+                &tm::ELEVEN_LEVELS[..]
+            } else {
+                &params[1..1 + m]
+            };
+            forms::expected_iprec_sum(u, scores, top, levels) / levels.len() as f64
+        }
+        G => {
+            let (pairs, m) = tm::gain_pairs(params);
+            table.build(u.judged, if custom { &pairs[..m] } else { &[] });
+            forms::expected_g(u, scores, top, table)
+        }
         ERR => expected_err(ranked, scores, top, tm::err_max_grade(params[0])),
         NERR => {
             let alpha = if params[0] > 0.0 {
@@ -653,7 +663,14 @@ mod tests {
 
     #[test]
     fn closed_forms_equal_the_enumeration_of_orders() {
-        let cases: [(i64, &[f64]); 19] = [
+        let cases: [(i64, &[f64]); 26] = [
+            (INFAP, &[]),
+            (G, &[]),
+            (IPREC_AT_RECALL, &[0.0]),
+            (IPREC_AT_RECALL, &[0.5]),
+            (IPREC_AT_RECALL, &[1.0]),
+            (IPREC_AVG, &[]),
+            (IPREC_AVG, &[2.0, 0.7, 0.3]),
             (ERR, &[0.0]),
             (ERR, &[3.0]),
             (NUM_REL_RET, &[]),
@@ -714,7 +731,7 @@ mod tests {
     }
 
     #[test]
-    fn lists_without_ties_and_kinds_without_a_form() {
+    fn lists_without_ties_get_the_plain_value() {
         let scores = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3];
         let u = UserGrades {
             ranked: &RANKED,
@@ -723,14 +740,59 @@ mod tests {
         };
         let mut table = GainTable::default();
         let p = [0.8; 16];
-        for kind in [BPREF, BIN_G, NERR, RBP, SET_F, R_NDCG, NDCG_REL, ERR] {
+        for kind in [
+            BPREF, BIN_G, NERR, RBP, SET_F, R_NDCG, NDCG_REL, ERR, INFAP, G, IPREC_AVG,
+        ] {
             let plain = tm::user_measure(kind, &u, 3, false, &p, &mut table);
             let got = expected_measure(kind, &u, &scores, 3, false, false, &p, &mut table);
             assert_eq!(got, plain);
         }
-        for kind in [INFAP, IPREC_AT_RECALL, IPREC_AVG, G] {
-            assert!(!has_expectation(kind));
-            assert!(expected_measure(kind, &u, &SCORES, 0, false, false, &p, &mut table).is_nan());
+    }
+
+    /// Random small lists (a fixed generator): blocks of tied scores over relevant,
+    /// non-relevant, unjudged and absent items, every kind whose form is not a sum of
+    /// per-position terms, at several cut-offs.
+    #[test]
+    fn ratio_and_maximum_forms_equal_the_enumeration_on_random_lists() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        let grades = [ABSENT, -1.0, 0.0, 0.0, 1.0, 2.0, 3.0];
+        for _ in 0..300 {
+            let n = 1 + next(7) as usize;
+            let ranked: Vec<f64> = (0..n).map(|_| grades[next(7) as usize]).collect();
+            let mut scores: Vec<f64> = (0..n).map(|_| next(3) as f64).collect();
+            scores.sort_by(|a, b| b.total_cmp(a));
+            // judged: the ranked items in the qrels, and a relevant one not retrieved
+            let mut judged: Vec<f64> = ranked.iter().copied().filter(|&g| g > ABSENT).collect();
+            if next(2) == 0 {
+                judged.push(2.0);
+            }
+            judged.sort_by(|a, b| b.total_cmp(a));
+            let cases: [(i64, &[f64]); 6] = [
+                (INFAP, &[]),
+                (G, &[]),
+                (IPREC_AT_RECALL, &[0.0]),
+                (IPREC_AT_RECALL, &[0.4]),
+                (IPREC_AT_RECALL, &[1.0]),
+                (IPREC_AVG, &[]),
+            ];
+            for (kind, params) in cases {
+                let mut p = [0.0; tm::N_PARAMS];
+                p[..params.len()].copy_from_slice(params);
+                for k in [0, 1, 2, 4] {
+                    let want = enumerated(kind, &ranked, &scores, &judged, k, &p);
+                    let got = closed(kind, &ranked, &scores, &judged, k, &p);
+                    assert!(
+                        close(got, want),
+                        "kind {kind} k {k} {ranked:?} {scores:?}: {got} vs {want}"
+                    );
+                }
+            }
         }
     }
 }

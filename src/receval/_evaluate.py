@@ -15,7 +15,7 @@ import numpy as np
 from . import _validation as v
 from ._evaluation_report import EvaluationReport, describe_report, user_mean
 from ._kernels import _topk_codes as codes
-from ._registry import REGISTRY, MetricSpec, parse_metric, parse_metrics
+from ._registry import MetricSpec, parse_metric, parse_metrics
 from ._states import MeanState, mean_state
 from ._validation import check_option
 from .conventions import FIELDS, Conventions, resolve_conventions
@@ -64,25 +64,11 @@ _TIES = {
     "id_ascending": codes.TIES_ID_ASCENDING,
     "id_descending": codes.TIES_ID_DESCENDING,
 }
-# trec_eval's measures whose expected value over tie orders has no closed form (the
-# core enumerates no orders), and why
-_NO_CLOSED_FORM = {
-    codes.INFAP: "infAP (its precision estimates are ratios of the counts above each item)",
-    codes.IPREC_AT_RECALL: "interpolated precision (a maximum over the ranks below)",
-    codes.IPREC_AVG: "interpolated precision (a maximum over the ranks below)",
-    codes.G: "G (each gain over the logarithm of the gains accumulated above it)",
-}
-_NO_AVERAGE_TIES = {
-    name: _NO_CLOSED_FORM[info.kind]
-    for name, info in REGISTRY.items()
-    if info.kind in _NO_CLOSED_FORM
-}
-# list-wise metrics whose top k takes tied items in the run's order (no expectation)
-_LIST_TOP_K = (codes.MISCALIBRATION,)
 # list-wise metrics with ties="average" at a cut-off: the popularity metrics and
 # serendipity (sums over the list's items, each position of a tied block holding its
-# mean) and ILS/diversity (pair sums weighted by the chance both items are in the top k)
-_AVERAGED = (*codes.POPULARITY_KINDS, *codes.LIST_KINDS, codes.SERENDIPITY)
+# mean), ILS/diversity (pair sums weighted by the chance both items are in the top k)
+# and miscalibration (over the multivariate hypergeometric law of the top k's weights)
+_AVERAGED = (*codes.POPULARITY_KINDS, *codes.LIST_KINDS, codes.SERENDIPITY, codes.MISCALIBRATION)
 # grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
 # metric's own parameters (none for bpref, p for rbp)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
@@ -302,23 +288,10 @@ def prepare_metrics(
         )
         overrides: dict[str, Any] = dict(spec.params)
         conv = replace(base, **overrides).validated(func)
-        if conv.ties == "average" and spec.name in _NO_AVERAGE_TIES:
-            raise InvalidParameterError(
-                f"Metric {text!r}: ties='average' (expected value over tie orders) is not "
-                f"available for {spec}: no closed form over tie orders for "
-                f"{_NO_AVERAGE_TIES[spec.name]}; use ties='trec' or ties='input'."
-            )
         if conv.ties == "average" and spec.k is not None and spec.info.kind in _AVERAGED:
             # computed as the expectation over tie orders (list_values reads it here)
             spec = replace(
                 spec, params=tuple(sorted({**dict(spec.params), "ties": "average"}.items()))
-            )
-        elif conv.ties == "average" and spec.k is not None and spec.info.kind in _LIST_TOP_K:
-            raise InvalidParameterError(
-                f"Metric {text!r}: ties='average' (expected value over tie orders) is not "
-                f"available for the list-wise metric {spec}: its top k takes tied items in "
-                f"the run's order. Write '{spec.name}(ties=input)@{spec.k}', or drop the @k "
-                f"(the whole list does not depend on the order)."
             )
         if conv.ties == "average" and spec.info.kind == codes.NDCG_REL:
             gains: Any = dict(spec.args).get("gains", ())
@@ -597,7 +570,10 @@ def _history_values(
             average_ties=dict(spec.params).get("ties") == "average",
         )  # fmt: skip
     alpha = float(spec.arg("alpha"))
-    return miscalibration_per_user(r, log, item_categories, spec.k, alpha, "evaluate")
+    return miscalibration_per_user(
+        r, log, item_categories, spec.k, alpha, "evaluate",
+        average_ties=dict(spec.params).get("ties") == "average",
+    )  # fmt: skip
 
 
 def store_list_metric(

@@ -41,6 +41,7 @@ def receval_version() -> str:
 
     return __version__
 
+
 __all__ = ["HTMLReport", "figure_to_data_uri", "json_path", "plain_json"]
 
 _CSS = """\

@@ -144,7 +144,10 @@ def evaluate(
     item_categories : mapping or DataFrame, default=None
         The categories of each item for ``miscalibration@k`` (with ``train``),
         as in :func:`receval.miscalibration`; ``miscalibration(alpha=0.1)@10``
-        sets the smoothing (default 0.01).
+        sets the smoothing (default 0.01). The top k is the run's order, or
+        with ``ties="average"`` the expected value over every order of the
+        tied block that k cuts (exact: a sum over how many items of each
+        category weight that block puts in the top k).
     profile : str, default=None
         Reproduce a peer library's conventions: "trec_eval", "sklearn", "ranx",
         "recbole", "recommenders", "torchmetrics" or "ir_measures". A profile
@@ -160,7 +163,8 @@ def evaluate(
     ties : {"trec", "average", "input", "id_ascending", "id_descending"}, default=None
         Order of tied scores (default "trec": item id descending, scores
         compared in single precision). "average" is the expected value over all
-        orders of the tied items; it is not available for ``map``.
+        orders of the tied items, by an exact closed form for every metric (no
+        order is enumerated); only ``ndcg_rel`` with a negative gain refuses it.
         "id_ascending": item id ascending (ir_measures' RR@k). "id_descending": item
         id descending with scores compared as doubles (trec_eval 10.0; "trec" compares
         them in single precision, as trec_eval 9 and pytrec_eval).

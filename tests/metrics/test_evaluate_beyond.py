@@ -66,7 +66,7 @@ def test_aliases_and_errors():
         evaluate(None, RUN, ["ils@3", "ndcg@3"], features=FEATURES, feature_items=IDS)
 
 
-def test_average_ties_are_refused_for_a_list_wise_top_k():
+def test_average_ties_of_the_whole_list_keep_the_order_free_value():
     import numpy as np
 
     import receval as rv
@@ -74,11 +74,6 @@ def test_average_ties_are_refused_for_a_list_wise_top_k():
     run = {"u": {"a": 0.9, "b": 0.5, "c": 0.5, "d": 0.1}}
     kw = {"features": np.eye(4), "feature_items": ["a", "b", "c", "d"],
           "popularity": {"a": 5, "b": 1, "c": 3, "d": 1}}  # fmt: skip
-    train = (["u", "v"], ["a", "b"])
-    for metric in ("miscalibration@2",):
-        with pytest.raises(rv.InvalidParameterError, match=r"ties=input\)@2"):
-            rv.evaluate(None, run, [metric], ties="average", train=train,
-                        item_categories={"a": "x", "b": "y", "c": "x", "d": "y"})  # fmt: skip
     for metric in ("ils@2", "diversity@2"):
         name = metric.split("@")[0]
         whole = rv.evaluate(None, run, [name], ties="average", **kw).mean[name]
@@ -123,6 +118,61 @@ def test_average_ties_of_popularity_metrics_equal_the_enumeration(seed):
                 rep = rv.evaluate(None, one, [metric], popularity=pop, ties="input")
                 want[n] += rep.values[metric][0] / len(orders)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_average_ties_of_miscalibration_equal_the_enumeration(seed):
+    import numpy as np
+
+    import receval as rv
+
+    rng = np.random.default_rng(seed)
+    items = [f"i{j}" for j in range(7)]
+    genres = ["x", "y", "z"]
+    if seed % 2:  # weighted categories (a distinct weight per item and genre)
+        cats = {i: {g: float(rng.integers(1, 4)) for g in rng.choice(genres, 2)} for i in items}
+    else:  # uniform over each item's categories
+        cats = {i: list(rng.choice(genres, int(rng.integers(1, 3)), replace=False)) for i in items}
+    run = {}
+    for u in range(3):
+        chosen = rng.choice(items, size=int(rng.integers(2, 7)), replace=False)
+        run[f"u{u}"] = {i: float(rng.integers(0, 3)) for i in chosen}
+    train_users = [f"u{u}" for u in range(3) for _ in range(3)]
+    train = (train_users, list(rng.choice(items, len(train_users))))
+    k = int(rng.integers(1, 5))
+    alpha = float(rng.choice([0.01, 0.3]))
+    metric = f"miscalibration(alpha={alpha})@{k}"
+    kw = {"train": train, "item_categories": cats}
+    got = rv.evaluate(None, run, [metric], ties="average", **kw)
+    name = metric
+    assert "ties=average" in got.metrics[metric]  # the metric it computed
+    users = list(run)
+    want = np.zeros(len(users))
+    for n, u in enumerate(users):
+        orders = list(_tie_orders(run[u]))
+        for order in orders:
+            one = {u: {i: run[u][i] for i in order}}  # input order breaks the ties
+            rep = rv.evaluate(None, one, [metric], ties="input", **kw)
+            want[n] += rep.values[metric][0] / len(orders)
+    np.testing.assert_allclose(got.values[name], want, rtol=1e-12, atol=1e-12)
+    # the same on a scan of the run (out of core)
+    frame = [(u, i, sc) for u in run for i, sc in run[u].items()]
+    import pandas as pd
+
+    df = pd.DataFrame(frame, columns=["user", "item", "score"])
+    scan = rv.evaluate(None, df, [metric], ties="average", **kw)
+    np.testing.assert_allclose(scan.mean[name], got.mean[name], rtol=1e-12)
+
+
+def test_average_ties_of_miscalibration_refuse_a_block_too_varied():
+    import receval as rv
+
+    items = [f"i{j}" for j in range(30)]
+    cats = {i: {"x": 1.0 + j, "y": 1.0} for j, i in enumerate(items)}  # 30 distinct weights
+    run = {"u": {i: 0.5 for i in items}}
+    with pytest.raises(rv.InvalidParameterError, match=r"ties='input'"):
+        rv.evaluate(None, run, ["miscalibration@10"], ties="average", train=(["u"], ["i0"]),
+                    item_categories=cats)  # fmt: skip
 
 
 @pytest.mark.parametrize("seed", range(10))

@@ -195,26 +195,29 @@ def _expected_ap(grades, scores, a, n, top, threshold, fixed):
         if q < size and fixed < 0:
             lo = max(0, q - (size - r))
             hi = min(r, q)
-            # ln C(r, lo) + ln C(size - r, q - lo) - ln C(size, q), summed as the core does
-            ln_a = 0.0
-            for i in range(lo):
-                ln_a += np.log(r - i) - np.log(i + 1)
-            ln_b = 0.0
-            for i in range(q - lo):
-                ln_b += np.log(size - r - i) - np.log(i + 1)
-            ln_c = 0.0
-            for i in range(q):
-                ln_c += np.log(size - i) - np.log(i + 1)
-            prob = np.exp(ln_a + ln_b - ln_c)
+            # the hypergeometric law from its mode outwards, normalised (as the core)
+            mode = min(max((q + 1) * (r + 1) // (size + 2), lo), hi)
+            probs = np.zeros(hi - lo + 1)
+            probs[mode - lo] = 1.0
+            p = 1.0
+            for m in range(mode, hi):
+                p *= ((r - m) * (q - m)) / ((m + 1) * (size + m + 1 - r - q))
+                probs[m + 1 - lo] = p
+            p = 1.0
+            for m in range(mode - 1, lo - 1, -1):
+                p /= ((r - m) * (q - m)) / ((m + 1) * (size + m + 1 - r - q))
+                probs[m - lo] = p
+            mass = 0.0
+            for i in range(hi - lo + 1):
+                mass += probs[i]
             value = 0.0
             for m in range(lo, hi + 1):
                 hits = c + m
+                prob = probs[m - lo] / mass
                 if hits > 0 and prob > 0.0:
                     value += (
                         prob * (total + _block_precision_sum(t, q, q, float(m), float(c))) / hits
                     )
-                if m < hi:
-                    prob *= ((r - m) * (q - m)) / ((m + 1) * (size - r - q + m + 1))
             return value
         total += _block_precision_sum(t, q, size, float(r), float(c))
         c += r

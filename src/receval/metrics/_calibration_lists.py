@@ -7,6 +7,8 @@ categories (genres, topics) come in the proportions of the user's history.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,7 +18,7 @@ from .. import _validation as v
 from ..data import io
 from ..data._encode import factorize
 from ..data._ranked import Run
-from ..exceptions import InputValidationError
+from ..exceptions import InputValidationError, InvalidParameterError
 from ._beyond_common import RunLike, as_run, check_k, mean_over_users, n_empty_lists
 from ._interaction_log import codes_in, read_log, run_user_codes, top_k_mask
 
@@ -200,11 +202,19 @@ def miscalibration(
 
 
 def miscalibration_per_user(
-    run: Run, train: Any, item_categories: Any, k: int | None, alpha: float, func: str
+    run: Run,
+    train: Any,
+    item_categories: Any,
+    k: int | None,
+    alpha: float,
+    func: str,
+    average_ties: bool = False,
 ) -> np.ndarray:
     """Miscalibration of each run user: float64 array of shape (run.n_users,), nan for
     users without a history or without items; what ``evaluate`` reports as
-    ``"miscalibration@k"`` (``train``: any accepted log, or an ``InteractionLog``)."""
+    ``"miscalibration@k"`` (``train``: any accepted log, or an ``InteractionLog``).
+    ``average_ties``: the expected value over every order of tied scores, for the
+    users whose k-th and (k+1)-th scores tie (see :func:`_expected_at_cut`)."""
     depth = check_k(k, func)
     alpha = float(v.check_number(alpha, "alpha", func, low=0.0, high=1.0, high_inclusive=False))
     log = read_log(train, "train", func)
@@ -237,7 +247,99 @@ def miscalibration_per_user(
     values = np.bincount(p_keys // n_cat, weights=terms, minlength=n_kept)
     values[np.bincount(list_users, minlength=n_kept) == 0] = np.nan  # a user without items
     per_user[has_history] = np.maximum(values, 0.0)
+    if average_ties:
+        item_codes = codes_in(run.item_ids, cat_items)
+        for user in _cut_users(run, depth):
+            if has_history[user]:
+                lo, hi = np.searchsorted(p_keys, [kept[user] * n_cat, (kept[user] + 1) * n_cat])
+                history = (p_keys[lo:hi] - kept[user] * n_cat, p[lo:hi])
+                per_user[user] = _expected_at_cut(
+                    run, int(user), depth, item_codes, history, (codes, weights), alpha, func
+                )
     return per_user
+
+
+# compositions of a tied block's category weights past which ties="average" refuses
+_MAX_TERMS = 1_000_000
+
+
+def _cut_users(run: Run, depth: int) -> np.ndarray:
+    """The run users whose ``depth``-th and next scores tie: their top k is not fixed."""
+    offsets = np.asarray(run.offsets)
+    users = np.flatnonzero(np.diff(offsets) > depth)
+    at = offsets[users] + depth
+    scores = np.asarray(run.scores)
+    result: np.ndarray = users[scores[at - 1] == scores[at]]
+    return result
+
+
+def _expected_at_cut(
+    run: Run,
+    user: int,
+    depth: int,
+    item_codes: np.ndarray,
+    history: tuple[np.ndarray, np.ndarray],
+    table: tuple[np.ndarray, np.ndarray],
+    alpha: float,
+    func: str,
+) -> float:
+    """The expected miscalibration of ``user`` over every order of the tied block that
+    ``depth`` cuts: m of its s items are in the top k, each m-subset equally likely.
+
+    The divergence is a sum over the history's categories g of
+    ``p_g log(p_g / ((1 - alpha) q_g + alpha p_g))``, and q_g is (the weights of g
+    above the block + the sum X_g of the chosen items' weights) / k. X_g is fixed by
+    how many items of each distinct weight of g are chosen, whose law is multivariate
+    hypergeometric: the expectation sums over those counts, exactly."""
+    cats, p = history
+    codes, weights = table
+    offsets = np.asarray(run.offsets)
+    start, end = int(offsets[user]), int(offsets[user + 1])
+    scores = np.asarray(run.scores)[start:end]
+    tied = np.flatnonzero(scores == scores[depth - 1])
+    b0, b1 = int(tied[0]), int(tied[-1]) + 1
+    m, s = depth - b0, b1 - b0
+    # weight of each wanted category for each item down to the block's end
+    rows_items = item_codes[np.asarray(run.items)[start : start + b1]]
+    on_item = np.isin(codes[0], rows_items)
+    grid = np.zeros((len(rows_items), len(cats)))
+    item_pos: dict[int, list[int]] = {int(c): [] for c in rows_items}
+    for r, c in enumerate(rows_items):
+        item_pos[int(c)].append(r)
+    for item, cat, w in zip(codes[0][on_item], codes[1][on_item], weights[on_item], strict=True):
+        g = int(np.searchsorted(cats, cat))
+        if g < len(cats) and cats[g] == cat:
+            grid[item_pos[int(item)], g] += w
+    above = grid[:b0].sum(axis=0)
+    subsets = math.comb(s, m)
+    value = 0.0
+    for g, p_g in enumerate(p):
+        distinct, counts = np.unique(grid[b0:, g][grid[b0:, g] != 0], return_counts=True)
+        zeros = s - int(counts.sum())
+        terms = math.prod(int(c) + 1 for c in counts)
+        if terms > _MAX_TERMS:
+            raise InvalidParameterError(
+                f"{func}: ties='average' for miscalibration@{depth} would sum {terms:,} "
+                f"terms for user {run.user_ids[user]!r}: its tied block of {s} items at the "
+                f"cut has {len(distinct)} distinct weights of one category (at most "
+                f"{_MAX_TERMS:,} terms). Use ties='input' (the run's order), or break the "
+                f"ties in the scores."
+            )
+        mean_log = 0.0
+        for chosen in itertools.product(*(range(int(c) + 1) for c in counts)):
+            rest = m - sum(chosen)
+            if rest < 0 or rest > zeros:
+                continue
+            ways = math.comb(zeros, rest)
+            for c, x in zip(counts, chosen, strict=True):
+                ways *= math.comb(int(c), x)
+            q = above[g] + sum(x * float(w) for x, w in zip(chosen, distinct, strict=True))
+            mixed = (1.0 - alpha) * q / depth + alpha * p_g
+            if mixed <= 0.0:  # alpha = 0 and a category the list may miss
+                return math.inf
+            mean_log += ways / subsets * math.log(mixed)
+        value += p_g * (math.log(p_g) - mean_log)
+    return max(value, 0.0)
 
 
 _NO_HISTORY = "no user of the run has a history in train"

@@ -121,7 +121,7 @@ def test_average_ties_of_popularity_metrics_equal_the_enumeration(seed):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_average_ties_of_miscalibration_equal_the_enumeration(seed):
+def test_average_ties_of_miscalibration_equal_the_enumeration(seed, tmp_path):
     import numpy as np
 
     import receval as rv
@@ -155,13 +155,16 @@ def test_average_ties_of_miscalibration_equal_the_enumeration(seed):
             rep = rv.evaluate(None, one, [metric], ties="input", **kw)
             want[n] += rep.values[metric][0] / len(orders)
     np.testing.assert_allclose(got.values[name], want, rtol=1e-12, atol=1e-12)
-    # the same on a scan of the run (out of core)
-    frame = [(u, i, sc) for u in run for i, sc in run[u].items()]
+    # the same out of core (a scan of the run's Parquet file) and as an accumulator
     import pandas as pd
 
-    df = pd.DataFrame(frame, columns=["user", "item", "score"])
-    scan = rv.evaluate(None, df, [metric], ties="average", **kw)
+    rows = [(u, i, sc) for u in run for i, sc in run[u].items()]
+    pd.DataFrame(rows, columns=["user", "item", "score"]).to_parquet(tmp_path / "run.parquet")
+    scan = rv.evaluate(None, rv.scan(tmp_path / "run.parquet"), [metric], ties="average", **kw)
     np.testing.assert_allclose(scan.mean[name], got.mean[name], rtol=1e-12)
+    acc = rv.metric(metric, ties="average", **kw)
+    acc.update(None, run)
+    np.testing.assert_allclose(acc.compute(), got.mean[name], rtol=1e-12)
 
 
 def test_average_ties_of_miscalibration_refuse_a_block_too_varied():

@@ -216,6 +216,17 @@ def test_evaluate_equals_in_memory(spark, string_ids, num_partitions, convention
     assert got.n_users_skipped == expected.n_users_skipped
 
 
+def test_evaluate_tie_expectations_of_trec_measures(spark):
+    # the closed forms over tie orders of the measures that are not sums per position
+    qrels, run = _ranking_frames(False)
+    metrics = ["infap", "g", "iprec(recall=0.5)", "11pt_avg", "bpref", "map"]
+    expected = receval.evaluate(qrels, run, metrics, ties="average")
+    got = rs.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), metrics,
+                      ties="average", num_partitions=4)  # fmt: skip
+    assert got.mean == pytest.approx(expected.mean, rel=1e-12)
+    assert got.mean != receval.evaluate(qrels, run, metrics, ties="trec").mean
+
+
 def test_evaluate_input_order_of_ties_survives_the_shuffle(spark):
     qrels, run = _ranking_frames(False)
     run["score"] = np.floor(run["score"] * 2) / 2  # many ties

@@ -35,6 +35,11 @@ def test_hand_case_n1_catalog3():
     # rank estimation: r^ = 1 + 2 (r~ - 1) -> ranks 1 and 3
     assert corrected_metric("recall@1", 1, 3, "rank") == pytest.approx([1.0, 0.0])
     assert corrected_metric("ndcg@5", 1, 3, "rank") == pytest.approx([1.0, 0.5])
+    # the paper's estimate is rounded down: sampled rank 2 of 100 negatives among 1,000
+    # items estimates rank floor(1 + 999/100) = 10, inside recall@10 (10.99 would not be)
+    rank = corrected_metric("recall@10", 100, 1000, "rank")
+    assert rank[:2].tolist() == [1.0, 1.0] and rank[2] == 0.0
+    assert corrected_metric("ndcg", 100, 1000, "rank")[1] == pytest.approx(1 / np.log2(11))
 
 
 @pytest.mark.parametrize("metric", ["recall@3", "success@2", "ndcg@4", "ndcg", "mrr@5", "map"])

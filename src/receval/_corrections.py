@@ -75,8 +75,8 @@ def corrected_metric(
     ``M(r)`` the metric of one relevant item at rank r (:func:`rank_metric`):
 
     - "rank": rank estimation. The sampled rank estimates the full rank as
-      ``r^ = 1 + (r~ - 1) (N - 1) / n`` (the inverse of ``E[r~ | r]``), and
-      ``M^(r~) = M(r^)`` (real ranks: ndcg at 1 / log2(r^ + 1)).
+      ``r^ = floor(1 + (r~ - 1) (N - 1) / n)`` (the inverse of ``E[r~ | r]``,
+      rounded down as in the paper), and ``M^(r~) = M(r^)``.
     - "minimal_bias": the least-squares solution of
       ``min sum_r (E[M^(r~) | r] - M(r))^2 = ||A M^ - M||^2`` (every full rank weighted
       alike; NumPy's minimum-norm least squares).
@@ -150,10 +150,11 @@ def corrected_metric(
 
 @lru_cache(maxsize=256)
 def _corrected(metric: str, n: int, size: int, correction: str, gamma: float) -> np.ndarray:
-    sampled = np.arange(1, n + 2, dtype=np.float64)
     if correction == "rank":
-        estimate = 1.0 + (sampled - 1.0) * (size - 1) / max(n, 1)
-        return rank_metric(metric, estimate)
+        # floor(1 + (r~ - 1)(N - 1) / n) in integers (no rounding of the ratio)
+        steps = np.arange(n + 1, dtype=np.int64)
+        estimate = 1 + steps * (size - 1) // max(n, 1)
+        return rank_metric(metric, estimate.astype(np.float64))
     j = np.arange(n + 1)
     if correction == "minimal_bias":
         factors: list[np.ndarray] = []

@@ -34,7 +34,9 @@ def pmf_matrix(n: int, size: int) -> np.ndarray:
 
 def corrected(name: str, k: int | None, n: int, size: int, correction: str, gamma: float = 0.1):
     if correction == "rank":
-        return np.array([metric_at(name, k, 1 + (s - 1) * (size - 1) / n) for s in range(1, n + 2)])
+        # the paper's estimate, rounded down: M(floor(1 + (r~ - 1)(N - 1) / n))
+        ranks = [1 + (s - 1) * (size - 1) // n for s in range(1, n + 2)]
+        return np.array([metric_at(name, k, r) for r in ranks])
     a = pmf_matrix(n, size)
     target = np.array([metric_at(name, k, r) for r in range(1, size + 1)])
     if correction == "minimal_bias":

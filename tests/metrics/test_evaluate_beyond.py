@@ -92,6 +92,24 @@ def _tie_orders(scores: dict):
         yield [i for part in parts for i in part]
 
 
+def _mean_over_tie_orders(run: dict, metric: str, **kw):
+    """Each user's value of ``metric`` averaged over every order of its tied scores (the
+    input order breaking the ties of each order)."""
+    import numpy as np
+
+    import receval as rv
+
+    users = list(run)
+    want = np.zeros(len(users))
+    for n, u in enumerate(users):
+        orders = list(_tie_orders(run[u]))
+        for order in orders:
+            one = {u: {i: run[u][i] for i in order}}
+            rep = rv.evaluate(None, one, [metric], ties="input", **kw)
+            want[n] += rep.values[metric][0] / len(orders)
+    return want
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_average_ties_of_popularity_metrics_equal_the_enumeration(seed):
     import numpy as np
@@ -109,14 +127,7 @@ def test_average_ties_of_popularity_metrics_equal_the_enumeration(seed):
     for name in ("arp", "aplt", "aclt", "average_popularity", "tail_percentage"):
         metric = f"{name}@{k}"
         got = rv.evaluate(None, run, [metric], popularity=pop, ties="average").values[metric]
-        users = list(run)
-        want = np.zeros(len(users))
-        for n, u in enumerate(users):
-            orders = list(_tie_orders(run[u]))
-            for order in orders:
-                one = {u: {i: run[u][i] for i in order}}  # input order breaks the ties
-                rep = rv.evaluate(None, one, [metric], popularity=pop, ties="input")
-                want[n] += rep.values[metric][0] / len(orders)
+        want = _mean_over_tie_orders(run, metric, popularity=pop)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
@@ -146,14 +157,7 @@ def test_average_ties_of_miscalibration_equal_the_enumeration(seed, tmp_path):
     got = rv.evaluate(None, run, [metric], ties="average", **kw)
     name = metric
     assert "ties=average" in got.metrics[metric]  # the metric it computed
-    users = list(run)
-    want = np.zeros(len(users))
-    for n, u in enumerate(users):
-        orders = list(_tie_orders(run[u]))
-        for order in orders:
-            one = {u: {i: run[u][i] for i in order}}  # input order breaks the ties
-            rep = rv.evaluate(None, one, [metric], ties="input", **kw)
-            want[n] += rep.values[metric][0] / len(orders)
+    want = _mean_over_tie_orders(run, metric, **kw)
     np.testing.assert_allclose(got.values[name], want, rtol=1e-12, atol=1e-12)
     # the same out of core (a scan of the run's Parquet file) and as an accumulator
     import pandas as pd

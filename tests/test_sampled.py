@@ -52,6 +52,24 @@ def test_corrections_equal_oracle(metric, correction, n, size):
     assert got == pytest.approx(want, abs=1e-9)
 
 
+@pytest.mark.parametrize("metric", ["recall@3", "ndcg", "mrr@5"])
+def test_bv_spans_minimal_bias_and_the_posterior_mean(metric):
+    # the paper's BV family: gamma = 0 is the minimal-bias fit, gamma = 1 the
+    # posterior mean sum_r p(r | r~) M(r) under the uniform prior over full ranks
+    from scipy.stats import binom
+
+    n, size = 5, 40
+    r = np.arange(1, size + 1)
+    a = binom.pmf(np.arange(n + 1)[None, :], n, ((r - 1) / (size - 1))[:, None])
+    name, _, k = metric.partition("@")
+    m = np.array([oracle.metric_at(name, int(k) if k else None, x) for x in r])
+    posterior = (a * m[:, None]).sum(axis=0) / a.sum(axis=0)
+    assert corrected_metric(metric, n, size, "bv", gamma=1.0) == pytest.approx(posterior)
+    assert corrected_metric(metric, n, size, "bv", gamma=0.0) == pytest.approx(
+        corrected_metric(metric, n, size, "minimal_bias"), rel=1e-6
+    )
+
+
 def test_binomial_pmf_equals_scipy():
     from scipy.stats import binom
 

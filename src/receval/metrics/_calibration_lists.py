@@ -249,12 +249,16 @@ def miscalibration_per_user(
     per_user[has_history] = np.maximum(values, 0.0)
     if average_ties:
         item_codes = codes_in(run.item_ids, cat_items)
+        # the table's rows of each item (sorted by item once, not scanned per user)
+        by_item = np.argsort(codes[0], kind="stable")
+        item_start = np.searchsorted(codes[0][by_item], np.arange(len(cat_items) + 1))
+        table = (codes[1][by_item], weights[by_item], item_start)
         for user in _cut_users(run, depth):
             if has_history[user]:
                 lo, hi = np.searchsorted(p_keys, [kept[user] * n_cat, (kept[user] + 1) * n_cat])
                 history = (p_keys[lo:hi] - kept[user] * n_cat, p[lo:hi])
                 per_user[user] = _expected_at_cut(
-                    run, int(user), depth, item_codes, history, (codes, weights), alpha, func
+                    run, int(user), depth, item_codes, history, table, alpha, func
                 )
     return per_user
 
@@ -279,7 +283,7 @@ def _expected_at_cut(
     depth: int,
     item_codes: np.ndarray,
     history: tuple[np.ndarray, np.ndarray],
-    table: tuple[np.ndarray, np.ndarray],
+    table: tuple[np.ndarray, np.ndarray, np.ndarray],
     alpha: float,
     func: str,
 ) -> float:
@@ -292,7 +296,7 @@ def _expected_at_cut(
     how many items of each distinct weight of g are chosen, whose law is multivariate
     hypergeometric: the expectation sums over those counts, exactly."""
     cats, p = history
-    codes, weights = table
+    categories, weights, item_start = table  # the category table sorted by item
     offsets = np.asarray(run.offsets)
     start, end = int(offsets[user]), int(offsets[user + 1])
     scores = np.asarray(run.scores)[start:end]
@@ -300,16 +304,12 @@ def _expected_at_cut(
     b0, b1 = int(tied[0]), int(tied[-1]) + 1
     m, s = depth - b0, b1 - b0
     # weight of each wanted category for each item down to the block's end
-    rows_items = item_codes[np.asarray(run.items)[start : start + b1]]
-    on_item = np.isin(codes[0], rows_items)
-    grid = np.zeros((len(rows_items), len(cats)))
-    item_pos: dict[int, list[int]] = {int(c): [] for c in rows_items}
-    for r, c in enumerate(rows_items):
-        item_pos[int(c)].append(r)
-    for item, cat, w in zip(codes[0][on_item], codes[1][on_item], weights[on_item], strict=True):
-        g = int(np.searchsorted(cats, cat))
-        if g < len(cats) and cats[g] == cat:
-            grid[item_pos[int(item)], g] += w
+    grid = np.zeros((b1, len(cats)))
+    for r, item in enumerate(item_codes[np.asarray(run.items)[start : start + b1]]):
+        rows = slice(item_start[item], item_start[item + 1])
+        at = np.searchsorted(cats, categories[rows])
+        wanted = (at < len(cats)) & (cats[np.minimum(at, len(cats) - 1)] == categories[rows])
+        np.add.at(grid[r], at[wanted], weights[rows][wanted])
     above = grid[:b0].sum(axis=0)
     subsets = math.comb(s, m)
     value = 0.0

@@ -506,14 +506,27 @@ impl Seen {
     fn repeats<I: Iterator<Item = usize> + Clone>(&mut self, items: I) -> bool {
         let mut found = false;
         for it in items.clone() {
-            let (w, b) = (it >> 6, 1u64 << (it & 63));
-            found |= self.bits[w] & b != 0;
-            self.bits[w] |= b;
+            found |= self.insert(it);
         }
+        self.clear(items);
+        found
+    }
+
+    /// Add an item; whether it was in already.
+    #[inline(always)]
+    fn insert(&mut self, it: usize) -> bool {
+        let (w, b) = (it >> 6, 1u64 << (it & 63));
+        let word = self.bits[w];
+        self.bits[w] = word | b;
+        word & b != 0
+    }
+
+    /// Empty the set, which holds no items but these.
+    #[inline(always)]
+    fn clear<I: Iterator<Item = usize>>(&mut self, items: I) {
         for it in items {
             self.bits[it >> 6] = 0;
         }
-        found
     }
 }
 
@@ -708,47 +721,66 @@ fn rank_one(
     }
 }
 
-/// [`rank_one`] of a list whose keys and items are slices (grouped rows): the packed
-/// sort reads the keys where they are and writes the ranked list straight into
-/// `out_items` and `out_keys`, checked as it goes; the exact merge sort where the
-/// check fails. The same output as [`rank_one`]. With `seen`, returns whether an
-/// item repeats (and leaves `seen` empty); false without.
+/// Rank one list whose rows are slices (`keys`, `items`): the packed sort, with the
+/// exact merge sort where its check fails. The same output as [`rank_one`]. With
+/// `seen`, returns whether an item repeats (and leaves `seen` empty); false without.
 fn rank_list(
     keys: &[f64],
     items: &[i32],
     out_items: &mut [i32],
     out_keys: &mut [f64],
     bufs: &mut SortBuffers,
-    seen: Option<&mut Seen>,
+    mut seen: Option<&mut Seen>,
 ) -> bool {
     let n = keys.len();
     if keys.windows(2).all(|w| w[1] <= w[0]) {
         out_items.copy_from_slice(items);
         out_keys.copy_from_slice(keys);
-    } else if !packed_list(keys, items, out_items, out_keys, &mut bufs.packed[..n]) {
-        let b = bufs;
-        b.keys[..n].copy_from_slice(keys);
-        for (t, p) in b.pos[..n].iter_mut().enumerate() {
-            *p = t as i64;
-        }
-        stable_sort_desc(&mut b.keys, &mut b.pos, &mut b.tmp_keys, &mut b.tmp_pos, n);
-        for t in 0..n {
-            out_items[t] = items[b.pos[t] as usize];
-            out_keys[t] = b.keys[t];
+    } else {
+        match packed_list(
+            keys,
+            items,
+            out_items,
+            out_keys,
+            &mut bufs.packed[..n],
+            &mut seen,
+        ) {
+            Some(repeats) => return repeats,
+            None => {
+                let b = bufs;
+                b.keys[..n].copy_from_slice(keys);
+                for (t, p) in b.pos[..n].iter_mut().enumerate() {
+                    *p = t as i64;
+                }
+                stable_sort_desc(&mut b.keys, &mut b.pos, &mut b.tmp_keys, &mut b.tmp_pos, n);
+                for t in 0..n {
+                    out_items[t] = items[b.pos[t] as usize];
+                    out_keys[t] = b.keys[t];
+                }
+            }
         }
     }
     seen.is_some_and(|seen| seen.repeats(out_items.iter().map(|&i| i as usize)))
 }
 
-/// The packed sort of [`rank_list`]: false when two keys that differ only in the
-/// dropped bits came out of order (the output is then incomplete).
+/// The packed sort of [`rank_list`], with the repeat check of `seen` (when given)
+/// done while the output is written: whether an item repeats, or None when two
+/// keys that differ only in the dropped bits came out of order (the output is then
+/// incomplete; `seen` is left empty either way).
+///
+/// Each key becomes an order-preserving u64 (-0.0 as 0.0, so that equal keys pack
+/// alike), inverted (descending), its lowest bits replaced by the position. Two
+/// neighbours in the sorted words are in the wrong order only if their words agree
+/// above the position bits while their keys differ, which one comparison of words
+/// tells; the keys are compared only then.
 fn packed_list(
     keys: &[f64],
     items: &[i32],
     out_items: &mut [i32],
     out_keys: &mut [f64],
     packed: &mut [u64],
-) -> bool {
+    seen: &mut Option<&mut Seen>,
+) -> Option<bool> {
     let n = keys.len();
     let mut bits = 1;
     while (1usize << bits) < n {
@@ -756,24 +788,37 @@ fn packed_list(
     }
     let low: u64 = (1u64 << bits) - 1;
     for (t, (p, &k)) in packed.iter_mut().zip(keys).enumerate() {
-        *p = (!ascending_bits(k.to_bits()) & !low) | t as u64; // descending, then by position
+        // descending, then by position
+        *p = (!ascending_bits((k + 0.0).to_bits()) & !low) | t as u64;
     }
     packed.sort_unstable();
-    let (mut prev_key, mut prev_pos) = (f64::INFINITY, 0u64);
     let mut bad = false;
-    for ((p, oi), ok) in packed
-        .iter()
-        .zip(out_items.iter_mut())
-        .zip(out_keys.iter_mut())
-    {
-        let pos = p & low;
-        let key = keys[pos as usize];
-        bad |= key > prev_key || (key == prev_key && pos < prev_pos);
-        *oi = items[pos as usize];
-        *ok = key;
-        (prev_key, prev_pos) = (key, pos);
+    let mut repeats = false;
+    let mut prev_word = packed.first().map_or(0, |&p| p ^ !low);
+    let mut prev_key = 0.0;
+    let outputs = out_items.iter_mut().zip(out_keys.iter_mut());
+    if let Some(seen) = seen.as_deref_mut() {
+        for (&p, (oi, ok)) in packed.iter().zip(outputs) {
+            let pos = (p & low) as usize;
+            let (key, item) = (keys[pos], items[pos]);
+            bad |= (p ^ prev_word) <= low && key != prev_key;
+            (prev_word, prev_key) = (p, key);
+            *oi = item;
+            *ok = key;
+            repeats |= seen.insert(item as usize);
+        }
+        seen.clear(out_items.iter().map(|&i| i as usize));
+    } else {
+        for (&p, (oi, ok)) in packed.iter().zip(outputs) {
+            let pos = (p & low) as usize;
+            let key = keys[pos];
+            bad |= (p ^ prev_word) <= low && key != prev_key;
+            (prev_word, prev_key) = (p, key);
+            *oi = items[pos];
+            *ok = key;
+        }
     }
-    !bad
+    (!bad).then_some(repeats)
 }
 
 /// An input of [`rank_rows`]: read only, or ours to rank in place.
@@ -1366,6 +1411,71 @@ mod tests {
             assert_eq!(ni.unwrap_or(i2), want_i);
             assert_eq!(nk.unwrap_or(k2), want_k);
             assert_eq!(d, want_d);
+        }
+    }
+
+    #[test]
+    fn grouped_lists_rank_as_a_stable_sort_and_find_the_first_repeat() {
+        // rank_rows in place (the packed sort with its repeat check fused) against a
+        // stable sort of each list and a naive repeat search: signed zeros (equal
+        // keys, kept in input order), keys one ulp apart (the exact fallback), and
+        // lists with and without a repeated item
+        let mut seed = 5;
+        for round in 0..40 {
+            let mut offsets = vec![0i64];
+            for _ in 0..12 {
+                let len = (lcg(&mut seed) % 140) as i64;
+                offsets.push(offsets[offsets.len() - 1] + len);
+            }
+            let n = offsets[offsets.len() - 1] as usize;
+            let up = f64::from_bits(0.25f64.to_bits() + 1);
+            let keys: Vec<f64> = (0..n)
+                .map(
+                    |_| match lcg(&mut seed) % if round % 4 < 2 { 6 } else { 40 } {
+                        0 => 0.0,
+                        1 => -0.0,
+                        2 => 0.25,
+                        3 => up,
+                        _ => (lcg(&mut seed) % 100_000) as f64 / 7.0 - 5000.0,
+                    },
+                )
+                .collect();
+            let n_items = 1000;
+            let items: Vec<i32> = (0..n)
+                .map(|_| (lcg(&mut seed) % if round % 2 == 0 { 1000 } else { 40000 }) as i32)
+                .map(|i| i % n_items as i32)
+                .collect();
+            let mut want_items = items.clone();
+            let mut want_keys = keys.clone();
+            let mut want_dup = -1i64;
+            for g in 0..offsets.len() - 1 {
+                let (a, b) = (offsets[g] as usize, offsets[g + 1] as usize);
+                let mut rows: Vec<usize> = (a..b).collect();
+                rows.sort_by(|&x, &y| keys[y].partial_cmp(&keys[x]).unwrap());
+                for (t, &r) in rows.iter().enumerate() {
+                    want_items[a + t] = items[r];
+                    want_keys[a + t] = keys[r];
+                }
+                let list = &items[a..b];
+                if want_dup < 0 && (1..list.len()).any(|t| list[..t].contains(&list[t])) {
+                    want_dup = g as i64;
+                }
+            }
+            for chunks in [1, 4] {
+                let (mut it, mut k) = (items.clone(), keys.clone());
+                let (_, _, d) = rank_rows(
+                    &offsets,
+                    &[],
+                    Buf::Write(&mut it),
+                    Buf::Write(&mut k),
+                    n_items,
+                    chunks,
+                );
+                assert_eq!(it, want_items);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&k), bits(&want_keys));
+                assert_eq!(d, want_dup, "round {round}");
+            }
         }
     }
 

@@ -907,6 +907,30 @@ pub fn rank_rows(
     (new_items, new_keys, dup)
 }
 
+/// Whether every code lies in `[0, n_items)`, and whether every key is finite: one
+/// pass over both, over the kernels' threads when long.
+pub fn codes_and_keys_ok(codes: &[i32], keys: &[f64], n_items: usize) -> (bool, bool) {
+    let check = |(c, k): (&[i32], &[f64])| {
+        let codes_ok = c
+            .iter()
+            .fold(true, |all, &x| all & (x >= 0 && (x as usize) < n_items));
+        let finite = k.iter().fold(true, |all, &x| all & x.is_finite());
+        (codes_ok, finite)
+    };
+    const PIECE: usize = 1 << 16;
+    if codes.len() >= 4 * PIECE && threads::num_threads() > 1 {
+        threads::install(|| {
+            codes
+                .par_chunks(PIECE)
+                .zip(keys.par_chunks(PIECE))
+                .map(check)
+                .reduce(|| (true, true), |a, b| (a.0 & b.0, a.1 & b.1))
+        })
+    } else {
+        check((codes, keys))
+    }
+}
+
 /// Rank grouped rows whose keys arrive in chunks (a row group of a Parquet file):
 /// the segments of `offsets` (positions in `keys`, which need not start at 0) are
 /// ranked into `out_keys`, and `items` (their codes) are reordered in place; both
@@ -1517,6 +1541,28 @@ mod tests {
                 chunks,
             );
             assert_eq!((it, k, d), want);
+        }
+    }
+
+    #[test]
+    fn codes_and_keys_are_checked_in_one_pass_short_or_long() {
+        for n in [0usize, 5, 1 << 19] {
+            let codes: Vec<i32> = (0..n as i32).map(|i| i % 97).collect();
+            let keys: Vec<f64> = (0..n).map(|i| i as f64 * 0.5).collect();
+            assert_eq!(codes_and_keys_ok(&codes, &keys, 97), (true, true));
+            if n == 0 {
+                continue;
+            }
+            for at in [0, n / 2, n - 1] {
+                let (mut c, mut k) = (codes.clone(), keys.clone());
+                c[at] = 97;
+                assert_eq!(codes_and_keys_ok(&c, &keys, 97), (false, true));
+                c[at] = -1;
+                k[at] = f64::NAN;
+                assert_eq!(codes_and_keys_ok(&c, &k, 97), (false, false));
+                k[at] = f64::NEG_INFINITY;
+                assert_eq!(codes_and_keys_ok(&codes, &k, 97), (true, false));
+            }
         }
     }
 

@@ -89,7 +89,8 @@ fn populate(py: Python<'_>, mut a: PyReadwriteArray1<'_, u8>) -> PyResult<()> {
 /// Rank the segments of `offsets` (positions in `keys`) into `out_keys`, reordering
 /// `items` (their codes, in `[0, n_items)`) in place; `items` and `out_keys` hold the
 /// rows `offsets[0]..offsets[-1]`. Returns the first segment (an index into
-/// `offsets`) with a repeated item, or -1.
+/// `offsets`) with a repeated item, or -1, and whether those rows' keys are all
+/// finite (the caller raises otherwise: the output is then meaningless).
 #[pyfunction]
 fn rank_rows_into(
     py: Python<'_>,
@@ -99,7 +100,7 @@ fn rank_rows_into(
     mut out_keys: PyReadwriteArray1<'_, f64>,
     n_items: usize,
     n_chunks: usize,
-) -> PyResult<i64> {
+) -> PyResult<(i64, bool)> {
     let f = "rank_rows_into";
     let (o, k) = (slice(&offsets, "offsets")?, slice(&keys, "keys")?);
     let it = slice_mut(&mut items, "items")?;
@@ -121,10 +122,18 @@ fn rank_rows_into(
             "{f}: items and out_keys must hold the {n} rows the offsets cover"
         )));
     }
-    if it.iter().any(|&c| c < 0 || c as usize >= n_items) {
+    let rows = &k[first as usize..last as usize];
+    let (codes_ok, finite) = py.detach(|| csr::codes_and_keys_ok(it, rows, n_items));
+    if !codes_ok {
         return Err(error(format!("{f}: items must lie in [0, {n_items})")));
     }
-    Ok(py.detach(|| csr::rank_rows_into(o, it, k, ok, n_items, n_chunks)))
+    if !finite {
+        return Ok((-1, false));
+    }
+    Ok((
+        py.detach(|| csr::rank_rows_into(o, it, k, ok, n_items, n_chunks)),
+        true,
+    ))
 }
 
 /// Add this family's functions to `receval._core`.

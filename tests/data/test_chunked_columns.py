@@ -239,3 +239,26 @@ def test_numeric_view_is_arrow_values_without_a_copy(arrow_type):
         assert not view.flags.writeable  # Arrow's memory
     assert io.numeric_view(pa.array([1, None], type=arrow_type)) is None
     assert io.numeric_view(pa.array(["a"])) is None
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_non_finite_score_is_found_wherever_its_list_lies(bad, tmp_path):
+    # row groups of 23 rows: lists inside a group (ranked by the core, which checks
+    # their keys), lists crossing a boundary (checked where the rows are copied),
+    # and a list longer than a group (a group inside one list)
+    sizes = np.array([3, 5, 60, 2, 30, 7, 1, 40])
+    users = np.repeat(np.arange(len(sizes)) * 3 + 1, sizes)
+    items = np.concatenate([np.arange(k) for k in sizes])
+    clean = np.linspace(1.0, 0.0, len(users))
+    path = tmp_path / "scores.parquet"
+    pq.write_table(pa.table({"user": users, "item": items, "score": clean}), path,
+                   row_group_size=23)  # fmt: skip
+    Run.from_file(path)
+    for row in sorted({0, 2, 4, 9, 22, 23, 30, 46, 69, 70, 75, 100, 110, len(users) - 1}):
+        scores = clean.copy()
+        scores[row] = bad
+        pq.write_table(pa.table({"user": users, "item": items, "score": scores}), path,
+                       row_group_size=23)  # fmt: skip
+        message = rf"^{path}: row {row + 1}: Run: scores contains NaN or infinity\.$"
+        with pytest.raises(InputValidationError, match=message):
+            Run.from_file(path)

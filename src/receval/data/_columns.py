@@ -157,7 +157,11 @@ def _rank_chunks(
 
     with closing(source.chunks(column)) as chunks:
         for chunk in chunks:
-            keys = _numbers(chunk, name, func, start)
+            # float64 without nulls is taken as it is: the core checks the keys it
+            # ranks are finite, and the rows it does not rank are checked here
+            view = io.numeric_view(chunk)
+            unchecked = view is not None and view.dtype == np.float64
+            keys = view if view is not None and unchecked else _numbers(chunk, name, func, start)
             if negate:
                 keys = -keys
             stop = start + len(keys)
@@ -168,18 +172,26 @@ def _rank_chunks(
             g0 = int(np.searchsorted(offsets, start, "left"))
             g1 = int(np.searchsorted(offsets, stop, "right")) - 1
             if g1 < g0:  # the row group lies inside one list
+                if unchecked:
+                    _numbers(chunk, name, func, start)
                 scores[start:stop] = keys
             else:
                 a, b = int(offsets[g0]), int(offsets[g1])
+                if unchecked and not (
+                    np.isfinite(keys[: a - start]).all() and np.isfinite(keys[b - start :]).all()
+                ):
+                    _numbers(chunk, name, func, start)  # raises, naming the row
                 scores[start:a] = keys[: a - start]
                 scores[b:stop] = keys[b - start :]
                 if pending < g0:
                     in_place(pending, g0)
                 if g0 < g1:
-                    dup = core.rank_rows_into(
+                    dup, finite = core.rank_rows_into(
                         offsets[g0 : g1 + 1] - start, items[a:b], keys, scores[a:b], n_items,
                         n_chunks,
                     )  # fmt: skip
+                    if not finite:
+                        _numbers(chunk, name, func, start)  # raises, naming the row
                     if dup >= 0:
                         found.append(g0 + int(dup))
                 pending = g1

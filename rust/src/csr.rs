@@ -563,7 +563,9 @@ pub fn build_ranked(
         n_items,
         max_len,
         n_chunks,
-    );
+        false,
+    )
+    .dup;
     (out_items, out_keys, dup)
 }
 
@@ -590,20 +592,22 @@ fn rank_into(
     n_items: usize,
     max_len: usize,
     n_chunks: usize,
-) -> i64 {
+    check: bool,
+) -> Ranked {
     let n_seg = offsets.len().saturating_sub(1);
     let n = out_items.len();
     let n_chunks = n_chunks.max(1);
     let seg_bounds = chunk_segments(n_seg, n_chunks);
     let pos: Vec<usize> = seg_bounds.iter().map(|&g| offsets[g] as usize).collect();
     let mut dup = vec![-1i64; n_chunks];
+    let mut sound = vec![(true, true); n_chunks];
     let chunks: Vec<_> = split_at_bounds(out_items, &pos)
         .into_iter()
         .zip(split_at_bounds(out_keys, &pos))
-        .zip(dup.iter_mut())
+        .zip(dup.iter_mut().zip(sound.iter_mut()))
         .enumerate()
         .collect();
-    for_chunks(chunks, n, |(c, ((oi, ok), dup))| {
+    for_chunks(chunks, n, |(c, ((oi, ok), (dup, sound)))| {
         let base = pos[c];
         let mut seen = Seen::new(n_items);
         let mut bufs = SortBuffers::new(max_len);
@@ -643,6 +647,15 @@ fn rank_into(
                         &seg_keys
                     }
                 };
+                if check {
+                    // on rows just read (in cache): no second pass over the arrays
+                    let codes_ok = codes_in_range(si, n_items);
+                    sound.0 &= codes_ok;
+                    sound.1 &= sk.iter().fold(true, |all, &x| all & x.is_finite());
+                    if !codes_ok {
+                        continue; // the caller raises; the set takes no code outside it
+                    }
+                }
                 let check = (*dup < 0).then_some(&mut seen);
                 if rank_list(sk, si, &mut oi[la..lb], &mut ok[la..lb], &mut bufs, check) {
                     *dup = g as i64;
@@ -666,6 +679,7 @@ fn rank_into(
                     (&seg_keys, &[], 0)
                 }
             };
+            debug_assert!(!check, "checked ranking takes grouped rows");
             if *dup < 0 && seen.repeats((0..m).map(|t| si[row(rows_i, ai + t)] as usize)) {
                 *dup = g as i64;
             }
@@ -683,7 +697,30 @@ fn rank_into(
             );
         }
     });
-    dup.iter().copied().filter(|&d| d >= 0).min().unwrap_or(-1)
+    Ranked {
+        dup: dup.iter().copied().filter(|&d| d >= 0).min().unwrap_or(-1),
+        codes_ok: sound.iter().all(|s| s.0),
+        finite: sound.iter().all(|s| s.1),
+    }
+}
+
+/// What [`rank_into`] found: the first segment with a repeated item (-1 if none),
+/// and, when asked to check, whether every item code lay in range and every key
+/// was finite (true when not asked). With a code out of range, its segment is
+/// left unranked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ranked {
+    pub dup: i64,
+    pub codes_ok: bool,
+    pub finite: bool,
+}
+
+/// Whether every code lies in `[0, n_items)`.
+#[inline]
+fn codes_in_range(codes: &[i32], n_items: usize) -> bool {
+    codes
+        .iter()
+        .fold(true, |all, &x| all & (x >= 0 && (x as usize) < n_items))
 }
 
 /// [`rank_segment`] with items and keys read through their own row maps.
@@ -902,40 +939,19 @@ pub fn rank_rows(
         }
     };
     let dup = rank_into(
-        rows, offsets, items_src, keys_src, out_items, out_keys, n_items, max_len, n_chunks,
-    );
+        rows, offsets, items_src, keys_src, out_items, out_keys, n_items, max_len, n_chunks, false,
+    )
+    .dup;
     (new_items, new_keys, dup)
-}
-
-/// Whether every code lies in `[0, n_items)`, and whether every key is finite: one
-/// pass over both, over the kernels' threads when long.
-pub fn codes_and_keys_ok(codes: &[i32], keys: &[f64], n_items: usize) -> (bool, bool) {
-    let check = |(c, k): (&[i32], &[f64])| {
-        let codes_ok = c
-            .iter()
-            .fold(true, |all, &x| all & (x >= 0 && (x as usize) < n_items));
-        let finite = k.iter().fold(true, |all, &x| all & x.is_finite());
-        (codes_ok, finite)
-    };
-    const PIECE: usize = 1 << 16;
-    if codes.len() >= 4 * PIECE && threads::num_threads() > 1 {
-        threads::install(|| {
-            codes
-                .par_chunks(PIECE)
-                .zip(keys.par_chunks(PIECE))
-                .map(check)
-                .reduce(|| (true, true), |a, b| (a.0 & b.0, a.1 & b.1))
-        })
-    } else {
-        check((codes, keys))
-    }
 }
 
 /// Rank grouped rows whose keys arrive in chunks (a row group of a Parquet file):
 /// the segments of `offsets` (positions in `keys`, which need not start at 0) are
 /// ranked into `out_keys`, and `items` (their codes) are reordered in place; both
 /// hold the rows `offsets[0]..offsets[-1]`. Returns the first segment (an index into
-/// `offsets`) holding a repeated item, or -1, as [`rank_rows`].
+/// `offsets`) holding a repeated item, or -1, as [`rank_rows`], and whether every
+/// code lay in `[0, n_items)` and every key was finite: checked on each list as it
+/// is ranked, no pass of its own (the output is meaningless when either is false).
 pub fn rank_rows_into(
     offsets: &[i64],
     items: &mut [i32],
@@ -943,7 +959,7 @@ pub fn rank_rows_into(
     out_keys: &mut [f64],
     n_items: usize,
     n_chunks: usize,
-) -> i64 {
+) -> Ranked {
     let max_len = offsets
         .windows(2)
         .map(|w| (w[1] - w[0]) as usize)
@@ -959,6 +975,7 @@ pub fn rank_rows_into(
         n_items,
         max_len,
         n_chunks,
+        true,
     )
 }
 
@@ -1545,23 +1562,34 @@ mod tests {
     }
 
     #[test]
-    fn codes_and_keys_are_checked_in_one_pass_short_or_long() {
-        for n in [0usize, 5, 1 << 19] {
-            let codes: Vec<i32> = (0..n as i32).map(|i| i % 97).collect();
-            let keys: Vec<f64> = (0..n).map(|i| i as f64 * 0.5).collect();
-            assert_eq!(codes_and_keys_ok(&codes, &keys, 97), (true, true));
-            if n == 0 {
-                continue;
+    fn ranking_into_checks_codes_and_keys_of_every_list() {
+        // lists of 0..9 rows (a length-0 and a length-1 list among them), short or
+        // long enough to run in parallel; one bad code or key anywhere is found
+        for n_lists in [6usize, 1 << 15] {
+            let mut offsets = vec![0i64];
+            for g in 0..n_lists {
+                offsets.push(offsets[g] + (g % 10) as i64);
             }
-            for at in [0, n / 2, n - 1] {
+            let n = offsets[n_lists] as usize;
+            let codes: Vec<i32> = (0..n as i32).map(|i| i % 97).collect();
+            let keys: Vec<f64> = (0..n).map(|i| ((i * 31) % 17) as f64 - 8.0).collect();
+            let run = |c: &[i32], k: &[f64]| {
+                let (mut c, mut out) = (c.to_vec(), vec![0.0; n]);
+                let r = rank_rows_into(&offsets, &mut c, k, &mut out, 97, 4);
+                (r.codes_ok, r.finite)
+            };
+            assert_eq!(run(&codes, &keys), (true, true));
+            for at in [0, 1, n / 2, n - 1] {
                 let (mut c, mut k) = (codes.clone(), keys.clone());
                 c[at] = 97;
-                assert_eq!(codes_and_keys_ok(&c, &keys, 97), (false, true));
+                assert_eq!(run(&c, &keys), (false, true));
                 c[at] = -1;
                 k[at] = f64::NAN;
-                assert_eq!(codes_and_keys_ok(&c, &k, 97), (false, false));
+                assert_eq!(run(&c, &k), (false, false));
                 k[at] = f64::NEG_INFINITY;
-                assert_eq!(codes_and_keys_ok(&codes, &k, 97), (true, false));
+                assert_eq!(run(&codes, &k), (true, false));
+                k[at] = f64::INFINITY;
+                assert_eq!(run(&codes, &k), (true, false));
             }
         }
     }
@@ -1585,17 +1613,18 @@ mod tests {
         let mut it = items[a..b].to_vec();
         for chunks in [1, 2, 7] {
             let (mut it2, mut out) = (it.clone(), vec![0.0; b - a]);
-            assert_eq!(
-                rank_rows_into(&rel, &mut it2, chunk, &mut out, 101, chunks),
-                -1
-            );
+            let found = rank_rows_into(&rel, &mut it2, chunk, &mut out, 101, chunks);
+            assert_eq!((found.dup, found.codes_ok, found.finite), (-1, true, true));
             assert_eq!(it2, want_i[a..b].to_vec());
             assert_eq!(out, want_k[a..b].to_vec());
         }
         // an item twice in segment 4: the call's segment 2
         it[45 - a] = it[44 - a];
         let mut out = vec![0.0; b - a];
-        assert_eq!(rank_rows_into(&rel, &mut it, chunk, &mut out, 101, 2), 2);
+        assert_eq!(
+            rank_rows_into(&rel, &mut it, chunk, &mut out, 101, 2).dup,
+            2
+        );
     }
 
     #[test]

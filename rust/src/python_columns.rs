@@ -122,18 +122,11 @@ fn rank_rows_into(
             "{f}: items and out_keys must hold the {n} rows the offsets cover"
         )));
     }
-    let rows = &k[first as usize..last as usize];
-    let (codes_ok, finite) = py.detach(|| csr::codes_and_keys_ok(it, rows, n_items));
-    if !codes_ok {
+    let found = py.detach(|| csr::rank_rows_into(o, it, k, ok, n_items, n_chunks));
+    if !found.codes_ok {
         return Err(error(format!("{f}: items must lie in [0, {n_items})")));
     }
-    if !finite {
-        return Ok((-1, false));
-    }
-    Ok((
-        py.detach(|| csr::rank_rows_into(o, it, k, ok, n_items, n_chunks)),
-        true,
-    ))
+    Ok((found.dup, found.finite))
 }
 
 /// Add this family's functions to `receval._core`.

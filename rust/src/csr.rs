@@ -147,7 +147,7 @@ fn for_chunks<C: Send, F: Fn(C) + Sync + Send>(chunks: Vec<C>, rows: usize, f: F
 /// Each user's judged items sorted by item code with their grades, the grades
 /// sorted descending, and the first user with a repeated item (-1 if none).
 ///
-/// Short segments (at most 32 rows) are insertion-sorted in place; longer ones are
+/// Short segments (at most 32 rows) are sorted by counting ranks; longer ones are
 /// sorted stably by item code and their grades with [`quicksort`]. `rows` maps CSR
 /// positions to input rows (empty: identity).
 pub fn judged_segments(
@@ -172,6 +172,77 @@ pub fn judged_segments(
         &mut desc,
     );
     (items, out_grades, desc, first)
+}
+
+/// Longest judged segment sorted by [`short_segment`].
+const SHORT: usize = 32;
+
+/// One short judged segment (`m <= SHORT` rows, padded with `i32::MAX` codes and
+/// -inf grades, which never sort before a row): its items ascending with their
+/// grades, and its grades descending, both stable. Each row goes straight to its
+/// rank, the number of rows that sort before it (smaller, or equal and earlier),
+/// counted by compares without branches over the padded arrays (no mispredicted
+/// shifts, as an insertion sort has on random codes).
+#[inline(always)]
+fn short_segment_body(
+    it: &[i32; SHORT],
+    gr: &[f64; SHORT],
+    m: usize,
+    items: &mut [i32],
+    out_grades: &mut [f64],
+    desc: &mut [f64],
+) {
+    let w = (m + 7) & !7;
+    for i in 0..m {
+        let (x, g) = (it[i], gr[i]);
+        let mut ri = 0u32;
+        for (j, &y) in it[..w].iter().enumerate() {
+            ri += (y < x) as u32 + ((y == x) as u32 & (j < i) as u32);
+        }
+        let mut rg = 0u32;
+        for (j, &h) in gr[..w].iter().enumerate() {
+            rg += (h > g) as u32 + ((h == g) as u32 & (j < i) as u32);
+        }
+        // a rank counts only the other rows: below m however the keys compare
+        items[ri as usize] = x;
+        out_grades[ri as usize] = g;
+        desc[rg as usize] = g;
+    }
+}
+
+/// [`short_segment_body`], compiled for AVX2 where the CPU has it.
+fn short_segment(
+    it: &[i32; SHORT],
+    gr: &[f64; SHORT],
+    m: usize,
+    items: &mut [i32],
+    out_grades: &mut [f64],
+    desc: &mut [f64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        unsafe { short_segment_avx2(it, gr, m, items, out_grades, desc) };
+        return;
+    }
+    short_segment_body(it, gr, m, items, out_grades, desc);
+}
+
+/// [`short_segment_body`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn short_segment_avx2(
+    it: &[i32; SHORT],
+    gr: &[f64; SHORT],
+    m: usize,
+    items: &mut [i32],
+    out_grades: &mut [f64],
+    desc: &mut [f64],
+) {
+    short_segment_body(it, gr, m, items, out_grades, desc);
 }
 
 /// [`judged_segments`] into the caller's arrays (each `offsets[-1]` long, as the
@@ -208,26 +279,20 @@ pub fn judged_segments_into(
             let a = offsets[g] as usize;
             let b = offsets[g + 1] as usize;
             let (la, lb) = (a - base, b - base);
-            if b - a <= 32 {
+            if b - a <= SHORT {
+                let (mut it, mut gr) = ([i32::MAX; SHORT], [f64::NEG_INFINITY; SHORT]);
                 for t in a..b {
-                    // stable insertion sort by item code
                     let r = row(rows, t);
-                    let (it, gr) = (item_codes[r], grades[r]);
-                    let mut j = t - base;
-                    while j > la && items[j - 1] > it {
-                        items[j] = items[j - 1];
-                        out_grades[j] = out_grades[j - 1];
-                        j -= 1;
-                    }
-                    items[j] = it;
-                    out_grades[j] = gr;
-                    let mut j = t - base;
-                    while j > la && desc[j - 1] < gr {
-                        desc[j] = desc[j - 1];
-                        j -= 1;
-                    }
-                    desc[j] = gr;
+                    (it[t - a], gr[t - a]) = (item_codes[r], grades[r]);
                 }
+                short_segment(
+                    &it,
+                    &gr,
+                    b - a,
+                    &mut items[la..lb],
+                    &mut out_grades[la..lb],
+                    &mut desc[la..lb],
+                );
             } else {
                 seg.clear();
                 seg_g.clear();
@@ -1701,6 +1766,46 @@ mod tests {
         }
         let (_, _, _, dup) = judged_segments(&[0, 2, 4], &[], &[1, 2, 3, 3], &[1.0; 4], 2);
         assert_eq!(dup, 1);
+    }
+
+    #[test]
+    fn judged_segments_are_stable_sorts_short_or_long() {
+        // lengths 0..40 (both sides of the short path), few codes and grades (ties,
+        // and 0.0 beside -0.0), read through a row map that reverses the rows
+        let mut seed = 11;
+        let mut offsets = vec![0i64];
+        for len in (0..41).chain([1, 32, 33, 2]) {
+            offsets.push(offsets[offsets.len() - 1] + len);
+        }
+        let n = offsets[offsets.len() - 1] as usize;
+        let codes: Vec<i32> = (0..n).map(|_| (lcg(&mut seed) % 7) as i32).collect();
+        let zeros = [0.0, -0.0, 1.0, 2.0, -1.0];
+        let grades: Vec<f64> = (0..n)
+            .map(|_| zeros[(lcg(&mut seed) % 5) as usize])
+            .collect();
+        let rows: Vec<i64> = (0..n as i64).rev().collect();
+        let (items, g, desc, _) = judged_segments(&offsets, &rows, &codes, &grades, 3);
+        for w in offsets.windows(2) {
+            let (a, b) = (w[0] as usize, w[1] as usize);
+            let input: Vec<(i32, f64)> = (a..b)
+                .map(|t| (codes[rows[t] as usize], grades[rows[t] as usize]))
+                .collect();
+            let mut by_item = input.clone();
+            by_item.sort_by_key(|p| p.0); // stable
+            let mut by_grade: Vec<f64> = input.iter().map(|p| p.1).collect();
+            by_grade.sort_by(|x, y| y.partial_cmp(x).unwrap()); // stable, descending
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            let want_items: Vec<i32> = by_item.iter().map(|p| p.0).collect();
+            let want_grades: Vec<f64> = by_item.iter().map(|p| p.1).collect();
+            assert_eq!(items[a..b].to_vec(), want_items);
+            assert_eq!(bits(&g[a..b]), bits(&want_grades));
+            // short lists keep input order in ties (0.0 beside -0.0); long ones
+            // need not, and the value is all that counts
+            if b - a <= SHORT {
+                assert_eq!(bits(&desc[a..b]), bits(&by_grade));
+            }
+            assert_eq!(desc[a..b].to_vec(), by_grade);
+        }
     }
 
     #[test]

@@ -812,6 +812,8 @@ struct Scratch {
     cand: Vec<f64>,
     hpos: Vec<usize>,
     hgr: Vec<f64>,
+    /// positions of the judged items in the list, ascending
+    jpos: Vec<usize>,
     perm: Vec<usize>,
     block: Vec<(f64, usize)>,
     levels: GainTable,
@@ -837,6 +839,7 @@ impl Scratch {
             cand: vec![0.0; m],
             hpos: vec![0; m],
             hgr: vec![0.0; m],
+            jpos: Vec::with_capacity(m),
             perm: vec![0; m],
             block: Vec::new(),
             levels: GainTable::default(),
@@ -904,12 +907,16 @@ fn evaluate_range(
             }
         }
         let bits = &s.judged_bits;
-        for (g, &item) in s.input[..n].iter_mut().zip(&r.items[a..a + n]) {
+        s.jpos.clear();
+        for (j, (g, &item)) in s.input[..n].iter_mut().zip(&r.items[a..a + n]).enumerate() {
             // unjudged items (most of them: one bit tells) are below every threshold
             let c = item as usize;
             let judged = c < bits.len() * 64 && bits[c >> 6] & (1 << (c & 63)) != 0;
             *g = match judged.then(|| s.table.get(u, item)).flatten() {
-                Some(t) => q.grades[t],
+                Some(t) => {
+                    s.jpos.push(j);
+                    q.grades[t]
+                }
                 None => f64::NEG_INFINITY,
             };
         }
@@ -1041,6 +1048,7 @@ fn evaluate_range(
                 cand,
                 hpos,
                 hgr,
+                jpos,
                 levels,
                 ..
             } = &mut *s;
@@ -1170,11 +1178,25 @@ fn evaluate_range(
             let key = (order, positive, depth, judged_only);
             if !have_hits || gain_threshold != hits_threshold || key != hits_key {
                 h = 0;
-                for (j, &g) in grades.iter().enumerate() {
-                    if g >= gain_threshold {
-                        hpos[h] = j;
-                        hgr[h] = g;
-                        h += 1;
+                if order == Order::Input && !judged_only && gain_threshold > f64::NEG_INFINITY {
+                    // the list in input order (or its first `depth` rows, or with
+                    // -inf for items scored <= 0): hits lie among the judged rows,
+                    // every other row being -inf
+                    for &j in jpos.iter().take_while(|&&j| j < len) {
+                        let g = grades[j];
+                        if g >= gain_threshold {
+                            hpos[h] = j;
+                            hgr[h] = g;
+                            h += 1;
+                        }
+                    }
+                } else {
+                    for (j, &g) in grades.iter().enumerate() {
+                        if g >= gain_threshold {
+                            hpos[h] = j;
+                            hgr[h] = g;
+                            h += 1;
+                        }
                     }
                 }
                 hits_threshold = gain_threshold;

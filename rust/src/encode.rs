@@ -166,9 +166,18 @@ pub fn dense_sorted_in_place(
             ids.push(anchor + base + s as i64);
         }
     }
-    let map = |part: &mut [i32]| {
-        for c in part.iter_mut() {
-            *c = code_of[((*c as i64) - base) as usize];
+    // every id of the range present: a code is its offset from the smallest id
+    // (nothing to do when that is the anchor); a lookup in the table otherwise
+    let shift = (ids.len() == span).then_some(base as i32);
+    if shift == Some(0) {
+        return Some(ids);
+    }
+    let map = |part: &mut [i32]| match shift {
+        Some(d) => part.iter_mut().for_each(|c| *c -= d),
+        None => {
+            for c in part.iter_mut() {
+                *c = code_of[((*c as i64) - base) as usize];
+            }
         }
     };
     if n >= PARALLEL_ROWS {
@@ -213,8 +222,17 @@ mod tests {
 
     /// Encode `values` cut into chunks at `cuts` through the chunked kernels.
     fn chunked(values: &[i64], cuts: &[usize], sorted: bool) -> Option<(Vec<i32>, Vec<i64>)> {
+        chunked_from(values, cuts, sorted, values.first().copied().unwrap_or(0))
+    }
+
+    /// [`chunked`] with ids held as offsets from `anchor`.
+    fn chunked_from(
+        values: &[i64],
+        cuts: &[usize],
+        sorted: bool,
+        anchor: i64,
+    ) -> Option<(Vec<i32>, Vec<i64>)> {
         let mut codes = vec![0i32; values.len()];
-        let anchor = values.first().copied().unwrap_or(0);
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
         let mut bounds = vec![0];
         bounds.extend_from_slice(cuts);
@@ -235,6 +253,32 @@ mod tests {
             dense_first_in_place(&mut codes, base, span, anchor)?
         };
         Some((codes, ids))
+    }
+
+    #[test]
+    fn chunked_codes_do_not_depend_on_the_anchor() {
+        // every id of the range present (codes are offsets from the smallest),
+        // or a gap in it (codes through the table); anchors below, at, inside and
+        // above the range
+        for gap in [false, true] {
+            let v: Vec<i64> = (0..3000)
+                .map(|i| (i * 7919 % 613) as i64 + 50)
+                .filter(|&x| !gap || x != 400)
+                .collect();
+            let (lo, hi) = (*v.iter().min().unwrap(), *v.iter().max().unwrap());
+            let want = factorize_dense_sorted(&v, lo, (hi - lo + 1) as usize, 3);
+            assert_eq!(want.1.len(), if gap { 612 } else { 613 });
+            for anchor in [lo - 1000, lo, v[0], lo + 300, hi, hi + 7] {
+                for sorted in [false, true] {
+                    let got = chunked_from(&v, &[10, 2000], sorted, anchor).unwrap();
+                    if sorted {
+                        assert_eq!(got, want, "anchor {anchor}");
+                    } else {
+                        assert_eq!(got, chunked(&v, &[], false).unwrap(), "anchor {anchor}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -199,6 +199,31 @@ def test_parquet_row_groups_give_the_numpy_containers(with_polars, grouped, tmp_
         Run.from_file(path)
 
 
+@pytest.mark.parametrize("statistics", [True, False])
+@pytest.mark.parametrize("gap", [False, True])
+def test_parquet_item_codes_do_not_depend_on_the_statistics(statistics, gap, tmp_path, monkeypatch):
+    # the row groups' smallest item id only anchors the codes (with every id of the
+    # range present they are then the offsets as written): codes and ids are those
+    # of the whole column with statistics, without, or with a hint that is wrong
+    monkeypatch.setattr(_encode, "_PARALLEL_MIN_ROWS", 4)  # ascending codes
+    rng = np.random.default_rng(5)
+    users = np.repeat(np.arange(40), 25)
+    catalogue = np.setdiff1d(np.arange(1000, 1060), [1030] if gap else [])
+    items = np.concatenate([rng.choice(catalogue, 25, replace=False) for _ in range(40)])
+    assert len(np.unique(items)) == len(catalogue)
+    scores = rng.choice(SCORES, len(users))
+    path = tmp_path / "rows.parquet"
+    table = pa.table({"user": users, "item": items, "score": scores})
+    pq.write_table(table, path, row_group_size=77, write_statistics=statistics)
+    source = io.ParquetColumns(str(path), ["item"])
+    assert source.smallest("item") == (1000 if statistics else None)
+    expected = Run(users, items, scores)
+    same_container(Run.from_file(path), expected)
+    for hint in [-(2**40), 999, 1059, 2**40]:  # below, above, far off the ids
+        monkeypatch.setattr(io.ParquetColumns, "smallest", lambda self, column, h=hint: h)
+        same_container(Run.from_file(path), expected)
+
+
 @pytest.mark.parametrize("source", ["arrow", "parquet"])
 def test_grouped_integer_columns_are_never_read_whole(source, tmp_path, monkeypatch):
     if compiled() is None:

@@ -85,8 +85,13 @@ def _items(source: Source, column: str, func: str) -> tuple[Any, Any]:
     """Item codes (int32, ours to reorder) and item ids."""
     n = source.num_rows
     if compiled() is not None and _is_integer(source.type_of(column)):
+        # the smallest id as the anchor: with every id of the range present, the
+        # codes are then the offsets as written, with nothing to renumber
+        low = source.smallest(column)
         with closing(source.chunks(column)) as chunks:
-            encoded = factorize_int_chunks(map(io.numeric_view, chunks), n, any_order=True)
+            encoded = factorize_int_chunks(
+                map(io.numeric_view, chunks), n, any_order=True, anchor=low
+            )
         if encoded is not None:
             return encoded
     items = source.read(column)

@@ -415,28 +415,35 @@ def int_runs_of_chunks(chunks: Iterable[np.ndarray | None]) -> tuple[np.ndarray,
 
 
 def factorize_int_chunks(
-    chunks: Iterable[np.ndarray | None], n: int, *, any_order: bool = False
+    chunks: Iterable[np.ndarray | None],
+    n: int,
+    *,
+    any_order: bool = False,
+    anchor: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`factorize` of an integer column of ``n`` rows given in chunks, the same
     codes and uniques, written chunk by chunk into one int32 array by the compiled
-    core (each id as its offset from the first id), then numbered in place; None
-    when a chunk is None or not of integers, or when the ids do not lie in a
-    compact range (:func:`factorize` then takes Arrow's hash table)."""
+    core (each id as its offset from ``anchor``, or from the first id), then
+    numbered in place; None when a chunk is None or not of integers, or when the
+    ids do not lie in a compact range (:func:`factorize` then takes Arrow's hash
+    table). Any ``anchor`` gives the same result; the smallest id saves a pass."""
     from .._kernels import compiled, empty_output, num_threads
 
     core = compiled()
     if core is None or n == 0:
         return None
     codes = empty_output(n, np.int32)
-    anchor, lo, hi, start = None, None, None, 0
+    lo, hi, start = None, None, 0
     for chunk in chunks:
         values = _as_int64(chunk)
         if values is None or start + len(values) > n:
             return None
         if len(values) == 0:
             continue
-        if anchor is None:
-            anchor = lo = hi = int(values[0])
+        if lo is None:
+            lo = hi = int(values[0])
+            if anchor is None or not 0 <= lo - anchor < 2**31:
+                anchor = lo  # no hint, or one the first id contradicts
         ok, low, high = core.shift_ids(values, anchor, codes[start : start + len(values)])
         if not ok:
             return None

@@ -514,6 +514,21 @@ class ParquetColumns:
         """The Arrow type of a column."""
         return self.schema.field(column).type
 
+    def smallest(self, column: str) -> int | None:
+        """The smallest value of an integer column by the row groups' statistics;
+        None where a row group has none (a hint only: nothing relies on it)."""
+        import pyarrow.parquet as pq
+
+        meta = pq.ParquetFile(self.path, pre_buffer=False).metadata
+        index = self.schema.names.index(column)
+        lows = []
+        for g in range(meta.num_row_groups):
+            stats = meta.row_group(g).column(index).statistics
+            if stats is None or not stats.has_min_max or not isinstance(stats.min, int):
+                return None
+            lows.append(stats.min)
+        return min(lows, default=None)
+
     def chunks(self, column: str) -> Generator[Any, None, None]:
         """One column as Arrow arrays, a row group or so at a time, in order.
 
@@ -584,6 +599,11 @@ class ArrowColumns:
     def read(self, column: str) -> Any:
         """One column, whole, as a NumPy array (an Arrow array for strings)."""
         return column_array(self.table.column(column))
+
+    @staticmethod
+    def smallest(column: str) -> int | None:
+        """No statistics to tell a column's smallest value."""
+        return None
 
     def chunks(self, column: str) -> Generator[Any, None, None]:
         """One column's Arrow arrays, in order."""

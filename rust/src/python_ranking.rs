@@ -189,9 +189,10 @@ fn evaluate_users<'py>(
         format!("{f}: disc must have at least {depth} elements")
     })?;
     let n_metrics = shape[0];
-    // NumPy's allocations (huge pages where large): cheaper to touch than a Vec's
-    let values = PyArray2::<f64>::zeros(py, [n_users, n_metrics], false);
-    let aux = PyArray2::<f64>::zeros(py, [n_users, n_metrics], false);
+    // NumPy's allocations (huge pages where large): cheaper to touch than a Vec's;
+    // Fortran order, so that a metric's column is contiguous
+    let values = PyArray2::<f64>::zeros(py, [n_users, n_metrics], true);
+    let aux = PyArray2::<f64>::zeros(py, [n_users, n_metrics], true);
     {
         let (mut wv, mut wa) = (values.readwrite(), aux.readwrite());
         let (sv, sa) = (
@@ -201,7 +202,7 @@ fn evaluate_users<'py>(
                 .map_err(|e| PyValueError::new_err(e.to_string()))?,
         );
         py.detach(|| {
-            ranking::evaluate_users_into(
+            ranking::evaluate_users_columns_into(
                 &q, &r, item_map, user_map, specs, max_len, n_chunks, disc, sv, sa,
             )
         });

@@ -1332,6 +1332,100 @@ pub fn evaluate_users_into(
     }
 }
 
+/// Users evaluated at a time by [`evaluate_users_columns_into`] before their values
+/// go to the columns.
+const COLUMN_BLOCK: usize = 512;
+
+/// [`evaluate_users_into`] with `values` and `aux` column-major: `n_metrics`
+/// columns of `n_users` values each (a metric's values contiguous, as every
+/// pass over one metric reads them). Users are evaluated a block at a time into
+/// row-major scratch, then copied to the columns; the values are the same.
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_users_columns_into(
+    q: &Judged<'_>,
+    r: &Ranked<'_>,
+    item_map: &[i32],
+    user_map: &[i32],
+    specs: &[i64],
+    max_len: usize,
+    n_chunks: usize,
+    disc: &[f64],
+    values: &mut [f64],
+    aux: &mut [f64],
+) {
+    let n_users = q.offsets.len().saturating_sub(1);
+    let n_metrics = specs.len() / N_SPEC_COLUMNS;
+    if n_users == 0 || n_metrics == 0 {
+        return;
+    }
+    let max_judged = q
+        .offsets
+        .windows(2)
+        .map(|w| (w[1] - w[0]) as usize)
+        .max()
+        .unwrap_or(0);
+    let n_judged_codes = item_map
+        .iter()
+        .map(|&c| c as i64 + 1)
+        .max()
+        .unwrap_or(0)
+        .max(0) as usize;
+    let n_chunks = n_chunks.max(1).min(n_users);
+    let bounds: Vec<usize> = (0..=n_chunks).map(|c| n_users * c / n_chunks).collect();
+    // each column split at the chunk bounds: a chunk holds one piece of every column
+    type Pieces<'a> = Vec<&'a mut [f64]>;
+    let mut parts: Vec<(usize, usize, Pieces<'_>, Pieces<'_>)> = (0..n_chunks)
+        .map(|c| (bounds[c], bounds[c + 1], Vec::new(), Vec::new()))
+        .collect();
+    for (col_v, col_a) in values.chunks_mut(n_users).zip(aux.chunks_mut(n_users)) {
+        let (mut rest_v, mut rest_a) = (col_v, col_a);
+        for part in parts.iter_mut() {
+            let len = part.1 - part.0;
+            let (v, tv) = rest_v.split_at_mut(len);
+            let (x, ta) = rest_a.split_at_mut(len);
+            part.2.push(v);
+            part.3.push(x);
+            rest_v = tv;
+            rest_a = ta;
+        }
+    }
+    let run = |(u0, u1, mut cv, mut ca): (usize, usize, Pieces<'_>, Pieces<'_>),
+               s: &mut Scratch| {
+        let mut bv = vec![0.0; COLUMN_BLOCK * n_metrics];
+        let mut ba = vec![0.0; COLUMN_BLOCK * n_metrics];
+        let mut b0 = u0;
+        while b0 < u1 {
+            let b1 = (b0 + COLUMN_BLOCK).min(u1);
+            let len = (b1 - b0) * n_metrics;
+            let (v, x) = (&mut bv[..len], &mut ba[..len]);
+            evaluate_range(q, r, item_map, user_map, specs, disc, b0, b1, v, x, s);
+            for m in 0..n_metrics {
+                let (dv, da) = (&mut cv[m][b0 - u0..b1 - u0], &mut ca[m][b0 - u0..b1 - u0]);
+                for (t, (ov, oa)) in dv.iter_mut().zip(da.iter_mut()).enumerate() {
+                    *ov = v[t * n_metrics + m];
+                    *oa = x[t * n_metrics + m];
+                }
+            }
+            b0 = b1;
+        }
+    };
+    let rows = q.items.len() + r.items.len();
+    if n_chunks == 1 || rows < PARALLEL_ROWS {
+        // one scratch for every chunk: the values do not depend on the split
+        let mut s = Scratch::new(max_len, max_judged, n_judged_codes);
+        for part in parts {
+            run(part, &mut s);
+        }
+    } else {
+        threads::install(|| {
+            parts.into_par_iter().for_each(|part| {
+                let mut s = Scratch::new(max_len, max_judged, n_judged_codes);
+                run(part, &mut s);
+            })
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1433,6 +1527,83 @@ mod tests {
         assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-15);
         assert_eq!(p[3], 0.0);
         assert_eq!(expected_first_hit(3, 0, 2), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn column_major_values_equal_the_rows() {
+        // 2500 users (several column blocks per chunk; enough rows for threads),
+        // some absent from the run, some without judged items
+        let mut seed = 3u64;
+        let mut next = |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        let n_users = 2500;
+        let (mut qo, mut qi, mut qg) = (vec![0i64], Vec::new(), Vec::new());
+        let (mut ro, mut ri, mut rs) = (vec![0i64], Vec::new(), Vec::new());
+        for _ in 0..n_users {
+            let judged = next(6) as i32;
+            for j in 0..judged {
+                qi.push(j * 3);
+                qg.push(next(3) as f64);
+            }
+            qo.push(qi.len() as i64);
+            for t in 0..30 {
+                ri.push(next(40) as i32);
+                rs.push(1.0 - t as f64 / 30.0);
+            }
+            ro.push(ri.len() as i64);
+        }
+        let desc: Vec<f64> = qo
+            .windows(2)
+            .flat_map(|w| {
+                let mut g = qg[w[0] as usize..w[1] as usize].to_vec();
+                g.sort_by(|a, b| b.partial_cmp(a).unwrap());
+                g
+            })
+            .collect();
+        let q = Judged {
+            offsets: &qo,
+            items: &qi,
+            grades: &qg,
+            desc: &desc,
+        };
+        let r = Ranked {
+            offsets: &ro,
+            items: &ri,
+            scores: &rs,
+            keys: &[],
+        };
+        let item_map: Vec<i32> = (0..15)
+            .map(|c| if c == 7 { -1 } else { c * 3 % 40 })
+            .collect();
+        let user_map: Vec<i32> = (0..n_users as i32)
+            .map(|u| if u % 11 == 0 { -1 } else { u })
+            .collect();
+        let kinds = [PRECISION, RECALL, RR, AP, NDCG];
+        let specs: Vec<i64> = kinds
+            .iter()
+            .flat_map(|&k| spec(k, 10, TIES_INPUT))
+            .collect();
+        let (n, m) = (n_users, kinds.len());
+        let d = disc(30);
+        let (v, x) = evaluate_users(&q, &r, &item_map, &user_map, &specs, 30, 1, &d);
+        for chunks in [1, 3, 8] {
+            let (mut cv, mut cx) = (vec![0.0; n * m], vec![0.0; n * m]);
+            evaluate_users_columns_into(
+                &q, &r, &item_map, &user_map, &specs, 30, chunks, &d, &mut cv, &mut cx,
+            );
+            for u in 0..n {
+                for j in 0..m {
+                    let (a, b) = (v[u * m + j], cv[j * n + u]);
+                    assert!(a == b || (a.is_nan() && b.is_nan()), "user {u} metric {j}");
+                    assert_eq!(x[u * m + j], cx[j * n + u]);
+                }
+            }
+        }
+        assert!(v.iter().any(|&a| a > 0.0) && v.contains(&0.0));
     }
 
     #[test]

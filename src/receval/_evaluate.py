@@ -461,21 +461,24 @@ def build_report(
     raw: dict[str, np.ndarray] = {}
     for text, col in list_cols.items():
         store_list_metric(text, col, states, per_user, empty, skipped)
+    # a metric's column contiguous: every pass below reads one column
+    values, aux = np.asfortranarray(values), np.asfortranarray(aux)
     for j, text in enumerate(ranked):
         col = values[:, j]
         den = aux[:, j]
-        if convs[text].empty_users == "error" and (den == 0).any():
+        n_empty = int(np.count_nonzero(den == 0))  # den: each user's relevant items
+        if convs[text].empty_users == "error" and n_empty:
             raise InputValidationError(
                 f"evaluate: metric {text!r} has empty_users='error', and "
-                f"{int((den == 0).sum())} users have no relevant item, e.g. "
+                f"{n_empty} users have no relevant item, e.g. "
                 f"{v.format_values(q.user_ids[den == 0])}; pass empty_users='skip', 'zero' or "
                 f"'one' to leave them out or score them."
             )
         raw[text] = col
         states[text], per_user[text] = user_mean(col, den, specs[text].info.mean, convs[text])
         aux_out[text] = den
-        empty[text] = int((den == 0).sum())  # den: each user's relevant items
-        skipped[text] = int(np.isnan(per_user[text]).sum())
+        empty[text] = n_empty
+        skipped[text] = int(np.count_nonzero(np.isnan(per_user[text])))
     return EvaluationReport(
         mean={t: states[t].value for t in metrics},
         users=q.user_ids,

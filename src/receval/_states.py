@@ -379,12 +379,16 @@ def mean_state(
     a pooled ratio, ``values`` then holding the numerators; ``kind`` as in
     :data:`MEAN_KINDS`."""
     kept = ~np.isnan(values)
-    x = values[kept]
+    n_kept = int(np.count_nonzero(kept))
+    every = n_kept == len(kept)  # nothing left out: no copy
+    x = values if every else values[kept]
     if kind == "geometric":
         x = np.log(np.maximum(x, GEOMETRIC_FLOOR))
     total = ExactSum.of(x)
-    den = None if denominators is None else ExactSum.of(denominators[kept])
-    return MeanState(total, int(kept.sum()), den, "pooled" if den is not None else kind)
+    if denominators is not None and not every:
+        denominators = denominators[kept]
+    den = None if denominators is None else ExactSum.of(denominators)
+    return MeanState(total, n_kept, den, "pooled" if den is not None else kind)
 
 
 def empty_mean_state(kind: str) -> MeanState:

@@ -12,6 +12,7 @@
 
 use rayon::prelude::*;
 
+use crate::short_sort;
 use crate::threads;
 
 /// Rows below which the kernels run on the calling thread.
@@ -874,7 +875,9 @@ fn rank_list(
 /// alike), inverted (descending), its lowest bits replaced by the position. Two
 /// neighbours in the sorted words are in the wrong order only if their words agree
 /// above the position bits while their keys differ, which one comparison of words
-/// tells; the keys are compared only then.
+/// tells; the keys are compared only then. A list of up to 128 keys is first tried
+/// with 32-bit words of [`short_sort::ranked_words`] (a bucket in place of the
+/// key's bits), checked the same way.
 fn packed_list(
     keys: &[f64],
     items: &[i32],
@@ -884,6 +887,19 @@ fn packed_list(
     seen: &mut Option<&mut Seen>,
 ) -> Option<bool> {
     let n = keys.len();
+    // lists of up to 128 keys: bucketed words sorted by AVX2 (a bucket shared by
+    // two different keys, which the check finds, sends the list on to the packed
+    // keys below)
+    let mut words = [0u32; 128];
+    if n <= 128 && short_sort::ranked_words(keys, &mut words) {
+        for (p, &w) in packed.iter_mut().zip(&words[..n]) {
+            *p = w as u64;
+        }
+        let low = (1u64 << short_sort::POSITION_BITS) - 1;
+        if let Some(repeats) = unpack_list(keys, items, out_items, out_keys, packed, low, seen) {
+            return Some(repeats);
+        }
+    }
     let mut bits = 1;
     while (1usize << bits) < n {
         bits += 1;
@@ -894,6 +910,21 @@ fn packed_list(
         *p = (!ascending_bits((k + 0.0).to_bits()) & !low) | t as u64;
     }
     packed.sort_unstable();
+    unpack_list(keys, items, out_items, out_keys, packed, low, seen)
+}
+
+/// The output of [`packed_list`] from sorted words (positions in their `low` bits):
+/// whether an item repeats (with `seen`), or None when two neighbours share the
+/// bits above the positions but not their key.
+fn unpack_list(
+    keys: &[f64],
+    items: &[i32],
+    out_items: &mut [i32],
+    out_keys: &mut [f64],
+    packed: &[u64],
+    low: u64,
+    seen: &mut Option<&mut Seen>,
+) -> Option<bool> {
     let mut bad = false;
     let mut repeats = false;
     let mut prev_word = packed.first().map_or(0, |&p| p ^ !low);
@@ -1535,16 +1566,28 @@ mod tests {
             }
             let n = offsets[offsets.len() - 1] as usize;
             let up = f64::from_bits(0.25f64.to_bits() + 1);
+            let tiny = f64::from_bits(1); // the smallest subnormal
+                                          // lists up to 128 keys take the bucketed words first: ranges that
+                                          // overflow, subnormal ranges and an outlier (buckets shared by
+                                          // different keys) must fall back and still come out exact
             let keys: Vec<f64> = (0..n)
-                .map(
-                    |_| match lcg(&mut seed) % if round % 4 < 2 { 6 } else { 40 } {
-                        0 => 0.0,
-                        1 => -0.0,
-                        2 => 0.25,
-                        3 => up,
-                        _ => (lcg(&mut seed) % 100_000) as f64 / 7.0 - 5000.0,
-                    },
-                )
+                .map(|_| {
+                    let x = lcg(&mut seed);
+                    let y = lcg(&mut seed);
+                    match round % 8 {
+                        0..=3 => match x % if round % 4 < 2 { 6 } else { 40 } {
+                            0 => 0.0,
+                            1 => -0.0,
+                            2 => 0.25,
+                            3 => up,
+                            _ => (y % 100_000) as f64 / 7.0 - 5000.0,
+                        },
+                        4 => [f64::MAX, -f64::MAX, 1e300, -1e300, 0.0, 1.0][(x % 6) as usize],
+                        5 => tiny * (x % 5) as f64,
+                        6 if x.is_multiple_of(50) => 1e12,
+                        _ => (y % (1 << 40)) as f64 / (1u64 << 40) as f64,
+                    }
+                })
                 .collect();
             let n_items = 1000;
             let items: Vec<i32> = (0..n)

@@ -15,6 +15,7 @@ pub mod pages;
 pub mod ranking;
 pub mod retention;
 pub mod scan;
+pub mod short_sort;
 pub mod stats;
 pub mod sums;
 pub mod threads;

@@ -80,10 +80,31 @@ pub fn factorize_dense_sorted(
 /// smallest and largest id (`(i64::MAX, i64::MIN)` for no id); None when an id lies
 /// too far from `anchor` for an `i32` (what `out` holds is then unspecified).
 pub fn shift_ids(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { shift_ids_avx2(values, anchor, out) };
+    }
+    shift_ids_body(values, anchor, out)
+}
+
+/// [`shift_ids`] compiled for AVX2 (64-bit compares in vectors).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn shift_ids_avx2(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
+    shift_ids_body(values, anchor, out)
+}
+
+#[inline(always)]
+fn shift_ids_body(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
     let (mut lo, mut hi, mut far) = (i64::MAX, i64::MIN, false);
     for (o, &v) in out.iter_mut().zip(values) {
         let d = v.wrapping_sub(anchor);
-        far |= (d as i32) as i64 != d || (v < anchor) != (d < 0);
+        // no short-circuit: the loop vectorizes
+        far |= ((d as i32) as i64 != d) | ((v < anchor) != (d < 0));
         *o = d as i32;
         lo = lo.min(v);
         hi = hi.max(v);

@@ -211,13 +211,52 @@ pub fn dense_sorted_in_place(
 
 /// Runs of equal neighbours: their start offsets (plus `values.len()`) and values.
 pub fn runs(values: &[i64]) -> (Vec<i64>, Vec<i64>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { runs_avx2(values) };
+    }
+    runs_body(values)
+}
+
+/// [`runs`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn runs_avx2(values: &[i64]) -> (Vec<i64>, Vec<i64>) {
+    runs_body(values)
+}
+
+#[inline(always)]
+fn runs_body(values: &[i64]) -> (Vec<i64>, Vec<i64>) {
+    const BLOCK: usize = 16;
     let mut offsets = Vec::new();
     let mut heads = Vec::new();
-    for (i, &v) in values.iter().enumerate() {
-        if i == 0 || v != values[i - 1] {
+    let mut push = |i: usize| {
+        if i == 0 || values[i] != values[i - 1] {
             offsets.push(i as i64);
-            heads.push(v);
+            heads.push(values[i]);
         }
+    };
+    // a block whose rows all equal the row before it (most blocks, in long runs)
+    // is passed by one compare of vectors
+    let mut i = 0;
+    while i < values.len() {
+        let end = (i + BLOCK).min(values.len());
+        if i == 0 || end - i < BLOCK {
+            (i..end).for_each(&mut push);
+        } else {
+            let same = values[i - 1..end - 1]
+                .iter()
+                .zip(&values[i..end])
+                .fold(true, |all, (a, b)| all & (a == b));
+            if !same {
+                (i..end).for_each(&mut push);
+            }
+        }
+        i = end;
     }
     offsets.push(values.len() as i64);
     (offsets, heads)
@@ -239,6 +278,34 @@ mod tests {
             (vec![2, 0, 2, 1, 0], vec![3, 5, 7])
         );
         assert_eq!(runs(&[1, 1, 2, 1]), (vec![0, 2, 3, 4], vec![1, 2, 1]));
+    }
+
+    #[test]
+    fn runs_of_long_columns_match_a_naive_scan() {
+        // runs of 1..40 rows (shorter and longer than a block), starting anywhere
+        let mut seed = 9u64;
+        let mut values = Vec::new();
+        for r in 0..400i64 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let len = 1 + (seed >> 33) % 40;
+            // a value may come back later: runs, not distinct values
+            values.extend(std::iter::repeat_n(r % 7, len as usize));
+        }
+        for cut in [0, 1, 15, 16, 17, values.len() - 3] {
+            let v = &values[cut..];
+            let mut want = (vec![], vec![]);
+            for i in 0..v.len() {
+                if i == 0 || v[i] != v[i - 1] {
+                    want.0.push(i as i64);
+                    want.1.push(v[i]);
+                }
+            }
+            want.0.push(v.len() as i64);
+            assert_eq!(runs(v), want, "cut {cut}");
+        }
+        assert_eq!(runs(&[]), (vec![0], vec![]));
     }
 
     /// Encode `values` cut into chunks at `cuts` through the chunked kernels.

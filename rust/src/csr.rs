@@ -178,21 +178,27 @@ pub fn judged_segments(
 /// Longest judged segment sorted by [`short_segment`].
 const SHORT: usize = 32;
 
-/// One short judged segment (`m <= SHORT` rows, padded with `i32::MAX` codes and
-/// -inf grades, which never sort before a row): its items ascending with their
-/// grades, and its grades descending, both stable. Each row goes straight to its
-/// rank, the number of rows that sort before it (smaller, or equal and earlier),
-/// counted by compares without branches over the padded arrays (no mispredicted
-/// shifts, as an insertion sort has on random codes).
-#[inline(always)]
-fn short_segment_body(
-    it: &[i32; SHORT],
-    gr: &[f64; SHORT],
+/// The rows of one short judged segment: item codes and grades, padded with
+/// `i32::MAX` codes and -inf grades (which never sort before a row), and `m <=
+/// SHORT` rows in use.
+struct ShortSegment {
+    it: [i32; SHORT],
+    gr: [f64; SHORT],
     m: usize,
-    items: &mut [i32],
-    out_grades: &mut [f64],
-    desc: &mut [f64],
-) {
+}
+
+/// Where a segment goes: items ascending with their grades, and grades descending.
+type SegmentOut<'a> = (&'a mut [i32], &'a mut [f64], &'a mut [f64]);
+
+/// One short judged segment sorted: its items ascending with their grades, and its
+/// grades descending, both stable. Each row goes straight to its rank, the number
+/// of rows that sort before it (smaller, or equal and earlier), counted by compares
+/// without branches over the padded arrays (no mispredicted shifts, as an
+/// insertion sort has on random codes).
+#[inline(always)]
+fn short_segment_body(seg: &ShortSegment, out: SegmentOut<'_>) {
+    let (items, out_grades, desc) = out;
+    let (it, gr, m) = (&seg.it, &seg.gr, seg.m);
     let w = (m + 7) & !7;
     for i in 0..m {
         let (x, g) = (it[i], gr[i]);
@@ -212,21 +218,14 @@ fn short_segment_body(
 }
 
 /// [`short_segment_body`], compiled for AVX2 where the CPU has it.
-fn short_segment(
-    it: &[i32; SHORT],
-    gr: &[f64; SHORT],
-    m: usize,
-    items: &mut [i32],
-    out_grades: &mut [f64],
-    desc: &mut [f64],
-) {
+fn short_segment(seg: &ShortSegment, out: SegmentOut<'_>) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2, checked just above.
-        unsafe { short_segment_avx2(it, gr, m, items, out_grades, desc) };
+        unsafe { short_segment_avx2(seg, out) };
         return;
     }
-    short_segment_body(it, gr, m, items, out_grades, desc);
+    short_segment_body(seg, out);
 }
 
 /// [`short_segment_body`] compiled for AVX2.
@@ -235,15 +234,8 @@ fn short_segment(
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn short_segment_avx2(
-    it: &[i32; SHORT],
-    gr: &[f64; SHORT],
-    m: usize,
-    items: &mut [i32],
-    out_grades: &mut [f64],
-    desc: &mut [f64],
-) {
-    short_segment_body(it, gr, m, items, out_grades, desc);
+unsafe fn short_segment_avx2(seg: &ShortSegment, out: SegmentOut<'_>) {
+    short_segment_body(seg, out);
 }
 
 /// [`judged_segments`] into the caller's arrays (each `offsets[-1]` long, as the
@@ -281,19 +273,21 @@ pub fn judged_segments_into(
             let b = offsets[g + 1] as usize;
             let (la, lb) = (a - base, b - base);
             if b - a <= SHORT {
-                let (mut it, mut gr) = ([i32::MAX; SHORT], [f64::NEG_INFINITY; SHORT]);
+                let mut seg = ShortSegment {
+                    it: [i32::MAX; SHORT],
+                    gr: [f64::NEG_INFINITY; SHORT],
+                    m: b - a,
+                };
                 for t in a..b {
                     let r = row(rows, t);
-                    (it[t - a], gr[t - a]) = (item_codes[r], grades[r]);
+                    (seg.it[t - a], seg.gr[t - a]) = (item_codes[r], grades[r]);
                 }
-                short_segment(
-                    &it,
-                    &gr,
-                    b - a,
+                let out = (
                     &mut items[la..lb],
                     &mut out_grades[la..lb],
                     &mut desc[la..lb],
                 );
+                short_segment(&seg, out);
             } else {
                 seg.clear();
                 seg_g.clear();

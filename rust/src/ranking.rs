@@ -1256,9 +1256,9 @@ pub fn evaluate_users(
 ) -> (Vec<f64>, Vec<f64>) {
     let n_users = q.offsets.len().saturating_sub(1);
     let n_metrics = specs.len() / N_SPEC_COLUMNS;
-    let mut values = vec![0.0; n_users * n_metrics];
-    let mut aux = vec![0.0; n_users * n_metrics];
-    evaluate_users_into(
+    let mut columns = vec![0.0; n_users * n_metrics];
+    let mut aux_columns = vec![0.0; n_users * n_metrics];
+    evaluate_users_columns_into(
         q,
         r,
         item_map,
@@ -1267,76 +1267,40 @@ pub fn evaluate_users(
         max_len,
         n_chunks,
         disc,
-        &mut values,
-        &mut aux,
+        &mut columns,
+        &mut aux_columns,
     );
-    (values, aux)
+    let rows = |cols: &[f64]| -> Vec<f64> {
+        (0..n_users * n_metrics)
+            .map(|i| cols[(i % n_metrics) * n_users + i / n_metrics])
+            .collect()
+    };
+    (rows(&columns), rows(&aux_columns))
 }
 
-/// [`evaluate_users`] into the caller's `values` and `aux` (`n_users * n_metrics`
-/// each, row-major).
-#[allow(clippy::too_many_arguments)]
-pub fn evaluate_users_into(
-    q: &Judged<'_>,
-    r: &Ranked<'_>,
-    item_map: &[i32],
-    user_map: &[i32],
-    specs: &[i64],
-    max_len: usize,
-    n_chunks: usize,
-    disc: &[f64],
-    values: &mut [f64],
-    aux: &mut [f64],
-) {
-    let n_users = q.offsets.len().saturating_sub(1);
-    let n_metrics = specs.len() / N_SPEC_COLUMNS;
+/// The sizes of a chunk's [`Scratch`]: the most judged items of a user, and the
+/// bound below which the run item codes of judged items lie.
+fn scratch_sizes(q: &Judged<'_>, item_map: &[i32]) -> (usize, usize) {
     let max_judged = q
         .offsets
         .windows(2)
         .map(|w| (w[1] - w[0]) as usize)
         .max()
         .unwrap_or(0);
-    // run item codes of judged items lie below this
     let n_judged_codes = item_map
         .iter()
         .map(|&c| c as i64 + 1)
         .max()
         .unwrap_or(0)
         .max(0) as usize;
-    let n_chunks = n_chunks.max(1).min(n_users.max(1));
-    let bounds: Vec<usize> = (0..=n_chunks).map(|c| n_users * c / n_chunks).collect();
-    // split the outputs at the chunk bounds
-    let mut parts = Vec::with_capacity(n_chunks);
-    let (mut rest_v, mut rest_a) = (values, aux);
-    for c in 0..n_chunks {
-        let len = (bounds[c + 1] - bounds[c]) * n_metrics;
-        let (v, tv) = rest_v.split_at_mut(len);
-        let (x, ta) = rest_a.split_at_mut(len);
-        parts.push((bounds[c], bounds[c + 1], v, x));
-        rest_v = tv;
-        rest_a = ta;
-    }
-    let run = |(u0, u1, v, x): (usize, usize, &mut [f64], &mut [f64])| {
-        let mut s = Scratch::new(max_len, max_judged, n_judged_codes);
-        evaluate_range(q, r, item_map, user_map, specs, disc, u0, u1, v, x, &mut s);
-    };
-    let rows = q.items.len() + r.items.len();
-    if n_chunks == 1 || rows < PARALLEL_ROWS {
-        // one scratch for every chunk: the values do not depend on the split
-        let mut s = Scratch::new(max_len, max_judged, n_judged_codes);
-        for (u0, u1, v, x) in parts {
-            evaluate_range(q, r, item_map, user_map, specs, disc, u0, u1, v, x, &mut s);
-        }
-    } else {
-        threads::install(|| parts.into_par_iter().for_each(run));
-    }
+    (max_judged, n_judged_codes)
 }
 
 /// Users evaluated at a time by [`evaluate_users_columns_into`] before their values
 /// go to the columns.
 const COLUMN_BLOCK: usize = 512;
 
-/// [`evaluate_users_into`] with `values` and `aux` column-major: `n_metrics`
+/// The values of [`evaluate_users`] with `values` and `aux` column-major: `n_metrics`
 /// columns of `n_users` values each (a metric's values contiguous, as every
 /// pass over one metric reads them). Users are evaluated a block at a time into
 /// row-major scratch, then copied to the columns; the values are the same.
@@ -1358,18 +1322,7 @@ pub fn evaluate_users_columns_into(
     if n_users == 0 || n_metrics == 0 {
         return;
     }
-    let max_judged = q
-        .offsets
-        .windows(2)
-        .map(|w| (w[1] - w[0]) as usize)
-        .max()
-        .unwrap_or(0);
-    let n_judged_codes = item_map
-        .iter()
-        .map(|&c| c as i64 + 1)
-        .max()
-        .unwrap_or(0)
-        .max(0) as usize;
+    let (max_judged, n_judged_codes) = scratch_sizes(q, item_map);
     let n_chunks = n_chunks.max(1).min(n_users);
     let bounds: Vec<usize> = (0..=n_chunks).map(|c| n_users * c / n_chunks).collect();
     // each column split at the chunk bounds: a chunk holds one piece of every column

@@ -722,39 +722,26 @@ fn rank_into(
                 }
                 continue;
             }
-            // the segment's rows, copied when ranked in place
-            let (si, rows_i, ai): (&[i32], &[i64], usize) = match items {
-                Source::Input(x) => (x, rows, a),
-                Source::InPlace => {
-                    seg_items.clear();
-                    seg_items.extend_from_slice(&oi[la..lb]);
-                    (&seg_items, &[], 0)
-                }
-            };
-            let (sk, rows_k, ak): (&[f64], &[i64], usize) = match keys {
-                Source::Input(x) => (x, rows, a),
-                Source::InPlace => {
-                    seg_keys.clear();
-                    seg_keys.extend_from_slice(&ok[la..lb]);
-                    (&seg_keys, &[], 0)
-                }
-            };
+            // the segment's rows gathered through the row map (copied when ranked
+            // in place), then ranked as a grouped list
             debug_assert!(!check, "checked ranking takes grouped rows");
-            if *dup < 0 && seen.repeats((0..m).map(|t| si[row(rows_i, ai + t)] as usize)) {
+            seg_items.clear();
+            seg_keys.clear();
+            for t in 0..m {
+                seg_items.push(match items {
+                    Source::Input(x) => x[row(rows, a + t)],
+                    Source::InPlace => oi[la + t],
+                });
+                seg_keys.push(match keys {
+                    Source::Input(x) => x[row(rows, a + t)],
+                    Source::InPlace => ok[la + t],
+                });
+            }
+            let check = (*dup < 0).then_some(&mut seen);
+            let (si, sk) = (&seg_items[..], &seg_keys[..]);
+            if rank_list(sk, si, &mut oi[la..lb], &mut ok[la..lb], &mut bufs, check) {
                 *dup = g as i64;
             }
-            rank_one(
-                sk,
-                rows_k,
-                ak,
-                si,
-                rows_i,
-                ai,
-                m,
-                &mut oi[la..lb],
-                &mut ok[la..lb],
-                &mut bufs,
-            );
         }
     });
     Ranked {

@@ -183,6 +183,23 @@ def test_ils_of_features_agrees(seed, dtype, d):
         _same(chunked, got)  # the chunks do not change a bit
 
 
+@pytest.mark.parametrize("scale", [1e200, 1e-300, 1e-310])
+def test_ils_of_extreme_magnitudes_agrees(scale):
+    items, offsets, n_items = _lists(3, max_len=70)
+    feats = np.random.default_rng(3).normal(size=(n_items, 5)) * scale
+    rows = np.arange(n_items, dtype=np.int32)
+    used = np.ones(n_items, dtype=bool)
+    got, want = _both("inverse_norms", feats, rows, used, 1)
+    _close(got, want)
+    plain = core.inverse_norms(feats / scale, rows, used, 1)
+    for k in (2, WHOLE):
+        got = core.intra_list_similarity_csr(items, offsets, k, rows, feats, want, 1)
+        twin = api.numba_kernel("intra_list_similarity_csr")(items, offsets, k, rows, feats, want, 1)
+        _close(got, twin)
+        unscaled = core.intra_list_similarity_csr(items, offsets, k, rows, feats / scale, plain, 1)
+        _close(got, unscaled)
+
+
 def test_ils_kernels_take_many_users_in_parallel():
     items, offsets, n_items = _uniform_lists(3, 20_000, 40, 5)  # 100k rows
     feats = _features(3, n_items, 8, np.float32)

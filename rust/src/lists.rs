@@ -213,6 +213,26 @@ pub fn gini_sorted(counts: &[i64]) -> f64 {
 }
 
 // ------------------------------------------------------------------ intra-list similarity
+/// The largest absolute value of a feature row (0 for a zero row).
+#[inline(always)]
+fn max_abs<T: Real>(row: &[T]) -> f64 {
+    row.iter().fold(0.0f64, |m, &v| m.max(v.into().abs()))
+}
+
+/// The weight of a row of largest absolute value `m > 0` whose scaled norm
+/// `||row / m||` (in [1, sqrt(d)]) is `n`: `1 / (m n)` when it is a finite number,
+/// otherwise (`m` below about 5.6e-309, a subnormal row) `-1 / n`, which tells
+/// [`Features::scaled`] to divide the row by `m` first.
+#[inline(always)]
+fn row_weight(m: f64, n: f64) -> f64 {
+    let w = 1.0 / (m * n);
+    if w.is_finite() {
+        w
+    } else {
+        -1.0 / n
+    }
+}
+
 #[inline(always)]
 fn inverse_norms_range<T: Real>(
     features: &[T],
@@ -227,9 +247,16 @@ fn inverse_norms_range<T: Real>(
         if used[i] && rows[i] >= 0 {
             let r = rows[i] as usize;
             let row = &features[r * d..(r + 1) * d];
-            let sq = fused_dot(0.0, row, row);
-            if sq > 0.0 {
-                *o = 1.0 / sq.sqrt();
+            // the norm of row / max|row|, so that no square overflows (1e200) or
+            // underflows (1e-300, subnormals): the cosine is exact at any magnitude
+            let m = max_abs(row);
+            if m > 0.0 && m.is_finite() {
+                let mut sq = 0.0;
+                for &v in row {
+                    let x = v.into() / m;
+                    sq = x.mul_add(x, sq);
+                }
+                *o = row_weight(m, sq.sqrt());
             }
         }
     }
@@ -248,9 +275,14 @@ fn inverse_norms_range_fma<T: Real>(
     inverse_norms_range(features, d, rows, used, lo, out)
 }
 
-/// `1 / ||features[rows[i]]||` for each item code `i` with `used[i]`; 0 otherwise
-/// and for zero vectors (whose cosine with anything is then 0). `features` is a
-/// row-major matrix of `d` columns.
+/// The weight that makes each feature row a unit vector, for each item code `i`
+/// with `used[i]`: `1 / ||features[rows[i]]||`, computed on the row divided by its
+/// largest absolute value so that it neither overflows nor underflows; for a row
+/// so small that this is not a finite number, `-1 / ||row / max|row|| ||` (the
+/// row is then divided by its largest absolute value before the weight applies,
+/// see [`Features::scaled`]). 0 for unused items and zero vectors (whose cosine
+/// with anything is then 0). `features` (finite values) is a row-major matrix of
+/// `d` columns.
 pub fn inverse_norms<T: Real>(
     features: &[T],
     d: usize,
@@ -293,12 +325,21 @@ impl<T: Real> Features<'_, T> {
         )
     }
 
-    /// `features[rows[c]] * inv_norm[c]` into `out`.
+    /// `features[rows[c]]` as a unit vector into `out`: times `inv_norm[c]`, or for
+    /// a subnormal row (a negative weight, see [`inverse_norms`]) divided by its
+    /// largest absolute value, then times `-inv_norm[c]`.
     #[inline(always)]
     fn scaled(&self, c: i32, out: &mut [f64]) {
         let (row, w) = self.row(c);
-        for (o, &x) in out.iter_mut().zip(row) {
-            *o = x.into() * w;
+        if w < 0.0 {
+            let m = max_abs(row);
+            for (o, &x) in out.iter_mut().zip(row) {
+                *o = x.into() / m * -w;
+            }
+        } else {
+            for (o, &x) in out.iter_mut().zip(row) {
+                *o = x.into() * w;
+            }
         }
     }
 }
@@ -333,10 +374,9 @@ fn ils_features_range<T: Real, const AVX: bool>(x: &Features<'_, T>, lo: usize, 
             acc.fill(0.0);
             let mut self_sq = 0.0;
             for &c in list {
-                let (features, w) = x.row(c);
-                for ((a, r), &v) in acc.iter_mut().zip(row.iter_mut()).zip(features) {
-                    *r = v.into() * w;
-                    *a += *r;
+                x.scaled(c, &mut row);
+                for (a, &r) in acc.iter_mut().zip(row.iter()) {
+                    *a += r;
                 }
                 self_sq = dot::<AVX>(self_sq, &row, &row);
             }
@@ -665,6 +705,43 @@ mod tests {
             // SAFETY: the CPU has FMA and AVX.
             let got = unsafe { fused_dot_avx(start, &a, &b) };
             assert_eq!(got.to_bits(), fused_dot(start, &a, &b).to_bits(), "{d}");
+        }
+    }
+
+    #[test]
+    fn ils_is_exact_at_any_magnitude() {
+        // the cosine of (1, 2) and (3, 1) is 5 / sqrt(50); scaled by 1e200 the squares
+        // overflow, by 1e-300 or a subnormal 1e-310 they underflow
+        let want = 5.0 / 50f64.sqrt();
+        for scale in [1.0, 1e200, 1e300, 1e-300, 1e-310, 5e-324 * 4.0] {
+            let feats = [1.0 * scale, 2.0 * scale, 3.0 * scale, 1.0 * scale];
+            let rows = [0, 1];
+            let inv = inverse_norms(&feats, 2, &rows, &[true; 2], 1);
+            for m in [2usize, 40] {
+                let items: Vec<i32> = (0..m as i32).map(|i| i % 2).collect();
+                let got = intra_list_similarity_csr(
+                    &items,
+                    &[0, m as i64],
+                    m as i64,
+                    &rows,
+                    &feats,
+                    2,
+                    &inv,
+                    1,
+                );
+                // m = 40: 20 copies of each, so the pairs are 380 + 380 identical and 800 cosines
+                let exact = if m == 2 {
+                    want
+                } else {
+                    (760.0 + 800.0 * want) / 1560.0
+                };
+                let tol = if scale < 1e-320 { 1e-2 } else { 1e-14 };
+                assert!(
+                    (got[0] - exact).abs() < tol,
+                    "{scale} {m}: {} {exact}",
+                    got[0]
+                );
+            }
         }
     }
 

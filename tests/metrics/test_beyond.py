@@ -118,6 +118,30 @@ def test_ils_zero_vector_has_cosine_zero():
     assert intra_list_similarity([[0, 1, 2]], features=feats) == pytest.approx(1 / 3)
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e200, 1e300, 1e-300, 1e-310, 2e-323])
+@pytest.mark.parametrize("length", [3, 40])  # pairs, and the sum formula past 32 items
+def test_ils_cosine_exact_at_any_magnitude(scale, length):
+    # the squares of 1e200 overflow and those of 1e-300 or subnormals underflow: the
+    # vectors are scaled by their largest absolute value before their norm
+    directions = np.array([[1.0, 2.0], [3.0, 1.0], [2.0, 5.0]])
+    base = np.array([directions[i % 3] * (1 + i % 4) for i in range(length)])
+    lists = [list(range(length))]
+    want = intra_list_similarity(lists, features=base)
+    got = intra_list_similarity(lists, features=base * scale)
+    rel = 1e-12 if scale > 1e-320 else 1e-2  # 2e-323 holds 3 significant bits
+    assert got == pytest.approx(want, rel=rel)
+    assert diversity(lists, features=base * scale) == pytest.approx(1 - want, rel=rel)
+
+
+def test_ils_of_huge_features_is_not_zero():
+    # two items at 1e200 whose cosine is 0.699 (their squares overflow float64)
+    feats = np.array([[1.0, 0.0], [0.699, math.sqrt(1 - 0.699**2)]]) * 1e200
+    assert intra_list_similarity([[0, 1]], features=feats) == pytest.approx(0.699)
+    assert diversity([[0, 1]], features=feats) == pytest.approx(0.301)
+    float32 = (np.array([[1.0, 0.0], [0.6, 0.8]]) * 1e-40).astype(np.float32)  # subnormal
+    assert intra_list_similarity([[0, 1]], features=float32) == pytest.approx(0.6, rel=1e-4)
+
+
 def test_ils_similarity_matrix_and_function_hand_computed():
     sim = np.array([[1.0, 0.2, 0.4], [0.2, 1.0, 0.9], [0.4, 0.9, 1.0]])
     assert intra_list_similarity([[0, 1, 2]], similarity=sim) == pytest.approx(1.5 / 3)

@@ -77,19 +77,46 @@ def _gini_sorted(counts):
 
 
 # ------------------------------------------------------------------ intra-list similarity
-@nb.njit(cache=True, nogil=True, fastmath=_FAST)
+@nb.njit(cache=True, nogil=True)
+def _max_abs(features, r):
+    m = 0.0
+    for f in range(features.shape[1]):
+        m = max(m, abs(np.float64(features[r, f])))
+    return m
+
+
+@nb.njit(cache=True, nogil=True)
 def _inverse_norm(features, r):
+    """The unit-vector weight of row ``r``: ``1 / ||row||`` computed on ``row / max|row|``
+    (no square overflows or underflows); ``-1 / ||row / max|row| ||`` when that is not
+    finite (a subnormal row: divide it by its largest absolute value first); 0 for a
+    zero row."""
+    m = _max_abs(features, r)
+    if m == 0.0:
+        return 0.0
     sq = 0.0
     for f in range(features.shape[1]):
-        x = np.float64(features[r, f])
+        x = np.float64(features[r, f]) / m
         sq += x * x
-    return 1.0 / np.sqrt(sq) if sq > 0.0 else 0.0
+    n = np.sqrt(sq)
+    w = 1.0 / (m * n)
+    return w if np.isfinite(w) else -1.0 / n
+
+
+@nb.njit(cache=True, nogil=True)
+def _unit(features, r, w, f, m):
+    """Component ``f`` of row ``r`` as a unit vector (``m``: its largest absolute value,
+    read when ``w`` is negative)."""
+    if w < 0.0:
+        return np.float64(features[r, f]) / m * -w
+    return np.float64(features[r, f]) * w
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
 def _inverse_norms(features, rows, used, n_chunks):
-    """1 / ||features[rows[i]]|| for each item code i with ``used[i]``; 0 otherwise
-    and for zero vectors (whose cosine with anything is then 0, as in scikit-learn)."""
+    """The unit-vector weight of ``features[rows[i]]`` (see ``_inverse_norm``) for each
+    item code i with ``used[i]``; 0 otherwise and for zero vectors (whose cosine with
+    anything is then 0, as in scikit-learn)."""
     n = rows.shape[0]
     out = np.zeros(n, dtype=np.float64)
     for c in nb.prange(n_chunks):
@@ -123,8 +150,9 @@ def _ils_features_range(items, offsets, k, rows, features, inv_norm, lo, hi, out
                 c = items[a + i]
                 r = rows[c]
                 w = inv_norm[c]
+                mx = _max_abs(features, r) if w < 0.0 else 1.0
                 for f in range(d):
-                    buf[i, f] = np.float64(features[r, f]) * w
+                    buf[i, f] = _unit(features, r, w, f, mx)
             total = 0.0
             for i in range(m - 1):
                 for j in range(i + 1, m):
@@ -140,8 +168,9 @@ def _ils_features_range(items, offsets, k, rows, features, inv_norm, lo, hi, out
                 c = items[a + i]
                 r = rows[c]
                 w = inv_norm[c]
+                mx = _max_abs(features, r) if w < 0.0 else 1.0
                 for f in range(d):
-                    x = np.float64(features[r, f]) * w
+                    x = _unit(features, r, w, f, mx)
                     acc[f] += x
                     self_sq += x * x
             sq = 0.0

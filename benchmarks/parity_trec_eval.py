@@ -276,21 +276,25 @@ class _Outputs:
 
     def __init__(self, binary: str) -> None:
         self.binary = binary
-        self.same = self.differ = self.both_fail = 0
+        self.same = self.differ = self.both_fail = self.stopped_alike = 0
         self.examples: list = []
 
     def compare(self, case: int, argv: list[str]) -> None:
         from receval.exceptions import RecevalError
-        from receval.trec_eval import trec_eval
+        from receval.trec_eval import TrecEvalAbort, trec_eval
 
         theirs = subprocess.run([self.binary, *argv], capture_output=True, text=True)
-        error = ""
+        error, status, partial = "", 0, ""
         try:
             mine = trec_eval(argv)
         except RecevalError as exc:
             mine, error = None, str(exc)
+            if isinstance(exc, TrecEvalAbort):
+                status, partial = exc.status, exc.output
         if theirs.returncode != 0 and mine is None:
             self.both_fail += 1
+            # where both stop: trec_eval's exit status and what it printed before
+            self.stopped_alike += status == theirs.returncode and partial == theirs.stdout
         elif theirs.returncode == 0 and mine == theirs.stdout:
             self.same += 1
         else:
@@ -307,7 +311,8 @@ class _Outputs:
         total = self.same + self.differ + self.both_fail
         print(
             f"{total} command lines: {self.same} outputs identical, {self.both_fail} "
-            f"refused by both, {self.differ} differ"
+            f"refused by both ({self.stopped_alike} with trec_eval's exit status and "
+            f"partial output), {self.differ} differ"
         )
         return 1 if self.differ else 0
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from receval.exceptions import RecevalError
-from receval.trec_eval import trec_eval
+from receval.trec_eval import TrecEvalAbort, trec_eval
 
 NAMES = ["d1", "d10", "d2", "D3", "a-7", "d11", "x", "d100", "Z9", "d3", "b", "d20", "c-1", "e"]
 
@@ -95,7 +95,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    failures = agreed_errors = compared = 0
+    failures = agreed_errors = compared = stopped_alike = 0
     reasons: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for case in range(args.cases):
@@ -118,14 +118,19 @@ def main() -> int:
             binary = subprocess.run(
                 [args.trec_eval, *argv], capture_output=True, text=True, check=False
             )
+            status, partial = 0, ""
             try:
                 ours: str | None = trec_eval(argv)
             except RecevalError as exc:
                 ours, error = None, str(exc)
+                if isinstance(exc, TrecEvalAbort):
+                    status, partial = exc.status, exc.output
             compared += 1
             if binary.returncode != 0 or ours is None:
                 if binary.returncode != 0 and ours is None:
                     agreed_errors += 1
+                    # where both stop: trec_eval's exit status and what it printed before
+                    stopped_alike += status == binary.returncode and partial == binary.stdout
                     reasons[error.split(": ", 2)[-1][:60]] = (
                         reasons.get(error.split(": ", 2)[-1][:60], 0) + 1
                     )
@@ -147,7 +152,8 @@ def main() -> int:
                 Path(f"/tmp/prefs_fail_{case}.run").write_text(run.read_text())
     print(
         f"{compared} cases: {compared - failures} equal byte for byte "
-        f"({agreed_errors} where both stop with an error), {failures} differ."
+        f"({agreed_errors} where both stop with an error, {stopped_alike} of them with "
+        f"trec_eval's exit status and partial output), {failures} differ."
     )
     for reason, count in sorted(reasons.items(), key=lambda x: -x[1]):
         print(f"  {count} x error: {reason}")

@@ -194,7 +194,9 @@ def test_ils_of_extreme_magnitudes_agrees(scale):
     plain = core.inverse_norms(feats / scale, rows, used, 1)
     for k in (2, WHOLE):
         got = core.intra_list_similarity_csr(items, offsets, k, rows, feats, want, 1)
-        twin = api.numba_kernel("intra_list_similarity_csr")(items, offsets, k, rows, feats, want, 1)
+        twin = api.numba_kernel("intra_list_similarity_csr")(
+            items, offsets, k, rows, feats, want, 1
+        )
         _close(got, twin)
         unscaled = core.intra_list_similarity_csr(items, offsets, k, rows, feats / scale, plain, 1)
         _close(got, unscaled)

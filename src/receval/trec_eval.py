@@ -16,9 +16,16 @@ parameters select and name them, the nicknames (``official``, ``all_trec``,
 ``set``), and how values are printed (per query with ``-q``, then the summary;
 z-scores with ``-Z``).
 
-Differences from the trec_eval binary, all on bad input: errors are reported on
-stderr as ``error: ...`` naming the option or file line, and exit with status 2
-(trec_eval exits 1 to 10 depending on where it stops). ``yaap`` is not computed:
+Where trec_eval stops, :func:`trec_eval` raises a :class:`TrecEvalAbort` that
+carries trec_eval's exit status at that point and what it printed before it
+stopped (``receval trec-eval`` prints both): 1 for a bad option or an unknown
+measure, 2 for a file it cannot read, 4 for a query of the qrels with no
+document in the run (without ``-c``: the ``-q`` lines of the queries before it
+are printed), 7 when the qrels judge no query, 255 for a bad ``-Z`` file. The
+message is receval's, naming the option or file line. Where trec_eval 10.0
+crashes or stops on input receval can score (judgments that are all negative, a
+query absent from the ``-Z`` file), receval prints the report: see the
+documented differences (docs/conventions.md). ``yaap`` is not computed:
 asking for it is an error that says so. Judgment groups (``-R qrels_jg``:
 ``map_avgjg``, ``P_avgjg``, ``Rprec_mult_avgjg``) are read and evaluated by
 :mod:`receval._trec_jg`, each (query, group) as one user of ``evaluate``.
@@ -33,7 +40,7 @@ import getopt
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -41,6 +48,7 @@ import numpy as np
 from ._trec_names import (
     MEASURES,
     NICKNAMES,
+    UNSUPPORTED,
     MeasureValue,
     TrecMeasure,
     atol,
@@ -50,17 +58,68 @@ from ._trec_names import (
     trec_eval_metrics,
 )
 from ._trec_prefs import PREFS_MEASURES
-from .exceptions import InvalidParameterError
+from .exceptions import InputValidationError, InvalidParameterError, RecevalError
 
 __all__ = [
     "MEASURES",
     "NICKNAMES",
+    "TrecEvalAbort",
     "TrecEvalOptions",
     "TrecMeasure",
     "parse_trec_eval_args",
     "trec_eval",
     "trec_eval_metrics",
 ]
+
+
+# ------------------------------------------------------------------ where trec_eval stops
+class TrecEvalAbort(RecevalError):
+    """trec_eval stops here: ``status`` is trec_eval 10.0's exit status at this point
+    and ``output`` what it prints on stdout before it stops.
+
+    The errors :func:`trec_eval` raises are all of this class, and also
+    :class:`~receval.exceptions.InvalidParameterError` (an option, a measure, a
+    query missing from the run) or :class:`~receval.exceptions.InputValidationError`
+    (a file), as the rest of receval.
+
+    Examples
+    --------
+    >>> from receval.trec_eval import TrecEvalAbort, parse_trec_eval_args
+    >>> try:
+    ...     parse_trec_eval_args(["-x", "qrels", "run"])
+    ... except TrecEvalAbort as exc:
+    ...     print(exc.status)
+    1
+    """
+
+    def __init__(self, message: str, *, status: int, output: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.output = output
+
+
+class _ParameterAbort(TrecEvalAbort, InvalidParameterError):
+    """A bad option, measure or query, where trec_eval stops."""
+
+
+class _InputAbort(TrecEvalAbort, InputValidationError):
+    """A file trec_eval cannot read."""
+
+
+def _abort(exc: RecevalError, status: int, output: str = "") -> TrecEvalAbort:
+    """``exc`` as a :class:`TrecEvalAbort` of the same kind, with trec_eval's status."""
+    if isinstance(exc, TrecEvalAbort):
+        return exc
+    kind = _InputAbort if isinstance(exc, InputValidationError) else _ParameterAbort
+    return kind(str(exc), status=status, output=output)
+
+
+# trec_eval 10.0's exit statuses (trec_eval.c)
+_USAGE = 1  # an unknown option, not two files, an illegal -m measure
+_FILE = 2  # "Quit in file": a qrels or run file not read; an illegal -R or -T format
+_QUERY = 4  # "result qid ... not found": a qrels query absent from the run, without -c
+_NO_QUERY = 7  # "No queries with both results and relevance info"
+_ZSCORES = 255  # a -Z file not read: main returns UNDEF (-1)
 
 
 # ------------------------------------------------------------------ options
@@ -98,8 +157,8 @@ def _int_option(flag: str, value: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise InvalidParameterError(
-            f"trec-eval {flag}: expected an integer, got {value!r}."
+        raise _ParameterAbort(
+            f"trec-eval {flag}: expected an integer, got {value!r}.", status=_USAGE
         ) from None
 
 
@@ -120,8 +179,9 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
 
     Raises
     ------
-    InvalidParameterError
-        An unknown option, a missing value or file, a non-integer value.
+    TrecEvalAbort
+        An unknown option, a missing value or file, a non-integer value (also an
+        ``InvalidParameterError``; status 1, as trec_eval).
 
     Examples
     --------
@@ -133,9 +193,10 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
     try:
         opts, files = getopt.gnu_getopt(list(argv), _SHORT, _LONG)
     except getopt.GetoptError as exc:
-        raise InvalidParameterError(
+        raise _ParameterAbort(
             f"trec-eval: {exc.msg}. Options: -q -c -n -J -l N -M N -N N -m measure[.params] "
-            f"-R format -T format -Z file -h; then the qrels file and the run file."
+            f"-R format -T format -Z file -h; then the qrels file and the run file.",
+            status=_USAGE,
         ) from None
     o = TrecEvalOptions()
     for flag, value in opts:
@@ -160,8 +221,9 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
         elif flag in ("-M", "--Max_retrieved_per_topic"):
             o.max_retrieved = _int_option(flag, value)
             if o.max_retrieved < 0:
-                raise InvalidParameterError(
-                    f"trec-eval {flag}: expected a number of documents >= 0, got {value!r}."
+                raise _ParameterAbort(
+                    f"trec-eval {flag}: expected a number of documents >= 0, got {value!r}.",
+                    status=_USAGE,
                 )
         elif flag in ("-R", "--Rel_info_format"):
             o.rel_format = value
@@ -173,9 +235,10 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
     if o.help:
         return o
     if len(files) != 2:
-        raise InvalidParameterError(
+        raise _ParameterAbort(
             f"trec-eval: expected two files, the qrels then the run ('-' for standard input). "
-            f"Got {len(files)}: {files!r}."
+            f"Got {len(files)}: {files!r}.",
+            status=_USAGE,
         )
     o.qrels, o.run = files
     return o
@@ -332,11 +395,14 @@ def trec_eval(argv: Sequence[str]) -> str:
 
     Raises
     ------
-    InvalidParameterError
-        A bad option, an unknown or uncomputed measure, a query of the qrels
-        absent from the run without ``-c`` (trec_eval stops there too).
-    InputValidationError
-        An unreadable or malformed file (naming file and line).
+    TrecEvalAbort
+        Where trec_eval stops, with its exit status (``status``) and what it prints
+        before (``output``): also an ``InvalidParameterError`` for a bad option or
+        an unknown measure (1), a measure receval does not compute (2), a query of
+        the qrels absent from the run without ``-c`` (4; ``output`` holds the
+        ``-q`` lines of the queries before it), qrels that judge no query (7), a
+        bad ``-Z`` file (255); an ``InputValidationError`` for an unreadable or
+        malformed file, naming file and line (2).
 
     Examples
     --------
@@ -353,18 +419,107 @@ def trec_eval(argv: Sequence[str]) -> str:
     P_1                   	all	0.0000
     P_2                   	all	0.5000
     """
-    from ._trec_jg import check_group_measures, evaluate_groups
-    from ._trec_prefs import check_prefs_measures, prefs_columns
-    from .evaluation import evaluate
+    from ._trec_jg import check_group_measures
+    from ._trec_prefs import check_prefs_measures
 
     o = parse_trec_eval_args(argv)
     if o.help:
-        raise InvalidParameterError("trec-eval -h: see `receval trec-eval -h`.")
-    selected = select_measures(o.measures)
-    check_group_measures(o.rel_format, [m.name for m, _ in selected])
-    check_prefs_measures(o.rel_format, [m.name for m, _ in selected])
+        raise _ParameterAbort("trec-eval -h: see `receval trec-eval -h`.", status=_USAGE)
+    try:
+        selected = select_measures(o.measures)
+    except InvalidParameterError as exc:
+        # trec_eval rejects an unknown measure (status 1); one it computes and receval
+        # does not (yaap) is receval's refusal, a bad input as any other (2)
+        names = {m.partition(".")[0] for m in o.measures}
+        names |= {n for m in names for n in NICKNAMES.get(m, ())}
+        raise _abort(exc, _FILE if names & set(UNSUPPORTED) else _USAGE) from None
+    try:
+        values = [v for m, given in selected for v in measure_values(m, given)]
+    except RecevalError as exc:
+        raise _abort(exc, _FILE) from None  # trec_eval: "Cannot initialize measure"
+    try:
+        check_group_measures(o.rel_format, [m.name for m, _ in selected])
+        check_prefs_measures(o.rel_format, [m.name for m, _ in selected])
+    except RecevalError as exc:
+        # trec_eval: "Can't calculate measure" at the first query, nothing printed
+        raise _abort(exc, _QUERY) from None
+    try:
+        q, r = _read(o)
+    except RecevalError as exc:
+        raise _abort(exc, _FILE) from None
+    try:
+        zscores = _read_zscores(o.zscores) if o.zscores else None
+    except RecevalError as exc:
+        raise _abort(exc, _ZSCORES) from None
+    users = q.user_ids.tolist()
+    if not users:
+        raise _ParameterAbort("trec-eval: the qrels judge no query.", status=_NO_QUERY)
+    # trec_eval goes through the qrels queries in byte order
+    order = sorted(range(len(users)), key=lambda i: str(users[i]).encode("utf-8"))
+    missing = set() if o.complete else set(users) - set(r.user_ids.tolist())
+    if missing:
+        # trec_eval stops at the first query absent from the run (status 4)
+        first = next(j for j, i in enumerate(order) if users[i] in missing)
+        raise _ParameterAbort(
+            f"trec-eval: query {users[order[first]]!r} of the qrels has no documents in the "
+            f"run ({len(missing)} such queries); pass -c to count them as 0, or remove them "
+            f"from the qrels.",
+            status=_QUERY,
+            output=_before(o, selected, values, q, r, order[:first], zscores),
+        )
+    try:
+        blocks, summary = _lines(o, selected, values, q, r, order, zscores)
+    except InputValidationError as exc:
+        if o.rel_format not in ("prefs", "qrels_prefs"):
+            raise
+        # judgments that contradict themselves in a query: trec_eval stops there
+        from ._trec_prefs import prefs_columns
+
+        first = 0
+        for first, i in enumerate(order):  # noqa: B007 - the query where it stops
+            try:
+                prefs_columns(q, r, [str(users[i])], depth=o.max_retrieved, source=o.qrels)
+            except InputValidationError:
+                break
+        output = _before(o, selected, values, q, r, order[:first], zscores)
+        raise _InputAbort(str(exc), status=_QUERY, output=output) from None
+    return "".join(line + "\n" for line in [*(x for b in blocks for x in b), *summary])
+
+
+def _before(
+    o: TrecEvalOptions,
+    selected: list[tuple[TrecMeasure, str | None]],
+    values: list[MeasureValue],
+    q: Any,
+    r: Any,
+    order: list[int],
+    zscores: dict[tuple[str, str], tuple[float, float]] | None,
+) -> str:
+    """What trec_eval prints before it stops: the ``-q`` lines of the queries of
+    ``order``, those it went through (computed as with ``-c``, which changes no
+    query's own lines)."""
+    if not o.per_query or not order:
+        return ""
+    blocks, _ = _lines(replace(o, complete=True), selected, values, q, r, order, zscores)
+    return "".join(line + "\n" for block in blocks for line in block)
+
+
+def _lines(
+    o: TrecEvalOptions,
+    selected: list[tuple[TrecMeasure, str | None]],
+    values: list[MeasureValue],
+    q: Any,
+    r: Any,
+    order: list[int],
+    zscores: dict[tuple[str, str], tuple[float, float]] | None,
+) -> tuple[list[list[str]], list[str]]:
+    """The lines trec_eval prints: those of each query (``-q``), in ``order``, and the
+    summary."""
+    from ._trec_jg import evaluate_groups
+    from ._trec_prefs import prefs_columns
+    from .evaluation import evaluate
+
     prefs = o.rel_format in ("prefs", "qrels_prefs")
-    values = [v for m, given in selected for v in measure_values(m, given)]
     if o.num_docs:
         # -N: the collection's size, in utility's count of non-relevant items not retrieved
         values = [
@@ -373,15 +528,6 @@ def trec_eval(argv: Sequence[str]) -> str:
             else v
             for v in values
         ]
-    q, r = _read(o)
-    if not o.complete:
-        missing = sorted(set(q.user_ids.tolist()) - set(r.user_ids.tolist()))
-        if missing:
-            raise InvalidParameterError(
-                f"trec-eval: query {missing[0]!r} of the qrels has no documents in the run "
-                f"({len(missing)} such queries); pass -c to count them as 0, or remove them "
-                f"from the qrels."
-            )
     metrics = [] if prefs else list(dict.fromkeys(v.metric for v in values if v.metric))
     report = None
     if metrics:
@@ -391,14 +537,8 @@ def trec_eval(argv: Sequence[str]) -> str:
             missing_users="complete" if o.complete else "skip", depth=o.max_retrieved,
             judged_only=o.judged_only,
         )  # fmt: skip
-    # with -c every qrels query is evaluated, without it every one is in the run:
-    # trec_eval goes through the qrels queries in byte order
     users = q.user_ids.tolist()
-    order = sorted(range(len(users)), key=lambda i: str(users[i]).encode("utf-8"))
     evaluated = [str(users[i]) for i in order]
-    if not evaluated:
-        raise InvalidParameterError("trec-eval: the qrels judge no query.")
-    zscores = _read_zscores(o.zscores) if o.zscores else None
     z_queries = {qid for qid, _ in zscores} if zscores else set()
     prefix = "Z" if zscores is not None else ""
     per_user: dict[str, np.ndarray] = {}
@@ -427,9 +567,11 @@ def trec_eval(argv: Sequence[str]) -> str:
         given = next(g for m, g in selected if m.name == "relstring")
         length = atol(split_list(given)[0]) if given else 10
         relstrings = _relstrings(q, r, [users[i] for i in order], length, given is None, o)
-    lines: list[str] = []
+    blocks: list[list[str]] = []
     if o.per_query:
         for j, qid in enumerate(evaluated):
+            lines: list[str] = []
+            blocks.append(lines)
             for v in values:
                 kind = v.measure.printed
                 if kind in ("summary", "runid"):
@@ -440,11 +582,12 @@ def trec_eval(argv: Sequence[str]) -> str:
                     lines.append(f"{v.name:<22}\t{qid}\t{int(per_user[v.name][j])}")
                 else:
                     lines.append(f"{prefix}{v.name:<22}\t{qid}\t{_real(per_user[v.name][j])}")
+    summary: list[str] = []
     if o.summary:
         for v in values:
             kind, name = v.measure.printed, v.measure.name
             if kind == "runid":
-                lines.append(f"{'runid':<22}\tall\t{r.name or ''}")
+                summary.append(f"{'runid':<22}\tall\t{r.name or ''}")
                 continue
             if kind == "relstring":
                 continue
@@ -466,7 +609,7 @@ def trec_eval(argv: Sequence[str]) -> str:
                     # trec_eval's num_rel with -c counts the qrels' grades above 0
                     total = float((np.asarray(q.grades) > 0).sum())
             if zscores is None and (kind == "count" or name == "num_q"):
-                lines.append(f"{v.name:<22}\tall\t{int(total)}")
+                summary.append(f"{v.name:<22}\tall\t{int(total)}")
             else:
-                lines.append(f"{prefix}{v.name:<22}\tall\t{_real(total)}")
-    return "".join(line + "\n" for line in lines)
+                summary.append(f"{prefix}{v.name:<22}\tall\t{_real(total)}")
+    return blocks, summary

@@ -13,7 +13,7 @@ import sys
 
 import typer
 
-from ._common import Messages, app
+from ._common import Messages, app, one_line
 
 _HELP = """\
 Usage: receval trec-eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N]
@@ -46,7 +46,11 @@ tab, value). The values are receval.evaluate(..., profile="trec_eval").
   -h      this help
 
 Every measure is also a receval metric: list them with `receval metrics`.
-Errors go to stderr as 'error: ...' and exit with status 2.
+Errors go to stderr as 'error: ...'. Where trec_eval stops, the exit status is
+trec_eval's: 1 for a bad option or an unknown measure, 2 for a file that cannot
+be read, 4 for a query of the qrels with no document in the run (without -c;
+the -q lines of the queries before it are printed first), 7 when the qrels
+judge no query, 255 for a bad -Z file.
 """
 
 
@@ -57,13 +61,20 @@ Errors go to stderr as 'error: ...' and exit with status 2.
 )
 def trec_eval_command(ctx: typer.Context) -> None:
     """trec_eval 10.0's options and output, byte for byte (see -h)."""
-    from ..trec_eval import parse_trec_eval_args, trec_eval
+    from ..trec_eval import TrecEvalAbort, parse_trec_eval_args, trec_eval
 
     say = Messages(quiet=False)
     argv = list(ctx.args)
     with say.guard():
-        if parse_trec_eval_args(argv).help:
-            sys.stdout.write(_HELP)
-            return
-        text = trec_eval(argv)
+        try:
+            if parse_trec_eval_args(argv).help:
+                sys.stdout.write(_HELP)
+                return
+            text = trec_eval(argv)
+        except TrecEvalAbort as exc:
+            # where trec_eval stops: what it printed before, and its exit status
+            sys.stdout.write(exc.output)
+            sys.stdout.flush()
+            say.error(one_line(exc))
+            raise typer.Exit(code=exc.status) from None
     sys.stdout.write(text)

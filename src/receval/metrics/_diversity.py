@@ -311,8 +311,11 @@ def intra_list_similarity(
     :math:`S(i, j) = x_i \\cdot x_j / (\\|x_i\\| \\|x_j\\|)`; a zero vector has
     cosine 0 with every item, as in scikit-learn. ``features`` is read in
     place (float32 or float64; no normalised copy): the norm of each
-    recommended item is computed once, and each list's vectors are divided by
-    their norms into a small float64 buffer for its dot products. Lists longer
+    recommended item is computed once, on the vector divided by its largest
+    absolute value, so that no square overflows (features of 1e200) or
+    underflows (1e-300, subnormals) and the cosine is exact at any magnitude;
+    each list's vectors are divided by their norms into a small float64
+    buffer for its dot products. Lists longer
     than 32 items use
     :math:`\\sum_{i \\ne j} x_i \\cdot x_j = \\|\\sum_i x_i\\|^2 - \\sum_i
     \\|x_i\\|^2` (O(m d) instead of O(m² d)). The formula sums ordered pairs,

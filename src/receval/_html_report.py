@@ -42,7 +42,14 @@ def receval_version() -> str:
     return __version__
 
 
-__all__ = ["HTMLReport", "figure_to_data_uri", "json_path", "plain_json"]
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "HTMLReport",
+    "check_target",
+    "figure_to_data_uri",
+    "json_path",
+    "plain_json",
+]
 
 _CSS = """\
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328;
@@ -169,6 +176,15 @@ def plain_json(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+#: The page's Content-Security-Policy: nothing is loaded from anywhere (no request at
+#: all); only the page's own inline scripts (plotly.js and the figures), inline styles
+#: and data: images (the PNG figures, plotly's image export) run or show.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data: blob:; base-uri 'none'; form-action 'none'"
+)
 
 
 def json_path(path: str | os.PathLike[str]) -> str:
@@ -611,7 +627,11 @@ class HTMLReport:
         -------
         page : str
             A complete HTML5 document with inline CSS, scripts and images; it
-            makes no request when opened.
+            makes no request when opened, and its Content-Security-Policy
+            (:data:`CONTENT_SECURITY_POLICY`) forbids the browser any network
+            load, whatever strings the report shows. Every string given to the
+            report is escaped: in text and attributes, and in figure labels,
+            which Plotly reads as HTML.
         """
         stamp = (generated_at or _generated_at()) if self.timestamp else None
         title = html.escape(self.title)
@@ -638,6 +658,7 @@ class HTMLReport:
         return (
             "<!DOCTYPE html>\n"
             '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{title}</title>\n<style>\n{_CSS}</style>\n{script}</head>\n<body>\n"
             + "\n".join(body)
@@ -650,7 +671,11 @@ class HTMLReport:
         Parameters
         ----------
         path : str or path-like
-            Where to write, e.g. ``"report.html"``; files there are replaced.
+            Where to write, e.g. ``"report.html"``; a regular file there is
+            replaced atomically (written to a temporary file in the same folder,
+            then renamed over it) and keeps its permissions. A device
+            (``/dev/null``), a named pipe or a folder, or a file the report
+            lists as an input (:meth:`add_input`), is refused.
         numbers : bool, default=True
             Also write :meth:`to_json` to :func:`json_path` of ``path``
             (``report.html`` -> ``report.json``).
@@ -659,8 +684,18 @@ class HTMLReport:
         -------
         path : str
             The path of the HTML file, as given.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``path`` (or the JSON file beside it) is not a regular file, or is
+            one of the report's inputs.
         """
         target = os.fspath(path)
+        inputs = [str(i["name"]) for i in self._inputs]
+        targets = [target, json_path(target)] if numbers else [target]
+        for where in targets:
+            check_target(where, inputs, "HTMLReport.write")
         stamp = _generated_at() if self.timestamp else None
         _write_text(target, self.to_html(generated_at=stamp))
         if numbers:
@@ -668,17 +703,79 @@ class HTMLReport:
         return target
 
 
+def check_target(target: str, inputs: Iterable[str], func: str) -> None:
+    """Refuse to write over a file that is not a regular file, or over an input.
+
+    ``target`` may be new, or a regular file (or a link to one), which is then
+    replaced; a character device (``/dev/null``), a named pipe, a socket or a
+    folder is refused, as is a file among ``inputs`` (the same file by any path).
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the path and what it is.
+
+    Examples
+    --------
+    >>> from receval._html_report import check_target
+    >>> check_target("/dev/null", [], "HTMLReport.write")
+    Traceback (most recent call last):
+    ...
+    receval.exceptions.InvalidParameterError: HTMLReport.write: the output path must be ...
+    """
+    import stat
+
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        return
+    except OSError:
+        return  # unreadable or a dangling link: the write names the error
+    if not stat.S_ISREG(st.st_mode):
+        kind = (
+            "a character device" if stat.S_ISCHR(st.st_mode)
+            else "a named pipe" if stat.S_ISFIFO(st.st_mode)
+            else "a folder" if stat.S_ISDIR(st.st_mode)
+            else "a socket" if stat.S_ISSOCK(st.st_mode)
+            else "a block device" if stat.S_ISBLK(st.st_mode)
+            else "not a regular file"
+        )  # fmt: skip
+        raise InvalidParameterError(
+            f"{func}: the output path must be a regular file or a new name. Got {target!r}, "
+            f"{kind}; pass a file path."
+        )
+    for name in inputs:
+        with suppress(OSError):
+            if os.path.samefile(target, name):
+                raise InvalidParameterError(
+                    f"{func}: the output path must not be an input of the report. Got "
+                    f"{target!r}, the same file as the input {name!r}; write to another file."
+                )
+
+
 def _write_text(target: str, text: str) -> None:
-    """Write ``text`` to ``target`` through a temporary file renamed over it once complete:
-    a full disk or an interruption never leaves a truncated file behind."""
-    folder = os.path.dirname(os.path.abspath(target))
+    """Write ``text`` to ``target`` through a temporary file in the same folder renamed
+    over it once complete: a full disk or an interruption never leaves a truncated file
+    behind. A file replaced keeps its permissions (and, where allowed, its owner); a
+    link is followed, so the file it points to is replaced and the link kept."""
+    target = os.path.realpath(target)
+    folder = os.path.dirname(target)
+    try:
+        old: os.stat_result | None = os.stat(target)
+    except OSError:
+        old = None
     fd, temporary = tempfile.mkstemp(prefix=".receval-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # as open() would have made it
+        if old is not None:
+            os.chmod(temporary, old.st_mode & 0o7777)
+            with suppress(OSError):  # only root may give a file to another owner
+                os.chown(temporary, old.st_uid, old.st_gid)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)  # as open() would have made it
         os.replace(temporary, target)
     except OSError as exc:
         with suppress(OSError):

@@ -10,6 +10,7 @@ the curve (every point kept is a point of the exact curve).
 from __future__ import annotations
 
 import functools
+import html
 import importlib.util
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -124,6 +125,17 @@ def _colour(i: int) -> str:
     return _COLOURS[i % len(_COLOURS)]
 
 
+def _text(value: object) -> str:
+    """A user's string (a score column, a run's name) as plain text in a figure.
+
+    Plotly reads trace names, hover templates and titles as a subset of HTML
+    (``<span style=...>``, ``<a href=...>``), so a name such as
+    ``<span style="background:url(http://...)">`` would make the browser fetch
+    that address; escaped, it is shown as written.
+    """
+    return html.escape(str(value), quote=False)
+
+
 def roc_figure(
     y_true: ArrayLike,
     scores: Mapping[str, ArrayLike],
@@ -146,14 +158,15 @@ def roc_figure(
 
     data = []
     for i, (name, y_score) in enumerate(scores.items()):
+        label = _text(name)
         fpr, tpr, thresholds = roc_curve(y_true, y_score, sample_weight=sample_weight)
         auc = roc_auc_score(y_true, y_score, sample_weight=sample_weight)
         keep = thin(fpr, tpr)
         data.append({
-            "type": "scatter", "mode": "lines", "name": f"{name} (AUC = {auc:.4f})",
+            "type": "scatter", "mode": "lines", "name": f"{label} (AUC = {auc:.4f})",
             "x": _floats(fpr[keep]), "y": _floats(tpr[keep]),
             "customdata": _floats(thresholds[keep]), "line": {"color": _colour(i)},
-            "hovertemplate": f"<b>{name}</b><br>FPR %{{x:.4f}}<br>TPR %{{y:.4f}}"
+            "hovertemplate": f"<b>{label}</b><br>FPR %{{x:.4f}}<br>TPR %{{y:.4f}}"
             "<br>threshold %{customdata:.4g}<extra></extra>",
         })  # fmt: skip
     data.append(_diagonal(0.0, 1.0, "chance"))
@@ -192,22 +205,23 @@ def precision_recall_figure(
     prevalence = float(np.average(positive, weights=weights)) if positive.size else float("nan")
     data: list[dict[str, Any]] = []
     for i, (name, y_score) in enumerate(scores.items()):
+        label = _text(name)
         precision, recall, _ = precision_recall_curve(y_true, y_score, sample_weight=sample_weight)
         ap = average_precision_score(y_true, y_score, sample_weight=sample_weight)
         bep = break_even_point(y_true, y_score, sample_weight=sample_weight)
         keep = thin(recall, precision)
         data.append({
             "type": "scatter", "mode": "lines", "line": {"shape": "hv", "color": _colour(i)},
-            "name": f"{name} (AP = {ap:.4f}, BEP = {bep:.4f})", "legendgroup": name,
+            "name": f"{label} (AP = {ap:.4f}, BEP = {bep:.4f})", "legendgroup": label,
             "x": _floats(recall[keep][::-1]), "y": _floats(precision[keep][::-1]),
-            "hovertemplate": f"<b>{name}</b><br>recall %{{x:.4f}}<br>precision %{{y:.4f}}"
+            "hovertemplate": f"<b>{label}</b><br>recall %{{x:.4f}}<br>precision %{{y:.4f}}"
             "<extra></extra>",
         })  # fmt: skip
         data.append({
             "type": "scatter", "mode": "markers", "x": _floats([bep]), "y": _floats([bep]),
-            "name": f"{name}: break-even point", "legendgroup": name, "showlegend": False,
+            "name": f"{label}: break-even point", "legendgroup": label, "showlegend": False,
             "marker": {"color": _colour(i), "size": 9},
-            "hovertemplate": f"<b>{name}</b><br>break-even point %{{x:.4f}}<extra></extra>",
+            "hovertemplate": f"<b>{label}</b><br>break-even point %{{x:.4f}}<extra></extra>",
         })  # fmt: skip
     data.append({
         "type": "scatter", "mode": "lines", "x": [0.0, 1.0], "y": _floats([prevalence] * 2),
@@ -271,23 +285,24 @@ def calibration_figure(
     data: list[dict[str, Any]] = []
     rates: list[float] = []
     for i, (name, p) in enumerate(probs.items()):
+        label = _text(name)
         prob_true, prob_pred = curves[name]
         value = pcoc(y_true, p, sample_weight=sample_weight)
         rates += [float(r) for r in prob_true if np.isfinite(r)]
         data.append({
-            "type": "scatter", "mode": "lines+markers", "name": f"{name} (PCOC = {value:.4f})",
-            "legendgroup": name, "x": _floats(prob_pred), "y": _floats(prob_true),
+            "type": "scatter", "mode": "lines+markers", "name": f"{label} (PCOC = {value:.4f})",
+            "legendgroup": label, "x": _floats(prob_pred), "y": _floats(prob_true),
             "marker": {"symbol": "square", "size": 7, "color": _colour(i)},
             "line": {"color": _colour(i)}, "xaxis": "x", "yaxis": "y",
-            "hovertemplate": f"<b>{name}</b><br>mean prediction %{{x:.4f}}"
+            "hovertemplate": f"<b>{label}</b><br>mean prediction %{{x:.4f}}"
             "<br>observed rate %{y:.4f}<extra></extra>",
         })  # fmt: skip
         counts, _ = np.histogram(np.clip(p, low, high), bins=edges, weights=weights)
         data.append({
-            "type": "bar", "name": f"{name}: samples", "legendgroup": name, "showlegend": False,
+            "type": "bar", "name": f"{label}: samples", "legendgroup": label, "showlegend": False,
             "x": _floats(centres), "y": _floats(counts), "width": float(edges[1] - edges[0]),
             "marker": {"color": _colour(i)}, "opacity": 0.55, "xaxis": "x", "yaxis": "y2",
-            "hovertemplate": f"<b>{name}</b><br>predictions %{{x:.4f}} ± "
+            "hovertemplate": f"<b>{label}</b><br>predictions %{{x:.4f}} ± "
             f"{(edges[1] - edges[0]) / 2:.4f}<br>samples %{{y}}<extra></extra>",
         })  # fmt: skip
     top = max([high, *rates])
@@ -336,13 +351,16 @@ def metric_at_k_figure(
     for i, (model, run) in enumerate(runs.items()):
         strings = {(m, k): f"{m}@{k}" for m in metrics for k in cutoffs}
         report = evaluate(qrels, run, list(strings.values()), **conventions)
+        run_label = _text(model)
         for j, m in enumerate(metrics):
+            metric_label = _text(m)
             data.append({
-                "type": "scatter", "mode": "lines", "name": f"{model}: {m}",
-                "legendgroup": str(model), "x": cutoffs,
+                "type": "scatter", "mode": "lines", "name": f"{run_label}: {metric_label}",
+                "legendgroup": run_label, "x": cutoffs,
                 "y": _floats([report.mean[strings[m, k]] for k in cutoffs]),
                 "line": {"color": _colour(i), "dash": _DASHES[j % len(_DASHES)]},
-                "hovertemplate": f"<b>{model}</b><br>{m}@%{{x}} = %{{y:.4f}}<extra></extra>",
+                "hovertemplate": f"<b>{run_label}</b><br>{metric_label}@%{{x}} = %{{y:.4f}}"
+                "<extra></extra>",
             })  # fmt: skip
     layout = _layout("k", "mean metric@k", hovermode="x unified", yaxis={"rangemode": "tozero"})
     return {"data": data, "layout": layout}
@@ -442,13 +460,14 @@ def long_tail_figure(curves: Mapping[str, Any]) -> dict[str, Any]:
     lines = {"interactions": curves["interactions"], **curves["runs"]}
     data = []
     for i, (name, y) in enumerate(lines.items()):
+        label = _text(name)
         ys = np.concatenate([[0.0], np.asarray(y, dtype=np.float64)])
         keep = thin(x, ys)
         colour = "#000000" if i == 0 else _colour(i - 1)
         data.append({
-            "type": "scatter", "mode": "lines", "name": str(name), "x": _floats(x[keep]),
+            "type": "scatter", "mode": "lines", "name": label, "x": _floats(x[keep]),
             "y": _floats(ys[keep]), "line": {"color": colour},
-            "hovertemplate": f"<b>{name}</b><br>top %{{x:.1%}} of items: %{{y:.1%}}"
+            "hovertemplate": f"<b>{label}</b><br>top %{{x:.1%}} of items: %{{y:.1%}}"
             "<extra></extra>",
         })  # fmt: skip
     head = float(curves["head"])

@@ -371,3 +371,67 @@ def test_report_header_names_the_command_and_the_input_files(tmp_path: Path) -> 
     ]
     assert f"run <code>{paths['a']}</code>: {len(runs['model_a']['user']):,} rows" in page
     assert "generated_at" not in numbers
+
+
+# ------------------------------------------------------------------ nothing fetched
+EVIL = "<span style=\"background:url('http://evil.example/x.png')\">s</span> url(http://evil.example/y)"
+
+
+class _Page(__import__("html.parser").parser.HTMLParser):
+    """Every attribute value, style sheet and script of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.attributes: list[str] = []
+        self.styles: list[str] = []
+        self.scripts: list[str] = []
+        self._in: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.attributes += [v or "" for _, v in attrs]
+        self._in = tag if tag in ("style", "script") else None
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in == "style":
+            self.styles.append(data)
+        elif self._in == "script":
+            self.scripts.append(data)
+
+
+def test_user_strings_make_no_network_reference(tmp_path: Path) -> None:
+    # a score column and a run named with a CSS url(...) inside HTML that Plotly reads
+    from receval import Qrels, Run
+
+    log = make_impressions(300, seed=1)
+    doc = HTMLReport(EVIL, timestamp=False)
+    doc.add_input(EVIL, 3, what=EVIL)
+    scores = {EVIL: log["model_a"], "b": log["model_b"]}
+    records = [{"score": name, "auc": roc_auc_score(log["click"], s)} for name, s in scores.items()]
+    ctr_section(doc, records, log["click"], scores)
+    qrels, runs = make_recommendations(30, n_items=50, k=10, seed=0)
+    q = Qrels(qrels["user"], qrels["item"], qrels["grade"])
+    r = next(iter(runs.values()))
+    named = {EVIL: Run(r["user"], r["item"], r["score"])}
+    reports = {n: evaluate(q, run, ["ndcg@5"]) for n, run in named.items()}
+    ranking_section(doc, reports, qrels=q, runs=named)
+    page = doc.to_html()
+    parsed = _Page()
+    parsed.feed(page)
+    assert parsed.scripts and parsed.styles
+    for text in parsed.attributes + parsed.styles:
+        assert "evil.example" not in text
+    figures = [s for s in parsed.scripts if s.startswith("Plotly.newPlot")]
+    assert len(figures) >= 3
+    for script in figures:
+        assert "<span" not in script and "&lt;span style=" in script
+    # and the browser may load nothing from anywhere
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
+    assert policy is not None
+    assert page.index(policy.group(0)) < page.index("<script")
+    directives = dict(d.strip().split(" ", 1) for d in policy.group(1).split(";"))
+    assert directives["default-src"] == "'none'"
+    assert directives["img-src"] == "data: blob:"
+    assert "http" not in policy.group(1) and "*" not in policy.group(1)

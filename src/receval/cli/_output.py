@@ -7,13 +7,16 @@ metric is computed here.
 
 from __future__ import annotations
 
-import csv
 import datetime as _dt
+import html
 import io
 import json
 import math
+import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TextIO
@@ -22,7 +25,7 @@ import numpy as np
 
 from .._tables import flatten_counts
 
-__all__ = ["OutputFormat", "ResultTable", "render", "render_sections", "scalar"]
+__all__ = ["OutputFormat", "ResultTable", "checked_stdout", "render", "render_sections", "scalar"]
 
 
 class OutputFormat(str, Enum):
@@ -109,16 +112,54 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+#: What a spreadsheet reads as the start of a formula (OWASP's CSV injection list).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+#: A text cell that a spreadsheet reads as a plain number, which no formula can hide in.
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _text_cell(text: str) -> str:
+    """A text cell (an id, a run name, a column name) safe to open in a spreadsheet.
+
+    A cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return
+    gets a leading ``'``, which spreadsheets read as "text, not a formula" (the
+    OWASP advice); a plain number written as text (``-5``, ``+0.5``) is left as
+    it is.
+    """
+    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
 def _delimited(table: ResultTable, delimiter: str, out: TextIO) -> None:
-    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
-    writer.writerow(table.columns)
+    """CSV or TSV: numbers at full precision as they are, text cells made formula-safe.
+
+    A cell holding the delimiter, a quote, a line feed or a carriage return is
+    quoted (the csv module's minimal quoting, which leaves a lone carriage return
+    unquoted when lines end in a line feed).
+    """
+    special = (delimiter, '"', "\n", "\r")
+
+    def quoted(cell: str) -> str:
+        if any(ch in cell for ch in special):
+            return '"' + cell.replace('"', '""') + '"'
+        return cell
+
+    def line(cells: list[str]) -> str:
+        if cells == [""]:
+            return '""\n'  # a lone empty cell, as the csv module writes it
+        return delimiter.join(quoted(c) for c in cells) + "\n"
+
+    out.write(line([_text_cell(str(c)) for c in table.columns]))
     for row in table.rows:
-        writer.writerow([_exact(v) for v in row])
+        out.write(line([_text_cell(v) if isinstance(v, str) else _exact(v) for v in row]))
 
 
 def _markdown(table: ResultTable, digits: int, out: TextIO) -> None:
     def cell(text: str) -> str:
-        return text.replace("|", "\\|")
+        # no raw HTML from ids or column names (Markdown renders it), no cell break
+        return html.escape(text, quote=False).replace("|", "\\|")
 
     numeric = [
         all(isinstance(row[j], (int, float)) or row[j] is None for row in table.rows)
@@ -192,9 +233,12 @@ def render(
         list of records ``[{column: value, ...}, ...]`` with full-precision
         floats and ``null`` for nan (and infinity), and the table's counts as
         ``"counts"``; ``csv`` / ``tsv``: a header and one line per row, floats at
-        full precision (``repr``), ``nan`` when undefined, counts as extra columns;
-        ``markdown``: a GitHub table rounded to ``digits``; ``latex``: a
-        booktabs ``tabular`` rounded to ``digits``.
+        full precision (``repr``), ``nan`` when undefined, counts as extra columns,
+        and a ``'`` before a text cell a spreadsheet would read as a formula
+        (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return;
+        numbers are never changed); ``markdown``: a GitHub table rounded to
+        ``digits``, HTML in cells escaped; ``latex``: a booktabs ``tabular``
+        rounded to ``digits``.
     digits : int, default=4
         Decimals of floats in the ``table`` and ``markdown`` formats.
     out : text stream, default=None
@@ -270,3 +314,91 @@ def rows_of(columns: dict[str, Sequence[Any]]) -> tuple[list[str], list[list[Any
     n = len(next(iter(columns.values()))) if columns else 0
     rows = [[scalar(columns[c][i]) for c in names] for i in range(n)]
     return names, rows
+
+
+# ------------------------------------------------------------------ standard output
+class _StdoutWriter(io.RawIOBase):
+    """File descriptor 1, written in full or not at all.
+
+    Python's buffered writer drops the rest of a write that a file-size limit
+    cuts short and reports no error; here every byte is written (``os.write``
+    until done), or the error is raised once as an ``OSError`` naming standard
+    output (full disk, ``RLIMIT_FSIZE``, I/O error), after which the rest of the
+    output is dropped. A closed pipe (``EPIPE``) ends the command quietly with
+    status 1, as Unix tools stop quietly on ``SIGPIPE``.
+    """
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self.failed: OSError | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, b: Any) -> int:
+        data = memoryview(b).cast("B")
+        if self.failed is not None:
+            return len(data)  # reported once: the rest is dropped
+        done = 0
+        try:
+            while done < len(data):
+                done += os.write(self._fd, data[done:])
+        except BrokenPipeError:
+            self.failed = BrokenPipeError()
+            _silence(self._fd)
+            raise SystemExit(1) from None
+        except OSError as exc:
+            self.failed = OSError(exc.errno, exc.strerror or str(exc), "standard output")
+            raise self.failed from None
+        return done
+
+
+def _silence(fd: int) -> None:
+    """Point ``fd`` at /dev/null, so that nothing more is written where it failed."""
+    with suppress(OSError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+
+
+@contextmanager
+def checked_stdout() -> Iterator[None]:
+    """Run a command with every write to standard output checked.
+
+    A write that fails (full disk, a file-size limit) prints ``error: standard
+    output: <reason>.`` on stderr and exits with status 2 instead of exiting 0
+    with the results cut; a closed pipe (``receval ... | head``) exits with
+    status 1 and prints nothing. Standard output is written through
+    :class:`_StdoutWriter` meanwhile (same encoding, same line buffering).
+    """
+    original = sys.stdout
+    try:
+        fd = original.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file: nothing to check
+        yield
+        return
+    original.flush()
+    writer = _StdoutWriter(fd)
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(writer),
+        encoding=original.encoding,
+        errors=original.errors,
+        line_buffering=bool(original.line_buffering),
+    )
+    try:
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+    except OSError as exc:
+        if exc is not writer.failed:
+            raise
+        sys.stderr.write(f"error: {exc.filename}: {exc.strerror}.\n")
+        raise SystemExit(2) from None

@@ -223,11 +223,13 @@ def report_command(
     beside it (report.html: report.json). Their paths are printed on stderr;
     nothing is printed on stdout.
     """
+    from .._html_report import check_target
     from ..metrics._retention import retention
     from ..report import (
         HTMLReport,
         beyond_section,
         ctr_section,
+        json_path,
         ranking_section,
         retention_section,
     )
@@ -259,6 +261,10 @@ def report_command(
             "nothing to report; pass --qrels and --run, --impressions with --label and "
             "--score, or --events (or several)."
         )
+    files = [p for p in (qrels, *(run or []), impressions, events, train, item_groups) if p]
+    with say.guard():  # before any input is read: --out must be a file to replace
+        for where in (out, json_path(out)):
+            check_target(where, files, "receval report --out")
     offsets = parse_days(days, say)
     doc = HTMLReport(title, digits=digits, command=_command_line(ctx), timestamp=not no_timestamp)
     figures = _figures(say)

@@ -416,6 +416,8 @@ def retention_section(
         {name: values[i] for name, values in columns.items()} for i in range(report.n_periods)
     ]
     doc.add_table(records, caption=caption, max_rows=max_rows)
+    if report.before_signup_note:
+        doc.add_text(report.before_signup_note, note=True)
     if figures and doc.interactive:
         from ._plotly import retention_curve_figure, retention_heatmap_figure
 

@@ -706,5 +706,5 @@ def retention_notes(report: Any, say: Messages) -> None:
     if report.time_unit_inferred:
         unit = {"s": "seconds", "ms": "milliseconds"}.get(report.time_unit or "", "")
         say.note(f"epoch times read as {unit} from their magnitude; --time-unit sets the unit.")
-    if report.n_events_dropped:
-        say.note(f"{report.n_events_dropped} events before their user's signup were dropped.")
+    if report.before_signup_note:
+        say.note(report.before_signup_note)

@@ -126,4 +126,14 @@ def retention_command(
     columns = retention_columns(report, table, values)
     names, rows = rows_of(columns)
     title = f"{file}: {report.n_events} events, {report.n_users} users ({report.tz})"
-    render(ResultTable(names, rows, title=title), output_format, digits=digits)
+    counts = None
+    if report.n_events_before_signup:
+        # JSON carries them with every row (CSV and TSV as columns), as the note says
+        before = {
+            "events_before_signup": report.n_events_before_signup,
+            "users_with_events_before_signup": report.n_users_events_before_signup,
+            "events_dropped": report.n_events_dropped,
+            "before_signup": report.before_signup,
+        }
+        counts = [dict(before) for _ in rows]
+    render(ResultTable(names, rows, title=title, counts=counts), output_format, digits=digits)

@@ -147,6 +147,33 @@ class RetentionReport:
         return len(self.periods)
 
     @property
+    def before_signup_note(self) -> str | None:
+        """What the ``before_signup`` rule did, in one sentence; None when no event is
+        earlier than its user's signup.
+
+        Examples
+        --------
+        >>> from receval import retention
+        >>> events = {"user": ["a", "a", "b"],
+        ...           "time": ["2024-01-01", "2024-01-03", "2024-01-02"],
+        ...           "signup": ["2024-01-02", "2024-01-02", "2024-01-02"]}
+        >>> print(retention(events, signup="signup", days=[1]).before_signup_note)
+        1 events of 1 users are earlier than their user's signup: kept, counted as logins
+        of their periods (before_signup 'keep'; 'drop' ignores them, 'error' refuses them).
+        """
+        n, users = self.n_events_before_signup, self.n_users_events_before_signup
+        if not n:
+            return None
+        done, others = {
+            "keep": ("kept, counted as logins of their periods", "'drop' ignores them"),
+            "drop": ("dropped, counted nowhere", "'keep' counts them as logins"),
+        }.get(self.before_signup, (self.before_signup, ""))
+        return (
+            f"{n} events of {users} users are earlier than their user's signup: {done} "
+            f"(before_signup {self.before_signup!r}; {others}, 'error' refuses them)."
+        )
+
+    @property
     def active_users(self) -> np.ndarray:
         """Deprecated alias of ``returning_users``."""
         _renamed("active_users", "returning_users")

@@ -85,7 +85,11 @@ def metric(
     ``torch.distributed.all_gather_object(parts, acc)`` and then
     ``for p in parts[1:]: parts[0].merge(p)``; on Spark,
     ``rdd.mapPartitions(lambda rows: [receval.metric("auc").update(...)])
-    .reduce(lambda a, b: a.merge(b))``.
+    .reduce(lambda a, b: a.merge(b))``. Unpickling runs code: unpickle
+    accumulators only from sources you trust. A loaded accumulator is
+    checked (its metric is receval's, its state is what that metric makes:
+    classes, array shapes, counts >= 0, sorted scores) and a tampered one
+    raises ``InputValidationError`` naming the field.
 
     Examples
     --------

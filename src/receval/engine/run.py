@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..exceptions import InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import DEFINITIONS, MetricDefinition
 from .window import Window, batch_rows
 
@@ -38,6 +38,62 @@ def _as_arrays(data: Any) -> Any:
     if hasattr(data, "__dlpack__"):
         return np.from_dlpack(data)
     return data
+
+
+_KEYS = {"name", "definition", "_params", "_state", "n_updates", "window", "_window"}
+
+
+def _invalid(what: str) -> InputValidationError:
+    return InputValidationError(
+        f"Accumulator: a loaded state is invalid: {what}; unpickle only accumulators this "
+        f"code made (unpickling runs code: load only trusted data)."
+    )
+
+
+def _checked_state(state: Any) -> dict[str, Any]:
+    """An accumulator's pickled ``__dict__``, checked, with its definition looked up."""
+    import importlib
+
+    from .states import check_loaded_state
+
+    if not isinstance(state, dict) or set(state) != _KEYS:
+        keys = sorted(state) if isinstance(state, dict) else type(state).__name__
+        raise _invalid(f"expected the attributes {sorted(_KEYS)}, got {keys}")
+    checked: dict[str, Any] = dict(state)
+    state = checked
+    defn = state["definition"]
+    if isinstance(defn, tuple):
+        if not (len(defn) == 2 and all(isinstance(x, str) for x in defn)
+                and defn[0].split(".")[0] == __name__.split(".")[0]):  # fmt: skip
+            raise _invalid(f"the definition must name a receval metric, got {defn!r}")
+        module, name = defn
+        importlib.import_module(module)  # registers the metric, as unpickling a class does
+        if name not in DEFINITIONS:
+            raise _invalid(f"no metric {name!r} is defined in {module}")
+        state["definition"] = defn = DEFINITIONS[name]
+    if not isinstance(defn, MetricDefinition):
+        raise _invalid(f"the definition must be a metric, got {type(defn).__name__}")
+    if not isinstance(state["name"], str) or not isinstance(state["_params"], dict):
+        raise _invalid("the name must be a str and the options a dict")
+    n = state["n_updates"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise _invalid(f"n_updates must be an integer >= 0, got {n!r}")
+    window, held = state["window"], state["_window"]
+    if window is None:
+        if held is not None:
+            raise _invalid("a window's batches without a window")
+    elif not (isinstance(window, tuple) and len(window) == 2 and isinstance(window[0], int)
+              and window[0] > 0 and window[1] in ("batches", "rows")
+              and isinstance(held, Window) and (held.size, held.unit) == window):  # fmt: skip
+        raise _invalid(f"the window must be (size > 0, 'batches' or 'rows'), got {window!r}")
+    template = defn.empty(state["_params"])
+    check_loaded_state(state["_state"], template)
+    if held is not None:
+        for i, batch in enumerate(held.batches):
+            if not (isinstance(batch, tuple) and len(batch) == 3 and isinstance(batch[0], int)):
+                raise _invalid(f"window batch {i} must be (rows, state, data)")
+            check_loaded_state(batch[1], template, f"window batch {i}")
+    return checked
 
 
 class Accumulator:
@@ -171,13 +227,9 @@ class Accumulator:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state = dict(state)
-        if isinstance(state["definition"], tuple):
-            import importlib
-
-            module, name = state["definition"]
-            importlib.import_module(module)  # registers the metric, as unpickling a class does
-            state["definition"] = DEFINITIONS[name]
+        # what a pickle holds is checked before it is used: a state that is not what
+        # this metric makes is an error naming the field, never a silent value
+        state = _checked_state(state)
         self.__dict__.update(state)
 
     @property

@@ -36,6 +36,7 @@ __all__ = [
     "ScoreCounts",
     "Seen",
     "check_eps",
+    "check_loaded_state",
     "totals_empty",
     "totals_prepare",
     "totals_update",
@@ -164,7 +165,13 @@ class ScoreCounts:
         return {"weighted": self.weighted, "scores": self.scores, "pos": self.pos, "neg": self.neg}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        if not isinstance(state, dict) or set(state) != {"weighted", "scores", "pos", "neg"}:
+            raise InputValidationError(
+                f"ScoreCounts: a pickled state must be a dict of weighted, scores, pos and neg. "
+                f"Got {type(state).__name__} {sorted(state) if isinstance(state, dict) else ''}."
+            )
         self.__init__(state["weighted"], state["scores"], state["pos"], state["neg"])  # type: ignore[misc]
+        _check_score_counts(self, "ScoreCounts")
 
 
 @dataclass
@@ -452,3 +459,121 @@ def check_eps(eps: float | str, func: str) -> float:
     """The log-loss clip ``eps``: ``"auto"`` is float64's machine epsilon."""
     value = _EPS if isinstance(eps, str) and eps == "auto" else eps
     return float(v.check_number(value, "eps", func, low=0.0, high=0.5, low_inclusive=False))
+
+
+# ------------------------------------------------------------------ states loaded from pickles
+_LOADED = (
+    "; unpickle only accumulators this code made (unpickling runs code: load only trusted data)."
+)
+
+
+def _bad(where: str, expected: str, value: Any) -> InputValidationError:
+    shown = (
+        f"{type(value).__name__} {value!r}"
+        if np.ndim(value) == 0
+        else (f"an array of shape {np.shape(value)} and dtype {getattr(value, 'dtype', '?')}")
+    )
+    return InputValidationError(
+        f"Accumulator: a loaded state is invalid: {where} must be {expected}. Got {shown}" + _LOADED
+    )
+
+
+def _check_array(value: Any, template: np.ndarray, where: str) -> None:
+    if not isinstance(value, np.ndarray):
+        raise _bad(where, "a NumPy array", value)
+    if value.ndim != 1 or value.dtype.kind not in "iuf":
+        raise _bad(where, "a 1-d array of numbers", value)
+    if template.size and value.shape != template.shape:
+        raise _bad(where, f"an array of shape {template.shape}", value)
+    if value.dtype.kind == "f" and not np.isfinite(value).all():
+        raise _bad(where, "finite", value)
+
+
+def _check_score_counts(x: ScoreCounts, where: str) -> None:
+    if not isinstance(x.weighted, (bool, np.bool_)):
+        raise _bad(f"{where}.weighted", "a bool", x.weighted)
+    for name in ("scores", "pos", "neg"):
+        _check_array(getattr(x, name), np.empty(0), f"{where}.{name}")
+    n = len(x.scores)
+    if len(x.pos) != n or len(x.neg) != n:
+        raise _bad(f"{where}.pos and .neg", f"of the length of .scores ({n})", x.pos)
+    if n and not (np.diff(x.scores) > 0).all():
+        raise _bad(f"{where}.scores", "sorted and distinct", x.scores)
+    if (x.pos < 0).any() or (x.neg < 0).any():
+        raise _bad(f"{where}.pos and .neg", "counts >= 0", x.pos)
+    if not x.weighted and (x.pos.dtype.kind == "f" or x.neg.dtype.kind == "f"):
+        raise _bad(f"{where}.pos and .neg", "integer counts (the state is unweighted)", x.pos)
+
+
+def _invariants(value: Any, where: str) -> None:
+    """What a state of each kind holds beyond its fields' types."""
+    if isinstance(value, ScoreCounts):
+        _check_score_counts(value, where)
+    elif isinstance(value, BinnedCounts):
+        if not value.n_bins >= 1 or not (np.isfinite([value.low, value.high]).all()
+                                         and value.low < value.high):  # fmt: skip
+            raise _bad(where, "bins of a finite range low < high", (value.low, value.high))
+        if (value.pos < 0).any() or (value.neg < 0).any():
+            raise _bad(f"{where}.pos and .neg", "counts >= 0", value.pos)
+    elif isinstance(value, ExactSum):
+        if value.digits.dtype != np.int64:
+            raise _bad(f"{where}.digits", "int64 digits", value.digits)
+    elif isinstance(value, Seen):
+        if len(value.ints) and (
+            value.ints.dtype != np.int64 or not (np.diff(value.ints) > 0).all()
+        ):
+            raise _bad(f"{where}.ints", "sorted distinct int64 ids", value.ints)
+
+
+def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
+    """Check a state read from a pickle against ``template``, a fresh state of the same
+    metric and options: the same classes, field by field, arrays of numbers of the
+    template's shape (any length where the template's is empty), counts that are
+    integers >= 0, finite floats, the same strings (how values combine), and each
+    kind's invariants (:class:`ScoreCounts`: sorted distinct scores and counts >= 0).
+
+    Raises
+    ------
+    InputValidationError
+        Naming the field, what it must be and what it holds.
+    """
+    import dataclasses
+
+    if dataclasses.is_dataclass(template) and not isinstance(template, type):
+        if type(value) is not type(template):
+            raise _bad(where, f"a {type(template).__name__}", value)
+        for f in dataclasses.fields(template):
+            if f.name in ("pending", "n_pending"):  # ScoreCounts: empty once loaded
+                continue
+            check_loaded_state(getattr(value, f.name), getattr(template, f.name),
+                               f"{where}.{f.name}")  # fmt: skip
+        _invariants(value, where)
+    elif isinstance(template, np.ndarray):
+        _check_array(value, template, where)
+    elif isinstance(template, (bool, np.bool_)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise _bad(where, "a bool", value)
+    elif isinstance(template, (int, np.integer)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise _bad(where, "an integer", value)
+        if value < 0:
+            raise _bad(where, "a count >= 0", value)
+    elif isinstance(template, (float, np.floating)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+            raise _bad(where, "a number", value)
+        if not np.isfinite(value):
+            raise _bad(where, "finite", value)
+    elif isinstance(template, str):
+        if value != template:
+            raise _bad(where, repr(template), value)
+    elif template is None:
+        if value is not None and not isinstance(value, ExactSum):
+            raise _bad(where, "None or an exact sum", value)
+        if value is not None:
+            check_loaded_state(value, ExactSum.zero(), where)
+    elif isinstance(template, set):
+        if not isinstance(value, set):
+            raise _bad(where, "a set", value)
+    elif isinstance(template, (tuple, list)):
+        if not isinstance(value, type(template)):
+            raise _bad(where, f"a {type(template).__name__}", value)

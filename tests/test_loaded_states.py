@@ -1,0 +1,115 @@
+"""Accumulators loaded from pickles are checked: a tampered state is an error naming the
+field, never a silent value or a raw traceback."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import pytest
+
+import receval
+from receval.engine.run import Accumulator
+from receval.engine.states import ScoreCounts
+from receval.exceptions import InputValidationError
+
+Y, S = [0, 1, 1, 0, 1], [0.1, 0.9, 0.4, 0.3, 0.4]
+QRELS = {"u1": {"a": 1, "b": 1}, "u2": {"c": 1}}
+RUN = {"u1": {"a": 0.9, "c": 0.5, "b": 0.1}, "u2": {"c": 0.7, "a": 0.2}}
+
+FILLED = {
+    "roc_auc": lambda a: a.update(Y, S),
+    "gauc": lambda a: a.update(Y, S, groups=[1, 1, 2, 2, 2]),
+    "log_loss": lambda a: a.update(Y, S),
+    "pcoc": lambda a: a.update(Y, S),
+    "rmse": lambda a: a.update([1.0, 2.0], [1.5, 2.5]),
+    "brier": lambda a: a.update(Y, S),
+    "ndcg@10": lambda a: a.update(QRELS, RUN),
+    "hit_ratio@2": lambda a: a.update(QRELS, RUN),
+}
+
+
+def _set(obj: Any, name: str, value: Any) -> None:
+    object.__setattr__(obj, name, value)  # frozen dataclasses too
+
+
+def _loaded(acc: Accumulator, change: Any = None) -> Accumulator:
+    """``acc`` through a pickle, its pickled ``__dict__`` changed by ``change`` first."""
+    state = acc.__getstate__()
+    state["_state"] = pickle.loads(pickle.dumps(state["_state"]))  # a copy to tamper with
+    if change is not None:
+        change(state)
+    back = Accumulator.__new__(Accumulator)
+    back.__setstate__(pickle.loads(pickle.dumps(state)))
+    return back
+
+
+@pytest.mark.parametrize("name", sorted(FILLED))
+def test_round_trip_is_unchanged(name: str) -> None:
+    acc = receval.metric(name)
+    FILLED[name](acc)
+    assert pickle.loads(pickle.dumps(acc)).compute() == acc.compute()
+    windowed = receval.metric(name, window=2)
+    FILLED[name](windowed)
+    assert pickle.loads(pickle.dumps(windowed)).compute_window() == windowed.compute_window()
+
+
+def _auc() -> Accumulator:
+    acc = receval.metric("roc_auc")
+    acc.update(Y, S)
+    return acc
+
+
+def test_unsorted_scores_are_refused() -> None:
+    # before: the AUC of the reversed scores, silently
+    acc = _auc()
+    counts = acc.state.plain.compact()
+    counts.scores = counts.scores[::-1].copy()
+    with pytest.raises(InputValidationError, match=r"ScoreCounts\.scores must be sorted"):
+        pickle.loads(pickle.dumps(acc))
+
+
+def test_negative_counts_are_refused() -> None:
+    acc = _auc()
+    counts = acc.state.plain.compact()
+    counts.pos = -counts.pos
+    with pytest.raises(InputValidationError, match=r"pos and \.neg must be counts >= 0"):
+        pickle.loads(pickle.dumps(acc))
+
+
+def test_score_counts_of_other_lengths_are_refused() -> None:
+    with pytest.raises(InputValidationError, match=r"of the length of \.scores"):
+        pickle.loads(pickle.dumps(ScoreCounts(False, np.array([0.1, 0.2]), np.array([1]),
+                                              np.array([0, 1]))))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "message"),
+    [
+        # before: a raw ValueError from the exact sums' kernel
+        ("log_loss", lambda s: _set(s["_state"].loss, "digits", np.zeros(3, np.int64)),
+         r"state\.loss\.digits must be an array of shape"),
+        ("log_loss", lambda s: object.__setattr__(s["_state"], "n_rows", -4),
+         r"state\.n_rows must be a count >= 0. Got int -4"),
+        ("log_loss", lambda s: object.__setattr__(s["_state"], "n_rows", "4"),
+         r"state\.n_rows must be an integer"),
+        ("roc_auc", lambda s: s.update(_state=None), r"state must be a AUCCounts. Got NoneType"),
+        # a mean over users read as a sum: a silent wrong value before
+        ("ndcg@10", lambda s: object.__setattr__(s["_state"].mean, "kind", "sum"),
+         r"state\.mean\.kind must be 'users'. Got str 'sum'"),
+        ("gauc", lambda s: s["_state"].seen.__setattr__("ints", np.array([5, 1])),
+         r"state\.seen\.ints must be sorted distinct int64 ids"),
+        ("roc_auc", lambda s: s.update(n_updates=-1), "n_updates must be an integer >= 0"),
+        ("roc_auc", lambda s: s.update(definition=("os", "system")),
+         "the definition must name a receval metric"),
+        ("roc_auc", lambda s: s.pop("window"), "expected the attributes"),
+        ("roc_auc", lambda s: s.update(window=(2, "batches")), "the window must be"),
+    ],
+)  # fmt: skip
+def test_tampered_states_are_refused_naming_the_field(name: str, change: Any, message: str) -> None:
+    acc = receval.metric(name)
+    FILLED[name](acc)
+    with pytest.raises(InputValidationError, match=message) as info:
+        _loaded(acc, change)
+    assert "load only trusted data" in str(info.value)

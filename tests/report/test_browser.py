@@ -70,3 +70,33 @@ def test_demo_report_renders_in_chromium(browser: Any, tmp_path: Path) -> None:
     page.close()
     assert errors == []
     assert requests == [url]
+
+
+def test_names_with_css_urls_fetch_nothing(browser: Any, tmp_path: Path) -> None:
+    # score columns whose names hold HTML with a CSS url(...) that Plotly would render
+    # as a styled span; the page requests nothing but itself and shows the names as text
+    import random
+
+    evil = "<span style=\"background:url('http://127.0.0.1:9/x.png')\">s</span>"
+    rows = random.Random(0)
+    lines = ['label,"' + evil.replace('"', '""') + '",url(http://127.0.0.1:9/y)']
+    lines += [f"{rows.randint(0, 1)},{rows.random():.3f},{rows.random():.3f}" for _ in range(200)]
+    (tmp_path / "imp.csv").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "evil.html"
+    invoke(make_runner(), "report", "--impressions", tmp_path / "imp.csv", "--label", "label",
+           "--score", evil, "--score", "url(http://127.0.0.1:9/y)", "-q", "--out", out)  # fmt: skip
+    url = out.resolve().as_uri()
+    page = browser.new_page()
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(url, wait_until="load")
+    page.wait_for_function(
+        "document.querySelectorAll('div.plotly-figure .main-svg').length >= 3", timeout=30_000
+    )
+    assert "<span style=" in page.locator("div.plotly-figure").first.inner_text()
+    page.close()
+    assert errors == []  # a Content-Security-Policy violation is a console error
+    assert requests == [url]

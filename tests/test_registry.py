@@ -253,7 +253,10 @@ def test_registry_metadata():
     assert [n for n, m in REGISTRY.items() if m.needs == "categories"] == ["miscalibration"]
     assert all(m.name == n for n, m in REGISTRY.items())
     for m in REGISTRY.values():
-        assert set(m.uses) <= set(FIELDS)
+        assert set(m.conventions) <= set(FIELDS)
+        assert len(set(m.conventions)) == len(m.conventions)
+        for key, values in m.choices:
+            assert key in m.conventions and set(values) <= set(CHOICES[key])
 
 
 # ---------------------------------------------------------------- errors
@@ -326,10 +329,9 @@ def test_cut_off_on_r_precision(text):
 
 def test_unknown_convention_key():
     with _raises(
-        "Metric 'map(foo=1)@3': unknown convention 'foo'; use one of ['ap_normalizer', "
-        "'depth', 'empty_users', 'estimator', 'gain', 'gain_grades', 'grades', 'hit_scores', "
-        "'ideal', "
-        "'judged_only', 'missing_users', 'rel_threshold', 'ties', 'zero_users']."
+        "Metric 'map(foo=1)@3': unknown option 'foo'; its options are ['ap_normalizer', "
+        "'depth', 'empty_users', 'estimator', 'hit_scores', 'judged_only', 'missing_users', "
+        "'rel_threshold', 'ties', 'zero_users']."
     ):
         parse_metric("map(foo=1)@3")
 

@@ -153,7 +153,7 @@ class MetricInfo:
         >>> REGISTRY["num_rel"].options
         ['estimator', 'missing_users', 'rel_threshold']
         >>> REGISTRY["rbp"].options[:5]
-        ['p', 'depth', 'empty_users', 'gain', 'gain_grades']
+        ['p', 'depth', 'empty_users', 'estimator', 'gain']
         """
         return [p.name for p in self.params] + sorted(self.conventions)
 

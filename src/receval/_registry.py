@@ -225,7 +225,9 @@ _PATTERNS = [(re.compile(s.spelling, re.IGNORECASE), s) for s in SPELLINGS if s.
 #: name: matched exactly (``RBP(rel=2)`` is ir_measures' binary RBP, ``rbp(rel=2)``
 #: receval's graded one)
 _WITH_REL = {
-    s.spelling: s for s in SPELLINGS if s.with_rel and not s.pattern and s.spelling.lower() in REGISTRY
+    s.spelling: s
+    for s in SPELLINGS
+    if s.with_rel and not s.pattern and s.spelling.lower() in REGISTRY
 }
 
 
@@ -640,14 +642,15 @@ def not_an_option(where: str, info: MetricInfo, key: str) -> InvalidParameterErr
     Examples
     --------
     >>> from receval._registry import REGISTRY, not_an_option
-    >>> print(not_an_option("Metric 'mrr(gain=binary)'", REGISTRY["mrr"], "gain"))
-    Metric 'mrr(gain=binary)': mrr does not use the convention 'gain' (it changes no value of mrr); its options are ['depth', 'empty_users', 'hit_scores', 'judged_only', 'missing_users', 'rel_threshold', 'ties', 'zero_users'].
+    >>> error = not_an_option("Metric 'num_q(gain=binary)'", REGISTRY["num_q"], "gain")
+    >>> print(error)
+    Metric 'num_q(gain=binary)': num_q does not use the convention 'gain' (it changes no
+    value of num_q); its options are ['estimator', 'missing_users'].
     """
     options = info.options
     if key in FIELDS:
         what = (
-            f"{info.name} does not use the convention {key!r} (it changes no value of "
-            f"{info.name})"
+            f"{info.name} does not use the convention {key!r} (it changes no value of {info.name})"
         )
     else:
         close = difflib.get_close_matches(key, options, n=1, cutoff=0.6)

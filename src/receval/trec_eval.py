@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from ._registry import parse_metric
 from ._trec_names import (
     MEASURES,
     NICKNAMES,
@@ -386,11 +387,16 @@ def trec_eval(argv: Sequence[str]) -> str:
     report = None
     if metrics:
         score = evaluate_groups if o.rel_format == "qrels_jg" else evaluate
+        options = {
+            "ties": "id_descending", "rel_threshold": o.level,
+            "missing_users": "complete" if o.complete else "skip", "depth": o.max_retrieved,
+            "judged_only": o.judged_only,
+        }  # fmt: skip
+        # trec_eval takes its options whatever the measures: each goes to those it changes
+        read = {c for m in metrics for c in parse_metric(m).info.conventions}
         report = score(
-            q, r, metrics, profile="trec_eval", ties="id_descending", rel_threshold=o.level,
-            missing_users="complete" if o.complete else "skip", depth=o.max_retrieved,
-            judged_only=o.judged_only,
-        )  # fmt: skip
+            q, r, metrics, profile="trec_eval", **{k: v for k, v in options.items() if k in read}
+        )
     # with -c every qrels query is evaluated, without it every one is in the run:
     # trec_eval goes through the qrels queries in byte order
     users = q.user_ids.tolist()

@@ -262,6 +262,7 @@ def prepare_metrics(
     conventions = dict(conventions)
     profile = conventions.pop("profile")
     resolve_conventions(profile, func, **conventions)  # bad options fail before any metric
+    unset = resolve_conventions(profile, func)  # the profile's, no keyword applied
     if isinstance(metrics, str):
         metrics = [metrics]
     if metrics is None or not isinstance(metrics, Iterable):
@@ -309,7 +310,7 @@ def prepare_metrics(
                 )
         specs[text] = spec
         convs[text] = conv
-    _check_keywords(metrics, specs, conventions)
+    _check_keywords(metrics, specs, conventions, unset)
     listwise = {t for t, spec in specs.items() if spec.info.needs != "qrels"}
     by_similarity = sorted(t for t in listwise if specs[t].info.needs == "similarity")
     if by_similarity and features is None and similarity is None:
@@ -328,17 +329,18 @@ def prepare_metrics(
 
 
 def _check_keywords(
-    metrics: list[str], specs: dict[str, MetricSpec], conventions: dict[str, Any]
+    metrics: list[str], specs: dict[str, MetricSpec], conventions: dict[str, Any], base: Any
 ) -> None:
-    """A convention keyword of evaluate must change at least one of the metrics, with a
-    value each metric it changes takes (a metric string's own setting wins)."""
+    """A convention keyword of evaluate that differs from the profile's (or the default)
+    must be one that some metric of the call uses, with a value each metric that uses it
+    takes (a metric string's own setting wins); ``base``: the profile's conventions."""
     from ._registry import REGISTRY, check_value
 
     for key, value in conventions.items():
         if value is None or key == "estimator":  # checked with the propensities
             continue
         readers = [t for t in metrics if key in specs[t].info.conventions]
-        if not readers:
+        if not readers and value != getattr(base, key):
             users = [name for name, info in REGISTRY.items() if key in info.conventions]
             raise InvalidParameterError(
                 f"evaluate: the convention {key}={value!r} changes none of the metrics "

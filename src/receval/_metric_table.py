@@ -189,8 +189,6 @@ def _reads(*extra: str, drop: tuple[str, ...] = ()) -> tuple[str, ...]:
 _GAIN_SUMS = ("hit_scores",)
 #: the counts summed over users: no user is left out for having no relevant item
 _COUNTS = ("empty_users",)
-#: measures of the list as a set: the order of tied scores plays no part
-_SETS = ("ties",)
 #: the metrics of the lists alone (similarities, popularity, histories)
 _LISTWISE = ("ties",)
 #: gains of RBP and of expected exposure: the grades, or 0/1 at the threshold
@@ -293,7 +291,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "DCG of the ideal ranking",
             bounded=False,
             params=(_GAINS,),
-            conventions=_reads("gain", "gain_grades", "ideal", drop=(*_GAIN_SUMS, "ties")),
+            conventions=_reads("gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
         ),
         MetricInfo(
             "ndcg",
@@ -482,7 +480,7 @@ REGISTRY: dict[str, MetricInfo] = {
             higher_is_better=False,
             mean="sum",
             source=_TREC,
-            conventions=_reads(drop=(*_COUNTS, *_SETS, "zero_users", "judged_only")),
+            conventions=_reads(drop=(*_COUNTS, "zero_users", "judged_only")),
         ),
         MetricInfo(
             "num_q",
@@ -510,7 +508,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "below each relevant item retrieved, averaged over the R relevant items",
             accepts_k=False,
             source=_TREC,
-            conventions=_reads("grades", drop=("judged_only",)),
+            conventions=_reads("grades"),
         ),
         MetricInfo(
             "gm_bpref",
@@ -519,7 +517,7 @@ REGISTRY: dict[str, MetricInfo] = {
             accepts_k=False,
             mean="geometric",
             source=_TREC,
-            conventions=_reads("grades", drop=("judged_only", "zero_users")),
+            conventions=_reads("grades", drop=("zero_users",)),
         ),
         MetricInfo(
             "infap",
@@ -566,7 +564,7 @@ REGISTRY: dict[str, MetricInfo] = {
             bounded=False,
             params=_UTILITY,
             source=_TREC,
-            conventions=_reads(drop=_SETS),
+            conventions=_COMMON,
         ),
         MetricInfo(
             "bin_g",
@@ -617,7 +615,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "relevant items retrieved / items retrieved (the whole list)",
             accepts_k=False,
             source=_TREC,
-            conventions=_reads(drop=_SETS),
+            conventions=_COMMON,
         ),
         MetricInfo(
             "set_relative_precision",
@@ -625,7 +623,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "set precision over the highest set precision possible for the list's length",
             accepts_k=False,
             source=_TREC,
-            conventions=_reads(drop=_SETS),
+            conventions=_COMMON,
         ),
         MetricInfo(
             "set_recall",
@@ -633,7 +631,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "relevant items retrieved / relevant items (the whole list)",
             accepts_k=False,
             source=_TREC,
-            conventions=_reads(drop=(*_SETS, "judged_only")),
+            conventions=_reads(drop=("judged_only",)),
         ),
         MetricInfo(
             "set_ap",
@@ -641,7 +639,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "set precision * set recall (trec_eval's set_map)",
             accepts_k=False,
             source=_TREC,
-            conventions=_reads(drop=_SETS),
+            conventions=_COMMON,
         ),
         MetricInfo(
             "set_f",
@@ -650,7 +648,7 @@ REGISTRY: dict[str, MetricInfo] = {
             accepts_k=False,
             params=(_BETA,),
             source=_TREC,
-            conventions=_reads(drop=_SETS),
+            conventions=_COMMON,
         ),
         MetricInfo(
             "rbp",

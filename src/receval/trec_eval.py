@@ -387,7 +387,7 @@ def trec_eval(argv: Sequence[str]) -> str:
     report = None
     if metrics:
         score = evaluate_groups if o.rel_format == "qrels_jg" else evaluate
-        options = {
+        options: dict[str, Any] = {
             "ties": "id_descending", "rel_threshold": o.level,
             "missing_users": "complete" if o.complete else "skip", "depth": o.max_retrieved,
             "judged_only": o.judged_only,

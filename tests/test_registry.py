@@ -586,3 +586,29 @@ def test_invalid_convention_keywords():
         "'zero']. Got 'raise' instead."
     ):
         Conventions(empty_users="raise").validated()
+
+
+def test_metric_info_names_an_option_the_metric_does_not_take():
+    from receval import metric_info
+
+    with pytest.raises(InvalidParameterError, match=r"^Metric 'mrr\(gain=binary\)@10': mrr does"):
+        metric_info("mrr(gain=binary)@10")
+    assert metric_info("rbp(gain=binary)").conventions == tuple(sorted(REGISTRY["rbp"].conventions))
+    assert "gain" not in metric_info("mrr").conventions
+
+
+def test_every_option_a_metric_declares_is_taken_by_its_string():
+    # the declared list is what the parser reads: each convention parses, none other does
+    for name, info in REGISTRY.items():
+        for key in FIELDS:
+            value = "2" if key in ("rel_threshold", "depth") else "true"
+            if key in CHOICES:
+                allowed = info.values_of(key) or CHOICES[key]
+                value = allowed[-1]
+            required = ",".join(f"{p.name}=0.5" for p in info.params if p.required)
+            text = f"{name}({key}={value}{',' + required if required else ''})"
+            if key in info.conventions:
+                assert dict(parse_metric(text).params)[key] is not None, text
+            else:
+                with pytest.raises(InvalidParameterError, match="does not use the convention"):
+                    parse_metric(text)

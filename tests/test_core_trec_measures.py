@@ -45,12 +45,13 @@ def spec_row(
     empty: int = codes.EMPTY_ZERO,
     ties: int = codes.TIES_TREC,
     ap_norm: int = codes.AP_RELEVANT,
+    gain_threshold: int | None = None,
 ) -> np.ndarray:
     row = np.zeros(codes.N_SPEC_COLUMNS, dtype=np.int64)
     row[codes.S_KIND] = kind
     row[codes.S_K] = k
     row[codes.S_THRESHOLD] = threshold
-    row[codes.S_GAIN_THRESHOLD] = threshold
+    row[codes.S_GAIN_THRESHOLD] = threshold if gain_threshold is None else gain_threshold
     row[codes.S_GAIN] = gain
     row[codes.S_TIES] = ties
     row[codes.S_AP_NORM] = ap_norm
@@ -115,7 +116,8 @@ def all_trec_rows(**common) -> dict[str, np.ndarray]:
         "set_recall": spec_row(c.SET_RECALL, **common),
         "set_map": spec_row(c.SET_AP, **common),
         "set_F": spec_row(c.SET_F, params=(1.0,), **common),
-        "rbp": spec_row(c.RBP, params=(0.9,), **common),
+        # trec_eval's rbp earns every grade's gain whatever -l is (gain_grades="positive")
+        "rbp": spec_row(c.RBP, params=(0.9,), gain_threshold=1, **common),
         "rbp_resid": spec_row(c.RBP_RESID, params=(0.9,), **common),
     }
     for level in DEFAULT_LEVELS:

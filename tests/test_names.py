@@ -71,7 +71,7 @@ PEERS = [
     ("Bpref", "bpref"),
     ("IPrec@0.1", "iprec(recall=0.1)"),
     ("RBP(p=0.8)", "rbp"),
-    ("RBP(rel=2,p=0.9)", "rbp(p=0.9,rel_threshold=2)"),
+    ("RBP(rel=2,p=0.9)", "rbp(p=0.9,gain=binary,rel_threshold=2)"),
     ("RBP", "rbp"),
     ("Judged@10", "judged@10"),
     ("ERR@20", "err@20"),
@@ -129,11 +129,21 @@ def test_peer_spelling_reads_as_the_receval_metric(spelling, canonical):
 
 
 @pytest.mark.parametrize(
-    "spelling", ["P_10", "nDCG@10", "RBP(rel=2,p=0.9)", "iprec_at_recall_0.10", "SetF(beta=0.5)"]
+    "spelling", ["P_10", "nDCG@10", "RBP(p=0.9)", "iprec_at_recall_0.10", "SetF(beta=0.5)"]
 )
 def test_peer_spellings_in_any_case(spelling):
     assert parse_metric(spelling.upper()) == parse_metric(spelling)
     assert parse_metric(spelling.lower()) == parse_metric(spelling)
+
+
+def test_ir_measures_rbp_with_rel_is_binary_only_as_ir_measures_writes_it():
+    # ir_measures' RBP(rel=2) scores 0/1 at grade 2; receval's rbp(rel=2) (any other
+    # case) is the graded RBP from grade 2 on
+    assert str(parse_metric("RBP(rel=2)")) == "rbp(gain=binary,rel_threshold=2)"
+    assert str(parse_metric("RBP(rel_threshold=2)")) == "rbp(gain=binary,rel_threshold=2)"
+    assert str(parse_metric("rbp(rel=2)")) == "rbp(rel_threshold=2)"
+    assert str(parse_metric("Rbp(rel=2)")) == "rbp(rel_threshold=2)"
+    assert str(parse_metric("RBP(p=0.9)")) == "rbp(p=0.9)"
 
 
 def test_every_row_of_the_table_is_in_the_list_above():
@@ -323,18 +333,45 @@ def _raises(message):
         ),
         (
             "rbp(q=1)",
-            "Metric 'rbp(q=1)': unknown parameter 'q'; rbp takes ['p'] and the conventions "
-            "['ap_normalizer', 'depth', 'empty_users', 'estimator', 'gain', 'gain_grades', "
-            "'grades', "
-            "'hit_scores', 'ideal', 'judged_only', 'missing_users', 'rel_threshold', 'ties', "
-            "'zero_users'].",
+            "Metric 'rbp(q=1)': unknown option 'q'; its options are ['p', 'depth', "
+            "'empty_users', 'estimator', 'gain', 'gain_grades', 'grades', 'hit_scores', "
+            "'judged_only', 'missing_users', 'rel_threshold', 'ties', 'zero_users'].",
         ),
         (
             "precision(p=0.5)@5",
-            "Metric 'precision(p=0.5)@5': unknown convention 'p'; use one of ['ap_normalizer', "
-            "'depth', 'empty_users', 'estimator', 'gain', 'gain_grades', 'grades', 'hit_scores', "
-            "'ideal', "
-            "'judged_only', 'missing_users', 'rel_threshold', 'ties', 'zero_users'].",
+            "Metric 'precision(p=0.5)@5': unknown option 'p'; its options are ['depth', "
+            "'empty_users', 'estimator', 'hit_scores', 'judged_only', 'missing_users', "
+            "'rel_threshold', 'ties', 'zero_users'].",
+        ),
+        # a convention the metric does not read, a misspelt one, a value it does not take
+        (
+            "rbp(p=0.8,gain=exponential)",
+            "Metric 'rbp(p=0.8,gain=exponential)': rbp takes gain 'linear' or 'binary'. "
+            "Got 'exponential' instead.",
+        ),
+        (
+            "mrr(gain=binary)@10",
+            "Metric 'mrr(gain=binary)@10': mrr does not use the convention 'gain' (it changes "
+            "no value of mrr); its options are ['depth', 'empty_users', 'estimator', "
+            "'hit_scores', 'judged_only', 'missing_users', 'rel_threshold', 'ties', "
+            "'zero_users'].",
+        ),
+        (
+            "map(ap_normaliser=min_k)@10",
+            "Metric 'map(ap_normaliser=min_k)@10': unknown option 'ap_normaliser' (did you "
+            "mean 'ap_normalizer'?); its options are ['ap_normalizer', 'depth', 'empty_users', "
+            "'estimator', 'hit_scores', 'judged_only', 'missing_users', 'rel_threshold', "
+            "'ties', 'zero_users'].",
+        ),
+        (
+            "num_q(rel=2)",
+            "Metric 'num_q(rel=2)': num_q does not use the convention 'rel_threshold' (it "
+            "changes no value of num_q); its options are ['estimator', 'missing_users'].",
+        ),
+        (
+            "arp(rel_threshold=2)@10",
+            "Metric 'arp(rel_threshold=2)@10': arp does not use the convention "
+            "'rel_threshold' (it changes no value of arp); its options are ['ties'].",
         ),
         ("rbp_resid@10", "Metric 'rbp_resid@10': rbp_resid takes no @k cut-off."),
         ("bpref@10", "Metric 'bpref@10': bpref takes no @k cut-off."),
@@ -408,9 +445,9 @@ def _metric_strings(draw):
             grades = draw(st.lists(st.integers(-5, 10), min_size=1, max_size=7, unique=True))
             value = ";".join(f"{g}:{draw(_write(draw(_number(-100, 100))))}" for g in grades)
         parts.append(f"{param.name}={value}")
-    if draw(st.booleans()):
+    if "rel_threshold" in info.conventions and draw(st.booleans()):
         parts.append(f"rel_threshold={draw(st.integers(-3, 3))}")
-    if draw(st.booleans()):
+    if "ties" in info.conventions and draw(st.booleans()):
         parts.append(f"ties={draw(st.sampled_from(['trec', 'input', 'average']))}")
     parts = draw(st.permutations(parts))
     text = name + ("(" + ", ".join(parts) + ")" if parts else "")

@@ -125,13 +125,21 @@ def test_grades_raw_reads_rbp_gains_and_negative_grades_as_ranx():
         assert trec.mean["rbp(p=0.5)"] == pytest.approx(0.5 * (1 + 0.25 / 3), abs=1e-15)
         assert trec.mean["bpref"] == 1.0
         assert trec.conventions["bpref"].grades == "trec"
-    # the convention by keyword and in the metric string; other metrics ignore it
+    # the convention by keyword and in the metric string; other metrics do not take it
     assert rv.evaluate(qrels, run, metrics, grades="raw").mean == ranx.mean
     assert rv.evaluate(qrels, run, ["bpref(grades=raw)"]).mean["bpref(grades=raw)"] == 0.75
     assert rv.evaluate(qrels, run, ["ndcg"], profile="ranx").conventions["ndcg"].grades == "trec"
-    assert (
-        rv.evaluate(qrels, run, ["map"], grades="raw").mean == rv.evaluate(qrels, run, ["map"]).mean
-    )
+    with pytest.raises(
+        rv.InvalidParameterError,
+        match=r"^evaluate: the convention grades='raw' changes none of the metrics \['map'\]; "
+        r"it is used by \['bpref', 'gm_bpref', 'rbp'\] \(3 metrics\)\. Drop it\.$",
+    ):
+        rv.evaluate(qrels, run, ["map"], grades="raw")
+    with pytest.raises(rv.InvalidParameterError, match="map does not use the convention 'grades'"):
+        rv.evaluate(qrels, run, ["map(grades=raw)"])
+    # with a metric that uses it, the others of the call keep theirs
+    both = rv.evaluate(qrels, run, ["map", "bpref"], grades="raw")
+    assert both.mean["map"] == rv.evaluate(qrels, run, ["map"]).mean["map"]
 
 
 def test_grades_must_be_trec_or_raw():

@@ -253,7 +253,10 @@ def test_registry_metadata():
     assert [n for n, m in REGISTRY.items() if m.needs == "categories"] == ["miscalibration"]
     assert all(m.name == n for n, m in REGISTRY.items())
     for m in REGISTRY.values():
-        assert set(m.uses) <= set(FIELDS)
+        assert set(m.conventions) <= set(FIELDS)
+        assert len(set(m.conventions)) == len(m.conventions)
+        for key, values in m.choices:
+            assert key in m.conventions and set(values) <= set(CHOICES[key])
 
 
 # ---------------------------------------------------------------- errors
@@ -326,10 +329,9 @@ def test_cut_off_on_r_precision(text):
 
 def test_unknown_convention_key():
     with _raises(
-        "Metric 'map(foo=1)@3': unknown convention 'foo'; use one of ['ap_normalizer', "
-        "'depth', 'empty_users', 'estimator', 'gain', 'gain_grades', 'grades', 'hit_scores', "
-        "'ideal', "
-        "'judged_only', 'missing_users', 'rel_threshold', 'ties', 'zero_users']."
+        "Metric 'map(foo=1)@3': unknown option 'foo'; its options are ['ap_normalizer', "
+        "'depth', 'empty_users', 'estimator', 'hit_scores', 'judged_only', 'missing_users', "
+        "'rel_threshold', 'ties', 'zero_users']."
     ):
         parse_metric("map(foo=1)@3")
 
@@ -584,3 +586,29 @@ def test_invalid_convention_keywords():
         "'zero']. Got 'raise' instead."
     ):
         Conventions(empty_users="raise").validated()
+
+
+def test_metric_info_names_an_option_the_metric_does_not_take():
+    from receval import metric_info
+
+    with pytest.raises(InvalidParameterError, match=r"^Metric 'mrr\(gain=binary\)@10': mrr does"):
+        metric_info("mrr(gain=binary)@10")
+    assert metric_info("rbp(gain=binary)").conventions == tuple(sorted(REGISTRY["rbp"].conventions))
+    assert "gain" not in metric_info("mrr").conventions
+
+
+def test_every_option_a_metric_declares_is_taken_by_its_string():
+    # the declared list is what the parser reads: each convention parses, none other does
+    for name, info in REGISTRY.items():
+        for key in FIELDS:
+            value = "2" if key in ("rel_threshold", "depth") else "true"
+            if key in CHOICES:
+                allowed = info.values_of(key) or CHOICES[key]
+                value = allowed[-1]
+            required = ",".join(f"{p.name}=0.5" for p in info.params if p.required)
+            text = f"{name}({key}={value}{',' + required if required else ''})"
+            if key in info.conventions:
+                assert dict(parse_metric(text).params)[key] is not None, text
+            else:
+                with pytest.raises(InvalidParameterError, match="does not use the convention"):
+                    parse_metric(text)

@@ -1118,10 +1118,16 @@ fn evaluate_range(
                     );
                     continue;
                 }
+                // graded RBP earns its gains from the gain threshold on (gain_grades);
+                // binary RBP (P1 = 1) is relevance at the threshold
                 let u = UserGrades {
                     ranked: grades,
                     judged: &q.desc[qa..qb],
-                    threshold,
+                    threshold: if kind == trec_measures::RBP && params[1] != 1.0 {
+                        spec(m, S_GAIN_THRESHOLD) as f64
+                    } else {
+                        threshold
+                    },
                 };
                 values[out + m] = if ties == TIES_AVERAGE {
                     // nan for the kinds without a closed form (refused by the Python layer)

@@ -65,8 +65,9 @@ pub const SET_RECALL: i64 = 32;
 pub const SET_AP: i64 = 33;
 /// set F (P0: beta)
 pub const SET_F: i64 = 34;
-/// rank-biased precision (P0: persistence; P1 = 1: binary gains at the threshold; P1 = 2:
-/// the grades themselves from the threshold on, ranx's)
+/// rank-biased precision (P0: persistence; P1 = 0: trec_eval's graded gains, 1: binary
+/// gains at the threshold, 2: the grades themselves, ranx's; the graded variants earn from
+/// the spec's gain threshold on)
 pub const RBP: i64 = 35;
 /// residual of rank-biased precision (P0: persistence)
 pub const RBP_RESID: i64 = 36;
@@ -1036,13 +1037,14 @@ pub fn r_ndcg_by<F: Fn(usize) -> f64>(n_rel: i64, n: usize, gain_at: F, t: &Gain
 }
 
 /// Rank-biased precision (Moffat and Zobel): `(1 - p) sum gain_i p^(i-1)`, gains the
-/// grades normalised to [0, 1] when some lies outside.
+/// grades normalised to [0, 1] when some lies outside, earned from the threshold on
+/// (trec_eval's every grade from 1 on, with the threshold at 1).
 pub fn rbp(u: &UserGrades<'_>, p: f64, t: &mut GainTable) -> f64 {
     t.normalise();
     let mut sum = 0.0;
     let mut weight = 1.0;
     for &g in u.ranked {
-        let gain = t.gain(g);
+        let gain = rbp_gain(g, u.threshold, t);
         if gain != 0.0 {
             sum += gain * weight;
         }
@@ -1051,13 +1053,32 @@ pub fn rbp(u: &UserGrades<'_>, p: f64, t: &mut GainTable) -> f64 {
     (1.0 - p) * sum
 }
 
+/// The graded gain of [`rbp`]: the table's (normalised) gain of a grade from the
+/// threshold on, else 0.
+#[inline]
+pub fn rbp_gain(grade: f64, threshold: f64, t: &GainTable) -> f64 {
+    if level(grade) >= threshold {
+        t.gain(grade)
+    } else {
+        0.0
+    }
+}
+
+/// Whether an item is relevant for [`rbp_binary`]: judged, its grade (a negative one
+/// read as 0) at least the threshold, as cwl_eval reads ir_measures' `RBP(rel=...)`.
+#[inline]
+pub fn rbp_binary_rel(grade: f64, threshold: f64) -> bool {
+    grade > f64::NEG_INFINITY && grade.max(0.0) >= threshold
+}
+
 /// Rank-biased precision with binary gains: `(1 - p) sum p^(i-1)` over the relevant
-/// items (ir_measures' RBP(rel=threshold), cwl_eval's binary gains).
+/// items (ir_measures' RBP(rel=threshold), cwl_eval's binary gains; see
+/// [`rbp_binary_rel`]).
 pub fn rbp_binary(u: &UserGrades<'_>, p: f64) -> f64 {
     let mut sum = 0.0;
     let mut weight = 1.0;
     for &g in u.ranked {
-        if u.is_rel(g) {
+        if rbp_binary_rel(g, u.threshold) {
             sum += weight;
         }
         weight *= p;
@@ -1413,6 +1434,10 @@ mod tests {
         let binary = [1.0, 0.0];
         t.build(&binary, &[]);
         assert_eq!(rbp(&user(&[0.0, 1.0], &binary, 1.0), 0.5, &mut t), 0.25);
+        // from threshold 2 on: the grade 1 earns nothing, the grade 3 still 3/3
+        t.build(&judged, &[]);
+        let v = rbp(&user(&[1.0, 3.0, ABSENT], &judged, 2.0), 0.5, &mut t);
+        assert!(close(v, 0.5 * 0.5));
     }
 
     #[test]
@@ -1444,6 +1469,11 @@ mod tests {
         params[..2].copy_from_slice(&[0.5, 1.0]);
         assert_eq!(user_measure(RBP, &u, 0, false, &params, &mut t), 0.25);
         assert_eq!(rbp_binary(&user(&[], &judged, 1.0), 0.5), 0.0);
+        // cwl_eval: a negative grade is read as 0, an absent item is never relevant
+        let u = user(&[-1.0, ABSENT, 0.0], &[0.0, -1.0], 0.0);
+        assert_eq!(rbp_binary(&u, 0.5), 0.5 * (1.0 + 0.25));
+        let u = user(&[-1.0, ABSENT, 0.0], &[0.0, -1.0], -1.0);
+        assert_eq!(rbp_binary(&u, 0.5), 0.5 * (1.0 + 0.25));
     }
 
     #[test]

@@ -439,7 +439,13 @@ pub fn expected_measure(
         RBP => {
             let p = params[0];
             let gains = if params[1] == 1.0 {
-                position_means(ranked, scores, top, |g| if is_rel(g) { 1.0 } else { 0.0 })
+                position_means(ranked, scores, top, |g| {
+                    if tm::rbp_binary_rel(g, threshold) {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                })
             } else if params[1] == 2.0 {
                 position_means(
                     ranked,
@@ -450,7 +456,7 @@ pub fn expected_measure(
             } else {
                 table.build(u.judged, &[]);
                 table.normalise();
-                position_means(ranked, scores, top, |g| table.gain(g))
+                position_means(ranked, scores, top, |g| tm::rbp_gain(g, threshold, table))
             };
             let (mut sum, mut weight) = (0.0, 1.0);
             for &gain in &gains {

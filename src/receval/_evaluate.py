@@ -72,6 +72,8 @@ _AVERAGED = (*codes.POPULARITY_KINDS, *codes.LIST_KINDS, codes.SERENDIPITY, code
 # grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
 # metric's own parameters (none for bpref, p for rbp)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
+# gain="binary": rbp's variant of 0/1 gains at the threshold (P1 = 1)
+_BINARY_RBP = 1.0
 # 2.0**1024 overflows float64
 _MAX_EXPONENTIAL_GRADE = 1024
 
@@ -135,7 +137,9 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
     row[codes.S_DEPTH] = conv.depth
     row[codes.S_JUDGED_ONLY] = int(conv.judged_only)
     params = spec.float_params()
-    if conv.grades == "raw" and spec.info.kind in _RAW_GRADES:
+    if spec.info.kind == codes.RBP and conv.gain == "binary":
+        params = (*params, _BINARY_RBP)
+    elif conv.grades == "raw" and spec.info.kind in _RAW_GRADES:
         params = (*params, _RAW_GRADES[spec.info.kind])
     if "gains" in dict(spec.args):
         row[codes.S_GAIN] = codes.GAIN_CUSTOM  # the table is in the params
@@ -258,6 +262,7 @@ def prepare_metrics(
     conventions = dict(conventions)
     profile = conventions.pop("profile")
     resolve_conventions(profile, func, **conventions)  # bad options fail before any metric
+    unset = resolve_conventions(profile, func)  # the profile's, no keyword applied
     if isinstance(metrics, str):
         metrics = [metrics]
     if metrics is None or not isinstance(metrics, Iterable):
@@ -305,6 +310,7 @@ def prepare_metrics(
                 )
         specs[text] = spec
         convs[text] = conv
+    _check_keywords(metrics, specs, conventions, unset)
     listwise = {t for t, spec in specs.items() if spec.info.needs != "qrels"}
     by_similarity = sorted(t for t in listwise if specs[t].info.needs == "similarity")
     if by_similarity and features is None and similarity is None:
@@ -320,6 +326,30 @@ def prepare_metrics(
         )
     _check_history(specs, listwise, popularity, item_categories)
     return metrics, specs, convs, listwise
+
+
+def _check_keywords(
+    metrics: list[str], specs: dict[str, MetricSpec], conventions: dict[str, Any], base: Any
+) -> None:
+    """A convention keyword of evaluate that differs from the profile's (or the default)
+    must be one that some metric of the call uses, with a value each metric that uses it
+    takes (a metric string's own setting wins); ``base``: the profile's conventions."""
+    from ._registry import REGISTRY, check_value
+
+    for key, value in conventions.items():
+        if value is None or key == "estimator":  # checked with the propensities
+            continue
+        readers = [t for t in metrics if key in specs[t].info.conventions]
+        if not readers and value != getattr(base, key):
+            users = [name for name, info in REGISTRY.items() if key in info.conventions]
+            raise InvalidParameterError(
+                f"evaluate: the convention {key}={value!r} changes none of the metrics "
+                f"{v.format_values(metrics)}; it is used by {v.format_values(users)} "
+                f"({len(users)} metrics). Drop it."
+            )
+        for text in readers:
+            if key not in dict(specs[text].params):
+                check_value(f"evaluate: metric {text!r}", specs[text].info, key, value)
 
 
 def _check_history(

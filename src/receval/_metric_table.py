@@ -131,7 +131,11 @@ class MetricInfo:
     # per-user values (counts); "geometric": trec_eval's geometric mean over users
     # (each value floored at 1e-5)
     mean: str = "users"
-    uses: tuple[str, ...] = ()  # conventions that change its value besides the common ones
+    # the conventions that change its value (keys of receval.conventions.Conventions):
+    # a metric string or an evaluate keyword setting another one is refused
+    conventions: tuple[str, ...] = ()
+    # conventions of which it reads only some values: (name, the values it takes)
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # "qrels": relevance judgments; "similarity": item similarities; "popularity": item
     # popularity (popularity= or train=); "history": the users' histories (train=);
     # "categories": their histories and item categories (train= and item_categories=)
@@ -139,8 +143,56 @@ class MetricInfo:
     params: tuple[Param, ...] = ()  # metric-specific parameters, in canonical order
     source: str = "receval"  # the definition it follows
 
+    @property
+    def options(self) -> list[str]:
+        """Every key its metric string takes: its parameters, then its conventions.
 
-_COMMON = ("rel_threshold", "ties", "missing_users", "empty_users")
+        Examples
+        --------
+        >>> from receval._metric_table import REGISTRY
+        >>> REGISTRY["num_rel"].options
+        ['estimator', 'missing_users', 'rel_threshold']
+        >>> REGISTRY["rbp"].options[:5]
+        ['p', 'depth', 'empty_users', 'estimator', 'gain']
+        """
+        return [p.name for p in self.params] + sorted(self.conventions)
+
+    def values_of(self, convention: str) -> tuple[str, ...] | None:
+        """The values of ``convention`` it takes, or None for every value."""
+        return dict(self.choices).get(convention)
+
+
+#: the conventions every metric of the qrels reads: the relevance threshold (and so which
+#: users have no relevant item), the order of tied scores, users absent from the run or
+#: without a relevant item, users whose value is 0, the depth and judged-only cuts of the
+#: list, whether an item scored <= 0 may be a hit, and the estimator (a metric without a
+#: propensity-weighted form refuses any but "naive")
+_COMMON = (
+    "estimator",
+    "rel_threshold",
+    "ties",
+    "missing_users",
+    "empty_users",
+    "zero_users",
+    "depth",
+    "judged_only",
+    "hit_scores",
+)
+
+
+def _reads(*extra: str, drop: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The common conventions less ``drop``, then ``extra``."""
+    return tuple(c for c in _COMMON if c not in drop) + extra
+
+
+#: the sums of gains: an item scored <= 0 still earns its gain
+_GAIN_SUMS = ("hit_scores",)
+#: the counts summed over users: no user is left out for having no relevant item
+_COUNTS = ("empty_users",)
+#: the metrics of the lists alone (similarities, popularity, histories)
+_LISTWISE = ("ties",)
+#: gains of RBP and of expected exposure: the grades, or 0/1 at the threshold
+_LINEAR_OR_BINARY = (("gain", ("linear", "binary")),)
 _TREC = "trec_eval 10.0"
 
 _P = Param("p", "float", "persistence", 0.8, 0.0, 1.0, True, True)
@@ -184,66 +236,77 @@ REGISTRY: dict[str, MetricInfo] = {
             "precision",
             codes.PRECISION,
             "hits in the top k / k",
-            uses=("estimator",),
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "recall",
             codes.RECALL,
             "hits in the top k / relevant items of the user",
-            uses=("estimator",),
             source=_TREC,
+            conventions=_COMMON,
         ),
-        MetricInfo("f1", codes.F1, "harmonic mean of precision@k and recall@k"),
+        MetricInfo(
+            "f1", codes.F1, "harmonic mean of precision@k and recall@k", conventions=_COMMON
+        ),
         MetricInfo(
             "hit_ratio",
             codes.HIT_RATIO,
             "sum of hits over users / sum of relevant items over users (one pooled ratio)",
             mean="pooled",
+            conventions=_reads(drop=("zero_users",)),
         ),
         MetricInfo(
             "success",
             codes.SUCCESS,
             "1 if the top k holds a relevant item, else 0",
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "map",
             codes.AP,
             "average precision in the top k, averaged over users",
-            uses=("ap_normalizer", "estimator"),
             source=_TREC,
+            conventions=_reads("ap_normalizer"),
         ),
-        MetricInfo("cg", codes.CG, "sum of gains in the top k", bounded=False, uses=("gain",)),
+        MetricInfo(
+            "cg",
+            codes.CG,
+            "sum of gains in the top k",
+            bounded=False,
+            conventions=_reads("gain", "gain_grades", drop=_GAIN_SUMS),
+        ),
         MetricInfo(
             "dcg",
             codes.DCG,
             "sum of gain / log2(rank + 1) in the top k",
             bounded=False,
-            uses=("gain", "estimator"),
             params=(_GAINS,),
+            conventions=_reads("gain", "gain_grades", drop=_GAIN_SUMS),
         ),
         MetricInfo(
             "idcg",
             codes.IDCG,
             "DCG of the ideal ranking",
             bounded=False,
-            uses=("gain", "ideal"),
             params=(_GAINS,),
+            conventions=_reads("gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
         ),
         MetricInfo(
             "ndcg",
             codes.NDCG,
             "DCG / IDCG (0 when IDCG is 0)",
-            uses=("gain", "ideal", "estimator"),
             params=(_GAINS,),
             source=_TREC,
+            conventions=_reads("gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
         ),
         MetricInfo(
             "mrr",
             codes.RR,
             "1 / rank of the first relevant item in the top k",
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "r_precision",
@@ -251,6 +314,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "precision at R, the number of relevant items of the user; with @k, the "
             "relevant items in the top min(R, k) over R",
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "ils",
@@ -260,6 +324,7 @@ REGISTRY: dict[str, MetricInfo] = {
             bounded=False,  # cosine is in [-1, 1]; a caller's similarity may be anything
             higher_is_better=False,
             needs="similarity",
+            conventions=_LISTWISE,
         ),
         MetricInfo(
             "diversity",
@@ -268,6 +333,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "(needs features or similarity)",
             bounded=False,
             needs="similarity",
+            conventions=_LISTWISE,
         ),
         # ------------------------------------------------ popularity bias
         MetricInfo(
@@ -279,6 +345,7 @@ REGISTRY: dict[str, MetricInfo] = {
             higher_is_better=False,
             needs="popularity",
             source=_ELLIOT,
+            conventions=_LISTWISE,
         ),
         MetricInfo(
             "aplt",
@@ -289,6 +356,7 @@ REGISTRY: dict[str, MetricInfo] = {
             needs="popularity",
             params=(_HEAD_SHARE,),
             source=_ELLIOT,
+            conventions=_LISTWISE,
         ),
         MetricInfo(
             "aclt",
@@ -299,6 +367,7 @@ REGISTRY: dict[str, MetricInfo] = {
             needs="popularity",
             params=(_HEAD_SHARE,),
             source=_ELLIOT,
+            conventions=_LISTWISE,
         ),
         MetricInfo(
             "average_popularity",
@@ -308,6 +377,7 @@ REGISTRY: dict[str, MetricInfo] = {
             higher_is_better=False,
             needs="popularity",
             source=_RECBOLE,
+            conventions=_LISTWISE,
         ),
         MetricInfo(
             "tail_percentage",
@@ -317,6 +387,7 @@ REGISTRY: dict[str, MetricInfo] = {
             needs="popularity",
             params=(_TAIL_RATIO,),
             source=_RECBOLE,
+            conventions=_LISTWISE,
         ),
         # ------------------------------------------------ the users' histories
         MetricInfo(
@@ -327,6 +398,7 @@ REGISTRY: dict[str, MetricInfo] = {
             bounded=False,  # feature cosines may be negative
             needs="history",
             source="Microsoft Recommenders",
+            conventions=_LISTWISE,
         ),
         MetricInfo(
             "miscalibration",
@@ -338,6 +410,7 @@ REGISTRY: dict[str, MetricInfo] = {
             needs="categories",
             params=(_ALPHA,),
             source="Steck 2018",
+            conventions=_LISTWISE,
         ),
         # ------------------------------------------------ expected exposure
         *(
@@ -350,9 +423,18 @@ REGISTRY: dict[str, MetricInfo] = {
                 f"item left out",
                 bounded=False,
                 higher_is_better=name == "ee_relevance",
-                uses=("gain",),
                 params=(_PATIENCE,),
                 source="Diaz et al. 2020 (expeval)",
+                # users without a relevant item always left out; the whole list, unless @k
+                conventions=(
+                    "estimator",
+                    "rel_threshold",
+                    "ties",
+                    "missing_users",
+                    "zero_users",
+                    *(("gain",) if name != "ee_disparity" else ()),
+                ),
+                choices=_LINEAR_OR_BINARY if name != "ee_disparity" else (),
             )
             for name, kind, what in (
                 ("ee_disparity", codes.EE_DISPARITY, "disparity EE-D, ||e||^2"),
@@ -368,6 +450,7 @@ REGISTRY: dict[str, MetricInfo] = {
             bounded=False,
             mean="sum",
             source=_TREC,
+            conventions=("estimator", "missing_users", "depth", "judged_only"),
         ),
         MetricInfo(
             "num_rel",
@@ -377,6 +460,7 @@ REGISTRY: dict[str, MetricInfo] = {
             bounded=False,
             mean="sum",
             source=_TREC,
+            conventions=("estimator", "rel_threshold", "missing_users"),
         ),
         MetricInfo(
             "num_rel_ret",
@@ -385,6 +469,7 @@ REGISTRY: dict[str, MetricInfo] = {
             bounded=False,
             mean="sum",
             source=_TREC,
+            conventions=_reads(drop=(*_COUNTS, "zero_users")),
         ),
         MetricInfo(
             "num_nonrel_judged_ret",
@@ -395,6 +480,7 @@ REGISTRY: dict[str, MetricInfo] = {
             higher_is_better=False,
             mean="sum",
             source=_TREC,
+            conventions=_reads(drop=(*_COUNTS, "zero_users", "judged_only")),
         ),
         MetricInfo(
             "num_q",
@@ -404,6 +490,7 @@ REGISTRY: dict[str, MetricInfo] = {
             bounded=False,
             mean="sum",
             source=_TREC,
+            conventions=("estimator", "missing_users"),
         ),
         MetricInfo(
             "gm_map",
@@ -412,6 +499,7 @@ REGISTRY: dict[str, MetricInfo] = {
             accepts_k=False,
             mean="geometric",
             source=_TREC,
+            conventions=_reads("ap_normalizer", drop=("zero_users",)),
         ),
         MetricInfo(
             "bpref",
@@ -420,6 +508,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "below each relevant item retrieved, averaged over the R relevant items",
             accepts_k=False,
             source=_TREC,
+            conventions=_reads("grades"),
         ),
         MetricInfo(
             "gm_bpref",
@@ -428,6 +517,7 @@ REGISTRY: dict[str, MetricInfo] = {
             accepts_k=False,
             mean="geometric",
             source=_TREC,
+            conventions=_reads("grades", drop=("zero_users",)),
         ),
         MetricInfo(
             "infap",
@@ -435,6 +525,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "inferred AP (Yilmaz and Aslam): AP estimated from a sample of judgments",
             accepts_k=False,
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "iprec",
@@ -444,6 +535,7 @@ REGISTRY: dict[str, MetricInfo] = {
             accepts_k=False,
             params=(_RECALL,),
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "iprec_avg",
@@ -452,6 +544,7 @@ REGISTRY: dict[str, MetricInfo] = {
             accepts_k=False,
             params=(_LEVELS,),
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "rprec_mult",
@@ -460,6 +553,7 @@ REGISTRY: dict[str, MetricInfo] = {
             accepts_k=False,
             params=(_MULT,),
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "utility",
@@ -470,6 +564,7 @@ REGISTRY: dict[str, MetricInfo] = {
             bounded=False,
             params=_UTILITY,
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "bin_g",
@@ -477,6 +572,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "binary G: mean over relevant items of 1 / log2(2 + non-relevant items ranked above)",
             accepts_k=False,
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "g",
@@ -486,6 +582,7 @@ REGISTRY: dict[str, MetricInfo] = {
             accepts_k=False,
             params=(_GAINS,),
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "ndcg_rel",
@@ -494,6 +591,7 @@ REGISTRY: dict[str, MetricInfo] = {
             accepts_k=False,
             params=(_GAINS,),
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "r_ndcg",
@@ -502,12 +600,14 @@ REGISTRY: dict[str, MetricInfo] = {
             accepts_k=False,
             params=(_GAINS,),
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "relative_precision",
             codes.RELATIVE_PRECISION,
             "precision@k over the highest precision@k possible, min(R, k) / k",
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "set_precision",
@@ -515,6 +615,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "relevant items retrieved / items retrieved (the whole list)",
             accepts_k=False,
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "set_relative_precision",
@@ -522,6 +623,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "set precision over the highest set precision possible for the list's length",
             accepts_k=False,
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "set_recall",
@@ -529,6 +631,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "relevant items retrieved / relevant items (the whole list)",
             accepts_k=False,
             source=_TREC,
+            conventions=_reads(drop=("judged_only",)),
         ),
         MetricInfo(
             "set_ap",
@@ -536,6 +639,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "set precision * set recall (trec_eval's set_map)",
             accepts_k=False,
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "set_f",
@@ -544,15 +648,19 @@ REGISTRY: dict[str, MetricInfo] = {
             accepts_k=False,
             params=(_BETA,),
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "rbp",
             codes.RBP,
-            "rank-biased precision: (1 - p) * sum of gain * p^(rank - 1), gains scaled to [0, 1] "
-            "(grades='raw': the grades themselves, as ranx)",
+            "rank-biased precision: (1 - p) * sum of gain * p^(rank - 1), the gains of the grades "
+            "from the gain threshold on, scaled to [0, 1] (gain=binary: 1 for a relevant item, "
+            "ir_measures' RBP(rel=...); grades='raw': the grades themselves, as ranx)",
             accepts_k=False,
             params=(_P,),
             source=_TREC,
+            conventions=_reads("gain", "gain_grades", "grades"),
+            choices=_LINEAR_OR_BINARY,
         ),
         MetricInfo(
             "rbp_resid",
@@ -562,6 +670,7 @@ REGISTRY: dict[str, MetricInfo] = {
             accepts_k=False,
             params=(_P,),
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "unjudged",
@@ -569,6 +678,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "share of the top k absent from the qrels (trec_eval's unj)",
             higher_is_better=False,
             source=_TREC,
+            conventions=_COMMON,
         ),
         MetricInfo(
             "judged",
@@ -576,6 +686,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "share of the top min(k, list length) present in the qrels, a negative grade "
             "counting as judged (ir_measures' Judged@k; ties by item id ascending)",
             source="ir_measures",
+            conventions=_COMMON,
         ),
         MetricInfo(
             "err",
@@ -584,12 +695,14 @@ REGISTRY: dict[str, MetricInfo] = {
             "the probability that the user stops at i, in the cascade model (ir_measures' "
             "ERR@k, from gdeval)",
             source="ir_measures",
+            conventions=_COMMON,
         ),
         MetricInfo(
             "nerr",
             codes.NERR,
             "ERR over the ERR of the ideal ranking",
             source="ir_measures",
+            conventions=_COMMON,
         ),
         MetricInfo(
             "hits",
@@ -597,6 +710,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "relevant items in the top k, averaged over users",
             bounded=False,
             source="ranx",
+            conventions=_reads(drop=_COUNTS),
         ),
     ]
 }

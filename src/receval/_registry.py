@@ -78,7 +78,8 @@ class Spelling:
         Whether ``spelling`` is a regular expression.
     with_rel : str
         The metric it means instead when the string sets ``rel`` (or
-        ``rel_threshold``): ir_measures' ``NumRet(rel=1)`` is ``NumRelRet``.
+        ``rel_threshold``): ir_measures' ``NumRet(rel=1)`` is ``NumRelRet``, its
+        ``RBP(rel=2)`` RBP with 0/1 gains at grade 2.
     with_relative : str
         The metric it means instead when the string sets ``relative=True``:
         ir_measures' ``SetP(relative=True)`` is ``SetRelP``.
@@ -171,7 +172,7 @@ SPELLINGS: tuple[Spelling, ...] = (
     _literal("infAP", "ir_measures", "infap"),
     _literal("IPrec", "ir_measures", "iprec"),
     _pattern(rf"IPrec@(?P<recall>{_NUM})", "ir_measures", "iprec(recall={recall})", "IPrec@0.1"),
-    _literal("RBP", "ir_measures", "rbp"),
+    Spelling("RBP", "ir_measures", "rbp", "RBP", with_rel="rbp(gain=binary)"),
     _literal("Judged", "ir_measures", "judged"),
     _literal("ERR", "ir_measures", "err"),
     _literal("nERR", "ir_measures", "nerr"),
@@ -220,6 +221,14 @@ for _row in SPELLINGS:
     if not _row.pattern:
         _LITERALS.setdefault(_row.spelling.lower(), _row)
 _PATTERNS = [(re.compile(s.spelling, re.IGNORECASE), s) for s in SPELLINGS if s.pattern]
+#: spellings that mean another metric with rel= and whose lower case is a canonical
+#: name: matched exactly (``RBP(rel=2)`` is ir_measures' binary RBP, ``rbp(rel=2)``
+#: receval's graded one)
+_WITH_REL = {
+    s.spelling: s
+    for s in SPELLINGS
+    if s.with_rel and not s.pattern and s.spelling.lower() in REGISTRY
+}
 
 
 #: Keys of other libraries inside the parentheses: ir_measures' ``rel`` is
@@ -376,7 +385,7 @@ def parse_metric(text: str) -> MetricSpec:
     >>> str(parse_metric("map( rel_threshold=2 , ap_normalizer=min_k )@100"))
     'map(ap_normalizer=min_k,rel_threshold=2)@100'
     >>> str(parse_metric("P_10")), str(parse_metric("RBP(rel=2, p=0.90)"))
-    ('precision@10', 'rbp(p=0.9,rel_threshold=2)')
+    ('precision@10', 'rbp(p=0.9,gain=binary,rel_threshold=2)')
     >>> str(parse_metric("iprec_at_recall_0.10")), str(parse_metric("rbp(p=0.8)"))
     ('iprec(recall=0.1)', 'rbp')
     """
@@ -405,6 +414,9 @@ def parse_metric(text: str) -> MetricSpec:
         at, rest = _at_spelling(written, k_text, text)
         if at is not None:
             base, k_text = at, rest
+    row = _WITH_REL.get(written)  # ir_measures' RBP(rel=2), exactly as it writes it
+    if base is None and row is not None and _SETS_REL.search(match["params"] or ""):
+        base = _target(replace(row, metric=row.with_rel), {}, text)
     if base is None:
         base = MetricSpec(name)
     return _complete(base, match["params"], k_text, text)
@@ -591,15 +603,8 @@ def _parse_params(
                     f"SetP(relative=True) is set_relative_precision."
                 )
             continue
-        if key not in FIELDS:
-            if own:
-                raise InvalidParameterError(
-                    f"Metric {whole!r}: unknown parameter {key!r}; {info.name} takes "
-                    f"{sorted(own)!r} and the conventions {sorted(FIELDS)!r}."
-                )
-            raise InvalidParameterError(
-                f"Metric {whole!r}: unknown convention {key!r}; use one of {sorted(FIELDS)!r}."
-            )
+        if key not in info.conventions:
+            raise not_an_option(f"Metric {whole!r}", info, key)
         if key in ("rel_threshold", "depth"):
             try:
                 out[key] = int(value)
@@ -620,6 +625,7 @@ def _parse_params(
                     f"Metric {whole!r}: {key} must be one of {sorted(CHOICES[key])!r}. "
                     f"Got {value!r} instead."
                 )
+            check_value(f"Metric {whole!r}", info, key, value)
             out[key] = value
     if "gains" in args and "gain" in out:
         raise InvalidParameterError(
@@ -627,6 +633,42 @@ def _parse_params(
             f"be given; drop one."
         )
     return args, out
+
+
+def not_an_option(where: str, info: MetricInfo, key: str) -> InvalidParameterError:
+    """The error for a key that ``info``'s metric does not take: unknown (with the
+    closest option), or a convention that does not change its value.
+
+    Examples
+    --------
+    >>> from receval._registry import REGISTRY, not_an_option
+    >>> error = not_an_option("Metric 'num_q(gain=binary)'", REGISTRY["num_q"], "gain")
+    >>> print(error)
+    Metric 'num_q(gain=binary)': num_q does not use the convention 'gain' (it changes no
+    value of num_q); its options are ['estimator', 'missing_users'].
+    """
+    options = info.options
+    if key in FIELDS:
+        what = (
+            f"{info.name} does not use the convention {key!r} (it changes no value of {info.name})"
+        )
+    else:
+        close = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        what = f"unknown option {key!r}{hint}"
+    listed = f"its options are {options!r}" if options else f"{info.name} takes no option"
+    return InvalidParameterError(f"{where}: {what}; {listed}.")
+
+
+def check_value(where: str, info: MetricInfo, key: str, value: object) -> None:
+    """Refuse a value of the convention ``key`` that ``info``'s metric does not take
+    (``rbp``'s gain is linear or binary)."""
+    allowed = info.values_of(key)
+    if allowed is not None and value not in allowed:
+        raise InvalidParameterError(
+            f"{where}: {info.name} takes {key} {' or '.join(map(repr, allowed))}. "
+            f"Got {value!r} instead."
+        )
 
 
 def _number(param: Param, text: str, whole: str, what: str) -> float:

@@ -258,6 +258,9 @@ PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
         "judged": {"ties": "id_ascending"},
         # exponential nDCG of the whole list is its ranx provider's: ties in input order
         "ndcg(gain=exponential)@all": {"ties": "input"},
+        # RBP(rel=...) is cwl_eval's: 0/1 gains at rel, ties in input order (a stable sort
+        # by score)
+        "rbp": {"gain": "binary", "ties": "input"},
     },
 }
 

@@ -71,6 +71,9 @@ class MetricEntry:
     parameters : tuple of str
         Its metric-specific parameters, one line each
         (``"p: persistence, in (0, 1), default 0.8"``).
+    conventions : tuple of str
+        The conventions of :func:`receval.evaluate` that change its value (ranking
+        and list metrics); its metric string takes these and its parameters only.
     """
 
     name: str
@@ -84,6 +87,7 @@ class MetricEntry:
     accepts_k: bool = False
     source: str = "receval"
     parameters: tuple[str, ...] = ()
+    conventions: tuple[str, ...] = ()
 
 
 _WEIGHTED = ("y_true", "y_score", "sample_weight")
@@ -235,7 +239,7 @@ def _ranking_entries() -> list[MetricEntry]:
         entries.append(
             MetricEntry(name, family, info.description, aliases, info.higher_is_better, inputs,
                         ("groups",), "evaluate", info.accepts_k, info.source,
-                        tuple(p.describe() for p in info.params))
+                        tuple(p.describe() for p in info.params), tuple(sorted(info.conventions)))
         )  # fmt: skip
     return entries
 
@@ -305,7 +309,8 @@ def metric_info(name: str, family: str | None = None) -> MetricEntry:
     Raises
     ------
     InvalidParameterError
-        Unknown name (with the closest one), or a name two families use.
+        Unknown name (with the closest one), a name two families use, or a metric
+        string with an option its metric does not take (listing the options).
 
     Examples
     --------
@@ -314,6 +319,8 @@ def metric_info(name: str, family: str | None = None) -> MetricEntry:
     'log_loss'
     >>> metric_info("ap", family="ranking").name
     'map'
+    >>> metric_info("rbp(p=0.9)").conventions[:4]
+    ('depth', 'empty_users', 'estimator', 'gain')
     """
     entries = [e for e in _entries().values() if family in (None, e.family)]
     key = name.strip().lower() if isinstance(name, str) else name
@@ -323,7 +330,9 @@ def metric_info(name: str, family: str | None = None) -> MetricEntry:
 
         try:  # a peer's spelling or a metric string: P_10, nDCG@10, rbp(p=0.9)
             spec_name = parse_metric(name).name
-        except InvalidParameterError:
+        except InvalidParameterError as exc:
+            if not str(exc).startswith(("Unknown metric", "Cannot parse metric")):
+                raise  # a metric with an option it does not take, a bad value or cut-off
             spec_name = None
         found = [e for e in entries if e.name == spec_name]
     if len(found) == 1:

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from ._registry import parse_metric
 from ._trec_names import (
     MEASURES,
     NICKNAMES,
@@ -532,11 +533,16 @@ def _lines(
     report = None
     if metrics:
         score = evaluate_groups if o.rel_format == "qrels_jg" else evaluate
+        options: dict[str, Any] = {
+            "ties": "id_descending", "rel_threshold": o.level,
+            "missing_users": "complete" if o.complete else "skip", "depth": o.max_retrieved,
+            "judged_only": o.judged_only,
+        }  # fmt: skip
+        # trec_eval takes its options whatever the measures: each goes to those it changes
+        read = {c for m in metrics for c in parse_metric(m).info.conventions}
         report = score(
-            q, r, metrics, profile="trec_eval", ties="id_descending", rel_threshold=o.level,
-            missing_users="complete" if o.complete else "skip", depth=o.max_retrieved,
-            judged_only=o.judged_only,
-        )  # fmt: skip
+            q, r, metrics, profile="trec_eval", **{k: v for k, v in options.items() if k in read}
+        )
     users = q.user_ids.tolist()
     evaluated = [str(users[i]) for i in order]
     z_queries = {qid for qid, _ in zscores} if zscores else set()

@@ -319,20 +319,23 @@ def r_ndcg(ranked, judged, threshold, pairs=()):
 
 
 def rbp(ranked, judged, threshold, p):
-    """(1 - p) sum gain_i p^(i-1), gains the grades, divided by the largest judged grade
-    when it exceeds 1 (Moffat and Zobel; gains in [0, 1])."""
+    """(1 - p) sum gain_i p^(i-1), gains the grades from the threshold on, divided by the
+    largest judged grade when it exceeds 1 (Moffat and Zobel; gains in [0, 1])."""
     top = max((g for g in judged if g >= 0), default=0.0)
     scale = top if top > 1 else 1.0
     total = 0.0
     for i, g in enumerate(ranked):
-        if g is not None and g >= 0:
+        if g is not None and g >= 0 and is_relevant(g, threshold):
             total += (g / scale) * p**i
     return (1 - p) * total
 
 
 def rbp_binary(ranked, judged, threshold, p):
-    """(1 - p) sum over the relevant items of p^(rank - 1)."""
-    return (1 - p) * sum(p**i for i, g in enumerate(ranked) if is_relevant(g, threshold))
+    """(1 - p) sum over the relevant items of p^(rank - 1): judged items whose grade, a
+    negative one read as 0, is at least the threshold (cwl_eval's binary gains)."""
+    return (1 - p) * sum(
+        p**i for i, g in enumerate(ranked) if g is not None and max(g, 0) >= threshold
+    )
 
 
 def rbp_raw(ranked, judged, threshold, p):

@@ -91,9 +91,10 @@ TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING, TIES_ID_DESCENDING = 0, 
     SET_AP,
     SET_F,  # P0: beta (trec_eval's default 1.0)
     RBP,  # P0: persistence p (trec_eval's default 0.9); P1: 0 = trec_eval's gains (the grade,
-    #       over the user's largest grade when above 1), 1 = binary gains, grade >= rel_threshold
-    #       (ir_measures' RBP(rel=...), from cwl_eval), 2 = the grade itself from rel_threshold
-    #       on (ranx's rbp.p, grades="raw")
+    #       over the user's largest grade when above 1), 1 = binary gains: a judged item whose
+    #       grade (a negative one read as 0) is at least the threshold (ir_measures'
+    #       RBP(rel=...), from cwl_eval), 2 = the grade itself (ranx's rbp.p, grades="raw");
+    #       the graded variants (0, 2) earn from S_GAIN_THRESHOLD on, not S_THRESHOLD
     RBP_RESID,  # P0: persistence p (trec_eval's default 0.9)
     UNJUDGED,  # share of the top k absent from the qrels or graded < 0, over k (trec_eval's
     #            unj_k); without k, over the whole list

@@ -761,7 +761,7 @@ def test_empty_inputs():
     from receval import paired_pvalues
 
     for test in ("randomization", "student", "wilcoxon"):
-        with pytest.raises(InputValidationError, match="^paired_pvalues: differences is empty"):
+        with pytest.raises(InputValidationError, match=r"^paired_pvalues: differences is empty"):
             paired_pvalues([], test=test)
     for fn in (student_pvalues, wilcoxon_pvalues, randomization_pvalues, effect_sizes):
         assert fn(np.empty((5, 0))).shape == (0,)

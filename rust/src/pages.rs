@@ -108,7 +108,7 @@ impl std::fmt::Display for OutOfMemory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "could not allocate {} bytes ({:.1} GiB) for the output",
+            "could not allocate {} bytes ({:.1} GiB)",
             self.bytes,
             self.bytes as f64 / (1u64 << 30) as f64
         )

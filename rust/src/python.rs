@@ -614,9 +614,9 @@ where
     py.detach(|| threads::interruptible(POLL, f, || Python::attach(|py| py.check_signals())))
 }
 
-/// A `MemoryError` saying what `func` could not allocate, and what to do.
-pub(crate) fn memory_error(func: &str, e: crate::pages::OutOfMemory, fix: &str) -> PyErr {
-    pyo3::exceptions::PyMemoryError::new_err(format!("{func}: {e}; {fix}."))
+/// A `MemoryError` saying how much could not be allocated, for `what`, and the fix.
+pub(crate) fn memory_error(e: crate::pages::OutOfMemory, what: &str, fix: &str) -> PyErr {
+    pyo3::exceptions::PyMemoryError::new_err(format!("{e} for {what}; {fix}."))
 }
 
 /// The compiled kernels of receval.

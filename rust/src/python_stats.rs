@@ -147,9 +147,9 @@ fn sign_flip_sums<'py>(
     })?
     .map_err(|e| {
         super::memory_error(
-            "sign_flip_sums",
             e,
-            "lower n_permutations or test fewer columns",
+            "the sign-flip sums (n_permutations x columns)",
+            "lower n_permutations or test fewer columns at a time",
         )
     })?;
     matrix(py, n_permutations, m, out)
@@ -189,9 +189,9 @@ fn bootstrap_means<'py>(
     })?
     .map_err(|e| {
         super::memory_error(
-            "bootstrap_means",
             e,
-            "lower n_resamples or test fewer columns",
+            "the bootstrap means (n_resamples x columns)",
+            "lower n_resamples or test fewer columns at a time",
         )
     })?;
     matrix(py, n_resamples, m, out)

@@ -307,9 +307,7 @@ def bootstrap_intervals(
                     degenerate[j] = True
                     continue
             low[j], high[j] = np.quantile(rep, levels)
-    warn_undefined(
-        empty, one_d, "interval", "no user has a difference and a positive weight", func
-    )
+    warn_undefined(empty, one_d, "interval", "no user has a difference and a positive weight", func)
     warn_undefined(
         degenerate, one_d, "interval",
         "BCa's bias correction is infinite (every resample lies on one side of the "

@@ -107,3 +107,39 @@ def test_a_failed_allocation_is_a_memory_error_not_an_abort(call, message):
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == message
+
+
+def test_cli_out_of_memory_is_an_error_line_not_an_abort(tmp_path):
+    rng = np.random.default_rng(0)
+    n_users, k = 200, 10
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("".join(f"u{u} 0 i{u % 30} 1\n" for u in range(n_users)))
+    runs = []
+    for name in "abc":
+        scores = rng.random((n_users, k))
+        runs += ["--run", str(tmp_path / f"{name}.run")]
+        (tmp_path / f"{name}.run").write_text(
+            "".join(
+                f"u{u} Q0 i{(u + j) % 30} {j + 1} {scores[u, j]:.5f} {name}\n"
+                for u in range(n_users) for j in range(k)
+            )
+        )  # fmt: skip
+    metrics = [x for m in ("ndcg@10", "map", "mrr", "recall@10", "precision@5") for x in ("-m", m)]
+    code = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+        "from receval.cli import main; sys.argv = ['receval'] + sys.argv[1:]; main()"
+    )
+    # 10**7 permutations x 15 columns of float64: 1.2 GB, over the 1 GiB limit
+    out = subprocess.run(
+        [sys.executable, "-c", code, "compare", "--qrels", str(qrels), *runs, *metrics,
+         "--permutations", "10000000"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 1, out.stderr[-2000:]
+    assert out.stderr.startswith(
+        "error: out of memory: could not allocate 1200000000 bytes (1.1 GiB) for the sign-flip "
+        "sums (n_permutations x columns); lower n_permutations or test fewer columns at a time. "
+        "Free memory, raise the process's memory limit (ulimit -v), or evaluate fewer rows at "
+        "a time."
+    ), out.stderr[-2000:]
+    assert "Traceback" not in out.stderr

@@ -169,14 +169,14 @@ mod tests {
 
     #[test]
     fn pool_is_rebuilt_in_a_new_generation() {
-        let first = install(|| rayon::current_num_threads());
+        let first = install(rayon::current_num_threads);
         assert!(first >= 1);
         let before = pool() as *const Pool;
         assert_eq!(pool() as *const Pool, before);
         forked_child(); // as the fork handler runs in a child
         let after = pool() as *const Pool;
         assert_ne!(after, before);
-        assert_eq!(install(|| rayon::current_num_threads()), first);
+        assert_eq!(install(rayon::current_num_threads), first);
     }
 
     #[test]

@@ -526,11 +526,11 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
     Examples
     --------
     >>> from receval import adjust_pvalues
-    >>> p = [0.01, 0.04, 0.03, float("nan")]
+    >>> p = [0.01, 0.04, 0.03]
     >>> adjust_pvalues(p)
-    array([0.03, 0.06, 0.06,  nan])
+    array([0.03, 0.06, 0.06])
     >>> adjust_pvalues(p, method="bh")
-    array([0.03, 0.04, 0.04,  nan])
+    array([0.03, 0.04, 0.04])
     """
     func = "adjust_pvalues"
     v.check_option(method, "method", func, CORRECTIONS)

@@ -91,8 +91,14 @@ const PARALLEL_BYTES: usize = 64 << 20;
 
 /// A vector of `n` zeros whose pages are faulted in at once ([`populate`]): for
 /// outputs written row by row.
+///
+/// # Panics
+/// When the memory cannot be had (a limit on the address space): a panic that
+/// says how many bytes were asked for, which the Python layer raises as an
+/// exception (the CLI prints it as an `error:` line), where the allocator would
+/// abort the process.
 pub fn zeroed<T: Clone + Default>(n: usize) -> Vec<T> {
-    let mut v = vec![T::default(); n];
+    let mut v = try_zeros(n, 1).unwrap_or_else(|e| panic!("{e}"));
     populate(&mut v);
     v
 }
@@ -146,6 +152,12 @@ mod tests {
         let err = try_zeros::<f64>(usize::MAX / 2, 3).unwrap_err();
         assert!(err.to_string().starts_with("could not allocate"), "{err}");
         assert!(try_zeros::<f64>(1 << 62, 1).is_err());
+        let panic = std::panic::catch_unwind(|| zeroed::<f64>(1 << 62)).unwrap_err();
+        let text = panic.downcast_ref::<String>().unwrap();
+        assert!(
+            text.starts_with("could not allocate 36893488147419103232 bytes"),
+            "{text}"
+        );
     }
 
     #[test]

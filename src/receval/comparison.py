@@ -27,10 +27,10 @@ from ._intervals import bootstrap_intervals, effect_sizes
 from ._paired import check_count
 from ._stats import (
     TESTS,
+    _randomization,
     adjust_pvalues,
     model_pairs,
     paired_pvalues,
-    randomization_pvalues,
     smallest_pvalue,
     student_pvalues,
     wilcoxon_pvalues,
@@ -369,7 +369,7 @@ def _run_tests(
     with warnings.catch_warnings():  # one warning below names the comparisons instead
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         if test == "randomization":
-            p = randomization_pvalues(diff, wts, n_permutations=n_permutations, seed=seed)
+            p = _randomization(diff, wts, n_permutations, seed, func)
         else:
             for j, (m, _, _) in enumerate(cols):
                 w = wts[defined[:, j] & (wts[:, j] > 0), j]

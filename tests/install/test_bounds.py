@@ -143,3 +143,20 @@ def test_cli_out_of_memory_is_an_error_line_not_an_abort(tmp_path):
         "a time."
     ), out.stderr[-2000:]
     assert "Traceback" not in out.stderr
+
+
+def test_compare_refuses_absurd_permutation_steps_naming_itself():
+    n_users, k = 200_000, 5
+    users = np.repeat(np.arange(n_users), k)
+    items = np.tile(np.arange(k), n_users)
+    rng = np.random.default_rng(0)
+    qrels = rv.Qrels(users[::k], items[::k])
+    runs = {name: rv.Run(users, items, rng.random(len(users))) for name in "ab"}
+    with pytest.raises(
+        InvalidParameterError,
+        match=re.escape(
+            "compare: n_permutations x users = 10_000_000 x 200_000 = 2.00e+12 steps, over the "
+            "limit of 1e+12"
+        ),
+    ):
+        rv.compare(qrels, runs, ["ndcg@5"], n_permutations=10**7)

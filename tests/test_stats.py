@@ -491,6 +491,12 @@ def test_bootstrap_constant_and_degenerate_columns():
         low, high = bootstrap_intervals(d)
     assert_array_equal(low, [0.0, 0.1, np.nan])
     assert_array_equal(high, [0.0, 0.1, np.nan])
+    # every resample on one side of the estimate: BCa's z0 is infinite (SciPy: nan, warning)
+    d7 = [0.0, 0.0, 1.0, 1.0, 1.0, 5.0, 0.0]
+    with _undefined(r"^bootstrap_intervals: the interval is nan: BCa's bias correction is"):
+        assert all(np.isnan(bootstrap_intervals(d7, n_resamples=4, seed=9)))
+    low, high = bootstrap_intervals(d7, n_resamples=4, seed=9, method="percentile")
+    assert 0.0 <= low <= high <= 5.0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert bootstrap_intervals([0.2], method="bca") == (0.2, 0.2)

@@ -38,7 +38,7 @@ from receval._stats import (
     student_pvalues,
     wilcoxon_pvalues,
 )
-from receval.exceptions import InputValidationError, InvalidParameterError
+from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from tests.oracles import stats as oracle
 
 JIT = not numba.config.DISABLE_JIT
@@ -55,6 +55,17 @@ def _quiet(fn, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # SciPy's precision / small-sample notes
         return fn(*args, **kwargs)
+
+
+def _undefined_ok(fn, *args, **kwargs):
+    """``fn(...)`` where some columns may be undefined (nan, with a warning tested elsewhere)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        return fn(*args, **kwargs)
+
+
+def _undefined(match: str):
+    return pytest.warns(UndefinedMetricWarning, match=match)
 
 
 def _paired_data(seed: int, n: int, m: int, *, nan_share: float = 0.1):
@@ -90,7 +101,7 @@ def test_student_equals_scipy_ttest_rel(seed):
     n = [3, 8, 30, 200][seed % 4]
     a, b = _paired_data(seed, n, 5)
     d = a - b
-    got = student_pvalues(d)
+    got = _undefined_ok(student_pvalues, d)
     assert got.shape == (5,)
     for j in range(5):
         keep = ~np.isnan(d[:, j])
@@ -111,9 +122,15 @@ def test_student_hand_values_and_edges():
     assert_allclose(student_pvalues(d), 2 * stats.t.sf(t, 5), rtol=1e-12)
     assert student_pvalues(np.zeros(7)) == 1.0
     assert student_pvalues([0.5, 0.5, 0.5]) == 0.0  # constant non-zero: t infinite, as SciPy
-    assert np.isnan(student_pvalues([0.3]))
-    assert np.isnan(student_pvalues([np.nan, 0.3, np.nan]))
-    assert np.isnan(student_pvalues(np.array([])))
+    with _undefined(r"^student_pvalues: the p-value is nan: the t-test needs at least 2 users"):
+        assert np.isnan(student_pvalues([0.3]))
+    with _undefined("at least 2 users"):
+        assert np.isnan(student_pvalues([np.nan, 0.3, np.nan]))
+    with _undefined(r"the p-value of 1 of 2 columns is nan \(columns \[1\]\)"):
+        p = student_pvalues(np.array([[0.1, 0.3], [0.2, np.nan]]))
+    assert not np.isnan(p[0]) and np.isnan(p[1])
+    with pytest.raises(InputValidationError, match="differences is empty"):
+        student_pvalues(np.array([]))
     assert_array_equal(student_pvalues(np.empty((4, 0))), np.empty(0))
     assert isinstance(student_pvalues(d), float)
 
@@ -137,7 +154,7 @@ def test_wilcoxon_equals_scipy(seed):
     if seed % 2:
         a = a + np.random.default_rng(seed).normal(0, 1e-3, a.shape)  # no ties: exact path
     d = a - b
-    got = wilcoxon_pvalues(d)
+    got = _undefined_ok(wilcoxon_pvalues, d)
     for j in range(4):
         keep = ~np.isnan(d[:, j])
         if keep.sum() == 0:
@@ -158,8 +175,11 @@ def test_wilcoxon_tied_values_property(values):
 
 def test_wilcoxon_edges():
     assert wilcoxon_pvalues(np.zeros(5)) == 1.0
-    assert np.isnan(wilcoxon_pvalues([np.nan, np.nan]))
-    assert_array_equal(wilcoxon_pvalues(np.array([[0.0, np.nan], [0.0, np.nan]])), [1.0, np.nan])
+    with _undefined(r"^wilcoxon_pvalues: the p-value is nan: no user has a difference"):
+        assert np.isnan(wilcoxon_pvalues([np.nan, np.nan]))
+    with _undefined(r"columns \[1\]"):
+        p = wilcoxon_pvalues(np.array([[0.0, np.nan], [0.0, np.nan]]))
+    assert_array_equal(p, [1.0, np.nan])
 
 
 # ---------------------------------------------------------------- randomization
@@ -254,8 +274,11 @@ def test_randomization_columns_independent_of_each_other():
 def test_randomization_identical_models_and_edges():
     assert randomization_pvalues(np.zeros(50)) == 1.0
     assert randomization_pvalues(np.zeros((30, 3)), n_permutations=10).tolist() == [1.0] * 3
-    assert np.isnan(randomization_pvalues([np.nan, np.nan]))
-    assert np.isnan(randomization_pvalues([0.5, 0.2], weights=[0.0, 0.0]))
+    with _undefined(r"^randomization_pvalues: the p-value is nan: no user has a difference and"):
+        assert np.isnan(randomization_pvalues([np.nan, np.nan]))
+    with _undefined("positive weight"):
+        assert np.isnan(randomization_pvalues([0.5, 0.2], weights=[0.0, 0.0]))
+    assert randomization_pvalues([0.4]) == 1.0  # one user: both signs are as extreme
     p = randomization_pvalues(np.full(20, 0.3), n_permutations=999)
     assert p == pytest.approx(3 / 1000, abs=2 / 1000)  # only all-plus / all-minus reach it
     assert isinstance(randomization_pvalues([0.1, 0.2]), float)
@@ -464,9 +487,16 @@ def test_bootstrap_constant_and_degenerate_columns():
     assert bootstrap_intervals(np.zeros(10)) == (0.0, 0.0)
     assert bootstrap_intervals(np.full(7, 0.3), method="percentile") == (0.3, 0.3)
     d = np.array([[0.0, 0.1, np.nan], [0.0, np.nan, np.nan], [0.0, 0.1, np.nan]])
-    low, high = bootstrap_intervals(d)
+    with _undefined(r"the interval of 1 of 3 columns is nan \(columns \[2\]\): no user"):
+        low, high = bootstrap_intervals(d)
     assert_array_equal(low, [0.0, 0.1, np.nan])
     assert_array_equal(high, [0.0, 0.1, np.nan])
+    # every resample on one side of the estimate: BCa's z0 is infinite (SciPy: nan, warning)
+    d7 = [0.0, 0.0, 1.0, 1.0, 1.0, 5.0, 0.0]
+    with _undefined(r"^bootstrap_intervals: the interval is nan: BCa's bias correction is"):
+        assert all(np.isnan(bootstrap_intervals(d7, n_resamples=4, seed=9)))
+    low, high = bootstrap_intervals(d7, n_resamples=4, seed=9, method="percentile")
+    assert 0.0 <= low <= high <= 5.0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert bootstrap_intervals([0.2], method="bca") == (0.2, 0.2)
@@ -525,7 +555,7 @@ def test_bootstrap_is_deterministic_and_seeded():
 def test_effect_sizes_equal_numpy_and_oracle(seed):
     a, b = _paired_data(seed, [2, 5, 50][seed % 3], 4)
     d = a - b
-    got = effect_sizes(d)
+    got = _undefined_ok(effect_sizes, d)
     for j in range(4):
         x = d[~np.isnan(d[:, j]), j]
         if x.size < 2:
@@ -536,17 +566,19 @@ def test_effect_sizes_equal_numpy_and_oracle(seed):
             assert_allclose(got[j], x.mean() / x.std(ddof=1), rtol=1e-10)
     w = np.random.default_rng(seed).choice([0.0, 0.5, 1.0, 4.0], d.shape)
     expected = [oracle.effect_size(d[:, j], w[:, j]) for j in range(4)]
-    _nan_close(effect_sizes(d, w), expected, 1e-10)
+    _nan_close(_undefined_ok(effect_sizes, d, w), expected, 1e-10)
     shared = [oracle.effect_size(d[:, j], w[:, 0]) for j in range(4)]
-    _nan_close(effect_sizes(d, w[:, 0]), shared, 1e-10)
+    _nan_close(_undefined_ok(effect_sizes, d, w[:, 0]), shared, 1e-10)
 
 
 def test_effect_sizes_edges():
     assert effect_sizes(np.zeros(4)) == 0.0
     assert effect_sizes([0.2, 0.2, 0.2]) == math.inf
     assert effect_sizes([-0.2, -0.2]) == -math.inf
-    assert np.isnan(effect_sizes([0.4]))
-    assert np.isnan(effect_sizes([0.4, 0.1], weights=[1.0, 0.0]))
+    with _undefined(r"^effect_sizes: the effect size is nan: it needs at least 2 users"):
+        assert np.isnan(effect_sizes([0.4]))
+    with _undefined("at least 2 users"):
+        assert np.isnan(effect_sizes([0.4, 0.1], weights=[1.0, 0.0]))
     assert effect_sizes([1.0, 2.0, 3.0], weights=[2, 2, 2]) == pytest.approx(2.0)
 
 
@@ -580,7 +612,7 @@ def test_adjust_pvalues_equals_statsmodels(method, seed):
     p = rng.random(25) ** 3
     p[rng.random(25) < 0.2] = np.nan
     p[:3] = p[3]  # ties
-    got = adjust_pvalues(p, method=method)
+    got = _undefined_ok(adjust_pvalues, p, method=method)
     _nan_close(got, _statsmodels(p, method), 1e-12)
     reference = oracle.holm(p) if method == "holm" else None
     if method == "bh":
@@ -597,7 +629,7 @@ def test_adjust_pvalues_equals_statsmodels(method, seed):
 )
 def test_adjust_pvalues_property(values, method):
     p = np.array(values, dtype=float)
-    got = adjust_pvalues(p, method=method)
+    got = _undefined_ok(adjust_pvalues, p, method=method)
     _nan_close(got, _statsmodels(p, method), 1e-12)
     valid = ~np.isnan(p)
     assert np.all(got[valid] >= p[valid]) and np.all(got[valid] <= 1.0)
@@ -607,11 +639,13 @@ def test_adjust_pvalues_property(values, method):
 
 def test_adjust_pvalues_none_and_empty():
     p = [0.2, math.nan, 0.01]
-    out = adjust_pvalues(p, method=None)
+    with _undefined(r"^adjust_pvalues: 1 of 3 p-values are NaN \(undefined tests\): they stay NaN"):
+        out = adjust_pvalues(p, method=None)
     assert isinstance(out, np.ndarray)
     _nan_close(out, p)
     assert adjust_pvalues([]).shape == (0,)
-    _nan_close(adjust_pvalues([math.nan, math.nan], "bh"), [math.nan, math.nan])
+    with _undefined("2 of 2 p-values are NaN"):
+        _nan_close(adjust_pvalues([math.nan, math.nan], "bh"), [math.nan, math.nan])
     assert_array_equal(adjust_pvalues([0.01, 0.02, 0.03], "bonferroni"), [0.03, 0.06, 0.09])
     arr = np.array([0.5, 0.01])
     adjust_pvalues(arr)
@@ -718,15 +752,27 @@ def test_data_errors():
 
 
 def test_empty_inputs():
-    assert np.isnan(randomization_pvalues(np.array([])))
-    assert all(np.isnan(bootstrap_intervals([])))
-    assert np.isnan(effect_sizes([]))
-    assert np.isnan(wilcoxon_pvalues([]))
+    """No user at all is an error naming the argument (as SciPy's bootstrap and
+    scikit-learn refuse empty samples); no column is an empty result."""
+    calls = [randomization_pvalues, student_pvalues, wilcoxon_pvalues, effect_sizes,
+             bootstrap_intervals]  # fmt: skip
+    for fn in calls:
+        name = fn.__name__
+        for empty in (np.array([]), [], np.empty((0, 2))):
+            with pytest.raises(
+                InputValidationError,
+                match=re.escape(f"{name}: differences is empty (no user); pass one difference"),
+            ):
+                fn(empty)
+    from receval import paired_pvalues
+
+    for test in ("randomization", "student", "wilcoxon"):
+        with pytest.raises(InputValidationError, match=r"^paired_pvalues: differences is empty"):
+            paired_pvalues([], test=test)
     for fn in (student_pvalues, wilcoxon_pvalues, randomization_pvalues, effect_sizes):
         assert fn(np.empty((5, 0))).shape == (0,)
-        assert np.isnan(fn(np.empty((0, 2)))).all()
-    low, high = bootstrap_intervals(np.empty((0, 2)))
-    assert np.isnan(low).all() and np.isnan(high).all()
+    low, high = bootstrap_intervals(np.empty((5, 0)))
+    assert low.shape == high.shape == (0,)
 
 
 def test_inputs_in_other_forms():

@@ -91,15 +91,74 @@ const PARALLEL_BYTES: usize = 64 << 20;
 
 /// A vector of `n` zeros whose pages are faulted in at once ([`populate`]): for
 /// outputs written row by row.
+///
+/// # Panics
+/// When the memory cannot be had (a limit on the address space): a panic that
+/// says how many bytes were asked for, which the Python layer raises as an
+/// exception (the CLI prints it as an `error:` line), where the allocator would
+/// abort the process.
 pub fn zeroed<T: Clone + Default>(n: usize) -> Vec<T> {
-    let mut v = vec![T::default(); n];
+    let mut v = try_zeros(n, 1).unwrap_or_else(|e| panic!("{e}"));
     populate(&mut v);
     v
+}
+
+/// An output the process could not allocate, and its size in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutOfMemory {
+    /// Bytes asked for.
+    pub bytes: u128,
+}
+
+impl std::fmt::Display for OutOfMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "could not allocate {} bytes ({:.1} GiB)",
+            self.bytes,
+            self.bytes as f64 / (1u64 << 30) as f64
+        )
+    }
+}
+
+impl std::error::Error for OutOfMemory {}
+
+/// A vector of `rows * columns` default values (zeros), or an error saying how
+/// many bytes it needed when the memory cannot be had (a limit on the address
+/// space, `ulimit -v`) or the size overflows: never an abort of the process.
+pub fn try_zeros<T: Clone + Default>(rows: usize, columns: usize) -> Result<Vec<T>, OutOfMemory> {
+    let bytes = (rows as u128) * (columns as u128) * (std::mem::size_of::<T>() as u128);
+    let n = rows
+        .checked_mul(columns)
+        .filter(|n| {
+            n.checked_mul(std::mem::size_of::<T>())
+                .is_some_and(|b| b <= isize::MAX as usize)
+        })
+        .ok_or(OutOfMemory { bytes })?;
+    let mut v: Vec<T> = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| OutOfMemory { bytes })?;
+    v.resize(n, T::default());
+    Ok(v)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn try_zeros_gives_zeros_or_an_error() {
+        assert_eq!(try_zeros::<f64>(3, 2).unwrap(), vec![0.0; 6]);
+        assert!(try_zeros::<u8>(0, 5).unwrap().is_empty());
+        let err = try_zeros::<f64>(usize::MAX / 2, 3).unwrap_err();
+        assert!(err.to_string().starts_with("could not allocate"), "{err}");
+        assert!(try_zeros::<f64>(1 << 62, 1).is_err());
+        let panic = std::panic::catch_unwind(|| zeroed::<f64>(1 << 62)).unwrap_err();
+        let text = panic.downcast_ref::<String>().unwrap();
+        assert!(
+            text.starts_with("could not allocate 36893488147419103232 bytes"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn populate_keeps_contents_in_pieces_and_whole() {

@@ -594,6 +594,31 @@ fn num_threads() -> usize {
     threads::num_threads()
 }
 
+/// The error of an invalid `RECEVAL_NUM_THREADS` (a message), or None.
+#[pyfunction]
+fn threads_setting_error() -> Option<String> {
+    threads::setting().err()
+}
+
+/// How often a long kernel lets Python see a signal (Ctrl-C).
+const POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Run `f(stop)` without the GIL, taking it back every 50 ms to let Python handle
+/// its signals: Ctrl-C (or any handler that raises) sets `stop`, which `f` checks
+/// to return early, and the exception is raised once `f` has returned.
+pub(crate) fn detach_interruptible<R, F>(py: Python<'_>, f: F) -> PyResult<R>
+where
+    R: Send,
+    F: FnOnce(&std::sync::atomic::AtomicBool) -> R + Send,
+{
+    py.detach(|| threads::interruptible(POLL, f, || Python::attach(|py| py.check_signals())))
+}
+
+/// A `MemoryError` saying how much could not be allocated, for `what`, and the fix.
+pub(crate) fn memory_error(e: crate::pages::OutOfMemory, what: &str, fix: &str) -> PyErr {
+    pyo3::exceptions::PyMemoryError::new_err(format!("{e} for {what}; {fix}."))
+}
+
 /// The compiled kernels of receval.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -625,6 +650,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_dense_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(runs, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(threads_setting_error, m)?)?;
     python_checked::register(m)?;
     python_ranking::register(m)?;
     python_lists::register(m)?;

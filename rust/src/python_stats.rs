@@ -142,7 +142,16 @@ fn sign_flip_sums<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let seed = seed_bits(seed)?;
     let (n, m, x) = rows_of(&x, "x")?;
-    let out = py.detach(|| stats::sign_flip_sums(x, n, m, n_permutations, seed, n_chunks));
+    let out = super::detach_interruptible(py, |stop| {
+        stats::sign_flip_sums(x, n, m, n_permutations, seed, n_chunks, stop)
+    })?
+    .map_err(|e| {
+        super::memory_error(
+            e,
+            "the sign-flip sums (n_permutations x columns)",
+            "lower n_permutations or test fewer columns at a time",
+        )
+    })?;
     matrix(py, n_permutations, m, out)
 }
 
@@ -175,7 +184,16 @@ fn bootstrap_means<'py>(
             "bootstrap_means: x must have fewer than 2**32 rows",
         ));
     }
-    let out = py.detach(|| stats::bootstrap_means(x, wm, n, m, mw, n_resamples, seed, n_chunks));
+    let out = super::detach_interruptible(py, |stop| {
+        stats::bootstrap_means(x, wm, n, m, mw, n_resamples, seed, n_chunks, stop)
+    })?
+    .map_err(|e| {
+        super::memory_error(
+            e,
+            "the bootstrap means (n_resamples x columns)",
+            "lower n_resamples or test fewer columns at a time",
+        )
+    })?;
     matrix(py, n_resamples, m, out)
 }
 

@@ -14,6 +14,8 @@
 //! number of threads or the chunking. All the arithmetic on words wraps modulo
 //! 2^64.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 use crate::threads;
@@ -145,18 +147,29 @@ fn flip_tables_body(x: &[f64], m: usize, i0: usize, i1: usize, table: &mut [f64]
 /// sign patterns of each of its 8 bytes of users are tabulated once, and every
 /// permutation of the range then adds 8 table rows (one per byte of its word),
 /// in a fixed tree order.
-fn sign_flip_range(x: &[f64], n: usize, m: usize, key: u64, lo: usize, hi: usize, out: &mut [f64]) {
+#[allow(clippy::too_many_arguments)]
+fn sign_flip_range(
+    x: &[f64],
+    n: usize,
+    m: usize,
+    key: u64,
+    lo: usize,
+    hi: usize,
+    out: &mut [f64],
+    stop: &AtomicBool,
+) {
     // a few columns: the same code with `m` a constant (unrolled, no inner loops)
     match m {
-        1 => sign_flip_range_body(x, n, 1, key, lo, hi, out),
-        2 => sign_flip_range_body(x, n, 2, key, lo, hi, out),
-        3 => sign_flip_range_body(x, n, 3, key, lo, hi, out),
-        4 => sign_flip_range_body(x, n, 4, key, lo, hi, out),
-        _ => sign_flip_range_body(x, n, m, key, lo, hi, out),
+        1 => sign_flip_range_body(x, n, 1, key, lo, hi, out, stop),
+        2 => sign_flip_range_body(x, n, 2, key, lo, hi, out, stop),
+        3 => sign_flip_range_body(x, n, 3, key, lo, hi, out, stop),
+        4 => sign_flip_range_body(x, n, 4, key, lo, hi, out, stop),
+        _ => sign_flip_range_body(x, n, m, key, lo, hi, out, stop),
     }
 }
 
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn sign_flip_range_body(
     x: &[f64],
     n: usize,
@@ -165,12 +178,16 @@ fn sign_flip_range_body(
     lo: usize,
     hi: usize,
     out: &mut [f64],
+    stop: &AtomicBool,
 ) {
     let n_words = n.div_ceil(64);
     let mut table = vec![0.0f64; 8 * 256 * m];
     let starts: Vec<u64> = (lo..hi).map(|b| stream_start(key, b as u64)).collect();
     out.fill(0.0);
     for t in 0..n_words {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
         let i0 = 64 * t;
         flip_tables_body(x, m, i0, n.min(i0 + 64), &mut table);
         for (row, &start) in out.chunks_exact_mut(m).zip(&starts) {
@@ -192,6 +209,9 @@ fn sign_flip_range_body(
 /// `x` (`n` users, `m` columns): row-major, `n_permutations` x `m`. The same sign
 /// vectors serve every column; the permutations are cut into `n_chunks` chunks run
 /// in parallel (one chunk: on the calling thread), which do not change the result.
+///
+/// The work returns early, its output unfinished, once `stop` is set (checked
+/// every 64 users). An output that cannot be allocated is an error that says its size.
 pub fn sign_flip_sums(
     x: &[f64],
     n: usize,
@@ -199,16 +219,17 @@ pub fn sign_flip_sums(
     n_permutations: usize,
     seed: u64,
     n_chunks: usize,
-) -> Vec<f64> {
-    let mut out = vec![0.0f64; n_permutations * m];
+    stop: &AtomicBool,
+) -> Result<Vec<f64>, crate::pages::OutOfMemory> {
+    let mut out = crate::pages::try_zeros::<f64>(n_permutations, m)?;
     if m == 0 || n == 0 || n_permutations == 0 {
-        return out;
+        return Ok(out);
     }
     let key = seed_key(seed, FLIPS);
     by_chunks(&mut out, n_permutations, m, n_chunks, |lo, hi, part| {
-        sign_flip_range(x, n, m, key, lo, hi, part)
+        sign_flip_range(x, n, m, key, lo, hi, part, stop)
     });
-    out
+    Ok(out)
 }
 
 // ------------------------------------------------------------------ bootstrap
@@ -325,14 +346,15 @@ fn resample_range(
     lo: usize,
     hi: usize,
     out: &mut [f64],
+    stop: &AtomicBool,
 ) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2, checked just above.
-        unsafe { resample_range_avx2(x, wm, n, m, mw, key, lo, hi, out) };
+        unsafe { resample_range_avx2(x, wm, n, m, mw, key, lo, hi, out, stop) };
         return;
     }
-    resample_range_body(x, wm, n, m, mw, key, lo, hi, out);
+    resample_range_body(x, wm, n, m, mw, key, lo, hi, out, stop);
 }
 
 /// [`resample_range`] compiled for AVX2.
@@ -352,8 +374,9 @@ unsafe fn resample_range_avx2(
     lo: usize,
     hi: usize,
     out: &mut [f64],
+    stop: &AtomicBool,
 ) {
-    resample_range_body(x, wm, n, m, mw, key, lo, hi, out);
+    resample_range_body(x, wm, n, m, mw, key, lo, hi, out, stop);
 }
 
 #[inline(always)]
@@ -368,12 +391,16 @@ fn resample_range_body(
     lo: usize,
     hi: usize,
     out: &mut [f64],
+    stop: &AtomicBool,
 ) {
     let mut num = vec![0.0f64; m];
     let mut den = vec![0.0f64; mw.max(1)];
     let mut lanes = vec![0.0f64; LANES * m.max(mw)];
     let mut idx = [0usize; DRAW_BLOCK];
     for (b, row) in (lo..hi).zip(out.chunks_exact_mut(m)) {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
         num.fill(0.0);
         den.fill(0.0);
         let start = stream_start(key, b as u64);
@@ -398,7 +425,9 @@ fn resample_range_body(
 /// `m`; see [`resample_range`]): row-major, `n_resamples` x `m`. The same resampled
 /// users serve every column; the resamples are cut into `n_chunks` chunks run in
 /// parallel (one chunk: on the calling thread), which do not change the result.
-/// The caller guarantees `n < 2^32`.
+/// The caller guarantees `n < 2^32`. As [`sign_flip_sums`], the work returns early
+/// once `stop` is set (checked every resample), and an output that cannot be
+/// allocated is an error.
 #[allow(clippy::too_many_arguments)]
 pub fn bootstrap_means(
     x: &[f64],
@@ -409,21 +438,55 @@ pub fn bootstrap_means(
     n_resamples: usize,
     seed: u64,
     n_chunks: usize,
-) -> Vec<f64> {
-    let mut out = vec![0.0f64; n_resamples * m];
+    stop: &AtomicBool,
+) -> Result<Vec<f64>, crate::pages::OutOfMemory> {
+    let mut out = crate::pages::try_zeros::<f64>(n_resamples, m)?;
     if m == 0 {
-        return out;
+        return Ok(out);
     }
     let key = seed_key(seed, RESAMPLES);
     by_chunks(&mut out, n_resamples, m, n_chunks, |lo, hi, part| {
-        resample_range(x, wm, n, m, mw, key, lo, hi, part)
+        resample_range(x, wm, n, m, mw, key, lo, hi, part, stop)
     });
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn flips(x: &[f64], n: usize, m: usize, b: usize, seed: u64, chunks: usize) -> Vec<f64> {
+        sign_flip_sums(x, n, m, b, seed, chunks, &AtomicBool::new(false)).unwrap()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn means(
+        x: &[f64],
+        wm: &[f64],
+        n: usize,
+        m: usize,
+        mw: usize,
+        b: usize,
+        seed: u64,
+        chunks: usize,
+    ) -> Vec<f64> {
+        bootstrap_means(x, wm, n, m, mw, b, seed, chunks, &AtomicBool::new(false)).unwrap()
+    }
+
+    #[test]
+    fn stopped_kernels_return_early_and_huge_outputs_are_errors() {
+        let x = vec![1.0; 64 * 4];
+        let stop = AtomicBool::new(true);
+        // stopped before the first block of users: nothing is added
+        let flipped = sign_flip_sums(&x, 256, 1, 10, 1, 2, &stop).unwrap();
+        assert!(flipped.iter().all(|&v| v == 0.0));
+        let resampled = bootstrap_means(&x, &[], 256, 1, 0, 10, 1, 2, &stop).unwrap();
+        assert!(resampled.iter().all(|&v| v == 0.0));
+        let go = AtomicBool::new(false);
+        let err = sign_flip_sums(&x, 256, 1, usize::MAX / 4, 1, 1, &go).unwrap_err();
+        assert!(err.to_string().contains("bytes"), "{err}");
+        assert!(bootstrap_means(&x, &[], 256, 3, 0, usize::MAX / 2, 1, 1, &go).is_err());
+    }
 
     #[test]
     fn mix64_matches_splitmix64() {
@@ -514,11 +577,11 @@ mod tests {
             .collect();
         let want = sign_flip_reference(&x, n, m, 97, 5);
         for chunks in [1, 2, 7, 200] {
-            assert_eq!(sign_flip_sums(&x, n, m, 97, 5, chunks), want);
+            assert_eq!(flips(&x, n, m, 97, 5, chunks), want);
         }
-        assert_ne!(sign_flip_sums(&x, n, m, 97, 6, 1), want);
-        assert!(sign_flip_sums(&x, 0, m, 4, 5, 1).iter().all(|&v| v == 0.0));
-        assert!(sign_flip_sums(&x, n, m, 0, 5, 3).is_empty());
+        assert_ne!(flips(&x, n, m, 97, 6, 1), want);
+        assert!(flips(&x, 0, m, 4, 5, 1).iter().all(|&v| v == 0.0));
+        assert!(flips(&x, n, m, 0, 5, 3).is_empty());
     }
 
     #[test]
@@ -527,8 +590,8 @@ mod tests {
         let x: Vec<f64> = (0..n * m).map(|i| ((i * 31) % 17) as f64).collect();
         let w: Vec<f64> = (0..n).map(|i| (i % 3) as f64).collect();
         let key = seed_key(9, RESAMPLES);
-        let unit = bootstrap_means(&x, &[], n, m, 0, 5, 9, 1);
-        let shared = bootstrap_means(&x, &w, n, m, 1, 5, 9, 1);
+        let unit = means(&x, &[], n, m, 0, 5, 9, 1);
+        let shared = means(&x, &w, n, m, 1, 5, 9, 1);
         for b in 0..5 {
             let mut draws = vec![0usize; n];
             draw_block(stream_start(key, b as u64), 0, n as u64, &mut draws);
@@ -540,8 +603,8 @@ mod tests {
             }
         }
         for chunks in [2, 3, 64] {
-            assert_eq!(bootstrap_means(&x, &[], n, m, 0, 5, 9, chunks), unit);
-            assert_eq!(bootstrap_means(&x, &w, n, m, 1, 5, 9, chunks), shared);
+            assert_eq!(means(&x, &[], n, m, 0, 5, 9, chunks), unit);
+            assert_eq!(means(&x, &w, n, m, 1, 5, 9, chunks), shared);
         }
     }
 
@@ -549,10 +612,8 @@ mod tests {
     fn bootstrap_zero_denominators_give_nan() {
         let x = [1.0, 2.0, 3.0, 4.0];
         let wm = [0.0, 1.0, 0.0, 0.0]; // column 0 never weighted
-        let out = bootstrap_means(&x, &wm, 2, 2, 2, 3, 1, 1);
+        let out = means(&x, &wm, 2, 2, 2, 3, 1, 1);
         assert!(out.chunks(2).all(|r| r[0].is_nan()));
-        assert!(bootstrap_means(&[], &[], 0, 1, 0, 2, 1, 1)
-            .iter()
-            .all(|v| v.is_nan()));
+        assert!(means(&[], &[], 0, 1, 0, 2, 1, 1).iter().all(|v| v.is_nan()));
     }
 }

@@ -3,42 +3,205 @@
 //!
 //! The pool is built on first use; a kernel whose input is small runs serially
 //! and never wakes it.
+//!
+//! A process forked after the pool was built (`multiprocessing` with the fork
+//! start method, `os.fork()`, data loader workers) inherits the pool's memory but
+//! none of its threads: a job sent to it would wait forever. A fork handler
+//! (`pthread_atfork`) bumps a generation counter in the child, and the child's
+//! first kernel builds a pool of its own; the parent's pool is left untouched in
+//! the child (its locks may have been held by threads that do not exist there).
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
-static POOL: OnceLock<Option<ThreadPool>> = OnceLock::new();
-static THREADS: OnceLock<usize> = OnceLock::new();
-
-/// The number of threads the kernels use (read once per process: the cgroup files
-/// behind the available cores cost tens of microseconds to read).
-pub fn num_threads() -> usize {
-    *THREADS.get_or_init(threads_from_environment)
+/// The pool of one process generation (`None`: it could not be built).
+struct Pool {
+    generation: u64,
+    pool: Option<ThreadPool>,
 }
 
-fn threads_from_environment() -> usize {
-    let from_env = std::env::var("RECEVAL_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0);
-    from_env.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
+/// The current pool (leaked: a pool replaced after a fork is never freed, since
+/// freeing it would touch locks that threads of the parent may have held).
+static POOL: AtomicPtr<Pool> = AtomicPtr::new(std::ptr::null_mut());
+/// Bumped in the child of every fork.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+static AT_FORK: std::sync::Once = std::sync::Once::new();
+static THREADS: OnceLock<usize> = OnceLock::new();
+
+/// The environment variable that sets the number of threads.
+pub const VARIABLE: &str = "RECEVAL_NUM_THREADS";
+
+/// The number of threads the kernels use (read once per process: the cgroup files
+/// behind the available cores cost tens of microseconds to read). An invalid
+/// `RECEVAL_NUM_THREADS` counts as unset here; [`setting`] reports it.
+pub fn num_threads() -> usize {
+    *THREADS.get_or_init(|| {
+        setting().ok().flatten().unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
     })
+}
+
+/// `RECEVAL_NUM_THREADS` as a number of threads: `Ok(None)` when unset or blank,
+/// `Err(message)` when it is not a positive integer.
+pub fn setting() -> Result<Option<usize>, String> {
+    let Some(raw) = std::env::var_os(VARIABLE) else {
+        return Ok(None);
+    };
+    let text = raw.to_string_lossy();
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    match text.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(Some(n)),
+        _ => Err(format!(
+            "The {VARIABLE} environment variable must be a positive integer (the number of \
+             threads of receval's kernels). Got '{text}' instead; set it to e.g. 4, or unset \
+             it to use every available core."
+        )),
+    }
+}
+
+extern "C" fn forked_child() {
+    // only an atomic store: all a fork handler may safely do
+    GENERATION.fetch_add(1, Ordering::SeqCst);
+}
+
+fn register_fork_handler() {
+    AT_FORK.call_once(|| {
+        #[cfg(unix)]
+        // SAFETY: the handler only bumps an atomic counter (async-signal-safe)
+        unsafe {
+            libc::pthread_atfork(None, None, Some(forked_child));
+        }
+    });
+}
+
+/// The pool of this process, built on first use (and again in a forked child).
+fn pool() -> &'static Pool {
+    let generation = GENERATION.load(Ordering::SeqCst);
+    let current = POOL.load(Ordering::Acquire);
+    // SAFETY: a non-null POOL points to a leaked, never freed Pool
+    if let Some(pool) = unsafe { current.as_ref() } {
+        if pool.generation == generation {
+            return pool;
+        }
+    }
+    register_fork_handler();
+    let fresh = Box::into_raw(Box::new(Pool {
+        generation,
+        pool: ThreadPoolBuilder::new()
+            .num_threads(num_threads())
+            .thread_name(|i| format!("receval-{i}"))
+            .build()
+            .ok(),
+    }));
+    match POOL.compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire) {
+        // SAFETY: `fresh` was just leaked and is never freed
+        Ok(_) => unsafe { &*fresh },
+        Err(other) => {
+            // another thread built one first: use it, drop ours (its threads are alive)
+            // SAFETY: `fresh` was never shared; `other` is a leaked Pool
+            unsafe {
+                drop(Box::from_raw(fresh));
+                &*other
+            }
+        }
+    }
 }
 
 /// Run `f` on the kernels' pool (on the calling thread if the pool cannot be built).
 pub fn install<R: Send, F: FnOnce() -> R + Send>(f: F) -> R {
-    let pool = POOL.get_or_init(|| {
-        ThreadPoolBuilder::new()
-            .num_threads(num_threads())
-            .thread_name(|i| format!("receval-{i}"))
-            .build()
-            .ok()
-    });
-    match pool {
+    match &pool().pool {
         Some(pool) => pool.install(f),
         None => f(),
+    }
+}
+
+/// Forks seen by this process's lineage so far (0 in a process never forked
+/// after the pool was first used).
+pub fn generation() -> u64 {
+    GENERATION.load(Ordering::SeqCst)
+}
+
+/// Run `f(stop)` on a helper thread while the calling thread calls `poll` every
+/// `every`; when `poll` returns an error, `stop` is set, `f`'s result is dropped
+/// once it returns, and the error is returned. `f` must check `stop` often and
+/// return early when it is set (its result is then discarded).
+pub fn interruptible<R, E, F, P>(every: std::time::Duration, f: F, mut poll: P) -> Result<R, E>
+where
+    R: Send,
+    F: FnOnce(&AtomicBool) -> R + Send,
+    P: FnMut() -> Result<(), E>,
+{
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::channel::<R>();
+    std::thread::scope(|scope| {
+        let stop = &stop;
+        scope.spawn(move || {
+            let _ = tx.send(f(stop));
+        });
+        loop {
+            match rx.recv_timeout(every) {
+                Ok(result) => return Ok(result),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if let Err(e) = poll() {
+                        stop.store(true, Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    // `f` panicked: the scope re-raises the panic when it joins
+                    stop.store(true, Ordering::Relaxed);
+                    std::panic::resume_unwind(Box::new("an interruptible kernel panicked"));
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_is_rebuilt_in_a_new_generation() {
+        let first = install(rayon::current_num_threads);
+        assert!(first >= 1);
+        let before = pool() as *const Pool;
+        assert_eq!(pool() as *const Pool, before);
+        forked_child(); // as the fork handler runs in a child
+        let after = pool() as *const Pool;
+        assert_ne!(after, before);
+        assert_eq!(install(rayon::current_num_threads), first);
+    }
+
+    #[test]
+    fn interruptible_returns_the_result_or_the_poll_error() {
+        let done: Result<u32, ()> =
+            interruptible(std::time::Duration::from_millis(1), |_| 7, || Ok(()));
+        assert_eq!(done, Ok(7));
+        let mut polls = 0;
+        let stopped: Result<u32, &str> = interruptible(
+            std::time::Duration::from_millis(1),
+            |stop| {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::yield_now();
+                }
+                1
+            },
+            || {
+                polls += 1;
+                if polls < 3 {
+                    Ok(())
+                } else {
+                    Err("interrupted")
+                }
+            },
+        );
+        assert_eq!(stopped, Err("interrupted"));
     }
 }

@@ -95,6 +95,7 @@ __all__ = [
     "stream_word",
     "threshold_counts_sorted",
     "threshold_counts_sorted_weighted",
+    "threads_setting_error",
     "trec_order",
     "unpack_block",
     "unpack_grouped",
@@ -462,6 +463,7 @@ def threshold_counts_sorted_weighted(
     neg: NDArray[np.float64],
     neg_w: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
+def threads_setting_error() -> str | None: ...
 def trec_order(
     scores: NDArray[np.float64],
     items: NDArray[np.int32],

@@ -30,8 +30,10 @@ from ._paired import (
     check_count,
     check_differences,
     check_seed,
+    check_steps,
     check_weights,
     replicate_chunks,
+    warn_undefined,
 )
 from .exceptions import InputValidationError
 
@@ -184,17 +186,25 @@ def bootstrap_intervals(
     -------
     low, high : float, or ndarrays of shape (n_columns,)
         Bounds of each column's interval. ``(c, c)`` when every difference of
-        the column is ``c`` (e.g. 0 for identical models); nan for a column
-        without users of positive weight, and for a BCa interval whose bias
-        correction is infinite (every resample on one side of the estimate).
+        the column is ``c`` (e.g. 0 for identical models, or a single user).
+        ``(nan, nan)`` with an ``UndefinedMetricWarning`` for a column without
+        users of positive weight, and for a BCa interval whose bias correction
+        is infinite (every resample on one side of the estimate, as with very
+        few distinct differences), where SciPy gives nan and warns too.
 
     Raises
     ------
     InvalidParameterError
         Unknown ``method``; ``confidence`` outside (0, 1); ``n_resamples``
-        below 1 or ``seed`` out of range (or not integers).
+        below 1 or ``seed`` out of range (or not integers); ``n_resamples``
+        times the users over 10**12 steps (refused before any work).
     InputValidationError
         Bad ``differences`` or ``weights``, as in :func:`randomization_pvalues`.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Some column's interval is nan (see Returns).
 
     See Also
     --------
@@ -275,7 +285,10 @@ def bootstrap_intervals(
         value = np.where(table.used, table.d, np.nan)[:, constant]
         c = value[np.argmax(~np.isnan(value), axis=0), np.arange(value.shape[1])]
         low[constant] = high[constant] = c
+    empty = table.total_weight == 0
+    degenerate = np.zeros(m, dtype=bool)
     if todo.size:
+        check_steps(n_resamples, table.x.shape[0], "n_resamples", func)
         replicates = _replicates(table, n_resamples, seed)
         alpha = (1.0 - confidence) / 2.0
         accel = _jackknife_acceleration(table) if method == "bca" else None
@@ -284,14 +297,22 @@ def bootstrap_intervals(
             rep = replicates[:, j]
             rep = rep[~np.isnan(rep)]
             if rep.size == 0:
+                empty[j] = True
                 continue
             if accel is None:
                 levels = (alpha, 1.0 - alpha)
             else:
                 levels = _bca_levels(rep, table.mean[j], accel[j], alpha, tie[j])
                 if np.isnan(levels).any():
+                    degenerate[j] = True
                     continue
             low[j], high[j] = np.quantile(rep, levels)
+    warn_undefined(empty, one_d, "interval", "no user has a difference and a positive weight", func)
+    warn_undefined(
+        degenerate, one_d, "interval",
+        "BCa's bias correction is infinite (every resample lies on one side of the "
+        "estimate); use method='percentile'", func,
+    )  # fmt: skip
     if one_d:
         return float(low[0]), float(high[0])
     return low, high
@@ -319,13 +340,19 @@ def effect_sizes(differences: ArrayLike, weights: ArrayLike | None = None) -> fl
     -------
     effect : float or ndarray of shape (n_columns,)
         ``d_z`` of each column. When the differences do not vary: 0.0 if
-        their mean is 0, else ``inf`` with the sign of the mean. nan with
-        fewer than 2 users of positive weight.
+        their mean is 0, else ``inf`` with the sign of the mean. nan with an
+        ``UndefinedMetricWarning`` with fewer than 2 users of positive weight
+        (no standard deviation).
 
     Raises
     ------
     InputValidationError
         Bad ``differences`` or ``weights``, as in :func:`randomization_pvalues`.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        A column has fewer than 2 users of positive weight: its effect size is nan.
 
     See Also
     --------
@@ -371,4 +398,8 @@ def effect_sizes(differences: ArrayLike, weights: ArrayLike | None = None) -> fl
     flat = (sd == 0) | table.constant()
     effect[flat] = np.where(mean[flat] == 0, 0.0, np.copysign(np.inf, mean[flat]))
     effect[n < 2] = np.nan
+    warn_undefined(
+        n < 2, one_d, "effect size",
+        "it needs at least 2 users with a difference and a positive weight", func,
+    )  # fmt: skip
     return as_result(effect, one_d)

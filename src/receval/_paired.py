@@ -10,12 +10,13 @@ and leaves that user out of that column only. A 1-D input gives a float, a
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from . import _validation as v
-from .exceptions import InputValidationError
+from .exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 
 _MAX_SEED = 2**63 - 1
 # below this much work (about replicates x users x columns), the resampling kernels run
@@ -44,6 +45,10 @@ def check_differences(differences: Any, func: str) -> tuple[np.ndarray, bool]:
             f"(n_users, n_columns). Got an array of shape {d.shape}."
         )
     d = v.as_float(d, "differences", func)
+    if d.shape[0] == 0:
+        raise InputValidationError(
+            f"{func}: differences is empty (no user); pass one difference per user."
+        )
     if d.size and np.isinf(d).any():
         raise InputValidationError(
             f"{func}: differences contains infinity; use NaN for a user without a value."
@@ -85,6 +90,38 @@ MAX_REPLICATES = 10**7
 def check_count(value: Any, name: str, func: str) -> int:
     """A number of replicates: an int in [1, MAX_REPLICATES]."""
     return int(v.check_number(value, name, func, integer=True, low=1, high=MAX_REPLICATES))
+
+
+#: the most replicate steps (replicates x users) of one call: 10**12 is about ten
+#: minutes of the sign-flip kernel on 16 cores; 10**13 would be hours
+MAX_STEPS = 10**12
+
+
+def check_steps(replicates: int, n_users: int, name: str, func: str) -> None:
+    """Refuse, before any work, ``replicates`` x ``n_users`` steps over :data:`MAX_STEPS`."""
+    steps = replicates * n_users
+    if steps > MAX_STEPS:
+        raise InvalidParameterError(
+            f"{func}: {name} x users = {replicates:_} x {n_users:_} = {steps:.2e} steps, over "
+            f"the limit of {MAX_STEPS:.0e} (hours of work). Got {name}={replicates:_}; lower "
+            f"{name} (10_000 resolves a p-value to 1e-4) or test a random sample of the users."
+        )
+
+
+def warn_undefined(undefined: np.ndarray, one_d: bool, what: str, why: str, func: str) -> None:
+    """An ``UndefinedMetricWarning`` naming the columns (mask ``undefined``) whose
+    ``what`` is nan, and ``why``; nothing when none is."""
+    cols = np.flatnonzero(undefined)
+    if cols.size == 0:
+        return
+    if one_d:
+        text = f"{func}: the {what} is nan: {why}."
+    else:
+        text = (
+            f"{func}: the {what} of {cols.size} of {undefined.size} columns is nan "
+            f"(columns {v.format_values(cols)}): {why}."
+        )
+    warnings.warn(text, UndefinedMetricWarning, stacklevel=3)
 
 
 def check_seed(seed: Any, func: str) -> int:

@@ -35,10 +35,17 @@ from ._paired import (
     check_count,
     check_differences,
     check_seed,
+    check_steps,
     check_weights,
     replicate_chunks,
+    warn_undefined,
 )
-from .exceptions import InputValidationError, InvalidParameterError, MissingDependencyError
+from .exceptions import (
+    InputValidationError,
+    InvalidParameterError,
+    MissingDependencyError,
+    UndefinedMetricWarning,
+)
 
 __all__ = [
     "TESTS",
@@ -117,12 +124,19 @@ def student_pvalues(differences: ArrayLike) -> float | np.ndarray:
     -------
     pvalue : float or ndarray of shape (n_columns,)
         Two-sided p-values. 1.0 when every difference of the column is 0
-        (identical models); nan with fewer than 2 users.
+        (identical models); nan with an ``UndefinedMetricWarning`` for a column
+        with fewer than 2 users (as SciPy, which warns too).
 
     Raises
     ------
     InputValidationError
-        ``differences`` is not 1-D or 2-D, not numeric, or holds infinity.
+        ``differences`` is empty (no user), not 1-D or 2-D, not numeric, or
+        holds infinity.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        A column has fewer than 2 users with a difference: its p-value is nan.
 
     See Also
     --------
@@ -147,8 +161,13 @@ def student_pvalues(differences: ArrayLike) -> float | np.ndarray:
     >>> student_pvalues([[0.1, 0.0], [0.2, 0.0], [0.0, 0.0], [0.3, float("nan")]])
     array([0.1027, 1.    ])
     """
-    stdtr = scipy_function("scipy.special", "stdtr", "student_pvalues (the paired t-test)")
-    d, one_d = check_differences(differences, "student_pvalues")
+    return _student(differences, "student_pvalues")
+
+
+def _student(differences: ArrayLike, func: str) -> float | np.ndarray:
+    """:func:`student_pvalues`, its errors and warnings naming ``func``."""
+    stdtr = scipy_function("scipy.special", "stdtr", f"{func} (the paired t-test)")
+    d, one_d = check_differences(differences, func)
     defined = ~np.isnan(d)
     n = defined.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -160,6 +179,9 @@ def student_pvalues(differences: ArrayLike) -> float | np.ndarray:
     p = np.asarray(p, dtype=np.float64)
     p[(mean == 0.0) & (var == 0.0)] = 1.0
     p[n < 2] = np.nan
+    warn_undefined(
+        n < 2, one_d, "p-value", "the t-test needs at least 2 users with a difference", func
+    )
     return as_result(p, one_d)
 
 
@@ -181,12 +203,19 @@ def wilcoxon_pvalues(differences: ArrayLike) -> float | np.ndarray:
     -------
     pvalue : float or ndarray of shape (n_columns,)
         Two-sided p-values. 1.0 when every difference of the column is 0
-        (identical models); nan for a column without users.
+        (identical models); nan with an ``UndefinedMetricWarning`` for a column
+        without users (every difference NaN).
 
     Raises
     ------
     InputValidationError
-        ``differences`` is not 1-D or 2-D, not numeric, or holds infinity.
+        ``differences`` is empty (no user), not 1-D or 2-D, not numeric, or
+        holds infinity.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        A column has no user with a difference: its p-value is nan.
 
     See Also
     --------
@@ -209,8 +238,13 @@ def wilcoxon_pvalues(differences: ArrayLike) -> float | np.ndarray:
     >>> wilcoxon_pvalues([0.0, 0.0, 0.0])
     1.0
     """
-    wilcoxon = scipy_function("scipy.stats", "wilcoxon", "wilcoxon_pvalues (the Wilcoxon test)")
-    d, one_d = check_differences(differences, "wilcoxon_pvalues")
+    return _wilcoxon(differences, "wilcoxon_pvalues")
+
+
+def _wilcoxon(differences: ArrayLike, func: str) -> float | np.ndarray:
+    """:func:`wilcoxon_pvalues`, its errors and warnings naming ``func``."""
+    wilcoxon = scipy_function("scipy.stats", "wilcoxon", f"{func} (the Wilcoxon test)")
+    d, one_d = check_differences(differences, func)
     p = np.full(d.shape[1], np.nan)
     for j in range(d.shape[1]):
         col = d[:, j]
@@ -223,6 +257,7 @@ def wilcoxon_pvalues(differences: ArrayLike) -> float | np.ndarray:
         with warnings.catch_warnings():  # SciPy's small-sample and precision warnings
             warnings.simplefilter("ignore", RuntimeWarning)
             p[j] = wilcoxon(col).pvalue
+    warn_undefined(np.isnan(p), one_d, "p-value", "no user has a difference (all NaN)", func)
     return as_result(p, one_d)
 
 
@@ -262,16 +297,25 @@ def randomization_pvalues(
     -------
     pvalue : float or ndarray of shape (n_columns,)
         Two-sided p-values in (0, 1]. 1.0 when every difference of the column
-        is 0 (identical models); nan for a column without users of positive
-        weight.
+        is 0 (identical models), and for a single user (both signs of one
+        difference are as extreme); nan with an ``UndefinedMetricWarning`` for
+        a column without users of positive weight.
 
     Raises
     ------
     InvalidParameterError
-        ``n_permutations`` below 1 or ``seed`` out of range (or not integers).
+        ``n_permutations`` below 1 or ``seed`` out of range (or not integers);
+        ``n_permutations`` times the users over 10**12 steps (refused before
+        any work).
     InputValidationError
-        Bad ``differences`` (not 1-D or 2-D, not numeric, infinity) or
+        Bad ``differences`` (empty, not 1-D or 2-D, not numeric, infinity) or
         ``weights`` (shape, negative, NaN or infinity).
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        A column has no user with a difference and a positive weight: its
+        p-value is nan.
 
     See Also
     --------
@@ -327,12 +371,17 @@ def _randomization(
     seed = check_seed(seed, func)
     d, one_d = check_differences(differences, func)
     table = Table(d, check_weights(weights, d, one_d, func))
+    check_steps(n_permutations, d.shape[0], "n_permutations", func)
     sums = _flip_sums(table, n_permutations, seed)
     observed = np.abs(table.total)
     tolerance = RELATIVE_TOLERANCE * np.abs(table.x).sum(axis=0)
     reached = (np.abs(sums) >= observed - tolerance).sum(axis=0)
     p = (1.0 + reached) / (1.0 + n_permutations)
     p[table.total_weight == 0] = np.nan
+    warn_undefined(
+        table.total_weight == 0, one_d, "p-value",
+        "no user has a difference and a positive weight", func,
+    )  # fmt: skip
     return as_result(p, one_d)
 
 
@@ -433,7 +482,8 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
     -------
     adjusted : ndarray of shape (n_tests,)
         Adjusted p-values, capped at 1; compare them with the unadjusted level
-        (e.g. 0.05).
+        (e.g. 0.05). NaN where the input is NaN (with an
+        ``UndefinedMetricWarning``); an empty array for an empty input.
 
     Raises
     ------
@@ -441,6 +491,13 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
         Unknown ``method``.
     InputValidationError
         ``pvalues`` not 1-D, not numeric, or outside [0, 1] (infinity included).
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Some p-values are NaN: they stay NaN and are not counted among the
+        tests (statsmodels' ``multipletests`` would spread NaN to every value,
+        SciPy's ``false_discovery_control`` refuses them).
 
     See Also
     --------
@@ -469,16 +526,23 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
     Examples
     --------
     >>> from receval import adjust_pvalues
-    >>> p = [0.01, 0.04, 0.03, float("nan")]
+    >>> p = [0.01, 0.04, 0.03]
     >>> adjust_pvalues(p)
-    array([0.03, 0.06, 0.06,  nan])
+    array([0.03, 0.06, 0.06])
     >>> adjust_pvalues(p, method="bh")
-    array([0.03, 0.04, 0.04,  nan])
+    array([0.03, 0.04, 0.04])
     """
     func = "adjust_pvalues"
     v.check_option(method, "method", func, CORRECTIONS)
     p: np.ndarray = v.as_float(v.as_1d(pvalues, "pvalues", func), "pvalues", func).copy()
     valid = ~np.isnan(p)
+    if not valid.all():
+        warnings.warn(
+            f"{func}: {p.size - valid.sum()} of {p.size} p-values are NaN (undefined tests): "
+            f"they stay NaN and are not counted among the tests.",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
     q = p[valid]
     bad = (q < 0.0) | (q > 1.0)
     if bad.any():
@@ -536,7 +600,30 @@ def paired_pvalues(
     Returns
     -------
     pvalue : float or ndarray of shape (n_columns,)
-        1.0 when every difference is 0 (identical models).
+        1.0 when every difference is 0 (identical models). nan, with an
+        ``UndefinedMetricWarning``, for a column the test cannot be run on:
+        no user with a difference (and a positive weight), or, for the
+        t-test, fewer than 2 users.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown ``test``; unequal ``weights`` with a test other than the
+        randomization test; ``n_permutations`` or ``seed`` out of range, or
+        ``n_permutations`` times the users over 10**12 steps.
+    InputValidationError
+        ``differences`` empty (no user), not 1-D or 2-D, not numeric, or with
+        infinity; bad ``weights``.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Some column's p-value is nan (see Returns).
+
+    See Also
+    --------
+    randomization_pvalues, student_pvalues, wilcoxon_pvalues : The tests.
+    adjust_pvalues : Corrections for multiple comparisons.
 
     Examples
     --------
@@ -557,7 +644,8 @@ def paired_pvalues(
                 f"paired_pvalues: test={test!r} weighs every user equally. Got unequal "
                 f"weights; use test='randomization', which takes weights."
             )
-    return student_pvalues(differences) if test == "student" else wilcoxon_pvalues(differences)
+    func = "paired_pvalues"
+    return _student(differences, func) if test == "student" else _wilcoxon(differences, func)
 
 
 def model_pairs(models: list[str], baseline: str | None, func: str) -> list[tuple[str, str]]:

@@ -14,6 +14,7 @@ take a matrix of paired differences (users x comparisons).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,16 +27,16 @@ from ._intervals import bootstrap_intervals, effect_sizes
 from ._paired import check_count
 from ._stats import (
     TESTS,
+    _randomization,
     adjust_pvalues,
     model_pairs,
     paired_pvalues,
-    randomization_pvalues,
     smallest_pvalue,
     student_pvalues,
     wilcoxon_pvalues,
 )
 from ._tables import format_p_value, latex_cell, latex_escape, markdown_escape
-from .exceptions import InputValidationError, InvalidParameterError
+from .exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 
 __all__ = [
     "TESTS",
@@ -365,34 +366,55 @@ def _run_tests(
     used = (defined & (wts > 0)).sum(axis=0)
     # users with weight 0 carry no information: leave them out everywhere
     diff[defined & (wts == 0)] = np.nan
-    if test == "randomization":
-        p = randomization_pvalues(diff, wts, n_permutations=n_permutations, seed=seed)
-    else:
-        for j, (m, _, _) in enumerate(cols):
-            w = wts[defined[:, j] & (wts[:, j] > 0), j]
-            if w.size and not np.all(w == w[0]):
-                raise InvalidParameterError(
-                    f"{func}: test={test!r} weighs every user equally, but {m!r} weighs users "
-                    f"unequally (its mean is a weighted mean over users); use "
-                    f"test='randomization', which takes the weights."
-                )
-        p = student_pvalues(diff) if test == "student" else wilcoxon_pvalues(diff)
-    p = np.atleast_1d(np.asarray(p, dtype=np.float64))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        total = np.where(np.isnan(diff), 0.0, diff * wts).sum(axis=0)
-        difference = total / wts.sum(axis=0)
-    effect = np.atleast_1d(np.asarray(effect_sizes(diff, wts), dtype=np.float64))
-    if interval is None:
-        low = high = np.full(len(cols), np.nan)
-    else:
-        lows, highs = bootstrap_intervals(
-            diff, wts, method=interval, confidence=confidence, n_resamples=n_resamples, seed=seed
+    with warnings.catch_warnings():  # one warning below names the comparisons instead
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        if test == "randomization":
+            p = _randomization(diff, wts, n_permutations, seed, func)
+        else:
+            for j, (m, _, _) in enumerate(cols):
+                w = wts[defined[:, j] & (wts[:, j] > 0), j]
+                if w.size and not np.all(w == w[0]):
+                    raise InvalidParameterError(
+                        f"{func}: test={test!r} weighs every user equally, but {m!r} weighs users "
+                        f"unequally (its mean is a weighted mean over users); use "
+                        f"test='randomization', which takes the weights."
+                    )
+            p = student_pvalues(diff) if test == "student" else wilcoxon_pvalues(diff)
+        p = np.atleast_1d(np.asarray(p, dtype=np.float64))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = np.where(np.isnan(diff), 0.0, diff * wts).sum(axis=0)
+            difference = total / wts.sum(axis=0)
+        effect = np.atleast_1d(np.asarray(effect_sizes(diff, wts), dtype=np.float64))
+        if interval is None:
+            low = high = np.full(len(cols), np.nan)
+        else:
+            lows, highs = bootstrap_intervals(
+                diff,
+                wts,
+                method=interval,
+                confidence=confidence,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
+            low, high = np.atleast_1d(lows), np.atleast_1d(highs)
+        adjusted = np.empty(len(cols))
+        for m in metrics:  # one family per metric
+            idx = [j for j, c in enumerate(cols) if c[0] == m]
+            adjusted[idx] = adjust_pvalues(p[idx], method=correction)
+    stats = {"p_value": p, "effect_size": effect, "ci": low if interval else p}
+    untested = [
+        f"{m}: {a} vs {b} ({', '.join(k for k, x in stats.items() if np.isnan(x[j]))})"
+        for j, (m, a, b) in enumerate(cols)
+        if any(np.isnan(x[j]) for x in stats.values())
+    ]
+    if untested:
+        warnings.warn(
+            f"{func}: {len(untested)} of {len(cols)} comparisons have nan statistics: too few "
+            f"users with a value for both models (see n_users), e.g. "
+            f"{v.format_values(untested)}.",
+            UndefinedMetricWarning,
+            stacklevel=3,
         )
-        low, high = np.atleast_1d(lows), np.atleast_1d(highs)
-    adjusted = np.empty(len(cols))
-    for m in metrics:  # one family per metric
-        idx = [j for j, c in enumerate(cols) if c[0] == m]
-        adjusted[idx] = adjust_pvalues(p[idx], method=correction)
     significant = adjusted < alpha
     good = np.array([higher[m] for m, _, _ in cols])
     positive = difference > 0

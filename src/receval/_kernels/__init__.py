@@ -28,6 +28,8 @@ def compiled() -> ModuleType | None:
     ------
     ImportError
         The compiled core is not built (a source tree used without installing it).
+    InvalidParameterError
+        ``RECEVAL_NUM_THREADS`` is set to something other than a positive integer.
     """
     if _CORE:
         return _CORE[0]
@@ -43,6 +45,11 @@ def compiled() -> ModuleType | None:
             "RECEVAL_KERNELS=numba to run the numba kernels (numba must be installed)."
         ) from exc
     core: ModuleType = _core
+    problem = core.threads_setting_error()
+    if problem is not None:
+        from ..exceptions import InvalidParameterError
+
+        raise InvalidParameterError(problem)
     _CORE.append(core)
     return core
 

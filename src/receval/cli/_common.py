@@ -404,6 +404,14 @@ class Messages:
                 yield
             except (KeyboardInterrupt, SystemExit, GeneratorExit):
                 raise
+            except MemoryError as exc:  # not bad input: exit 1, with what could not be had
+                self._warnings(caught)
+                text = str(exc).strip()
+                self.error(
+                    f"out of memory{': ' + one_line(exc) if text else '.'} Free memory, raise "
+                    f"the process's memory limit (ulimit -v), or evaluate fewer rows at a time."
+                )
+                raise typer.Exit(code=1) from None
             except BaseException as exc:
                 if not isinstance(exc, (RecevalError, *_reader_errors())) and not _panic(exc):
                     raise

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -351,8 +352,7 @@ class Seen:
         repeated = [x for x in values if x in batch or batch.add(x)]  # type: ignore[func-returns-value]
         repeated += [x for x in values if x in self.ids]
         if self.ints.size:
-            ints = np.sort(np.array([x for x in values if type(x) is int], dtype=np.int64))
-            repeated += self._held(ints).tolist()
+            repeated += self._held(np.sort(_int64_values(values))).tolist()
         if not repeated:
             self.ids |= batch
         return repeated
@@ -389,8 +389,7 @@ class Seen:
         small, large = sorted((self, other), key=lambda x: len(x.ints))
         both |= set(large._held(small.ints).tolist())
         for a, b in ((self, other), (other, self)):  # ints held as Python values on one side
-            ints = np.array([x for x in a.ids if type(x) is int], dtype=np.int64)
-            both |= set(b._held(np.sort(ints)).tolist())
+            both |= set(b._held(np.sort(_int64_values(a.ids))).tolist())
         if both:
             raise InputValidationError(
                 f"{len(both)} groups were given twice (in two updates, or in two merged "
@@ -398,6 +397,12 @@ class Seen:
                 f"each worker must hold whole groups (all the rows of a group or user): group "
                 f"the rows before cutting batches or splitting them across workers."
             )
+
+
+def _int64_values(values: Iterable[Any]) -> np.ndarray:
+    """The Python ints among ``values`` that an int64 can hold (the only ones the
+    sorted int64 ids can match; uint64 ids from 2**63 up are held as Python values)."""
+    return np.array([x for x in values if type(x) is int and -(2**63) <= x < 2**63], dtype=np.int64)
 
 
 def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:

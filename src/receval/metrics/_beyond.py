@@ -34,10 +34,15 @@ __all__ = [
 
 
 # ---------------------------------------------------------------- catalogue
-def _catalog_exposure(run: Run, counts: np.ndarray, catalog: Any, func: str) -> np.ndarray:
-    """Exposure (lists holding the item) of every catalogue item, zeros included."""
+def _catalog_exposure(
+    run: Run, counts: np.ndarray, catalog: Any, func: str
+) -> tuple[np.ndarray, int]:
+    """Exposure (lists holding the item) of the catalogue's items: ``(exposure,
+    unseen)``, the catalogue being the items of ``exposure`` (zeros included) plus
+    ``unseen`` more items never recommended. A catalogue given by its size is never
+    held as an array (a size of 2**31 - 1 costs no memory)."""
     if catalog is None:
-        return counts
+        return counts, 0
     recommended = counts[counts > 0]
     if isinstance(catalog, (int, np.integer)) or isinstance(catalog, (bool, np.bool_)):
         # item codes are int32 everywhere in receval: a larger catalogue cannot be held
@@ -48,9 +53,7 @@ def _catalog_exposure(run: Run, counts: np.ndarray, catalog: Any, func: str) -> 
                 f"Got catalog={size} for {len(recommended)} recommended items; pass the size "
                 f"of the whole catalogue, or its item ids."
             )
-        out = np.zeros(size, dtype=np.int64)
-        out[: len(recommended)] = recommended
-        return out
+        return recommended, int(size) - len(recommended)
     ids = v.as_1d(catalog, "catalog", func)
     v.check_not_empty(len(ids), "catalog", func)
     _, uniques = factorize(ids, "catalog", func)
@@ -64,7 +67,7 @@ def _catalog_exposure(run: Run, counts: np.ndarray, catalog: Any, func: str) -> 
     out = np.zeros(len(uniques), dtype=np.int64)
     known = pos >= 0
     out[pos[known]] = counts[known]
-    return out
+    return out, 0
 
 
 def catalog_coverage(run: RunLike, *, catalog: Any, k: int | None = None) -> float:
@@ -124,8 +127,8 @@ def catalog_coverage(run: RunLike, *, catalog: Any, k: int | None = None) -> flo
     func = "catalog_coverage"
     run = as_run(run, func)
     counts = item_exposure(run, check_k(k, func))
-    exposure = _catalog_exposure(run, counts, catalog, func)
-    return float(np.count_nonzero(exposure) / len(exposure))
+    exposure, unseen = _catalog_exposure(run, counts, catalog, func)
+    return float(np.count_nonzero(exposure) / (len(exposure) + unseen))
 
 
 def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> float:
@@ -192,8 +195,14 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
     func = "gini_index"
     run = as_run(run, func)
     counts = item_exposure(run, check_k(k, func))
-    exposure = np.sort(_catalog_exposure(run, counts, catalog, func))
-    return float(kern.gini_sorted(exposure))
+    exposure, unseen = _catalog_exposure(run, counts, catalog, func)
+    gini = float(kern.gini_sorted(np.sort(exposure)))
+    if unseen == 0:
+        return gini
+    # `unseen` zeros before the r sorted counts add (n - r) * sum(c) to the numerator:
+    # G_n = ((n - r) + r G_r) / n, with n the whole catalogue
+    r, n = len(exposure), len(exposure) + unseen
+    return (unseen + r * gini) / n
 
 
 # ---------------------------------------------------------------- personalization

@@ -55,7 +55,15 @@ _MISSING = {
 }
 # gain_grades="positive": every grade from 1 on earns its gain
 _POSITIVE_GRADES = 1
-_AP = {"relevant": codes.AP_RELEVANT, "min_k": codes.AP_MIN_K, "hits": codes.AP_HITS}
+_AP = {
+    "relevant": codes.AP_RELEVANT,
+    "min_k": codes.AP_MIN_K,
+    "hits": codes.AP_HITS,
+    "min_retrieved": codes.AP_MIN_RETRIEVED,
+}
+_DISCOUNT = {"offset": codes.DISCOUNT_OFFSET, "clipped": codes.DISCOUNT_CLIPPED}
+_PRECISION_NORM = {"k": codes.PRECISION_K, "retrieved": codes.PRECISION_RETRIEVED}
+_RECALL_NORM = {"relevant": codes.RECALL_RELEVANT, "min_k": codes.RECALL_MIN_K}
 _IDEAL = {"judged": codes.IDEAL_JUDGED, "candidates": codes.IDEAL_CANDIDATES}
 _TIES = {
     "trec": codes.TIES_TREC,
@@ -134,6 +142,9 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
     row[codes.S_POSITIVE_SCORES] = int(conv.hit_scores == "positive")
     row[codes.S_DEPTH] = conv.depth
     row[codes.S_JUDGED_ONLY] = int(conv.judged_only)
+    row[codes.S_DISCOUNT] = _DISCOUNT[conv.discount]
+    row[codes.S_PRECISION_NORM] = _PRECISION_NORM[conv.precision_normalizer]
+    row[codes.S_RECALL_NORM] = _RECALL_NORM[conv.recall_normalizer]
     params = spec.float_params()
     if conv.grades == "raw" and spec.info.kind in _RAW_GRADES:
         params = (*params, _RAW_GRADES[spec.info.kind])

@@ -324,17 +324,17 @@ def _raises(message):
         (
             "rbp(q=1)",
             "Metric 'rbp(q=1)': unknown parameter 'q'; rbp takes ['p'] and the conventions "
-            "['ap_normalizer', 'depth', 'empty_users', 'estimator', 'gain', 'gain_grades', "
-            "'grades', "
-            "'hit_scores', 'ideal', 'judged_only', 'missing_users', 'rel_threshold', 'ties', "
+            "['ap_normalizer', 'depth', 'discount', 'empty_users', 'estimator', 'gain', "
+            "'gain_grades', 'grades', 'hit_scores', 'ideal', 'judged_only', 'missing_users', "
+            "'precision_normalizer', 'recall_normalizer', 'rel_threshold', 'ties', "
             "'zero_users'].",
         ),
         (
             "precision(p=0.5)@5",
             "Metric 'precision(p=0.5)@5': unknown convention 'p'; use one of ['ap_normalizer', "
-            "'depth', 'empty_users', 'estimator', 'gain', 'gain_grades', 'grades', 'hit_scores', "
-            "'ideal', "
-            "'judged_only', 'missing_users', 'rel_threshold', 'ties', 'zero_users'].",
+            "'depth', 'discount', 'empty_users', 'estimator', 'gain', 'gain_grades', 'grades', "
+            "'hit_scores', 'ideal', 'judged_only', 'missing_users', 'precision_normalizer', "
+            "'recall_normalizer', 'rel_threshold', 'ties', 'zero_users'].",
         ),
         ("rbp_resid@10", "Metric 'rbp_resid@10': rbp_resid takes no @k cut-off."),
         ("bpref@10", "Metric 'bpref@10': bpref takes no @k cut-off."),

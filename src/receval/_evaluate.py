@@ -371,6 +371,53 @@ def ranked_values(
     and the propensity-weighted ones (``propensities``: a ``Propensities``), which
     ``metrics._propensity.propensity_columns`` adds.
     """
+    values, aux = _metric_values(q, r, specs, convs, ranked, user_map, propensities)
+    skip = [j for j, t in enumerate(ranked) if convs[t].zero_users == "skip"]
+    if skip:
+        _leave_out_users_without_hits(q, r, specs, convs, ranked, user_map, values, skip)
+    return values, aux
+
+
+def _leave_out_users_without_hits(
+    q: Qrels,
+    r: Run,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    user_map: np.ndarray,
+    values: np.ndarray,
+    skip: list[int],
+) -> None:
+    """``zero_users="skip"`` (Microsoft Recommenders' ``r_precision_at_k``): a user
+    without a relevant item in the top k is left out (nan, in place); one with such an
+    item keeps its value, which is 0 for R-precision when none is in the top min(R, k)
+    (Recommenders counts that user, undefined: see ``user_mean``)."""
+    rprec = [ranked[j] for j in skip if specs[ranked[j]].info.kind == codes.R_PRECISION]
+    hits: dict[str, np.ndarray] = {}
+    if rprec:  # success@k of the same users and conventions: a relevant item in the top k
+        probes = {
+            t: parse_metric("success" + (f"@{specs[t].k}" if specs[t].k else "")) for t in rprec
+        }
+        found, _ = _kernel_values(q, r, probes, convs, rprec, user_map)
+        hits = {t: found[:, i] > 0 for i, t in enumerate(rprec)}
+    for j in skip:
+        col = values[:, j]
+        none = col == 0
+        if ranked[j] in hits:
+            none &= ~hits[ranked[j]]
+        col[none] = np.nan
+
+
+def _metric_values(
+    q: Qrels,
+    r: Run,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    user_map: np.ndarray,
+    propensities: Any,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ranked_values` before its ``zero_users`` rule."""
     exposure = [t for t in ranked if specs[t].info.kind in codes.EXPOSURE_KINDS]
     weighted = [t for t in ranked if convs[t].estimator != "naive" and t not in exposure]
     if not exposure and not weighted:

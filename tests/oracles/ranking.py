@@ -148,13 +148,20 @@ def evaluate(qrels: Mapping, run: Mapping, name: str, k: int | None, conv: dict)
             den += n_rel
             value = value / n_rel if n_rel else 0.0
         per_user[user] = value
-    zero_only = False
+    nobody = False
     if conv.get("zero_users") == "skip" and name != "hit_ratio":  # a mean over users only
-        values = [x for x in per_user.values() if x is not None]
-        zero_only = bool(values) and all(x == 0 for x in values)
-        per_user = {u: (None if x == 0 else x) for u, x in per_user.items()}
+        # Microsoft Recommenders' r_precision_at_k: the users with a relevant item in the
+        # top k are counted (R-precision: whether or not it is in the top min(R, k));
+        # those at 0 leave the mean; 0.0 when nobody is counted
+        if name == "r_precision":
+            hits = evaluate(qrels, run, "success", k, {**conv, "zero_users": "keep"})[1]
+        else:
+            hits = per_user
+        counted = {u for u, x in hits.items() if x is not None and x > 0}
+        nobody = not counted
+        per_user = {u: (x if u in counted and x != 0 else None) for u, x in per_user.items()}
     kept = [x for x in per_user.values() if x is not None]
-    if zero_only:  # Microsoft Recommenders: no hit anywhere gives 0.0
+    if nobody:  # Microsoft Recommenders: no relevant item in any top k gives 0.0
         mean = 0.0
     elif name == "hit_ratio":
         mean = num / den if den else 0.0

@@ -50,8 +50,11 @@ missing_users      users in the qrels but absent from the run: ``"zero"``
 empty_users        users without a relevant item: ``"skip"`` (left out),
                    ``"zero"``, ``"one"`` (torchmetrics' ``empty_target_action=
                    "pos"``) or ``"error"``
-zero_users         ``"keep"``, or ``"skip"``: users whose value is 0 are left
-                   out of the mean (Microsoft Recommenders' r_precision_at_k)
+zero_users         ``"keep"``, or ``"skip"``: users without a relevant item in
+                   the top k, and users whose value is 0, are left out of the
+                   mean: 0.0 when no user has a relevant item in the top k, nan
+                   when every user with one is at 0 (Microsoft Recommenders'
+                   r_precision_at_k)
 hit_scores         ``"any"``, or ``"positive"``: an item scored <= 0 is never
                    a hit (torchmetrics' precision, recall, MAP and MRR); the
                    relevant items still count in R; CG/DCG/NDCG are unchanged
@@ -281,7 +284,7 @@ PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
         # from the recommendations score 0) and score_type="binary" by default
         "ndcg": {"missing_users": "zero", "gain": "binary"},
         # r_precision_at_k: the mean leaves out users whose value is 0 (0.0 when
-        # no user has a hit at all)
+        # no user has a relevant item in the top k, nan when all of them are at 0)
         "r_precision": {"zero_users": "skip"},
     },
     "torchmetrics": {

@@ -186,7 +186,8 @@ def evaluate(
         ``rel_threshold``; "positive": every grade >= 1, as trec_eval's ndcg).
     zero_users : {"keep", "skip"}, default=None
         "skip" leaves users whose value is 0 out of the mean (default "keep"),
-        as Microsoft Recommenders' ``r_precision_at_k``.
+        as Microsoft Recommenders' ``r_precision_at_k``: 0.0 when no user has a
+        relevant item in the top k, nan when every user with one is at 0.
     hit_scores : {"any", "positive"}, default=None
         "positive": an item scored <= 0 is never a hit, though it still counts
         in R (torchmetrics' precision, recall, MAP and MRR; default "any").

@@ -148,6 +148,8 @@ def _greater_label(y_true: Any, func: str) -> Any:
     if yt.size == 0 or (yt.dtype.kind in "biuf" and yt.min() >= 0 and yt.max() <= 1):
         return None  # 0/1 labels: fast path, 1 is positive
     v.check_no_missing(yt, "y_true", func)
+    if yt.dtype.kind in "OU":  # numbers mixed with strings (a list's become strings)
+        yt = v.as_class_labels(y_true, "y_true", func)
     classes = np.unique(yt)
     if len(classes) > 2:
         raise InputValidationError(

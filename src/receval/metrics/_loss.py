@@ -113,6 +113,8 @@ def log_loss(
     func = "log_loss"
     yt = v.as_1d(y_true, "y_true", func)
     v.check_no_missing(yt, "y_true", func)
+    if yt.dtype.kind in "OU":  # numbers mixed with strings (a list's become strings)
+        yt = v.as_class_labels(y_true, "y_true", func)
     yp = v.as_array(y_pred, "y_pred", func)
     if isinstance(eps, str) and eps == "auto":  # the input's machine epsilon, as scikit-learn
         eps = float(np.finfo(yp.dtype).eps) if yp.dtype == np.float32 else _EPS
@@ -204,6 +206,8 @@ def _refuse_one_class(y_true: Any) -> None:
         refuse_out_of_core("log_loss", "profile", "sklearn", None, why)
     yt = v.as_1d(y_true, "y_true", "log_loss")
     v.check_no_missing(yt, "y_true", "log_loss")
+    if yt.dtype.kind in "OU":
+        yt = v.as_class_labels(y_true, "y_true", "log_loss")
     classes = np.unique(yt)
     if len(classes) == 1:
         raise InputValidationError(

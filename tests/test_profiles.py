@@ -206,3 +206,21 @@ def test_recommenders_issue_reproductions():
     report = rv.evaluate(qrels, run, ["r_precision@3", "r_precision"], profile="recommenders")
     assert report.mean["r_precision@3"] == pytest.approx(0.21111, rel=1e-4)
     assert report.mean["r_precision"] == pytest.approx(0.37778, rel=1e-4)
+
+
+# ------------------------------------------------------------------ LensKit on the command line
+def test_cli_lenskit_profile_and_options(tmp_path):
+    from tests.cli._helpers import invoke, make_runner
+
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("1 0 b 1\n")
+    run.write_text("1 Q0 a 1 0.9 r\n1 Q0 b 2 0.5 r\n")
+    runner = make_runner()
+    base = ("rank", "--qrels", qrels, "--run", run, "-m", "ndcg@20", "-m", "precision@10")
+    out = invoke(runner, *base, "--profile", "lenskit", "-f", "csv").stdout.splitlines()
+    assert out[1].startswith("r.txt,1.0,0.5,")  # rank 2 undiscounted; 1 hit over 2 items
+    options = ("--discount", "clipped", "--precision-normalizer", "retrieved", "-f", "csv")
+    assert invoke(runner, *base, *options).stdout.splitlines()[1] == out[1]
+    assert invoke(runner, *base, "-f", "csv").stdout.splitlines()[1].startswith("r.txt,0.63")
+    bad = invoke(runner, *base, "--recall-normalizer", "k", code=2)
+    assert "The 'recall_normalizer' parameter of evaluate must be one of" in bad.stderr

@@ -14,15 +14,6 @@ ap_normalizer      ``"relevant"``: AP divides by R_u, the relevant items of the
                    retrieved in the top k (torchmetrics); ``"min_retrieved"``:
                    by min(R_u, the items in the top k), which is min(R_u, k)
                    unless the list is shorter than k (LensKit)
-precision_normalizer  ``"k"``: precision@k divides by k, a list shorter than k
-                   included (trec_eval); ``"retrieved"``: by min(k, the
-                   list's length) (LensKit)
-recall_normalizer  ``"relevant"``: recall@k divides by R_u; ``"min_k"``: by
-                   min(R_u, k), so 1 is reachable when R_u > k (LensKit)
-discount           rank discount of dcg, idcg and ndcg: ``"offset"``: the gain
-                   at rank i over log2(i + 1); ``"clipped"``: over
-                   log2(max(i, 2)), ranks 1 and 2 both undiscounted (LensKit,
-                   Jarvelin and Kekalainen's original definition)
 gain               ``"linear"``: gain = grade (trec_eval, ranx ``ndcg``);
                    ``"exponential"``: 2**grade - 1 (ranx ``ndcg_burges``);
                    ``"binary"``: 1 (RecBole, Microsoft Recommenders' default)
@@ -80,6 +71,19 @@ estimator          ``"naive"``: every observed relevant item counts once;
                    ``evaluate(..., propensities=...)``; precision, recall, dcg,
                    ndcg and map only (see docs/conventions.md)
 =================  ==========================================================
+
+and three more, where LensKit differs:
+
+precision_normalizer
+    ``"k"``: precision@k divides by k, a list shorter than k included
+    (trec_eval); ``"retrieved"``: by min(k, the list's length) (LensKit)
+recall_normalizer
+    ``"relevant"``: recall@k divides by R_u; ``"min_k"``: by min(R_u, k), so
+    1 is reachable when R_u > k (LensKit)
+discount
+    rank discount of dcg, idcg and ndcg: ``"offset"``: the gain at rank i over
+    log2(i + 1); ``"clipped"``: over log2(max(i, 2)), ranks 1 and 2 both
+    undiscounted (LensKit, Jarvelin and Kekalainen's original definition)
 """
 
 from __future__ import annotations

@@ -372,7 +372,12 @@ def ranked_values(
     ``metrics._propensity.propensity_columns`` adds.
     """
     values, aux = _metric_values(q, r, specs, convs, ranked, user_map, propensities)
-    skip = [j for j, t in enumerate(ranked) if convs[t].zero_users == "skip"]
+    # a mean over users only (not a pooled ratio, a sum or a geometric mean)
+    skip = [
+        j
+        for j, t in enumerate(ranked)
+        if convs[t].zero_users == "skip" and specs[t].info.mean == "users"
+    ]
     if skip:
         _leave_out_users_without_hits(q, r, specs, convs, ranked, user_map, values, skip)
     return values, aux

@@ -499,3 +499,21 @@ def test_tie_averaged_average_precision_in_both_kernels(seed):
         )  # fmt: skip
         outs.append((np.float64(value[0]), np.float64(value[1]), rel, gains, cand))
     _same(*outs)
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        (codes.S_DISCOUNT, codes.DISCOUNT_CLIPPED),
+        (codes.S_PRECISION_NORM, codes.PRECISION_RETRIEVED),
+        (codes.S_RECALL_NORM, codes.RECALL_MIN_K),
+        (codes.S_AP_NORM, codes.AP_MIN_RETRIEVED),
+    ],
+)
+def test_numba_twin_refuses_the_lenskit_conventions(column, value):
+    """The LensKit normalisers and discount are the compiled core's only: the numba twin
+    says so rather than answer with the default convention."""
+    args, disc, n_r_items = _case(5, n_q_users=5)
+    args[10][:, column] = value
+    with pytest.raises(NotImplementedError, match="a LensKit normaliser or discount"):
+        _numba_evaluate(args, 1, disc, n_r_items)

@@ -341,7 +341,7 @@ def _raises(message):
             "precision(p=0.5)@5",
             "Metric 'precision(p=0.5)@5': unknown option 'p'; its options are ['depth', "
             "'empty_users', 'estimator', 'hit_scores', 'judged_only', 'missing_users', "
-            "'rel_threshold', 'ties', 'zero_users'].",
+            "'precision_normalizer', 'rel_threshold', 'ties', 'zero_users'].",
         ),
         # a convention the metric does not read, a misspelt one, a value it does not take
         (

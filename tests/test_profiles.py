@@ -1,6 +1,9 @@
 """Profile mechanics: per-metric conventions, the new conventions, tie-order warnings."""
 
+import json
+import math
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -149,3 +152,83 @@ def test_grades_must_be_trec_or_raw():
         rv.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, ["bpref"], grades="graded")
     with pytest.raises(rv.InvalidParameterError, match=r"grades must be one of"):
         rv.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, ["bpref(grades=graded)"])
+
+
+# ------------------------------------------------------------------ Microsoft Recommenders
+_RC_R_PRECISION = json.loads(
+    (
+        Path(__file__).parent / "peers" / "data" / "recorded_recommenders_r_precision.json"
+    ).read_text()
+)
+
+
+@pytest.mark.parametrize("case", _RC_R_PRECISION["cases"], ids=lambda c: c["id"])
+def test_recommenders_r_precision_at_k_recorded(case):
+    """Recommenders' r_precision_at_k: 0.0 when no user has a relevant item in the top k,
+    nan when every user with one has it below rank R (recorded from Recommenders 1.2.1)."""
+    qrels = {}
+    for user, item in case["true"]:
+        qrels.setdefault(str(user), {})[str(item)] = 1
+    run = {}
+    for user, item, score in case["pred"]:
+        run.setdefault(str(user), {})[str(item)] = score
+    metrics = [f"r_precision@{k}" for k in _RC_R_PRECISION["ks"]]
+    report = rv.evaluate(qrels, run, metrics, profile="recommenders")
+    for k in _RC_R_PRECISION["ks"]:
+        expected = case["r_precision_at_k"][str(k)]
+        got = report.mean[f"r_precision@{k}"]
+        if expected is None:
+            assert math.isnan(got), k
+        else:
+            assert got == pytest.approx(expected, abs=1e-12), k
+
+
+def test_recommenders_issue_reproductions():
+    """r_precision_at_k is nan where the only relevant item is below rank R; ndcg_at_k's
+    score_type="raw" wiki example (0.785) is ndcg(gain=linear)@6; r_precision_at_k(k=3) on
+    its test fixtures is r_precision@3 (0.21111)."""
+    report = rv.evaluate(
+        {1: {10: 1}}, {1: {20: 0.9, 10: 0.5}}, ["r_precision@3"], profile="recommenders"
+    )
+    assert math.isnan(report.mean["r_precision@3"])
+    assert report.n_users_skipped["r_precision@3"] == 1
+    nohit = rv.evaluate(
+        {1: {10: 1}}, {1: {20: 0.9, 30: 0.5}}, ["r_precision@3"], profile="recommenders"
+    )
+    assert nohit.mean["r_precision@3"] == 0.0
+    wiki_true = {0: dict(enumerate([3, 2, 3, 0, 1, 2, 3, 2]))}
+    wiki_pred = {0: dict(enumerate([6.0, 5, 4, 3, 2, 1]))}
+    raw = rv.evaluate(
+        wiki_true, wiki_pred, ["ndcg(gain=linear)@6", "ndcg@6"], profile="recommenders"
+    )
+    assert raw.mean["ndcg(gain=linear)@6"] == pytest.approx(0.785, rel=1e-4)
+    assert raw.mean["ndcg@6"] == pytest.approx(0.8697, rel=1e-4)  # score_type="binary"
+    true = {1: [3, 1, 2], 2: [1, 4, 5, 6, 7], 3: [2, 5, 6, 8, 9, 10, 11, 12, 13, 14]}
+    ranked = {
+        1: [3, 10, 12],
+        2: [10, 3, 5, 11, 13],
+        3: [4, 10, 7, 13, 1, 3, 5, 2, 11, 14],
+    }
+    qrels = {u: dict.fromkeys(items, 1) for u, items in true.items()}
+    run = {u: {i: -float(pos) for pos, i in enumerate(items)} for u, items in ranked.items()}
+    report = rv.evaluate(qrels, run, ["r_precision@3", "r_precision"], profile="recommenders")
+    assert report.mean["r_precision@3"] == pytest.approx(0.21111, rel=1e-4)
+    assert report.mean["r_precision"] == pytest.approx(0.37778, rel=1e-4)
+
+
+# ------------------------------------------------------------------ LensKit on the command line
+def test_cli_lenskit_profile_and_options(tmp_path):
+    from tests.cli._helpers import invoke, make_runner
+
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("1 0 b 1\n")
+    run.write_text("1 Q0 a 1 0.9 r\n1 Q0 b 2 0.5 r\n")
+    runner = make_runner()
+    base = ("rank", "--qrels", qrels, "--run", run, "-m", "ndcg@20", "-m", "precision@10")
+    out = invoke(runner, *base, "--profile", "lenskit", "-f", "csv").stdout.splitlines()
+    assert out[1].startswith("r.txt,1.0,0.5,")  # rank 2 undiscounted; 1 hit over 2 items
+    options = ("--discount", "clipped", "--precision-normalizer", "retrieved", "-f", "csv")
+    assert invoke(runner, *base, *options).stdout.splitlines()[1] == out[1]
+    assert invoke(runner, *base, "-f", "csv").stdout.splitlines()[1].startswith("r.txt,0.63")
+    bad = invoke(runner, *base, "--recall-normalizer", "k", code=2)
+    assert "The 'recall_normalizer' parameter of evaluate must be one of" in bad.stderr

@@ -347,7 +347,7 @@ def test_unknown_convention_key():
         (
             "map(ap_normalizer=R)@10",
             "Metric 'map(ap_normalizer=R)@10': ap_normalizer must be one of ['hits', 'min_k', "
-            "'relevant']. Got 'r' instead.",
+            "'min_retrieved', 'relevant']. Got 'r' instead.",
         ),
         (
             "mrr(ties=random)",
@@ -472,6 +472,7 @@ def test_every_profile_validates(name):
 def test_profile_names_and_key_choices():
     assert sorted(PROFILES) == [
         "ir_measures",
+        "lenskit",
         "ranx",
         "recbole",
         "recommenders",
@@ -539,14 +540,14 @@ def test_evaluate_precedence_profile_keyword_metric_string():
 
 def test_invalid_profile_name():
     with _raises(
-        "The 'profile' parameter of evaluate must be one of ['ir_measures', 'ranx', 'recbole', "
-        "'recommenders', "
+        "The 'profile' parameter of evaluate must be one of ['ir_measures', 'lenskit', "
+        "'ranx', 'recbole', 'recommenders', "
         "'sklearn', 'torchmetrics', 'trec_eval']. Got 'trec' instead."
     ):
         resolve_conventions("trec")
     with _raises(
-        "The 'profile' parameter of evaluate must be one of ['ir_measures', 'ranx', 'recbole', "
-        "'recommenders', "
+        "The 'profile' parameter of evaluate must be one of ['ir_measures', 'lenskit', "
+        "'ranx', 'recbole', 'recommenders', "
         "'sklearn', 'torchmetrics', 'trec_eval']. Got 'TREC_EVAL' instead."
     ):
         receval.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, ["mrr"], profile="TREC_EVAL")
@@ -576,9 +577,9 @@ def test_invalid_convention_keywords():
         resolve_conventions(rel_threshold=10**22)
     with _raises(
         "The 'convention' parameter of evaluate must be one of ['ap_normalizer', 'depth', "
-        "'empty_users', 'estimator', 'gain', 'gain_grades', 'grades', 'hit_scores', 'ideal', "
-        "'judged_only', "
-        "'missing_users', 'rel_threshold', 'ties', 'zero_users']. Got 'foo' instead."
+        "'discount', 'empty_users', 'estimator', 'gain', 'gain_grades', 'grades', 'hit_scores', "
+        "'ideal', 'judged_only', 'missing_users', 'precision_normalizer', 'recall_normalizer', "
+        "'rel_threshold', 'ties', 'zero_users']. Got 'foo' instead."
     ):
         resolve_conventions(foo="x")
     with _raises(

@@ -85,8 +85,14 @@ pub const S_DEPTH: usize = 11;
 /// 1: items absent from the qrels or with a negative grade are removed from the
 /// list before any metric (trec_eval's `-J`, ir_measures' `judged_only`)
 pub const S_JUDGED_ONLY: usize = 12;
+/// rank discount of the DCG family (`DISCOUNT_*`)
+pub const S_DISCOUNT: usize = 13;
+/// denominator of precision at a cut-off (`PRECISION_*`)
+pub const S_PRECISION_NORM: usize = 14;
+/// denominator of recall at a cut-off (`RECALL_*`)
+pub const S_RECALL_NORM: usize = 15;
 /// first of the float parameters, each an f64 stored as its bit pattern
-pub const S_PARAMS: usize = 13;
+pub const S_PARAMS: usize = 16;
 /// columns of `specs`
 pub const N_SPEC_COLUMNS: usize = S_PARAMS + N_PARAMS;
 
@@ -112,6 +118,21 @@ pub const AP_RELEVANT: i64 = 0;
 pub const AP_MIN_K: i64 = 1;
 /// AP over the hits
 pub const AP_HITS: i64 = 2;
+/// AP over min(R, the items retrieved in the top k) (LensKit)
+pub const AP_MIN_RETRIEVED: i64 = 3;
+/// the gain at rank i is divided by log2(i + 1)
+pub const DISCOUNT_OFFSET: i64 = 0;
+/// ... by log2(max(i, 2)): ranks 1 and 2 both undiscounted (LensKit, the original
+/// definition of Jarvelin and Kekalainen)
+pub const DISCOUNT_CLIPPED: i64 = 1;
+/// precision@k divides by k
+pub const PRECISION_K: i64 = 0;
+/// ... by min(k, the length of the list) (LensKit)
+pub const PRECISION_RETRIEVED: i64 = 1;
+/// recall@k divides by R
+pub const RECALL_RELEVANT: i64 = 0;
+/// ... by min(R, k) (LensKit)
+pub const RECALL_MIN_K: i64 = 1;
 /// ideal DCG from the judged grades
 pub const IDEAL_JUDGED: i64 = 0;
 /// ideal DCG from the ranked candidates' grades
@@ -859,6 +880,36 @@ enum Order {
     Descending,
 }
 
+/// The kind, cut-off and AP normalisation that compute a metric under the
+/// normalisers of `S_PRECISION_NORM`, `S_RECALL_NORM` and `AP_MIN_RETRIEVED`, for a
+/// user with `n_rel` relevant items and a list of `len` items: precision over
+/// min(k, len) is precision at the cut-off min(k, len) (the list holds no more);
+/// recall over min(R, k) is precision@k when R > k, else recall@k; AP over
+/// min(R, retrieved) is AP over min(R, k') at the cut-off k' = min(k, len) (`len`
+/// without a cut-off). The same hits, so the same float as a direct formula.
+pub fn normalized_form(
+    kind: i64,
+    k: i64,
+    ap_norm: i64,
+    precision_norm: i64,
+    recall_norm: i64,
+    n_rel: i64,
+    len: usize,
+) -> (i64, i64, i64) {
+    let len = len as i64;
+    if kind == PRECISION && precision_norm == PRECISION_RETRIEVED && k > len {
+        return (kind, len, ap_norm);
+    }
+    if kind == RECALL && recall_norm == RECALL_MIN_K && k > 0 && n_rel > k {
+        return (PRECISION, k, ap_norm);
+    }
+    if kind == AP && ap_norm == AP_MIN_RETRIEVED {
+        let k = if k > 0 { k.min(len) } else { len };
+        return (kind, k, AP_MIN_K);
+    }
+    (kind, k, ap_norm)
+}
+
 /// The metrics of qrels users `u0..u1` into `values` and `aux` (rows of n_metrics).
 #[allow(clippy::too_many_arguments)]
 fn evaluate_range(
@@ -867,7 +918,7 @@ fn evaluate_range(
     item_map: &[i32],
     user_map: &[i32],
     specs: &[i64],
-    disc: &[f64],
+    discounts: [&[f64]; 2],
     u0: usize,
     u1: usize,
     values: &mut [f64],
@@ -1155,7 +1206,17 @@ fn evaluate_range(
                 };
                 continue;
             }
-            let (ap_norm, ideal) = (spec(m, S_AP_NORM), spec(m, S_IDEAL));
+            let (kind, k, ap_norm) = normalized_form(
+                kind,
+                k,
+                spec(m, S_AP_NORM),
+                spec(m, S_PRECISION_NORM),
+                spec(m, S_RECALL_NORM),
+                n_rel,
+                len,
+            );
+            let ideal = spec(m, S_IDEAL);
+            let disc = discounts[(spec(m, S_DISCOUNT) == DISCOUNT_CLIPPED) as usize];
             if ties == TIES_AVERAGE {
                 let (v, _) = user_metric(
                     kind,
@@ -1329,6 +1390,17 @@ pub fn evaluate_users_columns_into(
         return;
     }
     let (max_judged, n_judged_codes) = scratch_sizes(q, item_map);
+    // the clipped discount 1 / log2(max(i, 2)) at 0-based position j: 1, then disc[j - 1]
+    let clipped: Vec<f64> =
+        if (0..n_metrics).any(|m| specs[m * N_SPEC_COLUMNS + S_DISCOUNT] == DISCOUNT_CLIPPED) {
+            std::iter::once(1.0)
+                .chain(disc.iter().copied())
+                .take(disc.len())
+                .collect()
+        } else {
+            Vec::new()
+        };
+    let discounts = [disc, &clipped[..]];
     let n_chunks = n_chunks.max(1).min(n_users);
     let bounds: Vec<usize> = (0..=n_chunks).map(|c| n_users * c / n_chunks).collect();
     // each column split at the chunk bounds: a chunk holds one piece of every column
@@ -1357,7 +1429,7 @@ pub fn evaluate_users_columns_into(
             let b1 = (b0 + COLUMN_BLOCK).min(u1);
             let len = (b1 - b0) * n_metrics;
             let (v, x) = (&mut bv[..len], &mut ba[..len]);
-            evaluate_range(q, r, item_map, user_map, specs, disc, b0, b1, v, x, s);
+            evaluate_range(q, r, item_map, user_map, specs, discounts, b0, b1, v, x, s);
             for m in 0..n_metrics {
                 let (dv, da) = (&mut cv[m][b0 - u0..b1 - u0], &mut ca[m][b0 - u0..b1 - u0]);
                 for (t, (ov, oa)) in dv.iter_mut().zip(da.iter_mut()).enumerate() {
@@ -1595,6 +1667,48 @@ mod tests {
             assert_eq!(v[6], 1.0);
             assert!(x.iter().all(|&a| a == 2.0));
         }
+    }
+
+    #[test]
+    fn lenskit_normalisers_and_clipped_discount() {
+        // one user, 3 relevant items (grades 1), a list of 3: rel, non-rel, rel
+        let q = Judged {
+            offsets: &[0, 3],
+            items: &[0, 1, 2],
+            grades: &[1.0, 1.0, 1.0],
+            desc: &[1.0, 1.0, 1.0],
+        };
+        let r = Ranked {
+            offsets: &[0, 3],
+            items: &[0, 3, 1],
+            scores: &[0.9, 0.5, 0.1],
+            keys: &[],
+        };
+        let item_map = [0, 1, -1];
+        let with = |kind: i64, k: i64, col: usize, value: i64| {
+            let mut s = spec(kind, k, TIES_INPUT);
+            s[col] = value;
+            s
+        };
+        let rows = [
+            with(PRECISION, 10, S_PRECISION_NORM, PRECISION_RETRIEVED), // 2 / 3
+            with(PRECISION, 10, S_PRECISION_NORM, PRECISION_K),         // 2 / 10
+            with(RECALL, 2, S_RECALL_NORM, RECALL_MIN_K),               // 1 / min(3, 2)
+            with(RECALL, 2, S_RECALL_NORM, RECALL_RELEVANT),            // 1 / 3
+            with(AP, 10, S_AP_NORM, AP_MIN_RETRIEVED),                  // (1 + 2/3) / 3
+            with(AP, 2, S_AP_NORM, AP_MIN_RETRIEVED),                   // 1 / min(3, 2)
+            with(DCG, 0, S_DISCOUNT, DISCOUNT_CLIPPED),                 // 1 + 1 / log2(3)
+        ];
+        let specs: Vec<i64> = rows.iter().flatten().copied().collect();
+        let d = disc(4);
+        let (v, _) = evaluate_users(&q, &r, &item_map, &[0], &specs, 3, 1, &d);
+        assert_eq!(v[0], 2.0 / 3.0);
+        assert_eq!(v[1], 0.2);
+        assert_eq!(v[2], 0.5);
+        assert_eq!(v[3], 1.0 / 3.0);
+        assert_eq!(v[4], (1.0 + 2.0 / 3.0) / 3.0);
+        assert_eq!(v[5], 0.5);
+        assert_eq!(v[6], 1.0 + 1.0 / 3f64.log2());
     }
 
     #[test]

@@ -55,7 +55,15 @@ _MISSING = {
 }
 # gain_grades="positive": every grade from 1 on earns its gain
 _POSITIVE_GRADES = 1
-_AP = {"relevant": codes.AP_RELEVANT, "min_k": codes.AP_MIN_K, "hits": codes.AP_HITS}
+_AP = {
+    "relevant": codes.AP_RELEVANT,
+    "min_k": codes.AP_MIN_K,
+    "hits": codes.AP_HITS,
+    "min_retrieved": codes.AP_MIN_RETRIEVED,
+}
+_DISCOUNT = {"offset": codes.DISCOUNT_OFFSET, "clipped": codes.DISCOUNT_CLIPPED}
+_PRECISION_NORM = {"k": codes.PRECISION_K, "retrieved": codes.PRECISION_RETRIEVED}
+_RECALL_NORM = {"relevant": codes.RECALL_RELEVANT, "min_k": codes.RECALL_MIN_K}
 _IDEAL = {"judged": codes.IDEAL_JUDGED, "candidates": codes.IDEAL_CANDIDATES}
 _TIES = {
     "trec": codes.TIES_TREC,
@@ -136,6 +144,9 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
     row[codes.S_POSITIVE_SCORES] = int(conv.hit_scores == "positive")
     row[codes.S_DEPTH] = conv.depth
     row[codes.S_JUDGED_ONLY] = int(conv.judged_only)
+    row[codes.S_DISCOUNT] = _DISCOUNT[conv.discount]
+    row[codes.S_PRECISION_NORM] = _PRECISION_NORM[conv.precision_normalizer]
+    row[codes.S_RECALL_NORM] = _RECALL_NORM[conv.recall_normalizer]
     params = spec.float_params()
     if spec.info.kind == codes.RBP and conv.gain == "binary":
         params = (*params, _BINARY_RBP)
@@ -390,6 +401,58 @@ def ranked_values(
     and the propensity-weighted ones (``propensities``: a ``Propensities``), which
     ``metrics._propensity.propensity_columns`` adds.
     """
+    values, aux = _metric_values(q, r, specs, convs, ranked, user_map, propensities)
+    # a mean over users only (not a pooled ratio, a sum or a geometric mean)
+    skip = [
+        j
+        for j, t in enumerate(ranked)
+        if convs[t].zero_users == "skip" and specs[t].info.mean == "users"
+    ]
+    if skip:
+        _leave_out_users_without_hits(q, r, specs, convs, ranked, user_map, values, skip)
+    return values, aux
+
+
+def _leave_out_users_without_hits(
+    q: Qrels,
+    r: Run,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    user_map: np.ndarray,
+    values: np.ndarray,
+    skip: list[int],
+) -> None:
+    """``zero_users="skip"`` (Microsoft Recommenders' ``r_precision_at_k``): a user
+    without a relevant item in the top k is left out (nan, in place); one with such an
+    item keeps its value, which is 0 for R-precision when none is in the top min(R, k)
+    (Recommenders counts that user, undefined: see ``user_mean``)."""
+    rprec = [ranked[j] for j in skip if specs[ranked[j]].info.kind == codes.R_PRECISION]
+    hits: dict[str, np.ndarray] = {}
+    if rprec:  # success@k of the same users and conventions: a relevant item in the top k
+        probes = {
+            t: parse_metric("success" + (f"@{specs[t].k}" if specs[t].k else "")) for t in rprec
+        }
+        found, _ = _kernel_values(q, r, probes, convs, rprec, user_map)
+        hits = {t: found[:, i] > 0 for i, t in enumerate(rprec)}
+    for j in skip:
+        col = values[:, j]
+        none = col == 0
+        if ranked[j] in hits:
+            none &= ~hits[ranked[j]]
+        col[none] = np.nan
+
+
+def _metric_values(
+    q: Qrels,
+    r: Run,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    user_map: np.ndarray,
+    propensities: Any,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ranked_values` before its ``zero_users`` rule."""
     exposure = [t for t in ranked if specs[t].info.kind in codes.EXPOSURE_KINDS]
     weighted = [t for t in ranked if convs[t].estimator != "naive" and t not in exposure]
     if not exposure and not weighted:

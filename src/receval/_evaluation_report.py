@@ -190,14 +190,15 @@ def user_mean(
     numerator), nan for a user left out; ``den``: each user's relevant items.
     The same for all the users of a report and for a segment of them.
     """
-    zero_only = False
     if conv.zero_users == "skip" and kind == "users":
-        zero = col == 0
-        zero_only = bool(zero.any()) and not bool((col > 0).any() or (col < 0).any())
-        col = np.where(zero, np.nan, col)
+        # ranked_values left out the users without a relevant item in the top k; a user
+        # still at 0 has one, but a value of 0 (R-precision: none in the top min(R, k))
+        if not bool((~np.isnan(col)).any()):  # no relevant item in any top k:
+            return mean_state(np.zeros(1)), col  # Recommenders returns 0.0
+        # users at 0 leave the mean: when every counted user is at 0, the mean of
+        # nothing, nan (Recommenders' too)
+        col = np.where(col == 0, np.nan, col)
     kept = ~np.isnan(col)
-    if zero_only:  # every value 0: Recommenders returns 0.0, not an empty mean
-        return mean_state(np.zeros(1)), col
     if kind == "pooled":
         state = mean_state(col, den)  # sum of hits over sum of relevant items
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -237,14 +237,14 @@ REGISTRY: dict[str, MetricInfo] = {
             codes.PRECISION,
             "hits in the top k / k",
             source=_TREC,
-            conventions=_COMMON,
+            conventions=_reads("precision_normalizer"),
         ),
         MetricInfo(
             "recall",
             codes.RECALL,
             "hits in the top k / relevant items of the user",
             source=_TREC,
-            conventions=_COMMON,
+            conventions=_reads("recall_normalizer"),
         ),
         MetricInfo(
             "f1", codes.F1, "harmonic mean of precision@k and recall@k", conventions=_COMMON
@@ -283,7 +283,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "sum of gain / log2(rank + 1) in the top k",
             bounded=False,
             params=(_GAINS,),
-            conventions=_reads("gain", "gain_grades", drop=_GAIN_SUMS),
+            conventions=_reads("discount", "gain", "gain_grades", drop=_GAIN_SUMS),
         ),
         MetricInfo(
             "idcg",
@@ -291,7 +291,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "DCG of the ideal ranking",
             bounded=False,
             params=(_GAINS,),
-            conventions=_reads("gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
+            conventions=_reads("discount", "gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
         ),
         MetricInfo(
             "ndcg",
@@ -299,7 +299,7 @@ REGISTRY: dict[str, MetricInfo] = {
             "DCG / IDCG (0 when IDCG is 0)",
             params=(_GAINS,),
             source=_TREC,
-            conventions=_reads("gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
+            conventions=_reads("discount", "gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
         ),
         MetricInfo(
             "mrr",

@@ -11,7 +11,9 @@ convention         values (default first)
 ap_normalizer      ``"relevant"``: AP divides by R_u, the relevant items of the
                    user (trec_eval); ``"min_k"``: by min(R_u, k) (Spark,
                    RecBole, Recommenders); ``"hits"``: by the relevant items
-                   retrieved in the top k (torchmetrics)
+                   retrieved in the top k (torchmetrics); ``"min_retrieved"``:
+                   by min(R_u, the items in the top k), which is min(R_u, k)
+                   unless the list is shorter than k (LensKit)
 gain               ``"linear"``: gain = grade (trec_eval, ranx ``ndcg``);
                    ``"exponential"``: 2**grade - 1 (ranx ``ndcg_burges``);
                    ``"binary"``: 1 (RecBole, Microsoft Recommenders' default)
@@ -39,8 +41,11 @@ missing_users      users in the qrels but absent from the run: ``"zero"``
 empty_users        users without a relevant item: ``"skip"`` (left out),
                    ``"zero"``, ``"one"`` (torchmetrics' ``empty_target_action=
                    "pos"``) or ``"error"``
-zero_users         ``"keep"``, or ``"skip"``: users whose value is 0 are left
-                   out of the mean (Microsoft Recommenders' r_precision_at_k)
+zero_users         ``"keep"``, or ``"skip"``: users without a relevant item in
+                   the top k, and users whose value is 0, are left out of the
+                   mean: 0.0 when no user has a relevant item in the top k, nan
+                   when every user with one is at 0 (Microsoft Recommenders'
+                   r_precision_at_k)
 hit_scores         ``"any"``, or ``"positive"``: an item scored <= 0 is never
                    a hit (torchmetrics' precision, recall, MAP and MRR); the
                    relevant items still count in R; CG/DCG/NDCG are unchanged
@@ -66,6 +71,19 @@ estimator          ``"naive"``: every observed relevant item counts once;
                    ``evaluate(..., propensities=...)``; precision, recall, dcg,
                    ndcg and map only (see docs/conventions.md)
 =================  ==========================================================
+
+and three more, where LensKit differs:
+
+precision_normalizer
+    ``"k"``: precision@k divides by k, a list shorter than k included
+    (trec_eval); ``"retrieved"``: by min(k, the list's length) (LensKit)
+recall_normalizer
+    ``"relevant"``: recall@k divides by R_u; ``"min_k"``: by min(R_u, k), so
+    1 is reachable when R_u > k (LensKit)
+discount
+    rank discount of dcg, idcg and ndcg: ``"offset"``: the gain at rank i over
+    log2(i + 1); ``"clipped"``: over log2(max(i, 2)), ranks 1 and 2 both
+    undiscounted (LensKit, Jarvelin and Kekalainen's original definition)
 """
 
 from __future__ import annotations
@@ -76,10 +94,20 @@ from typing import Any
 from ._validation import check_number, check_option
 from .exceptions import InvalidParameterError
 
-__all__ = ["PROFILES", "PROFILE_METRICS", "Conventions", "resolve_conventions"]
+__all__ = [
+    "PROFILES",
+    "PROFILE_METRICS",
+    "PROFILE_UNDEFINED",
+    "Conventions",
+    "resolve_conventions",
+    "undefined_value",
+]
 
 CHOICES: dict[str, tuple[str, ...]] = {
-    "ap_normalizer": ("relevant", "min_k", "hits"),
+    "ap_normalizer": ("relevant", "min_k", "hits", "min_retrieved"),
+    "precision_normalizer": ("k", "retrieved"),
+    "recall_normalizer": ("relevant", "min_k"),
+    "discount": ("offset", "clipped"),
     "gain": ("linear", "exponential", "binary"),
     "ties": ("trec", "average", "input", "id_ascending", "id_descending"),
     "missing_users": ("zero", "skip", "error", "complete"),
@@ -111,6 +139,9 @@ class Conventions:
     judged_only: bool = False
     grades: str = "trec"
     estimator: str = "naive"
+    precision_normalizer: str = "k"
+    recall_normalizer: str = "relevant"
+    discount: str = "offset"
 
     def validated(self, func: str = "evaluate") -> Conventions:
         for name, options in CHOICES.items():
@@ -219,6 +250,25 @@ PROFILES: dict[str, Conventions] = {
         empty_users="zero",
         ideal="candidates",
     ),
+    # LensKit 2026: lists measured as given (ties="input": its recommenders hand over
+    # ordered lists), only the users with a list (test users without one are not
+    # measured), users without test items skipped (nan, left out of the means);
+    # NDCG with 0/1 gains by default and the discount log2(max(rank, 2)); Precision
+    # over the list's length at most n, Recall over min(|test|, n),
+    # AveragePrecision over min(|test|, the list's length at most n); Hit and
+    # RecipRank are success and mrr
+    "lenskit": Conventions(
+        ap_normalizer="min_retrieved",
+        gain="binary",
+        rel_threshold=1,
+        ties="input",
+        missing_users="skip",
+        empty_users="skip",
+        ideal="judged",
+        precision_normalizer="retrieved",
+        recall_normalizer="min_k",
+        discount="clipped",
+    ),
 }
 
 
@@ -238,7 +288,7 @@ PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
         # from the recommendations score 0) and score_type="binary" by default
         "ndcg": {"missing_users": "zero", "gain": "binary"},
         # r_precision_at_k: the mean leaves out users whose value is 0 (0.0 when
-        # no user has a hit at all)
+        # no user has a relevant item in the top k, nan when all of them are at 0)
         "r_precision": {"zero_users": "skip"},
     },
     "torchmetrics": {
@@ -293,3 +343,34 @@ def resolve_conventions(
     for name in given:
         check_option(name, "convention", func, list(FIELDS))
     return replace(base, **given).validated(func)
+
+
+#: What a peer answers where a pointwise metric is undefined (``y_true`` of one
+#: class), by profile and metric: a number (returned as the value, without a
+#: warning) or ``"raise"`` (an ``InputValidationError``, where the peer raises).
+#: A metric absent here answers receval's nan with an ``UndefinedMetricWarning``,
+#: the default. The profiles of the ranking peers without a pointwise metric set
+#: nothing.
+PROFILE_UNDEFINED: dict[str, dict[str, float | str]] = {
+    # BinaryAUROC and BinaryAveragePrecision (torchmetrics 1.9): 0.0 for one-class
+    # targets (after a warning)
+    "torchmetrics": {"roc_auc": 0.0, "average_precision": 0.0},
+    # average_precision_score without a positive: 0.0 (after a warning); log_loss of one
+    # class without labels=: a ValueError; roc_auc_score of one class: nan with an
+    # UndefinedMetricWarning, as receval's default
+    "sklearn": {"average_precision": 0.0, "log_loss": "raise"},
+}
+
+
+def undefined_value(
+    profile: str | None, metric: str, func: str, if_undefined: float | None = None
+) -> float | str | None:
+    """What ``func`` answers where ``metric`` is undefined: ``if_undefined`` when
+    given, else the profile's entry in :data:`PROFILE_UNDEFINED`, else None (nan
+    with an ``UndefinedMetricWarning``)."""
+    if if_undefined is not None:
+        return float(check_number(if_undefined, "if_undefined", func))
+    if profile is None:
+        return None
+    check_option(profile, "profile", func, sorted(PROFILES))
+    return PROFILE_UNDEFINED.get(profile, {}).get(metric)

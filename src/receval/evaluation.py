@@ -78,6 +78,9 @@ def evaluate(
     judged_only: bool | None = None,
     grades: str | None = None,
     estimator: str | None = None,
+    precision_normalizer: str | None = None,
+    recall_normalizer: str | None = None,
+    discount: str | None = None,
     propensities: Any = None,
     propensity_gamma: float = DEFAULT_GAMMA,
     propensity_clip: float | None = None,
@@ -150,11 +153,12 @@ def evaluate(
         category weight that block puts in the top k).
     profile : str, default=None
         Reproduce a peer library's conventions: "trec_eval", "sklearn", "ranx",
-        "recbole", "recommenders", "torchmetrics" or "ir_measures". A profile
+        "recbole", "recommenders", "torchmetrics", "ir_measures" or "lenskit". A profile
         may set a convention for one metric only, where the peer computes that
         metric differently (see ``receval.conventions.PROFILE_METRICS``).
-    ap_normalizer : {"relevant", "min_k", "hits"}, default=None
-        Denominator of AP (default "relevant": R, as trec_eval).
+    ap_normalizer : {"relevant", "min_k", "hits", "min_retrieved"}, default=None
+        Denominator of AP (default "relevant": R, as trec_eval; "min_retrieved":
+        min(R, the items in the top k), as LensKit).
     gain : {"linear", "exponential", "binary"}, default=None
         Gain of a grade in CG/DCG/NDCG (default "linear": the grade;
         "exponential": 2**grade - 1; "binary": 1 for every relevant item).
@@ -182,7 +186,8 @@ def evaluate(
         ``rel_threshold``; "positive": every grade >= 1, as trec_eval's ndcg).
     zero_users : {"keep", "skip"}, default=None
         "skip" leaves users whose value is 0 out of the mean (default "keep"),
-        as Microsoft Recommenders' ``r_precision_at_k``.
+        as Microsoft Recommenders' ``r_precision_at_k``: 0.0 when no user has a
+        relevant item in the top k, nan when every user with one is at 0.
     hit_scores : {"any", "positive"}, default=None
         "positive": an item scored <= 0 is never a hit, though it still counts
         in R (torchmetrics' precision, recall, MAP and MRR; default "any").
@@ -198,6 +203,15 @@ def evaluate(
         negative grade marks an unjudged item and RBP's gains are the grades over
         the user's largest when above 1; "raw": as ranx, a negative grade is
         judged non-relevant and RBP's gain is the grade from ``rel_threshold`` on).
+    precision_normalizer : {"k", "retrieved"}, default=None
+        Denominator of precision@k (default "k", a short list included;
+        "retrieved": min(k, the list's length), as LensKit).
+    recall_normalizer : {"relevant", "min_k"}, default=None
+        Denominator of recall@k (default "relevant": R; "min_k": min(R, k), as
+        LensKit).
+    discount : {"offset", "clipped"}, default=None
+        Rank discount of dcg, idcg and ndcg (default "offset": log2(rank + 1);
+        "clipped": log2(max(rank, 2)), ranks 1 and 2 undiscounted, as LensKit).
     estimator : {"naive", "ips", "snips"}, default=None
         How observed relevant items count in ``precision``, ``recall``, ``dcg``,
         ``ndcg`` and ``map`` (default "naive": once each; "ips" when
@@ -297,6 +311,9 @@ def evaluate(
         "depth": depth,
         "judged_only": judged_only,
         "grades": grades,
+        "precision_normalizer": precision_normalizer,
+        "recall_normalizer": recall_normalizer,
+        "discount": discount,
         "estimator": "ips" if estimator is None and propensities is not None else estimator,
     }
     weighting = (propensities, propensity_gamma, propensity_clip)

@@ -356,6 +356,15 @@ def test_bad_parameters():
         evaluate(QRELS, RUN, "map@2", propensities=props, profile="recbole")
     with pytest.raises(InvalidParameterError, match=r"not available with ties='average'"):
         evaluate(QRELS, RUN, "map(ties=average)@2", propensities=props)
+    # the LensKit conventions have no weighted form: refused, never ignored
+    for metric, what in [
+        ("ndcg@2", "discount='clipped'"),
+        ("p@2", "precision_normalizer='retrieved'"),
+        ("recall@2", "recall_normalizer='min_k'"),
+        ("map@2", "ap_normalizer='min_retrieved'"),
+    ]:
+        with pytest.raises(InvalidParameterError, match=f"not available with {what}"):
+            evaluate(QRELS, RUN, metric, propensities=props, profile="lenskit")
     with pytest.raises(InvalidParameterError, match=r"with ties='average' and depth; use"):
         evaluate(QRELS, RUN, "p@2", propensities=props, ties="average", depth=3)
     with pytest.raises(InvalidParameterError, match=r"estimator must be one of"):

@@ -1,6 +1,7 @@
 """Score-based binary metrics: hand-computed values, oracles, scikit-learn, errors."""
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -384,3 +385,22 @@ def test_inputs_are_not_mutated():
         average_precision_score(y, s)
     for a, b in zip((y, s, w), copies, strict=True):
         assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("func", [roc_auc_score, log_loss])
+@pytest.mark.parametrize("as_array", [False, True])
+def test_labels_mixing_numbers_and_strings_are_refused(func, as_array):
+    """Labels 0 and 'y' have no order (np.unique raised a raw TypeError) and a list of them
+    became the strings '0' and 'y': refused with the argument named."""
+    y_true = [0, "y", 0, "y"]
+    if as_array:
+        y_true = np.array(y_true, dtype=object)
+    message = (
+        f"{func.__name__}: y_true mixes numbers and strings, e.g. [0, 'y']; labels must be "
+        f"all numbers or all strings, e.g. y_true = [str(v) for v in y_true]."
+    )
+    with pytest.raises(InputValidationError, match="^" + re.escape(message) + "$"):
+        func(y_true, [0.1, 0.9, 0.2, 0.8])
+    assert func(["n", "y", "n", "y"], [0.1, 0.9, 0.2, 0.8]) == func(
+        [0, 1, 0, 1], [0.1, 0.9, 0.2, 0.8]
+    )

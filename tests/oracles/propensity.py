@@ -112,13 +112,14 @@ def evaluate(
             items = ranked(scores, conv["ties"])
             value = one(name, k, conv, items, judged, scores, weights)
         per_user[user] = value
-    zero_only = False
+    nobody = False
     if conv.get("zero_users") == "skip":
-        values = [x for x in per_user.values() if x is not None]
-        zero_only = bool(values) and all(x == 0 for x in values)
+        # as receval.evaluate: users at 0 (no relevant item in the top k) leave the
+        # mean, 0.0 when no user is left
+        nobody = not any(x for x in per_user.values() if x is not None)
         per_user = {u: (None if x == 0 else x) for u, x in per_user.items()}
     kept = [x for x in per_user.values() if x is not None]
-    if zero_only:
+    if nobody:
         mean = 0.0
     else:
         mean = sum(kept) / len(kept) if kept else math.nan

@@ -59,10 +59,12 @@ def one(
     hits = sum(1 for i in top if i in relevant)
     if name == "r_precision":
         return hits / n_rel if n_rel else 0.0
-    if name == "precision":
-        return hits / depth if depth else 0.0
-    if name == "recall":
-        return hits / n_rel if n_rel else 0.0
+    if name == "precision":  # LensKit ("retrieved"): over the list's length, at most k
+        den = depth if conv.get("precision_normalizer", "k") == "k" else len(top)
+        return hits / den if den else 0.0
+    if name == "recall":  # LensKit ("min_k"): over min(R, k)
+        den = n_rel if k is None or conv.get("recall_normalizer") != "min_k" else min(n_rel, k)
+        return hits / den if den else 0.0
     if name == "f1":
         p = hits / depth if depth else 0.0
         r = hits / n_rel if n_rel else 0.0
@@ -82,14 +84,27 @@ def one(
             if i in relevant:
                 seen += 1
                 total += seen / pos
-        norm = {"relevant": n_rel, "hits": hits, "min_k": n_rel if k is None else min(n_rel, k)}[
-            conv["ap_normalizer"]
-        ]
+        norm = {
+            "relevant": n_rel,
+            "hits": hits,
+            "min_k": n_rel if k is None else min(n_rel, k),
+            "min_retrieved": min(n_rel, len(top)),  # LensKit
+        }[conv["ap_normalizer"]]
         return total / norm if norm else 0.0
     g = [gain(judged[i], gthr, conv["gain"]) if i in judged else 0.0 for i in top]
     if name == "cg":
         return sum(g)
-    dcg = sum(x / math.log2(pos + 1) for pos, x in enumerate(g, start=1))
+    if conv.get("discount") == "clipped":  # LensKit: log2(max(rank, 2))
+
+        def log_rank(pos: int) -> float:
+            return math.log2(max(pos, 2))
+
+    else:
+
+        def log_rank(pos: int) -> float:
+            return math.log2(pos + 1)
+
+    dcg = sum(x / log_rank(pos) for pos, x in enumerate(g, start=1))
     if name == "dcg":
         return dcg
     if conv["ideal"] == "candidates":
@@ -98,7 +113,7 @@ def one(
     else:
         pool = sorted(judged.values(), reverse=True)
         pool = pool if k is None else pool[:k]
-    idcg = sum(gain(x, gthr, conv["gain"]) / math.log2(pos + 1) for pos, x in enumerate(pool, 1))
+    idcg = sum(gain(x, gthr, conv["gain"]) / log_rank(pos) for pos, x in enumerate(pool, 1))
     if name == "idcg":
         return idcg
     if name == "ndcg":
@@ -133,13 +148,20 @@ def evaluate(qrels: Mapping, run: Mapping, name: str, k: int | None, conv: dict)
             den += n_rel
             value = value / n_rel if n_rel else 0.0
         per_user[user] = value
-    zero_only = False
+    nobody = False
     if conv.get("zero_users") == "skip" and name != "hit_ratio":  # a mean over users only
-        values = [x for x in per_user.values() if x is not None]
-        zero_only = bool(values) and all(x == 0 for x in values)
-        per_user = {u: (None if x == 0 else x) for u, x in per_user.items()}
+        # Microsoft Recommenders' r_precision_at_k: the users with a relevant item in the
+        # top k are counted (R-precision: whether or not it is in the top min(R, k));
+        # those at 0 leave the mean; 0.0 when nobody is counted
+        if name == "r_precision":
+            hits = evaluate(qrels, run, "success", k, {**conv, "zero_users": "keep"})[1]
+        else:
+            hits = per_user
+        counted = {u for u, x in hits.items() if x is not None and x > 0}
+        nobody = not counted
+        per_user = {u: (x if u in counted and x != 0 else None) for u, x in per_user.items()}
     kept = [x for x in per_user.values() if x is not None]
-    if zero_only:  # Microsoft Recommenders: no hit anywhere gives 0.0
+    if nobody:  # Microsoft Recommenders: no relevant item in any top k gives 0.0
         mean = 0.0
     elif name == "hit_ratio":
         mean = num / den if den else 0.0

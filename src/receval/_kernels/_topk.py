@@ -21,6 +21,7 @@ import numpy as np
 from ._topk_codes import (
     AP,
     AP_MIN_K,
+    AP_MIN_RETRIEVED,
     AP_RELEVANT,
     CG,
     DCG,
@@ -40,6 +41,7 @@ from ._topk_codes import (
     RR,
     S_AP_NORM,
     S_DEPTH,
+    S_DISCOUNT,
     S_EMPTY,
     S_GAIN,
     S_GAIN_THRESHOLD,
@@ -50,6 +52,8 @@ from ._topk_codes import (
     S_MISSING_SKIP,
     S_PARAMS,
     S_POSITIVE_SCORES,
+    S_PRECISION_NORM,
+    S_RECALL_NORM,
     S_THRESHOLD,
     S_TIES,
     SUCCESS,
@@ -647,13 +651,15 @@ def evaluate_users(
     extra = (specs[:, S_DEPTH] != 0) | (specs[:, S_JUDGED_ONLY] != 0)
     extra |= (specs[:, S_PARAMS:] != 0).any(axis=1) | (specs[:, S_GAIN] == GAIN_CUSTOM)
     extra |= specs[:, S_TIES] == TIES_ID_DESCENDING
+    extra |= (specs[:, S_DISCOUNT] != 0) | (specs[:, S_PRECISION_NORM] != 0)
+    extra |= (specs[:, S_RECALL_NORM] != 0) | (specs[:, S_AP_NORM] == AP_MIN_RETRIEVED)
     if trec.any() or extra.any():
         m = int(np.flatnonzero(trec | extra)[0])
         what = (
             f"metric kind {int(kinds[m])} (trec_eval's measures, kinds 14..40)"
             if trec[m]
-            else "a depth, judged-only, float parameters, a custom gain table or "
-            "ties='id_descending'"
+            else "a depth, judged-only, float parameters, a custom gain table, "
+            "ties='id_descending' or a LensKit normaliser or discount"
         )
         raise NotImplementedError(
             f"evaluate_users: the numba kernels compute the original ranking metrics only; "

@@ -29,8 +29,11 @@ EXPOSURE_KINDS = (EE_DISPARITY, EE_RELEVANCE, EE_LOSS)
     S_POSITIVE_SCORES,
     S_DEPTH,  # trec_eval's -M: only the first N items of the list (metric's order) count; 0: all
     S_JUDGED_ONLY,  # 1: items absent from the qrels or graded below 0 are removed first (-J)
+    S_DISCOUNT,  # rank discount of the DCG family (DISCOUNT_*)
+    S_PRECISION_NORM,  # denominator of precision@k (PRECISION_*)
+    S_RECALL_NORM,  # denominator of recall@k (RECALL_*)
     S_PARAMS,  # first of N_PARAMS float parameters P0, P1, ...: np.float64(x).view(np.int64)
-) = range(14)
+) = range(17)
 N_PARAMS = 16
 N_SPEC_COLUMNS = S_PARAMS + N_PARAMS
 # codes of the conventions inside ``specs``
@@ -45,7 +48,14 @@ EMPTY_ZERO, EMPTY_SKIP, EMPTY_ONE = 0, 1, 2
 # users absent from the run (S_MISSING_SKIP): every metric 0, left out, or evaluated as
 # trec_eval -c does (one absent item ranked; num_q 1 and num_rel its relevant items)
 MISSING_ZERO, MISSING_SKIP, MISSING_COMPLETE = 0, 1, 2
-AP_RELEVANT, AP_MIN_K, AP_HITS = 0, 1, 2
+# AP_MIN_RETRIEVED: over min(R, the items retrieved in the top k) (LensKit)
+AP_RELEVANT, AP_MIN_K, AP_HITS, AP_MIN_RETRIEVED = 0, 1, 2, 3
+# gain at rank i over log2(i + 1), or over log2(max(i, 2)) (LensKit: ranks 1 and 2 undiscounted)
+DISCOUNT_OFFSET, DISCOUNT_CLIPPED = 0, 1
+# precision@k over k, or over min(k, list length) (LensKit)
+PRECISION_K, PRECISION_RETRIEVED = 0, 1
+# recall@k over R, or over min(R, k) (LensKit)
+RECALL_RELEVANT, RECALL_MIN_K = 0, 1
 IDEAL_JUDGED, IDEAL_CANDIDATES = 0, 1
 TIES_TREC, TIES_AVERAGE, TIES_INPUT, TIES_ID_ASCENDING, TIES_ID_DESCENDING = 0, 1, 2, 3, 4
 

@@ -138,6 +138,30 @@ def rank(
             show_default=False,
         ),
     ] = None,
+    precision_normalizer: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Denominator of precision@k: {choices('precision_normalizer')} (retrieved: "
+            "min(k, the list's length), as LensKit).",
+            show_default=False,
+        ),
+    ] = None,
+    recall_normalizer: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Denominator of recall@k: {choices('recall_normalizer')} (min_k: min(R, k), "
+            "as LensKit).",
+            show_default=False,
+        ),
+    ] = None,
+    discount: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Rank discount of (n)DCG: {choices('discount')} (clipped: log2(max(rank, 2)), "
+            "as LensKit).",
+            show_default=False,
+        ),
+    ] = None,
     depth: Annotated[
         int | None,
         typer.Option(
@@ -240,6 +264,9 @@ def rank(
         "gain_grades": gain_grades,
         "zero_users": zero_users,
         "hit_scores": hit_scores,
+        "precision_normalizer": precision_normalizer,
+        "recall_normalizer": recall_normalizer,
+        "discount": discount,
         "depth": depth,
         "judged_only": judged_only,
         "grades": grades,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
@@ -12,10 +13,11 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._kernels import compiled
+from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, data_columns, register
 from ..engine.sources import is_scan, refuse_out_of_core, scan_ranges
 from ..engine.states import BinnedCounts, RangeStates, ScoreCounts
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import (
     SortedClasses,
     auc_from_sorted,
@@ -146,6 +148,8 @@ def _greater_label(y_true: Any, func: str) -> Any:
     if yt.size == 0 or (yt.dtype.kind in "biuf" and yt.min() >= 0 and yt.max() <= 1):
         return None  # 0/1 labels: fast path, 1 is positive
     v.check_no_missing(yt, "y_true", func)
+    if yt.dtype.kind in "OU":  # numbers mixed with strings (a list's become strings)
+        yt = v.as_class_labels(y_true, "y_true", func)
     classes = np.unique(yt)
     if len(classes) > 2:
         raise InputValidationError(
@@ -256,6 +260,8 @@ def roc_auc_score(
     average: str | None = "macro",
     multi_class: str = "raise",
     labels: ArrayLike | None = None,
+    if_undefined: float | None = None,
+    profile: str | None = None,
 ) -> float | np.ndarray:
     """Compute the exact area under the ROC curve.
 
@@ -294,12 +300,21 @@ def roc_auc_score(
     labels : array-like of shape (n_classes,), default=None
         Multiclass only: the class of each column of ``y_score`` (default:
         the sorted distinct values of ``y_true``).
+    if_undefined : float, default=None
+        Binary input whose ``y_true`` has a single class: None returns nan with
+        an ``UndefinedMetricWarning`` (as scikit-learn); a number is returned as
+        the value, without a warning (``if_undefined=0.0`` gives torchmetrics'
+        ``BinaryAUROC``).
+    profile : str, default=None
+        A peer's answer where the AUC is undefined (see
+        ``receval.conventions.PROFILE_UNDEFINED``): ``"torchmetrics"`` gives 0.0;
+        ``"sklearn"`` and the others nan. ``if_undefined`` overrides it.
 
     Returns
     -------
     auc : float or ndarray
         In [0, 1]. ``nan`` with an ``UndefinedMetricWarning`` when ``y_true``
-        has a single class (where scikit-learn raises).
+        has a single class, as scikit-learn (see ``if_undefined``).
 
     Raises
     ------
@@ -322,11 +337,14 @@ def roc_auc_score(
     0.75
     >>> roc_auc_score([0, 1, 1], [0.5, 0.5, 0.9])  # a tie counts one half
     0.75
+    >>> roc_auc_score([1, 1], [0.25, 0.75], profile="torchmetrics")  # one class
+    0.0
     >>> roc_auc_score(["cat", "dog", "bird"],
     ...               [[0.2, 0.7, 0.1], [0.1, 0.3, 0.6], [0.6, 0.2, 0.2]],
     ...               multi_class="ovr", labels=["bird", "cat", "dog"])
     1.0
     """
+    undefined = _undefined(profile, "roc_auc", "roc_auc_score", if_undefined)
     if sample_weight is None and pos_label is None:
         fast = _roc_auc_fast(y_true, y_score)
         if fast is not None:
@@ -338,9 +356,14 @@ def roc_auc_score(
         refuse_out_of_core("roc_auc_score", "labels", labels, None, why)
         params = ROC_AUC.check_params(pos_label=pos_label)
         floats = ("y_score", "sample_weight")
-        result: float | np.ndarray = scan_ranges(
-            ROC_AUC, params, columns, floats, func="roc_auc_score"
-        )
+        with warnings.catch_warnings():
+            if undefined is not None:  # the value replaces nan and its warning
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+            result: float | np.ndarray = scan_ranges(
+                ROC_AUC, params, columns, floats, func="roc_auc_score"
+            )
+        if undefined is not None and np.isnan(result):
+            return undefined
         return result
     return _binary_or_multiclass(
         "roc_auc_score",
@@ -354,6 +377,7 @@ def roc_auc_score(
         multi_class=multi_class,
         greater_is_positive=True,
         undefined="y_true has a single class, so the AUC is undefined (returned as nan).",
+        if_undefined=undefined,
     )
 
 
@@ -366,6 +390,7 @@ def average_precision_score(
     average: str | None = "macro",
     labels: ArrayLike | None = None,
     if_undefined: float | None = None,
+    profile: str | None = None,
 ) -> float | np.ndarray:
     """Compute average precision: the step-wise area under the P-R curve.
 
@@ -390,7 +415,12 @@ def average_precision_score(
     if_undefined : float, default=None
         Binary input without a positive sample: None returns nan with an
         ``UndefinedMetricWarning``; a number is returned as the value, without a
-        warning (``if_undefined=0.0`` gives scikit-learn's number).
+        warning (``if_undefined=0.0`` gives scikit-learn's and torchmetrics'
+        number).
+    profile : str, default=None
+        A peer's answer where AP is undefined (see
+        ``receval.conventions.PROFILE_UNDEFINED``): ``"sklearn"`` and
+        ``"torchmetrics"`` give 0.0; the others nan. ``if_undefined`` overrides it.
 
     Returns
     -------
@@ -410,6 +440,8 @@ def average_precision_score(
     0.8333
     >>> average_precision_score([0, 0], [0.25, 0.75], if_undefined=0.0)  # scikit-learn's 0.0
     0.0
+    >>> average_precision_score([0, 0], [0.25, 0.75], profile="sklearn")
+    0.0
     """
     return _binary_or_multiclass(
         "average_precision_score",
@@ -423,12 +455,16 @@ def average_precision_score(
         multi_class="ovr",
         greater_is_positive=False,
         undefined="y_true has no positive sample, so it is undefined (returned as nan).",
-        if_undefined=None if if_undefined is None else _check_if_undefined(if_undefined),
+        if_undefined=_undefined(
+            profile, "average_precision", "average_precision_score", if_undefined
+        ),
     )
 
 
-def _check_if_undefined(value: Any) -> float:
-    return float(v.check_number(value, "if_undefined", "average_precision_score"))
+def _undefined(profile: Any, metric: str, func: str, if_undefined: Any) -> float | None:
+    """The number that replaces nan where ``metric`` is undefined, or None."""
+    value = undefined_value(profile, metric, func, if_undefined)
+    return None if value is None else float(value)
 
 
 def pr_auc_score(

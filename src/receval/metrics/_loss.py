@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from .._kernels import compiled
 from .._sums import ExactSum
+from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, data_columns, no_options, register
 from ..engine.sources import is_scan, refuse_out_of_core, scan_compute
 from ..engine.states import ErrorSums, check_eps, totals_empty, totals_prepare, totals_update
@@ -33,6 +34,7 @@ def log_loss(
     sample_weight: ArrayLike | None = None,
     labels: ArrayLike | None = None,
     eps: float | str = "auto",
+    profile: str | None = None,
 ) -> float:
     """Compute the log loss (binary or multiclass cross-entropy).
 
@@ -63,17 +65,24 @@ def log_loss(
         Clipping bound: p is clipped to ``[eps, 1 - eps]`` before ``1 - p`` is
         taken. "auto" is the machine epsilon of ``y_pred``'s dtype (float32's
         for float32 input, float64's otherwise), as in scikit-learn.
+    profile : str, default=None
+        ``"sklearn"`` refuses ``y_true`` of a single class without ``labels``, as
+        scikit-learn's ``log_loss`` does; other profiles change nothing.
 
     Returns
     -------
     loss : float
         Non-negative; lower is better. ``nan`` with an ``UndefinedMetricWarning``
-        when every sample weight is zero (``normalize=True``).
+        when every sample weight is zero (``normalize=True``). ``y_true`` of a
+        single class has a loss (``-mean(ln p)`` of that class): it is returned,
+        where scikit-learn raises unless given ``labels``.
 
     Raises
     ------
     InputValidationError
-        Probabilities outside [0, 1], NaN, lengths that differ, empty input.
+        Probabilities outside [0, 1], NaN, lengths that differ, empty input;
+        with ``profile="sklearn"``, ``y_true`` of a single class without
+        ``labels``.
 
     See Also
     --------
@@ -86,7 +95,11 @@ def log_loss(
     0.2797
     >>> log_loss(["a", "b", "a"], [[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
     0.3635
+    >>> log_loss([1, 1], [0.7, 0.7])  # one class: -ln 0.7
+    0.3567
     """
+    if undefined_value(profile, "log_loss", "log_loss") == "raise" and labels is None:
+        _refuse_one_class(y_true)
     fast = _binary_fast(y_true, y_pred, normalize, sample_weight, labels, eps)
     if fast is not None:
         return fast
@@ -100,6 +113,8 @@ def log_loss(
     func = "log_loss"
     yt = v.as_1d(y_true, "y_true", func)
     v.check_no_missing(yt, "y_true", func)
+    if yt.dtype.kind in "OU":  # numbers mixed with strings (a list's become strings)
+        yt = v.as_class_labels(y_true, "y_true", func)
     yp = v.as_array(y_pred, "y_pred", func)
     if isinstance(eps, str) and eps == "auto":  # the input's machine epsilon, as scikit-learn
         eps = float(np.finfo(yp.dtype).eps) if yp.dtype == np.float32 else _EPS
@@ -182,6 +197,25 @@ def log_loss(
     if total_weight == 0:
         return warn_undefined(ZERO_WEIGHT)
     return float(total / total_weight)
+
+
+def _refuse_one_class(y_true: Any) -> None:
+    """scikit-learn's log_loss refuses y_true of one class unless labels= names both."""
+    if is_scan("log_loss", y_true=y_true):
+        why = "its one-class check needs every label at once; leave it unset"
+        refuse_out_of_core("log_loss", "profile", "sklearn", None, why)
+    yt = v.as_1d(y_true, "y_true", "log_loss")
+    v.check_no_missing(yt, "y_true", "log_loss")
+    if yt.dtype.kind in "OU":
+        yt = v.as_class_labels(y_true, "y_true", "log_loss")
+    classes = np.unique(yt)
+    if len(classes) == 1:
+        raise InputValidationError(
+            f"log_loss: y_true contains only one label, which profile='sklearn' refuses as "
+            f"scikit-learn does. Got "
+            f"{v.format_values(classes)}; pass labels (e.g. labels=[0, 1]) to compute its "
+            f"loss, or leave profile unset."
+        )
 
 
 def _binary_fast(

@@ -273,6 +273,9 @@ def prepare_weighting(
                 ("gain_grades", "relevant", ("dcg", "ndcg")),
                 ("ideal", "judged", ("ndcg",)),
                 ("ap_normalizer", "relevant", ("map",)),
+                ("precision_normalizer", "k", ("precision",)),
+                ("recall_normalizer", "relevant", ("recall",)),
+                ("discount", "offset", ("dcg", "ndcg")),
             )
             if spec.name in metrics and getattr(conv, name) != ok
         ]

@@ -174,6 +174,9 @@ def evaluate(
     judged_only: bool | None = None,
     grades: str | None = None,
     estimator: str | None = None,
+    precision_normalizer: str | None = None,
+    recall_normalizer: str | None = None,
+    discount: str | None = None,
     propensities: Any = None,
     propensity_gamma: float = 0.0,
     propensity_clip: float | None = None,
@@ -228,7 +231,8 @@ def evaluate(
         The categories of ``miscalibration@k``, as for :func:`receval.evaluate`
         (local; sent to every executor).
     profile, ap_normalizer, gain, rel_threshold, ties, missing_users, empty_users, ideal,\
-    gain_grades, zero_users, hit_scores, depth, judged_only, grades
+    gain_grades, zero_users, hit_scores, depth, judged_only, grades, precision_normalizer,\
+    recall_normalizer, discount
         Conventions, as in :func:`receval.evaluate`. With ``ties="input"``
         (the ranx, RecBole and torchmetrics profiles) and for ``ils@k`` /
         ``diversity@k``, "input order" is the run DataFrame's row order (as
@@ -280,6 +284,9 @@ def evaluate(
         "depth": depth,
         "judged_only": judged_only,
         "grades": grades,
+        "precision_normalizer": precision_normalizer,
+        "recall_normalizer": recall_normalizer,
+        "discount": discount,
         "estimator": "ips" if estimator is None and propensities is not None else estimator,
     }
     from .._corrections import check_correction

@@ -2,8 +2,10 @@
 //! user and item ids encoded to dense codes (in order of first appearance) while
 //! parsing.
 //!
-//! Lines are split on ASCII whitespace; blank lines and lines starting with `#` are
-//! skipped. A qrels line has exactly 4 fields (`user iteration item grade`), a run
+//! Lines end with `\n` or `\r\n` (the `\r` is whitespace), or with `\r` alone in a
+//! text without any `\n` (old Mac OS line ends); a UTF-8 byte-order mark at the start
+//! of the text is skipped. Lines are split on ASCII whitespace; blank lines and lines
+//! starting with `#` are skipped. A qrels line has exactly 4 fields (`user iteration item grade`), a run
 //! line at least 6 (`user Q0 item rank score tag`; fields after the tag are ignored,
 //! as trec_eval ignores them). Errors name the 1-based line; when a file has several
 //! problems the first line with a wrong number of fields wins, then the first value
@@ -708,6 +710,21 @@ fn next_window<R: Read>(
     }
 }
 
+/// The UTF-8 byte-order mark, skipped at the start of a text.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Whether `text` has old Mac OS line ends: a `\r` and no `\n` at all.
+fn carriage_returns_only(text: &[u8]) -> bool {
+    memchr::memchr(b'\n', text).is_none() && memchr::memchr(b'\r', text).is_some()
+}
+
+/// `text` with each `\r` made a `\n` (its lines ended by `\r` alone).
+fn lines_of_carriage_returns(text: &mut [u8]) {
+    for b in text.iter_mut().filter(|b| **b == b'\r') {
+        *b = b'\n';
+    }
+}
+
 /// Parse a TREC text from `reader` (already decompressed) in windows of `sizes`.
 pub fn parse_reader<R: Read + Send>(
     mut reader: R,
@@ -716,10 +733,18 @@ pub fn parse_reader<R: Read + Send>(
 ) -> io::Result<Result<Parsed, TrecError>> {
     let mut state = State::new(kind, sizes.alone);
     let mut carry = Vec::new();
-    let Some((first, last)) = next_window(&mut reader, Vec::new(), &mut carry, sizes.bytes(0))?
+    let Some((mut first, last)) = next_window(&mut reader, Vec::new(), &mut carry, sizes.bytes(0))?
     else {
         return Ok(state.finish());
     };
+    if first.starts_with(BOM) {
+        first.drain(..BOM.len());
+    }
+    // a window holds at least one line end unless it is the whole text: a first
+    // window without `\n` is a text of `\r` line ends (or of one line)
+    if carriage_returns_only(&first) {
+        lines_of_carriage_returns(&mut first);
+    }
     state.window(&first, 1)?;
     if last {
         return Ok(state.finish());
@@ -761,7 +786,28 @@ pub fn parse_reader<R: Read + Send>(
 
 /// Parse a TREC text held in memory (or mapped) in windows of `sizes`; `done(end)`
 /// is called once the bytes before `end` are no longer needed.
+///
+/// A leading byte-order mark is skipped; a text of `\r` line ends is parsed from a
+/// copy with `\n` line ends.
 pub fn parse_slice(
+    data: &[u8],
+    kind: Kind,
+    sizes: Sizes,
+    mut done: impl FnMut(usize),
+) -> io::Result<Result<Parsed, TrecError>> {
+    let skip = if data.starts_with(BOM) { BOM.len() } else { 0 };
+    if carriage_returns_only(data) {
+        let mut text = data[skip..].to_vec();
+        lines_of_carriage_returns(&mut text);
+        let parsed = parse_windows(&text, kind, sizes, |_| {});
+        done(data.len());
+        return parsed;
+    }
+    parse_windows(&data[skip..], kind, sizes, |end| done(end + skip))
+}
+
+/// [`parse_slice`] of a text of `\n` line ends without a byte-order mark.
+fn parse_windows(
     data: &[u8],
     kind: Kind,
     sizes: Sizes,

@@ -450,3 +450,55 @@ fn grouped_users_come_as_offsets_whatever_the_windows() {
     assert_eq!(p.users, Users::Offsets(vec![0, 2, 4, 5]));
     assert_eq!(p.items, vec![0, 1, 0, 2, 0]);
 }
+
+#[test]
+fn a_byte_order_mark_and_every_line_end_read_as_plain_lines() {
+    let plain = b"q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.25 t\nq2 Q0 d1 1 1 t\n".to_vec();
+    let expected = shape(parse(&plain, Kind::Run));
+    let with_bom = [b"\xef\xbb\xbf".as_slice(), &plain].concat();
+    let crlf: Vec<u8> = plain
+        .iter()
+        .flat_map(|&b| {
+            if b == b'\n' {
+                vec![b'\r', b'\n']
+            } else {
+                vec![b]
+            }
+        })
+        .collect();
+    let cr: Vec<u8> = plain
+        .iter()
+        .map(|&b| if b == b'\n' { b'\r' } else { b })
+        .collect();
+    let bom_cr = [b"\xef\xbb\xbf".as_slice(), &cr].concat();
+    let sizes = Sizes {
+        first: 7,
+        piece: 9,
+        max_pieces: 3,
+        alone: 0.5,
+    };
+    for (name, text) in [
+        ("bom", &with_bom),
+        ("crlf", &crlf),
+        ("cr", &cr),
+        ("bom cr", &bom_cr),
+    ] {
+        assert_eq!(shape(parse(text, Kind::Run)), expected, "{name}");
+        let mapped = parse_slice(text, Kind::Run, sizes, |_| {}).unwrap();
+        assert_eq!(shape(mapped), expected, "{name} in windows");
+        let streamed = parse_reader(&text[..], Kind::Run, sizes).unwrap();
+        assert_eq!(shape(streamed), expected, "{name} from a reader");
+    }
+    // a line of a text with `\r` line ends is named by its number
+    let bad = b"q1 Q0 d1 1 0.5 t\rq1 Q0 d2 2 x t\r";
+    assert_eq!(
+        parse(bad, Kind::Run).unwrap_err(),
+        TrecError::Number(2, b"x".to_vec())
+    );
+    // the mark is skipped at the start only
+    let inner = b"q1 Q0 d1 1 0.5 t\n\xef\xbb\xbfq2 Q0 d1 1 1 t\n";
+    assert_eq!(
+        parse(inner, Kind::Run).unwrap().user_ids.get(1),
+        b"\xef\xbb\xbfq2"
+    );
+}

@@ -129,10 +129,14 @@ def _quick(params: list[Any]) -> list[Any]:
 
 
 class Command(TyperCommand):
-    """Typer's command class whose parameters coerce plain values without pydantic."""
+    """Typer's command class whose parameters coerce plain values without pydantic,
+    and whose input files (``FILE`` parameters other than ``--out``) may be ``-``,
+    standard input (:func:`receval.cli._common.stdin_input`)."""
 
     def get_params(self, ctx: Any) -> list[Any]:
-        return _quick(super().get_params(ctx))
+        from ._common import accept_stdin
+
+        return accept_stdin(_quick(super().get_params(ctx)))
 
 
 class Group(TyperGroup):

@@ -23,6 +23,7 @@ from ._common import (
     TzOption,
     UserOption,
     app,
+    displayed,
     parse_days,
     retention_columns,
     retention_notes,
@@ -125,5 +126,5 @@ def retention_command(
     retention_notes(report, say)
     columns = retention_columns(report, table, values)
     names, rows = rows_of(columns)
-    title = f"{file}: {report.n_events} events, {report.n_users} users ({report.tz})"
+    title = f"{displayed(file)}: {report.n_events} events, {report.n_users} users ({report.tz})"
     render(ResultTable(names, rows, title=title), output_format, digits=digits)

@@ -2,7 +2,10 @@
 
 pandas and polars are never imported here: a DataFrame is recognised by its
 type's module and read through its own methods. Files are read with pyarrow
-(CSV, Parquet, TREC text; gzip is detected from the ``.gz`` suffix).
+(CSV, Parquet, TREC text). Text files compressed with gzip, bzip2, xz or
+Zstandard are recognised by their first bytes (not their suffix) and read
+decompressed; a UTF-8 byte-order mark is skipped, and lines may end with
+``\n``, ``\r\n`` or ``\r``.
 """
 
 from __future__ import annotations
@@ -77,6 +80,11 @@ def check_columns(data: Any, columns: Mapping[str, str | None], func: str) -> No
                 f"{func}: the data has no column {name!r} for the {role} ids. "
                 f"Got columns {format_values(names, limit=10)}; pass {role}='<column name>'."
             )
+        if name is not None and names.count(name) > 1:
+            raise InputValidationError(
+                f"{func}: the data has {names.count(name)} columns named {name!r}, so its "
+                f"{role} column is ambiguous; rename or drop the others."
+            )
 
 
 def frame_columns(data: Any, columns: Mapping[str, str | None], func: str) -> dict[str, Any]:
@@ -90,14 +98,68 @@ def frame_columns(data: Any, columns: Mapping[str, str | None], func: str) -> di
 
 
 # ----------------------------------------------------------------- files
+#: The first bytes of compressed files, and their codec's name. bzip2's are
+#: followed by a block (pi in BCD) or the end of the stream (sqrt(pi)).
+_MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+_BZIP2_BLOCKS = (b"1AY&SY", b"\x17\x72\x45\x38\x50\x90")
+
+
+def compression_of(path: str) -> str | None:
+    """The compression of a file by its first bytes: ``"gzip"``, ``"bz2"``, ``"xz"``,
+    ``"zstd"``, or None (not compressed, or not a regular file: a pipe is not read
+    ahead of its reader)."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            head = f.read(10)
+    except OSError:
+        return None  # the reader reports it
+    for magic, codec in _MAGIC:
+        if head.startswith(magic):
+            return codec
+    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] in _BZIP2_BLOCKS:
+        return "bz2"
+    return None
+
+
+def open_input(path: str) -> Any:
+    """A pyarrow input stream of the decompressed bytes of a file (the compression
+    told by :func:`compression_of`)."""
+    import pyarrow as pa
+
+    codec = compression_of(path)
+    if codec is None:
+        return pa.OSFile(path)
+    if codec == "xz":  # not one of Arrow's codecs
+        import lzma
+
+        return pa.PythonFile(lzma.open(path, "rb"), mode="r")
+    return pa.CompressedInputStream(pa.OSFile(path), codec)
+
+
+def check_file(path: str) -> None:
+    """Raise naming ``path`` when it does not exist or is a directory."""
+    if not os.path.exists(path):
+        raise InputValidationError(f"{path}: no such file.")
+    if os.path.isdir(path):
+        raise InputValidationError(
+            f"{path}: is a directory, not a file; name one file (a directory of Parquet "
+            f"files can be read with receval.scan)."
+        )
+
+
 def _read_lines(path: str | os.PathLike[str]) -> Any:
-    """Every line of a text file (gzip detected) as an Arrow string array."""
+    """Every line of a text file (compression detected) as an Arrow string array."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise InputValidationError(f"{path}: no such file.")
+    check_file(path)
     options = pcsv.ReadOptions(column_names=["line"], block_size=1 << 24)
     parse = pcsv.ParseOptions(
         delimiter="\x1f",
@@ -112,14 +174,21 @@ def _read_lines(path: str | os.PathLike[str]) -> Any:
         quoted_strings_can_be_null=False,
     )
     try:
-        table = pcsv.read_csv(
-            path, read_options=options, parse_options=parse, convert_options=convert
-        )
-    except pa.ArrowInvalid as exc:
+        with open_input(path) as stream:
+            table = pcsv.read_csv(
+                stream, read_options=options, parse_options=parse, convert_options=convert
+            )
+    except (pa.ArrowInvalid, OSError, EOFError) as exc:
         if "Empty CSV file" in str(exc):  # an empty file has no lines
             return pa.array([], type=pa.string())
-        raise InputValidationError(f"{path}: cannot be read as text: {exc}.") from exc
+        raise InputValidationError(f"{path}: cannot be read as text: {_sentence(exc)}") from exc
     return table.column("line").combine_chunks()
+
+
+def _sentence(exc: BaseException) -> str:
+    """An exception's text as a sentence (one line, ending with a period)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if text.endswith(".") else text + "."
 
 
 def read_whitespace_table(
@@ -170,7 +239,7 @@ def _line_holding(path: str, field: bytes) -> int | str:
     whitespace-separated field ``field``; ``"?"`` if none."""
     import gzip
 
-    opener = gzip.open if path.lower().endswith(".gz") else open
+    opener = gzip.open if compression_of(path) == "gzip" else open
     with opener(path, "rb") as f:
         for number, line in enumerate(f, start=1):
             if field in line.split():
@@ -186,7 +255,8 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     and the distinct ids; the users as CSR offsets when the file's rows are grouped
     by user), int64 grades or float64 scores (finite), and the first run tag.
     Errors are those of :func:`read_whitespace_table` and :func:`parse_numbers`,
-    naming file and line.
+    naming file and line. The core reads plain and gzip text; a file compressed
+    otherwise (bzip2, xz, Zstandard) returns None: Arrow's reader decompresses it.
     """
     from .._kernels import compiled
 
@@ -194,8 +264,9 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     if core is None:
         return None
     name = os.fspath(path)
-    if not os.path.exists(name):
-        raise InputValidationError(f"{name}: no such file.")
+    check_file(name)
+    if compression_of(name) not in (None, "gzip"):
+        return None
     try:
         out = core.read_trec(name, kind)
     except OSError as exc:
@@ -279,8 +350,7 @@ def read_table(
 
     path = os.fspath(path)
     fmt = file_format or infer_format(path)
-    if not os.path.exists(path):
-        raise InputValidationError(f"{path}: no such file.")
+    check_file(path)
     try:
         if fmt == "parquet":
             import pyarrow.parquet as pq
@@ -300,13 +370,19 @@ def read_table(
     except OSError as exc:  # a truncated or corrupt compressed stream, an unreadable file
         raise InputValidationError(f"{path}: cannot be read: {exc}.") from exc
     except UnicodeDecodeError as exc:
-        raise InputValidationError(
-            f"{path}:1: the header is not valid UTF-8 (byte {exc.object[exc.start]:#04x} at "
-            f"byte {exc.start + 1} of a column name); save the file as UTF-8."
-        ) from exc
+        raise header_not_utf8(path, exc) from exc
     raise InputValidationError(
         f"{func}: cannot tell the format of {path!r}; pass file_format='csv', 'tsv', 'parquet' "
         f"or 'trec'."
+    )
+
+
+def header_not_utf8(path: str, exc: UnicodeDecodeError) -> InputValidationError:
+    """The error of a CSV header that is not UTF-8 (Arrow decodes column names with
+    Python's codec)."""
+    return InputValidationError(
+        f"{path}:1: the header is not valid UTF-8 (byte {exc.object[exc.start]:#04x} at "
+        f"byte {exc.start + 1} of a column name); save the file as UTF-8."
     )
 
 
@@ -326,7 +402,9 @@ def _read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[
     while True:
         read = pcsv.ReadOptions(block_size=block)
         try:
-            names = pcsv.open_csv(path, read_options=read, parse_options=parse).schema.names
+            with open_input(path) as stream:
+                reader = pcsv.open_csv(stream, read_options=read, parse_options=parse)
+                names = reader.schema.names
             missing = [c for c in columns if c not in names]
             if missing:
                 raise InputValidationError(
@@ -337,9 +415,10 @@ def _read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[
                 column_types={c: pa.string() for c in id_columns if c in columns},
                 include_columns=list(columns),
             )
-            return pcsv.read_csv(
-                path, read_options=read, parse_options=parse, convert_options=convert
-            )
+            with open_input(path) as stream:
+                return pcsv.read_csv(
+                    stream, read_options=read, parse_options=parse, convert_options=convert
+                )
         except pa.ArrowInvalid as exc:
             # a row (or the header) longer than the block: grow it, up to the file
             if "straddling" not in str(exc) or block >= max(os.path.getsize(path), 1) * 4:
@@ -680,10 +759,17 @@ def _repeated_line(
     return None
 
 
+#: suffixes of compressed files, dropped to find the format's suffix
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zstd")
+
+
 def infer_format(path: str) -> str | None:
+    """The format named by a file's suffix (after a compression suffix), or None."""
     name = path.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
+    for suffix in _COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
     for suffix, fmt in (
         (".parquet", "parquet"),
         (".pq", "parquet"),

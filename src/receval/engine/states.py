@@ -344,8 +344,7 @@ class Seen:
         repeated = [x for x in values if x in batch or batch.add(x)]  # type: ignore[func-returns-value]
         repeated += [x for x in values if x in self.ids]
         if self.ints.size:
-            ints = np.sort(np.array([x for x in values if type(x) is int], dtype=np.int64))
-            repeated += self._held(ints).tolist()
+            repeated += self._held(_int64s(values)).tolist()
         if not repeated:
             self.ids |= batch
         return repeated
@@ -382,8 +381,7 @@ class Seen:
         small, large = sorted((self, other), key=lambda x: len(x.ints))
         both |= set(large._held(small.ints).tolist())
         for a, b in ((self, other), (other, self)):  # ints held as Python values on one side
-            ints = np.array([x for x in a.ids if type(x) is int], dtype=np.int64)
-            both |= set(b._held(np.sort(ints)).tolist())
+            both |= set(b._held(_int64s(a.ids)).tolist())
         if both:
             raise InputValidationError(
                 f"{len(both)} groups were given twice (in two updates, or in two merged "
@@ -391,6 +389,14 @@ class Seen:
                 f"each worker must hold whole groups (all the rows of a group or user): group "
                 f"the rows before cutting batches or splitting them across workers."
             )
+
+
+def _int64s(values: Any) -> np.ndarray:
+    """The Python ints among ``values`` that an int64 holds, sorted (ints beyond it,
+    such as uint64 ids from 2**63, are never among the int64 ids held)."""
+    low, high = -(2**63), 2**63 - 1
+    ints = [x for x in values if type(x) is int and low <= x <= high]
+    return np.sort(np.array(ints, dtype=np.int64))
 
 
 def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -269,8 +269,9 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
         return None
     try:
         out = core.read_trec(name, kind)
-    except OSError as exc:
-        raise InputValidationError(f"{name}: cannot be read as text: {exc}.") from exc
+    except OSError as exc:  # the core's message starts with the path
+        why = _sentence(exc).removeprefix(f"{name}: ")
+        raise InputValidationError(f"{name}: cannot be read as text: {why}") from exc
     if not out[0]:
         _, what, line, count, text = out
         value = text.decode("utf-8", errors="replace")
@@ -739,18 +740,25 @@ def _repeated_line(
         lines = _read_lines(path).to_pylist()
     except (InputValidationError, OSError, pa.ArrowException):
         return None
+    import csv
+
     user, item = str(pair[0]), str(pair[1])
-    if fmt == "trec":
-        positions, split = (0, 2), None
-    else:
-        header = lines[0].split("\t" if fmt == "tsv" else ",") if lines else []
+    delimiter = "\t" if fmt == "tsv" else ","
+
+    def split(text: str) -> list[str]:
+        if fmt == "trec":
+            return text.split()
+        return next(csv.reader([text], delimiter=delimiter), [])  # quoted fields too
+
+    positions = (0, 2)
+    if fmt != "trec":
+        header = split(lines[0]) if lines else []
         if columns[0] not in header or columns[1] not in header:
             return None
         positions = (header.index(columns[0]), header.index(columns[1]))
-        split = "\t" if fmt == "tsv" else ","
     seen = False
     for number, text in enumerate(lines, start=1):
-        fields = text.split(split)
+        fields = split(text)
         if len(fields) > max(positions):
             if fields[positions[0]].strip() == user and fields[positions[1]].strip() == item:
                 if seen:

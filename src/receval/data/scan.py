@@ -155,6 +155,19 @@ class Scan:
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputValidationError(f"{self.name}: cannot be read as Parquet: {exc}") from exc
 
+    def _check_flat(self, columns: Sequence[str]) -> None:
+        """The columns read hold one value per row (not lists, structs or maps)."""
+        import pyarrow as pa
+
+        for column in columns:
+            kind = self._dataset.schema.field(column).type
+            if pa.types.is_nested(kind):
+                where = self.name if len(self.paths) == 1 else self.paths[0]
+                raise InputValidationError(
+                    f"{where}: column {column!r} holds values of type {kind}; a metric reads "
+                    f"one number, string or id per row."
+                )
+
     def _check_files(self, columns: Sequence[str]) -> None:
         """Every file of a Parquet scan has the ``columns`` read (those not given by
         its directories' ``key=value`` names), of the kind of type of the first
@@ -317,6 +330,8 @@ class Scan:
         """
         columns = list(dict.fromkeys(columns))
         self._check_columns(columns)
+        if self._dataset is not None:
+            self._check_flat(columns)
         rows = self.rows_per_batch(columns)
         with self._progress(description) as advance:
             if self.file_format == "parquet":

@@ -488,7 +488,7 @@ class Run(_RankedBase):
 
     @classmethod
     def from_trec(cls, path: str | os.PathLike[str], *, name: str | None = None) -> Run:
-        """From a TREC run file: ``user Q0 item rank score tag`` per line (gzip too).
+        """From a TREC run file: ``user Q0 item rank score tag`` per line (compressed too).
 
         As in trec_eval, the order comes from the scores; the rank column is read
         but not used, and fields after the tag are ignored. Errors name the file

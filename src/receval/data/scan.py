@@ -564,7 +564,9 @@ def scan(
     ------
     InputValidationError
         A missing or unreadable file (the message names the file and, for CSV
-        parse errors, the row when pyarrow reports it).
+        parse errors, the row when pyarrow reports it); a file of several that
+        lacks a column read or holds it with another kind of type (the message
+        names the file and the column).
 
     See Also
     --------

@@ -230,6 +230,7 @@ def test_exact_even_integers_beyond_2_53_are_plain_floats():
         lambda s: rv.roc_curve([0, 1], s),
         lambda s: rv.precision_recall_curve([0, 1], s),
         lambda s: rv.metric("partial_auc", max_fpr=0.5).update([0, 1], s),
+        lambda s: rv.metric("roc_auc").update([0, 1], s),
     ],
 )
 def test_integer_scores_that_float64_merges_are_refused_where_they_cannot_be_ranked(call):

@@ -162,6 +162,10 @@ FILES = {
                                   ":2: Qrels: user 'q1' has item 'd1' more than once"),
     "duplicate quoted csv": ("d.csv", b'user,item,score\nu1,a,0.5\n"u1","a",0.4\n',
                              rv.Run.from_file, ":3: Run: user 'u1' has item 'a' more than once"),
+    "text score tsv": ("s.tsv", b"user\titem\tscore\nu1\ta\t0.5\nu1\tb\tzz\n", rv.Run.from_file,
+                       ":3: Run: scores must be numeric"),
+    "empty csv": ("e.csv", b"", rv.Run.from_file,
+                  ": the file is empty; a CSV file starts with a header line naming its columns."),
     "truncated gzip twice named": ("t.txt.gz", __import__("gzip").compress(
         b"".join(b"u%d Q0 a 1 0.5 r\n" % i for i in range(2000)))[:300], rv.Run.from_file,
         ": cannot be read as text: incomplete deflate stream."),

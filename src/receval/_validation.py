@@ -246,11 +246,26 @@ def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
             if all(isinstance(e, (int, float, np.number)) for e in x[:1000].tolist()):
                 return converted
     if x.dtype.kind not in "biuf":
-        raise InputValidationError(
+        error = InputValidationError(
             f"{func}: {name} must be numeric. Got dtype {x.dtype}"
             + (f" with values {format_values(_distinct(x))}." if x.size else ".")
         )
+        if x.ndim == 1:  # where the first value that is not a number is (a file's line)
+            error.row = next((i for i, e in enumerate(x.tolist()) if not _is_number(e)), None)
+        raise error
     return np.asarray(x, dtype=np.float64)
+
+
+def _is_number(value: Any) -> bool:
+    """Whether ``value`` is a number (a bool, int or float, NumPy's too, or a string
+    of one)."""
+    if isinstance(value, (str, bytes)):
+        try:
+            float(value)
+        except ValueError:
+            return False
+        return True
+    return isinstance(value, _NUMBER_TYPES)
 
 
 def check_finite(x: np.ndarray, name: str, func: str) -> np.ndarray:

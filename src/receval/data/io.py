@@ -367,7 +367,12 @@ def read_table(
         if fmt in ("csv", "tsv"):
             return _read_csv(path, columns, fmt, id_columns)
     except pa.ArrowInvalid as exc:
-        raise InputValidationError(f"{path}: {exc}") from exc
+        if "Empty CSV file" in str(exc):
+            raise InputValidationError(
+                f"{path}: the file is empty; a {fmt.upper()} file starts with a header line "
+                f"naming its columns."
+            ) from exc
+        raise InputValidationError(f"{path}: {_sentence(exc)}") from exc
     except OSError as exc:  # a truncated or corrupt compressed stream, an unreadable file
         raise InputValidationError(f"{path}: cannot be read: {exc}.") from exc
     except UnicodeDecodeError as exc:

@@ -304,7 +304,9 @@ def test_two_inputs_cannot_both_read_standard_input():
 def test_ctr_reads_standard_input(tmp_path):
     csv = b"user,click,score\n1,1,0.9\n1,0,0.3\n2,0,0.5\n2,1,0.6\n"
     args = ["ctr", "-", "--label", "click", "--score", "score", "-m", "auc", "-f", "csv"]
-    result = _cli([*args, "--input-format", "csv"], csv)
-    assert result.stdout.splitlines()[1].startswith("score,1.0,")
-    refused = _cli(args, csv, code=2)  # the format of a text on stdin is not guessed
-    assert refused.stderr.startswith("error: cannot tell the format of '<stdin>'")
+    for given in ([], ["--input-format", "csv"]):  # a text's format from its first line
+        result = _cli([*args, *given], csv)
+        assert result.stdout.splitlines()[1].startswith("score,1.0,")
+    tsv = _cli(args, csv.replace(b",", b"\t"))
+    assert tsv.stdout.splitlines()[1].startswith("score,1.0,")
+    assert tsv.stdout.splitlines()[0].startswith("score,auc")

@@ -88,7 +88,8 @@ app = typer.Typer(
     name="receval",
     help="Offline evaluation of recommender systems and CTR models.\n\n"
     "Results go to stdout (a table, or --format json/csv/tsv/markdown); notes, warnings "
-    "and errors go to stderr. Bad options or bad input exit with status 2.",
+    "and errors go to stderr. Bad options or bad input exit with status 2. One input file "
+    "may be '-', standard input.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -176,7 +177,7 @@ QrelsOption = Annotated[
         "--qrels",
         metavar="FILE",
         help="Relevance judgments: a TREC qrels file (user 0 item grade), or a CSV, TSV "
-        "or Parquet file with --user, --item and --grade columns.",
+        "or Parquet file with --user, --item and --grade columns; '-' reads standard input.",
         show_default=False,
     ),
 ]
@@ -188,7 +189,7 @@ RunOption = Annotated[
         metavar="FILE",
         help="A run: a TREC run file (user Q0 item rank score tag), or a CSV, TSV or Parquet "
         "file with --user, --item and score columns. Repeat to compare runs; each is named "
-        "by its file name.",
+        "by its file name. '-' reads standard input.",
         show_default=False,
     ),
 ]
@@ -255,7 +256,7 @@ ImpressionsOption = Annotated[
     typer.Option(
         metavar="FILE",
         help="Impression log (CSV, TSV or Parquet), one row per impression; with --label "
-        "and --score.",
+        "and --score. '-' reads standard input.",
         show_default=False,
     ),
 ]
@@ -487,10 +488,11 @@ def accept_stdin(params: list[Any]) -> list[Any]:
 def stdin_input(ctx: Any, param: Any, value: Any) -> Any:
     """``-`` as the value of an input file parameter: standard input, copied to a
     temporary file (the readers map files and read some twice) removed when the
-    command ends. The copy is named ``stdin``, ``stdin.parquet`` for Parquet bytes
-    (``PAR1``): a TREC, CSV or TSV text is told by the command's format options (a
-    qrels or run file without them is TREC). One input at most comes from standard
-    input; messages name it ``<stdin>``."""
+    command ends. The copy's suffix tells its format where no format option does:
+    ``.parquet`` for Parquet bytes (``PAR1``); none for a qrels or run text (read
+    as TREC); ``.tsv`` for another text whose first line holds a tab, else
+    ``.csv``. One input at most comes from standard input; messages name it
+    ``<stdin>``."""
     if isinstance(value, (list, tuple)):
         return type(value)(stdin_input(ctx, param, v) for v in value)
     if value != "-":
@@ -515,10 +517,16 @@ def stdin_input(ctx: Any, param: Any, value: Any) -> Any:
     with open(path, "wb") as out:
         shutil.copyfileobj(sys.stdin.buffer, out)
     with open(path, "rb") as f:
-        parquet = f.read(4) == b"PAR1"
-    if parquet:
-        os.rename(path, path + ".parquet")
-        path += ".parquet"
+        head = f.readline(1 << 16)
+    if head.startswith(b"PAR1"):
+        suffix = ".parquet"
+    elif option in ("--qrels", "--run"):
+        suffix = ""
+    else:  # an impression or event log, a table of items
+        suffix = ".tsv" if b"\t" in head else ".csv"
+    if suffix:
+        os.rename(path, path + suffix)
+        path += suffix
     _STDIN_COPIES.add(path)
     return path
 

@@ -174,6 +174,8 @@ FILES = {
                          ":1: the header is not valid UTF-8"),
     "id not utf-8": ("u.txt", b"q1 0 d1 1\nq2 0 d2 1\nq1 0 d\xff1 1\n", rv.Qrels.from_file,
                      ":3: the id b'd\\xff1' is not UTF-8 text"),
+    "id not utf-8, \\r line ends": ("c.txt", b"q1 0 d1 1\rq2 0 d2 1\rq1 0 d\xff1 1\r",
+                                    rv.Qrels.from_file, ":3: the id b'd\\xff1' is not UTF-8 text"),
     "user not utf-8": ("v.txt", b"q\xff1 Q0 d1 1 0.5 r\n", rv.Run.from_file,
                        ":1: the id b'q\\xff1' is not UTF-8 text"),
     "truncated gzip": ("t.txt.gz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03+4T", rv.Run.from_file,

@@ -844,19 +844,47 @@ pub fn parse(data: &[u8], kind: Kind) -> Result<Parsed, TrecError> {
     }
 }
 
+/// The compression other than gzip that `head` (a file's first bytes) shows:
+/// bzip2, xz or Zstandard, which this reader does not decompress.
+fn other_compression(head: &[u8]) -> Option<(&'static str, &'static str)> {
+    let bzip2_block = head
+        .get(4..10)
+        .is_some_and(|b| b == b"1AY&SY".as_slice() || b == b"\x17\x72\x45\x38\x50\x90".as_slice());
+    if head.starts_with(b"BZh") && head.get(3).is_some_and(u8::is_ascii_digit) && bzip2_block {
+        Some(("bzip2", "bzip2 -dc"))
+    } else if head.starts_with(b"\xfd7zXZ\x00") {
+        Some(("xz", "xz -dc"))
+    } else if head.starts_with(b"\x28\xb5\x2f\xfd") {
+        Some(("Zstandard", "zstd -dc"))
+    } else {
+        None
+    }
+}
+
 /// Read and parse a TREC file, decompressed when it is gzip (by its magic number).
 ///
 /// A plain file is mapped into memory (no copy), and the windows parsed are
 /// dropped from the mapping as it goes, so that it never holds the whole file;
-/// gzip is decompressed into windows by a thread of its own.
+/// gzip is decompressed into windows by a thread of its own. bzip2, xz and
+/// Zstandard (by their magic numbers) are an error of kind `InvalidData` (the
+/// caller decompresses those files): never parsed as text.
 pub fn read_file(path: &std::path::Path, kind: Kind) -> io::Result<Result<Parsed, TrecError>> {
     let mut file = std::fs::File::open(path)?;
-    let mut magic = Vec::with_capacity(2);
-    (&mut file).take(2).read_to_end(&mut magic)?;
+    let mut magic = Vec::with_capacity(10);
+    (&mut file).take(10).read_to_end(&mut magic)?;
+    if let Some((name, command)) = other_compression(&magic) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "the text is compressed with {name}, which this reader does not decompress; \
+                 decompress it first (e.g. {command})"
+            ),
+        ));
+    }
     let sizes = Sizes::default();
     // the bytes read so far, then the rest (pipes cannot seek back)
     let input = io::Cursor::new(magic.clone()).chain(&file);
-    if magic == [0x1f, 0x8b] {
+    if magic.starts_with(&[0x1f, 0x8b]) {
         let input = io::BufReader::with_capacity(1 << 20, input);
         return parse_reader(flate2::read::MultiGzDecoder::new(input), kind, sizes);
     }

@@ -502,3 +502,29 @@ fn a_byte_order_mark_and_every_line_end_read_as_plain_lines() {
         b"\xef\xbb\xbfq2"
     );
 }
+
+#[test]
+fn other_compressions_are_told_by_their_magic_numbers() {
+    assert_eq!(
+        other_compression(b"BZh91AY&SY\x01").map(|c| c.0),
+        Some("bzip2")
+    );
+    assert_eq!(other_compression(b"BZh9 user").map(|c| c.0), None);
+    assert_eq!(
+        other_compression(b"\xfd7zXZ\x00\x00").map(|c| c.0),
+        Some("xz")
+    );
+    assert_eq!(
+        other_compression(b"\x28\xb5\x2f\xfd\x00").map(|c| c.0),
+        Some("Zstandard")
+    );
+    assert_eq!(other_compression(b"q1 Q0 d1 1 0.5 t\n"), None);
+    let dir = std::env::temp_dir().join(format!("receval-trec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("run.xz");
+    std::fs::write(&path, b"\xfd7zXZ\x00\x00\x04").unwrap();
+    let err = read_file(&path, Kind::Run).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+    assert!(err.to_string().contains("compressed with xz"));
+    std::fs::remove_dir_all(&dir).ok();
+}

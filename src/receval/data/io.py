@@ -22,6 +22,7 @@ import numpy as np
 
 from .._validation import format_values
 from ..exceptions import InputValidationError
+from ._open import check_file, compression_of, header_not_utf8, open_input, sentence
 
 
 def module_of(obj: Any) -> str:
@@ -98,61 +99,6 @@ def frame_columns(data: Any, columns: Mapping[str, str | None], func: str) -> di
 
 
 # ----------------------------------------------------------------- files
-#: The first bytes of compressed files, and their codec's name. bzip2's are
-#: followed by a block (pi in BCD) or the end of the stream (sqrt(pi)).
-_MAGIC = (
-    (b"\x1f\x8b", "gzip"),
-    (b"\xfd7zXZ\x00", "xz"),
-    (b"\x28\xb5\x2f\xfd", "zstd"),
-)
-_BZIP2_BLOCKS = (b"1AY&SY", b"\x17\x72\x45\x38\x50\x90")
-
-
-def compression_of(path: str) -> str | None:
-    """The compression of a file by its first bytes: ``"gzip"``, ``"bz2"``, ``"xz"``,
-    ``"zstd"``, or None (not compressed, or not a regular file: a pipe is not read
-    ahead of its reader)."""
-    if not os.path.isfile(path):
-        return None
-    try:
-        with open(path, "rb") as f:
-            head = f.read(10)
-    except OSError:
-        return None  # the reader reports it
-    for magic, codec in _MAGIC:
-        if head.startswith(magic):
-            return codec
-    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] in _BZIP2_BLOCKS:
-        return "bz2"
-    return None
-
-
-def open_input(path: str) -> Any:
-    """A pyarrow input stream of the decompressed bytes of a file (the compression
-    told by :func:`compression_of`)."""
-    import pyarrow as pa
-
-    codec = compression_of(path)
-    if codec is None:
-        return pa.OSFile(path)
-    if codec == "xz":  # not one of Arrow's codecs
-        import lzma
-
-        return pa.PythonFile(lzma.open(path, "rb"), mode="r")
-    return pa.CompressedInputStream(pa.OSFile(path), codec)
-
-
-def check_file(path: str) -> None:
-    """Raise naming ``path`` when it does not exist or is a directory."""
-    if not os.path.exists(path):
-        raise InputValidationError(f"{path}: no such file.")
-    if os.path.isdir(path):
-        raise InputValidationError(
-            f"{path}: is a directory, not a file; name one file (a directory of Parquet "
-            f"files can be read with receval.scan)."
-        )
-
-
 def _read_lines(path: str | os.PathLike[str]) -> Any:
     """Every line of a text file (compression detected) as an Arrow string array."""
     import pyarrow as pa
@@ -181,14 +127,8 @@ def _read_lines(path: str | os.PathLike[str]) -> Any:
     except (pa.ArrowInvalid, OSError, EOFError) as exc:
         if "Empty CSV file" in str(exc):  # an empty file has no lines
             return pa.array([], type=pa.string())
-        raise InputValidationError(f"{path}: cannot be read as text: {_sentence(exc)}") from exc
+        raise InputValidationError(f"{path}: cannot be read as text: {sentence(exc)}") from exc
     return table.column("line").combine_chunks()
-
-
-def _sentence(exc: BaseException) -> str:
-    """An exception's text as a sentence (one line, ending with a period)."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if text.endswith(".") else text + "."
 
 
 def read_whitespace_table(
@@ -240,10 +180,15 @@ def _line_holding(path: str, field: bytes) -> int | str:
     import gzip
 
     opener = gzip.open if compression_of(path) == "gzip" else open
+    number = 0
     with opener(path, "rb") as f:
-        for number, line in enumerate(f, start=1):
-            if field in line.split():
-                return number
+        for raw in f:
+            # a text of \r line ends comes as one "line": its lines are the pieces
+            pieces = raw.split(b"\r") if b"\r" in raw.rstrip(b"\r\n") else [raw]
+            for piece in pieces:
+                number += 1
+                if field in piece.split():
+                    return number
     return "?"
 
 
@@ -270,7 +215,7 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     try:
         out = core.read_trec(name, kind)
     except OSError as exc:  # the core's message starts with the path
-        why = _sentence(exc).removeprefix(f"{name}: ")
+        why = sentence(exc).removeprefix(f"{name}: ")
         raise InputValidationError(f"{name}: cannot be read as text: {why}") from exc
     if not out[0]:
         _, what, line, count, text = out
@@ -372,7 +317,7 @@ def read_table(
                 f"{path}: the file is empty; a {fmt.upper()} file starts with a header line "
                 f"naming its columns."
             ) from exc
-        raise InputValidationError(f"{path}: {_sentence(exc)}") from exc
+        raise InputValidationError(f"{path}: {sentence(exc)}") from exc
     except OSError as exc:  # a truncated or corrupt compressed stream, an unreadable file
         raise InputValidationError(f"{path}: cannot be read: {exc}.") from exc
     except UnicodeDecodeError as exc:
@@ -380,15 +325,6 @@ def read_table(
     raise InputValidationError(
         f"{func}: cannot tell the format of {path!r}; pass file_format='csv', 'tsv', 'parquet' "
         f"or 'trec'."
-    )
-
-
-def header_not_utf8(path: str, exc: UnicodeDecodeError) -> InputValidationError:
-    """The error of a CSV header that is not UTF-8 (Arrow decodes column names with
-    Python's codec)."""
-    return InputValidationError(
-        f"{path}:1: the header is not valid UTF-8 (byte {exc.object[exc.start]:#04x} at "
-        f"byte {exc.start + 1} of a column name); save the file as UTF-8."
     )
 
 

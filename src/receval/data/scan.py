@@ -226,7 +226,7 @@ class Scan:
         import pyarrow as pa
         import pyarrow.csv as pcsv
 
-        from .io import header_not_utf8
+        from ._open import header_not_utf8
 
         path = self.paths[0]
         _check_exists(path)
@@ -446,7 +446,7 @@ class Scan:
                 raise _LongRow from exc
             raise InputValidationError(f"{path}: {_arrow_message(exc)}") from exc
         except UnicodeDecodeError as exc:
-            from .io import header_not_utf8
+            from ._open import header_not_utf8
 
             raise header_not_utf8(path, exc) from exc
         finally:
@@ -706,7 +706,7 @@ def _decompressed(raw: Any, path: str) -> Any:
     when its first bytes say it is compressed (gzip, bzip2, xz, Zstandard)."""
     import pyarrow as pa
 
-    from .io import compression_of
+    from ._open import compression_of
 
     codec = compression_of(path)
     if codec is None:

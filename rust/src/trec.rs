@@ -34,7 +34,10 @@ mod ids;
 mod text;
 
 use ids::{short_bits, too_many_ids, Direct, IdCodes, Key, NewCodes, NewIds, LOCAL};
-use text::{line_fields, parse_score};
+use text::{
+    carriage_returns_only, line_fields, lines_of_carriage_returns, other_compression, parse_score,
+    BOM,
+};
 
 /// What a file holds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -710,21 +713,6 @@ fn next_window<R: Read>(
     }
 }
 
-/// The UTF-8 byte-order mark, skipped at the start of a text.
-const BOM: &[u8] = b"\xef\xbb\xbf";
-
-/// Whether `text` has old Mac OS line ends: a `\r` and no `\n` at all.
-fn carriage_returns_only(text: &[u8]) -> bool {
-    memchr::memchr(b'\n', text).is_none() && memchr::memchr(b'\r', text).is_some()
-}
-
-/// `text` with each `\r` made a `\n` (its lines ended by `\r` alone).
-fn lines_of_carriage_returns(text: &mut [u8]) {
-    for b in text.iter_mut().filter(|b| **b == b'\r') {
-        *b = b'\n';
-    }
-}
-
 /// Parse a TREC text from `reader` (already decompressed) in windows of `sizes`.
 pub fn parse_reader<R: Read + Send>(
     mut reader: R,
@@ -841,23 +829,6 @@ pub fn parse(data: &[u8], kind: Kind) -> Result<Parsed, TrecError> {
     match parse_slice(data, kind, Sizes::default(), |_| {}) {
         Ok(r) => r,
         Err(_) => unreachable!("parsing memory does not fail"),
-    }
-}
-
-/// The compression other than gzip that `head` (a file's first bytes) shows:
-/// bzip2, xz or Zstandard, which this reader does not decompress.
-fn other_compression(head: &[u8]) -> Option<(&'static str, &'static str)> {
-    let bzip2_block = head
-        .get(4..10)
-        .is_some_and(|b| b == b"1AY&SY".as_slice() || b == b"\x17\x72\x45\x38\x50\x90".as_slice());
-    if head.starts_with(b"BZh") && head.get(3).is_some_and(u8::is_ascii_digit) && bzip2_block {
-        Some(("bzip2", "bzip2 -dc"))
-    } else if head.starts_with(b"\xfd7zXZ\x00") {
-        Some(("xz", "xz -dc"))
-    } else if head.starts_with(b"\x28\xb5\x2f\xfd") {
-        Some(("Zstandard", "zstd -dc"))
-    } else {
-        None
     }
 }
 

@@ -2,7 +2,7 @@
 //! split-and-hash reader) on random texts read in windows and pieces of every
 //! size, and the score parser against Rust's own.
 
-use super::text::{fields, fields_scalar};
+use super::text::{fields, fields_scalar, other_compression};
 use super::*;
 
 #[test]

@@ -310,3 +310,31 @@ def test_ctr_reads_standard_input(tmp_path):
     tsv = _cli(args, csv.replace(b",", b"\t"))
     assert tsv.stdout.splitlines()[1].startswith("score,1.0,")
     assert tsv.stdout.splitlines()[0].startswith("score,auc")
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd")
+@pytest.mark.parametrize("form, name", [("bz2", "bzip2"), ("xz", "xz"), ("zstd", "Zstandard")])
+def test_a_pipe_of_another_compression_is_refused_by_name(form, name):
+    """A pipe cannot be read ahead of the compiled reader: it tells the compression
+    by the magic number and refuses it (never parsing the bytes as text)."""
+    import threading
+
+    read, write = os.pipe()
+
+    def feed() -> None:
+        with open(write, "wb") as fh:
+            fh.write(FORMS[form](RUN))
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        with pytest.raises(rv.InputValidationError) as info:
+            rv.Run.from_file(f"/dev/fd/{read}", file_format="trec")
+    finally:
+        writer.join()
+        os.close(read)
+    assert str(info.value) == (
+        f"/dev/fd/{read}: cannot be read as text: the text is compressed with {name}, which "
+        f"this reader does not decompress; decompress it first (e.g. "
+        f"{ {'bz2': 'bzip2', 'xz': 'xz', 'zstd': 'zstd'}[form] } -dc)."
+    )

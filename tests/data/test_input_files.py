@@ -180,6 +180,19 @@ def test_hive_partitions_written_by_pyarrow_parquet(tmp_path):
     assert rv.gauc_score(s["click"], s["score"], groups=s["user"]) == expected
 
 
+def test_files_in_subdirectories_that_are_not_partitions_are_not_left_out(tmp_path):
+    root = tmp_path / "parts"
+    (root / "2024").mkdir(parents=True)
+    pq.write_table(IMPRESSIONS.slice(0, 3), root / "a.parquet")
+    pq.write_table(IMPRESSIONS.slice(3), root / "2024" / "b.parquet")
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.scan(str(root))
+    assert str(info.value).startswith(
+        f"{root}: holds Parquet files in subdirectories that are not key=value partitions, "
+        f"e.g. {root / '2024' / 'b.parquet'};"
+    )
+
+
 def _two_files(tmp_path, second):
     root = tmp_path / "parts"
     root.mkdir()

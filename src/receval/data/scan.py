@@ -622,15 +622,18 @@ def _expand(source: Any) -> tuple[list[str], str | None]:
         path = os.fspath(source)
         if os.path.isdir(path):
             hive = any("=" in f and os.path.isdir(os.path.join(path, f)) for f in os.listdir(path))
-            if hive:
-                files = sorted(
-                    os.path.join(root, f)
-                    for root, dirs, names in os.walk(path)
-                    for f in names
-                    if _is_data_file(f)
+            files = []
+            for root, dirs, names in os.walk(path):
+                dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]  # as pyarrow
+                files += [os.path.join(root, f) for f in names if _is_data_file(f)]
+            files.sort()
+            nested = [f for f in files if os.path.dirname(f) != path]
+            if nested and not hive:  # their rows would be left out, silently
+                raise InputValidationError(
+                    f"{path}: holds Parquet files in subdirectories that are not key=value "
+                    f"partitions, e.g. {nested[0]}; scan one directory of files, or pass the "
+                    f"list of files."
                 )
-            else:
-                files = sorted(os.path.join(path, f) for f in os.listdir(path) if _is_data_file(f))
             if not files:
                 raise InputValidationError(f"{path}: the directory has no Parquet files.")
             return files, (path if hive else None)

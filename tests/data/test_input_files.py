@@ -351,3 +351,17 @@ def test_a_pipe_of_another_compression_is_refused_by_name(form, name):
         f"this reader does not decompress; decompress it first (e.g. "
         f"{ {'bz2': 'bzip2', 'xz': 'xz', 'zstd': 'zstd'}[form] } -dc)."
     )
+
+
+@pytest.mark.parametrize("form", ["gzip", "bz2", "xz", "zstd"])
+def test_a_truncated_compressed_csv_is_an_error_naming_it(tmp_path, form):
+    text = b"user,item,score\n" + b"".join(b"u%d,a,0.5\n" % i for i in range(5000))
+    path = tmp_path / "r.csv"
+    path.write_bytes(FORMS[form](text)[:200])
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.Run.from_file(path)
+    assert str(info.value).startswith(f"{path}: cannot be read: ")
+    with pytest.raises(rv.InputValidationError) as info:
+        s = rv.scan(str(path))
+        rv.roc_auc_score(s["user"], s["score"])
+    assert str(info.value).startswith(f"{path}: ")

@@ -314,12 +314,12 @@ def read_table(
     except pa.ArrowInvalid as exc:
         if "Empty CSV file" in str(exc):
             raise InputValidationError(
-                f"{path}: the file is empty; a {fmt.upper()} file starts with a header line "
+                f"{path}: the file is empty; a {str(fmt).upper()} file starts with a header line "
                 f"naming its columns."
             ) from exc
         raise InputValidationError(f"{path}: {sentence(exc)}") from exc
-    except OSError as exc:  # a truncated or corrupt compressed stream, an unreadable file
-        raise InputValidationError(f"{path}: cannot be read: {exc}.") from exc
+    except (OSError, EOFError) as exc:  # a truncated or corrupt compressed stream
+        raise InputValidationError(f"{path}: cannot be read: {sentence(exc)}") from exc
     except UnicodeDecodeError as exc:
         raise header_not_utf8(path, exc) from exc
     raise InputValidationError(

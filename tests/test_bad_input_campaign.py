@@ -257,6 +257,18 @@ def test_a_field_longer_than_a_csv_block_is_read(tmp_path):
     assert run.n_rows == 2 and run.to_dict() == {"u1": {"a": 0.5, "b": 0.4}}
 
 
+@pytest.mark.parametrize("ids", [["u1", "u2", "u1"], [1, 2, 1]])
+def test_a_repeated_pair_in_parquet_is_named_by_its_row(tmp_path, ids):
+    import pyarrow.parquet as pq
+
+    table = pa.table({"user": ids, "item": ["a", "a", "a"], "score": [0.5, 0.4, 0.3]})
+    path = str(tmp_path / "r.parquet")
+    pq.write_table(table, path)
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.Run.from_file(path)
+    assert str(info.value).startswith(f"{path}: row 3: Run: user {ids[0]!r} has item 'a' more")
+
+
 def test_parquet_rows_are_named_by_position(tmp_path):
     import pyarrow.parquet as pq
 

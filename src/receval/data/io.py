@@ -645,8 +645,9 @@ def located(
 
     A CSV or TSV row ``r`` (0-based, after the header) is line ``r + 2`` of a file
     without quoted line breaks; a Parquet row is named by its position. A repeated
-    (user, item) pair is looked up in a TREC, CSV or TSV file (``columns``: the
-    user and item columns) to name the line where it comes again."""
+    (user, item) pair is looked up in the file (``columns``: the user and item
+    columns) to name the line (TREC, CSV, TSV) or row (Parquet) where it comes
+    again."""
     where = os.fspath(path)
     try:
         yield
@@ -654,11 +655,15 @@ def located(
         message = str(exc)
         if where in message:
             raise
-        line = None
+        line = row = None
         if exc.pair is not None and fmt in ("trec", "csv", "tsv"):
             line = _repeated_line(where, fmt, columns, exc.pair)
+        elif exc.pair is not None and fmt == "parquet":
+            row = _repeated_row(where, columns, exc.pair)
         if line is not None:
             place = f"{where}:{line}"
+        elif row is not None:
+            place = f"{where}: row {row}"
         elif exc.row is not None and fmt in ("csv", "tsv"):
             place = f"{where}:{exc.row + 2}"
         elif exc.row is not None:
@@ -668,6 +673,22 @@ def located(
         error = InputValidationError(f"{place}: {message}")
         error.row = exc.row
         raise error from exc
+
+
+def _repeated_row(path: str, columns: tuple[str, str], pair: tuple[object, object]) -> int | None:
+    """The row (1-based) of a Parquet file where the (user, item) ``pair`` appears the
+    second time, or None (not found, or the file cannot be read again)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path, columns=list(columns))
+        same = [pc.equal(pc.cast(table.column(i), pa.string()), str(pair[i])) for i in range(2)]
+        rows = np.flatnonzero(pc.and_(*same).to_numpy(zero_copy_only=False))
+    except (OSError, pa.ArrowException):
+        return None
+    return int(rows[1]) + 1 if rows.size > 1 else None
 
 
 def _repeated_line(

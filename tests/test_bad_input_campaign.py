@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
@@ -16,6 +17,8 @@ import receval as rv
 Y = [0, 1, 0, 1, 1, 0]
 S = [0.1, 0.6, 0.3, 0.7, 0.2, 0.5]
 HUGE = 10**12
+DUPLICATED = pd.DataFrame([[1, "a", 0.5, 1.0], [1, "b", 0.4, 2.0]],
+                          columns=["user", "item", "score", "score"])  # fmt: skip
 
 CASES = {
     # missing values from Arrow, polars and Python
@@ -67,6 +70,42 @@ CASES = {
     "unknown keyword": (lambda: rv.ndcg_at_k(["a"], {"a"}, k=1, foo=1), "ndcg_at_k() got"),
     "metrics None": (lambda: rv.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, None), "metrics"),
     "metrics not str": (lambda: rv.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, [3]), "metrics"),
+    # odd types (each a raw TypeError or AttributeError before)
+    "object labels 0 and 'y' auc": (
+        lambda: rv.roc_auc_score(np.array([0, "y", 0, "y"], dtype=object), S[:4]),
+        "roc_auc_score: y_true mixes numbers and strings, e.g. [0, 'y']",
+    ),
+    "object labels 0 and 'y' log_loss": (
+        lambda: rv.log_loss(np.array([0, "y", 0, "y"], dtype=object), S[:4]),
+        "log_loss: y_true mixes numbers and strings, e.g. [0, 'y']",
+    ),
+    "pandas boolean NA auc": (
+        lambda: rv.roc_auc_score(pd.array([True, False, None, True], dtype="boolean"), S[:4]),
+        "roc_auc_score: y_true contains 1 missing values (None, NA or NaN), the first at "
+        "position 2",
+    ),
+    "pandas boolean NA log_loss": (
+        lambda: rv.log_loss(pd.array([True, False, None, True], dtype="boolean"), S[:4]),
+        "log_loss: y_true contains 1 missing values",
+    ),
+    "pandas boolean NA gauc": (
+        lambda: rv.gauc_score(
+            pd.array([True, False, None, True], dtype="boolean"), S[:4], groups=[1, 1, 2, 2]
+        ),
+        "gauc_score: y_true contains 1 missing values",
+    ),
+    "duplicate column names run": (
+        lambda: rv.Run.from_frame(DUPLICATED),
+        "Run: the data has 2 columns named 'score', so its score column is ambiguous",
+    ),
+    "duplicate column names evaluate": (
+        lambda: rv.evaluate({1: {"a": 1}}, DUPLICATED, ["mrr"]),
+        "columns named 'score'",
+    ),
+    "list ids": (
+        lambda: rv.Run.from_frame(pa.table({"user": [[1], [2]], "item": [1, 2], "score": S[:2]})),
+        "Run: users must hold ids (integers or strings). Got values of type list<item: int64>",
+    ),
 }
 
 
@@ -117,11 +156,26 @@ FILES = {
                       ":3: Run: user 'u1' has item 'a' more than once"),
     "duplicate trec": ("d.txt", b"q1 Q0 d1 1 0.5 r\nq1 Q0 d1 2 0.4 r\n", rv.Run.from_file,
                        ":2: Run: user 'q1' has item 'd1' more than once"),
+    "duplicate from_trec": ("d.txt", b"q1 Q0 d1 1 0.5 r\nq2 Q0 d1 1 1 r\nq1 Q0 d1 2 0.4 r\n",
+                            rv.Run.from_trec, ":3: Run: user 'q1' has item 'd1' more than once"),
+    "duplicate qrels from_trec": ("q.txt", b"q1 0 d1 1\nq1 0 d1 0\n", rv.Qrels.from_trec,
+                                  ":2: Qrels: user 'q1' has item 'd1' more than once"),
+    "duplicate quoted csv": ("d.csv", b'user,item,score\nu1,a,0.5\n"u1","a",0.4\n',
+                             rv.Run.from_file, ":3: Run: user 'u1' has item 'a' more than once"),
+    "text score tsv": ("s.tsv", b"user\titem\tscore\nu1\ta\t0.5\nu1\tb\tzz\n", rv.Run.from_file,
+                       ":3: Run: scores must be numeric"),
+    "empty csv": ("e.csv", b"", rv.Run.from_file,
+                  ": the file is empty; a CSV file starts with a header line naming its columns."),
+    "truncated gzip twice named": ("t.txt.gz", __import__("gzip").compress(
+        b"".join(b"u%d Q0 a 1 0.5 r\n" % i for i in range(2000)))[:300], rv.Run.from_file,
+        ": cannot be read as text: incomplete deflate stream."),
     "empty trec": ("e.txt", b"", rv.Run.from_file, ": "),
     "header not utf-8": ("h.csv", b"us\xffer,item,score\nu1,a,0.5\n", rv.Run.from_file,
                          ":1: the header is not valid UTF-8"),
     "id not utf-8": ("u.txt", b"q1 0 d1 1\nq2 0 d2 1\nq1 0 d\xff1 1\n", rv.Qrels.from_file,
                      ":3: the id b'd\\xff1' is not UTF-8 text"),
+    "id not utf-8, \\r line ends": ("c.txt", b"q1 0 d1 1\rq2 0 d2 1\rq1 0 d\xff1 1\r",
+                                    rv.Qrels.from_file, ":3: the id b'd\\xff1' is not UTF-8 text"),
     "user not utf-8": ("v.txt", b"q\xff1 Q0 d1 1 0.5 r\n", rv.Run.from_file,
                        ":1: the id b'q\\xff1' is not UTF-8 text"),
     "truncated gzip": ("t.txt.gz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03+4T", rv.Run.from_file,
@@ -138,6 +192,62 @@ def test_file_errors_name_the_file_and_line(tmp_path, name):
     assert str(info.value).startswith(path + after)
 
 
+# ---------------------------------------------------------------- integer scores
+BIG = 2**53
+
+
+@pytest.mark.parametrize(
+    "call, exact",
+    [
+        (lambda s: rv.roc_auc_score([0, 1], s), 0.0),
+        (lambda s: rv.gauc_score([0, 1], s, groups=[7, 7]), 0.0),
+        (lambda s: rv.average_precision_score([0, 1], s), 0.5),
+        (lambda s: rv.roc_auc_score([0, 1], s, sample_weight=[1.0, 2.0]), 0.0),
+    ],
+)
+@pytest.mark.parametrize(
+    "scores",
+    [
+        np.array([BIG + 1, BIG], dtype=np.int64),
+        np.array([2**64 - 1, 2**64 - 2], dtype=np.uint64),
+        [2**70 + 1, 2**70],  # Python ints beyond any NumPy integer
+        np.array([-BIG, -BIG - 1], dtype=np.int64),
+    ],
+)
+def test_integer_scores_beyond_2_53_are_ranked_exactly(call, exact, scores):
+    """In float64 ``2**53 + 1`` and ``2**53`` are one value: a tie (0.5) that is not one."""
+    assert call(scores) == exact
+
+
+def test_integer_scores_within_2_53_keep_the_fast_path():
+    scores = np.array([3, 1, 2, BIG], dtype=np.int64)
+    assert rv.roc_auc_score([1, 0, 0, 1], scores) == rv.roc_auc_score(
+        [1, 0, 0, 1], [3.0, 1, 2, BIG]
+    )
+
+
+def test_exact_even_integers_beyond_2_53_are_plain_floats():
+    assert rv.roc_auc_score([0, 1], np.array([2**60 + 2**8, 2**60], dtype=np.int64)) == 0.0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: rv.roc_curve([0, 1], s),
+        lambda s: rv.precision_recall_curve([0, 1], s),
+        lambda s: rv.metric("partial_auc", max_fpr=0.5).update([0, 1], s),
+        lambda s: rv.metric("roc_auc").update([0, 1], s),
+    ],
+)
+def test_integer_scores_that_float64_merges_are_refused_where_they_cannot_be_ranked(call):
+    with pytest.raises(rv.InputValidationError) as info:
+        call(np.array([BIG + 1, BIG], dtype=np.int64))
+    assert (
+        "y_score holds integers beyond 2**53 that float64 cannot tell apart, e.g. "
+        "[9007199254740993]" in str(info.value)
+    )
+
+
 def test_a_field_longer_than_a_csv_block_is_read(tmp_path):
     blob = "x" * (3 << 20)  # 3 MiB in a column not asked for
     path = _write(
@@ -145,6 +255,18 @@ def test_a_field_longer_than_a_csv_block_is_read(tmp_path):
     )
     run = rv.Run.from_file(path)
     assert run.n_rows == 2 and run.to_dict() == {"u1": {"a": 0.5, "b": 0.4}}
+
+
+@pytest.mark.parametrize("ids", [["u1", "u2", "u1"], [1, 2, 1]])
+def test_a_repeated_pair_in_parquet_is_named_by_its_row(tmp_path, ids):
+    import pyarrow.parquet as pq
+
+    table = pa.table({"user": ids, "item": ["a", "a", "a"], "score": [0.5, 0.4, 0.3]})
+    path = str(tmp_path / "r.parquet")
+    pq.write_table(table, path)
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.Run.from_file(path)
+    assert str(info.value).startswith(f"{path}: row 3: Run: user {ids[0]!r} has item 'a' more")
 
 
 def test_parquet_rows_are_named_by_position(tmp_path):

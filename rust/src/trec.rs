@@ -2,8 +2,10 @@
 //! user and item ids encoded to dense codes (in order of first appearance) while
 //! parsing.
 //!
-//! Lines are split on ASCII whitespace; blank lines and lines starting with `#` are
-//! skipped. A qrels line has exactly 4 fields (`user iteration item grade`), a run
+//! Lines end with `\n` or `\r\n` (the `\r` is whitespace), or with `\r` alone in a
+//! text without any `\n` (old Mac OS line ends); a UTF-8 byte-order mark at the start
+//! of the text is skipped. Lines are split on ASCII whitespace; blank lines and lines
+//! starting with `#` are skipped. A qrels line has exactly 4 fields (`user iteration item grade`), a run
 //! line at least 6 (`user Q0 item rank score tag`; fields after the tag are ignored,
 //! as trec_eval ignores them). Errors name the 1-based line; when a file has several
 //! problems the first line with a wrong number of fields wins, then the first value
@@ -32,7 +34,10 @@ mod ids;
 mod text;
 
 use ids::{short_bits, too_many_ids, Direct, IdCodes, Key, NewCodes, NewIds, LOCAL};
-use text::{line_fields, parse_score};
+use text::{
+    carriage_returns_only, line_fields, lines_of_carriage_returns, other_compression, parse_score,
+    BOM,
+};
 
 /// What a file holds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -716,10 +721,18 @@ pub fn parse_reader<R: Read + Send>(
 ) -> io::Result<Result<Parsed, TrecError>> {
     let mut state = State::new(kind, sizes.alone);
     let mut carry = Vec::new();
-    let Some((first, last)) = next_window(&mut reader, Vec::new(), &mut carry, sizes.bytes(0))?
+    let Some((mut first, last)) = next_window(&mut reader, Vec::new(), &mut carry, sizes.bytes(0))?
     else {
         return Ok(state.finish());
     };
+    if first.starts_with(BOM) {
+        first.drain(..BOM.len());
+    }
+    // a window holds at least one line end unless it is the whole text: a first
+    // window without `\n` is a text of `\r` line ends (or of one line)
+    if carriage_returns_only(&first) {
+        lines_of_carriage_returns(&mut first);
+    }
     state.window(&first, 1)?;
     if last {
         return Ok(state.finish());
@@ -761,7 +774,28 @@ pub fn parse_reader<R: Read + Send>(
 
 /// Parse a TREC text held in memory (or mapped) in windows of `sizes`; `done(end)`
 /// is called once the bytes before `end` are no longer needed.
+///
+/// A leading byte-order mark is skipped; a text of `\r` line ends is parsed from a
+/// copy with `\n` line ends.
 pub fn parse_slice(
+    data: &[u8],
+    kind: Kind,
+    sizes: Sizes,
+    mut done: impl FnMut(usize),
+) -> io::Result<Result<Parsed, TrecError>> {
+    let skip = if data.starts_with(BOM) { BOM.len() } else { 0 };
+    if carriage_returns_only(data) {
+        let mut text = data[skip..].to_vec();
+        lines_of_carriage_returns(&mut text);
+        let parsed = parse_windows(&text, kind, sizes, |_| {});
+        done(data.len());
+        return parsed;
+    }
+    parse_windows(&data[skip..], kind, sizes, |end| done(end + skip))
+}
+
+/// [`parse_slice`] of a text of `\n` line ends without a byte-order mark.
+fn parse_windows(
     data: &[u8],
     kind: Kind,
     sizes: Sizes,
@@ -802,15 +836,26 @@ pub fn parse(data: &[u8], kind: Kind) -> Result<Parsed, TrecError> {
 ///
 /// A plain file is mapped into memory (no copy), and the windows parsed are
 /// dropped from the mapping as it goes, so that it never holds the whole file;
-/// gzip is decompressed into windows by a thread of its own.
+/// gzip is decompressed into windows by a thread of its own. bzip2, xz and
+/// Zstandard (by their magic numbers) are an error of kind `InvalidData` (the
+/// caller decompresses those files): never parsed as text.
 pub fn read_file(path: &std::path::Path, kind: Kind) -> io::Result<Result<Parsed, TrecError>> {
     let mut file = std::fs::File::open(path)?;
-    let mut magic = Vec::with_capacity(2);
-    (&mut file).take(2).read_to_end(&mut magic)?;
+    let mut magic = Vec::with_capacity(10);
+    (&mut file).take(10).read_to_end(&mut magic)?;
+    if let Some((name, command)) = other_compression(&magic) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "the text is compressed with {name}, which this reader does not decompress; \
+                 decompress it first (e.g. {command})"
+            ),
+        ));
+    }
     let sizes = Sizes::default();
     // the bytes read so far, then the rest (pipes cannot seek back)
     let input = io::Cursor::new(magic.clone()).chain(&file);
-    if magic == [0x1f, 0x8b] {
+    if magic.starts_with(&[0x1f, 0x8b]) {
         let input = io::BufReader::with_capacity(1 << 20, input);
         return parse_reader(flate2::read::MultiGzDecoder::new(input), kind, sizes);
     }

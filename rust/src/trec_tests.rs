@@ -2,7 +2,7 @@
 //! split-and-hash reader) on random texts read in windows and pieces of every
 //! size, and the score parser against Rust's own.
 
-use super::text::{fields, fields_scalar};
+use super::text::{fields, fields_scalar, other_compression};
 use super::*;
 
 #[test]
@@ -449,4 +449,82 @@ fn grouped_users_come_as_offsets_whatever_the_windows() {
         .unwrap();
     assert_eq!(p.users, Users::Offsets(vec![0, 2, 4, 5]));
     assert_eq!(p.items, vec![0, 1, 0, 2, 0]);
+}
+
+#[test]
+fn a_byte_order_mark_and_every_line_end_read_as_plain_lines() {
+    let plain = b"q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.25 t\nq2 Q0 d1 1 1 t\n".to_vec();
+    let expected = shape(parse(&plain, Kind::Run));
+    let with_bom = [b"\xef\xbb\xbf".as_slice(), &plain].concat();
+    let crlf: Vec<u8> = plain
+        .iter()
+        .flat_map(|&b| {
+            if b == b'\n' {
+                vec![b'\r', b'\n']
+            } else {
+                vec![b]
+            }
+        })
+        .collect();
+    let cr: Vec<u8> = plain
+        .iter()
+        .map(|&b| if b == b'\n' { b'\r' } else { b })
+        .collect();
+    let bom_cr = [b"\xef\xbb\xbf".as_slice(), &cr].concat();
+    let sizes = Sizes {
+        first: 7,
+        piece: 9,
+        max_pieces: 3,
+        alone: 0.5,
+    };
+    for (name, text) in [
+        ("bom", &with_bom),
+        ("crlf", &crlf),
+        ("cr", &cr),
+        ("bom cr", &bom_cr),
+    ] {
+        assert_eq!(shape(parse(text, Kind::Run)), expected, "{name}");
+        let mapped = parse_slice(text, Kind::Run, sizes, |_| {}).unwrap();
+        assert_eq!(shape(mapped), expected, "{name} in windows");
+        let streamed = parse_reader(&text[..], Kind::Run, sizes).unwrap();
+        assert_eq!(shape(streamed), expected, "{name} from a reader");
+    }
+    // a line of a text with `\r` line ends is named by its number
+    let bad = b"q1 Q0 d1 1 0.5 t\rq1 Q0 d2 2 x t\r";
+    assert_eq!(
+        parse(bad, Kind::Run).unwrap_err(),
+        TrecError::Number(2, b"x".to_vec())
+    );
+    // the mark is skipped at the start only
+    let inner = b"q1 Q0 d1 1 0.5 t\n\xef\xbb\xbfq2 Q0 d1 1 1 t\n";
+    assert_eq!(
+        parse(inner, Kind::Run).unwrap().user_ids.get(1),
+        b"\xef\xbb\xbfq2"
+    );
+}
+
+#[test]
+fn other_compressions_are_told_by_their_magic_numbers() {
+    assert_eq!(
+        other_compression(b"BZh91AY&SY\x01").map(|c| c.0),
+        Some("bzip2")
+    );
+    assert_eq!(other_compression(b"BZh9 user").map(|c| c.0), None);
+    assert_eq!(
+        other_compression(b"\xfd7zXZ\x00\x00").map(|c| c.0),
+        Some("xz")
+    );
+    assert_eq!(
+        other_compression(b"\x28\xb5\x2f\xfd\x00").map(|c| c.0),
+        Some("Zstandard")
+    );
+    assert_eq!(other_compression(b"q1 Q0 d1 1 0.5 t\n"), None);
+    let dir = std::env::temp_dir().join(format!("receval-trec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("run.xz");
+    std::fs::write(&path, b"\xfd7zXZ\x00\x00\x04").unwrap();
+    let err = read_file(&path, Kind::Run).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+    assert!(err.to_string().contains("compressed with xz"));
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -1,5 +1,6 @@
 //! The text of a TREC line (trec.rs): its fields, from whitespace bit masks, and
-//! its score, read as Rust's `str::parse::<f64>` reads it.
+//! its score, read as Rust's `str::parse::<f64>` reads it; and the text as a whole:
+//! its byte-order mark, `\r` line ends, and compressions not read as text.
 
 /// The first fields of a line (bounds in the piece) and how many it has.
 pub(super) struct Fields {
@@ -167,4 +168,37 @@ pub(super) fn parse_score(text: &[u8]) -> Result<f64, fast_float2::Error> {
     }
     let value = mantissa as f64 / EXACT_POWERS[after];
     Ok(if negative { -value } else { value })
+}
+
+// ------------------------------------------------------------------ the text
+/// The UTF-8 byte-order mark, skipped at the start of a text.
+pub(super) const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Whether `text` has old Mac OS line ends: a `\r` and no `\n` at all.
+pub(super) fn carriage_returns_only(text: &[u8]) -> bool {
+    memchr::memchr(b'\n', text).is_none() && memchr::memchr(b'\r', text).is_some()
+}
+
+/// `text` with each `\r` made a `\n` (its lines ended by `\r` alone).
+pub(super) fn lines_of_carriage_returns(text: &mut [u8]) {
+    for b in text.iter_mut().filter(|b| **b == b'\r') {
+        *b = b'\n';
+    }
+}
+
+/// The compression other than gzip that `head` (a file's first bytes) shows:
+/// bzip2, xz or Zstandard, which this reader does not decompress.
+pub(super) fn other_compression(head: &[u8]) -> Option<(&'static str, &'static str)> {
+    let bzip2_block = head
+        .get(4..10)
+        .is_some_and(|b| b == b"1AY&SY".as_slice() || b == b"\x17\x72\x45\x38\x50\x90".as_slice());
+    if head.starts_with(b"BZh") && head.get(3).is_some_and(u8::is_ascii_digit) && bzip2_block {
+        Some(("bzip2", "bzip2 -dc"))
+    } else if head.starts_with(b"\xfd7zXZ\x00") {
+        Some(("xz", "xz -dc"))
+    } else if head.starts_with(b"\x28\xb5\x2f\xfd") {
+        Some(("Zstandard", "zstd -dc"))
+    } else {
+        None
+    }
 }

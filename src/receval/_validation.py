@@ -124,14 +124,26 @@ def _as_array(x: Any, name: str, func: str) -> np.ndarray:
         ) from None
 
 
+def _is_missing(value: Any) -> bool:
+    """None, pandas' NA and NaT, or a float NaN."""
+    if value is None or type(value).__name__ in _MISSING_TYPE_NAMES:
+        return True
+    return isinstance(value, (float, np.floating)) and value != value
+
+
 def check_no_missing(arr: np.ndarray, name: str, func: str) -> None:
-    """Raise when labels hold a missing value: None in an object array, NaN in a
-    float array (a null of Arrow or polars read as a number)."""
+    """Raise when labels hold a missing value (None, pandas' NA or NaN in an object
+    array, NaN in a float array: a null of Arrow, polars or a pandas nullable
+    column), or, in an object array, numbers mixed with strings (which have no
+    order, so no class is "the greater")."""
     if not arr.size:
         return
     if arr.dtype == object:
-        missing = arr == None  # noqa: E711 - elementwise, on an object array
-        what = "None"
+        values = arr.ravel().tolist()
+        missing = np.fromiter(map(_is_missing, values), dtype=bool, count=len(values))
+        what = "None, NA or NaN"
+        if not missing.any():
+            _check_one_label_type(values, name, func)
     elif arr.dtype.kind == "f":
         missing = np.isnan(arr)
         what = "NaN"
@@ -145,6 +157,17 @@ def check_no_missing(arr: np.ndarray, name: str, func: str) -> None:
         )
         error.row = first
         raise error
+
+
+def _check_one_label_type(values: list[Any], name: str, func: str) -> None:
+    """Raise when ``values`` mix numbers (or bools) and strings."""
+    string = any(isinstance(v, str) for v in values)
+    if string and not all(isinstance(v, str) for v in values):
+        raise InputValidationError(
+            f"{func}: {name} mixes numbers and strings, e.g. "
+            f"{format_values(_mixed_examples(values))}; labels must be all numbers or all "
+            f"strings, e.g. {name} = [str(v) for v in {name}]."
+        )
 
 
 def as_array(x: Any, name: str, func: str) -> np.ndarray:
@@ -223,11 +246,26 @@ def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
             if all(isinstance(e, (int, float, np.number)) for e in x[:1000].tolist()):
                 return converted
     if x.dtype.kind not in "biuf":
-        raise InputValidationError(
+        error = InputValidationError(
             f"{func}: {name} must be numeric. Got dtype {x.dtype}"
             + (f" with values {format_values(_distinct(x))}." if x.size else ".")
         )
+        if x.ndim == 1:  # where the first value that is not a number is (a file's line)
+            error.row = next((i for i, e in enumerate(x.tolist()) if not _is_number(e)), None)
+        raise error
     return np.asarray(x, dtype=np.float64)
+
+
+def _is_number(value: Any) -> bool:
+    """Whether ``value`` is a number (a bool, int or float, NumPy's too, or a string
+    of one)."""
+    if isinstance(value, (str, bytes)):
+        try:
+            float(value)
+        except ValueError:
+            return False
+        return True
+    return isinstance(value, _NUMBER_TYPES)
 
 
 def check_finite(x: np.ndarray, name: str, func: str) -> np.ndarray:
@@ -249,6 +287,52 @@ def check_finite(x: np.ndarray, name: str, func: str) -> np.ndarray:
 def check_scores(x: Any, name: str, func: str) -> np.ndarray:
     """1-D finite float64 scores."""
     return check_finite(as_float(as_1d(x, name, func), name, func), name, func)
+
+
+#: integers of larger magnitude are not all float64 values (2**53 + 1 is not)
+_FLOAT_EXACT = 2**53
+
+
+def _integer_values(x: np.ndarray) -> np.ndarray | None:
+    """``x`` as an integer array when it holds integers (an object array of Python
+    ints included, as NumPy keeps ints beyond int64), else None."""
+    if x.dtype.kind in "iu":
+        return x
+    if x.dtype.kind == "O" and x.size:
+        values = x.tolist()
+        if all(type(e) is int or isinstance(e, np.integer) for e in values):
+            return x
+    return None
+
+
+def order_scores(x: np.ndarray, name: str, func: str, *, rank: bool = True) -> np.ndarray:
+    """Finite float64 scores of a metric that uses only their order.
+
+    Float scores and integers within +-2**53 are converted as :func:`as_float`
+    converts them (the fast path). Integers beyond that which float64 cannot all
+    hold (``2**53 + 1`` would become ``2**53``, a tie that is not one) are ranked
+    exactly: with ``rank=True`` (every score of the metric is in ``x``) they
+    become their dense ranks, which order as the integers do; a part of the
+    scores (a batch: ranks of separate batches do not compare) or a function that
+    returns the scores themselves (curve thresholds) passes ``rank=False``, and
+    such integers raise.
+    """
+    ints = _integer_values(x)
+    if ints is not None and ints.size:
+        lo, hi = ints.min(), ints.max()
+        if hi > _FLOAT_EXACT or lo < -_FLOAT_EXACT:
+            big = [int(e) for e in ints.tolist() if not -_FLOAT_EXACT <= e <= _FLOAT_EXACT]
+            if any(int(float(e)) != e for e in big):
+                if rank:
+                    inverse = np.unique(ints, return_inverse=True)[1]
+                    return inverse.reshape(-1).astype(np.float64)
+                shown = format_values([e for e in big if int(float(e)) != e])
+                raise InputValidationError(
+                    f"{func}: {name} holds integers beyond 2**53 that float64 cannot tell "
+                    f"apart, e.g. {shown}; subtract an offset (such as their smallest "
+                    f"value) so that they lie within +-2**53, or pass their ranks."
+                )
+    return check_finite(as_float(x, name, func), name, func)
 
 
 def check_probabilities(x: np.ndarray, name: str, func: str) -> np.ndarray:

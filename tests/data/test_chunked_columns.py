@@ -195,8 +195,10 @@ def test_parquet_row_groups_give_the_numpy_containers(with_polars, grouped, tmp_
     user = int(user_ids[np.argmax(sizes)])  # its rows cross a row group boundary
     duplicated = table.set_column(1, "item", pa.array(np.where(users == user, 1, items)))
     pq.write_table(duplicated, path, row_group_size=23)
-    with pytest.raises(InputValidationError, match=rf"^{path}: Run: user {user} has item 1 more"):
+    second = int(np.flatnonzero(users == user)[1]) + 1  # the row where the pair comes again
+    with pytest.raises(InputValidationError) as info:
         Run.from_file(path)
+    assert str(info.value).startswith(f"{path}: row {second}: Run: user {user} has item 1 more")
 
 
 @pytest.mark.parametrize("statistics", [True, False])

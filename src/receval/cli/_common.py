@@ -22,6 +22,7 @@ from ..conventions import CHOICES, PROFILES
 from ..exceptions import InputValidationError
 from ._output import OutputFormat, ResultTable
 from ._params import Group
+from ._stdin import displayed
 
 __all__ = [
     "ALL_SEGMENTS",
@@ -60,6 +61,7 @@ __all__ = [
     "WeightOption",
     "app",
     "choices",
+    "displayed",
     "evaluate_run",
     "one_line",
     "parse_days",
@@ -87,7 +89,8 @@ app = typer.Typer(
     name="receval",
     help="Offline evaluation of recommender systems and CTR models.\n\n"
     "Results go to stdout (a table, or --format json/csv/tsv/markdown); notes, warnings "
-    "and errors go to stderr. Bad options or bad input exit with status 2.",
+    "and errors go to stderr. Bad options or bad input exit with status 2. One input file "
+    "may be '-', standard input.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -175,7 +178,7 @@ QrelsOption = Annotated[
         "--qrels",
         metavar="FILE",
         help="Relevance judgments: a TREC qrels file (user 0 item grade), or a CSV, TSV "
-        "or Parquet file with --user, --item and --grade columns.",
+        "or Parquet file with --user, --item and --grade columns; '-' reads standard input.",
         show_default=False,
     ),
 ]
@@ -187,7 +190,7 @@ RunOption = Annotated[
         metavar="FILE",
         help="A run: a TREC run file (user Q0 item rank score tag), or a CSV, TSV or Parquet "
         "file with --user, --item and score columns. Repeat to compare runs; each is named "
-        "by its file name.",
+        "by its file name. '-' reads standard input.",
         show_default=False,
     ),
 ]
@@ -254,7 +257,7 @@ ImpressionsOption = Annotated[
     typer.Option(
         metavar="FILE",
         help="Impression log (CSV, TSV or Parquet), one row per impression; with --label "
-        "and --score.",
+        "and --score. '-' reads standard input.",
         show_default=False,
     ),
 ]
@@ -349,15 +352,15 @@ class Messages:
 
     def note(self, text: str) -> None:
         if not self.quiet:
-            typer.echo(f"note: {text}", err=True)
+            typer.echo(f"note: {displayed(text)}", err=True)
 
     def warning(self, text: str) -> None:
         if not self.quiet:
-            typer.echo(f"warning: {text}", err=True)
+            typer.echo(f"warning: {displayed(text)}", err=True)
 
     @staticmethod
     def error(text: str) -> None:
-        typer.echo(f"error: {text}", err=True)
+        typer.echo(f"error: {displayed(text)}", err=True)
 
     def fail(self, text: str) -> typer.Exit:
         """Print ``error: text`` and return the exit (status 2) to raise."""
@@ -454,7 +457,7 @@ def one_line(exc: BaseException | Warning | str) -> str:
     text = " ".join(str(exc).split("\n")).strip()
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         text = f"{exc.filename}: {exc.strerror}."
-    return text or type(exc).__name__
+    return displayed(text) or type(exc).__name__
 
 
 def _version(value: bool) -> None:

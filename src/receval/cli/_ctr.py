@@ -22,6 +22,7 @@ from ._common import (
     ScoresOption,
     WeightOption,
     app,
+    displayed,
 )
 from ._impressions import (
     ctr_metrics,
@@ -81,7 +82,7 @@ def ctr(
             file, input_format, say, "receval ctr", label=label, score=score, group=group,
             weight=weight, by=by,
         )  # fmt: skip
-        title = f"{file}: {data.n_rows} impressions"
+        title = f"{displayed(file)}: {data.n_rows} impressions"
         if by is not None:
             table = ctr_segment_table(data, metrics, say, title)
         else:

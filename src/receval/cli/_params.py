@@ -21,6 +21,8 @@ from typing import Any, get_args, get_origin
 
 from typer.core import TyperCommand, TyperGroup
 
+from ._stdin import accept_stdin
+
 try:  # Typer's per-parameter coercion (pydantic TypeAdapters, built on first use)
     from typer._coercion import RuntimeParam, build_runtime_param
     from typer._param_types import coerce_cli_choice
@@ -129,10 +131,12 @@ def _quick(params: list[Any]) -> list[Any]:
 
 
 class Command(TyperCommand):
-    """Typer's command class whose parameters coerce plain values without pydantic."""
+    """Typer's command class whose parameters coerce plain values without pydantic,
+    and whose input files (``FILE`` parameters other than ``--out``) may be ``-``,
+    standard input (:func:`receval.cli._stdin.stdin_input`)."""
 
     def get_params(self, ctx: Any) -> list[Any]:
-        return _quick(super().get_params(ctx))
+        return accept_stdin(_quick(super().get_params(ctx)))
 
 
 class Group(TyperGroup):

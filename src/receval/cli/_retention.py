@@ -23,6 +23,7 @@ from ._common import (
     TzOption,
     UserOption,
     app,
+    displayed,
     parse_days,
     retention_columns,
     retention_notes,
@@ -125,7 +126,7 @@ def retention_command(
     retention_notes(report, say)
     columns = retention_columns(report, table, values)
     names, rows = rows_of(columns)
-    title = f"{file}: {report.n_events} events, {report.n_users} users ({report.tz})"
+    title = f"{displayed(file)}: {report.n_events} events, {report.n_users} users ({report.tz})"
     counts = None
     if report.n_events_before_signup:
         # JSON carries them with every row (CSV and TSV as columns), as the note says

@@ -189,6 +189,11 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
         ) from exc
     if parr.null_count:
         raise _missing(parr.null_count, name, func)
+    if pa.types.is_nested(parr.type):  # lists, structs, maps: no id to encode
+        raise InputValidationError(
+            f"{func}: {name} must hold ids (integers or strings). Got values of type "
+            f"{parr.type}; pass one id per row."
+        )
     if isinstance(parr, pa.ChunkedArray):  # large string columns arrive in chunks
         parr = parr.combine_chunks() if parr.num_chunks else pa.array([], type=parr.type)
         if pa.types.is_string(parr.type) and parr.nbytes > 2**31 - 1:  # pragma: no cover

@@ -237,16 +237,18 @@ class Qrels(_RankedBase):
 
     @classmethod
     def from_trec(cls, path: str | os.PathLike[str]) -> Qrels:
-        """From a TREC qrels file: ``user iteration item grade`` per line (gzip too)."""
-        native = io.read_trec_native(path, "qrels")
-        if native is not None:
-            users, items, grades, _ = native
-            return cls(users, items, grades)
-        (users, _, items, grades), lines = io.read_whitespace_table(
-            path, 4, "user iteration item grade"
-        )
-        g = io.parse_numbers(grades, path, lines, "grade", integer=True)
-        return cls(users, items, g)
+        """From a TREC qrels file: ``user iteration item grade`` per line (compressed
+        too). Errors name the file and line."""
+        with io.located(path, "trec"):
+            native = io.read_trec_native(path, "qrels")
+            if native is not None:
+                users, items, grades, _ = native
+                return cls(users, items, grades)
+            (users, _, items, grades), lines = io.read_whitespace_table(
+                path, 4, "user iteration item grade"
+            )
+            g = io.parse_numbers(grades, path, lines, "grade", integer=True)
+            return cls(users, items, g)
 
     @classmethod
     def from_file(
@@ -486,11 +488,17 @@ class Run(_RankedBase):
 
     @classmethod
     def from_trec(cls, path: str | os.PathLike[str], *, name: str | None = None) -> Run:
-        """From a TREC run file: ``user Q0 item rank score tag`` per line (gzip too).
+        """From a TREC run file: ``user Q0 item rank score tag`` per line (compressed too).
 
         As in trec_eval, the order comes from the scores; the rank column is read
-        but not used, and fields after the tag are ignored.
+        but not used, and fields after the tag are ignored. Errors name the file
+        and line.
         """
+        with io.located(path, "trec"):
+            return cls._read_trec(path, name)
+
+    @classmethod
+    def _read_trec(cls, path: str | os.PathLike[str], name: str | None) -> Run:
         native = io.read_trec_native(path, "run")
         if native is not None:  # finite float64 scores of ours, ranked in place
             users, items, scores, tag = native

@@ -2,7 +2,10 @@
 
 pandas and polars are never imported here: a DataFrame is recognised by its
 type's module and read through its own methods. Files are read with pyarrow
-(CSV, Parquet, TREC text; gzip is detected from the ``.gz`` suffix).
+(CSV, Parquet, TREC text). Text files compressed with gzip, bzip2, xz or
+Zstandard are recognised by their first bytes (not their suffix) and read
+decompressed; a UTF-8 byte-order mark is skipped, and lines may end with
+``\n``, ``\r\n`` or ``\r``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import numpy as np
 
 from .._validation import format_values
 from ..exceptions import InputValidationError
+from ._open import check_file, compression_of, header_not_utf8, open_input, sentence
 
 
 def module_of(obj: Any) -> str:
@@ -77,6 +81,11 @@ def check_columns(data: Any, columns: Mapping[str, str | None], func: str) -> No
                 f"{func}: the data has no column {name!r} for the {role} ids. "
                 f"Got columns {format_values(names, limit=10)}; pass {role}='<column name>'."
             )
+        if name is not None and names.count(name) > 1:
+            raise InputValidationError(
+                f"{func}: the data has {names.count(name)} columns named {name!r}, so its "
+                f"{role} column is ambiguous; rename or drop the others."
+            )
 
 
 def frame_columns(data: Any, columns: Mapping[str, str | None], func: str) -> dict[str, Any]:
@@ -91,13 +100,12 @@ def frame_columns(data: Any, columns: Mapping[str, str | None], func: str) -> di
 
 # ----------------------------------------------------------------- files
 def _read_lines(path: str | os.PathLike[str]) -> Any:
-    """Every line of a text file (gzip detected) as an Arrow string array."""
+    """Every line of a text file (compression detected) as an Arrow string array."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise InputValidationError(f"{path}: no such file.")
+    check_file(path)
     options = pcsv.ReadOptions(column_names=["line"], block_size=1 << 24)
     parse = pcsv.ParseOptions(
         delimiter="\x1f",
@@ -112,13 +120,14 @@ def _read_lines(path: str | os.PathLike[str]) -> Any:
         quoted_strings_can_be_null=False,
     )
     try:
-        table = pcsv.read_csv(
-            path, read_options=options, parse_options=parse, convert_options=convert
-        )
-    except pa.ArrowInvalid as exc:
+        with open_input(path) as stream:
+            table = pcsv.read_csv(
+                stream, read_options=options, parse_options=parse, convert_options=convert
+            )
+    except (pa.ArrowInvalid, OSError, EOFError) as exc:
         if "Empty CSV file" in str(exc):  # an empty file has no lines
             return pa.array([], type=pa.string())
-        raise InputValidationError(f"{path}: cannot be read as text: {exc}.") from exc
+        raise InputValidationError(f"{path}: cannot be read as text: {sentence(exc)}") from exc
     return table.column("line").combine_chunks()
 
 
@@ -170,11 +179,16 @@ def _line_holding(path: str, field: bytes) -> int | str:
     whitespace-separated field ``field``; ``"?"`` if none."""
     import gzip
 
-    opener = gzip.open if path.lower().endswith(".gz") else open
+    opener = gzip.open if compression_of(path) == "gzip" else open
+    number = 0
     with opener(path, "rb") as f:
-        for number, line in enumerate(f, start=1):
-            if field in line.split():
-                return number
+        for raw in f:
+            # a text of \r line ends comes as one "line": its lines are the pieces
+            pieces = raw.split(b"\r") if b"\r" in raw.rstrip(b"\r\n") else [raw]
+            for piece in pieces:
+                number += 1
+                if field in piece.split():
+                    return number
     return "?"
 
 
@@ -186,7 +200,8 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     and the distinct ids; the users as CSR offsets when the file's rows are grouped
     by user), int64 grades or float64 scores (finite), and the first run tag.
     Errors are those of :func:`read_whitespace_table` and :func:`parse_numbers`,
-    naming file and line.
+    naming file and line. The core reads plain and gzip text; a file compressed
+    otherwise (bzip2, xz, Zstandard) returns None: Arrow's reader decompresses it.
     """
     from .._kernels import compiled
 
@@ -194,12 +209,14 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     if core is None:
         return None
     name = os.fspath(path)
-    if not os.path.exists(name):
-        raise InputValidationError(f"{name}: no such file.")
+    check_file(name)
+    if compression_of(name) not in (None, "gzip"):
+        return None
     try:
         out = core.read_trec(name, kind)
-    except OSError as exc:
-        raise InputValidationError(f"{name}: cannot be read as text: {exc}.") from exc
+    except OSError as exc:  # the core's message starts with the path
+        why = sentence(exc).removeprefix(f"{name}: ")
+        raise InputValidationError(f"{name}: cannot be read as text: {why}") from exc
     if not out[0]:
         _, what, line, count, text = out
         value = text.decode("utf-8", errors="replace")
@@ -279,8 +296,7 @@ def read_table(
 
     path = os.fspath(path)
     fmt = file_format or infer_format(path)
-    if not os.path.exists(path):
-        raise InputValidationError(f"{path}: no such file.")
+    check_file(path)
     try:
         if fmt == "parquet":
             import pyarrow.parquet as pq
@@ -296,14 +312,16 @@ def read_table(
         if fmt in ("csv", "tsv"):
             return _read_csv(path, columns, fmt, id_columns)
     except pa.ArrowInvalid as exc:
-        raise InputValidationError(f"{path}: {exc}") from exc
-    except OSError as exc:  # a truncated or corrupt compressed stream, an unreadable file
-        raise InputValidationError(f"{path}: cannot be read: {exc}.") from exc
+        if "Empty CSV file" in str(exc):
+            raise InputValidationError(
+                f"{path}: the file is empty; a {str(fmt).upper()} file starts with a header line "
+                f"naming its columns."
+            ) from exc
+        raise InputValidationError(f"{path}: {sentence(exc)}") from exc
+    except (OSError, EOFError) as exc:  # a truncated or corrupt compressed stream
+        raise InputValidationError(f"{path}: cannot be read: {sentence(exc)}") from exc
     except UnicodeDecodeError as exc:
-        raise InputValidationError(
-            f"{path}:1: the header is not valid UTF-8 (byte {exc.object[exc.start]:#04x} at "
-            f"byte {exc.start + 1} of a column name); save the file as UTF-8."
-        ) from exc
+        raise header_not_utf8(path, exc) from exc
     raise InputValidationError(
         f"{func}: cannot tell the format of {path!r}; pass file_format='csv', 'tsv', 'parquet' "
         f"or 'trec'."
@@ -326,7 +344,9 @@ def _read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[
     while True:
         read = pcsv.ReadOptions(block_size=block)
         try:
-            names = pcsv.open_csv(path, read_options=read, parse_options=parse).schema.names
+            with open_input(path) as stream:
+                reader = pcsv.open_csv(stream, read_options=read, parse_options=parse)
+                names = reader.schema.names
             missing = [c for c in columns if c not in names]
             if missing:
                 raise InputValidationError(
@@ -337,9 +357,10 @@ def _read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[
                 column_types={c: pa.string() for c in id_columns if c in columns},
                 include_columns=list(columns),
             )
-            return pcsv.read_csv(
-                path, read_options=read, parse_options=parse, convert_options=convert
-            )
+            with open_input(path) as stream:
+                return pcsv.read_csv(
+                    stream, read_options=read, parse_options=parse, convert_options=convert
+                )
         except pa.ArrowInvalid as exc:
             # a row (or the header) longer than the block: grow it, up to the file
             if "straddling" not in str(exc) or block >= max(os.path.getsize(path), 1) * 4:
@@ -624,8 +645,9 @@ def located(
 
     A CSV or TSV row ``r`` (0-based, after the header) is line ``r + 2`` of a file
     without quoted line breaks; a Parquet row is named by its position. A repeated
-    (user, item) pair is looked up in a TREC, CSV or TSV file (``columns``: the
-    user and item columns) to name the line where it comes again."""
+    (user, item) pair is looked up in the file (``columns``: the user and item
+    columns) to name the line (TREC, CSV, TSV) or row (Parquet) where it comes
+    again."""
     where = os.fspath(path)
     try:
         yield
@@ -633,11 +655,15 @@ def located(
         message = str(exc)
         if where in message:
             raise
-        line = None
+        line = row = None
         if exc.pair is not None and fmt in ("trec", "csv", "tsv"):
             line = _repeated_line(where, fmt, columns, exc.pair)
+        elif exc.pair is not None and fmt == "parquet":
+            row = _repeated_row(where, columns, exc.pair)
         if line is not None:
             place = f"{where}:{line}"
+        elif row is not None:
+            place = f"{where}: row {row}"
         elif exc.row is not None and fmt in ("csv", "tsv"):
             place = f"{where}:{exc.row + 2}"
         elif exc.row is not None:
@@ -647,6 +673,22 @@ def located(
         error = InputValidationError(f"{place}: {message}")
         error.row = exc.row
         raise error from exc
+
+
+def _repeated_row(path: str, columns: tuple[str, str], pair: tuple[object, object]) -> int | None:
+    """The row (1-based) of a Parquet file where the (user, item) ``pair`` appears the
+    second time, or None (not found, or the file cannot be read again)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path, columns=list(columns))
+        same = [pc.equal(pc.cast(table.column(i), pa.string()), str(pair[i])) for i in range(2)]
+        rows = np.flatnonzero(pc.and_(*same).to_numpy(zero_copy_only=False))
+    except (OSError, pa.ArrowException):
+        return None
+    return int(rows[1]) + 1 if rows.size > 1 else None
 
 
 def _repeated_line(
@@ -660,18 +702,25 @@ def _repeated_line(
         lines = _read_lines(path).to_pylist()
     except (InputValidationError, OSError, pa.ArrowException):
         return None
+    import csv
+
     user, item = str(pair[0]), str(pair[1])
-    if fmt == "trec":
-        positions, split = (0, 2), None
-    else:
-        header = lines[0].split("\t" if fmt == "tsv" else ",") if lines else []
+    delimiter = "\t" if fmt == "tsv" else ","
+
+    def split(text: str) -> list[str]:
+        if fmt == "trec":
+            return text.split()
+        return next(csv.reader([text], delimiter=delimiter), [])  # quoted fields too
+
+    positions = (0, 2)
+    if fmt != "trec":
+        header = split(lines[0]) if lines else []
         if columns[0] not in header or columns[1] not in header:
             return None
         positions = (header.index(columns[0]), header.index(columns[1]))
-        split = "\t" if fmt == "tsv" else ","
     seen = False
     for number, text in enumerate(lines, start=1):
-        fields = text.split(split)
+        fields = split(text)
         if len(fields) > max(positions):
             if fields[positions[0]].strip() == user and fields[positions[1]].strip() == item:
                 if seen:
@@ -680,10 +729,17 @@ def _repeated_line(
     return None
 
 
+#: suffixes of compressed files, dropped to find the format's suffix
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zstd")
+
+
 def infer_format(path: str) -> str | None:
+    """The format named by a file's suffix (after a compression suffix), or None."""
     name = path.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
+    for suffix in _COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
     for suffix, fmt in (
         (".parquet", "parquet"),
         (".pq", "parquet"),

@@ -107,7 +107,7 @@ class Scan:
             )
         self.progress = progress
         self.source = source
-        self.paths = _expand(source)
+        self.paths, self._partitions = _expand(source)
         self.name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else self.paths[0]
         if file_format is not None:
             from .._validation import check_option
@@ -145,9 +145,56 @@ class Scan:
         import pyarrow.dataset as ds
 
         try:
-            return ds.dataset(self.paths, format="parquet")
+            if self._partitions is None:
+                return ds.dataset(self.paths, format="parquet")
+            # key=value directories: their keys are columns (pyarrow infers their types)
+            return ds.dataset(
+                self.paths, format="parquet", partitioning="hive",
+                partition_base_dir=self._partitions,
+            )  # fmt: skip
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputValidationError(f"{self.name}: cannot be read as Parquet: {exc}") from exc
+
+    def _check_flat(self, columns: Sequence[str]) -> None:
+        """The columns read hold one value per row (not lists, structs or maps)."""
+        import pyarrow as pa
+
+        for column in columns:
+            kind = self._dataset.schema.field(column).type
+            if pa.types.is_nested(kind):
+                where = self.name if len(self.paths) == 1 else self.paths[0]
+                raise InputValidationError(
+                    f"{where}: column {column!r} holds values of type {kind}; a metric reads "
+                    f"one number, string or id per row."
+                )
+
+    def _check_files(self, columns: Sequence[str]) -> None:
+        """Every file of a Parquet scan has the ``columns`` read (those not given by
+        its directories' ``key=value`` names), of the kind of type of the first
+        file's (integers of any width, floats of any width, strings, or the same
+        type): a user id that is ``2`` in one file and ``"2"`` in another would be
+        two users."""
+        schema = self._dataset.schema
+        first = self.paths[0]
+        for fragment in self._fragments():
+            keys = _partition_keys(fragment)
+            own = fragment.physical_schema
+            for column in columns:
+                if column in keys:
+                    continue
+                if column not in own.names:
+                    raise InputValidationError(
+                        f"{fragment.path}: no column {column!r}, which {first} has. Got "
+                        f"columns {format_values(own.names, limit=10)}; every file of a scan "
+                        f"needs the columns read."
+                    )
+                given, expected = own.field(column).type, schema.field(column).type
+                if _type_kind(given) != _type_kind(expected):
+                    raise InputValidationError(
+                        f"{fragment.path}: column {column!r} is {given}, but {expected} in "
+                        f"{first}; write every file of a scan with the same column types "
+                        f"(e.g. cast {column!r} to {expected})."
+                    )
 
     def _count_rows(self) -> int:
         return int(sum(f.metadata.num_rows for f in self._fragments()))
@@ -179,22 +226,27 @@ class Scan:
         import pyarrow as pa
         import pyarrow.csv as pcsv
 
-        _check_exists(self.paths[0])
+        from ._open import header_not_utf8
+
+        path = self.paths[0]
+        _check_exists(path)
         while True:
             read, parse, convert = self._csv_options(None, {})
+            raw = _CountingFile(path)
             try:
                 reader = pcsv.open_csv(
-                    self.paths[0], read_options=read, parse_options=parse,
+                    _decompressed(raw, path), read_options=read, parse_options=parse,
                     convert_options=convert,
                 )  # fmt: skip
-            except (pa.ArrowInvalid, OSError) as exc:
+                return list(reader.schema.names)
+            except (pa.ArrowInvalid, OSError, EOFError) as exc:
                 if self._grow_block(exc):
                     continue
-                raise InputValidationError(f"{self.paths[0]}: {_arrow_message(exc)}") from exc
-            try:
-                return list(reader.schema.names)
+                raise InputValidationError(f"{path}: {_arrow_message(exc)}") from exc
+            except UnicodeDecodeError as exc:
+                raise header_not_utf8(path, exc) from exc
             finally:
-                reader.close()
+                raw.close()
 
     def _grow_block(self, exc: Exception) -> bool:
         """After a row longer than the CSV block (pyarrow's "straddling object"),
@@ -219,8 +271,10 @@ class Scan:
     def _check_columns(self, names: Sequence[str]) -> None:
         for name in names:
             if name not in self.columns:
+                # several files: the columns are those of the first
+                where = self.name if len(self.paths) == 1 else self.paths[0]
                 raise InputValidationError(
-                    f"{self.name}: no column {name!r}. Got columns "
+                    f"{where}: no column {name!r}. Got columns "
                     f"{format_values(self.columns, limit=10)}."
                 )
 
@@ -276,6 +330,8 @@ class Scan:
         """
         columns = list(dict.fromkeys(columns))
         self._check_columns(columns)
+        if self._dataset is not None:
+            self._check_flat(columns)
         rows = self.rows_per_batch(columns)
         with self._progress(description) as advance:
             if self.file_format == "parquet":
@@ -308,10 +364,26 @@ class Scan:
         # ahead up to 150 MiB of decoded batches while a slower metric consumed them
         # (30M rows, batches of 200k), which broke max_memory; this reader keeps one
         # row group decoded (23 MiB there) and is as fast
+        self._check_files(columns)
+        schema = self._dataset.schema
         for fragment in self._fragments():
+            keys = _partition_keys(fragment)
+            own = [c for c in columns if c not in keys]
             try:
                 reader = pq.ParquetFile(fragment.path, pre_buffer=False)
-                yield from reader.iter_batches(batch_size=rows, columns=columns, use_threads=True)
+                for batch in reader.iter_batches(batch_size=rows, columns=own, use_threads=True):
+                    if keys:  # the directories' values, one per row
+                        n = batch.num_rows
+                        batch = pa.RecordBatch.from_arrays(
+                            [
+                                _repeated(keys[c], schema.field(c).type, n)
+                                if c in keys
+                                else batch.column(own.index(c))
+                                for c in columns
+                            ],
+                            names=columns,
+                        )
+                    yield batch
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputValidationError(f"{fragment.path}: {_arrow_message(exc)}") from exc
 
@@ -350,9 +422,7 @@ class Scan:
 
         read, parse, convert = self._csv_options(columns, types)
         raw = _CountingFile(path)
-        stream: Any = raw
-        if path.lower().endswith(".gz"):
-            stream = pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), "gzip")
+        stream = _decompressed(raw, path)
         try:
             try:
                 reader = pcsv.open_csv(
@@ -371,10 +441,14 @@ class Scan:
                 advance(raw.count - done)
                 done = raw.count
                 yield batch.select(columns)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, EOFError) as exc:
             if self._grow_block(exc):
                 raise _LongRow from exc
             raise InputValidationError(f"{path}: {_arrow_message(exc)}") from exc
+        except UnicodeDecodeError as exc:
+            from ._open import header_not_utf8
+
+            raise header_not_utf8(path, exc) from exc
         finally:
             raw.close()
 
@@ -460,11 +534,13 @@ def scan(
     ----------
     source : path, or list of paths
         A Parquet file, a directory of Parquet files, a list of Parquet files
-        (read in the order given), or one CSV/TSV file (gzip detected from the
-        ``.gz`` suffix).
+        (read in the order given), or one CSV/TSV file (compressed with gzip,
+        bzip2, xz or Zstandard, told by its first bytes). A directory with
+        ``key=value`` subdirectories (hive partitions, as ``pyarrow.dataset`` and
+        Spark write them) is read with each key as a column.
     file_format : {"parquet", "csv", "tsv"}, default=None
         The format, by default from the suffix (``.parquet``, ``.pq``,
-        ``.csv``, ``.tsv``).
+        ``.csv``, ``.tsv``, before a compression suffix).
     batch_rows : int, default=4_000_000
         Rows per batch (Parquet batches also end at row-group boundaries).
     max_memory : int, default=512 MiB
@@ -488,7 +564,9 @@ def scan(
     ------
     InputValidationError
         A missing or unreadable file (the message names the file and, for CSV
-        parse errors, the row when pyarrow reports it).
+        parse errors, the row when pyarrow reports it); a file of several that
+        lacks a column read or holds it with another kind of type (the message
+        names the file and the column).
 
     See Also
     --------
@@ -532,29 +610,77 @@ def scan(
 
 
 # ------------------------------------------------------------------ helpers
-def _expand(source: Any) -> list[str]:
+def _is_data_file(name: str) -> bool:
+    return name.lower().endswith((".parquet", ".pq")) and not name.startswith((".", "_"))
+
+
+def _expand(source: Any) -> tuple[list[str], str | None]:
+    """The files of ``source``, and the directory whose ``key=value`` subdirectories
+    (hive partitions, as ``pyarrow.dataset`` and Spark write them) name columns, or
+    None when there are none."""
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if os.path.isdir(path):
-            files = sorted(
-                os.path.join(path, f)
-                for f in os.listdir(path)
-                if f.lower().endswith((".parquet", ".pq")) and not f.startswith((".", "_"))
-            )
+            hive = any("=" in f and os.path.isdir(os.path.join(path, f)) for f in os.listdir(path))
+            files = []
+            for root, dirs, names in os.walk(path):
+                dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]  # as pyarrow
+                files += [os.path.join(root, f) for f in names if _is_data_file(f)]
+            files.sort()
+            nested = [f for f in files if os.path.dirname(f) != path]
+            if nested and not hive:  # their rows would be left out, silently
+                raise InputValidationError(
+                    f"{path}: holds Parquet files in subdirectories that are not key=value "
+                    f"partitions, e.g. {nested[0]}; scan one directory of files, or pass the "
+                    f"list of files."
+                )
             if not files:
                 raise InputValidationError(f"{path}: the directory has no Parquet files.")
-            return files
+            return files, (path if hive else None)
         _check_exists(path)
-        return [path]
+        return [path], None
     if isinstance(source, Sequence) and source:
         paths = [os.fspath(p) for p in source]
         for p in paths:
             _check_exists(p)
-        return paths
+        return paths, None
     raise InvalidParameterError(
         f"The 'source' parameter of scan must be a path or a non-empty list of paths. "
         f"Got {source!r} instead."
     )
+
+
+def _type_kind(kind: Any) -> str:
+    """An Arrow type's kind: integer, floating, string, or the type itself."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    for name, test in (
+        ("integer", pa.types.is_integer),
+        ("floating", pa.types.is_floating),
+        ("string", lambda t: pa.types.is_string(t) or pa.types.is_large_string(t)),
+    ):
+        if test(kind):
+            return name
+    return str(kind)
+
+
+def _partition_keys(fragment: Any) -> dict[str, Any]:
+    """The ``key=value`` pairs of a file's directories (empty outside partitions)."""
+    import pyarrow.dataset as ds
+
+    keys: dict[str, Any] = ds.get_partition_keys(fragment.partition_expression)
+    return keys
+
+
+def _repeated(value: Any, kind: Any, n: int) -> Any:
+    """An Arrow array of ``n`` times ``value`` (of Arrow type ``kind``)."""
+    import numpy as np
+    import pyarrow as pa
+
+    indices = pa.array(np.zeros(n, dtype=np.int32))
+    return pa.DictionaryArray.from_arrays(indices, pa.array([value], type=kind)).cast(kind)
 
 
 def _check_exists(path: str) -> None:
@@ -576,6 +702,23 @@ def _as_array(column: Any) -> Any:
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
         return column
     return column.to_numpy(zero_copy_only=False)
+
+
+def _decompressed(raw: Any, path: str) -> Any:
+    """The stream of a CSV file's text: ``raw`` (a binary file object), decompressed
+    when its first bytes say it is compressed (gzip, bzip2, xz, Zstandard)."""
+    import pyarrow as pa
+
+    from ._open import compression_of
+
+    codec = compression_of(path)
+    if codec is None:
+        return raw
+    if codec == "xz":  # not one of Arrow's codecs
+        import lzma
+
+        return pa.PythonFile(lzma.LZMAFile(raw), mode="r")
+    return pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), codec)
 
 
 class _CountingFile(_io.RawIOBase):

@@ -352,7 +352,7 @@ class Seen:
         repeated = [x for x in values if x in batch or batch.add(x)]  # type: ignore[func-returns-value]
         repeated += [x for x in values if x in self.ids]
         if self.ints.size:
-            repeated += self._held(np.sort(_int64_values(values))).tolist()
+            repeated += self._held(_int64s(values)).tolist()
         if not repeated:
             self.ids |= batch
         return repeated
@@ -389,7 +389,7 @@ class Seen:
         small, large = sorted((self, other), key=lambda x: len(x.ints))
         both |= set(large._held(small.ints).tolist())
         for a, b in ((self, other), (other, self)):  # ints held as Python values on one side
-            both |= set(b._held(np.sort(_int64_values(a.ids))).tolist())
+            both |= set(b._held(_int64s(a.ids)).tolist())
         if both:
             raise InputValidationError(
                 f"{len(both)} groups were given twice (in two updates, or in two merged "
@@ -399,10 +399,12 @@ class Seen:
             )
 
 
-def _int64_values(values: Iterable[Any]) -> np.ndarray:
-    """The Python ints among ``values`` that an int64 can hold (the only ones the
-    sorted int64 ids can match; uint64 ids from 2**63 up are held as Python values)."""
-    return np.array([x for x in values if type(x) is int and -(2**63) <= x < 2**63], dtype=np.int64)
+def _int64s(values: Any) -> np.ndarray:
+    """The Python ints among ``values`` that an int64 holds, sorted (ints beyond it,
+    such as uint64 ids from 2**63, are never among the int64 ids held)."""
+    low, high = -(2**63), 2**63 - 1
+    ints = [x for x in values if type(x) is int and low <= x <= high]
+    return np.sort(np.array(ints, dtype=np.int64))
 
 
 def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -643,7 +643,7 @@ def auc_prepare(
         labels = np.empty(0, dtype=np.int8)
     else:  # 0/1 or -1/1 labels, or pos_label: as the function
         labels = v.binarize_labels(yt, params["pos_label"], _AUC)
-    scores = v.check_finite(v.as_float(ys, "y_score", _AUC), "y_score", _AUC)
+    scores = v.order_scores(ys, "y_score", _AUC, rank=False)  # a batch: not ranked alone
     return labels, scores, v.check_sample_weight(sw, len(labels), _AUC)
 
 

@@ -32,6 +32,7 @@ def _check_proba(
         pos_label=pos_label,
         score_name="y_prob",
         strict01=strict01,
+        rank=False,
     )
     return labels, v.check_probabilities(proba, "y_prob", func), weights
 

@@ -19,7 +19,7 @@ def binary_curve_counts(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validated input -> (thresholds descending, cumulative tps, cumulative fps)."""
     labels, scores, weights = check_binary_scores(
-        y_true, y_score, sample_weight, func, pos_label=pos_label
+        y_true, y_score, sample_weight, func, pos_label=pos_label, rank=False
     )
     return threshold_counts(sort_classes(labels, scores, weights))
 

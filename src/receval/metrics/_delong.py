@@ -125,9 +125,7 @@ def _binary(
     n = v.check_same_length(func, y_true=yt, **arrays)
     v.check_not_empty(n, "y_true", func)
     labels = v.binarize_labels(yt, pos_label, func)
-    matrix = np.vstack(
-        [v.check_finite(v.as_float(a, name, func), name, func) for name, a in arrays.items()]
-    )
+    matrix = np.vstack([v.order_scores(a, name, func) for name, a in arrays.items()])
     return labels, matrix
 
 

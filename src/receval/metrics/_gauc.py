@@ -209,7 +209,7 @@ def group_auc_of(
     n = v.check_same_length(func, y_true=yt, y_score=ys, groups=codes, sample_weight=sw)
     v.check_not_empty(n, "y_true", func)
     labels = v.check_binary01(yt, func)
-    scores = v.check_finite(v.as_float(ys, "y_score", func), "y_score", func)
+    scores = v.order_scores(ys, "y_score", func)
     weights = v.check_sample_weight(sw, n, func, relative=True)
     auc, rows, weight, weighted_pos = grouped_auc_kernel(
         codes, len(uniques), labels, scores, weights

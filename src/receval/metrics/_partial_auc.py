@@ -151,7 +151,7 @@ def _prepare(
         labels = np.empty(0, dtype=np.int8)
     else:
         labels = v.binarize_labels(yt, params["pos_label"], _FUNC)
-    scores = v.check_finite(v.as_float(ys, "y_score", _FUNC), "y_score", _FUNC)
+    scores = v.order_scores(ys, "y_score", _FUNC, rank=False)  # a batch: not ranked alone
     return labels, scores, v.check_sample_weight(sw, len(labels), _FUNC, relative=True)
 
 

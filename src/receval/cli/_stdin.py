@@ -1,0 +1,95 @@
+"""Standard input as an input file of the commands: ``-`` for one ``FILE`` parameter.
+
+A command's input file parameters (metavar ``FILE``, other than ``--out``) get a
+callback (:func:`accept_stdin`, from the command class in ``_params.py``) that
+turns ``-`` into a temporary copy of standard input; messages and titles name
+that copy ``<stdin>`` (:func:`displayed`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import typer
+
+__all__ = ["STDIN_NAME", "accept_stdin", "displayed", "stdin_input"]
+
+#: How messages name standard input.
+STDIN_NAME = "<stdin>"
+#: The temporary copies of standard input made for this process's commands.
+_STDIN_COPIES: set[str] = set()
+
+
+def displayed(text: str) -> str:
+    """``text`` with the temporary copy of standard input (see :func:`stdin_input`)
+    named ``<stdin>``, for messages and titles."""
+    for copy in _STDIN_COPIES:
+        text = text.replace(copy, STDIN_NAME)
+    return text
+
+
+def accept_stdin(params: list[Any]) -> list[Any]:
+    """Let each input file parameter of a command (metavar ``FILE``, not ``--out``)
+    take ``-`` for standard input (see :func:`stdin_input`); returns ``params``."""
+    for param in params:
+        if getattr(param, "metavar", None) != "FILE" or "--out" in getattr(param, "opts", ()):
+            continue
+        if getattr(param, "_reads_stdin", False):
+            continue
+        given = param.callback
+
+        def callback(ctx: Any, p: Any, value: Any, given: Any = given) -> Any:
+            value = stdin_input(ctx, p, value)
+            return value if given is None else given(ctx, p, value)
+
+        param.callback = callback
+        param._reads_stdin = True
+    return params
+
+
+def stdin_input(ctx: Any, param: Any, value: Any) -> Any:
+    """``-`` as the value of an input file parameter: standard input, copied to a
+    temporary file (the readers map files and read some twice) removed when the
+    command ends. The copy's suffix tells its format where no format option does:
+    ``.parquet`` for Parquet bytes (``PAR1``); none for a qrels or run text (read
+    as TREC); ``.tsv`` for another text whose first line holds a tab, else
+    ``.csv``. One input at most comes from standard input; messages name it
+    ``<stdin>``."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(stdin_input(ctx, param, v) for v in value)
+    if value != "-":
+        return value
+    import shutil
+    import tempfile
+
+    root = ctx.find_root()
+    option = (param.opts or [param.human_readable_name])[0]
+    first = root.meta.get("receval.stdin")
+    if first is not None:
+        raise typer.BadParameter(
+            f"standard input ('-') is already read by {first}; only one input can come "
+            f"from standard input.",
+            ctx=ctx,
+            param=param,
+        )
+    root.meta["receval.stdin"] = option
+    directory = tempfile.mkdtemp(prefix="receval-stdin-")
+    root.call_on_close(lambda: shutil.rmtree(directory, ignore_errors=True))
+    path = os.path.join(directory, "stdin")
+    with open(path, "wb") as out:
+        shutil.copyfileobj(sys.stdin.buffer, out)
+    with open(path, "rb") as f:
+        head = f.readline(1 << 16)
+    if head.startswith(b"PAR1"):
+        suffix = ".parquet"
+    elif option in ("--qrels", "--run"):
+        suffix = ""
+    else:  # an impression or event log, a table of items
+        suffix = ".tsv" if b"\t" in head else ".csv"
+    if suffix:
+        os.rename(path, path + suffix)
+        path += suffix
+    _STDIN_COPIES.add(path)
+    return path

@@ -1,0 +1,80 @@
+"""Opening input files: existence, compression told by the first bytes, the
+messages of a file that cannot be read."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..exceptions import InputValidationError
+
+__all__ = ["check_file", "compression_of", "header_not_utf8", "open_input", "sentence"]
+
+#: The first bytes of compressed files, and their codec's name. bzip2's are
+#: followed by a block (pi in BCD) or the end of the stream (sqrt(pi)).
+_MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+_BZIP2_BLOCKS = (b"1AY&SY", b"\x17\x72\x45\x38\x50\x90")
+
+
+def compression_of(path: str) -> str | None:
+    """The compression of a file by its first bytes: ``"gzip"``, ``"bz2"``, ``"xz"``,
+    ``"zstd"``, or None (not compressed, or not a regular file: a pipe is not read
+    ahead of its reader)."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            head = f.read(10)
+    except OSError:
+        return None  # the reader reports it
+    for magic, codec in _MAGIC:
+        if head.startswith(magic):
+            return codec
+    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] in _BZIP2_BLOCKS:
+        return "bz2"
+    return None
+
+
+def open_input(path: str) -> Any:
+    """A pyarrow input stream of the decompressed bytes of a file (the compression
+    told by :func:`compression_of`)."""
+    import pyarrow as pa
+
+    codec = compression_of(path)
+    if codec is None:
+        return pa.OSFile(path)
+    if codec == "xz":  # not one of Arrow's codecs
+        import lzma
+
+        return pa.PythonFile(lzma.open(path, "rb"), mode="r")
+    return pa.CompressedInputStream(pa.OSFile(path), codec)
+
+
+def check_file(path: str) -> None:
+    """Raise naming ``path`` when it does not exist or is a directory."""
+    if not os.path.exists(path):
+        raise InputValidationError(f"{path}: no such file.")
+    if os.path.isdir(path):
+        raise InputValidationError(
+            f"{path}: is a directory, not a file; name one file (a directory of Parquet "
+            f"files can be read with receval.scan)."
+        )
+
+
+def header_not_utf8(path: str, exc: UnicodeDecodeError) -> InputValidationError:
+    """The error of a CSV header that is not UTF-8 (Arrow decodes column names with
+    Python's codec)."""
+    return InputValidationError(
+        f"{path}:1: the header is not valid UTF-8 (byte {exc.object[exc.start]:#04x} at "
+        f"byte {exc.start + 1} of a column name); save the file as UTF-8."
+    )
+
+
+def sentence(exc: BaseException) -> str:
+    """An exception's text as a sentence (one line, ending with a period)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if text.endswith(".") else text + "."

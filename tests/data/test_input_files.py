@@ -1,0 +1,367 @@
+"""Files as they come: byte-order marks, every line-end convention, compression told by
+the first bytes, hive-partitioned directories, directories whose files disagree,
+standard input on the command line."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import os
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+import receval as rv
+import receval._kernels as kernels
+from tests.cli._helpers import make_runner
+
+RUN = (
+    b"u1 Q0 a 1 0.9 r\nu1 Q0 b 2 0.5 r\nu1 Q0 d 3 0.4 r\n"
+    b"u2 Q0 c 1 0.9 r\nu2 Q0 a 2 0.3 r\nu3 Q0 e 1 0.7 r\n"
+)
+QRELS = b"u1 0 a 1\nu1 0 c 1\nu2 0 c 1\nu2 0 a 2\nu3 0 d 1\n"
+BOM = b"\xef\xbb\xbf"
+METRICS = ["ndcg@10", "map", "mrr"]
+
+
+def _means(qrels, run):
+    report = rv.evaluate(qrels, run, METRICS)
+    assert report.n_users_missing == 0 and report.n_run_only_users == 0
+    return [report.mean[m] for m in METRICS]
+
+
+def _zstd(data: bytes) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.CompressedOutputStream(sink, "zstd") as out:
+        out.write(data)
+    return sink.getvalue().to_pybytes()
+
+
+def _cr(data: bytes) -> bytes:
+    return data.replace(b"\n", b"\r")
+
+
+def _crlf(data: bytes) -> bytes:
+    return data.replace(b"\n", b"\r\n")
+
+
+FORMS = {
+    "bom": lambda d: BOM + d,
+    "crlf": _crlf,
+    "cr": _cr,
+    "bom cr": lambda d: BOM + _cr(d),
+    "gzip": gzip.compress,
+    "bz2": bz2.compress,
+    "xz": lzma.compress,
+    "zstd": _zstd,
+    "gzip bom cr": lambda d: gzip.compress(BOM + _cr(d)),
+    "xz bom crlf": lambda d: lzma.compress(BOM + _crlf(d)),
+}
+
+
+@pytest.fixture(params=["core", "arrow"])
+def reader(request, monkeypatch):
+    """The compiled TREC reader, or the Arrow one (the core's absence)."""
+    if request.param == "arrow":
+        monkeypatch.setattr(kernels, "compiled", lambda: None)
+    return request.param
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_a_trec_file_in_any_form_reads_as_the_plain_file(tmp_path, form, reader):
+    plain_q, plain_r = tmp_path / "q.txt", tmp_path / "r.txt"
+    plain_q.write_bytes(QRELS)
+    plain_r.write_bytes(RUN)
+    expected = _means(plain_q, plain_r)
+    q, r = tmp_path / "q2", tmp_path / "r2"  # no suffix: the bytes tell the compression
+    q.write_bytes(FORMS[form](QRELS))
+    r.write_bytes(FORMS[form](RUN))
+    qrels, run = rv.Qrels.from_file(q, file_format="trec"), rv.Run.from_file(r, file_format="trec")
+    assert qrels.to_dict() == rv.Qrels.from_file(plain_q).to_dict()
+    assert run.to_dict() == rv.Run.from_file(plain_r).to_dict()
+    assert _means(qrels, run) == expected
+
+
+def test_a_byte_order_mark_no_longer_hides_the_first_user(tmp_path, reader):
+    """The issue's case: the mark joined the first user's id ('\\ufeffu1')."""
+    run = tmp_path / "bom.run"
+    run.write_bytes(BOM + RUN)
+    assert sorted(rv.Run.from_file(run, file_format="trec").to_dict()) == ["u1", "u2", "u3"]
+
+
+def test_a_line_of_a_file_with_cr_line_ends_is_named(tmp_path, reader):
+    path = tmp_path / "r.txt"
+    path.write_bytes(b"u1 Q0 a 1 0.9 r\ru1 Q0 b 2 x r\r")
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.Run.from_file(path)
+    assert str(info.value) == f"{path}:2: the score 'x' is not a number."
+
+
+@pytest.mark.parametrize("form", ["bom", "crlf", "cr", "gzip", "bz2", "xz", "zstd"])
+def test_a_csv_file_in_any_form_reads_as_the_plain_file(tmp_path, form):
+    text = b"user,item,score\nu1,a,0.5\nu1,b,0.25\nu2,007,1.0\n"
+    plain = tmp_path / "r.csv"
+    plain.write_bytes(text)
+    path = tmp_path / f"r2.csv.{form.replace(' ', '')}"  # a suffix the reader ignores
+    path.write_bytes(FORMS[form](text))
+    expected = rv.Run.from_file(plain).to_dict()
+    assert rv.Run.from_file(path, file_format="csv").to_dict() == expected
+    assert expected == {"u1": {"a": 0.5, "b": 0.25}, "u2": {"007": 1.0}}
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zst"])
+def test_the_format_is_told_past_a_compression_suffix(suffix):
+    from receval.data.io import infer_format
+
+    assert infer_format(f"run.csv{suffix}") == "csv"
+    assert infer_format(f"RUN.TXT{suffix}") == "trec"
+
+
+@pytest.mark.parametrize("form", ["gzip", "bz2", "xz", "zstd"])
+def test_a_compressed_csv_is_scanned(tmp_path, form):
+    rows = [f"{i // 3},{i % 2},{(i * 37 % 100) / 100}" for i in range(60)]
+    text = ("user,click,score\n" + "\n".join(rows) + "\n").encode()
+    path = tmp_path / "log.csv"
+    path.write_bytes(FORMS[form](text))
+    clicks = [int(r.split(",")[1]) for r in rows]
+    scores = [float(r.split(",")[2]) for r in rows]
+    s = rv.scan(str(path))
+    assert rv.roc_auc_score(s["click"], s["score"]) == rv.roc_auc_score(clicks, scores)
+
+
+def test_a_truncated_bz2_file_is_an_error_naming_it(tmp_path, reader):
+    path = tmp_path / "r.txt"
+    path.write_bytes(bz2.compress(RUN)[:30])
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.Run.from_file(path)
+    assert str(info.value).startswith(f"{path}: cannot be read as text")
+
+
+# ---------------------------------------------------------------- scanned directories
+IMPRESSIONS = pa.table(
+    {
+        "user": [1, 1, 1, 2, 2, 2, 3, 3],
+        "item": ["a", "b", "c", "a", "b", "c", "a", "d"],
+        "click": [1, 0, 0, 0, 1, 1, 1, 0],
+        "score": [0.9, 0.3, 0.5, 0.6, 0.4, 0.8, 0.2, 0.7],
+    }
+)
+
+
+def test_hive_partitions_are_read_as_columns(tmp_path):
+    """``user=1/part.parquet``: the user ids are in the directories' names only."""
+    root = tmp_path / "hive"
+    ds.write_dataset(IMPRESSIONS, root, format="parquet", partitioning=["user"],
+                     partitioning_flavor="hive")  # fmt: skip
+    assert sorted(os.listdir(root)) == ["user=1", "user=2", "user=3"]
+    s = rv.scan(str(root))
+    assert set(s.columns) == {"user", "item", "click", "score"}
+    t = IMPRESSIONS
+    expected = rv.gauc_score(t["click"], t["score"], groups=t["user"])
+    assert rv.gauc_score(s["click"], s["score"], groups=s["user"]) == expected
+    assert rv.roc_auc_score(s["click"], s["score"]) == rv.roc_auc_score(t["click"], t["score"])
+    qrels = {1: {"a": 1}, 2: {"b": 1, "c": 1}, 3: {"d": 1}}
+    from_scan = rv.evaluate(qrels, s.as_run(), ["ndcg@10", "mrr"])
+    in_memory = rv.evaluate(qrels, rv.Run.from_frame(t), ["ndcg@10", "mrr"])
+    assert from_scan.mean["ndcg@10"] == in_memory.mean["ndcg@10"]
+    assert from_scan.mean["mrr"] == in_memory.mean["mrr"]
+
+
+def test_hive_partitions_written_by_pyarrow_parquet(tmp_path):
+    root = tmp_path / "hive"
+    pq.write_to_dataset(IMPRESSIONS, root, partition_cols=["user"])
+    s = rv.scan(str(root))
+    t = IMPRESSIONS
+    expected = rv.gauc_score(t["click"], t["score"], groups=t["user"])
+    assert rv.gauc_score(s["click"], s["score"], groups=s["user"]) == expected
+
+
+def test_files_in_subdirectories_that_are_not_partitions_are_not_left_out(tmp_path):
+    root = tmp_path / "parts"
+    (root / "2024").mkdir(parents=True)
+    pq.write_table(IMPRESSIONS.slice(0, 3), root / "a.parquet")
+    pq.write_table(IMPRESSIONS.slice(3), root / "2024" / "b.parquet")
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.scan(str(root))
+    assert str(info.value).startswith(
+        f"{root}: holds Parquet files in subdirectories that are not key=value partitions, "
+        f"e.g. {root / '2024' / 'b.parquet'};"
+    )
+
+
+def _two_files(tmp_path, second):
+    root = tmp_path / "parts"
+    root.mkdir()
+    pq.write_table(IMPRESSIONS.slice(0, 3), root / "a.parquet")
+    pq.write_table(second, root / "b.parquet")
+    return rv.scan(str(root)), str(root / "b.parquet"), str(root / "a.parquet")
+
+
+def test_a_file_of_a_scan_with_another_type_is_named(tmp_path):
+    part = IMPRESSIONS.slice(3).set_column(0, "user", pa.array(["2", "2", "2", "3", "3"]))
+    s, bad, first = _two_files(tmp_path, part)
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.gauc_score(s["click"], s["score"], groups=s["user"])
+    assert str(info.value) == (
+        f"{bad}: column 'user' is string, but int64 in {first}; write every file of a scan "
+        f"with the same column types (e.g. cast 'user' to int64)."
+    )
+
+
+def test_a_file_of_a_scan_without_a_column_is_named(tmp_path):
+    s, bad, first = _two_files(tmp_path, IMPRESSIONS.slice(3).drop_columns(["score"]))
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.roc_auc_score(s["click"], s["score"])
+    assert str(info.value).startswith(f"{bad}: no column 'score', which {first} has.")
+
+
+def test_numbers_of_another_width_in_a_file_of_a_scan_are_read(tmp_path):
+    part = IMPRESSIONS.slice(3).set_column(
+        3, "score", IMPRESSIONS["score"].slice(3).cast("float32")
+    )
+    s, _, _ = _two_files(tmp_path, part)
+    t = pa.concat_tables([IMPRESSIONS.slice(0, 3), part.cast(IMPRESSIONS.schema)])
+    assert rv.roc_auc_score(s["click"], s["score"]) == rv.roc_auc_score(t["click"], t["score"])
+
+
+def test_a_csv_header_that_is_not_utf8_is_named_when_scanned(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_bytes(b"us\xffer,click,score\n1,1,0.5\n")
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.scan(str(path))
+    assert str(info.value).startswith(f"{path}:1: the header is not valid UTF-8 (byte 0xff")
+
+
+def test_uint64_ids_near_2_64_in_parquet(tmp_path):
+    big = [2**64 - 1, 2**64 - 1, 2**64 - 2, 2**64 - 2, 5, 5]
+    table = pa.table(
+        {
+            "user": pa.array(big, pa.uint64()),
+            "item": pa.array([2**64 - 1, 2**64 - 2, 2**64 - 1, 2**64 - 3, 1, 2], pa.uint64()),
+            "click": [1, 0, 1, 0, 1, 0],
+            "score": [0.9, 0.3, 0.2, 0.4, 0.9, 0.3],
+        }
+    )
+    path = tmp_path / "u64.parquet"
+    pq.write_table(table, path)
+    s = rv.scan(str(path))
+    expected = rv.gauc_score(table["click"], table["score"], groups=np.array(big, np.uint64))
+    assert rv.gauc_score(s["click"], s["score"], groups=s["user"]) == expected
+    run = rv.Run.from_file(path)
+    assert run.to_dict()[2**64 - 1] == {2**64 - 1: 0.9, 2**64 - 2: 0.3}
+    report = rv.evaluate({2**64 - 1: {2**64 - 1: 1}}, str(path), ["ndcg@10"])
+    assert report.mean["ndcg@10"] == 1.0
+
+
+# ---------------------------------------------------------------- standard input
+def _cli(args, data: bytes, code: int = 0):
+    from receval.cli import app
+
+    result = make_runner().invoke(app, [str(a) for a in args], input=data)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    return result
+
+
+@pytest.mark.parametrize("which", ["--run", "--qrels"])
+def test_rank_reads_one_input_from_standard_input(tmp_path, which):
+    q, r = tmp_path / "q.txt", tmp_path / "r.txt"
+    q.write_bytes(QRELS)
+    r.write_bytes(RUN)
+    args = ["rank", "-m", "ndcg@10", "-f", "csv"]
+    expected = _cli([*args, "--qrels", q, "--run", r], b"").stdout.splitlines()[1].split(",")[1]
+    given = {"--qrels": q, "--run": r}
+    given[which] = "-"
+    data = QRELS if which == "--qrels" else RUN
+    result = _cli([*args, "--qrels", given["--qrels"], "--run", given["--run"]], data)
+    assert result.stdout.splitlines()[1].split(",")[1] == expected
+
+
+def test_standard_input_may_be_parquet(tmp_path):
+    q = tmp_path / "q.txt"
+    q.write_bytes(QRELS)
+    sink = pa.BufferOutputStream()
+    _write(tmp_path, "r.txt", RUN)
+    lines = [line.split() for line in RUN.decode().splitlines()]
+    table = pa.table({"user": [f[0] for f in lines], "item": [f[2] for f in lines],
+                      "score": [float(f[4]) for f in lines]})  # fmt: skip
+    pq.write_table(table, sink)
+    result = _cli(["rank", "-m", "mrr", "-f", "csv", "--qrels", q, "--run", "-"],
+                  sink.getvalue().to_pybytes())  # fmt: skip
+    plain = _cli(["rank", "-m", "mrr", "-f", "csv", "--qrels", q, "--run", tmp_path / "r.txt"], b"")
+    assert result.stdout.splitlines()[1].split(",")[1] == plain.stdout.splitlines()[1].split(",")[1]
+
+
+def _write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_a_bad_line_on_standard_input_is_named_stdin(tmp_path):
+    q = _write(tmp_path, "q.txt", QRELS)
+    result = _cli(["rank", "--qrels", q, "--run", "-", "-m", "mrr"], b"u1 Q0 a 1 x r\n", code=2)
+    assert result.stderr == "error: <stdin>:1: the score 'x' is not a number.\n"
+
+
+def test_two_inputs_cannot_both_read_standard_input():
+    result = _cli(["rank", "--qrels", "-", "--run", "-", "-m", "mrr"], QRELS, code=2)
+    assert "already read by --qrels" in " ".join(result.stderr.split())
+
+
+def test_ctr_reads_standard_input(tmp_path):
+    csv = b"user,click,score\n1,1,0.9\n1,0,0.3\n2,0,0.5\n2,1,0.6\n"
+    args = ["ctr", "-", "--label", "click", "--score", "score", "-m", "auc", "-f", "csv"]
+    for given in ([], ["--input-format", "csv"]):  # a text's format from its first line
+        result = _cli([*args, *given], csv)
+        assert result.stdout.splitlines()[1].startswith("score,1.0,")
+    tsv = _cli(args, csv.replace(b",", b"\t"))
+    assert tsv.stdout.splitlines()[1].startswith("score,1.0,")
+    assert tsv.stdout.splitlines()[0].startswith("score,auc")
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd")
+@pytest.mark.parametrize("form, name", [("bz2", "bzip2"), ("xz", "xz"), ("zstd", "Zstandard")])
+def test_a_pipe_of_another_compression_is_refused_by_name(form, name):
+    """A pipe cannot be read ahead of the compiled reader: it tells the compression
+    by the magic number and refuses it (never parsing the bytes as text)."""
+    import threading
+
+    read, write = os.pipe()
+
+    def feed() -> None:
+        with open(write, "wb") as fh:
+            fh.write(FORMS[form](RUN))
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        with pytest.raises(rv.InputValidationError) as info:
+            rv.Run.from_file(f"/dev/fd/{read}", file_format="trec")
+    finally:
+        writer.join()
+        os.close(read)
+    assert str(info.value) == (
+        f"/dev/fd/{read}: cannot be read as text: the text is compressed with {name}, which "
+        f"this reader does not decompress; decompress it first (e.g. "
+        f"{ {'bz2': 'bzip2', 'xz': 'xz', 'zstd': 'zstd'}[form] } -dc)."
+    )
+
+
+@pytest.mark.parametrize("form", ["gzip", "bz2", "xz", "zstd"])
+def test_a_truncated_compressed_csv_is_an_error_naming_it(tmp_path, form):
+    text = b"user,item,score\n" + b"".join(b"u%d,a,0.5\n" % i for i in range(5000))
+    path = tmp_path / "r.csv"
+    path.write_bytes(FORMS[form](text)[:200])
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.Run.from_file(path)
+    assert str(info.value).startswith(f"{path}: cannot be read: ")
+    with pytest.raises(rv.InputValidationError) as info:
+        s = rv.scan(str(path))
+        rv.roc_auc_score(s["user"], s["score"])
+    assert str(info.value).startswith(f"{path}: ")

@@ -360,10 +360,10 @@ def randomization_pvalues(
     >>> randomization_pvalues([0.0, 0.0, 0.0])
     1.0
     """
-    return _randomization(differences, weights, n_permutations, seed, "randomization_pvalues")
+    return randomization_test(differences, weights, n_permutations, seed, "randomization_pvalues")
 
 
-def _randomization(
+def randomization_test(
     differences: ArrayLike, weights: ArrayLike | None, n_permutations: int, seed: int, func: str
 ) -> float | np.ndarray:
     """:func:`randomization_pvalues`, its errors naming ``func``."""
@@ -636,7 +636,7 @@ def paired_pvalues(
     """
     v.check_option(test, "test", "paired_pvalues", list(TESTS))
     if test == "randomization":
-        return _randomization(differences, weights, n_permutations, seed, "paired_pvalues")
+        return randomization_test(differences, weights, n_permutations, seed, "paired_pvalues")
     if weights is not None:
         w = np.asarray(weights, dtype=np.float64)
         if w.size and not np.all(w == w.flat[0]):

@@ -502,12 +502,7 @@ def as_class_labels(x: Any, name: str, func: str) -> np.ndarray:
     kind = arr.dtype.kind
     if kind == "U" and isinstance(raw, (list, tuple)):
         # NumPy silently turns [1, "a"] into ['1', 'a']: look at the original values
-        if not all(isinstance(v, str) for v in raw):
-            raise InputValidationError(
-                f"{func}: {name} mixes numbers and strings, e.g. "
-                f"{format_values(_mixed_examples(raw))}; labels must be all numbers or all "
-                f"strings, e.g. {name} = [str(v) for v in {name}]."
-            )
+        _check_one_label_type(list(raw), name, func)
     elif kind == "S":
         arr = arr.astype(np.str_)
     elif kind == "O":
@@ -524,13 +519,9 @@ def as_class_labels(x: Any, name: str, func: str) -> np.ndarray:
             arr = arr.astype(np.str_)
         elif numbers:
             arr = np.asarray(values)
-        elif all(issubclass(t, (str, *_NUMBER_TYPES)) for t in types):
-            raise InputValidationError(
-                f"{func}: {name} mixes numbers and strings, e.g. "
-                f"{format_values(_mixed_examples(values))}; labels must be all numbers or all "
-                f"strings, e.g. {name} = [str(v) for v in {name}]."
-            )
         else:
+            if all(issubclass(t, (str, *_NUMBER_TYPES)) for t in types):
+                _check_one_label_type(values, name, func)  # numbers mixed with strings
             names = sorted({t.__name__ for t in types})
             raise InputValidationError(
                 f"{func}: {name} must contain numbers or strings. Got values of types "

@@ -27,10 +27,10 @@ from ._intervals import bootstrap_intervals, effect_sizes
 from ._paired import check_count
 from ._stats import (
     TESTS,
-    _randomization,
     adjust_pvalues,
     model_pairs,
     paired_pvalues,
+    randomization_test,
     smallest_pvalue,
     student_pvalues,
     wilcoxon_pvalues,
@@ -369,7 +369,7 @@ def _run_tests(
     with warnings.catch_warnings():  # one warning below names the comparisons instead
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         if test == "randomization":
-            p = _randomization(diff, wts, n_permutations, seed, func)
+            p = randomization_test(diff, wts, n_permutations, seed, func)
         else:
             for j, (m, _, _) in enumerate(cols):
                 w = wts[defined[:, j] & (wts[:, j] > 0), j]
@@ -389,13 +389,9 @@ def _run_tests(
             low = high = np.full(len(cols), np.nan)
         else:
             lows, highs = bootstrap_intervals(
-                diff,
-                wts,
-                method=interval,
-                confidence=confidence,
-                n_resamples=n_resamples,
-                seed=seed,
-            )
+                diff, wts, method=interval, confidence=confidence,
+                n_resamples=n_resamples, seed=seed,
+            )  # fmt: skip
             low, high = np.atleast_1d(lows), np.atleast_1d(highs)
         adjusted = np.empty(len(cols))
         for m in metrics:  # one family per metric

@@ -30,6 +30,7 @@ __all__ = [
     "as_qrels",
     "as_run",
     "build_report",
+    "check_matching",
     "describe_report",
     "evaluate_lists",
     "list_values",
@@ -114,6 +115,103 @@ def as_run(run: Any) -> Run:
         f"The 'run' parameter of evaluate must be a Run, a dict {{user: {{item: score}}}}, "
         f"a DataFrame or a file path. Got {type(run).__name__} instead."
     )
+
+
+# the share of qrels users found in the run, and of run items judged in the qrels, below
+# which evaluate warns (UnmatchedIdsWarning)
+DEFAULT_MIN_MATCH = 0.1
+
+
+def check_match_options(min_match: Any, allow_unmatched: Any, func: str) -> float:
+    """``min_match`` as a float in [0, 1] and ``allow_unmatched`` a bool, or an error."""
+    if isinstance(allow_unmatched, (bool, np.bool_)) is False:
+        raise InvalidParameterError(
+            f"The 'allow_unmatched' parameter of {func} must be a bool. Got "
+            f"{allow_unmatched!r} instead."
+        )
+    ok = isinstance(min_match, (int, float, np.integer, np.floating)) and not isinstance(
+        min_match, (bool, np.bool_)
+    )
+    if not ok or not 0.0 <= float(min_match) <= 1.0:
+        raise InvalidParameterError(
+            f"The 'min_match' parameter of {func} must be a float in [0, 1]. Got "
+            f"{min_match!r} instead."
+        )
+    return float(min_match)
+
+
+def _types(a: np.ndarray, b: np.ndarray) -> str:
+    """A note on the ids' types when they differ (int64 beside str, ...)."""
+
+    def name(x: np.ndarray) -> str:
+        if x.dtype.kind in "OUS":
+            kinds = sorted({type(v).__name__ for v in x[:100].tolist()})
+            return "/".join(kinds) or "str"
+        return str(x.dtype)
+
+    qa, ra = name(a), name(b)
+    return "" if qa == ra else f" (the qrels' are {qa}, the run's {ra})"
+
+
+def check_matching(
+    q_ids: tuple[np.ndarray, np.ndarray],
+    r_ids: tuple[np.ndarray, np.ndarray],
+    n_users_matched: int,
+    items: tuple[int, int] | None,
+    min_match: float,
+    allow_unmatched: bool,
+    func: str = "evaluate",
+    stacklevel: int = 3,
+) -> None:
+    """Refuse a run whose users or items match none of the qrels', warn when few do.
+
+    ``q_ids`` / ``r_ids``: the (user ids, item ids) of the qrels and of the run;
+    ``items``: (run items judged in the qrels, run items), None when no metric reads
+    the judgments of the run's items. A refusal becomes a warning with
+    ``allow_unmatched``; the warning's threshold is ``min_match``, its ``stacklevel``
+    that of the caller of ``evaluate``.
+    """
+    import warnings
+
+    from .exceptions import UnmatchedIdsWarning
+
+    fix = (
+        "check the ids for a prefix, a type or a column mix-up, or pass allow_unmatched=True "
+        "to score the run anyway"
+    )
+    notes: list[tuple[bool, str]] = []
+    n_users = len(q_ids[0])
+    if n_users:
+        share = n_users_matched / n_users
+        text = (
+            f"{func}: {n_users_matched} of the {n_users} qrels users are in the run "
+            f"({share:.1%}), e.g. qrels users {v.format_values(q_ids[0])}, run users "
+            f"{v.format_values(r_ids[0])}{_types(q_ids[0], r_ids[0])}"
+        )
+        if n_users_matched == 0:
+            notes.append((True, text + "; every metric would be 0"))
+        elif share < min_match:
+            notes.append((False, text + f", below min_match={min_match:g}"))
+    if items is not None and n_users_matched:
+        matched, n_items = items
+        share = matched / n_items if n_items else 1.0
+        text = (
+            f"{func}: {matched} of the run's {n_items} items are judged in the qrels "
+            f"({share:.1%}), e.g. run items {v.format_values(r_ids[1])}, qrels items "
+            f"{v.format_values(q_ids[1])}{_types(q_ids[1], r_ids[1])}"
+        )
+        if matched == 0 and n_items:
+            notes.append((True, text + "; every metric that reads the judgments would be 0"))
+        elif share < min_match:
+            notes.append((False, text + f", below min_match={min_match:g}"))
+    for refused, text in notes:
+        if refused and not allow_unmatched:
+            raise InputValidationError(text + "; " + fix + ".")
+        warnings.warn(
+            text + "; check the ids for a prefix, a type or a column mix-up.",
+            UnmatchedIdsWarning,
+            stacklevel=stacklevel,
+        )
 
 
 def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
@@ -351,9 +449,11 @@ def ranked_values(
     ranked: list[str],
     user_map: np.ndarray,
     propensities: Any = None,
+    item_map: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per qrels user and ranked metric: the value and its denominator (the user's
-    relevant items); ``user_map`` gives each qrels user's position in the run (-1: absent).
+    relevant items); ``user_map`` gives each qrels user's position in the run (-1: absent),
+    ``item_map`` each qrels item's (computed here when not given).
 
     The kernel computes every metric but expected exposure, which
     ``metrics._exposure.exposure_columns`` adds from :func:`receval.expected_exposure`,
@@ -363,12 +463,12 @@ def ranked_values(
     exposure = [t for t in ranked if specs[t].info.kind in codes.EXPOSURE_KINDS]
     weighted = [t for t in ranked if convs[t].estimator != "naive" and t not in exposure]
     if not exposure and not weighted:
-        return _kernel_values(q, r, specs, convs, ranked, user_map)
+        return _kernel_values(q, r, specs, convs, ranked, user_map, item_map)
     values = np.empty((q.n_users, len(ranked)), dtype=np.float64)
     aux = np.empty((q.n_users, len(ranked)), dtype=np.float64)
     kernel = [t for t in ranked if t not in exposure and t not in weighted]
     if kernel:
-        kv, ka = _kernel_values(q, r, specs, convs, kernel, user_map)
+        kv, ka = _kernel_values(q, r, specs, convs, kernel, user_map, item_map)
         for j, t in enumerate(kernel):
             values[:, ranked.index(t)], aux[:, ranked.index(t)] = kv[:, j], ka[:, j]
     from .metrics._exposure import exposure_columns
@@ -390,6 +490,7 @@ def _kernel_values(
     convs: dict[str, Conventions],
     ranked: list[str],
     user_map: np.ndarray,
+    item_map: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`ranked_values` of the metrics the kernel computes."""
     from ._kernels import compiled, num_threads
@@ -401,7 +502,8 @@ def _kernel_values(
             f"overflows float64 for grades >= {_MAX_EXPONENTIAL_GRADE}. Got a grade of "
             f"{float(q.grades.max()):g}; use gain='linear' or map the grades to a smaller range."
         )
-    item_map = lookup(q.item_ids, r.item_ids)
+    if item_map is None:
+        item_map = lookup(q.item_ids, r.item_ids)
     need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
     need_ascending = (
         any(c.ties in ("id_ascending", "id_descending") for c in convs.values()) and r.has_ties
@@ -450,9 +552,11 @@ def build_report(
     missing: np.ndarray,
     n_run_only: int,
     run_name: str | None,
+    items: tuple[int, int] = (0, 0),
 ) -> EvaluationReport:
     """Means, per-user values and counts from the per-user arrays (``missing``: the
-    qrels users absent from the run, a mask)."""
+    qrels users absent from the run, a mask; ``items``: the run's items judged in the
+    qrels, and all its items)."""
     states: dict[str, MeanState] = {}
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}
@@ -491,6 +595,8 @@ def build_report(
         n_users_skipped=skipped,
         n_run_only_users=n_run_only,
         run_name=run_name,
+        n_run_items=items[1],
+        n_run_items_unmatched=items[1] - items[0],
         _aux=aux_out,
         _states={t: states[t] for t in metrics},
         _raw=raw,

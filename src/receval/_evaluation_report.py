@@ -45,6 +45,21 @@ class EvaluationReport:
         Run users absent from the qrels: ignored.
     run_name : str or None
         The run's name, if it has one.
+    n_run_items : int
+        Distinct items of the run (0 when no ranked metric reads the qrels).
+    n_run_items_unmatched : int
+        Run items that no user's qrels judge: their ids match none of the qrels'.
+        With ``n_users_missing``, what :func:`evaluate` checks against ``min_match``
+        (a run matching no qrels user or item is refused unless
+        ``allow_unmatched=True``).
+    n_users_tie_dependent : dict of str to int
+        Per metric, the users whose value under the metric's ``ties`` order
+        differs from its expected value over every order of their tied scores
+        (``ties="average"``); 0 for a metric computed with ``ties="average"``.
+    mean_ties_average : dict of str to float
+        Per metric with tie-dependent users, its mean with those users' values
+        taken as ``ties="average"`` gives them: how far the order of tied
+        scores moves the mean.
     sampling : SamplingSummary or None
         With ``candidates=``: the rows the restriction dropped, the candidates
         the run lacks, and the correction applied.
@@ -61,6 +76,10 @@ class EvaluationReport:
     n_users_skipped: dict[str, int]
     n_run_only_users: int
     run_name: str | None = None
+    n_run_items: int = 0
+    n_run_items_unmatched: int = 0
+    n_users_tie_dependent: dict[str, int] = field(default_factory=dict)
+    mean_ties_average: dict[str, float] = field(default_factory=dict)
     sampling: Any = None
     _aux: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _states: dict[str, MeanState] = field(default_factory=dict, repr=False)

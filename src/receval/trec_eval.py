@@ -389,7 +389,7 @@ def trec_eval(argv: Sequence[str]) -> str:
         report = score(
             q, r, metrics, profile="trec_eval", ties="id_descending", rel_threshold=o.level,
             missing_users="complete" if o.complete else "skip", depth=o.max_retrieved,
-            judged_only=o.judged_only,
+            judged_only=o.judged_only, allow_unmatched=True,
         )  # fmt: skip
     # with -c every qrels query is evaluated, without it every one is in the run:
     # trec_eval goes through the qrels queries in byte order

@@ -39,6 +39,8 @@ __all__ = [
     "prepare_metrics",
     "ranked_values",
     "store_list_metric",
+    "tie_averages",
+    "tied_users",
     "warn_unreproducible_ties",
 ]
 
@@ -539,6 +541,60 @@ def _kernel_values(
     )  # fmt: skip
 
 
+def tied_users(r: Run, user_map: np.ndarray, single: bool) -> np.ndarray:
+    """The qrels users (positions) whose run list holds two equal scores (``single``:
+    equal in single precision, as ``ties="trec"`` compares them); empty, and no pass
+    over the rows, when the run has no tie."""
+    if not (r.has_single_precision_ties if single else r.has_ties):
+        return np.empty(0, dtype=np.int64)
+    scores = r.scores.astype(np.float32) if single else r.scores
+    pos = np.flatnonzero(scores[1:] == scores[:-1])  # rows pos and pos + 1 tie
+    first = np.searchsorted(r.offsets, pos, side="right") - 1
+    second = np.searchsorted(r.offsets, pos + 1, side="right") - 1
+    tied = np.zeros(r.n_users, dtype=bool)
+    tied[first[first == second]] = True  # both rows of one user
+    return np.flatnonzero((user_map >= 0) & tied[np.maximum(user_map, 0)])
+
+
+def _tie_checked(spec: MetricSpec, conv: Conventions) -> bool:
+    """Whether the report compares a ranked metric's value with its ``ties="average"``
+    value: the kernel's metrics under another tie order (not expected exposure, the
+    propensity-weighted ones, nor ndcg_rel with a negative gain, which has no
+    closed form over tie orders)."""
+    if conv.ties == "average" or conv.estimator != "naive":
+        return False
+    if spec.info.kind in codes.EXPOSURE_KINDS:
+        return False
+    gains: Any = dict(spec.args).get("gains", ())
+    return not (spec.info.kind == codes.NDCG_REL and any(g < 0 for _, g in gains))
+
+
+def tie_averages(
+    q: Qrels,
+    r: Run,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    user_map: np.ndarray,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The users whose lists hold tied scores (qrels positions) and, per ranked metric
+    computed with another tie order, their values with ``ties="average"`` (the
+    expected value over every order of the tied items), computed for them only."""
+    checked = [t for t in ranked if _tie_checked(specs[t], convs[t])]
+    if not checked:
+        return np.empty(0, dtype=np.int64), {}
+    single = any(convs[t].ties == "trec" for t in checked)
+    users = tied_users(r, user_map, single)
+    if not len(users):
+        return users, {t: np.empty(0) for t in checked}
+    from .evaluation import _subset_qrels
+
+    averaged = {t: replace(convs[t], ties="average") for t in checked}
+    sub = _subset_qrels(q, users)
+    values, _ = _kernel_values(sub, r, specs, averaged, checked, user_map[users])
+    return users, {t: values[:, j].copy() for j, t in enumerate(checked)}
+
+
 def build_report(
     q: Qrels,
     metrics: list[str],
@@ -553,10 +609,11 @@ def build_report(
     n_run_only: int,
     run_name: str | None,
     items: tuple[int, int] = (0, 0),
+    ties: tuple[np.ndarray, dict[str, np.ndarray]] | None = None,
 ) -> EvaluationReport:
     """Means, per-user values and counts from the per-user arrays (``missing``: the
     qrels users absent from the run, a mask; ``items``: the run's items judged in the
-    qrels, and all its items)."""
+    qrels, and all its items; ``ties``: :func:`tie_averages`)."""
     states: dict[str, MeanState] = {}
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}
@@ -583,6 +640,15 @@ def build_report(
         aux_out[text] = den
         empty[text] = n_empty
         skipped[text] = int(np.count_nonzero(np.isnan(per_user[text])))
+    averaged: dict[str, np.ndarray] = {}
+    tie_dependent: dict[str, int] = {}
+    mean_average: dict[str, float] = {}
+    for text, (n_dependent, col) in _tie_columns(raw, ties).items():
+        tie_dependent[text] = n_dependent
+        if col is not None:
+            averaged[text] = col
+            kind = specs[text].info.mean
+            mean_average[text] = user_mean(col, aux_out[text], kind, convs[text])[0].value
     return EvaluationReport(
         mean={t: states[t].value for t in metrics},
         users=q.user_ids,
@@ -597,11 +663,36 @@ def build_report(
         run_name=run_name,
         n_run_items=items[1],
         n_run_items_unmatched=items[1] - items[0],
+        n_users_tie_dependent={t: tie_dependent[t] for t in metrics if t in tie_dependent},
+        mean_ties_average={t: mean_average[t] for t in metrics if t in mean_average},
         _aux=aux_out,
+        _averaged=averaged,
         _states={t: states[t] for t in metrics},
         _raw=raw,
         _missing=np.asarray(missing, dtype=bool),
     )
+
+
+def _tie_columns(
+    raw: dict[str, np.ndarray], ties: tuple[np.ndarray, dict[str, np.ndarray]] | None
+) -> dict[str, tuple[int, np.ndarray | None]]:
+    """Per metric compared with its ``ties="average"`` values: how many users' values
+    differ, and (when some do) the metric's column with those values put in."""
+    out: dict[str, tuple[int, np.ndarray | None]] = {}
+    if ties is None:
+        return out
+    users, columns = ties
+    for text, avg in columns.items():
+        col = raw[text]
+        moved = ~np.isclose(col[users], avg, rtol=1e-12, atol=1e-12, equal_nan=True)
+        n_moved = int(np.count_nonzero(moved))
+        if not n_moved:
+            out[text] = (0, None)
+            continue
+        full = col.copy()
+        full[users] = avg
+        out[text] = (n_moved, full)
+    return out
 
 
 def mean_states(report: EvaluationReport) -> dict[str, MeanState]:

@@ -87,6 +87,9 @@ class EvaluationReport:
     _raw: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     # the users absent from the run (None: not known)
     _missing: np.ndarray | None = field(default=None, repr=False)
+    # ranked metrics' values before the mean's rules with ties="average", where some
+    # user's value differs from the tie order's (the others' as in _raw)
+    _averaged: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
     def per_user(self) -> Any:
@@ -161,6 +164,16 @@ class EvaluationReport:
         values = {t: col[kept] for t, col in self.values.items()}
         aux = {t: den[kept] for t, den in self._aux.items()}
         missing = None if self._missing is None else self._missing[kept]
+        averaged = {t: col[kept] for t, col in self._averaged.items()}
+        tie_dependent = {t: 0 for t in self.n_users_tie_dependent}
+        mean_average: dict[str, float] = {}
+        for t, col in averaged.items():
+            raw = self._raw[t][kept]
+            moved = ~np.isclose(raw, col, rtol=1e-12, atol=1e-12, equal_nan=True)
+            tie_dependent[t] = int(np.count_nonzero(moved))
+            if tie_dependent[t]:
+                kind = self._states[t].kind
+                mean_average[t] = user_mean(col, aux[t], kind, self.conventions[t])[0].value
         return replace(
             self,
             mean={t: state.value for t, state in states.items()},
@@ -174,6 +187,9 @@ class EvaluationReport:
             _states=states,
             _raw={t: col[kept] for t, col in self._raw.items()},
             _missing=missing,
+            n_users_tie_dependent=tie_dependent,
+            mean_ties_average=mean_average,
+            _averaged={t: col for t, col in averaged.items() if tie_dependent[t]},
         )
 
     def mean_states(self) -> dict[str, MeanState]:

@@ -388,11 +388,14 @@ def evaluate(
         *matching,
     )  # fmt: skip
     values = aux = np.empty((q.n_users, 0))
+    ties = None
     if ranked:
         values, aux = ranked_values(q, r, specs, convs, ranked, user_map, props, item_map)
         if c is not None and correction is not None and size is not None:
             correct_columns(q, r, user_map, c.counts_for(q.user_ids), ranked, specs, convs,
                             values, correction, size, g)  # fmt: skip
+        else:
+            ties = e.tie_averages(q, r, specs, convs, ranked, user_map)
     list_cols: dict[str, np.ndarray] = {}
     if listwise:
         of_run = list_values(
@@ -403,7 +406,7 @@ def evaluate(
     report = build_report(
         q, metrics, specs, convs, ranked, values, aux, list_cols,
         missing=missing, n_run_only=n_run_only, run_name=r.name,
-        items=(0, 0) if items is None else items,
+        items=(0, 0) if items is None else items, ties=ties,
     )  # fmt: skip
     return report if sampling is None else dataclasses.replace(report, sampling=sampling)
 
@@ -467,6 +470,8 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     judged = np.zeros(len(q.item_ids), dtype=bool)  # qrels items found in the run
     unjudged: list[np.ndarray] = []  # the run's items absent from the qrels, per batch
     run_ids: list[np.ndarray] = []  # a few user and item ids of the run, for messages
+    tie_users: list[np.ndarray] = []  # per batch, the users with tied scores
+    tie_values: dict[str, list[np.ndarray]] = {}  # and their ties="average" values
     for r in _run_batches(spec, func):
         if c is not None:
             restriction = restrict_run(r, c)
@@ -500,6 +505,11 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
                                 sampling.gamma or 0.0)  # fmt: skip
             values[users] = vals
             aux[users] = den
+            if n_cand is None or sampling.correction is None:
+                tied, averaged = e.tie_averages(sub, r, specs, convs, ranked, user_map[users])
+                tie_users.append(users[tied])
+                for t, col in averaged.items():
+                    tie_values.setdefault(t, []).append(col)
         if listwise:
             of_run = e.list_values(r, listwise, specs, *lists)
             for text, col in of_run.items():
@@ -540,8 +550,14 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
         q, metrics, specs, convs, ranked, values, aux, list_cols,
         missing=~seen, n_run_only=n_run_only, run_name=name,
         items=(0, 0) if items is None else items,
+        ties=(_concat(tie_users), {t: _concat(c) for t, c in tie_values.items()})
+        if tie_values else None,
     )  # fmt: skip
     return report if sampling is None else dataclasses.replace(report, sampling=sampling)
+
+
+def _concat(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
 
 
 def _distinct(parts: list[np.ndarray], default: np.ndarray | None = None) -> np.ndarray:

@@ -318,14 +318,34 @@ UNSTABLE_TIES: dict[str, tuple[str, int, frozenset[str]]] = {
 }
 
 
-def warn_unreproducible_ties(profile: str, r: Run, specs: list[MetricSpec]) -> None:
-    """A ``TieOrderWarning`` naming how many users have ties the peer orders by no rule."""
+# how each tie rule orders tied scores, for messages
+TIE_ORDERS = {
+    "trec": "by item id descending (trec_eval's rule, scores compared in single precision)",
+    "average": "as the expected value over every order of the tied items",
+    "input": "in input order",
+    "id_ascending": "by item id ascending",
+    "id_descending": "by item id descending",
+}
+
+
+def describe_tie_orders(convs: Iterable[Conventions]) -> str:
+    """How receval orders tied scores under these metrics' ``ties`` conventions."""
+    rules = sorted({c.ties for c in convs})
+    return " or ".join(f"{TIE_ORDERS[t]} (ties={t!r})" for t in rules)
+
+
+def warn_unreproducible_ties(
+    profile: str, r: Run, specs: list[MetricSpec], convs: list[Conventions]
+) -> None:
+    """A ``TieOrderWarning`` naming how many users have ties the peer orders by no rule,
+    and the order receval uses (``convs``: the conventions of ``specs``)."""
     import warnings
 
     from .exceptions import TieOrderWarning
 
     why, min_len, exempt = UNSTABLE_TIES[profile]
-    if not specs or all(s.name in exempt for s in specs) or not r.has_ties:
+    concerned = [(s, c) for s, c in zip(specs, convs, strict=True) if s.name not in exempt]
+    if not concerned or not r.has_ties:
         return
     lengths = np.diff(r.offsets)
     pos = np.flatnonzero(r.scores[1:] == r.scores[:-1])  # rows pos and pos + 1 tie
@@ -336,8 +356,9 @@ def warn_unreproducible_ties(profile: str, r: Run, specs: list[MetricSpec]) -> N
     if users.size:
         warnings.warn(
             f"evaluate(profile={profile!r}): {users.size} users have tied scores, e.g. "
-            f"{v.format_values(r.user_ids[users])}, and {why}. receval orders them by input "
-            f"order, so its values for these users may differ from the peer's. Break the ties "
+            f"{v.format_values(r.user_ids[users])}, and {why}. receval scores them "
+            f"{describe_tie_orders(c for _, c in concerned)}, so its values for these users may "
+            f"differ from the peer's. Break the ties "
             f"(e.g. subtract a tiny rank-based offset) to compare numbers exactly.",
             TieOrderWarning,
             stacklevel=3,

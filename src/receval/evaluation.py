@@ -367,7 +367,8 @@ def evaluate(
     q = as_qrels(qrels)
     check_propensities(q, {t: convs[t] for t in specs if t not in listwise}, props)
     if profile in UNSTABLE_TIES:
-        warn_unreproducible_ties(profile, r, [specs[t] for t in specs if t not in listwise])
+        kernel = [t for t in specs if t not in listwise]
+        warn_unreproducible_ties(profile, r, [specs[t] for t in kernel], [convs[t] for t in kernel])
 
     user_map = lookup(q.user_ids, r.user_ids)
     missing = user_map < 0

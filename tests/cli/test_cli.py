@@ -227,6 +227,12 @@ def test_rank_json_equals_evaluate_for_each_run(runner, files) -> None:
             "n_run_only_users": report.n_run_only_users,
             "n_users_skipped": {m: report.n_users_skipped[m] for m in metrics},
             "n_users_empty": {m: report.n_users_empty[m] for m in metrics},
+            "n_run_items": report.n_run_items,
+            "n_run_items_unmatched": report.n_run_items_unmatched,
+            "n_users_tie_dependent": {m: report.n_users_tie_dependent[m] for m in metrics},
+            "mean_ties_average": {
+                m: report.mean_ties_average.get(m, report.mean[m]) for m in metrics
+            },
         }
 
 

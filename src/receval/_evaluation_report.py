@@ -92,6 +92,29 @@ class EvaluationReport:
     _averaged: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
+    def n_users_counted(self) -> dict[str, int]:
+        """Per metric, the users its mean counts: the qrels users (``users``) less
+        those its rules skipped. A metric of the run's lists alone (``arp@10``,
+        ``ils@10``, ...) counts the qrels users found in the run, not the
+        ``n_run_only_users`` others, where its function
+        (:func:`average_recommendation_popularity`, ...) and ``evaluate(None, run,
+        ...)`` count every user of the run.
+
+        Examples
+        --------
+        >>> import receval
+        >>> qrels = {"u1": {"a": 1}, "u2": {"b": 1}}
+        >>> run = {"u1": {"a": 0.9}, "u3": {"b": 0.9}}
+        >>> report = receval.evaluate(qrels, run, ["arp@1"], popularity={"a": 4, "b": 2})
+        >>> report.mean["arp@1"], report.n_users_counted["arp@1"], report.n_run_only_users
+        (4.0, 1, 1)
+        >>> arp = receval.average_recommendation_popularity(run, popularity={"a": 4, "b": 2}, k=1)
+        >>> arp, arp.n_users
+        (3.0, 2)
+        """
+        return {t: int(self.n_users - self.n_users_skipped[t]) for t in self.mean}
+
+    @property
     def per_user(self) -> Any:
         """Per-user values as a DataFrame (pandas, else polars), else a dict of arrays."""
         try:

@@ -664,6 +664,8 @@ def build_report(
     averaged: dict[str, np.ndarray] = {}
     tie_dependent: dict[str, int] = {}
     mean_average: dict[str, float] = {}
+    if ties is not None:  # a metric averaged over tie orders depends on none
+        tie_dependent.update({t: 0 for t in ranked if convs[t].ties == "average"})
     for text, (n_dependent, col) in _tie_columns(raw, ties).items():
         tie_dependent[text] = n_dependent
         if col is not None:

@@ -632,16 +632,6 @@ def evaluate_run(
                 f"{name}: {metric} leaves {skipped} of {report.n_users} users out of its mean "
                 f"({empty} without a relevant item; see --missing-users and --empty-users)."
             )
-    if report.n_run_only_users:
-        of_lists = [m for m in metrics if m not in report._raw]  # the run's lists alone
-        if of_lists:
-            say.note(
-                f"{name}: {', '.join(of_lists)} average over the "
-                f"{report.n_users - report.n_users_missing} qrels users found in the "
-                f"run; the {report.n_run_only_users} run users not in the qrels are not counted "
-                f"(the functions, e.g. receval.average_recommendation_popularity, count every "
-                f"run user)."
-            )
     tie_notes(report, name, metrics, say)
     return report
 

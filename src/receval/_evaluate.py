@@ -666,12 +666,12 @@ def build_report(
     mean_average: dict[str, float] = {}
     if ties is not None:  # a metric averaged over tie orders depends on none
         tie_dependent.update({t: 0 for t in ranked if convs[t].ties == "average"})
-    for text, (n_dependent, col) in _tie_columns(raw, ties).items():
+    for text, (n_dependent, average_col) in _tie_columns(raw, ties).items():
         tie_dependent[text] = n_dependent
-        if col is not None:
-            averaged[text] = col
+        if average_col is not None:
+            averaged[text] = average_col
             kind = specs[text].info.mean
-            mean_average[text] = user_mean(col, aux_out[text], kind, convs[text])[0].value
+            mean_average[text] = user_mean(average_col, aux_out[text], kind, convs[text])[0].value
     return EvaluationReport(
         mean={t: states[t].value for t in metrics},
         users=q.user_ids,

@@ -389,14 +389,14 @@ def evaluate(
         *matching,
     )  # fmt: skip
     values = aux = np.empty((q.n_users, 0))
-    ties = None
+    tie_averages = None
     if ranked:
         values, aux = ranked_values(q, r, specs, convs, ranked, user_map, props, item_map)
         if c is not None and correction is not None and size is not None:
             correct_columns(q, r, user_map, c.counts_for(q.user_ids), ranked, specs, convs,
                             values, correction, size, g)  # fmt: skip
         else:
-            ties = e.tie_averages(q, r, specs, convs, ranked, user_map)
+            tie_averages = e.tie_averages(q, r, specs, convs, ranked, user_map)
     list_cols: dict[str, np.ndarray] = {}
     if listwise:
         of_run = list_values(
@@ -407,7 +407,7 @@ def evaluate(
     report = build_report(
         q, metrics, specs, convs, ranked, values, aux, list_cols,
         missing=missing, n_run_only=n_run_only, run_name=r.name,
-        items=(0, 0) if items is None else items, ties=ties,
+        items=(0, 0) if items is None else items, ties=tie_averages,
     )  # fmt: skip
     return report if sampling is None else dataclasses.replace(report, sampling=sampling)
 
@@ -524,7 +524,7 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     e.check_matching(
         (q.user_ids, q.item_ids),
         (_distinct(run_ids[::2], last_run.user_ids), _distinct(run_ids[1::2], last_run.item_ids)),
-        int(seen.sum()), items, *matching, stacklevel=4,
+        int(seen.sum()), items, matching[0], matching[1], stacklevel=4,
     )  # fmt: skip
     missing = np.flatnonzero(~seen)
     if len(missing) and any(c.missing_users == "error" for c in convs.values()):

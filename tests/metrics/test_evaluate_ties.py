@@ -111,7 +111,8 @@ def test_tie_order_warning_names_the_order_used():
     assert "receval scores them as the expected value over every order of the tied items " \
            "(ties='average')" in text  # fmt: skip
     assert "input order" not in text
-    with pytest.warns(TieOrderWarning, match=r"receval scores them in input order \(ties='input'\)"):
+    in_input_order = r"receval scores them in input order \(ties='input'\)"
+    with pytest.warns(TieOrderWarning, match=in_input_order):
         evaluate(qrels, run, ["recall@1"], profile="recbole")
     with pytest.warns(TieOrderWarning, match=r"by item id descending \(trec_eval's rule"):
         evaluate(qrels, run, ["recall@1"], profile="recbole", ties="trec")

@@ -33,7 +33,8 @@ def test_item_coverage_is_not_recboles_and_warns_with_the_replacement(case):
         assert catalog_coverage(lists, catalog=case["num_items"]) == pytest.approx(
             expected, abs=1e-12
         )
-        with pytest.warns(FutureWarning, match=r"catalog_coverage\(run, catalog=\.\.\., k=\.\.\.\)"):
+        replacement = r"catalog_coverage\(run, catalog=\.\.\., k=\.\.\.\)"
+        with pytest.warns(FutureWarning, match=replacement):
             old = item_coverage(lists, popularity=popularity)
         # its catalogue is the popularity's items and the run's: RecBole's value only
         # when that is the whole catalogue

@@ -347,7 +347,10 @@ def test_bounds_and_monotonicity_in_k(data):
     names = ["precision", "recall", "f1", "hit_ratio", "success", "map", "ndcg", "mrr"]
     ks = [1, 2, 3, 5, 8]
     report = evaluate(
-        qrels, run, [f"{n}@{k}" for n in names for k in ks] + ["r_precision"], empty_users="zero",
+        qrels,
+        run,
+        [f"{n}@{k}" for n in names for k in ks] + ["r_precision"],
+        empty_users="zero",
         allow_unmatched=True,
     )
     for metric, value in report.mean.items():

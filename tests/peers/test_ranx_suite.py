@@ -52,7 +52,10 @@ def test_receval(case):
         warnings.simplefilter("error", TieOrderWarning)
         # ranx scores a run that retrieves no judged item (0); receval does when asked
         report = evaluate(
-            case["qrels"], case["run"], [case["metric"]], profile=case["profile"],
+            case["qrels"],
+            case["run"],
+            [case["metric"]],
+            profile=case["profile"],
             allow_unmatched=True,
         )
     _check(case, report.users, report.values[case["metric"]])

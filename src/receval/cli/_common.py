@@ -614,7 +614,12 @@ def evaluate_run(
         f"qrels users)…"
     ):
         report = evaluate(
-            qrels, run, metrics, profile=profile, **(conventions or {}), **(weighting or {}),
+            qrels,
+            run,
+            metrics,
+            profile=profile,
+            **(conventions or {}),
+            **(weighting or {}),
             **(matching or {}),
         )
     if report.n_users_missing:

@@ -289,8 +289,10 @@ def rank(
             user=user, item=item, grade=grade, score=score, rank=rank_column,
         )  # fmt: skip
         reports = [
-            (name, evaluate_run(q, r, name, metrics, say, profile, conventions,
-                                weighting, matching))  # fmt: skip
+            (
+                name,
+                evaluate_run(q, r, name, metrics, say, profile, conventions, weighting, matching),
+            )
             for q, name, r in inputs
         ]
     if by is not None:

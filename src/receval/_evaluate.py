@@ -347,12 +347,8 @@ def warn_unreproducible_ties(
     concerned = [(s, c) for s, c in zip(specs, convs, strict=True) if s.name not in exempt]
     if not concerned or not r.has_ties:
         return
-    lengths = np.diff(r.offsets)
-    pos = np.flatnonzero(r.scores[1:] == r.scores[:-1])  # rows pos and pos + 1 tie
-    first = np.searchsorted(r.offsets, pos, side="right") - 1
-    second = np.searchsorted(r.offsets, pos + 1, side="right") - 1
-    users = np.unique(first[first == second])  # both rows of one user
-    users = users[lengths[users] >= min_len]
+    users = r.tied_users(single=False)
+    users = users[np.diff(r.offsets)[users] >= min_len]
     if users.size:
         warnings.warn(
             f"evaluate(profile={profile!r}): {users.size} users have tied scores, e.g. "
@@ -564,16 +560,13 @@ def _kernel_values(
 
 def tied_users(r: Run, user_map: np.ndarray, single: bool) -> np.ndarray:
     """The qrels users (positions) whose run list holds two equal scores (``single``:
-    equal in single precision, as ``ties="trec"`` compares them); empty, and no pass
-    over the rows, when the run has no tie."""
-    if not (r.has_single_precision_ties if single else r.has_ties):
+    equal in single precision, as ``ties="trec"`` compares them), from the run's
+    pass over its rows that ``ties="trec"`` makes anyway."""
+    run_users = r.tied_users(single)
+    if not len(run_users):
         return np.empty(0, dtype=np.int64)
-    scores = r.scores.astype(np.float32) if single else r.scores
-    pos = np.flatnonzero(scores[1:] == scores[:-1])  # rows pos and pos + 1 tie
-    first = np.searchsorted(r.offsets, pos, side="right") - 1
-    second = np.searchsorted(r.offsets, pos + 1, side="right") - 1
     tied = np.zeros(r.n_users, dtype=bool)
-    tied[first[first == second]] = True  # both rows of one user
+    tied[run_users] = True
     return np.flatnonzero((user_map >= 0) & tied[np.maximum(user_map, 0)])
 
 

@@ -169,7 +169,10 @@ def check_matching(
 
     ``q_ids`` / ``r_ids``: the (user ids, item ids) of the qrels and of the run;
     ``items``: (run items judged in the qrels, run items), None when no metric reads
-    the judgments of the run's items. A refusal becomes a warning with
+    the judgments of the run's items. Few items match when both the share of the
+    run's items judged and the share of the qrels' items in the run are below
+    ``min_match`` (a popularity run holds few of the judged items, a run over a
+    large catalogue has many items no test user judged: neither is an id mix-up). A refusal becomes a warning with
     ``allow_unmatched``; the warning's threshold is ``min_match``, its ``stacklevel``
     that of the caller of ``evaluate``.
     """
@@ -196,12 +199,16 @@ def check_matching(
             notes.append((False, text + f", below min_match={min_match:g}"))
     if items is not None and n_users_matched:
         matched, n_items = items
+        n_judged = len(q_ids[1])
         share = matched / n_items if n_items else 1.0
+        share_judged = matched / n_judged if n_judged else 1.0
         text = (
             f"{func}: {matched} of the run's {n_items} items are judged in the qrels "
-            f"({share:.1%}), e.g. run items {v.format_values(r_ids[1])}, qrels items "
+            f"({share:.1%}; {share_judged:.1%} of the qrels' {n_judged} items), e.g. run "
+            f"items {v.format_values(r_ids[1])}, qrels items "
             f"{v.format_values(q_ids[1])}{_types(q_ids[1], r_ids[1])}"
         )
+        share = max(share, share_judged)
         if matched == 0 and n_items:
             notes.append((True, text + "; every metric that reads the judgments would be 0"))
         elif share < min_match:

@@ -40,7 +40,7 @@ def test_prefixed_items_are_refused():
         evaluate(qrels, bad, ["ndcg@10", "recall@5"])
     msg = str(info.value)
     assert msg.startswith("evaluate: 0 of the run's ")
-    assert "items are judged in the qrels (0.0%)" in msg
+    assert "items are judged in the qrels (0.0%; 0.0% of the qrels' " in msg
     assert "'i" in msg  # the run's ids are shown
     assert msg.endswith("or pass allow_unmatched=True to score the run anyway.")
 
@@ -82,6 +82,28 @@ def test_few_matches_warn_below_min_match():
         warnings.simplefilter("error", UnmatchedIdsWarning)
         report = evaluate(qrels, bad, ["ndcg@10"], min_match=0.0)
     assert report.n_users_missing == 18
+
+
+def test_few_items_warn_only_when_both_sides_mostly_mismatch():
+    qrels = {u: {f"j{u}": 1, f"k{u}": 1, "a": 1} for u in range(20)}  # 41 judged items
+    # a popularity run: 3 items, all judged (100% of its items, 7% of the judged ones)
+    popular = {u: {"a": 0.9, "j0": 0.8, "j1": 0.7} for u in range(20)}
+    # a run over a large catalogue: every judged item and 500 others (8% of its items)
+    broad = {u: {**{f"x{i}": i / 1000 for i in range(500)},
+                 **{f"j{v}": 0.9 for v in range(20)}, **{f"k{v}": 0.9 for v in range(20)},
+                 "a": 0.95} for u in range(20)}  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnmatchedIdsWarning)
+        evaluate(qrels, popular, ["ndcg@10"])
+        evaluate(qrels, broad, ["ndcg@10"])
+    # 1 of 50 run items judged, 1 of 41 judged items in the run: an id mix-up
+    mixed = {u: {"a": 0.9, **{f"i{i}": 0.1 for i in range(49)}} for u in range(20)}
+    with pytest.warns(
+        UnmatchedIdsWarning,
+        match=r"1 of the run's 50 items are judged in the "
+        r"qrels \(2.0%; 2.4% of the qrels' 41 items\)",
+    ):
+        evaluate(qrels, mixed, ["ndcg@10"])
 
 
 def test_unmatched_warning_is_a_receval_warning():

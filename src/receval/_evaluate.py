@@ -172,9 +172,9 @@ def check_matching(
     the judgments of the run's items. Few items match when both the share of the
     run's items judged and the share of the qrels' items in the run are below
     ``min_match`` (a popularity run holds few of the judged items, a run over a
-    large catalogue has many items no test user judged: neither is an id mix-up). A refusal becomes a warning with
-    ``allow_unmatched``; the warning's threshold is ``min_match``, its ``stacklevel``
-    that of the caller of ``evaluate``.
+    large catalogue has many items no test user judged: neither is an id mix-up).
+    A refusal becomes a warning with ``allow_unmatched``; the warning's
+    ``stacklevel`` is that of the caller of ``evaluate``.
     """
     import warnings
 

@@ -65,9 +65,9 @@ def test_rank_notes_tie_dependence_and_json_counts_it(runner, files):
     result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["run"], "-m",
                     "recall@1", "-m", "p@3", "-f", "json")  # fmt: skip
     assert (
-        "note: pop.run: recall@1 depends on the order of tied scores for 2 of 3 users "
-        "(ordered by item id descending (trec_eval's rule, scores compared in single "
-        "precision)); with --ties average (the expected value over every order) its mean is "
+        "note: pop.run: recall@1 depends on the order of tied scores for 2 of 3 users, whose "
+        "ties are ordered by item id descending (trec_eval's rule, scores compared in single "
+        "precision); with --ties average (the expected value over every order) its mean is "
         "0.666667." in result.stderr
     )
     assert "p@3 depends" not in result.stderr

@@ -652,8 +652,8 @@ def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None
             ties = report.conventions[metric].ties
             say.note(
                 f"{name}: {metric} depends on the order of tied scores for {n_tied} of "
-                f"{report.n_users} users (ordered {TIE_ORDERS[ties]}); with --ties average "
-                f"(the expected value over every order) its mean is "
+                f"{report.n_users} users, whose ties are ordered {TIE_ORDERS[ties]}; with "
+                f"--ties average (the expected value over every order) its mean is "
                 f"{report.mean_ties_average[metric]:.6g}."
             )
 

@@ -20,8 +20,6 @@ from . import _evaluate as e
 from . import _validation as v
 from ._corrections import check_correction, correct_columns
 from ._evaluate import (
-    DEFAULT_MIN_MATCH,
-    UNSTABLE_TIES,
     EvaluationReport,
     as_popularity_table,
     as_qrels,
@@ -32,6 +30,13 @@ from ._evaluate import (
     metric_conventions,
     prepare_metrics,
     ranked_values,
+)
+from ._evaluate_checks import (
+    DEFAULT_MIN_MATCH,
+    UNSTABLE_TIES,
+    check_match_options,
+    check_matching,
+    tie_averages,
     warn_unreproducible_ties,
 )
 from ._sampling import SamplingSummary, as_candidates, restrict_run
@@ -318,7 +323,7 @@ def evaluate(
         "estimator": "ips" if estimator is None and propensities is not None else estimator,
     }
     weighting = (propensities, propensity_gamma, propensity_clip)
-    matching = (e.check_match_options(min_match, allow_unmatched, "evaluate"), allow_unmatched)
+    matching = (check_match_options(min_match, allow_unmatched, "evaluate"), allow_unmatched)
     c = None if candidates is None else as_candidates(candidates, "evaluate")
     size, g = check_correction(
         correction, catalog_size, gamma, c is not None, None if c is None else c.catalog_size
@@ -384,19 +389,19 @@ def evaluate(
     item_map = lookup(q.item_ids, r.item_ids) if ranked else None
     n_judged = 0 if item_map is None else int(np.count_nonzero(item_map >= 0))
     items = None if item_map is None else (n_judged, len(r.item_ids))
-    e.check_matching(
+    check_matching(
         (q.user_ids, q.item_ids), (r.user_ids, r.item_ids), q.n_users - n_missing, items,
         *matching,
     )  # fmt: skip
     values = aux = np.empty((q.n_users, 0))
-    tie_averages = None
+    averaged_ties = None
     if ranked:
         values, aux = ranked_values(q, r, specs, convs, ranked, user_map, props, item_map)
         if c is not None and correction is not None and size is not None:
             correct_columns(q, r, user_map, c.counts_for(q.user_ids), ranked, specs, convs,
                             values, correction, size, g)  # fmt: skip
         else:
-            tie_averages = e.tie_averages(q, r, specs, convs, ranked, user_map)
+            averaged_ties = tie_averages(q, r, specs, convs, ranked, user_map)
     list_cols: dict[str, np.ndarray] = {}
     if listwise:
         of_run = list_values(
@@ -407,31 +412,12 @@ def evaluate(
     report = build_report(
         q, metrics, specs, convs, ranked, values, aux, list_cols,
         missing=missing, n_run_only=n_run_only, run_name=r.name,
-        items=(0, 0) if items is None else items, ties=tie_averages,
+        items=(0, 0) if items is None else items, ties=averaged_ties,
     )  # fmt: skip
     return report if sampling is None else dataclasses.replace(report, sampling=sampling)
 
 
 # ------------------------------------------------------------------ out of core
-def _subset_qrels(q: Any, users: np.ndarray) -> Any:
-    """The qrels of some users (positions in ``q``), with their items only."""
-
-    lengths = np.diff(q.offsets)[users]
-    offsets = np.zeros(len(users) + 1, dtype=q.offsets.dtype)
-    np.cumsum(lengths, out=offsets[1:])
-    rows = np.repeat(q.offsets[users] - offsets[:-1], lengths) + np.arange(int(offsets[-1]))
-    items = q.items[rows]
-    kept, codes = np.unique(items, return_inverse=True)  # monotone: item order kept
-    sub = Qrels.__new__(Qrels)
-    sub.offsets = offsets
-    sub.items = codes.astype(q.items.dtype, copy=False)
-    sub.grades = q.grades[rows]
-    sub.grades_desc = q.grades_desc[rows]
-    sub.user_ids = q.user_ids[users]
-    sub.item_ids = q.item_ids[kept]
-    return sub
-
-
 def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any) -> Any:
     """:func:`receval.evaluate` with a scanned run, read in batches of whole users."""
 
@@ -488,12 +474,12 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
             in_run = np.zeros(len(r.item_ids), dtype=bool)
             in_run[item_map[item_map >= 0]] = True
             unjudged.append(r.item_ids[~in_run])
-            run_ids.append(r.user_ids[:5])
-            run_ids.append(r.item_ids[:5])
+        run_ids.append(r.user_ids[:5])
+        run_ids.append(r.item_ids[:5])
         if not len(users):
             continue
         seen[users] = True
-        sub = _subset_qrels(q, users)
+        sub = e.subset_qrels(q, users)
         if ranked:
             vals, den = e.ranked_values(sub, r, specs, convs, ranked, user_map[users], props)
             if (
@@ -507,7 +493,7 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
             values[users] = vals
             aux[users] = den
             if n_cand is None or sampling.correction is None:
-                tied, averaged = e.tie_averages(sub, r, specs, convs, ranked, user_map[users])
+                tied, averaged = tie_averages(sub, r, specs, convs, ranked, user_map[users])
                 tie_users.append(users[tied])
                 for t, col in averaged.items():
                     tie_values.setdefault(t, []).append(col)
@@ -521,7 +507,7 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     if ranked:
         n_unjudged = len(_distinct(unjudged))
         items = (int(judged.sum()), int(judged.sum()) + n_unjudged)
-    e.check_matching(
+    check_matching(
         (q.user_ids, q.item_ids),
         (_distinct(run_ids[::2], last_run.user_ids), _distinct(run_ids[1::2], last_run.item_ids)),
         int(seen.sum()), items, matching[0], matching[1], stacklevel=4,
@@ -534,7 +520,7 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
             f"score them 0 or leave them out."
         )
     if len(missing) and ranked:
-        sub = _subset_qrels(q, missing)
+        sub = e.subset_qrels(q, missing)
         absent = np.full(len(missing), -1, dtype=np.int32)
         vals, den = e.ranked_values(sub, last_run, specs, convs, ranked, absent, props)
         if (

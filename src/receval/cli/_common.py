@@ -644,7 +644,7 @@ def evaluate_run(
 def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None:
     """A note per metric whose value depends on the order of tied scores for some users:
     how many, the order used, and the mean with ``ties=average``."""
-    from .._evaluate import TIE_ORDERS
+    from .._evaluate_checks import TIE_ORDERS
 
     for metric in metrics:
         n_tied = report.n_users_tie_dependent.get(metric, 0)

@@ -83,3 +83,12 @@ def test_trec_eval_keeps_its_output_and_notes_unmatched_items(runner, files):
     result = invoke(runner, "trec-eval", "-m", "map", files["qrels"], files["bad"])
     assert result.stdout == "map                   \tall\t0.0000\n"
     assert "warning: evaluate: 0 of the run's 5 items are judged in the qrels" in result.stderr
+
+
+def test_rank_refuses_a_run_whose_users_match_nothing(runner, files, tmp_path):
+    prefixed = tmp_path / "users.run"
+    prefixed.write_text("\n".join("x" + line for line in RUN.splitlines()) + "\n")
+    result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", str(prefixed), "-m",
+                    "ndcg@10", code=2)  # fmt: skip
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: evaluate: 0 of the 3 qrels users are in the run")

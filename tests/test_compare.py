@@ -150,8 +150,8 @@ def test_reports_instead_of_runs(ranking):
         compare(None, {"a": runs["model_a"], "b": reports["model_b"]}, METRICS)
     other = Qrels.from_dict({"zz": {"1": 1}})
     with pytest.raises(InputValidationError, match=r"different qrels users"):
-        compare(None, {"a": reports["model_a"], "b": evaluate(other, runs["model_b"], METRICS)},
-                METRICS)  # fmt: skip
+        unmatched = evaluate(other, runs["model_b"], METRICS, allow_unmatched=True)
+        compare(None, {"a": reports["model_a"], "b": unmatched}, METRICS)
 
 
 def test_list_of_named_runs(ranking):

@@ -320,7 +320,7 @@ def test_ties_and_grouping(seed):
     rng = np.random.default_rng(4000 + seed)
     offsets, _, _, keys, _ = _csr(rng)
     for single in (False, True):
-        _same_ranked(_both_ranked("any_tie_segments", keys, offsets, single))
+        _same_ranked(_both_ranked("tie_segments", keys, offsets, single))
     n_groups = int(rng.integers(1, 40))
     codes = rng.integers(0, n_groups, int(rng.integers(0, 200))).astype(np.int32)
     grouped = np.sort(codes)

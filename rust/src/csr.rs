@@ -314,12 +314,13 @@ pub fn judged_segments_into(
     dup.iter().copied().find(|&d| d >= 0).unwrap_or(-1)
 }
 
-/// Whether two neighbours of one segment have equal scores (compared in float32 if
-/// `single`).
-pub fn any_tie_segments(scores: &[f64], offsets: &[i64], single: bool) -> bool {
+/// The segments (ascending) in which two neighbours have equal scores (compared in
+/// float32 if `single`): one pass, whose answer both says whether a run has ties and
+/// which of its lists hold them.
+pub fn tie_segments(scores: &[f64], offsets: &[i64], single: bool) -> Vec<i64> {
     let n_seg = offsets.len().saturating_sub(1);
-    let tie_in = |g: usize| {
-        let s = &scores[offsets[g] as usize..offsets[g + 1] as usize];
+    let tie_in = |g: &usize| {
+        let s = &scores[offsets[*g] as usize..offsets[*g + 1] as usize];
         if single {
             s.windows(2).any(|w| w[1] as f32 == w[0] as f32)
         } else {
@@ -327,9 +328,16 @@ pub fn any_tie_segments(scores: &[f64], offsets: &[i64], single: bool) -> bool {
         }
     };
     if scores.len() >= PARALLEL_ROWS && n_seg > 1 {
-        threads::install(|| (0..n_seg).into_par_iter().any(tie_in))
+        // an indexed parallel iterator collects in order
+        threads::install(|| {
+            (0..n_seg)
+                .into_par_iter()
+                .filter(tie_in)
+                .map(|g| g as i64)
+                .collect()
+        })
     } else {
-        (0..n_seg).any(tie_in)
+        (0..n_seg).filter(tie_in).map(|g| g as i64).collect()
     }
 }
 
@@ -1845,9 +1853,22 @@ mod tests {
         assert_eq!(bad, vec![false, false]);
         assert_eq!(f64::from_bits(p[0]), 0.4);
         let close = [0.5, 0.5, 1.0, 1.0 + 1e-12];
-        assert!(any_tie_segments(&close, &[0, 2, 4], false));
-        assert!(!any_tie_segments(&close, &[0, 1, 3, 4], false));
-        assert!(!any_tie_segments(&close[2..], &[0, 2], false));
-        assert!(any_tie_segments(&close[2..], &[0, 2], true));
+        assert_eq!(tie_segments(&close, &[0, 2, 4], false), vec![0]);
+        assert_eq!(tie_segments(&close, &[0, 2, 4], true), vec![0, 1]);
+        assert!(tie_segments(&close, &[0, 1, 3, 4], false).is_empty());
+        assert!(tie_segments(&close[2..], &[0, 2], false).is_empty());
+        assert_eq!(tie_segments(&close[2..], &[0, 2], true), vec![0]);
+        // over the parallel threshold: every tied segment, in order
+        let n = PARALLEL_ROWS + 10;
+        let long: Vec<f64> = (0..n).map(|i| (i / 3 * 3) as f64).collect();
+        let offs: Vec<i64> = (0..=n as i64).step_by(2).chain([n as i64]).collect();
+        let want: Vec<i64> = (0..offs.len() as i64 - 1)
+            .filter(|&g| {
+                let (a, b) = (offs[g as usize] as usize, offs[g as usize + 1] as usize);
+                long[a..b].windows(2).any(|w| w[0] == w[1])
+            })
+            .collect();
+        assert!(!want.is_empty());
+        assert_eq!(tie_segments(&long, &offs, false), want);
     }
 }

@@ -457,20 +457,22 @@ fn judged_segments<'py>(
     Ok((items, gr, desc, first))
 }
 
-/// Whether two neighbours of one segment have equal scores (in float32 if `single`).
+/// The segments in which two neighbours have equal scores (in float32 if `single`).
 #[pyfunction]
-fn any_tie_segments(
-    py: Python<'_>,
+fn tie_segments<'py>(
+    py: Python<'py>,
     scores: PyReadonlyArray1<'_, f64>,
     offsets: PyReadonlyArray1<'_, i64>,
     single: bool,
-) -> PyResult<bool> {
+) -> PyResult<Ints<'py>> {
     let (s, o) = (slice(&scores, "scores")?, slice(&offsets, "offsets")?);
-    check_offsets("any_tie_segments", "offsets", o, None)?;
+    check_offsets("tie_segments", "offsets", o, None)?;
     check(csr_rows(o) <= s.len(), || {
-        "any_tie_segments: offsets cover more rows than scores".to_string()
+        "tie_segments: offsets cover more rows than scores".to_string()
     })?;
-    Ok(py.detach(|| csr::any_tie_segments(s, o, single)))
+    Ok(py
+        .detach(|| csr::tie_segments(s, o, single))
+        .into_pyarray(py))
 }
 
 /// True when equal codes are contiguous and ascending.
@@ -1012,7 +1014,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trec_order, m)?)?;
     m.add_function(wrap_pyfunction!(lookup, m)?)?;
     m.add_function(wrap_pyfunction!(judged_segments, m)?)?;
-    m.add_function(wrap_pyfunction!(any_tie_segments, m)?)?;
+    m.add_function(wrap_pyfunction!(tie_segments, m)?)?;
     m.add_function(wrap_pyfunction!(is_grouped, m)?)?;
     m.add_function(wrap_pyfunction!(offsets_of_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(group_rows, m)?)?;

@@ -147,6 +147,8 @@ _EXPORTS: dict[str, str] = {
     "MissingDependencyError": "receval.exceptions",
     "UndefinedMetricWarning": "receval.exceptions",
     "TieOrderWarning": "receval.exceptions",
+    "RecevalWarning": "receval.exceptions",
+    "UnmatchedIdsWarning": "receval.exceptions",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -239,8 +241,10 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         InvalidParameterError as InvalidParameterError,
         MissingDependencyError as MissingDependencyError,
         RecevalError as RecevalError,
+        RecevalWarning as RecevalWarning,
         TieOrderWarning as TieOrderWarning,
         UndefinedMetricWarning as UndefinedMetricWarning,
+        UnmatchedIdsWarning as UnmatchedIdsWarning,
     )
     from .metrics._auc import (
         average_precision_score as average_precision_score,

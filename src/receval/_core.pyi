@@ -25,7 +25,6 @@ __all__ = [
     "accumulate_csr",
     "activity_bitsets",
     "add_histogram",
-    "any_tie_segments",
     "binary_log_loss_exact",
     "bootstrap_means",
     "build_ranked",
@@ -96,6 +95,7 @@ __all__ = [
     "threads_setting_error",
     "threshold_counts_sorted",
     "threshold_counts_sorted_weighted",
+    "tie_segments",
     "trec_order",
     "unpack_block",
     "unpack_grouped",
@@ -143,9 +143,9 @@ def add_histogram(
     neg: NDArray[np.int64],
     pos: NDArray[np.int64],
 ) -> None: ...
-def any_tie_segments(
+def tie_segments(
     scores: NDArray[np.float64], offsets: NDArray[np.int64], single: bool
-) -> bool: ...
+) -> NDArray[np.int64]: ...
 def binary_log_loss_exact(
     labels: NDArray[np.int8],
     proba: NDArray[np.float64],

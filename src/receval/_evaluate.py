@@ -32,13 +32,14 @@ __all__ = [
     "build_report",
     "describe_report",
     "evaluate_lists",
+    "kernel_values",
     "list_values",
     "mean_states",
     "metric_conventions",
     "prepare_metrics",
     "ranked_values",
     "store_list_metric",
-    "warn_unreproducible_ties",
+    "subset_qrels",
 ]
 
 _GAINS = {
@@ -209,56 +210,6 @@ def metric_conventions(
     return specs[metric], convs[metric]
 
 
-# profiles whose peer orders tied scores by no fixed rule: (why, list length from which
-# the order is not input order, metrics that do not depend on the order of ties)
-UNSTABLE_TIES: dict[str, tuple[str, int, frozenset[str]]] = {
-    "ranx": (
-        "ranx sorts with numba's quicksort, which keeps the input order of tied scores only "
-        "in lists of at most 15 items",
-        16,
-        frozenset(),
-    ),
-    "recbole": (
-        "RecBole takes the top k with torch.topk, which orders tied scores by no rule",
-        2,
-        frozenset(),
-    ),
-    "torchmetrics": (
-        "torchmetrics groups rows with an unstable torch.sort and ranks them with "
-        "torch.topk / torch.argsort, which order tied scores by no rule (its NDCG averages "
-        "over ties, and is reproduced)",
-        2,
-        frozenset({"ndcg", "dcg", "idcg", "cg"}),
-    ),
-}
-
-
-def warn_unreproducible_ties(profile: str, r: Run, specs: list[MetricSpec]) -> None:
-    """A ``TieOrderWarning`` naming how many users have ties the peer orders by no rule."""
-    import warnings
-
-    from .exceptions import TieOrderWarning
-
-    why, min_len, exempt = UNSTABLE_TIES[profile]
-    if not specs or all(s.name in exempt for s in specs) or not r.has_ties:
-        return
-    lengths = np.diff(r.offsets)
-    pos = np.flatnonzero(r.scores[1:] == r.scores[:-1])  # rows pos and pos + 1 tie
-    first = np.searchsorted(r.offsets, pos, side="right") - 1
-    second = np.searchsorted(r.offsets, pos + 1, side="right") - 1
-    users = np.unique(first[first == second])  # both rows of one user
-    users = users[lengths[users] >= min_len]
-    if users.size:
-        warnings.warn(
-            f"evaluate(profile={profile!r}): {users.size} users have tied scores, e.g. "
-            f"{v.format_values(r.user_ids[users])}, and {why}. receval orders them by input "
-            f"order, so its values for these users may differ from the peer's. Break the ties "
-            f"(e.g. subtract a tiny rank-based offset) to compare numbers exactly.",
-            TieOrderWarning,
-            stacklevel=3,
-        )
-
-
 def prepare_metrics(
     metrics: str | Iterable[str],
     features: Any,
@@ -384,6 +335,25 @@ def _check_history(
         )
 
 
+def subset_qrels(q: Any, users: np.ndarray) -> Any:
+    """The qrels of some users (positions in ``q``), with their items only."""
+
+    lengths = np.diff(q.offsets)[users]
+    offsets = np.zeros(len(users) + 1, dtype=q.offsets.dtype)
+    np.cumsum(lengths, out=offsets[1:])
+    rows = np.repeat(q.offsets[users] - offsets[:-1], lengths) + np.arange(int(offsets[-1]))
+    items = q.items[rows]
+    kept, codes = np.unique(items, return_inverse=True)  # monotone: item order kept
+    sub = Qrels.__new__(Qrels)
+    sub.offsets = offsets
+    sub.items = codes.astype(q.items.dtype, copy=False)
+    sub.grades = q.grades[rows]
+    sub.grades_desc = q.grades_desc[rows]
+    sub.user_ids = q.user_ids[users]
+    sub.item_ids = q.item_ids[kept]
+    return sub
+
+
 def ranked_values(
     q: Qrels,
     r: Run,
@@ -392,9 +362,11 @@ def ranked_values(
     ranked: list[str],
     user_map: np.ndarray,
     propensities: Any = None,
+    item_map: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per qrels user and ranked metric: the value and its denominator (the user's
-    relevant items); ``user_map`` gives each qrels user's position in the run (-1: absent).
+    relevant items); ``user_map`` gives each qrels user's position in the run (-1: absent),
+    ``item_map`` each qrels item's (computed here when not given).
 
     The kernel computes every metric but expected exposure, which
     ``metrics._exposure.exposure_columns`` adds from :func:`receval.expected_exposure`,
@@ -456,12 +428,12 @@ def _metric_values(
     exposure = [t for t in ranked if specs[t].info.kind in codes.EXPOSURE_KINDS]
     weighted = [t for t in ranked if convs[t].estimator != "naive" and t not in exposure]
     if not exposure and not weighted:
-        return _kernel_values(q, r, specs, convs, ranked, user_map)
+        return kernel_values(q, r, specs, convs, ranked, user_map, item_map)
     values = np.empty((q.n_users, len(ranked)), dtype=np.float64)
     aux = np.empty((q.n_users, len(ranked)), dtype=np.float64)
     kernel = [t for t in ranked if t not in exposure and t not in weighted]
     if kernel:
-        kv, ka = _kernel_values(q, r, specs, convs, kernel, user_map)
+        kv, ka = kernel_values(q, r, specs, convs, kernel, user_map, item_map)
         for j, t in enumerate(kernel):
             values[:, ranked.index(t)], aux[:, ranked.index(t)] = kv[:, j], ka[:, j]
     from .metrics._exposure import exposure_columns
@@ -476,13 +448,14 @@ def _metric_values(
     return values, aux
 
 
-def _kernel_values(
+def kernel_values(
     q: Qrels,
     r: Run,
     specs: dict[str, MetricSpec],
     convs: dict[str, Conventions],
     ranked: list[str],
     user_map: np.ndarray,
+    item_map: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`ranked_values` of the metrics the kernel computes."""
     from ._kernels import compiled, num_threads
@@ -494,7 +467,8 @@ def _kernel_values(
             f"overflows float64 for grades >= {_MAX_EXPONENTIAL_GRADE}. Got a grade of "
             f"{float(q.grades.max()):g}; use gain='linear' or map the grades to a smaller range."
         )
-    item_map = lookup(q.item_ids, r.item_ids)
+    if item_map is None:
+        item_map = lookup(q.item_ids, r.item_ids)
     need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
     need_ascending = (
         any(c.ties in ("id_ascending", "id_descending") for c in convs.values()) and r.has_ties
@@ -543,9 +517,12 @@ def build_report(
     missing: np.ndarray,
     n_run_only: int,
     run_name: str | None,
+    items: tuple[int, int] = (0, 0),
+    ties: tuple[np.ndarray, dict[str, np.ndarray]] | None = None,
 ) -> EvaluationReport:
     """Means, per-user values and counts from the per-user arrays (``missing``: the
-    qrels users absent from the run, a mask)."""
+    qrels users absent from the run, a mask; ``items``: the run's items judged in the
+    qrels, and all its items; ``ties``: :func:`tie_averages`)."""
     states: dict[str, MeanState] = {}
     per_user: dict[str, np.ndarray] = {}
     empty: dict[str, int] = {}
@@ -572,6 +549,17 @@ def build_report(
         aux_out[text] = den
         empty[text] = n_empty
         skipped[text] = int(np.count_nonzero(np.isnan(per_user[text])))
+    averaged: dict[str, np.ndarray] = {}
+    tie_dependent: dict[str, int] = {}
+    mean_average: dict[str, float] = {}
+    if ties is not None:  # a metric averaged over tie orders depends on none
+        tie_dependent.update({t: 0 for t in ranked if convs[t].ties == "average"})
+    for text, (n_dependent, average_col) in _tie_columns(raw, ties).items():
+        tie_dependent[text] = n_dependent
+        if average_col is not None:
+            averaged[text] = average_col
+            kind = specs[text].info.mean
+            mean_average[text] = user_mean(average_col, aux_out[text], kind, convs[text])[0].value
     return EvaluationReport(
         mean={t: states[t].value for t in metrics},
         users=q.user_ids,
@@ -584,11 +572,38 @@ def build_report(
         n_users_skipped=skipped,
         n_run_only_users=n_run_only,
         run_name=run_name,
+        n_run_items=items[1],
+        n_run_items_unmatched=items[1] - items[0],
+        n_users_tie_dependent={t: tie_dependent[t] for t in metrics if t in tie_dependent},
+        mean_ties_average={t: mean_average[t] for t in metrics if t in mean_average},
         _aux=aux_out,
+        _averaged=averaged,
         _states={t: states[t] for t in metrics},
         _raw=raw,
         _missing=np.asarray(missing, dtype=bool),
     )
+
+
+def _tie_columns(
+    raw: dict[str, np.ndarray], ties: tuple[np.ndarray, dict[str, np.ndarray]] | None
+) -> dict[str, tuple[int, np.ndarray | None]]:
+    """Per metric compared with its ``ties="average"`` values: how many users' values
+    differ, and (when some do) the metric's column with those values put in."""
+    out: dict[str, tuple[int, np.ndarray | None]] = {}
+    if ties is None:
+        return out
+    users, columns = ties
+    for text, avg in columns.items():
+        col = raw[text]
+        moved = ~np.isclose(col[users], avg, rtol=1e-12, atol=1e-12, equal_nan=True)
+        n_moved = int(np.count_nonzero(moved))
+        if not n_moved:
+            out[text] = (0, None)
+            continue
+        full = col.copy()
+        full[users] = avg
+        out[text] = (n_moved, full)
+    return out
 
 
 def mean_states(report: EvaluationReport) -> dict[str, MeanState]:

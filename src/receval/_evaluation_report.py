@@ -45,6 +45,21 @@ class EvaluationReport:
         Run users absent from the qrels: ignored.
     run_name : str or None
         The run's name, if it has one.
+    n_run_items : int
+        Distinct items of the run (0 when no ranked metric reads the qrels).
+    n_run_items_unmatched : int
+        Run items that no user's qrels judge: their ids match none of the qrels'.
+        With ``n_users_missing``, what :func:`evaluate` checks against ``min_match``
+        (a run matching no qrels user or item is refused unless
+        ``allow_unmatched=True``).
+    n_users_tie_dependent : dict of str to int
+        Per metric, the users whose value under the metric's ``ties`` order
+        differs from its expected value over every order of their tied scores
+        (``ties="average"``); 0 for a metric computed with ``ties="average"``.
+    mean_ties_average : dict of str to float
+        Per metric with tie-dependent users, its mean with those users' values
+        taken as ``ties="average"`` gives them: how far the order of tied
+        scores moves the mean.
     sampling : SamplingSummary or None
         With ``candidates=``: the rows the restriction dropped, the candidates
         the run lacks, and the correction applied.
@@ -61,6 +76,10 @@ class EvaluationReport:
     n_users_skipped: dict[str, int]
     n_run_only_users: int
     run_name: str | None = None
+    n_run_items: int = 0
+    n_run_items_unmatched: int = 0
+    n_users_tie_dependent: dict[str, int] = field(default_factory=dict)
+    mean_ties_average: dict[str, float] = field(default_factory=dict)
     sampling: Any = None
     _aux: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _states: dict[str, MeanState] = field(default_factory=dict, repr=False)
@@ -68,6 +87,32 @@ class EvaluationReport:
     _raw: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     # the users absent from the run (None: not known)
     _missing: np.ndarray | None = field(default=None, repr=False)
+    # ranked metrics' values before the mean's rules with ties="average", where some
+    # user's value differs from the tie order's (the others' as in _raw)
+    _averaged: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def n_users_counted(self) -> dict[str, int]:
+        """Per metric, the users its mean counts: the qrels users (``users``) less
+        those its rules skipped. A metric of the run's lists alone (``arp@10``,
+        ``ils@10``, ...) counts the qrels users found in the run, not the
+        ``n_run_only_users`` others, where its function
+        (:func:`average_recommendation_popularity`, ...) and ``evaluate(None, run,
+        ...)`` count every user of the run.
+
+        Examples
+        --------
+        >>> import receval
+        >>> qrels = {"u1": {"a": 1}, "u2": {"b": 1}}
+        >>> run = {"u1": {"a": 0.9}, "u3": {"b": 0.9}}
+        >>> report = receval.evaluate(qrels, run, ["arp@1"], popularity={"a": 4, "b": 2})
+        >>> report.mean["arp@1"], report.n_users_counted["arp@1"], report.n_run_only_users
+        (4.0, 1, 1)
+        >>> arp = receval.average_recommendation_popularity(run, popularity={"a": 4, "b": 2}, k=1)
+        >>> arp, arp.n_users
+        (3.0, 2)
+        """
+        return {t: int(self.n_users - self.n_users_skipped[t]) for t in self.mean}
 
     @property
     def per_user(self) -> Any:
@@ -142,6 +187,16 @@ class EvaluationReport:
         values = {t: col[kept] for t, col in self.values.items()}
         aux = {t: den[kept] for t, den in self._aux.items()}
         missing = None if self._missing is None else self._missing[kept]
+        averaged = {t: col[kept] for t, col in self._averaged.items()}
+        tie_dependent = {t: 0 for t in self.n_users_tie_dependent}
+        mean_average: dict[str, float] = {}
+        for t, col in averaged.items():
+            raw = self._raw[t][kept]
+            moved = ~np.isclose(raw, col, rtol=1e-12, atol=1e-12, equal_nan=True)
+            tie_dependent[t] = int(np.count_nonzero(moved))
+            if tie_dependent[t]:
+                kind = self._states[t].kind
+                mean_average[t] = user_mean(col, aux[t], kind, self.conventions[t])[0].value
         return replace(
             self,
             mean={t: state.value for t, state in states.items()},
@@ -155,6 +210,9 @@ class EvaluationReport:
             _states=states,
             _raw={t: col[kept] for t, col in self._raw.items()},
             _missing=missing,
+            n_users_tie_dependent=tie_dependent,
+            mean_ties_average=mean_average,
+            _averaged={t: col for t, col in averaged.items() if tie_dependent[t]},
         )
 
     def mean_states(self) -> dict[str, MeanState]:

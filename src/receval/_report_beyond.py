@@ -34,6 +34,8 @@ def beyond_records(
     """
     import receval as rv
 
+    from .metrics._popularity import known_item_coverage
+
     pop = {"popularity": popularity, "train": train}
     out = []
     for name, run in runs.items():
@@ -49,7 +51,7 @@ def beyond_records(
                 record[f"pop_reo@{k}"] = rv.popularity_equal_opportunity(
                     qrels, run, train=train, k=k
                 )
-        record[f"item_coverage@{k}"] = rv.item_coverage(run, k=k, **pop)
+        record[f"item_coverage@{k}"] = known_item_coverage(run, popularity, train, k, "report")
         record[f"shannon_entropy@{k}"] = rv.shannon_entropy(run, k=k)
         record[f"distributional_coverage@{k}"] = rv.distributional_coverage(run, k=k)
         record[f"gini_index@{k}"] = rv.gini_index(run, k=k)

@@ -20,7 +20,6 @@ from . import _evaluate as e
 from . import _validation as v
 from ._corrections import check_correction, correct_columns
 from ._evaluate import (
-    UNSTABLE_TIES,
     EvaluationReport,
     as_popularity_table,
     as_qrels,
@@ -31,6 +30,13 @@ from ._evaluate import (
     metric_conventions,
     prepare_metrics,
     ranked_values,
+)
+from ._evaluate_checks import (
+    DEFAULT_MIN_MATCH,
+    UNSTABLE_TIES,
+    check_match_options,
+    check_matching,
+    tie_averages,
     warn_unreproducible_ties,
 )
 from ._sampling import SamplingSummary, as_candidates, restrict_run
@@ -88,6 +94,8 @@ def evaluate(
     correction: str | None = None,
     catalog_size: int | None = None,
     gamma: float | None = None,
+    min_match: float = DEFAULT_MIN_MATCH,
+    allow_unmatched: bool = False,
 ) -> EvaluationReport:
     """Evaluate a run against qrels with top-K ranking metrics.
 
@@ -255,19 +263,34 @@ def evaluate(
         N for ``correction`` (default: the candidates' ``catalog_size``).
     gamma : float, default=None
         The variance weight of ``correction="bv"`` (default 0.1).
+    min_match : float, default=0.1
+        The share of the qrels users found in the run, and of the run's items
+        judged in the qrels (when a metric reads judgments), below which an
+        ``UnmatchedIdsWarning`` says so: ids with a prefix or of another type
+        match nothing and make every metric 0. ``report.n_users_missing`` and
+        ``report.n_run_items_unmatched`` count them.
+    allow_unmatched : bool, default=False
+        Score a run that matches no qrels user, or (for the metrics that read
+        judgments) no qrels item, with a warning; by default such a run is an
+        ``InputValidationError``.
 
     Returns
     -------
     report : EvaluationReport
         ``report.mean[metric]`` for each metric string as written, per-user
-        values, and the counts of users skipped or zero-filled by each rule.
+        values, and the counts of users skipped or zero-filled by each rule,
+        of ids that match nothing, and of users whose value depends on the
+        order of tied scores (``n_users_tie_dependent``, with
+        ``mean_ties_average`` the mean those users would move it to).
 
     Raises
     ------
     InvalidParameterError
         Unknown metric or convention value.
     InputValidationError
-        Malformed qrels or run; ``missing_users="error"`` with a missing user.
+        Malformed qrels or run; ``missing_users="error"`` with a missing user;
+        a run whose users or items match none of the qrels' (unless
+        ``allow_unmatched=True``).
 
     See Also
     --------
@@ -317,6 +340,7 @@ def evaluate(
         "estimator": "ips" if estimator is None and propensities is not None else estimator,
     }
     weighting = (propensities, propensity_gamma, propensity_clip)
+    matching = (check_match_options(min_match, allow_unmatched, "evaluate"), allow_unmatched)
     c = None if candidates is None else as_candidates(candidates, "evaluate")
     size, g = check_correction(
         correction, catalog_size, gamma, c is not None, None if c is None else c.catalog_size
@@ -337,7 +361,7 @@ def evaluate(
             qrels, run, metrics, features=features, feature_items=feature_items,
             similarity=similarity, popularity=popularity, train=train,
             item_categories=item_categories, weighting=weighting, sampled=(c, sampling),
-            **conventions,
+            matching=matching, **conventions,
         )  # fmt: skip
         return result
     r = as_run(run)
@@ -365,7 +389,8 @@ def evaluate(
     q = as_qrels(qrels)
     check_propensities(q, {t: convs[t] for t in specs if t not in listwise}, props)
     if profile in UNSTABLE_TIES:
-        warn_unreproducible_ties(profile, r, [specs[t] for t in specs if t not in listwise])
+        kernel = [t for t in specs if t not in listwise]
+        warn_unreproducible_ties(profile, r, [specs[t] for t in kernel], [convs[t] for t in kernel])
 
     user_map = lookup(q.user_ids, r.user_ids)
     missing = user_map < 0
@@ -378,12 +403,22 @@ def evaluate(
         )
     n_run_only = int(r.n_users - (user_map >= 0).sum())
     ranked = [t for t in specs if t not in listwise]
+    item_map = lookup(q.item_ids, r.item_ids) if ranked else None
+    n_judged = 0 if item_map is None else int(np.count_nonzero(item_map >= 0))
+    items = None if item_map is None else (n_judged, len(r.item_ids))
+    check_matching(
+        (q.user_ids, q.item_ids), (r.user_ids, r.item_ids), q.n_users - n_missing, items,
+        *matching,
+    )  # fmt: skip
     values = aux = np.empty((q.n_users, 0))
+    averaged_ties = None
     if ranked:
-        values, aux = ranked_values(q, r, specs, convs, ranked, user_map, props)
+        values, aux = ranked_values(q, r, specs, convs, ranked, user_map, props, item_map)
         if c is not None and correction is not None and size is not None:
             correct_columns(q, r, user_map, c.counts_for(q.user_ids), ranked, specs, convs,
                             values, correction, size, g)  # fmt: skip
+        else:
+            averaged_ties = tie_averages(q, r, specs, convs, ranked, user_map)
     list_cols: dict[str, np.ndarray] = {}
     if listwise:
         of_run = list_values(
@@ -394,30 +429,12 @@ def evaluate(
     report = build_report(
         q, metrics, specs, convs, ranked, values, aux, list_cols,
         missing=missing, n_run_only=n_run_only, run_name=r.name,
+        items=(0, 0) if items is None else items, ties=averaged_ties,
     )  # fmt: skip
     return report if sampling is None else dataclasses.replace(report, sampling=sampling)
 
 
 # ------------------------------------------------------------------ out of core
-def _subset_qrels(q: Any, users: np.ndarray) -> Any:
-    """The qrels of some users (positions in ``q``), with their items only."""
-
-    lengths = np.diff(q.offsets)[users]
-    offsets = np.zeros(len(users) + 1, dtype=q.offsets.dtype)
-    np.cumsum(lengths, out=offsets[1:])
-    rows = np.repeat(q.offsets[users] - offsets[:-1], lengths) + np.arange(int(offsets[-1]))
-    items = q.items[rows]
-    kept, codes = np.unique(items, return_inverse=True)  # monotone: item order kept
-    sub = Qrels.__new__(Qrels)
-    sub.offsets = offsets
-    sub.items = codes.astype(q.items.dtype, copy=False)
-    sub.grades = q.grades[rows]
-    sub.grades_desc = q.grades_desc[rows]
-    sub.user_ids = q.user_ids[users]
-    sub.item_ids = q.item_ids[kept]
-    return sub
-
-
 def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any) -> Any:
     """:func:`receval.evaluate` with a scanned run, read in batches of whole users."""
 
@@ -430,6 +447,7 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     item_categories = options.pop("item_categories")
     propensities, gamma, clip = options.pop("weighting")
     c, sampling = options.pop("sampled")
+    matching = options.pop("matching")
     metrics, specs, convs, listwise = e.prepare_metrics(
         metrics, features, similarity, options, table, item_categories
     )
@@ -453,6 +471,11 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     name = spec.name or os.path.basename(os.path.normpath(spec.scan.name))
     last_run: Run | None = None
     n_cand = None if c is None else c.counts_for(q.user_ids)
+    judged = np.zeros(len(q.item_ids), dtype=bool)  # qrels items found in the run
+    unjudged: list[np.ndarray] = []  # the run's items absent from the qrels, per batch
+    run_ids: list[np.ndarray] = []  # a few user and item ids of the run, for messages
+    tie_users: list[np.ndarray] = []  # per batch, the users with tied scores
+    tie_values: dict[str, list[np.ndarray]] = {}  # and their ties="average" values
     for r in _run_batches(spec, func):
         if c is not None:
             restriction = restrict_run(r, c)
@@ -462,10 +485,18 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
         user_map = lookup(q.user_ids, r.user_ids)
         users = np.flatnonzero(user_map >= 0)
         n_run_only += r.n_users - len(users)
+        if ranked:  # the run's items, judged in the qrels or not
+            item_map = lookup(q.item_ids, r.item_ids)
+            judged |= item_map >= 0
+            in_run = np.zeros(len(r.item_ids), dtype=bool)
+            in_run[item_map[item_map >= 0]] = True
+            unjudged.append(r.item_ids[~in_run])
+        run_ids.append(r.user_ids[:5])
+        run_ids.append(r.item_ids[:5])
         if not len(users):
             continue
         seen[users] = True
-        sub = _subset_qrels(q, users)
+        sub = e.subset_qrels(q, users)
         if ranked:
             vals, den = e.ranked_values(sub, r, specs, convs, ranked, user_map[users], props)
             if (
@@ -478,12 +509,26 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
                                 sampling.gamma or 0.0)  # fmt: skip
             values[users] = vals
             aux[users] = den
+            if n_cand is None or sampling.correction is None:
+                tied, averaged = tie_averages(sub, r, specs, convs, ranked, user_map[users])
+                tie_users.append(users[tied])
+                for t, col in averaged.items():
+                    tie_values.setdefault(t, []).append(col)
         if listwise:
             of_run = e.list_values(r, listwise, specs, *lists)
             for text, col in of_run.items():
                 list_cols[text][users] = col[user_map[users]]
     if last_run is None:  # no batch: an empty run
         raise InputValidationError("Run: users is empty; pass at least one sample.")
+    items = None
+    if ranked:
+        n_unjudged = len(_distinct(unjudged))
+        items = (int(judged.sum()), int(judged.sum()) + n_unjudged)
+    check_matching(
+        (q.user_ids, q.item_ids),
+        (_distinct(run_ids[::2], last_run.user_ids), _distinct(run_ids[1::2], last_run.item_ids)),
+        int(seen.sum()), items, matching[0], matching[1], stacklevel=4,
+    )  # fmt: skip
     missing = np.flatnonzero(~seen)
     if len(missing) and any(c.missing_users == "error" for c in convs.values()):
         raise InputValidationError(
@@ -492,7 +537,7 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
             f"score them 0 or leave them out."
         )
     if len(missing) and ranked:
-        sub = _subset_qrels(q, missing)
+        sub = e.subset_qrels(q, missing)
         absent = np.full(len(missing), -1, dtype=np.int32)
         vals, den = e.ranked_values(sub, last_run, specs, convs, ranked, absent, props)
         if (
@@ -508,8 +553,24 @@ def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any
     report = e.build_report(
         q, metrics, specs, convs, ranked, values, aux, list_cols,
         missing=~seen, n_run_only=n_run_only, run_name=name,
+        items=(0, 0) if items is None else items,
+        ties=(_concat(tie_users), {t: _concat(c) for t, c in tie_values.items()})
+        if tie_values else None,
     )  # fmt: skip
     return report if sampling is None else dataclasses.replace(report, sampling=sampling)
+
+
+def _concat(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+
+
+def _distinct(parts: list[np.ndarray], default: np.ndarray | None = None) -> np.ndarray:
+    """The distinct ids of some batches' arrays (``default`` when there are none)."""
+    if not parts:
+        return np.empty(0) if default is None else default
+    if all(p.dtype.kind in "iu" for p in parts) or all(p.dtype.kind in "US" for p in parts):
+        return np.unique(np.concatenate(parts))
+    return np.asarray(list(dict.fromkeys(x for p in parts for x in p.tolist())), dtype=object)
 
 
 def _run_batches(spec: ScanRun, func: str) -> Iterator[Any]:
@@ -641,7 +702,11 @@ def _ranking_update(params: dict[str, Any], batch: Any) -> _RankingState:
         # batch is absent from the run (missing_users decides), as in evaluate
         qrels = as_qrels(qrels)
         run = _placeholder_run(qrels)
-    report = evaluate(qrels, run, [params["metric"]], **params["conventions"])
+    # a batch may hold few of the users or items: matching is the caller's to check
+    report = evaluate(
+        qrels, run, [params["metric"]], **params["conventions"], min_match=0.0,
+        allow_unmatched=True,
+    )  # fmt: skip
     seen = Seen()
     seen.add(report.users, "evaluate", "users")
     state = report.mean_states()[params["metric"]]

@@ -13,8 +13,10 @@ __all__ = [
     "InvalidParameterError",
     "MissingDependencyError",
     "RecevalError",
+    "RecevalWarning",
     "TieOrderWarning",
     "UndefinedMetricWarning",
+    "UnmatchedIdsWarning",
 ]
 
 
@@ -62,15 +64,42 @@ class MissingDependencyError(RecevalError, ImportError):
     """
 
 
-class UndefinedMetricWarning(UserWarning):
+class RecevalWarning(UserWarning):
+    """Base class of every warning receval emits, so a caller can filter all of them."""
+
+
+class UndefinedMetricWarning(RecevalWarning):
     """The metric is undefined for this input; the returned value is ``nan``."""
 
 
-class TieOrderWarning(UserWarning):
+class TieOrderWarning(RecevalWarning):
     """A profile's peer orders the run's tied scores by no fixed rule.
 
     ranx (lists over 15 items), RecBole and torchmetrics sort with unstable sorts,
-    so on tied scores their numbers depend on the sort's internals; receval's
-    profile then orders the ties by input order and cannot promise the peer's
-    value for the users concerned. Break the ties to compare numbers exactly.
+    so on tied scores their numbers depend on the sort's internals; receval orders
+    the ties by the ``ties`` convention in effect (the message names it) and cannot
+    promise the peer's value for the users concerned. Break the ties to compare
+    numbers exactly.
+    """
+
+
+class UnmatchedIdsWarning(RecevalWarning):
+    """Few of the run's users or items match the qrels' (below ``min_match``).
+
+    A prefix, a type or a column mix-up in the ids makes every metric 0 without
+    anything being wrong with the model; :func:`receval.evaluate` refuses a run
+    that matches nothing at all (``allow_unmatched=True`` scores it anyway) and
+    warns when only a small share matches.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from receval import evaluate
+    >>> from receval.exceptions import UnmatchedIdsWarning
+    >>> qrels = {u: {"a": 1} for u in "uvwxyz"}
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = evaluate(qrels, {"u": {"a": 0.5}}, ["mrr"], min_match=0.5)
+    >>> [w.category.__name__ for w in caught]
+    ['UnmatchedIdsWarning']
     """

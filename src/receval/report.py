@@ -120,8 +120,11 @@ def ranking_records(
     records : list of dict
         ``{"run": name, metric: mean, ..., "counts": counts}``, where
         ``counts`` holds ``n_users``, ``n_users_missing``,
-        ``n_run_only_users`` and, per metric, ``n_users_skipped`` and
-        ``n_users_empty`` (as the JSON output of ``receval rank``).
+        ``n_run_only_users``, ``n_run_items``, ``n_run_items_unmatched``
+        and, per metric, ``n_users_skipped``, ``n_users_empty``,
+        ``n_users_tie_dependent`` and ``mean_ties_average`` (the mean with
+        ``ties="average"``; None for a metric whose tie dependence is not
+        checked), as the JSON output of ``receval rank``.
 
     Examples
     --------
@@ -143,9 +146,27 @@ def ranking_records(
             "n_run_only_users": int(report.n_run_only_users),
             "n_users_skipped": {m: int(report.n_users_skipped[m]) for m in names},
             "n_users_empty": {m: int(report.n_users_empty[m]) for m in names},
+            "n_run_items": int(report.n_run_items),
+            "n_run_items_unmatched": int(report.n_run_items_unmatched),
+            # None: a metric whose tie dependence is not checked (see EvaluationReport)
+            "n_users_tie_dependent": {m: _tie_count(report, m) for m in names},
+            "mean_ties_average": {m: _tie_mean(report, m) for m in names},
         }
         records.append(record)
     return records
+
+
+def _tie_count(report: EvaluationReport, metric: str) -> int | None:
+    n = report.n_users_tie_dependent.get(metric)
+    return None if n is None else int(n)
+
+
+def _tie_mean(report: EvaluationReport, metric: str) -> float | None:
+    """The metric's mean with ``ties="average"``: its mean where no user's value
+    depends on the order of tied scores, None where that is not checked."""
+    if metric not in report.n_users_tie_dependent:
+        return None
+    return float(report.mean_ties_average.get(metric, report.mean[metric]))
 
 
 def ranking_section(

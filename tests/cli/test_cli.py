@@ -227,6 +227,12 @@ def test_rank_json_equals_evaluate_for_each_run(runner, files) -> None:
             "n_run_only_users": report.n_run_only_users,
             "n_users_skipped": {m: report.n_users_skipped[m] for m in metrics},
             "n_users_empty": {m: report.n_users_empty[m] for m in metrics},
+            "n_run_items": report.n_run_items,
+            "n_run_items_unmatched": report.n_run_items_unmatched,
+            "n_users_tie_dependent": {m: report.n_users_tie_dependent[m] for m in metrics},
+            "mean_ties_average": {
+                m: report.mean_ties_average.get(m, report.mean[m]) for m in metrics
+            },
         }
 
 
@@ -301,11 +307,13 @@ def test_rank_text_formats(runner, files, fmt) -> None:
         assert len(lines) == 4
         return
     rows = list(csv.reader(io.StringIO(result.stdout), delimiter="," if fmt == "csv" else "\t"))
+    metrics = ("ndcg@2", "mrr")
     counts = ["n_users", "n_users_missing", "n_run_only_users"] + [
-        f"{c}:{m}" for c in ("n_users_skipped", "n_users_empty") for m in ("ndcg@2", "mrr")
+        f"{c}:{m}" for c in ("n_users_skipped", "n_users_empty") for m in metrics
     ]
-    assert rows[0] == ["run", "ndcg@2", "mrr", *counts]
-    assert rows[1][3:] == ["4", "1", "1", "1", "1", "1", "1"]
+    ties = [f"{c}:{m}" for c in ("n_users_tie_dependent", "mean_ties_average") for m in metrics]
+    assert rows[0] == ["run", *metrics, *counts, "n_run_items", "n_run_items_unmatched", *ties]
+    assert rows[1][3:10] == ["4", "1", "1", "1", "1", "1", "1"]
     assert [r[0] for r in rows[1:]] == ["a.run", "b"]
     for row, mean in zip(rows[1:], means, strict=True):  # full precision: exact round trip
         assert float(row[1]) == mean["ndcg@2"] and float(row[2]) == mean["mrr"]
@@ -593,6 +601,10 @@ def test_subprocess_end_to_end(files, command) -> None:
         "note: a.run: 1 run users are not in the qrels (ignored).",
         "note: a.run: ndcg@3 leaves 1 of 4 users out of its mean (1 without a relevant item; "
         "see --missing-users and --empty-users).",
+        "note: a.run: ndcg@3 depends on the order of tied scores for 1 of 4 users, whose ties "
+        "are ordered by item id descending (trec_eval's rule, scores compared in single "
+        f"precision); with --ties average (the expected value over every order) its mean is "
+        f"{expected.mean_ties_average['ndcg@3']:.6g}.",
     ]
     bad = subprocess.run([*args, "-m", "ndgc@3"], capture_output=True, text=True)
     assert bad.returncode == 2

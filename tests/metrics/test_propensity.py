@@ -61,7 +61,8 @@ def test_equals_oracle_with_ties(named, data, k, clip):
     name, conv = named
     qrels, run = data
     metric = name if k is None else f"{name}@{k}"
-    report = evaluate(qrels, run, metric, propensities=_pairs(qrels), propensity_clip=clip, **conv)
+    report = evaluate(qrels, run, metric, propensities=_pairs(qrels), propensity_clip=clip,
+                      allow_unmatched=True, **conv)  # fmt: skip
     mean, per_user = oracle.evaluate(qrels, run, name, k, conv, _propensity, clip or 0.0)
     if math.isnan(mean):
         assert math.isnan(report.mean[metric])
@@ -92,8 +93,8 @@ def test_propensity_one_is_the_unweighted_metric(named, data, k, integer_ids):
         run = {u: {int(i[1:]) + 1: s for i, s in d.items()} for u, d in run.items()}
     metric = name if k is None else f"{name}@{k}"
     ones = {u: {i: 1.0 for i in judged} for u, judged in qrels.items()}
-    weighted = evaluate(qrels, run, metric, propensities=ones, **conv)
-    naive = evaluate(qrels, run, metric, **{**conv, "estimator": "naive"})
+    weighted = evaluate(qrels, run, metric, propensities=ones, allow_unmatched=True, **conv)
+    naive = evaluate(qrels, run, metric, allow_unmatched=True, **{**conv, "estimator": "naive"})
     np.testing.assert_allclose(weighted.values[metric], naive.values[metric], atol=1e-12)
     assert weighted.n_users_skipped == naive.n_users_skipped
     assert weighted.n_users_empty == naive.n_users_empty

@@ -185,7 +185,9 @@ def test_average_precision_over_tie_orders_equals_enumeration(scores, grades, k,
     run = {"u": dict(zip(items, scores, strict=True))}
     qrels = {"u": {d: g for d, g in zip(items, grades, strict=False) if g >= 0} or {"x": 1}}
     metric = "map" if k is None else f"map@{k}"
-    report = evaluate(qrels, run, metric, ties="average", ap_normalizer=normalizer)
+    report = evaluate(
+        qrels, run, metric, ties="average", ap_normalizer=normalizer, allow_unmatched=True
+    )
     conv = dataclasses.asdict(report.conventions[metric])  # receval's others, as resolved
     mean, _ = oracle.evaluate(qrels, run, "map", k, conv)
     if math.isnan(mean):  # no relevant item: skipped
@@ -297,7 +299,9 @@ def test_equals_oracle(data, conv, name, k):
     metric = name if k is None else f"{name}@{k}"
     # the metric takes the conventions that change it (the others are refused)
     reads = parse_metric(name).info.conventions
-    report = evaluate(qrels, run, metric, **{c: v for c, v in conv.items() if c in reads})
+    report = evaluate(qrels, run, metric, **{c: v for c, v in conv.items() if c in reads},
+        allow_unmatched=True,
+    )
     mean, per_user = oracle.evaluate(qrels, run, name, k, conv)
     if math.isnan(mean):
         assert math.isnan(report.mean[metric])
@@ -332,11 +336,11 @@ def test_many_metrics_in_one_call_equal_one_call_each(data):
     # the kernel shares relevance counts and hit positions between metrics with
     # equal thresholds and tie rules; mixing them must not leak state between metrics
     qrels, run = data
-    together = evaluate(qrels, run, MIXED).values
+    together = evaluate(qrels, run, MIXED, allow_unmatched=True).values
     for metric in MIXED:
-        alone = evaluate(qrels, run, metric).values[metric]
+        alone = evaluate(qrels, run, metric, allow_unmatched=True).values[metric]
         np.testing.assert_array_equal(together[metric], alone, err_msg=metric)
-    reordered = evaluate(qrels, run, MIXED[::-1]).values
+    reordered = evaluate(qrels, run, MIXED[::-1], allow_unmatched=True).values
     for metric in MIXED:
         np.testing.assert_array_equal(reordered[metric], together[metric], err_msg=metric)
 
@@ -347,7 +351,11 @@ def test_bounds_and_monotonicity_in_k(data):
     names = ["precision", "recall", "f1", "hit_ratio", "success", "map", "ndcg", "mrr"]
     ks = [1, 2, 3, 5, 8]
     report = evaluate(
-        qrels, run, [f"{n}@{k}" for n in names for k in ks] + ["r_precision"], empty_users="zero"
+        qrels,
+        run,
+        [f"{n}@{k}" for n in names for k in ks] + ["r_precision"],
+        empty_users="zero",
+        allow_unmatched=True,
     )
     for metric, value in report.mean.items():
         assert 0.0 <= value <= 1.0, metric

@@ -83,24 +83,21 @@ def _judged_segments(offsets, rows, item_codes, grades, n_chunks):
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _any_tie_segments(scores, offsets, single):
-    """Whether two neighbours of one segment have equal scores (in float32 if ``single``)."""
+def _tie_segments(scores, offsets, single):
+    """The segments (ascending) in which two neighbours have equal scores (in float32
+    if ``single``)."""
     n_seg = offsets.shape[0] - 1
-    n_chunks = min(n_seg, 64)
-    found = np.zeros(max(n_chunks, 1), dtype=np.bool_)
-    for c in nb.prange(n_chunks):
-        for g in range(n_seg * c // n_chunks, n_seg * (c + 1) // n_chunks):
-            for i in range(offsets[g] + 1, offsets[g + 1]):
-                if single:
-                    tie = np.float32(scores[i]) == np.float32(scores[i - 1])
-                else:
-                    tie = scores[i] == scores[i - 1]
-                if tie:
-                    found[c] = True
-                    break
-            if found[c]:
+    tied = np.zeros(max(n_seg, 0), dtype=np.bool_)
+    for g in nb.prange(n_seg):
+        for i in range(offsets[g] + 1, offsets[g + 1]):
+            if single:
+                tie = np.float32(scores[i]) == np.float32(scores[i - 1])
+            else:
+                tie = scores[i] == scores[i - 1]
+            if tie:
+                tied[g] = True
                 break
-    return found.any()
+    return np.flatnonzero(tied).astype(np.int64)
 
 
 @nb.njit(cache=True, nogil=True)

@@ -49,7 +49,7 @@ b, seed, n_chunks)``        resamples of the users
 ``lookup``                  position in a sorted segment    ``_topk._lookup``
 ``judged_segments``         qrels CSR: items, grades, the   ``_ranked_csr._judged_segments``
                             grades descending
-``any_tie_segments``        a tie inside some segment       ``_ranked_csr._any_tie_segments``
+``tie_segments``            segments holding a tie          ``_ranked_csr._tie_segments``
 ``is_grouped``              codes already grouped           ``_ranked_csr._is_grouped``
 ``offsets_of_sorted``       CSR offsets of grouped codes    ``_ranked_csr._offsets_of_sorted``
 ``group_rows``              counting sort of rows by code   ``_ranked_csr._group_rows``
@@ -146,7 +146,7 @@ NUMBA: dict[str, tuple[str, str]] = {
     "trec_order": ("_topk", "_trec_order"),
     "lookup": ("_topk", "_lookup"),
     "judged_segments": ("_ranked_csr", "_judged_segments"),
-    "any_tie_segments": ("_ranked_csr", "_any_tie_segments"),
+    "tie_segments": ("_ranked_csr", "_tie_segments"),
     "is_grouped": ("_ranked_csr", "_is_grouped"),
     "offsets_of_sorted": ("_ranked_csr", "_offsets_of_sorted"),
     "group_rows": ("_ranked_csr", "_group_rows"),

@@ -612,9 +612,12 @@ def evaluate_run(
     profile: str | None = None,
     conventions: dict[str, Any] | None = None,
     weighting: dict[str, Any] | None = None,
+    matching: dict[str, Any] | None = None,
 ) -> Any:
-    """``receval.evaluate`` of one run, with notes on users in only one of qrels and run
-    (``weighting``: its ``propensities`` and ``propensity_clip``, if any)."""
+    """``receval.evaluate`` of one run, with notes on users in only one of qrels and run,
+    run items no qrels judge, and values that depend on the order of tied scores
+    (``weighting``: its ``propensities`` and ``propensity_clip``, if any; ``matching``:
+    its ``min_match`` and ``allow_unmatched``)."""
     from ..evaluation import evaluate
 
     with say.progress(
@@ -622,7 +625,13 @@ def evaluate_run(
         f"qrels users)…"
     ):
         report = evaluate(
-            qrels, run, metrics, profile=profile, **(conventions or {}), **(weighting or {})
+            qrels,
+            run,
+            metrics,
+            profile=profile,
+            **(conventions or {}),
+            **(weighting or {}),
+            **(matching or {}),
         )
     if report.n_users_missing:
         say.note(
@@ -639,7 +648,25 @@ def evaluate_run(
                 f"{name}: {metric} leaves {skipped} of {report.n_users} users out of its mean "
                 f"({empty} without a relevant item; see --missing-users and --empty-users)."
             )
+    tie_notes(report, name, metrics, say)
     return report
+
+
+def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None:
+    """A note per metric whose value depends on the order of tied scores for some users:
+    how many, the order used, and the mean with ``ties=average``."""
+    from .._evaluate_checks import TIE_ORDERS
+
+    for metric in metrics:
+        n_tied = report.n_users_tie_dependent.get(metric, 0)
+        if n_tied:
+            ties = report.conventions[metric].ties
+            say.note(
+                f"{name}: {metric} depends on the order of tied scores for {n_tied} of "
+                f"{report.n_users} users, whose ties are ordered {TIE_ORDERS[ties]}; with "
+                f"--ties average (the expected value over every order) its mean is "
+                f"{report.mean_ties_average[metric]:.6g}."
+            )
 
 
 def read_segments(path: str, user: str, segment: str, users: Any, say: Messages) -> Any:

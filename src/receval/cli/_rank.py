@@ -217,6 +217,24 @@ def rank(
             show_default=False,
         ),
     ] = None,
+    min_match: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Warn when the share of qrels users found in a run, or of a run's items "
+            "judged in the qrels, is below this (ids with a prefix or of another type match "
+            "nothing).",
+        ),
+    ] = 0.1,
+    allow_unmatched: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unmatched",
+            help="Score a run that matches no qrels user or item (every metric 0) instead "
+            "of stopping with an error.",
+        ),
+    ] = False,
     baseline: Annotated[
         str | None,
         typer.Option(
@@ -292,12 +310,16 @@ def rank(
             weighting["propensities"] = read_propensities(propensities, user, item)
         if propensity_clip is not None:
             weighting["propensity_clip"] = propensity_clip
+        matching = {"min_match": min_match, "allow_unmatched": allow_unmatched}
         inputs = read_qrels_runs(
             qrels, qrels_format, run, run_format, say,
             user=user, item=item, grade=grade, score=score, rank=rank_column,
         )  # fmt: skip
         reports = [
-            (name, evaluate_run(q, r, name, metrics, say, profile, conventions, weighting))
+            (
+                name,
+                evaluate_run(q, r, name, metrics, say, profile, conventions, weighting, matching),
+            )
             for q, name, r in inputs
         ]
     if by is not None:

@@ -369,8 +369,8 @@ class Run(_RankedBase):
         if dup >= 0:
             self._raise_duplicate(dup)
         self._trec_keys: np.ndarray | None = None
-        self._has_ties: bool | None = None
-        self._has_ties32: bool | None = None
+        # per precision (float64, float32): the users whose list holds a tie
+        self._tied: dict[bool, np.ndarray] = {}
 
     @classmethod
     def _from_columns(
@@ -395,22 +395,21 @@ class Run(_RankedBase):
     @property
     def has_ties(self) -> bool:
         """Whether some user has two items with the same score."""
-        if self._has_ties is None:
-            self._has_ties = self._any_tie(self.scores)
-        return self._has_ties
+        return bool(len(self.tied_users(single=False)))
 
     @property
     def has_single_precision_ties(self) -> bool:
         """Whether some user has two scores equal after rounding to float32 (trec_eval's view)."""
-        if self._has_ties32 is None:
-            self._has_ties32 = self._any_tie32()
-        return self._has_ties32
+        return bool(len(self.tied_users(single=True)))
 
-    def _any_tie(self, scores: np.ndarray) -> bool:
-        return bool(_any_tie_segments()(scores, self.offsets, False))
-
-    def _any_tie32(self) -> bool:
-        return bool(_any_tie_segments()(self.scores, self.offsets, True))
+    def tied_users(self, single: bool) -> np.ndarray:
+        """The users (positions, ascending) whose list holds two equal scores (equal
+        after rounding to float32 with ``single``); one pass over the rows, kept."""
+        if single not in self._tied:
+            self._tied[single] = np.asarray(
+                _tie_segments()(self.scores, self.offsets, single), dtype=np.int64
+            )
+        return self._tied[single]
 
     @property
     def trec_keys(self) -> np.ndarray:
@@ -571,13 +570,13 @@ def _codes32(codes: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(codes, dtype=np.int32)
 
 
-def _any_tie_segments() -> Any:
+def _tie_segments() -> Any:
     core = compiled()
     if core is not None:
-        return core.any_tie_segments
-    from .._kernels._ranked_csr import _any_tie_segments
+        return core.tie_segments
+    from .._kernels._ranked_csr import _tie_segments
 
-    return _any_tie_segments
+    return _tie_segments
 
 
 # below this many key bits in a packed row, ranking falls back to per-segment sorts

@@ -417,6 +417,14 @@ def item_coverage(
 ) -> float:
     """Compute item coverage: the share of the known items recommended to someone.
 
+    .. deprecated::
+        ``item_coverage`` is not RecBole's ``ItemCoverage``, whose catalogue is
+        every item of the dataset plus its padding item; it warns
+        (``FutureWarning``) and will be removed. Use :func:`catalog_coverage`
+        with the catalogue you mean: ``catalog=dataset.item_num`` for RecBole's
+        value, ``catalog=`` the item ids of the popularity and the run for this
+        function's.
+
     Parameters
     ----------
     run : Run, mapping, DataFrame or sequence of lists
@@ -457,11 +465,33 @@ def item_coverage(
 
     Examples
     --------
-    >>> from receval import item_coverage
-    >>> item_coverage([["a", "b"], ["a", "c"]], popularity={"a": 3, "b": 1, "c": 1, "d": 2})
+    >>> import warnings
+    >>> from receval import catalog_coverage, item_coverage
+    >>> pop = {"a": 3, "b": 1, "c": 1, "d": 2}
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", FutureWarning)
+    ...     item_coverage([["a", "b"], ["a", "c"]], popularity=pop)
+    0.75
+    >>> catalog_coverage([["a", "b"], ["a", "c"]], catalog=list(pop))  # the replacement
     0.75
     """
     func = "item_coverage"
+    warnings.warn(DEPRECATED_ITEM_COVERAGE, FutureWarning, stacklevel=2)
+    return known_item_coverage(run, popularity, train, k, func)
+
+
+DEPRECATED_ITEM_COVERAGE = (
+    "item_coverage is deprecated and will be removed: its catalogue (the items of "
+    "popularity= or train= and of the run) is not RecBole's ItemCoverage's (every item of "
+    "the dataset plus its padding item), so the two differ whenever an item is missing "
+    "from the popularity. Use catalog_coverage(run, catalog=..., k=...) with the catalogue "
+    "you mean (RecBole's ItemCoverage: catalog=dataset.item_num)."
+)
+
+
+def known_item_coverage(run: RunLike, popularity: Any, train: Any, k: Any, func: str) -> float:
+    """The share of the items of ``popularity`` / ``train`` and of the run that the
+    top-``k`` lists hold (what ``item_coverage`` computes)."""
     r = as_run(run, func)
     counts = item_exposure(r, check_k(k, func))
     table = as_popularity(popularity, train, func)

@@ -165,6 +165,12 @@ def _exposure_params(name: str) -> Any:
     def check(**options: Any) -> dict[str, Any]:
         with_pop = name == "item_coverage"
         _options(name, options, {"k", "popularity", "train"} if with_pop else {"k"})
+        if with_pop:
+            import warnings
+
+            from ._popularity import DEPRECATED_ITEM_COVERAGE
+
+            warnings.warn(DEPRECATED_ITEM_COVERAGE, FutureWarning, stacklevel=3)
         func = _func(name)
         params: dict[str, Any] = {"depth": check_k(options.get("k"), func)}
         if with_pop:

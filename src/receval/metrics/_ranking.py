@@ -131,7 +131,9 @@ def _mean_at_k(
     run = Run(r_users, r_items, ranks=ranks)
     qrels = Qrels(q_users, q_items, q_grades)
     text = metric if k is None else f"{metric}@{int(k)}"
-    return evaluate(qrels, run, [text], **conventions).mean[text]
+    # lists aligned by position: a list without a hit is an answer (0), not an id
+    # mix-up to refuse; few matches still warn (UnmatchedIdsWarning)
+    return evaluate(qrels, run, [text], **conventions, allow_unmatched=True).mean[text]
 
 
 _DOC = """Compute {what} of ranked lists, averaged over users.

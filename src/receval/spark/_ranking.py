@@ -430,9 +430,11 @@ def _evaluate_partition(
     else:
         r = Run(users_in, items_in, values_in, name=name)
     features, feature_items, similarity, pop_table, item_categories = lists
+    # a partition may hold few of the users or items (or a placeholder run)
     report = evaluate(
         q, r, metrics, features=features, feature_items=feature_items, similarity=similarity,
-        popularity=pop_table, item_categories=item_categories, **options,
+        popularity=pop_table, item_categories=item_categories,
+        **{**options, "min_match": 0.0, "allow_unmatched": True},
     )  # fmt: skip
     return _Part(
         n_users=report.n_users,

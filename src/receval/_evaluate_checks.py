@@ -1,0 +1,251 @@
+"""What :func:`receval.evaluate` checks and discloses beside the values: ids of the run
+that match none (or few) of the qrels', the users whose value depends on the order of
+tied scores (with their ``ties="average"`` values), and the ties a peer orders by no
+rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from . import _validation as v
+from ._evaluate import kernel_values, subset_qrels
+from ._kernels import _topk_codes as codes
+from ._registry import MetricSpec
+from .conventions import Conventions
+from .data._ranked import Qrels, Run
+from .exceptions import InputValidationError, InvalidParameterError
+
+__all__ = [
+    "DEFAULT_MIN_MATCH",
+    "TIE_ORDERS",
+    "UNSTABLE_TIES",
+    "check_match_options",
+    "check_matching",
+    "describe_tie_orders",
+    "tie_averages",
+    "tied_users",
+    "warn_unreproducible_ties",
+]
+
+# the share of qrels users found in the run, and of run items judged in the qrels, below
+# which evaluate warns (UnmatchedIdsWarning)
+DEFAULT_MIN_MATCH = 0.1
+
+
+def check_match_options(min_match: Any, allow_unmatched: Any, func: str) -> float:
+    """``min_match`` as a float in [0, 1] and ``allow_unmatched`` a bool, or an error."""
+    if isinstance(allow_unmatched, (bool, np.bool_)) is False:
+        raise InvalidParameterError(
+            f"The 'allow_unmatched' parameter of {func} must be a bool. Got "
+            f"{allow_unmatched!r} instead."
+        )
+    ok = isinstance(min_match, (int, float, np.integer, np.floating)) and not isinstance(
+        min_match, (bool, np.bool_)
+    )
+    if not ok or not 0.0 <= float(min_match) <= 1.0:
+        raise InvalidParameterError(
+            f"The 'min_match' parameter of {func} must be a float in [0, 1]. Got "
+            f"{min_match!r} instead."
+        )
+    return float(min_match)
+
+
+def _types(a: np.ndarray, b: np.ndarray) -> str:
+    """A note on the ids' types when they differ (int64 beside str, ...)."""
+
+    def name(x: np.ndarray) -> str:
+        if x.dtype.kind in "OUS":
+            kinds = sorted({type(v).__name__ for v in x[:100].tolist()})
+            return "/".join(kinds) or "str"
+        return str(x.dtype)
+
+    qa, ra = name(a), name(b)
+    return "" if qa == ra else f" (the qrels' are {qa}, the run's {ra})"
+
+
+def check_matching(
+    q_ids: tuple[np.ndarray, np.ndarray],
+    r_ids: tuple[np.ndarray, np.ndarray],
+    n_users_matched: int,
+    items: tuple[int, int] | None,
+    min_match: float,
+    allow_unmatched: bool,
+    func: str = "evaluate",
+    stacklevel: int = 3,
+) -> None:
+    """Refuse a run whose users or items match none of the qrels', warn when few do.
+
+    ``q_ids`` / ``r_ids``: the (user ids, item ids) of the qrels and of the run;
+    ``items``: (run items judged in the qrels, run items), None when no metric reads
+    the judgments of the run's items. Few items match when both the share of the
+    run's items judged and the share of the qrels' items in the run are below
+    ``min_match`` (a popularity run holds few of the judged items, a run over a
+    large catalogue has many items no test user judged: neither is an id mix-up).
+    A refusal becomes a warning with ``allow_unmatched``; the warning's
+    ``stacklevel`` is that of the caller of ``evaluate``.
+    """
+    import warnings
+
+    from .exceptions import UnmatchedIdsWarning
+
+    fix = (
+        "check the ids for a prefix, a type or a column mix-up, or pass allow_unmatched=True "
+        "to score the run anyway"
+    )
+    notes: list[tuple[bool, str]] = []
+    n_users = len(q_ids[0])
+    if n_users:
+        share = n_users_matched / n_users
+        text = (
+            f"{func}: {n_users_matched} of the {n_users} qrels users are in the run "
+            f"({share:.1%}), e.g. qrels users {v.format_values(q_ids[0])}, run users "
+            f"{v.format_values(r_ids[0])}{_types(q_ids[0], r_ids[0])}"
+        )
+        if n_users_matched == 0:
+            notes.append((True, text + "; every metric would be 0"))
+        elif share < min_match:
+            notes.append((False, text + f", below min_match={min_match:g}"))
+    if items is not None and n_users_matched:
+        matched, n_items = items
+        n_judged = len(q_ids[1])
+        share = matched / n_items if n_items else 1.0
+        share_judged = matched / n_judged if n_judged else 1.0
+        text = (
+            f"{func}: {matched} of the run's {n_items} items are judged in the qrels "
+            f"({share:.1%}; {share_judged:.1%} of the qrels' {n_judged} items), e.g. run "
+            f"items {v.format_values(r_ids[1])}, qrels items "
+            f"{v.format_values(q_ids[1])}{_types(q_ids[1], r_ids[1])}"
+        )
+        share = max(share, share_judged)
+        if matched == 0 and n_items:
+            notes.append((True, text + "; every metric that reads the judgments would be 0"))
+        elif share < min_match:
+            notes.append((False, text + f", below min_match={min_match:g}"))
+    for refused, text in notes:
+        if refused and not allow_unmatched:
+            raise InputValidationError(text + "; " + fix + ".")
+        warnings.warn(
+            text + "; check the ids for a prefix, a type or a column mix-up.",
+            UnmatchedIdsWarning,
+            stacklevel=stacklevel,
+        )
+
+
+# profiles whose peer orders tied scores by no fixed rule: (why, list length from which
+# the order is not input order, metrics that do not depend on the order of ties)
+UNSTABLE_TIES: dict[str, tuple[str, int, frozenset[str]]] = {
+    "ranx": (
+        "ranx sorts with numba's quicksort, which keeps the input order of tied scores only "
+        "in lists of at most 15 items",
+        16,
+        frozenset(),
+    ),
+    "recbole": (
+        "RecBole takes the top k with torch.topk, which orders tied scores by no rule",
+        2,
+        frozenset(),
+    ),
+    "torchmetrics": (
+        "torchmetrics groups rows with an unstable torch.sort and ranks them with "
+        "torch.topk / torch.argsort, which order tied scores by no rule (its NDCG averages "
+        "over ties, and is reproduced)",
+        2,
+        frozenset({"ndcg", "dcg", "idcg", "cg"}),
+    ),
+}
+
+
+# how each tie rule orders tied scores, for messages
+TIE_ORDERS = {
+    "trec": "by item id descending (trec_eval's rule, scores compared in single precision)",
+    "average": "as the expected value over every order of the tied items",
+    "input": "in input order",
+    "id_ascending": "by item id ascending",
+    "id_descending": "by item id descending",
+}
+
+
+def describe_tie_orders(convs: Iterable[Conventions]) -> str:
+    """How receval orders tied scores under these metrics' ``ties`` conventions."""
+    rules = sorted({c.ties for c in convs})
+    return " or ".join(f"{TIE_ORDERS[t]} (ties={t!r})" for t in rules)
+
+
+def warn_unreproducible_ties(
+    profile: str, r: Run, specs: list[MetricSpec], convs: list[Conventions]
+) -> None:
+    """A ``TieOrderWarning`` naming how many users have ties the peer orders by no rule,
+    and the order receval uses (``convs``: the conventions of ``specs``)."""
+    import warnings
+
+    from .exceptions import TieOrderWarning
+
+    why, min_len, exempt = UNSTABLE_TIES[profile]
+    concerned = [(s, c) for s, c in zip(specs, convs, strict=True) if s.name not in exempt]
+    if not concerned or not r.has_ties:
+        return
+    users = r.tied_users(single=False)
+    users = users[np.diff(r.offsets)[users] >= min_len]
+    if users.size:
+        warnings.warn(
+            f"evaluate(profile={profile!r}): {users.size} users have tied scores, e.g. "
+            f"{v.format_values(r.user_ids[users])}, and {why}. receval scores them "
+            f"{describe_tie_orders(c for _, c in concerned)}, so its values for these users may "
+            f"differ from the peer's. Break the ties "
+            f"(e.g. subtract a tiny rank-based offset) to compare numbers exactly.",
+            TieOrderWarning,
+            stacklevel=3,
+        )
+
+
+def tied_users(r: Run, user_map: np.ndarray, single: bool) -> np.ndarray:
+    """The qrels users (positions) whose run list holds two equal scores (``single``:
+    equal in single precision, as ``ties="trec"`` compares them), from the run's
+    pass over its rows that ``ties="trec"`` makes anyway."""
+    run_users = r.tied_users(single)
+    if not len(run_users):
+        return np.empty(0, dtype=np.int64)
+    tied = np.zeros(r.n_users, dtype=bool)
+    tied[run_users] = True
+    return np.flatnonzero((user_map >= 0) & tied[np.maximum(user_map, 0)])
+
+
+def _tie_checked(spec: MetricSpec, conv: Conventions) -> bool:
+    """Whether the report compares a ranked metric's value with its ``ties="average"``
+    value: the kernel's metrics under another tie order (not expected exposure, the
+    propensity-weighted ones, nor ndcg_rel with a negative gain, which has no
+    closed form over tie orders)."""
+    if conv.ties == "average" or conv.estimator != "naive":
+        return False
+    if spec.info.kind in codes.EXPOSURE_KINDS:
+        return False
+    gains: Any = dict(spec.args).get("gains", ())
+    return not (spec.info.kind == codes.NDCG_REL and any(g < 0 for _, g in gains))
+
+
+def tie_averages(
+    q: Qrels,
+    r: Run,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    user_map: np.ndarray,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The users whose lists hold tied scores (qrels positions) and, per ranked metric
+    computed with another tie order, their values with ``ties="average"`` (the
+    expected value over every order of the tied items), computed for them only."""
+    checked = [t for t in ranked if _tie_checked(specs[t], convs[t])]
+    if not checked:
+        return np.empty(0, dtype=np.int64), {}
+    single = any(convs[t].ties == "trec" for t in checked)
+    users = tied_users(r, user_map, single)
+    if not len(users):
+        return users, {t: np.empty(0) for t in checked}
+    averaged = {t: replace(convs[t], ties="average") for t in checked}
+    sub = subset_qrels(q, users)
+    values, _ = kernel_values(sub, r, specs, averaged, checked, user_map[users])
+    return users, {t: values[:, j].copy() for j, t in enumerate(checked)}

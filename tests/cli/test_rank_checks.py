@@ -1,0 +1,94 @@
+"""``receval rank`` and ``receval trec-eval``: runs matching nothing are refused (exit 2) or
+noted, tie dependence is noted on stderr and counted in the JSON output."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from receval import Qrels, Run, evaluate
+from tests.cli._helpers import invoke, make_runner
+
+QRELS = "u1 0 a 1\nu1 0 b 0\nu2 0 c 1\nu3 0 a 1\n"
+# u1 and u3 tie a (relevant) with b; trec's order (item id descending) puts b first
+RUN = (
+    "u1 Q0 a 1 0.5 s\nu1 Q0 b 2 0.5 s\nu1 Q0 x 3 0.1 s\n"
+    "u2 Q0 c 1 0.9 s\nu2 Q0 d 2 0.5 s\n"
+    "u3 Q0 b 1 0.5 s\nu3 Q0 a 2 0.5 s\n"
+)
+
+
+@pytest.fixture
+def runner():
+    return make_runner()
+
+
+@pytest.fixture
+def files(tmp_path):
+    paths = {"qrels": tmp_path / "qrels", "run": tmp_path / "pop.run", "bad": tmp_path / "bad.run"}
+    paths["qrels"].write_text(QRELS)
+    paths["run"].write_text(RUN)
+    paths["bad"].write_text(RUN.replace(" Q0 ", " Q0 i"))  # sed 's/ Q0 / Q0 i/'
+    return {k: str(v) for k, v in paths.items()}
+
+
+def test_rank_refuses_a_run_whose_items_match_nothing(runner, files):
+    result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["bad"], "-m",
+                    "ndcg@10", code=2)  # fmt: skip
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: evaluate: 0 of the run's 5 items are judged")
+    assert "allow_unmatched=True" in result.stderr
+
+
+def test_rank_allow_unmatched_scores_with_a_warning(runner, files):
+    result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["bad"], "-m",
+                    "ndcg@10", "--allow-unmatched", "-f", "json")  # fmt: skip
+    record = json.loads(result.stdout)[0]
+    assert record["ndcg@10"] == 0.0
+    assert record["counts"]["n_run_items"] == record["counts"]["n_run_items_unmatched"] == 5
+    assert "warning: evaluate: 0 of the run's 5 items are judged" in result.stderr
+
+
+def test_rank_warns_below_min_match(runner, files, tmp_path):
+    partly = tmp_path / "partly.run"
+    partly.write_text(RUN.replace("u2 Q0 ", "x2 Q0 ").replace("u3 Q0 ", "x3 Q0 "))
+    result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", str(partly), "-m",
+                    "ndcg@10", "--min-match", "0.5")  # fmt: skip
+    assert "warning: evaluate: 1 of the 3 qrels users are in the run (33.3%)" in result.stderr
+    quiet = invoke(runner, "rank", "--qrels", files["qrels"], "--run", str(partly), "-m",
+                   "ndcg@10", "--min-match", "0")  # fmt: skip
+    assert "warning" not in quiet.stderr
+
+
+def test_rank_notes_tie_dependence_and_json_counts_it(runner, files):
+    result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["run"], "-m",
+                    "recall@1", "-m", "p@3", "-f", "json")  # fmt: skip
+    assert (
+        "note: pop.run: recall@1 depends on the order of tied scores for 2 of 3 users, whose "
+        "ties are ordered by item id descending (trec_eval's rule, scores compared in single "
+        "precision); with --ties average (the expected value over every order) its mean is "
+        "0.666667." in result.stderr
+    )
+    assert "p@3 depends" not in result.stderr
+    counts = json.loads(result.stdout)[0]["counts"]
+    assert counts["n_users_tie_dependent"] == {"recall@1": 2, "p@3": 0}
+    report = evaluate(Qrels.from_file(files["qrels"], file_format="trec"),
+                      Run.from_file(files["run"], file_format="trec"), ["p@3"])  # fmt: skip
+    assert counts["mean_ties_average"] == {"recall@1": pytest.approx(2 / 3),
+                                           "p@3": pytest.approx(report.mean["p@3"])}  # fmt: skip
+
+
+def test_trec_eval_keeps_its_output_and_notes_unmatched_items(runner, files):
+    result = invoke(runner, "trec-eval", "-m", "map", files["qrels"], files["bad"])
+    assert result.stdout == "map                   \tall\t0.0000\n"
+    assert "warning: evaluate: 0 of the run's 5 items are judged in the qrels" in result.stderr
+
+
+def test_rank_refuses_a_run_whose_users_match_nothing(runner, files, tmp_path):
+    prefixed = tmp_path / "users.run"
+    prefixed.write_text("\n".join("x" + line for line in RUN.splitlines()) + "\n")
+    result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", str(prefixed), "-m",
+                    "ndcg@10", code=2)  # fmt: skip
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: evaluate: 0 of the 3 qrels users are in the run")

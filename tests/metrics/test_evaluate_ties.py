@@ -1,0 +1,118 @@
+"""evaluate discloses tie dependence: per metric, the users whose value depends on the
+order of tied scores and the mean with ties="average" beside it; TieOrderWarning names
+the order actually used."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import assume, given, settings
+
+import receval
+from receval import evaluate
+from receval.exceptions import TieOrderWarning
+from tests.metrics.test_ranking import ranking_data
+
+# the random cases include runs without a judged item, scored on purpose
+pytestmark = pytest.mark.filterwarnings("ignore::receval.exceptions.UnmatchedIdsWarning")
+
+QRELS = {"u1": {"a": 1}, "u2": {"c": 1}, "u3": {"a": 1}}
+# u1 and u3 tie a (relevant) with b; trec's order (item id descending) puts b first
+RUN = {"u1": {"a": 0.5, "b": 0.5, "x": 0.1}, "u2": {"c": 0.9, "d": 0.5}, "u3": {"b": 0.5, "a": 0.5}}
+METRICS = ["recall@1", "ndcg@10", "mrr", "p@3"]
+
+
+def test_hand_computed_counts_and_average_mean():
+    report = evaluate(QRELS, RUN, METRICS)
+    assert report.mean["recall@1"] == pytest.approx(1 / 3)  # a after b for u1 and u3
+    assert report.n_users_tie_dependent == {"recall@1": 2, "ndcg@10": 2, "mrr": 2, "p@3": 0}
+    # u1 and u3 average 0.5 over the two orders: (0.5 + 1 + 0.5) / 3
+    assert report.mean_ties_average["recall@1"] == pytest.approx(2 / 3)
+    assert report.mean_ties_average["mrr"] == pytest.approx((0.75 + 1 + 0.75) / 3)
+    assert "p@3" not in report.mean_ties_average  # both tied items are in the top 3
+
+
+def test_ties_average_depends_on_no_order():
+    report = evaluate(QRELS, RUN, ["recall@1", "mrr(ties=trec)"], ties="average")
+    assert report.n_users_tie_dependent == {"recall@1": 0, "mrr(ties=trec)": 2}
+
+
+def test_no_ties_no_count():
+    run = {"u1": {"a": 0.5, "b": 0.4}, "u2": {"c": 0.9}, "u3": {"a": 0.2}}
+    report = evaluate(QRELS, run, METRICS)
+    assert report.n_users_tie_dependent == dict.fromkeys(METRICS, 0)
+    assert report.mean_ties_average == {}
+
+
+@settings(max_examples=100, deadline=None)
+@given(ranking_data())
+def test_average_mean_and_counts_equal_a_ties_average_evaluation(data):
+    qrels, run = data
+    metrics = ["recall@2", "ndcg@3", "map", "mrr", "p@1", "hit_ratio@2"]
+    report = evaluate(qrels, run, metrics, allow_unmatched=True)
+    averaged = evaluate(qrels, run, metrics, ties="average", allow_unmatched=True)
+    for m in metrics:
+        moved = ~np.isclose(report.values[m], averaged.values[m], rtol=1e-12, atol=1e-12,
+                            equal_nan=True)  # fmt: skip
+        assert report.n_users_tie_dependent[m] == int(moved.sum()), m
+        mean = report.mean_ties_average.get(m, report.mean[m])
+        assert mean == pytest.approx(averaged.mean[m], abs=1e-12, nan_ok=True), m
+
+
+@settings(max_examples=50, deadline=None)
+@given(ranking_data())
+def test_subset_recounts(data):
+    qrels, run = data
+    report = evaluate(qrels, run, ["recall@2", "mrr"], allow_unmatched=True)
+    kept = np.arange(report.n_users) % 2 == 0
+    assume(kept.any())
+    sub = report.subset(kept)
+    q_sub = {u: qrels[u] for u in report.users[kept].tolist()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", receval.UnmatchedIdsWarning)
+        direct = evaluate(q_sub, run, ["recall@2", "mrr"], allow_unmatched=True, min_match=0.0)
+    assert sub.n_users_tie_dependent == direct.n_users_tie_dependent
+    for m, value in direct.mean_ties_average.items():
+        assert sub.mean_ties_average[m] == pytest.approx(value, abs=1e-12)
+
+
+def test_scan_path_counts_the_same(tmp_path):
+    rows = [(u, i, s) for u, items in RUN.items() for i, s in items.items()]
+    path = tmp_path / "run.parquet"
+    pd.DataFrame(rows, columns=["user", "item", "score"]).to_parquet(path)
+    memory = evaluate(QRELS, RUN, METRICS)
+    scanned = evaluate(QRELS, receval.scan(str(path)), METRICS)
+    assert scanned.n_users_tie_dependent == memory.n_users_tie_dependent
+    assert scanned.mean_ties_average == pytest.approx(memory.mean_ties_average)
+
+
+def test_popularity_run_recall_depends_on_the_tie_order():
+    # a popularity run: every user gets the same scores, tied where counts are equal
+    rng = np.random.default_rng(5)
+    counts = rng.integers(1, 6, 40).astype(float)
+    qrels = {u: {int(i): 1 for i in rng.choice(40, 4, replace=False)} for u in range(30)}
+    run = {u: {i: counts[i] for i in range(40)} for u in range(30)}
+    report = evaluate(qrels, run, ["recall@5"])
+    averaged = evaluate(qrels, run, ["recall@5"], ties="average")
+    assert report.n_users_tie_dependent["recall@5"] > 0
+    assert report.mean_ties_average["recall@5"] == pytest.approx(averaged.mean["recall@5"])
+    assert report.mean_ties_average["recall@5"] != pytest.approx(report.mean["recall@5"])
+
+
+def test_tie_order_warning_names_the_order_used():
+    qrels = {"u1": {"a": 1}}
+    run = {"u1": {"a": 0.5, "b": 0.5}}
+    with pytest.warns(TieOrderWarning) as caught:
+        evaluate(qrels, run, ["recall@1"], profile="recbole", ties="average")
+    text = str(caught[0].message)
+    assert "receval scores them as the expected value over every order of the tied items " \
+           "(ties='average')" in text  # fmt: skip
+    assert "input order" not in text
+    in_input_order = r"receval scores them in input order \(ties='input'\)"
+    with pytest.warns(TieOrderWarning, match=in_input_order):
+        evaluate(qrels, run, ["recall@1"], profile="recbole")
+    with pytest.warns(TieOrderWarning, match=r"by item id descending \(trec_eval's rule"):
+        evaluate(qrels, run, ["recall@1"], profile="recbole", ties="trec")

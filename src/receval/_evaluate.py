@@ -373,7 +373,7 @@ def ranked_values(
     and the propensity-weighted ones (``propensities``: a ``Propensities``), which
     ``metrics._propensity.propensity_columns`` adds.
     """
-    values, aux = _metric_values(q, r, specs, convs, ranked, user_map, propensities)
+    values, aux = _metric_values(q, r, specs, convs, ranked, user_map, propensities, item_map)
     # a mean over users only (not a pooled ratio, a sum or a geometric mean)
     skip = [
         j
@@ -405,7 +405,7 @@ def _leave_out_users_without_hits(
         probes = {
             t: parse_metric("success" + (f"@{specs[t].k}" if specs[t].k else "")) for t in rprec
         }
-        found, _ = _kernel_values(q, r, probes, convs, rprec, user_map)
+        found, _ = kernel_values(q, r, probes, convs, rprec, user_map)
         hits = {t: found[:, i] > 0 for i, t in enumerate(rprec)}
     for j in skip:
         col = values[:, j]
@@ -423,6 +423,7 @@ def _metric_values(
     ranked: list[str],
     user_map: np.ndarray,
     propensities: Any,
+    item_map: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`ranked_values` before its ``zero_users`` rule."""
     exposure = [t for t in ranked if specs[t].info.kind in codes.EXPOSURE_KINDS]

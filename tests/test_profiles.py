@@ -173,7 +173,7 @@ def test_recommenders_r_precision_at_k_recorded(case):
     for user, item, score in case["pred"]:
         run.setdefault(str(user), {})[str(item)] = score
     metrics = [f"r_precision@{k}" for k in _RC_R_PRECISION["ks"]]
-    report = rv.evaluate(qrels, run, metrics, profile="recommenders")
+    report = rv.evaluate(qrels, run, metrics, profile="recommenders", allow_unmatched=True)
     for k in _RC_R_PRECISION["ks"]:
         expected = case["r_precision_at_k"][str(k)]
         got = report.mean[f"r_precision@{k}"]
@@ -193,7 +193,11 @@ def test_recommenders_issue_reproductions():
     assert math.isnan(report.mean["r_precision@3"])
     assert report.n_users_skipped["r_precision@3"] == 1
     nohit = rv.evaluate(
-        {1: {10: 1}}, {1: {20: 0.9, 30: 0.5}}, ["r_precision@3"], profile="recommenders"
+        {1: {10: 1}},
+        {1: {20: 0.9, 30: 0.5}},
+        ["r_precision@3"],
+        profile="recommenders",
+        allow_unmatched=True,
     )
     assert nohit.mean["r_precision@3"] == 0.0
     wiki_true = {0: dict(enumerate([3, 2, 3, 0, 1, 2, 3, 2]))}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import io as _io
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +21,7 @@ from typing import Any
 from .._validation import check_number, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 
-__all__ = ["Scan", "ScanColumn", "ScanRun", "scan"]
+__all__ = ["Batch", "Origin", "Scan", "ScanColumn", "ScanRun", "located", "scan"]
 
 _FORMATS = ["csv", "parquet", "tsv"]
 # bytes of CSV parsed per block (the streaming reader's unit of work)
@@ -61,6 +61,107 @@ class ScanRun:
     score: str | None = "score"
     rank: str | None = None
     name: str | None = None
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where the rows of a batch come from, for messages: runs of consecutive rows
+    of files, in order, as ``(path, first row in the file (0-based), rows)``.
+
+    ``lines``: the files are CSV/TSV text, whose rows are named by their line.
+    """
+
+    pieces: tuple[tuple[str, int, int], ...]
+    lines: bool
+
+    def __len__(self) -> int:
+        return sum(n for _, _, n in self.pieces)
+
+    def __add__(self, other: Origin) -> Origin:
+        pieces = list(self.pieces)
+        for path, first, n in other.pieces:
+            if pieces and pieces[-1][0] == path and sum(pieces[-1][1:]) == first:
+                pieces[-1] = (path, pieces[-1][1], pieces[-1][2] + n)  # one run of rows
+            elif n:
+                pieces.append((path, first, n))
+        return Origin(tuple(pieces), self.lines)
+
+    def slice(self, start: int, stop: int) -> Origin:
+        """The origin of rows ``start:stop`` of the batch."""
+        pieces, at = [], 0
+        for path, first, n in self.pieces:
+            lo, hi = max(start - at, 0), min(stop - at, n)
+            if lo < hi:
+                pieces.append((path, first + lo, hi - lo))
+            at += n
+        return Origin(tuple(pieces), self.lines)
+
+    def paths(self) -> list[str]:
+        """The files the rows come from, in order."""
+        return list(dict.fromkeys(path for path, _, _ in self.pieces))
+
+    def locate(self, row: int | None) -> tuple[str, int | None]:
+        """``(place, row in its file)`` of row ``row`` of the batch (None: unknown):
+        ``path:line`` (CSV, TSV), ``path: row N`` (Parquet), or the file(s)."""
+        from ._open import place
+
+        at = 0
+        for path, first, n in self.pieces:
+            if row is not None and at <= row < at + n:
+                return place(path, first + row - at, lines=self.lines), first + row - at
+            at += n
+        return " and ".join(self.paths()), None
+
+
+class Batch(dict):  # type: ignore[type-arg]
+    """Columns of a batch of a scan, ``{name: array}``, with the :class:`Origin` of
+    its rows."""
+
+    __slots__ = ("origin",)
+
+    def __init__(self, columns: Mapping[str, Any], origin: Origin) -> None:
+        super().__init__(columns)
+        self.origin = origin
+
+    def slice(self, start: int, stop: int | None = None) -> Batch:
+        """Rows ``start:stop`` of every column."""
+        stop = len(self.origin) if stop is None else stop
+        return Batch({c: a[start:stop] for c, a in self.items()}, self.origin.slice(start, stop))
+
+
+@contextmanager
+def located(batch: Batch, pair: tuple[str, str] | None = None) -> Iterator[None]:
+    """Put the file (and the row, where the check knows it) in front of the data
+    errors raised while a metric prepares or adds a batch of a scan.
+
+    The error keeps its type; its ``row`` becomes the row within the file
+    (0-based). ``pair``: the user and item columns, to find the row where a
+    repeated (user, item) pair comes again.
+    """
+    try:
+        yield
+    except InputValidationError as exc:
+        message = str(exc)
+        if any(path in message for path in batch.origin.paths()):
+            raise
+        row = exc.row
+        if row is None and exc.pair is not None and pair is not None:
+            row = _second_row(batch, pair, exc.pair)
+        where, file_row = batch.origin.locate(row)
+        error = type(exc)(f"{where}: {message}")
+        error.row, error.pair = file_row, exc.pair
+        raise error from exc
+
+
+def _second_row(batch: Batch, columns: tuple[str, str], pair: tuple[object, object]) -> int | None:
+    """The row of the batch where the (user, item) ``pair`` appears the second time."""
+    users, items = (_as_list(batch[c]) for c in columns)
+    rows = [i for i, ids in enumerate(zip(users, items)) if ids == tuple(pair)]
+    return rows[1] if len(rows) > 1 else None
+
+
+def _as_list(column: Any) -> list[Any]:
+    return column.tolist() if hasattr(column, "tolist") else column.to_pylist()
 
 
 class Scan:
@@ -319,32 +420,37 @@ class Scan:
         ids: Sequence[str] = (),
         floats: Sequence[str] = (),
         description: str = "reading",
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[Batch]:
         """Yield the named columns batch by batch, as ``{name: array}``.
 
         Numeric columns come as NumPy arrays; string columns as Arrow string
         arrays (cheaper to encode). In CSV files the ``ids`` columns are read
         as strings (``007`` stays ``007``, as :meth:`receval.Run.from_file`
         reads them) and the ``floats`` columns as float64. A batch has at most
-        ``batch_rows`` rows and at least one.
+        ``batch_rows`` rows and at least one, from one file; its ``origin``
+        says which rows of which file.
         """
         columns = list(dict.fromkeys(columns))
         self._check_columns(columns)
         if self._dataset is not None:
             self._check_flat(columns)
         rows = self.rows_per_batch(columns)
+        lines = self.file_format != "parquet"
         with self._progress(description) as advance:
             if self.file_format == "parquet":
                 source = self._parquet_batches(columns, rows)
             else:
                 source = self._csv_batches(columns, ids, floats, advance)
-            for batch in source:
+            for path, first, batch in source:
                 n = batch.num_rows
                 if self.file_format == "parquet":
                     advance(n)
                 for start in range(0, n, rows):
                     part = batch.slice(start, rows)
-                    yield {name: _as_array(part.column(i)) for i, name in enumerate(columns)}
+                    origin = Origin(((path, first + start, part.num_rows),), lines)
+                    yield Batch(
+                        {name: _as_array(part.column(i)) for i, name in enumerate(columns)}, origin
+                    )
 
     def rows_per_batch(self, columns: Sequence[str]) -> int:
         """Rows per batch: ``batch_rows``, fewer when a batch of the columns would
@@ -354,7 +460,8 @@ class Scan:
         width = 8 * max(len(columns), 1)  # numbers: 8 bytes; ids as codes
         return min(self.batch_rows, max(1 << 16, self.max_memory // (16 * width)))
 
-    def _parquet_batches(self, columns: list[str], rows: int) -> Iterator[Any]:
+    def _parquet_batches(self, columns: list[str], rows: int) -> Iterator[tuple[str, int, Any]]:
+        """``(path, first row in the file, record batch)``, file by file."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -369,6 +476,7 @@ class Scan:
         for fragment in self._fragments():
             keys = _partition_keys(fragment)
             own = [c for c in columns if c not in keys]
+            first = 0
             try:
                 reader = pq.ParquetFile(fragment.path, pre_buffer=False)
                 for batch in reader.iter_batches(batch_size=rows, columns=own, use_threads=True):
@@ -383,13 +491,15 @@ class Scan:
                             ],
                             names=columns,
                         )
-                    yield batch
+                    yield fragment.path, first, batch
+                    first += batch.num_rows
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputValidationError(f"{fragment.path}: {_arrow_message(exc)}") from exc
 
     def _csv_batches(
         self, columns: list[str], ids: Sequence[str], floats: Sequence[str], advance: Any
-    ) -> Iterator[Any]:
+    ) -> Iterator[tuple[str, int, Any]]:
+        """``(path, first row in the file, record batch)``."""
         import pyarrow as pa
 
         path = self.paths[0]
@@ -406,8 +516,8 @@ class Scan:
                         continue
                     batch = batch.slice(skip)
                     skip = 0
+                    yield path, done_rows, batch
                     done_rows += batch.num_rows
-                    yield batch
                 return
             except _LongRow:
                 continue

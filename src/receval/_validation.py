@@ -349,6 +349,16 @@ def check_probabilities(x: np.ndarray, name: str, func: str) -> np.ndarray:
     return x
 
 
+def _third_class_row(y: np.ndarray) -> int | None:
+    """The position where a third distinct label first appears (a file's row)."""
+    seen: set[Any] = set()
+    for i, label in enumerate(y.tolist() if y.ndim == 1 else ()):
+        seen.add(label)
+        if len(seen) > 2:
+            return i
+    return None
+
+
 def _first(bad: np.ndarray) -> int | None:
     """The position of the first True of a 1-D mask (a file's row), else None."""
     return int(np.argmax(bad)) if bad.ndim == 1 and bad.any() else None
@@ -405,10 +415,12 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
             result: np.ndarray = (y == 1).view(np.int8)
             return result
         if len(classes) > 2:
-            raise InputValidationError(
+            error = InputValidationError(
                 f"{func}: {name} must be binary. Got values {format_values(_distinct(y))}; "
                 f"pass pos_label to say which value is positive."
             )
+            error.row = _third_class_row(y)
+            raise error
         raise InputValidationError(
             f"{func}: {name} takes values {format_values(classes)} and pos_label is not "
             f"specified; pass pos_label, e.g. pos_label={classes[-1]!r}."
@@ -416,10 +428,12 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
     check_no_missing(y, name, func)
     classes = _distinct(y, limit=3)
     if len(classes) > 2:
-        raise InputValidationError(
+        error = InputValidationError(
             f"{func}: {name} must be binary. Got values {format_values(classes)}; "
             f"pass a binary y_true or binarise it with (y_true == pos_label)."
         )
+        error.row = _third_class_row(y)
+        raise error
     if len(classes) == 2 and not any(_same_label(c, pos_label) for c in classes):
         raise InvalidParameterError(
             f"The 'pos_label' parameter of {func} must be one of {format_values(classes)}, "

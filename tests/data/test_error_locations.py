@@ -37,7 +37,8 @@ ARRAY_CASES: dict[str, tuple[Callable[[], Any], str]] = {
     "auc nan score": (lambda: receval.roc_auc_score(_Y, _NAN), "y_score"),
     "auc label 2": (lambda: receval.roc_auc_score([0, 1, 2, 1], _S), "y_true"),
     "auc negative weight": (
-        lambda: receval.roc_auc_score(_Y, _S, sample_weight=[1, -1, 1, 1]), "sample_weight"
+        lambda: receval.roc_auc_score(_Y, _S, sample_weight=[1, -1, 1, 1]),
+        "sample_weight",
     ),
     "auc text score": (lambda: receval.roc_auc_score(_Y, ["a", "b", "c", "d"]), "y_score"),
     "auc lengths": (lambda: receval.roc_auc_score(_Y, _S[:3]), "y_true and y_score"),
@@ -59,7 +60,8 @@ ARRAY_CASES: dict[str, tuple[Callable[[], Any], str]] = {
     "Run lengths": (lambda: Run(["u"] * 2, ["a"], [0.1, 0.2]), "length"),
     "Qrels text grade": (lambda: Qrels(["u"], ["a"], ["x"]), "grades"),
     "evaluate unknown metric": (
-        lambda: receval.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, ["ndgc@10"]), "ndgc"
+        lambda: receval.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, ["ndgc@10"]),
+        "ndgc",
     ),
 }
 
@@ -178,7 +180,8 @@ SCAN_CALLS: dict[str, tuple[Callable[[Any], Any], tuple[str, ...]]] = {
     "log_loss": (lambda s: receval.log_loss(s["click"], s["score"], sample_weight=s["w"]),
                  ("nan score", "label 2", "negative weight", "probability 2", "missing label")),
     "gauc_score": (
-        lambda s: receval.gauc_score(s["click"], s["score"], groups=s["user"], sample_weight=s["w"]),
+        lambda s: receval.gauc_score(s["click"], s["score"], groups=s["user"],
+                                     sample_weight=s["w"]),
         ("nan score", "label 2", "negative weight", "missing label"),
     ),
     "group_auc": (lambda s: receval.group_auc(s["click"], s["score"], groups=s["user"]),
@@ -265,13 +268,13 @@ def test_the_file_and_row_come_from_the_batch_that_holds_them(tmp_path):
         _write_table(path, {"user": user, "click": click, "score": score}, fmt)
         s = receval.scan(path, batch_rows=64)
         place = f"{path}: row 778" if fmt == "parquet" else f"{path}:779"
-        for call in (
-            lambda: receval.roc_auc_score(s["click"], s["score"]),
-            lambda: receval.log_loss(s["click"], s["score"]),
-            lambda: receval.gauc_score(s["click"], s["score"], groups=s["user"]),
+        for call, kwargs in (
+            (receval.roc_auc_score, {}),
+            (receval.log_loss, {}),
+            (receval.gauc_score, {"groups": s["user"]}),
         ):
             with pytest.raises(InputValidationError) as info:
-                call()
+                call(s["click"], s["score"], **kwargs)
             assert str(info.value).startswith(place + ": "), str(info.value)
             assert info.value.row == 777
 
@@ -328,6 +331,7 @@ def test_scan_file_errors_name_the_file(tmp_path, layout):
 # ------------------------------------------------------------------ the CLI: exit 2, error: <where>
 QRELS_CSV = "user,item,grade\nu1,a,1\nu2,c,1\n"
 EVENTS_BAD = "user,time\nu1,2024-01-01\nu1,not a time\n"
+CTR = ["--label", "click", "--score", "score"]
 
 
 def _cli_files(tmp_path: Path) -> dict[str, Path]:
@@ -347,7 +351,9 @@ def _cli_files(tmp_path: Path) -> dict[str, Path]:
     files["run_nan"].write_text("user,item,score\nu1,a,0.9\nu2,c,nan\n")
     files["run_text"].write_text("u1 Q0 a 1 0.9 t\nu2 Q0 c 1 high t\n")
     files["run_pair"].write_text("u1 Q0 a 1 0.9 t\nu1 Q0 a 2 0.3 t\n")
-    files["imp_nan"].write_text("user,click,score,model2\n1,0,0.1,0.1\n1,1,nan,0.2\n2,0,0.3,0.3\n2,1,0.4,0.4\n")
+    files["imp_nan"].write_text(
+        "user,click,score,model2\n1,0,0.1,0.1\n1,1,nan,0.2\n2,0,0.3,0.3\n2,1,0.4,0.4\n"
+    )
     pq.write_table(pa.table({"user": [1, 1, 2, 2], "click": [0, 1, 2, 1],
                              "score": [0.1, 0.2, 0.3, 0.4]}), files["imp_label"])  # fmt: skip
     files["imp_text"].write_text("user\tclick\tscore\n1\t0\t0.1\n1\t1\tx\n2\t0\t0.3\n2\t1\t0.4\n")
@@ -368,9 +374,10 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
         ["compare", "--impressions", "{imp_nan}", "--label", "click", "--score", "score",
          "--score", "model2", "--group", "user"], "{imp_nan}:3",
     ),
-    "ctr nan score": (["ctr", "{imp_nan}", "--label", "click", "--score", "score"], "{imp_nan}:3"),
-    "ctr label 2": (["ctr", "{imp_label}", "--label", "click", "--score", "score"], "{imp_label}: row 3"),
-    "ctr text score": (["ctr", "{imp_text}", "--label", "click", "--score", "score"], "{imp_text}:3"),
+    "ctr nan score": (["ctr", "{imp_nan}", *CTR], "{imp_nan}:3"),
+    # three classes in the labels: no one row is at fault
+    "ctr label 2": (["ctr", "{imp_label}", *CTR], "{imp_label}: "),
+    "ctr text score": (["ctr", "{imp_text}", *CTR], "{imp_text}:3"),
     "ctr missing column": (["ctr", "{imp_nan}", "--label", "clicks", "--score", "score"], "clicks"),
     "retention bad time": (["retention", "{events}"], "{events}"),
     "report nan score": (
@@ -378,7 +385,7 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
     ),
     "report ctr label 2": (
         ["report", "--impressions", "{imp_label}", "--label", "click", "--score", "score",
-         "-o", "{out}"], "{imp_label}: row 3",
+         "-o", "{out}"], "{imp_label}: ",
     ),
 }  # fmt: skip
 

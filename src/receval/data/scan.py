@@ -156,12 +156,13 @@ def located(batch: Batch, pair: tuple[str, str] | None = None) -> Iterator[None]
 def _second_row(batch: Batch, columns: tuple[str, str], pair: tuple[object, object]) -> int | None:
     """The row of the batch where the (user, item) ``pair`` appears the second time."""
     users, items = (_as_list(batch[c]) for c in columns)
-    rows = [i for i, ids in enumerate(zip(users, items)) if ids == tuple(pair)]
+    rows = [i for i, ids in enumerate(zip(users, items, strict=True)) if ids == tuple(pair)]
     return rows[1] if len(rows) > 1 else None
 
 
 def _as_list(column: Any) -> list[Any]:
-    return column.tolist() if hasattr(column, "tolist") else column.to_pylist()
+    values: list[Any] = column.tolist() if hasattr(column, "tolist") else column.to_pylist()
+    return values
 
 
 class Scan:

@@ -11,7 +11,9 @@ option, never a traceback).
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ import pytest
 
 import receval
 from receval import Qrels, Run
+from receval.data.scan import Origin
 from receval.exceptions import InputValidationError, RecevalError
 from tests.cli._helpers import make_runner
 
@@ -200,7 +203,7 @@ SCAN_CALLS: dict[str, tuple[Callable[[Any], Any], tuple[str, ...]]] = {
     ),
 }  # fmt: skip
 
-SCAN_LAYOUTS = ["parquet", "csv", "tsv", "csv.gz", "directory"]
+SCAN_LAYOUTS = ["parquet", "csv", "tsv", "csv.gz", "csv.bz2", "csv.xz", "directory", "hive"]
 
 
 def _write_table(path: Path, data: dict[str, list[Any]], fmt: str) -> None:
@@ -209,31 +212,35 @@ def _write_table(path: Path, data: dict[str, list[Any]], fmt: str) -> None:
         pq.write_table(table, path)
         return
     options = pcsv.WriteOptions(delimiter="\t" if fmt == "tsv" else ",")
-    if fmt == "csv.gz":
-        with pa.CompressedOutputStream(str(path), "gzip") as out:
-            pcsv.write_csv(table, out, options)
-    else:
-        pcsv.write_csv(table, path, options)
+    text = pa.BufferOutputStream()
+    pcsv.write_csv(table, text, options)
+    compress = {"csv.gz": gzip.compress, "csv.bz2": bz2.compress, "csv.xz": lzma.compress}
+    path.write_bytes(compress.get(fmt, bytes)(text.getvalue().to_pybytes()))
 
 
 def _scanned(tmp_path: Path, layout: str, fault: str) -> tuple[Any, Path, str]:
     """A scan whose bad file holds ``fault`` at its third row; the bad file, and its
     format."""
     column, value = SCAN_FAULTS[fault]
-    if layout == "directory":
+    if layout in ("directory", "hive"):  # the third file is the bad one
         folder = tmp_path / "parts"
-        folder.mkdir()
-        for i in range(3):
+        files = [
+            folder / (f"part-{i}.parquet" if layout == "directory" else f"day={i}/part.parquet")
+            for i in range(3)
+        ]
+        for i, path in enumerate(files):
+            path.parent.mkdir(parents=True, exist_ok=True)
             data = _impressions(10 * i)
             if i == 2:
                 data[column][2] = value
-            _write_table(folder / f"part-{i}.parquet", data, "parquet")
-        return receval.scan(folder), folder / "part-2.parquet", "parquet"
+            _write_table(path, data, "parquet")
+        return receval.scan(folder), files[2], "parquet"
     data = _impressions()
     data[column][2] = value
     path = tmp_path / f"impressions.{layout}"
     _write_table(path, data, layout)
-    return receval.scan(path, file_format="csv" if layout == "csv.gz" else None), path, layout
+    file_format = "csv" if layout.startswith("csv.") else None
+    return receval.scan(path, file_format=file_format), path, layout
 
 
 SCAN_CASES = [
@@ -277,6 +284,45 @@ def test_the_file_and_row_come_from_the_batch_that_holds_them(tmp_path):
                 call(s["click"], s["score"], **kwargs)
             assert str(info.value).startswith(place + ": "), str(info.value)
             assert info.value.row == 777
+
+
+def test_a_group_across_two_files_is_named_in_the_file_that_holds_the_row(tmp_path):
+    # user 2's rows end part-0 and start part-1: one batch of whole groups spans both
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    _write_table(folder / "part-0.parquet",
+                 {"user": [1, 1, 2, 2], "click": [0, 1, 0, 1], "score": [0.1, 0.2, 0.3, 0.4]},
+                 "parquet")  # fmt: skip
+    _write_table(folder / "part-1.parquet",
+                 {"user": [2, 3, 3], "click": [1, 0, 1], "score": [np.nan, 0.3, 0.4]},
+                 "parquet")  # fmt: skip
+    s = receval.scan(folder)
+    for call in (receval.gauc_score, receval.group_auc):
+        with pytest.raises(InputValidationError) as info:
+            call(s["click"], s["score"], groups=s["user"])
+        assert str(info.value).startswith(f"{folder / 'part-1.parquet'}: row 1: gauc_score: ")
+        assert info.value.row == 0
+
+
+def test_origin_of_rows_across_files():
+    a = Origin((("a.csv", 10, 3),), lines=True)
+    b = Origin((("b.csv", 0, 2),), lines=True)
+    both = a.slice(1, 3) + b + Origin((("b.csv", 2, 1),), lines=True)
+    assert both.pieces == (("a.csv", 11, 2), ("b.csv", 0, 3))
+    assert len(both) == 5
+    assert both.locate(1) == ("a.csv:14", 12)  # row 12 of a.csv: line 14, after the header
+    assert both.locate(4) == ("b.csv:4", 2)
+    assert both.locate(None) == ("a.csv and b.csv", None)
+    parquet = Origin((("p.parquet", 4, 4),), lines=False)
+    assert parquet.locate(0) == ("p.parquet: row 5", 4)
+
+
+def test_scanned_events_name_the_file_and_line(tmp_path):
+    path = tmp_path / "events.csv"
+    path.write_text(EVENTS_BAD)
+    with pytest.raises(InputValidationError) as info:
+        receval.retention(receval.scan(path), user="user", time="time")
+    assert str(info.value).startswith(f"{path}:3: "), str(info.value)
 
 
 def test_a_repeated_pair_in_a_scanned_run_names_its_row(tmp_path):

@@ -26,7 +26,7 @@ import pytest
 
 import receval
 from receval import Qrels, Run
-from receval.data.scan import Origin
+from receval.data._origin import Origin
 from receval.exceptions import InputValidationError, RecevalError
 from tests.cli._helpers import make_runner
 

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data.scan import Batch, Scan, ScanColumn, ScanRun, located
+from ..data._origin import Batch, located
+from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition
 from .run import Accumulator

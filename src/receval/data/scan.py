@@ -576,7 +576,11 @@ def scan(
         A missing or unreadable file (the message names the file and, for CSV
         parse errors, the row when pyarrow reports it); a file of several that
         lacks a column read or holds it with another kind of type (the message
-        names the file and the column).
+        names the file and the column). A bad value a metric finds in a batch
+        (NaN, a label other than 0/1, a negative weight) raises its in-memory
+        message with the file and row in front (``part-2.parquet: row 3: ``,
+        ``file.csv:4: `` in a CSV file), and the error's ``row`` is the 0-based
+        row within that file.
 
     See Also
     --------

@@ -338,13 +338,30 @@ def order_scores(x: np.ndarray, name: str, func: str, *, rank: bool = True) -> n
 def check_probabilities(x: np.ndarray, name: str, func: str) -> np.ndarray:
     """Scores that must be probabilities in [0, 1]."""
     if x.size and (x.min() < 0.0 or x.max() > 1.0):
-        bad = x[(x < 0.0) | (x > 1.0)]
-        raise InputValidationError(
+        outside = (x < 0.0) | (x > 1.0)
+        error = InputValidationError(
             f"{func}: {name} must contain probabilities in [0, 1]. "
-            f"Got values {format_values(_distinct(bad))}; pass predicted probabilities, "
+            f"Got values {format_values(_distinct(x[outside]))}; pass predicted probabilities, "
             f"e.g. apply a sigmoid to raw scores."
         )
+        error.row = _first(outside)
+        raise error
     return x
+
+
+def _third_class_row(y: np.ndarray) -> int | None:
+    """The position where a third distinct label first appears (a file's row)."""
+    seen: set[Any] = set()
+    for i, label in enumerate(y.tolist() if y.ndim == 1 else ()):
+        seen.add(label)
+        if len(seen) > 2:
+            return i
+    return None
+
+
+def _first(bad: np.ndarray) -> int | None:
+    """The position of the first True of a 1-D mask (a file's row), else None."""
+    return int(np.argmax(bad)) if bad.ndim == 1 and bad.any() else None
 
 
 def check_binary01(y: Any, func: str, name: str = "y_true") -> np.ndarray:
@@ -360,10 +377,13 @@ def check_binary01(y: Any, func: str, name: str = "y_true") -> np.ndarray:
         ok = bool(np.all((y == 0.0) | (y == 1.0)))
     if not ok:
         check_no_missing(y, name, func)
-        raise InputValidationError(
+        error = InputValidationError(
             f"{func}: {name} must contain only 0 and 1. Got values "
             f"{format_values(_distinct(y))}; binarise labels first, e.g. {name} = (clicks > 0)."
         )
+        if y.dtype.kind in "iuf":
+            error.row = _first((y != 0) & (y != 1))
+        raise error
     result = y.astype(np.int8, copy=False)
     return result
 
@@ -395,10 +415,12 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
             result: np.ndarray = (y == 1).view(np.int8)
             return result
         if len(classes) > 2:
-            raise InputValidationError(
+            error = InputValidationError(
                 f"{func}: {name} must be binary. Got values {format_values(_distinct(y))}; "
                 f"pass pos_label to say which value is positive."
             )
+            error.row = _third_class_row(y)
+            raise error
         raise InputValidationError(
             f"{func}: {name} takes values {format_values(classes)} and pos_label is not "
             f"specified; pass pos_label, e.g. pos_label={classes[-1]!r}."
@@ -406,10 +428,12 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
     check_no_missing(y, name, func)
     classes = _distinct(y, limit=3)
     if len(classes) > 2:
-        raise InputValidationError(
+        error = InputValidationError(
             f"{func}: {name} must be binary. Got values {format_values(classes)}; "
             f"pass a binary y_true or binarise it with (y_true == pos_label)."
         )
+        error.row = _third_class_row(y)
+        raise error
     if len(classes) == 2 and not any(_same_label(c, pos_label) for c in classes):
         raise InvalidParameterError(
             f"The 'pos_label' parameter of {func} must be one of {format_values(classes)}, "
@@ -438,10 +462,12 @@ def check_sample_weight(
     w = as_float(as_1d(sample_weight, "sample_weight", func), "sample_weight", func)
     check_finite(w, "sample_weight", func)
     if w.size and w.min() < 0:
-        raise InputValidationError(
+        error = InputValidationError(
             f"{func}: sample_weight must be non-negative. Got values "
             f"{format_values(_distinct(w[w < 0]))}."
         )
+        error.row = _first(w < 0)
+        raise error
     if len(w) != n:
         raise InputValidationError(
             f"{func}: sample_weight must have one weight per sample. "

@@ -45,7 +45,7 @@ from .data._encode import lookup
 from .data._ranked import Qrels, Run
 from .data.scan import Scan, ScanRun
 from .engine.metric import MetricDefinition, register
-from .engine.sources import is_scan_run, whole_groups
+from .engine.sources import is_scan_run, located, whole_groups
 from .engine.states import Seen
 from .exceptions import InputValidationError, InvalidParameterError
 from .metrics._propensity import (
@@ -589,10 +589,12 @@ def _run_batches(spec: ScanRun, func: str) -> Iterator[Any]:
         func=func, what="user", description=func,
     ):  # fmt: skip
         values_in = chunk[value_column]
-        if spec.rank is None:
-            yield Run(chunk[spec.user], chunk[spec.item], values_in, name=name)
-        else:
-            yield Run(chunk[spec.user], chunk[spec.item], ranks=values_in, name=name)
+        with located(chunk, (spec.user, spec.item)):
+            if spec.rank is None:
+                r = Run(chunk[spec.user], chunk[spec.item], values_in, name=name)
+            else:
+                r = Run(chunk[spec.user], chunk[spec.item], ranks=values_in, name=name)
+        yield r
 
 
 def _scan_evaluate_lists(

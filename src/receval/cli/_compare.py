@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from ..comparison import CORRECTIONS, INTERVALS, POINTWISE, TESTS
+from ..exceptions import InputValidationError
 from ._common import (
     ALL_SEGMENTS,
     DEFAULT_RANK_METRICS,
@@ -41,6 +42,7 @@ from ._common import (
     UserOption,
     WeightOption,
     app,
+    one_line,
     read_qrels_runs,
     read_segments,
 )
@@ -295,9 +297,12 @@ def compare(
                 ["gauc", "log_loss"] if group else ["log_loss"]
             )  # fmt: skip
             with say.progress(f"Comparing {len(score)} models: {doing}…"):
-                report = compare_predictions(
-                    data.y_true, dict(data.scores), groups=data.groups, metrics=metrics,
-                    weighting=weighting, sample_weight=data.sample_weight, **settings,
-                )  # fmt: skip
+                try:
+                    report = compare_predictions(
+                        data.y_true, dict(data.scores), groups=data.groups, metrics=metrics,
+                        weighting=weighting, sample_weight=data.sample_weight, **settings,
+                    )  # fmt: skip
+                except InputValidationError as exc:  # a data error: the file's line
+                    raise say.fail(data.place(exc) + one_line(exc)) from None
             power_notes(report, say)
         comparison_output(report, output_format, digits, detail)

@@ -87,7 +87,7 @@ def ctr(
             table = ctr_segment_table(data, metrics, say, title)
         else:
             counted = ctr_rows(
-                data.y_true, data.scores, metrics, data.groups, data.sample_weight, say
+                data.y_true, data.scores, metrics, data.groups, data.sample_weight, say, data
             )
             table = ctr_table(counted, metrics, title, n_rows=data.n_rows)
     render(table, output_format, digits=digits)

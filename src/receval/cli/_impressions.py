@@ -53,6 +53,21 @@ class Impressions(NamedTuple):
     groups: Any  # an Arrow array of ids, or None
     sample_weight: Any
     segments: Any = None  # an Arrow array of segment labels (--by), or None
+    path: str | None = None  # the file read, and its format (csv, tsv, parquet)
+    file_format: str | None = None
+
+    def place(self, exc: BaseException) -> str:
+        """``"<file>:<line>: "`` (``"<file>: row N: "`` in Parquet, ``"<file>: "`` when
+        the row is not known) of a data error in the columns read from the file;
+        ``""`` for other errors, or columns not read from a file."""
+        from ..data._open import place
+        from ..exceptions import InputValidationError
+
+        if self.path is None or not isinstance(exc, InputValidationError):
+            return ""
+        if self.path in str(exc):
+            return ""
+        return place(self.path, exc.row, lines=self.file_format in ("csv", "tsv")) + ": "
 
 
 def read_impressions(
@@ -82,6 +97,8 @@ def read_impressions(
         groups=table.column(group).combine_chunks() if group else None,
         sample_weight=column(table, weight) if weight else None,
         segments=table.column(by).combine_chunks() if by else None,
+        path=path,
+        file_format=fmt,
     )
 
 
@@ -109,9 +126,11 @@ def ctr_rows(
     groups: Any,
     sample_weight: Any,
     say: Messages,
+    source: Impressions | None = None,
 ) -> list[tuple[list[Any], dict[str, Any]]]:
     """Per score column, the row ``[name, value, ...]`` (values as the library returns them)
-    and the counts of what a metric left out (``{metric: {...}}``), noted on stderr."""
+    and the counts of what a metric left out (``{metric: {...}}``), noted on stderr.
+    ``source``: the impressions read from a file, whose line a data error names."""
     from ..exceptions import RecevalError
 
     rows = []
@@ -132,7 +151,8 @@ def ctr_rows(
                     else:
                         value = spec.func(*args, **kwargs)
                 except RecevalError as exc:  # name the column: the message names y_score
-                    raise say.fail(f"{name} of --score {col}: {one_line(exc)}") from None
+                    where = "" if source is None else source.place(exc)
+                    raise say.fail(f"{where}{name} of --score {col}: {one_line(exc)}") from None
             row.append(value)
         for name, counts in row_counts.items():
             skipped_groups_note(col, name, counts, say)
@@ -184,7 +204,7 @@ def ctr_segment_table(
             try:
                 report = by_segment(list(metrics), data.y_true, y_score, by=data.segments, **kwargs)
             except RecevalError as exc:  # name the column: the message names y_score
-                raise say.fail(f"--score {col}: {one_line(exc)}") from None
+                raise say.fail(f"{data.place(exc)}--score {col}: {one_line(exc)}") from None
         # what the rules left out, on the overall row: the groups gauc skips (over all
         # the rows) and the segments where a metric is undefined
         overall: dict[str, Any] = {}

@@ -277,7 +277,7 @@ def report_command(
             )  # fmt: skip
             doc.add_input(impressions, data.n_rows, what="impressions")
             counted = ctr_rows(
-                data.y_true, data.scores, metrics_ctr, data.groups, data.sample_weight, say
+                data.y_true, data.scores, metrics_ctr, data.groups, data.sample_weight, say, data
             )
             ctr_section(
                 doc, ctr_table(counted, metrics_ctr).records(), data.y_true, dict(data.scores),

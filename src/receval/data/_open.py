@@ -8,7 +8,14 @@ from typing import Any
 
 from ..exceptions import InputValidationError
 
-__all__ = ["check_file", "compression_of", "header_not_utf8", "open_input", "sentence"]
+__all__ = [
+    "check_file",
+    "compression_of",
+    "header_not_utf8",
+    "open_input",
+    "place",
+    "sentence",
+]
 
 #: The first bytes of compressed files, and their codec's name. bzip2's are
 #: followed by a block (pi in BCD) or the end of the stream (sqrt(pi)).
@@ -78,3 +85,13 @@ def sentence(exc: BaseException) -> str:
     """An exception's text as a sentence (one line, ending with a period)."""
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if text.endswith(".") else text + "."
+
+
+def place(path: str, row: int | None, *, lines: bool) -> str:
+    """Where a row of a file is, for messages: ``path:line`` in a text file with a
+    header line (CSV, TSV: row ``r``, 0-based after the header, is line ``r + 2``
+    of a file without quoted line breaks), ``path: row N`` (1-based) in a Parquet
+    file, ``path`` when the row is not known."""
+    if row is None:
+        return path
+    return f"{path}:{row + 2}" if lines else f"{path}: row {row + 1}"

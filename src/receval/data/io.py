@@ -23,6 +23,7 @@ import numpy as np
 from .._validation import format_values
 from ..exceptions import InputValidationError
 from ._open import check_file, compression_of, header_not_utf8, open_input, sentence
+from ._open import place as row_place
 
 
 def module_of(obj: Any) -> str:
@@ -664,12 +665,8 @@ def located(
             place = f"{where}:{line}"
         elif row is not None:
             place = f"{where}: row {row}"
-        elif exc.row is not None and fmt in ("csv", "tsv"):
-            place = f"{where}:{exc.row + 2}"
-        elif exc.row is not None:
-            place = f"{where}: row {exc.row + 1}"
         else:
-            place = where
+            place = row_place(where, exc.row, lines=fmt in ("csv", "tsv"))
         error = InputValidationError(f"{place}: {message}")
         error.row = exc.row
         raise error from exc

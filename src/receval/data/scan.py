@@ -20,6 +20,7 @@ from typing import Any
 
 from .._validation import check_number, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
+from ._origin import Batch, Origin
 
 __all__ = ["Scan", "ScanColumn", "ScanRun", "scan"]
 
@@ -319,32 +320,37 @@ class Scan:
         ids: Sequence[str] = (),
         floats: Sequence[str] = (),
         description: str = "reading",
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[Batch]:
         """Yield the named columns batch by batch, as ``{name: array}``.
 
         Numeric columns come as NumPy arrays; string columns as Arrow string
         arrays (cheaper to encode). In CSV files the ``ids`` columns are read
         as strings (``007`` stays ``007``, as :meth:`receval.Run.from_file`
         reads them) and the ``floats`` columns as float64. A batch has at most
-        ``batch_rows`` rows and at least one.
+        ``batch_rows`` rows and at least one, from one file; its ``origin``
+        says which rows of which file.
         """
         columns = list(dict.fromkeys(columns))
         self._check_columns(columns)
         if self._dataset is not None:
             self._check_flat(columns)
         rows = self.rows_per_batch(columns)
+        lines = self.file_format != "parquet"
         with self._progress(description) as advance:
             if self.file_format == "parquet":
                 source = self._parquet_batches(columns, rows)
             else:
                 source = self._csv_batches(columns, ids, floats, advance)
-            for batch in source:
+            for path, first, batch in source:
                 n = batch.num_rows
                 if self.file_format == "parquet":
                     advance(n)
                 for start in range(0, n, rows):
                     part = batch.slice(start, rows)
-                    yield {name: _as_array(part.column(i)) for i, name in enumerate(columns)}
+                    origin = Origin(((path, first + start, part.num_rows),), lines)
+                    yield Batch(
+                        {name: _as_array(part.column(i)) for i, name in enumerate(columns)}, origin
+                    )
 
     def rows_per_batch(self, columns: Sequence[str]) -> int:
         """Rows per batch: ``batch_rows``, fewer when a batch of the columns would
@@ -354,7 +360,8 @@ class Scan:
         width = 8 * max(len(columns), 1)  # numbers: 8 bytes; ids as codes
         return min(self.batch_rows, max(1 << 16, self.max_memory // (16 * width)))
 
-    def _parquet_batches(self, columns: list[str], rows: int) -> Iterator[Any]:
+    def _parquet_batches(self, columns: list[str], rows: int) -> Iterator[tuple[str, int, Any]]:
+        """``(path, first row in the file, record batch)``, file by file."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -369,6 +376,7 @@ class Scan:
         for fragment in self._fragments():
             keys = _partition_keys(fragment)
             own = [c for c in columns if c not in keys]
+            first = 0
             try:
                 reader = pq.ParquetFile(fragment.path, pre_buffer=False)
                 for batch in reader.iter_batches(batch_size=rows, columns=own, use_threads=True):
@@ -383,13 +391,15 @@ class Scan:
                             ],
                             names=columns,
                         )
-                    yield batch
+                    yield fragment.path, first, batch
+                    first += batch.num_rows
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputValidationError(f"{fragment.path}: {_arrow_message(exc)}") from exc
 
     def _csv_batches(
         self, columns: list[str], ids: Sequence[str], floats: Sequence[str], advance: Any
-    ) -> Iterator[Any]:
+    ) -> Iterator[tuple[str, int, Any]]:
+        """``(path, first row in the file, record batch)``."""
         import pyarrow as pa
 
         path = self.paths[0]
@@ -406,8 +416,8 @@ class Scan:
                         continue
                     batch = batch.slice(skip)
                     skip = 0
+                    yield path, done_rows, batch
                     done_rows += batch.num_rows
-                    yield batch
                 return
             except _LongRow:
                 continue
@@ -566,7 +576,11 @@ def scan(
         A missing or unreadable file (the message names the file and, for CSV
         parse errors, the row when pyarrow reports it); a file of several that
         lacks a column read or holds it with another kind of type (the message
-        names the file and the column).
+        names the file and the column). A bad value a metric finds in a batch
+        (NaN, a label other than 0/1, a negative weight) raises its in-memory
+        message with the file and row in front (``part-2.parquet: row 3: ``,
+        ``file.csv:4: `` in a CSV file), and the error's ``row`` is the 0-based
+        row within that file.
 
     See Also
     --------

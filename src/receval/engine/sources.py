@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from ..data._origin import Batch, located
 from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition
@@ -35,6 +36,7 @@ __all__ = [
     "Contiguity",
     "is_scan",
     "is_scan_run",
+    "located",
     "range_state",
     "refuse_out_of_core",
     "scan_compute",
@@ -133,7 +135,8 @@ def scan_compute(
     for batch in scan.batches(names, floats=float_names, description=func):
         data = {arg: batch[col.name] for arg, col in given.items()}
         n_rows += len(next(iter(data.values())))
-        acc.update(**data)
+        with located(batch):
+            acc.update(**data)
     v.check_not_empty(n_rows, defn.inputs[0], func)
     return acc.compute()
 
@@ -206,7 +209,8 @@ def scan_ranges(
         n_rows[0] = 0
         for batch in scan.batches(names, floats=float_names, description=description):
             data = {arg: batch[col.name] for arg, col in given.items()}
-            labels, scores, weights = defn.prepare(params, **data)
+            with located(batch):
+                labels, scores, weights = defn.prepare(params, **data)
             n_rows[0] += len(labels)
             weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
             yield (
@@ -291,24 +295,30 @@ class Contiguity:
     """Checks that every group's rows form one run, batch by batch: the id of every
     run is kept (:class:`~receval.engine.states.Seen`: O(groups) memory) and a repeat
     raises as soon as the batch holding it is read, within the batch or against the
-    earlier ones."""
+    earlier ones, naming the file and row where the group comes again."""
 
-    def __init__(self, func: str, what: str, column: str, path: str) -> None:
-        self.func, self.what, self.column, self.path = func, what, column, path
+    def __init__(self, func: str, what: str, column: str) -> None:
+        self.func, self.what, self.column = func, what, column
         self.seen = Seen()
 
-    def add(self, run_ids: np.ndarray) -> None:
-        """Add the ids of a batch's runs; raise if one was seen before."""
+    def add(self, run_ids: np.ndarray, starts: np.ndarray, batch: Batch) -> None:
+        """Add the ids of a batch's runs (starting at rows ``starts`` of ``batch``);
+        raise if one was seen before."""
         repeated = self.seen.add_new(run_ids)
         if repeated:
             bad = repeated[0]
+            at = [i for i, x in enumerate(run_ids.tolist()) if x == bad]
+            # a repeat within the batch is its second run; else its first run here
+            row = int(starts[at[1] if len(at) > 1 else at[0]]) if at else None
             bad = bad.item() if isinstance(bad, np.generic) else bad
-            raise InputValidationError(
+            error = InputValidationError(
                 f"{self.func}: the rows of each {self.what} must be contiguous in the file "
                 f"(grouped, e.g. sorted by {self.what}). Got {self.what} {bad!r} again after "
-                f"other {self.what}s' rows in {self.path}; sort or group the file by "
-                f"{self.column!r} first."
+                f"other {self.what}s' rows; sort or group the file by {self.column!r} first."
             )
+            error.row = row
+            with located(batch):
+                raise error
 
 
 def whole_groups(
@@ -321,26 +331,29 @@ def whole_groups(
     func: str,
     what: str,
     description: str,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[Batch]:
     """Batches of ``scan`` holding whole groups of the column ``group``.
 
     The last (maybe unfinished) group of a batch is carried into the next;
     a group whose rows are not contiguous raises when the batch holding its
-    second run is read.
+    second run is read. Each batch's ``origin`` names its rows' files and rows:
+    a consumer puts them in front of its errors with :func:`located`.
     """
-    check = Contiguity(func, what, group, scan.name)
-    carry: dict[str, Any] | None = None
+    check = Contiguity(func, what, group)
+    carry: Batch | None = None
     for batch in scan.batches(columns, ids=ids, floats=floats, description=description):
         if carry is not None:
-            batch = {c: _concat(carry[c], batch[c]) for c in columns}
+            batch = Batch(
+                {c: _concat(carry[c], batch[c]) for c in columns}, carry.origin + batch.origin
+            )
         starts = _run_starts(batch[group])
         cut = int(starts[-1])
-        carry = {c: batch[c][cut:] for c in columns}
+        carry = batch.slice(cut)
         if cut:
-            check.add(_take(batch[group], starts[:-1]))
-            yield {c: batch[c][:cut] for c in columns}
+            check.add(_take(batch[group], starts[:-1]), starts[:-1], batch)
+            yield batch.slice(0, cut)
     if carry is not None and len(carry[group]):
-        check.add(_take(carry[group], np.zeros(1, dtype=np.int64)))
+        check.add(_take(carry[group], np.zeros(1, dtype=np.int64)), np.zeros(1, np.int64), carry)
         yield carry
 
 
@@ -366,6 +379,7 @@ def scan_groups(
     ):  # fmt: skip
         data = {arg: chunk[col.name] for arg, col in given.items()}
         n_rows += len(chunk[groups.name])
-        acc.update(**data)
+        with located(chunk):
+            acc.update(**data)
     v.check_not_empty(n_rows, defn.inputs[0], func)
     return acc.compute()

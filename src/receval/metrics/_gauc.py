@@ -13,7 +13,7 @@ from .. import _validation as v
 from .._kernels import compiled
 from ..data._encode import factorize
 from ..engine.metric import MetricDefinition, register
-from ..engine.sources import is_scan, scan_groups, whole_groups
+from ..engine.sources import is_scan, located, scan_groups, whole_groups
 from ..engine.states import Seen
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import warn_undefined
@@ -424,9 +424,12 @@ def _scan_group_auc(
     ):  # fmt: skip
         w = fixed if column is None else chunk[column.name]
         sw = None if sample_weight is None else chunk[sample_weight.name]
-        parts.append(
-            group_auc_of(chunk[y_true.name], chunk[y_score.name], chunk[groups.name], w, sw, func)
-        )
+        with located(chunk):
+            parts.append(
+                group_auc_of(
+                    chunk[y_true.name], chunk[y_score.name], chunk[groups.name], w, sw, func
+                )
+            )
     v.check_not_empty(sum(int(p.n_rows.sum()) for p in parts), "y_true", func)
     auc = np.concatenate([p.auc for p in parts])
     weight = np.concatenate([p.weight for p in parts])

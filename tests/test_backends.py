@@ -325,3 +325,21 @@ def test_weighted_auc_function_is_its_definition_on_one_batch():
     ).compute()
     # all scores equal: exactly one half, whatever the weights
     assert rv.roc_auc_score(y, np.full(300, 0.3), sample_weight=w) == 0.5
+
+
+@pytest.mark.parametrize("name", SCANNED)
+@pytest.mark.parametrize("kind", [k for k in HARD if k != "float16"])  # no float16 in Parquet
+def test_scan_agrees_on_hard_rows(tmp_path, name, kind):
+    y, p, w, _ = _hard_rows(kind, DOMAIN.get(name, "prob"), 3, True, n=60)
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"y": y, "p": p, "w": w}), path)
+    s = rv.scan(path, batch_rows=7)
+    options = OPTIONS.get(name, {})
+    expected = _outcome(lambda: _function(name)(y, p, sample_weight=w, **options))
+    got = _outcome(lambda: rv.compute(name, s["y"], s["p"], sample_weight=s["w"], **options))
+    if isinstance(expected, str) or isinstance(got, str):
+        assert got == expected
+    elif name in APPROX_WEIGHTED:
+        assert got == pytest.approx(expected, rel=_split_tolerance(len(y)), abs=0)
+    else:
+        assert _same_value(got, expected), (got, expected)

@@ -622,3 +622,12 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
     elif isinstance(template, (tuple, list)):
         if not isinstance(value, type(template)):
             raise _bad(where, f"a {type(template).__name__}", value)
+    elif isinstance(template, dict):  # ErrorSums: exact sums by error scale
+        if not isinstance(value, dict):
+            raise _bad(where, "a dict", value)
+        for k, s in value.items():
+            if isinstance(k, bool) or not isinstance(k, int) or k % ERROR_SCALE_STEP:
+                raise _bad(where, f"scales that are multiples of {ERROR_SCALE_STEP}", k)
+            if not isinstance(s, ExactSum):
+                raise _bad(f"{where}[{k}]", "an exact sum", s)
+            check_loaded_state(s, ExactSum.zero(), f"{where}[{k}]")

@@ -538,7 +538,7 @@ NORMALIZED_ENTROPY = register(
 def _errors_prepare(func: str) -> Any:
     def prepare(
         params: dict[str, Any], y_true: Any, y_pred: Any, sample_weight: Any = None
-    ) -> tuple[np.ndarray, np.ndarray | None]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         yt, yp, sw = data_columns(
             func, ("y_true", y_true), ("y_pred", y_pred), ("sample_weight", sample_weight)
         )

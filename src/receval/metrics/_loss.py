@@ -364,7 +364,7 @@ def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
     d, k = _scaled_errors(a, b)
     squared: dict[int, ExactSum] = {}
     absolute: dict[int, ExactSum] = {}
-    scales = np.unique(k).tolist()
+    scales = [0] if k is None else np.unique(k).tolist()
     for scale in scales:
         rows = None if len(scales) == 1 else k == scale
         ds = d if rows is None else d[rows]
@@ -378,22 +378,28 @@ def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
     return ErrorSums(squared, absolute, weight, len(a))
 
 
-def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """``(d, k)`` with ``d * 2**k`` the error ``a - b`` rounded once, ``k`` a multiple of
     ``ERROR_SCALE_STEP`` and ``|d|`` in ``[2**-129, 2**128)`` (or 0): powers of two are
-    exact, so the rounding is that of ``a - b`` even where ``a - b`` would overflow."""
-    big = np.maximum(np.abs(a), np.abs(b)) > 2.0**1000  # a - b may overflow
-    shift = 512
-    if big.any():
+    exact, so the rounding is that of ``a - b`` even where ``a - b`` would overflow.
+    ``k`` is None where every error is of scale 1 (the errors as they are)."""
+    if not len(a):
+        return a - b, None
+    top = max(float(np.abs(a).max()), float(np.abs(b).max()))
+    if top <= 2.0**1000:  # a - b does not overflow
+        d = a - b
+        size = np.abs(d)
+        if size.max() < 2.0**128 and np.min(size, where=size > 0, initial=1.0) >= 2.0**-129:
+            return d, None
+        base = np.zeros(len(a), dtype=np.int64)
+    else:
+        shift = 512
+        big = np.maximum(np.abs(a), np.abs(b)) > 2.0**1000
         d = np.where(big, np.ldexp(a, -shift) - np.ldexp(b, -shift), a - np.where(big, 0.0, b))
         base = np.where(big, shift, 0)
-    else:
-        d, base = a - b, np.zeros(len(a), dtype=np.int64)
     exponent = np.frexp(d)[1] + base
     k = ERROR_SCALE_STEP * np.round(exponent / ERROR_SCALE_STEP).astype(np.int64)
-    if k.any() or base.any():
-        d = np.ldexp(d, (base - k).astype(np.int32))
-    return d, k
+    return np.ldexp(d, (base - k).astype(np.int32)), k
 
 
 def _error_value(kind: str, state: ErrorSums) -> float:

@@ -113,3 +113,20 @@ def test_tampered_states_are_refused_naming_the_field(name: str, change: Any, me
     with pytest.raises(InputValidationError, match=message) as info:
         _loaded(acc, change)
     assert "load only trusted data" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda sums: sums.update({3: sums[0]}), "multiples of 256"),
+        (lambda sums: sums.update({0: 1.5}), r"squared\[0\].*an exact sum"),
+    ],
+)
+def test_rmse_sums_by_scale_are_checked(change: Any, message: str) -> None:
+    acc = receval.metric("rmse").update([1.0, 2.0], [1.5, 2.5])
+
+    def tamper(state: dict[str, Any]) -> None:
+        change(state["_state"].squared)
+
+    with pytest.raises(InputValidationError, match=message):
+        _loaded(acc, tamper)

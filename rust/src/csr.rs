@@ -220,7 +220,7 @@ fn short_segment_body(seg: &ShortSegment, out: SegmentOut<'_>) {
 /// [`short_segment_body`], compiled for AVX2 where the CPU has it.
 fn short_segment(seg: &ShortSegment, out: SegmentOut<'_>) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if crate::simd::avx2() {
         // SAFETY: the CPU supports AVX2, checked just above.
         unsafe { short_segment_avx2(seg, out) };
         return;

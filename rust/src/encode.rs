@@ -81,7 +81,7 @@ pub fn factorize_dense_sorted(
 /// too far from `anchor` for an `i32` (what `out` holds is then unspecified).
 pub fn shift_ids(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if crate::simd::avx2() {
         // SAFETY: the CPU supports AVX2, checked just above.
         return unsafe { shift_ids_avx2(values, anchor, out) };
     }
@@ -212,7 +212,7 @@ pub fn dense_sorted_in_place(
 /// Runs of equal neighbours: their start offsets (plus `values.len()`) and values.
 pub fn runs(values: &[i64]) -> (Vec<i64>, Vec<i64>) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if crate::simd::avx2() {
         // SAFETY: the CPU supports AVX2, checked just above.
         return unsafe { runs_avx2(values) };
     }

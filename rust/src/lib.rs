@@ -16,6 +16,7 @@ pub mod ranking;
 pub mod retention;
 pub mod scan;
 pub mod short_sort;
+pub mod simd;
 pub mod stats;
 pub mod sums;
 pub mod threads;

@@ -176,10 +176,10 @@ fn dot<const AVX: bool>(start: f64, a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// Whether the fused multiply-adds may run on the CPU's FMA unit (the result is
-/// the same without it, only slower).
+/// the same without it, only slower): [`crate::simd::avx_fma`].
 #[cfg(target_arch = "x86_64")]
 fn has_fma() -> bool {
-    std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx")
+    crate::simd::avx_fma()
 }
 
 // ------------------------------------------------------------------ exposure
@@ -687,12 +687,33 @@ mod tests {
         assert_eq!(fused_dot(-1.0, &[x], &[x]), 2f64.powi(-29) + 2f64.powi(-60));
     }
 
-    #[cfg(target_arch = "x86_64")]
+    /// The dot product the kernels take on the path chosen ([`crate::simd`]).
+    fn dispatched_dot(start: f64, a: &[f64], b: &[f64]) -> f64 {
+        #[cfg(target_arch = "x86_64")]
+        if has_fma() {
+            // SAFETY: the CPU has FMA and AVX.
+            return unsafe { fused_dot_avx(start, a, b) };
+        }
+        fused_dot(start, a, b)
+    }
+
     #[test]
     fn the_avx_dot_is_the_same_float() {
-        if !has_fma() {
-            return;
-        }
+        let mut floats: Vec<Vec<u64>> = Vec::new();
+        crate::simd::for_each_path(|_| {
+            // exact on small integers, in the registers' loop and its tail
+            for d in [3usize, 4, 17, 35, 64] {
+                let a: Vec<f64> = (0..d).map(|i| i as f64).collect();
+                let want: f64 = (0..d).map(|i| (i * i) as f64).sum();
+                assert_eq!(dispatched_dot(1.0, &a, &a), want + 1.0);
+            }
+            floats.push(dots_of_wide_values());
+        });
+        assert!(floats.windows(2).all(|w| w[0] == w[1]));
+    }
+
+    fn dots_of_wide_values() -> Vec<u64> {
+        let mut out = Vec::new();
         let mut x = 0.1f64;
         let mut next = || {
             x = (x * 3.7 + 0.123).fract();
@@ -702,14 +723,17 @@ mod tests {
             let a: Vec<f64> = (0..d).map(|_| next()).collect();
             let b: Vec<f64> = (0..d).map(|_| next()).collect();
             let start = next();
-            // SAFETY: the CPU has FMA and AVX.
-            let got = unsafe { fused_dot_avx(start, &a, &b) };
-            assert_eq!(got.to_bits(), fused_dot(start, &a, &b).to_bits(), "{d}");
+            out.push(dispatched_dot(start, &a, &b).to_bits());
         }
+        out
     }
 
     #[test]
     fn ils_is_exact_at_any_magnitude() {
+        crate::simd::for_each_path(|_| ils_is_exact_at_any_magnitude_on_this_path());
+    }
+
+    fn ils_is_exact_at_any_magnitude_on_this_path() {
         // the cosine of (1, 2) and (3, 1) is 5 / sqrt(50); scaled by 1e200 the squares
         // overflow, by 1e-300 or a subnormal 1e-310 they underflow
         let want = 5.0 / 50f64.sqrt();

@@ -10,16 +10,9 @@
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
-/// Whether [`sort`] can run here (the CPU has AVX2).
+/// Whether [`sort`] can run here ([`crate::simd::avx2`]).
 pub fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    crate::simd::avx2()
 }
 
 /// Sort `v[..n]` ascending, `n <= 128`, where [`available`] (false otherwise,
@@ -257,11 +250,26 @@ mod tests {
         *seed >> 33
     }
 
+    /// `sort` sorts on the SIMD path and leaves `v` as it was on the scalar path
+    /// (where the caller sorts).
+    fn check_sort(v: &mut [u32; 128], n: usize, simd: bool) {
+        let before = *v;
+        let mut want = v[..n].to_vec();
+        want.sort_unstable();
+        assert_eq!(sort(v, n), simd);
+        if simd {
+            assert_eq!(v[..n].to_vec(), want, "n {n}");
+        } else {
+            assert_eq!(*v, before, "n {n}");
+        }
+    }
+
     #[test]
     fn sorts_every_length_as_the_standard_sort() {
-        if !available() {
-            return;
-        }
+        crate::simd::for_each_path(sorts_every_length_on);
+    }
+
+    fn sorts_every_length_on(simd: bool) {
         let mut seed = 1;
         for n in 0..=128usize {
             // distinct words, many repeats, and values at both ends of the range
@@ -274,27 +282,24 @@ mod tests {
                         _ => (lcg(&mut seed) % spread) as u32,
                     };
                 }
-                let mut want = v[..n].to_vec();
-                want.sort_unstable();
-                assert!(sort(&mut v, n));
-                assert_eq!(v[..n].to_vec(), want, "n {n} spread {spread}");
+                check_sort(&mut v, n, simd);
             }
         }
     }
 
     #[test]
     fn sorts_reversed_and_sorted_input() {
-        if !available() {
-            return;
-        }
+        crate::simd::for_each_path(sorts_reversed_and_sorted_on);
+    }
+
+    fn sorts_reversed_and_sorted_on(simd: bool) {
         for n in [1usize, 8, 9, 64, 65, 127, 128] {
             for descending in [false, true] {
                 let mut v = [0u32; 128];
                 for (i, x) in v[..n].iter_mut().enumerate() {
                     *x = if descending { (n - i) as u32 } else { i as u32 };
                 }
-                assert!(sort(&mut v, n));
-                assert!(v[..n].windows(2).all(|w| w[0] <= w[1]), "n {n}");
+                check_sort(&mut v, n, simd);
             }
         }
     }

@@ -349,7 +349,7 @@ fn resample_range(
     stop: &AtomicBool,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if crate::simd::avx2() {
         // SAFETY: the CPU supports AVX2, checked just above.
         unsafe { resample_range_avx2(x, wm, n, m, mw, key, lo, hi, out, stop) };
         return;

@@ -10,7 +10,7 @@ import pandas as pd
 import polars as pl
 import pytest
 import sklearn.metrics as skm
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import UndefinedMetricWarning as SklearnUndefinedMetricWarning
@@ -741,7 +741,8 @@ def test_confusion_matrix_matches_oracle(data, normalize):
     try:
         expected = oracle.confusion_matrix(y_true, y_pred, labels, weights, normalize)
     except ZeroDivisionError:
-        return
+        expected = None
+    assume(expected is not None)  # a zero total under the normalisation
     if labels is not None and not set(labels) & set(y_true):
         with pytest.raises(InputValidationError):
             confusion_matrix(y_true, y_pred, labels=labels)
@@ -756,8 +757,7 @@ def test_confusion_matrix_matches_oracle(data, normalize):
 @given(labelled())
 def test_accuracy_properties(data):
     y_true, y_pred, weights, _, _ = data
-    if weights is not None and sum(weights) == 0:
-        return
+    assume(weights is None or sum(weights) != 0)
     acc = accuracy_score(y_true, y_pred, sample_weight=weights)
     _close(acc, oracle.accuracy(y_true, y_pred, weights))
     _close(error_rate(y_true, y_pred, sample_weight=weights), 1 - acc)

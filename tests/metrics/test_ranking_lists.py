@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from receval import evaluate, parse_metric
@@ -54,8 +54,7 @@ def _oracle_mean(name, recommended, relevant, k, **conv):
 def test_lists_equal_oracle(users, k, name, gain):
     recommended = [u[0] for u in users]
     relevant = [u[1] for u in users]
-    if not any(g >= 1 for r in relevant for g in r.values()):
-        return
+    assume(any(g >= 1 for r in relevant for g in r.values()))
     # gain= is given to the metrics that read it (the others refuse it)
     conv = {"gain": gain} if "gain" in parse_metric(name).info.conventions else {}
     got = FUNCS[name](recommended, relevant, k=k, **conv)

@@ -4,12 +4,11 @@ import warnings
 
 import numpy as np
 import pytest
+import pytrec_eval
+import ranx
 from sklearn.metrics import dcg_score, ndcg_score
 
 from receval import evaluate
-
-pytrec_eval = pytest.importorskip("pytrec_eval")
-ranx = pytest.importorskip("ranx")
 
 SEEDS = range(10)
 

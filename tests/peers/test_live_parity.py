@@ -93,7 +93,9 @@ def _values(report, metric):
 
 
 def _ir_measures():
-    return pytest.importorskip("ir_measures")
+    import ir_measures
+
+    return ir_measures
 
 
 def _trec_side():
@@ -246,7 +248,7 @@ def _ranx_provider_ndcg_exp(seed):
     (ranx_provider.py): ranx's ndcg_burges on the raw grades, a Run built from the run in its
     input order, and the same query ids on both sides (it asserts that)."""
     im = _ir_measures()
-    ranx = pytest.importorskip("ranx")
+    import ranx
     measure = im.nDCG(dcg="exp-log2")
     assert im.ranx.supports(measure)
     for provider in im.DefaultPipeline.providers:
@@ -373,7 +375,7 @@ def _ranx_case(seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_ranx(seed):
-    ranx = pytest.importorskip("ranx")
+    import ranx
     qrels, run = _ranx_case(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -424,7 +426,7 @@ def test_ranx_rbp_bpref_differ_from_trec_eval(seed):
 def test_ranx_keeps_input_order_of_ties_only_up_to_15_items():
     # the reason test_ranx draws ties only in short lists: numba's quicksort insertion-sorts
     # up to 15 items (stable) and partitions longer ones (tied items move)
-    ranx = pytest.importorskip("ranx")
+    import ranx
     for n, stable in [(15, True), (16, False)]:
         items = [f"d{i:02d}" for i in range(n)]
         with warnings.catch_warnings():
@@ -463,7 +465,7 @@ NDCG = {"ndcg", "ndcg@5", "ndcg@10"}
 
 
 def _trec(qrels, run, measures=TREC_MEASURES, relevance_level=1):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    import pytrec_eval
     evaluator = pytrec_eval.RelevanceEvaluator(
         qrels, set(measures.values()), relevance_level=relevance_level
     )

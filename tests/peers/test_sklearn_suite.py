@@ -22,12 +22,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn import calibration as sk_calibration
+from sklearn import metrics as skm
 
 import receval
 from receval.exceptions import RecevalError, UndefinedMetricWarning
-
-skm = pytest.importorskip("sklearn.metrics")
-sk_calibration = pytest.importorskip("sklearn.calibration")
 
 DATA = json.loads((Path(__file__).parent / "data" / "sklearn.json").read_text())
 
@@ -193,7 +192,7 @@ def b_uint32_max_weight():
 
 
 def b_pandas_nullable(dtype):
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     y = np.array([1, 0, 0, 1, 0, 1, 1, 0, 1])
     return {
         "y_true": pd.Series(y, dtype=dtype),
@@ -211,7 +210,7 @@ def b_log_loss_not_probabilities(dtype):
 
 
 def b_log_loss_pandas():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     y_proba = np.array([[0.3, 0.7], [0.6, 0.4], [0.4, 0.6], [0.7, 0.3]])
     return {
         "y_true": pd.Series(np.array(["ham", "spam", "spam", "ham"])),

@@ -5,15 +5,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import matplotlib
 import numpy as np
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-import receval  # noqa: E402
-from receval import (  # noqa: E402
+import receval
+from receval import (
     Run,
     average_precision_score,
     break_even_point,
@@ -25,11 +25,11 @@ from receval import (  # noqa: E402
     roc_auc_score,
     roc_curve,
 )
-from receval.exceptions import (  # noqa: E402
+from receval.exceptions import (
     InputValidationError,
     InvalidParameterError,
 )
-from receval.plot import (  # noqa: E402
+from receval.plot import (
     calibration,
     metric_at_k,
     precision_recall,
@@ -256,7 +256,7 @@ def test_metric_at_k_single_run_inputs_and_conventions():
 
 
 def test_metric_at_k_dataframe_run():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     qrels, run_a, _ = _ranking()
     rows = [(u, i, s) for u, items in run_a.items() for i, s in items.items()]
     frame = pd.DataFrame(rows, columns=["user", "item", "score"])

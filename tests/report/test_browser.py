@@ -18,8 +18,8 @@ CHROMIUM = os.environ.get("RECEVAL_CHROMIUM", "/usr/bin/chromium")
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    pytest.importorskip("plotly")
+    import plotly  # noqa: F401
+    from playwright import sync_api
     if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
         pytest.skip(f"no Chromium at {CHROMIUM}")
     with sync_api.sync_playwright() as p:

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -263,20 +264,58 @@ class RangeStates:
 
 @dataclass(frozen=True)
 class ErrorSums:
-    """Exact sums of ``w (y - y_hat)^2``, ``w |y - y_hat|`` and ``w`` (RMSE, MAE)."""
+    """Exact sums of ``w (y - y_hat)^2``, ``w |y - y_hat|`` and ``w`` (RMSE, MAE), by scale.
 
-    squared: ExactSum
-    absolute: ExactSum
+    An error ``d`` is held as ``d' 2**k`` with ``k`` a multiple of
+    ``ERROR_SCALE_STEP`` fixed by ``d`` alone (``|d'|`` in ``[2**-129, 2**128)``), so
+    no square overflows or underflows and a row adds the same terms whatever batch
+    it comes in: ``squared[k]`` sums ``w d'^2`` and ``absolute[k]`` sums ``w |d'|``
+    of the errors of scale ``2**k``. Merging adds the sums of each scale exactly.
+    """
+
+    squared: dict[int, ExactSum]
+    absolute: dict[int, ExactSum]
     weight: ExactSum
     n_rows: int
 
     def merge(self, other: ErrorSums) -> ErrorSums:
         return ErrorSums(
-            self.squared + other.squared,
-            self.absolute + other.absolute,
+            _merge_scaled(self.squared, other.squared),
+            _merge_scaled(self.absolute, other.absolute),
             self.weight + other.weight,
             self.n_rows + other.n_rows,
         )
+
+    def mean_squared(self) -> tuple[float, int]:
+        """``(x, e)``: the weighted sum of squared errors is ``x * 2**e``."""
+        return _combine_scaled(self.squared, 2)
+
+    def mean_absolute(self) -> tuple[float, int]:
+        """``(x, e)``: the weighted sum of absolute errors is ``x * 2**e``."""
+        return _combine_scaled(self.absolute, 1)
+
+
+#: The scales of :class:`ErrorSums` are powers ``2**k``, ``k`` a multiple of this.
+ERROR_SCALE_STEP = 256
+
+
+def _merge_scaled(a: dict[int, ExactSum], b: dict[int, ExactSum]) -> dict[int, ExactSum]:
+    out = dict(a)
+    for k, s in b.items():
+        out[k] = out[k] + s if k in out else s
+    return out
+
+
+def _combine_scaled(sums: dict[int, ExactSum], power: int) -> tuple[float, int]:
+    """``(x, e)`` with ``x * 2**e`` the sum of ``sums[k] * 2**(power * k)``: each scale's
+    exact sum rounded once, added from the largest scale down (one scale: exact)."""
+    values = {k: s.value for k, s in sums.items()}
+    nonzero = [k for k, x in values.items() if x != 0.0]
+    if not nonzero:
+        return 0.0, 0
+    top = max(nonzero)
+    x = math.fsum(math.ldexp(values[k], power * (k - top)) for k in sorted(nonzero, reverse=True))
+    return x, power * top
 
 
 @dataclass(frozen=True)
@@ -583,3 +622,12 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
     elif isinstance(template, (tuple, list)):
         if not isinstance(value, type(template)):
             raise _bad(where, f"a {type(template).__name__}", value)
+    elif isinstance(template, dict):  # ErrorSums: exact sums by error scale
+        if not isinstance(value, dict):
+            raise _bad(where, "a dict", value)
+        for k, s in value.items():
+            if isinstance(k, bool) or not isinstance(k, int) or k % ERROR_SCALE_STEP:
+                raise _bad(where, f"scales that are multiples of {ERROR_SCALE_STEP}", k)
+            if not isinstance(s, ExactSum):
+                raise _bad(f"{where}[{k}]", "an exact sum", s)
+            check_loaded_state(s, ExactSum.zero(), f"{where}[{k}]")

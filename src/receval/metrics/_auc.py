@@ -37,7 +37,13 @@ _BinaryMetric = Callable[[np.ndarray, np.ndarray, "np.ndarray | None"], float]
 
 # --------------------------------------------------------------- binary cores
 def _roc_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> float:
-    return auc_from_sorted(sort_classes(labels, scores, weights, chunked=weights is None))
+    if weights is not None:
+        # the definition's state: weights summed per distinct score, as
+        # receval.metric("roc_auc") does (the same float for the same rows)
+        counts = ScoreCounts(True)
+        counts.add(labels, scores, weights)
+        return counts.auc()
+    return auc_from_sorted(sort_classes(labels, scores, weights, chunked=True))
 
 
 def _curve(

@@ -14,7 +14,14 @@ from .._sums import ExactSum
 from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, data_columns, no_options, register
 from ..engine.sources import is_scan, refuse_out_of_core, scan_compute
-from ..engine.states import ErrorSums, check_eps, totals_empty, totals_prepare, totals_update
+from ..engine.states import (
+    ERROR_SCALE_STEP,
+    ErrorSums,
+    check_eps,
+    totals_empty,
+    totals_prepare,
+    totals_update,
+)
 from ..exceptions import InputValidationError
 from ._binary import warn_undefined
 
@@ -348,31 +355,61 @@ def _numeric_pair(
     return a, b, w
 
 
-def error_sums(d: np.ndarray, w: np.ndarray | None) -> ErrorSums:
-    """Exact sums of ``w d^2``, ``w |d|`` and ``w`` of errors ``d``."""
-    if w is None:
-        return ErrorSums(
-            ExactSum.of(d * d), ExactSum.of(np.abs(d)), ExactSum.of([float(len(d))]), len(d)
-        )
-    return ErrorSums(ExactSum.dot(d * d, w), ExactSum.dot(np.abs(d), w), ExactSum.of(w), len(d))
+def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
+    """The :class:`~receval.engine.states.ErrorSums` of the errors ``a - b`` (weights ``w``).
+
+    Each error is ``a - b`` rounded once, held as ``d' 2**k`` (see ``ErrorSums``); both
+    depend on the row alone, so any split of the rows gives the same sums.
+    """
+    d, k = _scaled_errors(a, b)
+    squared: dict[int, ExactSum] = {}
+    absolute: dict[int, ExactSum] = {}
+    scales = [0] if k is None else np.unique(k).tolist()
+    for scale in scales:
+        rows = None if len(scales) == 1 else k == scale
+        ds = d if rows is None else d[rows]
+        if w is None:
+            squared[scale], absolute[scale] = ExactSum.of(ds * ds), ExactSum.of(np.abs(ds))
+        else:
+            ws = w if rows is None else w[rows]
+            squared[scale] = ExactSum.dot(ds * ds, ws)
+            absolute[scale] = ExactSum.dot(np.abs(ds), ws)
+    weight = ExactSum.of([float(len(a))]) if w is None else ExactSum.of(w)
+    return ErrorSums(squared, absolute, weight, len(a))
 
 
-def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, int]:
-    """``(d, e)`` with ``d * 2**e == a - b``: errors so large that their squares (or the
-    difference itself) would overflow, or so small that their squares underflow, are
-    scaled by a power of two, which is exact; ordinary errors are returned as they are."""
-    e = 0
+def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(d, k)`` with ``d * 2**k`` the error ``a - b`` rounded once, ``k`` a multiple of
+    ``ERROR_SCALE_STEP`` and ``|d|`` in ``[2**-129, 2**128)`` (or 0): powers of two are
+    exact, so the rounding is that of ``a - b`` even where ``a - b`` would overflow.
+    ``k`` is None where every error is of scale 1 (the errors as they are)."""
+    if not len(a):
+        return a - b, None
     top = max(float(np.abs(a).max()), float(np.abs(b).max()))
-    if top > 2.0**1000:  # a - b may overflow
-        e = int(np.frexp(top)[1])
-        a, b = np.ldexp(a, -e), np.ldexp(b, -e)
-    d = a - b
-    m = float(np.abs(d).max())
-    if m > 0 and not 2.0**-500 <= m <= 2.0**500:
-        shift = int(np.frexp(m)[1])
-        d = np.ldexp(d, -shift)
-        e += shift
-    return d, e
+    if top <= 2.0**1000:  # a - b does not overflow
+        d = a - b
+        size = np.abs(d)
+        if size.max() < 2.0**128 and np.min(size, where=size > 0, initial=1.0) >= 2.0**-129:
+            return d, None
+        base = np.zeros(len(a), dtype=np.int64)
+    else:
+        shift = 512
+        big = np.maximum(np.abs(a), np.abs(b)) > 2.0**1000
+        d = np.where(big, np.ldexp(a, -shift) - np.ldexp(b, -shift), a - np.where(big, 0.0, b))
+        base = np.where(big, shift, 0)
+    exponent = np.frexp(d)[1] + base
+    k = ERROR_SCALE_STEP * np.round(exponent / ERROR_SCALE_STEP).astype(np.int64)
+    return np.ldexp(d, (base - k).astype(np.int32)), k
+
+
+def _error_value(kind: str, state: ErrorSums) -> float:
+    """RMSE or MAE of a state whose weight is not zero."""
+    weight = state.weight.value
+    if kind == "root_mean_squared_error":
+        x, e = state.mean_squared()
+        return float(np.ldexp(np.sqrt(x / weight), e // 2))
+    x, e = state.mean_absolute()
+    return float(np.ldexp(x / weight, e))
 
 
 def root_mean_squared_error(
@@ -405,9 +442,8 @@ def root_mean_squared_error(
     0.6455
     """
     a, b, w = _numeric_pair(y_true, y_pred, sample_weight, "root_mean_squared_error")
-    d, e = _scaled_errors(a, b)
-    sums = error_sums(d, w)  # exact, as receval.metric("rmse") adds them batch by batch
-    return float(np.ldexp(np.sqrt(sums.squared.value / sums.weight.value), e))
+    # the definition's state and value: equal to receval.metric("rmse") over any batches
+    return _error_value("root_mean_squared_error", error_sums(a, b, w))
 
 
 def mean_absolute_error(
@@ -440,9 +476,7 @@ def mean_absolute_error(
     0.5
     """
     a, b, w = _numeric_pair(y_true, y_pred, sample_weight, "mean_absolute_error")
-    d, e = _scaled_errors(a, b)
-    sums = error_sums(d, w)
-    return float(np.ldexp(sums.absolute.value / sums.weight.value, e))
+    return _error_value("mean_absolute_error", error_sums(a, b, w))
 
 
 # ------------------------------------------------------------------ definitions
@@ -510,13 +544,13 @@ NORMALIZED_ENTROPY = register(
 def _errors_prepare(func: str) -> Any:
     def prepare(
         params: dict[str, Any], y_true: Any, y_pred: Any, sample_weight: Any = None
-    ) -> tuple[np.ndarray, np.ndarray | None]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         yt, yp, sw = data_columns(
             func, ("y_true", y_true), ("y_pred", y_pred), ("sample_weight", sample_weight)
         )
         a = v.check_finite(v.as_float(yt, "y_true", func), "y_true", func)
         b = v.check_finite(v.as_float(yp, "y_pred", func), "y_pred", func)
-        return a - b, v.check_sample_weight(sw, len(a), func)
+        return a, b, v.check_sample_weight(sw, len(a), func)
 
     return prepare
 
@@ -526,8 +560,7 @@ def _errors_update(params: dict[str, Any], batch: Any) -> ErrorSums:
 
 
 def _errors_empty(params: dict[str, Any]) -> ErrorSums:
-    zero = ExactSum.zero()
-    return ErrorSums(zero, zero, zero, 0)
+    return ErrorSums({}, {}, ExactSum.zero(), 0)
 
 
 def _errors_finalize(kind: str) -> Any:
@@ -535,9 +568,7 @@ def _errors_finalize(kind: str) -> Any:
         weight = state.weight.value
         if weight == 0:
             return warn_undefined(f"{kind}: no row of non-zero weight (returned as nan).")
-        if kind == "root_mean_squared_error":
-            return float(np.sqrt(state.squared.value / weight))
-        return state.absolute.value / weight
+        return _error_value(kind, state)
 
     return finalize
 

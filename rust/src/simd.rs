@@ -1,0 +1,191 @@
+//! SIMD dispatch, written once: whether the kernels compiled for AVX2 (or AVX with
+//! FMA) may run. Every such kernel has a scalar twin of the same code that gives the
+//! same result, so the choice changes speed only.
+//!
+//! `RECEVAL_FORCE_SCALAR=1` in the environment (read once, at the first kernel that
+//! asks) forces the scalar paths on any CPU; CI runs `cargo test` that way too.
+//! Tests run a closure on every path the CPU has with [`for_each_path`].
+
+use std::sync::OnceLock;
+
+/// The environment variable that forces the scalar paths (any value but empty or `0`).
+pub const FORCE_SCALAR_VAR: &str = "RECEVAL_FORCE_SCALAR";
+
+#[derive(Clone, Copy)]
+struct Features {
+    avx2: bool,
+    avx_fma: bool,
+}
+
+/// What the CPU has, with the scalar switch applied; detected once.
+fn features() -> Features {
+    static FEATURES: OnceLock<Features> = OnceLock::new();
+    *FEATURES.get_or_init(|| {
+        if scalar_forced() {
+            return Features {
+                avx2: false,
+                avx_fma: false,
+            };
+        }
+        cpu()
+    })
+}
+
+/// Whether `RECEVAL_FORCE_SCALAR` asks for the scalar paths.
+fn scalar_forced() -> bool {
+    std::env::var_os(FORCE_SCALAR_VAR).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// What the CPU has, whatever the switch says.
+fn cpu() -> Features {
+    #[cfg(target_arch = "x86_64")]
+    {
+        Features {
+            avx2: std::arch::is_x86_feature_detected!("avx2"),
+            avx_fma: std::arch::is_x86_feature_detected!("avx")
+                && std::arch::is_x86_feature_detected!("fma"),
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Features {
+            avx2: false,
+            avx_fma: false,
+        }
+    }
+}
+
+/// Whether the paths compiled for AVX2 may run: the CPU has AVX2 and the scalar
+/// paths are not forced. A call site runs its `#[target_feature(enable = "avx2")]`
+/// function only where this is true.
+#[inline]
+pub fn avx2() -> bool {
+    #[cfg(test)]
+    if let Some(simd) = testing::chosen() {
+        return simd && cpu().avx2;
+    }
+    features().avx2
+}
+
+/// Whether the paths compiled for AVX and FMA may run (as [`avx2`]).
+#[inline]
+pub fn avx_fma() -> bool {
+    #[cfg(test)]
+    if let Some(simd) = testing::chosen() {
+        return simd && cpu().avx_fma;
+    }
+    features().avx_fma
+}
+
+/// Run `f` on the scalar paths, then (where the CPU has AVX2 and the scalar paths
+/// are not forced) on the SIMD paths; `f` gets whether the SIMD paths are on. The
+/// tests that call it run one at a time; other tests running meanwhile may take
+/// either path, which gives them the same results.
+#[cfg(test)]
+pub fn for_each_path(mut f: impl FnMut(bool)) {
+    let _lock = testing::LOCK
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut paths = vec![false];
+    if features().avx2 {
+        paths.push(true);
+    }
+    for simd in paths {
+        let _chosen = testing::Chosen::new(simd);
+        f(simd);
+    }
+}
+
+#[cfg(test)]
+mod testing {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    use std::sync::Mutex;
+
+    pub static LOCK: Mutex<()> = Mutex::new(());
+    /// 0: no test chose; 1: the scalar paths; 2: the SIMD paths.
+    static CHOSEN: AtomicU8 = AtomicU8::new(0);
+
+    pub fn chosen() -> Option<bool> {
+        match CHOSEN.load(Ordering::SeqCst) {
+            1 => Some(false),
+            2 => Some(true),
+            _ => None,
+        }
+    }
+
+    /// The path a test chose, until it is dropped (a failing test resets it too).
+    pub struct Chosen;
+
+    impl Chosen {
+        pub fn new(simd: bool) -> Self {
+            CHOSEN.store(if simd { 2 } else { 1 }, Ordering::SeqCst);
+            Chosen
+        }
+    }
+
+    impl Drop for Chosen {
+        fn drop(&mut self) {
+            CHOSEN.store(0, Ordering::SeqCst);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_on_only_where_chosen_and_the_cpu_has_it() {
+        let mut seen = Vec::new();
+        for_each_path(|simd| {
+            assert_eq!(avx2(), simd);
+            assert!(!avx_fma() || simd);
+            seen.push(simd);
+        });
+        assert!(!seen[0]);
+        assert_eq!(seen.len(), 1 + features().avx2 as usize);
+        if !cpu().avx2 || scalar_forced() {
+            assert!(!features().avx2);
+        }
+    }
+
+    #[test]
+    fn the_encoders_give_the_same_on_every_path() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as i64
+        };
+        // long runs, short runs, and ids at both ends of an i32 offset
+        let values: Vec<i64> = (0..1000)
+            .map(|i| match i % 7 {
+                0 => i64::from(i32::MAX) + 5,
+                1..=3 => (i / 40) as i64,
+                _ => next() % 50,
+            })
+            .collect();
+        let mut results = Vec::new();
+        for_each_path(|_| {
+            let mut out = vec![0i32; values.len()];
+            let shifted = crate::encode::shift_ids(&values, 5, &mut out);
+            let far = crate::encode::shift_ids(&values, -(1i64 << 40), &mut out.clone());
+            let runs = crate::encode::runs(&values);
+            // the oracle: runs of equal neighbours
+            let mut want = vec![0i64];
+            for i in 1..values.len() {
+                if values[i] != values[i - 1] {
+                    want.push(i as i64);
+                }
+            }
+            want.push(values.len() as i64);
+            assert_eq!(runs.0, want);
+            assert_eq!(shifted, Some((0, i64::from(i32::MAX) + 5)));
+            assert!(out.iter().zip(&values).all(|(&o, &v)| o as i64 == v - 5));
+            assert_eq!(far, None);
+            results.push((out, runs));
+        });
+        assert!(results.windows(2).all(|w| w[0] == w[1]));
+    }
+}

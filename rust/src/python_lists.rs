@@ -351,7 +351,6 @@ fn list_means_csr<'py>(
 
 /// Add this family's functions to `receval._core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("PAIRWISE_MAX", lists::PAIRWISE_MAX)?;
     m.add_function(wrap_pyfunction!(item_counts_csr, m)?)?;
     m.add_function(wrap_pyfunction!(gini_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(inverse_norms, m)?)?;

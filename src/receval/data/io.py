@@ -206,8 +206,6 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     from .._kernels import compiled
 
     core = compiled()
-    if core is None:
-        return None
     name = os.fspath(path)
     check_file(name)
     if compression_of(name) not in (None, "gzip"):

@@ -117,7 +117,9 @@ def test_cohort_counts_of_both_layouts_agree(seed, size, n_periods):
     n_words = (n_periods + 63) // 64
     want_bits = np.zeros((n_users, n_words), np.uint64)
     np.bitwise_or.at(
-        want_bits, (codes, periods // 64), np.left_shift(np.uint64(1), (periods % 64).astype(np.uint64))
+        want_bits,
+        (codes, periods // 64),
+        np.left_shift(np.uint64(1), (periods % 64).astype(np.uint64)),
     )
     order = np.lexsort((periods, codes))
     want_offsets = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_users))])

@@ -197,66 +197,6 @@ fn evaluate_users<'py>(
 
 /// Checks shared by the per-user metric kernels.
 #[allow(clippy::too_many_arguments)]
-fn check_user(
-    f: &str,
-    grades: &[f64],
-    n: usize,
-    q_desc: &[f64],
-    qa: usize,
-    qb: usize,
-    cand: usize,
-    disc: &[f64],
-) -> PyResult<()> {
-    check(n <= grades.len() && n <= cand, || {
-        format!("{f}: grades and cand must have at least n elements")
-    })?;
-    check(qa <= qb && qb <= q_desc.len(), || {
-        format!("{f}: qa..qb must lie in q_desc")
-    })?;
-    check(disc.len() >= n.max(qb - qa), || {
-        format!("{f}: disc must cover the list and the judged items")
-    })
-}
-
-/// DCG of the ideal order (the candidates' grades or the judged grades).
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn idcg(
-    ideal: i64,
-    k: i64,
-    k_eff: i64,
-    threshold: f64,
-    gain: i64,
-    grades: PyReadonlyArray1<'_, f64>,
-    n: usize,
-    q_desc: PyReadonlyArray1<'_, f64>,
-    qa: usize,
-    qb: usize,
-    mut cand: PyReadwriteArray1<'_, f64>,
-    disc: PyReadonlyArray1<'_, f64>,
-) -> PyResult<f64> {
-    let (g, qd, d) = (
-        slice(&grades, "grades")?,
-        slice(&q_desc, "q_desc")?,
-        slice(&disc, "disc")?,
-    );
-    let cand = slice_mut(&mut cand, "cand")?;
-    check_user("idcg", g, n, qd, qa, qb, cand.len(), d)?;
-    Ok(ranking::idcg(
-        ideal, k, k_eff, threshold, gain, g, n, qd, qa, qb, cand, d,
-    ))
-}
-
-/// Position of `item` in the ascending `sorted_items[a:b]`, or -1.
-#[pyfunction]
-fn lookup(sorted_items: PyReadonlyArray1<'_, i32>, a: usize, b: usize, item: i32) -> PyResult<i64> {
-    let s = slice(&sorted_items, "sorted_items")?;
-    check(a <= b && b <= s.len(), || {
-        "lookup: a..b must lie in sorted_items".to_string()
-    })?;
-    Ok(ranking::lookup(s, a, b, item))
-}
-
 // ------------------------------------------------------------------ containers
 /// Judged items by item code with their grades, the grades descending, and the first
 /// user with a repeated item (-1 if none).
@@ -425,8 +365,6 @@ fn rank_rows<'py>(
 /// Add this family's functions to `receval._core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate_users, m)?)?;
-    m.add_function(wrap_pyfunction!(idcg, m)?)?;
-    m.add_function(wrap_pyfunction!(lookup, m)?)?;
     m.add_function(wrap_pyfunction!(judged_segments, m)?)?;
     m.add_function(wrap_pyfunction!(tie_segments, m)?)?;
     m.add_function(wrap_pyfunction!(is_grouped, m)?)?;

@@ -16,8 +16,6 @@ import receval._kernels as kernels
 from receval.data._ranked import Qrels, Run
 from receval.exceptions import InputValidationError
 
-pytestmark = pytest.mark.skipif(kernels.compiled() is None, reason="receval._core is not built")
-
 WORDS = ["q1", "q2", "Q0", "d1", "d2", "d10", "007", "7", "a-b", "x.y", "é"]
 NUMBERS = ["0", "1", "2", "-1", "+3", "1.5", "0.25", "-0.0", "1e3", ".5", "5.", "inf", "-inf",
            "nan", "NaN", "x", "1,5", "1e", "--1", "0x10"]  # fmt: skip

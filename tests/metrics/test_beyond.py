@@ -24,8 +24,8 @@ from receval import (
     personalization,
 )
 from receval._kernels import compiled
-from receval.metrics._beyond_common import PARALLEL_MIN_ROWS, user_chunks
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from receval.metrics._beyond_common import PARALLEL_MIN_ROWS, user_chunks
 from receval.metrics._diversity import ils_per_user
 from tests.oracles import beyond as oracle
 

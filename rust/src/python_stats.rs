@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 
 use crate::stats;
 
-/// A seed as the numba kernels take it: an int64 (a negative one wraps modulo 2^64)
+/// A seed as Python gives it: an int64 (a negative one wraps modulo 2^64)
 /// or a uint64.
 fn seed_bits(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
     match seed.extract::<u64>() {

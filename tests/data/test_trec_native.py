@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import receval._kernels as kernels
+from receval.data import io
 from receval.data._ranked import Qrels, Run
 from receval.exceptions import InputValidationError
 
@@ -46,7 +47,7 @@ def _line(rng, kind):
 def _read(cls, path, native, monkeypatch):
     with monkeypatch.context() as m:
         if not native:
-            m.setattr(kernels, "compiled", lambda: None)
+            m.setattr(io, "read_trec_native", lambda path, kind: None)  # Arrow reads it
         try:
             return cls.from_trec(path)
         except InputValidationError as exc:

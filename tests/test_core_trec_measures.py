@@ -19,14 +19,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import receval
-from receval._kernels import _topk_codes as codes
+from receval._kernels import codes as core_codes
 from receval._kernels import compiled
 from receval.data._encode import lookup
 
 from .oracles import trec_measures as oracle
 
+codes = core_codes()
+
 core = compiled()
-pytestmark = pytest.mark.skipif(core is None, reason="receval._core is not built")
 
 DATA = Path(__file__).parent / "peers" / "data" / "trec_eval"
 
@@ -521,26 +522,3 @@ def test_nerr_matches_ndeval():
         values, _ = run_core(q, r, [spec_row(codes.NERR, k=k, threshold=rel)])
         for i, user in enumerate(q.user_ids):
             assert close(values[i, 0], want.get(user, 0.0)), (k, rel, user)
-
-
-# ---------------- the numba twin
-def test_numba_twin_rejects_the_new_kinds():
-    from receval._kernels._topk import evaluate_users
-
-    q = receval.Qrels.from_dict({"u0": {"d00": 1}})
-    r = receval.Run.from_dict({"u0": {"d00": 1.0}})
-    args = (q.offsets, q.items, q.grades, q.grades_desc, r.offsets, r.items, r.scores,
-            r.trec_keys, np.zeros(1, np.int32), np.zeros(1, np.int32))  # fmt: skip
-    slots = np.full((64, 1), -1, dtype=np.int32)
-    disc = np.ones(1)
-    ok = np.stack([spec_row(codes.PRECISION, k=1)])
-    values, _ = evaluate_users(*args, ok, 1, 1, disc, slots)
-    assert values.tolist() == [[1.0]]
-    for row in (
-        spec_row(codes.BPREF),
-        spec_row(codes.PRECISION, depth=3),
-        spec_row(codes.PRECISION, judged_only=True),
-        spec_row(codes.NDCG, gain=codes.GAIN_CUSTOM, params=gain_params({1: 2.0})),
-    ):
-        with pytest.raises(NotImplementedError, match="RECEVAL_KERNELS=numba"):
-            evaluate_users(*args, np.stack([row]), 1, 1, disc, slots)

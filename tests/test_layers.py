@@ -116,9 +116,7 @@ def test_cycle_detection_finds_a_cycle():
 
 
 # Private functions and classes imported from another module, or read as
-# ``module._name`` (kernels excepted: receval._kernels holds the compiled core's
-# private functions, called by the metric modules by design). A name shared by
-# modules is public in the module that defines it.
+# ``module._name``. A name shared by modules is public in the module that defines it.
 
 
 def _is_private(attr: str) -> bool:
@@ -158,7 +156,7 @@ def _private_uses() -> set[tuple[str, str, str]]:
         for target, attr in uses:
             if not _is_private(attr) or not target.startswith("receval"):
                 continue
-            if target.startswith("receval._kernels") or target == name:
+            if target == name:
                 continue
             out.add((name, target, attr))
     return out

@@ -6,10 +6,6 @@ References: SciPy (ttest_rel, wilcoxon, permutation_test, bootstrap), statsmodel
 (multipletests), and the slow oracles of tests/oracles/stats.py (exhaustive sign
 flips, brute-force jackknife, textbook BCa on the same replicates). Randomized
 checks compare with Monte Carlo tolerances computed from binomial standard errors.
-
-With NUMBA_DISABLE_JIT=1 the kernels run as Python: the heavy checks (many
-permutations or resamples, the coverage simulation) then use smaller sizes,
-with tolerances computed for those sizes.
 """
 
 from __future__ import annotations
@@ -20,7 +16,6 @@ import subprocess
 import sys
 import warnings
 
-import numba
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -30,7 +25,7 @@ from scipy import stats
 
 from receval import _intervals, _paired
 from receval._intervals import _bootstrap_replicates, bootstrap_intervals, effect_sizes
-from receval._kernels import _stats as kernels
+from receval._kernels import compiled
 from receval._stats import (
     _randomization_statistics,
     adjust_pvalues,
@@ -41,10 +36,9 @@ from receval._stats import (
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from tests.oracles import stats as oracle
 
-JIT = not numba.config.DISABLE_JIT
-# sizes of the Monte Carlo checks (smaller when the kernels run as Python)
-N_PERMUTATIONS = 200_000 if JIT else 20_000
-N_RESAMPLES = 10_000 if JIT else 1_000
+# sizes of the Monte Carlo checks
+N_PERMUTATIONS = 200_000
+N_RESAMPLES = 10_000
 TIES = [-1.0, 0.0, 0.5, 1.0]  # hypothesis draws differences from here: ties and zeros
 # property tests whose reference is slow (SciPy's exact Wilcoxon permutation test on tied
 # data, statsmodels' Holm: ~25 ms a call) run at most 60 examples, whatever the profile
@@ -251,7 +245,7 @@ def test_randomization_pvalue_from_its_statistics():
 
 
 def test_randomization_sign_vectors_are_fair_coins():
-    n, b = 100, 4000 if JIT else 400
+    n, b = 100, 4000
     signs = _randomization_statistics(np.eye(n), None, b, 0)  # column j: user j's sign
     assert set(np.unique(signs)) == {-1.0, 1.0}
     se = 1 / math.sqrt(b)
@@ -295,35 +289,28 @@ def test_randomization_is_deterministic_and_seeded():
 
 @pytest.mark.parametrize("which", ["flip", "resample"])
 def test_results_do_not_depend_on_threads_or_chunks(which, monkeypatch):
-    monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", 0)  # split even small work
+    kernels = compiled()
     rng = np.random.default_rng(0)
     x = np.ascontiguousarray(rng.normal(size=(150, 3)))
     wm = np.ascontiguousarray(rng.random((150, 3)))
     if which == "flip":
-        run = lambda chunks: kernels._sign_flip_sums(x, 257, 5, chunks)  # noqa: E731
+        run = lambda chunks: kernels.sign_flip_sums(x, 257, 5, chunks)  # noqa: E731
         public = lambda: randomization_pvalues(x, n_permutations=257, seed=5)  # noqa: E731
     else:
-        run = lambda chunks: kernels._bootstrap_means(x, wm, 257, 5, chunks)  # noqa: E731
+        run = lambda chunks: kernels.bootstrap_means(x, wm, 257, 5, chunks)  # noqa: E731
         public = lambda: bootstrap_intervals(x, wm, n_resamples=257, seed=5)  # noqa: E731
-    with np.errstate(over="ignore"):  # uint64 wrap-around, when the kernels run as Python
-        reference = run(1)
-        for chunks in (2, 7, 64):
-            assert_array_equal(run(chunks), reference)
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        single = public()
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-        multi = public()
-    finally:
-        numba.set_num_threads(before)
-    assert_array_equal(np.asarray(single), np.asarray(multi))
+    reference = run(1)
+    for chunks in (2, 7, 64):
+        assert_array_equal(run(chunks), reference)
+    serial = public()
+    monkeypatch.setattr(_paired, "PARALLEL_MIN_WORK", 0)  # split even small work
+    assert_array_equal(np.asarray(public()), np.asarray(serial))
 
 
 @given(st.lists(st.sampled_from(TIES), min_size=1, max_size=10), st.integers(0, 2**63 - 1))
 def test_randomization_tied_values_property(values, seed):
     d = np.array(values)
-    b = 2000 if JIT else 300
+    b = 2000
     p = randomization_pvalues(d, n_permutations=b, seed=seed)
     exact = oracle.exact_randomization_pvalue(d)
     assert 1 / (b + 1) <= p <= 1.0
@@ -420,7 +407,7 @@ def test_nan_replicates_are_ignored():
 
 
 def test_bootstrap_draws_are_uniform_with_replacement():
-    n, b = 50, 4000 if JIT else 400
+    n, b = 50, 4000
     counts = _bootstrap_replicates(np.eye(n), None, b, 1) * n  # column j: copies of user j
     assert_allclose(counts, np.round(counts), atol=1e-9)
     assert_allclose(counts.sum(axis=1), n)  # n draws per resample
@@ -459,16 +446,11 @@ def test_bootstrap_agrees_with_scipy(method):
         (high, res.confidence_interval.high, 0.975),
     ):
         assert abs(ours - theirs) < _quantile_tolerance(spread, level, N_RESAMPLES)
-    if JIT and method == "BCa":  # the tolerance tells BCa from percentile apart
+    if method == "BCa":  # the tolerance tells BCa from percentile apart
         pct = np.quantile(spread, [0.025, 0.975])
         assert abs(pct[1] - high) > 2 * _quantile_tolerance(spread, 0.975, N_RESAMPLES)
 
 
-@pytest.mark.skipif(
-    not JIT,
-    reason="a coverage simulation needs ~2.4e8 resampled draws (hours as Python); the kernel "
-    "code it runs is checked without JIT by the oracle tests above",
-)
 @pytest.mark.parametrize("method", ["bca", "percentile"])
 def test_bootstrap_coverage_of_a_skewed_mean(method):
     """Nominal 95% intervals of the mean of 300 exponential differences cover the true
@@ -533,7 +515,7 @@ def test_bootstrap_equal_weights_equal_no_weights():
 )
 def test_bootstrap_tied_values_property(values, method):
     d = np.array(values)
-    low, high = bootstrap_intervals(d, method=method, n_resamples=300 if JIT else 60, seed=1)
+    low, high = bootstrap_intervals(d, method=method, n_resamples=300, seed=1)
     if d.min() == d.max():
         assert low == high == d[0]
     else:
@@ -789,9 +771,9 @@ def test_inputs_in_other_forms():
 
 
 def test_import_receval_does_not_import_scipy():
-    code = (  # numba itself imports scipy: the kernels are imported on first call only
+    code = (
         "import sys, receval, receval._stats, receval._intervals; "
-        "assert 'scipy' not in sys.modules and 'numba' not in sys.modules, sys.modules.keys()"
+        "assert 'scipy' not in sys.modules, sys.modules.keys()"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

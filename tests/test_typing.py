@@ -66,7 +66,7 @@ def test_user_code_type_checks_against_the_public_names(cache: Path, tmp_path: P
     # the user's own strict settings; receval's modules are read as the installed package is
     config.write_text(
         "[mypy]\nstrict = True\npython_version = 3.10\n"
-        "[mypy-pyarrow.*,pandas.*,polars.*,pyspark.*,scipy.*,numba.*,typer.*,rich.*]\n"
+        "[mypy-pyarrow.*,pandas.*,polars.*,pyspark.*,scipy.*,typer.*,rich.*]\n"
         "ignore_missing_imports = True\nfollow_imports = skip\n"
         "[mypy-receval.*]\nignore_errors = True\n"
     )

@@ -216,8 +216,7 @@ impl GroupRows {
 
 /// Per group: weighted U, weighted positives and weighted negatives, each group in
 /// its canonical order (parallel over groups; a group's floats depend on its rows
-/// only). `_positives` (each group's positives) is not needed: the signature is
-/// that of the kernel's numba twin.
+/// only). `_positives` (each group's positives) is not needed.
 pub fn weighted_group_aucs(
     codes: &[i32],
     n_groups: usize,

@@ -7,6 +7,7 @@
 
 pub mod auc;
 pub mod checks;
+pub mod codes;
 pub mod csr;
 pub mod encode;
 pub mod gauc;

@@ -12,9 +12,9 @@
 //!
 //! Cosine similarities of feature vectors sum products over the features in one
 //! fixed order ([`fused_dot`]): fused multiply-adds in 4 lanes, 4 ways unrolled,
-//! then a 4-lane pass and a sequential tail. It is the order the numba kernels
-//! (compiled with reassociation and contraction allowed) take on x86-64 CPUs with
-//! AVX2 and FMA, fixed here: the result is the same float on every machine.
+//! then a 4-lane pass and a sequential tail (the order a compiler allowed to
+//! reassociate and contract picks on x86-64 CPUs with AVX2 and FMA), fixed here:
+//! the result is the same float on every machine.
 
 use rayon::prelude::*;
 

@@ -13,6 +13,8 @@ use crate::{auc, encode, gauc, scan, sums, threads};
 
 #[path = "python_checked.rs"]
 mod python_checked;
+#[path = "python_codes.rs"]
+mod python_codes;
 #[path = "python_columns.rs"]
 mod python_columns;
 #[path = "python_lists.rs"]
@@ -624,7 +626,6 @@ pub(crate) fn memory_error(e: crate::pages::OutOfMemory, what: &str, fix: &str) 
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SIZE", sums::SIZE)?;
     m.add("N_LIMBS", sums::N_LIMBS)?;
-    m.add("CARRY_EVERY", sums::CARRY_EVERY)?;
     m.add("NAN", sums::NAN)?;
     m.add("POS_INF", sums::POS_INF)?;
     m.add("NEG_INF", sums::NEG_INF)?;
@@ -653,6 +654,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(threads_setting_error, m)?)?;
     python_checked::register(m)?;
     python_ranking::register(m)?;
+    python_codes::register(m)?;
     python_lists::register(m)?;
     python_retention::register(m)?;
     python_stats::register(m)?;

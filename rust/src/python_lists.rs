@@ -1,6 +1,6 @@
 //! Python bindings of the list-wise (beyond-accuracy) kernels (lists.rs).
 //!
-//! Every function takes the numba kernel's arguments: a run's `items` (int32 item
+//! Every function takes a run's `items` (int32 item
 //! codes) and `offsets` (int64, n_users + 1), the depth `k`, and item-level arrays
 //! indexed by item code. Offsets that do not run up through `items`, item codes
 //! outside the item-level arrays and feature rows outside the matrix raise
@@ -351,7 +351,6 @@ fn list_means_csr<'py>(
 
 /// Add this family's functions to `receval._core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("PAIRWISE_MAX", lists::PAIRWISE_MAX)?;
     m.add_function(wrap_pyfunction!(item_counts_csr, m)?)?;
     m.add_function(wrap_pyfunction!(gini_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(inverse_norms, m)?)?;

@@ -1,6 +1,6 @@
 //! Python bindings of the retention kernels (retention.rs).
 //!
-//! Every function takes the numba kernel's arguments: int32 user codes, int64
+//! Every function takes int32 user codes, int64
 //! raw time values with a positive divisor, int32 periods, int32 cohort codes.
 //! User codes, periods or cohorts out of range, offsets that do not cover the
 //! values and a divisor below 1 raise `ValueError`.

@@ -1,16 +1,13 @@
 //! Python bindings of the significance-test and bootstrap kernels (stats.rs).
 
 use numpy::ndarray::Array2;
-use numpy::{
-    IntoPyArray, PyArray2, PyReadonlyArray2, PyReadwriteArray1, PyReadwriteArray3,
-    PyUntypedArrayMethods,
-};
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::stats;
 
-/// A seed as the numba kernels take it: an int64 (a negative one wraps modulo 2^64)
+/// A seed as Python gives it: an int64 (a negative one wraps modulo 2^64)
 /// or a uint64.
 fn seed_bits(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
     match seed.extract::<u64>() {
@@ -43,92 +40,6 @@ fn matrix(
     Array2::from_shape_vec((rows, m), v)
         .map(|a| a.into_pyarray(py))
         .map_err(|e| PyValueError::new_err(e.to_string()))
-}
-
-/// SplitMix64's output function.
-#[pyfunction]
-fn mix64(z: u64) -> u64 {
-    stats::mix64(z)
-}
-
-/// Key of a seed for one use (`FLIPS` or `RESAMPLES`).
-#[pyfunction]
-fn seed_key(seed: &Bound<'_, PyAny>, domain: u64) -> PyResult<u64> {
-    Ok(stats::seed_key(seed_bits(seed)?, domain))
-}
-
-/// Starting state of the stream of replicate `b`.
-#[pyfunction]
-fn stream_start(key: u64, b: u64) -> u64 {
-    stats::stream_start(key, b)
-}
-
-/// Word `t` of the stream that starts at `start`.
-#[pyfunction]
-fn stream_word(start: u64, t: u64) -> u64 {
-    stats::stream_word(start, t)
-}
-
-/// Draws `k0..k0 + count` of a stream, mapped to `[0, n)`, into `idx[:count]`.
-#[pyfunction]
-fn draw_block(
-    start: u64,
-    k0: u64,
-    count: usize,
-    n: u64,
-    mut idx: PyReadwriteArray1<'_, i64>,
-) -> PyResult<()> {
-    let idx = idx
-        .as_slice_mut()
-        .map_err(|_| PyValueError::new_err("idx must be a C-contiguous 1-D array"))?;
-    if count > idx.len() {
-        return Err(PyValueError::new_err(format!(
-            "draw_block: count is {count} but idx has {} elements",
-            idx.len()
-        )));
-    }
-    if n >= 1 << 32 {
-        return Err(PyValueError::new_err("draw_block: n must be below 2**32"));
-    }
-    let mut draws = vec![0usize; count];
-    stats::draw_block(start, k0, n, &mut draws);
-    for (slot, &d) in idx.iter_mut().zip(&draws) {
-        *slot = d as i64;
-    }
-    Ok(())
-}
-
-/// Signed sums of every sign pattern of each byte of users `i0..i1` into `table`
-/// (8 x 256 x n_columns).
-#[pyfunction]
-fn flip_tables(
-    x: PyReadonlyArray2<'_, f64>,
-    i0: usize,
-    i1: usize,
-    mut table: PyReadwriteArray3<'_, f64>,
-) -> PyResult<()> {
-    let (n, m, x) = rows_of(&x, "x")?;
-    let shape = table.shape().to_vec();
-    if shape != [8, 256, m] {
-        return Err(PyValueError::new_err(format!(
-            "flip_tables: table must have shape (8, 256, {m}), got {shape:?}"
-        )));
-    }
-    if i0 > i1 || i1 > n || i1 - i0 > 64 {
-        return Err(PyValueError::new_err(format!(
-            "flip_tables: users i0..i1 must be at most 64 rows of x, got {i0}..{i1} of {n}"
-        )));
-    }
-    if !table.is_c_contiguous() {
-        return Err(PyValueError::new_err(
-            "table must be a C-contiguous 3-D array",
-        ));
-    }
-    let t = table
-        .as_slice_mut()
-        .map_err(|_| PyValueError::new_err("table must be a C-contiguous 3-D array"))?;
-    stats::flip_tables(x, m, i0, i1, t);
-    Ok(())
 }
 
 /// Signed sums of every random sign vector: shape (n_permutations, n_columns).
@@ -199,14 +110,6 @@ fn bootstrap_means<'py>(
 
 /// Add this family's functions to `receval._core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("FLIPS", stats::FLIPS)?;
-    m.add("RESAMPLES", stats::RESAMPLES)?;
-    m.add_function(wrap_pyfunction!(mix64, m)?)?;
-    m.add_function(wrap_pyfunction!(seed_key, m)?)?;
-    m.add_function(wrap_pyfunction!(stream_start, m)?)?;
-    m.add_function(wrap_pyfunction!(stream_word, m)?)?;
-    m.add_function(wrap_pyfunction!(draw_block, m)?)?;
-    m.add_function(wrap_pyfunction!(flip_tables, m)?)?;
     m.add_function(wrap_pyfunction!(sign_flip_sums, m)?)?;
     m.add_function(wrap_pyfunction!(bootstrap_means, m)?)?;
     Ok(())

@@ -2,7 +2,7 @@
 
 Every public name is importable from the top level (``from receval import
 gauc_score``). Submodules are loaded on first use, so ``import receval`` costs
-a few milliseconds and pulls in neither numba nor any DataFrame library.
+a few milliseconds and pulls in no DataFrame library.
 """
 
 from __future__ import annotations

@@ -9,44 +9,138 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "ACLT",
     "AFTER",
+    "AP",
+    "APLT",
+    "AP_HITS",
+    "AP_MIN_K",
+    "AP_MIN_RETRIEVED",
+    "AP_RELEVANT",
+    "ARP",
+    "AVERAGE_POPULARITY",
     "BEFORE",
-    "CARRY_EVERY",
-    "FLIPS",
+    "BIN_G",
+    "BPREF",
+    "CG",
+    "DCG",
+    "DISCOUNT_CLIPPED",
+    "DISCOUNT_OFFSET",
+    "DIVERSITY",
+    "EE_DISPARITY",
+    "EE_LOSS",
+    "EE_RELEVANCE",
+    "EMPTY_ONE",
+    "EMPTY_SKIP",
+    "EMPTY_ZERO",
+    "ERR",
+    "EXPOSURE_KINDS",
+    "F1",
+    "G",
+    "GAIN_BINARY",
+    "GAIN_CUSTOM",
+    "GAIN_EXPONENTIAL",
+    "GAIN_LINEAR",
+    "HISTORY_KINDS",
+    "HIT_RATIO",
+    "IDCG",
+    "IDEAL_CANDIDATES",
+    "IDEAL_JUDGED",
+    "ILS",
+    "INFAP",
+    "IPREC_AT_RECALL",
+    "IPREC_AVG",
+    "JUDGED",
+    "LIST_KINDS",
+    "MAX_GAIN_PAIRS",
+    "MISCALIBRATION",
+    "MISSING_COMPLETE",
+    "MISSING_SKIP",
+    "MISSING_ZERO",
     "NAN",
+    "NDCG",
+    "NDCG_REL",
     "NEG_INF",
+    "NERR",
     "NO_SIGNUP",
+    "NUM_NONREL_JUDGED_RET",
+    "NUM_Q",
+    "NUM_REL",
+    "NUM_REL_RET",
+    "NUM_RET",
     "N_LIMBS",
-    "PAIRWISE_MAX",
+    "N_PARAMS",
+    "N_SPEC_COLUMNS",
+    "POPULARITY_KINDS",
     "POS_INF",
-    "RESAMPLES",
+    "PRECISION",
+    "PRECISION_K",
+    "PRECISION_RETRIEVED",
+    "RANKING_KINDS",
+    "RBP",
+    "RBP_RESID",
+    "RECALL",
+    "RECALL_MIN_K",
+    "RECALL_RELEVANT",
+    "RELATIVE_PRECISION",
+    "RPREC_MULT",
+    "RR",
+    "R_NDCG",
+    "R_PRECISION",
+    "SERENDIPITY",
+    "SET_AP",
+    "SET_F",
+    "SET_PRECISION",
+    "SET_RECALL",
+    "SET_RELATIVE_PRECISION",
     "SIZE",
+    "SUCCESS",
+    "S_AP_NORM",
+    "S_DEPTH",
+    "S_DISCOUNT",
+    "S_EMPTY",
+    "S_GAIN",
+    "S_GAIN_THRESHOLD",
+    "S_IDEAL",
+    "S_JUDGED_ONLY",
+    "S_K",
+    "S_KIND",
+    "S_MISSING_SKIP",
+    "S_PARAMS",
+    "S_POSITIVE_SCORES",
+    "S_PRECISION_NORM",
+    "S_RECALL_NORM",
+    "S_THRESHOLD",
+    "S_TIES",
+    "TAIL_PERCENTAGE",
+    "TIES_AVERAGE",
+    "TIES_ID_ASCENDING",
+    "TIES_ID_DESCENDING",
+    "TIES_INPUT",
+    "TIES_TREC",
+    "TREC_KINDS",
+    "UNJUDGED",
+    "UTILITY",
     "accumulate_bitsets",
     "accumulate_csr",
     "activity_bitsets",
     "add_histogram",
     "binary_log_loss_exact",
     "bootstrap_means",
-    "build_ranked",
     "dense_codes_in_place",
     "distinct_users_per_item",
-    "draw_block",
     "evaluate_users",
     "events_before_signup",
     "exact_dot",
     "exact_sum",
-    "expected_first_hit",
     "factorize_dense",
     "factorize_dense_sorted",
-    "first_duplicate_segment",
-    "flip_tables",
     "gather",
     "gather_minority",
     "gauc_checked",
     "gini_sorted",
     "group_counts",
     "group_rows",
-    "idcg",
     "intra_list_similarity_csr",
     "intra_list_similarity_matrix_csr",
     "inverse_norms",
@@ -55,17 +149,11 @@ __all__ = [
     "judged_segments",
     "list_means_csr",
     "log_loss_checked",
-    "lookup",
     "lookup_str",
-    "metric_from_hits",
-    "mix64",
     "multiclass_log_loss_exact",
     "normalize",
     "num_threads",
     "offsets_of_sorted",
-    "pack_block",
-    "pack_keys",
-    "packed_sort_desc",
     "pair_count_sorted",
     "pair_keys_csr",
     "pair_means_csr",
@@ -77,45 +165,136 @@ __all__ = [
     "rank_rows",
     "rank_rows_into",
     "read_trec",
-    "redo_segments",
     "roc_auc_checked",
     "runs",
-    "seed_key",
     "shift_ids",
     "sign_flip_sums",
     "signup_per_user",
     "sort_segments",
     "split_by_label",
     "split_by_label_weighted",
-    "stable_sort_desc",
     "str_ranks",
     "stream_pair_counts",
-    "stream_start",
-    "stream_word",
     "threads_setting_error",
     "threshold_counts_sorted",
     "threshold_counts_sorted_weighted",
     "tie_segments",
-    "trec_order",
-    "unpack_block",
-    "unpack_grouped",
-    "unpack_ranked",
-    "user_metric",
     "weighted_group_aucs",
 ]
 
 SIZE: int
 N_LIMBS: int
-CARRY_EVERY: int
 NAN: int
 POS_INF: int
 NEG_INF: int
-PAIRWISE_MAX: int
 BEFORE: int
 AFTER: int
 NO_SIGNUP: int
-FLIPS: int
-RESAMPLES: int
+# the ranking kernel's codes (python_codes.rs)
+ACLT: int
+AP: int
+APLT: int
+AP_HITS: int
+AP_MIN_K: int
+AP_MIN_RETRIEVED: int
+AP_RELEVANT: int
+ARP: int
+AVERAGE_POPULARITY: int
+BIN_G: int
+BPREF: int
+CG: int
+DCG: int
+DISCOUNT_CLIPPED: int
+DISCOUNT_OFFSET: int
+DIVERSITY: int
+EE_DISPARITY: int
+EE_LOSS: int
+EE_RELEVANCE: int
+EMPTY_ONE: int
+EMPTY_SKIP: int
+EMPTY_ZERO: int
+ERR: int
+F1: int
+G: int
+GAIN_BINARY: int
+GAIN_CUSTOM: int
+GAIN_EXPONENTIAL: int
+GAIN_LINEAR: int
+HIT_RATIO: int
+IDCG: int
+IDEAL_CANDIDATES: int
+IDEAL_JUDGED: int
+ILS: int
+INFAP: int
+IPREC_AT_RECALL: int
+IPREC_AVG: int
+JUDGED: int
+MAX_GAIN_PAIRS: int
+MISCALIBRATION: int
+MISSING_COMPLETE: int
+MISSING_SKIP: int
+MISSING_ZERO: int
+NDCG: int
+NDCG_REL: int
+NERR: int
+NUM_NONREL_JUDGED_RET: int
+NUM_Q: int
+NUM_REL: int
+NUM_REL_RET: int
+NUM_RET: int
+N_PARAMS: int
+N_SPEC_COLUMNS: int
+PRECISION: int
+PRECISION_K: int
+PRECISION_RETRIEVED: int
+RBP: int
+RBP_RESID: int
+RECALL: int
+RECALL_MIN_K: int
+RECALL_RELEVANT: int
+RELATIVE_PRECISION: int
+RPREC_MULT: int
+RR: int
+R_NDCG: int
+R_PRECISION: int
+SERENDIPITY: int
+SET_AP: int
+SET_F: int
+SET_PRECISION: int
+SET_RECALL: int
+SET_RELATIVE_PRECISION: int
+SUCCESS: int
+S_AP_NORM: int
+S_DEPTH: int
+S_DISCOUNT: int
+S_EMPTY: int
+S_GAIN: int
+S_GAIN_THRESHOLD: int
+S_IDEAL: int
+S_JUDGED_ONLY: int
+S_K: int
+S_KIND: int
+S_MISSING_SKIP: int
+S_PARAMS: int
+S_POSITIVE_SCORES: int
+S_PRECISION_NORM: int
+S_RECALL_NORM: int
+S_THRESHOLD: int
+S_TIES: int
+TAIL_PERCENTAGE: int
+TIES_AVERAGE: int
+TIES_ID_ASCENDING: int
+TIES_ID_DESCENDING: int
+TIES_INPUT: int
+TIES_TREC: int
+UNJUDGED: int
+UTILITY: int
+EXPOSURE_KINDS: tuple[int, ...]
+HISTORY_KINDS: tuple[int, ...]
+LIST_KINDS: tuple[int, ...]
+POPULARITY_KINDS: tuple[int, ...]
+RANKING_KINDS: tuple[int, ...]
+TREC_KINDS: tuple[int, ...]
 
 def accumulate_bitsets(
     bits: NDArray[np.uint64],
@@ -157,22 +336,12 @@ def binary_log_loss_exact(
 def bootstrap_means(
     x: NDArray[np.float64], wm: NDArray[np.float64], n_resamples: int, seed: Any, n_chunks: int
 ) -> NDArray[np.float64]: ...
-def build_ranked(
-    rows: NDArray[np.int64],
-    offsets: NDArray[np.int64],
-    items: NDArray[np.int32],
-    keys: NDArray[np.float64],
-    n_items: int,
-    max_len: int,
-    n_chunks: int,
-) -> tuple[NDArray[np.int32], NDArray[np.float64], int]: ...
 def dense_codes_in_place(
     codes: NDArray[np.int32], base: int, span: int, anchor: int, ascending: bool, n_chunks: int
 ) -> NDArray[np.int64]: ...
 def distinct_users_per_item(
     user_codes: NDArray[np.int32], item_codes: NDArray[np.int32], n_users: int, n_items: int
 ) -> NDArray[np.int64]: ...
-def draw_block(start: int, k0: int, count: int, n: int, idx: NDArray[np.int64]) -> None: ...
 def evaluate_users(
     q_offsets: NDArray[np.int64],
     q_items: NDArray[np.int32],
@@ -203,21 +372,12 @@ def exact_dot(
 def exact_sum(
     x: NDArray[np.float64], n_chunks: int, carry_every: int = ...
 ) -> NDArray[np.int64]: ...
-def expected_first_hit(m: int, h: int, t: int) -> NDArray[np.float64]: ...
 def factorize_dense(
     values: NDArray[np.int64], lo: int, span: int
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
 def factorize_dense_sorted(
     values: NDArray[np.int64], lo: int, span: int, n_chunks: int
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
-def first_duplicate_segment(
-    offsets: NDArray[np.int64],
-    rows: NDArray[np.int64],
-    items: NDArray[np.int32],
-    n_items: int,
-    n_chunks: int,
-) -> int: ...
-def flip_tables(x: NDArray[np.float64], i0: int, i1: int, table: NDArray[np.float64]) -> None: ...
 def gather(
     scores: NDArray[np.float64],
     labels: NDArray[np.int8],
@@ -249,20 +409,6 @@ def group_counts(
 def group_rows(
     codes: NDArray[np.int32], n_groups: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
-def idcg(
-    ideal: int,
-    k: int,
-    k_eff: int,
-    threshold: float,
-    gain: int,
-    grades: NDArray[np.float64],
-    n: int,
-    q_desc: NDArray[np.float64],
-    qa: int,
-    qb: int,
-    cand: NDArray[np.float64],
-    disc: NDArray[np.float64],
-) -> float: ...
 def intra_list_similarity_csr(
     items: NDArray[np.int32],
     offsets: NDArray[np.int64],
@@ -302,28 +448,7 @@ def list_means_csr(
     n_chunks: int,
 ) -> NDArray[np.float64]: ...
 def log_loss_checked(y_true: Any, y_pred: Any, eps: float) -> float | None: ...
-def lookup(sorted_items: NDArray[np.int32], a: int, b: int, item: int) -> int: ...
 def lookup_str(values: NDArray[Any], dictionary: NDArray[Any]) -> NDArray[np.int32] | None: ...
-def metric_from_hits(
-    kind: int,
-    k: int,
-    threshold: float,
-    gain: int,
-    ap_norm: int,
-    ideal: int,
-    grades: NDArray[np.float64],
-    n: int,
-    hpos: NDArray[np.int64],
-    hgr: NDArray[np.float64],
-    h: int,
-    n_rel: int,
-    q_desc: NDArray[np.float64],
-    qa: int,
-    qb: int,
-    cand: NDArray[np.float64],
-    disc: NDArray[np.float64],
-) -> float: ...
-def mix64(z: int) -> int: ...
 def multiclass_log_loss_exact(
     codes: NDArray[np.int64],
     proba: NDArray[np.float64],
@@ -334,27 +459,6 @@ def multiclass_log_loss_exact(
 def normalize(acc: NDArray[np.int64]) -> None: ...
 def num_threads() -> int: ...
 def offsets_of_sorted(codes: NDArray[np.int32], n_groups: int) -> NDArray[np.int64]: ...
-def pack_block(
-    offsets: NDArray[np.int64],
-    rows: NDArray[np.int64],
-    key_bits: NDArray[np.uint64],
-    g0: int,
-    g1: int,
-    seg_bits: int,
-    pos_bits: int,
-    buf: NDArray[np.uint64],
-) -> int: ...
-def pack_keys(
-    offsets: NDArray[np.int64],
-    rows: NDArray[np.int64],
-    key_bits: NDArray[np.uint64],
-    seg_bits: int,
-    pos_bits: int,
-    n_chunks: int,
-) -> NDArray[np.uint64]: ...
-def packed_sort_desc(
-    keys: NDArray[np.float64], pos: NDArray[np.int64], buf: NDArray[np.uint64], n: int
-) -> bool: ...
 def pair_count_sorted(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> int: ...
 def pair_keys_csr(
     items: NDArray[np.int32], offsets: NDArray[np.int64], k: int, n_items: int
@@ -401,19 +505,8 @@ def rank_rows_into(
     n_chunks: int,
 ) -> tuple[int, bool]: ...
 def read_trec(path: str | os.PathLike[str], kind: str) -> Any: ...
-def redo_segments(
-    segments: NDArray[np.int64],
-    offsets: NDArray[np.int64],
-    rows: NDArray[np.int64],
-    items: NDArray[np.int32],
-    keys: NDArray[np.float64],
-    out_items: NDArray[np.int32],
-    out_keys: NDArray[np.float64],
-    max_len: int,
-) -> None: ...
 def roc_auc_checked(y_true: Any, y_score: Any) -> float | None: ...
 def runs(values: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
-def seed_key(seed: Any, domain: int) -> int: ...
 def shift_ids(
     values: NDArray[np.int64], anchor: int, out: NDArray[np.int32]
 ) -> tuple[bool, int, int]: ...
@@ -434,13 +527,6 @@ def split_by_label(
 def split_by_label_weighted(
     scores: NDArray[np.float64], labels: NDArray[np.int8], weights: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
-def stable_sort_desc(
-    keys: NDArray[np.float64],
-    pos: NDArray[np.int64],
-    tmp_keys: NDArray[np.float64],
-    tmp_pos: NDArray[np.int64],
-    n: int,
-) -> None: ...
 def str_ranks(ids: NDArray[Any]) -> NDArray[np.float64] | None: ...
 def stream_pair_counts(
     codes: NDArray[np.int32],
@@ -452,8 +538,6 @@ def stream_pair_counts(
     seg: NDArray[np.float64],
     n_chunks: int,
 ) -> NDArray[np.int64]: ...
-def stream_start(key: int, b: int) -> int: ...
-def stream_word(start: int, t: int) -> int: ...
 def threshold_counts_sorted(
     pos: NDArray[np.float64], neg: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
@@ -464,70 +548,6 @@ def threshold_counts_sorted_weighted(
     neg_w: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
 def threads_setting_error() -> str | None: ...
-def trec_order(
-    scores: NDArray[np.float64],
-    items: NDArray[np.int32],
-    item_keys: NDArray[np.float64],
-    a: int,
-    n: int,
-    ascending: bool = False,
-) -> NDArray[np.int64]: ...
-def unpack_block(
-    buf: NDArray[np.uint64],
-    offsets: NDArray[np.int64],
-    rows: NDArray[np.int64],
-    items: NDArray[np.int32],
-    keys: NDArray[np.float64],
-    g0: int,
-    g1: int,
-    pos_bits: int,
-    out_items: NDArray[np.int32],
-    out_keys: NDArray[np.float64],
-    bad: NDArray[np.bool_],
-    stamp: NDArray[np.int64],
-    seg_items: NDArray[np.int32],
-    seg_keys: NDArray[np.float64],
-) -> int: ...
-def unpack_grouped(
-    packed: NDArray[np.uint64],
-    offsets: NDArray[np.int64],
-    items: NDArray[np.int32],
-    keys: NDArray[np.float64],
-    pos_bits: int,
-    n_items: int,
-    max_len: int,
-    n_chunks: int,
-) -> tuple[Any, NDArray[np.bool_], int]: ...
-def unpack_ranked(
-    packed: NDArray[np.uint64],
-    offsets: NDArray[np.int64],
-    rows: NDArray[np.int64],
-    items: NDArray[np.int32],
-    keys: NDArray[np.float64],
-    pos_bits: int,
-    n_chunks: int,
-) -> tuple[NDArray[np.int32], Any, NDArray[np.bool_]]: ...
-def user_metric(
-    kind: int,
-    k: int,
-    threshold: float,
-    gain_threshold: float,
-    gain: int,
-    ap_norm: int,
-    ideal: int,
-    ties: int,
-    grades: NDArray[np.float64],
-    scores: NDArray[np.float64],
-    a: int,
-    n: int,
-    q_desc: NDArray[np.float64],
-    qa: int,
-    qb: int,
-    rel: NDArray[np.float64],
-    gains: NDArray[np.float64],
-    cand: NDArray[np.float64],
-    disc: NDArray[np.float64],
-) -> tuple[float, float]: ...
 def weighted_group_aucs(
     codes: NDArray[np.int32],
     n_groups: int,

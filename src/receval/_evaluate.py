@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _validation as v
 from ._evaluation_report import EvaluationReport, describe_report, user_mean
-from ._kernels import _topk_codes as codes
+from ._kernels import codes as _core_codes
 from ._registry import MetricSpec, parse_metric, parse_metrics
 from ._states import MeanState, mean_state
 from ._validation import check_option
@@ -23,6 +23,8 @@ from .data._encode import lookup
 from .data._ranked import Qrels, Run
 from .data.io import is_frame
 from .exceptions import InputValidationError, InvalidParameterError
+
+codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
 __all__ = [
     "EvaluationReport",
@@ -481,28 +483,14 @@ def kernel_values(
     depth = max(max_len, int(np.diff(q.offsets).max()))
     disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
     n_chunks = 4 * num_threads()
-    core = compiled()
-    if core is not None:
-        codes32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (q.items, r.items)]
-        maps32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (item_map, user_map)]
-        result: tuple[np.ndarray, np.ndarray] = core.evaluate_users(
-            q.offsets, codes32[0], q.grades, q.grades_desc,
-            r.offsets, codes32[1], r.scores, r_keys, maps32[0], maps32[1], table,
-            max_len, n_chunks, disc,
-        )  # fmt: skip
-        return result
-    import numba
-
-    from ._kernels._topk import evaluate_users
-
-    # one table over run items per thread, holding qrels rows (int32 when they fit)
-    slot_type = np.int32 if q.n_rows < 2**31 else np.int64
-    slots = np.full((int(numba.config.NUMBA_NUM_THREADS), len(r.item_ids)), -1, dtype=slot_type)
-    return evaluate_users(
-        q.offsets, q.items, q.grades, q.grades_desc,
-        r.offsets, r.items, r.scores, r_keys, item_map, user_map, table,
-        max_len, n_chunks, disc, slots,
+    codes32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (q.items, r.items)]
+    maps32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (item_map, user_map)]
+    result: tuple[np.ndarray, np.ndarray] = compiled().evaluate_users(
+        q.offsets, codes32[0], q.grades, q.grades_desc,
+        r.offsets, codes32[1], r.scores, r_keys, maps32[0], maps32[1], table,
+        max_len, n_chunks, disc,
     )  # fmt: skip
+    return result
 
 
 def build_report(

@@ -7,7 +7,7 @@ per column.
 
 The bootstrap reads the whole table in one pass: every column sees the same
 resampled users, drawn from a counter-based generator (see
-:mod:`receval._kernels._stats`; the compiled core draws the same), so the
+``rust/src/stats.rs``), so the
 results depend on ``seed`` only, not on the number of threads.
 
 BCa's normal distribution function and its inverse come from the standard
@@ -66,7 +66,9 @@ def _bootstrap_replicates(
 
 
 def _replicates(table: Table, n_resamples: int, seed: int) -> np.ndarray:
-    from ._kernels import api
+    from ._kernels import compiled
+
+    api = compiled()
 
     if table.x.shape[0] >= 2**32:  # the kernel maps 64-bit words to indices with n < 2**32
         raise InputValidationError(
@@ -76,9 +78,8 @@ def _replicates(table: Table, n_resamples: int, seed: int) -> np.ndarray:
 
     work = n_resamples * table.x.shape[0] * (2 + table.x.shape[1])
     n_chunks = replicate_chunks(work)
-    with np.errstate(over="ignore"):  # uint64 wrap-around, when numba runs as Python
-        result: np.ndarray = api.bootstrap_means(table.x, table.den, n_resamples, seed, n_chunks)
-        return result
+    result: np.ndarray = api.bootstrap_means(table.x, table.den, n_resamples, seed, n_chunks)
+    return result
 
 
 # ---------------------------------------------------------------- intervals

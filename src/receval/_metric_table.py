@@ -12,7 +12,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ._kernels import _topk_codes as codes
+from ._kernels import codes as _core_codes
+
+codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
 __all__ = [
     "MAX_GAINS",

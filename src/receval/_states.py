@@ -117,8 +117,10 @@ def loss_sums(
     labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None, eps: float
 ) -> tuple[ExactSum, ExactSum]:
     """Exact (weighted) log loss sum and weight sum of validated 0/1 labels and probabilities."""
-    from ._kernels import api
+    from ._kernels import compiled
     from ._sums import chunks_for
+
+    api = compiled()
 
     labels, proba = np.ascontiguousarray(labels), np.ascontiguousarray(proba)  # core: C order
     w_arg = np.empty(0) if weights is None else np.ascontiguousarray(weights)

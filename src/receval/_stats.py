@@ -7,7 +7,7 @@ column.
 
 The randomization test reads the whole table in one pass: every column sees
 the same random sign flips, drawn from a counter-based generator (see
-:mod:`receval._kernels._stats`; the compiled core draws the same), so the
+``rust/src/stats.rs``), so the
 results depend on ``seed`` only, not on the number of threads. Bootstrap
 intervals and effect sizes are in :mod:`receval._intervals`.
 
@@ -94,15 +94,16 @@ def _randomization_statistics(
 
 
 def _flip_sums(table: Table, n_permutations: int, seed: int) -> np.ndarray:
-    from ._kernels import api
+    from ._kernels import compiled
+
+    api = compiled()
 
     # the kernel adds one table row per 8 users; each chunk builds the tables once per
     # 64 users (256 x 8 rows), so fewer, longer chunks than the bootstrap
     work = n_permutations * table.x.size // 8
     n_chunks = replicate_chunks(work, per_thread=2)
-    with np.errstate(over="ignore"):  # uint64 wrap-around, when numba runs as Python
-        result: np.ndarray = api.sign_flip_sums(table.x, n_permutations, seed, n_chunks)
-        return result
+    result: np.ndarray = api.sign_flip_sums(table.x, n_permutations, seed, n_chunks)
+    return result
 
 
 # ---------------------------------------------------------------- tests

@@ -1,7 +1,7 @@
 """Exact, mergeable float sums: the sums behind every mean that is merged.
 
 :class:`ExactSum` holds a sum of floats without rounding (the fixed-point
-accumulator of :mod:`receval._kernels._sums`). Sums of parts add up to the
+accumulator of ``rust/src/sums.rs``). Sums of parts add up to the
 sum of the whole exactly, so a metric computed batch by batch, partition by
 partition or in one pass gives the same float: ``value`` rounds once, to the
 nearest float64 (``math.fsum``'s result).
@@ -33,7 +33,7 @@ class ExactSum:
     Attributes
     ----------
     digits : ndarray of int64
-        The accumulator (see :mod:`receval._kernels._sums`).
+        The accumulator (see ``rust/src/sums.rs``).
 
     Examples
     --------
@@ -50,7 +50,9 @@ class ExactSum:
     @classmethod
     def of(cls, values: ArrayLike) -> ExactSum:
         """The exact sum of ``values`` (float64)."""
-        from ._kernels import api
+        from ._kernels import compiled
+
+        api = compiled()
 
         x = np.ascontiguousarray(values, dtype=np.float64).ravel()
         return cls(api.exact_sum(x, chunks_for(len(x))))
@@ -58,7 +60,9 @@ class ExactSum:
     @classmethod
     def dot(cls, x: ArrayLike, w: ArrayLike) -> ExactSum:
         """The exact sum of the float64 products ``x[i] * w[i]``."""
-        from ._kernels import api
+        from ._kernels import compiled
+
+        api = compiled()
 
         a = np.ascontiguousarray(x, dtype=np.float64).ravel()
         b = np.ascontiguousarray(w, dtype=np.float64).ravel()
@@ -66,12 +70,16 @@ class ExactSum:
 
     @classmethod
     def zero(cls) -> ExactSum:
-        from ._kernels import api
+        from ._kernels import compiled
+
+        api = compiled()
 
         return cls(np.zeros(api.SIZE, dtype=np.int64))
 
     def __add__(self, other: ExactSum) -> ExactSum:
-        from ._kernels import api
+        from ._kernels import compiled
+
+        api = compiled()
 
         digits = self.digits + other.digits
         api.normalize(digits)
@@ -84,7 +92,10 @@ class ExactSum:
     @property
     def value(self) -> float:
         """The sum rounded once to the nearest float64 (inf beyond the float range)."""
-        from ._kernels.api import N_LIMBS, NAN, NEG_INF, POS_INF
+        from ._kernels import compiled
+
+        core = compiled()
+        N_LIMBS, NAN, NEG_INF, POS_INF = core.N_LIMBS, core.NAN, core.NEG_INF, core.POS_INF
 
         d = self.digits
         if d[NAN] or (d[POS_INF] and d[NEG_INF]):
@@ -106,7 +117,10 @@ class ExactSum:
         """The sum as an exact :class:`~fractions.Fraction` (the float inf or nan when
         the sum is not finite), for formulas that combine several sums before
         rounding once: ``float(fraction)`` is correctly rounded."""
-        from ._kernels.api import N_LIMBS, NAN, NEG_INF, POS_INF
+        from ._kernels import compiled
+
+        core = compiled()
+        N_LIMBS, NAN, NEG_INF, POS_INF = core.N_LIMBS, core.NAN, core.NEG_INF, core.POS_INF
 
         d = self.digits
         if d[NAN] or d[POS_INF] or d[NEG_INF]:

@@ -37,7 +37,7 @@ RANK = [
 # packages ``receval rank`` on TREC files does not need (pydantic: Typer's coercion of
 # option values, replaced by receval.cli._params; pyarrow: the TREC reader is native)
 NOT_LOADED = {
-    "pandas", "polars", "scipy", "matplotlib", "sklearn", "numba", "pyarrow", "pydantic",
+    "pandas", "polars", "scipy", "matplotlib", "sklearn", "pyarrow", "pydantic",
     "pydantic_core", "markdown_it",
 }  # fmt: skip
 # modules ``receval rank`` with one run does not need (help and usage errors use

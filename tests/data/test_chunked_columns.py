@@ -12,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from receval import Qrels, Run, evaluate
-from receval._kernels import compiled
 from receval.data import _encode, io
 from receval.exceptions import InputValidationError
 
@@ -228,9 +227,6 @@ def test_parquet_item_codes_do_not_depend_on_the_statistics(statistics, gap, tmp
 
 @pytest.mark.parametrize("source", ["arrow", "parquet"])
 def test_grouped_integer_columns_are_never_read_whole(source, tmp_path, monkeypatch):
-    if compiled() is None:
-        pytest.skip("with the numba kernels (RECEVAL_KERNELS=numba) columns are read whole")
-
     def whole(self, column):
         raise AssertionError(f"{column} read whole")
 

@@ -832,10 +832,7 @@ def test_grouped_and_shuffled_rows_give_same_containers(seed, monkeypatch):
     # grouped integer users take the run-detection path, shuffled ones the encoding
     # table; both encode items in parallel here; some users have > 32 judged items;
     # the run is sorted in blocks of a few users each
-    from receval.data import _ranked
-
     monkeypatch.setattr(_encode, "_PARALLEL_MIN_ROWS", 0)
-    monkeypatch.setattr(_ranked, "_BLOCK_ROWS", 64 if seed % 2 else 0)
     rng = np.random.default_rng(seed)
     n_users = 30
     sizes = rng.integers(1, 60, n_users)
@@ -866,16 +863,12 @@ def test_grouped_and_shuffled_rows_give_same_containers(seed, monkeypatch):
     assert Qrels.from_frame(_shuffled(q, rng)).to_dict() == Qrels.from_frame(q).to_dict()
 
 
-@pytest.mark.parametrize("block_rows", [0, 16, 1 << 15])  # one global sort; blocks
 @pytest.mark.parametrize("grouped", [True, False])
 @pytest.mark.parametrize("sizes", [[1, 5, 40, 300, 7], [9] * 30], ids=["uneven", "top_k"])
-def test_run_order_exact_for_nearly_equal_scores(grouped, block_rows, sizes, monkeypatch):
+def test_run_order_exact_for_nearly_equal_scores(grouped, sizes):
     # keys equal in their top bits take the exact fallback; grouped integer rows
     # are reordered in place, the others through a row map; small blocks are
     # shared by two threads; lists of one length are sorted row by row
-    from receval.data import _ranked
-
-    monkeypatch.setattr(_ranked, "_BLOCK_ROWS", block_rows)
     rng = np.random.default_rng(3)
     base = np.array([0.5, np.nextafter(0.5, 1), np.nextafter(np.nextafter(0.5, 1), 1),
                      0.0, -0.0, 1e-300, -1e-300, 3.0])  # fmt: skip
@@ -894,11 +887,7 @@ def test_run_order_exact_for_nearly_equal_scores(grouped, block_rows, sizes, mon
         np.testing.assert_array_equal(run.scores[a:b], scores[expected])
 
 
-@pytest.mark.parametrize("block_rows", [0, 4, 1 << 15])
-def test_run_duplicate_found_in_any_block(block_rows, monkeypatch):
-    from receval.data import _ranked
-
-    monkeypatch.setattr(_ranked, "_BLOCK_ROWS", block_rows)
+def test_run_duplicate_found_in_any_list():
     users = np.repeat(np.arange(12), 5)
     items = np.tile(np.arange(5), 12)
     items[47] = items[46]  # user 9
@@ -1057,10 +1046,9 @@ def test_parquet_scratch_buffer_and_in_place_ranking(
     """Numeric columns are decoded into one reused buffer and scores are ranked in
     place: the containers equal the in-memory ones for every width, with ties,
     grouped or shuffled users, and sorts cut into many blocks."""
-    from receval.data import _ranked, io
+    from receval.data import io
 
     monkeypatch.setattr(io, "_PARQUET_WITH_POLARS", with_polars)
-    monkeypatch.setattr(_ranked, "_BLOCK_ROWS", 16)
     rng = np.random.default_rng(11)
     counts = rng.integers(1, 9, 60)
     users = np.repeat(rng.permutation(60) + 7, counts)
@@ -1101,27 +1089,6 @@ def test_parquet_null_scores_and_ids_are_errors(with_polars, tmp_path, monkeypat
         InputValidationError, match=rf"^{where}: row 2: Run: scores contains NaN or infinity\.$"
     ):
         Run.from_file(path)
-
-
-@pytest.mark.parametrize("sizes", [[1, 5, 40, 300, 7], [9] * 30], ids=["uneven", "top_k"])
-def test_run_blocks_sorted_without_fallback_for_distinct_scores(sizes, monkeypatch):
-    # the exact fallback repairs any misordered list, so a broken fast path would
-    # still give right containers: check that distinct scores never need it
-    from receval._kernels import _ranked_csr
-    from receval.data import _ranked
-
-    def no_redo(*args):
-        raise AssertionError("the fast path left a list unsorted")
-
-    monkeypatch.setattr(_ranked, "_BLOCK_ROWS", 16)
-    monkeypatch.setattr(_ranked_csr, "_redo_segments", no_redo)
-    rng = np.random.default_rng(8)
-    users = np.repeat(np.arange(len(sizes)), sizes)
-    items = np.concatenate([rng.permutation(1000)[:k] for k in sizes])
-    scores = rng.permutation(len(users)) / len(users)
-    run = Run(users, items, scores)
-    for g in range(run.n_users):
-        assert (np.diff(run.scores[run.offsets[g] : run.offsets[g + 1]]) < 0).all()
 
 
 @given(

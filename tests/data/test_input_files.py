@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import receval as rv
-import receval._kernels as kernels
+from receval.data import io
 from tests.cli._helpers import make_runner
 
 RUN = (
@@ -65,9 +65,10 @@ FORMS = {
 
 @pytest.fixture(params=["core", "arrow"])
 def reader(request, monkeypatch):
-    """The compiled TREC reader, or the Arrow one (the core's absence)."""
+    """The compiled TREC reader, or the Arrow one (that of the compressions the core
+    does not read)."""
     if request.param == "arrow":
-        monkeypatch.setattr(kernels, "compiled", lambda: None)
+        monkeypatch.setattr(io, "read_trec_native", lambda path, kind: None)
     return request.param
 
 

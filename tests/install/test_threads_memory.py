@@ -1,6 +1,6 @@
 """Scratch memory per thread is bounded by the longest list, not by the catalogue:
 the peak memory of `evaluate` over a large catalogue is the same with 1 and 8
-threads (the numba kernels kept one catalogue-sized table per thread)."""
+threads (no catalogue-sized table per thread)."""
 
 from __future__ import annotations
 

@@ -23,8 +23,9 @@ from receval import (
     novelty,
     personalization,
 )
-from receval._kernels import _lists as kernels
+from receval._kernels import compiled
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from receval.metrics._beyond_common import PARALLEL_MIN_ROWS, user_chunks
 from receval.metrics._diversity import ils_per_user
 from tests.oracles import beyond as oracle
 
@@ -647,8 +648,8 @@ def test_gini_kernel_is_exact_on_integers():
     counts = np.sort(np.array([0, 0, 3, 7, 7, 10**9], dtype=np.int64))
     n = len(counts)
     num = sum((2 * (j + 1) - n - 1) * int(c) for j, c in enumerate(counts))
-    assert kernels._gini_sorted(counts) == num / (n * float(counts.sum()))
-    assert math.isnan(kernels._gini_sorted(np.zeros(3, dtype=np.int64)))
+    assert compiled().gini_sorted(counts) == num / (n * float(counts.sum()))
+    assert math.isnan(compiled().gini_sorted(np.zeros(3, dtype=np.int64)))
 
 
 # ---------------------------------------------------------------- k
@@ -671,19 +672,17 @@ def test_bad_k(call, k):
 # ---------------------------------------------------------------- parallel chunks
 def test_parallel_chunks_equal_serial_and_oracle():
     rng = np.random.default_rng(7)
-    n_users, n_items = 6_000, 60  # 60k rows: above PARALLEL_MIN_ROWS
+    n_users, n_items = 7_000, 60  # 70k rows: above PARALLEL_MIN_ROWS
     lists = np.stack([rng.permutation(n_items)[:10] for _ in range(n_users)])
     run = Run(
         np.repeat(np.arange(n_users), 10), lists.ravel(), ranks=np.tile(np.arange(10), n_users)
     )
-    assert run.n_rows >= kernels.PARALLEL_MIN_ROWS and kernels.n_chunks(run.n_rows) >= 1
+    assert run.n_rows >= PARALLEL_MIN_ROWS and user_chunks(run.n_rows) >= 1
     feats = rng.normal(size=(n_items, 5)).astype(np.float32)
     # item id i is feature row i (int32 row numbers, as the public functions pass them)
     rows = np.arange(n_items, dtype=np.int32)[np.asarray(run.item_ids)]
     used = np.ones(n_items, dtype=bool)
-    # the kernels the public functions run (the compiled core's, or numba's without it)
-    from receval._kernels import api
-
+    api = compiled()  # the kernels the public functions run
     inv = api.inverse_norms(feats, rows, used, 1)
     serial = api.intra_list_similarity_csr(run.items, run.offsets, 7, rows, feats, inv, 1)
     chunked = api.intra_list_similarity_csr(run.items, run.offsets, 7, rows, feats, inv, 8)

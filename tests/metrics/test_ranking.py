@@ -394,12 +394,7 @@ def test_canonical_strings_round_trip():
 
 
 @pytest.mark.parametrize("seed", range(5))
-@pytest.mark.parametrize("packed", [True, False])
-def test_ranking_exact_for_nearly_equal_and_signed_zero_scores(seed, packed, monkeypatch):
-    from receval.data import _ranked
-
-    if not packed:  # the per-segment merge sort used when ids leave too few key bits
-        monkeypatch.setattr(_ranked, "_MIN_KEY_BITS", 64)
+def test_ranking_exact_for_nearly_equal_and_signed_zero_scores(seed):
     # scores that differ only in their last bits, and -0.0 == 0.0, must rank
     # exactly (stable input order within true ties); long lists too
     rng = np.random.default_rng(seed)

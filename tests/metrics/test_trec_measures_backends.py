@@ -16,8 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 
 import receval as rv
-from receval._kernels import _topk_codes as codes
+from receval._kernels import codes as core_codes
 from receval._metric_table import REGISTRY
+
+codes = core_codes()
 
 # one string per metric of the trec kernel, with its parameters where it needs them
 _PARAMS = {

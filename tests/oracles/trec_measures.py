@@ -11,7 +11,7 @@ the papers they cite), in plain Python over one user's list:
 - ``threshold``: a judged grade (0 or more) at least this is relevant.
 
 :func:`prepare` applies the depth (``-M``), judged-only (``-J``) and ``@k`` rules
-and :func:`measure` dispatches by kind code (``receval._kernels._topk_codes``).
+and :func:`measure` dispatches by kind code (``receval._core``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from receval._kernels import _topk_codes as codes
+from receval._kernels import codes as core_codes
+
+codes = core_codes()
 
 Grade = float | None
 

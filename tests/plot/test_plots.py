@@ -60,10 +60,7 @@ def _labels(ax):
 
 # ----------------------------------------------------------------- import
 def test_import_does_not_load_matplotlib():
-    code = (
-        "import receval, receval.plot, sys; "
-        "assert 'matplotlib' not in sys.modules; assert 'numba' not in sys.modules"
-    )
+    code = "import receval, receval.plot, sys; assert 'matplotlib' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

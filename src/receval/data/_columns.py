@@ -140,8 +140,6 @@ def _rank_chunks(
     in ranked order (a new array) and the first user with an item twice (-1 if
     none); ``items`` is reordered in place. ``negate``: the column holds ranks."""
     core = compiled()
-    if core is None:  # pragma: no cover - the callers read whole columns without the core
-        raise RuntimeError("_rank_chunks needs receval's compiled core.")
     n = int(offsets[-1])
     scores = empty_output(n, np.float64)
     n_chunks = 4 * num_threads()

@@ -25,22 +25,11 @@ def _factorize_int_range(
     core = compiled()
     values = np.ascontiguousarray(values, dtype=np.int64)
     if any_order and len(values) > _PARALLEL_MIN_ROWS:
-        if core is not None:
-            result: tuple[np.ndarray, np.ndarray] = core.factorize_dense_sorted(
-                values, lo, span, 4 * num_threads()
-            )
-            return result
-        from .._kernels import _encode as k
-
-        codes = np.empty(len(values), dtype=np.int32)
-        result = k._factorize_dense_sorted(values, lo, span, 4 * num_threads(), codes)
+        result: tuple[np.ndarray, np.ndarray] = core.factorize_dense_sorted(
+            values, lo, span, 4 * num_threads()
+        )
         return result
-    if core is not None:
-        codes, first = core.factorize_dense(values, lo, span)
-    else:
-        from .._kernels import _encode as k
-
-        codes, first = k._factorize_dense(values, lo, span)
+    codes, first = core.factorize_dense(values, lo, span)
     return codes, values[first]
 
 
@@ -290,13 +279,10 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
 
 def _lookup_str(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray | None:
     """:func:`lookup` of object arrays of str (the TREC reader's ids) in one hash
-    table of the compiled core; None without the core or for other elements."""
+    table of the compiled core; None for other elements."""
     from .._kernels import compiled
 
-    core = compiled()
-    if core is None:
-        return None
-    result: np.ndarray | None = core.lookup_str(
+    result: np.ndarray | None = compiled().lookup_str(
         np.ascontiguousarray(values), np.ascontiguousarray(dictionary)
     )
     return result
@@ -355,17 +341,11 @@ def int_runs(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     if len(values) < 2:
         return None
-    from .._kernels import compiled, num_threads
+    from .._kernels import compiled
 
-    core = compiled()
-    if core is not None:
-        # equal ids stay equal as int64 (unsigned ones from 2**63 on wrap around)
-        offsets, ids = core.runs(np.ascontiguousarray(values, dtype=np.int64))
-        ids = ids.astype(values.dtype, copy=False)
-    else:
-        from .._kernels._encode import _runs
-
-        offsets, ids = _runs(values, 4 * num_threads())
+    # equal ids stay equal as int64 (unsigned ones from 2**63 on wrap around)
+    offsets, ids = compiled().runs(np.ascontiguousarray(values, dtype=np.int64))
+    ids = ids.astype(values.dtype, copy=False)
     ordered = np.sort(ids)
     if (ordered[1:] == ordered[:-1]).any():  # an id in two runs: not grouped
         return None
@@ -395,7 +375,7 @@ def int_runs_of_chunks(chunks: Iterable[np.ndarray | None]) -> tuple[np.ndarray,
     n, last, dtype = 0, None, None
     for chunk in chunks:
         values = _as_int64(chunk)
-        if values is None or core is None:
+        if values is None:
             return None
         if dtype is None:
             dtype = values.dtype if chunk is None else chunk.dtype
@@ -435,7 +415,7 @@ def factorize_int_chunks(
     from .._kernels import compiled, empty_output, num_threads
 
     core = compiled()
-    if core is None or n == 0:
+    if n == 0:
         return None
     codes = empty_output(n, np.int32)
     lo, hi, start = None, None, 0
@@ -472,17 +452,10 @@ def group_rows(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray
     from .._kernels import compiled
 
     core = compiled()
-    if core is not None:
-        codes = np.ascontiguousarray(codes, dtype=np.int32)
-        if core.is_grouped(codes):
-            return core.offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)
-        result: tuple[np.ndarray, np.ndarray] = core.group_rows(codes, n_groups)
-        return result
-    from .._kernels._ranked_csr import _group_rows, _is_grouped, _offsets_of_sorted
-
-    if _is_grouped(codes):
-        return _offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)
-    result = _group_rows(codes, n_groups)
+    codes = np.ascontiguousarray(codes, dtype=np.int32)
+    if core.is_grouped(codes):
+        return core.offsets_of_sorted(codes, n_groups), np.empty(0, dtype=np.int64)
+    result: tuple[np.ndarray, np.ndarray] = core.group_rows(codes, n_groups)
     return result
 
 

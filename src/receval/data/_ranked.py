@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -183,15 +182,8 @@ class Qrels(_RankedBase):
 
     def _finish(self, order: np.ndarray, item_codes: np.ndarray, grades: np.ndarray) -> None:
         """Each user's judged items by item code, grades along, and grades descending."""
-        core = compiled()
-        if core is not None:
-            judged_segments = core.judged_segments
-            item_codes = _codes32(item_codes)
-        else:
-            from .._kernels._ranked_csr import _judged_segments as judged_segments
-
-        self.items, self.grades, self.grades_desc, dup = judged_segments(
-            self.offsets, order, item_codes, grades, 4 * _n_threads()
+        self.items, self.grades, self.grades_desc, dup = compiled().judged_segments(
+            self.offsets, order, _codes32(item_codes), grades, 4 * _n_threads()
         )
         if dup >= 0:
             self._raise_duplicate(int(dup))
@@ -407,7 +399,7 @@ class Run(_RankedBase):
         after rounding to float32 with ``single``); one pass over the rows, kept."""
         if single not in self._tied:
             self._tied[single] = np.asarray(
-                _tie_segments()(self.scores, self.offsets, single), dtype=np.int64
+                compiled().tie_segments(self.scores, self.offsets, single), dtype=np.int64
             )
         return self._tied[single]
 
@@ -418,7 +410,7 @@ class Run(_RankedBase):
             core = compiled()
             ids = self.item_ids
             rank = None
-            if core is not None and ids.dtype == object:
+            if ids.dtype == object:
                 rank = core.str_ranks(np.ascontiguousarray(ids))
             if rank is None:  # integer ids (ordered without strings), or ids not all str
                 rank = np.empty(len(ids), dtype=np.float64)
@@ -570,19 +562,6 @@ def _codes32(codes: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(codes, dtype=np.int32)
 
 
-def _tie_segments() -> Any:
-    core = compiled()
-    if core is not None:
-        return core.tie_segments
-    from .._kernels._ranked_csr import _tie_segments
-
-    return _tie_segments
-
-
-# below this many key bits in a packed row, ranking falls back to per-segment sorts
-_MIN_KEY_BITS = 24
-
-
 def _rank_rows(
     offsets: np.ndarray,
     rows: np.ndarray,
@@ -597,157 +576,24 @@ def _rank_rows(
     ``own_keys``, ``items`` and ``keys`` may be reordered in place (saving a
     copy of each).
 
-    Fast path: each row becomes one uint64 (segment id, key's top bits,
-    position), and one SIMD integer sort (NumPy), split by segment ranges over
-    threads, orders everything; segments whose keys differ only in the dropped
-    bits are detected while decoding and redone exactly.
-
-    The compiled core ranks each list on its own instead (a packed integer sort
-    of the list, checked, with the exact merge sort as fallback), in parallel
-    over contiguous chunks of lists, and in place where allowed: the same output.
+    The compiled core ranks each list on its own (a packed integer sort of the
+    list, checked, with the exact merge sort as fallback), in parallel over
+    contiguous chunks of lists, and in place where allowed.
     """
     n_chunks = 4 * _n_threads()
     core = compiled()
-    if core is not None:
-        keys = np.ascontiguousarray(keys, dtype=np.float64)
-        if items.dtype != np.int32:
-            items, own_items = _codes32(items), True
-        if not (items.flags.c_contiguous and items.flags.writeable):
-            own_items = False
-        if not keys.flags.writeable:
-            own_keys = False
-        out_items, out_keys, dup = core.rank_rows(
-            offsets, rows, items, keys, n_items, own_items and len(rows) == 0,
-            own_keys and len(rows) == 0, n_chunks,
-        )  # fmt: skip
-        return out_items, out_keys, int(dup)
-
-    # read-only arrays (views of Arrow's buffers) are never ranked in place
-    own_items = own_items and items.flags.writeable
-    own_keys = own_keys and keys.flags.writeable
-    from .._kernels import _ranked_csr as k
-
-    n_seg = len(offsets) - 1
-    max_len = int(np.diff(offsets).max()) if n_seg else 0
-    seg_bits = max(1, int(n_seg - 1).bit_length())
-    pos_bits = max(1, int(max_len - 1).bit_length())
-    if 64 - seg_bits - pos_bits < _MIN_KEY_BITS:  # too few key bits left: per-segment sorts
-        dup = int(k._first_duplicate_segment(offsets, rows, items, n_items, n_chunks))
-        out_items, out_keys, _ = k._build_ranked(
-            rows, offsets, items, keys, n_items, max_len, n_chunks
-        )
-        return out_items, out_keys, dup
     keys = np.ascontiguousarray(keys, dtype=np.float64)
-    if _BLOCK_ROWS:
-        return _rank_blocks(offsets, rows, items, keys, n_items, own_items, own_keys, max_len)
-    packed = k._pack_keys(offsets, rows, keys.view(np.uint64), seg_bits, pos_bits, n_chunks)
-    threads = _n_threads()
-    if threads > 1 and len(packed) > 1_000_000:
-        from concurrent.futures import ThreadPoolExecutor
-
-        cuts = offsets[np.linspace(0, n_seg, threads + 1).astype(np.int64)]
-        parts = [packed[a:b] for a, b in pairwise(cuts)]
-        with ThreadPoolExecutor(threads) as pool:  # NumPy releases the GIL while sorting
-            list(pool.map(np.ndarray.sort, parts))
-    else:
-        packed.sort()
-    if len(rows) == 0 and own_items:  # grouped rows: reorder the caller's codes in place
-        out_keys, bad, dup = k._unpack_grouped(
-            packed, offsets, items, keys, pos_bits, n_items, max_len, n_chunks
-        )
-        out_items = items
-    else:
-        dup = k._first_duplicate_segment(offsets, rows, items, n_items, n_chunks)
-        out_items, out_keys, bad = k._unpack_ranked(
-            packed, offsets, rows, items, keys, pos_bits, n_chunks
-        )
-    del packed
-    redo = np.flatnonzero(bad)
-    if len(redo):
-        k._redo_segments(redo, offsets, rows, items, keys, out_items, out_keys, max_len)
+    if items.dtype != np.int32:
+        items, own_items = _codes32(items), True
+    if not (items.flags.c_contiguous and items.flags.writeable):
+        own_items = False
+    if not keys.flags.writeable:
+        own_keys = False
+    out_items, out_keys, dup = core.rank_rows(
+        offsets, rows, items, keys, n_items, own_items and len(rows) == 0,
+        own_keys and len(rows) == 0, n_chunks,
+    )  # fmt: skip
     return out_items, out_keys, int(dup)
-
-
-# rows per block of the blocked sort (its packed keys stay in the L2 cache); 0: one global sort
-_BLOCK_ROWS = 1 << 18
-
-
-def _rank_blocks(
-    offsets: np.ndarray,
-    rows: np.ndarray,
-    items: np.ndarray,
-    keys: np.ndarray,
-    n_items: int,
-    own_items: bool,
-    own_keys: bool,
-    max_len: int,
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """``_rank_rows`` block by block: the segments are cut into blocks of about
-    ``_BLOCK_ROWS`` rows; each block is packed into a cache-sized buffer, sorted
-    there (NumPy's SIMD sort) and decoded, so the rows cross main memory once.
-    Threads take contiguous ranges of blocks."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .._kernels import _ranked_csr as k
-
-    n_seg = len(offsets) - 1
-    n = int(offsets[-1])
-    # block boundaries: the first segment starting at or after each multiple of the size
-    starts = np.unique(np.searchsorted(offsets[:-1], np.arange(0, n, _BLOCK_ROWS), "left"))
-    bounds = np.append(starts, n_seg).astype(np.int64)
-    segs_per_block = int(np.diff(bounds).max()) if len(bounds) > 1 else 1
-    seg_bits = max(1, (segs_per_block - 1).bit_length())
-    pos_bits = max(1, int(max_len - 1).bit_length())
-    if 64 - seg_bits - pos_bits < _MIN_KEY_BITS:  # pragma: no cover - 2^20 segments in a block
-        raise AssertionError("blocks are cut by rows: few segments per block")
-    out_items = items if (len(rows) == 0 and own_items) else np.empty(n, dtype=items.dtype)
-    out_keys = keys if (len(rows) == 0 and own_keys) else np.empty(n, dtype=np.float64)
-    bad = np.zeros(n_seg, dtype=np.bool_)
-    lengths = np.diff(offsets)
-    size = int(max(_BLOCK_ROWS + max_len, 1))
-    key_bits = keys.view(np.uint64)  # keys are contiguous float64 (see _rank_rows)
-    threads = _n_threads() if n > 4 * _BLOCK_ROWS else 1
-
-    def work(part: tuple[int, int]) -> int:
-        buf = np.empty(size, dtype=np.uint64)
-        stamp = np.full(n_items, -1, dtype=np.int64)
-        seg_items = np.empty(max(max_len, 1), dtype=items.dtype)
-        seg_keys = np.empty(max(max_len, 1), dtype=np.float64)
-        first = -1
-        for b in range(part[0], part[1]):
-            g0, g1 = int(bounds[b]), int(bounds[b + 1])
-            block_lengths = lengths[g0:g1]
-            width = int(block_lengths[0]) if g1 > g0 else 0
-            if width > 1 and block_lengths.min() == block_lengths.max():
-                # lists of one length (a top-K run): sort each list as a row, 2-3x
-                # faster than one sort of the block, and no segment bits needed
-                m = k._pack_block(offsets, rows, key_bits, g0, g1, 0, pos_bits, buf)
-                buf[:m].reshape(g1 - g0, width).sort(axis=1)
-            else:
-                m = k._pack_block(offsets, rows, key_bits, g0, g1, seg_bits, pos_bits, buf)
-                buf[:m].sort()
-            view = buf[:m]
-            d = k._unpack_block(
-                view, offsets, rows, items, keys, g0, g1, pos_bits,
-                out_items, out_keys, bad, stamp, seg_items, seg_keys,
-            )  # fmt: skip
-            if first < 0 <= d:
-                first = d
-        return first
-
-    n_blocks = len(bounds) - 1
-    cuts = np.linspace(0, n_blocks, threads + 1).astype(np.int64)
-    parts = [(int(a), int(b)) for a, b in pairwise(cuts)]
-    if threads > 1:
-        with ThreadPoolExecutor(threads) as pool:  # the kernels and the sort release the GIL
-            found = list(pool.map(work, parts))
-    else:
-        found = [work(p) for p in parts]
-    dups = [d for d in found if d >= 0]
-    redo = np.flatnonzero(bad)
-    if len(redo):
-        k._redo_segments(redo, offsets, rows, items, keys, out_items, out_keys, max_len)
-    return out_items, out_keys, min(dups) if dups else -1
 
 
 def _flatten(data: Any, func: str) -> tuple[list[Any], list[Any], list[Any]]:

@@ -194,7 +194,7 @@ def _line_holding(path: str, field: bytes) -> int | str:
 
 
 def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
-    """A TREC qrels or run file read by the compiled core, or None without it.
+    """A TREC qrels or run file read by the compiled core, or None when Arrow reads it.
 
     Returns ``(users, items, values, tag)``: users and items already encoded
     (:class:`~receval.data._encode.EncodedIds`: codes in order of first appearance
@@ -207,8 +207,6 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     from .._kernels import compiled
 
     core = compiled()
-    if core is None:
-        return None
     name = os.fspath(path)
     check_file(name)
     if compression_of(name) not in (None, "gzip"):

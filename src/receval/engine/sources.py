@@ -145,7 +145,9 @@ def scan_compute(
 def range_state(defn: MetricDefinition, params: dict[str, Any], batch: Any) -> Any:
     """The state of a prepared batch ``(labels, scores, weights)`` that holds every
     row of its score range (a Spark partition after ``repartitionByRange``)."""
-    from .._kernels import api as k
+    from .._kernels import compiled
+
+    k = compiled()
 
     ranges = ranges_of(defn)
     labels, scores, weights = batch
@@ -186,8 +188,10 @@ def scan_ranges(
     bucket, the buckets are cut into ranges that fit, and each further pass
     gathers one range.
     """
-    from .._kernels import api as k
+    from .._kernels import compiled
     from .._states import score_ranges
+
+    k = compiled()
 
     ranges = ranges_of(defn)
 

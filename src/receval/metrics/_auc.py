@@ -101,10 +101,9 @@ def _roc_auc_fast(y_true: Any, y_score: Any) -> float | None:
     The same integer pair count and division, so the same float."""
     if type(y_true) is not np.ndarray or type(y_score) is not np.ndarray:
         return None
-    core = compiled()
-    if core is None or y_true.size > _FAST_ROWS:
+    if y_true.size > _FAST_ROWS:
         return None
-    result: float | None = core.roc_auc_checked(y_true, y_score)
+    result: float | None = compiled().roc_auc_checked(y_true, y_score)
     return result
 
 
@@ -706,9 +705,10 @@ def _auc_range(
     neg_w: np.ndarray | None,
 ) -> RangeStates:
     """The state of every row of one score range (arrays are sorted in place)."""
-    from .._kernels import api as k
     from .._states import ScoreRange
     from ._binary import sort_chunks
+
+    k = compiled()
 
     if len(pos) + len(neg) == 0:
         return RangeStates(())

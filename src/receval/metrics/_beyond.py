@@ -190,7 +190,9 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
     >>> gini_index(lists, catalog=4)  # and one item never shown
     0.4167
     """
-    from .._kernels import api as kern
+    from .._kernels import compiled
+
+    kern = compiled()
 
     func = "gini_index"
     run = as_run(run, func)
@@ -258,7 +260,9 @@ def personalization(run: RunLike, *, k: int | None = None) -> float:
     >>> personalization([["a", "b"], ["b", "a"]])
     0.0
     """
-    from .._kernels import api as kern
+    from .._kernels import compiled
+
+    kern = compiled()
 
     func = "personalization"
     run = as_run(run, func)

@@ -101,7 +101,9 @@ def check_k(k: int | None, func: str) -> int:
 
 def item_exposure(run: Run, depth: int) -> np.ndarray:
     """Number of top-``depth`` lists holding each item code."""
-    from .._kernels import api as kern
+    from .._kernels import compiled
+
+    kern = compiled()
 
     result: np.ndarray = kern.item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
     return result

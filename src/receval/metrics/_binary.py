@@ -84,7 +84,9 @@ def sort_classes(
     labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, chunked: bool = False
 ) -> SortedClasses:
     """Split validated int8 labels / float64 scores by class and sort each class."""
-    from .._kernels import api as k
+    from .._kernels import compiled
+
+    k = compiled()
 
     labels = np.ascontiguousarray(labels)  # the kernels read contiguous arrays
     scores = np.ascontiguousarray(scores, dtype=np.float64)
@@ -106,7 +108,9 @@ def sort_classes(
 
 def auc_from_sorted(sc: SortedClasses) -> float:
     """Exact ROC AUC (ties count one half); nan when a class is absent or weighs 0."""
-    from .._kernels import api as k
+    from .._kernels import compiled
+
+    k = compiled()
 
     if sc.total_pos == 0 or sc.total_neg == 0:
         return float("nan")
@@ -119,7 +123,9 @@ def auc_from_sorted(sc: SortedClasses) -> float:
 
 def threshold_counts(sc: SortedClasses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct thresholds (descending) with cumulative true and false positives."""
-    from .._kernels import api as k
+    from .._kernels import compiled
+
+    k = compiled()
 
     if not sc.weighted:
         result: tuple[np.ndarray, np.ndarray, np.ndarray] = k.threshold_counts_sorted(

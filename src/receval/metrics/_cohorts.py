@@ -449,8 +449,9 @@ def count_cohorts(
     ``times`` are the parsed event times of ``data``. ``signup_unit`` (if
     given) overrides ``time_unit`` for epoch numbers of the signup times.
     """
-    from .._kernels import api as k
-    from .._kernels import num_threads
+    from .._kernels import compiled, num_threads
+
+    k = compiled()
 
     user_col = io.frame_columns(data, {"user": user}, FUNC)["user"]
     codes, user_ids = factorize(user_col, "user", FUNC)

@@ -166,7 +166,9 @@ def _rows_of_run(run: Run, used: np.ndarray, ids: np.ndarray, name: str, func: s
 
 def _ils_function(run: Run, depth: int, sim: SimilarityFunction, func: str) -> np.ndarray:
     """ILS with a caller's function, called once per distinct pair of co-listed items."""
-    from .._kernels import api as kern
+    from .._kernels import compiled
+
+    kern = compiled()
 
     n_items = len(run.item_ids)
     keys, pair_offsets = kern.pair_keys_csr(run.items, run.offsets, depth, n_items)
@@ -205,7 +207,9 @@ def ils_per_user(
     Arguments as in :func:`intra_list_similarity`; ``func`` names the caller in
     error messages (``"evaluate"`` when called from there).
     """
-    from .._kernels import api as kern
+    from .._kernels import compiled
+
+    kern = compiled()
 
     depth = check_k(k, func)
     if (features is None) == (similarity is None):
@@ -445,7 +449,9 @@ def _interactions(log: Any, func: str) -> tuple[np.ndarray, np.ndarray, int]:
             f"{func}: interactions must be a Qrels, a Run, a DataFrame with columns 'user' "
             f"and 'item', or a tuple (users, items). Got {type(log).__name__}."
         )
-    from .._kernels import api as kern
+    from .._kernels import compiled
+
+    kern = compiled()
 
     n = v.check_same_length(func, users=_Sized(users), items=_Sized(items))
     v.check_not_empty(n, "interactions", func)
@@ -538,7 +544,9 @@ def novelty(
     >>> novelty([["a", "z"]], log, unseen="skip")  # z never seen: only a counts
     0.5850
     """
-    from .._kernels import api as kern
+    from .._kernels import compiled
+
+    kern = compiled()
 
     func = "novelty"
     n_empty = n_empty_lists(run)

@@ -241,10 +241,11 @@ def grouped_auc_kernel(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-group AUC (nan where undefined), rows, weight and weighted positives.
 
-    Validated arrays in; see ``receval._kernels._gauc`` for the method.
+    Validated arrays in; see ``rust/src/gauc.rs`` for the method.
     """
-    from .._kernels import api as k
     from .._sums import chunks_for
+
+    k = compiled()
 
     # the kernels read contiguous arrays (a strided view of the caller's is copied)
     labels, scores = np.ascontiguousarray(labels), np.ascontiguousarray(scores)
@@ -369,10 +370,9 @@ def _gauc_fast(
         and type(weighting) is str
     ):
         return None
-    core = compiled()
-    if core is None:
-        return None
-    result: float | None = core.gauc_checked(y_true, y_score, groups, sample_weight, weighting)
+    result: float | None = compiled().gauc_checked(
+        y_true, y_score, groups, sample_weight, weighting
+    )
     return result
 
 

@@ -243,21 +243,18 @@ def _binary_fast(
         and eps == "auto"
     ):
         return None
-    core = compiled()
-    return None if core is None else core.log_loss_checked(y_true, y_pred, _EPS)
+    result: float | None = compiled().log_loss_checked(y_true, y_pred, _EPS)
+    return result
 
 
 def multiclass_loss_sum(
     codes: np.ndarray, proba: np.ndarray, weights: np.ndarray, eps: float
 ) -> float:
     """``sum(-w ln(clip(proba[i, codes[i]])))``: exact, rounded once, with the compiled
-    core (a float sum with numba)."""
-    core = compiled()
-    if core is None:
-        from .._kernels._pointwise import _multiclass_log_loss_sum
-
-        return float(_multiclass_log_loss_sum(codes, proba, weights, eps))
+    core."""
     from .._sums import chunks_for
+
+    core = compiled()
 
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     digits = core.multiclass_log_loss_exact(codes, proba, weights, eps, chunks_for(len(codes)))

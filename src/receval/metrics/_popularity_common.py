@@ -207,7 +207,9 @@ def as_popularity(popularity: Any, train: Any, func: str) -> PopularityTable:
 
 
 def _from_log(log: Any, func: str) -> PopularityTable:
-    from .._kernels import api as kern
+    from .._kernels import compiled
+
+    kern = compiled()
 
     if isinstance(log, (Qrels, Run)):  # (user, item) pairs are distinct by construction
         users = np.repeat(np.arange(log.n_users), np.diff(log.offsets))

@@ -83,8 +83,9 @@ def scan_retention(
     Memory: one batch, and per user its id, a bitset of the window's periods
     and a signup time. Any row order.
     """
-    from .._kernels import api as k
-    from .._kernels import num_threads
+    from .._kernels import compiled, num_threads
+
+    k = compiled()
 
     func = FUNC
     offsets, zone, tz_name = check_options(period, days, tz, time_unit, before_signup)

@@ -3,7 +3,7 @@
 Every function draws on a matplotlib Axes (a new figure when ``ax=None``)
 and returns it. matplotlib is an optional dependency (``pip install
 'receval[plot]'``) imported only when a function is called, so ``import
-receval.plot`` loads neither matplotlib nor numba.
+receval.plot`` does not load matplotlib.
 
 Functions
 ---------

@@ -77,9 +77,8 @@ def check_partitions(num_partitions: int | None, func: str) -> int | None:
 def _limit_threads() -> None:
     """The kernels run on the task's cores (``spark.task.cpus``), not all the executor's:
     ``RECEVAL_NUM_THREADS`` for the compiled core (read on its first use in the worker,
-    unless the user set it), and numba's thread count for the kernels still on numba."""
+    unless the user set it)."""
     import os
-    import sys
 
     try:
         from pyspark import TaskContext
@@ -87,12 +86,6 @@ def _limit_threads() -> None:
         ctx = TaskContext.get()
         cpus = max(1, int(ctx.cpus()) if ctx is not None else 1)
         os.environ.setdefault("RECEVAL_NUM_THREADS", str(cpus))
-        if "numba" not in sys.modules:  # numba reads it when first imported
-            os.environ.setdefault("NUMBA_NUM_THREADS", str(cpus))
-        else:
-            import numba
-
-            numba.set_num_threads(max(1, min(cpus, numba.config.NUMBA_NUM_THREADS)))
     except Exception:  # pragma: no cover - threads are an optimisation only
         pass
 

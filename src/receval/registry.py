@@ -177,9 +177,10 @@ _LIST = [
                 ("popularity_statistical_parity",), False, ("run", "train"), ("groups",),
                 "popularity_statistical_parity", True, source="Elliot"),
     MetricEntry("item_coverage", "list",
-                "share of the items of the popularity (or log) and the run in the top-k lists",
+                "share of the items of the popularity (or log) and the run in the top-k lists "
+                "(deprecated: RecBole's ItemCoverage is catalog_coverage with catalog=n)",
                 ("itemcoverage",), True, ("run", "popularity"), ("groups",), "item_coverage", True,
-                source="RecBole"),
+                source="receval"),
     MetricEntry("shannon_entropy", "list",
                 "entropy (nats) of the items' shares of the top-k rows, over their number",
                 ("shannonentropy",), True, ("run",), ("groups",), "shannon_entropy", True,

@@ -563,6 +563,15 @@ def _invariants(value: Any, where: str) -> None:
     elif isinstance(value, ExactSum):
         if value.digits.dtype != np.int64:
             raise _bad(f"{where}.digits", "int64 digits", value.digits)
+    elif isinstance(value, ErrorSums):  # exact sums by error scale
+        for name, sums in (("squared", value.squared), ("absolute", value.absolute)):
+            for k, x in sums.items():
+                if isinstance(k, bool) or not isinstance(k, int) or k % ERROR_SCALE_STEP:
+                    raise _bad(f"{where}.{name}", f"scales that are multiples of "
+                               f"{ERROR_SCALE_STEP}", k)  # fmt: skip
+                if not isinstance(x, ExactSum):
+                    raise _bad(f"{where}.{name}[{k}]", "an exact sum", x)
+                check_loaded_state(x, ExactSum.zero(), f"{where}.{name}[{k}]")
     elif isinstance(value, Seen):
         if len(value.ints) and (
             value.ints.dtype != np.int64 or not (np.diff(value.ints) > 0).all()
@@ -622,12 +631,5 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
     elif isinstance(template, (tuple, list)):
         if not isinstance(value, type(template)):
             raise _bad(where, f"a {type(template).__name__}", value)
-    elif isinstance(template, dict):  # ErrorSums: exact sums by error scale
-        if not isinstance(value, dict):
-            raise _bad(where, "a dict", value)
-        for k, s in value.items():
-            if isinstance(k, bool) or not isinstance(k, int) or k % ERROR_SCALE_STEP:
-                raise _bad(where, f"scales that are multiples of {ERROR_SCALE_STEP}", k)
-            if not isinstance(s, ExactSum):
-                raise _bad(f"{where}[{k}]", "an exact sum", s)
-            check_loaded_state(s, ExactSum.zero(), f"{where}[{k}]")
+    elif isinstance(template, dict) and not isinstance(value, dict):
+        raise _bad(where, "a dict", value)

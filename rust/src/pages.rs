@@ -112,11 +112,15 @@ pub struct OutOfMemory {
 
 impl std::fmt::Display for OutOfMemory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (size, unit) = if self.bytes >= 1 << 30 {
+            (self.bytes as f64 / (1u64 << 30) as f64, "GiB")
+        } else {
+            (self.bytes as f64 / (1u64 << 20) as f64, "MiB")
+        };
         write!(
             f,
-            "could not allocate {} bytes ({:.1} GiB)",
-            self.bytes,
-            self.bytes as f64 / (1u64 << 30) as f64
+            "could not allocate {} bytes ({size:.1} {unit})",
+            self.bytes
         )
     }
 }

@@ -826,7 +826,7 @@ pub fn parse_reader<R: Read + Send>(
             // a thread's stack is address space too (`ulimit -v`)
             return Err(io::Error::new(
                 io::ErrorKind::OutOfMemory,
-                format!("could not start the thread that decompresses the text ({e})"),
+                format!("could not start the thread that reads the text ({e})"),
             ));
         }
         for (k, window) in (1..).zip(full_rx) {

@@ -312,6 +312,27 @@ mod tests {
     }
 
     #[test]
+    fn try_reserve_is_room_or_an_error_and_the_reserve_is_taken_again() {
+        let mut v = vec![1u32, 2];
+        try_reserve(&mut v, 10).unwrap();
+        assert!(v.capacity() >= 12 && v == [1, 2]);
+        let err = try_reserve(&mut v, usize::MAX / 8).unwrap_err();
+        assert!(err.to_string().starts_with("could not allocate"), "{err}");
+        assert!(try_reserve_exact(&mut v, 1 << 62).is_err());
+        assert_eq!(
+            OutOfMemory { bytes: 3 << 20 }.to_string(),
+            "could not allocate 3145728 bytes (3.0 MiB)"
+        );
+        rearm();
+        #[cfg(unix)]
+        assert_ne!(RESERVE.load(std::sync::atomic::Ordering::Acquire), 0);
+        assert!(release());
+        rearm();
+        #[cfg(unix)]
+        assert_ne!(RESERVE.load(std::sync::atomic::Ordering::Acquire), 0);
+    }
+
+    #[test]
     fn populate_keeps_contents_in_pieces_and_whole() {
         // large enough to be split over the threads (when there are several),
         // misaligned at both ends, and a small one left alone

@@ -112,11 +112,15 @@ pub struct OutOfMemory {
 
 impl std::fmt::Display for OutOfMemory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (size, unit) = if self.bytes >= 1 << 30 {
+            (self.bytes as f64 / (1u64 << 30) as f64, "GiB")
+        } else {
+            (self.bytes as f64 / (1u64 << 20) as f64, "MiB")
+        };
         write!(
             f,
-            "could not allocate {} bytes ({:.1} GiB)",
-            self.bytes,
-            self.bytes as f64 / (1u64 << 30) as f64
+            "could not allocate {} bytes ({size:.1} {unit})",
+            self.bytes
         )
     }
 }
@@ -141,6 +145,153 @@ pub fn try_zeros<T: Clone + Default>(rows: usize, columns: usize) -> Result<Vec<
     Ok(v)
 }
 
+impl From<OutOfMemory> for std::io::Error {
+    /// An error of kind `OutOfMemory` (readers, whose errors are `io::Error`).
+    fn from(e: OutOfMemory) -> Self {
+        std::io::Error::new(std::io::ErrorKind::OutOfMemory, e)
+    }
+}
+
+/// Room for `additional` more elements in `v`, or an error saying how many bytes
+/// the grown vector needed: [`Vec::try_reserve`] (amortized growth), for buffers
+/// whose size depends on the input, which would otherwise abort the process when
+/// the memory cannot be had.
+#[inline]
+pub fn try_reserve<T>(v: &mut Vec<T>, additional: usize) -> Result<(), OutOfMemory> {
+    if v.capacity() - v.len() >= additional {
+        return Ok(());
+    }
+    v.try_reserve(additional).map_err(|_| OutOfMemory {
+        bytes: (v.len() as u128 + additional as u128) * std::mem::size_of::<T>() as u128,
+    })
+}
+
+/// [`try_reserve`] with no spare room asked beyond `additional` (an output whose
+/// size is known).
+pub fn try_reserve_exact<T>(v: &mut Vec<T>, additional: usize) -> Result<(), OutOfMemory> {
+    if v.capacity() - v.len() >= additional {
+        return Ok(());
+    }
+    v.try_reserve_exact(additional).map_err(|_| OutOfMemory {
+        bytes: (v.len() as u128 + additional as u128) * std::mem::size_of::<T>() as u128,
+    })
+}
+
+// ------------------------------------------------------------------ reserve
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// The allocator of the core: the system's, with an emergency reserve of address
+/// space for the small allocations that are not checked one by one (a thread's
+/// scratch vector, a message).
+///
+/// Buffers whose size depends on the input are reserved fallibly ([`try_reserve`],
+/// [`try_zeros`]) and become a `MemoryError`; but when such a buffer just fits
+/// under a limit on the address space (`ulimit -v`), a small allocation made after
+/// it could fail, and Rust aborts the process on a failed allocation. So the core
+/// holds [`RESERVE_BYTES`] of address space mapped without access (no memory is
+/// used), and gives it back to the system the first time an allocation fails, then
+/// tries once more: the work goes on, and its result is the same. The reserve is
+/// taken again by [`rearm`] at the start of the next reading (when it can be).
+/// The allocator never panics nor unwinds: when the second try fails too, it
+/// returns null as the system's would.
+pub struct Guarded;
+
+/// Bytes of address space held in reserve.
+pub const RESERVE_BYTES: usize = 64 << 20;
+
+/// Address of the reserve, 0 when none is held.
+static RESERVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Take the reserve of address space if it is not held (at the start of work whose
+/// memory depends on the input); without effect when it cannot be had (the
+/// allocations that follow then fail as they would without it).
+pub fn rearm() {
+    use std::sync::atomic::Ordering;
+    #[cfg(unix)]
+    if RESERVE.load(Ordering::Acquire) == 0 {
+        // SAFETY: a new private anonymous mapping without access: it uses no memory
+        // and is never read nor written, only unmapped by `release`
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                RESERVE_BYTES,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return;
+        }
+        if RESERVE
+            .compare_exchange(0, p as usize, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            // another thread took one first
+            // SAFETY: the mapping was just made here and is not shared
+            unsafe { libc::munmap(p, RESERVE_BYTES) };
+        }
+    }
+}
+
+/// Give the reserve back to the system; whether one was held.
+fn release() -> bool {
+    let at = RESERVE.swap(0, std::sync::atomic::Ordering::AcqRel);
+    #[cfg(unix)]
+    if at != 0 {
+        // SAFETY: the mapping of `rearm`, now owned by this thread alone (swapped out)
+        unsafe { libc::munmap(at as *mut libc::c_void, RESERVE_BYTES) };
+    }
+    at != 0
+}
+
+/// `alloc()`, once more after the reserve is given back when it fails.
+#[inline]
+fn or_retry(p: *mut u8, size: usize, alloc: impl FnOnce() -> *mut u8) -> *mut u8 {
+    if !p.is_null() {
+        return p;
+    }
+    if size > RESERVE_BYTES {
+        return p; // more than the reserve could ever make room for
+    }
+    // another thread may have given the reserve back meanwhile: try again anyway
+    release();
+    alloc()
+}
+
+// SAFETY: every call goes to the system allocator with the caller's layout and
+// pointer; a retry only repeats a call that returned null (nothing was allocated)
+unsafe impl GlobalAlloc for Guarded {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        or_retry(System.alloc(layout), layout.size(), || System.alloc(layout))
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        or_retry(System.alloc_zeroed(layout), layout.size(), || {
+            System.alloc_zeroed(layout)
+        })
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new: usize) -> *mut u8 {
+        // a failed realloc leaves the block as it was: it may be tried again
+        or_retry(System.realloc(ptr, layout, new), new, || {
+            System.realloc(ptr, layout, new)
+        })
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Guarded = Guarded;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +309,27 @@ mod tests {
             text.starts_with("could not allocate 36893488147419103232 bytes"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn try_reserve_is_room_or_an_error_and_the_reserve_is_taken_again() {
+        let mut v = vec![1u32, 2];
+        try_reserve(&mut v, 10).unwrap();
+        assert!(v.capacity() >= 12 && v == [1, 2]);
+        let err = try_reserve(&mut v, usize::MAX / 8).unwrap_err();
+        assert!(err.to_string().starts_with("could not allocate"), "{err}");
+        assert!(try_reserve_exact(&mut v, 1 << 62).is_err());
+        assert_eq!(
+            OutOfMemory { bytes: 3 << 20 }.to_string(),
+            "could not allocate 3145728 bytes (3.0 MiB)"
+        );
+        rearm();
+        #[cfg(unix)]
+        assert_ne!(RESERVE.load(std::sync::atomic::Ordering::Acquire), 0);
+        assert!(release());
+        rearm();
+        #[cfg(unix)]
+        assert_ne!(RESERVE.load(std::sync::atomic::Ordering::Acquire), 0);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Python bindings of the TREC reader (trec.rs).
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use rustc_hash::FxHashMap;
@@ -19,6 +19,9 @@ use crate::trec::{self, Ids, Kind, TrecError, Users};
 /// line, fields, text)`, where `what` is `"fields"` (`fields` found, the line's
 /// `text` as bytes), `"number"` (`text`: the value) or `"not_finite"` (`text`: the
 /// value's repr) or `"utf8"` (`text`: an id that is not UTF-8; `line` 0).
+///
+/// Raises MemoryError (how many bytes could not be had, and the file) when the
+/// memory of the rows or ids cannot be had, never aborting the process.
 #[pyfunction]
 fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<Py<PyAny>> {
     let kind = match kind {
@@ -26,7 +29,14 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         "run" => Kind::Run,
         _ => return Err(PyValueError::new_err("kind must be 'qrels' or 'run'")),
     };
+    crate::pages::rearm();
     let parsed = match py.detach(|| trec::read_file(&path, kind)) {
+        Err(e) if e.kind() == std::io::ErrorKind::OutOfMemory => {
+            return Err(PyMemoryError::new_err(format!(
+                "{e} for reading {}.",
+                path.display()
+            )))
+        }
         Err(e) => return Err(PyOSError::new_err(format!("{}: {e}", path.display()))),
         Ok(Err(e)) => {
             let out = match e {
@@ -63,16 +73,15 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         let out = (false, "utf8", 0usize, 0usize, PyBytes::new(py, s)).into_pyobject(py)?;
         return Ok(out.into_any().unbind());
     }
-    let ids = |v: &Ids| -> Bound<'_, PyArray1<Py<PyAny>>> {
-        let strs: Vec<Py<PyAny>> = v
-            .iter()
-            .map(|s| {
-                PyString::new(py, &String::from_utf8_lossy(s))
-                    .into_any()
-                    .unbind()
-            })
-            .collect();
-        strs.into_pyarray(py)
+    let ids = |v: &Ids| -> PyResult<Bound<'_, PyArray1<Py<PyAny>>>> {
+        let mut strs: Vec<Py<PyAny>> = Vec::new();
+        crate::pages::try_reserve_exact(&mut strs, v.len()).map_err(|e| {
+            PyMemoryError::new_err(format!("{e} for the ids of {}.", path.display()))
+        })?;
+        for s in v.iter() {
+            strs.push(new_str(py, s)?.unbind());
+        }
+        Ok(strs.into_pyarray(py))
     };
     let (offsets, codes) = match parsed.users {
         Users::Offsets(o) => (Some(o.into_pyarray(py)), None),
@@ -89,13 +98,26 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         offsets,
         codes,
         parsed.items.into_pyarray(py),
-        ids(&parsed.user_ids),
-        ids(&parsed.item_ids),
+        ids(&parsed.user_ids)?,
+        ids(&parsed.item_ids)?,
         values,
         tag,
     )
         .into_pyobject(py)?;
     Ok(out.into_any().unbind())
+}
+
+/// A str of UTF-8 bytes (checked by the caller), or the exception Python raised
+/// (MemoryError) when it could not be made: `PyString::new` panics instead.
+fn new_str<'py>(py: Python<'py>, s: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let len = pyo3::ffi::Py_ssize_t::try_from(s.len())
+        .map_err(|_| PyMemoryError::new_err("an id of more than isize::MAX bytes."))?;
+    // SAFETY: a pointer and length of a live byte slice; the new reference (or
+    // null, with the exception set) is owned by the returned Bound
+    unsafe {
+        let p = pyo3::ffi::PyUnicode_FromStringAndSize(s.as_ptr().cast(), len);
+        Bound::from_owned_ptr_or_err(py, p)
+    }
 }
 
 /// The text of a str (not of a subclass), None for anything else or a str that is not
@@ -181,6 +203,7 @@ fn lookup_str<'py>(
 
 /// Add the reader to `receval._core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    crate::pages::rearm(); // the core's reserve of address space (pages::Guarded)
     m.add_function(wrap_pyfunction!(read_trec, m)?)?;
     m.add_function(wrap_pyfunction!(lookup_str, m)?)?;
     m.add_function(wrap_pyfunction!(str_ranks, m)?)?;

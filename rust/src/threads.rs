@@ -117,7 +117,28 @@ fn pool() -> &'static Pool {
 pub fn install<R: Send, F: FnOnce() -> R + Send>(f: F) -> R {
     match &pool().pool {
         Some(pool) => pool.install(f),
-        None => f(),
+        None => {
+            serial_here();
+            f()
+        }
+    }
+}
+
+/// Make the calling thread the one worker of a pool of its own (no thread is
+/// started), once per thread: the parallel iterators of a kernel then run on it,
+/// one after another. Without it they would turn to rayon's global pool, whose
+/// failure to start (threads' stacks are address space too: `ulimit -v`) is a
+/// panic.
+fn serial_here() {
+    if rayon::current_thread_index().is_none() {
+        if let Ok(pool) = ThreadPoolBuilder::new()
+            .num_threads(1)
+            .use_current_thread()
+            .build()
+        {
+            // the thread stays its worker (rayon leaks such a pool's registry anyway)
+            std::mem::forget(pool);
+        }
     }
 }
 

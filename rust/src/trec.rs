@@ -26,6 +26,7 @@ use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
+use crate::pages::{try_reserve, try_reserve_exact, OutOfMemory};
 use crate::threads;
 
 #[path = "trec_ids.rs"]
@@ -33,7 +34,7 @@ mod ids;
 #[path = "trec_text.rs"]
 mod text;
 
-use ids::{short_bits, too_many_ids, Direct, IdCodes, Key, NewCodes, NewIds, LOCAL};
+use ids::{short_bits, Direct, IdCodes, Key, NewCodes, NewIds, LOCAL};
 use text::{
     carriage_returns_only, line_fields, lines_of_carriage_returns, other_compression, parse_score,
     BOM,
@@ -112,6 +113,13 @@ impl Ids {
         (0..self.len()).map(|c| self.get(c))
     }
 
+    /// Room for one more id of `bytes` bytes.
+    fn reserve(&mut self, bytes: usize) -> Result<(), OutOfMemory> {
+        try_reserve(&mut self.bytes, bytes)?;
+        try_reserve(&mut self.ends, 1)
+    }
+
+    /// Add an id (after [`Ids::reserve`]).
     fn push(&mut self, id: &[u8]) {
         self.bytes.extend_from_slice(id);
         self.ends.push(self.bytes.len());
@@ -131,36 +139,50 @@ pub enum Users {
 impl Users {
     /// The code of every row.
     pub fn codes(&self) -> Vec<i32> {
+        self.try_codes().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The code of every row, or the memory that could not be had.
+    fn try_codes(&self) -> Result<Vec<i32>, OutOfMemory> {
         match self {
-            Users::Codes(c) => c.clone(),
+            Users::Codes(c) => {
+                let mut out = Vec::new();
+                try_reserve_exact(&mut out, c.len())?;
+                out.extend_from_slice(c);
+                Ok(out)
+            }
             Users::Offsets(o) => {
-                let mut out = Vec::with_capacity(*o.last().unwrap_or(&0) as usize);
+                let mut out = Vec::new();
+                try_reserve(&mut out, *o.last().unwrap_or(&0) as usize)?;
                 for (u, w) in o.windows(2).enumerate() {
                     out.resize(w[1] as usize, u as i32);
                 }
-                out
+                Ok(out)
             }
         }
     }
 
     /// Append `n` rows of user `code`.
-    fn push_run(&mut self, code: u32, n: usize) {
+    fn push_run(&mut self, code: u32, n: usize) -> Result<(), OutOfMemory> {
         if let Users::Offsets(o) = self {
             let users = o.len() - 1;
             let end = o[users];
             if users > 0 && code as usize == users - 1 {
                 o[users] = end + n as i64; // the last user goes on
-                return;
+                return Ok(());
             }
             if code as usize == users {
+                try_reserve(o, 1)?;
                 o.push(end + n as i64); // the next new user
-                return;
+                return Ok(());
             }
-            *self = Users::Codes(self.codes()); // a user seen before: not grouped
+            *self = Users::Codes(self.try_codes()?); // a user seen before: not grouped
         }
         if let Users::Codes(c) = self {
+            try_reserve(c, n)?;
             c.resize(c.len() + n, code as i32);
         }
+        Ok(())
     }
 }
 
@@ -217,6 +239,9 @@ const AHEAD: usize = 8;
 /// The tables looked up on every row are arguments of their own (not fields of a
 /// struct passed by reference), so that the compiler keeps their addresses in
 /// registers across the writes of the rows.
+///
+/// The rows' vectors grow in bulk, fallibly: an error when the memory cannot be had
+/// (the ids' tables note theirs in `new_users` and `new_items`).
 #[inline(never)]
 fn parse_piece(
     p: &mut Rows,
@@ -224,7 +249,7 @@ fn parse_piece(
     kind: Kind,
     (users, new_users): (&IdCodes, &mut impl NewCodes),
     (items, new_items): (&IdCodes, &mut impl NewCodes),
-) {
+) -> Result<(), OutOfMemory> {
     p.runs.clear();
     p.items.clear();
     p.grades.clear();
@@ -232,12 +257,7 @@ fn parse_piece(
     p.tag = None;
     p.lines = 0;
     p.error = None;
-    let rows = data.len() / 24;
-    p.items.reserve(rows);
-    match kind {
-        Kind::Qrels => p.grades.reserve(rows),
-        Kind::Run => p.scores.reserve(rows),
-    }
+    grow(p, kind, data.len() / 24)?;
     let mut last_user: (Option<u128>, &[u8]) = (None, &[]);
     let none = Key {
         short: None,
@@ -265,6 +285,10 @@ fn parse_piece(
         }
         if p.error.as_ref().is_some_and(|e| e.rank().0 == 0) {
             continue; // a line with the wrong fields came first: nothing else is reported
+        }
+        if full(p, kind) {
+            // room for as many rows again: the pushes below stay within capacity
+            grow(p, kind, p.items.len().max(1024))?;
         }
         let (us, ue) = f.at[0];
         let user = (short_bits(data, us, ue), &data[us..ue]);
@@ -345,6 +369,29 @@ fn parse_piece(
             Some(c) => c,
             None => new_items.code(data, s, e, &k),
         };
+    }
+    Ok(())
+}
+
+/// Whether a vector of the rows has no room for one more row.
+#[inline(always)]
+fn full(p: &Rows, kind: Kind) -> bool {
+    let values = match kind {
+        Kind::Qrels => p.grades.len() == p.grades.capacity(),
+        Kind::Run => p.scores.len() == p.scores.capacity(),
+    };
+    values || p.items.len() == p.items.capacity() || p.runs.len() == p.runs.capacity()
+}
+
+/// Room for `rows` more rows in each vector of the rows.
+#[cold]
+fn grow(p: &mut Rows, kind: Kind, rows: usize) -> Result<(), OutOfMemory> {
+    try_reserve(&mut p.items, rows)?;
+    let runs = rows.min(p.runs.len().max(1024));
+    try_reserve(&mut p.runs, runs)?;
+    match kind {
+        Kind::Qrels => try_reserve(&mut p.grades, rows),
+        Kind::Run => try_reserve(&mut p.scores, rows),
     }
 }
 
@@ -482,30 +529,34 @@ impl State {
             let none = IdCodes::default();
             let mut users = Direct {
                 table: &mut self.users,
-                full: false,
+                failed: None,
             };
             let mut items = Direct {
                 table: &mut self.items,
-                full: false,
+                failed: None,
             };
             let p = &mut parsed[0];
             p.new_users.clear();
             p.new_items.clear();
             let (users_, items_) = ((&none, &mut users), (&none, &mut items));
-            parse_piece(&mut p.rows, data, kind, users_, items_);
-            if users.full || items.full {
-                return Err(too_many_ids());
+            parse_piece(&mut p.rows, data, kind, users_, items_)?;
+            if let Some(e) = users.failed.or(items.failed) {
+                return Err(e);
             }
         } else {
             let (users, items) = (&self.users, &self.items);
             threads::install(|| {
-                parsed.par_iter_mut().zip(&parts).for_each(|(p, d)| {
+                parsed.par_iter_mut().zip(&parts).try_for_each(|(p, d)| {
                     p.new_users.clear();
                     p.new_items.clear();
                     let (users_, items_) = ((users, &mut p.new_users), (items, &mut p.new_items));
-                    parse_piece(&mut p.rows, d, kind, users_, items_);
+                    parse_piece(&mut p.rows, d, kind, users_, items_)?;
+                    match p.new_users.failed.or(p.new_items.failed) {
+                        Some(e) => Err(e),
+                        None => Ok(()),
+                    }
                 })
-            });
+            })?;
         }
         let parsed = &parsed[..];
         // the new ids get their codes in file order: piece by piece, each in its order
@@ -520,7 +571,8 @@ impl State {
                 self.tag = p.rows.tag.map(|(s, e)| d[s..e].to_vec());
             }
             let codes = |known: &mut IdCodes, new: &NewIds| -> io::Result<Vec<u32>> {
-                let mut out = Vec::with_capacity(new.ids.len());
+                let mut out = Vec::new();
+                try_reserve_exact(&mut out, new.ids.len())?;
                 for (j, (s, e, k)) in new.ids.iter().enumerate() {
                     if let Some((_, _, ahead)) = new.ids.get(j + AHEAD) {
                         known.prefetch(ahead);
@@ -542,7 +594,7 @@ impl State {
         }
         for (p, map) in parsed.iter().zip(&user_maps) {
             for &(c, n) in &p.rows.runs {
-                self.rows.push_run(global(c, map), n as usize);
+                self.rows.push_run(global(c, map), n as usize)?;
             }
         }
         // items and values of the pieces, written in parallel with their final codes
@@ -554,9 +606,9 @@ impl State {
             lengths(|p| p.grades.len()),
             lengths(|p| p.scores.len()),
         );
-        let item_out = spare(&mut self.item_codes, &item_n);
-        let grade_out = spare(&mut self.grades, &grade_n);
-        let score_out = spare(&mut self.scores, &score_n);
+        let item_out = spare(&mut self.item_codes, &item_n)?;
+        let grade_out = spare(&mut self.grades, &grade_n)?;
+        let score_out = spare(&mut self.scores, &score_n)?;
         let jobs: Vec<_> = parsed
             .iter()
             .map(|p| &p.rows)
@@ -594,24 +646,26 @@ impl State {
 
     /// Room for the rows of the whole text, estimated from the rows of its first
     /// `seen` of `total` bytes (one allocation, backed by huge pages, instead of
-    /// doubling as the windows come).
+    /// doubling as the windows come). A hint: when the memory cannot be had, the
+    /// output grows window by window instead (and fails there if it must).
     fn expect(&mut self, seen: usize, total: usize) {
         let rows = self.item_codes.len();
         if seen == 0 || rows == 0 {
             return;
         }
         let more = (rows as f64 * (total - seen) as f64 / seen as f64 * 1.02) as usize + 64;
-        self.item_codes.reserve(more);
+        if try_reserve_exact(&mut self.item_codes, more).is_err() {
+            return;
+        }
         crate::pages::advise_huge(&mut self.item_codes);
-        match self.kind {
-            Kind::Qrels => {
-                self.grades.reserve(more);
-                crate::pages::advise_huge(&mut self.grades);
-            }
-            Kind::Run => {
-                self.scores.reserve(more);
-                crate::pages::advise_huge(&mut self.scores);
-            }
+        let values = match self.kind {
+            Kind::Qrels => try_reserve_exact(&mut self.grades, more)
+                .map(|()| crate::pages::advise_huge(&mut self.grades)),
+            Kind::Run => try_reserve_exact(&mut self.scores, more)
+                .map(|()| crate::pages::advise_huge(&mut self.scores)),
+        };
+        if values.is_err() {
+            self.item_codes.shrink_to_fit(); // room for the rows read so far only
         }
     }
 
@@ -655,8 +709,11 @@ type Job<'p, 'o> = (
 
 /// Room for `lengths.iter().sum()` more elements after the end of `v`, as one
 /// uninitialized slice per length (to be written, then counted with `set_len`).
-fn spare<'o, T>(v: &'o mut Vec<T>, lengths: &[usize]) -> Vec<&'o mut [MaybeUninit<T>]> {
-    v.reserve(lengths.iter().sum());
+fn spare<'o, T>(
+    v: &'o mut Vec<T>,
+    lengths: &[usize],
+) -> Result<Vec<&'o mut [MaybeUninit<T>]>, OutOfMemory> {
+    try_reserve(v, lengths.iter().sum())?;
     let mut rest = v.spare_capacity_mut();
     let mut out = Vec::with_capacity(lengths.len());
     for &n in lengths {
@@ -664,14 +721,14 @@ fn spare<'o, T>(v: &'o mut Vec<T>, lengths: &[usize]) -> Vec<&'o mut [MaybeUnini
         out.push(head);
         rest = tail;
     }
-    out
+    Ok(out)
 }
 
 /// Fill `buf` from `reader` up to `want` bytes (or the end of the input); false at
 /// the end of the input.
 fn fill<R: Read>(reader: &mut R, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
     if buf.capacity() < want {
-        buf.reserve(want - buf.len());
+        try_reserve(buf, want - buf.len())?;
     }
     while buf.len() < want {
         let n = reader
@@ -696,6 +753,7 @@ fn next_window<R: Read>(
     size: usize,
 ) -> io::Result<Option<(Vec<u8>, bool)>> {
     buf.clear();
+    try_reserve(&mut buf, carry.len())?;
     buf.extend_from_slice(carry);
     carry.clear();
     let mut want = size.max(buf.len() + 1);
@@ -705,6 +763,7 @@ fn next_window<R: Read>(
             return Ok((!buf.is_empty()).then_some((buf, true)));
         }
         if let Some(at) = memchr::memrchr(b'\n', &buf) {
+            try_reserve(carry, buf.len() - at - 1)?;
             carry.extend_from_slice(&buf[at + 1..]);
             buf.truncate(at + 1);
             return Ok(Some((buf, false)));
@@ -743,7 +802,8 @@ pub fn parse_reader<R: Read + Send>(
         let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
         empty_tx.send(first).ok();
         empty_tx.send(Vec::new()).ok(); // a second buffer: one parsed, one filled
-        scope.spawn(move || {
+        let reading = std::thread::Builder::new().name("receval-gunzip".into());
+        let reader_thread = reading.spawn_scoped(scope, move || {
             for k in 1.. {
                 let Ok(buf) = empty_rx.recv() else {
                     return;
@@ -762,6 +822,13 @@ pub fn parse_reader<R: Read + Send>(
                 }
             }
         });
+        if let Err(e) = reader_thread {
+            // a thread's stack is address space too (`ulimit -v`)
+            return Err(io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!("could not start the thread that reads the text ({e})"),
+            ));
+        }
         for (k, window) in (1..).zip(full_rx) {
             let window = window?;
             state.window(&window, sizes.pieces(k))?;
@@ -785,7 +852,9 @@ pub fn parse_slice(
 ) -> io::Result<Result<Parsed, TrecError>> {
     let skip = if data.starts_with(BOM) { BOM.len() } else { 0 };
     if carriage_returns_only(data) {
-        let mut text = data[skip..].to_vec();
+        let mut text = Vec::new();
+        try_reserve_exact(&mut text, data.len() - skip)?;
+        text.extend_from_slice(&data[skip..]);
         lines_of_carriage_returns(&mut text);
         let parsed = parse_windows(&text, kind, sizes, |_| {});
         done(data.len());

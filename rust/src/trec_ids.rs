@@ -8,6 +8,7 @@ use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use super::Ids;
+use crate::pages::OutOfMemory;
 
 /// An id as the tables look it up: at most 15 bytes as one integer (its bytes and
 /// its length), so that a lookup reads the table only, not the text at the id (a
@@ -181,16 +182,23 @@ impl<S: Slot> ShortCodes<S> {
         }
     }
 
-    /// Add a key that the table does not hold.
-    fn insert(&mut self, key: u128, hash: u64, code: u32) {
+    /// Add a key that the table does not hold (an error, and the table as it was,
+    /// when it must grow and the memory cannot be had).
+    fn insert(&mut self, key: u128, hash: u64, code: u32) -> Result<(), OutOfMemory> {
         if 4 * (self.len + 1) > 3 * self.slots.len() {
-            let bigger = vec![S::default(); 2 * self.slots.len()];
+            let bigger = crate::pages::try_zeros::<S>(2 * self.slots.len(), 1)?;
             let old = std::mem::replace(&mut self.slots, bigger);
             self.len = 0;
             for s in old.into_iter().filter(|s| s.key() != 0) {
-                self.insert(s.key(), short_hash(s.key()), s.code());
+                self.put(s.key(), short_hash(s.key()), s.code());
             }
         }
+        self.put(key, hash, code);
+        Ok(())
+    }
+
+    /// Add a key that the table does not hold, in a table with room for it.
+    fn put(&mut self, key: u128, hash: u64, code: u32) {
         let mask = self.slots.len() - 1;
         let mut i = hash as usize & mask;
         while self.slots[i].key() != 0 {
@@ -252,16 +260,32 @@ impl IdCodes {
             return Err(too_many_ids());
         }
         let c = c as u32;
-        match key.short {
-            Some(k) if packs(k) => self.packed.insert(k, key.hash, c),
-            Some(k) => self.wide.insert(k, key.hash, c),
-            None => {
-                self.long
-                    .insert_unique(key.hash, (key.hash, c), |&(h, _)| h);
-            }
-        }
+        self.ids.reserve(id.len())?;
+        insert(&mut self.packed, &mut self.wide, &mut self.long, key, c)?;
         self.ids.push(id);
         Ok(c)
+    }
+}
+
+/// Add `code` for a key that the tables do not hold, to the table of its kind.
+#[inline(always)]
+fn insert(
+    packed: &mut ShortCodes<u128>,
+    wide: &mut ShortCodes<Wide>,
+    long: &mut HashTable<(u64, u32)>,
+    key: &Key,
+    code: u32,
+) -> Result<(), OutOfMemory> {
+    match key.short {
+        Some(k) if packs(k) => packed.insert(k, key.hash, code),
+        Some(k) => wide.insert(k, key.hash, code),
+        None => {
+            long.try_reserve(1, |&(h, _)| h).map_err(|_| OutOfMemory {
+                bytes: (long.len() as u128 + 1) * 2 * 16,
+            })?;
+            long.insert_unique(key.hash, (key.hash, code), |&(h, _)| h);
+            Ok(())
+        }
     }
 }
 
@@ -283,6 +307,9 @@ pub(super) struct NewIds {
     wide: ShortCodes<Wide>,
     long: HashTable<(u64, u32)>,
     pub(super) ids: Vec<(usize, usize, Key)>,
+    /// The memory a new id could not get (its code is then wrong: the piece is
+    /// not used)
+    pub(super) failed: Option<OutOfMemory>,
 }
 
 impl NewIds {
@@ -291,6 +318,7 @@ impl NewIds {
         self.wide.clear();
         self.long.clear();
         self.ids.clear();
+        self.failed = None;
     }
 }
 
@@ -306,7 +334,8 @@ pub(super) trait NewCodes {
 /// "so far" it is given are then empty).
 pub(super) struct Direct<'t> {
     pub(super) table: &'t mut IdCodes,
-    pub(super) full: bool,
+    /// Why a new id got no code (too many ids, no memory): the piece is not used.
+    pub(super) failed: Option<io::Error>,
 }
 
 impl NewCodes for Direct<'_> {
@@ -321,8 +350,8 @@ impl NewCodes for Direct<'_> {
         if let Some(c) = self.table.get(id, key) {
             return c;
         }
-        self.table.code(id, key).unwrap_or_else(|_| {
-            self.full = true;
+        self.table.code(id, key).unwrap_or_else(|e| {
+            self.failed.get_or_insert(e);
             0
         })
     }
@@ -352,13 +381,11 @@ impl NewCodes for NewIds {
             return c;
         }
         let c = self.ids.len() as u32 | LOCAL;
-        match key.short {
-            Some(k) if packs(k) => self.packed.insert(k, key.hash, c),
-            Some(k) => self.wide.insert(k, key.hash, c),
-            None => {
-                self.long
-                    .insert_unique(key.hash, (key.hash, c), |&(h, _)| h);
-            }
+        let added = crate::pages::try_reserve(&mut self.ids, 1)
+            .and_then(|()| insert(&mut self.packed, &mut self.wide, &mut self.long, key, c));
+        if let Err(e) = added {
+            self.failed.get_or_insert(e);
+            return 0;
         }
         self.ids.push((start, end, *key));
         c

@@ -559,10 +559,14 @@ def read_qrels_runs(
             read["error"] = exc
 
     thread = threading.Thread(target=work, name="receval-qrels", daemon=True)
-    thread.start()
+    try:
+        thread.start()
+    except RuntimeError:  # no thread to be had (its stack is address space: ulimit -v)
+        work()
 
     def result() -> Any:
-        thread.join()
+        if thread.ident is not None:
+            thread.join()
         if "error" in read:
             raise read["error"]
         return read["qrels"]

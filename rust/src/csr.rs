@@ -3,12 +3,11 @@
 //! user's items in ranked order: key descending, input order within ties).
 //!
 //! Rows are grouped by user with a counting sort ([`group_rows`]); each list is
-//! then ranked on its own ([`build_ranked`], [`rank_rows`]) with a packed integer
-//! sort checked against the real keys and an exact merge sort as fallback, or all
-//! lists at once as packed `u64` keys ([`pack_keys`], [`pack_block`], the `unpack_*`
-//! functions and [`redo_segments`]). Every output is exact and does not depend on
-//! the number of chunks: the order of a list is unique (stable in the input order)
-//! and the reported duplicate is the first segment holding one.
+//! then ranked on its own ([`rank_rows`], [`rank_rows_into`]) with a packed
+//! integer sort checked against the real keys and an exact merge sort as fallback.
+//! Every output is exact and does not depend on the number of chunks: the order of
+//! a list is unique (stable in the input order) and the reported duplicate is the
+//! first segment holding one.
 
 use rayon::prelude::*;
 
@@ -454,55 +453,6 @@ fn ascending_bits(u: u64) -> u64 {
     }
 }
 
-/// Fast path of a stable descending sort of `keys[..n]` with their positions.
-///
-/// Each key becomes an order-preserving u64, inverted (descending) with its lowest
-/// bits replaced by the position, so one integer sort orders by key then position.
-/// Keys that differ only in the dropped bits could come out of order: a final check
-/// compares the real keys and, if a pair is out of order, restores the input
-/// (positions 0..n) and returns false (the caller then runs [`stable_sort_desc`]).
-pub fn packed_sort_desc(keys: &mut [f64], pos: &mut [i64], buf: &mut [u64], n: usize) -> bool {
-    let mut tmp = vec![0.0; n];
-    packed_sort_desc_with(keys, pos, buf, &mut tmp, n)
-}
-
-/// [`packed_sort_desc`] with a scratch copy of the keys (at least n elements).
-fn packed_sort_desc_with(
-    keys: &mut [f64],
-    pos: &mut [i64],
-    buf: &mut [u64],
-    tmp: &mut [f64],
-    n: usize,
-) -> bool {
-    let mut bits = 1;
-    while (1usize << bits) < n {
-        bits += 1;
-    }
-    let low: u64 = (1u64 << bits) - 1;
-    for t in 0..n {
-        let u = ascending_bits(keys[t].to_bits());
-        buf[t] = (!u & !low) | t as u64; // descending, then by position
-    }
-    buf[..n].sort_unstable();
-    // the input keys, restored from their positions on failure
-    tmp[..n].copy_from_slice(&keys[..n]);
-    for t in 0..n {
-        let p = (buf[t] & low) as usize;
-        pos[t] = p as i64;
-        keys[t] = tmp[p];
-    }
-    for t in 1..n {
-        if keys[t] > keys[t - 1] || (keys[t] == keys[t - 1] && pos[t] < pos[t - 1]) {
-            keys[..n].copy_from_slice(&tmp[..n]);
-            for (j, p) in pos[..n].iter_mut().enumerate() {
-                *p = j as i64;
-            }
-            return false;
-        }
-    }
-    true
-}
-
 /// Scratch of one list's exact ranking: keys, positions, tmp buffers, packed keys.
 pub struct SortBuffers {
     keys: Vec<f64>,
@@ -523,38 +473,6 @@ impl SortBuffers {
             packed: vec![0; max_len],
         }
     }
-
-    /// Order `keys[..n]` (positions 0..n) descending, stable: the packed sort,
-    /// or the merge sort where it fails.
-    fn sort(&mut self, n: usize) {
-        let SortBuffers {
-            keys,
-            pos,
-            tmp_keys,
-            tmp_pos,
-            packed,
-        } = self;
-        // tmp_keys holds the input for the packed sort's check, then the merges
-        if !packed_sort_desc_with(keys, pos, packed, tmp_keys, n) {
-            stable_sort_desc(keys, pos, tmp_keys, tmp_pos, n);
-        }
-    }
-}
-
-/// Write the rows `a..a+n` of one segment ordered by key descending (input order
-/// within ties) into `out_items` and `out_keys` (the segment's own slices).
-#[allow(clippy::too_many_arguments)]
-pub fn rank_segment(
-    keys: &[f64],
-    rows: &[i64],
-    out_items: &mut [i32],
-    out_keys: &mut [f64],
-    items: &[i32],
-    a: usize,
-    n: usize,
-    bufs: &mut SortBuffers,
-) {
-    rank_one(keys, rows, a, items, rows, a, n, out_items, out_keys, bufs);
 }
 
 /// A set of item codes in `[0, n_items)` for duplicate checks: one bit per item,
@@ -596,45 +514,6 @@ impl Seen {
             self.bits[it >> 6] = 0;
         }
     }
-}
-
-/// Per-user ranked lists: items and keys in key-descending order (stable), and the
-/// first segment holding a duplicate item, or -1.
-///
-/// `rows` maps CSR positions to input rows (empty: the identity, when the input is
-/// already grouped); item codes lie in `[0, n_items)`; `max_len` is at least the
-/// longest segment.
-pub fn build_ranked(
-    rows: &[i64],
-    offsets: &[i64],
-    items: &[i32],
-    keys: &[f64],
-    n_items: usize,
-    max_len: usize,
-    n_chunks: usize,
-) -> (Vec<i32>, Vec<f64>, i64) {
-    let n_seg = offsets.len().saturating_sub(1);
-    let n = if n_seg > 0 {
-        offsets[n_seg] as usize
-    } else {
-        0
-    };
-    let mut out_items = crate::pages::zeroed::<i32>(n);
-    let mut out_keys = crate::pages::zeroed::<f64>(n);
-    let dup = rank_into(
-        rows,
-        offsets,
-        Source::Input(items),
-        Source::Input(keys),
-        &mut out_items,
-        &mut out_keys,
-        n_items,
-        max_len,
-        n_chunks,
-        false,
-    )
-    .dup;
-    (out_items, out_keys, dup)
 }
 
 /// Where a segment's rows are read from: input arrays (through `rows`), or the
@@ -778,44 +657,10 @@ fn codes_in_range(codes: &[i32], n_items: usize) -> bool {
         .fold(true, |all, &x| all & (x >= 0 && (x as usize) < n_items))
 }
 
-/// [`rank_segment`] with items and keys read through their own row maps.
-#[allow(clippy::too_many_arguments)]
-fn rank_one(
-    keys: &[f64],
-    rows_k: &[i64],
-    ak: usize,
-    items: &[i32],
-    rows_i: &[i64],
-    ai: usize,
-    n: usize,
-    out_items: &mut [i32],
-    out_keys: &mut [f64],
-    bufs: &mut SortBuffers,
-) {
-    let key = |t: usize| keys[row(rows_k, ak + t)];
-    let item = |t: usize| items[row(rows_i, ai + t)];
-    if (1..n).all(|t| key(t) <= key(t - 1)) {
-        for t in 0..n {
-            out_items[t] = item(t);
-            out_keys[t] = key(t);
-        }
-        return;
-    }
-    let b = bufs;
-    for t in 0..n {
-        b.keys[t] = key(t);
-        b.pos[t] = t as i64;
-    }
-    b.sort(n);
-    for t in 0..n {
-        out_items[t] = item(b.pos[t] as usize);
-        out_keys[t] = b.keys[t];
-    }
-}
-
 /// Rank one list whose rows are slices (`keys`, `items`): the packed sort, with the
-/// exact merge sort where its check fails. The same output as [`rank_one`]. With
-/// `seen`, returns whether an item repeats (and leaves `seen` empty); false without.
+/// exact merge sort where its check fails (key descending, input order within
+/// ties). With `seen`, returns whether an item repeats (and leaves `seen` empty);
+/// false without.
 fn rank_list(
     keys: &[f64],
     items: &[i32],
@@ -961,18 +806,9 @@ impl<T> Buf<'_, T> {
     }
 }
 
-impl<T> Source<'_, T> {
-    /// Rows readable through the row map: the input's, or `out_len` in place.
-    pub fn len_or(&self, out_len: usize) -> usize {
-        match self {
-            Source::Input(x) => x.len(),
-            Source::InPlace => out_len,
-        }
-    }
-}
-
 /// Items and keys of every segment in key-descending order (stable), and the first
-/// segment holding a duplicate item (-1 if none), as [`build_ranked`]; an input
+/// segment holding a duplicate item (-1 if none); `rows` maps CSR positions to
+/// input rows (empty: the identity); item codes lie in `[0, n_items)`. An input
 /// given as `Buf::Write` is ranked in place (with grouped rows, `rows` empty, one
 /// segment at a time: no copy of the whole array). Returns the new items and keys
 /// of the `Buf::Read` inputs. `Buf::Write` slices hold the first `offsets[-1]` rows.
@@ -1064,364 +900,6 @@ pub fn rank_rows_into(
     )
 }
 
-/// First segment where an item repeats, or -1.
-pub fn first_duplicate_segment(
-    offsets: &[i64],
-    rows: &[i64],
-    items: &[i32],
-    n_items: usize,
-    n_chunks: usize,
-) -> i64 {
-    let n_seg = offsets.len().saturating_sub(1);
-    let n_chunks = n_chunks.max(1);
-    let seg_bounds = chunk_segments(n_seg, n_chunks);
-    let run = |c: usize| {
-        let mut seen = Seen::new(n_items);
-        for g in seg_bounds[c]..seg_bounds[c + 1] {
-            let a = offsets[g] as usize;
-            let b = offsets[g + 1] as usize;
-            if seen.repeats((a..b).map(|t| items[row(rows, t)] as usize)) {
-                return g as i64;
-            }
-        }
-        -1
-    };
-    let n = if n_seg > 0 {
-        offsets[n_seg] as usize
-    } else {
-        0
-    };
-    let found: Vec<i64> = if n_chunks > 1 && n >= PARALLEL_ROWS {
-        threads::install(|| (0..n_chunks).into_par_iter().map(run).collect())
-    } else {
-        (0..n_chunks).map(run).collect()
-    };
-    found.into_iter().find(|&d| d >= 0).unwrap_or(-1)
-}
-
-// ------------------------------------------------------------------ packed global sort
-/// The packed key of one row: the segment id on top, the key descending (its top
-/// `64 - seg_bits - pos_bits` bits), the position inside the segment below.
-#[inline(always)]
-fn packed(high: u64, key_bits: u64, shift_down: u32, pos_bits: u32, t: usize) -> u64 {
-    let v = (!ascending_bits(key_bits))
-        .checked_shr(shift_down)
-        .unwrap_or(0);
-    high | v.checked_shl(pos_bits).unwrap_or(0) | t as u64
-}
-
-/// One u64 per row: segment id, then the key descending (top bits), then the
-/// position inside the segment. A plain integer sort of these orders every segment
-/// by key descending, ties by input position (up to the dropped key bits, which
-/// [`unpack_ranked`] checks). `key_bits`: the float64 keys as u64.
-pub fn pack_keys(
-    offsets: &[i64],
-    rows: &[i64],
-    key_bits: &[u64],
-    seg_bits: u32,
-    pos_bits: u32,
-    n_chunks: usize,
-) -> Vec<u64> {
-    let n_seg = offsets.len().saturating_sub(1);
-    let n = if n_seg > 0 {
-        offsets[n_seg] as usize
-    } else {
-        0
-    };
-    let mut out = crate::pages::zeroed::<u64>(n);
-    let score_bits = 64 - seg_bits - pos_bits;
-    let n_chunks = n_chunks.max(1);
-    let seg_bounds = chunk_segments(n_seg, n_chunks);
-    let pos: Vec<usize> = seg_bounds.iter().map(|&g| offsets[g] as usize).collect();
-    let chunks: Vec<_> = split_at_bounds(&mut out, &pos)
-        .into_iter()
-        .enumerate()
-        .collect();
-    for_chunks(chunks, n, |(c, out)| {
-        let base = pos[c];
-        for g in seg_bounds[c]..seg_bounds[c + 1] {
-            let a = offsets[g] as usize;
-            let high = (g as u64).checked_shl(score_bits + pos_bits).unwrap_or(0);
-            for t in 0..offsets[g + 1] as usize - a {
-                let u = key_bits[row(rows, a + t)];
-                out[a + t - base] = packed(high, u, 64 - score_bits, pos_bits, t);
-            }
-        }
-    });
-    out
-}
-
-/// Decode sorted packed keys: the ranked items, the keys (written over `packed` as
-/// float64 bits) and a flag per segment whose order must be redone exactly (keys
-/// that differ only in the dropped bits).
-#[allow(clippy::too_many_arguments)]
-pub fn unpack_ranked(
-    packed: &mut [u64],
-    offsets: &[i64],
-    rows: &[i64],
-    items: &[i32],
-    keys: &[f64],
-    pos_bits: u32,
-    n_chunks: usize,
-) -> (Vec<i32>, Vec<bool>) {
-    let n_seg = offsets.len().saturating_sub(1);
-    let n = packed.len();
-    let mut out_items = crate::pages::zeroed::<i32>(n);
-    let mut bad = vec![false; n_seg];
-    let low = low_mask(pos_bits);
-    let n_chunks = n_chunks.max(1);
-    let seg_bounds = chunk_segments(n_seg, n_chunks);
-    let pos: Vec<usize> = seg_bounds.iter().map(|&g| offsets[g] as usize).collect();
-    let chunks: Vec<_> = split_at_bounds(packed, &pos)
-        .into_iter()
-        .zip(split_at_bounds(&mut out_items, &pos))
-        .zip(split_at_bounds(&mut bad, &seg_bounds))
-        .enumerate()
-        .collect();
-    for_chunks(chunks, n, |(c, ((pk, oi), bad))| {
-        let base = pos[c];
-        for g in seg_bounds[c]..seg_bounds[c + 1] {
-            let a = offsets[g] as usize;
-            let mut prev_key = f64::INFINITY;
-            let mut prev_pos = -1i64;
-            for t in 0..offsets[g + 1] as usize - a {
-                let p = (pk[a + t - base] & low) as i64;
-                let r = row(rows, a + p as usize);
-                let k = keys[r];
-                if k > prev_key || (k == prev_key && p < prev_pos) {
-                    bad[g - seg_bounds[c]] = true;
-                }
-                oi[a + t - base] = items[r];
-                pk[a + t - base] = k.to_bits();
-                prev_key = k;
-                prev_pos = p;
-            }
-        }
-    });
-    (out_items, bad)
-}
-
-#[inline(always)]
-fn low_mask(pos_bits: u32) -> u64 {
-    1u64.checked_shl(pos_bits).unwrap_or(0).wrapping_sub(1)
-}
-
-/// [`unpack_ranked`] for rows already grouped by segment, in place: `items` is
-/// reordered segment by segment (through a buffer of one segment) and `packed`
-/// becomes the float64 keys. Segments whose order must be redone exactly are left
-/// in input order (items and keys) and flagged. Returns the flags and the first
-/// segment with a repeated item (-1 if none).
-#[allow(clippy::too_many_arguments)]
-pub fn unpack_grouped(
-    packed: &mut [u64],
-    offsets: &[i64],
-    items: &mut [i32],
-    keys: &[f64],
-    pos_bits: u32,
-    n_items: usize,
-    max_len: usize,
-    n_chunks: usize,
-) -> (Vec<bool>, i64) {
-    let n_seg = offsets.len().saturating_sub(1);
-    let n = packed.len();
-    let mut bad = vec![false; n_seg];
-    let low = low_mask(pos_bits);
-    let n_chunks = n_chunks.max(1);
-    let seg_bounds = chunk_segments(n_seg, n_chunks);
-    let pos: Vec<usize> = seg_bounds.iter().map(|&g| offsets[g] as usize).collect();
-    let mut dup = vec![-1i64; n_chunks];
-    let chunks: Vec<_> = split_at_bounds(packed, &pos)
-        .into_iter()
-        .zip(split_at_bounds(items, &pos))
-        .zip(split_at_bounds(&mut bad, &seg_bounds))
-        .zip(dup.iter_mut())
-        .enumerate()
-        .collect();
-    for_chunks(chunks, n, |(c, (((pk, it), bad), dup))| {
-        let base = pos[c];
-        let mut seen = Seen::new(n_items);
-        let mut buf = vec![0i32; max_len];
-        for g in seg_bounds[c]..seg_bounds[c + 1] {
-            let la = offsets[g] as usize - base;
-            let m = offsets[g + 1] as usize - offsets[g] as usize;
-            let a = offsets[g] as usize;
-            let mut prev_key = f64::INFINITY;
-            let mut prev_pos = -1i64;
-            let mut ok = true;
-            for t in 0..m {
-                let p = (pk[la + t] & low) as i64;
-                let k = keys[a + p as usize];
-                if k > prev_key || (k == prev_key && p < prev_pos) {
-                    ok = false;
-                    break;
-                }
-                prev_key = k;
-                prev_pos = p;
-            }
-            buf[..m].copy_from_slice(&it[la..la + m]);
-            if *dup < 0 && seen.repeats(buf[..m].iter().map(|&x| x as usize)) {
-                *dup = g as i64;
-            }
-            if ok {
-                for t in 0..m {
-                    let p = (pk[la + t] & low) as usize;
-                    it[la + t] = buf[p];
-                    pk[la + t] = keys[a + p].to_bits();
-                }
-            } else {
-                bad[g - seg_bounds[c]] = true;
-                for t in 0..m {
-                    pk[la + t] = keys[a + t].to_bits();
-                }
-            }
-        }
-    });
-    let first = dup.iter().copied().filter(|&d| d >= 0).min().unwrap_or(-1);
-    (bad, first)
-}
-
-/// [`pack_keys`] for segments `g0..g1` into `buf` (segment ids counted from g0;
-/// `seg_bits == 0`: no segment id, for blocks sorted row by row). Returns the rows
-/// written.
-#[allow(clippy::too_many_arguments)]
-pub fn pack_block(
-    offsets: &[i64],
-    rows: &[i64],
-    key_bits: &[u64],
-    g0: usize,
-    g1: usize,
-    seg_bits: u32,
-    pos_bits: u32,
-    buf: &mut [u64],
-) -> usize {
-    let score_bits = 64 - seg_bits - pos_bits;
-    let base = offsets[g0] as usize;
-    for g in g0..g1 {
-        let a = offsets[g] as usize;
-        let high = if seg_bits > 0 {
-            ((g - g0) as u64)
-                .checked_shl(score_bits + pos_bits)
-                .unwrap_or(0)
-        } else {
-            0
-        };
-        for t in 0..offsets[g + 1] as usize - a {
-            let u = key_bits[row(rows, a + t)];
-            buf[a + t - base] = packed(high, u, 64 - score_bits, pos_bits, t);
-        }
-    }
-    offsets[g1] as usize - base
-}
-
-/// Decode the sorted `buf` of segments `g0..g1` into `out_items` and `out_keys`
-/// (indexed by position; `Source::InPlace` reads each segment from the outputs
-/// themselves, copying it to `seg_items` / `seg_keys` first). Segments whose keys
-/// differ only in dropped bits are written in input order and flagged in `bad`
-/// (indexed by segment). Returns the first segment with a repeated item, or -1;
-/// `stamp` is a table over item codes holding the last segment of each item.
-#[allow(clippy::too_many_arguments)]
-pub fn unpack_block(
-    buf: &[u64],
-    offsets: &[i64],
-    rows: &[i64],
-    items: Source<'_, i32>,
-    keys: Source<'_, f64>,
-    g0: usize,
-    g1: usize,
-    pos_bits: u32,
-    out_items: &mut [i32],
-    out_keys: &mut [f64],
-    bad: &mut [bool],
-    stamp: &mut [i64],
-    seg_items: &mut [i32],
-    seg_keys: &mut [f64],
-) -> i64 {
-    let low = low_mask(pos_bits);
-    let base = offsets[g0] as usize;
-    let mut dup = -1i64;
-    for g in g0..g1 {
-        let a = offsets[g] as usize;
-        let n = offsets[g + 1] as usize - a;
-        for t in 0..n {
-            let r = row(rows, a + t);
-            let it = match items {
-                Source::Input(x) => x[r],
-                Source::InPlace => out_items[a + t],
-            };
-            seg_items[t] = it;
-            seg_keys[t] = match keys {
-                Source::Input(x) => x[r],
-                Source::InPlace => out_keys[a + t],
-            };
-            if stamp[it as usize] == g as i64 && dup < 0 {
-                dup = g as i64;
-            }
-            stamp[it as usize] = g as i64;
-        }
-        let mut prev_key = f64::INFINITY;
-        let mut prev_pos = -1i64;
-        let mut ok = true;
-        for t in 0..n {
-            let p = (buf[a + t - base] & low) as i64;
-            let k = seg_keys[p as usize];
-            if k > prev_key || (k == prev_key && p < prev_pos) {
-                ok = false;
-                break;
-            }
-            out_keys[a + t] = k;
-            out_items[a + t] = seg_items[p as usize];
-            prev_key = k;
-            prev_pos = p;
-        }
-        if !ok {
-            bad[g] = true;
-            out_items[a..a + n].copy_from_slice(&seg_items[..n]);
-            out_keys[a..a + n].copy_from_slice(&seg_keys[..n]);
-        }
-    }
-    dup
-}
-
-/// Exact stable ranking of the given segments (the fallback of the packed sorts),
-/// written into `out_items` and `out_keys` (read through `items` / `keys`, or from
-/// the outputs themselves with `Source::InPlace`).
-#[allow(clippy::too_many_arguments)]
-pub fn redo_segments(
-    segments: &[i64],
-    offsets: &[i64],
-    rows: &[i64],
-    items: Source<'_, i32>,
-    keys: Source<'_, f64>,
-    out_items: &mut [i32],
-    out_keys: &mut [f64],
-    max_len: usize,
-) {
-    let mut b = SortBuffers::new(max_len);
-    let mut buf_items = vec![0i32; max_len];
-    for &g in segments {
-        let g = g as usize;
-        let a = offsets[g] as usize;
-        let n = offsets[g + 1] as usize - a;
-        for t in 0..n {
-            let r = row(rows, a + t);
-            b.keys[t] = match keys {
-                Source::Input(x) => x[r],
-                Source::InPlace => out_keys[a + t],
-            };
-            b.pos[t] = t as i64;
-            buf_items[t] = match items {
-                Source::Input(x) => x[r],
-                Source::InPlace => out_items[a + t],
-            };
-        }
-        stable_sort_desc(&mut b.keys, &mut b.pos, &mut b.tmp_keys, &mut b.tmp_pos, n);
-        for t in 0..n {
-            out_items[a + t] = buf_items[b.pos[t] as usize];
-            out_keys[a + t] = b.keys[t];
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1437,6 +915,32 @@ mod tests {
         let mut idx: Vec<usize> = (0..keys.len()).collect();
         idx.sort_by(|&i, &j| keys[j].partial_cmp(&keys[i]).unwrap());
         idx
+    }
+
+    /// Each list read through `rows` (empty: the identity) and ranked by
+    /// [`reference_rank`], and the first list holding a repeated item (-1 if none).
+    fn reference_lists(
+        offsets: &[i64],
+        rows: &[i64],
+        items: &[i32],
+        keys: &[f64],
+    ) -> (Vec<i32>, Vec<f64>, i64) {
+        let (mut out_items, mut out_keys, mut dup) = (Vec::new(), Vec::new(), -1);
+        for (g, w) in offsets.windows(2).enumerate() {
+            let at: Vec<usize> = (w[0] as usize..w[1] as usize)
+                .map(|t| row(rows, t))
+                .collect();
+            let list: Vec<i32> = at.iter().map(|&r| items[r]).collect();
+            let k: Vec<f64> = at.iter().map(|&r| keys[r]).collect();
+            for p in reference_rank(&k) {
+                out_items.push(list[p]);
+                out_keys.push(k[p]);
+            }
+            if dup < 0 && (1..list.len()).any(|t| list[..t].contains(&list[t])) {
+                dup = g as i64;
+            }
+        }
+        (out_items, out_keys, dup)
     }
 
     #[test]
@@ -1467,24 +971,7 @@ mod tests {
             let (mut tk, mut tp) = (vec![0.0; n], vec![0; n]);
             stable_sort_desc(&mut k, &mut p, &mut tk, &mut tp, n);
             assert_eq!(p.iter().map(|&x| x as usize).collect::<Vec<_>>(), want);
-            let mut k = keys.clone();
-            let mut p = vec![0i64; n];
-            let mut buf = vec![0u64; n];
-            assert!(packed_sort_desc(&mut k, &mut p, &mut buf, n));
-            assert_eq!(p.iter().map(|&x| x as usize).collect::<Vec<_>>(), want);
         }
-    }
-
-    #[test]
-    fn packed_sort_falls_back_on_dropped_bits() {
-        // keys that differ in their lowest bits only: out of order after packing
-        let keys = [1.0, f64::from_bits(1.0f64.to_bits() + 1), 0.5];
-        let mut k = keys.to_vec();
-        let mut p = vec![0i64; 3];
-        let mut buf = vec![0u64; 3];
-        assert!(!packed_sort_desc(&mut k, &mut p, &mut buf, 3));
-        assert_eq!(k, keys.to_vec());
-        assert_eq!(p, vec![0, 1, 2]);
     }
 
     #[test]
@@ -1498,19 +985,22 @@ mod tests {
         let items = [1, 7, 2, 7, 3];
         let keys = [0.1, 0.5, 0.9, 0.5, 0.7];
         for chunks in [1, 2, 3] {
-            let (oi, ok, dup) = build_ranked(&rows, &offsets, &items, &keys, 8, 3, chunks);
-            assert_eq!(oi, vec![2, 1, 3, 7, 7]);
-            assert_eq!(ok, vec![0.9, 0.1, 0.7, 0.5, 0.5]);
-            assert_eq!(dup, 1);
-            assert_eq!(
-                first_duplicate_segment(&offsets, &rows, &items, 8, chunks),
-                1
+            let (oi, ok, dup) = rank_rows(
+                &offsets,
+                &rows,
+                Buf::Read(&items),
+                Buf::Read(&keys),
+                8,
+                chunks,
             );
+            assert_eq!(oi, Some(vec![2, 1, 3, 7, 7]));
+            assert_eq!(ok, Some(vec![0.9, 0.1, 0.7, 0.5, 0.5]));
+            assert_eq!(dup, 1);
         }
     }
 
     #[test]
-    fn rank_rows_in_place_matches_build_ranked() {
+    fn rank_rows_in_place_matches_the_reference() {
         let mut seed = 11;
         let sizes = [3usize, 0, 40, 1, 17, 5];
         let mut offsets = vec![0i64];
@@ -1520,7 +1010,7 @@ mod tests {
         let n = offsets[sizes.len()] as usize;
         let items: Vec<i32> = (0..n as i32).map(|i| (i * 7) % 101).collect();
         let keys: Vec<f64> = (0..n).map(|_| (lcg(&mut seed) % 5) as f64).collect();
-        let (want_i, want_k, want_d) = build_ranked(&[], &offsets, &items, &keys, 101, 40, 2);
+        let (want_i, want_k, want_d) = reference_lists(&offsets, &[], &items, &keys);
         for (ii, ik) in [(true, true), (true, false), (false, true), (false, false)] {
             let (mut i2, mut k2) = (items.clone(), keys.clone());
             let bi = if ii {
@@ -1619,9 +1109,10 @@ mod tests {
 
     #[test]
     fn grouped_lists_rank_as_through_the_row_map() {
-        // rank_list (grouped rows, slices) against rank_one (an explicit identity
-        // row map): ties, keys that differ only in the bits the packed sort drops
-        // (the exact fallback), sorted lists, and every length up to 130
+        // rank_list on grouped rows (slices, read or ranked in place) and on rows
+        // gathered through an explicit identity row map, against the reference:
+        // ties, keys that differ only in the bits the packed sort drops (the exact
+        // fallback), sorted lists, and every length up to 130
         let mut seed = 17;
         let mut offsets = vec![0i64];
         for len in (0..=130).chain([1, 2, 64, 65]) {
@@ -1640,11 +1131,18 @@ mod tests {
         let items: Vec<i32> = (0..n as i32).map(|i| (i * 13) % 197).collect();
         let identity: Vec<i64> = (0..n as i64).collect();
         for chunks in [1, 3] {
-            let want = build_ranked(&identity, &offsets, &items, &keys, 197, 130, chunks);
-            assert_eq!(
-                build_ranked(&[], &offsets, &items, &keys, 197, 130, chunks),
-                want
-            );
+            let want = reference_lists(&offsets, &[], &items, &keys);
+            for rows in [&identity[..], &[]] {
+                let (ni, nk, d) = rank_rows(
+                    &offsets,
+                    rows,
+                    Buf::Read(&items),
+                    Buf::Read(&keys),
+                    197,
+                    chunks,
+                );
+                assert_eq!((ni.unwrap(), nk.unwrap(), d), want);
+            }
             let (mut it, mut k) = (items.clone(), keys.clone());
             let (_, _, d) = rank_rows(
                 &offsets,
@@ -1702,7 +1200,7 @@ mod tests {
         let n = offsets[sizes.len()] as usize;
         let items: Vec<i32> = (0..n as i32).map(|i| (i * 7) % 101).collect();
         let keys: Vec<f64> = (0..n).map(|_| (lcg(&mut seed) % 5) as f64).collect();
-        let (want_i, want_k, _) = build_ranked(&[], &offsets, &items, &keys, 101, 40, 2);
+        let (want_i, want_k, _) = reference_lists(&offsets, &[], &items, &keys);
         // segments 2, 3, 4 (rows 3..61) from a chunk of keys that starts at row 2
         let chunk = &keys[2..64];
         let rel: Vec<i64> = offsets[2..6].iter().map(|&o| o - 2).collect();
@@ -1747,7 +1245,7 @@ mod tests {
                 let a = offsets[4 + case as usize % 2] as usize;
                 items[a + 3] = items[a + 1]; // a repeat in list 4 or 5 (ranked)
             }
-            let (want_i, want_k, want_d) = build_ranked(&[], &offsets, &items, &keys, 97, 30, 2);
+            let (want_i, want_k, want_d) = reference_lists(&offsets, &[], &items, &keys);
             let (mut i2, mut k2) = (items.clone(), keys.clone());
             let (ni, nk, d) = rank_rows(
                 &offsets,
@@ -1761,18 +1259,6 @@ mod tests {
             assert_eq!((i2, k2, d), (want_i, want_k, want_d), "case {case}");
             assert_eq!(d >= 0, case % 3 == 0);
         }
-    }
-
-    #[test]
-    fn rank_segment_orders_one_list() {
-        let keys = [0.2, 0.9, 0.2, 0.5];
-        let items = [10, 11, 12, 13];
-        let rows = [3i64, 0, 1, 2]; // the list is rows 3, 0, 1, 2
-        let (mut oi, mut ok) = ([0i32; 3], [0.0f64; 3]);
-        let mut bufs = SortBuffers::new(4);
-        rank_segment(&keys, &rows, &mut oi, &mut ok, &items, 1, 3, &mut bufs);
-        assert_eq!(oi, [11, 10, 12]);
-        assert_eq!(ok, [0.9, 0.2, 0.2]);
     }
 
     #[test]
@@ -1841,17 +1327,7 @@ mod tests {
     }
 
     #[test]
-    fn packed_round_trip_orders_every_segment() {
-        let offsets = [0i64, 4, 6];
-        let keys: [f64; 6] = [0.1, 0.4, -0.2, 0.4, 3.0, 2.0];
-        let items = [0, 1, 2, 3, 4, 5];
-        let bits: Vec<u64> = keys.iter().map(|k| k.to_bits()).collect();
-        let mut p = pack_keys(&offsets, &[], &bits, 1, 2, 2);
-        p.sort_unstable();
-        let (oi, bad) = unpack_ranked(&mut p, &offsets, &[], &items, &keys, 2, 2);
-        assert_eq!(oi, vec![1, 3, 0, 2, 4, 5]);
-        assert_eq!(bad, vec![false, false]);
-        assert_eq!(f64::from_bits(p[0]), 0.4);
+    fn tie_segments_find_every_tied_segment() {
         let close = [0.5, 0.5, 1.0, 1.0 + 1e-12];
         assert_eq!(tie_segments(&close, &[0, 2, 4], false), vec![0]);
         assert_eq!(tie_segments(&close, &[0, 2, 4], true), vec![0, 1]);

@@ -317,9 +317,9 @@ impl<T: numpy::Element> Held<'_, T> {
     }
 }
 
-/// `build_ranked` that may reorder `items` / `keys` in place (`own_items`,
-/// `own_keys`: the caller's scratch arrays): `(items, keys, first duplicate)`, the
-/// given arrays themselves where ranked in place.
+/// Ranked lists (`csr::rank_rows`) that may reorder `items` / `keys` in place
+/// (`own_items`, `own_keys`: the caller's scratch arrays): `(items, keys, first
+/// duplicate)`, the given arrays themselves where ranked in place.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn rank_rows<'py>(

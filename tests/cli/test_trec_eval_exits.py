@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from receval.cli import app
 from receval.exceptions import InputValidationError, InvalidParameterError
 from receval.trec_eval import TrecEvalAbort, trec_eval
+from tests.cli._helpers import make_runner
 
 # query c of the qrels has no document in the run; z of the run is not judged
 QRELS = "a 0 d1 1\na 0 d2 0\na 0 d3 2\nb 0 d1 0\nb 0 d4 1\nc 0 d1 1\nd 0 d2 1\n"
@@ -63,7 +63,7 @@ def _argv(options: tuple[str, ...], files: dict[str, str], *names: str) -> list[
 def test_a_query_absent_from_the_run_prints_the_queries_before_it_and_exits_4(
     files: dict[str, str], options: tuple[str, ...]
 ) -> None:
-    result = CliRunner().invoke(app, ["trec-eval", *_argv(options, files)])
+    result = make_runner().invoke(app, ["trec-eval", *_argv(options, files)])
     assert result.exit_code == 4
     assert result.stdout == STOPPED_AT_C[options]
     assert result.stderr.startswith("error: trec-eval: query 'c' of the qrels has no documents")
@@ -106,7 +106,7 @@ def test_each_stop_exits_with_trec_evals_status(
     message: str,
 ) -> None:
     files = {**files, "missing": files["run"] + ".absent"}
-    result = CliRunner().invoke(app, ["trec-eval", *_argv(options, files, *names)])
+    result = make_runner().invoke(app, ["trec-eval", *_argv(options, files, *names)])
     assert result.exit_code == status
     assert result.stdout == ""
     assert result.stderr.startswith("error: ") and message in result.stderr
@@ -134,7 +134,7 @@ def test_all_negative_judgments_are_scored_where_trec_eval_stops(
     files: dict[str, str], qrels: str, expected: str
 ) -> None:
     Path(files["qrels"]).write_text(qrels)
-    result = CliRunner().invoke(app, ["trec-eval", "-q", "-m", "map", *_argv((), files)])
+    result = make_runner().invoke(app, ["trec-eval", "-q", "-m", "map", *_argv((), files)])
     assert result.exit_code == 0
     assert result.stdout.startswith(expected)
     assert "\tall\t" in result.stdout
@@ -160,7 +160,7 @@ def test_contradicting_preferences_stop_at_their_query(tmp_path: Path) -> None:
     )
     options = ["-q", "-R", "prefs", "-m", "prefs_simp", "-m", "prefs_pair"]
     files = [str(tmp_path / "prefs"), str(tmp_path / "run")]
-    result = CliRunner().invoke(app, ["trec-eval", *options, *files])
+    result = make_runner().invoke(app, ["trec-eval", *options, *files])
     assert result.exit_code == 4
     assert (
         result.stdout == "prefs_simp            \tq1\t1.0000\nprefs_pair            \tq1\t1.0000\n"

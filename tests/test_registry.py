@@ -8,8 +8,8 @@ import pytest
 import receval
 from receval import PROFILES, Conventions, list_metrics, parse_metric
 from receval._registry import REGISTRY, SPELLINGS, MetricSpec
-from receval._states import MEAN_KINDS
 from receval.conventions import CHOICES, FIELDS, resolve_conventions
+from receval.engine.totals import MEAN_KINDS
 from receval.exceptions import InvalidParameterError
 
 # (input, canonical form)

@@ -3,7 +3,7 @@ each measure's parameters and printing, its nicknames, and how ``-m name.params`
 selects and names the values (``P.5,10`` prints ``P_5`` and ``P_10``, the metrics
 ``precision@5`` and ``precision@10``).
 
-Shared by :mod:`receval.trec_eval` (the command) and the metric-string parser
+Shared by :mod:`receval.trec.trec_eval` (the command) and the metric-string parser
 (:func:`receval.parse_metrics` reads ``P.5,10``); it imports no evaluation code.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._trec_prefs import PREFS_COUNTS, PREFS_MEASURES
 from .exceptions import InvalidParameterError
+from .trec.prefs import PREFS_COUNTS, PREFS_MEASURES
 
 __all__ = [
     "MEASURES",
@@ -362,7 +362,7 @@ def trec_eval_metrics(measures: Sequence[str] = ("official",)) -> dict[str, str]
 
     Examples
     --------
-    >>> from receval.trec_eval import trec_eval_metrics
+    >>> from receval.trec.trec_eval import trec_eval_metrics
     >>> for name, metric in trec_eval_metrics(["P.5,10", "gm_map", "iprec_at_recall.0.1"]).items():
     ...     print(name, metric)
     gm_map gm_map

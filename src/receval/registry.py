@@ -588,9 +588,9 @@ def definitions() -> dict[str, MetricDefinition]:
         _loss,
         _offpolicy,
         _partial_auc,
-        _popularity_engine,
         _regression,
     )
+    from .metrics.beyond import popularity_states  # noqa: F401
 
     return dict(DEFINITIONS)
 

@@ -192,7 +192,7 @@ def ctr_segment_table(
     """Per score column, one row per segment of ``data.segments`` and the overall row
     (segment ``(all)``): ``score, segment, n_rows`` and the metrics (receval.by_segment)."""
     from ..exceptions import RecevalError
-    from ..segments import by_segment
+    from ..segments.compute import by_segment
 
     rows: list[list[Any]] = []
     counts: list[dict[str, Any]] = []

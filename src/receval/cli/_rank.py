@@ -333,7 +333,7 @@ def rank(
         ]
         table = ResultTable(["user", "run", *metrics], rows)
     elif len(reports) > 1 and test != "none" and output_format in _LETTER_FORMATS:
-        from ..comparison import compare
+        from ..comparison.models import compare
         from ._compare import comparison_output, power_notes, work_line
 
         doing = f"Testing {len(reports)} runs on {len(metrics)} metrics: "

@@ -705,7 +705,7 @@ def _auc_range(
     neg_w: np.ndarray | None,
 ) -> RangeStates:
     """The state of every row of one score range (arrays are sorted in place)."""
-    from .._states import ScoreRange
+    from ..engine.totals import ScoreRange
     from ._binary import sort_chunks
 
     k = compiled()
@@ -739,7 +739,7 @@ def _auc_finalize(params: dict[str, Any], state: Any) -> Any:
             warn_undefined(_UNDEFINED)
         return BinnedAUC(value, bound)
     if isinstance(state, RangeStates):
-        from .._states import auc_from_ranges
+        from ..engine.totals import auc_from_ranges
 
         value = auc_from_ranges(state.ranges)
     else:

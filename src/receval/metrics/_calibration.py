@@ -38,7 +38,7 @@ def _check_proba(
 
 
 def _totals(y_true: Any, y_prob: Any, sample_weight: Any, func: str) -> tuple[float, float]:
-    from .._states import click_sums
+    from ..engine.totals import click_sums
 
     labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, strict01=True)
     predicted, observed = click_sums(labels, proba, weights)  # exact sums

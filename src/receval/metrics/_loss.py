@@ -10,7 +10,6 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._kernels import compiled
-from .._sums import ExactSum
 from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, data_columns, no_options, register
 from ..engine.sources import is_scan, refuse_out_of_core, scan_compute
@@ -22,6 +21,7 @@ from ..engine.states import (
     totals_prepare,
     totals_update,
 )
+from ..engine.sums import ExactSum
 from ..exceptions import InputValidationError
 from ._binary import warn_undefined
 
@@ -162,7 +162,7 @@ def log_loss(
                 )
         else:
             lab = v.check_binary01(yt, func)
-        from .._states import loss_sums
+        from ..engine.totals import loss_sums
 
         lab, proba = np.ascontiguousarray(lab), np.ascontiguousarray(proba)  # for the kernels
         loss, weight = loss_sums(lab, proba, weights, clip)  # exact, as out of core and on Spark
@@ -252,7 +252,7 @@ def multiclass_loss_sum(
 ) -> float:
     """``sum(-w ln(clip(proba[i, codes[i]])))``: exact, rounded once, with the compiled
     core."""
-    from .._sums import chunks_for
+    from ..engine.sums import chunks_for
 
     core = compiled()
 

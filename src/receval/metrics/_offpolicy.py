@@ -19,9 +19,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from .._sums import ExactSum
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import is_scan, refuse_out_of_core, scan_compute
+from ..engine.sums import ExactSum
 from ..exceptions import InvalidParameterError
 from ._binary import warn_undefined
 from ._offpolicy_inputs import ESTIMATORS, check_clip, round_terms

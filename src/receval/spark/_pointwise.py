@@ -375,8 +375,8 @@ def compute(
     **options
         The metric's options.
     """
+    from ..engine.accumulator import metric
     from ..registry import definition
-    from ..streaming import metric
 
     func = "receval.spark.compute"
     defn = definition(name)

@@ -564,9 +564,9 @@ def compare(
         raise InputValidationError(
             f"{func}: metrics is empty; pass metric strings, e.g. ['ndcg@10']."
         )
-    from ._registry import parse_metric
+    from .registry import ranking_spec
 
-    specs = {m: parse_metric(m) for m in metrics}
+    specs = {m: ranking_spec(m, func) for m in metrics}
     from .evaluation import EvaluationReport
 
     q = None

@@ -45,8 +45,10 @@ from typing import Any
 
 import numpy as np
 
-from ._registry import parse_metric
-from ._trec_names import (
+from ._trec_prefs import PREFS_MEASURES
+from .exceptions import InputValidationError, InvalidParameterError, RecevalError
+from .registry import parse_metric
+from .registry.trec_eval import (
     MEASURES,
     NICKNAMES,
     UNSUPPORTED,
@@ -58,8 +60,6 @@ from ._trec_names import (
     split_list,
     trec_eval_metrics,
 )
-from ._trec_prefs import PREFS_MEASURES
-from .exceptions import InputValidationError, InvalidParameterError, RecevalError
 
 __all__ = [
     "MEASURES",

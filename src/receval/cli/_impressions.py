@@ -12,6 +12,7 @@ from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat, o
 from ._output import ResultTable
 
 __all__ = [
+    "CtrMetric",
     "Impressions",
     "column",
     "ctr_metrics",
@@ -102,15 +103,58 @@ def read_impressions(
     )
 
 
-def ctr_metrics(metric: list[str] | None, group: str | None, say: Messages) -> dict[str, Any]:
-    """The pointwise metrics asked for (default: DEFAULT_CTR_METRICS), by name."""
-    from ..registry import pointwise_metric
+class CtrMetric(NamedTuple):
+    """A pointwise or grouped metric of the CTR commands, as the registry resolves it.
 
+    ``func(y_true, y_score, groups=None, sample_weight=None)`` calls the metric's
+    function with the parameters of its metric string; ``counted``, for gauc, returns
+    ``(value, counts)``, the counts of the groups it leaves out.
+    """
+
+    func: Any
+    needs_group: bool
+    counted: Any = None
+
+
+def _ctr_metric(text: str) -> CtrMetric:
+    from ..registry import load, resolve
+
+    spec = resolve(text, family=("pointwise", "grouped"), where="receval ctr -m")
+    entry = spec.info
+    function = load(entry.function_path)
+    args = dict(spec.args)
+    needs_group = "groups" in entry.inputs
+
+    def func(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
+        own = {"groups": groups} if needs_group else {}
+        return float(function(y_true, y_score, sample_weight=sample_weight, **own, **args))
+
+    if entry.name != "gauc":
+        return CtrMetric(func, needs_group)
+    from ..metrics._gauc import group_auc
+
+    def counted(
+        y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None
+    ) -> tuple[float, dict[str, int]]:
+        report = group_auc(y_true, y_score, groups=groups, sample_weight=sample_weight, **args)
+        counts = {
+            "n_groups": int(report.n_groups),
+            "n_groups_skipped": int(report.n_groups_skipped),
+            "n_rows_skipped": int(report.n_rows_skipped),
+        }
+        return float(report.score), counts
+
+    return CtrMetric(func, needs_group, counted)
+
+
+def ctr_metrics(metric: list[str] | None, group: str | None, say: Messages) -> dict[str, Any]:
+    """The pointwise and grouped metrics asked for (default: DEFAULT_CTR_METRICS), by name
+    as written (lower case), each resolved by the registry (``gauc(weighting=clicks)``)."""
     if metric:
         names = [m.strip().lower() for m in metric]
     else:
         names = [m for m in DEFAULT_CTR_METRICS if group is not None or m != "gauc"]
-    metrics = {name: pointwise_metric(name) for name in dict.fromkeys(names)}
+    metrics = {name: _ctr_metric(name) for name in dict.fromkeys(names)}
     for name, spec in metrics.items():
         if spec.needs_group and group is None:
             raise say.fail(
@@ -198,7 +242,7 @@ def ctr_segment_table(
     counts: list[dict[str, Any]] = []
     for col, y_score in data.scores:
         kwargs: dict[str, Any] = {"sample_weight": data.sample_weight}
-        if data.groups is not None:
+        if data.groups is not None and any(spec.needs_group for spec in metrics.values()):
             kwargs["groups"] = data.groups
         with say.progress(f"Computing {', '.join(metrics)} of {col} by segment"):
             try:

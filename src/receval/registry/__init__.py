@@ -39,6 +39,7 @@ __all__ = [
     "MetricSpec",
     "Param",
     "definition",
+    "definitions",
     "list_metrics",
     "load",
     "metric_info",
@@ -241,6 +242,18 @@ def load(path: str) -> Any:
     """The object a dotted path ``"module:name"`` names (importing its module)."""
     module, _, attr = path.partition(":")
     return getattr(importlib.import_module(module), attr)
+
+
+def definitions() -> dict[str, MetricDefinition]:
+    """Every mergeable metric's definition, by canonical name: each row's definition
+    module is imported (it registers its definitions). ``"ranking"`` stands for every
+    metric string of :func:`receval.evaluate`."""
+    from ..engine.metric import DEFINITIONS
+
+    for entry in ENTRIES.values():
+        if entry.definition_path:
+            importlib.import_module(entry.definition_path)
+    return dict(DEFINITIONS)
 
 
 def definition(name: str, options: Iterable[str] = ()) -> MetricDefinition:

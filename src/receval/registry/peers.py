@@ -119,8 +119,8 @@ SPELLINGS: tuple[Spelling, ...] = (
     _literal("average_percentage_long_tail", "receval", "aplt"),
     _literal("average_coverage_long_tail", "receval", "aclt"),
     # RecBole's metric keys (averagepopularity@10, itemcoverage@10)
-    _literal("itemcoverage", "recbole", "item_coverage"),
-    _literal("shannonentropy", "recbole", "shannon_entropy"),
+    _literal("itemcoverage", "receval", "item_coverage"),
+    _literal("shannonentropy", "receval", "shannon_entropy"),
     _literal("averagepopularity", "recbole", "average_popularity"),
     _literal("tailpercentage", "recbole", "tail_percentage"),
     # trec_eval 10.0 (measure names as -q prints them: P_10, iprec_at_recall_0.10)

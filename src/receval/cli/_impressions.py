@@ -12,7 +12,6 @@ from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat, o
 from ._output import ResultTable
 
 __all__ = [
-    "CtrMetric",
     "Impressions",
     "column",
     "ctr_metrics",
@@ -103,50 +102,6 @@ def read_impressions(
     )
 
 
-class CtrMetric(NamedTuple):
-    """A pointwise or grouped metric of the CTR commands, as the registry resolves it.
-
-    ``func(y_true, y_score, groups=None, sample_weight=None)`` calls the metric's
-    function with the parameters of its metric string; ``counted``, for gauc, returns
-    ``(value, counts)``, the counts of the groups it leaves out.
-    """
-
-    func: Any
-    needs_group: bool
-    counted: Any = None
-
-
-def _ctr_metric(text: str) -> CtrMetric:
-    from ..registry import load, resolve
-
-    spec = resolve(text, family=("pointwise", "grouped"), where="receval ctr -m")
-    entry = spec.info
-    function = load(entry.function_path)
-    args = dict(spec.args)
-    needs_group = "groups" in entry.inputs
-
-    def func(y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None) -> float:
-        own = {"groups": groups} if needs_group else {}
-        return float(function(y_true, y_score, sample_weight=sample_weight, **own, **args))
-
-    if entry.name != "gauc":
-        return CtrMetric(func, needs_group)
-    from ..metrics._gauc import group_auc
-
-    def counted(
-        y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None
-    ) -> tuple[float, dict[str, int]]:
-        report = group_auc(y_true, y_score, groups=groups, sample_weight=sample_weight, **args)
-        counts = {
-            "n_groups": int(report.n_groups),
-            "n_groups_skipped": int(report.n_groups_skipped),
-            "n_rows_skipped": int(report.n_rows_skipped),
-        }
-        return float(report.score), counts
-
-    return CtrMetric(func, needs_group, counted)
-
-
 def ctr_metrics(metric: list[str] | None, group: str | None, say: Messages) -> dict[str, Any]:
     """The pointwise and grouped metrics asked for (default: DEFAULT_CTR_METRICS), by name
     as written (lower case), each resolved by the registry (``gauc(weighting=clicks)``)."""
@@ -154,7 +109,15 @@ def ctr_metrics(metric: list[str] | None, group: str | None, say: Messages) -> d
         names = [m.strip().lower() for m in metric]
     else:
         names = [m for m in DEFAULT_CTR_METRICS if group is not None or m != "gauc"]
-    metrics = {name: _ctr_metric(name) for name in dict.fromkeys(names)}
+    from ..registry import resolve
+    from ..registry.pointwise import pointwise_adapter
+
+    metrics = {
+        name: pointwise_adapter(
+            resolve(name, family=("pointwise", "grouped"), where="receval ctr -m")
+        )
+        for name in dict.fromkeys(names)
+    }
     for name, spec in metrics.items():
         if spec.needs_group and group is None:
             raise say.fail(

@@ -20,11 +20,13 @@ from logged bandit feedback).
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import InvalidParameterError
 from .grammar import MetricSpec, not_an_option, parse_metric, parse_metrics, parse_with
+from .pointwise import PointwiseMetric, pointwise_adapter
 from .schema import FAMILIES, MetricEntry, Param
 from .table import ENTRIES, RANKING
 
@@ -242,6 +244,44 @@ def load(path: str) -> Any:
     """The object a dotted path ``"module:name"`` names (importing its module)."""
     module, _, attr = path.partition(":")
     return getattr(importlib.import_module(module), attr)
+
+
+def pointwise_metric(name: str) -> PointwiseMetric:
+    """Deprecated: a pointwise or grouped metric by name, as one callable.
+
+    Use :func:`resolve` (or :func:`metric_info`) and the metric's function; this
+    returns ``pointwise_adapter(resolve(name, family=("pointwise", "grouped")))``.
+    """
+    warnings.warn(
+        "receval.registry.pointwise_metric is deprecated; use receval.registry.resolve(name) "
+        "and the function its row names (receval.metric_info(name).function).",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return pointwise_adapter(
+        resolve(name, family=("pointwise", "grouped"), where="pointwise_metric")
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "POINTWISE_METRICS":
+        warnings.warn(
+            "receval.registry.POINTWISE_METRICS is deprecated; use "
+            "receval.list_metrics('pointwise') and receval.registry.resolve(name).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return {
+            key: pointwise_adapter(resolve(entry.name))
+            for entry in ENTRIES.values()
+            if entry.family in ("pointwise", "grouped") and not _needs_params(entry)
+            for key in (entry.name, *(a.lower() for a in entry.aliases))
+        }
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _needs_params(entry: MetricEntry) -> bool:
+    return any(p.required for p in entry.params)
 
 
 def definitions() -> dict[str, MetricDefinition]:

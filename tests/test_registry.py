@@ -7,12 +7,12 @@ import pytest
 
 import receval
 from receval import PROFILES, Conventions, list_metrics, parse_metric
-from receval.registry import RANKING as REGISTRY
-from receval.registry import ENTRIES, MetricSpec, resolve
-from receval.registry.peers import SPELLINGS
 from receval._states import MEAN_KINDS
 from receval.conventions import CHOICES, FIELDS, resolve_conventions
 from receval.exceptions import InvalidParameterError
+from receval.registry import ENTRIES, MetricSpec, resolve
+from receval.registry import RANKING as REGISTRY
+from receval.registry.peers import SPELLINGS
 
 # (input, canonical form)
 CANONICAL = [

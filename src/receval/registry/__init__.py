@@ -19,13 +19,14 @@ from logged bandit feedback).
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import InvalidParameterError
-from .grammar import MetricSpec, not_an_option, parse_metric, parse_metrics, parse_with
+from .grammar import MetricSpec, parse_metric, parse_metrics, parse_with
 from .pointwise import PointwiseMetric, pointwise_adapter
 from .schema import FAMILIES, MetricEntry, Param
 from .table import ENTRIES, RANKING
@@ -126,7 +127,7 @@ def metric_info(name: str, family: str | None = None) -> MetricEntry:
     >>> metric_info("rbp(p=0.9)").conventions[:4]
     ('depth', 'empty_users', 'estimator', 'gain')
     """
-    return resolve(name, family=family, where="metric_info").info
+    return resolve(name, family=family, where="metric_info", supplied=None).info
 
 
 def resolve(
@@ -134,7 +135,7 @@ def resolve(
     *,
     family: str | Iterable[str] | None = None,
     where: str = "",
-    supplied: Iterable[str] = (),
+    supplied: Iterable[str] | None = (),
 ) -> MetricSpec:
     """The metric a name or metric string means, for every entry point.
 
@@ -147,9 +148,9 @@ def resolve(
         naming its family and where it is computed.
     where : str, default=""
         The caller, as the error names it (``"receval ctr -m"``).
-    supplied : iterable of str, default=()
+    supplied : iterable of str or None, default=()
         Parameters given as keyword arguments (a required one may then be left
-        out of the string).
+        out of the string); None: any may be left out (a look-up of the row).
 
     Returns
     -------
@@ -172,7 +173,7 @@ def resolve(
     receval.exceptions.InvalidParameterError: receval ctr -m: 'ap' is map, a ranking metric ...;
     the average precision of scores is 'average_precision'.
     """
-    spec = parse_with(name, frozenset(supplied))
+    spec = parse_with(name, None if supplied is None else frozenset(supplied))
     families = (family,) if isinstance(family, str) else tuple(family or ())
     if families and spec.info.family not in families:
         raise _refused(name, spec.info, " or ".join(families), where)
@@ -226,10 +227,13 @@ def metric_options(spec: MetricSpec, options: Mapping[str, Any], where: str) -> 
         options), or a parameter given both in the string and as a keyword.
     """
     entry = spec.info
-    own = {p.name for p in entry.params} | ({"k"} if entry.accepts_k else set())
+    own = [p.name for p in entry.params] + (["k"] if entry.accepts_k else [])
     for key in options:
         if key not in own:
-            raise not_an_option(where, entry, key)
+            close = difflib.get_close_matches(key, own, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            listed = f"its options are {own}" if own else "it takes none"
+            raise InvalidParameterError(f"{where} takes no option {key!r}{hint}; {listed}.")
     given = dict(spec.args) | ({"k": spec.k} if spec.k is not None else {})
     twice = sorted(set(given) & set(options))
     if twice:

@@ -220,9 +220,10 @@ def parse_metric(text: str) -> MetricSpec:
     return parse_with(text, frozenset())
 
 
-def parse_with(text: str, supplied: frozenset[str]) -> MetricSpec:
+def parse_with(text: str, supplied: frozenset[str] | None) -> MetricSpec:
     """:func:`parse_metric`, where the parameters named in ``supplied`` come as keyword
-    arguments (a required one may be left out of the string)."""
+    arguments (a required one may be left out of the string); None: any may be left out
+    (a look-up of the metric's row)."""
     if not isinstance(text, str):
         raise InvalidParameterError(
             f"A metric must be a string such as 'ndcg@10'. Got {text!r} instead."
@@ -347,7 +348,7 @@ def _complete(
     k_text: str | None,
     whole: str,
     final: bool = True,
-    supplied: frozenset[str] = frozenset(),
+    supplied: frozenset[str] | None = frozenset(),
 ) -> MetricSpec:
     """``base`` with the parameters and conventions of ``params_text`` and the cut-off."""
     info = base.info
@@ -380,7 +381,7 @@ def _complete(
         if param.name in args:
             if args[param.name] != param.default:
                 kept.append((param.name, args[param.name]))
-        elif param.required and final and param.name not in supplied:
+        elif param.required and final and supplied is not None and param.name not in supplied:
             raise InvalidParameterError(
                 f"Metric {whole!r}: {info.name} needs the parameter {param.name} "
                 f"({param.meaning}, {param.range_text()}); e.g. "

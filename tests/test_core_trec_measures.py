@@ -503,7 +503,6 @@ def test_err_matches_gdeval():
 def test_nerr_matches_ndeval():
     # ir_measures' nERR_IA@k through pyndeval (ndeval), on qrels of one intent
     import ir_measures
-
     pytest.importorskip("pyndeval")
     from ir_measures.providers.pyndeval_provider import PyNdEvalProvider
 

@@ -759,7 +759,6 @@ def test_empty_inputs():
 
 def test_inputs_in_other_forms():
     import pandas as pd
-
     d = np.random.default_rng(0).normal(0.1, 1, (30, 2))
     frame = pd.DataFrame(d, columns=["x", "y"])
     assert_array_equal(student_pvalues(frame), student_pvalues(d))

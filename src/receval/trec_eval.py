@@ -541,11 +541,7 @@ def _lines(
         # trec_eval takes its options whatever the measures: each goes to those it changes
         read = {c for m in metrics for c in parse_metric(m).info.conventions}
         report = score(
-            q,
-            r,
-            metrics,
-            profile="trec_eval",
-            **{k: v for k, v in options.items() if k in read},
+            q, r, metrics, profile="trec_eval", **{k: v for k, v in options.items() if k in read},
             allow_unmatched=True,
         )
     users = q.user_ids.tolist()

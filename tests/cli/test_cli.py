@@ -48,11 +48,11 @@ from receval.cli._app import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS
 from receval.exceptions import InvalidParameterError
 from receval.registry import resolve
 from receval.registry.pointwise import pointwise_adapter
+from tests.cli._helpers import invoke, make_runner
 
 #: the pointwise metrics of receval ctr -m, by the names the tests write
 CTR_NAMES = ["auc", "gauc", "logloss", "pcoc", "copc", "average_precision", "pr_auc", "bep",
              "ece", "rmse", "mae", "ne", "brier", "r2", "explained_variance"]  # fmt: skip
-from tests.cli._helpers import invoke, make_runner
 
 TOL = 1e-12
 

@@ -310,7 +310,6 @@ def test_tied_scores_take_the_input_order(case, data):
 
 def test_every_log_and_run_shape_gives_the_same_values():
     import polars as pl
-
     users, items = [0, 0, 1, 1, 2], ["a", "b", "a", "c", "b"]
     logs = [
         (users, items),

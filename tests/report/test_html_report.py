@@ -60,7 +60,6 @@ def test_format_p_value(p: float, text: str) -> None:
 
 def test_comparison_tables_use_the_p_value_format() -> None:
     import scipy  # noqa: F401
-
     rng = np.random.default_rng(0)
     qrels = {f"u{i}": {"x": 1} for i in range(300)}
     good = {u: {"x": 1.0, "y": 0.5} for u in qrels}  # reciprocal rank 1
@@ -120,7 +119,6 @@ def test_same_inputs_give_byte_identical_files(tmp_path: Path) -> None:
 
 def test_demo_twice_without_timestamp_is_byte_identical(tmp_path: Path) -> None:
     import matplotlib  # noqa: F401
-
     runner = make_runner()
     pages = []
     for name in ("one", "two"):
@@ -175,7 +173,6 @@ def test_json_holds_the_numbers_of_the_tables() -> None:
 
 def test_demo_json_matches_the_page_tables(tmp_path: Path) -> None:
     import matplotlib  # noqa: F401
-
     out = tmp_path / "demo.html"
     invoke(make_runner(), "demo", "--users", 80, "-q", "-f", "csv", "-o", out)
     numbers = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
@@ -317,7 +314,6 @@ def _without_plotly(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_without_plotly_figures_are_pngs_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
     import matplotlib as mpl
-
     mpl.use("Agg")
     _without_plotly(monkeypatch)
     doc = HTMLReport("static", timestamp=False)
@@ -342,7 +338,6 @@ def test_cli_without_plotly_warns_and_embeds_pngs(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     import matplotlib as mpl
-
     mpl.use("Agg")
     _without_plotly(monkeypatch)
     out = tmp_path / "d.html"

@@ -130,8 +130,11 @@ def as_run(run: Any) -> Run:
 
 
 def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
+    kind = spec.info.kind
+    if kind is None:  # a spec made by hand: metric strings are checked by ranking_spec
+        raise InvalidParameterError(f"{spec.name} is not a ranking metric of evaluate.")
     row = [0] * codes.N_SPEC_COLUMNS
-    row[codes.S_KIND] = spec.info.kind
+    row[codes.S_KIND] = kind
     row[codes.S_K] = spec.k or 0
     row[codes.S_THRESHOLD] = conv.rel_threshold
     row[codes.S_GAIN] = _GAINS[conv.gain]

@@ -117,7 +117,7 @@ def register(defn: MetricDefinition) -> MetricDefinition:
     is an error: each fact is written once); a metric of the user's own declares
     them.
     """
-    from ..registry import ENTRIES
+    from ..registry.table import ENTRIES
 
     row = ENTRIES.get(defn.name)
     if row is not None:

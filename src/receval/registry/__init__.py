@@ -29,7 +29,7 @@ from ..exceptions import InvalidParameterError
 from .grammar import MetricSpec, parse_metric, parse_metrics, parse_with
 from .pointwise import PointwiseMetric, pointwise_adapter
 from .schema import FAMILIES, MetricEntry, Param
-from .table import ENTRIES, RANKING
+from .table import ENTRIES, RANKING, load
 
 if TYPE_CHECKING:
     from ..engine.metric import MetricDefinition
@@ -181,8 +181,8 @@ def resolve(
 
 
 def ranking_spec(text: str, where: str = "evaluate") -> MetricSpec:
-    """The spec of a metric string of :func:`receval.evaluate` (a metric the ranking
-    kernel computes); any other metric is refused, naming where it is computed.
+    """A metric string of :func:`receval.evaluate`, parsed (a metric the ranking kernel
+    computes); any other metric is refused, naming where it is computed.
 
     Examples
     --------
@@ -242,12 +242,6 @@ def metric_options(spec: MetricSpec, options: Mapping[str, Any], where: str) -> 
             f"keyword argument; give it once."
         )
     return given | dict(options)
-
-
-def load(path: str) -> Any:
-    """The object a dotted path ``"module:name"`` names (importing its module)."""
-    module, _, attr = path.partition(":")
-    return getattr(importlib.import_module(module), attr)
 
 
 def pointwise_metric(name: str) -> PointwiseMetric:

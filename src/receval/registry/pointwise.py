@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .grammar import MetricSpec
+from .table import load
 
 __all__ = ["PointwiseMetric", "pointwise_adapter"]
 
@@ -38,8 +39,6 @@ def pointwise_adapter(spec: MetricSpec) -> PointwiseMetric:
     >>> func([0, 1, 1], [0.1, 0.4, 0.3])
     1.0
     """
-    from . import load
-
     entry = spec.info
     args = dict(spec.args)
     needs_group = "groups" in entry.inputs

@@ -8,16 +8,18 @@ ranking kernel computes (the metric strings of :func:`receval.evaluate`).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
+from typing import Any
 
 from .peers import spellings_of
 from .ranking import RANKING_ROWS
 from .rows import ROWS
 from .schema import MetricEntry
 
-__all__ = ["ENTRIES", "RANKING"]
+__all__ = ["ENTRIES", "RANKING", "load"]
 
 
 def _with_aliases(entry: MetricEntry) -> MetricEntry:
@@ -35,3 +37,16 @@ ENTRIES: Mapping[str, MetricEntry] = MappingProxyType(
 RANKING: Mapping[str, MetricEntry] = MappingProxyType(
     {n: e for n, e in ENTRIES.items() if e.kind is not None}
 )
+
+
+def load(path: str) -> Any:
+    """The object a row's dotted path ``"module:name"`` names (importing its module).
+
+    Examples
+    --------
+    >>> from receval.registry import ENTRIES, load
+    >>> load(ENTRIES["gauc"].function_path).__name__
+    'gauc_score'
+    """
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)

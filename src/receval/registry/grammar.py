@@ -22,6 +22,7 @@ its default is left out of the canonical string.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -228,6 +229,12 @@ def parse_with(text: str, supplied: frozenset[str] | None) -> MetricSpec:
         raise InvalidParameterError(
             f"A metric must be a string such as 'ndcg@10'. Got {text!r} instead."
         )
+    return _parse(text, supplied)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(text: str, supplied: frozenset[str] | None) -> MetricSpec:
+    """:func:`parse_with` of a string (specs are immutable: each string is parsed once)."""
     dotted = _trec_eval_form(text)
     if dotted is not None:
         if len(dotted) == 1:

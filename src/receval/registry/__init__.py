@@ -41,6 +41,7 @@ __all__ = [
     "MetricEntry",
     "MetricSpec",
     "Param",
+    "PointwiseMetric",
     "definition",
     "definitions",
     "list_metrics",
@@ -49,6 +50,7 @@ __all__ = [
     "metric_options",
     "parse_metric",
     "parse_metrics",
+    "pointwise_metric",
     "ranking_spec",
     "resolve",
 ]

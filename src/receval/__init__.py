@@ -80,12 +80,12 @@ _EXPORTS: dict[str, str] = {
     "scan": "receval.data.scan",
     "Scan": "receval.data.scan",
     "EvaluationReport": "receval.evaluation",
-    "parse_metric": "receval._registry",
-    "parse_metrics": "receval._registry",
+    "parse_metric": "receval.registry",
+    "parse_metrics": "receval.registry",
     "list_metrics": "receval.registry",
     "metric_info": "receval.registry",
     "MetricEntry": "receval.registry",
-    "MetricSpec": "receval._registry",
+    "MetricSpec": "receval.registry",
     "Conventions": "receval.conventions",
     "PROFILES": "receval.conventions",
     # metrics by segment
@@ -236,7 +236,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .sampled.corrections import (
         corrected_metric as corrected_metric,
     )
-    from ._registry import (
+    from .registry import (
         MetricSpec as MetricSpec,
         parse_metric as parse_metric,
         parse_metrics as parse_metrics,

@@ -15,7 +15,6 @@ import numpy as np
 from . import _validation as v
 from ._evaluation_report import EvaluationReport, describe_report, user_mean
 from ._kernels import codes as _core_codes
-from ._registry import MetricSpec, parse_metric, parse_metrics
 from ._validation import check_option
 from .conventions import FIELDS, Conventions, resolve_conventions
 from .data._encode import lookup
@@ -23,6 +22,7 @@ from .data._ranked import Qrels, Run
 from .data.io import is_frame
 from .engine.totals import MeanState, mean_state
 from .exceptions import InputValidationError, InvalidParameterError
+from .registry import MetricSpec, parse_metric, parse_metrics, ranking_spec
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
@@ -130,8 +130,11 @@ def as_run(run: Any) -> Run:
 
 
 def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
+    kind = spec.info.kind
+    if kind is None:  # a spec made by hand: metric strings are checked by ranking_spec
+        raise InvalidParameterError(f"{spec.name} is not a ranking metric of evaluate.")
     row = [0] * codes.N_SPEC_COLUMNS
-    row[codes.S_KIND] = spec.info.kind
+    row[codes.S_KIND] = kind
     row[codes.S_K] = spec.k or 0
     row[codes.S_THRESHOLD] = conv.rel_threshold
     row[codes.S_GAIN] = _GAINS[conv.gain]
@@ -200,7 +203,7 @@ def metric_conventions(
     unknown = set(conventions) - set(FIELDS)
     if unknown:
         check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
-    parse_metric(metric)  # one metric: P.5,10 (two) is an error here
+    ranking_spec(metric)  # one metric: P.5,10 (two) is an error here
     _, specs, convs, _ = prepare_metrics(
         [metric], None, None, {"profile": profile, **conventions}, popularity, item_categories
     )
@@ -251,7 +254,7 @@ def prepare_metrics(
     specs: dict[str, MetricSpec] = {}
     convs: dict[str, Conventions] = {}
     for text in metrics:
-        spec = parse_metric(text)
+        spec = ranking_spec(text)
         base = resolve_conventions(
             profile, func, spec.name, spec.k is not None, spec.params, **conventions
         )
@@ -298,14 +301,15 @@ def _check_keywords(
     """A convention keyword of evaluate that differs from the profile's (or the default)
     must be one that some metric of the call uses, with a value each metric that uses it
     takes (a metric string's own setting wins); ``base``: the profile's conventions."""
-    from ._registry import REGISTRY, check_value
+    from .registry import RANKING
+    from .registry.grammar import check_value
 
     for key, value in conventions.items():
         if value is None or key == "estimator":  # checked with the propensities
             continue
         readers = [t for t in metrics if key in specs[t].info.conventions]
         if not readers and value != getattr(base, key):
-            users = [name for name, info in REGISTRY.items() if key in info.conventions]
+            users = [name for name, info in RANKING.items() if key in info.conventions]
             raise InvalidParameterError(
                 f"evaluate: the convention {key}={value!r} changes none of the metrics "
                 f"{v.format_values(metrics)}; it is used by {v.format_values(users)} "

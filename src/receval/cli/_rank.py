@@ -292,7 +292,7 @@ def rank(
     }
     with say.guard():
         # fail on a bad metric or option before reading any file
-        from .._registry import parse_metrics
+        from ..registry import parse_metrics
 
         # trec_eval's P.5,10 stands for P_5 and P_10: one column each
         metrics = [name for text in metrics for name in parse_metrics(text)]

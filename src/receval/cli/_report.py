@@ -285,11 +285,11 @@ def report_command(
                 sample_weight=data.sample_weight, figures=figures, progress=say.progress,
             )  # fmt: skip
         if qrels is not None and run:
-            from .._registry import parse_metric
+            from ..registry import ranking_spec
 
             metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
             for text in metrics:
-                parse_metric(text)
+                ranking_spec(text, "receval report -m")
             inputs = read_qrels_runs(
                 qrels, None, run, None, say, user=user, item=item, grade=grade, score=run_score
             )

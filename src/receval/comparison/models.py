@@ -52,22 +52,9 @@ __all__ = [
 
 INTERVALS = ("bca", "percentile")
 CORRECTIONS = ("holm", "bonferroni", "bh")
-# metrics of compare_predictions: name -> lower is better
-POINTWISE = {"gauc": False, "log_loss": True, "roc_auc": False}
+#: the metrics of compare_predictions (their direction is their registry row's)
+POINTWISE = ("gauc", "log_loss", "roc_auc")
 _EPS = float(np.finfo(np.float64).eps)
-
-
-def _registry_name(metric: Any) -> str:
-    """The canonical name of a pointwise or grouped metric (``logloss`` is ``log_loss``)."""
-    from ..registry import metric_info
-
-    key = str(metric).strip().lower()
-    for family in ("pointwise", "grouped"):
-        try:
-            return metric_info(key, family=family).name
-        except InvalidParameterError:
-            continue
-    return key
 
 
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
@@ -564,9 +551,9 @@ def compare(
         raise InputValidationError(
             f"{func}: metrics is empty; pass metric strings, e.g. ['ndcg@10']."
         )
-    from .._registry import parse_metric
+    from ..registry import ranking_spec
 
-    specs = {m: parse_metric(m) for m in metrics}
+    specs = {m: ranking_spec(m, func) for m in metrics}
     from ..evaluation import EvaluationReport
 
     q = None
@@ -693,17 +680,15 @@ def compare_predictions(
     metrics = list(metrics)
     if not metrics:
         raise InputValidationError(f"{func}: metrics is empty; pass some of {sorted(POINTWISE)}.")
+    from ..registry import ENTRIES, resolve
+
     keys = []
     for m in metrics:
-        key = _registry_name(m)
+        key = resolve(m).name  # an unknown name: the registry's error, with the closest name
         if key not in POINTWISE:
-            import difflib
-
-            close = difflib.get_close_matches(key, sorted(POINTWISE), n=1, cutoff=0.5)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
             raise InvalidParameterError(
-                f"Unknown metric {m!r} for {func}.{hint} It compares per-user means: "
-                f"{sorted(POINTWISE)} ('roc_auc' by DeLong's test)."
+                f"{func}: {m!r} is {key}, which it does not compare. It compares per-user "
+                f"means: {sorted(POINTWISE)} ('roc_auc' by DeLong's test)."
             )
         keys.append(key)
     yt = v.as_1d(y_true, "y_true", func)
@@ -751,7 +736,7 @@ def compare_predictions(
                     per = np.bincount(codes, weights=row_w * loss, minlength=n_groups) / group_w
                 values[m][name] = np.where(group_w > 0, per, np.nan)
                 weights[m] = group_w
-    higher = {m: not POINTWISE[k] for m, k in zip(metrics, keys, strict=True)}
+    higher = {m: ENTRIES[k].higher_is_better is True for m, k in zip(metrics, keys, strict=True)}
     per_user = [m for m, k in zip(metrics, keys, strict=True) if k != "roc_auc"]
     settings: dict[str, Any] = dict(
         baseline=baseline, test=test, interval=interval, correction=correction,

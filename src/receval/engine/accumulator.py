@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..exceptions import InvalidParameterError
-from ..registry import definition
+from ..registry import ENTRIES, definition, metric_options, resolve
 from .run import Accumulator
 from .sources import is_scan, scan_compute
 from .window import check_window
@@ -53,7 +53,9 @@ def metric(
         What ``window`` counts. Metrics over whole groups (``gauc``, ranking)
         take batches only.
     **options
-        The metric's options: ``eps`` (log loss, NE); ``weighting`` (gauc);
+        The metric's options (also written in ``name``: ``"gauc(weighting=clicks)"``,
+        checked against its registry row: :func:`receval.metric_info` lists them):
+        ``eps`` (log loss, NE); ``weighting`` (gauc);
         ``bins`` and ``range`` (roc_auc: binned, in constant memory, with
         ``compute()`` returning a ``BinnedAUC(value, error_bound)``); for ranking
         metrics ``profile`` and the convention keywords of :func:`receval.evaluate`,
@@ -113,11 +115,14 @@ def metric(
     >>> round(ndcg.compute(), 4)
     0.8155
     """
-    defn = definition(name)
+    defn = definition(name, options)
     span = check_window(defn, name, window, window_unit)
     if defn.name == "ranking":
         params = defn.check_params(name, **options)
-    else:
+    elif defn.name in ENTRIES:  # the string's parameters and the keywords, checked by the row
+        spec = resolve(name, supplied=options)
+        params = defn.check_params(**metric_options(spec, options, f"receval.metric({name!r})"))
+    else:  # a metric of the user's own, without a row
         params = defn.check_params(**options)
     return Accumulator(name, defn, params, span)
 
@@ -147,7 +152,7 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
     >>> receval.compute("pcoc", [1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
     0.8
     """
-    defn = definition(name)
+    defn = definition(name, options)
     data_names = set(defn.inputs)
     kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
     given = dict(zip(defn.inputs, data, strict=False)) | kwargs

@@ -516,16 +516,10 @@ def _gauc_finalize(params: dict[str, Any], state: GroupState) -> float:
 GAUC = register(
     MetricDefinition(
         name="gauc",
-        family="grouped",
-        partitioning="groups",
-        description="group AUC: per-group ROC AUC weighted by impressions, clicks or 1",
-        higher_is_better=True,
-        inputs=("y_true", "y_score", "groups", "sample_weight", "weighting"),
         check_params=_gauc_params,
         prepare=_gauc_prepare,
         update=_gauc_update,
         empty=_gauc_empty,
         finalize=_gauc_finalize,
     ),
-    aliases=("group_auc", "gauc_score"),
 )

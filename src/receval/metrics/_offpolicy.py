@@ -34,11 +34,6 @@ __all__ = [
     "snips_estimate",
 ]
 
-_INPUTS = (
-    "reward", "pscore", "action_dist", "action", "position", "estimated_rewards",
-    "estimated_value",
-)  # fmt: skip
-
 
 class PolicyValueInterval(NamedTuple):
     """An estimate of a policy's value and a bootstrap confidence interval: unpacks as
@@ -427,32 +422,16 @@ def _finalize(params: dict[str, Any], state: OffPolicySums) -> float:
     return float(Fraction(numerator) / denominator)
 
 
-_DESCRIPTIONS = {
-    "ips": "inverse propensity scoring: mean importance-weighted reward of a target policy",
-    "snips": "self-normalized IPS: importance-weighted rewards over the sum of the weights",
-    "dr": "doubly robust: a reward model's value plus the importance-weighted residuals",
-}
-_ALIASES = {
-    "ips": ("ipw", "ips_estimate", "inverse_propensity_score"),
-    "snips": ("snipw", "snips_estimate", "self_normalized_ips"),
-    "dr": ("doubly_robust", "dr_estimate"),
-}
 DEFINITIONS_BY_ESTIMATOR = {
     name: register(
         MetricDefinition(
             name=name,
-            family="off_policy",
-            partitioning="any",
-            description=_DESCRIPTIONS[name],
-            higher_is_better=True,
-            inputs=_INPUTS,
             check_params=_check(name),
             prepare=_prepare,
             update=_update,
             empty=_empty,
             finalize=_finalize,
         ),
-        aliases=_ALIASES[name],
     )
     for name in ESTIMATORS
 }

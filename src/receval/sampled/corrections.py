@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from .._registry import parse_metric
 from ..data._encode import isin_ints, lookup
 from ..data._ranked import Qrels, Run
 from ..exceptions import InvalidParameterError
+from ..registry import ranking_spec
 
 __all__ = ["CORRECTIONS", "corrected_metric", "corrected_values", "rank_metric"]
 
@@ -48,7 +48,7 @@ def rank_metric(metric: str, ranks: np.ndarray) -> np.ndarray:
 
 
 def _spec(metric: Any, func: str) -> Any:
-    spec = parse_metric(metric) if isinstance(metric, str) else metric
+    spec = ranking_spec(metric, "corrected_metric") if isinstance(metric, str) else metric
     if spec.name not in CORRECTABLE or spec.params or spec.args:
         raise InvalidParameterError(
             f"{func}: the corrections apply to metrics that are a function of the rank of "

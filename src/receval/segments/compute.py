@@ -10,7 +10,6 @@ of one :func:`receval.evaluate`. Both return a :class:`SegmentReport`.
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     metrics : str or sequence of str
         Metrics of :func:`receval.metric` (``"roc_auc"``, ``"log_loss"``,
         ``"gauc"``, ``"pcoc"``, ...), run by their engine definition, or the
-        other pointwise metrics of ``receval ctr`` (``"ap"``, ``"ece"``, ...),
+        other pointwise metrics of ``receval ctr`` (``"average_precision"``, ``"ece"``, ...),
         run by their function. Ranking metrics are segmented by user with
         :meth:`receval.EvaluationReport.by_segment`.
     *data
@@ -87,7 +86,7 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
         raise InvalidParameterError(
             "The 'metrics' parameter of by_segment must name at least one metric. Got [] instead."
         )
-    runners = {m: _runner(m) for m in names}
+    runners = {m: _runner(m, frozenset(options)) for m in names}
     data_names = {i for inputs, _, _ in runners.values() for i in inputs}
     kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
     taken = {k for _, takes, _ in runners.values() for k in options if takes(k)}
@@ -128,43 +127,38 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     return SegmentReport(labels, values, overall, counts, "rows", undefined)
 
 
-#: The data arguments of a pointwise metric's function in the registry
-_FUNCTION_INPUTS = ("y_true", "y_score", "groups", "sample_weight")
-
-
-def _runner(name: str) -> tuple[tuple[str, ...], Any, Any]:
+def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, Any]:
     """``(data arguments, takes(option) -> bool, run(data, kwargs, options) -> float)`` of a
-    metric: its engine definition (what receval.metric runs), else its function."""
+    metric, resolved by the registry: its engine definition (what receval.metric runs),
+    else its function."""
     from ..engine.accumulator import metric
-    from ..exceptions import InvalidParameterError as Unknown
-    from ..registry import definition, pointwise_metric
+    from ..registry import load, resolve
 
-    try:
-        defn = definition(name)
-    except Unknown as exc:
-        defn, error = None, exc
-    if defn is None or defn.name == "ranking":  # "ap": average precision of scores here
-        try:
-            spec = pointwise_metric(name)
-        except Unknown:
-            if defn is None:
-                raise error from None
-            raise InvalidParameterError(
-                f"by_segment: {name!r} is a ranking metric; segment its users with "
-                f"receval.evaluate(...).by_segment(segments)."
-            ) from None
+    spec = resolve(name, supplied=supplied)
+    entry = spec.info
+    if entry.family not in ("pointwise", "grouped", "off_policy"):
+        hint = (
+            "; the average precision of scores is 'average_precision'"
+            if entry.name == "map"
+            else ""
+        )
+        raise InvalidParameterError(
+            f"by_segment: {name!r} is a {entry.family} metric; segment its users with "
+            f"receval.evaluate(...).by_segment(segments){hint}."
+        )
+    own = {p.name for p in entry.params}
+    if entry.definition_path:
 
-        def call(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
-            return float(spec.func(*data, **kwargs))
+        def run(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
+            return _value(metric(name, **options).update(*data, **kwargs).compute())
 
-        return _FUNCTION_INPUTS, lambda option: False, call
-    params = inspect.signature(defn.check_params).parameters
-    any_option = any(p.kind is p.VAR_KEYWORD for p in params.values())
+        return entry.inputs, own.__contains__, run
+    func = load(entry.function_path)
 
-    def run(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
-        return _value(metric(name, **options).update(*data, **kwargs).compute())
+    def call(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
+        return float(func(*data, **kwargs, **dict(spec.args), **options))
 
-    return defn.inputs, lambda option: any_option or option in params, run
+    return entry.inputs, own.__contains__, call
 
 
 def _value(x: Any) -> float:

@@ -379,7 +379,7 @@ def compute(
     from ..registry import definition
 
     func = "receval.spark.compute"
-    defn = definition(name)
+    defn = definition(name, options)
     if defn.inputs == ("run",):  # a metric of whole users' lists (pop_rsp, item_coverage, ...)
         params = metric(name, **options).params
         return defn.finalize(params, _run_state(df, func, defn, params, dict(columns),

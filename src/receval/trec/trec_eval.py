@@ -45,8 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import parse_metric
-from .._trec_names import (
+from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
+from ..registry import parse_metric
+from ..registry.trec_eval import (
     MEASURES,
     NICKNAMES,
     UNSUPPORTED,
@@ -58,7 +59,6 @@ from .._trec_names import (
     split_list,
     trec_eval_metrics,
 )
-from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
 from .prefs import PREFS_MEASURES
 
 __all__ = [

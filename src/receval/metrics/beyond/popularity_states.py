@@ -129,34 +129,22 @@ def _reo_finalize(params: dict[str, Any], state: CountsState) -> float:
 POP_RSP = register(
     MetricDefinition(
         name="pop_rsp",
-        family="list",
-        partitioning="groups",
-        description="PopRSP (Zhu et al. 2020, as Elliot), over batches of whole users",
-        higher_is_better=False,
-        inputs=("run",),
         check_params=_parity_params("pop_rsp"),
         prepare=_rsp_prepare,
         update=_rsp_update,
         empty=_counts_empty,
         finalize=_rsp_finalize,
     ),
-    aliases=("popularity_statistical_parity",),
 )
 POP_REO = register(
     MetricDefinition(
         name="pop_reo",
-        family="list",
-        partitioning="groups",
-        description="PopREO (Zhu et al. 2020, as Elliot), over batches of whole users",
-        higher_is_better=False,
-        inputs=("qrels", "run"),
         check_params=_parity_params("pop_reo"),
         prepare=_reo_prepare,
         update=_reo_update,
         empty=_counts_empty,
         finalize=_reo_finalize,
     ),
-    aliases=("popularity_equal_opportunity",),
 )
 
 
@@ -222,24 +210,18 @@ def _coverage_finalize(params: dict[str, Any], state: ExposureState) -> float:
     return float(len(state.counts) / (table.n_items + n_extra))
 
 
-for _name, _finalize, _aliases, _higher in (
-    ("shannon_entropy", _entropy_finalize, ("shannonentropy",), True),
-    ("distributional_coverage", _bits_finalize, (), True),
-    ("item_coverage", _coverage_finalize, ("itemcoverage",), True),
+for _name, _finalize in (
+    ("shannon_entropy", _entropy_finalize),
+    ("distributional_coverage", _bits_finalize),
+    ("item_coverage", _coverage_finalize),
 ):
     register(
         MetricDefinition(
             name=_name,
-            family="list",
-            partitioning="groups",
-            description=f"{_name}, over batches of whole users",
-            higher_is_better=_higher,
-            inputs=("run",),
             check_params=_exposure_params(_name),
             prepare=_exposure_prepare,
             update=_exposure_update(_name),
             empty=_exposure_empty,
             finalize=_finalize,
         ),
-        aliases=_aliases,
     )

@@ -1,16 +1,18 @@
-"""Metric strings: parsing, the registry of ranking metrics, peers' spellings, suggestions.
+"""The grammar of metric strings, for every family: ``name(param=value, ...)@k``.
 
 A metric string is ``name``, optionally followed by parameters and conventions
 in parentheses and a cut-off: ``"ndcg@10"``, ``"ndcg(gain=exponential)@10"``,
 ``"map(ap_normalizer=min_k, rel_threshold=2)@100"``, ``"rbp(p=0.9)"``,
-``"r_precision"``. Names are case-insensitive; the spellings of trec_eval,
-ir_measures and ranx (``P_10``, ``nDCG@10``, ``recip_rank``, ``IPrec@0.1``,
-``rbp.95``) are read through one table, :data:`SPELLINGS`.
+``"gauc(weighting=clicks)"``, ``"log_loss(eps=1e-7)"``. Names are
+case-insensitive; aliases and the spellings of trec_eval, ir_measures and ranx
+(``auc``, ``P_10``, ``nDCG@10``, ``recip_rank``, ``IPrec@0.1``, ``rbp.95``) are
+read through one table, :data:`~receval.registry.peers.SPELLINGS`.
 ``str(parse_metric(s))`` is the canonical form, and parsing it again gives the
 same metric.
 
 Parameter values: numbers as Python writes floats (``0.8``, ``.5``, ``1e-3``;
 canonical: the shortest form, ``p=0.80`` is ``p=0.8`` and ``a=2.0`` is ``a=2``);
+words of a choice (``weighting=clicks``); ``true`` or ``false``;
 lists of numbers separated by ``;`` (``levels=0.2;0.5;0.8``, or in brackets
 ``levels=[0.2,0.5,0.8]``); tables of ``grade:gain`` pairs separated by ``;``
 (``gains=0:0;1:1;2:3``, or in braces ``gains={0:0,1:1,2:3}``). A parameter at
@@ -20,200 +22,26 @@ its default is left out of the canonical string.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ._metric_table import (
-    MAX_GAINS,
-    MAX_LEVELS,
-    REGISTRY,
-    TREC_LEVELS,
-    MetricInfo,
-    Param,
-    format_number,
-    format_value,
-)
-from .conventions import CHOICES, FIELDS
-from .exceptions import InvalidParameterError
+from ..conventions import CHOICES, FIELDS
+from ..exceptions import InvalidParameterError
+from .peers import SPELLINGS, Spelling
+from .schema import MAX_GAINS, MAX_LEVELS, MetricEntry, Param, format_value
+from .table import ENTRIES
 
 __all__ = [
-    "MAX_GAINS",
-    "MAX_LEVELS",
-    "REGISTRY",
-    "SPELLINGS",
-    "TREC_LEVELS",
-    "MetricInfo",
     "MetricSpec",
-    "Param",
-    "Spelling",
-    "format_number",
-    "format_value",
+    "check_value",
+    "not_an_option",
     "parse_metric",
     "parse_metrics",
-    "spellings_of",
+    "parse_with",
 ]
-
-
-@dataclass(frozen=True)
-class Spelling:
-    """One row of :data:`SPELLINGS`: a peer's name for a receval metric.
-
-    Attributes
-    ----------
-    spelling : str
-        A literal name, matched case-insensitively (``"recip_rank"``), or, when
-        ``pattern`` is true, a regular expression matched in full against the
-        name (``r"P_(?P<k>\\d+)"``), or against ``name@rest`` when it holds an
-        ``@`` (ir_measures' ``IPrec@0.1`` names a recall level, not a cut-off).
-    peer : str
-        ``"trec_eval"``, ``"ir_measures"``, ``"ranx"`` or ``"receval"``.
-    metric : str
-        The canonical receval metric string it means; ``{group}`` fields take
-        the pattern's named groups.
-    example : str
-        A name it matches (the spelling itself for a literal).
-    pattern : bool
-        Whether ``spelling`` is a regular expression.
-    with_rel : str
-        The metric it means instead when the string sets ``rel`` (or
-        ``rel_threshold``): ir_measures' ``NumRet(rel=1)`` is ``NumRelRet``, its
-        ``RBP(rel=2)`` RBP with 0/1 gains at grade 2.
-    with_relative : str
-        The metric it means instead when the string sets ``relative=True``:
-        ir_measures' ``SetP(relative=True)`` is ``SetRelP``.
-    """
-
-    spelling: str
-    peer: str
-    metric: str
-    example: str = ""
-    pattern: bool = False
-    with_rel: str = ""
-    with_relative: str = ""
-
-    @property
-    def shown(self) -> str:
-        """How listings show it: the literal, or the pattern's example."""
-        return self.example if self.pattern else self.spelling
-
-
-def _literal(spelling: str, peer: str, metric: str) -> Spelling:
-    return Spelling(spelling, peer, metric, spelling)
-
-
-def _pattern(spelling: str, peer: str, metric: str, example: str) -> Spelling:
-    return Spelling(spelling, peer, metric, example, pattern=True)
-
-
-_NUM = r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+"
-
-#: Every spelling of another library (or receval's own short name) that a metric
-#: string may use, with the canonical metric it means. Matching is
-#: case-insensitive, like receval's own names; a canonical name always means the
-#: receval metric (trec_eval's ``rbp`` has p = 0.9 by default, receval's 0.8:
-#: write ``rbp(p=0.9)``).
-SPELLINGS: tuple[Spelling, ...] = (
-    # receval's short names
-    _literal("p", "receval", "precision"),
-    _literal("hr", "receval", "hit_ratio"),
-    _literal("ap", "receval", "map"),
-    _literal("rr", "receval", "mrr"),
-    _literal("rprec", "receval", "r_precision"),
-    _literal("intra_list_similarity", "receval", "ils"),
-    _literal("average_recommendation_popularity", "receval", "arp"),
-    _literal("average_percentage_long_tail", "receval", "aplt"),
-    _literal("average_coverage_long_tail", "receval", "aclt"),
-    # RecBole's metric keys (averagepopularity@10)
-    _literal("averagepopularity", "recbole", "average_popularity"),
-    _literal("tailpercentage", "recbole", "tail_percentage"),
-    # trec_eval 10.0 (measure names as -q prints them: P_10, iprec_at_recall_0.10)
-    _pattern(r"P_(?P<k>[0-9]+)", "trec_eval", "precision@{k}", "P_10"),
-    _pattern(r"recall_(?P<k>[0-9]+)", "trec_eval", "recall@{k}", "recall_100"),
-    _pattern(r"ndcg_cut_(?P<k>[0-9]+)", "trec_eval", "ndcg@{k}", "ndcg_cut_10"),
-    _pattern(r"map_cut_(?P<k>[0-9]+)", "trec_eval", "map@{k}", "map_cut_100"),
-    _pattern(r"success_(?P<k>[0-9]+)", "trec_eval", "success@{k}", "success_10"),
-    _pattern(r"relative_P_(?P<k>[0-9]+)", "trec_eval", "relative_precision@{k}", "relative_P_10"),
-    _pattern(r"unj_(?P<k>[0-9]+)", "trec_eval", "unjudged@{k}", "unj_10"),
-    _pattern(
-        rf"iprec_at_recall_(?P<recall>{_NUM})",
-        "trec_eval",
-        "iprec(recall={recall})",
-        "iprec_at_recall_0.10",
-    ),
-    _pattern(
-        rf"Rprec_mult_(?P<mult>{_NUM})", "trec_eval", "rprec_mult(mult={mult})", "Rprec_mult_0.20"
-    ),
-    _literal("recip_rank", "trec_eval", "mrr"),
-    _literal("Rprec", "trec_eval", "r_precision"),
-    _literal("infAP", "trec_eval", "infap"),
-    _literal("11pt_avg", "trec_eval", "iprec_avg"),
-    _literal("binG", "trec_eval", "bin_g"),
-    _literal("Rndcg", "trec_eval", "r_ndcg"),
-    _literal("set_P", "trec_eval", "set_precision"),
-    _literal("set_relative_P", "trec_eval", "set_relative_precision"),
-    _literal("set_map", "trec_eval", "set_ap"),
-    _literal("set_F", "trec_eval", "set_f"),
-    _literal("unj", "trec_eval", "unjudged"),
-    _literal("relative_P", "trec_eval", "relative_precision"),
-    # ir_measures 0.4 (parameters: rel= is rel_threshold, p=, beta=, recall=, gains=)
-    _literal("P", "ir_measures", "precision"),
-    _literal("R", "ir_measures", "recall"),
-    _literal("nDCG", "ir_measures", "ndcg"),
-    _literal("AP", "ir_measures", "map"),
-    _literal("MAP", "ir_measures", "map"),
-    _literal("RR", "ir_measures", "mrr"),
-    _literal("MRR", "ir_measures", "mrr"),
-    _literal("Success", "ir_measures", "success"),
-    _literal("Rprec", "ir_measures", "r_precision"),
-    _literal("r-precision", "ranx", "r_precision"),
-    _literal("Bpref", "ir_measures", "bpref"),
-    _literal("infAP", "ir_measures", "infap"),
-    _literal("IPrec", "ir_measures", "iprec"),
-    _pattern(rf"IPrec@(?P<recall>{_NUM})", "ir_measures", "iprec(recall={recall})", "IPrec@0.1"),
-    Spelling("RBP", "ir_measures", "rbp", "RBP", with_rel="rbp(gain=binary)"),
-    _literal("Judged", "ir_measures", "judged"),
-    _literal("ERR", "ir_measures", "err"),
-    _literal("nERR", "ir_measures", "nerr"),
-    _literal("NumQ", "ir_measures", "num_q"),
-    _literal("NumRel", "ir_measures", "num_rel"),
-    Spelling("NumRet", "ir_measures", "num_ret", "NumRet", with_rel="num_rel_ret"),
-    _literal("NumRelRet", "ir_measures", "num_rel_ret"),
-    Spelling(
-        "SetP", "ir_measures", "set_precision", "SetP", with_relative="set_relative_precision"
-    ),
-    _literal("SetRelP", "ir_measures", "set_relative_precision"),
-    _literal("SetR", "ir_measures", "set_recall"),
-    _literal("SetAP", "ir_measures", "set_ap"),
-    _literal("SetF", "ir_measures", "set_f"),
-    # ranx 0.3 (rbp.95 and rbp@95: persistence 0.95)
-    _literal("hit_rate", "ranx", "success"),
-    _literal("ndcg_burges", "ranx", "ndcg(gain=exponential)"),
-    _pattern(r"rbp[.@](?P<p>[0-9]+)", "ranx", "rbp(p=0.{p})", "rbp.95"),
-)
-
-
-def spellings_of(name: str) -> list[Spelling]:
-    """The rows of :data:`SPELLINGS` that mean the metric ``name``.
-
-    Parameters
-    ----------
-    name : str
-        A canonical name, a key of :data:`REGISTRY`.
-
-    Returns
-    -------
-    rows : list of Spelling
-        In the table's order.
-
-    Examples
-    --------
-    >>> from receval._registry import spellings_of
-    >>> [(row.shown, row.peer) for row in spellings_of("mrr")]
-    [('rr', 'receval'), ('recip_rank', 'trec_eval'), ('RR', 'ir_measures'), ('MRR', 'ir_measures')]
-    """
-    return [s for s in SPELLINGS if s.metric.split("(", 1)[0].split("@", 1)[0] == name]
 
 
 _LITERALS: dict[str, Spelling] = {}
@@ -227,7 +55,7 @@ _PATTERNS = [(re.compile(s.spelling, re.IGNORECASE), s) for s in SPELLINGS if s.
 _WITH_REL = {
     s.spelling: s
     for s in SPELLINGS
-    if s.with_rel and not s.pattern and s.spelling.lower() in REGISTRY
+    if s.with_rel and not s.pattern and s.spelling.lower() in ENTRIES
 }
 
 
@@ -248,7 +76,7 @@ class MetricSpec:
     Attributes
     ----------
     name : str
-        Canonical name (a key of :data:`REGISTRY`).
+        Canonical name (a key of :data:`~receval.registry.ENTRIES`).
     k : int or None
         The cut-off.
     params : tuple of (str, object)
@@ -265,8 +93,9 @@ class MetricSpec:
     args: tuple[tuple[str, object], ...] = field(default=())
 
     @property
-    def info(self) -> MetricInfo:
-        return REGISTRY[self.name]
+    def info(self) -> MetricEntry:
+        """The registry's row of the metric."""
+        return ENTRIES[self.name]
 
     def arg(self, name: str) -> Any:
         """The value of a metric parameter: as written, else its default."""
@@ -336,7 +165,7 @@ _MAX_K = 2**63 - 1
 def _unknown(name: str) -> InvalidParameterError:
     # every spelling a user may type, canonical names first: lower case -> as shown
     shown: dict[str, str] = {}
-    for candidate in [*REGISTRY, *(s.shown for s in SPELLINGS)]:
+    for candidate in [*ENTRIES, *(s.shown for s in SPELLINGS)]:
         shown.setdefault(candidate.lower(), candidate)
     close = difflib.get_close_matches(name.lower(), list(shown), n=1, cutoff=0.5)
     hint = f" Did you mean {shown[close[0]]!r}?" if close else ""
@@ -389,14 +218,27 @@ def parse_metric(text: str) -> MetricSpec:
     >>> str(parse_metric("iprec_at_recall_0.10")), str(parse_metric("rbp(p=0.8)"))
     ('iprec(recall=0.1)', 'rbp')
     """
+    return parse_with(text, frozenset())
+
+
+def parse_with(text: str, supplied: frozenset[str] | None) -> MetricSpec:
+    """:func:`parse_metric`, where the parameters named in ``supplied`` come as keyword
+    arguments (a required one may be left out of the string); None: any may be left out
+    (a look-up of the metric's row)."""
     if not isinstance(text, str):
         raise InvalidParameterError(
             f"A metric must be a string such as 'ndcg@10'. Got {text!r} instead."
         )
+    return _parse(text, supplied)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(text: str, supplied: frozenset[str] | None) -> MetricSpec:
+    """:func:`parse_with` of a string (specs are immutable: each string is parsed once)."""
     dotted = _trec_eval_form(text)
     if dotted is not None:
         if len(dotted) == 1:
-            return parse_metric(next(iter(dotted.values())))
+            return parse_with(next(iter(dotted.values())), supplied)
         raise InvalidParameterError(
             f"Metric {text!r} stands for {len(dotted)} metrics ({', '.join(dotted)}); "
             f"use receval.parse_metrics({text!r}), or give the string to evaluate, which "
@@ -408,7 +250,7 @@ def parse_metric(text: str) -> MetricSpec:
     written, k_text = match["name"], match["k"]
     name = written.lower()
     base = None
-    if name not in REGISTRY:
+    if name not in ENTRIES:
         base, k_text = _spelling(written, match["params"], k_text, text)
     elif k_text is not None:  # IPrec@0.1 reads as a recall level, not a cut-off
         at, rest = _at_spelling(written, k_text, text)
@@ -419,7 +261,7 @@ def parse_metric(text: str) -> MetricSpec:
         base = _target(replace(row, metric=row.with_rel), {}, text)
     if base is None:
         base = MetricSpec(name)
-    return _complete(base, match["params"], k_text, text)
+    return _complete(base, match["params"], k_text, text, supplied=supplied)
 
 
 _DOTTED = re.compile(r"^\s*(?P<name>[A-Za-z0-9_]+)\.\S+\s*$")
@@ -431,7 +273,7 @@ def _trec_eval_form(text: str) -> dict[str, str] | None:
     found = _DOTTED.match(text)
     if found is None:
         return None
-    from ._trec_names import MEASURES, trec_eval_metrics
+    from .trec_eval import MEASURES, trec_eval_metrics
 
     if found["name"] not in {m.name for m in MEASURES}:
         return None
@@ -474,7 +316,7 @@ def parse_metrics(text: str) -> dict[str, MetricSpec]:
 def _target(row: Spelling, groups: dict[str, str], whole: str) -> MetricSpec:
     target = row.metric.format(**groups)
     match = _PATTERN.match(target)
-    assert match is not None and match["name"] in REGISTRY  # the table is well formed
+    assert match is not None and match["name"] in ENTRIES  # the table is well formed
     return _complete(MetricSpec(match["name"]), match["params"], match["k"], whole, final=False)
 
 
@@ -508,7 +350,12 @@ def _spelling(
 
 
 def _complete(
-    base: MetricSpec, params_text: str | None, k_text: str | None, whole: str, final: bool = True
+    base: MetricSpec,
+    params_text: str | None,
+    k_text: str | None,
+    whole: str,
+    final: bool = True,
+    supplied: frozenset[str] | None = frozenset(),
 ) -> MetricSpec:
     """``base`` with the parameters and conventions of ``params_text`` and the cut-off."""
     info = base.info
@@ -541,7 +388,7 @@ def _complete(
         if param.name in args:
             if args[param.name] != param.default:
                 kept.append((param.name, args[param.name]))
-        elif param.required and final:
+        elif param.required and final and supplied is not None and param.name not in supplied:
             raise InvalidParameterError(
                 f"Metric {whole!r}: {info.name} needs the parameter {param.name} "
                 f"({param.meaning}, {param.range_text()}); e.g. "
@@ -574,7 +421,7 @@ def _split(text: str) -> list[str]:
 
 
 def _parse_params(
-    text: str | None, whole: str, info: MetricInfo
+    text: str | None, whole: str, info: MetricEntry
 ) -> tuple[dict[str, Any], dict[str, object]]:
     args: dict[str, Any] = {}
     out: dict[str, object] = {}
@@ -635,14 +482,15 @@ def _parse_params(
     return args, out
 
 
-def not_an_option(where: str, info: MetricInfo, key: str) -> InvalidParameterError:
+def not_an_option(where: str, info: MetricEntry, key: str) -> InvalidParameterError:
     """The error for a key that ``info``'s metric does not take: unknown (with the
     closest option), or a convention that does not change its value.
 
     Examples
     --------
-    >>> from receval._registry import REGISTRY, not_an_option
-    >>> error = not_an_option("Metric 'num_q(gain=binary)'", REGISTRY["num_q"], "gain")
+    >>> from receval.registry import ENTRIES
+    >>> from receval.registry.grammar import not_an_option
+    >>> error = not_an_option("Metric 'num_q(gain=binary)'", ENTRIES["num_q"], "gain")
     >>> print(error)
     Metric 'num_q(gain=binary)': num_q does not use the convention 'gain' (it changes no
     value of num_q); its options are ['estimator', 'missing_users'].
@@ -660,7 +508,7 @@ def not_an_option(where: str, info: MetricInfo, key: str) -> InvalidParameterErr
     return InvalidParameterError(f"{where}: {what}; {listed}.")
 
 
-def check_value(where: str, info: MetricInfo, key: str, value: object) -> None:
+def check_value(where: str, info: MetricEntry, key: str, value: object) -> None:
     """Refuse a value of the convention ``key`` that ``info``'s metric does not take
     (``rbp``'s gain is linear or binary)."""
     allowed = info.values_of(key)
@@ -682,7 +530,29 @@ def _number(param: Param, text: str, whole: str, what: str) -> float:
 
 def _param_value(param: Param, text: str, whole: str) -> Any:
     if param.kind == "float":
+        if text.lower() in param.choices:  # a word it takes besides numbers (eps=auto)
+            return text.lower()
         return _number(param, text, whole, param.name)
+    if param.kind == "int":
+        if not _INTEGER.match(text) or not param.in_range(int(text)) or abs(int(text)) > _MAX_K:
+            raise InvalidParameterError(
+                f"Metric {whole!r}: {param.name} must be {param.range_text()}. "
+                f"Got {text!r} instead."
+            )
+        return int(text)
+    if param.kind in ("bool", "choice"):
+        words = ("false", "true") if param.kind == "bool" else param.choices
+        if text.lower() not in words:
+            raise InvalidParameterError(
+                f"Metric {whole!r}: {param.name} must be one of {sorted(words)!r}. "
+                f"Got {text!r} instead."
+            )
+        return text.lower() == "true" if param.kind == "bool" else text.lower()
+    if param.kind == "object":
+        raise InvalidParameterError(
+            f"Metric {whole!r}: {param.name} ({param.meaning}) is not written in a metric "
+            f"string; pass it as the keyword argument {param.name}=."
+        )
     inner = text
     if len(text) >= 2 and (text[0], text[-1]) in (("[", "]"), ("{", "}")):
         inner = text[1:-1]

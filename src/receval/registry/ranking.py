@@ -1,167 +1,69 @@
-"""The registry of ranking metrics: what each one is, its parameters and their spelling.
+"""The rows of the ranking metrics: the metric strings of :func:`receval.evaluate`.
 
-:data:`REGISTRY` maps each canonical name of :func:`receval.evaluate`'s metric
-strings to a :class:`MetricInfo` (kernel kind, definition, cut-off, bounds,
-direction, how values combine over users, metric parameters, source);
-:mod:`receval._registry` parses the strings.
+Each row is a :class:`~receval.registry.schema.MetricEntry` with the ranking
+kernel's facts as its fields: the kernel's code (``kind``), whether values lie
+in [0, 1], the direction, how values combine over users, the conventions it
+reads, its parameters and the source it follows. Peers' spellings of these
+names are rows of :mod:`receval.registry.peers`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
 
-from ._kernels import codes as _core_codes
+from .._kernels import codes as _core_codes
+from .schema import TREC_LEVELS, MetricEntry, Param
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
-__all__ = [
-    "MAX_GAINS",
-    "MAX_LEVELS",
-    "REGISTRY",
-    "TREC_LEVELS",
-    "MetricInfo",
-    "Param",
-    "format_number",
-    "format_value",
-]
+__all__ = ["RANKING_ROWS"]
 
-#: trec_eval's recall levels of ``iprec_at_recall`` and ``11pt_avg``
-TREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-#: most values a list parameter holds, and most pairs of a gain table (the
-#: kernel's 16 float parameters: a count, then the values)
-MAX_LEVELS = 15
-MAX_GAINS = 7
+#: the inputs of a kernel metric, by what it needs besides the run
+_INPUTS = {
+    "qrels": ("qrels", "run"),
+    "similarity": ("run", "features"),
+    "popularity": ("run", "popularity"),
+    "history": ("run", "train"),
+    "categories": ("run", "train", "item_categories"),
+}
 
 
-@dataclass(frozen=True)
-class Param:
-    """A metric-specific parameter of a metric string (``p`` of ``rbp(p=0.9)``).
-
-    Attributes
-    ----------
-    name : str
-        Its key inside the parentheses.
-    kind : {"float", "levels", "gains"}
-        A number; a list of numbers (each in the range); a table grade -> gain.
-    meaning : str
-        One line.
-    default : float, tuple or None
-        None: the parameter is required.
-    low, high : float
-        The range of a number (of each number of a list).
-    low_open, high_open : bool
-        Whether the bounds themselves are excluded.
-    """
-
-    name: str
-    kind: str
-    meaning: str
-    default: Any = None
-    low: float = -math.inf
-    high: float = math.inf
-    low_open: bool = False
-    high_open: bool = False
-
-    @property
-    def required(self) -> bool:
-        return self.default is None
-
-    def range_text(self) -> str:
-        """The range in words: ``"in (0, 1)"``, ``"> 0"``, ``"a finite number"``.
-
-        Examples
-        --------
-        >>> from receval._metric_table import REGISTRY
-        >>> [p.range_text() for name in ("rbp", "rprec_mult", "set_f")
-        ...  for p in REGISTRY[name].params]
-        ['in (0, 1)', '> 0', '>= 0']
-        """
-        low, high = math.isfinite(self.low), math.isfinite(self.high)
-        if low and high:
-            left = "(" if self.low_open else "["
-            right = ")" if self.high_open else "]"
-            return f"in {left}{format_number(self.low)}, {format_number(self.high)}{right}"
-        if low:
-            return f"{'>' if self.low_open else '>='} {format_number(self.low)}"
-        if high:
-            return f"{'<' if self.high_open else '<='} {format_number(self.high)}"
-        return "a finite number"
-
-    def describe(self) -> str:
-        """One line: name, meaning, range and default.
-
-        Examples
-        --------
-        >>> from receval._metric_table import REGISTRY
-        >>> REGISTRY["rbp"].params[0].describe()
-        'p: persistence, in (0, 1), default 0.8'
-        """
-        if self.kind == "gains":
-            what = "grade:gain pairs separated by ';'"
-        elif self.kind == "levels":
-            what = f"numbers {self.range_text()} separated by ';'"
-        else:
-            what = self.range_text()
-        if self.required:
-            default = "required"
-        elif self.kind == "gains" and not self.default:
-            default = "default: none (each grade is its gain)"
-        else:
-            default = f"default {format_value(self, self.default)}"
-        return f"{self.name}: {self.meaning}, {what}, {default}"
-
-    def in_range(self, x: float) -> bool:
-        """Whether the number ``x`` is in the parameter's range."""
-        if x < self.low or x > self.high:
-            return False
-        return not ((self.low_open and x == self.low) or (self.high_open and x == self.high))
-
-
-@dataclass(frozen=True)
-class MetricInfo:
-    """What the registry knows of one metric."""
-
-    name: str
-    kind: int
-    description: str
-    accepts_k: bool = True
-    bounded: bool = True  # values in [0, 1]
-    higher_is_better: bool = True
-    # "users": mean of per-user values; "pooled": sum(num)/sum(den); "sum": sum of
-    # per-user values (counts); "geometric": trec_eval's geometric mean over users
-    # (each value floored at 1e-5)
-    mean: str = "users"
-    # the conventions that change its value (keys of receval.conventions.Conventions):
-    # a metric string or an evaluate keyword setting another one is refused
-    conventions: tuple[str, ...] = ()
-    # conventions of which it reads only some values: (name, the values it takes)
-    choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    # "qrels": relevance judgments; "similarity": item similarities; "popularity": item
-    # popularity (popularity= or train=); "history": the users' histories (train=);
-    # "categories": their histories and item categories (train= and item_categories=)
-    needs: str = "qrels"
-    params: tuple[Param, ...] = ()  # metric-specific parameters, in canonical order
-    source: str = "receval"  # the definition it follows
-
-    @property
-    def options(self) -> list[str]:
-        """Every key its metric string takes: its parameters, then its conventions.
-
-        Examples
-        --------
-        >>> from receval._metric_table import REGISTRY
-        >>> REGISTRY["num_rel"].options
-        ['estimator', 'missing_users', 'rel_threshold']
-        >>> REGISTRY["rbp"].options[:5]
-        ['p', 'depth', 'empty_users', 'estimator', 'gain']
-        """
-        return [p.name for p in self.params] + sorted(self.conventions)
-
-    def values_of(self, convention: str) -> tuple[str, ...] | None:
-        """The values of ``convention`` it takes, or None for every value."""
-        return dict(self.choices).get(convention)
+def _kernel(
+    name: str,
+    kind: int,
+    description: str,
+    *,
+    accepts_k: bool = True,
+    bounded: bool = True,
+    higher_is_better: bool = True,
+    mean: str = "users",
+    conventions: tuple[str, ...] = (),
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = (),
+    needs: str = "qrels",
+    params: tuple[Param, ...] = (),
+    source: str = "receval",
+) -> MetricEntry:
+    """The row of a metric of the ranking kernel (``kind``: its code); ``needs``:
+    what it needs besides the run (``"qrels"``: a ranking metric, else a list one)."""
+    return MetricEntry(
+        name,
+        "ranking" if needs == "qrels" else "list",
+        description,
+        higher_is_better=higher_is_better,
+        inputs=_INPUTS[needs],
+        partitionings=("groups",),
+        function_path="receval.evaluation:evaluate",
+        definition_path="receval.evaluation",
+        accepts_k=accepts_k,
+        source=source,
+        params=params,
+        conventions=tuple(sorted(conventions)),
+        kind=kind,
+        bounded=bounded,
+        mean=mean,
+        choices=choices,
+        needs=needs,
+    )
 
 
 #: the conventions every metric of the qrels reads: the relevance threshold (and so which
@@ -198,9 +100,11 @@ _LINEAR_OR_BINARY = (("gain", ("linear", "binary")),)
 _TREC = "trec_eval 10.0"
 
 _P = Param("p", "float", "persistence", 0.8, 0.0, 1.0, True, True)
-_RECALL = Param("recall", "float", "recall level", None, 0.0, 1.0)
+_RECALL = Param("recall", "float", "recall level", None, 0.0, 1.0, required=True)
 _LEVELS = Param("levels", "levels", "recall levels", TREC_LEVELS, 0.0, 1.0)
-_MULT = Param("mult", "float", "multiple of R, the relevant items", None, 0.0, math.inf, True)
+_MULT = Param(
+    "mult", "float", "multiple of R, the relevant items", None, 0.0, math.inf, True, required=True
+)
 _BETA = Param("beta", "float", "weight of recall against precision", 1.0, 0.0)
 _PATIENCE = Param(
     "patience", "float", "RBP patience of the browsing model", 0.5, 0.0, 1.0, False, True
@@ -231,55 +135,53 @@ _UTILITY = (
     Param("n_docs", "float", "documents in the collection (trec_eval's -N; for d)", 0.0, 0.0),
 )
 
-REGISTRY: dict[str, MetricInfo] = {
-    m.name: m
-    for m in [
-        MetricInfo(
+#: The metrics of receval.evaluate's metric strings, run by the ranking kernel.
+RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
+    [
+        _kernel(
             "precision",
             codes.PRECISION,
             "hits in the top k / k",
             source=_TREC,
             conventions=_reads("precision_normalizer"),
         ),
-        MetricInfo(
+        _kernel(
             "recall",
             codes.RECALL,
             "hits in the top k / relevant items of the user",
             source=_TREC,
             conventions=_reads("recall_normalizer"),
         ),
-        MetricInfo(
-            "f1", codes.F1, "harmonic mean of precision@k and recall@k", conventions=_COMMON
-        ),
-        MetricInfo(
+        _kernel("f1", codes.F1, "harmonic mean of precision@k and recall@k", conventions=_COMMON),
+        _kernel(
             "hit_ratio",
             codes.HIT_RATIO,
             "sum of hits over users / sum of relevant items over users (one pooled ratio)",
             mean="pooled",
             conventions=_reads(drop=("zero_users",)),
         ),
-        MetricInfo(
+        _kernel(
             "success",
             codes.SUCCESS,
             "1 if the top k holds a relevant item, else 0",
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "map",
             codes.AP,
             "average precision in the top k, averaged over users",
             source=_TREC,
             conventions=_reads("ap_normalizer"),
         ),
-        MetricInfo(
+        _kernel(
             "cg",
             codes.CG,
             "sum of gains in the top k",
             bounded=False,
             conventions=_reads("gain", "gain_grades", drop=_GAIN_SUMS),
         ),
-        MetricInfo(
+        _kernel(
             "dcg",
             codes.DCG,
             "sum of gain / log2(rank + 1) in the top k",
@@ -287,7 +189,7 @@ REGISTRY: dict[str, MetricInfo] = {
             params=(_GAINS,),
             conventions=_reads("discount", "gain", "gain_grades", drop=_GAIN_SUMS),
         ),
-        MetricInfo(
+        _kernel(
             "idcg",
             codes.IDCG,
             "DCG of the ideal ranking",
@@ -295,7 +197,7 @@ REGISTRY: dict[str, MetricInfo] = {
             params=(_GAINS,),
             conventions=_reads("discount", "gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
         ),
-        MetricInfo(
+        _kernel(
             "ndcg",
             codes.NDCG,
             "DCG / IDCG (0 when IDCG is 0)",
@@ -303,14 +205,14 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_reads("discount", "gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
         ),
-        MetricInfo(
+        _kernel(
             "mrr",
             codes.RR,
             "1 / rank of the first relevant item in the top k",
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "r_precision",
             codes.R_PRECISION,
             "precision at R, the number of relevant items of the user; with @k, the "
@@ -318,7 +220,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "ils",
             codes.ILS,
             "intra-list similarity: mean similarity of the pairs of items in the top k "
@@ -328,7 +230,7 @@ REGISTRY: dict[str, MetricInfo] = {
             needs="similarity",
             conventions=_LISTWISE,
         ),
-        MetricInfo(
+        _kernel(
             "diversity",
             codes.DIVERSITY,
             "1 - ils: mean dissimilarity of the pairs of items in the top k "
@@ -338,7 +240,7 @@ REGISTRY: dict[str, MetricInfo] = {
             conventions=_LISTWISE,
         ),
         # ------------------------------------------------ popularity bias
-        MetricInfo(
+        _kernel(
             "arp",
             codes.ARP,
             "average recommendation popularity: mean popularity of the items in the top k "
@@ -349,7 +251,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_ELLIOT,
             conventions=_LISTWISE,
         ),
-        MetricInfo(
+        _kernel(
             "aplt",
             codes.APLT,
             "average percentage of long tail: share of the top k in the long tail, the items "
@@ -360,7 +262,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_ELLIOT,
             conventions=_LISTWISE,
         ),
-        MetricInfo(
+        _kernel(
             "aclt",
             codes.ACLT,
             "average coverage of long tail: number of items of the top k in the long tail "
@@ -371,7 +273,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_ELLIOT,
             conventions=_LISTWISE,
         ),
-        MetricInfo(
+        _kernel(
             "average_popularity",
             codes.AVERAGE_POPULARITY,
             "summed popularity of the items in the top k / k (needs popularity or train)",
@@ -381,7 +283,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_RECBOLE,
             conventions=_LISTWISE,
         ),
-        MetricInfo(
+        _kernel(
             "tail_percentage",
             codes.TAIL_PERCENTAGE,
             "long-tail items in the top k / k, the tail being the tail_ratio least popular "
@@ -392,7 +294,7 @@ REGISTRY: dict[str, MetricInfo] = {
             conventions=_LISTWISE,
         ),
         # ------------------------------------------------ the users' histories
-        MetricInfo(
+        _kernel(
             "serendipity",
             codes.SERENDIPITY,
             "1 - mean cosine of each top-k item with the user's items in train (co-occurrence "
@@ -402,7 +304,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source="Microsoft Recommenders",
             conventions=_LISTWISE,
         ),
-        MetricInfo(
+        _kernel(
             "miscalibration",
             codes.MISCALIBRATION,
             "Steck's KL divergence of the top k's category distribution, smoothed by alpha, "
@@ -416,7 +318,7 @@ REGISTRY: dict[str, MetricInfo] = {
         ),
         # ------------------------------------------------ expected exposure
         *(
-            MetricInfo(
+            _kernel(
                 name,
                 kind,
                 f"expected exposure {what} (Diaz et al. 2020) of the whole ranking, or of the "
@@ -445,7 +347,7 @@ REGISTRY: dict[str, MetricInfo] = {
             )
         ),
         # ------------------------------------------------ trec_eval's measures
-        MetricInfo(
+        _kernel(
             "num_ret",
             codes.NUM_RET,
             "items retrieved (in the top k), summed over users",
@@ -454,7 +356,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=("estimator", "missing_users", "depth", "judged_only"),
         ),
-        MetricInfo(
+        _kernel(
             "num_rel",
             codes.NUM_REL,
             "relevant items of the users, summed over users",
@@ -464,7 +366,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=("estimator", "rel_threshold", "missing_users"),
         ),
-        MetricInfo(
+        _kernel(
             "num_rel_ret",
             codes.NUM_REL_RET,
             "relevant items retrieved (in the top k), summed over users",
@@ -473,7 +375,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_reads(drop=(*_COUNTS, "zero_users")),
         ),
-        MetricInfo(
+        _kernel(
             "num_nonrel_judged_ret",
             codes.NUM_NONREL_JUDGED_RET,
             "judged non-relevant items retrieved, summed over users",
@@ -484,7 +386,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_reads(drop=(*_COUNTS, "zero_users", "judged_only")),
         ),
-        MetricInfo(
+        _kernel(
             "num_q",
             codes.NUM_Q,
             "users evaluated",
@@ -494,7 +396,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=("estimator", "missing_users"),
         ),
-        MetricInfo(
+        _kernel(
             "gm_map",
             codes.AP,
             "average precision, geometric mean over users (values floored at 1e-5)",
@@ -503,7 +405,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_reads("ap_normalizer", drop=("zero_users",)),
         ),
-        MetricInfo(
+        _kernel(
             "bpref",
             codes.BPREF,
             "binary preference: share of the top R judged non-relevant items ranked "
@@ -512,7 +414,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_reads("grades"),
         ),
-        MetricInfo(
+        _kernel(
             "gm_bpref",
             codes.BPREF,
             "bpref, geometric mean over users (values floored at 1e-5)",
@@ -521,7 +423,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_reads("grades", drop=("zero_users",)),
         ),
-        MetricInfo(
+        _kernel(
             "infap",
             codes.INFAP,
             "inferred AP (Yilmaz and Aslam): AP estimated from a sample of judgments",
@@ -529,7 +431,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "iprec",
             codes.IPREC_AT_RECALL,
             "interpolated precision at a recall level: the highest precision at any "
@@ -539,7 +441,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "iprec_avg",
             codes.IPREC_AVG,
             "interpolated precision averaged over recall levels (trec_eval's 11pt_avg)",
@@ -548,7 +450,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "rprec_mult",
             codes.RPREC_MULT,
             "precision at mult * R, R the relevant items of the user",
@@ -557,7 +459,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "utility",
             codes.UTILITY,
             "a * relevant retrieved + b * non-relevant retrieved + c * relevant not "
@@ -568,7 +470,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "bin_g",
             codes.BIN_G,
             "binary G: mean over relevant items of 1 / log2(2 + non-relevant items ranked above)",
@@ -576,7 +478,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "g",
             codes.G,
             "normalized gain G: gain / log2(2 + ideal gain - gain so far) summed over "
@@ -586,7 +488,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "ndcg_rel",
             codes.NDCG_REL,
             "NDCG averaged over the ranks of the relevant items",
@@ -595,7 +497,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "r_ndcg",
             codes.R_NDCG,
             "NDCG averaged at the R levels (items at or above each gain level)",
@@ -604,14 +506,14 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "relative_precision",
             codes.RELATIVE_PRECISION,
             "precision@k over the highest precision@k possible, min(R, k) / k",
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "set_precision",
             codes.SET_PRECISION,
             "relevant items retrieved / items retrieved (the whole list)",
@@ -619,7 +521,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "set_relative_precision",
             codes.SET_RELATIVE_PRECISION,
             "set precision over the highest set precision possible for the list's length",
@@ -627,7 +529,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "set_recall",
             codes.SET_RECALL,
             "relevant items retrieved / relevant items (the whole list)",
@@ -635,7 +537,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_reads(drop=("judged_only",)),
         ),
-        MetricInfo(
+        _kernel(
             "set_ap",
             codes.SET_AP,
             "set precision * set recall (trec_eval's set_map)",
@@ -643,7 +545,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "set_f",
             codes.SET_F,
             "(beta + 1) * P * R / (R + beta * P) of set precision P and set recall R",
@@ -652,7 +554,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "rbp",
             codes.RBP,
             "rank-biased precision: (1 - p) * sum of gain * p^(rank - 1), the gains of the grades "
@@ -664,7 +566,7 @@ REGISTRY: dict[str, MetricInfo] = {
             conventions=_reads("gain", "gain_grades", "grades"),
             choices=_LINEAR_OR_BINARY,
         ),
-        MetricInfo(
+        _kernel(
             "rbp_resid",
             codes.RBP_RESID,
             "RBP's residual: how much RBP could grow if every unjudged item retrieved "
@@ -674,7 +576,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "unjudged",
             codes.UNJUDGED,
             "share of the top k absent from the qrels (trec_eval's unj)",
@@ -682,7 +584,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source=_TREC,
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "judged",
             codes.JUDGED,
             "share of the top min(k, list length) present in the qrels, a negative grade "
@@ -690,7 +592,7 @@ REGISTRY: dict[str, MetricInfo] = {
             source="ir_measures",
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "err",
             codes.ERR,
             "expected reciprocal rank (Chapelle et al. 2009): sum over ranks i of 1 / i times "
@@ -699,14 +601,14 @@ REGISTRY: dict[str, MetricInfo] = {
             source="ir_measures",
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "nerr",
             codes.NERR,
             "ERR over the ERR of the ideal ranking",
             source="ir_measures",
             conventions=_COMMON,
         ),
-        MetricInfo(
+        _kernel(
             "hits",
             codes.NUM_REL_RET,
             "relevant items in the top k, averaged over users",
@@ -715,63 +617,4 @@ REGISTRY: dict[str, MetricInfo] = {
             conventions=_reads(drop=_COUNTS),
         ),
     ]
-}
-
-
-def format_number(x: float) -> str:
-    """The canonical spelling of a number in a metric string.
-
-    Whole numbers without a decimal point, others as Python's shortest
-    ``repr``, so that parsing the text gives the same float.
-
-    Parameters
-    ----------
-    x : float
-
-    Returns
-    -------
-    text : str
-
-    Examples
-    --------
-    >>> from receval._metric_table import format_number
-    >>> format_number(0.80), format_number(2.0), format_number(-0.0), format_number(1e-5)
-    ('0.8', '2', '0', '1e-05')
-    """
-    x = float(x)
-    if x == 0:
-        return "0"
-    if x.is_integer() and abs(x) < 1e16:
-        return str(int(x))
-    return repr(x)
-
-
-def format_value(param: Param, value: Any) -> str:
-    """The canonical spelling of a parameter's value: a number, a list, a gain table.
-
-    Parameters
-    ----------
-    param : Param
-        The parameter, whose ``kind`` says how to write the value.
-    value : float, tuple of float or tuple of (int, float)
-        As :class:`receval.MetricSpec` holds it.
-
-    Returns
-    -------
-    text : str
-
-    Examples
-    --------
-    >>> from receval._metric_table import REGISTRY, format_value
-    >>> levels, = REGISTRY["iprec_avg"].params
-    >>> format_value(levels, (0.2, 0.5))
-    '0.2;0.5'
-    >>> gains, = REGISTRY["ndcg"].params
-    >>> format_value(gains, ((1, 3.0), (2, 4.5)))
-    '1:3;2:4.5'
-    """
-    if param.kind == "levels":
-        return ";".join(format_number(v) for v in value)
-    if param.kind == "gains":
-        return ";".join(f"{g}:{format_number(v)}" for g, v in value)
-    return format_number(value)
+)

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .exceptions import InvalidParameterError
-from .trec.prefs import PREFS_COUNTS, PREFS_MEASURES
+from ..exceptions import InvalidParameterError
+from ..trec.prefs import PREFS_COUNTS, PREFS_MEASURES
 
 __all__ = [
     "MEASURES",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from receval import evaluate, sample_negatives
-from tests.test_sampled import _data
+from tests.sampled.test_sampled import _data
 
 
 def _frames(spark, qrels, run):

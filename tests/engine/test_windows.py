@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import receval as rv
 from receval.engine.metric import DEFINITIONS
 from receval.exceptions import InvalidParameterError
-from tests.test_backends import ADAPTERS, OPTIONS, _check, _function, _rows, _take
+from tests.engine.test_backends import ADAPTERS, OPTIONS, _check, _function, _rows, _take
 
 # a window of one class leaves AUC or NE undefined: nan and a warning, on both sides
 pytestmark = pytest.mark.filterwarnings("ignore::receval.exceptions.UndefinedMetricWarning")

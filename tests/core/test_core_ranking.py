@@ -300,7 +300,7 @@ def test_every_code_python_uses_exists_in_the_core():
     import ast
     from pathlib import Path
 
-    src = Path(__file__).parents[1] / "src" / "receval"
+    src = Path(__file__).parents[2] / "src" / "receval"
     names = set()
     for path in src.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

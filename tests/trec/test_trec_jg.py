@@ -22,8 +22,7 @@ from hypothesis import strategies as st
 from receval.exceptions import InputValidationError, InvalidParameterError
 from receval.trec.jg import evaluate_groups, read_judgment_groups
 from receval.trec.trec_eval import NICKNAMES, trec_eval, trec_eval_metrics
-
-from .oracles import trec_measures as oracle
+from tests.oracles import trec_measures as oracle
 
 
 # ------------------------------------------------------------------ the reference

@@ -18,7 +18,7 @@ from receval import (
     item_coverage,
 )
 
-RB_REC = json.loads((Path(__file__).parents[1] / "peers/data/recorded_recbole.json").read_text())
+RB_REC = json.loads((Path(__file__).parents[2] / "peers/data/recorded_recbole.json").read_text())
 
 
 @pytest.mark.parametrize("case", RB_REC["ranking"], ids=lambda c: c["id"])

@@ -59,8 +59,8 @@ ADAPTERS = {
 }
 # options of the metrics that need one (the function and receval.metric take them alike)
 OPTIONS = {"partial_auc": {"max_fpr": 0.3}}
-NOT_ADAPTED = {"ranking"}  # metric strings: tests/test_accumulators.py (whole users)
-# runs over batches of whole users: tests/metrics/test_popularity.py
+NOT_ADAPTED = {"ranking"}  # metric strings: tests/engine/test_accumulators.py (whole users)
+# runs over batches of whole users: tests/metrics/beyond/test_popularity.py
 NOT_ADAPTED |= {"pop_rsp", "pop_reo", "shannon_entropy", "distributional_coverage",
                 "item_coverage"}  # fmt: skip
 # weighted AUC sums float weights per score: split rows add them in another order, so an

@@ -19,7 +19,7 @@ import receval as rv
 from receval.conventions import PROFILES
 from receval.engine.metric import DEFINITIONS
 from receval.exceptions import InputValidationError, InvalidParameterError
-from tests.test_backends import ADAPTERS, OPTIONS, _check, _function, _rows, _take
+from tests.engine.test_backends import ADAPTERS, OPTIONS, _check, _function, _rows, _take
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::receval.exceptions.UndefinedMetricWarning"),

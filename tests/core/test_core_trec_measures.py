@@ -22,14 +22,13 @@ import receval
 from receval._kernels import codes as core_codes
 from receval._kernels import compiled
 from receval.data._encode import lookup
-
-from .oracles import trec_measures as oracle
+from tests.oracles import trec_measures as oracle
 
 codes = core_codes()
 
 core = compiled()
 
-DATA = Path(__file__).parent / "peers" / "data" / "trec_eval"
+DATA = Path(__file__).parents[1] / "peers" / "data" / "trec_eval"
 
 
 # ---------------- spec rows

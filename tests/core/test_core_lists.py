@@ -1,7 +1,7 @@
 """The beyond-accuracy kernels of the compiled core (``receval._core``): their
 results do not depend on the number of chunks (threads), and they refuse bad
 inputs. Their values are checked through the public functions against the slow
-oracles of ``tests/oracles/beyond.py`` (``tests/metrics/test_beyond.py``: ILS of
+oracles of ``tests/oracles/beyond.py`` (``tests/metrics/beyond/test_beyond.py``: ILS of
 features and of a similarity matrix, personalization, coverage, Gini, novelty).
 """
 

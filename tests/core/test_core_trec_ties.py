@@ -21,9 +21,8 @@ import receval
 from receval import InvalidParameterError
 from receval._kernels import codes as core_codes
 from receval._kernels import compiled
-
-from .oracles import trec_measures as oracle
-from .test_core_trec_measures import gain_params, run_core, spec_row
+from tests.core.test_core_trec_measures import gain_params, run_core, spec_row
+from tests.oracles import trec_measures as oracle
 
 codes = core_codes()
 

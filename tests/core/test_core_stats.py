@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 from receval._kernels import compiled
-
-from .oracles import streams as oracle
+from tests.oracles import streams as oracle
 
 core = compiled()
 

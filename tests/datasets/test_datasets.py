@@ -1,0 +1,50 @@
+"""The bundled synthetic datasets: a pure function of their arguments, in the documented shapes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from receval import datasets
+
+
+def _flat(data):
+    """Every column of a dataset, by a path of keys."""
+    if isinstance(data, tuple):
+        data = dict(enumerate(data))
+    out = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            out |= {(key, *k): v for k, v in _flat(value).items()}
+        else:
+            out[(key,)] = value
+    return out
+
+
+@pytest.mark.parametrize(
+    "make", [datasets.make_impressions, datasets.make_recommendations, datasets.make_events]
+)
+def test_same_seed_same_rows_other_seed_other_rows(make):
+    a, b, c = (_flat(make(seed=s)) for s in (3, 3, 4))
+    assert a.keys() == b.keys()
+    for key in a:
+        np.testing.assert_array_equal(np.asarray(a[key]), np.asarray(b[key]))
+    assert any(not np.array_equal(np.asarray(a[k]), np.asarray(c[k])) for k in a)
+
+
+def test_impressions_are_a_click_log_with_two_models():
+    log = datasets.make_impressions(200, seed=0)
+    n = len(log["click"])
+    assert n > 0 and all(len(v) == n for v in log.values())
+    assert set(np.unique(log["click"])) <= {0, 1}
+    for model in ("model_a", "model_b"):
+        assert np.all((log[model] > 0) & (log[model] < 1))
+
+
+def test_recommendations_are_lists_of_k_by_descending_score():
+    qrels, runs = datasets.make_recommendations(50, n_items=200, k=10, seed=0)
+    assert set(np.unique(qrels["grade"])) <= {1, 2}
+    for run in runs.values():
+        assert len(run["user"]) == 50 * 10
+        scores = np.asarray(run["score"]).reshape(50, 10)
+        assert np.all(np.diff(scores, axis=1) <= 0)

@@ -190,7 +190,7 @@ NEG_INF: int
 BEFORE: int
 AFTER: int
 NO_SIGNUP: int
-# the ranking kernel's codes (python_codes.rs)
+# the ranking kernel's codes (rust/src/python/codes.rs)
 ACLT: int
 AP: int
 APLT: int

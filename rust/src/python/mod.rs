@@ -11,22 +11,14 @@ use pyo3::prelude::*;
 
 use crate::{auc, encode, gauc, scan, sums, threads};
 
-#[path = "python_checked.rs"]
-mod python_checked;
-#[path = "python_codes.rs"]
-mod python_codes;
-#[path = "python_columns.rs"]
-mod python_columns;
-#[path = "python_lists.rs"]
-mod python_lists;
-#[path = "python_ranking.rs"]
-mod python_ranking;
-#[path = "python_retention.rs"]
-mod python_retention;
-#[path = "python_stats.rs"]
-mod python_stats;
-#[path = "python_trec.rs"]
-mod python_trec;
+mod checked;
+mod codes;
+mod columns;
+mod lists;
+mod ranking;
+mod retention;
+mod stats;
+mod trec;
 
 pub(crate) fn slice<'a, T: numpy::Element>(
     a: &'a PyReadonlyArray1<'_, T>,
@@ -652,13 +644,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(runs, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(threads_setting_error, m)?)?;
-    python_checked::register(m)?;
-    python_ranking::register(m)?;
-    python_codes::register(m)?;
-    python_lists::register(m)?;
-    python_retention::register(m)?;
-    python_stats::register(m)?;
-    python_trec::register(m)?;
-    python_columns::register(m)?;
+    checked::register(m)?;
+    ranking::register(m)?;
+    codes::register(m)?;
+    lists::register(m)?;
+    retention::register(m)?;
+    stats::register(m)?;
+    trec::register(m)?;
+    columns::register(m)?;
     Ok(())
 }

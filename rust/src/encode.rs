@@ -11,8 +11,8 @@
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::csr::PARALLEL_ROWS;
 use crate::threads;
+use crate::threads::PARALLEL_ROWS;
 
 /// Codes (in order of first appearance) of ids in `[lo, lo + span)`, and the index
 /// of the first row of each code. The caller guarantees the range.

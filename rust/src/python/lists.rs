@@ -201,7 +201,16 @@ fn intra_list_similarity_csr<'py>(
     let out = with_matrix!(matrix(features, FUNC, "features")?, |a| {
         let (f, n_rows, d) = rows_of(&a, FUNC, "features")?;
         check_rows(FUNC, i, o, k, r, n_rows)?;
-        py.detach(|| lists::intra_list_similarity_csr(i, o, k, r, f, d, w, n_chunks))
+        let x = lists::Features {
+            items: i,
+            offsets: o,
+            k,
+            rows: r,
+            features: f,
+            d,
+            inv_norm: w,
+        };
+        py.detach(|| lists::intra_list_similarity_csr(&x, n_chunks))
     });
     Ok(out.into_pyarray(py))
 }

@@ -92,7 +92,6 @@ fn normalize(mut acc: PyReadwriteArray1<'_, i64>) -> PyResult<()> {
 /// Accumulator of the binary log loss sum (weights of length 0: unit weights).
 #[pyfunction]
 #[pyo3(signature = (labels, proba, weights, eps, n_chunks, carry_every = sums::CARRY_EVERY))]
-#[allow(clippy::too_many_arguments)]
 fn binary_log_loss_exact<'py>(
     py: Python<'py>,
     labels: PyReadonlyArray1<'py, i8>,
@@ -281,6 +280,15 @@ fn threshold_counts_sorted_weighted<'py>(
 }
 
 // ------------------------------------------------------------------ score buckets
+/// The buffers `gather` appends to: `(pos, pos_w, neg, neg_w, filled)`.
+type GatherOut<'py> = (
+    PyReadwriteArray1<'py, f64>,
+    PyReadwriteArray1<'py, f64>,
+    PyReadwriteArray1<'py, f64>,
+    PyReadwriteArray1<'py, f64>,
+    PyReadwriteArray1<'py, i64>,
+);
+
 /// Add a batch to per-bucket counts of negatives and positives (in place).
 #[pyfunction]
 fn add_histogram(
@@ -303,24 +311,20 @@ fn add_histogram(
     Ok(())
 }
 
-/// Append the rows of buckets `[first, last]` to `pos` / `neg` (and their weights);
-/// `filled` (int64, 2) holds how many of each are written.
+/// Append the rows of `buckets` (`(first, last)`, both included) to `pos` / `neg`
+/// (and their weights):
+/// `out` is `(pos, pos_w, neg, neg_w, filled)`, `filled` (int64, 2) how many of
+/// each are written.
 #[pyfunction]
-#[pyo3(signature = (scores, labels, weights, shift, first, last, pos, pos_w, neg, neg_w, filled))]
-#[allow(clippy::too_many_arguments)]
 fn gather(
     scores: PyReadonlyArray1<'_, f64>,
     labels: PyReadonlyArray1<'_, i8>,
     weights: Option<PyReadonlyArray1<'_, f64>>,
     shift: u32,
-    first: usize,
-    last: usize,
-    mut pos: PyReadwriteArray1<'_, f64>,
-    mut pos_w: PyReadwriteArray1<'_, f64>,
-    mut neg: PyReadwriteArray1<'_, f64>,
-    mut neg_w: PyReadwriteArray1<'_, f64>,
-    mut filled: PyReadwriteArray1<'_, i64>,
+    buckets: (usize, usize),
+    out: GatherOut<'_>,
 ) -> PyResult<()> {
+    let (mut pos, mut pos_w, mut neg, mut neg_w, mut filled) = out;
     let (s, l) = (slice(&scores, "scores")?, slice(&labels, "labels")?);
     let w = match &weights {
         Some(w) => Some(slice(w, "weights")?),
@@ -346,19 +350,13 @@ fn gather(
         ));
     }
     let mut counts = [filled[0], filled[1]];
-    let ok = scan::gather(
-        s,
-        l,
-        w,
-        shift,
-        first,
-        last,
+    let out = scan::Gathered {
         pos,
         pos_w,
         neg,
         neg_w,
-        &mut counts,
-    );
+    };
+    let ok = scan::gather(s, l, w, shift, buckets.0..=buckets.1, out, &mut counts);
     filled.copy_from_slice(&counts);
     if !ok {
         return Err(PyValueError::new_err(
@@ -478,7 +476,14 @@ fn stream_pair_counts<'py>(
             "stream_pair_counts: offsets do not match seg",
         ));
     }
-    let out = py.detach(|| gauc::stream_pair_counts(c, n_groups, l, s, minority, o, g, n_chunks));
+    let out = py.detach(|| {
+        let minority = gauc::Minority {
+            label: minority,
+            offsets: o,
+            scores: g,
+        };
+        gauc::stream_pair_counts(c, n_groups, l, s, minority, n_chunks)
+    });
     Ok(out.into_pyarray(py))
 }
 

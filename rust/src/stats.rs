@@ -578,6 +578,12 @@ mod tests {
 
     #[test]
     fn bootstrap_means_are_resampled_means_and_ignore_chunks() {
+        crate::simd::for_each_path(|_| {
+            bootstrap_means_are_resampled_means_and_ignore_chunks_on_this_path()
+        });
+    }
+
+    fn bootstrap_means_are_resampled_means_and_ignore_chunks_on_this_path() {
         let (n, m) = (600, 2);
         let x: Vec<f64> = (0..n * m).map(|i| ((i * 31) % 17) as f64).collect();
         let w: Vec<f64> = (0..n).map(|i| (i % 3) as f64).collect();
@@ -602,6 +608,10 @@ mod tests {
 
     #[test]
     fn bootstrap_zero_denominators_give_nan() {
+        crate::simd::for_each_path(|_| bootstrap_zero_denominators_give_nan_on_this_path());
+    }
+
+    fn bootstrap_zero_denominators_give_nan_on_this_path() {
         let x = [1.0, 2.0, 3.0, 4.0];
         let wm = [0.0, 1.0, 0.0, 0.0]; // column 0 never weighted
         let out = means((&x, &wm), (2, 2, 2), 3, 1, 1);

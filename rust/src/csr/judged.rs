@@ -171,6 +171,10 @@ mod tests {
 
     #[test]
     fn judged_segments_sort_items_and_grades() {
+        crate::simd::for_each_path(|_| judged_segments_sort_items_and_grades_on_this_path());
+    }
+
+    fn judged_segments_sort_items_and_grades_on_this_path() {
         let mut seed = 5;
         let n = 50;
         let offsets = [0i64, 3, 3, n as i64];
@@ -196,6 +200,12 @@ mod tests {
 
     #[test]
     fn judged_segments_are_stable_sorts_short_or_long() {
+        crate::simd::for_each_path(|_| {
+            judged_segments_are_stable_sorts_short_or_long_on_this_path()
+        });
+    }
+
+    fn judged_segments_are_stable_sorts_short_or_long_on_this_path() {
         // lengths 0..40 (both sides of the short path), few codes and grades (ties,
         // and 0.0 beside -0.0), read through a row map that reverses the rows
         let mut seed = 11;

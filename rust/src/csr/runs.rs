@@ -328,6 +328,12 @@ mod tests {
 
     #[test]
     fn grouped_lists_rank_as_a_stable_sort_and_find_the_first_repeat() {
+        crate::simd::for_each_path(|_| {
+            grouped_lists_rank_as_a_stable_sort_and_find_the_first_repeat_on_this_path()
+        });
+    }
+
+    fn grouped_lists_rank_as_a_stable_sort_and_find_the_first_repeat_on_this_path() {
         // rank_rows in place (the packed sort with its repeat check fused) against a
         // stable sort of each list and a naive repeat search: signed zeros (equal
         // keys, kept in input order), keys one ulp apart (the exact fallback), and
@@ -405,6 +411,10 @@ mod tests {
 
     #[test]
     fn grouped_lists_rank_as_through_the_row_map() {
+        crate::simd::for_each_path(|_| grouped_lists_rank_as_through_the_row_map_on_this_path());
+    }
+
+    fn grouped_lists_rank_as_through_the_row_map_on_this_path() {
         // rank_list on grouped rows (slices, read or ranked in place) and on rows
         // gathered through an explicit identity row map, against the reference:
         // ties, keys that differ only in the bits the packed sort drops (the exact

@@ -6,15 +6,12 @@
 //! outside the item-level arrays and feature rows outside the matrix raise
 //! `ValueError`.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::{same_length, slice};
+use super::{same_length, slice, Floats, Ints};
 use crate::lists;
-
-type Floats<'py> = Bound<'py, PyArray1<f64>>;
-type Ints<'py> = Bound<'py, PyArray1<i64>>;
 
 fn error(func: &str, what: &str) -> PyErr {
     PyValueError::new_err(format!("{func}: {what}"))

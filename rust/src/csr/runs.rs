@@ -7,7 +7,7 @@ use super::{chunk_segments, for_chunks, row, split_at_bounds};
 /// Where a segment's rows are read from: input arrays (through `rows`), or the
 /// output arrays themselves (ranked in place; `rows` must be the identity).
 #[derive(Clone, Copy)]
-pub enum Source<'a, T> {
+enum Source<'a, T> {
     /// read through `rows` from these
     Input(&'a [T]),
     /// read from the output, which is overwritten

@@ -4,28 +4,6 @@
 use super::{chunk_segments, for_chunks, row, split_at_bounds};
 use crate::sort::quicksort;
 
-/// Each user's judged items sorted by item code with their grades, the grades
-/// sorted descending, and the first user with a repeated item (-1 if none).
-///
-/// Short segments (at most 32 rows) are sorted by counting ranks; longer ones are
-/// sorted stably by item code and their grades with [`quicksort`]. `rows` maps CSR
-/// positions to input rows (empty: identity).
-pub fn judged_segments(
-    offsets: &[i64],
-    rows: &[i64],
-    item_codes: &[i32],
-    grades: &[f64],
-    n_chunks: usize,
-) -> (Vec<i32>, Vec<f64>, Vec<f64>, i64) {
-    let n = offsets.last().map_or(0, |&x| x as usize);
-    let mut items = crate::pages::zeroed::<i32>(n);
-    let mut out_grades = crate::pages::zeroed::<f64>(n);
-    let mut desc = crate::pages::zeroed::<f64>(n);
-    let out = (&mut items[..], &mut out_grades[..], &mut desc[..]);
-    let first = judged_segments_into(offsets, rows, item_codes, grades, n_chunks, out);
-    (items, out_grades, desc, first)
-}
-
 /// Longest judged segment sorted by [`short_segment`].
 const SHORT: usize = 32;
 
@@ -89,9 +67,14 @@ unsafe fn short_segment_avx2(seg: &ShortSegment, out: SegmentOut<'_>) {
     short_segment_body(seg, out);
 }
 
-/// [`judged_segments`] into the caller's arrays (each `offsets[-1]` long, as the
-/// CSR) `out`: items, their grades, grades descending. Returns the first user with
-/// a repeated item (-1 if none).
+/// Each user's judged items sorted by item code with their grades, and the grades
+/// sorted descending, into the caller's arrays `out` (items, their grades, grades
+/// descending; each `offsets[-1]` long, as the CSR); returns the first user with a
+/// repeated item (-1 if none).
+///
+/// Short segments (at most 32 rows) are sorted by counting ranks; longer ones are
+/// sorted stably by item code and their grades with [`quicksort`]. `rows` maps CSR
+/// positions to input rows (empty: identity).
 pub fn judged_segments_into(
     offsets: &[i64],
     rows: &[i64],
@@ -168,6 +151,22 @@ pub fn judged_segments_into(
 mod tests {
     use super::*;
     use crate::sort::testing::lcg;
+
+    /// [`judged_segments_into`] into new arrays: items, grades, grades descending,
+    /// and the first user with a repeated item.
+    fn judged_segments(
+        offsets: &[i64],
+        rows: &[i64],
+        item_codes: &[i32],
+        grades: &[f64],
+        n_chunks: usize,
+    ) -> (Vec<i32>, Vec<f64>, Vec<f64>, i64) {
+        let n = offsets.last().map_or(0, |&x| x as usize);
+        let (mut items, mut out_grades, mut desc) = (vec![0; n], vec![0.0; n], vec![0.0; n]);
+        let out = (&mut items[..], &mut out_grades[..], &mut desc[..]);
+        let first = judged_segments_into(offsets, rows, item_codes, grades, n_chunks, out);
+        (items, out_grades, desc, first)
+    }
 
     #[test]
     fn judged_segments_sort_items_and_grades() {

@@ -20,7 +20,7 @@ mod judged;
 mod list;
 mod runs;
 
-pub use judged::{judged_segments, judged_segments_into, SegmentOut};
+pub use judged::{judged_segments_into, SegmentOut};
 pub use runs::{rank_rows, rank_rows_into, Buf, Ranked};
 
 /// Input row of CSR position `i`; an empty `rows` means the identity.

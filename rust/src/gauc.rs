@@ -66,7 +66,7 @@ pub fn sort_segments(values: &mut [f64], offsets: &[i64]) {
         segments.push(seg);
         rest = tail;
     }
-    if segments.len() > 1 && offsets[offsets.len() - 1] >= 1 << 16 {
+    if segments.len() > 1 && offsets[offsets.len() - 1] as usize >= threads::PARALLEL_ROWS {
         threads::install(|| {
             segments
                 .par_iter_mut()
@@ -89,19 +89,31 @@ fn upper_bound(seg: &[f64], x: f64) -> usize {
     seg.partition_point(|&v| v <= x)
 }
 
+/// The rows of the minority class: its label, and their scores by group
+/// ([`gather_minority`]), each segment `scores[offsets[g]..offsets[g + 1]]` sorted
+/// ascending ([`sort_segments`]).
+#[derive(Clone, Copy)]
+pub struct Minority<'a> {
+    pub label: i8,
+    pub offsets: &'a [i64],
+    pub scores: &'a [f64],
+}
+
 /// Twice the Mann-Whitney U of each group, streaming the majority rows in
 /// `n_chunks` chunks (integers: the chunks do not change the result).
-#[allow(clippy::too_many_arguments)]
 pub fn stream_pair_counts(
     codes: &[i32],
     n_groups: usize,
     labels: &[i8],
     scores: &[f64],
-    minority: i8,
-    offsets: &[i64],
-    seg: &[f64],
+    minority: Minority<'_>,
     n_chunks: usize,
 ) -> Vec<i64> {
+    let Minority {
+        label: minority,
+        offsets,
+        scores: seg,
+    } = minority;
     let n = codes.len();
     let n_chunks = n_chunks.max(1);
     let run = |c: usize| {
@@ -345,9 +357,12 @@ pub fn group_aucs(
         let (offsets, mut seg) = gather_minority(codes, labels, scores, minority, &counts);
         sort_segments(&mut seg, &offsets);
         let n_chunks = crate::sums::chunks_for(codes.len());
-        let two_u = stream_pair_counts(
-            codes, n_groups, labels, scores, minority, &offsets, &seg, n_chunks,
-        );
+        let minority = Minority {
+            label: minority,
+            offsets: &offsets,
+            scores: &seg,
+        };
+        let two_u = stream_pair_counts(codes, n_groups, labels, scores, minority, n_chunks);
         return (0..n_groups)
             .map(|g| {
                 let pairs = positives[g] * (rows[g] - positives[g]);
@@ -409,8 +424,13 @@ mod tests {
         assert_eq!((rows.clone(), pos.clone()), (vec![3, 2], vec![1, 1]));
         let (offsets, mut seg) = gather_minority(&codes, &labels, &scores, 1, &pos);
         sort_segments(&mut seg, &offsets);
+        let minority = Minority {
+            label: 1,
+            offsets: &offsets,
+            scores: &seg,
+        };
         for chunks in [1, 2, 5] {
-            let two_u = stream_pair_counts(&codes, 2, &labels, &scores, 1, &offsets, &seg, chunks);
+            let two_u = stream_pair_counts(&codes, 2, &labels, &scores, minority, chunks);
             assert_eq!(two_u, vec![3, 0]);
         }
     }

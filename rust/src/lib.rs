@@ -3,7 +3,7 @@
 //! Every kernel is exact where the Python layer promises it (integer pair counts,
 //! fixed-point sums of 2^-1074 units) and its result does not depend on the number
 //! of threads: parallel kernels cut their input into chunks fixed by the caller.
-//! The `python` feature adds the `receval._core` module (`python.rs`).
+//! The `python` feature adds the `receval._core` module (`python/`).
 
 pub mod auc;
 pub mod checks;
@@ -16,8 +16,8 @@ pub mod pages;
 pub mod ranking;
 pub mod retention;
 pub mod scan;
-pub mod short_sort;
 pub mod simd;
+pub mod sort;
 pub mod stats;
 pub mod sums;
 pub mod threads;

@@ -19,7 +19,7 @@
 use rayon::prelude::*;
 use std::cmp::Ordering;
 
-use crate::csr::{lt_floats, quicksort};
+use crate::sort::{lt_floats, quicksort};
 use crate::threads;
 use crate::trec_measures::{self, GainTable, UserGrades, N_PARAMS};
 use crate::trec_ties;

@@ -2,13 +2,13 @@
 //! its order key (its `f64` bits flipped so that unsigned order is float order,
 //! -0.0 counted as 0.0), so buckets are consecutive ranges of the score axis.
 
-const SIGN: u64 = 1 << 63;
+use std::ops::RangeInclusive;
+
+use crate::sort::order_key;
 
 #[inline(always)]
 fn bucket(score: f64, shift: u32) -> usize {
-    let u = if score == 0.0 { 0 } else { score.to_bits() };
-    let key = if u & SIGN != 0 { !u } else { u | SIGN };
-    (key >> shift) as usize
+    (order_key(score) >> shift) as usize
 }
 
 /// Add the rows of a batch to per-bucket counts of negatives and positives.
@@ -23,24 +23,34 @@ pub fn add_histogram(scores: &[f64], labels: &[i8], shift: u32, neg: &mut [i64],
     }
 }
 
-/// Append the scores (and weights) of the rows in buckets `[first, last]` to
-/// `pos` / `neg` from positions `filled[0]` / `filled[1]`, which are updated; -0.0 is
+/// Where [`gather`] appends the scores of the positives and of the negatives, and
+/// their weights (written only when the batch has weights).
+pub struct Gathered<'a> {
+    pub pos: &'a mut [f64],
+    pub pos_w: &'a mut [f64],
+    pub neg: &'a mut [f64],
+    pub neg_w: &'a mut [f64],
+}
+
+/// Append the scores (and weights) of the rows in `buckets` to `out.pos` /
+/// `out.neg` from positions `filled[0]` / `filled[1]`, which are updated; -0.0 is
 /// stored as 0.0, rows of weight 0 are left out. Returns false when a buffer is too
 /// short (nothing is written past its end).
-#[allow(clippy::too_many_arguments)]
 pub fn gather(
     scores: &[f64],
     labels: &[i8],
     weights: Option<&[f64]>,
     shift: u32,
-    first: usize,
-    last: usize,
-    pos: &mut [f64],
-    pos_w: &mut [f64],
-    neg: &mut [f64],
-    neg_w: &mut [f64],
+    buckets: RangeInclusive<usize>,
+    out: Gathered<'_>,
     filled: &mut [i64; 2],
 ) -> bool {
+    let Gathered {
+        pos,
+        pos_w,
+        neg,
+        neg_w,
+    } = out;
     let (mut n_pos, mut n_neg) = (filled[0] as usize, filled[1] as usize);
     for i in 0..scores.len() {
         let w = weights.map_or(1.0, |w| w[i]);
@@ -49,7 +59,7 @@ pub fn gather(
         }
         let mut s = scores[i];
         let b = bucket(s, shift);
-        if b < first || b > last {
+        if !buckets.contains(&b) {
             continue;
         }
         if s == 0.0 {

@@ -94,6 +94,14 @@ where
     });
 }
 
+/// A row-major table of `n` users by `m` columns: `x[i * m + j]`.
+#[derive(Clone, Copy)]
+pub struct Table<'a> {
+    pub x: &'a [f64],
+    pub n: usize,
+    pub m: usize,
+}
+
 // ------------------------------------------------------------------ randomization
 /// Signed sums of every sign pattern of each byte of users `i0..i1` (at most 64)
 /// of the row-major `x` (`m` columns) into `table` (8 x 256 x `m`, row-major).
@@ -147,11 +155,8 @@ fn flip_tables_body(x: &[f64], m: usize, i0: usize, i1: usize, table: &mut [f64]
 /// sign patterns of each of its 8 bytes of users are tabulated once, and every
 /// permutation of the range then adds 8 table rows (one per byte of its word),
 /// in a fixed tree order.
-#[allow(clippy::too_many_arguments)]
 fn sign_flip_range(
-    x: &[f64],
-    n: usize,
-    m: usize,
+    x: Table<'_>,
     key: u64,
     lo: usize,
     hi: usize,
@@ -159,27 +164,25 @@ fn sign_flip_range(
     stop: &AtomicBool,
 ) {
     // a few columns: the same code with `m` a constant (unrolled, no inner loops)
-    match m {
-        1 => sign_flip_range_body(x, n, 1, key, lo, hi, out, stop),
-        2 => sign_flip_range_body(x, n, 2, key, lo, hi, out, stop),
-        3 => sign_flip_range_body(x, n, 3, key, lo, hi, out, stop),
-        4 => sign_flip_range_body(x, n, 4, key, lo, hi, out, stop),
-        _ => sign_flip_range_body(x, n, m, key, lo, hi, out, stop),
+    match x.m {
+        1 => sign_flip_range_body(Table { m: 1, ..x }, key, lo, hi, out, stop),
+        2 => sign_flip_range_body(Table { m: 2, ..x }, key, lo, hi, out, stop),
+        3 => sign_flip_range_body(Table { m: 3, ..x }, key, lo, hi, out, stop),
+        4 => sign_flip_range_body(Table { m: 4, ..x }, key, lo, hi, out, stop),
+        _ => sign_flip_range_body(x, key, lo, hi, out, stop),
     }
 }
 
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn sign_flip_range_body(
-    x: &[f64],
-    n: usize,
-    m: usize,
+    table: Table<'_>,
     key: u64,
     lo: usize,
     hi: usize,
     out: &mut [f64],
     stop: &AtomicBool,
 ) {
+    let Table { x, n, m } = table;
     let n_words = n.div_ceil(64);
     let mut table = vec![0.0f64; 8 * 256 * m];
     let starts: Vec<u64> = (lo..hi).map(|b| stream_start(key, b as u64)).collect();
@@ -205,29 +208,27 @@ fn sign_flip_range_body(
     }
 }
 
-/// Signed sums `sum_i s_bi x[i, j]` of every random sign vector b of the row-major
-/// `x` (`n` users, `m` columns): row-major, `n_permutations` x `m`. The same sign
+/// Signed sums `sum_i s_bi x[i, j]` of every random sign vector b of the table `x`
+/// (`n` users, `m` columns): row-major, `n_permutations` x `m`. The same sign
 /// vectors serve every column; the permutations are cut into `n_chunks` chunks run
 /// in parallel (one chunk: on the calling thread), which do not change the result.
 ///
 /// The work returns early, its output unfinished, once `stop` is set (checked
 /// every 64 users). An output that cannot be allocated is an error that says its size.
 pub fn sign_flip_sums(
-    x: &[f64],
-    n: usize,
-    m: usize,
+    x: Table<'_>,
     n_permutations: usize,
     seed: u64,
     n_chunks: usize,
     stop: &AtomicBool,
 ) -> Result<Vec<f64>, crate::pages::OutOfMemory> {
-    let mut out = crate::pages::try_zeros::<f64>(n_permutations, m)?;
-    if m == 0 || n == 0 || n_permutations == 0 {
+    let mut out = crate::pages::try_zeros::<f64>(n_permutations, x.m)?;
+    if x.m == 0 || x.n == 0 || n_permutations == 0 {
         return Ok(out);
     }
     let key = seed_key(seed, FLIPS);
-    by_chunks(&mut out, n_permutations, m, n_chunks, |lo, hi, part| {
-        sign_flip_range(x, n, m, key, lo, hi, part, stop)
+    by_chunks(&mut out, n_permutations, x.m, n_chunks, |lo, hi, part| {
+        sign_flip_range(x, key, lo, hi, part, stop)
     });
     Ok(out)
 }
@@ -324,24 +325,21 @@ fn gather_add_fixed<const M: usize>(x: &[f64], idx: &[usize], acc: &mut [f64]) {
     }
 }
 
-/// Weighted means of resamples `lo..hi` into `out` (rows `lo..hi`, `m` columns).
+/// Weighted means of resamples `lo..hi` of the table `x` into `out` (rows
+/// `lo..hi`, `m` columns).
 ///
 /// Resample b draws `n` users uniformly with replacement: draw k is word k of
-/// stream b mapped to `[0, n)` by [`draw_block`]. `wm` (`mw` columns) holds the
-/// denominators: `mw = 0` means every user counts 1 in every column, `mw = 1` one
-/// weight per user shared by the columns, `mw = m` one per user and column. A
-/// resample whose denominator is 0 gives NaN.
+/// stream b mapped to `[0, n)` by [`draw_block`]. The table `w` (`n` users, `mw`
+/// columns) holds the denominators: `mw = 0` means every user counts 1 in every
+/// column, `mw = 1` one weight per user shared by the columns, `mw = m` one per
+/// user and column. A resample whose denominator is 0 gives NaN.
 ///
 /// On x86-64 CPUs with AVX2 the same code is compiled for AVX2 too (the draws are
 /// integer arithmetic, hashed 4 at a time, and no addition is reordered: the
 /// results are the same bits).
-#[allow(clippy::too_many_arguments)]
 fn resample_range(
-    x: &[f64],
-    wm: &[f64],
-    n: usize,
-    m: usize,
-    mw: usize,
+    x: Table<'_>,
+    w: Table<'_>,
     key: u64,
     lo: usize,
     hi: usize,
@@ -351,10 +349,10 @@ fn resample_range(
     #[cfg(target_arch = "x86_64")]
     if crate::simd::avx2() {
         // SAFETY: the CPU supports AVX2, checked just above.
-        unsafe { resample_range_avx2(x, wm, n, m, mw, key, lo, hi, out, stop) };
+        unsafe { resample_range_avx2(x, w, key, lo, hi, out, stop) };
         return;
     }
-    resample_range_body(x, wm, n, m, mw, key, lo, hi, out, stop);
+    resample_range_body(x, w, key, lo, hi, out, stop);
 }
 
 /// [`resample_range`] compiled for AVX2.
@@ -363,36 +361,29 @@ fn resample_range(
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)]
 unsafe fn resample_range_avx2(
-    x: &[f64],
-    wm: &[f64],
-    n: usize,
-    m: usize,
-    mw: usize,
+    x: Table<'_>,
+    w: Table<'_>,
     key: u64,
     lo: usize,
     hi: usize,
     out: &mut [f64],
     stop: &AtomicBool,
 ) {
-    resample_range_body(x, wm, n, m, mw, key, lo, hi, out, stop);
+    resample_range_body(x, w, key, lo, hi, out, stop);
 }
 
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn resample_range_body(
-    x: &[f64],
-    wm: &[f64],
-    n: usize,
-    m: usize,
-    mw: usize,
+    x: Table<'_>,
+    w: Table<'_>,
     key: u64,
     lo: usize,
     hi: usize,
     out: &mut [f64],
     stop: &AtomicBool,
 ) {
+    let (Table { x, n, m }, Table { x: wm, m: mw, .. }) = (x, w);
     let mut num = vec![0.0f64; m];
     let mut den = vec![0.0f64; mw.max(1)];
     let mut lanes = vec![0.0f64; LANES * m.max(mw)];
@@ -420,33 +411,29 @@ fn resample_range_body(
     }
 }
 
-/// Weighted mean of every column of the row-major `x` (`n` users, `m` columns) in
-/// every resample of the users, denominators from `wm` (`n` x `mw`, `mw` 0, 1 or
-/// `m`; see [`resample_range`]): row-major, `n_resamples` x `m`. The same resampled
+/// Weighted mean of every column of the table `x` (`n` users, `m` columns) in
+/// every resample of the users, denominators from the table `w` (`n` x `mw`, `mw`
+/// 0, 1 or `m`; see [`resample_range`]): row-major, `n_resamples` x `m`. The same resampled
 /// users serve every column; the resamples are cut into `n_chunks` chunks run in
 /// parallel (one chunk: on the calling thread), which do not change the result.
 /// The caller guarantees `n < 2^32`. As [`sign_flip_sums`], the work returns early
 /// once `stop` is set (checked every resample), and an output that cannot be
 /// allocated is an error.
-#[allow(clippy::too_many_arguments)]
 pub fn bootstrap_means(
-    x: &[f64],
-    wm: &[f64],
-    n: usize,
-    m: usize,
-    mw: usize,
+    x: Table<'_>,
+    w: Table<'_>,
     n_resamples: usize,
     seed: u64,
     n_chunks: usize,
     stop: &AtomicBool,
 ) -> Result<Vec<f64>, crate::pages::OutOfMemory> {
-    let mut out = crate::pages::try_zeros::<f64>(n_resamples, m)?;
-    if m == 0 {
+    let mut out = crate::pages::try_zeros::<f64>(n_resamples, x.m)?;
+    if x.m == 0 {
         return Ok(out);
     }
     let key = seed_key(seed, RESAMPLES);
-    by_chunks(&mut out, n_resamples, m, n_chunks, |lo, hi, part| {
-        resample_range(x, wm, n, m, mw, key, lo, hi, part, stop)
+    by_chunks(&mut out, n_resamples, x.m, n_chunks, |lo, hi, part| {
+        resample_range(x, w, key, lo, hi, part, stop)
     });
     Ok(out)
 }
@@ -456,21 +443,20 @@ mod tests {
     use super::*;
 
     fn flips(x: &[f64], n: usize, m: usize, b: usize, seed: u64, chunks: usize) -> Vec<f64> {
-        sign_flip_sums(x, n, m, b, seed, chunks, &AtomicBool::new(false)).unwrap()
+        let x = Table { x, n, m };
+        sign_flip_sums(x, b, seed, chunks, &AtomicBool::new(false)).unwrap()
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// [`bootstrap_means`] of `x` (`n` x `m`) weighted by `wm` (`n` x `mw`).
     fn means(
-        x: &[f64],
-        wm: &[f64],
-        n: usize,
-        m: usize,
-        mw: usize,
+        (x, wm): (&[f64], &[f64]),
+        (n, m, mw): (usize, usize, usize),
         b: usize,
         seed: u64,
         chunks: usize,
     ) -> Vec<f64> {
-        bootstrap_means(x, wm, n, m, mw, b, seed, chunks, &AtomicBool::new(false)).unwrap()
+        let (x, w) = (Table { x, n, m }, Table { x: wm, n, m: mw });
+        bootstrap_means(x, w, b, seed, chunks, &AtomicBool::new(false)).unwrap()
     }
 
     #[test]
@@ -478,14 +464,20 @@ mod tests {
         let x = vec![1.0; 64 * 4];
         let stop = AtomicBool::new(true);
         // stopped before the first block of users: nothing is added
-        let flipped = sign_flip_sums(&x, 256, 1, 10, 1, 2, &stop).unwrap();
+        let table = |m| Table { x: &x, n: 256, m };
+        let none = Table {
+            x: &[],
+            n: 256,
+            m: 0,
+        };
+        let flipped = sign_flip_sums(table(1), 10, 1, 2, &stop).unwrap();
         assert!(flipped.iter().all(|&v| v == 0.0));
-        let resampled = bootstrap_means(&x, &[], 256, 1, 0, 10, 1, 2, &stop).unwrap();
+        let resampled = bootstrap_means(table(1), none, 10, 1, 2, &stop).unwrap();
         assert!(resampled.iter().all(|&v| v == 0.0));
         let go = AtomicBool::new(false);
-        let err = sign_flip_sums(&x, 256, 1, usize::MAX / 4, 1, 1, &go).unwrap_err();
+        let err = sign_flip_sums(table(1), usize::MAX / 4, 1, 1, &go).unwrap_err();
         assert!(err.to_string().contains("bytes"), "{err}");
-        assert!(bootstrap_means(&x, &[], 256, 3, 0, usize::MAX / 2, 1, 1, &go).is_err());
+        assert!(bootstrap_means(table(3), none, usize::MAX / 2, 1, 1, &go).is_err());
     }
 
     #[test]
@@ -586,12 +578,18 @@ mod tests {
 
     #[test]
     fn bootstrap_means_are_resampled_means_and_ignore_chunks() {
+        crate::simd::for_each_path(|_| {
+            bootstrap_means_are_resampled_means_and_ignore_chunks_on_this_path()
+        });
+    }
+
+    fn bootstrap_means_are_resampled_means_and_ignore_chunks_on_this_path() {
         let (n, m) = (600, 2);
         let x: Vec<f64> = (0..n * m).map(|i| ((i * 31) % 17) as f64).collect();
         let w: Vec<f64> = (0..n).map(|i| (i % 3) as f64).collect();
         let key = seed_key(9, RESAMPLES);
-        let unit = means(&x, &[], n, m, 0, 5, 9, 1);
-        let shared = means(&x, &w, n, m, 1, 5, 9, 1);
+        let unit = means((&x, &[]), (n, m, 0), 5, 9, 1);
+        let shared = means((&x, &w), (n, m, 1), 5, 9, 1);
         for b in 0..5 {
             let mut draws = vec![0usize; n];
             draw_block(stream_start(key, b as u64), 0, n as u64, &mut draws);
@@ -603,17 +601,23 @@ mod tests {
             }
         }
         for chunks in [2, 3, 64] {
-            assert_eq!(means(&x, &[], n, m, 0, 5, 9, chunks), unit);
-            assert_eq!(means(&x, &w, n, m, 1, 5, 9, chunks), shared);
+            assert_eq!(means((&x, &[]), (n, m, 0), 5, 9, chunks), unit);
+            assert_eq!(means((&x, &w), (n, m, 1), 5, 9, chunks), shared);
         }
     }
 
     #[test]
     fn bootstrap_zero_denominators_give_nan() {
+        crate::simd::for_each_path(|_| bootstrap_zero_denominators_give_nan_on_this_path());
+    }
+
+    fn bootstrap_zero_denominators_give_nan_on_this_path() {
         let x = [1.0, 2.0, 3.0, 4.0];
         let wm = [0.0, 1.0, 0.0, 0.0]; // column 0 never weighted
-        let out = means(&x, &wm, 2, 2, 2, 3, 1, 1);
+        let out = means((&x, &wm), (2, 2, 2), 3, 1, 1);
         assert!(out.chunks(2).all(|r| r[0].is_nan()));
-        assert!(means(&[], &[], 0, 1, 0, 2, 1, 1).iter().all(|v| v.is_nan()));
+        assert!(means((&[], &[]), (0, 1, 0), 2, 1, 1)
+            .iter()
+            .all(|v| v.is_nan()));
     }
 }

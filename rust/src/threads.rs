@@ -32,6 +32,9 @@ static THREADS: OnceLock<usize> = OnceLock::new();
 /// The environment variable that sets the number of threads.
 pub const VARIABLE: &str = "RECEVAL_NUM_THREADS";
 
+/// Rows below which the kernels that read rows in chunks run on the calling thread.
+pub const PARALLEL_ROWS: usize = 1 << 16;
+
 /// The number of threads the kernels use (read once per process: the cgroup files
 /// behind the available cores cost tens of microseconds to read). An invalid
 /// `RECEVAL_NUM_THREADS` counts as unset here; [`setting`] reports it.

@@ -190,7 +190,7 @@ NEG_INF: int
 BEFORE: int
 AFTER: int
 NO_SIGNUP: int
-# the ranking kernel's codes (python_codes.rs)
+# the ranking kernel's codes (rust/src/python/codes.rs)
 ACLT: int
 AP: int
 APLT: int
@@ -383,13 +383,14 @@ def gather(
     labels: NDArray[np.int8],
     weights: NDArray[np.float64] | None,
     shift: int,
-    first: int,
-    last: int,
-    pos: NDArray[np.float64],
-    pos_w: NDArray[np.float64],
-    neg: NDArray[np.float64],
-    neg_w: NDArray[np.float64],
-    filled: NDArray[np.int64],
+    buckets: tuple[int, int],
+    out: tuple[
+        NDArray[np.float64],
+        NDArray[np.float64],
+        NDArray[np.float64],
+        NDArray[np.float64],
+        NDArray[np.int64],
+    ],
 ) -> None: ...
 def gather_minority(
     codes: NDArray[np.int32],

@@ -149,8 +149,8 @@ def test_gather_refuses_short_buffers():
     scores = np.array([0.1, 0.2, 0.3])
     filled = np.zeros(2, np.int64)
     with pytest.raises(ValueError, match="more rows in the range than room"):
-        core.gather(scores, labels, None, 54, 0, 1023, np.empty(1), np.empty(0), np.empty(2),
-                    np.empty(0), filled)  # fmt: skip
+        out = (np.empty(1), np.empty(0), np.empty(2), np.empty(0), filled)
+        core.gather(scores, labels, None, 54, (0, 1023), out)
 
 
 def test_wrong_lengths_raise_value_errors():

@@ -229,12 +229,13 @@ def scan_ranges(
         if not weighted:
             for labels, scores, _ in batches(description):
                 unused = np.empty(0)  # no weights to write
-                k.gather(scores, labels, None, shift, first, last, pos, unused, neg, unused.copy(),
-                         filled)  # fmt: skip
+                out = (pos, unused, neg, unused.copy(), filled)
+                k.gather(scores, labels, None, shift, (first, last), out)
             return ranges(params, pos[: filled[0]], neg[: filled[1]], None, None)
         pos_w, neg_w = np.empty(n_pos), np.empty(n_neg)
         for labels, scores, weights in batches(description):
-            k.gather(scores, labels, weights, shift, first, last, pos, pos_w, neg, neg_w, filled)
+            out = (pos, pos_w, neg, neg_w, filled)
+            k.gather(scores, labels, weights, shift, (first, last), out)
         return ranges(
             params, pos[: filled[0]], neg[: filled[1]], pos_w[: filled[0]], neg_w[: filled[1]]
         )

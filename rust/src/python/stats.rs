@@ -54,7 +54,8 @@ fn sign_flip_sums<'py>(
     let seed = seed_bits(seed)?;
     let (n, m, x) = rows_of(&x, "x")?;
     let out = super::detach_interruptible(py, |stop| {
-        stats::sign_flip_sums(x, n, m, n_permutations, seed, n_chunks, stop)
+        let x = stats::Table { x, n, m };
+        stats::sign_flip_sums(x, n_permutations, seed, n_chunks, stop)
     })?
     .map_err(|e| {
         super::memory_error(
@@ -96,7 +97,8 @@ fn bootstrap_means<'py>(
         ));
     }
     let out = super::detach_interruptible(py, |stop| {
-        stats::bootstrap_means(x, wm, n, m, mw, n_resamples, seed, n_chunks, stop)
+        let (x, w) = (stats::Table { x, n, m }, stats::Table { x: wm, n, m: mw });
+        stats::bootstrap_means(x, w, n_resamples, seed, n_chunks, stop)
     })?
     .map_err(|e| {
         super::memory_error(

@@ -1,14 +1,5 @@
-//! The beyond-accuracy kernels: they read a run's lists as a CSR.
-//!
-//! Every kernel takes the run's `items` (item codes of each user's list, in ranked
-//! order), its `offsets` (n_users + 1) and a depth `k`: only the first
-//! `min(len, k)` items of each list count. Item-level inputs (feature rows,
-//! popularity) are indexed by the item codes; `NaN` means undefined.
-//!
-//! Per-user kernels split the users into `n_chunks` contiguous ranges run in
-//! parallel, each with its own scratch memory (bounded by the longest list, never
-//! by the catalogue). Every user's value is computed by one thread in a fixed
-//! order, so the results do not depend on the chunks or the threads.
+//! Intra-list similarity: the mean cosine of the feature vectors of a list's items,
+//! or the mean of a similarity matrix's entries over the list's pairs.
 //!
 //! Cosine similarities of feature vectors sum products over the features in one
 //! fixed order ([`fused_dot`]): fused multiply-adds in 4 lanes, 4 ways unrolled,
@@ -16,51 +7,11 @@
 //! reassociate and contract picks on x86-64 CPUs with AVX2 and FMA), fixed here:
 //! the result is the same float on every machine.
 
-use rayon::prelude::*;
-
-use crate::threads;
+use super::{by_ranges, top, Real};
 
 /// Lists longer than this use `||sum x||^2 - sum ||x||^2` (O(m d)) instead of the
 /// m (m - 1) / 2 dot products (O(m^2 d)).
 pub const PAIRWISE_MAX: usize = 32;
-
-/// A feature or similarity value: read as `f64`.
-pub trait Real: Copy + Into<f64> + Send + Sync {}
-impl Real for f32 {}
-impl Real for f64 {}
-
-/// Items counted in list `u`: `min(len, k)` (0 for a negative `k`).
-#[inline]
-fn depth(offsets: &[i64], u: usize, k: i64) -> usize {
-    let n = offsets[u + 1] - offsets[u];
-    n.min(k).max(0) as usize
-}
-
-/// The top-`k` item codes of list `u`.
-#[inline]
-fn top<'a>(items: &'a [i32], offsets: &[i64], u: usize, k: i64) -> &'a [i32] {
-    let a = offsets[u] as usize;
-    &items[a..a + depth(offsets, u, k)]
-}
-
-/// Run `f(first_user, values)` over `n_chunks` contiguous ranges of `out` in
-/// parallel (on the calling thread for one chunk).
-fn by_ranges<F>(out: &mut [f64], n_chunks: usize, f: F)
-where
-    F: Fn(usize, &mut [f64]) + Sync,
-{
-    let n = out.len();
-    if n_chunks <= 1 || n < 2 {
-        f(0, out);
-        return;
-    }
-    let size = n.div_ceil(n_chunks);
-    threads::install(|| {
-        out.par_chunks_mut(size)
-            .enumerate()
-            .for_each(|(c, part)| f(c * size, part))
-    });
-}
 
 #[inline(always)]
 fn hsum(v: [f64; 4]) -> f64 {
@@ -182,37 +133,6 @@ fn has_fma() -> bool {
     crate::simd::avx_fma()
 }
 
-// ------------------------------------------------------------------ exposure
-/// How many lists hold each item in their top `k` (length `n_items`).
-pub fn item_counts_csr(items: &[i32], offsets: &[i64], k: i64, n_items: usize) -> Vec<i64> {
-    let mut counts = vec![0i64; n_items];
-    for u in 0..offsets.len().saturating_sub(1) {
-        for &c in top(items, offsets, u, k) {
-            counts[c as usize] += 1;
-        }
-    }
-    counts
-}
-
-/// Gini index of non-negative integer counts sorted ascending:
-/// `sum_j (2 j - n - 1) c_j / (n sum_j c_j)` (j = 1..n), the numerator and the
-/// total exact integer sums divided once; NaN if every count is 0.
-pub fn gini_sorted(counts: &[i64]) -> f64 {
-    let n = counts.len() as i64;
-    let mut num = 0i64;
-    let mut total = 0i64;
-    for (j, &c) in counts.iter().enumerate() {
-        let coef = 2 * (j as i64 + 1) - n - 1;
-        num = num.wrapping_add(coef.wrapping_mul(c));
-        total = total.wrapping_add(c);
-    }
-    if total == 0 {
-        return f64::NAN;
-    }
-    num as f64 / (n as f64 * total as f64)
-}
-
-// ------------------------------------------------------------------ intra-list similarity
 /// The largest absolute value of a feature row (0 for a zero row).
 #[inline(always)]
 fn max_abs<T: Real>(row: &[T]) -> f64 {
@@ -303,15 +223,17 @@ pub fn inverse_norms<T: Real>(
     out
 }
 
-/// A list's items as feature rows and their inverse norms.
-struct Features<'a, T> {
-    items: &'a [i32],
-    offsets: &'a [i64],
-    k: i64,
-    rows: &'a [i32],
-    features: &'a [T],
-    d: usize,
-    inv_norm: &'a [f64],
+/// The top-`k` lists of a run (`items` cut by `offsets`) and their items' feature
+/// vectors: `rows[c]` is the feature row of item code `c` in the row-major
+/// `features` (`d` columns), `inv_norm[c]` its inverse norm ([`inverse_norms`]).
+pub struct Features<'a, T> {
+    pub items: &'a [i32],
+    pub offsets: &'a [i64],
+    pub k: i64,
+    pub rows: &'a [i32],
+    pub features: &'a [T],
+    pub d: usize,
+    pub inv_norm: &'a [f64],
 }
 
 impl<T: Real> Features<'_, T> {
@@ -393,42 +315,22 @@ fn ils_features_range_fma<T: Real>(x: &Features<'_, T>, lo: usize, out: &mut [f6
 }
 
 /// Per-user intra-list similarity: the mean cosine of feature vectors over ordered
-/// pairs of distinct positions (NaN below 2 items). `rows[c]` is the feature row of
-/// item code `c` (row-major, `d` columns) and `inv_norm[c]` its inverse norm.
+/// pairs of distinct positions (NaN below 2 items), in `n_chunks` chunks of users.
 ///
 /// Short lists (at most [`PAIRWISE_MAX`] items) are scaled once into a small
 /// buffer and every pair's dot product is taken there; longer ones use
 /// `sum_{i != j} <x_i, x_j> = ||sum_i x_i||^2 - sum_i ||x_i||^2`.
-#[allow(clippy::too_many_arguments)]
-pub fn intra_list_similarity_csr<T: Real>(
-    items: &[i32],
-    offsets: &[i64],
-    k: i64,
-    rows: &[i32],
-    features: &[T],
-    d: usize,
-    inv_norm: &[f64],
-    n_chunks: usize,
-) -> Vec<f64> {
-    let n_users = offsets.len().saturating_sub(1);
-    let x = Features {
-        items,
-        offsets,
-        k,
-        rows,
-        features,
-        d,
-        inv_norm,
-    };
+pub fn intra_list_similarity_csr<T: Real>(x: &Features<'_, T>, n_chunks: usize) -> Vec<f64> {
+    let n_users = x.offsets.len().saturating_sub(1);
     let mut out = vec![0.0f64; n_users];
     by_ranges(&mut out, n_chunks, |lo, part| {
         #[cfg(target_arch = "x86_64")]
         if has_fma() {
             // SAFETY: the CPU has the features the function is compiled for.
-            unsafe { ils_features_range_fma(&x, lo, part) };
+            unsafe { ils_features_range_fma(x, lo, part) };
             return;
         }
-        ils_features_range::<T, false>(&x, lo, part)
+        ils_features_range::<T, false>(x, lo, part)
     });
     out
 }
@@ -436,7 +338,6 @@ pub fn intra_list_similarity_csr<T: Real>(
 /// Per-user intra-list similarity from a similarity matrix (`n` x `n`, row-major):
 /// the sum of `S[i, j] + S[j, i]` over pairs of positions i < j, in order, over
 /// m (m - 1); NaN below 2 items. The value is the same for the transposed matrix.
-#[allow(clippy::too_many_arguments)]
 pub fn intra_list_similarity_matrix_csr<T: Real>(
     items: &[i32],
     offsets: &[i64],
@@ -471,207 +372,28 @@ pub fn intra_list_similarity_matrix_csr<T: Real>(
     out
 }
 
-/// Every unordered pair of each top-`k` list as `lo * n_items + hi` (item codes),
-/// and the CSR offsets of each user's pairs.
-pub fn pair_keys_csr(items: &[i32], offsets: &[i64], k: i64, n_items: i64) -> (Vec<i64>, Vec<i64>) {
-    let n_users = offsets.len().saturating_sub(1);
-    let mut pair_offsets = vec![0i64; n_users + 1];
-    for u in 0..n_users {
-        let m = depth(offsets, u, k) as i64;
-        pair_offsets[u + 1] = pair_offsets[u] + m * (m - 1) / 2;
-    }
-    let mut keys = Vec::with_capacity(pair_offsets[n_users] as usize);
-    for u in 0..n_users {
-        let list = top(items, offsets, u, k);
-        for (i, &ci) in list.iter().enumerate() {
-            let ci = ci as i64;
-            for &cj in &list[i + 1..] {
-                let cj = cj as i64;
-                let (a, b) = if ci < cj { (ci, cj) } else { (cj, ci) };
-                keys.push(a.wrapping_mul(n_items).wrapping_add(b));
-            }
-        }
-    }
-    (keys, pair_offsets)
-}
-
-/// Mean of each user's pair values, summed in order (NaN for a user without pairs).
-pub fn pair_means_csr(values: &[f64], pair_offsets: &[i64], n_chunks: usize) -> Vec<f64> {
-    let n_users = pair_offsets.len().saturating_sub(1);
-    let mut out = vec![0.0f64; n_users];
-    by_ranges(&mut out, n_chunks, |lo, part| {
-        for (u, o) in (lo..).zip(part.iter_mut()) {
-            let (a, b) = (pair_offsets[u] as usize, pair_offsets[u + 1] as usize);
-            let mut total = 0.0f64;
-            for &v in &values[a..b] {
-                total += v;
-            }
-            *o = if b > a {
-                total / (b - a) as f64
-            } else {
-                f64::NAN
-            };
-        }
-    });
-    out
-}
-
-// ------------------------------------------------------------------ personalization
-/// Sum of cos(L_u, L_v) over ordered pairs of distinct users, in O(rows).
-///
-/// With x_ui = 1 if item i is in user u's top-k list and n_u = |L_u|,
-/// `sum_{u != v} cos = sum_i [(sum_u x_ui / sqrt(n_u))^2 - sum_u x_ui / n_u]`.
-/// When every list has the same length m this is `sum_i c_i (c_i - 1) / m` with
-/// c_i the lists holding item i: an exact integer sum divided once.
-pub fn personalization_csr(items: &[i32], offsets: &[i64], k: i64, n_items: usize) -> f64 {
-    let n_users = offsets.len().saturating_sub(1);
-    let m0 = if n_users > 0 { depth(offsets, 0, k) } else { 0 };
-    if (0..n_users).all(|u| depth(offsets, u, k) == m0) {
-        let counts = item_counts_csr(items, offsets, k, n_items);
-        let mut pairs = 0i64;
-        for c in counts {
-            pairs = pairs.wrapping_add(c.wrapping_mul(c - 1));
-        }
-        return if m0 > 0 {
-            pairs as f64 / m0 as f64
-        } else {
-            0.0
-        };
-    }
-    let mut root = vec![0.0f64; n_items];
-    let mut inv = vec![0.0f64; n_items];
-    for u in 0..n_users {
-        let list = top(items, offsets, u, k);
-        if list.is_empty() {
-            continue;
-        }
-        let m = list.len() as f64;
-        let w = 1.0 / m.sqrt();
-        let w2 = 1.0 / m;
-        for &c in list {
-            root[c as usize] += w;
-            inv[c as usize] += w2;
-        }
-    }
-    let mut total = 0.0f64;
-    for (r, i) in root.iter().zip(&inv) {
-        total += r * r - i;
-    }
-    total
-}
-
-// ------------------------------------------------------------------ novelty
-/// Distinct users of each item in an interaction log (repeated pairs count once):
-/// a counting sort of the rows by item, then one stamp table over users.
-pub fn distinct_users_per_item(
-    user_codes: &[i32],
-    item_codes: &[i32],
-    n_users: usize,
-    n_items: usize,
-) -> Vec<i64> {
-    let mut starts = vec![0usize; n_items + 1];
-    for &c in item_codes {
-        starts[c as usize + 1] += 1;
-    }
-    for c in 0..n_items {
-        starts[c + 1] += starts[c];
-    }
-    let mut cursor = starts[..n_items].to_vec();
-    let mut users = vec![0i32; item_codes.len()];
-    for (&c, &u) in item_codes.iter().zip(user_codes) {
-        users[cursor[c as usize]] = u;
-        cursor[c as usize] += 1;
-    }
-    let mut stamp = vec![usize::MAX; n_users];
-    let mut out = vec![0i64; n_items];
-    for c in 0..n_items {
-        for &u in &users[starts[c]..starts[c + 1]] {
-            if stamp[u as usize] != c {
-                stamp[u as usize] = c;
-                out[c] += 1;
-            }
-        }
-    }
-    out
-}
-
-/// Per-user mean of `values[item]` over the top-`k` list, in order, skipping NaN
-/// values (NaN when nothing is left).
-pub fn list_means_csr(
-    values: &[f64],
-    items: &[i32],
-    offsets: &[i64],
-    k: i64,
-    n_chunks: usize,
-) -> Vec<f64> {
-    let n_users = offsets.len().saturating_sub(1);
-    let mut out = vec![0.0f64; n_users];
-    by_ranges(&mut out, n_chunks, |lo, part| {
-        for (u, o) in (lo..).zip(part.iter_mut()) {
-            let mut total = 0.0f64;
-            let mut count = 0usize;
-            for &c in top(items, offsets, u, k) {
-                let x = values[c as usize];
-                if !x.is_nan() {
-                    total += x;
-                    count += 1;
-                }
-            }
-            *o = if count > 0 {
-                total / count as f64
-            } else {
-                f64::NAN
-            };
-        }
-    });
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    // lists [0, 1, 2], [1], [], [2, 0]
-    const ITEMS: [i32; 6] = [0, 1, 2, 1, 2, 0];
-    const OFFSETS: [i64; 5] = [0, 3, 4, 4, 6];
-
-    #[test]
-    fn counts_gini_and_means() {
-        assert_eq!(item_counts_csr(&ITEMS, &OFFSETS, 10, 4), vec![2, 2, 2, 0]);
-        assert_eq!(item_counts_csr(&ITEMS, &OFFSETS, 1, 3), vec![1, 1, 1]);
-        assert_eq!(gini_sorted(&[0, 1, 2]), 4.0 / 9.0);
-        assert!(gini_sorted(&[0, 0]).is_nan() && gini_sorted(&[]).is_nan());
-        let info = [1.0, f64::NAN, 4.0];
-        for chunks in [1, 3] {
-            let means = list_means_csr(&info, &ITEMS, &OFFSETS, 10, chunks);
-            assert_eq!(means[0], 2.5);
-            assert!(means[1].is_nan() && means[2].is_nan());
-            assert_eq!(means[3], 2.5);
-        }
-    }
-
-    #[test]
-    fn pairs_and_personalization() {
-        let (keys, offsets) = pair_keys_csr(&ITEMS, &OFFSETS, 10, 3);
-        assert_eq!(keys, vec![1, 2, 5, 2]);
-        assert_eq!(offsets, vec![0, 3, 3, 3, 4]);
-        let means = pair_means_csr(&[1.0, 2.0, 4.0, 0.5], &offsets, 2);
-        assert_eq!(means[0], 7.0 / 3.0);
-        assert!(means[1].is_nan());
-        assert_eq!(means[3], 0.5);
-        // identical lists: 0; disjoint ones: exactly 0 too (no shared item)
-        let same = personalization_csr(&[0, 1, 1, 0], &[0, 2, 4], 10, 2);
-        assert_eq!(same, 2.0); // cos = 1 for both ordered pairs
-        assert_eq!(personalization_csr(&[0, 1], &[0, 1, 2], 10, 2), 0.0);
-        let uneven = personalization_csr(&[0, 0, 1], &[0, 1, 3], 10, 2);
-        assert!((uneven - 2.0 / 2f64.sqrt()).abs() < 1e-15);
-    }
-
-    #[test]
-    fn distinct_users_count_pairs_once() {
-        let users = [0, 0, 1, 2, 1];
-        let items = [1, 1, 1, 0, 0];
-        assert_eq!(distinct_users_per_item(&users, &items, 3, 3), vec![2, 2, 0]);
+    /// [`intra_list_similarity_csr`] of the lists `items` / `offsets` at `k`.
+    fn ils<T: Real>(
+        (items, offsets, k): (&[i32], &[i64], i64),
+        rows: &[i32],
+        features: &[T],
+        inv_norm: &[f64],
+        n_chunks: usize,
+    ) -> Vec<f64> {
+        let x = Features {
+            items,
+            offsets,
+            k,
+            rows,
+            features,
+            d: 2,
+            inv_norm,
+        };
+        intra_list_similarity_csr(&x, n_chunks)
     }
 
     #[test]
@@ -743,16 +465,7 @@ mod tests {
             let inv = inverse_norms(&feats, 2, &rows, &[true; 2], 1);
             for m in [2usize, 40] {
                 let items: Vec<i32> = (0..m as i32).map(|i| i % 2).collect();
-                let got = intra_list_similarity_csr(
-                    &items,
-                    &[0, m as i64],
-                    m as i64,
-                    &rows,
-                    &feats,
-                    2,
-                    &inv,
-                    1,
-                );
+                let got = ils((&items, &[0, m as i64], m as i64), &rows, &feats, &inv, 1);
                 // m = 40: 20 copies of each, so the pairs are 380 + 380 identical and 800 cosines
                 let exact = if m == 2 {
                     want
@@ -782,11 +495,10 @@ mod tests {
         let items = [0, 1, 0, 2, 1];
         let offsets = [0, 2, 4, 5];
         for chunks in [1, 2] {
-            let ils =
-                intra_list_similarity_csr(&items, &offsets, 10, &rows, &feats, 2, &inv, chunks);
-            assert_eq!(ils[0], 0.0);
-            assert!((ils[1] - 0.5f64.sqrt()).abs() < 1e-15);
-            assert!(ils[2].is_nan());
+            let got = ils((&items, &offsets, 10), &rows, &feats, &inv, chunks);
+            assert_eq!(got[0], 0.0);
+            assert!((got[1] - 0.5f64.sqrt()).abs() < 1e-15);
+            assert!(got[2].is_nan());
         }
         // short and long lists (the sum formula) agree with the pairs' cosines
         let cos = |a: i32, b: i32| match (a.min(b), a.max(b)) {
@@ -796,7 +508,7 @@ mod tests {
         };
         let long: Vec<i32> = (0..40).map(|i| i % 3).collect();
         for m in [30, 40] {
-            let got = intra_list_similarity_csr(&long, &[0, 40], m, &rows, &feats, 2, &inv, 1);
+            let got = ils((&long, &[0, 40], m), &rows, &feats, &inv, 1);
             let mut want = 0.0;
             for i in 0..m as usize {
                 for j in 0..m as usize {

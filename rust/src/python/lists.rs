@@ -6,15 +6,12 @@
 //! outside the item-level arrays and feature rows outside the matrix raise
 //! `ValueError`.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::{same_length, slice};
+use super::{same_length, slice, Floats, Ints};
 use crate::lists;
-
-type Floats<'py> = Bound<'py, PyArray1<f64>>;
-type Ints<'py> = Bound<'py, PyArray1<i64>>;
 
 fn error(func: &str, what: &str) -> PyErr {
     PyValueError::new_err(format!("{func}: {what}"))
@@ -201,7 +198,16 @@ fn intra_list_similarity_csr<'py>(
     let out = with_matrix!(matrix(features, FUNC, "features")?, |a| {
         let (f, n_rows, d) = rows_of(&a, FUNC, "features")?;
         check_rows(FUNC, i, o, k, r, n_rows)?;
-        py.detach(|| lists::intra_list_similarity_csr(i, o, k, r, f, d, w, n_chunks))
+        let x = lists::Features {
+            items: i,
+            offsets: o,
+            k,
+            rows: r,
+            features: f,
+            d,
+            inv_norm: w,
+        };
+        py.detach(|| lists::intra_list_similarity_csr(&x, n_chunks))
     });
     Ok(out.into_pyarray(py))
 }

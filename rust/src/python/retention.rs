@@ -10,10 +10,9 @@ use numpy::{IntoPyArray, PyArray, PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::{same_length, slice};
+use super::{same_length, slice, Ints};
 use crate::retention;
 
-type Ints<'py> = Bound<'py, PyArray1<i64>>;
 type Flags<'py> = Bound<'py, PyArray1<bool>>;
 type Counts<'py> = (
     Bound<'py, PyArray<i64, Ix2>>,

@@ -230,7 +230,7 @@ fn judged_segments<'py>(
             slice_mut(&mut wg, "grades")?,
             slice_mut(&mut wd, "desc")?,
         );
-        py.detach(|| csr::judged_segments_into(o, r, c, g, n_chunks, si, sg, sd))
+        py.detach(|| csr::judged_segments_into(o, r, c, g, n_chunks, (si, sg, sd)))
     };
     Ok((items, gr, desc, first))
 }

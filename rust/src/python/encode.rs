@@ -1,0 +1,68 @@
+//! Id encoding: dense codes of integer ids, and runs of equal neighbours.
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use super::{slice, Ints};
+use crate::encode;
+
+fn check_range(func: &str, values: &[i64], lo: i64, span: usize) -> PyResult<()> {
+    if values
+        .iter()
+        .any(|&v| v < lo || (v - lo) as u64 >= span as u64)
+    {
+        return Err(PyValueError::new_err(format!(
+            "{func}: values must lie in [lo, lo + span)"
+        )));
+    }
+    Ok(())
+}
+
+/// Codes in order of first appearance of ids in `[lo, lo + span)`, and the first row
+/// of each code.
+#[pyfunction]
+fn factorize_dense<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, i64>,
+    lo: i64,
+    span: usize,
+) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
+    let v = slice(&values, "values")?;
+    check_range("factorize_dense", v, lo, span)?;
+    let (codes, first) = py.detach(|| encode::factorize_dense(v, lo, span));
+    Ok((codes.into_pyarray(py), first.into_pyarray(py)))
+}
+
+/// Codes in ascending order of the ids in `[lo, lo + span)`, and the distinct ids.
+#[pyfunction]
+fn factorize_dense_sorted<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, i64>,
+    lo: i64,
+    span: usize,
+    n_chunks: usize,
+) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
+    let v = slice(&values, "values")?;
+    check_range("factorize_dense_sorted", v, lo, span)?;
+    let (codes, uniques) = py.detach(|| encode::factorize_dense_sorted(v, lo, span, n_chunks));
+    Ok((codes.into_pyarray(py), uniques.into_pyarray(py)))
+}
+
+/// Runs of equal neighbours: start offsets (plus the length) and values.
+#[pyfunction]
+fn runs<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, i64>,
+) -> PyResult<(Ints<'py>, Ints<'py>)> {
+    let v = slice(&values, "values")?;
+    let (offsets, heads) = py.detach(|| encode::runs(v));
+    Ok((offsets.into_pyarray(py), heads.into_pyarray(py)))
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(factorize_dense, m)?)?;
+    m.add_function(wrap_pyfunction!(factorize_dense_sorted, m)?)?;
+    m.add_function(wrap_pyfunction!(runs, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,104 @@
+//! The `receval._core` module: NumPy arrays in and out, the GIL released around the
+//! work. Arrays must be C-contiguous (the Python layer passes them so); a wrong
+//! length or layout raises `ValueError`, never a panic.
+//!
+//! One file per family of kernels, each with its `register`; here the conversions
+//! they share, the thread settings and the module itself.
+
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::threads;
+
+mod auc;
+mod checked;
+mod codes;
+mod columns;
+mod encode;
+mod gauc;
+mod lists;
+mod ranking;
+mod retention;
+mod stats;
+mod sums;
+mod trec;
+
+/// A float64 array handed back to Python.
+pub(crate) type Floats<'py> = Bound<'py, PyArray1<f64>>;
+/// An int64 array handed back to Python.
+pub(crate) type Ints<'py> = Bound<'py, PyArray1<i64>>;
+
+/// The elements of a C-contiguous 1-D array, or a `ValueError` naming it.
+pub(crate) fn slice<'a, T: numpy::Element>(
+    a: &'a PyReadonlyArray1<'_, T>,
+    name: &str,
+) -> PyResult<&'a [T]> {
+    a.as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{name} must be a C-contiguous 1-D array")))
+}
+
+/// A `ValueError` of `func` unless every named length equals the first.
+pub(crate) fn same_length(func: &str, lengths: &[(&str, usize)]) -> PyResult<()> {
+    if let Some((first, n)) = lengths.first() {
+        for (name, m) in &lengths[1..] {
+            if m != n {
+                return Err(PyValueError::new_err(format!(
+                    "{func}: {name} has {m} elements but {first} has {n}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The number of threads the kernels use (`RECEVAL_NUM_THREADS` or the available cores).
+#[pyfunction]
+fn num_threads() -> usize {
+    threads::num_threads()
+}
+
+/// The error of an invalid `RECEVAL_NUM_THREADS` (a message), or None.
+#[pyfunction]
+fn threads_setting_error() -> Option<String> {
+    threads::setting().err()
+}
+
+/// How often a long kernel lets Python see a signal (Ctrl-C).
+const POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Run `f(stop)` without the GIL, taking it back every 50 ms to let Python handle
+/// its signals: Ctrl-C (or any handler that raises) sets `stop`, which `f` checks
+/// to return early, and the exception is raised once `f` has returned.
+pub(crate) fn detach_interruptible<R, F>(py: Python<'_>, f: F) -> PyResult<R>
+where
+    R: Send,
+    F: FnOnce(&std::sync::atomic::AtomicBool) -> R + Send,
+{
+    py.detach(|| threads::interruptible(POLL, f, || Python::attach(|py| py.check_signals())))
+}
+
+/// A `MemoryError` saying how much could not be allocated, for `what`, and the fix.
+pub(crate) fn memory_error(e: crate::pages::OutOfMemory, what: &str, fix: &str) -> PyErr {
+    pyo3::exceptions::PyMemoryError::new_err(format!("{e} for {what}; {fix}."))
+}
+
+/// The compiled kernels of receval.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(threads_setting_error, m)?)?;
+    sums::register(m)?;
+    auc::register(m)?;
+    gauc::register(m)?;
+    encode::register(m)?;
+    checked::register(m)?;
+    ranking::register(m)?;
+    codes::register(m)?;
+    lists::register(m)?;
+    retention::register(m)?;
+    stats::register(m)?;
+    trec::register(m)?;
+    columns::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,144 @@
+//! The exact sums: accumulators of `sum(x)`, `sum(x * w)` and the log losses.
+
+use numpy::{
+    IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
+    PyUntypedArrayMethods,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use super::{same_length, slice};
+use crate::sums;
+
+/// Accumulator (int64, length SIZE) of `sum(x)`.
+#[pyfunction]
+#[pyo3(signature = (x, n_chunks, carry_every = sums::CARRY_EVERY))]
+fn exact_sum<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, f64>,
+    n_chunks: usize,
+    carry_every: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let x = slice(&x, "x")?;
+    let acc = py.detach(|| sums::exact_sum(x, n_chunks, carry_every));
+    Ok(acc.to_vec().into_pyarray(py))
+}
+
+/// Accumulator of `sum(x * w)`, each product rounded first.
+#[pyfunction]
+#[pyo3(signature = (x, w, n_chunks, carry_every = sums::CARRY_EVERY))]
+fn exact_dot<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, f64>,
+    w: PyReadonlyArray1<'py, f64>,
+    n_chunks: usize,
+    carry_every: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let (x, w) = (slice(&x, "x")?, slice(&w, "w")?);
+    same_length("exact_dot", &[("x", x.len()), ("w", w.len())])?;
+    let acc = py.detach(|| sums::exact_dot(x, w, n_chunks, carry_every));
+    Ok(acc.to_vec().into_pyarray(py))
+}
+
+/// Carry the digits of an accumulator in place.
+#[pyfunction]
+fn normalize(mut acc: PyReadwriteArray1<'_, i64>) -> PyResult<()> {
+    let acc = acc
+        .as_slice_mut()
+        .map_err(|_| PyValueError::new_err("acc must be a C-contiguous 1-D array"))?;
+    if acc.len() != sums::SIZE {
+        return Err(PyValueError::new_err(format!(
+            "acc must have {} elements, got {}",
+            sums::SIZE,
+            acc.len()
+        )));
+    }
+    sums::normalize(acc);
+    Ok(())
+}
+
+/// Accumulator of the binary log loss sum (weights of length 0: unit weights).
+#[pyfunction]
+#[pyo3(signature = (labels, proba, weights, eps, n_chunks, carry_every = sums::CARRY_EVERY))]
+fn binary_log_loss_exact<'py>(
+    py: Python<'py>,
+    labels: PyReadonlyArray1<'py, i8>,
+    proba: PyReadonlyArray1<'py, f64>,
+    weights: PyReadonlyArray1<'py, f64>,
+    eps: f64,
+    n_chunks: usize,
+    carry_every: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let (l, p, w) = (
+        slice(&labels, "labels")?,
+        slice(&proba, "proba")?,
+        slice(&weights, "weights")?,
+    );
+    same_length(
+        "binary_log_loss_exact",
+        &[("labels", l.len()), ("proba", p.len())],
+    )?;
+    if !w.is_empty() {
+        same_length(
+            "binary_log_loss_exact",
+            &[("labels", l.len()), ("weights", w.len())],
+        )?;
+    }
+    let acc = py.detach(|| sums::binary_log_loss_exact(l, p, w, eps, n_chunks, carry_every));
+    Ok(acc.to_vec().into_pyarray(py))
+}
+
+/// Accumulator of the multiclass log loss sum: `-w ln(clip(proba[i, codes[i]]))`.
+#[pyfunction]
+fn multiclass_log_loss_exact<'py>(
+    py: Python<'py>,
+    codes: PyReadonlyArray1<'py, i64>,
+    proba: PyReadonlyArray2<'py, f64>,
+    weights: PyReadonlyArray1<'py, f64>,
+    eps: f64,
+    n_chunks: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let (c, w) = (slice(&codes, "codes")?, slice(&weights, "weights")?);
+    let shape = proba.shape();
+    let (n, k) = (shape[0], shape[1]);
+    if !proba.is_c_contiguous() {
+        // as_slice() also takes a Fortran-ordered array, whose rows it would misread
+        return Err(PyValueError::new_err(
+            "proba must be a C-contiguous 2-D array",
+        ));
+    }
+    let p = proba
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("proba must be a C-contiguous 2-D array"))?;
+    same_length(
+        "multiclass_log_loss_exact",
+        &[("codes", c.len()), ("proba", n)],
+    )?;
+    if !w.is_empty() {
+        same_length(
+            "multiclass_log_loss_exact",
+            &[("codes", c.len()), ("weights", w.len())],
+        )?;
+    }
+    if c.iter().any(|&x| x < 0 || x as usize >= k) {
+        return Err(PyValueError::new_err(format!(
+            "multiclass_log_loss_exact: codes must lie in [0, {k})"
+        )));
+    }
+    let acc = py.detach(|| sums::multiclass_log_loss_exact(c, p, k, w, eps, n_chunks));
+    Ok(acc.to_vec().into_pyarray(py))
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("SIZE", sums::SIZE)?;
+    m.add("N_LIMBS", sums::N_LIMBS)?;
+    m.add("NAN", sums::NAN)?;
+    m.add("POS_INF", sums::POS_INF)?;
+    m.add("NEG_INF", sums::NEG_INF)?;
+    m.add_function(wrap_pyfunction!(exact_sum, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_dot, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(binary_log_loss_exact, m)?)?;
+    m.add_function(wrap_pyfunction!(multiclass_log_loss_exact, m)?)?;
+    Ok(())
+}

@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from .engine.run import Accumulator
-from .engine.sources import is_scan, scan_compute
+from .engine.sources import run_definition
 from .engine.window import check_window
-from .exceptions import InvalidParameterError
 from .registry import definition
 
 __all__ = ["Accumulator", "compute", "metric"]
@@ -151,13 +150,5 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
     data_names = set(defn.inputs)
     kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
     given = dict(zip(defn.inputs, data, strict=False)) | kwargs
-    if is_scan(f"compute({name!r})", **given):
-        if defn.partitioning != "any":
-            raise InvalidParameterError(
-                f"compute({name!r}): this metric needs whole groups per batch, which a scan "
-                f"does not promise; use the metric's own function on the scan."
-            )
-        acc = metric(name, **options)
-        floats = tuple(a for a in defn.inputs[1:] if a in given)
-        return scan_compute(defn, acc.params, given, floats)
-    return metric(name, **options).update(*data, **kwargs).compute()
+    params = metric(name, **options).params
+    return run_definition(defn, params, given, func=f"compute({name!r})")

@@ -27,7 +27,7 @@ The engine imports no metric module.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +74,13 @@ class MetricDefinition:
         ranges merge, and ``finalize`` takes them. A metric with ``ranges`` may be
         partitioned by disjoint score ranges (exact AUC out of core and on Spark,
         where the distinct scores need not fit in memory).
+    one_partition : callable, optional
+        ``one_partition(params, columns) -> value or None``: ``update`` and
+        ``finalize`` of one in-memory partition in one call of the compiled core,
+        for plain NumPy input (``columns``: the data arguments by name). It gives
+        exactly what ``prepare``, ``update`` and ``finalize`` give, or None where it
+        does not apply (other input, a value the checks refuse, a result that needs
+        a warning): they then run and say why.
     """
 
     name: str
@@ -89,6 +96,7 @@ class MetricDefinition:
     finalize: Callable[[dict[str, Any], Any], Any]
     update_into: Callable[[dict[str, Any], Any, Any], Any] | None = None
     ranges: Callable[..., Any] | None = None
+    one_partition: Callable[[dict[str, Any], Mapping[str, Any]], Any] | None = None
 
     @property
     def module(self) -> str:

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -483,14 +484,20 @@ def totals_prepare(func: str, prob: str) -> Any:
     return prepare
 
 
-def totals_update(params: dict[str, Any], batch: Any) -> Any:
-    """``update`` of the metrics of :class:`Totals` (``params["eps"]`` clips log loss)."""
+def totals_update(*, loss: bool, clicks: bool) -> Callable[[dict[str, Any], Any], Any]:
+    """``update`` of a metric of :class:`Totals` that reads the log-loss sum (``loss``;
+    ``params["eps"]`` clips it) or the click sums (``clicks``): the sums it does not
+    read stay zero, so that a batch costs only what the metric needs."""
     from .._states import EMPTY_TOTALS, totals_of
 
-    if batch is None:
-        return EMPTY_TOTALS
-    labels, proba, weights = batch
-    return totals_of(labels, proba, weights, eps=params.get("eps", _EPS))
+    def update(params: dict[str, Any], batch: Any) -> Any:
+        if batch is None:
+            return EMPTY_TOTALS
+        labels, proba, weights = batch
+        eps = params.get("eps", _EPS)
+        return totals_of(labels, proba, weights, eps=eps, loss=loss, clicks=clicks)
+
+    return update
 
 
 def totals_empty(params: dict[str, Any]) -> Any:

@@ -15,7 +15,7 @@ from .. import _validation as v
 from .._kernels import compiled
 from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, data_columns, register
-from ..engine.sources import run_definition
+from ..engine.sources import range_state, run_definition
 from ..engine.states import BinnedCounts, RangeStates, ScoreCounts
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import (
@@ -92,22 +92,29 @@ def _break_even_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarr
 
 
 def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
-    """The AUC of plain NumPy input (0/1 labels of any dtype, finite float scores, up
-    to 4Ki rows, both classes, no weights) in one call of the compiled core, or None:
-    the definition then validates, counts, and says why (a warning for a single
-    class). The same integer pair count and division, so the same float."""
+    """The exact AUC of one in-memory partition without weights: the state of one score
+    range (every row), or None with weights or bins (the definition's steps then run).
+
+    Plain NumPy input (0/1 labels of any dtype, finite float scores, up to 4Ki rows,
+    both classes) takes one call of the compiled core, which gives the same integer
+    pair count and division, so the same float; anything it refuses is left to the
+    range's own checks and warning."""
+    if columns.get("sample_weight") is not None or params["bins"] is not None:
+        return None
     y_true, y_score = columns["y_true"], columns["y_score"]
-    if not (
+    if (
         type(y_true) is np.ndarray
         and type(y_score) is np.ndarray
-        and columns.get("sample_weight") is None
         and params["pos_label"] is None
-        and params["bins"] is None
         and y_true.size <= _FAST_ROWS
     ):
-        return None
-    result: float | None = compiled().roc_auc_checked(y_true, y_score)
-    return result
+        result: float | None = compiled().roc_auc_checked(y_true, y_score)
+        if result is not None:
+            return result
+    batch = auc_prepare(params, y_true, y_score)
+    v.check_not_empty(len(batch[0]), "y_true", _AUC)
+    value: float = _auc_finalize(params, range_state(ROC_AUC, params, batch))
+    return value
 
 
 # --------------------------------------------------------------- dispatch

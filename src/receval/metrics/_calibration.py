@@ -322,7 +322,7 @@ PCOC = register(
         inputs=("y_true", "y_prob", "sample_weight"),
         check_params=no_options("pcoc"),
         prepare=totals_prepare("pcoc", "y_prob"),
-        update=totals_update,
+        update=totals_update(loss=False, clicks=True),
         empty=totals_empty,
         finalize=_finalize_pcoc,
     )
@@ -337,7 +337,7 @@ COPC = register(
         inputs=("y_true", "y_prob", "sample_weight"),
         check_params=no_options("copc"),
         prepare=totals_prepare("copc", "y_prob"),
-        update=totals_update,
+        update=totals_update(loss=False, clicks=True),
         empty=totals_empty,
         finalize=_finalize_copc,
     )

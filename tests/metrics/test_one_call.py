@@ -33,9 +33,11 @@ def _gauc_fast(y, s, g, weighting, w):
 
 
 def _roc_auc_fast(y, s):
-    """The ROC AUC definition's one-call hook (None: the definition's own steps run)."""
-    columns = {"y_true": y, "y_score": s, "sample_weight": None}
-    return _auc.ROC_AUC.one_partition(_auc.ROC_AUC.check_params(), columns)
+    """The compiled core's one call of the ROC AUC definition's one-partition hook (None:
+    the hook's own steps run)."""
+    if y.size > _auc._FAST_ROWS:
+        return None
+    return _auc.compiled().roc_auc_checked(y, s)
 
 
 @st.composite

@@ -343,3 +343,46 @@ def test_scan_agrees_on_hard_rows(tmp_path, name, kind):
         assert got == pytest.approx(expected, rel=_split_tolerance(len(y)), abs=0)
     else:
         assert _same_value(got, expected), (got, expected)
+
+
+# ------------------------------------------------------------------ where they used to disagree
+@pytest.mark.parametrize("name", ["root_mean_squared_error", "mean_absolute_error"])
+def test_errors_of_zero_total_weight_are_nan_in_every_backend(name):
+    """The function raised where the accumulator gave nan: the definition's nan wins."""
+    y, p = np.array([1.0, 2.0]), np.array([1.5, 2.0])
+    w = np.zeros(2)
+    with pytest.warns(rv.exceptions.UndefinedMetricWarning, match="no row of non-zero weight"):
+        assert np.isnan(_function(name)(y, p, sample_weight=w))
+    with pytest.warns(rv.exceptions.UndefinedMetricWarning):
+        assert np.isnan(rv.metric(name).update(y, p, sample_weight=w).compute())
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_weighted_auc_of_extreme_weights_is_the_same_in_every_backend(scale):
+    """Products of weights near 1e300 (or 1e-300) no longer overflow (underflow) in the
+    definition's state: the accumulator gives the function's value, not nan."""
+    y, p, w, _ = _rows(2, n=50)
+    want = rv.roc_auc_score(y, p, sample_weight=w)
+    acc = rv.metric("roc_auc").update(y[:20], p[:20], sample_weight=w[:20] * scale)
+    acc.update(y[20:], p[20:], sample_weight=w[20:] * scale)
+    assert acc.compute() == pytest.approx(want, rel=_split_tolerance(50), abs=0)
+    assert rv.roc_auc_score(y, p, sample_weight=w * scale) == rv.compute(
+        "roc_auc", y, p, sample_weight=w * scale
+    )
+
+
+def test_compute_of_no_row_raises_as_the_function():
+    with pytest.raises(rv.exceptions.InputValidationError, match="y_true is empty"):
+        rv.compute("pcoc", [], [])
+    with pytest.raises(rv.exceptions.InputValidationError, match="y_true is empty"):
+        rv.pcoc([], [])
+
+
+def test_compute_of_a_grouped_metric_reads_a_scan_by_whole_groups(tmp_path):
+    y, p, w, g = _rows(4, n=60)
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"y": y, "p": p, "w": w, "g": g}), path)
+    s = rv.scan(path, batch_rows=7)
+    want = rv.gauc_score(y, p, groups=g, sample_weight=w)
+    assert rv.compute("gauc", s["y"], s["p"], groups=s["g"], sample_weight=s["w"]) == want
+    assert rv.gauc_score(s["y"], s["p"], groups=s["g"], sample_weight=s["w"]) == want

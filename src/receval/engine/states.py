@@ -67,6 +67,16 @@ def _narrow_scores(scores: np.ndarray) -> np.ndarray:
     return scores
 
 
+def _near_one(weights: np.ndarray) -> np.ndarray:
+    """Weights whose largest is outside ``[2**-64, 2**64]`` times the power of two that
+    brings it into ``[0.5, 1)`` (only the exponents change); others as they are."""
+    top = float(weights.max())
+    if top == 0 or 2.0**-64 <= top <= 2.0**64:
+        return weights
+    scaled: np.ndarray = np.ldexp(weights, -int(np.frexp(top)[1]))
+    return scaled
+
+
 @dataclass
 class ScoreCounts:
     """Rows per distinct score and label; weighted rows add their weights.
@@ -150,6 +160,9 @@ class ScoreCounts:
         pos, neg = self.pos, self.neg
         if not self.weighted:  # int32 counts: sums and products in int64
             pos, neg = pos.astype(np.int64), neg.astype(np.int64)
+        else:  # the AUC of weights w is that of w 2**k (exact): no product over- or underflows
+            pos, neg = _near_one(pos), _near_one(neg)
+            total_pos, total_neg = pos.sum(), neg.sum()
         below = np.cumsum(neg) - neg  # negatives strictly below each score
         if not self.weighted:
             two_u = int(np.dot(pos, 2 * below + neg))

@@ -31,31 +31,57 @@ def _rows(seed, n=300, weights=True):
     return y, p, w, groups
 
 
-# name -> (data arguments of update, as a function of the rows; keyword data)
-ADAPTERS = {
-    "log_loss": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "pcoc": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "copc": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "normalized_entropy": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "root_mean_squared_error": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "mean_absolute_error": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "roc_auc": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "gauc": lambda y, p, w, g: ((y, p), {"groups": g, "sample_weight": w}),
-    "brier_score": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "r2": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "explained_variance": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "partial_auc": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
+# each data argument a definition declares, as a function of the rows (y, p, w, g); the
+# adapter of a metric is made from its declared inputs (the registry's where it has them,
+# else the definition's): the first two positional, the others by keyword
+ROLES = {
+    "y_true": lambda y, p, w, g: y,
+    "y_score": lambda y, p, w, g: p,
+    "y_pred": lambda y, p, w, g: p,
+    "y_prob": lambda y, p, w, g: p,
+    "y_proba": lambda y, p, w, g: p,
+    "sample_weight": lambda y, p, w, g: w,
+    "groups": lambda y, p, w, g: g,
     # off-policy estimates: reward y, logging probability (p + 1) / 2, target 1 - p
-    "ips": lambda y, p, w, g: ((y, (p + 1) / 2), {"action_dist": 1 - p}),
-    "snips": lambda y, p, w, g: ((y, (p + 1) / 2), {"action_dist": 1 - p}),
-    "dr": lambda y, p, w, g: (
-        (y, (p + 1) / 2),
-        {
-            "action_dist": np.stack([1 - p, p], 1),
-            "action": y,
-            "estimated_rewards": np.stack([p, p / 3], 1),
-        },
-    ),
+    "reward": lambda y, p, w, g: y,
+    "pscore": lambda y, p, w, g: (p + 1) / 2,
+    "action_dist": lambda y, p, w, g: 1 - p,
+}
+# declared inputs a metric may leave out (per-row group weights, the logged action and
+# position of the off-policy estimates, a reward model)
+OPTIONAL_INPUTS = {"weighting", "action", "position", "estimated_rewards", "estimated_value"}
+# a metric whose form of the rows needs more than the roles: doubly robust's reward model
+FORMS = {
+    "dr": {
+        "action_dist": lambda y, p, w, g: np.stack([1 - p, p], 1),
+        "action": lambda y, p, w, g: y,
+        "estimated_rewards": lambda y, p, w, g: np.stack([p, p / 3], 1),
+    },
+}
+
+
+def _declared_inputs(name):
+    try:
+        inputs = tuple(metric_info(name).inputs)
+    except (rv.exceptions.RecevalError, AttributeError):
+        inputs = ()
+    return inputs or DEFINITIONS[name].inputs
+
+
+def _adapter(name):
+    roles = ROLES | FORMS.get(name, {})
+    inputs = [a for a in _declared_inputs(name) if a in roles or a not in OPTIONAL_INPUTS]
+
+    def adapt(y, p, w, g):
+        data = [roles[a](y, p, w, g) for a in inputs]
+        return tuple(data[:2]), dict(zip(inputs[2:], data[2:], strict=True))
+
+    return adapt
+
+
+# the metrics of single rows and of groups: their data arguments are rows' columns
+ADAPTERS = {
+    name: _adapter(name) for name, defn in sorted(DEFINITIONS.items()) if defn.inputs[0] in ROLES
 }
 # options of the metrics that need one (the function and receval.metric take them alike)
 OPTIONS = {"partial_auc": {"max_fpr": 0.3}}
@@ -71,6 +97,30 @@ APPROX_WEIGHTED = {"roc_auc", "partial_auc"}
 
 def _split_tolerance(n):
     return 4 * n * 2.0**-53
+
+
+@pytest.mark.parametrize(
+    "name, module, attr",
+    [("roc_auc", "_auc", "ROC_AUC"), ("log_loss", "_loss", "LOG_LOSS"), ("gauc", "_gauc", "GAUC")],
+)
+def test_the_suite_fails_where_a_function_and_its_accumulator_disagree(
+    monkeypatch, name, module, attr
+):
+    """A one-partition hook one ulp off its definition's steps is caught."""
+    import dataclasses
+    import importlib
+
+    mod = importlib.import_module(f"receval.metrics.{module}")
+    defn = getattr(mod, attr)
+    hook = defn.one_partition
+
+    def off(params, columns):
+        value = hook(params, columns)
+        return None if value is None else float(np.nextafter(value, 2.0))
+
+    monkeypatch.setattr(mod, attr, dataclasses.replace(defn, one_partition=off))
+    with pytest.raises(AssertionError):
+        test_memory_accumulator_merge_and_compute_agree(name, False, 0)
 
 
 def test_every_definition_is_classified():
@@ -320,9 +370,10 @@ def test_rmse_of_huge_errors_is_the_same_in_every_backend():
 
 def test_weighted_auc_function_is_its_definition_on_one_batch():
     y, p, w, _ = _rows(0, n=300)
-    assert rv.roc_auc_score(y, p, sample_weight=w) == rv.metric("roc_auc").update(
-        y, p, sample_weight=w
-    ).compute()
+    assert (
+        rv.roc_auc_score(y, p, sample_weight=w)
+        == rv.metric("roc_auc").update(y, p, sample_weight=w).compute()
+    )
     # all scores equal: exactly one half, whatever the weights
     assert rv.roc_auc_score(y, np.full(300, 0.3), sample_weight=w) == 0.5
 

@@ -126,8 +126,9 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
 
     The generic form of every mergeable metric's function, for metrics that have
     none of their own (a metric registered with
-    :func:`receval.engine.metric.register`): in memory, or on the columns of a
-    :func:`receval.scan` (batch by batch) for metrics whose rows split anyway.
+    :func:`receval.engine.metric.register`): what the metric's function runs, in
+    memory or on the columns of a :func:`receval.scan` (batch by batch; by whole
+    groups for a grouped metric, whose rows must be contiguous in the file).
 
     Parameters
     ----------

@@ -438,7 +438,7 @@ def whole_groups(
 def scan_groups(
     defn: MetricDefinition,
     params: dict[str, Any],
-    columns: dict[str, ScanColumn | None],
+    columns: Mapping[str, Any],
     floats: tuple[str, ...],
     *,
     func: str,

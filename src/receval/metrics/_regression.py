@@ -85,7 +85,9 @@ def brier_score_loss(
     0.0375
     """
     columns = {"y_true": y_true, "y_proba": y_proba, "sample_weight": sample_weight}
-    return run_definition(BRIER, BRIER.check_params(pos_label=pos_label), columns, func=_BRIER)
+    params = BRIER.check_params(pos_label=pos_label)
+    result: float = run_definition(BRIER, params, columns, func=_BRIER)
+    return result
 
 
 def r2_score(
@@ -148,7 +150,8 @@ def r2_score(
     """
     columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
     params = R2.check_params(force_finite=force_finite)
-    return run_definition(R2, params, columns, func="r2_score")
+    result: float = run_definition(R2, params, columns, func="r2_score")
+    return result
 
 
 def explained_variance_score(
@@ -202,7 +205,9 @@ def explained_variance_score(
     """
     columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
     params = EXPLAINED_VARIANCE.check_params(force_finite=force_finite)
-    return run_definition(EXPLAINED_VARIANCE, params, columns, func="explained_variance_score")
+    func = "explained_variance_score"
+    result: float = run_definition(EXPLAINED_VARIANCE, params, columns, func=func)
+    return result
 
 
 # ------------------------------------------------------------------ definitions

@@ -409,17 +409,24 @@ def test_errors_of_zero_total_weight_are_nan_in_every_backend(name):
 
 
 @pytest.mark.parametrize("scale", [1e300, 1e-300])
-def test_weighted_auc_of_extreme_weights_is_the_same_in_every_backend(scale):
-    """Products of weights near 1e300 (or 1e-300) no longer overflow (underflow) in the
-    definition's state: the accumulator gives the function's value, not nan."""
-    y, p, w, _ = _rows(2, n=50)
-    want = rv.roc_auc_score(y, p, sample_weight=w)
-    acc = rv.metric("roc_auc").update(y[:20], p[:20], sample_weight=w[:20] * scale)
-    acc.update(y[20:], p[20:], sample_weight=w[20:] * scale)
-    assert acc.compute() == pytest.approx(want, rel=_split_tolerance(50), abs=0)
-    assert rv.roc_auc_score(y, p, sample_weight=w * scale) == rv.compute(
-        "roc_auc", y, p, sample_weight=w * scale
-    )
+@pytest.mark.parametrize(
+    "name", ["roc_auc", "log_loss", "normalized_entropy", "root_mean_squared_error",
+             "mean_absolute_error", "pcoc"],
+)  # fmt: skip
+def test_extreme_weights_are_a_scale_in_every_backend(name, scale):
+    """Weights are a scale: sums of weights near 1e308 (or 1e-300) no longer overflow
+    (underflow) in the definitions' states and values, so an accumulator over batches
+    gives the function's value on weights of 1, not nan, inf or 0."""
+    y, p, w, g = _rows(2, n=50)
+    args, kwargs = ADAPTERS[name](y, p, w / 4, g)
+    want = _function(name)(*args, **kwargs)
+    big = kwargs | {"sample_weight": w / 4 * scale}
+    acc = rv.metric(name)
+    for part in (slice(0, 20), slice(20, 50)):
+        acc.update(*_take(args, big, part)[0], **_take(args, big, part)[1])
+    assert acc.compute() == pytest.approx(want, rel=1e-14, abs=0)
+    assert _function(name)(*args, **big) == rv.compute(name, *args, **big)
+    assert _function(name)(*args, **big) == pytest.approx(want, rel=1e-14, abs=0)
 
 
 def test_compute_of_no_row_raises_as_the_function():
@@ -437,3 +444,26 @@ def test_compute_of_a_grouped_metric_reads_a_scan_by_whole_groups(tmp_path):
     want = rv.gauc_score(y, p, groups=g, sample_weight=w)
     assert rv.compute("gauc", s["y"], s["p"], groups=s["g"], sample_weight=s["w"]) == want
     assert rv.gauc_score(s["y"], s["p"], groups=s["g"], sample_weight=s["w"]) == want
+
+
+@pytest.mark.parametrize(
+    "name", ["roc_auc", "log_loss", "normalized_entropy", "root_mean_squared_error",
+             "mean_absolute_error", "pcoc", "copc", "brier_score", "r2"],
+)  # fmt: skip
+def test_weights_near_the_largest_float_are_a_scale_of_the_function(name):
+    """On one partition a metric whose value does not depend on the scale of the weights
+    scales weights near 1e308 by a power of two first: products of a weight and a loss
+    or error do not overflow."""
+    y, p, w, g = _rows(2, n=50)
+    args, kwargs = ADAPTERS[name](y, p, w, g)
+    want = _function(name)(*args, **kwargs)
+    big = kwargs | {"sample_weight": w / w.max() * 1.7e308}
+    assert _function(name)(*args, **big) == pytest.approx(want, rel=1e-14, abs=0)
+    assert rv.compute(name, *args, **big) == _function(name)(*args, **big)
+
+
+def test_the_sum_of_weighted_losses_keeps_its_scale():
+    y, p, w, _ = _rows(2, n=50)
+    assert rv.log_loss(y, p, sample_weight=w * 2.0**70, normalize=False) == pytest.approx(
+        rv.log_loss(y, p, sample_weight=w, normalize=False) * 2.0**70, rel=1e-14
+    )

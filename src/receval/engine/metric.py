@@ -81,6 +81,12 @@ class MetricDefinition:
         exactly what ``prepare``, ``update`` and ``finalize`` give, or None where it
         does not apply (other input, a value the checks refuse, a result that needs
         a warning): they then run and say why.
+    scale_free : callable, optional
+        ``scale_free(params) -> bool``: whether the value is the same for the
+        weights times any positive number (means, ratios, AUC). On one partition,
+        weights whose largest is outside ``[2**-64, 2**64]`` are then scaled by a
+        power of two first (exact), so that no sum or product of weights over- or
+        underflows.
     """
 
     name: str
@@ -97,6 +103,7 @@ class MetricDefinition:
     update_into: Callable[[dict[str, Any], Any, Any], Any] | None = None
     ranges: Callable[..., Any] | None = None
     one_partition: Callable[[dict[str, Any], Mapping[str, Any]], Any] | None = None
+    scale_free: Callable[[dict[str, Any]], bool] | None = None
 
     @property
     def module(self) -> str:
@@ -121,6 +128,11 @@ def register(defn: MetricDefinition, aliases: tuple[str, ...] = ()) -> MetricDef
     for alias in aliases:
         ALIASES[alias] = defn.name
     return defn
+
+
+def always(params: dict[str, Any]) -> bool:
+    """``scale_free`` of a metric whose value never depends on the scale of the weights."""
+    return True
 
 
 def no_options(name: str) -> Callable[..., dict[str, Any]]:

@@ -111,6 +111,11 @@ def run_definition(
     scan = scan_of(func, **columns)
     if scan is None:
         columns = dict(columns) if arrays is None else arrays(dict(columns))
+        weights = columns.get("sample_weight")
+        if weights is not None and defn.scale_free is not None and defn.scale_free(params):
+            # one partition: weights far from 1 are scaled by a power of two (exact)
+            n = batch_rows((weights,), {})
+            columns["sample_weight"] = v.check_sample_weight(weights, n, func, relative=True)
         if defn.one_partition is not None:
             value = defn.one_partition(params, columns)
             if value is not None:

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from .._kernels import compiled
 from ..conventions import undefined_value
-from ..engine.metric import MetricDefinition, data_columns, register
+from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import range_state, run_definition
 from ..engine.states import BinnedCounts, RangeStates, ScoreCounts
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
@@ -92,28 +92,35 @@ def _break_even_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarr
 
 
 def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
-    """The exact AUC of one in-memory partition without weights: the state of one score
-    range (every row), or None with weights or bins (the definition's steps then run).
+    """The exact AUC of one in-memory partition: every row at once, so integer scores
+    beyond 2**53 are ranked exactly, and without weights the state is that of one
+    score range (a sort, no count per distinct score). None with bins (the
+    definition's steps then run).
 
     Plain NumPy input (0/1 labels of any dtype, finite float scores, up to 4Ki rows,
     both classes) takes one call of the compiled core, which gives the same integer
     pair count and division, so the same float; anything it refuses is left to the
-    range's own checks and warning."""
-    if columns.get("sample_weight") is not None or params["bins"] is not None:
+    definition's own checks and warning."""
+    if params["bins"] is not None:
         return None
-    y_true, y_score = columns["y_true"], columns["y_score"]
+    y_true, y_score, sample_weight = columns["y_true"], columns["y_score"], columns["sample_weight"]
     if (
         type(y_true) is np.ndarray
         and type(y_score) is np.ndarray
+        and sample_weight is None
         and params["pos_label"] is None
         and y_true.size <= _FAST_ROWS
     ):
         result: float | None = compiled().roc_auc_checked(y_true, y_score)
         if result is not None:
             return result
-    batch = auc_prepare(params, y_true, y_score)
+    batch = auc_prepare(params, y_true, y_score, sample_weight, rank=True)
     v.check_not_empty(len(batch[0]), "y_true", _AUC)
-    value: float = _auc_finalize(params, range_state(ROC_AUC, params, batch))
+    if sample_weight is None:
+        state = range_state(ROC_AUC, params, batch)
+    else:
+        state = auc_update(params, batch)
+    value: float = _auc_finalize(params, state)
     return value
 
 
@@ -651,8 +658,16 @@ def _auc_params(
 
 
 def auc_prepare(
-    params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None
+    params: dict[str, Any],
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any = None,
+    *,
+    rank: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Validated labels, float64 scores and weights of a batch; ``rank``: the batch holds
+    every row (one partition), so integer scores beyond 2**53 may be replaced by their
+    ranks, which float64 keeps apart."""
     yt, ys, sw = data_columns(
         _AUC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
     )
@@ -660,7 +675,7 @@ def auc_prepare(
         labels = np.empty(0, dtype=np.int8)
     else:  # 0/1 or -1/1 labels, or pos_label: as the function
         labels = v.binarize_labels(yt, params["pos_label"], _AUC)
-    scores = v.order_scores(ys, "y_score", _AUC, rank=False)  # a batch: not ranked alone
+    scores = v.order_scores(ys, "y_score", _AUC, rank=rank)
     return labels, scores, v.check_sample_weight(sw, len(labels), _AUC)
 
 
@@ -776,6 +791,7 @@ ROC_AUC = register(
         update_into=lambda params, state, batch: auc_update(params, batch, state),
         ranges=_auc_range,
         one_partition=_roc_auc_one_call,
+        scale_free=always,
     ),
     aliases=("auc", "roc_auc_score"),
 )

@@ -174,5 +174,8 @@ def data_ndim(x: Any) -> int:
     if hasattr(x, "ndim"):
         return int(x.ndim)
     if isinstance(x, (list, tuple)):
-        return int(np.ndim(x))
+        try:
+            return int(np.ndim(x))
+        except ValueError:  # ragged: the definition's checks name it
+            return 1
     return 1

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from ..engine.metric import MetricDefinition, no_options, register
+from ..engine.metric import MetricDefinition, always, no_options, register
 from ..engine.sources import run_definition
 from ..engine.states import totals_empty, totals_prepare, totals_update
 from ._binary import check_binary_scores, warn_undefined
@@ -325,6 +325,7 @@ PCOC = register(
         update=totals_update(loss=False, clicks=True),
         empty=totals_empty,
         finalize=_finalize_pcoc,
+        scale_free=always,
     )
 )
 COPC = register(
@@ -340,5 +341,6 @@ COPC = register(
         update=totals_update(loss=False, clicks=True),
         empty=totals_empty,
         finalize=_finalize_copc,
+        scale_free=always,
     )
 )

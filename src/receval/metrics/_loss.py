@@ -12,12 +12,14 @@ from .. import _validation as v
 from .._kernels import compiled
 from .._sums import ExactSum
 from ..conventions import undefined_value
-from ..engine.metric import MetricDefinition, data_columns, no_options, register
+from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
 from ..engine.sources import run_definition
 from ..engine.states import (
     ERROR_SCALE_STEP,
     ErrorSums,
     check_eps,
+    ratio,
+    scaled_value,
     totals_empty,
     totals_prepare,
     totals_update,
@@ -334,20 +336,20 @@ def normalized_entropy(
     return result
 
 
-def normalized_entropy_of(loss: float, weight: float, positives: float) -> float:
-    """NE from the weighted log-loss sum, total weight and weighted positives."""
+def normalized_entropy_of(mean_loss: float, rate: float, weight: float = 1.0) -> float:
+    """NE from the weighted mean log loss and the weighted share of positives (``weight``:
+    the total weight, nan and the warning where it is zero)."""
     if weight == 0:
         return warn_undefined(
             "normalized_entropy: every sample weight is zero, so NE is undefined (returned as nan)."
         )
-    rate = positives / weight
     if rate <= 0 or rate >= 1:
         return warn_undefined(
             "normalized_entropy: y_true has a single class, so the base rate's entropy is 0 "
             "and NE is undefined (returned as nan)."
         )
     entropy = -rate * np.log(rate) - (1 - rate) * np.log1p(-rate)
-    return float(loss / weight / entropy)
+    return float(mean_loss / entropy)
 
 
 def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
@@ -398,13 +400,14 @@ def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def _error_value(kind: str, state: ErrorSums) -> float:
-    """RMSE or MAE of a state whose weight is not zero."""
-    weight = state.weight.value
+    """RMSE or MAE of a state whose weight is not zero (weights near 1e308 or 1e-300
+    too: see :func:`~receval.engine.states.scaled_value`)."""
+    weight, k = scaled_value(state.weight)
     if kind == "root_mean_squared_error":
         x, e = state.mean_squared()
-        return float(np.ldexp(np.sqrt(x / weight), e // 2))
+        return float(np.ldexp(np.sqrt(x / weight), (e - k) // 2))
     x, e = state.mean_absolute()
-    return float(np.ldexp(x / weight, e))
+    return float(np.ldexp(x / weight, e - k))
 
 
 def root_mean_squared_error(
@@ -492,8 +495,7 @@ def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
     weight = state.weight.value
     if weight == 0:
         return warn_undefined(ZERO_WEIGHT)
-    result = state.loss.value / weight
-    return result
+    return ratio(state.loss, state.weight)
 
 
 def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
@@ -501,7 +503,10 @@ def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
 
 
 def _finalize_ne(params: dict[str, Any], state: Any) -> float:
-    return normalized_entropy_of(state.loss.value, state.weight.value, state.observed.value)
+    if state.weight.value == 0:
+        return normalized_entropy_of(0.0, 0.0, weight=0.0)
+    loss, rate = ratio(state.loss, state.weight), ratio(state.observed, state.weight)
+    return normalized_entropy_of(loss, rate)
 
 
 LOG_LOSS = register(
@@ -517,6 +522,7 @@ LOG_LOSS = register(
         update=totals_update(loss=True, clicks=False),
         empty=totals_empty,
         finalize=_finalize_log_loss,
+        scale_free=lambda params: bool(params["normalize"]),
         one_partition=_log_loss_one_call,
     ),
     aliases=("logloss", "cross_entropy", "bce"),
@@ -535,6 +541,7 @@ NORMALIZED_ENTROPY = register(
         update=totals_update(loss=True, clicks=True),
         empty=totals_empty,
         finalize=_finalize_ne,
+        scale_free=always,
     ),
     aliases=("ne",),
 )
@@ -590,6 +597,7 @@ for _name, _desc, _aliases in [
             update=_errors_update,
             empty=_errors_empty,
             finalize=_errors_finalize(_name),
+            scale_free=always,
         ),
         aliases=_aliases,
     )

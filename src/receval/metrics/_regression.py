@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from ..engine.metric import MetricDefinition, data_columns, register
+from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import run_definition
 from ..engine.states import Moments
 from ..exceptions import InvalidParameterError
@@ -329,6 +329,7 @@ BRIER = register(
         update=_update,
         empty=_empty,
         finalize=_finalize_brier,
+        scale_free=always,
     ),
     aliases=("brier", "brier_score_loss"),
 )
@@ -345,6 +346,7 @@ R2 = register(
         update=_update,
         empty=_empty,
         finalize=_finalize_r2,
+        scale_free=always,
     ),
     aliases=("r2_score", "r_squared"),
 )
@@ -361,6 +363,7 @@ EXPLAINED_VARIANCE = register(
         update=_update,
         empty=_empty,
         finalize=_finalize_explained_variance,
+        scale_free=always,
     ),
     aliases=("explained_variance_score",),
 )

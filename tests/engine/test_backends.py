@@ -31,31 +31,57 @@ def _rows(seed, n=300, weights=True):
     return y, p, w, groups
 
 
-# name -> (data arguments of update, as a function of the rows; keyword data)
-ADAPTERS = {
-    "log_loss": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "pcoc": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "copc": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "normalized_entropy": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "root_mean_squared_error": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "mean_absolute_error": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "roc_auc": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "gauc": lambda y, p, w, g: ((y, p), {"groups": g, "sample_weight": w}),
-    "brier_score": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "r2": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "explained_variance": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
-    "partial_auc": lambda y, p, w, g: ((y, p), {"sample_weight": w}),
+# each data argument a definition declares, as a function of the rows (y, p, w, g); the
+# adapter of a metric is made from its declared inputs (the registry's where it has them,
+# else the definition's): the first two positional, the others by keyword
+ROLES = {
+    "y_true": lambda y, p, w, g: y,
+    "y_score": lambda y, p, w, g: p,
+    "y_pred": lambda y, p, w, g: p,
+    "y_prob": lambda y, p, w, g: p,
+    "y_proba": lambda y, p, w, g: p,
+    "sample_weight": lambda y, p, w, g: w,
+    "groups": lambda y, p, w, g: g,
     # off-policy estimates: reward y, logging probability (p + 1) / 2, target 1 - p
-    "ips": lambda y, p, w, g: ((y, (p + 1) / 2), {"action_dist": 1 - p}),
-    "snips": lambda y, p, w, g: ((y, (p + 1) / 2), {"action_dist": 1 - p}),
-    "dr": lambda y, p, w, g: (
-        (y, (p + 1) / 2),
-        {
-            "action_dist": np.stack([1 - p, p], 1),
-            "action": y,
-            "estimated_rewards": np.stack([p, p / 3], 1),
-        },
-    ),
+    "reward": lambda y, p, w, g: y,
+    "pscore": lambda y, p, w, g: (p + 1) / 2,
+    "action_dist": lambda y, p, w, g: 1 - p,
+}
+# declared inputs a metric may leave out (per-row group weights, the logged action and
+# position of the off-policy estimates, a reward model)
+OPTIONAL_INPUTS = {"weighting", "action", "position", "estimated_rewards", "estimated_value"}
+# a metric whose form of the rows needs more than the roles: doubly robust's reward model
+FORMS = {
+    "dr": {
+        "action_dist": lambda y, p, w, g: np.stack([1 - p, p], 1),
+        "action": lambda y, p, w, g: y,
+        "estimated_rewards": lambda y, p, w, g: np.stack([p, p / 3], 1),
+    },
+}
+
+
+def _declared_inputs(name):
+    try:
+        inputs = tuple(metric_info(name).inputs)
+    except (rv.exceptions.RecevalError, AttributeError):
+        inputs = ()
+    return inputs or DEFINITIONS[name].inputs
+
+
+def _adapter(name):
+    roles = ROLES | FORMS.get(name, {})
+    inputs = [a for a in _declared_inputs(name) if a in roles or a not in OPTIONAL_INPUTS]
+
+    def adapt(y, p, w, g):
+        data = [roles[a](y, p, w, g) for a in inputs]
+        return tuple(data[:2]), dict(zip(inputs[2:], data[2:], strict=True))
+
+    return adapt
+
+
+# the metrics of single rows and of groups: their data arguments are rows' columns
+ADAPTERS = {
+    name: _adapter(name) for name, defn in sorted(DEFINITIONS.items()) if defn.inputs[0] in ROLES
 }
 # options of the metrics that need one (the function and receval.metric take them alike)
 OPTIONS = {"partial_auc": {"max_fpr": 0.3}}
@@ -71,6 +97,30 @@ APPROX_WEIGHTED = {"roc_auc", "partial_auc"}
 
 def _split_tolerance(n):
     return 4 * n * 2.0**-53
+
+
+@pytest.mark.parametrize(
+    "name, module, attr",
+    [("roc_auc", "_auc", "ROC_AUC"), ("log_loss", "_loss", "LOG_LOSS"), ("gauc", "_gauc", "GAUC")],
+)
+def test_the_suite_fails_where_a_function_and_its_accumulator_disagree(
+    monkeypatch, name, module, attr
+):
+    """A one-partition hook one ulp off its definition's steps is caught."""
+    import dataclasses
+    import importlib
+
+    mod = importlib.import_module(f"receval.metrics.{module}")
+    defn = getattr(mod, attr)
+    hook = defn.one_partition
+
+    def off(params, columns):
+        value = hook(params, columns)
+        return None if value is None else float(np.nextafter(value, 2.0))
+
+    monkeypatch.setattr(mod, attr, dataclasses.replace(defn, one_partition=off))
+    with pytest.raises(AssertionError):
+        test_memory_accumulator_merge_and_compute_agree(name, False, 0)
 
 
 def test_every_definition_is_classified():
@@ -344,3 +394,76 @@ def test_scan_agrees_on_hard_rows(tmp_path, name, kind):
         assert got == pytest.approx(expected, rel=_split_tolerance(len(y)), abs=0)
     else:
         assert _same_value(got, expected), (got, expected)
+
+
+# ------------------------------------------------------------------ where they used to disagree
+@pytest.mark.parametrize("name", ["root_mean_squared_error", "mean_absolute_error"])
+def test_errors_of_zero_total_weight_are_nan_in_every_backend(name):
+    """The function raised where the accumulator gave nan: the definition's nan wins."""
+    y, p = np.array([1.0, 2.0]), np.array([1.5, 2.0])
+    w = np.zeros(2)
+    with pytest.warns(rv.exceptions.UndefinedMetricWarning, match="no row of non-zero weight"):
+        assert np.isnan(_function(name)(y, p, sample_weight=w))
+    with pytest.warns(rv.exceptions.UndefinedMetricWarning):
+        assert np.isnan(rv.metric(name).update(y, p, sample_weight=w).compute())
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+@pytest.mark.parametrize(
+    "name", ["roc_auc", "log_loss", "normalized_entropy", "root_mean_squared_error",
+             "mean_absolute_error", "pcoc"],
+)  # fmt: skip
+def test_extreme_weights_are_a_scale_in_every_backend(name, scale):
+    """Weights are a scale: sums of weights near 1e308 (or 1e-300) no longer overflow
+    (underflow) in the definitions' states and values, so an accumulator over batches
+    gives the function's value on weights of 1, not nan, inf or 0."""
+    y, p, w, g = _rows(2, n=50)
+    args, kwargs = ADAPTERS[name](y, p, w / 4, g)
+    want = _function(name)(*args, **kwargs)
+    big = kwargs | {"sample_weight": w / 4 * scale}
+    acc = rv.metric(name)
+    for part in (slice(0, 20), slice(20, 50)):
+        acc.update(*_take(args, big, part)[0], **_take(args, big, part)[1])
+    assert acc.compute() == pytest.approx(want, rel=1e-14, abs=0)
+    assert _function(name)(*args, **big) == rv.compute(name, *args, **big)
+    assert _function(name)(*args, **big) == pytest.approx(want, rel=1e-14, abs=0)
+
+
+def test_compute_of_no_row_raises_as_the_function():
+    with pytest.raises(rv.exceptions.InputValidationError, match="y_true is empty"):
+        rv.compute("pcoc", [], [])
+    with pytest.raises(rv.exceptions.InputValidationError, match="y_true is empty"):
+        rv.pcoc([], [])
+
+
+def test_compute_of_a_grouped_metric_reads_a_scan_by_whole_groups(tmp_path):
+    y, p, w, g = _rows(4, n=60)
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"y": y, "p": p, "w": w, "g": g}), path)
+    s = rv.scan(path, batch_rows=7)
+    want = rv.gauc_score(y, p, groups=g, sample_weight=w)
+    assert rv.compute("gauc", s["y"], s["p"], groups=s["g"], sample_weight=s["w"]) == want
+    assert rv.gauc_score(s["y"], s["p"], groups=s["g"], sample_weight=s["w"]) == want
+
+
+@pytest.mark.parametrize(
+    "name", ["roc_auc", "log_loss", "normalized_entropy", "root_mean_squared_error",
+             "mean_absolute_error", "pcoc", "copc", "brier_score", "r2"],
+)  # fmt: skip
+def test_weights_near_the_largest_float_are_a_scale_of_the_function(name):
+    """On one partition a metric whose value does not depend on the scale of the weights
+    scales weights near 1e308 by a power of two first: products of a weight and a loss
+    or error do not overflow."""
+    y, p, w, g = _rows(2, n=50)
+    args, kwargs = ADAPTERS[name](y, p, w, g)
+    want = _function(name)(*args, **kwargs)
+    big = kwargs | {"sample_weight": w / w.max() * 1.7e308}
+    assert _function(name)(*args, **big) == pytest.approx(want, rel=1e-14, abs=0)
+    assert rv.compute(name, *args, **big) == _function(name)(*args, **big)
+
+
+def test_the_sum_of_weighted_losses_keeps_its_scale():
+    y, p, w, _ = _rows(2, n=50)
+    assert rv.log_loss(y, p, sample_weight=w * 2.0**70, normalize=False) == pytest.approx(
+        rv.log_loss(y, p, sample_weight=w, normalize=False) * 2.0**70, rel=1e-14
+    )

@@ -13,6 +13,12 @@ from receval.exceptions import InputValidationError
 from receval.metrics import _loss
 
 
+def _one_call(y, p):
+    """The log-loss definition's one-call hook, with the function's eps="auto"."""
+    params = _loss.LOG_LOSS.check_params(eps=_loss._auto_eps("auto", p))
+    return _loss.LOG_LOSS.one_partition(params, {"y_true": y, "y_pred": p})
+
+
 @settings(max_examples=80, deadline=None)
 @given(
     rows=st.lists(
@@ -25,7 +31,7 @@ from receval.metrics import _loss
 def test_fast_path_equals_the_full_path(rows, dtype):
     y = np.array([r[0] for r in rows]).astype(dtype)
     p = np.array([r[1] for r in rows], dtype=np.float64)
-    fast = _loss._binary_fast(y, p, True, None, None, "auto")
+    fast = _one_call(y, p)
     assert fast is not None
     assert fast == rv.log_loss(y.tolist(), p.tolist())  # lists take the full path
 
@@ -54,7 +60,7 @@ def test_refused_input_takes_the_full_path(y, p):
     outside [0, 1] (the full path names them), lengths that differ and empty input
     are left to the full path."""
     y, p = np.array(y), np.array(p, dtype=np.float64)
-    assert _loss._binary_fast(y, p, True, None, None, "auto") is None
+    assert _one_call(y, p) is None
     assert _outcome(y, p) == _outcome(y.tolist(), p.tolist())
 
 
@@ -69,14 +75,14 @@ def test_refused_input_takes_the_full_path(y, p):
     ],
 )
 def test_other_arrays_take_the_full_path(y, p):
-    assert _loss._binary_fast(y, p, True, None, None, "auto") is None
+    assert _one_call(y, p) is None
     assert _outcome(y, p) == _outcome(np.ascontiguousarray(y).tolist(), p.tolist())
 
 
 def test_float32_probabilities_take_the_full_path_and_its_eps():
     """float32 probabilities are clipped with float32's epsilon: the full path."""
     y, p = np.array([0, 1, 1]), np.array([0.2, 0.7, 1.0], dtype=np.float32)
-    assert _loss._binary_fast(y, p, True, None, None, "auto") is None
+    assert _one_call(y, p) is None
     eps = float(np.finfo(np.float32).eps)
     assert rv.log_loss(y, p) == rv.log_loss(y.tolist(), p.tolist(), eps=eps)
 

@@ -12,13 +12,32 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import receval as rv
-from receval.exceptions import RecevalError
+from receval.exceptions import InvalidParameterError, RecevalError
 from receval.metrics import _auc, _gauc
 
 SCORES = [-0.0, 0.0, 0.1, 0.5, 0.9, 1.0, -2.5]  # few values: ties everywhere
 WEIGHTS = [0.0, 0.5, 1.0, 2.0, 3.25, 1e-3]
 LABEL_DTYPES = [np.bool_, np.int8, np.int32, np.int64, np.uint8, np.float64]
 ID_DTYPES = [np.int8, np.int32, np.int64, np.uint16, np.uint64, np.float64, np.float32]
+
+
+def _gauc_fast(y, s, g, weighting, w):
+    """The GAUC definition's one-call hook (None: the definition's own steps run, or its
+    options are refused before any row is read)."""
+    try:
+        params = _gauc.GAUC.check_params(weighting=weighting)
+    except InvalidParameterError:
+        return None
+    columns = {"y_true": y, "y_score": s, "groups": g, "sample_weight": w}
+    return _gauc.GAUC.one_partition(params, columns)
+
+
+def _roc_auc_fast(y, s):
+    """The compiled core's one call of the ROC AUC definition's one-partition hook (None:
+    the hook's own steps run)."""
+    if y.size > _auc._FAST_ROWS:
+        return None
+    return _auc.compiled().roc_auc_checked(y, s)
 
 
 @st.composite
@@ -58,7 +77,7 @@ def _full_gauc(y, s, g, w, weighting):
 @given(grouped_rows())
 def test_gauc_in_one_call_equals_the_full_path(rows):
     y, s, g, w, weighting = rows
-    fast = _gauc._gauc_fast(y, s, g, weighting, w)
+    fast = _gauc_fast(y, s, g, weighting, w)
     full = _full_gauc(y, s, g, w, weighting)
     if np.isnan(full):  # no group counts: the full path warns
         assert fast is None
@@ -84,7 +103,7 @@ def binary_rows(draw):
 @given(binary_rows())
 def test_roc_auc_in_one_call_equals_the_full_path(rows):
     y, s = rows
-    fast = _auc._roc_auc_fast(y, s)
+    fast = _roc_auc_fast(y, s)
     if y.min() == y.max():  # one class: the full path warns
         assert fast is None
         return
@@ -149,7 +168,7 @@ def test_gauc_input_the_one_call_refuses_gets_the_full_path(case):
     """Each goes to the full path, which gives the value, error or warning it gives
     the same input as lists."""
     y, s, g, w, weighting = REFUSED[case]
-    assert _gauc._gauc_fast(y, s, g, weighting, w) is None
+    assert _gauc_fast(y, s, g, weighting, w) is None
     got = _outcome(rv.gauc_score, y, s, groups=g, weighting=weighting, sample_weight=w)
     if case.startswith(("strided", "column")):  # contiguous copies (lists of lists differ)
         w = None if w is None else w.copy()
@@ -197,7 +216,7 @@ def test_gauc_refusals_are_errors_and_warnings_as_before():
 )
 def test_roc_auc_input_the_one_call_refuses_gets_the_full_path(y, s):
     ya, sa = np.array(y), np.array(s, dtype=np.float64)
-    assert _auc._roc_auc_fast(ya, sa) is None
+    assert _roc_auc_fast(ya, sa) is None
     assert _outcome(rv.roc_auc_score, ya, sa) == _outcome(rv.roc_auc_score, y, s)
 
 
@@ -205,8 +224,8 @@ def test_roc_auc_beyond_the_one_call_size_takes_the_full_path():
     rng = np.random.default_rng(0)
     n = _auc._FAST_ROWS + 1
     y, s = (rng.random(n) < 0.3).astype(np.int8), rng.random(n).round(3)
-    assert _auc._roc_auc_fast(y, s) is None
-    assert _auc._roc_auc_fast(y[:-1], s[:-1]) == rv.roc_auc_score(y[:-1].tolist(), s[:-1].tolist())
+    assert _roc_auc_fast(y, s) is None
+    assert _roc_auc_fast(y[:-1], s[:-1]) == rv.roc_auc_score(y[:-1].tolist(), s[:-1].tolist())
 
 
 def test_gauc_of_many_rows_in_one_call_equals_the_full_path():
@@ -218,7 +237,7 @@ def test_gauc_of_many_rows_in_one_call_equals_the_full_path():
     g = rng.integers(0, 5000, n)
     w = rng.random(n)
     for weights in (None, w):
-        fast = _gauc._gauc_fast(y, s, g, "impressions", weights)
+        fast = _gauc_fast(y, s, g, "impressions", weights)
         assert fast == rv.group_auc(y, s, groups=g, sample_weight=weights).score
 
 
@@ -230,7 +249,7 @@ def test_gauc_of_many_rows_in_one_call_equals_the_full_path():
     ],
 )
 def test_arrays_of_other_shapes_take_the_full_path(y, s):
-    assert _auc._roc_auc_fast(y, s) is None
-    assert _gauc._gauc_fast(y, s, y, "impressions", None) is None
+    assert _roc_auc_fast(y, s) is None
+    assert _gauc_fast(y, s, y, "impressions", None) is None
     got = _outcome(rv.roc_auc_score, y, s)
     assert got == _outcome(rv.roc_auc_score, y.tolist(), s.tolist())

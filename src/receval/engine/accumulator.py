@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..exceptions import InvalidParameterError
 from ..registry import ENTRIES, definition, metric_options, resolve
 from .run import Accumulator
-from .sources import is_scan, scan_compute
+from .sources import run_definition
 from .window import check_window
 
 __all__ = ["Accumulator", "compute", "metric"]
@@ -132,8 +131,9 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
 
     The generic form of every mergeable metric's function, for metrics that have
     none of their own (a metric registered with
-    :func:`receval.engine.metric.register`): in memory, or on the columns of a
-    :func:`receval.scan` (batch by batch) for metrics whose rows split anyway.
+    :func:`receval.engine.metric.register`): what the metric's function runs, in
+    memory or on the columns of a :func:`receval.scan` (batch by batch; by whole
+    groups for a grouped metric, whose rows must be contiguous in the file).
 
     Parameters
     ----------
@@ -156,13 +156,5 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
     data_names = set(defn.inputs)
     kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
     given = dict(zip(defn.inputs, data, strict=False)) | kwargs
-    if is_scan(f"compute({name!r})", **given):
-        if defn.partitioning != "any":
-            raise InvalidParameterError(
-                f"compute({name!r}): this metric needs whole groups per batch, which a scan "
-                f"does not promise; use the metric's own function on the scan."
-            )
-        acc = metric(name, **options)
-        floats = tuple(a for a in defn.inputs[1:] if a in given)
-        return scan_compute(defn, acc.params, given, floats)
-    return metric(name, **options).update(*data, **kwargs).compute()
+    params = metric(name, **options).params
+    return run_definition(defn, params, given, func=f"compute({name!r})")

@@ -27,7 +27,7 @@ The engine imports no metric module.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -81,6 +81,19 @@ class MetricDefinition:
     higher_is_better : bool or None
     inputs : tuple of str
         The data arguments of ``update``, in order.
+    one_partition : callable, optional
+        ``one_partition(params, columns) -> value or None``: ``update`` and
+        ``finalize`` of one in-memory partition in one call of the compiled core,
+        for plain NumPy input (``columns``: the data arguments by name). It gives
+        exactly what ``prepare``, ``update`` and ``finalize`` give, or None where it
+        does not apply (other input, a value the checks refuse, a result that needs
+        a warning): they then run and say why.
+    scale_free : callable, optional
+        ``scale_free(params) -> bool``: whether the value is the same for the
+        weights times any positive number (means, ratios, AUC). On one partition,
+        weights whose largest is outside ``[2**-64, 2**64]`` are then scaled by a
+        power of two first (exact), so that no sum or product of weights over- or
+        underflows.
     """
 
     name: str
@@ -96,6 +109,8 @@ class MetricDefinition:
     description: str = ""
     higher_is_better: bool | None = None
     inputs: tuple[str, ...] = ()
+    one_partition: Callable[[dict[str, Any], Mapping[str, Any]], Any] | None = None
+    scale_free: Callable[[dict[str, Any]], bool] | None = None
 
     @property
     def module(self) -> str:
@@ -142,6 +157,11 @@ def register(defn: MetricDefinition) -> MetricDefinition:
         )
     DEFINITIONS[defn.name] = defn
     return defn
+
+
+def always(params: dict[str, Any]) -> bool:
+    """``scale_free`` of a metric whose value never depends on the scale of the weights."""
+    return True
 
 
 def no_options(name: str) -> Callable[..., dict[str, Any]]:

@@ -1,8 +1,10 @@
-"""Sources cut rows and hand them to a definition: here, :func:`receval.scan` batches.
+"""Sources cut rows and hand them to a definition: arrays, :func:`receval.scan` batches.
 
 A source never computes a metric: it reads the columns a metric needs, cuts the
 rows as the metric's partitioning allows, and runs the metric's definition
-(``prepare``, ``update``, ``merge``, ``finalize``) on the pieces:
+(``prepare``, ``update``, ``merge``, ``finalize``) on the pieces.
+:func:`run_definition` is what every metric's function calls: arrays are one
+partition; scan columns are cut as the definition's partitioning says:
 
 * ``"any"`` (:func:`scan_compute`): one accumulator fed batch by batch;
 * ``"groups"`` (:func:`whole_groups`, :func:`scan_groups`): batches holding whole
@@ -31,16 +33,17 @@ from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition
 from .run import Accumulator
 from .states import Seen
+from .window import batch_rows
 
 __all__ = [
     "Contiguity",
-    "is_scan",
     "is_scan_run",
     "located",
     "range_state",
-    "refuse_out_of_core",
+    "run_definition",
     "scan_compute",
     "scan_groups",
+    "scan_of",
     "scan_ranges",
     "whole_groups",
 ]
@@ -56,14 +59,98 @@ _BYTES_PER_WEIGHTED_ROW = 40
 
 
 # ------------------------------------------------------------------ dispatch
-def is_scan(func: str, **data: Any) -> bool:
-    """Whether the data arguments are scan columns (all of them, from one scan).
+#: data arguments read as they are from a scan (labels, ids, codes); the others as float64
+_NOT_FLOAT = frozenset({"y_true", "groups", "action", "position"})
+
+
+def run_definition(
+    defn: MetricDefinition,
+    params: dict[str, Any],
+    columns: Mapping[str, Any],
+    *,
+    func: str,
+    memory_only: Mapping[str, tuple[Any, Any]] | None = None,
+    why: str = "",
+    arrays: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> Any:
+    """The value of a metric's definition on some rows: what every metric's function runs.
+
+    Arrays (lists, pandas/polars/Arrow columns) are one partition: the definition's
+    ``one_partition`` hook where it answers, else ``prepare``, ``update`` and
+    ``finalize``. Columns of one :func:`receval.scan` are read batch by batch and
+    cut as the definition's partitioning says: any split (:func:`scan_compute`),
+    whole groups (:func:`scan_groups`), disjoint score ranges (:func:`scan_ranges`).
+
+    Parameters
+    ----------
+    defn : MetricDefinition
+    params : dict
+        The metric's checked options (``defn.check_params(...)``).
+    columns : dict of str to data
+        The definition's data arguments by name (None for an absent one): arrays,
+        or columns of one scan.
+    func : str
+        The function named in messages.
+    memory_only : dict of str to (value, default), default=None
+        Options of the function that have no out-of-core form: on scan columns, one
+        that is not at its default raises, with ``why``.
+    why : str, default=""
+        Why those options need every row at once (the end of the message).
+    arrays : callable, default=None
+        The function's own handling of in-memory arguments that is not a metric
+        fact (scikit-learn's ``labels``): ``arrays(columns) -> columns``, run
+        before the definition on arrays only.
+
+    Raises
+    ------
+    InputValidationError
+        Scan columns mixed with arrays, or columns of two scans; empty input.
+    InvalidParameterError
+        An option of ``memory_only`` away from its default on scan columns.
+    """
+    scan = scan_of(func, **columns)
+    if scan is None:
+        columns = dict(columns) if arrays is None else arrays(dict(columns))
+        weights = columns.get("sample_weight")
+        if weights is not None and defn.scale_free is not None and defn.scale_free(params):
+            # one partition: weights far from 1 are scaled by a power of two (exact)
+            n = batch_rows((weights,), {})
+            columns["sample_weight"] = v.check_sample_weight(weights, n, func, relative=True)
+        if defn.one_partition is not None:
+            value = defn.one_partition(params, columns)
+            if value is not None:
+                return value
+        data = {k: columns[k] for k in defn.inputs if k in columns}
+        state = defn.update(params, defn.prepare(params, **data))
+        v.check_not_empty(batch_rows((), data), defn.inputs[0], func)
+        return defn.finalize(params, state)
+    for name, (value, default) in (memory_only or {}).items():
+        if not (value is default or (isinstance(value, str) and value == default)):
+            raise InvalidParameterError(
+                f"The '{name}' parameter of {func} is not available out of core (on scan "
+                f"columns). Got {value!r}; {why}."
+            )
+    floats = tuple(a for a in defn.inputs if a not in _NOT_FLOAT)
+    if defn.partitioning == "groups":
+        if "groups" not in defn.inputs:
+            raise InvalidParameterError(
+                f"{func}: this metric needs whole groups per batch, which a scan does not "
+                f"promise; use the metric's own function on the scan."
+            )
+        return scan_groups(defn, params, columns, floats, func=func)
+    if defn.ranges is not None:
+        return scan_ranges(defn, params, columns, floats, func=func)
+    return scan_compute(defn, params, columns, floats, func=func)
+
+
+def scan_of(func: str, **data: Any) -> Scan | None:
+    """The scan whose columns the data arguments are, or None for arrays.
 
     Mixing scan columns with arrays, or columns of two scans, raises.
     """
     columns = {k: a for k, a in data.items() if isinstance(a, ScanColumn)}
     if not columns:
-        return False
+        return None
     others = [k for k, a in data.items() if a is not None and k not in columns]
     if others:
         first = next(iter(columns))
@@ -80,21 +167,13 @@ def is_scan(func: str, **data: Any) -> bool:
             f"{v.format_values([c.scan.name for c in columns.values()])}; take every column "
             f"from one receval.scan(...)."
         )
-    return True
+    scan: Scan = next(iter(columns.values())).scan
+    return scan
 
 
 def is_scan_run(run: Any) -> bool:
     """Whether ``run`` is a scanned run (a :class:`Scan` or its ``as_run()``)."""
     return isinstance(run, (Scan, ScanRun))
-
-
-def refuse_out_of_core(func: str, name: str, value: Any, default: Any, why: str) -> None:
-    """Raise when an option that has no out-of-core form is not at its default."""
-    if not (value is default or (isinstance(value, str) and value == default)):
-        raise InvalidParameterError(
-            f"The '{name}' parameter of {func} is not available out of core (on scan "
-            f"columns). Got {value!r}; {why}."
-        )
 
 
 def _given(columns: Mapping[str, Any]) -> dict[str, ScanColumn]:
@@ -365,7 +444,7 @@ def whole_groups(
 def scan_groups(
     defn: MetricDefinition,
     params: dict[str, Any],
-    columns: dict[str, ScanColumn | None],
+    columns: Mapping[str, Any],
     floats: tuple[str, ...],
     *,
     func: str,

@@ -18,7 +18,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -64,6 +66,42 @@ def _narrow_scores(scores: np.ndarray) -> np.ndarray:
         if np.array_equal(narrow, scores):
             return narrow
     return scores
+
+
+def _near_one(weights: np.ndarray) -> np.ndarray:
+    """Weights whose largest is outside ``[2**-64, 2**64]`` times the power of two that
+    brings it into ``[0.5, 1)`` (only the exponents change); others as they are."""
+    top = float(weights.max())
+    if top == 0 or 2.0**-64 <= top <= 2.0**64:
+        return weights
+    scaled: np.ndarray = np.ldexp(weights, -int(np.frexp(top)[1]))
+    return scaled
+
+
+def scaled_value(total: ExactSum) -> tuple[float, int]:
+    """``(m, k)`` with ``m * 2**k`` the exact sum rounded once and ``k`` even: ``(value,
+    0)`` where the value is a normal float, else the sum scaled by a power of two into
+    ``[0.25, 1)`` first (sums of weights near 1e308 or 1e-300, whose value over- or
+    underflows). A ratio of two sums divides the ``m`` and subtracts the ``k``: the
+    ratio of weights is that of the weights times any power of two."""
+    value = total.value
+    if value == 0 or (math.isfinite(value) and abs(value) >= 2.0**-1000):
+        return value, 0
+    exact = total.as_fraction()
+    if isinstance(exact, float):  # nan or infinity among the terms
+        return exact, 0
+    k = exact.numerator.bit_length() - exact.denominator.bit_length()
+    k += k % 2
+    m = float(exact / Fraction(2) ** k) if k >= 0 else float(exact * Fraction(2) ** -k)
+    return m, k
+
+
+def ratio(numerator: ExactSum, denominator: ExactSum) -> float:
+    """``numerator / denominator`` of exact sums (the denominator's value not zero): their
+    values divided, or their scaled values where one over- or underflows float64."""
+    a, i = scaled_value(numerator)
+    b, j = scaled_value(denominator)
+    return float(np.ldexp(a / b, i - j))
 
 
 @dataclass
@@ -143,12 +181,14 @@ class ScoreCounts:
     def auc(self) -> float:
         """ROC AUC of the rows (ties count one half): exact without weights."""
         self.compact()
-        total_pos, total_neg = self.pos.sum(), self.neg.sum()
-        if total_pos == 0 or total_neg == 0:
-            return float("nan")
         pos, neg = self.pos, self.neg
         if not self.weighted:  # int32 counts: sums and products in int64
             pos, neg = pos.astype(np.int64), neg.astype(np.int64)
+        elif len(pos):  # the AUC of weights w is that of w 2**k (exact): nothing overflows
+            pos, neg = _near_one(pos), _near_one(neg)
+        total_pos, total_neg = pos.sum(), neg.sum()
+        if total_pos == 0 or total_neg == 0:
+            return float("nan")
         below = np.cumsum(neg) - neg  # negatives strictly below each score
         if not self.weighted:
             two_u = int(np.dot(pos, 2 * below + neg))
@@ -483,14 +523,20 @@ def totals_prepare(func: str, prob: str) -> Any:
     return prepare
 
 
-def totals_update(params: dict[str, Any], batch: Any) -> Any:
-    """``update`` of the metrics of :class:`Totals` (``params["eps"]`` clips log loss)."""
+def totals_update(*, loss: bool, clicks: bool) -> Callable[[dict[str, Any], Any], Any]:
+    """``update`` of a metric of :class:`Totals` that reads the log-loss sum (``loss``;
+    ``params["eps"]`` clips it) or the click sums (``clicks``): the sums it does not
+    read stay zero, so that a batch costs only what the metric needs."""
     from .totals import EMPTY_TOTALS, totals_of
 
-    if batch is None:
-        return EMPTY_TOTALS
-    labels, proba, weights = batch
-    return totals_of(labels, proba, weights, eps=params.get("eps", _EPS))
+    def update(params: dict[str, Any], batch: Any) -> Any:
+        if batch is None:
+            return EMPTY_TOTALS
+        labels, proba, weights = batch
+        eps = params.get("eps", _EPS)
+        return totals_of(labels, proba, weights, eps=eps, loss=loss, clicks=clicks)
+
+    return update
 
 
 def totals_empty(params: dict[str, Any]) -> Any:

@@ -139,14 +139,26 @@ def click_sums(
 
 
 def totals_of(
-    labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None, eps: float = _EPS
+    labels: np.ndarray,
+    proba: np.ndarray,
+    weights: np.ndarray | None,
+    eps: float = _EPS,
+    *,
+    loss: bool = True,
+    clicks: bool = True,
 ) -> Totals:
-    """The :class:`Totals` of validated 0/1 labels, probabilities and weights."""
+    """The :class:`Totals` of validated 0/1 labels, probabilities and weights; without
+    ``loss`` the log-loss sum, without ``clicks`` the click sums, are left at zero."""
     if len(labels) == 0:
         return EMPTY_TOTALS
-    loss, weight = loss_sums(labels, proba, weights, eps)
-    predicted, observed = click_sums(labels, proba, weights)
-    return Totals(len(labels), weight, loss, predicted, observed)
+    zero = ExactSum.zero()
+    if loss:
+        loss_sum, weight = loss_sums(labels, proba, weights, eps)
+    else:
+        loss_sum = zero
+        weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
+    predicted, observed = click_sums(labels, proba, weights) if clicks else (zero, zero)
+    return Totals(len(labels), weight, loss_sum, predicted, observed)
 
 
 def totals(

@@ -14,14 +14,14 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from .._kernels import compiled
 from ..conventions import undefined_value
-from ..engine.metric import MetricDefinition, data_columns, register
-from ..engine.sources import is_scan, refuse_out_of_core, scan_ranges
+from ..engine.metric import MetricDefinition, always, data_columns, register
+from ..engine.sources import range_state, run_definition
 from ..engine.states import BinnedCounts, RangeStates, ScoreCounts
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import (
     SortedClasses,
-    auc_from_sorted,
     check_binary_scores,
+    data_ndim,
     sort_classes,
     threshold_counts,
     warn_undefined,
@@ -37,13 +37,10 @@ _BinaryMetric = Callable[[np.ndarray, np.ndarray, "np.ndarray | None"], float]
 
 # --------------------------------------------------------------- binary cores
 def _roc_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> float:
-    if weights is not None:
-        # the definition's state: weights summed per distinct score, as
-        # receval.metric("roc_auc") does (the same float for the same rows)
-        counts = ScoreCounts(True)
-        counts.add(labels, scores, weights)
-        return counts.auc()
-    return auc_from_sorted(sort_classes(labels, scores, weights, chunked=True))
+    """The AUC of one class against the rest: the definition's state, nan for one class."""
+    counts = ScoreCounts(weights is not None)
+    counts.add(labels, scores, weights)
+    return counts.auc()
 
 
 def _curve(
@@ -94,17 +91,37 @@ def _break_even_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarr
     return float((prev_tp + frac * (tps[k] - prev_tp)) / total_pos)
 
 
-def _roc_auc_fast(y_true: Any, y_score: Any) -> float | None:
-    """The AUC of plain NumPy input (0/1 labels of any dtype, finite float scores, up
-    to 4Ki rows, both classes) in one call of the compiled core, or None: the
-    full path then validates, sorts, and says why (a warning for a single class).
-    The same integer pair count and division, so the same float."""
-    if type(y_true) is not np.ndarray or type(y_score) is not np.ndarray:
+def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
+    """The exact AUC of one in-memory partition: every row at once, so integer scores
+    beyond 2**53 are ranked exactly, and without weights the state is that of one
+    score range (a sort, no count per distinct score). None with bins (the
+    definition's steps then run).
+
+    Plain NumPy input (0/1 labels of any dtype, finite float scores, up to 4Ki rows,
+    both classes) takes one call of the compiled core, which gives the same integer
+    pair count and division, so the same float; anything it refuses is left to the
+    definition's own checks and warning."""
+    if params["bins"] is not None:
         return None
-    if y_true.size > _FAST_ROWS:
-        return None
-    result: float | None = compiled().roc_auc_checked(y_true, y_score)
-    return result
+    y_true, y_score, sample_weight = columns["y_true"], columns["y_score"], columns["sample_weight"]
+    if (
+        type(y_true) is np.ndarray
+        and type(y_score) is np.ndarray
+        and sample_weight is None
+        and params["pos_label"] is None
+        and y_true.size <= _FAST_ROWS
+    ):
+        result: float | None = compiled().roc_auc_checked(y_true, y_score)
+        if result is not None:
+            return result
+    batch = auc_prepare(params, y_true, y_score, sample_weight, rank=True)
+    v.check_not_empty(len(batch[0]), "y_true", _AUC)
+    if sample_weight is None:
+        state = range_state(ROC_AUC, params, batch)
+    else:
+        state = auc_update(params, batch)
+    value: float = _auc_finalize(params, state)
+    return value
 
 
 # --------------------------------------------------------------- dispatch
@@ -349,41 +366,42 @@ def roc_auc_score(
     ...               multi_class="ovr", labels=["bird", "cat", "dog"])
     1.0
     """
-    undefined = _undefined(profile, "roc_auc", "roc_auc_score", if_undefined)
-    if sample_weight is None and pos_label is None:
-        fast = _roc_auc_fast(y_true, y_score)
-        if fast is not None:
-            return fast
+    func = "roc_auc_score"
+    undefined = _undefined(profile, "roc_auc", func, if_undefined)
+    if data_ndim(y_score) == 2:  # scikit-learn's forms: a column per class, or one column
+        scores = v.as_array(y_score, "y_score", func)
+        if scores.shape[1] > 1:
+            return _binary_or_multiclass(
+                func, _roc_auc_binary, y_true, scores, sample_weight, pos_label=pos_label,
+                average=average, labels=labels, multi_class=multi_class,
+                greater_is_positive=True, undefined=_SINGLE_CLASS, if_undefined=undefined,
+            )  # fmt: skip
+        y_score = scores[:, 0]
+    params = ROC_AUC.check_params(pos_label=pos_label)
     columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
-    if is_scan("roc_auc_score", **columns):
-        why = "out of core only binary AUC is available (one score column)"
-        refuse_out_of_core("roc_auc_score", "multi_class", multi_class, "raise", why)
-        refuse_out_of_core("roc_auc_score", "labels", labels, None, why)
-        params = ROC_AUC.check_params(pos_label=pos_label)
-        floats = ("y_score", "sample_weight")
-        with warnings.catch_warnings():
-            if undefined is not None:  # the value replaces nan and its warning
-                warnings.simplefilter("ignore", UndefinedMetricWarning)
-            result: float | np.ndarray = scan_ranges(
-                ROC_AUC, params, columns, floats, func="roc_auc_score"
-            )
-        if undefined is not None and np.isnan(result):
-            return undefined
-        return result
-    return _binary_or_multiclass(
-        "roc_auc_score",
-        _roc_auc_binary,
-        y_true,
-        y_score,
-        sample_weight,
-        pos_label=pos_label,
-        average=average,
-        labels=labels,
-        multi_class=multi_class,
-        greater_is_positive=True,
-        undefined="y_true has a single class, so the AUC is undefined (returned as nan).",
-        if_undefined=undefined,
-    )
+    with warnings.catch_warnings():
+        if undefined is not None:  # the value replaces nan and its warning
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+        result: float = run_definition(
+            ROC_AUC, params, columns, func=func,
+            memory_only={"multi_class": (multi_class, "raise"), "labels": (labels, None)},
+            why="out of core only binary AUC is available (one score column)",
+            arrays=_greater_positive if pos_label is None else None,
+        )  # fmt: skip
+    if undefined is not None and np.isnan(result):
+        return undefined
+    return result
+
+
+def _greater_positive(data: dict[str, Any]) -> dict[str, Any]:
+    """scikit-learn's rule for roc_auc_score: of two labels, the greater is positive."""
+    positive = _greater_label(data["y_true"], "roc_auc_score")
+    if positive is None:
+        return data
+    yt = v.as_1d(data["y_true"], "y_true", "roc_auc_score")
+    if yt.dtype.kind in "OU":
+        yt = v.as_class_labels(data["y_true"], "y_true", "roc_auc_score")
+    return data | {"y_true": (yt == positive).view(np.int8)}
 
 
 def average_precision_score(
@@ -598,7 +616,8 @@ def break_even_point(
 # per distinct score (any split), counts per disjoint score range (out of core and
 # on Spark), or counts per fixed bin (bins=N, constant memory, certified bound).
 _AUC = "roc_auc_score"
-_UNDEFINED = f"{_AUC}: y_true has a single class, so the AUC is undefined (returned as nan)."
+_SINGLE_CLASS = "y_true has a single class, so the AUC is undefined (returned as nan)."
+_UNDEFINED = f"{_AUC}: {_SINGLE_CLASS}"
 
 
 @dataclass(frozen=True)
@@ -639,8 +658,16 @@ def _auc_params(
 
 
 def auc_prepare(
-    params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None
+    params: dict[str, Any],
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any = None,
+    *,
+    rank: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Validated labels, float64 scores and weights of a batch; ``rank``: the batch holds
+    every row (one partition), so integer scores beyond 2**53 may be replaced by their
+    ranks, which float64 keeps apart."""
     yt, ys, sw = data_columns(
         _AUC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
     )
@@ -648,7 +675,7 @@ def auc_prepare(
         labels = np.empty(0, dtype=np.int8)
     else:  # 0/1 or -1/1 labels, or pos_label: as the function
         labels = v.binarize_labels(yt, params["pos_label"], _AUC)
-    scores = v.order_scores(ys, "y_score", _AUC, rank=False)  # a batch: not ranked alone
+    scores = v.order_scores(ys, "y_score", _AUC, rank=rank)
     return labels, scores, v.check_sample_weight(sw, len(labels), _AUC)
 
 
@@ -757,5 +784,7 @@ ROC_AUC = register(
         finalize=_auc_finalize,
         update_into=lambda params, state, batch: auc_update(params, batch, state),
         ranges=_auc_range,
+        one_partition=_roc_auc_one_call,
+        scale_free=always,
     ),
 )

@@ -166,3 +166,16 @@ def check_binary_scores(
 def warn_undefined(message: str) -> float:
     warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
     return float("nan")
+
+
+def data_ndim(x: Any) -> int:
+    """The number of dimensions of a data argument, without converting what has one
+    (arrays, tensors, DataFrame columns) nor what has none (columns of a scan: 1)."""
+    if hasattr(x, "ndim"):
+        return int(x.ndim)
+    if isinstance(x, (list, tuple)):
+        try:
+            return int(np.ndim(x))
+        except ValueError:  # ragged: the definition's checks name it
+            return 1
+    return 1

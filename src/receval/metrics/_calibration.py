@@ -8,8 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from ..engine.metric import MetricDefinition, no_options, register
-from ..engine.sources import is_scan, scan_compute
+from ..engine.metric import MetricDefinition, always, no_options, register
+from ..engine.sources import run_definition
 from ..engine.states import totals_empty, totals_prepare, totals_update
 from ._binary import check_binary_scores, warn_undefined
 
@@ -35,14 +35,6 @@ def _check_proba(
         rank=False,
     )
     return labels, v.check_probabilities(proba, "y_prob", func), weights
-
-
-def _totals(y_true: Any, y_prob: Any, sample_weight: Any, func: str) -> tuple[float, float]:
-    from ..engine.totals import click_sums
-
-    labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, strict01=True)
-    predicted, observed = click_sums(labels, proba, weights)  # exact sums
-    return predicted.value, observed.value
 
 
 def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
@@ -81,11 +73,8 @@ def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     0.8
     """
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
-    if is_scan("pcoc", **columns):
-        result: float = scan_compute(PCOC, {}, columns, ("y_prob", "sample_weight"))
-        return result
-    predicted, observed = _totals(y_true, y_prob, sample_weight, "pcoc")
-    return pcoc_of(predicted, observed)
+    result: float = run_definition(PCOC, {}, columns, func="pcoc")
+    return result
 
 
 def pcoc_of(predicted: float, observed: float) -> float:
@@ -132,11 +121,8 @@ def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     1.25
     """
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
-    if is_scan("copc", **columns):
-        result: float = scan_compute(COPC, {}, columns, ("y_prob", "sample_weight"))
-        return result
-    predicted, observed = _totals(y_true, y_prob, sample_weight, "copc")
-    return copc_of(predicted, observed)
+    result: float = run_definition(COPC, {}, columns, func="copc")
+    return result
 
 
 def _torch_linspace(n_bins: int, dtype: Any) -> np.ndarray:
@@ -331,9 +317,10 @@ PCOC = register(
         name="pcoc",
         check_params=no_options("pcoc"),
         prepare=totals_prepare("pcoc", "y_prob"),
-        update=totals_update,
+        update=totals_update(loss=False, clicks=True),
         empty=totals_empty,
         finalize=_finalize_pcoc,
+        scale_free=always,
     )
 )
 COPC = register(
@@ -341,8 +328,9 @@ COPC = register(
         name="copc",
         check_params=no_options("copc"),
         prepare=totals_prepare("copc", "y_prob"),
-        update=totals_update,
+        update=totals_update(loss=False, clicks=True),
         empty=totals_empty,
         finalize=_finalize_copc,
+        scale_free=always,
     )
 )

@@ -13,7 +13,7 @@ from .. import _validation as v
 from .._kernels import compiled
 from ..data._encode import factorize
 from ..engine.metric import MetricDefinition, register
-from ..engine.sources import is_scan, located, scan_groups, whole_groups
+from ..engine.sources import run_definition
 from ..engine.states import Seen
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import warn_undefined
@@ -191,10 +191,28 @@ def group_auc(
     >>> report.auc
     array([1. , 0.5, nan])
     """
-    func = "gauc_score"
-    if is_scan(func, y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight):
-        return _scan_group_auc(y_true, y_score, groups, weighting, sample_weight)
-    return group_auc_of(y_true, y_score, groups, weighting, sample_weight, func)
+    params, columns = _gauc_arguments(y_true, y_score, groups, weighting, sample_weight)
+    report: GroupAUCReport = run_definition(_GAUC_REPORT, params, columns, func="gauc_score")
+    return report
+
+
+def _gauc_arguments(
+    y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The definition's options and data arguments: a named or mapped ``weighting`` is an
+    option, per-row group weights are a data argument."""
+    if groups is None:
+        raise InputValidationError("gauc_score: groups is None; pass the group id of each row.")
+    named = isinstance(weighting, (str, Mapping)) or hasattr(weighting, "items")
+    params = GAUC.check_params(weighting=weighting) if named else GAUC.check_params()
+    columns = {
+        "y_true": y_true,
+        "y_score": y_score,
+        "groups": groups,
+        "sample_weight": sample_weight,
+        "weighting": None if named else weighting,
+    }
+    return params, columns
 
 
 def group_auc_of(
@@ -336,38 +354,28 @@ def gauc_score(
     >>> gauc_score(y_true, y_score, groups=users, weighting="clicks")
     0.6667
     """
-    fast = _gauc_fast(y_true, y_score, groups, weighting, sample_weight)
-    if fast is not None:
-        return fast
-    func = "gauc_score"
-    if is_scan(func, y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight):
-        fixed, column = _scan_weighting(weighting)
-        params = GAUC.check_params() if fixed is None else GAUC.check_params(weighting=fixed)
-        columns = {"y_true": y_true, "y_score": y_score, "groups": groups,
-                   "sample_weight": sample_weight, "weighting": column}  # fmt: skip
-        floats = ("y_score", "sample_weight", "weighting")
-        result: float = scan_groups(GAUC, params, columns, floats, func=func)
-        return result
-    report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
-    return gauc_or_warn(report.score, report.n_groups)
+    params, columns = _gauc_arguments(y_true, y_score, groups, weighting, sample_weight)
+    result: float = run_definition(GAUC, params, columns, func="gauc_score")
+    return result
 
 
-def _gauc_fast(
-    y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any
-) -> float | None:
+def _gauc_one_call(params: dict[str, Any], columns: Any) -> float | None:
     """GAUC of plain NumPy input in one call of the compiled core, or None.
 
     0/1 labels of any dtype, float scores, integer (or whole float) group ids,
-    float64 sample weights that the full path keeps as they are, and a named
-    weighting: checked, grouped and summed as the full path does, so the same
+    float64 sample weights that the definition keeps as they are, and a named
+    weighting: checked, grouped and summed as the definition does, so the same
     float. Anything else, a value the checks refuse and a result that needs a
-    warning (no group with both classes) get None: the full path then says why."""
+    warning (no group with both classes) get None: the definition then says why."""
+    y_true, y_score, groups = columns["y_true"], columns["y_score"], columns["groups"]
+    sample_weight, weighting = columns.get("sample_weight"), params["weighting"]
     if not (
         type(y_true) is np.ndarray
         and type(y_score) is np.ndarray
         and type(groups) is np.ndarray
         and (sample_weight is None or type(sample_weight) is np.ndarray)
         and type(weighting) is str
+        and columns.get("weighting") is None
     ):
         return None
     result: float | None = compiled().gauc_checked(
@@ -384,69 +392,6 @@ def gauc_or_warn(score: float, n_groups: int) -> float:
             f"({n_groups} groups, all skipped), so GAUC is undefined (returned as nan)."
         )
     return score
-
-
-# ------------------------------------------------------------------ out of core
-def _scan_weighting(weighting: Any) -> tuple[Any, Any]:
-    """``(fixed weighting, per-row weight column)`` of a scan's ``weighting``."""
-    from ..data.scan import ScanColumn
-
-    if isinstance(weighting, ScanColumn):
-        return None, weighting
-    if isinstance(weighting, str) or isinstance(weighting, Mapping) or hasattr(weighting, "items"):
-        return weighting, None
-    raise InputValidationError(
-        f"gauc_score: weighting must be a string, a mapping or a column of the same scan when "
-        f"the data are scan columns. Got {type(weighting).__name__}; pass scan['<column>'] for "
-        f"per-row group weights."
-    )
-
-
-def _scan_group_auc(
-    y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any
-) -> GroupAUCReport:
-    """:func:`group_auc` of scan columns: per-group arrays of batches of whole groups."""
-    from ..engine.totals import gauc_sums, gauc_value
-
-    func = "gauc_score"
-    if groups is None:
-        raise InputValidationError(f"{func}: groups is None; pass the group id of each row.")
-    fixed, column = _scan_weighting(weighting)
-    if column is not None:
-        is_scan(func, y_true=y_true, weighting=column, groups=groups)
-    cols = [c for c in (y_true, y_score, sample_weight, column, groups) if c is not None]
-    names = list(dict.fromkeys(c.name for c in cols))
-    floats = [c.name for c in (y_score, sample_weight, column) if c is not None]
-    parts = []
-    for chunk in whole_groups(
-        groups.scan, names, groups.name, ids=[groups.name], floats=floats, func=func,
-        what="group", description=func,
-    ):  # fmt: skip
-        w = fixed if column is None else chunk[column.name]
-        sw = None if sample_weight is None else chunk[sample_weight.name]
-        with located(chunk):
-            parts.append(
-                group_auc_of(
-                    chunk[y_true.name], chunk[y_score.name], chunk[groups.name], w, sw, func
-                )
-            )
-    v.check_not_empty(sum(int(p.n_rows.sum()) for p in parts), "y_true", func)
-    auc = np.concatenate([p.auc for p in parts])
-    weight = np.concatenate([p.weight for p in parts])
-    rows = np.concatenate([p.n_rows for p in parts])
-    skipped = np.isnan(auc)
-    used = {p.weighting for p in parts}
-    return GroupAUCReport(
-        score=gauc_value(*gauc_sums(auc, weight)),
-        groups=np.concatenate([p.groups for p in parts]),
-        auc=auc,
-        weight=weight,
-        n_rows=rows,
-        n_groups=len(auc),
-        n_groups_skipped=int(skipped.sum()),
-        n_rows_skipped=int(rows[skipped].sum()),
-        weighting=used.pop() if len(used) == 1 else "custom",
-    )
 
 
 # ------------------------------------------------------------------ definition
@@ -521,5 +466,61 @@ GAUC = register(
         update=_gauc_update,
         empty=_gauc_empty,
         finalize=_gauc_finalize,
+        one_partition=_gauc_one_call,
     ),
+)
+
+
+# group_auc: the same batches of whole groups, their per-group values kept
+@dataclass
+class _Reports:
+    """The reports of batches of whole groups (O(groups) memory, as the report)."""
+
+    parts: list[GroupAUCReport]
+
+    def merge(self, other: _Reports) -> _Reports:
+        return _Reports(self.parts + other.parts)
+
+
+def _report_update(params: dict[str, Any], batch: Any) -> _Reports:
+    y_true, y_score, groups, sample_weight, weighting = batch
+    return _Reports([group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")])
+
+
+def _report_finalize(params: dict[str, Any], state: _Reports) -> GroupAUCReport:
+    from ..engine.totals import gauc_sums, gauc_value
+
+    parts = state.parts
+    if len(parts) == 1:
+        return parts[0]
+    auc = np.concatenate([p.auc for p in parts])
+    weight = np.concatenate([p.weight for p in parts])
+    rows = np.concatenate([p.n_rows for p in parts])
+    skipped = np.isnan(auc)
+    used = {p.weighting for p in parts}
+    return GroupAUCReport(
+        score=gauc_value(*gauc_sums(auc, weight)),
+        groups=np.concatenate([p.groups for p in parts]),
+        auc=auc,
+        weight=weight,
+        n_rows=rows,
+        n_groups=len(auc),
+        n_groups_skipped=int(skipped.sum()),
+        n_rows_skipped=int(rows[skipped].sum()),
+        weighting=used.pop() if len(used) == 1 else "custom",
+    )
+
+
+_GAUC_REPORT = MetricDefinition(
+    name="group_auc_report",
+    family="grouped",
+    partitioning="groups",
+    description="the per-group AUCs of gauc_score",
+    higher_is_better=True,
+    inputs=GAUC.inputs,
+    check_params=_gauc_params,
+    prepare=_gauc_prepare,
+    update=_report_update,
+    empty=lambda params: _Reports([]),
+    finalize=_report_finalize,
 )

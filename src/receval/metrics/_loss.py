@@ -11,19 +11,21 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from .._kernels import compiled
 from ..conventions import undefined_value
-from ..engine.metric import MetricDefinition, data_columns, no_options, register
-from ..engine.sources import is_scan, refuse_out_of_core, scan_compute
+from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
+from ..engine.sources import run_definition
 from ..engine.states import (
     ERROR_SCALE_STEP,
     ErrorSums,
     check_eps,
+    ratio,
+    scaled_value,
     totals_empty,
     totals_prepare,
     totals_update,
 )
 from ..engine.sums import ExactSum
 from ..exceptions import InputValidationError
-from ._binary import warn_undefined
+from ._binary import data_ndim, warn_undefined
 
 __all__ = ["log_loss", "mean_absolute_error", "normalized_entropy", "root_mean_squared_error"]
 
@@ -105,116 +107,47 @@ def log_loss(
     >>> log_loss([1, 1], [0.7, 0.7])  # one class: -ln 0.7
     0.3567
     """
-    if undefined_value(profile, "log_loss", "log_loss") == "raise" and labels is None:
-        _refuse_one_class(y_true)
-    fast = _binary_fast(y_true, y_pred, normalize, sample_weight, labels, eps)
-    if fast is not None:
-        return fast
-    if is_scan("log_loss", y_true=y_true, y_pred=y_pred, sample_weight=sample_weight):
-        why = "out of core y_true must hold 0/1 labels"
-        refuse_out_of_core("log_loss", "labels", labels, None, why)
-        params = LOG_LOSS.check_params(eps=eps, normalize=normalize)
-        columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
-        result: float = scan_compute(LOG_LOSS, params, columns, ("y_pred", "sample_weight"))
-        return result
     func = "log_loss"
+    one_class = undefined_value(profile, func, func) == "raise" and labels is None
+    if data_ndim(y_pred) >= 2:  # scikit-learn's forms: a column per class, or one column
+        yp = v.as_array(y_pred, "y_pred", func)
+        if yp.ndim == 2 and yp.shape[1] > 1:
+            return _multiclass_log_loss(y_true, yp, normalize, sample_weight, labels, eps,
+                                        one_class)  # fmt: skip
+        if yp.ndim != 2:
+            raise InputValidationError(
+                f"{func}: y_pred must be 1-dimensional (the positive class's probability) or "
+                f"2-dimensional (one column per class). Got an array of shape {yp.shape}."
+            )
+        y_pred = yp[:, 0]
+    params = LOG_LOSS.check_params(eps=_auto_eps(eps, y_pred), normalize=normalize)
+    columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
+    return run_definition(  # type: ignore[no-any-return]
+        LOG_LOSS, params, columns, func=func,
+        memory_only={"labels": (labels, None), "profile": ("sklearn" if one_class else None, None)},
+        why="out of core y_true must hold 0/1 labels, and the one-class check of "
+        "profile='sklearn' needs every label at once; leave them unset",
+        arrays=lambda data: _binary_labels(data, labels, one_class),
+    )  # fmt: skip
+
+
+def _auto_eps(eps: Any, y_pred: Any) -> Any:
+    """``eps="auto"``: the machine epsilon of ``y_pred``'s dtype, as scikit-learn."""
+    if isinstance(eps, str) and eps == "auto" and getattr(y_pred, "dtype", None) == np.float32:
+        return float(np.finfo(np.float32).eps)
+    return eps
+
+
+def _classes_of(y_true: Any, func: str) -> np.ndarray:
     yt = v.as_1d(y_true, "y_true", func)
     v.check_no_missing(yt, "y_true", func)
     if yt.dtype.kind in "OU":  # numbers mixed with strings (a list's become strings)
         yt = v.as_class_labels(y_true, "y_true", func)
-    yp = v.as_array(y_pred, "y_pred", func)
-    if isinstance(eps, str) and eps == "auto":  # the input's machine epsilon, as scikit-learn
-        eps = float(np.finfo(yp.dtype).eps) if yp.dtype == np.float32 else _EPS
-    clip: float = v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False)
-    if yp.ndim == 2 and yp.shape[1] == 1:
-        yp = yp[:, 0]
-    if yp.ndim not in (1, 2):
-        raise InputValidationError(
-            f"{func}: y_pred must be 1-dimensional (the positive class's probability) or "
-            f"2-dimensional (one column per class). Got an array of shape {yp.shape}."
-        )
-    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
-    n = v.check_same_length(func, y_true=yt, y_pred=yp, sample_weight=sw)
-    v.check_not_empty(n, "y_true", func)
-    weights = v.check_sample_weight(sw, n, func, relative=normalize)
-    if weights is not None:
-        weights = np.ascontiguousarray(weights)  # the kernels read contiguous arrays
-    w_arg = np.empty(0) if weights is None else weights
-    if yp.ndim == 1:
-        proba = v.check_probabilities(
-            v.check_finite(v.as_float(yp, "y_pred", func), "y_pred", func), "y_pred", func
-        )
-        if labels is not None or not (
-            yt.dtype.kind in "biuf" and yt.size and yt.min() >= 0 and yt.max() <= 1
-        ):
-            classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
-            if len(classes) != 2:
-                raise InputValidationError(
-                    f"{func}: y_pred is 1-dimensional, so y_true must have two classes. Got "
-                    f"{v.format_values(classes)}; pass labels=[negative, positive] or 2-D "
-                    f"probabilities."
-                )
-            lab = (yt == classes[1]).view(np.int8)
-            if not np.all(lab | (yt == classes[0])):
-                raise InputValidationError(
-                    f"{func}: y_true contains labels {v.format_values(np.setdiff1d(yt, classes))} "
-                    f"that are not in labels {v.format_values(classes)}."
-                )
-        else:
-            lab = v.check_binary01(yt, func)
-        from ..engine.totals import loss_sums
-
-        lab, proba = np.ascontiguousarray(lab), np.ascontiguousarray(proba)  # for the kernels
-        loss, weight = loss_sums(lab, proba, weights, clip)  # exact, as out of core and on Spark
-        if not normalize:
-            return loss.value
-        total_weight = weight.value
-        if total_weight == 0:
-            return warn_undefined(ZERO_WEIGHT)
-        return loss.value / total_weight
-    else:
-        proba = v.as_2d_scores(yp, "y_pred", func)
-        v.check_probabilities(proba.ravel(), "y_pred", func)
-        classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
-        if len(classes) != proba.shape[1]:
-            raise InputValidationError(
-                f"{func}: y_pred has {proba.shape[1]} columns but there are {len(classes)} "
-                f"classes {v.format_values(classes)}; pass labels= to name the class of each "
-                f"column."
-            )
-        order = np.argsort(classes, kind="stable")
-        idx = np.clip(np.searchsorted(classes[order], yt), 0, len(classes) - 1)
-        if not np.all(classes[order][idx] == yt):
-            raise InputValidationError(
-                f"{func}: y_true contains labels "
-                f"{v.format_values(np.setdiff1d(yt, classes))} that are not in labels "
-                f"{v.format_values(classes)}."
-            )
-        row_sums = proba.sum(axis=1)
-        if not np.allclose(row_sums, 1.0, rtol=np.sqrt(_EPS), atol=0.0):
-            warnings.warn(
-                "log_loss: the rows of y_pred do not sum to one; pass probabilities.",
-                UserWarning,
-                stacklevel=2,
-            )
-        total = multiclass_loss_sum(order[idx], np.ascontiguousarray(proba), w_arg, clip)
-    if not normalize:
-        return float(total)
-    total_weight = n if weights is None else float(weights.sum())
-    if total_weight == 0:
-        return warn_undefined(ZERO_WEIGHT)
-    return float(total / total_weight)
+    return yt
 
 
-def _refuse_one_class(y_true: Any) -> None:
+def _refuse_one_class(yt: np.ndarray) -> None:
     """scikit-learn's log_loss refuses y_true of one class unless labels= names both."""
-    if is_scan("log_loss", y_true=y_true):
-        why = "its one-class check needs every label at once; leave it unset"
-        refuse_out_of_core("log_loss", "profile", "sklearn", None, why)
-    yt = v.as_1d(y_true, "y_true", "log_loss")
-    v.check_no_missing(yt, "y_true", "log_loss")
-    if yt.dtype.kind in "OU":
-        yt = v.as_class_labels(y_true, "y_true", "log_loss")
     classes = np.unique(yt)
     if len(classes) == 1:
         raise InputValidationError(
@@ -225,22 +158,115 @@ def _refuse_one_class(y_true: Any) -> None:
         )
 
 
-def _binary_fast(
-    y_true: Any, y_pred: Any, normalize: Any, sample_weight: Any, labels: Any, eps: Any
-) -> float | None:
+def _binary_labels(data: dict[str, Any], labels: Any, one_class: bool) -> dict[str, Any]:
+    """scikit-learn's binary labels of 1-D probabilities: any two labels (``labels``
+    names the negative and the positive one) as 0/1."""
+    func = "log_loss"
+    if not one_class and labels is None and _plain01(data["y_true"]):
+        return data
+    yt = _classes_of(data["y_true"], func)
+    if one_class:
+        _refuse_one_class(yt)
+    if yt.size == 0 or (
+        labels is None and yt.dtype.kind in "biuf" and yt.min() >= 0 and yt.max() <= 1
+    ):
+        return data  # the definition's 0/1 labels (or no row: it says so)
+    sw = data["sample_weight"]
+    sw = None if sw is None else v.as_1d(sw, "sample_weight", func)
+    v.check_same_length(func, y_true=yt, y_pred=v.as_1d(data["y_pred"], "y_pred", func),
+                        sample_weight=sw)  # fmt: skip
+    classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
+    if len(classes) != 2:
+        raise InputValidationError(
+            f"{func}: y_pred is 1-dimensional, so y_true must have two classes. Got "
+            f"{v.format_values(classes)}; pass labels=[negative, positive] or 2-D "
+            f"probabilities."
+        )
+    lab = (yt == classes[1]).view(np.int8)
+    if not np.all(lab | (yt == classes[0])):
+        raise InputValidationError(
+            f"{func}: y_true contains labels {v.format_values(np.setdiff1d(yt, classes))} "
+            f"that are not in labels {v.format_values(classes)}."
+        )
+    return data | {"y_true": lab}
+
+
+def _plain01(y_true: Any) -> bool:
+    """0/1 labels in a NumPy array of numbers (or bools): the definition's own input."""
+    return (
+        type(y_true) is np.ndarray
+        and y_true.dtype.kind in "biu"
+        and (y_true.size == 0 or (y_true.min() >= 0 and y_true.max() <= 1))
+    )
+
+
+def _multiclass_log_loss(
+    y_true: Any,
+    yp: np.ndarray,
+    normalize: Any,
+    sample_weight: Any,
+    labels: Any,
+    eps: Any,
+    one_class: bool,
+) -> float:
+    """scikit-learn's multiclass log loss: ``-mean(ln p[true class])``."""
+    func = "log_loss"
+    yt = _classes_of(y_true, func)
+    if one_class:
+        _refuse_one_class(yt)
+    v.check_option(normalize, "normalize", func, [False, True])
+    clip = check_eps(_auto_eps(eps, yp), func)
+    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
+    n = v.check_same_length(func, y_true=yt, y_pred=yp, sample_weight=sw)
+    v.check_not_empty(n, "y_true", func)
+    weights = v.check_sample_weight(sw, n, func, relative=normalize)
+    w_arg = np.empty(0) if weights is None else np.ascontiguousarray(weights)
+    proba = v.as_2d_scores(yp, "y_pred", func)
+    v.check_probabilities(proba.ravel(), "y_pred", func)
+    classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
+    if len(classes) != proba.shape[1]:
+        raise InputValidationError(
+            f"{func}: y_pred has {proba.shape[1]} columns but there are {len(classes)} "
+            f"classes {v.format_values(classes)}; pass labels= to name the class of each "
+            f"column."
+        )
+    order = np.argsort(classes, kind="stable")
+    idx = np.clip(np.searchsorted(classes[order], yt), 0, len(classes) - 1)
+    if not np.all(classes[order][idx] == yt):
+        raise InputValidationError(
+            f"{func}: y_true contains labels "
+            f"{v.format_values(np.setdiff1d(yt, classes))} that are not in labels "
+            f"{v.format_values(classes)}."
+        )
+    row_sums = proba.sum(axis=1)
+    if not np.allclose(row_sums, 1.0, rtol=np.sqrt(_EPS), atol=0.0):
+        warnings.warn(
+            "log_loss: the rows of y_pred do not sum to one; pass probabilities.",
+            UserWarning,
+            stacklevel=3,
+        )
+    total = multiclass_loss_sum(order[idx], np.ascontiguousarray(proba), w_arg, clip)
+    if not normalize:
+        return float(total)
+    total_weight = n if weights is None else float(weights.sum())
+    if total_weight == 0:
+        return warn_undefined(ZERO_WEIGHT)
+    return float(total / total_weight)
+
+
+def _log_loss_one_call(params: dict[str, Any], columns: Any) -> float | None:
     """The binary log loss of plain NumPy input in one call of the compiled core, or
-    None: other input, or a value the checks refuse (the full path then says which).
+    None: other input, or a value the checks refuse (the definition then says which).
 
     0/1 labels of any dtype and float64 probabilities: the same exact sum, rounded
-    once, and the same division as the full path, so the same float."""
+    once, and the same division as the definition, so the same float."""
+    y_true, y_pred = columns["y_true"], columns["y_pred"]
     if not (
         type(y_true) is np.ndarray
         and type(y_pred) is np.ndarray
-        and sample_weight is None
-        and labels is None
-        and normalize is True
-        and type(eps) is str
-        and eps == "auto"
+        and columns.get("sample_weight") is None
+        and params["normalize"] is True
+        and params["eps"] == _EPS
     ):
         return None
     result: float | None = compiled().log_loss_checked(y_true, y_pred, _EPS)
@@ -304,52 +330,26 @@ def normalized_entropy(
     >>> normalized_entropy([1, 0, 0, 1], [0.8, 0.3, 0.1, 0.6])  # base rate 0.5: H = ln 2
     0.4314
     """
-    func = "normalized_entropy"
     params = NORMALIZED_ENTROPY.check_params(eps=eps)
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
-    if is_scan(func, **columns):
-        result: float = scan_compute(
-            NORMALIZED_ENTROPY, params, columns, ("y_prob", "sample_weight")
-        )
-        return result
-    v.check_not_empty(len(v.as_1d(y_true, "y_true", func)), "y_true", func)
-    # the definition: the same checks, exact sums and value as receval.metric("ne")
-    defn = NORMALIZED_ENTROPY
-    batch = defn.prepare(params, y_true, y_prob, sample_weight=sample_weight)
-    result = defn.finalize(params, defn.update(params, batch))
+    result: float = run_definition(NORMALIZED_ENTROPY, params, columns, func="normalized_entropy")
     return result
 
 
-def normalized_entropy_of(loss: float, weight: float, positives: float) -> float:
-    """NE from the weighted log-loss sum, total weight and weighted positives."""
+def normalized_entropy_of(mean_loss: float, rate: float, weight: float = 1.0) -> float:
+    """NE from the weighted mean log loss and the weighted share of positives (``weight``:
+    the total weight, nan and the warning where it is zero)."""
     if weight == 0:
         return warn_undefined(
             "normalized_entropy: every sample weight is zero, so NE is undefined (returned as nan)."
         )
-    rate = positives / weight
     if rate <= 0 or rate >= 1:
         return warn_undefined(
             "normalized_entropy: y_true has a single class, so the base rate's entropy is 0 "
             "and NE is undefined (returned as nan)."
         )
     entropy = -rate * np.log(rate) - (1 - rate) * np.log1p(-rate)
-    return float(loss / weight / entropy)
-
-
-def _numeric_pair(
-    y_true: Any, y_pred: Any, sample_weight: Any, func: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    yt = v.as_1d(y_true, "y_true", func)
-    yp = v.as_1d(y_pred, "y_pred", func)
-    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
-    n = v.check_same_length(func, y_true=yt, y_pred=yp, sample_weight=sw)
-    v.check_not_empty(n, "y_true", func)
-    a = v.check_finite(v.as_float(yt, "y_true", func), "y_true", func)
-    b = v.check_finite(v.as_float(yp, "y_pred", func), "y_pred", func)
-    w = v.check_sample_weight(sw, n, func, relative=True)
-    if w is not None and w.sum() == 0:
-        raise InputValidationError(f"{func}: sample_weight sums to zero.")
-    return a, b, w
+    return float(mean_loss / entropy)
 
 
 def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
@@ -400,13 +400,14 @@ def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def _error_value(kind: str, state: ErrorSums) -> float:
-    """RMSE or MAE of a state whose weight is not zero."""
-    weight = state.weight.value
+    """RMSE or MAE of a state whose weight is not zero (weights near 1e308 or 1e-300
+    too: see :func:`~receval.engine.states.scaled_value`)."""
+    weight, k = scaled_value(state.weight)
     if kind == "root_mean_squared_error":
         x, e = state.mean_squared()
-        return float(np.ldexp(np.sqrt(x / weight), e // 2))
+        return float(np.ldexp(np.sqrt(x / weight), (e - k) // 2))
     x, e = state.mean_absolute()
-    return float(np.ldexp(x / weight, e))
+    return float(np.ldexp(x / weight, e - k))
 
 
 def root_mean_squared_error(
@@ -438,9 +439,10 @@ def root_mean_squared_error(
     >>> root_mean_squared_error([3, 4, 5], [2.5, 4, 6])
     0.6455
     """
-    a, b, w = _numeric_pair(y_true, y_pred, sample_weight, "root_mean_squared_error")
-    # the definition's state and value: equal to receval.metric("rmse") over any batches
-    return _error_value("root_mean_squared_error", error_sums(a, b, w))
+    columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
+    func = "root_mean_squared_error"
+    result: float = run_definition(ERRORS[func], {}, columns, func=func)
+    return result
 
 
 def mean_absolute_error(
@@ -472,8 +474,10 @@ def mean_absolute_error(
     >>> mean_absolute_error([3, 4, 5], [2.5, 4, 6])
     0.5
     """
-    a, b, w = _numeric_pair(y_true, y_pred, sample_weight, "mean_absolute_error")
-    return _error_value("mean_absolute_error", error_sums(a, b, w))
+    columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
+    func = "mean_absolute_error"
+    result: float = run_definition(ERRORS[func], {}, columns, func=func)
+    return result
 
 
 # ------------------------------------------------------------------ definitions
@@ -491,8 +495,7 @@ def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
     weight = state.weight.value
     if weight == 0:
         return warn_undefined(ZERO_WEIGHT)
-    result = state.loss.value / weight
-    return result
+    return ratio(state.loss, state.weight)
 
 
 def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
@@ -500,7 +503,10 @@ def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
 
 
 def _finalize_ne(params: dict[str, Any], state: Any) -> float:
-    return normalized_entropy_of(state.loss.value, state.weight.value, state.observed.value)
+    if state.weight.value == 0:
+        return normalized_entropy_of(0.0, 0.0, weight=0.0)
+    loss, rate = ratio(state.loss, state.weight), ratio(state.observed, state.weight)
+    return normalized_entropy_of(loss, rate)
 
 
 LOG_LOSS = register(
@@ -508,9 +514,11 @@ LOG_LOSS = register(
         name="log_loss",
         check_params=_check_log_loss,
         prepare=totals_prepare("log_loss", "y_pred"),
-        update=totals_update,
+        update=totals_update(loss=True, clicks=False),
         empty=totals_empty,
         finalize=_finalize_log_loss,
+        scale_free=lambda params: bool(params["normalize"]),
+        one_partition=_log_loss_one_call,
     ),
 )
 NORMALIZED_ENTROPY = register(
@@ -518,9 +526,10 @@ NORMALIZED_ENTROPY = register(
         name="normalized_entropy",
         check_params=_check_ne,
         prepare=totals_prepare("normalized_entropy", "y_prob"),
-        update=totals_update,
+        update=totals_update(loss=True, clicks=True),
         empty=totals_empty,
         finalize=_finalize_ne,
+        scale_free=always,
     ),
 )
 
@@ -557,8 +566,9 @@ def _errors_finalize(kind: str) -> Any:
     return finalize
 
 
+ERRORS: dict[str, MetricDefinition] = {}
 for _name in ("root_mean_squared_error", "mean_absolute_error"):
-    register(
+    ERRORS[_name] = register(
         MetricDefinition(
             name=_name,
             check_params=no_options(_name),
@@ -566,5 +576,6 @@ for _name in ("root_mean_squared_error", "mean_absolute_error"):
             update=_errors_update,
             empty=_errors_empty,
             finalize=_errors_finalize(_name),
+            scale_free=always,
         ),
     )

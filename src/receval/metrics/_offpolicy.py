@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from ..engine.metric import MetricDefinition, register
-from ..engine.sources import is_scan, refuse_out_of_core, scan_compute
+from ..engine.sources import run_definition
 from ..engine.sums import ExactSum
 from ..exceptions import InvalidParameterError
 from ._binary import warn_undefined
@@ -343,18 +343,10 @@ def _estimate(
         "estimated_rewards": estimated_rewards,
         "estimated_value": estimated_value,
     }
-    if is_scan(func, **columns):
-        why = "pass a 1-D action_dist column (the target policy's probability of the logged action)"
-        refuse_out_of_core(func, "action", action, None, why)
-        refuse_out_of_core(func, "position", position, None, why)
-        floats: tuple[str, ...] = ("reward", "pscore", "action_dist")
-        if estimator == "dr":  # its form of one number per round
-            floats = (*floats, "estimated_rewards", "estimated_value")
-        result: float = scan_compute(defn, params, columns, floats, func=func)
-        return result
-    batch = defn.prepare(params, **columns)
-    v.check_not_empty(len(batch.reward), "reward", func)
-    result = defn.finalize(params, defn.update(params, batch))
+    why = "pass a 1-D action_dist column (the target policy's probability of the logged action)"
+    memory_only = {"action": (action, None), "position": (position, None)}
+    result: float = run_definition(defn, params, columns, func=func, memory_only=memory_only,
+                                   why=why)  # fmt: skip
     return result
 
 

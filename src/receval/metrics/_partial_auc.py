@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from ..engine.metric import MetricDefinition, data_columns, register
-from ..engine.sources import is_scan, scan_compute
+from ..engine.sources import run_definition
 from ..engine.states import ScoreCounts
 from ..exceptions import InvalidParameterError
 from ._auc import AUCCounts, auc_empty, auc_update
@@ -94,12 +94,7 @@ def partial_auc(
     """
     params = PARTIAL_AUC.check_params(max_fpr=max_fpr, pos_label=pos_label)
     columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
-    if is_scan(_FUNC, **columns):
-        result: float = scan_compute(PARTIAL_AUC, params, columns, ("y_score", "sample_weight"))
-        return result
-    batch = PARTIAL_AUC.prepare(params, y_true, y_score, sample_weight=sample_weight)
-    v.check_not_empty(len(batch[0]), "y_true", _FUNC)
-    result = PARTIAL_AUC.finalize(params, PARTIAL_AUC.update(params, batch))
+    result: float = run_definition(PARTIAL_AUC, params, columns, func=_FUNC)
     return result
 
 

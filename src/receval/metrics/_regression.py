@@ -16,8 +16,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from ..engine.metric import MetricDefinition, data_columns, register
-from ..engine.sources import is_scan, scan_compute
+from ..engine.metric import MetricDefinition, always, data_columns, register
+from ..engine.sources import run_definition
 from ..engine.states import Moments
 from ..exceptions import InvalidParameterError
 from ._binary import warn_undefined
@@ -84,7 +84,10 @@ def brier_score_loss(
     >>> brier_score_loss(["spam", "ham", "ham", "spam"], [0.1, 0.9, 0.8, 0.3], pos_label="ham")
     0.0375
     """
-    return _score(BRIER, {"pos_label": pos_label}, y_true, y_proba, sample_weight, _BRIER)
+    columns = {"y_true": y_true, "y_proba": y_proba, "sample_weight": sample_weight}
+    params = BRIER.check_params(pos_label=pos_label)
+    result: float = run_definition(BRIER, params, columns, func=_BRIER)
+    return result
 
 
 def r2_score(
@@ -145,8 +148,10 @@ def r2_score(
     >>> r2_score([1, 1, 1], [1, 1, 1]), r2_score([1, 1, 1], [1, 2, 1])  # constant y_true
     (1.0, 0.0)
     """
+    columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
     params = R2.check_params(force_finite=force_finite)
-    return _score(R2, params, y_true, y_pred, sample_weight, "r2_score")
+    result: float = run_definition(R2, params, columns, func="r2_score")
+    return result
 
 
 def explained_variance_score(
@@ -198,28 +203,10 @@ def explained_variance_score(
     >>> explained_variance_score([1, 2, 3], [2, 3, 4])  # a constant bias
     1.0
     """
+    columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
     params = EXPLAINED_VARIANCE.check_params(force_finite=force_finite)
     func = "explained_variance_score"
-    return _score(EXPLAINED_VARIANCE, params, y_true, y_pred, sample_weight, func)
-
-
-def _score(
-    defn: MetricDefinition,
-    params: dict[str, Any],
-    y_true: Any,
-    y_pred: Any,
-    sample_weight: Any,
-    func: str,
-) -> float:
-    """The value of one definition in memory, or batch by batch over scan columns."""
-    second = defn.inputs[1]
-    columns = {"y_true": y_true, second: y_pred, "sample_weight": sample_weight}
-    if is_scan(func, **columns):
-        result: float = scan_compute(defn, params, columns, (second, "sample_weight"), func=func)
-        return result
-    batch = defn.prepare(params, y_true, y_pred, sample_weight=sample_weight)
-    v.check_not_empty(len(batch[0]), "y_true", func)
-    result = defn.finalize(params, defn.update(params, batch))
+    result: float = run_definition(EXPLAINED_VARIANCE, params, columns, func=func)
     return result
 
 
@@ -336,6 +323,7 @@ BRIER = register(
         update=_update,
         empty=_empty,
         finalize=_finalize_brier,
+        scale_free=always,
     ),
 )
 R2 = register(
@@ -346,6 +334,7 @@ R2 = register(
         update=_update,
         empty=_empty,
         finalize=_finalize_r2,
+        scale_free=always,
     ),
 )
 EXPLAINED_VARIANCE = register(
@@ -356,5 +345,6 @@ EXPLAINED_VARIANCE = register(
         update=_update,
         empty=_empty,
         finalize=_finalize_explained_variance,
+        scale_free=always,
     ),
 )

@@ -246,7 +246,7 @@ def _group_state(
     sample_weight: str | None,
     num_partitions: int | None,
 ) -> Any:
-    """The merged GAUC state (exact sums) of the partitions of whole groups."""
+    """The merged GAUC state (exact sums, the ids seen) of the partitions of whole groups."""
     from ..metrics._gauc import GAUC
 
     if not (isinstance(weighting, (str, Mapping))):
@@ -260,8 +260,7 @@ def _group_state(
     columns = {"y_true": y_true, "y_score": y_score, "groups": groups}
     if sample_weight is not None:
         columns["sample_weight"] = sample_weight
-    state = _partition_state(df, func, GAUC, params, columns, num_partitions)
-    return state.totals
+    return _partition_state(df, func, GAUC, params, columns, num_partitions)
 
 
 def gauc_score(
@@ -303,13 +302,14 @@ def gauc_score(
     score : float
         nan, with an ``UndefinedMetricWarning``, if no group has both classes.
     """
-    from ..metrics._gauc import gauc_or_warn
+    from ..metrics._gauc import GAUC
 
     func = "gauc_score"
-    totals = _group_state(
+    state = _group_state(
         df, func, y_true, y_score, groups, weighting, sample_weight, num_partitions
     )
-    return gauc_or_warn(totals.score, totals.n_groups)
+    result: float = GAUC.finalize(GAUC.check_params(weighting=weighting), state)
+    return result
 
 
 def group_auc(
@@ -333,7 +333,7 @@ def group_auc(
     """
     state = _group_state(
         df, "group_auc", y_true, y_score, groups, weighting, sample_weight, num_partitions
-    )
+    ).totals
     return GAUCSummary(
         score=state.score,
         n_groups=state.n_groups,

@@ -60,7 +60,7 @@ def test_partial_auc_errors_and_undefined():
         partial_auc([0, 1], [0.1, 0.2], max_fpr=1.5)
     with pytest.raises(TypeError):
         partial_auc([0, 1], [0.1, 0.2])  # max_fpr is required
-    with pytest.raises(InvalidParameterError, match="needs max_fpr"):
+    with pytest.raises(InvalidParameterError, match="needs the parameter max_fpr"):
         rv.metric("partial_auc")
     with pytest.warns(UndefinedMetricWarning, match="single class"):
         assert np.isnan(partial_auc([1, 1], [0.1, 0.2], max_fpr=0.5))

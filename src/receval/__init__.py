@@ -134,8 +134,8 @@ _EXPORTS: dict[str, str] = {
     "user_coverage": "receval.metrics._overlap",
     "miscalibration": "receval.metrics._calibration_lists",
     # retention
-    "retention": "receval.metrics._retention",
-    "RetentionReport": "receval.metrics._cohorts",
+    "retention": "receval.metrics.retention",
+    "RetentionReport": "receval.metrics.retention",
     # streaming: accumulators for training and validation loops
     "metric": "receval.streaming",
     "compute": "receval.streaming",
@@ -274,9 +274,6 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         confusion_matrix as confusion_matrix,
         error_rate as error_rate,
     )
-    from .metrics._cohorts import (
-        RetentionReport as RetentionReport,
-    )
     from .metrics._curves import (
         precision_recall_curve as precision_recall_curve,
         roc_curve as roc_curve,
@@ -362,7 +359,8 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         explained_variance_score as explained_variance_score,
         r2_score as r2_score,
     )
-    from .metrics._retention import (
+    from .metrics.retention import (
+        RetentionReport as RetentionReport,
         retention as retention,
     )
     from .metrics._serendipity import (

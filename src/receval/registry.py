@@ -591,6 +591,7 @@ def definitions() -> dict[str, MetricDefinition]:
         _popularity_engine,
         _regression,
     )
+    from .metrics.retention import definition as _retention  # noqa: F401
 
     return dict(DEFINITIONS)
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import receval.metrics._cohorts as cohorts_module
+import receval.metrics.retention.counting as cohorts_module
 from receval import RetentionReport, retention
 from receval.exceptions import InputValidationError, InvalidParameterError
 from tests.oracles import retention as oracle

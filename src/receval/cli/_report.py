@@ -224,7 +224,7 @@ def report_command(
     nothing is printed on stdout.
     """
     from .._html_report import check_target
-    from ..metrics._retention import retention
+    from ..metrics.retention import retention
     from ..report import (
         HTMLReport,
         beyond_section,
@@ -403,7 +403,7 @@ def demo(
     """
     from ..data._ranked import Qrels, Run
     from ..datasets import make_events, make_impressions, make_recommendations
-    from ..metrics._retention import retention
+    from ..metrics.retention import retention
     from ..report import (
         HTMLReport,
         ctr_section,

@@ -1,0 +1,173 @@
+"""The mergeable state of retention: the counts of a set of whole users.
+
+Counts are kept over absolute periods (days, ISO weeks or months since 1970 in
+the time zone of the options), not over a window: the window (from the period
+of the first event to that of the last) is known only once every user is in,
+so states of batches with different windows merge exactly, in any order, and
+:func:`finalize_counts` cuts the window out of the merged counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...engine.states import Seen
+from ...exceptions import InputValidationError
+from .times import FUNC, check_span
+
+__all__ = ["PERIODS", "TIME_KINDS", "UNITS", "RetentionState", "finalize_counts"]
+
+#: ``RetentionState.kind``: what the event times were ("" before any event)
+TIME_KINDS = ("", "instant", "date")
+#: ``RetentionState.period``: the period unit
+PERIODS = ("day", "week", "month")
+#: ``RetentionState.unit``: the unit of epoch numbers (None: no epoch numbers)
+UNITS = (None, "s", "ms", "us", "ns")
+
+
+def _zeros(n: int = 0) -> np.ndarray:
+    return np.zeros(n, dtype=np.int64)
+
+
+@dataclass
+class RetentionState:
+    """New users, login users and the cohort x offset counts of a set of whole users.
+
+    ``span`` holds ``[first, lo_day, hi_day, lo, hi]``: the absolute period of
+    index 0 of ``new``, ``login`` and the rows and columns of ``table`` (a
+    flattened square of cohort x offset), the local days of the first and the
+    last event, and their periods (``hi < lo``: no event yet). Users whose
+    signup lies too far from their events to be in any window (more than
+    ``MAX_PERIODS`` away) are in ``far_before`` / ``far_after`` instead of a
+    cohort. ``users`` holds the ids of the users counted, so that a user given
+    in two updates raises; ``pending`` the ids of an update not yet added to it.
+    """
+
+    span: np.ndarray = field(default_factory=lambda: np.array([0, 0, -1, 0, -1], np.int64))
+    new: np.ndarray = field(default_factory=_zeros)
+    login: np.ndarray = field(default_factory=_zeros)
+    table: np.ndarray = field(default_factory=_zeros)
+    n_events: int = 0
+    n_users: int = 0
+    without: int = 0
+    far_before: int = 0
+    far_after: int = 0
+    events_before: int = 0
+    users_before: int = 0
+    period: int = 0
+    kind: int = 0
+    unit: int = 0
+    inferred: bool = False
+    users: Seen = field(default_factory=Seen)
+    pending: Any = None
+
+    @classmethod
+    def of_users(cls, period: str, ids: np.ndarray, n_users: int) -> RetentionState:
+        """The state of users without an event (signups only)."""
+        return cls(n_users=n_users, period=PERIODS.index(period), pending=ids)
+
+    @property
+    def has_events(self) -> bool:
+        """Whether any event was counted."""
+        return bool(self.span[4] >= self.span[3])
+
+    def _seen(self) -> Seen:
+        """``users`` with the pending ids added (a new :class:`Seen`)."""
+        seen = self.users.merge(Seen())
+        if self.pending is not None and len(self.pending):
+            seen.add(self.pending, FUNC, "users")
+        return seen
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["users"], state["pending"] = self._seen(), None
+        return state
+
+    def without_users(self) -> RetentionState:
+        """This state without the ids of its users (for states of disjoint users
+        by construction, such as Spark partitions by user: less to send)."""
+        self.users, self.pending = Seen(), None
+        return self
+
+    def merge(self, other: RetentionState) -> RetentionState:
+        """The counts of both sets of users (a user in both raises)."""
+        seen = self._seen()
+        seen.absorb(other._seen())
+        kind, unit, inferred = self._times_with(other)
+        if not self.has_events or not other.has_events:
+            source = self if self.has_events else other
+            new, login, table = source.new, source.login, source.table
+            span = source.span.copy()
+        else:
+            lo_day = min(self.span[1], other.span[1])
+            hi_day = max(self.span[2], other.span[2])
+            span = np.array(
+                [min(self.span[0], other.span[0]), lo_day, hi_day,
+                 min(self.span[3], other.span[3]), max(self.span[4], other.span[4])],
+                dtype=np.int64,
+            )  # fmt: skip
+            check_span(int(lo_day), int(hi_day), PERIODS[self.period])
+            end = max(self.span[0] + len(self.new), other.span[0] + len(other.new))
+            n = int(end - span[0])
+            new, login, table = _zeros(n), _zeros(n), np.zeros((n, n), dtype=np.int64)
+            for s in (self, other):
+                i, m = int(s.span[0] - span[0]), len(s.new)
+                new[i : i + m] += s.new
+                login[i : i + m] += s.login
+                table[i : i + m, :m] += s.table.reshape(m, m)
+            table = table.ravel()
+        sums = {f: getattr(self, f) + getattr(other, f) for f in _SUMS}
+        return RetentionState(
+            span, new, login, table, **sums,
+            period=self.period, kind=kind, unit=unit, inferred=inferred, users=seen,
+        )  # fmt: skip
+
+    def _times_with(self, other: RetentionState) -> tuple[int, int, bool]:
+        """The kind and unit of the times of both states; different ones raise."""
+        if not other.has_events:
+            return self.kind, self.unit, self.inferred
+        if not self.has_events:
+            return other.kind, other.unit, other.inferred
+        if self.kind != other.kind:
+            raise InputValidationError(
+                f"{FUNC}: the times are bare dates ('2024-01-31') in some batches and "
+                f"date-times in others; write them all one way."
+            )
+        if self.unit != other.unit:
+            units = sorted(str(UNITS[u]) for u in (self.unit, other.unit))
+            raise InputValidationError(
+                f"{FUNC}: time holds epoch numbers read as {units[0]!r} in some batches and "
+                f"as {units[1]!r} in others; pass time_unit='s' or time_unit='ms'."
+            )
+        return self.kind, self.unit, self.inferred and other.inferred
+
+
+_SUMS = ("n_events", "n_users", "without", "far_before", "far_after", "events_before",
+         "users_before")  # fmt: skip
+
+
+def finalize_counts(state: RetentionState) -> tuple[int, dict[str, Any]]:
+    """The window's first period and its counts (see ``report.retention_report``)."""
+    if not state.has_events:
+        raise InputValidationError(f"{FUNC}: events is empty; pass at least one event.")
+    first, lo, hi = (int(x) for x in state.span[[0, 3, 4]])
+    n_all = len(state.new)
+    table = state.table.reshape(n_all, n_all)
+    i, n = lo - first, hi - lo + 1
+    new = state.new[i : i + n]
+    counts = {
+        "new": new,
+        "login": state.login[i : i + n],
+        "table": np.ascontiguousarray(table[i : i + n, :n]),
+        "n_events": state.n_events,
+        "n_users": state.n_users,
+        "without": state.without,
+        "before_window": int(state.new[:i].sum()) + state.far_before,
+        "after_window": int(state.new[i + n :].sum()) + state.far_after,
+        "events_before": state.events_before,
+        "users_before": state.users_before,
+    }
+    return lo, counts

@@ -667,3 +667,125 @@ def test_datetimes_mixed_with_numbers_raise(values):
     ok = pd.DataFrame({"user": [1, 2], "time": pd.Series([values[0], None], dtype=object)})
     with pytest.raises(InputValidationError, match="missing values"):  # None is missing, not mixed
         retention(ok, user="user", time="time")
+
+
+# ---------------------------------------------------------------- one definition, every source
+def _same_reports(got: RetentionReport, expected: RetentionReport) -> None:
+    for name in RetentionReport.__dataclass_fields__:
+        a, b = getattr(got, name), getattr(expected, name)
+        if isinstance(b, np.ndarray):
+            _same(a, b)  # nan == nan, floats bit for bit
+        else:
+            assert a == b, name
+
+
+def _accumulated(users, seconds, signup, kwargs, owner, order):
+    """The accumulators of the users of each part, merged in ``order``."""
+    import receval
+
+    users, seconds = np.asarray(users), np.asarray(seconds)
+    parts = []
+    for p in range(max(owner) + 1):
+        mine = [u for u in range(len(owner)) if owner[u] == p]
+        rows = np.isin(users, mine)
+        acc = receval.metric("retention", **{k: v for k, v in kwargs.items()})
+        own = None if signup is None else {u: s for u, s in signup.items() if owner[u] == p}
+        if rows.any() or own:
+            acc.update({"user": users[rows], "time": seconds[rows]}, signup=own)
+        parts.append(acc)
+    merged = parts[order[0]]
+    for i in order[1:]:
+        merged.merge(parts[i])
+    return merged.compute()
+
+
+@given(logs(), st.data())
+def test_accumulator_over_user_splits_in_any_order_equals_memory(log, data):
+    users, seconds, signup, kwargs = log
+    n_users = max(users + list(signup or [])) + 1
+    owner = data.draw(st.lists(st.integers(0, 3), min_size=n_users, max_size=n_users))
+    order = data.draw(st.permutations(range(max(owner) + 1)))
+    expected = retention({"user": users, "time": seconds}, signup=signup, **kwargs)
+    got = _accumulated(users, seconds, signup, kwargs, owner, order)
+    _same_reports(got, expected)
+
+
+def _random_log(seed: int):
+    rng = np.random.default_rng(seed)
+    n, n_users = 4000, 300
+    users = rng.integers(0, n_users, n)
+    first = rng.integers(0, 100, n_users)
+    days = first[users] + rng.geometric(0.1, n) - 1
+    seconds = 1698000000 + days * DAY + rng.integers(0, DAY, n)  # two DST changes
+    signup = 1698000000 + (first + rng.integers(-8, 3, n_users)) * DAY
+    signup[rng.random(n_users) < 0.1] -= 5000 * DAY  # too far to be in any window
+    frame = pd.DataFrame(
+        {
+            "user": [f"u{u}" for u in users],
+            "time": pd.to_datetime(seconds, unit="s"),
+            "signup": pd.to_datetime(signup[users], unit="s"),
+        }
+    )
+    frame.loc[users % 11 == 0, "signup"] = pd.NaT  # without signup: the first event
+    return frame.sample(frac=1, random_state=seed).reset_index(drop=True)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"tz": "America/New_York"},
+     {"tz": "Asia/Kolkata", "period": "week", "signup": "signup"},
+     {"tz": "Europe/Berlin", "period": "month", "signup": "signup", "before_signup": "drop"},
+     {"tz": "Australia/Lord_Howe", "signup": "signup", "days": (1, 2, 30)}],
+)  # fmt: skip
+def test_memory_scan_and_accumulator_agree(tmp_path, options):
+    import receval
+
+    frame = _random_log(len(options))
+    expected = retention(frame, **options)
+    path = tmp_path / "events.parquet"
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+    for max_memory in (1 << 29, 100_000):  # one pass; buckets of users, one pass each
+        scanned = receval.scan(path, batch_rows=700, max_memory=max_memory, progress=False)
+        _same_reports(retention(scanned, **options), expected)
+    signup = options.get("signup")
+    params = {k: v for k, v in options.items() if k != "signup"}
+    owner = {u: i % 3 for i, u in enumerate(frame["user"].unique())}
+    parts = [receval.metric("retention", **params) for _ in range(3)]
+    part = frame["user"].map(owner).to_numpy()
+    for p in (2, 0, 1):
+        parts[p].update(frame[part == p], signup=signup)
+    merged = parts[1].merge(parts[2]).merge(parts[0]).compute()
+    _same_reports(merged, expected)
+    if signup:
+        assert expected.n_users_signup_before_window > 0
+        assert expected.n_users_without_signup > 0
+
+
+def test_metric_retention_is_an_accumulator_of_whole_users():
+    import pickle
+
+    import receval
+
+    events = {"user": ["a", "a", "b"], "time": ["2024-01-01", "2024-01-02", "2024-01-03"]}
+    acc = receval.metric("retention", days=1)
+    acc.update({k: v[:2] for k, v in events.items()})
+    acc = pickle.loads(pickle.dumps(acc)).update({k: v[2:] for k, v in events.items()})
+    _same_reports(acc.compute(), retention(events, days=1))
+    with pytest.raises(InputValidationError, match=r"given twice.*\['a'\]"):
+        acc.update({"user": ["a"], "time": ["2024-01-04"]})
+    other = receval.metric("retention", days=1).update({"user": ["c"], "time": [JAN1]})
+    with pytest.raises(InputValidationError, match="bare dates"):
+        receval.metric("retention", days=1).update(events).merge(other).compute()
+    with pytest.raises(InputValidationError, match="events is empty"):
+        receval.metric("retention").compute()
+    with pytest.raises(InvalidParameterError, match="'period' parameter of retention"):
+        receval.metric("retention", period="year")
+
+
+def test_merged_windows_wider_than_the_limit_raise():
+    import receval
+
+    a = receval.metric("retention", time_unit="s").update({"user": [1], "time": [0]})
+    b = receval.metric("retention", time_unit="s").update({"user": [2], "time": [5000 * DAY]})
+    with pytest.raises(InputValidationError, match="the events span 5001 days"):
+        a.merge(b)

@@ -242,7 +242,10 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
     ids = user_ids if batch.signup is None else _concat_ids(user_ids, batch.signup[2])
     n_users = len(ids)
     if n_events == 0:
-        return RetentionState.of_users(period, ids, n_users)
+        state = RetentionState.of_users(period, ids, n_users)
+        if batch.signup is not None:
+            state.lone, state.lone_n = _lone_cohorts(k, params, batch, n_users)
+        return state
     lo_day, hi_day = extreme_days(times, zone, "time")
     check_span(lo_day, hi_day, period)
     e_lo, e_hi = periods_of_days(lo_day, hi_day, period)
@@ -307,6 +310,38 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
         kind=TIME_KINDS.index(batch.times.kind), unit=UNITS.index(batch.times.unit),
         inferred=bool(batch.times.inferred), pending=ids,
     )  # fmt: skip
+
+
+def _lone_cohorts(
+    k: Any, params: dict[str, Any], batch: Events, n_users: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Absolute cohort periods of users without events, and the users of each."""
+    if batch.signup is None:
+        return _EMPTY, _EMPTY
+    s_codes, s_times, new_ids = batch.signup
+    valid = np.ones(len(s_codes), bool) if s_times.valid is None else s_times.valid
+    seconds, has, conflict = k.signup_per_user(
+        np.ascontiguousarray(s_codes, dtype=np.int32),
+        np.ascontiguousarray(s_times.values, dtype=np.int64),
+        np.int64(s_times.divisor),
+        np.ascontiguousarray(valid, dtype=bool),
+        n_users,
+    )
+    if conflict >= 0:
+        _raise_conflict(conflict, s_codes, s_times, seconds, batch.user_ids, new_ids)
+    zone, period = params["zone"], params["period"]
+    if s_times.kind == "date":  # local dates: the day is the signup's (divisor 1)
+        periods = [periods_of_days(int(d), int(d), period)[0] for d in np.unique(seconds[has])]
+        values = np.unique(seconds[has], return_inverse=True)[1]
+    else:
+        uniq, values = np.unique(seconds[has], return_inverse=True)
+        periods = [period_of_second(int(s), zone, period) for s in uniq]
+    cohorts = np.asarray(periods, dtype=np.int64)[values] if len(values) else _EMPTY
+    lone, where = np.unique(cohorts, return_inverse=True)
+    return lone.astype(np.int64), np.bincount(where, minlength=len(lone)).astype(np.int64)
+
+
+_EMPTY = np.zeros(0, dtype=np.int64)
 
 
 def _concat_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -42,8 +42,9 @@ class RetentionState:
     last event, and their periods (``hi < lo``: no event yet). Users whose
     signup lies too far from their events to be in any window (more than
     ``MAX_PERIODS`` away) are in ``far_before`` / ``far_after`` instead of a
-    cohort. ``users`` holds the ids of the users counted, so that a user given
-    in two updates raises; ``pending`` the ids of an update not yet added to it.
+    cohort. Users of batches without any event (signups only) are in
+    ``lone_n`` per absolute cohort period ``lone``. ``users`` holds the ids of
+    the users counted, so that a user given in two updates raises; ``pending`` the ids of an update not yet added to it.
     """
 
     span: np.ndarray = field(default_factory=lambda: np.array([0, 0, -1, 0, -1], np.int64))
@@ -61,6 +62,8 @@ class RetentionState:
     kind: int = 0
     unit: int = 0
     inferred: bool = False
+    lone: np.ndarray = field(default_factory=_zeros)
+    lone_n: np.ndarray = field(default_factory=_zeros)
     users: Seen = field(default_factory=Seen)
     pending: Any = None
 
@@ -120,8 +123,10 @@ class RetentionState:
                 table[i : i + m, :m] += s.table.reshape(m, m)
             table = table.ravel()
         sums = {f: getattr(self, f) + getattr(other, f) for f in _SUMS}
+        lone, where = np.unique(np.concatenate([self.lone, other.lone]), return_inverse=True)
+        lone_n = np.bincount(where, np.concatenate([self.lone_n, other.lone_n]), len(lone))
         return RetentionState(
-            span, new, login, table, **sums,
+            span, new, login, table, **sums, lone=lone, lone_n=lone_n.astype(np.int64),
             period=self.period, kind=kind, unit=unit, inferred=inferred, users=seen,
         )  # fmt: skip
 
@@ -157,16 +162,24 @@ def finalize_counts(state: RetentionState) -> tuple[int, dict[str, Any]]:
     n_all = len(state.new)
     table = state.table.reshape(n_all, n_all)
     i, n = lo - first, hi - lo + 1
-    new = state.new[i : i + n]
+    new = state.new[i : i + n].copy()
+    login = state.login[i : i + n].copy()
+    table = np.ascontiguousarray(table[i : i + n, :n])
+    inside = (state.lone >= lo) & (state.lone <= hi)
+    at = state.lone[inside] - lo
+    for x in (new, login, table[:, 0]):  # users without events: new, and active by signup
+        x[at] += state.lone_n[inside]
+    lone_before = int(state.lone_n[state.lone < lo].sum())
+    lone_after = int(state.lone_n[state.lone > hi].sum())
     counts = {
         "new": new,
-        "login": state.login[i : i + n],
-        "table": np.ascontiguousarray(table[i : i + n, :n]),
+        "login": login,
+        "table": table,
         "n_events": state.n_events,
         "n_users": state.n_users,
         "without": state.without,
-        "before_window": int(state.new[:i].sum()) + state.far_before,
-        "after_window": int(state.new[i + n :].sum()) + state.far_after,
+        "before_window": int(state.new[:i].sum()) + state.far_before + lone_before,
+        "after_window": int(state.new[i + n :].sum()) + state.far_after + lone_after,
         "events_before": state.events_before,
         "users_before": state.users_before,
     }

@@ -754,8 +754,9 @@ def test_memory_scan_and_accumulator_agree(tmp_path, options):
     part = frame["user"].map(owner).to_numpy()
     for p in (2, 0, 1):
         parts[p].update(frame[part == p], signup=signup)
-    merged = parts[1].merge(parts[2]).merge(parts[0]).compute()
-    _same_reports(merged, expected)
+    merged = parts[1].merge(parts[2]).merge(parts[0])
+    _same_reports(merged.compute(), expected)
+    _same_reports(merged.compute(), expected)  # compute leaves the state as it was
     if signup:
         assert expected.n_users_signup_before_window > 0
         assert expected.n_users_without_signup > 0
@@ -789,3 +790,19 @@ def test_merged_windows_wider_than_the_limit_raise():
     b = receval.metric("retention", time_unit="s").update({"user": [2], "time": [5000 * DAY]})
     with pytest.raises(InputValidationError, match="the events span 5001 days"):
         a.merge(b)
+
+
+def test_a_signup_before_its_updates_events_joins_the_cohort_of_the_merged_window():
+    import receval
+
+    a_events = {"user": ["a", "a"], "time": [JAN1 + 2 * DAY, JAN1 + 3 * DAY]}
+    b_events = {"user": ["b", "b"], "time": [JAN1, JAN1 + DAY]}
+    a = receval.metric("retention", days=(1, 2)).update(a_events, signup={"a": JAN1})
+    assert list(a.state.early_cohort) == [19723]  # 2024-01-01: before a's own events
+    b = receval.metric("retention", days=(1, 2)).update(b_events)
+    got = b.merge(a).compute()
+    both = {k: a_events[k] + b_events[k] for k in a_events}
+    _same_reports(got, retention(both, signup={"a": JAN1}, days=(1, 2)))
+    _same(got.cohort_counts[0], [2, 1, 1, 1])  # a: signup day 0, active days 2 and 3
+    alone = a.compute()  # a's window alone: a signed up before it
+    assert alone.n_users_signup_before_window == 1 and alone.new_users.sum() == 0

@@ -243,6 +243,7 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
     n_users = len(ids)
     if n_events == 0:
         state = RetentionState.of_users(period, ids, n_users)
+        state.with_signup = batch.signup is not None
         if batch.signup is not None:
             state.lone, state.lone_n = _lone_cohorts(k, params, batch, n_users)
         return state
@@ -258,7 +259,8 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
 
     # ---- signup: each user's cohort, absolute periods as far as a window may reach
     cohort = np.full(n_users, k.NO_SIGNUP, dtype=np.int32)
-    counts = {"without": 0, "far_before": 0, "far_after": 0, "events": 0, "users": 0}
+    # users with events but no signup time (reported when some update has signups)
+    counts = {"without": len(user_ids), "far_before": 0, "far_after": 0, "events": 0, "users": 0}
     if batch.signup is not None:
         s_codes, s_times, new_ids = batch.signup
         if s_times.kind == "date":
@@ -274,12 +276,19 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
         )
         if conflict >= 0:
             _raise_conflict(conflict, s_codes, s_times, seconds, user_ids, new_ids)
-        window = _signup_window(window, seconds[has], params)
-        cohort[has] = window.periods_of_seconds(seconds[has])
+        # each signup's absolute period, as far as a window holding the events may reach
+        wide = _signup_window(window, seconds[has], params)
+        where = wide.periods_of_seconds(seconds[has])
+        counts["far_before"] = int((where == k.BEFORE).sum())
+        counts["far_after"] = int((where == k.AFTER).sum())
+        n_periods = window.n_periods
+        rel = where.astype(np.int64) + (wide.first_period - e_lo)  # to the events' window
+        rel[where == k.BEFORE], rel[where == k.AFTER] = -1, n_periods
+        cohort[has] = np.where(rel < 0, k.BEFORE, np.where(rel >= n_periods, k.AFTER, rel))
+        # users whose cohort is outside the events' window, but not too far from it
+        near = (where >= 0) & ((rel < 0) | (rel >= n_periods))
+        outside, lone = np.flatnonzero(has)[near], rel[near] + e_lo
         counts["without"] = int(len(user_ids) - has[: len(user_ids)].sum())
-        # signups too far from the events to be in any window holding them
-        counts["far_before"] = int((cohort == k.BEFORE).sum())
-        counts["far_after"] = int((cohort == k.AFTER).sum())
         n_before, flagged, first = k.events_before_signup(
             codes, values, np.int64(times.divisor), seconds, has, n_threads
         )
@@ -299,17 +308,41 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
         values, np.int64(times.divisor), window.bounds, window.period_of_day, n_threads
     )
     drop = params["before_signup"] == "drop"
-    new, login, table = _activity_counts(k, codes, periods, cohort, window.n_periods, drop,
-                                         n_threads)  # fmt: skip
-    return RetentionState(
-        span=np.array([window.first_period, lo_day, hi_day, e_lo, e_hi], dtype=np.int64),
+    new, login, table, bits = _activity_counts(k, codes, periods, cohort, window.n_periods,
+                                               drop, n_threads)  # fmt: skip
+    state = RetentionState(
+        span=np.array([e_lo, lo_day, hi_day, e_lo, e_hi], dtype=np.int64),
         new=new, login=login, table=table.ravel(), n_events=n_events, n_users=n_users,
         without=counts["without"], far_before=counts["far_before"],
         far_after=counts["far_after"], events_before=counts["events"],
         users_before=counts["users"], period=PERIODS.index(period),
         kind=TIME_KINDS.index(batch.times.kind), unit=UNITS.index(batch.times.unit),
-        inferred=bool(batch.times.inferred), pending=ids,
+        inferred=bool(batch.times.inferred), with_signup=batch.signup is not None, pending=ids,
     )  # fmt: skip
+    if batch.signup is not None and len(outside):
+        state.lone, state.lone_n = _tally(lone)
+        before = lone < e_lo  # their events, all after their signup, are kept as they are
+        if before.any():
+            users = outside[before]
+            n_words = (window.n_periods + 63) // 64
+            if bits is None:
+                rows = np.zeros(n_users, dtype=bool)
+                rows[users] = True
+                rows = rows[codes]
+                bits = k.activity_bitsets(
+                    np.ascontiguousarray(codes[rows]), np.ascontiguousarray(periods[rows]),
+                    n_users, n_words, max(1, min(n_threads, 8)),
+                )  # fmt: skip
+            state.early_cohort = lone[before]
+            state.early_first = np.full(len(users), e_lo, dtype=np.int64)
+            state.early_bits = bits.reshape(n_users, n_words)[users].ravel()
+    return state
+
+
+def _tally(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values and how often each occurs."""
+    uniq, n = np.unique(values, return_counts=True)
+    return uniq.astype(np.int64), n.astype(np.int64)
 
 
 def _lone_cohorts(
@@ -336,9 +369,7 @@ def _lone_cohorts(
     else:
         uniq, values = np.unique(seconds[has], return_inverse=True)
         periods = [period_of_second(int(s), zone, period) for s in uniq]
-    cohorts = np.asarray(periods, dtype=np.int64)[values] if len(values) else _EMPTY
-    lone, where = np.unique(cohorts, return_inverse=True)
-    return lone.astype(np.int64), np.bincount(where, minlength=len(lone)).astype(np.int64)
+    return _tally(np.asarray(periods, dtype=np.int64)[values] if len(values) else _EMPTY)
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -357,7 +388,7 @@ def _signup_window(
 ) -> PeriodWindow:
     """The window of the events, widened to the periods of the signups outside it, as
     far as a window that holds the events may reach (``MAX_PERIODS``): a signup
-    farther away is before or after every window, and its cohort none."""
+    farther away is before or after every window, and in no cohort."""
     if not len(seconds):
         return window
     zone, period = params["zone"], params["period"]
@@ -396,8 +427,9 @@ def _activity_counts(
     n_periods: int,
     drop: bool,
     n_threads: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-period new and login users and the cohort x offset counts."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Per-period new and login users, the cohort x offset counts, and the users'
+    activity bitsets where the counting made them (else None)."""
     n_users = len(cohort)
     n_parts = max(1, min(n_threads, 8))
     # each part of the accumulation keeps its own cohort table
@@ -406,6 +438,7 @@ def _activity_counts(
     bitset_bytes = 8 * n_users * n_words
     csr_bytes = 4 * len(codes) + 8 * n_users
     method = _METHOD or ("bitset" if bitset_bytes <= csr_bytes else "csr")
+    bits = None
     if method == "bitset":
         bits = k.activity_bitsets(codes, periods, n_users, n_words, n_parts)
         parts = k.accumulate_bitsets(bits, n_words, cohort, n_periods, drop, acc_parts)
@@ -413,4 +446,4 @@ def _activity_counts(
         offsets, values = k.periods_by_user(codes, periods, n_users, n_parts)
         parts = k.accumulate_csr(offsets, values, cohort, n_periods, drop, acc_parts)
     new, login, table = (part.sum(axis=0) for part in parts)
-    return new, login, table
+    return new, login, table, bits

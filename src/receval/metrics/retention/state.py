@@ -39,12 +39,22 @@ class RetentionState:
     ``span`` holds ``[first, lo_day, hi_day, lo, hi]``: the absolute period of
     index 0 of ``new``, ``login`` and the rows and columns of ``table`` (a
     flattened square of cohort x offset), the local days of the first and the
-    last event, and their periods (``hi < lo``: no event yet). Users whose
-    signup lies too far from their events to be in any window (more than
-    ``MAX_PERIODS`` away) are in ``far_before`` / ``far_after`` instead of a
-    cohort. Users of batches without any event (signups only) are in
-    ``lone_n`` per absolute cohort period ``lone``. ``users`` holds the ids of
-    the users counted, so that a user given in two updates raises; ``pending`` the ids of an update not yet added to it.
+    last event, and their periods (``hi < lo``: no event yet). Those arrays
+    cover the periods of the events; users whose signup is outside the events'
+    periods of their update are counted apart, as other updates may widen the
+    window to their cohort: ``lone_n`` users per absolute cohort period
+    ``lone`` (new, and active in it by their signup), and those whose cohort
+    is before the events also by their activity, for finalize to count in the
+    cohort table if the window reaches their cohort: ``early_cohort`` (the
+    absolute cohort of each), ``early_first`` (the absolute period of bit 0)
+    and ``early_bits`` (a flattened row of uint64 words per user, bit ``j``
+    set when active in period ``early_first + j``). Signups too far
+    from the events to be in any window (more than ``MAX_PERIODS`` away) are
+    only counted, in ``far_before`` / ``far_after``. ``without`` counts the
+    users with events and no signup time, reported when some update had
+    signups (``with_signup``). ``users`` holds the ids of
+    the users counted, so that a user given in two updates raises; ``pending``
+    the ids of an update not yet added to it.
     """
 
     span: np.ndarray = field(default_factory=lambda: np.array([0, 0, -1, 0, -1], np.int64))
@@ -62,8 +72,12 @@ class RetentionState:
     kind: int = 0
     unit: int = 0
     inferred: bool = False
+    with_signup: bool = False
     lone: np.ndarray = field(default_factory=_zeros)
     lone_n: np.ndarray = field(default_factory=_zeros)
+    early_cohort: np.ndarray = field(default_factory=_zeros)
+    early_first: np.ndarray = field(default_factory=_zeros)
+    early_bits: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     users: Seen = field(default_factory=Seen)
     pending: Any = None
 
@@ -127,7 +141,11 @@ class RetentionState:
         lone_n = np.bincount(where, np.concatenate([self.lone_n, other.lone_n]), len(lone))
         return RetentionState(
             span, new, login, table, **sums, lone=lone, lone_n=lone_n.astype(np.int64),
-            period=self.period, kind=kind, unit=unit, inferred=inferred, users=seen,
+            early_cohort=np.concatenate([self.early_cohort, other.early_cohort]),
+            early_first=np.concatenate([self.early_first, other.early_first]),
+            early_bits=_stack_bits(self, other),
+            period=self.period, kind=kind, unit=unit, inferred=inferred,
+            with_signup=self.with_signup or other.with_signup, users=seen,
         )  # fmt: skip
 
     def _times_with(self, other: RetentionState) -> tuple[int, int, bool]:
@@ -154,6 +172,38 @@ _SUMS = ("n_events", "n_users", "without", "far_before", "far_after", "events_be
          "users_before")  # fmt: skip
 
 
+def _words(s: RetentionState) -> np.ndarray:
+    """The early users' bitsets, one row each."""
+    m = len(s.early_cohort)
+    return s.early_bits.reshape(m, len(s.early_bits) // m if m else 0)
+
+
+def _stack_bits(a: RetentionState, b: RetentionState) -> np.ndarray:
+    """The early users' bitsets of both states, rows padded to the wider one."""
+    x, y = _words(a), _words(b)
+    width = max(x.shape[1], y.shape[1])
+    out = np.zeros((len(x) + len(y), width), dtype=np.uint64)
+    out[: len(x), : x.shape[1]] = x
+    out[len(x) :, : y.shape[1]] = y
+    return out.ravel()
+
+
+def _add_early(state: RetentionState, table: np.ndarray, lo: int, hi: int) -> None:
+    """Add the activity of the users new before their events (and in the window
+    ``lo`` to ``hi``) to the cohort x offset ``table`` of that window."""
+    cohort = state.early_cohort
+    keep = (cohort >= lo) & (cohort <= hi)
+    if not keep.any():
+        return
+    words = np.ascontiguousarray(_words(state)[keep])
+    active = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")
+    user, bit = np.nonzero(active)
+    c = cohort[keep][user]
+    p = state.early_first[keep][user] + bit
+    seen = p <= hi  # p > c: after the signup
+    np.add.at(table, (c[seen] - lo, p[seen] - c[seen]), 1)
+
+
 def finalize_counts(state: RetentionState) -> tuple[int, dict[str, Any]]:
     """The window's first period and its counts (see ``report.retention_report``)."""
     if not state.has_events:
@@ -164,11 +214,12 @@ def finalize_counts(state: RetentionState) -> tuple[int, dict[str, Any]]:
     i, n = lo - first, hi - lo + 1
     new = state.new[i : i + n].copy()
     login = state.login[i : i + n].copy()
-    table = np.ascontiguousarray(table[i : i + n, :n])
+    table = table[i : i + n, :n].copy()
     inside = (state.lone >= lo) & (state.lone <= hi)
     at = state.lone[inside] - lo
     for x in (new, login, table[:, 0]):  # users without events: new, and active by signup
         x[at] += state.lone_n[inside]
+    _add_early(state, table, lo, hi)
     lone_before = int(state.lone_n[state.lone < lo].sum())
     lone_after = int(state.lone_n[state.lone > hi].sum())
     counts = {
@@ -177,7 +228,7 @@ def finalize_counts(state: RetentionState) -> tuple[int, dict[str, Any]]:
         "table": table,
         "n_events": state.n_events,
         "n_users": state.n_users,
-        "without": state.without,
+        "without": state.without if state.with_signup else 0,
         "before_window": int(state.new[:i].sum()) + state.far_before + lone_before,
         "after_window": int(state.new[i + n :].sum()) + state.far_after + lone_after,
         "events_before": state.events_before,

@@ -50,10 +50,9 @@ def retention(
         Arrow table, a mapping of column name to array, or the path of a CSV,
         TSV or Parquet file. Repeated events of a user in one period count
         once. A :func:`receval.scan` of a file larger than memory is read in
-        batches, in four passes at most (units of epoch numbers, the window,
-        signup times, activity), in any row order; memory grows with the
-        users (an id, a bitset of periods and a signup time each), not the
-        events. ``signup`` must then be None or a column.
+        any row order: its users are cut into buckets whose events fit the
+        scan's ``max_memory``, one pass over the file each (one pass when the
+        whole log fits). ``signup`` must then be None or a column.
     user : str, default="user"
         Column of user ids (ints or strings).
     time : str, default="time"
@@ -107,6 +106,9 @@ def retention(
     See Also
     --------
     RetentionReport : The result and its ``to_frame`` / ``cohort_frame`` / ``table_frame``.
+    receval.metric : ``receval.metric("retention", ...)`` accumulates the same report
+        from batches of whole users.
+    receval.spark.retention : The same report from a Spark DataFrame.
 
     Notes
     -----

@@ -806,3 +806,19 @@ def test_a_signup_before_its_updates_events_joins_the_cohort_of_the_merged_windo
     _same(got.cohort_counts[0], [2, 1, 1, 1])  # a: signup day 0, active days 2 and 3
     alone = a.compute()  # a's window alone: a signed up before it
     assert alone.n_users_signup_before_window == 1 and alone.new_users.sum() == 0
+
+
+def test_a_scan_in_buckets_of_users_names_the_line_of_a_bad_time(tmp_path):
+    import receval
+
+    rows = [f"u{i % 50},2024-01-{1 + i % 28:02d} 10:00:00" for i in range(400)]
+    rows[333] = "u33,2024-02-30 10:00:00"
+    path = tmp_path / "events.csv"
+    path.write_text("user,time\n" + "\n".join(rows) + "\n")
+    scanned = receval.scan(path, batch_rows=64, max_memory=4096, progress=False)
+    with pytest.raises(InputValidationError) as info:
+        retention(scanned)
+    assert str(info.value).startswith(f"{path}:335: the time '2024-02-30 10:00:00'")
+    rows[333] = "u33,2024-02-03 10:00:00"
+    path.write_text("user,time\n" + "\n".join(rows) + "\n")
+    _same_reports(retention(scanned), retention(path))

@@ -452,13 +452,6 @@ def check_span(lo_day: int, hi_day: int, period: str) -> None:
         )
 
 
-def period_window(t: Times, zone: _dt.tzinfo, period: str, name: str) -> PeriodWindow:
-    """The window of periods from the first to the last of the times ``t``, in ``zone``."""
-    lo_day, hi_day = extreme_days(t, zone, name)
-    check_span(lo_day, hi_day, period)
-    return window_of_periods(*periods_of_days(lo_day, hi_day, period), zone, period)
-
-
 def window_of_periods(p_lo: int, p_hi: int, zone: _dt.tzinfo, period: str) -> PeriodWindow:
     """The window of the absolute periods ``p_lo`` to ``p_hi``, in ``zone``."""
     starts = first_day_of_periods(np.array([p_lo, p_hi + 1], dtype=np.int64), period)

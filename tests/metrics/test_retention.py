@@ -822,3 +822,14 @@ def test_a_scan_in_buckets_of_users_names_the_line_of_a_bad_time(tmp_path):
     rows[333] = "u33,2024-02-03 10:00:00"
     path.write_text("user,time\n" + "\n".join(rows) + "\n")
     _same_reports(retention(scanned), retention(path))
+
+
+def test_a_tampered_retention_state_is_refused_when_loaded():
+    import pickle
+
+    import receval
+
+    acc = receval.metric("retention").update({"user": [1, 2], "time": [JAN1, JAN1 + DAY]})
+    acc.state.table = acc.state.table[:-1]  # no longer n x n
+    with pytest.raises(InputValidationError, match=r"state\.table must be n x n counts"):
+        pickle.loads(pickle.dumps(acc))

@@ -91,6 +91,31 @@ class RetentionState:
         """Whether any event was counted."""
         return bool(self.span[4] >= self.span[3])
 
+    def invalid(self) -> tuple[str, str] | None:
+        """``(field, what it must be)`` of the first broken invariant (a loaded
+        state), or None."""
+        n = len(self.new)
+        counts = (self.new, self.login, self.table, self.lone_n)
+        if any(a.dtype != np.int64 or (a < 0).any() for a in counts):
+            return "new", "counts: int64 arrays >= 0 (new, login, table, lone_n)"
+        if len(self.login) != n or len(self.table) != n * n:
+            return "table", f"n x n counts with n = len(new) = {n}, and login of length n"
+        if self.has_events and self.span[0] + n - 1 < self.span[4]:
+            return "span", "periods within those of the counts"
+        if len(self.lone) != len(self.lone_n):
+            return "lone", "one period per count of lone_n"
+        m = len(self.early_cohort)
+        if (
+            len(self.early_first) != m
+            or (m and len(self.early_bits) % m)
+            or (not m and len(self.early_bits))
+        ):
+            return "early_bits", "a row of words per early user"
+        if not (self.period < len(PERIODS) and self.kind < len(TIME_KINDS)
+                and self.unit < len(UNITS)):  # fmt: skip
+            return "period", f"codes below {len(PERIODS)}, {len(TIME_KINDS)}, {len(UNITS)}"
+        return None
+
     def _seen(self) -> Seen:
         """``users`` with the pending ids added (a new :class:`Seen`)."""
         seen = self.users.merge(Seen())

@@ -28,14 +28,12 @@ from ...exceptions import InputValidationError, InvalidParameterError
 from .state import PERIODS, TIME_KINDS, UNITS, RetentionState
 from .times import (
     FUNC,
-    MAX_PERIODS,
     TIME_UNITS,
-    PeriodWindow,
     Times,
     check_span,
     extreme_days,
     iso_second,
-    period_of_second,
+    local_midnights,
     periods_of_days,
     py_scalar,
     to_times,
@@ -243,9 +241,9 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
     n_users = len(ids)
     if n_events == 0:
         state = RetentionState.of_users(period, ids, n_users)
-        state.with_signup = batch.signup is not None
         if batch.signup is not None:
-            state.lone, state.lone_n = _lone_cohorts(k, params, batch, n_users)
+            state.with_signup = True
+            state.apart = _signup_seconds(k, params, batch, n_users)
         return state
     lo_day, hi_day = extreme_days(times, zone, "time")
     check_span(lo_day, hi_day, period)
@@ -257,10 +255,10 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
     values = np.ascontiguousarray(times.values, dtype=np.int64)
     n_threads = num_threads()
 
-    # ---- signup: each user's cohort, absolute periods as far as a window may reach
+    # ---- signup: each user's cohort in the events' window
     cohort = np.full(n_users, k.NO_SIGNUP, dtype=np.int32)
     # users with events but no signup time (reported when some update has signups)
-    counts = {"without": len(user_ids), "far_before": 0, "far_after": 0, "events": 0, "users": 0}
+    counts = {"without": len(user_ids), "events": 0, "users": 0}
     if batch.signup is not None:
         s_codes, s_times, new_ids = batch.signup
         if s_times.kind == "date":
@@ -276,18 +274,7 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
         )
         if conflict >= 0:
             _raise_conflict(conflict, s_codes, s_times, seconds, user_ids, new_ids)
-        # each signup's absolute period, as far as a window holding the events may reach
-        wide = _signup_window(window, seconds[has], params)
-        where = wide.periods_of_seconds(seconds[has])
-        counts["far_before"] = int((where == k.BEFORE).sum())
-        counts["far_after"] = int((where == k.AFTER).sum())
-        n_periods = window.n_periods
-        rel = where.astype(np.int64) + (wide.first_period - e_lo)  # to the events' window
-        rel[where == k.BEFORE], rel[where == k.AFTER] = -1, n_periods
-        cohort[has] = np.where(rel < 0, k.BEFORE, np.where(rel >= n_periods, k.AFTER, rel))
-        # users whose cohort is outside the events' window, but not too far from it
-        near = (where >= 0) & ((rel < 0) | (rel >= n_periods))
-        outside, lone = np.flatnonzero(has)[near], rel[near] + e_lo
+        cohort[has] = window.periods_of_seconds(seconds[has])  # BEFORE, AFTER outside
         counts["without"] = int(len(user_ids) - has[: len(user_ids)].sum())
         n_before, flagged, first = k.events_before_signup(
             codes, values, np.int64(times.divisor), seconds, has, n_threads
@@ -311,47 +298,42 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
     new, login, table, bits = _activity_counts(k, codes, periods, cohort, window.n_periods,
                                                drop, n_threads)  # fmt: skip
     state = RetentionState(
-        span=np.array([e_lo, lo_day, hi_day, e_lo, e_hi], dtype=np.int64),
+        span=np.array([lo_day, hi_day, e_lo, e_hi], dtype=np.int64),
         new=new, login=login, table=table.ravel(), n_events=n_events, n_users=n_users,
-        without=counts["without"], far_before=counts["far_before"],
-        far_after=counts["far_after"], events_before=counts["events"],
+        without=counts["without"], events_before=counts["events"],
         users_before=counts["users"], period=PERIODS.index(period),
         kind=TIME_KINDS.index(batch.times.kind), unit=UNITS.index(batch.times.unit),
         inferred=bool(batch.times.inferred), with_signup=batch.signup is not None, pending=ids,
     )  # fmt: skip
-    if batch.signup is not None and len(outside):
-        state.lone, state.lone_n = _tally(lone)
-        before = lone < e_lo  # their events, all after their signup, are kept as they are
-        if before.any():
-            users = outside[before]
+    if batch.signup is not None:
+        # users new outside the events' window: their cohort waits for the merged window
+        signed = np.flatnonzero(has)
+        state.apart = seconds[signed[cohort[signed] == k.AFTER]]
+        early = signed[cohort[signed] == k.BEFORE]  # their events all follow their signup
+        if len(early):
             n_words = (window.n_periods + 63) // 64
             if bits is None:
                 rows = np.zeros(n_users, dtype=bool)
-                rows[users] = True
+                rows[early] = True
                 rows = rows[codes]
                 bits = k.activity_bitsets(
                     np.ascontiguousarray(codes[rows]), np.ascontiguousarray(periods[rows]),
                     n_users, n_words, max(1, min(n_threads, 8)),
                 )  # fmt: skip
-            state.early_cohort = lone[before]
-            state.early_first = np.full(len(users), e_lo, dtype=np.int64)
-            state.early_bits = bits.reshape(n_users, n_words)[users].ravel()
+            state.early = seconds[early]
+            state.early_first = np.full(len(early), e_lo, dtype=np.int64)
+            state.early_bits = bits.reshape(n_users, n_words)[early].ravel()
     return state
 
 
-def _tally(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values and how often each occurs."""
-    uniq, n = np.unique(values, return_counts=True)
-    return uniq.astype(np.int64), n.astype(np.int64)
-
-
-def _lone_cohorts(
-    k: Any, params: dict[str, Any], batch: Events, n_users: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Absolute cohort periods of users without events, and the users of each."""
+def _signup_seconds(k: Any, params: dict[str, Any], batch: Events, n_users: int) -> np.ndarray:
+    """The signup second of each user with one, of a batch without events."""
     if batch.signup is None:
-        return _EMPTY, _EMPTY
+        return _EMPTY
     s_codes, s_times, new_ids = batch.signup
+    if s_times.kind == "date":
+        s_times.values = local_midnights(s_times.values, params["zone"])
+        s_times.divisor = 1
     valid = np.ones(len(s_codes), bool) if s_times.valid is None else s_times.valid
     seconds, has, conflict = k.signup_per_user(
         np.ascontiguousarray(s_codes, dtype=np.int32),
@@ -362,14 +344,8 @@ def _lone_cohorts(
     )
     if conflict >= 0:
         _raise_conflict(conflict, s_codes, s_times, seconds, batch.user_ids, new_ids)
-    zone, period = params["zone"], params["period"]
-    if s_times.kind == "date":  # local dates: the day is the signup's (divisor 1)
-        periods = [periods_of_days(int(d), int(d), period)[0] for d in np.unique(seconds[has])]
-        values = np.unique(seconds[has], return_inverse=True)[1]
-    else:
-        uniq, values = np.unique(seconds[has], return_inverse=True)
-        periods = [period_of_second(int(s), zone, period) for s in uniq]
-    return _tally(np.asarray(periods, dtype=np.int64)[values] if len(values) else _EMPTY)
+    result: np.ndarray = seconds[has]
+    return result
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -381,25 +357,6 @@ def _concat_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.dtype.kind == b.dtype.kind and a.dtype.kind in "iu":
         return np.concatenate([a, b])
     return np.concatenate([a.astype(object), b.astype(object)])
-
-
-def _signup_window(
-    window: PeriodWindow, seconds: np.ndarray, params: dict[str, Any]
-) -> PeriodWindow:
-    """The window of the events, widened to the periods of the signups outside it, as
-    far as a window that holds the events may reach (``MAX_PERIODS``): a signup
-    farther away is before or after every window, and in no cohort."""
-    if not len(seconds):
-        return window
-    zone, period = params["zone"], params["period"]
-    lo, hi = window.first_period, window.last_period
-    s_lo = period_of_second(int(seconds.min()), zone, period)
-    s_hi = period_of_second(int(seconds.max()), zone, period)
-    new_lo = max(min(lo, s_lo), hi - MAX_PERIODS + 1)
-    new_hi = min(max(hi, s_hi), lo + MAX_PERIODS - 1)
-    if (new_lo, new_hi) == (lo, hi):
-        return window
-    return window_of_periods(new_lo, new_hi, zone, period)
 
 
 def _raise_conflict(

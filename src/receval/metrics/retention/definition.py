@@ -56,7 +56,7 @@ def _empty(params: dict[str, Any]) -> RetentionState:
 
 def finalize(params: dict[str, Any], state: RetentionState) -> RetentionReport:
     """The report of the merged counts of every user."""
-    first, counts = finalize_counts(state)
+    first, counts = finalize_counts(state, params["zone"], params["period"])
     return retention_report(counts, first, params, UNITS[state.unit], state.inferred)
 
 

@@ -385,11 +385,7 @@ class PeriodWindow:
         out = np.empty(len(days), dtype=np.int64)
         out[inside] = self.bounds[local[inside]]
         if not inside.all():
-            outside = days[~inside]
-            # dates beyond datetime's range stay before / after the window
-            outside = np.clip(outside, _MIN_SECOND // 86400 + 2, _MAX_SECOND // 86400 - 2)
-            uniq, inverse = np.unique(outside, return_inverse=True)
-            out[~inside] = np.array([_midnight(int(d), zone) for d in uniq], np.int64)[inverse]
+            out[~inside] = local_midnights(days[~inside], zone)
         return out
 
     def periods_of_seconds(self, seconds: np.ndarray) -> np.ndarray:
@@ -400,6 +396,15 @@ class PeriodWindow:
         out[g < 0] = -1
         out[g >= n_days] = -2
         return out
+
+
+def local_midnights(days: np.ndarray, zone: _dt.tzinfo) -> np.ndarray:
+    """UTC second of the local midnight starting each day (one ``zoneinfo`` call per
+    distinct day); days beyond datetime's range stay before / after every window."""
+    days = np.clip(days, _MIN_SECOND // 86400 + 2, _MAX_SECOND // 86400 - 2)
+    uniq, inverse = np.unique(days, return_inverse=True)
+    result: np.ndarray = np.array([_midnight(int(d), zone) for d in uniq], np.int64)[inverse]
+    return result
 
 
 def _extreme_seconds(t: Times) -> tuple[int, int]:
@@ -425,12 +430,6 @@ def extreme_days(t: Times, zone: _dt.tzinfo, name: str) -> tuple[int, int]:
                 f"({s} seconds from 1970); check time_unit."
             )
     return _local_day(lo_s, zone, name), _local_day(hi_s, zone, name)
-
-
-def period_of_second(second: int, zone: _dt.tzinfo, period: str) -> int:
-    """Absolute period index of a UTC second (clipped to datetime's range)."""
-    second = min(max(second, _MIN_SECOND + 86400), _MAX_SECOND - 86400)
-    return int(_period_of_days(np.array([_local_day(second, zone, "signup")]), period)[0])
 
 
 def periods_of_days(lo_day: int, hi_day: int, period: str) -> tuple[int, int]:

@@ -29,6 +29,7 @@ from .state import PERIODS, TIME_KINDS, UNITS, RetentionState
 from .times import (
     FUNC,
     TIME_UNITS,
+    PeriodWindow,
     Times,
     check_span,
     extreme_days,
@@ -230,7 +231,7 @@ def _row(i: int) -> str:
 
 def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
     """The counts of a batch of whole users, over the absolute periods of its events
-    and signups (:class:`RetentionState`)."""
+    (:class:`RetentionState`)."""
     from ..._kernels import compiled, num_threads
 
     k = compiled()
@@ -242,14 +243,13 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
     if n_events == 0:
         state = RetentionState.of_users(period, ids, n_users)
         if batch.signup is not None:
-            state.with_signup = True
-            state.apart = _signup_seconds(k, params, batch, n_users)
+            seconds, has = _signups(k, params, batch.signup, user_ids, n_users, None)
+            state.with_signup, state.apart = True, seconds[has]
         return state
     lo_day, hi_day = extreme_days(times, zone, "time")
     check_span(lo_day, hi_day, period)
     e_lo, e_hi = periods_of_days(lo_day, hi_day, period)
-    events_window = window_of_periods(e_lo, e_hi, zone, period)
-    window = events_window
+    window = window_of_periods(e_lo, e_hi, zone, period)
     if times.kind == "date":
         times = Times(window.seconds_of_days(times.values, zone), 1, "instant", None)
     values = np.ascontiguousarray(times.values, dtype=np.int64)
@@ -260,20 +260,7 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
     # users with events but no signup time (reported when some update has signups)
     counts = {"without": len(user_ids), "events": 0, "users": 0}
     if batch.signup is not None:
-        s_codes, s_times, new_ids = batch.signup
-        if s_times.kind == "date":
-            s_times.values = window.seconds_of_days(s_times.values, zone)
-            s_times.divisor = 1
-        valid = np.ones(len(s_codes), bool) if s_times.valid is None else s_times.valid
-        seconds, has, conflict = k.signup_per_user(
-            np.ascontiguousarray(s_codes, dtype=np.int32),
-            np.ascontiguousarray(s_times.values, dtype=np.int64),
-            np.int64(s_times.divisor),
-            np.ascontiguousarray(valid, dtype=bool),
-            n_users,
-        )
-        if conflict >= 0:
-            _raise_conflict(conflict, s_codes, s_times, seconds, user_ids, new_ids)
+        seconds, has = _signups(k, params, batch.signup, user_ids, n_users, window)
         cohort[has] = window.periods_of_seconds(seconds[has])  # BEFORE, AFTER outside
         counts["without"] = int(len(user_ids) - has[: len(user_ids)].sum())
         n_before, flagged, first = k.events_before_signup(
@@ -326,13 +313,26 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
     return state
 
 
-def _signup_seconds(k: Any, params: dict[str, Any], batch: Events, n_users: int) -> np.ndarray:
-    """The signup second of each user with one, of a batch without events."""
-    if batch.signup is None:
-        return _EMPTY
-    s_codes, s_times, new_ids = batch.signup
+def _signups(
+    k: Any,
+    params: dict[str, Any],
+    signup: tuple[np.ndarray, Times, np.ndarray],
+    user_ids: np.ndarray,
+    n_users: int,
+    window: PeriodWindow | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each user's signup second and whether they have one (one per user, or raise),
+    from the ``(codes, times, ids only there)`` of :class:`Events`.
+
+    Signup dates are the local midnights of ``window`` (or computed, without one)."""
+    s_codes, s_times, new_ids = signup
     if s_times.kind == "date":
-        s_times.values = local_midnights(s_times.values, params["zone"])
+        days = s_times.values
+        s_times.values = (
+            local_midnights(days, params["zone"])
+            if window is None
+            else window.seconds_of_days(days, params["zone"])
+        )
         s_times.divisor = 1
     valid = np.ones(len(s_codes), bool) if s_times.valid is None else s_times.valid
     seconds, has, conflict = k.signup_per_user(
@@ -343,12 +343,8 @@ def _signup_seconds(k: Any, params: dict[str, Any], batch: Events, n_users: int)
         n_users,
     )
     if conflict >= 0:
-        _raise_conflict(conflict, s_codes, s_times, seconds, batch.user_ids, new_ids)
-    result: np.ndarray = seconds[has]
-    return result
-
-
-_EMPTY = np.zeros(0, dtype=np.int64)
+        _raise_conflict(conflict, s_codes, s_times, seconds, user_ids, new_ids)
+    return seconds, has
 
 
 def _concat_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:

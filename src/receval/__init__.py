@@ -135,8 +135,8 @@ _EXPORTS: dict[str, str] = {
     "user_coverage": "receval.metrics.beyond.overlap",
     "miscalibration": "receval.metrics.beyond.miscalibration",
     # retention
-    "retention": "receval.metrics._retention",
-    "RetentionReport": "receval.metrics._cohorts",
+    "retention": "receval.metrics.retention",
+    "RetentionReport": "receval.metrics.retention",
     # streaming: accumulators for training and validation loops
     "metric": "receval.engine.accumulator",
     "compute": "receval.engine.accumulator",
@@ -313,9 +313,6 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         confusion_matrix as confusion_matrix,
         error_rate as error_rate,
     )
-    from .metrics._cohorts import (
-        RetentionReport as RetentionReport,
-    )
     from .metrics._curves import (
         precision_recall_curve as precision_recall_curve,
         roc_curve as roc_curve,
@@ -401,7 +398,8 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         explained_variance_score as explained_variance_score,
         r2_score as r2_score,
     )
-    from .metrics._retention import (
+    from .metrics.retention import (
+        RetentionReport as RetentionReport,
         retention as retention,
     )
     from .metrics.beyond.serendipity import (

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import receval.metrics._cohorts as cohorts_module
+import receval.metrics.retention.counting as cohorts_module
 from receval import RetentionReport, retention
 from receval.exceptions import InputValidationError, InvalidParameterError
 from tests.oracles import retention as oracle
@@ -667,3 +667,169 @@ def test_datetimes_mixed_with_numbers_raise(values):
     ok = pd.DataFrame({"user": [1, 2], "time": pd.Series([values[0], None], dtype=object)})
     with pytest.raises(InputValidationError, match="missing values"):  # None is missing, not mixed
         retention(ok, user="user", time="time")
+
+
+# ---------------------------------------------------------------- one definition, every source
+def _same_reports(got: RetentionReport, expected: RetentionReport) -> None:
+    for name in RetentionReport.__dataclass_fields__:
+        a, b = getattr(got, name), getattr(expected, name)
+        if isinstance(b, np.ndarray):
+            _same(a, b)  # nan == nan, floats bit for bit
+        else:
+            assert a == b, name
+
+
+def _accumulated(users, seconds, signup, kwargs, owner, order):
+    """The accumulators of the users of each part, merged in ``order``."""
+    import receval
+
+    users, seconds = np.asarray(users), np.asarray(seconds)
+    parts = []
+    for p in range(max(owner) + 1):
+        mine = [u for u in range(len(owner)) if owner[u] == p]
+        rows = np.isin(users, mine)
+        acc = receval.metric("retention", **{k: v for k, v in kwargs.items()})
+        own = None if signup is None else {u: s for u, s in signup.items() if owner[u] == p}
+        if rows.any() or own:
+            acc.update({"user": users[rows], "time": seconds[rows]}, signup=own)
+        parts.append(acc)
+    merged = parts[order[0]]
+    for i in order[1:]:
+        merged.merge(parts[i])
+    return merged.compute()
+
+
+@given(logs(), st.data())
+def test_accumulator_over_user_splits_in_any_order_equals_memory(log, data):
+    users, seconds, signup, kwargs = log
+    n_users = max(users + list(signup or [])) + 1
+    owner = data.draw(st.lists(st.integers(0, 3), min_size=n_users, max_size=n_users))
+    order = data.draw(st.permutations(range(max(owner) + 1)))
+    expected = retention({"user": users, "time": seconds}, signup=signup, **kwargs)
+    got = _accumulated(users, seconds, signup, kwargs, owner, order)
+    _same_reports(got, expected)
+
+
+def _random_log(seed: int):
+    rng = np.random.default_rng(seed)
+    n, n_users = 4000, 300
+    users = rng.integers(0, n_users, n)
+    first = rng.integers(0, 100, n_users)
+    days = first[users] + rng.geometric(0.1, n) - 1
+    seconds = 1698000000 + days * DAY + rng.integers(0, DAY, n)  # two DST changes
+    signup = 1698000000 + (first + rng.integers(-8, 3, n_users)) * DAY
+    signup[rng.random(n_users) < 0.1] -= 5000 * DAY  # too far to be in any window
+    frame = pd.DataFrame(
+        {
+            "user": [f"u{u}" for u in users],
+            "time": pd.to_datetime(seconds, unit="s"),
+            "signup": pd.to_datetime(signup[users], unit="s"),
+        }
+    )
+    frame.loc[users % 11 == 0, "signup"] = pd.NaT  # without signup: the first event
+    return frame.sample(frac=1, random_state=seed).reset_index(drop=True)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"tz": "America/New_York"},
+     {"tz": "Asia/Kolkata", "period": "week", "signup": "signup"},
+     {"tz": "Europe/Berlin", "period": "month", "signup": "signup", "before_signup": "drop"},
+     {"tz": "Australia/Lord_Howe", "signup": "signup", "days": (1, 2, 30)}],
+)  # fmt: skip
+def test_memory_scan_and_accumulator_agree(tmp_path, options):
+    import receval
+
+    frame = _random_log(len(options))
+    expected = retention(frame, **options)
+    path = tmp_path / "events.parquet"
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+    for max_memory in (1 << 29, 100_000):  # one pass; buckets of users, one pass each
+        scanned = receval.scan(path, batch_rows=700, max_memory=max_memory, progress=False)
+        _same_reports(retention(scanned, **options), expected)
+    signup = options.get("signup")
+    params = {k: v for k, v in options.items() if k != "signup"}
+    owner = {u: i % 3 for i, u in enumerate(frame["user"].unique())}
+    parts = [receval.metric("retention", **params) for _ in range(3)]
+    part = frame["user"].map(owner).to_numpy()
+    for p in (2, 0, 1):
+        parts[p].update(frame[part == p], signup=signup)
+    merged = parts[1].merge(parts[2]).merge(parts[0])
+    _same_reports(merged.compute(), expected)
+    _same_reports(merged.compute(), expected)  # compute leaves the state as it was
+    if signup:
+        assert expected.n_users_signup_before_window > 0
+        assert expected.n_users_without_signup > 0
+
+
+def test_metric_retention_is_an_accumulator_of_whole_users():
+    import pickle
+
+    import receval
+
+    events = {"user": ["a", "a", "b"], "time": ["2024-01-01", "2024-01-02", "2024-01-03"]}
+    acc = receval.metric("retention", days=1)
+    acc.update({k: v[:2] for k, v in events.items()})
+    acc = pickle.loads(pickle.dumps(acc)).update({k: v[2:] for k, v in events.items()})
+    _same_reports(acc.compute(), retention(events, days=1))
+    with pytest.raises(InputValidationError, match=r"given twice.*\['a'\]"):
+        acc.update({"user": ["a"], "time": ["2024-01-04"]})
+    other = receval.metric("retention", days=1).update({"user": ["c"], "time": [JAN1]})
+    with pytest.raises(InputValidationError, match="bare dates"):
+        receval.metric("retention", days=1).update(events).merge(other).compute()
+    with pytest.raises(InputValidationError, match="events is empty"):
+        receval.metric("retention").compute()
+    with pytest.raises(InvalidParameterError, match="'period' parameter of retention"):
+        receval.metric("retention", period="year")
+
+
+def test_merged_windows_wider_than_the_limit_raise():
+    import receval
+
+    a = receval.metric("retention", time_unit="s").update({"user": [1], "time": [0]})
+    b = receval.metric("retention", time_unit="s").update({"user": [2], "time": [5000 * DAY]})
+    with pytest.raises(InputValidationError, match="the events span 5001 days"):
+        a.merge(b)
+
+
+def test_a_signup_before_its_updates_events_joins_the_cohort_of_the_merged_window():
+    import receval
+
+    a_events = {"user": ["a", "a"], "time": [JAN1 + 2 * DAY, JAN1 + 3 * DAY]}
+    b_events = {"user": ["b", "b"], "time": [JAN1, JAN1 + DAY]}
+    a = receval.metric("retention", days=(1, 2)).update(a_events, signup={"a": JAN1})
+    assert list(a.state.early) == [JAN1]  # signed up before its own events: kept apart
+    b = receval.metric("retention", days=(1, 2)).update(b_events)
+    got = b.merge(a).compute()
+    both = {k: a_events[k] + b_events[k] for k in a_events}
+    _same_reports(got, retention(both, signup={"a": JAN1}, days=(1, 2)))
+    _same(got.cohort_counts[0], [2, 1, 1, 1])  # a: signup day 0, active days 2 and 3
+    alone = a.compute()  # a's window alone: a signed up before it
+    assert alone.n_users_signup_before_window == 1 and alone.new_users.sum() == 0
+
+
+def test_a_scan_in_buckets_of_users_names_the_line_of_a_bad_time(tmp_path):
+    import receval
+
+    rows = [f"u{i % 50},2024-01-{1 + i % 28:02d} 10:00:00" for i in range(400)]
+    rows[333] = "u33,2024-02-30 10:00:00"
+    path = tmp_path / "events.csv"
+    path.write_text("user,time\n" + "\n".join(rows) + "\n")
+    scanned = receval.scan(path, batch_rows=64, max_memory=4096, progress=False)
+    with pytest.raises(InputValidationError) as info:
+        retention(scanned)
+    assert str(info.value).startswith(f"{path}:335: the time '2024-02-30 10:00:00'")
+    rows[333] = "u33,2024-02-03 10:00:00"
+    path.write_text("user,time\n" + "\n".join(rows) + "\n")
+    _same_reports(retention(scanned), retention(path))
+
+
+def test_a_tampered_retention_state_is_refused_when_loaded():
+    import pickle
+
+    import receval
+
+    acc = receval.metric("retention").update({"user": [1, 2], "time": [JAN1, JAN1 + DAY]})
+    acc.state.table = acc.state.table[:-1]  # no longer n x n
+    with pytest.raises(InputValidationError, match=r"state\.table must be n x n counts"):
+        pickle.loads(pickle.dumps(acc))

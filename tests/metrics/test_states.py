@@ -201,10 +201,9 @@ def test_mean_states_of_user_partitions_merge_to_one_pass(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_retention_counts_of_user_partitions_merge_to_one_pass(seed):
-    """The cohort counts of disjoint users in one window add up (Spark's merge)."""
+    """The retention states of disjoint users merge to the one-pass report (Spark's merge)."""
+    import receval
     from receval import retention
-    from receval.metrics import _cohorts as rt
-    from receval.metrics._times import period_window
 
     rng = np.random.default_rng(seed)
     n = 500
@@ -216,21 +215,14 @@ def test_retention_counts_of_user_partitions_merge_to_one_pass(seed):
         "timedelta64[D]"
     )
     events = {"user": users, "time": times, "signup": signup[users]}
-    whole = retention(events, signup="signup", before_signup="drop", tz="Europe/Paris")
-    _, zone, _ = rt.check_options("day", (1,), "Europe/Paris", None, "drop")
-    t = rt.event_times(events, "time", None, None)
-    window = period_window(t, zone, "day", "time")
+    options = {"before_signup": "drop", "tz": "Europe/Paris"}
+    whole = retention(events, signup="signup", **options)
     owner = rng.integers(0, 3, 80)[users]
-    merged = None
+    merged = receval.metric("retention", **options)
     for p in range(3):
         part = {k: np.asarray(c)[owner == p] for k, c in events.items()}
-        counts = rt.count_cohorts(
-            part, "user", rt.event_times(part, "time", None, None), "signup", window, zone,
-            None, "drop", None,
-        )  # fmt: skip
-        merged = counts if merged is None else merged.merge(counts)
-    got = rt.retention_report(merged, window, "day", "Europe/Paris", whole.days, "drop", None,
-                               False)  # fmt: skip
+        merged.merge(receval.metric("retention", **options).update(part, signup="signup"))
+    got = merged.compute()
     np.testing.assert_array_equal(got.cohort_counts, whole.cohort_counts)
     np.testing.assert_array_equal(got.day_n_retention, whole.day_n_retention)
     assert got.n_users == whole.n_users

@@ -428,6 +428,23 @@ def test_retention_signup_frame_with_users_without_events(spark, events):
     assert got.n_users == events["user"].nunique() + 2
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{"tz": "Asia/Kolkata", "period": "week", "signup": "signup"},
+     {"tz": "Europe/Berlin", "period": "month", "signup": "signup", "before_signup": "drop"}],
+)  # fmt: skip
+def test_retention_of_partitions_equals_memory_scan_and_accumulators(spark, tmp_path, options):
+    """The definition per partition of users, merged on the driver: the report of
+    memory, of a scan in buckets of users and of merged accumulators (that test)."""
+    from tests.metrics.test_retention import _random_log, _same_reports
+
+    frame = _random_log(len(options))
+    expected = receval.retention(frame, **options)
+    got = rs.retention(spark.createDataFrame(frame), num_partitions=4, **options)
+    _same_reports(got, expected)
+    assert got.n_users_signup_before_window > 0 and got.n_users_without_signup > 0
+
+
 def test_retention_errors(spark, events):
     df = spark.createDataFrame(events[["user", "time", "signup"]])
     with pytest.raises(InputValidationError, match="earlier than the user's signup"):

@@ -223,7 +223,7 @@ def report_command(
     beside it (report.html: report.json). Their paths are printed on stderr;
     nothing is printed on stdout.
     """
-    from ..metrics._retention import retention
+    from ..metrics.retention import retention
     from ..report.html import check_target
     from ..report.sections import (
         HTMLReport,
@@ -403,7 +403,7 @@ def demo(
     """
     from ..data._ranked import Qrels, Run
     from ..datasets import make_events, make_impressions, make_recommendations
-    from ..metrics._retention import retention
+    from ..metrics.retention import retention
     from ..report.sections import (
         HTMLReport,
         ctr_section,

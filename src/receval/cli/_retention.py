@@ -104,7 +104,7 @@ def retention_command(
                                 after the last one (not observed)
     --table full: <period>_N for every N from 0, rates or counts (--values).
     """
-    from ..metrics._retention import retention
+    from ..metrics.retention import retention
 
     say = Messages(quiet)
     offsets = parse_days(days, say)

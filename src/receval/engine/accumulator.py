@@ -40,7 +40,10 @@ def metric(
         ``"shannon_entropy"``, ``"distributional_coverage"``, ``"item_coverage"``;
         batches of whole users, options as their functions' keywords), or an
         off-policy estimate (``"ips"``, ``"snips"``, ``"dr"``: ``update(reward,
-        pscore, action_dist=..., action=..., position=...)``, ``clip=`` option).
+        pscore, action_dist=..., action=..., position=...)``, ``clip=`` option),
+        or ``"retention"`` (``update(events, signup=None)`` per table of events
+        of whole users; options as :func:`receval.retention`'s keywords, and
+        ``compute()`` its report).
     window : int, default=None
         Also keep a window of the last ``window`` batches (or rows): its value is
         ``compute_window()``, beside the lifetime value ``compute()`` (TorchRec's

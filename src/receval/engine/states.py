@@ -618,6 +618,10 @@ def _invariants(value: Any, where: str) -> None:
                 if not isinstance(x, ExactSum):
                     raise _bad(f"{where}.{name}[{k}]", "an exact sum", x)
                 check_loaded_state(x, ExactSum.zero(), f"{where}.{name}[{k}]")
+    elif hasattr(value, "invalid"):  # a state that knows its own invariants
+        problem = value.invalid()
+        if problem is not None:
+            raise _bad(f"{where}.{problem[0]}", problem[1], getattr(value, problem[0]))
     elif isinstance(value, Seen):
         if len(value.ints) and (
             value.ints.dtype != np.int64 or not (np.diff(value.ints) > 0).all()

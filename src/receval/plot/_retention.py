@@ -357,7 +357,7 @@ class RetentionCurveDisplay(Display):
         func = "retention_curve"
         v.check_option(offsets, "offsets", func, ["all", "days"])
         v.check_option(weighting, "weighting", func, ["cohorts", "users"])
-        from ..metrics._cohorts import RetentionReport
+        from ..metrics.retention import RetentionReport
 
         models = as_models(report, "report", func, lambda r: not isinstance(r, RetentionReport))
         curves = {name: _mean_curve(rep, offsets, weighting) for name, rep in models}

@@ -189,5 +189,6 @@ ROWS: tuple[MetricEntry, ...] = (
     # ------------------------------------------------ retention (a report, not one value)
     _row("retention", "retention",
          "new, login and returning users per period; day-N retention per cohort",
-         "receval.metrics._retention:retention", inputs=("events",), partitionings=()),
+         "receval.metrics.retention:retention", "receval.metrics.retention.definition",
+         inputs=("events", "signup"), partitionings=("groups",)),
 )  # fmt: skip

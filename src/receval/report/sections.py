@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .._evaluation_report import EvaluationReport
     from ..comparison.models import ComparisonReport
     from ..data._ranked import Qrels, Run
-    from ..metrics._cohorts import RetentionReport
+    from ..metrics.retention import RetentionReport
 
 __all__ = [
     "REPORT_AT_K_METRICS",

@@ -5,7 +5,7 @@
 - the window of periods (days, ISO weeks, months) in a time zone,
   :class:`PeriodWindow`, and the local day and midnight of an instant.
 
-No user or cohort counting here (see ``_cohorts``).
+No user or cohort counting here (see ``counting``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validation as v
-from ..data import io
-from ..exceptions import InputValidationError, InvalidParameterError
+from ... import _validation as v
+from ...data import io
+from ...exceptions import InputValidationError, InvalidParameterError
 
 FUNC = "retention"
 TIME_UNITS = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
@@ -33,7 +33,7 @@ _MIN_SECOND = -62_135_596_800
 _MAX_SECOND = 253_402_300_799
 _EPOCH_ORDINAL = _dt.date(1970, 1, 1).toordinal()
 # the cohort table has one row and one column per period
-_MAX_PERIODS = 4000
+MAX_PERIODS = 4000
 
 _DATE_RE = r"^\d{4}-\d{2}-\d{2}$"
 _OFFSET_RE = r"[T ]\d{2}.*([Zz]|[+-]\d{2}(:?\d{2})?)$"
@@ -373,6 +373,11 @@ class PeriodWindow:
     bounds: np.ndarray  # int64, UTC second where each day starts, n_days + 1 values
     period_of_day: np.ndarray  # int32, window period index of each day
 
+    @property
+    def last_period(self) -> int:
+        """Absolute period index of the last period."""
+        return self.first_period + self.n_periods - 1
+
     def seconds_of_days(self, days: np.ndarray, zone: _dt.tzinfo) -> np.ndarray:
         """UTC second of the local midnight starting each day."""
         local = days - self.first_day
@@ -380,11 +385,7 @@ class PeriodWindow:
         out = np.empty(len(days), dtype=np.int64)
         out[inside] = self.bounds[local[inside]]
         if not inside.all():
-            outside = days[~inside]
-            # dates beyond datetime's range stay before / after the window
-            outside = np.clip(outside, _MIN_SECOND // 86400 + 2, _MAX_SECOND // 86400 - 2)
-            uniq, inverse = np.unique(outside, return_inverse=True)
-            out[~inside] = np.array([_midnight(int(d), zone) for d in uniq], np.int64)[inverse]
+            out[~inside] = local_midnights(days[~inside], zone)
         return out
 
     def periods_of_seconds(self, seconds: np.ndarray) -> np.ndarray:
@@ -397,13 +398,22 @@ class PeriodWindow:
         return out
 
 
+def local_midnights(days: np.ndarray, zone: _dt.tzinfo) -> np.ndarray:
+    """UTC second of the local midnight starting each day (one ``zoneinfo`` call per
+    distinct day); days beyond datetime's range stay before / after every window."""
+    days = np.clip(days, _MIN_SECOND // 86400 + 2, _MAX_SECOND // 86400 - 2)
+    uniq, inverse = np.unique(days, return_inverse=True)
+    result: np.ndarray = np.array([_midnight(int(d), zone) for d in uniq], np.int64)[inverse]
+    return result
+
+
 def _extreme_seconds(t: Times) -> tuple[int, int]:
     values = t.values if t.valid is None else t.values[t.valid]
     return int(values.min()) // t.divisor, int(values.max()) // t.divisor
 
 
-def period_window(t: Times, zone: _dt.tzinfo, period: str, name: str) -> PeriodWindow:
-    """The window of periods from the first to the last of the times ``t``, in ``zone``."""
+def extreme_days(t: Times, zone: _dt.tzinfo, name: str) -> tuple[int, int]:
+    """Local day numbers of the first and the last of the times ``t``, in ``zone``."""
     if t.kind == "date":
         lo_day, hi_day = (int(x) for x in (t.values.min(), t.values.max()))
         for day in (lo_day, hi_day):
@@ -411,30 +421,44 @@ def period_window(t: Times, zone: _dt.tzinfo, period: str, name: str) -> PeriodW
                 raise InputValidationError(
                     f"{FUNC}: {name} holds a date outside the years 1 to 9999."
                 )
-    else:
-        lo_s, hi_s = _extreme_seconds(t)
-        for s in (lo_s, hi_s):
-            if not _MIN_SECOND + 86400 <= s <= _MAX_SECOND - 86400:
-                raise InputValidationError(
-                    f"{FUNC}: {name} holds a time outside the years 1 to 9999 "
-                    f"({s} seconds from 1970); check time_unit."
-                )
-        lo_day, hi_day = _local_day(lo_s, zone, name), _local_day(hi_s, zone, name)
-    p_lo, p_hi = (int(p) for p in _period_of_days(np.array([lo_day, hi_day]), period))
+        return lo_day, hi_day
+    lo_s, hi_s = _extreme_seconds(t)
+    for s in (lo_s, hi_s):
+        if not _MIN_SECOND + 86400 <= s <= _MAX_SECOND - 86400:
+            raise InputValidationError(
+                f"{FUNC}: {name} holds a time outside the years 1 to 9999 "
+                f"({s} seconds from 1970); check time_unit."
+            )
+    return _local_day(lo_s, zone, name), _local_day(hi_s, zone, name)
+
+
+def periods_of_days(lo_day: int, hi_day: int, period: str) -> tuple[int, int]:
+    """Absolute period indexes of two day numbers."""
+    lo, hi = _period_of_days(np.array([lo_day, hi_day]), period)
+    return int(lo), int(hi)
+
+
+def check_span(lo_day: int, hi_day: int, period: str) -> None:
+    """Raise when the days from ``lo_day`` to ``hi_day`` span too many periods."""
+    p_lo, p_hi = periods_of_days(lo_day, hi_day, period)
     n_periods = p_hi - p_lo + 1
-    if n_periods > _MAX_PERIODS:
+    if n_periods > MAX_PERIODS:
         first, last = (np.datetime64(d, "D") for d in (lo_day, hi_day))
         raise InputValidationError(
             f"{FUNC}: the events span {n_periods} {period}s (from {first} to {last}); at most "
-            f"{_MAX_PERIODS} are supported, as the cohort table has a row and a column per "
+            f"{MAX_PERIODS} are supported, as the cohort table has a row and a column per "
             f"period; pass a longer period ('week' or 'month'), or check time_unit."
         )
+
+
+def window_of_periods(p_lo: int, p_hi: int, zone: _dt.tzinfo, period: str) -> PeriodWindow:
+    """The window of the absolute periods ``p_lo`` to ``p_hi``, in ``zone``."""
     starts = first_day_of_periods(np.array([p_lo, p_hi + 1], dtype=np.int64), period)
     first_day, end_day = int(starts[0]), int(starts[1])  # end_day: first day after the window
     days = np.arange(first_day, end_day + 1, dtype=np.int64)
     bounds = _day_bounds(days, zone)
     period_of_day = (_period_of_days(days[:-1], period) - p_lo).astype(np.int32)
-    return PeriodWindow(p_lo, n_periods, first_day, bounds, period_of_day)
+    return PeriodWindow(p_lo, p_hi - p_lo + 1, first_day, bounds, period_of_day)
 
 
 def _day_bounds(days: np.ndarray, zone: _dt.tzinfo) -> np.ndarray:

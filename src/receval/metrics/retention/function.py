@@ -1,8 +1,8 @@
 """Retention on activity logs: new, login and returning users, and cohort day-N retention.
 
-The public :func:`retention`: it checks the options, reads the events and
-runs ``_times`` (parsing, the window of periods) and ``_cohorts`` (the
-counts and the report); a :func:`receval.scan` goes to ``_retention_scan``.
+The public :func:`retention`: the retention definition (``definition``) run on
+one partition, the whole log; a :func:`receval.scan` is cut into batches of
+whole users (``scan``).
 """
 
 from __future__ import annotations
@@ -12,17 +12,10 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..data import io
-from ..exceptions import InputValidationError, InvalidParameterError
-from ._cohorts import (
-    RetentionReport,
-    check_options,
-    count_cohorts,
-    event_times,
-    is_table,
-    retention_report,
-)
-from ._times import FUNC, period_window
+from ...data import io
+from .definition import RETENTION, check_params, finalize
+from .report import RetentionReport
+from .times import FUNC
 
 __all__ = ["retention"]
 
@@ -57,10 +50,9 @@ def retention(
         Arrow table, a mapping of column name to array, or the path of a CSV,
         TSV or Parquet file. Repeated events of a user in one period count
         once. A :func:`receval.scan` of a file larger than memory is read in
-        batches, in four passes at most (units of epoch numbers, the window,
-        signup times, activity), in any row order; memory grows with the
-        users (an id, a bitset of periods and a signup time each), not the
-        events. ``signup`` must then be None or a column.
+        any row order: its users are cut into buckets whose events fit the
+        scan's ``max_memory``, one pass over the file each (one pass when the
+        whole log fits). ``signup`` must then be None or a column.
     user : str, default="user"
         Column of user ids (ints or strings).
     time : str, default="time"
@@ -114,6 +106,9 @@ def retention(
     See Also
     --------
     RetentionReport : The result and its ``to_frame`` / ``cohort_frame`` / ``table_frame``.
+    receval.metric : ``receval.metric("retention", ...)`` accumulates the same report
+        from batches of whole users.
+    receval.spark.retention : The same report from a Spark DataFrame.
 
     Notes
     -----
@@ -154,24 +149,16 @@ def retention(
     >>> retention(events, days=1, tz="Asia/Shanghai").new_users
     array([2, 0, 1, 0])
     """
-    from ..data.scan import Scan
+    from ...data.scan import Scan
 
-    if isinstance(events, Scan):  # a receval.scan(...): passes over the file
-        from ._retention_scan import scan_retention
+    params = check_params(
+        user=user, time=time, period=period, days=days, tz=tz, time_unit=time_unit,
+        before_signup=before_signup,
+    )  # fmt: skip
+    if isinstance(events, Scan):  # a receval.scan(...): batches of whole users
+        from .scan import scan_retention
 
-        result: RetentionReport = scan_retention(
-            events, user=user, time=time, signup=signup, period=period, days=days, tz=tz,
-            time_unit=time_unit, before_signup=before_signup,
-        )  # fmt: skip
-        return result
-    offsets, zone, tz_name = check_options(period, days, tz, time_unit, before_signup)
-    if not isinstance(user, str) or not isinstance(time, str):
-        bad, value = ("user", user) if not isinstance(user, str) else ("time", time)
-        raise InvalidParameterError(
-            f"The '{bad}' parameter of {FUNC} must be a column name (str). Got {value!r} instead."
-        )
-
-    # ---- read
+        return scan_retention(events, params, signup)
     where = _locator(None, None)
     data = events
     if isinstance(events, (str, os.PathLike)):
@@ -180,19 +167,8 @@ def retention(
         columns = [user, time] + ([signup] if isinstance(signup, str) else [])
         data = io.read_table(path, list(dict.fromkeys(columns)), FUNC, fmt, id_columns=(user,))
         where = _locator(path, fmt)
-    elif not is_table(events):
-        raise InputValidationError(
-            f"{FUNC}: events must be a DataFrame, an Arrow table, a mapping of columns or "
-            f"the path of a CSV, TSV or Parquet file. Got {type(events).__name__}."
-        )
-    times = event_times(data, time, time_unit, where)
-    if len(times.values) == 0:
-        raise InputValidationError(f"{FUNC}: events is empty; pass at least one event.")
-    window = period_window(times, zone, period, "time")
-    counts = count_cohorts(data, user, times, signup, window, zone, time_unit, before_signup, where)
-    return retention_report(
-        counts, window, period, tz_name, offsets, before_signup, times.unit, times.inferred
-    )
+    batch = RETENTION.prepare(params, data, signup, where=where)
+    return finalize(params, RETENTION.update(params, batch))
 
 
 def _locator(path: str | None, fmt: str | None) -> Callable[[int], str]:

@@ -74,11 +74,11 @@ _EXPORTS: dict[str, str] = {
     "ndcg_at_k": "receval.metrics._ranking",
     "Qrels": "receval.data._ranked",
     "Run": "receval.data._ranked",
-    "evaluate": "receval.evaluation",
+    "evaluate": "receval.ranking",
     # out of core: files larger than memory
     "scan": "receval.data.scan",
     "Scan": "receval.data.scan",
-    "EvaluationReport": "receval.evaluation",
+    "EvaluationReport": "receval.ranking",
     "parse_metric": "receval._registry",
     "parse_metrics": "receval._registry",
     "list_metrics": "receval.registry",
@@ -232,7 +232,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .engine.run import (
         Accumulator as Accumulator,
     )
-    from .evaluation import (
+    from .ranking import (
         EvaluationReport as EvaluationReport,
         evaluate as evaluate,
     )

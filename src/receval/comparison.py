@@ -551,8 +551,8 @@ def compare(
     >>> float(report.comparisons["p_value"][0])  # 2 of 16 sign patterns are as extreme
     0.1...
     """
-    from ._evaluate import as_qrels, as_run
-    from .evaluation import evaluate
+    from .ranking.values import as_qrels, as_run
+    from .ranking.evaluation import evaluate
 
     func = "compare"
     _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,
@@ -567,7 +567,7 @@ def compare(
     from ._registry import parse_metric
 
     specs = {m: parse_metric(m) for m in metrics}
-    from .evaluation import EvaluationReport
+    from .ranking.report import EvaluationReport
 
     q = None
     reports: dict[str, EvaluationReport] = {}

@@ -579,7 +579,7 @@ def definitions() -> dict[str, MetricDefinition]:
     Each metric module registers its definitions when imported; this imports them
     all. ``"ranking"`` stands for every metric string of :func:`receval.evaluate`.
     """
-    from . import evaluation  # noqa: F401  (each module registers its metrics)
+    from .ranking import evaluation  # noqa: F401  (each module registers its metrics)
     from .engine.metric import DEFINITIONS
     from .metrics import (  # noqa: F401
         _auc,

@@ -32,7 +32,7 @@ from ._report_beyond import beyond_records, beyond_section
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from ._evaluation_report import EvaluationReport
+    from .ranking.report import EvaluationReport
     from .comparison import ComparisonReport
     from .data._ranked import Qrels, Run
     from .metrics._cohorts import RetentionReport

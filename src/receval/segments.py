@@ -255,7 +255,8 @@ def compare_by_segment(
     from ._segments import user_segments
     from .comparison import compare
     from .conventions import FIELDS
-    from .evaluation import EvaluationReport, evaluate
+    from .ranking.evaluation import evaluate
+    from .ranking.report import EvaluationReport
 
     func = "compare_by_segment"
     profile = options.get("profile")

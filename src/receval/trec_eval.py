@@ -518,7 +518,7 @@ def _lines(
     summary."""
     from ._trec_jg import evaluate_groups
     from ._trec_prefs import prefs_columns
-    from .evaluation import evaluate
+    from .ranking.evaluation import evaluate
 
     prefs = o.rel_format in ("prefs", "qrels_prefs")
     if o.num_docs:

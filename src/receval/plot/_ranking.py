@@ -203,7 +203,7 @@ class MetricAtKDisplay(Display):
             The means and the drawing.
         """
         from .. import evaluate
-        from .._evaluate import as_qrels
+        from ..ranking.values import as_qrels
         from ..data._ranked import Run
 
         names = _check_metrics(metrics)

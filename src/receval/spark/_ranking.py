@@ -88,7 +88,7 @@ class EvaluationSummary:
         )
 
     def __repr__(self) -> str:
-        from .._evaluate import describe_report
+        from ..ranking.values import describe_report
 
         return describe_report(self, "EvaluationSummary", f", {self.n_partitions} partitions")
 
@@ -265,7 +265,7 @@ def evaluate(
     """
     from pyspark.sql import functions as F
 
-    from .._evaluate import prepare_metrics
+    from ..ranking.values import prepare_metrics
     from ..metrics._propensity import as_propensities, prepare_weighting
 
     func = "evaluate"
@@ -370,7 +370,7 @@ def evaluate(
 def _popularity(popularity: Any, train: Any, user: str, item: str) -> Any:
     """The popularity table (None: neither given); a Spark ``train`` is counted by Spark:
     its distinct users per item, collected to the driver."""
-    from .._evaluate import as_popularity_table
+    from ..ranking.values import as_popularity_table
 
     if train is not None and type(train).__module__.startswith("pyspark"):
         check_columns(train, "evaluate", "train", user=user, item=item)
@@ -395,9 +395,9 @@ def _evaluate_partition(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .._evaluate import mean_states
+    from ..ranking.values import mean_states
     from ..data._ranked import Qrels, Run
-    from ..evaluation import evaluate
+    from ..ranking.evaluation import evaluate
     from ._common import column
 
     side = table.column(_SIDE)

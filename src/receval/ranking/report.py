@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from ._states import MeanState, mean_state
-from .conventions import Conventions
-from .exceptions import InputValidationError
+from .._states import MeanState, mean_state
+from ..conventions import Conventions
+from ..exceptions import InputValidationError
 
 __all__ = ["EvaluationReport", "describe_report", "user_mean"]
 
@@ -124,7 +124,7 @@ class EvaluationReport:
 
     def to_frame(self, backend: str | None = None) -> Any:
         """Per-user values as a pandas (default) or polars DataFrame: one column per metric."""
-        from .data.frames import make_frame
+        from ..data.frames import make_frame
 
         return make_frame({"user": self.users, **self.values}, backend=backend)
 
@@ -156,7 +156,7 @@ class EvaluationReport:
         >>> seg.values["mrr"].tolist(), seg.overall["mrr"]
         ([0.75, 1.0], 0.8333333333333334)
         """
-        from ._segments import report_by_segment
+        from .._segments import report_by_segment
 
         return report_by_segment(self, segments)
 

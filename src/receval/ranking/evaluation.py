@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _evaluate as e
-from . import _validation as v
-from ._corrections import check_correction, correct_columns
-from ._evaluate import (
+from . import values as e
+from .. import _validation as v
+from .._corrections import check_correction, correct_columns
+from .values import (
     EvaluationReport,
     as_popularity_table,
     as_qrels,
@@ -31,7 +31,7 @@ from ._evaluate import (
     prepare_metrics,
     ranked_values,
 )
-from ._evaluate_checks import (
+from .checks import (
     DEFAULT_MIN_MATCH,
     UNSTABLE_TIES,
     check_match_options,
@@ -39,16 +39,16 @@ from ._evaluate_checks import (
     tie_averages,
     warn_unreproducible_ties,
 )
-from ._sampling import SamplingSummary, as_candidates, restrict_run
-from ._states import empty_mean_state
-from .data._encode import lookup
-from .data._ranked import Qrels, Run
-from .data.scan import Scan, ScanRun
-from .engine.metric import MetricDefinition, register
-from .engine.sources import is_scan_run, located, whole_groups
-from .engine.states import Seen
-from .exceptions import InputValidationError, InvalidParameterError
-from .metrics._propensity import (
+from .._sampling import SamplingSummary, as_candidates, restrict_run
+from .._states import empty_mean_state
+from ..data._encode import lookup
+from ..data._ranked import Qrels, Run
+from ..data.scan import Scan, ScanRun
+from ..engine.metric import MetricDefinition, register
+from ..engine.sources import is_scan_run, located, whole_groups
+from ..engine.states import Seen
+from ..exceptions import InputValidationError, InvalidParameterError
+from ..metrics._propensity import (
     DEFAULT_GAMMA,
     as_propensities,
     check_propensities,

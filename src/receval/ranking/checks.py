@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from . import _validation as v
-from ._evaluate import kernel_values, subset_qrels
-from ._kernels import codes as _core_codes
-from ._registry import MetricSpec
-from .conventions import Conventions
-from .data._ranked import Qrels, Run
-from .exceptions import InputValidationError, InvalidParameterError
+from .. import _validation as v
+from .values import kernel_values, subset_qrels
+from .._kernels import codes as _core_codes
+from .._registry import MetricSpec
+from ..conventions import Conventions
+from ..data._ranked import Qrels, Run
+from ..exceptions import InputValidationError, InvalidParameterError
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
@@ -92,7 +92,7 @@ def check_matching(
     """
     import warnings
 
-    from .exceptions import UnmatchedIdsWarning
+    from ..exceptions import UnmatchedIdsWarning
 
     fix = (
         "check the ids for a prefix, a type or a column mix-up, or pass allow_unmatched=True "
@@ -184,7 +184,7 @@ def warn_unreproducible_ties(
     and the order receval uses (``convs``: the conventions of ``specs``)."""
     import warnings
 
-    from .exceptions import TieOrderWarning
+    from ..exceptions import TieOrderWarning
 
     why, min_len, exempt = UNSTABLE_TIES[profile]
     concerned = [(s, c) for s, c in zip(specs, convs, strict=True) if s.name not in exempt]

@@ -12,17 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from . import _validation as v
-from ._evaluation_report import EvaluationReport, describe_report, user_mean
-from ._kernels import codes as _core_codes
-from ._registry import MetricSpec, parse_metric, parse_metrics
-from ._states import MeanState, mean_state
-from ._validation import check_option
-from .conventions import FIELDS, Conventions, resolve_conventions
-from .data._encode import lookup
-from .data._ranked import Qrels, Run
-from .data.io import is_frame
-from .exceptions import InputValidationError, InvalidParameterError
+from .. import _validation as v
+from .report import EvaluationReport, describe_report, user_mean
+from .._kernels import codes as _core_codes
+from .._registry import MetricSpec, parse_metric, parse_metrics
+from .._states import MeanState, mean_state
+from .._validation import check_option
+from ..conventions import FIELDS, Conventions, resolve_conventions
+from ..data._encode import lookup
+from ..data._ranked import Qrels, Run
+from ..data.io import is_frame
+from ..exceptions import InputValidationError, InvalidParameterError
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
@@ -109,7 +109,7 @@ def as_popularity_table(popularity: Any, train: Any) -> Any:
     (None when neither is given)."""
     if popularity is None and train is None:
         return None
-    from .metrics._popularity_common import as_popularity
+    from ..metrics._popularity_common import as_popularity
 
     return as_popularity(popularity, train, "evaluate")
 
@@ -192,7 +192,7 @@ def metric_conventions(
 
     Examples
     --------
-    >>> from receval.evaluation import metric_conventions
+    >>> from receval.ranking.values import metric_conventions
     >>> spec, conv = metric_conventions("ndcg@10", profile="recommenders")
     >>> str(spec), conv.gain, conv.missing_users
     ('ndcg@10', 'binary', 'zero')
@@ -298,7 +298,7 @@ def _check_keywords(
     """A convention keyword of evaluate that differs from the profile's (or the default)
     must be one that some metric of the call uses, with a value each metric that uses it
     takes (a metric string's own setting wins); ``base``: the profile's conventions."""
-    from ._registry import REGISTRY, check_value
+    from .._registry import REGISTRY, check_value
 
     for key, value in conventions.items():
         if value is None or key == "estimator":  # checked with the propensities
@@ -439,8 +439,8 @@ def _metric_values(
         kv, ka = kernel_values(q, r, specs, convs, kernel, user_map, item_map)
         for j, t in enumerate(kernel):
             values[:, ranked.index(t)], aux[:, ranked.index(t)] = kv[:, j], ka[:, j]
-    from .metrics._exposure import exposure_columns
-    from .metrics._propensity import propensity_columns
+    from ..metrics._exposure import exposure_columns
+    from ..metrics._propensity import propensity_columns
 
     columns = exposure_columns(q, r, {t: specs[t] for t in exposure}, convs) if exposure else {}
     if weighted:
@@ -461,7 +461,7 @@ def kernel_values(
     item_map: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`ranked_values` of the metrics the kernel computes."""
-    from ._kernels import compiled, num_threads
+    from .._kernels import compiled, num_threads
 
     exponential = [t for t in ranked if convs[t].gain == "exponential"]
     if exponential and q.n_rows and float(q.grades.max()) >= _MAX_EXPONENTIAL_GRADE:
@@ -613,8 +613,8 @@ def list_values(
 ) -> dict[str, np.ndarray]:
     """Per run user, the value of each beyond-accuracy metric (nan: undefined);
     ``popularity`` is a :class:`~receval.metrics._popularity_common.PopularityTable`."""
-    from .metrics._diversity import expected_ils_per_user, ils_per_user
-    from .metrics._popularity_users import POPULARITY_METRICS, popularity_per_user
+    from ..metrics._diversity import expected_ils_per_user, ils_per_user
+    from ..metrics._popularity_users import POPULARITY_METRICS, popularity_per_user
 
     by_k: dict[tuple[int | None, bool], np.ndarray] = {}
     out: dict[str, np.ndarray] = {}
@@ -659,9 +659,9 @@ def _history_values(
 ) -> np.ndarray:
     """Per run user, ``serendipity@k`` (feature cosine with ``features=``, co-occurrence
     in ``train=`` otherwise) or ``miscalibration@k``."""
-    from .metrics._calibration_lists import miscalibration_per_user
-    from .metrics._interaction_log import log_of_popularity
-    from .metrics._serendipity import serendipity_per_user
+    from ..metrics._calibration_lists import miscalibration_per_user
+    from ..metrics._interaction_log import log_of_popularity
+    from ..metrics._serendipity import serendipity_per_user
 
     log = log_of_popularity(popularity)
     if spec.info.kind == codes.SERENDIPITY:

@@ -551,8 +551,8 @@ def compare(
     >>> float(report.comparisons["p_value"][0])  # 2 of 16 sign patterns are as extreme
     0.1...
     """
-    from .ranking.values import as_qrels, as_run
     from .ranking.evaluation import evaluate
+    from .ranking.values import as_qrels, as_run
 
     func = "compare"
     _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,

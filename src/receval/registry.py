@@ -579,7 +579,6 @@ def definitions() -> dict[str, MetricDefinition]:
     Each metric module registers its definitions when imported; this imports them
     all. ``"ranking"`` stands for every metric string of :func:`receval.evaluate`.
     """
-    from .ranking import evaluation  # noqa: F401  (each module registers its metrics)
     from .engine.metric import DEFINITIONS
     from .metrics import (  # noqa: F401
         _auc,
@@ -591,6 +590,7 @@ def definitions() -> dict[str, MetricDefinition]:
         _popularity_engine,
         _regression,
     )
+    from .ranking import definition  # noqa: F401  (each module registers its metrics)
 
     return dict(DEFINITIONS)
 

@@ -32,10 +32,10 @@ from ._report_beyond import beyond_records, beyond_section
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from .ranking.report import EvaluationReport
     from .comparison import ComparisonReport
     from .data._ranked import Qrels, Run
     from .metrics._cohorts import RetentionReport
+    from .ranking.report import EvaluationReport
 
 __all__ = [
     "REPORT_AT_K_METRICS",

@@ -9,12 +9,12 @@ from typing import Any
 import numpy as np
 
 from ._corrections import CORRECTIONS, DEFAULT_GAMMA
-from .ranking.values import as_qrels, as_run
 from ._sampling import as_candidates
 from .data._encode import lookup
 from .engine.sources import is_scan_run
 from .ranking.evaluation import evaluate
 from .ranking.report import EvaluationReport
+from .ranking.values import as_qrels, as_run
 
 __all__ = ["SampledReport", "sampled_report"]
 

@@ -1,59 +1,33 @@
 """evaluate(): every top-K metric of a run against qrels, per user and averaged.
 
-In memory, or over a scanned run (:func:`receval.scan`) read in batches of whole
-users; the ranking metrics' definition (``receval.metric("ndcg@10")``) runs the
-same per-user values on whole users per update.
+The sources of the ranking aggregation (:mod:`receval.ranking.aggregate`): the
+run in memory is one partition of users; a scanned run (:func:`receval.scan`) is
+read in batches of whole users, each a partition, and the qrels users it never
+names are one more.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from . import values as e
 from .. import _validation as v
-from .._corrections import check_correction, correct_columns
-from .values import (
-    EvaluationReport,
-    as_popularity_table,
-    as_qrels,
-    as_run,
-    build_report,
-    evaluate_lists,
-    list_values,
-    metric_conventions,
-    prepare_metrics,
-    ranked_values,
-)
-from .checks import (
-    DEFAULT_MIN_MATCH,
-    UNSTABLE_TIES,
-    check_match_options,
-    check_matching,
-    tie_averages,
-    warn_unreproducible_ties,
-)
-from .._sampling import SamplingSummary, as_candidates, restrict_run
-from .._states import empty_mean_state
+from .._corrections import check_correction
+from .._sampling import SamplingSummary, as_candidates
 from ..data._encode import lookup
-from ..data._ranked import Qrels, Run
+from ..data._ranked import Run
 from ..data.scan import Scan, ScanRun
-from ..engine.metric import MetricDefinition, register
 from ..engine.sources import is_scan_run, located, whole_groups
-from ..engine.states import Seen
 from ..exceptions import InputValidationError, InvalidParameterError
-from ..metrics._propensity import (
-    DEFAULT_GAMMA,
-    as_propensities,
-    check_propensities,
-    prepare_weighting,
-)
+from ..metrics._propensity import DEFAULT_GAMMA
+from .aggregate import RankingState, Setup, check_weights, finalize, make_setup, update
+from .checks import DEFAULT_MIN_MATCH, check_match_options
+from .report import EvaluationReport
+from .values import as_popularity_table, as_qrels, as_run, subset_qrels
 
 __all__ = ["EvaluationReport", "evaluate"]
 
@@ -339,7 +313,6 @@ def evaluate(
         "discount": discount,
         "estimator": "ips" if estimator is None and propensities is not None else estimator,
     }
-    weighting = (propensities, propensity_gamma, propensity_clip)
     matching = (check_match_options(min_match, allow_unmatched, "evaluate"), allow_unmatched)
     c = None if candidates is None else as_candidates(candidates, "evaluate")
     size, g = check_correction(
@@ -356,221 +329,49 @@ def evaluate(
     if c is not None:
         sampling = SamplingSummary(correction=correction, catalog_size=size,
                                    gamma=g if correction == "bv" else None)  # fmt: skip
-    if is_scan_run(run):  # a receval.scan(...): read user by user
-        result: EvaluationReport = _scan_evaluate(
-            qrels, run, metrics, features=features, feature_items=feature_items,
-            similarity=similarity, popularity=popularity, train=train,
-            item_categories=item_categories, weighting=weighting, sampled=(c, sampling),
-            matching=matching, **conventions,
-        )  # fmt: skip
-        return result
-    r = as_run(run)
-    if c is not None and sampling is not None:
-        restriction = restrict_run(r, c)
-        sampling.add(restriction)
-        r = restriction.run
-    func = "evaluate"
-    table = as_popularity_table(popularity, train)
-    metrics, specs, convs, listwise = prepare_metrics(
-        metrics, features, similarity, conventions, table, item_categories
-    )
-    props = as_propensities(propensities, table, propensity_gamma, propensity_clip)
-    specs = prepare_weighting(specs, convs, listwise, props)
-    if qrels is None:
-        if len(listwise) < len(specs):
-            first = next(t for t in specs if t not in listwise)
-            raise InvalidParameterError(
-                f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
-                f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
-            )
-        return evaluate_lists(
-            r, metrics, specs, convs, features, feature_items, similarity, table, item_categories
-        )
-    q = as_qrels(qrels)
-    check_propensities(q, {t: convs[t] for t in specs if t not in listwise}, props)
-    if profile in UNSTABLE_TIES:
-        kernel = [t for t in specs if t not in listwise]
-        warn_unreproducible_ties(profile, r, [specs[t] for t in kernel], [convs[t] for t in kernel])
-
-    user_map = lookup(q.user_ids, r.user_ids)
-    missing = user_map < 0
-    n_missing = int(missing.sum())
-    if n_missing and any(c.missing_users == "error" for c in convs.values()):
-        raise InputValidationError(
-            f"{func}: {n_missing} qrels users are absent from the run, e.g. "
-            f"{v.format_values(q.user_ids[missing])}; pass missing_users='zero' or 'skip' to "
-            f"score them 0 or leave them out."
-        )
-    n_run_only = int(r.n_users - (user_map >= 0).sum())
-    ranked = [t for t in specs if t not in listwise]
-    item_map = lookup(q.item_ids, r.item_ids) if ranked else None
-    n_judged = 0 if item_map is None else int(np.count_nonzero(item_map >= 0))
-    items = None if item_map is None else (n_judged, len(r.item_ids))
-    check_matching(
-        (q.user_ids, q.item_ids), (r.user_ids, r.item_ids), q.n_users - n_missing, items,
-        *matching,
+    scanned = run.as_run() if isinstance(run, Scan) else run if is_scan_run(run) else None
+    r = None if scanned is not None else as_run(run)
+    setup = make_setup(
+        metrics, conventions, with_qrels=qrels is not None,
+        lists=(features, feature_items, similarity, as_popularity_table(popularity, train),
+               item_categories),
+        weighting=(propensities, propensity_gamma, propensity_clip),
+        candidates=c, sampling=sampling,
     )  # fmt: skip
-    values = aux = np.empty((q.n_users, 0))
-    averaged_ties = None
-    if ranked:
-        values, aux = ranked_values(q, r, specs, convs, ranked, user_map, props, item_map)
-        if c is not None and correction is not None and size is not None:
-            correct_columns(q, r, user_map, c.counts_for(q.user_ids), ranked, specs, convs,
-                            values, correction, size, g)  # fmt: skip
-        else:
-            averaged_ties = tie_averages(q, r, specs, convs, ranked, user_map)
-    list_cols: dict[str, np.ndarray] = {}
-    if listwise:
-        of_run = list_values(
-            r, listwise, specs, features, feature_items, similarity, table, item_categories
-        )
-        for text, col in of_run.items():
-            list_cols[text] = np.where(user_map >= 0, col[np.maximum(user_map, 0)], np.nan)
-    report = build_report(
-        q, metrics, specs, convs, ranked, values, aux, list_cols,
-        missing=missing, n_run_only=n_run_only, run_name=r.name,
-        items=(0, 0) if items is None else items, ties=averaged_ties,
-    )  # fmt: skip
-    return report if sampling is None else dataclasses.replace(report, sampling=sampling)
+    q = None if qrels is None else as_qrels(qrels)
+    if q is not None:
+        check_weights(setup, q)
+    if r is not None:
+        state, name = update(setup, q, r), r.name
+    else:  # a receval.scan(...): read user by user
+        state, name = _scan_state(setup, q, scanned)
+    return finalize(setup, state, run_name=name, matching=matching)
 
 
 # ------------------------------------------------------------------ out of core
-def _scan_evaluate(qrels: Any, run: Scan | ScanRun, metrics: Any, **options: Any) -> Any:
-    """:func:`receval.evaluate` with a scanned run, read in batches of whole users."""
-
-    func = "evaluate"
-    spec = run.as_run() if isinstance(run, Scan) else run
-    features = options.pop("features")
-    feature_items = options.pop("feature_items")
-    similarity = options.pop("similarity")
-    table = e.as_popularity_table(options.pop("popularity"), options.pop("train"))
-    item_categories = options.pop("item_categories")
-    propensities, gamma, clip = options.pop("weighting")
-    c, sampling = options.pop("sampled")
-    matching = options.pop("matching")
-    metrics, specs, convs, listwise = e.prepare_metrics(
-        metrics, features, similarity, options, table, item_categories
-    )
-    props = as_propensities(propensities, table, gamma, clip)
-    specs = prepare_weighting(specs, convs, listwise, props)
-    lists = (features, feature_items, similarity, table, item_categories)
-    if qrels is None:
-        if c is not None:
-            raise InvalidParameterError(
-                f"{func}: candidates= restricts the ranking of qrels users; pass qrels."
-            )
-        return _scan_evaluate_lists(spec, metrics, specs, convs, listwise, lists)
-    q = e.as_qrels(qrels)
-    ranked = [t for t in specs if t not in listwise]
-    check_propensities(q, {t: convs[t] for t in ranked}, props)
-    values = np.full((q.n_users, len(ranked)), np.nan)
-    aux = np.zeros((q.n_users, len(ranked)))
-    list_cols = {t: np.full(q.n_users, np.nan) for t in specs if t in listwise}
-    seen = np.zeros(q.n_users, dtype=bool)
-    n_run_only = 0
-    name = spec.name or os.path.basename(os.path.normpath(spec.scan.name))
-    last_run: Run | None = None
-    n_cand = None if c is None else c.counts_for(q.user_ids)
-    judged = np.zeros(len(q.item_ids), dtype=bool)  # qrels items found in the run
-    unjudged: list[np.ndarray] = []  # the run's items absent from the qrels, per batch
-    run_ids: list[np.ndarray] = []  # a few user and item ids of the run, for messages
-    tie_users: list[np.ndarray] = []  # per batch, the users with tied scores
-    tie_values: dict[str, list[np.ndarray]] = {}  # and their ties="average" values
-    for r in _run_batches(spec, func):
-        if c is not None:
-            restriction = restrict_run(r, c)
-            sampling.add(restriction)
-            r = restriction.run
-        last_run = r
-        user_map = lookup(q.user_ids, r.user_ids)
-        users = np.flatnonzero(user_map >= 0)
-        n_run_only += r.n_users - len(users)
-        if ranked:  # the run's items, judged in the qrels or not
-            item_map = lookup(q.item_ids, r.item_ids)
-            judged |= item_map >= 0
-            in_run = np.zeros(len(r.item_ids), dtype=bool)
-            in_run[item_map[item_map >= 0]] = True
-            unjudged.append(r.item_ids[~in_run])
-        run_ids.append(r.user_ids[:5])
-        run_ids.append(r.item_ids[:5])
-        if not len(users):
+def _scan_state(setup: Setup, q: Any, spec: Any) -> tuple[RankingState, str]:
+    """The state of a scanned run's users, batch by batch of whole users; the qrels
+    users absent from every batch are one more partition."""
+    state = RankingState()
+    seen = None if q is None else np.zeros(q.n_users, dtype=bool)
+    n_batches = 0
+    for r in _run_batches(spec, "evaluate"):
+        n_batches += 1
+        if q is None or seen is None:
+            state = state.merge(update(setup, None, r))
             continue
+        users = np.flatnonzero(lookup(q.user_ids, r.user_ids) >= 0)
         seen[users] = True
-        sub = e.subset_qrels(q, users)
-        if ranked:
-            vals, den = e.ranked_values(sub, r, specs, convs, ranked, user_map[users], props)
-            if (
-                n_cand is not None
-                and sampling.correction is not None
-                and sampling.catalog_size is not None
-            ):
-                correct_columns(sub, r, user_map[users], n_cand[users], ranked, specs, convs,
-                                vals, sampling.correction, sampling.catalog_size,
-                                sampling.gamma or 0.0)  # fmt: skip
-            values[users] = vals
-            aux[users] = den
-            if n_cand is None or sampling.correction is None:
-                tied, averaged = tie_averages(sub, r, specs, convs, ranked, user_map[users])
-                tie_users.append(users[tied])
-                for t, col in averaged.items():
-                    tie_values.setdefault(t, []).append(col)
-        if listwise:
-            of_run = e.list_values(r, listwise, specs, *lists)
-            for text, col in of_run.items():
-                list_cols[text][users] = col[user_map[users]]
-    if last_run is None:  # no batch: an empty run
+        sub = subset_qrels(q, users) if len(users) else None
+        state = state.merge(update(setup, sub, r, order=users))
+    if not n_batches:  # no batch: an empty run
+        if q is None:
+            v.check_not_empty(0, "users", "Run")
         raise InputValidationError("Run: users is empty; pass at least one sample.")
-    items = None
-    if ranked:
-        n_unjudged = len(_distinct(unjudged))
-        items = (int(judged.sum()), int(judged.sum()) + n_unjudged)
-    check_matching(
-        (q.user_ids, q.item_ids),
-        (_distinct(run_ids[::2], last_run.user_ids), _distinct(run_ids[1::2], last_run.item_ids)),
-        int(seen.sum()), items, matching[0], matching[1], stacklevel=4,
-    )  # fmt: skip
-    missing = np.flatnonzero(~seen)
-    if len(missing) and any(c.missing_users == "error" for c in convs.values()):
-        raise InputValidationError(
-            f"{func}: {len(missing)} qrels users are absent from the run, e.g. "
-            f"{v.format_values(q.user_ids[missing])}; pass missing_users='zero' or 'skip' to "
-            f"score them 0 or leave them out."
-        )
-    if len(missing) and ranked:
-        sub = e.subset_qrels(q, missing)
-        absent = np.full(len(missing), -1, dtype=np.int32)
-        vals, den = e.ranked_values(sub, last_run, specs, convs, ranked, absent, props)
-        if (
-            n_cand is not None
-            and sampling.correction is not None
-            and sampling.catalog_size is not None
-        ):
-            correct_columns(sub, last_run, absent, n_cand[missing], ranked, specs, convs,
-                            vals, sampling.correction, sampling.catalog_size,
-                            sampling.gamma or 0.0)  # fmt: skip
-        values[missing] = vals
-        aux[missing] = den
-    report = e.build_report(
-        q, metrics, specs, convs, ranked, values, aux, list_cols,
-        missing=~seen, n_run_only=n_run_only, run_name=name,
-        items=(0, 0) if items is None else items,
-        ties=(_concat(tie_users), {t: _concat(c) for t, c in tie_values.items()})
-        if tie_values else None,
-    )  # fmt: skip
-    return report if sampling is None else dataclasses.replace(report, sampling=sampling)
-
-
-def _concat(parts: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
-
-
-def _distinct(parts: list[np.ndarray], default: np.ndarray | None = None) -> np.ndarray:
-    """The distinct ids of some batches' arrays (``default`` when there are none)."""
-    if not parts:
-        return np.empty(0) if default is None else default
-    if all(p.dtype.kind in "iu" for p in parts) or all(p.dtype.kind in "US" for p in parts):
-        return np.unique(np.concatenate(parts))
-    return np.asarray(list(dict.fromkeys(x for p in parts for x in p.tolist())), dtype=object)
+    if seen is not None and not seen.all():
+        missing = np.flatnonzero(~seen)
+        state = state.merge(update(setup, subset_qrels(q, missing), None, order=missing))
+    return state, spec.name or os.path.basename(os.path.normpath(spec.scan.name))
 
 
 def _run_batches(spec: ScanRun, func: str) -> Iterator[Any]:
@@ -595,168 +396,3 @@ def _run_batches(spec: ScanRun, func: str) -> Iterator[Any]:
             else:
                 r = Run(chunk[spec.user], chunk[spec.item], ranks=values_in, name=name)
         yield r
-
-
-def _scan_evaluate_lists(
-    spec: ScanRun,
-    metrics: list[str],
-    specs: dict[str, Any],
-    convs: dict[str, Any],
-    listwise: set[str],
-    lists: tuple[Any, Any, Any, Any, Any],
-) -> Any:
-    """``evaluate(None, scan, ...)``: beyond-accuracy metrics of the run's users, batch by batch."""
-
-    func = "evaluate"
-    if len(listwise) < len(specs):
-        first = next(t for t in specs if t not in listwise)
-        raise InvalidParameterError(
-            f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
-            f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
-        )
-    users: list[Any] = []
-    cols: dict[str, list[np.ndarray]] = {t: [] for t in specs}
-    name = None
-    for r in _run_batches(spec, func):
-        name = r.name
-        users.append(r.user_ids)
-        for text, col in e.list_values(r, listwise, specs, *lists).items():
-            cols[text].append(col)
-    if not users:
-        v.check_not_empty(0, "users", "Run")
-    states: dict[str, Any] = {}
-    per_user: dict[str, np.ndarray] = {}
-    empty: dict[str, int] = {}
-    skipped: dict[str, int] = {}
-    for text in specs:
-        e.store_list_metric(text, np.concatenate(cols[text]), states, per_user, empty, skipped)
-    all_users = np.concatenate([np.asarray(u, dtype=object) for u in users])
-    if all(np.asarray(u).dtype.kind in "iu" for u in users):
-        all_users = np.concatenate(users)
-    return e.EvaluationReport(
-        mean={t: states[t].value for t in metrics},
-        users=all_users,
-        values={t: per_user[t] for t in metrics},
-        metrics={t: str(specs[t]) for t in metrics},
-        conventions={t: convs[t] for t in metrics},
-        n_users=len(all_users),
-        n_users_missing=0,
-        n_users_empty=empty,
-        n_users_skipped=skipped,
-        n_run_only_users=0,
-        run_name=name,
-        _states={t: states[t] for t in metrics},
-    )
-
-
-# ------------------------------------------------------------------ definition
-# What receval.metric("ndcg@10") runs: each update holds whole users.
-@dataclass
-class _RankingState:
-    mean: Any
-    seen: Seen
-    kind: str  # how the users' values combine (the registry's ``mean``)
-
-    def merge(self, other: _RankingState) -> _RankingState:
-        return _RankingState(self.mean.merge(other.mean), self.seen.merge(other.seen), self.kind)
-
-    def absorb(self, other: _RankingState) -> _RankingState:
-        self.seen.absorb(other.seen)
-        self.mean = self.mean.merge(other.mean)
-        return self
-
-
-def _ranking_params(
-    metric: str,
-    popularity: Any = None,
-    train: Any = None,
-    item_categories: Any = None,
-    propensities: Any = None,
-    propensity_gamma: float = DEFAULT_GAMMA,
-    propensity_clip: float | None = None,
-    **conventions: Any,
-) -> dict[str, Any]:
-    table = as_popularity_table(popularity, train)  # built once, used by every update
-    # checked and resolved once, as evaluate does (its estimator defaults to "ips")
-    props = as_propensities(propensities, table, propensity_gamma, propensity_clip)
-    if props is not None and conventions.get("estimator") is None:
-        conventions = {**conventions, "estimator": "ips"}
-    spec, _ = metric_conventions(
-        metric, popularity=table, item_categories=item_categories, **conventions
-    )
-    if props is not None:
-        conventions = {**conventions, "propensities": props}
-    if table is not None:
-        conventions = {**conventions, "popularity": table}
-    if item_categories is not None:
-        conventions = {**conventions, "item_categories": item_categories}
-    return {"metric": metric, "conventions": conventions, "kind": spec.info.mean}
-
-
-def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any) -> Any:
-    return qrels, run
-
-
-def _ranking_update(params: dict[str, Any], batch: Any) -> _RankingState:
-    qrels, run = batch
-    if _is_empty_run(run):
-        # a batch in which the model recommended nothing: every qrels user of the
-        # batch is absent from the run (missing_users decides), as in evaluate
-        qrels = as_qrels(qrels)
-        run = _placeholder_run(qrels)
-    # a batch may hold few of the users or items: matching is the caller's to check
-    report = evaluate(
-        qrels, run, [params["metric"]], **params["conventions"], min_match=0.0,
-        allow_unmatched=True,
-    )  # fmt: skip
-    seen = Seen()
-    seen.add(report.users, "evaluate", "users")
-    state = report.mean_states()[params["metric"]]
-    return _RankingState(state, seen, params["kind"])
-
-
-def _is_empty_run(run: Any) -> bool:
-    """A run without rows: an empty mapping or a frame of no rows."""
-    if isinstance(run, dict):
-        return not run or all(not items for items in run.values())
-    return bool(getattr(run, "shape", (1,))[0] == 0) if hasattr(run, "columns") else False
-
-
-def _placeholder_run(qrels: Qrels) -> Run:
-    """A one-row run whose user is none of the qrels users (so every qrels user is
-    missing from it)."""
-    ids = qrels.user_ids
-    if ids.dtype.kind in "iu":
-        user: Any = int(ids.max()) + 1 if len(ids) else 0
-    else:
-        user = "\x00 an empty run"
-        while user in set(ids.tolist()):  # pragma: no cover - a qrels user of that name
-            user += "\x00"
-    return Run([user], ["\x00"], [0.0])
-
-
-def _ranking_empty(params: dict[str, Any]) -> _RankingState:
-    return _RankingState(empty_mean_state(params["kind"]), Seen(), params["kind"])
-
-
-def _ranking_finalize(params: dict[str, Any], state: _RankingState) -> float:
-    result: float = state.mean.value
-    return result
-
-
-RANKING = register(
-    MetricDefinition(
-        name="ranking",
-        family="ranking",
-        partitioning="groups",
-        description="any metric string of receval.evaluate (ndcg@10, map@100, ...), over whole "
-        "users",
-        higher_is_better=True,
-        inputs=("qrels", "run"),
-        check_params=_ranking_params,
-        prepare=_ranking_prepare,
-        update=_ranking_update,
-        empty=_ranking_empty,
-        finalize=_ranking_finalize,
-    )
-)

@@ -1,24 +1,22 @@
-"""The pieces of :func:`receval.evaluate`: the report, metric and convention
-parsing, per-user values of ranked and list-wise metrics, and report building.
+"""Per-user values of :func:`receval.evaluate`: the inputs as :class:`~receval.Qrels`
+and :class:`~receval.Run`, each metric spec as a row of the ranking kernel, the
+kernel's values per user (with the rules that leave users out), and the values of
+the list-wise metrics (beyond accuracy) per run user.
 
-Every backend (in memory, a scanned run, Spark) runs these on its users."""
+Every partition of users (in memory, a batch of a scanned run, a Spark partition,
+an accumulator's update) computes these for its users."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
-from .. import _validation as v
-from .report import EvaluationReport, describe_report, user_mean
 from .._kernels import codes as _core_codes
-from .._registry import MetricSpec, parse_metric, parse_metrics
-from .._states import MeanState, mean_state
-from .._validation import check_option
-from ..conventions import FIELDS, Conventions, resolve_conventions
+from .._registry import MetricSpec, parse_metric
+from ..conventions import Conventions
 from ..data._encode import lookup
 from ..data._ranked import Qrels, Run
 from ..data.io import is_frame
@@ -27,20 +25,12 @@ from ..exceptions import InputValidationError, InvalidParameterError
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
 __all__ = [
-    "EvaluationReport",
     "as_popularity_table",
     "as_qrels",
     "as_run",
-    "build_report",
-    "describe_report",
-    "evaluate_lists",
     "kernel_values",
     "list_values",
-    "mean_states",
-    "metric_conventions",
-    "prepare_metrics",
     "ranked_values",
-    "store_list_metric",
     "subset_qrels",
 ]
 
@@ -76,10 +66,6 @@ _TIES = {
     "id_descending": codes.TIES_ID_DESCENDING,
 }
 # list-wise metrics with ties="average" at a cut-off: the popularity metrics and
-# serendipity (sums over the list's items, each position of a tied block holding its
-# mean), ILS/diversity (pair sums weighted by the chance both items are in the top k)
-# and miscalibration (over the multivariate hypergeometric law of the top k's weights)
-_AVERAGED = (*codes.POPULARITY_KINDS, *codes.LIST_KINDS, codes.SERENDIPITY, codes.MISCALIBRATION)
 # grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
 # metric's own parameters (none for bpref, p for rbp)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
@@ -160,181 +146,6 @@ def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
     bits = np.asarray(params, dtype=np.float64).view(np.int64)
     row[codes.S_PARAMS : codes.S_PARAMS + len(params)] = bits.tolist()
     return row
-
-
-def metric_conventions(
-    metric: str,
-    *,
-    profile: str | None = None,
-    popularity: Any = None,
-    item_categories: Any = None,
-    **conventions: Any,
-) -> tuple[MetricSpec, Conventions]:
-    """The parsed metric string and the conventions it is computed with, checked.
-
-    Parameters
-    ----------
-    metric : str
-        A metric string of :func:`evaluate` (``"ndcg@10"``).
-    profile : str, default=None
-        A peer's profile, as in :func:`evaluate`.
-    popularity : PopularityTable, default=None
-        Item popularity, which ``arp@k`` and the other popularity metrics need
-        (from ``train=``: also the histories of ``serendipity@k``).
-    item_categories : mapping or DataFrame, default=None
-        Item categories, which ``miscalibration@k`` needs.
-    **conventions
-        Convention keywords of :func:`evaluate`.
-
-    Returns
-    -------
-    spec, conventions : MetricSpec, Conventions
-
-    Examples
-    --------
-    >>> from receval.ranking.values import metric_conventions
-    >>> spec, conv = metric_conventions("ndcg@10", profile="recommenders")
-    >>> str(spec), conv.gain, conv.missing_users
-    ('ndcg@10', 'binary', 'zero')
-    """
-    unknown = set(conventions) - set(FIELDS)
-    if unknown:
-        check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
-    parse_metric(metric)  # one metric: P.5,10 (two) is an error here
-    _, specs, convs, _ = prepare_metrics(
-        [metric], None, None, {"profile": profile, **conventions}, popularity, item_categories
-    )
-    if specs[metric].info.needs == "similarity":
-        raise InvalidParameterError(
-            f"Metric {metric!r} needs item similarities; compute it with evaluate(..., "
-            f"features=...) per batch."
-        )
-    return specs[metric], convs[metric]
-
-
-def prepare_metrics(
-    metrics: str | Iterable[str],
-    features: Any,
-    similarity: Any,
-    conventions: dict[str, Any],
-    popularity: Any = None,
-    item_categories: Any = None,
-) -> tuple[list[str], dict[str, MetricSpec], dict[str, Conventions], set[str]]:
-    """Parse the metric strings and resolve the conventions of each; ``listwise``: the
-    metrics computed from the run alone (item similarities or item popularity)."""
-    func = "evaluate"
-    conventions = dict(conventions)
-    profile = conventions.pop("profile")
-    resolve_conventions(profile, func, **conventions)  # bad options fail before any metric
-    unset = resolve_conventions(profile, func)  # the profile's, no keyword applied
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    if metrics is None or not isinstance(metrics, Iterable):
-        raise InvalidParameterError(
-            f"The 'metrics' parameter of evaluate must be a metric string or a list of "
-            f"metric strings. Got {metrics!r} instead."
-        )
-    metrics = list(metrics)
-    bad = [m for m in metrics if not isinstance(m, str)]
-    if bad:
-        raise InvalidParameterError(
-            f"The 'metrics' parameter of evaluate must hold metric strings. Got "
-            f"{bad[0]!r} ({type(bad[0]).__name__}) instead."
-        )
-    # trec_eval's form with several parameters (P.5,10) stands for one metric each,
-    # reported under trec_eval's names (P_5, P_10)
-    metrics = [name for text in metrics for name in parse_metrics(text)]
-    if not metrics:
-        raise InvalidParameterError(
-            "The 'metrics' parameter of evaluate must name at least one metric. Got [] instead."
-        )
-    specs: dict[str, MetricSpec] = {}
-    convs: dict[str, Conventions] = {}
-    for text in metrics:
-        spec = parse_metric(text)
-        base = resolve_conventions(
-            profile, func, spec.name, spec.k is not None, spec.params, **conventions
-        )
-        overrides: dict[str, Any] = dict(spec.params)
-        conv = replace(base, **overrides).validated(func)
-        if conv.ties == "average" and spec.k is not None and spec.info.kind in _AVERAGED:
-            # computed as the expectation over tie orders (list_values reads it here)
-            spec = replace(
-                spec, params=tuple(sorted({**dict(spec.params), "ties": "average"}.items()))
-            )
-        if conv.ties == "average" and spec.info.kind == codes.NDCG_REL:
-            gains: Any = dict(spec.args).get("gains", ())
-            negative = [gain for _, gain in gains if gain < 0]
-            if negative:
-                raise InvalidParameterError(
-                    f"Metric {text!r}: ties='average' (expected value over tie orders) is "
-                    f"not available for ndcg_rel with a negative gain (got {negative[0]:g}): "
-                    f"no closed form over tie orders for a sum clamped at 0; use "
-                    f"ties='trec' or ties='input', or gains of 0 or more."
-                )
-        specs[text] = spec
-        convs[text] = conv
-    _check_keywords(metrics, specs, conventions, unset)
-    listwise = {t for t, spec in specs.items() if spec.info.needs != "qrels"}
-    by_similarity = sorted(t for t in listwise if specs[t].info.needs == "similarity")
-    if by_similarity and features is None and similarity is None:
-        raise InvalidParameterError(
-            f"Metric {by_similarity[0]!r} needs item similarities; pass features= (item "
-            f"feature vectors) or similarity= (a matrix or a function) to evaluate."
-        )
-    by_popularity = sorted(t for t in listwise if specs[t].info.needs == "popularity")
-    if by_popularity and popularity is None:
-        raise InvalidParameterError(
-            f"Metric {by_popularity[0]!r} needs item popularity; pass popularity= (a mapping "
-            f"item -> count) or train= (an interaction log of (user, item) pairs) to evaluate."
-        )
-    _check_history(specs, listwise, popularity, item_categories)
-    return metrics, specs, convs, listwise
-
-
-def _check_keywords(
-    metrics: list[str], specs: dict[str, MetricSpec], conventions: dict[str, Any], base: Any
-) -> None:
-    """A convention keyword of evaluate that differs from the profile's (or the default)
-    must be one that some metric of the call uses, with a value each metric that uses it
-    takes (a metric string's own setting wins); ``base``: the profile's conventions."""
-    from .._registry import REGISTRY, check_value
-
-    for key, value in conventions.items():
-        if value is None or key == "estimator":  # checked with the propensities
-            continue
-        readers = [t for t in metrics if key in specs[t].info.conventions]
-        if not readers and value != getattr(base, key):
-            users = [name for name, info in REGISTRY.items() if key in info.conventions]
-            raise InvalidParameterError(
-                f"evaluate: the convention {key}={value!r} changes none of the metrics "
-                f"{v.format_values(metrics)}; it is used by {v.format_values(users)} "
-                f"({len(users)} metrics). Drop it."
-            )
-        for text in readers:
-            if key not in dict(specs[text].params):
-                check_value(f"evaluate: metric {text!r}", specs[text].info, key, value)
-
-
-def _check_history(
-    specs: dict[str, MetricSpec], listwise: set[str], popularity: Any, item_categories: Any
-) -> None:
-    """``serendipity@k`` and ``miscalibration@k`` need the users' histories (``train=``,
-    kept by the popularity table), and ``miscalibration@k`` item categories too."""
-    by_history = sorted(t for t in listwise if specs[t].info.needs in ("history", "categories"))
-    if by_history and getattr(popularity, "train_users", None) is None:
-        raise InvalidParameterError(
-            f"Metric {by_history[0]!r} needs the users' histories; pass train= (an interaction "
-            f"log of (user, item) pairs) to evaluate"
-            + (", not popularity=." if popularity is not None else ".")
-        )
-    by_categories = sorted(t for t in listwise if specs[t].info.needs == "categories")
-    if by_categories and item_categories is None:
-        raise InvalidParameterError(
-            f"Metric {by_categories[0]!r} needs item categories; pass item_categories= (a "
-            f"mapping item -> categories, or a DataFrame with item and category columns) to "
-            f"evaluate."
-        )
 
 
 def subset_qrels(q: Any, users: np.ndarray) -> Any:
@@ -493,114 +304,6 @@ def kernel_values(
     return result
 
 
-def build_report(
-    q: Qrels,
-    metrics: list[str],
-    specs: dict[str, MetricSpec],
-    convs: dict[str, Conventions],
-    ranked: list[str],
-    values: np.ndarray,
-    aux: np.ndarray,
-    list_cols: dict[str, np.ndarray],
-    *,
-    missing: np.ndarray,
-    n_run_only: int,
-    run_name: str | None,
-    items: tuple[int, int] = (0, 0),
-    ties: tuple[np.ndarray, dict[str, np.ndarray]] | None = None,
-) -> EvaluationReport:
-    """Means, per-user values and counts from the per-user arrays (``missing``: the
-    qrels users absent from the run, a mask; ``items``: the run's items judged in the
-    qrels, and all its items; ``ties``: :func:`tie_averages`)."""
-    states: dict[str, MeanState] = {}
-    per_user: dict[str, np.ndarray] = {}
-    empty: dict[str, int] = {}
-    skipped: dict[str, int] = {}
-    aux_out: dict[str, np.ndarray] = {}
-    raw: dict[str, np.ndarray] = {}
-    for text, col in list_cols.items():
-        store_list_metric(text, col, states, per_user, empty, skipped)
-    # a metric's column contiguous: every pass below reads one column
-    values, aux = np.asfortranarray(values), np.asfortranarray(aux)
-    for j, text in enumerate(ranked):
-        col = values[:, j]
-        den = aux[:, j]
-        n_empty = int(np.count_nonzero(den == 0))  # den: each user's relevant items
-        if convs[text].empty_users == "error" and n_empty:
-            raise InputValidationError(
-                f"evaluate: metric {text!r} has empty_users='error', and "
-                f"{n_empty} users have no relevant item, e.g. "
-                f"{v.format_values(q.user_ids[den == 0])}; pass empty_users='skip', 'zero' or "
-                f"'one' to leave them out or score them."
-            )
-        raw[text] = col
-        states[text], per_user[text] = user_mean(col, den, specs[text].info.mean, convs[text])
-        aux_out[text] = den
-        empty[text] = n_empty
-        skipped[text] = int(np.count_nonzero(np.isnan(per_user[text])))
-    averaged: dict[str, np.ndarray] = {}
-    tie_dependent: dict[str, int] = {}
-    mean_average: dict[str, float] = {}
-    if ties is not None:  # a metric averaged over tie orders depends on none
-        tie_dependent.update({t: 0 for t in ranked if convs[t].ties == "average"})
-    for text, (n_dependent, average_col) in _tie_columns(raw, ties).items():
-        tie_dependent[text] = n_dependent
-        if average_col is not None:
-            averaged[text] = average_col
-            kind = specs[text].info.mean
-            mean_average[text] = user_mean(average_col, aux_out[text], kind, convs[text])[0].value
-    return EvaluationReport(
-        mean={t: states[t].value for t in metrics},
-        users=q.user_ids,
-        values={t: per_user[t] for t in metrics},
-        metrics={t: str(specs[t]) for t in metrics},
-        conventions={t: convs[t] for t in metrics},
-        n_users=q.n_users,
-        n_users_missing=int(np.count_nonzero(missing)),
-        n_users_empty=empty,
-        n_users_skipped=skipped,
-        n_run_only_users=n_run_only,
-        run_name=run_name,
-        n_run_items=items[1],
-        n_run_items_unmatched=items[1] - items[0],
-        n_users_tie_dependent={t: tie_dependent[t] for t in metrics if t in tie_dependent},
-        mean_ties_average={t: mean_average[t] for t in metrics if t in mean_average},
-        _aux=aux_out,
-        _averaged=averaged,
-        _states={t: states[t] for t in metrics},
-        _raw=raw,
-        _missing=np.asarray(missing, dtype=bool),
-    )
-
-
-def _tie_columns(
-    raw: dict[str, np.ndarray], ties: tuple[np.ndarray, dict[str, np.ndarray]] | None
-) -> dict[str, tuple[int, np.ndarray | None]]:
-    """Per metric compared with its ``ties="average"`` values: how many users' values
-    differ, and (when some do) the metric's column with those values put in."""
-    out: dict[str, tuple[int, np.ndarray | None]] = {}
-    if ties is None:
-        return out
-    users, columns = ties
-    for text, avg in columns.items():
-        col = raw[text]
-        moved = ~np.isclose(col[users], avg, rtol=1e-12, atol=1e-12, equal_nan=True)
-        n_moved = int(np.count_nonzero(moved))
-        if not n_moved:
-            out[text] = (0, None)
-            continue
-        full = col.copy()
-        full[users] = avg
-        out[text] = (n_moved, full)
-    return out
-
-
-def mean_states(report: EvaluationReport) -> dict[str, MeanState]:
-    """Per metric string, the mergeable state of the report's mean: the states of
-    reports on disjoint users merge into the state of all of them (Spark)."""
-    return dict(report._states)
-
-
 def list_values(
     r: Run,
     listwise: set[str],
@@ -674,54 +377,3 @@ def _history_values(
         r, log, item_categories, spec.k, alpha, "evaluate",
         average_ties=dict(spec.params).get("ties") == "average",
     )  # fmt: skip
-
-
-def store_list_metric(
-    text: str,
-    col: np.ndarray,
-    states: dict[str, MeanState],
-    per_user: dict[str, np.ndarray],
-    empty: dict[str, int],
-    skipped: dict[str, int],
-) -> None:
-    states[text] = mean_state(col)
-    per_user[text] = col
-    empty[text] = 0  # relevance plays no part
-    skipped[text] = int(np.isnan(col).sum())
-
-
-def evaluate_lists(
-    r: Run,
-    metrics: list[str],
-    specs: dict[str, MetricSpec],
-    convs: dict[str, Conventions],
-    features: Any,
-    feature_items: Any,
-    similarity: Any,
-    popularity: Any = None,
-    item_categories: Any = None,
-) -> EvaluationReport:
-    """``evaluate(None, run, ...)``: beyond-accuracy metrics over the run's users."""
-    states: dict[str, MeanState] = {}
-    per_user: dict[str, np.ndarray] = {}
-    empty: dict[str, int] = {}
-    skipped: dict[str, int] = {}
-    of_run = list_values(
-        r, set(specs), specs, features, feature_items, similarity, popularity, item_categories
-    )
-    for text, col in of_run.items():
-        store_list_metric(text, col, states, per_user, empty, skipped)
-    return EvaluationReport(
-        mean={t: states[t].value for t in metrics},
-        users=r.user_ids,
-        values={t: per_user[t] for t in metrics},
-        metrics={t: str(specs[t]) for t in metrics},
-        conventions={t: convs[t] for t in metrics},
-        n_users=r.n_users,
-        n_users_missing=0,
-        n_users_empty=empty,
-        n_users_skipped=skipped,
-        n_run_only_users=0,
-        run_name=r.name,
-        _states={t: states[t] for t in metrics},
-    )

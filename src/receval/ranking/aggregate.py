@@ -599,7 +599,7 @@ def _joined(parts: list[UserRows], averaged: list[str]) -> UserRows:
     users = [p.users for p in parts]
     if not all(u.dtype.kind in "iu" for u in users):
         users = [np.asarray(u, dtype=object) for u in users]
-    missing = [p.missing for p in parts]
+    missing = [p.missing for p in parts if p.missing is not None]
     return UserRows(
         users=cat(users),
         order=None,
@@ -607,5 +607,5 @@ def _joined(parts: list[UserRows], averaged: list[str]) -> UserRows:
         aux={t: cat([p.aux[t] for p in parts]) for t in parts[0].aux},
         raw={t: cat([p.raw[t] for p in parts]) for t in parts[0].raw},
         averaged={t: cat([p.averaged.get(t, p.raw[t]) for p in parts]) for t in averaged},
-        missing=None if any(m is None for m in missing) else cat(missing),  # type: ignore[misc]
+        missing=cat(missing) if len(missing) == len(parts) else None,
     )

@@ -191,7 +191,8 @@ def unstable_tie_users(
     if not concerned or not r.has_ties:
         return np.empty(0, dtype=np.int64)
     users = r.tied_users(single=False)
-    return users[np.diff(r.offsets)[users] >= min_len]
+    long: np.ndarray = users[np.diff(r.offsets)[users] >= min_len]
+    return long
 
 
 def warn_unreproducible_ties(

@@ -54,7 +54,7 @@ def metric_conventions(
 
     Examples
     --------
-    >>> from receval.ranking.values import metric_conventions
+    >>> from receval.ranking.specs import metric_conventions
     >>> spec, conv = metric_conventions("ndcg@10", profile="recommenders")
     >>> str(spec), conv.gain, conv.missing_users
     ('ndcg@10', 'binary', 'zero')

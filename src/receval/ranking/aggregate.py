@@ -260,10 +260,6 @@ class RankingState:
     def _has_items(self) -> bool:
         return bool(self.run_items.parts or self.qrels_items.parts)
 
-    def absorb(self, other: RankingState) -> RankingState:
-        """Merge ``other`` in (an accumulator's own state); returns the merged state."""
-        return self.merge(other)
-
     def n_items(self) -> tuple[int, int, int]:
         """(run items judged in the qrels, run items, qrels items), all distinct."""
         run, judged = self.run_items.distinct(), self.qrels_items.distinct()

@@ -75,11 +75,11 @@ _EXPORTS: dict[str, str] = {
     "ndcg_at_k": "receval.metrics._ranking",
     "Qrels": "receval.data._ranked",
     "Run": "receval.data._ranked",
-    "evaluate": "receval.evaluation",
+    "evaluate": "receval.ranking",
     # out of core: files larger than memory
     "scan": "receval.data.scan",
     "Scan": "receval.data.scan",
-    "EvaluationReport": "receval.evaluation",
+    "EvaluationReport": "receval.ranking",
     "parse_metric": "receval.registry",
     "parse_metrics": "receval.registry",
     "list_metrics": "receval.registry",
@@ -191,6 +191,7 @@ if not TYPE_CHECKING:  # type checkers see the names imported below, and no othe
 #: Module paths that moved into packages, and where they are now. Importing an
 #: old path gives the module at the new one, with a DeprecationWarning.
 _MOVED_MODULES = {
+    "receval.evaluation": "receval.ranking.evaluation",
     "receval.streaming": "receval.engine.accumulator",
     "receval.trec_eval": "receval.trec.trec_eval",
 }
@@ -271,7 +272,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .engine.run import (
         Accumulator as Accumulator,
     )
-    from .evaluation import (
+    from .ranking import (
         EvaluationReport as EvaluationReport,
         evaluate as evaluate,
     )

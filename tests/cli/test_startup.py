@@ -76,7 +76,7 @@ def test_rank_loads_neither_other_commands_nor_heavy_packages() -> None:
     assert done.returncode == 0, done.stderr
     assert "results.test" in done.stdout
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
-    assert "receval.cli._rank" in modules and "receval.evaluation" in modules
+    assert "receval.cli._rank" in modules and "receval.ranking.evaluation" in modules
     assert {m.split(".")[0] for m in modules} & NOT_LOADED == set()
     expected: set[str] = set()
     if _TYPER < (0, 17):  # typer 0.16 imports its rich_utils (and rich.markdown) at import

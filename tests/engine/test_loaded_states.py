@@ -96,8 +96,8 @@ def test_score_counts_of_other_lengths_are_refused() -> None:
          r"state\.n_rows must be an integer"),
         ("roc_auc", lambda s: s.update(_state=None), r"state must be a AUCCounts. Got NoneType"),
         # a mean over users read as a sum: a silent wrong value before
-        ("ndcg@10", lambda s: object.__setattr__(s["_state"].mean, "kind", "sum"),
-         r"state\.mean\.kind must be 'users'. Got str 'sum'"),
+        ("ndcg@10", lambda s: object.__setattr__(s["_state"].means["ndcg@10"].state, "kind", "sum"),
+         r"state\.means\['ndcg@10'\]\.state\.kind must be 'users'. Got str 'sum'"),
         ("gauc", lambda s: s["_state"].seen.__setattr__("ints", np.array([5, 1])),
          r"state\.seen\.ints must be sorted distinct int64 ids"),
         ("roc_auc", lambda s: s.update(n_updates=-1), "n_updates must be an integer >= 0"),

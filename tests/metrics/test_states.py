@@ -169,8 +169,6 @@ def test_histogram_ranges_are_consecutive_and_bounded():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_mean_states_of_user_partitions_merge_to_one_pass(seed):
-    from receval._evaluate import mean_states
-
     rng = np.random.default_rng(seed)
     qrels = {
         u: {i: int(rng.integers(0, 3)) for i in rng.choice(30, rng.integers(1, 6), replace=False)}
@@ -192,7 +190,7 @@ def test_mean_states_of_user_partitions_merge_to_one_pass(seed):
         r = {u: run[u] for u in users if u in run}
         if not q or not r:
             continue
-        for m, state in mean_states(evaluate(q, r, metrics)).items():
+        for m, state in evaluate(q, r, metrics).mean_states().items():
             merged[m] = merged[m].merge(state)
     missing_only = [u for u in range(60) if owner[u] not in {owner[v] for v in run}]
     assert not missing_only

@@ -224,7 +224,7 @@ def test_metric_at_k_lines_equal_evaluate_means():
 
 
 def test_metric_at_k_one_evaluate_call_per_model(monkeypatch):
-    import receval.evaluation as ev
+    import receval.ranking.evaluation as ev
 
     calls = []
     real = ev.evaluate

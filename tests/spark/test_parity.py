@@ -214,6 +214,32 @@ def test_evaluate_equals_in_memory(spark, string_ids, num_partitions, convention
     assert got.n_run_only_users == expected.n_run_only_users > 0
     assert got.n_users_empty == expected.n_users_empty
     assert got.n_users_skipped == expected.n_users_skipped
+    # one aggregation: every count of the in-memory report, the same type
+    assert isinstance(got, receval.EvaluationReport)
+    for name in ("n_run_items", "n_run_items_unmatched", "n_users_tie_dependent",
+                 "mean_ties_average"):  # fmt: skip
+        assert getattr(got, name) == getattr(expected, name), name
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_evaluate_equals_memory_scan_and_accumulators(spark, seed):
+    # the counts and means the other backends give (tests/metrics/test_evaluate_backends.py)
+    from tests.metrics.test_evaluate_backends import COUNTS, METRICS, ranking_data
+
+    qrels, run = ranking_data(seed)
+    q = pd.DataFrame([(u, i, g) for u, items in qrels.items() for i, g in items.items()],
+                     columns=["user", "item", "grade"])  # fmt: skip
+    r = pd.DataFrame([(u, i, s) for u, items in run.items() for i, s in items.items()],
+                     columns=["user", "item", "score"])  # fmt: skip
+    for conventions in ({}, {"ties": "average", "empty_users": "zero"}, {"profile": "trec_eval"}):
+        want = receval.evaluate(qrels, run, METRICS, **conventions)
+        got = rs.evaluate(spark.createDataFrame(q), spark.createDataFrame(r), METRICS,
+                          num_partitions=int(3 + seed), **conventions)  # fmt: skip
+        for text, value in want.mean.items():
+            assert got.mean[text] == value or (np.isnan(value) and np.isnan(got.mean[text]))
+        for name in COUNTS:
+            assert getattr(got, name) == getattr(want, name), name
+        assert want.n_users_missing and want.n_run_only_users
 
 
 def test_evaluate_tie_expectations_of_trec_measures(spark):
@@ -255,8 +281,12 @@ def test_evaluate_ranks_and_no_grade_column(spark):
     assert got.mean == expected.mean
     assert got.run_name == "by-rank"
     assert "by-rank" in repr(got)
-    frame = got.to_frame()
-    assert list(frame["metric"]) == ["ndcg@10", "recall@5"]
+    # the report of the in-memory evaluate, without per-user rows
+    assert isinstance(got, receval.EvaluationReport) and got.values == {} and not len(got.users)
+    with pytest.raises(InvalidParameterError, match="no per-user values"):
+        got.to_frame()
+    with pytest.warns(DeprecationWarning, match="use EvaluationReport"):
+        assert rs.EvaluationSummary is receval.EvaluationReport
 
 
 def test_evaluate_beyond_accuracy_without_qrels(spark):
@@ -466,6 +496,7 @@ def test_partition_restores_the_input_order_of_the_run():
     in random order on a cluster): each task sorts the run by its row tag."""
     import pyarrow as pa
 
+    from receval.ranking.aggregate import finalize, make_setup
     from receval.spark import _ranking as sr
 
     qrels, run = _ranking_frames(False)
@@ -483,10 +514,9 @@ def test_partition_restores_the_input_order_of_the_run():
             sr._SIDE: np.concatenate([np.ones(len(run)), np.zeros(len(qrels))]).astype(np.int8),
         }
     )
-    part = sr._evaluate_partition(
-        tagged, metrics, True, False, True, None, (None,) * 5, {"ties": "input"}
-    )
-    assert {m: s.value for m, s in part.states.items()} == expected.mean
+    setup = make_setup(metrics, {"profile": None, "ties": "input"}, with_qrels=True, rows=False)
+    state = sr._partition_state(tagged, setup, False, True, None)
+    assert finalize(setup, state).mean == expected.mean
 
 
 def test_log_loss_of_zero_weights_warns_like_in_memory(spark):

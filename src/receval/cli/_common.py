@@ -622,7 +622,7 @@ def evaluate_run(
     run items no qrels judge, and values that depend on the order of tied scores
     (``weighting``: its ``propensities`` and ``propensity_clip``, if any; ``matching``:
     its ``min_match`` and ``allow_unmatched``)."""
-    from ..evaluation import evaluate
+    from ..ranking.evaluation import evaluate
 
     with say.progress(
         f"Computing {', '.join(metrics)} of {name} ({run.n_rows:,} rows, {qrels.n_users:,} "
@@ -659,7 +659,7 @@ def evaluate_run(
 def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None:
     """A note per metric whose value depends on the order of tied scores for some users:
     how many, the order used, and the mean with ``ties=average``."""
-    from .._evaluate_checks import TIE_ORDERS
+    from ..ranking.checks import TIE_ORDERS
 
     for metric in metrics:
         n_tied = report.n_users_tie_dependent.get(metric, 0)

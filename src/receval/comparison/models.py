@@ -538,8 +538,8 @@ def compare(
     >>> float(report.comparisons["p_value"][0])  # 2 of 16 sign patterns are as extreme
     0.1...
     """
-    from .._evaluate import as_qrels, as_run
-    from ..evaluation import evaluate
+    from ..ranking.evaluation import evaluate
+    from ..ranking.values import as_qrels, as_run
 
     func = "compare"
     _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,
@@ -554,7 +554,7 @@ def compare(
     from ..registry import ranking_spec
 
     specs = {m: ranking_spec(m, func) for m in metrics}
-    from ..evaluation import EvaluationReport
+    from ..ranking.report import EvaluationReport
 
     q = None
     reports: dict[str, EvaluationReport] = {}

@@ -681,5 +681,9 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
     elif isinstance(template, (tuple, list)):
         if not isinstance(value, type(template)):
             raise _bad(where, f"a {type(template).__name__}", value)
-    elif isinstance(template, dict) and not isinstance(value, dict):
-        raise _bad(where, "a dict", value)
+    elif isinstance(template, dict):
+        if not isinstance(value, dict):
+            raise _bad(where, "a dict", value)
+        for key, held in template.items():  # the entries a fresh state holds
+            if key in value:
+                check_loaded_state(value[key], held, f"{where}[{key!r}]")

@@ -91,7 +91,7 @@ def _mean_at_k(
 ) -> float:
     from ..conventions import Conventions
     from ..data._ranked import Qrels, Run
-    from ..evaluation import evaluate
+    from ..ranking.evaluation import evaluate
 
     known = {f.name for f in fields(Conventions)} | {"profile"}
     unknown = sorted(set(conventions) - known)

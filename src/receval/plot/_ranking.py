@@ -203,8 +203,8 @@ class MetricAtKDisplay(Display):
             The means and the drawing.
         """
         from .. import evaluate
-        from .._evaluate import as_qrels
         from ..data._ranked import Run
+        from ..ranking.values import as_qrels
 
         names = _check_metrics(metrics)
         cutoffs = _check_ks(ks)

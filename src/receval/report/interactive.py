@@ -344,7 +344,7 @@ def metric_at_k_figure(
     >>> fig["data"][0]["name"], fig["data"][0]["y"], fig["data"][0]["line"]["dash"]
     ('m: recall', [0.75, 0.75, 1.0], 'solid')
     """
-    from ..evaluation import evaluate
+    from ..ranking.evaluation import evaluate
 
     cutoffs = sorted(set(ks))
     data = []

@@ -32,10 +32,10 @@ from .html import HTMLReport, figure_to_data_uri, json_path
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from .._evaluation_report import EvaluationReport
-    from ..comparison.models import ComparisonReport
+    from ..comparison import ComparisonReport
     from ..data._ranked import Qrels, Run
     from ..metrics.retention import RetentionReport
+    from ..ranking.report import EvaluationReport
 
 __all__ = [
     "REPORT_AT_K_METRICS",

@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from .._evaluate import as_qrels, as_run
 from ..data._encode import lookup
 from ..engine.sources import is_scan_run
-from ..evaluation import EvaluationReport, evaluate
+from ..ranking.evaluation import evaluate
+from ..ranking.report import EvaluationReport
+from ..ranking.values import as_qrels, as_run
 from .corrections import CORRECTIONS, DEFAULT_GAMMA
 from .negatives import as_candidates
 

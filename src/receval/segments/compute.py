@@ -246,9 +246,10 @@ def compare_by_segment(
     >>> [float(r.comparisons["difference"][0]) for r in seg.reports]  # bad - good
     [0.0, -0.5]
     """
-    from ..comparison.models import compare
+    from ..comparison import compare
     from ..conventions import FIELDS
-    from ..evaluation import EvaluationReport, evaluate
+    from ..ranking.evaluation import evaluate
+    from ..ranking.report import EvaluationReport
     from .report import user_segments
 
     func = "compare_by_segment"

@@ -5,7 +5,8 @@
 to the driver; rows never leave the executors. Every function gives the value
 its in-memory namesake gives on the collected rows.
 
-* :func:`evaluate`: ranking metrics; qrels and run partitioned by user.
+* :func:`evaluate`: ranking metrics; qrels and run partitioned by user; returns the
+  :class:`receval.EvaluationReport` of :func:`receval.evaluate`, without per-user rows.
 * :func:`roc_auc_score`: exact AUC; rows range-partitioned by score.
 * :func:`gauc_score`, :func:`group_auc`: GAUC; rows partitioned by group.
 * :func:`log_loss`, :func:`pcoc`, :func:`copc`, :func:`normalized_entropy`: sums over
@@ -18,6 +19,8 @@ Needs ``pyspark >= 4`` (``pip install 'receval[spark]'``), imported when a
 function is called.
 """
 
+from typing import Any
+
 from ._pointwise import (
     GAUCSummary,
     compute,
@@ -29,11 +32,10 @@ from ._pointwise import (
     pcoc,
     roc_auc_score,
 )
-from ._ranking import EvaluationSummary, evaluate
+from ._ranking import evaluate
 from ._retention import retention
 
 __all__ = [
-    "EvaluationSummary",
     "GAUCSummary",
     "compute",
     "copc",
@@ -46,3 +48,19 @@ __all__ = [
     "retention",
     "roc_auc_score",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "EvaluationSummary":  # the report of evaluate before it was EvaluationReport
+        import warnings
+
+        from ..ranking.report import EvaluationReport
+
+        warnings.warn(
+            "receval.spark.EvaluationSummary is deprecated: receval.spark.evaluate returns a "
+            "receval.EvaluationReport (without per-user rows); use EvaluationReport.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return EvaluationReport
+    raise AttributeError(f"module 'receval.spark' has no attribute {name!r}")

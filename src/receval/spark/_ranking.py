@@ -3,21 +3,21 @@
 The qrels and run rows are tagged and unioned, then ``repartition``-ed by
 user, so every user's judgments and recommendations meet in one partition.
 ``mapInArrow`` turns each partition into a :class:`~receval.Qrels` and a
-:class:`~receval.Run` and calls the in-memory :func:`receval.evaluate`; only
-the per-metric mean states (exact sums and counts) go to the driver.
+:class:`~receval.Run` and runs the ranking aggregation's update on them (what
+:func:`receval.evaluate` runs on all the users in memory); only the partition's
+state (exact sums and counts, without per-user rows) goes to the driver, where
+the states merge and one finalize makes the :class:`~receval.EvaluationReport`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import reduce
 from typing import Any
 
-import numpy as np
-
-from ..conventions import Conventions
 from ..exceptions import InputValidationError, InvalidParameterError
+from ..ranking.aggregate import RankingState, Setup, check_weights, finalize, update
+from ..ranking.report import EvaluationReport
 from ._common import check_columns, check_frame, check_partitions, partition_states
 
 _USER = "__receval_user"
@@ -26,84 +26,6 @@ _GRADE = "__receval_grade"
 _VALUE = "__receval_value"
 _SIDE = "__receval_side"
 _ROW = "__receval_row"
-
-
-@dataclass(frozen=True)
-class EvaluationSummary:
-    """The result of :func:`receval.spark.evaluate`: means and counts, no per-user rows.
-
-    Attributes
-    ----------
-    mean : dict of str to float
-        Each metric string as written, mapped to its mean over the evaluated
-        users (``hit_ratio``: the pooled ratio); equal to
-        :func:`receval.evaluate`'s on the same data.
-    metrics : dict of str to str
-        The canonical form of each metric string.
-    conventions : dict of str to Conventions
-        The conventions each metric was computed with.
-    n_users : int
-        Users in the qrels (for ``qrels=None``: in the run).
-    n_users_missing : int
-        Qrels users absent from the run.
-    n_users_empty, n_users_skipped : dict of str to int
-        Per metric, users without a relevant item, and users left out of the mean.
-    n_run_only_users : int
-        Run users absent from the qrels: ignored.
-    run_name : str or None
-        The run's name.
-    n_partitions : int
-        Non-empty partitions the users were spread over.
-    sampling : SamplingSummary or None
-        With ``candidates=``: the rows the restriction dropped, the candidates
-        the run lacks and the run users without candidates, summed over the
-        partitions, and the correction applied.
-    """
-
-    mean: dict[str, float]
-    metrics: dict[str, str]
-    conventions: dict[str, Conventions] = field(repr=False)
-    n_users: int
-    n_users_missing: int
-    n_users_empty: dict[str, int]
-    n_users_skipped: dict[str, int]
-    n_run_only_users: int
-    run_name: str | None = None
-    n_partitions: int = 0
-    sampling: Any = None
-
-    def to_frame(self, backend: str | None = None) -> Any:
-        """One row per metric: metric, mean, users skipped, users without a relevant item."""
-        from ..data.frames import make_frame
-
-        names = list(self.mean)
-        return make_frame(
-            {
-                "metric": np.array(names, dtype=object),
-                "mean": np.array([self.mean[m] for m in names]),
-                "n_users_skipped": np.array([self.n_users_skipped[m] for m in names]),
-                "n_users_empty": np.array([self.n_users_empty[m] for m in names]),
-            },
-            backend=backend,
-        )
-
-    def __repr__(self) -> str:
-        from .._evaluate import describe_report
-
-        return describe_report(self, "EvaluationSummary", f", {self.n_partitions} partitions")
-
-
-@dataclass(frozen=True)
-class _Part:
-    """One partition's share: counts and the mergeable mean state of each metric."""
-
-    n_users: int
-    n_users_missing: int
-    n_run_only_users: int
-    n_users_empty: dict[str, int]
-    n_users_skipped: dict[str, int]
-    states: dict[str, Any]
-    sampling: Any = None  # SamplingSummary with candidates=
 
 
 def _kind(data_type: Any) -> str:
@@ -126,19 +48,6 @@ def _check_id_types(qrels: Any, run: Any, user: str, item: str) -> None:
                 f"so no id would match; cast one of them, e.g. "
                 f"run.withColumn({col!r}, F.col({col!r}).cast({q_type.simpleString()!r}))."
             )
-
-
-def _dummy_user(users: Any) -> Any:
-    """A user id of the same kind as ``users`` that is not among them."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if pa.types.is_string(users.type) or pa.types.is_large_string(users.type):
-        return pa.array([pc.max(users).as_py() + "\x00"], users.type)
-    top = pc.max(users).as_py()
-    if top < np.iinfo(np.int64).max:
-        return pa.array([top + 1], pa.int64())
-    return pa.array([pc.min(users).as_py() - 1], pa.int64())
 
 
 def evaluate(
@@ -184,13 +93,14 @@ def evaluate(
     correction: str | None = None,
     catalog_size: int | None = None,
     gamma: float | None = None,
-) -> EvaluationSummary:
+) -> EvaluationReport:
     """Evaluate a run against qrels, both Spark DataFrames, with top-K ranking metrics.
 
     Every user's rows are brought to one partition (``repartition`` by user)
-    and evaluated there by :func:`receval.evaluate`; the driver receives one
-    small state per partition and merges them. The means, counts and every
-    convention are those of :func:`receval.evaluate` on the same rows.
+    and aggregated there as :func:`receval.evaluate` aggregates all the users;
+    the driver receives one small state per partition, merges them and
+    finalizes the report. The means, counts and every convention are those of
+    :func:`receval.evaluate` on the same rows.
 
     Parameters
     ----------
@@ -248,12 +158,16 @@ def evaluate(
         local :class:`receval.Candidates` (or a pandas frame / dict), sent to
         every executor; each partition ranks only its users' candidates. The
         counts of what the restriction left out are summed over the
-        partitions into ``EvaluationSummary.sampling``.
+        partitions into ``EvaluationReport.sampling``.
 
     Returns
     -------
-    summary : EvaluationSummary
-        Means and counts; per-user values stay on the executors.
+    report : EvaluationReport
+        Means and counts, equal to :func:`receval.evaluate`'s on the collected
+        rows; per-user values stay on the executors (``users`` is empty,
+        ``values`` holds no metric, and ``to_frame``, ``per_user``,
+        ``by_segment`` and ``subset`` raise). The ``UnmatchedIdsWarning``
+        check of ``min_match`` is not made.
 
     Raises
     ------
@@ -265,8 +179,9 @@ def evaluate(
     """
     from pyspark.sql import functions as F
 
-    from .._evaluate import prepare_metrics
-    from ..metrics._propensity import as_propensities, prepare_weighting
+    from ..ranking.aggregate import make_setup
+    from ..sampled.corrections import check_correction
+    from ..sampled.negatives import SamplingSummary, as_candidates
 
     func = "evaluate"
     conventions = {
@@ -289,22 +204,21 @@ def evaluate(
         "discount": discount,
         "estimator": "ips" if estimator is None and propensities is not None else estimator,
     }
-    from ..sampled.corrections import check_correction
-    from ..sampled.negatives import as_candidates
-
-    sampled: dict[str, Any] = {}
+    c, sampling = None, None
     if candidates is not None or correction is not None:
         c = None if candidates is None else as_candidates(candidates, "receval.spark.evaluate")
         size, g = check_correction(correction, catalog_size, gamma, c is not None,
                                    None if c is None else c.catalog_size)  # fmt: skip
-        sampled = {"candidates": c, "correction": correction, "catalog_size": size,
-                   "gamma": g if correction == "bv" else None}  # fmt: skip
+        if c is not None:
+            sampling = SamplingSummary(correction=correction, catalog_size=size,
+                                       gamma=g if correction == "bv" else None)  # fmt: skip
     pop_table = _popularity(popularity, train, user, item)
-    metric_list, specs, convs, listwise = prepare_metrics(
-        metrics, features, similarity, conventions, pop_table, item_categories
-    )
-    props = as_propensities(propensities, pop_table, propensity_gamma, propensity_clip)
-    specs = prepare_weighting(specs, convs, listwise, props)
+    setup = make_setup(
+        metrics, conventions, with_qrels=qrels is not None,
+        lists=(features, feature_items, similarity, pop_table, item_categories),
+        weighting=(propensities, propensity_gamma, propensity_clip),
+        candidates=c, sampling=sampling, rows=False,
+    )  # fmt: skip
     check_frame(run, "run", func)
     check_partitions(num_partitions, func)
     if (score is None) == (rank is None):
@@ -315,18 +229,11 @@ def evaluate(
     value = score if rank is None else rank
     value_arg = {"score" if rank is None else "rank": value}
     check_columns(run, func, "run", user=user, item=item, **value_arg)
-    if qrels is None:
-        if len(listwise) < len(specs):
-            first = next(t for t in specs if t not in listwise)
-            raise InvalidParameterError(
-                f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
-                f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
-            )
-    else:
+    if qrels is not None:
         check_frame(qrels, "qrels", func)
         check_columns(qrels, func, "qrels", user=user, item=item, grade=grade)
         _check_id_types(qrels, run, user, item)
-    ordered = bool(listwise) or any(c.ties == "input" for c in convs.values())
+    ordered = bool(setup.listwise) or any(cv.ties == "input" for cv in setup.convs.values())
 
     run_cols = [F.col(user).alias(_USER), F.col(item).alias(_ITEM), F.col(value).alias(_VALUE)]
     if ordered:
@@ -346,31 +253,24 @@ def evaluate(
     else:
         data = data.repartition(num_partitions, _USER)
 
-    options: dict[str, Any] = {k: v for k, v in conventions.items() if v is not None}
-    if props is not None:
-        options["propensities"] = props
-    options.update(sampled)
-    with_qrels = qrels is not None
     by_rank = rank is not None
 
-    def compute(table: Any) -> _Part:
-        return _evaluate_partition(
-            table, metric_list, with_qrels, by_rank, ordered, name,
-            (features, feature_items, similarity, pop_table, item_categories), options,
-        )  # fmt: skip
+    def compute(table: Any) -> RankingState:
+        return _partition_state(table, setup, by_rank, ordered, name)
 
     parts = partition_states(data, compute)
     if not parts:
         raise InputValidationError(
             "receval.spark.evaluate: run is empty (no rows); pass at least one recommendation."
         )
-    return _merge(parts, metric_list, specs, convs, name)
+    state = reduce(lambda a, b: a.merge(b), parts)
+    return finalize(setup, state, run_name=name)
 
 
 def _popularity(popularity: Any, train: Any, user: str, item: str) -> Any:
     """The popularity table (None: neither given); a Spark ``train`` is counted by Spark:
     its distinct users per item, collected to the driver."""
-    from .._evaluate import as_popularity_table
+    from ..ranking.values import as_popularity_table
 
     if train is not None and type(train).__module__.startswith("pyspark"):
         check_columns(train, "evaluate", "train", user=user, item=item)
@@ -382,22 +282,14 @@ def _popularity(popularity: Any, train: Any, user: str, item: str) -> Any:
     return as_popularity_table(popularity, train)
 
 
-def _evaluate_partition(
-    table: Any,
-    metrics: list[str],
-    with_qrels: bool,
-    by_rank: bool,
-    ordered: bool,
-    name: str | None,
-    lists: tuple[Any, Any, Any, Any, Any],
-    options: dict[str, Any],
-) -> _Part:
-    import pyarrow as pa
+def _partition_state(
+    table: Any, setup: Setup, by_rank: bool, ordered: bool, name: str | None
+) -> RankingState:
+    """The aggregation's state of one partition's users: its qrels rows (side 0) and
+    run rows (side 1), the run's in their input order when ``ordered``."""
     import pyarrow.compute as pc
 
-    from .._evaluate import mean_states
     from ..data._ranked import Qrels, Run
-    from ..evaluation import evaluate
     from ._common import column
 
     side = table.column(_SIDE)
@@ -405,91 +297,16 @@ def _evaluate_partition(
     if ordered:
         run_t = run_t.sort_by(_ROW)
     q = None
-    extra_run_users = 0
-    if with_qrels:
+    if setup.with_qrels:
         qrels_t = table.filter(pc.equal(side, 0))
-        if qrels_t.num_rows == 0:  # only run users here: none is evaluated
-            n_users = len(pc.unique(run_t.column(_USER)))
-            zeros = {t: 0 for t in metrics}
-            return _Part(0, 0, n_users, zeros, dict(zeros), {}, _restricted(run_t, options))
-        q = Qrels(column(qrels_t, _USER), column(qrels_t, _ITEM), column(qrels_t, _GRADE))
-        if run_t.num_rows == 0:  # only qrels users: all absent from the run
-            users = pa.chunked_array(qrels_t.column(_USER)).combine_chunks()
-            dummy = _dummy_user(users)
-            items = pa.chunked_array(qrels_t.column(_ITEM)).combine_chunks()
-            run_t = pa.table(
-                {_USER: dummy.cast(users.type), _ITEM: items.slice(0, 1),
-                 _VALUE: pa.array([1.0])}
-            )  # fmt: skip
-            extra_run_users = 1
-    users_in = column(run_t, _USER)
-    items_in = column(run_t, _ITEM)
-    values_in = column(run_t, _VALUE)
-    if by_rank:
-        r = Run(users_in, items_in, ranks=values_in, name=name)
-    else:
-        r = Run(users_in, items_in, values_in, name=name)
-    features, feature_items, similarity, pop_table, item_categories = lists
-    # a partition may hold few of the users or items (or a placeholder run)
-    report = evaluate(
-        q, r, metrics, features=features, feature_items=feature_items, similarity=similarity,
-        popularity=pop_table, item_categories=item_categories,
-        **{**options, "min_match": 0.0, "allow_unmatched": True},
-    )  # fmt: skip
-    return _Part(
-        n_users=report.n_users,
-        n_users_missing=report.n_users_missing,
-        n_run_only_users=report.n_run_only_users - extra_run_users,
-        n_users_empty=dict(report.n_users_empty),
-        n_users_skipped=dict(report.n_users_skipped),
-        states=mean_states(report),
-        sampling=report.sampling,
-    )
-
-
-def _restricted(run_t: Any, options: dict[str, Any]) -> Any:
-    """What ``candidates=`` leaves out of a partition holding run users only (None:
-    no candidates); its users are evaluated nowhere, but their rows are counted."""
-    from ..data._ranked import Run
-    from ..sampled.negatives import SamplingSummary, restrict_run
-    from ._common import column
-
-    c = options.get("candidates")
-    if c is None:
-        return None
-    r = Run(column(run_t, _USER), column(run_t, _ITEM), column(run_t, _VALUE))
-    summary = SamplingSummary(correction=options.get("correction"),
-                              catalog_size=options.get("catalog_size"),
-                              gamma=options.get("gamma"))  # fmt: skip
-    summary.add(restrict_run(r, c))
-    return summary
-
-
-def _merge(
-    parts: list[_Part],
-    metrics: list[str],
-    specs: dict[str, Any],
-    convs: dict[str, Conventions],
-    name: str | None,
-) -> EvaluationSummary:
-    from ..engine.totals import empty_mean_state
-
-    means = {}
-    for text in metrics:
-        states = [p.states[text] for p in parts if text in p.states]
-        empty = empty_mean_state(specs[text].info.mean)
-        means[text] = reduce(lambda a, b: a.merge(b), states, empty).value
-    sampled = [p.sampling for p in parts if p.sampling is not None]
-    return EvaluationSummary(
-        mean=means,
-        metrics={t: str(specs[t]) for t in metrics},
-        conventions={t: convs[t] for t in metrics},
-        n_users=sum(p.n_users for p in parts),
-        n_users_missing=sum(p.n_users_missing for p in parts),
-        n_users_empty={t: sum(p.n_users_empty[t] for p in parts) for t in metrics},
-        n_users_skipped={t: sum(p.n_users_skipped[t] for p in parts) for t in metrics},
-        n_run_only_users=sum(p.n_run_only_users for p in parts),
-        run_name=name,
-        n_partitions=len(parts),
-        sampling=reduce(lambda a, b: a.merge(b), sampled) if sampled else None,
-    )
+        if qrels_t.num_rows:
+            q = Qrels(column(qrels_t, _USER), column(qrels_t, _ITEM), column(qrels_t, _GRADE))
+            check_weights(setup, q)
+    r = None
+    if run_t.num_rows:
+        users, items, values = (column(run_t, c) for c in (_USER, _ITEM, _VALUE))
+        if by_rank:
+            r = Run(users, items, ranks=values, name=name)
+        else:
+            r = Run(users, items, values, name=name)
+    return update(setup, q, r)

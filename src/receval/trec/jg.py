@@ -227,7 +227,7 @@ def evaluate_groups(
     >>> report.group_values["map"].tolist(), report.values["map"].tolist()
     ([1.0, 0.5], [0.75])
     """
-    from ..evaluation import evaluate
+    from ..ranking.evaluation import evaluate
 
     n_groups, n_queries = len(groups.group_ids), len(groups.user_ids)
     report = evaluate(groups.qrels, _runs_of_groups(groups, run), list(metrics), **conventions)

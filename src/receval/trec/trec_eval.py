@@ -516,7 +516,7 @@ def _lines(
 ) -> tuple[list[list[str]], list[str]]:
     """The lines trec_eval prints: those of each query (``-q``), in ``order``, and the
     summary."""
-    from ..evaluation import evaluate
+    from ..ranking.evaluation import evaluate
     from .jg import evaluate_groups
     from .prefs import prefs_columns
 

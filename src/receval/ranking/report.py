@@ -8,11 +8,18 @@ from typing import Any
 
 import numpy as np
 
-from .conventions import Conventions
-from .engine.totals import MeanState, mean_state
-from .exceptions import InputValidationError
+from ..conventions import Conventions
+from ..engine.totals import MeanState, mean_state
+from ..exceptions import InputValidationError, InvalidParameterError
 
-__all__ = ["EvaluationReport", "describe_report", "user_mean"]
+__all__ = [
+    "ZERO_MEAN",
+    "EvaluationReport",
+    "describe_report",
+    "no_value",
+    "partition_mean",
+    "user_mean",
+]
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,15 @@ class EvaluationReport:
     sampling : SamplingSummary or None
         With ``candidates=``: the rows the restriction dropped, the candidates
         the run lacks, and the correction applied.
+
+    Notes
+    -----
+    Every backend makes this report with one aggregation (in memory, a
+    :func:`receval.scan` of a run, :func:`receval.spark.evaluate`), so its means
+    and counts agree to the last bit. The report of
+    :func:`receval.spark.evaluate` holds no per-user values: ``users`` is empty,
+    ``values`` holds no metric, and ``per_user``, ``to_frame``, ``by_segment``,
+    ``subset`` and ``mean_state_of`` raise; every other attribute is there.
     """
 
     mean: dict[str, float]
@@ -90,6 +106,16 @@ class EvaluationReport:
     # ranked metrics' values before the mean's rules with ties="average", where some
     # user's value differs from the tie order's (the others' as in _raw)
     _averaged: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    # whether the per-user values came back (not from receval.spark.evaluate)
+    _rows: bool = field(default=True, repr=False)
+
+    def _check_rows(self, what: str) -> None:
+        if not self._rows:
+            raise InvalidParameterError(
+                f"EvaluationReport.{what}: this report holds no per-user values (those of "
+                f"receval.spark.evaluate stay on the executors); use its means and counts, or "
+                f"receval.evaluate on the collected rows."
+            )
 
     @property
     def n_users_counted(self) -> dict[str, int]:
@@ -117,6 +143,7 @@ class EvaluationReport:
     @property
     def per_user(self) -> Any:
         """Per-user values as a DataFrame (pandas, else polars), else a dict of arrays."""
+        self._check_rows("per_user")
         try:
             return self.to_frame()
         except ImportError:
@@ -124,8 +151,9 @@ class EvaluationReport:
 
     def to_frame(self, backend: str | None = None) -> Any:
         """Per-user values as a pandas (default) or polars DataFrame: one column per metric."""
-        from .data.frames import make_frame
+        from ..data.frames import make_frame
 
+        self._check_rows("to_frame")
         return make_frame({"user": self.users, **self.values}, backend=backend)
 
     def by_segment(self, segments: Any) -> Any:
@@ -156,13 +184,15 @@ class EvaluationReport:
         >>> seg.values["mrr"].tolist(), seg.overall["mrr"]
         ([0.75, 1.0], 0.8333333333333334)
         """
-        from .segments.report import report_by_segment
+        from ..segments.report import report_by_segment
 
+        self._check_rows("by_segment")
         return report_by_segment(self, segments)
 
     def mean_state_of(self, metric: str, users: np.ndarray) -> MeanState:
         """The exact mean state of one metric over some of the users (a boolean mask
         aligned with ``users``), by the rules of its mean over all of them."""
+        self._check_rows("mean_state_of")
         kept = np.asarray(users, dtype=bool)
         if metric in self._raw:
             kind = self._states[metric].kind
@@ -177,6 +207,7 @@ class EvaluationReport:
         same rules as the whole report's (what ``evaluate`` gives on the qrels
         of those users alone); ``n_run_only_users`` stays the run's.
         """
+        self._check_rows("subset")
         kept = np.asarray(users, dtype=bool)
         if kept.shape != self.users.shape:
             raise InputValidationError(
@@ -239,6 +270,45 @@ def describe_report(report: Any, kind: str, extra: str) -> str:
     return "\n".join(lines)
 
 
+def partition_mean(
+    col: np.ndarray, den: np.ndarray, kind: str, conv: Conventions
+) -> tuple[MeanState, np.ndarray, int]:
+    """The mergeable mean state of a ranked metric over some users, their reported
+    values, and how many of them had a value before ``zero_users="skip"`` left the
+    users at 0 out (what :func:`user_mean` needs over all the users).
+
+    ``col``: each user's value as the kernel gives it (pooled metrics: the
+    numerator), nan for a user left out; ``den``: each user's relevant items.
+    """
+    valued = 0
+    if conv.zero_users == "skip" and kind == "users":
+        # ranked_values left out the users without a relevant item in the top k; a user
+        # still at 0 has one, but a value of 0 (R-precision: none in the top min(R, k)):
+        # users at 0 leave the mean (when every counted user is at 0, the mean of
+        # nothing, nan, as Recommenders')
+        valued = int(np.count_nonzero(~np.isnan(col)))
+        if valued:
+            col = np.where(col == 0, np.nan, col)
+    kept = ~np.isnan(col)
+    if kind == "pooled":
+        state = mean_state(col, den)  # sum of hits over sum of relevant items
+        with np.errstate(invalid="ignore", divide="ignore"):
+            col = np.where(den > 0, col / np.where(den > 0, den, 1), 0.0)
+        col[~kept] = np.nan
+        return state, col, valued
+    return mean_state(col, kind=kind), col, valued
+
+
+def no_value(kind: str, conv: Conventions, valued: int) -> bool:
+    """Whether a mean is 0.0 by ``zero_users="skip"``'s rule: no user has a relevant
+    item in any top k (Recommenders returns 0.0)."""
+    return conv.zero_users == "skip" and kind == "users" and not valued
+
+
+#: The state whose mean is 0.0 (``zero_users="skip"`` when no user has a value).
+ZERO_MEAN = mean_state(np.zeros(1))
+
+
 def user_mean(
     col: np.ndarray, den: np.ndarray, kind: str, conv: Conventions
 ) -> tuple[MeanState, np.ndarray]:
@@ -248,19 +318,5 @@ def user_mean(
     numerator), nan for a user left out; ``den``: each user's relevant items.
     The same for all the users of a report and for a segment of them.
     """
-    if conv.zero_users == "skip" and kind == "users":
-        # ranked_values left out the users without a relevant item in the top k; a user
-        # still at 0 has one, but a value of 0 (R-precision: none in the top min(R, k))
-        if not bool((~np.isnan(col)).any()):  # no relevant item in any top k:
-            return mean_state(np.zeros(1)), col  # Recommenders returns 0.0
-        # users at 0 leave the mean: when every counted user is at 0, the mean of
-        # nothing, nan (Recommenders' too)
-        col = np.where(col == 0, np.nan, col)
-    kept = ~np.isnan(col)
-    if kind == "pooled":
-        state = mean_state(col, den)  # sum of hits over sum of relevant items
-        with np.errstate(invalid="ignore", divide="ignore"):
-            col = np.where(den > 0, col / np.where(den > 0, den, 1), 0.0)
-        col[~kept] = np.nan
-        return state, col
-    return mean_state(col, kind=kind), col
+    state, col, valued = partition_mean(col, den, kind, conv)
+    return (ZERO_MEAN if no_value(kind, conv, valued) else state), col

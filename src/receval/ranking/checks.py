@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from . import _validation as v
-from ._evaluate import kernel_values, subset_qrels
-from ._kernels import codes as _core_codes
-from .conventions import Conventions
-from .data._ranked import Qrels, Run
-from .exceptions import InputValidationError, InvalidParameterError
-from .registry import MetricSpec
+from .. import _validation as v
+from .._kernels import codes as _core_codes
+from ..conventions import Conventions
+from ..data._ranked import Qrels, Run
+from ..exceptions import InputValidationError, InvalidParameterError
+from ..registry import MetricSpec
+from .values import kernel_values, subset_qrels
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
@@ -30,6 +30,7 @@ __all__ = [
     "describe_tie_orders",
     "tie_averages",
     "tied_users",
+    "unstable_tie_users",
     "warn_unreproducible_ties",
 ]
 
@@ -70,10 +71,10 @@ def _types(a: np.ndarray, b: np.ndarray) -> str:
 
 
 def check_matching(
-    q_ids: tuple[np.ndarray, np.ndarray],
-    r_ids: tuple[np.ndarray, np.ndarray],
+    examples: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    n_users: int,
     n_users_matched: int,
-    items: tuple[int, int] | None,
+    items: tuple[int, int, int] | None,
     min_match: float,
     allow_unmatched: bool,
     func: str = "evaluate",
@@ -81,46 +82,46 @@ def check_matching(
 ) -> None:
     """Refuse a run whose users or items match none of the qrels', warn when few do.
 
-    ``q_ids`` / ``r_ids``: the (user ids, item ids) of the qrels and of the run;
-    ``items``: (run items judged in the qrels, run items), None when no metric reads
-    the judgments of the run's items. Few items match when both the share of the
-    run's items judged and the share of the qrels' items in the run are below
-    ``min_match`` (a popularity run holds few of the judged items, a run over a
+    ``examples``: a few ids of the qrels' users, the run's users, the qrels' items and
+    the run's items, for the messages; ``n_users``: the qrels users;
+    ``items``: (run items judged in the qrels, run items, qrels items), None when no
+    metric reads the judgments of the run's items. Few items match when both the
+    share of the run's items judged and the share of the qrels' items in the run are
+    below ``min_match`` (a popularity run holds few of the judged items, a run over a
     large catalogue has many items no test user judged: neither is an id mix-up).
     A refusal becomes a warning with ``allow_unmatched``; the warning's
     ``stacklevel`` is that of the caller of ``evaluate``.
     """
     import warnings
 
-    from .exceptions import UnmatchedIdsWarning
+    from ..exceptions import UnmatchedIdsWarning
 
     fix = (
         "check the ids for a prefix, a type or a column mix-up, or pass allow_unmatched=True "
         "to score the run anyway"
     )
+    q_users, r_users, q_items, r_items = examples
     notes: list[tuple[bool, str]] = []
-    n_users = len(q_ids[0])
     if n_users:
         share = n_users_matched / n_users
         text = (
             f"{func}: {n_users_matched} of the {n_users} qrels users are in the run "
-            f"({share:.1%}), e.g. qrels users {v.format_values(q_ids[0])}, run users "
-            f"{v.format_values(r_ids[0])}{_types(q_ids[0], r_ids[0])}"
+            f"({share:.1%}), e.g. qrels users {v.format_values(q_users)}, run users "
+            f"{v.format_values(r_users)}{_types(q_users, r_users)}"
         )
         if n_users_matched == 0:
             notes.append((True, text + "; every metric would be 0"))
         elif share < min_match:
             notes.append((False, text + f", below min_match={min_match:g}"))
     if items is not None and n_users_matched:
-        matched, n_items = items
-        n_judged = len(q_ids[1])
+        matched, n_items, n_judged = items
         share = matched / n_items if n_items else 1.0
         share_judged = matched / n_judged if n_judged else 1.0
         text = (
             f"{func}: {matched} of the run's {n_items} items are judged in the qrels "
             f"({share:.1%}; {share_judged:.1%} of the qrels' {n_judged} items), e.g. run "
-            f"items {v.format_values(r_ids[1])}, qrels items "
-            f"{v.format_values(q_ids[1])}{_types(q_ids[1], r_ids[1])}"
+            f"items {v.format_values(r_items)}, qrels items "
+            f"{v.format_values(q_items)}{_types(q_items, r_items)}"
         )
         share = max(share, share_judged)
         if matched == 0 and n_items:
@@ -177,31 +178,49 @@ def describe_tie_orders(convs: Iterable[Conventions]) -> str:
     return " or ".join(f"{TIE_ORDERS[t]} (ties={t!r})" for t in rules)
 
 
+def unstable_tie_users(
+    profile: str | None, r: Run, specs: list[MetricSpec], convs: list[Conventions]
+) -> np.ndarray:
+    """The run's users (positions) with ties that ``profile``'s peer orders by no rule,
+    in lists long enough for it to matter, for the metrics that depend on the order
+    (``convs``: the conventions of ``specs``); empty for another profile."""
+    if profile not in UNSTABLE_TIES:
+        return np.empty(0, dtype=np.int64)
+    _, min_len, exempt = UNSTABLE_TIES[profile]
+    concerned = [s for s in specs if s.name not in exempt]
+    if not concerned or not r.has_ties:
+        return np.empty(0, dtype=np.int64)
+    users = r.tied_users(single=False)
+    long: np.ndarray = users[np.diff(r.offsets)[users] >= min_len]
+    return long
+
+
 def warn_unreproducible_ties(
-    profile: str, r: Run, specs: list[MetricSpec], convs: list[Conventions]
+    profile: str,
+    n_users: int,
+    examples: np.ndarray,
+    specs: list[MetricSpec],
+    convs: list[Conventions],
+    stacklevel: int = 3,
 ) -> None:
-    """A ``TieOrderWarning`` naming how many users have ties the peer orders by no rule,
-    and the order receval uses (``convs``: the conventions of ``specs``)."""
+    """A ``TieOrderWarning`` naming how many users have ties the peer orders by no rule
+    (``examples``: a few of them), and the order receval uses (``convs``: the
+    conventions of ``specs``)."""
     import warnings
 
-    from .exceptions import TieOrderWarning
+    from ..exceptions import TieOrderWarning
 
-    why, min_len, exempt = UNSTABLE_TIES[profile]
-    concerned = [(s, c) for s, c in zip(specs, convs, strict=True) if s.name not in exempt]
-    if not concerned or not r.has_ties:
-        return
-    users = r.tied_users(single=False)
-    users = users[np.diff(r.offsets)[users] >= min_len]
-    if users.size:
-        warnings.warn(
-            f"evaluate(profile={profile!r}): {users.size} users have tied scores, e.g. "
-            f"{v.format_values(r.user_ids[users])}, and {why}. receval scores them "
-            f"{describe_tie_orders(c for _, c in concerned)}, so its values for these users may "
-            f"differ from the peer's. Break the ties "
-            f"(e.g. subtract a tiny rank-based offset) to compare numbers exactly.",
-            TieOrderWarning,
-            stacklevel=3,
-        )
+    why, _, exempt = UNSTABLE_TIES[profile]
+    concerned = [c for s, c in zip(specs, convs, strict=True) if s.name not in exempt]
+    warnings.warn(
+        f"evaluate(profile={profile!r}): {n_users} users have tied scores, e.g. "
+        f"{v.format_values(examples)}, and {why}. receval scores them "
+        f"{describe_tie_orders(concerned)}, so its values for these users may "
+        f"differ from the peer's. Break the ties "
+        f"(e.g. subtract a tiny rank-based offset) to compare numbers exactly.",
+        TieOrderWarning,
+        stacklevel=stacklevel,
+    )
 
 
 def tied_users(r: Run, user_map: np.ndarray, single: bool) -> np.ndarray:

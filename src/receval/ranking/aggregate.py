@@ -1,0 +1,607 @@
+"""The ranking definition: users aggregated once, for every backend.
+
+A partition holds whole users: their qrels and their recommendations (all the
+users in memory, a batch of a scanned run, a Spark partition, an accumulator's
+update). :func:`update` turns one into a :class:`RankingState`: per metric the
+exact sums and counts of its mean (:class:`~receval.engine.totals.MeanState`), the
+counts of users missing, empty, skipped, only in the run and tie-dependent, the
+distinct items of the run and of the qrels, a few ids for messages, and (when
+asked) the per-user rows. States merge exactly in any order, and
+:func:`finalize` makes the :class:`~receval.ranking.report.EvaluationReport`:
+the rules over all the users (``missing_users="error"``, ``empty_users="error"``,
+the share of ids that match, the peers' unstable tie orders) are checked there,
+on the counts of every partition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..conventions import Conventions
+from ..data._encode import lookup
+from ..data._ranked import Qrels, Run
+from ..engine.states import Seen
+from ..engine.totals import MeanState, empty_mean_state, mean_state
+from ..exceptions import InputValidationError, InvalidParameterError
+from ..registry import MetricSpec
+from ..sampled.negatives import SamplingSummary, restrict_run
+from .checks import check_matching, tie_averages, unstable_tie_users, warn_unreproducible_ties
+from .report import ZERO_MEAN, EvaluationReport, no_value, partition_mean
+from .specs import prepare_metrics
+from .values import list_values, ranked_values
+
+__all__ = [
+    "Ids",
+    "Mean",
+    "RankingState",
+    "Setup",
+    "UserRows",
+    "check_weights",
+    "finalize",
+    "make_setup",
+    "update",
+]
+
+# ids kept for messages (format_values shows 5, then "...")
+_EXAMPLES = v.MAX_SHOWN + 1
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every partition computes, checked once before any row is read.
+
+    ``lists``: the item similarities, popularity table and item categories of the
+    list-wise metrics (features, feature_items, similarity, popularity,
+    item_categories); ``sampling``: the correction of ``candidates=`` (no counts);
+    ``rows``: keep the per-user rows; ``repeats``: refuse a user given twice
+    (an accumulator's updates).
+    """
+
+    metrics: list[str]
+    specs: dict[str, MetricSpec]
+    convs: dict[str, Conventions]
+    listwise: frozenset[str]
+    with_qrels: bool
+    lists: tuple[Any, Any, Any, Any, Any] = (None, None, None, None, None)
+    propensities: Any = None
+    candidates: Any = None
+    sampling: SamplingSummary | None = None
+    profile: str | None = None
+    rows: bool = True
+    repeats: bool = False
+
+    @property
+    def ranked(self) -> list[str]:
+        """The metrics of the ranking kernel (that read the qrels), in order."""
+        return [t for t in self.specs if t not in self.listwise]
+
+    def kind(self, text: str) -> str:
+        """How the users' values of a metric combine (a list-wise metric: the mean)."""
+        return "users" if text in self.listwise else self.specs[text].info.mean
+
+
+def make_setup(
+    metrics: Any,
+    conventions: dict[str, Any],
+    *,
+    with_qrels: bool,
+    lists: tuple[Any, Any, Any, Any, Any] = (None, None, None, None, None),
+    weighting: tuple[Any, float, float | None] = (None, 0.0, None),
+    candidates: Any = None,
+    sampling: SamplingSummary | None = None,
+    rows: bool = True,
+    repeats: bool = False,
+) -> Setup:
+    """Parse the metric strings, resolve their conventions and the propensities.
+
+    ``conventions``: the convention keywords of :func:`receval.evaluate` (``profile``
+    included); ``lists``: as :attr:`Setup.lists`, the popularity as a table;
+    ``weighting``: (propensities, propensity_gamma, propensity_clip).
+    """
+    from ..metrics._propensity import as_propensities, prepare_weighting
+
+    features, _, similarity, table, item_categories = lists
+    names, specs, convs, listwise = prepare_metrics(
+        metrics, features, similarity, conventions, table, item_categories
+    )
+    props = as_propensities(weighting[0], table, weighting[1], weighting[2])
+    specs = prepare_weighting(specs, convs, listwise, props)
+    if not with_qrels and len(listwise) < len(specs):
+        first = next(t for t in specs if t not in listwise)
+        raise InvalidParameterError(
+            f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
+            f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
+        )
+    return Setup(
+        names, specs, convs, frozenset(listwise), with_qrels, lists, props, candidates,
+        sampling, conventions.get("profile"), rows, repeats,
+    )  # fmt: skip
+
+
+# ------------------------------------------------------------------ the state
+@dataclass(frozen=True)
+class Mean:
+    """A metric's mean over some users, mergeable: the exact sums of the users it
+    counts, and the users with a value before ``zero_users="skip"`` left the zeros out."""
+
+    state: MeanState
+    valued: int = 0
+
+    def merge(self, other: Mean) -> Mean:
+        return Mean(self.state.merge(other.state), self.valued + other.valued)
+
+
+@dataclass
+class Ids:
+    """Distinct ids, merged by union: each part holds distinct ids; parts are folded
+    into one when they pile up."""
+
+    parts: list[np.ndarray] = field(default_factory=list)
+
+    def merge(self, other: Ids) -> Ids:
+        out = Ids([*self.parts, *other.parts])
+        if len(out.parts) > 16:
+            out.parts = [out.distinct()]
+        return out
+
+    def distinct(self) -> np.ndarray:
+        """The distinct ids of every part."""
+        parts = self.parts
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return np.empty(0, dtype=np.int64)
+        if all(p.dtype.kind in "iu" for p in parts) or all(p.dtype.kind in "US" for p in parts):
+            return np.unique(np.concatenate(parts))
+        return np.asarray(list(dict.fromkeys(x for p in parts for x in p.tolist())), dtype=object)
+
+
+@dataclass
+class UserRows:
+    """The per-user rows of one partition, aligned with ``users``; ``order``: their
+    positions in the qrels when a backend cut them (None: in order already)."""
+
+    users: np.ndarray
+    order: np.ndarray | None
+    values: dict[str, np.ndarray]
+    aux: dict[str, np.ndarray] = field(default_factory=dict)
+    raw: dict[str, np.ndarray] = field(default_factory=dict)
+    averaged: dict[str, np.ndarray] = field(default_factory=dict)
+    missing: np.ndarray | None = None
+
+
+def _add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Two dicts of counts or mergeable states, added key by key."""
+    out = dict(a)
+    for key, x in b.items():
+        if key not in out:
+            out[key] = x
+        else:
+            out[key] = out[key] + x if isinstance(x, int) else out[key].merge(x)
+    return out
+
+
+def _first(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A few ids of each kind, for messages: ``a``'s, then ``b``'s."""
+    out = dict(a)
+    for key, ids in b.items():
+        held = out.get(key)
+        if held is None:
+            out[key] = ids
+        elif len(held) < _EXAMPLES:
+            out[key] = np.concatenate([held, ids[: _EXAMPLES - len(held)]])
+    return out
+
+
+@dataclass
+class RankingState:
+    """One partition's share of an evaluation (or several merged): see the module.
+
+    ``ties_means``: per metric compared with its ``ties="average"`` values, the mean
+    with the tie-dependent users at those values; ``matched``: the run items the
+    qrels judge, when known without the union of the item sets (one partition);
+    ``n_tied``: users with ties the profile's peer orders by no rule.
+    """
+
+    n_users: int = 0
+    n_users_missing: int = 0
+    n_run_only_users: int = 0
+    means: dict[str, Mean] = field(default_factory=dict)
+    ties_means: dict[str, Mean] = field(default_factory=dict)
+    n_users_empty: dict[str, int] = field(default_factory=dict)
+    n_users_skipped: dict[str, int] = field(default_factory=dict)
+    n_users_tie_dependent: dict[str, int] = field(default_factory=dict)
+    run_items: Ids = field(default_factory=Ids)
+    qrels_items: Ids = field(default_factory=Ids)
+    matched: int = 0
+    matched_known: bool = True
+    n_tied: int = 0
+    examples: dict[str, np.ndarray] = field(default_factory=dict)
+    sampling: SamplingSummary | None = None
+    rows: list[UserRows] = field(default_factory=list)
+    seen: Seen = field(default_factory=Seen)
+
+    def merge(self, other: RankingState) -> RankingState:
+        """The state of both partitions' users (no user in both): exact, in any order."""
+        sampling = self.sampling
+        if other.sampling is not None:
+            sampling = other.sampling if sampling is None else sampling.merge(other.sampling)
+        # the matched count of one partition stays known until another brings items
+        if not other._has_items():
+            matched, known = self.matched, self.matched_known
+        elif not self._has_items():
+            matched, known = other.matched, other.matched_known
+        else:
+            matched, known = 0, False
+        return RankingState(
+            n_users=self.n_users + other.n_users,
+            n_users_missing=self.n_users_missing + other.n_users_missing,
+            n_run_only_users=self.n_run_only_users + other.n_run_only_users,
+            means=_add(self.means, other.means),
+            ties_means=_add(self.ties_means, other.ties_means),
+            n_users_empty=_add(self.n_users_empty, other.n_users_empty),
+            n_users_skipped=_add(self.n_users_skipped, other.n_users_skipped),
+            n_users_tie_dependent=_add(self.n_users_tie_dependent, other.n_users_tie_dependent),
+            run_items=self.run_items.merge(other.run_items),
+            qrels_items=self.qrels_items.merge(other.qrels_items),
+            matched=matched,
+            matched_known=known,
+            n_tied=self.n_tied + other.n_tied,
+            examples=_first(self.examples, other.examples),
+            sampling=sampling,
+            rows=[*self.rows, *other.rows],
+            seen=self.seen.merge(other.seen),
+        )
+
+    def _has_items(self) -> bool:
+        return bool(self.run_items.parts or self.qrels_items.parts)
+
+    def n_items(self) -> tuple[int, int, int]:
+        """(run items judged in the qrels, run items, qrels items), all distinct."""
+        run, judged = self.run_items.distinct(), self.qrels_items.distinct()
+        matched = self.matched
+        if not self.matched_known:
+            matched = int(np.count_nonzero(lookup(judged, run) >= 0)) if len(run) else 0
+        return matched, len(run), len(judged)
+
+
+# ------------------------------------------------------------------ update
+def check_weights(setup: Setup, q: Qrels) -> None:
+    """Raise before any user is evaluated when a relevant item of ``q`` lacks the
+    propensity a weighted metric needs (the sources check their whole qrels: all
+    of them in memory and out of core, a partition's on Spark, a batch's in an
+    accumulator)."""
+    from ..metrics._propensity import check_propensities
+
+    check_propensities(q, {t: setup.convs[t] for t in setup.ranked}, setup.propensities)
+
+
+def update(
+    setup: Setup, qrels: Qrels | None, run: Run | None, order: np.ndarray | None = None
+) -> RankingState:
+    """The state of one partition of whole users.
+
+    ``qrels``: the judgments of its users (None: none of its users is in the qrels,
+    or ``qrels=None`` for list-wise metrics); ``run``: their recommendations (None:
+    none of its qrels users is in the run); ``order``: the positions of its qrels
+    users in all the qrels, when a backend cut them (the report's rows follow it).
+    """
+    sampling = None
+    if run is not None and setup.candidates is not None:
+        sampling = replace(setup.sampling) if setup.sampling is not None else SamplingSummary()
+        restriction = restrict_run(run, setup.candidates)
+        sampling.add(restriction)
+        run = restriction.run
+    if qrels is not None and setup.with_qrels:
+        state = _users_update(setup, qrels, run, order)
+        users: np.ndarray | None = qrels.user_ids
+    elif run is None:  # pragma: no cover - a partition holds qrels users or run users
+        state, users = RankingState(), None
+    elif setup.with_qrels:
+        state, users = _run_only(setup, run), None
+    else:
+        state, users = _lists_update(setup, run), run.user_ids
+    state.sampling = sampling
+    if setup.repeats and users is not None:
+        state.seen.add(users, "evaluate", "users")
+    return state
+
+
+def _lists_update(setup: Setup, r: Run) -> RankingState:
+    """``qrels=None``: the list-wise metrics of the run's users."""
+    of_run = list_values(r, set(setup.listwise), setup.specs, *setup.lists)
+    state = RankingState(n_users=r.n_users)
+    for text, col in of_run.items():
+        _store_list(state, text, col)
+    if setup.rows:
+        state.rows = [UserRows(r.user_ids, None, of_run)]
+    return state
+
+
+def _store_list(state: RankingState, text: str, col: np.ndarray) -> None:
+    state.means[text] = Mean(mean_state(col))
+    state.n_users_empty[text] = 0  # relevance plays no part
+    state.n_users_skipped[text] = int(np.count_nonzero(np.isnan(col)))
+
+
+def _run_facts(setup: Setup, state: RankingState, r: Run) -> None:
+    """What a partition's run shows beside the values: its items, a few ids, and the
+    users whose ties the profile's peer orders by no rule."""
+    state.examples["run_users"] = r.user_ids[:_EXAMPLES]
+    ranked = setup.ranked
+    if ranked:
+        state.run_items = Ids([r.item_ids])
+        state.examples["run_items"] = r.item_ids[:_EXAMPLES]
+    tied = unstable_tie_users(
+        setup.profile, r, [setup.specs[t] for t in ranked], [setup.convs[t] for t in ranked]
+    )
+    state.n_tied = len(tied)
+    if len(tied):
+        state.examples["tied"] = r.user_ids[tied[:_EXAMPLES]]
+
+
+def _run_only(setup: Setup, r: Run) -> RankingState:
+    """A partition of run users none of whom is in the qrels."""
+    state = RankingState(n_run_only_users=r.n_users)
+    _run_facts(setup, state, r)
+    return state
+
+
+def _placeholder_run(qrels: Qrels) -> Run:
+    """A one-row run whose user is none of the qrels users (so every qrels user is
+    missing from it)."""
+    ids = qrels.user_ids
+    if ids.dtype.kind in "iu":
+        user: Any = int(ids.max()) + 1 if len(ids) else 0
+    else:
+        user = "\x00 an empty run"
+        while user in set(ids.tolist()):  # pragma: no cover - a qrels user of that name
+            user += "\x00"
+    return Run([user], ["\x00"], [0.0])
+
+
+def _users_update(
+    setup: Setup, q: Qrels, run: Run | None, order: np.ndarray | None
+) -> RankingState:
+    """A partition of qrels users (``run``: their recommendations, and those of run
+    users absent from the qrels; None: every qrels user is absent from the run)."""
+    from ..sampled.corrections import correct_columns
+
+    specs, convs, ranked = setup.specs, setup.convs, setup.ranked
+    if run is None:
+        r = _placeholder_run(q)
+        user_map = np.full(q.n_users, -1, dtype=np.int32)
+    else:
+        r = run
+        user_map = lookup(q.user_ids, r.user_ids)
+    found = user_map >= 0
+    n_found = int(np.count_nonzero(found))
+    state = RankingState(n_users=q.n_users, n_users_missing=q.n_users - n_found)
+    state.examples["qrels_users"] = q.user_ids[:_EXAMPLES]
+    if n_found < q.n_users:
+        state.examples["missing"] = q.user_ids[np.flatnonzero(~found)[:_EXAMPLES]]
+    item_map = None
+    if run is not None:
+        state.n_run_only_users = r.n_users - n_found
+        _run_facts(setup, state, r)
+        if ranked:
+            item_map = lookup(q.item_ids, r.item_ids)
+            state.matched = int(np.count_nonzero(item_map >= 0))
+    if ranked:
+        state.qrels_items = Ids([q.item_ids])
+        state.examples["qrels_items"] = q.item_ids[:_EXAMPLES]
+    values = aux = np.empty((q.n_users, 0))
+    ties = None
+    if ranked:
+        values, aux = ranked_values(q, r, specs, convs, ranked, user_map, setup.propensities,
+                                    item_map)  # fmt: skip
+        c, sampled = setup.candidates, setup.sampling
+        if c is not None and sampled is not None and sampled.correction is not None \
+                and sampled.catalog_size is not None:  # fmt: skip
+            correct_columns(q, r, user_map, c.counts_for(q.user_ids), ranked, specs, convs,
+                            values, sampled.correction, sampled.catalog_size,
+                            sampled.gamma or 0.0)  # fmt: skip
+        else:
+            ties = tie_averages(q, r, specs, convs, ranked, user_map)
+    per_user: dict[str, np.ndarray] = {}
+    if setup.listwise:
+        if run is None:
+            of_run = {t: np.full(q.n_users, np.nan) for t in specs if t in setup.listwise}
+        else:
+            of_run = list_values(r, set(setup.listwise), specs, *setup.lists)
+        for text, col in of_run.items():
+            if run is not None:
+                col = np.where(found, col[np.maximum(user_map, 0)], np.nan)
+            per_user[text] = col
+            _store_list(state, text, col)
+    rows = UserRows(q.user_ids, order, per_user, missing=~found)
+    _ranked_means(setup, state, q, values, aux, rows)
+    if ties is not None:
+        _tie_means(setup, state, ties, rows)
+    if setup.rows:
+        state.rows = [rows]
+    return state
+
+
+def _ranked_means(
+    setup: Setup,
+    state: RankingState,
+    q: Qrels,
+    values: np.ndarray,
+    aux: np.ndarray,
+    rows: UserRows,
+) -> None:
+    """Each ranked metric's mean, counts and reported values from the kernel's columns
+    (``aux``: each user's relevant items)."""
+    # a metric's column contiguous: every pass below reads one column
+    values, aux = np.asfortranarray(values), np.asfortranarray(aux)
+    for j, text in enumerate(setup.ranked):
+        col, den = values[:, j], aux[:, j]
+        empty = den == 0
+        n_empty = int(np.count_nonzero(empty))
+        if n_empty and setup.convs[text].empty_users == "error":
+            state.examples[f"empty:{text}"] = q.user_ids[np.flatnonzero(empty)[:_EXAMPLES]]
+        rows.raw[text] = col
+        mean, rows.values[text], valued = partition_mean(
+            col, den, setup.kind(text), setup.convs[text]
+        )
+        state.means[text] = Mean(mean, valued)
+        rows.aux[text] = den
+        state.n_users_empty[text] = n_empty
+        state.n_users_skipped[text] = int(np.count_nonzero(np.isnan(rows.values[text])))
+
+
+def _tie_means(
+    setup: Setup,
+    state: RankingState,
+    ties: tuple[np.ndarray, dict[str, np.ndarray]],
+    rows: UserRows,
+) -> None:
+    """Per ranked metric computed under another tie order: the users whose value
+    differs from its ``ties="average"`` value, and the mean with theirs put in (a
+    metric averaged over tie orders depends on none)."""
+    for text in setup.ranked:
+        if setup.convs[text].ties == "average":
+            state.n_users_tie_dependent[text] = 0
+    users, columns = ties
+    for text, avg in columns.items():
+        col = rows.raw[text]
+        moved = ~np.isclose(col[users], avg, rtol=1e-12, atol=1e-12, equal_nan=True)
+        n_moved = int(np.count_nonzero(moved))
+        state.n_users_tie_dependent[text] = n_moved
+        if not n_moved:
+            state.ties_means[text] = state.means[text]
+            continue
+        full = col.copy()
+        full[users] = avg
+        rows.averaged[text] = full
+        mean, _, valued = partition_mean(full, rows.aux[text], setup.kind(text), setup.convs[text])
+        state.ties_means[text] = Mean(mean, valued)
+
+
+# ------------------------------------------------------------------ finalize
+def finalize(
+    setup: Setup,
+    state: RankingState,
+    *,
+    run_name: str | None = None,
+    matching: tuple[float, bool] | None = None,
+    stacklevel: int = 2,
+) -> EvaluationReport:
+    """The report of every user the state holds: the rules over all of them checked,
+    the means of the merged sums.
+
+    ``matching``: (min_match, allow_unmatched) to check the share of ids that match
+    (None: not checked); ``stacklevel``: the user's frame, counted from the caller
+    of ``finalize`` (1: that caller).
+    """
+    specs, convs, ranked, metrics = setup.specs, setup.convs, setup.ranked, setup.metrics
+    ex = state.examples
+    none = np.empty(0, dtype=np.int64)
+    if state.n_tied and setup.profile is not None:
+        warn_unreproducible_ties(setup.profile, state.n_tied, ex.get("tied", none),
+                                 [specs[t] for t in ranked], [convs[t] for t in ranked],
+                                 stacklevel=stacklevel + 2)  # fmt: skip
+    items = state.n_items() if setup.with_qrels and ranked else (0, 0, 0)
+    if setup.with_qrels:
+        if state.n_users_missing and any(c.missing_users == "error" for c in convs.values()):
+            raise InputValidationError(
+                f"evaluate: {state.n_users_missing} qrels users are absent from the run, e.g. "
+                f"{v.format_values(ex.get('missing', none))}; pass missing_users='zero' or "
+                f"'skip' to score them 0 or leave them out."
+            )
+        if matching is not None:
+            shown = tuple(ex.get(k, none) for k in ("qrels_users", "run_users", "qrels_items",
+                                                    "run_items"))  # fmt: skip
+            check_matching(
+                shown, state.n_users, state.n_users - state.n_users_missing,  # type: ignore[arg-type]
+                items if ranked else None, *matching, stacklevel=stacklevel + 2,
+            )  # fmt: skip
+        for text in ranked:
+            n_empty = state.n_users_empty.get(text, 0)
+            if n_empty and convs[text].empty_users == "error":
+                raise InputValidationError(
+                    f"evaluate: metric {text!r} has empty_users='error', and "
+                    f"{n_empty} users have no relevant item, e.g. "
+                    f"{v.format_values(ex.get(f'empty:{text}', none))}; pass "
+                    f"empty_users='skip', 'zero' or 'one' to leave them out or score them."
+                )
+    states = {t: _final_state(setup, t, state.means.get(t), state.n_users) for t in metrics}
+    dependent = state.n_users_tie_dependent
+    mean_average = {
+        t: _final_state(setup, t, state.ties_means[t], state.n_users).value
+        for t in metrics
+        if dependent.get(t)
+    }
+    rows = _joined(state.rows, [t for t in metrics if dependent.get(t)]) if setup.rows else None
+    return EvaluationReport(
+        mean={t: states[t].value for t in metrics},
+        users=rows.users if rows is not None else np.empty(0, dtype=object),
+        values={t: rows.values[t] for t in metrics} if rows is not None else {},
+        metrics={t: str(specs[t]) for t in metrics},
+        conventions={t: convs[t] for t in metrics},
+        n_users=state.n_users,
+        n_users_missing=state.n_users_missing,
+        n_users_empty={t: state.n_users_empty.get(t, 0) for t in metrics},
+        n_users_skipped={t: state.n_users_skipped.get(t, 0) for t in metrics},
+        n_run_only_users=state.n_run_only_users,
+        run_name=run_name,
+        n_run_items=items[1],
+        n_run_items_unmatched=items[1] - items[0],
+        n_users_tie_dependent={t: dependent[t] for t in metrics if t in dependent},
+        mean_ties_average=mean_average,
+        sampling=state.sampling,
+        _aux=rows.aux if rows is not None else {},
+        _states=states,
+        _raw=rows.raw if rows is not None else {},
+        _missing=rows.missing if rows is not None else None,
+        _averaged=rows.averaged if rows is not None else {},
+        _rows=setup.rows,
+    )
+
+
+def _final_state(setup: Setup, text: str, mean: Mean | None, n_users: int) -> MeanState:
+    """A metric's mean state over every user (``zero_users="skip"`` without a user
+    of value: the mean 0.0)."""
+    kind = setup.kind(text)
+    if mean is None:
+        return empty_mean_state(kind)
+    if n_users and text not in setup.listwise and no_value(kind, setup.convs[text], mean.valued):
+        return ZERO_MEAN
+    return mean.state
+
+
+def _joined(parts: list[UserRows], averaged: list[str]) -> UserRows:
+    """The rows of every partition as one, in the qrels' order (``averaged``: the
+    metrics with tie-dependent users, whose ``ties="average"`` columns are kept)."""
+    if len(parts) == 1 and parts[0].order is None:
+        one = parts[0]
+        return replace(one, averaged={t: one.averaged[t] for t in averaged})
+    if not parts:
+        return UserRows(np.empty(0, dtype=object), None, {})
+    orders = [p.order for p in parts]
+    perm = None
+    if all(o is not None for o in orders):
+        perm = np.argsort(np.concatenate(orders), kind="stable")  # type: ignore[arg-type]
+
+    def cat(arrays: list[np.ndarray]) -> np.ndarray:
+        out = np.concatenate(arrays) if arrays else np.empty(0)
+        return out if perm is None else out[perm]
+
+    users = [p.users for p in parts]
+    if not all(u.dtype.kind in "iu" for u in users):
+        users = [np.asarray(u, dtype=object) for u in users]
+    missing = [p.missing for p in parts if p.missing is not None]
+    return UserRows(
+        users=cat(users),
+        order=None,
+        values={t: cat([p.values[t] for p in parts]) for t in parts[0].values},
+        aux={t: cat([p.aux[t] for p in parts]) for t in parts[0].aux},
+        raw={t: cat([p.raw[t] for p in parts]) for t in parts[0].raw},
+        averaged={t: cat([p.averaged.get(t, p.raw[t]) for p in parts]) for t in averaged},
+        missing=cat(missing) if len(missing) == len(parts) else None,
+    )

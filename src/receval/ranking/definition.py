@@ -1,0 +1,113 @@
+"""``receval.metric("ndcg@10")``: the ranking aggregation as an engine definition.
+
+Each update holds whole users (their qrels and their recommendations) and runs
+:func:`~receval.ranking.aggregate.update`; merges and ``compute`` are the
+aggregation's, so an accumulator over any split of the users, merged in any
+order, gives :func:`receval.evaluate`'s mean to the last bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.metric import MetricDefinition, register
+from ..engine.totals import empty_mean_state
+from ..metrics._propensity import DEFAULT_GAMMA, as_propensities
+from .aggregate import Mean, RankingState, Setup, check_weights, finalize, make_setup, update
+from .specs import metric_conventions
+from .values import as_popularity_table, as_qrels, as_run
+
+__all__ = ["RANKING"]
+
+
+def _ranking_params(
+    metric: str,
+    popularity: Any = None,
+    train: Any = None,
+    item_categories: Any = None,
+    propensities: Any = None,
+    propensity_gamma: float = DEFAULT_GAMMA,
+    propensity_clip: float | None = None,
+    **conventions: Any,
+) -> dict[str, Any]:
+    table = as_popularity_table(popularity, train)  # built once, used by every update
+    # checked and resolved once, as evaluate does (its estimator defaults to "ips")
+    props = as_propensities(propensities, table, propensity_gamma, propensity_clip)
+    if props is not None and conventions.get("estimator") is None:
+        conventions = {**conventions, "estimator": "ips"}
+    spec, _ = metric_conventions(
+        metric, popularity=table, item_categories=item_categories, **conventions
+    )
+    if props is not None:
+        conventions = {**conventions, "propensities": props}
+    if table is not None:
+        conventions = {**conventions, "popularity": table}
+    if item_categories is not None:
+        conventions = {**conventions, "item_categories": item_categories}
+    return {"metric": metric, "conventions": conventions, "kind": spec.info.mean}
+
+
+def _setup(params: dict[str, Any], with_qrels: bool = True) -> Setup:
+    """The aggregation's setup of an accumulator's options (no per-user rows; a user
+    given in two updates is refused); ``with_qrels=False``: an update of a run alone,
+    for a list-wise metric."""
+    conventions = dict(params["conventions"])
+    table = conventions.pop("popularity", None)
+    categories = conventions.pop("item_categories", None)
+    props = conventions.pop("propensities", None)
+    conventions.setdefault("profile", None)
+    return make_setup(
+        [params["metric"]], conventions, with_qrels=with_qrels,
+        lists=(None, None, None, table, categories), weighting=(props, DEFAULT_GAMMA, None),
+        rows=False, repeats=True,
+    )  # fmt: skip
+
+
+def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any) -> Any:
+    return qrels, run
+
+
+def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState:
+    qrels, run = batch
+    # a batch in which the model recommended nothing: every qrels user of the batch is
+    # absent from the run (missing_users decides), as in evaluate
+    r = None if _is_empty_run(run) else as_run(run)
+    if qrels is None:  # a list-wise metric of the run's users
+        return update(_setup(params, with_qrels=False), None, as_run(run))
+    setup, q = _setup(params), as_qrels(qrels)
+    check_weights(setup, q)
+    return update(setup, q, r)
+
+
+def _is_empty_run(run: Any) -> bool:
+    """A run without rows: an empty mapping or a frame of no rows."""
+    if isinstance(run, dict):
+        return not run or all(not items for items in run.values())
+    return bool(getattr(run, "shape", (1,))[0] == 0) if hasattr(run, "columns") else False
+
+
+def _ranking_empty(params: dict[str, Any]) -> RankingState:
+    # the metric's mean, empty: a loaded state's is checked against it
+    return RankingState(means={params["metric"]: Mean(empty_mean_state(params["kind"]))})
+
+
+def _ranking_finalize(params: dict[str, Any], state: RankingState) -> float:
+    return finalize(_setup(params), state).mean[params["metric"]]
+
+
+RANKING = register(
+    MetricDefinition(
+        name="ranking",
+        family="ranking",
+        partitioning="groups",
+        description="any metric string of receval.evaluate (ndcg@10, map@100, ...), over whole "
+        "users",
+        higher_is_better=True,
+        inputs=("qrels", "run"),
+        check_params=_ranking_params,
+        prepare=_ranking_prepare,
+        update=_ranking_update,
+        empty=_ranking_empty,
+        finalize=_ranking_finalize,
+    )
+)

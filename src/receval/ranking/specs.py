@@ -1,0 +1,200 @@
+"""Metric strings and conventions of :func:`receval.evaluate`, parsed and checked once
+(on the driver, before any row is read): the specs every partition computes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from .. import _validation as v
+from .._kernels import codes as _core_codes
+from .._validation import check_option
+from ..conventions import FIELDS, Conventions, resolve_conventions
+from ..exceptions import InvalidParameterError
+from ..registry import MetricSpec, parse_metrics, ranking_spec
+
+codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
+
+__all__ = ["metric_conventions", "prepare_metrics"]
+
+# serendipity (sums over the list's items, each position of a tied block holding its
+# mean), ILS/diversity (pair sums weighted by the chance both items are in the top k)
+# and miscalibration (over the multivariate hypergeometric law of the top k's weights)
+_AVERAGED = (*codes.POPULARITY_KINDS, *codes.LIST_KINDS, codes.SERENDIPITY, codes.MISCALIBRATION)
+
+
+def metric_conventions(
+    metric: str,
+    *,
+    profile: str | None = None,
+    popularity: Any = None,
+    item_categories: Any = None,
+    **conventions: Any,
+) -> tuple[MetricSpec, Conventions]:
+    """The parsed metric string and the conventions it is computed with, checked.
+
+    Parameters
+    ----------
+    metric : str
+        A metric string of :func:`evaluate` (``"ndcg@10"``).
+    profile : str, default=None
+        A peer's profile, as in :func:`evaluate`.
+    popularity : PopularityTable, default=None
+        Item popularity, which ``arp@k`` and the other popularity metrics need
+        (from ``train=``: also the histories of ``serendipity@k``).
+    item_categories : mapping or DataFrame, default=None
+        Item categories, which ``miscalibration@k`` needs.
+    **conventions
+        Convention keywords of :func:`evaluate`.
+
+    Returns
+    -------
+    spec, conventions : MetricSpec, Conventions
+
+    Examples
+    --------
+    >>> from receval.ranking.specs import metric_conventions
+    >>> spec, conv = metric_conventions("ndcg@10", profile="recommenders")
+    >>> str(spec), conv.gain, conv.missing_users
+    ('ndcg@10', 'binary', 'zero')
+    """
+    unknown = set(conventions) - set(FIELDS)
+    if unknown:
+        check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
+    ranking_spec(metric)  # one metric: P.5,10 (two) is an error here
+    _, specs, convs, _ = prepare_metrics(
+        [metric], None, None, {"profile": profile, **conventions}, popularity, item_categories
+    )
+    if specs[metric].info.needs == "similarity":
+        raise InvalidParameterError(
+            f"Metric {metric!r} needs item similarities; compute it with evaluate(..., "
+            f"features=...) per batch."
+        )
+    return specs[metric], convs[metric]
+
+
+def prepare_metrics(
+    metrics: str | Iterable[str],
+    features: Any,
+    similarity: Any,
+    conventions: dict[str, Any],
+    popularity: Any = None,
+    item_categories: Any = None,
+) -> tuple[list[str], dict[str, MetricSpec], dict[str, Conventions], set[str]]:
+    """Parse the metric strings and resolve the conventions of each; ``listwise``: the
+    metrics computed from the run alone (item similarities or item popularity)."""
+    func = "evaluate"
+    conventions = dict(conventions)
+    profile = conventions.pop("profile")
+    resolve_conventions(profile, func, **conventions)  # bad options fail before any metric
+    unset = resolve_conventions(profile, func)  # the profile's, no keyword applied
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if metrics is None or not isinstance(metrics, Iterable):
+        raise InvalidParameterError(
+            f"The 'metrics' parameter of evaluate must be a metric string or a list of "
+            f"metric strings. Got {metrics!r} instead."
+        )
+    metrics = list(metrics)
+    bad = [m for m in metrics if not isinstance(m, str)]
+    if bad:
+        raise InvalidParameterError(
+            f"The 'metrics' parameter of evaluate must hold metric strings. Got "
+            f"{bad[0]!r} ({type(bad[0]).__name__}) instead."
+        )
+    # trec_eval's form with several parameters (P.5,10) stands for one metric each,
+    # reported under trec_eval's names (P_5, P_10)
+    metrics = [name for text in metrics for name in parse_metrics(text)]
+    if not metrics:
+        raise InvalidParameterError(
+            "The 'metrics' parameter of evaluate must name at least one metric. Got [] instead."
+        )
+    specs: dict[str, MetricSpec] = {}
+    convs: dict[str, Conventions] = {}
+    for text in metrics:
+        spec = ranking_spec(text)
+        base = resolve_conventions(
+            profile, func, spec.name, spec.k is not None, spec.params, **conventions
+        )
+        overrides: dict[str, Any] = dict(spec.params)
+        conv = replace(base, **overrides).validated(func)
+        if conv.ties == "average" and spec.k is not None and spec.info.kind in _AVERAGED:
+            # computed as the expectation over tie orders (list_values reads it here)
+            spec = replace(
+                spec, params=tuple(sorted({**dict(spec.params), "ties": "average"}.items()))
+            )
+        if conv.ties == "average" and spec.info.kind == codes.NDCG_REL:
+            gains: Any = dict(spec.args).get("gains", ())
+            negative = [gain for _, gain in gains if gain < 0]
+            if negative:
+                raise InvalidParameterError(
+                    f"Metric {text!r}: ties='average' (expected value over tie orders) is "
+                    f"not available for ndcg_rel with a negative gain (got {negative[0]:g}): "
+                    f"no closed form over tie orders for a sum clamped at 0; use "
+                    f"ties='trec' or ties='input', or gains of 0 or more."
+                )
+        specs[text] = spec
+        convs[text] = conv
+    _check_keywords(metrics, specs, conventions, unset)
+    listwise = {t for t, spec in specs.items() if spec.info.needs != "qrels"}
+    by_similarity = sorted(t for t in listwise if specs[t].info.needs == "similarity")
+    if by_similarity and features is None and similarity is None:
+        raise InvalidParameterError(
+            f"Metric {by_similarity[0]!r} needs item similarities; pass features= (item "
+            f"feature vectors) or similarity= (a matrix or a function) to evaluate."
+        )
+    by_popularity = sorted(t for t in listwise if specs[t].info.needs == "popularity")
+    if by_popularity and popularity is None:
+        raise InvalidParameterError(
+            f"Metric {by_popularity[0]!r} needs item popularity; pass popularity= (a mapping "
+            f"item -> count) or train= (an interaction log of (user, item) pairs) to evaluate."
+        )
+    _check_history(specs, listwise, popularity, item_categories)
+    return metrics, specs, convs, listwise
+
+
+def _check_keywords(
+    metrics: list[str], specs: dict[str, MetricSpec], conventions: dict[str, Any], base: Any
+) -> None:
+    """A convention keyword of evaluate that differs from the profile's (or the default)
+    must be one that some metric of the call uses, with a value each metric that uses it
+    takes (a metric string's own setting wins); ``base``: the profile's conventions."""
+    from ..registry import RANKING
+    from ..registry.grammar import check_value
+
+    for key, value in conventions.items():
+        if value is None or key == "estimator":  # checked with the propensities
+            continue
+        readers = [t for t in metrics if key in specs[t].info.conventions]
+        if not readers and value != getattr(base, key):
+            users = [name for name, info in RANKING.items() if key in info.conventions]
+            raise InvalidParameterError(
+                f"evaluate: the convention {key}={value!r} changes none of the metrics "
+                f"{v.format_values(metrics)}; it is used by {v.format_values(users)} "
+                f"({len(users)} metrics). Drop it."
+            )
+        for text in readers:
+            if key not in dict(specs[text].params):
+                check_value(f"evaluate: metric {text!r}", specs[text].info, key, value)
+
+
+def _check_history(
+    specs: dict[str, MetricSpec], listwise: set[str], popularity: Any, item_categories: Any
+) -> None:
+    """``serendipity@k`` and ``miscalibration@k`` need the users' histories (``train=``,
+    kept by the popularity table), and ``miscalibration@k`` item categories too."""
+    by_history = sorted(t for t in listwise if specs[t].info.needs in ("history", "categories"))
+    if by_history and getattr(popularity, "train_users", None) is None:
+        raise InvalidParameterError(
+            f"Metric {by_history[0]!r} needs the users' histories; pass train= (an interaction "
+            f"log of (user, item) pairs) to evaluate"
+            + (", not popularity=." if popularity is not None else ".")
+        )
+    by_categories = sorted(t for t in listwise if specs[t].info.needs == "categories")
+    if by_categories and item_categories is None:
+        raise InvalidParameterError(
+            f"Metric {by_categories[0]!r} needs item categories; pass item_categories= (a "
+            f"mapping item -> categories, or a DataFrame with item and category columns) to "
+            f"evaluate."
+        )

@@ -1,0 +1,382 @@
+"""Per-user values of :func:`receval.evaluate`: the inputs as :class:`~receval.Qrels`
+and :class:`~receval.Run`, each metric spec as a row of the ranking kernel, the
+kernel's values per user (with the rules that leave users out), and the values of
+the list-wise metrics (beyond accuracy) per run user.
+
+Every partition of users (in memory, a batch of a scanned run, a Spark partition,
+an accumulator's update) computes these for its users."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from .._kernels import codes as _core_codes
+from ..conventions import Conventions
+from ..data._encode import lookup
+from ..data._ranked import Qrels, Run
+from ..data.io import is_frame
+from ..exceptions import InputValidationError, InvalidParameterError
+from ..registry import MetricSpec, parse_metric
+
+codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
+
+__all__ = [
+    "as_popularity_table",
+    "as_qrels",
+    "as_run",
+    "kernel_values",
+    "list_values",
+    "ranked_values",
+    "subset_qrels",
+]
+
+_GAINS = {
+    "linear": codes.GAIN_LINEAR,
+    "exponential": codes.GAIN_EXPONENTIAL,
+    "binary": codes.GAIN_BINARY,
+}
+_EMPTY = {"zero": codes.EMPTY_ZERO, "skip": codes.EMPTY_SKIP, "one": codes.EMPTY_ONE}
+# "error" raises after the kernel, which evaluates those users as "zero"
+_MISSING = {
+    "zero": codes.MISSING_ZERO,
+    "skip": codes.MISSING_SKIP,
+    "complete": codes.MISSING_COMPLETE,
+}
+# gain_grades="positive": every grade from 1 on earns its gain
+_POSITIVE_GRADES = 1
+_AP = {
+    "relevant": codes.AP_RELEVANT,
+    "min_k": codes.AP_MIN_K,
+    "hits": codes.AP_HITS,
+    "min_retrieved": codes.AP_MIN_RETRIEVED,
+}
+_DISCOUNT = {"offset": codes.DISCOUNT_OFFSET, "clipped": codes.DISCOUNT_CLIPPED}
+_PRECISION_NORM = {"k": codes.PRECISION_K, "retrieved": codes.PRECISION_RETRIEVED}
+_RECALL_NORM = {"relevant": codes.RECALL_RELEVANT, "min_k": codes.RECALL_MIN_K}
+_IDEAL = {"judged": codes.IDEAL_JUDGED, "candidates": codes.IDEAL_CANDIDATES}
+_TIES = {
+    "trec": codes.TIES_TREC,
+    "average": codes.TIES_AVERAGE,
+    "input": codes.TIES_INPUT,
+    "id_ascending": codes.TIES_ID_ASCENDING,
+    "id_descending": codes.TIES_ID_DESCENDING,
+}
+# list-wise metrics with ties="average" at a cut-off: the popularity metrics and
+# grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
+# metric's own parameters (none for bpref, p for rbp)
+_RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
+# gain="binary": rbp's variant of 0/1 gains at the threshold (P1 = 1)
+_BINARY_RBP = 1.0
+# 2.0**1024 overflows float64
+_MAX_EXPONENTIAL_GRADE = 1024
+
+
+def as_qrels(qrels: Any) -> Qrels:
+    if isinstance(qrels, Qrels):
+        return qrels
+    if isinstance(qrels, Mapping):
+        return Qrels.from_dict(qrels)
+    if isinstance(qrels, (str, os.PathLike)):
+        return Qrels.from_file(qrels)
+    if is_frame(qrels):
+        return Qrels.from_frame(qrels)
+    raise InvalidParameterError(
+        f"The 'qrels' parameter of evaluate must be a Qrels, a dict {{user: {{item: grade}}}}, "
+        f"a DataFrame or a file path. Got {type(qrels).__name__} instead."
+    )
+
+
+def as_popularity_table(popularity: Any, train: Any) -> Any:
+    """The popularity table of ``popularity=`` / ``train=``, built once per evaluation
+    (None when neither is given)."""
+    if popularity is None and train is None:
+        return None
+    from ..metrics.beyond.popularity_table import as_popularity
+
+    return as_popularity(popularity, train, "evaluate")
+
+
+def as_run(run: Any) -> Run:
+    if isinstance(run, Run):
+        return run
+    if isinstance(run, Mapping):
+        return Run.from_dict(run)
+    if isinstance(run, (str, os.PathLike)):
+        return Run.from_file(run)
+    if is_frame(run):
+        return Run.from_frame(run)
+    raise InvalidParameterError(
+        f"The 'run' parameter of evaluate must be a Run, a dict {{user: {{item: score}}}}, "
+        f"a DataFrame or a file path. Got {type(run).__name__} instead."
+    )
+
+
+def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
+    kind = spec.info.kind
+    if kind is None:  # a spec made by hand: metric strings are checked by ranking_spec
+        raise InvalidParameterError(f"{spec.name} is not a ranking metric of evaluate.")
+    row = [0] * codes.N_SPEC_COLUMNS
+    row[codes.S_KIND] = kind
+    row[codes.S_K] = spec.k or 0
+    row[codes.S_THRESHOLD] = conv.rel_threshold
+    row[codes.S_GAIN] = _GAINS[conv.gain]
+    row[codes.S_AP_NORM] = _AP[conv.ap_normalizer]
+    row[codes.S_IDEAL] = _IDEAL[conv.ideal]
+    row[codes.S_TIES] = _TIES[conv.ties]
+    row[codes.S_MISSING_SKIP] = _MISSING.get(conv.missing_users, codes.MISSING_ZERO)
+    # "error" raises after the kernel, which evaluates those users as "zero"
+    row[codes.S_EMPTY] = _EMPTY.get(conv.empty_users, codes.EMPTY_ZERO)
+    row[codes.S_GAIN_THRESHOLD] = (
+        _POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold
+    )
+    row[codes.S_POSITIVE_SCORES] = int(conv.hit_scores == "positive")
+    row[codes.S_DEPTH] = conv.depth
+    row[codes.S_JUDGED_ONLY] = int(conv.judged_only)
+    row[codes.S_DISCOUNT] = _DISCOUNT[conv.discount]
+    row[codes.S_PRECISION_NORM] = _PRECISION_NORM[conv.precision_normalizer]
+    row[codes.S_RECALL_NORM] = _RECALL_NORM[conv.recall_normalizer]
+    params = spec.float_params()
+    if spec.info.kind == codes.RBP and conv.gain == "binary":
+        params = (*params, _BINARY_RBP)
+    elif conv.grades == "raw" and spec.info.kind in _RAW_GRADES:
+        params = (*params, _RAW_GRADES[spec.info.kind])
+    if "gains" in dict(spec.args):
+        row[codes.S_GAIN] = codes.GAIN_CUSTOM  # the table is in the params
+    bits = np.asarray(params, dtype=np.float64).view(np.int64)
+    row[codes.S_PARAMS : codes.S_PARAMS + len(params)] = bits.tolist()
+    return row
+
+
+def subset_qrels(q: Any, users: np.ndarray) -> Any:
+    """The qrels of some users (positions in ``q``), with their items only."""
+
+    lengths = np.diff(q.offsets)[users]
+    offsets = np.zeros(len(users) + 1, dtype=q.offsets.dtype)
+    np.cumsum(lengths, out=offsets[1:])
+    rows = np.repeat(q.offsets[users] - offsets[:-1], lengths) + np.arange(int(offsets[-1]))
+    items = q.items[rows]
+    kept, codes = np.unique(items, return_inverse=True)  # monotone: item order kept
+    sub = Qrels.__new__(Qrels)
+    sub.offsets = offsets
+    sub.items = codes.astype(q.items.dtype, copy=False)
+    sub.grades = q.grades[rows]
+    sub.grades_desc = q.grades_desc[rows]
+    sub.user_ids = q.user_ids[users]
+    sub.item_ids = q.item_ids[kept]
+    return sub
+
+
+def ranked_values(
+    q: Qrels,
+    r: Run,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    user_map: np.ndarray,
+    propensities: Any = None,
+    item_map: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per qrels user and ranked metric: the value and its denominator (the user's
+    relevant items); ``user_map`` gives each qrels user's position in the run (-1: absent),
+    ``item_map`` each qrels item's (computed here when not given).
+
+    The kernel computes every metric but expected exposure, which
+    ``metrics._exposure.exposure_columns`` adds from :func:`receval.expected_exposure`,
+    and the propensity-weighted ones (``propensities``: a ``Propensities``), which
+    ``metrics._propensity.propensity_columns`` adds.
+    """
+    values, aux = _metric_values(q, r, specs, convs, ranked, user_map, propensities, item_map)
+    # a mean over users only (not a pooled ratio, a sum or a geometric mean)
+    skip = [
+        j
+        for j, t in enumerate(ranked)
+        if convs[t].zero_users == "skip" and specs[t].info.mean == "users"
+    ]
+    if skip:
+        _leave_out_users_without_hits(q, r, specs, convs, ranked, user_map, values, skip)
+    return values, aux
+
+
+def _leave_out_users_without_hits(
+    q: Qrels,
+    r: Run,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    user_map: np.ndarray,
+    values: np.ndarray,
+    skip: list[int],
+) -> None:
+    """``zero_users="skip"`` (Microsoft Recommenders' ``r_precision_at_k``): a user
+    without a relevant item in the top k is left out (nan, in place); one with such an
+    item keeps its value, which is 0 for R-precision when none is in the top min(R, k)
+    (Recommenders counts that user, undefined: see ``user_mean``)."""
+    rprec = [ranked[j] for j in skip if specs[ranked[j]].info.kind == codes.R_PRECISION]
+    hits: dict[str, np.ndarray] = {}
+    if rprec:  # success@k of the same users and conventions: a relevant item in the top k
+        probes = {
+            t: parse_metric("success" + (f"@{specs[t].k}" if specs[t].k else "")) for t in rprec
+        }
+        found, _ = kernel_values(q, r, probes, convs, rprec, user_map)
+        hits = {t: found[:, i] > 0 for i, t in enumerate(rprec)}
+    for j in skip:
+        col = values[:, j]
+        none = col == 0
+        if ranked[j] in hits:
+            none &= ~hits[ranked[j]]
+        col[none] = np.nan
+
+
+def _metric_values(
+    q: Qrels,
+    r: Run,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    user_map: np.ndarray,
+    propensities: Any,
+    item_map: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ranked_values` before its ``zero_users`` rule."""
+    exposure = [t for t in ranked if specs[t].info.kind in codes.EXPOSURE_KINDS]
+    weighted = [t for t in ranked if convs[t].estimator != "naive" and t not in exposure]
+    if not exposure and not weighted:
+        return kernel_values(q, r, specs, convs, ranked, user_map, item_map)
+    values = np.empty((q.n_users, len(ranked)), dtype=np.float64)
+    aux = np.empty((q.n_users, len(ranked)), dtype=np.float64)
+    kernel = [t for t in ranked if t not in exposure and t not in weighted]
+    if kernel:
+        kv, ka = kernel_values(q, r, specs, convs, kernel, user_map, item_map)
+        for j, t in enumerate(kernel):
+            values[:, ranked.index(t)], aux[:, ranked.index(t)] = kv[:, j], ka[:, j]
+    from ..metrics._propensity import propensity_columns
+    from ..metrics.beyond.exposure import exposure_columns
+
+    columns = exposure_columns(q, r, {t: specs[t] for t in exposure}, convs) if exposure else {}
+    if weighted:
+        sub = {t: specs[t] for t in weighted}
+        columns.update(propensity_columns(q, r, sub, convs, user_map, propensities))
+    for t, (col, den) in columns.items():
+        values[:, ranked.index(t)], aux[:, ranked.index(t)] = col, den
+    return values, aux
+
+
+def kernel_values(
+    q: Qrels,
+    r: Run,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    ranked: list[str],
+    user_map: np.ndarray,
+    item_map: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ranked_values` of the metrics the kernel computes."""
+    from .._kernels import compiled, num_threads
+
+    exponential = [t for t in ranked if convs[t].gain == "exponential"]
+    if exponential and q.n_rows and float(q.grades.max()) >= _MAX_EXPONENTIAL_GRADE:
+        raise InputValidationError(
+            f"evaluate: metric {exponential[0]!r} uses gain='exponential' (2**grade - 1), which "
+            f"overflows float64 for grades >= {_MAX_EXPONENTIAL_GRADE}. Got a grade of "
+            f"{float(q.grades.max()):g}; use gain='linear' or map the grades to a smaller range."
+        )
+    if item_map is None:
+        item_map = lookup(q.item_ids, r.item_ids)
+    need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
+    need_ascending = (
+        any(c.ties in ("id_ascending", "id_descending") for c in convs.values()) and r.has_ties
+    )
+    r_keys = r.trec_keys if need_trec or need_ascending else np.empty(0)
+    table = np.asarray([_spec_row(specs[t], convs[t]) for t in ranked], dtype=np.int64)
+    table = table.reshape(len(ranked), codes.N_SPEC_COLUMNS)
+    max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
+    depth = max(max_len, int(np.diff(q.offsets).max()))
+    disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
+    n_chunks = 4 * num_threads()
+    codes32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (q.items, r.items)]
+    maps32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (item_map, user_map)]
+    result: tuple[np.ndarray, np.ndarray] = compiled().evaluate_users(
+        q.offsets, codes32[0], q.grades, q.grades_desc,
+        r.offsets, codes32[1], r.scores, r_keys, maps32[0], maps32[1], table,
+        max_len, n_chunks, disc,
+    )  # fmt: skip
+    return result
+
+
+def list_values(
+    r: Run,
+    listwise: set[str],
+    specs: dict[str, MetricSpec],
+    features: Any,
+    feature_items: Any,
+    similarity: Any,
+    popularity: Any = None,
+    item_categories: Any = None,
+) -> dict[str, np.ndarray]:
+    """Per run user, the value of each beyond-accuracy metric (nan: undefined);
+    ``popularity`` is a :class:`~receval.metrics.beyond.popularity_table.PopularityTable`."""
+    from ..metrics.beyond.diversity import expected_ils_per_user, ils_per_user
+    from ..metrics.beyond.popularity_users import POPULARITY_METRICS, popularity_per_user
+
+    by_k: dict[tuple[int | None, bool], np.ndarray] = {}
+    out: dict[str, np.ndarray] = {}
+    for text in specs:
+        if text not in listwise:
+            continue
+        spec = specs[text]
+        if spec.info.needs == "popularity":
+            param = POPULARITY_METRICS[spec.name]
+            arg = None if param is None else float(spec.arg(param))
+            average = dict(spec.params).get("ties") == "average"
+            out[text] = popularity_per_user(r, popularity, spec.name, spec.k, arg, average)
+            continue
+        if spec.info.needs in ("history", "categories"):
+            out[text] = _history_values(
+                r, spec, features, feature_items, popularity, item_categories
+            )
+            continue
+        average = dict(spec.params).get("ties") == "average" and spec.k is not None
+        if (spec.k, average) not in by_k:
+            per_user: Callable[..., np.ndarray] = expected_ils_per_user if average else ils_per_user
+            by_k[(spec.k, average)] = per_user(
+                r,
+                spec.k,
+                features=features,
+                feature_items=feature_items,
+                similarity=similarity,
+                func="evaluate",
+            )
+        ils = by_k[(spec.k, average)]
+        out[text] = ils if spec.info.kind == codes.ILS else 1.0 - ils
+    return out
+
+
+def _history_values(
+    r: Run,
+    spec: MetricSpec,
+    features: Any,
+    feature_items: Any,
+    popularity: Any,
+    item_categories: Any,
+) -> np.ndarray:
+    """Per run user, ``serendipity@k`` (feature cosine with ``features=``, co-occurrence
+    in ``train=`` otherwise) or ``miscalibration@k``."""
+    from ..metrics.beyond.history import log_of_popularity
+    from ..metrics.beyond.miscalibration import miscalibration_per_user
+    from ..metrics.beyond.serendipity import serendipity_per_user
+
+    log = log_of_popularity(popularity)
+    if spec.info.kind == codes.SERENDIPITY:
+        return serendipity_per_user(
+            r, log, spec.k, features=features, feature_items=feature_items, func="evaluate",
+            average_ties=dict(spec.params).get("ties") == "average",
+        )  # fmt: skip
+    alpha = float(spec.arg("alpha"))
+    return miscalibration_per_user(
+        r, log, item_categories, spec.k, alpha, "evaluate",
+        average_ties=dict(spec.params).get("ties") == "average",
+    )  # fmt: skip

@@ -199,10 +199,10 @@ def test_few_loose_modules():
 
 
 # Tests mirror the packages: each folder of tests/ is a package of receval (or
-# holds oracles, peers' expectations or installation checks), and each package
-# of receval has its folder of tests.
+# holds oracles, peers' expectations, installation checks or the tests of the
+# compiled core, receval._core), and each package of receval has its folder of tests.
 TESTS = Path(__file__).resolve().parent
-NOT_PACKAGES = {"oracles", "peers", "install"}
+NOT_PACKAGES = {"oracles", "peers", "install", "core"}
 
 
 def _packages() -> set[str]:

@@ -89,7 +89,7 @@ NOT_ADAPTED = {"ranking"}  # metric strings: tests/engine/test_accumulators.py (
 # runs over batches of whole users: tests/metrics/beyond/test_popularity.py
 NOT_ADAPTED |= {"pop_rsp", "pop_reo", "shannon_entropy", "distributional_coverage",
                 "item_coverage"}  # fmt: skip
-# event logs of whole users, a report: tests/metrics/test_retention.py
+# event logs of whole users, a report: tests/metrics/retention/test_retention.py
 NOT_ADAPTED |= {"retention"}
 # weighted AUC sums float weights per score: split rows add them in another order, so an
 # accumulator over batches agrees with the function to a relative 4 n 2^-53 (n rows; every

@@ -223,7 +223,7 @@ def test_evaluate_equals_in_memory(spark, string_ids, num_partitions, convention
 
 @pytest.mark.parametrize("seed", range(3))
 def test_evaluate_equals_memory_scan_and_accumulators(spark, seed):
-    # the counts and means the other backends give (tests/metrics/test_evaluate_backends.py)
+    # the counts and means the other backends give (tests/ranking/test_evaluate_backends.py)
     from tests.metrics.test_evaluate_backends import COUNTS, METRICS, ranking_data
 
     qrels, run = ranking_data(seed)
@@ -532,7 +532,7 @@ def test_log_loss_of_zero_weights_warns_like_in_memory(spark):
 def test_evaluate_trec_measures_equal_in_memory(spark, num_partitions):
     # trec_eval's and ir_measures' measures (sums, geometric means, parameters) run on
     # Spark through the same definition
-    from tests.metrics.test_trec_measures_backends import TREC_METRICS
+    from tests.ranking.test_trec_measures_backends import TREC_METRICS
 
     qrels, run = _ranking_frames(True)
     q_df, r_df = spark.createDataFrame(qrels), spark.createDataFrame(run)

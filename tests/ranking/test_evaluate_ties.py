@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 import receval
 from receval import evaluate
 from receval.exceptions import TieOrderWarning
-from tests.metrics.test_ranking import ranking_data
+from tests.ranking.test_ranking import ranking_data
 
 # the random cases include runs without a judged item, scored on purpose
 pytestmark = pytest.mark.filterwarnings("ignore::receval.exceptions.UnmatchedIdsWarning")

@@ -284,7 +284,7 @@ def conventions(draw):
     conv = {key: draw(st.sampled_from(values)) for key, values in CHOICES.items()}
     # 0: judged non-relevant items count as relevant, unjudged ones never do (trec_eval -l 0)
     conv["rel_threshold"] = draw(st.integers(0, 3))
-    conv["estimator"] = "naive"  # the weighted forms: tests/metrics/test_propensity.py
+    conv["estimator"] = "naive"  # the weighted forms: tests/ranking/test_propensity.py
     if conv["missing_users"] == "error":
         conv["missing_users"] = "zero"
     if conv["empty_users"] == "error":

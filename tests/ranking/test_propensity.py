@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import receval
 from receval import evaluate
 from receval.exceptions import InputValidationError, InvalidParameterError
-from tests.metrics.test_ranking import ranking_data
+from tests.ranking.test_ranking import ranking_data
 from tests.oracles import propensity as oracle
 
 NAMES = ["precision", "recall", "dcg", "ndcg", "map"]

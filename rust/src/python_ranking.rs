@@ -11,7 +11,93 @@ use pyo3::prelude::*;
 
 use super::{same_length, slice};
 use crate::csr::{self, Buf};
-use crate::ranking::{self, Judged, Ranked, N_SPEC_COLUMNS};
+use crate::ranking::{self, Inputs, Judged, Ranked};
+use crate::spec::{
+    ApNorm, Discount, Empty, Gain, Ideal, Missing, PrecisionNorm, RecallNorm, Spec, Ties, N_PARAMS,
+};
+
+/// The columns of the `specs` table (one row per metric, int64; the float
+/// parameters stored as their bit patterns).
+pub(crate) mod columns {
+    use crate::spec::N_PARAMS;
+    /// metric kind
+    pub const S_KIND: usize = 0;
+    /// cut-off (<= 0: none)
+    pub const S_K: usize = 1;
+    /// relevance threshold
+    pub const S_THRESHOLD: usize = 2;
+    /// gain convention
+    pub const S_GAIN: usize = 3;
+    /// AP normalisation
+    pub const S_AP_NORM: usize = 4;
+    /// ideal order of the IDCG
+    pub const S_IDEAL: usize = 5;
+    /// tie rule
+    pub const S_TIES: usize = 6;
+    /// rule for users absent from the run
+    pub const S_MISSING_SKIP: usize = 7;
+    /// rule for users without a relevant item
+    pub const S_EMPTY: usize = 8;
+    /// threshold from which gains are earned
+    pub const S_GAIN_THRESHOLD: usize = 9;
+    /// 1: items scored <= 0 are never hits
+    pub const S_POSITIVE_SCORES: usize = 10;
+    /// depth (<= 0: all)
+    pub const S_DEPTH: usize = 11;
+    /// 1: judged items only
+    pub const S_JUDGED_ONLY: usize = 12;
+    /// rank discount of the DCG family
+    pub const S_DISCOUNT: usize = 13;
+    /// denominator of precision at a cut-off
+    pub const S_PRECISION_NORM: usize = 14;
+    /// denominator of recall at a cut-off
+    pub const S_RECALL_NORM: usize = 15;
+    /// first of the float parameters, each an f64 stored as its bit pattern
+    pub const S_PARAMS: usize = 16;
+    /// columns of `specs`
+    pub const N_SPEC_COLUMNS: usize = S_PARAMS + N_PARAMS;
+}
+use columns::*;
+
+/// The spec of one row of the `specs` table.
+fn spec_of_row(f: &str, row: &[i64]) -> PyResult<Spec> {
+    fn code<T>(f: &str, name: &str, v: i64, from: fn(i64) -> Option<T>) -> PyResult<T> {
+        from(v).ok_or_else(|| PyValueError::new_err(format!("{f}: no {name} has code {v}")))
+    }
+    let mut params = [0.0; N_PARAMS];
+    for (j, p) in params.iter_mut().enumerate() {
+        *p = f64::from_bits(row[S_PARAMS + j] as u64);
+    }
+    Ok(Spec {
+        kind: row[S_KIND],
+        k: row[S_K],
+        threshold: row[S_THRESHOLD] as f64,
+        gain_threshold: row[S_GAIN_THRESHOLD] as f64,
+        gain: code(f, "gain", row[S_GAIN], Gain::from_code)?,
+        ap_norm: code(f, "ap_normalizer", row[S_AP_NORM], ApNorm::from_code)?,
+        ideal: code(f, "ideal", row[S_IDEAL], Ideal::from_code)?,
+        ties: code(f, "ties", row[S_TIES], Ties::from_code)?,
+        missing: code(f, "missing_users", row[S_MISSING_SKIP], Missing::from_code)?,
+        empty: code(f, "empty_users", row[S_EMPTY], Empty::from_code)?,
+        positive_scores: row[S_POSITIVE_SCORES] == 1,
+        depth: row[S_DEPTH],
+        judged_only: row[S_JUDGED_ONLY] == 1,
+        discount: code(f, "discount", row[S_DISCOUNT], Discount::from_code)?,
+        precision_norm: code(
+            f,
+            "precision_normalizer",
+            row[S_PRECISION_NORM],
+            PrecisionNorm::from_code,
+        )?,
+        recall_norm: code(
+            f,
+            "recall_normalizer",
+            row[S_RECALL_NORM],
+            RecallNorm::from_code,
+        )?,
+        params,
+    })
+}
 
 type Floats<'py> = Bound<'py, PyArray1<f64>>;
 type Ints<'py> = Bound<'py, PyArray1<i64>>;
@@ -131,7 +217,10 @@ fn evaluate_users<'py>(
     })?;
     let specs = specs
         .as_slice()
-        .map_err(|_| PyValueError::new_err("specs must be a C-contiguous 2-D array"))?;
+        .map_err(|_| PyValueError::new_err("specs must be a C-contiguous 2-D array"))?
+        .chunks(N_SPEC_COLUMNS)
+        .map(|row| spec_of_row(f, row))
+        .collect::<PyResult<Vec<Spec>>>()?;
     same_length(
         f,
         &[
@@ -186,17 +275,19 @@ fn evaluate_users<'py>(
             wa.as_slice_mut()
                 .map_err(|e| PyValueError::new_err(e.to_string()))?,
         );
-        py.detach(|| {
-            ranking::evaluate_users_columns_into(
-                &q, &r, item_map, user_map, specs, max_len, n_chunks, disc, sv, sa,
-            )
-        });
+        let inputs = Inputs {
+            judged: q,
+            ranked: r,
+            item_map,
+            user_map,
+            max_len,
+            disc,
+        };
+        py.detach(|| ranking::evaluate_users_columns_into(&inputs, &specs, n_chunks, sv, sa));
     }
     Ok((values, aux))
 }
 
-/// Checks shared by the per-user metric kernels.
-#[allow(clippy::too_many_arguments)]
 // ------------------------------------------------------------------ containers
 /// Judged items by item code with their grades, the grades descending, and the first
 /// user with a repeated item (-1 if none).

@@ -7,7 +7,7 @@ use std::io;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use super::Ids;
+use super::parsed::Ids;
 use crate::pages::OutOfMemory;
 
 /// An id as the tables look it up: at most 15 bytes as one integer (its bytes and

@@ -2,12 +2,10 @@
 //! their reference kernels, every index checked before the work (a bad CSR or an
 //! out-of-range code raises `ValueError`).
 
-use numpy::{
-    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
-    PyReadwriteArray1, PyUntypedArrayMethods,
-};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use super::{same_length, slice};
 use crate::csr::{self, Buf};
@@ -15,89 +13,6 @@ use crate::ranking::{self, Inputs, Judged, Ranked};
 use crate::spec::{
     ApNorm, Discount, Empty, Gain, Ideal, Missing, PrecisionNorm, RecallNorm, Spec, Ties, N_PARAMS,
 };
-
-/// The columns of the `specs` table (one row per metric, int64; the float
-/// parameters stored as their bit patterns).
-pub(crate) mod columns {
-    use crate::spec::N_PARAMS;
-    /// metric kind
-    pub const S_KIND: usize = 0;
-    /// cut-off (<= 0: none)
-    pub const S_K: usize = 1;
-    /// relevance threshold
-    pub const S_THRESHOLD: usize = 2;
-    /// gain convention
-    pub const S_GAIN: usize = 3;
-    /// AP normalisation
-    pub const S_AP_NORM: usize = 4;
-    /// ideal order of the IDCG
-    pub const S_IDEAL: usize = 5;
-    /// tie rule
-    pub const S_TIES: usize = 6;
-    /// rule for users absent from the run
-    pub const S_MISSING_SKIP: usize = 7;
-    /// rule for users without a relevant item
-    pub const S_EMPTY: usize = 8;
-    /// threshold from which gains are earned
-    pub const S_GAIN_THRESHOLD: usize = 9;
-    /// 1: items scored <= 0 are never hits
-    pub const S_POSITIVE_SCORES: usize = 10;
-    /// depth (<= 0: all)
-    pub const S_DEPTH: usize = 11;
-    /// 1: judged items only
-    pub const S_JUDGED_ONLY: usize = 12;
-    /// rank discount of the DCG family
-    pub const S_DISCOUNT: usize = 13;
-    /// denominator of precision at a cut-off
-    pub const S_PRECISION_NORM: usize = 14;
-    /// denominator of recall at a cut-off
-    pub const S_RECALL_NORM: usize = 15;
-    /// first of the float parameters, each an f64 stored as its bit pattern
-    pub const S_PARAMS: usize = 16;
-    /// columns of `specs`
-    pub const N_SPEC_COLUMNS: usize = S_PARAMS + N_PARAMS;
-}
-use columns::*;
-
-/// The spec of one row of the `specs` table.
-fn spec_of_row(f: &str, row: &[i64]) -> PyResult<Spec> {
-    fn code<T>(f: &str, name: &str, v: i64, from: fn(i64) -> Option<T>) -> PyResult<T> {
-        from(v).ok_or_else(|| PyValueError::new_err(format!("{f}: no {name} has code {v}")))
-    }
-    let mut params = [0.0; N_PARAMS];
-    for (j, p) in params.iter_mut().enumerate() {
-        *p = f64::from_bits(row[S_PARAMS + j] as u64);
-    }
-    Ok(Spec {
-        kind: row[S_KIND],
-        k: row[S_K],
-        threshold: row[S_THRESHOLD] as f64,
-        gain_threshold: row[S_GAIN_THRESHOLD] as f64,
-        gain: code(f, "gain", row[S_GAIN], Gain::from_code)?,
-        ap_norm: code(f, "ap_normalizer", row[S_AP_NORM], ApNorm::from_code)?,
-        ideal: code(f, "ideal", row[S_IDEAL], Ideal::from_code)?,
-        ties: code(f, "ties", row[S_TIES], Ties::from_code)?,
-        missing: code(f, "missing_users", row[S_MISSING_SKIP], Missing::from_code)?,
-        empty: code(f, "empty_users", row[S_EMPTY], Empty::from_code)?,
-        positive_scores: row[S_POSITIVE_SCORES] == 1,
-        depth: row[S_DEPTH],
-        judged_only: row[S_JUDGED_ONLY] == 1,
-        discount: code(f, "discount", row[S_DISCOUNT], Discount::from_code)?,
-        precision_norm: code(
-            f,
-            "precision_normalizer",
-            row[S_PRECISION_NORM],
-            PrecisionNorm::from_code,
-        )?,
-        recall_norm: code(
-            f,
-            "recall_normalizer",
-            row[S_RECALL_NORM],
-            RecallNorm::from_code,
-        )?,
-        params,
-    })
-}
 
 type Floats<'py> = Bound<'py, PyArray1<f64>>;
 type Ints<'py> = Bound<'py, PyArray1<i64>>;
@@ -174,8 +89,127 @@ fn longest(offsets: &[i64]) -> usize {
         .unwrap_or(0)
 }
 
+/// A metric of the ranking kernel: `receval._core.RankingSpec(kind, k=0,
+/// threshold=0, gain_threshold=threshold, params=(), **conventions)`, with the
+/// conventions by the names `receval` gives them (`ties="average"`, `gain="custom"`
+/// for a gain table in `params`, `judged_only=True`, `depth=10`, ...); the others
+/// at their first value. Checked once, when built.
+#[pyclass(name = "RankingSpec", module = "receval._core", frozen)]
+pub(crate) struct RankingSpec(Spec);
+
+/// The value of convention `name` given as `value`, or the error that names it.
+fn convention<T: Copy>(
+    name: &str,
+    value: &Bound<'_, PyAny>,
+    all: &[T],
+    from_name: fn(&str) -> Option<T>,
+    name_of: fn(T) -> &'static str,
+) -> PyResult<T> {
+    let names: Vec<&str> = all.iter().map(|&v| name_of(v)).collect();
+    let given: Option<String> = value.extract().ok();
+    given.as_deref().and_then(from_name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "The '{name}' parameter of RankingSpec must be one of {names:?}. Got {} instead.",
+            value
+                .repr()
+                .map_or_else(|_| "?".to_string(), |r| r.to_string())
+        ))
+    })
+}
+
+/// Set the convention `key` of `spec` to `value`.
+fn set_convention(spec: &mut Spec, key: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    macro_rules! named {
+        ($field:ident, $ty:ident) => {
+            spec.$field = convention(key, value, $ty::ALL, $ty::from_name, $ty::name)?
+        };
+    }
+    match key {
+        "gain" => named!(gain, Gain),
+        "ap_normalizer" => named!(ap_norm, ApNorm),
+        "ideal" => named!(ideal, Ideal),
+        "ties" => named!(ties, Ties),
+        "missing_users" => named!(missing, Missing),
+        "empty_users" => named!(empty, Empty),
+        "discount" => named!(discount, Discount),
+        "precision_normalizer" => named!(precision_norm, PrecisionNorm),
+        "recall_normalizer" => named!(recall_norm, RecallNorm),
+        "positive_scores" => spec.positive_scores = value.extract()?,
+        "judged_only" => spec.judged_only = value.extract()?,
+        "depth" => spec.depth = value.extract()?,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "RankingSpec: unknown convention '{key}'. Expected one of {CONVENTIONS:?}."
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// The conventions `RankingSpec` takes by keyword.
+const CONVENTIONS: [&str; 12] = [
+    "gain",
+    "ap_normalizer",
+    "ideal",
+    "ties",
+    "missing_users",
+    "empty_users",
+    "discount",
+    "precision_normalizer",
+    "recall_normalizer",
+    "positive_scores",
+    "judged_only",
+    "depth",
+];
+
+#[pymethods]
+impl RankingSpec {
+    #[new]
+    #[pyo3(signature = (kind, k=0, threshold=0.0, gain_threshold=None, params=Vec::new(), **conventions))]
+    fn new(
+        kind: i64,
+        k: i64,
+        threshold: f64,
+        gain_threshold: Option<f64>,
+        params: Vec<f64>,
+        conventions: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        check(params.len() <= N_PARAMS, || {
+            format!(
+                "RankingSpec: params must hold at most {N_PARAMS} values. Got {} values.",
+                params.len()
+            )
+        })?;
+        let mut spec = Spec {
+            kind,
+            k,
+            threshold,
+            gain_threshold: gain_threshold.unwrap_or(threshold),
+            ..Spec::default()
+        };
+        spec.params[..params.len()].copy_from_slice(&params);
+        for (key, value) in conventions.into_iter().flat_map(|d| d.iter()) {
+            set_convention(&mut spec, &key.extract::<String>()?, &value)?;
+        }
+        Ok(RankingSpec(spec))
+    }
+
+    fn __repr__(&self) -> String {
+        let s = &self.0;
+        format!(
+            "RankingSpec({}, k={}, threshold={}, gain_threshold={}, gain='{}', ties='{}')",
+            s.kind,
+            s.k,
+            s.threshold,
+            s.gain_threshold,
+            s.gain.name(),
+            s.ties.name()
+        )
+    }
+}
+
 // ------------------------------------------------------------------ top-K metrics
-/// Every metric (rows of `specs`) for every qrels user: `(values, aux)`, each of
+/// Every metric (one per spec) for every qrels user: `(values, aux)`, each of
 /// shape (n_users, n_metrics).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -191,7 +225,7 @@ fn evaluate_users<'py>(
     r_keys: PyReadonlyArray1<'py, f64>,
     item_map: PyReadonlyArray1<'py, i32>,
     user_map: PyReadonlyArray1<'py, i32>,
-    specs: PyReadonlyArray2<'py, i64>,
+    specs: Vec<Bound<'py, RankingSpec>>,
     max_len: usize,
     n_chunks: usize,
     disc: PyReadonlyArray1<'py, f64>,
@@ -211,16 +245,7 @@ fn evaluate_users<'py>(
     };
     let (item_map, user_map) = (slice(&item_map, "item_map")?, slice(&user_map, "user_map")?);
     let disc = slice(&disc, "disc")?;
-    let shape = specs.shape();
-    check(shape[1] == N_SPEC_COLUMNS, || {
-        format!("{f}: specs must have {N_SPEC_COLUMNS} columns")
-    })?;
-    let specs = specs
-        .as_slice()
-        .map_err(|_| PyValueError::new_err("specs must be a C-contiguous 2-D array"))?
-        .chunks(N_SPEC_COLUMNS)
-        .map(|row| spec_of_row(f, row))
-        .collect::<PyResult<Vec<Spec>>>()?;
+    let specs: Vec<Spec> = specs.iter().map(|s| s.get().0).collect();
     same_length(
         f,
         &[
@@ -262,7 +287,7 @@ fn evaluate_users<'py>(
     check(disc.len() >= depth, || {
         format!("{f}: disc must have at least {depth} elements")
     })?;
-    let n_metrics = shape[0];
+    let n_metrics = specs.len();
     // NumPy's allocations (huge pages where large): cheaper to touch than a Vec's;
     // Fortran order, so that a metric's column is contiguous
     let values = PyArray2::<f64>::zeros(py, [n_users, n_metrics], true);
@@ -455,6 +480,7 @@ fn rank_rows<'py>(
 
 /// Add this family's functions to `receval._core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<RankingSpec>()?;
     m.add_function(wrap_pyfunction!(evaluate_users, m)?)?;
     m.add_function(wrap_pyfunction!(judged_segments, m)?)?;
     m.add_function(wrap_pyfunction!(tie_segments, m)?)?;

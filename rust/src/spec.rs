@@ -163,32 +163,25 @@ pub const N_PARAMS: usize = 16;
 /// (grade, gain) pairs of a custom gain table (P0 = count, then grade, gain, ...)
 pub const MAX_GAIN_PAIRS: usize = 7;
 
-/// A convention of the kernel: an enum whose variants have a code (exported to
-/// Python as `$CODE`) and a name (the convention's value in `receval`).
+/// A convention of the kernel: an enum whose variants have a name (the convention's
+/// value in `receval`, which Python passes).
 macro_rules! convention {
     (
         $(#[$doc:meta])*
         $name:ident {
-            $( $(#[$vdoc:meta])* $variant:ident = $code:literal, $text:literal, $konst:ident; )*
+            $( $(#[$vdoc:meta])* $variant:ident, $text:literal; )*
         }
     ) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub enum $name {
             #[default]
-            $( $(#[$vdoc])* $variant = $code, )*
+            $( $(#[$vdoc])* $variant, )*
         }
 
-        $( $(#[$vdoc])* pub const $konst: i64 = $code; )*
-
         impl $name {
-            /// Every value, in the order of their codes.
+            /// Every value (the first is the default).
             pub const ALL: &'static [$name] = &[$($name::$variant),*];
-
-            /// The value of a code, or None.
-            pub fn from_code(code: i64) -> Option<Self> {
-                Self::ALL.iter().copied().find(|v| *v as i64 == code)
-            }
 
             /// The value named `name` (as `receval` spells it), or None.
             pub fn from_name(name: &str) -> Option<Self> {
@@ -209,14 +202,14 @@ convention! {
     /// How a grade earns its gain (`gain=`).
     Gain {
         /// gain = grade
-        Linear = 0, "linear", GAIN_LINEAR;
+        Linear, "linear";
         /// gain = 2^grade - 1
-        Exponential = 1, "exponential", GAIN_EXPONENTIAL;
+        Exponential, "exponential";
         /// gain = 1
-        Binary = 2, "binary", GAIN_BINARY;
+        Binary, "binary";
         /// trec_eval's gain table: (grade, gain) pairs in the parameters (P0 pairs, then
         /// grade, gain, ...), every other grade its own gain (DCG family and the trec kinds)
-        Custom = 3, "custom", GAIN_CUSTOM;
+        Custom, "custom";
     }
 }
 
@@ -224,11 +217,11 @@ convention! {
     /// What a user without a relevant item scores (`empty_users=`).
     Empty {
         /// users without a relevant item score 0
-        Zero = 0, "zero", EMPTY_ZERO;
+        Zero, "zero";
         /// users without a relevant item are skipped (nan)
-        Skip = 1, "skip", EMPTY_SKIP;
+        Skip, "skip";
         /// users without a relevant item score 1
-        One = 2, "one", EMPTY_ONE;
+        One, "one";
     }
 }
 
@@ -236,11 +229,11 @@ convention! {
     /// What a user absent from the run scores (`missing_users=`).
     Missing {
         /// a user absent from the run scores 0 on every metric
-        Zero = 0, "zero", MISSING_ZERO;
+        Zero, "zero";
         /// ... is left out (nan)
-        Skip = 1, "skip", MISSING_SKIP;
+        Skip, "skip";
         /// ... is evaluated as trec_eval -c evaluates it (counts still count the user)
-        Complete = 2, "complete", MISSING_COMPLETE;
+        Complete, "complete";
     }
 }
 
@@ -248,13 +241,13 @@ convention! {
     /// The denominator of average precision (`ap_normalizer=`).
     ApNorm {
         /// AP over the relevant items
-        Relevant = 0, "relevant", AP_RELEVANT;
+        Relevant, "relevant";
         /// AP over min(R, k)
-        MinK = 1, "min_k", AP_MIN_K;
+        MinK, "min_k";
         /// AP over the hits
-        Hits = 2, "hits", AP_HITS;
+        Hits, "hits";
         /// AP over min(R, the items retrieved in the top k) (LensKit)
-        MinRetrieved = 3, "min_retrieved", AP_MIN_RETRIEVED;
+        MinRetrieved, "min_retrieved";
     }
 }
 
@@ -262,10 +255,10 @@ convention! {
     /// The rank discount of the DCG family (`discount=`).
     Discount {
         /// the gain at rank i is divided by log2(i + 1)
-        Offset = 0, "offset", DISCOUNT_OFFSET;
+        Offset, "offset";
         /// ... by log2(max(i, 2)): ranks 1 and 2 both undiscounted (LensKit, the original
         /// definition of Jarvelin and Kekalainen)
-        Clipped = 1, "clipped", DISCOUNT_CLIPPED;
+        Clipped, "clipped";
     }
 }
 
@@ -273,9 +266,9 @@ convention! {
     /// The denominator of precision at a cut-off (`precision_normalizer=`).
     PrecisionNorm {
         /// precision@k divides by k
-        K = 0, "k", PRECISION_K;
+        K, "k";
         /// ... by min(k, the length of the list) (LensKit)
-        Retrieved = 1, "retrieved", PRECISION_RETRIEVED;
+        Retrieved, "retrieved";
     }
 }
 
@@ -283,9 +276,9 @@ convention! {
     /// The denominator of recall at a cut-off (`recall_normalizer=`).
     RecallNorm {
         /// recall@k divides by R
-        Relevant = 0, "relevant", RECALL_RELEVANT;
+        Relevant, "relevant";
         /// ... by min(R, k) (LensKit)
-        MinK = 1, "min_k", RECALL_MIN_K;
+        MinK, "min_k";
     }
 }
 
@@ -293,9 +286,9 @@ convention! {
     /// The ideal order of the ideal DCG (`ideal=`).
     Ideal {
         /// ideal DCG from the judged grades
-        Judged = 0, "judged", IDEAL_JUDGED;
+        Judged, "judged";
         /// ideal DCG from the ranked candidates' grades
-        Candidates = 1, "candidates", IDEAL_CANDIDATES;
+        Candidates, "candidates";
     }
 }
 
@@ -303,15 +296,15 @@ convention! {
     /// The order of tied scores (`ties=`).
     Ties {
         /// ties broken by item id descending, scores compared in float32 (trec_eval)
-        Trec = 0, "trec", TIES_TREC;
+        Trec, "trec";
         /// expected value over the orders of tied blocks
-        Average = 1, "average", TIES_AVERAGE;
+        Average, "average";
         /// ties in input order
-        Input = 2, "input", TIES_INPUT;
+        Input, "input";
         /// ties broken by item id ascending
-        IdAscending = 3, "id_ascending", TIES_ID_ASCENDING;
+        IdAscending, "id_ascending";
         /// ties broken by item id descending, scores compared as doubles (trec_eval 10.0)
-        IdDescending = 4, "id_descending", TIES_ID_DESCENDING;
+        IdDescending, "id_descending";
     }
 }
 
@@ -406,16 +399,13 @@ mod tests {
     }
 
     #[test]
-    fn conventions_round_trip_by_code_and_name() {
+    fn conventions_round_trip_by_name() {
         for &t in Ties::ALL {
-            assert_eq!(Ties::from_code(t as i64), Some(t));
             assert_eq!(Ties::from_name(t.name()), Some(t));
         }
-        assert_eq!(Ties::from_code(5), None);
         assert_eq!(Gain::from_name("exponential"), Some(Gain::Exponential));
         assert_eq!(Gain::from_name("views"), None);
         assert_eq!(Empty::default(), Empty::Zero);
-        assert_eq!(TIES_ID_DESCENDING, Ties::IdDescending as i64);
     }
 
     #[test]

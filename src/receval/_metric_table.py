@@ -31,8 +31,8 @@ __all__ = [
 TREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 #: most values a list parameter holds, and most pairs of a gain table (the
 #: kernel's 16 float parameters: a count, then the values)
-MAX_LEVELS = 15
-MAX_GAINS = 7
+MAX_LEVELS = codes.N_PARAMS - 1
+MAX_GAINS = codes.MAX_GAIN_PAIRS
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ pub struct Ranked<'a> {
     pub keys: &'a [f64],
 }
 
-/// Everything [`crate::ranking::evaluate_users`] reads besides the specs.
+/// Everything the kernel (`evaluate_users`) reads besides the specs.
 #[derive(Clone, Copy)]
 pub struct Inputs<'a> {
     /// the qrels

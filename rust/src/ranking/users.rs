@@ -72,7 +72,8 @@ impl JudgedTable {
     }
 }
 
-/// Per-chunk scratch of [`crate::ranking::evaluate_users`], each buffer as long as the longest list.
+/// Per-chunk scratch of the kernel (`evaluate_users`), each buffer as long as the
+/// longest list.
 pub(crate) struct Scratch {
     input: Vec<f64>,
     trec: Vec<f64>,

@@ -1,4 +1,4 @@
-//! Python bindings of the ranking kernels (ranking.rs, csr.rs): the signatures of
+//! Python bindings of the ranking kernels (`ranking`, `csr`): the signatures of
 //! their reference kernels, every index checked before the work (a bad CSR or an
 //! out-of-range code raises `ValueError`).
 

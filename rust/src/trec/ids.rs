@@ -1,4 +1,4 @@
-//! The codes of ids while a TREC text is read (trec.rs): the tables of the ids of
+//! The codes of ids while a TREC text is read: the tables of the ids of
 //! the windows read so far, and of the ids a piece sees first.
 
 use std::hash::BuildHasher;

@@ -39,7 +39,8 @@ from _harness import (
     replace_section,
     row_load,
 )
-from receval import _intervals, _stats
+from receval.comparison import intervals as _intervals
+from receval.comparison import significance as _stats
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 METRICS = ("ndcg@10", "ndcg@5", "hit@10", "rr@10", "p@1")

@@ -8,7 +8,7 @@ the options ``-l`` (relevance level), ``-M`` (depth), ``-J`` (judged only) and `
 measure the kernel computes (the trec kinds and the original ones) with the
 kernel's value printed the way trec_eval prints it (``%.4f``, counts as integers).
 
-With ``--cli``, the whole output of ``receval trec-eval`` (:func:`receval.trec_eval.trec_eval`)
+With ``--cli``, the whole output of ``receval trec-eval`` (:func:`receval.trec.trec_eval.trec_eval`)
 is compared with the binary's, byte for byte, under random options (``-q``, ``-c``, ``-n``,
 ``-l``, ``-M``, ``-J``) and measures (``all_trec`` and parameterised forms); where trec_eval
 stops with an error (a qrels query absent from the run without ``-c``), receval must too.
@@ -275,7 +275,7 @@ class _Outputs:
 
     def compare(self, case: int, argv: list[str]) -> None:
         from receval.exceptions import RecevalError
-        from receval.trec_eval import TrecEvalAbort, trec_eval
+        from receval.trec.trec_eval import TrecEvalAbort, trec_eval
 
         theirs = subprocess.run([self.binary, *argv], capture_output=True, text=True)
         error, status, partial = "", 0, ""

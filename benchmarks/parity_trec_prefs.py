@@ -5,7 +5,7 @@ tied levels, level 0, a document repeated in a sub-group, docnos whose byte orde
 differs from their numeric order) or qrels read as preferences, and random runs
 (tied scores, unjudged documents, queries absent from the run or from the
 judgments), runs ``trec_eval -q -m all_prefs`` on them under random ``-c``, ``-M``
-and ``-n``, and compares the whole output of :func:`receval.trec_eval.trec_eval`
+and ``-n``, and compares the whole output of :func:`receval.trec.trec_eval.trec_eval`
 with the binary's, byte for byte; where trec_eval stops with an error, receval
 must too.
 
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from receval.exceptions import RecevalError
-from receval.trec_eval import TrecEvalAbort, trec_eval
+from receval.trec.trec_eval import TrecEvalAbort, trec_eval
 
 NAMES = ["d1", "d10", "d2", "D3", "a-7", "d11", "x", "d100", "Z9", "d3", "b", "d20", "c-1", "e"]
 

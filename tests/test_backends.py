@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import receval as rv
-from receval._sums import ExactSum
 from receval.engine.metric import DEFINITIONS, MetricDefinition, register
+from receval.engine.sums import ExactSum
 from receval.registry import definitions, metric_info
 
 definitions()  # every built-in metric registered
@@ -320,9 +320,10 @@ def test_rmse_of_huge_errors_is_the_same_in_every_backend():
 
 def test_weighted_auc_function_is_its_definition_on_one_batch():
     y, p, w, _ = _rows(0, n=300)
-    assert rv.roc_auc_score(y, p, sample_weight=w) == rv.metric("roc_auc").update(
-        y, p, sample_weight=w
-    ).compute()
+    assert (
+        rv.roc_auc_score(y, p, sample_weight=w)
+        == rv.metric("roc_auc").update(y, p, sample_weight=w).compute()
+    )
     # all scores equal: exactly one half, whatever the weights
     assert rv.roc_auc_score(y, np.full(300, 0.3), sample_weight=w) == 0.5
 

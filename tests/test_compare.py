@@ -273,8 +273,10 @@ def test_predictions_without_groups_pair_impressions(impressions):
         compare_predictions(y, scores, metrics=["gauc"])
     with pytest.raises(InvalidParameterError, match=r"Unknown metric 'gaux'.*Did you mean 'gauc'"):
         compare_predictions(y, scores, groups=log["user"], metrics=["gaux"])
-    with pytest.raises(InvalidParameterError, match=r"\('roc_auc' by DeLong's test\)"):
+    with pytest.raises(InvalidParameterError, match=r"^Unknown metric 'aux'. Did you mean 'auc'"):
         compare_predictions(y, scores, groups=log["user"], metrics=["aux"])
+    with pytest.raises(InvalidParameterError, match=r"'mae' is mean_absolute_error, which it does"):
+        compare_predictions(y, scores, groups=log["user"], metrics=["mae"])
 
 
 def test_predictions_global_auc_by_delong(impressions):

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from receval._kernels import compiled
-from receval._sums import ExactSum
+from receval.engine.sums import ExactSum
 
 core = compiled()
 SPECIAL = np.array(

@@ -120,6 +120,7 @@ def test_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
 
     import mkdocs  # noqa: F401
     import mkdocstrings  # noqa: F401
+
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],

@@ -13,8 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from receval import parse_metric
-from receval._registry import REGISTRY, SPELLINGS, TREC_LEVELS, MetricSpec
 from receval.exceptions import InvalidParameterError
+from receval.registry import RANKING as REGISTRY
+from receval.registry import MetricSpec
+from receval.registry.peers import SPELLINGS
+from receval.registry.schema import TREC_LEVELS
 
 # (a peer's spelling, the canonical receval metric string it means), written from the
 # peers' documentation: trec_eval's -q names, ir_measures' measure names, ranx's names

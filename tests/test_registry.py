@@ -7,10 +7,12 @@ import pytest
 
 import receval
 from receval import PROFILES, Conventions, list_metrics, parse_metric
-from receval._registry import REGISTRY, SPELLINGS, MetricSpec
-from receval._states import MEAN_KINDS
 from receval.conventions import CHOICES, FIELDS, resolve_conventions
+from receval.engine.totals import MEAN_KINDS
 from receval.exceptions import InvalidParameterError
+from receval.registry import ENTRIES, MetricSpec, resolve
+from receval.registry import RANKING as REGISTRY
+from receval.registry.peers import SPELLINGS
 
 # (input, canonical form)
 CANONICAL = [
@@ -130,13 +132,14 @@ def test_spelling_table_is_well_formed():
             with pytest.raises(InvalidParameterError, match="iprec needs the parameter recall"):
                 parse_metric(row.spelling)
             continue
-        # the example is a spelling of the row, and reads as its metric
-        assert parse_metric(row.shown) == parse_metric(
-            row.metric.format(**_groups(row)) if row.pattern else row.metric
-        )
+        # the example is a spelling of the row, and reads as its metric (a required
+        # parameter, partial_auc's max_fpr, given as a keyword)
+        target = row.metric.format(**_groups(row)) if row.pattern else row.metric
+        needed = {p.name for p in ENTRIES[target.split("(")[0].split("@")[0]].params}
+        assert resolve(row.shown, supplied=needed) == resolve(target, supplied=needed)
         if not row.pattern:
             # every target parses to itself: targets are written in canonical form
-            assert str(parse_metric(row.metric)) == row.metric
+            assert str(resolve(row.metric, supplied=needed)) == row.metric
         if row.with_rel:
             assert str(parse_metric(row.with_rel)) == row.with_rel
     # one meaning per literal spelling
@@ -152,7 +155,7 @@ def _groups(row):
 
 def test_aliases_with_cut_off():
     for row in SPELLINGS:
-        if row.pattern or not REGISTRY[row.metric.split("(")[0]].accepts_k:
+        if row.pattern or not ENTRIES[row.metric.split("(")[0]].accepts_k:
             continue
         assert str(parse_metric(f"{row.spelling}@7")) == f"{row.metric}@7"
 
@@ -208,10 +211,12 @@ def test_metric_info_names_and_ambiguity():
     assert metric_info("AUC").name == "roc_auc"
     assert metric_info("logloss").function == "log_loss"
     assert metric_info("hr").name == "hit_ratio"
-    assert metric_info("ap", family="pointwise").name == "average_precision"
-    assert metric_info("ap", family="ranking").name == "map"
-    with pytest.raises(InvalidParameterError, match=r"'average_precision' \(pointwise\), 'map'"):
-        metric_info("ap")
+    # "ap" is mean average precision everywhere (as ir_measures' AP); the average
+    # precision of scores is average_precision
+    assert metric_info("ap").name == metric_info("ap", family="ranking").name == "map"
+    with pytest.raises(InvalidParameterError, match=r"'ap' is map, a ranking metric .*'average_p"):
+        metric_info("ap", family="pointwise")
+    assert metric_info("average_precision_score").name == "average_precision"
     with pytest.raises(InvalidParameterError, match="Did you mean 'log_loss'"):
         metric_info("log_los")
     entry = metric_info("gauc")

@@ -73,7 +73,7 @@ def test_bv_spans_minimal_bias_and_the_posterior_mean(metric):
 def test_binomial_pmf_equals_scipy():
     from scipy.stats import binom
 
-    from receval._corrections import binomial_pmf
+    from receval.sampled.corrections import binomial_pmf
 
     j = np.arange(101)
     p = np.linspace(0.0, 1.0, 501)
@@ -82,7 +82,7 @@ def test_binomial_pmf_equals_scipy():
 
 
 def test_blocks_of_ranks_equal_one_block(monkeypatch):
-    from receval import _corrections
+    from receval.sampled import corrections as _corrections
 
     whole = {c: corrected_metric("ndcg@10", 8, 200, c) for c in ("minimal_bias", "bv")}
     monkeypatch.setattr(_corrections, "_CHUNK", 7)

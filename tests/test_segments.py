@@ -162,12 +162,13 @@ def test_report_segments_from_arrays_and_frames():
 
 
 def test_metrics_without_a_definition_run_their_function():
-    # ap, pr_auc, bep, ece: receval ctr's metrics that the engine does not run
+    # average_precision, pr_auc, bep, ece: receval ctr's metrics that the engine does not run
     y, p, w, _ = _rows(4, n=150)
     by = np.arange(150) % 3
-    report = rv.by_segment(["ap", "ece", "pr_auc", "bep"], y, p, by=by, sample_weight=w)
+    names = ["average_precision", "ece", "pr_auc", "bep"]
+    report = rv.by_segment(names, y, p, by=by, sample_weight=w)
     functions = {
-        "ap": rv.average_precision_score,
+        "average_precision": rv.average_precision_score,
         "ece": rv.expected_calibration_error,
         "pr_auc": rv.pr_auc_score,
         "bep": rv.break_even_point,
@@ -177,6 +178,9 @@ def test_metrics_without_a_definition_run_their_function():
             mask = by == i
             assert report.values[name][i] == function(y[mask], p[mask], sample_weight=w[mask])
         assert report.overall[name] == function(y, p, sample_weight=w)
+    # "ap" is mean average precision everywhere: a ranking metric here
+    with pytest.raises(InvalidParameterError, match=r"'ap' is a ranking metric.*'average_prec"):
+        rv.by_segment(["ap"], y, p, by=by, sample_weight=w)
 
 
 @pytest.mark.parametrize("profile", [None, "trec_eval", "recommenders"])

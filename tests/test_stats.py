@@ -1,6 +1,6 @@
 """Paired tests, bootstrap intervals, effect sizes and p-value corrections.
 
-The statistics of receval._stats and receval._intervals.
+The statistics of receval.comparison.significance and receval.comparison.intervals.
 
 References: SciPy (ttest_rel, wilcoxon, permutation_test, bootstrap), statsmodels
 (multipletests), and the slow oracles of tests/oracles/stats.py (exhaustive sign
@@ -23,10 +23,11 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
-from receval import _intervals, _paired
-from receval._intervals import _bootstrap_replicates, bootstrap_intervals, effect_sizes
 from receval._kernels import compiled
-from receval._stats import (
+from receval.comparison import intervals as _intervals
+from receval.comparison import paired as _paired
+from receval.comparison.intervals import _bootstrap_replicates, bootstrap_intervals, effect_sizes
+from receval.comparison.significance import (
     _randomization_statistics,
     adjust_pvalues,
     randomization_pvalues,
@@ -759,6 +760,7 @@ def test_empty_inputs():
 
 def test_inputs_in_other_forms():
     import pandas as pd
+
     d = np.random.default_rng(0).normal(0.1, 1, (30, 2))
     frame = pd.DataFrame(d, columns=["x", "y"])
     assert_array_equal(student_pvalues(frame), student_pvalues(d))
@@ -772,7 +774,7 @@ def test_inputs_in_other_forms():
 
 def test_import_receval_does_not_import_scipy():
     code = (
-        "import sys, receval, receval._stats, receval._intervals; "
+        "import sys, receval, receval.comparison.significance, receval.comparison.intervals; "
         "assert 'scipy' not in sys.modules, sys.modules.keys()"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -822,7 +824,7 @@ def _exact_sign_flip_pvalue(d: np.ndarray) -> float:
 
 @pytest.mark.parametrize("n", range(1, 9))
 def test_smallest_pvalue_is_the_minimum_over_enumerated_sign_flips(n):
-    from receval._stats import smallest_pvalue
+    from receval.comparison.significance import smallest_pvalue
 
     rng = np.random.default_rng(n)
     candidates = [rng.normal(size=n) for _ in range(200)]
@@ -837,7 +839,7 @@ def test_smallest_pvalue_is_the_minimum_over_enumerated_sign_flips(n):
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 6, 10, 13, 14, 20, 50, 51, 60])
 def test_smallest_pvalue_bounds_scipy_wilcoxon(n):
-    from receval._stats import smallest_pvalue
+    from receval.comparison.significance import smallest_pvalue
 
     bound = smallest_pvalue(n, test="wilcoxon")
     rng = np.random.default_rng(n)
@@ -849,7 +851,7 @@ def test_smallest_pvalue_bounds_scipy_wilcoxon(n):
 
 
 def test_smallest_pvalue_student_and_bad_input():
-    from receval._stats import smallest_pvalue
+    from receval.comparison.significance import smallest_pvalue
 
     assert smallest_pvalue(2, test="student") == 0.0
     assert student_pvalues([0.5, 0.5, 0.5]) == 0.0

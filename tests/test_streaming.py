@@ -171,7 +171,7 @@ def test_pcoc_without_clicks_warns(tmp_path):
 
 
 def test_log_loss_of_zero_weights_is_nan_with_a_warning(tmp_path):
-    from receval._states import totals
+    from receval.engine.totals import totals
 
     data = {"y": np.array([0, 1, 1]), "p": np.array([0.2, 0.7, 0.9]), "w": np.zeros(3)}
     s = scan(_write(str(tmp_path), data, "parquet"), batch_rows=2)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from receval._kernels import compiled
-from receval._sums import ExactSum, exact_dot, exact_mean, exact_sum
+from receval.engine.sums import ExactSum, exact_dot, exact_mean, exact_sum
 
 k = compiled()
 
@@ -143,7 +143,7 @@ def test_state_size():
 def test_exact_products_across_row_blocks_equal_the_rational_sum():
     # products are split exactly block by block (_PRODUCT_ROWS rows at once): the sum of
     # every block is the exact sum of the products, rounded once
-    from receval import _sums
+    from receval.engine import sums as _sums
 
     rng = np.random.default_rng(11)
     n = _sums._PRODUCT_ROWS + 1234

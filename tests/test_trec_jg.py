@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from receval._trec_jg import evaluate_groups, read_judgment_groups
 from receval.exceptions import InputValidationError, InvalidParameterError
-from receval.trec_eval import NICKNAMES, trec_eval, trec_eval_metrics
+from receval.trec.jg import evaluate_groups, read_judgment_groups
+from receval.trec.trec_eval import NICKNAMES, trec_eval, trec_eval_metrics
 
 from .oracles import trec_measures as oracle
 

@@ -1,6 +1,6 @@
 """trec_eval's preference measures (``receval trec-eval -R prefs / qrels_prefs``).
 
-The implementation (:mod:`receval._trec_prefs`) against a slow oracle written from
+The implementation (:mod:`receval.trec.prefs`) against a slow oracle written from
 the definitions (``tests/oracles/trec_prefs.py``) on random judgments with tied
 levels, repeated lines, several judgment groups and sub-groups, unjudged and
 unretrieved documents; hand-computed values; the readers and their errors.
@@ -19,9 +19,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from receval._trec_prefs import PREFS_MEASURES, prefs_measures, read_prefs
 from receval.exceptions import InputValidationError, InvalidParameterError
-from receval.trec_eval import NICKNAMES, trec_eval, trec_eval_metrics
+from receval.trec.prefs import PREFS_MEASURES, prefs_measures, read_prefs
+from receval.trec.trec_eval import NICKNAMES, trec_eval, trec_eval_metrics
 from tests.oracles.trec_prefs import Inconsistent, prefs_oracle
 
 DOCS = ["a", "b", "c", "d", "e", "B", "a1", "d10", "d9"]

@@ -123,6 +123,7 @@ def test_the_stub_of_the_compiled_core_matches_the_built_module(cache: Path) -> 
 
     package = Path(receval.__file__).resolve().parent
     import receval._core
+
     env = {**os.environ, "PYTHONPATH": str(package.parent)}
     done = subprocess.run(
         [sys.executable, "-m", "mypy.stubtest", "receval._core", "--mypy-config-file",

@@ -8,6 +8,7 @@ a few milliseconds and pulls in no DataFrame library.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
@@ -57,10 +58,10 @@ _EXPORTS: dict[str, str] = {
     "copc": "receval.metrics._calibration",
     "expected_calibration_error": "receval.metrics._calibration",
     # sampled evaluation
-    "sample_negatives": "receval._sampling",
-    "Candidates": "receval._sampling",
-    "SamplingSummary": "receval._sampling",
-    "corrected_metric": "receval._corrections",
+    "sample_negatives": "receval.sampled.negatives",
+    "Candidates": "receval.sampled.negatives",
+    "SamplingSummary": "receval.sampled.negatives",
+    "corrected_metric": "receval.sampled.corrections",
     "sampled_report": "receval.sampled",
     "SampledReport": "receval.sampled",
     # ranking
@@ -79,12 +80,12 @@ _EXPORTS: dict[str, str] = {
     "scan": "receval.data.scan",
     "Scan": "receval.data.scan",
     "EvaluationReport": "receval.evaluation",
-    "parse_metric": "receval._registry",
-    "parse_metrics": "receval._registry",
+    "parse_metric": "receval.registry",
+    "parse_metrics": "receval.registry",
     "list_metrics": "receval.registry",
     "metric_info": "receval.registry",
     "MetricEntry": "receval.registry",
-    "MetricSpec": "receval._registry",
+    "MetricSpec": "receval.registry",
     "Conventions": "receval.conventions",
     "PROFILES": "receval.conventions",
     # metrics by segment
@@ -93,52 +94,52 @@ _EXPORTS: dict[str, str] = {
     "SegmentComparison": "receval.segments",
     "SegmentReport": "receval.segments",
     # comparing models
-    "compare": "receval.comparison",
-    "compare_predictions": "receval.comparison",
-    "ComparisonReport": "receval.comparison",
-    "paired_pvalues": "receval.comparison",
-    "smallest_pvalue": "receval.comparison",
-    "bootstrap_intervals": "receval.comparison",
-    "adjust_pvalues": "receval.comparison",
-    "effect_sizes": "receval.comparison",
+    "compare": "receval.comparison.models",
+    "compare_predictions": "receval.comparison.models",
+    "ComparisonReport": "receval.comparison.models",
+    "paired_pvalues": "receval.comparison.models",
+    "smallest_pvalue": "receval.comparison.models",
+    "bootstrap_intervals": "receval.comparison.models",
+    "adjust_pvalues": "receval.comparison.models",
+    "effect_sizes": "receval.comparison.models",
     # beyond accuracy
-    "intra_list_similarity": "receval.metrics._diversity",
-    "diversity": "receval.metrics._diversity",
-    "catalog_coverage": "receval.metrics._beyond",
-    "novelty": "receval.metrics._diversity",
-    "personalization": "receval.metrics._beyond",
-    "gini_index": "receval.metrics._beyond",
-    "MeanOverUsers": "receval.metrics._beyond_common",
+    "intra_list_similarity": "receval.metrics.beyond.diversity",
+    "diversity": "receval.metrics.beyond.diversity",
+    "catalog_coverage": "receval.metrics.beyond.catalog",
+    "novelty": "receval.metrics.beyond.diversity",
+    "personalization": "receval.metrics.beyond.catalog",
+    "gini_index": "receval.metrics.beyond.catalog",
+    "MeanOverUsers": "receval.metrics.beyond.lists",
     # popularity bias
-    "average_recommendation_popularity": "receval.metrics._popularity_users",
-    "average_percentage_long_tail": "receval.metrics._popularity_users",
-    "average_coverage_long_tail": "receval.metrics._popularity_users",
-    "average_popularity": "receval.metrics._popularity_users",
-    "tail_percentage": "receval.metrics._popularity_users",
-    "popularity_equal_opportunity": "receval.metrics._popularity",
-    "popularity_statistical_parity": "receval.metrics._popularity",
-    "item_coverage": "receval.metrics._popularity",
-    "shannon_entropy": "receval.metrics._popularity",
-    "distributional_coverage": "receval.metrics._popularity",
+    "average_recommendation_popularity": "receval.metrics.beyond.popularity_users",
+    "average_percentage_long_tail": "receval.metrics.beyond.popularity_users",
+    "average_coverage_long_tail": "receval.metrics.beyond.popularity_users",
+    "average_popularity": "receval.metrics.beyond.popularity_users",
+    "tail_percentage": "receval.metrics.beyond.popularity_users",
+    "popularity_equal_opportunity": "receval.metrics.beyond.popularity",
+    "popularity_statistical_parity": "receval.metrics.beyond.popularity",
+    "item_coverage": "receval.metrics.beyond.popularity",
+    "shannon_entropy": "receval.metrics.beyond.popularity",
+    "distributional_coverage": "receval.metrics.beyond.popularity",
     # exposure fairness
-    "expected_exposure": "receval.metrics._exposure",
-    "ExpectedExposureReport": "receval.metrics._exposure",
-    "group_exposure": "receval.metrics._group_exposure",
-    "GroupExposureReport": "receval.metrics._group_exposure",
+    "expected_exposure": "receval.metrics.beyond.exposure",
+    "ExpectedExposureReport": "receval.metrics.beyond.exposure",
+    "group_exposure": "receval.metrics.beyond.group_exposure",
+    "GroupExposureReport": "receval.metrics.beyond.group_exposure",
     # serendipity, overlap and calibration of lists
-    "serendipity": "receval.metrics._serendipity",
-    "user_serendipity": "receval.metrics._serendipity",
-    "user_item_serendipity": "receval.metrics._serendipity",
-    "popularity_serendipity": "receval.metrics._serendipity",
-    "intersection": "receval.metrics._overlap",
-    "user_coverage": "receval.metrics._overlap",
-    "miscalibration": "receval.metrics._calibration_lists",
+    "serendipity": "receval.metrics.beyond.serendipity",
+    "user_serendipity": "receval.metrics.beyond.serendipity",
+    "user_item_serendipity": "receval.metrics.beyond.serendipity",
+    "popularity_serendipity": "receval.metrics.beyond.serendipity",
+    "intersection": "receval.metrics.beyond.overlap",
+    "user_coverage": "receval.metrics.beyond.overlap",
+    "miscalibration": "receval.metrics.beyond.miscalibration",
     # retention
     "retention": "receval.metrics._retention",
     "RetentionReport": "receval.metrics._cohorts",
     # streaming: accumulators for training and validation loops
-    "metric": "receval.streaming",
-    "compute": "receval.streaming",
+    "metric": "receval.engine.accumulator",
+    "compute": "receval.engine.accumulator",
     "Accumulator": "receval.engine.run",
     # errors
     "RecevalError": "receval.exceptions",
@@ -187,6 +188,44 @@ if not TYPE_CHECKING:  # type checkers see the names imported below, and no othe
         return value
 
 
+#: Module paths that moved into packages, and where they are now. Importing an
+#: old path gives the module at the new one, with a DeprecationWarning.
+_MOVED_MODULES = {
+    "receval.streaming": "receval.engine.accumulator",
+    "receval.trec_eval": "receval.trec.trec_eval",
+}
+
+
+class _MovedModules:
+    """Finds the old paths of :data:`_MOVED_MODULES` (an entry of ``sys.meta_path``)."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname not in _MOVED_MODULES:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        return ModuleSpec(fullname, self)  # type: ignore[arg-type]
+
+    def create_module(self, spec: Any) -> Any:
+        import warnings
+
+        new = _MOVED_MODULES[spec.name]
+        warnings.warn(
+            f"The module {spec.name} is deprecated; import {new} instead (every public "
+            f"name is also importable from receval).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return importlib.import_module(new)
+
+    def exec_module(self, module: Any) -> None:
+        """The module was loaded at its new path."""
+
+
+if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
+    sys.meta_path.append(_MovedModules())
+
+
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
@@ -194,20 +233,20 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     __version__: str
 
-    from ._corrections import (
+    from .sampled.corrections import (
         corrected_metric as corrected_metric,
     )
-    from ._registry import (
+    from .registry import (
         MetricSpec as MetricSpec,
         parse_metric as parse_metric,
         parse_metrics as parse_metrics,
     )
-    from ._sampling import (
+    from .sampled.negatives import (
         Candidates as Candidates,
         SamplingSummary as SamplingSummary,
         sample_negatives as sample_negatives,
     )
-    from .comparison import (
+    from .comparison.models import (
         ComparisonReport as ComparisonReport,
         adjust_pvalues as adjust_pvalues,
         bootstrap_intervals as bootstrap_intervals,
@@ -252,12 +291,12 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         pr_auc_score as pr_auc_score,
         roc_auc_score as roc_auc_score,
     )
-    from .metrics._beyond import (
+    from .metrics.beyond.catalog import (
         catalog_coverage as catalog_coverage,
         gini_index as gini_index,
         personalization as personalization,
     )
-    from .metrics._beyond_common import (
+    from .metrics.beyond.lists import (
         MeanOverUsers as MeanOverUsers,
     )
     from .metrics._calibration import (
@@ -266,7 +305,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         expected_calibration_error as expected_calibration_error,
         pcoc as pcoc,
     )
-    from .metrics._calibration_lists import (
+    from .metrics.beyond.miscalibration import (
         miscalibration as miscalibration,
     )
     from .metrics._classification import (
@@ -287,12 +326,12 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         delong_test as delong_test,
         roc_auc_ci as roc_auc_ci,
     )
-    from .metrics._diversity import (
+    from .metrics.beyond.diversity import (
         diversity as diversity,
         intra_list_similarity as intra_list_similarity,
         novelty as novelty,
     )
-    from .metrics._exposure import (
+    from .metrics.beyond.exposure import (
         ExpectedExposureReport as ExpectedExposureReport,
         expected_exposure as expected_exposure,
     )
@@ -301,7 +340,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         gauc_score as gauc_score,
         group_auc as group_auc,
     )
-    from .metrics._group_exposure import (
+    from .metrics.beyond.group_exposure import (
         GroupExposureReport as GroupExposureReport,
         group_exposure as group_exposure,
     )
@@ -318,21 +357,21 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         policy_value_interval as policy_value_interval,
         snips_estimate as snips_estimate,
     )
-    from .metrics._overlap import (
+    from .metrics.beyond.overlap import (
         intersection as intersection,
         user_coverage as user_coverage,
     )
     from .metrics._partial_auc import (
         partial_auc as partial_auc,
     )
-    from .metrics._popularity import (
+    from .metrics.beyond.popularity import (
         distributional_coverage as distributional_coverage,
         item_coverage as item_coverage,
         popularity_equal_opportunity as popularity_equal_opportunity,
         popularity_statistical_parity as popularity_statistical_parity,
         shannon_entropy as shannon_entropy,
     )
-    from .metrics._popularity_users import (
+    from .metrics.beyond.popularity_users import (
         average_coverage_long_tail as average_coverage_long_tail,
         average_percentage_long_tail as average_percentage_long_tail,
         average_popularity as average_popularity,
@@ -365,7 +404,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .metrics._retention import (
         retention as retention,
     )
-    from .metrics._serendipity import (
+    from .metrics.beyond.serendipity import (
         popularity_serendipity as popularity_serendipity,
         serendipity as serendipity,
         user_item_serendipity as user_item_serendipity,
@@ -376,17 +415,17 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         list_metrics as list_metrics,
         metric_info as metric_info,
     )
-    from .sampled import (
+    from .sampled.report import (
         SampledReport as SampledReport,
         sampled_report as sampled_report,
     )
-    from .segments import (
+    from .segments.compute import (
         SegmentComparison as SegmentComparison,
         SegmentReport as SegmentReport,
         by_segment as by_segment,
         compare_by_segment as compare_by_segment,
     )
-    from .streaming import (
+    from .engine.accumulator import (
         compute as compute,
         metric as metric,
     )

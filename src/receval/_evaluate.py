@@ -15,14 +15,14 @@ import numpy as np
 from . import _validation as v
 from ._evaluation_report import EvaluationReport, describe_report, user_mean
 from ._kernels import codes as _core_codes
-from ._registry import MetricSpec, parse_metric, parse_metrics
-from ._states import MeanState, mean_state
 from ._validation import check_option
 from .conventions import FIELDS, Conventions, resolve_conventions
 from .data._encode import lookup
 from .data._ranked import Qrels, Run
 from .data.io import is_frame
+from .engine.totals import MeanState, mean_state
 from .exceptions import InputValidationError, InvalidParameterError
+from .registry import MetricSpec, parse_metric, parse_metrics, ranking_spec
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
@@ -80,7 +80,7 @@ def as_popularity_table(popularity: Any, train: Any) -> Any:
     (None when neither is given)."""
     if popularity is None and train is None:
         return None
-    from .metrics._popularity_common import as_popularity
+    from .metrics.beyond.popularity_table import as_popularity
 
     return as_popularity(popularity, train, "evaluate")
 
@@ -102,13 +102,16 @@ def as_run(run: Any) -> Run:
 
 def _kernel_spec(spec: MetricSpec, conv: Conventions) -> Any:
     """The ranking kernel's spec of one metric (a ``receval._core.RankingSpec``)."""
+    kind = spec.info.kind
+    if kind is None:  # a spec made by hand: metric strings are checked by ranking_spec
+        raise InvalidParameterError(f"{spec.name} is not a ranking metric of evaluate.")
     params = spec.float_params()
-    if spec.info.kind == codes.RBP and conv.gain == "binary":
+    if kind == codes.RBP and conv.gain == "binary":
         params = (*params, _BINARY_RBP)
-    elif conv.grades == "raw" and spec.info.kind in _RAW_GRADES:
-        params = (*params, _RAW_GRADES[spec.info.kind])
+    elif conv.grades == "raw" and kind in _RAW_GRADES:
+        params = (*params, _RAW_GRADES[kind])
     return codes.RankingSpec(
-        spec.info.kind,
+        kind,
         k=spec.k or 0,
         threshold=conv.rel_threshold,
         gain_threshold=(_POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold),
@@ -167,7 +170,7 @@ def metric_conventions(
     unknown = set(conventions) - set(FIELDS)
     if unknown:
         check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
-    parse_metric(metric)  # one metric: P.5,10 (two) is an error here
+    ranking_spec(metric)  # one metric: P.5,10 (two) is an error here
     _, specs, convs, _ = prepare_metrics(
         [metric], None, None, {"profile": profile, **conventions}, popularity, item_categories
     )
@@ -218,7 +221,7 @@ def prepare_metrics(
     specs: dict[str, MetricSpec] = {}
     convs: dict[str, Conventions] = {}
     for text in metrics:
-        spec = parse_metric(text)
+        spec = ranking_spec(text)
         base = resolve_conventions(
             profile, func, spec.name, spec.k is not None, spec.params, **conventions
         )
@@ -265,14 +268,15 @@ def _check_keywords(
     """A convention keyword of evaluate that differs from the profile's (or the default)
     must be one that some metric of the call uses, with a value each metric that uses it
     takes (a metric string's own setting wins); ``base``: the profile's conventions."""
-    from ._registry import REGISTRY, check_value
+    from .registry import RANKING
+    from .registry.grammar import check_value
 
     for key, value in conventions.items():
         if value is None or key == "estimator":  # checked with the propensities
             continue
         readers = [t for t in metrics if key in specs[t].info.conventions]
         if not readers and value != getattr(base, key):
-            users = [name for name, info in REGISTRY.items() if key in info.conventions]
+            users = [name for name, info in RANKING.items() if key in info.conventions]
             raise InvalidParameterError(
                 f"evaluate: the convention {key}={value!r} changes none of the metrics "
                 f"{v.format_values(metrics)}; it is used by {v.format_values(users)} "
@@ -406,8 +410,8 @@ def _metric_values(
         kv, ka = kernel_values(q, r, specs, convs, kernel, user_map, item_map)
         for j, t in enumerate(kernel):
             values[:, ranked.index(t)], aux[:, ranked.index(t)] = kv[:, j], ka[:, j]
-    from .metrics._exposure import exposure_columns
     from .metrics._propensity import propensity_columns
+    from .metrics.beyond.exposure import exposure_columns
 
     columns = exposure_columns(q, r, {t: specs[t] for t in exposure}, convs) if exposure else {}
     if weighted:
@@ -578,9 +582,9 @@ def list_values(
     item_categories: Any = None,
 ) -> dict[str, np.ndarray]:
     """Per run user, the value of each beyond-accuracy metric (nan: undefined);
-    ``popularity`` is a :class:`~receval.metrics._popularity_common.PopularityTable`."""
-    from .metrics._diversity import expected_ils_per_user, ils_per_user
-    from .metrics._popularity_users import POPULARITY_METRICS, popularity_per_user
+    ``popularity`` is a :class:`~receval.metrics.beyond.popularity_table.PopularityTable`."""
+    from .metrics.beyond.diversity import expected_ils_per_user, ils_per_user
+    from .metrics.beyond.popularity_users import POPULARITY_METRICS, popularity_per_user
 
     by_k: dict[tuple[int | None, bool], np.ndarray] = {}
     out: dict[str, np.ndarray] = {}
@@ -625,9 +629,9 @@ def _history_values(
 ) -> np.ndarray:
     """Per run user, ``serendipity@k`` (feature cosine with ``features=``, co-occurrence
     in ``train=`` otherwise) or ``miscalibration@k``."""
-    from .metrics._calibration_lists import miscalibration_per_user
-    from .metrics._interaction_log import log_of_popularity
-    from .metrics._serendipity import serendipity_per_user
+    from .metrics.beyond.history import log_of_popularity
+    from .metrics.beyond.miscalibration import miscalibration_per_user
+    from .metrics.beyond.serendipity import serendipity_per_user
 
     log = log_of_popularity(popularity)
     if spec.info.kind == codes.SERENDIPITY:

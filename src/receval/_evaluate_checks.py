@@ -14,10 +14,10 @@ import numpy as np
 from . import _validation as v
 from ._evaluate import kernel_values, subset_qrels
 from ._kernels import codes as _core_codes
-from ._registry import MetricSpec
 from .conventions import Conventions
 from .data._ranked import Qrels, Run
 from .exceptions import InputValidationError, InvalidParameterError
+from .registry import MetricSpec
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 

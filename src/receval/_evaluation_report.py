@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ._states import MeanState, mean_state
 from .conventions import Conventions
+from .engine.totals import MeanState, mean_state
 from .exceptions import InputValidationError
 
 __all__ = ["EvaluationReport", "describe_report", "user_mean"]
@@ -156,7 +156,7 @@ class EvaluationReport:
         >>> seg.values["mrr"].tolist(), seg.overall["mrr"]
         ([0.75, 1.0], 0.8333333333333334)
         """
-        from ._segments import report_by_segment
+        from .segments.report import report_by_segment
 
         return report_by_segment(self, segments)
 

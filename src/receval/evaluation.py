@@ -18,7 +18,6 @@ import numpy as np
 
 from . import _evaluate as e
 from . import _validation as v
-from ._corrections import check_correction, correct_columns
 from ._evaluate import (
     EvaluationReport,
     as_popularity_table,
@@ -39,14 +38,13 @@ from ._evaluate_checks import (
     tie_averages,
     warn_unreproducible_ties,
 )
-from ._sampling import SamplingSummary, as_candidates, restrict_run
-from ._states import empty_mean_state
 from .data._encode import lookup
 from .data._ranked import Qrels, Run
 from .data.scan import Scan, ScanRun
 from .engine.metric import MetricDefinition, register
 from .engine.sources import is_scan_run, located, whole_groups
 from .engine.states import Seen
+from .engine.totals import empty_mean_state
 from .exceptions import InputValidationError, InvalidParameterError
 from .metrics._propensity import (
     DEFAULT_GAMMA,
@@ -54,6 +52,8 @@ from .metrics._propensity import (
     check_propensities,
     prepare_weighting,
 )
+from .sampled.corrections import check_correction, correct_columns
+from .sampled.negatives import SamplingSummary, as_candidates, restrict_run
 
 __all__ = ["EvaluationReport", "evaluate"]
 

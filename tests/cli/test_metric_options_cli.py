@@ -68,3 +68,52 @@ def test_trec_eval_takes_its_options_whatever_the_measures(files):
     qrels, run = files
     result = invoke(make_runner(), "trec-eval", "-l", "2", "-M", "2", "-m", "num_q", qrels, run)
     assert result.stdout.split() == ["num_q", "all", "1"]
+
+
+IMPRESSIONS = "click,score,user\n1,0.9,a\n0,0.3,a\n1,0.4,b\n0,0.6,b\n1,0.8,b\n0,0.2,c\n"
+
+
+def test_ctr_takes_metric_strings_with_options(tmp_path):
+    import receval
+
+    path = tmp_path / "log.csv"
+    path.write_text(IMPRESSIONS)
+    metrics = ["gauc(weighting=clicks)", "log_loss(eps=1e-7)", "partial_auc(max_fpr=0.5)"]
+    args = [arg for m in metrics for arg in ("-m", m)]
+    base = ["ctr", path, "--label", "click", "--score", "score", "--group", "user"]
+    result = invoke(make_runner(), *base, *args, "-f", "csv")
+    header, row = list(csv.reader(io.StringIO(result.stdout)))[:2]
+    y, s, g = [1, 0, 1, 0, 1, 0], [0.9, 0.3, 0.4, 0.6, 0.8, 0.2], list("aabbbc")
+    expected = [
+        receval.gauc_score(y, s, groups=g, weighting="clicks"),
+        receval.log_loss(y, s, eps=1e-7),
+        receval.partial_auc(y, s, max_fpr=0.5),
+    ]
+    assert [float(row[header.index(m)]) for m in metrics] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("command", "metric", "message"),
+    [
+        ("ctr", "ap", "receval ctr -m: 'ap' is map, a ranking metric (average precision in the "
+         "top k, averaged over users), not a pointwise or grouped metric; the average precision "
+         "of scores is 'average_precision'."),
+        ("ctr", "gauc(wieghting=clicks)", "Metric 'gauc(wieghting=clicks)': unknown option "
+         "'wieghting' (did you mean 'weighting'?); its options are ['weighting']."),
+        ("ctr", "gaux", "Unknown metric 'gaux'. Did you mean 'gauc'? See receval.list_metrics()."),
+        ("rank", "gauc", "evaluate: 'gauc' is gauc, a grouped metric (per-group ROC AUC weighted "
+         "by impressions, clicks or 1), not a ranking metric of evaluate; compute it with "
+         "receval.gauc_score."),
+    ],
+)  # fmt: skip
+def test_every_command_resolves_names_through_the_registry(tmp_path, files, command, metric,
+                                                            message):  # fmt: skip
+    path = tmp_path / "log.csv"
+    path.write_text(IMPRESSIONS)
+    if command == "ctr":
+        args = ["ctr", path, "--label", "click", "--score", "score", "--group", "user"]
+    else:
+        args = ["rank", "--qrels", files[0], "--run", files[1]]
+    result = invoke(make_runner(), *args, "-m", metric, code=2)
+    assert result.stdout == ""
+    assert result.stderr == f"error: {message}\n"

@@ -12,7 +12,7 @@ import pytest
 
 from receval.cli import app
 from receval.exceptions import InputValidationError, InvalidParameterError
-from receval.trec_eval import TrecEvalAbort, trec_eval
+from receval.trec.trec_eval import TrecEvalAbort, trec_eval
 from tests.cli._helpers import make_runner
 
 # query c of the qrels has no document in the run; z of the run is not judged

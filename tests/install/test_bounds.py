@@ -36,7 +36,7 @@ def test_absurd_permutation_steps_are_refused_before_the_work():
 
 def test_the_step_limit_itself_is_accepted():
     # 10**6 users x 10**6 replicates is exactly the limit: refused only above it
-    from receval._paired import MAX_STEPS, check_steps
+    from receval.comparison.paired import MAX_STEPS, check_steps
 
     check_steps(10**6, MAX_STEPS // 10**6, "n_permutations", "paired_pvalues")
     with pytest.raises(InvalidParameterError):

@@ -25,8 +25,8 @@ from receval import (
 )
 from receval._kernels import compiled
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
-from receval.metrics._beyond_common import PARALLEL_MIN_ROWS, user_chunks
-from receval.metrics._diversity import ils_per_user
+from receval.metrics.beyond.diversity import ils_per_user
+from receval.metrics.beyond.lists import PARALLEL_MIN_ROWS, user_chunks
 from tests.oracles import beyond as oracle
 
 # a = (1, 0), b = (1, 1), c = (0, 1): cos(a, b) = cos(b, c) = 1/sqrt(2), cos(a, c) = 0

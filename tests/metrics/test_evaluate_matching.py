@@ -17,7 +17,7 @@ from receval.exceptions import (
     RecevalWarning,
     UnmatchedIdsWarning,
 )
-from receval.trec_eval import trec_eval
+from receval.trec.trec_eval import trec_eval
 
 
 def _frames(n_users: int = 20, n_items: int = 30, seed: int = 0):

@@ -95,6 +95,7 @@ def test_no_user_to_evaluate_gives_nan_means() -> None:
 
 def test_input_shapes_agree() -> None:
     import pandas as pd
+
     qrels = {"u": {"a": 2, "b": 1}, "v": {"c": 1}}
     run = {"u": {"a": 0.1, "b": 0.9, "c": 0.9}, "v": {"c": 0.3, "a": 0.2}}
     expected = _means(expected_exposure(qrels, run))
@@ -117,6 +118,7 @@ def test_qrels_from_a_trec_file(tmp_path) -> None:
 
 def test_report_frame_and_repr() -> None:
     import pandas  # noqa: F401
+
     report = expected_exposure(TWO, {"u": {"a": 0.9, "b": 0.5}})
     frame = report.to_frame("pandas")
     assert list(frame.columns) == ["user", "ee_disparity", "ee_relevance", "ee_loss"]

@@ -83,7 +83,7 @@ def test_arp_of_evaluate_with_qrels_counts_the_qrels_users_in_the_run():
 
 
 def test_beyond_report_keeps_item_coverage_without_a_warning():
-    from receval._report_beyond import beyond_records
+    from receval.report.beyond import beyond_records
 
     popularity, run, _ = _arp_data()
     with warnings.catch_warnings():

@@ -215,6 +215,7 @@ def test_worked_example():
 
 def test_sources_agree():
     import pandas as pd
+
     qrels = {"u1": {"a": 1, "b": 2}, "u2": {"a": 1, "c": 0}}
     run = {"u1": {"a": 0.5, "b": 0.9}, "u2": {"c": 0.9, "a": 0.1}}
     per_item = {"a": 0.5, "b": 0.2, "c": 0.9}
@@ -228,6 +229,7 @@ def test_sources_agree():
     expected = evaluate(qrels, run, metrics, propensities=per_item).mean
     sources = [pairs, frame, item_frame, pd.Series(per_item)]
     import pyarrow as pa
+
     sources += [pa.Table.from_pandas(frame), pa.Table.from_pandas(item_frame)]
     for source in sources:
         assert evaluate(qrels, run, metrics, propensities=source).mean == pytest.approx(expected)
@@ -266,6 +268,7 @@ def test_popularity_model():
 def test_scan_equals_in_memory(tmp_path):
     import pandas as pd
     import pyarrow  # noqa: F401
+
     rng = np.random.default_rng(0)
     rows, qrows = [], []
     for u in range(60):
@@ -322,6 +325,7 @@ def test_bad_propensities(props, message):
 
 def test_duplicates_and_gamma():
     import pandas as pd
+
     frame = pd.DataFrame({"item": ["a", "b", "a"], "propensity": [0.5, 0.5, 0.4]})
     with pytest.raises(InputValidationError, match=r"gives item 'a' more than once"):
         evaluate(QRELS, RUN, "ndcg@2", propensities=frame)

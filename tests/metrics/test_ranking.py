@@ -299,7 +299,11 @@ def test_equals_oracle(data, conv, name, k):
     metric = name if k is None else f"{name}@{k}"
     # the metric takes the conventions that change it (the others are refused)
     reads = parse_metric(name).info.conventions
-    report = evaluate(qrels, run, metric, **{c: v for c, v in conv.items() if c in reads},
+    report = evaluate(
+        qrels,
+        run,
+        metric,
+        **{c: v for c, v in conv.items() if c in reads},
         allow_unmatched=True,
     )
     mean, per_user = oracle.evaluate(qrels, run, name, k, conv)

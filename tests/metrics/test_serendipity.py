@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
-from receval.metrics import _serendipity as ser_module
+from receval.metrics.beyond import serendipity as ser_module
 from tests.oracles import serendipity as oracle
 
 R2 = 1 / math.sqrt(2)
@@ -310,6 +310,7 @@ def test_tied_scores_take_the_input_order(case, data):
 
 def test_every_log_and_run_shape_gives_the_same_values():
     import polars as pl
+
     users, items = [0, 0, 1, 1, 2], ["a", "b", "a", "c", "b"]
     logs = [
         (users, items),

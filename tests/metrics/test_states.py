@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from receval import copc, evaluate, gauc_score, log_loss, pcoc, roc_auc_score
 from receval._kernels import compiled
-from receval._states import (
+from receval.engine.sources import range_state
+from receval.engine.totals import (
     EMPTY_TOTALS,
     ScoreRange,
     auc_from_ranges,
@@ -21,7 +22,6 @@ from receval._states import (
     score_ranges,
     totals,
 )
-from receval.engine.sources import range_state
 from receval.exceptions import InputValidationError
 from receval.metrics._auc import ROC_AUC
 from receval.metrics._gauc import GAUC

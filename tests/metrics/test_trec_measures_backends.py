@@ -17,7 +17,7 @@ import pytest
 
 import receval as rv
 from receval._kernels import codes as core_codes
-from receval._metric_table import REGISTRY
+from receval.registry import RANKING as REGISTRY
 
 codes = core_codes()
 

@@ -1,4 +1,4 @@
-"""Slow, obviously correct references for the paired statistics (receval._stats, _intervals).
+"""Slow, obviously correct references for the paired statistics (receval.comparison).
 
 Plain Python over one column of differences at a time (a list of floats, NaN
 for a user left out, and optional weights): the randomization test by

@@ -17,7 +17,7 @@ import pytest
 
 import receval
 from receval.exceptions import UndefinedMetricWarning
-from receval.metrics._popularity_common import as_popularity
+from receval.metrics.beyond.popularity_table import as_popularity
 
 RECORD = json.loads((Path(__file__).parent / "data" / "recorded_elliot.json").read_text())
 KEYS = [(case["seed"], key) for case in RECORD["cases"] for key in case["values"]]

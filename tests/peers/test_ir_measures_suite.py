@@ -77,6 +77,7 @@ def _ranx_provider(case, data):
 
 def _peer(case, data):
     import ir_measures
+
     if case["provider"] == "ranx":
         return _ranx_provider(case, data)
     measure = ir_measures.parse_measure(case["measure"])

@@ -249,6 +249,7 @@ def _ranx_provider_ndcg_exp(seed):
     input order, and the same query ids on both sides (it asserts that)."""
     im = _ir_measures()
     import ranx
+
     measure = im.nDCG(dcg="exp-log2")
     assert im.ranx.supports(measure)
     for provider in im.DefaultPipeline.providers:
@@ -376,6 +377,7 @@ def _ranx_case(seed):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_ranx(seed):
     import ranx
+
     qrels, run = _ranx_case(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -427,6 +429,7 @@ def test_ranx_keeps_input_order_of_ties_only_up_to_15_items():
     # the reason test_ranx draws ties only in short lists: numba's quicksort insertion-sorts
     # up to 15 items (stable) and partitions longer ones (tied items move)
     import ranx
+
     for n, stable in [(15, True), (16, False)]:
         items = [f"d{i:02d}" for i in range(n)]
         with warnings.catch_warnings():
@@ -466,6 +469,7 @@ NDCG = {"ndcg", "ndcg@5", "ndcg@10"}
 
 def _trec(qrels, run, measures=TREC_MEASURES, relevance_level=1):
     import pytrec_eval
+
     evaluator = pytrec_eval.RelevanceEvaluator(
         qrels, set(measures.values()), relevance_level=relevance_level
     )

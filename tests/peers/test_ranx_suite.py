@@ -68,6 +68,7 @@ def test_receval(case):
 @pytest.mark.parametrize("case", [pytest.param(c, id=c["id"]) for c in CASES])
 def test_ranx_still_says_so(case):
     import ranx
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         values = ranx.evaluate(

@@ -193,6 +193,7 @@ def b_uint32_max_weight():
 
 def b_pandas_nullable(dtype):
     import pandas as pd
+
     y = np.array([1, 0, 0, 1, 0, 1, 1, 0, 1])
     return {
         "y_true": pd.Series(y, dtype=dtype),
@@ -211,6 +212,7 @@ def b_log_loss_not_probabilities(dtype):
 
 def b_log_loss_pandas():
     import pandas as pd
+
     y_proba = np.array([[0.3, 0.7], [0.6, 0.4], [0.4, 0.6], [0.7, 0.3]])
     return {
         "y_true": pd.Series(np.array(["ham", "spam", "spam", "ham"])),

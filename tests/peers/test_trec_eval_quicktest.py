@@ -2,7 +2,7 @@
 
 The 15 commands of the quicktest target of trec_eval 10.0's Makefile (listed in
 ``data/trec_eval/commands.json`` with their Makefile lines) run through
-:func:`receval.trec_eval.trec_eval` and through the command line; the output
+:func:`receval.trec.trec_eval.trec_eval` and through the command line; the output
 must equal trec_eval's expected file of its ``test/`` directory byte for byte
 (the diff of the Makefile is empty), the judgment-group commands (``-R qrels_jg``)
 and the preference ones (``-R prefs``, ``-R qrels_prefs``) included.
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from receval.exceptions import InvalidParameterError
-from receval.trec_eval import trec_eval
+from receval.trec.trec_eval import trec_eval
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 SPEC = json.loads((DATA / "commands.json").read_text())

@@ -10,7 +10,7 @@ computes the same value with ``profile="trec_eval"``, ``ties="id_descending"``
 (trec_eval 10.0 compares scores as doubles) and the command's options, and it must
 print the same: within 5e-5 and the same ``f"{x:.4f}"`` string (trec_eval prints
 ``%6.4f``; counts as integers). The metric of each printed name comes from
-:func:`receval.trec_eval.trec_eval_metrics` with the command's ``-m`` arguments.
+:func:`receval.trec.trec_eval.trec_eval_metrics` with the command's ``-m`` arguments.
 Commands receval does not read (preferences), judgment groups (a mean over each
 query's groups of ``evaluate``'s values, one user per group) and ``-Z`` (a
 transformation of the printed values), the last two tested byte for byte in
@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 
 import receval
-from receval.trec_eval import trec_eval_metrics
+from receval.trec.trec_eval import trec_eval_metrics
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 SPEC = json.loads((DATA / "commands.json").read_text())

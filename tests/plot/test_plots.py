@@ -254,6 +254,7 @@ def test_metric_at_k_single_run_inputs_and_conventions():
 
 def test_metric_at_k_dataframe_run():
     import pandas as pd
+
     qrels, run_a, _ = _ranking()
     rows = [(u, i, s) for u, items in run_a.items() for i, s in items.items()]
     frame = pd.DataFrame(rows, columns=["user", "item", "score"])

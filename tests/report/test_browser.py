@@ -20,6 +20,7 @@ CHROMIUM = os.environ.get("RECEVAL_CHROMIUM", "/usr/bin/chromium")
 def browser() -> Iterator[Any]:
     import plotly  # noqa: F401
     from playwright import sync_api
+
     if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
         pytest.skip(f"no Chromium at {CHROMIUM}")
     with sync_api.sync_playwright() as p:

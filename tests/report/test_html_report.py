@@ -20,8 +20,11 @@ from receval import (
     roc_auc_score,
     roc_curve,
 )
-from receval._html_report import json_path
-from receval._plotly import (
+from receval.datasets import make_events, make_impressions, make_recommendations
+from receval.exceptions import InvalidParameterError
+from receval.report import STATIC_NOTE, HTMLReport, ctr_section, ranking_section
+from receval.report.html import json_path
+from receval.report.interactive import (
     MAX_POINTS,
     calibration_figure,
     metric_at_k_figure,
@@ -31,10 +34,7 @@ from receval._plotly import (
     roc_figure,
     thin,
 )
-from receval._tables import format_p_value
-from receval.datasets import make_events, make_impressions, make_recommendations
-from receval.exceptions import InvalidParameterError
-from receval.report import STATIC_NOTE, HTMLReport, ctr_section, ranking_section
+from receval.report.tables import format_p_value
 from tests.cli._helpers import invoke, make_runner
 
 IMG = '<img src="data:image/png;base64,'
@@ -60,6 +60,7 @@ def test_format_p_value(p: float, text: str) -> None:
 
 def test_comparison_tables_use_the_p_value_format() -> None:
     import scipy  # noqa: F401
+
     rng = np.random.default_rng(0)
     qrels = {f"u{i}": {"x": 1} for i in range(300)}
     good = {u: {"x": 1.0, "y": 0.5} for u in qrels}  # reciprocal rank 1
@@ -119,6 +120,7 @@ def test_same_inputs_give_byte_identical_files(tmp_path: Path) -> None:
 
 def test_demo_twice_without_timestamp_is_byte_identical(tmp_path: Path) -> None:
     import matplotlib  # noqa: F401
+
     runner = make_runner()
     pages = []
     for name in ("one", "two"):
@@ -173,6 +175,7 @@ def test_json_holds_the_numbers_of_the_tables() -> None:
 
 def test_demo_json_matches_the_page_tables(tmp_path: Path) -> None:
     import matplotlib  # noqa: F401
+
     out = tmp_path / "demo.html"
     invoke(make_runner(), "demo", "--users", 80, "-q", "-f", "csv", "-o", out)
     numbers = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
@@ -301,7 +304,7 @@ def test_retention_heatmap_scale_leaves_out_day_zero() -> None:
 def _without_plotly(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
-    from receval import _plotly
+    from receval.report import interactive as _plotly
 
     real = importlib.util.find_spec
     monkeypatch.setattr(
@@ -314,6 +317,7 @@ def _without_plotly(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_without_plotly_figures_are_pngs_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
     import matplotlib as mpl
+
     mpl.use("Agg")
     _without_plotly(monkeypatch)
     doc = HTMLReport("static", timestamp=False)
@@ -338,6 +342,7 @@ def test_cli_without_plotly_warns_and_embeds_pngs(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     import matplotlib as mpl
+
     mpl.use("Agg")
     _without_plotly(monkeypatch)
     out = tmp_path / "d.html"

@@ -6,8 +6,8 @@ import pytest
 
 import receval
 from receval import spark as rs
-from receval._sums import ExactSum
 from receval.engine.metric import DEFINITIONS, MetricDefinition, register
+from receval.engine.sums import ExactSum
 from receval.exceptions import InvalidParameterError
 from receval.registry import definitions, metric_info
 

@@ -27,7 +27,7 @@ from . import _common
 from ._common import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover - loaded on first use, see __getattr__
-    from ..report import REPORT_AT_K_METRICS, REPORT_COHORTS
+    from ..report.sections import REPORT_AT_K_METRICS, REPORT_COHORTS
     from ._common import app
 
 __all__ = [

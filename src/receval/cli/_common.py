@@ -17,9 +17,9 @@ import numpy as np
 import typer
 
 from .. import __version__
-from .._registry import REGISTRY
 from ..conventions import CHOICES, PROFILES
 from ..exceptions import InputValidationError
+from ..registry import RANKING
 from ._output import OutputFormat, ResultTable
 from ._params import Group
 from ._stdin import displayed
@@ -204,7 +204,7 @@ RankMetricOption = Annotated[
         help="A metric string such as ndcg@10, map@100, mrr, recall@100 or "
         "'ndcg(gain=exponential)@10'; repeat for more. Default: "
         f"{', '.join(DEFAULT_RANK_METRICS)}. Names: "
-        + ", ".join(sorted(n for n, info in REGISTRY.items() if info.needs == "qrels"))
+        + ", ".join(sorted(n for n, info in RANKING.items() if info.needs == "qrels"))
         + "; trec_eval's, ir_measures' and ranx's names too (P_10, nDCG@10, ...): "
         "receval metrics --family ranking lists them.",
         show_default=False,
@@ -700,7 +700,7 @@ def rank_table(
     reports: list[tuple[str, Any]], metrics: list[str], title: str | None = None
 ) -> ResultTable:
     """One row per run: its name and the mean of each metric, with the counts."""
-    from ..report import ranking_records
+    from ..report.sections import ranking_records
 
     records = ranking_records(dict(reports), metrics)
     columns = ["run", *metrics]

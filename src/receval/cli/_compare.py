@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..comparison import CORRECTIONS, INTERVALS, POINTWISE, TESTS
+from ..comparison.models import CORRECTIONS, INTERVALS, POINTWISE, TESTS
 from ..exceptions import InputValidationError
 from ._common import (
     ALL_SEGMENTS,
@@ -238,8 +238,8 @@ def compare(
     json, csv and tsv give one record per comparison: difference, effect size,
     interval, p-value and adjusted p-value, as receval.compare returns them.
     """
-    from ..comparison import compare as compare_runs
-    from ..comparison import compare_predictions
+    from ..comparison.models import compare as compare_runs
+    from ..comparison.models import compare_predictions
 
     say = Messages(quiet)
     settings: dict[str, Any] = {
@@ -268,7 +268,7 @@ def compare(
             q = inputs[0][0]
             runs = {name: r for _, name, r in inputs}
             if by is not None:
-                from ..segments import compare_by_segment
+                from ..segments.compute import compare_by_segment
 
                 segments = read_segments(by, user, segment, q.user_ids, say)
                 with say.progress(f"Comparing {len(runs)} runs by segment: {doing}…"):

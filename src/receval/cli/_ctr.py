@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..registry import POINTWISE_METRICS
+from ..registry import ENTRIES
 from ._common import (
     DEFAULT_CTR_METRICS,
     ByOption,
@@ -56,10 +56,11 @@ def ctr(
             "--metric",
             "-m",
             metavar="METRIC",
-            help="A pointwise metric; repeat for more. Default: "
-            f"{', '.join(DEFAULT_CTR_METRICS)} (gauc only with --group). "
-            + "; ".join(f"{k}: {m.description}" for k, m in POINTWISE_METRICS.items())
-            + ".",
+            help="A pointwise or grouped metric, by name, alias or metric string with "
+            "options (gauc(weighting=clicks), log_loss(eps=1e-7)); repeat for more. Default: "
+            f"{', '.join(DEFAULT_CTR_METRICS)} (gauc only with --group). Metrics: "
+            + ", ".join(n for n, e in ENTRIES.items() if e.family in ("pointwise", "grouped"))
+            + " (receval metrics --family pointwise).",
             show_default=False,
         ),
     ] = None,

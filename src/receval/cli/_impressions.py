@@ -103,14 +103,21 @@ def read_impressions(
 
 
 def ctr_metrics(metric: list[str] | None, group: str | None, say: Messages) -> dict[str, Any]:
-    """The pointwise metrics asked for (default: DEFAULT_CTR_METRICS), by name."""
-    from ..registry import pointwise_metric
-
+    """The pointwise and grouped metrics asked for (default: DEFAULT_CTR_METRICS), by name
+    as written (lower case), each resolved by the registry (``gauc(weighting=clicks)``)."""
     if metric:
         names = [m.strip().lower() for m in metric]
     else:
         names = [m for m in DEFAULT_CTR_METRICS if group is not None or m != "gauc"]
-    metrics = {name: pointwise_metric(name) for name in dict.fromkeys(names)}
+    from ..registry import resolve
+    from ..registry.pointwise import pointwise_adapter
+
+    metrics = {
+        name: pointwise_adapter(
+            resolve(name, family=("pointwise", "grouped"), where="receval ctr -m")
+        )
+        for name in dict.fromkeys(names)
+    }
     for name, spec in metrics.items():
         if spec.needs_group and group is None:
             raise say.fail(
@@ -192,13 +199,13 @@ def ctr_segment_table(
     """Per score column, one row per segment of ``data.segments`` and the overall row
     (segment ``(all)``): ``score, segment, n_rows`` and the metrics (receval.by_segment)."""
     from ..exceptions import RecevalError
-    from ..segments import by_segment
+    from ..segments.compute import by_segment
 
     rows: list[list[Any]] = []
     counts: list[dict[str, Any]] = []
     for col, y_score in data.scores:
         kwargs: dict[str, Any] = {"sample_weight": data.sample_weight}
-        if data.groups is not None:
+        if data.groups is not None and any(spec.needs_group for spec in metrics.values()):
             kwargs["groups"] = data.groups
         with say.progress(f"Computing {', '.join(metrics)} of {col} by segment"):
             try:

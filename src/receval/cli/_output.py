@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from .._tables import flatten_counts
+from ..report.tables import flatten_counts
 
 __all__ = ["OutputFormat", "ResultTable", "checked_stdout", "render", "render_sections", "scalar"]
 
@@ -173,7 +173,7 @@ def _markdown(table: ResultTable, digits: int, out: TextIO) -> None:
 
 def _latex(table: ResultTable, digits: int, out: TextIO) -> None:
     """A booktabs ``tabular``: text columns left, numeric columns right, rounded."""
-    from .._tables import latex_escape as _tex
+    from ..report.tables import latex_escape as _tex
 
     numeric = [
         bool(table.rows)

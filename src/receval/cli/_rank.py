@@ -292,7 +292,7 @@ def rank(
     }
     with say.guard():
         # fail on a bad metric or option before reading any file
-        from .._registry import parse_metrics
+        from ..registry import parse_metrics
 
         # trec_eval's P.5,10 stands for P_5 and P_10: one column each
         metrics = [name for text in metrics for name in parse_metrics(text)]
@@ -333,7 +333,7 @@ def rank(
         ]
         table = ResultTable(["user", "run", *metrics], rows)
     elif len(reports) > 1 and test != "none" and output_format in _LETTER_FORMATS:
-        from ..comparison import compare
+        from ..comparison.models import compare
         from ._compare import comparison_output, power_notes, work_line
 
         doing = f"Testing {len(reports)} runs on {len(metrics)} metrics: "

@@ -124,7 +124,7 @@ def _cohort_summary(report: Any, title: str) -> ResultTable:
 
 
 def _write_report(doc: Any, out: str, say: Messages) -> None:
-    from ..report import json_path
+    from ..report.sections import json_path
 
     with say.guard(), say.progress(f"Writing {out}"):
         path = doc.write(out)
@@ -223,9 +223,9 @@ def report_command(
     beside it (report.html: report.json). Their paths are printed on stderr;
     nothing is printed on stdout.
     """
-    from .._html_report import check_target
     from ..metrics._retention import retention
-    from ..report import (
+    from ..report.html import check_target
+    from ..report.sections import (
         HTMLReport,
         beyond_section,
         ctr_section,
@@ -285,11 +285,11 @@ def report_command(
                 sample_weight=data.sample_weight, figures=figures, progress=say.progress,
             )  # fmt: skip
         if qrels is not None and run:
-            from .._registry import parse_metric
+            from ..registry import ranking_spec
 
             metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
             for text in metrics:
-                parse_metric(text)
+                ranking_spec(text, "receval report -m")
             inputs = read_qrels_runs(
                 qrels, None, run, None, say, user=user, item=item, grade=grade, score=run_score
             )
@@ -404,7 +404,7 @@ def demo(
     from ..data._ranked import Qrels, Run
     from ..datasets import make_events, make_impressions, make_recommendations
     from ..metrics._retention import retention
-    from ..report import (
+    from ..report.sections import (
         HTMLReport,
         ctr_section,
         ranking_section,

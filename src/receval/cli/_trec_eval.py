@@ -1,6 +1,6 @@
-"""``receval trec-eval``: trec_eval 10.0's command line and output (:mod:`receval.trec_eval`).
+"""``receval trec-eval``: trec_eval 10.0's command line and output (:mod:`receval.trec.trec_eval`).
 
-The arguments are trec_eval's, read by :func:`receval.trec_eval.parse_trec_eval_args`
+The arguments are trec_eval's, read by :func:`receval.trec.trec_eval.parse_trec_eval_args`
 (GNU getopt, as trec_eval), not by typer: ``-q``, ``-c``, ``-n``, ``-J``,
 ``-l N``, ``-M N``, ``-N N``, ``-m measure[.params]``, ``-R`` (qrels, qrels_jg,
 prefs, qrels_prefs), ``-T``, ``-Z file``,
@@ -61,7 +61,7 @@ judge no query, 255 for a bad -Z file.
 )
 def trec_eval_command(ctx: typer.Context) -> None:
     """trec_eval 10.0's options and output, byte for byte (see -h)."""
-    from ..trec_eval import TrecEvalAbort, parse_trec_eval_args, trec_eval
+    from ..trec.trec_eval import TrecEvalAbort, parse_trec_eval_args, trec_eval
 
     say = Messages(quiet=False)
     argv = list(ctx.args)

@@ -2,7 +2,7 @@
 
 :mod:`receval.engine.metric` holds the definition protocol and the table that
 definitions register in, :mod:`receval.engine.states` the states it adds to
-:mod:`receval._states`, :mod:`receval.engine.run` the accumulator, and
+:mod:`receval.engine.totals`, :mod:`receval.engine.run` the accumulator, and
 :mod:`receval.engine.sources` the sources that cut the rows of a
 :func:`receval.scan` (any split, whole groups, disjoint score ranges). Each
 metric's definition lives in the module of its function;

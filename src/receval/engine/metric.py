@@ -20,7 +20,7 @@ any split), ``"groups"`` (whole groups or users per update), ``"ranges"``
 (disjoint score ranges); a metric that splits anyway may also offer ``ranges``
 (the exact AUC: bounded memory whatever the number of distinct scores).
 
-Each metric's definition lives in the module of its function and registers
+Each metric's definition lives in the module its registry row names and registers
 itself here on import; :func:`receval.registry.definition` finds one by name.
 The engine imports no metric module.
 """
@@ -28,31 +28,28 @@ The engine imports no metric module.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..exceptions import InvalidParameterError
 
-__all__ = ["ALIASES", "DEFINITIONS", "MetricDefinition", "data_columns", "no_options", "register"]
+__all__ = ["DEFINITIONS", "MetricDefinition", "data_columns", "no_options", "register"]
 
 
 @dataclass(frozen=True)
 class MetricDefinition:
     """One metric, as every backend runs it.
 
+    What the metric is (family, direction, data arguments, how its rows may be
+    partitioned, its one-line description) is its registry row's: a definition
+    of a metric of :mod:`receval.registry` declares none of it, and
+    :func:`register` reads it from the row. A metric of the user's own, which
+    has no row, declares it.
+
     Attributes
     ----------
     name : str
         Canonical name (``"log_loss"``, ``"roc_auc"``, ...).
-    family : str
-        ``"pointwise"``, ``"grouped"``, ``"ranking"`` or ``"list"`` (beyond accuracy).
-    partitioning : str
-        How rows may be split across updates: ``"any"``, ``"groups"`` or ``"ranges"``.
-    description : str
-        One line.
-    higher_is_better : bool
-    inputs : tuple of str
-        The data arguments of ``update``, in order.
     check_params : callable
         ``check_params(**options) -> params`` (a dict), raising ``InvalidParameterError``.
     prepare : callable
@@ -74,14 +71,19 @@ class MetricDefinition:
         ranges merge, and ``finalize`` takes them. A metric with ``ranges`` may be
         partitioned by disjoint score ranges (exact AUC out of core and on Spark,
         where the distinct scores need not fit in memory).
+    family : str
+        ``"pointwise"``, ``"grouped"``, ``"ranking"``, ``"list"`` or ``"off_policy"``.
+    partitioning : str
+        How rows may be split across updates: ``"any"``, ``"groups"`` or
+        ``"ranges"`` (the first of the row's partitionings).
+    description : str
+        One line.
+    higher_is_better : bool or None
+    inputs : tuple of str
+        The data arguments of ``update``, in order.
     """
 
     name: str
-    family: str
-    partitioning: str
-    description: str
-    higher_is_better: bool
-    inputs: tuple[str, ...]
     check_params: Callable[..., dict[str, Any]]
     prepare: Callable[..., Any]
     update: Callable[[dict[str, Any], Any], Any]
@@ -89,6 +91,11 @@ class MetricDefinition:
     finalize: Callable[[dict[str, Any], Any], Any]
     update_into: Callable[[dict[str, Any], Any, Any], Any] | None = None
     ranges: Callable[..., Any] | None = None
+    family: str = ""
+    partitioning: str = ""
+    description: str = ""
+    higher_is_better: bool | None = None
+    inputs: tuple[str, ...] = ()
 
     @property
     def module(self) -> str:
@@ -98,20 +105,42 @@ class MetricDefinition:
 
 #: Every registered definition, by canonical name.
 DEFINITIONS: dict[str, MetricDefinition] = {}
-#: Aliases users type, to canonical names.
-ALIASES: dict[str, str] = {}
+
+_FACTS = ("family", "partitioning", "description", "higher_is_better", "inputs")
 
 
-def register(defn: MetricDefinition, aliases: tuple[str, ...] = ()) -> MetricDefinition:
-    """Add a definition (and its aliases) to the engine; returns it."""
+def register(defn: MetricDefinition) -> MetricDefinition:
+    """Add a definition to the engine, with the facts of its registry row; returns it.
+
+    A metric of :mod:`receval.registry` takes its family, direction, data
+    arguments, partitioning and description from its row (declaring any of them
+    is an error: each fact is written once); a metric of the user's own declares
+    them.
+    """
+    from ..registry.table import ENTRIES
+
+    row = ENTRIES.get(defn.name)
+    if row is not None:
+        declared = [f for f in _FACTS if getattr(defn, f) not in ("", None, ())]
+        if declared:
+            raise InvalidParameterError(
+                f"register: {defn.name!r} has a registry row, which gives its {declared[0]}; "
+                f"declare it there only."
+            )
+        defn = replace(
+            defn,
+            family=row.family,
+            partitioning=row.partitionings[0] if row.partitionings else "",
+            description=row.description,
+            higher_is_better=row.higher_is_better,
+            inputs=row.inputs,
+        )
     if defn.partitioning not in ("any", "groups", "ranges"):
         raise InvalidParameterError(
             f"register: partitioning must be one of ['any', 'groups', 'ranges']. "
             f"Got {defn.partitioning!r} instead."
         )
     DEFINITIONS[defn.name] = defn
-    for alias in aliases:
-        ALIASES[alias] = defn.name
     return defn
 
 

@@ -189,7 +189,7 @@ def scan_ranges(
     gathers one range.
     """
     from .._kernels import compiled
-    from .._states import score_ranges
+    from .totals import score_ranges
 
     k = compiled()
 

@@ -1,4 +1,4 @@
-"""States of the streaming metrics that :mod:`receval._states` does not already hold.
+"""States of the streaming metrics that :mod:`receval.engine.totals` does not already hold.
 
 * :class:`ScoreCounts`: positives and negatives per distinct score (exact ROC
   AUC in memory proportional to the distinct scores, not the rows). Each batch
@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from .._sums import ExactSum
 from .._validation import format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import data_columns
+from .sums import ExactSum
 
 __all__ = [
     "BinnedCounts",
@@ -250,10 +250,10 @@ class BinnedCounts:
 
 @dataclass(frozen=True)
 class RangeStates:
-    """The summaries (:class:`receval._states.ScoreRange`) of disjoint score ranges.
+    """The summaries (:class:`receval.engine.totals.ScoreRange`) of disjoint score ranges.
 
     Merging concatenates; the ranges are checked to be disjoint when the value is
-    computed (``receval._states.auc_from_ranges``).
+    computed (``receval.engine.totals.auc_from_ranges``).
     """
 
     ranges: tuple[Any, ...]
@@ -335,7 +335,7 @@ class Moments:
     @classmethod
     def of(cls, y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> Moments:
         """The moments of validated float64 rows (``w`` None: weights of 1)."""
-        from .._sums import exact_products
+        from .sums import exact_products
 
         if w is None:
             weight, sy, sp = ExactSum.of([float(len(y))]), ExactSum.of(y), ExactSum.of(p)
@@ -457,7 +457,7 @@ def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------ log loss, PCOC, COPC, NE
 def totals_prepare(func: str, prob: str) -> Any:
-    """``prepare`` of the metrics of :class:`receval._states.Totals`: one batch of 0/1 labels,
+    """``prepare`` of the metrics of :class:`receval.engine.totals.Totals`: one batch of 0/1 labels,
     probabilities (the argument ``prob``) and weights, validated as the functions
     validate them; None for an empty batch."""
 
@@ -485,7 +485,7 @@ def totals_prepare(func: str, prob: str) -> Any:
 
 def totals_update(params: dict[str, Any], batch: Any) -> Any:
     """``update`` of the metrics of :class:`Totals` (``params["eps"]`` clips log loss)."""
-    from .._states import EMPTY_TOTALS, totals_of
+    from .totals import EMPTY_TOTALS, totals_of
 
     if batch is None:
         return EMPTY_TOTALS
@@ -495,7 +495,7 @@ def totals_update(params: dict[str, Any], batch: Any) -> Any:
 
 def totals_empty(params: dict[str, Any]) -> Any:
     """``empty`` of the metrics of :class:`Totals`."""
-    from .._states import EMPTY_TOTALS
+    from .totals import EMPTY_TOTALS
 
     return EMPTY_TOTALS
 

@@ -705,7 +705,7 @@ def _auc_range(
     neg_w: np.ndarray | None,
 ) -> RangeStates:
     """The state of every row of one score range (arrays are sorted in place)."""
-    from .._states import ScoreRange
+    from ..engine.totals import ScoreRange
     from ._binary import sort_chunks
 
     k = compiled()
@@ -739,7 +739,7 @@ def _auc_finalize(params: dict[str, Any], state: Any) -> Any:
             warn_undefined(_UNDEFINED)
         return BinnedAUC(value, bound)
     if isinstance(state, RangeStates):
-        from .._states import auc_from_ranges
+        from ..engine.totals import auc_from_ranges
 
         value = auc_from_ranges(state.ranges)
     else:
@@ -750,12 +750,6 @@ def _auc_finalize(params: dict[str, Any], state: Any) -> Any:
 ROC_AUC = register(
     MetricDefinition(
         name="roc_auc",
-        family="pointwise",
-        partitioning="any",
-        description="area under the ROC curve, exact (ties count one half); bins=N: constant "
-        "memory with a certified error bound",
-        higher_is_better=True,
-        inputs=("y_true", "y_score", "sample_weight"),
         check_params=_auc_params,
         prepare=auc_prepare,
         update=auc_update,
@@ -764,5 +758,4 @@ ROC_AUC = register(
         update_into=lambda params, state, batch: auc_update(params, batch, state),
         ranges=_auc_range,
     ),
-    aliases=("auc", "roc_auc_score"),
 )

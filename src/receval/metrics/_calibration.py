@@ -38,7 +38,7 @@ def _check_proba(
 
 
 def _totals(y_true: Any, y_prob: Any, sample_weight: Any, func: str) -> tuple[float, float]:
-    from .._states import click_sums
+    from ..engine.totals import click_sums
 
     labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, strict01=True)
     predicted, observed = click_sums(labels, proba, weights)  # exact sums
@@ -329,11 +329,6 @@ def _finalize_copc(params: dict[str, Any], state: Any) -> float:
 PCOC = register(
     MetricDefinition(
         name="pcoc",
-        family="pointwise",
-        partitioning="any",
-        description="predicted clicks over observed clicks; 1 is calibrated",
-        higher_is_better=False,  # closer to 1 is better; lower is not better either
-        inputs=("y_true", "y_prob", "sample_weight"),
         check_params=no_options("pcoc"),
         prepare=totals_prepare("pcoc", "y_prob"),
         update=totals_update,
@@ -344,11 +339,6 @@ PCOC = register(
 COPC = register(
     MetricDefinition(
         name="copc",
-        family="pointwise",
-        partitioning="any",
-        description="observed clicks over predicted clicks; 1 is calibrated",
-        higher_is_better=False,
-        inputs=("y_true", "y_prob", "sample_weight"),
         check_params=no_options("copc"),
         prepare=totals_prepare("copc", "y_prob"),
         update=totals_update,

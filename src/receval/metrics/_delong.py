@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from .._paired import check_count
+from ..comparison.paired import check_count
 from ..exceptions import InputValidationError
 from ._binary import warn_undefined
 
@@ -431,7 +431,7 @@ def delong_pairs(
     the pairs), ``significant`` (``p_adjusted < alpha``), ``better``, ``worse``
     (significant, in or against the direction ``higher``), ``n_users`` (the
     rows: the unit is the impression) and ``p_min`` (0: a normal test)."""
-    from .._stats import adjust_pvalues
+    from ..comparison.significance import adjust_pvalues
 
     labels, matrix = _binary(y_true, y_scores, func, None)
     check_paired_labels(labels, func)

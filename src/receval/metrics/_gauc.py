@@ -215,7 +215,7 @@ def group_auc_of(
         codes, len(uniques), labels, scores, weights
     )
     group_w, used = _group_weights(weighting, uniques, codes, rows, weight, weighted_pos, func)
-    from .._states import gauc_sums, gauc_value
+    from ..engine.totals import gauc_sums, gauc_value
 
     skipped = np.isnan(auc)
     score = gauc_value(*gauc_sums(auc, group_w))  # exact sums, as out of core and on Spark
@@ -243,7 +243,7 @@ def grouped_auc_kernel(
 
     Validated arrays in; see ``rust/src/gauc.rs`` for the method.
     """
-    from .._sums import chunks_for
+    from ..engine.sums import chunks_for
 
     k = compiled()
 
@@ -406,7 +406,7 @@ def _scan_group_auc(
     y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any
 ) -> GroupAUCReport:
     """:func:`group_auc` of scan columns: per-group arrays of batches of whole groups."""
-    from .._states import gauc_sums, gauc_value
+    from ..engine.totals import gauc_sums, gauc_value
 
     func = "gauc_score"
     if groups is None:
@@ -491,7 +491,7 @@ def _gauc_prepare(
 def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState:
     import warnings
 
-    from .._states import report_totals
+    from ..engine.totals import report_totals
     from ..exceptions import UndefinedMetricWarning
 
     y_true, y_score, groups, sample_weight, weighting = batch
@@ -504,7 +504,7 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState:
 
 
 def _gauc_empty(params: dict[str, Any]) -> GroupState:
-    from .._states import EMPTY_GROUP_TOTALS
+    from ..engine.totals import EMPTY_GROUP_TOTALS
 
     return GroupState(EMPTY_GROUP_TOTALS, Seen())
 
@@ -516,16 +516,10 @@ def _gauc_finalize(params: dict[str, Any], state: GroupState) -> float:
 GAUC = register(
     MetricDefinition(
         name="gauc",
-        family="grouped",
-        partitioning="groups",
-        description="group AUC: per-group ROC AUC weighted by impressions, clicks or 1",
-        higher_is_better=True,
-        inputs=("y_true", "y_score", "groups", "sample_weight", "weighting"),
         check_params=_gauc_params,
         prepare=_gauc_prepare,
         update=_gauc_update,
         empty=_gauc_empty,
         finalize=_gauc_finalize,
     ),
-    aliases=("group_auc", "gauc_score"),
 )

@@ -10,7 +10,6 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._kernels import compiled
-from .._sums import ExactSum
 from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, data_columns, no_options, register
 from ..engine.sources import is_scan, refuse_out_of_core, scan_compute
@@ -22,6 +21,7 @@ from ..engine.states import (
     totals_prepare,
     totals_update,
 )
+from ..engine.sums import ExactSum
 from ..exceptions import InputValidationError
 from ._binary import warn_undefined
 
@@ -162,7 +162,7 @@ def log_loss(
                 )
         else:
             lab = v.check_binary01(yt, func)
-        from .._states import loss_sums
+        from ..engine.totals import loss_sums
 
         lab, proba = np.ascontiguousarray(lab), np.ascontiguousarray(proba)  # for the kernels
         loss, weight = loss_sums(lab, proba, weights, clip)  # exact, as out of core and on Spark
@@ -252,7 +252,7 @@ def multiclass_loss_sum(
 ) -> float:
     """``sum(-w ln(clip(proba[i, codes[i]])))``: exact, rounded once, with the compiled
     core."""
-    from .._sums import chunks_for
+    from ..engine.sums import chunks_for
 
     core = compiled()
 
@@ -506,35 +506,22 @@ def _finalize_ne(params: dict[str, Any], state: Any) -> float:
 LOG_LOSS = register(
     MetricDefinition(
         name="log_loss",
-        family="pointwise",
-        partitioning="any",
-        description="mean binary cross-entropy of predicted probabilities",
-        higher_is_better=False,
-        inputs=("y_true", "y_pred", "sample_weight"),
         check_params=_check_log_loss,
         prepare=totals_prepare("log_loss", "y_pred"),
         update=totals_update,
         empty=totals_empty,
         finalize=_finalize_log_loss,
     ),
-    aliases=("logloss", "cross_entropy", "bce"),
 )
 NORMALIZED_ENTROPY = register(
     MetricDefinition(
         name="normalized_entropy",
-        family="pointwise",
-        partitioning="any",
-        description="log loss over the entropy of the base rate (TorchRec's NE); below 1 "
-        "beats the base rate",
-        higher_is_better=False,
-        inputs=("y_true", "y_prob", "sample_weight"),
         check_params=_check_ne,
         prepare=totals_prepare("normalized_entropy", "y_prob"),
         update=totals_update,
         empty=totals_empty,
         finalize=_finalize_ne,
     ),
-    aliases=("ne",),
 )
 
 
@@ -570,23 +557,14 @@ def _errors_finalize(kind: str) -> Any:
     return finalize
 
 
-for _name, _desc, _aliases in [
-    ("root_mean_squared_error", "root mean squared error", ("rmse",)),
-    ("mean_absolute_error", "mean absolute error", ("mae",)),
-]:
+for _name in ("root_mean_squared_error", "mean_absolute_error"):
     register(
         MetricDefinition(
             name=_name,
-            family="pointwise",
-            partitioning="any",
-            description=_desc,
-            higher_is_better=False,
-            inputs=("y_true", "y_pred", "sample_weight"),
             check_params=no_options(_name),
             prepare=_errors_prepare(_name),
             update=_errors_update,
             empty=_errors_empty,
             finalize=_errors_finalize(_name),
         ),
-        aliases=_aliases,
     )

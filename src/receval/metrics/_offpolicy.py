@@ -19,9 +19,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from .._sums import ExactSum
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import is_scan, refuse_out_of_core, scan_compute
+from ..engine.sums import ExactSum
 from ..exceptions import InvalidParameterError
 from ._binary import warn_undefined
 from ._offpolicy_inputs import ESTIMATORS, check_clip, round_terms
@@ -33,11 +33,6 @@ __all__ = [
     "policy_value_interval",
     "snips_estimate",
 ]
-
-_INPUTS = (
-    "reward", "pscore", "action_dist", "action", "position", "estimated_rewards",
-    "estimated_value",
-)  # fmt: skip
 
 
 class PolicyValueInterval(NamedTuple):
@@ -427,32 +422,16 @@ def _finalize(params: dict[str, Any], state: OffPolicySums) -> float:
     return float(Fraction(numerator) / denominator)
 
 
-_DESCRIPTIONS = {
-    "ips": "inverse propensity scoring: mean importance-weighted reward of a target policy",
-    "snips": "self-normalized IPS: importance-weighted rewards over the sum of the weights",
-    "dr": "doubly robust: a reward model's value plus the importance-weighted residuals",
-}
-_ALIASES = {
-    "ips": ("ipw", "ips_estimate", "inverse_propensity_score"),
-    "snips": ("snipw", "snips_estimate", "self_normalized_ips"),
-    "dr": ("doubly_robust", "dr_estimate"),
-}
 DEFINITIONS_BY_ESTIMATOR = {
     name: register(
         MetricDefinition(
             name=name,
-            family="off_policy",
-            partitioning="any",
-            description=_DESCRIPTIONS[name],
-            higher_is_better=True,
-            inputs=_INPUTS,
             check_params=_check(name),
             prepare=_prepare,
             update=_update,
             empty=_empty,
             finalize=_finalize,
         ),
-        aliases=_ALIASES[name],
     )
     for name in ESTIMATORS
 }

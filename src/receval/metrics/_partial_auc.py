@@ -163,11 +163,6 @@ def _finalize(params: dict[str, Any], state: AUCCounts) -> float:
 PARTIAL_AUC = register(
     MetricDefinition(
         name="partial_auc",
-        family="pointwise",
-        partitioning="any",
-        description="ROC AUC up to a false positive rate, McClish-standardised to [0.5, 1]",
-        higher_is_better=True,
-        inputs=("y_true", "y_score", "sample_weight"),
         check_params=_check,
         prepare=_prepare,
         update=auc_update,
@@ -175,5 +170,4 @@ PARTIAL_AUC = register(
         finalize=_finalize,
         update_into=lambda params, state, batch: auc_update(params, batch, state),
     ),
-    aliases=("pauc", "partial_auc_score"),
 )

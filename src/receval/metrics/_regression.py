@@ -328,52 +328,33 @@ def _finalize_explained_variance(params: dict[str, Any], state: Moments) -> floa
     return _ratio_score(numerator, yy - y * y / w, params["force_finite"])
 
 
-_REGRESSION_INPUTS = ("y_true", "y_pred", "sample_weight")
 BRIER = register(
     MetricDefinition(
         name="brier_score",
-        family="pointwise",
-        partitioning="any",
-        description="mean squared error of predicted probabilities (Brier score)",
-        higher_is_better=False,
-        inputs=("y_true", "y_proba", "sample_weight"),
         check_params=_check_brier,
         prepare=_prepare(_BRIER, "y_proba", binary=True),
         update=_update,
         empty=_empty,
         finalize=_finalize_brier,
     ),
-    aliases=("brier", "brier_score_loss"),
 )
 R2 = register(
     MetricDefinition(
         name="r2",
-        family="pointwise",
-        partitioning="any",
-        description="coefficient of determination: 1 - squared error over the variance of y",
-        higher_is_better=True,
-        inputs=_REGRESSION_INPUTS,
         check_params=_check_force_finite("r2_score"),
         prepare=_prepare("r2_score", "y_pred", binary=False),
         update=_update,
         empty=_empty,
         finalize=_finalize_r2,
     ),
-    aliases=("r2_score", "r_squared"),
 )
 EXPLAINED_VARIANCE = register(
     MetricDefinition(
         name="explained_variance",
-        family="pointwise",
-        partitioning="any",
-        description="1 - variance of the errors over the variance of y",
-        higher_is_better=True,
-        inputs=_REGRESSION_INPUTS,
         check_params=_check_force_finite("explained_variance_score"),
         prepare=_prepare("explained_variance_score", "y_pred", binary=False),
         update=_update,
         empty=_empty,
         finalize=_finalize_explained_variance,
     ),
-    aliases=("explained_variance_score",),
 )

@@ -34,8 +34,8 @@ def long_tail_curves(
         the popularity-bias metrics split it).
     """
     from ..data._encode import lookup
-    from ..metrics._beyond_common import as_run, check_k, item_exposure
-    from ..metrics._popularity_common import as_popularity, check_head_share
+    from ..metrics.beyond.lists import as_run, check_k, item_exposure
+    from ..metrics.beyond.popularity_table import as_popularity, check_head_share
 
     func = "long_tail"
     table = as_popularity(popularity, train, func)

@@ -375,11 +375,11 @@ def compute(
     **options
         The metric's options.
     """
+    from ..engine.accumulator import metric
     from ..registry import definition
-    from ..streaming import metric
 
     func = "receval.spark.compute"
-    defn = definition(name)
+    defn = definition(name, options)
     if defn.inputs == ("run",):  # a metric of whole users' lists (pop_rsp, item_coverage, ...)
         params = metric(name, **options).params
         return defn.finalize(params, _run_state(df, func, defn, params, dict(columns),

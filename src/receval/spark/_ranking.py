@@ -289,8 +289,8 @@ def evaluate(
         "discount": discount,
         "estimator": "ips" if estimator is None and propensities is not None else estimator,
     }
-    from .._corrections import check_correction
-    from .._sampling import as_candidates
+    from ..sampled.corrections import check_correction
+    from ..sampled.negatives import as_candidates
 
     sampled: dict[str, Any] = {}
     if candidates is not None or correction is not None:
@@ -450,8 +450,8 @@ def _evaluate_partition(
 def _restricted(run_t: Any, options: dict[str, Any]) -> Any:
     """What ``candidates=`` leaves out of a partition holding run users only (None:
     no candidates); its users are evaluated nowhere, but their rows are counted."""
-    from .._sampling import SamplingSummary, restrict_run
     from ..data._ranked import Run
+    from ..sampled.negatives import SamplingSummary, restrict_run
     from ._common import column
 
     c = options.get("candidates")
@@ -472,7 +472,7 @@ def _merge(
     convs: dict[str, Conventions],
     name: str | None,
 ) -> EvaluationSummary:
-    from .._states import empty_mean_state
+    from ..engine.totals import empty_mean_state
 
     means = {}
     for text in metrics:

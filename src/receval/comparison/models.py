@@ -1,0 +1,785 @@
+"""Significance tests and confidence intervals between models.
+
+:func:`compare` puts ranking runs side by side (every metric string that
+:func:`receval.evaluate` takes), :func:`compare_predictions` does the same for
+CTR models scored on one impression log (per-user AUC as in GAUC, log loss).
+Both pair the models user by user: each metric is a (weighted) mean over
+users, so the difference between two models is the weighted mean of their
+per-user differences, and every test and interval is computed on those.
+
+The statistics themselves are public too: :func:`paired_pvalues`,
+:func:`bootstrap_intervals`, :func:`adjust_pvalues` and :func:`effect_sizes`
+take a matrix of paired differences (users x comparisons).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import _validation as v
+from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_escape
+from .intervals import bootstrap_intervals, effect_sizes
+from .paired import check_count
+from .significance import (
+    TESTS,
+    adjust_pvalues,
+    model_pairs,
+    paired_pvalues,
+    randomization_test,
+    smallest_pvalue,
+    student_pvalues,
+    wilcoxon_pvalues,
+)
+
+__all__ = [
+    "TESTS",
+    "ComparisonReport",
+    "adjust_pvalues",
+    "bootstrap_intervals",
+    "compare",
+    "compare_predictions",
+    "effect_sizes",
+    "paired_pvalues",
+    "smallest_pvalue",
+]
+
+INTERVALS = ("bca", "percentile")
+CORRECTIONS = ("holm", "bonferroni", "bh")
+#: the metrics of compare_predictions (their direction is their registry row's)
+POINTWISE = ("gauc", "log_loss", "roc_auc")
+_EPS = float(np.finfo(np.float64).eps)
+
+
+_SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
+_LETTERS = "abcdefghijklmnoprstuvwxyz"  # no q: it has no superscript form
+
+
+@dataclass(frozen=True)
+class ComparisonReport:
+    """The result of :func:`compare` and :func:`compare_predictions`.
+
+    Attributes
+    ----------
+    models : list of str
+        Model names, in the order given; model ``i`` has letter ``"abc..."[i]``
+        in the tables.
+    metrics : list of str
+        Metric strings as given.
+    means : dict of str to dict of str to float
+        ``means[metric][model]``: the model's value of the metric, exactly as
+        :func:`receval.evaluate` (or the pointwise function) computes it.
+    higher_is_better : dict of str to bool
+        Direction of each metric.
+    baseline : str or None
+        The model every other is compared with; None: every pair.
+    comparisons : dict of str to ndarray
+        One entry per (metric, pair of models), as columns: ``metric``,
+        ``model``, ``versus``, ``difference`` (paired mean of model minus
+        versus over the users both define), ``effect_size`` (Cohen's d_z),
+        ``ci_low``/``ci_high`` (bootstrap interval of the difference),
+        ``p_value``, ``p_adjusted`` (corrected within each metric), ``significant``
+        (``p_adjusted < alpha``), ``better`` (significant and in the metric's
+        good direction), ``worse``, ``n_users`` (users in the test) and
+        ``p_min``, the smallest p-value the test can give with that many users
+        (:func:`receval.smallest_pvalue`; 0 for DeLong's test): where it is not
+        below ``alpha``, no difference could have been significant.
+    test, interval, correction : str
+        The test, the interval method and the correction used.
+    alpha, confidence : float
+        Significance level and interval coverage.
+    n_permutations, n_resamples, seed : int
+        Settings of the randomization test and of the bootstrap.
+    """
+
+    models: list[str]
+    metrics: list[str]
+    means: dict[str, dict[str, float]]
+    higher_is_better: dict[str, bool]
+    baseline: str | None
+    comparisons: dict[str, np.ndarray]
+    test: str
+    interval: str | None
+    correction: str | None
+    alpha: float
+    confidence: float
+    n_permutations: int
+    n_resamples: int
+    seed: int
+    n_users: int = 0
+    _details: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    # -------------------------------------------------------------- tables
+    def to_frame(self, backend: str | None = None) -> Any:
+        """Every comparison as a pandas (default) or polars DataFrame, one row per
+        (metric, model, versus), with both means beside the statistics."""
+        from ..data.frames import make_frame
+
+        c = self.comparisons
+        columns = {
+            "metric": c["metric"],
+            "model": c["model"],
+            "versus": c["versus"],
+            "mean": np.array(
+                [self.means[m][a] for m, a in zip(c["metric"], c["model"], strict=True)]
+            ),
+            "versus_mean": np.array(
+                [self.means[m][b] for m, b in zip(c["metric"], c["versus"], strict=True)]
+            ),
+        }
+        columns.update({k: c[k] for k in _STAT_COLUMNS})
+        return make_frame(columns, backend=backend)
+
+    def records(self) -> list[dict[str, Any]]:
+        """:meth:`to_frame`'s rows as dicts of plain Python values (JSON-ready)."""
+        out = []
+        c = self.comparisons
+        for i in range(len(c["metric"])):
+            m, a, b = str(c["metric"][i]), str(c["model"][i]), str(c["versus"][i])
+            row: dict[str, Any] = {"metric": m, "model": a, "versus": b}
+            row["mean"], row["versus_mean"] = self.means[m][a], self.means[m][b]
+            for k in _STAT_COLUMNS:
+                row[k] = c[k][i].item()
+            out.append(row)
+        return out
+
+    def letters(self) -> dict[str, str]:
+        """The letter of each model in the tables."""
+        return {m: _LETTERS[i] for i, m in enumerate(self.models)}
+
+    def wins(self, metric: str, model: str) -> str:
+        """Letters of the models that ``model`` beats significantly on ``metric``."""
+        c = self.comparisons
+        letters = self.letters()
+        beaten = set()
+        for i in range(len(c["metric"])):
+            if c["metric"][i] != metric:
+                continue
+            if c["model"][i] == model and c["better"][i]:
+                beaten.add(str(c["versus"][i]))
+            elif c["versus"][i] == model and c["worse"][i]:
+                beaten.add(str(c["model"][i]))
+        return "".join(letters[m] for m in self.models if m in beaten)
+
+    def summary_rows(self, digits: int = 4, style: str = "text") -> list[list[str]]:
+        """Rows ``[letter, model, cell per metric]``: each mean with the letters of
+        the models it beats significantly (``style``: "text" for Unicode
+        superscripts, "markdown" for ``<sup>``, "latex" for ``$^{}$``)."""
+        rows = []
+        for model in self.models:
+            cells = []
+            for metric in self.metrics:
+                text = f"{self.means[metric][model]:.{digits}f}"
+                wins = self.wins(metric, model)
+                if wins and style == "markdown":
+                    text += f"<sup>{wins}</sup>"
+                elif wins and style == "latex":
+                    text += f"$^{{{wins}}}$"
+                elif wins:
+                    text += "".join(_SUPERSCRIPT[ch] for ch in wins)
+                cells.append(text)
+            rows.append([self.letters()[model], model, *cells])
+        return rows
+
+    def legend(self, detail: bool = False) -> str:
+        """One sentence saying what the letters mean and how they were tested
+        (``detail=True``: what the columns of :meth:`detail_rows` mean)."""
+        what = {
+            "randomization": f"Fisher's randomization test ({self.n_permutations} permutations, "
+            f"seed {self.seed})",
+            "student": "paired Student t-test",
+            "wilcoxon": "Wilcoxon signed-rank test",
+        }[self.test]
+        fix = {"holm": "Holm-Bonferroni", "bonferroni": "Bonferroni",
+               "bh": "Benjamini-Hochberg", None: "no"}[self.correction]  # fmt: skip
+        pairs = f"against {self.baseline}" if self.baseline is not None else "for every pair"
+        delong = self._details.get("delong")
+        also = f"; {', '.join(delong)}: DeLong's paired test" if delong else ""
+        if delong and len(delong) == len(self.metrics):
+            what, also = "DeLong's paired test", ""
+        if not detail:
+            return (
+                f"A letter marks a model that this one beats significantly: {what}{also} "
+                f"{pairs}, p < {self.alpha:g} after {fix} correction within each metric."
+            )
+        ci = (f"{self.interval} bootstrap interval ({self.n_resamples} resamples)"
+              if self.interval else "not computed") + (", DeLong's" if delong else "")  # fmt: skip
+        return (
+            f"difference: model's mean minus versus's, paired over the users both define; "
+            f"effect size: Cohen's d_z (mean difference / standard deviation of the per-user "
+            f"differences); {self.confidence:.0%} CI: {ci} of the difference; p-value: "
+            f"two-sided {what}{also}; adjusted p: after {fix} correction within each metric, "
+            f"* where below {self.alpha:g}."
+        )  # fmt: skip
+
+    def to_markdown(self, digits: int = 4, detail: bool = False) -> str:
+        """A GitHub Markdown table: the means with significance letters and a legend
+        (``detail=True``: every comparison with its statistics instead)."""
+        if detail:
+            header, rows = self.detail_rows(digits)
+        else:
+            header = ["", "model", *self.metrics]
+            rows = self.summary_rows(digits, style="markdown")
+        lines = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",
+                 "|" + "|".join("---" if j < (3 if detail else 2) else "---:"
+                                for j in range(len(header))) + "|"]  # fmt: skip
+        lines += ["| " + " | ".join(markdown_escape(c) for c in row) + " |" for row in rows]
+        lines += ["", self.legend(detail)]
+        return "\n".join(lines) + "\n"
+
+    def to_latex(self, digits: int = 4, detail: bool = False) -> str:
+        """A LaTeX ``tabular`` (booktabs rules) of :meth:`to_markdown`'s table."""
+        if detail:
+            header, rows = self.detail_rows(digits)
+            n_text = 3
+        else:
+            header = ["", "Model", *self.metrics]
+            rows = self.summary_rows(digits, style="latex")
+            n_text = 2
+        spec = "l" * n_text + "r" * (len(header) - n_text)
+        lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
+                 " & ".join(latex_escape(h) for h in header) + " \\\\", "\\midrule"]  # fmt: skip
+        for row in rows:
+            lines.append(" & ".join(latex_cell(c) for c in row) + " \\\\")
+        lines += ["\\bottomrule", "\\end{tabular}", f"% {self.legend(detail)}"]
+        return "\n".join(lines) + "\n"
+
+    def detail_rows(self, digits: int = 4) -> tuple[list[str], list[list[str]]]:
+        """Every comparison as a row of text cells, with the header.
+
+        Parameters
+        ----------
+        digits : int, default=4
+            Decimals of the difference and the interval.
+
+        Returns
+        -------
+        header : list of str
+            metric, model, versus, difference, effect size, interval, p-value, adjusted p.
+        rows : list of list of str
+            One row per comparison; the adjusted p-value ends with ``*`` where significant.
+        """
+        header = ["metric", "model", "versus", "difference", "effect size",
+                  f"{self.confidence:.0%} CI", "p-value", "adjusted p"]  # fmt: skip
+        rows = []
+        for r in self.records():
+            ci = f"[{r['ci_low']:.{digits}f}, {r['ci_high']:.{digits}f}]"
+            mark = "*" if r["significant"] else ""
+            rows.append([r["metric"], r["model"], r["versus"], f"{r['difference']:+.{digits}f}",
+                         f"{r['effect_size']:.3f}", ci, format_p_value(r["p_value"]),
+                         f"{format_p_value(r['p_adjusted'])}{mark}"])  # fmt: skip
+        return header, rows
+
+    def __str__(self) -> str:
+        return self.to_markdown()
+
+    def __repr__(self) -> str:
+        return (
+            f"ComparisonReport({len(self.models)} models, {len(self.metrics)} metrics, "
+            f"{len(self.comparisons['metric'])} comparisons, test={self.test!r})\n"
+            + self.to_markdown()
+        )
+
+
+_STAT_COLUMNS = ("difference", "effect_size", "ci_low", "ci_high", "p_value", "p_adjusted",
+                 "significant", "better", "worse", "n_users", "p_min")  # fmt: skip
+
+
+# ------------------------------------------------------------------ the comparison engine
+def _check_settings(
+    func: str,
+    test: str,
+    interval: str | None,
+    correction: str | None,
+    alpha: float,
+    confidence: float,
+    n_permutations: int,
+    n_resamples: int,
+    seed: int,
+) -> None:
+    v.check_option(test, "test", func, list(TESTS))
+    if interval is not None:
+        v.check_option(interval, "interval", func, [*INTERVALS, None])
+    if correction is not None:
+        v.check_option(correction, "correction", func, [*CORRECTIONS, None])
+    v.check_number(alpha, "alpha", func, low=0.0, high=1.0, low_inclusive=False,
+                   high_inclusive=False)  # fmt: skip
+    v.check_number(confidence, "confidence", func, low=0.0, high=1.0, low_inclusive=False,
+                   high_inclusive=False)  # fmt: skip
+    check_count(n_permutations, "n_permutations", func)
+    check_count(n_resamples, "n_resamples", func)
+    v.check_number(seed, "seed", func, integer=True, low=0)
+
+
+def _run_tests(
+    func: str,
+    models: list[str],
+    metrics: list[str],
+    values: dict[str, dict[str, np.ndarray]],
+    weights: dict[str, np.ndarray | None],
+    means: dict[str, dict[str, float]],
+    higher: dict[str, bool],
+    *,
+    baseline: str | None,
+    test: str,
+    interval: str | None,
+    correction: str | None,
+    alpha: float,
+    confidence: float,
+    n_permutations: int,
+    n_resamples: int,
+    seed: int,
+    n_users: int,
+) -> ComparisonReport:
+    """Every comparison of ``values[metric][model]`` (per-user arrays, nan = undefined),
+    all columns tested and resampled in one pass."""
+    pairs = model_pairs(models, baseline, func)
+    cols: list[tuple[str, str, str]] = [(m, a, b) for m in metrics for a, b in pairs]
+    n = len(next(iter(next(iter(values.values())).values())))
+    diff = np.empty((n, len(cols)))
+    wts = np.ones((n, len(cols)))
+    for j, (m, a, b) in enumerate(cols):
+        diff[:, j] = values[m][a] - values[m][b]  # nan where either is undefined
+        if weights[m] is not None:
+            wts[:, j] = weights[m]
+    defined = ~np.isnan(diff)
+    wts[~defined] = 0.0
+    used = (defined & (wts > 0)).sum(axis=0)
+    # users with weight 0 carry no information: leave them out everywhere
+    diff[defined & (wts == 0)] = np.nan
+    with warnings.catch_warnings():  # one warning below names the comparisons instead
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        if test == "randomization":
+            p = randomization_test(diff, wts, n_permutations, seed, func)
+        else:
+            for j, (m, _, _) in enumerate(cols):
+                w = wts[defined[:, j] & (wts[:, j] > 0), j]
+                if w.size and not np.all(w == w[0]):
+                    raise InvalidParameterError(
+                        f"{func}: test={test!r} weighs every user equally, but {m!r} weighs users "
+                        f"unequally (its mean is a weighted mean over users); use "
+                        f"test='randomization', which takes the weights."
+                    )
+            p = student_pvalues(diff) if test == "student" else wilcoxon_pvalues(diff)
+        p = np.atleast_1d(np.asarray(p, dtype=np.float64))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = np.where(np.isnan(diff), 0.0, diff * wts).sum(axis=0)
+            difference = total / wts.sum(axis=0)
+        effect = np.atleast_1d(np.asarray(effect_sizes(diff, wts), dtype=np.float64))
+        if interval is None:
+            low = high = np.full(len(cols), np.nan)
+        else:
+            lows, highs = bootstrap_intervals(
+                diff, wts, method=interval, confidence=confidence,
+                n_resamples=n_resamples, seed=seed,
+            )  # fmt: skip
+            low, high = np.atleast_1d(lows), np.atleast_1d(highs)
+        adjusted = np.empty(len(cols))
+        for m in metrics:  # one family per metric
+            idx = [j for j, c in enumerate(cols) if c[0] == m]
+            adjusted[idx] = adjust_pvalues(p[idx], method=correction)
+    stats = {"p_value": p, "effect_size": effect, "ci": low if interval else p}
+    untested = [
+        f"{m}: {a} vs {b} ({', '.join(k for k, x in stats.items() if np.isnan(x[j]))})"
+        for j, (m, a, b) in enumerate(cols)
+        if any(np.isnan(x[j]) for x in stats.values())
+    ]
+    if untested:
+        warnings.warn(
+            f"{func}: {len(untested)} of {len(cols)} comparisons have nan statistics: too few "
+            f"users with a value for both models (see n_users), e.g. "
+            f"{v.format_values(untested)}.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    significant = adjusted < alpha
+    good = np.array([higher[m] for m, _, _ in cols])
+    positive = difference > 0
+    better = significant & (positive == good) & (difference != 0)
+    worse = significant & (positive != good) & (difference != 0)
+    comparisons = {
+        "metric": np.array([c[0] for c in cols], dtype=object),
+        "model": np.array([c[1] for c in cols], dtype=object),
+        "versus": np.array([c[2] for c in cols], dtype=object),
+        "difference": difference,
+        "effect_size": effect,
+        "ci_low": np.asarray(low, dtype=np.float64),
+        "ci_high": np.asarray(high, dtype=np.float64),
+        "p_value": p,
+        "p_adjusted": adjusted,
+        "significant": significant,
+        "better": better,
+        "worse": worse,
+        "n_users": used.astype(np.int64),
+        "p_min": np.array([smallest_pvalue(int(u), test=test, n_permutations=n_permutations)
+                           for u in used], dtype=np.float64),
+    }  # fmt: skip
+    return ComparisonReport(
+        models=models, metrics=metrics, means=means, higher_is_better=higher,
+        baseline=baseline, comparisons=comparisons, test=test, interval=interval,
+        correction=correction, alpha=float(alpha), confidence=float(confidence),
+        n_permutations=int(n_permutations), n_resamples=int(n_resamples), seed=int(seed),
+        n_users=n_users,
+    )  # fmt: skip
+
+
+def _named_models(models: Any, func: str, what: str) -> dict[str, Any]:
+    if isinstance(models, Mapping):
+        return {str(k): m for k, m in models.items()}
+    if isinstance(models, Sequence) and not isinstance(models, (str, bytes)):
+        out: dict[str, Any] = {}
+        for i, m in enumerate(models):
+            name = str(getattr(m, "name", None) or f"{what}{i + 1}")
+            if name in out:
+                raise InputValidationError(
+                    f"{func}: model names must be distinct. Got {name!r} twice; name each "
+                    f"{what}, or pass a mapping {{name: {what}}}."
+                )
+            out[name] = m
+        return out
+    raise InputValidationError(
+        f"{func}: {what}s must be a mapping {{name: {what}}} or a list of named {what}s. "
+        f"Got {type(models).__name__}."
+    )
+
+
+def compare(
+    qrels: Any,
+    runs: Mapping[str, Any] | Sequence[Any],
+    metrics: Sequence[str],
+    *,
+    baseline: str | None = None,
+    test: str = "randomization",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    interval: str | None = "bca",
+    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    profile: str | None = None,
+    **conventions: Any,
+) -> ComparisonReport:
+    """Compare runs on ranking metrics, with paired tests and confidence intervals.
+
+    Each run is evaluated once with :func:`receval.evaluate` (all metrics in one
+    pass); then, for each metric and each pair of runs (every run against
+    ``baseline``, or every pair), the per-user differences are tested and
+    resampled. All comparisons share one pass of the randomization test and
+    one of the bootstrap.
+
+    Parameters
+    ----------
+    qrels : Qrels or anything :func:`receval.evaluate` takes
+        Relevance judgments.
+    runs : mapping of str to Run, or sequence of Run
+        The runs, by name (a sequence uses each run's ``name``). A value may
+        also be the :class:`receval.EvaluationReport` of a run already
+        evaluated on these qrels with every metric (``qrels`` may then be None).
+    metrics : sequence of str
+        Metric strings, as for :func:`receval.evaluate`.
+    baseline : str, default=None
+        Name of the run the others are compared with; None compares every pair.
+    test : {"randomization", "student", "wilcoxon"}, default="randomization"
+        Fisher's randomization test (recommended for IR by Smucker et al.,
+        2007; takes weights), the paired t-test or the Wilcoxon signed-rank
+        test (SciPy's). ``hit_ratio`` is a weighted mean over users (each user
+        weighs its relevant items), so only the randomization test applies.
+    correction : {"holm", "bonferroni", "bh"} or None, default="holm"
+        Correction of the p-values for multiple comparisons, within each
+        metric (the comparisons of one metric are one family).
+    alpha : float, default=0.05
+        Level below which an adjusted p-value is significant.
+    interval : {"bca", "percentile"} or None, default="bca"
+        Paired bootstrap interval of each difference (None: no interval).
+    confidence : float, default=0.95
+        Coverage of the intervals.
+    n_permutations, n_resamples : int, default=10_000
+        Size of the randomization test and of the bootstrap.
+    seed : int, default=0
+        Seed of both; the same seed gives the same report.
+    profile : str, default=None
+        Conventions profile, as for :func:`receval.evaluate`.
+    **conventions
+        Convention keywords of :func:`receval.evaluate` (``ties``, ``gain``, ...).
+
+    Returns
+    -------
+    report : ComparisonReport
+        Means, every comparison's statistics, and Markdown/LaTeX/DataFrame tables.
+
+    Notes
+    -----
+    A user counts in a comparison when both runs define the metric for them
+    (``missing_users="skip"`` can leave different users out of different
+    runs; they are counted in ``n_users``). ``difference`` is the paired mean
+    over those users, so it can differ from the difference of the two means.
+
+    Examples
+    --------
+    >>> from receval import compare
+    >>> qrels = {"u1": {"a": 1, "b": 1}, "u2": {"c": 1}, "u3": {"d": 1}, "u4": {"e": 1}}
+    >>> good = {"u1": {"a": 2, "x": 1}, "u2": {"c": 2, "y": 1}, "u3": {"d": 2, "z": 1},
+    ...         "u4": {"e": 2, "w": 1}}
+    >>> bad = {"u1": {"x": 2, "a": 1}, "u2": {"y": 2, "c": 1}, "u3": {"z": 2, "d": 1},
+    ...        "u4": {"w": 2, "e": 1}}
+    >>> report = compare(qrels, {"good": good, "bad": bad}, ["mrr"], baseline="bad",
+    ...                  n_permutations=1000, interval="percentile", n_resamples=1000)
+    >>> report.means["mrr"]
+    {'good': 1.0, 'bad': 0.5}
+    >>> float(report.comparisons["difference"][0])
+    0.5
+    >>> float(report.comparisons["p_value"][0])  # 2 of 16 sign patterns are as extreme
+    0.1...
+    """
+    from .._evaluate import as_qrels, as_run
+    from ..evaluation import evaluate
+
+    func = "compare"
+    _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,
+                    n_resamples, seed)  # fmt: skip
+    named = _named_models(runs, func, "run")
+    model_pairs(list(named), baseline, func)  # fail early on names
+    metrics = list(metrics)
+    if not metrics:
+        raise InputValidationError(
+            f"{func}: metrics is empty; pass metric strings, e.g. ['ndcg@10']."
+        )
+    from ..registry import ranking_spec
+
+    specs = {m: ranking_spec(m, func) for m in metrics}
+    from ..evaluation import EvaluationReport
+
+    q = None
+    reports: dict[str, EvaluationReport] = {}
+    for name, run in named.items():
+        if isinstance(run, EvaluationReport):
+            missing = [m for m in metrics if m not in run.values]
+            if missing:
+                raise InputValidationError(
+                    f"{func}: the report of {name!r} has no metric {missing[0]!r}. Got metrics "
+                    f"{v.format_values(list(run.values))}; evaluate it with every metric "
+                    f"compared."
+                )
+            reports[name] = run
+            continue
+        if q is None:
+            if qrels is None:
+                raise InputValidationError(
+                    f"{func}: qrels is None, so every run must be an EvaluationReport. Got "
+                    f"{type(run).__name__} for {name!r}; pass the qrels."
+                )
+            q = as_qrels(qrels)
+        reports[name] = evaluate(q, as_run(run), metrics, profile=profile, **conventions)
+    first = next(iter(reports.values()))
+    for name, rep in reports.items():
+        if not np.array_equal(rep.users, first.users):
+            raise InputValidationError(
+                f"{func}: the reports were evaluated on different qrels users ({name!r} has "
+                f"{len(rep.users)} users, {next(iter(reports))!r} {len(first.users)}); "
+                f"evaluate every run against the same qrels."
+            )
+    models = list(named)
+    values = {m: {name: rep.values[m] for name, rep in reports.items()} for m in metrics}
+    means = {m: {name: rep.mean[m] for name, rep in reports.items()} for m in metrics}
+    weights: dict[str, np.ndarray | None] = {}
+    for m in metrics:
+        if specs[m].info.mean == "pooled":  # sum of hits / sum of R: users weigh R
+            weights[m] = np.asarray(first._aux[m], dtype=np.float64)
+        else:
+            weights[m] = None
+    higher = {m: bool(specs[m].info.higher_is_better) for m in metrics}
+    return _run_tests(
+        func, models, metrics, values, weights, means, higher, baseline=baseline, test=test,
+        interval=interval, correction=correction, alpha=alpha, confidence=confidence,
+        n_permutations=n_permutations, n_resamples=n_resamples, seed=seed,
+        n_users=len(first.users),
+    )  # fmt: skip
+
+
+def compare_predictions(
+    y_true: ArrayLike,
+    y_scores: Mapping[str, ArrayLike],
+    *,
+    groups: ArrayLike | None = None,
+    metrics: Sequence[str] = ("gauc", "log_loss"),
+    weighting: str = "impressions",
+    sample_weight: ArrayLike | None = None,
+    baseline: str | None = None,
+    test: str = "randomization",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    interval: str | None = "bca",
+    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> ComparisonReport:
+    """Compare CTR models scored on the same impressions, user by user.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        0/1 labels (1 = click).
+    y_scores : mapping of str to array-like of shape (n_samples,)
+        Each model's predicted scores (probabilities for ``log_loss``), by name.
+    groups : array-like of shape (n_samples,), default=None
+        User (or query, session) of each impression: the unit of pairing.
+        Required for ``gauc``; without it every impression is its own unit.
+    metrics : sequence of {"gauc", "log_loss", "roc_auc"}, default=("gauc", "log_loss")
+        ``gauc``: per-user AUC weighted by ``weighting`` (users with one class
+        are left out, as :func:`receval.gauc_score` does); ``log_loss``: each
+        user's mean loss weighted by their impressions, so the mean is the
+        log loss of all impressions; ``roc_auc`` (alias ``auc``): the AUC of all
+        impressions, which is not a mean over users, compared with DeLong's
+        paired test (:func:`receval.delong_test`; no sample weights): its rows
+        hold DeLong's p-value, the DeLong normal interval of the difference
+        (whatever ``interval``), no effect size (nan) and the impressions as
+        ``n_users``.
+    weighting : {"impressions", "clicks", "uniform"}, default="impressions"
+        Weighting of ``gauc``, as in :func:`receval.gauc_score`.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Per-impression weights.
+    baseline, test, correction, alpha, interval, confidence, n_permutations, n_resamples, seed
+        As for :func:`compare`. The t-test and the Wilcoxon test weigh users
+        equally: use them with ``gauc`` under ``weighting="uniform"``.
+
+    Returns
+    -------
+    report : ComparisonReport
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from receval import compare_predictions
+    >>> rng = np.random.default_rng(0)
+    >>> users = np.repeat(np.arange(200), 20)
+    >>> clicks = rng.random(len(users)) < 0.3
+    >>> noise = rng.standard_normal((2, len(users)))
+    >>> good = np.clip(0.3 + 0.3 * (clicks - 0.3) + 0.1 * noise[0], 0.01, 0.99)
+    >>> noisy = np.clip(good + 0.2 * noise[1], 0.01, 0.99)
+    >>> report = compare_predictions(clicks, {"good": good, "noisy": noisy}, groups=users,
+    ...                              baseline="noisy", n_permutations=2000, n_resamples=2000)
+    >>> report.comparisons["better"].tolist()  # good beats noisy on gauc and log_loss
+    [True, True]
+    """
+    from ..metrics._gauc import group_auc
+    from ..metrics._loss import log_loss
+
+    func = "compare_predictions"
+    _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,
+                    n_resamples, seed)  # fmt: skip
+    named = _named_models(y_scores, func, "model")
+    model_pairs(list(named), baseline, func)
+    metrics = list(metrics)
+    if not metrics:
+        raise InputValidationError(f"{func}: metrics is empty; pass some of {sorted(POINTWISE)}.")
+    from ..registry import ENTRIES, resolve
+
+    keys = []
+    for m in metrics:
+        key = resolve(m).name  # an unknown name: the registry's error, with the closest name
+        if key not in POINTWISE:
+            raise InvalidParameterError(
+                f"{func}: {m!r} is {key}, which it does not compare. It compares per-user "
+                f"means: {sorted(POINTWISE)} ('roc_auc' by DeLong's test)."
+            )
+        keys.append(key)
+    yt = v.as_1d(y_true, "y_true", func)
+    n = len(yt)
+    if groups is None:
+        if "gauc" in keys:
+            raise InputValidationError(
+                f"{func}: 'gauc' needs groups; pass groups= (e.g. the user id of each row)."
+            )
+        codes = np.arange(n)
+        n_groups = n
+    else:
+        from ..data._encode import factorize
+
+        codes, uniques = factorize(groups, "groups", func)
+        v.check_same_length(func, y_true=yt, groups=codes)
+        n_groups = len(uniques)
+    sw = (
+        None
+        if sample_weight is None
+        else v.check_sample_weight(v.as_1d(sample_weight, "sample_weight", func), n, func)
+    )
+    values: dict[str, dict[str, np.ndarray]] = {m: {} for m in metrics}
+    means: dict[str, dict[str, float]] = {m: {} for m in metrics}
+    weights: dict[str, np.ndarray | None] = {}
+    row_w = np.ones(n) if sw is None else sw
+    group_w = np.bincount(codes, weights=row_w, minlength=n_groups)
+    for name, score in named.items():
+        for m, key in zip(metrics, keys, strict=True):
+            if key == "roc_auc":
+                continue  # DeLong's test below: not a mean over users
+            if key == "gauc":
+                assert groups is not None  # 'gauc' without groups was refused above
+                rep = group_auc(yt, score, groups=groups, weighting=weighting,
+                                sample_weight=sample_weight)  # fmt: skip
+                values[m][name] = rep.auc
+                weights[m] = np.asarray(rep.weight, dtype=np.float64)
+                means[m][name] = rep.score
+            else:
+                means[m][name] = log_loss(yt, score, sample_weight=sample_weight)
+                p = np.clip(np.asarray(score, dtype=np.float64), _EPS, 1 - _EPS)
+                y = np.asarray(yt, dtype=np.float64)
+                loss = -(y * np.log(p) + (1.0 - y) * np.log1p(-p))
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    per = np.bincount(codes, weights=row_w * loss, minlength=n_groups) / group_w
+                values[m][name] = np.where(group_w > 0, per, np.nan)
+                weights[m] = group_w
+    higher = {m: ENTRIES[k].higher_is_better is True for m, k in zip(metrics, keys, strict=True)}
+    per_user = [m for m, k in zip(metrics, keys, strict=True) if k != "roc_auc"]
+    settings: dict[str, Any] = dict(
+        baseline=baseline, test=test, interval=interval, correction=correction,
+        alpha=alpha, confidence=confidence, n_permutations=n_permutations,
+        n_resamples=n_resamples, seed=seed, n_users=n_groups,
+    )  # fmt: skip
+    report = None
+    if per_user:
+        report = _run_tests(
+            func,
+            list(named),
+            per_user,
+            {m: values[m] for m in per_user},
+            weights,
+            means,
+            higher,
+            **settings,
+        )
+    if len(per_user) == len(metrics):
+        return report  # type: ignore[return-value]
+    if sw is not None:
+        raise InvalidParameterError(
+            f"{func}: 'roc_auc' is compared by DeLong's test, which takes no sample weights. "
+            f"Got sample_weight; leave it None or compare 'gauc'."
+        )
+    from ..metrics._delong import delong_pairs
+
+    pairs = model_pairs(list(named), baseline, func)
+    blocks = {}
+    for m in metrics:
+        if m not in per_user:
+            means[m], blocks[m] = delong_pairs(yt, named, pairs, func, metric=m,
+                                               confidence=float(confidence), alpha=alpha,
+                                               correction=correction, higher=higher[m])  # fmt: skip
+    c = {} if report is None else report.comparisons
+    for m in per_user:
+        blocks[m] = {k: col[c["metric"] == m] for k, col in c.items()}
+    comparisons = {k: np.concatenate([blocks[m][k] for m in metrics])
+                   for k in ("metric", "model", "versus", *_STAT_COLUMNS)}  # fmt: skip
+    return ComparisonReport(
+        models=list(named), metrics=metrics, means=means, higher_is_better=higher,
+        comparisons=comparisons, alpha=float(alpha), confidence=float(confidence),
+        **{k: settings[k] for k in ("baseline", "test", "interval", "correction",
+                                    "n_permutations", "n_resamples", "seed", "n_users")},
+        _details={"delong": [m for m in metrics if m not in per_user]},
+    )  # fmt: skip

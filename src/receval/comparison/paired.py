@@ -1,0 +1,193 @@
+"""Paired differences as the statistics read them: input checks and the weighted table.
+
+Every statistic of :mod:`.significance` and :mod:`.intervals` takes
+*paired differences*: ``differences[i, j]`` is model A's value minus model B's
+for user i in column j (a column is one metric for one pair of models), or a
+1-D array for a single column. NaN marks a user without a value in a column
+and leaves that user out of that column only. A 1-D input gives a float, a
+2-D input an array with one value per column.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+
+_MAX_SEED = 2**63 - 1
+# below this much work (about replicates x users x columns), the resampling kernels run
+# one chunk on the calling thread (no thread is woken)
+PARALLEL_MIN_WORK = 2_000_000
+
+
+# ---------------------------------------------------------------- inputs
+def _to_numpy(x: Any) -> np.ndarray:
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):  # pandas / polars
+        x = x.to_numpy()
+    return np.asarray(x)
+
+
+def check_differences(differences: Any, func: str) -> tuple[np.ndarray, bool]:
+    """Float64 differences as a 2-D (n_users, n_columns) array, and whether the input was 1-D.
+
+    NaN is allowed (a user without a value in a column); infinity is not.
+    """
+    if differences is None:
+        raise InputValidationError(f"{func}: differences is None; pass an array of values.")
+    d = _to_numpy(differences)
+    if d.ndim not in (1, 2):
+        raise InputValidationError(
+            f"{func}: differences must be 1-dimensional (n_users,) or 2-dimensional "
+            f"(n_users, n_columns). Got an array of shape {d.shape}."
+        )
+    d = v.as_float(d, "differences", func)
+    if d.shape[0] == 0:
+        raise InputValidationError(
+            f"{func}: differences is empty (no user); pass one difference per user."
+        )
+    if d.size and np.isinf(d).any():
+        raise InputValidationError(
+            f"{func}: differences contains infinity; use NaN for a user without a value."
+        )
+    one_d = d.ndim == 1
+    return (d[:, None] if one_d else d), one_d
+
+
+def check_weights(weights: Any, d: np.ndarray, one_d: bool, func: str) -> np.ndarray | None:
+    """None, or finite non-negative float64 weights of shape (n,) or (n, m)."""
+    if weights is None:
+        return None
+    w = v.as_float(_to_numpy(weights), "weights", func)
+    n, m = d.shape
+    if w.shape == (n,):
+        pass
+    elif w.shape == (n, m) and not one_d:
+        pass
+    else:
+        expected = f"({n},)" if one_d else f"({n},) or ({n}, {m})"
+        raise InputValidationError(
+            f"{func}: weights must have shape {expected}, one weight per user"
+            f"{'' if one_d else ' (and column)'}. Got shape {w.shape}."
+        )
+    v.check_finite(w, "weights", func)
+    if w.size and w.min() < 0:
+        raise InputValidationError(
+            f"{func}: weights must be non-negative. Got values "
+            f"{v.format_values(np.unique(w[w < 0]))}."
+        )
+    return w
+
+
+#: the most replicates of a permutation test or a bootstrap: p-values resolve to 1e-7,
+#: and each replicate keeps a few numbers per model (10**12 would need terabytes)
+MAX_REPLICATES = 10**7
+
+
+def check_count(value: Any, name: str, func: str) -> int:
+    """A number of replicates: an int in [1, MAX_REPLICATES]."""
+    return int(v.check_number(value, name, func, integer=True, low=1, high=MAX_REPLICATES))
+
+
+#: the most replicate steps (replicates x users) of one call: 10**12 is about ten
+#: minutes of the sign-flip kernel on 16 cores; 10**13 would be hours
+MAX_STEPS = 10**12
+
+
+def check_steps(replicates: int, n_users: int, name: str, func: str) -> None:
+    """Refuse, before any work, ``replicates`` x ``n_users`` steps over :data:`MAX_STEPS`."""
+    steps = replicates * n_users
+    if steps > MAX_STEPS:
+        raise InvalidParameterError(
+            f"{func}: {name} x users = {replicates:_} x {n_users:_} = {steps:.2e} steps, over "
+            f"the limit of {MAX_STEPS:.0e} (hours of work). Got {name}={replicates:_}; lower "
+            f"{name} (10_000 resolves a p-value to 1e-4) or test a random sample of the users."
+        )
+
+
+def warn_undefined(undefined: np.ndarray, one_d: bool, what: str, why: str, func: str) -> None:
+    """An ``UndefinedMetricWarning`` naming the columns (mask ``undefined``) whose
+    ``what`` is nan, and ``why``; nothing when none is."""
+    cols = np.flatnonzero(undefined)
+    if cols.size == 0:
+        return
+    if one_d:
+        text = f"{func}: the {what} is nan: {why}."
+    else:
+        text = (
+            f"{func}: the {what} of {cols.size} of {undefined.size} columns is nan "
+            f"(columns {v.format_values(cols)}): {why}."
+        )
+    warnings.warn(text, UndefinedMetricWarning, stacklevel=3)
+
+
+def check_seed(seed: Any, func: str) -> int:
+    return int(v.check_number(seed, "seed", func, integer=True, low=0, high=_MAX_SEED))
+
+
+def replicate_chunks(work: int, per_thread: int = 4) -> int:
+    """Chunks of replicates for ``work`` (about replicates x users x columns): 1 when
+    small, else ``per_thread`` per kernel thread. The results do not depend on it."""
+    if work < PARALLEL_MIN_WORK:
+        return 1
+    from .._kernels import num_threads
+
+    return per_thread * num_threads()
+
+
+def as_result(values: np.ndarray, one_d: bool) -> float | np.ndarray:
+    return float(values[0]) if one_d else values
+
+
+# ---------------------------------------------------------------- tables
+class Table:
+    """The weighted table the resampling kernels read, and per-column totals.
+
+    ``used[i, j]``: user i has a difference and a positive weight in column j.
+    ``x = w d`` where used, 0 elsewhere (C-contiguous). ``den``: the weights of
+    the denominators, as the bootstrap kernel takes them: shape (n, 0) when
+    every user counts 1 in every column, (n, 1) when all columns share one
+    weight per user, (n, m) otherwise. With ``drop_unused``, users used in no
+    column are dropped (the bootstrap must not draw them); otherwise row i is
+    user i, so a user's random sign depends on its row only.
+    """
+
+    def __init__(self, d: np.ndarray, w: np.ndarray | None, drop_unused: bool = False) -> None:
+        defined = ~np.isnan(d)
+        complete = bool(defined.all())
+        ww = (
+            np.ones_like(d)
+            if w is None
+            else np.broadcast_to(w if w.ndim == 2 else w[:, None], d.shape)
+        )
+        used = defined & (ww > 0)
+        keep = used.any(axis=1) if drop_unused else None
+        if keep is not None and not keep.all():
+            d, ww, used = d[keep], ww[keep], used[keep]
+        self.used = used
+        self.d = d
+        self.w = np.where(used, ww, 0.0)
+        self.x = np.ascontiguousarray(np.where(used, ww * np.where(used, d, 0.0), 0.0))
+        if complete and w is None:
+            self.den = np.empty((len(d), 0))
+        elif complete and w is not None and w.ndim == 1:
+            self.den = np.ascontiguousarray(ww[:, :1])
+        else:
+            self.den = np.ascontiguousarray(self.w)
+        self.n_used = used.sum(axis=0)
+        self.total_weight = self.w.sum(axis=0)
+        self.total = self.x.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.mean = self.total / self.total_weight
+
+    def constant(self) -> np.ndarray:
+        """Columns whose used differences are all equal (at least one used)."""
+        if self.d.shape[0] == 0:
+            return np.zeros(self.d.shape[1], dtype=bool)
+        low = np.where(self.used, self.d, np.inf).min(axis=0)
+        high = np.where(self.used, self.d, -np.inf).max(axis=0)
+        result: np.ndarray = (self.n_used > 0) & (low == high)
+        return result

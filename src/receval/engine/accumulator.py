@@ -1,0 +1,168 @@
+"""Streaming metrics: :func:`metric` returns an accumulator for any mergeable metric.
+
+An accumulator takes batches (``update``), merges with the accumulators of
+other workers (``merge``), and ``compute()`` returns what the metric's function
+returns on all the rows it saw, exactly: the states are integer counts and exact
+sums, so any split into batches and any order of merges give the same float.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..exceptions import InvalidParameterError
+from ..registry import ENTRIES, definition, metric_options, resolve
+from .run import Accumulator
+from .sources import is_scan, scan_compute
+from .window import check_window
+
+__all__ = ["Accumulator", "compute", "metric"]
+
+
+def metric(
+    name: str, *, window: int | None = None, window_unit: str = "batches", **options: Any
+) -> Accumulator:
+    """Return an accumulator of a metric, for training and validation loops.
+
+    The accumulator takes batches with ``update``, merges with other workers'
+    accumulators with ``merge``, and ``compute()`` returns exactly what the
+    metric's function returns on all the rows (``==``, for any split into
+    batches and any order of merges): the states are integer counts and exact
+    sums, never float running means.
+
+    Parameters
+    ----------
+    name : str
+        ``"roc_auc"`` (``"auc"``), ``"log_loss"`` (``"logloss"``), ``"pcoc"``,
+        ``"copc"``, ``"normalized_entropy"`` (``"ne"``), ``"rmse"``, ``"mae"``,
+        ``"gauc"``, any ranking metric string of :func:`receval.evaluate`
+        (``"ndcg@10"``, ``"map(ap_normalizer=min_k)@100"``), or a popularity
+        metric over the whole run (``"pop_rsp"``, ``"pop_reo"``,
+        ``"shannon_entropy"``, ``"distributional_coverage"``, ``"item_coverage"``;
+        batches of whole users, options as their functions' keywords), or an
+        off-policy estimate (``"ips"``, ``"snips"``, ``"dr"``: ``update(reward,
+        pscore, action_dist=..., action=..., position=...)``, ``clip=`` option).
+    window : int, default=None
+        Also keep a window of the last ``window`` batches (or rows): its value is
+        ``compute_window()``, beside the lifetime value ``compute()`` (TorchRec's
+        window and lifetime metrics), and equals the metric's function on exactly
+        those rows. The window keeps each batch's own state (with
+        ``window_unit="rows"``, also its rows, so that the batch the window cuts
+        counts from the cut on).
+    window_unit : {"batches", "rows"}, default="batches"
+        What ``window`` counts. Metrics over whole groups (``gauc``, ranking)
+        take batches only.
+    **options
+        The metric's options (also written in ``name``: ``"gauc(weighting=clicks)"``,
+        checked against its registry row: :func:`receval.metric_info` lists them):
+        ``eps`` (log loss, NE); ``weighting`` (gauc);
+        ``bins`` and ``range`` (roc_auc: binned, in constant memory, with
+        ``compute()`` returning a ``BinnedAUC(value, error_bound)``); for ranking
+        metrics ``profile`` and the convention keywords of :func:`receval.evaluate`,
+        and ``popularity`` or ``train`` for ``arp@k`` and the other popularity
+        metrics (read once; ``update(None, run)`` then takes batches of whole users),
+        and ``propensities``, ``propensity_gamma``, ``propensity_clip`` for the
+        propensity-weighted metrics (resolved once, as :func:`receval.evaluate`
+        takes them).
+
+    Returns
+    -------
+    accumulator : Accumulator
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown metric (with the closest name) or option.
+
+    Notes
+    -----
+    Memory: exact ``roc_auc`` keeps one count per distinct score (compacted as
+    batches arrive), ``gauc`` and ranking metrics an exact sum and the ids of
+    the groups seen, the others a few exact sums. Inputs: NumPy arrays, lists,
+    pandas/polars/Arrow columns, and any object with ``__array__`` or
+    ``__dlpack__`` (CPU torch or JAX arrays), without importing their library.
+
+    To merge across processes, send the pickled accumulators to one process
+    and ``merge`` them there: with ``torch.distributed``,
+    ``torch.distributed.all_gather_object(parts, acc)`` and then
+    ``for p in parts[1:]: parts[0].merge(p)``; on Spark,
+    ``rdd.mapPartitions(lambda rows: [receval.metric("auc").update(...)])
+    .reduce(lambda a, b: a.merge(b))``. Unpickling runs code: unpickle
+    accumulators only from sources you trust. A loaded accumulator is
+    checked (its metric is receval's, its state is what that metric makes:
+    classes, array shapes, counts >= 0, sorted scores) and a tampered one
+    raises ``InputValidationError`` naming the field.
+
+    Examples
+    --------
+    >>> import receval
+    >>> auc = receval.metric("roc_auc")
+    >>> for y, s in [([1, 0], [0.9, 0.3]), ([0, 1, 0], [0.5, 0.4, 0.1])]:
+    ...     _ = auc.update(y, s)
+    >>> auc.compute() == receval.roc_auc_score([1, 0, 0, 1, 0], [0.9, 0.3, 0.5, 0.4, 0.1])
+    True
+    >>> other = receval.metric("roc_auc").update([1, 0], [0.2, 0.6])
+    >>> auc.merge(other).compute()  # 7 of the 12 (positive, negative) pairs in order
+    0.5833
+    >>> recent = receval.metric("log_loss", window=2)  # the last two batches
+    >>> for y, p in [([1], [0.1]), ([1, 0], [0.9, 0.2]), ([0], [0.3])]:
+    ...     _ = recent.update(y, p)
+    >>> recent.compute_window() == receval.log_loss([1, 0, 0], [0.9, 0.2, 0.3])
+    True
+    >>> ndcg = receval.metric("ndcg@10")
+    >>> _ = ndcg.update({"u": {"a": 1}}, {"u": {"a": 0.9, "b": 0.1}})
+    >>> _ = ndcg.update({"v": {"b": 1}}, {"v": {"a": 0.9, "b": 0.1}})
+    >>> round(ndcg.compute(), 4)
+    0.8155
+    """
+    defn = definition(name, options)
+    span = check_window(defn, name, window, window_unit)
+    if defn.name == "ranking":
+        params = defn.check_params(name, **options)
+    elif defn.name in ENTRIES:  # the string's parameters and the keywords, checked by the row
+        spec = resolve(name, supplied=options)
+        params = defn.check_params(**metric_options(spec, options, f"receval.metric({name!r})"))
+    else:  # a metric of the user's own, without a row
+        params = defn.check_params(**options)
+    return Accumulator(name, defn, params, span)
+
+
+def compute(name: str, *data: Any, **options: Any) -> Any:
+    """Compute any metric of the engine on some rows: one update of an accumulator.
+
+    The generic form of every mergeable metric's function, for metrics that have
+    none of their own (a metric registered with
+    :func:`receval.engine.metric.register`): in memory, or on the columns of a
+    :func:`receval.scan` (batch by batch) for metrics whose rows split anyway.
+
+    Parameters
+    ----------
+    name : str
+        A metric of :func:`receval.metric`.
+    *data
+        Its data arguments, as for ``Accumulator.update`` (arrays, or columns of
+        one scan).
+    **options
+        Keyword data arguments (``sample_weight=``, ``groups=``) and the metric's
+        options.
+
+    Examples
+    --------
+    >>> import receval
+    >>> receval.compute("pcoc", [1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
+    0.8
+    """
+    defn = definition(name, options)
+    data_names = set(defn.inputs)
+    kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
+    given = dict(zip(defn.inputs, data, strict=False)) | kwargs
+    if is_scan(f"compute({name!r})", **given):
+        if defn.partitioning != "any":
+            raise InvalidParameterError(
+                f"compute({name!r}): this metric needs whole groups per batch, which a scan "
+                f"does not promise; use the metric's own function on the scan."
+            )
+        acc = metric(name, **options)
+        floats = tuple(a for a in defn.inputs[1:] if a in given)
+        return scan_compute(defn, acc.params, given, floats)
+    return metric(name, **options).update(*data, **kwargs).compute()

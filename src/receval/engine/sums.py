@@ -1,0 +1,217 @@
+"""Exact, mergeable float sums: the sums behind every mean that is merged.
+
+:class:`ExactSum` holds a sum of floats without rounding (the fixed-point
+accumulator of ``rust/src/sums.rs``). Sums of parts add up to the
+sum of the whole exactly, so a metric computed batch by batch, partition by
+partition or in one pass gives the same float: ``value`` rounds once, to the
+nearest float64 (``math.fsum``'s result).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = ["ExactSum", "exact_dot", "exact_mean", "exact_products", "exact_sum"]
+
+
+def chunks_for(n: int) -> int:
+    """Chunks of an exact sum of ``n`` values: one below 64Ki values (no thread is
+    woken), at most two per thread. The sum does not depend on them."""
+    from .._kernels import num_threads
+
+    return max(1, min(num_threads() * 2, n // 65536 + 1))
+
+
+@dataclass(frozen=True, eq=False)
+class ExactSum:
+    """An exact sum of float64 values.
+
+    Attributes
+    ----------
+    digits : ndarray of int64
+        The accumulator (see ``rust/src/sums.rs``).
+
+    Examples
+    --------
+    >>> from receval.engine.sums import ExactSum
+    >>> s = ExactSum.of([1e16, 1.0, -1e16])
+    >>> s.value, sum([1e16, 1.0, -1e16])
+    (1.0, 0.0)
+    >>> (ExactSum.of([0.1, 0.2]) + ExactSum.of([0.3])).value == ExactSum.of([0.1, 0.2, 0.3]).value
+    True
+    """
+
+    digits: np.ndarray
+
+    @classmethod
+    def of(cls, values: ArrayLike) -> ExactSum:
+        """The exact sum of ``values`` (float64)."""
+        from .._kernels import compiled
+
+        api = compiled()
+
+        x = np.ascontiguousarray(values, dtype=np.float64).ravel()
+        return cls(api.exact_sum(x, chunks_for(len(x))))
+
+    @classmethod
+    def dot(cls, x: ArrayLike, w: ArrayLike) -> ExactSum:
+        """The exact sum of the float64 products ``x[i] * w[i]``."""
+        from .._kernels import compiled
+
+        api = compiled()
+
+        a = np.ascontiguousarray(x, dtype=np.float64).ravel()
+        b = np.ascontiguousarray(w, dtype=np.float64).ravel()
+        return cls(api.exact_dot(a, b, chunks_for(len(a))))
+
+    @classmethod
+    def zero(cls) -> ExactSum:
+        from .._kernels import compiled
+
+        api = compiled()
+
+        return cls(np.zeros(api.SIZE, dtype=np.int64))
+
+    def __add__(self, other: ExactSum) -> ExactSum:
+        from .._kernels import compiled
+
+        api = compiled()
+
+        digits = self.digits + other.digits
+        api.normalize(digits)
+        return ExactSum(digits)
+
+    def merge(self, other: ExactSum) -> ExactSum:
+        """The sum of both sets of values."""
+        return self + other
+
+    @property
+    def value(self) -> float:
+        """The sum rounded once to the nearest float64 (inf beyond the float range)."""
+        from .._kernels import compiled
+
+        core = compiled()
+        N_LIMBS, NAN, NEG_INF, POS_INF = core.N_LIMBS, core.NAN, core.NEG_INF, core.POS_INF
+
+        d = self.digits
+        if d[NAN] or (d[POS_INF] and d[NEG_INF]):
+            return float("nan")
+        if d[POS_INF]:
+            return float("inf")
+        if d[NEG_INF]:
+            return float("-inf")
+        # digits 0 .. N_LIMBS - 2 are normalized into [0, 2**32); the last keeps the sign
+        low = d[: N_LIMBS - 1].astype("<u4").tobytes()
+        total = int.from_bytes(low, "little") + (int(d[N_LIMBS - 1]) << (32 * (N_LIMBS - 1)))
+        try:
+            result: float = total / (1 << 1074)  # int / int: correctly rounded
+            return result
+        except OverflowError:
+            return float("inf") if total > 0 else float("-inf")
+
+    def as_fraction(self) -> Fraction | float:
+        """The sum as an exact :class:`~fractions.Fraction` (the float inf or nan when
+        the sum is not finite), for formulas that combine several sums before
+        rounding once: ``float(fraction)`` is correctly rounded."""
+        from .._kernels import compiled
+
+        core = compiled()
+        N_LIMBS, NAN, NEG_INF, POS_INF = core.N_LIMBS, core.NAN, core.NEG_INF, core.POS_INF
+
+        d = self.digits
+        if d[NAN] or d[POS_INF] or d[NEG_INF]:
+            return self.value
+        low = d[: N_LIMBS - 1].astype("<u4").tobytes()
+        total = int.from_bytes(low, "little") + (int(d[N_LIMBS - 1]) << (32 * (N_LIMBS - 1)))
+        return Fraction(total, 1 << 1074)
+
+    def __float__(self) -> float:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"ExactSum({self.value!r})"
+
+
+def exact_sum(values: ArrayLike) -> float:
+    """``sum(values)`` rounded once (``math.fsum``), from the exact accumulator."""
+    return ExactSum.of(values).value
+
+
+def exact_dot(x: ArrayLike, w: ArrayLike) -> float:
+    """``sum(x * w)`` with each product rounded and the sum rounded once."""
+    return ExactSum.dot(x, w).value
+
+
+_SPLITTER = 134217729.0  # 2**27 + 1: Dekker's split of a float64 into two 26-bit halves
+_SPLIT_MAX = 2.0**995  # beyond, the split overflows; such products are rounded
+
+
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(p, e)`` with ``p = fl(a * b)`` and ``p + e == a * b`` exactly (Dekker), where
+    neither factor is beyond ``2**995`` and the product does not underflow."""
+    p = a * b
+    big = None
+    if a.size and max(float(np.max(np.abs(a))), float(np.max(np.abs(b)))) > _SPLIT_MAX:
+        big = (np.abs(a) > _SPLIT_MAX) | (np.abs(b) > _SPLIT_MAX)
+        a, b = np.where(big, 0.0, a), np.where(big, 0.0, b)
+    ca, cb = _SPLITTER * a, _SPLITTER * b
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    bad = ~np.isfinite(p) if big is None else big | ~np.isfinite(p)
+    if bad.any():
+        e[bad] = 0.0
+    return p, e
+
+
+#: Rows of the products computed at once (their temporaries stay in the cache)
+_PRODUCT_ROWS = 1 << 16
+
+
+def exact_products(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> ExactSum:
+    """The exact sum of the products ``x[i] * y[i]`` (times ``w[i]`` when given).
+
+    Each product of two or three float64 values is split into float64 parts
+    that add up to it exactly (Dekker's product), so the sum is exact: second
+    moments (``sum(w y^2)``, ``sum(w y y_hat)``) merge across batches without
+    rounding. Products of values beyond ``2**995`` in magnitude, or that
+    underflow below ``2**-1074``, are rounded (still the same float whatever
+    the batches).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from receval.engine.sums import exact_products
+    >>> x = np.array([1 + 2.0**-30, 1.0])
+    >>> y = np.array([1 + 2.0**-30, -1.0])
+    >>> exact_products(x, y).value == 2.0**-29 + 2.0**-60  # (1 + 2**-30)**2 - 1
+    True
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    w = None if w is None else np.asarray(w, dtype=np.float64)
+    total = ExactSum.zero()
+    for a in range(0, max(len(x), 1), _PRODUCT_ROWS):
+        part = slice(a, a + _PRODUCT_ROWS)
+        p, e = _two_product(x[part], y[part])
+        if w is None:
+            parts = [p, e]
+        else:
+            p1, e1 = _two_product(w[part], p)
+            p2, e2 = _two_product(w[part], e)
+            parts = [p1, e1, p2, e2]
+        total = total + ExactSum.of(np.concatenate(parts))
+    return total
+
+
+def exact_mean(values: ArrayLike) -> float:
+    """The sum of ``values`` rounded once, over their count (nan when empty)."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        return float("nan")
+    return ExactSum.of(x).value / x.size

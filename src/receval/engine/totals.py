@@ -1,0 +1,399 @@
+"""Mergeable states of the pointwise metrics: rows -> state, state + state, state -> value.
+
+The out-of-core path (files larger than memory, read batch by batch) and the
+Spark backend (one state per partition, merged on the driver) both reduce the
+data to these small states, with the in-memory functions' own validation and
+kernels, and the value of the merged state equals the in-memory function on
+all the rows:
+
+* :class:`Totals` (log loss, PCOC, COPC): sums; any split of the rows.
+* :class:`ScoreRange` (exact ROC AUC, no binning): the rows whose scores lie in
+  one range; the ranges of a split must be disjoint (equal scores never split
+  across two ranges: a range partition by score, as Spark's
+  ``repartitionByRange`` makes). Unweighted counts are Python ints, so the AUC
+  of merged ranges is exact whatever the split.
+* :class:`GroupTotals` (GAUC): sums over whole groups; a split must keep every
+  group's rows together (a partition by user).
+* :func:`score_ranges`: cuts the score axis, from the histogram of the first
+  pass (the compiled core's ``add_histogram``), into ranges of bounded size
+  (out of core).
+
+* :class:`MeanState` (the means of :func:`receval.evaluate`): sums over whole
+  users.
+
+Float sums are exact (:class:`receval.engine.sums.ExactSum`, rounded once when the
+value is read) and the in-memory functions compute them the same way, so a
+merged state gives the in-memory float whatever the split; counts and
+unweighted AUCs are integers. Only :class:`ScoreRange` with sample weights
+adds float pair weights across ranges, equal to rounding; a group's weighted
+AUC is computed from its own rows in a canonical order, the same float in any
+split of the groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import _validation as v
+from ..exceptions import InputValidationError
+from .sums import ExactSum
+
+__all__ = [
+    "GroupTotals",
+    "MeanState",
+    "ScoreRange",
+    "Totals",
+    "auc_from_ranges",
+    "score_ranges",
+    "totals",
+]
+
+_EPS = float(np.finfo(np.float64).eps)
+
+
+# ------------------------------------------------------------------ log loss, PCOC
+@dataclass(frozen=True)
+class Totals:
+    """Sums behind log loss, PCOC and COPC over some rows, exact (:class:`ExactSum`).
+
+    Attributes
+    ----------
+    n_rows : int
+    weight : ExactSum
+        Sum of the sample weights (``n_rows`` without weights).
+    loss : ExactSum
+        Weighted sum of the binary log loss, probabilities clipped to [eps, 1 - eps].
+    predicted : ExactSum
+        Weighted sum of the predicted probabilities.
+    observed : ExactSum
+        Weighted number of clicks.
+    """
+
+    n_rows: int
+    weight: ExactSum
+    loss: ExactSum
+    predicted: ExactSum
+    observed: ExactSum
+
+    def merge(self, other: Totals) -> Totals:
+        """The totals of both sets of rows."""
+        return Totals(
+            self.n_rows + other.n_rows,
+            self.weight + other.weight,
+            self.loss + other.loss,
+            self.predicted + other.predicted,
+            self.observed + other.observed,
+        )
+
+    @property
+    def log_loss(self) -> float:
+        """Mean log loss (``nan`` without rows)."""
+        weight = self.weight.value
+        return self.loss.value / weight if weight > 0 else float("nan")
+
+    @property
+    def pcoc(self) -> float:
+        """Predicted over observed clicks (``nan`` without clicks)."""
+        observed = self.observed.value
+        return self.predicted.value / observed if observed > 0 else float("nan")
+
+    @property
+    def copc(self) -> float:
+        """Observed over predicted clicks (``nan`` when nothing is predicted)."""
+        predicted = self.predicted.value
+        return self.observed.value / predicted if predicted > 0 else float("nan")
+
+
+EMPTY_TOTALS = Totals(0, ExactSum.zero(), ExactSum.zero(), ExactSum.zero(), ExactSum.zero())
+
+
+def loss_sums(
+    labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None, eps: float
+) -> tuple[ExactSum, ExactSum]:
+    """Exact (weighted) log loss sum and weight sum of validated 0/1 labels and probabilities."""
+    from .._kernels import compiled
+    from .sums import chunks_for
+
+    api = compiled()
+
+    labels, proba = np.ascontiguousarray(labels), np.ascontiguousarray(proba)  # core: C order
+    w_arg = np.empty(0) if weights is None else np.ascontiguousarray(weights)
+    loss = ExactSum(api.binary_log_loss_exact(labels, proba, w_arg, eps, chunks_for(len(labels))))
+    weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
+    return loss, weight
+
+
+def click_sums(
+    labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None
+) -> tuple[ExactSum, ExactSum]:
+    """Exact (weighted) sums of the predicted probabilities and of the clicks."""
+    if weights is None:
+        return ExactSum.of(proba), ExactSum.of([float(np.count_nonzero(labels))])
+    return ExactSum.dot(proba, weights), ExactSum.of(weights[labels == 1])
+
+
+def totals_of(
+    labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None, eps: float = _EPS
+) -> Totals:
+    """The :class:`Totals` of validated 0/1 labels, probabilities and weights."""
+    if len(labels) == 0:
+        return EMPTY_TOTALS
+    loss, weight = loss_sums(labels, proba, weights, eps)
+    predicted, observed = click_sums(labels, proba, weights)
+    return Totals(len(labels), weight, loss, predicted, observed)
+
+
+def totals(
+    y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> Totals:
+    """The :class:`Totals` of some rows, validated as :func:`receval.log_loss` does."""
+    func = "totals"
+    yt = v.as_1d(y_true, "y_true", func)
+    yp = v.as_1d(y_prob, "y_prob", func)
+    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
+    n = v.check_same_length(func, y_true=yt, y_prob=yp, sample_weight=sw)
+    if n == 0:
+        return EMPTY_TOTALS
+    labels = v.check_binary01(yt, func)
+    proba = v.check_probabilities(
+        v.check_finite(v.as_float(yp, "y_prob", func), "y_prob", func), "y_prob", func
+    )
+    weights = v.check_sample_weight(sw, n, func)
+    return totals_of(labels, proba, weights)
+
+
+# ------------------------------------------------------------------ exact AUC by score ranges
+@dataclass(frozen=True)
+class ScoreRange:
+    """Exact AUC state of the rows whose scores lie in ``[low, high]``.
+
+    Attributes
+    ----------
+    low, high : float
+        Smallest and largest score of the rows (``nan`` for an empty range).
+    positives, negatives : int or float
+        (Weighted) numbers of clicks and non-clicks.
+    two_u : int or float
+        Twice the (weighted) Mann-Whitney count of the pairs inside the range:
+        a pair counts 2 when the positive scores higher, 1 when tied.
+    """
+
+    low: float
+    high: float
+    positives: int | float
+    negatives: int | float
+    two_u: int | float
+
+    @property
+    def empty(self) -> bool:
+        return self.positives == 0 and self.negatives == 0
+
+
+def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
+    """ROC AUC of the rows of disjoint score ranges (exact for unweighted ranges).
+
+    Raises ``InputValidationError`` when two ranges overlap (the rows of one
+    score value split across ranges): range-partition by score first.
+    Returns ``nan`` when there is no positive or no negative.
+    """
+    parts = sorted((r for r in ranges if not r.empty), key=lambda r: r.low)
+    for a, b in pairwise(parts):
+        if b.low <= a.high:
+            raise InputValidationError(
+                f"auc_from_ranges: score ranges overlap ([{a.low!r}, {a.high!r}] and "
+                f"[{b.low!r}, {b.high!r}]); every score value must lie in one range, e.g. "
+                f"partition the rows by score range."
+            )
+    two_u: int | float = 0
+    negatives_below: int | float = 0
+    positives: int | float = 0
+    for r in parts:
+        two_u += r.two_u + 2 * r.positives * negatives_below
+        negatives_below += r.negatives
+        positives += r.positives
+    pairs = positives * negatives_below
+    if pairs == 0:
+        return float("nan")
+    if isinstance(two_u, int) and isinstance(pairs, int):
+        from fractions import Fraction
+
+        return float(Fraction(two_u, 2 * pairs))  # correctly rounded
+    return float(two_u / (2.0 * pairs))
+
+
+def score_ranges(rows_per_bucket: np.ndarray, max_rows: int) -> list[tuple[int, int]]:
+    """Cut buckets into consecutive ``[first, last]`` bucket ranges of at most
+    ``max_rows`` rows (a bucket larger than that is a range of its own);
+    empty buckets are skipped."""
+    ranges = []
+    start = last = -1
+    count = 0
+    nonzero = np.flatnonzero(rows_per_bucket)
+    for b in nonzero.tolist():
+        n = int(rows_per_bucket[b])
+        if start >= 0 and count + n > max_rows:
+            ranges.append((start, last))
+            start = -1
+        if start < 0:
+            start, count = b, 0
+        count += n
+        last = b
+    if start >= 0:
+        ranges.append((start, last))
+    return ranges
+
+
+# ------------------------------------------------------------------ GAUC
+@dataclass(frozen=True)
+class GroupTotals:
+    """Sums behind GAUC over whole groups, exact (:class:`ExactSum`).
+
+    Attributes
+    ----------
+    weighted_auc : ExactSum
+        Sum over groups with a defined AUC of weight x AUC.
+    weight : ExactSum
+        Sum of those groups' weights.
+    n_groups, n_groups_skipped, n_rows, n_rows_skipped : int
+        Groups and rows, and those without a defined AUC (one class).
+    """
+
+    weighted_auc: ExactSum
+    weight: ExactSum
+    n_groups: int
+    n_groups_skipped: int
+    n_rows: int
+    n_rows_skipped: int
+
+    def merge(self, other: GroupTotals) -> GroupTotals:
+        """The totals of both sets of groups (no group in both)."""
+        return GroupTotals(
+            self.weighted_auc + other.weighted_auc,
+            self.weight + other.weight,
+            self.n_groups + other.n_groups,
+            self.n_groups_skipped + other.n_groups_skipped,
+            self.n_rows + other.n_rows,
+            self.n_rows_skipped + other.n_rows_skipped,
+        )
+
+    @property
+    def score(self) -> float:
+        """The GAUC (``nan`` when no group has both classes)."""
+        return gauc_value(self.weighted_auc, self.weight)
+
+
+EMPTY_GROUP_TOTALS = GroupTotals(ExactSum.zero(), ExactSum.zero(), 0, 0, 0, 0)
+
+
+def gauc_sums(auc: np.ndarray, weight: np.ndarray) -> tuple[ExactSum, ExactSum]:
+    """Exact sums of weight x AUC and of weight over the groups with a defined AUC."""
+    kept = ~np.isnan(auc)
+    return ExactSum.dot(weight[kept], auc[kept]), ExactSum.of(weight[kept])
+
+
+def gauc_value(weighted_auc: ExactSum, weight: ExactSum) -> float:
+    """GAUC from its sums (``nan`` when the weights sum to 0)."""
+    total = weight.value
+    return weighted_auc.value / total if total > 0 else float("nan")
+
+
+def report_totals(report: Any) -> GroupTotals:
+    """The :class:`GroupTotals` of a :class:`receval.GroupAUCReport`."""
+    weighted, weight = gauc_sums(report.auc, report.weight)
+    return GroupTotals(
+        weighted,
+        weight,
+        report.n_groups,
+        report.n_groups_skipped,
+        int(report.n_rows.sum()),
+        report.n_rows_skipped,
+    )
+
+
+# ------------------------------------------------------------------ means over users
+#: trec_eval's floor of a value before its logarithm in a geometric mean (gm_map, gm_bpref)
+GEOMETRIC_FLOOR = 1e-5
+
+#: How the users' values of a metric combine (the registry's ``mean``): ``"users"`` the
+#: mean, ``"pooled"`` the ratio of the sums of numerators and denominators, ``"sum"``
+#: the sum (counts), ``"geometric"`` the geometric mean of the values floored at
+#: :data:`GEOMETRIC_FLOOR` (trec_eval's ``gm_*``)
+MEAN_KINDS = ("users", "pooled", "sum", "geometric")
+
+
+@dataclass(frozen=True)
+class MeanState:
+    """A mean over users, exact and mergeable (the means of :func:`receval.evaluate`).
+
+    Attributes
+    ----------
+    total : ExactSum
+        Sum of the kept users' values (pooled: their numerators; geometric: the
+        logarithms of the floored values).
+    count : int
+        Users kept (values not nan).
+    denominator : ExactSum or None
+        Pooled metrics (``hit_ratio``): sum of the kept users' denominators.
+    kind : str
+        One of :data:`MEAN_KINDS`.
+    """
+
+    total: ExactSum
+    count: int
+    denominator: ExactSum | None = None
+    kind: str = "users"
+
+    def merge(self, other: MeanState) -> MeanState:
+        """The state of both sets of users (no user in both)."""
+        if self.kind != other.kind:
+            raise ValueError(f"cannot merge a {self.kind!r} mean with a {other.kind!r} mean")
+        den = None
+        if self.denominator is not None or other.denominator is not None:
+            den = (self.denominator or ExactSum.zero()) + (other.denominator or ExactSum.zero())
+        return MeanState(self.total + other.total, self.count + other.count, den, self.kind)
+
+    @property
+    def value(self) -> float:
+        """The mean (nan without users); pooled: the ratio of the sums (0.0 when empty);
+        sum: the sum (0.0 when empty); geometric: exp of the mean logarithm."""
+        if self.denominator is not None:
+            den = self.denominator.value
+            return self.total.value / den if den > 0 else 0.0
+        if self.kind == "sum":
+            return self.total.value
+        if not self.count:
+            return float("nan")
+        if self.kind == "geometric":
+            return float(np.exp(self.total.value / self.count))
+        return self.total.value / self.count
+
+
+def mean_state(
+    values: np.ndarray, denominators: np.ndarray | None = None, kind: str = "users"
+) -> MeanState:
+    """The :class:`MeanState` of per-user values (nan: left out); with ``denominators``
+    a pooled ratio, ``values`` then holding the numerators; ``kind`` as in
+    :data:`MEAN_KINDS`."""
+    kept = ~np.isnan(values)
+    n_kept = int(np.count_nonzero(kept))
+    every = n_kept == len(kept)  # nothing left out: no copy
+    x = values if every else values[kept]
+    if kind == "geometric":
+        x = np.log(np.maximum(x, GEOMETRIC_FLOOR))
+    total = ExactSum.of(x)
+    if denominators is not None and not every:
+        denominators = denominators[kept]
+    den = None if denominators is None else ExactSum.of(denominators)
+    return MeanState(total, n_kept, den, "pooled" if den is not None else kind)
+
+
+def empty_mean_state(kind: str) -> MeanState:
+    """The state of no user (``kind`` as in :data:`MEAN_KINDS`)."""
+    pooled = kind == "pooled"
+    return MeanState(ExactSum.zero(), 0, ExactSum.zero() if pooled else None, kind)

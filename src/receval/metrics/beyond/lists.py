@@ -1,0 +1,181 @@
+"""What the beyond-accuracy metrics share: the run as ranked lists, and a mean over users.
+
+Every beyond-accuracy metric (:mod:`receval.metrics.beyond.catalog`,
+:mod:`receval.metrics.beyond.diversity`) reads the top-``k`` list of each user of a
+:class:`~receval.Run` (``k=None``: the whole list), given as a ``Run``, a
+mapping, a DataFrame or a sequence of lists. Those averaged over users return
+a :class:`MeanOverUsers`, which also counts the users left out.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any, TypeAlias
+
+import numpy as np
+
+from ... import _validation as v
+from ...data import io
+from ...data._ranked import Run
+from ...exceptions import InputValidationError, UndefinedMetricWarning
+
+__all__ = ["MeanOverUsers"]
+
+#: A ``Run``, ``{user: {item: score}}``, a DataFrame with user/item/score
+#: columns, or a sequence of ranked item lists (one per user; 2-D arrays too).
+RunLike: TypeAlias = Any
+
+_WHOLE_LIST = np.iinfo(np.int64).max
+# below this many rows, the per-user kernels run on the calling thread
+PARALLEL_MIN_ROWS = 1 << 16
+
+
+# ---------------------------------------------------------------- inputs
+def as_run(run: RunLike, func: str) -> Run:
+    """A ``Run`` from any of the accepted shapes (a ``Run`` is used as is)."""
+    if isinstance(run, Run):
+        return run
+    if isinstance(run, Mapping):
+        bad_user = next((u for u, items in run.items() if not isinstance(items, Mapping)), None)
+        if bad_user is not None:
+            raise InputValidationError(
+                f"{func}: run must map each user to {{item: score}}. Got a "
+                f"{type(run[bad_user]).__name__} for user {bad_user!r}; for ranked lists pass "
+                f"a list of lists instead."
+            )
+        return Run.from_dict(run)
+    if io.is_frame(run):
+        return Run.from_frame(run)
+    if isinstance(run, np.ndarray) and run.ndim == 2:
+        n_users, length = run.shape
+        v.check_not_empty(n_users * length, "run", func)
+        users = np.repeat(np.arange(n_users), length)
+        ranks = np.tile(np.arange(1, length + 1), n_users)
+        return Run(users, run.reshape(-1), ranks=ranks)
+    if isinstance(run, (list, tuple)) or (isinstance(run, np.ndarray) and run.ndim == 1):
+        lists = list(run)
+        bad = next((x for x in lists if not _is_list(x)), None)
+        if bad is None:
+            lengths = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+            v.check_not_empty(int(lengths.sum()), "run", func)
+            users = np.repeat(np.arange(len(lists)), lengths)
+            flat = [item for x in lists for item in x]
+            ranks = np.concatenate([np.arange(1, n + 1) for n in lengths])
+            return Run(users, flat, ranks=ranks)
+        raise InputValidationError(
+            f"{func}: run must be a Run, a mapping {{user: {{item: score}}}}, a DataFrame or a "
+            f"sequence of ranked item lists. Got a {type(run).__name__} holding a "
+            f"{type(bad).__name__}; wrap a single list as [items]."
+        )
+    raise InputValidationError(
+        f"{func}: run must be a Run, a mapping {{user: {{item: score}}}}, a DataFrame or a "
+        f"sequence of ranked item lists. Got {type(run).__name__}."
+    )
+
+
+def n_empty_lists(run: RunLike) -> int:
+    """Users given as an empty list: the lists' ``Run`` cannot hold them, so they are
+    counted here, as skipped users, by the metrics averaged over users (a ``{}`` of a
+    mapping is a user of the ``Run``, without items)."""
+    if isinstance(run, (list, tuple)) or (isinstance(run, np.ndarray) and run.ndim == 1):
+        return sum(1 for x in run if _is_list(x) and len(x) == 0)
+    return 0
+
+
+def _is_list(x: Any) -> bool:
+    if isinstance(x, (str, bytes)):
+        return False
+    if isinstance(x, np.ndarray):
+        return x.ndim == 1
+    return hasattr(x, "__len__") and hasattr(x, "__iter__") and not isinstance(x, Mapping)
+
+
+def check_k(k: int | None, func: str) -> int:
+    """The list depth as an int64-compatible number (``None``: the whole list)."""
+    if k is None:
+        return int(_WHOLE_LIST)
+    # a k beyond any list is the whole list (and must still fit the kernels' int64)
+    return min(int(v.check_number(k, "k", func, integer=True, low=1)), int(_WHOLE_LIST))
+
+
+def item_exposure(run: Run, depth: int) -> np.ndarray:
+    """Number of top-``depth`` lists holding each item code."""
+    from ..._kernels import compiled
+
+    kern = compiled()
+
+    result: np.ndarray = kern.item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
+    return result
+
+
+def user_chunks(n_rows: int) -> int:
+    """Chunks of users for the per-user kernels of a run of ``n_rows`` rows: one
+    (no thread is woken) below 64Ki rows. The values do not depend on them."""
+    from ..._kernels import num_threads
+
+    return 1 if n_rows < PARALLEL_MIN_ROWS else 4 * num_threads()
+
+
+class MeanOverUsers(float):
+    """A mean over users: a float that also counts the users it left out.
+
+    Returned by :func:`intra_list_similarity`, :func:`diversity` and
+    :func:`novelty`, whose value is undefined for some users (a list of fewer
+    than 2 items; no item of the list in the interaction log). It is the float
+    itself in every computation; the counts are attributes.
+
+    Attributes
+    ----------
+    n_users : int
+        Users (lists) given.
+    n_users_skipped : int
+        Users left out of the mean because their value is undefined.
+
+    Examples
+    --------
+    >>> from receval import intra_list_similarity
+    >>> ils = intra_list_similarity([["a", "b"], ["c"]], similarity=lambda a, b: 0.5)
+    >>> ils, ils.n_users, ils.n_users_skipped
+    (0.5, 2, 1)
+    """
+
+    n_users: int
+    n_users_skipped: int
+
+    def __new__(cls, value: float, n_users: int, n_users_skipped: int) -> MeanOverUsers:
+        self = super().__new__(cls, value)
+        self.n_users = n_users
+        self.n_users_skipped = n_users_skipped
+        return self
+
+    def __repr__(self) -> str:
+        return float.__repr__(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (MeanOverUsers, (float(self), self.n_users, self.n_users_skipped))
+
+
+def mean_over_users(
+    per_user: np.ndarray, func: str, reason: str, complement: bool = False, n_empty: int = 0
+) -> MeanOverUsers:
+    """Mean over users with a defined value (``1 - mean`` with ``complement``), with the
+    counts (``n_empty`` users given without items count as skipped); nan and a warning
+    when there are none."""
+    kept = per_user[~np.isnan(per_user)]
+    n, skipped = len(per_user) + n_empty, len(per_user) - kept.size + n_empty
+    if kept.size == 0:
+        warnings.warn(
+            f"{func}: {reason}, so it is undefined (returned as nan).",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+        return MeanOverUsers(float("nan"), n, skipped)
+    value = float(kept.mean())
+    return MeanOverUsers(1.0 - value if complement else value, n, skipped)
+
+
+def missing_items(run: Run, mask: np.ndarray) -> str:
+    ids = run.item_ids[np.flatnonzero(mask)[: v.MAX_SHOWN + 1]]
+    n = int(mask.sum())
+    return f"{n} {'item' if n == 1 else 'items'} {v.format_values(ids)}"

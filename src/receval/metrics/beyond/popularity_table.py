@@ -1,0 +1,276 @@
+"""Item popularity from a count table or an interaction log, and its head/tail splits.
+
+The popularity-bias metrics (:mod:`receval.metrics.beyond.popularity`, and the
+``arp@k``-like strings of :func:`receval.evaluate`) read item popularity from
+``popularity=`` (a mapping ``{item: count}`` or a pair ``(items, counts)``) or
+``train=`` (an interaction log of (user, item) pairs, where a repeated pair
+counts once: the number of distinct users of each item). :func:`as_popularity`
+turns either into a :class:`PopularityTable`, built once per call and sent to
+every batch or Spark partition as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ... import _validation as v
+from ...data import io
+from ...data._encode import distinct_ints, factorize, lookup
+from ...data._ranked import Qrels, Run
+from ...exceptions import InputValidationError, InvalidParameterError
+
+__all__ = ["PopularityTable", "as_popularity", "per_user_sums"]
+
+#: Elliot's head: the most popular items holding 80% of the interactions
+DEFAULT_HEAD_SHARE = 0.8
+#: RecBole's default ``tail_ratio``: the 10% least popular items
+DEFAULT_TAIL_RATIO = 0.1
+
+
+class PopularityTable:
+    """Item ids with their popularity, in the order they were first given.
+
+    Parameters
+    ----------
+    item_ids : ndarray of shape (n_items,)
+        Distinct item ids, in order of first appearance in the input.
+    counts : ndarray of shape (n_items,)
+        Popularity of each item (float64, >= 0).
+    train_users, train_items : ndarray or None
+        The log's (user code, item code) pairs, distinct, when the table comes
+        from ``train=``; the per-user metrics do not need them, PopREO and
+        PopRSP do.
+    train_user_ids : ndarray or None
+        The log's distinct user ids (codes index it).
+    """
+
+    def __init__(
+        self,
+        item_ids: np.ndarray,
+        counts: np.ndarray,
+        train_users: np.ndarray | None = None,
+        train_items: np.ndarray | None = None,
+        train_user_ids: np.ndarray | None = None,
+    ) -> None:
+        self.item_ids = item_ids
+        self.counts = counts
+        self.train_users = train_users
+        self.train_items = train_items
+        self.train_user_ids = train_user_ids
+        self._heads: dict[float, np.ndarray] = {}
+        self._tails: dict[float, np.ndarray] = {}
+
+    @property
+    def n_items(self) -> int:
+        return len(self.item_ids)
+
+    def head(self, head_share: float) -> np.ndarray:
+        """Boolean mask of the head items (Elliot's short head) over the table's items.
+
+        Items sorted by popularity, descending (ties: order of first appearance),
+        the head is the shortest prefix, of at least one item, whose popularity
+        sums to ``head_share`` of the total or more; every other item is the long tail.
+        """
+        if head_share not in self._heads:
+            order = np.argsort(-self.counts, kind="stable")
+            cumulative = np.cumsum(self.counts[order])
+            limit = float(cumulative[-1]) * head_share if len(order) else 0.0
+            n_head = int(np.argmax(cumulative >= limit)) + 1 if len(order) else 0
+            mask = np.zeros(self.n_items, dtype=bool)
+            mask[order[:n_head]] = True
+            self._heads[head_share] = mask
+        return self._heads[head_share]
+
+    def recbole_tail(self, tail_ratio: float) -> np.ndarray:
+        """Boolean mask of RecBole's long tail over the table's items.
+
+        ``tail_ratio`` > 1: the items of popularity <= ``tail_ratio``. Otherwise the
+        ``max(int(n_items * tail_ratio), 1)`` least popular items (ties: order of
+        first appearance), as RecBole's ``TailPercentage``.
+        """
+        if tail_ratio not in self._tails:
+            if tail_ratio > 1:
+                mask = self.counts <= tail_ratio
+            else:
+                cut = max(int(self.n_items * tail_ratio), 1)
+                order = np.argsort(self.counts, kind="stable")
+                mask = np.zeros(self.n_items, dtype=bool)
+                mask[order[:cut]] = True
+            self._tails[tail_ratio] = mask
+        return self._tails[tail_ratio]
+
+    def positions(self, ids: np.ndarray) -> np.ndarray:
+        """Row of each id in the table (-1: absent)."""
+        return lookup(ids, self.item_ids)
+
+    def of_items(self, ids: np.ndarray) -> np.ndarray:
+        """Popularity of each id (0 for an id absent from the table)."""
+        pos = self.positions(ids)
+        out = np.zeros(len(ids), dtype=np.float64)
+        out[pos >= 0] = self.counts[pos[pos >= 0]]
+        return out
+
+    def _arrays(self) -> tuple[Any, ...]:
+        return (self.item_ids, self.counts, self.train_users, self.train_items,
+                self.train_user_ids)  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        """Equal tables (accumulators with equal options merge)."""
+        if not isinstance(other, PopularityTable):
+            return NotImplemented
+        return all(
+            (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
+            for a, b in zip(self._arrays(), other._arrays(), strict=True)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PopularityTable(n_items={self.n_items})"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # the caches stay behind
+        return (
+            PopularityTable,
+            (self.item_ids, self.counts, self.train_users, self.train_items, self.train_user_ids),
+        )
+
+
+def check_head_share(head_share: Any, func: str) -> float:
+    """``head_share`` in (0, 1]."""
+    return float(
+        v.check_number(head_share, "head_share", func, low=0.0, high=1.0, low_inclusive=False)
+    )
+
+
+def check_tail_ratio(tail_ratio: Any, func: str) -> float:
+    """``tail_ratio`` > 0 (a share of the items up to 1, a popularity above)."""
+    return float(v.check_number(tail_ratio, "tail_ratio", func, low=0.0, low_inclusive=False))
+
+
+def as_popularity(popularity: Any, train: Any, func: str) -> PopularityTable:
+    """The :class:`PopularityTable` of exactly one of ``popularity`` and ``train``.
+
+    Parameters
+    ----------
+    popularity : mapping, pair (items, counts), PopularityTable or None
+        Popularity of each item, e.g. its number of training interactions.
+    train : Qrels, Run, DataFrame, pair (users, items) or None
+        An interaction log: the popularity of an item is its number of distinct users.
+    func : str
+        The public function, for messages.
+
+    Returns
+    -------
+    table : PopularityTable
+    """
+    if isinstance(popularity, PopularityTable) and train is None:
+        return popularity
+    if (popularity is None) == (train is None):
+        given = "both" if popularity is not None else "neither"
+        raise InvalidParameterError(
+            f"{func}: pass exactly one of popularity (a mapping item -> count) and train "
+            f"(an interaction log of (user, item) pairs). Got {given}."
+        )
+    if train is not None:
+        return _from_log(train, func)
+    if isinstance(popularity, Mapping):
+        items: Any = list(popularity.keys())
+        counts: Any = list(popularity.values())
+    elif isinstance(popularity, tuple) and len(popularity) == 2:
+        items, counts = popularity
+    else:
+        raise InputValidationError(
+            f"{func}: popularity must be a mapping {{item: count}} or a pair (items, counts). "
+            f"Got {type(popularity).__name__}; pass train= for an interaction log."
+        )
+    item_arr = v.as_1d(items, "popularity items", func)
+    count_arr = v.as_float(v.as_1d(counts, "popularity counts", func), "popularity", func)
+    v.check_same_length(func, items=item_arr, counts=count_arr)
+    v.check_not_empty(len(item_arr), "popularity", func)
+    bad = ~np.isfinite(count_arr) | (count_arr < 0)
+    if bad.any():
+        raise InputValidationError(
+            f"{func}: popularity counts must be finite numbers >= 0. Got "
+            f"{v.format_values(count_arr[bad])}."
+        )
+    codes, uniques = factorize(item_arr, "popularity items", func)
+    if len(uniques) < len(item_arr):
+        dup = item_arr[np.flatnonzero(np.bincount(codes) > 1)[:1]]
+        raise InputValidationError(
+            f"{func}: popularity must give each item once. Got item {v.format_values(dup)} "
+            f"more than once."
+        )
+    return PopularityTable(uniques, count_arr)
+
+
+def _from_log(log: Any, func: str) -> PopularityTable:
+    from ..._kernels import compiled
+
+    kern = compiled()
+
+    if isinstance(log, (Qrels, Run)):  # (user, item) pairs are distinct by construction
+        users = np.repeat(np.arange(log.n_users), np.diff(log.offsets))
+        counts = np.bincount(log.items, minlength=len(log.item_ids)).astype(np.float64)
+        return PopularityTable(log.item_ids, counts, users, log.items.astype(np.int64),
+                               log.user_ids)  # fmt: skip
+    if io.is_frame(log):
+        cols = io.frame_columns(log, {"user": "user", "item": "item"}, func)
+        users_in, items_in = cols["user"], cols["item"]
+    elif isinstance(log, tuple) and len(log) == 2:
+        users_in, items_in = log
+    else:
+        raise InputValidationError(
+            f"{func}: train must be a Qrels, a Run, a DataFrame with columns 'user' and "
+            f"'item', or a pair (users, items). Got {type(log).__name__}."
+        )
+    user_arr = v.as_1d(users_in, "train users", func)
+    item_arr = v.as_1d(items_in, "train items", func)
+    v.check_same_length(func, users=user_arr, items=item_arr)
+    v.check_not_empty(len(user_arr), "train", func)
+    user_codes, user_ids = factorize(user_arr, "train users", func)
+    item_codes, item_ids = factorize(item_arr, "train items", func)
+    n_items = len(item_ids)
+    pairs = distinct_ints(user_codes.astype(np.int64) * n_items + item_codes)
+    counts = kern.distinct_users_per_item(user_codes, item_codes, len(user_ids), n_items)
+    return PopularityTable(
+        item_ids, np.asarray(counts, dtype=np.float64), pairs // n_items, pairs % n_items, user_ids
+    )
+
+
+def per_user_sums(
+    run: Run, values: np.ndarray, depth: int, average_ties: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per user of ``run``: the sum of ``values`` (one per item code) over the top
+    ``depth`` items, and the number of those items (min(depth, list length)).
+
+    ``average_ties``: the expected sum over every order of tied scores, each
+    position of a block of equal scores holding the block's mean value (exact: the
+    sum is linear in the items)."""
+    lengths = np.diff(run.offsets)
+    users = np.repeat(np.arange(run.n_users), lengths)
+    rank = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
+    keep = rank < depth
+    row_values = values[run.items]
+    if average_ties:
+        row_values = tie_block_means(run, row_values)
+    sums = np.bincount(users[keep], weights=row_values[keep], minlength=run.n_users)
+    return sums, np.minimum(lengths, depth).astype(np.float64)
+
+
+def tie_block_means(run: Run, row_values: np.ndarray) -> np.ndarray:
+    """Each row's value replaced by the mean over its block of tied scores (the rows
+    of one user with one score): the expected value at each position over every
+    order of the ties, for metrics that sum a value per item of the top k."""
+    if not run.n_rows:
+        return row_values
+    lengths = np.diff(run.offsets)
+    rank = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
+    starts = np.ones(run.n_rows, dtype=bool)  # a block starts a user or a new score
+    starts[1:] = (run.scores[1:] != run.scores[:-1]) | (rank[1:] == 0)
+    block = np.cumsum(starts) - 1
+    means = np.bincount(block, weights=row_values) / np.bincount(block)
+    result: np.ndarray = means[block]
+    return result

@@ -1,0 +1,193 @@
+"""The rows of the metrics outside the ranking kernel: pointwise and grouped (CTR
+models, regression), the list metrics with functions of their own, off-policy
+estimators and retention.
+
+A row names where the metric's function lives (``function_path``) and, where it
+is mergeable, the module of its engine definition (``definition_path``): a metric
+listed with a partitioning has one. Its other names are rows of
+:mod:`receval.registry.peers`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .schema import MetricEntry, Param
+
+__all__ = ["ROWS"]
+
+_WEIGHTED = ("y_true", "y_score", "sample_weight")
+_PROBA = ("y_true", "y_prob", "sample_weight")
+_REAL = ("y_true", "y_pred", "sample_weight")
+_LOGGED = ("reward", "pscore", "action_dist", "action", "position", "estimated_rewards",
+           "estimated_value")  # fmt: skip
+
+_AUC = "receval.metrics._auc"
+_LOSS = "receval.metrics._loss"
+_CALIBRATION = "receval.metrics._calibration"
+_REGRESSION = "receval.metrics._regression"
+_OFF_POLICY = "receval.metrics._offpolicy"
+_POPULARITY = "receval.metrics.beyond.popularity"
+_ENGINE = "receval.metrics.beyond.popularity_states"
+
+_POS_LABEL = Param("pos_label", "object", "the label of the positive class")
+_EPS = Param("eps", "float", "probabilities clipped to [eps, 1 - eps]", "auto", 0.0, 0.5, True,
+             choices=("auto",))  # fmt: skip
+_FORCE_FINITE = Param(
+    "force_finite", "bool", "a constant y gives 1 or 0 instead of nan or -inf", True
+)
+_CLIP = Param("clip", "float", "largest importance weight kept (None: no clipping)", None, 0.0,
+              math.inf, True)  # fmt: skip
+_TRAIN = Param("train", "object", "the interactions of training, for item popularity")
+_HEAD_SHARE = Param(
+    "head_share", "float", "share of the interactions the head items hold", 0.8, 0.0, 1.0, True
+)
+
+
+def _row(name: str, family: str, description: str, function: str, definition: str = "",
+         **fields: object) -> MetricEntry:  # fmt: skip
+    return MetricEntry(name, family, description, function_path=function,
+                       definition_path=definition, **fields)  # type: ignore[arg-type]  # fmt: skip
+
+
+ROWS: tuple[MetricEntry, ...] = (
+    # ------------------------------------------------ pointwise: one score per impression
+    _row("roc_auc", "pointwise", "area under the ROC curve, exact (ties count one half)",
+         f"{_AUC}:roc_auc_score", _AUC, inputs=_WEIGHTED, partitionings=("any", "ranges"),
+         source="scikit-learn",
+         params=(Param("bins", "int", "bins of the binned AUC of an accumulator (None: exact)",
+                       None, 1.0, 2.0**26),
+                 Param("range", "object", "the scores' range of the binned AUC", (0.0, 1.0)),
+                 _POS_LABEL)),
+    _row("log_loss", "pointwise", "mean binary cross-entropy of predicted probabilities",
+         f"{_LOSS}:log_loss", _LOSS, higher_is_better=False, inputs=_REAL,
+         source="scikit-learn",
+         params=(_EPS, Param("normalize", "bool", "the mean (false: the sum) over rows", True))),
+    _row("normalized_entropy", "pointwise",
+         "log loss over the entropy of the base rate (TorchRec's NE); below 1 beats the base rate",
+         f"{_LOSS}:normalized_entropy", _LOSS, higher_is_better=False, inputs=_PROBA,
+         source="TorchRec", params=(_EPS,)),
+    _row("pcoc", "pointwise", "predicted clicks over observed clicks; 1 is calibrated",
+         f"{_CALIBRATION}:pcoc", _CALIBRATION, higher_is_better=None, inputs=_PROBA),
+    _row("copc", "pointwise", "observed clicks over predicted clicks; 1 is calibrated",
+         f"{_CALIBRATION}:copc", _CALIBRATION, higher_is_better=None, inputs=_PROBA),
+    _row("average_precision", "pointwise",
+         "step-wise area under the precision-recall curve (scikit-learn's AP)",
+         f"{_AUC}:average_precision_score", inputs=_WEIGHTED, partitionings=(),
+         source="scikit-learn", params=(_POS_LABEL,)),
+    _row("pr_auc", "pointwise", "trapezoidal area under the precision-recall curve",
+         f"{_AUC}:pr_auc_score", inputs=_WEIGHTED, partitionings=(), params=(_POS_LABEL,)),
+    _row("break_even_point", "pointwise", "precision where precision equals recall",
+         f"{_AUC}:break_even_point", inputs=_WEIGHTED, partitionings=(), params=(_POS_LABEL,)),
+    _row("expected_calibration_error", "pointwise",
+         "weighted mean gap between observed rate and mean prediction per bin",
+         f"{_CALIBRATION}:expected_calibration_error", higher_is_better=False, inputs=_PROBA,
+         partitionings=(), source="Guo et al. 2017",
+         params=(_POS_LABEL, Param("n_bins", "int", "number of bins", 10, 1.0),
+                 Param("strategy", "choice", "bins of equal width or of equal counts",
+                       "uniform", choices=("quantile", "uniform")),
+                 Param("bin_edge", "choice", "the bin of a probability on an inner edge",
+                       "lower", choices=("lower", "upper")))),
+    _row("root_mean_squared_error", "pointwise", "root mean squared error",
+         f"{_LOSS}:root_mean_squared_error", _LOSS, higher_is_better=False, inputs=_REAL,
+         source="scikit-learn"),
+    _row("mean_absolute_error", "pointwise", "mean absolute error",
+         f"{_LOSS}:mean_absolute_error", _LOSS, higher_is_better=False, inputs=_REAL,
+         source="scikit-learn"),
+    _row("brier_score", "pointwise", "mean squared error of predicted probabilities",
+         f"{_REGRESSION}:brier_score_loss", _REGRESSION, higher_is_better=False,
+         inputs=("y_true", "y_proba", "sample_weight"), source="scikit-learn",
+         params=(_POS_LABEL,)),
+    _row("r2", "pointwise",
+         "coefficient of determination: 1 - squared error over the variance of y",
+         f"{_REGRESSION}:r2_score", _REGRESSION, inputs=_REAL, source="scikit-learn",
+         params=(_FORCE_FINITE,)),
+    _row("explained_variance", "pointwise", "1 - variance of the errors over the variance of y",
+         f"{_REGRESSION}:explained_variance_score", _REGRESSION, inputs=_REAL,
+         source="scikit-learn", params=(_FORCE_FINITE,)),
+    _row("partial_auc", "pointwise",
+         "ROC AUC up to a false positive rate, McClish-standardised to [0.5, 1]",
+         "receval.metrics._partial_auc:partial_auc", "receval.metrics._partial_auc",
+         inputs=_WEIGHTED, source="scikit-learn (McClish 1989)",
+         params=(Param("max_fpr", "float", "the largest false positive rate", None, 0.0, 1.0,
+                       True, required=True), _POS_LABEL)),
+    # ------------------------------------------------ grouped: per-group AUC
+    _row("gauc", "grouped", "per-group ROC AUC weighted by impressions, clicks or 1",
+         "receval.metrics._gauc:gauc_score", "receval.metrics._gauc",
+         inputs=("y_true", "y_score", "groups", "sample_weight", "weighting"),
+         partitionings=("groups",), source="Zhou et al. 2018 (DIN)",
+         params=(Param("weighting", "choice",
+                       "weight of each group's AUC: its impressions, its clicks or 1",
+                       "impressions", choices=("clicks", "impressions", "uniform")),)),
+    # ------------------------------------------------ list metrics with their own functions
+    _row("catalog_coverage", "list", "share of the catalogue in the top-k lists",
+         "receval.metrics.beyond.catalog:catalog_coverage", inputs=("run", "catalog"),
+         partitionings=(), accepts_k=True, source="Microsoft Recommenders"),
+    _row("novelty", "list", "mean self-information -log2(popularity) of recommended items",
+         "receval.metrics.beyond.diversity:novelty", inputs=("run", "interactions"),
+         partitionings=(),
+         accepts_k=True, source="Microsoft Recommenders"),
+    _row("personalization", "list", "1 - mean cosine similarity between users' lists",
+         "receval.metrics.beyond.catalog:personalization", inputs=("run",), partitionings=(),
+         accepts_k=True, source="Microsoft Recommenders"),
+    _row("gini_index", "list", "Gini index of item exposure in the top-k lists",
+         "receval.metrics.beyond.catalog:gini_index", higher_is_better=False, inputs=("run",),
+         partitionings=(), accepts_k=True),
+    _row("pop_reo", "list",
+         "PopREO: std / mean of the rates at which relevant head and tail items reach the "
+         "top k (Zhu et al. 2020)",
+         f"{_POPULARITY}:popularity_equal_opportunity", _ENGINE, higher_is_better=False,
+         inputs=("qrels", "run"), partitionings=("groups",), accepts_k=True, source="Elliot",
+         params=(_TRAIN, _HEAD_SHARE,
+                 Param("rel_threshold", "int", "the lowest grade that is relevant", 1))),
+    _row("pop_rsp", "list",
+         "PopRSP: std / mean of the rates at which head and tail items reach the top k "
+         "(Zhu et al. 2020)",
+         f"{_POPULARITY}:popularity_statistical_parity", _ENGINE, higher_is_better=False,
+         inputs=("run",), partitionings=("groups",), accepts_k=True, source="Elliot",
+         params=(_TRAIN, _HEAD_SHARE)),
+    _row("item_coverage", "list",
+         "share of the items of the popularity (or log) and the run in the top-k lists "
+         "(deprecated: RecBole's ItemCoverage is catalog_coverage with catalog=n)",
+         f"{_POPULARITY}:item_coverage", _ENGINE, inputs=("run",), partitionings=("groups",),
+         accepts_k=True,
+         params=(Param("popularity", "object", "item popularity (or train=)"), _TRAIN)),
+    _row("shannon_entropy", "list",
+         "entropy (nats) of the items' shares of the top-k rows, over their number",
+         f"{_POPULARITY}:shannon_entropy", _ENGINE, inputs=("run",), partitionings=("groups",),
+         accepts_k=True, source="RecBole"),
+    _row("distributional_coverage", "list",
+         "entropy (bits) of the items' shares of the recommendations",
+         f"{_POPULARITY}:distributional_coverage", _ENGINE, inputs=("run",),
+         partitionings=("groups",), accepts_k=True, source="Microsoft Recommenders"),
+    _row("popularity_serendipity", "list",
+         "relevant items ranked above their popularity rank (RecTools' serendipity)",
+         "receval.metrics.beyond.serendipity:popularity_serendipity",
+         inputs=("run", "qrels", "train", "catalog"), partitionings=(), accepts_k=True,
+         source="RecTools"),
+    _row("intersection", "list", "share of each top-k list also in a reference run's top-k list",
+         "receval.metrics.beyond.overlap:intersection", higher_is_better=None,
+         inputs=("run", "reference"), partitionings=(), accepts_k=True, source="RecTools",
+         params=(Param("reference_k", "int", "the cut-off of the reference (None: k)", None,
+                       1.0),)),
+    _row("user_coverage", "list", "share of users with a relevant item whose top-k list holds one",
+         "receval.metrics.beyond.overlap:user_coverage", inputs=("run", "qrels"), partitionings=(),
+         accepts_k=True),
+    # ------------------------------------------------ off-policy estimators
+    _row("ips", "off_policy",
+         "inverse propensity scoring: mean importance-weighted reward of a target policy",
+         f"{_OFF_POLICY}:ips_estimate", _OFF_POLICY, inputs=_LOGGED,
+         source="Horvitz & Thompson 1952; Open Bandit Pipeline", params=(_CLIP,)),
+    _row("snips", "off_policy",
+         "self-normalized IPS: importance-weighted rewards over the sum of the weights",
+         f"{_OFF_POLICY}:snips_estimate", _OFF_POLICY, inputs=_LOGGED,
+         source="Swaminathan & Joachims 2015; Open Bandit Pipeline", params=(_CLIP,)),
+    _row("dr", "off_policy",
+         "doubly robust: a reward model's value plus the importance-weighted residuals",
+         f"{_OFF_POLICY}:dr_estimate", _OFF_POLICY, inputs=_LOGGED,
+         source="Dudik et al. 2011; Open Bandit Pipeline", params=(_CLIP,)),
+    # ------------------------------------------------ retention (a report, not one value)
+    _row("retention", "retention",
+         "new, login and returning users per period; day-N retention per cohort",
+         "receval.metrics._retention:retention", inputs=("events",), partitionings=()),
+)  # fmt: skip

@@ -1,0 +1,378 @@
+"""trec_eval 10.0's measures as receval metrics: the table in trec_eval's order with
+each measure's parameters and printing, its nicknames, and how ``-m name.params``
+selects and names the values (``P.5,10`` prints ``P_5`` and ``P_10``, the metrics
+``precision@5`` and ``precision@10``).
+
+Shared by :mod:`receval.trec.trec_eval` (the command) and the metric-string parser
+(:func:`receval.parse_metrics` reads ``P.5,10``); it imports no evaluation code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..exceptions import InvalidParameterError
+from ..trec.prefs import PREFS_COUNTS, PREFS_MEASURES
+
+__all__ = [
+    "MEASURES",
+    "NICKNAMES",
+    "UNSUPPORTED",
+    "MeasureValue",
+    "TrecMeasure",
+    "atof",
+    "atol",
+    "measure_values",
+    "select_measures",
+    "split_list",
+    "trec_eval_metrics",
+]
+
+# ------------------------------------------------------------------ the measures
+_CUTS = "5,10,15,20,30,100,200,500,1000"
+_RECALLS = "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
+_MULTS = "0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"
+
+
+def _num(x: float) -> str:
+    """A float parameter as receval's metric strings write it."""
+    return repr(float(x)) if x != int(x) else str(int(x)) if abs(x) < 1e15 else repr(x)
+
+
+def _gains(pairs: list[tuple[str, float]]) -> str:
+    """``(gains=...)`` of a trec_eval ``level=gain`` list (none: the default gains)."""
+    if not pairs:
+        return ""
+    text = ";".join(f"{int(atof(level))}:{_num(gain)}" for level, gain in pairs)
+    return f"(gains={text})"
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One trec_eval measure.
+
+    Attributes
+    ----------
+    name : str
+        trec_eval's name (``P``, ``ndcg_cut``, ``iprec_at_recall``).
+    params : str
+        How ``-m name.params`` reads its parameters: ``""`` (none), ``"cuts"``
+        (positive integer cut-offs, one value each: ``P_5``, ``P_10``),
+        ``"levels"`` (real cut-offs, one value each, named with two decimals:
+        ``iprec_at_recall_0.10``), ``"reals"`` (one value from a list of reals:
+        ``utility``, ``11pt_avg``, ``set_F``) or ``"pairs"`` (one value from
+        ``name=real`` pairs: ``ndcg.1=3,2=9``).
+    default : str
+        The parameters when ``-m`` gives none.
+    printed : str
+        ``"real"`` (``%6.4f``), ``"count"`` (an integer), ``"summary"`` (only in the
+        summary: ``gm_map``, ``num_q``), ``"runid"``, or ``"relstring"`` (only
+        per query).
+    metric : callable
+        The receval metric string of one value, from its parameter (a cut-off,
+        a level, the list of reals or of pairs).
+    """
+
+    name: str
+    params: str
+    default: str
+    printed: str
+    metric: Callable[[Any], str] = field(repr=False)
+
+
+def _fixed(text: str) -> Callable[[Any], str]:
+    return lambda _: text
+
+
+def _reals(name: str, keys: tuple[str, ...]) -> Callable[[Any], str]:
+    def build(values: list[float]) -> str:
+        if len(values) != len(keys):
+            raise InvalidParameterError(
+                f"-m {name}: expected {len(keys)} comma-separated numbers "
+                f"({', '.join(keys)}). Got {len(values)}."
+            )
+        return (
+            f"{name}(" + ",".join(f"{k}={_num(x)}" for k, x in zip(keys, values, strict=True)) + ")"
+        )
+
+    return build
+
+
+def _pair_metric(name: str) -> Callable[[Any], str]:
+    return lambda pairs: name + _gains(pairs)
+
+
+def _rbp(name: str) -> Callable[[Any], str]:
+    def build(pairs: list[tuple[str, float]]) -> str:
+        p = 0.9  # trec_eval's default persistence
+        for key, value in pairs:
+            if key != "p":
+                raise InvalidParameterError(
+                    f"-m {name}: the only parameter is p (e.g. -m {name}.p=0.95). Got {key!r}."
+                )
+            p = value
+        return f"{name}(p={_num(p)})"
+
+    return build
+
+
+def _levels(values: list[float]) -> str:
+    if values == [float(x) for x in _RECALLS.split(",")]:
+        return "iprec_avg"
+    return "iprec_avg(levels=" + ";".join(_num(x) for x in values) + ")"
+
+
+def _relstring_length(values: list[float]) -> int:
+    return int(values[0]) if values else 10
+
+
+#: trec_eval 10.0's measures in its order (the order of its output), each with the
+#: receval metric of its values (the judgment-group measures: the metric of each
+#: (query, group), averaged over the query's groups; none for the ``prefs_*``
+#: measures). Not computed: ``yaap`` (see :data:`UNSUPPORTED`).
+MEASURES: tuple[TrecMeasure, ...] = (
+    TrecMeasure("runid", "", "", "runid", _fixed("")),
+    TrecMeasure("num_q", "", "", "summary", _fixed("num_q")),
+    TrecMeasure("num_ret", "", "", "count", _fixed("num_ret")),
+    TrecMeasure("num_rel", "", "", "count", _fixed("num_rel")),
+    TrecMeasure("num_rel_ret", "", "", "count", _fixed("num_rel_ret")),
+    TrecMeasure("map", "", "", "real", _fixed("map")),
+    TrecMeasure("gm_map", "", "", "summary", _fixed("gm_map")),
+    TrecMeasure("Rprec", "", "", "real", _fixed("r_precision")),
+    TrecMeasure("bpref", "", "", "real", _fixed("bpref")),
+    TrecMeasure("recip_rank", "", "", "real", _fixed("mrr")),
+    TrecMeasure(
+        "iprec_at_recall", "levels", _RECALLS, "real", lambda x: f"iprec(recall={_num(x)})"
+    ),
+    TrecMeasure("P", "cuts", _CUTS, "real", lambda k: f"precision@{k}"),
+    TrecMeasure("relstring", "reals", "10", "relstring", _fixed("")),
+    TrecMeasure("recall", "cuts", _CUTS, "real", lambda k: f"recall@{k}"),
+    TrecMeasure("infAP", "", "", "real", _fixed("infap")),
+    TrecMeasure("gm_bpref", "", "", "summary", _fixed("gm_bpref")),
+    TrecMeasure("Rprec_mult", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={_num(x)})"),
+    TrecMeasure("utility", "reals", "1,-1,0,0", "real", _reals("utility", ("a", "b", "c", "d"))),
+    TrecMeasure("11pt_avg", "reals", _RECALLS, "real", _levels),
+    TrecMeasure("binG", "", "", "real", _fixed("bin_g")),
+    TrecMeasure("G", "pairs", "", "real", _pair_metric("g")),
+    TrecMeasure("dcg", "pairs", "", "real", _pair_metric("dcg")),
+    TrecMeasure("ideal_dcg", "pairs", "", "real", _pair_metric("idcg")),
+    TrecMeasure("ndcg", "pairs", "", "real", _pair_metric("ndcg")),
+    TrecMeasure("ndcg_rel", "pairs", "", "real", _pair_metric("ndcg_rel")),
+    TrecMeasure("Rndcg", "pairs", "", "real", _pair_metric("r_ndcg")),
+    TrecMeasure("ndcg_cut", "cuts", _CUTS, "real", lambda k: f"ndcg@{k}"),
+    TrecMeasure("map_cut", "cuts", _CUTS, "real", lambda k: f"map@{k}"),
+    TrecMeasure("relative_P", "cuts", _CUTS, "real", lambda k: f"relative_precision@{k}"),
+    TrecMeasure("success", "cuts", "1,5,10", "real", lambda k: f"success@{k}"),
+    TrecMeasure("set_P", "", "", "real", _fixed("set_precision")),
+    TrecMeasure("set_relative_P", "", "", "real", _fixed("set_relative_precision")),
+    TrecMeasure("set_recall", "", "", "real", _fixed("set_recall")),
+    TrecMeasure("set_map", "", "", "real", _fixed("set_ap")),
+    TrecMeasure(
+        "set_F", "reals", "1.0", "real", lambda v: f"set_f(beta={_num(v[0])})" if v else "set_f"
+    ),
+    TrecMeasure("num_nonrel_judged_ret", "", "", "count", _fixed("num_nonrel_judged_ret")),
+    # preference measures (-R prefs, -R qrels_prefs): not receval metrics, see _trec_prefs
+    *(
+        TrecMeasure(name, "", "", "count" if name in PREFS_COUNTS else "real", _fixed(""))
+        for name in PREFS_MEASURES
+    ),
+    TrecMeasure("map_avgjg", "", "", "real", _fixed("map")),
+    TrecMeasure("P_avgjg", "cuts", _CUTS, "real", lambda k: f"precision@{k}"),
+    TrecMeasure(
+        "Rprec_mult_avgjg", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={_num(x)})"
+    ),
+    TrecMeasure("rbp", "pairs", "", "real", _rbp("rbp")),
+    TrecMeasure("rbp_resid", "pairs", "", "real", _rbp("rbp_resid")),
+    TrecMeasure("unj", "cuts", "5,10,20", "real", lambda k: f"unjudged@{k}"),
+)
+
+#: trec_eval measures receval does not compute, with the reason.
+UNSUPPORTED: dict[str, str] = {
+    "yaap": "receval does not compute it",
+}  # fmt: skip
+
+_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+             "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P")  # fmt: skip
+
+#: trec_eval's nicknames of sets of measures.
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": _OFFICIAL,
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+            "set_recall", "set_relative_P", "set_map", "set_F"),
+    "all_trec": (*_OFFICIAL, "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
+                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult",
+                 "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P",
+                 "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
+    "all_prefs": ("runid", "num_q", *PREFS_MEASURES),
+    "prefs": ("runid", "num_q", *PREFS_MEASURES[:6]),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
+}  # fmt: skip
+
+_BY_NAME = {m.name: m for m in MEASURES}
+
+
+def atol(text: str) -> int:
+    """C's ``atol``: the leading integer of ``text`` (0 when there is none)."""
+    text = text.lstrip()
+    end = 0
+    if end < len(text) and text[end] in "+-":
+        end += 1
+    while end < len(text) and text[end].isdigit():
+        end += 1
+    try:
+        return int(text[:end])
+    except ValueError:
+        return 0
+
+
+def atof(text: str) -> float:
+    """C's ``atof``: the leading real number of ``text`` (0.0 when there is none)."""
+    text = text.strip()
+    for end in range(len(text), 0, -1):
+        try:
+            value = float(text[:end])
+        except ValueError:
+            continue
+        return value if math.isfinite(value) else 0.0
+    return 0.0
+
+
+# ------------------------------------------------------------------ selection
+@dataclass(frozen=True)
+class MeasureValue:
+    """One printed value of a measure: its trec_eval name and receval metric."""
+
+    measure: TrecMeasure
+    name: str
+    metric: str
+
+
+def split_list(text: str) -> list[str]:
+    return text.split(",")
+
+
+def select_measures(requests: Sequence[str]) -> list[tuple[TrecMeasure, str | None]]:
+    """The measures named by ``-m`` arguments, in trec_eval's order, each with the
+    parameters of the first ``-m`` that gave it some (None: the default)."""
+    marked: set[str] = set()
+    params: dict[str, str] = {}
+    for request in requests or ["official"]:
+        name, dot, param = request.partition(".")
+        if dot:
+            if not param:
+                raise InvalidParameterError(
+                    f"trec-eval -m {request}: nothing after the '.'; give parameters "
+                    f"(e.g. -m P.5,10) or none (-m P)."
+                )
+            params.setdefault(name, param)
+        if name in NICKNAMES:
+            names = NICKNAMES[name]
+            bad = [n for n in names if n in UNSUPPORTED]
+            if bad:
+                raise InvalidParameterError(
+                    f"trec-eval -m {name}: receval does not compute {bad[-1]!r}: "
+                    f"{UNSUPPORTED[bad[-1]]}."
+                )
+            marked.update(names)
+        elif name in UNSUPPORTED:
+            raise InvalidParameterError(
+                f"trec-eval -m {request}: receval does not compute {name!r}: {UNSUPPORTED[name]}."
+            )
+        elif name in _BY_NAME:
+            marked.add(name)
+        else:
+            import difflib
+
+            known = [m.name for m in MEASURES] + list(NICKNAMES)
+            base, _, param = name.rpartition("_")
+            if base in _BY_NAME and _BY_NAME[base].params and param:
+                # an output name such as P_10: trec_eval takes its parameters after a dot
+                hint = f" Did you mean '{base}.{param}' (-m {base}.{param})?"
+            else:
+                close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise InvalidParameterError(f"trec-eval -m {request}: unknown measure.{hint}")
+    return [(m, params.get(m.name)) for m in MEASURES if m.name in marked]
+
+
+def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue]:
+    """The values a measure prints, named as trec_eval names them."""
+    text = measure.default if given is None else given
+    kind = measure.params
+    if kind == "cuts":
+        cuts = sorted(atol(x) for x in split_list(text))
+        if cuts[0] <= 0 or len(set(cuts)) != len(cuts):
+            raise InvalidParameterError(
+                f"trec-eval -m {measure.name}.{text}: cut-offs must be positive and distinct."
+            )
+        return [MeasureValue(measure, f"{measure.name}_{k}", measure.metric(k)) for k in cuts]
+    if kind == "levels":
+        levels = sorted(atof(x) for x in split_list(text))
+        if len(set(levels)) != len(levels):
+            raise InvalidParameterError(
+                f"trec-eval -m {measure.name}.{text}: the levels must be distinct."
+            )
+        return [
+            MeasureValue(measure, f"{measure.name}_{x:3.2f}", measure.metric(x)) for x in levels
+        ]
+    name = measure.name if given is None else f"{measure.name}_{given}"
+    if kind == "reals":
+        return [MeasureValue(measure, name, measure.metric([atof(x) for x in split_list(text)]))]
+    if kind == "pairs":
+        pairs = []
+        for part in split_list(text) if text else []:
+            key, eq, value = part.partition("=")
+            if not eq or not key:
+                raise InvalidParameterError(
+                    f"trec-eval -m {measure.name}.{text}: expected name=value pairs separated "
+                    f"by commas (e.g. -m {measure.name}.1=3,2=9). Got {part!r}."
+                )
+            pairs.append((key, atof(value)))
+        return [MeasureValue(measure, name, measure.metric(pairs))]
+    return [MeasureValue(measure, name, measure.metric(None))]
+
+
+def trec_eval_metrics(measures: Sequence[str] = ("official",)) -> dict[str, str]:
+    """The receval metric string of every value trec_eval prints for ``-m`` arguments.
+
+    Parameters
+    ----------
+    measures : sequence of str, default=("official",)
+        trec_eval's ``-m`` arguments: names, names with parameters (``P.5,10``) or
+        nicknames (``official``, ``all_trec``, ``set``).
+
+    Returns
+    -------
+    dict of str to str
+        Each printed name (``P_5``) to its metric string (``precision@5``), in
+        trec_eval's order; ``runid`` and ``relstring``, which are not numbers, and
+        the ``prefs_*`` measures, which are not receval metrics, are left out.
+        Evaluate them with ``receval.evaluate(..., profile="trec_eval",
+        ties="id_descending")`` (trec_eval 10.0 compares scores as doubles); the
+        judgment-group measures (``map_avgjg``, ``P_avgjg_5``) are the metric of each
+        (query, group), averaged over the query's groups (``-R qrels_jg``).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown measure or bad parameters, as ``receval trec-eval -m`` reports them.
+
+    Examples
+    --------
+    >>> from receval.trec.trec_eval import trec_eval_metrics
+    >>> for name, metric in trec_eval_metrics(["P.5,10", "gm_map", "iprec_at_recall.0.1"]).items():
+    ...     print(name, metric)
+    gm_map gm_map
+    iprec_at_recall_0.10 iprec(recall=0.1)
+    P_5 precision@5
+    P_10 precision@10
+    """
+    return {
+        v.name: v.metric
+        for m, g in select_measures(measures)
+        for v in measure_values(m, g)
+        if v.metric
+    }

@@ -1,0 +1,326 @@
+"""Corrected sampled metrics (Krichene & Rendle, KDD 2020): :func:`corrected_metric`
+and the per-user corrected values of a run restricted to candidate sets.
+
+An item of full rank ``r`` among ``N`` items, ranked against ``n`` negatives
+drawn uniformly from the other ``N - 1``, has sampled rank
+``r~ = 1 + Binomial(n, (r - 1) / (N - 1))``. A corrected metric replaces the
+metric's value at the sampled rank by a value ``M^(r~)`` chosen so that
+``E[M^(r~) | r]`` is close to ``M(r)``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..data._encode import isin_ints, lookup
+from ..data._ranked import Qrels, Run
+from ..exceptions import InvalidParameterError
+from ..registry import ranking_spec
+
+__all__ = ["CORRECTIONS", "corrected_metric", "corrected_values", "rank_metric"]
+
+CORRECTIONS = ("rank", "minimal_bias", "bv")
+DEFAULT_GAMMA = 0.1
+# metrics whose value for one relevant item is a function of its rank
+CORRECTABLE = ("recall", "success", "ndcg", "mrr", "map")
+_CHUNK = 1 << 16  # ranks per block of the binomial matrix
+
+
+def rank_metric(metric: str, ranks: np.ndarray) -> np.ndarray:
+    """The value ``M(r)`` of a metric for one relevant item at (possibly real) ranks ``r``.
+
+    recall@k and success@k: ``1[r <= k]``; ndcg@k: ``1[r <= k] / log2(r + 1)``;
+    mrr@k and map@k (one relevant item: AP = RR): ``1[r <= k] / r``. Without ``@k``, k is
+    infinite.
+    """
+    spec = _spec(metric, "rank_metric")
+    r = np.asarray(ranks, dtype=np.float64)
+    hit = np.ones(r.shape, dtype=bool) if spec.k is None else r <= spec.k
+    if spec.name in ("recall", "success"):
+        return hit.astype(np.float64)
+    if spec.name == "ndcg":
+        return np.where(hit, 1.0 / np.log2(r + 1.0), 0.0)
+    return np.where(hit, 1.0 / r, 0.0)
+
+
+def _spec(metric: Any, func: str) -> Any:
+    spec = ranking_spec(metric, "corrected_metric") if isinstance(metric, str) else metric
+    if spec.name not in CORRECTABLE or spec.params or spec.args:
+        raise InvalidParameterError(
+            f"{func}: the corrections apply to metrics that are a function of the rank of "
+            f"each relevant item: {list(CORRECTABLE)} (with @k, default conventions). "
+            f"Got {str(spec)!r}."
+        )
+    return spec
+
+
+def corrected_metric(
+    metric: str,
+    n: int,
+    catalog_size: int,
+    correction: str = "bv",
+    *,
+    gamma: float = DEFAULT_GAMMA,
+) -> np.ndarray:
+    """The corrected values ``M^(r~)`` of a metric at sampled ranks ``r~ = 1..n+1``.
+
+    Krichene and Rendle's corrections of a sampled metric: ``n`` negatives are
+    drawn uniformly from a catalogue of ``N = catalog_size`` items, and an item
+    of full rank ``r`` then has sampled rank ``r~ = 1 + Binomial(n, p_r)`` with
+    ``p_r = (r - 1) / (N - 1)``. With ``A[r, r~] = P(r~ | r)`` (r = 1..N) and
+    ``M(r)`` the metric of one relevant item at rank r (:func:`rank_metric`):
+
+    - "rank": rank estimation. The sampled rank estimates the full rank as
+      ``r^ = floor(1 + (r~ - 1) (N - 1) / n)`` (the inverse of ``E[r~ | r]``,
+      rounded down as in the paper), and ``M^(r~) = M(r^)``.
+    - "minimal_bias": the least-squares solution of
+      ``min sum_r (E[M^(r~) | r] - M(r))^2 = ||A M^ - M||^2`` (every full rank weighted
+      alike; NumPy's minimum-norm least squares).
+    - "bv": the bias-variance trade-off
+      ``min sum_r [(E[M^ | r] - M(r))^2 + gamma Var(M^ | r)]``, whose solution is
+      ``((1 - gamma) A'A + gamma diag(1'A)) M^ = A'M``.
+
+    Parameters
+    ----------
+    metric : str
+        "recall@k", "success@k" (hit rate), "ndcg@k", "mrr@k" or "map@k" (k optional).
+    n : int
+        Number of sampled negatives.
+    catalog_size : int
+        N, the number of items a full ranking ranks (n < N).
+    correction : {"rank", "minimal_bias", "bv"}, default="bv"
+        Which correction.
+    gamma : float, default=0.1
+        The weight of the variance in "bv", in [0, 1] (0: minimal bias).
+
+    Returns
+    -------
+    values : ndarray of shape (n + 1,)
+        ``values[r~ - 1]`` is the corrected metric of an item at sampled rank ``r~``.
+
+    Raises
+    ------
+    InvalidParameterError
+        A metric other than the ones above, ``n`` not below ``catalog_size``, or a
+        bad ``correction`` / ``gamma``.
+
+    See Also
+    --------
+    evaluate : ``candidates=`` with ``correction=`` averages these over users.
+
+    Notes
+    -----
+    The matrix ``A`` has N rows; it is built and reduced in blocks of ranks
+    (by QR factors for the least squares, by ``A'A`` sums for "bv"), in bounded
+    memory: with n = 100 and a million items, "bv" takes about 15 s and
+    "minimal_bias" about 40 s on two cores. Results are cached per arguments.
+
+    References
+    ----------
+    W. Krichene and S. Rendle, "On Sampled Metrics for Item Recommendation",
+    KDD 2020 (arXiv:1912.02263).
+
+    Examples
+    --------
+    >>> from receval import corrected_metric
+    >>> corrected_metric("recall@1", 1, 3, "minimal_bias").round(4)
+    array([ 0.8333, -0.1667])
+    >>> corrected_metric("recall@1", 1, 3, "rank")
+    array([1., 0.])
+    """
+    func = "corrected_metric"
+    spec = _spec(metric, func)
+    v.check_number(n, "n", func, integer=True, low=0)
+    v.check_number(catalog_size, "catalog_size", func, integer=True, low=2)
+    if n >= catalog_size:
+        raise InvalidParameterError(
+            f"{func}: n (the sampled negatives) must be below catalog_size. Got n={n}, "
+            f"catalog_size={catalog_size}."
+        )
+    v.check_option(correction, "correction", func, list(CORRECTIONS))
+    v.check_number(gamma, "gamma", func, low=0.0, high=1.0)
+    out = _corrected(str(spec), int(n), int(catalog_size), correction, float(gamma))
+    result: np.ndarray = out.copy()
+    return result
+
+
+@lru_cache(maxsize=256)
+def _corrected(metric: str, n: int, size: int, correction: str, gamma: float) -> np.ndarray:
+    if correction == "rank":
+        # floor(1 + (r~ - 1)(N - 1) / n) in integers (no rounding of the ratio)
+        steps = np.arange(n + 1, dtype=np.int64)
+        estimate = 1 + steps * (size - 1) // max(n, 1)
+        return rank_metric(metric, estimate.astype(np.float64))
+    j = np.arange(n + 1)
+    if correction == "minimal_bias":
+        factors: list[np.ndarray] = []
+        rhs: list[np.ndarray] = []
+        for a, target in _blocks(metric, n, size, j):
+            qf, rf = np.linalg.qr(a)
+            factors.append(rf)
+            rhs.append(qf.T @ target)
+        r_all = np.concatenate(factors)
+        sol: np.ndarray = np.linalg.lstsq(r_all, np.concatenate(rhs), rcond=None)[0]
+        return sol
+    gram = np.zeros((n + 1, n + 1))
+    col = np.zeros(n + 1)
+    cross = np.zeros(n + 1)
+    for a, target in _blocks(metric, n, size, j):
+        gram += a.T @ a
+        col += a.sum(axis=0)
+        cross += a.T @ target
+    lhs = (1.0 - gamma) * gram + gamma * np.diag(col)
+    sol, *_ = np.linalg.lstsq(lhs, cross, rcond=None)
+    return sol
+
+
+def binomial_pmf(j: np.ndarray, n: int, p: np.ndarray) -> np.ndarray:
+    """``scipy.stats.binom.pmf(j[None, :], n, p[:, None])`` in log space (the same
+    values to ~1e-15 relative, a tenth of the time on a million ranks)."""
+    from scipy.special import gammaln, xlog1py, xlogy
+
+    log_comb = gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
+    jj = j[None, :].astype(np.float64)
+    pp = p[:, None]
+    result: np.ndarray = np.exp(log_comb[None, :] + xlogy(jj, pp) + xlog1py(n - jj, -pp))
+    return result
+
+
+def _blocks(metric: str, n: int, size: int, j: np.ndarray) -> Any:
+    """Blocks of rows of ``A`` (P(r~ - 1 = j | r)) with the metric at their ranks."""
+    for start in range(1, size + 1, _CHUNK):
+        r = np.arange(start, min(size, start + _CHUNK - 1) + 1, dtype=np.float64)
+        p = (r - 1.0) / (size - 1)
+        yield binomial_pmf(j, n, p), rank_metric(metric, r)
+
+
+# ------------------------------------------------------------------ per user
+def sampled_ranks(q: Qrels, r: Run, user_map: np.ndarray, rel_threshold: int) -> Any:
+    """Per relevant item of each qrels user present in the restricted run ``r``: its
+    sampled rank, 1 + the candidates not relevant ranked above it (score descending,
+    tied scores by item id descending).
+
+    Returns ``(user, rank)`` arrays: qrels user position and sampled rank of each
+    relevant item found in the run.
+    """
+    n_items = np.int64(len(r.item_ids))
+    q_user = np.repeat(np.arange(q.n_users, dtype=np.int64), np.diff(q.offsets))
+    rel = q.grades >= rel_threshold
+    to_run = lookup(q.item_ids, r.item_ids).astype(np.int64)[q.items]
+    run_user_of_q = user_map.astype(np.int64)[q_user]
+    ok = rel & (to_run >= 0) & (run_user_of_q >= 0)
+    rel_keys = run_user_of_q[ok] * n_items + to_run[ok]
+    run_user = np.repeat(np.arange(r.n_users, dtype=np.int64), np.diff(r.offsets))
+    keys = run_user * n_items + r.items.astype(np.int64)
+    is_rel = isin_ints(keys, rel_keys)
+    order = np.lexsort((-r.trec_keys[r.items], -r.scores, run_user))
+    is_rel = is_rel[order]
+    u_sorted = run_user[order]
+    position = np.arange(len(order)) - r.offsets[u_sorted]
+    rel_before = np.cumsum(is_rel) - is_rel
+    rel_before -= np.concatenate([[0], np.cumsum(is_rel)])[r.offsets[:-1]][u_sorted]
+    ranks = 1 + position - rel_before
+    inverse = np.full(r.n_users, -1, dtype=np.int64)
+    present = user_map >= 0
+    inverse[user_map[present]] = np.flatnonzero(present)
+    return inverse[u_sorted[is_rel]], ranks[is_rel]
+
+
+def corrected_values(
+    q: Qrels,
+    r: Run,
+    user_map: np.ndarray,
+    n_candidates: np.ndarray,
+    metric: str,
+    catalog_size: int,
+    correction: str,
+    gamma: float,
+    rel_threshold: int,
+) -> np.ndarray:
+    """Per qrels user: the mean over its relevant items of the corrected metric at
+    their sampled ranks (a relevant item the restricted run lacks: the last rank,
+    n + 1); nan for a user without a relevant item.
+
+    ``n_candidates``: each qrels user's candidate count (0: none); its negatives
+    are its candidates that are not relevant.
+    """
+    q_user = np.repeat(np.arange(q.n_users), np.diff(q.offsets))
+    rel = q.grades >= rel_threshold
+    n_rel = np.bincount(q_user[rel], minlength=q.n_users)
+    users, ranks = sampled_ranks(q, r, user_map, rel_threshold)
+    found = np.bincount(users, minlength=q.n_users)
+    n_neg = np.maximum(n_candidates - np.minimum(n_rel, n_candidates), 0)
+    sums = np.zeros(q.n_users)
+    for size_n in np.unique(n_neg):
+        table = corrected_metric(metric, int(size_n), catalog_size, correction, gamma=gamma)
+        in_group = n_neg == size_n
+        sel = in_group[users]
+        sums += np.bincount(
+            users[sel], weights=table[np.minimum(ranks[sel], size_n + 1) - 1],
+            minlength=q.n_users,
+        )  # fmt: skip
+        sums[in_group] += (n_rel[in_group] - found[in_group]) * table[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n_rel > 0, sums / np.maximum(n_rel, 1), np.nan)
+
+
+def check_correction(
+    correction: Any, catalog_size: Any, gamma: Any, has_candidates: bool, known_size: Any
+) -> tuple[int | None, float]:
+    """Check evaluate's ``correction`` / ``catalog_size`` / ``gamma``; returns (N, gamma)."""
+    func = "evaluate"
+    if correction is None:
+        if gamma is not None:
+            raise InvalidParameterError(
+                f"{func}: gamma is the weight of correction='bv'. Got gamma={gamma!r} "
+                f"without a correction."
+            )
+        return (catalog_size if catalog_size is not None else known_size), DEFAULT_GAMMA
+    v.check_option(correction, "correction", func, list(CORRECTIONS))
+    if not has_candidates:
+        raise InvalidParameterError(
+            f"{func}: correction={correction!r} corrects sampled metrics; pass "
+            f"candidates= (see receval.sample_negatives)."
+        )
+    size = catalog_size if catalog_size is not None else known_size
+    if size is None:
+        raise InvalidParameterError(
+            f"{func}: correction={correction!r} needs the catalogue size N; pass "
+            f"catalog_size= (candidates from receval.sample_negatives carry it)."
+        )
+    v.check_number(size, "catalog_size", func, integer=True, low=2)
+    if gamma is not None and correction != "bv":
+        raise InvalidParameterError(
+            f"{func}: gamma is the weight of correction='bv'. Got gamma={gamma!r} with "
+            f"correction={correction!r}."
+        )
+    g = DEFAULT_GAMMA if gamma is None else gamma
+    v.check_number(g, "gamma", func, low=0.0, high=1.0)
+    return int(size), float(g)
+
+
+def correct_columns(
+    q: Qrels,
+    r: Run,
+    user_map: np.ndarray,
+    n_candidates: np.ndarray,
+    ranked: list[str],
+    specs: dict[str, Any],
+    convs: dict[str, Any],
+    values: np.ndarray,
+    correction: str,
+    catalog_size: int,
+    gamma: float,
+) -> None:
+    """Replace each ranked metric's per-user values (``values[:, j]``) by the corrected
+    ones, where the engine's rules kept the user (not nan)."""
+    for j, text in enumerate(ranked):
+        spec = _spec(specs[text], "evaluate")
+        threshold = int(convs[text].rel_threshold)
+        col = corrected_values(q, r, user_map, n_candidates, str(spec), catalog_size,
+                               correction, gamma, threshold)  # fmt: skip
+        values[:, j] = np.where(np.isnan(values[:, j]), np.nan, col)

@@ -1,0 +1,133 @@
+"""sampled_report(): sampled, corrected and full-ranking values of the same run side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._evaluate import as_qrels, as_run
+from ..data._encode import lookup
+from ..engine.sources import is_scan_run
+from ..evaluation import EvaluationReport, evaluate
+from .corrections import CORRECTIONS, DEFAULT_GAMMA
+from .negatives import as_candidates
+
+__all__ = ["SampledReport", "sampled_report"]
+
+
+@dataclass(frozen=True)
+class SampledReport:
+    """Per metric: the sampled value, each corrected value and the full-ranking value.
+
+    Attributes
+    ----------
+    metrics : list of str
+        The metric strings.
+    sampled : dict of str to float
+        The metric on the run restricted to the candidates.
+    corrected : dict of str to dict of str to float
+        ``corrected[correction][metric]`` for each correction asked for.
+    full : dict of str to float
+        The metric on the whole run: the full-ranking value when the run ranks
+        the whole catalogue (``run_covers_catalog``).
+    run_covers_catalog : bool
+        Whether every qrels user's run lists at least ``catalog_size`` items.
+    reports : dict of str to EvaluationReport
+        The underlying reports: "sampled", each correction, and "full".
+    """
+
+    metrics: list[str]
+    sampled: dict[str, float]
+    corrected: dict[str, dict[str, float]]
+    full: dict[str, float]
+    run_covers_catalog: bool
+    reports: dict[str, EvaluationReport]
+
+    def to_frame(self, backend: str | None = None) -> Any:
+        """One row per metric: columns ``metric``, ``sampled``, one per correction, ``full``."""
+        from ..data.frames import make_frame
+
+        cols: dict[str, np.ndarray] = {
+            "metric": np.array(self.metrics, dtype=object),
+            "sampled": np.array([self.sampled[m] for m in self.metrics]),
+        }
+        for name, values in self.corrected.items():
+            cols[name] = np.array([values[m] for m in self.metrics])
+        cols["full"] = np.array([self.full[m] for m in self.metrics])
+        return make_frame(cols, backend)
+
+
+def sampled_report(
+    qrels: Any,
+    run: Any,
+    metrics: str | Iterable[str],
+    *,
+    candidates: Any,
+    corrections: Iterable[str] = CORRECTIONS,
+    catalog_size: int | None = None,
+    gamma: float = DEFAULT_GAMMA,
+    **conventions: Any,
+) -> SampledReport:
+    """How far sampling moves each metric: sampled, corrected and full-ranking values.
+
+    Runs :func:`receval.evaluate` on ``run`` restricted to ``candidates`` (the
+    sampled metric), once per correction, and on the whole run (the full
+    ranking, when the run scores the whole catalogue).
+
+    Parameters
+    ----------
+    qrels, run, metrics
+        As in :func:`receval.evaluate` (an in-memory run or a :func:`receval.scan`).
+    candidates : Candidates, DataFrame or dict
+        The candidate sets, e.g. from :func:`receval.sample_negatives`.
+    corrections : iterable of str, default=("rank", "minimal_bias", "bv")
+        The corrections to report (see :func:`receval.corrected_metric`).
+    catalog_size : int, default=None
+        N (default: the candidates' ``catalog_size``).
+    gamma : float, default=0.1
+        The variance weight of "bv".
+    **conventions
+        Conventions passed to every :func:`receval.evaluate` call.
+
+    Returns
+    -------
+    report : SampledReport
+
+    Examples
+    --------
+    >>> from receval import sample_negatives, sampled_report
+    >>> qrels = {"u1": {3: 1}, "u2": {7: 1}}
+    >>> run = {u: {i: float(i == (3 if u == "u1" else 0)) for i in range(20)} for u in qrels}
+    >>> c = sample_negatives(qrels, 20, n=5, seed=0)
+    >>> rep = sampled_report(qrels, run, ["recall@1"], candidates=c, corrections=["bv"])
+    >>> rep.full["recall@1"], rep.run_covers_catalog
+    (0.5, True)
+    """
+    c = as_candidates(candidates, "sampled_report")
+    corrections = list(corrections)
+    reports = {"sampled": evaluate(qrels, run, metrics, candidates=c, **conventions)}
+    for name in corrections:
+        reports[name] = evaluate(
+            qrels, run, metrics, candidates=c, correction=name, catalog_size=catalog_size,
+            gamma=gamma if name == "bv" else None, **conventions,
+        )  # fmt: skip
+    reports["full"] = evaluate(qrels, run, metrics, **conventions)
+    names = list(reports["sampled"].mean)
+    size = catalog_size if catalog_size is not None else c.catalog_size
+    covers = False
+    if size is not None and not is_scan_run(run):
+        r, q = as_run(run), as_qrels(qrels)
+        lengths = np.append(np.diff(r.offsets), 0)
+        pos = lookup(q.user_ids, r.user_ids)
+        covers = bool((lengths[np.where(pos >= 0, pos, -1)] >= size).all())
+    return SampledReport(
+        metrics=names,
+        sampled=dict(reports["sampled"].mean),
+        corrected={k: dict(reports[k].mean) for k in corrections},
+        full=dict(reports["full"].mean),
+        run_covers_catalog=covers,
+        reports=reports,
+    )

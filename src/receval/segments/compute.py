@@ -1,0 +1,277 @@
+"""Metrics by segment: one value per segment (country, device, user group) and the overall one.
+
+Whether a CTR gain holds in every segment, and how far apart user groups are (a
+fairness question), is the same metric computed on the rows of each segment.
+:func:`by_segment` runs the metric's one definition (:mod:`receval.engine`) on
+the rows of every segment and on all the rows; ranking metrics are segmented by
+user with :meth:`receval.EvaluationReport.by_segment`, from the per-user values
+of one :func:`receval.evaluate`. Both return a :class:`SegmentReport`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError, UndefinedMetricWarning
+from .report import SegmentReport, segment_codes
+
+__all__ = ["SegmentComparison", "SegmentReport", "by_segment", "compare_by_segment"]
+
+
+def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any) -> SegmentReport:
+    """Compute pointwise metrics in each segment of the rows, and over all of them.
+
+    Each metric's one definition (what :func:`receval.metric` and
+    :func:`receval.compute` run) is computed on the rows of every segment and
+    on all the rows, so that every value equals the metric's function on
+    those rows.
+
+    Parameters
+    ----------
+    metrics : str or sequence of str
+        Metrics of :func:`receval.metric` (``"roc_auc"``, ``"log_loss"``,
+        ``"gauc"``, ``"pcoc"``, ...), run by their engine definition, or the
+        other pointwise metrics of ``receval ctr`` (``"average_precision"``, ``"ece"``, ...),
+        run by their function. Ranking metrics are segmented by user with
+        :meth:`receval.EvaluationReport.by_segment`.
+    *data
+        The metrics' data arguments (``y_true, y_score``), as for
+        :func:`receval.compute`.
+    by : array-like
+        The segment of each row (a country, a device, a user group).
+    **options
+        Keyword data arguments (``sample_weight=``, ``groups=``) and the
+        metrics' options (``eps=``, ``weighting=``); each metric takes those of
+        its options it has.
+
+    Returns
+    -------
+    report : SegmentReport
+        ``values[metric][i]`` on the rows of ``segments[i]``, ``overall[metric]``
+        on all the rows, ``counts`` the rows per segment.
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown metric, a ranking metric, or an option no metric takes.
+    InputValidationError
+        Missing segment labels, or ``by`` of another length than the rows.
+
+    Notes
+    -----
+    A metric undefined on a segment (an AUC of one class, a GAUC without a
+    group of both classes) is nan there and counted in ``n_undefined``; the
+    warning is raised only when the overall value is undefined. GAUC's groups
+    may span segments: each segment holds the part of a group in it.
+
+    Examples
+    --------
+    >>> import receval
+    >>> y = [1, 0, 1, 0, 0, 1]
+    >>> p = [0.9, 0.2, 0.4, 0.6, 0.3, 0.8]
+    >>> report = receval.by_segment(["roc_auc"], y, p, by=["us", "us", "us", "fr", "fr", "fr"])
+    >>> report.segments.tolist(), report.values["roc_auc"].tolist()
+    (['fr', 'us'], [1.0, 1.0])
+    >>> float(report.overall["roc_auc"])
+    0.8888888888888888
+    """
+    func = "by_segment"
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise InvalidParameterError(
+            "The 'metrics' parameter of by_segment must name at least one metric. Got [] instead."
+        )
+    runners = {m: _runner(m, frozenset(options)) for m in names}
+    data_names = {i for inputs, _, _ in runners.values() for i in inputs}
+    kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
+    taken = {k for _, takes, _ in runners.values() for k in options if takes(k)}
+    unknown = sorted(set(options) - taken)
+    if unknown:
+        raise InvalidParameterError(
+            f"by_segment: no metric of {names} takes the option {unknown[0]!r}."
+        )
+    given = [np.asarray(x) if isinstance(x, list) else x for x in data]
+    kwargs = {k: np.asarray(x) if isinstance(x, list) else x for k, x in kwargs.items()}
+    n = len(given[0]) if given else len(next(iter(kwargs.values())))
+    codes, labels = segment_codes(by, n, "by", func)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(labels) + 1))
+    counts = np.diff(bounds).astype(np.int64)
+
+    def rows(x: Any, idx: np.ndarray) -> Any:
+        if x is None or isinstance(x, str) or np.ndim(x) == 0:  # an option, not a column
+            return x
+        return np.asarray(x)[idx]
+
+    values: dict[str, np.ndarray] = {}
+    overall: dict[str, float] = {}
+    undefined: dict[str, int] = {}
+    for m, (inputs, takes, run) in runners.items():
+        opts = {k: x for k, x in options.items() if takes(k)}
+        own = {k: x for k, x in kwargs.items() if k in inputs}
+        out = np.empty(len(labels), dtype=np.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            for i in range(len(labels)):
+                idx = order[bounds[i] : bounds[i + 1]]
+                part = tuple(rows(x, idx) for x in given)
+                out[i] = run(part, {k: rows(x, idx) for k, x in own.items()}, opts)
+        values[m] = out
+        undefined[m] = int(np.isnan(out).sum())
+        overall[m] = run(tuple(given), own, opts)
+    return SegmentReport(labels, values, overall, counts, "rows", undefined)
+
+
+def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, Any]:
+    """``(data arguments, takes(option) -> bool, run(data, kwargs, options) -> float)`` of a
+    metric, resolved by the registry: its engine definition (what receval.metric runs),
+    else its function."""
+    from ..engine.accumulator import metric
+    from ..registry import load, resolve
+
+    spec = resolve(name, supplied=supplied)
+    entry = spec.info
+    if entry.family not in ("pointwise", "grouped", "off_policy"):
+        hint = (
+            "; the average precision of scores is 'average_precision'"
+            if entry.name == "map"
+            else ""
+        )
+        raise InvalidParameterError(
+            f"by_segment: {name!r} is a {entry.family} metric; segment its users with "
+            f"receval.evaluate(...).by_segment(segments){hint}."
+        )
+    own = {p.name for p in entry.params}
+    if entry.definition_path:
+
+        def run(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
+            return _value(metric(name, **options).update(*data, **kwargs).compute())
+
+        return entry.inputs, own.__contains__, run
+    func = load(entry.function_path)
+
+    def call(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
+        return float(func(*data, **kwargs, **dict(spec.args), **options))
+
+    return entry.inputs, own.__contains__, call
+
+
+def _value(x: Any) -> float:
+    """A metric's value as a float (a binned AUC's value without its error bound)."""
+    return float(getattr(x, "value", x))
+
+
+@dataclass(frozen=True)
+class SegmentComparison:
+    """:func:`compare_by_segment`: a :class:`~receval.ComparisonReport` per segment of users.
+
+    Attributes
+    ----------
+    segments : ndarray
+        The segment labels, as in :class:`SegmentReport`.
+    reports : list of ComparisonReport
+        The comparison within each segment (its users only), aligned with
+        ``segments``.
+    overall : ComparisonReport
+        The comparison over every user.
+    counts : ndarray of int
+        Users in each segment.
+    n_unassigned : int
+        Users without a segment (in ``overall`` only).
+    """
+
+    segments: np.ndarray
+    reports: list[Any]
+    overall: Any
+    counts: np.ndarray
+    n_unassigned: int
+
+    def to_frame(self, backend: str | None = None) -> Any:
+        """Every comparison of every segment, one row per (segment, metric, model,
+        versus), the overall ones last (``segment`` None)."""
+        from ..data.frames import make_frame
+
+        rows = self.records()
+        columns = {k: [r[k] for r in rows] for k in (rows[0] if rows else {"segment": []})}
+        return make_frame(columns, backend=backend)
+
+    def records(self) -> list[dict[str, Any]]:
+        """:meth:`to_frame`'s rows as dicts (JSON-ready)."""
+        out: list[dict[str, Any]] = []
+        labelled = [*zip(self.segments.tolist(), self.reports, strict=True), (None, self.overall)]
+        for label, report in labelled:
+            out.extend({"segment": label, **row} for row in report.records())
+        return out
+
+
+def compare_by_segment(
+    qrels: Any, runs: Any, metrics: Sequence[str], *, by: Any, **options: Any
+) -> SegmentComparison:
+    """Compare runs within each segment of the users: paired tests per segment.
+
+    Each run is evaluated once (:func:`receval.evaluate`); the per-user values
+    of each segment's users are then compared as :func:`receval.compare`
+    compares them (the same tests, intervals and corrections, within the
+    segment), and over every user.
+
+    Parameters
+    ----------
+    qrels, runs, metrics
+        As for :func:`receval.compare` (runs may be ``EvaluationReport`` s).
+    by : mapping, array-like or DataFrame
+        The segment of each qrels user, as for
+        :meth:`receval.EvaluationReport.by_segment`.
+    **options
+        The keywords of :func:`receval.compare` (``baseline``, ``test``,
+        ``profile``, conventions, ...).
+
+    Returns
+    -------
+    comparison : SegmentComparison
+
+    Examples
+    --------
+    >>> import numpy as np, receval
+    >>> rng = np.random.default_rng(0)
+    >>> qrels = {f"u{i}": {"a": 1} for i in range(40)}
+    >>> good = {f"u{i}": {"a": 0.9, "b": 0.5} for i in range(40)}
+    >>> bad = {f"u{i}": {"a": 0.1, "b": 0.5} if i % 2 else {"a": 0.9} for i in range(40)}
+    >>> parity = {f"u{i}": "odd" if i % 2 else "even" for i in range(40)}
+    >>> seg = receval.compare_by_segment(qrels, {"good": good, "bad": bad}, ["mrr"], by=parity)
+    >>> [float(r.comparisons["difference"][0]) for r in seg.reports]  # bad - good
+    [0.0, -0.5]
+    """
+    from ..comparison.models import compare
+    from ..conventions import FIELDS
+    from ..evaluation import EvaluationReport, evaluate
+    from .report import user_segments
+
+    func = "compare_by_segment"
+    profile = options.get("profile")
+    conventions = {k: x for k, x in options.items() if k in FIELDS}
+    named = dict(runs) if hasattr(runs, "items") else {f"run{i}": r for i, r in enumerate(runs)}
+    metrics = list(metrics)
+    reports = {
+        name: r if isinstance(r, EvaluationReport)
+        else evaluate(qrels, r, metrics, profile=profile, **conventions)
+        for name, r in named.items()
+    }  # fmt: skip
+    first = next(iter(reports.values()), None)
+    if first is None:
+        raise InvalidParameterError(f"{func}: runs is empty; pass at least two runs.")
+    settings = {k: x for k, x in options.items() if k not in FIELDS and k != "profile"}
+    codes, labels = user_segments(first, by, func)
+    per_segment = [
+        compare(
+            None, {n: rep.subset(codes == i) for n, rep in reports.items()}, metrics, **settings
+        )
+        for i in range(len(labels))
+    ]
+    overall = compare(None, reports, metrics, **settings)
+    counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
+    return SegmentComparison(labels, per_segment, overall, counts, int((codes < 0).sum()))

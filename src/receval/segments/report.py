@@ -1,0 +1,174 @@
+"""What segmenting needs below the metrics: the report, the labels' codes, a report's users.
+
+:func:`receval.by_segment` (in :mod:`receval.segments`) and
+:meth:`receval.EvaluationReport.by_segment` both return a
+:class:`SegmentReport`; this module imports no metric, so that the report of
+:func:`receval.evaluate` can segment itself without an import cycle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InputValidationError
+
+__all__ = ["SegmentReport", "report_by_segment", "segment_codes", "user_segments"]
+
+
+@dataclass(frozen=True)
+class SegmentReport:
+    """Metrics by segment: a value per segment and metric, and the overall value.
+
+    Attributes
+    ----------
+    segments : ndarray
+        The segment labels, sorted (in order of first appearance where labels
+        do not sort).
+    values : dict of str to ndarray
+        Each metric's value in each segment, aligned with ``segments``; nan
+        where the metric is undefined on the segment (an AUC of one class).
+    overall : dict of str to float
+        Each metric on all the rows (users), as its function returns it.
+    counts : ndarray of int
+        Rows (``unit="rows"``) or users (``unit="users"``) in each segment.
+    unit : str
+        ``"rows"`` or ``"users"``.
+    n_undefined : dict of str to int
+        Per metric, segments where it is undefined (nan; no warning is raised
+        for a segment, only when the overall value is undefined).
+    n_unassigned : int
+        Users of the report without a segment (ranking only; they count in
+        the overall value, not in any segment).
+    """
+
+    segments: np.ndarray
+    values: dict[str, np.ndarray]
+    overall: dict[str, float]
+    counts: np.ndarray
+    unit: str
+    n_undefined: dict[str, int]
+    n_unassigned: int = 0
+
+    def to_frame(self, backend: str | None = None) -> Any:
+        """One row per segment: ``segment``, ``n_<unit>``, then one column per metric."""
+        from ..data.frames import make_frame
+
+        columns = {"segment": self.segments, f"n_{self.unit}": self.counts, **self.values}
+        return make_frame(columns, backend=backend)
+
+    def records(self) -> list[dict[str, Any]]:
+        """The rows as dicts, the overall row last (``segment`` None)."""
+        out = [
+            {
+                "segment": _scalar(s),
+                f"n_{self.unit}": int(n),
+                **{m: float(v[i]) for m, v in self.values.items()},
+            }
+            for i, (s, n) in enumerate(zip(self.segments, self.counts, strict=True))
+        ]
+        total = int(self.counts.sum()) + self.n_unassigned
+        out.append({"segment": None, f"n_{self.unit}": total, **self.overall})
+        return out
+
+    def __repr__(self) -> str:
+        width = max([len(str(s)) for s in self.segments] + [7])
+        names = list(self.values)
+        head = f"  {'segment':<{width}}  {'n_' + self.unit:>10}  " + "  ".join(
+            f"{m:>12}" for m in names
+        )
+        lines = [f"SegmentReport({len(self.segments)} segments)", head]
+        for i, s in enumerate(self.segments):
+            cells = "  ".join(f"{self.values[m][i]:>12.6f}" for m in names)
+            lines.append(f"  {s!s:<{width}}  {int(self.counts[i]):>10}  {cells}")
+        total = int(self.counts.sum()) + self.n_unassigned
+        cells = "  ".join(f"{self.overall[m]:>12.6f}" for m in names)
+        lines.append(f"  {'(all)':<{width}}  {total:>10}  {cells}")
+        return "\n".join(lines)
+
+
+def _scalar(x: Any) -> Any:
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def segment_codes(by: Any, n: int, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:
+    """Codes ``0..n_segments-1`` of the labels ``by`` (``n`` of them) and the labels,
+    sorted where they sort; missing labels raise ``InputValidationError``."""
+    from ..data._encode import factorize
+
+    codes, uniques = factorize(by, name, func)
+    codes = np.asarray(codes)
+    if len(codes) != n:
+        raise InputValidationError(
+            f"{func}: {name} must have one label per row. Got {len(codes)} labels for {n} rows."
+        )
+    uniques = np.asarray(uniques)
+    try:
+        order = np.argsort(uniques, kind="stable")
+    except TypeError:  # labels that do not compare: order of first appearance
+        return codes, uniques
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return rank[codes], uniques[order]
+
+
+def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
+    """Segment code of each user of ``report`` (-1: none) and the segment labels."""
+    from .. import _validation as v
+    from ..data._encode import factorize, lookup
+    from ..data.io import frame_columns, is_frame
+
+    users = report.users
+    if isinstance(segments, dict):
+        keys = list(segments)
+        labels_of_keys = [segments[k] for k in keys]
+    elif is_frame(segments):
+        names = [str(c) for c in getattr(segments, "column_names", None) or segments.columns]
+        if len(names) != 2:
+            raise InputValidationError(
+                f"{func}: segments as a frame must have two columns (user, segment). Got "
+                f"columns {v.format_values(names)}."
+            )
+        cols = frame_columns(segments, {"user": names[0], "segment": names[1]}, func)
+        keys, labels_of_keys = cols["user"], cols["segment"]
+    else:
+        labels = v.as_1d(segments, "segments", func)
+        if len(labels) != len(users):
+            raise InputValidationError(
+                f"{func}: segments must be a mapping of users, a frame (user, segment) or one "
+                f"label per user of the report. Got {len(labels)} labels for {len(users)} users."
+            )
+        codes, uniques = segment_codes(labels, len(users), "segments", func)
+        return codes, uniques
+    codes, uniques = segment_codes(labels_of_keys, len(labels_of_keys), "segments", func)
+    key_codes, key_ids = factorize(keys, "segments", func)
+    if len(key_ids) < len(key_codes):
+        raise InputValidationError(
+            f"{func}: segments names a user twice; give each user one segment."
+        )
+    # each report user's row in the mapping (-1: none): factorize kept the rows' order
+    position = lookup(users, key_ids)
+    found = position >= 0
+    out = np.full(len(users), -1, dtype=np.int64)
+    out[found] = np.asarray(codes)[position[found]]
+    return out, uniques
+
+
+def report_by_segment(report: Any, segments: Any) -> SegmentReport:
+    """:meth:`receval.EvaluationReport.by_segment`: the report's means within each segment."""
+    func = "EvaluationReport.by_segment"
+    codes, labels = user_segments(report, segments, func)
+    counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
+    values: dict[str, np.ndarray] = {}
+    undefined: dict[str, int] = {}
+    for text in report.mean:
+        out = np.empty(len(labels), dtype=np.float64)
+        for i in range(len(labels)):
+            out[i] = report.mean_state_of(text, codes == i).value
+        values[text] = out
+        undefined[text] = int(np.isnan(out).sum())
+    overall = {t: float(x) for t, x in report.mean.items()}
+    n_unassigned = int((codes < 0).sum())
+    return SegmentReport(labels, values, overall, counts, "users", undefined, n_unassigned)

@@ -97,6 +97,12 @@ fn longest(offsets: &[i64]) -> usize {
 #[pyclass(name = "RankingSpec", module = "receval._core", frozen)]
 pub(crate) struct RankingSpec(Spec);
 
+/// Names as Python writes a list of them: `['a', 'b']`.
+fn python_list(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
 /// The value of convention `name` given as `value`, or the error that names it.
 fn convention<T: Copy>(
     name: &str,
@@ -106,10 +112,11 @@ fn convention<T: Copy>(
     name_of: fn(T) -> &'static str,
 ) -> PyResult<T> {
     let names: Vec<&str> = all.iter().map(|&v| name_of(v)).collect();
+    let names = python_list(&names);
     let given: Option<String> = value.extract().ok();
     given.as_deref().and_then(from_name).ok_or_else(|| {
         PyValueError::new_err(format!(
-            "The '{name}' parameter of RankingSpec must be one of {names:?}. Got {} instead.",
+            "The '{name}' parameter of RankingSpec must be one of {names}. Got {} instead.",
             value
                 .repr()
                 .map_or_else(|_| "?".to_string(), |r| r.to_string())
@@ -139,7 +146,8 @@ fn set_convention(spec: &mut Spec, key: &str, value: &Bound<'_, PyAny>) -> PyRes
         "depth" => spec.depth = value.extract()?,
         _ => {
             return Err(PyValueError::new_err(format!(
-                "RankingSpec: unknown convention '{key}'. Expected one of {CONVENTIONS:?}."
+                "RankingSpec: unknown convention '{key}'. Expected one of {}.",
+                python_list(&CONVENTIONS)
             )))
         }
     }

@@ -41,9 +41,11 @@ from pathlib import Path
 import numpy as np
 
 import receval
-from receval._kernels import _topk_codes as codes
+from receval._kernels import codes as core_codes
 from receval._kernels import compiled
 from receval.data._encode import lookup
+
+codes = core_codes()  # the kernel's kinds and its RankingSpec
 
 LEVELS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 RPREC_MULTS = [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]
@@ -51,22 +53,15 @@ CUTOFFS = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
 COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 
 
-def spec_row(kind, *, k=0, threshold=1, params=(), gain=codes.GAIN_LINEAR, gain_threshold=None,
-             ap_norm=codes.AP_RELEVANT, depth=0, judged_only=False):  # fmt: skip
-    row = np.zeros(codes.N_SPEC_COLUMNS, dtype=np.int64)
-    row[codes.S_KIND] = kind
-    row[codes.S_K] = k
-    row[codes.S_THRESHOLD] = threshold
-    row[codes.S_GAIN_THRESHOLD] = threshold if gain_threshold is None else gain_threshold
-    row[codes.S_GAIN] = gain
-    row[codes.S_AP_NORM] = ap_norm
-    row[codes.S_TIES] = codes.TIES_ID_DESCENDING  # trec_eval 10.0 compares doubles
-    row[codes.S_DEPTH] = depth
-    row[codes.S_JUDGED_ONLY] = int(judged_only)
-    p = np.zeros(codes.N_PARAMS)
-    p[: len(params)] = params
-    row[codes.S_PARAMS :] = p.view(np.int64)
-    return row
+def spec_row(kind, *, k=0, threshold=1, params=(), gain="linear", gain_threshold=None,
+             ap_norm="relevant", depth=0, judged_only=False):  # fmt: skip
+    return codes.RankingSpec(
+        kind, k=k, threshold=threshold,
+        gain_threshold=threshold if gain_threshold is None else gain_threshold,
+        params=params, gain=gain, ap_normalizer=ap_norm,
+        ties="id_descending",  # trec_eval 10.0 compares doubles
+        depth=depth, judged_only=judged_only,
+    )  # fmt: skip
 
 
 def pairs_params(pairs):
@@ -167,7 +162,7 @@ def parameterised(rng, **c):
     for name, kind in (("ndcg", codes.NDCG), ("G", codes.G), ("ndcg_rel", codes.NDCG_REL),
                        ("Rndcg", codes.R_NDCG)):  # fmt: skip
         opts += ["-m", f"{name}.{text}"]
-        rows[f"{name}_{text}"] = spec_row(kind, gain=codes.GAIN_CUSTOM, params=params, **c)
+        rows[f"{name}_{text}"] = spec_row(kind, gain="custom", params=params, **c)
     return [(opts, rows), (rbp_opts, rbp_rows)]
 
 
@@ -227,14 +222,13 @@ def core_values(qrels, run, rows):
     names = list(rows)
     item_map = lookup(q.item_ids, r.item_ids).astype(np.int32)
     user_map = lookup(q.user_ids, r.user_ids).astype(np.int32)
-    table = np.ascontiguousarray(np.stack([rows[m] for m in names]))
     max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
     depth = max(max_len, int(np.diff(q.offsets).max()))
     disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
     values, _ = core.evaluate_users(
         q.offsets, q.items.astype(np.int32), q.grades, q.grades_desc,
         r.offsets, r.items.astype(np.int32), r.scores, r.trec_keys, item_map, user_map,
-        table, max_len, 2, disc,
+        [rows[m] for m in names], max_len, 2, disc,
     )  # fmt: skip
     return {
         (name, str(user)): values[i, j]

@@ -7,7 +7,6 @@
 
 pub mod auc;
 pub mod checks;
-pub mod codes;
 pub mod csr;
 pub mod encode;
 pub mod gauc;
@@ -18,13 +17,12 @@ pub mod retention;
 pub mod scan;
 pub mod simd;
 pub mod sort;
+pub mod spec;
 pub mod stats;
 pub mod sums;
 pub mod threads;
+pub mod ties;
 pub mod trec;
-pub mod trec_measures;
-pub mod trec_ties;
-pub mod trec_ties_forms;
 
 #[cfg(feature = "python")]
 mod python;

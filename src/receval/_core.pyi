@@ -3,7 +3,8 @@
 this file against the built module (``mypy.stubtest``)."""
 
 import os
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -13,10 +14,6 @@ __all__ = [
     "AFTER",
     "AP",
     "APLT",
-    "AP_HITS",
-    "AP_MIN_K",
-    "AP_MIN_RETRIEVED",
-    "AP_RELEVANT",
     "ARP",
     "AVERAGE_POPULARITY",
     "BEFORE",
@@ -24,27 +21,16 @@ __all__ = [
     "BPREF",
     "CG",
     "DCG",
-    "DISCOUNT_CLIPPED",
-    "DISCOUNT_OFFSET",
     "DIVERSITY",
     "EE_DISPARITY",
     "EE_LOSS",
     "EE_RELEVANCE",
-    "EMPTY_ONE",
-    "EMPTY_SKIP",
-    "EMPTY_ZERO",
     "ERR",
     "EXPOSURE_KINDS",
     "F1",
-    "GAIN_BINARY",
-    "GAIN_CUSTOM",
-    "GAIN_EXPONENTIAL",
-    "GAIN_LINEAR",
     "HISTORY_KINDS",
     "HIT_RATIO",
     "IDCG",
-    "IDEAL_CANDIDATES",
-    "IDEAL_JUDGED",
     "ILS",
     "INFAP",
     "IPREC_AT_RECALL",
@@ -53,9 +39,6 @@ __all__ = [
     "LIST_KINDS",
     "MAX_GAIN_PAIRS",
     "MISCALIBRATION",
-    "MISSING_COMPLETE",
-    "MISSING_SKIP",
-    "MISSING_ZERO",
     "NAN",
     "NDCG",
     "NDCG_REL",
@@ -69,18 +52,13 @@ __all__ = [
     "NUM_RET",
     "N_LIMBS",
     "N_PARAMS",
-    "N_SPEC_COLUMNS",
     "POPULARITY_KINDS",
     "POS_INF",
     "PRECISION",
-    "PRECISION_K",
-    "PRECISION_RETRIEVED",
     "RANKING_KINDS",
     "RBP",
     "RBP_RESID",
     "RECALL",
-    "RECALL_MIN_K",
-    "RECALL_RELEVANT",
     "RELATIVE_PRECISION",
     "RPREC_MULT",
     "RR",
@@ -94,33 +72,12 @@ __all__ = [
     "SET_RELATIVE_PRECISION",
     "SIZE",
     "SUCCESS",
-    "S_AP_NORM",
-    "S_DEPTH",
-    "S_DISCOUNT",
-    "S_EMPTY",
-    "S_GAIN",
-    "S_GAIN_THRESHOLD",
-    "S_IDEAL",
-    "S_JUDGED_ONLY",
-    "S_K",
-    "S_KIND",
-    "S_MISSING_SKIP",
-    "S_PARAMS",
-    "S_POSITIVE_SCORES",
-    "S_PRECISION_NORM",
-    "S_RECALL_NORM",
-    "S_THRESHOLD",
-    "S_TIES",
     "TAIL_PERCENTAGE",
-    "TIES_AVERAGE",
-    "TIES_ID_ASCENDING",
-    "TIES_ID_DESCENDING",
-    "TIES_INPUT",
-    "TIES_TREC",
     "TREC_KINDS",
     "UNJUDGED",
     "UTILITY",
     "G",
+    "RankingSpec",
     "accumulate_bitsets",
     "accumulate_csr",
     "activity_bitsets",
@@ -194,36 +151,21 @@ NO_SIGNUP: int
 ACLT: int
 AP: int
 APLT: int
-AP_HITS: int
-AP_MIN_K: int
-AP_MIN_RETRIEVED: int
-AP_RELEVANT: int
 ARP: int
 AVERAGE_POPULARITY: int
 BIN_G: int
 BPREF: int
 CG: int
 DCG: int
-DISCOUNT_CLIPPED: int
-DISCOUNT_OFFSET: int
 DIVERSITY: int
 EE_DISPARITY: int
 EE_LOSS: int
 EE_RELEVANCE: int
-EMPTY_ONE: int
-EMPTY_SKIP: int
-EMPTY_ZERO: int
 ERR: int
 F1: int
 G: int
-GAIN_BINARY: int
-GAIN_CUSTOM: int
-GAIN_EXPONENTIAL: int
-GAIN_LINEAR: int
 HIT_RATIO: int
 IDCG: int
-IDEAL_CANDIDATES: int
-IDEAL_JUDGED: int
 ILS: int
 INFAP: int
 IPREC_AT_RECALL: int
@@ -231,9 +173,6 @@ IPREC_AVG: int
 JUDGED: int
 MAX_GAIN_PAIRS: int
 MISCALIBRATION: int
-MISSING_COMPLETE: int
-MISSING_SKIP: int
-MISSING_ZERO: int
 NDCG: int
 NDCG_REL: int
 NERR: int
@@ -243,15 +182,10 @@ NUM_REL: int
 NUM_REL_RET: int
 NUM_RET: int
 N_PARAMS: int
-N_SPEC_COLUMNS: int
 PRECISION: int
-PRECISION_K: int
-PRECISION_RETRIEVED: int
 RBP: int
 RBP_RESID: int
 RECALL: int
-RECALL_MIN_K: int
-RECALL_RELEVANT: int
 RELATIVE_PRECISION: int
 RPREC_MULT: int
 RR: int
@@ -264,29 +198,7 @@ SET_PRECISION: int
 SET_RECALL: int
 SET_RELATIVE_PRECISION: int
 SUCCESS: int
-S_AP_NORM: int
-S_DEPTH: int
-S_DISCOUNT: int
-S_EMPTY: int
-S_GAIN: int
-S_GAIN_THRESHOLD: int
-S_IDEAL: int
-S_JUDGED_ONLY: int
-S_K: int
-S_KIND: int
-S_MISSING_SKIP: int
-S_PARAMS: int
-S_POSITIVE_SCORES: int
-S_PRECISION_NORM: int
-S_RECALL_NORM: int
-S_THRESHOLD: int
-S_TIES: int
 TAIL_PERCENTAGE: int
-TIES_AVERAGE: int
-TIES_ID_ASCENDING: int
-TIES_ID_DESCENDING: int
-TIES_INPUT: int
-TIES_TREC: int
 UNJUDGED: int
 UTILITY: int
 EXPOSURE_KINDS: tuple[int, ...]
@@ -342,6 +254,19 @@ def dense_codes_in_place(
 def distinct_users_per_item(
     user_codes: NDArray[np.int32], item_codes: NDArray[np.int32], n_users: int, n_items: int
 ) -> NDArray[np.int64]: ...
+
+@final
+class RankingSpec:
+    def __new__(
+        cls,
+        kind: int,
+        k: int = 0,
+        threshold: float = 0.0,
+        gain_threshold: float | None = None,
+        params: Sequence[float] = ...,
+        **conventions: str | int | bool,
+    ) -> RankingSpec: ...
+
 def evaluate_users(
     q_offsets: NDArray[np.int64],
     q_items: NDArray[np.int32],
@@ -353,7 +278,7 @@ def evaluate_users(
     r_keys: NDArray[np.float64],
     item_map: NDArray[np.int32],
     user_map: NDArray[np.int32],
-    specs: NDArray[np.int64],
+    specs: Sequence[RankingSpec],
     max_len: int,
     n_chunks: int,
     disc: NDArray[np.float64],

@@ -2,8 +2,8 @@
 
 The Python layer calls them through :func:`compiled`, which loads the core once
 per process and checks ``RECEVAL_NUM_THREADS``; :func:`codes` gives the core's
-constants (the integer codes of the ranking kernel and its spec table, defined
-once, in Rust) without that check.
+constants (the metric kinds of the ranking kernel, defined once, in Rust) and its
+``RankingSpec`` type without that check.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ _CORE: list[ModuleType] = []  # resolved once per process, as RECEVAL_NUM_THREAD
 
 
 def codes() -> ModuleType:
-    """The compiled core, read for its constants (metric kinds, spec columns,
-    convention codes of the ranking kernel).
+    """The compiled core, read for its constants (the metric kinds of the ranking
+    kernel, the sizes of a spec's parameters) and its ``RankingSpec`` type.
 
     Raises
     ------

@@ -83,18 +83,33 @@ def _case(seed, n_q_users=None, max_judged=40, max_list=50, n_r_users=None):
     if n_r == 0:
         user_map[:] = -1
     n_metrics = int(rng.integers(1, 12))
-    specs = np.zeros((n_metrics, codes.N_SPEC_COLUMNS), dtype=np.int64)
-    specs[:, codes.S_KIND] = rng.integers(0, 13, n_metrics)  # 12: no such kind
-    specs[:, codes.S_K] = rng.choice([0, 1, 2, 3, 5, 10, 100], n_metrics)
-    specs[:, codes.S_THRESHOLD] = rng.choice([0, 1, 1, 2], n_metrics)
-    specs[:, codes.S_GAIN] = rng.integers(0, 3, n_metrics)
-    specs[:, codes.S_AP_NORM] = rng.integers(0, 3, n_metrics)
-    specs[:, codes.S_IDEAL] = rng.integers(0, 2, n_metrics)
-    specs[:, codes.S_TIES] = rng.integers(0, 4, n_metrics)
-    specs[:, codes.S_MISSING_SKIP] = rng.integers(0, 2, n_metrics)
-    specs[:, codes.S_EMPTY] = rng.integers(0, 3, n_metrics)
-    specs[:, codes.S_GAIN_THRESHOLD] = rng.choice([0, 1, 1, 2], n_metrics)
-    specs[:, codes.S_POSITIVE_SCORES] = rng.integers(0, 2, n_metrics)
+    kind = rng.integers(0, 13, n_metrics)  # 12: no such kind
+    k = rng.choice([0, 1, 2, 3, 5, 10, 100], n_metrics)
+    threshold = rng.choice([0, 1, 1, 2], n_metrics)
+    gain = rng.integers(0, 3, n_metrics)
+    ap_norm = rng.integers(0, 3, n_metrics)
+    ideal = rng.integers(0, 2, n_metrics)
+    ties = rng.integers(0, 4, n_metrics)
+    missing = rng.integers(0, 2, n_metrics)
+    empty = rng.integers(0, 3, n_metrics)
+    gain_threshold = rng.choice([0, 1, 1, 2], n_metrics)
+    positive = rng.integers(0, 2, n_metrics)
+    specs = [
+        core.RankingSpec(
+            int(kind[m]),
+            k=int(k[m]),
+            threshold=float(threshold[m]),
+            gain_threshold=float(gain_threshold[m]),
+            gain=("linear", "exponential", "binary")[gain[m]],
+            ap_normalizer=("relevant", "min_k", "hits")[ap_norm[m]],
+            ideal=("judged", "candidates")[ideal[m]],
+            ties=("trec", "average", "input", "id_ascending")[ties[m]],
+            missing_users=("zero", "skip")[missing[m]],
+            empty_users=("zero", "skip", "one")[empty[m]],
+            positive_scores=bool(positive[m]),
+        )
+        for m in range(n_metrics)
+    ]
     max_len = max(int(r_len.max()) if n_r else 0, 1)
     depth = max(max_len, int(q_len.max()) if n_q else 0)
     disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
@@ -124,7 +139,7 @@ def test_evaluate_users_in_parallel():
 def test_evaluate_users_without_users():
     args, disc, _ = _case(3, n_q_users=0)
     got = core.evaluate_users(*args, 4, disc)
-    assert got[0].shape == (0, args[10].shape[0])
+    assert got[0].shape == (0, len(args[10]))
 
 
 def test_evaluate_users_rejects_bad_inputs():
@@ -317,4 +332,36 @@ def test_every_code_python_uses_exists_in_the_core():
     kinds = [*codes.RANKING_KINDS, *codes.TREC_KINDS, *codes.LIST_KINDS]
     kinds += [*codes.POPULARITY_KINDS, *codes.HISTORY_KINDS, *codes.EXPOSURE_KINDS]
     assert len(kinds) == len(set(kinds))
-    assert codes.N_SPEC_COLUMNS == codes.S_PARAMS + codes.N_PARAMS
+
+
+def test_ranking_specs_are_checked_when_built():
+    spec = core.RankingSpec(codes.NDCG, k=10, threshold=1, ties="average", gain="exponential")
+    assert "ties='average'" in repr(spec) and "gain='exponential'" in repr(spec)
+    with pytest.raises(
+        ValueError, match=r"'ties' parameter of RankingSpec must be one of \['trec', 'average'"
+    ):
+        core.RankingSpec(codes.NDCG, ties="random")
+    with pytest.raises(ValueError, match=r"'gain' parameter .* Got 2 instead"):
+        core.RankingSpec(codes.NDCG, gain=2)
+    with pytest.raises(ValueError, match="unknown convention 'tie'"):
+        core.RankingSpec(codes.NDCG, tie="trec")
+    with pytest.raises(ValueError, match=f"at most {codes.N_PARAMS} values"):
+        core.RankingSpec(codes.UTILITY, params=[0.0] * (codes.N_PARAMS + 1))
+
+
+def test_a_fractional_threshold_is_not_truncated():
+    # grades 1 and 2 with a threshold of 1.5: one relevant item, ranked second
+    q_offsets = np.array([0, 2], dtype=np.int64)
+    q_items = np.array([0, 1], dtype=np.int32)
+    q_grades = np.array([1.0, 2.0])
+    r_offsets = np.array([0, 2], dtype=np.int64)
+    r_items = np.array([0, 1], dtype=np.int32)
+    r_scores = np.array([0.9, 0.5])
+    spec = core.RankingSpec(codes.RR, threshold=1.5)
+    values, aux = core.evaluate_users(
+        q_offsets, q_items, q_grades, np.array([2.0, 1.0]),
+        r_offsets, r_items, r_scores, np.empty(0),
+        np.array([0, 1], dtype=np.int32), np.array([0], dtype=np.int32), [spec],
+        2, 1, 1.0 / np.log2(np.arange(2.0) + 2.0),
+    )  # fmt: skip
+    assert values.tolist() == [[0.5]] and aux.tolist() == [[1.0]]

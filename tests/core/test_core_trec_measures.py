@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -40,30 +41,29 @@ def spec_row(
     params: tuple[float, ...] = (),
     depth: int = 0,
     judged_only: bool = False,
-    gain: int = codes.GAIN_LINEAR,
-    missing_skip: bool = False,
-    empty: int = codes.EMPTY_ZERO,
-    ties: int = codes.TIES_TREC,
-    ap_norm: int = codes.AP_RELEVANT,
+    gain: str = "linear",
+    missing: str = "complete",
+    empty: str = "zero",
+    ties: str = "trec",
+    ap_norm: str = "relevant",
     gain_threshold: int | None = None,
-) -> np.ndarray:
-    row = np.zeros(codes.N_SPEC_COLUMNS, dtype=np.int64)
-    row[codes.S_KIND] = kind
-    row[codes.S_K] = k
-    row[codes.S_THRESHOLD] = threshold
-    row[codes.S_GAIN_THRESHOLD] = threshold if gain_threshold is None else gain_threshold
-    row[codes.S_GAIN] = gain
-    row[codes.S_TIES] = ties
-    row[codes.S_AP_NORM] = ap_norm
-    # trec_eval -c's values for users absent from the run, unless skipped
-    row[codes.S_MISSING_SKIP] = codes.MISSING_SKIP if missing_skip else codes.MISSING_COMPLETE
-    row[codes.S_EMPTY] = empty
-    row[codes.S_DEPTH] = depth
-    row[codes.S_JUDGED_ONLY] = int(judged_only)
-    p = np.zeros(codes.N_PARAMS, dtype=np.float64)
-    p[: len(params)] = params
-    row[codes.S_PARAMS :] = p.view(np.int64)
-    return row
+) -> Any:
+    """The kernel's spec of a metric; users absent from the run get trec_eval -c's
+    values (``missing="complete"``) unless told otherwise."""
+    return core.RankingSpec(
+        kind,
+        k=k,
+        threshold=threshold,
+        gain_threshold=threshold if gain_threshold is None else gain_threshold,
+        params=params,
+        gain=gain,
+        ties=ties,
+        ap_normalizer=ap_norm,
+        missing_users=missing,
+        empty_users=empty,
+        depth=depth,
+        judged_only=judged_only,
+    )
 
 
 def gain_params(pairs: dict[int, float]) -> tuple[float, ...]:
@@ -73,18 +73,17 @@ def gain_params(pairs: dict[int, float]) -> tuple[float, ...]:
     return tuple(out)
 
 
-def run_core(q: receval.Qrels, r: receval.Run, rows: list[np.ndarray], n_chunks: int = 3):
+def run_core(q: receval.Qrels, r: receval.Run, rows: list[Any], n_chunks: int = 3):
     """(values, aux) of the core for every qrels user and row."""
     item_map = lookup(q.item_ids, r.item_ids)
     user_map = lookup(q.user_ids, r.user_ids)
-    table = np.ascontiguousarray(np.stack(rows))
     max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
     depth = max(max_len, int(np.diff(q.offsets).max()))
     disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
     return core.evaluate_users(
         q.offsets, q.items.astype(np.int32), q.grades, q.grades_desc,
         r.offsets, r.items.astype(np.int32), r.scores, r.trec_keys,
-        item_map.astype(np.int32), user_map.astype(np.int32), table, max_len, n_chunks, disc,
+        item_map.astype(np.int32), user_map.astype(np.int32), rows, max_len, n_chunks, disc,
     )  # fmt: skip
 
 
@@ -95,7 +94,7 @@ RELATIVE_P = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
 COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 
 
-def all_trec_rows(**common) -> dict[str, np.ndarray]:
+def all_trec_rows(**common) -> dict[str, Any]:
     """trec_eval's name of each measure of ``-m all_trec`` computed by the new kinds."""
     c = codes
     rows = {
@@ -133,7 +132,7 @@ def all_trec_rows(**common) -> dict[str, np.ndarray]:
     return rows
 
 
-def old_kind_rows(**common) -> dict[str, np.ndarray]:
+def old_kind_rows(**common) -> dict[str, Any]:
     """Measures of the original kinds, for the depth rule (-M) on them."""
     c = codes
     rows = {
@@ -217,7 +216,7 @@ def test_parameterised_measures():
         "utility_2,-1,0,0": spec_row(c.UTILITY, params=(2.0, -1.0, 0.0, 0.0)),
         "11pt_avg_.25,.5,.75": spec_row(c.IPREC_AVG, params=(3.0, 0.25, 0.5, 0.75)),
         "ndcg_1=3,2=9,4=4.5": spec_row(
-            c.NDCG, gain=c.GAIN_CUSTOM, params=gain_params({1: 3.0, 2: 9.0, 4: 4.5})
+            c.NDCG, gain="custom", params=gain_params({1: 3.0, 2: 9.0, 4: 4.5})
         ),
     }
     for level in (0.1, 0.2, 0.25, 0.5, 0.75):
@@ -332,7 +331,7 @@ def rows_of(calls, depth, judged_only):
     for kind, k, params, pairs, threshold in calls:
         if pairs is not None:
             params = gain_params(dict(pairs))
-        gain = codes.GAIN_CUSTOM if pairs is not None else codes.GAIN_LINEAR
+        gain = "custom" if pairs is not None else "linear"
         rows.append(
             spec_row(
                 kind,
@@ -416,7 +415,7 @@ def test_counts_ignore_the_empty_user_rules():
     q, r = receval.Qrels.from_dict(qrels), receval.Run.from_dict(run)
     rows = []
     for kind in (codes.NUM_RET, codes.NUM_REL, codes.NUM_Q, codes.BPREF):
-        for empty in (codes.EMPTY_SKIP, codes.EMPTY_ONE):
+        for empty in ("skip", "one"):
             rows.append(spec_row(kind, empty=empty))
     values, aux = run_core(q, r, rows)
     # u0 has no relevant item: counts are computed, bpref skipped (nan) or set to 1
@@ -435,12 +434,10 @@ def test_missing_users():
     rows = [spec_row(kind, params=(1.0, -1.0, -1.0, 0.0)) for kind in kinds]
     values, _ = run_core(q, r, rows)
     assert values[0].tolist() == [0.0, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-    skipped, _ = run_core(q, r, [spec_row(codes.NUM_REL, missing_skip=True)])
+    skipped, _ = run_core(q, r, [spec_row(codes.NUM_REL, missing="skip")])
     assert math.isnan(skipped[0, 0]) and skipped[1, 0] == 1.0
     # missing_users="zero": every metric 0, the counts too (ir_measures)
-    zero_rows = [row.copy() for row in rows]
-    for row in zero_rows:
-        row[codes.S_MISSING_SKIP] = codes.MISSING_ZERO
+    zero_rows = [spec_row(kind, params=(1.0, -1.0, -1.0, 0.0), missing="zero") for kind in kinds]
     zeros, _ = run_core(q, r, zero_rows)
     assert zeros[0].tolist() == [0.0] * len(kinds)
     assert zeros[1].tolist() == values[1].tolist()
@@ -464,7 +461,7 @@ def test_judged_matches_ir_measures():
     for k in (None, 3, 10, 40):
         measure = ir_measures.Judged if k is None else ir_measures.Judged @ k
         want = {m.query_id: m.value for m in JudgedProvider().iter_calc([measure], qrels, run)}
-        values, _ = run_core(q, r, [spec_row(codes.JUDGED, k=k or 0, ties=codes.TIES_ID_ASCENDING)])
+        values, _ = run_core(q, r, [spec_row(codes.JUDGED, k=k or 0, ties="id_ascending")])
         for i, user in enumerate(q.user_ids):
             assert close(values[i, 0], want[user]), (k, user)
 

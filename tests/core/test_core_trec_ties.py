@@ -119,10 +119,10 @@ def core_values(ranked, scores, extra, rows):
     return values[0], [g for g in qrels.values()]
 
 
-def row_of(kind, params, pairs, *, k, threshold, judged_only, ties=codes.TIES_AVERAGE):
+def row_of(kind, params, pairs, *, k, threshold, judged_only, ties="average"):
     if pairs is not None:
         params = gain_params(dict(pairs))
-    gain = codes.GAIN_CUSTOM if pairs is not None else codes.GAIN_LINEAR
+    gain = "custom" if pairs is not None else "linear"
     return spec_row(
         kind, k=k, threshold=threshold, params=params, gain=gain, judged_only=judged_only,
         ties=ties,
@@ -178,13 +178,13 @@ def test_enumeration_check_can_fail():
 )
 def test_average_ties_equal_trec_without_a_tie(grades, extra, calls, k, threshold):
     scores = [1.0 - 0.1 * i for i in range(len(grades))]
-    for ties in (codes.TIES_AVERAGE, codes.TIES_TREC):
+    for ties in ("average", "trec"):
         rows = [
             row_of(kind, params, pairs, k=k, threshold=threshold, judged_only=False, ties=ties)
             for kind, params, pairs in calls
         ]
         values, _ = core_values(grades, scores, extra, rows)
-        if ties == codes.TIES_AVERAGE:
+        if ties == "average":
             average = values
     np.testing.assert_array_equal(average, values)
 

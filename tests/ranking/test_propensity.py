@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 import receval
 from receval import evaluate
 from receval.exceptions import InputValidationError, InvalidParameterError
-from tests.ranking.test_ranking import ranking_data
 from tests.oracles import propensity as oracle
+from tests.ranking.test_ranking import ranking_data
 
 NAMES = ["precision", "recall", "dcg", "ndcg", "map"]
 

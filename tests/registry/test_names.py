@@ -228,7 +228,7 @@ def test_spec_fields_of_parameters():
     ],
 )
 def test_float_params_follow_the_kernel_contract(text, expected):
-    # the kernel's P0, P1, ... (the core's codes: rust/src/ranking.rs)
+    # the kernel's P0, P1, ... (the core's codes: rust/src/spec.rs)
     assert parse_metric(text).float_params() == expected
 
 

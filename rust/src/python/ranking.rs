@@ -1,17 +1,18 @@
-//! Python bindings of the ranking kernels (ranking.rs, csr.rs): the signatures of
+//! Python bindings of the ranking kernels (`ranking`, `csr`): the signatures of
 //! their reference kernels, every index checked before the work (a bad CSR or an
 //! out-of-range code raises `ValueError`).
 
-use numpy::{
-    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
-    PyReadwriteArray1, PyUntypedArrayMethods,
-};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use super::{same_length, slice};
 use crate::csr::{self, Buf};
-use crate::ranking::{self, Judged, Ranked, N_SPEC_COLUMNS};
+use crate::ranking::{self, Inputs, Judged, Ranked};
+use crate::spec::{
+    ApNorm, Discount, Empty, Gain, Ideal, Missing, PrecisionNorm, RecallNorm, Spec, Ties, N_PARAMS,
+};
 
 type Floats<'py> = Bound<'py, PyArray1<f64>>;
 type Ints<'py> = Bound<'py, PyArray1<i64>>;
@@ -88,8 +89,135 @@ fn longest(offsets: &[i64]) -> usize {
         .unwrap_or(0)
 }
 
+/// A metric of the ranking kernel: `receval._core.RankingSpec(kind, k=0,
+/// threshold=0, gain_threshold=threshold, params=(), **conventions)`, with the
+/// conventions by the names `receval` gives them (`ties="average"`, `gain="custom"`
+/// for a gain table in `params`, `judged_only=True`, `depth=10`, ...); the others
+/// at their first value. Checked once, when built.
+#[pyclass(name = "RankingSpec", module = "receval._core", frozen)]
+pub(crate) struct RankingSpec(Spec);
+
+/// Names as Python writes a list of them: `['a', 'b']`.
+fn python_list(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// The value of convention `name` given as `value`, or the error that names it.
+fn convention<T: Copy>(
+    name: &str,
+    value: &Bound<'_, PyAny>,
+    all: &[T],
+    from_name: fn(&str) -> Option<T>,
+    name_of: fn(T) -> &'static str,
+) -> PyResult<T> {
+    let names: Vec<&str> = all.iter().map(|&v| name_of(v)).collect();
+    let names = python_list(&names);
+    let given: Option<String> = value.extract().ok();
+    given.as_deref().and_then(from_name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "The '{name}' parameter of RankingSpec must be one of {names}. Got {} instead.",
+            value
+                .repr()
+                .map_or_else(|_| "?".to_string(), |r| r.to_string())
+        ))
+    })
+}
+
+/// Set the convention `key` of `spec` to `value`.
+fn set_convention(spec: &mut Spec, key: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    macro_rules! named {
+        ($field:ident, $ty:ident) => {
+            spec.$field = convention(key, value, $ty::ALL, $ty::from_name, $ty::name)?
+        };
+    }
+    match key {
+        "gain" => named!(gain, Gain),
+        "ap_normalizer" => named!(ap_norm, ApNorm),
+        "ideal" => named!(ideal, Ideal),
+        "ties" => named!(ties, Ties),
+        "missing_users" => named!(missing, Missing),
+        "empty_users" => named!(empty, Empty),
+        "discount" => named!(discount, Discount),
+        "precision_normalizer" => named!(precision_norm, PrecisionNorm),
+        "recall_normalizer" => named!(recall_norm, RecallNorm),
+        "positive_scores" => spec.positive_scores = value.extract()?,
+        "judged_only" => spec.judged_only = value.extract()?,
+        "depth" => spec.depth = value.extract()?,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "RankingSpec: unknown convention '{key}'. Expected one of {}.",
+                python_list(&CONVENTIONS)
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// The conventions `RankingSpec` takes by keyword.
+const CONVENTIONS: [&str; 12] = [
+    "gain",
+    "ap_normalizer",
+    "ideal",
+    "ties",
+    "missing_users",
+    "empty_users",
+    "discount",
+    "precision_normalizer",
+    "recall_normalizer",
+    "positive_scores",
+    "judged_only",
+    "depth",
+];
+
+#[pymethods]
+impl RankingSpec {
+    #[new]
+    #[pyo3(signature = (kind, k=0, threshold=0.0, gain_threshold=None, params=Vec::new(), **conventions))]
+    fn new(
+        kind: i64,
+        k: i64,
+        threshold: f64,
+        gain_threshold: Option<f64>,
+        params: Vec<f64>,
+        conventions: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        check(params.len() <= N_PARAMS, || {
+            format!(
+                "RankingSpec: params must hold at most {N_PARAMS} values. Got {} values.",
+                params.len()
+            )
+        })?;
+        let mut spec = Spec {
+            kind,
+            k,
+            threshold,
+            gain_threshold: gain_threshold.unwrap_or(threshold),
+            ..Spec::default()
+        };
+        spec.params[..params.len()].copy_from_slice(&params);
+        for (key, value) in conventions.into_iter().flat_map(|d| d.iter()) {
+            set_convention(&mut spec, &key.extract::<String>()?, &value)?;
+        }
+        Ok(RankingSpec(spec))
+    }
+
+    fn __repr__(&self) -> String {
+        let s = &self.0;
+        format!(
+            "RankingSpec({}, k={}, threshold={}, gain_threshold={}, gain='{}', ties='{}')",
+            s.kind,
+            s.k,
+            s.threshold,
+            s.gain_threshold,
+            s.gain.name(),
+            s.ties.name()
+        )
+    }
+}
+
 // ------------------------------------------------------------------ top-K metrics
-/// Every metric (rows of `specs`) for every qrels user: `(values, aux)`, each of
+/// Every metric (one per spec) for every qrels user: `(values, aux)`, each of
 /// shape (n_users, n_metrics).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -105,7 +233,7 @@ fn evaluate_users<'py>(
     r_keys: PyReadonlyArray1<'py, f64>,
     item_map: PyReadonlyArray1<'py, i32>,
     user_map: PyReadonlyArray1<'py, i32>,
-    specs: PyReadonlyArray2<'py, i64>,
+    specs: Vec<Bound<'py, RankingSpec>>,
     max_len: usize,
     n_chunks: usize,
     disc: PyReadonlyArray1<'py, f64>,
@@ -125,13 +253,7 @@ fn evaluate_users<'py>(
     };
     let (item_map, user_map) = (slice(&item_map, "item_map")?, slice(&user_map, "user_map")?);
     let disc = slice(&disc, "disc")?;
-    let shape = specs.shape();
-    check(shape[1] == N_SPEC_COLUMNS, || {
-        format!("{f}: specs must have {N_SPEC_COLUMNS} columns")
-    })?;
-    let specs = specs
-        .as_slice()
-        .map_err(|_| PyValueError::new_err("specs must be a C-contiguous 2-D array"))?;
+    let specs: Vec<Spec> = specs.iter().map(|s| s.get().0).collect();
     same_length(
         f,
         &[
@@ -173,7 +295,7 @@ fn evaluate_users<'py>(
     check(disc.len() >= depth, || {
         format!("{f}: disc must have at least {depth} elements")
     })?;
-    let n_metrics = shape[0];
+    let n_metrics = specs.len();
     // NumPy's allocations (huge pages where large): cheaper to touch than a Vec's;
     // Fortran order, so that a metric's column is contiguous
     let values = PyArray2::<f64>::zeros(py, [n_users, n_metrics], true);
@@ -186,17 +308,19 @@ fn evaluate_users<'py>(
             wa.as_slice_mut()
                 .map_err(|e| PyValueError::new_err(e.to_string()))?,
         );
-        py.detach(|| {
-            ranking::evaluate_users_columns_into(
-                &q, &r, item_map, user_map, specs, max_len, n_chunks, disc, sv, sa,
-            )
-        });
+        let inputs = Inputs {
+            judged: q,
+            ranked: r,
+            item_map,
+            user_map,
+            max_len,
+            disc,
+        };
+        py.detach(|| ranking::evaluate_users_columns_into(&inputs, &specs, n_chunks, sv, sa));
     }
     Ok((values, aux))
 }
 
-/// Checks shared by the per-user metric kernels.
-#[allow(clippy::too_many_arguments)]
 // ------------------------------------------------------------------ containers
 /// Judged items by item code with their grades, the grades descending, and the first
 /// user with a repeated item (-1 if none).
@@ -364,6 +488,7 @@ fn rank_rows<'py>(
 
 /// Add this family's functions to `receval._core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<RankingSpec>()?;
     m.add_function(wrap_pyfunction!(evaluate_users, m)?)?;
     m.add_function(wrap_pyfunction!(judged_segments, m)?)?;
     m.add_function(wrap_pyfunction!(tie_segments, m)?)?;

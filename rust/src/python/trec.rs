@@ -1,4 +1,4 @@
-//! Python bindings of the TREC reader (trec.rs).
+//! Python bindings of the TREC reader (`trec`).
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};

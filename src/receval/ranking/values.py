@@ -34,38 +34,8 @@ __all__ = [
     "subset_qrels",
 ]
 
-_GAINS = {
-    "linear": codes.GAIN_LINEAR,
-    "exponential": codes.GAIN_EXPONENTIAL,
-    "binary": codes.GAIN_BINARY,
-}
-_EMPTY = {"zero": codes.EMPTY_ZERO, "skip": codes.EMPTY_SKIP, "one": codes.EMPTY_ONE}
-# "error" raises after the kernel, which evaluates those users as "zero"
-_MISSING = {
-    "zero": codes.MISSING_ZERO,
-    "skip": codes.MISSING_SKIP,
-    "complete": codes.MISSING_COMPLETE,
-}
 # gain_grades="positive": every grade from 1 on earns its gain
 _POSITIVE_GRADES = 1
-_AP = {
-    "relevant": codes.AP_RELEVANT,
-    "min_k": codes.AP_MIN_K,
-    "hits": codes.AP_HITS,
-    "min_retrieved": codes.AP_MIN_RETRIEVED,
-}
-_DISCOUNT = {"offset": codes.DISCOUNT_OFFSET, "clipped": codes.DISCOUNT_CLIPPED}
-_PRECISION_NORM = {"k": codes.PRECISION_K, "retrieved": codes.PRECISION_RETRIEVED}
-_RECALL_NORM = {"relevant": codes.RECALL_RELEVANT, "min_k": codes.RECALL_MIN_K}
-_IDEAL = {"judged": codes.IDEAL_JUDGED, "candidates": codes.IDEAL_CANDIDATES}
-_TIES = {
-    "trec": codes.TIES_TREC,
-    "average": codes.TIES_AVERAGE,
-    "input": codes.TIES_INPUT,
-    "id_ascending": codes.TIES_ID_ASCENDING,
-    "id_descending": codes.TIES_ID_DESCENDING,
-}
-# list-wise metrics with ties="average" at a cut-off: the popularity metrics and
 # grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
 # metric's own parameters (none for bpref, p for rbp)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
@@ -115,40 +85,36 @@ def as_run(run: Any) -> Run:
     )
 
 
-def _spec_row(spec: MetricSpec, conv: Conventions) -> list[int]:
+def _kernel_spec(spec: MetricSpec, conv: Conventions) -> Any:
+    """The ranking kernel's spec of one metric (a ``receval._core.RankingSpec``)."""
     kind = spec.info.kind
     if kind is None:  # a spec made by hand: metric strings are checked by ranking_spec
         raise InvalidParameterError(f"{spec.name} is not a ranking metric of evaluate.")
-    row = [0] * codes.N_SPEC_COLUMNS
-    row[codes.S_KIND] = kind
-    row[codes.S_K] = spec.k or 0
-    row[codes.S_THRESHOLD] = conv.rel_threshold
-    row[codes.S_GAIN] = _GAINS[conv.gain]
-    row[codes.S_AP_NORM] = _AP[conv.ap_normalizer]
-    row[codes.S_IDEAL] = _IDEAL[conv.ideal]
-    row[codes.S_TIES] = _TIES[conv.ties]
-    row[codes.S_MISSING_SKIP] = _MISSING.get(conv.missing_users, codes.MISSING_ZERO)
-    # "error" raises after the kernel, which evaluates those users as "zero"
-    row[codes.S_EMPTY] = _EMPTY.get(conv.empty_users, codes.EMPTY_ZERO)
-    row[codes.S_GAIN_THRESHOLD] = (
-        _POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold
-    )
-    row[codes.S_POSITIVE_SCORES] = int(conv.hit_scores == "positive")
-    row[codes.S_DEPTH] = conv.depth
-    row[codes.S_JUDGED_ONLY] = int(conv.judged_only)
-    row[codes.S_DISCOUNT] = _DISCOUNT[conv.discount]
-    row[codes.S_PRECISION_NORM] = _PRECISION_NORM[conv.precision_normalizer]
-    row[codes.S_RECALL_NORM] = _RECALL_NORM[conv.recall_normalizer]
     params = spec.float_params()
-    if spec.info.kind == codes.RBP and conv.gain == "binary":
+    if kind == codes.RBP and conv.gain == "binary":
         params = (*params, _BINARY_RBP)
-    elif conv.grades == "raw" and spec.info.kind in _RAW_GRADES:
-        params = (*params, _RAW_GRADES[spec.info.kind])
-    if "gains" in dict(spec.args):
-        row[codes.S_GAIN] = codes.GAIN_CUSTOM  # the table is in the params
-    bits = np.asarray(params, dtype=np.float64).view(np.int64)
-    row[codes.S_PARAMS : codes.S_PARAMS + len(params)] = bits.tolist()
-    return row
+    elif conv.grades == "raw" and kind in _RAW_GRADES:
+        params = (*params, _RAW_GRADES[kind])
+    return codes.RankingSpec(
+        kind,
+        k=spec.k or 0,
+        threshold=conv.rel_threshold,
+        gain_threshold=(_POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold),
+        params=params,
+        gain="custom" if "gains" in dict(spec.args) else conv.gain,  # the table: in params
+        ap_normalizer=conv.ap_normalizer,
+        ideal=conv.ideal,
+        ties=conv.ties,
+        # "error" raises after the kernel, which evaluates those users as "zero"
+        missing_users="zero" if conv.missing_users == "error" else conv.missing_users,
+        empty_users="zero" if conv.empty_users == "error" else conv.empty_users,
+        positive_scores=conv.hit_scores == "positive",
+        depth=conv.depth,
+        judged_only=conv.judged_only,
+        discount=conv.discount,
+        precision_normalizer=conv.precision_normalizer,
+        recall_normalizer=conv.recall_normalizer,
+    )
 
 
 def subset_qrels(q: Any, users: np.ndarray) -> Any:
@@ -291,8 +257,7 @@ def kernel_values(
         any(c.ties in ("id_ascending", "id_descending") for c in convs.values()) and r.has_ties
     )
     r_keys = r.trec_keys if need_trec or need_ascending else np.empty(0)
-    table = np.asarray([_spec_row(specs[t], convs[t]) for t in ranked], dtype=np.int64)
-    table = table.reshape(len(ranked), codes.N_SPEC_COLUMNS)
+    kernel_specs = [_kernel_spec(specs[t], convs[t]) for t in ranked]
     max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
     depth = max(max_len, int(np.diff(q.offsets).max()))
     disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
@@ -301,7 +266,7 @@ def kernel_values(
     maps32 = [np.ascontiguousarray(x, dtype=np.int32) for x in (item_map, user_map)]
     result: tuple[np.ndarray, np.ndarray] = compiled().evaluate_users(
         q.offsets, codes32[0], q.grades, q.grades_desc,
-        r.offsets, codes32[1], r.scores, r_keys, maps32[0], maps32[1], table,
+        r.offsets, codes32[1], r.scores, r_keys, maps32[0], maps32[1], kernel_specs,
         max_len, n_chunks, disc,
     )  # fmt: skip
     return result

@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .._kernels import codes as _core_codes
+
 __all__ = [
     "FAMILIES",
     "MAX_GAINS",
@@ -31,8 +33,8 @@ FAMILIES = ("pointwise", "grouped", "ranking", "list", "retention", "off_policy"
 TREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 #: most values a list parameter holds, and most pairs of a gain table (the
 #: kernel's 16 float parameters: a count, then the values)
-MAX_LEVELS = 15
-MAX_GAINS = 7
+MAX_LEVELS = _core_codes().N_PARAMS - 1
+MAX_GAINS = _core_codes().MAX_GAIN_PAIRS
 
 #: A parameter's type: a number (``float``, ``int``), ``bool``, one word of
 #: ``choices`` (``choice``), a list of numbers (``levels``), a table grade -> gain

@@ -22,29 +22,21 @@
 //!   subsets, one grade at a time; see `expected_err`).
 //!
 //! - infAP, G and interpolated precision (one level or averaged): see
-//!   [`crate::trec_ties_forms`].
+//!   [`forms`].
 //!
 //! ndcg_rel with a negative gain has no such form (its value is clamped at 0 then):
 //! [`expected_measure`] returns nan for it.
 
-use crate::ranking::{hypergeometric, DCG, IDCG};
-use crate::trec_measures::{
-    self as tm, GainTable, UserGrades, BIN_G, BPREF, ERR, G, INFAP, IPREC_AT_RECALL, IPREC_AVG,
-    JUDGED, NDCG_REL, NERR, NUM_NONREL_JUDGED_RET, NUM_Q, NUM_REL, NUM_REL_RET, NUM_RET, RBP,
+pub mod forms;
+
+use super::measures::{self as tm, GainTable, UserGrades};
+use crate::spec::{
+    Gain, Spec, BIN_G, BPREF, DCG, ERR, G, IDCG, INFAP, IPREC_AT_RECALL, IPREC_AVG, JUDGED,
+    NDCG_REL, NERR, NUM_NONREL_JUDGED_RET, NUM_Q, NUM_REL, NUM_REL_RET, NUM_RET, N_PARAMS, RBP,
     RBP_RESID, RELATIVE_PRECISION, RPREC_MULT, R_NDCG, SET_AP, SET_F, SET_PRECISION, SET_RECALL,
     SET_RELATIVE_PRECISION, UNJUDGED, UTILITY,
 };
-use crate::trec_ties_forms as forms;
-
-/// End of the tied block of `scores` starting at `t` (exact equality).
-#[inline]
-pub(crate) fn block_end(scores: &[f64], t: usize) -> usize {
-    let mut e = t + 1;
-    while e < scores.len() && scores[e] == scores[t] {
-        e += 1;
-    }
-    e
-}
+use crate::ties::{hypergeometric, tied_block_end};
 
 /// The mean of `f` over the tied block of each position `0..top` (its expected value
 /// at that position).
@@ -52,7 +44,7 @@ fn position_means<F: Fn(f64) -> f64>(ranked: &[f64], scores: &[f64], top: usize,
     let mut out = vec![0.0; top];
     let mut t = 0;
     while t < top {
-        let e = block_end(scores, t);
+        let e = tied_block_end(scores, t);
         let mean = ranked[t..e].iter().map(|&g| f(g)).sum::<f64>() / (e - t) as f64;
         out[t..e.min(top)].fill(mean);
         t = e;
@@ -74,7 +66,7 @@ impl CountLaw {
         let mut c = 0i64;
         let mut t = 0;
         while t < top {
-            let e = block_end(scores, t);
+            let e = tied_block_end(scores, t);
             let h = ranked[t..e].iter().filter(|&&g| is(g)).count();
             if e > top {
                 let (lo, probs) = hypergeometric(e - t, h, top - t);
@@ -137,7 +129,7 @@ where
     let mut c = 0i64; // is_other items of the blocks above
     let mut t = 0;
     while t < top {
-        let e = block_end(scores, t);
+        let e = tied_block_end(scores, t);
         let s = e - t;
         let h = ranked[t..e].iter().filter(|&&g| is_item(g)).count();
         let m = ranked[t..e].iter().filter(|&&g| is_other(g)).count();
@@ -178,7 +170,7 @@ fn expected_nerr_gain<F: Fn(f64) -> bool>(
     let mut c = 0i32; // relevant items of the blocks above
     let mut t = 0;
     while t < top {
-        let e = block_end(scores, t);
+        let e = tied_block_end(scores, t);
         let s = e - t;
         let h = ranked[t..e].iter().filter(|&&g| is_rel(g)).count();
         let q = e.min(top) - t;
@@ -223,7 +215,7 @@ fn expected_ndcg_rel(ranked: &[f64], scores: &[f64], top: usize, table: &GainTab
     let mut stats = Vec::new();
     let mut t = 0;
     while t < top {
-        let e = block_end(scores, t);
+        let e = tied_block_end(scores, t);
         let s = (e - t) as f64;
         let (mut sp, mut sg, mut spg) = (0.0, 0.0, 0.0);
         for &g in &ranked[t..e] {
@@ -282,7 +274,7 @@ pub fn has_negative_gain(params: &[f64]) -> bool {
 fn expected_err(ranked: &[f64], scores: &[f64], top: usize, max_grade: f64) -> f64 {
     let (mut value, mut decay, mut t) = (0.0, 1.0, 0);
     while t < top {
-        let e = block_end(scores, t);
+        let e = tied_block_end(scores, t);
         let (s, used) = (e - t, e.min(top) - t);
         let ys: Vec<f64> = ranked[t..e]
             .iter()
@@ -324,22 +316,19 @@ fn expected_err(ranked: &[f64], scores: &[f64], top: usize, max_grade: f64) -> f
     value
 }
 
-/// The expected value of trec kind `kind` (or of DCG, IDCG and nDCG with a custom
-/// gain table, `custom_dcg`) over every order of the tied blocks of `scores` (the
-/// list's scores, best first, aligned with `u.ranked`). Arguments as
-/// [`tm::user_measure`]; nan for ndcg_rel with a negative gain. A list without a tie
-/// gets [`tm::user_measure`]'s value itself.
-#[allow(clippy::too_many_arguments)]
+/// The expected value of a spec's trec kind (or of DCG, IDCG and nDCG with a custom
+/// gain table, [`Spec::custom_dcg`]) over every order of the tied blocks of `scores`
+/// (the list's scores, best first, aligned with `u.ranked`). The spec's cut-off and
+/// parameters as [`tm::user_measure`] takes them; nan for ndcg_rel with a negative
+/// gain. A list without a tie gets [`tm::user_measure`]'s value itself.
 pub fn expected_measure(
-    kind: i64,
+    spec: &Spec,
     u: &UserGrades<'_>,
     scores: &[f64],
-    k: i64,
-    custom: bool,
-    custom_dcg: bool,
-    params: &[f64],
     table: &mut GainTable,
 ) -> f64 {
+    let (kind, k, params) = (spec.kind, spec.k, &spec.params[..]);
+    let (custom, custom_dcg) = (spec.gain == Gain::Custom, spec.custom_dcg());
     let tied = scores.windows(2).any(|w| w[0] == w[1]);
     if !tied || matches!(kind, NUM_RET | NUM_REL | NUM_Q | IDCG) {
         return if custom_dcg {
@@ -526,7 +515,7 @@ pub fn expected_measure(
         INFAP => forms::expected_infap(u, scores, top),
         IPREC_AT_RECALL => forms::expected_iprec_sum(u, scores, top, &params[..1]),
         IPREC_AVG => {
-            let m = (params[0].max(0.0) as usize).min(tm::N_PARAMS - 1);
+            let m = (params[0].max(0.0) as usize).min(N_PARAMS - 1);
             let levels = if m == 0 {
                 &tm::ELEVEN_LEVELS[..]
             } else {
@@ -575,230 +564,4 @@ pub fn expected_measure(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const ABSENT: f64 = f64::NEG_INFINITY;
-
-    /// Every order of `ranked` that permutes items within the tied blocks of `scores`.
-    fn orders(ranked: &[f64], scores: &[f64]) -> Vec<Vec<f64>> {
-        fn permutations(items: &[f64]) -> Vec<Vec<f64>> {
-            if items.len() <= 1 {
-                return vec![items.to_vec()];
-            }
-            let mut out = Vec::new();
-            for i in 0..items.len() {
-                let mut rest = items.to_vec();
-                let first = rest.remove(i);
-                for mut p in permutations(&rest) {
-                    p.insert(0, first);
-                    out.push(p);
-                }
-            }
-            out
-        }
-        let mut out = vec![Vec::new()];
-        let mut t = 0;
-        while t < ranked.len() {
-            let e = block_end(scores, t);
-            let mut next = Vec::new();
-            for head in &out {
-                for p in permutations(&ranked[t..e]) {
-                    let mut v = head.clone();
-                    v.extend(p);
-                    next.push(v);
-                }
-            }
-            out = next;
-            t = e;
-        }
-        out
-    }
-
-    /// The mean of the measure over every order (brute force).
-    fn enumerated(
-        kind: i64,
-        ranked: &[f64],
-        scores: &[f64],
-        judged: &[f64],
-        k: i64,
-        params: &[f64],
-    ) -> f64 {
-        let all = orders(ranked, scores);
-        let mut table = GainTable::default();
-        let sum: f64 = all
-            .iter()
-            .map(|order| {
-                let u = UserGrades {
-                    ranked: order,
-                    judged,
-                    threshold: 1.0,
-                };
-                tm::user_measure(kind, &u, k, false, params, &mut table)
-            })
-            .sum();
-        sum / all.len() as f64
-    }
-
-    fn closed(
-        kind: i64,
-        ranked: &[f64],
-        scores: &[f64],
-        judged: &[f64],
-        k: i64,
-        params: &[f64],
-    ) -> f64 {
-        let u = UserGrades {
-            ranked,
-            judged,
-            threshold: 1.0,
-        };
-        let mut table = GainTable::default();
-        expected_measure(kind, &u, scores, k, false, false, params, &mut table)
-    }
-
-    fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() <= 1e-12 * b.abs().max(1.0)
-    }
-
-    // judged: 3 relevant (grades 1, 2, 3), 3 non-relevant, one pooled but unjudged
-    const JUDGMENTS: [f64; 7] = [3.0, 2.0, 1.0, 0.0, 0.0, 0.0, -1.0];
-    // a block of four (one relevant) cut by k = 2 or 3, then a block of three
-    const RANKED: [f64; 7] = [0.0, 2.0, ABSENT, 0.0, 1.0, -1.0, 3.0];
-    const SCORES: [f64; 7] = [0.9, 0.9, 0.9, 0.9, 0.5, 0.5, 0.5];
-
-    #[test]
-    fn closed_forms_equal_the_enumeration_of_orders() {
-        let cases: [(i64, &[f64]); 26] = [
-            (INFAP, &[]),
-            (G, &[]),
-            (IPREC_AT_RECALL, &[0.0]),
-            (IPREC_AT_RECALL, &[0.5]),
-            (IPREC_AT_RECALL, &[1.0]),
-            (IPREC_AVG, &[]),
-            (IPREC_AVG, &[2.0, 0.7, 0.3]),
-            (ERR, &[0.0]),
-            (ERR, &[3.0]),
-            (NUM_REL_RET, &[]),
-            (NUM_NONREL_JUDGED_RET, &[]),
-            (BPREF, &[]),
-            (BPREF, &[1.0]),
-            (BIN_G, &[]),
-            (NERR, &[0.3]),
-            (RBP, &[0.8]),
-            (RBP, &[0.8, 1.0]),
-            (RBP_RESID, &[0.8]),
-            (SET_AP, &[]),
-            (SET_F, &[0.5]),
-            (UTILITY, &[1.0, -1.0, 0.5, 0.25, 20.0]),
-            (RPREC_MULT, &[0.5]),
-            (R_NDCG, &[]),
-            (NDCG_REL, &[]),
-            (UNJUDGED, &[]),
-            (JUDGED, &[]),
-        ];
-        for (kind, params) in cases {
-            let mut p = [0.0; tm::N_PARAMS];
-            p[..params.len()].copy_from_slice(params);
-            for k in [0, 1, 2, 3, 5] {
-                let want = enumerated(kind, &RANKED, &SCORES, &JUDGMENTS, k, &p);
-                let got = closed(kind, &RANKED, &SCORES, &JUDGMENTS, k, &p);
-                assert!(close(got, want), "kind {kind} k {k}: {got} vs {want}");
-            }
-        }
-    }
-
-    #[test]
-    fn bpref_counts_a_uniform_number_of_non_relevant_above() {
-        // one relevant among two judged non-relevant, all tied: 0, 1 or 2 above, each
-        // with probability 1/3; R = 1, so min(N, R) = 1: scores 1, 0, 0
-        let judged = [1.0, 0.0, 0.0];
-        let got = closed(BPREF, &[0.0, 1.0, 0.0], &[0.5; 3], &judged, 0, &[0.0; 16]);
-        assert!(close(got, 1.0 / 3.0));
-    }
-
-    #[test]
-    fn nerr_places_the_jth_relevant_item_by_its_law() {
-        // two relevant among three tied items: the first at rank 1 with probability
-        // 2/3, else at 2; the second at 2 (1/3) or 3 (2/3)
-        let judged = [1.0, 1.0, 0.0];
-        let got = closed(NERR, &[1.0, 0.0, 1.0], &[0.5; 3], &judged, 0, &[0.5; 16]);
-        let numerator =
-            2.0 / 3.0 + (1.0 / 3.0) / 2.0 + 0.5 * ((1.0 / 3.0) / 2.0 + (2.0 / 3.0) / 3.0);
-        assert!(close(got, numerator / (1.0 + 0.5 / 2.0)));
-    }
-
-    #[test]
-    fn set_f_is_averaged_over_the_hits_in_the_cut_block() {
-        // k = 1 cuts a block of two, one relevant: F is 0 or that of one hit in one item
-        let judged = [1.0, 0.0];
-        let got = closed(SET_F, &[1.0, 0.0], &[0.5; 2], &judged, 1, &[1.0; 16]);
-        assert!(close(got, 0.5));
-    }
-
-    #[test]
-    fn lists_without_ties_get_the_plain_value() {
-        let scores = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3];
-        let u = UserGrades {
-            ranked: &RANKED,
-            judged: &JUDGMENTS,
-            threshold: 1.0,
-        };
-        let mut table = GainTable::default();
-        let p = [0.8; 16];
-        for kind in [
-            BPREF, BIN_G, NERR, RBP, SET_F, R_NDCG, NDCG_REL, ERR, INFAP, G, IPREC_AVG,
-        ] {
-            let plain = tm::user_measure(kind, &u, 3, false, &p, &mut table);
-            let got = expected_measure(kind, &u, &scores, 3, false, false, &p, &mut table);
-            assert_eq!(got, plain);
-        }
-    }
-
-    /// Random small lists (a fixed generator): blocks of tied scores over relevant,
-    /// non-relevant, unjudged and absent items, every kind whose form is not a sum of
-    /// per-position terms, at several cut-offs.
-    #[test]
-    fn ratio_and_maximum_forms_equal_the_enumeration_on_random_lists() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
-        let grades = [ABSENT, -1.0, 0.0, 0.0, 1.0, 2.0, 3.0];
-        for _ in 0..300 {
-            let n = 1 + next(7) as usize;
-            let ranked: Vec<f64> = (0..n).map(|_| grades[next(7) as usize]).collect();
-            let mut scores: Vec<f64> = (0..n).map(|_| next(3) as f64).collect();
-            scores.sort_by(|a, b| b.total_cmp(a));
-            // judged: the ranked items in the qrels, and a relevant one not retrieved
-            let mut judged: Vec<f64> = ranked.iter().copied().filter(|&g| g > ABSENT).collect();
-            if next(2) == 0 {
-                judged.push(2.0);
-            }
-            judged.sort_by(|a, b| b.total_cmp(a));
-            let cases: [(i64, &[f64]); 6] = [
-                (INFAP, &[]),
-                (G, &[]),
-                (IPREC_AT_RECALL, &[0.0]),
-                (IPREC_AT_RECALL, &[0.4]),
-                (IPREC_AT_RECALL, &[1.0]),
-                (IPREC_AVG, &[]),
-            ];
-            for (kind, params) in cases {
-                let mut p = [0.0; tm::N_PARAMS];
-                p[..params.len()].copy_from_slice(params);
-                for k in [0, 1, 2, 4] {
-                    let want = enumerated(kind, &ranked, &scores, &judged, k, &p);
-                    let got = closed(kind, &ranked, &scores, &judged, k, &p);
-                    assert!(
-                        close(got, want),
-                        "kind {kind} k {k} {ranked:?} {scores:?}: {got} vs {want}"
-                    );
-                }
-            }
-        }
-    }
-}
+mod tests;

@@ -21,10 +21,10 @@
 //!   walk through the block (O(s · h) for h relevant items); the expectation sums the
 //!   values the maximum can take times that function's steps, O((s · h)²) per block.
 
-use crate::ranking::hypergeometric;
-use crate::trec_measures::{self as tm, GainTable, UserGrades, INFAP_EPSILON};
-use crate::trec_ties::block_end;
 use std::cmp::Ordering;
+
+use crate::ties::{hypergeometric, tied_block_end};
+use crate::trec::measures::{self as tm, GainTable, UserGrades, INFAP_EPSILON};
 
 /// `ln(i!)` for i = 0..=n.
 fn ln_factorials(n: usize) -> Vec<f64> {
@@ -56,7 +56,7 @@ pub fn expected_infap(u: &UserGrades<'_>, scores: &[f64], top: usize) -> f64 {
     let mut sum = 0.0;
     let mut t = 0;
     while t < top {
-        let e = block_end(scores, t);
+        let e = tied_block_end(scores, t);
         let s = e - t;
         let mut count = [0usize; 4];
         for &g in &u.ranked[t..e] {
@@ -120,7 +120,7 @@ pub fn expected_g(u: &UserGrades<'_>, scores: &[f64], top: usize, table: &GainTa
     let (mut value, mut above) = (0.0, 0.0);
     let mut t = 0;
     while t < top {
-        let e = block_end(scores, t);
+        let e = tied_block_end(scores, t);
         let (s, used) = (e - t, e.min(top) - t);
         let mut distinct: Vec<(f64, usize)> = Vec::new();
         let mut zeros = 0usize;
@@ -422,7 +422,7 @@ pub fn expected_iprec_sum(u: &UserGrades<'_>, scores: &[f64], top: usize, levels
     let mut above = 0usize;
     let mut t = 0;
     while t < top {
-        let e = block_end(scores, t);
+        let e = tied_block_end(scores, t);
         let h = u.ranked[t..e].iter().filter(|&&g| u.is_rel(g)).count();
         if e > top {
             // the block cut by top: the number of its relevant items within top is

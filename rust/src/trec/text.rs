@@ -1,4 +1,4 @@
-//! The text of a TREC line (trec.rs): its fields, from whitespace bit masks, and
+//! The text of a TREC line: its fields, from whitespace bit masks, and
 //! its score, read as Rust's `str::parse::<f64>` reads it; and the text as a whole:
 //! its byte-order mark, `\r` line ends, and compressions not read as text.
 

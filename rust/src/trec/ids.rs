@@ -1,4 +1,4 @@
-//! The codes of ids while a TREC text is read (trec.rs): the tables of the ids of
+//! The codes of ids while a TREC text is read: the tables of the ids of
 //! the windows read so far, and of the ids a piece sees first.
 
 use std::hash::BuildHasher;
@@ -7,7 +7,7 @@ use std::io;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use super::Ids;
+use super::parsed::Ids;
 use crate::pages::OutOfMemory;
 
 /// An id as the tables look it up: at most 15 bytes as one integer (its bytes and

@@ -1,8 +1,12 @@
-//! Tests of the TREC reader (trec.rs): hand-made cases, an oracle (the plain
+//! Tests of the TREC reader: hand-made cases, an oracle (the plain
 //! split-and-hash reader) on random texts read in windows and pieces of every
 //! size, and the score parser against Rust's own.
 
-use super::text::{fields, fields_scalar, other_compression};
+use super::pieces::*;
+use super::read::*;
+use std::io;
+
+use super::text::{fields, fields_scalar, line_fields, other_compression, parse_score};
 use super::*;
 
 #[test]

@@ -1,0 +1,66 @@
+"""Public import paths users have keep working: the names of receval's top level, the
+packages users import (receval.report, receval.spark, ...), and the module paths that
+moved into packages, which import with a DeprecationWarning naming the new path."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+MOVED = {
+    "receval.evaluation": ("receval.ranking.evaluation", "evaluate"),
+    "receval.streaming": ("receval.engine.accumulator", "metric"),
+    "receval.trec_eval": ("receval.trec.trec_eval", "trec_eval_metrics"),
+}
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_a_moved_module_imports_with_a_warning_naming_its_new_path(old):
+    new, name = MOVED[old]
+    code = (
+        "import importlib, warnings\n"
+        "warnings.simplefilter('error')\n"
+        f"try:\n    importlib.import_module({old!r})\n"
+        "except DeprecationWarning as exc:\n    print(exc)\n"
+        "warnings.simplefilter('ignore')\n"
+        f"old = importlib.import_module({old!r})\n"
+        f"new = importlib.import_module({new!r})\n"
+        f"print(getattr(old, {name!r}) is getattr(new, {name!r}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = out.stdout.strip().splitlines()
+    assert f"The module {old} is deprecated; import {new} instead" in lines[0]
+    assert lines[-1] == "True"
+
+
+def test_an_unknown_module_is_not_found():
+    with pytest.raises(ModuleNotFoundError):
+        __import__("receval.no_such_module")
+
+
+@pytest.mark.parametrize(
+    ("module", "names"),
+    [
+        ("receval.report", ["HTMLReport", "ranking_section", "REPORT_COHORTS"]),
+        ("receval.sampled", ["sampled_report", "SampledReport"]),
+        ("receval.segments", ["by_segment", "compare_by_segment", "SegmentReport"]),
+        ("receval.comparison", ["compare", "compare_predictions", "ComparisonReport"]),
+        ("receval.registry", ["list_metrics", "metric_info", "parse_metric"]),
+    ],
+)
+def test_packages_users_import_export_their_public_names(module, names):
+    mod = __import__(module, fromlist=names)
+    for name in names:
+        assert getattr(mod, name) is not None
+        assert name in mod.__all__
+    with pytest.raises(AttributeError, match="has no attribute"):
+        mod.__getattr__("no_such_name") if hasattr(mod, "__getattr__") else mod.no_such_name
+
+
+def test_the_top_level_function_is_not_shadowed_by_a_package():
+    import receval.comparison  # a package beside the function receval.compare
+
+    assert callable(receval.compare)
+    assert callable(receval.evaluate)

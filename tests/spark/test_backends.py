@@ -50,7 +50,7 @@ OFF_POLICY = ["ips", "snips", "dr"]
 
 
 def test_every_definition_runs_on_spark_or_is_listed():
-    listed = {"roc_auc", "partial_auc", "gauc", "ranking", "pop_reo"}
+    listed = {"roc_auc", "partial_auc", "gauc", "ranking", "pop_reo", "retention"}
     assert set(ANY) | listed | set(RUNS) | set(OFF_POLICY) == set(DEFINITIONS)
 
 

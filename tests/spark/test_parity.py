@@ -224,7 +224,7 @@ def test_evaluate_equals_in_memory(spark, string_ids, num_partitions, convention
 @pytest.mark.parametrize("seed", range(3))
 def test_evaluate_equals_memory_scan_and_accumulators(spark, seed):
     # the counts and means the other backends give (tests/ranking/test_evaluate_backends.py)
-    from tests.metrics.test_evaluate_backends import COUNTS, METRICS, ranking_data
+    from tests.ranking.test_evaluate_backends import COUNTS, METRICS, ranking_data
 
     qrels, run = ranking_data(seed)
     q = pd.DataFrame([(u, i, g) for u, items in qrels.items() for i, g in items.items()],
@@ -466,7 +466,7 @@ def test_retention_signup_frame_with_users_without_events(spark, events):
 def test_retention_of_partitions_equals_memory_scan_and_accumulators(spark, tmp_path, options):
     """The definition per partition of users, merged on the driver: the report of
     memory, of a scan in buckets of users and of merged accumulators (that test)."""
-    from tests.metrics.test_retention import _random_log, _same_reports
+    from tests.metrics.retention.test_retention import _random_log, _same_reports
 
     frame = _random_log(len(options))
     expected = receval.retention(frame, **options)

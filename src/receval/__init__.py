@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "AUCInterval": "receval.metrics._delong",
     "DeLongTest": "receval.metrics._delong",
     "gauc_score": "receval.metrics._gauc",
+    "xauc_score": "receval.metrics._xauc",
     # off-policy estimates from logged bandit feedback
     "ips_estimate": "receval.metrics._offpolicy",
     "snips_estimate": "receval.metrics._offpolicy",
@@ -408,6 +409,9 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         serendipity as serendipity,
         user_item_serendipity as user_item_serendipity,
         user_serendipity as user_serendipity,
+    )
+    from .metrics._xauc import (
+        xauc_score as xauc_score,
     )
     from .registry import (
         MetricEntry as MetricEntry,

@@ -255,6 +255,7 @@ DOMAIN = {
     "roc_auc": "score",
     "partial_auc": "score",
     "gauc": "score",
+    "xauc": "real",  # continuous targets: both columns any float
 }
 HUGE = [1e300, -1e300, 1e200, -2e200, 1.7976931348623157e308, 1e-300, -1e-300, 0.5, 0.0, -0.0]
 SUBNORMAL = [5e-324, -5e-324, 1e-310, -1e-310, 2.2250738585072014e-308, 0.0, -0.0, 1e-300]

@@ -37,7 +37,7 @@ def rows_df(spark, rows):
 
 
 ANY = ["brier_score", "copc", "explained_variance", "log_loss", "mean_absolute_error",
-       "normalized_entropy", "pcoc", "r2", "root_mean_squared_error"]  # fmt: skip
+       "normalized_entropy", "pcoc", "r2", "root_mean_squared_error", "xauc"]  # fmt: skip
 
 
 # metrics of a run, over partitions of whole users (test_runs_equal_in_memory); pop_reo

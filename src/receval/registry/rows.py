@@ -111,6 +111,11 @@ ROWS: tuple[MetricEntry, ...] = (
          inputs=_WEIGHTED, source="scikit-learn (McClish 1989)",
          params=(Param("max_fpr", "float", "the largest false positive rate", None, 0.0, 1.0,
                        True, required=True), _POS_LABEL)),
+    _row("xauc", "pointwise",
+         "share of the pairs with different targets that the scores order as the targets "
+         "(continuous targets such as watch time; tied scores count one half)",
+         "receval.metrics._xauc:xauc_score", "receval.metrics._xauc", inputs=_WEIGHTED,
+         source="TorchEasyRec (tzrec/metrics/xauc.py), exact: every pair, not a sample"),
     # ------------------------------------------------ grouped: per-group AUC
     _row("gauc", "grouped", "per-group ROC AUC weighted by impressions, clicks or 1",
          "receval.metrics._gauc:gauc_score", "receval.metrics._gauc",

@@ -9,7 +9,7 @@ from receval import spark as rs
 from receval.engine.metric import DEFINITIONS, MetricDefinition, register
 from receval.engine.sums import ExactSum
 from receval.exceptions import InvalidParameterError
-from receval.registry import definitions, metric_info
+from receval.registry import ENTRIES, definitions, metric_info
 
 definitions()  # every built-in metric registered
 
@@ -36,8 +36,13 @@ def rows_df(spark, rows):
     return spark.createDataFrame(rows).repartition(3)
 
 
-ANY = ["brier_score", "copc", "explained_variance", "log_loss", "mean_absolute_error",
-       "normalized_entropy", "pcoc", "r2", "root_mean_squared_error", "xauc"]  # fmt: skip
+# pointwise metrics whose rows split anyhow, from the registry (partial_auc: its
+# max_fpr, in test_roc_auc_and_gauc)
+ANY = sorted(
+    name
+    for name, entry in ENTRIES.items()
+    if entry.family == "pointwise" and entry.partitionings == ("any",) and name != "partial_auc"
+)
 
 
 # metrics of a run, over partitions of whole users (test_runs_equal_in_memory); pop_reo
@@ -46,7 +51,7 @@ RUNS = ["distributional_coverage", "item_coverage", "pop_rsp", "shannon_entropy"
 
 
 # off-policy estimates of 1-D columns (dr: its form of one number per round)
-OFF_POLICY = ["ips", "snips", "dr"]
+OFF_POLICY = sorted(name for name, entry in ENTRIES.items() if entry.family == "off_policy")
 
 
 def test_every_definition_runs_on_spark_or_is_listed():

@@ -98,6 +98,12 @@ def partial_auc(
     return result
 
 
+def _trapezoid(y: np.ndarray, x: np.ndarray) -> float:
+    """The trapezoidal area under ``y(x)``: NumPy's own arithmetic (``np.trapezoid``
+    from NumPy 2, ``np.trapz`` before), on every supported NumPy."""
+    return float((np.diff(x) * (y[1:] + y[:-1]) / 2.0).sum())
+
+
 def partial_auc_of(counts: ScoreCounts, max_fpr: float) -> float:
     """The standardised partial AUC of counts per distinct score (nan for one class).
 
@@ -111,13 +117,13 @@ def partial_auc_of(counts: ScoreCounts, max_fpr: float) -> float:
         return float("nan")
     tpr, fpr = tps / tps[-1], fps / fps[-1]
     if max_fpr == 1.0:
-        return float(np.trapezoid(tpr, fpr))
+        return _trapezoid(tpr, fpr)
     stop = int(np.searchsorted(fpr, max_fpr, "right"))
     x_interp = [fpr[stop - 1], fpr[stop]]
     y_interp = [tpr[stop - 1], tpr[stop]]
     tpr = np.append(tpr[:stop], np.interp(max_fpr, x_interp, y_interp))
     fpr = np.append(fpr[:stop], max_fpr)
-    area = float(np.trapezoid(tpr, fpr))
+    area = _trapezoid(tpr, fpr)
     min_area = 0.5 * max_fpr**2
     return 0.5 * (1 + (area - min_area) / (max_fpr - min_area))
 

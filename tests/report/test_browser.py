@@ -1,5 +1,6 @@
 """The demo report in a real browser: it loads from file:// with no console error and no
-request besides the file, and every figure renders (a screenshot is saved, not compared)."""
+request besides the file, every figure renders, and at 800 and 1400 px the page does not
+overflow sideways and the figures fill the width (screenshots are kept, not compared)."""
 
 from __future__ import annotations
 
@@ -101,3 +102,44 @@ def test_names_with_css_urls_fetch_nothing(browser: Any, tmp_path: Path) -> None
     page.close()
     assert errors == []  # a Content-Security-Policy violation is a console error
     assert requests == [url]
+
+
+# each figure's box and its row's width, in CSS pixels, once every figure is drawn
+_FIGURE_BOXES = """() => {
+  const grid = document.querySelector("div.figures").getBoundingClientRect().width;
+  return [...document.querySelectorAll("div.figures > figure")].map(f => {
+    const r = f.getBoundingClientRect();
+    return {top: Math.round(r.top + window.scrollY), width: r.width, grid: grid};
+  });
+}"""
+
+
+@pytest.mark.parametrize("width", [800, 1400])
+def test_demo_report_layout_fits_the_width(browser: Any, tmp_path: Path, width: int) -> None:
+    out = tmp_path / "demo.html"
+    invoke(make_runner(), "demo", "--users", 60, "-q", "--out", out, "--no-timestamp")
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(out.resolve().as_uri(), wait_until="load")
+    page.wait_for_function(
+        "document.querySelectorAll('div.plotly-figure .main-svg').length >= 6", timeout=30_000
+    )
+    shot = tmp_path / f"demo-{width}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    print(f"screenshot kept at {shot}")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the page scrolls sideways by {overflow} px at {width} px"
+    rows: dict[int, list[float]] = {}
+    grid = 0.0
+    for box in page.evaluate(_FIGURE_BOXES):
+        rows.setdefault(box["top"], []).append(box["width"])
+        grid = box["grid"]
+    page.close()
+    assert len(rows) >= 3
+    for top, widths in rows.items():
+        # side by side, each at least ~45% of the width, or alone at the full width
+        assert all(w >= 0.45 * grid for w in widths), (width, top, widths, grid)
+        assert sum(widths) >= 0.9 * grid, (width, top, widths, grid)
+        if width == 800:
+            assert len(widths) == 1, (top, widths)
+    if width == 1400:
+        assert max(len(w) for w in rows.values()) == 2

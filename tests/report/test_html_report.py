@@ -99,6 +99,34 @@ def test_header_lists_version_command_inputs_and_contents() -> None:
     assert "Generated at" not in page
 
 
+def test_counts_are_one_sentence_of_the_non_zero_ones() -> None:
+    counts = {
+        "n_users": 20381, "n_users_missing": 0, "n_run_items": 997,
+        "n_users_skipped": {"ndcg@10": 0, "mrr": 12},
+        "mean_ties_average": {"ndcg@10": 0.5, "mrr": 0.25},
+        "gauc": {"n_groups": 1500, "n_groups_skipped": 0, "n_rows_skipped": 0},
+    }  # fmt: skip
+    doc = HTMLReport("t", timestamp=False)
+    doc.add_results([{"run": "a", "ndcg@10": 0.5, "mrr": 0.2, "counts": counts}])
+    page = doc.to_html()
+    sentence = (
+        '<p class="text">a: 20,381 users, 997 run items, 12 users skipped (mrr), '
+        "mean ties average 0.2500 (mrr), gauc: 1,500 groups.</p>"
+    )
+    assert sentence in page
+    assert "= 0" not in page and "missing" not in page
+    assert doc.to_dict()["sections"][0]["tables"][0]["rows"][0]["counts"] == counts
+    doc.add_results([{"run": "b", "mrr": 0.2, "counts": {"n_users_empty": {"mrr": 0}}}])
+    assert "<p class=\"text\">b:" not in doc.to_html()  # nothing to say: no line
+
+
+def test_numbers_have_thousands_separators_everywhere() -> None:
+    doc = _doc(timestamp=False)
+    doc.add_table([{"cohort": "c", "new_users": 20381, "mean": 1234.5}])
+    page = doc.to_html()
+    assert "1,234 rows" in page and ">20,381<" in page and ">1,234.5000<" in page
+
+
 def test_generated_at_honours_source_date_epoch(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     doc = _doc()

@@ -31,7 +31,7 @@ import numpy as np
 from .._validation import check_number
 from ..exceptions import InvalidParameterError
 from .interactive import PLOTLY_CONFIG, has_plotly, plotly_js
-from .tables import flatten_counts
+from .tables import counts_sentence
 
 
 def receval_version() -> str:
@@ -66,6 +66,8 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr:nth-child(even) td { background: #fbfcfd; }
 p.more { color: #656d76; font-size: .88em; margin-top: -.4em; }
 div.figures { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
+div.figures > figure { flex: 1 1 440px; min-width: 0; }
+div.figures > figure.wide { flex-basis: 100%; }
 figure { margin: .5em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eaeef2; }
 figcaption { color: #656d76; font-size: .88em; text-align: center; }
@@ -78,8 +80,6 @@ header.meta code { background: #f6f8fa; padding: .1em .3em; border-radius: 4px;
 nav.toc { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px;
           padding: .4em 1em; display: inline-block; margin-bottom: .5em; }
 nav.toc ul { margin: .2em 0; padding-left: 1.2em; }
-figure.plot { width: min(100%, 580px); }
-figure.plot.wide { width: min(100%, 760px); }
 div.plotly-figure { width: 100%; height: 440px; border: 1px solid #eaeef2; }
 figure.plot.wide div.plotly-figure { height: 560px; }
 p.note { color: #9a6700; background: #fff8c5; padding: .3em .6em; border-radius: 4px; }
@@ -153,7 +153,9 @@ def _cell(value: Any, digits: int) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.{digits}f}"
+        return "nan" if math.isnan(value) else f"{value:,.{digits}f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
     return str(value)
 
 
@@ -454,9 +456,9 @@ class HTMLReport:
 
         Records have the shape of the JSON output of the ``receval``
         command: a record's ``"counts"`` (users or groups a metric skipped,
-        rows in them) is not a column; it becomes the line
-        ``"<first value>: key = value, ...."`` under the table, nested keys
-        spelled ``metric:key`` (the JSON of :meth:`to_dict` keeps it).
+        rows in them) is not a column; its non-zero counts become one sentence
+        under the table (:func:`~receval.report.tables.counts_sentence`), and
+        the JSON of :meth:`to_dict` keeps them all.
 
         Parameters
         ----------
@@ -471,8 +473,8 @@ class HTMLReport:
         --------
         >>> from receval.report import HTMLReport
         >>> doc = HTMLReport("Runs")
-        >>> doc.add_results([{"run": "bm25", "mrr": 0.5, "counts": {"n_users": 2}}])
-        >>> '<p class="text">bm25: n_users = 2.</p>' in doc.to_html()
+        >>> doc.add_results([{"run": "bm25", "mrr": 0.5, "counts": {"n_users": 2000}}])
+        >>> '<p class="text">bm25: 2,000 users.</p>' in doc.to_html()
         True
         """
         full = [dict(record) for record in records]
@@ -480,8 +482,9 @@ class HTMLReport:
         self.add_table(rows, caption=caption, max_rows=max_rows, numbers=full)
         for row, record in zip(rows, full, strict=True):
             if record.get("counts") is not None:
-                parts = [f"{k} = {v}" for k, v in flatten_counts(record["counts"]).items()]
-                self.add_text(f"{next(iter(row.values()))}: " + ", ".join(parts) + ".")
+                sentence = counts_sentence(record["counts"], row, self.digits)
+                if sentence:
+                    self.add_text(f"{next(iter(row.values()))}: {sentence}.")
 
     def add_figure(
         self, figure: Any, *, caption: str | None = None, dpi: int = 100, close: bool = True

@@ -51,6 +51,59 @@ def flatten_counts(counts: dict[str, object]) -> dict[str, object]:
     return out
 
 
+def _words(key: str) -> str:
+    """A count's key as words: ``n_users_skipped`` -> ``users skipped``."""
+    return key.removeprefix("n_").replace("_", " ")
+
+
+def counts_sentence(
+    counts: dict[str, object], values: dict[str, object] | None = None, digits: int = 4
+) -> str:
+    """The non-zero counts of a result as one sentence, thousands separated.
+
+    A count nested under a metric (``{"n_users_skipped": {"mrr": 3}}``) names the
+    metric after it; counts nested under a metric's name (``{"gauc": {"n_groups":
+    3}}``) follow the name. A non-integer number (``mean_ties_average``) is shown only
+    where it differs from the metric's value in ``values``.
+
+    Examples
+    --------
+    >>> from receval.report.tables import counts_sentence
+    >>> counts_sentence({"n_users": 20381, "n_users_missing": 0,
+    ...                  "n_users_skipped": {"ndcg@10": 2, "mrr": 0}})
+    '20,381 users, 2 users skipped (ndcg@10)'
+    >>> counts_sentence({"gauc": {"n_groups": 1200, "n_groups_skipped": 0}})
+    'gauc: 1,200 groups'
+    """
+    known = values or {}
+    parts: list[str] = []
+    for key, value in counts.items():
+        if isinstance(value, dict):
+            if all(str(k).startswith("n_") for k in value):
+                inner = counts_sentence(value, None, digits)
+                parts += [f"{key}: {inner}"] if inner else []
+                continue
+            for metric, v in value.items():
+                phrase = _count_phrase(key, v, known.get(metric), digits)
+                parts += [f"{phrase} ({metric})"] if phrase else []
+        else:
+            phrase = _count_phrase(key, value, None, digits)
+            parts += [phrase] if phrase else []
+    return ", ".join(parts)
+
+
+def _count_phrase(key: str, value: object, shown: object, digits: int) -> str:
+    if isinstance(value, bool) or value is None or value == 0:
+        return ""
+    if isinstance(value, int):
+        return f"{value:,} {_words(key)}"
+    if isinstance(value, float):
+        if shown is not None and (value == shown or (math.isnan(value) and shown != shown)):
+            return ""
+        return f"{_words(key)} {value:,.{digits}f}"
+    return f"{_words(key)} {value}"
+
+
 def format_p_value(p: float) -> str:
     """A p-value as text: ``"< 1e-4"`` below 1e-4, else 4 significant digits.
 

@@ -117,7 +117,7 @@ def test_counts_are_one_sentence_of_the_non_zero_ones() -> None:
     assert "= 0" not in page and "missing" not in page
     assert doc.to_dict()["sections"][0]["tables"][0]["rows"][0]["counts"] == counts
     doc.add_results([{"run": "b", "mrr": 0.2, "counts": {"n_users_empty": {"mrr": 0}}}])
-    assert "<p class=\"text\">b:" not in doc.to_html()  # nothing to say: no line
+    assert '<p class="text">b:' not in doc.to_html()  # nothing to say: no line
 
 
 def test_numbers_have_thousands_separators_everywhere() -> None:

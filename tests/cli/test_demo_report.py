@@ -83,26 +83,42 @@ def test_demo_prints_the_three_tables(runner, matplotlib, tmp_path) -> None:
 
 
 def test_demo_sums_up_the_retention_cohorts(runner, matplotlib, tmp_path) -> None:
-    """The table format shows 4 retention rows (not one per cohort) and fits a screen;
-    the values are the library's: first and last cohort, mean over observed cohorts."""
+    """The table format shows a retention row per day N (not one per cohort) and fits a
+    screen: the first and last cohort's rates and the mean over observed cohorts in rate
+    columns, the number of observed cohorts in its own column, new users in the title."""
     result = invoke(runner, "demo", "--users", USERS, "--out", tmp_path / "d.html", "-q")
     lines = result.stdout.splitlines()
     assert len(lines) <= 40
     rep = retention(make_events(USERS, seed=0))
     assert f"{rep.n_periods} daily cohorts summed up" in result.stdout
-    start = lines.index(next(line for line in lines if "(first)" in line))
-    first, last, mean, observed = (
-        [c.strip() for c in line.strip().strip("│").split("│")] for line in lines[start : start + 4]
-    )
-    assert first[0] == f"{rep.periods[0]} (first)" and last[0] == f"{rep.periods[-1]} (last)"
-    assert float(first[-1]) == pytest.approx(rep.day_n_retention[0, -1], abs=1e-4)
+    assert f"new users: {int(rep.new_users[0]):,} in the first cohort" in result.stdout
+    header = next(line for line in lines if "┃ retention" in line)
+    cells = [c.strip() for c in header.strip().strip("┃").split("┃")]
+    assert cells == ["retention", f"first {rep.periods[0]}", f"last {rep.periods[-1]}", "mean",
+                     "cohorts"]  # fmt: skip
+    start = lines.index(next(line for line in lines if "│ day_1 " in line))
+    rows = [[c.strip() for c in line.strip().strip("│").split("│")] for line in lines[start:]]
+    rows = rows[: len(rep.days)]
     means = np.nanmean(rep.day_n_retention, axis=0)
-    assert [float(x) for x in mean[-4:]] == pytest.approx(means, abs=1e-4)
     counts = (~np.isnan(rep.day_n_retention)).sum(axis=0)
-    assert [int(x) for x in observed[-4:]] == counts.tolist()
+    for j, row in enumerate(rows):
+        assert row[0] == f"day_{rep.days[j]}"
+        assert float(row[1]) == pytest.approx(rep.day_n_retention[0, j], abs=1e-4, nan_ok=True)
+        assert float(row[3]) == pytest.approx(means[j], abs=1e-4)
+        assert int(row[4]) == counts[j]
     md = invoke(runner, "demo", "--users", USERS, "--out", tmp_path / "d.html", "-q", "-f",
                 "markdown").stdout  # fmt: skip
-    assert "| mean over observed cohorts |" in md and md.count("\n") <= 30
+    assert "| day_30 |" in md and md.count("\n") <= 30
+
+
+def test_demo_writes_into_a_folder_a_clone_ignores(runner, matplotlib, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    invoke(runner, "demo", "--users", 30, "-q", "-f", "csv")
+    assert sorted(p.name for p in (tmp_path / "receval-demo").iterdir()) == [
+        "report.html", "report.json"]  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["receval-demo"]
+    ignored = Path(__file__).parents[2].joinpath(".gitignore").read_text().splitlines()
+    assert "/receval-demo/" in ignored
 
 
 def test_demo_quiet_prints_nothing_on_stderr(runner, matplotlib, tmp_path) -> None:
@@ -160,7 +176,7 @@ def test_demo_report_has_every_section_value_and_figure(demo_json) -> None:
             text = f"{value:.4f}" if isinstance(value, float) else str(value)
             assert f">{text}</td>" in page
     gauc = tables["ctr"][0]["counts"]["gauc"]
-    assert f"gauc:n_groups_skipped = {gauc['n_groups_skipped']}" in page
+    assert f"{gauc['n_groups_skipped']:,} groups skipped, " in page
     first = tables["retention"][0]
     assert f">{first['cohort']}</td>" in page and f">{first['day_1']:.4f}</td>" in page
     assert f"First {REPORT_COHORTS} of 60 rows." in page

@@ -4,6 +4,7 @@
 # build the command, and would compile and evaluate each one given as a string every
 # time the command is built (once per process).
 
+import os
 from typing import Annotated, Any
 
 import numpy as np
@@ -105,22 +106,26 @@ def _cohort_table(report: Any, title: str) -> ResultTable:
 
 
 def _cohort_summary(report: Any, title: str) -> ResultTable:
-    """The day-N retention of many cohorts in four rows: the first and the last cohort,
-    the mean over the cohorts where day N is observed, and how many those are."""
+    """The day-N retention of many cohorts in a row per day N: the first and the last
+    cohort, the mean over the cohorts where day N is observed, and how many those are
+    (rates in the rate columns, the count of cohorts in its own); new users in the title."""
     full = _cohort_table(report, title)
     rates = np.asarray(report.day_n_retention, dtype=np.float64)
     defined = ~np.isnan(rates)
     with np.errstate(invalid="ignore"):  # a day N observed in no cohort: nan
         means = np.where(defined, rates, 0.0).sum(axis=0) / defined.sum(axis=0)
     first, last = full.rows[0], full.rows[-1]
+    columns = ["retention", f"first {first[0]}", f"last {last[0]}", "mean", "cohorts"]
     rows = [
-        [f"{first[0]} (first)", *first[1:]],
-        [f"{last[0]} (last)", *last[1:]],
-        ["mean over observed cohorts", float(np.mean(report.new_users)),
-         *(float(m) for m in means)],
-        ["cohorts observed", report.n_periods, *(int(n) for n in defined.sum(axis=0))],
-    ]  # fmt: skip
-    return ResultTable(full.columns, rows, title=title)
+        [name, first[j + 2], last[j + 2], float(means[j]), int(defined[:, j].sum())]
+        for j, name in enumerate(full.columns[2:])
+    ]
+    new = np.asarray(report.new_users)
+    title += (
+        f"; new users: {int(new[0]):,} in the first cohort, {int(new[-1]):,} in the last, "
+        f"{float(np.mean(new)):,.1f} per cohort on average"
+    )
+    return ResultTable(columns, rows, title=title)
 
 
 def _write_report(doc: Any, out: str, say: Messages) -> None:
@@ -371,8 +376,15 @@ def _pairs(
 def demo(
     ctx: typer.Context,
     out: Annotated[
-        str, typer.Option("--out", "-o", metavar="FILE", help="The HTML report to write.")
-    ] = "receval-demo.html",
+        str,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="FILE",
+            help="The HTML report to write (its numbers go beside it, as .json); its "
+            "folder is made if missing.",
+        ),
+    ] = "receval-demo/report.html",
     users: Annotated[
         int,
         typer.Option(
@@ -395,11 +407,12 @@ def demo(
     recommenders' top-100 lists (make_recommendations) and 60 days of login
     events (make_events). Prints the table of each, as receval ctr (with
     --group user) and receval rank print them, and the day-N retention of the
-    cohorts summed up: the first and the last cohort, the mean over the
-    cohorts where day N is observed and their number (with --format json, csv
-    or tsv: every cohort; json is one object {"ctr": [...], "rank": [...],
-    "retention": [...]}). Writes all three sections, every cohort and the
-    figures to the HTML report --out.
+    cohorts summed up, a row per day N: the first and the last cohort, the
+    mean over the cohorts where day N is observed and their number (with
+    --format json, csv or tsv: every cohort; json is one object {"ctr": [...],
+    "rank": [...], "retention": [...]}). Writes all three sections, every
+    cohort and the figures to the HTML report --out (default
+    receval-demo/report.html, in a folder that a clone of receval ignores).
     """
     from ..data._ranked import Qrels, Run
     from ..datasets import make_events, make_impressions, make_recommendations
@@ -415,7 +428,7 @@ def demo(
     doc = HTMLReport(
         "receval demo",
         description="Two CTR models, two recommenders and user retention, evaluated on "
-        f"receval's deterministic synthetic sample data ({users} users per dataset, seed 0).",
+        f"receval's deterministic synthetic sample data ({users:,} users per dataset, seed 0).",
         digits=digits,
         command=_command_line(ctx),
         timestamp=not no_timestamp,
@@ -428,7 +441,7 @@ def demo(
         scores = [(name, log[name]) for name in ("model_a", "model_b")]
         metrics_ctr = ctr_metrics(None, "user", say)
         counted = ctr_rows(y_true, scores, metrics_ctr, log["user"], None, say)
-        title = f"make_impressions({users}): {len(y_true)} impressions, {users} users"
+        title = f"make_impressions({users}): {len(y_true):,} impressions, {users:,} users"
         ctr_results = ctr_table(counted, metrics_ctr, title)
 
         with say.progress("Generating recommendations"):
@@ -444,8 +457,8 @@ def demo(
         metrics = list(DEFAULT_RANK_METRICS)
         reports = [(name, evaluate_run(q, r, name, metrics, say)) for name, r in runs.items()]
         title = (
-            f"make_recommendations({users}): {q.n_rows} held-out interactions, "
-            f"top-100 lists of {users} users"
+            f"make_recommendations({users}): {q.n_rows:,} held-out interactions, "
+            f"top-100 lists of {users:,} users"
         )
         ranking_table = rank_table(reports, metrics, title=title)
 
@@ -453,12 +466,13 @@ def demo(
             events = make_events(users, seed=0)
             rep = retention(events)
         doc.add_input(f"make_events({users}, seed=0)", rep.n_events, what="events")
-        title = f"make_events({users}): {rep.n_events} events, {rep.n_users} users ({rep.tz})"
+        title = f"make_events({users}): {rep.n_events:,} events, {rep.n_users:,} users ({rep.tz})"
         retention_table = _cohort_table(rep, title)
         if output_format in _HUMAN_FORMATS and rep.n_periods > 4:
             retention_table = _cohort_summary(
-                rep, f"{title}; {rep.n_periods} daily cohorts summed up (each one: in the "
-                f"report and in --format json/csv)",
+                rep, f"{title}; {rep.n_periods} daily cohorts summed up: the first, the last, "
+                "the mean over the cohorts where day N is observed and how many those are "
+                "(each cohort: in the report and in --format json/csv)",
             )  # fmt: skip
     render_sections(
         [("ctr", ctr_results), ("rank", ranking_table), ("retention", retention_table)],
@@ -475,9 +489,8 @@ def demo(
             doc, dict(reports), metrics=metrics, caption=ranking_table.title, qrels=q,
             runs=runs, figures=figures, progress=say.progress,
         )  # fmt: skip
-        retention_section(
-            doc, rep, caption=retention_table.title, figures=figures, progress=say.progress
-        )
+        retention_section(doc, rep, caption=title, figures=figures, progress=say.progress)
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     _write_report(doc, out, say)
 
 

@@ -65,6 +65,13 @@ class GroupAUCReport:
         result: np.ndarray = np.isnan(self.auc)
         return result
 
+    def __repr__(self) -> str:
+        return (
+            f"GroupAUCReport(gauc={self.score:.6g}, weighting={self.weighting!r}, "
+            f"{self.n_groups:,} groups, {self.n_groups_skipped:,} skipped with "
+            f"{self.n_rows_skipped:,} rows; each group's AUC: .to_frame())"
+        )
+
     def to_frame(self, backend: str | None = None) -> Any:
         """Per-group table (group, auc, weight, n_rows, skipped) as a DataFrame.
 

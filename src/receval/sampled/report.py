@@ -47,6 +47,18 @@ class SampledReport:
     run_covers_catalog: bool
     reports: dict[str, EvaluationReport]
 
+    def __repr__(self) -> str:
+        names = ["sampled", *self.corrected, "full"]
+        values = [self.sampled, *self.corrected.values(), self.full]
+        width = max([len(m) for m in self.metrics] + [6])
+        lines = [f"SampledReport({len(self.metrics)} metrics, run covers the catalog: "
+                 f"{self.run_covers_catalog}; as a table: .to_frame())",
+                 f"  {'metric':<{width}}  " + "  ".join(f"{n:>13}" for n in names)]  # fmt: skip
+        for m in self.metrics:
+            cells = "  ".join(f"{v[m]:>13.6f}" for v in values)
+            lines.append(f"  {m:<{width}}  {cells}")
+        return "\n".join(lines)
+
     def to_frame(self, backend: str | None = None) -> Any:
         """One row per metric: columns ``metric``, ``sampled``, one per correction, ``full``."""
         from ..data.frames import make_frame

@@ -18,6 +18,9 @@ from ..exceptions import InputValidationError
 __all__ = ["SegmentReport", "report_by_segment", "segment_codes", "user_segments"]
 
 
+_REPR_EDGE = 5  # segments shown at each end of a long repr
+
+
 @dataclass(frozen=True)
 class SegmentReport:
     """Metrics by segment: a value per segment and metric, and the overall value.
@@ -79,8 +82,16 @@ class SegmentReport:
         head = f"  {'segment':<{width}}  {'n_' + self.unit:>10}  " + "  ".join(
             f"{m:>12}" for m in names
         )
-        lines = [f"SegmentReport({len(self.segments)} segments)", head]
-        for i, s in enumerate(self.segments):
+        n = len(self.segments)
+        cut = n > 2 * _REPR_EDGE  # then only the first and last few, as pandas does
+        shown = [*range(_REPR_EDGE), None, *range(n - _REPR_EDGE, n)] if cut else range(n)
+        some = f", {2 * _REPR_EDGE} shown; all: .to_frame()" if cut else ""
+        lines = [f"SegmentReport({n} segments{some})", head]
+        for i in shown:
+            if i is None:
+                lines.append("  ...")
+                continue
+            s = self.segments[i]
             cells = "  ".join(f"{self.values[m][i]:>12.6f}" for m in names)
             lines.append(f"  {s!s:<{width}}  {int(self.counts[i]):>10}  {cells}")
         total = int(self.counts.sum()) + self.n_unassigned

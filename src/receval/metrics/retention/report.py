@@ -118,6 +118,21 @@ class RetentionReport:
         """Number of periods in the window."""
         return len(self.periods)
 
+    def __repr__(self) -> str:
+        rates = np.asarray(self.day_n_retention, dtype=np.float64)
+        with np.errstate(invalid="ignore"):  # a day N observed in no cohort: nan
+            means = np.nansum(rates, axis=0) / (~np.isnan(rates)).sum(axis=0)
+        span = f"{self.periods[0]} to {self.periods[-1]}" if self.n_periods else "none"
+        mean = ", ".join(
+            f"{self.period}_{n} {m:.4f}" for n, m in zip(self.days, means, strict=True)
+        )
+        return (
+            f"RetentionReport({self.n_periods} {self.period}s, {span} ({self.tz}), "
+            f"{self.n_events:,} events, {self.n_users:,} users)\n"
+            f"  mean over observed cohorts: {mean or 'no day N'}\n"
+            "  per cohort: .cohort_frame(); per period: .to_frame(); cohort x N: .table_frame()"
+        )
+
     @property
     def before_signup_note(self) -> str | None:
         """What the ``before_signup`` rule did, in one sentence; None when no event is

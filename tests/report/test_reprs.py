@@ -1,0 +1,63 @@
+"""The reprs of report objects are summaries: a few lines with the headline numbers and
+the counts, and how to get the rest, however many users, groups or cohorts there are."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import receval as rv
+from receval.datasets import make_events, make_impressions, make_recommendations
+from receval.sampled.report import SampledReport
+
+
+def test_group_auc_report_repr_is_one_line() -> None:
+    log = make_impressions(943, seed=0)
+    report = rv.group_auc(log["click"], log["model_a"], groups=log["user"])
+    text = repr(report)
+    assert text.count("\n") == 0 and len(text) < 160
+    assert f"gauc={report.score:.6g}" in text
+    assert f"{report.n_groups:,} groups, {report.n_groups_skipped:,} skipped" in text
+    assert ".to_frame()" in text
+
+
+def test_retention_report_repr_is_three_lines() -> None:
+    report = rv.retention(make_events(500, seed=0))
+    lines = repr(report).splitlines()
+    assert len(lines) == 3
+    assert lines[0] == (
+        f"RetentionReport(60 days, {report.periods[0]} to {report.periods[-1]} (UTC), "
+        f"{report.n_events:,} events, {report.n_users:,} users)"
+    )
+    assert f"day_1 {np.nanmean(report.day_n_retention[:, 0]):.4f}" in lines[1]
+    assert ".cohort_frame()" in lines[2]
+
+
+def test_evaluation_and_segment_reports_show_a_bounded_summary() -> None:
+    qrels, runs = make_recommendations(300, seed=0)
+    q = rv.Qrels(qrels["user"], qrels["item"], qrels["grade"])
+    run = rv.Run(runs["model_a"]["user"], runs["model_a"]["item"], runs["model_a"]["score"])
+    report = rv.evaluate(q, run, ["ndcg@10", "mrr"])
+    assert len(repr(report).splitlines()) == 3  # a line per metric
+    users = np.unique(qrels["user"])
+    segments = report.by_segment({u: f"g{i:03d}" for i, u in enumerate(users)})
+    lines = repr(segments).splitlines()
+    assert len(lines) == 1 + 1 + 5 + 1 + 5 + 1  # title, header, 5, ..., 5, (all)
+    assert lines[0] == "SegmentReport(300 segments, 10 shown; all: .to_frame())"
+    assert lines[2].split()[0] == "g000" and lines[7] == "  ..." and lines[12].split()[0] == "g299"
+    assert lines[-1].split()[0] == "(all)"
+
+
+def test_sampled_report_repr_is_a_row_per_metric() -> None:
+    report = SampledReport(
+        metrics=["recall@5", "ndcg@10"],
+        sampled={"recall@5": 0.5, "ndcg@10": 0.25},
+        corrected={"bv": {"recall@5": 0.4, "ndcg@10": 0.2}},
+        full={"recall@5": 0.3, "ndcg@10": 0.125},
+        run_covers_catalog=True,
+        reports={},
+    )
+    lines = repr(report).splitlines()
+    assert lines[0].startswith("SampledReport(2 metrics") and ".to_frame()" in lines[0]
+    assert lines[1].split() == ["metric", "sampled", "bv", "full"]
+    assert lines[2].split() == ["recall@5", "0.500000", "0.400000", "0.300000"]
+    assert len(lines) == 4

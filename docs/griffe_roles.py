@@ -4,7 +4,8 @@ The docstrings are numpydoc, read by Sphinx-minded tools too: ``:func:`x```,
 ``:class:`x```, ``:math:`x``` and ``.. math::`` blocks. For the MkDocs site,
 a role naming a documented public object becomes a link to it, any other role
 target becomes code (in a parameter's type line: the bare name), math becomes
-MathJax's ``\\( \\)`` and ``$$`` blocks, and ``.. [1]`` citations plain ``[1]``.
+arithmatex's ``\\( \\)`` and ``$$`` blocks (MathML in the built site, docs/hooks.py),
+and ``.. [1]`` citations plain ``[1]``.
 """
 
 from __future__ import annotations

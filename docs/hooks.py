@@ -1,8 +1,10 @@
-"""MkDocs hook: run every ``>>>`` example of the documentation's pages.
+"""MkDocs hooks: run every ``>>>`` example of the documentation's pages, render math.
 
 ``mkdocs build`` fails when an example of a page gives other output than the
 page shows, so the pages cannot drift from what receval does.
-``tests/test_docs.py`` runs the same function under pytest.
+``tests/test_docs.py`` runs the same function under pytest. The formulas are
+rendered at build time, as MathML that browsers draw themselves: the site needs
+no script and no network to show them.
 
 Examples are the fenced code blocks that contain a ``>>>`` prompt; the blocks
 of one page run in order in one namespace, as one doctest, with the option
@@ -13,12 +15,15 @@ flags of the package's doctests (``NUMBER``, ``NORMALIZE_WHITESPACE``,
 from __future__ import annotations
 
 import doctest
+import html
 import re
 from pathlib import Path
 from typing import Any
 
 DOCS = Path(__file__).resolve().parent
 _FENCE = re.compile(r"^(\s*)(```|~~~)")
+# what pymdownx.arithmatex (generic) makes of \(...\), \[...\] and $$...$$
+_ARITHMATEX = re.compile(r'<(span|div) class="arithmatex">\\[(\[](.*?)\\[)\]]</\1>', re.DOTALL)
 
 
 def example_text(markdown: str) -> str:
@@ -126,3 +131,32 @@ def on_pre_build(config: Any, **kwargs: Any) -> None:
             reports.append(report)
     if reports:
         raise PluginError("examples of the documentation failed:\n" + "\n".join(reports))
+
+
+def math_to_mathml(page: str) -> str:
+    """Replace each formula that pymdownx.arithmatex marked in a page by MathML.
+
+    Parameters
+    ----------
+    page : str
+        A page's HTML.
+
+    Returns
+    -------
+    str
+        The page, each ``<span class="arithmatex">\\(...\\)</span>`` an inline
+        ``<math>`` element and each ``<div class="arithmatex">\\[...\\]</div>`` a
+        ``<math display="block">`` one.
+    """
+    from latex2mathml.converter import convert
+
+    def render(match: re.Match[str]) -> str:
+        display = "block" if match.group(1) == "div" else "inline"
+        return convert(html.unescape(match.group(2)).strip(), display=display)
+
+    return _ARITHMATEX.sub(render, page)
+
+
+def on_page_content(content: str, **kwargs: Any) -> str:
+    """The page's formulas as MathML (:func:`math_to_mathml`)."""
+    return math_to_mathml(content)

@@ -111,6 +111,19 @@ def test_reference_roles_become_markdown() -> None:
     assert roles.rewrite(".. [1] A paper.", public) == "[1] A paper."
 
 
+def test_math_becomes_mathml() -> None:
+    pytest.importorskip("latex2mathml")
+    page = (
+        '<p>area <span class="arithmatex">\\(x^2 &lt; 1\\)</span> and</p>\n'
+        '<div class="arithmatex">\\[\n\\frac{a}{b}\n\\]</div>'
+    )
+    out = HOOKS.math_to_mathml(page)
+    assert "arithmatex" not in out and "\\(" not in out
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">' in out
+    assert 'display="block"><mrow><mfrac>' in out
+    assert "<mo>&#x0003C;</mo>" in out  # the escaped < read as the formula's <
+
+
 def test_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     """``mkdocs build --strict``: every page's examples run (docs/hooks.py), every
     docstring renders, every link resolves; a warning fails the build."""
@@ -121,6 +134,8 @@ def test_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     import mkdocs  # noqa: F401
     import mkdocstrings  # noqa: F401
 
+    pytest.importorskip("latex2mathml")
+
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
@@ -128,3 +143,9 @@ def test_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "site" / "index.html").exists()
+    # offline: formulas are MathML, no script or font comes from another host
+    pages = [p.read_text(encoding="utf-8") for p in (tmp_path / "site").rglob("*.html")]
+    assert sum(p.count("<math ") for p in pages) > 100
+    for page in pages:
+        assert 'class="arithmatex"' not in page
+        assert not re.search(r'<(script|link)[^>]+(src|href)="(https?:)?//', page)

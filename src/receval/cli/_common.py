@@ -344,6 +344,13 @@ TimeUnitOption = Annotated[
 
 
 # ------------------------------------------------------------------ messages and errors
+def _to_stderr(line: str) -> None:
+    """Write a line on stderr after what stdout holds, so that piped into one stream
+    (``2>&1 | less``) a message comes where it came on a terminal."""
+    sys.stdout.flush()
+    typer.echo(line, err=True)
+
+
 class Messages:
     """Notes, warnings, progress and errors on stderr; ``quiet`` silences all but errors."""
 
@@ -352,15 +359,15 @@ class Messages:
 
     def note(self, text: str) -> None:
         if not self.quiet:
-            typer.echo(f"note: {displayed(text)}", err=True)
+            _to_stderr(f"note: {displayed(text)}")
 
     def warning(self, text: str) -> None:
         if not self.quiet:
-            typer.echo(f"warning: {displayed(text)}", err=True)
+            _to_stderr(f"warning: {displayed(text)}")
 
     @staticmethod
     def error(text: str) -> None:
-        typer.echo(f"error: {displayed(text)}", err=True)
+        _to_stderr(f"error: {displayed(text)}")
 
     def fail(self, text: str) -> typer.Exit:
         """Print ``error: text`` and return the exit (status 2) to raise."""

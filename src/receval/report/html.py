@@ -467,7 +467,7 @@ class HTMLReport:
         caption : str, default=None
             A caption above the table.
         max_rows : int, default=None
-            Show only the first ``max_rows`` rows (every count line is kept).
+            Show only the first ``max_rows`` rows (every sentence of counts is kept).
 
         Examples
         --------

@@ -175,6 +175,9 @@ def test_demo_report_has_every_section_value_and_figure(demo_json) -> None:
                 continue
             text = f"{value:.4f}" if isinstance(value, float) else str(value)
             assert f">{text}</td>" in page
+    n = len(make_impressions(USERS, seed=0)["click"])
+    assert n >= 1000 and f"{n:,} impressions" in page and f"{n:,} rows" in page
+    assert not re.search(rf"(?<![\d.,]){n}(?![\d.])", page)  # separated everywhere
     gauc = tables["ctr"][0]["counts"]["gauc"]
     assert f"{gauc['n_groups_skipped']:,} groups skipped, " in page
     first = tables["retention"][0]
@@ -227,6 +230,8 @@ def test_report_ctr_section_only(runner, matplotlib, files, tmp_path) -> None:
     assert page.count(FIG) == 3
     log = make_impressions(200, seed=3)
     assert f">{roc_auc_score(log['click'], log['model_a']):.4f}</td>" in page
+    n = len(log["click"])  # the caption's count separated as the header's rows
+    assert n >= 1000 and f"{n:,} impressions" in page and f"{n:,} rows" in page
 
 
 def test_report_ranking_and_retention_sections(runner, matplotlib, files, tmp_path) -> None:

@@ -286,7 +286,7 @@ def report_command(
             )
             ctr_section(
                 doc, ctr_table(counted, metrics_ctr).records(), data.y_true, dict(data.scores),
-                caption=f"{impressions}: {data.n_rows} impressions", groups=data.groups,
+                caption=f"{impressions}: {data.n_rows:,} impressions", groups=data.groups,
                 sample_weight=data.sample_weight, figures=figures, progress=say.progress,
             )  # fmt: skip
         if qrels is not None and run:
@@ -307,7 +307,7 @@ def report_command(
                 runs[name] = r
                 reports[name] = evaluate_run(q, r, name, metrics, say, profile)
             ranking_section(
-                doc, reports, metrics=metrics, caption=f"{qrels}: {q.n_users} users",
+                doc, reports, metrics=metrics, caption=f"{qrels}: {q.n_users:,} users",
                 qrels=q, runs=runs, profile=profile, figures=figures, progress=say.progress,
             )  # fmt: skip
             if train is not None or item_groups is not None:
@@ -341,7 +341,7 @@ def report_command(
                 )
             retention_notes(rep, say)
             doc.add_input(events, rep.n_events, what="events")
-            caption = f"{events}: {rep.n_events} events, {rep.n_users} users ({rep.tz})"
+            caption = f"{events}: {rep.n_events:,} events, {rep.n_users:,} users ({rep.tz})"
             retention_section(doc, rep, caption=caption, figures=figures, progress=say.progress)
     _write_report(doc, out, say)
 

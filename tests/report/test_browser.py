@@ -115,7 +115,9 @@ _FIGURE_BOXES = """() => {
 
 
 @pytest.mark.parametrize("width", [800, 1400])
-def test_demo_report_layout_fits_the_width(browser: Any, tmp_path: Path, width: int) -> None:
+def test_demo_report_layout_fits_the_width(
+    browser: Any, tmp_path: Path, width: int, record_property: Any
+) -> None:
     out = tmp_path / "demo.html"
     invoke(make_runner(), "demo", "--users", 60, "-q", "--out", out, "--no-timestamp")
     page = browser.new_page(viewport={"width": width, "height": 900})
@@ -126,6 +128,7 @@ def test_demo_report_layout_fits_the_width(browser: Any, tmp_path: Path, width: 
     shot = tmp_path / f"demo-{width}.png"
     page.screenshot(path=str(shot), full_page=True)
     print(f"screenshot kept at {shot}")
+    record_property("screenshot", str(shot))  # in the JUnit XML, with --junitxml
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the page scrolls sideways by {overflow} px at {width} px"
     rows: dict[int, list[float]] = {}

@@ -7,6 +7,7 @@ import numpy as np
 
 import receval as rv
 from receval.datasets import make_events, make_impressions, make_recommendations
+from receval.report import HTMLReport
 from receval.sampled.report import SampledReport
 
 
@@ -61,3 +62,14 @@ def test_sampled_report_repr_is_a_row_per_metric() -> None:
     assert lines[1].split() == ["metric", "sampled", "bv", "full"]
     assert lines[2].split() == ["recall@5", "0.500000", "0.400000", "0.300000"]
     assert len(lines) == 4
+
+
+def test_html_report_repr_counts_its_parts() -> None:
+    doc = HTMLReport("Weekly <CTR>")
+    doc.add_heading("Models")
+    doc.add_results([{"model": "a", "auc": 0.5, "counts": {"n_users": 3}}])
+    doc.add_table([{"x": 1}])
+    assert repr(doc) == (
+        "HTMLReport('Weekly <CTR>': 1 sections, 2 tables, 0 figures; "
+        "the page: .to_html(), the numbers: .to_dict())"
+    )

@@ -314,6 +314,13 @@ class HTMLReport:
         """Number of figures added so far (interactive and static)."""
         return sum(kind in ("figure", "plot") for kind, _ in self._parts)
 
+    def __repr__(self) -> str:
+        n_tables = sum(kind == "table" for kind, _ in self._parts)
+        return (
+            f"HTMLReport({self.title!r}: {len(self._toc)} sections, {n_tables} tables, "
+            f"{self.n_figures} figures; the page: .to_html(), the numbers: .to_dict())"
+        )
+
     def add_input(self, name: str, n_rows: int | None = None, *, what: str | None = None) -> None:
         """List an input (a file, a dataset) in the report's header and its JSON.
 

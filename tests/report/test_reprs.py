@@ -73,3 +73,16 @@ def test_html_report_repr_counts_its_parts() -> None:
         "HTMLReport('Weekly <CTR>': 1 sections, 2 tables, 0 figures; "
         "the page: .to_html(), the numbers: .to_dict())"
     )
+
+
+def test_segment_comparison_repr_is_the_overall_comparison_and_a_header() -> None:
+    qrels = {f"u{i}": {"a": 1} for i in range(40)}
+    run_a = {u: {"a": 1.0, "b": 0.5} for u in qrels}
+    run_b = {u: {"b": 1.0, "a": 0.5} for u in qrels}
+    groups = {u: f"g{i % 20}" for i, u in enumerate(qrels)}
+    seg = rv.compare_by_segment(
+        qrels, {"a": run_a, "b": run_b}, ["mrr"], by=groups, n_permutations=100, interval=None
+    )
+    head, rest = repr(seg).split("\n", 1)
+    assert head.startswith("SegmentComparison(20 segments of 40 users, 0 without one; ")
+    assert rest == repr(seg.overall)

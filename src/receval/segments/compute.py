@@ -191,6 +191,13 @@ class SegmentComparison:
     counts: np.ndarray
     n_unassigned: int
 
+    def __repr__(self) -> str:
+        return (
+            f"SegmentComparison({len(self.segments)} segments of "
+            f"{int(self.counts.sum()):,} users, {self.n_unassigned:,} without one; each "
+            f"segment's: .reports, every row: .to_frame()); over every user:\n{self.overall!r}"
+        )
+
     def to_frame(self, backend: str | None = None) -> Any:
         """Every comparison of every segment, one row per (segment, metric, model,
         versus), the overall ones last (``segment`` None)."""

@@ -82,6 +82,13 @@ def test_demo_prints_the_three_tables(runner, matplotlib, tmp_path) -> None:
     assert result.stderr.strip().splitlines()[-1] == f"report written to {out}"
 
 
+def test_demo_notes_separate_thousands(runner, matplotlib, tmp_path) -> None:
+    result = invoke(runner, "demo", "--users", 2000, "-f", "csv", "--out", tmp_path / "d.html")
+    skips = re.findall(r"gauc skips ([\d,]+) of ([\d,]+) groups \(([\d,]+) rows\)", result.stderr)
+    assert skips and skips[0][1] == "2,000"
+    assert all(re.fullmatch(r"\d{1,3}(,\d{3})*", n) for n in skips[0])
+
+
 def test_demo_sums_up_the_retention_cohorts(runner, matplotlib, tmp_path) -> None:
     """The table format shows a retention row per day N (not one per cohort) and fits a
     screen: the first and last cohort's rates and the mean over observed cohorts in rate

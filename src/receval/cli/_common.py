@@ -656,7 +656,7 @@ def evaluate_run(
         if skipped:
             empty = report.n_users_empty[metric]
             say.note(
-                f"{name}: {metric} leaves {skipped} of {report.n_users} users out of its mean "
+                f"{name}: {metric} leaves {skipped:,} of {report.n_users:,} users out of its mean "
                 f"({empty} without a relevant item; see --missing-users and --empty-users)."
             )
     tie_notes(report, name, metrics, say)
@@ -673,8 +673,8 @@ def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None
         if n_tied:
             ties = report.conventions[metric].ties
             say.note(
-                f"{name}: {metric} depends on the order of tied scores for {n_tied} of "
-                f"{report.n_users} users, whose ties are ordered {TIE_ORDERS[ties]}; with "
+                f"{name}: {metric} depends on the order of tied scores for {n_tied:,} of "
+                f"{report.n_users:,} users, whose ties are ordered {TIE_ORDERS[ties]}; with "
                 f"--ties average (the expected value over every order) its mean is "
                 f"{report.mean_ties_average[metric]:.6g}."
             )

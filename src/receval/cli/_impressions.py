@@ -171,8 +171,8 @@ def skipped_groups_note(col: str, name: str, counts: dict[str, Any], say: Messag
     """The note on stderr of the groups a grouped metric (gauc) left out, if any."""
     if counts.get("n_groups_skipped"):
         say.note(
-            f"{col}: {name} skips {counts['n_groups_skipped']} of {counts['n_groups']} "
-            f"groups ({counts['n_rows_skipped']} rows) without both a click and a non-click."
+            f"{col}: {name} skips {counts['n_groups_skipped']:,} of {counts['n_groups']:,} "
+            f"groups ({counts['n_rows_skipped']:,} rows) without both a click and a non-click."
         )
 
 

@@ -67,10 +67,10 @@ def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool)
         sys.stdout.write(report.to_latex(digits, detail=detail))
     elif detail:
         header, rows = report.detail_rows(digits)
-        render(ResultTable(header, rows, title=report.legend(detail=True)), fmt, digits=digits)
+        render(ResultTable(header, rows, report.legend(detail=True), keys=3), fmt, digits=digits)
     else:
         rows = report.summary_rows(digits, style="text")
-        table = ResultTable(["", "model", *report.metrics], rows, title=report.legend())
+        table = ResultTable(["", "model", *report.metrics], rows, title=report.legend(), keys=2)
         render(table, fmt, digits=digits)
     sys.stdout.flush()
 

@@ -331,7 +331,7 @@ def rank(
             for name, rep in reports
             for i, u in enumerate(rep.users)
         ]
-        table = ResultTable(["user", "run", *metrics], rows)
+        table = ResultTable(["user", "run", *metrics], rows, keys=2)
     elif len(reports) > 1 and test != "none" and output_format in _LETTER_FORMATS:
         from ..comparison.models import compare
         from ._compare import comparison_output, power_notes, work_line
@@ -377,7 +377,7 @@ def segment_table(
             label = ALL_SEGMENTS if record["segment"] is None else record["segment"]
             rows.append([name, label, record["n_users"], *(record[m] for m in metrics)])
             counts.append(overall if record["segment"] is None else {})
-    return ResultTable(["run", "segment", "n_users", *metrics], rows, counts=counts)
+    return ResultTable(["run", "segment", "n_users", *metrics], rows, counts=counts, keys=2)
 
 
 # formats in which ``rank`` marks significance with letters (the others keep plain numbers)

@@ -49,6 +49,8 @@ class ResultTable:
     ``name:key``); the other formats leave it to the command's notes on stderr.
     ``keys``: how many leading columns name a row (run, model, segment): a terminal
     too narrow for the table shows the other columns as rows under those names.
+    ``wrap``: text columns that a terminal may wrap (long descriptions): such a
+    table keeps its layout, its other columns whole.
     """
 
     columns: list[str]
@@ -56,6 +58,7 @@ class ResultTable:
     title: str | None = None
     counts: list[dict[str, Any]] | None = None
     keys: int = 1
+    wrap: tuple[str, ...] = ()
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per row, keyed by column name (the JSON output)."""
@@ -192,12 +195,24 @@ def _numeric(table: ResultTable, j: int) -> bool:
     )
 
 
-def _grid(header: Sequence[str], cells: Sequence[Sequence[str]], right: Sequence[bool]) -> Any:
+def _grid(
+    header: Sequence[str],
+    cells: Sequence[Sequence[str]],
+    right: Sequence[bool],
+    wrap: Sequence[str] = (),
+) -> Any:
+    """A rich table whose cells are never cut: those of the ``wrap`` columns wrap (a
+    word longer than the column folds), the others are kept whole."""
     from rich.table import Table
 
     grid = Table()
     for name, numeric in zip(header, right, strict=True):
-        grid.add_column(name, justify="right" if numeric else "left", no_wrap=True)
+        grid.add_column(
+            name,
+            justify="right" if numeric else "left",
+            no_wrap=name not in wrap,
+            overflow="fold",
+        )
     for row in cells:
         grid.add_row(*row)
     return grid
@@ -208,7 +223,7 @@ def _layouts(table: ResultTable, digits: int) -> Iterator[list[Any]]:
     columns as rows (one column per result), then one two-column block per result."""
     cells = [[_rounded(v, digits) for v in row] for row in table.rows]
     numeric = [_numeric(table, j) for j in range(len(table.columns))]
-    yield [_grid(table.columns, cells, numeric)]
+    yield [_grid(table.columns, cells, numeric, table.wrap)]
     n_keys = min(table.keys, len(table.columns))
     labels = [" ".join(c for c in row[:n_keys] if c) for row in cells]
     rest = range(n_keys, len(table.columns))
@@ -236,7 +251,7 @@ def _rich(table: ResultTable, digits: int, out: TextIO) -> None:
             width=max(80, _width(console, chosen)),
             color_system=None,
         )
-    else:
+    elif not table.wrap:
         width = console.width
         chosen = next((c for c in (chosen, *layouts) if _width(console, c) <= width), [])
     if table.title:

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from ..registry import ENTRIES
 from ._common import (
     DEFAULT_CTR_METRICS,
     ByOption,
@@ -36,7 +35,7 @@ from ._output import OutputFormat, render
 from ._params import Command
 
 
-@app.command(cls=Command, no_args_is_help=True)
+@app.command(cls=Command)
 def ctr(
     file: Annotated[
         str,
@@ -59,9 +58,8 @@ def ctr(
             metavar="METRIC",
             help="A pointwise or grouped metric, by name, alias or metric string with "
             "options (gauc(weighting=clicks), log_loss(eps=1e-7)); repeat for more. Default: "
-            f"{', '.join(DEFAULT_CTR_METRICS)} (gauc only with --group). Metrics: "
-            + ", ".join(n for n, e in ENTRIES.items() if e.family in ("pointwise", "grouped"))
-            + " (receval metrics --family pointwise).",
+            f"{', '.join(DEFAULT_CTR_METRICS)} (gauc only with --group). receval metrics "
+            "--family pointwise lists them.",
             show_default=False,
         ),
     ] = None,

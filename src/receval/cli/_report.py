@@ -133,7 +133,7 @@ def _write_report(doc: Any, out: str, say: Messages) -> None:
         typer.echo(f"report written to {path}", err=True)
 
 
-@app.command("report", cls=_ArgvCommand, no_args_is_help=True)
+@app.command("report", cls=_ArgvCommand)
 def report_command(
     ctx: typer.Context,
     out: Annotated[

@@ -226,11 +226,12 @@ def _layouts(table: ResultTable, digits: int) -> Iterator[list[Any]]:
     yield [_grid(table.columns, cells, numeric, table.wrap)]
     n_keys = min(table.keys, len(table.columns))
     labels = [" ".join(c for c in row[:n_keys] if c) for row in cells]
+    key = " ".join(c for c in table.columns[:n_keys] if c)  # heads the column of names
     rest = range(n_keys, len(table.columns))
     transposed = [[table.columns[j], *(row[j] for row in cells)] for j in rest]
-    yield [_grid(["", *labels], transposed, [False, *[True] * len(labels)])]
+    yield [_grid([key, *labels], transposed, [False, *[True] * len(labels)])]
     yield [
-        _grid(["", label], [[table.columns[j], row[j]] for j in rest], [False, True])
+        _grid([key, label], [[table.columns[j], row[j]] for j in rest], [False, True])
         for label, row in zip(labels, cells, strict=True)
     ]
 
@@ -254,8 +255,8 @@ def _rich(table: ResultTable, digits: int, out: TextIO) -> None:
     elif not table.wrap:
         width = console.width
         chosen = next((c for c in (chosen, *layouts) if _width(console, c) <= width), [])
-    if table.title:
-        console.print(table.title, soft_wrap=True, markup=False)  # never wrapped to the table
+    if table.title:  # a pipe: never wrapped to the table; a terminal: wrapped to its width
+        console.print(table.title, soft_wrap=not console.is_terminal, markup=False)
     if not chosen:  # not even one block fits: a line per cell, wrapped by the terminal
         for row in table.rows:
             for name, value in zip(table.columns, row, strict=True):

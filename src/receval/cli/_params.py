@@ -192,8 +192,8 @@ class Command(TyperCommand):
             values = _WORDS.get(param.name or "")
             if values and param.param_type_name == "option" and param.metavar is None:
                 param.metavar = words(values)
-                if len(param.metavar) > 40:  # too wide for the help's first column
-                    param.metavar = "NAME"
+                if len(f"{param.opts[-1]} {param.metavar}") > 56:  # wider than 60 columns
+                    param.metavar = "WORD"
                     param.help = f"{param.help} One of: {', '.join(values)}."
         return params
 
@@ -205,7 +205,18 @@ class Command(TyperCommand):
 
 
 class Group(TyperGroup):
-    """Typer's group class whose parameters coerce plain values without pydantic."""
+    """Typer's group class whose parameters coerce plain values without pydantic, and
+    whose help lists each command with its first sentence in full."""
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=10**6)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _quick(super().get_params(ctx))

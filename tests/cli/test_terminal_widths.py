@@ -33,6 +33,8 @@ def _help(args, width):
         capture_output=True, text=True, env=env, check=True,
     )  # fmt: skip
     return done.stdout
+
+
 WIDTHS = [60, 80, 120]
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 RANK_METRICS = ["ndcg@10", "recall@20", "map@100", "mrr", "precision@10", "success@10",
@@ -121,7 +123,7 @@ def test_compare_detail_keeps_intervals_and_p_values(files, width, monkeypatch):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_ctr_with_nine_metrics(files, width, monkeypatch):
-    tmp, _, log, score = files
+    tmp, _, _, score = files
     args = ["ctr", tmp / "log.csv", "--label", "click", "--score", score, "--group", "user",
             "--digits", "8", "-q", *(x for m in CTR_METRICS for x in ("-m", m))]  # fmt: skip
     _, shown = _check(args, width, monkeypatch)

@@ -375,6 +375,7 @@ PeriodOption = Annotated[
 DaysOption = Annotated[
     str,
     typer.Option(
+        metavar="N,N,...",
         help="Comma-separated offsets N (in periods) of the day-N retention.",
         rich_help_panel="Periods",
     ),
@@ -382,7 +383,9 @@ DaysOption = Annotated[
 TzOption = Annotated[
     str,
     typer.Option(
-        help="IANA time zone in which periods start at local midnight.", rich_help_panel="Periods"
+        metavar="ZONE",
+        help="IANA time zone in which periods start at local midnight.",
+        rich_help_panel="Periods",
     ),
 ]
 TimeUnitOption = Annotated[

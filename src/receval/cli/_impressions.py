@@ -138,7 +138,8 @@ def sigmoid(x: Any) -> Any:
 
     x = np.asarray(x, dtype=np.float64)
     e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    p = 1.0 / (1.0 + e)
+    return np.where(x >= 0, p, e * p)
 
 
 def not_probabilities(y_score: Any) -> str | None:

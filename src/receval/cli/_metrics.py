@@ -27,9 +27,9 @@ SHORT_COLUMNS = ["name", "aliases", "description"]
 
 
 def _direction(entry: MetricEntry) -> str:
-    return {True: "higher is better", False: "lower is better"}.get(
-        entry.higher_is_better, "neither (a target value, such as 1, is best)"
-    )
+    if entry.higher_is_better is None:
+        return "neither (a target value, such as 1, is best)"
+    return "higher is better" if entry.higher_is_better else "lower is better"
 
 
 def _fields(entry: MetricEntry) -> dict[str, str]:

@@ -172,6 +172,8 @@ def _panels(command: Any, ctx: Any, formatter: Any) -> None:
     panels: dict[str, list[tuple[str, str]]] = {}
     for param in command.get_params(ctx):
         record = param.get_help_record(ctx)
+        if record is not None and param.param_type_name == "argument":
+            record = (param.metavar or param.name.upper(), record[1])  # without its type
         if record is not None:
             default = "Arguments" if param.param_type_name == "argument" else "Options"
             panels.setdefault(getattr(param, "rich_help_panel", None) or default, []).append(record)

@@ -81,6 +81,7 @@ def rank(
         str | None,
         typer.Option(
             "--rank",
+            metavar="COL",
             help="Rank column (1 = top) of CSV/TSV/Parquet runs, used instead of --score.",
             show_default=False,
             rich_help_panel="Input",

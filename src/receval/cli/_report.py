@@ -142,7 +142,9 @@ def report_command(
             "--out", "-o", metavar="FILE", help="The HTML file to write.", show_default=False
         ),
     ],
-    title: Annotated[str, typer.Option(help="Title of the report.")] = "receval report",
+    title: Annotated[
+        str, typer.Option(metavar="TEXT", help="Title of the report.")
+    ] = "receval report",
     qrels: QrelsOption[str | None] = None,
     run: RunOption[list[str] | None] = None,
     metric: RankMetricOption = None,

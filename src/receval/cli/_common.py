@@ -561,25 +561,6 @@ def run_names(paths: list[str]) -> list[str]:
     return names
 
 
-def read_propensities(path: str, user: str, item: str) -> Any:
-    """``--propensities``: a CSV, TSV or Parquet file with columns ``--user``, ``--item``
-    and ``propensity`` (per user and item), or ``--item`` and ``propensity`` (per item),
-    as an Arrow table with columns user, item, propensity (or item, propensity)."""
-    from ..data.io import infer_format, read_table
-
-    fmt = infer_format(path) or "csv"
-    try:
-        table = read_table(
-            path, [user, item, "propensity"], "--propensities", fmt, id_columns=(user, item)
-        )
-    except InputValidationError as exc:
-        if f"no column {user!r}" not in str(exc):
-            raise
-        table = read_table(path, [item, "propensity"], "--propensities", fmt, id_columns=(item,))
-        return table.rename_columns(["item", "propensity"])
-    return table.rename_columns(["user", "item", "propensity"])
-
-
 def read_qrels_runs(
     qrels: str,
     qrels_format: RankedFormat | None,

@@ -29,7 +29,6 @@ from ._common import (
     app,
     evaluate_run,
     rank_table,
-    read_propensities,
     read_qrels_runs,
     read_segments,
     run_names,
@@ -409,3 +408,23 @@ def segment_table(
 
 # formats in which ``rank`` marks significance with letters (the others keep plain numbers)
 _LETTER_FORMATS = (OutputFormat.table, OutputFormat.markdown, OutputFormat.latex)
+
+
+def read_propensities(path: str, user: str, item: str) -> Any:
+    """``--propensities``: a CSV, TSV or Parquet file with columns ``--user``, ``--item``
+    and ``propensity`` (per user and item), or ``--item`` and ``propensity`` (per item),
+    as an Arrow table with columns user, item, propensity (or item, propensity)."""
+    from ..data.io import infer_format, read_table
+    from ..exceptions import InputValidationError
+
+    fmt = infer_format(path) or "csv"
+    try:
+        table = read_table(
+            path, [user, item, "propensity"], "--propensities", fmt, id_columns=(user, item)
+        )
+    except InputValidationError as exc:
+        if f"no column {user!r}" not in str(exc):
+            raise
+        table = read_table(path, [item, "propensity"], "--propensities", fmt, id_columns=(item,))
+        return table.rename_columns(["item", "propensity"])
+    return table.rename_columns(["user", "item", "propensity"])

@@ -232,6 +232,20 @@ def test_ctr_on_logits_computes_what_it_can(files):
     assert overall["logloss"] is None and overall["auc"] == pytest.approx(record["auc"])
 
 
+def test_ctr_on_logits_still_reports_bad_data(files, tmp_path):
+    """Only the metrics that refuse scores are skipped: bad labels are still an error,
+    though rmse (of any prediction) could be computed."""
+    _, _, log, _ = files
+    bad = log.copy()
+    bad.loc[3, "click"] = 2
+    bad.to_csv(tmp_path / "labels.csv", index=False)
+    args = ["ctr", tmp_path / "labels.csv", "--label", "click", "--score", "logit"]
+    result = invoke(runner, *args, "-m", "rmse", "-m", "auc", code=2)
+    assert result.stdout == "" and "y_true has 3 classes" in result.stderr
+    by = invoke(runner, *args, "-m", "rmse", "-m", "auc", "--by", "user", code=2)
+    assert "roc_auc_score: y_true" in by.stderr
+
+
 def test_sigmoid_is_stable_at_the_extremes():
     x = np.array([-1000.0, -40.0, 0.0, 40.0, 1000.0, np.nan])
     with np.errstate(over="raise", invalid="raise", divide="raise"):

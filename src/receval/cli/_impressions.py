@@ -132,6 +132,14 @@ def ctr_metrics(metric: list[str] | None, group: str | None, say: Messages) -> d
 _PROBABILITY_INPUTS = frozenset({"y_prob", "y_proba"})
 
 
+def _inputs(name: str) -> set[str]:
+    """The inputs of a metric's registry row: ``y_prob`` (probabilities only), ``y_pred``
+    (predictions: log loss refuses what is not a probability), ``y_score`` (any score)."""
+    from ..registry import resolve
+
+    return set(resolve(name).info.inputs)
+
+
 def sigmoid(x: Any) -> Any:
     """``1 / (1 + exp(-x))`` without overflow: ``exp`` of ``-|x|`` only."""
     import numpy as np
@@ -171,12 +179,12 @@ def ctr_rows(
     and the counts of what a metric left out (``{metric: {...}}``), noted on stderr.
     ``source``: the impressions read from a file, whose line a data error names.
 
-    ``skip_inapplicable``: a metric of probabilities (a registry row whose inputs are
-    ``y_prob``) on a column of other scores, or one that rejects such scores, is left
-    undefined (None) with the reason noted and in the counts as ``not_applicable``.
+    ``skip_inapplicable``: on a column with values outside [0, 1], a metric of
+    probabilities (registry inputs ``y_prob``), or one of predictions (``y_pred``) that
+    refuses the values, is left undefined (None), the reason noted and in the counts as
+    ``not_applicable``.
     """
     from ..exceptions import InputValidationError, RecevalError
-    from ..registry import resolve
 
     rows = []
     for col, y_score in scores:
@@ -186,7 +194,7 @@ def ctr_rows(
         skipped: dict[str, str] = {}
         for name, spec in metrics.items():
             value = None
-            if why_not is not None and _PROBABILITY_INPUTS & set(resolve(name).info.inputs):
+            if why_not is not None and _PROBABILITY_INPUTS & _inputs(name):
                 skipped[name] = why_not
                 row.append(value)
                 continue
@@ -203,7 +211,7 @@ def ctr_rows(
                     else:
                         value = spec.func(*args, **kwargs)
                 except InputValidationError as exc:
-                    if why_not is None:
+                    if why_not is None or "y_pred" not in _inputs(name):
                         raise say.fail(_failed(source, name, col, exc)) from None
                     skipped[name] = one_line(exc)
                 except RecevalError as exc:
@@ -263,7 +271,6 @@ def ctr_segment_table(
     (segment ``(all)``): ``score, segment, n_rows`` and the metrics (receval.by_segment);
     ``skip_inapplicable`` as for :func:`ctr_rows`, on the overall row's counts."""
     from ..exceptions import InputValidationError, RecevalError
-    from ..registry import resolve
     from ..segments.compute import by_segment
 
     rows: list[list[Any]] = []
@@ -283,7 +290,7 @@ def ctr_segment_table(
                 else:  # one metric at a time, so that one the scores do not suit is skipped
                     reports = []
                     for m in metrics:
-                        if _PROBABILITY_INPUTS & set(resolve(m).info.inputs):
+                        if _PROBABILITY_INPUTS & _inputs(m):
                             skipped[m] = why_not
                             continue
                         try:
@@ -292,6 +299,8 @@ def ctr_segment_table(
                                 by_segment([m], data.y_true, y_score, by=data.segments, **own)
                             )
                         except InputValidationError as exc:
+                            if "y_pred" not in _inputs(m):
+                                raise
                             skipped[m] = one_line(exc)
             except RecevalError as exc:  # name the column: the message names y_score
                 raise say.fail(f"{data.place(exc)}--score {col}: {one_line(exc)}") from None

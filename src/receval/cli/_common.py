@@ -58,6 +58,7 @@ __all__ = [
     "UserOption",
     "WeightOption",
     "app",
+    "convention",
     "displayed",
     "evaluate_run",
     "one_line",
@@ -241,37 +242,19 @@ RunFormatOption = Annotated[
     ),
 ]
 
+
+def column(*declarations: Any, **settings: Any) -> Any:
+    """An option naming a column of an input file (``COL``), in the Input panel."""
+    return typer.Option(*declarations, metavar="COL", rich_help_panel="Input", **settings)
+
+
 # columns of CSV, TSV and Parquet files (TREC files have fixed columns)
-UserOption = Annotated[
-    str,
-    typer.Option(
-        metavar="COL",
-        help="Column of user ids in CSV, TSV and Parquet files.",
-        rich_help_panel="Input",
-    ),
-]
-ItemOption = Annotated[
-    str,
-    typer.Option(
-        metavar="COL",
-        help="Column of item ids in CSV, TSV and Parquet files.",
-        rich_help_panel="Input",
-    ),
-]
-GradeOption = Annotated[
-    str,
-    typer.Option(
-        metavar="COL", help="Grade column of CSV, TSV and Parquet qrels.", rich_help_panel="Input"
-    ),
-]
+UserOption = Annotated[str, column(help="Column of user ids in CSV, TSV and Parquet files.")]
+ItemOption = Annotated[str, column(help="Column of item ids in CSV, TSV and Parquet files.")]
+GradeOption = Annotated[str, column(help="Grade column of CSV, TSV and Parquet qrels.")]
 #: ``--score`` of ``rank``, ``--run-score`` of ``compare`` and ``report`` (named after the
 #: parameter: these commands' ``--score`` is a column of the impression log).
-RunScoreOption = Annotated[
-    str,
-    typer.Option(
-        metavar="COL", help="Score column of CSV, TSV and Parquet runs.", rich_help_panel="Input"
-    ),
-]
+RunScoreOption = Annotated[str, column(help="Score column of CSV, TSV and Parquet runs.")]
 
 ImpressionsOption = Annotated[
     str | None,
@@ -294,61 +277,50 @@ InputFormatOption = Annotated[
     ),
 ]
 
-LabelOption = Annotated[
-    T,
-    typer.Option(
-        metavar="COL",
-        help="Column of 0/1 labels (1 = click).",
-        show_default=False,
-        rich_help_panel="Input",
-    ),
-]
+LabelOption = Annotated[T, column(help="Column of 0/1 labels (1 = click).", show_default=False)]
 
 ScoresOption = Annotated[
     T,
-    typer.Option(
+    column(
         "--score",
-        metavar="COL",
         help="Column of predicted scores (probabilities for logloss, pcoc, copc, ece); "
         "repeat to compare models.",
         show_default=False,
-        rich_help_panel="Input",
     ),
 ]
 
 GroupOption = Annotated[
     str | None,
-    typer.Option(
-        metavar="COL",
+    column(
         help="Column of group ids (user, query or session): the groups of gauc and, when "
         "models are compared, the unit of pairing.",
         show_default=False,
-        rich_help_panel="Input",
     ),
 ]
 
 ByOption = Annotated[
     str | None,
-    typer.Option(
+    column(
         "--by",
-        metavar="COL",
         help="Column of segments (country, device, user group): one row per segment and "
         "score column, then the overall row (segment '(all)'), each value the metric on the "
         "segment's rows (receval.by_segment).",
         show_default=False,
-        rich_help_panel="Input",
     ),
 ]
 
 WeightOption = Annotated[
-    str | None,
-    typer.Option(
-        metavar="COL",
-        help="Column of per-impression sample weights.",
-        show_default=False,
-        rich_help_panel="Input",
-    ),
+    str | None, column(help="Column of per-impression sample weights.", show_default=False)
 ]
+
+
+def convention(text: str, *declarations: str, **settings: Any) -> Any:
+    """A convention option of ``rank`` (``--ties``, ...): in the Conventions panel, with
+    no default shown (None: the --profile's, else receval's)."""
+    return typer.Option(
+        *declarations, help=text, show_default=False, rich_help_panel="Conventions", **settings
+    )
+
 
 PermutationsOption = Annotated[
     int, typer.Option(help="Sign flips of the randomization test.", rich_help_panel="Significance")
@@ -357,11 +329,9 @@ PermutationsOption = Annotated[
 # retention of an event log
 TimeOption = Annotated[
     str,
-    typer.Option(
-        metavar="COL",
+    column(
         help="Column of event times: ISO 8601 strings or dates, datetimes, or epoch "
-        "numbers (see --time-unit).",
-        rich_help_panel="Input",
+        "numbers (see --time-unit)."
     ),
 ]
 PeriodOption = Annotated[

@@ -27,6 +27,7 @@ from ._common import (
     RunScoreOption,
     UserOption,
     app,
+    convention,
     evaluate_run,
     rank_table,
     read_qrels_runs,
@@ -86,125 +87,63 @@ def rank(
             rich_help_panel="Input",
         ),
     ] = None,
-    ties: Annotated[
-        str | None,
-        typer.Option(
-            help="Order of tied scores.", show_default=False, rich_help_panel="Conventions"
-        ),
-    ] = None,
-    gain: Annotated[
-        str | None,
-        typer.Option(
-            help="Gain of a grade in (n)DCG.", show_default=False, rich_help_panel="Conventions"
-        ),
-    ] = None,
-    ap_normalizer: Annotated[
-        str | None,
-        typer.Option(help="Denominator of AP.", show_default=False, rich_help_panel="Conventions"),
-    ] = None,
+    ties: Annotated[str | None, convention("Order of tied scores.")] = None,
+    gain: Annotated[str | None, convention("Gain of a grade in (n)DCG.")] = None,
+    ap_normalizer: Annotated[str | None, convention("Denominator of AP.")] = None,
     rel_threshold: Annotated[
-        int | None,
-        typer.Option(
-            help="Grade at or above which an item is relevant.",
-            show_default=False,
-            rich_help_panel="Conventions",
-        ),
+        int | None, convention("Grade at or above which an item is relevant.")
     ] = None,
-    missing_users: Annotated[
-        str | None,
-        typer.Option(
-            help="Qrels users absent from a run.", show_default=False, rich_help_panel="Conventions"
-        ),
-    ] = None,
-    empty_users: Annotated[
-        str | None,
-        typer.Option(
-            help="Users without a relevant item.", show_default=False, rich_help_panel="Conventions"
-        ),
-    ] = None,
-    ideal: Annotated[
-        str | None,
-        typer.Option(
-            help="What the ideal DCG ranks.", show_default=False, rich_help_panel="Conventions"
-        ),
-    ] = None,
+    missing_users: Annotated[str | None, convention("Qrels users absent from a run.")] = None,
+    empty_users: Annotated[str | None, convention("Users without a relevant item.")] = None,
+    ideal: Annotated[str | None, convention("What the ideal DCG ranks.")] = None,
     gain_grades: Annotated[
         str | None,
-        typer.Option(
-            help="Grades that earn a gain in DCG/NDCG "
-            "(positive: every grade >= 1, as trec_eval's ndcg).",
-            show_default=False,
-            rich_help_panel="Conventions",
+        convention(
+            "Grades that earn a gain in DCG/NDCG (positive: every grade >= 1, as trec_eval's ndcg)."
         ),
     ] = None,
     zero_users: Annotated[
-        str | None,
-        typer.Option(
-            help="Users whose value is 0 (skip: left out of the mean).",
-            show_default=False,
-            rich_help_panel="Conventions",
-        ),
+        str | None, convention("Users whose value is 0 (skip: left out of the mean).")
     ] = None,
     hit_scores: Annotated[
         str | None,
-        typer.Option(
-            help="Scores that can make a hit (positive: an item "
-            "scored <= 0 is never a hit, as torchmetrics).",
-            show_default=False,
-            rich_help_panel="Conventions",
+        convention(
+            "Scores that can make a hit (positive: an item scored <= 0 is never a hit, as "
+            "torchmetrics)."
         ),
     ] = None,
     precision_normalizer: Annotated[
         str | None,
-        typer.Option(
-            help="Denominator of precision@k (retrieved: min(k, the list's length), as LensKit).",
-            show_default=False,
-            rich_help_panel="Conventions",
+        convention(
+            "Denominator of precision@k (retrieved: min(k, the list's length), as LensKit)."
         ),
     ] = None,
     recall_normalizer: Annotated[
-        str | None,
-        typer.Option(
-            help="Denominator of recall@k (min_k: min(R, k), as LensKit).",
-            show_default=False,
-            rich_help_panel="Conventions",
-        ),
+        str | None, convention("Denominator of recall@k (min_k: min(R, k), as LensKit).")
     ] = None,
     discount: Annotated[
-        str | None,
-        typer.Option(
-            help="Rank discount of (n)DCG (clipped: log2(max(rank, 2)), as LensKit).",
-            show_default=False,
-            rich_help_panel="Conventions",
-        ),
+        str | None, convention("Rank discount of (n)DCG (clipped: log2(max(rank, 2)), as LensKit).")
     ] = None,
     depth: Annotated[
         int | None,
-        typer.Option(
+        convention(
+            "Only the first N items of each list count, for every metric (trec_eval's -M; 0: all).",
             min=0,
-            help="Only the first N items of each list count, for every metric (trec_eval's "
-            "-M; 0: all).",
-            show_default=False,
-            rich_help_panel="Conventions",
         ),
     ] = None,
     judged_only: Annotated[
         bool | None,
-        typer.Option(
+        convention(
+            "Remove the items absent from the user's qrels before any metric (trec_eval's -J, "
+            "ir_measures' judged_only).",
             "--judged-only/--all-items",
-            help="Remove the items absent from the user's qrels before any metric "
-            "(trec_eval's -J, ir_measures' judged_only).",
-            show_default=False,
-            rich_help_panel="Conventions",
         ),
     ] = None,
     grades: Annotated[
         str | None,
-        typer.Option(
-            help="How bpref and rbp read the grades (raw: as ranx, a "
-            "negative grade judged non-relevant and RBP's gains the grades themselves).",
-            show_default=False,
-            rich_help_panel="Conventions",
+        convention(
+            "How bpref and rbp read the grades (raw: as ranx, a negative grade judged "
+            "non-relevant and RBP's gains the grades themselves)."
         ),
     ] = None,
     propensities: Annotated[

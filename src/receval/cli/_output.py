@@ -286,7 +286,9 @@ def render(
     table : ResultTable
         The rows to write.
     fmt : OutputFormat
-        ``table``: a rich table with values rounded to ``digits``; ``json``: a
+        ``table``: a rich table with values rounded to ``digits`` (on a terminal
+        too narrow for it, the columns as rows or a block per row: no cell is
+        ever cut); ``json``: a
         list of records ``[{column: value, ...}, ...]`` with full-precision
         floats and ``null`` for nan (and infinity), and the table's counts as
         ``"counts"``; ``csv`` / ``tsv``: a header and one line per row, floats at

@@ -65,7 +65,10 @@ def test_csv_and_table(runner):
     assert rows[0] == COLUMNS
     assert [row[0] for row in rows[1:]] == ["gauc"]
     table = invoke(runner, "metrics", "--family", "ranking").stdout
-    assert table.startswith(f"{len(list_metrics('ranking'))} metrics (ranking)\n")
+    assert table.startswith(
+        f"{len(list_metrics('ranking'))} metrics (ranking); receval metrics NAME shows one "
+        "in full\n"
+    )
     # a pipe gets every column in full, descriptions included
     assert "binary preference: share of the top R judged non-relevant items" in table
     assert "iprec_at_recall_0.10" in table

@@ -133,9 +133,9 @@ def test_help_lists_every_command_in_order() -> None:
     assert list(group.commands) == list(COMMANDS)
     done = _run(_MAIN, "--help")
     listed = [
-        line.split()[1]
+        line.split()[0]
         for line in done.stdout.splitlines()
-        if line.startswith("│ ") and len(line.split()) > 2 and line.split()[1] in COMMANDS
+        if line.startswith("  ") and line.split() and line.split()[0] in COMMANDS
     ]
     assert listed == list(COMMANDS)
 

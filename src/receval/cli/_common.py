@@ -17,9 +17,7 @@ import numpy as np
 import typer
 
 from .. import __version__
-from ..conventions import CHOICES, PROFILES
 from ..exceptions import InputValidationError
-from ..registry import RANKING
 from ._output import OutputFormat, ResultTable
 from ._params import Group
 from ._stdin import displayed
@@ -60,7 +58,7 @@ __all__ = [
     "UserOption",
     "WeightOption",
     "app",
-    "choices",
+    "convention",
     "displayed",
     "evaluate_run",
     "one_line",
@@ -93,6 +91,7 @@ app = typer.Typer(
     "may be '-', standard input.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,  # click's help: wrapped to the terminal, never cut
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
     cls=Group,
@@ -131,10 +130,6 @@ class RetentionValues(str, Enum):
     count = "count"  # type: ignore[assignment]  # the member shadows str.count
 
 
-def choices(name: str) -> str:
-    return ", ".join(CHOICES[name])
-
-
 # ------------------------------------------------------------------ options shared by commands
 FormatOption = Annotated[
     OutputFormat,
@@ -147,13 +142,18 @@ FormatOption = Annotated[
         "csv/tsv: a header line then one line per row, floats at full precision, nan where "
         "undefined. markdown: a GitHub table rounded to --digits.",
         case_sensitive=False,
+        rich_help_panel="Output",
     ),
 ]
 
 DigitsOption = Annotated[
     int,
     typer.Option(
-        "--digits", min=0, max=17, help="Decimals shown in the table and markdown formats."
+        "--digits",
+        min=0,
+        max=17,
+        help="Decimals shown in the table and markdown formats.",
+        rich_help_panel="Output",
     ),
 ]
 
@@ -163,6 +163,7 @@ QuietOption = Annotated[
         "--quiet",
         "-q",
         help="Print no notes, warnings or progress on stderr (errors are still printed).",
+        rich_help_panel="Output",
     ),
 ]
 
@@ -180,6 +181,7 @@ QrelsOption = Annotated[
         help="Relevance judgments: a TREC qrels file (user 0 item grade), or a CSV, TSV "
         "or Parquet file with --user, --item and --grade columns; '-' reads standard input.",
         show_default=False,
+        rich_help_panel="Input",
     ),
 ]
 
@@ -192,6 +194,7 @@ RunOption = Annotated[
         "file with --user, --item and score columns. Repeat to compare runs; each is named "
         "by its file name. '-' reads standard input.",
         show_default=False,
+        rich_help_panel="Input",
     ),
 ]
 
@@ -203,18 +206,19 @@ RankMetricOption = Annotated[
         metavar="METRIC",
         help="A metric string such as ndcg@10, map@100, mrr, recall@100 or "
         "'ndcg(gain=exponential)@10'; repeat for more. Default: "
-        f"{', '.join(DEFAULT_RANK_METRICS)}. Names: "
-        + ", ".join(sorted(n for n, info in RANKING.items() if info.needs == "qrels"))
-        + "; trec_eval's, ir_measures' and ranx's names too (P_10, nDCG@10, ...): "
-        "receval metrics --family ranking lists them.",
+        f"{', '.join(DEFAULT_RANK_METRICS)}. trec_eval's, ir_measures' and ranx's names "
+        "work too (P_10, nDCG@10, ...): receval metrics --family ranking lists them.",
         show_default=False,
+        rich_help_panel="Metrics",
     ),
 ]
 
 ProfileOption = Annotated[
     str | None,
     typer.Option(
-        help="Reproduce a peer's conventions: " + ", ".join(PROFILES) + ".", show_default=False
+        help="Reproduce a peer's conventions (each option below overrides one).",
+        show_default=False,
+        rich_help_panel="Conventions",
     ),
 ]
 
@@ -224,6 +228,7 @@ QrelsFormatOption = Annotated[
         help="Format of --qrels. Default: from the suffix (.csv, .tsv, .parquet/.pq), else trec.",
         case_sensitive=False,
         show_default=False,
+        rich_help_panel="Input",
     ),
 ]
 
@@ -233,24 +238,23 @@ RunFormatOption = Annotated[
         help="Format of every --run. Default: from the suffix, else trec.",
         case_sensitive=False,
         show_default=False,
+        rich_help_panel="Input",
     ),
 ]
 
+
+def column(*declarations: Any, **settings: Any) -> Any:
+    """An option naming a column of an input file (``COL``), in the Input panel."""
+    return typer.Option(*declarations, metavar="COL", rich_help_panel="Input", **settings)
+
+
 # columns of CSV, TSV and Parquet files (TREC files have fixed columns)
-UserOption = Annotated[
-    str, typer.Option(metavar="COL", help="Column of user ids in CSV, TSV and Parquet files.")
-]
-ItemOption = Annotated[
-    str, typer.Option(metavar="COL", help="Column of item ids in CSV, TSV and Parquet files.")
-]
-GradeOption = Annotated[
-    str, typer.Option(metavar="COL", help="Grade column of CSV, TSV and Parquet qrels.")
-]
+UserOption = Annotated[str, column(help="Column of user ids in CSV, TSV and Parquet files.")]
+ItemOption = Annotated[str, column(help="Column of item ids in CSV, TSV and Parquet files.")]
+GradeOption = Annotated[str, column(help="Grade column of CSV, TSV and Parquet qrels.")]
 #: ``--score`` of ``rank``, ``--run-score`` of ``compare`` and ``report`` (named after the
 #: parameter: these commands' ``--score`` is a column of the impression log).
-RunScoreOption = Annotated[
-    str, typer.Option(metavar="COL", help="Score column of CSV, TSV and Parquet runs.")
-]
+RunScoreOption = Annotated[str, column(help="Score column of CSV, TSV and Parquet runs.")]
 
 ImpressionsOption = Annotated[
     str | None,
@@ -259,6 +263,7 @@ ImpressionsOption = Annotated[
         help="Impression log (CSV, TSV or Parquet), one row per impression; with --label "
         "and --score. '-' reads standard input.",
         show_default=False,
+        rich_help_panel="Input",
     ),
 ]
 
@@ -268,18 +273,16 @@ InputFormatOption = Annotated[
         help="Format of the impression or event file. Default: from its suffix.",
         case_sensitive=False,
         show_default=False,
+        rich_help_panel="Input",
     ),
 ]
 
-LabelOption = Annotated[
-    T, typer.Option(metavar="COL", help="Column of 0/1 labels (1 = click).", show_default=False)
-]
+LabelOption = Annotated[T, column(help="Column of 0/1 labels (1 = click).", show_default=False)]
 
 ScoresOption = Annotated[
     T,
-    typer.Option(
+    column(
         "--score",
-        metavar="COL",
         help="Column of predicted scores (probabilities for logloss, pcoc, copc, ece); "
         "repeat to compare models.",
         show_default=False,
@@ -288,8 +291,7 @@ ScoresOption = Annotated[
 
 GroupOption = Annotated[
     str | None,
-    typer.Option(
-        metavar="COL",
+    column(
         help="Column of group ids (user, query or session): the groups of gauc and, when "
         "models are compared, the unit of pairing.",
         show_default=False,
@@ -298,9 +300,8 @@ GroupOption = Annotated[
 
 ByOption = Annotated[
     str | None,
-    typer.Option(
+    column(
         "--by",
-        metavar="COL",
         help="Column of segments (country, device, user group): one row per segment and "
         "score column, then the overall row (segment '(all)'), each value the metric on the "
         "segment's rows (receval.by_segment).",
@@ -309,36 +310,61 @@ ByOption = Annotated[
 ]
 
 WeightOption = Annotated[
-    str | None,
-    typer.Option(
-        metavar="COL", help="Column of per-impression sample weights.", show_default=False
-    ),
+    str | None, column(help="Column of per-impression sample weights.", show_default=False)
 ]
 
-PermutationsOption = Annotated[int, typer.Option(help="Sign flips of the randomization test.")]
+
+def convention(text: str, *declarations: str, **settings: Any) -> Any:
+    """A convention option of ``rank`` (``--ties``, ...): in the Conventions panel, with
+    no default shown (None: the --profile's, else receval's)."""
+    return typer.Option(
+        *declarations, help=text, show_default=False, rich_help_panel="Conventions", **settings
+    )
+
+
+PermutationsOption = Annotated[
+    int, typer.Option(help="Sign flips of the randomization test.", rich_help_panel="Significance")
+]
 
 # retention of an event log
 TimeOption = Annotated[
     str,
-    typer.Option(
-        metavar="COL",
+    column(
         help="Column of event times: ISO 8601 strings or dates, datetimes, or epoch "
-        "numbers (see --time-unit).",
+        "numbers (see --time-unit)."
     ),
 ]
-PeriodOption = Annotated[str, typer.Option(help="Period unit: day, week (from Monday) or month.")]
+PeriodOption = Annotated[
+    str,
+    typer.Option(
+        metavar="[day|week|month]",
+        help="Period unit (weeks start on Monday).",
+        rich_help_panel="Periods",
+    ),
+]
 DaysOption = Annotated[
-    str, typer.Option(help="Comma-separated offsets N (in periods) of the day-N retention.")
+    str,
+    typer.Option(
+        metavar="N,N,...",
+        help="Comma-separated offsets N (in periods) of the day-N retention.",
+        rich_help_panel="Periods",
+    ),
 ]
 TzOption = Annotated[
-    str, typer.Option(help="IANA time zone in which periods start at local midnight.")
+    str,
+    typer.Option(
+        metavar="ZONE",
+        help="IANA time zone in which periods start at local midnight.",
+        rich_help_panel="Periods",
+    ),
 ]
 TimeUnitOption = Annotated[
     str | None,
     typer.Option(
-        help="Unit of epoch numbers: s, ms, us or ns. Default: seconds or milliseconds "
-        "from their magnitude.",
+        metavar="[s|ms|us|ns]",
+        help="Unit of epoch numbers. Default: seconds or milliseconds from their magnitude.",
         show_default=False,
+        rich_help_panel="Periods",
     ),
 ]
 
@@ -510,25 +536,6 @@ def run_names(paths: list[str]) -> list[str]:
     if len(set(names)) < len(names):
         names = list(paths)
     return names
-
-
-def read_propensities(path: str, user: str, item: str) -> Any:
-    """``--propensities``: a CSV, TSV or Parquet file with columns ``--user``, ``--item``
-    and ``propensity`` (per user and item), or ``--item`` and ``propensity`` (per item),
-    as an Arrow table with columns user, item, propensity (or item, propensity)."""
-    from ..data.io import infer_format, read_table
-
-    fmt = infer_format(path) or "csv"
-    try:
-        table = read_table(
-            path, [user, item, "propensity"], "--propensities", fmt, id_columns=(user, item)
-        )
-    except InputValidationError as exc:
-        if f"no column {user!r}" not in str(exc):
-            raise
-        table = read_table(path, [item, "propensity"], "--propensities", fmt, id_columns=(item,))
-        return table.rename_columns(["item", "propensity"])
-    return table.rename_columns(["user", "item", "propensity"])
 
 
 def read_qrels_runs(

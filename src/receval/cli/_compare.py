@@ -50,7 +50,7 @@ from ._impressions import (
     read_impressions,
 )
 from ._output import OutputFormat, ResultTable, render
-from ._params import Command
+from ._params import Command, words
 
 
 def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool) -> None:
@@ -67,10 +67,10 @@ def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool)
         sys.stdout.write(report.to_latex(digits, detail=detail))
     elif detail:
         header, rows = report.detail_rows(digits)
-        render(ResultTable(header, rows, title=report.legend(detail=True)), fmt, digits=digits)
+        render(ResultTable(header, rows, report.legend(detail=True), keys=3), fmt, digits=digits)
     else:
         rows = report.summary_rows(digits, style="text")
-        table = ResultTable(["", "model", *report.metrics], rows, title=report.legend())
+        table = ResultTable(["", "model", *report.metrics], rows, title=report.legend(), keys=2)
         render(table, fmt, digits=digits)
     sys.stdout.flush()
 
@@ -140,7 +140,7 @@ def segment_output(
         comparison_output(report, fmt, digits, detail)
 
 
-@app.command(cls=Command, no_args_is_help=True)
+@app.command(cls=Command)
 def compare(
     qrels: QrelsOption[str | None] = None,
     run: RunOption[list[str] | None] = None,
@@ -167,7 +167,8 @@ def compare(
         ),
     ] = None,
     weighting: Annotated[
-        str, typer.Option(help="Weighting of gauc: impressions, clicks or uniform.")
+        str,
+        typer.Option(metavar="[impressions|clicks|uniform]", help="Weighting of gauc's groups."),
     ] = "impressions",
     input_format: InputFormatOption = None,
     baseline: Annotated[
@@ -183,22 +184,24 @@ def compare(
         str,
         typer.Option(
             "--test",
-            help=f"Paired test: {', '.join(TESTS)} (Fisher's sign-flip test, the paired t-test, "
-            "the Wilcoxon signed-rank test).",
+            metavar=words(TESTS),
+            help="Paired test: Fisher's sign-flip test, the paired t-test or the Wilcoxon "
+            "signed-rank test.",
         ),
     ] = "randomization",
     correction: Annotated[
         str,
         typer.Option(
-            help=f"Multiple-comparison correction within each metric: "
-            f"{', '.join(CORRECTIONS)} or none."
+            metavar=words((*CORRECTIONS, "none")),
+            help="Multiple-comparison correction within each metric.",
         ),
     ] = "holm",
     alpha: Annotated[float, typer.Option(help="Significance level.")] = 0.05,
     interval: Annotated[
         str,
         typer.Option(
-            help=f"Bootstrap interval of each difference: {', '.join(INTERVALS)} or none."
+            metavar=words((*INTERVALS, "none")),
+            help="Bootstrap interval of each difference.",
         ),
     ] = "bca",
     confidence: Annotated[float, typer.Option(help="Coverage of the intervals.")] = 0.95,

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from ..registry import ENTRIES
 from ._common import (
     DEFAULT_CTR_METRICS,
     ByOption,
@@ -30,12 +29,13 @@ from ._impressions import (
     ctr_segment_table,
     ctr_table,
     read_impressions,
+    sigmoid,
 )
 from ._output import OutputFormat, render
 from ._params import Command
 
 
-@app.command(cls=Command, no_args_is_help=True)
+@app.command(cls=Command)
 def ctr(
     file: Annotated[
         str,
@@ -58,12 +58,27 @@ def ctr(
             metavar="METRIC",
             help="A pointwise or grouped metric, by name, alias or metric string with "
             "options (gauc(weighting=clicks), log_loss(eps=1e-7)); repeat for more. Default: "
-            f"{', '.join(DEFAULT_CTR_METRICS)} (gauc only with --group). Metrics: "
-            + ", ".join(n for n, e in ENTRIES.items() if e.family in ("pointwise", "grouped"))
-            + " (receval metrics --family pointwise).",
+            f"{', '.join(DEFAULT_CTR_METRICS)} (gauc only with --group). receval metrics "
+            "--family pointwise lists them.",
             show_default=False,
         ),
     ] = None,
+    logits: Annotated[
+        bool,
+        typer.Option(
+            "--logits",
+            help="The --score columns are logits: apply the sigmoid 1 / (1 + exp(-x)) to "
+            "them before every metric (probability metrics then apply).",
+        ),
+    ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="Exit with status 2 when a metric is not applicable to a column (by "
+            "default it is left empty, with a note, and the others are computed).",
+        ),
+    ] = False,
     input_format: InputFormatOption = None,
     output_format: FormatOption = OutputFormat.table,
     digits: DigitsOption = 4,
@@ -75,6 +90,11 @@ def ctr(
     metric, each value exactly as the library function on those columns
     returns it (e.g. receval.roc_auc_score(label, score)). With --by, one row
     per score column and segment, then the score column's overall row.
+
+    Metrics of probabilities (logloss, pcoc, brier, ...) on a column with
+    values outside [0, 1] are not applicable: left empty, the reason in a note
+    and in the JSON's counts (not_applicable); pass --logits when the scores
+    are logits, --strict to exit 2 instead.
     """
     say = Messages(quiet)
     with say.guard():
@@ -83,12 +103,27 @@ def ctr(
             file, input_format, say, "receval ctr", label=label, score=score, group=group,
             weight=weight, by=by,
         )  # fmt: skip
+        if logits:
+            data = data._replace(scores=[(col, sigmoid(v)) for col, v in data.scores])
         title = f"{displayed(file)}: {data.n_rows} impressions"
         if by is not None:
-            table = ctr_segment_table(data, metrics, say, title)
+            table = ctr_segment_table(data, metrics, say, title, skip_inapplicable=True)
         else:
             counted = ctr_rows(
-                data.y_true, data.scores, metrics, data.groups, data.sample_weight, say, data
-            )
+                data.y_true, data.scores, metrics, data.groups, data.sample_weight, say, data,
+                skip_inapplicable=True,
+            )  # fmt: skip
             table = ctr_table(counted, metrics, title, n_rows=data.n_rows)
+        not_applicable = [c.get("not_applicable", {}) for c in table.counts or ()]
+        skipped = set().union(*not_applicable)
+        if strict and skipped:
+            raise say.fail(
+                f"--strict: {', '.join(sorted(skipped))} not applicable (see the notes); pass "
+                f"--logits if the scores are logits, or leave out --strict."
+            )
+        if sum(len(n) == len(metrics) for n in not_applicable) == len(data.scores):
+            raise say.fail(
+                "no metric applies to these scores (see the notes); pass --logits if the "
+                "scores are logits, or ask for a metric of scores such as -m auc."
+            )
     render(table, output_format, digits=digits)

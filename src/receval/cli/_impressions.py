@@ -18,7 +18,9 @@ __all__ = [
     "ctr_rows",
     "ctr_segment_table",
     "ctr_table",
+    "not_probabilities",
     "read_impressions",
+    "sigmoid",
     "skipped_groups_note",
     "table_format",
 ]
@@ -126,6 +128,42 @@ def ctr_metrics(metric: list[str] | None, group: str | None, say: Messages) -> d
     return metrics
 
 
+#: The inputs of a registry row that take probabilities (not any score).
+_PROBABILITY_INPUTS = frozenset({"y_prob", "y_proba"})
+
+
+def _inputs(name: str) -> set[str]:
+    """The inputs of a metric's registry row: ``y_prob`` (probabilities only), ``y_pred``
+    (predictions: log loss refuses what is not a probability), ``y_score`` (any score)."""
+    from ..registry import resolve
+
+    return set(resolve(name).info.inputs)
+
+
+def sigmoid(x: Any) -> Any:
+    """``1 / (1 + exp(-x))`` without overflow: ``exp`` of ``-|x|`` only."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=np.float64)
+    e = np.exp(-np.abs(x))
+    p = 1.0 / (1.0 + e)
+    return np.where(x >= 0, p, e * p)
+
+
+def not_probabilities(y_score: Any) -> str | None:
+    """Why ``y_score`` are not probabilities (values outside [0, 1]), or None."""
+    import numpy as np
+
+    values = np.asarray(y_score, dtype=np.float64)
+    outside = values[(values < 0) | (values > 1)]
+    if not outside.size:
+        return None
+    return (
+        f"it needs probabilities in [0, 1] and the scores reach {float(outside[0])!r}; pass "
+        f"--logits if they are logits"
+    )
+
+
 def ctr_rows(
     y_true: Any,
     scores: list[tuple[str, Any]],
@@ -134,17 +172,32 @@ def ctr_rows(
     sample_weight: Any,
     say: Messages,
     source: Impressions | None = None,
+    *,
+    skip_inapplicable: bool = False,
 ) -> list[tuple[list[Any], dict[str, Any]]]:
     """Per score column, the row ``[name, value, ...]`` (values as the library returns them)
     and the counts of what a metric left out (``{metric: {...}}``), noted on stderr.
-    ``source``: the impressions read from a file, whose line a data error names."""
-    from ..exceptions import RecevalError
+    ``source``: the impressions read from a file, whose line a data error names.
+
+    ``skip_inapplicable``: on a column with values outside [0, 1], a metric of
+    probabilities (registry inputs ``y_prob``), or one of predictions (``y_pred``) that
+    refuses the values, is left undefined (None), the reason noted and in the counts as
+    ``not_applicable``.
+    """
+    from ..exceptions import InputValidationError, RecevalError
 
     rows = []
     for col, y_score in scores:
         row: list[Any] = [col]
         row_counts: dict[str, Any] = {}
+        why_not = not_probabilities(y_score) if skip_inapplicable else None
+        skipped: dict[str, str] = {}
         for name, spec in metrics.items():
+            value = None
+            if why_not is not None and _PROBABILITY_INPUTS & _inputs(name):
+                skipped[name] = why_not
+                row.append(value)
+                continue
             with say.progress(f"Computing {name} of {col}"):
                 try:
                     args = (y_true, y_score)
@@ -157,14 +210,27 @@ def ctr_rows(
                         row_counts[name] = counts
                     else:
                         value = spec.func(*args, **kwargs)
-                except RecevalError as exc:  # name the column: the message names y_score
-                    where = "" if source is None else source.place(exc)
-                    raise say.fail(f"{where}{name} of --score {col}: {one_line(exc)}") from None
+                except InputValidationError as exc:
+                    if why_not is None or "y_pred" not in _inputs(name):
+                        raise say.fail(_failed(source, name, col, exc)) from None
+                    skipped[name] = one_line(exc)
+                except RecevalError as exc:
+                    raise say.fail(_failed(source, name, col, exc)) from None
             row.append(value)
         for name, counts in row_counts.items():
             skipped_groups_note(col, name, counts, say)
+        for name, reason in skipped.items():
+            say.note(f"{col}: {name} is not applicable (left empty): {reason}")
+        if skipped:
+            row_counts["not_applicable"] = skipped
         rows.append((row, row_counts))
     return rows
+
+
+def _failed(source: Impressions | None, name: str, col: str, exc: BaseException) -> str:
+    """A metric's error naming the column (the library's message names ``y_score``)."""
+    where = "" if source is None else source.place(exc)
+    return f"{where}{name} of --score {col}: {one_line(exc)}"
 
 
 def skipped_groups_note(col: str, name: str, counts: dict[str, Any], say: Messages) -> None:
@@ -194,41 +260,79 @@ def ctr_table(
 
 
 def ctr_segment_table(
-    data: Impressions, metrics: dict[str, Any], say: Messages, title: str | None = None
+    data: Impressions,
+    metrics: dict[str, Any],
+    say: Messages,
+    title: str | None = None,
+    *,
+    skip_inapplicable: bool = False,
 ) -> ResultTable:
     """Per score column, one row per segment of ``data.segments`` and the overall row
-    (segment ``(all)``): ``score, segment, n_rows`` and the metrics (receval.by_segment)."""
-    from ..exceptions import RecevalError
+    (segment ``(all)``): ``score, segment, n_rows`` and the metrics (receval.by_segment);
+    ``skip_inapplicable`` as for :func:`ctr_rows`, on the overall row's counts."""
+    from ..exceptions import InputValidationError, RecevalError
     from ..segments.compute import by_segment
 
     rows: list[list[Any]] = []
     counts: list[dict[str, Any]] = []
     for col, y_score in data.scores:
-        kwargs: dict[str, Any] = {"sample_weight": data.sample_weight}
+        w = data.sample_weight
+        kwargs: dict[str, Any] = {"sample_weight": w}
         if data.groups is not None and any(spec.needs_group for spec in metrics.values()):
             kwargs["groups"] = data.groups
+        why_not = not_probabilities(y_score) if skip_inapplicable else None
+        skipped: dict[str, str] = {}
         with say.progress(f"Computing {', '.join(metrics)} of {col} by segment"):
             try:
-                report = by_segment(list(metrics), data.y_true, y_score, by=data.segments, **kwargs)
+                if why_not is None:
+                    reports = [by_segment(list(metrics), data.y_true, y_score, by=data.segments,
+                                          **kwargs)]  # fmt: skip
+                else:  # one metric at a time, so that one the scores do not suit is skipped
+                    reports = []
+                    for m in metrics:
+                        if _PROBABILITY_INPUTS & _inputs(m):
+                            skipped[m] = why_not
+                            continue
+                        try:
+                            own = kwargs if metrics[m].needs_group else {"sample_weight": w}
+                            reports.append(
+                                by_segment([m], data.y_true, y_score, by=data.segments, **own)
+                            )
+                        except InputValidationError as exc:
+                            if "y_pred" not in _inputs(m):
+                                raise
+                            skipped[m] = one_line(exc)
             except RecevalError as exc:  # name the column: the message names y_score
                 raise say.fail(f"{data.place(exc)}--score {col}: {one_line(exc)}") from None
         # what the rules left out, on the overall row: the groups gauc skips (over all
-        # the rows) and the segments where a metric is undefined
+        # the rows), the segments where a metric is undefined and the metrics not applicable
         overall: dict[str, Any] = {}
         for m, spec in metrics.items():
-            if spec.counted is not None:
+            if spec.counted is not None and m not in skipped:
                 _, overall[m] = spec.counted(data.y_true, y_score, **kwargs)
                 skipped_groups_note(col, m, overall[m], say)
-        overall["n_segments_undefined"] = dict(report.n_undefined)
-        for record in report.records():
+        undefined = {m: k for r in reports for m, k in r.n_undefined.items()}
+        overall["n_segments_undefined"] = undefined
+        for name, reason in skipped.items():
+            say.note(f"{col}: {name} is not applicable (left empty): {reason}")
+        if skipped:
+            overall["not_applicable"] = skipped
+        if not reports:  # no metric applies: the segments of none
+            rows.append([col, ALL_SEGMENTS, data.n_rows, *(None for _ in metrics)])
+            counts.append(overall)
+            continue
+        merged = [dict(pair for r in each for pair in r.items())
+                  for each in zip(*(r.records() for r in reports), strict=True)]  # fmt: skip
+        for record in merged:
             n = record.pop("n_rows")
             segment = record.pop("segment")
             label = ALL_SEGMENTS if segment is None else segment
-            rows.append([col, label, n, *(record[m] for m in metrics)])
+            rows.append([col, label, n, *(record.get(m) for m in metrics)])
             counts.append(overall if segment is None else {})
-        for m, k in report.n_undefined.items():
+        n_segments = len(reports[0].segments)
+        for m, k in undefined.items():
             if k:
-                say.note(
-                    f"{col}: {m} is undefined (nan) in {k} of {len(report.segments)} segments."
-                )
-    return ResultTable(["score", "segment", "n_rows", *metrics], rows, title=title, counts=counts)
+                say.note(f"{col}: {m} is undefined (nan) in {k} of {n_segments} segments.")
+    return ResultTable(
+        ["score", "segment", "n_rows", *metrics], rows, title=title, counts=counts, keys=2
+    )

@@ -47,12 +47,18 @@ class ResultTable:
     groups skipped, rows in them): the JSON output carries it as each record's
     ``"counts"`` object, CSV and TSV as extra columns (a nested dict's keys as
     ``name:key``); the other formats leave it to the command's notes on stderr.
+    ``keys``: how many leading columns name a row (run, model, segment): a terminal
+    too narrow for the table shows the other columns as rows under those names.
+    ``wrap``: text columns that a terminal may wrap (long descriptions): such a
+    table keeps its layout, its other columns whole.
     """
 
     columns: list[str]
     rows: list[list[Any]]
     title: str | None = None
     counts: list[dict[str, Any]] | None = None
+    keys: int = 1
+    wrap: tuple[str, ...] = ()
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per row, keyed by column name (the JSON output)."""
@@ -175,11 +181,7 @@ def _latex(table: ResultTable, digits: int, out: TextIO) -> None:
     """A booktabs ``tabular``: text columns left, numeric columns right, rounded."""
     from ..report.tables import latex_escape as _tex
 
-    numeric = [
-        bool(table.rows)
-        and all(isinstance(row[j], (int, float)) or row[j] is None for row in table.rows)
-        for j in range(len(table.columns))
-    ]
+    numeric = [_numeric(table, j) for j in range(len(table.columns))]
     out.write("\\begin{tabular}{" + "".join("r" if n else "l" for n in numeric) + "}\n")
     out.write("\\toprule\n" + " & ".join(_tex(c) for c in table.columns) + " \\\\\n\\midrule\n")
     for row in table.rows:
@@ -187,32 +189,87 @@ def _latex(table: ResultTable, digits: int, out: TextIO) -> None:
     out.write("\\bottomrule\n\\end{tabular}\n")
 
 
-def _rich(table: ResultTable, digits: int, out: TextIO) -> None:
-    from rich.console import Console
+def _numeric(table: ResultTable, j: int) -> bool:
+    return bool(table.rows) and all(
+        isinstance(row[j], (int, float)) or row[j] is None for row in table.rows
+    )
+
+
+def _grid(
+    header: Sequence[str],
+    cells: Sequence[Sequence[str]],
+    right: Sequence[bool],
+    wrap: Sequence[str] = (),
+) -> Any:
+    """A rich table whose cells are never cut: those of the ``wrap`` columns wrap (a
+    word longer than the column folds), the others are kept whole."""
     from rich.table import Table
 
     grid = Table()
-    for j, name in enumerate(table.columns):
-        numeric = bool(table.rows) and all(
-            isinstance(row[j], (int, float)) or row[j] is None for row in table.rows
+    for name, numeric in zip(header, right, strict=True):
+        grid.add_column(
+            name,
+            justify="right" if numeric else "left",
+            no_wrap=name not in wrap,
+            overflow="fold",
         )
-        grid.add_column(name, justify="right" if numeric else "left", no_wrap=True)
-    for row in table.rows:
-        grid.add_row(*(_rounded(v, digits) for v in row))
+    for row in cells:
+        grid.add_row(*row)
+    return grid
+
+
+def _layouts(table: ResultTable, digits: int) -> Iterator[list[Any]]:
+    """The table as rich renderables, widest layout first: a row per result, then the
+    columns as rows (one column per result), then one two-column block per result."""
+    cells = [[_rounded(v, digits) for v in row] for row in table.rows]
+    numeric = [_numeric(table, j) for j in range(len(table.columns))]
+    yield [_grid(table.columns, cells, numeric, table.wrap)]
+    n_keys = min(table.keys, len(table.columns))
+    labels = [" ".join(c for c in row[:n_keys] if c) for row in cells]
+    key = " ".join(c for c in table.columns[:n_keys] if c)  # heads the column of names
+    rest = range(n_keys, len(table.columns))
+    transposed = [[table.columns[j], *(row[j] for row in cells)] for j in rest]
+    yield [_grid([key, *labels], transposed, [False, *[True] * len(labels)])]
+    yield [
+        _grid([key, label], [[table.columns[j], row[j]] for j in rest], [False, True])
+        for label, row in zip(labels, cells, strict=True)
+    ]
+
+
+def _rich(table: ResultTable, digits: int, out: TextIO) -> None:
+    """A rich table that never cuts a cell: on a terminal too narrow for a row per
+    result, the columns as rows, else one block per result, else plain lines."""
+    from rich.console import Console
+
     console = Console(file=out, highlight=False)
+    layouts = _layouts(table, digits)
+    chosen = next(layouts)
     if not console.is_terminal:
         # a pipe or a file: never truncate a column to 80 characters
         console = Console(
             file=out,
             highlight=False,
-            width=max(
-                80, console.measure(grid, options=console.options.update_width(10**6)).maximum
-            ),
+            width=max(80, _width(console, chosen)),
             color_system=None,
         )
-    if table.title:
-        console.print(table.title, soft_wrap=True, markup=False)  # never wrapped to the table
-    console.print(grid)
+    elif not table.wrap:
+        width = console.width
+        chosen = next((c for c in (chosen, *layouts) if _width(console, c) <= width), [])
+    if table.title:  # a pipe: never wrapped to the table; a terminal: wrapped to its width
+        console.print(table.title, soft_wrap=not console.is_terminal, markup=False)
+    if not chosen:  # not even one block fits: a line per cell, wrapped by the terminal
+        for row in table.rows:
+            for name, value in zip(table.columns, row, strict=True):
+                console.print(f"{name}: {_rounded(value, digits)}", soft_wrap=True, markup=False)
+            console.print()
+    for grid in chosen:
+        console.print(grid)
+
+
+def _width(console: Any, grids: list[Any]) -> int:
+    """The columns the widest of ``grids`` takes with no cell cut."""
+    options = console.options.update_width(10**6)
+    return max((console.measure(g, options=options).maximum for g in grids), default=0)
 
 
 def render(
@@ -229,7 +286,9 @@ def render(
     table : ResultTable
         The rows to write.
     fmt : OutputFormat
-        ``table``: a rich table with values rounded to ``digits``; ``json``: a
+        ``table``: a rich table with values rounded to ``digits`` (on a terminal
+        too narrow for it, the columns as rows or a block per row: no cell is
+        ever cut); ``json``: a
         list of records ``[{column: value, ...}, ...]`` with full-precision
         floats and ``null`` for nan (and infinity), and the table's counts as
         ``"counts"``; ``csv`` / ``tsv``: a header and one line per row, floats at

@@ -1,4 +1,5 @@
-"""Coercion of option values without pydantic: the command and group classes of ``receval``.
+"""The command and group classes of ``receval``: option coercion without pydantic, help
+pages and usage errors.
 
 The Typer versions that validate with pydantic turn each command-line value into
 its parameter's type with a ``TypeAdapter`` built the first time the parameter is
@@ -11,16 +12,24 @@ bounds, enum choices, lists of them) and hands every other value to Typer's own
 coercion, so unusual spellings and every error message stay exactly Typer's.
 With a Typer whose parameters have no such coercion, they are Typer's classes
 with nothing changed.
+
+Help is click's, wrapped to the terminal and never cut, with the options in
+panels (each option's ``rich_help_panel``) and the values of every enumerated
+option in its metavar (the conventions' choices, the profiles). An unknown
+option gets a suggestion only when a known one is close to it.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from enum import Enum
 from typing import Any, get_args, get_origin
 
+import typer.core
 from typer.core import TyperCommand, TyperGroup
 
+from ..conventions import CHOICES, PROFILES
 from ._stdin import accept_stdin
 
 try:  # Typer's per-parameter coercion (pydantic TypeAdapters, built on first use)
@@ -29,7 +38,13 @@ try:  # Typer's per-parameter coercion (pydantic TypeAdapters, built on first us
 except ImportError:  # a Typer that coerces with click types: nothing to replace
     RuntimeParam = build_runtime_param = coerce_cli_choice = None
 
-__all__ = ["DECLINED", "Command", "Group", "quick_value"]
+__all__ = ["DECLINED", "Command", "Group", "close_options", "quick_value", "words"]
+
+#: The click Typer runs on: its own copy in newer Typers, else the click package.
+_click: Any = getattr(typer.core, "_click", None) or typer.core.click
+
+#: The values of the string options that take one of a few words, by parameter name.
+_WORDS: dict[str, tuple[str, ...]] = {**CHOICES, "profile": tuple(PROFILES)}
 
 #: What :func:`quick_value` returns for a value it leaves to Typer's coercion.
 DECLINED: Any = object()
@@ -130,17 +145,83 @@ def _quick(params: list[Any]) -> list[Any]:
     return params
 
 
+def words(values: tuple[str, ...] | list[str]) -> str:
+    """The metavar of an option that takes one of ``values``: ``[a|b|c]``."""
+    return "[" + "|".join(values) + "]"
+
+
+def close_options(name: str, known: list[str]) -> list[str]:
+    """The known options close to a mistyped ``name`` (compared without the dashes, so
+    that ``--bogus`` is not "close" to ``--user`` for sharing ``--``)."""
+    bare = {option.lstrip("-"): option for option in known if option.startswith("--")}
+    return [bare[m] for m in difflib.get_close_matches(name.lstrip("-"), bare, cutoff=0.75)]
+
+
+def _checked(command: Any, ctx: Any, args: list[str], parse: Any) -> Any:
+    """``parse(ctx, args)``, an unknown option's suggestions made by :func:`close_options`."""
+    try:
+        return parse(ctx, args)
+    except _click.exceptions.NoSuchOption as exc:
+        known = [o for p in command.get_params(ctx) for o in (*p.opts, *p.secondary_opts)]
+        exc.possibilities = close_options(exc.option_name, known)
+        raise
+
+
+def _panels(command: Any, ctx: Any, formatter: Any) -> None:
+    """The arguments, then the options by panel (``rich_help_panel``, else "Options")."""
+    panels: dict[str, list[tuple[str, str]]] = {}
+    for param in command.get_params(ctx):
+        record = param.get_help_record(ctx)
+        if record is not None and param.param_type_name == "argument":
+            record = (param.metavar or param.name.upper(), record[1])  # without its type
+        if record is not None:
+            default = "Arguments" if param.param_type_name == "argument" else "Options"
+            panels.setdefault(getattr(param, "rich_help_panel", None) or default, []).append(record)
+    for name, records in panels.items():
+        with formatter.section(name):
+            formatter.write_dl(records)
+
+
 class Command(TyperCommand):
     """Typer's command class whose parameters coerce plain values without pydantic,
-    and whose input files (``FILE`` parameters other than ``--out``) may be ``-``,
-    standard input (:func:`receval.cli._stdin.stdin_input`)."""
+    whose input files (``FILE`` parameters other than ``--out``) may be ``-``,
+    standard input (:func:`receval.cli._stdin.stdin_input`), and whose enumerated
+    string options show their values."""
 
     def get_params(self, ctx: Any) -> list[Any]:
-        return accept_stdin(_quick(super().get_params(ctx)))
+        params = accept_stdin(_quick(super().get_params(ctx)))
+        for param in params:
+            values = _WORDS.get(param.name or "")
+            if values and param.param_type_name == "option" and param.metavar is None:
+                param.metavar = words(values)
+                if len(f"{param.opts[-1]} {param.metavar}") > 56:  # wider than 60 columns
+                    param.metavar = "WORD"
+                    param.help = f"{param.help} One of: {', '.join(values)}."
+        return params
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return _checked(self, ctx, args, super().parse_args)  # type: ignore[no-any-return]
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        _panels(self, ctx, formatter)
 
 
 class Group(TyperGroup):
-    """Typer's group class whose parameters coerce plain values without pydantic."""
+    """Typer's group class whose parameters coerce plain values without pydantic, and
+    whose help lists each command with its first sentence in full."""
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=10**6)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _quick(super().get_params(ctx))
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return _checked(self, ctx, args, super().parse_args)  # type: ignore[no-any-return]

@@ -27,10 +27,9 @@ from ._common import (
     RunScoreOption,
     UserOption,
     app,
-    choices,
+    convention,
     evaluate_run,
     rank_table,
-    read_propensities,
     read_qrels_runs,
     read_segments,
     run_names,
@@ -39,7 +38,7 @@ from ._output import OutputFormat, ResultTable, render, scalar
 from ._params import Command
 
 
-@app.command(cls=Command, no_args_is_help=True)
+@app.command(cls=Command)
 def rank(
     qrels: QrelsOption[str],
     run: RunOption[list[str]],
@@ -50,6 +49,7 @@ def rank(
         typer.Option(
             "--per-user",
             help="Print each user's values (columns user, run, metrics) instead of the means.",
+            rich_help_panel="Output",
         ),
     ] = False,
     by: Annotated[
@@ -62,11 +62,14 @@ def rank(
             "segment's qrels users (EvaluationReport.by_segment), then the run's overall "
             "row (segment '(all)'). Users without a segment count in '(all)' only.",
             show_default=False,
+            rich_help_panel="Output",
         ),
     ] = None,
     segment: Annotated[
         str,
-        typer.Option("--segment", metavar="COL", help="The segment column of --by."),
+        typer.Option(
+            "--segment", metavar="COL", help="The segment column of --by.", rich_help_panel="Output"
+        ),
     ] = "segment",
     qrels_format: QrelsFormatOption = None,
     run_format: RunFormatOption = None,
@@ -78,114 +81,69 @@ def rank(
         str | None,
         typer.Option(
             "--rank",
+            metavar="COL",
             help="Rank column (1 = top) of CSV/TSV/Parquet runs, used instead of --score.",
             show_default=False,
+            rich_help_panel="Input",
         ),
     ] = None,
-    ties: Annotated[
-        str | None,
-        typer.Option(help=f"Order of tied scores: {choices('ties')}.", show_default=False),
-    ] = None,
-    gain: Annotated[
-        str | None,
-        typer.Option(help=f"Gain of a grade in (n)DCG: {choices('gain')}.", show_default=False),
-    ] = None,
-    ap_normalizer: Annotated[
-        str | None,
-        typer.Option(help=f"Denominator of AP: {choices('ap_normalizer')}.", show_default=False),
-    ] = None,
+    ties: Annotated[str | None, convention("Order of tied scores.")] = None,
+    gain: Annotated[str | None, convention("Gain of a grade in (n)DCG.")] = None,
+    ap_normalizer: Annotated[str | None, convention("Denominator of AP.")] = None,
     rel_threshold: Annotated[
-        int | None,
-        typer.Option(help="Grade at or above which an item is relevant.", show_default=False),
+        int | None, convention("Grade at or above which an item is relevant.")
     ] = None,
-    missing_users: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Qrels users absent from a run: {choices('missing_users')}.",
-            show_default=False,
-        ),
-    ] = None,
-    empty_users: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Users without a relevant item: {choices('empty_users')}.", show_default=False
-        ),
-    ] = None,
-    ideal: Annotated[
-        str | None,
-        typer.Option(help=f"What the ideal DCG ranks: {choices('ideal')}.", show_default=False),
-    ] = None,
+    missing_users: Annotated[str | None, convention("Qrels users absent from a run.")] = None,
+    empty_users: Annotated[str | None, convention("Users without a relevant item.")] = None,
+    ideal: Annotated[str | None, convention("What the ideal DCG ranks.")] = None,
     gain_grades: Annotated[
         str | None,
-        typer.Option(
-            help=f"Grades that earn a gain in DCG/NDCG: {choices('gain_grades')} "
-            "(positive: every grade >= 1, as trec_eval's ndcg).",
-            show_default=False,
+        convention(
+            "Grades that earn a gain in DCG/NDCG (positive: every grade >= 1, as trec_eval's ndcg)."
         ),
     ] = None,
     zero_users: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Users whose value is 0: {choices('zero_users')} (skip: left out of the mean).",
-            show_default=False,
-        ),
+        str | None, convention("Users whose value is 0 (skip: left out of the mean).")
     ] = None,
     hit_scores: Annotated[
         str | None,
-        typer.Option(
-            help=f"Scores that can make a hit: {choices('hit_scores')} (positive: an item "
-            "scored <= 0 is never a hit, as torchmetrics).",
-            show_default=False,
+        convention(
+            "Scores that can make a hit (positive: an item scored <= 0 is never a hit, as "
+            "torchmetrics)."
         ),
     ] = None,
     precision_normalizer: Annotated[
         str | None,
-        typer.Option(
-            help=f"Denominator of precision@k: {choices('precision_normalizer')} (retrieved: "
-            "min(k, the list's length), as LensKit).",
-            show_default=False,
+        convention(
+            "Denominator of precision@k (retrieved: min(k, the list's length), as LensKit)."
         ),
     ] = None,
     recall_normalizer: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Denominator of recall@k: {choices('recall_normalizer')} (min_k: min(R, k), "
-            "as LensKit).",
-            show_default=False,
-        ),
+        str | None, convention("Denominator of recall@k (min_k: min(R, k), as LensKit).")
     ] = None,
     discount: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Rank discount of (n)DCG: {choices('discount')} (clipped: log2(max(rank, 2)), "
-            "as LensKit).",
-            show_default=False,
-        ),
+        str | None, convention("Rank discount of (n)DCG (clipped: log2(max(rank, 2)), as LensKit).")
     ] = None,
     depth: Annotated[
         int | None,
-        typer.Option(
+        convention(
+            "Only the first N items of each list count, for every metric (trec_eval's -M; 0: all).",
             min=0,
-            help="Only the first N items of each list count, for every metric (trec_eval's "
-            "-M; 0: all).",
-            show_default=False,
         ),
     ] = None,
     judged_only: Annotated[
         bool | None,
-        typer.Option(
+        convention(
+            "Remove the items absent from the user's qrels before any metric (trec_eval's -J, "
+            "ir_measures' judged_only).",
             "--judged-only/--all-items",
-            help="Remove the items absent from the user's qrels before any metric "
-            "(trec_eval's -J, ir_measures' judged_only).",
-            show_default=False,
         ),
     ] = None,
     grades: Annotated[
         str | None,
-        typer.Option(
-            help=f"How bpref and rbp read the grades: {choices('grades')} (raw: as ranx, a "
-            "negative grade judged non-relevant and RBP's gains the grades themselves).",
-            show_default=False,
+        convention(
+            "How bpref and rbp read the grades (raw: as ranx, a negative grade judged "
+            "non-relevant and RBP's gains the grades themselves)."
         ),
     ] = None,
     propensities: Annotated[
@@ -198,14 +156,16 @@ def rank(
             "that a relevant item was observed), or --item and propensity (per item). "
             "--estimator defaults to ips with it.",
             show_default=False,
+            rich_help_panel="Propensities",
         ),
     ] = None,
     estimator: Annotated[
         str | None,
         typer.Option(
-            help=f"How relevant items are weighed: {choices('estimator')} (ips: 1 / "
+            help="How relevant items are weighed (ips: 1 / "
             "propensity; snips: also normalised by the weights' sum).",
             show_default=False,
+            rich_help_panel="Propensities",
         ),
     ] = None,
     propensity_clip: Annotated[
@@ -215,6 +175,7 @@ def rank(
             max=1.0,
             help="The smallest propensity a weight uses: 1 / max(p, clip).",
             show_default=False,
+            rich_help_panel="Propensities",
         ),
     ] = None,
     min_match: Annotated[
@@ -225,6 +186,7 @@ def rank(
             help="Warn when the share of qrels users found in a run, or of a run's items "
             "judged in the qrels, is below this (ids with a prefix or of another type match "
             "nothing).",
+            rich_help_panel="Input",
         ),
     ] = 0.1,
     allow_unmatched: Annotated[
@@ -233,6 +195,7 @@ def rank(
             "--allow-unmatched",
             help="Score a run that matches no qrels user or item (every metric 0) instead "
             "of stopping with an error.",
+            rich_help_panel="Input",
         ),
     ] = False,
     baseline: Annotated[
@@ -242,14 +205,16 @@ def rank(
             help="With several runs: mark significance against this run (a file name); "
             "default: every pair.",
             show_default=False,
+            rich_help_panel="Significance",
         ),
     ] = None,
     test: Annotated[
         str,
         typer.Option(
-            help="With several runs: the paired test behind the significance letters "
-            "(randomization, student, wilcoxon) or none. See receval compare for p-values "
-            "and intervals.",
+            metavar="[randomization|student|wilcoxon|none]",
+            help="With several runs: the paired test behind the significance letters. See "
+            "receval compare for p-values and intervals.",
+            rich_help_panel="Significance",
         ),
     ] = "randomization",
     permutations: PermutationsOption = 1000,
@@ -331,7 +296,7 @@ def rank(
             for name, rep in reports
             for i, u in enumerate(rep.users)
         ]
-        table = ResultTable(["user", "run", *metrics], rows)
+        table = ResultTable(["user", "run", *metrics], rows, keys=2)
     elif len(reports) > 1 and test != "none" and output_format in _LETTER_FORMATS:
         from ..comparison.models import compare
         from ._compare import comparison_output, power_notes, work_line
@@ -377,8 +342,28 @@ def segment_table(
             label = ALL_SEGMENTS if record["segment"] is None else record["segment"]
             rows.append([name, label, record["n_users"], *(record[m] for m in metrics)])
             counts.append(overall if record["segment"] is None else {})
-    return ResultTable(["run", "segment", "n_users", *metrics], rows, counts=counts)
+    return ResultTable(["run", "segment", "n_users", *metrics], rows, counts=counts, keys=2)
 
 
 # formats in which ``rank`` marks significance with letters (the others keep plain numbers)
 _LETTER_FORMATS = (OutputFormat.table, OutputFormat.markdown, OutputFormat.latex)
+
+
+def read_propensities(path: str, user: str, item: str) -> Any:
+    """``--propensities``: a CSV, TSV or Parquet file with columns ``--user``, ``--item``
+    and ``propensity`` (per user and item), or ``--item`` and ``propensity`` (per item),
+    as an Arrow table with columns user, item, propensity (or item, propensity)."""
+    from ..data.io import infer_format, read_table
+    from ..exceptions import InputValidationError
+
+    fmt = infer_format(path) or "csv"
+    try:
+        table = read_table(
+            path, [user, item, "propensity"], "--propensities", fmt, id_columns=(user, item)
+        )
+    except InputValidationError as exc:
+        if f"no column {user!r}" not in str(exc):
+            raise
+        table = read_table(path, [item, "propensity"], "--propensities", fmt, id_columns=(item,))
+        return table.rename_columns(["item", "propensity"])
+    return table.rename_columns(["user", "item", "propensity"])

@@ -138,7 +138,7 @@ def _write_report(doc: Any, out: str, say: Messages) -> None:
         typer.echo(f"report written to {path}", err=True)
 
 
-@app.command("report", cls=_ArgvCommand, no_args_is_help=True)
+@app.command("report", cls=_ArgvCommand)
 def report_command(
     ctx: typer.Context,
     out: Annotated[
@@ -147,7 +147,9 @@ def report_command(
             "--out", "-o", metavar="FILE", help="The HTML file to write.", show_default=False
         ),
     ],
-    title: Annotated[str, typer.Option(help="Title of the report.")] = "receval report",
+    title: Annotated[
+        str, typer.Option(metavar="TEXT", help="Title of the report.")
+    ] = "receval report",
     qrels: QrelsOption[str | None] = None,
     run: RunOption[list[str] | None] = None,
     metric: RankMetricOption = None,

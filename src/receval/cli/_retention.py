@@ -35,7 +35,7 @@ from ._output import OutputFormat, ResultTable, render, rows_of
 from ._params import Command
 
 
-@app.command("retention", cls=Command, no_args_is_help=True)
+@app.command("retention", cls=Command)
 def retention_command(
     file: Annotated[
         str,
@@ -61,7 +61,8 @@ def retention_command(
     tz: TzOption = "UTC",
     time_unit: TimeUnitOption = None,
     before_signup: Annotated[
-        str, typer.Option(help="Events before their user's signup: keep, drop or error.")
+        str,
+        typer.Option(metavar="[keep|drop|error]", help="Events before their user's signup."),
     ] = "keep",
     table: Annotated[
         RetentionTable,

@@ -64,3 +64,34 @@ def test_the_top_level_function_is_not_shadowed_by_a_package():
 
     assert callable(receval.compare)
     assert callable(receval.evaluate)
+
+
+def test_the_functions_of_the_registry_rows_are_exported_from_the_rows():
+    # receval's top level reads each metric function's place from its registry row
+    # (function_path); its own table holds only the names no row gives
+    import receval
+    from receval.registry import ENTRIES, load
+
+    rows = {e.function_path for e in ENTRIES.values() if e.function_path}
+    for path in rows:
+        name = path.rpartition(":")[2]
+        assert name in receval.__all__ and name in dir(receval)
+        assert getattr(receval, name) is load(path)
+    assert not {p.rpartition(":")[2] for p in rows} & set(receval._EXPORTS)
+
+
+def test_importing_receval_loads_neither_the_registry_nor_numpy():
+    code = (
+        "import sys, receval\n"
+        "print(sorted(m for m in sys.modules if 'registry' in m or m == 'numpy'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_private_or_unknown_name_is_an_attribute_error():
+    import receval
+
+    for name in ("_no_such_name", "no_such_name"):
+        with pytest.raises(AttributeError, match=f"has no attribute '{name}'"):
+            getattr(receval, name)

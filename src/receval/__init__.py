@@ -11,6 +11,9 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
+#: The public names no registry row gives, and the module of each. The functions
+#: of the metrics come from the rows (:func:`_row_functions`), so a new metric's
+#: row is all this module needs.
 _EXPORTS: dict[str, str] = {
     # classification (hard labels)
     "confusion_matrix": "receval.metrics._classification",
@@ -22,42 +25,20 @@ _EXPORTS: dict[str, str] = {
     "false_positive_rate": "receval.metrics._precision_recall",
     "f1_score": "receval.metrics._precision_recall",
     "fbeta_score": "receval.metrics._precision_recall",
-    # losses and errors
-    "log_loss": "receval.metrics._loss",
-    "root_mean_squared_error": "receval.metrics._loss",
-    "mean_absolute_error": "receval.metrics._loss",
-    "normalized_entropy": "receval.metrics._loss",
-    "brier_score_loss": "receval.metrics._regression",
-    "r2_score": "receval.metrics._regression",
-    "explained_variance_score": "receval.metrics._regression",
     # curves
     "roc_curve": "receval.metrics._curves",
     "precision_recall_curve": "receval.metrics._curves",
     "calibration_curve": "receval.metrics._calibration",
-    # areas and grouped AUC
-    "roc_auc_score": "receval.metrics._auc",
-    "average_precision_score": "receval.metrics._auc",
-    "pr_auc_score": "receval.metrics._auc",
-    "break_even_point": "receval.metrics._auc",
-    "partial_auc": "receval.metrics._partial_auc",
+    # intervals and tests of the AUC
     "roc_auc_ci": "receval.metrics._delong",
     "delong_test": "receval.metrics._delong",
     "AUCInterval": "receval.metrics._delong",
     "DeLongTest": "receval.metrics._delong",
-    "gauc_score": "receval.metrics._gauc",
-    "xauc_score": "receval.metrics._xauc",
     # off-policy estimates from logged bandit feedback
-    "ips_estimate": "receval.metrics._offpolicy",
-    "snips_estimate": "receval.metrics._offpolicy",
-    "dr_estimate": "receval.metrics._offpolicy",
     "policy_value_interval": "receval.metrics._offpolicy",
     "PolicyValueInterval": "receval.metrics._offpolicy",
     "group_auc": "receval.metrics._gauc",
     "GroupAUCReport": "receval.metrics._gauc",
-    # calibration
-    "pcoc": "receval.metrics._calibration",
-    "copc": "receval.metrics._calibration",
-    "expected_calibration_error": "receval.metrics._calibration",
     # sampled evaluation
     "sample_negatives": "receval.sampled.negatives",
     "Candidates": "receval.sampled.negatives",
@@ -76,7 +57,6 @@ _EXPORTS: dict[str, str] = {
     "ndcg_at_k": "receval.metrics._ranking",
     "Qrels": "receval.data._ranked",
     "Run": "receval.data._ranked",
-    "evaluate": "receval.ranking",
     # out of core: files larger than memory
     "scan": "receval.data.scan",
     "Scan": "receval.data.scan",
@@ -106,10 +86,6 @@ _EXPORTS: dict[str, str] = {
     # beyond accuracy
     "intra_list_similarity": "receval.metrics.beyond.diversity",
     "diversity": "receval.metrics.beyond.diversity",
-    "catalog_coverage": "receval.metrics.beyond.catalog",
-    "novelty": "receval.metrics.beyond.diversity",
-    "personalization": "receval.metrics.beyond.catalog",
-    "gini_index": "receval.metrics.beyond.catalog",
     "MeanOverUsers": "receval.metrics.beyond.lists",
     # popularity bias
     "average_recommendation_popularity": "receval.metrics.beyond.popularity_users",
@@ -117,11 +93,6 @@ _EXPORTS: dict[str, str] = {
     "average_coverage_long_tail": "receval.metrics.beyond.popularity_users",
     "average_popularity": "receval.metrics.beyond.popularity_users",
     "tail_percentage": "receval.metrics.beyond.popularity_users",
-    "popularity_equal_opportunity": "receval.metrics.beyond.popularity",
-    "popularity_statistical_parity": "receval.metrics.beyond.popularity",
-    "item_coverage": "receval.metrics.beyond.popularity",
-    "shannon_entropy": "receval.metrics.beyond.popularity",
-    "distributional_coverage": "receval.metrics.beyond.popularity",
     # exposure fairness
     "expected_exposure": "receval.metrics.beyond.exposure",
     "ExpectedExposureReport": "receval.metrics.beyond.exposure",
@@ -131,12 +102,8 @@ _EXPORTS: dict[str, str] = {
     "serendipity": "receval.metrics.beyond.serendipity",
     "user_serendipity": "receval.metrics.beyond.serendipity",
     "user_item_serendipity": "receval.metrics.beyond.serendipity",
-    "popularity_serendipity": "receval.metrics.beyond.serendipity",
-    "intersection": "receval.metrics.beyond.overlap",
-    "user_coverage": "receval.metrics.beyond.overlap",
     "miscalibration": "receval.metrics.beyond.miscalibration",
     # retention
-    "retention": "receval.metrics.retention",
     "RetentionReport": "receval.metrics.retention",
     # streaming: accumulators for training and validation loops
     "metric": "receval.engine.accumulator",
@@ -153,7 +120,21 @@ _EXPORTS: dict[str, str] = {
     "UnmatchedIdsWarning": "receval.exceptions",
 }
 
-__all__ = sorted(_EXPORTS)
+
+def _row_functions() -> dict[str, str]:
+    """The functions the registry's rows name (``function_path``), by name: module.
+
+    Read on first use: the registry loads NumPy, which ``import receval`` does not.
+    """
+    from .registry import ENTRIES
+
+    paths = (entry.function_path for entry in ENTRIES.values() if entry.function_path)
+    return {attr: module for module, _, attr in (p.partition(":") for p in paths)}
+
+
+def _names() -> list[str]:
+    """``__all__``: every public name, read on first use (the rows' from the registry)."""
+    return sorted({*_EXPORTS, *_row_functions()})
 
 
 def _version() -> str:
@@ -178,13 +159,16 @@ if not TYPE_CHECKING:  # type checkers see the names imported below, and no othe
 
     def __getattr__(name: str) -> Any:
         if name == "__version__":  # read on first use: importlib.metadata costs tens of ms
-            version = _version()
-            globals()["__version__"] = version
-            return version
-        module = _EXPORTS.get(name)
-        if module is None:
+            value: Any = _version()
+        elif name == "__all__":
+            value = _names()
+        elif name.startswith("_"):
             raise AttributeError(f"module 'receval' has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+        else:
+            module = _EXPORTS.get(name) or _row_functions().get(name)
+            if module is None:
+                raise AttributeError(f"module 'receval' has no attribute {name!r}")
+            value = getattr(importlib.import_module(module), name)
         globals()[name] = value
         return value
 
@@ -229,11 +213,12 @@ if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(_names()))
 
 
 if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     __version__: str
+    __all__: list[str]
 
     from .sampled.corrections import (
         corrected_metric as corrected_metric,

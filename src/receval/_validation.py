@@ -96,6 +96,16 @@ def check_number(
     return value.item() if isinstance(value, np.generic) else value
 
 
+def check_has_columns(where: str, columns: Sequence[str], names: Sequence[str]) -> None:
+    """Raise naming the file (``where``) and its columns when one of ``columns`` is not
+    among ``names``."""
+    for column in columns:
+        if column not in names:
+            raise InputValidationError(
+                f"{where}: no column {column!r}. Got columns {format_values(names, limit=10)}."
+            )
+
+
 # ---------------------------------------------------------------- arrays
 def _has_trailing_nul(x: Any) -> bool:
     """Whether a sequence holds a str or bytes ending in NUL."""

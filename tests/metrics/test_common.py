@@ -168,7 +168,7 @@ POINTWISE_MODULES = {
 PUBLIC_METRICS = {
     name
     for name in receval.__all__
-    if receval._EXPORTS[name] in POINTWISE_MODULES
+    if getattr(getattr(receval, name), "__module__", None) in POINTWISE_MODULES
     and callable(getattr(receval, name))
     and not isinstance(getattr(receval, name), type)
     and name not in {"group_auc"}  # gauc_score's report; covered by the gauc adapters

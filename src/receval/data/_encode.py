@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,7 @@ def _factorize_int_range(
     return codes, values[first]
 
 
+@dataclass(eq=False)
 class EncodedIds:
     """Ids already encoded (by the TREC reader): ``codes`` (int32, in order of first
     appearance) and ``uniques`` (the distinct ids); :func:`factorize` returns them.
@@ -42,12 +44,9 @@ class EncodedIds:
     :func:`int_runs` returns them, :func:`factorize` the codes they stand for.
     """
 
-    def __init__(
-        self, codes: np.ndarray | None, uniques: np.ndarray, offsets: np.ndarray | None = None
-    ) -> None:
-        self.codes = codes
-        self.uniques = uniques
-        self.offsets = offsets
+    codes: np.ndarray | None
+    uniques: np.ndarray
+    offsets: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.row_offsets[-1]) if self.codes is None else len(self.codes)

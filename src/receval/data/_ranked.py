@@ -22,10 +22,6 @@ from ._columns import read_qrels, read_run
 from ._encode import factorize, group_users, string_order
 
 
-def _length(x: Any) -> int:
-    return len(x)
-
-
 def _as_numbers(x: Any, name: str, func: str) -> np.ndarray:
     if type(x).__module__.startswith("pyarrow"):
         x = x.to_numpy(zero_copy_only=False)
@@ -47,17 +43,13 @@ class _RankedBase:
         func = self._func
         if users is None or items is None:
             raise InputValidationError(f"{func}: users and items are required.")
-        n = v.check_same_length(func, users=_Len(users), items=_Len(items))
+        n = v.check_same_length(func, users=users, items=items)
         v.check_not_empty(n, "users", func)
-        offsets, rows = self._group_users(users)
+        # user ids in order of first appearance; rows: the input row of each position
+        # (empty when the rows are already grouped by user)
+        offsets, rows, self.user_ids = group_users(users, func)
         item_codes, self.item_ids = factorize(items, "items", func, any_order=True)
         return offsets, rows, item_codes, n
-
-    def _group_users(self, users: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Set ``user_ids`` (order of first appearance); CSR offsets and the input row
-        of each position (empty when the rows are already grouped by user)."""
-        offsets, rows, self.user_ids = group_users(users, self._func)
-        return offsets, rows
 
     def _append_users_without_rows(self, users: list[Any]) -> None:
         ids = np.empty(len(self.user_ids) + len(users), dtype=object)
@@ -108,16 +100,6 @@ class _RankedBase:
         raise error
 
 
-class _Len:
-    """Length-only view used to compare column lengths without converting them."""
-
-    def __init__(self, x: Any) -> None:
-        self._n = len(x)
-
-    def __len__(self) -> int:
-        return self._n
-
-
 def _py(x: Any) -> Any:
     return x.item() if isinstance(x, np.generic) else x
 
@@ -166,11 +148,7 @@ class Qrels(_RankedBase):
         if grades is None:
             return np.ones(n)
         g = _as_numbers(grades, "grades", func)
-        if len(g) != n:
-            raise InputValidationError(
-                f"{func}: users, items and grades must have the same length. "
-                f"Got lengths [{n}, {n}, {len(g)}]."
-            )
+        v.check_same_length(func, users=range(n), items=range(n), grades=g)
         bad = None if integral else g != np.floor(g)
         if bad is not None and bad.any():
             raise InputValidationError(
@@ -322,14 +300,9 @@ class Run(_RankedBase):
                 f"{'both' if scores is not None else 'neither'}."
             )
         offsets, rows, item_codes, n = self._encode(users, items)
-        values = _as_numbers(
-            scores if ranks is None else ranks, "scores" if ranks is None else "ranks", func
-        )
-        if len(values) != n:
-            raise InputValidationError(
-                f"{func}: users, items and {'scores' if ranks is None else 'ranks'} must have "
-                f"the same length. Got lengths [{n}, {n}, {len(values)}]."
-            )
+        kind = "scores" if ranks is None else "ranks"
+        values = _as_numbers(scores if ranks is None else ranks, kind, func)
+        v.check_same_length(func, users=range(n), items=range(n), **{kind: values})
         self._build(offsets, rows, item_codes, values, ranks is not None, name)
 
     def _build(

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import format_values
+from .._validation import check_has_columns, format_values
 from ..exceptions import InputValidationError
 from ._open import check_file, compression_of, header_not_utf8, open_input, sentence
 from ._open import place as row_place
@@ -300,13 +300,7 @@ def read_table(
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            names = pq.read_schema(path).names
-            missing = [c for c in columns if c not in names]
-            if missing:
-                raise InputValidationError(
-                    f"{path}: no column {missing[0]!r}. Got columns "
-                    f"{format_values(names, limit=10)}."
-                )
+            check_has_columns(path, columns, pq.read_schema(path).names)
             return pq.read_table(path, columns=list(columns))
         if fmt in ("csv", "tsv"):
             return _read_csv(path, columns, fmt, id_columns)
@@ -345,13 +339,7 @@ def _read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[
         try:
             with open_input(path) as stream:
                 reader = pcsv.open_csv(stream, read_options=read, parse_options=parse)
-                names = reader.schema.names
-            missing = [c for c in columns if c not in names]
-            if missing:
-                raise InputValidationError(
-                    f"{path}: no column {missing[0]!r}. Got columns "
-                    f"{format_values(names, limit=10)}."
-                )
+                check_has_columns(path, columns, reader.schema.names)
             convert = pcsv.ConvertOptions(
                 column_types={c: pa.string() for c in id_columns if c in columns},
                 include_columns=list(columns),
@@ -493,14 +481,9 @@ class ParquetColumns:
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputValidationError(f"{path}: {exc}") from exc
         self.schema = meta.schema_arrow
-        names = self.schema.names
         self.num_rows = meta.metadata.num_rows
         self.num_row_groups = meta.metadata.num_row_groups
-        for column in columns:
-            if column not in names:
-                raise InputValidationError(
-                    f"{path}: no column {column!r}. Got columns {format_values(names, limit=10)}."
-                )
+        check_has_columns(path, columns, self.schema.names)
 
     def read(self, column: str) -> Any:
         """One column, whole, as a NumPy array (an Arrow array for strings)."""

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .._validation import check_number, format_values
+from .._validation import check_has_columns, check_number, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._origin import Batch, Origin
 
@@ -270,14 +270,9 @@ class Scan:
         return ScanColumn(self, name)
 
     def _check_columns(self, names: Sequence[str]) -> None:
-        for name in names:
-            if name not in self.columns:
-                # several files: the columns are those of the first
-                where = self.name if len(self.paths) == 1 else self.paths[0]
-                raise InputValidationError(
-                    f"{where}: no column {name!r}. Got columns "
-                    f"{format_values(self.columns, limit=10)}."
-                )
+        # several files: the columns are those of the first
+        where = self.name if len(self.paths) == 1 else self.paths[0]
+        check_has_columns(where, names, self.columns)
 
     def as_run(
         self,

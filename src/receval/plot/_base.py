@@ -70,13 +70,14 @@ def label(model: str | None, text: str) -> str:
 
 class Display:
     """What every display object of receval.plot shares: the artists of its last
-    drawing (``ax_``, ``figure_``, ``lines_``), set by :meth:`start`."""
+    drawing (``ax_``, ``figure_``, ``lines_``), set by :meth:`start`. Each display is a
+    dataclass of its numbers (keyword arguments)."""
 
     ax_: Any = None
     figure_: Any = None
     lines_: list[Any]
 
-    def __init__(self) -> None:
+    def __post_init__(self) -> None:
         self.lines_ = []
 
     def start(self, ax: Any) -> Any:

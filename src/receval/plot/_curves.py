@@ -94,7 +94,8 @@ def precision_recall(
     ax : matplotlib Axes, default=None
         Where to draw; a new figure when None.
     sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights, used by the curves, AP and the break-even point.
+        Non-negative weights, used by the curves, AP, the break-even point and
+        the prevalence.
 
     Returns
     -------

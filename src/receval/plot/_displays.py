@@ -6,6 +6,7 @@ side; ``ax_``, ``figure_`` and ``lines_`` are the last drawing's artists.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ __all__ = ["CalibrationDisplay", "PrecisionRecallDisplay", "RocCurveDisplay"]
 Floats = NDArray[np.float64]
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class RocCurveDisplay(Display):
     """ROC curves of one or several models, with their AUC.
 
@@ -58,15 +60,9 @@ class RocCurveDisplay(Display):
     False
     """
 
-    def __init__(
-        self,
-        *,
-        fpr: dict[str | None, Floats],
-        tpr: dict[str | None, Floats],
-        roc_auc: dict[str | None, float],
-    ) -> None:
-        self.fpr, self.tpr, self.roc_auc = fpr, tpr, roc_auc
-        super().__init__()
+    fpr: dict[str | None, Floats]
+    tpr: dict[str | None, Floats]
+    roc_auc: dict[str | None, float]
 
     @classmethod
     def from_predictions(
@@ -81,14 +77,8 @@ class RocCurveDisplay(Display):
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            Binary labels, shared by every model.
-        scores : array-like of shape (n_samples,) or dict of str to array-like
-            One model's scores, or ``{model name: scores}`` for several models.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights, used by the curves and the AUCs.
-        ax : matplotlib Axes, default=None
-            Where to draw; a new figure when None.
+        y_true, scores, sample_weight, ax
+            As for :func:`receval.plot.roc`.
 
         Returns
         -------
@@ -122,6 +112,7 @@ class RocCurveDisplay(Display):
         return self
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class PrecisionRecallDisplay(Display):
     """Precision-recall curves with average precision, the break-even point and
     the prevalence (the precision of a random ranking).
@@ -158,19 +149,11 @@ class PrecisionRecallDisplay(Display):
     ({None: 0.8333333333333333}, 0.4)
     """
 
-    def __init__(
-        self,
-        *,
-        precision: dict[str | None, Floats],
-        recall: dict[str | None, Floats],
-        average_precision: dict[str | None, float],
-        break_even: dict[str | None, float],
-        prevalence: float | None = None,
-    ) -> None:
-        self.precision, self.recall = precision, recall
-        self.average_precision, self.break_even = average_precision, break_even
-        self.prevalence = prevalence
-        super().__init__()
+    precision: dict[str | None, Floats]
+    recall: dict[str | None, Floats]
+    average_precision: dict[str | None, float]
+    break_even: dict[str | None, float]
+    prevalence: float | None = None
 
     @classmethod
     def from_predictions(
@@ -186,15 +169,8 @@ class PrecisionRecallDisplay(Display):
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            Binary labels, shared by every model.
-        scores : array-like of shape (n_samples,) or dict of str to array-like
-            One model's scores, or ``{model name: scores}`` for several models.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights, used by the curves, AP, the break-even point
-            and the prevalence.
-        ax : matplotlib Axes, default=None
-            Where to draw; a new figure when None.
+        y_true, scores, sample_weight, ax
+            As for :func:`receval.plot.precision_recall`.
 
         Returns
         -------
@@ -244,6 +220,7 @@ class PrecisionRecallDisplay(Display):
         return self
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class CalibrationDisplay(Display):
     """Reliability curves (observed rate against mean prediction) with PCOC.
 
@@ -276,15 +253,9 @@ class CalibrationDisplay(Display):
     (array([0.2, 0.8]), array([0., 1.]))
     """
 
-    def __init__(
-        self,
-        *,
-        prob_true: dict[str | None, Floats],
-        prob_pred: dict[str | None, Floats],
-        pcoc: dict[str | None, float],
-    ) -> None:
-        self.prob_true, self.prob_pred, self.pcoc = prob_true, prob_pred, pcoc
-        super().__init__()
+    prob_true: dict[str | None, Floats]
+    prob_pred: dict[str | None, Floats]
+    pcoc: dict[str | None, float]
 
     @classmethod
     def from_predictions(
@@ -301,19 +272,8 @@ class CalibrationDisplay(Display):
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            Binary labels, shared by every model.
-        scores : array-like of shape (n_samples,) or dict of str to array-like
-            One model's predicted probabilities in [0, 1], or
-            ``{model name: probabilities}`` for several models.
-        n_bins : int, default=10
-            Number of bins.
-        strategy : {"uniform", "quantile"}, default="uniform"
-            Equal-width bins, or bins with equal numbers of samples (per model).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights, used by the bin means and PCOC.
-        ax : matplotlib Axes, default=None
-            Where to draw; a new figure when None.
+        y_true, scores, n_bins, strategy, sample_weight, ax
+            As for :func:`receval.plot.calibration`.
 
         Returns
         -------

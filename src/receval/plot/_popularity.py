@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -127,6 +128,7 @@ def long_tail(
     ).ax_
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class LongTailDisplay(Display):
     """The long-tail curves of :func:`long_tail_curves`, kept with their drawing: the
     display behind :func:`long_tail`.
@@ -155,9 +157,7 @@ class LongTailDisplay(Display):
     (['popular', 'rare'], 3)
     """
 
-    def __init__(self, *, curves: dict[str, Any]) -> None:
-        self.curves = curves
-        super().__init__()
+    curves: dict[str, Any]
 
     @classmethod
     def from_runs(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .. import _validation as v
@@ -146,6 +147,7 @@ def metric_at_k(
                                       **conventions).ax_  # fmt: skip
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class MetricAtKDisplay(Display):
     """Mean ranking metrics against the cut-off k: the numbers of
     :func:`receval.plot.metric_at_k`, kept on the object, and their drawing.
@@ -178,9 +180,8 @@ class MetricAtKDisplay(Display):
     ['-']
     """
 
-    def __init__(self, *, ks: list[int], means: dict[tuple[str | None, str], list[float]]) -> None:
-        self.ks, self.means = ks, means
-        super().__init__()
+    ks: list[int]
+    means: dict[tuple[str | None, str], list[float]]
 
     @classmethod
     def from_runs(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -93,7 +94,6 @@ def retention_heatmap(
             [ True,  True,  True]],
       fill_value=1e+20)
     """
-    v.check_option(values, "values", "retention_heatmap", ["count", "rate"])
     return RetentionHeatmapDisplay.from_report(
         report, values=values, ax=ax, cmap=cmap, annotate=annotate
     ).ax_
@@ -192,6 +192,7 @@ def retention_curve(
     ).ax_
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class RetentionHeatmapDisplay(Display):
     """The cohort x offset table of a RetentionReport, kept with its drawing: the
     display behind :func:`retention_heatmap`.
@@ -232,18 +233,14 @@ class RetentionHeatmapDisplay(Display):
            [False,  True]])
     """
 
-    def __init__(
-        self,
-        *,
-        table: NDArray[np.float64],
-        mask: NDArray[np.bool_],
-        periods: Any,
-        period: str,
-        values: str,
-    ) -> None:
-        self.table, self.mask, self.periods = table, mask, periods
-        self.period, self.values = period, values
-        super().__init__()
+    table: NDArray[np.float64]
+    mask: NDArray[np.bool_]
+    periods: Any
+    period: str
+    values: str
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         self.image_: Any = None
 
     @classmethod
@@ -305,6 +302,7 @@ class RetentionHeatmapDisplay(Display):
         return self
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class RetentionCurveDisplay(Display):
     """Mean retention against the offset N, for one or several RetentionReports: the
     display behind :func:`retention_curve`.
@@ -337,11 +335,8 @@ class RetentionCurveDisplay(Display):
     (array([1, 2]), array([0.25, 0.5 ]))
     """
 
-    def __init__(
-        self, *, curves: dict[str | None, tuple[NDArray[Any], NDArray[np.float64]]], period: str
-    ) -> None:
-        self.curves, self.period = curves, period
-        super().__init__()
+    curves: dict[str | None, tuple[NDArray[Any], NDArray[np.float64]]]
+    period: str
 
     @classmethod
     def from_report(

@@ -164,91 +164,35 @@ class Conventions:
 
 FIELDS = tuple(f.name for f in fields(Conventions))
 
-#: What each peer library does, as receval conventions.
+#: What each peer library does, as receval conventions (receval's default where unset).
 PROFILES: dict[str, Conventions] = {
     # trec_eval / pytrec_eval: P_k divides by k, map by R, ndcg linear on every
     # positive grade whatever -l says (-l moves only the binary measures' threshold),
     # ties by docno descending, queries absent from the run ignored (no -c flag),
     # queries without relevant documents still evaluated (their values are 0)
-    "trec_eval": Conventions(
-        ap_normalizer="relevant",
-        gain="linear",
-        rel_threshold=1,
-        ties="trec",
-        missing_users="skip",
-        empty_users="zero",
-        ideal="judged",
-        gain_grades="positive",
-    ),
+    "trec_eval": Conventions(missing_users="skip", empty_users="zero", gain_grades="positive"),
     # scikit-learn ndcg_score / dcg_score: tied scores averaged, the ideal ranking
     # of the candidates themselves, grades as linear gains, every row evaluated
-    "sklearn": Conventions(
-        ap_normalizer="relevant",
-        gain="linear",
-        rel_threshold=1,
-        ties="average",
-        missing_users="zero",
-        empty_users="zero",
-        ideal="candidates",
-    ),
+    "sklearn": Conventions(ties="average", empty_users="zero", ideal="candidates"),
     # ranx: AP by R, linear ndcg (ndcg_burges is exponential), ties by input
     # order of the sorted run, queries without relevant documents score 0
-    "ranx": Conventions(
-        ap_normalizer="relevant",
-        gain="linear",
-        rel_threshold=1,
-        ties="input",
-        missing_users="zero",
-        empty_users="zero",
-        ideal="judged",
-    ),
+    "ranx": Conventions(ties="input", empty_users="zero"),
     # RecBole: MAP@k divides by min(R, k), NDCG with 0/1 gains, users without
     # ground truth removed; its top k comes from torch.topk, whose order of tied
     # scores follows no rule (see docs/conventions.md)
-    "recbole": Conventions(
-        ap_normalizer="min_k",
-        gain="binary",
-        rel_threshold=1,
-        ties="input",
-        missing_users="zero",
-        empty_users="skip",
-        ideal="judged",
-    ),
+    "recbole": Conventions(ap_normalizer="min_k", gain="binary", ties="input"),
     # Microsoft Recommenders: map_at_k divides by min(R, k); precision, recall,
     # map and r_precision average over the users of both frames (users absent
     # from the recommendations skipped), ndcg over every user (see PROFILE_METRICS)
-    "recommenders": Conventions(
-        ap_normalizer="min_k",
-        gain="linear",
-        rel_threshold=1,
-        ties="input",
-        missing_users="skip",
-        empty_users="skip",
-        ideal="judged",
-    ),
+    "recommenders": Conventions(ap_normalizer="min_k", ties="input", missing_users="skip"),
     # ir_measures 0.4: pytrec_eval computes most measures (trec_eval's rules), and
     # every qrels query a provider leaves out (absent from the run) counts 0
-    "ir_measures": Conventions(
-        ap_normalizer="relevant",
-        gain="linear",
-        rel_threshold=1,
-        ties="trec",
-        missing_users="zero",
-        empty_users="zero",
-        ideal="judged",
-        gain_grades="positive",
-    ),
+    "ir_measures": Conventions(empty_users="zero", gain_grades="positive"),
     # torchmetrics retrieval metrics: AP divides by the relevant retrieved,
     # empty_target_action="neg" (queries without positives score 0); its sorts
     # (torch.topk, torch.sort of the query index) order tied scores by no rule
     "torchmetrics": Conventions(
-        ap_normalizer="hits",
-        gain="linear",
-        rel_threshold=1,
-        ties="input",
-        missing_users="zero",
-        empty_users="zero",
-        ideal="candidates",
+        ap_normalizer="hits", ties="input", empty_users="zero", ideal="candidates"
     ),
     # LensKit 2026: lists measured as given (ties="input": its recommenders hand over
     # ordered lists), only the users with a list (test users without one are not
@@ -260,11 +204,8 @@ PROFILES: dict[str, Conventions] = {
     "lenskit": Conventions(
         ap_normalizer="min_retrieved",
         gain="binary",
-        rel_threshold=1,
         ties="input",
         missing_users="skip",
-        empty_users="skip",
-        ideal="judged",
         precision_normalizer="retrieved",
         recall_normalizer="min_k",
         discount="clipped",

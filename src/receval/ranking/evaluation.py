@@ -9,7 +9,6 @@ names are one more.
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -22,9 +21,7 @@ from ..data.scan import Scan, ScanRun
 from ..engine.sources import is_scan_run, located, whole_groups
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA
-from ..sampled.corrections import check_correction
-from ..sampled.negatives import SamplingSummary, as_candidates
-from .aggregate import RankingState, Setup, check_weights, finalize, make_setup, update
+from .aggregate import RankingState, Setup, check_weights, evaluation_setup, finalize, update
 from .checks import DEFAULT_MIN_MATCH, check_match_options
 from .report import EvaluationReport
 from .values import as_popularity_table, as_qrels, as_run, subset_qrels
@@ -293,51 +290,12 @@ def evaluate(
     >>> report.metrics["p@3"]
     'precision(estimator=ips)@3'
     """
-    conventions = {
-        "profile": profile,
-        "ap_normalizer": ap_normalizer,
-        "gain": gain,
-        "rel_threshold": rel_threshold,
-        "ties": ties,
-        "missing_users": missing_users,
-        "empty_users": empty_users,
-        "ideal": ideal,
-        "gain_grades": gain_grades,
-        "zero_users": zero_users,
-        "hit_scores": hit_scores,
-        "depth": depth,
-        "judged_only": judged_only,
-        "grades": grades,
-        "precision_normalizer": precision_normalizer,
-        "recall_normalizer": recall_normalizer,
-        "discount": discount,
-        "estimator": "ips" if estimator is None and propensities is not None else estimator,
-    }
+    options = dict(locals())  # every keyword, read by name in evaluation_setup
     matching = (check_match_options(min_match, allow_unmatched, "evaluate"), allow_unmatched)
-    c = None if candidates is None else as_candidates(candidates, "evaluate")
-    size, g = check_correction(
-        correction, catalog_size, gamma, c is not None, None if c is None else c.catalog_size
-    )
-    sampling = None
-    if correction is not None and c is not None and c.strategy == "popularity":
-        warnings.warn(
-            "evaluate: the corrections assume uniformly sampled negatives; these candidates "
-            "were drawn by popularity, so the corrected values are not the paper's estimates.",
-            UserWarning,
-            stacklevel=2,
-        )
-    if c is not None:
-        sampling = SamplingSummary(correction=correction, catalog_size=size,
-                                   gamma=g if correction == "bv" else None)  # fmt: skip
     scanned = run.as_run() if isinstance(run, Scan) else run if is_scan_run(run) else None
     r = None if scanned is not None else as_run(run)
-    setup = make_setup(
-        metrics, conventions, with_qrels=qrels is not None,
-        lists=(features, feature_items, similarity, as_popularity_table(popularity, train),
-               item_categories),
-        weighting=(propensities, propensity_gamma, propensity_clip),
-        candidates=c, sampling=sampling,
-    )  # fmt: skip
+    table = as_popularity_table(popularity, train)
+    setup = evaluation_setup(metrics, options, "evaluate", popularity=table)
     q = None if qrels is None else as_qrels(qrels)
     if q is not None:
         check_weights(setup, q)

@@ -49,9 +49,9 @@ _COMMON = (
 
 def _kernel(
     name: str,
-    kind: int,
     description: str,
     *,
+    kind: int | None = None,
     accepts_k: bool = True,
     bounded: bool = True,
     higher_is_better: bool = True,
@@ -62,10 +62,10 @@ def _kernel(
     params: tuple[Param, ...] = (),
     source: str = "receval",
 ) -> MetricEntry:
-    """The row of a metric of the ranking kernel (``kind``: its code); ``needs``:
-    what it needs besides the run (``"qrels"``: a ranking metric, else a list one);
-    ``conventions``: those it reads (default: the common ones, or for a list one the
-    order of tied scores)."""
+    """The row of a metric of the ranking kernel (``kind``: its code, by default the one
+    named as the metric in upper case); ``needs``: what it needs besides the run
+    (``"qrels"``: a ranking metric, else a list one); ``conventions``: those it reads
+    (default: the common ones, or for a list one the order of tied scores)."""
     return MetricEntry(
         name,
         "ranking" if needs == "qrels" else "list",
@@ -79,7 +79,7 @@ def _kernel(
         source=source,
         params=params,
         conventions=tuple(sorted(conventions or (_COMMON if needs == "qrels" else ("ties",)))),
-        kind=kind,
+        kind=getattr(codes, name.upper()) if kind is None else kind,
         bounded=bounded,
         mean=mean,
         choices=choices,
@@ -87,9 +87,9 @@ def _kernel(
     )
 
 
-def _trec(name: str, kind: int, description: str, **options: Any) -> MetricEntry:
+def _trec(name: str, description: str, **options: Any) -> MetricEntry:
     """The row of a measure of trec_eval (of the whole list unless ``accepts_k``)."""
-    return _kernel(name, kind, description, source=_TREC, **{"accepts_k": False, **options})
+    return _kernel(name, description, source=_TREC, **{"accepts_k": False, **options})
 
 
 def _reads(*extra: str, drop: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -146,46 +146,39 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
     [
         _trec(
             "precision",
-            codes.PRECISION,
             "hits in the top k / k",
             conventions=_reads("precision_normalizer"),
             accepts_k=True,
         ),
         _trec(
             "recall",
-            codes.RECALL,
             "hits in the top k / relevant items of the user",
             conventions=_reads("recall_normalizer"),
             accepts_k=True,
         ),
-        _kernel("f1", codes.F1, "harmonic mean of precision@k and recall@k"),
+        _kernel("f1", "harmonic mean of precision@k and recall@k"),
         _kernel(
             "hit_ratio",
-            codes.HIT_RATIO,
             "sum of hits over users / sum of relevant items over users (one pooled ratio)",
             mean="pooled",
             conventions=_reads(drop=("zero_users",)),
         ),
-        _trec(
-            "success", codes.SUCCESS, "1 if the top k holds a relevant item, else 0", accepts_k=True
-        ),
+        _trec("success", "1 if the top k holds a relevant item, else 0", accepts_k=True),
         _trec(
             "map",
-            codes.AP,
             "average precision in the top k, averaged over users",
             conventions=_reads("ap_normalizer"),
             accepts_k=True,
+            kind=codes.AP,
         ),
         _kernel(
             "cg",
-            codes.CG,
             "sum of gains in the top k",
             bounded=False,
             conventions=_reads("gain", "gain_grades", drop=_GAIN_SUMS),
         ),
         _kernel(
             "dcg",
-            codes.DCG,
             "sum of gain / log2(rank + 1) in the top k",
             bounded=False,
             params=(_GAINS,),
@@ -193,7 +186,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _kernel(
             "idcg",
-            codes.IDCG,
             "DCG of the ideal ranking",
             bounded=False,
             params=(_GAINS,),
@@ -201,23 +193,22 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _trec(
             "ndcg",
-            codes.NDCG,
             "DCG / IDCG (0 when IDCG is 0)",
             params=(_GAINS,),
             conventions=_reads("discount", "gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
             accepts_k=True,
         ),
-        _trec("mrr", codes.RR, "1 / rank of the first relevant item in the top k", accepts_k=True),
+        _trec(
+            "mrr", "1 / rank of the first relevant item in the top k", kind=codes.RR, accepts_k=True
+        ),
         _trec(
             "r_precision",
-            codes.R_PRECISION,
             "precision at R, the number of relevant items of the user; with @k, the "
             "relevant items in the top min(R, k) over R",
             accepts_k=True,
         ),
         _kernel(
             "ils",
-            codes.ILS,
             "intra-list similarity: mean similarity of the pairs of items in the top k "
             "(needs features or similarity)",
             bounded=False,  # cosine is in [-1, 1]; a caller's similarity may be anything
@@ -226,7 +217,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _kernel(
             "diversity",
-            codes.DIVERSITY,
             "1 - ils: mean dissimilarity of the pairs of items in the top k "
             "(needs features or similarity)",
             bounded=False,
@@ -235,7 +225,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         # ------------------------------------------------ popularity bias
         _kernel(
             "arp",
-            codes.ARP,
             "average recommendation popularity: mean popularity of the items in the top k "
             "(needs popularity or train)",
             bounded=False,
@@ -245,7 +234,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _kernel(
             "aplt",
-            codes.APLT,
             "average percentage of long tail: share of the top k in the long tail, the items "
             "of the popularity outside the head (the most popular items holding head_share of "
             "the interactions; needs popularity or train)",
@@ -255,7 +243,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _kernel(
             "aclt",
-            codes.ACLT,
             "average coverage of long tail: number of items of the top k in the long tail "
             "(needs popularity or train)",
             bounded=False,
@@ -265,7 +252,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _kernel(
             "average_popularity",
-            codes.AVERAGE_POPULARITY,
             "summed popularity of the items in the top k / k (needs popularity or train)",
             bounded=False,
             higher_is_better=False,
@@ -274,7 +260,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _kernel(
             "tail_percentage",
-            codes.TAIL_PERCENTAGE,
             "long-tail items in the top k / k, the tail being the tail_ratio least popular "
             "items (needs popularity or train)",
             needs="popularity",
@@ -284,7 +269,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         # ------------------------------------------------ the users' histories
         _kernel(
             "serendipity",
-            codes.SERENDIPITY,
             "1 - mean cosine of each top-k item with the user's items in train (co-occurrence "
             "in train, or features), averaged over the top k (needs train)",
             bounded=False,  # feature cosines may be negative
@@ -293,7 +277,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _kernel(
             "miscalibration",
-            codes.MISCALIBRATION,
             "Steck's KL divergence of the top k's category distribution, smoothed by alpha, "
             "from the user's items in train (needs train and item_categories)",
             bounded=False,
@@ -306,7 +289,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         *(
             _kernel(
                 name,
-                kind,
                 f"expected exposure {what} (Diaz et al. 2020) of the whole ranking, or of the "
                 f"top k, under RBP patience; tied scores a stochastic ranking (every order "
                 f"equally likely; ties='input' reads the run's order); users without a relevant "
@@ -326,16 +308,15 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
                 ),
                 choices=_LINEAR_OR_BINARY if name != "ee_disparity" else (),
             )
-            for name, kind, what in (
-                ("ee_disparity", codes.EE_DISPARITY, "disparity EE-D, ||e||^2"),
-                ("ee_relevance", codes.EE_RELEVANCE, "relevance EE-R, e . e*"),
-                ("ee_loss", codes.EE_LOSS, "loss EE-L, ||e - e*||^2"),
+            for name, what in (
+                ("ee_disparity", "disparity EE-D, ||e||^2"),
+                ("ee_relevance", "relevance EE-R, e . e*"),
+                ("ee_loss", "loss EE-L, ||e - e*||^2"),
             )
         ),
         # ------------------------------------------------ trec_eval's measures
         _trec(
             "num_ret",
-            codes.NUM_RET,
             "items retrieved (in the top k), summed over users",
             bounded=False,
             mean="sum",
@@ -344,7 +325,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _trec(
             "num_rel",
-            codes.NUM_REL,
             "relevant items of the users, summed over users",
             bounded=False,
             mean="sum",
@@ -352,7 +332,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _trec(
             "num_rel_ret",
-            codes.NUM_REL_RET,
             "relevant items retrieved (in the top k), summed over users",
             bounded=False,
             mean="sum",
@@ -361,7 +340,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _trec(
             "num_nonrel_judged_ret",
-            codes.NUM_NONREL_JUDGED_RET,
             "judged non-relevant items retrieved, summed over users",
             bounded=False,
             higher_is_better=False,
@@ -370,7 +348,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _trec(
             "num_q",
-            codes.NUM_Q,
             "users evaluated",
             bounded=False,
             mean="sum",
@@ -378,52 +355,47 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _trec(
             "gm_map",
-            codes.AP,
             "average precision, geometric mean over users (values floored at 1e-5)",
             mean="geometric",
             conventions=_reads("ap_normalizer", drop=("zero_users",)),
+            kind=codes.AP,
         ),
         _trec(
             "bpref",
-            codes.BPREF,
             "binary preference: share of the top R judged non-relevant items ranked "
             "below each relevant item retrieved, averaged over the R relevant items",
             conventions=_reads("grades"),
         ),
         _trec(
             "gm_bpref",
-            codes.BPREF,
             "bpref, geometric mean over users (values floored at 1e-5)",
             mean="geometric",
             conventions=_reads("grades", drop=("zero_users",)),
+            kind=codes.BPREF,
         ),
         _trec(
             "infap",
-            codes.INFAP,
             "inferred AP (Yilmaz and Aslam): AP estimated from a sample of judgments",
         ),
         _trec(
             "iprec",
-            codes.IPREC_AT_RECALL,
             "interpolated precision at a recall level: the highest precision at any "
             "rank whose recall is at least that level",
             params=(_RECALL,),
+            kind=codes.IPREC_AT_RECALL,
         ),
         _trec(
             "iprec_avg",
-            codes.IPREC_AVG,
             "interpolated precision averaged over recall levels (trec_eval's 11pt_avg)",
             params=(_LEVELS,),
         ),
         _trec(
             "rprec_mult",
-            codes.RPREC_MULT,
             "precision at mult * R, R the relevant items of the user",
             params=(_MULT,),
         ),
         _trec(
             "utility",
-            codes.UTILITY,
             "a * relevant retrieved + b * non-relevant retrieved + c * relevant not "
             "retrieved + d * non-relevant not retrieved",
             bounded=False,
@@ -431,60 +403,50 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _trec(
             "bin_g",
-            codes.BIN_G,
             "binary G: mean over relevant items of 1 / log2(2 + non-relevant items ranked above)",
         ),
         _trec(
             "g",
-            codes.G,
             "normalized gain G: gain / log2(2 + ideal gain - gain so far) summed over "
             "the list, over the ideal total gain",
             params=(_GAINS,),
         ),
         _trec(
             "ndcg_rel",
-            codes.NDCG_REL,
             "NDCG averaged over the ranks of the relevant items",
             params=(_GAINS,),
         ),
         _trec(
             "r_ndcg",
-            codes.R_NDCG,
             "NDCG averaged at the R levels (items at or above each gain level)",
             params=(_GAINS,),
         ),
         _trec(
             "relative_precision",
-            codes.RELATIVE_PRECISION,
             "precision@k over the highest precision@k possible, min(R, k) / k",
             accepts_k=True,
         ),
         _trec(
             "set_precision",
-            codes.SET_PRECISION,
             "relevant items retrieved / items retrieved (the whole list)",
         ),
         _trec(
             "set_relative_precision",
-            codes.SET_RELATIVE_PRECISION,
             "set precision over the highest set precision possible for the list's length",
         ),
         _trec(
             "set_recall",
-            codes.SET_RECALL,
             "relevant items retrieved / relevant items (the whole list)",
             conventions=_reads(drop=("judged_only",)),
         ),
-        _trec("set_ap", codes.SET_AP, "set precision * set recall (trec_eval's set_map)"),
+        _trec("set_ap", "set precision * set recall (trec_eval's set_map)"),
         _trec(
             "set_f",
-            codes.SET_F,
             "(beta + 1) * P * R / (R + beta * P) of set precision P and set recall R",
             params=(_BETA,),
         ),
         _trec(
             "rbp",
-            codes.RBP,
             "rank-biased precision: (1 - p) * sum of gain * p^(rank - 1), the gains of the grades "
             "from the gain threshold on, scaled to [0, 1] (gain=binary: 1 for a relevant item, "
             "ir_measures' RBP(rel=...); grades='raw': the grades themselves, as ranx)",
@@ -494,41 +456,37 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _trec(
             "rbp_resid",
-            codes.RBP_RESID,
             "RBP's residual: how much RBP could grow if every unjudged item retrieved "
             "had the highest gain",
             params=(_P,),
         ),
         _trec(
             "unjudged",
-            codes.UNJUDGED,
             "share of the top k absent from the qrels (trec_eval's unj)",
             higher_is_better=False,
             accepts_k=True,
         ),
         _kernel(
             "judged",
-            codes.JUDGED,
             "share of the top min(k, list length) present in the qrels, a negative grade "
             "counting as judged (ir_measures' Judged@k; ties by item id ascending)",
             source="ir_measures",
         ),
         _kernel(
             "err",
-            codes.ERR,
             "expected reciprocal rank (Chapelle et al. 2009): sum over ranks i of 1 / i times "
             "the probability that the user stops at i, in the cascade model (ir_measures' "
             "ERR@k, from gdeval)",
             source="ir_measures",
         ),
-        _kernel("nerr", codes.NERR, "ERR over the ERR of the ideal ranking", source="ir_measures"),
+        _kernel("nerr", "ERR over the ERR of the ideal ranking", source="ir_measures"),
         _kernel(
             "hits",
-            codes.NUM_REL_RET,
             "relevant items in the top k, averaged over users",
             bounded=False,
             source="ranx",
             conventions=_reads(drop=_COUNTS),
+            kind=codes.NUM_REL_RET,
         ),
     ]
 )

@@ -125,9 +125,6 @@ def _levels(values: list[float]) -> str:
     return "iprec_avg(levels=" + ";".join(_num(x) for x in values) + ")"
 
 
-def _relstring_length(values: list[float]) -> int:
-    return int(values[0]) if values else 10
-
 
 #: trec_eval 10.0's measures in its order (the order of its output), each with the
 #: receval metric of its values (the judgment-group measures: the metric of each

@@ -42,6 +42,7 @@ __all__ = [
     "Setup",
     "UserRows",
     "check_weights",
+    "default_estimator",
     "evaluation_setup",
     "finalize",
     "make_setup",
@@ -124,6 +125,14 @@ def make_setup(
     )  # fmt: skip
 
 
+def default_estimator(conventions: dict[str, Any], propensities: Any) -> dict[str, Any]:
+    """The convention keywords, ``estimator`` "ips" when propensities are given and it
+    is not."""
+    if propensities is not None and conventions.get("estimator") is None:
+        return {**conventions, "estimator": "ips"}
+    return conventions
+
+
 def evaluation_setup(
     metrics: Any, options: dict[str, Any], func: str, *, popularity: Any, rows: bool = True
 ) -> Setup:
@@ -134,9 +143,9 @@ def evaluation_setup(
     from ..sampled.corrections import check_correction
     from ..sampled.negatives import as_candidates
 
-    conventions = {name: options[name] for name in ("profile", *FIELDS)}
-    if conventions["estimator"] is None and options["propensities"] is not None:
-        conventions["estimator"] = "ips"
+    conventions = default_estimator(
+        {name: options[name] for name in ("profile", *FIELDS)}, options["propensities"]
+    )
     c = None if options["candidates"] is None else as_candidates(options["candidates"], func)
     correction = options["correction"]
     size, gamma = check_correction(

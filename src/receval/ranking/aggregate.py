@@ -388,9 +388,7 @@ def _run_facts(setup: Setup, state: RankingState, r: Run) -> None:
     if ranked:
         state.run_items = Ids([r.item_ids])
         state.examples["run_items"] = r.item_ids[:_EXAMPLES]
-    tied = unstable_tie_users(
-        setup.profile, r, [setup.specs[t] for t in ranked], [setup.convs[t] for t in ranked]
-    )
+    tied = unstable_tie_users(setup.profile, r, [setup.specs[t] for t in ranked])
     state.n_tied = len(tied)
     if len(tied):
         state.examples["tied"] = r.user_ids[tied[:_EXAMPLES]]

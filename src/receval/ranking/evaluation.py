@@ -100,20 +100,15 @@ def evaluate(
     features, feature_items, similarity : default=None
         Item similarities for ``ils@k`` and ``diversity@k``, as in
         :func:`receval.intra_list_similarity`: feature vectors (cosine) with
-        their item ids, or a similarity matrix or function. These metrics take
-        the top k in the run's order (score descending, input order within
-        ties), or with ``ties="average"`` the expected value over every order of
-        tied scores (exact: each pair weighs the chance that both its items are
-        in the top k); users with fewer than 2 items there, or absent from the
-        run, are skipped.
+        their item ids, or a similarity matrix or function (``ties="average"``:
+        each pair weighs the chance that both its items are in the top k); users
+        with fewer than 2 items there, or absent from the run, are skipped.
     popularity : mapping or pair (items, counts), default=None
         Item popularity for ``arp@k``, ``aplt@k``, ``aclt@k``,
         ``average_popularity@k`` and ``tail_percentage@k``, as in
-        :func:`receval.average_recommendation_popularity`; the top k in the
-        run's order (score descending, input order within ties), or with
-        ``ties="average"`` the expected value over every order of tied scores
-        (exact: each is a sum over the list's items, a tied block's positions
-        holding its mean; the metric string then reads ``arp(ties=average)@k``).
+        :func:`receval.average_recommendation_popularity` (``ties="average"``:
+        each is a sum over the list's items, a tied block's positions holding
+        its mean; the metric string then reads ``arp(ties=average)@k``).
     train : Qrels, Run, DataFrame or pair (users, items), default=None
         An interaction log instead of ``popularity``: an item's popularity is
         its number of distinct users. It is also the users' histories that
@@ -126,10 +121,9 @@ def evaluate(
     item_categories : mapping or DataFrame, default=None
         The categories of each item for ``miscalibration@k`` (with ``train``),
         as in :func:`receval.miscalibration`; ``miscalibration(alpha=0.1)@10``
-        sets the smoothing (default 0.01). The top k is the run's order, or
-        with ``ties="average"`` the expected value over every order of the
-        tied block that k cuts (exact: a sum over how many items of each
-        category weight that block puts in the top k).
+        sets the smoothing (default 0.01; ``ties="average"``: a sum over how
+        many items of each category weight the tied block that k cuts puts in
+        the top k).
     profile : str, default=None
         Reproduce a peer library's conventions: "trec_eval", "sklearn", "ranx",
         "recbole", "recommenders", "torchmetrics", "ir_measures" or "lenskit". A profile
@@ -150,7 +144,10 @@ def evaluate(
         order is enumerated); only ``ndcg_rel`` with a negative gain refuses it.
         "id_ascending": item id ascending (ir_measures' RR@k). "id_descending": item
         id descending with scores compared as doubles (trec_eval 10.0; "trec" compares
-        them in single precision, as trec_eval 9 and pytrec_eval).
+        them in single precision, as trec_eval 9 and pytrec_eval). The metrics of
+        the lists alone (``ils``, ``arp``, ``serendipity``, ...) take the top k in
+        the run's order (score descending, input order within ties) under any rule
+        but "average", the exact expected value over every order of tied scores.
     missing_users : {"zero", "skip", "error", "complete"}, default=None
         Qrels users absent from the run (default "zero": every metric 0).
         "complete" is trec_eval's -c: 0, but ``num_q`` counts the user and

@@ -125,7 +125,6 @@ def _levels(values: list[float]) -> str:
     return "iprec_avg(levels=" + ";".join(_num(x) for x in values) + ")"
 
 
-
 #: trec_eval 10.0's measures in its order (the order of its output), each with the
 #: receval metric of its values (the judgment-group measures: the metric of each
 #: (query, group), averaged over the query's groups; none for the ``prefs_*``

@@ -1,89 +1,10 @@
 """The conventions that peers disagree on, and compatibility profiles.
 
 Every top-K metric depends on a handful of choices that libraries make
-differently. receval makes each one a parameter with a documented default, and
-a *profile* sets all of them at once so that a user reproduces a peer's numbers
-exactly.
-
-=================  ==========================================================
-convention         values (default first)
-=================  ==========================================================
-ap_normalizer      ``"relevant"``: AP divides by R_u, the relevant items of the
-                   user (trec_eval); ``"min_k"``: by min(R_u, k) (Spark,
-                   RecBole, Recommenders); ``"hits"``: by the relevant items
-                   retrieved in the top k (torchmetrics); ``"min_retrieved"``:
-                   by min(R_u, the items in the top k), which is min(R_u, k)
-                   unless the list is shorter than k (LensKit)
-gain               ``"linear"``: gain = grade (trec_eval, ranx ``ndcg``);
-                   ``"exponential"``: 2**grade - 1 (ranx ``ndcg_burges``);
-                   ``"binary"``: 1 (RecBole, Microsoft Recommenders' default)
-gain_grades        which grades earn their gain: ``"relevant"`` (grade >=
-                   rel_threshold) or ``"positive"`` (every grade >= 1, whatever
-                   rel_threshold is: trec_eval's ndcg, where ``-l`` only moves
-                   the threshold of the binary measures)
-rel_threshold      grade at or above which an item is relevant (default 1)
-ties               ``"trec"``: score descending, then item id descending as
-                   strings, scores compared in single precision (trec_eval 9,
-                   pytrec_eval);
-                   ``"average"``: expected value over all orders of tied
-                   items (scikit-learn; closed forms, AP and most of
-                   trec_eval's measures included);
-                   ``"input"``: stable input order;
-                   ``"id_descending"``: item id descending as strings,
-                   scores compared as doubles (trec_eval 10.0);
-                   ``"id_ascending"``: item id ascending as strings
-                   (ir_measures' RR@k)
-missing_users      users in the qrels but absent from the run: ``"zero"``
-                   (every metric 0), ``"skip"`` (left out of the means,
-                   trec_eval without -c), ``"error"``, or ``"complete"``
-                   (trec_eval -c: 0 but the counts, num_q 1 and num_rel the
-                   user's relevant items)
-empty_users        users without a relevant item: ``"skip"`` (left out),
-                   ``"zero"``, ``"one"`` (torchmetrics' ``empty_target_action=
-                   "pos"``) or ``"error"``
-zero_users         ``"keep"``, or ``"skip"``: users without a relevant item in
-                   the top k, and users whose value is 0, are left out of the
-                   mean: 0.0 when no user has a relevant item in the top k, nan
-                   when every user with one is at 0 (Microsoft Recommenders'
-                   r_precision_at_k)
-hit_scores         ``"any"``, or ``"positive"``: an item scored <= 0 is never
-                   a hit (torchmetrics' precision, recall, MAP and MRR); the
-                   relevant items still count in R; CG/DCG/NDCG are unchanged
-ideal              what IDCG ranks: ``"judged"`` (all judged items of the
-                   user) or ``"candidates"`` (only the ranked items, as
-                   scikit-learn's ``ndcg_score``)
-depth              ``0``: the whole list; ``N``: only the first N items of
-                   each list (in the order of ``ties``) count, for every
-                   metric (trec_eval's ``-M N``)
-judged_only        ``False``, or ``True``: items absent from the user's qrels
-                   are removed from the list before any metric (trec_eval's
-                   ``-J``, ir_measures' ``judged_only``)
-grades             how ``bpref`` and ``rbp`` read the qrels grades: ``"trec"``
-                   (trec_eval: a negative grade marks an item in the pool but
-                   unjudged, which bpref skips; RBP's gains are the grades over
-                   the user's largest grade when it exceeds 1) or ``"raw"``
-                   (ranx: every grade is a judgment, a negative one judged
-                   non-relevant; RBP's gain is the grade itself from
-                   ``rel_threshold`` on)
-estimator          ``"naive"``: every observed relevant item counts once;
-                   ``"ips"`` / ``"snips"``: each weighs 1 / its propensity
-                   (inverse propensity scoring, self-normalised or not), for
-                   ``evaluate(..., propensities=...)``; precision, recall, dcg,
-                   ndcg and map only (see docs/conventions.md)
-=================  ==========================================================
-
-and three more, where LensKit differs:
-
-precision_normalizer
-    ``"k"``: precision@k divides by k, a list shorter than k included
-    (trec_eval); ``"retrieved"``: by min(k, the list's length) (LensKit)
-recall_normalizer
-    ``"relevant"``: recall@k divides by R_u; ``"min_k"``: by min(R_u, k), so
-    1 is reachable when R_u > k (LensKit)
-discount
-    rank discount of dcg, idcg and ndcg: ``"offset"``: the gain at rank i over
-    log2(i + 1); ``"clipped"``: over log2(max(i, 2)), ranks 1 and 2 both
-    undiscounted (LensKit, Jarvelin and Kekalainen's original definition)
+differently. receval makes each one a parameter with a documented default: a
+keyword of :func:`receval.evaluate`, whose parameters say what each value does
+(docs/conventions.md, "Conventions", also which peer does what). A *profile*
+sets all of them at once so that a user reproduces a peer's numbers exactly.
 """
 
 from __future__ import annotations
@@ -123,7 +44,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class Conventions:
-    """One value for every convention; see the module documentation."""
+    """One value for every convention, each a keyword of :func:`receval.evaluate`
+    (which describes them); the fields' defaults are receval's."""
 
     ap_normalizer: str = "relevant"
     gain: str = "linear"
@@ -164,91 +86,35 @@ class Conventions:
 
 FIELDS = tuple(f.name for f in fields(Conventions))
 
-#: What each peer library does, as receval conventions.
+#: What each peer library does, as receval conventions (receval's default where unset).
 PROFILES: dict[str, Conventions] = {
     # trec_eval / pytrec_eval: P_k divides by k, map by R, ndcg linear on every
     # positive grade whatever -l says (-l moves only the binary measures' threshold),
     # ties by docno descending, queries absent from the run ignored (no -c flag),
     # queries without relevant documents still evaluated (their values are 0)
-    "trec_eval": Conventions(
-        ap_normalizer="relevant",
-        gain="linear",
-        rel_threshold=1,
-        ties="trec",
-        missing_users="skip",
-        empty_users="zero",
-        ideal="judged",
-        gain_grades="positive",
-    ),
+    "trec_eval": Conventions(missing_users="skip", empty_users="zero", gain_grades="positive"),
     # scikit-learn ndcg_score / dcg_score: tied scores averaged, the ideal ranking
     # of the candidates themselves, grades as linear gains, every row evaluated
-    "sklearn": Conventions(
-        ap_normalizer="relevant",
-        gain="linear",
-        rel_threshold=1,
-        ties="average",
-        missing_users="zero",
-        empty_users="zero",
-        ideal="candidates",
-    ),
+    "sklearn": Conventions(ties="average", empty_users="zero", ideal="candidates"),
     # ranx: AP by R, linear ndcg (ndcg_burges is exponential), ties by input
     # order of the sorted run, queries without relevant documents score 0
-    "ranx": Conventions(
-        ap_normalizer="relevant",
-        gain="linear",
-        rel_threshold=1,
-        ties="input",
-        missing_users="zero",
-        empty_users="zero",
-        ideal="judged",
-    ),
+    "ranx": Conventions(ties="input", empty_users="zero"),
     # RecBole: MAP@k divides by min(R, k), NDCG with 0/1 gains, users without
     # ground truth removed; its top k comes from torch.topk, whose order of tied
     # scores follows no rule (see docs/conventions.md)
-    "recbole": Conventions(
-        ap_normalizer="min_k",
-        gain="binary",
-        rel_threshold=1,
-        ties="input",
-        missing_users="zero",
-        empty_users="skip",
-        ideal="judged",
-    ),
+    "recbole": Conventions(ap_normalizer="min_k", gain="binary", ties="input"),
     # Microsoft Recommenders: map_at_k divides by min(R, k); precision, recall,
     # map and r_precision average over the users of both frames (users absent
     # from the recommendations skipped), ndcg over every user (see PROFILE_METRICS)
-    "recommenders": Conventions(
-        ap_normalizer="min_k",
-        gain="linear",
-        rel_threshold=1,
-        ties="input",
-        missing_users="skip",
-        empty_users="skip",
-        ideal="judged",
-    ),
+    "recommenders": Conventions(ap_normalizer="min_k", ties="input", missing_users="skip"),
     # ir_measures 0.4: pytrec_eval computes most measures (trec_eval's rules), and
     # every qrels query a provider leaves out (absent from the run) counts 0
-    "ir_measures": Conventions(
-        ap_normalizer="relevant",
-        gain="linear",
-        rel_threshold=1,
-        ties="trec",
-        missing_users="zero",
-        empty_users="zero",
-        ideal="judged",
-        gain_grades="positive",
-    ),
+    "ir_measures": Conventions(empty_users="zero", gain_grades="positive"),
     # torchmetrics retrieval metrics: AP divides by the relevant retrieved,
     # empty_target_action="neg" (queries without positives score 0); its sorts
     # (torch.topk, torch.sort of the query index) order tied scores by no rule
     "torchmetrics": Conventions(
-        ap_normalizer="hits",
-        gain="linear",
-        rel_threshold=1,
-        ties="input",
-        missing_users="zero",
-        empty_users="zero",
-        ideal="candidates",
+        ap_normalizer="hits", ties="input", empty_users="zero", ideal="candidates"
     ),
     # LensKit 2026: lists measured as given (ties="input": its recommenders hand over
     # ordered lists), only the users with a list (test users without one are not
@@ -260,11 +126,8 @@ PROFILES: dict[str, Conventions] = {
     "lenskit": Conventions(
         ap_normalizer="min_retrieved",
         gain="binary",
-        rel_threshold=1,
         ties="input",
         missing_users="skip",
-        empty_users="skip",
-        ideal="judged",
         precision_normalizer="retrieved",
         recall_normalizer="min_k",
         discount="clipped",

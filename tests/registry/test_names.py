@@ -63,6 +63,10 @@ PEERS = [
     ("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
     ("map", "map"),
     ("ndcg", "ndcg"),
+    # the names of trec_eval's measures with cut-offs, with receval's @k
+    ("ndcg_cut@10", "ndcg@10"),
+    ("map_cut@100", "map@100"),
+    ("ideal_dcg", "idcg"),
     # ir_measures
     ("P@10", "precision@10"),
     ("R@100", "recall@100"),

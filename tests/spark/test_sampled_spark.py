@@ -51,3 +51,17 @@ def test_spark_counts_what_the_restriction_left_out(spark):
                       num_partitions=4).sampling  # fmt: skip
     assert want.n_users_without_candidates >= 1 and want.n_rows_dropped > 0
     assert got == want
+
+
+def test_spark_warns_on_corrections_of_popularity_candidates(spark):
+    """The corrections assume uniformly sampled negatives: Spark warns as evaluate does."""
+    import numpy as np
+
+    from receval import spark as rs
+
+    qrels, run, items = _data(users=5)
+    c = sample_negatives(qrels, items, n=5, seed=0, strategy="popularity",
+                         popularity=(items, np.arange(1, len(items) + 1)))  # fmt: skip
+    q_df, r_df = _frames(spark, qrels, run)
+    with pytest.warns(UserWarning, match="spark.evaluate: the corrections assume uniformly"):
+        rs.evaluate(q_df, r_df, "recall@5", candidates=c, correction="bv", num_partitions=2)

@@ -15,13 +15,14 @@ on the counts of every partition.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from .. import _validation as v
-from ..conventions import Conventions
+from ..conventions import FIELDS, Conventions
 from ..data._encode import lookup
 from ..data._ranked import Qrels, Run
 from ..engine.states import Seen
@@ -41,6 +42,8 @@ __all__ = [
     "Setup",
     "UserRows",
     "check_weights",
+    "default_estimator",
+    "evaluation_setup",
     "finalize",
     "make_setup",
     "update",
@@ -119,6 +122,55 @@ def make_setup(
     return Setup(
         names, specs, convs, frozenset(listwise), with_qrels, lists, props, candidates,
         sampling, conventions.get("profile"), rows, repeats,
+    )  # fmt: skip
+
+
+def default_estimator(conventions: dict[str, Any], propensities: Any) -> dict[str, Any]:
+    """The convention keywords, ``estimator`` "ips" when propensities are given and it
+    is not."""
+    if propensities is not None and conventions.get("estimator") is None:
+        return {**conventions, "estimator": "ips"}
+    return conventions
+
+
+def evaluation_setup(
+    metrics: Any, options: dict[str, Any], func: str, *, popularity: Any, rows: bool = True
+) -> Setup:
+    """The setup of :func:`receval.evaluate`'s keyword options, for the run in memory,
+    a scanned run and Spark alike: ``options`` maps every keyword of ``evaluate`` (the
+    ``qrels`` too, whose None says a run alone) to its value; ``popularity``: the
+    popularity table of ``popularity=`` / ``train=``."""
+    from ..sampled.corrections import check_correction
+    from ..sampled.negatives import as_candidates
+
+    conventions = default_estimator(
+        {name: options[name] for name in ("profile", *FIELDS)}, options["propensities"]
+    )
+    c = None if options["candidates"] is None else as_candidates(options["candidates"], func)
+    correction = options["correction"]
+    size, gamma = check_correction(
+        correction, options["catalog_size"], options["gamma"], c is not None,
+        None if c is None else c.catalog_size,
+    )  # fmt: skip
+    sampling = None
+    if c is not None:
+        if correction is not None and c.strategy == "popularity":
+            warnings.warn(
+                f"{func}: the corrections assume uniformly sampled negatives; these candidates "
+                "were drawn by popularity, so the corrected values are not the paper's "
+                "estimates.",
+                UserWarning,
+                stacklevel=3,
+            )
+        sampling = SamplingSummary(correction=correction, catalog_size=size,
+                                   gamma=gamma if correction == "bv" else None)  # fmt: skip
+    return make_setup(
+        metrics, conventions, with_qrels=options["qrels"] is not None,
+        lists=(options["features"], options["feature_items"], options["similarity"], popularity,
+               options["item_categories"]),
+        weighting=(options["propensities"], options["propensity_gamma"],
+                   options["propensity_clip"]),
+        candidates=c, sampling=sampling, rows=rows,
     )  # fmt: skip
 
 
@@ -336,9 +388,7 @@ def _run_facts(setup: Setup, state: RankingState, r: Run) -> None:
     if ranked:
         state.run_items = Ids([r.item_ids])
         state.examples["run_items"] = r.item_ids[:_EXAMPLES]
-    tied = unstable_tie_users(
-        setup.profile, r, [setup.specs[t] for t in ranked], [setup.convs[t] for t in ranked]
-    )
+    tied = unstable_tie_users(setup.profile, r, [setup.specs[t] for t in ranked])
     state.n_tied = len(tied)
     if len(tied):
         state.examples["tied"] = r.user_ids[tied[:_EXAMPLES]]

@@ -178,12 +178,10 @@ def describe_tie_orders(convs: Iterable[Conventions]) -> str:
     return " or ".join(f"{TIE_ORDERS[t]} (ties={t!r})" for t in rules)
 
 
-def unstable_tie_users(
-    profile: str | None, r: Run, specs: list[MetricSpec], convs: list[Conventions]
-) -> np.ndarray:
+def unstable_tie_users(profile: str | None, r: Run, specs: list[MetricSpec]) -> np.ndarray:
     """The run's users (positions) with ties that ``profile``'s peer orders by no rule,
-    in lists long enough for it to matter, for the metrics that depend on the order
-    (``convs``: the conventions of ``specs``); empty for another profile."""
+    in lists long enough for it to matter, for the metrics that depend on the order;
+    empty for another profile."""
     if profile not in UNSTABLE_TIES:
         return np.empty(0, dtype=np.int64)
     _, min_len, exempt = UNSTABLE_TIES[profile]

@@ -13,7 +13,16 @@ from typing import Any
 from ..engine.metric import MetricDefinition, register
 from ..engine.totals import empty_mean_state
 from ..metrics._propensity import DEFAULT_GAMMA, as_propensities
-from .aggregate import Mean, RankingState, Setup, check_weights, finalize, make_setup, update
+from .aggregate import (
+    Mean,
+    RankingState,
+    Setup,
+    check_weights,
+    default_estimator,
+    finalize,
+    make_setup,
+    update,
+)
 from .specs import metric_conventions
 from .values import as_popularity_table, as_qrels, as_run
 
@@ -31,10 +40,9 @@ def _ranking_params(
     **conventions: Any,
 ) -> dict[str, Any]:
     table = as_popularity_table(popularity, train)  # built once, used by every update
-    # checked and resolved once, as evaluate does (its estimator defaults to "ips")
+    # checked and resolved once, as evaluate does
     props = as_propensities(propensities, table, propensity_gamma, propensity_clip)
-    if props is not None and conventions.get("estimator") is None:
-        conventions = {**conventions, "estimator": "ips"}
+    conventions = default_estimator(conventions, props)
     spec, _ = metric_conventions(
         metric, popularity=table, item_categories=item_categories, **conventions
     )

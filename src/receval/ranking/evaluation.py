@@ -9,7 +9,6 @@ names are one more.
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -22,9 +21,7 @@ from ..data.scan import Scan, ScanRun
 from ..engine.sources import is_scan_run, located, whole_groups
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA
-from ..sampled.corrections import check_correction
-from ..sampled.negatives import SamplingSummary, as_candidates
-from .aggregate import RankingState, Setup, check_weights, finalize, make_setup, update
+from .aggregate import RankingState, Setup, check_weights, evaluation_setup, finalize, update
 from .checks import DEFAULT_MIN_MATCH, check_match_options
 from .report import EvaluationReport
 from .values import as_popularity_table, as_qrels, as_run, subset_qrels
@@ -103,20 +100,15 @@ def evaluate(
     features, feature_items, similarity : default=None
         Item similarities for ``ils@k`` and ``diversity@k``, as in
         :func:`receval.intra_list_similarity`: feature vectors (cosine) with
-        their item ids, or a similarity matrix or function. These metrics take
-        the top k in the run's order (score descending, input order within
-        ties), or with ``ties="average"`` the expected value over every order of
-        tied scores (exact: each pair weighs the chance that both its items are
-        in the top k); users with fewer than 2 items there, or absent from the
-        run, are skipped.
+        their item ids, or a similarity matrix or function (``ties="average"``:
+        each pair weighs the chance that both its items are in the top k); users
+        with fewer than 2 items there, or absent from the run, are skipped.
     popularity : mapping or pair (items, counts), default=None
         Item popularity for ``arp@k``, ``aplt@k``, ``aclt@k``,
         ``average_popularity@k`` and ``tail_percentage@k``, as in
-        :func:`receval.average_recommendation_popularity`; the top k in the
-        run's order (score descending, input order within ties), or with
-        ``ties="average"`` the expected value over every order of tied scores
-        (exact: each is a sum over the list's items, a tied block's positions
-        holding its mean; the metric string then reads ``arp(ties=average)@k``).
+        :func:`receval.average_recommendation_popularity` (``ties="average"``:
+        each is a sum over the list's items, a tied block's positions holding
+        its mean; the metric string then reads ``arp(ties=average)@k``).
     train : Qrels, Run, DataFrame or pair (users, items), default=None
         An interaction log instead of ``popularity``: an item's popularity is
         its number of distinct users. It is also the users' histories that
@@ -129,10 +121,9 @@ def evaluate(
     item_categories : mapping or DataFrame, default=None
         The categories of each item for ``miscalibration@k`` (with ``train``),
         as in :func:`receval.miscalibration`; ``miscalibration(alpha=0.1)@10``
-        sets the smoothing (default 0.01). The top k is the run's order, or
-        with ``ties="average"`` the expected value over every order of the
-        tied block that k cuts (exact: a sum over how many items of each
-        category weight that block puts in the top k).
+        sets the smoothing (default 0.01; ``ties="average"``: a sum over how
+        many items of each category weight the tied block that k cuts puts in
+        the top k).
     profile : str, default=None
         Reproduce a peer library's conventions: "trec_eval", "sklearn", "ranx",
         "recbole", "recommenders", "torchmetrics", "ir_measures" or "lenskit". A profile
@@ -153,7 +144,10 @@ def evaluate(
         order is enumerated); only ``ndcg_rel`` with a negative gain refuses it.
         "id_ascending": item id ascending (ir_measures' RR@k). "id_descending": item
         id descending with scores compared as doubles (trec_eval 10.0; "trec" compares
-        them in single precision, as trec_eval 9 and pytrec_eval).
+        them in single precision, as trec_eval 9 and pytrec_eval). The metrics of
+        the lists alone (``ils``, ``arp``, ``serendipity``, ...) take the top k in
+        the run's order (score descending, input order within ties) under any rule
+        but "average", the exact expected value over every order of tied scores.
     missing_users : {"zero", "skip", "error", "complete"}, default=None
         Qrels users absent from the run (default "zero": every metric 0).
         "complete" is trec_eval's -c: 0, but ``num_q`` counts the user and
@@ -293,51 +287,12 @@ def evaluate(
     >>> report.metrics["p@3"]
     'precision(estimator=ips)@3'
     """
-    conventions = {
-        "profile": profile,
-        "ap_normalizer": ap_normalizer,
-        "gain": gain,
-        "rel_threshold": rel_threshold,
-        "ties": ties,
-        "missing_users": missing_users,
-        "empty_users": empty_users,
-        "ideal": ideal,
-        "gain_grades": gain_grades,
-        "zero_users": zero_users,
-        "hit_scores": hit_scores,
-        "depth": depth,
-        "judged_only": judged_only,
-        "grades": grades,
-        "precision_normalizer": precision_normalizer,
-        "recall_normalizer": recall_normalizer,
-        "discount": discount,
-        "estimator": "ips" if estimator is None and propensities is not None else estimator,
-    }
+    options = dict(locals())  # every keyword, read by name in evaluation_setup
     matching = (check_match_options(min_match, allow_unmatched, "evaluate"), allow_unmatched)
-    c = None if candidates is None else as_candidates(candidates, "evaluate")
-    size, g = check_correction(
-        correction, catalog_size, gamma, c is not None, None if c is None else c.catalog_size
-    )
-    sampling = None
-    if correction is not None and c is not None and c.strategy == "popularity":
-        warnings.warn(
-            "evaluate: the corrections assume uniformly sampled negatives; these candidates "
-            "were drawn by popularity, so the corrected values are not the paper's estimates.",
-            UserWarning,
-            stacklevel=2,
-        )
-    if c is not None:
-        sampling = SamplingSummary(correction=correction, catalog_size=size,
-                                   gamma=g if correction == "bv" else None)  # fmt: skip
     scanned = run.as_run() if isinstance(run, Scan) else run if is_scan_run(run) else None
     r = None if scanned is not None else as_run(run)
-    setup = make_setup(
-        metrics, conventions, with_qrels=qrels is not None,
-        lists=(features, feature_items, similarity, as_popularity_table(popularity, train),
-               item_categories),
-        weighting=(propensities, propensity_gamma, propensity_clip),
-        candidates=c, sampling=sampling,
-    )  # fmt: skip
+    table = as_popularity_table(popularity, train)
+    setup = evaluation_setup(metrics, options, "evaluate", popularity=table)
     q = None if qrels is None else as_qrels(qrels)
     if q is not None:
         check_weights(setup, q)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -45,21 +45,6 @@ _BINARY_RBP = 1.0
 _MAX_EXPONENTIAL_GRADE = 1024
 
 
-def as_qrels(qrels: Any) -> Qrels:
-    if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, Mapping):
-        return Qrels.from_dict(qrels)
-    if isinstance(qrels, (str, os.PathLike)):
-        return Qrels.from_file(qrels)
-    if is_frame(qrels):
-        return Qrels.from_frame(qrels)
-    raise InvalidParameterError(
-        f"The 'qrels' parameter of evaluate must be a Qrels, a dict {{user: {{item: grade}}}}, "
-        f"a DataFrame or a file path. Got {type(qrels).__name__} instead."
-    )
-
-
 def as_popularity_table(popularity: Any, train: Any) -> Any:
     """The popularity table of ``popularity=`` / ``train=``, built once per evaluation
     (None when neither is given)."""
@@ -70,18 +55,32 @@ def as_popularity_table(popularity: Any, train: Any) -> Any:
     return as_popularity(popularity, train, "evaluate")
 
 
+def as_qrels(qrels: Any) -> Qrels:
+    """``qrels=`` of :func:`receval.evaluate` as a :class:`~receval.Qrels`."""
+    return _as_ranked(qrels, Qrels, "qrels", "grade")
+
+
 def as_run(run: Any) -> Run:
-    if isinstance(run, Run):
-        return run
-    if isinstance(run, Mapping):
-        return Run.from_dict(run)
-    if isinstance(run, (str, os.PathLike)):
-        return Run.from_file(run)
-    if is_frame(run):
-        return Run.from_frame(run)
+    """``run=`` of :func:`receval.evaluate` as a :class:`~receval.Run`."""
+    return _as_ranked(run, Run, "run", "score")
+
+
+_Ranked = TypeVar("_Ranked", Qrels, Run)
+
+
+def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str) -> _Ranked:
+    if isinstance(data, kind):
+        return data
+    if isinstance(data, Mapping):
+        return kind.from_dict(data)
+    if isinstance(data, (str, os.PathLike)):
+        return kind.from_file(data)
+    if is_frame(data):
+        return kind.from_frame(data)
     raise InvalidParameterError(
-        f"The 'run' parameter of evaluate must be a Run, a dict {{user: {{item: score}}}}, "
-        f"a DataFrame or a file path. Got {type(run).__name__} instead."
+        f"The {argument!r} parameter of evaluate must be a {kind.__name__}, a dict "
+        f"{{user: {{item: {value}}}}}, a DataFrame or a file path. Got {type(data).__name__} "
+        "instead."
     )
 
 

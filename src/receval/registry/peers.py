@@ -11,6 +11,7 @@ through them. No name means two metrics: ``ap`` is mean average precision
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 __all__ = ["SPELLINGS", "Spelling", "spellings_of"]
@@ -69,6 +70,29 @@ def _pattern(spelling: str, peer: str, metric: str, example: str) -> Spelling:
 
 _NUM = r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+"
 
+
+def _trec_eval_spellings() -> Iterator[Spelling]:
+    """trec_eval's names of receval metrics, read from its table of measures: a measure
+    with cut-offs or levels names its values ``P_10``, ``iprec_at_recall_0.10`` (a
+    pattern each), and the name of a measure without levels stands for its metric where
+    they differ (``recip_rank``, ``relative_P@5``); the judgment-group forms are left
+    out."""
+    from .trec_eval import MEASURES, measure_values
+
+    for m in MEASURES:
+        metric = measure_values(m, None)[0].metric  # of the default parameters
+        if not metric or m.name.endswith("_avgjg"):  # runid, relstring, prefs_*
+            continue
+        if m.params in ("cuts", "levels"):
+            levels = [x for x in map(float, m.default.split(",")) if x > 0]
+            example = f"{m.name}_10" if m.params == "cuts" else f"{m.name}_{levels[0]:3.2f}"
+            value = "[0-9]+" if m.params == "cuts" else _NUM
+            yield _pattern(rf"{m.name}_(?P<v>{value})", "trec_eval", m.metric("{v}"), example)
+        base = metric.split("(", 1)[0].split("@", 1)[0]
+        if base != m.name and m.params != "levels":  # a level is required
+            yield _literal(m.name, "trec_eval", base)
+
+
 #: Every spelling of another library (or receval's own short name) that a metric
 #: string may use, with the canonical metric it means. Matching is
 #: case-insensitive, like receval's own names; a canonical name always means the
@@ -123,35 +147,8 @@ SPELLINGS: tuple[Spelling, ...] = (
     _literal("shannonentropy", "receval", "shannon_entropy"),
     _literal("averagepopularity", "recbole", "average_popularity"),
     _literal("tailpercentage", "recbole", "tail_percentage"),
-    # trec_eval 10.0 (measure names as -q prints them: P_10, iprec_at_recall_0.10)
-    _pattern(r"P_(?P<k>[0-9]+)", "trec_eval", "precision@{k}", "P_10"),
-    _pattern(r"recall_(?P<k>[0-9]+)", "trec_eval", "recall@{k}", "recall_100"),
-    _pattern(r"ndcg_cut_(?P<k>[0-9]+)", "trec_eval", "ndcg@{k}", "ndcg_cut_10"),
-    _pattern(r"map_cut_(?P<k>[0-9]+)", "trec_eval", "map@{k}", "map_cut_100"),
-    _pattern(r"success_(?P<k>[0-9]+)", "trec_eval", "success@{k}", "success_10"),
-    _pattern(r"relative_P_(?P<k>[0-9]+)", "trec_eval", "relative_precision@{k}", "relative_P_10"),
-    _pattern(r"unj_(?P<k>[0-9]+)", "trec_eval", "unjudged@{k}", "unj_10"),
-    _pattern(
-        rf"iprec_at_recall_(?P<recall>{_NUM})",
-        "trec_eval",
-        "iprec(recall={recall})",
-        "iprec_at_recall_0.10",
-    ),
-    _pattern(
-        rf"Rprec_mult_(?P<mult>{_NUM})", "trec_eval", "rprec_mult(mult={mult})", "Rprec_mult_0.20"
-    ),
-    _literal("recip_rank", "trec_eval", "mrr"),
-    _literal("Rprec", "trec_eval", "r_precision"),
-    _literal("infAP", "trec_eval", "infap"),
-    _literal("11pt_avg", "trec_eval", "iprec_avg"),
-    _literal("binG", "trec_eval", "bin_g"),
-    _literal("Rndcg", "trec_eval", "r_ndcg"),
-    _literal("set_P", "trec_eval", "set_precision"),
-    _literal("set_relative_P", "trec_eval", "set_relative_precision"),
-    _literal("set_map", "trec_eval", "set_ap"),
-    _literal("set_F", "trec_eval", "set_f"),
-    _literal("unj", "trec_eval", "unjudged"),
-    _literal("relative_P", "trec_eval", "relative_precision"),
+    # trec_eval 10.0: its names (P_10, recip_rank), derived from its table of measures
+    *_trec_eval_spellings(),
     # ir_measures 0.4 (parameters: rel= is rel_threshold, p=, beta=, recall=, gains=)
     _literal("P", "ir_measures", "precision"),
     _literal("R", "ir_measures", "recall"),

@@ -10,6 +10,7 @@ names are rows of :mod:`receval.registry.peers`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .._kernels import codes as _core_codes
 from .schema import TREC_LEVELS, MetricEntry, Param
@@ -26,44 +27,6 @@ _INPUTS = {
     "history": ("run", "train"),
     "categories": ("run", "train", "item_categories"),
 }
-
-
-def _kernel(
-    name: str,
-    kind: int,
-    description: str,
-    *,
-    accepts_k: bool = True,
-    bounded: bool = True,
-    higher_is_better: bool = True,
-    mean: str = "users",
-    conventions: tuple[str, ...] = (),
-    choices: tuple[tuple[str, tuple[str, ...]], ...] = (),
-    needs: str = "qrels",
-    params: tuple[Param, ...] = (),
-    source: str = "receval",
-) -> MetricEntry:
-    """The row of a metric of the ranking kernel (``kind``: its code); ``needs``:
-    what it needs besides the run (``"qrels"``: a ranking metric, else a list one)."""
-    return MetricEntry(
-        name,
-        "ranking" if needs == "qrels" else "list",
-        description,
-        higher_is_better=higher_is_better,
-        inputs=_INPUTS[needs],
-        partitionings=("groups",),
-        function_path="receval.ranking.evaluation:evaluate",
-        definition_path="receval.ranking.definition",
-        accepts_k=accepts_k,
-        source=source,
-        params=params,
-        conventions=tuple(sorted(conventions)),
-        kind=kind,
-        bounded=bounded,
-        mean=mean,
-        choices=choices,
-        needs=needs,
-    )
 
 
 #: the conventions every metric of the qrels reads: the relevance threshold (and so which
@@ -84,6 +47,51 @@ _COMMON = (
 )
 
 
+def _kernel(
+    name: str,
+    description: str,
+    *,
+    kind: int | None = None,
+    accepts_k: bool = True,
+    bounded: bool = True,
+    higher_is_better: bool = True,
+    mean: str = "users",
+    conventions: tuple[str, ...] | None = None,
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = (),
+    needs: str = "qrels",
+    params: tuple[Param, ...] = (),
+    source: str = "receval",
+) -> MetricEntry:
+    """The row of a metric of the ranking kernel (``kind``: its code, by default the one
+    named as the metric in upper case); ``needs``: what it needs besides the run
+    (``"qrels"``: a ranking metric, else a list one); ``conventions``: those it reads
+    (default: the common ones, or for a list one the order of tied scores)."""
+    return MetricEntry(
+        name,
+        "ranking" if needs == "qrels" else "list",
+        description,
+        higher_is_better=higher_is_better,
+        inputs=_INPUTS[needs],
+        partitionings=("groups",),
+        function_path="receval.ranking.evaluation:evaluate",
+        definition_path="receval.ranking.definition",
+        accepts_k=accepts_k,
+        source=source,
+        params=params,
+        conventions=tuple(sorted(conventions or (_COMMON if needs == "qrels" else ("ties",)))),
+        kind=getattr(codes, name.upper()) if kind is None else kind,
+        bounded=bounded,
+        mean=mean,
+        choices=choices,
+        needs=needs,
+    )
+
+
+def _trec(name: str, description: str, **options: Any) -> MetricEntry:
+    """The row of a measure of trec_eval (of the whole list unless ``accepts_k``)."""
+    return _kernel(name, description, source=_TREC, **{"accepts_k": False, **options})
+
+
 def _reads(*extra: str, drop: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The common conventions less ``drop``, then ``extra``."""
     return tuple(c for c in _COMMON if c not in drop) + extra
@@ -93,8 +101,6 @@ def _reads(*extra: str, drop: tuple[str, ...] = ()) -> tuple[str, ...]:
 _GAIN_SUMS = ("hit_scores",)
 #: the counts summed over users: no user is left out for having no relevant item
 _COUNTS = ("empty_users",)
-#: the metrics of the lists alone (similarities, popularity, histories)
-_LISTWISE = ("ties",)
 #: gains of RBP and of expected exposure: the grades, or 0/1 at the threshold
 _LINEAR_OR_BINARY = (("gain", ("linear", "binary")),)
 _TREC = "trec_eval 10.0"
@@ -138,52 +144,41 @@ _UTILITY = (
 #: The metrics of receval.evaluate's metric strings, run by the ranking kernel.
 RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
     [
-        _kernel(
+        _trec(
             "precision",
-            codes.PRECISION,
             "hits in the top k / k",
-            source=_TREC,
             conventions=_reads("precision_normalizer"),
+            accepts_k=True,
         ),
-        _kernel(
+        _trec(
             "recall",
-            codes.RECALL,
             "hits in the top k / relevant items of the user",
-            source=_TREC,
             conventions=_reads("recall_normalizer"),
+            accepts_k=True,
         ),
-        _kernel("f1", codes.F1, "harmonic mean of precision@k and recall@k", conventions=_COMMON),
+        _kernel("f1", "harmonic mean of precision@k and recall@k"),
         _kernel(
             "hit_ratio",
-            codes.HIT_RATIO,
             "sum of hits over users / sum of relevant items over users (one pooled ratio)",
             mean="pooled",
             conventions=_reads(drop=("zero_users",)),
         ),
-        _kernel(
-            "success",
-            codes.SUCCESS,
-            "1 if the top k holds a relevant item, else 0",
-            source=_TREC,
-            conventions=_COMMON,
-        ),
-        _kernel(
+        _trec("success", "1 if the top k holds a relevant item, else 0", accepts_k=True),
+        _trec(
             "map",
-            codes.AP,
             "average precision in the top k, averaged over users",
-            source=_TREC,
             conventions=_reads("ap_normalizer"),
+            accepts_k=True,
+            kind=codes.AP,
         ),
         _kernel(
             "cg",
-            codes.CG,
             "sum of gains in the top k",
             bounded=False,
             conventions=_reads("gain", "gain_grades", drop=_GAIN_SUMS),
         ),
         _kernel(
             "dcg",
-            codes.DCG,
             "sum of gain / log2(rank + 1) in the top k",
             bounded=False,
             params=(_GAINS,),
@@ -191,122 +186,97 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _kernel(
             "idcg",
-            codes.IDCG,
             "DCG of the ideal ranking",
             bounded=False,
             params=(_GAINS,),
             conventions=_reads("discount", "gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
         ),
-        _kernel(
+        _trec(
             "ndcg",
-            codes.NDCG,
             "DCG / IDCG (0 when IDCG is 0)",
             params=(_GAINS,),
-            source=_TREC,
             conventions=_reads("discount", "gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
+            accepts_k=True,
         ),
-        _kernel(
-            "mrr",
-            codes.RR,
-            "1 / rank of the first relevant item in the top k",
-            source=_TREC,
-            conventions=_COMMON,
+        _trec(
+            "mrr", "1 / rank of the first relevant item in the top k", kind=codes.RR, accepts_k=True
         ),
-        _kernel(
+        _trec(
             "r_precision",
-            codes.R_PRECISION,
             "precision at R, the number of relevant items of the user; with @k, the "
             "relevant items in the top min(R, k) over R",
-            source=_TREC,
-            conventions=_COMMON,
+            accepts_k=True,
         ),
         _kernel(
             "ils",
-            codes.ILS,
             "intra-list similarity: mean similarity of the pairs of items in the top k "
             "(needs features or similarity)",
             bounded=False,  # cosine is in [-1, 1]; a caller's similarity may be anything
             higher_is_better=False,
             needs="similarity",
-            conventions=_LISTWISE,
         ),
         _kernel(
             "diversity",
-            codes.DIVERSITY,
             "1 - ils: mean dissimilarity of the pairs of items in the top k "
             "(needs features or similarity)",
             bounded=False,
             needs="similarity",
-            conventions=_LISTWISE,
         ),
         # ------------------------------------------------ popularity bias
         _kernel(
             "arp",
-            codes.ARP,
             "average recommendation popularity: mean popularity of the items in the top k "
             "(needs popularity or train)",
             bounded=False,
             higher_is_better=False,
             needs="popularity",
             source=_ELLIOT,
-            conventions=_LISTWISE,
         ),
         _kernel(
             "aplt",
-            codes.APLT,
             "average percentage of long tail: share of the top k in the long tail, the items "
             "of the popularity outside the head (the most popular items holding head_share of "
             "the interactions; needs popularity or train)",
             needs="popularity",
             params=(_HEAD_SHARE,),
             source=_ELLIOT,
-            conventions=_LISTWISE,
         ),
         _kernel(
             "aclt",
-            codes.ACLT,
             "average coverage of long tail: number of items of the top k in the long tail "
             "(needs popularity or train)",
             bounded=False,
             needs="popularity",
             params=(_HEAD_SHARE,),
             source=_ELLIOT,
-            conventions=_LISTWISE,
         ),
         _kernel(
             "average_popularity",
-            codes.AVERAGE_POPULARITY,
             "summed popularity of the items in the top k / k (needs popularity or train)",
             bounded=False,
             higher_is_better=False,
             needs="popularity",
             source=_RECBOLE,
-            conventions=_LISTWISE,
         ),
         _kernel(
             "tail_percentage",
-            codes.TAIL_PERCENTAGE,
             "long-tail items in the top k / k, the tail being the tail_ratio least popular "
             "items (needs popularity or train)",
             needs="popularity",
             params=(_TAIL_RATIO,),
             source=_RECBOLE,
-            conventions=_LISTWISE,
         ),
         # ------------------------------------------------ the users' histories
         _kernel(
             "serendipity",
-            codes.SERENDIPITY,
             "1 - mean cosine of each top-k item with the user's items in train (co-occurrence "
             "in train, or features), averaged over the top k (needs train)",
             bounded=False,  # feature cosines may be negative
             needs="history",
             source="Microsoft Recommenders",
-            conventions=_LISTWISE,
         ),
         _kernel(
             "miscalibration",
-            codes.MISCALIBRATION,
             "Steck's KL divergence of the top k's category distribution, smoothed by alpha, "
             "from the user's items in train (needs train and item_categories)",
             bounded=False,
@@ -314,13 +284,11 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
             needs="categories",
             params=(_ALPHA,),
             source="Steck 2018",
-            conventions=_LISTWISE,
         ),
         # ------------------------------------------------ expected exposure
         *(
             _kernel(
                 name,
-                kind,
                 f"expected exposure {what} (Diaz et al. 2020) of the whole ranking, or of the "
                 f"top k, under RBP patience; tied scores a stochastic ranking (every order "
                 f"equally likely; ties='input' reads the run's order); users without a relevant "
@@ -340,281 +308,185 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
                 ),
                 choices=_LINEAR_OR_BINARY if name != "ee_disparity" else (),
             )
-            for name, kind, what in (
-                ("ee_disparity", codes.EE_DISPARITY, "disparity EE-D, ||e||^2"),
-                ("ee_relevance", codes.EE_RELEVANCE, "relevance EE-R, e . e*"),
-                ("ee_loss", codes.EE_LOSS, "loss EE-L, ||e - e*||^2"),
+            for name, what in (
+                ("ee_disparity", "disparity EE-D, ||e||^2"),
+                ("ee_relevance", "relevance EE-R, e . e*"),
+                ("ee_loss", "loss EE-L, ||e - e*||^2"),
             )
         ),
         # ------------------------------------------------ trec_eval's measures
-        _kernel(
+        _trec(
             "num_ret",
-            codes.NUM_RET,
             "items retrieved (in the top k), summed over users",
             bounded=False,
             mean="sum",
-            source=_TREC,
             conventions=("estimator", "missing_users", "depth", "judged_only"),
+            accepts_k=True,
         ),
-        _kernel(
+        _trec(
             "num_rel",
-            codes.NUM_REL,
             "relevant items of the users, summed over users",
-            accepts_k=False,
             bounded=False,
             mean="sum",
-            source=_TREC,
             conventions=("estimator", "rel_threshold", "missing_users"),
         ),
-        _kernel(
+        _trec(
             "num_rel_ret",
-            codes.NUM_REL_RET,
             "relevant items retrieved (in the top k), summed over users",
             bounded=False,
             mean="sum",
-            source=_TREC,
             conventions=_reads(drop=(*_COUNTS, "zero_users")),
+            accepts_k=True,
         ),
-        _kernel(
+        _trec(
             "num_nonrel_judged_ret",
-            codes.NUM_NONREL_JUDGED_RET,
             "judged non-relevant items retrieved, summed over users",
-            accepts_k=False,
             bounded=False,
             higher_is_better=False,
             mean="sum",
-            source=_TREC,
             conventions=_reads(drop=(*_COUNTS, "zero_users", "judged_only")),
         ),
-        _kernel(
+        _trec(
             "num_q",
-            codes.NUM_Q,
             "users evaluated",
-            accepts_k=False,
             bounded=False,
             mean="sum",
-            source=_TREC,
             conventions=("estimator", "missing_users"),
         ),
-        _kernel(
+        _trec(
             "gm_map",
-            codes.AP,
             "average precision, geometric mean over users (values floored at 1e-5)",
-            accepts_k=False,
             mean="geometric",
-            source=_TREC,
             conventions=_reads("ap_normalizer", drop=("zero_users",)),
+            kind=codes.AP,
         ),
-        _kernel(
+        _trec(
             "bpref",
-            codes.BPREF,
             "binary preference: share of the top R judged non-relevant items ranked "
             "below each relevant item retrieved, averaged over the R relevant items",
-            accepts_k=False,
-            source=_TREC,
             conventions=_reads("grades"),
         ),
-        _kernel(
+        _trec(
             "gm_bpref",
-            codes.BPREF,
             "bpref, geometric mean over users (values floored at 1e-5)",
-            accepts_k=False,
             mean="geometric",
-            source=_TREC,
             conventions=_reads("grades", drop=("zero_users",)),
+            kind=codes.BPREF,
         ),
-        _kernel(
+        _trec(
             "infap",
-            codes.INFAP,
             "inferred AP (Yilmaz and Aslam): AP estimated from a sample of judgments",
-            accepts_k=False,
-            source=_TREC,
-            conventions=_COMMON,
         ),
-        _kernel(
+        _trec(
             "iprec",
-            codes.IPREC_AT_RECALL,
             "interpolated precision at a recall level: the highest precision at any "
             "rank whose recall is at least that level",
-            accepts_k=False,
             params=(_RECALL,),
-            source=_TREC,
-            conventions=_COMMON,
+            kind=codes.IPREC_AT_RECALL,
         ),
-        _kernel(
+        _trec(
             "iprec_avg",
-            codes.IPREC_AVG,
             "interpolated precision averaged over recall levels (trec_eval's 11pt_avg)",
-            accepts_k=False,
             params=(_LEVELS,),
-            source=_TREC,
-            conventions=_COMMON,
         ),
-        _kernel(
+        _trec(
             "rprec_mult",
-            codes.RPREC_MULT,
             "precision at mult * R, R the relevant items of the user",
-            accepts_k=False,
             params=(_MULT,),
-            source=_TREC,
-            conventions=_COMMON,
         ),
-        _kernel(
+        _trec(
             "utility",
-            codes.UTILITY,
             "a * relevant retrieved + b * non-relevant retrieved + c * relevant not "
             "retrieved + d * non-relevant not retrieved",
-            accepts_k=False,
             bounded=False,
             params=_UTILITY,
-            source=_TREC,
-            conventions=_COMMON,
         ),
-        _kernel(
+        _trec(
             "bin_g",
-            codes.BIN_G,
             "binary G: mean over relevant items of 1 / log2(2 + non-relevant items ranked above)",
-            accepts_k=False,
-            source=_TREC,
-            conventions=_COMMON,
         ),
-        _kernel(
+        _trec(
             "g",
-            codes.G,
             "normalized gain G: gain / log2(2 + ideal gain - gain so far) summed over "
             "the list, over the ideal total gain",
-            accepts_k=False,
             params=(_GAINS,),
-            source=_TREC,
-            conventions=_COMMON,
         ),
-        _kernel(
+        _trec(
             "ndcg_rel",
-            codes.NDCG_REL,
             "NDCG averaged over the ranks of the relevant items",
-            accepts_k=False,
             params=(_GAINS,),
-            source=_TREC,
-            conventions=_COMMON,
         ),
-        _kernel(
+        _trec(
             "r_ndcg",
-            codes.R_NDCG,
             "NDCG averaged at the R levels (items at or above each gain level)",
-            accepts_k=False,
             params=(_GAINS,),
-            source=_TREC,
-            conventions=_COMMON,
         ),
-        _kernel(
+        _trec(
             "relative_precision",
-            codes.RELATIVE_PRECISION,
             "precision@k over the highest precision@k possible, min(R, k) / k",
-            source=_TREC,
-            conventions=_COMMON,
+            accepts_k=True,
         ),
-        _kernel(
+        _trec(
             "set_precision",
-            codes.SET_PRECISION,
             "relevant items retrieved / items retrieved (the whole list)",
-            accepts_k=False,
-            source=_TREC,
-            conventions=_COMMON,
         ),
-        _kernel(
+        _trec(
             "set_relative_precision",
-            codes.SET_RELATIVE_PRECISION,
             "set precision over the highest set precision possible for the list's length",
-            accepts_k=False,
-            source=_TREC,
-            conventions=_COMMON,
         ),
-        _kernel(
+        _trec(
             "set_recall",
-            codes.SET_RECALL,
             "relevant items retrieved / relevant items (the whole list)",
-            accepts_k=False,
-            source=_TREC,
             conventions=_reads(drop=("judged_only",)),
         ),
-        _kernel(
-            "set_ap",
-            codes.SET_AP,
-            "set precision * set recall (trec_eval's set_map)",
-            accepts_k=False,
-            source=_TREC,
-            conventions=_COMMON,
-        ),
-        _kernel(
+        _trec("set_ap", "set precision * set recall (trec_eval's set_map)"),
+        _trec(
             "set_f",
-            codes.SET_F,
             "(beta + 1) * P * R / (R + beta * P) of set precision P and set recall R",
-            accepts_k=False,
             params=(_BETA,),
-            source=_TREC,
-            conventions=_COMMON,
         ),
-        _kernel(
+        _trec(
             "rbp",
-            codes.RBP,
             "rank-biased precision: (1 - p) * sum of gain * p^(rank - 1), the gains of the grades "
             "from the gain threshold on, scaled to [0, 1] (gain=binary: 1 for a relevant item, "
             "ir_measures' RBP(rel=...); grades='raw': the grades themselves, as ranx)",
-            accepts_k=False,
             params=(_P,),
-            source=_TREC,
             conventions=_reads("gain", "gain_grades", "grades"),
             choices=_LINEAR_OR_BINARY,
         ),
-        _kernel(
+        _trec(
             "rbp_resid",
-            codes.RBP_RESID,
             "RBP's residual: how much RBP could grow if every unjudged item retrieved "
             "had the highest gain",
-            accepts_k=False,
             params=(_P,),
-            source=_TREC,
-            conventions=_COMMON,
         ),
-        _kernel(
+        _trec(
             "unjudged",
-            codes.UNJUDGED,
             "share of the top k absent from the qrels (trec_eval's unj)",
             higher_is_better=False,
-            source=_TREC,
-            conventions=_COMMON,
+            accepts_k=True,
         ),
         _kernel(
             "judged",
-            codes.JUDGED,
             "share of the top min(k, list length) present in the qrels, a negative grade "
             "counting as judged (ir_measures' Judged@k; ties by item id ascending)",
             source="ir_measures",
-            conventions=_COMMON,
         ),
         _kernel(
             "err",
-            codes.ERR,
             "expected reciprocal rank (Chapelle et al. 2009): sum over ranks i of 1 / i times "
             "the probability that the user stops at i, in the cascade model (ir_measures' "
             "ERR@k, from gdeval)",
             source="ir_measures",
-            conventions=_COMMON,
         ),
-        _kernel(
-            "nerr",
-            codes.NERR,
-            "ERR over the ERR of the ideal ranking",
-            source="ir_measures",
-            conventions=_COMMON,
-        ),
+        _kernel("nerr", "ERR over the ERR of the ideal ranking", source="ir_measures"),
         _kernel(
             "hits",
-            codes.NUM_REL_RET,
             "relevant items in the top k, averaged over users",
             bounded=False,
             source="ranx",
             conventions=_reads(drop=_COUNTS),
+            kind=codes.NUM_REL_RET,
         ),
     ]
 )

@@ -72,8 +72,8 @@ class TrecMeasure:
         summary: ``gm_map``, ``num_q``), ``"runid"``, or ``"relstring"`` (only
         per query).
     metric : callable
-        The receval metric string of one value, from its parameter (a cut-off,
-        a level, the list of reals or of pairs).
+        The receval metric string of one value, from its parameter (a cut-off, a
+        level as metric strings write it, the list of reals or of pairs).
     """
 
     name: str
@@ -125,10 +125,6 @@ def _levels(values: list[float]) -> str:
     return "iprec_avg(levels=" + ";".join(_num(x) for x in values) + ")"
 
 
-def _relstring_length(values: list[float]) -> int:
-    return int(values[0]) if values else 10
-
-
 #: trec_eval 10.0's measures in its order (the order of its output), each with the
 #: receval metric of its values (the judgment-group measures: the metric of each
 #: (query, group), averaged over the query's groups; none for the ``prefs_*``
@@ -144,15 +140,13 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("Rprec", "", "", "real", _fixed("r_precision")),
     TrecMeasure("bpref", "", "", "real", _fixed("bpref")),
     TrecMeasure("recip_rank", "", "", "real", _fixed("mrr")),
-    TrecMeasure(
-        "iprec_at_recall", "levels", _RECALLS, "real", lambda x: f"iprec(recall={_num(x)})"
-    ),
+    TrecMeasure("iprec_at_recall", "levels", _RECALLS, "real", lambda x: f"iprec(recall={x})"),
     TrecMeasure("P", "cuts", _CUTS, "real", lambda k: f"precision@{k}"),
     TrecMeasure("relstring", "reals", "10", "relstring", _fixed("")),
     TrecMeasure("recall", "cuts", _CUTS, "real", lambda k: f"recall@{k}"),
     TrecMeasure("infAP", "", "", "real", _fixed("infap")),
     TrecMeasure("gm_bpref", "", "", "summary", _fixed("gm_bpref")),
-    TrecMeasure("Rprec_mult", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={_num(x)})"),
+    TrecMeasure("Rprec_mult", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={x})"),
     TrecMeasure("utility", "reals", "1,-1,0,0", "real", _reals("utility", ("a", "b", "c", "d"))),
     TrecMeasure("11pt_avg", "reals", _RECALLS, "real", _levels),
     TrecMeasure("binG", "", "", "real", _fixed("bin_g")),
@@ -181,9 +175,7 @@ MEASURES: tuple[TrecMeasure, ...] = (
     ),
     TrecMeasure("map_avgjg", "", "", "real", _fixed("map")),
     TrecMeasure("P_avgjg", "cuts", _CUTS, "real", lambda k: f"precision@{k}"),
-    TrecMeasure(
-        "Rprec_mult_avgjg", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={_num(x)})"
-    ),
+    TrecMeasure("Rprec_mult_avgjg", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={x})"),
     TrecMeasure("rbp", "pairs", "", "real", _rbp("rbp")),
     TrecMeasure("rbp_resid", "pairs", "", "real", _rbp("rbp_resid")),
     TrecMeasure("unj", "cuts", "5,10,20", "real", lambda k: f"unjudged@{k}"),
@@ -316,7 +308,8 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
                 f"trec-eval -m {measure.name}.{text}: the levels must be distinct."
             )
         return [
-            MeasureValue(measure, f"{measure.name}_{x:3.2f}", measure.metric(x)) for x in levels
+            MeasureValue(measure, f"{measure.name}_{x:3.2f}", measure.metric(_num(x)))
+            for x in levels
         ]
     name = measure.name if given is None else f"{measure.name}_{given}"
     if kind == "reals":

@@ -16,7 +16,14 @@ from functools import reduce
 from typing import Any
 
 from ..exceptions import InputValidationError, InvalidParameterError
-from ..ranking.aggregate import RankingState, Setup, check_weights, finalize, update
+from ..ranking.aggregate import (
+    RankingState,
+    Setup,
+    check_weights,
+    evaluation_setup,
+    finalize,
+    update,
+)
 from ..ranking.report import EvaluationReport
 from ._common import check_columns, check_frame, check_partitions, partition_states
 
@@ -177,48 +184,14 @@ def evaluate(
         Missing columns, id columns of different types, or anything
         :func:`receval.evaluate` rejects in a partition (raised again on the driver).
     """
+    options = dict(locals())  # every keyword, read by name in evaluation_setup
     from pyspark.sql import functions as F
 
-    from ..ranking.aggregate import make_setup
-    from ..sampled.corrections import check_correction
-    from ..sampled.negatives import SamplingSummary, as_candidates
-
     func = "evaluate"
-    conventions = {
-        "profile": profile,
-        "ap_normalizer": ap_normalizer,
-        "gain": gain,
-        "rel_threshold": rel_threshold,
-        "ties": ties,
-        "missing_users": missing_users,
-        "empty_users": empty_users,
-        "ideal": ideal,
-        "gain_grades": gain_grades,
-        "zero_users": zero_users,
-        "hit_scores": hit_scores,
-        "depth": depth,
-        "judged_only": judged_only,
-        "grades": grades,
-        "precision_normalizer": precision_normalizer,
-        "recall_normalizer": recall_normalizer,
-        "discount": discount,
-        "estimator": "ips" if estimator is None and propensities is not None else estimator,
-    }
-    c, sampling = None, None
-    if candidates is not None or correction is not None:
-        c = None if candidates is None else as_candidates(candidates, "receval.spark.evaluate")
-        size, g = check_correction(correction, catalog_size, gamma, c is not None,
-                                   None if c is None else c.catalog_size)  # fmt: skip
-        if c is not None:
-            sampling = SamplingSummary(correction=correction, catalog_size=size,
-                                       gamma=g if correction == "bv" else None)  # fmt: skip
-    pop_table = _popularity(popularity, train, user, item)
-    setup = make_setup(
-        metrics, conventions, with_qrels=qrels is not None,
-        lists=(features, feature_items, similarity, pop_table, item_categories),
-        weighting=(propensities, propensity_gamma, propensity_clip),
-        candidates=c, sampling=sampling, rows=False,
-    )  # fmt: skip
+    table = _popularity(popularity, train, user, item)
+    setup = evaluation_setup(
+        metrics, options, "receval.spark.evaluate", popularity=table, rows=False
+    )
     check_frame(run, "run", func)
     check_partitions(num_partitions, func)
     if (score is None) == (rank is None):

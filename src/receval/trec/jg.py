@@ -25,13 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..exceptions import InputValidationError
 
 __all__ = [
+    "GROUP_FIELDS",
     "GROUP_MEASURES",
     "GroupReport",
     "JudgmentGroups",
-    "check_group_measures",
     "evaluate_groups",
     "read_judgment_groups",
 ]
@@ -39,10 +39,8 @@ __all__ = [
 #: trec_eval's measures of judgment groups (``-R qrels_jg``).
 GROUP_MEASURES: tuple[str, ...] = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 
-# the measures trec_eval prints whatever the relevance format: they read no judgment
-_ANY_FORMAT = ("runid", "num_q")
-
-_FIELDS = "query group document grade"
+#: The fields of a line of judgment groups.
+GROUP_FIELDS = "query group document grade"
 
 
 @dataclass(frozen=True)
@@ -130,10 +128,11 @@ def read_judgment_groups(path: str | os.PathLike[str]) -> JudgmentGroups:
     from ..data._ranked import Qrels
 
     name = os.fspath(path)
-    (queries, groups, docs, grades), lines = io.read_whitespace_table(path, 4, _FIELDS)
+    (queries, groups, docs, grades), lines = io.read_whitespace_table(path, 4, GROUP_FIELDS)
     if len(lines) == 0:
         raise InputValidationError(
-            f"{name}: no judgments; expected lines of 4 whitespace-separated fields ({_FIELDS})."
+            f"{name}: no judgments; expected lines of 4 whitespace-separated fields "
+            f"({GROUP_FIELDS})."
         )
     grade = io.parse_numbers(grades, path, lines, "grade", integer=True)
     query_ids, query_code = np.unique(_strings(queries), return_inverse=True)
@@ -248,50 +247,3 @@ def evaluate_groups(
             total[has] += col[starts[has] + j]
         values[m] = total / counts
     return GroupReport(users=groups.user_ids, values=values, group_values=per_group)
-
-
-def check_group_measures(rel_format: str, names: Sequence[str]) -> None:
-    """Refuse the measures trec_eval cannot compute from this relevance format.
-
-    Under ``-R qrels_jg`` trec_eval computes only ``runid``, ``num_q`` and the
-    judgment-group measures; under any other format, no judgment-group measure.
-
-    Parameters
-    ----------
-    rel_format : str
-        trec_eval's ``-R`` (``qrels``, ``qrels_jg``, ...).
-    names : sequence of str
-        The selected trec_eval measures (``P``, ``map_avgjg``).
-
-    Raises
-    ------
-    InvalidParameterError
-        A measure the format cannot give, naming it and the fix.
-
-    Examples
-    --------
-    >>> from receval.trec.jg import check_group_measures
-    >>> check_group_measures("qrels_jg", ["runid", "num_q", "map_avgjg"])
-    >>> check_group_measures("qrels_jg", ["map"])
-    Traceback (most recent call last):
-    ...
-    receval.exceptions.InvalidParameterError: trec-eval -R qrels_jg: 'map' is not computed \
-from judgment groups; trec_eval computes only runid, num_q, map_avgjg, P_avgjg and \
-Rprec_mult_avgjg from them. Ask for those (e.g. -m qrels_jg), or read the file with -R qrels.
-    """
-    if rel_format == "qrels_jg":
-        bad = [n for n in names if n not in GROUP_MEASURES and n not in _ANY_FORMAT]
-        if bad:
-            raise InvalidParameterError(
-                f"trec-eval -R qrels_jg: {bad[0]!r} is not computed from judgment groups; "
-                f"trec_eval computes only {', '.join((*_ANY_FORMAT, *GROUP_MEASURES[:-1]))} "
-                f"and {GROUP_MEASURES[-1]} from them. Ask for those (e.g. -m qrels_jg), or "
-                f"read the file with -R qrels."
-            )
-        return
-    bad = [n for n in names if n in GROUP_MEASURES]
-    if bad:
-        raise InvalidParameterError(
-            f"trec-eval -m {bad[0]}: it needs judgment groups; pass -R qrels_jg with a "
-            f"qrels file of lines '{_FIELDS}'."
-        )

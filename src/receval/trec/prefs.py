@@ -43,7 +43,6 @@ __all__ = [
     "PREFS_MEASURES",
     "Preferences",
     "QueryPreferences",
-    "check_prefs_measures",
     "prefs_columns",
     "prefs_measures",
     "read_prefs",
@@ -62,53 +61,6 @@ PREFS_COUNTS = frozenset(PREFS_MEASURES[:3])
 
 #: trec_eval ranks a query absent from the run (with ``-c``) as this one document.
 ABSENT_QUERY_RANKING = ("ceci_nest_pas_un_docno",)
-
-
-def check_prefs_measures(rel_format: str, names: Sequence[str]) -> None:
-    """Refuse the measures trec_eval cannot compute from this relevance format.
-
-    Under ``-R prefs`` and ``-R qrels_prefs`` trec_eval computes only ``runid``,
-    ``num_q`` and the ``prefs_*`` measures (the others fail); under any other
-    format, no ``prefs_*`` measure.
-
-    Parameters
-    ----------
-    rel_format : str
-        trec_eval's ``-R`` (``qrels``, ``prefs``, ``qrels_prefs``, ...).
-    names : sequence of str
-        The selected trec_eval measures (``P``, ``prefs_simp``).
-
-    Raises
-    ------
-    InvalidParameterError
-        A measure the format cannot give, naming it and the fix.
-
-    Examples
-    --------
-    >>> from receval.trec.prefs import check_prefs_measures
-    >>> check_prefs_measures("prefs", ["runid", "num_q", "prefs_simp"])
-    >>> check_prefs_measures("qrels", ["prefs_simp"])
-    Traceback (most recent call last):
-    ...
-    receval.exceptions.InvalidParameterError: trec-eval -m prefs_simp: it needs preference \
-judgments (-R prefs or -R qrels_prefs). Got -R qrels.
-    """
-    from ..exceptions import InvalidParameterError
-
-    prefs = rel_format in ("prefs", "qrels_prefs")
-    for name in names:
-        if name in ("runid", "num_q") or (name in PREFS_MEASURES) == prefs:
-            continue
-        if not prefs:
-            raise InvalidParameterError(
-                f"trec-eval -m {name}: it needs preference judgments (-R prefs or "
-                f"-R qrels_prefs). Got -R {rel_format}."
-            )
-        raise InvalidParameterError(
-            f"trec-eval -R {rel_format}: {name!r} is not computed from preferences; "
-            f"trec_eval computes only runid, num_q and the prefs_* measures from them. "
-            f"Ask for those (e.g. -m all_prefs), or read the file with -R qrels."
-        )
 
 
 # ------------------------------------------------------------------ reading

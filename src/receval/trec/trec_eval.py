@@ -420,9 +420,6 @@ def trec_eval(argv: Sequence[str]) -> str:
     P_1                   	all	0.0000
     P_2                   	all	0.5000
     """
-    from .jg import check_group_measures
-    from .prefs import check_prefs_measures
-
     o = parse_trec_eval_args(argv)
     if o.help:
         raise _ParameterAbort("trec-eval -h: see `receval trec-eval -h`.", status=_USAGE)
@@ -439,8 +436,7 @@ def trec_eval(argv: Sequence[str]) -> str:
     except RecevalError as exc:
         raise _abort(exc, _FILE) from None  # trec_eval: "Cannot initialize measure"
     try:
-        check_group_measures(o.rel_format, [m.name for m, _ in selected])
-        check_prefs_measures(o.rel_format, [m.name for m, _ in selected])
+        _check_format(o.rel_format, [m.name for m, _ in selected])
     except RecevalError as exc:
         # trec_eval: "Can't calculate measure" at the first query, nothing printed
         raise _abort(exc, _QUERY) from None
@@ -485,6 +481,42 @@ def trec_eval(argv: Sequence[str]) -> str:
         output = _before(o, selected, values, q, r, order[:first], zscores)
         raise _InputAbort(str(exc), status=_QUERY, output=output) from None
     return "".join(line + "\n" for line in [*(x for b in blocks for x in b), *summary])
+
+
+def _check_format(rel_format: str, names: list[str]) -> None:
+    """Refuse the measures trec_eval cannot compute from this relevance format: from
+    judgment groups (``-R qrels_jg``) or preferences (``-R prefs``, ``-R qrels_prefs``)
+    only ``runid``, ``num_q`` and their own measures, from any other format none of
+    those."""
+    from .jg import GROUP_FIELDS, GROUP_MEASURES
+
+    groups, prefs = rel_format == "qrels_jg", rel_format in ("prefs", "qrels_prefs")
+    for name in names:
+        if name in ("runid", "num_q"):
+            continue
+        if groups and name not in GROUP_MEASURES:
+            raise InvalidParameterError(
+                f"trec-eval -R qrels_jg: {name!r} is not computed from judgment groups; "
+                f"trec_eval computes only runid, num_q, {', '.join(GROUP_MEASURES[:-1])} "
+                f"and {GROUP_MEASURES[-1]} from them. Ask for those (e.g. -m qrels_jg), or "
+                f"read the file with -R qrels."
+            )
+        if prefs and name not in PREFS_MEASURES:
+            raise InvalidParameterError(
+                f"trec-eval -R {rel_format}: {name!r} is not computed from preferences; "
+                f"trec_eval computes only runid, num_q and the prefs_* measures from them. "
+                f"Ask for those (e.g. -m all_prefs), or read the file with -R qrels."
+            )
+        if not groups and name in GROUP_MEASURES:
+            raise InvalidParameterError(
+                f"trec-eval -m {name}: it needs judgment groups; pass -R qrels_jg with a "
+                f"qrels file of lines '{GROUP_FIELDS}'."
+            )
+        if not prefs and name in PREFS_MEASURES:
+            raise InvalidParameterError(
+                f"trec-eval -m {name}: it needs preference judgments (-R prefs or "
+                f"-R qrels_prefs). Got -R {rel_format}."
+            )
 
 
 def _before(

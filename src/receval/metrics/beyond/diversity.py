@@ -16,8 +16,9 @@ import numpy as np
 from ... import _validation as v
 from ...data import io
 from ...data._encode import factorize, lookup
-from ...data._ranked import Qrels, Run
+from ...data._ranked import Run
 from ...exceptions import InputValidationError, InvalidParameterError
+from .history import read_log
 from .lists import (
     RunLike,
     as_run,
@@ -435,40 +436,6 @@ def diversity(
 
 
 # ---------------------------------------------------------------- novelty
-def _interactions(log: Any, func: str) -> tuple[np.ndarray, np.ndarray, int]:
-    """Item ids of an interaction log, the distinct users of each, and the user count."""
-    if isinstance(log, (Qrels, Run)):  # (user, item) pairs are distinct by construction
-        return log.item_ids, np.bincount(log.items, minlength=len(log.item_ids)), log.n_users
-    if io.is_frame(log):
-        cols = io.frame_columns(log, {"user": "user", "item": "item"}, func)
-        users, items = cols["user"], cols["item"]
-    elif isinstance(log, tuple) and len(log) == 2:
-        users, items = log
-    else:
-        raise InputValidationError(
-            f"{func}: interactions must be a Qrels, a Run, a DataFrame with columns 'user' "
-            f"and 'item', or a tuple (users, items). Got {type(log).__name__}."
-        )
-    from ..._kernels import compiled
-
-    kern = compiled()
-
-    n = v.check_same_length(func, users=_Sized(users), items=_Sized(items))
-    v.check_not_empty(n, "interactions", func)
-    user_codes, user_ids = factorize(users, "users", func)
-    item_codes, item_ids = factorize(items, "items", func)
-    pop = kern.distinct_users_per_item(user_codes, item_codes, len(user_ids), len(item_ids))
-    return item_ids, pop, len(user_ids)
-
-
-class _Sized:
-    def __init__(self, x: Any) -> None:
-        self._n = len(x)
-
-    def __len__(self) -> int:
-        return self._n
-
-
 def novelty(
     run: RunLike, interactions: Any, *, k: int | None = None, unseen: str = "raise"
 ) -> float:
@@ -553,8 +520,9 @@ def novelty(
     run = as_run(run, func)
     depth = check_k(k, func)
     v.check_option(unseen, "unseen", func, _UNSEEN)
-    log_items, popularity, n_users = _interactions(interactions, func)
-    pos = lookup(run.item_ids, log_items)
+    log = read_log(interactions, "interactions", func, mapping=False)
+    popularity = kern.distinct_users_per_item(log.users, log.items, log.n_users, log.n_items)
+    pos = lookup(run.item_ids, log.item_ids)
     absent = pos < 0
     if unseen == "raise":
         missing = absent & (item_exposure(run, depth) > 0)
@@ -565,7 +533,7 @@ def novelty(
                 f"pass unseen='skip' to leave them out of each user's mean."
             )
     info = np.full(len(run.item_ids), np.nan)
-    info[~absent] = -np.log2(popularity[pos[~absent]] / n_users)
+    info[~absent] = -np.log2(popularity[pos[~absent]] / log.n_users)
     per_user = kern.list_means_csr(info, run.items, run.offsets, depth, user_chunks(run.n_rows))
     return mean_over_users(
         per_user, func, "no recommended item occurs in interactions", n_empty=n_empty

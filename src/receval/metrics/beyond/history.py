@@ -25,6 +25,7 @@ from ...exceptions import InputValidationError
 __all__ = [
     "InteractionLog",
     "codes_in",
+    "list_positions",
     "log_of_popularity",
     "pair_grades",
     "read_log",
@@ -72,24 +73,26 @@ def _mapping_rows(log: Mapping[Any, Any], name: str, func: str) -> tuple[list[An
     return users, items
 
 
-def read_log(log: Any, name: str, func: str) -> InteractionLog:
-    """An :class:`InteractionLog` from any accepted shape (named ``name`` in errors)."""
+def read_log(log: Any, name: str, func: str, mapping: bool = True) -> InteractionLog:
+    """An :class:`InteractionLog` from any accepted shape (named ``name`` in errors;
+    ``mapping=False``: a mapping ``{user: items}`` is refused)."""
     if isinstance(log, InteractionLog):
         return log
     if isinstance(log, (Qrels, Run)):
-        users = np.repeat(np.arange(log.n_users), np.diff(log.offsets))
+        users = np.repeat(np.arange(log.n_users, dtype=np.int32), np.diff(log.offsets))
         return InteractionLog(log.user_ids, log.item_ids, users, np.asarray(log.items))
     if io.is_frame(log):
         cols = io.frame_columns(log, {"user": "user", "item": "item"}, func)
         raw_users, raw_items = cols["user"], cols["item"]
-    elif isinstance(log, Mapping):
+    elif mapping and isinstance(log, Mapping):
         raw_users, raw_items = _mapping_rows(log, name, func)
     elif isinstance(log, tuple) and len(log) == 2:
         raw_users, raw_items = log
     else:
+        shapes = "a tuple (users, items) or a mapping {user: items}"
         raise InputValidationError(
             f"{func}: {name} must be a Qrels, a Run, a DataFrame with columns 'user' and "
-            f"'item', a tuple (users, items) or a mapping {{user: items}}. Got "
+            f"'item', {shapes if mapping else 'or a tuple (users, items)'}. Got "
             f"{type(log).__name__}."
         )
     n = v.check_same_length(func, users=_Sized(raw_users), items=_Sized(raw_items))
@@ -107,11 +110,14 @@ class _Sized:
         return self._n
 
 
+def list_positions(run: Run) -> np.ndarray:
+    """The 0-based position of each row of the run in its user's list."""
+    return np.arange(run.n_rows) - np.repeat(run.offsets[:-1], np.diff(run.offsets))
+
+
 def top_k_mask(run: Run, depth: int) -> np.ndarray:
     """Which rows of the run are among the first ``depth`` of their user's list."""
-    lengths = np.diff(run.offsets)
-    position = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
-    result: np.ndarray = position < depth
+    result: np.ndarray = list_positions(run) < depth
     return result
 
 

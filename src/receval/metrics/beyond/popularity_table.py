@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
-from ...data import io
-from ...data._encode import distinct_ints, factorize, lookup
-from ...data._ranked import Qrels, Run
+from ...data._encode import factorize, lookup
+from ...data._ranked import Run
 from ...exceptions import InputValidationError, InvalidParameterError
+from .history import list_positions, read_log, run_user_codes, top_k_mask
 
 __all__ = ["PopularityTable", "as_popularity", "per_user_sums"]
 
@@ -206,37 +206,14 @@ def as_popularity(popularity: Any, train: Any, func: str) -> PopularityTable:
     return PopularityTable(uniques, count_arr)
 
 
-def _from_log(log: Any, func: str) -> PopularityTable:
+def _from_log(train: Any, func: str) -> PopularityTable:
     from ..._kernels import compiled
 
-    kern = compiled()
-
-    if isinstance(log, (Qrels, Run)):  # (user, item) pairs are distinct by construction
-        users = np.repeat(np.arange(log.n_users), np.diff(log.offsets))
-        counts = np.bincount(log.items, minlength=len(log.item_ids)).astype(np.float64)
-        return PopularityTable(log.item_ids, counts, users, log.items.astype(np.int64),
-                               log.user_ids)  # fmt: skip
-    if io.is_frame(log):
-        cols = io.frame_columns(log, {"user": "user", "item": "item"}, func)
-        users_in, items_in = cols["user"], cols["item"]
-    elif isinstance(log, tuple) and len(log) == 2:
-        users_in, items_in = log
-    else:
-        raise InputValidationError(
-            f"{func}: train must be a Qrels, a Run, a DataFrame with columns 'user' and "
-            f"'item', or a pair (users, items). Got {type(log).__name__}."
-        )
-    user_arr = v.as_1d(users_in, "train users", func)
-    item_arr = v.as_1d(items_in, "train items", func)
-    v.check_same_length(func, users=user_arr, items=item_arr)
-    v.check_not_empty(len(user_arr), "train", func)
-    user_codes, user_ids = factorize(user_arr, "train users", func)
-    item_codes, item_ids = factorize(item_arr, "train items", func)
-    n_items = len(item_ids)
-    pairs = distinct_ints(user_codes.astype(np.int64) * n_items + item_codes)
-    counts = kern.distinct_users_per_item(user_codes, item_codes, len(user_ids), n_items)
+    log = read_log(train, "train", func, mapping=False)
+    users, items = log.distinct_pairs()
+    counts = compiled().distinct_users_per_item(log.users, log.items, log.n_users, log.n_items)
     return PopularityTable(
-        item_ids, np.asarray(counts, dtype=np.float64), pairs // n_items, pairs % n_items, user_ids
+        log.item_ids, np.asarray(counts, dtype=np.float64), users, items, log.user_ids
     )
 
 
@@ -249,15 +226,12 @@ def per_user_sums(
     ``average_ties``: the expected sum over every order of tied scores, each
     position of a block of equal scores holding the block's mean value (exact: the
     sum is linear in the items)."""
-    lengths = np.diff(run.offsets)
-    users = np.repeat(np.arange(run.n_users), lengths)
-    rank = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
-    keep = rank < depth
+    keep = top_k_mask(run, depth)
     row_values = values[run.items]
     if average_ties:
         row_values = tie_block_means(run, row_values)
-    sums = np.bincount(users[keep], weights=row_values[keep], minlength=run.n_users)
-    return sums, np.minimum(lengths, depth).astype(np.float64)
+    sums = np.bincount(run_user_codes(run)[keep], weights=row_values[keep], minlength=run.n_users)
+    return sums, np.minimum(np.diff(run.offsets), depth).astype(np.float64)
 
 
 def tie_block_means(run: Run, row_values: np.ndarray) -> np.ndarray:
@@ -266,10 +240,8 @@ def tie_block_means(run: Run, row_values: np.ndarray) -> np.ndarray:
     order of the ties, for metrics that sum a value per item of the top k."""
     if not run.n_rows:
         return row_values
-    lengths = np.diff(run.offsets)
-    rank = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
     starts = np.ones(run.n_rows, dtype=bool)  # a block starts a user or a new score
-    starts[1:] = (run.scores[1:] != run.scores[:-1]) | (rank[1:] == 0)
+    starts[1:] = (run.scores[1:] != run.scores[:-1]) | (list_positions(run)[1:] == 0)
     block = np.cumsum(starts) - 1
     means = np.bincount(block, weights=row_values) / np.bincount(block)
     result: np.ndarray = means[block]

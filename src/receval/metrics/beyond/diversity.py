@@ -94,7 +94,7 @@ def _frame_features(frame: Any, feature_items: Any, func: str) -> tuple[Any, np.
     return ids, values
 
 
-def _feature_matrix(features: Any, feature_items: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
+def feature_matrix(features: Any, feature_items: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
     """Distinct item ids and a C-contiguous float32/float64 feature matrix."""
     if io.is_frame(features):
         ids, values = _frame_features(features, feature_items, func)
@@ -235,7 +235,7 @@ def ils_per_user(
             run.items, run.offsets, depth, rows, matrix, chunks
         )
         return result
-    ids, feats = _feature_matrix(features, feature_items, func)
+    ids, feats = feature_matrix(features, feature_items, func)
     rows = _rows_of_run(run, used, ids, "features", func)
     inv_norm = kern.inverse_norms(feats, rows, used, chunks)
     result = kern.intra_list_similarity_csr(

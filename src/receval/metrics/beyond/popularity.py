@@ -19,6 +19,7 @@ from ... import _validation as v
 from ...data._encode import isin_ints, lookup
 from ...data._ranked import Qrels, Run, as_qrels
 from ...exceptions import UndefinedMetricWarning
+from .history import run_user_codes, top_k_mask
 from .lists import RunLike, as_run, check_k, item_exposure
 from .popularity_table import DEFAULT_HEAD_SHARE, as_popularity, check_head_share
 
@@ -33,11 +34,8 @@ __all__ = [
 
 def _top_rows(run: Run, depth: int) -> tuple[np.ndarray, np.ndarray]:
     """(user, item code) of every row in the top ``depth`` of its list."""
-    lengths = np.diff(run.offsets)
-    users = np.repeat(np.arange(run.n_users), lengths)
-    rank = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
-    keep = rank < depth
-    return users[keep], run.items[keep].astype(np.int64)
+    keep = top_k_mask(run, depth)
+    return run_user_codes(run)[keep], run.items[keep].astype(np.int64)
 
 
 def relative_spread(counts: np.ndarray, func: str) -> float:

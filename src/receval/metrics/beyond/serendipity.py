@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
-from ...data import io
 from ...data._encode import factorize
 from ...data._ranked import Run, as_qrels
 from ...exceptions import InputValidationError
+from .diversity import feature_matrix
 from .history import (
     InteractionLog,
     codes_in,
+    list_positions,
     pair_grades,
     read_log,
     run_user_codes,
@@ -176,7 +177,8 @@ def _by_users(
 
 
 def _feature_table(features: Any, feature_items: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
-    """Item ids and unit-norm rows (zero rows stay zero) of the item features."""
+    """Item ids and unit-norm rows (zero rows stay zero) of the item features, read as
+    :func:`intra_list_similarity` reads them, or from a mapping ``{item: vector}``."""
     if isinstance(features, Mapping):
         if feature_items is not None:
             raise InputValidationError(
@@ -184,43 +186,11 @@ def _feature_table(features: Any, feature_items: Any, func: str) -> tuple[np.nda
                 f"{{item: vector}}. Got {type(feature_items).__name__}."
             )
         feature_items, features = list(features.keys()), list(features.values())
-    elif type(features).__module__.startswith("pandas") and hasattr(features, "index"):
-        if feature_items is None:
-            feature_items = features.index.to_numpy()
-        features = features.to_numpy()
-    elif io.is_frame(features):  # polars or Arrow: an id column and numeric columns
-        column = feature_items if isinstance(feature_items, str) else "item"
-        arrow = io.module_of(features) == "pyarrow"
-        names = list(features.schema.names) if arrow else list(features.columns)
-        if column not in names:
-            raise InputValidationError(
-                f"{func}: features has no column {column!r} for the item ids. Got columns "
-                f"{v.format_values(names, limit=10)}; pass feature_items='<column name>'."
-            )
-        feature_items = io.column_array(features[column])
-        others = [c for c in names if c != column]
-        features = np.column_stack([np.asarray(io.column_array(features[c])) for c in others])
-    matrix = np.asarray(features, dtype=np.float64)
-    if matrix.ndim != 2:
-        raise InputValidationError(
-            f"{func}: features must be 2-dimensional (n_items, n_features). Got an array of "
-            f"shape {matrix.shape}."
-        )
-    v.check_finite(matrix, "features", func)
-    ids = (
-        np.arange(len(matrix))
-        if feature_items is None
-        else v.as_1d(feature_items, "feature_items", func)
-    )
-    codes, uniques = factorize(ids, "feature_items", func)
-    if len(codes) != len(matrix) or len(uniques) != len(codes):
-        raise InputValidationError(
-            f"{func}: feature_items must hold one distinct item id per row of features. Got "
-            f"{len(uniques)} distinct ids for {len(matrix)} rows."
-        )
+    ids, matrix = feature_matrix(features, feature_items, func)
+    matrix = np.asarray(matrix, dtype=np.float64)
     norms = np.linalg.norm(matrix, axis=1)
     unit = np.divide(matrix, norms[:, None], out=np.zeros_like(matrix), where=norms[:, None] > 0)
-    return uniques, unit
+    return ids, unit
 
 
 def _feature_rows(
@@ -715,7 +685,7 @@ def popularity_serendipity(
     pop_rank = np.searchsorted(-distinct, -counts) + 1.0
     mask = top_k_mask(run, depth)
     users, items = run_user_codes(run)[mask], np.asarray(run.items)[mask]
-    position = (np.arange(run.n_rows) - np.repeat(run.offsets[:-1], np.diff(run.offsets)))[mask]
+    position = list_positions(run)[mask]
     log_items = codes_in(run.item_ids, log.item_ids)[items]
     p_user = (size - position) / size  # position is 0-based: (N + 1 - r) / N
     p_any = np.where(log_items >= 0, (size + 1 - pop_rank[log_items]) / size, 0.0)

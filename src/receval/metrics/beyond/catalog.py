@@ -21,6 +21,7 @@ from .lists import (
     RunLike,
     as_run,
     check_k,
+    document,
     item_exposure,
     mean_over_users,
     missing_items,
@@ -70,19 +71,18 @@ def _catalog_exposure(
     return out, 0
 
 
+@document()
 def catalog_coverage(run: RunLike, *, catalog: Any, k: int | None = None) -> float:
     """Compute catalogue coverage: the share of the catalogue recommended to someone.
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     catalog : int or array-like of item ids
         The catalogue: its size, or the ids of its items (duplicates count
         once; every recommended item must be among them). Required: the items
         of the run itself would make the coverage of whole lists 1.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
 
     Returns
     -------
@@ -131,6 +131,7 @@ def catalog_coverage(run: RunLike, *, catalog: Any, k: int | None = None) -> flo
     return float(np.count_nonzero(exposure) / (len(exposure) + unseen))
 
 
+@document()
 def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> float:
     """Compute the Gini index of item exposure in the top-K lists.
 
@@ -140,10 +141,8 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {run}
+    {depth}
     catalog : int or array-like of item ids, default=None
         The catalogue: its size or its item ids; items never recommended count
         with exposure 0. None means the items of the run at any depth (so with
@@ -208,6 +207,7 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
 
 
 # ---------------------------------------------------------------- personalization
+@document()
 def personalization(run: RunLike, *, k: int | None = None) -> float:
     """Compute personalization: 1 - the mean cosine similarity between users' lists.
 
@@ -219,10 +219,8 @@ def personalization(run: RunLike, *, k: int | None = None) -> float:
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {run}
+    {depth}
 
     Returns
     -------

@@ -23,6 +23,7 @@ from .lists import (
     RunLike,
     as_run,
     check_k,
+    document,
     item_exposure,
     mean_over_users,
     missing_items,
@@ -363,6 +364,7 @@ def intra_list_similarity(
     return mean_over_users(per_user, func, _ILS_UNDEFINED, n_empty=n_empty_lists(run))
 
 
+@document()
 def diversity(
     run: RunLike,
     *,
@@ -379,10 +381,8 @@ def diversity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {run}
+    {depth}
     features : array-like of shape (n_items, n_features) or DataFrame, default=None
         Item feature vectors (cosine similarity).
     feature_items : array-like of shape (n_items,) or str, default=None
@@ -436,6 +436,7 @@ def diversity(
 
 
 # ---------------------------------------------------------------- novelty
+@document()
 def novelty(
     run: RunLike, interactions: Any, *, k: int | None = None, unseen: str = "raise"
 ) -> float:
@@ -448,16 +449,14 @@ def novelty(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     interactions : Qrels, Run, DataFrame or tuple (users, items)
         The log that defines popularity: a :class:`~receval.Qrels` or
         :class:`~receval.Run`, a DataFrame with ``user`` and ``item`` columns,
         or a pair of arrays. A (user, item) pair repeated in the log counts
         once; every row of a ``Qrels`` or ``Run`` counts, whatever its grade
         or score.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     unseen : {"raise", "skip"}, default="raise"
         Recommended items that never occur in ``interactions`` (popularity 0,
         infinite self-information): raise an error naming them, or leave them

@@ -10,8 +10,8 @@ a :class:`MeanOverUsers`, which also counts the users left out.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
-from typing import Any, TypeAlias
+from collections.abc import Callable, Mapping
+from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -25,6 +25,30 @@ __all__ = ["MeanOverUsers"]
 #: A ``Run``, ``{user: {item: score}}``, a DataFrame with user/item/score
 #: columns, or a sequence of ranked item lists (one per user; 2-D arrays too).
 RunLike: TypeAlias = Any
+
+#: Parameters paragraphs shared by the public functions; :func:`document` puts each
+#: in place of ``{name}`` in their docstrings
+PARAMETERS = {
+    "run": "run : Run, mapping, DataFrame or sequence of lists\n"
+    "        The recommendations, as in :func:`intra_list_similarity`.",
+    "depth": "k : int, default=None\n        Depth of each list; None means the whole list.",
+}
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def document(**pieces: str) -> Callable[[_F], _F]:
+    """Fill the ``{name}`` places of a docstring with ``pieces``, then :data:`PARAMETERS`
+    (a piece may hold those)."""
+
+    def fill(func: _F) -> _F:
+        doc = func.__doc__ or ""
+        for name, text in [*pieces.items(), *PARAMETERS.items()]:
+            doc = doc.replace(f"{{{name}}}", text)
+        func.__doc__ = doc
+        return func
+
+    return fill
+
 
 _WHOLE_LIST = np.iinfo(np.int64).max
 # below this many rows, the per-user kernels run on the calling thread

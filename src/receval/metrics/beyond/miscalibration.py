@@ -20,7 +20,7 @@ from ...data._encode import factorize
 from ...data._ranked import Run
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import codes_in, read_log, run_user_codes, top_k_mask
-from .lists import RunLike, as_run, check_k, mean_over_users, n_empty_lists
+from .lists import RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
 
 __all__ = ["miscalibration"]
 
@@ -112,6 +112,7 @@ def _distribution(
     return uniq, mass
 
 
+@document()
 def miscalibration(
     run: RunLike,
     train: Any,
@@ -142,8 +143,7 @@ def miscalibration(
         per item), or a DataFrame with ``item`` and ``category`` columns and
         optionally ``weight``. Every item of a history or of a top-``k`` list
         needs one.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     alpha : float, default=0.01
         Smoothing in [0, 1): q is replaced by (1 - alpha) q + alpha p, so that
         the divergence is finite when the list misses a category of the
@@ -277,6 +277,7 @@ def _cut_users(run: Run, depth: int) -> np.ndarray:
     return result
 
 
+@document()
 def _expected_at_cut(
     run: Run,
     user: int,

@@ -10,7 +10,7 @@ from ... import _validation as v
 from ...data._encode import isin_ints
 from ...data._ranked import as_qrels
 from .history import codes_in, pair_grades, run_user_codes, top_k_mask
-from .lists import MeanOverUsers, RunLike, as_run, check_k, mean_over_users, n_empty_lists
+from .lists import MeanOverUsers, RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
 
 __all__ = ["intersection", "user_coverage"]
 
@@ -92,6 +92,7 @@ def intersection(
     return mean_over_users(per_user, func, "the run has no recommendation", n_empty=n_empty)
 
 
+@document()
 def user_coverage(
     run: RunLike, qrels: Any, *, k: int | None = None, rel_threshold: float = 1
 ) -> float:
@@ -109,8 +110,7 @@ def user_coverage(
     qrels : Qrels, mapping or DataFrame
         The held-out interactions; an item is relevant when its grade is at
         least ``rel_threshold``.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     rel_threshold : float, default=1
         Lowest grade of a relevant item.
 

@@ -20,7 +20,7 @@ from ...data._encode import isin_ints, lookup
 from ...data._ranked import Qrels, Run, as_qrels
 from ...exceptions import UndefinedMetricWarning
 from .history import run_user_codes, top_k_mask
-from .lists import RunLike, as_run, check_k, item_exposure
+from .lists import RunLike, as_run, check_k, document, item_exposure
 from .popularity_table import DEFAULT_HEAD_SHARE, as_popularity, check_head_share
 
 __all__ = [
@@ -72,6 +72,7 @@ def _groups(pos: np.ndarray, head: np.ndarray) -> np.ndarray:
     return out
 
 
+@document()
 def popularity_statistical_parity(
     run: RunLike, *, train: Any, k: int | None = None, head_share: float = DEFAULT_HEAD_SHARE
 ) -> float:
@@ -79,13 +80,11 @@ def popularity_statistical_parity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     train : Qrels, Run, DataFrame or pair (users, items)
         The training interactions: they give the items' popularity (distinct
         users) and each user's items, which are no candidates for that user.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     head_share : float, default=0.8
         The head/tail split, as in :func:`average_percentage_long_tail`.
 
@@ -144,6 +143,7 @@ def popularity_statistical_parity(
     return relative_spread(rsp_counts(r, table, share, depth), func)
 
 
+@document()
 def popularity_equal_opportunity(
     qrels: Any,
     run: RunLike,
@@ -160,12 +160,10 @@ def popularity_equal_opportunity(
     qrels : Qrels, mapping or DataFrame
         The test interactions ``{user: {item: grade}}``: an item is relevant
         to a user when its grade is ``rel_threshold`` or more.
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     train : Qrels, Run, DataFrame or pair (users, items)
         The training interactions, as in :func:`popularity_statistical_parity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     head_share : float, default=0.8
         The head/tail split, as in :func:`average_percentage_long_tail`.
     rel_threshold : int, default=1
@@ -312,15 +310,14 @@ def entropy_of(shares: np.ndarray, base: str) -> float:
     return float(-(shares * np.log2(shares)).sum())
 
 
+@document()
 def shannon_entropy(run: RunLike, *, k: int | None = None) -> float:
     """Compute RecBole's Shannon entropy of the recommended items, over their number.
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {run}
+    {depth}
 
     Returns
     -------
@@ -361,15 +358,14 @@ def shannon_entropy(run: RunLike, *, k: int | None = None) -> float:
     return entropy_of(_exposure_probabilities(run, k, "shannon_entropy"), "recbole")
 
 
+@document()
 def distributional_coverage(run: RunLike, *, k: int | None = None) -> float:
     """Compute distributional coverage: the entropy, in bits, of which items are recommended.
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {run}
+    {depth}
 
     Returns
     -------
@@ -410,6 +406,7 @@ def distributional_coverage(run: RunLike, *, k: int | None = None) -> float:
     return entropy_of(_exposure_probabilities(run, k, "distributional_coverage"), "bits")
 
 
+@document()
 def item_coverage(
     run: RunLike, *, popularity: Any = None, train: Any = None, k: int | None = None
 ) -> float:
@@ -425,13 +422,11 @@ def item_coverage(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     popularity, train : default=None
         The known items: those of a popularity mapping or of an interaction
         log, as in :func:`average_recommendation_popularity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
 
     Returns
     -------

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...data._ranked import Run
-from .lists import RunLike, as_run, check_k, mean_over_users, n_empty_lists
+from .lists import RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
 from .popularity_table import (
     DEFAULT_HEAD_SHARE,
     DEFAULT_TAIL_RATIO,
@@ -90,6 +90,7 @@ def _mean(run: RunLike, table_args: tuple[Any, Any], name: str, k: Any, arg: Any
     return mean_over_users(per_user, func, "the run has no user", n_empty=n_empty)
 
 
+@document()
 def average_recommendation_popularity(
     run: RunLike, *, popularity: Any = None, train: Any = None, k: int | None = None
 ) -> float:
@@ -97,16 +98,14 @@ def average_recommendation_popularity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     popularity : mapping or pair (items, counts), default=None
         The popularity of each item, e.g. its number of training interactions.
         An item absent from it has popularity 0.
     train : Qrels, Run, DataFrame or pair (users, items), default=None
         An interaction log instead of ``popularity``: an item's popularity is
         its number of distinct users (a repeated pair counts once).
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
 
     Returns
     -------
@@ -154,6 +153,7 @@ def average_recommendation_popularity(
     return result
 
 
+@document()
 def average_percentage_long_tail(
     run: RunLike,
     *,
@@ -166,12 +166,10 @@ def average_percentage_long_tail(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     popularity, train : default=None
         Item popularity, as in :func:`average_recommendation_popularity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     head_share : float, default=0.8
         The head (short head) is the most popular items that together hold at
         least this share of all interactions; every other item is long tail.
@@ -224,6 +222,7 @@ def average_percentage_long_tail(
     return result
 
 
+@document()
 def average_coverage_long_tail(
     run: RunLike,
     *,
@@ -236,12 +235,10 @@ def average_coverage_long_tail(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     popularity, train : default=None
         Item popularity, as in :func:`average_recommendation_popularity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     head_share : float, default=0.8
         The head/tail split, as in :func:`average_percentage_long_tail`.
 
@@ -285,6 +282,7 @@ def average_coverage_long_tail(
     return result
 
 
+@document()
 def average_popularity(
     run: RunLike, *, popularity: Any = None, train: Any = None, k: int | None = None
 ) -> float:
@@ -292,8 +290,7 @@ def average_popularity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     popularity, train : default=None
         Item popularity, as in :func:`average_recommendation_popularity`.
     k : int, default=None
@@ -340,6 +337,7 @@ def average_popularity(
     return result
 
 
+@document()
 def tail_percentage(
     run: RunLike,
     *,
@@ -352,8 +350,7 @@ def tail_percentage(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     popularity, train : default=None
         Item popularity, as in :func:`average_recommendation_popularity`.
     k : int, default=None

@@ -29,7 +29,7 @@ from .history import (
     run_user_codes,
     top_k_mask,
 )
-from .lists import RunLike, as_run, check_k, mean_over_users, n_empty_lists
+from .lists import RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
 from .popularity_table import tie_block_means
 
 __all__ = [
@@ -281,6 +281,31 @@ def _compact(row_user: np.ndarray, kept: np.ndarray) -> np.ndarray:
     return result
 
 
+#: the Parameters of user_item_serendipity, user_serendipity and serendipity
+_PARAMETERS = """run : Run, mapping, DataFrame or sequence of lists
+        The recommendations, as in :func:`intra_list_similarity` (lists are
+        users 0, 1, ... of ``train``).
+    train : Qrels, Run, DataFrame, tuple (users, items) or mapping
+        The users' earlier interactions (their history): a
+        :class:`~receval.Qrels` or :class:`~receval.Run` (every row counts), a
+        DataFrame with ``user`` and ``item`` columns, a pair of arrays, or
+        ``{user: items}``. A repeated (user, item) pair counts once.
+    {depth}
+    features : array-like of shape (n_items, n_features), DataFrame or mapping, default=None
+        Item feature vectors; similarity is their cosine (a zero vector has
+        cosine 0). A pandas DataFrame is indexed by item id; a mapping is
+        ``{item: vector}``. None: the co-occurrence cosine in ``train``.
+    feature_items : array-like of shape (n_items,), default=None
+        The item id of each row of ``features`` (None: row numbers 0, 1, ...).
+    qrels : Qrels, mapping or DataFrame, default=None
+        Relevance of the recommended items: an item counts when its grade is
+        at least ``rel_threshold`` and weighs 0 otherwise. None: every
+        recommended item counts (Recommenders' default relevance of 1).
+    rel_threshold : float, default=1
+        Lowest grade of a relevant item, with ``qrels``."""
+
+
+@document(parameters=_PARAMETERS)
 def user_item_serendipity(
     run: RunLike,
     train: Any,
@@ -299,28 +324,7 @@ def user_item_serendipity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity` (lists are
-        users 0, 1, ... of ``train``).
-    train : Qrels, Run, DataFrame, tuple (users, items) or mapping
-        The users' earlier interactions (their history): a
-        :class:`~receval.Qrels` or :class:`~receval.Run` (every row counts), a
-        DataFrame with ``user`` and ``item`` columns, a pair of arrays, or
-        ``{user: items}``. A repeated (user, item) pair counts once.
-    k : int, default=None
-        Depth of each list; None means the whole list.
-    features : array-like of shape (n_items, n_features), DataFrame or mapping, default=None
-        Item feature vectors; similarity is their cosine (a zero vector has
-        cosine 0). A pandas DataFrame is indexed by item id; a mapping is
-        ``{item: vector}``. None: the co-occurrence cosine in ``train``.
-    feature_items : array-like of shape (n_items,), default=None
-        The item id of each row of ``features`` (None: row numbers 0, 1, ...).
-    qrels : Qrels, mapping or DataFrame, default=None
-        Relevance of the recommended items: an item counts when its grade is
-        at least ``rel_threshold`` and weighs 0 otherwise. None: every
-        recommended item counts (Recommenders' default relevance of 1).
-    rel_threshold : float, default=1
-        Lowest grade of a relevant item, with ``qrels``.
+    {parameters}
 
     Returns
     -------
@@ -420,6 +424,7 @@ def _per_user(
     return np.where(has_history & (counts > 0), sums / np.maximum(counts, 1), np.nan)
 
 
+@document(parameters=_PARAMETERS)
 def user_serendipity(
     run: RunLike,
     train: Any,
@@ -434,28 +439,7 @@ def user_serendipity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity` (lists are
-        users 0, 1, ... of ``train``).
-    train : Qrels, Run, DataFrame, tuple (users, items) or mapping
-        The users' earlier interactions (their history): a
-        :class:`~receval.Qrels` or :class:`~receval.Run` (every row counts), a
-        DataFrame with ``user`` and ``item`` columns, a pair of arrays, or
-        ``{user: items}``. A repeated (user, item) pair counts once.
-    k : int, default=None
-        Depth of each list; None means the whole list.
-    features : array-like of shape (n_items, n_features), DataFrame or mapping, default=None
-        Item feature vectors; similarity is their cosine (a zero vector has
-        cosine 0). A pandas DataFrame is indexed by item id; a mapping is
-        ``{item: vector}``. None: the co-occurrence cosine in ``train``.
-    feature_items : array-like of shape (n_items,), default=None
-        The item id of each row of ``features`` (None: row numbers 0, 1, ...).
-    qrels : Qrels, mapping or DataFrame, default=None
-        Relevance of the recommended items: an item counts when its grade is
-        at least ``rel_threshold`` and weighs 0 otherwise. None: every
-        recommended item counts (Recommenders' default relevance of 1).
-    rel_threshold : float, default=1
-        Lowest grade of a relevant item, with ``qrels``.
+    {parameters}
 
     Returns
     -------
@@ -491,6 +475,7 @@ def user_serendipity(
     return dict(zip(run.user_ids[kept].tolist(), per_user[kept].tolist(), strict=True))
 
 
+@document(parameters=_PARAMETERS)
 def serendipity(
     run: RunLike,
     train: Any,
@@ -510,28 +495,7 @@ def serendipity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity` (lists are
-        users 0, 1, ... of ``train``).
-    train : Qrels, Run, DataFrame, tuple (users, items) or mapping
-        The users' earlier interactions (their history): a
-        :class:`~receval.Qrels` or :class:`~receval.Run` (every row counts), a
-        DataFrame with ``user`` and ``item`` columns, a pair of arrays, or
-        ``{user: items}``. A repeated (user, item) pair counts once.
-    k : int, default=None
-        Depth of each list; None means the whole list.
-    features : array-like of shape (n_items, n_features), DataFrame or mapping, default=None
-        Item feature vectors; similarity is their cosine (a zero vector has
-        cosine 0). A pandas DataFrame is indexed by item id; a mapping is
-        ``{item: vector}``. None: the co-occurrence cosine in ``train``.
-    feature_items : array-like of shape (n_items,), default=None
-        The item id of each row of ``features`` (None: row numbers 0, 1, ...).
-    qrels : Qrels, mapping or DataFrame, default=None
-        Relevance of the recommended items: an item counts when its grade is
-        at least ``rel_threshold`` and weighs 0 otherwise. None: every
-        recommended item counts (Recommenders' default relevance of 1).
-    rel_threshold : float, default=1
-        Lowest grade of a relevant item, with ``qrels``.
+    {parameters}
 
     Returns
     -------
@@ -594,6 +558,7 @@ def _catalog_size(catalog: Any, func: str) -> int:
     return len(factorize(ids, "catalog", func)[1])
 
 
+@document()
 def popularity_serendipity(
     run: RunLike,
     qrels: Any,
@@ -614,8 +579,7 @@ def popularity_serendipity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     qrels : Qrels, mapping or DataFrame
         The held-out interactions: an item is relevant when its grade is at
         least ``rel_threshold``.
@@ -624,8 +588,7 @@ def popularity_serendipity(
         :func:`serendipity`. Every row counts (a repeated pair counts again).
     catalog : int or array-like of item ids
         The catalogue: its size ``N``, or the ids of its items.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     rel_threshold : float, default=1
         Lowest grade of a relevant item.
 

@@ -112,7 +112,8 @@ class _Sized:
 
 def list_positions(run: Run) -> np.ndarray:
     """The 0-based position of each row of the run in its user's list."""
-    return np.arange(run.n_rows) - np.repeat(run.offsets[:-1], np.diff(run.offsets))
+    result: np.ndarray = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], np.diff(run.offsets))
+    return result
 
 
 def top_k_mask(run: Run, depth: int) -> np.ndarray:

@@ -245,7 +245,19 @@ def ils_per_user(
     return result
 
 
-_ILS_UNDEFINED = "every list has fewer than 2 items"
+def _mean_ils(
+    run: RunLike, k: Any, features: Any, feature_items: Any, similarity: Any, func: str
+) -> float:
+    """The mean ILS over users (``func="diversity"``: 1 - that mean)."""
+    kw = {"features": features, "feature_items": feature_items, "similarity": similarity}
+    per_user = ils_per_user(as_run(run, func), k, func=func, **kw)
+    return mean_over_users(
+        per_user,
+        func,
+        "every list has fewer than 2 items",
+        complement=func == "diversity",
+        n_empty=n_empty_lists(run),
+    )
 
 
 def intra_list_similarity(
@@ -352,16 +364,7 @@ def intra_list_similarity(
     >>> intra_list_similarity([["x1", "x2", "y1"]], similarity=same)
     0.3333
     """
-    func = "intra_list_similarity"
-    per_user = ils_per_user(
-        as_run(run, func),
-        k,
-        features=features,
-        feature_items=feature_items,
-        similarity=similarity,
-        func=func,
-    )
-    return mean_over_users(per_user, func, _ILS_UNDEFINED, n_empty=n_empty_lists(run))
+    return _mean_ils(run, k, features, feature_items, similarity, "intra_list_similarity")
 
 
 @document()
@@ -421,18 +424,7 @@ def diversity(
     >>> diversity([["a", "b", "c"], ["a", "c"]], features=features, feature_items=["a", "b", "c"])
     0.7643
     """
-    func = "diversity"
-    per_user = ils_per_user(
-        as_run(run, func),
-        k,
-        features=features,
-        feature_items=feature_items,
-        similarity=similarity,
-        func=func,
-    )
-    return mean_over_users(
-        per_user, func, _ILS_UNDEFINED, complement=True, n_empty=n_empty_lists(run)
-    )
+    return _mean_ils(run, k, features, feature_items, similarity, "diversity")
 
 
 # ---------------------------------------------------------------- novelty

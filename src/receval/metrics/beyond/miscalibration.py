@@ -277,7 +277,6 @@ def _cut_users(run: Run, depth: int) -> np.ndarray:
     return result
 
 
-@document()
 def _expected_at_cut(
     run: Run,
     user: int,

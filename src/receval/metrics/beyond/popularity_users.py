@@ -81,12 +81,17 @@ def popularity_per_user(
     return result
 
 
-def _mean(run: RunLike, table_args: tuple[Any, Any], name: str, k: Any, arg: Any, func: str) -> Any:
+def _mean(
+    run: RunLike, popularity: Any, train: Any, name: str, k: Any, arg: Any, func: str
+) -> float:
     n_empty = n_empty_lists(run)
+    if POPULARITY_METRICS[name] == "head_share":
+        arg = check_head_share(arg, func)
+    elif POPULARITY_METRICS[name] == "tail_ratio":
+        arg = check_tail_ratio(arg, func)
     r = as_run(run, func)
     check_k(k, func)
-    table = as_popularity(*table_args, func)
-    per_user = popularity_per_user(r, table, name, k, arg)
+    per_user = popularity_per_user(r, as_popularity(popularity, train, func), name, k, arg)
     return mean_over_users(per_user, func, "the run has no user", n_empty=n_empty)
 
 
@@ -148,9 +153,7 @@ def average_recommendation_popularity(
     >>> average_recommendation_popularity([["a", "b"], ["c"]], popularity=pop)  # (7 + 1) / 2
     4.0
     """
-    func = "average_recommendation_popularity"
-    result: float = _mean(run, (popularity, train), "arp", k, None, func)
-    return result
+    return _mean(run, popularity, train, "arp", k, None, "average_recommendation_popularity")
 
 
 @document()
@@ -216,10 +219,7 @@ def average_percentage_long_tail(
     >>> average_percentage_long_tail([["a", "c"], ["c", "b"]], popularity=pop)
     0.5
     """
-    func = "average_percentage_long_tail"
-    share = check_head_share(head_share, func)
-    result: float = _mean(run, (popularity, train), "aplt", k, share, func)
-    return result
+    return _mean(run, popularity, train, "aplt", k, head_share, "average_percentage_long_tail")
 
 
 @document()
@@ -276,10 +276,7 @@ def average_coverage_long_tail(
     >>> average_coverage_long_tail([["a", "c"], ["c", "b"]], popularity=pop)
     1.0
     """
-    func = "average_coverage_long_tail"
-    share = check_head_share(head_share, func)
-    result: float = _mean(run, (popularity, train), "aclt", k, share, func)
-    return result
+    return _mean(run, popularity, train, "aclt", k, head_share, "average_coverage_long_tail")
 
 
 @document()
@@ -332,9 +329,7 @@ def average_popularity(
     >>> average_popularity([["a", "b"], ["c"]], popularity=pop, k=2)  # (14/2 + 1/2) / 2
     3.75
     """
-    func = "average_popularity"
-    result: float = _mean(run, (popularity, train), "average_popularity", k, None, func)
-    return result
+    return _mean(run, popularity, train, "average_popularity", k, None, "average_popularity")
 
 
 @document()
@@ -397,7 +392,4 @@ def tail_percentage(
     >>> tail_percentage([["a", "c"], ["d", "b"]], popularity=pop, tail_ratio=0.5)
     0.5
     """
-    func = "tail_percentage"
-    ratio = check_tail_ratio(tail_ratio, func)
-    result: float = _mean(run, (popularity, train), "tail_percentage", k, ratio, func)
-    return result
+    return _mean(run, popularity, train, "tail_percentage", k, tail_ratio, "tail_percentage")

@@ -136,11 +136,8 @@ def popularity_statistical_parity(
     0.25
     """
     func = "popularity_statistical_parity"
-    share = check_head_share(head_share, func)
-    r = as_run(run, func)
-    depth = check_k(k, func)
-    table = as_popularity(None, train, func)
-    return relative_spread(rsp_counts(r, table, share, depth), func)
+    params = parity_params(func, train, k, head_share)
+    return relative_spread(rsp_counts(as_run(run, func), **params), func)
 
 
 @document()
@@ -216,17 +213,22 @@ def popularity_equal_opportunity(
     0.2
     """
     func = "popularity_equal_opportunity"
-    share = check_head_share(head_share, func)
-    threshold = check_threshold(rel_threshold, func)
-    r = as_run(run, func)
-    q = as_qrels(qrels, func)
-    depth = check_k(k, func)
-    table = as_popularity(None, train, func)
-    return relative_spread(reo_counts(q, r, table, share, depth, threshold), func)
+    params = parity_params(func, train, k, head_share, rel_threshold)
+    return relative_spread(reo_counts(as_qrels(qrels, func), as_run(run, func), **params), func)
 
 
-def check_threshold(rel_threshold: Any, func: str) -> int:
-    return int(v.check_number(rel_threshold, "rel_threshold", func, integer=True))
+def parity_params(
+    func: str, train: Any, k: Any, head_share: Any, rel_threshold: Any = None
+) -> dict[str, Any]:
+    """The checked options of PopRSP, and of PopREO with ``rel_threshold``: the
+    keyword arguments of :func:`rsp_counts` and :func:`reo_counts`."""
+    params: dict[str, Any] = {"share": check_head_share(head_share, func)}
+    if rel_threshold is not None:
+        check = v.check_number(rel_threshold, "rel_threshold", func, integer=True)
+        params["threshold"] = int(check)
+    params["depth"] = check_k(k, func)
+    params["table"] = as_popularity(None, train, func)
+    return params
 
 
 def rsp_counts(r: Run, table: Any, share: float, depth: int) -> np.ndarray:

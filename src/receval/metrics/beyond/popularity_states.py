@@ -24,14 +24,14 @@ from ...exceptions import InvalidParameterError
 from .lists import as_run, check_k, item_exposure
 from .popularity import (
     DEPRECATED_ITEM_COVERAGE,
-    check_threshold,
     entropy_of,
     exposure_shares,
+    parity_params,
     relative_spread,
     reo_counts,
     rsp_counts,
 )
-from .popularity_table import DEFAULT_HEAD_SHARE, as_popularity, check_head_share
+from .popularity_table import DEFAULT_HEAD_SHARE, as_popularity
 
 __all__: list[str] = []
 
@@ -83,14 +83,9 @@ def _parity(name: str) -> MetricDefinition:
         _options(
             name, options, {"train", "k", "head_share"} | ({"rel_threshold"} if reo else set())
         )
-        params = {
-            "table": as_popularity(None, options.get("train"), func),
-            "share": check_head_share(options.get("head_share", DEFAULT_HEAD_SHARE), func),
-            "depth": check_k(options.get("k"), func),
-        }
-        if reo:
-            params["threshold"] = check_threshold(options.get("rel_threshold", 1), func)
-        return params
+        share = options.get("head_share", DEFAULT_HEAD_SHARE)
+        threshold = options.get("rel_threshold", 1) if reo else None
+        return parity_params(func, options.get("train"), options.get("k"), share, threshold)
 
     def prepare_rsp(params: dict[str, Any], run: Any) -> Any:
         return None, as_run(run, func)
@@ -100,10 +95,7 @@ def _parity(name: str) -> MetricDefinition:
 
     def update(params: dict[str, Any], batch: Any) -> CountsState:
         q, r = batch
-        args = (params["table"], params["share"], params["depth"])
-        state = CountsState(
-            reo_counts(q, r, *args, params["threshold"]) if reo else rsp_counts(r, *args)
-        )
+        state = CountsState(reo_counts(q, r, **params) if reo else rsp_counts(r, **params))
         state.seen.add(r.user_ids, func, "users")
         return state
 

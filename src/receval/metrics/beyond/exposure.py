@@ -210,16 +210,26 @@ class Memberships:
         self.group = pairs[:, 1]  # a code of group_ids
         self.n_groups = len(self.group_ids)
 
-    def of_pooled(self, pooled_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """CSR of the groups of each pooled item: (offsets, group codes, has a group)."""
+    def of_pooled(
+        self, pooled_ids: np.ndarray, used: np.ndarray, what: str, func: str
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """CSR of the groups of each pooled item: (offsets, group codes); every pooled
+        item code of ``used`` (each a ``what``) needs a group."""
         code = lookup(np.asarray(self.item_ids, dtype=object), pooled_ids).astype(np.int64)
         known = code[self.item] >= 0
         item, group = code[self.item][known], self.group[known]
-        order = np.argsort(item, kind="stable")
         counts = np.bincount(item, minlength=len(pooled_ids))
+        ungrouped = np.unique(used[counts[used] == 0])
+        if len(ungrouped):
+            n, ids = len(ungrouped), pooled_ids[ungrouped[: v.MAX_SHOWN + 1]]
+            raise InputValidationError(
+                f"{func}: item_groups must give a group to every {what}. Got {n} "
+                f"{'item' if n == 1 else 'items'} {v.format_values(ids)} without one; add them "
+                f"to item_groups."
+            )
         offsets = np.zeros(len(pooled_ids) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        return offsets, group[order], counts > 0
+        return offsets, group[np.argsort(item, kind="stable")]
 
 
 def expand_to_groups(
@@ -230,15 +240,6 @@ def expand_to_groups(
     row = np.repeat(np.arange(len(item)), counts)
     within = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
     return row, groups[offsets[item][row] + within]
-
-
-def ungrouped_error(func: str, what: str, ids: np.ndarray) -> InputValidationError:
-    n = len(ids)
-    return InputValidationError(
-        f"{func}: item_groups must give a group to every {what}. Got {n} "
-        f"{'item' if n == 1 else 'items'} {v.format_values(ids[: v.MAX_SHOWN + 1])} "
-        f"without one; add them to item_groups."
-    )
 
 
 # ---------------------------------------------------------------- expected exposure
@@ -533,10 +534,7 @@ def _group_metrics(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per user, EE-D, EE-R and EE-L over the groups of its relevant items: a group's
     exposure (and target) is the sum over its relevant items, as expeval's ``-G``."""
-    offsets, groups, grouped = members.of_pooled(pooled.item_ids)
-    if not grouped[t_item].all():
-        ids = pooled.item_ids[np.unique(t_item[~grouped[t_item]])]
-        raise ungrouped_error(func, "relevant item", ids)
+    offsets, groups = members.of_pooled(pooled.item_ids, t_item, "relevant item", func)
     n_groups = members.n_groups
     row, group = expand_to_groups(offsets, groups, t_item)
     target_key = t_user[row] * n_groups + group

@@ -21,7 +21,6 @@ from .exposure import (
     as_samples,
     check_patience,
     expand_to_groups,
-    ungrouped_error,
 )
 from .lists import RunLike, check_k
 
@@ -208,10 +207,7 @@ def group_exposure(
     members = Memberships(item_groups, func)
     samples = as_samples(run, func)
     pooled = PooledExposure(None, np.empty(0, dtype=object), samples, gamma, depth, ties)
-    offsets, groups, grouped = members.of_pooled(pooled.item_ids)
-    if not grouped[pooled.item].all():
-        ids = pooled.item_ids[np.unique(pooled.item[~grouped[pooled.item]])]
-        raise ungrouped_error(func, "item of the run", ids)
+    offsets, groups = members.of_pooled(pooled.item_ids, pooled.item, "item of the run", func)
     row, group = expand_to_groups(offsets, groups, pooled.item)
     n_users = int((pooled.n_samples > 0).sum())
     total = np.bincount(group, weights=pooled.exposure[row], minlength=members.n_groups)

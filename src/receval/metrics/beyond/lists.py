@@ -77,6 +77,7 @@ def as_run(run: RunLike, func: str) -> Run:
         users = np.repeat(np.arange(n_users), length)
         ranks = np.tile(np.arange(1, length + 1), n_users)
         return Run(users, run.reshape(-1), ranks=ranks)
+    got = f"{type(run).__name__}."
     if isinstance(run, (list, tuple)) or (isinstance(run, np.ndarray) and run.ndim == 1):
         lists = list(run)
         bad = next((x for x in lists if not _is_list(x)), None)
@@ -87,14 +88,12 @@ def as_run(run: RunLike, func: str) -> Run:
             flat = [item for x in lists for item in x]
             ranks = np.concatenate([np.arange(1, n + 1) for n in lengths])
             return Run(users, flat, ranks=ranks)
-        raise InputValidationError(
-            f"{func}: run must be a Run, a mapping {{user: {{item: score}}}}, a DataFrame or a "
-            f"sequence of ranked item lists. Got a {type(run).__name__} holding a "
-            f"{type(bad).__name__}; wrap a single list as [items]."
+        got = (
+            f"a {type(run).__name__} holding a {type(bad).__name__}; wrap a single list as [items]."
         )
     raise InputValidationError(
         f"{func}: run must be a Run, a mapping {{user: {{item: score}}}}, a DataFrame or a "
-        f"sequence of ranked item lists. Got {type(run).__name__}."
+        f"sequence of ranked item lists. Got {got}"
     )
 
 

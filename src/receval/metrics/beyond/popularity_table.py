@@ -106,13 +106,6 @@ class PopularityTable:
         """Row of each id in the table (-1: absent)."""
         return lookup(ids, self.item_ids)
 
-    def of_items(self, ids: np.ndarray) -> np.ndarray:
-        """Popularity of each id (0 for an id absent from the table)."""
-        pos = self.positions(ids)
-        out = np.zeros(len(ids), dtype=np.float64)
-        out[pos >= 0] = self.counts[pos[pos >= 0]]
-        return out
-
     def _arrays(self) -> tuple[Any, ...]:
         return (self.item_ids, self.counts, self.train_users, self.train_items,
                 self.train_user_ids)  # fmt: skip
@@ -132,10 +125,7 @@ class PopularityTable:
         return f"PopularityTable(n_items={self.n_items})"
 
     def __reduce__(self) -> tuple[Any, ...]:  # the caches stay behind
-        return (
-            PopularityTable,
-            (self.item_ids, self.counts, self.train_users, self.train_items, self.train_user_ids),
-        )
+        return (PopularityTable, self._arrays())
 
 
 def check_head_share(head_share: Any, func: str) -> float:

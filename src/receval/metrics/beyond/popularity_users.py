@@ -81,6 +81,16 @@ def popularity_per_user(
     return result
 
 
+def _raises(bad: str) -> str:
+    """The Raises section of the functions below, ``bad`` naming their checked options."""
+    return f"""Raises
+    ------
+    InvalidParameterError
+        A bad {bad}, or not exactly one of ``popularity`` and ``train``.
+    InputValidationError
+        A malformed run, popularity or log."""
+
+
 def _mean(
     run: RunLike, popularity: Any, train: Any, name: str, k: Any, arg: Any, func: str
 ) -> float:
@@ -95,7 +105,7 @@ def _mean(
     return mean_over_users(per_user, func, "the run has no user", n_empty=n_empty)
 
 
-@document()
+@document(raises=_raises("``k``"))
 def average_recommendation_popularity(
     run: RunLike, *, popularity: Any = None, train: Any = None, k: int | None = None
 ) -> float:
@@ -117,12 +127,7 @@ def average_recommendation_popularity(
     arp : MeanOverUsers
         Mean over users of :math:`\\sum_{i \\in L_u} \\phi(i) / |L_u|`.
 
-    Raises
-    ------
-    InvalidParameterError
-        A bad ``k``, or not exactly one of ``popularity`` and ``train``.
-    InputValidationError
-        A malformed run, popularity or log.
+    {raises}
 
     See Also
     --------
@@ -156,7 +161,7 @@ def average_recommendation_popularity(
     return _mean(run, popularity, train, "arp", k, None, "average_recommendation_popularity")
 
 
-@document()
+@document(raises=_raises("``k`` or ``head_share``"))
 def average_percentage_long_tail(
     run: RunLike,
     *,
@@ -182,12 +187,7 @@ def average_percentage_long_tail(
     aplt : MeanOverUsers
         In [0, 1].
 
-    Raises
-    ------
-    InvalidParameterError
-        A bad ``k`` or ``head_share``, or not exactly one of ``popularity`` and ``train``.
-    InputValidationError
-        A malformed run, popularity or log.
+    {raises}
 
     See Also
     --------
@@ -222,7 +222,7 @@ def average_percentage_long_tail(
     return _mean(run, popularity, train, "aplt", k, head_share, "average_percentage_long_tail")
 
 
-@document()
+@document(raises=_raises("``k`` or ``head_share``"))
 def average_coverage_long_tail(
     run: RunLike,
     *,
@@ -247,12 +247,7 @@ def average_coverage_long_tail(
     aclt : MeanOverUsers
         In [0, k].
 
-    Raises
-    ------
-    InvalidParameterError
-        A bad ``k`` or ``head_share``, or not exactly one of ``popularity`` and ``train``.
-    InputValidationError
-        A malformed run, popularity or log.
+    {raises}
 
     See Also
     --------
@@ -279,7 +274,7 @@ def average_coverage_long_tail(
     return _mean(run, popularity, train, "aclt", k, head_share, "average_coverage_long_tail")
 
 
-@document()
+@document(raises=_raises("``k``"))
 def average_popularity(
     run: RunLike, *, popularity: Any = None, train: Any = None, k: int | None = None
 ) -> float:
@@ -297,12 +292,7 @@ def average_popularity(
     -------
     average_popularity : MeanOverUsers
 
-    Raises
-    ------
-    InvalidParameterError
-        A bad ``k``, or not exactly one of ``popularity`` and ``train``.
-    InputValidationError
-        A malformed run, popularity or log.
+    {raises}
 
     See Also
     --------
@@ -332,7 +322,7 @@ def average_popularity(
     return _mean(run, popularity, train, "average_popularity", k, None, "average_popularity")
 
 
-@document()
+@document(raises=_raises("``k`` or ``tail_ratio``"))
 def tail_percentage(
     run: RunLike,
     *,
@@ -360,12 +350,7 @@ def tail_percentage(
     tail_percentage : MeanOverUsers
         In [0, 1].
 
-    Raises
-    ------
-    InvalidParameterError
-        A bad ``k`` or ``tail_ratio``, or not exactly one of ``popularity`` and ``train``.
-    InputValidationError
-        A malformed run, popularity or log.
+    {raises}
 
     See Also
     --------

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
+from ..._kernels import compiled
 from ...data._encode import factorize, lookup
 from ...data._ranked import Run
 from ...exceptions import InputValidationError
@@ -189,10 +190,7 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
     >>> gini_index(lists, catalog=4)  # and one item never shown
     0.4167
     """
-    from ..._kernels import compiled
-
     kern = compiled()
-
     func = "gini_index"
     run = as_run(run, func)
     counts = item_exposure(run, check_k(k, func))
@@ -258,10 +256,7 @@ def personalization(run: RunLike, *, k: int | None = None) -> float:
     >>> personalization([["a", "b"], ["b", "a"]])
     0.0
     """
-    from ..._kernels import compiled
-
     kern = compiled()
-
     func = "personalization"
     run = as_run(run, func)
     depth = check_k(k, func)

@@ -14,6 +14,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from ... import _validation as v
+from ..._kernels import compiled
 from ...data import io
 from ...data._encode import factorize, lookup
 from ...data._ranked import Run
@@ -168,10 +169,7 @@ def _rows_of_run(run: Run, used: np.ndarray, ids: np.ndarray, name: str, func: s
 
 def _ils_function(run: Run, depth: int, sim: SimilarityFunction, func: str) -> np.ndarray:
     """ILS with a caller's function, called once per distinct pair of co-listed items."""
-    from ..._kernels import compiled
-
     kern = compiled()
-
     n_items = len(run.item_ids)
     keys, pair_offsets = kern.pair_keys_csr(run.items, run.offsets, depth, n_items)
     pairs, inverse = np.unique(keys, return_inverse=True)
@@ -209,10 +207,7 @@ def ils_per_user(
     Arguments as in :func:`intra_list_similarity`; ``func`` names the caller in
     error messages (``"evaluate"`` when called from there).
     """
-    from ..._kernels import compiled
-
     kern = compiled()
-
     depth = check_k(k, func)
     if (features is None) == (similarity is None):
         raise InvalidParameterError(
@@ -502,10 +497,7 @@ def novelty(
     >>> novelty([["a", "z"]], log, unseen="skip")  # z never seen: only a counts
     0.5850
     """
-    from ..._kernels import compiled
-
     kern = compiled()
-
     func = "novelty"
     n_empty = n_empty_lists(run)
     run = as_run(run, func)

@@ -95,19 +95,11 @@ def read_log(log: Any, name: str, func: str, mapping: bool = True) -> Interactio
             f"'item', {shapes if mapping else 'or a tuple (users, items)'}. Got "
             f"{type(log).__name__}."
         )
-    n = v.check_same_length(func, users=_Sized(raw_users), items=_Sized(raw_items))
+    n = v.check_same_length(func, users=raw_users, items=raw_items)
     v.check_not_empty(n, name, func)
     user_codes, user_ids = factorize(raw_users, "users", func)
     item_codes, item_ids = factorize(raw_items, "items", func)
     return InteractionLog(user_ids, item_ids, user_codes, item_codes)
-
-
-class _Sized:
-    def __init__(self, x: Any) -> None:
-        self._n = len(x)
-
-    def __len__(self) -> int:
-        return self._n
 
 
 def list_positions(run: Run) -> np.ndarray:

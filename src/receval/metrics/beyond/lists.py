@@ -16,6 +16,7 @@ from typing import Any, TypeAlias, TypeVar
 import numpy as np
 
 from ... import _validation as v
+from ..._kernels import compiled, num_threads
 from ...data import io
 from ...data._ranked import Run
 from ...exceptions import InputValidationError, UndefinedMetricWarning
@@ -124,10 +125,7 @@ def check_k(k: int | None, func: str) -> int:
 
 def item_exposure(run: Run, depth: int) -> np.ndarray:
     """Number of top-``depth`` lists holding each item code."""
-    from ..._kernels import compiled
-
     kern = compiled()
-
     result: np.ndarray = kern.item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
     return result
 
@@ -135,8 +133,6 @@ def item_exposure(run: Run, depth: int) -> np.ndarray:
 def user_chunks(n_rows: int) -> int:
     """Chunks of users for the per-user kernels of a run of ``n_rows`` rows: one
     (no thread is woken) below 64Ki rows. The values do not depend on them."""
-    from ..._kernels import num_threads
-
     return 1 if n_rows < PARALLEL_MIN_ROWS else 4 * num_threads()
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
+from ..._kernels import compiled
 from ...data._encode import factorize, lookup
 from ...data._ranked import Run
 from ...exceptions import InputValidationError, InvalidParameterError
@@ -197,8 +198,6 @@ def as_popularity(popularity: Any, train: Any, func: str) -> PopularityTable:
 
 
 def _from_log(train: Any, func: str) -> PopularityTable:
-    from ..._kernels import compiled
-
     log = read_log(train, "train", func, mapping=False)
     users, items = log.distinct_pairs()
     counts = compiled().distinct_users_per_item(log.users, log.items, log.n_users, log.n_items)

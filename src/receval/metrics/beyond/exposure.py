@@ -22,6 +22,7 @@ from ... import _validation as v
 from ...data._encode import factorize, lookup
 from ...data._ranked import Qrels, Run, as_qrels
 from ...exceptions import InputValidationError, InvalidParameterError
+from .history import block_means, list_positions
 from .lists import RunLike, as_run, check_k
 
 __all__ = ["ExpectedExposureReport", "expected_exposure", "exposure_columns"]
@@ -45,21 +46,10 @@ def tie_averaged_exposure(
     the RBP exposure ``patience**(rank - 1)`` (0 below ``depth``) averaged over the rows
     of its run of equal keys: the expected exposure when every order of a tie is equally
     likely."""
-    n = int(offsets[-1])
-    if n == 0:
-        return np.zeros(0)
-    lengths = np.diff(offsets)
-    first = offsets[:-1][lengths > 0]
-    position = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    position = list_positions(offsets)
     with np.errstate(under="ignore"):
         exposure = np.where(position < depth, np.power(patience, position, dtype=np.float64), 0.0)
-    start = np.ones(n, dtype=bool)
-    start[1:] = keys[1:] != keys[:-1]
-    start[first] = True
-    tie = np.cumsum(start) - 1
-    sums = np.bincount(tie, weights=exposure)
-    result: np.ndarray = (sums / np.bincount(tie))[tie]
-    return result
+    return block_means(offsets, keys, exposure)
 
 
 def run_exposure(run: Run, patience: float, depth: int, ties: str) -> np.ndarray:

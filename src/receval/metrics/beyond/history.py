@@ -24,6 +24,7 @@ from ...exceptions import InputValidationError
 
 __all__ = [
     "InteractionLog",
+    "block_means",
     "codes_in",
     "list_positions",
     "log_of_popularity",
@@ -102,15 +103,29 @@ def read_log(log: Any, name: str, func: str, mapping: bool = True) -> Interactio
     return InteractionLog(user_ids, item_ids, user_codes, item_codes)
 
 
-def list_positions(run: Run) -> np.ndarray:
-    """The 0-based position of each row of the run in its user's list."""
-    result: np.ndarray = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], np.diff(run.offsets))
+def list_positions(offsets: np.ndarray) -> np.ndarray:
+    """The 0-based position of each row of CSR lists (``offsets``) in its list."""
+    result: np.ndarray = np.arange(offsets[-1]) - np.repeat(offsets[:-1], np.diff(offsets))
+    return result
+
+
+def block_means(offsets: np.ndarray, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Each row's value replaced by the mean over its block: the adjacent rows of one
+    list (CSR ``offsets``) with equal ``keys``. Over tied scores, the expected value
+    at each position over every order of the ties."""
+    if not len(values):
+        return values
+    starts = np.ones(len(values), dtype=bool)
+    starts[1:] = keys[1:] != keys[:-1]
+    starts[offsets[:-1][np.diff(offsets) > 0]] = True
+    block = np.cumsum(starts) - 1
+    result: np.ndarray = (np.bincount(block, weights=values) / np.bincount(block))[block]
     return result
 
 
 def top_k_mask(run: Run, depth: int) -> np.ndarray:
     """Which rows of the run are among the first ``depth`` of their user's list."""
-    result: np.ndarray = list_positions(run) < depth
+    result: np.ndarray = list_positions(run.offsets) < depth
     return result
 
 

@@ -21,7 +21,7 @@ from ..._kernels import compiled
 from ...data._encode import factorize, lookup
 from ...data._ranked import Run
 from ...exceptions import InputValidationError, InvalidParameterError
-from .history import list_positions, read_log, run_user_codes, top_k_mask
+from .history import block_means, read_log, run_user_codes, top_k_mask
 
 __all__ = ["PopularityTable", "as_popularity", "per_user_sums"]
 
@@ -218,20 +218,6 @@ def per_user_sums(
     keep = top_k_mask(run, depth)
     row_values = values[run.items]
     if average_ties:
-        row_values = tie_block_means(run, row_values)
+        row_values = block_means(run.offsets, run.scores, row_values)
     sums = np.bincount(run_user_codes(run)[keep], weights=row_values[keep], minlength=run.n_users)
     return sums, np.minimum(np.diff(run.offsets), depth).astype(np.float64)
-
-
-def tie_block_means(run: Run, row_values: np.ndarray) -> np.ndarray:
-    """Each row's value replaced by the mean over its block of tied scores (the rows
-    of one user with one score): the expected value at each position over every
-    order of the ties, for metrics that sum a value per item of the top k."""
-    if not run.n_rows:
-        return row_values
-    starts = np.ones(run.n_rows, dtype=bool)  # a block starts a user or a new score
-    starts[1:] = (run.scores[1:] != run.scores[:-1]) | (list_positions(run)[1:] == 0)
-    block = np.cumsum(starts) - 1
-    means = np.bincount(block, weights=row_values) / np.bincount(block)
-    result: np.ndarray = means[block]
-    return result

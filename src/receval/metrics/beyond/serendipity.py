@@ -22,6 +22,7 @@ from ...exceptions import InputValidationError
 from .diversity import feature_matrix
 from .history import (
     InteractionLog,
+    block_means,
     codes_in,
     list_positions,
     pair_grades,
@@ -30,7 +31,6 @@ from .history import (
     top_k_mask,
 )
 from .lists import RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
-from .popularity_table import tie_block_means
 
 __all__ = [
     "popularity_serendipity",
@@ -410,7 +410,7 @@ def serendipity_per_user(
     rows = np.flatnonzero(has_history[row_users])  # the rows _serendipity_rows kept
     full = np.zeros(run.n_rows)
     full[rows] = values
-    full = tie_block_means(run, full)
+    full = block_means(run.offsets, run.scores, full)
     keep = rows[top_k_mask(run, depth)[rows]]
     return _per_user(run, row_users[keep], full[keep], has_history)
 
@@ -648,7 +648,7 @@ def popularity_serendipity(
     pop_rank = np.searchsorted(-distinct, -counts) + 1.0
     mask = top_k_mask(run, depth)
     users, items = run_user_codes(run)[mask], np.asarray(run.items)[mask]
-    position = list_positions(run)[mask]
+    position = list_positions(run.offsets)[mask]
     log_items = codes_in(run.item_ids, log.item_ids)[items]
     p_user = (size - position) / size  # position is 0-based: (N + 1 - r) / N
     p_any = np.where(log_items >= 0, (size + 1 - pop_rank[log_items]) / size, 0.0)

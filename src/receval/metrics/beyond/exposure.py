@@ -54,10 +54,7 @@ def tie_averaged_exposure(
 
 def run_exposure(run: Run, patience: float, depth: int, ties: str) -> np.ndarray:
     """Expected exposure of every row of ``run`` (CSR order)."""
-    if ties == "input":
-        keys = np.arange(run.n_rows)  # every row its own tie group
-    else:
-        keys = run.scores
+    keys = np.arange(run.n_rows) if ties == "input" else run.scores  # input: no tie
     return tie_averaged_exposure(run.offsets, keys, patience, depth)
 
 

@@ -142,21 +142,9 @@ def check_tail_ratio(tail_ratio: Any, func: str) -> float:
 
 
 def as_popularity(popularity: Any, train: Any, func: str) -> PopularityTable:
-    """The :class:`PopularityTable` of exactly one of ``popularity`` and ``train``.
-
-    Parameters
-    ----------
-    popularity : mapping, pair (items, counts), PopularityTable or None
-        Popularity of each item, e.g. its number of training interactions.
-    train : Qrels, Run, DataFrame, pair (users, items) or None
-        An interaction log: the popularity of an item is its number of distinct users.
-    func : str
-        The public function, for messages.
-
-    Returns
-    -------
-    table : PopularityTable
-    """
+    """The :class:`PopularityTable` of exactly one of ``popularity`` (a mapping, a pair
+    (items, counts) or a table) and ``train`` (an interaction log: the popularity of an
+    item is its number of distinct users); ``func`` names the caller in messages."""
     if isinstance(popularity, PopularityTable) and train is None:
         return popularity
     if (popularity is None) == (train is None):

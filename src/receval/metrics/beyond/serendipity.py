@@ -654,7 +654,5 @@ def popularity_serendipity(
     p_any = np.where(log_items >= 0, (size + 1 - pop_rank[log_items]) / size, 0.0)
     relevant = pair_grades(judged, run.user_ids, run.item_ids, users, items) >= rel_threshold
     values = np.maximum(p_user - p_any, 0.0) * relevant
-    per_user = np.bincount(users, weights=values, minlength=run.n_users)
-    lengths = np.bincount(users, minlength=run.n_users)
-    per_user = np.where(lengths > 0, per_user / np.maximum(lengths, 1), np.nan)
+    per_user = _per_user(run, users, values, np.ones(run.n_users, dtype=bool))
     return mean_over_users(per_user, func, "the run has no recommendation", n_empty=n_empty)

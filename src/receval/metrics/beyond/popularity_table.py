@@ -17,9 +17,8 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
-from ..._kernels import compiled
 from ...data._encode import factorize, lookup
-from ...data._ranked import Run
+from ...data._ranked import Qrels, Run
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import block_means, read_log, run_user_codes, top_k_mask
 
@@ -186,12 +185,14 @@ def as_popularity(popularity: Any, train: Any, func: str) -> PopularityTable:
 
 
 def _from_log(train: Any, func: str) -> PopularityTable:
-    log = read_log(train, "train", func, mapping=False)
-    users, items = log.distinct_pairs()
-    counts = compiled().distinct_users_per_item(log.users, log.items, log.n_users, log.n_items)
-    return PopularityTable(
-        log.item_ids, np.asarray(counts, dtype=np.float64), users, items, log.user_ids
-    )
+    if isinstance(train, (Qrels, Run)):  # (user, item) pairs are distinct by construction
+        log: Any = train
+        users, items = run_user_codes(train), train.items.astype(np.int64)
+    else:
+        log = read_log(train, "train", func, mapping=False)
+        users, items = log.distinct_pairs()
+    counts = np.bincount(items, minlength=len(log.item_ids)).astype(np.float64)
+    return PopularityTable(log.item_ids, counts, users, items, log.user_ids)
 
 
 def per_user_sums(

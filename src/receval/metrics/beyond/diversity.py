@@ -240,6 +240,21 @@ def ils_per_user(
     return result
 
 
+#: the item similarities of intra_list_similarity and diversity
+_SIMILARITY = """features : array-like of shape (n_items, n_features) or DataFrame, default=None
+        Item feature vectors; similarity is their cosine. A pandas DataFrame is
+        indexed by item id; a polars DataFrame or Arrow table has an item id
+        column (``"item"`` unless ``feature_items`` names another) and
+        numeric feature columns.
+    feature_items : array-like of shape (n_items,) or str, default=None
+        The item id of each row of ``features`` or ``similarity`` (None: the
+        row numbers 0, 1, ...); for a DataFrame, the name of its id column.
+    similarity : array-like of shape (n_items, n_items), DataFrame or callable, default=None
+        Instead of ``features``: a similarity matrix over ``feature_items`` (a
+        pandas DataFrame with item ids as index and columns), or a function
+        ``sim(item_a, item_b) -> float`` of two item ids."""
+
+
 def _mean_ils(
     run: RunLike, k: Any, features: Any, feature_items: Any, similarity: Any, func: str
 ) -> float:
@@ -278,18 +293,7 @@ def intra_list_similarity(
         list of item ids per user (a list of lists or a 2-D array).
     k : int, default=None
         Depth of each list (its top ``k`` items); None means the whole list.
-    features : array-like of shape (n_items, n_features) or DataFrame, default=None
-        Item feature vectors; similarity is their cosine. A pandas DataFrame is
-        indexed by item id; a polars DataFrame or Arrow table has an item id
-        column (``"item"`` unless ``feature_items`` names another) and
-        numeric feature columns.
-    feature_items : array-like of shape (n_items,) or str, default=None
-        The item id of each row of ``features`` or ``similarity`` (None: the
-        row numbers 0, 1, ...); for a DataFrame, the name of its id column.
-    similarity : array-like of shape (n_items, n_items), DataFrame or callable, default=None
-        Instead of ``features``: a similarity matrix over ``feature_items`` (a
-        pandas DataFrame with item ids as index and columns), or a function
-        ``sim(item_a, item_b) -> float`` of two item ids.
+    {similarity}
 
     Returns
     -------
@@ -362,7 +366,7 @@ def intra_list_similarity(
     return _mean_ils(run, k, features, feature_items, similarity, "intra_list_similarity")
 
 
-@document()
+@document(similarity=_SIMILARITY)
 def diversity(
     run: RunLike,
     *,
@@ -381,12 +385,7 @@ def diversity(
     ----------
     {run}
     {depth}
-    features : array-like of shape (n_items, n_features) or DataFrame, default=None
-        Item feature vectors (cosine similarity).
-    feature_items : array-like of shape (n_items,) or str, default=None
-        Item id of each row of ``features`` or ``similarity``.
-    similarity : array-like of shape (n_items, n_items), DataFrame or callable, default=None
-        A similarity matrix or function instead of ``features``.
+    {similarity}
 
     Returns
     -------

@@ -44,14 +44,10 @@ def _category_rows(item_categories: Any, func: str) -> tuple[list[Any], list[Any
             weights += [w for _, w in pairs]
         return items, cats, weights
     if io.is_frame(item_categories):
-        names = (
-            list(item_categories.schema.names)
-            if io.module_of(item_categories) == "pyarrow"
-            else list(item_categories.columns)
-        )
+        arrow = io.module_of(item_categories) == "pyarrow"
+        names = item_categories.schema.names if arrow else item_categories.columns
         roles = {"item": "item", "category": "category"}
-        if "weight" in names:
-            roles["weight"] = "weight"
+        roles |= {"weight": "weight"} if "weight" in names else {}
         cols = io.frame_columns(item_categories, roles, func)
         n = len(cols["item"])
         weights_col = cols.get("weight")

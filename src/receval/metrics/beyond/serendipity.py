@@ -258,27 +258,19 @@ def _serendipity_rows(
     has_history = hist_of_user >= 0
     mask = top_k_mask(run, depth) & has_history[run_user_codes(run)]
     row_user, row_items = run_user_codes(run)[mask], np.asarray(run.items)[mask]
+    hist_users, compact = hist_of_user[has_history], (np.cumsum(has_history) - 1)[row_user]
     if features is None:
         log_items = codes_in(run.item_ids, log.item_ids)[row_items]
-        mean_sim = _cooccurrence_means(
-            log, hist_of_user[has_history], log_items, _compact(row_user, has_history)
-        )
+        mean_sim = _cooccurrence_means(log, hist_users, log_items, compact)
     else:
         mean_sim = _feature_means(
-            log, hist_of_user[has_history], run.item_ids, row_items,
-            _compact(row_user, has_history), features, feature_items, func,
-        )  # fmt: skip
+            log, hist_users, run.item_ids, row_items, compact, features, feature_items, func
+        )
     values = 1.0 - mean_sim
     if qrels is not None:
         grades = pair_grades(as_qrels(qrels, func), run.user_ids, run.item_ids, row_user, row_items)
         values = values * (grades >= rel_threshold)
     return row_user, row_items, values, has_history
-
-
-def _compact(row_user: np.ndarray, kept: np.ndarray) -> np.ndarray:
-    """Run user codes renumbered among the kept users."""
-    result: np.ndarray = (np.cumsum(kept) - 1)[row_user]
-    return result
 
 
 #: the Parameters of user_item_serendipity, user_serendipity and serendipity

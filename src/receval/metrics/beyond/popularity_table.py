@@ -12,6 +12,7 @@ every batch or Spark partition as it is.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,7 @@ DEFAULT_HEAD_SHARE = 0.8
 DEFAULT_TAIL_RATIO = 0.1
 
 
+@dataclass(eq=False, repr=False)
 class PopularityTable:
     """Item ids with their popularity, in the order they were first given.
 
@@ -47,21 +49,13 @@ class PopularityTable:
         The log's distinct user ids (codes index it).
     """
 
-    def __init__(
-        self,
-        item_ids: np.ndarray,
-        counts: np.ndarray,
-        train_users: np.ndarray | None = None,
-        train_items: np.ndarray | None = None,
-        train_user_ids: np.ndarray | None = None,
-    ) -> None:
-        self.item_ids = item_ids
-        self.counts = counts
-        self.train_users = train_users
-        self.train_items = train_items
-        self.train_user_ids = train_user_ids
-        self._heads: dict[float, np.ndarray] = {}
-        self._tails: dict[float, np.ndarray] = {}
+    item_ids: np.ndarray
+    counts: np.ndarray
+    train_users: np.ndarray | None = None
+    train_items: np.ndarray | None = None
+    train_user_ids: np.ndarray | None = None
+    _heads: dict[float, np.ndarray] = field(default_factory=dict, init=False)
+    _tails: dict[float, np.ndarray] = field(default_factory=dict, init=False)
 
     @property
     def n_items(self) -> int:

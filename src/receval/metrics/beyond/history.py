@@ -32,6 +32,7 @@ __all__ = [
     "read_log",
     "run_user_codes",
     "top_k_mask",
+    "top_rows",
 ]
 
 
@@ -127,6 +128,12 @@ def top_k_mask(run: Run, depth: int) -> np.ndarray:
     """Which rows of the run are among the first ``depth`` of their user's list."""
     result: np.ndarray = list_positions(run.offsets) < depth
     return result
+
+
+def top_rows(run: Run, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """(user code, item code) of every row among the first ``depth`` of its list."""
+    keep = top_k_mask(run, depth)
+    return run_user_codes(run)[keep], run.items[keep].astype(np.int64)
 
 
 def run_user_codes(run: Run | Qrels) -> np.ndarray:

@@ -19,7 +19,7 @@ from ... import _validation as v
 from ...data._encode import isin_ints, lookup
 from ...data._ranked import Qrels, Run, as_qrels
 from ...exceptions import UndefinedMetricWarning
-from .history import run_user_codes, top_k_mask
+from .history import top_rows
 from .lists import RunLike, as_run, check_k, document, item_exposure
 from .popularity_table import DEFAULT_HEAD_SHARE, as_popularity, check_head_share
 
@@ -30,12 +30,6 @@ __all__ = [
     "popularity_statistical_parity",
     "shannon_entropy",
 ]
-
-
-def _top_rows(run: Run, depth: int) -> tuple[np.ndarray, np.ndarray]:
-    """(user, item code) of every row in the top ``depth`` of its list."""
-    keep = top_k_mask(run, depth)
-    return run_user_codes(run)[keep], run.items[keep].astype(np.int64)
 
 
 def relative_spread(counts: np.ndarray, func: str) -> float:
@@ -238,7 +232,7 @@ def rsp_counts(r: Run, table: Any, share: float, depth: int) -> np.ndarray:
     n_head = int(head.sum())
     n_tail = table.n_items - n_head
     group = _groups(table.positions(r.item_ids), head)
-    _, items = _top_rows(r, depth)
+    _, items = top_rows(r, depth)
     _, train_items = _user_train_items(table, r.user_ids)
     seen_head = int(head[train_items].sum())
     return np.array(
@@ -266,7 +260,7 @@ def reo_counts(
     rel_pos = table.positions(q.item_ids[q.items[relevant]])
     rel_group = _groups(rel_pos, head)
     # numerator: top-k rows that are relevant
-    top_users, top_items = _top_rows(r, depth)
+    top_users, top_items = top_rows(r, depth)
     run_in_q = lookup(r.item_ids, q.item_ids)
     key_space = np.int64(len(q.item_ids) + 1)
     rel_keys = rel_users * key_space + q.items[relevant].astype(np.int64)

@@ -17,7 +17,6 @@ from ..._kernels import compiled
 from ...data._encode import factorize, lookup
 from ...data._ranked import Run
 from ...exceptions import InputValidationError
-from .diversity import ils_per_user as ils_per_user  # evaluation reads it from here
 from .lists import (
     RunLike,
     as_run,

@@ -32,11 +32,12 @@ _MISSING = ("zero", "skip")
 
 
 # ---------------------------------------------------------------- building blocks
-def check_patience(patience: Any, func: str) -> float:
-    """The RBP patience as a float in [0, 1)."""
-    return float(
-        v.check_number(patience, "patience", func, low=0.0, high=1.0, high_inclusive=False)
-    )
+def check_ranking_options(patience: Any, k: Any, ties: Any, func: str) -> tuple[float, int]:
+    """The checked RBP patience (in [0, 1)) and depth of the exposure functions, and ``ties``."""
+    gamma = v.check_number(patience, "patience", func, low=0.0, high=1.0, high_inclusive=False)
+    depth = check_k(k, func)
+    v.check_option(ties, "ties", func, _TIES)
+    return float(gamma), depth
 
 
 def tie_averaged_exposure(
@@ -313,28 +314,6 @@ def _mean(x: np.ndarray) -> float:
     return ExactSum.of(x).value / len(x) if len(x) else float("nan")
 
 
-def check_exposure_options(
-    func: str,
-    patience: Any,
-    k: Any,
-    ties: Any,
-    rel_threshold: Any,
-    binary: Any,
-    missing_users: Any,
-) -> tuple[float, int, int]:
-    """The checked options of :func:`expected_exposure`: ``(patience, depth, threshold)``."""
-    gamma = check_patience(patience, func)
-    depth = check_k(k, func)
-    v.check_option(ties, "ties", func, _TIES)
-    v.check_option(missing_users, "missing_users", func, _MISSING)
-    threshold = v.check_number(rel_threshold, "rel_threshold", func, integer=True)
-    if not isinstance(binary, (bool, np.bool_)):
-        raise InvalidParameterError(
-            f"The 'binary' parameter of {func} must be a bool. Got {binary!r} instead."
-        )
-    return gamma, depth, int(threshold)
-
-
 def expected_exposure(
     qrels: Any,
     run: RunLike,
@@ -460,9 +439,13 @@ def expected_exposure(
     0.0
     """
     func = "expected_exposure"
-    gamma, depth, threshold = check_exposure_options(
-        func, patience, k, ties, rel_threshold, binary, missing_users
-    )
+    gamma, depth = check_ranking_options(patience, k, ties, func)
+    v.check_option(missing_users, "missing_users", func, _MISSING)
+    threshold = int(v.check_number(rel_threshold, "rel_threshold", func, integer=True))
+    if not isinstance(binary, (bool, np.bool_)):
+        raise InvalidParameterError(
+            f"The 'binary' parameter of {func} must be a bool. Got {binary!r} instead."
+        )
     q = as_qrels(qrels, func)
     pooled = PooledExposure(q.user_ids, q.item_ids, as_samples(run, func), gamma, depth, ties)
     t_user, t_qitem, target = target_exposure(q, gamma, depth, threshold, bool(binary))

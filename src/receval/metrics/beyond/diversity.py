@@ -89,11 +89,8 @@ def _frame_features(frame: Any, feature_items: Any, func: str) -> tuple[Any, np.
     if pandas:
         return frame[column].to_numpy(), frame.drop(columns=[column]).to_numpy()
     ids = io.column_array(frame[column])
-    others = [c for c in names if c != column]
-    if not others:
-        return ids, np.empty((len(ids), 0))
-    values = np.column_stack([np.asarray(io.column_array(frame[c])) for c in others])
-    return ids, values
+    others = [np.asarray(io.column_array(frame[c])) for c in names if c != column]
+    return ids, np.column_stack(others) if others else np.empty((len(ids), 0))
 
 
 def feature_matrix(features: Any, feature_items: Any, func: str) -> tuple[np.ndarray, np.ndarray]:

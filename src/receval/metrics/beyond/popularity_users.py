@@ -62,16 +62,13 @@ def popularity_per_user(
     pos = table.positions(run.item_ids)
     known = pos >= 0
     if name in ("arp", "average_popularity"):
-        values = np.zeros(len(run.item_ids))
-        values[known] = table.counts[pos[known]]
+        per_item = table.counts
     elif name in ("aplt", "aclt"):  # an item absent from the popularity is in no group
-        head = table.head(DEFAULT_HEAD_SHARE if arg is None else arg)
-        values = np.zeros(len(run.item_ids))
-        values[known] = ~head[pos[known]]
+        per_item = ~table.head(DEFAULT_HEAD_SHARE if arg is None else arg)
     else:  # tail_percentage: only items of the popularity can be in RecBole's tail
-        tail = table.recbole_tail(DEFAULT_TAIL_RATIO if arg is None else arg)
-        values = np.zeros(len(run.item_ids))
-        values[known] = tail[pos[known]]
+        per_item = table.recbole_tail(DEFAULT_TAIL_RATIO if arg is None else arg)
+    values = np.zeros(len(run.item_ids))
+    values[known] = per_item[pos[known]]
     sums, n = per_user_sums(run, values, depth, average_ties)
     if name == "aclt":
         return sums

@@ -111,6 +111,24 @@ def test_reference_roles_become_markdown() -> None:
     assert roles.rewrite(".. [1] A paper.", public) == "[1] A paper."
 
 
+def test_reference_shows_shared_docstring_paragraphs_filled_in() -> None:
+    """Paragraphs written once and put into several docstrings at import appear
+    in the API reference as the imported docstring has them."""
+    griffe = pytest.importorskip("griffe")
+    spec = importlib.util.spec_from_file_location("receval_docs_roles", DOCS / "griffe_roles.py")
+    assert spec is not None and spec.loader is not None
+    roles = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(roles)
+    package = griffe.load(
+        "receval",
+        search_paths=[str(ROOT / "src")],
+        extensions=griffe.load_extensions(roles.RstRoles),
+    )
+    text = package["metrics.beyond.serendipity.serendipity"].docstring.value
+    assert "{parameters}" not in text and "{depth}" not in text
+    assert "Depth of each list; None means the whole list." in text
+
+
 def test_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     """``mkdocs build --strict``: every page's examples run (docs/hooks.py), every
     docstring renders, every link resolves; a warning fails the build."""

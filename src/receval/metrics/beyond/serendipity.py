@@ -284,11 +284,12 @@ _PARAMETERS = """run : Run, mapping, DataFrame or sequence of lists
         ``{user: items}``. A repeated (user, item) pair counts once.
     {depth}
     features : array-like of shape (n_items, n_features), DataFrame or mapping, default=None
-        Item feature vectors; similarity is their cosine (a zero vector has
-        cosine 0). A pandas DataFrame is indexed by item id; a mapping is
-        ``{item: vector}``. None: the co-occurrence cosine in ``train``.
-    feature_items : array-like of shape (n_items,), default=None
-        The item id of each row of ``features`` (None: row numbers 0, 1, ...).
+        Item feature vectors, as :func:`intra_list_similarity` reads them, or
+        ``{item: vector}``; similarity is their cosine (a zero vector has
+        cosine 0). None: the co-occurrence cosine in ``train``.
+    feature_items : array-like of shape (n_items,) or str, default=None
+        The item id of each row of ``features`` (None: row numbers 0, 1, ...);
+        for a DataFrame, the name of its id column.
     qrels : Qrels, mapping or DataFrame, default=None
         Relevance of the recommended items: an item counts when its grade is
         at least ``rel_threshold`` and weighs 0 otherwise. None: every

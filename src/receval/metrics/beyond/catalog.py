@@ -189,12 +189,11 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
     >>> gini_index(lists, catalog=4)  # and one item never shown
     0.4167
     """
-    kern = compiled()
     func = "gini_index"
     run = as_run(run, func)
     counts = item_exposure(run, check_k(k, func))
     exposure, unseen = _catalog_exposure(run, counts, catalog, func)
-    gini = float(kern.gini_sorted(np.sort(exposure)))
+    gini = float(compiled().gini_sorted(np.sort(exposure)))
     if unseen == 0:
         return gini
     # `unseen` zeros before the r sorted counts add (n - r) * sum(c) to the numerator:
@@ -255,12 +254,11 @@ def personalization(run: RunLike, *, k: int | None = None) -> float:
     >>> personalization([["a", "b"], ["b", "a"]])
     0.0
     """
-    kern = compiled()
     func = "personalization"
     run = as_run(run, func)
     depth = check_k(k, func)
     n = run.n_users
     if n < 2:
         return float(mean_over_users(np.array([np.nan]), func, "the run has a single user"))
-    total = kern.personalization_csr(run.items, run.offsets, depth, len(run.item_ids))
+    total = compiled().personalization_csr(run.items, run.offsets, depth, len(run.item_ids))
     return float(1.0 - total / (n * (n - 1.0)))

@@ -125,8 +125,8 @@ def check_k(k: int | None, func: str) -> int:
 
 def item_exposure(run: Run, depth: int) -> np.ndarray:
     """Number of top-``depth`` lists holding each item code."""
-    kern = compiled()
-    result: np.ndarray = kern.item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
+    counts = compiled().item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
+    result: np.ndarray = counts
     return result
 
 

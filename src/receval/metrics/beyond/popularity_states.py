@@ -70,13 +70,9 @@ def _options(name: str, options: dict[str, Any], allowed: set[str]) -> None:
         )
 
 
-def _func(name: str) -> str:
-    return f"receval.metric({name!r})"
-
-
 # ------------------------------------------------------------------ PopRSP, PopREO
 def _parity(name: str) -> MetricDefinition:
-    func = _func(name)
+    func = f"receval.metric({name!r})"
     reo = name == "pop_reo"
 
     def check(**options: Any) -> dict[str, Any]:
@@ -116,7 +112,7 @@ def _parity(name: str) -> MetricDefinition:
 def _exposure(
     name: str, finalize: Callable[[dict[str, Any], ExposureState], float]
 ) -> MetricDefinition:
-    func = _func(name)
+    func = f"receval.metric({name!r})"
     with_pop = name == "item_coverage"
 
     def check(**options: Any) -> dict[str, Any]:

@@ -10,6 +10,8 @@ and ``.. [1]`` citations plain ``[1]``.
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
 from typing import Any
 
@@ -20,6 +22,16 @@ _MATH = re.compile(r":math:`([^`]+)`")
 _BLOCK = re.compile(r"^(\s*)\.\. math::[ \t]*(.*)$")
 _CITATION = re.compile(r"^(\s*)\.\. \[(\w+)\]", re.MULTILINE)
 _HEADER = re.compile(r"^\s*\**[\w, ]+ : \S")
+_PLACE = re.compile(r"^\s*\{\w+\}$", re.MULTILINE)
+
+
+def _runtime_doc(path: str) -> str | None:
+    """The docstring of the object at ``path`` once imported (None: not found)."""
+    module, _, name = path.rpartition(".")
+    try:
+        return inspect.getdoc(getattr(importlib.import_module(module), name))
+    except (ImportError, AttributeError):
+        return None
 
 
 def _public() -> set[str]:
@@ -112,4 +124,7 @@ class RstRoles(griffe.Extension):
             return
         if self._names is None:
             self._names = _public()
-        obj.docstring.value = rewrite(obj.docstring.value, self._names)
+        value = obj.docstring.value
+        if _PLACE.search(value):  # shared paragraphs are filled in at import
+            value = _runtime_doc(obj.path) or value
+        obj.docstring.value = rewrite(value, self._names)

@@ -61,6 +61,18 @@ def test_serendipity_features_by_hand_and_zero_vector():
     assert rv.serendipity({"u1": {"c": 1.0}}, train, features=frame) == pytest.approx(1 - R2 / 2)
 
 
+def test_serendipity_reads_features_as_intra_list_similarity_does():
+    feats = {"a": [1.0, 0.0], "b": [1.0, 1.0], "c": [0.0, 1.0]}
+    train, run = {"u1": ["a", "b"]}, {"u1": {"c": 1.0}}
+    expected = rv.serendipity(run, train, features=feats)
+    # an id column named by feature_items, as intra_list_similarity reads a DataFrame
+    frame = pd.DataFrame({"id": list(feats), "x": [1.0, 1.0, 0.0], "y": [0.0, 1.0, 1.0]})
+    assert rv.serendipity(run, train, features=frame, feature_items="id") == expected
+    assert rv.intra_list_similarity([["a", "c"]], features=frame, feature_items="id") == 0.0
+    with pytest.raises(InputValidationError, match="feature_items must not contain duplicates"):
+        rv.serendipity(run, train, features=np.eye(3), feature_items=["a", "a", "c"])
+
+
 def test_popularity_serendipity_by_hand():
     # counts a: 3, b: 2, c: 2 -> popularity ranks 1, 2, 2; catalogue of 5
     train = (["x", "y", "z", "x", "y", "x", "z"], ["a", "a", "a", "b", "b", "c", "c"])

@@ -13,14 +13,15 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
+from ..._kernels import compiled
 from ...data._encode import factorize, lookup
 from ...data._ranked import Run
 from ...exceptions import InputValidationError
-from .diversity import ils_per_user as ils_per_user  # evaluation reads it from here
 from .lists import (
     RunLike,
     as_run,
     check_k,
+    document,
     item_exposure,
     mean_over_users,
     missing_items,
@@ -70,19 +71,18 @@ def _catalog_exposure(
     return out, 0
 
 
+@document()
 def catalog_coverage(run: RunLike, *, catalog: Any, k: int | None = None) -> float:
     """Compute catalogue coverage: the share of the catalogue recommended to someone.
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     catalog : int or array-like of item ids
         The catalogue: its size, or the ids of its items (duplicates count
         once; every recommended item must be among them). Required: the items
         of the run itself would make the coverage of whole lists 1.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
 
     Returns
     -------
@@ -131,6 +131,7 @@ def catalog_coverage(run: RunLike, *, catalog: Any, k: int | None = None) -> flo
     return float(np.count_nonzero(exposure) / (len(exposure) + unseen))
 
 
+@document()
 def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> float:
     """Compute the Gini index of item exposure in the top-K lists.
 
@@ -140,10 +141,8 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {run}
+    {depth}
     catalog : int or array-like of item ids, default=None
         The catalogue: its size or its item ids; items never recommended count
         with exposure 0. None means the items of the run at any depth (so with
@@ -190,15 +189,11 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
     >>> gini_index(lists, catalog=4)  # and one item never shown
     0.4167
     """
-    from ..._kernels import compiled
-
-    kern = compiled()
-
     func = "gini_index"
     run = as_run(run, func)
     counts = item_exposure(run, check_k(k, func))
     exposure, unseen = _catalog_exposure(run, counts, catalog, func)
-    gini = float(kern.gini_sorted(np.sort(exposure)))
+    gini = float(compiled().gini_sorted(np.sort(exposure)))
     if unseen == 0:
         return gini
     # `unseen` zeros before the r sorted counts add (n - r) * sum(c) to the numerator:
@@ -208,6 +203,7 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
 
 
 # ---------------------------------------------------------------- personalization
+@document()
 def personalization(run: RunLike, *, k: int | None = None) -> float:
     """Compute personalization: 1 - the mean cosine similarity between users' lists.
 
@@ -219,10 +215,8 @@ def personalization(run: RunLike, *, k: int | None = None) -> float:
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {run}
+    {depth}
 
     Returns
     -------
@@ -260,15 +254,11 @@ def personalization(run: RunLike, *, k: int | None = None) -> float:
     >>> personalization([["a", "b"], ["b", "a"]])
     0.0
     """
-    from ..._kernels import compiled
-
-    kern = compiled()
-
     func = "personalization"
     run = as_run(run, func)
     depth = check_k(k, func)
     n = run.n_users
     if n < 2:
         return float(mean_over_users(np.array([np.nan]), func, "the run has a single user"))
-    total = kern.personalization_csr(run.items, run.offsets, depth, len(run.item_ids))
+    total = compiled().personalization_csr(run.items, run.offsets, depth, len(run.item_ids))
     return float(1.0 - total / (n * (n - 1.0)))

@@ -14,14 +14,17 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from ... import _validation as v
+from ..._kernels import compiled
 from ...data import io
 from ...data._encode import factorize, lookup
-from ...data._ranked import Qrels, Run
+from ...data._ranked import Run
 from ...exceptions import InputValidationError, InvalidParameterError
+from .history import read_log
 from .lists import (
     RunLike,
     as_run,
     check_k,
+    document,
     item_exposure,
     mean_over_users,
     missing_items,
@@ -86,14 +89,11 @@ def _frame_features(frame: Any, feature_items: Any, func: str) -> tuple[Any, np.
     if pandas:
         return frame[column].to_numpy(), frame.drop(columns=[column]).to_numpy()
     ids = io.column_array(frame[column])
-    others = [c for c in names if c != column]
-    if not others:
-        return ids, np.empty((len(ids), 0))
-    values = np.column_stack([np.asarray(io.column_array(frame[c])) for c in others])
-    return ids, values
+    others = [np.asarray(io.column_array(frame[c])) for c in names if c != column]
+    return ids, np.column_stack(others) if others else np.empty((len(ids), 0))
 
 
-def _feature_matrix(features: Any, feature_items: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
+def feature_matrix(features: Any, feature_items: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
     """Distinct item ids and a C-contiguous float32/float64 feature matrix."""
     if io.is_frame(features):
         ids, values = _frame_features(features, feature_items, func)
@@ -166,10 +166,7 @@ def _rows_of_run(run: Run, used: np.ndarray, ids: np.ndarray, name: str, func: s
 
 def _ils_function(run: Run, depth: int, sim: SimilarityFunction, func: str) -> np.ndarray:
     """ILS with a caller's function, called once per distinct pair of co-listed items."""
-    from ..._kernels import compiled
-
     kern = compiled()
-
     n_items = len(run.item_ids)
     keys, pair_offsets = kern.pair_keys_csr(run.items, run.offsets, depth, n_items)
     pairs, inverse = np.unique(keys, return_inverse=True)
@@ -207,10 +204,7 @@ def ils_per_user(
     Arguments as in :func:`intra_list_similarity`; ``func`` names the caller in
     error messages (``"evaluate"`` when called from there).
     """
-    from ..._kernels import compiled
-
     kern = compiled()
-
     depth = check_k(k, func)
     if (features is None) == (similarity is None):
         raise InvalidParameterError(
@@ -234,7 +228,7 @@ def ils_per_user(
             run.items, run.offsets, depth, rows, matrix, chunks
         )
         return result
-    ids, feats = _feature_matrix(features, feature_items, func)
+    ids, feats = feature_matrix(features, feature_items, func)
     rows = _rows_of_run(run, used, ids, "features", func)
     inv_norm = kern.inverse_norms(feats, rows, used, chunks)
     result = kern.intra_list_similarity_csr(
@@ -243,7 +237,34 @@ def ils_per_user(
     return result
 
 
-_ILS_UNDEFINED = "every list has fewer than 2 items"
+#: the item similarities of intra_list_similarity and diversity
+_SIMILARITY = """features : array-like of shape (n_items, n_features) or DataFrame, default=None
+        Item feature vectors; similarity is their cosine. A pandas DataFrame is
+        indexed by item id; a polars DataFrame or Arrow table has an item id
+        column (``"item"`` unless ``feature_items`` names another) and
+        numeric feature columns.
+    feature_items : array-like of shape (n_items,) or str, default=None
+        The item id of each row of ``features`` or ``similarity`` (None: the
+        row numbers 0, 1, ...); for a DataFrame, the name of its id column.
+    similarity : array-like of shape (n_items, n_items), DataFrame or callable, default=None
+        Instead of ``features``: a similarity matrix over ``feature_items`` (a
+        pandas DataFrame with item ids as index and columns), or a function
+        ``sim(item_a, item_b) -> float`` of two item ids."""
+
+
+def _mean_ils(
+    run: RunLike, k: Any, features: Any, feature_items: Any, similarity: Any, func: str
+) -> float:
+    """The mean ILS over users (``func="diversity"``: 1 - that mean)."""
+    kw = {"features": features, "feature_items": feature_items, "similarity": similarity}
+    per_user = ils_per_user(as_run(run, func), k, func=func, **kw)
+    return mean_over_users(
+        per_user,
+        func,
+        "every list has fewer than 2 items",
+        complement=func == "diversity",
+        n_empty=n_empty_lists(run),
+    )
 
 
 def intra_list_similarity(
@@ -269,18 +290,7 @@ def intra_list_similarity(
         list of item ids per user (a list of lists or a 2-D array).
     k : int, default=None
         Depth of each list (its top ``k`` items); None means the whole list.
-    features : array-like of shape (n_items, n_features) or DataFrame, default=None
-        Item feature vectors; similarity is their cosine. A pandas DataFrame is
-        indexed by item id; a polars DataFrame or Arrow table has an item id
-        column (``"item"`` unless ``feature_items`` names another) and
-        numeric feature columns.
-    feature_items : array-like of shape (n_items,) or str, default=None
-        The item id of each row of ``features`` or ``similarity`` (None: the
-        row numbers 0, 1, ...); for a DataFrame, the name of its id column.
-    similarity : array-like of shape (n_items, n_items), DataFrame or callable, default=None
-        Instead of ``features``: a similarity matrix over ``feature_items`` (a
-        pandas DataFrame with item ids as index and columns), or a function
-        ``sim(item_a, item_b) -> float`` of two item ids.
+    {similarity}
 
     Returns
     -------
@@ -350,18 +360,10 @@ def intra_list_similarity(
     >>> intra_list_similarity([["x1", "x2", "y1"]], similarity=same)
     0.3333
     """
-    func = "intra_list_similarity"
-    per_user = ils_per_user(
-        as_run(run, func),
-        k,
-        features=features,
-        feature_items=feature_items,
-        similarity=similarity,
-        func=func,
-    )
-    return mean_over_users(per_user, func, _ILS_UNDEFINED, n_empty=n_empty_lists(run))
+    return _mean_ils(run, k, features, feature_items, similarity, "intra_list_similarity")
 
 
+@document(similarity=_SIMILARITY)
 def diversity(
     run: RunLike,
     *,
@@ -378,16 +380,9 @@ def diversity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
-    features : array-like of shape (n_items, n_features) or DataFrame, default=None
-        Item feature vectors (cosine similarity).
-    feature_items : array-like of shape (n_items,) or str, default=None
-        Item id of each row of ``features`` or ``similarity``.
-    similarity : array-like of shape (n_items, n_items), DataFrame or callable, default=None
-        A similarity matrix or function instead of ``features``.
+    {run}
+    {depth}
+    {similarity}
 
     Returns
     -------
@@ -420,55 +415,11 @@ def diversity(
     >>> diversity([["a", "b", "c"], ["a", "c"]], features=features, feature_items=["a", "b", "c"])
     0.7643
     """
-    func = "diversity"
-    per_user = ils_per_user(
-        as_run(run, func),
-        k,
-        features=features,
-        feature_items=feature_items,
-        similarity=similarity,
-        func=func,
-    )
-    return mean_over_users(
-        per_user, func, _ILS_UNDEFINED, complement=True, n_empty=n_empty_lists(run)
-    )
+    return _mean_ils(run, k, features, feature_items, similarity, "diversity")
 
 
 # ---------------------------------------------------------------- novelty
-def _interactions(log: Any, func: str) -> tuple[np.ndarray, np.ndarray, int]:
-    """Item ids of an interaction log, the distinct users of each, and the user count."""
-    if isinstance(log, (Qrels, Run)):  # (user, item) pairs are distinct by construction
-        return log.item_ids, np.bincount(log.items, minlength=len(log.item_ids)), log.n_users
-    if io.is_frame(log):
-        cols = io.frame_columns(log, {"user": "user", "item": "item"}, func)
-        users, items = cols["user"], cols["item"]
-    elif isinstance(log, tuple) and len(log) == 2:
-        users, items = log
-    else:
-        raise InputValidationError(
-            f"{func}: interactions must be a Qrels, a Run, a DataFrame with columns 'user' "
-            f"and 'item', or a tuple (users, items). Got {type(log).__name__}."
-        )
-    from ..._kernels import compiled
-
-    kern = compiled()
-
-    n = v.check_same_length(func, users=_Sized(users), items=_Sized(items))
-    v.check_not_empty(n, "interactions", func)
-    user_codes, user_ids = factorize(users, "users", func)
-    item_codes, item_ids = factorize(items, "items", func)
-    pop = kern.distinct_users_per_item(user_codes, item_codes, len(user_ids), len(item_ids))
-    return item_ids, pop, len(user_ids)
-
-
-class _Sized:
-    def __init__(self, x: Any) -> None:
-        self._n = len(x)
-
-    def __len__(self) -> int:
-        return self._n
-
-
+@document()
 def novelty(
     run: RunLike, interactions: Any, *, k: int | None = None, unseen: str = "raise"
 ) -> float:
@@ -481,16 +432,14 @@ def novelty(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     interactions : Qrels, Run, DataFrame or tuple (users, items)
         The log that defines popularity: a :class:`~receval.Qrels` or
         :class:`~receval.Run`, a DataFrame with ``user`` and ``item`` columns,
         or a pair of arrays. A (user, item) pair repeated in the log counts
         once; every row of a ``Qrels`` or ``Run`` counts, whatever its grade
         or score.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     unseen : {"raise", "skip"}, default="raise"
         Recommended items that never occur in ``interactions`` (popularity 0,
         infinite self-information): raise an error naming them, or leave them
@@ -544,17 +493,15 @@ def novelty(
     >>> novelty([["a", "z"]], log, unseen="skip")  # z never seen: only a counts
     0.5850
     """
-    from ..._kernels import compiled
-
     kern = compiled()
-
     func = "novelty"
     n_empty = n_empty_lists(run)
     run = as_run(run, func)
     depth = check_k(k, func)
     v.check_option(unseen, "unseen", func, _UNSEEN)
-    log_items, popularity, n_users = _interactions(interactions, func)
-    pos = lookup(run.item_ids, log_items)
+    log = read_log(interactions, "interactions", func, mapping=False)
+    popularity = kern.distinct_users_per_item(log.users, log.items, log.n_users, log.n_items)
+    pos = lookup(run.item_ids, log.item_ids)
     absent = pos < 0
     if unseen == "raise":
         missing = absent & (item_exposure(run, depth) > 0)
@@ -565,7 +512,7 @@ def novelty(
                 f"pass unseen='skip' to leave them out of each user's mean."
             )
     info = np.full(len(run.item_ids), np.nan)
-    info[~absent] = -np.log2(popularity[pos[~absent]] / n_users)
+    info[~absent] = -np.log2(popularity[pos[~absent]] / log.n_users)
     per_user = kern.list_means_csr(info, run.items, run.offsets, depth, user_chunks(run.n_rows))
     return mean_over_users(
         per_user, func, "no recommended item occurs in interactions", n_empty=n_empty

@@ -22,6 +22,7 @@ from ... import _validation as v
 from ...data._encode import factorize, lookup
 from ...data._ranked import Qrels, Run, as_qrels
 from ...exceptions import InputValidationError, InvalidParameterError
+from .history import block_means, list_positions
 from .lists import RunLike, as_run, check_k
 
 __all__ = ["ExpectedExposureReport", "expected_exposure", "exposure_columns"]
@@ -31,11 +32,12 @@ _MISSING = ("zero", "skip")
 
 
 # ---------------------------------------------------------------- building blocks
-def check_patience(patience: Any, func: str) -> float:
-    """The RBP patience as a float in [0, 1)."""
-    return float(
-        v.check_number(patience, "patience", func, low=0.0, high=1.0, high_inclusive=False)
-    )
+def check_ranking_options(patience: Any, k: Any, ties: Any, func: str) -> tuple[float, int]:
+    """The checked RBP patience (in [0, 1)) and depth of the exposure functions, and ``ties``."""
+    gamma = v.check_number(patience, "patience", func, low=0.0, high=1.0, high_inclusive=False)
+    depth = check_k(k, func)
+    v.check_option(ties, "ties", func, _TIES)
+    return float(gamma), depth
 
 
 def tie_averaged_exposure(
@@ -45,29 +47,15 @@ def tie_averaged_exposure(
     the RBP exposure ``patience**(rank - 1)`` (0 below ``depth``) averaged over the rows
     of its run of equal keys: the expected exposure when every order of a tie is equally
     likely."""
-    n = int(offsets[-1])
-    if n == 0:
-        return np.zeros(0)
-    lengths = np.diff(offsets)
-    first = offsets[:-1][lengths > 0]
-    position = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    position = list_positions(offsets)
     with np.errstate(under="ignore"):
         exposure = np.where(position < depth, np.power(patience, position, dtype=np.float64), 0.0)
-    start = np.ones(n, dtype=bool)
-    start[1:] = keys[1:] != keys[:-1]
-    start[first] = True
-    tie = np.cumsum(start) - 1
-    sums = np.bincount(tie, weights=exposure)
-    result: np.ndarray = (sums / np.bincount(tie))[tie]
-    return result
+    return block_means(offsets, keys, exposure)
 
 
 def run_exposure(run: Run, patience: float, depth: int, ties: str) -> np.ndarray:
     """Expected exposure of every row of ``run`` (CSR order)."""
-    if ties == "input":
-        keys = np.arange(run.n_rows)  # every row its own tie group
-    else:
-        keys = run.scores
+    keys = np.arange(run.n_rows) if ties == "input" else run.scores  # input: no tie
     return tie_averaged_exposure(run.offsets, keys, patience, depth)
 
 
@@ -210,16 +198,26 @@ class Memberships:
         self.group = pairs[:, 1]  # a code of group_ids
         self.n_groups = len(self.group_ids)
 
-    def of_pooled(self, pooled_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """CSR of the groups of each pooled item: (offsets, group codes, has a group)."""
+    def of_pooled(
+        self, pooled_ids: np.ndarray, used: np.ndarray, what: str, func: str
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """CSR of the groups of each pooled item: (offsets, group codes); every pooled
+        item code of ``used`` (each a ``what``) needs a group."""
         code = lookup(np.asarray(self.item_ids, dtype=object), pooled_ids).astype(np.int64)
         known = code[self.item] >= 0
         item, group = code[self.item][known], self.group[known]
-        order = np.argsort(item, kind="stable")
         counts = np.bincount(item, minlength=len(pooled_ids))
+        ungrouped = np.unique(used[counts[used] == 0])
+        if len(ungrouped):
+            n, ids = len(ungrouped), pooled_ids[ungrouped[: v.MAX_SHOWN + 1]]
+            raise InputValidationError(
+                f"{func}: item_groups must give a group to every {what}. Got {n} "
+                f"{'item' if n == 1 else 'items'} {v.format_values(ids)} without one; add them "
+                f"to item_groups."
+            )
         offsets = np.zeros(len(pooled_ids) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        return offsets, group[order], counts > 0
+        return offsets, group[np.argsort(item, kind="stable")]
 
 
 def expand_to_groups(
@@ -230,15 +228,6 @@ def expand_to_groups(
     row = np.repeat(np.arange(len(item)), counts)
     within = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
     return row, groups[offsets[item][row] + within]
-
-
-def ungrouped_error(func: str, what: str, ids: np.ndarray) -> InputValidationError:
-    n = len(ids)
-    return InputValidationError(
-        f"{func}: item_groups must give a group to every {what}. Got {n} "
-        f"{'item' if n == 1 else 'items'} {v.format_values(ids[: v.MAX_SHOWN + 1])} "
-        f"without one; add them to item_groups."
-    )
 
 
 # ---------------------------------------------------------------- expected exposure
@@ -323,28 +312,6 @@ def _mean(x: np.ndarray) -> float:
     from ...engine.sums import ExactSum
 
     return ExactSum.of(x).value / len(x) if len(x) else float("nan")
-
-
-def check_exposure_options(
-    func: str,
-    patience: Any,
-    k: Any,
-    ties: Any,
-    rel_threshold: Any,
-    binary: Any,
-    missing_users: Any,
-) -> tuple[float, int, int]:
-    """The checked options of :func:`expected_exposure`: ``(patience, depth, threshold)``."""
-    gamma = check_patience(patience, func)
-    depth = check_k(k, func)
-    v.check_option(ties, "ties", func, _TIES)
-    v.check_option(missing_users, "missing_users", func, _MISSING)
-    threshold = v.check_number(rel_threshold, "rel_threshold", func, integer=True)
-    if not isinstance(binary, (bool, np.bool_)):
-        raise InvalidParameterError(
-            f"The 'binary' parameter of {func} must be a bool. Got {binary!r} instead."
-        )
-    return gamma, depth, int(threshold)
 
 
 def expected_exposure(
@@ -472,9 +439,13 @@ def expected_exposure(
     0.0
     """
     func = "expected_exposure"
-    gamma, depth, threshold = check_exposure_options(
-        func, patience, k, ties, rel_threshold, binary, missing_users
-    )
+    gamma, depth = check_ranking_options(patience, k, ties, func)
+    v.check_option(missing_users, "missing_users", func, _MISSING)
+    threshold = int(v.check_number(rel_threshold, "rel_threshold", func, integer=True))
+    if not isinstance(binary, (bool, np.bool_)):
+        raise InvalidParameterError(
+            f"The 'binary' parameter of {func} must be a bool. Got {binary!r} instead."
+        )
     q = as_qrels(qrels, func)
     pooled = PooledExposure(q.user_ids, q.item_ids, as_samples(run, func), gamma, depth, ties)
     t_user, t_qitem, target = target_exposure(q, gamma, depth, threshold, bool(binary))
@@ -533,10 +504,7 @@ def _group_metrics(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per user, EE-D, EE-R and EE-L over the groups of its relevant items: a group's
     exposure (and target) is the sum over its relevant items, as expeval's ``-G``."""
-    offsets, groups, grouped = members.of_pooled(pooled.item_ids)
-    if not grouped[t_item].all():
-        ids = pooled.item_ids[np.unique(t_item[~grouped[t_item]])]
-        raise ungrouped_error(func, "relevant item", ids)
+    offsets, groups = members.of_pooled(pooled.item_ids, t_item, "relevant item", func)
     n_groups = members.n_groups
     row, group = expand_to_groups(offsets, groups, t_item)
     target_key = t_user[row] * n_groups + group

@@ -14,16 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from ... import _validation as v
 from .exposure import (
     Memberships,
     PooledExposure,
     as_samples,
-    check_patience,
+    check_ranking_options,
     expand_to_groups,
-    ungrouped_error,
 )
-from .lists import RunLike, check_k
+from .lists import RunLike
 
 __all__ = ["GroupExposureReport", "group_exposure"]
 
@@ -202,16 +200,11 @@ def group_exposure(
     ([0.6875, 0.375], 1.8333333333333333)
     """
     func = "group_exposure"
-    gamma = check_patience(patience, func)
-    depth = check_k(k, func)
-    v.check_option(ties, "ties", func, ("average", "input"))
+    gamma, depth = check_ranking_options(patience, k, ties, func)
     members = Memberships(item_groups, func)
     samples = as_samples(run, func)
     pooled = PooledExposure(None, np.empty(0, dtype=object), samples, gamma, depth, ties)
-    offsets, groups, grouped = members.of_pooled(pooled.item_ids)
-    if not grouped[pooled.item].all():
-        ids = pooled.item_ids[np.unique(pooled.item[~grouped[pooled.item]])]
-        raise ungrouped_error(func, "item of the run", ids)
+    offsets, groups = members.of_pooled(pooled.item_ids, pooled.item, "item of the run", func)
     row, group = expand_to_groups(offsets, groups, pooled.item)
     n_users = int((pooled.n_samples > 0).sum())
     total = np.bincount(group, weights=pooled.exposure[row], minlength=members.n_groups)

@@ -24,12 +24,15 @@ from ...exceptions import InputValidationError
 
 __all__ = [
     "InteractionLog",
+    "block_means",
     "codes_in",
+    "list_positions",
     "log_of_popularity",
     "pair_grades",
     "read_log",
     "run_user_codes",
     "top_k_mask",
+    "top_rows",
 ]
 
 
@@ -72,47 +75,65 @@ def _mapping_rows(log: Mapping[Any, Any], name: str, func: str) -> tuple[list[An
     return users, items
 
 
-def read_log(log: Any, name: str, func: str) -> InteractionLog:
-    """An :class:`InteractionLog` from any accepted shape (named ``name`` in errors)."""
+def read_log(log: Any, name: str, func: str, mapping: bool = True) -> InteractionLog:
+    """An :class:`InteractionLog` from any accepted shape (named ``name`` in errors;
+    ``mapping=False``: a mapping ``{user: items}`` is refused)."""
     if isinstance(log, InteractionLog):
         return log
     if isinstance(log, (Qrels, Run)):
-        users = np.repeat(np.arange(log.n_users), np.diff(log.offsets))
+        users = np.repeat(np.arange(log.n_users, dtype=np.int32), np.diff(log.offsets))
         return InteractionLog(log.user_ids, log.item_ids, users, np.asarray(log.items))
     if io.is_frame(log):
         cols = io.frame_columns(log, {"user": "user", "item": "item"}, func)
         raw_users, raw_items = cols["user"], cols["item"]
-    elif isinstance(log, Mapping):
+    elif mapping and isinstance(log, Mapping):
         raw_users, raw_items = _mapping_rows(log, name, func)
     elif isinstance(log, tuple) and len(log) == 2:
         raw_users, raw_items = log
     else:
+        shapes = "a tuple (users, items) or a mapping {user: items}"
         raise InputValidationError(
             f"{func}: {name} must be a Qrels, a Run, a DataFrame with columns 'user' and "
-            f"'item', a tuple (users, items) or a mapping {{user: items}}. Got "
+            f"'item', {shapes if mapping else 'or a tuple (users, items)'}. Got "
             f"{type(log).__name__}."
         )
-    n = v.check_same_length(func, users=_Sized(raw_users), items=_Sized(raw_items))
+    n = v.check_same_length(func, users=raw_users, items=raw_items)
     v.check_not_empty(n, name, func)
     user_codes, user_ids = factorize(raw_users, "users", func)
     item_codes, item_ids = factorize(raw_items, "items", func)
     return InteractionLog(user_ids, item_ids, user_codes, item_codes)
 
 
-class _Sized:
-    def __init__(self, x: Any) -> None:
-        self._n = len(x)
+def list_positions(offsets: np.ndarray) -> np.ndarray:
+    """The 0-based position of each row of CSR lists (``offsets``) in its list."""
+    result: np.ndarray = np.arange(offsets[-1]) - np.repeat(offsets[:-1], np.diff(offsets))
+    return result
 
-    def __len__(self) -> int:
-        return self._n
+
+def block_means(offsets: np.ndarray, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Each row's value replaced by the mean over its block: the adjacent rows of one
+    list (CSR ``offsets``) with equal ``keys``. Over tied scores, the expected value
+    at each position over every order of the ties."""
+    if not len(values):
+        return values
+    starts = np.ones(len(values), dtype=bool)
+    starts[1:] = keys[1:] != keys[:-1]
+    starts[offsets[:-1][np.diff(offsets) > 0]] = True
+    block = np.cumsum(starts) - 1
+    result: np.ndarray = (np.bincount(block, weights=values) / np.bincount(block))[block]
+    return result
 
 
 def top_k_mask(run: Run, depth: int) -> np.ndarray:
     """Which rows of the run are among the first ``depth`` of their user's list."""
-    lengths = np.diff(run.offsets)
-    position = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
-    result: np.ndarray = position < depth
+    result: np.ndarray = list_positions(run.offsets) < depth
     return result
+
+
+def top_rows(run: Run, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """(user code, item code) of every row among the first ``depth`` of its list."""
+    keep = top_k_mask(run, depth)
+    return run_user_codes(run)[keep], run.items[keep].astype(np.int64)
 
 
 def run_user_codes(run: Run | Qrels) -> np.ndarray:

@@ -10,12 +10,13 @@ a :class:`MeanOverUsers`, which also counts the users left out.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
-from typing import Any, TypeAlias
+from collections.abc import Callable, Mapping
+from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
 
 from ... import _validation as v
+from ..._kernels import compiled, num_threads
 from ...data import io
 from ...data._ranked import Run
 from ...exceptions import InputValidationError, UndefinedMetricWarning
@@ -25,6 +26,30 @@ __all__ = ["MeanOverUsers"]
 #: A ``Run``, ``{user: {item: score}}``, a DataFrame with user/item/score
 #: columns, or a sequence of ranked item lists (one per user; 2-D arrays too).
 RunLike: TypeAlias = Any
+
+#: Parameters paragraphs shared by the public functions; :func:`document` puts each
+#: in place of ``{name}`` in their docstrings
+PARAMETERS = {
+    "run": "run : Run, mapping, DataFrame or sequence of lists\n"
+    "        The recommendations, as in :func:`intra_list_similarity`.",
+    "depth": "k : int, default=None\n        Depth of each list; None means the whole list.",
+}
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def document(**pieces: str) -> Callable[[_F], _F]:
+    """Fill the ``{name}`` places of a docstring with ``pieces``, then :data:`PARAMETERS`
+    (a piece may hold those)."""
+
+    def fill(func: _F) -> _F:
+        doc = func.__doc__ or ""
+        for name, text in [*pieces.items(), *PARAMETERS.items()]:
+            doc = doc.replace(f"{{{name}}}", text)
+        func.__doc__ = doc
+        return func
+
+    return fill
+
 
 _WHOLE_LIST = np.iinfo(np.int64).max
 # below this many rows, the per-user kernels run on the calling thread
@@ -53,6 +78,7 @@ def as_run(run: RunLike, func: str) -> Run:
         users = np.repeat(np.arange(n_users), length)
         ranks = np.tile(np.arange(1, length + 1), n_users)
         return Run(users, run.reshape(-1), ranks=ranks)
+    got = f"{type(run).__name__}."
     if isinstance(run, (list, tuple)) or (isinstance(run, np.ndarray) and run.ndim == 1):
         lists = list(run)
         bad = next((x for x in lists if not _is_list(x)), None)
@@ -63,14 +89,12 @@ def as_run(run: RunLike, func: str) -> Run:
             flat = [item for x in lists for item in x]
             ranks = np.concatenate([np.arange(1, n + 1) for n in lengths])
             return Run(users, flat, ranks=ranks)
-        raise InputValidationError(
-            f"{func}: run must be a Run, a mapping {{user: {{item: score}}}}, a DataFrame or a "
-            f"sequence of ranked item lists. Got a {type(run).__name__} holding a "
-            f"{type(bad).__name__}; wrap a single list as [items]."
+        got = (
+            f"a {type(run).__name__} holding a {type(bad).__name__}; wrap a single list as [items]."
         )
     raise InputValidationError(
         f"{func}: run must be a Run, a mapping {{user: {{item: score}}}}, a DataFrame or a "
-        f"sequence of ranked item lists. Got {type(run).__name__}."
+        f"sequence of ranked item lists. Got {got}"
     )
 
 
@@ -101,19 +125,14 @@ def check_k(k: int | None, func: str) -> int:
 
 def item_exposure(run: Run, depth: int) -> np.ndarray:
     """Number of top-``depth`` lists holding each item code."""
-    from ..._kernels import compiled
-
-    kern = compiled()
-
-    result: np.ndarray = kern.item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
+    counts = compiled().item_counts_csr(run.items, run.offsets, depth, len(run.item_ids))
+    result: np.ndarray = counts
     return result
 
 
 def user_chunks(n_rows: int) -> int:
     """Chunks of users for the per-user kernels of a run of ``n_rows`` rows: one
     (no thread is woken) below 64Ki rows. The values do not depend on them."""
-    from ..._kernels import num_threads
-
     return 1 if n_rows < PARALLEL_MIN_ROWS else 4 * num_threads()
 
 

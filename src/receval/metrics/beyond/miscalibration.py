@@ -20,7 +20,7 @@ from ...data._encode import factorize
 from ...data._ranked import Run
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import codes_in, read_log, run_user_codes, top_k_mask
-from .lists import RunLike, as_run, check_k, mean_over_users, n_empty_lists
+from .lists import RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
 
 __all__ = ["miscalibration"]
 
@@ -44,14 +44,10 @@ def _category_rows(item_categories: Any, func: str) -> tuple[list[Any], list[Any
             weights += [w for _, w in pairs]
         return items, cats, weights
     if io.is_frame(item_categories):
-        names = (
-            list(item_categories.schema.names)
-            if io.module_of(item_categories) == "pyarrow"
-            else list(item_categories.columns)
-        )
+        arrow = io.module_of(item_categories) == "pyarrow"
+        names = item_categories.schema.names if arrow else item_categories.columns
         roles = {"item": "item", "category": "category"}
-        if "weight" in names:
-            roles["weight"] = "weight"
+        roles |= {"weight": "weight"} if "weight" in names else {}
         cols = io.frame_columns(item_categories, roles, func)
         n = len(cols["item"])
         weights_col = cols.get("weight")
@@ -112,6 +108,7 @@ def _distribution(
     return uniq, mass
 
 
+@document()
 def miscalibration(
     run: RunLike,
     train: Any,
@@ -142,8 +139,7 @@ def miscalibration(
         per item), or a DataFrame with ``item`` and ``category`` columns and
         optionally ``weight``. Every item of a history or of a top-``k`` list
         needs one.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     alpha : float, default=0.01
         Smoothing in [0, 1): q is replaced by (1 - alpha) q + alpha p, so that
         the divergence is finite when the list misses a category of the

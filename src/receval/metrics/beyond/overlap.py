@@ -9,8 +9,8 @@ import numpy as np
 from ... import _validation as v
 from ...data._encode import isin_ints
 from ...data._ranked import as_qrels
-from .history import codes_in, pair_grades, run_user_codes, top_k_mask
-from .lists import MeanOverUsers, RunLike, as_run, check_k, mean_over_users, n_empty_lists
+from .history import codes_in, pair_grades, run_user_codes, top_rows
+from .lists import MeanOverUsers, RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
 
 __all__ = ["intersection", "user_coverage"]
 
@@ -76,12 +76,9 @@ def intersection(
     depth = check_k(k, func)
     ref_depth = depth if reference_k is None else check_k(reference_k, func)
     n_items = max(len(ref.item_ids), 1)
-    ref_mask = top_k_mask(ref, ref_depth)
-    ref_keys = (
-        run_user_codes(ref)[ref_mask].astype(np.int64) * n_items + np.asarray(ref.items)[ref_mask]
-    )
-    mask = top_k_mask(run_, depth)
-    users, items = run_user_codes(run_)[mask], np.asarray(run_.items)[mask]
+    listed_users, listed_items = top_rows(ref, ref_depth)
+    ref_keys = listed_users * n_items + listed_items
+    users, items = top_rows(run_, depth)
     ref_users = codes_in(run_.user_ids, ref.user_ids)[users].astype(np.int64)
     ref_items = codes_in(run_.item_ids, ref.item_ids)[items].astype(np.int64)
     found = (ref_users >= 0) & (ref_items >= 0)
@@ -92,6 +89,7 @@ def intersection(
     return mean_over_users(per_user, func, "the run has no recommendation", n_empty=n_empty)
 
 
+@document()
 def user_coverage(
     run: RunLike, qrels: Any, *, k: int | None = None, rel_threshold: float = 1
 ) -> float:
@@ -109,8 +107,7 @@ def user_coverage(
     qrels : Qrels, mapping or DataFrame
         The held-out interactions; an item is relevant when its grade is at
         least ``rel_threshold``.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     rel_threshold : float, default=1
         Lowest grade of a relevant item.
 
@@ -158,8 +155,7 @@ def user_coverage(
     judged_users = run_user_codes(judged)
     has_relevant = np.zeros(judged.n_users, dtype=bool)
     has_relevant[judged_users[np.asarray(judged.grades) >= rel_threshold]] = True
-    mask = top_k_mask(run_, depth)
-    users, items = run_user_codes(run_)[mask], np.asarray(run_.items)[mask]
+    users, items = top_rows(run_, depth)
     hits = pair_grades(judged, run_.user_ids, run_.item_ids, users, items) >= rel_threshold
     covered = np.zeros(judged.n_users, dtype=bool)
     judged_of_run = codes_in(run_.user_ids, judged.user_ids)

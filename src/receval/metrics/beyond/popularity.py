@@ -19,7 +19,8 @@ from ... import _validation as v
 from ...data._encode import isin_ints, lookup
 from ...data._ranked import Qrels, Run, as_qrels
 from ...exceptions import UndefinedMetricWarning
-from .lists import RunLike, as_run, check_k, item_exposure
+from .history import top_rows
+from .lists import RunLike, as_run, check_k, document, item_exposure
 from .popularity_table import DEFAULT_HEAD_SHARE, as_popularity, check_head_share
 
 __all__ = [
@@ -29,15 +30,6 @@ __all__ = [
     "popularity_statistical_parity",
     "shannon_entropy",
 ]
-
-
-def _top_rows(run: Run, depth: int) -> tuple[np.ndarray, np.ndarray]:
-    """(user, item code) of every row in the top ``depth`` of its list."""
-    lengths = np.diff(run.offsets)
-    users = np.repeat(np.arange(run.n_users), lengths)
-    rank = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
-    keep = rank < depth
-    return users[keep], run.items[keep].astype(np.int64)
 
 
 def relative_spread(counts: np.ndarray, func: str) -> float:
@@ -74,6 +66,7 @@ def _groups(pos: np.ndarray, head: np.ndarray) -> np.ndarray:
     return out
 
 
+@document()
 def popularity_statistical_parity(
     run: RunLike, *, train: Any, k: int | None = None, head_share: float = DEFAULT_HEAD_SHARE
 ) -> float:
@@ -81,13 +74,11 @@ def popularity_statistical_parity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     train : Qrels, Run, DataFrame or pair (users, items)
         The training interactions: they give the items' popularity (distinct
         users) and each user's items, which are no candidates for that user.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     head_share : float, default=0.8
         The head/tail split, as in :func:`average_percentage_long_tail`.
 
@@ -139,13 +130,11 @@ def popularity_statistical_parity(
     0.25
     """
     func = "popularity_statistical_parity"
-    share = check_head_share(head_share, func)
-    r = as_run(run, func)
-    depth = check_k(k, func)
-    table = as_popularity(None, train, func)
-    return relative_spread(rsp_counts(r, table, share, depth), func)
+    params = parity_params(func, train, k, head_share)
+    return relative_spread(rsp_counts(as_run(run, func), **params), func)
 
 
+@document()
 def popularity_equal_opportunity(
     qrels: Any,
     run: RunLike,
@@ -162,12 +151,10 @@ def popularity_equal_opportunity(
     qrels : Qrels, mapping or DataFrame
         The test interactions ``{user: {item: grade}}``: an item is relevant
         to a user when its grade is ``rel_threshold`` or more.
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     train : Qrels, Run, DataFrame or pair (users, items)
         The training interactions, as in :func:`popularity_statistical_parity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     head_share : float, default=0.8
         The head/tail split, as in :func:`average_percentage_long_tail`.
     rel_threshold : int, default=1
@@ -220,17 +207,22 @@ def popularity_equal_opportunity(
     0.2
     """
     func = "popularity_equal_opportunity"
-    share = check_head_share(head_share, func)
-    threshold = check_threshold(rel_threshold, func)
-    r = as_run(run, func)
-    q = as_qrels(qrels, func)
-    depth = check_k(k, func)
-    table = as_popularity(None, train, func)
-    return relative_spread(reo_counts(q, r, table, share, depth, threshold), func)
+    params = parity_params(func, train, k, head_share, rel_threshold)
+    return relative_spread(reo_counts(as_qrels(qrels, func), as_run(run, func), **params), func)
 
 
-def check_threshold(rel_threshold: Any, func: str) -> int:
-    return int(v.check_number(rel_threshold, "rel_threshold", func, integer=True))
+def parity_params(
+    func: str, train: Any, k: Any, head_share: Any, rel_threshold: Any = None
+) -> dict[str, Any]:
+    """The checked options of PopRSP, and of PopREO with ``rel_threshold``: the
+    keyword arguments of :func:`rsp_counts` and :func:`reo_counts`."""
+    params: dict[str, Any] = {"share": check_head_share(head_share, func)}
+    if rel_threshold is not None:
+        check = v.check_number(rel_threshold, "rel_threshold", func, integer=True)
+        params["threshold"] = int(check)
+    params["depth"] = check_k(k, func)
+    params["table"] = as_popularity(None, train, func)
+    return params
 
 
 def rsp_counts(r: Run, table: Any, share: float, depth: int) -> np.ndarray:
@@ -240,7 +232,7 @@ def rsp_counts(r: Run, table: Any, share: float, depth: int) -> np.ndarray:
     n_head = int(head.sum())
     n_tail = table.n_items - n_head
     group = _groups(table.positions(r.item_ids), head)
-    _, items = _top_rows(r, depth)
+    _, items = top_rows(r, depth)
     _, train_items = _user_train_items(table, r.user_ids)
     seen_head = int(head[train_items].sum())
     return np.array(
@@ -268,7 +260,7 @@ def reo_counts(
     rel_pos = table.positions(q.item_ids[q.items[relevant]])
     rel_group = _groups(rel_pos, head)
     # numerator: top-k rows that are relevant
-    top_users, top_items = _top_rows(r, depth)
+    top_users, top_items = top_rows(r, depth)
     run_in_q = lookup(r.item_ids, q.item_ids)
     key_space = np.int64(len(q.item_ids) + 1)
     rel_keys = rel_users * key_space + q.items[relevant].astype(np.int64)
@@ -314,15 +306,14 @@ def entropy_of(shares: np.ndarray, base: str) -> float:
     return float(-(shares * np.log2(shares)).sum())
 
 
+@document()
 def shannon_entropy(run: RunLike, *, k: int | None = None) -> float:
     """Compute RecBole's Shannon entropy of the recommended items, over their number.
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {run}
+    {depth}
 
     Returns
     -------
@@ -363,15 +354,14 @@ def shannon_entropy(run: RunLike, *, k: int | None = None) -> float:
     return entropy_of(_exposure_probabilities(run, k, "shannon_entropy"), "recbole")
 
 
+@document()
 def distributional_coverage(run: RunLike, *, k: int | None = None) -> float:
     """Compute distributional coverage: the entropy, in bits, of which items are recommended.
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {run}
+    {depth}
 
     Returns
     -------
@@ -412,6 +402,7 @@ def distributional_coverage(run: RunLike, *, k: int | None = None) -> float:
     return entropy_of(_exposure_probabilities(run, k, "distributional_coverage"), "bits")
 
 
+@document()
 def item_coverage(
     run: RunLike, *, popularity: Any = None, train: Any = None, k: int | None = None
 ) -> float:
@@ -427,13 +418,11 @@ def item_coverage(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     popularity, train : default=None
         The known items: those of a popularity mapping or of an interaction
         log, as in :func:`average_recommendation_popularity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
 
     Returns
     -------

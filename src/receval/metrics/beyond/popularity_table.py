@@ -12,15 +12,16 @@ every batch or Spark partition as it is.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ... import _validation as v
-from ...data import io
-from ...data._encode import distinct_ints, factorize, lookup
+from ...data._encode import factorize, lookup
 from ...data._ranked import Qrels, Run
 from ...exceptions import InputValidationError, InvalidParameterError
+from .history import block_means, read_log, run_user_codes, top_k_mask
 
 __all__ = ["PopularityTable", "as_popularity", "per_user_sums"]
 
@@ -30,6 +31,7 @@ DEFAULT_HEAD_SHARE = 0.8
 DEFAULT_TAIL_RATIO = 0.1
 
 
+@dataclass(eq=False, repr=False)
 class PopularityTable:
     """Item ids with their popularity, in the order they were first given.
 
@@ -47,21 +49,13 @@ class PopularityTable:
         The log's distinct user ids (codes index it).
     """
 
-    def __init__(
-        self,
-        item_ids: np.ndarray,
-        counts: np.ndarray,
-        train_users: np.ndarray | None = None,
-        train_items: np.ndarray | None = None,
-        train_user_ids: np.ndarray | None = None,
-    ) -> None:
-        self.item_ids = item_ids
-        self.counts = counts
-        self.train_users = train_users
-        self.train_items = train_items
-        self.train_user_ids = train_user_ids
-        self._heads: dict[float, np.ndarray] = {}
-        self._tails: dict[float, np.ndarray] = {}
+    item_ids: np.ndarray
+    counts: np.ndarray
+    train_users: np.ndarray | None = None
+    train_items: np.ndarray | None = None
+    train_user_ids: np.ndarray | None = None
+    _heads: dict[float, np.ndarray] = field(default_factory=dict, init=False)
+    _tails: dict[float, np.ndarray] = field(default_factory=dict, init=False)
 
     @property
     def n_items(self) -> int:
@@ -106,13 +100,6 @@ class PopularityTable:
         """Row of each id in the table (-1: absent)."""
         return lookup(ids, self.item_ids)
 
-    def of_items(self, ids: np.ndarray) -> np.ndarray:
-        """Popularity of each id (0 for an id absent from the table)."""
-        pos = self.positions(ids)
-        out = np.zeros(len(ids), dtype=np.float64)
-        out[pos >= 0] = self.counts[pos[pos >= 0]]
-        return out
-
     def _arrays(self) -> tuple[Any, ...]:
         return (self.item_ids, self.counts, self.train_users, self.train_items,
                 self.train_user_ids)  # fmt: skip
@@ -132,10 +119,7 @@ class PopularityTable:
         return f"PopularityTable(n_items={self.n_items})"
 
     def __reduce__(self) -> tuple[Any, ...]:  # the caches stay behind
-        return (
-            PopularityTable,
-            (self.item_ids, self.counts, self.train_users, self.train_items, self.train_user_ids),
-        )
+        return (PopularityTable, self._arrays())
 
 
 def check_head_share(head_share: Any, func: str) -> float:
@@ -151,21 +135,9 @@ def check_tail_ratio(tail_ratio: Any, func: str) -> float:
 
 
 def as_popularity(popularity: Any, train: Any, func: str) -> PopularityTable:
-    """The :class:`PopularityTable` of exactly one of ``popularity`` and ``train``.
-
-    Parameters
-    ----------
-    popularity : mapping, pair (items, counts), PopularityTable or None
-        Popularity of each item, e.g. its number of training interactions.
-    train : Qrels, Run, DataFrame, pair (users, items) or None
-        An interaction log: the popularity of an item is its number of distinct users.
-    func : str
-        The public function, for messages.
-
-    Returns
-    -------
-    table : PopularityTable
-    """
+    """The :class:`PopularityTable` of exactly one of ``popularity`` (a mapping, a pair
+    (items, counts) or a table) and ``train`` (an interaction log: the popularity of an
+    item is its number of distinct users); ``func`` names the caller in messages."""
     if isinstance(popularity, PopularityTable) and train is None:
         return popularity
     if (popularity is None) == (train is None):
@@ -206,38 +178,15 @@ def as_popularity(popularity: Any, train: Any, func: str) -> PopularityTable:
     return PopularityTable(uniques, count_arr)
 
 
-def _from_log(log: Any, func: str) -> PopularityTable:
-    from ..._kernels import compiled
-
-    kern = compiled()
-
-    if isinstance(log, (Qrels, Run)):  # (user, item) pairs are distinct by construction
-        users = np.repeat(np.arange(log.n_users), np.diff(log.offsets))
-        counts = np.bincount(log.items, minlength=len(log.item_ids)).astype(np.float64)
-        return PopularityTable(log.item_ids, counts, users, log.items.astype(np.int64),
-                               log.user_ids)  # fmt: skip
-    if io.is_frame(log):
-        cols = io.frame_columns(log, {"user": "user", "item": "item"}, func)
-        users_in, items_in = cols["user"], cols["item"]
-    elif isinstance(log, tuple) and len(log) == 2:
-        users_in, items_in = log
+def _from_log(train: Any, func: str) -> PopularityTable:
+    if isinstance(train, (Qrels, Run)):  # (user, item) pairs are distinct by construction
+        log: Any = train
+        users, items = run_user_codes(train), train.items.astype(np.int64)
     else:
-        raise InputValidationError(
-            f"{func}: train must be a Qrels, a Run, a DataFrame with columns 'user' and "
-            f"'item', or a pair (users, items). Got {type(log).__name__}."
-        )
-    user_arr = v.as_1d(users_in, "train users", func)
-    item_arr = v.as_1d(items_in, "train items", func)
-    v.check_same_length(func, users=user_arr, items=item_arr)
-    v.check_not_empty(len(user_arr), "train", func)
-    user_codes, user_ids = factorize(user_arr, "train users", func)
-    item_codes, item_ids = factorize(item_arr, "train items", func)
-    n_items = len(item_ids)
-    pairs = distinct_ints(user_codes.astype(np.int64) * n_items + item_codes)
-    counts = kern.distinct_users_per_item(user_codes, item_codes, len(user_ids), n_items)
-    return PopularityTable(
-        item_ids, np.asarray(counts, dtype=np.float64), pairs // n_items, pairs % n_items, user_ids
-    )
+        log = read_log(train, "train", func, mapping=False)
+        users, items = log.distinct_pairs()
+    counts = np.bincount(items, minlength=len(log.item_ids)).astype(np.float64)
+    return PopularityTable(log.item_ids, counts, users, items, log.user_ids)
 
 
 def per_user_sums(
@@ -249,28 +198,9 @@ def per_user_sums(
     ``average_ties``: the expected sum over every order of tied scores, each
     position of a block of equal scores holding the block's mean value (exact: the
     sum is linear in the items)."""
-    lengths = np.diff(run.offsets)
-    users = np.repeat(np.arange(run.n_users), lengths)
-    rank = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
-    keep = rank < depth
+    keep = top_k_mask(run, depth)
     row_values = values[run.items]
     if average_ties:
-        row_values = tie_block_means(run, row_values)
-    sums = np.bincount(users[keep], weights=row_values[keep], minlength=run.n_users)
-    return sums, np.minimum(lengths, depth).astype(np.float64)
-
-
-def tie_block_means(run: Run, row_values: np.ndarray) -> np.ndarray:
-    """Each row's value replaced by the mean over its block of tied scores (the rows
-    of one user with one score): the expected value at each position over every
-    order of the ties, for metrics that sum a value per item of the top k."""
-    if not run.n_rows:
-        return row_values
-    lengths = np.diff(run.offsets)
-    rank = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths)
-    starts = np.ones(run.n_rows, dtype=bool)  # a block starts a user or a new score
-    starts[1:] = (run.scores[1:] != run.scores[:-1]) | (rank[1:] == 0)
-    block = np.cumsum(starts) - 1
-    means = np.bincount(block, weights=row_values) / np.bincount(block)
-    result: np.ndarray = means[block]
-    return result
+        row_values = block_means(run.offsets, run.scores, row_values)
+    sums = np.bincount(run_user_codes(run)[keep], weights=row_values[keep], minlength=run.n_users)
+    return sums, np.minimum(np.diff(run.offsets), depth).astype(np.float64)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...data._ranked import Run
-from .lists import RunLike, as_run, check_k, mean_over_users, n_empty_lists
+from .lists import RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
 from .popularity_table import (
     DEFAULT_HEAD_SHARE,
     DEFAULT_TAIL_RATIO,
@@ -62,16 +62,13 @@ def popularity_per_user(
     pos = table.positions(run.item_ids)
     known = pos >= 0
     if name in ("arp", "average_popularity"):
-        values = np.zeros(len(run.item_ids))
-        values[known] = table.counts[pos[known]]
+        per_item = table.counts
     elif name in ("aplt", "aclt"):  # an item absent from the popularity is in no group
-        head = table.head(DEFAULT_HEAD_SHARE if arg is None else arg)
-        values = np.zeros(len(run.item_ids))
-        values[known] = ~head[pos[known]]
+        per_item = ~table.head(DEFAULT_HEAD_SHARE if arg is None else arg)
     else:  # tail_percentage: only items of the popularity can be in RecBole's tail
-        tail = table.recbole_tail(DEFAULT_TAIL_RATIO if arg is None else arg)
-        values = np.zeros(len(run.item_ids))
-        values[known] = tail[pos[known]]
+        per_item = table.recbole_tail(DEFAULT_TAIL_RATIO if arg is None else arg)
+    values = np.zeros(len(run.item_ids))
+    values[known] = per_item[pos[known]]
     sums, n = per_user_sums(run, values, depth, average_ties)
     if name == "aclt":
         return sums
@@ -81,15 +78,31 @@ def popularity_per_user(
     return result
 
 
-def _mean(run: RunLike, table_args: tuple[Any, Any], name: str, k: Any, arg: Any, func: str) -> Any:
+def _raises(bad: str) -> str:
+    """The Raises section of the functions below, ``bad`` naming their checked options."""
+    return f"""Raises
+    ------
+    InvalidParameterError
+        A bad {bad}, or not exactly one of ``popularity`` and ``train``.
+    InputValidationError
+        A malformed run, popularity or log."""
+
+
+def _mean(
+    run: RunLike, popularity: Any, train: Any, name: str, k: Any, arg: Any, func: str
+) -> float:
     n_empty = n_empty_lists(run)
+    if POPULARITY_METRICS[name] == "head_share":
+        arg = check_head_share(arg, func)
+    elif POPULARITY_METRICS[name] == "tail_ratio":
+        arg = check_tail_ratio(arg, func)
     r = as_run(run, func)
     check_k(k, func)
-    table = as_popularity(*table_args, func)
-    per_user = popularity_per_user(r, table, name, k, arg)
+    per_user = popularity_per_user(r, as_popularity(popularity, train, func), name, k, arg)
     return mean_over_users(per_user, func, "the run has no user", n_empty=n_empty)
 
 
+@document(raises=_raises("``k``"))
 def average_recommendation_popularity(
     run: RunLike, *, popularity: Any = None, train: Any = None, k: int | None = None
 ) -> float:
@@ -97,28 +110,21 @@ def average_recommendation_popularity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     popularity : mapping or pair (items, counts), default=None
         The popularity of each item, e.g. its number of training interactions.
         An item absent from it has popularity 0.
     train : Qrels, Run, DataFrame or pair (users, items), default=None
         An interaction log instead of ``popularity``: an item's popularity is
         its number of distinct users (a repeated pair counts once).
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
 
     Returns
     -------
     arp : MeanOverUsers
         Mean over users of :math:`\\sum_{i \\in L_u} \\phi(i) / |L_u|`.
 
-    Raises
-    ------
-    InvalidParameterError
-        A bad ``k``, or not exactly one of ``popularity`` and ``train``.
-    InputValidationError
-        A malformed run, popularity or log.
+    {raises}
 
     See Also
     --------
@@ -149,11 +155,10 @@ def average_recommendation_popularity(
     >>> average_recommendation_popularity([["a", "b"], ["c"]], popularity=pop)  # (7 + 1) / 2
     4.0
     """
-    func = "average_recommendation_popularity"
-    result: float = _mean(run, (popularity, train), "arp", k, None, func)
-    return result
+    return _mean(run, popularity, train, "arp", k, None, "average_recommendation_popularity")
 
 
+@document(raises=_raises("``k`` or ``head_share``"))
 def average_percentage_long_tail(
     run: RunLike,
     *,
@@ -166,12 +171,10 @@ def average_percentage_long_tail(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     popularity, train : default=None
         Item popularity, as in :func:`average_recommendation_popularity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     head_share : float, default=0.8
         The head (short head) is the most popular items that together hold at
         least this share of all interactions; every other item is long tail.
@@ -181,12 +184,7 @@ def average_percentage_long_tail(
     aplt : MeanOverUsers
         In [0, 1].
 
-    Raises
-    ------
-    InvalidParameterError
-        A bad ``k`` or ``head_share``, or not exactly one of ``popularity`` and ``train``.
-    InputValidationError
-        A malformed run, popularity or log.
+    {raises}
 
     See Also
     --------
@@ -218,12 +216,10 @@ def average_percentage_long_tail(
     >>> average_percentage_long_tail([["a", "c"], ["c", "b"]], popularity=pop)
     0.5
     """
-    func = "average_percentage_long_tail"
-    share = check_head_share(head_share, func)
-    result: float = _mean(run, (popularity, train), "aplt", k, share, func)
-    return result
+    return _mean(run, popularity, train, "aplt", k, head_share, "average_percentage_long_tail")
 
 
+@document(raises=_raises("``k`` or ``head_share``"))
 def average_coverage_long_tail(
     run: RunLike,
     *,
@@ -236,12 +232,10 @@ def average_coverage_long_tail(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     popularity, train : default=None
         Item popularity, as in :func:`average_recommendation_popularity`.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     head_share : float, default=0.8
         The head/tail split, as in :func:`average_percentage_long_tail`.
 
@@ -250,12 +244,7 @@ def average_coverage_long_tail(
     aclt : MeanOverUsers
         In [0, k].
 
-    Raises
-    ------
-    InvalidParameterError
-        A bad ``k`` or ``head_share``, or not exactly one of ``popularity`` and ``train``.
-    InputValidationError
-        A malformed run, popularity or log.
+    {raises}
 
     See Also
     --------
@@ -279,12 +268,10 @@ def average_coverage_long_tail(
     >>> average_coverage_long_tail([["a", "c"], ["c", "b"]], popularity=pop)
     1.0
     """
-    func = "average_coverage_long_tail"
-    share = check_head_share(head_share, func)
-    result: float = _mean(run, (popularity, train), "aclt", k, share, func)
-    return result
+    return _mean(run, popularity, train, "aclt", k, head_share, "average_coverage_long_tail")
 
 
+@document(raises=_raises("``k``"))
 def average_popularity(
     run: RunLike, *, popularity: Any = None, train: Any = None, k: int | None = None
 ) -> float:
@@ -292,8 +279,7 @@ def average_popularity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     popularity, train : default=None
         Item popularity, as in :func:`average_recommendation_popularity`.
     k : int, default=None
@@ -303,12 +289,7 @@ def average_popularity(
     -------
     average_popularity : MeanOverUsers
 
-    Raises
-    ------
-    InvalidParameterError
-        A bad ``k``, or not exactly one of ``popularity`` and ``train``.
-    InputValidationError
-        A malformed run, popularity or log.
+    {raises}
 
     See Also
     --------
@@ -335,11 +316,10 @@ def average_popularity(
     >>> average_popularity([["a", "b"], ["c"]], popularity=pop, k=2)  # (14/2 + 1/2) / 2
     3.75
     """
-    func = "average_popularity"
-    result: float = _mean(run, (popularity, train), "average_popularity", k, None, func)
-    return result
+    return _mean(run, popularity, train, "average_popularity", k, None, "average_popularity")
 
 
+@document(raises=_raises("``k`` or ``tail_ratio``"))
 def tail_percentage(
     run: RunLike,
     *,
@@ -352,8 +332,7 @@ def tail_percentage(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     popularity, train : default=None
         Item popularity, as in :func:`average_recommendation_popularity`.
     k : int, default=None
@@ -368,12 +347,7 @@ def tail_percentage(
     tail_percentage : MeanOverUsers
         In [0, 1].
 
-    Raises
-    ------
-    InvalidParameterError
-        A bad ``k`` or ``tail_ratio``, or not exactly one of ``popularity`` and ``train``.
-    InputValidationError
-        A malformed run, popularity or log.
+    {raises}
 
     See Also
     --------
@@ -400,7 +374,4 @@ def tail_percentage(
     >>> tail_percentage([["a", "c"], ["d", "b"]], popularity=pop, tail_ratio=0.5)
     0.5
     """
-    func = "tail_percentage"
-    ratio = check_tail_ratio(tail_ratio, func)
-    result: float = _mean(run, (popularity, train), "tail_percentage", k, ratio, func)
-    return result
+    return _mean(run, popularity, train, "tail_percentage", k, tail_ratio, "tail_percentage")

@@ -16,20 +16,21 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
-from ...data import io
 from ...data._encode import factorize
 from ...data._ranked import Run, as_qrels
 from ...exceptions import InputValidationError
+from .diversity import feature_matrix
 from .history import (
     InteractionLog,
+    block_means,
     codes_in,
+    list_positions,
     pair_grades,
     read_log,
     run_user_codes,
     top_k_mask,
 )
-from .lists import RunLike, as_run, check_k, mean_over_users, n_empty_lists
-from .popularity_table import tie_block_means
+from .lists import RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
 
 __all__ = [
     "popularity_serendipity",
@@ -176,7 +177,8 @@ def _by_users(
 
 
 def _feature_table(features: Any, feature_items: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
-    """Item ids and unit-norm rows (zero rows stay zero) of the item features."""
+    """Item ids and unit-norm rows (zero rows stay zero) of the item features, read as
+    :func:`intra_list_similarity` reads them, or from a mapping ``{item: vector}``."""
     if isinstance(features, Mapping):
         if feature_items is not None:
             raise InputValidationError(
@@ -184,43 +186,11 @@ def _feature_table(features: Any, feature_items: Any, func: str) -> tuple[np.nda
                 f"{{item: vector}}. Got {type(feature_items).__name__}."
             )
         feature_items, features = list(features.keys()), list(features.values())
-    elif type(features).__module__.startswith("pandas") and hasattr(features, "index"):
-        if feature_items is None:
-            feature_items = features.index.to_numpy()
-        features = features.to_numpy()
-    elif io.is_frame(features):  # polars or Arrow: an id column and numeric columns
-        column = feature_items if isinstance(feature_items, str) else "item"
-        arrow = io.module_of(features) == "pyarrow"
-        names = list(features.schema.names) if arrow else list(features.columns)
-        if column not in names:
-            raise InputValidationError(
-                f"{func}: features has no column {column!r} for the item ids. Got columns "
-                f"{v.format_values(names, limit=10)}; pass feature_items='<column name>'."
-            )
-        feature_items = io.column_array(features[column])
-        others = [c for c in names if c != column]
-        features = np.column_stack([np.asarray(io.column_array(features[c])) for c in others])
-    matrix = np.asarray(features, dtype=np.float64)
-    if matrix.ndim != 2:
-        raise InputValidationError(
-            f"{func}: features must be 2-dimensional (n_items, n_features). Got an array of "
-            f"shape {matrix.shape}."
-        )
-    v.check_finite(matrix, "features", func)
-    ids = (
-        np.arange(len(matrix))
-        if feature_items is None
-        else v.as_1d(feature_items, "feature_items", func)
-    )
-    codes, uniques = factorize(ids, "feature_items", func)
-    if len(codes) != len(matrix) or len(uniques) != len(codes):
-        raise InputValidationError(
-            f"{func}: feature_items must hold one distinct item id per row of features. Got "
-            f"{len(uniques)} distinct ids for {len(matrix)} rows."
-        )
+    ids, matrix = feature_matrix(features, feature_items, func)
+    matrix = np.asarray(matrix, dtype=np.float64)
     norms = np.linalg.norm(matrix, axis=1)
     unit = np.divide(matrix, norms[:, None], out=np.zeros_like(matrix), where=norms[:, None] > 0)
-    return uniques, unit
+    return ids, unit
 
 
 def _feature_rows(
@@ -288,16 +258,14 @@ def _serendipity_rows(
     has_history = hist_of_user >= 0
     mask = top_k_mask(run, depth) & has_history[run_user_codes(run)]
     row_user, row_items = run_user_codes(run)[mask], np.asarray(run.items)[mask]
+    hist_users, compact = hist_of_user[has_history], (np.cumsum(has_history) - 1)[row_user]
     if features is None:
         log_items = codes_in(run.item_ids, log.item_ids)[row_items]
-        mean_sim = _cooccurrence_means(
-            log, hist_of_user[has_history], log_items, _compact(row_user, has_history)
-        )
+        mean_sim = _cooccurrence_means(log, hist_users, log_items, compact)
     else:
         mean_sim = _feature_means(
-            log, hist_of_user[has_history], run.item_ids, row_items,
-            _compact(row_user, has_history), features, feature_items, func,
-        )  # fmt: skip
+            log, hist_users, run.item_ids, row_items, compact, features, feature_items, func
+        )
     values = 1.0 - mean_sim
     if qrels is not None:
         grades = pair_grades(as_qrels(qrels, func), run.user_ids, run.item_ids, row_user, row_items)
@@ -305,12 +273,32 @@ def _serendipity_rows(
     return row_user, row_items, values, has_history
 
 
-def _compact(row_user: np.ndarray, kept: np.ndarray) -> np.ndarray:
-    """Run user codes renumbered among the kept users."""
-    result: np.ndarray = (np.cumsum(kept) - 1)[row_user]
-    return result
+#: the Parameters of user_item_serendipity, user_serendipity and serendipity
+_PARAMETERS = """run : Run, mapping, DataFrame or sequence of lists
+        The recommendations, as in :func:`intra_list_similarity` (lists are
+        users 0, 1, ... of ``train``).
+    train : Qrels, Run, DataFrame, tuple (users, items) or mapping
+        The users' earlier interactions (their history): a
+        :class:`~receval.Qrels` or :class:`~receval.Run` (every row counts), a
+        DataFrame with ``user`` and ``item`` columns, a pair of arrays, or
+        ``{user: items}``. A repeated (user, item) pair counts once.
+    {depth}
+    features : array-like of shape (n_items, n_features), DataFrame or mapping, default=None
+        Item feature vectors, as :func:`intra_list_similarity` reads them, or
+        ``{item: vector}``; similarity is their cosine (a zero vector has
+        cosine 0). None: the co-occurrence cosine in ``train``.
+    feature_items : array-like of shape (n_items,) or str, default=None
+        The item id of each row of ``features`` (None: row numbers 0, 1, ...);
+        for a DataFrame, the name of its id column.
+    qrels : Qrels, mapping or DataFrame, default=None
+        Relevance of the recommended items: an item counts when its grade is
+        at least ``rel_threshold`` and weighs 0 otherwise. None: every
+        recommended item counts (Recommenders' default relevance of 1).
+    rel_threshold : float, default=1
+        Lowest grade of a relevant item, with ``qrels``."""
 
 
+@document(parameters=_PARAMETERS)
 def user_item_serendipity(
     run: RunLike,
     train: Any,
@@ -329,28 +317,7 @@ def user_item_serendipity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity` (lists are
-        users 0, 1, ... of ``train``).
-    train : Qrels, Run, DataFrame, tuple (users, items) or mapping
-        The users' earlier interactions (their history): a
-        :class:`~receval.Qrels` or :class:`~receval.Run` (every row counts), a
-        DataFrame with ``user`` and ``item`` columns, a pair of arrays, or
-        ``{user: items}``. A repeated (user, item) pair counts once.
-    k : int, default=None
-        Depth of each list; None means the whole list.
-    features : array-like of shape (n_items, n_features), DataFrame or mapping, default=None
-        Item feature vectors; similarity is their cosine (a zero vector has
-        cosine 0). A pandas DataFrame is indexed by item id; a mapping is
-        ``{item: vector}``. None: the co-occurrence cosine in ``train``.
-    feature_items : array-like of shape (n_items,), default=None
-        The item id of each row of ``features`` (None: row numbers 0, 1, ...).
-    qrels : Qrels, mapping or DataFrame, default=None
-        Relevance of the recommended items: an item counts when its grade is
-        at least ``rel_threshold`` and weighs 0 otherwise. None: every
-        recommended item counts (Recommenders' default relevance of 1).
-    rel_threshold : float, default=1
-        Lowest grade of a relevant item, with ``qrels``.
+    {parameters}
 
     Returns
     -------
@@ -436,7 +403,7 @@ def serendipity_per_user(
     rows = np.flatnonzero(has_history[row_users])  # the rows _serendipity_rows kept
     full = np.zeros(run.n_rows)
     full[rows] = values
-    full = tie_block_means(run, full)
+    full = block_means(run.offsets, run.scores, full)
     keep = rows[top_k_mask(run, depth)[rows]]
     return _per_user(run, row_users[keep], full[keep], has_history)
 
@@ -450,6 +417,7 @@ def _per_user(
     return np.where(has_history & (counts > 0), sums / np.maximum(counts, 1), np.nan)
 
 
+@document(parameters=_PARAMETERS)
 def user_serendipity(
     run: RunLike,
     train: Any,
@@ -464,28 +432,7 @@ def user_serendipity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity` (lists are
-        users 0, 1, ... of ``train``).
-    train : Qrels, Run, DataFrame, tuple (users, items) or mapping
-        The users' earlier interactions (their history): a
-        :class:`~receval.Qrels` or :class:`~receval.Run` (every row counts), a
-        DataFrame with ``user`` and ``item`` columns, a pair of arrays, or
-        ``{user: items}``. A repeated (user, item) pair counts once.
-    k : int, default=None
-        Depth of each list; None means the whole list.
-    features : array-like of shape (n_items, n_features), DataFrame or mapping, default=None
-        Item feature vectors; similarity is their cosine (a zero vector has
-        cosine 0). A pandas DataFrame is indexed by item id; a mapping is
-        ``{item: vector}``. None: the co-occurrence cosine in ``train``.
-    feature_items : array-like of shape (n_items,), default=None
-        The item id of each row of ``features`` (None: row numbers 0, 1, ...).
-    qrels : Qrels, mapping or DataFrame, default=None
-        Relevance of the recommended items: an item counts when its grade is
-        at least ``rel_threshold`` and weighs 0 otherwise. None: every
-        recommended item counts (Recommenders' default relevance of 1).
-    rel_threshold : float, default=1
-        Lowest grade of a relevant item, with ``qrels``.
+    {parameters}
 
     Returns
     -------
@@ -521,6 +468,7 @@ def user_serendipity(
     return dict(zip(run.user_ids[kept].tolist(), per_user[kept].tolist(), strict=True))
 
 
+@document(parameters=_PARAMETERS)
 def serendipity(
     run: RunLike,
     train: Any,
@@ -540,28 +488,7 @@ def serendipity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity` (lists are
-        users 0, 1, ... of ``train``).
-    train : Qrels, Run, DataFrame, tuple (users, items) or mapping
-        The users' earlier interactions (their history): a
-        :class:`~receval.Qrels` or :class:`~receval.Run` (every row counts), a
-        DataFrame with ``user`` and ``item`` columns, a pair of arrays, or
-        ``{user: items}``. A repeated (user, item) pair counts once.
-    k : int, default=None
-        Depth of each list; None means the whole list.
-    features : array-like of shape (n_items, n_features), DataFrame or mapping, default=None
-        Item feature vectors; similarity is their cosine (a zero vector has
-        cosine 0). A pandas DataFrame is indexed by item id; a mapping is
-        ``{item: vector}``. None: the co-occurrence cosine in ``train``.
-    feature_items : array-like of shape (n_items,), default=None
-        The item id of each row of ``features`` (None: row numbers 0, 1, ...).
-    qrels : Qrels, mapping or DataFrame, default=None
-        Relevance of the recommended items: an item counts when its grade is
-        at least ``rel_threshold`` and weighs 0 otherwise. None: every
-        recommended item counts (Recommenders' default relevance of 1).
-    rel_threshold : float, default=1
-        Lowest grade of a relevant item, with ``qrels``.
+    {parameters}
 
     Returns
     -------
@@ -624,6 +551,7 @@ def _catalog_size(catalog: Any, func: str) -> int:
     return len(factorize(ids, "catalog", func)[1])
 
 
+@document()
 def popularity_serendipity(
     run: RunLike,
     qrels: Any,
@@ -644,8 +572,7 @@ def popularity_serendipity(
 
     Parameters
     ----------
-    run : Run, mapping, DataFrame or sequence of lists
-        The recommendations, as in :func:`intra_list_similarity`.
+    {run}
     qrels : Qrels, mapping or DataFrame
         The held-out interactions: an item is relevant when its grade is at
         least ``rel_threshold``.
@@ -654,8 +581,7 @@ def popularity_serendipity(
         :func:`serendipity`. Every row counts (a repeated pair counts again).
     catalog : int or array-like of item ids
         The catalogue: its size ``N``, or the ids of its items.
-    k : int, default=None
-        Depth of each list; None means the whole list.
+    {depth}
     rel_threshold : float, default=1
         Lowest grade of a relevant item.
 
@@ -715,13 +641,11 @@ def popularity_serendipity(
     pop_rank = np.searchsorted(-distinct, -counts) + 1.0
     mask = top_k_mask(run, depth)
     users, items = run_user_codes(run)[mask], np.asarray(run.items)[mask]
-    position = (np.arange(run.n_rows) - np.repeat(run.offsets[:-1], np.diff(run.offsets)))[mask]
+    position = list_positions(run.offsets)[mask]
     log_items = codes_in(run.item_ids, log.item_ids)[items]
     p_user = (size - position) / size  # position is 0-based: (N + 1 - r) / N
     p_any = np.where(log_items >= 0, (size + 1 - pop_rank[log_items]) / size, 0.0)
     relevant = pair_grades(judged, run.user_ids, run.item_ids, users, items) >= rel_threshold
     values = np.maximum(p_user - p_any, 0.0) * relevant
-    per_user = np.bincount(users, weights=values, minlength=run.n_users)
-    lengths = np.bincount(users, minlength=run.n_users)
-    per_user = np.where(lengths > 0, per_user / np.maximum(lengths, 1), np.nan)
+    per_user = _per_user(run, users, values, np.ones(run.n_users, dtype=bool))
     return mean_over_users(per_user, func, "the run has no recommendation", n_empty=n_empty)

@@ -470,3 +470,21 @@ def test_the_sum_of_weighted_losses_keeps_its_scale():
     assert rv.log_loss(y, p, sample_weight=w * 2.0**70, normalize=False) == pytest.approx(
         rv.log_loss(y, p, sample_weight=w, normalize=False) * 2.0**70, rel=1e-14
     )
+
+
+@pytest.mark.parametrize("name", ["log_loss", "normalized_entropy"])
+def test_float32_probabilities_clip_at_float32_eps_in_every_backend(tmp_path, name):
+    """eps="auto" is the machine epsilon of the probabilities' dtype in the function,
+    the accumulator, compute and a scan of a float32 Parquet column (the accumulator
+    clipped at float64's: a loss of 5.03 where the function gave 2.62)."""
+    y = np.array([1, 0, 1, 0, 1, 0] * 5)
+    p = np.array([0.0, 1.0, 0.3, 0.6, 1.0, 0.0] * 5, dtype=np.float32)
+    want = _function(name)(y, p)
+    assert want == _function(name)(y, p, eps=float(np.finfo(np.float32).eps))
+    assert want != _function(name)(y, p.astype(np.float64))
+    assert rv.metric(name).update(y[:7], p[:7]).update(y[7:], p[7:]).compute() == want
+    assert rv.compute(name, y, p) == want
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"y": y, "p": p}), path)
+    s = rv.scan(path, batch_rows=4)
+    assert rv.compute(name, s["y"], s["p"]) == want

@@ -40,6 +40,7 @@ __all__ = [
     "Seen",
     "check_eps",
     "check_loaded_state",
+    "clip_eps",
     "totals_empty",
     "totals_prepare",
     "totals_update",
@@ -515,10 +516,11 @@ def totals_prepare(func: str, prob: str) -> Any:
         if len(yt) == 0:
             return None
         labels = v.check_binary01(yt, func)
+        eps = clip_eps(params.get("eps", "auto"), yp.dtype)
         proba = v.check_probabilities(
             v.check_finite(v.as_float(yp, prob, func), prob, func), prob, func
         )
-        return labels, proba, v.check_sample_weight(sw, len(yt), func)
+        return labels, proba, v.check_sample_weight(sw, len(yt), func), eps
 
     return prepare
 
@@ -532,8 +534,7 @@ def totals_update(*, loss: bool, clicks: bool) -> Callable[[dict[str, Any], Any]
     def update(params: dict[str, Any], batch: Any) -> Any:
         if batch is None:
             return EMPTY_TOTALS
-        labels, proba, weights = batch
-        eps = params.get("eps", _EPS)
+        labels, proba, weights, eps = batch
         return totals_of(labels, proba, weights, eps=eps, loss=loss, clicks=clicks)
 
     return update
@@ -546,10 +547,21 @@ def totals_empty(params: dict[str, Any]) -> Any:
     return EMPTY_TOTALS
 
 
-def check_eps(eps: float | str, func: str) -> float:
-    """The log-loss clip ``eps``: ``"auto"`` is float64's machine epsilon."""
-    value = _EPS if isinstance(eps, str) and eps == "auto" else eps
-    return float(v.check_number(value, "eps", func, low=0.0, high=0.5, low_inclusive=False))
+def check_eps(eps: float | str, func: str) -> float | str:
+    """The log-loss clip ``eps``: a number in (0, 0.5], or ``"auto"`` (see :func:`clip_eps`)."""
+    if isinstance(eps, str) and eps == "auto":
+        return eps
+    return float(v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False))
+
+
+def clip_eps(eps: float | str, dtype: Any) -> float:
+    """The clip of probabilities of ``dtype``: ``eps``, or for ``"auto"`` the machine
+    epsilon of float32 probabilities (float32 input) and of float64 otherwise, as
+    scikit-learn's ``log_loss``. Every backend clips each batch by this rule, so a
+    float32 column gives one value in memory, out of core and in Spark."""
+    if not isinstance(eps, str):
+        return eps
+    return float(np.finfo(np.float32).eps) if dtype == np.float32 else _EPS
 
 
 # ------------------------------------------------------------------ states loaded from pickles

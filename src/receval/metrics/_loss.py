@@ -17,6 +17,7 @@ from ..engine.states import (
     ERROR_SCALE_STEP,
     ErrorSums,
     check_eps,
+    clip_eps,
     ratio,
     scaled_value,
     totals_empty,
@@ -73,7 +74,9 @@ def log_loss(
     eps : float or "auto", default="auto"
         Clipping bound: p is clipped to ``[eps, 1 - eps]`` before ``1 - p`` is
         taken. "auto" is the machine epsilon of ``y_pred``'s dtype (float32's
-        for float32 input, float64's otherwise), as in scikit-learn.
+        for float32 input, float64's otherwise), as in scikit-learn; every
+        backend (:func:`receval.metric`, scan columns, Spark) clips each batch
+        by the same rule.
     profile : str, default=None
         ``"sklearn"`` refuses ``y_true`` of a single class without ``labels``, as
         scikit-learn's ``log_loss`` does; other profiles change nothing.
@@ -120,7 +123,7 @@ def log_loss(
                 f"2-dimensional (one column per class). Got an array of shape {yp.shape}."
             )
         y_pred = yp[:, 0]
-    params = LOG_LOSS.check_params(eps=_auto_eps(eps, y_pred), normalize=normalize)
+    params = LOG_LOSS.check_params(eps=eps, normalize=normalize)
     columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
     return run_definition(  # type: ignore[no-any-return]
         LOG_LOSS, params, columns, func=func,
@@ -129,13 +132,6 @@ def log_loss(
         "profile='sklearn' needs every label at once; leave them unset",
         arrays=lambda data: _binary_labels(data, labels, one_class),
     )  # fmt: skip
-
-
-def _auto_eps(eps: Any, y_pred: Any) -> Any:
-    """``eps="auto"``: the machine epsilon of ``y_pred``'s dtype, as scikit-learn."""
-    if isinstance(eps, str) and eps == "auto" and getattr(y_pred, "dtype", None) == np.float32:
-        return float(np.finfo(np.float32).eps)
-    return eps
 
 
 def _classes_of(y_true: Any, func: str) -> np.ndarray:
@@ -215,7 +211,7 @@ def _multiclass_log_loss(
     if one_class:
         _refuse_one_class(yt)
     v.check_option(normalize, "normalize", func, [False, True])
-    clip = check_eps(_auto_eps(eps, yp), func)
+    clip = clip_eps(check_eps(eps, func), yp.dtype)
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
     n = v.check_same_length(func, y_true=yt, y_pred=yp, sample_weight=sw)
     v.check_not_empty(n, "y_true", func)
@@ -266,7 +262,7 @@ def _log_loss_one_call(params: dict[str, Any], columns: Any) -> float | None:
         and type(y_pred) is np.ndarray
         and columns.get("sample_weight") is None
         and params["normalize"] is True
-        and params["eps"] == _EPS
+        and clip_eps(params["eps"], y_pred.dtype) == _EPS
     ):
         return None
     result: float | None = compiled().log_loss_checked(y_true, y_pred, _EPS)
@@ -312,7 +308,8 @@ def normalized_entropy(
         Non-negative weights.
     eps : float or "auto", default="auto"
         Probabilities are clipped to ``[eps, 1 - eps]`` in the log loss, as in
-        :func:`log_loss` ("auto": float64's machine epsilon; TorchRec uses 1e-12).
+        :func:`log_loss` ("auto": the machine epsilon of ``y_prob``'s dtype;
+        TorchRec uses 1e-12).
 
     Returns
     -------

@@ -50,7 +50,8 @@ def log_loss(
     """Binary log loss (cross-entropy) of the rows of a Spark DataFrame.
 
     The same value as :func:`receval.log_loss` on the collected columns;
-    probabilities are clipped to ``[eps, 1 - eps]`` with the float64 eps.
+    probabilities are clipped to ``[eps, 1 - eps]``, eps the machine epsilon of
+    the column's type (float32's for a ``FloatType`` column, float64's otherwise).
 
     Parameters
     ----------

@@ -606,60 +606,6 @@ def compare(
     )  # fmt: skip
 
 
-def _pointwise_spec(metric: str, func: str) -> Any:
-    """The registry's reading of a metric of compare_predictions: a pointwise or grouped
-    one; a ranking metric is refused naming :func:`compare`."""
-    from ..registry import resolve
-
-    spec = resolve(metric)  # an unknown name: the registry's error, with the closest name
-    if spec.info.family == "ranking":
-        scores = " (the average precision of scores is 'average_precision')"
-        raise InvalidParameterError(
-            f"{func}: {metric!r} is {spec.info.name}, which it does not compare: a ranking "
-            f"metric of top-K lists; compare runs on it with receval.compare(qrels, runs, "
-            f"[{metric!r}]){scores if spec.info.name == 'map' else ''}."
-        )
-    return resolve(metric, family=("pointwise", "grouped"), where=func)
-
-
-def _how(spec: Any) -> str:
-    """How a metric is compared: per-user means (``"gauc"``, ``"log_loss"``), DeLong's
-    test (``"roc_auc"``), or recomputed on swapped and resampled units."""
-    name, args = spec.info.name, dict(spec.args)
-    if name == "gauc" or (name in ("log_loss", "roc_auc") and not args):
-        return str(name)
-    return "recomputed"
-
-
-def _user_log_loss(
-    y: np.ndarray, score: Any, codes: np.ndarray, row_w: np.ndarray, group_w: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each unit's mean log loss (clipped as :func:`receval.log_loss` clips) and weight."""
-    from ..engine.states import clip_eps
-
-    s = np.asarray(score)
-    eps = clip_eps("auto", s.dtype)
-    p = np.clip(s.astype(np.float64), eps, 1 - eps)
-    y = np.asarray(y, dtype=np.float64)
-    loss = -(y * np.log(p) + (1.0 - y) * np.log1p(-p))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        per = np.bincount(codes, weights=row_w * loss, minlength=len(group_w)) / group_w
-    return np.where(group_w > 0, per, np.nan), group_w
-
-
-def _rows_value(spec: Any, y: np.ndarray, groups: np.ndarray | None) -> Any:
-    """``value(rows, scores, weights)``: the metric of those rows, by its function."""
-    from ..registry.pointwise import pointwise_adapter
-
-    metric = pointwise_adapter(spec).func
-
-    def value(rows: np.ndarray, scores: Any, weights: np.ndarray | None) -> float:
-        g = None if groups is None else groups[rows]
-        return metric(y[rows], scores, groups=g, sample_weight=weights)
-
-    return value
-
-
 def compare_predictions(
     y_true: ArrayLike,
     y_scores: Mapping[str, ArrayLike],
@@ -742,6 +688,7 @@ def compare_predictions(
     """
     from ..metrics._gauc import group_auc
     from ..metrics._loss import log_loss
+    from . import recomputed as rec
 
     func = "compare_predictions"
     _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,
@@ -751,8 +698,8 @@ def compare_predictions(
     metrics = list(metrics)
     if not metrics:
         raise InputValidationError(f"{func}: metrics is empty; pass e.g. ['gauc', 'log_loss'].")
-    specs = [_pointwise_spec(m, func) for m in metrics]
-    keys = [_how(spec) for spec in specs]
+    specs = [rec.pointwise_spec(m, func) for m in metrics]
+    keys = [rec.how_compared(spec) for spec in specs]
     yt = v.as_1d(y_true, "y_true", func)
     n = len(yt)
     if groups is None:
@@ -790,7 +737,7 @@ def compare_predictions(
                 means[m][name] = rep.score
             elif key == "log_loss":
                 means[m][name] = log_loss(yt, score, sample_weight=sample_weight)
-                values[m][name], weights[m] = _user_log_loss(yt, score, codes, row_w, group_w)
+                values[m][name], weights[m] = rec.user_log_loss(yt, score, codes, row_w, group_w)
     higher = {m: spec.info.higher_is_better is True for m, spec in zip(metrics, specs, strict=True)}
     per_user = [m for m, k in zip(metrics, keys, strict=True) if k in ("gauc", "log_loss")]
     settings: dict[str, Any] = dict(
@@ -813,7 +760,6 @@ def compare_predictions(
     if len(per_user) == len(metrics):
         return report  # type: ignore[return-value]
     from ..metrics._delong import delong_pairs
-    from .recomputed import recomputed_pairs
 
     pairs = model_pairs(list(named), baseline, func)
     blocks = {}
@@ -830,8 +776,8 @@ def compare_predictions(
         elif key == "recomputed":
             with warnings.catch_warnings():  # a resample without a value is left out
                 warnings.simplefilter("ignore", UndefinedMetricWarning)
-                means[m], blocks[m] = recomputed_pairs(
-                    _rows_value(spec, yt, codes if groups is not None else None),
+                means[m], blocks[m] = rec.recomputed_pairs(
+                    rec.rows_value(spec, yt, codes if groups is not None else None),
                     yt, {k: np.asarray(s) for k, s in named.items()}, pairs, codes, n_groups,
                     sw, func, metric=m, higher=spec.info.higher_is_better,
                     **{k: settings[k] for k in _RESAMPLING},

@@ -1,4 +1,5 @@
-"""Paired comparisons of a metric that is not a mean over users, by recomputing it.
+"""The pointwise metrics of :func:`receval.compare_predictions`, and the paired
+comparisons of those that are not means over users, by recomputing them.
 
 A pointwise metric such as XAUC, PCOC or RMSE is one value of all the rows, not
 a mean of per-user values, so the paired statistics of :mod:`.significance`
@@ -22,7 +23,60 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InvalidParameterError
+from ..registry.pointwise import pointwise_adapter
 from .significance import adjust_pvalues, smallest_pvalue
+
+
+def pointwise_spec(metric: str, func: str) -> Any:
+    """The registry's reading of a metric of compare_predictions: a pointwise or grouped
+    one; a ranking metric is refused naming :func:`compare`."""
+    from ..registry import resolve
+
+    spec = resolve(metric)  # an unknown name: the registry's error, with the closest name
+    if spec.info.family == "ranking":
+        scores = " (the average precision of scores is 'average_precision')"
+        raise InvalidParameterError(
+            f"{func}: {metric!r} is {spec.info.name}, which it does not compare: a ranking "
+            f"metric of top-K lists; compare runs on it with receval.compare(qrels, runs, "
+            f"[{metric!r}]){scores if spec.info.name == 'map' else ''}."
+        )
+    return resolve(metric, family=("pointwise", "grouped"), where=func)
+
+
+def how_compared(spec: Any) -> str:
+    """How a metric is compared: per-user means (``"gauc"``, ``"log_loss"``), DeLong's
+    test (``"roc_auc"``), or recomputed on swapped and resampled units."""
+    name, args = spec.info.name, dict(spec.args)
+    if name == "gauc" or (name in ("log_loss", "roc_auc") and not args):
+        return str(name)
+    return "recomputed"
+
+
+def user_log_loss(
+    y: np.ndarray, score: Any, codes: np.ndarray, row_w: np.ndarray, group_w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each unit's mean log loss (clipped as :func:`receval.log_loss` clips) and weight."""
+    from ..engine.states import clip_eps
+
+    s = np.asarray(score)
+    eps = clip_eps("auto", s.dtype)
+    p = np.clip(s.astype(np.float64), eps, 1 - eps)
+    y = np.asarray(y, dtype=np.float64)
+    loss = -(y * np.log(p) + (1.0 - y) * np.log1p(-p))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per = np.bincount(codes, weights=row_w * loss, minlength=len(group_w)) / group_w
+    return np.where(group_w > 0, per, np.nan), group_w
+
+
+def rows_value(spec: Any, y: np.ndarray, groups: np.ndarray | None) -> Any:
+    """``value(rows, scores, weights)``: the metric of those rows, by its function."""
+    metric = pointwise_adapter(spec).func
+
+    def value(rows: np.ndarray, scores: Any, weights: np.ndarray | None) -> float:
+        g = None if groups is None else groups[rows]
+        return metric(y[rows], scores, groups=g, sample_weight=weights)
+
+    return value
 
 
 def _unit_rows(codes: np.ndarray, n_units: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

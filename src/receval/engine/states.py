@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -77,32 +76,6 @@ def _near_one(weights: np.ndarray) -> np.ndarray:
         return weights
     scaled: np.ndarray = np.ldexp(weights, -int(np.frexp(top)[1]))
     return scaled
-
-
-def scaled_value(total: ExactSum) -> tuple[float, int]:
-    """``(m, k)`` with ``m * 2**k`` the exact sum rounded once and ``k`` even: ``(value,
-    0)`` where the value is a normal float, else the sum scaled by a power of two into
-    ``[0.25, 1)`` first (sums of weights near 1e308 or 1e-300, whose value over- or
-    underflows). A ratio of two sums divides the ``m`` and subtracts the ``k``: the
-    ratio of weights is that of the weights times any power of two."""
-    value = total.value
-    if value == 0 or (math.isfinite(value) and abs(value) >= 2.0**-1000):
-        return value, 0
-    exact = total.as_fraction()
-    if isinstance(exact, float):  # nan or infinity among the terms
-        return exact, 0
-    k = exact.numerator.bit_length() - exact.denominator.bit_length()
-    k += k % 2
-    m = float(exact / Fraction(2) ** k) if k >= 0 else float(exact * Fraction(2) ** -k)
-    return m, k
-
-
-def ratio(numerator: ExactSum, denominator: ExactSum) -> float:
-    """``numerator / denominator`` of exact sums (the denominator's value not zero): their
-    values divided, or their scaled values where one over- or underflows float64."""
-    a, i = scaled_value(numerator)
-    b, j = scaled_value(denominator)
-    return float(np.ldexp(a / b, i - j))
 
 
 @dataclass

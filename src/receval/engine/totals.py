@@ -33,7 +33,7 @@ split of the groups.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from ..exceptions import InputValidationError
-from .sums import ExactSum
+from .sums import WEIGHT_SHIFT, ExactSum, ratio
 
 __all__ = [
     "GroupTotals",
@@ -73,6 +73,10 @@ class Totals:
         Weighted sum of the predicted probabilities.
     observed : ExactSum
         Weighted number of clicks.
+    big_loss : ExactSum
+        The loss of the rows weighted above ``2**WEIGHT_SHIFT`` (near 1e308), their
+        weights times ``2**-WEIGHT_SHIFT`` (the product would overflow): the loss
+        sum is ``loss + big_loss * 2**WEIGHT_SHIFT``.
     """
 
     n_rows: int
@@ -80,6 +84,7 @@ class Totals:
     loss: ExactSum
     predicted: ExactSum
     observed: ExactSum
+    big_loss: ExactSum = field(default_factory=ExactSum.zero)
 
     def merge(self, other: Totals) -> Totals:
         """The totals of both sets of rows."""
@@ -89,7 +94,12 @@ class Totals:
             self.loss + other.loss,
             self.predicted + other.predicted,
             self.observed + other.observed,
+            self.big_loss + other.big_loss,
         )
+
+    def mean_loss(self) -> float:
+        """The weighted mean log loss (the weight not zero), rounded as the function's."""
+        return ratio(self.loss, self.weight, self.big_loss)
 
     @property
     def log_loss(self) -> float:
@@ -151,14 +161,20 @@ def totals_of(
     ``loss`` the log-loss sum, without ``clicks`` the click sums, are left at zero."""
     if len(labels) == 0:
         return EMPTY_TOTALS
-    zero = ExactSum.zero()
-    if loss:
+    zero = big_loss = ExactSum.zero()
+    if loss and weights is not None and weights.max() > 2.0**WEIGHT_SHIFT:
+        big = weights > 2.0**WEIGHT_SHIFT
+        loss_sum, weight = loss_sums(labels[~big], proba[~big], weights[~big], eps)
+        shifted = np.ldexp(weights[big], -WEIGHT_SHIFT)
+        big_loss, _ = loss_sums(labels[big], proba[big], shifted, eps)
+        weight = ExactSum.of(weights)
+    elif loss:
         loss_sum, weight = loss_sums(labels, proba, weights, eps)
     else:
         loss_sum = zero
         weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
     predicted, observed = click_sums(labels, proba, weights) if clicks else (zero, zero)
-    return Totals(len(labels), weight, loss_sum, predicted, observed)
+    return Totals(len(labels), weight, loss_sum, predicted, observed, big_loss)
 
 
 def totals(

@@ -11,6 +11,7 @@ from .. import _validation as v
 from ..engine.metric import MetricDefinition, always, no_options, register
 from ..engine.sources import run_definition
 from ..engine.states import totals_empty, totals_prepare, totals_update
+from ..engine.sums import ratio
 from ._binary import check_binary_scores, warn_undefined
 
 __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
@@ -305,11 +306,15 @@ def expected_calibration_error(
 # ------------------------------------------------------------------ definitions
 # What receval.metric, receval.scan columns and Spark run: the exact click sums.
 def _finalize_pcoc(params: dict[str, Any], state: Any) -> float:
-    return pcoc_of(state.predicted.value, state.observed.value)
+    if state.observed.value == 0:
+        return pcoc_of(0.0, 0.0)
+    return ratio(state.predicted, state.observed)  # weights near 1e308: scaled
 
 
 def _finalize_copc(params: dict[str, Any], state: Any) -> float:
-    return copc_of(state.predicted.value, state.observed.value)
+    if state.predicted.value == 0:
+        return copc_of(0.0, 0.0)
+    return ratio(state.observed, state.predicted)
 
 
 PCOC = register(

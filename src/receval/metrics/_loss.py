@@ -18,13 +18,11 @@ from ..engine.states import (
     ErrorSums,
     check_eps,
     clip_eps,
-    ratio,
-    scaled_value,
     totals_empty,
     totals_prepare,
     totals_update,
 )
-from ..engine.sums import ExactSum
+from ..engine.sums import WEIGHT_SHIFT, ExactSum, ratio, scaled_value
 from ..exceptions import InputValidationError
 from ._binary import data_ndim, warn_undefined
 
@@ -356,20 +354,31 @@ def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
     depend on the row alone, so any split of the rows gives the same sums.
     """
     d, k = _scaled_errors(a, b)
-    squared: dict[int, ExactSum] = {}
-    absolute: dict[int, ExactSum] = {}
-    scales = [0] if k is None else np.unique(k).tolist()
-    for scale in scales:
-        rows = None if len(scales) == 1 else k == scale
-        ds = d if rows is None else d[rows]
-        if w is None:
-            squared[scale], absolute[scale] = ExactSum.of(ds * ds), ExactSum.of(np.abs(ds))
-        else:
-            ws = w if rows is None else w[rows]
-            squared[scale] = ExactSum.dot(ds * ds, ws)
-            absolute[scale] = ExactSum.dot(np.abs(ds), ws)
     weight = ExactSum.of([float(len(a))]) if w is None else ExactSum.of(w)
+    k_squared = k_absolute = k
+    if w is not None and len(w) and w.max() > 2.0**WEIGHT_SHIFT:
+        # weights near 1e308: their rows' weights times 2**-512, the scales 512 up
+        big = w > 2.0**WEIGHT_SHIFT
+        w = np.where(big, np.ldexp(w, -WEIGHT_SHIFT), w)
+        base = np.zeros(len(a), dtype=np.int64) if k is None else k
+        k_squared = base + big * (WEIGHT_SHIFT // 2)
+        k_absolute = base + big * WEIGHT_SHIFT
+    sq, ab = d * d, np.abs(d)
+    squared = _sums_by_scale(sq, w, k_squared)
+    absolute = _sums_by_scale(ab, w, k_absolute)
     return ErrorSums(squared, absolute, weight, len(a))
+
+
+def _sums_by_scale(
+    x: np.ndarray, w: np.ndarray | None, k: np.ndarray | None
+) -> dict[int, ExactSum]:
+    """``{scale: exact sum of w x}`` over the rows of each scale (``k`` None: all of scale 0)."""
+    scales = [0] if k is None else np.unique(k).tolist()
+    sums = {}
+    for scale in scales:
+        rows = slice(None) if len(scales) == 1 else k == scale
+        sums[scale] = ExactSum.of(x[rows]) if w is None else ExactSum.dot(x[rows], w[rows])
+    return sums
 
 
 def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -398,7 +407,7 @@ def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 def _error_value(kind: str, state: ErrorSums) -> float:
     """RMSE or MAE of a state whose weight is not zero (weights near 1e308 or 1e-300
-    too: see :func:`~receval.engine.states.scaled_value`)."""
+    too: see :func:`~receval.engine.sums.scaled_value`)."""
     weight, k = scaled_value(state.weight)
     if kind == "root_mean_squared_error":
         x, e = state.mean_squared()
@@ -487,12 +496,12 @@ def _check_log_loss(eps: float | str = "auto", normalize: bool = True) -> dict[s
 
 def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
     if not params["normalize"]:
-        result: float = state.loss.value
-        return result
-    weight = state.weight.value
-    if weight == 0:
+        m, k = scaled_value(state.loss, state.big_loss)
+        return float(np.ldexp(m, k))
+    if state.weight.value == 0:
         return warn_undefined(ZERO_WEIGHT)
-    return ratio(state.loss, state.weight)
+    result: float = state.mean_loss()
+    return result
 
 
 def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
@@ -502,8 +511,7 @@ def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
 def _finalize_ne(params: dict[str, Any], state: Any) -> float:
     if state.weight.value == 0:
         return normalized_entropy_of(0.0, 0.0, weight=0.0)
-    loss, rate = ratio(state.loss, state.weight), ratio(state.observed, state.weight)
-    return normalized_entropy_of(loss, rate)
+    return normalized_entropy_of(state.mean_loss(), ratio(state.observed, state.weight))
 
 
 LOG_LOSS = register(

@@ -170,11 +170,6 @@ class ScoreCounts:
         area = float(np.dot(pos, below + 0.5 * neg))
         return area / (float(total_pos) * float(total_neg))
 
-    @property
-    def n_distinct(self) -> int:
-        """Distinct scores held (after compaction)."""
-        return len(self.compact().scores)
-
     def __getstate__(self) -> dict[str, Any]:
         self.compact()
         return {"weighted": self.weighted, "scores": self.scores, "pos": self.pos, "neg": self.neg}

@@ -38,9 +38,7 @@ from itertools import pairwise
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
-from .. import _validation as v
 from ..exceptions import InputValidationError
 from .sums import WEIGHT_SHIFT, ExactSum, ratio
 
@@ -51,7 +49,6 @@ __all__ = [
     "Totals",
     "auc_from_ranges",
     "score_ranges",
-    "totals",
 ]
 
 _EPS = float(np.finfo(np.float64).eps)
@@ -100,24 +97,6 @@ class Totals:
     def mean_loss(self) -> float:
         """The weighted mean log loss (the weight not zero), rounded as the function's."""
         return ratio(self.loss, self.weight, self.big_loss)
-
-    @property
-    def log_loss(self) -> float:
-        """Mean log loss (``nan`` without rows)."""
-        weight = self.weight.value
-        return self.loss.value / weight if weight > 0 else float("nan")
-
-    @property
-    def pcoc(self) -> float:
-        """Predicted over observed clicks (``nan`` without clicks)."""
-        observed = self.observed.value
-        return self.predicted.value / observed if observed > 0 else float("nan")
-
-    @property
-    def copc(self) -> float:
-        """Observed over predicted clicks (``nan`` when nothing is predicted)."""
-        predicted = self.predicted.value
-        return self.observed.value / predicted if predicted > 0 else float("nan")
 
 
 EMPTY_TOTALS = Totals(0, ExactSum.zero(), ExactSum.zero(), ExactSum.zero(), ExactSum.zero())
@@ -175,25 +154,6 @@ def totals_of(
         weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
     predicted, observed = click_sums(labels, proba, weights) if clicks else (zero, zero)
     return Totals(len(labels), weight, loss_sum, predicted, observed, big_loss)
-
-
-def totals(
-    y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None
-) -> Totals:
-    """The :class:`Totals` of some rows, validated as :func:`receval.log_loss` does."""
-    func = "totals"
-    yt = v.as_1d(y_true, "y_true", func)
-    yp = v.as_1d(y_prob, "y_prob", func)
-    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
-    n = v.check_same_length(func, y_true=yt, y_prob=yp, sample_weight=sw)
-    if n == 0:
-        return EMPTY_TOTALS
-    labels = v.check_binary01(yt, func)
-    proba = v.check_probabilities(
-        v.check_finite(v.as_float(yp, "y_prob", func), "y_prob", func), "y_prob", func
-    )
-    weights = v.check_sample_weight(sw, n, func)
-    return totals_of(labels, proba, weights)
 
 
 # ------------------------------------------------------------------ exact AUC by score ranges

@@ -416,12 +416,20 @@ def _error_value(kind: str, state: ErrorSums) -> float:
     return float(np.ldexp(x / weight, e - k))
 
 
-def root_mean_squared_error(
-    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
-) -> float:
-    """Compute the root mean squared error ``sqrt(mean((y - y_hat)^2))``.
+def _error(func: str, y_true: Any, y_pred: Any, sample_weight: Any) -> float:
+    columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
+    result: float = run_definition(ERRORS[func], {}, columns, func=func)
+    return result
 
-    Parameters
+
+def _document(func: Any) -> Any:
+    """The shared Parameters section of the error metrics."""
+    func.__doc__ = func.__doc__.replace("{parameters}", _ERROR_PARAMETERS.strip())
+    return func
+
+
+_ERROR_PARAMETERS = """
+Parameters
     ----------
     y_true : array-like of shape (n_samples,)
         True values (e.g. ratings).
@@ -429,6 +437,16 @@ def root_mean_squared_error(
         Predicted values.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights.
+"""
+
+
+@_document
+def root_mean_squared_error(
+    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> float:
+    """Compute the root mean squared error ``sqrt(mean((y - y_hat)^2))``.
+
+    {parameters}
 
     Returns
     -------
@@ -445,25 +463,16 @@ def root_mean_squared_error(
     >>> root_mean_squared_error([3, 4, 5], [2.5, 4, 6])
     0.6455
     """
-    columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
-    func = "root_mean_squared_error"
-    result: float = run_definition(ERRORS[func], {}, columns, func=func)
-    return result
+    return _error("root_mean_squared_error", y_true, y_pred, sample_weight)
 
 
+@_document
 def mean_absolute_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
     """Compute the mean absolute error ``mean(|y - y_hat|)``.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True values (e.g. ratings).
-    y_pred : array-like of shape (n_samples,)
-        Predicted values.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights.
+    {parameters}
 
     Returns
     -------
@@ -480,10 +489,7 @@ def mean_absolute_error(
     >>> mean_absolute_error([3, 4, 5], [2.5, 4, 6])
     0.5
     """
-    columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
-    func = "mean_absolute_error"
-    result: float = run_definition(ERRORS[func], {}, columns, func=func)
-    return result
+    return _error("mean_absolute_error", y_true, y_pred, sample_weight)
 
 
 # ------------------------------------------------------------------ definitions

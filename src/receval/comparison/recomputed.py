@@ -1,19 +1,7 @@
-"""The pointwise metrics of :func:`receval.compare_predictions`, and the paired
-comparisons of those that are not means over users, by recomputing them.
-
-A pointwise metric such as XAUC, PCOC or RMSE is one value of all the rows, not
-a mean of per-user values, so the paired statistics of :mod:`.significance`
-(which read per-user differences) do not apply. Its function (the metric's
-definition run on one partition) is run again instead on the rows as the
-randomization test and the bootstrap rearrange them, unit by unit (a unit is
-a group, or a row without groups):
-
-* randomization test: each unit's scores of the two models are swapped with
-  probability one half; the p-value is the share of swaps whose difference is
-  at least as large as the one observed (two-sided, ``(1 + reached) / (1 + n)``);
-* percentile bootstrap: units drawn with replacement, the difference of the
-  two models computed on the same draw.
-"""
+"""The metrics of :func:`receval.compare_predictions` as the registry reads them, and
+the comparison of those that are not means over users: their function run again on
+the rows with each unit's scores of the two models swapped at random (randomization
+test) and on units drawn with replacement (percentile bootstrap)."""
 
 from __future__ import annotations
 

@@ -78,22 +78,6 @@ def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     return result
 
 
-def pcoc_of(predicted: float, observed: float) -> float:
-    """PCOC from its two sums (nan and the warning when there is no click)."""
-    if observed == 0:
-        return warn_undefined("pcoc: y_true has no click, so PCOC is undefined (returned as nan).")
-    return predicted / observed
-
-
-def copc_of(predicted: float, observed: float) -> float:
-    """COPC from its two sums (nan and the warning when nothing is predicted)."""
-    if predicted == 0:
-        return warn_undefined(
-            "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
-        )
-    return observed / predicted
-
-
 def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
     """Compute COPC: observed clicks over predicted clicks, ``1 / PCOC``.
 
@@ -307,13 +291,15 @@ def expected_calibration_error(
 # What receval.metric, receval.scan columns and Spark run: the exact click sums.
 def _finalize_pcoc(params: dict[str, Any], state: Any) -> float:
     if state.observed.value == 0:
-        return pcoc_of(0.0, 0.0)
+        return warn_undefined("pcoc: y_true has no click, so PCOC is undefined (returned as nan).")
     return ratio(state.predicted, state.observed)  # weights near 1e308: scaled
 
 
 def _finalize_copc(params: dict[str, Any], state: Any) -> float:
     if state.predicted.value == 0:
-        return copc_of(0.0, 0.0)
+        return warn_undefined(
+            "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
+        )
     return ratio(state.observed, state.predicted)
 
 

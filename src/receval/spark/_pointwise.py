@@ -18,13 +18,9 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import Any
 
-import numpy as np
-
 from .. import _validation as v
 from ..exceptions import InvalidParameterError
 from ._common import check_columns, check_frame, check_partitions, column, partition_states
-
-_EPS = float(np.finfo(np.float64).eps)
 
 
 def _prepare(

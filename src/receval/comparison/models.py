@@ -682,7 +682,8 @@ def compare_predictions(
     >>> report.comparisons["better"].tolist()  # good beats noisy on gauc and log_loss
     [True, True]
     >>> report = compare_predictions(clicks, {"good": good, "noisy": noisy}, groups=users,
-    ...                              metrics=["xauc"], n_permutations=200, n_resamples=200)
+    ...                              metrics=["xauc"], baseline="noisy", n_permutations=200,
+    ...                              n_resamples=200)
     >>> report.comparisons["better"].tolist()  # recomputed on swapped users' scores
     [True]
     """

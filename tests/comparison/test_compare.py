@@ -27,6 +27,7 @@ from receval import (
     group_auc,
     log_loss,
     roc_auc_score,
+    smallest_pvalue,
 )
 from receval.datasets import make_impressions, make_recommendations
 from receval.exceptions import InputValidationError, InvalidParameterError
@@ -275,8 +276,9 @@ def test_predictions_without_groups_pair_impressions(impressions):
         compare_predictions(y, scores, groups=log["user"], metrics=["gaux"])
     with pytest.raises(InvalidParameterError, match=r"^Unknown metric 'aux'. Did you mean 'auc'"):
         compare_predictions(y, scores, groups=log["user"], metrics=["aux"])
-    with pytest.raises(InvalidParameterError, match=r"'mae' is mean_absolute_error, which it does"):
-        compare_predictions(y, scores, groups=log["user"], metrics=["mae"])
+    ranking = r"'ndcg@10' is ndcg, which it does not compare: a ranking metric .* receval.compare"
+    with pytest.raises(InvalidParameterError, match=ranking + r"\(qrels, runs, \['ndcg@10'\]\)"):
+        compare_predictions(y, scores, groups=log["user"], metrics=["ndcg@10"])
 
 
 def test_predictions_global_auc_by_delong(impressions):
@@ -341,3 +343,59 @@ def test_p_min_says_when_significance_is_out_of_reach(test):
     y = np.array([0, 1, 0, 1, 1, 0])
     ctr = compare_predictions(y, {"m": y * 0.5 + 0.2, "n": 1 - y * 0.5}, metrics=["roc_auc"])
     assert ctr.records()[0]["p_min"] == 0.0
+
+
+# ------------------------------------------------------------------ any pointwise metric
+def _pointwise_rows():
+    from receval.registry import ENTRIES
+
+    return sorted(n for n, e in ENTRIES.items() if e.family in ("pointwise", "grouped"))
+
+
+REQUIRED = {"partial_auc": "partial_auc(max_fpr=0.5)"}  # a parameter without default
+
+
+@pytest.mark.parametrize("row", _pointwise_rows())
+def test_predictions_take_every_pointwise_and_grouped_metric(impressions, row):
+    """Each metric's means are its function's values; a metric that is not a mean over
+    users is recomputed on swapped and resampled users (it was refused before)."""
+    from receval.registry import pointwise_adapter, resolve
+
+    name = REQUIRED.get(row, row)
+    log = impressions
+    y, users = log["click"], log["user"]
+    scores = {"a": log["model_a"], "b": log["model_b"]}
+    report = compare_predictions(y, scores, groups=users, metrics=[name], n_permutations=30,
+                                 n_resamples=30, seed=3)  # fmt: skip
+    metric = pointwise_adapter(resolve(name)).func
+    for model, s in scores.items():
+        assert report.means[name][model] == metric(y, s, groups=users)
+    c = report.comparisons
+    assert list(c["metric"]) == [name]
+    if row != "gauc":  # gauc: the paired mean over the users with both classes
+        difference = report.means[name]["b"] - report.means[name]["a"]
+        assert c["difference"][0] == pytest.approx(difference, rel=1e-12, abs=1e-15)
+    assert 0 < c["p_value"][0] <= 1
+    again = compare_predictions(y, scores, groups=users, metrics=[name], n_permutations=30,
+                                n_resamples=30, seed=3)  # fmt: skip
+    assert again.to_frame().equals(report.to_frame())
+
+
+def test_recomputed_metrics_test_swapped_scores(impressions):
+    log = impressions
+    y, users = log["click"], log["user"]
+    a, b = log["model_a"], log["model_b"]
+    same = compare_predictions(y, {"a": a, "b": a.copy()}, groups=users, metrics=["xauc"],
+                               n_permutations=20, n_resamples=20)  # fmt: skip
+    assert same.comparisons["difference"][0] == 0 and same.comparisons["p_value"][0] == 1.0
+    report = compare_predictions(y, {"a": a, "b": b}, groups=users, metrics=["xauc", "pcoc"],
+                                 baseline="b", n_permutations=99, n_resamples=200)  # fmt: skip
+    c = report.comparisons
+    assert c["n_users"][0] == len(np.unique(users)) and np.isnan(c["effect_size"][0])
+    assert c["ci_low"][0] <= c["difference"][0] <= c["ci_high"][0]
+    assert c["p_min"][0] == smallest_pvalue(len(np.unique(users)), n_permutations=99)
+    assert not c["better"][1] and not c["worse"][1]  # pcoc has no better direction
+    assert "xauc, pcoc: recomputed on swapped scores" in report.legend()
+    with pytest.raises(InvalidParameterError, match=r"'xauc' is not a mean over users, so "
+                       r"test='student'"):  # fmt: skip
+        compare_predictions(y, {"a": a, "b": b}, metrics=["xauc"], test="student")

@@ -465,8 +465,49 @@ def test_weights_near_the_largest_float_are_a_scale_of_the_function(name):
     assert rv.compute(name, *args, **big) == _function(name)(*args, **big)
 
 
+@pytest.mark.parametrize(
+    "name", ["log_loss", "normalized_entropy", "root_mean_squared_error", "mean_absolute_error",
+             "pcoc", "copc", "brier_score", "r2", "explained_variance"],
+)  # fmt: skip
+def test_weights_near_the_largest_float_in_every_backend(tmp_path, name):
+    """Rows weighted near 1.7e308: the function scales the weights first; the states
+    hold each such row's weight times 2**-512 at a scale 2**512 up, so batches, merges
+    and a scan give the function's float (they gave inf or nan: weight x loss
+    overflowed)."""
+    y, p, w, g = _rows(2, n=50)
+    w = w / w.max() * 1.7e308
+    args, kwargs = ADAPTERS[name](y, p, w, g)
+    want = _function(name)(*args, **kwargs)
+    assert np.isfinite(want)
+    parts = [rv.metric(name).update(*_take(args, kwargs, part)[0], **_take(args, kwargs, part)[1])
+             for part in (slice(0, 20), slice(20, 37), slice(37, 50))]  # fmt: skip
+    assert parts[2].merge(parts[0]).merge(parts[1]).compute() == want
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"y": y, "p": p, "w": w}), path)
+    s = rv.scan(path, batch_rows=7)
+    assert rv.compute(name, s["y"], s["p"], sample_weight=s["w"]) == want
+
+
 def test_the_sum_of_weighted_losses_keeps_its_scale():
     y, p, w, _ = _rows(2, n=50)
     assert rv.log_loss(y, p, sample_weight=w * 2.0**70, normalize=False) == pytest.approx(
         rv.log_loss(y, p, sample_weight=w, normalize=False) * 2.0**70, rel=1e-14
     )
+
+
+@pytest.mark.parametrize("name", ["log_loss", "normalized_entropy"])
+def test_float32_probabilities_clip_at_float32_eps_in_every_backend(tmp_path, name):
+    """eps="auto" is the machine epsilon of the probabilities' dtype in the function,
+    the accumulator, compute and a scan of a float32 Parquet column (the accumulator
+    clipped at float64's: a loss of 5.03 where the function gave 2.62)."""
+    y = np.array([1, 0, 1, 0, 1, 0] * 5)
+    p = np.array([0.0, 1.0, 0.3, 0.6, 1.0, 0.0] * 5, dtype=np.float32)
+    want = _function(name)(y, p)
+    assert want == _function(name)(y, p, eps=float(np.finfo(np.float32).eps))
+    assert want != _function(name)(y, p.astype(np.float64))
+    assert rv.metric(name).update(y[:7], p[:7]).update(y[7:], p[7:]).compute() == want
+    assert rv.compute(name, y, p) == want
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"y": y, "p": p}), path)
+    s = rv.scan(path, batch_rows=4)
+    assert rv.compute(name, s["y"], s["p"]) == want

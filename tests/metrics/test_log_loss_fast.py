@@ -15,7 +15,7 @@ from receval.metrics import _loss
 
 def _one_call(y, p):
     """The log-loss definition's one-call hook, with the function's eps="auto"."""
-    params = _loss.LOG_LOSS.check_params(eps=_loss._auto_eps("auto", p))
+    params = _loss.LOG_LOSS.check_params(eps="auto")
     return _loss.LOG_LOSS.one_partition(params, {"y_true": y, "y_pred": p})
 
 

@@ -10,17 +10,15 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from receval import copc, evaluate, gauc_score, log_loss, pcoc, roc_auc_score
+from receval import copc, evaluate, gauc_score, log_loss, metric, pcoc, roc_auc_score
 from receval._kernels import compiled
 from receval.engine.sources import range_state
 from receval.engine.totals import (
-    EMPTY_TOTALS,
     ScoreRange,
     auc_from_ranges,
     empty_mean_state,
     mean_state,
     score_ranges,
-    totals,
 )
 from receval.exceptions import InputValidationError
 from receval.metrics._auc import ROC_AUC
@@ -71,15 +69,13 @@ def _random_split(n, rng, parts):
 def test_totals_of_random_partitions_merge_to_one_pass(seed, weighted):
     y, s, _, w = _data(seed, weighted=weighted)
     rng = np.random.default_rng(seed + 100)
-    merged = EMPTY_TOTALS
-    for idx in _random_split(len(y), rng, 5):
-        merged = merged.merge(totals(y[idx], s[idx], sample_weight=None if w is None else w[idx]))
-    assert merged.n_rows == len(y)
-    assert merged.log_loss == log_loss(y, s, sample_weight=w)  # exact sums: the same float
-    assert merged.pcoc == pcoc(y, s, sample_weight=w)
-    assert merged.copc == copc(y, s, sample_weight=w)
-    whole = totals(y, s, sample_weight=w)
-    assert whole.log_loss == log_loss(y, s, sample_weight=w)
+    parts = _random_split(len(y), rng, 5)
+    for name, function in (("log_loss", log_loss), ("pcoc", pcoc), ("copc", copc)):
+        merged = metric(name)
+        for idx in parts:
+            merged.merge(metric(name).update(y[idx], s[idx], None if w is None else w[idx]))
+        assert merged.state.n_rows == len(y)
+        assert merged.compute() == function(y, s, sample_weight=w)  # exact sums: the same float
 
 
 def _range_split(s, rng, parts):

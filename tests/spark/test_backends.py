@@ -103,6 +103,21 @@ def test_sums_equal_in_memory(rows_df, rows, name, parts):
     assert rs.compute(rows_df, name, columns, num_partitions=parts) == expected
 
 
+@pytest.mark.parametrize("name", ["log_loss", "normalized_entropy", "pcoc", "mean_absolute_error"])
+def test_float32_probabilities_and_weights_near_the_largest_float(spark, rows, name):
+    """A FloatType column clips at float32's eps as the function does on float32 input,
+    and weights near 1.7e308 give the function's float (weight x loss overflowed)."""
+    func = getattr(receval, metric_info(name).function)
+    p = rows["p"].to_numpy(np.float32)
+    w = rows["w"].to_numpy() / rows["w"].max() * 1.7e308
+    frame = pd.DataFrame({"y": rows["y"], "p": p, "w": w})
+    df = spark.createDataFrame(frame).repartition(3)
+    assert dict(df.dtypes)["p"] == "float"
+    prob = DEFINITIONS[name].inputs[1]
+    columns = {"y_true": "y", prob: "p", "sample_weight": "w"}
+    assert rs.compute(df, name, columns) == func(rows["y"], p, sample_weight=w)
+
+
 def test_roc_auc_and_gauc(rows_df, rows):
     auc = rs.compute(rows_df, "roc_auc", {"y_true": "y", "y_score": "p"})
     assert auc == receval.roc_auc_score(rows["y"], rows["p"])

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..comparison.models import CORRECTIONS, INTERVALS, POINTWISE, TESTS
+from ..comparison.models import CORRECTIONS, INTERVALS, TESTS
 from ..exceptions import InputValidationError
 from ._common import (
     ALL_SEGMENTS,
@@ -162,7 +162,8 @@ def compare(
         typer.Option(
             "--ctr-metric",
             metavar="METRIC",
-            help=f"CTR metric: {', '.join(POINTWISE)}; repeat. Default: both (gauc needs --group).",
+            help="CTR metric: any pointwise or grouped metric (receval metrics); repeat. "
+            "Default: gauc and log_loss (gauc needs --group).",
             show_default=False,
         ),
     ] = None,

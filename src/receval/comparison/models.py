@@ -52,9 +52,6 @@ __all__ = [
 
 INTERVALS = ("bca", "percentile")
 CORRECTIONS = ("holm", "bonferroni", "bh")
-#: the metrics of compare_predictions (their direction is their registry row's)
-POINTWISE = ("gauc", "log_loss", "roc_auc")
-_EPS = float(np.finfo(np.float64).eps)
 
 
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
@@ -201,6 +198,8 @@ class ComparisonReport:
         pairs = f"against {self.baseline}" if self.baseline is not None else "for every pair"
         delong = self._details.get("delong")
         also = f"; {', '.join(delong)}: DeLong's paired test" if delong else ""
+        again = self._details.get("recomputed")
+        also += f"; {', '.join(again)}: recomputed on swapped scores" if again else ""
         if delong and len(delong) == len(self.metrics):
             what, also = "DeLong's paired test", ""
         if not detail:
@@ -289,6 +288,10 @@ class ComparisonReport:
 
 _STAT_COLUMNS = ("difference", "effect_size", "ci_low", "ci_high", "p_value", "p_adjusted",
                  "significant", "better", "worse", "n_users", "p_min")  # fmt: skip
+
+
+_RESAMPLING = ("test", "interval", "confidence", "alpha", "correction", "n_permutations",
+               "n_resamples", "seed")  # fmt: skip
 
 
 # ------------------------------------------------------------------ the comparison engine
@@ -632,23 +635,33 @@ def compare_predictions(
     groups : array-like of shape (n_samples,), default=None
         User (or query, session) of each impression: the unit of pairing.
         Required for ``gauc``; without it every impression is its own unit.
-    metrics : sequence of {"gauc", "log_loss", "roc_auc"}, default=("gauc", "log_loss")
-        ``gauc``: per-user AUC weighted by ``weighting`` (users with one class
-        are left out, as :func:`receval.gauc_score` does); ``log_loss``: each
-        user's mean loss weighted by their impressions, so the mean is the
-        log loss of all impressions; ``roc_auc`` (alias ``auc``): the AUC of all
-        impressions, which is not a mean over users, compared with DeLong's
-        paired test (:func:`receval.delong_test`; no sample weights): its rows
-        hold DeLong's p-value, the DeLong normal interval of the difference
-        (whatever ``interval``), no effect size (nan) and the impressions as
-        ``n_users``.
+    metrics : sequence of str, default=("gauc", "log_loss")
+        Any pointwise or grouped metric string of the registry
+        (:func:`receval.list_metrics`; a ranking metric is compared by
+        :func:`compare`). ``gauc``: per-user AUC weighted by ``weighting``
+        (users with one class are left out, as :func:`receval.gauc_score`
+        does); ``log_loss``: each user's mean loss weighted by their
+        impressions, so the mean is the log loss of all impressions;
+        ``roc_auc`` (alias ``auc``): the AUC of all impressions, compared with
+        DeLong's paired test (:func:`receval.delong_test`; no sample weights):
+        its rows hold DeLong's p-value and normal interval (whatever
+        ``interval``), no effect size (nan) and the impressions as ``n_users``.
+        Every other metric (``xauc``, ``pcoc``, ``rmse``, ``log_loss(eps=1e-7)``,
+        ...) is not a mean over users: its function is run again on the rows
+        with each unit's (group's, or row's) scores of the two models swapped at
+        random (randomization test, ``n_permutations`` times) and on units drawn
+        with replacement (percentile interval whatever ``interval``,
+        ``n_resamples`` times); no effect size (nan), the units as ``n_users``.
+        Each run computes the metric on all rows, so keep these counts modest
+        on large logs.
     weighting : {"impressions", "clicks", "uniform"}, default="impressions"
         Weighting of ``gauc``, as in :func:`receval.gauc_score`.
     sample_weight : array-like of shape (n_samples,), default=None
         Per-impression weights.
     baseline, test, correction, alpha, interval, confidence, n_permutations, n_resamples, seed
         As for :func:`compare`. The t-test and the Wilcoxon test weigh users
-        equally: use them with ``gauc`` under ``weighting="uniform"``.
+        equally: use them with ``gauc`` under ``weighting="uniform"`` (a metric
+        that is not a mean over users takes only the randomization test).
 
     Returns
     -------
@@ -668,9 +681,15 @@ def compare_predictions(
     ...                              baseline="noisy", n_permutations=2000, n_resamples=2000)
     >>> report.comparisons["better"].tolist()  # good beats noisy on gauc and log_loss
     [True, True]
+    >>> report = compare_predictions(clicks, {"good": good, "noisy": noisy}, groups=users,
+    ...                              metrics=["xauc"], baseline="noisy", n_permutations=200,
+    ...                              n_resamples=200)
+    >>> report.comparisons["better"].tolist()  # recomputed on swapped users' scores
+    [True]
     """
     from ..metrics._gauc import group_auc
     from ..metrics._loss import log_loss
+    from . import recomputed as rec
 
     func = "compare_predictions"
     _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,
@@ -679,24 +698,16 @@ def compare_predictions(
     model_pairs(list(named), baseline, func)
     metrics = list(metrics)
     if not metrics:
-        raise InputValidationError(f"{func}: metrics is empty; pass some of {sorted(POINTWISE)}.")
-    from ..registry import ENTRIES, resolve
-
-    keys = []
-    for m in metrics:
-        key = resolve(m).name  # an unknown name: the registry's error, with the closest name
-        if key not in POINTWISE:
-            raise InvalidParameterError(
-                f"{func}: {m!r} is {key}, which it does not compare. It compares per-user "
-                f"means: {sorted(POINTWISE)} ('roc_auc' by DeLong's test)."
-            )
-        keys.append(key)
+        raise InputValidationError(f"{func}: metrics is empty; pass e.g. ['gauc', 'log_loss'].")
+    specs = [rec.pointwise_spec(m, func) for m in metrics]
+    keys = [rec.how_compared(spec) for spec in specs]
     yt = v.as_1d(y_true, "y_true", func)
     n = len(yt)
     if groups is None:
-        if "gauc" in keys:
+        needs = [m for m, s in zip(metrics, specs, strict=True) if "groups" in s.info.inputs]
+        if needs:
             raise InputValidationError(
-                f"{func}: 'gauc' needs groups; pass groups= (e.g. the user id of each row)."
+                f"{func}: {needs[0]!r} needs groups; pass groups= (e.g. the user id of each row)."
             )
         codes = np.arange(n)
         n_groups = n
@@ -717,27 +728,19 @@ def compare_predictions(
     row_w = np.ones(n) if sw is None else sw
     group_w = np.bincount(codes, weights=row_w, minlength=n_groups)
     for name, score in named.items():
-        for m, key in zip(metrics, keys, strict=True):
-            if key == "roc_auc":
-                continue  # DeLong's test below: not a mean over users
+        for m, key, spec in zip(metrics, keys, specs, strict=True):
             if key == "gauc":
                 assert groups is not None  # 'gauc' without groups was refused above
-                rep = group_auc(yt, score, groups=groups, weighting=weighting,
-                                sample_weight=sample_weight)  # fmt: skip
+                rep = group_auc(yt, score, groups=groups, sample_weight=sample_weight,
+                                **({"weighting": weighting} | dict(spec.args)))  # fmt: skip
                 values[m][name] = rep.auc
                 weights[m] = np.asarray(rep.weight, dtype=np.float64)
                 means[m][name] = rep.score
-            else:
+            elif key == "log_loss":
                 means[m][name] = log_loss(yt, score, sample_weight=sample_weight)
-                p = np.clip(np.asarray(score, dtype=np.float64), _EPS, 1 - _EPS)
-                y = np.asarray(yt, dtype=np.float64)
-                loss = -(y * np.log(p) + (1.0 - y) * np.log1p(-p))
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    per = np.bincount(codes, weights=row_w * loss, minlength=n_groups) / group_w
-                values[m][name] = np.where(group_w > 0, per, np.nan)
-                weights[m] = group_w
-    higher = {m: ENTRIES[k].higher_is_better is True for m, k in zip(metrics, keys, strict=True)}
-    per_user = [m for m, k in zip(metrics, keys, strict=True) if k != "roc_auc"]
+                values[m][name], weights[m] = rec.user_log_loss(yt, score, codes, row_w, group_w)
+    higher = {m: spec.info.higher_is_better is True for m, spec in zip(metrics, specs, strict=True)}
+    per_user = [m for m, k in zip(metrics, keys, strict=True) if k in ("gauc", "log_loss")]
     settings: dict[str, Any] = dict(
         baseline=baseline, test=test, interval=interval, correction=correction,
         alpha=alpha, confidence=confidence, n_permutations=n_permutations,
@@ -757,20 +760,29 @@ def compare_predictions(
         )
     if len(per_user) == len(metrics):
         return report  # type: ignore[return-value]
-    if sw is not None:
-        raise InvalidParameterError(
-            f"{func}: 'roc_auc' is compared by DeLong's test, which takes no sample weights. "
-            f"Got sample_weight; leave it None or compare 'gauc'."
-        )
     from ..metrics._delong import delong_pairs
 
     pairs = model_pairs(list(named), baseline, func)
     blocks = {}
-    for m in metrics:
-        if m not in per_user:
+    for m, key, spec in zip(metrics, keys, specs, strict=True):
+        if key == "roc_auc":
+            if sw is not None:
+                raise InvalidParameterError(
+                    f"{func}: {m!r} is compared by DeLong's test, which takes no sample "
+                    f"weights. Got sample_weight; leave it None or compare 'gauc'."
+                )
             means[m], blocks[m] = delong_pairs(yt, named, pairs, func, metric=m,
                                                confidence=float(confidence), alpha=alpha,
                                                correction=correction, higher=higher[m])  # fmt: skip
+        elif key == "recomputed":
+            with warnings.catch_warnings():  # a resample without a value is left out
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                means[m], blocks[m] = rec.recomputed_pairs(
+                    rec.rows_value(spec, yt, codes if groups is not None else None),
+                    yt, {k: np.asarray(s) for k, s in named.items()}, pairs, codes, n_groups,
+                    sw, func, metric=m, higher=spec.info.higher_is_better,
+                    **{k: settings[k] for k in _RESAMPLING},
+                )  # fmt: skip
     c = {} if report is None else report.comparisons
     for m in per_user:
         blocks[m] = {k: col[c["metric"] == m] for k, col in c.items()}
@@ -781,5 +793,7 @@ def compare_predictions(
         comparisons=comparisons, alpha=float(alpha), confidence=float(confidence),
         **{k: settings[k] for k in ("baseline", "test", "interval", "correction",
                                     "n_permutations", "n_resamples", "seed", "n_users")},
-        _details={"delong": [m for m in metrics if m not in per_user]},
+        _details={"delong": [m for m, k in zip(metrics, keys, strict=True) if k == "roc_auc"],
+                  "recomputed": [m for m, k in zip(metrics, keys, strict=True)
+                                 if k == "recomputed"]},
     )  # fmt: skip

@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -40,6 +39,7 @@ __all__ = [
     "Seen",
     "check_eps",
     "check_loaded_state",
+    "clip_eps",
     "totals_empty",
     "totals_prepare",
     "totals_update",
@@ -76,32 +76,6 @@ def _near_one(weights: np.ndarray) -> np.ndarray:
         return weights
     scaled: np.ndarray = np.ldexp(weights, -int(np.frexp(top)[1]))
     return scaled
-
-
-def scaled_value(total: ExactSum) -> tuple[float, int]:
-    """``(m, k)`` with ``m * 2**k`` the exact sum rounded once and ``k`` even: ``(value,
-    0)`` where the value is a normal float, else the sum scaled by a power of two into
-    ``[0.25, 1)`` first (sums of weights near 1e308 or 1e-300, whose value over- or
-    underflows). A ratio of two sums divides the ``m`` and subtracts the ``k``: the
-    ratio of weights is that of the weights times any power of two."""
-    value = total.value
-    if value == 0 or (math.isfinite(value) and abs(value) >= 2.0**-1000):
-        return value, 0
-    exact = total.as_fraction()
-    if isinstance(exact, float):  # nan or infinity among the terms
-        return exact, 0
-    k = exact.numerator.bit_length() - exact.denominator.bit_length()
-    k += k % 2
-    m = float(exact / Fraction(2) ** k) if k >= 0 else float(exact * Fraction(2) ** -k)
-    return m, k
-
-
-def ratio(numerator: ExactSum, denominator: ExactSum) -> float:
-    """``numerator / denominator`` of exact sums (the denominator's value not zero): their
-    values divided, or their scaled values where one over- or underflows float64."""
-    a, i = scaled_value(numerator)
-    b, j = scaled_value(denominator)
-    return float(np.ldexp(a / b, i - j))
 
 
 @dataclass
@@ -195,11 +169,6 @@ class ScoreCounts:
             return two_u / (2.0 * int(total_pos) * int(total_neg))
         area = float(np.dot(pos, below + 0.5 * neg))
         return area / (float(total_pos) * float(total_neg))
-
-    @property
-    def n_distinct(self) -> int:
-        """Distinct scores held (after compaction)."""
-        return len(self.compact().scores)
 
     def __getstate__(self) -> dict[str, Any]:
         self.compact()
@@ -515,10 +484,11 @@ def totals_prepare(func: str, prob: str) -> Any:
         if len(yt) == 0:
             return None
         labels = v.check_binary01(yt, func)
+        eps = clip_eps(params.get("eps", "auto"), yp.dtype)
         proba = v.check_probabilities(
             v.check_finite(v.as_float(yp, prob, func), prob, func), prob, func
         )
-        return labels, proba, v.check_sample_weight(sw, len(yt), func)
+        return labels, proba, v.check_sample_weight(sw, len(yt), func), eps
 
     return prepare
 
@@ -532,8 +502,7 @@ def totals_update(*, loss: bool, clicks: bool) -> Callable[[dict[str, Any], Any]
     def update(params: dict[str, Any], batch: Any) -> Any:
         if batch is None:
             return EMPTY_TOTALS
-        labels, proba, weights = batch
-        eps = params.get("eps", _EPS)
+        labels, proba, weights, eps = batch
         return totals_of(labels, proba, weights, eps=eps, loss=loss, clicks=clicks)
 
     return update
@@ -546,10 +515,21 @@ def totals_empty(params: dict[str, Any]) -> Any:
     return EMPTY_TOTALS
 
 
-def check_eps(eps: float | str, func: str) -> float:
-    """The log-loss clip ``eps``: ``"auto"`` is float64's machine epsilon."""
-    value = _EPS if isinstance(eps, str) and eps == "auto" else eps
-    return float(v.check_number(value, "eps", func, low=0.0, high=0.5, low_inclusive=False))
+def check_eps(eps: float | str, func: str) -> float | str:
+    """The log-loss clip ``eps``: a number in (0, 0.5], or ``"auto"`` (see :func:`clip_eps`)."""
+    if isinstance(eps, str) and eps == "auto":
+        return eps
+    return float(v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False))
+
+
+def clip_eps(eps: float | str, dtype: Any) -> float:
+    """The clip of probabilities of ``dtype``: ``eps``, or for ``"auto"`` the machine
+    epsilon of float32 probabilities (float32 input) and of float64 otherwise, as
+    scikit-learn's ``log_loss``. Every backend clips each batch by this rule, so a
+    float32 column gives one value in memory, out of core and in Spark."""
+    if not isinstance(eps, str):
+        return eps
+    return float(np.finfo(np.float32).eps) if dtype == np.float32 else _EPS
 
 
 # ------------------------------------------------------------------ states loaded from pickles

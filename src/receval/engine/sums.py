@@ -9,13 +9,22 @@ nearest float64 (``math.fsum``'s result).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["ExactSum", "exact_dot", "exact_mean", "exact_products", "exact_sum"]
+__all__ = [
+    "ExactSum",
+    "exact_dot",
+    "exact_mean",
+    "exact_products",
+    "exact_sum",
+    "ratio",
+    "scaled_value",
+]
 
 
 def chunks_for(n: int) -> int:
@@ -24,6 +33,11 @@ def chunks_for(n: int) -> int:
     from .._kernels import num_threads
 
     return max(1, min(num_threads() * 2, n // 65536 + 1))
+
+
+#: Rows weighted above ``2**WEIGHT_SHIFT`` add ``w 2**-WEIGHT_SHIFT`` times their loss or
+#: error, at a scale ``2**WEIGHT_SHIFT`` up: a weight near 1e308 times a loss would overflow.
+WEIGHT_SHIFT = 512
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,3 +229,38 @@ def exact_mean(values: ArrayLike) -> float:
     if x.size == 0:
         return float("nan")
     return ExactSum.of(x).value / x.size
+
+
+def scaled_value(total: ExactSum, big: ExactSum | None = None) -> tuple[float, int]:
+    """``(m, k)`` with ``m * 2**k`` the exact sum rounded once and ``k`` even: ``(value,
+    0)`` where the value is a normal float, else the sum scaled by a power of two into
+    ``[0.25, 1)`` first (sums of weights near 1e308 or 1e-300, whose value over- or
+    underflows). A ratio of two sums divides the ``m`` and subtracts the ``k``: the
+    ratio of weights is that of the weights times any power of two. ``big``: terms
+    held times ``2**-WEIGHT_SHIFT``, added at their scale."""
+    value = total.value
+    has_big = big is not None and big.value != 0
+    if not has_big and (value == 0 or (math.isfinite(value) and abs(value) >= 2.0**-1000)):
+        return value, 0
+    exact = total.as_fraction()
+    if has_big:
+        assert big is not None
+        top = big.as_fraction()
+        if isinstance(exact, float) or isinstance(top, float):
+            return float(exact) + math.ldexp(float(top), WEIGHT_SHIFT), 0
+        exact += top * 2**WEIGHT_SHIFT
+    if isinstance(exact, float):  # nan or infinity among the terms
+        return exact, 0
+    k = exact.numerator.bit_length() - exact.denominator.bit_length()
+    k += k % 2
+    m = float(exact / Fraction(2) ** k) if k >= 0 else float(exact * Fraction(2) ** -k)
+    return m, k
+
+
+def ratio(numerator: ExactSum, denominator: ExactSum, big: ExactSum | None = None) -> float:
+    """``numerator / denominator`` of exact sums (the denominator's value not zero): their
+    values divided, or their scaled values where one over- or underflows float64
+    (``big``: the numerator's terms held at ``2**WEIGHT_SHIFT``)."""
+    a, i = scaled_value(numerator, big)
+    b, j = scaled_value(denominator)
+    return float(np.ldexp(a / b, i - j))

@@ -33,16 +33,14 @@ split of the groups.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
-from .. import _validation as v
 from ..exceptions import InputValidationError
-from .sums import ExactSum
+from .sums import WEIGHT_SHIFT, ExactSum, ratio
 
 __all__ = [
     "GroupTotals",
@@ -51,7 +49,6 @@ __all__ = [
     "Totals",
     "auc_from_ranges",
     "score_ranges",
-    "totals",
 ]
 
 _EPS = float(np.finfo(np.float64).eps)
@@ -73,6 +70,10 @@ class Totals:
         Weighted sum of the predicted probabilities.
     observed : ExactSum
         Weighted number of clicks.
+    big_loss : ExactSum
+        The loss of the rows weighted above ``2**WEIGHT_SHIFT`` (near 1e308), their
+        weights times ``2**-WEIGHT_SHIFT`` (the product would overflow): the loss
+        sum is ``loss + big_loss * 2**WEIGHT_SHIFT``.
     """
 
     n_rows: int
@@ -80,6 +81,7 @@ class Totals:
     loss: ExactSum
     predicted: ExactSum
     observed: ExactSum
+    big_loss: ExactSum = field(default_factory=ExactSum.zero)
 
     def merge(self, other: Totals) -> Totals:
         """The totals of both sets of rows."""
@@ -89,25 +91,12 @@ class Totals:
             self.loss + other.loss,
             self.predicted + other.predicted,
             self.observed + other.observed,
+            self.big_loss + other.big_loss,
         )
 
-    @property
-    def log_loss(self) -> float:
-        """Mean log loss (``nan`` without rows)."""
-        weight = self.weight.value
-        return self.loss.value / weight if weight > 0 else float("nan")
-
-    @property
-    def pcoc(self) -> float:
-        """Predicted over observed clicks (``nan`` without clicks)."""
-        observed = self.observed.value
-        return self.predicted.value / observed if observed > 0 else float("nan")
-
-    @property
-    def copc(self) -> float:
-        """Observed over predicted clicks (``nan`` when nothing is predicted)."""
-        predicted = self.predicted.value
-        return self.observed.value / predicted if predicted > 0 else float("nan")
+    def mean_loss(self) -> float:
+        """The weighted mean log loss (the weight not zero), rounded as the function's."""
+        return ratio(self.loss, self.weight, self.big_loss)
 
 
 EMPTY_TOTALS = Totals(0, ExactSum.zero(), ExactSum.zero(), ExactSum.zero(), ExactSum.zero())
@@ -151,33 +140,20 @@ def totals_of(
     ``loss`` the log-loss sum, without ``clicks`` the click sums, are left at zero."""
     if len(labels) == 0:
         return EMPTY_TOTALS
-    zero = ExactSum.zero()
-    if loss:
+    zero = big_loss = ExactSum.zero()
+    if loss and weights is not None and weights.max() > 2.0**WEIGHT_SHIFT:
+        big = weights > 2.0**WEIGHT_SHIFT
+        loss_sum, weight = loss_sums(labels[~big], proba[~big], weights[~big], eps)
+        shifted = np.ldexp(weights[big], -WEIGHT_SHIFT)
+        big_loss, _ = loss_sums(labels[big], proba[big], shifted, eps)
+        weight = ExactSum.of(weights)
+    elif loss:
         loss_sum, weight = loss_sums(labels, proba, weights, eps)
     else:
         loss_sum = zero
         weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
     predicted, observed = click_sums(labels, proba, weights) if clicks else (zero, zero)
-    return Totals(len(labels), weight, loss_sum, predicted, observed)
-
-
-def totals(
-    y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None
-) -> Totals:
-    """The :class:`Totals` of some rows, validated as :func:`receval.log_loss` does."""
-    func = "totals"
-    yt = v.as_1d(y_true, "y_true", func)
-    yp = v.as_1d(y_prob, "y_prob", func)
-    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
-    n = v.check_same_length(func, y_true=yt, y_prob=yp, sample_weight=sw)
-    if n == 0:
-        return EMPTY_TOTALS
-    labels = v.check_binary01(yt, func)
-    proba = v.check_probabilities(
-        v.check_finite(v.as_float(yp, "y_prob", func), "y_prob", func), "y_prob", func
-    )
-    weights = v.check_sample_weight(sw, n, func)
-    return totals_of(labels, proba, weights)
+    return Totals(len(labels), weight, loss_sum, predicted, observed, big_loss)
 
 
 # ------------------------------------------------------------------ exact AUC by score ranges

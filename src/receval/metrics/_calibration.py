@@ -11,6 +11,7 @@ from .. import _validation as v
 from ..engine.metric import MetricDefinition, always, no_options, register
 from ..engine.sources import run_definition
 from ..engine.states import totals_empty, totals_prepare, totals_update
+from ..engine.sums import ratio
 from ._binary import check_binary_scores, warn_undefined
 
 __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
@@ -75,22 +76,6 @@ def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     result: float = run_definition(PCOC, {}, columns, func="pcoc")
     return result
-
-
-def pcoc_of(predicted: float, observed: float) -> float:
-    """PCOC from its two sums (nan and the warning when there is no click)."""
-    if observed == 0:
-        return warn_undefined("pcoc: y_true has no click, so PCOC is undefined (returned as nan).")
-    return predicted / observed
-
-
-def copc_of(predicted: float, observed: float) -> float:
-    """COPC from its two sums (nan and the warning when nothing is predicted)."""
-    if predicted == 0:
-        return warn_undefined(
-            "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
-        )
-    return observed / predicted
 
 
 def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
@@ -305,11 +290,17 @@ def expected_calibration_error(
 # ------------------------------------------------------------------ definitions
 # What receval.metric, receval.scan columns and Spark run: the exact click sums.
 def _finalize_pcoc(params: dict[str, Any], state: Any) -> float:
-    return pcoc_of(state.predicted.value, state.observed.value)
+    if state.observed.value == 0:
+        return warn_undefined("pcoc: y_true has no click, so PCOC is undefined (returned as nan).")
+    return ratio(state.predicted, state.observed)  # weights near 1e308: scaled
 
 
 def _finalize_copc(params: dict[str, Any], state: Any) -> float:
-    return copc_of(state.predicted.value, state.observed.value)
+    if state.predicted.value == 0:
+        return warn_undefined(
+            "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
+        )
+    return ratio(state.observed, state.predicted)
 
 
 PCOC = register(

@@ -17,13 +17,12 @@ from ..engine.states import (
     ERROR_SCALE_STEP,
     ErrorSums,
     check_eps,
-    ratio,
-    scaled_value,
+    clip_eps,
     totals_empty,
     totals_prepare,
     totals_update,
 )
-from ..engine.sums import ExactSum
+from ..engine.sums import WEIGHT_SHIFT, ExactSum, ratio, scaled_value
 from ..exceptions import InputValidationError
 from ._binary import data_ndim, warn_undefined
 
@@ -73,7 +72,9 @@ def log_loss(
     eps : float or "auto", default="auto"
         Clipping bound: p is clipped to ``[eps, 1 - eps]`` before ``1 - p`` is
         taken. "auto" is the machine epsilon of ``y_pred``'s dtype (float32's
-        for float32 input, float64's otherwise), as in scikit-learn.
+        for float32 input, float64's otherwise), as in scikit-learn; every
+        backend (:func:`receval.metric`, scan columns, Spark) clips each batch
+        by the same rule.
     profile : str, default=None
         ``"sklearn"`` refuses ``y_true`` of a single class without ``labels``, as
         scikit-learn's ``log_loss`` does; other profiles change nothing.
@@ -120,7 +121,7 @@ def log_loss(
                 f"2-dimensional (one column per class). Got an array of shape {yp.shape}."
             )
         y_pred = yp[:, 0]
-    params = LOG_LOSS.check_params(eps=_auto_eps(eps, y_pred), normalize=normalize)
+    params = LOG_LOSS.check_params(eps=eps, normalize=normalize)
     columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
     return run_definition(  # type: ignore[no-any-return]
         LOG_LOSS, params, columns, func=func,
@@ -129,13 +130,6 @@ def log_loss(
         "profile='sklearn' needs every label at once; leave them unset",
         arrays=lambda data: _binary_labels(data, labels, one_class),
     )  # fmt: skip
-
-
-def _auto_eps(eps: Any, y_pred: Any) -> Any:
-    """``eps="auto"``: the machine epsilon of ``y_pred``'s dtype, as scikit-learn."""
-    if isinstance(eps, str) and eps == "auto" and getattr(y_pred, "dtype", None) == np.float32:
-        return float(np.finfo(np.float32).eps)
-    return eps
 
 
 def _classes_of(y_true: Any, func: str) -> np.ndarray:
@@ -215,7 +209,7 @@ def _multiclass_log_loss(
     if one_class:
         _refuse_one_class(yt)
     v.check_option(normalize, "normalize", func, [False, True])
-    clip = check_eps(_auto_eps(eps, yp), func)
+    clip = clip_eps(check_eps(eps, func), yp.dtype)
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
     n = v.check_same_length(func, y_true=yt, y_pred=yp, sample_weight=sw)
     v.check_not_empty(n, "y_true", func)
@@ -266,7 +260,7 @@ def _log_loss_one_call(params: dict[str, Any], columns: Any) -> float | None:
         and type(y_pred) is np.ndarray
         and columns.get("sample_weight") is None
         and params["normalize"] is True
-        and params["eps"] == _EPS
+        and clip_eps(params["eps"], y_pred.dtype) == _EPS
     ):
         return None
     result: float | None = compiled().log_loss_checked(y_true, y_pred, _EPS)
@@ -312,7 +306,8 @@ def normalized_entropy(
         Non-negative weights.
     eps : float or "auto", default="auto"
         Probabilities are clipped to ``[eps, 1 - eps]`` in the log loss, as in
-        :func:`log_loss` ("auto": float64's machine epsilon; TorchRec uses 1e-12).
+        :func:`log_loss` ("auto": the machine epsilon of ``y_prob``'s dtype;
+        TorchRec uses 1e-12).
 
     Returns
     -------
@@ -359,20 +354,31 @@ def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
     depend on the row alone, so any split of the rows gives the same sums.
     """
     d, k = _scaled_errors(a, b)
-    squared: dict[int, ExactSum] = {}
-    absolute: dict[int, ExactSum] = {}
-    scales = [0] if k is None else np.unique(k).tolist()
-    for scale in scales:
-        rows = None if len(scales) == 1 else k == scale
-        ds = d if rows is None else d[rows]
-        if w is None:
-            squared[scale], absolute[scale] = ExactSum.of(ds * ds), ExactSum.of(np.abs(ds))
-        else:
-            ws = w if rows is None else w[rows]
-            squared[scale] = ExactSum.dot(ds * ds, ws)
-            absolute[scale] = ExactSum.dot(np.abs(ds), ws)
     weight = ExactSum.of([float(len(a))]) if w is None else ExactSum.of(w)
+    k_squared = k_absolute = k
+    if w is not None and len(w) and w.max() > 2.0**WEIGHT_SHIFT:
+        # weights near 1e308: their rows' weights times 2**-512, the scales 512 up
+        big = w > 2.0**WEIGHT_SHIFT
+        w = np.where(big, np.ldexp(w, -WEIGHT_SHIFT), w)
+        base = np.zeros(len(a), dtype=np.int64) if k is None else k
+        k_squared = base + big * (WEIGHT_SHIFT // 2)
+        k_absolute = base + big * WEIGHT_SHIFT
+    sq, ab = d * d, np.abs(d)
+    squared = _sums_by_scale(sq, w, k_squared)
+    absolute = _sums_by_scale(ab, w, k_absolute)
     return ErrorSums(squared, absolute, weight, len(a))
+
+
+def _sums_by_scale(
+    x: np.ndarray, w: np.ndarray | None, k: np.ndarray | None
+) -> dict[int, ExactSum]:
+    """``{scale: exact sum of w x}`` over the rows of each scale (``k`` None: all of scale 0)."""
+    scales = [0] if k is None else np.unique(k).tolist()
+    sums = {}
+    for scale in scales:
+        rows = slice(None) if len(scales) == 1 else k == scale
+        sums[scale] = ExactSum.of(x[rows]) if w is None else ExactSum.dot(x[rows], w[rows])
+    return sums
 
 
 def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -401,7 +407,7 @@ def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 def _error_value(kind: str, state: ErrorSums) -> float:
     """RMSE or MAE of a state whose weight is not zero (weights near 1e308 or 1e-300
-    too: see :func:`~receval.engine.states.scaled_value`)."""
+    too: see :func:`~receval.engine.sums.scaled_value`)."""
     weight, k = scaled_value(state.weight)
     if kind == "root_mean_squared_error":
         x, e = state.mean_squared()
@@ -410,12 +416,20 @@ def _error_value(kind: str, state: ErrorSums) -> float:
     return float(np.ldexp(x / weight, e - k))
 
 
-def root_mean_squared_error(
-    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
-) -> float:
-    """Compute the root mean squared error ``sqrt(mean((y - y_hat)^2))``.
+def _error(func: str, y_true: Any, y_pred: Any, sample_weight: Any) -> float:
+    columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
+    result: float = run_definition(ERRORS[func], {}, columns, func=func)
+    return result
 
-    Parameters
+
+def _document(func: Any) -> Any:
+    """The shared Parameters section of the error metrics."""
+    func.__doc__ = func.__doc__.replace("{parameters}", _ERROR_PARAMETERS.strip())
+    return func
+
+
+_ERROR_PARAMETERS = """
+Parameters
     ----------
     y_true : array-like of shape (n_samples,)
         True values (e.g. ratings).
@@ -423,6 +437,16 @@ def root_mean_squared_error(
         Predicted values.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights.
+"""
+
+
+@_document
+def root_mean_squared_error(
+    y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> float:
+    """Compute the root mean squared error ``sqrt(mean((y - y_hat)^2))``.
+
+    {parameters}
 
     Returns
     -------
@@ -439,25 +463,16 @@ def root_mean_squared_error(
     >>> root_mean_squared_error([3, 4, 5], [2.5, 4, 6])
     0.6455
     """
-    columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
-    func = "root_mean_squared_error"
-    result: float = run_definition(ERRORS[func], {}, columns, func=func)
-    return result
+    return _error("root_mean_squared_error", y_true, y_pred, sample_weight)
 
 
+@_document
 def mean_absolute_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
     """Compute the mean absolute error ``mean(|y - y_hat|)``.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True values (e.g. ratings).
-    y_pred : array-like of shape (n_samples,)
-        Predicted values.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights.
+    {parameters}
 
     Returns
     -------
@@ -474,10 +489,7 @@ def mean_absolute_error(
     >>> mean_absolute_error([3, 4, 5], [2.5, 4, 6])
     0.5
     """
-    columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
-    func = "mean_absolute_error"
-    result: float = run_definition(ERRORS[func], {}, columns, func=func)
-    return result
+    return _error("mean_absolute_error", y_true, y_pred, sample_weight)
 
 
 # ------------------------------------------------------------------ definitions
@@ -490,12 +502,12 @@ def _check_log_loss(eps: float | str = "auto", normalize: bool = True) -> dict[s
 
 def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
     if not params["normalize"]:
-        result: float = state.loss.value
-        return result
-    weight = state.weight.value
-    if weight == 0:
+        m, k = scaled_value(state.loss, state.big_loss)
+        return float(np.ldexp(m, k))
+    if state.weight.value == 0:
         return warn_undefined(ZERO_WEIGHT)
-    return ratio(state.loss, state.weight)
+    result: float = state.mean_loss()
+    return result
 
 
 def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
@@ -505,8 +517,7 @@ def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
 def _finalize_ne(params: dict[str, Any], state: Any) -> float:
     if state.weight.value == 0:
         return normalized_entropy_of(0.0, 0.0, weight=0.0)
-    loss, rate = ratio(state.loss, state.weight), ratio(state.observed, state.weight)
-    return normalized_entropy_of(loss, rate)
+    return normalized_entropy_of(state.mean_loss(), ratio(state.observed, state.weight))
 
 
 LOG_LOSS = register(

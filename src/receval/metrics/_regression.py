@@ -315,36 +315,17 @@ def _finalize_explained_variance(params: dict[str, Any], state: Moments) -> floa
     return _ratio_score(numerator, yy - y * y / w, params["force_finite"])
 
 
-BRIER = register(
-    MetricDefinition(
-        name="brier_score",
-        check_params=_check_brier,
-        prepare=_prepare(_BRIER, "y_proba", binary=True),
-        update=_update,
-        empty=_empty,
-        finalize=_finalize_brier,
-        scale_free=always,
-    ),
-)
-R2 = register(
-    MetricDefinition(
-        name="r2",
-        check_params=_check_force_finite("r2_score"),
-        prepare=_prepare("r2_score", "y_pred", binary=False),
-        update=_update,
-        empty=_empty,
-        finalize=_finalize_r2,
-        scale_free=always,
-    ),
-)
-EXPLAINED_VARIANCE = register(
-    MetricDefinition(
-        name="explained_variance",
-        check_params=_check_force_finite("explained_variance_score"),
-        prepare=_prepare("explained_variance_score", "y_pred", binary=False),
-        update=_update,
-        empty=_empty,
-        finalize=_finalize_explained_variance,
-        scale_free=always,
-    ),
-)
+def _moments_metric(name: str, func: str, second: str, check: Any, finalize: Any) -> Any:
+    return register(
+        MetricDefinition(name=name, check_params=check, prepare=_prepare(func, second,
+                         binary=name == "brier_score"), update=_update, empty=_empty,
+                         finalize=finalize, scale_free=always),
+    )  # fmt: skip
+
+
+BRIER = _moments_metric("brier_score", _BRIER, "y_proba", _check_brier, _finalize_brier)
+R2 = _moments_metric("r2", "r2_score", "y_pred", _check_force_finite("r2_score"), _finalize_r2)
+EXPLAINED_VARIANCE = _moments_metric(
+    "explained_variance", "explained_variance_score", "y_pred",
+    _check_force_finite("explained_variance_score"), _finalize_explained_variance,
+)  # fmt: skip

@@ -18,13 +18,9 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import Any
 
-import numpy as np
-
 from .. import _validation as v
 from ..exceptions import InvalidParameterError
 from ._common import check_columns, check_frame, check_partitions, column, partition_states
-
-_EPS = float(np.finfo(np.float64).eps)
 
 
 def _prepare(
@@ -50,7 +46,8 @@ def log_loss(
     """Binary log loss (cross-entropy) of the rows of a Spark DataFrame.
 
     The same value as :func:`receval.log_loss` on the collected columns;
-    probabilities are clipped to ``[eps, 1 - eps]`` with the float64 eps.
+    probabilities are clipped to ``[eps, 1 - eps]``, eps the machine epsilon of
+    the column's type (float32's for a ``FloatType`` column, float64's otherwise).
 
     Parameters
     ----------

@@ -373,11 +373,6 @@ class PeriodWindow:
     bounds: np.ndarray  # int64, UTC second where each day starts, n_days + 1 values
     period_of_day: np.ndarray  # int32, window period index of each day
 
-    @property
-    def last_period(self) -> int:
-        """Absolute period index of the last period."""
-        return self.first_period + self.n_periods - 1
-
     def seconds_of_days(self, days: np.ndarray, zone: _dt.tzinfo) -> np.ndarray:
         """UTC second of the local midnight starting each day."""
         local = days - self.first_day

@@ -113,6 +113,7 @@ def test_reference_roles_become_markdown() -> None:
 
 def test_math_becomes_mathml() -> None:
     import latex2mathml  # noqa: F401
+
     page = (
         '<p>area <span class="arithmatex">\\(x^2 &lt; 1\\)</span> and</p>\n'
         '<div class="arithmatex">\\[\n\\frac{a}{b}\n\\]</div>'
@@ -128,6 +129,7 @@ def test_reference_shows_shared_docstring_paragraphs_filled_in() -> None:
     """Paragraphs written once and put into several docstrings at import appear
     in the API reference as the imported docstring has them."""
     import griffe
+
     spec = importlib.util.spec_from_file_location("receval_docs_roles", DOCS / "griffe_roles.py")
     assert spec is not None and spec.loader is not None
     roles = importlib.util.module_from_spec(spec)
@@ -149,10 +151,9 @@ def test_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     import subprocess
     import sys
 
+    import latex2mathml  # noqa: F401
     import mkdocs  # noqa: F401
     import mkdocstrings  # noqa: F401
-
-    import latex2mathml  # noqa: F401
 
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(

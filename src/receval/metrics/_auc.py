@@ -19,8 +19,6 @@ from ..engine.sources import range_state, run_definition
 from ..engine.states import BinnedCounts, RangeStates, ScoreCounts
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import (
-    SortedClasses,
-    check_binary_scores,
     data_ndim,
     sort_classes,
     threshold_counts,
@@ -35,40 +33,46 @@ _FAST_ROWS = 1 << 12
 _BinaryMetric = Callable[[np.ndarray, np.ndarray, "np.ndarray | None"], float]
 
 
-# --------------------------------------------------------------- binary cores
+# --------------------------------------------------------------- counts per distinct score
+def score_table(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> ScoreCounts:
+    """The rows (weights) of each class per distinct score of validated rows, counted
+    from the compiled core's sorts; weights of one score add in score order."""
+    counts = ScoreCounts(weights is not None)
+    if not len(labels):
+        return counts
+    sc = sort_classes(labels, scores, weights)
+    thresholds, tps, fps = threshold_counts(sc)  # decreasing thresholds, cumulative counts
+    counts.scores = thresholds[::-1] + 0.0  # -0.0 counted as 0.0
+    if weights is None:  # integer counts: exact
+        counts.pos = np.diff(tps, prepend=0.0)[::-1].astype(np.int64)
+        counts.neg = np.diff(fps, prepend=0.0)[::-1].astype(np.int64)
+    else:
+        counts.pos = _per_score(counts.scores, sc.pos, sc.pos_w)
+        counts.neg = _per_score(counts.scores, sc.neg, sc.neg_w)
+    return counts
+
+
+def _per_score(grid: np.ndarray, values: np.ndarray, weights: Any) -> np.ndarray:
+    """Sums of ``weights`` per distinct value of the sorted ``values``, on ``grid``."""
+    out = np.zeros(len(grid))
+    if len(values):
+        starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+        out[np.searchsorted(grid, values[starts])] = np.add.reduceat(weights, starts)
+    return out
+
+
 def _roc_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> float:
     """The AUC of one class against the rest: the definition's state, nan for one class."""
-    counts = ScoreCounts(weights is not None)
-    counts.add(labels, scores, weights)
-    return counts.auc()
+    return score_table(labels, scores, weights).auc()
 
 
-def _curve(
-    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    sc: SortedClasses = sort_classes(labels, scores, weights)
-    if sc.total_pos == 0:
-        return None
-    return threshold_counts(sc)
-
-
-def _average_precision_binary(
-    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
-) -> float:
-    counts = _curve(labels, scores, weights)
-    if counts is None:
-        return float("nan")
-    _, tps, fps = counts
+def _average_precision(tps: np.ndarray, fps: np.ndarray) -> float:
     precision = tps / (tps + fps)
     recall_step = np.diff(tps, prepend=0.0) / tps[-1]
     return float(np.sum(recall_step * precision))
 
 
-def _pr_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> float:
-    counts = _curve(labels, scores, weights)
-    if counts is None:
-        return float("nan")
-    _, tps, fps = counts
+def _pr_auc(tps: np.ndarray, fps: np.ndarray) -> float:
     precision = tps / (tps + fps)
     recall = tps / tps[-1]
     # the curve starts at (recall 0, precision of the top threshold), as in Spark
@@ -77,11 +81,7 @@ def _pr_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray |
     return float(np.sum(np.diff(recall) * (precision[1:] + precision[:-1]) / 2.0))
 
 
-def _break_even_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> float:
-    counts = _curve(labels, scores, weights)
-    if counts is None:
-        return float("nan")
-    _, tps, fps = counts
+def _break_even(tps: np.ndarray, fps: np.ndarray) -> float:
     total_pos = tps[-1]
     predicted = tps + fps
     k = int(np.searchsorted(predicted, total_pos, side="left"))
@@ -89,6 +89,24 @@ def _break_even_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarr
     prev_tp = tps[k - 1] if k > 0 else 0.0
     frac = (total_pos - prev_pred) / (predicted[k] - prev_pred)
     return float((prev_tp + frac * (tps[k] - prev_tp)) / total_pos)
+
+
+_CurveValue = Callable[[np.ndarray, np.ndarray], float]
+
+
+def _curve_value(value: _CurveValue, counts: ScoreCounts) -> float:
+    """``value(tps, fps)`` of the cumulative counts at the decreasing distinct scores;
+    nan without a positive."""
+    counts.compact()
+    tps = np.cumsum(counts.pos[::-1], dtype=np.float64)
+    fps = np.cumsum(counts.neg[::-1], dtype=np.float64)
+    if not len(tps) or tps[-1] == 0:
+        return float("nan")
+    return value(tps, fps)
+
+
+def _curve_binary(value: _CurveValue) -> _BinaryMetric:
+    return lambda labels, scores, weights: _curve_value(value, score_table(labels, scores, weights))
 
 
 def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
@@ -125,43 +143,40 @@ def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
 
 
 # --------------------------------------------------------------- dispatch
-def _binary_or_multiclass(
+def _score(
+    defn: MetricDefinition,
     func: str,
-    binary: _BinaryMetric,
     y_true: Any,
     y_score: Any,
     sample_weight: Any,
     *,
     pos_label: Any,
-    average: Any,
-    labels: Any,
-    multi_class: str,
-    greater_is_positive: bool,
-    undefined: str,
-    if_undefined: float | None = None,
-) -> float | np.ndarray:
-    score_arr = v.as_array(y_score, "y_score", func)
-    if score_arr.ndim == 2 and score_arr.shape[1] > 1:
-        if pos_label is not None and pos_label != 1:
-            raise InvalidParameterError(
-                f"{func}: pos_label applies to binary input only; with one score column per "
-                f"class every class is positive in turn. Got pos_label={pos_label!r}; leave it "
-                f"None."
-            )
-        return _multiclass(
-            func, binary, y_true, score_arr, sample_weight, average, labels, multi_class
-        )
-    if greater_is_positive and pos_label is None:
-        pos_label = _greater_label(y_true, func)
-    lab, scores, weights = check_binary_scores(
-        y_true, score_arr, sample_weight, func, pos_label=pos_label
-    )
-    value = binary(lab, scores, weights)
-    if np.isnan(value):
-        if if_undefined is not None:
-            return float(if_undefined)
-        return warn_undefined(f"{func}: {undefined}")
-    return value
+    undefined: float | None = None,
+    multiclass: tuple[_BinaryMetric, Any, Any, str] | None = None,
+    **run: Any,
+) -> Any:
+    """The function of a binary score: its definition run on the rows (arrays: one
+    partition; scan columns: as its partitioning says). ``undefined`` replaces nan and
+    its warning; with a score column per class, ``multiclass`` = ``(binary, average,
+    labels, multi_class)`` scores each class (or pair) with ``binary``."""
+    if multiclass is not None and data_ndim(y_score) == 2:  # a column per class, or one
+        scores = v.as_array(y_score, "y_score", func)
+        if scores.shape[1] > 1:
+            if pos_label is not None and pos_label != 1:
+                raise InvalidParameterError(
+                    f"{func}: pos_label applies to binary input only; with one score column "
+                    f"per class every class is positive in turn. Got pos_label={pos_label!r}; "
+                    f"leave it None."
+                )
+            return _multiclass(func, multiclass[0], y_true, scores, sample_weight, *multiclass[1:])
+        y_score = scores[:, 0]
+    params = defn.check_params(pos_label=pos_label)
+    columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
+    with warnings.catch_warnings():
+        if undefined is not None:  # the value replaces nan and its warning
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+        result = run_definition(defn, params, columns, func=func, **run)
+    return undefined if undefined is not None and np.isnan(result) else result
 
 
 def _greater_label(y_true: Any, func: str) -> Any:
@@ -367,30 +382,14 @@ def roc_auc_score(
     1.0
     """
     func = "roc_auc_score"
-    undefined = _undefined(profile, "roc_auc", func, if_undefined)
-    if data_ndim(y_score) == 2:  # scikit-learn's forms: a column per class, or one column
-        scores = v.as_array(y_score, "y_score", func)
-        if scores.shape[1] > 1:
-            return _binary_or_multiclass(
-                func, _roc_auc_binary, y_true, scores, sample_weight, pos_label=pos_label,
-                average=average, labels=labels, multi_class=multi_class,
-                greater_is_positive=True, undefined=_SINGLE_CLASS, if_undefined=undefined,
-            )  # fmt: skip
-        y_score = scores[:, 0]
-    params = ROC_AUC.check_params(pos_label=pos_label)
-    columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
-    with warnings.catch_warnings():
-        if undefined is not None:  # the value replaces nan and its warning
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-        result: float = run_definition(
-            ROC_AUC, params, columns, func=func,
-            memory_only={"multi_class": (multi_class, "raise"), "labels": (labels, None)},
-            why="out of core only binary AUC is available (one score column)",
-            arrays=_greater_positive if pos_label is None else None,
-        )  # fmt: skip
-    if undefined is not None and np.isnan(result):
-        return undefined
-    return result
+    return _score(
+        ROC_AUC, func, y_true, y_score, sample_weight, pos_label=pos_label,
+        undefined=_undefined(profile, "roc_auc", func, if_undefined),
+        multiclass=(_roc_auc_binary, average, labels, multi_class),
+        memory_only={"multi_class": (multi_class, "raise"), "labels": (labels, None)},
+        why="out of core only binary AUC is available (one score column)",
+        arrays=_greater_positive if pos_label is None else None,
+    )  # fmt: skip
 
 
 def _greater_positive(data: dict[str, Any]) -> dict[str, Any]:
@@ -466,22 +465,12 @@ def average_precision_score(
     >>> average_precision_score([0, 0], [0.25, 0.75], profile="sklearn")
     0.0
     """
-    return _binary_or_multiclass(
-        "average_precision_score",
-        _average_precision_binary,
-        y_true,
-        y_score,
-        sample_weight,
-        pos_label=pos_label,
-        average=average,
-        labels=labels,
-        multi_class="ovr",
-        greater_is_positive=False,
-        undefined="y_true has no positive sample, so it is undefined (returned as nan).",
-        if_undefined=_undefined(
-            profile, "average_precision", "average_precision_score", if_undefined
-        ),
-    )
+    func = "average_precision_score"
+    return _score(
+        AVERAGE_PRECISION, func, y_true, y_score, sample_weight, pos_label=pos_label,
+        undefined=_undefined(profile, "average_precision", func, if_undefined),
+        multiclass=(_curve_binary(_average_precision), average, labels, "ovr"),
+    )  # fmt: skip
 
 
 def _undefined(profile: Any, metric: str, func: str, if_undefined: Any) -> float | None:
@@ -539,19 +528,10 @@ def pr_auc_score(
     >>> pr_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.7916
     """
-    return _binary_or_multiclass(
-        "pr_auc_score",
-        _pr_auc_binary,
-        y_true,
-        y_score,
-        sample_weight,
-        pos_label=pos_label,
-        average=average,
-        labels=labels,
-        multi_class="ovr",
-        greater_is_positive=False,
-        undefined="y_true has no positive sample, so it is undefined (returned as nan).",
-    )
+    return _score(
+        PR_AUC, "pr_auc_score", y_true, y_score, sample_weight, pos_label=pos_label,
+        multiclass=(_curve_binary(_pr_auc), average, labels, "ovr"),
+    )  # fmt: skip
 
 
 def break_even_point(
@@ -600,14 +580,9 @@ def break_even_point(
     >>> break_even_point([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1])  # tie across the cut-off
     0.75
     """
-    labels, scores, weights = check_binary_scores(
-        y_true, y_score, sample_weight, "break_even_point", pos_label=pos_label
+    value: float = _score(
+        BREAK_EVEN_POINT, "break_even_point", y_true, y_score, sample_weight, pos_label=pos_label
     )
-    value = _break_even_binary(labels, scores, weights)
-    if np.isnan(value):
-        return warn_undefined(
-            "break_even_point: y_true has no positive sample, so it is undefined (returned as nan)."
-        )
     return value
 
 
@@ -657,26 +632,34 @@ def _auc_params(
     return {"bins": int(n), "low": low, "high": high, "pos_label": pos_label}
 
 
-def auc_prepare(
-    params: dict[str, Any],
-    y_true: Any,
-    y_score: Any,
-    sample_weight: Any = None,
-    *,
-    rank: bool = False,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Validated labels, float64 scores and weights of a batch; ``rank``: the batch holds
-    every row (one partition), so integer scores beyond 2**53 may be replaced by their
-    ranks, which float64 keeps apart."""
-    yt, ys, sw = data_columns(
-        _AUC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
-    )
-    if not len(yt):
-        labels = np.empty(0, dtype=np.int8)
-    else:  # 0/1 or -1/1 labels, or pos_label: as the function
-        labels = v.binarize_labels(yt, params["pos_label"], _AUC)
-    scores = v.order_scores(ys, "y_score", _AUC, rank=rank)
-    return labels, scores, v.check_sample_weight(sw, len(labels), _AUC)
+def counts_prepare(func: str) -> Callable[..., tuple[np.ndarray, np.ndarray, Any]]:
+    """The ``prepare`` of a metric of labels, scores and weights, naming ``func``."""
+
+    def prepare(
+        params: dict[str, Any],
+        y_true: Any,
+        y_score: Any,
+        sample_weight: Any = None,
+        *,
+        rank: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Validated labels, float64 scores and weights of a batch; ``rank``: the batch
+        holds every row (one partition), so integer scores beyond 2**53 may be replaced
+        by their ranks, which float64 keeps apart."""
+        yt, ys, sw = data_columns(
+            func, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
+        )
+        if not len(yt):
+            labels = np.empty(0, dtype=np.int8)
+        else:  # 0/1 or -1/1 labels, or pos_label: as the function
+            labels = v.binarize_labels(yt, params["pos_label"], func)
+        scores = v.order_scores(ys, "y_score", func, rank=rank)
+        return labels, scores, v.check_sample_weight(sw, len(labels), func)
+
+    return prepare
+
+
+auc_prepare = counts_prepare(_AUC)
 
 
 @dataclass
@@ -717,11 +700,18 @@ def auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
     state = auc_empty(params) if state is None else state
     if isinstance(state, BinnedCounts):
         state.add(labels, scores, weights)
-    elif weights is None:
-        state.plain.add(labels, scores, None)
-    else:
-        state.weighted.add(labels, scores, weights)
+        return state
+    counts = state.plain if weights is None else state.weighted
+    table = score_table(labels, scores, weights)
+    if len(counts.scores) or counts.pending:
+        counts.absorb(table)
+    else:  # the first batch: its table is the state
+        counts.scores, counts.pos, counts.neg = table.scores, table.pos, table.neg
     return state
+
+
+def auc_update_into(params: dict[str, Any], state: Any, batch: Any) -> Any:
+    return auc_update(params, batch, state)
 
 
 def _auc_range(
@@ -782,9 +772,53 @@ ROC_AUC = register(
         update=auc_update,
         empty=auc_empty,
         finalize=_auc_finalize,
-        update_into=lambda params, state, batch: auc_update(params, batch, state),
+        update_into=auc_update_into,
         ranges=_auc_range,
         one_partition=_roc_auc_one_call,
         scale_free=always,
     ),
 )
+
+
+# ------------------------------------------------------------------ curve definitions
+# Average precision, the trapezoidal P-R area and the break-even point are functions
+# of the exact AUC's counts per distinct score: the same state, any split of the rows.
+def _curve_params(pos_label: Any = None) -> dict[str, Any]:
+    return {"bins": None, "pos_label": pos_label}
+
+
+def _curve_definition(name: str, func: str, value: _CurveValue) -> MetricDefinition:
+    prepare = counts_prepare(func)
+    undefined = f"{func}: y_true has no positive sample, so it is undefined (returned as nan)."
+
+    def finalize(params: dict[str, Any], state: AUCCounts) -> float:
+        result = _curve_value(value, state.counts(func))
+        return warn_undefined(undefined) if np.isnan(result) else result
+
+    def one_partition(params: dict[str, Any], columns: Any) -> float:
+        """The steps on every row at once: integer scores beyond 2**53 ranked exactly."""
+        data = (columns["y_true"], columns["y_score"], columns.get("sample_weight"))
+        batch = prepare(params, *data, rank=True)
+        v.check_not_empty(len(batch[0]), "y_true", func)
+        return finalize(params, auc_update(params, batch))
+
+    return register(
+        MetricDefinition(
+            name=name,
+            check_params=_curve_params,
+            prepare=prepare,
+            update=auc_update,
+            empty=auc_empty,
+            finalize=finalize,
+            update_into=auc_update_into,
+            one_partition=one_partition,
+            scale_free=always,
+        )
+    )
+
+
+AVERAGE_PRECISION = _curve_definition(
+    "average_precision", "average_precision_score", _average_precision
+)
+PR_AUC = _curve_definition("pr_auc", "pr_auc_score", _pr_auc)
+BREAK_EVEN_POINT = _curve_definition("break_even_point", "break_even_point", _break_even)

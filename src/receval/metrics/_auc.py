@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from typing import Any
 
@@ -18,12 +19,7 @@ from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import range_state, run_definition
 from ..engine.states import BinnedCounts, RangeStates, ScoreCounts
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
-from ._binary import (
-    data_ndim,
-    sort_classes,
-    threshold_counts,
-    warn_undefined,
-)
+from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
 
 __all__ = ["average_precision_score", "break_even_point", "pr_auc_score", "roc_auc_score"]
 
@@ -35,30 +31,26 @@ _BinaryMetric = Callable[[np.ndarray, np.ndarray, "np.ndarray | None"], float]
 
 # --------------------------------------------------------------- counts per distinct score
 def score_table(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> ScoreCounts:
-    """The rows (weights) of each class per distinct score of validated rows, counted
-    from the compiled core's sorts; weights of one score add in score order."""
+    """The rows (weights) of each class per distinct score of validated rows."""
     counts = ScoreCounts(weights is not None)
+    if weights is not None and not weights.all():  # rows of weight 0 are left out
+        labels, scores, weights = labels[weights > 0], scores[weights > 0], weights[weights > 0]
     if not len(labels):
         return counts
-    sc = sort_classes(labels, scores, weights)
-    thresholds, tps, fps = threshold_counts(sc)  # decreasing thresholds, cumulative counts
-    counts.scores = thresholds[::-1] + 0.0  # -0.0 counted as 0.0
-    if weights is None:  # integer counts: exact
+    if weights is None:  # the compiled core's sorts and merge; integer counts, exact
+        thresholds, tps, fps = threshold_counts(sort_classes(labels, scores, None))
+        counts.scores = thresholds[::-1] + 0.0  # increasing; -0.0 counted as 0.0
         counts.pos = np.diff(tps, prepend=0.0)[::-1].astype(np.int64)
         counts.neg = np.diff(fps, prepend=0.0)[::-1].astype(np.int64)
-    else:
-        counts.pos = _per_score(counts.scores, sc.pos, sc.pos_w)
-        counts.neg = _per_score(counts.scores, sc.neg, sc.neg_w)
+        return counts
+    order = np.argsort(scores)
+    ordered = scores[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    is_pos = labels[order] == 1
+    counts.scores = ordered[starts] + 0.0
+    counts.pos = np.add.reduceat(np.where(is_pos, weights[order], 0.0), starts)
+    counts.neg = np.add.reduceat(np.where(is_pos, 0.0, weights[order]), starts)
     return counts
-
-
-def _per_score(grid: np.ndarray, values: np.ndarray, weights: Any) -> np.ndarray:
-    """Sums of ``weights`` per distinct value of the sorted ``values``, on ``grid``."""
-    out = np.zeros(len(grid))
-    if len(values):
-        starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-        out[np.searchsorted(grid, values[starts])] = np.add.reduceat(weights, starts)
-    return out
 
 
 def _roc_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> float:
@@ -94,31 +86,33 @@ def _break_even(tps: np.ndarray, fps: np.ndarray) -> float:
 _CurveValue = Callable[[np.ndarray, np.ndarray], float]
 
 
-def _curve_value(value: _CurveValue, counts: ScoreCounts) -> float:
-    """``value(tps, fps)`` of the cumulative counts at the decreasing distinct scores;
-    nan without a positive."""
-    counts.compact()
+def _curve_value(value: _CurveValue, tps: np.ndarray, fps: np.ndarray) -> float:
+    """``value`` of the cumulative counts at the decreasing distinct scores; nan
+    without a positive."""
+    return value(tps, fps) if len(tps) and tps[-1] > 0 else float("nan")
+
+
+def _counts_value(value: _CurveValue, counts: ScoreCounts) -> float:
     tps = np.cumsum(counts.pos[::-1], dtype=np.float64)
-    fps = np.cumsum(counts.neg[::-1], dtype=np.float64)
-    if not len(tps) or tps[-1] == 0:
-        return float("nan")
-    return value(tps, fps)
+    return _curve_value(value, tps, np.cumsum(counts.neg[::-1], dtype=np.float64))
 
 
-def _curve_binary(value: _CurveValue) -> _BinaryMetric:
-    return lambda labels, scores, weights: _curve_value(value, score_table(labels, scores, weights))
+def _rows_value(
+    value: _CurveValue, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
+) -> float:
+    """``value`` of validated rows: the counts of their table, which without weights are
+    the compiled core's cumulative counts (integers, exact: the same floats)."""
+    if weights is None:
+        return _curve_value(value, *threshold_counts(sort_classes(labels, scores, None))[1:])
+    return _counts_value(value, score_table(labels, scores, weights))
 
 
 def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
-    """The exact AUC of one in-memory partition: every row at once, so integer scores
-    beyond 2**53 are ranked exactly, and without weights the state is that of one
-    score range (a sort, no count per distinct score). None with bins (the
-    definition's steps then run).
-
-    Plain NumPy input (0/1 labels of any dtype, finite float scores, up to 4Ki rows,
-    both classes) takes one call of the compiled core, which gives the same integer
-    pair count and division, so the same float; anything it refuses is left to the
-    definition's own checks and warning."""
+    """The exact AUC of one in-memory partition (None with bins): every row at once, so
+    integer scores beyond 2**53 are ranked exactly, and without weights the state of
+    one score range. Plain NumPy input (0/1 labels, finite float scores, up to 4Ki rows,
+    both classes) takes one call of the compiled core: the same integer pair count and
+    division; anything it refuses is left to the definition's checks and warning."""
     if params["bins"] is not None:
         return None
     y_true, y_score, sample_weight = columns["y_true"], columns["y_score"], columns["sample_weight"]
@@ -151,10 +145,10 @@ def _score(
     sample_weight: Any,
     *,
     pos_label: Any,
-    undefined: float | None = None,
+    undefined: float | str | None = None,
     multiclass: tuple[_BinaryMetric, Any, Any, str] | None = None,
     **run: Any,
-) -> Any:
+) -> float | np.ndarray:
     """The function of a binary score: its definition run on the rows (arrays: one
     partition; scan columns: as its partitioning says). ``undefined`` replaces nan and
     its warning; with a score column per class, ``multiclass`` = ``(binary, average,
@@ -175,25 +169,8 @@ def _score(
     with warnings.catch_warnings():
         if undefined is not None:  # the value replaces nan and its warning
             warnings.simplefilter("ignore", UndefinedMetricWarning)
-        result = run_definition(defn, params, columns, func=func, **run)
-    return undefined if undefined is not None and np.isnan(result) else result
-
-
-def _greater_label(y_true: Any, func: str) -> Any:
-    """scikit-learn's rule for roc_auc_score: the greater of two labels is positive."""
-    yt = v.as_1d(y_true, "y_true", func)
-    if yt.size == 0 or (yt.dtype.kind in "biuf" and yt.min() >= 0 and yt.max() <= 1):
-        return None  # 0/1 labels: fast path, 1 is positive
-    v.check_no_missing(yt, "y_true", func)
-    if yt.dtype.kind in "OU":  # numbers mixed with strings (a list's become strings)
-        yt = v.as_class_labels(y_true, "y_true", func)
-    classes = np.unique(yt)
-    if len(classes) > 2:
-        raise InputValidationError(
-            f"{func}: y_true has {len(classes)} classes {v.format_values(classes)} but y_score "
-            f"is 1-dimensional; pass one score column per class and multi_class='ovr' or 'ovo'."
-        )
-    return classes[-1]
+        result: float = run_definition(defn, params, columns, func=func, **run)
+    return float(undefined) if undefined is not None and np.isnan(result) else result
 
 
 def _multiclass(
@@ -212,8 +189,7 @@ def _multiclass(
     n = v.check_same_length(func, y_true=yt, y_score=scores, sample_weight=sw)
     v.check_not_empty(n, "y_true", func)
     weights = v.check_sample_weight(sw, n, func, relative=True)
-    if multi_class not in ("ovr", "ovo"):
-        v.check_option(multi_class, "multi_class", func, ["ovo", "ovr"])
+    v.check_option(multi_class, "multi_class", func, ["ovo", "ovr"])
     classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
     if labels is not None and len(np.unique(classes)) != len(classes):
         raise InputValidationError(
@@ -226,8 +202,7 @@ def _multiclass(
         )
     order = np.argsort(classes, kind="stable")
     sorted_classes = classes[order]
-    pos = np.searchsorted(sorted_classes, yt)
-    pos = np.clip(pos, 0, len(classes) - 1)
+    pos = np.clip(np.searchsorted(sorted_classes, yt), 0, len(classes) - 1)
     if not np.all(sorted_classes[pos] == yt):
         unknown = np.setdiff1d(yt, classes)
         raise InputValidationError(
@@ -238,8 +213,7 @@ def _multiclass(
     n_classes = len(classes)
     if multi_class == "ovo":
         v.check_option(average, "average", func, ["macro", "weighted"])
-        pair_scores = []
-        prevalence = []
+        pair_scores, prevalence = [], []
         # as scikit-learn: the pairs of the classes present in y_true (a class of
         # ``labels`` without samples forms no pair)
         present = np.flatnonzero(np.bincount(codes, minlength=n_classes))
@@ -266,8 +240,7 @@ def _multiclass(
         w = None if weights is None else np.repeat(weights, n_classes)
         value = binary(onehot, scores.ravel(), w)
         return warn_undefined(f"{func}: undefined for this input.") if np.isnan(value) else value
-    per_class = np.empty(n_classes)
-    support = np.empty(n_classes)
+    per_class, support = np.empty(n_classes), np.empty(n_classes)
     for c in range(n_classes):
         lab = (codes == c).view(np.int8)
         per_class[c] = binary(lab, np.ascontiguousarray(scores[:, c]), weights)
@@ -384,7 +357,7 @@ def roc_auc_score(
     func = "roc_auc_score"
     return _score(
         ROC_AUC, func, y_true, y_score, sample_weight, pos_label=pos_label,
-        undefined=_undefined(profile, "roc_auc", func, if_undefined),
+        undefined=undefined_value(profile, "roc_auc", func, if_undefined),
         multiclass=(_roc_auc_binary, average, labels, multi_class),
         memory_only={"multi_class": (multi_class, "raise"), "labels": (labels, None)},
         why="out of core only binary AUC is available (one score column)",
@@ -394,15 +367,45 @@ def roc_auc_score(
 
 def _greater_positive(data: dict[str, Any]) -> dict[str, Any]:
     """scikit-learn's rule for roc_auc_score: of two labels, the greater is positive."""
-    positive = _greater_label(data["y_true"], "roc_auc_score")
-    if positive is None:
-        return data
-    yt = v.as_1d(data["y_true"], "y_true", "roc_auc_score")
-    if yt.dtype.kind in "OU":
-        yt = v.as_class_labels(data["y_true"], "y_true", "roc_auc_score")
-    return data | {"y_true": (yt == positive).view(np.int8)}
+    func = "roc_auc_score"
+    yt = v.as_1d(data["y_true"], "y_true", func)
+    if yt.size == 0 or (yt.dtype.kind in "biuf" and yt.min() >= 0 and yt.max() <= 1):
+        return data  # 0/1 labels: 1 is positive
+    v.check_no_missing(yt, "y_true", func)
+    if yt.dtype.kind in "OU":  # numbers mixed with strings (a list's become strings)
+        yt = v.as_class_labels(data["y_true"], "y_true", func)
+    classes = np.unique(yt)
+    if len(classes) > 2:
+        raise InputValidationError(
+            f"{func}: y_true has {len(classes)} classes {v.format_values(classes)} but y_score "
+            f"is 1-dimensional; pass one score column per class and multi_class='ovr' or 'ovo'."
+        )
+    return data | {"y_true": (yt == classes[-1]).view(np.int8)}
 
 
+_PR_PARAMETERS = """\
+    y_true : array-like of shape (n_samples,)
+        Binary labels (0/1, bools, {-1, 1}, or any two labels with
+        ``pos_label``), or multiclass labels with 2-D ``y_score``.
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Scores; a higher score means more likely positive.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+    pos_label : int, str or bool, default=None
+        The positive class for binary input.
+    average : {"macro", "weighted", "micro", None}, default="macro"
+        Multiclass only (one-vs-rest): see :func:`roc_auc_score`.
+    labels : array-like of shape (n_classes,), default=None
+        Multiclass only: the class of each column of ``y_score``."""
+
+
+def _pr_parameters(func: Any) -> Any:
+    """Write the parameters the P-R areas share in place of ``{parameters}``."""
+    func.__doc__ = func.__doc__.replace("    {parameters}", _PR_PARAMETERS)
+    return func
+
+
+@_pr_parameters
 def average_precision_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -421,19 +424,7 @@ def average_precision_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        Binary labels (0/1, bools, {-1, 1}, or any two labels with
-        ``pos_label``), or multiclass labels with 2-D ``y_score``.
-    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Scores; a higher score means more likely positive.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights.
-    pos_label : int, str or bool, default=None
-        The positive class for binary input.
-    average : {"macro", "weighted", "micro", None}, default="macro"
-        Multiclass only (one-vs-rest): see :func:`roc_auc_score`.
-    labels : array-like of shape (n_classes,), default=None
-        Multiclass only: the class of each column of ``y_score``.
+    {parameters}
     if_undefined : float, default=None
         Binary input without a positive sample: None returns nan with an
         ``UndefinedMetricWarning``; a number is returned as the value, without a
@@ -468,17 +459,12 @@ def average_precision_score(
     func = "average_precision_score"
     return _score(
         AVERAGE_PRECISION, func, y_true, y_score, sample_weight, pos_label=pos_label,
-        undefined=_undefined(profile, "average_precision", func, if_undefined),
-        multiclass=(_curve_binary(_average_precision), average, labels, "ovr"),
+        undefined=undefined_value(profile, "average_precision", func, if_undefined),
+        multiclass=(partial(_rows_value, _average_precision), average, labels, "ovr"),
     )  # fmt: skip
 
 
-def _undefined(profile: Any, metric: str, func: str, if_undefined: Any) -> float | None:
-    """The number that replaces nan where ``metric`` is undefined, or None."""
-    value = undefined_value(profile, metric, func, if_undefined)
-    return None if value is None else float(value)
-
-
+@_pr_parameters
 def pr_auc_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -499,18 +485,7 @@ def pr_auc_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        Binary labels (or multiclass labels with 2-D ``y_score``).
-    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Scores; a higher score means more likely positive.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights.
-    pos_label : int, str or bool, default=None
-        The positive class for binary input.
-    average : {"macro", "weighted", "micro", None}, default="macro"
-        Multiclass only (one-vs-rest).
-    labels : array-like of shape (n_classes,), default=None
-        Multiclass only: the class of each column of ``y_score``.
+    {parameters}
 
     Returns
     -------
@@ -530,7 +505,7 @@ def pr_auc_score(
     """
     return _score(
         PR_AUC, "pr_auc_score", y_true, y_score, sample_weight, pos_label=pos_label,
-        multiclass=(_curve_binary(_pr_auc), average, labels, "ovr"),
+        multiclass=(partial(_rows_value, _pr_auc), average, labels, "ovr"),
     )  # fmt: skip
 
 
@@ -580,10 +555,8 @@ def break_even_point(
     >>> break_even_point([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1])  # tie across the cut-off
     0.75
     """
-    value: float = _score(
-        BREAK_EVEN_POINT, "break_even_point", y_true, y_score, sample_weight, pos_label=pos_label
-    )
-    return value
+    return float(_score(BREAK_EVEN_POINT, "break_even_point", y_true, y_score, sample_weight,
+                        pos_label=pos_label))  # fmt: skip
 
 
 # ------------------------------------------------------------------ definition
@@ -591,8 +564,7 @@ def break_even_point(
 # per distinct score (any split), counts per disjoint score range (out of core and
 # on Spark), or counts per fixed bin (bins=N, constant memory, certified bound).
 _AUC = "roc_auc_score"
-_SINGLE_CLASS = "y_true has a single class, so the AUC is undefined (returned as nan)."
-_UNDEFINED = f"{_AUC}: {_SINGLE_CLASS}"
+_UNDEFINED = f"{_AUC}: y_true has a single class, so the AUC is undefined (returned as nan)."
 
 
 @dataclass(frozen=True)
@@ -791,8 +763,9 @@ def _curve_definition(name: str, func: str, value: _CurveValue) -> MetricDefinit
     prepare = counts_prepare(func)
     undefined = f"{func}: y_true has no positive sample, so it is undefined (returned as nan)."
 
-    def finalize(params: dict[str, Any], state: AUCCounts) -> float:
-        result = _curve_value(value, state.counts(func))
+    def finalize(params: dict[str, Any], state: Any) -> float:
+        """The value of a state, or of the rows of one partition (a float already)."""
+        result = state if isinstance(state, float) else _counts_value(value, state.counts(func))
         return warn_undefined(undefined) if np.isnan(result) else result
 
     def one_partition(params: dict[str, Any], columns: Any) -> float:
@@ -800,7 +773,7 @@ def _curve_definition(name: str, func: str, value: _CurveValue) -> MetricDefinit
         data = (columns["y_true"], columns["y_score"], columns.get("sample_weight"))
         batch = prepare(params, *data, rank=True)
         v.check_not_empty(len(batch[0]), "y_true", func)
-        return finalize(params, auc_update(params, batch))
+        return finalize(params, _rows_value(value, *batch))
 
     return register(
         MetricDefinition(

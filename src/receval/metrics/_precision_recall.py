@@ -156,7 +156,6 @@ def _score(
     ratio: Callable[[ClassCounts], Ratio],
     y_true: Any,
     y_pred: Any,
-    *,
     labels: Any,
     pos_label: Any,
     average: Any,
@@ -248,10 +247,8 @@ def precision_score(
     >>> precision_score(y_true, y_pred, average="macro", zero_division=0.0)
     0.3333
     """
-    return _score(
-        "precision_score", _precision, y_true, y_pred, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _score("precision_score", _precision, y_true, y_pred, labels, pos_label, average,
+                  sample_weight, zero_division)  # fmt: skip
 
 
 @_document()
@@ -292,10 +289,8 @@ def recall_score(
     >>> recall_score(y_true, y_pred, labels=[1, 2], average=None, zero_division=np.nan)
     array([0.75,  nan])
     """
-    return _score(
-        "recall_score", _recall, y_true, y_pred, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _score("recall_score", _recall, y_true, y_pred, labels, pos_label, average,
+                  sample_weight, zero_division)  # fmt: skip
 
 
 @_document()
@@ -341,10 +336,8 @@ def specificity_score(
     >>> specificity_score([0, 1, 2, 2], [0, 2, 2, 1], average=None)
     array([1.    , 0.6667, 0.5   ])
     """
-    return _score(
-        "specificity_score", _specificity, y_true, y_pred, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _score("specificity_score", _specificity, y_true, y_pred, labels, pos_label, average,
+                  sample_weight, zero_division)  # fmt: skip
 
 
 @_document()
@@ -387,11 +380,8 @@ def false_positive_rate(
     >>> false_positive_rate([0, 1, 2, 2], [0, 2, 2, 1], average="micro")
     0.25
     """
-    return _score(
-        "false_positive_rate", _false_positive_rate, y_true, y_pred, labels=labels,
-        pos_label=pos_label, average=average, sample_weight=sample_weight,
-        zero_division=zero_division,
-    )  # fmt: skip
+    return _score("false_positive_rate", _false_positive_rate, y_true, y_pred, labels,
+                  pos_label, average, sample_weight, zero_division)  # fmt: skip
 
 
 @_document()
@@ -433,10 +423,8 @@ def f1_score(
     >>> f1_score(["a", "b", "c", "a"], ["a", "a", "c", "c"], average="micro")
     0.5
     """
-    return _score(
-        "f1_score", _fbeta(1.0), y_true, y_pred, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _score("f1_score", _fbeta(1.0), y_true, y_pred, labels, pos_label, average,
+                  sample_weight, zero_division)  # fmt: skip
 
 
 @_document(_BETA)
@@ -479,7 +467,5 @@ def fbeta_score(
     func = "fbeta_score"
     if not (isinstance(beta, (int, float, np.integer, np.floating)) and beta == np.inf):
         beta = _v.check_number(beta, "beta", func, low=0.0)
-    return _score(
-        func, _fbeta(float(beta)), y_true, y_pred, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _score(func, _fbeta(float(beta)), y_true, y_pred, labels, pos_label, average,
+                  sample_weight, zero_division)  # fmt: skip

@@ -190,11 +190,10 @@ def _multiclass(
     v.check_not_empty(n, "y_true", func)
     weights = v.check_sample_weight(sw, n, func, relative=True)
     v.check_option(multi_class, "multi_class", func, ["ovo", "ovr"])
-    classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
-    if labels is not None and len(np.unique(classes)) != len(classes):
-        raise InputValidationError(
-            f"{func}: labels must be unique. Got {v.format_values(classes)}."
-        )
+    if labels is None:
+        classes = np.unique(yt)
+    else:
+        classes = v.check_labels_parameter(v.as_1d(labels, "labels", func), func)
     if len(classes) != scores.shape[1]:
         raise InputValidationError(
             f"{func}: y_score has {scores.shape[1]} columns but there are {len(classes)} classes "

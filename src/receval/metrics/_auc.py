@@ -46,10 +46,10 @@ def score_table(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | No
     order = np.argsort(scores)
     ordered = scores[order]
     starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    is_pos = labels[order] == 1
+    is_pos, weights = labels[order] == 1, weights[order]
     counts.scores = ordered[starts] + 0.0
-    counts.pos = np.add.reduceat(np.where(is_pos, weights[order], 0.0), starts)
-    counts.neg = np.add.reduceat(np.where(is_pos, 0.0, weights[order]), starts)
+    counts.pos = np.add.reduceat(np.where(is_pos, weights, 0.0), starts)
+    counts.neg = np.add.reduceat(np.where(is_pos, 0.0, weights), starts)
     return counts
 
 

@@ -700,24 +700,22 @@ def _auc_range(
 
     if len(pos) + len(neg) == 0:
         return RangeStates(())
-    if pos_w is None or neg_w is None:  # exact integer pair counts
+    if pos_w is not None and neg_w is not None:
+        o = np.argsort(pos, kind="stable")
+        pos, pos_w = pos[o], pos_w[o]
+        o = np.argsort(neg, kind="stable")
+        neg, neg_w = neg[o], neg_w[o]
+        del o
+        parts = [pos, neg]
+        two_u = 2.0 * float(k.pair_weight_sorted(pos, pos_w, neg, neg_w))
+        n_pos, n_neg = float(pos_w.sum()), float(neg_w.sum())
+    else:  # exact integer pair counts
         pos.sort()
-        chunks = sort_chunks(neg)
-        two_u = sum(int(k.pair_count_sorted(pos, chunk)) for chunk in chunks)
-        ends = [x for a in (pos, *chunks) if len(a) for x in (a[0], a[-1])]
-        summary = ScoreRange(float(min(ends)), float(max(ends)), len(pos), len(neg), two_u)
-        return RangeStates((summary,))
-    o = np.argsort(pos, kind="stable")
-    pos, pos_w = pos[o], pos_w[o]
-    o = np.argsort(neg, kind="stable")
-    neg, neg_w = neg[o], neg_w[o]
-    del o
-    area = float(k.pair_weight_sorted(pos, pos_w, neg, neg_w))
-    ends = [x for a in (pos, neg) if len(a) for x in (a[0], a[-1])]
-    summary = ScoreRange(
-        float(min(ends)), float(max(ends)), float(pos_w.sum()), float(neg_w.sum()), 2.0 * area
-    )
-    return RangeStates((summary,))
+        parts = [pos, *sort_chunks(neg)]
+        two_u = sum(int(k.pair_count_sorted(pos, chunk)) for chunk in parts[1:])
+        n_pos, n_neg = len(pos), len(neg)
+    ends = [x for a in parts if len(a) for x in (a[0], a[-1])]
+    return RangeStates((ScoreRange(float(min(ends)), float(max(ends)), n_pos, n_neg, two_u),))
 
 
 def _auc_finalize(params: dict[str, Any], state: Any) -> Any:

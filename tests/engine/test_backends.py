@@ -91,10 +91,10 @@ NOT_ADAPTED |= {"pop_rsp", "pop_reo", "shannon_entropy", "distributional_coverag
                 "item_coverage"}  # fmt: skip
 # event logs of whole users, a report: tests/metrics/retention/test_retention.py
 NOT_ADAPTED |= {"retention"}
-# weighted AUC sums float weights per score: split rows add them in another order, so an
-# accumulator over batches agrees with the function to a relative 4 n 2^-53 (n rows; every
-# term is non-negative), docs/conventions.md; one batch (compute) gives the same float
-APPROX_WEIGHTED = {"roc_auc", "partial_auc"}
+# weighted AUC and the P-R areas sum float weights per score: split rows add them in another
+# order, so an accumulator over batches agrees with the function to a relative 4 n 2^-53 (n
+# rows; every term is non-negative), docs/conventions.md; one batch (compute): the same float
+APPROX_WEIGHTED = {"roc_auc", "partial_auc", "average_precision", "pr_auc", "break_even_point"}
 
 
 def _split_tolerance(n):

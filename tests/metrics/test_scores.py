@@ -10,6 +10,7 @@ import sklearn.metrics as skm
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.calibration import calibration_curve as sk_calibration_curve
 
+import receval as rv
 from receval import (
     average_precision_score,
     break_even_point,
@@ -214,6 +215,47 @@ def test_break_even_point_is_r_precision_and_where_p_equals_r(seed):
         assert break_even_point(y, s) == pytest.approx(precision[at[0]])
     y, s, _ = _data(seed, tied=True)
     assert break_even_point(y, s) == pytest.approx(oracle.break_even_expected(y, s), abs=1e-12)
+
+
+PR_AREAS = {
+    "average_precision": average_precision_score,
+    "pr_auc": pr_auc_score,
+    "break_even_point": break_even_point,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PR_AREAS))
+@pytest.mark.parametrize("seed", range(4))
+def test_pr_areas_are_definitions_of_any_split(tmp_path, name, seed):
+    """The function is its definition on one partition: an accumulator over batches, merged
+    accumulators and a scan give the same float (integer counts per distinct score)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    y, s, _ = _data(seed, n=120)
+    want = PR_AREAS[name](y, s)
+    assert rv.metric_info(name).partitionings == ("any",)
+    assert rv.compute(name, y, s) == want
+    acc = rv.metric(name).update(y[:50], s[:50]).update(y[50:], s[50:])
+    assert acc.compute() == want
+    part = rv.metric(name).update(y[90:], s[90:])
+    assert part.merge(rv.metric(name).update(y[:90], s[:90])).compute() == want
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"y": y, "s": s}), path)
+    scan = rv.scan(path, batch_rows=7)
+    assert rv.compute(name, scan["y"], scan["s"]) == want
+    assert PR_AREAS[name](scan["y"], scan["s"]) == want
+
+
+@pytest.mark.parametrize("name", sorted(PR_AREAS))
+def test_pr_areas_leave_out_rows_of_weight_zero(name):
+    y = np.array([1, 0, 1, 0, 1, 0])
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+    w = np.array([0.0, 1.0, 2.0, 0.0, 1.5, 1.0])  # the top row weighs nothing
+    want = PR_AREAS[name](y[w > 0], s[w > 0], sample_weight=w[w > 0])
+    assert PR_AREAS[name](y, s, sample_weight=w) == want
+    acc = rv.metric(name).update(y[:3], s[:3], sample_weight=w[:3])
+    assert acc.update(y[3:], s[3:], sample_weight=w[3:]).compute() == pytest.approx(want)
 
 
 # ------------------------------------------------------------ log loss and errors

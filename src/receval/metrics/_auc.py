@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from typing import Any
 
@@ -18,14 +19,7 @@ from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import range_state, run_definition
 from ..engine.states import BinnedCounts, RangeStates, ScoreCounts
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
-from ._binary import (
-    SortedClasses,
-    check_binary_scores,
-    data_ndim,
-    sort_classes,
-    threshold_counts,
-    warn_undefined,
-)
+from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
 
 __all__ = ["average_precision_score", "break_even_point", "pr_auc_score", "roc_auc_score"]
 
@@ -35,40 +29,42 @@ _FAST_ROWS = 1 << 12
 _BinaryMetric = Callable[[np.ndarray, np.ndarray, "np.ndarray | None"], float]
 
 
-# --------------------------------------------------------------- binary cores
+# --------------------------------------------------------------- counts per distinct score
+def score_table(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> ScoreCounts:
+    """The rows (weights) of each class per distinct score of validated rows."""
+    counts = ScoreCounts(weights is not None)
+    if weights is not None and not weights.all():  # rows of weight 0 are left out
+        labels, scores, weights = labels[weights > 0], scores[weights > 0], weights[weights > 0]
+    if not len(labels):
+        return counts
+    if weights is None:  # the compiled core's sorts and merge; integer counts, exact
+        thresholds, tps, fps = threshold_counts(sort_classes(labels, scores, None))
+        counts.scores = thresholds[::-1] + 0.0  # increasing; -0.0 counted as 0.0
+        counts.pos = np.diff(tps, prepend=0.0)[::-1].astype(np.int64)
+        counts.neg = np.diff(fps, prepend=0.0)[::-1].astype(np.int64)
+        return counts
+    order = np.argsort(scores)
+    ordered = scores[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    is_pos, weights = labels[order] == 1, weights[order]
+    counts.scores = ordered[starts] + 0.0
+    counts.pos = np.add.reduceat(np.where(is_pos, weights, 0.0), starts)
+    counts.neg = np.add.reduceat(np.where(is_pos, 0.0, weights), starts)
+    return counts
+
+
 def _roc_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> float:
     """The AUC of one class against the rest: the definition's state, nan for one class."""
-    counts = ScoreCounts(weights is not None)
-    counts.add(labels, scores, weights)
-    return counts.auc()
+    return score_table(labels, scores, weights).auc()
 
 
-def _curve(
-    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    sc: SortedClasses = sort_classes(labels, scores, weights)
-    if sc.total_pos == 0:
-        return None
-    return threshold_counts(sc)
-
-
-def _average_precision_binary(
-    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
-) -> float:
-    counts = _curve(labels, scores, weights)
-    if counts is None:
-        return float("nan")
-    _, tps, fps = counts
+def _average_precision(tps: np.ndarray, fps: np.ndarray) -> float:
     precision = tps / (tps + fps)
     recall_step = np.diff(tps, prepend=0.0) / tps[-1]
     return float(np.sum(recall_step * precision))
 
 
-def _pr_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> float:
-    counts = _curve(labels, scores, weights)
-    if counts is None:
-        return float("nan")
-    _, tps, fps = counts
+def _pr_auc(tps: np.ndarray, fps: np.ndarray) -> float:
     precision = tps / (tps + fps)
     recall = tps / tps[-1]
     # the curve starts at (recall 0, precision of the top threshold), as in Spark
@@ -77,11 +73,7 @@ def _pr_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray |
     return float(np.sum(np.diff(recall) * (precision[1:] + precision[:-1]) / 2.0))
 
 
-def _break_even_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> float:
-    counts = _curve(labels, scores, weights)
-    if counts is None:
-        return float("nan")
-    _, tps, fps = counts
+def _break_even(tps: np.ndarray, fps: np.ndarray) -> float:
     total_pos = tps[-1]
     predicted = tps + fps
     k = int(np.searchsorted(predicted, total_pos, side="left"))
@@ -91,16 +83,36 @@ def _break_even_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarr
     return float((prev_tp + frac * (tps[k] - prev_tp)) / total_pos)
 
 
-def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
-    """The exact AUC of one in-memory partition: every row at once, so integer scores
-    beyond 2**53 are ranked exactly, and without weights the state is that of one
-    score range (a sort, no count per distinct score). None with bins (the
-    definition's steps then run).
+_CurveValue = Callable[[np.ndarray, np.ndarray], float]
 
-    Plain NumPy input (0/1 labels of any dtype, finite float scores, up to 4Ki rows,
-    both classes) takes one call of the compiled core, which gives the same integer
-    pair count and division, so the same float; anything it refuses is left to the
-    definition's own checks and warning."""
+
+def _curve_value(value: _CurveValue, tps: np.ndarray, fps: np.ndarray) -> float:
+    """``value`` of the cumulative counts at the decreasing distinct scores; nan
+    without a positive."""
+    return value(tps, fps) if len(tps) and tps[-1] > 0 else float("nan")
+
+
+def _counts_value(value: _CurveValue, counts: ScoreCounts) -> float:
+    tps = np.cumsum(counts.pos[::-1], dtype=np.float64)
+    return _curve_value(value, tps, np.cumsum(counts.neg[::-1], dtype=np.float64))
+
+
+def _rows_value(
+    value: _CurveValue, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
+) -> float:
+    """``value`` of validated rows: the counts of their table, which without weights are
+    the compiled core's cumulative counts (integers, exact: the same floats)."""
+    if weights is None:
+        return _curve_value(value, *threshold_counts(sort_classes(labels, scores, None))[1:])
+    return _counts_value(value, score_table(labels, scores, weights))
+
+
+def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
+    """The exact AUC of one in-memory partition (None with bins): every row at once, so
+    integer scores beyond 2**53 are ranked exactly, and without weights the state of
+    one score range. Plain NumPy input (0/1 labels, finite float scores, up to 4Ki rows,
+    both classes) takes one call of the compiled core: the same integer pair count and
+    division; anything it refuses is left to the definition's checks and warning."""
     if params["bins"] is not None:
         return None
     y_true, y_score, sample_weight = columns["y_true"], columns["y_score"], columns["sample_weight"]
@@ -125,60 +137,40 @@ def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
 
 
 # --------------------------------------------------------------- dispatch
-def _binary_or_multiclass(
+def _score(
+    defn: MetricDefinition,
     func: str,
-    binary: _BinaryMetric,
     y_true: Any,
     y_score: Any,
     sample_weight: Any,
     *,
     pos_label: Any,
-    average: Any,
-    labels: Any,
-    multi_class: str,
-    greater_is_positive: bool,
-    undefined: str,
-    if_undefined: float | None = None,
+    undefined: float | str | None = None,
+    multiclass: tuple[_BinaryMetric, Any, Any, str] | None = None,
+    **run: Any,
 ) -> float | np.ndarray:
-    score_arr = v.as_array(y_score, "y_score", func)
-    if score_arr.ndim == 2 and score_arr.shape[1] > 1:
-        if pos_label is not None and pos_label != 1:
-            raise InvalidParameterError(
-                f"{func}: pos_label applies to binary input only; with one score column per "
-                f"class every class is positive in turn. Got pos_label={pos_label!r}; leave it "
-                f"None."
-            )
-        return _multiclass(
-            func, binary, y_true, score_arr, sample_weight, average, labels, multi_class
-        )
-    if greater_is_positive and pos_label is None:
-        pos_label = _greater_label(y_true, func)
-    lab, scores, weights = check_binary_scores(
-        y_true, score_arr, sample_weight, func, pos_label=pos_label
-    )
-    value = binary(lab, scores, weights)
-    if np.isnan(value):
-        if if_undefined is not None:
-            return float(if_undefined)
-        return warn_undefined(f"{func}: {undefined}")
-    return value
-
-
-def _greater_label(y_true: Any, func: str) -> Any:
-    """scikit-learn's rule for roc_auc_score: the greater of two labels is positive."""
-    yt = v.as_1d(y_true, "y_true", func)
-    if yt.size == 0 or (yt.dtype.kind in "biuf" and yt.min() >= 0 and yt.max() <= 1):
-        return None  # 0/1 labels: fast path, 1 is positive
-    v.check_no_missing(yt, "y_true", func)
-    if yt.dtype.kind in "OU":  # numbers mixed with strings (a list's become strings)
-        yt = v.as_class_labels(y_true, "y_true", func)
-    classes = np.unique(yt)
-    if len(classes) > 2:
-        raise InputValidationError(
-            f"{func}: y_true has {len(classes)} classes {v.format_values(classes)} but y_score "
-            f"is 1-dimensional; pass one score column per class and multi_class='ovr' or 'ovo'."
-        )
-    return classes[-1]
+    """The function of a binary score: its definition run on the rows (arrays: one
+    partition; scan columns: as its partitioning says). ``undefined`` replaces nan and
+    its warning; with a score column per class, ``multiclass`` = ``(binary, average,
+    labels, multi_class)`` scores each class (or pair) with ``binary``."""
+    if multiclass is not None and data_ndim(y_score) == 2:  # a column per class, or one
+        scores = v.as_array(y_score, "y_score", func)
+        if scores.shape[1] > 1:
+            if pos_label is not None and pos_label != 1:
+                raise InvalidParameterError(
+                    f"{func}: pos_label applies to binary input only; with one score column "
+                    f"per class every class is positive in turn. Got pos_label={pos_label!r}; "
+                    f"leave it None."
+                )
+            return _multiclass(func, multiclass[0], y_true, scores, sample_weight, *multiclass[1:])
+        y_score = scores[:, 0]
+    params = defn.check_params(pos_label=pos_label)
+    columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
+    with warnings.catch_warnings():
+        if undefined is not None:  # the value replaces nan and its warning
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+        result: float = run_definition(defn, params, columns, func=func, **run)
+    return float(undefined) if undefined is not None and np.isnan(result) else result
 
 
 def _multiclass(
@@ -197,13 +189,11 @@ def _multiclass(
     n = v.check_same_length(func, y_true=yt, y_score=scores, sample_weight=sw)
     v.check_not_empty(n, "y_true", func)
     weights = v.check_sample_weight(sw, n, func, relative=True)
-    if multi_class not in ("ovr", "ovo"):
-        v.check_option(multi_class, "multi_class", func, ["ovo", "ovr"])
-    classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
-    if labels is not None and len(np.unique(classes)) != len(classes):
-        raise InputValidationError(
-            f"{func}: labels must be unique. Got {v.format_values(classes)}."
-        )
+    v.check_option(multi_class, "multi_class", func, ["ovo", "ovr"])
+    if labels is None:
+        classes = np.unique(yt)
+    else:
+        classes = v.check_labels_parameter(v.as_1d(labels, "labels", func), func)
     if len(classes) != scores.shape[1]:
         raise InputValidationError(
             f"{func}: y_score has {scores.shape[1]} columns but there are {len(classes)} classes "
@@ -211,8 +201,7 @@ def _multiclass(
         )
     order = np.argsort(classes, kind="stable")
     sorted_classes = classes[order]
-    pos = np.searchsorted(sorted_classes, yt)
-    pos = np.clip(pos, 0, len(classes) - 1)
+    pos = np.clip(np.searchsorted(sorted_classes, yt), 0, len(classes) - 1)
     if not np.all(sorted_classes[pos] == yt):
         unknown = np.setdiff1d(yt, classes)
         raise InputValidationError(
@@ -223,8 +212,7 @@ def _multiclass(
     n_classes = len(classes)
     if multi_class == "ovo":
         v.check_option(average, "average", func, ["macro", "weighted"])
-        pair_scores = []
-        prevalence = []
+        pair_scores, prevalence = [], []
         # as scikit-learn: the pairs of the classes present in y_true (a class of
         # ``labels`` without samples forms no pair)
         present = np.flatnonzero(np.bincount(codes, minlength=n_classes))
@@ -251,8 +239,7 @@ def _multiclass(
         w = None if weights is None else np.repeat(weights, n_classes)
         value = binary(onehot, scores.ravel(), w)
         return warn_undefined(f"{func}: undefined for this input.") if np.isnan(value) else value
-    per_class = np.empty(n_classes)
-    support = np.empty(n_classes)
+    per_class, support = np.empty(n_classes), np.empty(n_classes)
     for c in range(n_classes):
         lab = (codes == c).view(np.int8)
         per_class[c] = binary(lab, np.ascontiguousarray(scores[:, c]), weights)
@@ -367,43 +354,57 @@ def roc_auc_score(
     1.0
     """
     func = "roc_auc_score"
-    undefined = _undefined(profile, "roc_auc", func, if_undefined)
-    if data_ndim(y_score) == 2:  # scikit-learn's forms: a column per class, or one column
-        scores = v.as_array(y_score, "y_score", func)
-        if scores.shape[1] > 1:
-            return _binary_or_multiclass(
-                func, _roc_auc_binary, y_true, scores, sample_weight, pos_label=pos_label,
-                average=average, labels=labels, multi_class=multi_class,
-                greater_is_positive=True, undefined=_SINGLE_CLASS, if_undefined=undefined,
-            )  # fmt: skip
-        y_score = scores[:, 0]
-    params = ROC_AUC.check_params(pos_label=pos_label)
-    columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
-    with warnings.catch_warnings():
-        if undefined is not None:  # the value replaces nan and its warning
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-        result: float = run_definition(
-            ROC_AUC, params, columns, func=func,
-            memory_only={"multi_class": (multi_class, "raise"), "labels": (labels, None)},
-            why="out of core only binary AUC is available (one score column)",
-            arrays=_greater_positive if pos_label is None else None,
-        )  # fmt: skip
-    if undefined is not None and np.isnan(result):
-        return undefined
-    return result
+    return _score(
+        ROC_AUC, func, y_true, y_score, sample_weight, pos_label=pos_label,
+        undefined=undefined_value(profile, "roc_auc", func, if_undefined),
+        multiclass=(_roc_auc_binary, average, labels, multi_class),
+        memory_only={"multi_class": (multi_class, "raise"), "labels": (labels, None)},
+        why="out of core only binary AUC is available (one score column)",
+        arrays=_greater_positive if pos_label is None else None,
+    )  # fmt: skip
 
 
 def _greater_positive(data: dict[str, Any]) -> dict[str, Any]:
     """scikit-learn's rule for roc_auc_score: of two labels, the greater is positive."""
-    positive = _greater_label(data["y_true"], "roc_auc_score")
-    if positive is None:
-        return data
-    yt = v.as_1d(data["y_true"], "y_true", "roc_auc_score")
-    if yt.dtype.kind in "OU":
-        yt = v.as_class_labels(data["y_true"], "y_true", "roc_auc_score")
-    return data | {"y_true": (yt == positive).view(np.int8)}
+    func = "roc_auc_score"
+    yt = v.as_1d(data["y_true"], "y_true", func)
+    if yt.size == 0 or (yt.dtype.kind in "biuf" and yt.min() >= 0 and yt.max() <= 1):
+        return data  # 0/1 labels: 1 is positive
+    v.check_no_missing(yt, "y_true", func)
+    if yt.dtype.kind in "OU":  # numbers mixed with strings (a list's become strings)
+        yt = v.as_class_labels(data["y_true"], "y_true", func)
+    classes = np.unique(yt)
+    if len(classes) > 2:
+        raise InputValidationError(
+            f"{func}: y_true has {len(classes)} classes {v.format_values(classes)} but y_score "
+            f"is 1-dimensional; pass one score column per class and multi_class='ovr' or 'ovo'."
+        )
+    return data | {"y_true": (yt == classes[-1]).view(np.int8)}
 
 
+_PR_PARAMETERS = """\
+    y_true : array-like of shape (n_samples,)
+        Binary labels (0/1, bools, {-1, 1}, or any two labels with
+        ``pos_label``), or multiclass labels with 2-D ``y_score``.
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Scores; a higher score means more likely positive.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+    pos_label : int, str or bool, default=None
+        The positive class for binary input.
+    average : {"macro", "weighted", "micro", None}, default="macro"
+        Multiclass only (one-vs-rest): see :func:`roc_auc_score`.
+    labels : array-like of shape (n_classes,), default=None
+        Multiclass only: the class of each column of ``y_score``."""
+
+
+def _pr_parameters(func: Any) -> Any:
+    """Write the parameters the P-R areas share in place of ``{parameters}``."""
+    func.__doc__ = func.__doc__.replace("    {parameters}", _PR_PARAMETERS)
+    return func
+
+
+@_pr_parameters
 def average_precision_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -422,19 +423,7 @@ def average_precision_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        Binary labels (0/1, bools, {-1, 1}, or any two labels with
-        ``pos_label``), or multiclass labels with 2-D ``y_score``.
-    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Scores; a higher score means more likely positive.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights.
-    pos_label : int, str or bool, default=None
-        The positive class for binary input.
-    average : {"macro", "weighted", "micro", None}, default="macro"
-        Multiclass only (one-vs-rest): see :func:`roc_auc_score`.
-    labels : array-like of shape (n_classes,), default=None
-        Multiclass only: the class of each column of ``y_score``.
+    {parameters}
     if_undefined : float, default=None
         Binary input without a positive sample: None returns nan with an
         ``UndefinedMetricWarning``; a number is returned as the value, without a
@@ -466,30 +455,15 @@ def average_precision_score(
     >>> average_precision_score([0, 0], [0.25, 0.75], profile="sklearn")
     0.0
     """
-    return _binary_or_multiclass(
-        "average_precision_score",
-        _average_precision_binary,
-        y_true,
-        y_score,
-        sample_weight,
-        pos_label=pos_label,
-        average=average,
-        labels=labels,
-        multi_class="ovr",
-        greater_is_positive=False,
-        undefined="y_true has no positive sample, so it is undefined (returned as nan).",
-        if_undefined=_undefined(
-            profile, "average_precision", "average_precision_score", if_undefined
-        ),
-    )
+    func = "average_precision_score"
+    return _score(
+        AVERAGE_PRECISION, func, y_true, y_score, sample_weight, pos_label=pos_label,
+        undefined=undefined_value(profile, "average_precision", func, if_undefined),
+        multiclass=(partial(_rows_value, _average_precision), average, labels, "ovr"),
+    )  # fmt: skip
 
 
-def _undefined(profile: Any, metric: str, func: str, if_undefined: Any) -> float | None:
-    """The number that replaces nan where ``metric`` is undefined, or None."""
-    value = undefined_value(profile, metric, func, if_undefined)
-    return None if value is None else float(value)
-
-
+@_pr_parameters
 def pr_auc_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -510,18 +484,7 @@ def pr_auc_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        Binary labels (or multiclass labels with 2-D ``y_score``).
-    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Scores; a higher score means more likely positive.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights.
-    pos_label : int, str or bool, default=None
-        The positive class for binary input.
-    average : {"macro", "weighted", "micro", None}, default="macro"
-        Multiclass only (one-vs-rest).
-    labels : array-like of shape (n_classes,), default=None
-        Multiclass only: the class of each column of ``y_score``.
+    {parameters}
 
     Returns
     -------
@@ -539,19 +502,10 @@ def pr_auc_score(
     >>> pr_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.7916
     """
-    return _binary_or_multiclass(
-        "pr_auc_score",
-        _pr_auc_binary,
-        y_true,
-        y_score,
-        sample_weight,
-        pos_label=pos_label,
-        average=average,
-        labels=labels,
-        multi_class="ovr",
-        greater_is_positive=False,
-        undefined="y_true has no positive sample, so it is undefined (returned as nan).",
-    )
+    return _score(
+        PR_AUC, "pr_auc_score", y_true, y_score, sample_weight, pos_label=pos_label,
+        multiclass=(partial(_rows_value, _pr_auc), average, labels, "ovr"),
+    )  # fmt: skip
 
 
 def break_even_point(
@@ -600,15 +554,8 @@ def break_even_point(
     >>> break_even_point([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1])  # tie across the cut-off
     0.75
     """
-    labels, scores, weights = check_binary_scores(
-        y_true, y_score, sample_weight, "break_even_point", pos_label=pos_label
-    )
-    value = _break_even_binary(labels, scores, weights)
-    if np.isnan(value):
-        return warn_undefined(
-            "break_even_point: y_true has no positive sample, so it is undefined (returned as nan)."
-        )
-    return value
+    return float(_score(BREAK_EVEN_POINT, "break_even_point", y_true, y_score, sample_weight,
+                        pos_label=pos_label))  # fmt: skip
 
 
 # ------------------------------------------------------------------ definition
@@ -616,8 +563,7 @@ def break_even_point(
 # per distinct score (any split), counts per disjoint score range (out of core and
 # on Spark), or counts per fixed bin (bins=N, constant memory, certified bound).
 _AUC = "roc_auc_score"
-_SINGLE_CLASS = "y_true has a single class, so the AUC is undefined (returned as nan)."
-_UNDEFINED = f"{_AUC}: {_SINGLE_CLASS}"
+_UNDEFINED = f"{_AUC}: y_true has a single class, so the AUC is undefined (returned as nan)."
 
 
 @dataclass(frozen=True)
@@ -657,26 +603,34 @@ def _auc_params(
     return {"bins": int(n), "low": low, "high": high, "pos_label": pos_label}
 
 
-def auc_prepare(
-    params: dict[str, Any],
-    y_true: Any,
-    y_score: Any,
-    sample_weight: Any = None,
-    *,
-    rank: bool = False,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Validated labels, float64 scores and weights of a batch; ``rank``: the batch holds
-    every row (one partition), so integer scores beyond 2**53 may be replaced by their
-    ranks, which float64 keeps apart."""
-    yt, ys, sw = data_columns(
-        _AUC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
-    )
-    if not len(yt):
-        labels = np.empty(0, dtype=np.int8)
-    else:  # 0/1 or -1/1 labels, or pos_label: as the function
-        labels = v.binarize_labels(yt, params["pos_label"], _AUC)
-    scores = v.order_scores(ys, "y_score", _AUC, rank=rank)
-    return labels, scores, v.check_sample_weight(sw, len(labels), _AUC)
+def counts_prepare(func: str) -> Callable[..., tuple[np.ndarray, np.ndarray, Any]]:
+    """The ``prepare`` of a metric of labels, scores and weights, naming ``func``."""
+
+    def prepare(
+        params: dict[str, Any],
+        y_true: Any,
+        y_score: Any,
+        sample_weight: Any = None,
+        *,
+        rank: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Validated labels, float64 scores and weights of a batch; ``rank``: the batch
+        holds every row (one partition), so integer scores beyond 2**53 may be replaced
+        by their ranks, which float64 keeps apart."""
+        yt, ys, sw = data_columns(
+            func, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
+        )
+        if not len(yt):
+            labels = np.empty(0, dtype=np.int8)
+        else:  # 0/1 or -1/1 labels, or pos_label: as the function
+            labels = v.binarize_labels(yt, params["pos_label"], func)
+        scores = v.order_scores(ys, "y_score", func, rank=rank)
+        return labels, scores, v.check_sample_weight(sw, len(labels), func)
+
+    return prepare
+
+
+auc_prepare = counts_prepare(_AUC)
 
 
 @dataclass
@@ -717,11 +671,18 @@ def auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
     state = auc_empty(params) if state is None else state
     if isinstance(state, BinnedCounts):
         state.add(labels, scores, weights)
-    elif weights is None:
-        state.plain.add(labels, scores, None)
-    else:
-        state.weighted.add(labels, scores, weights)
+        return state
+    counts = state.plain if weights is None else state.weighted
+    table = score_table(labels, scores, weights)
+    if len(counts.scores) or counts.pending:
+        counts.absorb(table)
+    else:  # the first batch: its table is the state
+        counts.scores, counts.pos, counts.neg = table.scores, table.pos, table.neg
     return state
+
+
+def auc_update_into(params: dict[str, Any], state: Any, batch: Any) -> Any:
+    return auc_update(params, batch, state)
 
 
 def _auc_range(
@@ -739,24 +700,22 @@ def _auc_range(
 
     if len(pos) + len(neg) == 0:
         return RangeStates(())
-    if pos_w is None or neg_w is None:  # exact integer pair counts
+    if pos_w is not None and neg_w is not None:
+        o = np.argsort(pos, kind="stable")
+        pos, pos_w = pos[o], pos_w[o]
+        o = np.argsort(neg, kind="stable")
+        neg, neg_w = neg[o], neg_w[o]
+        del o
+        parts = [pos, neg]
+        two_u = 2.0 * float(k.pair_weight_sorted(pos, pos_w, neg, neg_w))
+        n_pos, n_neg = float(pos_w.sum()), float(neg_w.sum())
+    else:  # exact integer pair counts
         pos.sort()
-        chunks = sort_chunks(neg)
-        two_u = sum(int(k.pair_count_sorted(pos, chunk)) for chunk in chunks)
-        ends = [x for a in (pos, *chunks) if len(a) for x in (a[0], a[-1])]
-        summary = ScoreRange(float(min(ends)), float(max(ends)), len(pos), len(neg), two_u)
-        return RangeStates((summary,))
-    o = np.argsort(pos, kind="stable")
-    pos, pos_w = pos[o], pos_w[o]
-    o = np.argsort(neg, kind="stable")
-    neg, neg_w = neg[o], neg_w[o]
-    del o
-    area = float(k.pair_weight_sorted(pos, pos_w, neg, neg_w))
-    ends = [x for a in (pos, neg) if len(a) for x in (a[0], a[-1])]
-    summary = ScoreRange(
-        float(min(ends)), float(max(ends)), float(pos_w.sum()), float(neg_w.sum()), 2.0 * area
-    )
-    return RangeStates((summary,))
+        parts = [pos, *sort_chunks(neg)]
+        two_u = sum(int(k.pair_count_sorted(pos, chunk)) for chunk in parts[1:])
+        n_pos, n_neg = len(pos), len(neg)
+    ends = [x for a in parts if len(a) for x in (a[0], a[-1])]
+    return RangeStates((ScoreRange(float(min(ends)), float(max(ends)), n_pos, n_neg, two_u),))
 
 
 def _auc_finalize(params: dict[str, Any], state: Any) -> Any:
@@ -782,9 +741,54 @@ ROC_AUC = register(
         update=auc_update,
         empty=auc_empty,
         finalize=_auc_finalize,
-        update_into=lambda params, state, batch: auc_update(params, batch, state),
+        update_into=auc_update_into,
         ranges=_auc_range,
         one_partition=_roc_auc_one_call,
         scale_free=always,
     ),
 )
+
+
+# ------------------------------------------------------------------ curve definitions
+# Average precision, the trapezoidal P-R area and the break-even point are functions
+# of the exact AUC's counts per distinct score: the same state, any split of the rows.
+def _curve_params(pos_label: Any = None) -> dict[str, Any]:
+    return {"bins": None, "pos_label": pos_label}
+
+
+def _curve_definition(name: str, func: str, value: _CurveValue) -> MetricDefinition:
+    prepare = counts_prepare(func)
+    undefined = f"{func}: y_true has no positive sample, so it is undefined (returned as nan)."
+
+    def finalize(params: dict[str, Any], state: Any) -> float:
+        """The value of a state, or of the rows of one partition (a float already)."""
+        result = state if isinstance(state, float) else _counts_value(value, state.counts(func))
+        return warn_undefined(undefined) if np.isnan(result) else result
+
+    def one_partition(params: dict[str, Any], columns: Any) -> float:
+        """The steps on every row at once: integer scores beyond 2**53 ranked exactly."""
+        data = (columns["y_true"], columns["y_score"], columns.get("sample_weight"))
+        batch = prepare(params, *data, rank=True)
+        v.check_not_empty(len(batch[0]), "y_true", func)
+        return finalize(params, _rows_value(value, *batch))
+
+    return register(
+        MetricDefinition(
+            name=name,
+            check_params=_curve_params,
+            prepare=prepare,
+            update=auc_update,
+            empty=auc_empty,
+            finalize=finalize,
+            update_into=auc_update_into,
+            one_partition=one_partition,
+            scale_free=always,
+        )
+    )
+
+
+AVERAGE_PRECISION = _curve_definition(
+    "average_precision", "average_precision_score", _average_precision
+)
+PR_AUC = _curve_definition("pr_auc", "pr_auc_score", _pr_auc)
+BREAK_EVEN_POINT = _curve_definition("break_even_point", "break_even_point", _break_even)

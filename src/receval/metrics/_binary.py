@@ -53,37 +53,23 @@ def _argsort_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 @dataclass(frozen=True)
 class SortedClasses:
-    """Positive and negative scores, each sorted ascending, with weights or None.
-
-    ``neg_chunks`` are independently sorted pieces of the negatives (one piece
-    unless the input was large enough to be sorted on several threads); ``neg``
-    is the fully sorted array and is only built when a curve needs it.
-    """
+    """Positive and negative scores, each sorted ascending, with weights or None."""
 
     pos: np.ndarray
-    neg_chunks: list[np.ndarray]
+    neg: np.ndarray
     pos_w: np.ndarray | None
     neg_w: np.ndarray | None
-    total_pos: float
-    total_neg: float
 
     @property
     def weighted(self) -> bool:
         return self.pos_w is not None
 
-    @property
-    def neg(self) -> np.ndarray:
-        if len(self.neg_chunks) == 1:
-            return self.neg_chunks[0]
-        merged = np.concatenate(self.neg_chunks)
-        merged.sort()
-        return merged
-
 
 def sort_classes(
-    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, chunked: bool = False
+    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
 ) -> SortedClasses:
-    """Split validated int8 labels / float64 scores by class and sort each class."""
+    """Split validated int8 labels / float64 scores by class (rows of weight 0 left out)
+    and sort each class."""
     from .._kernels import compiled
 
     k = compiled()
@@ -92,33 +78,13 @@ def sort_classes(
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     if weights is None:
         pos, neg = k.split_by_label(scores, labels)
-        if chunked:
-            neg_chunks = sort_chunks(neg)
-        else:
-            neg.sort()
-            neg_chunks = [neg]
         pos.sort()
-        return SortedClasses(pos, neg_chunks, None, None, float(pos.size), float(neg.size))
+        neg.sort()
+        return SortedClasses(pos, neg, None, None)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     pos, pos_w, neg, neg_w = k.split_by_label_weighted(scores, labels, weights)
     order_p, order_n = _argsort_pair(pos, neg)
-    pos, pos_w, neg, neg_w = pos[order_p], pos_w[order_p], neg[order_n], neg_w[order_n]
-    return SortedClasses(pos, [neg], pos_w, neg_w, float(pos_w.sum()), float(neg_w.sum()))
-
-
-def auc_from_sorted(sc: SortedClasses) -> float:
-    """Exact ROC AUC (ties count one half); nan when a class is absent or weighs 0."""
-    from .._kernels import compiled
-
-    k = compiled()
-
-    if sc.total_pos == 0 or sc.total_neg == 0:
-        return float("nan")
-    if not sc.weighted:
-        two_u = sum(int(k.pair_count_sorted(sc.pos, chunk)) for chunk in sc.neg_chunks)
-        return two_u / (2.0 * sc.total_pos * sc.total_neg)
-    area = k.pair_weight_sorted(sc.pos, sc.pos_w, sc.neg_chunks[0], sc.neg_w)
-    return float(area / (sc.total_pos * sc.total_neg))
+    return SortedClasses(pos[order_p], neg[order_n], pos_w[order_p], neg_w[order_n])
 
 
 def threshold_counts(sc: SortedClasses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

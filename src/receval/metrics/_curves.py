@@ -89,27 +89,21 @@ def roc_curve(
     tps = np.concatenate(([0.0], tps))
     fps = np.concatenate(([0.0], fps))
     thresholds = np.concatenate(([np.inf], thresholds))
-    if fps[-1] <= 0:
-        warnings.warn(
-            "roc_curve: y_true has no negative sample, so the false positive rate is undefined "
-            "(returned as nan).",
-            UndefinedMetricWarning,
-            stacklevel=2,
-        )
-        fpr = np.full(fps.shape, np.nan)
-    else:
-        fpr = fps / fps[-1]
-    if tps[-1] <= 0:
-        warnings.warn(
-            "roc_curve: y_true has no positive sample, so the true positive rate is undefined "
-            "(returned as nan).",
-            UndefinedMetricWarning,
-            stacklevel=2,
-        )
-        tpr = np.full(tps.shape, np.nan)
-    else:
-        tpr = tps / tps[-1]
-    return fpr, tpr, thresholds
+    return _rate(fps, "negative", "false"), _rate(tps, "positive", "true"), thresholds
+
+
+def _rate(counts: np.ndarray, sample: str, rate: str) -> np.ndarray:
+    """``counts`` over the last one; nan with a warning where there is no such sample."""
+    if counts[-1] > 0:
+        result: np.ndarray = counts / counts[-1]
+        return result
+    warnings.warn(
+        f"roc_curve: y_true has no {sample} sample, so the {rate} positive rate is undefined "
+        f"(returned as nan).",
+        UndefinedMetricWarning,
+        stacklevel=3,
+    )
+    return np.full(counts.shape, np.nan)
 
 
 def precision_recall_curve(

@@ -129,6 +129,22 @@ def _binary(
     return labels, matrix
 
 
+def _one_class(labels: np.ndarray, func: str, what: str) -> bool:
+    """Whether y_true has a single class (then warn that ``what`` undefined)."""
+    one = int(labels.sum()) in (0, len(labels))
+    if one:
+        warn_undefined(f"{func}: y_true has a single class, so {what} undefined (returned as nan).")
+    return one
+
+
+def _too_few(m: int, n: int, func: str, what: str) -> bool:
+    """Whether a class has fewer than 2 rows (then warn that ``what`` nan)."""
+    if m < 2 or n < 2:
+        warn_undefined(f"{func}: DeLong's variance needs at least 2 positives and 2 negatives. "
+                       f"Got {m} and {n}; {what} nan.")  # fmt: skip
+    return m < 2 or n < 2
+
+
 def roc_auc_ci(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -217,22 +233,15 @@ def roc_auc_ci(
     check_count(n_resamples, "n_resamples", func)  # bounded as the paired tests' replicates
     v.check_number(seed, "seed", func, integer=True, low=0)
     labels, matrix = _binary(y_true, {"y_score": y_score}, func, pos_label)
-    n_pos = int(labels.sum())
-    if n_pos == 0 or n_pos == len(labels):
-        nan = warn_undefined(
-            f"{func}: y_true has a single class, so the AUC is undefined (returned as nan)."
-        )
+    nan = float("nan")
+    if _one_class(labels, func, "the AUC is"):
         return AUCInterval(nan, nan, nan)
     if method == "bootstrap":
         return _bootstrap(labels, matrix[0], float(confidence), int(n_resamples), int(seed))
     aucs, cov, m, n = delong_covariance(labels, matrix)
     auc = float(aucs[0])
-    if m < 2 or n < 2:
-        warn_undefined(
-            f"{func}: DeLong's variance needs at least 2 positives and 2 negatives. Got {m} "
-            f"and {n}; the interval is nan."
-        )
-        return AUCInterval(auc, float("nan"), float("nan"))
+    if _too_few(m, n, func, "the interval is"):
+        return AUCInterval(auc, nan, nan)
     z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     se = math.sqrt(max(float(cov[0, 0]), 0.0))
     return AUCInterval(auc, max(0.0, auc - z * se), min(1.0, auc + z * se))
@@ -355,19 +364,11 @@ def delong_test(
     v.check_number(confidence, "confidence", func, low=0.0, high=1.0, low_inclusive=False,
                    high_inclusive=False)  # fmt: skip
     labels, matrix = _binary(y_true, {"score_a": score_a, "score_b": score_b}, func, pos_label)
-    n_pos = int(labels.sum())
     nan = float("nan")
-    if n_pos == 0 or n_pos == len(labels):
-        nan = warn_undefined(
-            f"{func}: y_true has a single class, so the AUCs are undefined (returned as nan)."
-        )
+    if _one_class(labels, func, "the AUCs are"):
         return DeLongTest(nan, nan, nan, nan, nan, nan)
     aucs, cov, m, n = delong_covariance(labels, matrix)
-    if m < 2 or n < 2:
-        warn_undefined(
-            f"{func}: DeLong's variance needs at least 2 positives and 2 negatives. Got {m} "
-            f"and {n}; the statistic, p-value and interval are nan."
-        )
+    if _too_few(m, n, func, "the statistic, p-value and interval are"):
         return DeLongTest(float(aucs[0]), float(aucs[1]), nan, nan, nan, nan)
     difference = float(aucs[0] - aucs[1])
     z = pair_statistic(difference, cov, 0, 1)
@@ -375,28 +376,28 @@ def delong_test(
         p = normal_pvalue(z)
     else:
         p = NormalDist().cdf(-z if alternative == "greater" else z)
-    scale = float(cov[0, 0] + cov[1, 1])
-    variance = scale - 2.0 * float(cov[0, 1])
-    # the rankings agree (as in pair_statistic): no spread
-    spread = math.sqrt(variance) if variance > 1e-12 * scale else 0.0
-    half = NormalDist().inv_cdf(0.5 + confidence / 2.0) * spread
+    half = NormalDist().inv_cdf(0.5 + confidence / 2.0) * _spread(cov, 0, 1)
     return DeLongTest(float(aucs[0]), float(aucs[1]), z, p, difference - half, difference + half)
 
 
 _ALTERNATIVES = ["two-sided", "greater", "less"]
 
 
-def pair_statistic(difference: float, covariance: np.ndarray, a: int, b: int) -> float:
-    """z of ``AUC_a - AUC_b`` from DeLong's covariance of the AUCs.
-
-    The variance of the difference, ``C_aa + C_bb - 2 C_ab``, is 0 (up to
-    rounding: below ``1e-12 (C_aa + C_bb)``) when the two rankings agree: z is
-    then 0 for equal AUCs and infinite otherwise."""
+def _spread(covariance: np.ndarray, a: int, b: int) -> float:
+    """The standard deviation of ``AUC_a - AUC_b``, from DeLong's covariance of the AUCs:
+    0 when the two rankings agree (its variance ``C_aa + C_bb - 2 C_ab`` below
+    ``1e-12 (C_aa + C_bb)``, rounding)."""
     scale = float(covariance[a, a] + covariance[b, b])
     variance = scale - 2.0 * float(covariance[a, b])
-    if variance <= 1e-12 * scale:
+    return math.sqrt(variance) if variance > 1e-12 * scale else 0.0
+
+
+def pair_statistic(difference: float, covariance: np.ndarray, a: int, b: int) -> float:
+    """z of ``AUC_a - AUC_b`` (0 for equal AUCs, else infinite, where the rankings agree)."""
+    spread = _spread(covariance, a, b)
+    if spread == 0:
         return 0.0 if difference == 0 else math.copysign(math.inf, difference)
-    return difference / math.sqrt(variance)
+    return difference / spread
 
 
 def check_paired_labels(labels: np.ndarray, func: str) -> None:

@@ -8,11 +8,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from ..engine.metric import MetricDefinition, data_columns, register
+from ..engine.metric import MetricDefinition, register
 from ..engine.sources import run_definition
 from ..engine.states import ScoreCounts
 from ..exceptions import InvalidParameterError
-from ._auc import AUCCounts, auc_empty, auc_update
+from ._auc import AUCCounts, auc_empty, auc_update, auc_update_into, counts_prepare
 from ._binary import warn_undefined
 
 __all__ = ["partial_auc"]
@@ -109,10 +109,9 @@ def partial_auc_of(counts: ScoreCounts, max_fpr: float) -> float:
 
     The curve and its interpolation are scikit-learn's (``roc_curve`` then the
     trapezoids up to ``max_fpr``)."""
-    pos = np.asarray(counts.pos[::-1], dtype=np.float64)  # scores in decreasing order
-    neg = np.asarray(counts.neg[::-1], dtype=np.float64)
-    tps = np.concatenate(([0.0], np.cumsum(pos)))
-    fps = np.concatenate(([0.0], np.cumsum(neg)))
+    # cumulative counts at the scores in decreasing order
+    tps = np.concatenate(([0.0], np.cumsum(counts.pos[::-1], dtype=np.float64)))
+    fps = np.concatenate(([0.0], np.cumsum(counts.neg[::-1], dtype=np.float64)))
     if tps[-1] <= 0 or fps[-1] <= 0:
         return float("nan")
     tpr, fpr = tps / tps[-1], fps / fps[-1]
@@ -142,20 +141,6 @@ def _check(max_fpr: float | None = None, pos_label: Any = None) -> dict[str, Any
     return {"max_fpr": float(value), "pos_label": pos_label, "bins": None}
 
 
-def _prepare(
-    params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    yt, ys, sw = data_columns(
-        _FUNC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
-    )
-    if not len(yt):
-        labels = np.empty(0, dtype=np.int8)
-    else:
-        labels = v.binarize_labels(yt, params["pos_label"], _FUNC)
-    scores = v.order_scores(ys, "y_score", _FUNC, rank=False)  # a batch: not ranked alone
-    return labels, scores, v.check_sample_weight(sw, len(labels), _FUNC, relative=True)
-
-
 def _finalize(params: dict[str, Any], state: AUCCounts) -> float:
     value = partial_auc_of(state.counts(_FUNC), params["max_fpr"])
     return warn_undefined(_UNDEFINED) if np.isnan(value) else float(value)
@@ -165,10 +150,10 @@ PARTIAL_AUC = register(
     MetricDefinition(
         name="partial_auc",
         check_params=_check,
-        prepare=_prepare,
+        prepare=counts_prepare(_FUNC),
         update=auc_update,
         empty=auc_empty,
         finalize=_finalize,
-        update_into=lambda params, state, batch: auc_update(params, batch, state),
+        update_into=auc_update_into,
     ),
 )

@@ -114,16 +114,36 @@ _PRF_RAISES = """\
         numbers and strings; if ``average="binary"`` and the data has more than
         two labels, or two labels and ``pos_label`` is not one of them.
     InvalidParameterError
-        If ``average``, ``zero_division`` or ``pos_label`` is not valid."""
+        If {invalid}``average``, ``zero_division`` or ``pos_label`` is not valid."""
 
 
-def _document(func: Any) -> Any:
-    func.__doc__ = (
-        func.__doc__.replace("{parameters}", _PRF_PARAMETERS)
-        .replace("{returns}", _PRF_RETURNS)
-        .replace("{raises}", _PRF_RAISES)
+_LABELS_PARAMETERS = """\
+    y_true : array-like of shape (n_samples,)
+        True labels: ints, bools, floats or strings.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels, of the same type as ``y_true``."""
+
+_BETA = """
+    beta : float
+        Weight of recall relative to precision, in [0, inf]: beta > 1
+        favours recall, beta < 1 precision, beta = 1 gives F1, beta = 0
+        precision and beta = inf recall (as scikit-learn)."""
+
+
+def _document(beta: str = "") -> Callable[[Any], Any]:
+    """Write the Parameters, Returns and Raises sections the scores share in place of
+    ``{sections}`` in a score's docstring (``beta``: F-beta's own parameter)."""
+    raises = _PRF_RAISES.replace("{invalid}", "``beta``, " if beta else "")
+    sections = (
+        f"    Parameters\n    ----------\n{_LABELS_PARAMETERS}{beta}\n{_PRF_PARAMETERS}\n\n"
+        f"    Returns\n    -------\n{_PRF_RETURNS}\n\n    Raises\n    ------\n{raises}"
     )
-    return func
+
+    def document(func: Any) -> Any:
+        func.__doc__ = func.__doc__.replace("    {sections}", sections)
+        return func
+
+    return document
 
 
 #: ``(numerator, denominator, reason)`` of a score from the counts; ``reason``
@@ -136,7 +156,6 @@ def _score(
     ratio: Callable[[ClassCounts], Ratio],
     y_true: Any,
     y_pred: Any,
-    *,
     labels: Any,
     pos_label: Any,
     average: Any,
@@ -191,7 +210,7 @@ def _fbeta(beta: float) -> Callable[[ClassCounts], Ratio]:
     return ratio
 
 
-@_document
+@_document()
 def precision_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -204,51 +223,35 @@ def precision_score(
 ) -> float | NDArray[np.float64]:
     """Compute precision: TP / (TP + FP), the fraction of predicted positives that are right.
 
-        Parameters
-        ----------
-        y_true : array-like of shape (n_samples,)
-            True labels: ints, bools, floats or strings.
-        y_pred : array-like of shape (n_samples,)
-            Predicted labels, of the same type as ``y_true``.
-    {parameters}
+    {sections}
 
-        Returns
-        -------
-    {returns}
+    See Also
+    --------
+    recall_score, f1_score, confusion_matrix
 
-        Raises
-        ------
-    {raises}
+    Notes
+    -----
+    Undefined (zero division) for a label that is never predicted. Same
+    results as :func:`sklearn.metrics.precision_score`.
 
-        See Also
-        --------
-        recall_score, f1_score, confusion_matrix
-
-        Notes
-        -----
-        Undefined (zero division) for a label that is never predicted. Same
-        results as :func:`sklearn.metrics.precision_score`.
-
-        Examples
-        --------
-        >>> from receval import precision_score
-        >>> y_true = [0, 1, 1, 0, 1, 1]
-        >>> y_pred = [0, 1, 0, 1, 1, 1]
-        >>> precision_score(y_true, y_pred)  # 3 of the 4 predicted 1s are right
-        0.75
-        >>> precision_score(y_true, y_pred, average=None)
-        array([0.5 , 0.75])
-        >>> y_true, y_pred = ["a", "b", "c", "a"], ["a", "a", "c", "c"]  # "b" is never predicted
-        >>> precision_score(y_true, y_pred, average="macro", zero_division=0.0)
-        0.3333
+    Examples
+    --------
+    >>> from receval import precision_score
+    >>> y_true = [0, 1, 1, 0, 1, 1]
+    >>> y_pred = [0, 1, 0, 1, 1, 1]
+    >>> precision_score(y_true, y_pred)  # 3 of the 4 predicted 1s are right
+    0.75
+    >>> precision_score(y_true, y_pred, average=None)
+    array([0.5 , 0.75])
+    >>> y_true, y_pred = ["a", "b", "c", "a"], ["a", "a", "c", "c"]  # "b" is never predicted
+    >>> precision_score(y_true, y_pred, average="macro", zero_division=0.0)
+    0.3333
     """
-    return _score(
-        "precision_score", _precision, y_true, y_pred, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _score("precision_score", _precision, y_true, y_pred, labels, pos_label, average,
+                  sample_weight, zero_division)  # fmt: skip
 
 
-@_document
+@_document()
 def recall_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -261,52 +264,36 @@ def recall_score(
 ) -> float | NDArray[np.float64]:
     """Compute recall (sensitivity, TPR): TP / (TP + FN), the fraction of positives found.
 
-        Parameters
-        ----------
-        y_true : array-like of shape (n_samples,)
-            True labels: ints, bools, floats or strings.
-        y_pred : array-like of shape (n_samples,)
-            Predicted labels, of the same type as ``y_true``.
-    {parameters}
+    {sections}
 
-        Returns
-        -------
-    {returns}
+    See Also
+    --------
+    precision_score, specificity_score, f1_score
 
-        Raises
-        ------
-    {raises}
+    Notes
+    -----
+    Undefined (zero division) for a label with no true samples. Same results
+    as :func:`sklearn.metrics.recall_score`; ``average="weighted"`` recall
+    equals accuracy.
 
-        See Also
-        --------
-        precision_score, specificity_score, f1_score
-
-        Notes
-        -----
-        Undefined (zero division) for a label with no true samples. Same results
-        as :func:`sklearn.metrics.recall_score`; ``average="weighted"`` recall
-        equals accuracy.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from receval import recall_score
-        >>> y_true = [0, 1, 1, 0, 1, 1]
-        >>> y_pred = [0, 1, 0, 1, 1, 1]
-        >>> recall_score(y_true, y_pred)  # 3 of the 4 true 1s are found
-        0.75
-        >>> recall_score(y_true, y_pred, pos_label=0)
-        0.5
-        >>> recall_score(y_true, y_pred, labels=[1, 2], average=None, zero_division=np.nan)
-        array([0.75,  nan])
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from receval import recall_score
+    >>> y_true = [0, 1, 1, 0, 1, 1]
+    >>> y_pred = [0, 1, 0, 1, 1, 1]
+    >>> recall_score(y_true, y_pred)  # 3 of the 4 true 1s are found
+    0.75
+    >>> recall_score(y_true, y_pred, pos_label=0)
+    0.5
+    >>> recall_score(y_true, y_pred, labels=[1, 2], average=None, zero_division=np.nan)
+    array([0.75,  nan])
     """
-    return _score(
-        "recall_score", _recall, y_true, y_pred, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _score("recall_score", _recall, y_true, y_pred, labels, pos_label, average,
+                  sample_weight, zero_division)  # fmt: skip
 
 
-@_document
+@_document()
 def specificity_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -319,57 +306,41 @@ def specificity_score(
 ) -> float | NDArray[np.float64]:
     """Compute specificity (TNR): TN / (TN + FP), the fraction of negatives predicted negative.
 
-        For a label c, the negatives are the samples whose true label is not c,
-        and TN = total - TP - FP - FN counts those not predicted as c.
+    For a label c, the negatives are the samples whose true label is not c,
+    and TN = total - TP - FP - FN counts those not predicted as c.
 
-        Parameters
-        ----------
-        y_true : array-like of shape (n_samples,)
-            True labels: ints, bools, floats or strings.
-        y_pred : array-like of shape (n_samples,)
-            Predicted labels, of the same type as ``y_true``.
-    {parameters}
+    {sections}
 
-        Returns
-        -------
-    {returns}
+    See Also
+    --------
+    false_positive_rate : 1 - specificity.
+    recall_score : specificity is the recall of the negative class in binary data.
 
-        Raises
-        ------
-    {raises}
+    Notes
+    -----
+    scikit-learn has no specificity; the conventions are those of its recall.
+    Per label, the counts are one-vs-rest over all samples (samples of labels
+    left out of ``labels`` included): TN = total - TP - FP - FN, with every
+    count the total sample weight of its samples. ``"micro"`` sums TN and FP
+    over the selected labels before dividing; ``"weighted"`` weights each
+    label by its support (true samples), as for the other scores. Undefined
+    (zero division) for a label that is the true label of every sample.
 
-        See Also
-        --------
-        false_positive_rate : 1 - specificity.
-        recall_score : specificity is the recall of the negative class in binary data.
-
-        Notes
-        -----
-        scikit-learn has no specificity; the conventions are those of its recall.
-        Per label, the counts are one-vs-rest over all samples (samples of labels
-        left out of ``labels`` included): TN = total - TP - FP - FN, with every
-        count the total sample weight of its samples. ``"micro"`` sums TN and FP
-        over the selected labels before dividing; ``"weighted"`` weights each
-        label by its support (true samples), as for the other scores. Undefined
-        (zero division) for a label that is the true label of every sample.
-
-        Examples
-        --------
-        >>> from receval import specificity_score
-        >>> y_true = [0, 1, 1, 0, 1, 1]
-        >>> y_pred = [0, 1, 0, 1, 1, 1]
-        >>> specificity_score(y_true, y_pred)  # 1 of the 2 true 0s is predicted 0
-        0.5
-        >>> specificity_score([0, 1, 2, 2], [0, 2, 2, 1], average=None)
-        array([1.    , 0.6667, 0.5   ])
+    Examples
+    --------
+    >>> from receval import specificity_score
+    >>> y_true = [0, 1, 1, 0, 1, 1]
+    >>> y_pred = [0, 1, 0, 1, 1, 1]
+    >>> specificity_score(y_true, y_pred)  # 1 of the 2 true 0s is predicted 0
+    0.5
+    >>> specificity_score([0, 1, 2, 2], [0, 2, 2, 1], average=None)
+    array([1.    , 0.6667, 0.5   ])
     """
-    return _score(
-        "specificity_score", _specificity, y_true, y_pred, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _score("specificity_score", _specificity, y_true, y_pred, labels, pos_label, average,
+                  sample_weight, zero_division)  # fmt: skip
 
 
-@_document
+@_document()
 def false_positive_rate(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -382,55 +353,38 @@ def false_positive_rate(
 ) -> float | NDArray[np.float64]:
     """Compute the false positive rate (fall-out): FP / (FP + TN).
 
-        For a label c, the negatives are the samples whose true label is not c;
-        FP counts those predicted as c.
+    For a label c, the negatives are the samples whose true label is not c;
+    FP counts those predicted as c.
 
-        Parameters
-        ----------
-        y_true : array-like of shape (n_samples,)
-            True labels: ints, bools, floats or strings.
-        y_pred : array-like of shape (n_samples,)
-            Predicted labels, of the same type as ``y_true``.
-    {parameters}
+    {sections}
 
-        Returns
-        -------
-    {returns}
+    See Also
+    --------
+    specificity_score : 1 - false positive rate.
 
-        Raises
-        ------
-    {raises}
+    Notes
+    -----
+    The one-vs-rest counts and averages are those of
+    :func:`specificity_score` (TN = total - TP - FP - FN; ``"micro"`` pools FP
+    and TN; ``"weighted"`` uses the support). Undefined (zero division) for a
+    label that is the true label of every sample. The lower the better,
+    despite the averaging options shared with the scores.
 
-        See Also
-        --------
-        specificity_score : 1 - false positive rate.
-
-        Notes
-        -----
-        The one-vs-rest counts and averages are those of
-        :func:`specificity_score` (TN = total - TP - FP - FN; ``"micro"`` pools FP
-        and TN; ``"weighted"`` uses the support). Undefined (zero division) for a
-        label that is the true label of every sample. The lower the better,
-        despite the averaging options shared with the scores.
-
-        Examples
-        --------
-        >>> from receval import false_positive_rate
-        >>> y_true = [0, 1, 1, 0, 1, 1]
-        >>> y_pred = [0, 1, 0, 1, 1, 1]
-        >>> false_positive_rate(y_true, y_pred)  # 1 of the 2 true 0s is predicted 1
-        0.5
-        >>> false_positive_rate([0, 1, 2, 2], [0, 2, 2, 1], average="micro")
-        0.25
+    Examples
+    --------
+    >>> from receval import false_positive_rate
+    >>> y_true = [0, 1, 1, 0, 1, 1]
+    >>> y_pred = [0, 1, 0, 1, 1, 1]
+    >>> false_positive_rate(y_true, y_pred)  # 1 of the 2 true 0s is predicted 1
+    0.5
+    >>> false_positive_rate([0, 1, 2, 2], [0, 2, 2, 1], average="micro")
+    0.25
     """
-    return _score(
-        "false_positive_rate", _false_positive_rate, y_true, y_pred, labels=labels,
-        pos_label=pos_label, average=average, sample_weight=sample_weight,
-        zero_division=zero_division,
-    )  # fmt: skip
+    return _score("false_positive_rate", _false_positive_rate, y_true, y_pred, labels,
+                  pos_label, average, sample_weight, zero_division)  # fmt: skip
 
 
-@_document
+@_document()
 def f1_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -443,53 +397,37 @@ def f1_score(
 ) -> float | NDArray[np.float64]:
     """Compute the F1 score: the harmonic mean of precision and recall.
 
-        Parameters
-        ----------
-        y_true : array-like of shape (n_samples,)
-            True labels: ints, bools, floats or strings.
-        y_pred : array-like of shape (n_samples,)
-            Predicted labels, of the same type as ``y_true``.
-    {parameters}
+    {sections}
 
-        Returns
-        -------
-    {returns}
+    See Also
+    --------
+    fbeta_score : weighs recall ``beta`` times as much as precision.
 
-        Raises
-        ------
-    {raises}
+    Notes
+    -----
+    F1 = 2 P R / (P + R) = 2 TP / (2 TP + FP + FN), computed from the counts
+    as in scikit-learn >= 1.3: it is 0 (not undefined) when precision and
+    recall are both 0 but the label occurs, and ``zero_division`` only when
+    TP + FP + FN = 0 (the label is neither true nor predicted); only that case
+    warns. Micro-averaged F1 equals accuracy when ``labels`` covers every class.
 
-        See Also
-        --------
-        fbeta_score : weighs recall ``beta`` times as much as precision.
-
-        Notes
-        -----
-        F1 = 2 P R / (P + R) = 2 TP / (2 TP + FP + FN), computed from the counts
-        as in scikit-learn >= 1.3: it is 0 (not undefined) when precision and
-        recall are both 0 but the label occurs, and ``zero_division`` only when
-        TP + FP + FN = 0 (the label is neither true nor predicted); only that case
-        warns. Micro-averaged F1 equals accuracy when ``labels`` covers every class.
-
-        Examples
-        --------
-        >>> from receval import f1_score
-        >>> y_true = [0, 1, 1, 0, 1, 1]
-        >>> y_pred = [0, 1, 0, 1, 1, 1]
-        >>> f1_score(y_true, y_pred)
-        0.75
-        >>> f1_score(["a", "b", "c", "a"], ["a", "a", "c", "c"], average=None)
-        array([0.5   , 0.    , 0.6667])
-        >>> f1_score(["a", "b", "c", "a"], ["a", "a", "c", "c"], average="micro")
-        0.5
+    Examples
+    --------
+    >>> from receval import f1_score
+    >>> y_true = [0, 1, 1, 0, 1, 1]
+    >>> y_pred = [0, 1, 0, 1, 1, 1]
+    >>> f1_score(y_true, y_pred)
+    0.75
+    >>> f1_score(["a", "b", "c", "a"], ["a", "a", "c", "c"], average=None)
+    array([0.5   , 0.    , 0.6667])
+    >>> f1_score(["a", "b", "c", "a"], ["a", "a", "c", "c"], average="micro")
+    0.5
     """
-    return _score(
-        "f1_score", _fbeta(1.0), y_true, y_pred, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _score("f1_score", _fbeta(1.0), y_true, y_pred, labels, pos_label, average,
+                  sample_weight, zero_division)  # fmt: skip
 
 
-@_document
+@_document(_BETA)
 def fbeta_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -503,57 +441,31 @@ def fbeta_score(
 ) -> float | NDArray[np.float64]:
     """Compute the F-beta score: a weighted harmonic mean of precision and recall.
 
-        Parameters
-        ----------
-        y_true : array-like of shape (n_samples,)
-            True labels: ints, bools, floats or strings.
-        y_pred : array-like of shape (n_samples,)
-            Predicted labels, of the same type as ``y_true``.
-        beta : float
-            Weight of recall relative to precision, in [0, inf]: beta > 1
-            favours recall, beta < 1 precision, beta = 1 gives F1, beta = 0
-            precision and beta = inf recall (as scikit-learn).
-    {parameters}
+    {sections}
 
-        Returns
-        -------
-    {returns}
+    See Also
+    --------
+    f1_score : beta = 1.
 
-        Raises
-        ------
-        InputValidationError
-            If the inputs have different lengths, are empty or 2-D, hold NaN or mix
-            numbers and strings; if ``average="binary"`` and the data has more than
-            two labels, or two labels and ``pos_label`` is not one of them.
-        InvalidParameterError
-            If ``beta`` is not a positive finite number, or ``average``,
-            ``zero_division`` or ``pos_label`` is not valid.
+    Notes
+    -----
+    F = (1 + b²) P R / (b² P + R) = (1 + b²) TP / ((1 + b²) TP + b² FN + FP),
+    computed from the counts as in scikit-learn >= 1.3: 0 (not undefined)
+    when precision and recall are both 0 but the label occurs, and
+    ``zero_division`` only when TP + FP + FN = 0; only that case warns.
 
-        See Also
-        --------
-        f1_score : beta = 1.
-
-        Notes
-        -----
-        F = (1 + b²) P R / (b² P + R) = (1 + b²) TP / ((1 + b²) TP + b² FN + FP),
-        computed from the counts as in scikit-learn >= 1.3: 0 (not undefined)
-        when precision and recall are both 0 but the label occurs, and
-        ``zero_division`` only when TP + FP + FN = 0; only that case warns.
-
-        Examples
-        --------
-        >>> from receval import fbeta_score
-        >>> y_true = [0, 1, 1, 0, 1, 1]
-        >>> y_pred = [0, 1, 0, 0, 0, 1]  # precision 1, recall 0.5
-        >>> fbeta_score(y_true, y_pred, beta=2)  # 5 * 0.5 / (4 + 0.5)
-        0.5556
-        >>> fbeta_score(y_true, y_pred, beta=0.5)  # 1.25 * 0.5 / (0.25 + 0.5)
-        0.8333
+    Examples
+    --------
+    >>> from receval import fbeta_score
+    >>> y_true = [0, 1, 1, 0, 1, 1]
+    >>> y_pred = [0, 1, 0, 0, 0, 1]  # precision 1, recall 0.5
+    >>> fbeta_score(y_true, y_pred, beta=2)  # 5 * 0.5 / (4 + 0.5)
+    0.5556
+    >>> fbeta_score(y_true, y_pred, beta=0.5)  # 1.25 * 0.5 / (0.25 + 0.5)
+    0.8333
     """
     func = "fbeta_score"
     if not (isinstance(beta, (int, float, np.integer, np.floating)) and beta == np.inf):
         beta = _v.check_number(beta, "beta", func, low=0.0)
-    return _score(
-        func, _fbeta(float(beta)), y_true, y_pred, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _score(func, _fbeta(float(beta)), y_true, y_pred, labels, pos_label, average,
+                  sample_weight, zero_division)  # fmt: skip

@@ -749,16 +749,16 @@ def test_rank_by_segment_equals_report_by_segment(runner, files, tmp_path) -> No
     segments = tmp_path / "seg.csv"
     segments.write_text("user,group\nu1,g1\nu2,g2\nu3,g1\n")  # u4 has none
     result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["run_a"],
-                    "-m", "ndcg@3", "-m", "hit_ratio@2", "--by", segments, "--segment", "group",
+                    "-m", "ndcg@3", "-m", "pooled_hit_ratio@2", "--by", segments, "--segment", "group",
                     "-f", "json")  # fmt: skip
     records = json.loads(result.stdout)
     report = evaluate(Qrels.from_file(files["qrels"]), Run.from_file(files["run_a"]),
-                      ["ndcg@3", "hit_ratio@2"])  # fmt: skip
+                      ["ndcg@3", "pooled_hit_ratio@2"])  # fmt: skip
     expected = report.by_segment({"u1": "g1", "u2": "g2", "u3": "g1"})
     assert [r["segment"] for r in records] == ["g1", "g2", "(all)"]
     assert [r["n_users"] for r in records] == [2, 1, 4]
     for i, record in enumerate(records[:2]):
-        for m in ("ndcg@3", "hit_ratio@2"):
+        for m in ("ndcg@3", "pooled_hit_ratio@2"):
             assert close(record[m], expected.values[m][i])
     assert close(records[2]["ndcg@3"], report.mean["ndcg@3"])
     assert "1 of 4 qrels users have no segment" in result.stderr

@@ -38,7 +38,7 @@ def _help(args, width):
 WIDTHS = [60, 80, 120]
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 RANK_METRICS = ["ndcg@10", "recall@20", "map@100", "mrr", "precision@10", "success@10",
-                "hit_ratio@10"]  # fmt: skip
+                "pooled_hit_ratio@10"]  # fmt: skip
 CTR_METRICS = ["auc", "gauc", "logloss", "pcoc", "copc", "ne", "brier", "ece", "pr_auc"]
 
 

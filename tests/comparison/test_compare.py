@@ -125,17 +125,17 @@ def test_randomization_and_bootstrap_are_deterministic(ranking):
 
 def test_hit_ratio_is_weighted_by_relevant_items(ranking):
     q, runs = ranking
-    report = compare(q, runs, ["hr@10"], baseline="model_b", n_permutations=500, interval=None)
+    report = compare(q, runs, ["pooled_hit_ratio@10"], baseline="model_b", n_permutations=500, interval=None)
     c = report.comparisons
     for j in range(len(c["metric"])):
         a = c["model"][j]
         expected = (
-            evaluate(q, runs[a], ["hr@10"]).mean["hr@10"]
-            - evaluate(q, runs["model_b"], ["hr@10"]).mean["hr@10"]
+            evaluate(q, runs[a], ["pooled_hit_ratio@10"]).mean["pooled_hit_ratio@10"]
+            - evaluate(q, runs["model_b"], ["pooled_hit_ratio@10"]).mean["pooled_hit_ratio@10"]
         )
         assert c["difference"][j] == pytest.approx(expected, abs=1e-14)
     with pytest.raises(InvalidParameterError, match=r"test='student' weighs every user equally"):
-        compare(q, runs, ["hr@10"], test="student")
+        compare(q, runs, ["pooled_hit_ratio@10"], test="student")
 
 
 def test_reports_instead_of_runs(ranking):

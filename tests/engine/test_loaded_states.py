@@ -26,7 +26,7 @@ FILLED = {
     "rmse": lambda a: a.update([1.0, 2.0], [1.5, 2.5]),
     "brier": lambda a: a.update(Y, S),
     "ndcg@10": lambda a: a.update(QRELS, RUN),
-    "hit_ratio@2": lambda a: a.update(QRELS, RUN),
+    "pooled_hit_ratio@2": lambda a: a.update(QRELS, RUN),
 }
 
 

@@ -301,7 +301,7 @@ def _ranking_data(seed: int = 0) -> tuple[Qrels, dict[str, list]]:
     return Qrels(q_users, q_items, q_grades), {"user": users, "item": items, "score": scores}
 
 
-METRICS = ["ndcg@5", "map@10", "hit_ratio@5", "p@3", "mrr", "recall@10", "success@2"]
+METRICS = ["ndcg@5", "map@10", "pooled_hit_ratio@5", "p@3", "mrr", "recall@10", "success@2"]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

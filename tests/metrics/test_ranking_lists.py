@@ -68,9 +68,12 @@ def test_one_user_and_sets_and_evaluate():
     relevant = [{"a": 2, "z": 1}, ["a"]]
     report = evaluate({0: {"a": 2, "z": 1}, 1: {"a": 1}},
                       {0: {"a": 3, "b": 2, "c": 1}, 1: {"c": 2, "a": 1}},
-                      ["ndcg@2", "hit_ratio@2", "map@3"])  # fmt: skip
+                      ["ndcg@2", "pooled_hit_ratio@2", "map@3"])  # fmt: skip
     assert lists.ndcg_at_k(recommended, relevant, k=2) == report.mean["ndcg@2"]
-    assert lists.hit_ratio_at_k(recommended, relevant, k=2) == report.mean["hit_ratio@2"]
+    pooled = report.mean["pooled_hit_ratio@2"]
+    assert lists.pooled_hit_ratio_at_k(recommended, relevant, k=2) == pooled
+    with pytest.warns(FutureWarning, match="pooled_hit_ratio_at_k;.* success_at_k"):
+        assert lists.hit_ratio_at_k(recommended, relevant, k=2) == pooled
     assert lists.map_at_k(recommended, relevant, k=3) == report.mean["map@3"]
     # conventions pass through
     assert lists.map_at_k(["x", "a"], {"a", "b", "c"}, k=2, ap_normalizer="min_k") == 0.25

@@ -174,11 +174,11 @@ def test_mean_states_of_user_partitions_merge_to_one_pass(seed):
         u: {i: float(np.round(rng.random(), 1)) for i in rng.choice(30, 12, replace=False)}
         for u in range(5, 60)  # users 0-4 missing: zero-filled
     }
-    metrics = ["ndcg@5", "map@10", "hit_ratio@5", "recall@10", "mrr"]
+    metrics = ["ndcg@5", "map@10", "pooled_hit_ratio@5", "recall@10", "mrr"]
     whole = evaluate(qrels, run, metrics)
     owner = rng.integers(0, 4, 60)
     merged = {
-        m: empty_mean_state("pooled" if m.startswith("hit_ratio") else "users") for m in metrics
+        m: empty_mean_state("pooled" if m.startswith("pooled_hit_ratio") else "users") for m in metrics
     }
     for p in range(4):
         users = [u for u in range(60) if owner[u] == p]

@@ -69,7 +69,7 @@ def one(
         p = hits / depth if depth else 0.0
         r = hits / n_rel if n_rel else 0.0
         return 2 * p * r / (p + r) if p + r else 0.0
-    if name == "hit_ratio":
+    if name == "pooled_hit_ratio":
         return hits  # pooled: divided by sum of n_rel by the caller
     if name == "success":
         return 1.0 if hits else 0.0
@@ -134,7 +134,7 @@ def evaluate(qrels: Mapping, run: Mapping, name: str, k: int | None, conv: dict)
         ):
             per_user[user] = None
             continue
-        if n_rel == 0 and conv["empty_users"] == "one" and name != "hit_ratio":
+        if n_rel == 0 and conv["empty_users"] == "one" and name != "pooled_hit_ratio":
             per_user[user] = 1.0
             continue
         scores = run.get(user, {})
@@ -143,13 +143,13 @@ def evaluate(qrels: Mapping, run: Mapping, name: str, k: int | None, conv: dict)
             value = sum(one(name, k, conv, o, judged, scores) for o in all_orders) / len(all_orders)
         else:
             value = one(name, k, conv, ranked(scores, conv["ties"]), judged, scores)
-        if name == "hit_ratio":
+        if name == "pooled_hit_ratio":
             num += value
             den += n_rel
             value = value / n_rel if n_rel else 0.0
         per_user[user] = value
     nobody = False
-    if conv.get("zero_users") == "skip" and name != "hit_ratio":  # a mean over users only
+    if conv.get("zero_users") == "skip" and name != "pooled_hit_ratio":  # a mean over users only
         # Microsoft Recommenders' r_precision_at_k: the users with a relevant item in the
         # top k are counted (R-precision: whether or not it is in the top min(R, k));
         # those at 0 leave the mean; 0.0 when nobody is counted
@@ -163,7 +163,7 @@ def evaluate(qrels: Mapping, run: Mapping, name: str, k: int | None, conv: dict)
     kept = [x for x in per_user.values() if x is not None]
     if nobody:  # Microsoft Recommenders: no relevant item in any top k gives 0.0
         mean = 0.0
-    elif name == "hit_ratio":
+    elif name == "pooled_hit_ratio":
         mean = num / den if den else 0.0
     else:
         mean = sum(kept) / len(kept) if kept else math.nan

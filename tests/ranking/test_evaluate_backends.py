@@ -18,7 +18,7 @@ import pytest
 import receval as rv
 from receval.ranking.aggregate import finalize, make_setup
 
-METRICS = ["ndcg@5", "map@10", "mrr", "recall@10", "hit_ratio@5", "r_precision", "p@3",
+METRICS = ["ndcg@5", "map@10", "mrr", "recall@10", "pooled_hit_ratio@5", "r_precision", "p@3",
            "success@3", "gm_map", "num_rel_ret"]  # fmt: skip
 CONVENTIONS = [
     {},

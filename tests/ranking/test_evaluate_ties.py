@@ -51,7 +51,7 @@ def test_no_ties_no_count():
 @given(ranking_data())
 def test_average_mean_and_counts_equal_a_ties_average_evaluation(data):
     qrels, run = data
-    metrics = ["recall@2", "ndcg@3", "map", "mrr", "p@1", "hit_ratio@2"]
+    metrics = ["recall@2", "ndcg@3", "map", "mrr", "p@1", "pooled_hit_ratio@2"]
     report = evaluate(qrels, run, metrics, allow_unmatched=True)
     averaged = evaluate(qrels, run, metrics, ties="average", allow_unmatched=True)
     for m in metrics:

@@ -3,6 +3,7 @@
 import dataclasses
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from receval import evaluate, parse_metric
 from receval.conventions import CHOICES
+from receval.registry import grammar
 from receval.exceptions import InputValidationError, InvalidParameterError
 from tests.oracles import ranking as oracle
 
@@ -100,18 +102,33 @@ def test_mrr_seeds001_003():
     assert evaluate(qrels, run, "mrr").mean["mrr"] == pytest.approx(11 / 18, abs=1e-12)
 
 
-def test_hit_ratio_seeds_is_pooled_and_differs_from_success():
+def test_pooled_hit_ratio_of_the_seeds_differs_from_hr_the_share_of_users_with_a_hit():
     qrels, run = {}, {}
     for user, hits, size in (("a", 6, 10), ("b", 5, 12), ("c", 4, 8)):
         qrels[user], run[user] = _hits(list(range(1, hits + 1)), size, 10)
-    report = evaluate(
-        qrels, run, ["hit_ratio@10", "hr@10", "success@10", "hit_rate@10", "recall@10"]
-    )
-    assert report.mean["hit_ratio@10"] == pytest.approx(0.5, abs=1e-12)  # (6+5+4)/(10+12+8)
-    assert report.mean["hr@10"] == report.mean["hit_ratio@10"]
-    assert report.mean["success@10"] == 1.0 == report.mean["hit_rate@10"]
-    assert report.mean["recall@10"] == pytest.approx((6 / 10 + 5 / 12 + 4 / 8) / 3)
-    np.testing.assert_allclose(report.values["hit_ratio@10"], [0.6, 5 / 12, 0.5])
+    run["d"] = {"x": 1.0}  # a user without a hit
+    qrels["d"] = {"y": 1}
+    metrics = ["pooled_hit_ratio@10", "success@10", "hit_rate@10", "recall@10"]
+    report = evaluate(qrels, run, metrics, allow_unmatched=True)
+    # (6+5+4)/(10+12+8+1): the seeds' HR, pooled over users
+    assert report.mean["pooled_hit_ratio@10"] == pytest.approx(15 / 31, abs=1e-12)
+    assert report.mean["success@10"] == 0.75 == report.mean["hit_rate@10"]
+    assert report.mean["recall@10"] == pytest.approx((6 / 10 + 5 / 12 + 4 / 8) / 4)
+    np.testing.assert_allclose(report.values["pooled_hit_ratio@10"], [0.6, 5 / 12, 0.5, 0])
+    # HR@k as NCF and RecBole report it: the share of users with a hit; the names
+    # that meant the pooled ratio before say so, once per process
+    grammar._parse.cache_clear()
+    grammar._warn_changed.cache_clear()
+    with pytest.warns(FutureWarning, match=r"'hr' means success .* meant pooled_hit_ratio"):
+        hr = evaluate(qrels, run, ["hr@10", "HR@10"], allow_unmatched=True)
+    assert hr.mean == {"hr@10": 0.75, "HR@10": 0.75}
+    with pytest.warns(FutureWarning, match=r"'hit_ratio' means success"):
+        assert evaluate(qrels, run, "hit_ratio@10", allow_unmatched=True).mean[
+            "hit_ratio@10"
+        ] == 0.75
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate(qrels, run, ["hr@10", "hit_ratio@10"], allow_unmatched=True)  # warned once
 
 
 # ---------------------------------------------------------------- conventions
@@ -217,9 +234,9 @@ def test_profiles_set_every_convention_and_keywords_override():
 def test_metric_keys_are_the_strings_as_written():
     qrels = {"q": {"a": 1}}
     run = {"q": {"a": 0.9}}
-    report = evaluate(qrels, run, ["NDCG@10", "ndcg@10", "Hr@3"])
-    assert list(report.mean) == ["NDCG@10", "ndcg@10", "Hr@3"]
-    assert report.metrics == {"NDCG@10": "ndcg@10", "ndcg@10": "ndcg@10", "Hr@3": "hit_ratio@3"}
+    report = evaluate(qrels, run, ["NDCG@10", "ndcg@10", "Success@3"])
+    assert list(report.mean) == ["NDCG@10", "ndcg@10", "Success@3"]
+    assert report.metrics == {"NDCG@10": "ndcg@10", "ndcg@10": "ndcg@10", "Success@3": "success@3"}
     with pytest.raises(
         InvalidParameterError,
         match=r"^Unknown metric 'ndgc'. Did you mean "
@@ -241,7 +258,7 @@ NAMES = [
     "precision",
     "recall",
     "f1",
-    "hit_ratio",
+    "pooled_hit_ratio",
     "success",
     "map",
     "cg",
@@ -352,7 +369,7 @@ def test_many_metrics_in_one_call_equal_one_call_each(data):
 @given(ranking_data())
 def test_bounds_and_monotonicity_in_k(data):
     qrels, run = data
-    names = ["precision", "recall", "f1", "hit_ratio", "success", "map", "ndcg", "mrr"]
+    names = ["precision", "recall", "f1", "pooled_hit_ratio", "success", "map", "ndcg", "mrr"]
     ks = [1, 2, 3, 5, 8]
     report = evaluate(
         qrels,
@@ -363,7 +380,7 @@ def test_bounds_and_monotonicity_in_k(data):
     )
     for metric, value in report.mean.items():
         assert 0.0 <= value <= 1.0, metric
-    for name in ("recall", "success", "hit_ratio"):
+    for name in ("recall", "success", "pooled_hit_ratio"):
         series = [report.mean[f"{name}@{k}"] for k in ks]
         assert all(b >= a - 1e-15 for a, b in itertools.pairwise(series)), name
 

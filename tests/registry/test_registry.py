@@ -30,7 +30,7 @@ CANONICAL = [
     ("precision@20", "precision@20"),
     ("f1@5", "f1@5"),
     ("success@5", "success@5"),
-    ("hit_ratio@10", "hit_ratio@10"),
+    ("pooled_hit_ratio@10", "pooled_hit_ratio@10"),
     ("cg@5", "cg@5"),
     ("dcg@5", "dcg@5"),
     ("idcg@5", "idcg@5"),
@@ -55,8 +55,9 @@ CANONICAL = [
     ),
     ("mrr(ties=input)", "mrr(ties=input)"),
     # aliases
-    ("hr@10", "hit_ratio@10"),
-    ("HR@10", "hit_ratio@10"),
+    ("hr@10", "success@10"),
+    ("HR@10", "success@10"),
+    ("hit_ratio@10", "success@10"),
     ("hit_rate@5", "success@5"),
     ("ap", "map"),
     ("ap@10", "map@10"),
@@ -92,7 +93,7 @@ def test_spec_fields():
     assert parse_metric("mrr") == MetricSpec("mrr", None, ())
     assert parse_metric("ndcg@3").k == 3
     # specs are hashable and compare by value
-    assert len({parse_metric("hr@5"), parse_metric("hit_ratio@5"), parse_metric("HR @5")}) == 1
+    assert len({parse_metric("hr@5"), parse_metric("hit_rate@5"), parse_metric("HR @5")}) == 1
 
 
 def test_conventions_sorted_whatever_the_order():
@@ -105,7 +106,7 @@ def test_conventions_sorted_whatever_the_order():
 @pytest.mark.parametrize(
     ("alias", "target"),
     [
-        ("hr", "hit_ratio"),
+        ("hr", "success"),
         ("hit_rate", "success"),
         ("ap", "map"),
         ("rr", "mrr"),
@@ -210,7 +211,7 @@ def test_metric_info_names_and_ambiguity():
 
     assert metric_info("AUC").name == "roc_auc"
     assert metric_info("logloss").function == "log_loss"
-    assert metric_info("hr").name == "hit_ratio"
+    assert metric_info("hr").name == "success"
     # "ap" is mean average precision everywhere (as ir_measures' AP); the average
     # precision of scores is average_precision
     assert metric_info("ap").name == metric_info("ap", family="ranking").name == "map"
@@ -229,7 +230,7 @@ def test_metric_info_names_and_ambiguity():
 
 def test_registry_metadata():
     assert {n for n, m in REGISTRY.items() if m.accepts_k} == {
-        "precision", "recall", "f1", "hit_ratio", "success", "map", "cg", "dcg", "idcg", "ndcg",
+        "precision", "recall", "f1", "pooled_hit_ratio", "success", "map", "cg", "dcg", "idcg", "ndcg",
         "mrr", "r_precision", "ils", "diversity", "num_ret", "num_rel_ret", "relative_precision",
         "unjudged", "judged", "err", "nerr", "hits", "arp", "aplt", "aclt", "average_popularity",
         "tail_percentage", "serendipity", "miscalibration", "ee_disparity", "ee_relevance",
@@ -240,7 +241,7 @@ def test_registry_metadata():
         "num_nonrel_judged_ret", "num_q", "utility", "hits", "arp", "aclt", "average_popularity",
         "serendipity", "miscalibration", "ee_disparity", "ee_relevance", "ee_loss",
     }  # fmt: skip
-    assert [n for n, m in REGISTRY.items() if m.mean == "pooled"] == ["hit_ratio"]
+    assert [n for n, m in REGISTRY.items() if m.mean == "pooled"] == ["pooled_hit_ratio"]
     assert [n for n, m in REGISTRY.items() if m.mean == "sum"] == [
         "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "num_q",
     ]  # fmt: skip
@@ -442,7 +443,7 @@ def test_evaluate_reports_parse_errors():
         receval.evaluate(qrels, run, ["ndcg@3", "ndgc@3"])
     report = receval.evaluate(qrels, run, ["HR@1", "ndcg_burges@2"])
     # results are keyed by the strings as written; the canonical forms are kept too
-    assert report.metrics == {"HR@1": "hit_ratio@1", "ndcg_burges@2": "ndcg(gain=exponential)@2"}
+    assert report.metrics == {"HR@1": "success@1", "ndcg_burges@2": "ndcg(gain=exponential)@2"}
     assert report.mean == {"HR@1": 1.0, "ndcg_burges@2": 1.0}
     assert report.conventions["ndcg_burges@2"].gain == "exponential"
     assert report.conventions["HR@1"].gain == "linear"

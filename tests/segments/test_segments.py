@@ -121,7 +121,7 @@ def _ranking_data(seed):
     return qrels, run
 
 
-METRICS = ["ndcg@5", "map", "mrr", "hit_ratio@3", "recall@5", "precision@2", "num_rel", "gm_map"]
+METRICS = ["ndcg@5", "map", "mrr", "pooled_hit_ratio@3", "recall@5", "precision@2", "num_rel", "gm_map"]
 
 
 @pytest.mark.parametrize("profile", [None, *sorted(PROFILES)])
@@ -207,7 +207,7 @@ def test_compare_by_segment_is_compare_on_each_segment():
     _, run_b = _ranking_data(8)
     groups = {u: "x" if int(u[1:]) < 20 else "y" for u in qrels}
     options = {"n_permutations": 200, "n_resamples": 200, "seed": 3, "interval": "percentile"}
-    metrics = ["ndcg@5", "hit_ratio@3"]
+    metrics = ["ndcg@5", "pooled_hit_ratio@3"]
     seg = rv.compare_by_segment(qrels, {"a": run_a, "b": run_b}, metrics, by=groups, **options)
     assert seg.segments.tolist() == ["x", "y"] and seg.counts.tolist() == [20, 20]
     for label, report in zip(seg.segments, seg.reports, strict=True):

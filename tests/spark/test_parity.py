@@ -187,7 +187,7 @@ METRICS = [
     "mrr",
     "recall@10",
     "p@5",
-    "hit_ratio@10",
+    "pooled_hit_ratio@10",
     "success@3",
     "r_precision",
     "f1@10",

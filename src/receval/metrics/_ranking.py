@@ -10,6 +10,7 @@ the value is :func:`receval.evaluate`'s mean, so every convention keyword of
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields
 from typing import Any
@@ -25,6 +26,7 @@ __all__ = [
     "map_at_k",
     "mrr_at_k",
     "ndcg_at_k",
+    "pooled_hit_ratio_at_k",
     "precision_at_k",
     "recall_at_k",
     "success_at_k",
@@ -191,12 +193,50 @@ f1_at_k = _metric(
     """    >>> f1_at_k(["a", "b", "c", "d"], {"b", "d", "e"}, k=2)
     0.4""",
 )  # fmt: skip
-hit_ratio_at_k = _metric(
-    "hit_ratio", "hit_ratio_at_k",
-    "the hit ratio@k (hits in the first k over relevant items, pooled over users)",
-    """    >>> hit_ratio_at_k([["a", "b"], ["c", "d"]], [{"a", "x", "y"}, {"d"}], k=2)
+pooled_hit_ratio_at_k = _metric(
+    "pooled_hit_ratio", "pooled_hit_ratio_at_k",
+    "the pooled hit ratio@k (hits in the first k over relevant items, pooled over users; "
+    "the share of users with a hit is success_at_k)",
+    """    >>> pooled_hit_ratio_at_k([["a", "b"], ["c", "d"]], [{"a", "x", "y"}, {"d"}], k=2)
     0.5""",
 )  # fmt: skip
+
+
+def hit_ratio_at_k(recommended: Any, relevant: Any, *, k: int | None, **conventions: Any) -> float:
+    """Deprecated: :func:`pooled_hit_ratio_at_k` (what it computes), or :func:`success_at_k`.
+
+    "Hit ratio" (HR@k) means the share of users with a hit in most of the
+    recommender literature, which is :func:`success_at_k`; this function
+    computes the pooled ratio of hits over relevant items, now named
+    :func:`pooled_hit_ratio_at_k`. It warns and returns that pooled ratio.
+
+    Parameters
+    ----------
+    recommended, relevant, k, **conventions
+        As :func:`pooled_hit_ratio_at_k`.
+
+    Returns
+    -------
+    value : float
+        ``pooled_hit_ratio_at_k(recommended, relevant, k=k, **conventions)``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from receval import hit_ratio_at_k
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", FutureWarning)
+    ...     hit_ratio_at_k([["a", "b"], ["c", "d"]], [{"a", "x", "y"}, {"d"}], k=2)
+    0.5
+    """
+    warnings.warn(
+        "hit_ratio_at_k is deprecated and will be removed: it computes the pooled ratio of "
+        "hits over relevant items, now pooled_hit_ratio_at_k; the HR@k of most papers (the "
+        "share of users with a hit) is success_at_k.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return pooled_hit_ratio_at_k(recommended, relevant, k=k, **conventions)  # type: ignore[no-any-return]
 success_at_k = _metric(
     "success", "success_at_k", "success@k (1 when the first k hold a relevant item)",
     """    >>> success_at_k([["a", "b"], ["c", "d"]], [{"b"}, {"x"}], k=2)

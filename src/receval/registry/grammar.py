@@ -24,7 +24,10 @@ from __future__ import annotations
 import difflib
 import functools
 import math
+import os
 import re
+import sys
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -341,12 +344,36 @@ def _spelling(
             row = replace(row, metric=row.with_rel)
         if row.with_relative and _SETS_RELATIVE.search(params_text or ""):
             row = replace(row, metric=row.with_relative)
+        if row.meant:
+            _warn_changed(row)
         return _target(row, {}, whole), k_text
     for regex, row in _PATTERNS:
         found = regex.fullmatch(written)
         if found:
             return _target(row, found.groupdict(), whole), k_text
     raise _unknown(written.lower())
+
+
+@functools.cache
+def _warn_changed(row: Spelling) -> None:
+    """Once per process: ``row.spelling`` now means ``row.metric``, not ``row.meant``."""
+    warnings.warn(
+        f"The metric name {row.spelling!r} means {row.metric} (the share of users with a "
+        f"relevant item in the top k: the HR@k of NCF, RecBole and most papers); it meant "
+        f"{row.meant} (hits over relevant items, pooled over users) before. Write "
+        f"{row.metric!r} or {row.meant!r} to say which you mean and silence this warning.",
+        FutureWarning,
+        stacklevel=_outside_receval(),
+    )
+
+
+def _outside_receval() -> int:
+    """The stack level of the first caller outside the package (the user's line)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _complete(

@@ -44,6 +44,9 @@ class Spelling:
     with_relative : str
         The metric it means instead when the string sets ``relative=True``:
         ir_measures' ``SetP(relative=True)`` is ``SetRelP``.
+    meant : str
+        For a spelling whose meaning changed: the metric it meant before. Resolving
+        it warns once per process (a ``FutureWarning`` naming both metrics).
     """
 
     spelling: str
@@ -53,6 +56,7 @@ class Spelling:
     pattern: bool = False
     with_rel: str = ""
     with_relative: str = ""
+    meant: str = ""
 
     @property
     def shown(self) -> str:
@@ -134,7 +138,11 @@ SPELLINGS: tuple[Spelling, ...] = (
     _literal("doubly_robust", "receval", "dr"),
     _literal("dr_estimate", "receval", "dr"),
     _literal("p", "receval", "precision"),
-    _literal("hr", "receval", "hit_ratio"),
+    # HR@k of the recommender literature (NCF, RecBole): the share of users with a
+    # hit; receval's pooled ratio of hits over relevant items was "hr" and
+    # "hit_ratio" before and is now only "pooled_hit_ratio"
+    Spelling("hr", "receval", "success", "hr", meant="pooled_hit_ratio"),
+    Spelling("hit_ratio", "receval", "success", "hit_ratio", meant="pooled_hit_ratio"),
     _literal("ap", "receval", "map"),
     _literal("rr", "receval", "mrr"),
     _literal("rprec", "receval", "r_precision"),

@@ -158,9 +158,10 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
         ),
         _kernel("f1", "harmonic mean of precision@k and recall@k"),
         _kernel(
-            "hit_ratio",
+            "pooled_hit_ratio",
             "sum of hits over users / sum of relevant items over users (one pooled ratio)",
             mean="pooled",
+            kind=codes.HIT_RATIO,
             conventions=_reads(drop=("zero_users",)),
         ),
         _trec("success", "1 if the top k holds a relevant item, else 0", accepts_k=True),

@@ -749,8 +749,8 @@ def test_rank_by_segment_equals_report_by_segment(runner, files, tmp_path) -> No
     segments = tmp_path / "seg.csv"
     segments.write_text("user,group\nu1,g1\nu2,g2\nu3,g1\n")  # u4 has none
     result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["run_a"],
-                    "-m", "ndcg@3", "-m", "pooled_hit_ratio@2", "--by", segments, "--segment", "group",
-                    "-f", "json")  # fmt: skip
+                    "-m", "ndcg@3", "-m", "pooled_hit_ratio@2", "--by", segments,
+                    "--segment", "group", "-f", "json")  # fmt: skip
     records = json.loads(result.stdout)
     report = evaluate(Qrels.from_file(files["qrels"]), Run.from_file(files["run_a"]),
                       ["ndcg@3", "pooled_hit_ratio@2"])  # fmt: skip

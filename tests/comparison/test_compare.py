@@ -125,7 +125,8 @@ def test_randomization_and_bootstrap_are_deterministic(ranking):
 
 def test_hit_ratio_is_weighted_by_relevant_items(ranking):
     q, runs = ranking
-    report = compare(q, runs, ["pooled_hit_ratio@10"], baseline="model_b", n_permutations=500, interval=None)
+    metrics = ["pooled_hit_ratio@10"]
+    report = compare(q, runs, metrics, baseline="model_b", n_permutations=500, interval=None)
     c = report.comparisons
     for j in range(len(c["metric"])):
         a = c["model"][j]

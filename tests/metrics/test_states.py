@@ -178,7 +178,7 @@ def test_mean_states_of_user_partitions_merge_to_one_pass(seed):
     whole = evaluate(qrels, run, metrics)
     owner = rng.integers(0, 4, 60)
     merged = {
-        m: empty_mean_state("pooled" if m.startswith("pooled_hit_ratio") else "users") for m in metrics
+        m: empty_mean_state("pooled" if m.startswith("pooled_hit") else "users") for m in metrics
     }
     for p in range(4):
         users = [u for u in range(60) if owner[u] == p]

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from receval import evaluate, parse_metric
 from receval.conventions import CHOICES
-from receval.registry import grammar
 from receval.exceptions import InputValidationError, InvalidParameterError
+from receval.registry import grammar
 from tests.oracles import ranking as oracle
 
 

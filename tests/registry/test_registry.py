@@ -230,8 +230,9 @@ def test_metric_info_names_and_ambiguity():
 
 def test_registry_metadata():
     assert {n for n, m in REGISTRY.items() if m.accepts_k} == {
-        "precision", "recall", "f1", "pooled_hit_ratio", "success", "map", "cg", "dcg", "idcg", "ndcg",
-        "mrr", "r_precision", "ils", "diversity", "num_ret", "num_rel_ret", "relative_precision",
+        "precision", "recall", "f1", "pooled_hit_ratio", "success", "map", "cg", "dcg", "idcg",
+        "ndcg", "mrr", "r_precision", "ils", "diversity", "num_ret", "num_rel_ret",
+        "relative_precision",
         "unjudged", "judged", "err", "nerr", "hits", "arp", "aplt", "aclt", "average_popularity",
         "tail_percentage", "serendipity", "miscalibration", "ee_disparity", "ee_relevance",
         "ee_loss",

@@ -121,7 +121,8 @@ def _ranking_data(seed):
     return qrels, run
 
 
-METRICS = ["ndcg@5", "map", "mrr", "pooled_hit_ratio@3", "recall@5", "precision@2", "num_rel", "gm_map"]
+METRICS = ["ndcg@5", "map", "mrr", "pooled_hit_ratio@3", "recall@5", "precision@2", "num_rel",
+           "gm_map"]  # fmt: skip
 
 
 @pytest.mark.parametrize("profile", [None, *sorted(PROFILES)])

@@ -15,6 +15,14 @@ from receval.registry import ENTRIES, RANKING, definitions, list_metrics, load, 
 from receval.registry.peers import SPELLINGS
 from receval.registry.pointwise import pointwise_adapter
 
+# every name goes through every entry point here, the deprecated ones too; what they
+# warn is tested where they are defined (tests/metrics/beyond/test_popularity.py,
+# tests/ranking/test_ranking.py)
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:item_coverage is deprecated:FutureWarning"),
+    pytest.mark.filterwarnings("ignore:The metric name .* means success:FutureWarning"),
+]
+
 #: an example value of each required parameter, written in a metric string
 REQUIRED = {"max_fpr": "0.5", "recall": "0.5", "mult": "1"}
 #: interactions of training, for the accumulators of popularity metrics

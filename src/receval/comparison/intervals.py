@@ -49,23 +49,9 @@ INTERVALS = ["bca", "percentile"]
 TIE_TOLERANCE = 1e-10
 
 
-def _bootstrap_replicates(
-    differences: ArrayLike, weights: ArrayLike | None, n_resamples: int, seed: int
-) -> np.ndarray:
-    """Weighted mean difference of every column in every resample: (n_resamples, m).
-
-    Resample b draws as many users as the table has (users defined in no
-    column are dropped first) uniformly with replacement; the same draws serve
-    every column. A resample without a used user of a column (its weights sum
-    to 0) gives nan in that column.
-    """
-    d, one_d = check_differences(differences, "_bootstrap_replicates")
-    w = check_weights(weights, d, one_d, "_bootstrap_replicates")
-    table = Table(d, w, drop_unused=True)
-    return _replicates(table, n_resamples, seed)
-
-
 def _replicates(table: Table, n_resamples: int, seed: int) -> np.ndarray:
+    """Weighted mean difference of every column in every resample: (n_resamples, m); nan
+    where a resample holds no used user of the column."""
     from .._kernels import compiled
 
     api = compiled()
@@ -262,17 +248,8 @@ def bootstrap_intervals(
     """
     func = "bootstrap_intervals"
     v.check_option(method, "method", func, INTERVALS)
-    confidence = float(
-        v.check_number(
-            confidence,
-            "confidence",
-            func,
-            low=0.0,
-            high=1.0,
-            low_inclusive=False,
-            high_inclusive=False,
-        )
-    )
+    confidence = float(v.check_number(confidence, "confidence", func, low=0.0, high=1.0,
+                                      low_inclusive=False, high_inclusive=False))  # fmt: skip
     n_resamples = check_count(n_resamples, "n_resamples", func)
     seed = check_seed(seed, func)
     d, one_d = check_differences(differences, func)

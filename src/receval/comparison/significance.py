@@ -79,20 +79,6 @@ def scipy_function(module: str, name: str, what: str) -> Any:
         ) from None
 
 
-def _randomization_statistics(
-    differences: ArrayLike, weights: ArrayLike | None, n_permutations: int, seed: int
-) -> np.ndarray:
-    """Signed sums ``sum_i s_bi w_i d_ij`` of every random sign vector: (n_permutations, m).
-
-    Users without a difference (NaN) or with weight 0 in a column count 0 in
-    it. The p-value of :func:`randomization_pvalues` counts the rows whose
-    absolute value reaches the observed ``|sum_i w_i d_ij|``.
-    """
-    d, one_d = check_differences(differences, "_randomization_statistics")
-    table = Table(d, check_weights(weights, d, one_d, "_randomization_statistics"))
-    return _flip_sums(table, n_permutations, seed)
-
-
 def _flip_sums(table: Table, n_permutations: int, seed: int) -> np.ndarray:
     from .._kernels import compiled
 

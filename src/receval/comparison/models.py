@@ -290,14 +290,10 @@ _STAT_COLUMNS = ("difference", "effect_size", "ci_low", "ci_high", "p_value", "p
                  "significant", "better", "worse", "n_users", "p_min")  # fmt: skip
 
 
-_RESAMPLING = ("test", "interval", "confidence", "alpha", "correction", "n_permutations",
-               "n_resamples", "seed")  # fmt: skip
-
-
 # ------------------------------------------------------------------ the comparison engine
 def _check_settings(func: str, **settings: Any) -> dict[str, Any]:
-    """The settings of the tests and intervals (:data:`_RESAMPLING`), checked, with
-    the numbers as Python floats and ints."""
+    """The settings of the tests and intervals, checked, with the numbers as Python
+    floats and ints."""
     v.check_option(settings["test"], "test", func, list(TESTS))
     v.check_option(settings["interval"], "interval", func, [*INTERVALS, None])
     v.check_option(settings["correction"], "correction", func, [*CORRECTIONS, None])
@@ -741,8 +737,7 @@ def compare_predictions(
                 means[m], blocks[m] = rec.recomputed_pairs(
                     rec.rows_value(spec, yt, codes if groups is not None else None),
                     yt, {k: np.asarray(s) for k, s in named.items()}, pairs, codes, n_groups,
-                    sw, func, metric=m, higher=spec.info.higher_is_better,
-                    **{k: settings[k] for k in _RESAMPLING},
+                    sw, func, settings, metric=m, higher=spec.info.higher_is_better,
                 )  # fmt: skip
     c = {} if report is None else report.comparisons
     for m in per_user:

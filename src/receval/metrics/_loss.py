@@ -422,13 +422,18 @@ def _error(func: str, y_true: Any, y_pred: Any, sample_weight: Any) -> float:
     return result
 
 
-def _document(func: Any) -> Any:
-    """The shared Parameters section of the error metrics."""
-    func.__doc__ = func.__doc__.replace("{parameters}", _ERROR_PARAMETERS.strip())
-    return func
+def _document(name: str, other: str, example: str) -> Any:
+    """Fill the shared sections of the error metrics' docstrings (``{sections}``)."""
+
+    def fill(func: Any) -> Any:
+        text = _ERROR_SECTIONS.format(name=name, func=func.__name__, other=other, value=example)
+        func.__doc__ = func.__doc__.replace("{sections}", text.strip())
+        return func
+
+    return fill
 
 
-_ERROR_PARAMETERS = """
+_ERROR_SECTIONS = """
 Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -437,57 +442,42 @@ Parameters
         Predicted values.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights.
+
+    Returns
+    -------
+    {name} : float
+        Non-negative; lower is better.
+
+    See Also
+    --------
+    {other}
+
+    Examples
+    --------
+    >>> from receval import {func}
+    >>> {func}([3, 4, 5], [2.5, 4, 6])
+    {value}
 """
 
 
-@_document
+@_document("rmse", "mean_absolute_error : Less sensitive to large errors.", "0.6455")
 def root_mean_squared_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
     """Compute the root mean squared error ``sqrt(mean((y - y_hat)^2))``.
 
-    {parameters}
-
-    Returns
-    -------
-    rmse : float
-        Non-negative; lower is better.
-
-    See Also
-    --------
-    mean_absolute_error : Less sensitive to large errors.
-
-    Examples
-    --------
-    >>> from receval import root_mean_squared_error
-    >>> root_mean_squared_error([3, 4, 5], [2.5, 4, 6])
-    0.6455
+    {sections}
     """
     return _error("root_mean_squared_error", y_true, y_pred, sample_weight)
 
 
-@_document
+@_document("mae", "root_mean_squared_error : Penalises large errors more.", "0.5")
 def mean_absolute_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
     """Compute the mean absolute error ``mean(|y - y_hat|)``.
 
-    {parameters}
-
-    Returns
-    -------
-    mae : float
-        Non-negative; lower is better.
-
-    See Also
-    --------
-    root_mean_squared_error : Penalises large errors more.
-
-    Examples
-    --------
-    >>> from receval import mean_absolute_error
-    >>> mean_absolute_error([3, 4, 5], [2.5, 4, 6])
-    0.5
+    {sections}
     """
     return _error("mean_absolute_error", y_true, y_pred, sample_weight)
 

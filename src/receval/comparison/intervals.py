@@ -54,8 +54,6 @@ def _replicates(table: Table, n_resamples: int, seed: int) -> np.ndarray:
     where a resample holds no used user of the column."""
     from .._kernels import compiled
 
-    api = compiled()
-
     if table.x.shape[0] >= 2**32:  # the kernel maps 64-bit words to indices with n < 2**32
         raise InputValidationError(
             f"bootstrap_intervals: differences must have fewer than 2**32 users. Got "
@@ -64,7 +62,7 @@ def _replicates(table: Table, n_resamples: int, seed: int) -> np.ndarray:
 
     work = n_resamples * table.x.shape[0] * (2 + table.x.shape[1])
     n_chunks = replicate_chunks(work)
-    result: np.ndarray = api.bootstrap_means(table.x, table.den, n_resamples, seed, n_chunks)
+    result: np.ndarray = compiled().bootstrap_means(table.x, table.den, n_resamples, seed, n_chunks)
     return result
 
 

@@ -82,13 +82,11 @@ def scipy_function(module: str, name: str, what: str) -> Any:
 def _flip_sums(table: Table, n_permutations: int, seed: int) -> np.ndarray:
     from .._kernels import compiled
 
-    api = compiled()
-
     # the kernel adds one table row per 8 users; each chunk builds the tables once per
     # 64 users (256 x 8 rows), so fewer, longer chunks than the bootstrap
     work = n_permutations * table.x.size // 8
     n_chunks = replicate_chunks(work, per_thread=2)
-    result: np.ndarray = api.sign_flip_sums(table.x, n_permutations, seed, n_chunks)
+    result: np.ndarray = compiled().sign_flip_sums(table.x, n_permutations, seed, n_chunks)
     return result
 
 

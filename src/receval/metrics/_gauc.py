@@ -270,7 +270,6 @@ def grouped_auc_kernel(
     from ..engine.sums import chunks_for
 
     k = compiled()
-
     # the kernels read contiguous arrays (a strided view of the caller's is copied)
     labels, scores = np.ascontiguousarray(labels), np.ascontiguousarray(scores)
     rows, positives = k.group_counts(codes, n_groups, labels)

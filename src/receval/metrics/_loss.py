@@ -274,10 +274,10 @@ def multiclass_loss_sum(
     core."""
     from ..engine.sums import chunks_for
 
-    core = compiled()
-
     codes = np.ascontiguousarray(codes, dtype=np.int64)
-    digits = core.multiclass_log_loss_exact(codes, proba, weights, eps, chunks_for(len(codes)))
+    digits = compiled().multiclass_log_loss_exact(
+        codes, proba, weights, eps, chunks_for(len(codes))
+    )
     return ExactSum(digits).value
 
 

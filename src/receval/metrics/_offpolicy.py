@@ -53,11 +53,6 @@ class OffPolicySums:
     dr: ExactSum
     n_rounds: int
 
-    @classmethod
-    def zero(cls) -> OffPolicySums:
-        z = ExactSum.zero()
-        return cls(z, z, z, 0)
-
     def merge(self, other: OffPolicySums) -> OffPolicySums:
         return OffPolicySums(
             self.reward_weight + other.reward_weight,
@@ -355,7 +350,8 @@ def _update(params: dict[str, Any], batch: Any) -> OffPolicySums:
 
 
 def _empty(params: dict[str, Any]) -> OffPolicySums:
-    return OffPolicySums.zero()
+    z = ExactSum.zero()
+    return OffPolicySums(z, z, z, 0)
 
 
 def _finalize(params: dict[str, Any], state: OffPolicySums) -> float:

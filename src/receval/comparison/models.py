@@ -515,7 +515,9 @@ def compare(
     0.1...
     """
     from ..ranking.evaluation import evaluate
+    from ..ranking.report import EvaluationReport
     from ..ranking.values import as_qrels, as_run
+    from ..registry import ranking_spec
 
     func = "compare"
     settings = _check_settings(func, test=test, interval=interval, correction=correction,
@@ -528,11 +530,7 @@ def compare(
         raise InputValidationError(
             f"{func}: metrics is empty; pass metric strings, e.g. ['ndcg@10']."
         )
-    from ..registry import ranking_spec
-
     specs = {m: ranking_spec(m, func) for m in metrics}
-    from ..ranking.report import EvaluationReport
-
     q = None
     reports: dict[str, EvaluationReport] = {}
     for name, run in named.items():
@@ -663,7 +661,7 @@ def compare_predictions(
                                alpha=alpha, confidence=confidence, n_permutations=n_permutations,
                                n_resamples=n_resamples, seed=seed)  # fmt: skip
     named = _named_models(y_scores, func, "model")
-    model_pairs(list(named), baseline, func)
+    pairs = model_pairs(list(named), baseline, func)
     metrics = list(metrics)
     if not metrics:
         raise InputValidationError(f"{func}: metrics is empty; pass e.g. ['gauc', 'log_loss'].")
@@ -719,7 +717,6 @@ def compare_predictions(
         return report  # type: ignore[return-value]
     from ..metrics._delong import delong_pairs
 
-    pairs = model_pairs(list(named), baseline, func)
     blocks = {}
     for m, key, spec in zip(metrics, keys, specs, strict=True):
         if key == "roc_auc":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -58,9 +58,6 @@ class GroupAUCReport:
     n_groups_skipped: int
     n_rows_skipped: int
     weighting: str
-
-    #: the per-group arrays
-    COLUMNS: ClassVar = ("groups", "auc", "weight", "n_rows")
 
     @classmethod
     def of(cls, groups: Any, auc: Any, weight: Any, n_rows: Any, weighting: str) -> GroupAUCReport:
@@ -497,8 +494,11 @@ def _report_finalize(params: dict[str, Any], state: _Reports) -> GroupAUCReport:
     if len(parts) == 1:
         return parts[0]
     used = {p.weighting for p in parts}
-    columns = [np.concatenate([getattr(p, k) for p in parts]) for k in GroupAUCReport.COLUMNS]
-    return GroupAUCReport.of(*columns, used.pop() if len(used) == 1 else "custom")
+    groups, auc, weight, rows = (
+        np.concatenate([getattr(p, k) for p in parts])
+        for k in ("groups", "auc", "weight", "n_rows")
+    )
+    return GroupAUCReport.of(groups, auc, weight, rows, used.pop() if len(used) == 1 else "custom")
 
 
 _GAUC_REPORT = MetricDefinition(

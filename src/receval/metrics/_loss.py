@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -29,6 +30,7 @@ from ._binary import data_ndim, warn_undefined
 __all__ = ["log_loss", "mean_absolute_error", "normalized_entropy", "root_mean_squared_error"]
 
 _EPS = float(np.finfo(np.float64).eps)
+_F = TypeVar("_F", bound=Callable[..., Any])
 ZERO_WEIGHT = (
     "log_loss: every sample weight is zero, so the log loss is undefined (returned as nan)."
 )
@@ -422,12 +424,12 @@ def _error(func: str, y_true: Any, y_pred: Any, sample_weight: Any) -> float:
     return result
 
 
-def _document(name: str, other: str, example: str) -> Any:
+def _document(name: str, other: str, example: str) -> Callable[[_F], _F]:
     """Fill the shared sections of the error metrics' docstrings (``{sections}``)."""
 
-    def fill(func: Any) -> Any:
+    def fill(func: _F) -> _F:
         text = _ERROR_SECTIONS.format(name=name, func=func.__name__, other=other, value=example)
-        func.__doc__ = func.__doc__.replace("{sections}", text.strip())
+        func.__doc__ = (func.__doc__ or "").replace("{sections}", text.strip())
         return func
 
     return fill

@@ -333,22 +333,6 @@ def normalized_entropy(
     return result
 
 
-def normalized_entropy_of(mean_loss: float, rate: float, weight: float = 1.0) -> float:
-    """NE from the weighted mean log loss and the weighted share of positives (``weight``:
-    the total weight, nan and the warning where it is zero)."""
-    if weight == 0:
-        return warn_undefined(
-            "normalized_entropy: every sample weight is zero, so NE is undefined (returned as nan)."
-        )
-    if rate <= 0 or rate >= 1:
-        return warn_undefined(
-            "normalized_entropy: y_true has a single class, so the base rate's entropy is 0 "
-            "and NE is undefined (returned as nan)."
-        )
-    entropy = -rate * np.log(rate) - (1 - rate) * np.log1p(-rate)
-    return float(mean_loss / entropy)
-
-
 def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
     """The :class:`~receval.engine.states.ErrorSums` of the errors ``a - b`` (weights ``w``).
 
@@ -405,17 +389,6 @@ def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
     exponent = np.frexp(d)[1] + base
     k = ERROR_SCALE_STEP * np.round(exponent / ERROR_SCALE_STEP).astype(np.int64)
     return np.ldexp(d, (base - k).astype(np.int32)), k
-
-
-def _error_value(kind: str, state: ErrorSums) -> float:
-    """RMSE or MAE of a state whose weight is not zero (weights near 1e308 or 1e-300
-    too: see :func:`~receval.engine.sums.scaled_value`)."""
-    weight, k = scaled_value(state.weight)
-    if kind == "root_mean_squared_error":
-        x, e = state.mean_squared()
-        return float(np.ldexp(np.sqrt(x / weight), (e - k) // 2))
-    x, e = state.mean_absolute()
-    return float(np.ldexp(x / weight, e - k))
 
 
 def _error(func: str, y_true: Any, y_pred: Any, sample_weight: Any) -> float:
@@ -507,9 +480,19 @@ def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
 
 
 def _finalize_ne(params: dict[str, Any], state: Any) -> float:
+    """NE from the weighted mean log loss and the weighted share of positives."""
     if state.weight.value == 0:
-        return normalized_entropy_of(0.0, 0.0, weight=0.0)
-    return normalized_entropy_of(state.mean_loss(), ratio(state.observed, state.weight))
+        return warn_undefined(
+            "normalized_entropy: every sample weight is zero, so NE is undefined (returned as nan)."
+        )
+    rate = ratio(state.observed, state.weight)
+    if rate <= 0 or rate >= 1:
+        return warn_undefined(
+            "normalized_entropy: y_true has a single class, so the base rate's entropy is 0 "
+            "and NE is undefined (returned as nan)."
+        )
+    entropy = -rate * np.log(rate) - (1 - rate) * np.log1p(-rate)
+    return float(state.mean_loss() / entropy)
 
 
 LOG_LOSS = register(
@@ -561,10 +544,16 @@ def _errors_empty(params: dict[str, Any]) -> ErrorSums:
 
 def _errors_finalize(kind: str) -> Any:
     def finalize(params: dict[str, Any], state: ErrorSums) -> float:
-        weight = state.weight.value
-        if weight == 0:
+        """RMSE or MAE (weights near 1e308 or 1e-300 too: see
+        :func:`~receval.engine.sums.scaled_value`)."""
+        if state.weight.value == 0:
             return warn_undefined(f"{kind}: no row of non-zero weight (returned as nan).")
-        return _error_value(kind, state)
+        weight, k = scaled_value(state.weight)
+        if kind == "root_mean_squared_error":
+            x, e = state.mean_squared()
+            return float(np.ldexp(np.sqrt(x / weight), (e - k) // 2))
+        x, e = state.mean_absolute()
+        return float(np.ldexp(x / weight, e - k))
 
     return finalize
 

@@ -141,7 +141,12 @@ def _bins(
     w = np.ones_like(proba) if weights is None else weights
     true_sum = np.bincount(ids, weights=labels * w, minlength=size)
     pred_sum = np.bincount(ids, weights=proba * w, minlength=size)
-    return true_sum, pred_sum, np.bincount(ids, weights=w, minlength=size)
+    total = (
+        np.bincount(ids, minlength=size).astype(np.float64)
+        if weights is None
+        else np.bincount(ids, weights=w, minlength=size)
+    )
+    return true_sum, pred_sum, total
 
 
 def calibration_curve(

@@ -42,7 +42,7 @@ __all__ = [
     "effect_sizes",
 ]
 
-INTERVALS = ["bca", "percentile"]
+INTERVALS = ("bca", "percentile")
 # a bootstrap replicate within this fraction of the mean |d| of the estimate counts
 # as equal to it (BCa's z0): with discrete differences (ties), many replicates equal
 # the estimate exactly, and their float sums differ from it by rounding only

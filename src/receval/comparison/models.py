@@ -25,8 +25,10 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_escape
+from .intervals import INTERVALS as INTERVALS
 from .intervals import bootstrap_intervals, effect_sizes
 from .paired import check_count
+from .significance import CORRECTIONS as CORRECTIONS
 from .significance import (
     TESTS,
     adjust_pvalues,
@@ -49,9 +51,6 @@ __all__ = [
     "paired_pvalues",
     "smallest_pvalue",
 ]
-
-INTERVALS = ("bca", "percentile")
-CORRECTIONS = ("holm", "bonferroni", "bh")
 
 
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", strict=True))

@@ -58,7 +58,7 @@ __all__ = [
     "wilcoxon_pvalues",
 ]
 
-CORRECTIONS = ["bh", "bonferroni", "holm", None]
+CORRECTIONS = ("holm", "bonferroni", "bh")
 TESTS = ("randomization", "student", "wilcoxon")
 # a flipped sum within this fraction of sum |w d| of the observed one counts as
 # at least as extreme: the two differ only by float rounding
@@ -518,7 +518,7 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
     array([0.03, 0.04, 0.04])
     """
     func = "adjust_pvalues"
-    v.check_option(method, "method", func, CORRECTIONS)
+    v.check_option(method, "method", func, [*CORRECTIONS, None])
     p: np.ndarray = v.as_float(v.as_1d(pvalues, "pvalues", func), "pvalues", func).copy()
     valid = ~np.isnan(p)
     if not valid.all():

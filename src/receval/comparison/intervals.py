@@ -253,8 +253,7 @@ def bootstrap_intervals(
     d, one_d = check_differences(differences, func)
     table = Table(d, check_weights(weights, d, one_d, func), drop_unused=True)
     m = d.shape[1]
-    low = np.full(m, np.nan)
-    high = np.full(m, np.nan)
+    low, high = np.full(m, np.nan), np.full(m, np.nan)
     constant = table.constant()
     todo = np.flatnonzero((table.total_weight > 0) & ~constant)
     if constant.any():

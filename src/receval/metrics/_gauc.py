@@ -60,7 +60,7 @@ class GroupAUCReport:
     weighting: str
 
     @classmethod
-    def of(cls, groups: Any, auc: Any, weight: Any, n_rows: Any, weighting: str) -> GroupAUCReport:
+    def _of(cls, groups: Any, auc: Any, weight: Any, n_rows: Any, weighting: str) -> GroupAUCReport:
         """The report of these groups, the GAUC from exact sums (as out of core and on Spark)."""
         from ..engine.totals import gauc_sums, gauc_value
 
@@ -250,7 +250,7 @@ def group_auc_of(
         codes, len(uniques), labels, scores, weights
     )
     group_w, used = _group_weights(weighting, uniques, codes, weight, weighted_pos, func)
-    return GroupAUCReport.of(uniques, auc, group_w, rows, used)
+    return GroupAUCReport._of(uniques, auc, group_w, rows, used)
 
 
 def grouped_auc_kernel(
@@ -498,7 +498,7 @@ def _report_finalize(params: dict[str, Any], state: _Reports) -> GroupAUCReport:
         np.concatenate([getattr(p, k) for p in parts])
         for k in ("groups", "auc", "weight", "n_rows")
     )
-    return GroupAUCReport.of(groups, auc, weight, rows, used.pop() if len(used) == 1 else "custom")
+    return GroupAUCReport._of(groups, auc, weight, rows, used.pop() if len(used) == 1 else "custom")
 
 
 _GAUC_REPORT = MetricDefinition(

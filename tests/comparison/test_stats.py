@@ -26,9 +26,9 @@ from scipy import stats
 from receval._kernels import compiled
 from receval.comparison import intervals as _intervals
 from receval.comparison import paired as _paired
-from receval.comparison.intervals import _bootstrap_replicates, bootstrap_intervals, effect_sizes
+from receval.comparison.intervals import bootstrap_intervals, effect_sizes
 from receval.comparison.significance import (
-    _randomization_statistics,
+    _flip_sums,
     adjust_pvalues,
     randomization_pvalues,
     student_pvalues,
@@ -36,6 +36,22 @@ from receval.comparison.significance import (
 )
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from tests.oracles import stats as oracle
+
+
+def _table(differences, weights, drop_unused=False):
+    d, one_d = _paired.check_differences(differences, "test")
+    return _paired.Table(d, _paired.check_weights(weights, d, one_d, "test"), drop_unused)
+
+
+def _bootstrap_replicates(differences, weights, n_resamples, seed):
+    """Weighted mean difference of every column in every resample: (n_resamples, m)."""
+    return _intervals._replicates(_table(differences, weights, True), n_resamples, seed)
+
+
+def _randomization_statistics(differences, weights, n_permutations, seed):
+    """Signed sums of every random sign vector: (n_permutations, m)."""
+    return _flip_sums(_table(differences, weights), n_permutations, seed)
+
 
 # sizes of the Monte Carlo checks
 N_PERMUTATIONS = 200_000

@@ -10,26 +10,7 @@ intervals and effect sizes.
 
 from __future__ import annotations
 
-from .models import (
-    TESTS,
-    ComparisonReport,
-    adjust_pvalues,
-    bootstrap_intervals,
-    compare,
-    compare_predictions,
-    effect_sizes,
-    paired_pvalues,
-    smallest_pvalue,
-)
+from . import models
+from .models import *  # noqa: F403 (the names of models.__all__)
 
-__all__ = [
-    "TESTS",
-    "ComparisonReport",
-    "adjust_pvalues",
-    "bootstrap_intervals",
-    "compare",
-    "compare_predictions",
-    "effect_sizes",
-    "paired_pvalues",
-    "smallest_pvalue",
-]
+__all__ = models.__all__

@@ -42,33 +42,17 @@ __all__ = [
     "effect_sizes",
 ]
 
-INTERVALS = ["bca", "percentile"]
+INTERVALS = ("bca", "percentile")
 # a bootstrap replicate within this fraction of the mean |d| of the estimate counts
 # as equal to it (BCa's z0): with discrete differences (ties), many replicates equal
 # the estimate exactly, and their float sums differ from it by rounding only
 TIE_TOLERANCE = 1e-10
 
 
-def _bootstrap_replicates(
-    differences: ArrayLike, weights: ArrayLike | None, n_resamples: int, seed: int
-) -> np.ndarray:
-    """Weighted mean difference of every column in every resample: (n_resamples, m).
-
-    Resample b draws as many users as the table has (users defined in no
-    column are dropped first) uniformly with replacement; the same draws serve
-    every column. A resample without a used user of a column (its weights sum
-    to 0) gives nan in that column.
-    """
-    d, one_d = check_differences(differences, "_bootstrap_replicates")
-    w = check_weights(weights, d, one_d, "_bootstrap_replicates")
-    table = Table(d, w, drop_unused=True)
-    return _replicates(table, n_resamples, seed)
-
-
 def _replicates(table: Table, n_resamples: int, seed: int) -> np.ndarray:
+    """Weighted mean difference of every column in every resample: (n_resamples, m); nan
+    where a resample holds no used user of the column."""
     from .._kernels import compiled
-
-    api = compiled()
 
     if table.x.shape[0] >= 2**32:  # the kernel maps 64-bit words to indices with n < 2**32
         raise InputValidationError(
@@ -78,7 +62,7 @@ def _replicates(table: Table, n_resamples: int, seed: int) -> np.ndarray:
 
     work = n_resamples * table.x.shape[0] * (2 + table.x.shape[1])
     n_chunks = replicate_chunks(work)
-    result: np.ndarray = api.bootstrap_means(table.x, table.den, n_resamples, seed, n_chunks)
+    result: np.ndarray = compiled().bootstrap_means(table.x, table.den, n_resamples, seed, n_chunks)
     return result
 
 
@@ -262,24 +246,14 @@ def bootstrap_intervals(
     """
     func = "bootstrap_intervals"
     v.check_option(method, "method", func, INTERVALS)
-    confidence = float(
-        v.check_number(
-            confidence,
-            "confidence",
-            func,
-            low=0.0,
-            high=1.0,
-            low_inclusive=False,
-            high_inclusive=False,
-        )
-    )
+    confidence = float(v.check_number(confidence, "confidence", func, low=0.0, high=1.0,
+                                      low_inclusive=False, high_inclusive=False))  # fmt: skip
     n_resamples = check_count(n_resamples, "n_resamples", func)
     seed = check_seed(seed, func)
     d, one_d = check_differences(differences, func)
     table = Table(d, check_weights(weights, d, one_d, func), drop_unused=True)
     m = d.shape[1]
-    low = np.full(m, np.nan)
-    high = np.full(m, np.nan)
+    low, high = np.full(m, np.nan), np.full(m, np.nan)
     constant = table.constant()
     todo = np.flatnonzero((table.total_weight > 0) & ~constant)
     if constant.any():

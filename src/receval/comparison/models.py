@@ -25,8 +25,10 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_escape
+from .intervals import INTERVALS as INTERVALS
 from .intervals import bootstrap_intervals, effect_sizes
 from .paired import check_count
+from .significance import CORRECTIONS as CORRECTIONS
 from .significance import (
     TESTS,
     adjust_pvalues,
@@ -49,9 +51,6 @@ __all__ = [
     "paired_pvalues",
     "smallest_pvalue",
 ]
-
-INTERVALS = ("bca", "percentile")
-CORRECTIONS = ("holm", "bonferroni", "bh")
 
 
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
@@ -290,34 +289,21 @@ _STAT_COLUMNS = ("difference", "effect_size", "ci_low", "ci_high", "p_value", "p
                  "significant", "better", "worse", "n_users", "p_min")  # fmt: skip
 
 
-_RESAMPLING = ("test", "interval", "confidence", "alpha", "correction", "n_permutations",
-               "n_resamples", "seed")  # fmt: skip
-
-
 # ------------------------------------------------------------------ the comparison engine
-def _check_settings(
-    func: str,
-    test: str,
-    interval: str | None,
-    correction: str | None,
-    alpha: float,
-    confidence: float,
-    n_permutations: int,
-    n_resamples: int,
-    seed: int,
-) -> None:
-    v.check_option(test, "test", func, list(TESTS))
-    if interval is not None:
-        v.check_option(interval, "interval", func, [*INTERVALS, None])
-    if correction is not None:
-        v.check_option(correction, "correction", func, [*CORRECTIONS, None])
-    v.check_number(alpha, "alpha", func, low=0.0, high=1.0, low_inclusive=False,
-                   high_inclusive=False)  # fmt: skip
-    v.check_number(confidence, "confidence", func, low=0.0, high=1.0, low_inclusive=False,
-                   high_inclusive=False)  # fmt: skip
-    check_count(n_permutations, "n_permutations", func)
-    check_count(n_resamples, "n_resamples", func)
-    v.check_number(seed, "seed", func, integer=True, low=0)
+def _check_settings(func: str, **settings: Any) -> dict[str, Any]:
+    """The settings of the tests and intervals, checked, with the numbers as Python
+    floats and ints."""
+    v.check_option(settings["test"], "test", func, list(TESTS))
+    v.check_option(settings["interval"], "interval", func, [*INTERVALS, None])
+    v.check_option(settings["correction"], "correction", func, [*CORRECTIONS, None])
+    for name in ("alpha", "confidence"):
+        value = v.check_number(settings[name], name, func, low=0.0, high=1.0,
+                               low_inclusive=False, high_inclusive=False)  # fmt: skip
+        settings[name] = float(value)
+    for name in ("n_permutations", "n_resamples"):
+        settings[name] = check_count(settings[name], name, func)
+    settings["seed"] = int(v.check_number(settings["seed"], "seed", func, integer=True, low=0))
+    return settings
 
 
 def _run_tests(
@@ -328,21 +314,13 @@ def _run_tests(
     weights: dict[str, np.ndarray | None],
     means: dict[str, dict[str, float]],
     higher: dict[str, bool],
-    *,
-    baseline: str | None,
-    test: str,
-    interval: str | None,
-    correction: str | None,
-    alpha: float,
-    confidence: float,
-    n_permutations: int,
-    n_resamples: int,
-    seed: int,
-    n_users: int,
+    settings: dict[str, Any],
 ) -> ComparisonReport:
     """Every comparison of ``values[metric][model]`` (per-user arrays, nan = undefined),
-    all columns tested and resampled in one pass."""
-    pairs = model_pairs(models, baseline, func)
+    all columns tested and resampled in one pass; ``settings``: the report's (checked)."""
+    names = ("test", "interval", "correction", "alpha", "n_permutations", "seed")
+    test, interval, correction, alpha, n_permutations, seed = (settings[k] for k in names)
+    pairs = model_pairs(models, settings["baseline"], func)
     cols: list[tuple[str, str, str]] = [(m, a, b) for m in metrics for a, b in pairs]
     n = len(next(iter(next(iter(values.values())).values())))
     diff = np.empty((n, len(cols)))
@@ -378,10 +356,9 @@ def _run_tests(
         if interval is None:
             low = high = np.full(len(cols), np.nan)
         else:
-            lows, highs = bootstrap_intervals(
-                diff, wts, method=interval, confidence=confidence,
-                n_resamples=n_resamples, seed=seed,
-            )  # fmt: skip
+            lows, highs = bootstrap_intervals(diff, wts, method=interval, seed=seed,
+                                              confidence=settings["confidence"],
+                                              n_resamples=settings["n_resamples"])  # fmt: skip
             low, high = np.atleast_1d(lows), np.atleast_1d(highs)
         adjusted = np.empty(len(cols))
         for m in metrics:  # one family per metric
@@ -423,13 +400,8 @@ def _run_tests(
         "p_min": np.array([smallest_pvalue(int(u), test=test, n_permutations=n_permutations)
                            for u in used], dtype=np.float64),
     }  # fmt: skip
-    return ComparisonReport(
-        models=models, metrics=metrics, means=means, higher_is_better=higher,
-        baseline=baseline, comparisons=comparisons, test=test, interval=interval,
-        correction=correction, alpha=float(alpha), confidence=float(confidence),
-        n_permutations=int(n_permutations), n_resamples=int(n_resamples), seed=int(seed),
-        n_users=n_users,
-    )  # fmt: skip
+    return ComparisonReport(models=models, metrics=metrics, means=means, higher_is_better=higher,
+                            comparisons=comparisons, **settings)  # fmt: skip
 
 
 def _named_models(models: Any, func: str, what: str) -> dict[str, Any]:
@@ -542,11 +514,14 @@ def compare(
     0.1...
     """
     from ..ranking.evaluation import evaluate
+    from ..ranking.report import EvaluationReport
     from ..ranking.values import as_qrels, as_run
+    from ..registry import ranking_spec
 
     func = "compare"
-    _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,
-                    n_resamples, seed)  # fmt: skip
+    settings = _check_settings(func, test=test, interval=interval, correction=correction,
+                               alpha=alpha, confidence=confidence, n_permutations=n_permutations,
+                               n_resamples=n_resamples, seed=seed)  # fmt: skip
     named = _named_models(runs, func, "run")
     model_pairs(list(named), baseline, func)  # fail early on names
     metrics = list(metrics)
@@ -554,11 +529,7 @@ def compare(
         raise InputValidationError(
             f"{func}: metrics is empty; pass metric strings, e.g. ['ndcg@10']."
         )
-    from ..registry import ranking_spec
-
     specs = {m: ranking_spec(m, func) for m in metrics}
-    from ..ranking.report import EvaluationReport
-
     q = None
     reports: dict[str, EvaluationReport] = {}
     for name, run in named.items():
@@ -591,19 +562,12 @@ def compare(
     models = list(named)
     values = {m: {name: rep.values[m] for name, rep in reports.items()} for m in metrics}
     means = {m: {name: rep.mean[m] for name, rep in reports.items()} for m in metrics}
-    weights: dict[str, np.ndarray | None] = {}
-    for m in metrics:
-        if specs[m].info.mean == "pooled":  # sum of hits / sum of R: users weigh R
-            weights[m] = np.asarray(first._aux[m], dtype=np.float64)
-        else:
-            weights[m] = None
+    # a pooled mean (sum of hits / sum of R) weighs each user by R
+    weights = {m: np.asarray(first._aux[m], dtype=np.float64)
+               if specs[m].info.mean == "pooled" else None for m in metrics}  # fmt: skip
     higher = {m: bool(specs[m].info.higher_is_better) for m in metrics}
-    return _run_tests(
-        func, models, metrics, values, weights, means, higher, baseline=baseline, test=test,
-        interval=interval, correction=correction, alpha=alpha, confidence=confidence,
-        n_permutations=n_permutations, n_resamples=n_resamples, seed=seed,
-        n_users=len(first.users),
-    )  # fmt: skip
+    settings |= {"baseline": baseline, "n_users": len(first.users)}
+    return _run_tests(func, models, metrics, values, weights, means, higher, settings)
 
 
 def compare_predictions(
@@ -692,10 +656,11 @@ def compare_predictions(
     from . import recomputed as rec
 
     func = "compare_predictions"
-    _check_settings(func, test, interval, correction, alpha, confidence, n_permutations,
-                    n_resamples, seed)  # fmt: skip
+    settings = _check_settings(func, test=test, interval=interval, correction=correction,
+                               alpha=alpha, confidence=confidence, n_permutations=n_permutations,
+                               n_resamples=n_resamples, seed=seed)  # fmt: skip
     named = _named_models(y_scores, func, "model")
-    model_pairs(list(named), baseline, func)
+    pairs = model_pairs(list(named), baseline, func)
     metrics = list(metrics)
     if not metrics:
         raise InputValidationError(f"{func}: metrics is empty; pass e.g. ['gauc', 'log_loss'].")
@@ -741,28 +706,16 @@ def compare_predictions(
                 values[m][name], weights[m] = rec.user_log_loss(yt, score, codes, row_w, group_w)
     higher = {m: spec.info.higher_is_better is True for m, spec in zip(metrics, specs, strict=True)}
     per_user = [m for m, k in zip(metrics, keys, strict=True) if k in ("gauc", "log_loss")]
-    settings: dict[str, Any] = dict(
-        baseline=baseline, test=test, interval=interval, correction=correction,
-        alpha=alpha, confidence=confidence, n_permutations=n_permutations,
-        n_resamples=n_resamples, seed=seed, n_users=n_groups,
-    )  # fmt: skip
+    settings |= {"baseline": baseline, "n_users": n_groups}
     report = None
     if per_user:
-        report = _run_tests(
-            func,
-            list(named),
-            per_user,
-            {m: values[m] for m in per_user},
-            weights,
-            means,
-            higher,
-            **settings,
-        )
+        per_user_values = {m: values[m] for m in per_user}
+        report = _run_tests(func, list(named), per_user, per_user_values, weights, means, higher,
+                            settings)  # fmt: skip
     if len(per_user) == len(metrics):
         return report  # type: ignore[return-value]
     from ..metrics._delong import delong_pairs
 
-    pairs = model_pairs(list(named), baseline, func)
     blocks = {}
     for m, key, spec in zip(metrics, keys, specs, strict=True):
         if key == "roc_auc":
@@ -772,7 +725,7 @@ def compare_predictions(
                     f"weights. Got sample_weight; leave it None or compare 'gauc'."
                 )
             means[m], blocks[m] = delong_pairs(yt, named, pairs, func, metric=m,
-                                               confidence=float(confidence), alpha=alpha,
+                                               confidence=settings["confidence"], alpha=alpha,
                                                correction=correction, higher=higher[m])  # fmt: skip
         elif key == "recomputed":
             with warnings.catch_warnings():  # a resample without a value is left out
@@ -780,8 +733,7 @@ def compare_predictions(
                 means[m], blocks[m] = rec.recomputed_pairs(
                     rec.rows_value(spec, yt, codes if groups is not None else None),
                     yt, {k: np.asarray(s) for k, s in named.items()}, pairs, codes, n_groups,
-                    sw, func, metric=m, higher=spec.info.higher_is_better,
-                    **{k: settings[k] for k in _RESAMPLING},
+                    sw, func, settings, metric=m, higher=spec.info.higher_is_better,
                 )  # fmt: skip
     c = {} if report is None else report.comparisons
     for m in per_user:
@@ -790,9 +742,7 @@ def compare_predictions(
                    for k in ("metric", "model", "versus", *_STAT_COLUMNS)}  # fmt: skip
     return ComparisonReport(
         models=list(named), metrics=metrics, means=means, higher_is_better=higher,
-        comparisons=comparisons, alpha=float(alpha), confidence=float(confidence),
-        **{k: settings[k] for k in ("baseline", "test", "interval", "correction",
-                                    "n_permutations", "n_resamples", "seed", "n_users")},
+        comparisons=comparisons, **settings,
         _details={"delong": [m for m, k in zip(metrics, keys, strict=True) if k == "roc_auc"],
                   "recomputed": [m for m, k in zip(metrics, keys, strict=True)
                                  if k == "recomputed"]},

@@ -63,11 +63,7 @@ def check_weights(weights: Any, d: np.ndarray, one_d: bool, func: str) -> np.nda
         return None
     w = v.as_float(_to_numpy(weights), "weights", func)
     n, m = d.shape
-    if w.shape == (n,):
-        pass
-    elif w.shape == (n, m) and not one_d:
-        pass
-    else:
+    if not (w.shape == (n,) or (w.shape == (n, m) and not one_d)):
         expected = f"({n},)" if one_d else f"({n},) or ({n}, {m})"
         raise InputValidationError(
             f"{func}: weights must have shape {expected}, one weight per user"

@@ -91,23 +91,22 @@ def recomputed_pairs(
     n_units: int,
     sample_weight: np.ndarray | None,
     func: str,
+    settings: dict[str, Any],
     *,
     metric: str,
-    test: str,
-    interval: str | None,
-    confidence: float,
-    alpha: float,
-    correction: str | None,
     higher: bool | None,
-    n_permutations: int,
-    n_resamples: int,
-    seed: int,
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """Each model's value of ``metric`` and the comparison table's columns for each
     (model, versus) pair (as :func:`receval.metrics._delong.delong_pairs`):
-    ``value(rows, scores, weights)`` is the metric of those rows. The effect size is
-    nan (no per-user values); ``n_users`` is the number of units. A metric of no
-    direction (``higher`` None, such as PCOC) is never better or worse."""
+    ``value(rows, scores, weights)`` is the metric of those rows; ``settings``: the
+    test's and the interval's, as the report holds them. The effect size is nan (no
+    per-user values); ``n_users`` is the number of units. A metric of no direction
+    (``higher`` None, such as PCOC) is never better or worse."""
+    names = ("test", "interval", "confidence", "alpha", "correction", "n_permutations",
+             "n_resamples", "seed")  # fmt: skip
+    test, interval, confidence, alpha, correction, n_permutations, n_resamples, seed = (
+        settings[k] for k in names
+    )
     if test != "randomization":
         raise InvalidParameterError(
             f"{func}: {metric!r} is not a mean over users, so test={test!r} (which reads "

@@ -58,7 +58,7 @@ __all__ = [
     "wilcoxon_pvalues",
 ]
 
-CORRECTIONS = ["bh", "bonferroni", "holm", None]
+CORRECTIONS = ("holm", "bonferroni", "bh")
 TESTS = ("randomization", "student", "wilcoxon")
 # a flipped sum within this fraction of sum |w d| of the observed one counts as
 # at least as extreme: the two differ only by float rounding
@@ -79,30 +79,14 @@ def scipy_function(module: str, name: str, what: str) -> Any:
         ) from None
 
 
-def _randomization_statistics(
-    differences: ArrayLike, weights: ArrayLike | None, n_permutations: int, seed: int
-) -> np.ndarray:
-    """Signed sums ``sum_i s_bi w_i d_ij`` of every random sign vector: (n_permutations, m).
-
-    Users without a difference (NaN) or with weight 0 in a column count 0 in
-    it. The p-value of :func:`randomization_pvalues` counts the rows whose
-    absolute value reaches the observed ``|sum_i w_i d_ij|``.
-    """
-    d, one_d = check_differences(differences, "_randomization_statistics")
-    table = Table(d, check_weights(weights, d, one_d, "_randomization_statistics"))
-    return _flip_sums(table, n_permutations, seed)
-
-
 def _flip_sums(table: Table, n_permutations: int, seed: int) -> np.ndarray:
     from .._kernels import compiled
-
-    api = compiled()
 
     # the kernel adds one table row per 8 users; each chunk builds the tables once per
     # 64 users (256 x 8 rows), so fewer, longer chunks than the bootstrap
     work = n_permutations * table.x.size // 8
     n_chunks = replicate_chunks(work, per_thread=2)
-    result: np.ndarray = api.sign_flip_sums(table.x, n_permutations, seed, n_chunks)
+    result: np.ndarray = compiled().sign_flip_sums(table.x, n_permutations, seed, n_chunks)
     return result
 
 
@@ -534,7 +518,7 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
     array([0.03, 0.04, 0.04])
     """
     func = "adjust_pvalues"
-    v.check_option(method, "method", func, CORRECTIONS)
+    v.check_option(method, "method", func, [*CORRECTIONS, None])
     p: np.ndarray = v.as_float(v.as_1d(pvalues, "pvalues", func), "pvalues", func).copy()
     valid = ~np.isnan(p)
     if not valid.all():

@@ -18,22 +18,10 @@ __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
 
 
 def _check_proba(
-    y_true: Any,
-    y_prob: Any,
-    sample_weight: Any,
-    func: str,
-    pos_label: Any = None,
-    strict01: bool = False,
+    y_true: Any, y_prob: Any, sample_weight: Any, func: str, pos_label: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     labels, proba, weights = check_binary_scores(
-        y_true,
-        y_prob,
-        sample_weight,
-        func,
-        pos_label=pos_label,
-        score_name="y_prob",
-        strict01=strict01,
-        rank=False,
+        y_true, y_prob, sample_weight, func, pos_label=pos_label, score_name="y_prob", rank=False
     )
     return labels, v.check_probabilities(proba, "y_prob", func), weights
 
@@ -303,25 +291,19 @@ def _finalize_copc(params: dict[str, Any], state: Any) -> float:
     return ratio(state.observed, state.predicted)
 
 
-PCOC = register(
-    MetricDefinition(
-        name="pcoc",
-        check_params=no_options("pcoc"),
-        prepare=totals_prepare("pcoc", "y_prob"),
-        update=totals_update(loss=False, clicks=True),
-        empty=totals_empty,
-        finalize=_finalize_pcoc,
-        scale_free=always,
+def _totals_metric(name: str, finalize: Any) -> MetricDefinition:
+    return register(
+        MetricDefinition(
+            name=name,
+            check_params=no_options(name),
+            prepare=totals_prepare(name, "y_prob"),
+            update=totals_update(loss=False, clicks=True),
+            empty=totals_empty,
+            finalize=finalize,
+            scale_free=always,
+        )
     )
-)
-COPC = register(
-    MetricDefinition(
-        name="copc",
-        check_params=no_options("copc"),
-        prepare=totals_prepare("copc", "y_prob"),
-        update=totals_update(loss=False, clicks=True),
-        empty=totals_empty,
-        finalize=_finalize_copc,
-        scale_free=always,
-    )
-)
+
+
+PCOC = _totals_metric("pcoc", _finalize_pcoc)
+COPC = _totals_metric("copc", _finalize_copc)

@@ -59,6 +59,17 @@ class GroupAUCReport:
     n_rows_skipped: int
     weighting: str
 
+    @classmethod
+    def _of(cls, groups: Any, auc: Any, weight: Any, n_rows: Any, weighting: str) -> GroupAUCReport:
+        """The report of these groups, the GAUC from exact sums (as out of core and on Spark)."""
+        from ..engine.totals import gauc_sums, gauc_value
+
+        skipped = np.isnan(auc)
+        return cls(score=gauc_value(*gauc_sums(auc, weight)), groups=groups, auc=auc,
+                   weight=weight, n_rows=n_rows, n_groups=len(auc),
+                   n_groups_skipped=int(skipped.sum()),
+                   n_rows_skipped=int(n_rows[skipped].sum()), weighting=weighting)  # fmt: skip
+
     @property
     def skipped(self) -> np.ndarray:
         """Boolean mask of the skipped groups."""
@@ -99,7 +110,6 @@ def _group_weights(
     weighting: Any,
     uniques: np.ndarray,
     codes: np.ndarray,
-    rows: np.ndarray,
     weight: np.ndarray,
     weighted_pos: np.ndarray,
     func: str,
@@ -239,22 +249,8 @@ def group_auc_of(
     auc, rows, weight, weighted_pos = grouped_auc_kernel(
         codes, len(uniques), labels, scores, weights
     )
-    group_w, used = _group_weights(weighting, uniques, codes, rows, weight, weighted_pos, func)
-    from ..engine.totals import gauc_sums, gauc_value
-
-    skipped = np.isnan(auc)
-    score = gauc_value(*gauc_sums(auc, group_w))  # exact sums, as out of core and on Spark
-    return GroupAUCReport(
-        score=score,
-        groups=uniques,
-        auc=auc,
-        weight=group_w,
-        n_rows=rows,
-        n_groups=len(uniques),
-        n_groups_skipped=int(skipped.sum()),
-        n_rows_skipped=int(rows[skipped].sum()),
-        weighting=used,
-    )
+    group_w, used = _group_weights(weighting, uniques, codes, weight, weighted_pos, func)
+    return GroupAUCReport._of(uniques, auc, group_w, rows, used)
 
 
 def grouped_auc_kernel(
@@ -271,7 +267,6 @@ def grouped_auc_kernel(
     from ..engine.sums import chunks_for
 
     k = compiled()
-
     # the kernels read contiguous arrays (a strided view of the caller's is copied)
     labels, scores = np.ascontiguousarray(labels), np.ascontiguousarray(scores)
     rows, positives = k.group_counts(codes, n_groups, labels)
@@ -495,27 +490,15 @@ def _report_update(params: dict[str, Any], batch: Any) -> _Reports:
 
 
 def _report_finalize(params: dict[str, Any], state: _Reports) -> GroupAUCReport:
-    from ..engine.totals import gauc_sums, gauc_value
-
     parts = state.parts
     if len(parts) == 1:
         return parts[0]
-    auc = np.concatenate([p.auc for p in parts])
-    weight = np.concatenate([p.weight for p in parts])
-    rows = np.concatenate([p.n_rows for p in parts])
-    skipped = np.isnan(auc)
     used = {p.weighting for p in parts}
-    return GroupAUCReport(
-        score=gauc_value(*gauc_sums(auc, weight)),
-        groups=np.concatenate([p.groups for p in parts]),
-        auc=auc,
-        weight=weight,
-        n_rows=rows,
-        n_groups=len(auc),
-        n_groups_skipped=int(skipped.sum()),
-        n_rows_skipped=int(rows[skipped].sum()),
-        weighting=used.pop() if len(used) == 1 else "custom",
+    groups, auc, weight, rows = (
+        np.concatenate([getattr(p, k) for p in parts])
+        for k in ("groups", "auc", "weight", "n_rows")
     )
+    return GroupAUCReport._of(groups, auc, weight, rows, used.pop() if len(used) == 1 else "custom")
 
 
 _GAUC_REPORT = MetricDefinition(

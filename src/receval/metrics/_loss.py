@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -29,6 +30,7 @@ from ._binary import data_ndim, warn_undefined
 __all__ = ["log_loss", "mean_absolute_error", "normalized_entropy", "root_mean_squared_error"]
 
 _EPS = float(np.finfo(np.float64).eps)
+_F = TypeVar("_F", bound=Callable[..., Any])
 ZERO_WEIGHT = (
     "log_loss: every sample weight is zero, so the log loss is undefined (returned as nan)."
 )
@@ -274,10 +276,10 @@ def multiclass_loss_sum(
     core."""
     from ..engine.sums import chunks_for
 
-    core = compiled()
-
     codes = np.ascontiguousarray(codes, dtype=np.int64)
-    digits = core.multiclass_log_loss_exact(codes, proba, weights, eps, chunks_for(len(codes)))
+    digits = compiled().multiclass_log_loss_exact(
+        codes, proba, weights, eps, chunks_for(len(codes))
+    )
     return ExactSum(digits).value
 
 
@@ -329,22 +331,6 @@ def normalized_entropy(
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     result: float = run_definition(NORMALIZED_ENTROPY, params, columns, func="normalized_entropy")
     return result
-
-
-def normalized_entropy_of(mean_loss: float, rate: float, weight: float = 1.0) -> float:
-    """NE from the weighted mean log loss and the weighted share of positives (``weight``:
-    the total weight, nan and the warning where it is zero)."""
-    if weight == 0:
-        return warn_undefined(
-            "normalized_entropy: every sample weight is zero, so NE is undefined (returned as nan)."
-        )
-    if rate <= 0 or rate >= 1:
-        return warn_undefined(
-            "normalized_entropy: y_true has a single class, so the base rate's entropy is 0 "
-            "and NE is undefined (returned as nan)."
-        )
-    entropy = -rate * np.log(rate) - (1 - rate) * np.log1p(-rate)
-    return float(mean_loss / entropy)
 
 
 def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
@@ -405,30 +391,24 @@ def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.ldexp(d, (base - k).astype(np.int32)), k
 
 
-def _error_value(kind: str, state: ErrorSums) -> float:
-    """RMSE or MAE of a state whose weight is not zero (weights near 1e308 or 1e-300
-    too: see :func:`~receval.engine.sums.scaled_value`)."""
-    weight, k = scaled_value(state.weight)
-    if kind == "root_mean_squared_error":
-        x, e = state.mean_squared()
-        return float(np.ldexp(np.sqrt(x / weight), (e - k) // 2))
-    x, e = state.mean_absolute()
-    return float(np.ldexp(x / weight, e - k))
-
-
 def _error(func: str, y_true: Any, y_pred: Any, sample_weight: Any) -> float:
     columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
     result: float = run_definition(ERRORS[func], {}, columns, func=func)
     return result
 
 
-def _document(func: Any) -> Any:
-    """The shared Parameters section of the error metrics."""
-    func.__doc__ = func.__doc__.replace("{parameters}", _ERROR_PARAMETERS.strip())
-    return func
+def _document(name: str, other: str, example: str) -> Callable[[_F], _F]:
+    """Fill the shared sections of the error metrics' docstrings (``{sections}``)."""
+
+    def fill(func: _F) -> _F:
+        text = _ERROR_SECTIONS.format(name=name, func=func.__name__, other=other, value=example)
+        func.__doc__ = (func.__doc__ or "").replace("{sections}", text.strip())
+        return func
+
+    return fill
 
 
-_ERROR_PARAMETERS = """
+_ERROR_SECTIONS = """
 Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -437,57 +417,42 @@ Parameters
         Predicted values.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights.
+
+    Returns
+    -------
+    {name} : float
+        Non-negative; lower is better.
+
+    See Also
+    --------
+    {other}
+
+    Examples
+    --------
+    >>> from receval import {func}
+    >>> {func}([3, 4, 5], [2.5, 4, 6])
+    {value}
 """
 
 
-@_document
+@_document("rmse", "mean_absolute_error : Less sensitive to large errors.", "0.6455")
 def root_mean_squared_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
     """Compute the root mean squared error ``sqrt(mean((y - y_hat)^2))``.
 
-    {parameters}
-
-    Returns
-    -------
-    rmse : float
-        Non-negative; lower is better.
-
-    See Also
-    --------
-    mean_absolute_error : Less sensitive to large errors.
-
-    Examples
-    --------
-    >>> from receval import root_mean_squared_error
-    >>> root_mean_squared_error([3, 4, 5], [2.5, 4, 6])
-    0.6455
+    {sections}
     """
     return _error("root_mean_squared_error", y_true, y_pred, sample_weight)
 
 
-@_document
+@_document("mae", "root_mean_squared_error : Penalises large errors more.", "0.5")
 def mean_absolute_error(
     y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None
 ) -> float:
     """Compute the mean absolute error ``mean(|y - y_hat|)``.
 
-    {parameters}
-
-    Returns
-    -------
-    mae : float
-        Non-negative; lower is better.
-
-    See Also
-    --------
-    root_mean_squared_error : Penalises large errors more.
-
-    Examples
-    --------
-    >>> from receval import mean_absolute_error
-    >>> mean_absolute_error([3, 4, 5], [2.5, 4, 6])
-    0.5
+    {sections}
     """
     return _error("mean_absolute_error", y_true, y_pred, sample_weight)
 
@@ -515,9 +480,19 @@ def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
 
 
 def _finalize_ne(params: dict[str, Any], state: Any) -> float:
+    """NE from the weighted mean log loss and the weighted share of positives."""
     if state.weight.value == 0:
-        return normalized_entropy_of(0.0, 0.0, weight=0.0)
-    return normalized_entropy_of(state.mean_loss(), ratio(state.observed, state.weight))
+        return warn_undefined(
+            "normalized_entropy: every sample weight is zero, so NE is undefined (returned as nan)."
+        )
+    rate = ratio(state.observed, state.weight)
+    if rate <= 0 or rate >= 1:
+        return warn_undefined(
+            "normalized_entropy: y_true has a single class, so the base rate's entropy is 0 "
+            "and NE is undefined (returned as nan)."
+        )
+    entropy = -rate * np.log(rate) - (1 - rate) * np.log1p(-rate)
+    return float(state.mean_loss() / entropy)
 
 
 LOG_LOSS = register(
@@ -569,10 +544,16 @@ def _errors_empty(params: dict[str, Any]) -> ErrorSums:
 
 def _errors_finalize(kind: str) -> Any:
     def finalize(params: dict[str, Any], state: ErrorSums) -> float:
-        weight = state.weight.value
-        if weight == 0:
+        """RMSE or MAE (weights near 1e308 or 1e-300 too: see
+        :func:`~receval.engine.sums.scaled_value`)."""
+        if state.weight.value == 0:
             return warn_undefined(f"{kind}: no row of non-zero weight (returned as nan).")
-        return _error_value(kind, state)
+        weight, k = scaled_value(state.weight)
+        if kind == "root_mean_squared_error":
+            x, e = state.mean_squared()
+            return float(np.ldexp(np.sqrt(x / weight), (e - k) // 2))
+        x, e = state.mean_absolute()
+        return float(np.ldexp(x / weight, e - k))
 
     return finalize
 

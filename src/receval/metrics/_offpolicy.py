@@ -53,11 +53,6 @@ class OffPolicySums:
     dr: ExactSum
     n_rounds: int
 
-    @classmethod
-    def zero(cls) -> OffPolicySums:
-        z = ExactSum.zero()
-        return cls(z, z, z, 0)
-
     def merge(self, other: OffPolicySums) -> OffPolicySums:
         return OffPolicySums(
             self.reward_weight + other.reward_weight,
@@ -153,7 +148,7 @@ def ips_estimate(
     >>> ips_estimate(reward, pscore, action_dist=dist, action=[0, 1, 1, 0])
     1.25
     """
-    return _estimate("ips", reward, pscore, action_dist, action, position, None, clip)
+    return _estimate("ips", clip, reward, pscore, action_dist, action=action, position=position)
 
 
 def snips_estimate(
@@ -223,7 +218,7 @@ def snips_estimate(
     >>> snips_estimate([1, 0, 1, 0], [0.5, 0.5, 0.25, 0.75], action_dist=[1.0, 0.0, 0.5, 0.5])
     0.8571
     """
-    return _estimate("snips", reward, pscore, action_dist, action, position, None, clip)
+    return _estimate("snips", clip, reward, pscore, action_dist, action=action, position=position)
 
 
 def dr_estimate(
@@ -315,37 +310,20 @@ def dr_estimate(
     0.995
     """
     return _estimate(
-        "dr", reward, pscore, action_dist, action, position, estimated_rewards, clip,
-        estimated_value,
+        "dr", clip, reward, pscore, action_dist, action=action, position=position,
+        estimated_rewards=estimated_rewards, estimated_value=estimated_value,
     )  # fmt: skip
 
 
 def _estimate(
-    estimator: str,
-    reward: Any,
-    pscore: Any,
-    action_dist: Any,
-    action: Any,
-    position: Any,
-    estimated_rewards: Any,
-    clip: Any,
-    estimated_value: Any = None,
+    estimator: str, clip: Any, reward: Any, pscore: Any, action_dist: Any, **columns: Any
 ) -> float:
     defn = DEFINITIONS_BY_ESTIMATOR[estimator]
-    func = ESTIMATORS[estimator]
-    params = defn.check_params(clip=clip)
-    columns = {
-        "reward": reward,
-        "pscore": pscore,
-        "action_dist": action_dist,
-        "action": action,
-        "position": position,
-        "estimated_rewards": estimated_rewards,
-        "estimated_value": estimated_value,
-    }
+    columns = {"reward": reward, "pscore": pscore, "action_dist": action_dist, **columns}
     why = "pass a 1-D action_dist column (the target policy's probability of the logged action)"
-    memory_only = {"action": (action, None), "position": (position, None)}
-    result: float = run_definition(defn, params, columns, func=func, memory_only=memory_only,
+    memory_only = {name: (columns[name], None) for name in ("action", "position")}
+    result: float = run_definition(defn, defn.check_params(clip=clip), columns,
+                                   func=ESTIMATORS[estimator], memory_only=memory_only,
                                    why=why)  # fmt: skip
     return result
 
@@ -360,27 +338,8 @@ def _check(estimator: str) -> Any:
     return check
 
 
-def _prepare(
-    params: dict[str, Any],
-    reward: Any = None,
-    pscore: Any = None,
-    action_dist: Any = None,
-    action: Any = None,
-    position: Any = None,
-    estimated_rewards: Any = None,
-    estimated_value: Any = None,
-) -> Any:
-    return round_terms(
-        params["estimator"],
-        params["clip"],
-        reward,
-        pscore,
-        action_dist,
-        action,
-        position,
-        estimated_rewards,
-        estimated_value,
-    )
+def _prepare(params: dict[str, Any], *data: Any, **columns: Any) -> Any:
+    return round_terms(params["estimator"], params["clip"], *data, **columns)
 
 
 def _update(params: dict[str, Any], batch: Any) -> OffPolicySums:
@@ -391,7 +350,8 @@ def _update(params: dict[str, Any], batch: Any) -> OffPolicySums:
 
 
 def _empty(params: dict[str, Any]) -> OffPolicySums:
-    return OffPolicySums.zero()
+    z = ExactSum.zero()
+    return OffPolicySums(z, z, z, 0)
 
 
 def _finalize(params: dict[str, Any], state: OffPolicySums) -> float:
@@ -526,16 +486,8 @@ def policy_value_interval(
             )
     defn = DEFINITIONS_BY_ESTIMATOR[estimator]
     params = defn.check_params(clip=check_clip(clip, func))
-    terms = defn.prepare(
-        params,
-        reward=reward,
-        pscore=pscore,
-        action_dist=action_dist,
-        action=action,
-        position=position,
-        estimated_rewards=estimated_rewards,
-        estimated_value=estimated_value,
-    )
+    terms = round_terms(estimator, params["clip"], reward, pscore, action_dist, action, position,
+                        estimated_rewards, estimated_value)  # fmt: skip
     n = len(terms.reward)
     v.check_not_empty(n, "reward", ESTIMATORS[estimator])
     value = defn.finalize(params, defn.update(params, terms))

@@ -38,18 +38,13 @@ def check_clip(clip: Any, func: str) -> float | None:
     """``clip``: None or a positive number (the largest importance weight kept)."""
     if clip is None:
         return None
-    if isinstance(clip, bool) or not isinstance(clip, (int, float, np.integer, np.floating)):
+    number = isinstance(clip, (int, float, np.integer, np.floating)) and not isinstance(clip, bool)
+    if not (number and float(clip) > 0):  # nan too
         raise InvalidParameterError(
             f"The 'clip' parameter of {func} must be None or a positive number. "
             f"Got {clip!r} instead."
         )
-    value = float(clip)
-    if not value > 0:  # nan too
-        raise InvalidParameterError(
-            f"The 'clip' parameter of {func} must be None or a positive number. "
-            f"Got {clip!r} instead."
-        )
-    return value
+    return float(clip)
 
 
 def _as_array(x: Any, name: str, func: str) -> np.ndarray:
@@ -143,9 +138,9 @@ def _weights(target: np.ndarray, pscore: np.ndarray, clip: float | None) -> np.n
 def round_terms(
     estimator: str,
     clip: float | None,
-    reward: Any,
-    pscore: Any,
-    action_dist: Any,
+    reward: Any = None,
+    pscore: Any = None,
+    action_dist: Any = None,
     action: Any = None,
     position: Any = None,
     estimated_rewards: Any = None,

@@ -13,7 +13,7 @@ the definitions are in docs/conventions.md ("Propensity-weighted metrics").
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -41,6 +41,7 @@ DEFAULT_GAMMA = 0.0
 _FUNC = "evaluate"
 
 
+@dataclass(eq=False)
 class Propensities:
     """Propensities per item or per (user, item) pair, with the clipping bound.
 
@@ -62,22 +63,13 @@ class Propensities:
         How the propensities were given (for messages).
     """
 
-    def __init__(
-        self,
-        values: np.ndarray,
-        item_ids: np.ndarray,
-        user_ids: np.ndarray | None = None,
-        keys: np.ndarray | None = None,
-        *,
-        clip: float = 0.0,
-        source: str = "propensities",
-    ) -> None:
-        self.values = values
-        self.item_ids = item_ids
-        self.user_ids = user_ids
-        self.keys = keys
-        self.clip = clip
-        self.source = source
+    values: np.ndarray
+    item_ids: np.ndarray
+    user_ids: np.ndarray | None = None
+    keys: np.ndarray | None = None
+    _: KW_ONLY
+    clip: float = 0.0
+    source: str = "propensities"
 
     def of_qrels(self, q: Qrels) -> np.ndarray:
         """The propensity of each qrels row (CSR order); nan where none was given."""

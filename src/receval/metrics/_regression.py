@@ -264,12 +264,6 @@ def _check_force_finite(func: str) -> Any:
     return check
 
 
-def _exact(state: Moments) -> tuple[Any, ...] | None:
-    """The sums as Fractions, or None when one is not finite."""
-    sums = [s.as_fraction() for s in (state.weight, state.y, state.p, state.yy, state.yp, state.pp)]
-    return None if any(isinstance(s, float) for s in sums) else tuple(sums)
-
-
 def _ratio_score(numerator: Any, denominator: Any, force_finite: bool) -> float:
     """scikit-learn's ``1 - numerator / denominator`` with its zero-denominator rule."""
     if denominator != 0:
@@ -279,53 +273,52 @@ def _ratio_score(numerator: Any, denominator: Any, force_finite: bool) -> float:
     return float("nan") if numerator == 0 else float("-inf")
 
 
-def _finalize_brier(params: dict[str, Any], state: Moments) -> float:
-    sums = _exact(state)
-    if sums is None:
-        return float("nan")
-    w, _, _, yy, yp, pp = sums
-    if w == 0:
-        return warn_undefined(f"{_BRIER}: every sample weight is zero (returned as nan).")
+def _brier(params: dict[str, Any], w: Any, y: Any, p: Any, yy: Any, yp: Any, pp: Any) -> float:
     return float((yy - 2 * yp + pp) / w)
 
 
-def _finalize_r2(params: dict[str, Any], state: Moments) -> float:
-    if state.n_rows < 2:
-        return warn_undefined("r2_score: R^2 is not well-defined with fewer than two samples.")
-    sums = _exact(state)
-    if sums is None:
-        return float("nan")
-    w, y, _, yy, yp, pp = sums
-    if w == 0:
-        return warn_undefined("r2_score: every sample weight is zero (returned as nan).")
+def _r2(params: dict[str, Any], w: Any, y: Any, p: Any, yy: Any, yp: Any, pp: Any) -> float:
     return _ratio_score(yy - 2 * yp + pp, yy - y * y / w, params["force_finite"])
 
 
-def _finalize_explained_variance(params: dict[str, Any], state: Moments) -> float:
-    sums = _exact(state)
-    if sums is None:
-        return float("nan")
-    w, y, p, yy, yp, pp = sums
-    if w == 0:
-        return warn_undefined(
-            "explained_variance_score: every sample weight is zero (returned as nan)."
-        )
+def _explained_variance(
+    params: dict[str, Any], w: Any, y: Any, p: Any, yy: Any, yp: Any, pp: Any
+) -> float:
     error = y - p  # sum of w (y - p)
     numerator = yy - 2 * yp + pp - error * error / w
     return _ratio_score(numerator, yy - y * y / w, params["force_finite"])
 
 
-def _moments_metric(name: str, func: str, second: str, check: Any, finalize: Any) -> Any:
+def _finalize(func: str, formula: Any) -> Any:
+    """``finalize``: ``formula(params, *sums)`` of the sums as Fractions, nan where one is
+    not finite, nan and the warning where every weight is zero."""
+
+    def finalize(params: dict[str, Any], state: Moments) -> float:
+        if func == "r2_score" and state.n_rows < 2:
+            return warn_undefined("r2_score: R^2 is not well-defined with fewer than two samples.")
+        sums = [s.as_fraction() for s in (state.weight, state.y, state.p, state.yy, state.yp,
+                                          state.pp)]  # fmt: skip
+        if any(isinstance(s, float) for s in sums):
+            return float("nan")
+        if sums[0] == 0:
+            return warn_undefined(f"{func}: every sample weight is zero (returned as nan).")
+        result: float = formula(params, *sums)
+        return result
+
+    return finalize
+
+
+def _moments_metric(name: str, func: str, second: str, check: Any, formula: Any) -> Any:
     return register(
         MetricDefinition(name=name, check_params=check, prepare=_prepare(func, second,
                          binary=name == "brier_score"), update=_update, empty=_empty,
-                         finalize=finalize, scale_free=always),
+                         finalize=_finalize(func, formula), scale_free=always),
     )  # fmt: skip
 
 
-BRIER = _moments_metric("brier_score", _BRIER, "y_proba", _check_brier, _finalize_brier)
-R2 = _moments_metric("r2", "r2_score", "y_pred", _check_force_finite("r2_score"), _finalize_r2)
+BRIER = _moments_metric("brier_score", _BRIER, "y_proba", _check_brier, _brier)
+R2 = _moments_metric("r2", "r2_score", "y_pred", _check_force_finite("r2_score"), _r2)
 EXPLAINED_VARIANCE = _moments_metric(
     "explained_variance", "explained_variance_score", "y_pred",
-    _check_force_finite("explained_variance_score"), _finalize_explained_variance,
+    _check_force_finite("explained_variance_score"), _explained_variance,
 )  # fmt: skip

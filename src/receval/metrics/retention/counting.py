@@ -1,6 +1,6 @@
 """Retention's counting of a batch of whole users: options, events, signups, activity.
 
-- :func:`check_options` checks the options of :func:`receval.retention`;
+- :func:`check_params` checks the options of :func:`receval.retention`;
 - :func:`prepare_events` reads a table of events (user ids, event times and
   signup times) into :class:`Events`;
 - :func:`count_users` counts new and login users per period and the cohort x
@@ -41,7 +41,7 @@ from .times import (
     window_of_periods,
 )
 
-__all__ = ["Events", "check_options", "count_users", "prepare_events"]
+__all__ = ["Events", "check_params", "count_users", "prepare_events"]
 
 _PERIODS = ["day", "month", "week"]
 _BEFORE_SIGNUP = ["drop", "error", "keep"]
@@ -50,16 +50,32 @@ _METHOD: str | None = None
 
 
 # ------------------------------------------------------------------ parameters
-def check_options(
-    period: str, days: Any, tz: Any, time_unit: str | None, before_signup: str
-) -> tuple[tuple[int, ...], _dt.tzinfo, str]:
-    """Check the options of :func:`retention`: (day offsets, zone, zone name)."""
+def check_params(
+    *,
+    user: str = "user",
+    time: str = "time",
+    period: str = "day",
+    days: int | Sequence[int] = (1, 3, 7, 30),
+    tz: Any = "UTC",
+    time_unit: str | None = None,
+    before_signup: str = "keep",
+) -> dict[str, Any]:
+    """The checked options of retention (see :func:`receval.retention`)."""
     v.check_option(period, "period", FUNC, _PERIODS)
     v.check_option(before_signup, "before_signup", FUNC, _BEFORE_SIGNUP)
     v.check_option(time_unit, "time_unit", FUNC, [None, *TIME_UNITS])
     offsets = _check_days(days)
     zone, tz_name = _check_tz(tz)
-    return offsets, zone, tz_name
+    for name, value in (("user", user), ("time", time)):
+        if not isinstance(value, str):
+            raise InvalidParameterError(
+                f"The '{name}' parameter of {FUNC} must be a column name (str). Got {value!r} "
+                f"instead."
+            )
+    return {
+        "user": user, "time": time, "period": period, "days": offsets, "zone": zone,
+        "tz_name": tz_name, "time_unit": time_unit, "before_signup": before_signup,
+    }  # fmt: skip
 
 
 def _check_days(days: Any) -> tuple[int, ...]:

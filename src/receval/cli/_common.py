@@ -19,7 +19,7 @@ import typer
 from .. import __version__
 from ..exceptions import InputValidationError
 from ._output import OutputFormat, ResultTable
-from ._params import Group
+from ._params import Group, _click
 from ._stdin import displayed
 
 __all__ = [
@@ -452,17 +452,26 @@ class Messages:
                 if not isinstance(exc, (RecevalError, *_reader_errors())) and not _panic(exc):
                     raise
                 self._warnings(caught)
-                raise self.fail(one_line(exc)) from None
+                raise self.fail(_in_cli_words(one_line(exc))) from None
         self._warnings(caught)
 
     def _warnings(self, caught: list[warnings.WarningMessage]) -> None:
         seen: set[str] = set()
         for w in caught:
-            text = one_line(w.message)
+            text = _in_cli_words(one_line(w.message))
             if text not in seen:
                 seen.add(text)
                 self.warning(text)
         caught.clear()
+
+
+def _in_cli_words(text: str) -> str:
+    """A library message in the words of the running command (its options and the
+    other commands: :func:`receval.cli._translate.cli_text`)."""
+    from ._translate import cli_text
+
+    ctx = _click.globals.get_current_context(silent=True)
+    return cli_text(text, ctx.info_name if ctx is not None else None)
 
 
 def _reader_errors() -> tuple[type[BaseException], ...]:

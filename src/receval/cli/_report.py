@@ -52,6 +52,7 @@ from ._impressions import (
     read_impressions,
     table_format,
 )
+from ._items import read_pairs
 from ._output import OutputFormat, ResultTable, render_sections, rows_of
 from ._params import Command
 
@@ -317,12 +318,14 @@ def report_command(
                 ints = all(r.item_ids.dtype.kind in "iu" for r in runs.values())
                 log = None
                 if train is not None:
-                    items, users = _pairs(train, item, user, say, integers=ints)
+                    items, users = read_pairs(train, item, user, "--train", say, integers=ints)
                     doc.add_input(train, len(items), what="training interactions")
                     log = (users, items)
                 groups = None
                 if item_groups is not None:
-                    groups = _pairs(item_groups, item, "group", say, integers=ints)
+                    groups = read_pairs(
+                        item_groups, item, "group", "--item-groups", say, integers=ints
+                    )
                     doc.add_input(item_groups, len(groups[0]), what="item groups")
                 beyond_section(
                     doc, runs, train=log, qrels=q, item_groups=groups, k=depth,
@@ -346,32 +349,6 @@ def report_command(
             caption = f"{events}: {rep.n_events:,} events, {rep.n_users:,} users ({rep.tz})"
             retention_section(doc, rep, caption=caption, figures=figures, progress=say.progress)
     _write_report(doc, out, say)
-
-
-def _pairs(
-    path: str, first: str, second: str, say: Messages, integers: bool = False
-) -> tuple[Any, Any]:
-    """Two columns of a CSV, TSV or Parquet file as a pair of arrays. Ids are read as
-    strings in CSV (so that ``007`` keeps its spelling), ``first``'s as int64 when
-    ``integers`` (the runs' items are integers) and they all are."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from ..data.io import read_table
-
-    fmt = table_format(None, path, say)
-    with say.progress(f"Reading {say.sized(path)}…"):
-        table = read_table(path, [first, second], "receval report", fmt, id_columns=(first,))
-    column = table.column(first)
-    if integers:
-        try:
-            column = pc.cast(column, pa.int64())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            pass
-    return (
-        column.to_numpy(zero_copy_only=False),
-        table.column(second).to_numpy(zero_copy_only=False),
-    )
 
 
 @app.command("demo", cls=_ArgvCommand)

@@ -471,7 +471,9 @@ def _in_cli_words(text: str) -> str:
     from ._translate import cli_text
 
     ctx = _click.globals.get_current_context(silent=True)
-    return cli_text(text, ctx.info_name if ctx is not None else None)
+    command = ctx.info_name if ctx is not None else None
+    # trec-eval speaks trec_eval's options (-M, -J), which the library's names do not map to
+    return text if command == "trec-eval" else cli_text(text, command)
 
 
 def _reader_errors() -> tuple[type[BaseException], ...]:

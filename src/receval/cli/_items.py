@@ -34,75 +34,44 @@ __all__ = [
 ]
 
 
+#: The help panel of the item data options: each a file of these formats (TREC: --train
+#: and --reference only), with the columns its help names.
+ITEM_PANEL = "Item data (CSV, TSV or Parquet files)"
+
+
 def _item_data(name: str, metavar: str, text: str) -> Any:
     return typer.Option(
-        name, metavar=metavar, help=text, show_default=False, rich_help_panel="Item data"
+        name, metavar=metavar, help=text, show_default=False, rich_help_panel=ITEM_PANEL
     )
 
 
 TrainOption = Annotated[
-    str | None,
-    _item_data(
-        "--train",
-        "FILE",
-        "Training interactions, for popularity and the users' histories (arp, novelty, "
-        "serendipity, ...): TREC qrels, or CSV/TSV/Parquet with --user and --item.",
-    ),
+    str | None, _item_data("--train", "FILE", "Training log: TREC qrels or --user, --item.")
 ]
 PopularityOption = Annotated[
-    str | None,
-    _item_data(
-        "--popularity",
-        "FILE",
-        "Item popularity instead of --train: CSV/TSV/Parquet with --item and count.",
-    ),
+    str | None, _item_data("--popularity", "FILE", "Item popularity: columns --item, count.")
 ]
 FeaturesOption = Annotated[
     str | None,
-    _item_data(
-        "--features",
-        "FILE",
-        "Item feature vectors (ils, diversity: cosine similarity): CSV/TSV/Parquet with "
-        "--item and one numeric column per feature.",
-    ),
+    _item_data("--features", "FILE", "Item vectors: --item, a column per feature."),
 ]
 ItemCategoriesOption = Annotated[
     str | None,
-    _item_data(
-        "--item-categories",
-        "FILE",
-        "Item categories (miscalibration): CSV/TSV/Parquet with --item and category "
-        "(one row per pair; an optional weight column).",
-    ),
+    _item_data("--item-categories", "FILE", "Item categories: columns --item, category."),
 ]
 CatalogOption = Annotated[
-    str | None,
-    _item_data(
-        "--catalog",
-        "N|FILE",
-        "The catalogue (catalog_coverage, popularity_serendipity, sampled corrections): "
-        "its size N, or CSV/TSV/Parquet with --item.",
-    ),
+    str | None, _item_data("--catalog", "N|FILE", "Catalogue: its size N, or a file of --item.")
 ]
 ReferenceOption = Annotated[
-    str | None,
-    _item_data("--reference", "FILE", "The reference run of intersection, in --run's formats."),
+    str | None, _item_data("--reference", "FILE", "Reference run of intersection (as --run).")
 ]
 CandidatesOption = Annotated[
-    str | None,
-    _item_data(
-        "--candidates",
-        "FILE",
-        "Sampled evaluation: each user's candidate items, CSV/TSV/Parquet with --user "
-        "and --item (run rows outside them are dropped).",
-    ),
+    str | None, _item_data("--candidates", "FILE", "Each user's candidates: --user, --item.")
 ]
 CorrectionOption = Annotated[
     str | None,
     _item_data(
-        "--correction",
-        "[rank|minimal_bias|bv]",
-        "With --candidates: the sampled metrics' correction (needs --catalog N).",
+        "--correction", "[rank|minimal_bias|bv]", "Sampled metrics' correction (--catalog N)."
     ),
 ]
 
@@ -287,6 +256,6 @@ def list_value(spec: Any, qrels: Any, run: Any, data: dict[str, Any]) -> float:
         elif name not in kwargs and parameter.default is inspect.Parameter.empty:
             raise InputValidationError(
                 f"receval rank -m {str(spec)!r}: {spec.info.name} needs {OPTIONS[name]}; "
-                f"pass it (see receval rank --help, panel Item data)."
+                f"pass it (receval rank --help lists the item data)."
             )
     return float(func(**kwargs))

@@ -77,6 +77,8 @@ def _given(match: re.Match[str]) -> str:
     if not option:
         return ""
     value = match["quoted"] if match["quoted"] is not None else match["bare"]
+    if value == "True":  # a flag
+        value = None
     if value is not None and " " not in option:
         option = f"{option} {value}"
     return (match["or"] or "") + option

@@ -62,7 +62,7 @@ _NAMES = "|".join(sorted(OPTIONS, key=len, reverse=True))
 # ``name= (what it is)`` or ``name='value'`` / ``name=value`` after a space, a quote or
 # the start (not inside a metric string such as ``ndcg(gain=exponential)``)
 _GIVEN = re.compile(
-    rf"(?P<or> or )?(?<![\w(,])(?P<name>{_NAMES})="
+    rf"(?P<or> or )?(?<!\w)(?P<name>{_NAMES})="
     r"(?:(?P<what> \((?:[^()]|\([^()]*\))*\))|'(?P<quoted>[^']*)'|(?P<bare>[\w.]+))?"
 )
 _PARAMETER = re.compile(r"[Tt]he '(?P<name>\w+)' parameter of (?:receval\.)?\w+")
@@ -72,15 +72,26 @@ _REFUSED = re.compile(
 )
 
 
+def _in_call(text: str, at: int) -> bool:
+    """Whether ``text[at]`` is inside the parentheses of a call or a metric string
+    (``f(x=1)``, ``ndcg(gain=exponential)``): an open ``(`` after a word before it."""
+    depth = 0
+    for i in range(at - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[i], 0)
+        if depth < 0:
+            return i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")
+    return False
+
+
 def _given(match: re.Match[str]) -> str:
     option = OPTIONS[match["name"]]
+    if _in_call(match.string, match.start("name")):
+        return match[0]
     if not option:
         return ""
     value = match["quoted"] if match["quoted"] is not None else match["bare"]
-    if value == "True":  # a flag
-        value = None
-    if value is not None and " " not in option:
-        option = f"{option} {value}"
+    if value is not None and value != "True":  # True: a flag, the option alone
+        return f"{match['or'] or ''}{option.split()[0]} {value}"
     return (match["or"] or "") + option
 
 
@@ -114,6 +125,9 @@ def cli_text(text: str, command: str | None = None) -> str:
     'unit unknown; pass --time-unit s.'
     >>> cli_text("Unknown metric 'ndgc'. See receval.list_metrics().")
     "Unknown metric 'ndgc'. See receval metrics."
+    >>> cli_text("use catalog_coverage(run, catalog=..., k=...)")  # a call stays one
+    'use catalog_coverage(run, catalog=..., k=...)'
+
     """
     text = _REFUSED.sub(_refused, text)
     text = _PARAMETER.sub(_parameter, text)

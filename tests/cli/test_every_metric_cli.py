@@ -260,6 +260,21 @@ def test_rank_list_metrics_have_no_per_user_values(runner, files):
     )
 
 
+def test_report_computes_the_metrics_that_need_item_data(runner, files, tmp_path):
+    out = tmp_path / "report.html"
+    metrics = ["arp@3", "ils@3", "miscalibration@3", "serendipity@3"]
+    invoke(runner, "report", "--out", out, "--qrels", files["qrels"], "--run", files["run"],
+           *(a for m in metrics for a in ("-m", m)), "--train", files["train"],
+           "--features", files["features"], "--item-categories", files["categories"],
+           "--no-timestamp", "-q")  # fmt: skip
+    row = json.loads((tmp_path / "report.json").read_text())["sections"][0]["tables"][0]["rows"][0]
+    for m in metrics:
+        assert row[m] == pytest.approx(_library_value(ENTRIES[m.split("@")[0]], m), rel=1e-12)
+    result = invoke(runner, "report", "--out", out, "--features", files["features"],
+                    "--events", files["events"], code=2)  # fmt: skip
+    assert result.stderr == "error: --features describes runs: pass --qrels and --run too.\n"
+
+
 # ------------------------------------------------------------------ errors in CLI words
 @pytest.mark.parametrize(
     ("args", "message"),

@@ -52,7 +52,13 @@ from ._impressions import (
     read_impressions,
     table_format,
 )
-from ._items import read_pairs
+from ._items import (
+    FeaturesOption,
+    ItemCategoriesOption,
+    ItemData,
+    PopularityOption,
+    read_pairs,
+)
 from ._output import OutputFormat, ResultTable, render_sections, rows_of
 from ._params import Command
 
@@ -188,6 +194,9 @@ def report_command(
             show_default=False,
         ),
     ] = None,
+    popularity: PopularityOption = None,
+    features: FeaturesOption = None,
+    item_categories: ItemCategoriesOption = None,
     item_groups: Annotated[
         str | None,
         typer.Option(
@@ -245,8 +254,14 @@ def report_command(
     say = Messages(quiet)
     if (qrels is None) != (not run):
         raise say.fail("--qrels and --run go together: pass both for the ranking section.")
-    if (train is not None or item_groups is not None) and qrels is None:
-        raise say.fail("--train and --item-groups describe runs: pass --qrels and --run too.")
+    item_files = {
+        "--train": train, "--item-groups": item_groups, "--popularity": popularity,
+        "--features": features, "--item-categories": item_categories,
+    }  # fmt: skip
+    given = [option for option, path in item_files.items() if path is not None]
+    if given and qrels is None:
+        verb = "describe" if len(given) > 1 else "describes"
+        raise say.fail(f"{', '.join(given)} {verb} runs: pass --qrels and --run too.")
     ctr_options = [
         o
         for o, v in (
@@ -269,7 +284,7 @@ def report_command(
             "nothing to report; pass --qrels and --run, --impressions with --label and "
             "--score, or --events (or several)."
         )
-    files = [p for p in (qrels, *(run or []), impressions, events, train, item_groups) if p]
+    files = [p for p in (qrels, *(run or []), impressions, events, *item_files.values()) if p]
     with say.guard():  # before any input is read: --out must be a file to replace
         for where in (out, json_path(out)):
             check_target(where, files, "receval report --out")
@@ -303,24 +318,29 @@ def report_command(
             )
             runs: dict[str, Any] = {}
             reports: dict[str, Any] = {}
+            items = ItemData(
+                popularity=popularity, features=features, item_categories=item_categories,
+                user=user, item=item,
+            )  # fmt: skip
+            log = None
             for (q, name, r), path in zip(inputs, run, strict=True):
                 if not runs:
                     doc.add_input(qrels, q.n_rows, what="qrels")
+                    # item ids as the runs hold them (integers from Parquet, strings from TREC)
+                    ints = r.item_ids.dtype.kind in "iu"
+                    extra = items.load(ints, say)
+                    if train is not None:
+                        log_items, users = read_pairs(train, item, user, "--train", say, ints)
+                        doc.add_input(train, len(log_items), what="training interactions")
+                        log = extra["train"] = (users, log_items)
                 doc.add_input(path, r.n_rows, what="run")
                 runs[name] = r
-                reports[name] = evaluate_run(q, r, name, metrics, say, profile)
+                reports[name] = evaluate_run(q, r, name, metrics, say, profile, weighting=extra)
             ranking_section(
                 doc, reports, metrics=metrics, caption=f"{qrels}: {q.n_users:,} users",
                 qrels=q, runs=runs, profile=profile, figures=figures, progress=say.progress,
             )  # fmt: skip
             if train is not None or item_groups is not None:
-                # item ids as the runs hold them (integers from Parquet, strings from TREC)
-                ints = all(r.item_ids.dtype.kind in "iu" for r in runs.values())
-                log = None
-                if train is not None:
-                    items, users = read_pairs(train, item, user, "--train", say, integers=ints)
-                    doc.add_input(train, len(items), what="training interactions")
-                    log = (users, items)
                 groups = None
                 if item_groups is not None:
                     groups = read_pairs(

@@ -19,7 +19,7 @@ import typer
 from .. import __version__
 from ..exceptions import InputValidationError
 from ._output import OutputFormat, ResultTable
-from ._params import Group, _click
+from ._params import CLICK, Group
 from ._stdin import displayed
 
 __all__ = [
@@ -470,7 +470,7 @@ def _in_cli_words(text: str) -> str:
     other commands: :func:`receval.cli._translate.cli_text`)."""
     from ._translate import cli_text
 
-    ctx = _click.globals.get_current_context(silent=True)
+    ctx = CLICK.globals.get_current_context(silent=True)
     command = ctx.info_name if ctx is not None else None
     # trec-eval speaks trec_eval's options (-M, -J), which the library's names do not map to
     return text if command == "trec-eval" else cli_text(text, command)

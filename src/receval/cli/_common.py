@@ -59,6 +59,7 @@ __all__ = [
     "WeightOption",
     "app",
     "convention",
+    "count_retention",
     "displayed",
     "evaluate_run",
     "one_line",
@@ -69,7 +70,6 @@ __all__ = [
     "read_runs",
     "read_segments",
     "retention_columns",
-    "retention_notes",
     "run_names",
 ]
 
@@ -769,9 +769,16 @@ def retention_columns(
     return columns
 
 
-def retention_notes(report: Any, say: Messages) -> None:
+def count_retention(path: str, file_format: str, say: Messages, **options: Any) -> Any:
+    """``receval.retention`` of an event file (``options``: its keywords), with a progress
+    line while it reads and counts, then its notes."""
+    from ..metrics.retention import retention
+
+    with say.progress(f"Reading and counting {say.sized(path)}…"):
+        report = retention(path, file_format=file_format, **options)
     if report.time_unit_inferred:
         unit = {"s": "seconds", "ms": "milliseconds"}.get(report.time_unit or "", "")
         say.note(f"epoch times read as {unit} from their magnitude; --time-unit sets the unit.")
     if report.before_signup_note:
         say.note(report.before_signup_note)
+    return report

@@ -38,12 +38,12 @@ from ._common import (
     UserOption,
     WeightOption,
     app,
+    count_retention,
     evaluate_run,
     parse_days,
     rank_table,
     read_qrels_runs,
     retention_columns,
-    retention_notes,
 )
 from ._impressions import (
     ctr_metrics,
@@ -240,7 +240,6 @@ def report_command(
     beside it (report.html: report.json). Their paths are printed on stderr;
     nothing is printed on stdout.
     """
-    from ..metrics.retention import retention
     from ..report.html import check_target
     from ..report.sections import (
         HTMLReport,
@@ -352,19 +351,10 @@ def report_command(
                     figures=figures, progress=say.progress,
                 )  # fmt: skip
         if events is not None:
-            fmt = table_format(None, events, say)
-            with say.progress(f"Reading and counting {say.sized(events)}…"):
-                rep = retention(
-                    events,
-                    user=user,
-                    time=time,
-                    period=period,
-                    days=offsets,
-                    tz=tz,
-                    time_unit=time_unit,
-                    file_format=fmt,
-                )
-            retention_notes(rep, say)
+            rep = count_retention(
+                events, table_format(None, events, say), say, user=user, time=time,
+                period=period, days=offsets, tz=tz, time_unit=time_unit,
+            )  # fmt: skip
             doc.add_input(events, rep.n_events, what="events")
             caption = f"{events}: {rep.n_events:,} events, {rep.n_users:,} users ({rep.tz})"
             retention_section(doc, rep, caption=caption, figures=figures, progress=say.progress)

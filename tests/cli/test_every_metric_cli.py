@@ -1,7 +1,7 @@
 """Every metric of the registry computed through the command line, with the options it
 needs, equals the library's value: ranking and list metrics through ``receval rank``
 (item data from files), pointwise and grouped ones through ``receval ctr``, retention
-through ``receval retention``. The rows no command computes are listed with the reason.
+through ``receval retention``, off-policy estimates through ``receval off-policy``.
 Then the library's errors as the command line words them: its options and commands."""
 
 from __future__ import annotations
@@ -16,12 +16,8 @@ import receval
 from receval.registry import ENTRIES, load
 from tests.cli._helpers import invoke, make_runner
 
-#: Rows no command computes, with the reason.
-NOT_COMPUTABLE = {
-    name: "an off-policy estimate needs the target policy's action distribution, an array "
-    "of shape (rounds, actions, positions), which no table of a command describes"
-    for name in ("ips", "snips", "dr")
-}
+#: Rows no command computes, with the reason (none: every row has a command).
+NOT_COMPUTABLE: dict[str, str] = {}
 
 QRELS = {
     "u1": {"a": 1, "b": 2, "f": 0},
@@ -43,6 +39,7 @@ CATEGORIES = [("a", "x"), ("b", "y"), ("c", "x"), ("c", "y"), ("d", "z"), ("e", 
               ("f", "y"), ("x", "x")]  # fmt: skip
 CATALOG = 10
 K = 3
+LOG_COLUMNS = ["reward", "pscore", "target", "q", "v"]
 
 #: Library values of the list metrics computed by a function of their own.
 LIST_FUNCTIONS = {
@@ -95,6 +92,12 @@ def files(tmp_path_factory):
     y = rng.integers(0, 2, n)
     p = (rng.random(n) * 0.8 + y * 0.15).clip(0.01, 0.99)
     groups = rng.integers(0, 6, n)
+    log_rows = [
+        (int(r), float(p), float(t), float(q), float(v))
+        for r, p, t, q, v in zip(rng.integers(0, 2, n), rng.uniform(0.2, 0.9, n),
+                                 rng.uniform(0.1, 1, n), rng.random(n), rng.random(n),
+                                 strict=True)
+    ]  # fmt: skip
     days = [(1, 1), (1, 2), (2, 1), (2, 4), (3, 2), (3, 3), (4, 3), (1, 8), (2, 8), (5, 4)]
     return {
         "qrels": str(d / "q.qrels"),
@@ -110,6 +113,8 @@ def files(tmp_path_factory):
             ["click", "p", "user"],
             [(int(a), float(b), f"g{c}") for a, b, c in zip(y, p, groups, strict=True)],
         ),
+        "log": _write_csv(d / "log.csv", LOG_COLUMNS, log_rows),
+        "log_rows": log_rows,
         "y": y,
         "p": [float(b) for b in p],
         "groups": [f"g{c}" for c in groups],
@@ -164,11 +169,7 @@ def _categories():
 def test_every_registry_metric_through_the_cli(runner, files, name):
     entry = ENTRIES[name]
     if name in NOT_COMPUTABLE:
-        # listed with a reason, and truly not computed by the command of its family
-        result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["run"],
-                        "-m", name, code=2)  # fmt: skip
-        assert "no command computes it" in result.stderr
-        return
+        pytest.skip(NOT_COMPUTABLE[name])
     text = _string(entry)
     if entry.family in ("ranking", "list"):
         got, want = _rank_value(runner, files, text), _library_value(entry, text)
@@ -183,6 +184,16 @@ def test_every_registry_metric_through_the_cli(runner, files, name):
             options["groups"] = files["groups"]
         want = load(entry.function_path)(files["y"], files["p"], **options)
         want = getattr(want, "value", want)
+    elif entry.family == "off_policy":
+        result = invoke(runner, "off-policy", files["log"], "-m", text, "--estimated-reward",
+                        "q", "--estimated-value", "v", "-f", "json")  # fmt: skip
+        got = json.loads(result.stdout)[0][text]
+        log = dict(zip(LOG_COLUMNS, np.array(files["log_rows"]).T, strict=True))
+        options = {"estimated_rewards": log["q"], "estimated_value": log["v"]}
+        want = load(entry.function_path)(
+            log["reward"], log["pscore"], action_dist=log["target"],
+            **(options if name == "dr" else {}),
+        )  # fmt: skip
     else:
         assert entry.family == "retention"
         result = invoke(runner, "retention", files["events"], "--table", "cohort",
@@ -198,9 +209,17 @@ def test_every_registry_metric_through_the_cli(runner, files, name):
     assert got == pytest.approx(want, rel=1e-12, nan_ok=True) or (got is None and want != want)
 
 
-def test_few_rows_are_not_computable():
+def test_every_row_has_a_command():
     assert set(NOT_COMPUTABLE) <= set(ENTRIES)
-    assert len(NOT_COMPUTABLE) <= 3
+    assert not NOT_COMPUTABLE
+
+
+def test_off_policy_needs_the_reward_model_for_dr(runner, files):
+    result = invoke(runner, "off-policy", files["log"], "-m", "dr", code=2)
+    assert result.stderr == (
+        "error: receval off-policy -m 'dr': dr needs --estimated-reward COL; pass it (see "
+        "receval off-policy --help).\n"
+    )
 
 
 # ------------------------------------------------------------------ item data options
@@ -285,15 +304,18 @@ def test_report_computes_the_metrics_that_need_item_data(runner, files, tmp_path
         (["-m", "serendipity@3"], "Metric 'serendipity@3' needs the users' histories; pass "
          "--train FILE."),
         (["-m", "catalog_coverage@3"], "receval rank -m 'catalog_coverage@3': catalog_coverage "
-         "needs --catalog N|FILE; pass it (receval rank --help lists the item data)."),
+         "needs --catalog N|FILE; pass it (see receval rank --help)."),
         (["-m", "intersection@3"], "receval rank -m 'intersection@3': intersection needs "
-         "--reference FILE; pass it (receval rank --help lists the item data)."),
+         "--reference FILE; pass it (see receval rank --help)."),
         (["-m", "ndgc@3"], "Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval metrics."),
         (["--ties", "random"], "--ties must be one of ['average', 'id_ascending', "
          "'id_descending', 'input', 'trec']. Got 'random' instead."),
         (["-m", "auc"], "receval rank: 'auc' is roc_auc, a pointwise metric (area under the "
          "ROC curve, exact (ties count one half)), not a ranking metric; compute it with "
          "receval ctr -m auc."),
+        (["-m", "ips"], "receval rank: 'ips' is ips, a off_policy metric (inverse propensity "
+         "scoring: mean importance-weighted reward of a target policy), not a ranking metric; "
+         "compute it with receval off-policy -m ips."),
         (["-m", "retention"], "receval rank: 'retention' is retention, a retention metric "
          "(new, login and returning users per period; day-N retention per cohort), not a "
          "ranking metric; compute it with receval retention."),

@@ -28,9 +28,9 @@ __all__ = [
     "PopularityOption",
     "ReferenceOption",
     "TrainOption",
-    "list_value",
     "read_pairs",
     "read_propensities",
+    "row_value",
 ]
 
 
@@ -235,27 +235,28 @@ EVALUATE_INPUTS = (
     "correction", "catalog_size",
 )  # fmt: skip
 
-#: The inputs of a list metric's function under the name :meth:`ItemData.load` gives them.
+#: The inputs of a metric's function under the name :meth:`ItemData.load` gives them.
 _SAME_AS = {"interactions": "train"}
 
 
-def list_value(spec: Any, qrels: Any, run: Any, data: dict[str, Any]) -> float:
-    """The value of a list metric (``catalog_coverage@10``) of ``run``: the function its
-    registry row names, given the inputs its signature asks for by name."""
+def row_value(spec: Any, given: dict[str, Any], where: str) -> float:
+    """The value of a metric computed by the function its registry row names (a list
+    metric such as ``catalog_coverage@10``, an off-policy estimate): ``given`` holds the
+    inputs by parameter name, the function takes those its signature asks for; a missing
+    one is an error naming the option that gives it."""
     from ..exceptions import InputValidationError
     from ..registry import load, metric_options
     from ._translate import OPTIONS
 
     func = load(spec.info.function_path)
-    kwargs = metric_options(spec, {}, f"receval rank -m {str(spec)!r}")
-    given = {"run": run, "qrels": qrels, **data}
+    kwargs = metric_options(spec, {}, f"{where} {str(spec)!r}")
     for name, parameter in inspect.signature(func).parameters.items():
         value = given.get(_SAME_AS.get(name, name))
         if name not in kwargs and value is not None:
             kwargs[name] = value
         elif name not in kwargs and parameter.default is inspect.Parameter.empty:
             raise InputValidationError(
-                f"receval rank -m {str(spec)!r}: {spec.info.name} needs {OPTIONS[name]}; "
-                f"pass it (receval rank --help lists the item data)."
+                f"{where} {str(spec)!r}: {spec.info.name} needs {OPTIONS[name]}; pass it "
+                f"(see {where.split(' -m')[0]} --help)."
             )
     return float(func(**kwargs))

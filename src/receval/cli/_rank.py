@@ -45,8 +45,8 @@ from ._items import (
     PopularityOption,
     ReferenceOption,
     TrainOption,
-    list_value,
     read_propensities,
+    row_value,
 )
 from ._output import OutputFormat, ResultTable, render, scalar
 from ._params import Command
@@ -328,7 +328,8 @@ def rank(
                     (name, evaluate_run(q, r, name, ranked, say, profile, conventions, weighting,
                                         matching))
                 )  # fmt: skip
-            values[name] = {m: list_value(spec, q, r, data) for m, spec in listed.items()}
+            given = {"run": r, "qrels": q, **data}
+            values[name] = {m: row_value(s, given, "receval rank -m") for m, s in listed.items()}
     if by is not None:
         with say.guard():
             table = segment_table(reports, metrics, by, user, segment, say)

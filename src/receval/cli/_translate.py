@@ -47,6 +47,11 @@ OPTIONS: dict[str, str] = {
     "labels": "--label",
     "groups": "--group",
     "sample_weight": "--weight",
+    "reward": "--reward COL",
+    "pscore": "--pscore COL",
+    "action_dist": "--target COL",
+    "estimated_rewards": "--estimated-reward COL",
+    "estimated_value": "--estimated-value COL",
 }
 
 #: The command that computes each family of metrics (``compute it with ...``).
@@ -56,6 +61,7 @@ COMMANDS = {
     "pointwise": "receval ctr -m {name}",
     "grouped": "receval ctr --group COL -m {name}",
     "retention": "receval retention",
+    "off_policy": "receval off-policy -m {name}",
 }
 
 _NAMES = "|".join(sorted(OPTIONS, key=len, reverse=True))
@@ -101,14 +107,10 @@ def _parameter(match: re.Match[str]) -> str:
 
 
 def _refused(match: re.Match[str]) -> str:
-    command = COMMANDS.get(match["family"])
-    where = (
-        f"compute it with {command.format(name=match['text'])}"
-        if command
-        else ("no command computes it (receval, in Python, does)")
-    )
+    command = COMMANDS[match["family"]]
     return (
-        f"{match['text']!r} is {match['name']}, a {match['family']} metric {match['rest']}{where}"
+        f"{match['text']!r} is {match['name']}, a {match['family']} metric {match['rest']}"
+        f"compute it with {command.format(name=match['text'])}"
     )
 
 

@@ -294,6 +294,18 @@ def test_report_computes_the_metrics_that_need_item_data(runner, files, tmp_path
     assert result.stderr == "error: --features describes runs: pass --qrels and --run too.\n"
 
 
+def test_compare_takes_the_item_data_of_its_metrics(runner, files):
+    result = invoke(runner, "compare", "--qrels", files["qrels"], "--run", files["run"],
+                    "--run", files["reference"], "-m", "arp@3", "-m", "ils@3", "--train",
+                    files["train"], "--features", files["features"], "--permutations", 10,
+                    "--resamples", 10, "-f", "json", "-q")  # fmt: skip
+    records = {r["metric"]: r for r in json.loads(result.stdout)}
+    for m in ("arp@3", "ils@3"):
+        assert records[m]["versus_mean"] == pytest.approx(
+            _library_value(ENTRIES[m.split("@")[0]], m), rel=1e-12
+        )
+
+
 # ------------------------------------------------------------------ errors in CLI words
 @pytest.mark.parametrize(
     ("args", "message"),

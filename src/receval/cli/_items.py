@@ -1,7 +1,8 @@
-"""The item data of ``receval rank``: popularity, histories, features, categories, the
-catalogue, a reference run, candidate sets and propensities, read from files, and the
-list metrics (coverage, novelty, ...) that the registry computes with a function of
-their own rather than with ``receval.evaluate``.
+"""Item data from files: popularity, histories, features, categories, the catalogue, a
+reference run and candidate sets (``receval rank``; ``compare`` and ``report`` take the
+first four), propensities, and the metrics computed by a function of their own rather
+than by ``receval.evaluate`` (list metrics such as coverage and novelty, off-policy
+estimates).
 
 Each file is a CSV, TSV or Parquet table read by :func:`receval.data.io.read_table`
 (``--train`` and ``--reference`` also TREC, as qrels and runs); its id columns are

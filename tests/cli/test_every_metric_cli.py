@@ -353,6 +353,14 @@ def test_ctr_and_retention_errors_name_options_and_commands(runner, files, tmp_p
     assert result.stderr == "error: --days must be an integer in [1, inf). Got 0 instead.\n"
 
 
+def test_ctr_refuses_a_score_column_of_text(runner, files):
+    result = invoke(runner, "ctr", files["train"], "--label", "user", "--score", "item", code=2)
+    assert result.stderr == (
+        f"error: --score item: the column of {files['train']} holds string values such as 'a', "
+        "not numbers; name a numeric column.\n"
+    )
+
+
 def test_cli_text_keeps_metric_strings_and_unknown_names():
     from receval.cli._translate import cli_text
 

@@ -154,7 +154,8 @@ def _feature_columns(path: str, item: str) -> list[str]:
 
 @dataclass
 class ItemData:
-    """The item data files of ``receval rank``, read on first use (:meth:`load`)."""
+    """The item data files of a command (``rank``: all; ``compare``, ``report``: the first
+    four), read once the first run tells the ids' type (:meth:`load`)."""
 
     train: str | None = None
     popularity: str | None = None

@@ -361,14 +361,12 @@ def test_rank_errors(runner, files, tmp_path) -> None:
         ),
         (
             [*base, "--run", files["run_a"], "-m", "ndcg@10", "-m", "ndgc@5"],
-            "Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval.list_metrics().",
+            "Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval metrics.",
         ),
         (
             [*base, "--run", files["run_a"], "--ties", "random"],
-            "The 'ties' parameter of evaluate must be one of ['average', 'id_ascending', "
-            "'id_descending', 'input', "
-            "'trec']. "
-            "Got 'random' instead.",
+            "--ties must be one of ['average', 'id_ascending', 'id_descending', 'input', "
+            "'trec']. Got 'random' instead.",
         ),
         (
             [*base, "--run", files["run_a"], "--qrels-format", "csv"],
@@ -495,7 +493,7 @@ def test_ctr_errors(runner, files, tmp_path) -> None:
         ),
         (
             [*base, "-m", "auc", "-m", "lgloss"],
-            "Unknown metric 'lgloss'. Did you mean 'logloss'? See receval.list_metrics().",
+            "Unknown metric 'lgloss'. Did you mean 'logloss'? See receval metrics.",
         ),
         (
             ["ctr", imp, "--label", "click", "--score", "nope"],
@@ -576,11 +574,11 @@ def test_retention_errors(runner, files) -> None:
         ),
         (
             ["--days", "0,3"],
-            "The 'days' parameter of retention must be an integer in [1, inf). Got 0 instead.",
+            "--days must be an integer in [1, inf). Got 0 instead.",
         ),
         (
             ["--tz", "Mars/Base"],
-            "The 'tz' parameter of retention must be an IANA time zone name such as 'UTC', "
+            "--tz must be an IANA time zone name such as 'UTC', "
             "'Asia/Shanghai' or 'America/New_York', or a datetime.tzinfo. Got 'Mars/Base' instead.",
         ),
     ]
@@ -619,7 +617,7 @@ def test_subprocess_end_to_end(files, command) -> None:
     assert bad.returncode == 2
     assert bad.stdout == ""
     assert bad.stderr == (
-        "error: Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval.list_metrics().\n"
+        "error: Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval metrics.\n"
     )
 
 

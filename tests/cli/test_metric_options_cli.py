@@ -40,7 +40,7 @@ def files(tmp_path):
         ),
         (
             ["-m", "mrr@10", "--gain", "binary"],
-            "evaluate: the convention gain='binary' changes none of the metrics ['mrr@10']; "
+            "receval rank: the convention --gain binary changes none of the metrics ['mrr@10']; "
             "it is used by ['cg', 'dcg', 'idcg', 'ndcg', 'ee_relevance', ...] (7 metrics). "
             "Drop it.",
         ),
@@ -100,10 +100,10 @@ def test_ctr_takes_metric_strings_with_options(tmp_path):
          "of scores is 'average_precision'."),
         ("ctr", "gauc(wieghting=clicks)", "Metric 'gauc(wieghting=clicks)': unknown option "
          "'wieghting' (did you mean 'weighting'?); its options are ['weighting']."),
-        ("ctr", "gaux", "Unknown metric 'gaux'. Did you mean 'gauc'? See receval.list_metrics()."),
-        ("rank", "gauc", "evaluate: 'gauc' is gauc, a grouped metric (per-group ROC AUC weighted "
-         "by impressions, clicks or 1), not a ranking metric of evaluate; compute it with "
-         "receval.gauc_score."),
+        ("ctr", "gaux", "Unknown metric 'gaux'. Did you mean 'gauc'? See receval metrics."),
+        ("rank", "gauc", "receval rank: 'gauc' is gauc, a grouped metric (per-group ROC AUC "
+         "weighted by impressions, clicks or 1), not a ranking metric; compute it with "
+         "receval ctr --group COL -m gauc."),
     ],
 )  # fmt: skip
 def test_every_command_resolves_names_through_the_registry(tmp_path, files, command, metric,

@@ -37,8 +37,8 @@ def test_rank_refuses_a_run_whose_items_match_nothing(runner, files):
     result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["bad"], "-m",
                     "ndcg@10", code=2)  # fmt: skip
     assert result.stdout == ""
-    assert result.stderr.startswith("error: evaluate: 0 of the run's 5 items are judged")
-    assert "allow_unmatched=True" in result.stderr
+    assert result.stderr.startswith("error: receval rank: 0 of the run's 5 items are judged")
+    assert "pass --allow-unmatched to score the run anyway" in result.stderr
 
 
 def test_rank_allow_unmatched_scores_with_a_warning(runner, files):
@@ -47,7 +47,7 @@ def test_rank_allow_unmatched_scores_with_a_warning(runner, files):
     record = json.loads(result.stdout)[0]
     assert record["ndcg@10"] == 0.0
     assert record["counts"]["n_run_items"] == record["counts"]["n_run_items_unmatched"] == 5
-    assert "warning: evaluate: 0 of the run's 5 items are judged" in result.stderr
+    assert "warning: receval rank: 0 of the run's 5 items are judged" in result.stderr
 
 
 def test_rank_warns_below_min_match(runner, files, tmp_path):
@@ -55,7 +55,7 @@ def test_rank_warns_below_min_match(runner, files, tmp_path):
     partly.write_text(RUN.replace("u2 Q0 ", "x2 Q0 ").replace("u3 Q0 ", "x3 Q0 "))
     result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", str(partly), "-m",
                     "ndcg@10", "--min-match", "0.5")  # fmt: skip
-    assert "warning: evaluate: 1 of the 3 qrels users are in the run (33.3%)" in result.stderr
+    assert "warning: receval rank: 1 of the 3 qrels users are in the run (33.3%)" in result.stderr
     quiet = invoke(runner, "rank", "--qrels", files["qrels"], "--run", str(partly), "-m",
                    "ndcg@10", "--min-match", "0")  # fmt: skip
     assert "warning" not in quiet.stderr
@@ -91,4 +91,4 @@ def test_rank_refuses_a_run_whose_users_match_nothing(runner, files, tmp_path):
     result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", str(prefixed), "-m",
                     "ndcg@10", code=2)  # fmt: skip
     assert result.stdout == ""
-    assert result.stderr.startswith("error: evaluate: 0 of the 3 qrels users are in the run")
+    assert result.stderr.startswith("error: receval rank: 0 of the 3 qrels users are in the run")

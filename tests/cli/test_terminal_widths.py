@@ -154,7 +154,7 @@ def test_the_piped_table_is_one_row_per_run(files):
 
 
 HELP_PAGES = [[], ["rank"], ["ctr"], ["compare"], ["report"], ["demo"], ["retention"],
-              ["metrics"]]  # fmt: skip
+              ["off-policy"], ["metrics"]]  # fmt: skip
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -1,4 +1,5 @@
-"""The ``receval`` command: ``rank``, ``ctr``, ``compare``, ``retention``, ``report``, ``demo``.
+"""The ``receval`` command: ``rank``, ``ctr``, ``compare``, ``retention``, ``off-policy``,
+``report``, ``demo``, ``metrics``, ``trec-eval``.
 
 Only the console-script entry point (and ``python -m receval``) imports this
 package; ``import receval`` loads neither Typer nor rich, which come with the

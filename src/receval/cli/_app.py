@@ -49,6 +49,7 @@ COMMANDS: dict[str, str] = {
     "report": "_report",
     "demo": "_report",
     "retention": "_retention",
+    "off-policy": "_offpolicy",
     "trec-eval": "_trec_eval",
     "metrics": "_metrics",
 }

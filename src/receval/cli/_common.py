@@ -19,7 +19,7 @@ import typer
 from .. import __version__
 from ..exceptions import InputValidationError
 from ._output import OutputFormat, ResultTable
-from ._params import Group
+from ._params import CLICK, Group
 from ._stdin import displayed
 
 __all__ = [
@@ -59,6 +59,7 @@ __all__ = [
     "WeightOption",
     "app",
     "convention",
+    "count_retention",
     "displayed",
     "evaluate_run",
     "one_line",
@@ -69,7 +70,6 @@ __all__ = [
     "read_runs",
     "read_segments",
     "retention_columns",
-    "retention_notes",
     "run_names",
 ]
 
@@ -452,17 +452,28 @@ class Messages:
                 if not isinstance(exc, (RecevalError, *_reader_errors())) and not _panic(exc):
                     raise
                 self._warnings(caught)
-                raise self.fail(one_line(exc)) from None
+                raise self.fail(_in_cli_words(one_line(exc))) from None
         self._warnings(caught)
 
     def _warnings(self, caught: list[warnings.WarningMessage]) -> None:
         seen: set[str] = set()
         for w in caught:
-            text = one_line(w.message)
+            text = _in_cli_words(one_line(w.message))
             if text not in seen:
                 seen.add(text)
                 self.warning(text)
         caught.clear()
+
+
+def _in_cli_words(text: str) -> str:
+    """A library message in the words of the running command (its options and the
+    other commands: :func:`receval.cli._translate.cli_text`)."""
+    from ._translate import cli_text
+
+    ctx = CLICK.globals.get_current_context(silent=True)
+    command = ctx.info_name if ctx is not None else None
+    # trec-eval speaks trec_eval's options (-M, -J), which the library's names do not map to
+    return text if command == "trec-eval" else cli_text(text, command)
 
 
 def _reader_errors() -> tuple[type[BaseException], ...]:
@@ -758,9 +769,16 @@ def retention_columns(
     return columns
 
 
-def retention_notes(report: Any, say: Messages) -> None:
+def count_retention(path: str, file_format: str, say: Messages, **options: Any) -> Any:
+    """``receval.retention`` of an event file (``options``: its keywords), with a progress
+    line while it reads and counts, then its notes."""
+    from ..metrics.retention import retention
+
+    with say.progress(f"Reading and counting {say.sized(path)}…"):
+        report = retention(path, file_format=file_format, **options)
     if report.time_unit_inferred:
         unit = {"s": "seconds", "ms": "milliseconds"}.get(report.time_unit or "", "")
         say.note(f"epoch times read as {unit} from their magnitude; --time-unit sets the unit.")
     if report.before_signup_note:
         say.note(report.before_signup_note)
+    return report

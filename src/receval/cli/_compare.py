@@ -49,6 +49,13 @@ from ._common import (
 from ._impressions import (
     read_impressions,
 )
+from ._items import (
+    FeaturesOption,
+    ItemCategoriesOption,
+    ItemData,
+    PopularityOption,
+    TrainOption,
+)
 from ._output import OutputFormat, ResultTable, render
 from ._params import Command, words
 
@@ -231,6 +238,10 @@ def compare(
             "effect size, interval, p-values) instead of the means with letters.",
         ),
     ] = False,
+    train: TrainOption = None,
+    popularity: PopularityOption = None,
+    features: FeaturesOption = None,
+    item_categories: ItemCategoriesOption = None,
     output_format: FormatOption = OutputFormat.table,
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
@@ -271,6 +282,8 @@ def compare(
             ))  # fmt: skip
             q = inputs[0][0]
             runs = {name: r for _, name, r in inputs}
+            items = ItemData(train, popularity, features, item_categories, user=user, item=item)
+            settings |= items.load(inputs[0][2].item_ids.dtype.kind in "iu", say)
             if by is not None:
                 from ..segments.compute import compare_by_segment
 

@@ -41,9 +41,23 @@ def table_format(fmt: TableFormat | None, path: str, say: Messages) -> str:
     )
 
 
-def column(table: Any, name: str) -> Any:
-    """A numeric Arrow column as a NumPy array (nulls become nan)."""
-    return table.column(name).to_numpy()
+def column(table: Any, name: str, option: str, path: str) -> Any:
+    """A numeric Arrow column as a NumPy array (nulls become nan); a column of text or of
+    no value is an error naming ``option`` (``--score``, ``--weight``)."""
+    import pyarrow as pa
+
+    from ..exceptions import InputValidationError
+
+    values = table.column(name)
+    kind = values.type
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)):
+        first = next((v for v in values.to_pylist() if v is not None), None)
+        raise InputValidationError(
+            f"{option} {name}: the column of {path} holds {kind} values"
+            f"{'' if first is None else f' such as {first!r}'}, not numbers; name a numeric "
+            f"column."
+        )
+    return values.to_numpy()
 
 
 class Impressions(NamedTuple):
@@ -94,10 +108,10 @@ def read_impressions(
         table = read_table(path, columns, command, fmt, id_columns=ids)
     return Impressions(
         n_rows=table.num_rows,
-        y_true=column(table, label),
-        scores=[(col, column(table, col)) for col in score],
+        y_true=table.column(label).to_numpy(),  # labels may be words (pos_label=...)
+        scores=[(col, column(table, col, "--score", path)) for col in score],
         groups=table.column(group).combine_chunks() if group else None,
-        sample_weight=column(table, weight) if weight else None,
+        sample_weight=column(table, weight, "--weight", path) if weight else None,
         segments=table.column(by).combine_chunks() if by else None,
         path=path,
         file_format=fmt,

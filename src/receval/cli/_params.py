@@ -38,10 +38,10 @@ try:  # Typer's per-parameter coercion (pydantic TypeAdapters, built on first us
 except ImportError:  # a Typer that coerces with click types: nothing to replace
     RuntimeParam = build_runtime_param = coerce_cli_choice = None
 
-__all__ = ["DECLINED", "Command", "Group", "close_options", "quick_value", "words"]
+__all__ = ["CLICK", "DECLINED", "Command", "Group", "close_options", "quick_value", "words"]
 
 #: The click Typer runs on: its own copy in newer Typers, else the click package.
-_click: Any = getattr(typer.core, "_click", None) or typer.core.click
+CLICK: Any = getattr(typer.core, "_click", None) or typer.core.click
 
 #: The values of the string options that take one of a few words, by parameter name.
 _WORDS: dict[str, tuple[str, ...]] = {**CHOICES, "profile": tuple(PROFILES)}
@@ -161,7 +161,7 @@ def _checked(command: Any, ctx: Any, args: list[str], parse: Any) -> Any:
     """``parse(ctx, args)``, an unknown option's suggestions made by :func:`close_options`."""
     try:
         return parse(ctx, args)
-    except _click.exceptions.NoSuchOption as exc:
+    except CLICK.exceptions.NoSuchOption as exc:
         known = [o for p in command.get_params(ctx) for o in (*p.opts, *p.secondary_opts)]
         exc.possibilities = close_options(exc.option_name, known)
         raise

@@ -34,6 +34,20 @@ from ._common import (
     read_segments,
     run_names,
 )
+from ._items import (
+    EVALUATE_INPUTS,
+    CandidatesOption,
+    CatalogOption,
+    CorrectionOption,
+    FeaturesOption,
+    ItemCategoriesOption,
+    ItemData,
+    PopularityOption,
+    ReferenceOption,
+    TrainOption,
+    read_propensities,
+    row_value,
+)
 from ._output import OutputFormat, ResultTable, render, scalar
 from ._params import Command
 
@@ -178,6 +192,14 @@ def rank(
             rich_help_panel="Propensities",
         ),
     ] = None,
+    train: TrainOption = None,
+    popularity: PopularityOption = None,
+    features: FeaturesOption = None,
+    item_categories: ItemCategoriesOption = None,
+    catalog: CatalogOption = None,
+    reference: ReferenceOption = None,
+    candidates: CandidatesOption = None,
+    correction: CorrectionOption = None,
     min_match: Annotated[
         float,
         typer.Option(
@@ -257,10 +279,13 @@ def rank(
     }
     with say.guard():
         # fail on a bad metric or option before reading any file
-        from ..registry import parse_metrics
+        from ..registry import parse_metric, parse_metrics
 
         # trec_eval's P.5,10 stands for P_5 and P_10: one column each
         metrics = [name for text in metrics for name in parse_metrics(text)]
+        # list metrics (catalog_coverage@10, ...): one value per run, by their own function
+        listed = {m: s for m, s in ((m, parse_metric(m)) for m in metrics) if _is_list(s)}
+        ranked = [m for m in metrics if m not in listed]
         resolve_conventions(profile, "evaluate", **conventions)
         if test not in ("randomization", "student", "wilcoxon", "none"):
             raise say.fail(
@@ -270,23 +295,41 @@ def rank(
             raise say.fail(
                 f"--baseline must name one of the runs {run_names(run)}. Got {baseline!r}."
             )
+        if listed and (by is not None or per_user):
+            raise say.fail(
+                f"{'--by' if by is not None else '--per-user'} shows values per user, and the "
+                f"list metrics ({', '.join(listed)}) have one value per run; leave them out "
+                f"of -m or drop the option."
+            )
         weighting: dict[str, Any] = {}
         if propensities is not None:
-            weighting["propensities"] = read_propensities(propensities, user, item)
+            weighting["propensities"] = read_propensities(propensities, user, item, say)
         if propensity_clip is not None:
             weighting["propensity_clip"] = propensity_clip
         matching = {"min_match": min_match, "allow_unmatched": allow_unmatched}
+        items = ItemData(
+            train, popularity, features, item_categories, catalog, reference, candidates,
+            correction, user=user, item=item, run_format=run_format, score=score,
+            rank=rank_column,
+        )  # fmt: skip
         inputs = read_qrels_runs(
             qrels, qrels_format, run, run_format, say,
             user=user, item=item, grade=grade, score=score, rank=rank_column,
         )  # fmt: skip
-        reports = [
-            (
-                name,
-                evaluate_run(q, r, name, metrics, say, profile, conventions, weighting, matching),
-            )
-            for q, name, r in inputs
-        ]
+        data: dict[str, Any] | None = None
+        reports: list[tuple[str, Any]] = []
+        values: dict[str, dict[str, float]] = {}
+        for q, name, r in inputs:
+            if data is None:  # read once, its ids as the runs hold theirs
+                data = items.load(r.item_ids.dtype.kind in "iu", say)
+                weighting |= {k: v for k, v in data.items() if k in EVALUATE_INPUTS}
+            if ranked:
+                reports.append(
+                    (name, evaluate_run(q, r, name, ranked, say, profile, conventions, weighting,
+                                        matching))
+                )  # fmt: skip
+            given = {"run": r, "qrels": q, **data}
+            values[name] = {m: row_value(s, given, "receval rank -m") for m, s in listed.items()}
     if by is not None:
         with say.guard():
             table = segment_table(reports, metrics, by, user, segment, say)
@@ -297,7 +340,7 @@ def rank(
             for i, u in enumerate(rep.users)
         ]
         table = ResultTable(["user", "run", *metrics], rows, keys=2)
-    elif len(reports) > 1 and test != "none" and output_format in _LETTER_FORMATS:
+    elif len(values) > 1 and test != "none" and output_format in _LETTER_FORMATS and not listed:
         from ..comparison.models import compare
         from ._compare import comparison_output, power_notes, work_line
 
@@ -311,8 +354,30 @@ def rank(
         comparison_output(comparison, output_format, digits, detail=False)
         return
     else:
-        table = rank_table(reports, metrics)
+        if len(values) > 1 and test != "none" and output_format in _LETTER_FORMATS:
+            say.note(
+                f"no significance letters: the list metrics ({', '.join(listed)}) have no "
+                f"per-user values to pair (receval compare tests the other metrics)."
+            )
+        table = _with_list_values(rank_table(reports, ranked), metrics, values)
     render(table, output_format, digits=digits)
+
+
+def _is_list(spec: Any) -> bool:
+    """A list metric that ``receval.evaluate`` does not compute (catalog_coverage, ...)."""
+    return bool(spec.info.family == "list" and spec.info.function != "evaluate")
+
+
+def _with_list_values(
+    table: ResultTable, metrics: list[str], values: dict[str, dict[str, float]]
+) -> ResultTable:
+    """``table`` (one row per run) with the list metrics' values, columns in ``metrics``'
+    order; the runs of ``values`` when ``table`` has no row (no ranking metric)."""
+    if not table.rows:
+        return ResultTable(["run", *metrics], [[n, *v.values()] for n, v in values.items()])
+    cells = [dict(zip(table.columns, row, strict=True)) | values[row[0]] for row in table.rows]
+    rows = [[cell["run"], *(cell[m] for m in metrics)] for cell in cells]
+    return ResultTable(["run", *metrics], rows, table.title, table.counts)
 
 
 def segment_table(
@@ -347,23 +412,3 @@ def segment_table(
 
 # formats in which ``rank`` marks significance with letters (the others keep plain numbers)
 _LETTER_FORMATS = (OutputFormat.table, OutputFormat.markdown, OutputFormat.latex)
-
-
-def read_propensities(path: str, user: str, item: str) -> Any:
-    """``--propensities``: a CSV, TSV or Parquet file with columns ``--user``, ``--item``
-    and ``propensity`` (per user and item), or ``--item`` and ``propensity`` (per item),
-    as an Arrow table with columns user, item, propensity (or item, propensity)."""
-    from ..data.io import infer_format, read_table
-    from ..exceptions import InputValidationError
-
-    fmt = infer_format(path) or "csv"
-    try:
-        table = read_table(
-            path, [user, item, "propensity"], "--propensities", fmt, id_columns=(user, item)
-        )
-    except InputValidationError as exc:
-        if f"no column {user!r}" not in str(exc):
-            raise
-        table = read_table(path, [item, "propensity"], "--propensities", fmt, id_columns=(item,))
-        return table.rename_columns(["item", "propensity"])
-    return table.rename_columns(["user", "item", "propensity"])

@@ -38,12 +38,12 @@ from ._common import (
     UserOption,
     WeightOption,
     app,
+    count_retention,
     evaluate_run,
     parse_days,
     rank_table,
     read_qrels_runs,
     retention_columns,
-    retention_notes,
 )
 from ._impressions import (
     ctr_metrics,
@@ -51,6 +51,13 @@ from ._impressions import (
     ctr_table,
     read_impressions,
     table_format,
+)
+from ._items import (
+    FeaturesOption,
+    ItemCategoriesOption,
+    ItemData,
+    PopularityOption,
+    read_pairs,
 )
 from ._output import OutputFormat, ResultTable, render_sections, rows_of
 from ._params import Command
@@ -187,6 +194,9 @@ def report_command(
             show_default=False,
         ),
     ] = None,
+    popularity: PopularityOption = None,
+    features: FeaturesOption = None,
+    item_categories: ItemCategoriesOption = None,
     item_groups: Annotated[
         str | None,
         typer.Option(
@@ -230,7 +240,6 @@ def report_command(
     beside it (report.html: report.json). Their paths are printed on stderr;
     nothing is printed on stdout.
     """
-    from ..metrics.retention import retention
     from ..report.html import check_target
     from ..report.sections import (
         HTMLReport,
@@ -244,8 +253,14 @@ def report_command(
     say = Messages(quiet)
     if (qrels is None) != (not run):
         raise say.fail("--qrels and --run go together: pass both for the ranking section.")
-    if (train is not None or item_groups is not None) and qrels is None:
-        raise say.fail("--train and --item-groups describe runs: pass --qrels and --run too.")
+    item_files = {
+        "--train": train, "--item-groups": item_groups, "--popularity": popularity,
+        "--features": features, "--item-categories": item_categories,
+    }  # fmt: skip
+    given = [option for option, path in item_files.items() if path is not None]
+    if given and qrels is None:
+        verb = "describe" if len(given) > 1 else "describes"
+        raise say.fail(f"{', '.join(given)} {verb} runs: pass --qrels and --run too.")
     ctr_options = [
         o
         for o, v in (
@@ -268,7 +283,7 @@ def report_command(
             "nothing to report; pass --qrels and --run, --impressions with --label and "
             "--score, or --events (or several)."
         )
-    files = [p for p in (qrels, *(run or []), impressions, events, train, item_groups) if p]
+    files = [p for p in (qrels, *(run or []), impressions, events, *item_files.values()) if p]
     with say.guard():  # before any input is read: --out must be a file to replace
         for where in (out, json_path(out)):
             check_target(where, files, "receval report --out")
@@ -302,76 +317,48 @@ def report_command(
             )
             runs: dict[str, Any] = {}
             reports: dict[str, Any] = {}
+            items = ItemData(
+                popularity=popularity, features=features, item_categories=item_categories,
+                user=user, item=item,
+            )  # fmt: skip
+            log = None
             for (q, name, r), path in zip(inputs, run, strict=True):
                 if not runs:
                     doc.add_input(qrels, q.n_rows, what="qrels")
+                    # item ids as the runs hold them (integers from Parquet, strings from TREC)
+                    ints = r.item_ids.dtype.kind in "iu"
+                    extra = items.load(ints, say)
+                    if train is not None:
+                        log_items, users = read_pairs(train, item, user, "--train", say, ints)
+                        doc.add_input(train, len(log_items), what="training interactions")
+                        log = extra["train"] = (users, log_items)
                 doc.add_input(path, r.n_rows, what="run")
                 runs[name] = r
-                reports[name] = evaluate_run(q, r, name, metrics, say, profile)
+                reports[name] = evaluate_run(q, r, name, metrics, say, profile, weighting=extra)
             ranking_section(
                 doc, reports, metrics=metrics, caption=f"{qrels}: {q.n_users:,} users",
                 qrels=q, runs=runs, profile=profile, figures=figures, progress=say.progress,
             )  # fmt: skip
             if train is not None or item_groups is not None:
-                # item ids as the runs hold them (integers from Parquet, strings from TREC)
-                ints = all(r.item_ids.dtype.kind in "iu" for r in runs.values())
-                log = None
-                if train is not None:
-                    items, users = _pairs(train, item, user, say, integers=ints)
-                    doc.add_input(train, len(items), what="training interactions")
-                    log = (users, items)
                 groups = None
                 if item_groups is not None:
-                    groups = _pairs(item_groups, item, "group", say, integers=ints)
+                    groups = read_pairs(
+                        item_groups, item, "group", "--item-groups", say, integers=ints
+                    )
                     doc.add_input(item_groups, len(groups[0]), what="item groups")
                 beyond_section(
                     doc, runs, train=log, qrels=q, item_groups=groups, k=depth,
                     figures=figures, progress=say.progress,
                 )  # fmt: skip
         if events is not None:
-            fmt = table_format(None, events, say)
-            with say.progress(f"Reading and counting {say.sized(events)}…"):
-                rep = retention(
-                    events,
-                    user=user,
-                    time=time,
-                    period=period,
-                    days=offsets,
-                    tz=tz,
-                    time_unit=time_unit,
-                    file_format=fmt,
-                )
-            retention_notes(rep, say)
+            rep = count_retention(
+                events, table_format(None, events, say), say, user=user, time=time,
+                period=period, days=offsets, tz=tz, time_unit=time_unit,
+            )  # fmt: skip
             doc.add_input(events, rep.n_events, what="events")
             caption = f"{events}: {rep.n_events:,} events, {rep.n_users:,} users ({rep.tz})"
             retention_section(doc, rep, caption=caption, figures=figures, progress=say.progress)
     _write_report(doc, out, say)
-
-
-def _pairs(
-    path: str, first: str, second: str, say: Messages, integers: bool = False
-) -> tuple[Any, Any]:
-    """Two columns of a CSV, TSV or Parquet file as a pair of arrays. Ids are read as
-    strings in CSV (so that ``007`` keeps its spelling), ``first``'s as int64 when
-    ``integers`` (the runs' items are integers) and they all are."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from ..data.io import read_table
-
-    fmt = table_format(None, path, say)
-    with say.progress(f"Reading {say.sized(path)}…"):
-        table = read_table(path, [first, second], "receval report", fmt, id_columns=(first,))
-    column = table.column(first)
-    if integers:
-        try:
-            column = pc.cast(column, pa.int64())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            pass
-    return (
-        column.to_numpy(zero_copy_only=False),
-        table.column(second).to_numpy(zero_copy_only=False),
-    )
 
 
 @app.command("demo", cls=_ArgvCommand)

@@ -23,10 +23,10 @@ from ._common import (
     TzOption,
     UserOption,
     app,
+    count_retention,
     displayed,
     parse_days,
     retention_columns,
-    retention_notes,
 )
 from ._impressions import (
     table_format,
@@ -105,26 +105,14 @@ def retention_command(
                                 after the last one (not observed)
     --table full: <period>_N for every N from 0, rates or counts (--values).
     """
-    from ..metrics.retention import retention
-
     say = Messages(quiet)
     offsets = parse_days(days, say)
     with say.guard():
-        fmt = table_format(input_format, file, say)
-        with say.progress(f"Reading and counting {say.sized(file)}…"):
-            report = retention(
-                file,
-                user=user,
-                time=time,
-                signup=signup,
-                period=period,
-                days=offsets,
-                tz=tz,
-                time_unit=time_unit,
-                before_signup=before_signup,
-                file_format=fmt,
-            )
-    retention_notes(report, say)
+        report = count_retention(
+            file, table_format(input_format, file, say), say, user=user, time=time,
+            signup=signup, period=period, days=offsets, tz=tz, time_unit=time_unit,
+            before_signup=before_signup,
+        )  # fmt: skip
     columns = retention_columns(report, table, values)
     names, rows = rows_of(columns)
     title = f"{displayed(file)}: {report.n_events} events, {report.n_users} users ({report.tz})"

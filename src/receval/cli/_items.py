@@ -1,0 +1,264 @@
+"""Item data from files: popularity, histories, features, categories, the catalogue, a
+reference run and candidate sets (``receval rank``; ``compare`` and ``report`` take the
+first four), propensities, and the metrics computed by a function of their own rather
+than by ``receval.evaluate`` (list metrics such as coverage and novelty, off-policy
+estimates).
+
+Each file is a CSV, TSV or Parquet table read by :func:`receval.data.io.read_table`
+(``--train`` and ``--reference`` also TREC, as qrels and runs); its id columns are
+``--user`` and ``--item``, as integers when the runs' items are integers.
+"""
+
+# No ``from __future__ import annotations``: Typer reads the options' annotations.
+
+import inspect
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import typer
+
+from ._common import Messages, RankedFormat, ranked_format, read_runs
+
+__all__ = [
+    "CandidatesOption",
+    "CatalogOption",
+    "CorrectionOption",
+    "FeaturesOption",
+    "ItemCategoriesOption",
+    "ItemData",
+    "PopularityOption",
+    "ReferenceOption",
+    "TrainOption",
+    "read_pairs",
+    "read_propensities",
+    "row_value",
+]
+
+
+#: The help panel of the item data options: each a file of these formats (TREC: --train
+#: and --reference only), with the columns its help names.
+ITEM_PANEL = "Item data (CSV, TSV or Parquet files)"
+
+
+def _item_data(name: str, metavar: str, text: str) -> Any:
+    return typer.Option(
+        name, metavar=metavar, help=text, show_default=False, rich_help_panel=ITEM_PANEL
+    )
+
+
+TrainOption = Annotated[
+    str | None, _item_data("--train", "FILE", "Training log: TREC qrels or --user, --item.")
+]
+PopularityOption = Annotated[
+    str | None, _item_data("--popularity", "FILE", "Item popularity: columns --item, count.")
+]
+FeaturesOption = Annotated[
+    str | None,
+    _item_data("--features", "FILE", "Item vectors: --item, a column per feature."),
+]
+ItemCategoriesOption = Annotated[
+    str | None,
+    _item_data("--item-categories", "FILE", "Item categories: columns --item, category."),
+]
+CatalogOption = Annotated[
+    str | None, _item_data("--catalog", "N|FILE", "Catalogue: its size N, or a file of --item.")
+]
+ReferenceOption = Annotated[
+    str | None, _item_data("--reference", "FILE", "Reference run of intersection (as --run).")
+]
+CandidatesOption = Annotated[
+    str | None, _item_data("--candidates", "FILE", "Each user's candidates: --user, --item.")
+]
+CorrectionOption = Annotated[
+    str | None,
+    _item_data(
+        "--correction", "[rank|minimal_bias|bv]", "Sampled metrics' correction (--catalog N)."
+    ),
+]
+
+
+def _ids(column: Any, integers: bool) -> Any:
+    """An id column, as int64 when ``integers`` and every id is one."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if integers:
+        try:
+            return pc.cast(column, pa.int64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    return column
+
+
+def _table(
+    path: str, columns: list[str], option: str, ids: tuple[str, ...], say: Messages,
+    integers: bool = False,
+) -> Any:  # fmt: skip
+    """The named columns of a CSV, TSV or Parquet file as an Arrow table (its ids as
+    :func:`_ids` reads them)."""
+    from ..data.io import infer_format, read_table
+
+    with say.progress(f"Reading {say.sized(path)}…"):
+        table = read_table(path, columns, option, infer_format(path) or "csv", id_columns=ids)
+    for name in ids:
+        table = table.set_column(
+            table.schema.get_field_index(name), name, _ids(table.column(name), integers)
+        )
+    return table.select(columns)
+
+
+def read_pairs(
+    path: str, first: str, second: str, option: str, say: Messages, integers: bool = False
+) -> tuple[Any, Any]:
+    """Two columns of a CSV, TSV or Parquet file (``option``'s) as a pair of arrays
+    (``first`` an id column, read as :func:`_ids` reads it)."""
+    table = _table(path, [first, second], option, (first,), say, integers)
+    return tuple(c.to_numpy(zero_copy_only=False) for c in table.columns)
+
+
+def read_propensities(path: str, user: str, item: str, say: Messages) -> Any:
+    """``--propensities``: a CSV, TSV or Parquet file with columns ``--user``, ``--item``
+    and ``propensity`` (per user and item), or ``--item`` and ``propensity`` (per item),
+    as an Arrow table with columns user, item, propensity (or item, propensity)."""
+    from ..exceptions import InputValidationError
+
+    try:
+        table = _table(path, [user, item, "propensity"], "--propensities", (user, item), say)
+    except InputValidationError as exc:
+        if f"no column {user!r}" not in str(exc):
+            raise
+        table = _table(path, [item, "propensity"], "--propensities", (item,), say)
+        return table.rename_columns(["item", "propensity"])
+    return table.rename_columns(["user", "item", "propensity"])
+
+
+def _feature_columns(path: str, item: str) -> list[str]:
+    """The columns of a features file other than ``item``, from its header or schema."""
+    from ..data._open import check_file, open_input
+    from ..data.io import infer_format
+
+    check_file(path)
+    if infer_format(path) == "parquet":
+        import pyarrow.parquet as pq
+
+        names = list(pq.read_schema(path).names)
+    else:
+        import pyarrow.csv as pcsv
+
+        delimiter = "\t" if infer_format(path) == "tsv" else ","
+        with open_input(path) as stream:
+            reader = pcsv.open_csv(stream, parse_options=pcsv.ParseOptions(delimiter=delimiter))
+            names = list(reader.schema.names)
+    return [name for name in names if name != item]
+
+
+@dataclass
+class ItemData:
+    """The item data files of a command (``rank``: all; ``compare``, ``report``: the first
+    four), read once the first run tells the ids' type (:meth:`load`)."""
+
+    train: str | None = None
+    popularity: str | None = None
+    features: str | None = None
+    item_categories: str | None = None
+    catalog: str | None = None
+    reference: str | None = None
+    candidates: str | None = None
+    correction: str | None = None
+    user: str = "user"
+    item: str = "item"
+    run_format: RankedFormat | None = None
+    score: str = "score"
+    rank: str | None = None
+
+    def catalog_size(self) -> int | None:
+        """``--catalog N``'s N (None for a file or no --catalog)."""
+        text = (self.catalog or "").strip()
+        return int(text) if text.isdigit() else None
+
+    def load(self, integers: bool, say: Messages) -> dict[str, Any]:
+        """Every given input, by the name of the parameter of ``receval.evaluate`` or of
+        a list metric's function that takes it; ``integers``: the runs' item ids are."""
+        user, item = self.user, self.item
+        data: dict[str, Any] = {}
+        if self.train is not None:
+            if ranked_format(None, self.train) == "trec":
+                from ..data._ranked import Qrels
+
+                data["train"] = Qrels.from_file(self.train, grade=None, file_format="trec")
+            else:
+                log = _table(self.train, [user, item], "--train", (user, item), say, integers)
+                data["train"] = log.rename_columns(["user", "item"])
+        if self.popularity is not None:
+            data["popularity"] = read_pairs(
+                self.popularity, item, "count", "--popularity", say, integers
+            )
+        if self.features is not None:
+            names = _feature_columns(self.features, item)
+            table = _table(self.features, [item, *names], "--features", (item,), say, integers)
+            import numpy as np
+
+            data["feature_items"] = table.column(item).to_numpy(zero_copy_only=False)
+            data["features"] = np.column_stack(
+                [table.column(name).to_numpy(zero_copy_only=False) for name in names]
+            ).astype(float)
+        if self.item_categories is not None:
+            path = self.item_categories
+            data["item_categories"] = _table(
+                path, [item, "category"], "--item-categories", (item,), say, integers
+            ).rename_columns(["item", "category"])
+        if self.catalog is not None:
+            size = self.catalog_size()
+            data["catalog"] = (
+                size
+                if size is not None
+                else _table(self.catalog, [item], "--catalog", (item,), say, integers)
+                .column(0)
+                .to_numpy(zero_copy_only=False)
+            )
+        if self.reference is not None:
+            ((_, data["reference"]),) = read_runs(
+                [self.reference], self.run_format, say, user=user, item=item, score=self.score,
+                rank=self.rank,
+            )  # fmt: skip
+        if self.candidates is not None:
+            data["candidates"] = _table(
+                self.candidates, [user, item], "--candidates", (user, item), say, integers
+            ).rename_columns(["user", "item"])
+        if self.correction is not None:
+            data["correction"] = self.correction
+            data["catalog_size"] = self.catalog_size()
+        return data
+
+
+#: What ``receval.evaluate`` takes of :meth:`ItemData.load`'s inputs.
+EVALUATE_INPUTS = (
+    "train", "popularity", "features", "feature_items", "item_categories", "candidates",
+    "correction", "catalog_size",
+)  # fmt: skip
+
+#: The inputs of a metric's function under the name :meth:`ItemData.load` gives them.
+_SAME_AS = {"interactions": "train"}
+
+
+def row_value(spec: Any, given: dict[str, Any], where: str) -> float:
+    """The value of a metric computed by the function its registry row names (a list
+    metric such as ``catalog_coverage@10``, an off-policy estimate): ``given`` holds the
+    inputs by parameter name, the function takes those its signature asks for; a missing
+    one is an error naming the option that gives it."""
+    from ..exceptions import InputValidationError
+    from ..registry import load, metric_options
+    from ._translate import OPTIONS
+
+    func = load(spec.info.function_path)
+    kwargs = metric_options(spec, {}, f"{where} {str(spec)!r}")
+    for name, parameter in inspect.signature(func).parameters.items():
+        value = given.get(_SAME_AS.get(name, name))
+        if name not in kwargs and value is not None:
+            kwargs[name] = value
+        elif name not in kwargs and parameter.default is inspect.Parameter.empty:
+            raise InputValidationError(
+                f"{where} {str(spec)!r}: {spec.info.name} needs {OPTIONS[name]}; pass it "
+                f"(see {where.split(' -m')[0]} --help)."
+            )
+    return float(func(**kwargs))

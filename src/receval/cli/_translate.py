@@ -1,0 +1,143 @@
+"""The library's error messages in the words of the command line.
+
+The library names its own parameters and functions (``pass popularity= ... to
+evaluate``, ``See receval.list_metrics()``); a command's error names its options and
+the commands instead (``pass --popularity FILE``, ``See receval metrics``).
+:func:`cli_text` rewrites a message with one mapping, :data:`OPTIONS`, applied where
+the commands print errors (``Messages.guard``); the library's messages stay as they are.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..conventions import CHOICES
+
+__all__ = ["OPTIONS", "cli_text"]
+
+_FILE_OPTIONS = (
+    "train", "popularity", "features", "item_categories", "reference", "candidates",
+    "propensities",
+)  # fmt: skip
+
+#: The option of each parameter of the library a command sets: ``--name VALUE`` for a
+#: parameter written ``name=value``; ``""`` for one no command has (left out of the
+#: message with the ``or`` before it).
+OPTIONS: dict[str, str] = {
+    **{name: "--" + name.replace("_", "-") for name in CHOICES},
+    **{name: "--" + name.replace("_", "-") + " FILE" for name in _FILE_OPTIONS},
+    "interactions": "--train FILE",
+    "catalog": "--catalog N|FILE",
+    "catalog_size": "--catalog N",
+    "feature_items": "--features FILE",
+    "similarity": "",
+    "correction": "--correction",
+    "profile": "--profile",
+    "rel_threshold": "--rel-threshold",
+    "depth": "--depth",
+    "judged_only": "--judged-only",
+    "propensity_clip": "--propensity-clip",
+    "min_match": "--min-match",
+    "allow_unmatched": "--allow-unmatched",
+    "time_unit": "--time-unit",
+    "period": "--period",
+    "days": "--days",
+    "tz": "--tz",
+    "file_format": "--input-format",
+    "labels": "--label",
+    "groups": "--group",
+    "sample_weight": "--weight",
+    "reward": "--reward COL",
+    "pscore": "--pscore COL",
+    "action_dist": "--target COL",
+    "estimated_rewards": "--estimated-reward COL",
+    "estimated_value": "--estimated-value COL",
+}
+
+#: The command that computes each family of metrics (``compute it with ...``).
+COMMANDS = {
+    "ranking": "receval rank -m {name}",
+    "list": "receval rank -m {name}",
+    "pointwise": "receval ctr -m {name}",
+    "grouped": "receval ctr --group COL -m {name}",
+    "retention": "receval retention",
+    "off_policy": "receval off-policy -m {name}",
+}
+
+_NAMES = "|".join(sorted(OPTIONS, key=len, reverse=True))
+# ``name= (what it is)`` or ``name='value'`` / ``name=value`` after a space, a quote or
+# the start (not inside a metric string such as ``ndcg(gain=exponential)``)
+_GIVEN = re.compile(
+    rf"(?P<or> or )?(?<!\w)(?P<name>{_NAMES})="
+    r"(?:(?P<what> \((?:[^()]|\([^()]*\))*\))|'(?P<quoted>[^']*)'|(?P<bare>[\w.]+))?"
+)
+_PARAMETER = re.compile(r"[Tt]he '(?P<name>\w+)' parameter of (?:receval\.)?\w+")
+_REFUSED = re.compile(
+    r"'(?P<text>[^']+)' is (?P<name>\w+), an? (?P<family>\w+) metric (?P<rest>.*?)"
+    r"compute it with receval\.[\w]+(?:\([^)]*\))?"
+)
+
+
+def _in_call(text: str, at: int) -> bool:
+    """Whether ``text[at]`` is inside the parentheses of a call or a metric string
+    (``f(x=1)``, ``ndcg(gain=exponential)``): an open ``(`` after a word before it."""
+    depth = 0
+    for i in range(at - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[i], 0)
+        if depth < 0:
+            return i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")
+    return False
+
+
+def _given(match: re.Match[str]) -> str:
+    option = OPTIONS[match["name"]]
+    if _in_call(match.string, match.start("name")):
+        return match[0]
+    if not option:
+        return ""
+    value = match["quoted"] if match["quoted"] is not None else match["bare"]
+    if value is not None and value != "True":  # True: a flag, the option alone
+        return f"{match['or'] or ''}{option.split()[0]} {value}"
+    return (match["or"] or "") + option
+
+
+def _parameter(match: re.Match[str]) -> str:
+    option = OPTIONS.get(match["name"])
+    return option.split()[0] if option else match[0]
+
+
+def _refused(match: re.Match[str]) -> str:
+    command = COMMANDS[match["family"]]
+    return (
+        f"{match['text']!r} is {match['name']}, a {match['family']} metric {match['rest']}"
+        f"compute it with {command.format(name=match['text'])}"
+    )
+
+
+def cli_text(text: str, command: str | None = None) -> str:
+    """``text``, a library message, with the options and commands of the command line in
+    place of the library's parameters and functions (``command``: the command's name,
+    e.g. ``"rank"``, in place of the function it calls).
+
+    Examples
+    --------
+    >>> cli_text("pass popularity= (a mapping item -> count) to evaluate.", "rank")
+    'pass --popularity FILE.'
+    >>> cli_text("unit unknown; pass time_unit='s'.")
+    'unit unknown; pass --time-unit s.'
+    >>> cli_text("Unknown metric 'ndgc'. See receval.list_metrics().")
+    "Unknown metric 'ndgc'. See receval metrics."
+    >>> cli_text("use catalog_coverage(run, catalog=..., k=...)")  # a call stays one
+    'use catalog_coverage(run, catalog=..., k=...)'
+
+    """
+    text = _REFUSED.sub(_refused, text)
+    text = _PARAMETER.sub(_parameter, text)
+    text = _GIVEN.sub(_given, text)
+    text = text.replace("receval.list_metrics()", "receval metrics")
+    text = text.replace("receval.metric_info(name)", "receval metrics NAME")
+    text = re.sub(r" to (?:receval\.)?evaluate\b", "", text)
+    if command is not None:
+        text = re.sub(r"^evaluate: ", f"receval {command}: ", text)
+        text = text.replace(" metric of evaluate;", " metric;")
+    return text

@@ -21,6 +21,7 @@ from typing import Any
 from .._validation import check_has_columns, check_number, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._origin import Batch, Origin
+from .io import column_array
 
 __all__ = ["Scan", "ScanColumn", "ScanRun", "scan"]
 
@@ -344,7 +345,7 @@ class Scan:
                     part = batch.slice(start, rows)
                     origin = Origin(((path, first + start, part.num_rows),), lines)
                     yield Batch(
-                        {name: _as_array(part.column(i)) for i, name in enumerate(columns)}, origin
+                        {c: column_array(part.column(i)) for i, c in enumerate(columns)}, origin
                     )
 
     def rows_per_batch(self, columns: Sequence[str]) -> int:
@@ -700,17 +701,6 @@ def _check_exists(path: str) -> None:
 def _arrow_message(exc: BaseException) -> str:
     text = str(exc).strip()
     return text if text.endswith(".") else text + "."
-
-
-def _as_array(column: Any) -> Any:
-    """An Arrow column as NumPy (numbers, bools) or an Arrow string array."""
-    import pyarrow as pa
-
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-        return column
-    return column.to_numpy(zero_copy_only=False)
 
 
 def _decompressed(raw: Any, path: str) -> Any:

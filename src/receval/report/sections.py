@@ -1,22 +1,10 @@
-"""Self-contained HTML reports: headings, text, tables of records and interactive figures.
+"""The sections of ``receval report``: functions that add receval's results to an
+:class:`HTMLReport` (:mod:`receval.report.html`, the document and its figures).
 
-:class:`HTMLReport` collects the parts of a report in order and writes them
-as ONE HTML file: a header (receval's version, the command, the inputs and
-their rows, an optional generated-at line), a table of contents, a small
-inline style sheet, tables built from lists of records, and figures:
-interactive Plotly figures (plotly.js inlined once; hover values, zoom,
-legends that toggle models) or, without plotly, matplotlib figures embedded
-as base64 PNG ``data:`` URIs. The file can be mailed or attached to a
-ticket and opens offline, making no request; :meth:`HTMLReport.write` also
-writes every table's numbers as JSON beside it (``report.json``). No
-template engine is used (every text goes through :func:`html.escape`).
-
-The sections of ``receval report`` are functions of this module that add
-to an :class:`HTMLReport` from receval's results: :func:`ctr_section`
-(pointwise metrics of CTR models), :func:`ranking_section` (an
-:class:`~receval.EvaluationReport` per run), :func:`retention_section` (a
-:class:`~receval.RetentionReport`) and :func:`comparison_section` (a
-:class:`~receval.ComparisonReport`).
+:func:`ctr_section` adds the pointwise metrics of CTR models,
+:func:`ranking_section` an :class:`~receval.EvaluationReport` per run,
+:func:`retention_section` a :class:`~receval.RetentionReport` and
+:func:`comparison_section` a :class:`~receval.ComparisonReport`.
 """
 
 from __future__ import annotations
@@ -25,9 +13,13 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from .beyond import beyond_records, beyond_section
+# the package's names: receval.report loads them from here on first use
+from .beyond import beyond_records as beyond_records
+from .beyond import beyond_section as beyond_section
 from .figures import new_axes
-from .html import HTMLReport, figure_to_data_uri, json_path
+from .html import HTMLReport
+from .html import figure_to_data_uri as figure_to_data_uri
+from .html import json_path as json_path
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -36,23 +28,6 @@ if TYPE_CHECKING:
     from ..data._ranked import Qrels, Run
     from ..metrics.retention import RetentionReport
     from ..ranking.report import EvaluationReport
-
-__all__ = [
-    "REPORT_AT_K_METRICS",
-    "REPORT_COHORTS",
-    "STATIC_NOTE",
-    "HTMLReport",
-    "beyond_records",
-    "beyond_section",
-    "comparison_section",
-    "ctr_section",
-    "figure_to_data_uri",
-    "json_path",
-    "new_axes",
-    "ranking_records",
-    "ranking_section",
-    "retention_section",
-]
 
 #: Metrics of the metric@k figure of :func:`ranking_section`, for k = 1..100.
 REPORT_AT_K_METRICS = ("ndcg", "recall")

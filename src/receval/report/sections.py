@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 # the package's names: receval.report loads them from here on first use
 from .beyond import beyond_records as beyond_records
 from .beyond import beyond_section as beyond_section
-from .figures import new_axes
-from .html import HTMLReport
+from .figures import new_axes as new_axes
+from .html import HTMLReport as HTMLReport
 from .html import figure_to_data_uri as figure_to_data_uri
 from .html import json_path as json_path
 
@@ -317,39 +317,32 @@ def ctr_section(
                 y_true, models, groups=groups, sample_weight=sample_weight
             )
         comparison_section(doc, comparison)
-    if figures and doc.interactive:
-        from .interactive import calibration_figure, precision_recall_figure, roc_figure
+    if figures:
+        from .. import plot
+        from . import interactive
 
-        interactive = [
-            (roc_figure, {}, "ROC curves (click a legend entry to hide a model)"),
-            (precision_recall_figure, {}, "Precision-recall curves (dot: break-even point; "
-             "dotted: the share of positives)"),
-            (calibration_figure, {"n_bins": 20, "strategy": "quantile"},
+        _static_note(doc)
+        # (figure, its options, the caption of the static and of the interactive one)
+        drawings = [
+            ("roc", {}, "ROC curves", "ROC curves (click a legend entry to hide a model)"),
+            ("precision_recall", {}, "Precision-recall curves (dot: break-even point)",
+             "Precision-recall curves (dot: break-even point; dotted: the share of positives)"),
+            ("calibration", {"n_bins": 20, "strategy": "quantile"},
+             "Calibration: observed CTR against mean prediction (20 quantile bins)",
              "Calibration on the predictions' range (20 quantile bins), the predictions' "
              "histogram beneath"),
         ]  # fmt: skip
-        for build, options, text in interactive:
-            with _step(progress, f"Drawing {text.split(' (')[0]}"):
-                figure = build(y_true, models, sample_weight=sample_weight, **options)
-                doc.add_plotly(figure, caption=text)
-    elif figures:
-        from ..plot import calibration, precision_recall, roc
-
-        _static_note(doc)
-        drawings = [
-            (roc, {}, "ROC curves"),
-            (precision_recall, {}, "Precision-recall curves (dot: break-even point)"),
-            (
-                calibration,
-                {"n_bins": 20, "strategy": "quantile"},
-                "Calibration: observed CTR against mean prediction (20 quantile bins)",
-            ),
-        ]
-        for draw, options, text in drawings:
-            with _step(progress, f"Drawing {text}"):
-                ax = new_axes(figsize=(5.0, 4.5))
-                draw(y_true, models, ax=ax, sample_weight=sample_weight, **options)
-                doc.add_figure(ax, caption=text)
+        for name, options, static, live in drawings:
+            with _step(progress, f"Drawing {static.split(' (')[0]}"):
+                if doc.interactive:
+                    build = getattr(interactive, f"{name}_figure")
+                    figure = build(y_true, models, sample_weight=sample_weight, **options)
+                    doc.add_plotly(figure, caption=live)
+                else:
+                    ax = new_axes(figsize=(5.0, 4.5))
+                    draw = getattr(plot, name)
+                    draw(y_true, models, ax=ax, sample_weight=sample_weight, **options)
+                    doc.add_figure(ax, caption=static)
 
 
 def retention_section(

@@ -9,11 +9,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-# the package's names: receval.report loads them from here on first use
+from .beyond import Progress, step
 from .beyond import beyond_records as beyond_records
 from .beyond import beyond_section as beyond_section
 from .figures import new_axes as new_axes
@@ -34,15 +33,6 @@ REPORT_AT_K_METRICS = ("ndcg", "recall")
 
 #: Cohorts shown in the table of :func:`retention_section` (the first ones).
 REPORT_COHORTS = 15
-
-#: ``progress(text)``: a context manager around each slow step of a section
-#: (e.g. a spinner saying ``text``); the sections run without one by default.
-Progress = Callable[[str], AbstractContextManager[Any]]
-
-
-# ------------------------------------------------------------------ sections
-def _step(progress: Progress | None, text: str) -> AbstractContextManager[Any]:
-    return nullcontext() if progress is None else progress(text)
 
 
 def comparison_section(doc: HTMLReport, comparison: ComparisonReport, *, digits: int = 4) -> None:
@@ -217,13 +207,13 @@ def ranking_section(
     if len(reports) > 1:
         from ..comparison.models import compare
 
-        with _step(progress, "Testing differences"):
+        with step(progress, "Testing differences"):
             compared = [k for k in records[0] if k not in ("run", "counts")]
             comparison_section(doc, compare(None, dict(reports), compared))
     if figures and qrels is not None and runs is not None:
         listed = " and ".join(f"{m}@k" for m in at_k_metrics)
         caption = f"Mean {listed} for k = 1..100"
-        with _step(progress, "Drawing metric@k"):
+        with step(progress, "Drawing metric@k"):
             if doc.interactive:
                 from .interactive import metric_at_k_figure
 
@@ -312,7 +302,7 @@ def ctr_section(
     if groups is not None and len(models) > 1:
         from ..comparison.models import compare_predictions
 
-        with _step(progress, "Testing differences"):
+        with step(progress, "Testing differences"):
             comparison = compare_predictions(
                 y_true, models, groups=groups, sample_weight=sample_weight
             )
@@ -333,7 +323,7 @@ def ctr_section(
              "histogram beneath"),
         ]  # fmt: skip
         for name, options, static, live in drawings:
-            with _step(progress, f"Drawing {static.split(' (')[0]}"):
+            with step(progress, f"Drawing {static.split(' (')[0]}"):
                 if doc.interactive:
                     build = getattr(interactive, f"{name}_figure")
                     figure = build(y_true, models, sample_weight=sample_weight, **options)
@@ -407,29 +397,26 @@ def retention_section(
     doc.add_table(records, caption=caption, max_rows=max_rows)
     if report.before_signup_note:
         doc.add_text(report.before_signup_note, note=True)
-    if figures and doc.interactive:
-        from .interactive import retention_curve_figure, retention_heatmap_figure
-
-        with _step(progress, "Drawing retention"):
-            doc.add_plotly(
-                retention_heatmap_figure(report), wide=True,
-                caption=f"Retention of each cohort ({report.period}s); the colour scale spans "
-                f"0 to the highest rate after {report.period} 0",
-            )  # fmt: skip
-            doc.add_plotly(
-                retention_curve_figure(report), caption="Mean retention over cohorts against N"
-            )
-    elif figures:
-        from ..plot import retention_curve, retention_heatmap
-
+    if figures:
         _static_note(doc)
-        with _step(progress, "Drawing retention"):
-            ax = new_axes(figsize=(6.5, 5.0))
-            retention_heatmap(report, ax=ax)
-            doc.add_figure(ax, caption=f"Retention of each cohort ({report.period}s)")
-            ax = new_axes(figsize=(5.5, 4.5))
-            retention_curve(report, offsets="all", ax=ax)
-            doc.add_figure(ax, caption="Mean retention over cohorts against N")
+        heatmap = f"Retention of each cohort ({report.period}s)"
+        curve = "Mean retention over cohorts against N"
+        with step(progress, "Drawing retention"):
+            if doc.interactive:
+                from .interactive import retention_curve_figure, retention_heatmap_figure
+
+                scale = f"; the colour scale spans 0 to the highest rate after {report.period} 0"
+                doc.add_plotly(retention_heatmap_figure(report), wide=True, caption=heatmap + scale)
+                doc.add_plotly(retention_curve_figure(report), caption=curve)
+            else:
+                from ..plot import retention_curve, retention_heatmap
+
+                ax = new_axes(figsize=(6.5, 5.0))
+                retention_heatmap(report, ax=ax)
+                doc.add_figure(ax, caption=heatmap)
+                ax = new_axes(figsize=(5.5, 4.5))
+                retention_curve(report, offsets="all", ax=ax)
+                doc.add_figure(ax, caption=curve)
 
 
 #: The note above static figures, once per report.

@@ -130,6 +130,7 @@ def read_prefs(path: str | os.PathLike[str], *, qrels: bool = False) -> Preferen
     (['d1', 'd2'], [2.0, 0.0])
     """
     from ..data import io
+    from ..data._encode import strings_to_numpy as strings
 
     if qrels:
         (qids, groups, docs, levels), lines = io.read_whitespace_table(
@@ -147,9 +148,6 @@ def read_prefs(path: str | os.PathLike[str], *, qrels: bool = False) -> Preferen
             f"{os.fspath(path)}:{int(lines[bad[0]])}: the level "
             f"{levels[int(bad[0])].as_py()!r} is not a number."
         )
-
-    def strings(column: Any) -> np.ndarray:
-        return np.asarray(column.to_numpy(zero_copy_only=False), dtype=object)
 
     q = strings(qids)
     g, d = strings(groups), strings(docs)

@@ -18,10 +18,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .._validation import check_has_columns, check_number, format_values
+from .._validation import check_has_columns, check_number, check_option, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
+from ._open import compression_of, header_not_utf8, sentence
 from ._origin import Batch, Origin
-from .io import column_array
+from .io import column_array, infer_format
 
 __all__ = ["Scan", "ScanColumn", "ScanRun", "scan"]
 
@@ -112,13 +113,9 @@ class Scan:
         self.paths, self._partitions = _expand(source)
         self.name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else self.paths[0]
         if file_format is not None:
-            from .._validation import check_option
-
             check_option(file_format, "file_format", func, _FORMATS)
             fmt = file_format
         else:
-            from .io import infer_format
-
             inferred = infer_format(self.paths[0])
             if inferred is None or inferred not in _FORMATS:
                 raise InvalidParameterError(
@@ -228,8 +225,6 @@ class Scan:
         import pyarrow as pa
         import pyarrow.csv as pcsv
 
-        from ._open import header_not_utf8
-
         path = self.paths[0]
         _check_exists(path)
         while True:
@@ -244,7 +239,7 @@ class Scan:
             except (pa.ArrowInvalid, OSError, EOFError) as exc:
                 if self._grow_block(exc):
                     continue
-                raise InputValidationError(f"{path}: {_arrow_message(exc)}") from exc
+                raise InputValidationError(f"{path}: {sentence(exc)}") from exc
             except UnicodeDecodeError as exc:
                 raise header_not_utf8(path, exc) from exc
             finally:
@@ -390,7 +385,7 @@ class Scan:
                     yield fragment.path, first, batch
                     first += batch.num_rows
             except (pa.ArrowInvalid, OSError) as exc:
-                raise InputValidationError(f"{fragment.path}: {_arrow_message(exc)}") from exc
+                raise InputValidationError(f"{fragment.path}: {sentence(exc)}") from exc
 
     def _csv_batches(
         self, columns: list[str], ids: Sequence[str], floats: Sequence[str], advance: Any
@@ -450,10 +445,8 @@ class Scan:
         except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, EOFError) as exc:
             if self._grow_block(exc):
                 raise _LongRow from exc
-            raise InputValidationError(f"{path}: {_arrow_message(exc)}") from exc
+            raise InputValidationError(f"{path}: {sentence(exc)}") from exc
         except UnicodeDecodeError as exc:
-            from ._open import header_not_utf8
-
             raise header_not_utf8(path, exc) from exc
         finally:
             raw.close()
@@ -698,17 +691,10 @@ def _check_exists(path: str) -> None:
         raise InputValidationError(f"{path}: no such file.")
 
 
-def _arrow_message(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text if text.endswith(".") else text + "."
-
-
 def _decompressed(raw: Any, path: str) -> Any:
     """The stream of a CSV file's text: ``raw`` (a binary file object), decompressed
     when its first bytes say it is compressed (gzip, bzip2, xz, Zstandard)."""
     import pyarrow as pa
-
-    from ._open import compression_of
 
     codec = compression_of(path)
     if codec is None:

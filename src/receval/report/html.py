@@ -409,14 +409,11 @@ class HTMLReport:
         """
         rows = [{str(k): _plain(v) for k, v in record.items()} for record in records]
         data = rows if numbers is None else [dict(r) for r in numbers]
-        self._table_json(data, caption)
-        self._table_html(rows, caption, max_rows)
-
-    def _table_json(self, rows: list[dict[str, Any]], caption: str | None) -> None:
-        columns = list(dict.fromkeys(k for row in rows for k in row))
+        columns = list(dict.fromkeys(k for row in data for k in row))
         self._sections[-1]["tables"].append(
-            {"caption": caption, "columns": columns, "rows": plain_json(rows)}
+            {"caption": caption, "columns": columns, "rows": plain_json(data)}
         )
+        self._table_html(rows, caption, max_rows)
 
     def _table_html(
         self, rows: list[dict[str, Any]], caption: str | None, max_rows: int | None
@@ -426,26 +423,19 @@ class HTMLReport:
         if max_rows is not None:
             check_number(max_rows, "max_rows", "HTMLReport.add_table", integer=True, low=1)
             rows = rows[:max_rows]
-        numeric = {c: all(_is_number(row.get(c)) for row in rows) for c in columns}
+        # columns of numbers are right-aligned
+        align = {
+            c: ' class="num"' if all(_is_number(row.get(c)) for row in rows) else ""
+            for c in columns
+        }
         out = ["<table>"]
         if caption:
             out.append(f"<caption>{html.escape(str(caption))}</caption>")
-        out.append(
-            "<thead><tr>"
-            + "".join(
-                f'<th class="num">{html.escape(c)}</th>'
-                if numeric[c]
-                else f"<th>{html.escape(c)}</th>"
-                for c in columns
-            )
-            + "</tr></thead>"
-        )
-        out.append("<tbody>")
+        head = "".join(f"<th{align[c]}>{html.escape(c)}</th>" for c in columns)
+        out += [f"<thead><tr>{head}</tr></thead>", "<tbody>"]
         for row in rows:
-            cells = []
-            for c in columns:
-                text = html.escape(_cell(row.get(c), self.digits))
-                cells.append(f'<td class="num">{text}</td>' if numeric[c] else f"<td>{text}</td>")
+            cells = [f"<td{align[c]}>{html.escape(_cell(row.get(c), self.digits))}</td>"
+                     for c in columns]  # fmt: skip
             out.append("<tr>" + "".join(cells) + "</tr>")
         out.append("</tbody></table>")
         if len(rows) < total:

@@ -450,13 +450,8 @@ def prefs_measures(
             f"length. Got lengths {[len(groups), len(subgroups), len(docs), len(levels)]}."
         )
     if len(np.unique(ranking)) != len(ranking):
-        seen: set[Any] = set()
-        dup = None
-        for x in ranking.tolist():
-            if x in seen:
-                dup = x
-                break
-            seen.add(x)
+        listed = ranking.tolist()
+        dup = next(x for i, x in enumerate(listed) if x in listed[:i])
         raise InputValidationError(f"prefs_measures: the ranking holds the document {dup!r} twice.")
     # positions: judged retrieved documents in rank order, then the others by docno
     judged, line_doc = np.unique(docs, return_inverse=True)

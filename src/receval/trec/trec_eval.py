@@ -326,19 +326,15 @@ def _relstrings(
         grades = judged.get(u, {})
         if o.judged_only:
             ids = [d for d in ids if grades.get(d, -1) >= 0]
-        chars = []
-        for d in ids[:length]:
-            g = grades.get(d)
-            if g is None:
-                chars.append("-")
-            elif g < 0:
-                chars.append(".")
-            elif g > 9:
-                chars.append(">")
-            else:
-                chars.append(str(int(g)))
-        out.append("".join(chars))
+        out.append("".join(_relchar(grades.get(d)) for d in ids[:length]))
     return out
+
+
+def _relchar(grade: int | None) -> str:
+    """A document's character in a relstring."""
+    if grade is None:
+        return "-"
+    return "." if grade < 0 else ">" if grade > 9 else str(int(grade))
 
 
 # ------------------------------------------------------------------ the run

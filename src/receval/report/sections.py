@@ -12,13 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .beyond import Progress, step
-from .beyond import beyond_records as beyond_records
-from .beyond import beyond_section as beyond_section
-from .figures import new_axes as new_axes
-from .html import HTMLReport as HTMLReport
-from .html import figure_to_data_uri as figure_to_data_uri
-from .html import json_path as json_path
+from .beyond import Progress, beyond_records, beyond_section, step
+from .figures import new_axes
+from .html import HTMLReport, figure_to_data_uri, json_path
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -27,6 +23,23 @@ if TYPE_CHECKING:
     from ..data._ranked import Qrels, Run
     from ..metrics.retention import RetentionReport
     from ..ranking.report import EvaluationReport
+
+__all__ = [
+    "REPORT_AT_K_METRICS",
+    "REPORT_COHORTS",
+    "STATIC_NOTE",
+    "HTMLReport",
+    "beyond_records",
+    "beyond_section",
+    "comparison_section",
+    "ctr_section",
+    "figure_to_data_uri",
+    "json_path",
+    "new_axes",
+    "ranking_records",
+    "ranking_section",
+    "retention_section",
+]
 
 #: Metrics of the metric@k figure of :func:`ranking_section`, for k = 1..100.
 REPORT_AT_K_METRICS = ("ndcg", "recall")

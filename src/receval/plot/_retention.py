@@ -262,12 +262,9 @@ class RetentionHeatmapDisplay(Display):
         n = report.n_periods
         offset = np.arange(n)
         unobserved = offset[:, None] + offset[None, :] >= n
-        if values == "rate":
-            table = np.asarray(report.cohort_retention, dtype=np.float64)
-            mask = unobserved | np.isnan(table)
-        else:
-            table = np.asarray(report.cohort_counts, dtype=np.float64)
-            mask = unobserved
+        rates = values == "rate"
+        table = np.asarray(report.cohort_retention if rates else report.cohort_counts, float)
+        mask = unobserved | np.isnan(table)  # rates of empty cohorts are nan
         display = cls(table=table, mask=mask, periods=np.asarray(report.periods),
                       period=report.period, values=values)  # fmt: skip
         return display.plot(ax=ax, cmap=cmap, annotate=annotate)

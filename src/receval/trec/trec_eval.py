@@ -153,6 +153,18 @@ _LONG = [
 ]  # fmt: skip
 
 
+#: The short option of each long one.
+_SHORT_OF = {"--" + n.rstrip("="): f"-{c}" for n, c in zip(_LONG, "hvqmclnDJNMRToZ", strict=True)}
+#: The field each option sets, and its value: int or str (the option's), or the
+#: constant; -D (debug level) and -o (obsolete in trec_eval 10.0) change nothing printed
+_SETS: dict[str, tuple[str, Any]] = {
+    "-h": ("help", True), "-v": ("help", True), "-q": ("per_query", True),
+    "-c": ("complete", True), "-n": ("summary", False), "-J": ("judged_only", True),
+    "-l": ("level", int), "-N": ("num_docs", int), "-M": ("max_retrieved", int),
+    "-R": ("rel_format", str), "-T": ("results_format", str), "-Z": ("zscores", str),
+}  # fmt: skip
+
+
 def _int_option(flag: str, value: str) -> int:
     """An integer option value, strictly (trec_eval's ``atol`` would read ``x`` as 0)."""
     try:
@@ -201,38 +213,18 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
         ) from None
     o = TrecEvalOptions()
     for flag, value in opts:
-        if flag in ("-h", "--help"):
-            o.help = True
-        elif flag in ("-v", "--version"):
-            o.help = True
-        elif flag in ("-q", "--query_eval_wanted"):
-            o.per_query = True
-        elif flag in ("-m", "--measure"):
+        short = _SHORT_OF.get(flag, flag)
+        if short == "-m":
             o.measures.append(value)
-        elif flag in ("-c", "--complete_rel_info_wanted"):
-            o.complete = True
-        elif flag in ("-l", "--level_for_rel"):
-            o.level = _int_option(flag, value)
-        elif flag in ("-n", "--nosummary"):
-            o.summary = False
-        elif flag in ("-J", "--Judged_docs_only"):
-            o.judged_only = True
-        elif flag in ("-N", "--Number_docs_in_coll"):
-            o.num_docs = _int_option(flag, value)
-        elif flag in ("-M", "--Max_retrieved_per_topic"):
-            o.max_retrieved = _int_option(flag, value)
+        elif short in _SETS:
+            name, kind = _SETS[short]
+            setting = _int_option(flag, value) if kind is int else value if kind is str else kind
+            setattr(o, name, setting)
             if o.max_retrieved < 0:
                 raise _ParameterAbort(
                     f"trec-eval {flag}: expected a number of documents >= 0, got {value!r}.",
                     status=_USAGE,
                 )
-        elif flag in ("-R", "--Rel_info_format"):
-            o.rel_format = value
-        elif flag in ("-T", "--Results_format"):
-            o.results_format = value
-        elif flag in ("-Z", "--Zscore"):
-            o.zscores = value
-        # -D (debug level) and -o (obsolete in trec_eval 10.0) change nothing printed
     if o.help:
         return o
     if len(files) != 2:

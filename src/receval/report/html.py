@@ -16,6 +16,7 @@ import base64
 import datetime as _dt
 import html
 import io
+import itertools
 import json
 import math
 import os
@@ -639,18 +640,10 @@ class HTMLReport:
         if self.description:
             body.append(f'<p class="text">{html.escape(self.description)}</p>')
         body += self._header(stamp)
-        in_figures = False
-        for kind, part in self._parts:
-            is_figure = kind in ("figure", "plot")
-            if is_figure and not in_figures:
-                body.append('<div class="figures">')
-                in_figures = True
-            elif not is_figure and in_figures:
-                body.append("</div>")
-                in_figures = False
-            body.append(part)
-        if in_figures:
-            body.append("</div>")
+        # consecutive figures share a flex box
+        for figures, group in itertools.groupby(self._parts, lambda p: p[0] in ("figure", "plot")):
+            parts = [part for _, part in group]
+            body += ['<div class="figures">', *parts, "</div>"] if figures else parts
         body.append(f"<footer>Made with receval {html.escape(receval_version())}.</footer>")
         script = ""
         if self._n_plots:

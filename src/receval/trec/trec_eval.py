@@ -269,11 +269,8 @@ def _read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
 
 
 def _zscore(
-    table: dict[tuple[str, str], tuple[float, float]], queries: set[str], qid: str, name: str,
-    value: float,
-) -> float:  # fmt: skip
-    if qid not in queries:
-        return _MISSING_Z
+    table: dict[tuple[str, str], tuple[float, float]], qid: str, name: str, value: float
+) -> float:
     found = table.get((qid, name))
     if found is None:
         return _MISSING_Z
@@ -570,7 +567,6 @@ def _lines(
         )
     users = q.user_ids.tolist()
     evaluated = [str(users[i]) for i in order]
-    z_queries = {qid for qid, _ in zscores} if zscores else set()
     prefix = "Z" if zscores is not None else ""
     per_user: dict[str, np.ndarray] = {}
     if prefs:
@@ -588,7 +584,7 @@ def _lines(
                 col = np.log(np.maximum(col, 1e-5))
             col = np.array(
                 [
-                    _zscore(zscores, z_queries, qid, v.name, x)
+                    _zscore(zscores, qid, v.name, x)
                     for qid, x in zip(evaluated, col.tolist(), strict=True)
                 ]
             )

@@ -711,6 +711,13 @@ def _repeated_line(
 _COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zstd")
 
 
+#: the format each suffix names
+_FORMAT_OF_SUFFIX = {
+    ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv",
+    ".trec": "trec", ".txt": "trec", ".run": "trec", ".qrels": "trec",
+}  # fmt: skip
+
+
 def infer_format(path: str) -> str | None:
     """The format named by a file's suffix (after a compression suffix), or None."""
     name = path.lower()
@@ -718,16 +725,4 @@ def infer_format(path: str) -> str | None:
         if name.endswith(suffix):
             name = name[: -len(suffix)]
             break
-    for suffix, fmt in (
-        (".parquet", "parquet"),
-        (".pq", "parquet"),
-        (".csv", "csv"),
-        (".tsv", "tsv"),
-        (".trec", "trec"),
-        (".txt", "trec"),
-        (".run", "trec"),
-        (".qrels", "trec"),
-    ):
-        if name.endswith(suffix):
-            return fmt
-    return None
+    return next((fmt for suffix, fmt in _FORMAT_OF_SUFFIX.items() if name.endswith(suffix)), None)

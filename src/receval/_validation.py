@@ -503,10 +503,6 @@ _NUMBER_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
 _MISSING_TYPE_NAMES = ("NoneType", "NAType", "NaTType")
 
 
-def _label_kind(x: np.ndarray) -> str:
-    return "strings" if x.dtype.kind in "US" else "numbers"
-
-
 def _mixed_examples(values: Sequence[Any]) -> list[Any]:
     """The first non-string and the first string of ``values``, for an error message."""
     other = next((v for v in values if not isinstance(v, str)), None)
@@ -574,7 +570,7 @@ def as_class_labels(x: Any, name: str, func: str) -> np.ndarray:
 
 def check_same_label_type(func: str, **arrays: np.ndarray) -> None:
     """All label arrays hold numbers, or all hold strings (as from ``as_class_labels``)."""
-    kinds = {name: _label_kind(a) for name, a in arrays.items()}
+    kinds = {name: "strings" if a.dtype.kind in "US" else "numbers" for name, a in arrays.items()}
     if len(set(kinds.values())) > 1:
         got = " and ".join(
             f"{kinds[name]} {format_values(_distinct(a))} in {name}" for name, a in arrays.items()

@@ -375,12 +375,6 @@ def _with_polars() -> bool:
     return limit == resource.RLIM_INFINITY or limit >= _POLARS_MIN_ADDRESS_SPACE
 
 
-def _num_threads() -> int:
-    from .._kernels import num_threads
-
-    return num_threads()
-
-
 def _polars_batches(path: str, column: str) -> Iterator[Any] | None:
     """A column's Arrow arrays from polars' streaming engine; None without polars (or
     with one older than ``LazyFrame.collect_batches``) or when polars cannot read
@@ -562,7 +556,9 @@ class ParquetColumns:
             return result
 
         n = self.num_row_groups
-        workers = min(n, max(1, _num_threads()))
+        from .._kernels import num_threads
+
+        workers = min(n, max(1, num_threads()))
         if workers <= 1:
             for i in range(n):
                 yield from read(i)

@@ -132,7 +132,7 @@ class Scan:
         if fmt == "parquet":
             self._dataset = self._open_parquet()
             self.columns = list(self._dataset.schema.names)
-            self.num_rows: int | None = self._count_rows()
+            self.num_rows: int | None = sum(f.metadata.num_rows for f in self._fragments())
         else:
             self._dataset = None
             self.columns = self._csv_header()
@@ -194,9 +194,6 @@ class Scan:
                         f"{first}; write every file of a scan with the same column types "
                         f"(e.g. cast {column!r} to {expected})."
                     )
-
-    def _count_rows(self) -> int:
-        return int(sum(f.metadata.num_rows for f in self._fragments()))
 
     def _fragments(self) -> list[Any]:
         import pyarrow as pa
@@ -613,10 +610,6 @@ def scan(
 
 
 # ------------------------------------------------------------------ helpers
-def _is_data_file(name: str) -> bool:
-    return name.lower().endswith((".parquet", ".pq")) and not name.startswith((".", "_"))
-
-
 def _expand(source: Any) -> tuple[list[str], str | None]:
     """The files of ``source``, and the directory whose ``key=value`` subdirectories
     (hive partitions, as ``pyarrow.dataset`` and Spark write them) name columns, or
@@ -628,7 +621,8 @@ def _expand(source: Any) -> tuple[list[str], str | None]:
             files = []
             for root, dirs, names in os.walk(path):
                 dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]  # as pyarrow
-                files += [os.path.join(root, f) for f in names if _is_data_file(f)]
+                data = [f for f in names if f.lower().endswith((".parquet", ".pq"))]
+                files += [os.path.join(root, f) for f in data if not f.startswith((".", "_"))]
             files.sort()
             nested = [f for f in files if os.path.dirname(f) != path]
             if nested and not hive:  # their rows would be left out, silently

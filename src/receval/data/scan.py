@@ -542,11 +542,9 @@ def scan(
     max_memory : int, default=512 MiB
         Bytes the evaluation may use above what the process held before: the
         reader's decoded row group, a batch (at most a sixteenth of the budget:
-        ``batch_rows`` is lowered to fit) and the metric's state; the exact AUC
-        gathers the scores of one range of the score axis in what reading leaves
-        of it (all but 192 MiB, at least a quarter; see Notes). A Parquet
-        file's row groups are read whole, so row groups larger than the budget
-        allows set a floor.
+        ``batch_rows`` is lowered to fit) and the metric's state (the exact AUC's:
+        see Notes). A Parquet file's row groups are read whole, so row groups
+        larger than the budget allows set a floor.
     progress : bool, default=None
         Draw a progress bar on stderr while reading: rows for Parquet, bytes
         for CSV. None: only when stderr is a terminal.
@@ -580,10 +578,9 @@ def scan(
     COPC accept any order. The exact AUC reads the file more than once: one
     pass counts rows per score bucket, then each further pass gathers the
     scores of as many consecutive buckets as fit in ``max_memory`` less 192 MiB
-    (at least a quarter of it)
-    (8 bytes per row, 40 with weights); a single bucket (about 1/16 of a binade
-    of scores) larger than that is still read whole. A file whose rows all fit
-    there is read once.
+    (at least a quarter of it; 8 bytes per row, 40 with weights); a single bucket
+    (about 1/16 of a binade of scores) larger than that is still read whole. A
+    file whose rows all fit there is read once.
 
     Examples
     --------

@@ -1,10 +1,4 @@
-"""The "beyond accuracy" section of the HTML report: popularity bias, exposure, the long tail.
-
-:func:`beyond_section` is re-exported by :mod:`receval.report`; it adds, for
-each run, the popularity-bias metrics (when a popularity source is given), the
-exposure of each item group (when item groups are given) and the long-tail
-plot, every number from the library's own functions.
-"""
+"""The "beyond accuracy" section of the HTML report: popularity bias, exposure, the long tail."""
 
 from __future__ import annotations
 

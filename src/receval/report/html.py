@@ -1,13 +1,5 @@
-"""The HTML document of :mod:`receval.report`: :class:`HTMLReport` and how figures are embedded.
-
-:class:`HTMLReport` collects the parts of a report in order and writes them
-as ONE HTML file: a header (receval's version, the command that made it, the
-input files and their rows, when it was generated), a table of contents, a
-small inline style sheet, tables built from lists of records, and figures:
-interactive Plotly figures (plotly.js inlined once) or matplotlib figures
-embedded as base64 PNG ``data:`` URIs. The file can be mailed or attached to
-a ticket and opens offline, making no request. :meth:`HTMLReport.write` also
-writes the numbers of every table as JSON beside the page.
+"""The HTML document of :mod:`receval.report`: :class:`HTMLReport`, one self-contained
+page that opens offline (its numbers as JSON beside it), and how figures are embedded.
 """
 
 from __future__ import annotations

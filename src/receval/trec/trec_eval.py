@@ -17,11 +17,8 @@ parameters select and name them, the nicknames (``official``, ``all_trec``,
 z-scores with ``-Z``).
 
 Where trec_eval stops, :func:`trec_eval` raises a :class:`TrecEvalAbort` that
-carries trec_eval's exit status at that point and what it printed before it
-stopped (``receval trec-eval`` prints both): 1 for a bad option or an unknown
-measure, 2 for a file it cannot read, 4 for a query of the qrels with no
-document in the run (without ``-c``: the ``-q`` lines of the queries before it
-are printed), 7 when the qrels judge no query, 255 for a bad ``-Z`` file. The
+carries trec_eval's exit status at that point (listed under :func:`trec_eval`) and
+what it printed before it stopped (``receval trec-eval`` prints both). The
 message is receval's, naming the option or file line. Where trec_eval 10.0
 crashes or stops on input receval can score (judgments that are all negative, a
 query absent from the ``-Z`` file), receval prints the report: see the

@@ -238,15 +238,22 @@ class _Group:
     rnonrel_ret: tuple[int, int] = (0, 0)
 
 
-def _classify(g: _Group, p: np.ndarray, q: np.ndarray, njr: int) -> None:
-    """Count the preferences ``p[i] > q[i]`` (document positions) into ``g``."""
+def _classify(
+    p: np.ndarray, q: np.ndarray, njr: int, rel: np.ndarray, non: np.ndarray, ret: np.ndarray
+) -> _Group:
+    """The counts of a group: its preferences ``p[i] > q[i]`` (document positions) and
+    its relevant (``rel``) and nonrelevant (``non``) documents, retrieved (``ret``) or not."""
     pr, qr = p < njr, q < njr
     both = pr & qr
+    g = _Group()
     g.ful_ret = int(np.count_nonzero(both & (p < q)))
     g.poss_ret = int(np.count_nonzero(both))
     g.ful_imp = int(np.count_nonzero(pr & ~qr))
     g.poss_imp = g.ful_imp + int(np.count_nonzero(~pr & qr))
     g.notoccur = int(np.count_nonzero(~pr & ~qr))
+    g.num_rel, g.num_rel_ret = int(rel.sum()), int((rel & ret).sum())
+    g.num_nonrel, g.num_nonrel_ret = int(non.sum()), int((non & ret).sum())
+    return g
 
 
 def _rnonrel_added(g: _Group, ret: bool) -> tuple[int, int]:
@@ -281,14 +288,9 @@ def _ec_group(
         )
     a, b = _block_pairs(ec_end, np.full(m, m))
     p, q = d[a], d[b]
-    g = _Group()
-    _classify(g, p, q, njr)
     rel = lv > 0.0
     ret = d < njr
-    g.num_rel = int(rel.sum())
-    g.num_rel_ret = int((rel & ret).sum())
-    g.num_nonrel = m - g.num_rel
-    g.num_nonrel_ret = int((~rel & ret).sum())
+    g = _classify(p, q, njr, rel, ~rel, ret)
     # prefs_avgjg_Rnonrel: with more nonrelevant documents than relevant, only the
     # first R (in position order) of the last level are kept; trec_eval pairs every
     # level's documents, the last one's included, with those R
@@ -355,12 +357,7 @@ def _pa_group(
     ret = u < njr
     pi, qi = np.nonzero(reach)
     p, q = u[pi], u[qi]
-    g = _Group()
-    _classify(g, p, q, njr)
-    g.num_rel = int(rel.sum())
-    g.num_rel_ret = int((rel & ret).sum())
-    g.num_nonrel = int(non.sum())
-    g.num_nonrel_ret = int((non & ret).sum())
+    g = _classify(p, q, njr, rel, non, ret)
     # prefs_avgjg_Rnonrel: nonrelevant documents after the first R are left out
     if g.num_rel >= g.num_nonrel:
         g.rnonrel = _rnonrel_added(g, ret=False)

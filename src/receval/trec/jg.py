@@ -10,10 +10,7 @@ Here each (query, group) is one user of :func:`receval.evaluate` (the query's ra
 documents against that group's judgments), so a group's value is the engine's
 ``map``, ``precision@k`` or ``rprec_mult(mult=x)`` with the conventions given. A
 query's value adds its groups' values one by one in double precision, the groups in
-byte order of their names, and divides by their number, as trec_eval does. Of the
-other measures, trec_eval prints only ``runid`` and ``num_q`` under ``-R qrels_jg``:
-every other one needs the plain qrels (and the judgment-group measures need
-``-R qrels_jg``), and asking for it is an error, as in trec_eval.
+byte order of their names, and divides by their number, as trec_eval does.
 """
 
 from __future__ import annotations

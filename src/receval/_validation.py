@@ -186,12 +186,18 @@ def as_array(x: Any, name: str, func: str) -> np.ndarray:
     errors that name the argument."""
     if x is None:
         raise InputValidationError(f"{func}: {name} is None; pass an array of values.")
+    return _as_array(_to_numpy(x), name, func)
+
+
+def _to_numpy(x: Any) -> Any:
+    """A pandas/polars Series or Arrow array as NumPy (no copy when possible); anything
+    else as given."""
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
-        try:  # pandas/polars Series, Arrow arrays: no copy when possible
-            x = x.to_numpy()
+        try:
+            return x.to_numpy()
         except (TypeError, ValueError):  # Arrow nulls: NaN or None, reported downstream
-            x = x.to_numpy(zero_copy_only=False)
-    return _as_array(x, name, func)
+            return x.to_numpy(zero_copy_only=False)
+    return x
 
 
 def as_1d(x: Any, name: str, func: str) -> np.ndarray:
@@ -215,9 +221,7 @@ def as_1d(x: Any, name: str, func: str) -> np.ndarray:
 
 def as_2d_scores(x: Any, name: str, func: str) -> np.ndarray:
     """Convert per-class scores to a float64 array of shape (n_samples, n_classes)."""
-    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
-        x = x.to_numpy()
-    arr = np.asarray(x)
+    arr = np.asarray(_to_numpy(x))
     if arr.ndim != 2:
         raise InputValidationError(
             f"{func}: {name} must be 2-dimensional (n_samples, n_classes). "
@@ -231,12 +235,16 @@ def check_same_length(func: str, **arrays: Sized | None) -> int:
     present = {k: a for k, a in arrays.items() if a is not None}
     lengths = [len(a) for a in present.values()]
     if len(set(lengths)) > 1:
-        names = list(present)
-        joined = ", ".join(names[:-1]) + " and " + names[-1]
         raise InputValidationError(
-            f"{func}: {joined} must have the same length. Got lengths {lengths}."
+            f"{func}: {_joined(present)} must have the same length. Got lengths {lengths}."
         )
     return lengths[0] if lengths else 0
+
+
+def _joined(names: Iterable[str]) -> str:
+    """``"a, b and c"``."""
+    *rest, last = names
+    return ", ".join(rest) + " and " + last if rest else last
 
 
 def check_not_empty(n: int, name: str, func: str) -> None:
@@ -495,10 +503,6 @@ _NUMBER_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
 _MISSING_TYPE_NAMES = ("NoneType", "NAType", "NaTType")
 
 
-def _label_kind(x: np.ndarray) -> str:
-    return "strings" if x.dtype.kind in "US" else "numbers"
-
-
 def _mixed_examples(values: Sequence[Any]) -> list[Any]:
     """The first non-string and the first string of ``values``, for an error message."""
     other = next((v for v in values if not isinstance(v, str)), None)
@@ -517,14 +521,8 @@ def as_class_labels(x: Any, name: str, func: str) -> np.ndarray:
     """
     if x is None:
         raise InputValidationError(f"{func}: {name} is None; pass an array of labels.")
-    raw = x
-    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
-        try:
-            x = x.to_numpy()
-        except (TypeError, ValueError):
-            x = x.to_numpy(zero_copy_only=False)
     try:
-        arr = np.asarray(x)
+        arr = np.asarray(_to_numpy(x))
     except ValueError as exc:  # ragged nested lists
         raise InputValidationError(
             f"{func}: {name} must be 1-dimensional: one class label per sample."
@@ -536,9 +534,9 @@ def as_class_labels(x: Any, name: str, func: str) -> np.ndarray:
         )
     arr = as_1d(arr, name, func)
     kind = arr.dtype.kind
-    if kind == "U" and isinstance(raw, (list, tuple)):
+    if kind == "U" and isinstance(x, (list, tuple)):
         # NumPy silently turns [1, "a"] into ['1', 'a']: look at the original values
-        _check_one_label_type(list(raw), name, func)
+        _check_one_label_type(list(x), name, func)
     elif kind == "S":
         arr = arr.astype(np.str_)
     elif kind == "O":
@@ -572,15 +570,13 @@ def as_class_labels(x: Any, name: str, func: str) -> np.ndarray:
 
 def check_same_label_type(func: str, **arrays: np.ndarray) -> None:
     """All label arrays hold numbers, or all hold strings (as from ``as_class_labels``)."""
-    kinds = {name: _label_kind(a) for name, a in arrays.items()}
+    kinds = {name: "strings" if a.dtype.kind in "US" else "numbers" for name, a in arrays.items()}
     if len(set(kinds.values())) > 1:
-        names = list(arrays)
-        joined = ", ".join(names[:-1]) + " and " + names[-1]
         got = " and ".join(
             f"{kinds[name]} {format_values(_distinct(a))} in {name}" for name, a in arrays.items()
         )
         raise InputValidationError(
-            f"{func}: {joined} must hold labels of one type, all numbers or all strings. "
+            f"{func}: {_joined(arrays)} must hold labels of one type, all numbers or all strings. "
             f"Got {got}; convert them to one type first, e.g. with .astype(str)."
         )
 

@@ -375,12 +375,6 @@ def _with_polars() -> bool:
     return limit == resource.RLIM_INFINITY or limit >= _POLARS_MIN_ADDRESS_SPACE
 
 
-def _num_threads() -> int:
-    from .._kernels import num_threads
-
-    return num_threads()
-
-
 def _polars_batches(path: str, column: str) -> Iterator[Any] | None:
     """A column's Arrow arrays from polars' streaming engine; None without polars (or
     with one older than ``LazyFrame.collect_batches``) or when polars cannot read
@@ -562,7 +556,9 @@ class ParquetColumns:
             return result
 
         n = self.num_row_groups
-        workers = min(n, max(1, _num_threads()))
+        from .._kernels import num_threads
+
+        workers = min(n, max(1, num_threads()))
         if workers <= 1:
             for i in range(n):
                 yield from read(i)
@@ -711,6 +707,13 @@ def _repeated_line(
 _COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zstd")
 
 
+#: the format each suffix names
+_FORMAT_OF_SUFFIX = {
+    ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv",
+    ".trec": "trec", ".txt": "trec", ".run": "trec", ".qrels": "trec",
+}  # fmt: skip
+
+
 def infer_format(path: str) -> str | None:
     """The format named by a file's suffix (after a compression suffix), or None."""
     name = path.lower()
@@ -718,16 +721,4 @@ def infer_format(path: str) -> str | None:
         if name.endswith(suffix):
             name = name[: -len(suffix)]
             break
-    for suffix, fmt in (
-        (".parquet", "parquet"),
-        (".pq", "parquet"),
-        (".csv", "csv"),
-        (".tsv", "tsv"),
-        (".trec", "trec"),
-        (".txt", "trec"),
-        (".run", "trec"),
-        (".qrels", "trec"),
-    ):
-        if name.endswith(suffix):
-            return fmt
-    return None
+    return next((fmt for suffix, fmt in _FORMAT_OF_SUFFIX.items() if name.endswith(suffix)), None)

@@ -18,9 +18,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .._validation import check_has_columns, check_number, format_values
+from .._validation import check_has_columns, check_number, check_option, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
+from ._open import compression_of, header_not_utf8, sentence
 from ._origin import Batch, Origin
+from .io import column_array, infer_format
 
 __all__ = ["Scan", "ScanColumn", "ScanRun", "scan"]
 
@@ -111,13 +113,9 @@ class Scan:
         self.paths, self._partitions = _expand(source)
         self.name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else self.paths[0]
         if file_format is not None:
-            from .._validation import check_option
-
             check_option(file_format, "file_format", func, _FORMATS)
             fmt = file_format
         else:
-            from .io import infer_format
-
             inferred = infer_format(self.paths[0])
             if inferred is None or inferred not in _FORMATS:
                 raise InvalidParameterError(
@@ -134,7 +132,7 @@ class Scan:
         if fmt == "parquet":
             self._dataset = self._open_parquet()
             self.columns = list(self._dataset.schema.names)
-            self.num_rows: int | None = self._count_rows()
+            self.num_rows: int | None = sum(f.metadata.num_rows for f in self._fragments())
         else:
             self._dataset = None
             self.columns = self._csv_header()
@@ -197,9 +195,6 @@ class Scan:
                         f"(e.g. cast {column!r} to {expected})."
                     )
 
-    def _count_rows(self) -> int:
-        return int(sum(f.metadata.num_rows for f in self._fragments()))
-
     def _fragments(self) -> list[Any]:
         import pyarrow as pa
 
@@ -227,8 +222,6 @@ class Scan:
         import pyarrow as pa
         import pyarrow.csv as pcsv
 
-        from ._open import header_not_utf8
-
         path = self.paths[0]
         _check_exists(path)
         while True:
@@ -243,7 +236,7 @@ class Scan:
             except (pa.ArrowInvalid, OSError, EOFError) as exc:
                 if self._grow_block(exc):
                     continue
-                raise InputValidationError(f"{path}: {_arrow_message(exc)}") from exc
+                raise InputValidationError(f"{path}: {sentence(exc)}") from exc
             except UnicodeDecodeError as exc:
                 raise header_not_utf8(path, exc) from exc
             finally:
@@ -344,7 +337,7 @@ class Scan:
                     part = batch.slice(start, rows)
                     origin = Origin(((path, first + start, part.num_rows),), lines)
                     yield Batch(
-                        {name: _as_array(part.column(i)) for i, name in enumerate(columns)}, origin
+                        {c: column_array(part.column(i)) for i, c in enumerate(columns)}, origin
                     )
 
     def rows_per_batch(self, columns: Sequence[str]) -> int:
@@ -389,7 +382,7 @@ class Scan:
                     yield fragment.path, first, batch
                     first += batch.num_rows
             except (pa.ArrowInvalid, OSError) as exc:
-                raise InputValidationError(f"{fragment.path}: {_arrow_message(exc)}") from exc
+                raise InputValidationError(f"{fragment.path}: {sentence(exc)}") from exc
 
     def _csv_batches(
         self, columns: list[str], ids: Sequence[str], floats: Sequence[str], advance: Any
@@ -449,10 +442,8 @@ class Scan:
         except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, EOFError) as exc:
             if self._grow_block(exc):
                 raise _LongRow from exc
-            raise InputValidationError(f"{path}: {_arrow_message(exc)}") from exc
+            raise InputValidationError(f"{path}: {sentence(exc)}") from exc
         except UnicodeDecodeError as exc:
-            from ._open import header_not_utf8
-
             raise header_not_utf8(path, exc) from exc
         finally:
             raw.close()
@@ -551,11 +542,9 @@ def scan(
     max_memory : int, default=512 MiB
         Bytes the evaluation may use above what the process held before: the
         reader's decoded row group, a batch (at most a sixteenth of the budget:
-        ``batch_rows`` is lowered to fit) and the metric's state; the exact AUC
-        gathers the scores of one range of the score axis in what reading leaves
-        of it (all but 192 MiB, at least a quarter; see Notes). A Parquet
-        file's row groups are read whole, so row groups larger than the budget
-        allows set a floor.
+        ``batch_rows`` is lowered to fit) and the metric's state (the exact AUC's:
+        see Notes). A Parquet file's row groups are read whole, so row groups
+        larger than the budget allows set a floor.
     progress : bool, default=None
         Draw a progress bar on stderr while reading: rows for Parquet, bytes
         for CSV. None: only when stderr is a terminal.
@@ -589,10 +578,9 @@ def scan(
     COPC accept any order. The exact AUC reads the file more than once: one
     pass counts rows per score bucket, then each further pass gathers the
     scores of as many consecutive buckets as fit in ``max_memory`` less 192 MiB
-    (at least a quarter of it)
-    (8 bytes per row, 40 with weights); a single bucket (about 1/16 of a binade
-    of scores) larger than that is still read whole. A file whose rows all fit
-    there is read once.
+    (at least a quarter of it; 8 bytes per row, 40 with weights); a single bucket
+    (about 1/16 of a binade of scores) larger than that is still read whole. A
+    file whose rows all fit there is read once.
 
     Examples
     --------
@@ -619,10 +607,6 @@ def scan(
 
 
 # ------------------------------------------------------------------ helpers
-def _is_data_file(name: str) -> bool:
-    return name.lower().endswith((".parquet", ".pq")) and not name.startswith((".", "_"))
-
-
 def _expand(source: Any) -> tuple[list[str], str | None]:
     """The files of ``source``, and the directory whose ``key=value`` subdirectories
     (hive partitions, as ``pyarrow.dataset`` and Spark write them) name columns, or
@@ -634,7 +618,8 @@ def _expand(source: Any) -> tuple[list[str], str | None]:
             files = []
             for root, dirs, names in os.walk(path):
                 dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]  # as pyarrow
-                files += [os.path.join(root, f) for f in names if _is_data_file(f)]
+                data = [f for f in names if f.lower().endswith((".parquet", ".pq"))]
+                files += [os.path.join(root, f) for f in data if not f.startswith((".", "_"))]
             files.sort()
             nested = [f for f in files if os.path.dirname(f) != path]
             if nested and not hive:  # their rows would be left out, silently
@@ -697,28 +682,10 @@ def _check_exists(path: str) -> None:
         raise InputValidationError(f"{path}: no such file.")
 
 
-def _arrow_message(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text if text.endswith(".") else text + "."
-
-
-def _as_array(column: Any) -> Any:
-    """An Arrow column as NumPy (numbers, bools) or an Arrow string array."""
-    import pyarrow as pa
-
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-        return column
-    return column.to_numpy(zero_copy_only=False)
-
-
 def _decompressed(raw: Any, path: str) -> Any:
     """The stream of a CSV file's text: ``raw`` (a binary file object), decompressed
     when its first bytes say it is compressed (gzip, bzip2, xz, Zstandard)."""
     import pyarrow as pa
-
-    from ._open import compression_of
 
     codec = compression_of(path)
     if codec is None:

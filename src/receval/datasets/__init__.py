@@ -248,10 +248,7 @@ def make_events(
     func = "make_events"
     check_number(n_users, "n_users", func, integer=True, low=1)
     check_number(days, "days", func, integer=True, low=1)
-    if isinstance(start, np.datetime64):
-        first_day = start.astype("datetime64[D]")
-    else:
-        first_day = np.datetime64(start, "D")
+    first_day = np.array(start, dtype="datetime64[D]")
     rng = np.random.default_rng(seed)
     arrival = np.sort(rng.integers(0, days, n_users))
     arrival[0] = 0  # the window starts on `start`

@@ -1,4 +1,4 @@
-"""Shared helpers of receval.plot: the lazy matplotlib import, axes and model dicts."""
+"""Shared helpers of receval.plot: model dicts, legend labels and the displays' base."""
 
 from __future__ import annotations
 
@@ -8,23 +8,6 @@ from typing import Any
 from ..exceptions import InvalidParameterError
 
 _MISSING = "receval.plot needs matplotlib; pip install 'receval[plot]'."
-
-
-def pyplot() -> Any:
-    """Import and return ``matplotlib.pyplot``, or raise an ImportError saying how to get it."""
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ImportError(_MISSING) from exc
-    return plt
-
-
-def get_axes(ax: Any) -> Any:
-    """``ax`` itself, or the Axes of a new figure when ``ax`` is None."""
-    plt = pyplot()
-    if ax is None:
-        _, ax = plt.subplots()
-    return ax
 
 
 def as_models(
@@ -83,6 +66,11 @@ class Display:
     def start(self, ax: Any) -> Any:
         """``ax`` (a new figure's Axes when None), recorded as this drawing's, with
         no line drawn yet."""
-        ax = get_axes(ax)
+        if ax is None:
+            try:
+                import matplotlib.pyplot as plt
+            except ImportError as exc:
+                raise ImportError(_MISSING) from exc
+            _, ax = plt.subplots()
         self.ax_, self.figure_, self.lines_ = ax, ax.figure, []
         return ax

@@ -45,13 +45,8 @@ def long_tail_curves(
     models = as_models(runs, "runs", func, is_run_dict)
     named = [(name or "run", as_run(run, func)) for name, run in models]
     # every item: the popularity's, then recommended items it does not know (popularity 0)
-    ids = list(table.item_ids.tolist())
-    known = set(ids)
-    for _, r in named:
-        for item in r.item_ids.tolist():
-            if item not in known:
-                known.add(item)
-                ids.append(item)
+    recommended = (item for _, r in named for item in r.item_ids.tolist())
+    ids = list(dict.fromkeys([*table.item_ids.tolist(), *recommended]))
     counts = np.zeros(len(ids), dtype=np.float64)
     counts[: table.n_items] = table.counts
     order = np.argsort(-counts, kind="stable")
@@ -193,9 +188,7 @@ class LongTailDisplay(Display):
         for name, y in curves["runs"].items():
             self.lines_.extend(ax.plot(x, np.concatenate([[0.0], y]), label=name))
         ax.axvline(curves["head"], color="grey", linestyle=":", label="end of the head")
-        ax.set_xlabel("items by popularity (share of items)")
-        ax.set_ylabel("cumulative share")
-        ax.set_xlim(0.0, 1.0)
-        ax.set_ylim(0.0, 1.02)
+        ax.set(xlabel="items by popularity (share of items)", ylabel="cumulative share",
+               xlim=(0.0, 1.0), ylim=(0.0, 1.02))  # fmt: skip
         ax.legend(loc="lower right")
         return self

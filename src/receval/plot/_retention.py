@@ -99,8 +99,11 @@ def retention_heatmap(
     ).ax_
 
 
-def _mean_curve(report: Any, offsets: str, weighting: str) -> tuple[np.ndarray, np.ndarray]:
-    """The offsets N and the mean retention at each (offsets without a cohort dropped)."""
+def mean_curve(
+    report: Any, offsets: str = "all", weighting: str = "cohorts"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The offsets N, the mean retention at each and the number of cohorts it is the mean
+    of (offsets without a cohort dropped)."""
     if offsets == "days":
         x = np.asarray(report.days)
         rates = np.asarray(report.day_n_retention, dtype=np.float64)
@@ -118,7 +121,7 @@ def _mean_curve(report: Any, offsets: str, weighting: str) -> tuple[np.ndarray, 
         new = np.asarray(report.new_users, dtype=np.float64)[:, None]
         retained = np.where(defined, counts, 0.0).sum(axis=0)
         y = retained[keep] / np.where(defined, new, 0.0).sum(axis=0)[keep]
-    return x[keep], y
+    return x[keep], y, n_cohorts[keep]
 
 
 def retention_curve(
@@ -259,12 +262,9 @@ class RetentionHeatmapDisplay(Display):
         n = report.n_periods
         offset = np.arange(n)
         unobserved = offset[:, None] + offset[None, :] >= n
-        if values == "rate":
-            table = np.asarray(report.cohort_retention, dtype=np.float64)
-            mask = unobserved | np.isnan(table)
-        else:
-            table = np.asarray(report.cohort_counts, dtype=np.float64)
-            mask = unobserved
+        rates = values == "rate"
+        table = np.asarray(report.cohort_retention if rates else report.cohort_counts, float)
+        mask = unobserved | np.isnan(table)  # rates of empty cohorts are nan
         display = cls(table=table, mask=mask, periods=np.asarray(report.periods),
                       period=report.period, values=values)  # fmt: skip
         return display.plot(ax=ax, cmap=cmap, annotate=annotate)
@@ -355,7 +355,7 @@ class RetentionCurveDisplay(Display):
         from ..metrics.retention import RetentionReport
 
         models = as_models(report, "report", func, lambda r: not isinstance(r, RetentionReport))
-        curves = {name: _mean_curve(rep, offsets, weighting) for name, rep in models}
+        curves = {name: mean_curve(rep, offsets, weighting)[:2] for name, rep in models}
         return cls(curves=curves, period=models[0][1].period).plot(ax=ax)
 
     def plot(self, ax: Any = None) -> RetentionCurveDisplay:

@@ -11,49 +11,18 @@ cells (shared with the command line's tables).
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
-    from .sections import (
-        REPORT_AT_K_METRICS,
-        REPORT_COHORTS,
-        STATIC_NOTE,
-        HTMLReport,
-        beyond_records,
-        beyond_section,
-        comparison_section,
-        ctr_section,
-        figure_to_data_uri,
-        json_path,
-        new_axes,
-        ranking_records,
-        ranking_section,
-        retention_section,
-    )
+    from .sections import *  # noqa: F403
+    from .sections import __all__ as __all__
 
 
 def __getattr__(name: str) -> Any:
-    # loaded on first use: the submodules import the metrics, which import this package
-    if name in __all__:
-        from . import sections
-
+    # the names of sections (and its __all__), loaded on first use: the submodules
+    # import the metrics, which import this package
+    sections = importlib.import_module(f"{__name__}.sections")
+    if name == "__all__" or name in sections.__all__:
         return getattr(sections, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = [
-    "REPORT_AT_K_METRICS",
-    "REPORT_COHORTS",
-    "STATIC_NOTE",
-    "HTMLReport",
-    "beyond_records",
-    "beyond_section",
-    "comparison_section",
-    "ctr_section",
-    "figure_to_data_uri",
-    "json_path",
-    "new_axes",
-    "ranking_records",
-    "ranking_section",
-    "retention_section",
-]

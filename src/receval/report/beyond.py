@@ -1,10 +1,4 @@
-"""The "beyond accuracy" section of the HTML report: popularity bias, exposure, the long tail.
-
-:func:`beyond_section` is re-exported by :mod:`receval.report`; it adds, for
-each run, the popularity-bias metrics (when a popularity source is given), the
-exposure of each item group (when item groups are given) and the long-tail
-plot, every number from the library's own functions.
-"""
+"""The "beyond accuracy" section of the HTML report: popularity bias, exposure, the long tail."""
 
 from __future__ import annotations
 
@@ -14,7 +8,14 @@ from typing import Any
 
 __all__ = ["beyond_records", "beyond_section"]
 
+#: ``progress(text)``: a context manager around each slow step of a section
+#: (e.g. a spinner saying ``text``); the sections run without one by default.
 Progress = Callable[[str], AbstractContextManager[Any]]
+
+
+def step(progress: Progress | None, text: str) -> AbstractContextManager[Any]:
+    """``progress(text)``, or nothing to do without ``progress``."""
+    return nullcontext() if progress is None else progress(text)
 
 
 def beyond_records(
@@ -107,9 +108,9 @@ def beyond_section(
     """
     import receval as rv
 
-    step = progress or (lambda text: nullcontext())
+    popular = popularity is not None or train is not None
     doc.add_heading("Beyond accuracy")
-    if popularity is not None or train is not None:
+    if popular:
         doc.add_text(
             f"Popularity bias and concentration of the top-{k} lists: ARP (mean popularity), "
             "APLT and ACLT (share and number of long-tail items; the head holds 80% of the "
@@ -117,12 +118,12 @@ def beyond_section(
             "recommended; 0 is parity), item coverage, Shannon entropy, distributional "
             "coverage and the Gini index of exposure."
         )
-        with step("Computing popularity bias"):
+        with step(progress, "Computing popularity bias"):
             records = beyond_records(runs, popularity=popularity, train=train, qrels=qrels, k=k)
         doc.add_table(records, caption="Popularity bias, one row per run")
     if item_groups is not None:
         rows = []
-        with step("Computing exposure by item group"):
+        with step(progress, "Computing exposure by item group"):
             for name, run in runs.items():
                 report = rv.group_exposure(run, item_groups=item_groups, k=k)
                 for j, group in enumerate(report.groups.tolist()):
@@ -141,23 +142,22 @@ def beyond_section(
             "smallest exposure per item and their Gini index (0: parity of exposure)."
         )
         doc.add_table(rows, caption="Exposure by item group")
-    if figures and (popularity is not None or train is not None) and doc.interactive:
-        from ..plot._popularity import long_tail_curves
-        from .interactive import long_tail_figure
+    if figures and popular:
+        caption = (
+            f"Long tail: cumulative share of interactions and of each run's top-{k} slots, "
+            "items by popularity"
+        )
+        with step(progress, "Drawing the long tail"):
+            if doc.interactive:
+                from ..plot._popularity import long_tail_curves
+                from .interactive import long_tail_figure
 
-        with step("Drawing the long tail"):
-            curves = long_tail_curves(dict(runs), popularity=popularity, train=train, k=k)
-            caption = (
-                "Long tail: cumulative share of interactions and of each run's "
-                f"top-{k} slots, items by popularity"
-            )
-            doc.add_plotly(long_tail_figure(curves), caption=caption)
-    elif figures and (popularity is not None or train is not None):
-        from ..plot import long_tail
-        from .figures import new_axes
+                curves = long_tail_curves(dict(runs), popularity=popularity, train=train, k=k)
+                doc.add_plotly(long_tail_figure(curves), caption=caption)
+            else:
+                from ..plot import long_tail
+                from .figures import new_axes
 
-        with step("Drawing the long tail"):
-            ax = new_axes(figsize=(7.0, 4.5))
-            long_tail(dict(runs), popularity=popularity, train=train, k=k, ax=ax)
-            doc.add_figure(ax, caption=f"Long tail: cumulative share of interactions and of "
-                           f"each run's top-{k} slots, items by popularity")  # fmt: skip
+                ax = new_axes(figsize=(7.0, 4.5))
+                long_tail(dict(runs), popularity=popularity, train=train, k=k, ax=ax)
+                doc.add_figure(ax, caption=caption)

@@ -6,17 +6,6 @@ from typing import Any
 
 __all__ = ["new_axes"]
 
-_MISSING = "receval.report needs matplotlib for figures; pip install 'receval[plot]'."
-
-
-def _matplotlib_figure() -> Any:
-    """``matplotlib.figure.Figure``, or an ImportError saying how to get it."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise ImportError(_MISSING) from exc
-    return Figure
-
 
 def new_axes(*, figsize: tuple[float, float] = (6.0, 4.5)) -> Any:
     """Create the Axes of a new figure that pyplot does not track.
@@ -47,5 +36,10 @@ def new_axes(*, figsize: tuple[float, float] = (6.0, 4.5)) -> Any:
     >>> ax.figure.get_size_inches().tolist()
     [4.0, 3.0]
     """
-    figure = _matplotlib_figure()(figsize=figsize, layout="constrained")
-    return figure.add_subplot()
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise ImportError(
+            "receval.report needs matplotlib for figures; pip install 'receval[plot]'."
+        ) from exc
+    return Figure(figsize=figsize, layout="constrained").add_subplot()

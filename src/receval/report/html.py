@@ -1,13 +1,5 @@
-"""The HTML document of :mod:`receval.report`: :class:`HTMLReport` and how figures are embedded.
-
-:class:`HTMLReport` collects the parts of a report in order and writes them
-as ONE HTML file: a header (receval's version, the command that made it, the
-input files and their rows, when it was generated), a table of contents, a
-small inline style sheet, tables built from lists of records, and figures:
-interactive Plotly figures (plotly.js inlined once) or matplotlib figures
-embedded as base64 PNG ``data:`` URIs. The file can be mailed or attached to
-a ticket and opens offline, making no request. :meth:`HTMLReport.write` also
-writes the numbers of every table as JSON beside the page.
+"""The HTML document of :mod:`receval.report`: :class:`HTMLReport`, one self-contained
+page that opens offline (its numbers as JSON beside it), and how figures are embedded.
 """
 
 from __future__ import annotations
@@ -16,6 +8,7 @@ import base64
 import datetime as _dt
 import html
 import io
+import itertools
 import json
 import math
 import os
@@ -409,14 +402,11 @@ class HTMLReport:
         """
         rows = [{str(k): _plain(v) for k, v in record.items()} for record in records]
         data = rows if numbers is None else [dict(r) for r in numbers]
-        self._table_json(data, caption)
-        self._table_html(rows, caption, max_rows)
-
-    def _table_json(self, rows: list[dict[str, Any]], caption: str | None) -> None:
-        columns = list(dict.fromkeys(k for row in rows for k in row))
+        columns = list(dict.fromkeys(k for row in data for k in row))
         self._sections[-1]["tables"].append(
-            {"caption": caption, "columns": columns, "rows": plain_json(rows)}
+            {"caption": caption, "columns": columns, "rows": plain_json(data)}
         )
+        self._table_html(rows, caption, max_rows)
 
     def _table_html(
         self, rows: list[dict[str, Any]], caption: str | None, max_rows: int | None
@@ -426,26 +416,19 @@ class HTMLReport:
         if max_rows is not None:
             check_number(max_rows, "max_rows", "HTMLReport.add_table", integer=True, low=1)
             rows = rows[:max_rows]
-        numeric = {c: all(_is_number(row.get(c)) for row in rows) for c in columns}
+        # columns of numbers are right-aligned
+        align = {
+            c: ' class="num"' if all(_is_number(row.get(c)) for row in rows) else ""
+            for c in columns
+        }
         out = ["<table>"]
         if caption:
             out.append(f"<caption>{html.escape(str(caption))}</caption>")
-        out.append(
-            "<thead><tr>"
-            + "".join(
-                f'<th class="num">{html.escape(c)}</th>'
-                if numeric[c]
-                else f"<th>{html.escape(c)}</th>"
-                for c in columns
-            )
-            + "</tr></thead>"
-        )
-        out.append("<tbody>")
+        head = "".join(f"<th{align[c]}>{html.escape(c)}</th>" for c in columns)
+        out += [f"<thead><tr>{head}</tr></thead>", "<tbody>"]
         for row in rows:
-            cells = []
-            for c in columns:
-                text = html.escape(_cell(row.get(c), self.digits))
-                cells.append(f'<td class="num">{text}</td>' if numeric[c] else f"<td>{text}</td>")
+            cells = [f"<td{align[c]}>{html.escape(_cell(row.get(c), self.digits))}</td>"
+                     for c in columns]  # fmt: skip
             out.append("<tr>" + "".join(cells) + "</tr>")
         out.append("</tbody></table>")
         if len(rows) < total:
@@ -649,18 +632,10 @@ class HTMLReport:
         if self.description:
             body.append(f'<p class="text">{html.escape(self.description)}</p>')
         body += self._header(stamp)
-        in_figures = False
-        for kind, part in self._parts:
-            is_figure = kind in ("figure", "plot")
-            if is_figure and not in_figures:
-                body.append('<div class="figures">')
-                in_figures = True
-            elif not is_figure and in_figures:
-                body.append("</div>")
-                in_figures = False
-            body.append(part)
-        if in_figures:
-            body.append("</div>")
+        # consecutive figures share a flex box
+        for figures, group in itertools.groupby(self._parts, lambda p: p[0] in ("figure", "plot")):
+            parts = [part for _, part in group]
+            body += ['<div class="figures">', *parts, "</div>"] if figures else parts
         body.append(f"<footer>Made with receval {html.escape(receval_version())}.</footer>")
         script = ""
         if self._n_plots:

@@ -384,9 +384,7 @@ def retention_heatmap_figure(report: Any) -> dict[str, Any]:
     ([[1.0, 0.5, 0.5], [1.0, 0.0, None], [None, None, None]], 0.5)
     """
     n = int(report.n_periods)
-    table = np.asarray(report.cohort_retention, dtype=np.float64)
-    offset = np.arange(n)
-    table = np.where(offset[:, None] + offset[None, :] >= n, np.nan, table)
+    table = np.asarray(report.cohort_retention, dtype=np.float64)  # nan where unobserved
     later = table[:, 1:]
     observed = later[np.isfinite(later)]
     zmax = float(observed.max()) if observed.size and observed.max() > 0 else 1.0
@@ -394,7 +392,7 @@ def retention_heatmap_figure(report: Any) -> dict[str, Any]:
     period = str(report.period)
     labels = [str(p) for p in np.asarray(report.periods).tolist()]
     data = [{
-        "type": "heatmap", "z": [_floats(row) for row in table], "x": offset.tolist(),
+        "type": "heatmap", "z": [_floats(row) for row in table], "x": list(range(n)),
         "y": labels, "customdata": [[size] * n for size in sizes],
         "zmin": 0.0, "zmax": zmax, "colorscale": "Blues", "reversescale": True,
         "hoverongaps": False,
@@ -423,19 +421,14 @@ def retention_curve_figure(report: Any) -> dict[str, Any]:
     >>> fig["data"][0]["x"], fig["data"][0]["y"]
     ([1, 2], [0.25, 0.5])
     """
-    n = int(report.n_periods)
-    rates = np.asarray(report.cohort_retention, dtype=np.float64)[:, 1:]
-    offset = np.arange(n)
-    rates = np.where(offset[:, None] + offset[None, 1:] >= n, np.nan, rates)
-    defined = np.isfinite(rates)
-    n_cohorts = defined.sum(axis=0)
-    keep = n_cohorts > 0
-    mean = np.where(defined, rates, 0.0).sum(axis=0)[keep] / n_cohorts[keep]
+    from ..plot._retention import mean_curve
+
+    offsets, mean, n_cohorts = mean_curve(report)
     period = str(report.period)
     data = [{
         "type": "scatter", "mode": "lines+markers", "name": "mean retention",
-        "x": offset[1:][keep].tolist(), "y": _floats(mean),
-        "customdata": n_cohorts[keep].tolist(), "line": {"color": _colour(0)},
+        "x": offsets.tolist(), "y": _floats(mean),
+        "customdata": n_cohorts.tolist(), "line": {"color": _colour(0)},
         "hovertemplate": f"{period} %{{x}}: %{{y:.2%}}<br>mean of %{{customdata}} cohorts"
         "<extra></extra>",
     }]  # fmt: skip

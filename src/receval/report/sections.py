@@ -1,31 +1,18 @@
-"""Self-contained HTML reports: headings, text, tables of records and interactive figures.
+"""The sections of ``receval report``: functions that add receval's results to an
+:class:`HTMLReport` (:mod:`receval.report.html`, the document and its figures).
 
-:class:`HTMLReport` collects the parts of a report in order and writes them
-as ONE HTML file: a header (receval's version, the command, the inputs and
-their rows, an optional generated-at line), a table of contents, a small
-inline style sheet, tables built from lists of records, and figures:
-interactive Plotly figures (plotly.js inlined once; hover values, zoom,
-legends that toggle models) or, without plotly, matplotlib figures embedded
-as base64 PNG ``data:`` URIs. The file can be mailed or attached to a
-ticket and opens offline, making no request; :meth:`HTMLReport.write` also
-writes every table's numbers as JSON beside it (``report.json``). No
-template engine is used (every text goes through :func:`html.escape`).
-
-The sections of ``receval report`` are functions of this module that add
-to an :class:`HTMLReport` from receval's results: :func:`ctr_section`
-(pointwise metrics of CTR models), :func:`ranking_section` (an
-:class:`~receval.EvaluationReport` per run), :func:`retention_section` (a
-:class:`~receval.RetentionReport`) and :func:`comparison_section` (a
-:class:`~receval.ComparisonReport`).
+:func:`ctr_section` adds the pointwise metrics of CTR models,
+:func:`ranking_section` an :class:`~receval.EvaluationReport` per run,
+:func:`retention_section` a :class:`~receval.RetentionReport` and
+:func:`comparison_section` a :class:`~receval.ComparisonReport`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .beyond import beyond_records, beyond_section
+from .beyond import Progress, beyond_records, beyond_section, step
 from .figures import new_axes
 from .html import HTMLReport, figure_to_data_uri, json_path
 
@@ -59,15 +46,6 @@ REPORT_AT_K_METRICS = ("ndcg", "recall")
 
 #: Cohorts shown in the table of :func:`retention_section` (the first ones).
 REPORT_COHORTS = 15
-
-#: ``progress(text)``: a context manager around each slow step of a section
-#: (e.g. a spinner saying ``text``); the sections run without one by default.
-Progress = Callable[[str], AbstractContextManager[Any]]
-
-
-# ------------------------------------------------------------------ sections
-def _step(progress: Progress | None, text: str) -> AbstractContextManager[Any]:
-    return nullcontext() if progress is None else progress(text)
 
 
 def comparison_section(doc: HTMLReport, comparison: ComparisonReport, *, digits: int = 4) -> None:
@@ -242,13 +220,13 @@ def ranking_section(
     if len(reports) > 1:
         from ..comparison.models import compare
 
-        with _step(progress, "Testing differences"):
+        with step(progress, "Testing differences"):
             compared = [k for k in records[0] if k not in ("run", "counts")]
             comparison_section(doc, compare(None, dict(reports), compared))
     if figures and qrels is not None and runs is not None:
         listed = " and ".join(f"{m}@k" for m in at_k_metrics)
         caption = f"Mean {listed} for k = 1..100"
-        with _step(progress, "Drawing metric@k"):
+        with step(progress, "Drawing metric@k"):
             if doc.interactive:
                 from .interactive import metric_at_k_figure
 
@@ -337,44 +315,37 @@ def ctr_section(
     if groups is not None and len(models) > 1:
         from ..comparison.models import compare_predictions
 
-        with _step(progress, "Testing differences"):
+        with step(progress, "Testing differences"):
             comparison = compare_predictions(
                 y_true, models, groups=groups, sample_weight=sample_weight
             )
         comparison_section(doc, comparison)
-    if figures and doc.interactive:
-        from .interactive import calibration_figure, precision_recall_figure, roc_figure
+    if figures:
+        from .. import plot
+        from . import interactive
 
-        interactive = [
-            (roc_figure, {}, "ROC curves (click a legend entry to hide a model)"),
-            (precision_recall_figure, {}, "Precision-recall curves (dot: break-even point; "
-             "dotted: the share of positives)"),
-            (calibration_figure, {"n_bins": 20, "strategy": "quantile"},
+        _static_note(doc)
+        # (figure, its options, the caption of the static and of the interactive one)
+        drawings = [
+            ("roc", {}, "ROC curves", "ROC curves (click a legend entry to hide a model)"),
+            ("precision_recall", {}, "Precision-recall curves (dot: break-even point)",
+             "Precision-recall curves (dot: break-even point; dotted: the share of positives)"),
+            ("calibration", {"n_bins": 20, "strategy": "quantile"},
+             "Calibration: observed CTR against mean prediction (20 quantile bins)",
              "Calibration on the predictions' range (20 quantile bins), the predictions' "
              "histogram beneath"),
         ]  # fmt: skip
-        for build, options, text in interactive:
-            with _step(progress, f"Drawing {text.split(' (')[0]}"):
-                figure = build(y_true, models, sample_weight=sample_weight, **options)
-                doc.add_plotly(figure, caption=text)
-    elif figures:
-        from ..plot import calibration, precision_recall, roc
-
-        _static_note(doc)
-        drawings = [
-            (roc, {}, "ROC curves"),
-            (precision_recall, {}, "Precision-recall curves (dot: break-even point)"),
-            (
-                calibration,
-                {"n_bins": 20, "strategy": "quantile"},
-                "Calibration: observed CTR against mean prediction (20 quantile bins)",
-            ),
-        ]
-        for draw, options, text in drawings:
-            with _step(progress, f"Drawing {text}"):
-                ax = new_axes(figsize=(5.0, 4.5))
-                draw(y_true, models, ax=ax, sample_weight=sample_weight, **options)
-                doc.add_figure(ax, caption=text)
+        for name, options, static, live in drawings:
+            with step(progress, f"Drawing {static.split(' (')[0]}"):
+                if doc.interactive:
+                    build = getattr(interactive, f"{name}_figure")
+                    figure = build(y_true, models, sample_weight=sample_weight, **options)
+                    doc.add_plotly(figure, caption=live)
+                else:
+                    ax = new_axes(figsize=(5.0, 4.5))
+                    draw = getattr(plot, name)
+                    draw(y_true, models, ax=ax, sample_weight=sample_weight, **options)
+                    doc.add_figure(ax, caption=static)
 
 
 def retention_section(
@@ -439,29 +410,26 @@ def retention_section(
     doc.add_table(records, caption=caption, max_rows=max_rows)
     if report.before_signup_note:
         doc.add_text(report.before_signup_note, note=True)
-    if figures and doc.interactive:
-        from .interactive import retention_curve_figure, retention_heatmap_figure
-
-        with _step(progress, "Drawing retention"):
-            doc.add_plotly(
-                retention_heatmap_figure(report), wide=True,
-                caption=f"Retention of each cohort ({report.period}s); the colour scale spans "
-                f"0 to the highest rate after {report.period} 0",
-            )  # fmt: skip
-            doc.add_plotly(
-                retention_curve_figure(report), caption="Mean retention over cohorts against N"
-            )
-    elif figures:
-        from ..plot import retention_curve, retention_heatmap
-
+    if figures:
         _static_note(doc)
-        with _step(progress, "Drawing retention"):
-            ax = new_axes(figsize=(6.5, 5.0))
-            retention_heatmap(report, ax=ax)
-            doc.add_figure(ax, caption=f"Retention of each cohort ({report.period}s)")
-            ax = new_axes(figsize=(5.5, 4.5))
-            retention_curve(report, offsets="all", ax=ax)
-            doc.add_figure(ax, caption="Mean retention over cohorts against N")
+        heatmap = f"Retention of each cohort ({report.period}s)"
+        curve = "Mean retention over cohorts against N"
+        with step(progress, "Drawing retention"):
+            if doc.interactive:
+                from .interactive import retention_curve_figure, retention_heatmap_figure
+
+                scale = f"; the colour scale spans 0 to the highest rate after {report.period} 0"
+                doc.add_plotly(retention_heatmap_figure(report), wide=True, caption=heatmap + scale)
+                doc.add_plotly(retention_curve_figure(report), caption=curve)
+            else:
+                from ..plot import retention_curve, retention_heatmap
+
+                ax = new_axes(figsize=(6.5, 5.0))
+                retention_heatmap(report, ax=ax)
+                doc.add_figure(ax, caption=heatmap)
+                ax = new_axes(figsize=(5.5, 4.5))
+                retention_curve(report, offsets="all", ax=ax)
+                doc.add_figure(ax, caption=curve)
 
 
 #: The note above static figures, once per report.

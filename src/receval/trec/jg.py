@@ -10,10 +10,7 @@ Here each (query, group) is one user of :func:`receval.evaluate` (the query's ra
 documents against that group's judgments), so a group's value is the engine's
 ``map``, ``precision@k`` or ``rprec_mult(mult=x)`` with the conventions given. A
 query's value adds its groups' values one by one in double precision, the groups in
-byte order of their names, and divides by their number, as trec_eval does. Of the
-other measures, trec_eval prints only ``runid`` and ``num_q`` under ``-R qrels_jg``:
-every other one needs the plain qrels (and the judgment-group measures need
-``-R qrels_jg``), and asking for it is an error, as in trec_eval.
+byte order of their names, and divides by their number, as trec_eval does.
 """
 
 from __future__ import annotations
@@ -86,10 +83,6 @@ class GroupReport:
     group_values: dict[str, np.ndarray]
 
 
-def _strings(column: Any) -> np.ndarray:
-    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=object)
-
-
 def read_judgment_groups(path: str | os.PathLike[str]) -> JudgmentGroups:
     """Read a trec_eval qrels_jg file: ``query group document grade`` per line.
 
@@ -125,6 +118,7 @@ def read_judgment_groups(path: str | os.PathLike[str]) -> JudgmentGroups:
     (['q1'], ['amy', 'bob'], {0: {'d1': 0, 'd2': 2}, 1: {'d1': 1}})
     """
     from ..data import io
+    from ..data._encode import strings_to_numpy as strings
     from ..data._ranked import Qrels
 
     name = os.fspath(path)
@@ -135,9 +129,9 @@ def read_judgment_groups(path: str | os.PathLike[str]) -> JudgmentGroups:
             f"({GROUP_FIELDS})."
         )
     grade = io.parse_numbers(grades, path, lines, "grade", integer=True)
-    query_ids, query_code = np.unique(_strings(queries), return_inverse=True)
-    group_names, group_code = np.unique(_strings(groups), return_inverse=True)
-    doc_ids, doc_code = np.unique(_strings(docs), return_inverse=True)
+    query_ids, query_code = np.unique(strings(queries), return_inverse=True)
+    group_names, group_code = np.unique(strings(groups), return_inverse=True)
+    doc_ids, doc_code = np.unique(strings(docs), return_inverse=True)
     # a user per (query, group), sorted by query then group name (numpy orders str by
     # code point: the byte order of UTF-8, trec_eval's strcmp)
     pairs, pair_code = np.unique(

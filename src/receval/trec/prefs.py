@@ -130,6 +130,7 @@ def read_prefs(path: str | os.PathLike[str], *, qrels: bool = False) -> Preferen
     (['d1', 'd2'], [2.0, 0.0])
     """
     from ..data import io
+    from ..data._encode import strings_to_numpy as strings
 
     if qrels:
         (qids, groups, docs, levels), lines = io.read_whitespace_table(
@@ -147,9 +148,6 @@ def read_prefs(path: str | os.PathLike[str], *, qrels: bool = False) -> Preferen
             f"{os.fspath(path)}:{int(lines[bad[0]])}: the level "
             f"{levels[int(bad[0])].as_py()!r} is not a number."
         )
-
-    def strings(column: Any) -> np.ndarray:
-        return np.asarray(column.to_numpy(zero_copy_only=False), dtype=object)
 
     q = strings(qids)
     g, d = strings(groups), strings(docs)
@@ -240,15 +238,22 @@ class _Group:
     rnonrel_ret: tuple[int, int] = (0, 0)
 
 
-def _classify(g: _Group, p: np.ndarray, q: np.ndarray, njr: int) -> None:
-    """Count the preferences ``p[i] > q[i]`` (document positions) into ``g``."""
+def _classify(
+    p: np.ndarray, q: np.ndarray, njr: int, rel: np.ndarray, non: np.ndarray, ret: np.ndarray
+) -> _Group:
+    """The counts of a group: its preferences ``p[i] > q[i]`` (document positions) and
+    its relevant (``rel``) and nonrelevant (``non``) documents, retrieved (``ret``) or not."""
     pr, qr = p < njr, q < njr
     both = pr & qr
+    g = _Group()
     g.ful_ret = int(np.count_nonzero(both & (p < q)))
     g.poss_ret = int(np.count_nonzero(both))
     g.ful_imp = int(np.count_nonzero(pr & ~qr))
     g.poss_imp = g.ful_imp + int(np.count_nonzero(~pr & qr))
     g.notoccur = int(np.count_nonzero(~pr & ~qr))
+    g.num_rel, g.num_rel_ret = int(rel.sum()), int((rel & ret).sum())
+    g.num_nonrel, g.num_nonrel_ret = int(non.sum()), int((non & ret).sum())
+    return g
 
 
 def _rnonrel_added(g: _Group, ret: bool) -> tuple[int, int]:
@@ -283,14 +288,9 @@ def _ec_group(
         )
     a, b = _block_pairs(ec_end, np.full(m, m))
     p, q = d[a], d[b]
-    g = _Group()
-    _classify(g, p, q, njr)
     rel = lv > 0.0
     ret = d < njr
-    g.num_rel = int(rel.sum())
-    g.num_rel_ret = int((rel & ret).sum())
-    g.num_nonrel = m - g.num_rel
-    g.num_nonrel_ret = int((~rel & ret).sum())
+    g = _classify(p, q, njr, rel, ~rel, ret)
     # prefs_avgjg_Rnonrel: with more nonrelevant documents than relevant, only the
     # first R (in position order) of the last level are kept; trec_eval pairs every
     # level's documents, the last one's included, with those R
@@ -357,12 +357,7 @@ def _pa_group(
     ret = u < njr
     pi, qi = np.nonzero(reach)
     p, q = u[pi], u[qi]
-    g = _Group()
-    _classify(g, p, q, njr)
-    g.num_rel = int(rel.sum())
-    g.num_rel_ret = int((rel & ret).sum())
-    g.num_nonrel = int(non.sum())
-    g.num_nonrel_ret = int((non & ret).sum())
+    g = _classify(p, q, njr, rel, non, ret)
     # prefs_avgjg_Rnonrel: nonrelevant documents after the first R are left out
     if g.num_rel >= g.num_nonrel:
         g.rnonrel = _rnonrel_added(g, ret=False)
@@ -452,13 +447,8 @@ def prefs_measures(
             f"length. Got lengths {[len(groups), len(subgroups), len(docs), len(levels)]}."
         )
     if len(np.unique(ranking)) != len(ranking):
-        seen: set[Any] = set()
-        dup = None
-        for x in ranking.tolist():
-            if x in seen:
-                dup = x
-                break
-            seen.add(x)
+        listed = ranking.tolist()
+        dup = next(x for i, x in enumerate(listed) if x in listed[:i])
         raise InputValidationError(f"prefs_measures: the ranking holds the document {dup!r} twice.")
     # positions: judged retrieved documents in rank order, then the others by docno
     judged, line_doc = np.unique(docs, return_inverse=True)

@@ -17,11 +17,8 @@ parameters select and name them, the nicknames (``official``, ``all_trec``,
 z-scores with ``-Z``).
 
 Where trec_eval stops, :func:`trec_eval` raises a :class:`TrecEvalAbort` that
-carries trec_eval's exit status at that point and what it printed before it
-stopped (``receval trec-eval`` prints both): 1 for a bad option or an unknown
-measure, 2 for a file it cannot read, 4 for a query of the qrels with no
-document in the run (without ``-c``: the ``-q`` lines of the queries before it
-are printed), 7 when the qrels judge no query, 255 for a bad ``-Z`` file. The
+carries trec_eval's exit status at that point (listed under :func:`trec_eval`) and
+what it printed before it stopped (``receval trec-eval`` prints both). The
 message is receval's, naming the option or file line. Where trec_eval 10.0
 crashes or stops on input receval can score (judgments that are all negative, a
 query absent from the ``-Z`` file), receval prints the report: see the
@@ -153,6 +150,18 @@ _LONG = [
 ]  # fmt: skip
 
 
+#: The short option of each long one.
+_SHORT_OF = {"--" + n.rstrip("="): f"-{c}" for n, c in zip(_LONG, "hvqmclnDJNMRToZ", strict=True)}
+#: The field each option sets, and its value: int or str (the option's), or the
+#: constant; -D (debug level) and -o (obsolete in trec_eval 10.0) change nothing printed
+_SETS: dict[str, tuple[str, Any]] = {
+    "-h": ("help", True), "-v": ("help", True), "-q": ("per_query", True),
+    "-c": ("complete", True), "-n": ("summary", False), "-J": ("judged_only", True),
+    "-l": ("level", int), "-N": ("num_docs", int), "-M": ("max_retrieved", int),
+    "-R": ("rel_format", str), "-T": ("results_format", str), "-Z": ("zscores", str),
+}  # fmt: skip
+
+
 def _int_option(flag: str, value: str) -> int:
     """An integer option value, strictly (trec_eval's ``atol`` would read ``x`` as 0)."""
     try:
@@ -201,38 +210,18 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
         ) from None
     o = TrecEvalOptions()
     for flag, value in opts:
-        if flag in ("-h", "--help"):
-            o.help = True
-        elif flag in ("-v", "--version"):
-            o.help = True
-        elif flag in ("-q", "--query_eval_wanted"):
-            o.per_query = True
-        elif flag in ("-m", "--measure"):
+        short = _SHORT_OF.get(flag, flag)
+        if short == "-m":
             o.measures.append(value)
-        elif flag in ("-c", "--complete_rel_info_wanted"):
-            o.complete = True
-        elif flag in ("-l", "--level_for_rel"):
-            o.level = _int_option(flag, value)
-        elif flag in ("-n", "--nosummary"):
-            o.summary = False
-        elif flag in ("-J", "--Judged_docs_only"):
-            o.judged_only = True
-        elif flag in ("-N", "--Number_docs_in_coll"):
-            o.num_docs = _int_option(flag, value)
-        elif flag in ("-M", "--Max_retrieved_per_topic"):
-            o.max_retrieved = _int_option(flag, value)
+        elif short in _SETS:
+            name, kind = _SETS[short]
+            setting = _int_option(flag, value) if kind is int else value if kind is str else kind
+            setattr(o, name, setting)
             if o.max_retrieved < 0:
                 raise _ParameterAbort(
                     f"trec-eval {flag}: expected a number of documents >= 0, got {value!r}.",
                     status=_USAGE,
                 )
-        elif flag in ("-R", "--Rel_info_format"):
-            o.rel_format = value
-        elif flag in ("-T", "--Results_format"):
-            o.results_format = value
-        elif flag in ("-Z", "--Zscore"):
-            o.zscores = value
-        # -D (debug level) and -o (obsolete in trec_eval 10.0) change nothing printed
     if o.help:
         return o
     if len(files) != 2:
@@ -277,11 +266,8 @@ def _read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
 
 
 def _zscore(
-    table: dict[tuple[str, str], tuple[float, float]], queries: set[str], qid: str, name: str,
-    value: float,
-) -> float:  # fmt: skip
-    if qid not in queries:
-        return _MISSING_Z
+    table: dict[tuple[str, str], tuple[float, float]], qid: str, name: str, value: float
+) -> float:
     found = table.get((qid, name))
     if found is None:
         return _MISSING_Z
@@ -326,19 +312,15 @@ def _relstrings(
         grades = judged.get(u, {})
         if o.judged_only:
             ids = [d for d in ids if grades.get(d, -1) >= 0]
-        chars = []
-        for d in ids[:length]:
-            g = grades.get(d)
-            if g is None:
-                chars.append("-")
-            elif g < 0:
-                chars.append(".")
-            elif g > 9:
-                chars.append(">")
-            else:
-                chars.append(str(int(g)))
-        out.append("".join(chars))
+        out.append("".join(_relchar(grades.get(d)) for d in ids[:length]))
     return out
+
+
+def _relchar(grade: int | None) -> str:
+    """A document's character in a relstring."""
+    if grade is None:
+        return "-"
+    return "." if grade < 0 else ">" if grade > 9 else str(int(grade))
 
 
 # ------------------------------------------------------------------ the run
@@ -582,7 +564,6 @@ def _lines(
         )
     users = q.user_ids.tolist()
     evaluated = [str(users[i]) for i in order]
-    z_queries = {qid for qid, _ in zscores} if zscores else set()
     prefix = "Z" if zscores is not None else ""
     per_user: dict[str, np.ndarray] = {}
     if prefs:
@@ -600,7 +581,7 @@ def _lines(
                 col = np.log(np.maximum(col, 1e-5))
             col = np.array(
                 [
-                    _zscore(zscores, z_queries, qid, v.name, x)
+                    _zscore(zscores, qid, v.name, x)
                     for qid, x in zip(evaluated, col.tolist(), strict=True)
                 ]
             )

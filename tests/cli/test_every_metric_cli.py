@@ -356,8 +356,8 @@ def test_ctr_and_retention_errors_name_options_and_commands(runner, files, tmp_p
 def test_ctr_refuses_a_score_column_of_text(runner, files):
     result = invoke(runner, "ctr", files["train"], "--label", "user", "--score", "item", code=2)
     assert result.stderr == (
-        f"error: --score item: the column of {files['train']} holds string values such as 'a', "
-        "not numbers; name a numeric column.\n"
+        f"error: {files['train']}:2: --score item: the column holds string values such as 'a', "
+        "not numbers; name a numeric column or fix the value.\n"
     )
 
 

@@ -123,9 +123,9 @@ def test_pooled_hit_ratio_of_the_seeds_differs_from_hr_the_share_of_users_with_a
         hr = evaluate(qrels, run, ["hr@10", "HR@10"], allow_unmatched=True)
     assert hr.mean == {"hr@10": 0.75, "HR@10": 0.75}
     with pytest.warns(FutureWarning, match=r"'hit_ratio' means success"):
-        assert evaluate(qrels, run, "hit_ratio@10", allow_unmatched=True).mean[
-            "hit_ratio@10"
-        ] == 0.75
+        assert (
+            evaluate(qrels, run, "hit_ratio@10", allow_unmatched=True).mean["hit_ratio@10"] == 0.75
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         evaluate(qrels, run, ["hr@10", "hit_ratio@10"], allow_unmatched=True)  # warned once

@@ -41,23 +41,37 @@ def table_format(fmt: TableFormat | None, path: str, say: Messages) -> str:
     )
 
 
-def column(table: Any, name: str, option: str, path: str) -> Any:
-    """A numeric Arrow column as a NumPy array (nulls become nan); a column of text or of
-    no value is an error naming ``option`` (``--score``, ``--weight``)."""
+def column(table: Any, name: str, option: str, path: str, fmt: str) -> Any:
+    """A numeric Arrow column as a NumPy array (nulls become nan); a column of text is an
+    error at the file and line of its first value that is not a number, naming ``option``
+    (``--score``, ``--weight``)."""
     import pyarrow as pa
 
+    from ..data._open import place
     from ..exceptions import InputValidationError
 
     values = table.column(name)
     kind = values.type
-    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)):
-        first = next((v for v in values.to_pylist() if v is not None), None)
-        raise InputValidationError(
-            f"{option} {name}: the column of {path} holds {kind} values"
-            f"{'' if first is None else f' such as {first!r}'}, not numbers; name a numeric "
-            f"column."
-        )
-    return values.to_numpy()
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
+        return values.to_numpy()
+    row, bad = next(
+        ((i, v) for i, v in enumerate(values.to_pylist()) if v is not None and not _number(v)),
+        (None, None),
+    )
+    where = path if row is None else place(path, row, lines=fmt in ("csv", "tsv"))
+    raise InputValidationError(
+        f"{where}: {option} {name}: the column holds {kind} values"
+        f"{'' if bad is None else f' such as {bad!r}'}, not numbers; name a numeric column "
+        f"or fix the value."
+    )
+
+
+def _number(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 class Impressions(NamedTuple):
@@ -109,9 +123,9 @@ def read_impressions(
     return Impressions(
         n_rows=table.num_rows,
         y_true=table.column(label).to_numpy(),  # labels may be words (pos_label=...)
-        scores=[(col, column(table, col, "--score", path)) for col in score],
+        scores=[(col, column(table, col, "--score", path, fmt)) for col in score],
         groups=table.column(group).combine_chunks() if group else None,
-        sample_weight=column(table, weight, "--weight", path) if weight else None,
+        sample_weight=column(table, weight, "--weight", path, fmt) if weight else None,
         segments=table.column(by).combine_chunks() if by else None,
         path=path,
         file_format=fmt,

@@ -237,6 +237,8 @@ def hit_ratio_at_k(recommended: Any, relevant: Any, *, k: int | None, **conventi
         stacklevel=2,
     )
     return pooled_hit_ratio_at_k(recommended, relevant, k=k, **conventions)  # type: ignore[no-any-return]
+
+
 success_at_k = _metric(
     "success", "success_at_k", "success@k (1 when the first k hold a relevant item)",
     """    >>> success_at_k([["a", "b"], ["c", "d"]], [{"b"}, {"x"}], k=2)

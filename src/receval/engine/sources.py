@@ -7,9 +7,9 @@ rows as the metric's partitioning allows, and runs the metric's definition
 partition; scan columns are cut as the definition's partitioning says:
 
 * ``"any"`` (:func:`scan_compute`): one accumulator fed batch by batch;
-* ``"groups"`` (:func:`whole_groups`, :func:`scan_groups`): batches holding whole
-  groups (users, queries); the last, maybe unfinished, group of a batch is carried
-  into the next, and a group whose rows are not contiguous in the file raises;
+* ``"groups"`` (:func:`scan_compute` over :func:`whole_groups`): batches holding
+  whole groups (users, queries); the last, maybe unfinished, group of a batch is
+  carried into the next, and a group whose rows are not contiguous in the file raises;
 * ``"ranges"`` (:func:`scan_ranges`): disjoint score ranges that fit
   ``Scan.max_memory``, found by a first pass that counts rows per score bucket;
   each further pass gathers one range's rows (positives and negatives apart) and
@@ -42,7 +42,6 @@ __all__ = [
     "range_state",
     "run_definition",
     "scan_compute",
-    "scan_groups",
     "scan_of",
     "scan_ranges",
     "whole_groups",
@@ -78,8 +77,8 @@ def run_definition(
     Arrays (lists, pandas/polars/Arrow columns) are one partition: the definition's
     ``one_partition`` hook where it answers, else ``prepare``, ``update`` and
     ``finalize``. Columns of one :func:`receval.scan` are read batch by batch and
-    cut as the definition's partitioning says: any split (:func:`scan_compute`),
-    whole groups (:func:`scan_groups`), disjoint score ranges (:func:`scan_ranges`).
+    cut as the definition's partitioning says: any split or whole groups
+    (:func:`scan_compute`), disjoint score ranges (:func:`scan_ranges`).
 
     Parameters
     ----------
@@ -130,15 +129,13 @@ def run_definition(
                 f"The '{name}' parameter of {func} is not available out of core (on scan "
                 f"columns). Got {value!r}; {why}."
             )
+    if defn.partitioning == "groups" and "groups" not in defn.inputs:
+        raise InvalidParameterError(
+            f"{func}: this metric needs whole groups per batch, which a scan does not "
+            f"promise; use the metric's own function on the scan."
+        )
     floats = tuple(a for a in defn.inputs if a not in _NOT_FLOAT)
-    if defn.partitioning == "groups":
-        if "groups" not in defn.inputs:
-            raise InvalidParameterError(
-                f"{func}: this metric needs whole groups per batch, which a scan does not "
-                f"promise; use the metric's own function on the scan."
-            )
-        return scan_groups(defn, params, columns, floats, func=func)
-    if defn.ranges is not None:
+    if defn.partitioning != "groups" and defn.ranges is not None:
         return scan_ranges(defn, params, columns, floats, func=func)
     return scan_compute(defn, params, columns, floats, func=func)
 
@@ -176,20 +173,28 @@ def is_scan_run(run: Any) -> bool:
     return isinstance(run, (Scan, ScanRun))
 
 
-def _given(columns: Mapping[str, Any]) -> dict[str, ScanColumn]:
-    return {arg: col for arg, col in columns.items() if col is not None}
+def _reading(
+    columns: Mapping[str, Any], floats: tuple[str, ...]
+) -> tuple[dict[str, ScanColumn], Scan, list[str], list[str]]:
+    """The given scan columns by argument, their scan, the names to read and those
+    read as float64."""
+    given = {arg: col for arg, col in columns.items() if col is not None}
+    names = list(dict.fromkeys(col.name for col in given.values()))
+    float_names = [given[a].name for a in floats if a in given]
+    return given, next(iter(given.values())).scan, names, float_names
 
 
-# ------------------------------------------------------------------ any split
+# ------------------------------------------------------------------ any split, whole groups
 def scan_compute(
     defn: MetricDefinition,
     params: dict[str, Any],
     columns: Mapping[str, Any],
     floats: tuple[str, ...],
     *,
-    func: str | None = None,
+    func: str,
 ) -> Any:
-    """A metric whose rows split anyway, over scan columns: one accumulator, batch by batch.
+    """A metric over scan columns, batch by batch into one accumulator: batches of any
+    rows, or of whole groups (``columns["groups"]``) for a metric partitioned by groups.
 
     Parameters
     ----------
@@ -201,17 +206,21 @@ def scan_compute(
         absent argument.
     floats : tuple of str
         The arguments read as float64.
-    func : str, default=None
-        The function named in messages (default: the metric's name).
+    func : str
+        The function named in messages.
     """
-    func = func or defn.name
+    given, scan, names, float_names = _reading(columns, floats)
+    if defn.partitioning == "groups":
+        group = given["groups"].name
+        batches = whole_groups(
+            scan, names, group, ids=[group], floats=float_names, func=func, what="group",
+            description=func,
+        )  # fmt: skip
+    else:
+        batches = scan.batches(names, floats=float_names, description=func)
     acc = Accumulator(defn.name, defn, params)
-    given = _given(columns)
-    scan = next(iter(given.values())).scan
-    names = list(dict.fromkeys(col.name for col in given.values()))
-    float_names = [given[a].name for a in floats if a in given]
     n_rows = 0
-    for batch in scan.batches(names, floats=float_names, description=func):
+    for batch in batches:
         data = {arg: batch[col.name] for arg, col in given.items()}
         n_rows += len(next(iter(data.values())))
         with located(batch):
@@ -271,13 +280,8 @@ def scan_ranges(
     from .totals import score_ranges
 
     k = compiled()
-
     ranges = ranges_of(defn)
-
-    given = _given(columns)
-    scan = next(iter(given.values())).scan
-    names = list(dict.fromkeys(col.name for col in given.values()))
-    float_names = [given[a].name for a in floats if a in given]
+    given, scan, names, float_names = _reading(columns, floats)
     weighted = given.get("sample_weight") is not None
     per_row = _BYTES_PER_WEIGHTED_ROW if weighted else _BYTES_PER_ROW
     # the gathered scores get what reading leaves: about 100 MiB whatever the budget
@@ -305,19 +309,15 @@ def scan_ranges(
     def gather(first: int, last: int, n_pos: int, n_neg: int, description: str) -> Any:
         filled = np.zeros(2, dtype=np.int64)
         pos, neg = np.empty(n_pos), np.empty(n_neg)
-        if not weighted:
-            for labels, scores, _ in batches(description):
-                unused = np.empty(0)  # no weights to write
-                out = (pos, unused, neg, unused.copy(), filled)
-                k.gather(scores, labels, None, shift, (first, last), out)
-            return ranges(params, pos[: filled[0]], neg[: filled[1]], None, None)
-        pos_w, neg_w = np.empty(n_pos), np.empty(n_neg)
+        w_pos, w_neg = (n_pos, n_neg) if weighted else (0, 0)  # no weights: none written
+        pos_w, neg_w = np.empty(w_pos), np.empty(w_neg)
         for labels, scores, weights in batches(description):
             out = (pos, pos_w, neg, neg_w, filled)
             k.gather(scores, labels, weights, shift, (first, last), out)
-        return ranges(
-            params, pos[: filled[0]], neg[: filled[1]], pos_w[: filled[0]], neg_w[: filled[1]]
-        )
+        n_p, n_n = filled
+        if not weighted:
+            return ranges(params, pos[:n_p], neg[:n_n], None, None)
+        return ranges(params, pos[:n_p], neg[:n_n], pos_w[:n_p], neg_w[:n_n])
 
     if scan.num_rows is not None and 2 * scan.num_rows <= budget_rows:
         # everything fits twice over (both classes sized for every row): one pass
@@ -439,31 +439,3 @@ def whole_groups(
     if carry is not None and len(carry[group]):
         check.add(_take(carry[group], np.zeros(1, dtype=np.int64)), np.zeros(1, np.int64), carry)
         yield carry
-
-
-def scan_groups(
-    defn: MetricDefinition,
-    params: dict[str, Any],
-    columns: Mapping[str, Any],
-    floats: tuple[str, ...],
-    *,
-    func: str,
-) -> Any:
-    """A metric over whole groups (``columns["groups"]``), over scan columns."""
-    given = _given(columns)
-    groups = given["groups"]
-    scan = groups.scan
-    names = list(dict.fromkeys(col.name for col in given.values()))
-    float_names = [given[a].name for a in floats if a in given]
-    acc = Accumulator(defn.name, defn, params)
-    n_rows = 0
-    for chunk in whole_groups(
-        scan, names, groups.name, ids=[groups.name], floats=float_names, func=func,
-        what="group", description=func,
-    ):  # fmt: skip
-        data = {arg: chunk[col.name] for arg, col in given.items()}
-        n_rows += len(chunk[groups.name])
-        with located(chunk):
-            acc.update(**data)
-    v.check_not_empty(n_rows, defn.inputs[0], func)
-    return acc.compute()

@@ -74,6 +74,26 @@ def check_partitions(num_partitions: int | None, func: str) -> int | None:
     return num_partitions
 
 
+def select(
+    df: Any, func: str, num_partitions: int | None, **columns: str | None
+) -> tuple[Any, Any]:
+    """The named columns of the checked DataFrame ``df``, and ``pyspark.sql.functions``."""
+    check_frame(df, "df", func)
+    check_columns(df, func, "df", **columns)
+    check_partitions(num_partitions, func)
+    names = list(dict.fromkeys(c for c in columns.values() if c is not None))
+    return df.select(*names), require_pyspark(func)
+
+
+def repartition(
+    data: Any, num_partitions: int | None, column: str, *, by_range: bool = False
+) -> Any:
+    """``data`` partitioned by ``column`` (hashed, or in ranges of its values) into
+    ``num_partitions`` (None: ``spark.sql.shuffle.partitions``)."""
+    count = [] if num_partitions is None else [num_partitions]
+    return (data.repartitionByRange if by_range else data.repartition)(*count, column)
+
+
 def _limit_threads() -> None:
     """The kernels run on the task's cores (``spark.task.cpus``), not all the executor's:
     ``RECEVAL_NUM_THREADS`` for the compiled core (read on its first use in the worker,

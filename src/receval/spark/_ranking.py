@@ -25,7 +25,7 @@ from ..ranking.aggregate import (
     update,
 )
 from ..ranking.report import EvaluationReport
-from ._common import check_columns, check_frame, check_partitions, partition_states
+from ._common import check_columns, check_frame, check_partitions, partition_states, repartition
 
 _USER = "__receval_user"
 _ITEM = "__receval_item"
@@ -221,11 +221,7 @@ def evaluate(
             F.lit(0).cast("byte").alias(_SIDE),
         )
         data = data.unionByName(q, allowMissingColumns=True)
-    if num_partitions is None:
-        data = data.repartition(_USER)
-    else:
-        data = data.repartition(num_partitions, _USER)
-
+    data = repartition(data, num_partitions, _USER)
     by_rank = rank is not None
 
     def compute(table: Any) -> RankingState:
@@ -278,8 +274,9 @@ def _partition_state(
     r = None
     if run_t.num_rows:
         users, items, values = (column(run_t, c) for c in (_USER, _ITEM, _VALUE))
-        if by_rank:
-            r = Run(users, items, ranks=values, name=name)
-        else:
-            r = Run(users, items, values, name=name)
+        r = (
+            Run(users, items, ranks=values, name=name)
+            if by_rank
+            else Run(users, items, values, name=name)
+        )
     return update(setup, q, r)

@@ -13,7 +13,7 @@ from functools import reduce
 from typing import Any
 
 from ..exceptions import InvalidParameterError
-from ._common import check_columns, check_frame, check_partitions, partition_states
+from ._common import check_columns, check_frame, check_partitions, partition_states, repartition
 
 _USER = "__receval_user"
 _TIME = "__receval_time"
@@ -108,10 +108,7 @@ def retention(
             F.lit(1).cast("byte").alias(_SIDE),
         )
         data = data.unionByName(rows, allowMissingColumns=True)
-    if num_partitions is None:
-        data = data.repartition(_USER)
-    else:
-        data = data.repartition(num_partitions, _USER)
+    data = repartition(data, num_partitions, _USER)
     signup_kind = None if signup is None else ("column" if isinstance(signup, str) else "frame")
     inner = {**params, "user": _USER, "time": _TIME}
 

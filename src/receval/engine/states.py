@@ -28,7 +28,7 @@ from .. import _validation as v
 from .._validation import format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import data_columns
-from .sums import ExactSum
+from .sums import ExactSum, fieldwise_sum
 
 __all__ = [
     "BinnedCounts",
@@ -139,11 +139,9 @@ class ScoreCounts:
     def merge(self, other: ScoreCounts) -> ScoreCounts:
         """The counts of both sets of rows (a new state; the arrays are shared, never
         written in place)."""
-        out = ScoreCounts(self.weighted or other.weighted, self.scores, self.pos, self.neg,
-                          list(self.pending), self.n_pending)  # fmt: skip
-        for part in [(other.scores, other.pos, other.neg), *other.pending]:
-            out._push(*part)
-        return out
+        out = ScoreCounts(self.weighted, self.scores, self.pos, self.neg, list(self.pending),
+                          self.n_pending)  # fmt: skip
+        return out.absorb(other)
 
     def absorb(self, other: ScoreCounts) -> ScoreCounts:
         """Add another state's counts into this one (in place); returns this state."""
@@ -236,10 +234,9 @@ class BinnedCounts:
     def merge(self, other: BinnedCounts) -> BinnedCounts:
         """The counts of both sets of rows (a new state)."""
         self._check_same_bins(other)
-        out = BinnedCounts(self.n_bins, self.low, self.high, self.weighted or other.weighted)
-        out.pos = self.pos + other.pos
-        out.neg = self.neg + other.neg
-        return out
+        weighted = self.weighted or other.weighted
+        return BinnedCounts(self.n_bins, self.low, self.high, weighted, self.pos + other.pos,
+                            self.neg + other.neg)  # fmt: skip
 
     def auc_and_bound(self) -> tuple[float, float]:
         """The binned AUC and a bound on its distance to the exact AUC of the rows.
@@ -359,9 +356,7 @@ class Moments:
         return cls(z, z, z, z, z, z, 0)
 
     def merge(self, other: Moments) -> Moments:
-        return Moments(self.weight + other.weight, self.y + other.y, self.p + other.p,
-                       self.yy + other.yy, self.yp + other.yp, self.pp + other.pp,
-                       self.n_rows + other.n_rows)  # fmt: skip
+        return fieldwise_sum(self, other)
 
 
 @dataclass

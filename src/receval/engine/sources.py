@@ -27,12 +27,14 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from .._kernels import compiled
 from ..data._origin import Batch, located
 from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition
 from .run import Accumulator
 from .states import Seen
+from .totals import score_ranges
 from .window import batch_rows
 
 __all__ = [
@@ -233,10 +235,7 @@ def scan_compute(
 def range_state(defn: MetricDefinition, params: dict[str, Any], batch: Any) -> Any:
     """The state of a prepared batch ``(labels, scores, weights)`` that holds every
     row of its score range (a Spark partition after ``repartitionByRange``)."""
-    from .._kernels import compiled
-
     k = compiled()
-
     ranges = ranges_of(defn)
     labels, scores, weights = batch
     labels = np.ascontiguousarray(labels)
@@ -276,9 +275,6 @@ def scan_ranges(
     bucket, the buckets are cut into ranges that fit, and each further pass
     gathers one range.
     """
-    from .._kernels import compiled
-    from .totals import score_ranges
-
     k = compiled()
     ranges = ranges_of(defn)
     given, scan, names, float_names = _reading(columns, floats)

@@ -29,6 +29,7 @@ from .._validation import format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import data_columns
 from .sums import ExactSum, fieldwise_sum
+from .totals import EMPTY_TOTALS, totals_of
 
 __all__ = [
     "BinnedCounts",
@@ -492,7 +493,6 @@ def totals_update(*, loss: bool, clicks: bool) -> Callable[[dict[str, Any], Any]
     """``update`` of a metric of :class:`Totals` that reads the log-loss sum (``loss``;
     ``params["eps"]`` clips it) or the click sums (``clicks``): the sums it does not
     read stay zero, so that a batch costs only what the metric needs."""
-    from .totals import EMPTY_TOTALS, totals_of
 
     def update(params: dict[str, Any], batch: Any) -> Any:
         if batch is None:
@@ -505,8 +505,6 @@ def totals_update(*, loss: bool, clicks: bool) -> Callable[[dict[str, Any], Any]
 
 def totals_empty(params: dict[str, Any]) -> Any:
     """``empty`` of the metrics of :class:`Totals`."""
-    from .totals import EMPTY_TOTALS
-
     return EMPTY_TOTALS
 
 
@@ -528,9 +526,12 @@ def clip_eps(eps: float | str, dtype: Any) -> float:
 
 
 # ------------------------------------------------------------------ states loaded from pickles
-_LOADED = (
-    "; unpickle only accumulators this code made (unpickling runs code: load only trusted data)."
-)
+def invalid_state(what: str) -> InputValidationError:
+    """The error of an accumulator loaded from a pickle that this code did not make."""
+    return InputValidationError(
+        f"Accumulator: a loaded state is invalid: {what}; unpickle only accumulators this "
+        f"code made (unpickling runs code: load only trusted data)."
+    )
 
 
 def _bad(where: str, expected: str, value: Any) -> InputValidationError:
@@ -539,9 +540,7 @@ def _bad(where: str, expected: str, value: Any) -> InputValidationError:
         if np.ndim(value) == 0
         else (f"an array of shape {np.shape(value)} and dtype {getattr(value, 'dtype', '?')}")
     )
-    return InputValidationError(
-        f"Accumulator: a loaded state is invalid: {where} must be {expected}. Got {shown}" + _LOADED
-    )
+    return invalid_state(f"{where} must be {expected}. Got {shown}")
 
 
 def _check_array(value: Any, template: np.ndarray, where: str) -> None:

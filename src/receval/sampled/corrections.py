@@ -273,20 +273,20 @@ def check_correction(
 ) -> tuple[int | None, float]:
     """Check evaluate's ``correction`` / ``catalog_size`` / ``gamma``; returns (N, gamma)."""
     func = "evaluate"
+    size = catalog_size if catalog_size is not None else known_size
     if correction is None:
         if gamma is not None:
             raise InvalidParameterError(
                 f"{func}: gamma is the weight of correction='bv'. Got gamma={gamma!r} "
                 f"without a correction."
             )
-        return (catalog_size if catalog_size is not None else known_size), DEFAULT_GAMMA
+        return size, DEFAULT_GAMMA
     v.check_option(correction, "correction", func, list(CORRECTIONS))
     if not has_candidates:
         raise InvalidParameterError(
             f"{func}: correction={correction!r} corrects sampled metrics; pass "
             f"candidates= (see receval.sample_negatives)."
         )
-    size = catalog_size if catalog_size is not None else known_size
     if size is None:
         raise InvalidParameterError(
             f"{func}: correction={correction!r} needs the catalogue size N; pass "

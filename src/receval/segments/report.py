@@ -151,8 +151,7 @@ def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np
                 f"{func}: segments must be a mapping of users, a frame (user, segment) or one "
                 f"label per user of the report. Got {len(labels)} labels for {len(users)} users."
             )
-        codes, uniques = segment_codes(labels, len(users), "segments", func)
-        return codes, uniques
+        return segment_codes(labels, len(users), "segments", func)
     codes, uniques = segment_codes(labels_of_keys, len(labels_of_keys), "segments", func)
     key_codes, key_ids = factorize(keys, "segments", func)
     if len(key_ids) < len(key_codes):

@@ -373,9 +373,13 @@ class Seen:
 
     def add(self, ids: Any, func: str, what: str) -> None:
         """Add a batch's ids; raise if one was given in an earlier update."""
-        repeated = self.add_new(ids)
+        repeated = sorted(set(self.add_new(ids)), key=str)
         if repeated:
-            self._raise_repeated(sorted(set(repeated), key=str), func, what)
+            raise InputValidationError(
+                f"{func}: {what} {format_values(repeated)} were already given in an earlier "
+                f"update; each update must hold whole {what} (all the rows of a {what[:-1]}), "
+                f"e.g. group the rows by {what[:-1]} before cutting batches."
+            )
 
     def add_new(self, ids: Any) -> list[Any]:
         """Add a batch of ids unless one repeats, within the batch or from an earlier
@@ -407,14 +411,6 @@ class Seen:
         pos = np.minimum(np.searchsorted(self.ints, ordered), len(self.ints) - 1)
         result: np.ndarray = ordered[self.ints[pos] == ordered]
         return result
-
-    @staticmethod
-    def _raise_repeated(repeated: list[Any], func: str, what: str) -> None:
-        raise InputValidationError(
-            f"{func}: {what} {format_values(repeated)} were already given in an earlier "
-            f"update; each update must hold whole {what} (all the rows of a {what[:-1]}), "
-            f"e.g. group the rows by {what[:-1]} before cutting batches."
-        )
 
     def absorb(self, other: Seen) -> Seen:
         """Add another state's ids into this one (in place); returns this state."""

@@ -1,33 +1,20 @@
 """Mergeable states of the pointwise metrics: rows -> state, state + state, state -> value.
 
-The out-of-core path (files larger than memory, read batch by batch) and the
-Spark backend (one state per partition, merged on the driver) both reduce the
-data to these small states, with the in-memory functions' own validation and
-kernels, and the value of the merged state equals the in-memory function on
-all the rows:
-
-* :class:`Totals` (log loss, PCOC, COPC): sums; any split of the rows.
-* :class:`ScoreRange` (exact ROC AUC, no binning): the rows whose scores lie in
-  one range; the ranges of a split must be disjoint (equal scores never split
-  across two ranges: a range partition by score, as Spark's
-  ``repartitionByRange`` makes). Unweighted counts are Python ints, so the AUC
-  of merged ranges is exact whatever the split.
-* :class:`GroupTotals` (GAUC): sums over whole groups; a split must keep every
-  group's rows together (a partition by user).
-* :func:`score_ranges`: cuts the score axis, from the histogram of the first
-  pass (the compiled core's ``add_histogram``), into ranges of bounded size
-  (out of core).
-
-* :class:`MeanState` (the means of :func:`receval.evaluate`): sums over whole
-  users.
+Out of core (batch by batch) and on Spark (one state per partition, merged on the
+driver) the rows reduce to these states, with the in-memory functions' own
+validation and kernels, and the merged state's value equals the in-memory function
+on all the rows. :class:`Totals` (log loss, PCOC, COPC) takes any split;
+:class:`ScoreRange` (exact ROC AUC, no binning) disjoint score ranges (Spark's
+``repartitionByRange``; out of core :func:`score_ranges` cuts them from a first
+pass's histogram); :class:`GroupTotals` (GAUC) whole groups; :class:`MeanState`
+(the means of :func:`receval.evaluate`) whole users.
 
 Float sums are exact (:class:`receval.engine.sums.ExactSum`, rounded once when the
-value is read) and the in-memory functions compute them the same way, so a
-merged state gives the in-memory float whatever the split; counts and
-unweighted AUCs are integers. Only :class:`ScoreRange` with sample weights
-adds float pair weights across ranges, equal to rounding; a group's weighted
-AUC is computed from its own rows in a canonical order, the same float in any
-split of the groups.
+value is read), as the in-memory functions compute them, and counts and unweighted
+AUCs are integers: a merged state gives the in-memory float whatever the split.
+Only :class:`ScoreRange` with sample weights adds float pair weights across ranges,
+equal to rounding; a group's weighted AUC is computed from its own rows in a
+canonical order, the same float in any split of the groups.
 """
 
 from __future__ import annotations

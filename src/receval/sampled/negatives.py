@@ -10,7 +10,7 @@ not interact with (100 uniform negatives in the NCF protocol; RecBole's
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -80,11 +80,11 @@ class Candidates:
         counts = np.bincount(user_codes, minlength=len(user_ids))
         self._set(user_ids, item_ids, counts, item_codes[order].astype(np.int64), catalog_size)
         keys = np.repeat(np.arange(self.n_users, dtype=np.int64), counts) * len(item_ids)
-        keys += self.items
-        if len(np.unique(keys)) < len(keys):
+        repeated = len(keys) - len(np.unique(keys + self.items))
+        if repeated:
             raise InputValidationError(
                 f"{func}: each (user, item) pair must appear once. Got "
-                f"{len(keys) - len(np.unique(keys))} repeated pairs; drop duplicates first."
+                f"{repeated} repeated pairs; drop duplicates first."
             )
 
     def _set(
@@ -577,20 +577,17 @@ class SamplingSummary:
     catalog_size: int | None = None
     gamma: float | None = None
 
-    def add(self, other: Restriction) -> None:
-        """Count one batch's restriction."""
+    def add(self, other: Restriction | SamplingSummary) -> None:
+        """Count one batch's restriction (or another set of users' summary)."""
         self.n_rows_dropped += other.n_rows_dropped
         self.n_candidates_absent += other.n_candidates_absent
         self.n_users_without_candidates += other.n_users_without_candidates
 
     def merge(self, other: SamplingSummary) -> SamplingSummary:
         """The counts of two disjoint sets of users (partitions) together."""
-        return SamplingSummary(
-            self.n_rows_dropped + other.n_rows_dropped,
-            self.n_candidates_absent + other.n_candidates_absent,
-            self.n_users_without_candidates + other.n_users_without_candidates,
-            self.correction, self.catalog_size, self.gamma,
-        )  # fmt: skip
+        out = replace(self)
+        out.add(other)
+        return out
 
 
 @dataclass

@@ -38,7 +38,6 @@ from .totals import score_ranges
 from .window import batch_rows
 
 __all__ = [
-    "Contiguity",
     "is_scan_run",
     "located",
     "range_state",
@@ -363,44 +362,6 @@ def _run_starts(ids: Any) -> np.ndarray:
     return np.concatenate([[0], np.flatnonzero(change) + 1]).astype(np.int64)
 
 
-def _take(ids: Any, index: np.ndarray) -> np.ndarray:
-    if isinstance(ids, np.ndarray):
-        result: np.ndarray = ids[index]
-        return result
-    result = ids.take(index).to_numpy(zero_copy_only=False)
-    return result
-
-
-class Contiguity:
-    """Checks that every group's rows form one run, batch by batch: the id of every
-    run is kept (:class:`~receval.engine.states.Seen`: O(groups) memory) and a repeat
-    raises as soon as the batch holding it is read, within the batch or against the
-    earlier ones, naming the file and row where the group comes again."""
-
-    def __init__(self, func: str, what: str, column: str) -> None:
-        self.func, self.what, self.column = func, what, column
-        self.seen = Seen()
-
-    def add(self, run_ids: np.ndarray, starts: np.ndarray, batch: Batch) -> None:
-        """Add the ids of a batch's runs (starting at rows ``starts`` of ``batch``);
-        raise if one was seen before."""
-        repeated = self.seen.add_new(run_ids)
-        if repeated:
-            bad = repeated[0]
-            at = [i for i, x in enumerate(run_ids.tolist()) if x == bad]
-            # a repeat within the batch is its second run; else its first run here
-            row = int(starts[at[1] if len(at) > 1 else at[0]]) if at else None
-            bad = bad.item() if isinstance(bad, np.generic) else bad
-            error = InputValidationError(
-                f"{self.func}: the rows of each {self.what} must be contiguous in the file "
-                f"(grouped, e.g. sorted by {self.what}). Got {self.what} {bad!r} again after "
-                f"other {self.what}s' rows; sort or group the file by {self.column!r} first."
-            )
-            error.row = row
-            with located(batch):
-                raise error
-
-
 def whole_groups(
     scan: Scan,
     columns: list[str],
@@ -417,9 +378,36 @@ def whole_groups(
     The last (maybe unfinished) group of a batch is carried into the next;
     a group whose rows are not contiguous raises when the batch holding its
     second run is read. Each batch's ``origin`` names its rows' files and rows:
-    a consumer puts them in front of its errors with :func:`located`.
+    a consumer puts them in front of its errors with :func:`located`. The id of
+    every run is kept (:class:`~receval.engine.states.Seen`: O(groups) memory), so a
+    repeat raises as soon as the batch holding it is read, within the batch or
+    against the earlier ones, naming the file and row where the group comes again.
     """
-    check = Contiguity(func, what, group)
+    seen = Seen()
+
+    def check(batch: Batch, starts: np.ndarray) -> None:
+        """Add the ids of the runs starting at rows ``starts``; raise if one was seen."""
+        col = batch[group]
+        if isinstance(col, np.ndarray):
+            run_ids = col[starts]
+        else:
+            run_ids = col.take(starts).to_numpy(zero_copy_only=False)
+        repeated = seen.add_new(run_ids)
+        if repeated:
+            bad = repeated[0]
+            at = [i for i, x in enumerate(run_ids.tolist()) if x == bad]
+            # a repeat within the batch is its second run; else its first run here
+            row = int(starts[at[1] if len(at) > 1 else at[0]]) if at else None
+            bad = bad.item() if isinstance(bad, np.generic) else bad
+            error = InputValidationError(
+                f"{func}: the rows of each {what} must be contiguous in the file (grouped, "
+                f"e.g. sorted by {what}). Got {what} {bad!r} again after other {what}s' "
+                f"rows; sort or group the file by {group!r} first."
+            )
+            error.row = row
+            with located(batch):
+                raise error
+
     carry: Batch | None = None
     for batch in scan.batches(columns, ids=ids, floats=floats, description=description):
         if carry is not None:
@@ -430,8 +418,8 @@ def whole_groups(
         cut = int(starts[-1])
         carry = batch.slice(cut)
         if cut:
-            check.add(_take(batch[group], starts[:-1]), starts[:-1], batch)
+            check(batch, starts[:-1])
             yield batch.slice(0, cut)
     if carry is not None and len(carry[group]):
-        check.add(_take(carry[group], np.zeros(1, dtype=np.int64)), np.zeros(1, np.int64), carry)
+        check(carry, np.zeros(1, dtype=np.int64))
         yield carry

@@ -1,18 +1,10 @@
 """States of the streaming metrics that :mod:`receval.engine.totals` does not already hold.
 
-* :class:`ScoreCounts`: positives and negatives per distinct score (exact ROC
-  AUC in memory proportional to the distinct scores, not the rows). Each batch
-  is counted per distinct score and waits, with merged states, until the
-  waiting counts outgrow the held ones, so a long stream costs O(n log n) in all.
-* :class:`BinnedCounts`: positives and negatives per fixed score bin (constant
-  memory), with a certified bound on the AUC's error.
-* :class:`RangeStates`: summaries of disjoint score ranges (exact AUC partitioned
-  by score range: out of core and on Spark).
-* :class:`ErrorSums`: exact sums behind RMSE and MAE.
-* :class:`Moments`: exact first and second moments of ``y`` and ``y_hat``
-  (Brier score, R², explained variance).
-* :class:`Seen`: the ids of the groups (users) already given, so that a group
-  given twice is an error (whole-group metrics).
+Exact and binned AUC counts (:class:`ScoreCounts`, :class:`BinnedCounts`), disjoint
+score ranges (:class:`RangeStates`), the exact sums of RMSE, MAE, the Brier score and
+R² (:class:`ErrorSums`, :class:`Moments`), the ids of the groups already given
+(:class:`Seen`), the ``prepare`` and ``update`` of the metrics of
+:class:`~receval.engine.totals.Totals`, and the check of states loaded from pickles.
 """
 
 from __future__ import annotations

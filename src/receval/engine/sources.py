@@ -196,20 +196,7 @@ def scan_compute(
 ) -> Any:
     """A metric over scan columns, batch by batch into one accumulator: batches of any
     rows, or of whole groups (``columns["groups"]``) for a metric partitioned by groups.
-
-    Parameters
-    ----------
-    defn : MetricDefinition
-    params : dict
-        The metric's checked options (``defn.check_params(...)``).
-    columns : dict of str to ScanColumn or None
-        The metric's data arguments by name, columns of one scan; None for an
-        absent argument.
-    floats : tuple of str
-        The arguments read as float64.
-    func : str
-        The function named in messages.
-    """
+    The arguments are :func:`run_definition`'s; ``floats`` those read as float64."""
     given, scan, names, float_names = _reading(columns, floats)
     if defn.partitioning == "groups":
         group = given["groups"].name

@@ -12,7 +12,7 @@ the states merge and one finalize makes the :class:`~receval.EvaluationReport`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import reduce
+from functools import partial, reduce
 from typing import Any
 
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -223,11 +223,8 @@ def evaluate(
         data = data.unionByName(q, allowMissingColumns=True)
     data = repartition(data, num_partitions, _USER)
     by_rank = rank is not None
-
-    def compute(table: Any) -> RankingState:
-        return _partition_state(table, setup, by_rank, ordered, name)
-
-    parts = partition_states(data, compute)
+    parts = partition_states(data, partial(_partition_state, setup=setup, by_rank=by_rank,
+                                           ordered=ordered, name=name))  # fmt: skip
     if not parts:
         raise InputValidationError(
             "receval.spark.evaluate: run is empty (no rows); pass at least one recommendation."

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
+
+import numpy as np
 
 from ..exceptions import InvalidParameterError
 from .metric import DEFINITIONS, MetricDefinition
@@ -19,8 +22,6 @@ def _as_arrays(data: Any) -> Any:
     ``numpy.asarray``; objects with only ``__dlpack__`` through ``numpy.from_dlpack``.
     Lists, Arrow arrays and DataFrame columns are left to the metric's own checks.
     """
-    import numpy as np
-
     if data is None or isinstance(data, (list, tuple, np.ndarray, str)):
         return data
     module = type(data).__module__
@@ -40,8 +41,6 @@ _KEYS = {"name", "definition", "_params", "_state", "n_updates", "window", "_win
 
 def _checked_state(state: Any) -> dict[str, Any]:
     """An accumulator's pickled ``__dict__``, checked, with its definition looked up."""
-    import importlib
-
     if not isinstance(state, dict) or set(state) != _KEYS:
         keys = sorted(state) if isinstance(state, dict) else type(state).__name__
         raise invalid_state(f"expected the attributes {sorted(_KEYS)}, got {keys}")

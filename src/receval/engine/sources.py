@@ -266,9 +266,8 @@ def scan_ranges(
     given, scan, names, float_names = _reading(columns, floats)
     weighted = given.get("sample_weight") is not None
     per_row = _BYTES_PER_WEIGHTED_ROW if weighted else _BYTES_PER_ROW
-    # the gathered scores get what reading leaves: about 100 MiB whatever the budget
-    # (the decoded row group, a batch and what prepare derives from it, measured), so
-    # all but _READING_RESERVE of a large budget, and at least a quarter of a small one
+    # reading takes about 100 MiB whatever the budget (the decoded row group, a batch
+    # and what prepare derives from it, measured)
     gather_bytes = max(scan.max_memory // 4, scan.max_memory - _READING_RESERVE)
     budget_rows = max(1, gather_bytes // per_row)
     shift = 64 - BUCKET_BITS

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 import numpy as np
@@ -603,12 +603,10 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
     InputValidationError
         Naming the field, what it must be and what it holds.
     """
-    import dataclasses
-
-    if dataclasses.is_dataclass(template) and not isinstance(template, type):
+    if is_dataclass(template) and not isinstance(template, type):
         if type(value) is not type(template):
             raise _bad(where, f"a {type(template).__name__}", value)
-        for f in dataclasses.fields(template):
+        for f in fields(template):
             if f.name in ("pending", "n_pending"):  # ScoreCounts: empty once loaded
                 continue
             check_loaded_state(getattr(value, f.name), getattr(template, f.name),

@@ -1,14 +1,8 @@
 """Pointwise metrics of Spark DataFrames: exact ROC AUC, GAUC, log loss, PCOC, COPC, NE.
 
-Spark only partitions the rows; each metric's definition (the same as in memory,
-out of core and in :func:`receval.metric`) runs on every partition, and the
-driver merges the states and finalizes:
-
-* log loss, PCOC, COPC, NE (rows split anyway): the DataFrame's partitions;
-* ROC AUC: ``repartitionByRange`` on the score puts every score value in one
-  partition, so each partition is one disjoint score range (the definition's
-  ``ranges``; exact, no binning, whatever the number of distinct scores);
-* GAUC: ``repartition`` by group puts each group's rows in one partition.
+Spark only partitions the rows (as each function says); each metric's definition
+(the same as in memory, out of core and in :func:`receval.metric`) runs on every
+partition, and the driver merges the states and finalizes.
 """
 
 from __future__ import annotations
@@ -280,10 +274,8 @@ def gauc_score(
     """
     from ..metrics._gauc import GAUC
 
-    func = "gauc_score"
-    state = _group_state(
-        df, func, y_true, y_score, groups, weighting, sample_weight, num_partitions
-    )
+    state = _group_state(df, "gauc_score", y_true, y_score, groups, weighting, sample_weight,
+                         num_partitions)  # fmt: skip
     result: float = GAUC.finalize(GAUC.check_params(weighting=weighting), state)
     return result
 

@@ -77,9 +77,7 @@ def run_definition(
 
     Arrays (lists, pandas/polars/Arrow columns) are one partition: the definition's
     ``one_partition`` hook where it answers, else ``prepare``, ``update`` and
-    ``finalize``. Columns of one :func:`receval.scan` are read batch by batch and
-    cut as the definition's partitioning says: any split or whole groups
-    (:func:`scan_compute`), disjoint score ranges (:func:`scan_ranges`).
+    ``finalize``. Columns of one :func:`receval.scan` are cut as the module says.
 
     Parameters
     ----------

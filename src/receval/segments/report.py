@@ -79,9 +79,8 @@ class SegmentReport:
     def __repr__(self) -> str:
         width = max([len(str(s)) for s in self.segments] + [7])
         names = list(self.values)
-        head = f"  {'segment':<{width}}  {'n_' + self.unit:>10}  " + "  ".join(
-            f"{m:>12}" for m in names
-        )
+        titles = "  ".join(f"{m:>12}" for m in names)
+        head = f"  {'segment':<{width}}  {'n_' + self.unit:>10}  {titles}"
         n = len(self.segments)
         cut = n > 2 * _REPR_EDGE  # then only the first and last few, as pandas does
         shown = [*range(_REPR_EDGE), None, *range(n - _REPR_EDGE, n)] if cut else range(n)

@@ -1,12 +1,9 @@
 """Ranking metrics of Spark DataFrames: :func:`evaluate` on whole users per partition.
 
-The qrels and run rows are tagged and unioned, then ``repartition``-ed by
-user, so every user's judgments and recommendations meet in one partition.
-``mapInArrow`` turns each partition into a :class:`~receval.Qrels` and a
-:class:`~receval.Run` and runs the ranking aggregation's update on them (what
-:func:`receval.evaluate` runs on all the users in memory); only the partition's
-state (exact sums and counts, without per-user rows) goes to the driver, where
-the states merge and one finalize makes the :class:`~receval.EvaluationReport`.
+The qrels and run rows are tagged and unioned, then ``repartition``-ed by user;
+each partition becomes a :class:`~receval.Qrels` and a :class:`~receval.Run`, and
+the ranking aggregation's update runs on them (what :func:`receval.evaluate` runs
+on all the users in memory).
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""Streaming metrics: :func:`metric` returns an accumulator for any mergeable metric.
-
-An accumulator takes batches (``update``), merges with the accumulators of
-other workers (``merge``), and ``compute()`` returns what the metric's function
-returns on all the rows it saw, exactly: the states are integer counts and exact
-sums, so any split into batches and any order of merges give the same float.
-"""
+"""Streaming metrics: :func:`metric` returns an accumulator for any mergeable metric,
+:func:`compute` runs one on some rows."""
 
 from __future__ import annotations
 

@@ -1,17 +1,15 @@
-"""Streaming metrics: :func:`metric` returns an accumulator for any mergeable metric.
-
-An accumulator takes batches (``update``), merges with the accumulators of
-other workers (``merge``), and ``compute()`` returns what the metric's function
-returns on all the rows it saw, exactly: the states are integer counts and exact
-sums, so any split into batches and any order of merges give the same float.
-"""
+"""The accumulator that :func:`receval.metric` returns (see :mod:`receval.engine.accumulator`)."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from ..exceptions import InputValidationError, InvalidParameterError
+import numpy as np
+
+from ..exceptions import InvalidParameterError
 from .metric import DEFINITIONS, MetricDefinition
+from .states import check_loaded_state, invalid_state
 from .window import Window, batch_rows
 
 __all__ = ["Accumulator"]
@@ -24,8 +22,6 @@ def _as_arrays(data: Any) -> Any:
     ``numpy.asarray``; objects with only ``__dlpack__`` through ``numpy.from_dlpack``.
     Lists, Arrow arrays and DataFrame columns are left to the metric's own checks.
     """
-    import numpy as np
-
     if data is None or isinstance(data, (list, tuple, np.ndarray, str)):
         return data
     module = type(data).__module__
@@ -43,55 +39,44 @@ def _as_arrays(data: Any) -> Any:
 _KEYS = {"name", "definition", "_params", "_state", "n_updates", "window", "_window"}
 
 
-def _invalid(what: str) -> InputValidationError:
-    return InputValidationError(
-        f"Accumulator: a loaded state is invalid: {what}; unpickle only accumulators this "
-        f"code made (unpickling runs code: load only trusted data)."
-    )
-
-
 def _checked_state(state: Any) -> dict[str, Any]:
     """An accumulator's pickled ``__dict__``, checked, with its definition looked up."""
-    import importlib
-
-    from .states import check_loaded_state
-
     if not isinstance(state, dict) or set(state) != _KEYS:
         keys = sorted(state) if isinstance(state, dict) else type(state).__name__
-        raise _invalid(f"expected the attributes {sorted(_KEYS)}, got {keys}")
+        raise invalid_state(f"expected the attributes {sorted(_KEYS)}, got {keys}")
     checked: dict[str, Any] = dict(state)
     state = checked
     defn = state["definition"]
     if isinstance(defn, tuple):
         if not (len(defn) == 2 and all(isinstance(x, str) for x in defn)
                 and defn[0].split(".")[0] == __name__.split(".")[0]):  # fmt: skip
-            raise _invalid(f"the definition must name a receval metric, got {defn!r}")
+            raise invalid_state(f"the definition must name a receval metric, got {defn!r}")
         module, name = defn
         importlib.import_module(module)  # registers the metric, as unpickling a class does
         if name not in DEFINITIONS:
-            raise _invalid(f"no metric {name!r} is defined in {module}")
+            raise invalid_state(f"no metric {name!r} is defined in {module}")
         state["definition"] = defn = DEFINITIONS[name]
     if not isinstance(defn, MetricDefinition):
-        raise _invalid(f"the definition must be a metric, got {type(defn).__name__}")
+        raise invalid_state(f"the definition must be a metric, got {type(defn).__name__}")
     if not isinstance(state["name"], str) or not isinstance(state["_params"], dict):
-        raise _invalid("the name must be a str and the options a dict")
+        raise invalid_state("the name must be a str and the options a dict")
     n = state["n_updates"]
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise _invalid(f"n_updates must be an integer >= 0, got {n!r}")
+        raise invalid_state(f"n_updates must be an integer >= 0, got {n!r}")
     window, held = state["window"], state["_window"]
     if window is None:
         if held is not None:
-            raise _invalid("a window's batches without a window")
+            raise invalid_state("a window's batches without a window")
     elif not (isinstance(window, tuple) and len(window) == 2 and isinstance(window[0], int)
               and window[0] > 0 and window[1] in ("batches", "rows")
               and isinstance(held, Window) and (held.size, held.unit) == window):  # fmt: skip
-        raise _invalid(f"the window must be (size > 0, 'batches' or 'rows'), got {window!r}")
+        raise invalid_state(f"the window must be (size > 0, 'batches' or 'rows'), got {window!r}")
     template = defn.empty(state["_params"])
     check_loaded_state(state["_state"], template)
     if held is not None:
         for i, batch in enumerate(held.batches):
             if not (isinstance(batch, tuple) and len(batch) == 3 and isinstance(batch[0], int)):
-                raise _invalid(f"window batch {i} must be (rows, state, data)")
+                raise invalid_state(f"window batch {i} must be (rows, state, data)")
             check_loaded_state(batch[1], template, f"window batch {i}")
     return checked
 

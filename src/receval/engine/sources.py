@@ -7,9 +7,9 @@ rows as the metric's partitioning allows, and runs the metric's definition
 partition; scan columns are cut as the definition's partitioning says:
 
 * ``"any"`` (:func:`scan_compute`): one accumulator fed batch by batch;
-* ``"groups"`` (:func:`whole_groups`, :func:`scan_groups`): batches holding whole
-  groups (users, queries); the last, maybe unfinished, group of a batch is carried
-  into the next, and a group whose rows are not contiguous in the file raises;
+* ``"groups"`` (:func:`scan_compute` over :func:`whole_groups`): batches holding
+  whole groups (users, queries); the last, maybe unfinished, group of a batch is
+  carried into the next, and a group whose rows are not contiguous in the file raises;
 * ``"ranges"`` (:func:`scan_ranges`): disjoint score ranges that fit
   ``Scan.max_memory``, found by a first pass that counts rows per score bucket;
   each further pass gathers one range's rows (positives and negatives apart) and
@@ -27,22 +27,22 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from .._kernels import compiled
 from ..data._origin import Batch, located
 from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition
 from .run import Accumulator
 from .states import Seen
+from .totals import score_ranges
 from .window import batch_rows
 
 __all__ = [
-    "Contiguity",
     "is_scan_run",
     "located",
     "range_state",
     "run_definition",
     "scan_compute",
-    "scan_groups",
     "scan_of",
     "scan_ranges",
     "whole_groups",
@@ -77,9 +77,7 @@ def run_definition(
 
     Arrays (lists, pandas/polars/Arrow columns) are one partition: the definition's
     ``one_partition`` hook where it answers, else ``prepare``, ``update`` and
-    ``finalize``. Columns of one :func:`receval.scan` are read batch by batch and
-    cut as the definition's partitioning says: any split (:func:`scan_compute`),
-    whole groups (:func:`scan_groups`), disjoint score ranges (:func:`scan_ranges`).
+    ``finalize``. Columns of one :func:`receval.scan` are cut as the module says.
 
     Parameters
     ----------
@@ -130,15 +128,13 @@ def run_definition(
                 f"The '{name}' parameter of {func} is not available out of core (on scan "
                 f"columns). Got {value!r}; {why}."
             )
+    if defn.partitioning == "groups" and "groups" not in defn.inputs:
+        raise InvalidParameterError(
+            f"{func}: this metric needs whole groups per batch, which a scan does not "
+            f"promise; use the metric's own function on the scan."
+        )
     floats = tuple(a for a in defn.inputs if a not in _NOT_FLOAT)
-    if defn.partitioning == "groups":
-        if "groups" not in defn.inputs:
-            raise InvalidParameterError(
-                f"{func}: this metric needs whole groups per batch, which a scan does not "
-                f"promise; use the metric's own function on the scan."
-            )
-        return scan_groups(defn, params, columns, floats, func=func)
-    if defn.ranges is not None:
+    if defn.partitioning != "groups" and defn.ranges is not None:
         return scan_ranges(defn, params, columns, floats, func=func)
     return scan_compute(defn, params, columns, floats, func=func)
 
@@ -176,42 +172,41 @@ def is_scan_run(run: Any) -> bool:
     return isinstance(run, (Scan, ScanRun))
 
 
-def _given(columns: Mapping[str, Any]) -> dict[str, ScanColumn]:
-    return {arg: col for arg, col in columns.items() if col is not None}
+def _reading(
+    columns: Mapping[str, Any], floats: tuple[str, ...]
+) -> tuple[dict[str, ScanColumn], Scan, list[str], list[str]]:
+    """The given scan columns by argument, their scan, the names to read and those
+    read as float64."""
+    given = {arg: col for arg, col in columns.items() if col is not None}
+    names = list(dict.fromkeys(col.name for col in given.values()))
+    float_names = [given[a].name for a in floats if a in given]
+    return given, next(iter(given.values())).scan, names, float_names
 
 
-# ------------------------------------------------------------------ any split
+# ------------------------------------------------------------------ any split, whole groups
 def scan_compute(
     defn: MetricDefinition,
     params: dict[str, Any],
     columns: Mapping[str, Any],
     floats: tuple[str, ...],
     *,
-    func: str | None = None,
+    func: str,
 ) -> Any:
-    """A metric whose rows split anyway, over scan columns: one accumulator, batch by batch.
-
-    Parameters
-    ----------
-    defn : MetricDefinition
-    params : dict
-        The metric's checked options (``defn.check_params(...)``).
-    columns : dict of str to ScanColumn or None
-        The metric's data arguments by name, columns of one scan; None for an
-        absent argument.
-    floats : tuple of str
-        The arguments read as float64.
-    func : str, default=None
-        The function named in messages (default: the metric's name).
-    """
-    func = func or defn.name
+    """A metric over scan columns, batch by batch into one accumulator: batches of any
+    rows, or of whole groups (``columns["groups"]``) for a metric partitioned by groups.
+    The arguments are :func:`run_definition`'s; ``floats`` those read as float64."""
+    given, scan, names, float_names = _reading(columns, floats)
+    if defn.partitioning == "groups":
+        group = given["groups"].name
+        batches = whole_groups(
+            scan, names, group, ids=[group], floats=float_names, func=func, what="group",
+            description=func,
+        )  # fmt: skip
+    else:
+        batches = scan.batches(names, floats=float_names, description=func)
     acc = Accumulator(defn.name, defn, params)
-    given = _given(columns)
-    scan = next(iter(given.values())).scan
-    names = list(dict.fromkeys(col.name for col in given.values()))
-    float_names = [given[a].name for a in floats if a in given]
     n_rows = 0
-    for batch in scan.batches(names, floats=float_names, description=func):
+    for batch in batches:
         data = {arg: batch[col.name] for arg, col in given.items()}
         n_rows += len(next(iter(data.values())))
         with located(batch):
@@ -224,10 +219,7 @@ def scan_compute(
 def range_state(defn: MetricDefinition, params: dict[str, Any], batch: Any) -> Any:
     """The state of a prepared batch ``(labels, scores, weights)`` that holds every
     row of its score range (a Spark partition after ``repartitionByRange``)."""
-    from .._kernels import compiled
-
     k = compiled()
-
     ranges = ranges_of(defn)
     labels, scores, weights = batch
     labels = np.ascontiguousarray(labels)
@@ -267,22 +259,13 @@ def scan_ranges(
     bucket, the buckets are cut into ranges that fit, and each further pass
     gathers one range.
     """
-    from .._kernels import compiled
-    from .totals import score_ranges
-
     k = compiled()
-
     ranges = ranges_of(defn)
-
-    given = _given(columns)
-    scan = next(iter(given.values())).scan
-    names = list(dict.fromkeys(col.name for col in given.values()))
-    float_names = [given[a].name for a in floats if a in given]
+    given, scan, names, float_names = _reading(columns, floats)
     weighted = given.get("sample_weight") is not None
     per_row = _BYTES_PER_WEIGHTED_ROW if weighted else _BYTES_PER_ROW
-    # the gathered scores get what reading leaves: about 100 MiB whatever the budget
-    # (the decoded row group, a batch and what prepare derives from it, measured), so
-    # all but _READING_RESERVE of a large budget, and at least a quarter of a small one
+    # reading takes about 100 MiB whatever the budget (the decoded row group, a batch
+    # and what prepare derives from it, measured)
     gather_bytes = max(scan.max_memory // 4, scan.max_memory - _READING_RESERVE)
     budget_rows = max(1, gather_bytes // per_row)
     shift = 64 - BUCKET_BITS
@@ -305,19 +288,15 @@ def scan_ranges(
     def gather(first: int, last: int, n_pos: int, n_neg: int, description: str) -> Any:
         filled = np.zeros(2, dtype=np.int64)
         pos, neg = np.empty(n_pos), np.empty(n_neg)
-        if not weighted:
-            for labels, scores, _ in batches(description):
-                unused = np.empty(0)  # no weights to write
-                out = (pos, unused, neg, unused.copy(), filled)
-                k.gather(scores, labels, None, shift, (first, last), out)
-            return ranges(params, pos[: filled[0]], neg[: filled[1]], None, None)
-        pos_w, neg_w = np.empty(n_pos), np.empty(n_neg)
+        w_pos, w_neg = (n_pos, n_neg) if weighted else (0, 0)  # no weights: none written
+        pos_w, neg_w = np.empty(w_pos), np.empty(w_neg)
         for labels, scores, weights in batches(description):
             out = (pos, pos_w, neg, neg_w, filled)
             k.gather(scores, labels, weights, shift, (first, last), out)
-        return ranges(
-            params, pos[: filled[0]], neg[: filled[1]], pos_w[: filled[0]], neg_w[: filled[1]]
-        )
+        n_p, n_n = filled
+        if not weighted:
+            return ranges(params, pos[:n_p], neg[:n_n], None, None)
+        return ranges(params, pos[:n_p], neg[:n_n], pos_w[:n_p], neg_w[:n_n])
 
     if scan.num_rows is not None and 2 * scan.num_rows <= budget_rows:
         # everything fits twice over (both classes sized for every row): one pass
@@ -367,44 +346,6 @@ def _run_starts(ids: Any) -> np.ndarray:
     return np.concatenate([[0], np.flatnonzero(change) + 1]).astype(np.int64)
 
 
-def _take(ids: Any, index: np.ndarray) -> np.ndarray:
-    if isinstance(ids, np.ndarray):
-        result: np.ndarray = ids[index]
-        return result
-    result = ids.take(index).to_numpy(zero_copy_only=False)
-    return result
-
-
-class Contiguity:
-    """Checks that every group's rows form one run, batch by batch: the id of every
-    run is kept (:class:`~receval.engine.states.Seen`: O(groups) memory) and a repeat
-    raises as soon as the batch holding it is read, within the batch or against the
-    earlier ones, naming the file and row where the group comes again."""
-
-    def __init__(self, func: str, what: str, column: str) -> None:
-        self.func, self.what, self.column = func, what, column
-        self.seen = Seen()
-
-    def add(self, run_ids: np.ndarray, starts: np.ndarray, batch: Batch) -> None:
-        """Add the ids of a batch's runs (starting at rows ``starts`` of ``batch``);
-        raise if one was seen before."""
-        repeated = self.seen.add_new(run_ids)
-        if repeated:
-            bad = repeated[0]
-            at = [i for i, x in enumerate(run_ids.tolist()) if x == bad]
-            # a repeat within the batch is its second run; else its first run here
-            row = int(starts[at[1] if len(at) > 1 else at[0]]) if at else None
-            bad = bad.item() if isinstance(bad, np.generic) else bad
-            error = InputValidationError(
-                f"{self.func}: the rows of each {self.what} must be contiguous in the file "
-                f"(grouped, e.g. sorted by {self.what}). Got {self.what} {bad!r} again after "
-                f"other {self.what}s' rows; sort or group the file by {self.column!r} first."
-            )
-            error.row = row
-            with located(batch):
-                raise error
-
-
 def whole_groups(
     scan: Scan,
     columns: list[str],
@@ -421,9 +362,36 @@ def whole_groups(
     The last (maybe unfinished) group of a batch is carried into the next;
     a group whose rows are not contiguous raises when the batch holding its
     second run is read. Each batch's ``origin`` names its rows' files and rows:
-    a consumer puts them in front of its errors with :func:`located`.
+    a consumer puts them in front of its errors with :func:`located`. The id of
+    every run is kept (:class:`~receval.engine.states.Seen`: O(groups) memory), so a
+    repeat raises as soon as the batch holding it is read, within the batch or
+    against the earlier ones, naming the file and row where the group comes again.
     """
-    check = Contiguity(func, what, group)
+    seen = Seen()
+
+    def check(batch: Batch, starts: np.ndarray) -> None:
+        """Add the ids of the runs starting at rows ``starts``; raise if one was seen."""
+        col = batch[group]
+        if isinstance(col, np.ndarray):
+            run_ids = col[starts]
+        else:
+            run_ids = col.take(starts).to_numpy(zero_copy_only=False)
+        repeated = seen.add_new(run_ids)
+        if repeated:
+            bad = repeated[0]
+            at = [i for i, x in enumerate(run_ids.tolist()) if x == bad]
+            # a repeat within the batch is its second run; else its first run here
+            row = int(starts[at[1] if len(at) > 1 else at[0]]) if at else None
+            bad = bad.item() if isinstance(bad, np.generic) else bad
+            error = InputValidationError(
+                f"{func}: the rows of each {what} must be contiguous in the file (grouped, "
+                f"e.g. sorted by {what}). Got {what} {bad!r} again after other {what}s' "
+                f"rows; sort or group the file by {group!r} first."
+            )
+            error.row = row
+            with located(batch):
+                raise error
+
     carry: Batch | None = None
     for batch in scan.batches(columns, ids=ids, floats=floats, description=description):
         if carry is not None:
@@ -434,36 +402,8 @@ def whole_groups(
         cut = int(starts[-1])
         carry = batch.slice(cut)
         if cut:
-            check.add(_take(batch[group], starts[:-1]), starts[:-1], batch)
+            check(batch, starts[:-1])
             yield batch.slice(0, cut)
     if carry is not None and len(carry[group]):
-        check.add(_take(carry[group], np.zeros(1, dtype=np.int64)), np.zeros(1, np.int64), carry)
+        check(carry, np.zeros(1, dtype=np.int64))
         yield carry
-
-
-def scan_groups(
-    defn: MetricDefinition,
-    params: dict[str, Any],
-    columns: Mapping[str, Any],
-    floats: tuple[str, ...],
-    *,
-    func: str,
-) -> Any:
-    """A metric over whole groups (``columns["groups"]``), over scan columns."""
-    given = _given(columns)
-    groups = given["groups"]
-    scan = groups.scan
-    names = list(dict.fromkeys(col.name for col in given.values()))
-    float_names = [given[a].name for a in floats if a in given]
-    acc = Accumulator(defn.name, defn, params)
-    n_rows = 0
-    for chunk in whole_groups(
-        scan, names, groups.name, ids=[groups.name], floats=float_names, func=func,
-        what="group", description=func,
-    ):  # fmt: skip
-        data = {arg: chunk[col.name] for arg, col in given.items()}
-        n_rows += len(chunk[groups.name])
-        with located(chunk):
-            acc.update(**data)
-    v.check_not_empty(n_rows, defn.inputs[0], func)
-    return acc.compute()

@@ -1,25 +1,17 @@
 """States of the streaming metrics that :mod:`receval.engine.totals` does not already hold.
 
-* :class:`ScoreCounts`: positives and negatives per distinct score (exact ROC
-  AUC in memory proportional to the distinct scores, not the rows). Each batch
-  is counted per distinct score and waits, with merged states, until the
-  waiting counts outgrow the held ones, so a long stream costs O(n log n) in all.
-* :class:`BinnedCounts`: positives and negatives per fixed score bin (constant
-  memory), with a certified bound on the AUC's error.
-* :class:`RangeStates`: summaries of disjoint score ranges (exact AUC partitioned
-  by score range: out of core and on Spark).
-* :class:`ErrorSums`: exact sums behind RMSE and MAE.
-* :class:`Moments`: exact first and second moments of ``y`` and ``y_hat``
-  (Brier score, R², explained variance).
-* :class:`Seen`: the ids of the groups (users) already given, so that a group
-  given twice is an error (whole-group metrics).
+Exact and binned AUC counts (:class:`ScoreCounts`, :class:`BinnedCounts`), disjoint
+score ranges (:class:`RangeStates`), the exact sums of RMSE, MAE, the Brier score and
+R² (:class:`ErrorSums`, :class:`Moments`), the ids of the groups already given
+(:class:`Seen`), the ``prepare`` and ``update`` of the metrics of
+:class:`~receval.engine.totals.Totals`, and the check of states loaded from pickles.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 import numpy as np
@@ -28,7 +20,8 @@ from .. import _validation as v
 from .._validation import format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import data_columns
-from .sums import ExactSum
+from .sums import ExactSum, fieldwise_sum
+from .totals import EMPTY_TOTALS, totals_of
 
 __all__ = [
     "BinnedCounts",
@@ -139,11 +132,9 @@ class ScoreCounts:
     def merge(self, other: ScoreCounts) -> ScoreCounts:
         """The counts of both sets of rows (a new state; the arrays are shared, never
         written in place)."""
-        out = ScoreCounts(self.weighted or other.weighted, self.scores, self.pos, self.neg,
-                          list(self.pending), self.n_pending)  # fmt: skip
-        for part in [(other.scores, other.pos, other.neg), *other.pending]:
-            out._push(*part)
-        return out
+        out = ScoreCounts(self.weighted, self.scores, self.pos, self.neg, list(self.pending),
+                          self.n_pending)  # fmt: skip
+        return out.absorb(other)
 
     def absorb(self, other: ScoreCounts) -> ScoreCounts:
         """Add another state's counts into this one (in place); returns this state."""
@@ -236,10 +227,9 @@ class BinnedCounts:
     def merge(self, other: BinnedCounts) -> BinnedCounts:
         """The counts of both sets of rows (a new state)."""
         self._check_same_bins(other)
-        out = BinnedCounts(self.n_bins, self.low, self.high, self.weighted or other.weighted)
-        out.pos = self.pos + other.pos
-        out.neg = self.neg + other.neg
-        return out
+        weighted = self.weighted or other.weighted
+        return BinnedCounts(self.n_bins, self.low, self.high, weighted, self.pos + other.pos,
+                            self.neg + other.neg)  # fmt: skip
 
     def auc_and_bound(self) -> tuple[float, float]:
         """The binned AUC and a bound on its distance to the exact AUC of the rows.
@@ -359,9 +349,7 @@ class Moments:
         return cls(z, z, z, z, z, z, 0)
 
     def merge(self, other: Moments) -> Moments:
-        return Moments(self.weight + other.weight, self.y + other.y, self.p + other.p,
-                       self.yy + other.yy, self.yp + other.yp, self.pp + other.pp,
-                       self.n_rows + other.n_rows)  # fmt: skip
+        return fieldwise_sum(self, other)
 
 
 @dataclass
@@ -377,9 +365,13 @@ class Seen:
 
     def add(self, ids: Any, func: str, what: str) -> None:
         """Add a batch's ids; raise if one was given in an earlier update."""
-        repeated = self.add_new(ids)
+        repeated = sorted(set(self.add_new(ids)), key=str)
         if repeated:
-            self._raise_repeated(sorted(set(repeated), key=str), func, what)
+            raise InputValidationError(
+                f"{func}: {what} {format_values(repeated)} were already given in an earlier "
+                f"update; each update must hold whole {what} (all the rows of a {what[:-1]}), "
+                f"e.g. group the rows by {what[:-1]} before cutting batches."
+            )
 
     def add_new(self, ids: Any) -> list[Any]:
         """Add a batch of ids unless one repeats, within the batch or from an earlier
@@ -411,14 +403,6 @@ class Seen:
         pos = np.minimum(np.searchsorted(self.ints, ordered), len(self.ints) - 1)
         result: np.ndarray = ordered[self.ints[pos] == ordered]
         return result
-
-    @staticmethod
-    def _raise_repeated(repeated: list[Any], func: str, what: str) -> None:
-        raise InputValidationError(
-            f"{func}: {what} {format_values(repeated)} were already given in an earlier "
-            f"update; each update must hold whole {what} (all the rows of a {what[:-1]}), "
-            f"e.g. group the rows by {what[:-1]} before cutting batches."
-        )
 
     def absorb(self, other: Seen) -> Seen:
         """Add another state's ids into this one (in place); returns this state."""
@@ -497,7 +481,6 @@ def totals_update(*, loss: bool, clicks: bool) -> Callable[[dict[str, Any], Any]
     """``update`` of a metric of :class:`Totals` that reads the log-loss sum (``loss``;
     ``params["eps"]`` clips it) or the click sums (``clicks``): the sums it does not
     read stay zero, so that a batch costs only what the metric needs."""
-    from .totals import EMPTY_TOTALS, totals_of
 
     def update(params: dict[str, Any], batch: Any) -> Any:
         if batch is None:
@@ -510,8 +493,6 @@ def totals_update(*, loss: bool, clicks: bool) -> Callable[[dict[str, Any], Any]
 
 def totals_empty(params: dict[str, Any]) -> Any:
     """``empty`` of the metrics of :class:`Totals`."""
-    from .totals import EMPTY_TOTALS
-
     return EMPTY_TOTALS
 
 
@@ -533,9 +514,12 @@ def clip_eps(eps: float | str, dtype: Any) -> float:
 
 
 # ------------------------------------------------------------------ states loaded from pickles
-_LOADED = (
-    "; unpickle only accumulators this code made (unpickling runs code: load only trusted data)."
-)
+def invalid_state(what: str) -> InputValidationError:
+    """The error of an accumulator loaded from a pickle that this code did not make."""
+    return InputValidationError(
+        f"Accumulator: a loaded state is invalid: {what}; unpickle only accumulators this "
+        f"code made (unpickling runs code: load only trusted data)."
+    )
 
 
 def _bad(where: str, expected: str, value: Any) -> InputValidationError:
@@ -544,9 +528,7 @@ def _bad(where: str, expected: str, value: Any) -> InputValidationError:
         if np.ndim(value) == 0
         else (f"an array of shape {np.shape(value)} and dtype {getattr(value, 'dtype', '?')}")
     )
-    return InputValidationError(
-        f"Accumulator: a loaded state is invalid: {where} must be {expected}. Got {shown}" + _LOADED
-    )
+    return invalid_state(f"{where} must be {expected}. Got {shown}")
 
 
 def _check_array(value: Any, template: np.ndarray, where: str) -> None:
@@ -621,12 +603,10 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
     InputValidationError
         Naming the field, what it must be and what it holds.
     """
-    import dataclasses
-
-    if dataclasses.is_dataclass(template) and not isinstance(template, type):
+    if is_dataclass(template) and not isinstance(template, type):
         if type(value) is not type(template):
             raise _bad(where, f"a {type(template).__name__}", value)
-        for f in dataclasses.fields(template):
+        for f in fields(template):
             if f.name in ("pending", "n_pending"):  # ScoreCounts: empty once loaded
                 continue
             check_loaded_state(getattr(value, f.name), getattr(template, f.name),

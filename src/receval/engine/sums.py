@@ -10,28 +10,23 @@ nearest float64 (``math.fsum``'s result).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from fractions import Fraction
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = [
-    "ExactSum",
-    "exact_dot",
-    "exact_mean",
-    "exact_products",
-    "exact_sum",
-    "ratio",
-    "scaled_value",
-]
+from .._kernels import compiled, num_threads
+
+__all__ = ["ExactSum", "exact_products", "fieldwise_sum", "ratio", "scaled_value"]
+
+_State = TypeVar("_State")
 
 
 def chunks_for(n: int) -> int:
     """Chunks of an exact sum of ``n`` values: one below 64Ki values (no thread is
     woken), at most two per thread. The sum does not depend on them."""
-    from .._kernels import num_threads
-
     return max(1, min(num_threads() * 2, n // 65536 + 1))
 
 
@@ -64,66 +59,50 @@ class ExactSum:
     @classmethod
     def of(cls, values: ArrayLike) -> ExactSum:
         """The exact sum of ``values`` (float64)."""
-        from .._kernels import compiled
-
-        api = compiled()
-
         x = np.ascontiguousarray(values, dtype=np.float64).ravel()
-        return cls(api.exact_sum(x, chunks_for(len(x))))
+        return cls(compiled().exact_sum(x, chunks_for(len(x))))
 
     @classmethod
     def dot(cls, x: ArrayLike, w: ArrayLike) -> ExactSum:
         """The exact sum of the float64 products ``x[i] * w[i]``."""
-        from .._kernels import compiled
-
-        api = compiled()
-
         a = np.ascontiguousarray(x, dtype=np.float64).ravel()
         b = np.ascontiguousarray(w, dtype=np.float64).ravel()
-        return cls(api.exact_dot(a, b, chunks_for(len(a))))
+        return cls(compiled().exact_dot(a, b, chunks_for(len(a))))
 
     @classmethod
     def zero(cls) -> ExactSum:
-        from .._kernels import compiled
-
-        api = compiled()
-
-        return cls(np.zeros(api.SIZE, dtype=np.int64))
+        return cls(np.zeros(compiled().SIZE, dtype=np.int64))
 
     def __add__(self, other: ExactSum) -> ExactSum:
-        from .._kernels import compiled
-
-        api = compiled()
-
         digits = self.digits + other.digits
-        api.normalize(digits)
+        compiled().normalize(digits)
         return ExactSum(digits)
 
     def merge(self, other: ExactSum) -> ExactSum:
         """The sum of both sets of values."""
         return self + other
 
+    def _total(self) -> int | float:
+        """The sum as an integer count of ``2**-1074`` (the float nan or +-inf when the
+        sum is not finite)."""
+        core = compiled()
+        d = self.digits
+        if d[core.NAN] or (d[core.POS_INF] and d[core.NEG_INF]):
+            return float("nan")
+        if d[core.POS_INF] or d[core.NEG_INF]:
+            return float("inf") if d[core.POS_INF] else float("-inf")
+        # digits 0 .. N_LIMBS - 2 are normalized into [0, 2**32); the last keeps the sign
+        top: int = core.N_LIMBS - 1
+        return int.from_bytes(d[:top].astype("<u4").tobytes(), "little") + (int(d[top]) << 32 * top)
+
     @property
     def value(self) -> float:
         """The sum rounded once to the nearest float64 (inf beyond the float range)."""
-        from .._kernels import compiled
-
-        core = compiled()
-        N_LIMBS, NAN, NEG_INF, POS_INF = core.N_LIMBS, core.NAN, core.NEG_INF, core.POS_INF
-
-        d = self.digits
-        if d[NAN] or (d[POS_INF] and d[NEG_INF]):
-            return float("nan")
-        if d[POS_INF]:
-            return float("inf")
-        if d[NEG_INF]:
-            return float("-inf")
-        # digits 0 .. N_LIMBS - 2 are normalized into [0, 2**32); the last keeps the sign
-        low = d[: N_LIMBS - 1].astype("<u4").tobytes()
-        total = int.from_bytes(low, "little") + (int(d[N_LIMBS - 1]) << (32 * (N_LIMBS - 1)))
+        total = self._total()
+        if isinstance(total, float):
+            return total
         try:
-            result: float = total / (1 << 1074)  # int / int: correctly rounded
-            return result
+            return total / (1 << 1074)  # int / int: correctly rounded
         except OverflowError:
             return float("inf") if total > 0 else float("-inf")
 
@@ -131,17 +110,8 @@ class ExactSum:
         """The sum as an exact :class:`~fractions.Fraction` (the float inf or nan when
         the sum is not finite), for formulas that combine several sums before
         rounding once: ``float(fraction)`` is correctly rounded."""
-        from .._kernels import compiled
-
-        core = compiled()
-        N_LIMBS, NAN, NEG_INF, POS_INF = core.N_LIMBS, core.NAN, core.NEG_INF, core.POS_INF
-
-        d = self.digits
-        if d[NAN] or d[POS_INF] or d[NEG_INF]:
-            return self.value
-        low = d[: N_LIMBS - 1].astype("<u4").tobytes()
-        total = int.from_bytes(low, "little") + (int(d[N_LIMBS - 1]) << (32 * (N_LIMBS - 1)))
-        return Fraction(total, 1 << 1074)
+        total = self._total()
+        return total if isinstance(total, float) else Fraction(total, 1 << 1074)
 
     def __float__(self) -> float:
         return self.value
@@ -150,14 +120,10 @@ class ExactSum:
         return f"ExactSum({self.value!r})"
 
 
-def exact_sum(values: ArrayLike) -> float:
-    """``sum(values)`` rounded once (``math.fsum``), from the exact accumulator."""
-    return ExactSum.of(values).value
-
-
-def exact_dot(x: ArrayLike, w: ArrayLike) -> float:
-    """``sum(x * w)`` with each product rounded and the sum rounded once."""
-    return ExactSum.dot(x, w).value
+def fieldwise_sum(a: _State, b: _State) -> _State:
+    """The state (a dataclass of exact sums and counts) of both ``a``'s and ``b``'s rows:
+    each field the sum of theirs."""
+    return type(a)(*(getattr(a, f.name) + getattr(b, f.name) for f in fields(a)))  # type: ignore[arg-type]
 
 
 _SPLITTER = 134217729.0  # 2**27 + 1: Dekker's split of a float64 into two 26-bit halves
@@ -221,14 +187,6 @@ def exact_products(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) ->
             parts = [p1, e1, p2, e2]
         total = total + ExactSum.of(np.concatenate(parts))
     return total
-
-
-def exact_mean(values: ArrayLike) -> float:
-    """The sum of ``values`` rounded once, over their count (nan when empty)."""
-    x = np.asarray(values, dtype=np.float64)
-    if x.size == 0:
-        return float("nan")
-    return ExactSum.of(x).value / x.size
 
 
 def scaled_value(total: ExactSum, big: ExactSum | None = None) -> tuple[float, int]:

@@ -1,33 +1,20 @@
 """Mergeable states of the pointwise metrics: rows -> state, state + state, state -> value.
 
-The out-of-core path (files larger than memory, read batch by batch) and the
-Spark backend (one state per partition, merged on the driver) both reduce the
-data to these small states, with the in-memory functions' own validation and
-kernels, and the value of the merged state equals the in-memory function on
-all the rows:
-
-* :class:`Totals` (log loss, PCOC, COPC): sums; any split of the rows.
-* :class:`ScoreRange` (exact ROC AUC, no binning): the rows whose scores lie in
-  one range; the ranges of a split must be disjoint (equal scores never split
-  across two ranges: a range partition by score, as Spark's
-  ``repartitionByRange`` makes). Unweighted counts are Python ints, so the AUC
-  of merged ranges is exact whatever the split.
-* :class:`GroupTotals` (GAUC): sums over whole groups; a split must keep every
-  group's rows together (a partition by user).
-* :func:`score_ranges`: cuts the score axis, from the histogram of the first
-  pass (the compiled core's ``add_histogram``), into ranges of bounded size
-  (out of core).
-
-* :class:`MeanState` (the means of :func:`receval.evaluate`): sums over whole
-  users.
+Out of core (batch by batch) and on Spark (one state per partition, merged on the
+driver) the rows reduce to these states, with the in-memory functions' own
+validation and kernels, and the merged state's value equals the in-memory function
+on all the rows. :class:`Totals` (log loss, PCOC, COPC) takes any split;
+:class:`ScoreRange` (exact ROC AUC, no binning) disjoint score ranges (Spark's
+``repartitionByRange``; out of core :func:`score_ranges` cuts them from a first
+pass's histogram); :class:`GroupTotals` (GAUC) whole groups; :class:`MeanState`
+(the means of :func:`receval.evaluate`) whole users.
 
 Float sums are exact (:class:`receval.engine.sums.ExactSum`, rounded once when the
-value is read) and the in-memory functions compute them the same way, so a
-merged state gives the in-memory float whatever the split; counts and
-unweighted AUCs are integers. Only :class:`ScoreRange` with sample weights
-adds float pair weights across ranges, equal to rounding; a group's weighted
-AUC is computed from its own rows in a canonical order, the same float in any
-split of the groups.
+value is read), as the in-memory functions compute them, and counts and unweighted
+AUCs are integers: a merged state gives the in-memory float whatever the split.
+Only :class:`ScoreRange` with sample weights adds float pair weights across ranges,
+equal to rounding; a group's weighted AUC is computed from its own rows in a
+canonical order, the same float in any split of the groups.
 """
 
 from __future__ import annotations
@@ -39,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import compiled
 from ..exceptions import InputValidationError
-from .sums import WEIGHT_SHIFT, ExactSum, ratio
+from .sums import WEIGHT_SHIFT, ExactSum, chunks_for, fieldwise_sum, ratio
 
 __all__ = [
     "GroupTotals",
@@ -85,14 +73,7 @@ class Totals:
 
     def merge(self, other: Totals) -> Totals:
         """The totals of both sets of rows."""
-        return Totals(
-            self.n_rows + other.n_rows,
-            self.weight + other.weight,
-            self.loss + other.loss,
-            self.predicted + other.predicted,
-            self.observed + other.observed,
-            self.big_loss + other.big_loss,
-        )
+        return fieldwise_sum(self, other)
 
     def mean_loss(self) -> float:
         """The weighted mean log loss (the weight not zero), rounded as the function's."""
@@ -102,20 +83,14 @@ class Totals:
 EMPTY_TOTALS = Totals(0, ExactSum.zero(), ExactSum.zero(), ExactSum.zero(), ExactSum.zero())
 
 
-def loss_sums(
+def _loss_sum(
     labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None, eps: float
-) -> tuple[ExactSum, ExactSum]:
-    """Exact (weighted) log loss sum and weight sum of validated 0/1 labels and probabilities."""
-    from .._kernels import compiled
-    from .sums import chunks_for
-
-    api = compiled()
-
+) -> ExactSum:
+    """Exact (weighted) log loss sum of validated 0/1 labels and probabilities."""
     labels, proba = np.ascontiguousarray(labels), np.ascontiguousarray(proba)  # core: C order
     w_arg = np.empty(0) if weights is None else np.ascontiguousarray(weights)
-    loss = ExactSum(api.binary_log_loss_exact(labels, proba, w_arg, eps, chunks_for(len(labels))))
-    weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
-    return loss, weight
+    chunks = chunks_for(len(labels))
+    return ExactSum(compiled().binary_log_loss_exact(labels, proba, w_arg, eps, chunks))
 
 
 def click_sums(
@@ -140,18 +115,15 @@ def totals_of(
     ``loss`` the log-loss sum, without ``clicks`` the click sums, are left at zero."""
     if len(labels) == 0:
         return EMPTY_TOTALS
-    zero = big_loss = ExactSum.zero()
+    zero = big_loss = loss_sum = ExactSum.zero()
+    weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
     if loss and weights is not None and weights.max() > 2.0**WEIGHT_SHIFT:
         big = weights > 2.0**WEIGHT_SHIFT
-        loss_sum, weight = loss_sums(labels[~big], proba[~big], weights[~big], eps)
+        loss_sum = _loss_sum(labels[~big], proba[~big], weights[~big], eps)
         shifted = np.ldexp(weights[big], -WEIGHT_SHIFT)
-        big_loss, _ = loss_sums(labels[big], proba[big], shifted, eps)
-        weight = ExactSum.of(weights)
+        big_loss = _loss_sum(labels[big], proba[big], shifted, eps)
     elif loss:
-        loss_sum, weight = loss_sums(labels, proba, weights, eps)
-    else:
-        loss_sum = zero
-        weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
+        loss_sum = _loss_sum(labels, proba, weights, eps)
     predicted, observed = click_sums(labels, proba, weights) if clicks else (zero, zero)
     return Totals(len(labels), weight, loss_sum, predicted, observed, big_loss)
 
@@ -261,14 +233,7 @@ class GroupTotals:
 
     def merge(self, other: GroupTotals) -> GroupTotals:
         """The totals of both sets of groups (no group in both)."""
-        return GroupTotals(
-            self.weighted_auc + other.weighted_auc,
-            self.weight + other.weight,
-            self.n_groups + other.n_groups,
-            self.n_groups_skipped + other.n_groups_skipped,
-            self.n_rows + other.n_rows,
-            self.n_rows_skipped + other.n_rows_skipped,
-        )
+        return fieldwise_sum(self, other)
 
     @property
     def score(self) -> float:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+import numpy as np
+
 from ..exceptions import InvalidParameterError
 from .metric import MetricDefinition
 
@@ -111,11 +113,7 @@ class Window:
 
 def _tail(x: Any, n: int) -> Any:
     """The last ``n`` rows of a data argument (None stays None)."""
-    if x is None:
-        return None
-    import numpy as np
-
-    return np.asarray(x)[len(x) - n :]
+    return None if x is None else np.asarray(x)[len(x) - n :]
 
 
 def batch_rows(data: tuple[Any, ...], kwargs: dict[str, Any]) -> int:

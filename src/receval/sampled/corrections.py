@@ -199,17 +199,17 @@ def _blocks(metric: str, n: int, size: int, j: np.ndarray) -> Any:
 
 
 # ------------------------------------------------------------------ per user
-def sampled_ranks(q: Qrels, r: Run, user_map: np.ndarray, rel_threshold: int) -> Any:
-    """Per relevant item of each qrels user present in the restricted run ``r``: its
-    sampled rank, 1 + the candidates not relevant ranked above it (score descending,
-    tied scores by item id descending).
+def sampled_ranks(
+    q: Qrels, r: Run, user_map: np.ndarray, q_user: np.ndarray, rel: np.ndarray
+) -> Any:
+    """Per relevant item (``rel``, of the qrels rows of users ``q_user``) of each qrels
+    user present in the restricted run ``r``: its sampled rank, 1 + the candidates not
+    relevant ranked above it (score descending, tied scores by item id descending).
 
     Returns ``(user, rank)`` arrays: qrels user position and sampled rank of each
     relevant item found in the run.
     """
     n_items = np.int64(len(r.item_ids))
-    q_user = np.repeat(np.arange(q.n_users, dtype=np.int64), np.diff(q.offsets))
-    rel = q.grades >= rel_threshold
     to_run = lookup(q.item_ids, r.item_ids).astype(np.int64)[q.items]
     run_user_of_q = user_map.astype(np.int64)[q_user]
     ok = rel & (to_run >= 0) & (run_user_of_q >= 0)
@@ -248,10 +248,10 @@ def corrected_values(
     ``n_candidates``: each qrels user's candidate count (0: none); its negatives
     are its candidates that are not relevant.
     """
-    q_user = np.repeat(np.arange(q.n_users), np.diff(q.offsets))
+    q_user = np.repeat(np.arange(q.n_users, dtype=np.int64), np.diff(q.offsets))
     rel = q.grades >= rel_threshold
     n_rel = np.bincount(q_user[rel], minlength=q.n_users)
-    users, ranks = sampled_ranks(q, r, user_map, rel_threshold)
+    users, ranks = sampled_ranks(q, r, user_map, q_user, rel)
     found = np.bincount(users, minlength=q.n_users)
     n_neg = np.maximum(n_candidates - np.minimum(n_rel, n_candidates), 0)
     sums = np.zeros(q.n_users)
@@ -273,20 +273,20 @@ def check_correction(
 ) -> tuple[int | None, float]:
     """Check evaluate's ``correction`` / ``catalog_size`` / ``gamma``; returns (N, gamma)."""
     func = "evaluate"
+    size = catalog_size if catalog_size is not None else known_size
     if correction is None:
         if gamma is not None:
             raise InvalidParameterError(
                 f"{func}: gamma is the weight of correction='bv'. Got gamma={gamma!r} "
                 f"without a correction."
             )
-        return (catalog_size if catalog_size is not None else known_size), DEFAULT_GAMMA
+        return size, DEFAULT_GAMMA
     v.check_option(correction, "correction", func, list(CORRECTIONS))
     if not has_candidates:
         raise InvalidParameterError(
             f"{func}: correction={correction!r} corrects sampled metrics; pass "
             f"candidates= (see receval.sample_negatives)."
         )
-    size = catalog_size if catalog_size is not None else known_size
     if size is None:
         raise InvalidParameterError(
             f"{func}: correction={correction!r} needs the catalogue size N; pass "

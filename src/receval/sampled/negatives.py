@@ -10,7 +10,7 @@ not interact with (100 uniform negatives in the NCF protocol; RecBole's
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -80,11 +80,11 @@ class Candidates:
         counts = np.bincount(user_codes, minlength=len(user_ids))
         self._set(user_ids, item_ids, counts, item_codes[order].astype(np.int64), catalog_size)
         keys = np.repeat(np.arange(self.n_users, dtype=np.int64), counts) * len(item_ids)
-        keys += self.items
-        if len(np.unique(keys)) < len(keys):
+        repeated = len(keys) - len(np.unique(keys + self.items))
+        if repeated:
             raise InputValidationError(
                 f"{func}: each (user, item) pair must appear once. Got "
-                f"{len(keys) - len(np.unique(keys))} repeated pairs; drop duplicates first."
+                f"{repeated} repeated pairs; drop duplicates first."
             )
 
     def _set(
@@ -388,9 +388,9 @@ def _draw(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The negatives of every user as an (n_users, n) array of catalogue codes (-1 pads
     a short user's row) and the count each user got."""
-    out = np.full((n_users, n), -1, dtype=np.int64)
-    counts = np.zeros(n_users, dtype=np.int64)
     bounds = np.searchsorted(forbidden, np.arange(n_users + 1, dtype=np.int64) * size)
+    draws = _Draws(size, n, forbidden, bounds, rng, np.full((n_users, n), -1, dtype=np.int64),
+                   np.zeros(n_users, dtype=np.int64))  # fmt: skip
     n_forbidden = np.diff(bounds)
     cdf = None
     if weights is None:
@@ -414,110 +414,91 @@ def _draw(
         if not len(pending):
             break
         short = [
-            _reject_round(
-                pending[s : s + block],
-                out,
-                counts,
-                size,
-                n,
-                m,
-                forbidden,
-                bounds,
-                cdf,
-                rng,
-                scratch,
-            )
+            draws.reject_round(pending[s : s + block], m, cdf, scratch)
             for s in range(0, len(pending), block)
         ]
         pending = np.concatenate(short)
     for u in np.concatenate([pending, np.flatnonzero(~easy)]):
-        _draw_exact(int(u), out, counts, size, n, forbidden, bounds, weights, rng)
-    return out, counts
+        draws.exact(int(u), weights)
+    return draws.out, draws.counts
 
 
-def _reject_round(
-    users: np.ndarray,
-    out: np.ndarray,
-    counts: np.ndarray,
-    size: int,
-    n: int,
-    m: int,
-    forbidden: np.ndarray,
-    bounds: np.ndarray,
-    cdf: np.ndarray | None,
-    rng: np.random.Generator,
-    scratch: np.ndarray,
-) -> np.ndarray:
-    """One round of ``m`` draws for each of ``users`` (rows of ``out`` filled up to
-    ``counts``); returns the users still short.
+@dataclass
+class _Draws:
+    """The draws of every user from a catalogue of ``size`` items: ``out`` (n_users, n)
+    catalogue codes filled up to ``counts``; ``forbidden[bounds[u]:bounds[u + 1]]``
+    the sorted keys ``u * size + item`` user ``u`` may not draw."""
 
-    ``scratch`` holds ``m`` (unseen) for every (row, item) of the block: the
-    forbidden and already kept items are marked -1, then each draw writes its
-    column, the last columns first, so that an item holds its first draw.
-    """
-    b = len(users)
-    size64 = np.int64(size)
-    n_f = bounds[users + 1] - bounds[users]
-    start = np.zeros(b + 1, dtype=np.int64)
-    np.cumsum(n_f, out=start[1:])
-    pos = np.repeat(bounds[users] - start[:-1], n_f) + np.arange(int(start[-1]))
-    f_row = np.repeat(np.arange(b, dtype=np.int64), n_f)
-    marked = [f_row * size64 + forbidden[pos] % size64]
-    have = out[users]
-    h_row, h_col = np.nonzero(have >= 0)
-    marked.append(h_row * size64 + have[h_row, h_col])
-    marked_at = np.concatenate(marked)
-    scratch[marked_at] = -1
-    if cdf is None:
-        draws = rng.integers(0, size, size=(b, m), dtype=np.int64)
-    else:
-        draws = np.searchsorted(cdf, rng.random((b, m)), side="right")
-        np.minimum(draws, size - 1, out=draws)
-    flat = draws + np.arange(b, dtype=np.int64)[:, None] * size64
-    blocked = scratch[flat] == -1
-    cols = np.broadcast_to(np.arange(m, dtype=np.int32), (b, m))
-    scratch[flat[:, ::-1].ravel()] = cols[:, ::-1].ravel()
-    first = (scratch[flat] == cols) & ~blocked
-    scratch[flat] = m
-    scratch[marked_at] = m
-    rank = np.cumsum(first, axis=1) + counts[users][:, None]  # 1-based slot in the row
-    take = first & (rank <= n)
-    rows, c = np.nonzero(take)
-    out[users[rows], rank[rows, c] - 1] = draws[rows, c]
-    counts[users] = np.minimum(rank[:, -1], n)
-    result: np.ndarray = users[counts[users] < n]
-    return result
+    size: int
+    n: int
+    forbidden: np.ndarray
+    bounds: np.ndarray
+    rng: np.random.Generator
+    out: np.ndarray
+    counts: np.ndarray
 
+    def reject_round(
+        self, users: np.ndarray, m: int, cdf: np.ndarray | None, scratch: np.ndarray
+    ) -> np.ndarray:
+        """One round of ``m`` draws for each of ``users``; returns the users still short.
 
-def _draw_exact(
-    u: int,
-    out: np.ndarray,
-    counts: np.ndarray,
-    size: int,
-    n: int,
-    forbidden: np.ndarray,
-    bounds: np.ndarray,
-    weights: np.ndarray | None,
-    rng: np.random.Generator,
-) -> None:
-    """One user's negatives from the explicit list of its allowed items."""
-    mask = np.ones(size, dtype=bool)
-    mask[forbidden[bounds[u] : bounds[u + 1]] - np.int64(u) * size] = False
-    have = out[u, : counts[u]]
-    mask[have] = False
-    if weights is not None:
-        mask &= weights > 0
-    allowed = np.flatnonzero(mask)
-    need = n - int(counts[u])
-    if len(allowed) <= need:
-        picked = rng.permutation(allowed)
-    elif weights is None:
-        picked = rng.choice(allowed, need, replace=False)
-    else:
-        p = weights[allowed] / weights[allowed].sum()
-        picked = rng.choice(allowed, need, replace=False, p=p)
-    out[u, counts[u] : counts[u] + len(picked)] = picked
-    counts[u] += len(picked)
+        ``scratch`` holds ``m`` (unseen) for every (row, item) of the block: the
+        forbidden and already kept items are marked -1, then each draw writes its
+        column, the last columns first, so that an item holds its first draw.
+        """
+        out, counts, size, n = self.out, self.counts, self.size, self.n
+        b = len(users)
+        size64 = np.int64(size)
+        n_f = self.bounds[users + 1] - self.bounds[users]
+        start = np.zeros(b + 1, dtype=np.int64)
+        np.cumsum(n_f, out=start[1:])
+        pos = np.repeat(self.bounds[users] - start[:-1], n_f) + np.arange(int(start[-1]))
+        f_row = np.repeat(np.arange(b, dtype=np.int64), n_f)
+        marked = [f_row * size64 + self.forbidden[pos] % size64]
+        have = out[users]
+        h_row, h_col = np.nonzero(have >= 0)
+        marked.append(h_row * size64 + have[h_row, h_col])
+        marked_at = np.concatenate(marked)
+        scratch[marked_at] = -1
+        if cdf is None:
+            draws = self.rng.integers(0, size, size=(b, m), dtype=np.int64)
+        else:
+            draws = np.searchsorted(cdf, self.rng.random((b, m)), side="right")
+            np.minimum(draws, size - 1, out=draws)
+        flat = draws + np.arange(b, dtype=np.int64)[:, None] * size64
+        blocked = scratch[flat] == -1
+        cols = np.broadcast_to(np.arange(m, dtype=np.int32), (b, m))
+        scratch[flat[:, ::-1].ravel()] = cols[:, ::-1].ravel()
+        first = (scratch[flat] == cols) & ~blocked
+        scratch[flat] = m
+        scratch[marked_at] = m
+        rank = np.cumsum(first, axis=1) + counts[users][:, None]  # 1-based slot in the row
+        take = first & (rank <= n)
+        rows, c = np.nonzero(take)
+        out[users[rows], rank[rows, c] - 1] = draws[rows, c]
+        counts[users] = np.minimum(rank[:, -1], n)
+        result: np.ndarray = users[counts[users] < n]
+        return result
+
+    def exact(self, u: int, weights: np.ndarray | None) -> None:
+        """One user's negatives from the explicit list of its allowed items."""
+        out, counts, size = self.out, self.counts, self.size
+        mask = np.ones(size, dtype=bool)
+        mask[self.forbidden[self.bounds[u] : self.bounds[u + 1]] - np.int64(u) * size] = False
+        mask[out[u, : counts[u]]] = False
+        if weights is not None:
+            mask &= weights > 0
+        allowed = np.flatnonzero(mask)
+        need = self.n - int(counts[u])
+        if len(allowed) <= need:
+            picked = self.rng.permutation(allowed)
+        elif weights is None:
+            picked = self.rng.choice(allowed, need, replace=False)
+        else:
+            p = weights[allowed] / weights[allowed].sum()
+            picked = self.rng.choice(allowed, need, replace=False, p=p)
+        out[u, counts[u] : counts[u] + len(picked)] = picked
+        counts[u] += len(picked)
 
 
 def _assemble(
@@ -596,20 +577,17 @@ class SamplingSummary:
     catalog_size: int | None = None
     gamma: float | None = None
 
-    def add(self, other: Restriction) -> None:
-        """Count one batch's restriction."""
+    def add(self, other: Restriction | SamplingSummary) -> None:
+        """Count one batch's restriction (or another set of users' summary)."""
         self.n_rows_dropped += other.n_rows_dropped
         self.n_candidates_absent += other.n_candidates_absent
         self.n_users_without_candidates += other.n_users_without_candidates
 
     def merge(self, other: SamplingSummary) -> SamplingSummary:
         """The counts of two disjoint sets of users (partitions) together."""
-        return SamplingSummary(
-            self.n_rows_dropped + other.n_rows_dropped,
-            self.n_candidates_absent + other.n_candidates_absent,
-            self.n_users_without_candidates + other.n_users_without_candidates,
-            self.correction, self.catalog_size, self.gamma,
-        )  # fmt: skip
+        out = replace(self)
+        out.add(other)
+        return out
 
 
 @dataclass

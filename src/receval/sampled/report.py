@@ -47,9 +47,11 @@ class SampledReport:
     run_covers_catalog: bool
     reports: dict[str, EvaluationReport]
 
+    def _columns(self) -> dict[str, dict[str, float]]:
+        return {"sampled": self.sampled, **self.corrected, "full": self.full}
+
     def __repr__(self) -> str:
-        names = ["sampled", *self.corrected, "full"]
-        values = [self.sampled, *self.corrected.values(), self.full]
+        names, values = zip(*self._columns().items(), strict=True)
         width = max([len(m) for m in self.metrics] + [6])
         lines = [f"SampledReport({len(self.metrics)} metrics, run covers the catalog: "
                  f"{self.run_covers_catalog}; as a table: .to_frame())",
@@ -63,13 +65,9 @@ class SampledReport:
         """One row per metric: columns ``metric``, ``sampled``, one per correction, ``full``."""
         from ..data.frames import make_frame
 
-        cols: dict[str, np.ndarray] = {
-            "metric": np.array(self.metrics, dtype=object),
-            "sampled": np.array([self.sampled[m] for m in self.metrics]),
-        }
-        for name, values in self.corrected.items():
+        cols = {"metric": np.array(self.metrics, dtype=object)}
+        for name, values in self._columns().items():
             cols[name] = np.array([values[m] for m in self.metrics])
-        cols["full"] = np.array([self.full[m] for m in self.metrics])
         return make_frame(cols, backend)
 
 

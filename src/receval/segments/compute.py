@@ -147,23 +147,15 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
             f"receval.evaluate(...).by_segment(segments){hint}."
         )
     own = {p.name for p in entry.params}
-    if entry.definition_path:
+    func = None if entry.definition_path else load(entry.function_path)
 
-        def run(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
-            return _value(metric(name, **options).update(*data, **kwargs).compute())
+    def run(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
+        if func is not None:
+            return float(func(*data, **kwargs, **dict(spec.args), **options))
+        value = metric(name, **options).update(*data, **kwargs).compute()
+        return float(getattr(value, "value", value))  # a binned AUC without its error bound
 
-        return entry.inputs, own.__contains__, run
-    func = load(entry.function_path)
-
-    def call(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
-        return float(func(*data, **kwargs, **dict(spec.args), **options))
-
-    return entry.inputs, own.__contains__, call
-
-
-def _value(x: Any) -> float:
-    """A metric's value as a float (a binned AUC's value without its error bound)."""
-    return float(getattr(x, "value", x))
+    return entry.inputs, own.__contains__, run
 
 
 @dataclass(frozen=True)

@@ -79,9 +79,8 @@ class SegmentReport:
     def __repr__(self) -> str:
         width = max([len(str(s)) for s in self.segments] + [7])
         names = list(self.values)
-        head = f"  {'segment':<{width}}  {'n_' + self.unit:>10}  " + "  ".join(
-            f"{m:>12}" for m in names
-        )
+        titles = "  ".join(f"{m:>12}" for m in names)
+        head = f"  {'segment':<{width}}  {'n_' + self.unit:>10}  {titles}"
         n = len(self.segments)
         cut = n > 2 * _REPR_EDGE  # then only the first and last few, as pandas does
         shown = [*range(_REPR_EDGE), None, *range(n - _REPR_EDGE, n)] if cut else range(n)
@@ -151,8 +150,7 @@ def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np
                 f"{func}: segments must be a mapping of users, a frame (user, segment) or one "
                 f"label per user of the report. Got {len(labels)} labels for {len(users)} users."
             )
-        codes, uniques = segment_codes(labels, len(users), "segments", func)
-        return codes, uniques
+        return segment_codes(labels, len(users), "segments", func)
     codes, uniques = segment_codes(labels_of_keys, len(labels_of_keys), "segments", func)
     key_codes, key_ids = factorize(keys, "segments", func)
     if len(key_ids) < len(key_codes):

@@ -30,7 +30,7 @@ def require_pyspark(func: str) -> Any:
     return functions
 
 
-def check_frame(df: Any, name: str, func: str) -> Any:
+def check_frame(df: Any, name: str, func: str) -> None:
     """``df`` must be a Spark DataFrame (classic or Spark Connect)."""
     require_pyspark(func)
     if not (hasattr(df, "mapInArrow") and hasattr(df, "columns") and hasattr(df, "schema")):
@@ -38,7 +38,6 @@ def check_frame(df: Any, name: str, func: str) -> Any:
             f"The '{name}' parameter of receval.spark.{func} must be a Spark DataFrame. "
             f"Got {type(df).__name__} instead; for data in memory use receval.{func}."
         )
-    return df
 
 
 def check_columns(df: Any, func: str, frame: str, **columns: str | None) -> None:
@@ -59,19 +58,37 @@ def check_columns(df: Any, func: str, frame: str, **columns: str | None) -> None
             )
 
 
-def check_partitions(num_partitions: int | None, func: str) -> int | None:
-    if num_partitions is None:
-        return None
-    if (
+def check_partitions(num_partitions: int | None, func: str) -> None:
+    """``num_partitions`` must be None or a positive int."""
+    if num_partitions is not None and (
         isinstance(num_partitions, bool)
         or not isinstance(num_partitions, int)
-        or (num_partitions < 1)
+        or num_partitions < 1
     ):
         raise InvalidParameterError(
             f"The 'num_partitions' parameter of receval.spark.{func} must be a positive int "
             f"or None. Got {num_partitions!r} instead."
         )
-    return num_partitions
+
+
+def select(
+    df: Any, func: str, num_partitions: int | None, **columns: str | None
+) -> tuple[Any, Any]:
+    """The named columns of the checked DataFrame ``df``, and ``pyspark.sql.functions``."""
+    check_frame(df, "df", func)
+    check_columns(df, func, "df", **columns)
+    check_partitions(num_partitions, func)
+    names = list(dict.fromkeys(c for c in columns.values() if c is not None))
+    return df.select(*names), require_pyspark(func)
+
+
+def repartition(
+    data: Any, num_partitions: int | None, column: str, *, by_range: bool = False
+) -> Any:
+    """``data`` partitioned by ``column`` (hashed, or in ranges of its values) into
+    ``num_partitions`` (None: ``spark.sql.shuffle.partitions``)."""
+    count = [] if num_partitions is None else [num_partitions]
+    return (data.repartitionByRange if by_range else data.repartition)(*count, column)
 
 
 def _limit_threads() -> None:

@@ -1,14 +1,8 @@
 """Pointwise metrics of Spark DataFrames: exact ROC AUC, GAUC, log loss, PCOC, COPC, NE.
 
-Spark only partitions the rows; each metric's definition (the same as in memory,
-out of core and in :func:`receval.metric`) runs on every partition, and the
-driver merges the states and finalizes:
-
-* log loss, PCOC, COPC, NE (rows split anyway): the DataFrame's partitions;
-* ROC AUC: ``repartitionByRange`` on the score puts every score value in one
-  partition, so each partition is one disjoint score range (the definition's
-  ``ranges``; exact, no binning, whatever the number of distinct scores);
-* GAUC: ``repartition`` by group puts each group's rows in one partition.
+Spark only partitions the rows (as each function says); each metric's definition
+(the same as in memory, out of core and in :func:`receval.metric`) runs on every
+partition, and the driver merges the states and finalizes.
 """
 
 from __future__ import annotations
@@ -20,19 +14,7 @@ from typing import Any
 
 from .. import _validation as v
 from ..exceptions import InvalidParameterError
-from ._common import check_columns, check_frame, check_partitions, column, partition_states
-
-
-def _prepare(
-    df: Any, func: str, num_partitions: int | None, **columns: str | None
-) -> tuple[Any, Any]:
-    check_frame(df, "df", func)
-    check_columns(df, func, "df", **columns)
-    check_partitions(num_partitions, func)
-    from pyspark.sql import functions as F
-
-    names = list(dict.fromkeys(c for c in columns.values() if c is not None))
-    return df.select(*names), F
+from ._common import column, partition_states, repartition, select
 
 
 def log_loss(
@@ -66,8 +48,7 @@ def log_loss(
     -------
     loss : float
     """
-    result: float = _engine(df, "log_loss", y_true, y_pred, sample_weight, num_partitions)
-    return result
+    return _engine(df, "log_loss", y_true, y_pred, sample_weight, num_partitions)
 
 
 def _engine(
@@ -78,7 +59,7 @@ def _engine(
     sample_weight: str | None,
     num_partitions: int | None,
     **options: Any,
-) -> Any:
+) -> float:
     """A metric whose rows split anyway, of two columns and an optional weight column."""
     from ..registry import definition
 
@@ -86,7 +67,8 @@ def _engine(
     columns = {"y_true": y_true, prob: y_prob}
     if sample_weight is not None:
         columns["sample_weight"] = sample_weight
-    return compute(df, name, columns, num_partitions=num_partitions, **options)
+    result: float = compute(df, name, columns, num_partitions=num_partitions, **options)
+    return result
 
 
 def pcoc(
@@ -102,8 +84,7 @@ def pcoc(
     Parameters are as in :func:`log_loss`. Returns nan, with an
     ``UndefinedMetricWarning``, when there is no click.
     """
-    result: float = _engine(df, "pcoc", y_true, y_prob, sample_weight, num_partitions)
-    return result
+    return _engine(df, "pcoc", y_true, y_prob, sample_weight, num_partitions)
 
 
 def copc(
@@ -119,8 +100,7 @@ def copc(
     Parameters are as in :func:`log_loss`. Returns nan, with an
     ``UndefinedMetricWarning``, when the predictions sum to 0.
     """
-    result: float = _engine(df, "copc", y_true, y_prob, sample_weight, num_partitions)
-    return result
+    return _engine(df, "copc", y_true, y_prob, sample_weight, num_partitions)
 
 
 def normalized_entropy(
@@ -137,10 +117,7 @@ def normalized_entropy(
     Parameters are as in :func:`log_loss`, and ``eps`` as in
     :func:`receval.normalized_entropy`.
     """
-    result: float = _engine(
-        df, "normalized_entropy", y_true, y_prob, sample_weight, num_partitions, eps=eps
-    )
-    return result
+    return _engine(df, "normalized_entropy", y_true, y_prob, sample_weight, num_partitions, eps=eps)
 
 
 def roc_auc_score(
@@ -185,27 +162,23 @@ def roc_auc_score(
     from ..metrics._auc import ROC_AUC
 
     func = "roc_auc_score"
-    data, F = _prepare(
+    data, F = select(
         df, func, num_partitions, y_true=y_true, y_score=y_score, sample_weight=sample_weight
     )
     # -0.0 and 0.0 are one score: give them one range key
     key = F.col(y_score).cast("double")
     data = data.withColumn("__receval_key", F.when(key == 0.0, F.lit(0.0)).otherwise(key))
-    if num_partitions is None:
-        data = data.repartitionByRange("__receval_key")
-    else:
-        data = data.repartitionByRange(num_partitions, "__receval_key")
-    defn = ROC_AUC
-    params = defn.check_params()
+    data = repartition(data, num_partitions, "__receval_key", by_range=True)
+    params = ROC_AUC.check_params()
 
     def run(table: Any) -> Any:
         sw = None if sample_weight is None else column(table, sample_weight)
-        batch = defn.prepare(params, column(table, y_true), column(table, y_score), sw)
-        return range_state(defn, params, batch)
+        batch = ROC_AUC.prepare(params, column(table, y_true), column(table, y_score), sw)
+        return range_state(ROC_AUC, params, batch)
 
     states = partition_states(data, run)  # only non-empty partitions give one
     v.check_not_empty(len(states), "y_true", func)
-    result: float = defn.finalize(params, reduce(lambda a, b: a.merge(b), states))
+    result: float = ROC_AUC.finalize(params, reduce(lambda a, b: a.merge(b), states))
     return result
 
 
@@ -301,10 +274,8 @@ def gauc_score(
     """
     from ..metrics._gauc import GAUC
 
-    func = "gauc_score"
-    state = _group_state(
-        df, func, y_true, y_score, groups, weighting, sample_weight, num_partitions
-    )
+    state = _group_state(df, "gauc_score", y_true, y_score, groups, weighting, sample_weight,
+                         num_partitions)  # fmt: skip
     result: float = GAUC.finalize(GAUC.check_params(weighting=weighting), state)
     return result
 
@@ -414,7 +385,7 @@ def _run_state(
             f"The 'columns' parameter of {func} must map 'user', 'item' and one of 'score' "
             f"and 'rank' to columns for {defn.name}. Got {sorted(roles)} instead."
         )
-    data, F = _prepare(df, func, num_partitions, **columns)
+    data, F = select(df, func, num_partitions, **columns)
     by_rank = "rank" in roles
     value = columns["rank"] if by_rank else columns["score"]
     data = data.select(
@@ -429,12 +400,7 @@ def _run_state(
         r = Run(users, items, ranks=values) if by_rank else Run(users, items, values)
         return Accumulator(defn.name, defn, params).update(r)
 
-    parts = partition_states(data, run)
-    v.check_not_empty(len(parts), "df", func)
-    acc = Accumulator(defn.name, defn, params)
-    for part in parts:
-        acc.merge(part)
-    return acc.state
+    return _merged(data, run, defn, params, "df", func)
 
 
 def _partition_state(
@@ -449,7 +415,7 @@ def _partition_state(
     ``columns["groups"]`` for a metric over whole groups)."""
     from ..engine.run import Accumulator
 
-    data, _ = _prepare(df, func, num_partitions, **columns)
+    data, _ = select(df, func, num_partitions, **columns)
     if defn.partitioning == "groups":
         if "groups" not in columns:
             raise InvalidParameterError(
@@ -467,8 +433,16 @@ def _partition_state(
         args = {arg: column(table, col) for arg, col in columns.items()}
         return Accumulator(defn.name, defn, params).update(**args)
 
-    parts = partition_states(data, run)  # only non-empty partitions give one
-    v.check_not_empty(len(parts), defn.inputs[0], func)
+    return _merged(data, run, defn, params, defn.inputs[0], func)
+
+
+def _merged(data: Any, run: Any, defn: Any, params: dict[str, Any], first: str, func: str) -> Any:
+    """The merged state of the accumulators ``run`` gives on the partitions of ``data``
+    (only non-empty partitions give one; none raises, naming ``first``)."""
+    from ..engine.run import Accumulator
+
+    parts = partition_states(data, run)
+    v.check_not_empty(len(parts), first, func)
     acc = Accumulator(defn.name, defn, params)
     for part in parts:
         acc.merge(part)

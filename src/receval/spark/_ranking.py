@@ -1,18 +1,15 @@
 """Ranking metrics of Spark DataFrames: :func:`evaluate` on whole users per partition.
 
-The qrels and run rows are tagged and unioned, then ``repartition``-ed by
-user, so every user's judgments and recommendations meet in one partition.
-``mapInArrow`` turns each partition into a :class:`~receval.Qrels` and a
-:class:`~receval.Run` and runs the ranking aggregation's update on them (what
-:func:`receval.evaluate` runs on all the users in memory); only the partition's
-state (exact sums and counts, without per-user rows) goes to the driver, where
-the states merge and one finalize makes the :class:`~receval.EvaluationReport`.
+The qrels and run rows are tagged and unioned, then ``repartition``-ed by user;
+each partition becomes a :class:`~receval.Qrels` and a :class:`~receval.Run`, and
+the ranking aggregation's update runs on them (what :func:`receval.evaluate` runs
+on all the users in memory).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import reduce
+from functools import partial, reduce
 from typing import Any
 
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -25,7 +22,7 @@ from ..ranking.aggregate import (
     update,
 )
 from ..ranking.report import EvaluationReport
-from ._common import check_columns, check_frame, check_partitions, partition_states
+from ._common import check_columns, check_frame, check_partitions, partition_states, repartition
 
 _USER = "__receval_user"
 _ITEM = "__receval_item"
@@ -221,17 +218,10 @@ def evaluate(
             F.lit(0).cast("byte").alias(_SIDE),
         )
         data = data.unionByName(q, allowMissingColumns=True)
-    if num_partitions is None:
-        data = data.repartition(_USER)
-    else:
-        data = data.repartition(num_partitions, _USER)
-
+    data = repartition(data, num_partitions, _USER)
     by_rank = rank is not None
-
-    def compute(table: Any) -> RankingState:
-        return _partition_state(table, setup, by_rank, ordered, name)
-
-    parts = partition_states(data, compute)
+    parts = partition_states(data, partial(_partition_state, setup=setup, by_rank=by_rank,
+                                           ordered=ordered, name=name))  # fmt: skip
     if not parts:
         raise InputValidationError(
             "receval.spark.evaluate: run is empty (no rows); pass at least one recommendation."
@@ -278,8 +268,9 @@ def _partition_state(
     r = None
     if run_t.num_rows:
         users, items, values = (column(run_t, c) for c in (_USER, _ITEM, _VALUE))
-        if by_rank:
-            r = Run(users, items, ranks=values, name=name)
-        else:
-            r = Run(users, items, values, name=name)
+        r = (
+            Run(users, items, ranks=values, name=name)
+            if by_rank
+            else Run(users, items, values, name=name)
+        )
     return update(setup, q, r)

@@ -13,7 +13,7 @@ from functools import reduce
 from typing import Any
 
 from ..exceptions import InvalidParameterError
-from ._common import check_columns, check_frame, check_partitions, partition_states
+from ._common import check_columns, check_frame, check_partitions, partition_states, repartition
 
 _USER = "__receval_user"
 _TIME = "__receval_time"
@@ -82,37 +82,31 @@ def retention(
     )  # fmt: skip
     check_frame(events, "events", _FUNC)
     check_partitions(num_partitions, _FUNC)
-    signup_frame = None
-    if isinstance(signup, str):
-        check_columns(events, _FUNC, "events", user=user, time=time, signup=signup)
-    else:
-        check_columns(events, _FUNC, "events", user=user, time=time)
-        if signup is not None:
-            if not hasattr(signup, "mapInArrow"):
-                raise InvalidParameterError(
-                    f"The 'signup' parameter of receval.spark.{_FUNC} must be None, a column "
-                    f"of events or a Spark DataFrame with columns {user!r} and 'signup'. Got "
-                    f"{type(signup).__name__} instead; e.g. spark.createDataFrame(...) it."
-                )
-            check_columns(signup, _FUNC, "signup", user=user, signup="signup")
-            signup_frame = signup
+    signup_kind = None if signup is None else ("column" if isinstance(signup, str) else "frame")
+    in_events = {"signup": signup} if signup_kind == "column" else {}
+    check_columns(events, _FUNC, "events", user=user, time=time, **in_events)
+    if signup_kind == "frame":
+        if not hasattr(signup, "mapInArrow"):
+            raise InvalidParameterError(
+                f"The 'signup' parameter of receval.spark.{_FUNC} must be None, a column "
+                f"of events or a Spark DataFrame with columns {user!r} and 'signup'. Got "
+                f"{type(signup).__name__} instead; e.g. spark.createDataFrame(...) it."
+            )
+        check_columns(signup, _FUNC, "signup", user=user, signup="signup")
 
     cols = [F.col(user).alias(_USER), F.col(time).alias(_TIME)]
-    if isinstance(signup, str):
+    if signup_kind == "column":
         cols.append(F.col(signup).alias(_SIGNUP))
     data = events.select(*cols, F.lit(0).cast("byte").alias(_SIDE))
-    if signup_frame is not None:
-        rows = signup_frame.select(
+    if signup_kind == "frame":
+        frame: Any = signup
+        rows = frame.select(
             F.col(user).alias(_USER),
             F.col("signup").alias(_SIGNUP),
             F.lit(1).cast("byte").alias(_SIDE),
         )
         data = data.unionByName(rows, allowMissingColumns=True)
-    if num_partitions is None:
-        data = data.repartition(_USER)
-    else:
-        data = data.repartition(num_partitions, _USER)
-    signup_kind = None if signup is None else ("column" if isinstance(signup, str) else "frame")
+    data = repartition(data, num_partitions, _USER)
     inner = {**params, "user": _USER, "time": _TIME}
 
     def state(table: Any) -> Any:

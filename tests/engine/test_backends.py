@@ -6,6 +6,8 @@ accumulators merged in random order == a scan at batch sizes 1, 7 and whole
 (metrics whose rows split anyway). Spark is in tests/spark/test_backends.py.
 """
 
+import pickle
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -486,6 +488,34 @@ def test_weights_near_the_largest_float_in_every_backend(tmp_path, name):
     pq.write_table(pa.table({"y": y, "p": p, "w": w}), path)
     s = rv.scan(path, batch_rows=7)
     assert rv.compute(name, s["y"], s["p"], sample_weight=s["w"]) == want
+
+
+@pytest.mark.parametrize("name", ["roc_auc", "average_precision", "pr_auc", "break_even_point"])
+def test_weights_near_the_largest_float_in_score_count_states(name):
+    """The per-score counts of rows weighted near 1.7e308 are held times a power of two
+    (their sums overflowed: nan); batches, merges in any order and a pickled state give
+    the function's value, the value of the weights scaled down."""
+    y, p, w, g = _rows(2, n=50)
+    w = w / w.max() * 1.7e308
+    args, kwargs = ADAPTERS[name](y, p, w, g)
+    want = _function(name)(*args, **kwargs)
+    small = _function(name)(*args, **(kwargs | {"sample_weight": w / 2.0**1000}))
+    assert np.isfinite(want) and want == pytest.approx(small, rel=_split_tolerance(50), abs=0)
+    cuts = (slice(0, 20), slice(20, 37), slice(37, 50))
+
+    def parts():
+        return [rv.metric(name).update(*_take(args, kwargs, c)[0], **_take(args, kwargs, c)[1])
+                for c in cuts]  # fmt: skip
+
+    a, b, c = parts()
+    assert c.merge(a).merge(b).compute() == pytest.approx(want, rel=_split_tolerance(50), abs=0)
+    a, b, c = parts()
+    merged = a.merge(b.merge(pickle.loads(pickle.dumps(c))))
+    assert merged.compute() == pytest.approx(want, rel=_split_tolerance(50), abs=0)
+    one = rv.metric(name)
+    for cut in cuts:
+        one.update(*_take(args, kwargs, cut)[0], **_take(args, kwargs, cut)[1])
+    assert one.compute() == pytest.approx(want, rel=_split_tolerance(50), abs=0)
 
 
 def test_the_sum_of_weighted_losses_keeps_its_scale():

@@ -71,12 +71,32 @@ def _near_one(weights: np.ndarray) -> np.ndarray:
     return scaled
 
 
+def scaled_down(weights: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(weights * 2**-shift, shift)``, with the smallest ``shift >= 0`` that keeps
+    their sum below ``2**960`` (far from overflow, whatever is added to it later);
+    only the exponents change."""
+    if not len(weights):
+        return weights, 0
+    top = float(weights.max())
+    shift = int(np.frexp(top)[1]) + len(weights).bit_length() - 960
+    if shift <= 0 or not np.isfinite(top):
+        return weights, 0
+    scaled: np.ndarray = np.ldexp(weights, -shift)
+    return scaled, shift
+
+
+def _shifted(x: np.ndarray, by: int) -> np.ndarray:
+    return x if by == 0 else np.ldexp(x, by)
+
+
 @dataclass
 class ScoreCounts:
     """Rows per distinct score and label; weighted rows add their weights.
 
     ``scores`` are sorted and distinct (``-0.0`` counted as ``0.0``), ``pos``
-    and ``neg`` the rows (or weights) of each label at each score. Batches and
+    and ``neg`` the rows (or weights) of each label at each score, times
+    ``2**-shift`` (weights near the largest float: their sums would overflow; the
+    AUC of weights is that of any power-of-two scale of them). Batches and
     merged states wait in ``pending``, each already counted per distinct score,
     and are folded in when they outgrow the counts: a stream of n rows costs
     O(n log n) in all, whether it arrives by ``add`` or by ``merge``.
@@ -88,6 +108,7 @@ class ScoreCounts:
     neg: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
     n_pending: int = 0
+    shift: int = 0
 
     def add(self, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> None:
         """Count validated rows per distinct score; fold them in when they outgrow the counts."""
@@ -98,6 +119,9 @@ class ScoreCounts:
         n = len(uniq)
         if self.weighted:
             w = np.ones(len(labels)) if weights is None else weights
+            w, shift = scaled_down(w)
+            self.raise_shift(shift)
+            w = _shifted(w, shift - self.shift)
             pos = np.bincount(inverse, weights=np.where(is_pos, w, 0.0), minlength=n)
             neg = np.bincount(inverse, weights=np.where(is_pos, 0.0, w), minlength=n)
         else:
@@ -133,15 +157,26 @@ class ScoreCounts:
         """The counts of both sets of rows (a new state; the arrays are shared, never
         written in place)."""
         out = ScoreCounts(self.weighted, self.scores, self.pos, self.neg, list(self.pending),
-                          self.n_pending)  # fmt: skip
+                          self.n_pending, self.shift)  # fmt: skip
         return out.absorb(other)
 
     def absorb(self, other: ScoreCounts) -> ScoreCounts:
         """Add another state's counts into this one (in place); returns this state."""
         self.weighted = self.weighted or other.weighted
-        for part in [(other.scores, other.pos, other.neg), *other.pending]:
-            self._push(*part)
+        self.raise_shift(other.shift)
+        by = other.shift - self.shift
+        for scores, pos, neg in [(other.scores, other.pos, other.neg), *other.pending]:
+            self._push(scores, _shifted(pos, by), _shifted(neg, by))
         return self
+
+    def raise_shift(self, shift: int) -> None:
+        """Hold the counts times ``2**-shift`` when that is a larger shift than now."""
+        if shift <= self.shift:
+            return
+        by = self.shift - shift
+        self.pos, self.neg = _shifted(self.pos, by), _shifted(self.neg, by)
+        self.pending = [(s, _shifted(p, by), _shifted(n, by)) for s, p, n in self.pending]
+        self.shift = shift
 
     def auc(self) -> float:
         """ROC AUC of the rows (ties count one half): exact without weights."""
@@ -163,15 +198,19 @@ class ScoreCounts:
 
     def __getstate__(self) -> dict[str, Any]:
         self.compact()
-        return {"weighted": self.weighted, "scores": self.scores, "pos": self.pos, "neg": self.neg}
+        state = {"weighted": self.weighted, "scores": self.scores, "pos": self.pos, "neg": self.neg}
+        return state | ({"shift": self.shift} if self.shift else {})
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        if not isinstance(state, dict) or set(state) != {"weighted", "scores", "pos", "neg"}:
+        keys = {"weighted", "scores", "pos", "neg"}
+        if not isinstance(state, dict) or not keys <= set(state) <= keys | {"shift"}:
             raise InputValidationError(
-                f"ScoreCounts: a pickled state must be a dict of weighted, scores, pos and neg. "
-                f"Got {type(state).__name__} {sorted(state) if isinstance(state, dict) else ''}."
+                f"ScoreCounts: a pickled state must be a dict of weighted, scores, pos and neg "
+                f"(and shift). Got {type(state).__name__} "
+                f"{sorted(state) if isinstance(state, dict) else ''}."
             )
-        self.__init__(state["weighted"], state["scores"], state["pos"], state["neg"])  # type: ignore[misc]
+        self.__init__(state["weighted"], state["scores"], state["pos"], state["neg"],  # type: ignore[misc]
+                      shift=state.get("shift", 0))  # fmt: skip
         _check_score_counts(self, "ScoreCounts")
 
 
@@ -556,6 +595,12 @@ def _check_score_counts(x: ScoreCounts, where: str) -> None:
         raise _bad(f"{where}.pos and .neg", "counts >= 0", x.pos)
     if not x.weighted and (x.pos.dtype.kind == "f" or x.neg.dtype.kind == "f"):
         raise _bad(f"{where}.pos and .neg", "integer counts (the state is unweighted)", x.pos)
+    if (
+        not isinstance(x.shift, (int, np.integer))
+        or not 0 <= x.shift <= 2200
+        or (x.shift and not x.weighted)
+    ):
+        raise _bad(f"{where}.shift", "an int in [0, 2200] (0 when unweighted)", x.shift)
 
 
 def _invariants(value: Any, where: str) -> None:

@@ -17,7 +17,7 @@ from .._kernels import compiled
 from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import range_state, run_definition
-from ..engine.states import BinnedCounts, RangeStates, ScoreCounts
+from ..engine.states import BinnedCounts, RangeStates, ScoreCounts, scaled_down
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
 
@@ -43,6 +43,7 @@ def score_table(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | No
         counts.pos = np.diff(tps, prepend=0.0)[::-1].astype(np.int64)
         counts.neg = np.diff(fps, prepend=0.0)[::-1].astype(np.int64)
         return counts
+    weights, counts.shift = scaled_down(weights)  # sums of weights near 1e308 would overflow
     order = np.argsort(scores)
     ordered = scores[order]
     starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
@@ -678,6 +679,7 @@ def auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
         counts.absorb(table)
     else:  # the first batch: its table is the state
         counts.scores, counts.pos, counts.neg = table.scores, table.pos, table.neg
+        counts.shift = table.shift
     return state
 
 

@@ -11,6 +11,8 @@ pub mod csr;
 pub mod encode;
 pub mod gauc;
 pub mod lists;
+pub mod ln;
+pub mod loss;
 pub mod pages;
 pub mod ranking;
 pub mod retention;

@@ -17,8 +17,6 @@
 use rayon::prelude::*;
 use std::ops::Range;
 
-use crate::checks::Label;
-
 /// Digits of base 2^32: 70 * 32 = 2240 bits, from 2^-1074 to 2^1166.
 pub const N_LIMBS: usize = 70;
 /// Index of the count of NaN.
@@ -86,15 +84,15 @@ pub fn normalize(acc: &mut [i64]) {
 /// emptied into the digits every 2^17 of them (their sum stays below 2^128);
 /// other values go to the digits directly. The sum is the same exact one.
 pub struct Adder {
-    acc: Acc,
+    pub(crate) acc: Acc,
     lane: u128,
     in_lane: u32,
 }
 
 /// Biased exponent of 2^-53, the least value of the lane.
-const LANE_BIAS: u64 = 970;
+pub(crate) const LANE_BIAS: u64 = 970;
 /// Shift of the largest values of the lane (below 2^6): 53 + 58 = 111 bits.
-const LANE_MAX_SHIFT: u64 = 58;
+pub(crate) const LANE_MAX_SHIFT: u64 = 58;
 /// Values in the lane between two emptyings: 2^17 values below 2^111 units.
 const LANE_ROWS: u32 = 1 << 17;
 
@@ -139,6 +137,16 @@ impl Adder {
         self.in_lane = 0;
     }
 
+    /// Add `total`, the sum in units of 2^-105 of `n` values of the lane.
+    #[inline(always)]
+    pub(crate) fn add_lane_sum(&mut self, total: u128, n: u32) {
+        if self.in_lane + n > LANE_ROWS {
+            self.empty_lane();
+        }
+        self.lane += total;
+        self.in_lane += n;
+    }
+
     /// Carry the digits (after at most 2^30 additions since the last carry).
     pub fn carry(&mut self) {
         self.empty_lane();
@@ -154,7 +162,7 @@ impl Adder {
 
 /// The accumulator of `f(i)` over `i` in `0..n`, cut into `n_chunks` chunks that
 /// run in parallel; the chunks (not the threads) fix the result.
-fn chunked<F>(n: usize, n_chunks: usize, carry_every: usize, f: F) -> Acc
+pub(crate) fn chunked<F>(n: usize, n_chunks: usize, carry_every: usize, f: F) -> Acc
 where
     F: Fn(usize) -> f64 + Sync,
 {
@@ -281,81 +289,27 @@ pub fn exact_dot(x: &[f64], w: &[f64], n_chunks: usize, carry_every: usize) -> A
     chunked(x.len(), n_chunks, carry_every, |i| x[i] * w[i])
 }
 
-/// Accumulator of the sum of `-w ln(clip(p))` over positives and `-w ln(1 - clip(p))`
-/// over negatives, `clip(p) = min(max(p, eps), 1 - eps)`; an empty `weights` means
-/// unit weights.
-pub fn binary_log_loss_exact(
-    labels: &[i8],
-    proba: &[f64],
-    weights: &[f64],
-    eps: f64,
+/// The sum of the accumulators that `sum_rows` makes of ranges of at most
+/// `carry_every` rows of `n_chunks` chunks, or None as soon as it answers None.
+pub(crate) fn chunked_checked<F>(
+    n: usize,
     n_chunks: usize,
     carry_every: usize,
-) -> Acc {
-    let top = 1.0 - eps;
-    let has_w = !weights.is_empty();
-    chunked(labels.len(), n_chunks, carry_every, |i| {
-        let mut p = proba[i];
-        if p < eps {
-            p = eps;
-        } else if p > top {
-            p = top;
-        }
-        let loss = -(if labels[i] == 1 { p } else { 1.0 - p }).ln();
-        if has_w {
-            loss * weights[i]
-        } else {
-            loss
-        }
-    })
-}
-
-/// The binary log loss accumulator of rows that pass the checks of the Python
-/// layer (labels 0 or 1, probabilities in [0, 1], NaN refused), checked and summed
-/// in one pass, or None when one does not: the caller then validates again,
-/// slowly, to name the bad value.
-pub fn binary_log_loss_checked<L: Label>(
-    labels: &[L],
-    proba: &[f64],
-    eps: f64,
-    n_chunks: usize,
-) -> Option<Acc> {
-    let top = 1.0 - eps;
-    chunked_checked(labels.len(), n_chunks, |rows| {
-        let mut adder = Adder::default();
-        for (&label, &p) in labels[rows.clone()].iter().zip(&proba[rows]) {
-            let label = label.class()?;
-            if !(0.0..=1.0).contains(&p) {
-                return None;
-            }
-            let p = if p < eps {
-                eps
-            } else if p > top {
-                top
-            } else {
-                p
-            };
-            adder.add(-(if label == 1 { p } else { 1.0 - p }).ln());
-        }
-        Some(adder.finish())
-    })
-}
-
-/// The sum of the accumulators that `sum_rows` makes of ranges of at most
-/// [`CARRY_EVERY`] rows of `n_chunks` chunks, or None as soon as it answers None.
-fn chunked_checked<F>(n: usize, n_chunks: usize, sum_rows: F) -> Option<Acc>
+    sum_rows: F,
+) -> Option<Acc>
 where
     F: Fn(Range<usize>) -> Option<Acc> + Sync,
 {
     let n_chunks = n_chunks.max(1);
+    let carry_every = carry_every.clamp(1, CARRY_EVERY);
     let run = |c: usize| {
         let (lo, hi) = (c * n / n_chunks, (c + 1) * n / n_chunks);
-        if hi - lo <= CARRY_EVERY {
+        if hi - lo <= carry_every {
             return sum_rows(lo..hi);
         }
-        let ranges = (lo..hi).step_by(CARRY_EVERY);
+        let ranges = (lo..hi).step_by(carry_every);
         let parts: Option<Vec<Acc>> = ranges
-            .map(|start| sum_rows(start..(start + CARRY_EVERY).min(hi)))
+            .map(|start| sum_rows(start..(start + carry_every).min(hi)))
             .collect();
         parts.map(|parts| merge_rows(&parts))
     };
@@ -367,31 +321,8 @@ where
     parts.map(|parts| merge_rows(&parts))
 }
 
-/// Accumulator of the sum of `-w ln(clip(p[i, code_i]))` over the rows of the
-/// row-major `proba` (`n_classes` columns); an empty `weights` means unit weights.
-pub fn multiclass_log_loss_exact(
-    codes: &[i64],
-    proba: &[f64],
-    n_classes: usize,
-    weights: &[f64],
-    eps: f64,
-    n_chunks: usize,
-) -> Acc {
-    let top = 1.0 - eps;
-    let has_w = !weights.is_empty();
-    chunked(codes.len(), n_chunks, CARRY_EVERY, |i| {
-        let q = proba[i * n_classes + codes[i] as usize].clamp(eps, top);
-        let loss = -q.ln();
-        if has_w {
-            loss * weights[i]
-        } else {
-            loss
-        }
-    })
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The accumulator's value as an exact rational test: digits below 2^32 times
@@ -443,7 +374,7 @@ mod tests {
         assert_eq!((acc[NAN], acc[POS_INF], acc[NEG_INF]), (1, 2, 1));
     }
     /// xorshift64: a fixed stream of test values.
-    fn stream(mut seed: u64) -> impl FnMut() -> u64 {
+    pub(crate) fn stream(mut seed: u64) -> impl FnMut() -> u64 {
         move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
@@ -453,7 +384,7 @@ mod tests {
     }
 
     /// Floats of every magnitude: random bits, subnormals, values near 1, integers.
-    fn any_float(next: &mut impl FnMut() -> u64) -> f64 {
+    pub(crate) fn any_float(next: &mut impl FnMut() -> u64) -> f64 {
         let r = next();
         let x = match r % 4 {
             0 => f64::from_bits(next()),
@@ -469,7 +400,7 @@ mod tests {
     }
 
     /// Plain `add` of every value, carried: the reference for `Adder`.
-    fn reference(x: &[f64]) -> Acc {
+    pub(crate) fn reference(x: &[f64]) -> Acc {
         let mut acc = [0i64; SIZE];
         for &v in x {
             add(&mut acc, v);
@@ -576,33 +507,6 @@ mod tests {
             for carry in [7, CARRY_EVERY] {
                 assert_eq!(exact_sum(&x, chunks, carry), want);
             }
-        }
-    }
-
-    #[test]
-    fn checked_log_loss_is_the_log_loss_or_none() {
-        let labels = [0i64, 1, 1, 0, 1];
-        let proba = [0.2, 0.9, 1.0, 0.0, 0.5];
-        let eps = f64::EPSILON;
-        let want = binary_log_loss_exact(&[0, 1, 1, 0, 1], &proba, &[], eps, 1, CARRY_EVERY);
-        for chunks in [1, 2, 4] {
-            assert_eq!(
-                binary_log_loss_checked(&labels, &proba, eps, chunks),
-                Some(want)
-            );
-            let bools = [false, true, true, false, true];
-            assert_eq!(
-                binary_log_loss_checked(&bools, &proba, eps, chunks),
-                Some(want)
-            );
-            assert_eq!(
-                binary_log_loss_checked(&[0, 2, 1, 0, 1], &proba, eps, chunks),
-                None
-            );
-            let bad = [0.2, 0.9, f64::NAN, 0.0, 0.5];
-            assert_eq!(binary_log_loss_checked(&labels, &bad, eps, chunks), None);
-            let bad = [0.2, 0.9, 1.0, -0.1, 0.5];
-            assert_eq!(binary_log_loss_checked(&labels, &bad, eps, chunks), None);
         }
     }
 }

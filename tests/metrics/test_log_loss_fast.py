@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import receval as rv
+from receval import _validation as v
 from receval.exceptions import InputValidationError
 from receval.metrics import _loss
 
 
-def _one_call(y, p):
-    """The log-loss definition's one-call hook, with the function's eps="auto"."""
+def _one_call(y, p, w=None):
+    """The log-loss definition's one-call hook, with the function's eps="auto" and
+    weights checked as the function checks them first."""
     params = _loss.LOG_LOSS.check_params(eps="auto")
-    return _loss.LOG_LOSS.one_partition(params, {"y_true": y, "y_pred": p})
+    if w is not None:
+        w = v.check_sample_weight(w, len(w), "log_loss", relative=True)
+    return _loss.LOG_LOSS.one_partition(params, {"y_true": y, "y_pred": p, "sample_weight": w})
 
 
 @settings(max_examples=80, deadline=None)
@@ -79,12 +83,36 @@ def test_other_arrays_take_the_full_path(y, p):
     assert _outcome(y, p) == _outcome(np.ascontiguousarray(y).tolist(), p.tolist())
 
 
-def test_float32_probabilities_take_the_full_path_and_its_eps():
-    """float32 probabilities are clipped with float32's epsilon: the full path."""
-    y, p = np.array([0, 1, 1]), np.array([0.2, 0.7, 1.0], dtype=np.float32)
-    assert _one_call(y, p) is None
-    eps = float(np.finfo(np.float32).eps)
-    assert rv.log_loss(y, p) == rv.log_loss(y.tolist(), p.tolist(), eps=eps)
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.integers(0, 1), st.sampled_from([0.0, 1.0, 1e-30, 0.5, 1 - 1e-9])
+                  | st.floats(0, 1, width=32),
+                  st.sampled_from([0.0, 1.0, 1e-300, 1e300, 3.5]) | st.floats(0, 1e6)),
+        min_size=1, max_size=200,
+    ),
+    float32=st.booleans(),
+    weighted=st.booleans(),
+)  # fmt: skip
+def test_float32_and_weighted_input_in_one_call_equal_the_full_path(rows, float32, weighted):
+    """float32 probabilities (clipped with float32's epsilon) and checked weights take
+    the one call too, with the full path's float; a zero total weight (a warning) is
+    left to the full path."""
+    y = np.array([r[0] for r in rows])
+    p = np.array([r[1] for r in rows], dtype=np.float32 if float32 else np.float64)
+    w = np.array([r[2] for r in rows]) if weighted else None
+    assume(w is None or w.sum() > 0)
+    eps = float(np.finfo(p.dtype).eps)
+    full = rv.log_loss(y.tolist(), p.tolist(), eps=eps,
+                       sample_weight=None if w is None else w.tolist())  # fmt: skip
+    fast = _one_call(y, p, w)
+    assert fast is not None
+    assert fast == full
+
+
+def test_zero_total_weight_takes_the_full_path():
+    y, p, w = np.array([0, 1]), np.array([0.2, 0.7]), np.zeros(2)
+    assert _one_call(y, p, w) is None
 
 
 def test_strided_arrays_of_the_full_path():

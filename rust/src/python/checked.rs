@@ -7,7 +7,7 @@ use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 
 use crate::checks::{self, GroupId};
-use crate::{auc, gauc, sums};
+use crate::{auc, gauc, loss, sums};
 
 /// A 1-D array of one of the dtypes of labels, scores and ids, borrowed.
 enum Column<'py> {
@@ -108,30 +108,59 @@ impl Values<'_> {
     }
 }
 
-/// The binary log loss mean of 0/1 labels (any dtype) and float64 probabilities
-/// in [0, 1] clipped to `[eps, 1 - eps]`, or None.
+/// The binary log loss mean of 0/1 labels (any dtype) and float64 or float32
+/// probabilities in [0, 1] clipped to `[eps, 1 - eps]`, or None. `sample_weight`:
+/// float64 weights, checked by the caller (finite, non-negative, the largest scaled
+/// into `[2^-64, 2^64]`); None where their sum is zero (the caller warns) or the
+/// loss sum is not a normal float (the caller scales it).
 #[pyfunction]
+#[pyo3(signature = (y_true, y_pred, eps, sample_weight = None))]
 fn log_loss_checked(
     py: Python<'_>,
     y_true: &Bound<'_, PyAny>,
     y_pred: &Bound<'_, PyAny>,
     eps: f64,
+    sample_weight: Option<&Bound<'_, PyAny>>,
 ) -> Option<f64> {
     let (labels, proba) = (Column::of(y_true)?, Column::of(y_pred)?);
-    let (labels, Values::F64(proba)) = (labels.values()?, proba.values()?) else {
-        return None;
+    let weights = sample_weight.map(Column::of);
+    let weights = match &weights {
+        None => None,
+        Some(w) => Some(w.as_ref()?.values()?),
+    };
+    let (labels, proba) = (labels.values()?, proba.values()?);
+    let w: &[f64] = match weights {
+        None => &[],
+        Some(Values::F64(w)) => w,
+        Some(_) => return None,
     };
     let n = labels.len();
-    if n == 0 || proba.len() != n {
+    if n == 0 || proba.len() != n || (weights.is_some() && w.len() != n) {
         return None;
     }
-    py.detach(|| {
-        let chunks = sums::chunks_for(n);
-        let acc = with_values!(labels, |l| sums::binary_log_loss_checked(
-            l, proba, eps, chunks
-        ))?;
-        Some(sums::rounded(&acc) / n as f64)
-    })
+    let chunks = sums::chunks_for(n);
+    let (loss, total) = py.detach(|| {
+        let loss = match proba {
+            Values::F64(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
+                l, p, w, eps, chunks
+            )),
+            Values::F32(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
+                l, p, w, eps, chunks
+            )),
+            _ => None,
+        }?;
+        let total = match weights {
+            None => n as f64,
+            Some(_) => sums::rounded(&sums::exact_sum(w, chunks, sums::CARRY_EVERY)),
+        };
+        Some((sums::rounded(&loss), total))
+    })?;
+    // the values the caller divides as they are (its scaled_value)
+    let plain = |x: f64| x.is_finite() && x.abs() >= 2f64.powi(-1000);
+    if !(plain(total) && (loss == 0.0 || plain(loss))) {
+        return None;
+    }
+    Some(loss / total)
 }
 
 /// The exact ROC AUC of 0/1 labels (any dtype) and finite float scores, or None

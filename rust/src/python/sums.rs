@@ -8,7 +8,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::{same_length, slice};
-use crate::sums;
+use crate::{loss, sums};
 
 /// Accumulator (int64, length SIZE) of `sum(x)`.
 #[pyfunction]
@@ -84,7 +84,7 @@ fn binary_log_loss_exact<'py>(
             &[("labels", l.len()), ("weights", w.len())],
         )?;
     }
-    let acc = py.detach(|| sums::binary_log_loss_exact(l, p, w, eps, n_chunks, carry_every));
+    let acc = py.detach(|| loss::binary_log_loss_exact(l, p, w, eps, n_chunks, carry_every));
     Ok(acc.to_vec().into_pyarray(py))
 }
 
@@ -125,7 +125,7 @@ fn multiclass_log_loss_exact<'py>(
             "multiclass_log_loss_exact: codes must lie in [0, {k})"
         )));
     }
-    let acc = py.detach(|| sums::multiclass_log_loss_exact(c, p, k, w, eps, n_chunks));
+    let acc = py.detach(|| loss::multiclass_log_loss_exact(c, p, k, w, eps, n_chunks));
     Ok(acc.to_vec().into_pyarray(py))
 }
 

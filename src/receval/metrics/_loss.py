@@ -254,18 +254,20 @@ def _log_loss_one_call(params: dict[str, Any], columns: Any) -> float | None:
     """The binary log loss of plain NumPy input in one call of the compiled core, or
     None: other input, or a value the checks refuse (the definition then says which).
 
-    0/1 labels of any dtype and float64 probabilities: the same exact sum, rounded
-    once, and the same division as the definition, so the same float."""
+    0/1 labels of any dtype, float64 or float32 probabilities and the checked float64
+    weights (or none): the same clip, the same exact sums, rounded once, and the same
+    division as the definition, so the same float."""
     y_true, y_pred = columns["y_true"], columns["y_pred"]
+    weights = columns.get("sample_weight")
     if not (
         type(y_true) is np.ndarray
         and type(y_pred) is np.ndarray
-        and columns.get("sample_weight") is None
+        and (weights is None or type(weights) is np.ndarray)
         and params["normalize"] is True
-        and clip_eps(params["eps"], y_pred.dtype) == _EPS
     ):
         return None
-    result: float | None = compiled().log_loss_checked(y_true, y_pred, _EPS)
+    eps = clip_eps(params["eps"], y_pred.dtype)
+    result: float | None = compiled().log_loss_checked(y_true, y_pred, eps, weights)
     return result
 
 

@@ -14,6 +14,10 @@ from receval.exceptions import InputValidationError, InvalidParameterError
 from tests.oracles import propensity as oracle
 from tests.ranking.test_ranking import ranking_data
 
+# random qrels and runs often share no item: evaluate warns (the warning is tested in
+# tests/ranking/test_evaluate_matching.py)
+pytestmark = pytest.mark.filterwarnings("ignore::receval.exceptions.UnmatchedIdsWarning")
+
 NAMES = ["precision", "recall", "dcg", "ndcg", "map"]
 
 

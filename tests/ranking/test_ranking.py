@@ -16,6 +16,10 @@ from receval.exceptions import InputValidationError, InvalidParameterError
 from receval.registry import grammar
 from tests.oracles import ranking as oracle
 
+# random qrels and runs often share no item: evaluate warns (the warning is tested in
+# tests/ranking/test_evaluate_matching.py)
+pytestmark = pytest.mark.filterwarnings("ignore::receval.exceptions.UnmatchedIdsWarning")
+
 
 def _lists(grades_in_order, extra_judged=()):
     """One user: items i0, i1, ... ranked in order with the given grades."""

@@ -19,6 +19,10 @@ from receval.exceptions import InputValidationError, InvalidParameterError, Unde
 from receval.metrics.beyond import serendipity as ser_module
 from tests.oracles import serendipity as oracle
 
+# lists without a judged item are the subject of some cases: evaluate warns (the warning
+# is tested in tests/ranking/test_evaluate_matching.py)
+pytestmark = pytest.mark.filterwarnings("ignore::receval.exceptions.UnmatchedIdsWarning")
+
 R2 = 1 / math.sqrt(2)
 
 

@@ -235,4 +235,4 @@ def test_cli_lenskit_profile_and_options(tmp_path):
     assert invoke(runner, *base, *options).stdout.splitlines()[1] == out[1]
     assert invoke(runner, *base, "-f", "csv").stdout.splitlines()[1].startswith("r.txt,0.63")
     bad = invoke(runner, *base, "--recall-normalizer", "k", code=2)
-    assert "The 'recall_normalizer' parameter of evaluate must be one of" in bad.stderr
+    assert "error: --recall-normalizer must be one of ['min_k', 'relevant']" in bad.stderr

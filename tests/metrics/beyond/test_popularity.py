@@ -33,6 +33,10 @@ from receval import (
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from tests.oracles import popularity as oracle
 
+# item_coverage is deprecated but still computed; its cases here check its values, and
+# its warning is asserted in test_popularity_entry_points.py
+pytestmark = pytest.mark.filterwarnings("ignore:item_coverage is deprecated:FutureWarning")
+
 # popularity 10, 4, 1, 0: 15 interactions; head_share 0.8 -> limit 12: a (10), b (14 >= 12)
 POP = {"a": 10, "b": 4, "c": 1, "d": 0}
 LISTS = [["a", "c", "d"], ["b", "a"], ["d"]]

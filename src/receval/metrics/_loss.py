@@ -351,21 +351,23 @@ def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
         base = np.zeros(len(a), dtype=np.int64) if k is None else k
         k_squared = base + big * (WEIGHT_SHIFT // 2)
         k_absolute = base + big * WEIGHT_SHIFT
-    sq, ab = d * d, np.abs(d)
-    squared = _sums_by_scale(sq, w, k_squared)
-    absolute = _sums_by_scale(ab, w, k_absolute)
+    squared = _sums_by_scale(np.square, d, w, k_squared)
+    absolute = _sums_by_scale(np.abs, d, w, k_absolute)
     return ErrorSums(squared, absolute, weight, len(a))
 
 
 def _sums_by_scale(
-    x: np.ndarray, w: np.ndarray | None, k: np.ndarray | None
+    f: Any, d: np.ndarray, w: np.ndarray | None, k: np.ndarray | None
 ) -> dict[int, ExactSum]:
-    """``{scale: exact sum of w x}`` over the rows of each scale (``k`` None: all of scale 0)."""
+    """``{scale: exact sum of w f(d)}`` over the rows of each scale (``k`` None: all of
+    scale 0); one array ``f(d)`` at a time."""
     scales = [0] if k is None else np.unique(k).tolist()
     sums = {}
     for scale in scales:
         rows = slice(None) if len(scales) == 1 else k == scale
-        sums[scale] = ExactSum.of(x[rows]) if w is None else ExactSum.dot(x[rows], w[rows])
+        x = f(d[rows])
+        sums[scale] = ExactSum.of(x) if w is None else ExactSum.dot(x, w[rows])
+        del x
     return sums
 
 

@@ -41,8 +41,9 @@ NOT_LOADED = {
     "pydantic_core", "markdown_it",
 }  # fmt: skip
 # modules ``receval rank`` with one run does not need (help and usage errors use
-# typer.rich_utils and rich.markdown)
+# typer.rich_utils and rich.markdown; --version reads importlib.metadata)
 NOT_LOADED_MODULES = {
+    "importlib.metadata",
     "receval.comparison.models", "receval.plot", "receval.spark", "receval.datasets",
     "receval.cli._compare", "receval.cli._ctr", "receval.cli._report", "receval.cli._retention",
     "receval.cli._metrics",

@@ -13,7 +13,6 @@ from typing import Annotated, Any, TypeVar
 import numpy as np
 import typer
 
-from .. import __version__
 from ..exceptions import InputValidationError
 from ._output import OutputFormat, ResultTable
 from ._params import Group
@@ -367,7 +366,9 @@ TimeUnitOption = Annotated[
 
 
 def _version(value: bool) -> None:
-    if value:
+    if value:  # the version is read only when asked (importlib.metadata costs ~10 ms)
+        from .. import __version__
+
         typer.echo(f"receval {__version__}")
         raise typer.Exit()
 

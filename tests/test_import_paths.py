@@ -89,6 +89,20 @@ def test_importing_receval_loads_neither_the_registry_nor_numpy():
     assert out.stdout.strip() == "[]"
 
 
+def test_importing_receval_loads_only_receval_and_the_import_machinery():
+    # typing alone would cost more than the rest of ``import receval``
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import receval\n"
+        "print(' '.join(sorted(set(sys.modules) - before)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    machinery = {"__future__", "importlib", "warnings"}
+    loaded = {m for m in out.stdout.split() if m.split(".")[0] not in machinery}
+    assert loaded == {"receval"}
+
+
 def test_a_private_or_unknown_name_is_an_attribute_error():
     import receval
 

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import TYPE_CHECKING, Any
+
+# ``typing`` is not imported: it is most of what ``import receval`` would cost
+# (type checkers read this name as ``typing.TYPE_CHECKING``)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The public names no registry row gives, and the module of each. The functions
 #: of the metrics come from the rows (:func:`_row_functions`), so a new metric's

@@ -41,8 +41,9 @@ NOT_LOADED = {
     "pydantic_core", "markdown_it",
 }  # fmt: skip
 # modules ``receval rank`` with one run does not need (help and usage errors use
-# typer.rich_utils and rich.markdown)
+# typer.rich_utils and rich.markdown; --version reads importlib.metadata)
 NOT_LOADED_MODULES = {
+    "importlib.metadata",
     "receval.comparison.models", "receval.plot", "receval.spark", "receval.datasets",
     "receval.cli._compare", "receval.cli._ctr", "receval.cli._report", "receval.cli._retention",
     "receval.cli._metrics",
@@ -109,9 +110,33 @@ def test_the_check_sees_a_loaded_package() -> None:
     assert {"receval.cli._compare", "receval.cli._report", "receval.comparison.models"} <= modules
 
 
+def test_trec_eval_loads_neither_typer_nor_rich() -> None:
+    # receval.cli.main runs trec-eval before it loads Typer (receval.cli._direct)
+    done = _run(_MAIN, "trec-eval", str(TREC / "qrels.test"), str(TREC / "results.test"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (TREC / "out.test").read_text()
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "receval.cli._direct" in modules
+    assert {m.split(".")[0] for m in modules} & {"typer", "rich", "click", *NOT_LOADED} == set()
+    cli = {"receval.cli._app", "receval.cli._common", "receval.cli._output", "receval.cli._params"}
+    assert modules & cli == set()
+
+
+_QRELS, _RESULTS = str(TREC / "qrels.test"), str(TREC / "results.test")
+
+
 @pytest.mark.parametrize(
     "args",
     [
+        ["trec-eval", _QRELS, _RESULTS],
+        ["trec-eval", "-h"],
+        ["trec-eval", "--help"],
+        ["trec-eval", "--version"],
+        ["trec-eval"],
+        ["trec-eval", "-x", _QRELS, _RESULTS],
+        ["trec-eval", "-q", "-m", "bogus", _QRELS, _RESULTS],
+        ["trec-eval", "-m", "P.5", "--", "-q", _QRELS, _RESULTS],
+        ["trec-eval", "-m", "map", _QRELS, "no-such-run"],
         ["--help"],
         ["rank", "--help"],
         ["demo", "--help"],

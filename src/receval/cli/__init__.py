@@ -11,30 +11,48 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-try:
-    from ._app import main
-except ModuleNotFoundError as exc:  # the library without the cli extra
-    if exc.name not in ("typer", "rich", "click"):
-        raise
-    _MISSING = exc.name
 
-    def main() -> None:
-        """Say which extra the command needs, on stderr, and exit with 2."""
+def main() -> None:
+    """Run the ``receval`` command (the console-script entry point).
+
+    ``receval trec-eval`` runs before Typer and rich are loaded (it reads its
+    arguments as trec_eval does); every other command runs through Typer.
+    """
+    from ._streams import checked_stdout
+
+    if sys.argv[1:2] == ["trec-eval"]:
+        from ._direct import trec_eval_main
+
+        args = sys.argv[2:]
+        if "--" in args:  # as through Typer, whose parser takes the first "--"
+            args.remove("--")
+        with checked_stdout():
+            trec_eval_main(args)
+        return
+    try:
+        from ._app import main as run_app
+    except ModuleNotFoundError as exc:  # the library without the cli extra
+        if exc.name not in ("typer", "rich", "click"):
+            raise
         sys.stderr.write(
-            f"error: the receval command needs Typer and rich ({_MISSING} is not installed); "
+            f"error: the receval command needs Typer and rich ({exc.name} is not installed); "
             f"install them with: pip install 'receval[cli]'\n"
         )
-        raise SystemExit(2)
+        raise SystemExit(2) from None
+    run_app()
 
-    app = None
 
 __all__ = ["app", "main"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "app":  # every command (the console script loads only the one it runs)
-        from ._app import load_commands
-
+        try:
+            from ._app import load_commands
+        except ModuleNotFoundError as exc:  # the library without the cli extra
+            if exc.name not in ("typer", "rich", "click"):
+                raise
+            return None
         return load_commands()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -75,7 +75,7 @@ def load_commands(*names: str) -> Any:
 
 def main() -> None:
     """Run the ``receval`` command (the console-script entry point)."""
-    from ._output import checked_stdout
+    from ._streams import checked_stdout
 
     first = sys.argv[1:2]
     app = load_commands(*(first if first and first[0] in COMMANDS else ()))

@@ -6,21 +6,17 @@ No metric is computed here: the commands call the library and render its results
 from __future__ import annotations
 
 import os
-import sys
-import warnings
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
 from enum import Enum
 from typing import Annotated, Any, TypeVar
 
 import numpy as np
 import typer
 
-from .. import __version__
 from ..exceptions import InputValidationError
 from ._output import OutputFormat, ResultTable
-from ._params import CLICK, Group
-from ._stdin import displayed
+from ._params import Group
+from ._streams import Messages, displayed, one_line
 
 __all__ = [
     "ALL_SEGMENTS",
@@ -369,143 +365,10 @@ TimeUnitOption = Annotated[
 ]
 
 
-# ------------------------------------------------------------------ messages and errors
-def _to_stderr(line: str) -> None:
-    """Write a line on stderr after what stdout holds, so that piped into one stream
-    (``2>&1 | less``) a message comes where it came on a terminal."""
-    sys.stdout.flush()
-    typer.echo(line, err=True)
-
-
-class Messages:
-    """Notes, warnings, progress and errors on stderr; ``quiet`` silences all but errors."""
-
-    def __init__(self, quiet: bool) -> None:
-        self.quiet = quiet
-
-    def note(self, text: str) -> None:
-        if not self.quiet:
-            _to_stderr(f"note: {displayed(text)}")
-
-    def warning(self, text: str) -> None:
-        if not self.quiet:
-            _to_stderr(f"warning: {displayed(text)}")
-
-    @staticmethod
-    def error(text: str) -> None:
-        _to_stderr(f"error: {displayed(text)}")
-
-    def fail(self, text: str) -> typer.Exit:
-        """Print ``error: text`` and return the exit (status 2) to raise."""
-        self.error(text)
-        return typer.Exit(code=2)
-
-    @staticmethod
-    def sized(path: str) -> str:
-        """``path (12.3 MB)``: a file named in a progress line with its size."""
-        try:
-            size = float(os.path.getsize(path))
-        except OSError:
-            return path
-        if size < 1000:
-            return f"{path} ({size:.0f} bytes)"
-        for unit in ("kB", "MB", "GB"):
-            size /= 1000
-            if size < 1000 or unit == "GB":
-                break
-        return f"{path} ({size:.1f} {unit})"
-
-    def progress(self, text: str) -> AbstractContextManager[Any]:
-        """A spinner on stderr, only when stderr is a terminal and not quiet."""
-        stream = sys.stderr
-        if self.quiet or not (hasattr(stream, "isatty") and stream.isatty()):
-            return nullcontext()
-        from rich.console import Console
-
-        status: AbstractContextManager[Any] = Console(file=stream).status(text)
-        return status
-
-    @contextmanager
-    def guard(self) -> Iterator[None]:
-        """Turn receval, file and Arrow errors into ``error: <message>`` and exit 2.
-
-        Warnings raised meanwhile (e.g. ``UndefinedMetricWarning``) are printed
-        as ``warning: <message>`` lines, once each.
-        """
-        from ..exceptions import RecevalError, UndefinedMetricWarning
-
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", UndefinedMetricWarning)
-            try:
-                yield
-            except (KeyboardInterrupt, SystemExit, GeneratorExit):
-                raise
-            except MemoryError as exc:  # not bad input: exit 1, with what could not be had
-                self._warnings(caught)
-                text = str(exc).strip()
-                self.error(
-                    f"out of memory{': ' + one_line(exc) if text else '.'} Free memory, raise "
-                    f"the process's memory limit (ulimit -v), or evaluate fewer rows at a time."
-                )
-                raise typer.Exit(code=1) from None
-            except BaseException as exc:
-                if not isinstance(exc, (RecevalError, *_reader_errors())) and not _panic(exc):
-                    raise
-                self._warnings(caught)
-                raise self.fail(_in_cli_words(one_line(exc))) from None
-        self._warnings(caught)
-
-    def _warnings(self, caught: list[warnings.WarningMessage]) -> None:
-        seen: set[str] = set()
-        for w in caught:
-            text = _in_cli_words(one_line(w.message))
-            if text not in seen:
-                seen.add(text)
-                self.warning(text)
-        caught.clear()
-
-
-def _in_cli_words(text: str) -> str:
-    """A library message in the words of the running command (its options and the
-    other commands: :func:`receval.cli._translate.cli_text`)."""
-    from ._translate import cli_text
-
-    ctx = CLICK.globals.get_current_context(silent=True)
-    command = ctx.info_name if ctx is not None else None
-    # trec-eval speaks trec_eval's options (-M, -J), which the library's names do not map to
-    return text if command == "trec-eval" else cli_text(text, command)
-
-
-def _reader_errors() -> tuple[type[BaseException], ...]:
-    """What a file reader can raise on a broken or unreadable file: OS errors,
-    undecodable text, truncated compressed streams, and Arrow's and polars' errors
-    once they are loaded (none can be raised before)."""
-    import zlib
-
-    found: list[type[BaseException]] = [OSError, UnicodeError, EOFError, zlib.error]
-    pa = sys.modules.get("pyarrow")
-    if pa is not None:
-        found.append(pa.ArrowException)
-    pl = sys.modules.get("polars")
-    if pl is not None:
-        found.append(pl.exceptions.PolarsError)
-    return tuple(found)
-
-
-def _panic(exc: BaseException) -> bool:
-    """A native reader's panic (PyO3's ``PanicException``, a ``BaseException``)."""
-    return type(exc).__name__ == "PanicException"
-
-
-def one_line(exc: BaseException | Warning | str) -> str:
-    text = " ".join(str(exc).split("\n")).strip()
-    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
-        text = f"{exc.filename}: {exc.strerror}."
-    return displayed(text) or type(exc).__name__
-
-
 def _version(value: bool) -> None:
-    if value:
+    if value:  # the version is read only when asked (importlib.metadata costs ~10 ms)
+        from .. import __version__
+
         typer.echo(f"receval {__version__}")
         raise typer.Exit()
 

@@ -12,11 +12,9 @@ import html
 import io
 import json
 import math
-import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TextIO
@@ -25,7 +23,7 @@ import numpy as np
 
 from ..report.tables import flatten_counts
 
-__all__ = ["OutputFormat", "ResultTable", "checked_stdout", "render", "render_sections", "scalar"]
+__all__ = ["OutputFormat", "ResultTable", "render", "render_sections", "scalar"]
 
 
 class OutputFormat(str, Enum):
@@ -373,91 +371,3 @@ def rows_of(columns: dict[str, Sequence[Any]]) -> tuple[list[str], list[list[Any
     n = len(next(iter(columns.values()))) if columns else 0
     rows = [[scalar(columns[c][i]) for c in names] for i in range(n)]
     return names, rows
-
-
-# ------------------------------------------------------------------ standard output
-class _StdoutWriter(io.RawIOBase):
-    """File descriptor 1, written in full or not at all.
-
-    Python's buffered writer drops the rest of a write that a file-size limit
-    cuts short and reports no error; here every byte is written (``os.write``
-    until done), or the error is raised once as an ``OSError`` naming standard
-    output (full disk, ``RLIMIT_FSIZE``, I/O error), after which the rest of the
-    output is dropped. A closed pipe (``EPIPE``) ends the command quietly with
-    status 1, as Unix tools stop quietly on ``SIGPIPE``.
-    """
-
-    def __init__(self, fd: int) -> None:
-        super().__init__()
-        self._fd = fd
-        self.failed: OSError | None = None
-
-    def writable(self) -> bool:
-        return True
-
-    def fileno(self) -> int:
-        return self._fd
-
-    def isatty(self) -> bool:
-        return os.isatty(self._fd)
-
-    def write(self, b: Any) -> int:
-        data = memoryview(b).cast("B")
-        if self.failed is not None:
-            return len(data)  # reported once: the rest is dropped
-        done = 0
-        try:
-            while done < len(data):
-                done += os.write(self._fd, data[done:])
-        except BrokenPipeError:
-            self.failed = BrokenPipeError()
-            _silence(self._fd)
-            raise SystemExit(1) from None
-        except OSError as exc:
-            self.failed = OSError(exc.errno, exc.strerror or str(exc), "standard output")
-            raise self.failed from None
-        return done
-
-
-def _silence(fd: int) -> None:
-    """Point ``fd`` at /dev/null, so that nothing more is written where it failed."""
-    with suppress(OSError):
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, fd)
-        os.close(null)
-
-
-@contextmanager
-def checked_stdout() -> Iterator[None]:
-    """Run a command with every write to standard output checked.
-
-    A write that fails (full disk, a file-size limit) prints ``error: standard
-    output: <reason>.`` on stderr and exits with status 2 instead of exiting 0
-    with the results cut; a closed pipe (``receval ... | head``) exits with
-    status 1 and prints nothing. Standard output is written through
-    :class:`_StdoutWriter` meanwhile (same encoding, same line buffering).
-    """
-    original = sys.stdout
-    try:
-        fd = original.fileno()
-    except (AttributeError, OSError, ValueError):  # not a file: nothing to check
-        yield
-        return
-    original.flush()
-    writer = _StdoutWriter(fd)
-    sys.stdout = io.TextIOWrapper(
-        io.BufferedWriter(writer),
-        encoding=original.encoding,
-        errors=original.errors,
-        line_buffering=bool(original.line_buffering),
-    )
-    try:
-        try:
-            yield
-        finally:
-            sys.stdout.flush()
-    except OSError as exc:
-        if exc is not writer.failed:
-            raise
-        sys.stderr.write(f"error: {exc.filename}: {exc.strerror}.\n")
-        raise SystemExit(2) from None

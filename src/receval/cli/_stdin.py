@@ -12,8 +12,6 @@ import os
 import sys
 from typing import Any
 
-import typer
-
 __all__ = ["STDIN_NAME", "accept_stdin", "displayed", "stdin_input"]
 
 #: How messages name standard input.
@@ -68,6 +66,8 @@ def stdin_input(ctx: Any, param: Any, value: Any) -> Any:
     option = (param.opts or [param.human_readable_name])[0]
     first = root.meta.get("receval.stdin")
     if first is not None:
+        import typer
+
         raise typer.BadParameter(
             f"standard input ('-') is already read by {first}; only one input can come "
             f"from standard input.",

@@ -1,57 +1,14 @@
-"""``receval trec-eval``: trec_eval 10.0's command line and output (:mod:`receval.trec.trec_eval`).
-
-The arguments are trec_eval's, read by :func:`receval.trec.trec_eval.parse_trec_eval_args`
-(GNU getopt, as trec_eval), not by typer: ``-q``, ``-c``, ``-n``, ``-J``,
-``-l N``, ``-M N``, ``-N N``, ``-m measure[.params]``, ``-R`` (qrels, qrels_jg,
-prefs, qrels_prefs), ``-T``, ``-Z file``,
-``-h``; then the qrels file and the run file (``-`` reads the run from stdin).
+"""``receval trec-eval`` among Typer's commands (listed by ``receval --help``): the
+command itself is :func:`receval.cli._direct.trec_eval_main`, which
+:func:`receval.cli.main` runs without loading Typer.
 """
 
 from __future__ import annotations
 
-import sys
-
 import typer
 
-from ._common import Messages, app, one_line
-
-_HELP = """\
-Usage: receval trec-eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N]
-                         [-m measure[.params]]... [-Z zscores_file] qrels run
-
-Evaluate the run (TREC format: query Q0 docno rank score tag) against the qrels
-(query iteration docno grade) and print what trec_eval 10.0 prints, byte for
-byte: one line per measure (name padded to 22 columns, tab, query id or 'all',
-tab, value). The values are receval.evaluate(..., profile="trec_eval").
-
-  -q      also print every query's values, queries in byte order of their ids
-  -c      average over every query of the qrels (those absent from the run
-          count 0); without -c such a query is an error
-  -n      no summary ('all') lines
-  -l N    grade >= N is relevant (default 1)
-  -M N    only the first N documents of each query count
-  -J      only judged documents count (the others are removed first)
-  -N N    documents in the collection (utility's last coefficient)
-  -m M    measures to print, repeated: a name (P, map, ndcg_cut, ...), a name
-          with parameters (P.5,10  iprec_at_recall.0.1,0.5  ndcg.1=3,2=9
-          utility.2,-1,0,0  rbp.p=0.95  relstring.20), or a set: official
-          (the default), all_trec, set, qrels_jg, all_prefs, prefs
-  -Z F    print z-scores against the per-query means and deviations of F
-          (lines: query measure mean stddev)
-  -R F    relevance format: qrels, or qrels_jg (lines: query group docno
-          grade; map_avgjg, P_avgjg, Rprec_mult_avgjg average over the groups),
-          prefs (lines: query jg jsg docno level) or qrels_prefs (qrels read
-          as preferences) for the prefs_* measures
-  -T F    results format: trec_results
-  -h      this help
-
-Every measure is also a receval metric: list them with `receval metrics`.
-Errors go to stderr as 'error: ...'. Where trec_eval stops, the exit status is
-trec_eval's: 1 for a bad option or an unknown measure, 2 for a file that cannot
-be read, 4 for a query of the qrels with no document in the run (without -c;
-the -q lines of the queries before it are printed first), 7 when the qrels
-judge no query, 255 for a bad -Z file.
-"""
+from ._common import app
+from ._direct import trec_eval_main
 
 
 @app.command(
@@ -61,20 +18,4 @@ judge no query, 255 for a bad -Z file.
 )
 def trec_eval_command(ctx: typer.Context) -> None:
     """trec_eval 10.0's options and output, byte for byte (see -h)."""
-    from ..trec.trec_eval import TrecEvalAbort, parse_trec_eval_args, trec_eval
-
-    say = Messages(quiet=False)
-    argv = list(ctx.args)
-    with say.guard():
-        try:
-            if parse_trec_eval_args(argv).help:
-                sys.stdout.write(_HELP)
-                return
-            text = trec_eval(argv)
-        except TrecEvalAbort as exc:
-            # where trec_eval stops: what it printed before, and its exit status
-            sys.stdout.write(exc.output)
-            sys.stdout.flush()
-            say.error(one_line(exc))
-            raise typer.Exit(code=exc.status) from None
-    sys.stdout.write(text)
+    trec_eval_main(ctx.args)

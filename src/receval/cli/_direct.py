@@ -1,0 +1,92 @@
+"""``receval trec-eval``: trec_eval 10.0's command line and output
+(:mod:`receval.trec.trec_eval`), run without Typer and rich.
+
+:func:`receval.cli.main` runs this command before it loads Typer (a trec_eval
+user runs it in loops, where start-up is most of the time). The arguments are
+trec_eval's, read by :func:`receval.trec.trec_eval.parse_trec_eval_args` (GNU
+getopt, as trec_eval): ``-q``, ``-c``, ``-n``, ``-J``,
+``-l N``, ``-M N``, ``-N N``, ``-m measure[.params]``, ``-R`` (qrels, qrels_jg,
+prefs, qrels_prefs), ``-T``, ``-Z file``,
+``-h``; then the qrels file and the run file (``-`` reads the run from stdin).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from ._streams import Messages, one_line
+
+__all__ = ["trec_eval_main"]
+
+HELP = """\
+Usage: receval trec-eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N]
+                         [-m measure[.params]]... [-Z zscores_file] qrels run
+
+Evaluate the run (TREC format: query Q0 docno rank score tag) against the qrels
+(query iteration docno grade) and print what trec_eval 10.0 prints, byte for
+byte: one line per measure (name padded to 22 columns, tab, query id or 'all',
+tab, value). The values are receval.evaluate(..., profile="trec_eval").
+
+  -q      also print every query's values, queries in byte order of their ids
+  -c      average over every query of the qrels (those absent from the run
+          count 0); without -c such a query is an error
+  -n      no summary ('all') lines
+  -l N    grade >= N is relevant (default 1)
+  -M N    only the first N documents of each query count
+  -J      only judged documents count (the others are removed first)
+  -N N    documents in the collection (utility's last coefficient)
+  -m M    measures to print, repeated: a name (P, map, ndcg_cut, ...), a name
+          with parameters (P.5,10  iprec_at_recall.0.1,0.5  ndcg.1=3,2=9
+          utility.2,-1,0,0  rbp.p=0.95  relstring.20), or a set: official
+          (the default), all_trec, set, qrels_jg, all_prefs, prefs
+  -Z F    print z-scores against the per-query means and deviations of F
+          (lines: query measure mean stddev)
+  -R F    relevance format: qrels, or qrels_jg (lines: query group docno
+          grade; map_avgjg, P_avgjg, Rprec_mult_avgjg average over the groups),
+          prefs (lines: query jg jsg docno level) or qrels_prefs (qrels read
+          as preferences) for the prefs_* measures
+  -T F    results format: trec_results
+  -h      this help
+
+Every measure is also a receval metric: list them with `receval metrics`.
+Errors go to stderr as 'error: ...'. Where trec_eval stops, the exit status is
+trec_eval's: 1 for a bad option or an unknown measure, 2 for a file that cannot
+be read, 4 for a query of the qrels with no document in the run (without -c;
+the -q lines of the queries before it are printed first), 7 when the qrels
+judge no query, 255 for a bad -Z file.
+"""
+
+
+def trec_eval_main(argv: Sequence[str]) -> None:
+    """Run ``receval trec-eval`` with these arguments.
+
+    Parameters
+    ----------
+    argv : sequence of str
+        trec_eval's arguments (what follows ``trec-eval`` on the command line).
+
+    Raises
+    ------
+    SystemExit
+        Where trec_eval stops, with its exit status (the error is on stderr, after
+        what trec_eval prints before it stops); with status 2 on other errors (an
+        unreadable file).
+    """
+    from ..trec.trec_eval import TrecEvalAbort, parse_trec_eval_args, trec_eval
+
+    say = Messages(quiet=False, translate=False)
+    args = list(argv)
+    with say.guard():
+        try:
+            if parse_trec_eval_args(args).help:
+                sys.stdout.write(HELP)
+                return
+            text = trec_eval(args)
+        except TrecEvalAbort as exc:
+            # where trec_eval stops: what it printed before, and its exit status
+            sys.stdout.write(exc.output)
+            sys.stdout.flush()
+            say.error(one_line(exc))
+            raise SystemExit(exc.status) from None
+    sys.stdout.write(text)

@@ -54,6 +54,10 @@ KINDS: dict[str, Callable[[np.ndarray], Any]] = {
     ),
     "arrow-string": lambda x: pa.array(x.astype(str)),
     "arrow-large-string": lambda x: pa.array(x.astype(str), type=pa.large_string()),
+    "arrow-sliced": lambda x: pa.array(["pad", *x.astype(str).tolist()])[1:],
+    "arrow-large-sliced": lambda x: pa.array(["pad", *x.astype(str).tolist()], pa.large_string())[
+        1:
+    ],
     "arrow-string-view": lambda x: pa.array(x.astype(str)).cast(pa.string_view()),
     "arrow-dictionary": lambda x: pa.array(x.astype(str)).dictionary_encode(),
     "arrow-chunked": lambda x: pa.chunked_array(

@@ -33,6 +33,28 @@ pub fn factorize_dense(values: &[i64], lo: i64, span: usize) -> (Vec<i32>, Vec<i
     (codes, first)
 }
 
+/// Codes (in order of first appearance) of the strings of an Arrow string column,
+/// given by its `offsets` (row `i` is `data[offsets[i]..offsets[i + 1]]`, as many
+/// offsets as rows plus one) and its `data`, and the first row of each code. The
+/// caller guarantees offsets that are ascending and within `data`.
+pub fn factorize_bytes(offsets: &[i64], data: &[u8]) -> (Vec<i32>, Vec<i64>) {
+    let n = offsets.len().saturating_sub(1);
+    let mut table: hashbrown::HashMap<&[u8], i32, rustc_hash::FxBuildHasher> =
+        hashbrown::HashMap::with_hasher(rustc_hash::FxBuildHasher);
+    let mut codes = Vec::with_capacity(n);
+    let mut first = Vec::new();
+    for (i, w) in offsets.windows(2).enumerate() {
+        let key = &data[w[0] as usize..w[1] as usize];
+        let next = first.len() as i32;
+        let c = *table.entry(key).or_insert(next);
+        if c == next {
+            first.push(i as i64);
+        }
+        codes.push(c);
+    }
+    (codes, first)
+}
+
 /// Codes in ascending order of the ids in `[lo, lo + span)`, and the distinct ids
 /// ascending: mark the ids present, number them in a scan, map every row (the two
 /// passes over the rows in parallel over `n_chunks` chunks).
@@ -265,6 +287,17 @@ fn runs_body(values: &[i64]) -> (Vec<i64>, Vec<i64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn factorize_bytes_numbers_strings_in_order_of_first_appearance() {
+        let data = b"bazfoobarfoo";
+        let offsets = [0i64, 3, 6, 6, 9, 12, 15];
+        let data = [&data[..], b"baz"].concat();
+        let (codes, first) = factorize_bytes(&offsets, &data);
+        assert_eq!(codes, vec![0, 1, 2, 3, 1, 0]);
+        assert_eq!(first, vec![0, 1, 2, 3]);
+        assert_eq!(factorize_bytes(&[0], b""), (vec![], vec![]));
+    }
 
     #[test]
     fn codes_follow_first_appearance_or_the_ids() {

@@ -34,6 +34,27 @@ fn factorize_dense<'py>(
     Ok((codes.into_pyarray(py), first.into_pyarray(py)))
 }
 
+/// Codes in order of first appearance of the strings of an Arrow string column
+/// (its `offsets`, from the column's first row, and its `data`), and the first row
+/// of each code.
+#[pyfunction]
+fn factorize_bytes<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    data: PyReadonlyArray1<'py, u8>,
+) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
+    let (o, d) = (slice(&offsets, "offsets")?, slice(&data, "data")?);
+    let within =
+        o.first().is_some_and(|&s| s >= 0) && o.last().is_some_and(|&e| e as usize <= d.len());
+    if !within || o.windows(2).any(|w| w[0] > w[1]) {
+        return Err(PyValueError::new_err(
+            "factorize_bytes: offsets must ascend from 0 or more to at most len(data)",
+        ));
+    }
+    let (codes, first) = py.detach(|| encode::factorize_bytes(o, d));
+    Ok((codes.into_pyarray(py), first.into_pyarray(py)))
+}
+
 /// Codes in ascending order of the ids in `[lo, lo + span)`, and the distinct ids.
 #[pyfunction]
 fn factorize_dense_sorted<'py>(
@@ -62,6 +83,7 @@ fn runs<'py>(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_dense, m)?)?;
+    m.add_function(wrap_pyfunction!(factorize_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_dense_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(runs, m)?)?;
     Ok(())

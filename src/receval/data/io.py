@@ -22,6 +22,7 @@ import numpy as np
 
 from .._validation import check_has_columns, format_values
 from ..exceptions import InputValidationError
+from ._encode import column_array as column_array
 from ._open import check_file, compression_of, header_not_utf8, open_input, sentence
 from ._open import place as row_place
 
@@ -37,34 +38,6 @@ def is_frame(obj: Any) -> bool:
     return (mod in ("pandas", "polars") and name == "DataFrame") or (
         mod == "pyarrow" and name in ("Table", "RecordBatch")
     )
-
-
-def column_array(col: Any) -> Any:
-    """A column as a NumPy array, or as an Arrow array for strings (cheaper to encode)."""
-    import pyarrow as pa
-
-    mod = module_of(col)
-    if mod == "polars":
-        import polars as pl
-
-        if col.dtype in (pl.String, pl.Categorical):
-            return col.cast(pl.String).to_arrow()
-        return col.to_numpy()
-    if mod == "pyarrow":
-        if isinstance(col, pa.ChunkedArray):
-            col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
-        if pa.types.is_dictionary(col.type):
-            col = col.cast(col.type.value_type)
-        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-            return col
-        return col.to_numpy(zero_copy_only=False)
-    if mod == "pandas":
-        dtype = str(col.dtype)
-        if "pyarrow" in dtype or dtype in ("string", "category"):
-            arr = pa.array(col.astype("string[pyarrow]") if dtype == "category" else col)
-            return column_array(arr)
-        return col.to_numpy()
-    return np.asarray(col)
 
 
 def check_columns(data: Any, columns: Mapping[str, str | None], func: str) -> None:

@@ -101,13 +101,14 @@ def test_every_public_name_is_visible_to_type_checkers() -> None:
     import receval
 
     tree = ast.parse((ROOT / "src" / "receval" / "__init__.py").read_text())
-    block = next(
+    blocks = [
         node
         for node in tree.body
         if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING"
-    )
+    ]
     exported = {
         alias.asname
+        for block in blocks
         for node in block.body
         if isinstance(node, ast.ImportFrom)
         for alias in node.names

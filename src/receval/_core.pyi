@@ -90,6 +90,7 @@ __all__ = [
     "events_before_signup",
     "exact_dot",
     "exact_sum",
+    "factorize_bytes",
     "factorize_dense",
     "factorize_dense_sorted",
     "gather",
@@ -297,6 +298,9 @@ def exact_dot(
 def exact_sum(
     x: NDArray[np.float64], n_chunks: int, carry_every: int = ...
 ) -> NDArray[np.int64]: ...
+def factorize_bytes(
+    offsets: NDArray[np.int64], data: NDArray[np.uint8]
+) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
 def factorize_dense(
     values: NDArray[np.int64], lo: int, span: int
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...

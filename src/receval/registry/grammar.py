@@ -210,8 +210,8 @@ def parse_metric(text: str) -> MetricSpec:
     >>> from receval import parse_metric
     >>> str(parse_metric("NDCG@10"))
     'ndcg@10'
-    >>> str(parse_metric("hr@5"))
-    'hit_ratio@5'
+    >>> str(parse_metric("hit_rate@5"))
+    'success@5'
     >>> str(parse_metric("ndcg_burges@10"))
     'ndcg(gain=exponential)@10'
     >>> str(parse_metric("map( rel_threshold=2 , ap_normalizer=min_k )@100"))

@@ -168,9 +168,15 @@ def _is_arrow_string(kind: Any) -> bool:
     """Whether an Arrow type holds strings (``string``, ``large_string``, ``string_view``)."""
     import pyarrow as pa
 
-    return bool(
-        pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)
-    )
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or _is_view(kind))
+
+
+def _is_view(kind: Any) -> bool:
+    """Whether an Arrow type is ``string_view`` (pyarrow 16 and later; older have none)."""
+    import pyarrow as pa
+
+    is_view = getattr(pa.types, "is_string_view", None)
+    return bool(is_view is not None and is_view(kind))
 
 
 def _column(values: Any) -> Any:
@@ -214,7 +220,7 @@ def _values_to_numpy(arr: Any) -> np.ndarray:
     """The distinct values of an Arrow array as NumPy (strings as an object array)."""
     import pyarrow as pa
 
-    if pa.types.is_string_view(arr.type):
+    if _is_view(arr.type):
         arr = arr.cast(pa.large_string())
     return strings_to_numpy(arr)
 
@@ -264,7 +270,7 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
         parr = parr.combine_chunks() if parr.num_chunks else pa.array([], type=parr.type)
         if pa.types.is_string(parr.type) and parr.nbytes > 2**31 - 1:  # pragma: no cover
             parr = parr.cast(pa.large_string())
-    if pa.types.is_string_view(parr.type):  # the core reads offsets and data
+    if _is_view(parr.type):  # the core reads offsets and data
         parr = parr.cast(pa.large_string())
     encoded = _factorize_strings(parr)
     if encoded is None:

@@ -7,10 +7,10 @@
 Writes an impression log (user int64 grouped by user, ~40 impressions each;
 click int8; score float32 from a noisy CTR model) chunk by chunk into a temporary
 Parquet file (never all rows in memory), then evaluates it with
-``receval.scan(path)``: time and peak extra memory of each metric. A prefix of
-the file is also evaluated in memory, from NumPy arrays, to show equal values
-and the cost of streaming. The calls of a table are timed in turn (A B C D A B C
-D ...), the same number of runs each (``--runs``), medians.
+``receval.scan(path)``: time and peak extra memory of each metric. The calls
+are timed in turn (A B C D A B C D ...), the same number of runs each
+(``--runs``), medians. How a scan compares with reading its columns and
+computing in memory is ``bench_scan_read.py``'s.
 """
 
 from __future__ import annotations
@@ -68,12 +68,6 @@ METRICS = {
     "log_loss": lambda s: receval.log_loss(s["click"], s["score"]),
     "pcoc": lambda s: receval.pcoc(s["click"], s["score"]),
 }
-IN_MEMORY = {
-    "roc_auc_score": lambda t, s, u: receval.roc_auc_score(t, s),
-    "gauc_score": lambda t, s, u: receval.gauc_score(t, s, groups=u),
-    "log_loss": lambda t, s, u: receval.log_loss(t, s),
-    "pcoc": lambda t, s, u: receval.pcoc(t, s),
-}
 
 
 def warm_up(directory: str) -> None:
@@ -91,14 +85,13 @@ def warm_up(directory: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=200_000_000)
-    parser.add_argument("--prefix", type=int, default=20_000_000, help="rows compared in memory")
     parser.add_argument("--runs", type=int, default=3, help="timed runs of every call")
-    parser.add_argument("--quick", action="store_true", help="5M rows, 2M in memory, print only")
+    parser.add_argument("--quick", action="store_true", help="5M rows, print only")
     parser.add_argument("--dir", default=None, help="where to write the file (default: temp)")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     args = parser.parse_args()
     if args.quick:
-        args.rows, args.prefix = 5_000_000, 2_000_000
+        args.rows = 5_000_000
     directory = tempfile.mkdtemp(prefix="receval-bench-", dir=args.dir)
     try:
         run(args, directory)
@@ -107,8 +100,6 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace, directory: str) -> None:
-    import pyarrow.parquet as pq
-
     load_before = os.getloadavg()
     warm_up(directory)
     path = os.path.join(directory, "impressions.parquet")
@@ -125,41 +116,13 @@ def run(args: argparse.Namespace, directory: str) -> None:
     for name, m in rows:
         print(f"{name}: {m.value:.6f}  {m.seconds:.1f} s  {m.peak_extra_mib:.0f} MiB", flush=True)
 
-    prefix_path = os.path.join(directory, "prefix.parquet")
-    write_impressions(prefix_path, args.prefix)
-    table = pq.read_table(prefix_path)
-    t = table.column("click").to_numpy()
-    s = table.column("score").to_numpy()
-    u = table.column("user").to_numpy()
-    del table
-    cases = []
-    for name, fn in METRICS.items():
-        cases.append(lambda fn=fn: fn(receval.scan(prefix_path, progress=False)))
-        cases.append(lambda name=name: IN_MEMORY[name](t, s, u))
-    got = interleaved(cases, args.runs, warmup=False)
-    compare = [(name, got[2 * i], got[2 * i + 1]) for i, name in enumerate(METRICS)]
-    for name, streamed, held in compare:
-        print(
-            f"{args.prefix:,} rows {name}: scan {streamed.seconds:.2f} s / "
-            f"{streamed.peak_extra_mib:.0f} MiB, arrays {held.seconds:.2f} s / "
-            f"{held.peak_extra_mib:.0f} MiB, values {streamed.value!r} {held.value!r}",
-            flush=True,
-        )
-    body = report(args, size_mib, rows, compare, load_before)
+    body = report(args, size_mib, rows, load_before)
     print(body)
     if not args.quick:
         replace_section(args.out, "streaming", body)
 
 
-def _equal(a: float, b: float) -> str:
-    if a == b:
-        return "identical"
-    return f"rel. diff {abs(a - b) / abs(b):.1e}"
-
-
-def report(
-    args: argparse.Namespace, size_mib: float, rows: list, compare: list, load_before: tuple
-) -> str:
+def report(args: argparse.Namespace, size_mib: float, rows: list, load_before: tuple) -> str:
     lines = [
         "## Out of core (`receval.scan`)",
         "",
@@ -171,8 +134,7 @@ def report(
         "`score`: that model's probability with noise on the logit; snappy,",
         "row groups of 1Mi rows), then calls each metric on `receval.scan(path)`",
         "with the default settings (batches of 4M rows, `max_memory` 512 MiB).",
-        "The calls of a table are timed in turn (AUC, GAUC, log loss, PCOC, AUC, ...;",
-        f"in the second table each metric's scan then its arrays), {args.runs} runs",
+        f"The calls are timed in turn (AUC, GAUC, log loss, PCOC, AUC, ...), {args.runs} runs",
         "each, medians; a small file is scanned by every metric first (lazy imports,",
         "first calls). Peak extra memory is the largest rise of the resident",
         "high-water mark during a call (the harness of the other benchmarks).",
@@ -193,30 +155,15 @@ def report(
         )
     lines += [
         "",
-        f"A file of {args.prefix:,} rows from the same generator, streamed from Parquet, "
-        "against the in-memory function on the same rows as NumPy arrays already loaded "
-        f"(load {compare[0][1].load[0]:.1f} before the runs and {compare[0][1].load[1]:.1f} "
-        "after):",
-        "",
-        "| metric | scan (s) | arrays (s) | scan peak (MiB) | arrays peak (MiB) | values |",
-        "| --- | --- | --- | --- | --- | --- |",
-    ]
-    for name, streamed, held in compare:
-        lines.append(
-            f"| `{name}` | {streamed.seconds:.2f} | {held.seconds:.2f} | "
-            f"{streamed.peak_extra_mib:.0f} | {held.peak_extra_mib:.0f} | "
-            f"{_equal(streamed.value, held.value)} |"
-        )
-    lines += [
-        "",
-        "The scan times include reading and decoding the Parquet file; the array",
-        "times do not. `max_memory` bounds the whole call above the process's",
-        "memory before it (batches are lowered to a sixteenth of it). AUC reads the",
-        "file once when all rows fit in `max_memory` less 192 MiB (16 bytes per",
-        "row); otherwise once for a histogram of the scores in 2^20 buckets, then",
-        "once per range of buckets that fits there (8 bytes per row: 6 more passes",
-        "at 200M rows). GAUC, log loss and PCOC read it once. Before every",
-        "call glibc's heap is trimmed and Arrow's pool releases the pages it keeps,",
+        "The times include reading and decoding the Parquet file (the section",
+        "below compares them with reading alone and computing in memory). `max_memory`",
+        "bounds the whole call above the process's memory before it (batches are",
+        "lowered to a sixteenth of it). AUC reads the file once when all rows fit in",
+        "`max_memory` less 192 MiB (8 bytes per row); otherwise once for a histogram",
+        "of the scores in 2^20 buckets, which also gathers the lowest scores that fit,",
+        "then once per range of buckets that fits there. GAUC, log loss and PCOC read",
+        "it once. Before every call glibc's heap is trimmed and Arrow's pool releases",
+        "the pages it keeps,",
         "so that a call's peak does not hide in pages kept from the calls before it.",
     ]
     return "\n".join(lines)

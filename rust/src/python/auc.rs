@@ -135,6 +135,7 @@ type GatherOut<'py> = (
 /// Add a batch to per-bucket counts of negatives and positives (in place).
 #[pyfunction]
 fn add_histogram(
+    py: Python<'_>,
     scores: PyReadonlyArray1<'_, f64>,
     labels: PyReadonlyArray1<'_, i8>,
     shift: u32,
@@ -150,7 +151,7 @@ fn add_histogram(
     if neg.len() < size || pos.len() < size {
         return Err(bad());
     }
-    scan::add_histogram(s, l, shift, neg, pos);
+    py.detach(|| scan::add_histogram(s, l, shift, neg, pos));
     Ok(())
 }
 
@@ -160,6 +161,7 @@ fn add_histogram(
 /// each are written.
 #[pyfunction]
 fn gather(
+    py: Python<'_>,
     scores: PyReadonlyArray1<'_, f64>,
     labels: PyReadonlyArray1<'_, i8>,
     weights: Option<PyReadonlyArray1<'_, f64>>,
@@ -199,7 +201,8 @@ fn gather(
         neg,
         neg_w,
     };
-    let ok = scan::gather(s, l, w, shift, buckets.0..=buckets.1, out, &mut counts);
+    let range = buckets.0..=buckets.1;
+    let ok = py.detach(|| scan::gather(s, l, w, shift, range, out, &mut counts));
     filled.copy_from_slice(&counts);
     if !ok {
         return Err(PyValueError::new_err(

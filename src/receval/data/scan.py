@@ -20,11 +20,12 @@ from typing import Any
 
 from .._validation import check_has_columns, check_number, check_option, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
+from ._ahead import Clock, ScanTimings, read_ahead
 from ._open import compression_of, header_not_utf8, sentence
 from ._origin import Batch, Origin
 from .io import column_array, infer_format
 
-__all__ = ["Scan", "ScanColumn", "ScanRun", "scan"]
+__all__ = ["Scan", "ScanColumn", "ScanRun", "ScanTimings", "scan"]
 
 _FORMATS = ["csv", "parquet", "tsv"]
 # bytes of CSV parsed per block (the streaming reader's unit of work)
@@ -88,6 +89,12 @@ class Scan:
     batch_rows : int
     max_memory : int
     progress : bool or None
+    timings : ScanTimings or None
+        Where the last metric call on this scan spent its time: reading
+        (``read``), the metric's work (``compute``), ``wall``, ``passes`` and
+        ``rows`` (None before the first call). Batches are read one ahead in a
+        thread while the metric works on the one before, so ``read`` and
+        ``compute`` overlap.
     """
 
     def __init__(
@@ -109,6 +116,8 @@ class Scan:
                 f"Got {progress!r} instead."
             )
         self.progress = progress
+        self.timings: ScanTimings | None = None
+        self._call: Clock | None = None
         self.source = source
         self.paths, self._partitions = _expand(source)
         self.name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else self.paths[0]
@@ -323,22 +332,53 @@ class Scan:
         if self._dataset is not None:
             self._check_flat(columns)
         rows = self.rows_per_batch(columns)
+        clock = self._call or Clock()
+        try:
+            with self._progress(description) as advance:
+                ahead = read_ahead(self._read(columns, ids, floats, rows, advance), clock)
+                clock.readers.append(ahead)  # closed when the call ends, whatever happens
+                yield from ahead
+        finally:
+            if self._call is None:  # a read of its own: its timings
+                self.timings = clock.stop()
+
+    @contextmanager
+    def timed(self) -> Iterator[None]:
+        """Time one metric call, its passes together: ``timings`` when it ends."""
+        if self._call is not None:  # within a timed call: that call's
+            yield
+            return
+        self._call = Clock()
+        try:
+            yield
+        finally:
+            self.timings = self._call.stop()  # closes the call's readers
+            self._call = None
+
+    def _read(
+        self,
+        columns: list[str],
+        ids: Sequence[str],
+        floats: Sequence[str],
+        rows: int,
+        advance: Any,
+    ) -> Iterator[Batch]:
+        """The batches of :meth:`batches`, read in turn (the reader thread runs this)."""
         lines = self.file_format != "parquet"
-        with self._progress(description) as advance:
+        if self.file_format == "parquet":
+            source = self._parquet_batches(columns, rows)
+        else:
+            source = self._csv_batches(columns, ids, floats, advance)
+        for path, first, batch in source:
+            n = batch.num_rows
             if self.file_format == "parquet":
-                source = self._parquet_batches(columns, rows)
-            else:
-                source = self._csv_batches(columns, ids, floats, advance)
-            for path, first, batch in source:
-                n = batch.num_rows
-                if self.file_format == "parquet":
-                    advance(n)
-                for start in range(0, n, rows):
-                    part = batch.slice(start, rows)
-                    origin = Origin(((path, first + start, part.num_rows),), lines)
-                    yield Batch(
-                        {c: column_array(part.column(i)) for i, c in enumerate(columns)}, origin
-                    )
+                advance(n)
+            for start in range(0, n, rows):
+                part = batch.slice(start, rows)
+                origin = Origin(((path, first + start, part.num_rows),), lines)
+                yield Batch(
+                    {c: column_array(part.column(i)) for i, c in enumerate(columns)}, origin
+                )
 
     def rows_per_batch(self, columns: Sequence[str]) -> int:
         """Rows per batch: ``batch_rows``, fewer when a batch of the columns would
@@ -575,12 +615,13 @@ def scan(
     Order: GAUC and :func:`receval.evaluate` need the rows of each group
     (user) contiguous, as in a file sorted or grouped by user; this is checked
     and a violation raises ``InputValidationError``. AUC, log loss, PCOC and
-    COPC accept any order. The exact AUC reads the file more than once: one
-    pass counts rows per score bucket, then each further pass gathers the
-    scores of as many consecutive buckets as fit in ``max_memory`` less 192 MiB
-    (at least a quarter of it; 8 bytes per row, 40 with weights); a single bucket
-    (about 1/16 of a binade of scores) larger than that is still read whole. A
-    file whose rows all fit there is read once.
+    COPC accept any order. The exact AUC gathers scores in ``max_memory`` less
+    192 MiB (at least a quarter of it; 8 bytes per row, 40 with weights): a file
+    whose rows all fit there is read once. A larger one is read more than once:
+    the first pass counts rows per score bucket and gathers the lowest buckets
+    that fit, then each further pass gathers as many consecutive buckets as fit;
+    a single bucket (1/256 of a binade of scores) larger than that is still
+    read whole. ``scan.timings`` says how many passes a call made.
 
     Examples
     --------

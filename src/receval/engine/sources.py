@@ -11,9 +11,10 @@ partition; scan columns are cut as the definition's partitioning says:
   whole groups (users, queries); the last, maybe unfinished, group of a batch is
   carried into the next, and a group whose rows are not contiguous in the file raises;
 * ``"ranges"`` (:func:`scan_ranges`): disjoint score ranges that fit
-  ``Scan.max_memory``, found by a first pass that counts rows per score bucket;
-  each further pass gathers one range's rows (positives and negatives apart) and
-  hands them to the definition's ``ranges``.
+  ``Scan.max_memory``, found by a first pass that counts rows per score bucket
+  and gathers the lowest range's rows on the way; each further pass gathers one
+  range's rows (positives and negatives apart) and hands them to the
+  definition's ``ranges``.
 
 Every source gives the same checks, messages, exact sums and final value as the
 metric's function in memory and as an accumulator in a training loop.
@@ -134,9 +135,10 @@ def run_definition(
             f"promise; use the metric's own function on the scan."
         )
     floats = tuple(a for a in defn.inputs if a not in _NOT_FLOAT)
-    if defn.partitioning != "groups" and defn.ranges is not None:
-        return scan_ranges(defn, params, columns, floats, func=func)
-    return scan_compute(defn, params, columns, floats, func=func)
+    with scan.timed():
+        if defn.partitioning != "groups" and defn.ranges is not None:
+            return scan_ranges(defn, params, columns, floats, func=func)
+        return scan_compute(defn, params, columns, floats, func=func)
 
 
 def scan_of(func: str, **data: Any) -> Scan | None:
@@ -254,10 +256,10 @@ def scan_ranges(
 
     ``prepare`` gives ``(labels, scores, weights)`` per batch. The scores gathered
     at once get the budget less what reading takes (``_READING_RESERVE``, and at
-    least a quarter of ``Scan.max_memory``). When the rows fit there twice over,
-    one pass gathers them all; otherwise a first pass counts rows per score
-    bucket, the buckets are cut into ranges that fit, and each further pass
-    gathers one range.
+    least a quarter of ``Scan.max_memory``). The first pass counts rows per score
+    bucket and gathers the rows of the lowest buckets that fit (all of them when
+    the file fits: one pass); the buckets above are cut into ranges that fit, and
+    each further pass gathers one range.
     """
     k = compiled()
     ranges = ranges_of(defn)
@@ -293,31 +295,103 @@ def scan_ranges(
         for labels, scores, weights in batches(description):
             out = (pos, pos_w, neg, neg_w, filled)
             k.gather(scores, labels, weights, shift, (first, last), out)
+        return state_of(pos, pos_w, neg, neg_w, filled)
+
+    def state_of(pos: Any, pos_w: Any, neg: Any, neg_w: Any, filled: Any) -> Any:
         n_p, n_n = filled
         if not weighted:
             return ranges(params, pos[:n_p], neg[:n_n], None, None)
         return ranges(params, pos[:n_p], neg[:n_n], pos_w[:n_p], neg_w[:n_n])
 
-    if scan.num_rows is not None and 2 * scan.num_rows <= budget_rows:
-        # everything fits twice over (both classes sized for every row): one pass
-        n = scan.num_rows
-        state = gather(0, (1 << BUCKET_BITS) - 1, n, n, func)
-        v.check_not_empty(n_rows[0], defn.inputs[0], func)
-        return defn.finalize(params, state)
+    # pass 1 counts rows per score bucket and gathers the rows of the lowest buckets
+    # that fit (``top``: the last of them, lowered as the counts grow); a file whose
+    # rows all fit is read once, a larger one once less
     size = 1 << BUCKET_BITS
     neg_hist = np.zeros(size, dtype=np.int64)
     pos_hist = np.zeros(size, dtype=np.int64)
-    for labels, scores, _ in batches(f"{func} (pass 1: score histogram)"):
+    first_range = _LowestBuckets(budget_rows, weighted, shift, scan.num_rows)
+    for labels, scores, weights in batches(f"{func} (pass 1: score histogram)"):
         k.add_histogram(scores, labels, shift, neg_hist, pos_hist)
+        first_range.add(k, labels, scores, weights, neg_hist, pos_hist, n_rows[0])
     v.check_not_empty(int(neg_hist.sum() + pos_hist.sum()), defn.inputs[0], func)
-    cuts = score_ranges(neg_hist + pos_hist, budget_rows)
-    state = None
+    top = first_range.top
+    state = None if top < 0 else state_of(*first_range.buffers())
+    first_range.release()
+    rest = neg_hist + pos_hist
+    rest[: top + 1] = 0
+    cuts = score_ranges(rest, budget_rows)
     for i, (first, last) in enumerate(cuts):
         n_pos = int(pos_hist[first : last + 1].sum())
         n_neg = int(neg_hist[first : last + 1].sum())
         part = gather(first, last, n_pos, n_neg, f"{func} (pass {i + 2}/{len(cuts) + 1})")
         state = part if state is None else state.merge(part)
     return defn.finalize(params, state)
+
+
+class _LowestBuckets:
+    """The rows of the score buckets ``0..=top`` seen so far, positives and negatives
+    apart, in buffers of ``capacity`` rows each of which at most ``capacity`` in all
+    are written (the pages of a buffer are taken as it fills: the memory is that of
+    the rows held). When the counts of a batch would pass the capacity, ``top`` is
+    lowered to the last bucket whose rows, projected over the whole file, fill 90%
+    of it, and the rows above are dropped in place; ``top`` is -1 when not even the
+    first bucket fits."""
+
+    def __init__(self, capacity: int, weighted: bool, shift: int, total: int | None) -> None:
+        self.capacity, self.shift, self.total = capacity, shift, total
+        self.top = (1 << (64 - shift)) - 1
+        self.filled = np.zeros(2, dtype=np.int64)
+        self.pos, self.neg = np.empty(capacity), np.empty(capacity)
+        self.pos_w = np.empty(capacity if weighted else 0)
+        self.neg_w = np.empty(capacity if weighted else 0)
+
+    def add(self, k: Any, labels: Any, scores: Any, weights: Any, neg_hist: Any,
+            pos_hist: Any, seen: int) -> None:  # fmt: skip
+        """Gather a batch's rows of buckets ``0..=top`` (its counts are in the histograms)."""
+        if self.top < 0:
+            return
+        held = int(pos_hist[: self.top + 1].sum() + neg_hist[: self.top + 1].sum())
+        if held > self.capacity:
+            counts = pos_hist + neg_hist
+            self._lower(np.cumsum(counts, out=counts), seen)
+            if self.top < 0:
+                return
+        out = (self.pos, self.pos_w, self.neg, self.neg_w, self.filled)
+        k.gather(scores, labels, weights, self.shift, (0, self.top), out)
+
+    def _lower(self, held: np.ndarray, seen: int) -> None:
+        scale = max(self.total / max(seen, 1), 1.0) if self.total else 1.0
+        self.top = int(np.searchsorted(held, 0.9 * self.capacity / scale, side="right")) - 1
+        if self.top < 0:
+            self.release()
+            return
+        limit = np.uint64((self.top + 1) << self.shift)  # the order key past bucket top
+        for i, (values, w) in enumerate(((self.pos, self.pos_w), (self.neg, self.neg_w))):
+            self.filled[i] = _keep_below(values, w, int(self.filled[i]), limit)
+
+    def buffers(self) -> tuple[Any, ...]:
+        return self.pos, self.pos_w, self.neg, self.neg_w, self.filled
+
+    def release(self) -> None:
+        self.pos = self.neg = self.pos_w = self.neg_w = np.empty(0)
+
+
+def _keep_below(values: np.ndarray, weights: np.ndarray, n: int, limit: np.uint64) -> int:
+    """Keep, in place and in order, the rows of ``values[:n]`` (and ``weights``, when
+    it has rows) whose order key is below ``limit``; the count kept."""
+    sign = np.uint64(1 << 63)
+    kept = 0
+    for start in range(0, n, 1 << 16):  # in chunks: a few MiB at a time
+        chunk = values[start : min(start + (1 << 16), n)]
+        bits = (chunk + 0.0).view(np.uint64)
+        keys = np.where(bits & sign, ~bits, bits | sign)
+        keep = keys < limit
+        m = int(keep.sum())
+        values[kept : kept + m] = chunk[keep]
+        if len(weights):
+            weights[kept : kept + m] = weights[start : start + len(chunk)][keep]
+        kept += m
+    return kept
 
 
 # ------------------------------------------------------------------ whole groups

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _validation as v
 from ..conventions import FIELDS, Conventions
-from ..data._encode import lookup
+from ..data._encode import distinct_ints, lookup
 from ..data._ranked import Qrels, Run
 from ..engine.states import Seen
 from ..engine.totals import MeanState, empty_mean_state, mean_state
@@ -207,7 +207,9 @@ class Ids:
             return parts[0]
         if not parts:
             return np.empty(0, dtype=np.int64)
-        if all(p.dtype.kind in "iu" for p in parts) or all(p.dtype.kind in "US" for p in parts):
+        if all(p.dtype.kind in "iu" for p in parts):
+            return distinct_ints(np.concatenate(parts))  # a sort: np.unique hashes, slowly
+        if all(p.dtype.kind in "US" for p in parts):
             return np.unique(np.concatenate(parts))
         return np.asarray(list(dict.fromkeys(x for p in parts for x in p.tolist())), dtype=object)
 

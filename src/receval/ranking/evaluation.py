@@ -296,14 +296,20 @@ def evaluate(
     q = None if qrels is None else as_qrels(qrels)
     if q is not None:
         check_weights(setup, q)
-    if r is not None:
-        state, name = update(setup, q, r), r.name
-    else:  # a receval.scan(...): read user by user
-        state, name = _scan_state(setup, q, scanned)
+    if r is None:  # a receval.scan(...): read user by user
+        return _scan_report(setup, q, scanned, matching)
+    state, name = update(setup, q, r), r.name
     return finalize(setup, state, run_name=name, matching=matching)
 
 
 # ------------------------------------------------------------------ out of core
+def _scan_report(setup: Setup, q: Any, spec: Any, matching: Any) -> EvaluationReport:
+    """The report of a scanned run; the scan's ``timings`` say where its time went."""
+    with spec.scan.timed():
+        state, name = _scan_state(setup, q, spec)
+        return finalize(setup, state, run_name=name, matching=matching)
+
+
 def _scan_state(setup: Setup, q: Any, spec: Any) -> tuple[RankingState, str]:
     """The state of a scanned run's users, batch by batch of whole users; the qrels
     users absent from every batch are one more partition."""

@@ -32,7 +32,7 @@ from ._impressions import (
     sigmoid,
 )
 from ._output import OutputFormat, render
-from ._params import Command
+from ._params import Command, metric_option
 
 
 @app.command(cls=Command)
@@ -52,15 +52,11 @@ def ctr(
     by: ByOption = None,
     metric: Annotated[
         list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            metavar="METRIC",
-            help="A pointwise or grouped metric, by name, alias or metric string with "
-            "options (gauc(weighting=clicks), log_loss(eps=1e-7)); repeat for more. Default: "
+        metric_option(
+            "A pointwise or grouped metric, by name, alias or metric string with options "
+            "(gauc(weighting=clicks), log_loss(eps=1e-7)); repeat for more. Default: "
             f"{', '.join(DEFAULT_CTR_METRICS)} (gauc only with --group). receval metrics "
-            "--family pointwise lists them.",
-            show_default=False,
+            "--family pointwise lists them."
         ),
     ] = None,
     logits: Annotated[

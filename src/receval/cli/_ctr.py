@@ -32,19 +32,12 @@ from ._impressions import (
     sigmoid,
 )
 from ._output import OutputFormat, render
-from ._params import Command, metric_option
+from ._params import Command, metric_option, table_argument
 
 
 @app.command(cls=Command)
 def ctr(
-    file: Annotated[
-        str,
-        typer.Argument(
-            metavar="FILE",
-            help="Impression log: a CSV, TSV or Parquet file with one row per impression.",
-            show_default=False,
-        ),
-    ],
+    file: Annotated[str, table_argument("Impression log", "impression")],
     label: LabelOption[str],
     score: ScoresOption[list[str]],
     group: GroupOption = None,

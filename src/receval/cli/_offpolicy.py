@@ -4,8 +4,6 @@
 
 from typing import Annotated
 
-import typer
-
 from ._common import (
     DigitsOption,
     FormatOption,
@@ -18,7 +16,7 @@ from ._common import (
 from ._impressions import table_format
 from ._items import read_columns, row_value
 from ._output import OutputFormat, ResultTable, render
-from ._params import Command, metric_option
+from ._params import Command, metric_option, table_argument
 
 #: Estimates of ``receval off-policy`` when no ``-m`` is given.
 DEFAULT_OFF_POLICY_METRICS = ("ips", "snips")
@@ -26,14 +24,7 @@ DEFAULT_OFF_POLICY_METRICS = ("ips", "snips")
 
 @app.command("off-policy", cls=Command)
 def off_policy(
-    file: Annotated[
-        str,
-        typer.Argument(
-            metavar="FILE",
-            help="Logged feedback: a CSV, TSV or Parquet file with one row per round.",
-            show_default=False,
-        ),
-    ],
+    file: Annotated[str, table_argument("Logged feedback", "round")],
     reward: Annotated[str, column(help="Column of the observed rewards.")] = "reward",
     pscore: Annotated[
         str, column(help="Column of the logging policy's probability of its action.")

@@ -47,6 +47,7 @@ __all__ = [
     "close_options",
     "metric_option",
     "quick_value",
+    "table_argument",
     "words",
 ]
 
@@ -160,6 +161,13 @@ def metric_option(help: str, panel: str | None = None) -> Any:
     its help and help panel."""
     return typer.Option("--metric", "-m", metavar="METRIC", help=help, show_default=False,
                         rich_help_panel=panel)  # fmt: skip
+
+
+def table_argument(what: str, row: str) -> Any:
+    """The ``FILE`` argument of a command that reads one table: ``what`` it holds, a
+    CSV, TSV or Parquet file with one row per ``row``."""
+    text = f"{what}: a CSV, TSV or Parquet file with one row per {row}."
+    return typer.Argument(metavar="FILE", help=text, show_default=False)
 
 
 def words(values: tuple[str, ...] | list[str]) -> str:

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
 from ..engine.sources import run_definition, scan_of
-from ..engine.states import totals_empty, totals_prepare, totals_update
+from ..engine.states import check_loaded_state, totals_empty, totals_prepare, totals_update
 from ..engine.sums import ExactSum, ratio
 from ..exceptions import InvalidParameterError
 from ._binary import check_binary_scores, warn_undefined
@@ -355,6 +355,17 @@ class CalibrationGaps:
 
     gaps: dict[int, ExactSum] = field(default_factory=dict)
     weight: ExactSum = field(default_factory=ExactSum.zero)
+
+    def invalid(self) -> tuple[str, str] | None:
+        """The field and what it must hold where a state read from a pickle breaks its
+        invariants (the bins' digits are checked as every exact sum's), else None."""
+        for b, gap in self.gaps.items():
+            if isinstance(b, bool) or not isinstance(b, int) or b < 0:
+                return "gaps", "exact sums keyed by bin numbers >= 0"
+            if not isinstance(gap, ExactSum):
+                return "gaps", "exact sums keyed by bin numbers >= 0"
+            check_loaded_state(gap, ExactSum.zero(), f"state.gaps[{b}]")
+        return None
 
     def merge(self, other: CalibrationGaps) -> CalibrationGaps:
         gaps = dict(self.gaps)

@@ -410,7 +410,8 @@ def _ece_update(params: dict[str, Any], batch: Any) -> CalibrationGaps:
         np.multiply(proba, weights, out=terms[:, 1])
         total = ExactSum.of(weights)
     np.negative(terms[:, 1], out=terms[:, 1])
-    flat = terms[order].ravel()
+    # gathered as one 16-byte value a row (a 2-D fancy index is several times slower)
+    flat = np.take(terms.view(np.complex128).ravel(), order).view(np.float64)
     gaps = {
         b: ExactSum.of(flat[2 * a : 2 * (a + k)])
         for b, a, k in zip(bins.tolist(), starts.tolist(), sizes[bins].tolist(), strict=True)

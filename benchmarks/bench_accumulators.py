@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -38,7 +37,14 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import receval
-from _harness import environment, interleaved, load_line, replace_section, status_mib
+from _harness import (
+    command_line,
+    environment,
+    interleaved,
+    load_line,
+    replace_section,
+    status_mib,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BATCH = 1 << 16
@@ -558,7 +564,7 @@ def main() -> None:
         args.rows, args.check_rows, args.calls = 2_000_000, 500_000, 200
     if args.update_rows is None:
         args.update_rows = args.rows
-    command = shlex.join(["python", "benchmarks/bench_accumulators.py", *sys.argv[1:]])
+    command = command_line()
     load_before = os.getloadavg()
     started = time.perf_counter()
     print(f"$ {command}\nload average at start: {load_before}", flush=True)

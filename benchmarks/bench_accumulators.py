@@ -470,8 +470,11 @@ def versus_table(results: list[dict[str, Any]]) -> list[str]:
         "drawn before the clock starts) fed to a new accumulator by `update`, then "
         "`compute()`, against the function called once on the concatenated arrays; the "
         "two are timed in turn (stream, function, stream, ...; the harness's "
-        "`interleaved`, after a warm-up), medians; the values are equal (the script stops "
-        'otherwise). "stream / function" is what feeding the rows in batches costs.',
+        "`interleaved`, after a warm-up). Stream is the median time of the whole stream "
+        "(a new accumulator, every `update`, `compute()`), function that of the call; the "
+        "`update` and `compute()` columns are those of the median stream run. The values "
+        "are equal (the script stops otherwise). Stream / function is what feeding the "
+        "rows in batches costs.",
         "",
         row(
             [

@@ -58,14 +58,14 @@ class Section:
 
 
 SECTIONS = (
-    # 10M rows (and 50M for AUC); the pandas groupby-apply GAUC peer on 10k users
-    # (247 s on 100k users in an earlier run: 25 s here, the row says its size).
+    # 10M rows (and 50M for AUC); the pandas groupby-apply GAUC peer on 5k users
+    # (248 s on 100k users in an earlier run: about 12 s here; the row says its size).
     Section(
         "pointwise",
         "bench_pointwise.py",
-        ("--runs", "3", "--pandas-users", "10000"),
+        ("--runs", "3", "--pandas-users", "5000"),
         ("--quick",),
-        3.5,
+        3.0,
     ),
     # 100k and 1M users; a case whose slowest tool takes over 30 s (ranx, and
     # pytrec_eval at 1M users) gets one run of every tool.
@@ -74,7 +74,7 @@ SECTIONS = (
         "bench_ranking.py",
         ("--users", "100000", "1000000", "--runs", "3", "--long-s", "30"),
         ("--quick",),
-        6.0,
+        5.0,
     ),
     Section("ids", "bench_ids.py", (), ("--quick",), 2.0),
     Section("beyond", "bench_beyond.py", ("--runs", "3"), ("--quick",), 2.0),
@@ -87,25 +87,26 @@ SECTIONS = (
         2.0,
     ),
     # 100k users, 10,000 draws; a peer projected over 30 s runs fewer draws, its time
-    # scaled (its row says so).
+    # scaled (its row says so); a group where a call takes over 20 s gets one run.
     Section(
         "compare",
         "bench_compare.py",
-        ("--runs", "3", "--long-s", "30", "--peer-seconds", "30"),
+        ("--runs", "3", "--long-s", "20", "--peer-seconds", "30"),
         ("--quick",),
         3.0,
     ),
-    Section("streaming", "bench_streaming.py", ("--rows", "100000000"), ("--quick",), 2.5),
+    # 200M rows (its text describes the passes of AUC at that size).
+    Section("streaming", "bench_streaming.py", ("--rows", "200000000"), ("--quick",), 4.5),
     Section("scan-read", "bench_scan_read.py", (), ("--quick",), 3.0),
-    # 20M impressions, 300k users x 100 in Spark local mode, one run of each call.
+    # 20M impressions, 200k users x 100 in Spark local mode, one run of each call.
     Section(
         "spark",
         "bench_spark.py",
-        ("--rows", "20000000", "--users", "300000", "--runs", "1"),
+        ("--rows", "20000000", "--users", "200000", "--runs", "1"),
         ("--quick",),
-        3.5,
+        3.0,
     ),
-    Section("accumulators", "bench_accumulators.py", ("--runs", "1"), ("--quick",), 2.0),
+    Section("accumulators", "bench_accumulators.py", ("--runs", "1"), ("--quick",), 2.5),
     Section(
         "core",
         "bench_core.py",
@@ -254,9 +255,14 @@ def main(argv: list[str] | None = None) -> int:
             )
         chosen = [s for s in SECTIONS if s.name in wanted]
     if args.list:
+        listed = {"trec_eval": "trec_eval", "before": args.before, "label": args.label}
+        total = 0.0
         for s in chosen:
-            print(f"{s.name:13} ~{s.minutes:4.1f} min  {s.script} {' '.join(s.full)}")
-        print(f"expected total of the full run: ~{sum(s.minutes for s in chosen):.0f} min")
+            cmd = command(s, False, listed)
+            line = f"skipped: {cmd}" if isinstance(cmd, str) else shown(cmd)
+            total += 0.0 if isinstance(cmd, str) else s.minutes
+            print(f"{s.name:13} ~{s.minutes:4.1f} min  {line}")
+        print(f"expected total of the full run: ~{total:.0f} min (2 cores, AVX2, load about 1)")
         return 0
 
     needs_te = any(s.needs == "trec_eval" or "{trec_eval}" in s.full + s.quick for s in chosen)

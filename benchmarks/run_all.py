@@ -73,11 +73,18 @@ SECTIONS = (
         "ranking",
         "bench_ranking.py",
         ("--users", "100000", "1000000", "--runs", "3", "--long-s", "30"),
-        ("--quick",),
+        ("--quick", "--runs", "1"),
         5.0,
     ),
     Section("ids", "bench_ids.py", (), ("--quick",), 2.0),
-    Section("beyond", "bench_beyond.py", ("--runs", "3"), ("--quick",), 2.0),
+    # (--users N prints only.)
+    Section(
+        "beyond",
+        "bench_beyond.py",
+        ("--runs", "3"),
+        ("--users", "20000", "--peer-users", "1000"),
+        2.0,
+    ),
     # 50M events; the pandas peer takes over 20 s, so every row of the section has one run.
     Section(
         "retention",
@@ -92,7 +99,7 @@ SECTIONS = (
         "compare",
         "bench_compare.py",
         ("--runs", "3", "--long-s", "20", "--peer-seconds", "30"),
-        ("--quick",),
+        ("--users", "5000", "--draws", "1000"),  # prints only
         3.0,
     ),
     # 200M rows (its text describes the passes of AUC at that size).
@@ -103,7 +110,7 @@ SECTIONS = (
         "spark",
         "bench_spark.py",
         ("--rows", "20000000", "--users", "200000", "--runs", "1"),
-        ("--quick",),
+        ("--quick", "--runs", "1"),
         3.0,
     ),
     Section("accumulators", "bench_accumulators.py", ("--runs", "1"), ("--quick",), 2.5),

@@ -226,7 +226,8 @@ def header(results: list[Result], started: str, loads: tuple) -> str:
     ]
     for section, cmd, result, seconds in results:
         took = f"{seconds / 60:.1f}" if seconds is not None else ""
-        lines.append(f"| {section.name} | `{cmd}` | {took} | {result} |")
+        shown_cmd = f"`{cmd}`" if cmd else f"`benchmarks/{section.script}`"
+        lines.append(f"| {section.name} | {shown_cmd} | {took} | {result} |")
     return "\n".join(lines)
 
 

@@ -118,3 +118,21 @@ def test_the_machine_names_the_core_simd_paths(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(HARNESS, "cpu_flags", lambda: {"sse4_2", "avx", "avx2", "avx512f"})
     assert HARNESS.vector_extensions() == ["sse4_2", "avx", "avx2", "avx512f"]
     assert "avx512f" in "\n".join(HARNESS.machine())
+
+
+def test_the_machine_header_goes_at_the_top_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page = tmp_path / "benchmarks.md"
+    page.write_text("# Benchmarks\n\n<!-- ties:start -->\nold\n<!-- ties:end -->\n")
+    monkeypatch.setattr(DRIVER, "PAGE", str(page))
+    ties = next(s for s in DRIVER.SECTIONS if s.name == "ties")
+    loads = ((1.0, 1.0, 1.0), (2.0, 2.0, 2.0))
+    for took in (30.0, 90.0):
+        results = [(ties, "python benchmarks/bench_ties.py", "ok", took)]
+        DRIVER.put_header(DRIVER.header(results, "2026-01-01 00:00 UTC", loads))
+    text = page.read_text()
+    assert text.startswith("# Benchmarks\n\n<!-- machine:start -->\n## How this page was made")
+    assert text.count("<!-- machine:start -->") == 1
+    assert "| ties | `python benchmarks/bench_ties.py` | 1.5 | ok |" in text
+    assert "vector extensions" in text and "<!-- ties:start -->\nold" in text

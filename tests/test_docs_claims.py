@@ -136,3 +136,18 @@ def test_the_machine_header_goes_at_the_top_once(
     assert text.count("<!-- machine:start -->") == 1
     assert "| ties | `python benchmarks/bench_ties.py` | 1.5 | ok |" in text
     assert "vector extensions" in text and "<!-- ties:start -->\nold" in text
+
+
+def test_the_machine_header_follows_the_core_dispatch() -> None:
+    # core_paths() restates rust/src/simd.rs's choice; a new SIMD level there must show
+    # on the page too.
+    simd = (ROOT / "rust" / "src" / "simd.rs").read_text()
+    for feature in ("avx2", "avx", "fma"):
+        assert f'is_x86_feature_detected!("{feature}")' in simd
+    assert '"RECEVAL_FORCE_SCALAR"' in simd
+    enabled = set()
+    for path in (ROOT / "rust" / "src").rglob("*.rs"):
+        enabled |= set(re.findall(r'target_feature\(enable = "([\w,.]+)"\)', path.read_text()))
+    assert enabled <= {"avx2", "avx", "avx,fma"}, (
+        f"the core now compiles kernels for {enabled}: update _harness.core_paths()"
+    )

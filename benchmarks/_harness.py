@@ -363,8 +363,13 @@ def command_line() -> str:
     section's "Reproduce" line: the scale the figures were measured at)."""
     import shlex
 
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     script = "benchmarks/" + os.path.basename(sys.argv[0])
-    return shlex.join(["python", script, *sys.argv[1:]])
+    args = [
+        os.path.relpath(a, root) if os.path.isabs(a) and a.startswith(root + os.sep) else a
+        for a in sys.argv[1:]
+    ]
+    return shlex.join(["python", script, *args])
 
 
 def peer_versions(*names: str) -> str:

@@ -15,7 +15,7 @@ import typer
 
 from ..exceptions import InputValidationError
 from ._output import OutputFormat, ResultTable
-from ._params import Group
+from ._params import Group, metric_option
 from ._streams import Messages, displayed, one_line
 
 __all__ = [
@@ -196,16 +196,12 @@ RunOption = Annotated[
 
 RankMetricOption = Annotated[
     list[str] | None,
-    typer.Option(
-        "--metric",
-        "-m",
-        metavar="METRIC",
-        help="A metric string such as ndcg@10, map@100, mrr, recall@100 or "
+    metric_option(
+        "A metric string such as ndcg@10, map@100, mrr, recall@100 or "
         "'ndcg(gain=exponential)@10'; repeat for more. Default: "
         f"{', '.join(DEFAULT_RANK_METRICS)}. trec_eval's, ir_measures' and ranx's names "
         "work too (P_10, nDCG@10, ...): receval metrics --family ranking lists them.",
-        show_default=False,
-        rich_help_panel="Metrics",
+        "Metrics",
     ),
 ]
 

@@ -37,7 +37,14 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import receval
-from _harness import Interleaved, environment, interleaved, load_line, replace_section
+from _harness import (
+    Interleaved,
+    command_line,
+    environment,
+    interleaved,
+    load_line,
+    replace_section,
+)
 from bench_streaming import write_impressions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -193,8 +200,8 @@ def report(results: list[dict[str, Any]], load_before: tuple[float, ...], second
     lines = [
         "## Scans against reading plus computing (`receval.scan`)",
         "",
-        "Reproduce: `python benchmarks/bench_scan_read.py` (writes this section, 10M and",
-        "100M rows; `--quick` runs 1M rows and prints only; `--rows N ...` for other sizes).",
+        f"Reproduce: `{command_line()}` (writes this section; by default 10M and 100M",
+        "rows; `--quick` runs 1M rows and prints only; `--rows N ...` for other sizes).",
         "AUC, GAUC and log loss read the impression log of the out-of-core section",
         "(int64 `user`, int8 `click`, float32 `score`, snappy, row groups of 1Mi rows);",
         f"`evaluate` (`{', '.join(EVAL_METRICS)}`) reads a run of {ITEMS_PER_USER} scored items",

@@ -235,12 +235,12 @@ def report(results: list[dict[str, Any]], load_before: tuple[float, ...], second
         "A scan reads the next batch in a thread while the metric works on the one",
         "before, so it takes about the longer of the two rather than their sum, in a",
         "budget that does not grow with the file. The exact AUC gathers the scores of",
-        "every row in one pass when they fit in `max_memory` less 192 MiB (8 bytes per",
-        "row); a larger file is read once for a histogram of the scores, which also",
-        "gathers the lowest scores that fit, then once more per range of scores that",
-        "fits (the passes column): there the scan costs several reads of the file,",
-        "which a larger `max_memory` saves. *read + compute* holds every row in memory",
-        "at once; the scan stays within its budget.",
+        "every row in one pass when they fit in three quarters of `max_memory` less 192",
+        "MiB (8 bytes per row); a larger file is read once for a histogram of the scores,",
+        "which also gathers the lowest scores that fit, then once more per range of",
+        "scores that fits (the passes column): there the scan costs several reads of the",
+        "file, which a larger `max_memory` saves. *read + compute* holds every row in",
+        "memory at once; the scan stays within its budget.",
     ]
     return "\n".join(lines)
 

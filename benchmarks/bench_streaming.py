@@ -155,16 +155,16 @@ def report(args: argparse.Namespace, size_mib: float, rows: list, load_before: t
         )
     lines += [
         "",
-        "The times include reading and decoding the Parquet file (the section",
-        "below compares them with reading alone and computing in memory). `max_memory`",
-        "bounds the whole call above the process's memory before it (batches are",
-        "lowered to a sixteenth of it). AUC reads the file once when all rows fit in",
-        "`max_memory` less 192 MiB (8 bytes per row); otherwise once for a histogram",
-        "of the scores in 2^20 buckets, which also gathers the lowest scores that fit,",
-        "then once per range of buckets that fits there. GAUC, log loss and PCOC read",
-        "it once. Before every call glibc's heap is trimmed and Arrow's pool releases",
-        "the pages it keeps,",
-        "so that a call's peak does not hide in pages kept from the calls before it.",
+        "The times include reading and decoding the Parquet file (the section below",
+        "compares them with reading alone and computing in memory). `max_memory` bounds",
+        "the whole call above the process's memory before it (batches are lowered to a",
+        "sixteenth of it). AUC reads the file once when all rows fit in three quarters of",
+        "`max_memory` less 192 MiB (8 bytes per row); otherwise once for a histogram of",
+        "the scores in 2^20 buckets, which also gathers the lowest scores that fit, then",
+        "once per range of buckets that fits there. GAUC, log loss and PCOC read it once.",
+        "Before every call glibc's heap is trimmed and Arrow's pool releases the pages it",
+        "keeps, so that a call's peak does not hide in pages kept from the calls before",
+        "it.",
     ]
     return "\n".join(lines)
 

@@ -117,7 +117,7 @@ def test_a_consumer_that_stops_early_ends_the_reader(path):
 @pytest.mark.parametrize("weighted", [False, True])
 def test_the_exact_auc_reads_a_file_that_fits_its_budget_once(path, weighted):
     per_row = 40 if weighted else 8  # bytes per gathered row
-    s = receval.scan(path, max_memory=4 * per_row * 6000)  # 6000 rows may be gathered: 5000 fit
+    s = receval.scan(path, max_memory=4 * per_row * 7000)  # 7000 rows gathered, 5250 in pass 1
     table = pq.read_table(path)
     y, score = table["click"].to_numpy(), table["score"].to_numpy()
     w = np.arange(5000) % 3 + 0.5
@@ -135,3 +135,12 @@ def test_the_first_pass_of_the_exact_auc_gathers_the_lowest_range(path):
     expected = roc_auc_score(table["click"].to_numpy(), table["score"].to_numpy())
     assert roc_auc_score(s["click"], s["score"]) == expected
     assert s.timings.passes == 3  # the histogram and the lowest range, then 2 ranges
+
+
+def test_a_file_of_one_batch_is_read_without_a_thread(path):
+    s = receval.scan(path)  # 5000 rows: one batch
+    batches = s.batches(["click"])
+    assert len(next(batches)["click"]) == 5000
+    assert not _readers()
+    assert next(batches, None) is None
+    assert (s.timings.passes, s.timings.rows) == (1, 5000)

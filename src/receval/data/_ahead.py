@@ -82,8 +82,11 @@ class Clock:
 _END = object()
 
 
-def read_ahead(source: Iterator[Batch], clock: Clock) -> Generator[Batch, None, None]:
-    """The batches of ``source``, produced one ahead in a thread.
+def read_ahead(
+    source: Iterator[Batch], clock: Clock, *, thread: bool = True
+) -> Generator[Batch, None, None]:
+    """The batches of ``source``, produced one ahead in a thread (``thread=False``:
+    in turn, for a read of one batch, which has nothing to overlap).
 
     An error of ``source`` is raised here, where the batch it would have been was
     due. When the consumer stops early (an error in a metric), the thread is
@@ -91,6 +94,17 @@ def read_ahead(source: Iterator[Batch], clock: Clock) -> Generator[Batch, None, 
     """
     timings = clock.timings
     timings.passes += 1
+    if not thread:
+        while True:
+            t0 = time.perf_counter()
+            item = next(source, _END)
+            took = time.perf_counter() - t0
+            timings.read += took
+            clock.waited += took
+            if item is _END:
+                return
+            timings.rows += len(item.origin)
+            yield item
     ready: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
     stop = threading.Event()
 

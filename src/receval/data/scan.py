@@ -335,7 +335,9 @@ class Scan:
         clock = self._call or Clock()
         try:
             with self._progress(description) as advance:
-                ahead = read_ahead(self._read(columns, ids, floats, rows, advance), clock)
+                one = self.num_rows is not None and self.num_rows <= rows  # one batch
+                source = self._read(columns, ids, floats, rows, advance)
+                ahead = read_ahead(source, clock, thread=not one)
                 clock.readers.append(ahead)  # closed when the call ends, whatever happens
                 yield from ahead
         finally:
@@ -617,7 +619,8 @@ def scan(
     and a violation raises ``InputValidationError``. AUC, log loss, PCOC and
     COPC accept any order. The exact AUC gathers scores in ``max_memory`` less
     192 MiB (at least a quarter of it; 8 bytes per row, 40 with weights): a file
-    whose rows all fit there is read once. A larger one is read more than once:
+    whose rows all fit in three quarters of that is read once. A larger one is
+    read more than once:
     the first pass counts rows per score bucket and gathers the lowest buckets
     that fit, then each further pass gathers as many consecutive buckets as fit;
     a single bucket (1/256 of a binade of scores) larger than that is still

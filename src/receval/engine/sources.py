@@ -256,10 +256,10 @@ def scan_ranges(
 
     ``prepare`` gives ``(labels, scores, weights)`` per batch. The scores gathered
     at once get the budget less what reading takes (``_READING_RESERVE``, and at
-    least a quarter of ``Scan.max_memory``). The first pass counts rows per score
-    bucket and gathers the rows of the lowest buckets that fit (all of them when
-    the file fits: one pass); the buckets above are cut into ranges that fit, and
-    each further pass gathers one range.
+    least a quarter of ``Scan.max_memory``). The first pass gathers the rows of the
+    lowest score buckets that fit in three quarters of that (all of them when the
+    file fits: one pass) and counts rows per bucket; the buckets above are cut into
+    ranges that fit, and each further pass gathers one range.
     """
     k = compiled()
     ranges = ranges_of(defn)
@@ -303,20 +303,21 @@ def scan_ranges(
             return ranges(params, pos[:n_p], neg[:n_n], None, None)
         return ranges(params, pos[:n_p], neg[:n_n], pos_w[:n_p], neg_w[:n_n])
 
-    # pass 1 counts rows per score bucket and gathers the rows of the lowest buckets
-    # that fit (``top``: the last of them, lowered as the counts grow); a file whose
-    # rows all fit is read once, a larger one once less
-    size = 1 << BUCKET_BITS
-    neg_hist = np.zeros(size, dtype=np.int64)
-    pos_hist = np.zeros(size, dtype=np.int64)
-    first_range = _LowestBuckets(budget_rows, weighted, shift, scan.num_rows)
-    for labels, scores, weights in batches(f"{func} (pass 1: score histogram)"):
-        k.add_histogram(scores, labels, shift, neg_hist, pos_hist)
-        first_range.add(k, labels, scores, weights, neg_hist, pos_hist, n_rows[0])
-    v.check_not_empty(int(neg_hist.sum() + pos_hist.sum()), defn.inputs[0], func)
-    top = first_range.top
-    state = None if top < 0 else state_of(*first_range.buffers())
-    first_range.release()
+    # pass 1 gathers the rows of the lowest score buckets that fit (all of them when
+    # the file fits: one pass) and, once the rows outgrow the room, counts rows per
+    # bucket for the further passes
+    # three quarters of the room: the histogram, its updates and the reader's next
+    # batch share this pass (the peak measured higher with all of it)
+    first_pass = _FirstPass(budget_rows * 3 // 4, weighted, shift, scan.num_rows)
+    for labels, scores, weights in batches(f"{func} (pass 1)"):
+        first_pass.add(k, labels, scores, weights, n_rows[0])
+    v.check_not_empty(n_rows[0], defn.inputs[0], func)
+    top, hist = first_pass.top, first_pass.hist
+    state = None if top < 0 else state_of(*first_pass.buffers())
+    first_pass.release()
+    if hist is None:  # every row gathered
+        return defn.finalize(params, state)
+    neg_hist, pos_hist = hist
     rest = neg_hist + pos_hist
     rest[: top + 1] = 0
     cuts = score_ranges(rest, budget_rows)
@@ -328,36 +329,56 @@ def scan_ranges(
     return defn.finalize(params, state)
 
 
-class _LowestBuckets:
-    """The rows of the score buckets ``0..=top`` seen so far, positives and negatives
-    apart, in buffers of ``capacity`` rows each of which at most ``capacity`` in all
-    are written (the pages of a buffer are taken as it fills: the memory is that of
-    the rows held). When the counts of a batch would pass the capacity, ``top`` is
-    lowered to the last bucket whose rows, projected over the whole file, fill 90%
-    of it, and the rows above are dropped in place; ``top`` is -1 when not even the
-    first bucket fits."""
+class _FirstPass:
+    """The first pass of the exact AUC over a scan.
+
+    It holds the rows of the score buckets ``0..=top`` seen so far, positives and
+    negatives apart, in buffers of ``capacity`` rows each, of which at most
+    ``capacity`` in all are written (a buffer's pages are taken as it fills: the
+    memory is that of the rows held). While every row seen fits, that is all; when
+    they outgrow it, ``hist`` (rows per bucket, negatives and positives) starts from
+    the rows held and counts every further row, and ``top`` is lowered to the last
+    bucket whose rows, projected over the whole file, fill 90% of the room, the rows
+    above dropped in place (``top`` is -1 when not even the first bucket fits).
+    """
 
     def __init__(self, capacity: int, weighted: bool, shift: int, total: int | None) -> None:
         self.capacity, self.shift, self.total = capacity, shift, total
         self.top = (1 << (64 - shift)) - 1
+        self.hist: tuple[np.ndarray, np.ndarray] | None = None
         self.filled = np.zeros(2, dtype=np.int64)
         self.pos, self.neg = np.empty(capacity), np.empty(capacity)
         self.pos_w = np.empty(capacity if weighted else 0)
         self.neg_w = np.empty(capacity if weighted else 0)
 
-    def add(self, k: Any, labels: Any, scores: Any, weights: Any, neg_hist: Any,
-            pos_hist: Any, seen: int) -> None:  # fmt: skip
-        """Gather a batch's rows of buckets ``0..=top`` (its counts are in the histograms)."""
-        if self.top < 0:
-            return
-        held = int(pos_hist[: self.top + 1].sum() + neg_hist[: self.top + 1].sum())
-        if held > self.capacity:
-            counts = pos_hist + neg_hist
-            self._lower(np.cumsum(counts, out=counts), seen)
-            if self.top < 0:
-                return
-        out = (self.pos, self.pos_w, self.neg, self.neg_w, self.filled)
-        k.gather(scores, labels, weights, self.shift, (0, self.top), out)
+    def add(self, k: Any, labels: Any, scores: Any, weights: Any, seen: int) -> None:
+        """Add a batch; ``seen``: the rows read so far, this batch's included."""
+        if self.hist is None and seen > self.capacity:
+            self._count_held(k)
+        if self.hist is not None:
+            neg_hist, pos_hist = self.hist
+            k.add_histogram(scores, labels, self.shift, neg_hist, pos_hist)
+            if self.top >= 0:
+                held = int(pos_hist[: self.top + 1].sum() + neg_hist[: self.top + 1].sum())
+                if held > self.capacity:
+                    counts = pos_hist + neg_hist
+                    self._lower(np.cumsum(counts, out=counts), seen)
+        if self.top >= 0:
+            out = (self.pos, self.pos_w, self.neg, self.neg_w, self.filled)
+            k.gather(scores, labels, weights, self.shift, (0, self.top), out)
+
+    def _count_held(self, k: Any) -> None:
+        """Start the histogram from the rows held: every row before this batch (but
+        those of weight 0, which no pass gathers)."""
+        size = 1 << (64 - self.shift)
+        neg_hist, pos_hist = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+        step = 1 << 16
+        for label, values, n in ((1, self.pos, self.filled[0]), (0, self.neg, self.filled[1])):
+            labels = np.full(step, label, dtype=np.int8)
+            for start in range(0, int(n), step):
+                chunk = values[start : min(start + step, int(n))]
+                k.add_histogram(chunk, labels[: len(chunk)], self.shift, neg_hist, pos_hist)
+        self.hist = (neg_hist, pos_hist)
 
     def _lower(self, held: np.ndarray, seen: int) -> None:
         scale = max(self.total / max(seen, 1), 1.0) if self.total else 1.0

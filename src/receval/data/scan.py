@@ -583,9 +583,9 @@ def scan(
         Rows per batch (Parquet batches also end at row-group boundaries).
     max_memory : int, default=512 MiB
         Bytes the evaluation may use above what the process held before: the
-        reader's decoded row group, a batch (at most a sixteenth of the budget:
-        ``batch_rows`` is lowered to fit) and the metric's state (the exact AUC's:
-        see Notes). A Parquet file's row groups are read whole, so row groups
+        reader's decoded row group, a batch and the next one, read ahead in a
+        thread (each at most a sixteenth of the budget: ``batch_rows`` is lowered
+        to fit) and the metric's state (the exact AUC's: see Notes). A Parquet file's row groups are read whole, so row groups
         larger than the budget allows set a floor.
     progress : bool, default=None
         Draw a progress bar on stderr while reading: rows for Parquet, bytes

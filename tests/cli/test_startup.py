@@ -107,7 +107,7 @@ def test_the_check_sees_a_loaded_package() -> None:
     done = _run(_MAIN, "--version")
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
     assert done.returncode == 0
-    assert {"receval.cli._compare", "receval.cli._report", "receval.comparison.models"} <= modules
+    assert {"receval.cli._compare", "receval.cli._report", "receval.comparison.choices"} <= modules
 
 
 def test_trec_eval_loads_neither_typer_nor_rich() -> None:

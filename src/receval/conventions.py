@@ -234,11 +234,13 @@ def undefined_value(
     """What ``func`` answers where ``metric`` is undefined: ``if_undefined`` when
     given, else the profile's entry in :data:`PROFILE_UNDEFINED`, else None (nan
     with an ``UndefinedMetricWarning``)."""
-    from ._validation import check_number, check_option
-
     if if_undefined is not None:
+        from ._validation import check_number  # NumPy: not at import
+
         return float(check_number(if_undefined, "if_undefined", func))
-    if profile is None:
+    if profile is None:  # the usual call: nothing to check
         return None
+    from ._validation import check_option
+
     check_option(profile, "profile", func, sorted(PROFILES))
     return PROFILE_UNDEFINED.get(profile, {}).get(metric)

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from enum import Enum
 from typing import Annotated, Any, TypeVar
 
-import numpy as np
 import typer
 
 from ..exceptions import InputValidationError
@@ -572,6 +571,8 @@ def read_segments(path: str, user: str, segment: str, users: Any, say: Messages)
     with say.progress(f"Reading {say.sized(path)}…"):
         frame = read_table(path, [user, segment], "--by", fmt, id_columns=(user,))
     frame = frame.select([user, segment])
+    import numpy as np
+
     if np.asarray(users).dtype.kind in "iu":  # integer users (Parquet qrels)
         try:
             frame = frame.set_column(0, user, pc.cast(frame.column(user), pa.int64()))

@@ -68,8 +68,8 @@ class EvaluationReport:
         taken as ``ties="average"`` gives them: how far the order of tied
         scores moves the mean. nan where some user's expected value was not
         computed: interpolated precision's costs ``(s * h) ** 2`` per tied
-        block of s items, h relevant, and a user above a budget (about a
-        millisecond) is counted as tie-dependent without it (docs/conventions.md).
+        block of s items, h relevant, and a user above a budget (a few
+        milliseconds) is counted as tie-dependent without it (docs/conventions.md).
     sampling : SamplingSummary or None
         With ``candidates=``: the rows the restriction dropped, the candidates
         the run lacks, and the correction applied.

@@ -164,3 +164,20 @@ def test_cheap_tie_average_of_interpolated_precision_is_computed():
     q, r = _one_tied_list(4, 4)
     rep = receval.evaluate(q, r, ["iprec_at_recall_0.50"], ties="trec")
     assert rep.n_users_tie_dependent == {"iprec_at_recall_0.50": 0}
+
+
+def test_command_note_says_a_costly_mean_is_not_computed():
+    """The command's note names the mean as not computed rather than printing nan."""
+    from receval.cli._common import tie_notes
+
+    q, r = _one_tied_list(1000, 50)
+    rep = receval.evaluate(q, r, ["iprec_avg", "ndcg@10"], ties="trec")
+    notes: list[str] = []
+
+    class Say:
+        def note(self, text: str) -> None:
+            notes.append(text)
+
+    tie_notes(rep, "a.run", ["iprec_avg", "ndcg@10"], Say())  # type: ignore[arg-type]
+    assert "not computed" in notes[0] and "nan" not in notes[0]
+    assert "its mean is 0.05" in notes[1]

@@ -548,11 +548,16 @@ def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None
         n_tied = report.n_users_tie_dependent.get(metric, 0)
         if n_tied:
             ties = report.conventions[metric].ties
+            mean = report.mean_ties_average[metric]
+            averaged = (
+                f"its mean is {mean:.6g}"
+                if mean == mean
+                else "its mean is not computed here (too costly for some users' tied blocks)"
+            )
             say.note(
                 f"{name}: {metric} depends on the order of tied scores for {n_tied:,} of "
                 f"{report.n_users:,} users, whose ties are ordered {TIE_ORDERS[ties]}; with "
-                f"--ties average (the expected value over every order) its mean is "
-                f"{report.mean_ties_average[metric]:.6g}."
+                f"--ties average (the expected value over every order) {averaged}."
             )
 
 

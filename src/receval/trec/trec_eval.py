@@ -67,6 +67,7 @@ __all__ = [
     "TrecEvalAbort",
     "TrecEvalOptions",
     "TrecMeasure",
+    "evaluate_options",
     "parse_trec_eval_args",
     "trec_eval",
     "trec_eval_metrics",
@@ -523,6 +524,30 @@ def _before(
     return "".join(line + "\n" for block in blocks for line in block)
 
 
+def evaluate_options(o: TrecEvalOptions, metrics: Sequence[str]) -> dict[str, Any]:
+    """The conventions trec_eval's options ``o`` give :func:`receval.evaluate` (with
+    ``profile="trec_eval"``) for ``metrics``: ``-c``, ``-l``, ``-M`` and ``-J``, and
+    trec_eval 10.0's order of tied scores (doubles, then document id descending).
+
+    trec_eval takes its options whatever the measures: each is passed only where one
+    of ``metrics`` reads it.
+
+    Examples
+    --------
+    >>> from receval.trec.trec_eval import evaluate_options, parse_trec_eval_args
+    >>> o = parse_trec_eval_args(["-c", "-l2", "qrels", "run"])
+    >>> evaluate_options(o, ["precision@5"])["missing_users"]
+    'complete'
+    """
+    options: dict[str, Any] = {
+        "ties": "id_descending", "rel_threshold": o.level,
+        "missing_users": "complete" if o.complete else "skip", "depth": o.max_retrieved,
+        "judged_only": o.judged_only,
+    }  # fmt: skip
+    read = {c for m in metrics for c in parse_metric(m).info.conventions}
+    return {k: v for k, v in options.items() if k in read}
+
+
 def _lines(
     o: TrecEvalOptions,
     selected: list[tuple[TrecMeasure, str | None]],
@@ -550,21 +575,10 @@ def _lines(
     report = None
     if metrics:
         score = evaluate_groups if o.rel_format == "qrels_jg" else evaluate
-        options: dict[str, Any] = {
-            "ties": "id_descending", "rel_threshold": o.level,
-            "missing_users": "complete" if o.complete else "skip", "depth": o.max_retrieved,
-            "judged_only": o.judged_only,
-        }  # fmt: skip
-        # trec_eval takes its options whatever the measures: each goes to those it changes
-        read = {c for m in metrics for c in parse_metric(m).info.conventions}
         report = score(
-            q,
-            r,
-            metrics,
-            profile="trec_eval",
-            **{k: v for k, v in options.items() if k in read},
+            q, r, metrics, profile="trec_eval", **evaluate_options(o, metrics),
             allow_unmatched=True,
-        )
+        )  # fmt: skip
     users = q.user_ids.tolist()
     evaluated = [str(users[i]) for i in order]
     prefix = "Z" if zscores is not None else ""

@@ -97,7 +97,9 @@ one order (`ties="trec"`), median of 3 calls in one process. "Quantised": scores
 take 10 values, so about 10 items share each score, 10 relevant items per user.
 "All tied": one user's {n_tied:,} items share one score, {n_rel} relevant: the
 worst case for interpolated precision (`iprec`, `11pt_avg`), whose form costs
-O((s h)^2) for a block of s items with h relevant.
+O((s h)^2) for a block of s items with h relevant. The `ties="trec"` time includes
+the report's tie disclosure, which skips that form beyond a cost budget
+(docs/conventions.md, `n_users_tie_dependent`).
 
 {chr(10).join(lines)}
 

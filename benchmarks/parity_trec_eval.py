@@ -1,12 +1,12 @@
-"""Parity of the core's ranking kernel with the trec_eval binary on random inputs.
+"""Parity of :func:`receval.evaluate` with the trec_eval binary on random inputs.
 
 Writes random qrels and run files (ties in double and in single precision only,
 items absent from the qrels, negative grades, queries absent from the run), runs
 ``trec_eval -q`` on them with ``-m all_trec`` and with parameterised measures, under
 the options ``-l`` (relevance level), ``-M`` (depth), ``-J`` (judged only) and ``-c``
-(queries absent from the run count 0), and compares every per-query line of every
-measure the kernel computes (the trec kinds and the original ones) with the
-kernel's value printed the way trec_eval prints it (``%.4f``, counts as integers).
+(queries absent from the run count), and compares every per-query line of every
+measure with the value of ``evaluate``, given the metrics and options ``receval
+trec-eval`` gives it, printed the way trec_eval prints it (``%.4f``, counts as integers).
 
 With ``--cli``, the whole output of ``receval trec-eval`` (:func:`receval.trec.trec_eval.trec_eval`)
 is compared with the binary's, byte for byte, under random options (``-q``, ``-c``, ``-n``,
@@ -41,129 +41,42 @@ from pathlib import Path
 import numpy as np
 
 import receval
-from receval._kernels import codes as core_codes
 from receval._kernels import compiled
-from receval.data._encode import lookup
+from receval.registry.trec_eval import trec_eval_metrics
+from receval.trec.trec_eval import evaluate_options, parse_trec_eval_args
 
-codes = core_codes()  # the kernel's kinds and its RankingSpec
-
-LEVELS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
-RPREC_MULTS = [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]
-CUTOFFS = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
 COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 
 
-def spec_row(kind, *, k=0, threshold=1, params=(), gain="linear", gain_threshold=None,
-             ap_norm="relevant", depth=0, judged_only=False):  # fmt: skip
-    return codes.RankingSpec(
-        kind, k=k, threshold=threshold,
-        gain_threshold=threshold if gain_threshold is None else gain_threshold,
-        params=params, gain=gain, ap_normalizer=ap_norm,
-        ties="id_descending",  # trec_eval 10.0 compares doubles
-        depth=depth, judged_only=judged_only,
-    )  # fmt: skip
-
-
-def pairs_params(pairs):
-    out = [float(len(pairs))]
-    for grade, g in pairs:
-        out += [float(grade), float(g)]
-    return tuple(out)
-
-
-def all_trec(**c):
-    """trec_eval's name of each measure of ``-m all_trec`` the kernel computes, as a row."""
-    rows = {
-        "num_ret": spec_row(codes.NUM_RET, **c),
-        "num_rel": spec_row(codes.NUM_REL, **c),
-        "num_rel_ret": spec_row(codes.NUM_REL_RET, **c),
-        "num_nonrel_judged_ret": spec_row(codes.NUM_NONREL_JUDGED_RET, **c),
-        "bpref": spec_row(codes.BPREF, **c),
-        "infAP": spec_row(codes.INFAP, **c),
-        "11pt_avg": spec_row(codes.IPREC_AVG, **c),
-        "utility": spec_row(codes.UTILITY, params=(1.0, -1.0, 0.0, 0.0), **c),
-        "binG": spec_row(codes.BIN_G, **c),
-        "G": spec_row(codes.G, **c),
-        "ndcg_rel": spec_row(codes.NDCG_REL, **c),
-        "Rndcg": spec_row(codes.R_NDCG, **c),
-        "set_P": spec_row(codes.SET_PRECISION, **c),
-        "set_relative_P": spec_row(codes.SET_RELATIVE_PRECISION, **c),
-        "set_recall": spec_row(codes.SET_RECALL, **c),
-        "set_map": spec_row(codes.SET_AP, **c),
-        "set_F": spec_row(codes.SET_F, params=(1.0,), **c),
-        "rbp": spec_row(codes.RBP, params=(0.9,), **c),
-        "rbp_resid": spec_row(codes.RBP_RESID, params=(0.9,), **c),
-        # the original kinds, with trec_eval's conventions
-        "map": spec_row(codes.AP, **c),
-        "recip_rank": spec_row(codes.RR, **c),
-        "Rprec": spec_row(codes.R_PRECISION, **c),
-        "ndcg": spec_row(codes.NDCG, gain_threshold=1, **c),
-    }
-    for level in LEVELS:
-        rows[f"iprec_at_recall_{level:.2f}"] = spec_row(codes.IPREC_AT_RECALL, params=(level,), **c)
-    for mult in RPREC_MULTS:
-        rows[f"Rprec_mult_{mult:.2f}"] = spec_row(codes.RPREC_MULT, params=(mult,), **c)
-    for k in CUTOFFS:
-        rows[f"relative_P_{k}"] = spec_row(codes.RELATIVE_PRECISION, k=k, **c)
-        rows[f"P_{k}"] = spec_row(codes.PRECISION, k=k, **c)
-        rows[f"recall_{k}"] = spec_row(codes.RECALL, k=k, **c)
-        rows[f"map_cut_{k}"] = spec_row(codes.AP, k=k, **c)
-        rows[f"ndcg_cut_{k}"] = spec_row(codes.NDCG, k=k, gain_threshold=1, **c)
-    for k in (1, 5, 10):
-        rows[f"success_{k}"] = spec_row(codes.SUCCESS, k=k, **c)
-    for k in (5, 10, 20):
-        rows[f"unj_{k}"] = spec_row(codes.UNJUDGED, k=k, **c)
-    return rows
-
-
-def parameterised(rng, **c):
-    """Groups of (trec_eval options, rows by printed name) of parameterised measures."""
-    opts, rows = [], {}
+def parameterised(rng):
+    """Groups of trec_eval options of parameterised measures."""
+    opts = []
     levels = sorted({round(float(x), 2) for x in rng.choice(np.arange(0, 101) / 100, 3)})
     opts += ["-m", "iprec_at_recall." + ",".join(f"{x:g}" for x in levels)]
-    for x in levels:
-        rows[f"iprec_at_recall_{x:.2f}"] = spec_row(codes.IPREC_AT_RECALL, params=(x,), **c)
     avg = sorted({round(float(x), 2) for x in rng.choice(np.arange(0, 101) / 100, 4)})
-    text = ",".join(f"{x:g}" for x in avg)
-    opts += ["-m", f"11pt_avg.{text}"]
-    rows[f"11pt_avg_{text}"] = spec_row(codes.IPREC_AVG, params=(len(avg), *avg), **c)
+    opts += ["-m", "11pt_avg." + ",".join(f"{x:g}" for x in avg)]
     mults = sorted({round(float(x), 2) for x in rng.choice(np.arange(1, 60) / 10, 3)})
     opts += ["-m", "Rprec_mult." + ",".join(f"{x:g}" for x in mults)]
-    for x in mults:
-        rows[f"Rprec_mult_{x:.2f}"] = spec_row(codes.RPREC_MULT, params=(x,), **c)
     u = [float(x) for x in rng.choice([-2.0, -1.0, -0.5, 0.0, 0.25, 1.0, 3.0], 4)]
-    text = ",".join(f"{x:g}" for x in u)
-    opts += ["-m", f"utility.{text}"]
-    rows[f"utility_{text}"] = spec_row(codes.UTILITY, params=(*u, 0.0), **c)
+    opts += ["-m", "utility." + ",".join(f"{x:g}" for x in u)]
     beta = float(rng.choice([0.25, 0.5, 2.0, 3.0]))
     opts += ["-m", f"set_F.{beta:g}"]
-    rows[f"set_F_{beta:g}"] = spec_row(codes.SET_F, params=(beta,), **c)
     # rbp alone: trec_eval's rbp reads its min and max gains uninitialised, so its
     # value depends on what the measures computed before it left on the stack
     p = float(rng.choice([0.5, 0.8, 0.95]))
     rbp_opts = ["-m", f"rbp.p={p:g}", "-m", f"rbp_resid.p={p:g}"]
-    rbp_rows = {
-        f"rbp_p={p:g}": spec_row(codes.RBP, params=(p,), **c),
-        f"rbp_resid_p={p:g}": spec_row(codes.RBP_RESID, params=(p,), **c),
-    }
     cuts = sorted({int(x) for x in rng.integers(1, 40, 2)})
     text = ",".join(str(x) for x in cuts)
     opts += ["-m", f"relative_P.{text}", "-m", f"unj.{text}"]
-    for k in cuts:
-        rows[f"relative_P_{k}"] = spec_row(codes.RELATIVE_PRECISION, k=k, **c)
-        rows[f"unj_{k}"] = spec_row(codes.UNJUDGED, k=k, **c)
     # custom gain tables: grades 0..4 and gains with fractions (trec_eval sorts the
     # table comparing the integer part of gain differences)
     n_pairs = int(rng.integers(1, 4))
     grades = [int(x) for x in rng.choice(np.arange(0, 5), n_pairs, replace=False)]
     gains = [float(x) for x in rng.choice([0.0, 0.5, 1.5, 2.0, 3.0, 4.5, 9.0, -1.0], n_pairs)]
     text = ",".join(f"{g}={x:g}" for g, x in zip(grades, gains, strict=True))
-    params = pairs_params(list(zip(grades, gains, strict=True)))
-    for name, kind in (("ndcg", codes.NDCG), ("G", codes.G), ("ndcg_rel", codes.NDCG_REL),
-                       ("Rndcg", codes.R_NDCG)):  # fmt: skip
+    for name in ("ndcg", "G", "ndcg_rel", "Rndcg"):
         opts += ["-m", f"{name}.{text}"]
-        rows[f"{name}_{text}"] = spec_row(kind, gain="custom", params=params, **c)
-    return [(opts, rows), (rbp_opts, rbp_rows)]
+    return [opts, rbp_opts]
 
 
 def random_files(rng, directory: Path, float32_ties: bool = False):
@@ -215,25 +128,22 @@ def trec_eval_lines(binary, options, qrels, run):
     return lines
 
 
-def core_values(qrels, run, rows):
-    core = compiled()
+def evaluate_values(qrels, run, argv):
+    """Per (printed name, query): the value :func:`receval.evaluate` gives for the
+    trec_eval command line ``argv``, with the metrics and options ``receval
+    trec-eval`` passes it (one definition of ``-c``, ``-l``, ``-M``, ``-J``)."""
+    o = parse_trec_eval_args([*argv, str(qrels), str(run)])
+    names = trec_eval_metrics(o.measures)
+    metrics = list(dict.fromkeys(names.values()))
     q = receval.Qrels.from_file(qrels, file_format="trec")
     r = receval.Run.from_file(run, file_format="trec")
-    names = list(rows)
-    item_map = lookup(q.item_ids, r.item_ids).astype(np.int32)
-    user_map = lookup(q.user_ids, r.user_ids).astype(np.int32)
-    max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
-    depth = max(max_len, int(np.diff(q.offsets).max()))
-    disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)
-    values, _ = core.evaluate_users(
-        q.offsets, q.items.astype(np.int32), q.grades, q.grades_desc,
-        r.offsets, r.items.astype(np.int32), r.scores, r.trec_keys, item_map, user_map,
-        [rows[m] for m in names], max_len, 2, disc,
-    )  # fmt: skip
+    report = receval.evaluate(q, r, metrics, profile="trec_eval", allow_unmatched=True,
+                              **evaluate_options(o, metrics))  # fmt: skip
+    users = [str(u) for u in report.users]
     return {
-        (name, str(user)): values[i, j]
-        for j, name in enumerate(names)
-        for i, user in enumerate(q.user_ids)
+        (name, user): float(report.values[metric][i])
+        for name, metric in names.items()
+        for i, user in enumerate(users)
     }
 
 
@@ -435,14 +345,13 @@ def main(argv=None):
                 options.append(f"-M{depth}")
             if judged_only:
                 options.append("-J")
-            common = dict(threshold=threshold, depth=depth, judged_only=judged_only)
-            groups = [(["-m", "all_trec"], all_trec(**common)), *parameterised(rng, **common)]
-            for opts, rows in groups:
+            groups = [["-m", "all_trec"], *parameterised(rng)]
+            for opts in groups:
                 want = trec_eval_lines(args.trec_eval, options + opts, qrels, run)
-                got = core_values(qrels, run, rows)
+                got = evaluate_values(qrels, run, options + opts)
                 for (measure, qid), text in want.items():
-                    if measure not in rows:
-                        continue
+                    if (measure, qid) not in got:
+                        continue  # runid, relstring: not numbers
                     if qid not in in_run and measure.startswith(("utility_", "rbp_resid_")):
                         # -c: trec_eval zeroes utility and rbp_resid of a query absent
                         # from the run by name, so not when they carry parameters

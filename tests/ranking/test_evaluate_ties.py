@@ -116,3 +116,68 @@ def test_tie_order_warning_names_the_order_used():
         evaluate(qrels, run, ["recall@1"], profile="recbole")
     with pytest.warns(TieOrderWarning, match=r"by item id descending \(trec_eval's rule"):
         evaluate(qrels, run, ["recall@1"], profile="recbole", ties="trec")
+
+
+def _one_tied_list(n: int, h: int) -> tuple[receval.Qrels, receval.Run]:
+    """One user, n items of one score, the first h of them relevant."""
+    items = [f"d{i:04d}" for i in range(n)]
+    return receval.Qrels(["u"] * h, items[:h], [1] * h), receval.Run(["u"] * n, items, np.zeros(n))
+
+
+def test_costly_tie_average_is_not_computed_but_counted(monkeypatch):
+    """Interpolated precision's expected value over a block of 1,000 tied items with 50
+    relevant costs (s * h)**2: the report counts the user as tie-dependent, leaves its
+    mean_ties_average nan, and never calls the averaged kernel for it."""
+    from receval.ranking import checks
+
+    q, r = _one_tied_list(1000, 50)
+    calls = []
+    real = checks.kernel_values
+
+    def spy(sub, run, specs, convs, names, user_map):
+        calls.append((list(names), len(user_map)))
+        return real(sub, run, specs, convs, names, user_map)
+
+    monkeypatch.setattr(checks, "kernel_values", spy)
+    rep = receval.evaluate(q, r, ["iprec_at_recall_0.50", "iprec_avg", "ndcg@10"], ties="trec")
+    assert rep.n_users_tie_dependent == {"iprec_at_recall_0.50": 1, "iprec_avg": 1, "ndcg@10": 1}
+    assert np.isnan(rep.mean_ties_average["iprec_at_recall_0.50"])
+    assert np.isnan(rep.mean_ties_average["iprec_avg"])
+    assert rep.mean_ties_average["ndcg@10"] == pytest.approx(0.05)
+    # the cheap metric averaged for the user, the costly ones for nobody
+    assert calls == [(["ndcg@10"], 1)]
+    sub = rep.subset(np.ones(1, dtype=bool))
+    assert sub.n_users_tie_dependent["iprec_avg"] == 1
+    assert np.isnan(sub.mean_ties_average["iprec_avg"])
+
+
+def test_cheap_tie_average_of_interpolated_precision_is_computed():
+    """Within the budget the expected value is computed as before, and a tied block
+    of relevant items only (order-free) counts no user."""
+    q, r = _one_tied_list(20, 4)
+    rep = receval.evaluate(q, r, ["iprec_at_recall_0.50"], ties="trec")
+    avg = receval.evaluate(q, r, ["iprec_at_recall_0.50"], ties="average")
+    assert rep.n_users_tie_dependent == {"iprec_at_recall_0.50": 1}
+    assert rep.mean_ties_average["iprec_at_recall_0.50"] == pytest.approx(
+        avg.mean["iprec_at_recall_0.50"], rel=1e-12
+    )
+    q, r = _one_tied_list(4, 4)
+    rep = receval.evaluate(q, r, ["iprec_at_recall_0.50"], ties="trec")
+    assert rep.n_users_tie_dependent == {"iprec_at_recall_0.50": 0}
+
+
+def test_command_note_says_a_costly_mean_is_not_computed():
+    """The command's note names the mean as not computed rather than printing nan."""
+    from receval.cli._common import tie_notes
+
+    q, r = _one_tied_list(1000, 50)
+    rep = receval.evaluate(q, r, ["iprec_avg", "ndcg@10"], ties="trec")
+    notes: list[str] = []
+
+    class Say:
+        def note(self, text: str) -> None:
+            notes.append(text)
+
+    tie_notes(rep, "a.run", ["iprec_avg", "ndcg@10"], Say())  # type: ignore[arg-type]
+    assert "not computed" in notes[0] and "nan" not in notes[0]
+    assert "its mean is 0.05" in notes[1]

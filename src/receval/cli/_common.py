@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from enum import Enum
 from typing import Annotated, Any, TypeVar
 
-import numpy as np
 import typer
 
 from ..exceptions import InputValidationError
@@ -549,11 +548,16 @@ def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None
         n_tied = report.n_users_tie_dependent.get(metric, 0)
         if n_tied:
             ties = report.conventions[metric].ties
+            mean = report.mean_ties_average[metric]
+            averaged = (
+                f"its mean is {mean:.6g}"
+                if mean == mean
+                else "its mean is not computed here (too costly for some users' tied blocks)"
+            )
             say.note(
                 f"{name}: {metric} depends on the order of tied scores for {n_tied:,} of "
                 f"{report.n_users:,} users, whose ties are ordered {TIE_ORDERS[ties]}; with "
-                f"--ties average (the expected value over every order) its mean is "
-                f"{report.mean_ties_average[metric]:.6g}."
+                f"--ties average (the expected value over every order) {averaged}."
             )
 
 
@@ -572,6 +576,8 @@ def read_segments(path: str, user: str, segment: str, users: Any, say: Messages)
     with say.progress(f"Reading {say.sized(path)}…"):
         frame = read_table(path, [user, segment], "--by", fmt, id_columns=(user,))
     frame = frame.select([user, segment])
+    import numpy as np
+
     if np.asarray(users).dtype.kind in "iu":  # integer users (Parquet qrels)
         try:
             frame = frame.set_column(0, user, pc.cast(frame.column(user), pa.int64()))

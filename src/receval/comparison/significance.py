@@ -36,6 +36,8 @@ from ..exceptions import (
     MissingDependencyError,
     UndefinedMetricWarning,
 )
+from .choices import CORRECTIONS as CORRECTIONS
+from .choices import TESTS as TESTS
 from .paired import (
     Table,
     as_result,
@@ -59,8 +61,6 @@ __all__ = [
     "wilcoxon_pvalues",
 ]
 
-CORRECTIONS = ("holm", "bonferroni", "bh")
-TESTS = ("randomization", "student", "wilcoxon")
 # a flipped sum within this fraction of sum |w d| of the observed one counts as
 # at least as extreme: the two differ only by float rounding
 RELATIVE_TOLERANCE = 1e-12

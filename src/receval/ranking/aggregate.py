@@ -258,7 +258,9 @@ class RankingState:
     ``ties_means``: per metric compared with its ``ties="average"`` values, the mean
     with the tie-dependent users at those values; ``matched``: the run items the
     qrels judge, when known without the union of the item sets (one partition);
-    ``n_tied``: users with ties the profile's peer orders by no rule.
+    ``n_tied``: users with ties the profile's peer orders by no rule;
+    ``n_users_not_averaged``: per metric, tie-dependent users whose ``ties="average"``
+    value was not computed (over the cost budget: the mean with theirs is nan).
     """
 
     n_users: int = 0
@@ -269,6 +271,7 @@ class RankingState:
     n_users_empty: dict[str, int] = field(default_factory=dict)
     n_users_skipped: dict[str, int] = field(default_factory=dict)
     n_users_tie_dependent: dict[str, int] = field(default_factory=dict)
+    n_users_not_averaged: dict[str, int] = field(default_factory=dict)
     run_items: Ids = field(default_factory=Ids)
     qrels_items: Ids = field(default_factory=Ids)
     matched: int = 0
@@ -300,6 +303,7 @@ class RankingState:
             n_users_empty=_add(self.n_users_empty, other.n_users_empty),
             n_users_skipped=_add(self.n_users_skipped, other.n_users_skipped),
             n_users_tie_dependent=_add(self.n_users_tie_dependent, other.n_users_tie_dependent),
+            n_users_not_averaged=_add(self.n_users_not_averaged, other.n_users_not_averaged),
             run_items=self.run_items.merge(other.run_items),
             qrels_items=self.qrels_items.merge(other.qrels_items),
             matched=matched,
@@ -510,26 +514,31 @@ def _ranked_means(
 def _tie_means(
     setup: Setup,
     state: RankingState,
-    ties: tuple[np.ndarray, dict[str, np.ndarray]],
+    ties: tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]],
     rows: UserRows,
 ) -> None:
     """Per ranked metric computed under another tie order: the users whose value
     differs from its ``ties="average"`` value, and the mean with theirs put in (a
-    metric averaged over tie orders depends on none)."""
+    metric averaged over tie orders depends on none). A user whose averaged value
+    was not computed (``inf``) counts as dependent, and leaves that mean nan."""
     for text in setup.ranked:
         if setup.convs[text].ties == "average":
             state.n_users_tie_dependent[text] = 0
-    users, columns = ties
+    users, columns, own = ties
     for text, avg in columns.items():
         col = rows.raw[text]
-        moved = ~np.isclose(col[users], avg, rtol=1e-12, atol=1e-12, equal_nan=True)
+        if text in own:
+            avg = np.where(own[text], col[users], avg)
+        skipped = np.isinf(avg)
+        moved = skipped | ~np.isclose(col[users], avg, rtol=1e-12, atol=1e-12, equal_nan=True)
         n_moved = int(np.count_nonzero(moved))
         state.n_users_tie_dependent[text] = n_moved
+        state.n_users_not_averaged[text] = int(np.count_nonzero(skipped))
         if not n_moved:
             state.ties_means[text] = state.means[text]
             continue
         full = col.copy()
-        full[users] = avg
+        full[users] = np.where(skipped, np.nan, avg)
         rows.averaged[text] = full
         mean, _, valued = partition_mean(full, rows.aux[text], setup.kind(text), setup.convs[text])
         state.ties_means[text] = Mean(mean, valued)
@@ -585,7 +594,9 @@ def finalize(
     states = {t: _final_state(setup, t, state.means.get(t), state.n_users) for t in metrics}
     dependent = state.n_users_tie_dependent
     mean_average = {
-        t: _final_state(setup, t, state.ties_means[t], state.n_users).value
+        t: float("nan")
+        if state.n_users_not_averaged.get(t)
+        else _final_state(setup, t, state.ties_means[t], state.n_users).value
         for t in metrics
         if dependent.get(t)
     }

@@ -23,11 +23,13 @@ codes = _core_codes()  # the ranking kernel's codes, defined in the compiled cor
 
 __all__ = [
     "DEFAULT_MIN_MATCH",
+    "TIE_AVERAGE_BUDGET",
     "TIE_ORDERS",
     "UNSTABLE_TIES",
     "check_match_options",
     "check_matching",
     "describe_tie_orders",
+    "mixed_block_costs",
     "tie_averages",
     "tied_users",
     "unstable_tie_users",
@@ -246,6 +248,54 @@ def _tie_checked(spec: MetricSpec, conv: Conventions) -> bool:
     return not (spec.info.kind == codes.NDCG_REL and any(g < 0 for _, g in gains))
 
 
+# the averaged kernels whose cost grows faster than the list: interpolated precision
+# takes O((s * h)**2) per tied block of s items, h of them relevant
+_COSTLY_KINDS = frozenset({codes.IPREC_AT_RECALL, codes.IPREC_AVG})
+
+#: Per user, the largest cost (the sum over its tied blocks that mix relevant and
+#: non-relevant items of ``(s * h) ** 2``) for which the report computes interpolated
+#: precision's ``ties="average"`` value: a few milliseconds. A user above it is
+#: counted as tie-dependent and the metric's ``mean_ties_average`` is nan.
+TIE_AVERAGE_BUDGET = 1 << 20
+
+
+def mixed_block_costs(
+    q: Qrels, r: Run, users: np.ndarray, user_map: np.ndarray, threshold: int, single: bool
+) -> np.ndarray:
+    """Per user (qrels positions, all in the run): the sum over the tied blocks of its
+    list that hold relevant (grade >= ``threshold``) and non-relevant items of
+    ``(s * h) ** 2`` (s items, h relevant; equal scores compared in single precision
+    with ``single``); 0 when the user's value cannot depend on the order of ties."""
+    from ..data._encode import lookup
+
+    runs = user_map[users]
+    lengths = np.diff(r.offsets)[runs]
+    local = np.zeros(len(users) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=local[1:])
+    rows = np.repeat(r.offsets[runs] - local[:-1], lengths) + np.arange(int(local[-1]))
+    owner = np.repeat(np.arange(len(users), dtype=np.int64), lengths)
+    scores = r.scores[rows].astype(np.float32 if single else np.float64)
+    # the run's items as qrels codes, and the relevant (user, item) pairs as keys
+    n_items = max(len(q.item_ids), 1)
+    codes_of = lookup(r.item_ids, q.item_ids).astype(np.int64)[r.items[rows]]
+    q_lengths = np.diff(q.offsets)[users]
+    q_rows = np.repeat(q.offsets[users] - np.cumsum(q_lengths) + q_lengths, q_lengths)
+    q_rows = q_rows + np.arange(len(q_rows))
+    q_owner = np.repeat(np.arange(len(users), dtype=np.int64), q_lengths)
+    rel = q.grades[q_rows] >= threshold
+    keys = q_owner[rel] * n_items + q.items[q_rows][rel]
+    relevant = (codes_of >= 0) & np.isin(owner * n_items + codes_of, keys)
+    # blocks of equal scores within a user's list (scores descend within it)
+    start = np.ones(len(rows), dtype=bool)
+    start[1:] = (owner[1:] != owner[:-1]) | (scores[1:] != scores[:-1])
+    block = np.cumsum(start) - 1
+    s = np.bincount(block).astype(np.float64)
+    h = np.bincount(block, weights=relevant)
+    cost = np.where((h > 0) & (h < s), (s * h) ** 2, 0.0)
+    out: np.ndarray = np.bincount(owner[start], weights=cost, minlength=len(users))
+    return out
+
+
 def tie_averages(
     q: Qrels,
     r: Run,
@@ -253,18 +303,51 @@ def tie_averages(
     convs: dict[str, Conventions],
     ranked: list[str],
     user_map: np.ndarray,
-) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
     """The users whose lists hold tied scores (qrels positions) and, per ranked metric
     computed with another tie order, their values with ``ties="average"`` (the
-    expected value over every order of the tied items), computed for them only."""
+    expected value over every order of the tied items), computed for them only.
+
+    Interpolated precision's expected value costs ``(s * h) ** 2`` per tied block:
+    it is computed for the users within :data:`TIE_AVERAGE_BUDGET` only. The others
+    whose list has a tied block of relevant and non-relevant items get ``inf`` (not
+    computed: their value may depend on the order); the third dict marks, per such
+    metric, the users without such a block (their value is their own)."""
     checked = [t for t in ranked if _tie_checked(specs[t], convs[t])]
     if not checked:
-        return np.empty(0, dtype=np.int64), {}
+        return np.empty(0, dtype=np.int64), {}, {}
     single = any(convs[t].ties == "trec" for t in checked)
     users = tied_users(r, user_map, single)
     if not len(users):
-        return users, {t: np.empty(0) for t in checked}
-    averaged = {t: replace(convs[t], ties="average") for t in checked}
-    sub = subset_qrels(q, users)
-    values, _ = kernel_values(sub, r, specs, averaged, checked, user_map[users])
-    return users, {t: values[:, j].copy() for j, t in enumerate(checked)}
+        return users, {t: np.empty(0) for t in checked}, {}
+    costly = [t for t in checked if specs[t].info.kind in _COSTLY_KINDS]
+    out: dict[str, np.ndarray] = {}
+    own: dict[str, np.ndarray] = {}
+    groups: list[tuple[list[str], np.ndarray]] = []
+    cheap = [t for t in checked if t not in costly]
+    if cheap:
+        groups.append((cheap, np.ones(len(users), dtype=bool)))
+    for t in costly:
+        c = convs[t]
+        # a bound first, (n * min(n, judged))**2 over the user's list; the blocks for
+        # the users above the budget
+        n = np.diff(r.offsets)[user_map[users]].astype(np.float64)
+        cost = (n * np.minimum(n, np.diff(q.offsets)[users])) ** 2
+        big = cost > TIE_AVERAGE_BUDGET
+        if big.any():
+            cost[big] = mixed_block_costs(q, r, users[big], user_map, c.rel_threshold,
+                                          c.ties == "trec")  # fmt: skip
+        out[t], own[t] = np.full(len(users), np.inf), cost == 0
+        groups.append(([t], (cost > 0) & (cost <= TIE_AVERAGE_BUDGET)))
+    for names, kept in groups:
+        averaged = {t: replace(convs[t], ties="average") for t in names}
+        sub = users[kept]
+        values = np.empty((0, len(names)))
+        if len(sub):
+            values, _ = kernel_values(subset_qrels(q, sub), r, specs, averaged, names,
+                                      user_map[sub])  # fmt: skip
+        for j, t in enumerate(names):
+            col = out.get(t, np.empty(len(users)))
+            col[kept] = values[:, j]
+            out[t] = col
+    return users, {t: out[t] for t in checked}, own

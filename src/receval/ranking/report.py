@@ -66,7 +66,10 @@ class EvaluationReport:
     mean_ties_average : dict of str to float
         Per metric with tie-dependent users, its mean with those users' values
         taken as ``ties="average"`` gives them: how far the order of tied
-        scores moves the mean.
+        scores moves the mean. nan where some user's expected value was not
+        computed: interpolated precision's costs ``(s * h) ** 2`` per tied
+        block of s items, h relevant, and a user above a budget (a few
+        milliseconds) is counted as tie-dependent without it (docs/conventions.md).
     sampling : SamplingSummary or None
         With ``candidates=``: the rows the restriction dropped, the candidates
         the run lacks, and the correction applied.
@@ -225,7 +228,9 @@ class EvaluationReport:
             raw = self._raw[t][kept]
             moved = ~np.isclose(raw, col, rtol=1e-12, atol=1e-12, equal_nan=True)
             tie_dependent[t] = int(np.count_nonzero(moved))
-            if tie_dependent[t]:
+            if np.any(np.isnan(col) & ~np.isnan(raw)):  # a value not averaged (its cost)
+                mean_average[t] = float("nan")
+            elif tie_dependent[t]:
                 kind = self._states[t].kind
                 mean_average[t] = user_mean(col, aux[t], kind, self.conventions[t])[0].value
         return replace(

@@ -38,7 +38,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,6 +47,7 @@ from ..registry import parse_metric
 from ..registry.trec_eval import (
     MEASURES,
     NICKNAMES,
+    PREFS_MEASURES,
     UNSUPPORTED,
     MeasureValue,
     TrecMeasure,
@@ -56,7 +57,9 @@ from ..registry.trec_eval import (
     split_list,
     trec_eval_metrics,
 )
-from .prefs import PREFS_MEASURES
+
+if TYPE_CHECKING:  # pragma: no cover - preference judgments load on first use
+    from .prefs import Preferences
 
 __all__ = [
     "MEASURES",
@@ -64,6 +67,7 @@ __all__ = [
     "TrecEvalAbort",
     "TrecEvalOptions",
     "TrecMeasure",
+    "evaluate_options",
     "parse_trec_eval_args",
     "trec_eval",
     "trec_eval_metrics",
@@ -327,7 +331,6 @@ def _relchar(grade: int | None) -> str:
 def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
     from ..data._ranked import Qrels, Run
     from .jg import JudgmentGroups, read_judgment_groups
-    from .prefs import Preferences, read_prefs
 
     if o.rel_format not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
         raise InvalidParameterError(
@@ -345,6 +348,8 @@ def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
     if o.rel_format == "qrels_jg":
         q = read_judgment_groups(o.qrels)
     elif o.rel_format in ("prefs", "qrels_prefs"):
+        from .prefs import read_prefs  # preference judgments only
+
         q = read_prefs(o.qrels, qrels=o.rel_format == "qrels_prefs")
     else:
         q = Qrels.from_file(o.qrels, file_format="trec")
@@ -519,6 +524,30 @@ def _before(
     return "".join(line + "\n" for block in blocks for line in block)
 
 
+def evaluate_options(o: TrecEvalOptions, metrics: Sequence[str]) -> dict[str, Any]:
+    """The conventions trec_eval's options ``o`` give :func:`receval.evaluate` (with
+    ``profile="trec_eval"``) for ``metrics``: ``-c``, ``-l``, ``-M`` and ``-J``, and
+    trec_eval 10.0's order of tied scores (doubles, then document id descending).
+
+    trec_eval takes its options whatever the measures: each is passed only where one
+    of ``metrics`` reads it.
+
+    Examples
+    --------
+    >>> from receval.trec.trec_eval import evaluate_options, parse_trec_eval_args
+    >>> o = parse_trec_eval_args(["-c", "-l2", "qrels", "run"])
+    >>> evaluate_options(o, ["precision@5"])["missing_users"]
+    'complete'
+    """
+    options: dict[str, Any] = {
+        "ties": "id_descending", "rel_threshold": o.level,
+        "missing_users": "complete" if o.complete else "skip", "depth": o.max_retrieved,
+        "judged_only": o.judged_only,
+    }  # fmt: skip
+    read = {c for m in metrics for c in parse_metric(m).info.conventions}
+    return {k: v for k, v in options.items() if k in read}
+
+
 def _lines(
     o: TrecEvalOptions,
     selected: list[tuple[TrecMeasure, str | None]],
@@ -532,7 +561,6 @@ def _lines(
     summary."""
     from ..ranking.evaluation import evaluate
     from .jg import evaluate_groups
-    from .prefs import prefs_columns
 
     prefs = o.rel_format in ("prefs", "qrels_prefs")
     if o.num_docs:
@@ -547,26 +575,17 @@ def _lines(
     report = None
     if metrics:
         score = evaluate_groups if o.rel_format == "qrels_jg" else evaluate
-        options: dict[str, Any] = {
-            "ties": "id_descending", "rel_threshold": o.level,
-            "missing_users": "complete" if o.complete else "skip", "depth": o.max_retrieved,
-            "judged_only": o.judged_only,
-        }  # fmt: skip
-        # trec_eval takes its options whatever the measures: each goes to those it changes
-        read = {c for m in metrics for c in parse_metric(m).info.conventions}
         report = score(
-            q,
-            r,
-            metrics,
-            profile="trec_eval",
-            **{k: v for k, v in options.items() if k in read},
+            q, r, metrics, profile="trec_eval", **evaluate_options(o, metrics),
             allow_unmatched=True,
-        )
+        )  # fmt: skip
     users = q.user_ids.tolist()
     evaluated = [str(users[i]) for i in order]
     prefix = "Z" if zscores is not None else ""
     per_user: dict[str, np.ndarray] = {}
     if prefs:
+        from .prefs import prefs_columns
+
         by_name = prefs_columns(q, r, evaluated, depth=o.max_retrieved, source=o.qrels)
     for v in values:
         if prefs and v.measure.name in PREFS_MEASURES:

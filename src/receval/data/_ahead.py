@@ -83,9 +83,9 @@ _END = object()
 
 
 def read_ahead(
-    source: Iterator[Batch], clock: Clock, *, thread: bool = True
+    source: Iterator[Batch], clock: Clock, *, in_thread: bool = True
 ) -> Generator[Batch, None, None]:
-    """The batches of ``source``, produced one ahead in a thread (``thread=False``:
+    """The batches of ``source``, produced one ahead in a thread (``in_thread=False``:
     in turn, for a read of one batch, which has nothing to overlap).
 
     An error of ``source`` is raised here, where the batch it would have been was
@@ -94,14 +94,14 @@ def read_ahead(
     """
     timings = clock.timings
     timings.passes += 1
-    if not thread:
+    if not in_thread:
         while True:
             t0 = time.perf_counter()
-            item = next(source, _END)
+            item = next(source, None)
             took = time.perf_counter() - t0
             timings.read += took
             clock.waited += took
-            if item is _END:
+            if item is None:
                 return
             timings.rows += len(item.origin)
             yield item

@@ -337,7 +337,7 @@ class Scan:
             with self._progress(description) as advance:
                 one = self.num_rows is not None and self.num_rows <= rows  # one batch
                 source = self._read(columns, ids, floats, rows, advance)
-                ahead = read_ahead(source, clock, thread=not one)
+                ahead = read_ahead(source, clock, in_thread=not one)
                 clock.readers.append(ahead)  # closed when the call ends, whatever happens
                 yield from ahead
         finally:
@@ -585,8 +585,9 @@ def scan(
         Bytes the evaluation may use above what the process held before: the
         reader's decoded row group, a batch and the next one, read ahead in a
         thread (each at most a sixteenth of the budget: ``batch_rows`` is lowered
-        to fit) and the metric's state (the exact AUC's: see Notes). A Parquet file's row groups are read whole, so row groups
-        larger than the budget allows set a floor.
+        to fit) and the metric's state (the exact AUC's: see Notes). A Parquet
+        file's row groups are read whole, so row groups larger than the budget
+        allows set a floor.
     progress : bool, default=None
         Draw a progress bar on stderr while reading: rows for Parquet, bytes
         for CSV. None: only when stderr is a terminal.

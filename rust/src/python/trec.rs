@@ -3,9 +3,10 @@
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::PyBytes;
 use rustc_hash::FxHashMap;
 
+use super::text;
 use crate::trec::{self, Ids, Kind, TrecError, Users};
 
 /// Read a TREC qrels (`kind="qrels"`) or run (`kind="run"`) file, gzip or not.
@@ -118,12 +119,6 @@ fn new_str<'py>(py: Python<'py>, s: &[u8]) -> PyResult<Bound<'py, PyAny>> {
         let p = pyo3::ffi::PyUnicode_FromStringAndSize(s.as_ptr().cast(), len);
         Bound::from_owned_ptr_or_err(py, p)
     }
-}
-
-/// The text of a str (not of a subclass), None for anything else or a str that is not
-/// UTF-8 (a lone surrogate).
-fn text<'a>(py: Python<'a>, obj: &'a Py<PyAny>) -> Option<&'a str> {
-    obj.bind(py).cast_exact::<PyString>().ok()?.to_str().ok()
 }
 
 /// The rank (as float64) of each of `ids`, an object array of str, in code point

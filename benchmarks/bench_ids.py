@@ -1,7 +1,7 @@
 """Ids of every kind: receval.evaluate with string and categorical ids against int64 ids.
 
     python benchmarks/bench_ids.py            # 100k users, rewrites docs/benchmarks.md
-    python benchmarks/bench_ids.py --quick    # 5k users, 3 runs, no file written
+    python benchmarks/bench_ids.py --quick    # 3k users, 3 runs, no file written
 
 The data of bench_ranking.py (100 recommended items per user, 5-15 relevant):
 the same ids as int64, as pandas ``str`` (Arrow-backed), ``Categorical`` and
@@ -93,8 +93,11 @@ def write_files(qdf: Any, rdf: Any, folder: str) -> dict[str, tuple[str, str]]:
                 q.to_parquet(qp, index=False)
                 r.to_parquet(rp, index=False)
             else:
-                q.to_csv(qp, index=False)
-                r.to_csv(rp, index=False)
+                import pyarrow as pa
+                import pyarrow.csv
+
+                pyarrow.csv.write_csv(pa.Table.from_pandas(q, preserve_index=False), qp)
+                pyarrow.csv.write_csv(pa.Table.from_pandas(r, preserve_index=False), rp)
             paths[f"{fmt} {label}"] = (qp, rp)
     qp, rp = (os.path.join(folder, f"{x}.trec") for x in ("q", "r"))
     q, r = named(qdf), named(rdf)
@@ -169,12 +172,12 @@ def bench(n_users: int, runs: int) -> tuple[list[str], int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="5k users, 3 runs, print only")
+    parser.add_argument("--quick", action="store_true", help="3k users, 3 runs, print only")
     parser.add_argument("--users", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5, help="timed runs of every case")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     args = parser.parse_args()
-    users, runs = (5_000, 3) if args.quick else (args.users, args.runs)
+    users, runs = (3_000, 3) if args.quick else (args.users, args.runs)
     load_before = os.getloadavg()
     head = [
         row(["ids", "time (s)", "x int64", "peak extra (MiB)", "memory x int64", "same report"]),
@@ -189,7 +192,7 @@ def main() -> None:
     body = f"""## Ids of every kind
 
 Reproduce: `pip install -e '.[bench]' pytrec-eval-terrier && python benchmarks/bench_ids.py`
-(writes this section; `--quick` runs 5k users and prints only). `evaluate` of
+(writes this section; `--quick` runs 3k users and prints only). `evaluate` of
 {", ".join(METRICS)} over {users:,} users and {n_rows:,} run rows (the data of
 the ranking section), from receval's containers built in the call: the ids as
 int64, as strings that are not numbers (`u-17`, `doc-4711`) in each kind of

@@ -68,14 +68,14 @@ pub fn factorize_bytes<O: Offset>(offsets: &[O], data: &[u8]) -> (Vec<i32>, Vec<
         .map(|w| w[1].at() - w[0].at())
         .max()
         .unwrap_or(0);
-    let key = |w: &[O]| (w[0].at(), w[1].at());
-    let rows = offsets.windows(2).map(key);
+    let n = offsets.len().saturating_sub(1);
+    let rows = offsets.windows(2).map(|w| (w[0].at(), w[1].at()));
     if longest <= 7 {
-        factorize_keys(rows.map(|(a, b)| pack::<8>(&data[a..b], data, a) as u64))
+        factorize_keys(rows.map(|(a, b)| pack::<8>(&data[a..b], data, a) as u64), n)
     } else if longest <= 15 {
-        factorize_keys(rows.map(|(a, b)| pack::<16>(&data[a..b], data, a)))
+        factorize_keys(rows.map(|(a, b)| pack::<16>(&data[a..b], data, a)), n)
     } else {
-        factorize_keys(rows.map(|(a, b)| &data[a..b]))
+        factorize_keys(rows.map(|(a, b)| &data[a..b]), n)
     }
 }
 
@@ -96,21 +96,22 @@ fn pack<const N: usize>(s: &[u8], data: &[u8], at: usize) -> u128 {
 }
 
 /// Codes (in order of first appearance) of the `keys` of the rows (equal keys for
-/// equal ids only), and the first row of each code; a key equal to the row before's
-/// takes its code without a lookup.
+/// equal ids only; `n` of them, a capacity), and the first row of each code; a key
+/// equal to the row before's takes its code without a lookup.
 ///
 /// The keys and their hashes are made a block of rows at a time, then looked up in
 /// a loop that does nothing else: the lookups of a block (cache misses, in a table
 /// of many ids) then overlap, which a loop that also reads the strings prevents
 /// (three times as slow).
 pub fn factorize_keys<K: Copy + Eq + std::hash::Hash>(
-    mut keys: impl ExactSizeIterator<Item = K>,
+    mut keys: impl Iterator<Item = K>,
+    n: usize,
 ) -> (Vec<i32>, Vec<i64>) {
     use std::hash::BuildHasher;
     const BLOCK: usize = 1024;
     let hasher = rustc_hash::FxBuildHasher;
     let mut table: hashbrown::HashTable<(K, i32)> = hashbrown::HashTable::new();
-    let mut codes = Vec::with_capacity(keys.len());
+    let mut codes = Vec::with_capacity(n);
     let mut first = Vec::new();
     let mut block: Vec<(K, u64)> = Vec::with_capacity(BLOCK);
     let mut last: Option<(K, i32)> = None;

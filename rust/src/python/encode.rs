@@ -91,7 +91,7 @@ fn factorize_str<'py>(
             b""
         }
     });
-    let (codes, first) = encode::factorize_keys(keys);
+    let (codes, first) = encode::factorize_keys(keys, v.len());
     if other.get() {
         return Ok(None);
     }

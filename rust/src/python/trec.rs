@@ -4,7 +4,6 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use rustc_hash::FxHashMap;
 
 use super::text;
 use crate::trec::{self, Ids, Kind, TrecError, Users};
@@ -178,21 +177,31 @@ fn lookup_str<'py>(
         values.as_slice().map_err(contiguous)?,
         dictionary.as_slice().map_err(contiguous)?,
     );
-    let mut position: FxHashMap<&str, i32> = FxHashMap::default();
-    position.reserve(dictionary.len());
-    for (i, obj) in dictionary.iter().enumerate() {
-        let Some(t) = text(py, obj) else {
-            return Ok(None);
-        };
-        position.entry(t).or_insert(i as i32);
+    // the codes of the dictionary and the values together: a value's code first met
+    // in the dictionary is found there
+    let other = std::cell::Cell::new(false);
+    let keys = dictionary
+        .iter()
+        .chain(values)
+        .map(|obj| match text(py, obj) {
+            Some(t) => t.as_bytes(),
+            None => {
+                other.set(true);
+                b""
+            }
+        });
+    let (codes, first) = crate::encode::factorize_keys(keys, dictionary.len() + values.len());
+    if other.get() {
+        return Ok(None);
     }
-    let mut out = Vec::with_capacity(values.len());
-    for obj in values {
-        let Some(t) = text(py, obj) else {
-            return Ok(None);
-        };
-        out.push(position.get(t).copied().unwrap_or(-1));
-    }
+    let n = dictionary.len() as i64;
+    let out: Vec<i32> = codes[dictionary.len()..]
+        .iter()
+        .map(|&c| match first[c as usize] {
+            p if p < n => p as i32,
+            _ => -1,
+        })
+        .collect();
     Ok(Some(out.into_pyarray(py)))
 }
 

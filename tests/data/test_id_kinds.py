@@ -37,6 +37,14 @@ def _pd(values: np.ndarray, dtype: Any) -> pd.Series:
     return pd.Series(values.astype(str), dtype=dtype)
 
 
+def _repeated_dictionary(values: np.ndarray) -> pa.DictionaryArray:
+    """An Arrow dictionary array holding every value under two indices, used in turn."""
+    uniques, codes = np.unique(values, return_inverse=True)
+    dictionary = pa.array([*uniques.tolist(), *uniques.tolist()])
+    indices = codes + len(uniques) * (np.arange(len(codes)) % 2)
+    return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32)), dictionary)
+
+
 # each kind: int64 ids -> a column of that kind (pandas Series, polars Series or Arrow array)
 KINDS: dict[str, Callable[[np.ndarray], Any]] = {
     "pandas-str": lambda x: _pd(x, "str"),
@@ -63,6 +71,8 @@ KINDS: dict[str, Callable[[np.ndarray], Any]] = {
     ],
     "arrow-string-view": lambda x: pa.array(x.astype(str)).cast(pa.string_view()),
     "arrow-dictionary": lambda x: pa.array(x.astype(str)).dictionary_encode(),
+    "arrow-dictionary-repeated": lambda x: _repeated_dictionary(x.astype(str)),
+    "arrow-dictionary-repeated-int": lambda x: _repeated_dictionary(x),
     "arrow-chunked": lambda x: pa.chunked_array(
         [pa.array(x[:100].astype(str)), pa.array(x[100:].astype(str))]
     ),

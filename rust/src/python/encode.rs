@@ -35,13 +35,10 @@ fn factorize_dense<'py>(
 }
 
 /// The elements of `offsets` if they ascend from 0 or more to at most `len`.
-fn check_offsets<'a, O: encode::Offset + Into<i64>>(
+fn check_offsets<'a, O: encode::Offset + Into<i64> + numpy::Element>(
     offsets: &'a PyReadonlyArray1<'_, O>,
     len: usize,
-) -> PyResult<&'a [O]>
-where
-    O: numpy::Element,
-{
+) -> PyResult<&'a [O]> {
     let o = slice(offsets, "offsets")?;
     let start = o.first().map_or(0, |&s| s.into());
     let end = o.last().map_or(0, |&e| e.into());

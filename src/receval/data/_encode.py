@@ -201,10 +201,18 @@ def _factorize_dictionary(
     indices = arr.indices.to_numpy(zero_copy_only=False)
     if len(indices) == 0:
         return np.empty(0, dtype=np.int64), _values_to_numpy(dictionary[:0])
-    distinct = dictionary.dictionary_encode()
-    if len(distinct.dictionary) < len(dictionary):  # equal values under two indices
-        indices = distinct.indices.to_numpy(zero_copy_only=False)[indices]
-        dictionary = distinct.dictionary
+    # equal values under two indices (pandas and polars categories are distinct;
+    # an Arrow dictionary need not be) are merged: strings by the core, others by Arrow
+    encoded = _factorize_strings(dictionary)
+    if encoded is not None:
+        if len(encoded[1]) < len(dictionary):
+            indices = encoded[0][indices]
+            dictionary = dictionary.take(pa.array(encoded[1]))
+    else:
+        distinct = dictionary.dictionary_encode()
+        if len(distinct.dictionary) < len(dictionary):
+            indices = distinct.indices.to_numpy(zero_copy_only=False)[indices]
+            dictionary = distinct.dictionary
     codes, used = factorize(indices, name, func, any_order=any_order)
     uniques = _values_to_numpy(pc.take(dictionary, pa.array(used)))
     return codes, uniques

@@ -222,22 +222,154 @@ def load_line(before: tuple[float, ...], after: tuple[float, ...]) -> str:
 
 
 def environment() -> str:
-    """The machine, Python and library versions, and receval's compiled core and threads."""
-    import numpy
+    """One line naming where and when a section was measured: the date, the CPU
+    and its widest vector extension, receval's compiled core and its threads.
 
-    lines = [
-        f"- machine: {platform.machine()}, {os.cpu_count()} cores, "
-        f"{_cpu_model()}, {_mem_total_gib():.0f} GiB RAM",
-        f"- Python {platform.python_version()}, NumPy {numpy.__version__}",
-        f"- receval {_receval_core()}",
-    ]
-    for name in ("sklearn", "polars", "pandas", "pyarrow"):
+    The machine in full (every extension, memory, OS, library versions) is the
+    header that ``benchmarks/run_all.py`` writes at the top of the page
+    (:func:`machine`); this line lets a reader see that a section re-run alone
+    came from the same machine, or not.
+    """
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    widest = vector_extensions()[-1:] or ["no vector extension listed"]
+    return (
+        f"- measured {when} on {_cpu_model()} ({os.cpu_count()} cores, "
+        f"{widest[0]}); receval {_receval_core()}"
+    )
+
+
+# The vector extensions that decide which kernels run, in the order of their width;
+# /proc/cpuinfo's "flags" (x86) or "Features" (Arm) names them.
+VECTOR_FLAGS = (
+    "sse4_2",
+    "avx",
+    "fma",
+    "avx2",
+    "avx512f",
+    "avx512dq",
+    "avx512cd",
+    "avx512bw",
+    "avx512vl",
+    "avx512_vnni",
+    "avx512_bf16",
+    "avx512_fp16",
+    "amx_tile",
+    "asimd",
+    "sve",
+    "sve2",
+)
+
+
+def cpu_flags() -> set[str]:
+    """The feature flags of the first CPU in ``/proc/cpuinfo`` (empty elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                key = line.split(":", 1)[0].strip()
+                if key in ("flags", "Features"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def vector_extensions() -> list[str]:
+    """The vector extensions of :data:`VECTOR_FLAGS` this CPU has, narrowest first."""
+    flags = cpu_flags()
+    return [flag for flag in VECTOR_FLAGS if flag in flags]
+
+
+def core_paths() -> str:
+    """Which of the compiled core's SIMD paths run on this machine.
+
+    The core chooses at run time (``rust/src/simd.rs``): its AVX2 kernels where
+    the CPU has AVX2, its AVX + FMA kernels where it has both, the scalar twin of
+    each otherwise or when ``RECEVAL_FORCE_SCALAR`` is set (not empty, not ``0``).
+    It has no AVX-512 kernels; the compiler vectorizes the rest for the baseline
+    target (SSE2 on x86-64).
+    """
+    forced = os.environ.get("RECEVAL_FORCE_SCALAR", "") not in ("", "0")
+    if forced:
+        return "scalar paths (RECEVAL_FORCE_SCALAR is set)"
+    flags = cpu_flags()
+    paths = []
+    if "avx2" in flags:
+        paths.append("AVX2")
+    if "avx" in flags and "fma" in flags:
+        paths.append("AVX + FMA")
+    if not paths:
+        return "scalar paths (the CPU has neither AVX2 nor AVX + FMA)"
+    return " and ".join(paths) + " paths (chosen at run time; the core has no AVX-512 kernels)"
+
+
+def numpy_simd() -> str:
+    """NumPy's run-time SIMD dispatch: the widest target it found on this CPU."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as found
+    except ImportError:  # NumPy 1.x
         try:
-            module = __import__(name)
-            lines.append(f"- {name} {module.__version__}")
+            from numpy.core._multiarray_umath import __cpu_features__ as found
         except ImportError:
-            pass
-    return "\n".join(lines)
+            return "unknown"
+    have = [name for name, on in found.items() if on]
+    wide = [name for name in have if name.startswith(("AVX512", "X86_V", "SVE", "ASIMD"))]
+    return ", ".join(wide or have[-3:]) or "none"
+
+
+# Libraries whose versions the page records (distribution names).
+LIBRARIES = (
+    "numpy",
+    "pyarrow",
+    "pandas",
+    "polars",
+    "scikit-learn",
+    "scipy",
+    "pytrec-eval-terrier",
+    "ranx",
+    "numba",
+    "pyspark",
+    "torchmetrics",
+)
+
+
+def machine() -> list[str]:
+    """The machine in full, one Markdown list item per line: CPU, vector
+    extensions, what receval's core and NumPy dispatch to, memory, OS, versions."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    versions = []
+    for name in LIBRARIES:
+        try:
+            versions.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            versions.append(f"{name} (not installed)")
+    extensions = vector_extensions()
+    avx512 = any(flag.startswith("avx512") for flag in extensions)
+    return [
+        f"- CPU: {_cpu_model()}, {platform.machine()}, {os.cpu_count()} cores "
+        f"(the ones this process may use: {len(os.sched_getaffinity(0))})",
+        f"- vector extensions (`/proc/cpuinfo`): {', '.join(extensions) or 'none listed'}"
+        + ("" if avx512 or platform.machine() != "x86_64" else " (no AVX-512)"),
+        f"- receval's compiled core: {core_paths()}",
+        f"- NumPy's SIMD dispatch on this CPU: {numpy_simd()}",
+        f"- memory: {_mem_total_gib():.0f} GiB; OS: {platform.platform()}",
+        f"- Python {platform.python_version()}; receval {_receval_core()}",
+        f"- libraries: {', '.join(versions)}",
+    ]
+
+
+def command_line() -> str:
+    """The command that ran this script, as typed from the repository root (for the
+    section's "Reproduce" line: the scale the figures were measured at)."""
+    import shlex
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = "benchmarks/" + os.path.basename(sys.argv[0])
+    args = [
+        os.path.relpath(a, root) if os.path.isabs(a) and a.startswith(root + os.sep) else a
+        for a in sys.argv[1:]
+    ]
+    return shlex.join(["python", script, *args])
 
 
 def peer_versions(*names: str) -> str:
@@ -267,11 +399,9 @@ def _receval_core() -> str:
         return "(not importable)"
     version = getattr(receval, "__version__", "?")
     try:
-        core = compiled()
+        compiled()
     except ImportError:
         return f"{version}, compiled core not built"
-    if core is None:
-        return f"{version}, numba kernels (RECEVAL_KERNELS=numba), {num_threads()} threads"
     env = os.environ.get("RECEVAL_NUM_THREADS")
     source = f"RECEVAL_NUM_THREADS={env}" if env else "the cores available"
     return f"{version}, compiled Rust core `receval._core`, {num_threads()} threads ({source})"

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -38,7 +37,14 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import receval
-from _harness import environment, interleaved, load_line, replace_section, status_mib
+from _harness import (
+    command_line,
+    environment,
+    interleaved,
+    load_line,
+    replace_section,
+    status_mib,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BATCH = 1 << 16
@@ -397,6 +403,117 @@ def check_small(rows: int) -> dict[str, Any]:
     return out
 
 
+def versus_functions(rows: int, runs: int) -> list[dict[str, Any]]:
+    """Streams fed from batches already in memory against the function on the same
+    rows concatenated: what streaming itself costs (every ``update``, then ``compute``).
+
+    The stream and the function of a metric are timed in turn (harness's
+    ``interleaved``, ``runs`` rounds after a warm-up); the values must be equal."""
+    parts = list(batches(rows))
+    y, s, g = (np.concatenate(c) for c in zip(*parts, strict=True))
+    cases: list[tuple[str, str, bool, Callable[[], float]]] = [
+        ("`log_loss`", "log_loss", False, lambda: receval.log_loss(y, s)),
+        ("exact `roc_auc`", "roc_auc", False, lambda: receval.roc_auc_score(y, s)),
+        ("`gauc`", "gauc", True, lambda: receval.gauc_score(y, s, groups=g)),
+    ]
+    out = []
+    for label, name, grouped, function in cases:
+
+        def streamed(name: str = name, grouped: bool = grouped) -> tuple[float, float, float]:
+            acc = receval.metric(name)
+            start = time.perf_counter()
+            for yb, sb, gb in parts:
+                if grouped:
+                    acc.update(yb, sb, groups=gb)
+                else:
+                    acc.update(yb, sb)
+            updated = time.perf_counter()
+            value = acc.compute()
+            return value, updated - start, time.perf_counter() - updated
+
+        got_stream, got_function = interleaved([streamed, function], runs)
+        value, update_s, compute_s = got_stream.median_value
+        whole = got_function.median_value
+        if value != whole:
+            raise AssertionError(f"{name}: stream {value!r} != function {whole!r}")
+        out.append(
+            {
+                "label": label,
+                "rows": rows,
+                "batches": len(parts),
+                "runs": len(got_stream.runs),
+                "update_s": update_s,
+                "compute_s": compute_s,
+                "stream_s": got_stream.seconds,
+                "function_s": got_function.seconds,
+                "stream_peak": got_stream.peak_extra_mib,
+                "function_peak": got_function.peak_extra_mib,
+                "load": got_stream.load,
+            }
+        )
+        print(
+            f"{label}, {rows:,} rows: stream {got_stream.seconds:.3f} s (updates "
+            f"{update_s:.3f}, compute {compute_s:.4f}), function {got_function.seconds:.3f} s",
+            flush=True,
+        )
+    return out
+
+
+def versus_table(results: list[dict[str, Any]]) -> list[str]:
+    if not results:
+        return []
+    first = results[0]
+    lines = [
+        f"### A whole stream against the function, {fmt_rows(first['rows'])} rows held in memory",
+        "",
+        f"The same {first['batches']:,} batches of {BATCH:,} rows (from the generator above, "
+        "drawn before the clock starts) fed to a new accumulator by `update`, then "
+        "`compute()`, against the function called once on the concatenated arrays; the "
+        "two are timed in turn (stream, function, stream, ...; the harness's "
+        "`interleaved`, after a warm-up). Stream is the median time of the whole stream "
+        "(a new accumulator, every `update`, `compute()`), function that of the call; the "
+        "`update` and `compute()` columns are those of the median stream run. The values "
+        "are equal (the script stops otherwise). Stream / function is what feeding the "
+        "rows in batches costs.",
+        "",
+        row(
+            [
+                "metric",
+                "runs",
+                "`update` calls (s)",
+                "per batch (ms)",
+                "`compute()` (s)",
+                "stream (s)",
+                "function (s)",
+                "stream / function",
+                "stream peak extra (MiB)",
+                "function peak extra (MiB)",
+                "load before / after",
+            ]
+        ),
+        row(["---"] * 11),
+    ]
+    for r in results:
+        lines.append(
+            row(
+                [
+                    r["label"],
+                    r["runs"],
+                    f"{r['update_s']:.3f}",
+                    f"{1e3 * r['update_s'] / r['batches']:.2f}",
+                    f"{r['compute_s']:.4f}",
+                    f"{r['stream_s']:.3f}",
+                    f"{r['function_s']:.3f}",
+                    f"**{r['stream_s'] / r['function_s']:.2f}x**",
+                    f"{r['stream_peak']:.0f}",
+                    f"{r['function_peak']:.0f}",
+                    f"{r['load'][0]:.1f} / {r['load'][1]:.1f}",
+                ]
+            )
+        )
+    return [*lines, ""]
+
+
 # ------------------------------------------------------------------ report
 def row(cells: list[Any]) -> str:
     return "| " + " | ".join(str(c) for c in cells) + " |"
@@ -543,6 +660,12 @@ def main() -> None:
         help="rows of the exact roc_auc stream fed by update() alone (default: --rows)",
     )
     parser.add_argument("--check-rows", type=int, default=2_000_000, help="rows held whole")
+    parser.add_argument(
+        "--versus-rows",
+        type=int,
+        default=20_000_000,
+        help="rows of the streams timed against the function (held in memory)",
+    )
     parser.add_argument("--calls", type=int, default=1000, help="calls per overhead case")
     parser.add_argument("--reset-every", type=int, default=100, help="overhead: reset period")
     parser.add_argument("--runs", type=int, default=3, help="timed runs of every stream")
@@ -556,9 +679,10 @@ def main() -> None:
         return
     if args.quick:
         args.rows, args.check_rows, args.calls = 2_000_000, 500_000, 200
+        args.versus_rows = 1_000_000
     if args.update_rows is None:
         args.update_rows = args.rows
-    command = shlex.join(["python", "benchmarks/bench_accumulators.py", *sys.argv[1:]])
+    command = command_line()
     load_before = os.getloadavg()
     started = time.perf_counter()
     print(f"$ {command}\nload average at start: {load_before}", flush=True)
@@ -566,6 +690,7 @@ def main() -> None:
     overhead = bench_overhead(args.calls, args.reset_every)
     overhead += overhead_one_thread(args.calls, args.reset_every)
     checks = check_small(args.check_rows)
+    versus = versus_functions(args.versus_rows, args.runs)
     streams = timed_streams(
         [
             (
@@ -592,6 +717,7 @@ def main() -> None:
     load_after = os.getloadavg()
     total = time.perf_counter() - started
     body = report(args, command, overhead, checks, streams, bins_stats, exact)
+    body += "\n\n" + "\n".join(versus_table(versus))
     body += f"\n\n{load_line(load_before, load_after)}; the whole run took {total:.0f} s"
     print(body)
     if not args.quick:

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import receval
 from _harness import (
     Interleaved,
+    command_line,
     environment,
     interleaved,
     load_line,
@@ -347,8 +348,8 @@ def main() -> None:
     full_gib = per_pair * facts["n_users"] ** 2 * 12 / 2**30
     body = f"""## Beyond accuracy
 
-Reproduce: `pip install -e '.[bench]' && python benchmarks/bench_beyond.py`
-(writes this section; `--quick` runs 100k users and prints only, `--users N`
+Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'`;
+writes this section; `--quick` runs 100k users and prints only, `--users N`
 any size). Every row runs receval and its peer on the same data in one
 process, in turn (receval, peer, receval, peer, ...): the same number of runs
 each ({args.runs}, or 1 for every tool of a row where a run took more than

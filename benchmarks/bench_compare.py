@@ -32,6 +32,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from _harness import (
     Interleaved,
+    command_line,
     environment,
     interleaved,
     load_line,
@@ -374,8 +375,8 @@ def main() -> None:
         )
     body = f"""## Model comparison
 
-Reproduce: `pip install -e '.[bench]' && python benchmarks/bench_compare.py`
-(writes this section; `--quick` runs 10k users and 2,000 draws and prints
+Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'`;
+writes this section; `--quick` runs 10k users and 2,000 draws and prints
 only, `--users N` / `--draws N` any size). The calls of a group are timed
 in turn (receval on 1 column, receval on 10 columns, each peer, then again):
 the randomization tests, the BCa bootstraps, the percentile bootstraps, the

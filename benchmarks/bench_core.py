@@ -20,11 +20,7 @@ around the rounds.
    ``benchmarks/build_trec_eval.sh``), trec_eval's own process on the same files
    too: on the test files interleaved like the others, on the large run once
    (it takes about a minute).
-4. The compiled core against the numba kernels it replaced (``RECEVAL_KERNELS=numba``,
-   when numba is installed): ``roc_auc_score``, ``log_loss`` and ``gauc_score`` on 10M
-   rows (100k users), each in its own process per kernel, the two processes in turn,
-   5 timed calls each after a warm-up call (numba's compilation), medians.
-5. With ``--large N`` (e.g. 1000000; off by default: writing the files takes
+4. With ``--large N`` (e.g. 1000000; off by default: writing the files takes
    minutes and they take N x 3.4 kB of disk): ``receval rank`` alone on a run of
    N users x 100 items, one run after the file is written (pytrec_eval would
    need tens of GB of memory there).
@@ -41,7 +37,7 @@ import time
 
 import numpy as np
 
-from _harness import environment, interleaved, replace_section
+from _harness import command_line, environment, interleaved, replace_section
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -156,58 +152,6 @@ def large_run(n_users: int) -> list[str]:
     ]
 
 
-TEN_MILLION = r"""
-import sys, time, numpy as np, receval as rv
-rng = np.random.default_rng(0)
-n = 10_000_000
-g = np.sort(rng.integers(0, 100_000, n))
-p = rng.random(n)
-y = (rng.random(n) < p).astype(np.int8)
-call = {"roc_auc_score": lambda: rv.roc_auc_score(y, p),
-        "log_loss": lambda: rv.log_loss(y, p * 0.98 + 0.01),
-        "gauc_score": lambda: rv.gauc_score(y, p, groups=g)}[sys.argv[1]]
-call()
-times = []
-for _ in range(5):
-    t = time.perf_counter(); call(); times.append(time.perf_counter() - t)
-print(sorted(times)[2])
-"""
-
-
-def against_numba(rounds: int) -> list[str]:
-    """The core and the numba twins on 10M rows: the lines of a table (none without numba)."""
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return []
-    cases = ["roc_auc_score", "log_loss", "gauc_score"]
-    got: dict[tuple[str, str], list[float]] = {}
-    load = os.getloadavg()[0]
-    for _ in range(rounds):
-        for case in cases:
-            for kernels in ("core", "numba"):
-                env = {**os.environ, "RECEVAL_KERNELS": "numba" if kernels == "numba" else ""}
-                out = subprocess.run([PY, "-c", TEN_MILLION, case], capture_output=True,
-                                     text=True, check=True, env=env)  # fmt: skip
-                got.setdefault((case, kernels), []).append(float(out.stdout))
-    load = (load + os.getloadavg()[0]) / 2
-    rows = [
-        f"| `{case}` | {_median(got[case, 'core']):.3f} | {_median(got[case, 'numba']):.3f} | "
-        f"{_median(got[case, 'numba']) / _median(got[case, 'core']):.2f}x |"
-        for case in cases
-    ]
-    return [
-        f"The compiled core against the numba kernels it replaced, on 10M rows (100k users), "
-        f"each in its own process, {rounds} processes per kernel in turn, the median of 5 calls "
-        f"after a warm-up call in each (load average {load:.1f}):",
-        "",
-        "| call | core (s) | numba kernels (s) | numba / core |",
-        "| --- | --- | --- | --- |",
-        *rows,
-        "",
-    ]
-
-
 def small_calls(runs: int) -> list[tuple[str, float, float]]:
     from sklearn.metrics import log_loss, roc_auc_score
 
@@ -254,7 +198,7 @@ def main() -> None:
     lines = [
         "## The compiled core: fixed costs and small calls",
         "",
-        "Reproduce: `python benchmarks/bench_core.py` (writes this section; `--quick` "
+        f"Reproduce: `{command_line()}` (writes this section; `--quick` "
         "prints only). Cases of one table are timed in turn (A B A B ...), "
         f"{runs} runs each after a warm-up, medians; new processes include Python's start.",
         "",
@@ -290,7 +234,6 @@ def main() -> None:
         *[f"| {name} | {us:.0f} |" for name, us, _ in small_calls(runs)],
         "",
     ]
-    lines += against_numba(1 if args.quick else 3)
     with tempfile.TemporaryDirectory() as directory:
         qrels, run = write_run(directory, args.users)
         size = os.path.getsize(run) / 2**20

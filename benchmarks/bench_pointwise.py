@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import receval
-from _harness import environment, interleaved, load_line, replace_section, row_load
+from _harness import command_line, environment, interleaved, load_line, replace_section, row_load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -233,8 +233,8 @@ def main() -> None:
     lines += bench_gauc(n, args.users, settings, args.pandas_users)
     body = f"""## Pointwise metrics
 
-Reproduce: `pip install -e '.[bench]' && python benchmarks/bench_pointwise.py`
-(writes this section; `--quick` runs 1M rows and prints only). Every row runs
+Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'`;
+writes this section; `--quick` runs 1M rows and prints only). Every row runs
 receval and its peer on the same arrays in one process, in turn (receval,
 peer, receval, peer, ...): the same number of runs each ({args.runs}, or 1 for
 every tool of a row where a run took more than {args.long_s:g} s; the "runs"

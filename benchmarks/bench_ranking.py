@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import receval
 from _harness import (
     Forked,
+    command_line,
     environment,
     interleaved,
     load_line,
@@ -620,8 +621,8 @@ def main() -> None:
     notes = "\n".join(f"- {n}" for n in bench.notes)
     body = f"""## Ranking metrics (`evaluate`)
 
-Reproduce: `pip install -e '.[bench]' pytrec-eval-terrier ranx &&
-python benchmarks/bench_ranking.py` (writes this section; `--quick` runs 10k
+Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'
+pytrec-eval-terrier ranx`; writes this section; `--quick` runs 10k
 users and prints only). Every row starts from the same pandas DataFrames (or
 the same Parquet files) in one process and computes {", ".join(METRICS)}.
 

@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tests.oracles.retention import retention_pandas
 
 import receval
-from _harness import environment, interleaved, load_line, replace_section, row_load
+from _harness import command_line, environment, interleaved, load_line, replace_section, row_load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 N_DAYS = 60
@@ -262,11 +262,10 @@ def main() -> None:
     print(load_line(load_before, load_after))
     if args.quick:
         return
-    size_flag = "" if n_events == 50_000_000 else f" --events {n_events}"
     body = f"""## Retention
 
-Reproduce: `pip install -e '.[bench]' && python benchmarks/bench_retention.py{size_flag}`
-(writes this section; `--quick` runs 1M events and prints only). Both tools
+Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'`;
+writes this section; `--quick` runs 1M events and prints only). Both tools
 start from the same pandas DataFrame in one process and compute new, login and
 active users per day, day-1/3/7/30 retention and the full cohort x day table,
 with days starting at local midnight in {TZ}. The two tools are timed in

@@ -24,7 +24,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import receval
-from _harness import environment, interleaved, load_line, replace_section, row_load
+from _harness import command_line, environment, interleaved, load_line, replace_section, row_load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RANKING_METRICS = ["ndcg@10", "map@100", "recall@100", "mrr", "p@10"]
@@ -227,7 +227,7 @@ def report(args: argparse.Namespace, rows: list, load_before: tuple) -> str:
     lines = [
         "## Spark (`receval.spark`, local[2])",
         "",
-        "Reproduce: `python benchmarks/bench_spark.py` (writes this section; `--quick` "
+        f"Reproduce: `{command_line()}` (writes this section; `--quick` "
         "runs 2M impressions and 100k users and prints only). Needs `pip install -e "
         "'.[spark,bench]'` and Java 17.",
         f"The impressions are those of the out-of-core benchmark ({args.rows:,} rows: int64 "

@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import receval
-from _harness import environment, interleaved, load_line, replace_section
+from _harness import command_line, environment, interleaved, load_line, replace_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHUNK = 4_000_000
@@ -163,7 +163,7 @@ def report(
     lines = [
         "## Out of core (`receval.scan`)",
         "",
-        "Reproduce: `python benchmarks/bench_streaming.py` (writes this section; "
+        f"Reproduce: `{command_line()}` (writes this section; "
         "`--quick` runs 5M rows and prints only; `--rows N` for another size).",
         "The script writes an impression log chunk by chunk into a temporary Parquet",
         "file (int64 `user`, grouped by user, Poisson(39)+1 impressions per user;",

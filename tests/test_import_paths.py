@@ -109,3 +109,24 @@ def test_a_private_or_unknown_name_is_an_attribute_error():
     for name in ("_no_such_name", "no_such_name"):
         with pytest.raises(AttributeError, match=f"has no attribute '{name}'"):
             getattr(receval, name)
+
+
+def test_receval_comparison_loads_its_models_on_first_use():
+    # receval compare --help reads the names of the tests without NumPy
+    code = (
+        "import sys, receval.comparison as c\n"
+        "from receval.comparison.choices import TESTS\n"
+        "print('numpy' in sys.modules, 'receval.comparison.models' in sys.modules)\n"
+        "from receval.comparison import *\n"
+        "print(compare is c.compare is c.models.compare)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False", "True"]
+    import receval.comparison as comparison
+    from receval.comparison import models
+
+    assert comparison.__all__ == models.__all__
+    assert set(models.__all__) <= set(dir(comparison))
+    assert comparison.TESTS is models.TESTS
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        comparison.no_such_name  # noqa: B018

@@ -9,9 +9,10 @@ constants (the metric kinds of the ranking kernel, defined once, in Rust) and it
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # NumPy loads on first use: the registry reads the core's constants
+    import numpy as np
 
 __all__ = ["codes", "compiled", "empty_output", "num_threads"]
 
@@ -97,6 +98,8 @@ def empty_output(n: int, dtype: Any) -> np.ndarray:
     >>> empty_output(3, "float64").shape
     (3,)
     """
+    import numpy as np
+
     out = np.empty(n, dtype=dtype)
     if out.nbytes >= 4 << 20:
         compiled().populate(out.view(np.uint8))

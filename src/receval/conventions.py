@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from ._validation import check_number, check_option
 from .exceptions import InvalidParameterError
 
 __all__ = [
@@ -66,6 +65,8 @@ class Conventions:
     discount: str = "offset"
 
     def validated(self, func: str = "evaluate") -> Conventions:
+        from ._validation import check_number, check_option  # NumPy: not at import
+
         for name, options in CHOICES.items():
             check_option(getattr(self, name), name, func, list(options))
         # the kernels take the threshold and the depth as int64
@@ -189,6 +190,8 @@ def resolve_conventions(
     """Start from ``profile`` (or the defaults), apply the profile's conventions for
     ``metric`` (a metric name; ``cut_off``: it has an @k; ``string_params``: the
     conventions written in its string), then the explicit keyword overrides."""
+    from ._validation import check_option
+
     if profile is not None:
         check_option(profile, "profile", func, sorted(PROFILES))
         base = PROFILES[profile]
@@ -232,8 +235,12 @@ def undefined_value(
     given, else the profile's entry in :data:`PROFILE_UNDEFINED`, else None (nan
     with an ``UndefinedMetricWarning``)."""
     if if_undefined is not None:
+        from ._validation import check_number  # NumPy: not at import
+
         return float(check_number(if_undefined, "if_undefined", func))
-    if profile is None:
+    if profile is None:  # the usual call: nothing to check
         return None
+    from ._validation import check_option
+
     check_option(profile, "profile", func, sorted(PROFILES))
     return PROFILE_UNDEFINED.get(profile, {}).get(metric)

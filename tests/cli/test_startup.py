@@ -43,7 +43,8 @@ NOT_LOADED = {
 # modules ``receval rank`` with one run does not need (help and usage errors use
 # typer.rich_utils and rich.markdown; --version reads importlib.metadata)
 NOT_LOADED_MODULES = {
-    "importlib.metadata",
+    "importlib.metadata", "concurrent.futures", "logging",
+    "receval.data.scan", "receval.engine.sources", "receval.engine.run", "receval.trec.prefs",
     "receval.comparison.models", "receval.plot", "receval.spark", "receval.datasets",
     "receval.cli._compare", "receval.cli._ctr", "receval.cli._report", "receval.cli._retention",
     "receval.cli._metrics",
@@ -107,7 +108,7 @@ def test_the_check_sees_a_loaded_package() -> None:
     done = _run(_MAIN, "--version")
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
     assert done.returncode == 0
-    assert {"receval.cli._compare", "receval.cli._report", "receval.comparison.models"} <= modules
+    assert {"receval.cli._compare", "receval.cli._report", "receval.comparison.choices"} <= modules
 
 
 def test_trec_eval_loads_neither_typer_nor_rich() -> None:
@@ -120,6 +121,36 @@ def test_trec_eval_loads_neither_typer_nor_rich() -> None:
     assert {m.split(".")[0] for m in modules} & {"typer", "rich", "click", *NOT_LOADED} == set()
     cli = {"receval.cli._app", "receval.cli._common", "receval.cli._output", "receval.cli._params"}
     assert modules & cli == set()
+    # nor the scans, the thread pool (with logging) or the preference measures (-R prefs)
+    assert {m for m in modules if m.startswith(tuple(NOT_LOADED_MODULES))} == set()
+
+
+# what the help of every command needs: Typer, rich and the command modules with their
+# option tables; not NumPy, the statistics of compare, the evaluation or the data readers
+NOT_LOADED_BY_HELP = {
+    "numpy", "receval.comparison.models", "receval.comparison.significance",
+    "receval.ranking", "receval.engine", "receval.data", "receval.trec", "receval._validation",
+    *NOT_LOADED,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("args", [["--help"], ["compare", "--help"], ["rank", "--help"]])
+def test_help_loads_no_numpy(args) -> None:
+    done = _run(_MAIN, *args)
+    assert done.returncode == 0, done.stderr
+    assert "Usage: receval" in done.stdout
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "typer" in modules
+    assert {m for m in modules if m.startswith(tuple(NOT_LOADED_BY_HELP))} == set()
+
+
+def test_help_lists_the_tests_of_compare() -> None:
+    # the names come from receval.comparison.choices, the statistics' own lists
+    from receval.comparison.significance import CORRECTIONS, TESTS
+
+    done = _run(_MAIN, "compare", "--help")
+    assert done.returncode == 0, done.stderr
+    assert "|".join(TESTS) in done.stdout and "|".join((*CORRECTIONS, "none")) in done.stdout
 
 
 _QRELS, _RESULTS = str(TREC / "qrels.test"), str(TREC / "results.test")

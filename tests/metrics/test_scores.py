@@ -446,3 +446,45 @@ def test_labels_mixing_numbers_and_strings_are_refused(func, as_array):
     assert func(["n", "y", "n", "y"], [0.1, 0.9, 0.2, 0.8]) == func(
         [0, 1, 0, 1], [0.1, 0.9, 0.2, 0.8]
     )
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e300])
+@pytest.mark.parametrize("bin_edge", ["lower", "upper"])
+def test_ece_is_one_definition_in_memory_in_batches_and_on_a_scan(tmp_path, bin_edge, scale):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 500)
+    p = np.round(rng.random(500), 1)  # many on the bin edges
+    w = rng.integers(1, 4, 500) * scale
+    expected = expected_calibration_error(y, p, n_bins=10, sample_weight=w, bin_edge=bin_edge)
+    if bin_edge == "lower":  # the oracle's bins are (lo, hi]
+        assert expected == pytest.approx(oracle.ece(y, p, 10, w / scale), rel=1e-12)
+    acc = rv.metric("ece", n_bins=10, bin_edge=bin_edge)
+    for part in np.array_split(rng.permutation(500), 7):
+        acc.update(y[part], p[part], sample_weight=w[part])
+    assert acc.compute() == expected  # exact sums per bin: the same float in any split
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"y": y, "p": p, "w": w}), path)
+    s = rv.scan(path, batch_rows=33)
+    got = expected_calibration_error(s["y"], s["p"], sample_weight=s["w"], bin_edge=bin_edge)
+    assert got == expected
+
+
+def test_ece_quantile_bins_need_every_row(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with pytest.raises(InvalidParameterError, match=r"strategy='quantile' bins are percentiles"):
+        rv.metric("ece", strategy="quantile")
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"y": [0, 1, 1], "p": [0.2, 0.6, 0.9]}), path)
+    s = rv.scan(path)
+    with pytest.raises(InvalidParameterError, match=r"'strategy' parameter .* not available out"):
+        expected_calibration_error(s["y"], s["p"], strategy="quantile")
+    # in memory, the quantile bins are those of calibration_curve
+    y, p = np.array([0, 0, 1, 1, 1, 0]), np.array([0.1, 0.3, 0.7, 0.8, 0.9, 0.4])
+    true, pred = calibration_curve(y, p, n_bins=3, strategy="quantile")
+    value = expected_calibration_error(y, p, n_bins=3, strategy="quantile")
+    assert value == pytest.approx(np.abs(true - pred).sum() * 2 / 6, rel=1e-12)

@@ -325,3 +325,31 @@ def test_mean_kinds_merge_to_one_pass(kind: str, values: list[float], cut: int) 
             assert got == pytest.approx(want, rel=1e-12, abs=1e-300)
     with pytest.raises(ValueError, match="cannot merge"):
         whole.merge(empty_mean_state("pooled" if kind != "pooled" else "users"))
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e200, 1e-200])
+def test_weighted_auc_of_huge_and_tiny_weights_by_every_backend(tmp_path, scale):
+    # products of two weights of 1e200 overflow and of 1e-200 underflow: the AUC,
+    # which does not depend on the scale of the weights, must not
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from receval import scan
+    from tests.oracles.pointwise import pair_auc
+
+    y, s, _, w = _data(3, n=300, weighted=True)
+    expected = pair_auc(y, s, w)  # small integer weights: no overflow
+    big = w * scale
+    assert roc_auc_score(y, s, sample_weight=big) == pytest.approx(expected, rel=1e-12)
+    acc = metric("roc_auc")
+    for part in np.array_split(np.arange(len(y)), 4):
+        acc.update(y[part], s[part], sample_weight=big[part])
+    assert acc.compute() == pytest.approx(expected, rel=1e-12)
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"y": y, "s": s, "w": big}), path, row_group_size=37)
+    for max_memory in (64, 1 << 30):  # many score ranges, and one
+        sc = scan(str(path), batch_rows=50, max_memory=max_memory)
+        got = roc_auc_score(sc["y"], sc["s"], sample_weight=sc["w"])
+        assert got == pytest.approx(expected, rel=1e-12)
+    parts = [score_range(y[i], s[i], big[i]) for i in _range_split(s, np.random.default_rng(0), 5)]
+    assert auc_from_ranges(parts) == pytest.approx(expected, rel=1e-12)

@@ -10,12 +10,11 @@ from collections.abc import Iterator
 from enum import Enum
 from typing import Annotated, Any, TypeVar
 
-import numpy as np
 import typer
 
 from ..exceptions import InputValidationError
 from ._output import OutputFormat, ResultTable
-from ._params import Group
+from ._params import Group, metric_option
 from ._streams import Messages, displayed, one_line
 
 __all__ = [
@@ -196,16 +195,12 @@ RunOption = Annotated[
 
 RankMetricOption = Annotated[
     list[str] | None,
-    typer.Option(
-        "--metric",
-        "-m",
-        metavar="METRIC",
-        help="A metric string such as ndcg@10, map@100, mrr, recall@100 or "
+    metric_option(
+        "A metric string such as ndcg@10, map@100, mrr, recall@100 or "
         "'ndcg(gain=exponential)@10'; repeat for more. Default: "
         f"{', '.join(DEFAULT_RANK_METRICS)}. trec_eval's, ir_measures' and ranx's names "
         "work too (P_10, nDCG@10, ...): receval metrics --family ranking lists them.",
-        show_default=False,
-        rich_help_panel="Metrics",
+        "Metrics",
     ),
 ]
 
@@ -576,6 +571,8 @@ def read_segments(path: str, user: str, segment: str, users: Any, say: Messages)
     with say.progress(f"Reading {say.sized(path)}…"):
         frame = read_table(path, [user, segment], "--by", fmt, id_columns=(user,))
     frame = frame.select([user, segment])
+    import numpy as np
+
     if np.asarray(users).dtype.kind in "iu":  # integer users (Parquet qrels)
         try:
             frame = frame.set_column(0, user, pc.cast(frame.column(user), pa.int64()))

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..comparison.models import CORRECTIONS, INTERVALS, TESTS
+from ..comparison.choices import CORRECTIONS, INTERVALS, TESTS
 from ..exceptions import InputValidationError
 from ._common import (
     ALL_SEGMENTS,

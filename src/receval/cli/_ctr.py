@@ -32,19 +32,12 @@ from ._impressions import (
     sigmoid,
 )
 from ._output import OutputFormat, render
-from ._params import Command
+from ._params import Command, metric_option, table_argument
 
 
 @app.command(cls=Command)
 def ctr(
-    file: Annotated[
-        str,
-        typer.Argument(
-            metavar="FILE",
-            help="Impression log: a CSV, TSV or Parquet file with one row per impression.",
-            show_default=False,
-        ),
-    ],
+    file: Annotated[str, table_argument("Impression log", "impression")],
     label: LabelOption[str],
     score: ScoresOption[list[str]],
     group: GroupOption = None,
@@ -52,15 +45,11 @@ def ctr(
     by: ByOption = None,
     metric: Annotated[
         list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            metavar="METRIC",
-            help="A pointwise or grouped metric, by name, alias or metric string with "
-            "options (gauc(weighting=clicks), log_loss(eps=1e-7)); repeat for more. Default: "
+        metric_option(
+            "A pointwise or grouped metric, by name, alias or metric string with options "
+            "(gauc(weighting=clicks), log_loss(eps=1e-7)); repeat for more. Default: "
             f"{', '.join(DEFAULT_CTR_METRICS)} (gauc only with --group). receval metrics "
-            "--family pointwise lists them.",
-            show_default=False,
+            "--family pointwise lists them."
         ),
     ] = None,
     logits: Annotated[

@@ -29,6 +29,7 @@ __all__ = [
     "PopularityOption",
     "ReferenceOption",
     "TrainOption",
+    "read_columns",
     "read_pairs",
     "read_propensities",
     "row_value",
@@ -90,21 +91,25 @@ def _ids(column: Any, integers: bool) -> Any:
     return column
 
 
-def _table(
-    path: str, columns: list[str], option: str, ids: tuple[str, ...], say: Messages,
-    integers: bool = False,
+def read_columns(
+    path: str, columns: list[str], option: str, say: Messages, *, ids: tuple[str, ...] = (),
+    integers: bool = False, names: list[str] | None = None, file_format: str | None = None,
 ) -> Any:  # fmt: skip
-    """The named columns of a CSV, TSV or Parquet file as an Arrow table (its ids as
-    :func:`_ids` reads them)."""
+    """The named columns of a CSV, TSV or Parquet file (``option``'s) as an Arrow table,
+    with a progress line while it reads: its ``ids`` columns as :func:`_ids` reads them,
+    renamed ``names`` when given; ``file_format`` where the command's option gives it,
+    else the suffix's (CSV when it tells none)."""
     from ..data.io import infer_format, read_table
 
+    fmt = file_format or infer_format(path) or "csv"
     with say.progress(f"Reading {say.sized(path)}…"):
-        table = read_table(path, columns, option, infer_format(path) or "csv", id_columns=ids)
+        table = read_table(path, columns, option, fmt, id_columns=ids)
     for name in ids:
         table = table.set_column(
             table.schema.get_field_index(name), name, _ids(table.column(name), integers)
         )
-    return table.select(columns)
+    table = table.select(columns)
+    return table if names is None else table.rename_columns(names)
 
 
 def read_pairs(
@@ -112,7 +117,7 @@ def read_pairs(
 ) -> tuple[Any, Any]:
     """Two columns of a CSV, TSV or Parquet file (``option``'s) as a pair of arrays
     (``first`` an id column, read as :func:`_ids` reads it)."""
-    table = _table(path, [first, second], option, (first,), say, integers)
+    table = read_columns(path, [first, second], option, say, ids=(first,), integers=integers)
     return tuple(c.to_numpy(zero_copy_only=False) for c in table.columns)
 
 
@@ -123,13 +128,13 @@ def read_propensities(path: str, user: str, item: str, say: Messages) -> Any:
     from ..exceptions import InputValidationError
 
     try:
-        table = _table(path, [user, item, "propensity"], "--propensities", (user, item), say)
+        return read_columns(path, [user, item, "propensity"], "--propensities", say,
+                            ids=(user, item), names=["user", "item", "propensity"])  # fmt: skip
     except InputValidationError as exc:
         if f"no column {user!r}" not in str(exc):
             raise
-        table = _table(path, [item, "propensity"], "--propensities", (item,), say)
-        return table.rename_columns(["item", "propensity"])
-    return table.rename_columns(["user", "item", "propensity"])
+        return read_columns(path, [item, "propensity"], "--propensities", say, ids=(item,),
+                            names=["item", "propensity"])  # fmt: skip
 
 
 def _feature_columns(path: str, item: str) -> list[str]:
@@ -187,15 +192,17 @@ class ItemData:
 
                 data["train"] = Qrels.from_file(self.train, grade=None, file_format="trec")
             else:
-                log = _table(self.train, [user, item], "--train", (user, item), say, integers)
-                data["train"] = log.rename_columns(["user", "item"])
+                data["train"] = read_columns(self.train, [user, item], "--train", say,
+                                             ids=(user, item), integers=integers,
+                                             names=["user", "item"])  # fmt: skip
         if self.popularity is not None:
             data["popularity"] = read_pairs(
                 self.popularity, item, "count", "--popularity", say, integers
             )
         if self.features is not None:
             names = _feature_columns(self.features, item)
-            table = _table(self.features, [item, *names], "--features", (item,), say, integers)
+            table = read_columns(self.features, [item, *names], "--features", say,
+                                 ids=(item,), integers=integers)  # fmt: skip
             import numpy as np
 
             data["feature_items"] = table.column(item).to_numpy(zero_copy_only=False)
@@ -203,28 +210,27 @@ class ItemData:
                 [table.column(name).to_numpy(zero_copy_only=False) for name in names]
             ).astype(float)
         if self.item_categories is not None:
-            path = self.item_categories
-            data["item_categories"] = _table(
-                path, [item, "category"], "--item-categories", (item,), say, integers
-            ).rename_columns(["item", "category"])
+            data["item_categories"] = read_columns(
+                self.item_categories, [item, "category"], "--item-categories", say,
+                ids=(item,), integers=integers, names=["item", "category"],
+            )  # fmt: skip
         if self.catalog is not None:
             size = self.catalog_size()
-            data["catalog"] = (
-                size
-                if size is not None
-                else _table(self.catalog, [item], "--catalog", (item,), say, integers)
-                .column(0)
-                .to_numpy(zero_copy_only=False)
-            )
+            data["catalog"] = size
+            if size is None:
+                listed = read_columns(self.catalog, [item], "--catalog", say, ids=(item,),
+                                      integers=integers)  # fmt: skip
+                data["catalog"] = listed.column(0).to_numpy(zero_copy_only=False)
         if self.reference is not None:
             ((_, data["reference"]),) = read_runs(
                 [self.reference], self.run_format, say, user=user, item=item, score=self.score,
                 rank=self.rank,
             )  # fmt: skip
         if self.candidates is not None:
-            data["candidates"] = _table(
-                self.candidates, [user, item], "--candidates", (user, item), say, integers
-            ).rename_columns(["user", "item"])
+            data["candidates"] = read_columns(
+                self.candidates, [user, item], "--candidates", say, ids=(user, item),
+                integers=integers, names=["user", "item"],
+            )  # fmt: skip
         if self.correction is not None:
             data["correction"] = self.correction
             data["catalog_size"] = self.catalog_size()

@@ -4,8 +4,6 @@
 
 from typing import Annotated
 
-import typer
-
 from ._common import (
     DigitsOption,
     FormatOption,
@@ -16,9 +14,9 @@ from ._common import (
     column,
 )
 from ._impressions import table_format
-from ._items import row_value
+from ._items import read_columns, row_value
 from ._output import OutputFormat, ResultTable, render
-from ._params import Command
+from ._params import Command, metric_option, table_argument
 
 #: Estimates of ``receval off-policy`` when no ``-m`` is given.
 DEFAULT_OFF_POLICY_METRICS = ("ips", "snips")
@@ -26,14 +24,7 @@ DEFAULT_OFF_POLICY_METRICS = ("ips", "snips")
 
 @app.command("off-policy", cls=Command)
 def off_policy(
-    file: Annotated[
-        str,
-        typer.Argument(
-            metavar="FILE",
-            help="Logged feedback: a CSV, TSV or Parquet file with one row per round.",
-            show_default=False,
-        ),
-    ],
+    file: Annotated[str, table_argument("Logged feedback", "round")],
     reward: Annotated[str, column(help="Column of the observed rewards.")] = "reward",
     pscore: Annotated[
         str, column(help="Column of the logging policy's probability of its action.")
@@ -56,14 +47,10 @@ def off_policy(
     ] = None,
     metric: Annotated[
         list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            metavar="METRIC",
-            help="ips, snips or dr, with options (ips(clip=10)); repeat for more. Default: "
+        metric_option(
+            "ips, snips or dr, with options (ips(clip=10)); repeat for more. Default: "
             f"{', '.join(DEFAULT_OFF_POLICY_METRICS)}.",
-            show_default=False,
-            rich_help_panel="Metrics",
+            "Metrics",
         ),
     ] = None,
     input_format: InputFormatOption = None,
@@ -79,7 +66,6 @@ def off_policy(
     policy's probability of the logged action; for dr the reward model's
     estimate of that action and its value of the target policy).
     """
-    from ..data.io import read_table
     from ..registry import resolve
 
     say = Messages(quiet)
@@ -89,11 +75,8 @@ def off_policy(
     with say.guard():
         specs = {m: resolve(m, family="off_policy", where="receval off-policy -m") for m in names}
         columns = {role: col for role, col in roles.items() if col is not None}
-        with say.progress(f"Reading {say.sized(file)}…"):
-            table = read_table(
-                file, list(dict.fromkeys(columns.values())), "receval off-policy",
-                table_format(input_format, file, say),
-            )  # fmt: skip
+        table = read_columns(file, list(dict.fromkeys(columns.values())), "receval off-policy",
+                             say, file_format=table_format(input_format, file, say))  # fmt: skip
         given = {role: table.column(col).to_numpy() for role, col in columns.items()}
         row = [row_value(spec, given, "receval off-policy -m") for spec in specs.values()]
     render(ResultTable(["rounds", *names], [[table.num_rows, *row]]), output_format, digits=digits)

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TextIO
 
-import numpy as np
-
 from ..report.tables import flatten_counts
 
 __all__ = ["OutputFormat", "ResultTable", "render", "render_sections", "scalar"]
@@ -78,9 +76,10 @@ class ResultTable:
 
 def scalar(value: Any) -> Any:
     """A NumPy scalar or datetime64 as a plain Python str / int / float / bool / None."""
-    if isinstance(value, np.datetime64):
+    np = sys.modules.get("numpy")  # none without NumPy loaded (``--help`` does not load it)
+    if np is not None and isinstance(value, np.datetime64):
         return str(np.datetime_as_string(value, unit="D"))
-    if isinstance(value, np.generic):  # np.float64 is a float: test it first
+    if np is not None and isinstance(value, np.generic):  # np.float64 is a float: first
         return value.item()
     if value is None or isinstance(value, (str, bool, int, float)):
         return value

@@ -26,6 +26,7 @@ import re
 from enum import Enum
 from typing import Any, get_args, get_origin
 
+import typer
 import typer.core
 from typer.core import TyperCommand, TyperGroup
 
@@ -38,7 +39,17 @@ try:  # Typer's per-parameter coercion (pydantic TypeAdapters, built on first us
 except ImportError:  # a Typer that coerces with click types: nothing to replace
     RuntimeParam = build_runtime_param = coerce_cli_choice = None
 
-__all__ = ["CLICK", "DECLINED", "Command", "Group", "close_options", "quick_value", "words"]
+__all__ = [
+    "CLICK",
+    "DECLINED",
+    "Command",
+    "Group",
+    "close_options",
+    "metric_option",
+    "quick_value",
+    "table_argument",
+    "words",
+]
 
 #: The click Typer runs on: its own copy in newer Typers, else the click package.
 CLICK: Any = getattr(typer.core, "_click", None) or typer.core.click
@@ -143,6 +154,20 @@ def _quick(params: list[Any]) -> list[Any]:
             annotation=descriptor.annotation, parameter_info=descriptor.parameter_info
         )
     return params
+
+
+def metric_option(help: str, panel: str | None = None) -> Any:
+    """The ``--metric`` / ``-m`` option of a command (``METRIC``, repeated for more), with
+    its help and help panel."""
+    return typer.Option("--metric", "-m", metavar="METRIC", help=help, show_default=False,
+                        rich_help_panel=panel)  # fmt: skip
+
+
+def table_argument(what: str, row: str) -> Any:
+    """The ``FILE`` argument of a command that reads one table: ``what`` it holds, a
+    CSV, TSV or Parquet file with one row per ``row``."""
+    text = f"{what}: a CSV, TSV or Parquet file with one row per {row}."
+    return typer.Argument(metavar="FILE", help=text, show_default=False)
 
 
 def words(values: tuple[str, ...] | list[str]) -> str:

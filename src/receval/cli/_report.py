@@ -7,7 +7,6 @@
 import os
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 
 from ._common import (
@@ -116,6 +115,8 @@ def _cohort_summary(report: Any, title: str) -> ResultTable:
     """The day-N retention of many cohorts in a row per day N: the first and the last
     cohort, the mean over the cohorts where day N is observed, and how many those are
     (rates in the rate columns, the count of cohorts in its own); new users in the title."""
+    import numpy as np
+
     full = _cohort_table(report, title)
     rates = np.asarray(report.day_n_retention, dtype=np.float64)
     defined = ~np.isnan(rates)

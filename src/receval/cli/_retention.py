@@ -32,19 +32,12 @@ from ._impressions import (
     table_format,
 )
 from ._output import OutputFormat, ResultTable, render, rows_of
-from ._params import Command
+from ._params import Command, table_argument
 
 
 @app.command("retention", cls=Command)
 def retention_command(
-    file: Annotated[
-        str,
-        typer.Argument(
-            metavar="FILE",
-            help="Activity events: a CSV, TSV or Parquet file with one row per event.",
-            show_default=False,
-        ),
-    ],
+    file: Annotated[str, table_argument("Activity events", "event")],
     user: UserOption = "user",
     time: TimeOption = "time",
     signup: Annotated[

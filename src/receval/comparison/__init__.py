@@ -5,12 +5,33 @@
 :mod:`receval.comparison.paired` checks and weights the paired differences every
 statistic reads; :mod:`receval.comparison.significance` holds the paired tests and
 p-value corrections and :mod:`receval.comparison.intervals` the bootstrap
-intervals and effect sizes.
+intervals and effect sizes; :mod:`receval.comparison.choices` the names of the
+tests, corrections and intervals.
+
+The names of :mod:`receval.comparison.models` (its ``__all__``) load with it, on
+first use: ``receval compare --help`` reads only :mod:`receval.comparison.choices`,
+without NumPy.
 """
 
 from __future__ import annotations
 
-from . import models
-from .models import *  # noqa: F403 (the names of models.__all__)
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = models.__all__
+if TYPE_CHECKING:  # pragma: no cover - loaded on first use, see __getattr__
+    from .models import *  # noqa: F403 (the names of models.__all__)
+
+
+def __getattr__(name: str) -> Any:
+    models = importlib.import_module(f"{__name__}.models")
+    if name == "__all__":
+        return models.__all__
+    if name == "models":
+        return models
+    if name in models.__all__:
+        return getattr(models, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__getattr__("__all__")))

@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from ..exceptions import InputValidationError
+from .choices import INTERVALS as INTERVALS
 from .paired import (
     Table,
     as_result,
@@ -42,7 +43,6 @@ __all__ = [
     "effect_sizes",
 ]
 
-INTERVALS = ("bca", "percentile")
 # a bootstrap replicate within this fraction of the mean |d| of the estimate counts
 # as equal to it (BCa's z0): with discrete differences (ties), many replicates equal
 # the estimate exactly, and their float sums differ from it by rounding only

@@ -32,6 +32,7 @@ from .significance import CORRECTIONS as CORRECTIONS
 from .significance import (
     TESTS,
     adjust_pvalues,
+    comparison_columns,
     model_pairs,
     paired_pvalues,
     randomization_test,
@@ -360,10 +361,12 @@ def _run_tests(
                                               confidence=settings["confidence"],
                                               n_resamples=settings["n_resamples"])  # fmt: skip
             low, high = np.atleast_1d(lows), np.atleast_1d(highs)
-        adjusted = np.empty(len(cols))
-        for m in metrics:  # one family per metric
-            idx = [j for j, c in enumerate(cols) if c[0] == m]
-            adjusted[idx] = adjust_pvalues(p[idx], method=correction)
+        comparisons = comparison_columns(
+            cols, difference, p, correction=correction, alpha=alpha, higher=higher,
+            n_users=used, effect_size=effect, ci_low=low, ci_high=high,
+            p_min=[smallest_pvalue(int(u), test=test, n_permutations=n_permutations)
+                   for u in used],
+        )  # fmt: skip
     stats = {"p_value": p, "effect_size": effect, "ci": low if interval else p}
     untested = [
         f"{m}: {a} vs {b} ({', '.join(k for k, x in stats.items() if np.isnan(x[j]))})"
@@ -378,28 +381,6 @@ def _run_tests(
             UndefinedMetricWarning,
             stacklevel=3,
         )
-    significant = adjusted < alpha
-    good = np.array([higher[m] for m, _, _ in cols])
-    positive = difference > 0
-    better = significant & (positive == good) & (difference != 0)
-    worse = significant & (positive != good) & (difference != 0)
-    comparisons = {
-        "metric": np.array([c[0] for c in cols], dtype=object),
-        "model": np.array([c[1] for c in cols], dtype=object),
-        "versus": np.array([c[2] for c in cols], dtype=object),
-        "difference": difference,
-        "effect_size": effect,
-        "ci_low": np.asarray(low, dtype=np.float64),
-        "ci_high": np.asarray(high, dtype=np.float64),
-        "p_value": p,
-        "p_adjusted": adjusted,
-        "significant": significant,
-        "better": better,
-        "worse": worse,
-        "n_users": used.astype(np.int64),
-        "p_min": np.array([smallest_pvalue(int(u), test=test, n_permutations=n_permutations)
-                           for u in used], dtype=np.float64),
-    }  # fmt: skip
     return ComparisonReport(models=models, metrics=metrics, means=means, higher_is_better=higher,
                             comparisons=comparisons, **settings)  # fmt: skip
 

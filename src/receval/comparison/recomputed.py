@@ -12,7 +12,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..registry.pointwise import pointwise_adapter
-from .significance import adjust_pvalues, smallest_pvalue
+from .significance import comparison_columns, smallest_pvalue
 
 
 def pointwise_spec(metric: str, func: str) -> Any:
@@ -137,24 +137,8 @@ def recomputed_pairs(
                 w = None if sample_weight is None else sample_weight[r]
                 drawn[i] = value(r, y_scores[a][r], w) - value(r, y_scores[b][r], w)
             low[j], high[j] = np.nanquantile(drawn, quantiles) if n_resamples else (np.nan,) * 2
-    adjusted = np.asarray(adjust_pvalues(p, method=correction), dtype=np.float64)
-    significant = adjusted < alpha
-    known, moved = significant & (diff != 0) & (higher is not None), (diff > 0) == higher
     p_min = smallest_pvalue(n_units, test=test, n_permutations=n_permutations)
-    block = {
-        "metric": np.array([metric] * len(pairs), dtype=object),
-        "model": np.array([a for a, _ in pairs], dtype=object),
-        "versus": np.array([b for _, b in pairs], dtype=object),
-        "difference": diff,
-        "effect_size": np.full(len(pairs), np.nan),
-        "ci_low": low,
-        "ci_high": high,
-        "p_value": p,
-        "p_adjusted": adjusted,
-        "significant": significant,
-        "better": known & moved,
-        "worse": known & ~moved,
-        "n_users": np.full(len(pairs), n_units, dtype=np.int64),
-        "p_min": np.full(len(pairs), p_min),
-    }
+    block = comparison_columns([(metric, a, b) for a, b in pairs], diff, p, correction=correction,
+                               alpha=alpha, higher={metric: higher}, n_users=n_units,
+                               p_min=p_min, ci_low=low, ci_high=high)  # fmt: skip
     return means, block

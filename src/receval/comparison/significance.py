@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 import math
 import warnings
+from collections.abc import Mapping
 from itertools import combinations
 from typing import Any
 
@@ -35,6 +36,8 @@ from ..exceptions import (
     MissingDependencyError,
     UndefinedMetricWarning,
 )
+from .choices import CORRECTIONS as CORRECTIONS
+from .choices import TESTS as TESTS
 from .paired import (
     Table,
     as_result,
@@ -58,8 +61,6 @@ __all__ = [
     "wilcoxon_pvalues",
 ]
 
-CORRECTIONS = ("holm", "bonferroni", "bh")
-TESTS = ("randomization", "student", "wilcoxon")
 # a flipped sum within this fraction of sum |w d| of the observed one counts as
 # at least as extreme: the two differ only by float rounding
 RELATIVE_TOLERANCE = 1e-12
@@ -652,3 +653,57 @@ def model_pairs(models: list[str], baseline: str | None, func: str) -> list[tupl
             f"The 'baseline' parameter of {func} must be one of {models}. Got {baseline!r} instead."
         )
     return [(m, baseline) for m in models if m != baseline]
+
+
+def comparison_columns(
+    rows: list[tuple[str, str, str]],
+    difference: np.ndarray,
+    p_value: np.ndarray,
+    *,
+    correction: str | None,
+    alpha: float,
+    higher: Mapping[str, bool | None],
+    n_users: Any,
+    p_min: Any,
+    effect_size: Any = math.nan,
+    ci_low: Any = math.nan,
+    ci_high: Any = math.nan,
+) -> dict[str, np.ndarray]:
+    """The columns of a comparison table (:class:`receval.ComparisonReport`), one row per
+    ``(metric, model, versus)`` of ``rows``: the p-values adjusted by ``correction``
+    within each metric (one family per metric), ``significant`` where the adjusted one
+    is below ``alpha``, ``better`` and ``worse`` where it is and the difference (model
+    minus versus) is not 0, in or against the metric's direction ``higher[metric]``
+    (a metric of no direction, None, is neither). ``n_users``, ``p_min``,
+    ``effect_size`` and the interval: one value per row, or one for all."""
+    k = len(rows)
+
+    def column(x: Any, dtype: Any = np.float64) -> np.ndarray:
+        return np.array(np.broadcast_to(np.asarray(x, dtype=dtype), (k,)))
+
+    metric = np.array([m for m, _, _ in rows], dtype=object)
+    diff, p = column(difference), column(p_value)
+    adjusted = np.empty(k)
+    for m in dict.fromkeys(metric.tolist()):
+        family = metric == m
+        adjusted[family] = adjust_pvalues(p[family], method=correction)
+    significant = adjusted < alpha
+    directed = np.array([higher[m] is not None for m, _, _ in rows], dtype=bool)
+    up = np.array([higher[m] is True for m, _, _ in rows], dtype=bool)
+    known, moved = significant & (diff != 0) & directed, (diff > 0) == up
+    return {
+        "metric": metric,
+        "model": np.array([a for _, a, _ in rows], dtype=object),
+        "versus": np.array([b for _, _, b in rows], dtype=object),
+        "difference": diff,
+        "effect_size": column(effect_size),
+        "ci_low": column(ci_low),
+        "ci_high": column(ci_high),
+        "p_value": p,
+        "p_adjusted": adjusted,
+        "significant": significant,
+        "better": known & moved,
+        "worse": known & ~moved,
+        "n_users": column(n_users, np.int64),
+        "p_min": column(p_min),
+    }

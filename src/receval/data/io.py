@@ -14,7 +14,6 @@ import os
 import threading
 from collections import deque
 from collections.abc import Generator, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -508,6 +507,8 @@ class ParquetColumns:
         takes a third less time than Arrow's reader here); pyarrow otherwise, in
         threads of ours holding at most ``2 * threads`` row groups.
         """
+        from concurrent.futures import ThreadPoolExecutor  # with logging: not at import
+
         import pyarrow as pa
         import pyarrow.parquet as pq
 

@@ -61,14 +61,17 @@ def _narrow_scores(scores: np.ndarray) -> np.ndarray:
     return scores
 
 
-def _near_one(weights: np.ndarray) -> np.ndarray:
-    """Weights whose largest is outside ``[2**-64, 2**64]`` times the power of two that
-    brings it into ``[0.5, 1)`` (only the exponents change); others as they are."""
-    top = float(weights.max())
+def near_one(weights: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(weights * 2**-shift, shift)``: weights whose largest is outside
+    ``[2**-64, 2**64]`` times the power of two that brings it into ``[0.5, 1)``, so
+    that no product of two weights over- or underflows (only the exponents change);
+    others as they are, ``shift`` 0."""
+    top = float(weights.max()) if len(weights) else 0.0
     if top == 0 or 2.0**-64 <= top <= 2.0**64:
-        return weights
-    scaled: np.ndarray = np.ldexp(weights, -int(np.frexp(top)[1]))
-    return scaled
+        return weights, 0
+    shift = int(np.frexp(top)[1])
+    scaled: np.ndarray = np.ldexp(weights, -shift)
+    return scaled, shift
 
 
 def scaled_down(weights: np.ndarray) -> tuple[np.ndarray, int]:
@@ -185,7 +188,7 @@ class ScoreCounts:
         if not self.weighted:  # int32 counts: sums and products in int64
             pos, neg = pos.astype(np.int64), neg.astype(np.int64)
         elif len(pos):  # the AUC of weights w is that of w 2**k (exact): nothing overflows
-            pos, neg = _near_one(pos), _near_one(neg)
+            pos, neg = near_one(pos)[0], near_one(neg)[0]
         total_pos, total_neg = pos.sum(), neg.sum()
         if total_pos == 0 or total_neg == 0:
             return float("nan")

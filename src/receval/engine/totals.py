@@ -19,8 +19,9 @@ canonical order, the same float in any split of the groups.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any
 
@@ -142,6 +143,11 @@ class ScoreRange:
     two_u : int or float
         Twice the (weighted) Mann-Whitney count of the pairs inside the range:
         a pair counts 2 when the positive scores higher, 1 when tied.
+    pos_shift, neg_shift : int
+        Weighted ranges of weights far from 1: the positives' weights were taken
+        times ``2**-pos_shift`` and the negatives' times ``2**-neg_shift`` (only the
+        exponents change), so that no product of two weights over- or underflows;
+        ``two_u`` is then held times ``2**-(pos_shift + neg_shift)``. 0 otherwise.
     """
 
     low: float
@@ -149,6 +155,8 @@ class ScoreRange:
     positives: int | float
     negatives: int | float
     two_u: int | float
+    pos_shift: int = 0
+    neg_shift: int = 0
 
     @property
     def empty(self) -> bool:
@@ -170,6 +178,8 @@ def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
                 f"[{b.low!r}, {b.high!r}]); every score value must lie in one range, e.g. "
                 f"partition the rows by score range."
             )
+    if any(r.pos_shift or r.neg_shift for r in parts):
+        parts = _common_scale(parts)
     two_u: int | float = 0
     negatives_below: int | float = 0
     positives: int | float = 0
@@ -185,6 +195,22 @@ def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
 
         return float(Fraction(two_u, 2 * pairs))  # correctly rounded
     return float(two_u / (2.0 * pairs))
+
+
+def _common_scale(parts: list[ScoreRange]) -> list[ScoreRange]:
+    """The ranges at one scale, the largest shifts' (the AUC does not depend on the scale
+    of the weights): only exponents change, and the weights of the other ranges that
+    fall below the smallest float are negligible beside the largest. A range without
+    positives (or negatives) has no say in their scale."""
+    pos = max((r.pos_shift for r in parts if r.positives), default=0)
+    neg = max((r.neg_shift for r in parts if r.negatives), default=0)
+    return [
+        replace(r, positives=math.ldexp(r.positives, r.pos_shift - pos),
+                negatives=math.ldexp(r.negatives, r.neg_shift - neg),
+                two_u=math.ldexp(r.two_u, r.pos_shift + r.neg_shift - pos - neg),
+                pos_shift=pos, neg_shift=neg)
+        for r in parts
+    ]  # fmt: skip
 
 
 def score_ranges(rows_per_bucket: np.ndarray, max_rows: int) -> list[tuple[int, int]]:

@@ -17,7 +17,7 @@ from .._kernels import compiled
 from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import range_state, run_definition
-from ..engine.states import BinnedCounts, RangeStates, ScoreCounts, scaled_down
+from ..engine.states import BinnedCounts, RangeStates, ScoreCounts, near_one, scaled_down
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
 
@@ -709,6 +709,7 @@ def _auc_range(
         neg, neg_w = neg[o], neg_w[o]
         del o
         parts = [pos, neg]
+        (pos_w, pos_shift), (neg_w, neg_shift) = near_one(pos_w), near_one(neg_w)
         two_u = 2.0 * float(k.pair_weight_sorted(pos, pos_w, neg, neg_w))
         n_pos, n_neg = float(pos_w.sum()), float(neg_w.sum())
     else:  # exact integer pair counts
@@ -716,8 +717,10 @@ def _auc_range(
         parts = [pos, *sort_chunks(neg)]
         two_u = sum(int(k.pair_count_sorted(pos, chunk)) for chunk in parts[1:])
         n_pos, n_neg = len(pos), len(neg)
+        pos_shift = neg_shift = 0
     ends = [x for a in parts if len(a) for x in (a[0], a[-1])]
-    return RangeStates((ScoreRange(float(min(ends)), float(max(ends)), n_pos, n_neg, two_u),))
+    low, high = float(min(ends)), float(max(ends))
+    return RangeStates((ScoreRange(low, high, n_pos, n_neg, two_u, pos_shift, neg_shift),))
 
 
 def _auc_finalize(params: dict[str, Any], state: Any) -> Any:

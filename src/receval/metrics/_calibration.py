@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from ..engine.metric import MetricDefinition, always, no_options, register
-from ..engine.sources import run_definition
-from ..engine.states import totals_empty, totals_prepare, totals_update
-from ..engine.sums import ratio
+from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
+from ..engine.sources import run_definition, scan_of
+from ..engine.states import check_loaded_state, totals_empty, totals_prepare, totals_update
+from ..engine.sums import ExactSum, ratio
+from ..exceptions import InvalidParameterError
 from ._binary import check_binary_scores, warn_undefined
 
 __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
@@ -109,42 +112,51 @@ def _torch_linspace(n_bins: int, dtype: Any) -> np.ndarray:
     return result
 
 
-def _bins(
-    labels: np.ndarray,
-    proba: np.ndarray,
-    weights: np.ndarray | None,
-    n_bins: int,
-    strategy: str,
-    func: str,
-    bin_edge: str = "lower",
-    edge_dtype: Any = np.float64,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per bin: sum of labels, sum of probabilities, total weight (scikit-learn's bins;
-    a probability on an inner edge goes to the lower bin). With ``bin_edge="upper"``
-    (torchmetrics) it goes to the upper bin, a probability of 1 to a bin of its own,
-    and the uniform edges are computed in ``edge_dtype`` (the probabilities' own)."""
+def _edges(
+    proba: np.ndarray, n_bins: int, strategy: str, bin_edge: str, edge_dtype: Any
+) -> np.ndarray:
+    """The bin edges: percentiles of ``proba`` (``"quantile"``), or ``n_bins`` equal widths
+    on [0, 1], computed in ``edge_dtype`` with ``bin_edge="upper"`` (torchmetrics)."""
+    if strategy == "quantile":
+        quantiles: np.ndarray = np.percentile(proba, np.linspace(0, 1, n_bins + 1) * 100)
+        return quantiles
+    if bin_edge == "upper":
+        return _torch_linspace(n_bins, edge_dtype)
+    return np.linspace(0.0, 1.0, n_bins + 1)
+
+
+def _bin_ids(proba: np.ndarray, edges: np.ndarray, bin_edge: str) -> np.ndarray:
+    """Each probability's bin: a probability on an inner edge goes to the lower bin
+    (scikit-learn), or with ``bin_edge="upper"`` to the upper one, a probability of 1
+    to a bin of its own (torchmetrics)."""
+    if bin_edge == "lower":
+        ids: np.ndarray = np.searchsorted(edges[1:-1], proba, side="left")
+    else:
+        ids = np.searchsorted(edges[1:], proba, side="right")  # p = 1: bin n_bins
+    return ids
+
+
+def _check_bins(n_bins: Any, strategy: Any, bin_edge: Any, func: str) -> None:
     # a few numbers per bin: 10**7 bins is far finer than any sample can fill
     v.check_number(n_bins, "n_bins", func, integer=True, low=1, high=10**7)
     v.check_option(strategy, "strategy", func, ["quantile", "uniform"])
     v.check_option(bin_edge, "bin_edge", func, ["lower", "upper"])
-    if strategy == "quantile":
-        edges = np.percentile(proba, np.linspace(0, 1, n_bins + 1) * 100)
-    elif bin_edge == "upper":
-        edges = _torch_linspace(n_bins, edge_dtype)
-    else:
-        edges = np.linspace(0.0, 1.0, n_bins + 1)
-    if bin_edge == "lower":
-        ids = np.searchsorted(edges[1:-1], proba, side="left")
-    else:
-        ids = np.searchsorted(edges[1:], proba, side="right")  # p = 1: bin n_bins
-    size = n_bins + (bin_edge == "upper")
+
+
+def _bins(
+    labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None, n_bins: int,
+    strategy: str, func: str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Per bin: sum of labels, sum of probabilities, total weight (scikit-learn's bins)."""
+    _check_bins(n_bins, strategy, "lower", func)
+    ids = _bin_ids(proba, _edges(proba, n_bins, strategy, "lower", np.float64), "lower")
     w = np.ones_like(proba) if weights is None else weights
-    true_sum = np.bincount(ids, weights=labels * w, minlength=size)
-    pred_sum = np.bincount(ids, weights=proba * w, minlength=size)
+    true_sum = np.bincount(ids, weights=labels * w, minlength=n_bins)
+    pred_sum = np.bincount(ids, weights=proba * w, minlength=n_bins)
     total = (
-        np.bincount(ids, minlength=size).astype(np.float64)
+        np.bincount(ids, minlength=n_bins).astype(np.float64)
         if weights is None
-        else np.bincount(ids, weights=w, minlength=size)
+        else np.bincount(ids, weights=w, minlength=n_bins)
     )
     return true_sum, pred_sum, total
 
@@ -249,7 +261,16 @@ def expected_calibration_error(
     Returns
     -------
     ece : float
-        In [0, 1]; 0 is perfectly calibrated within every bin.
+        In [0, 1]; 0 is perfectly calibrated within every bin. ``nan`` with an
+        ``UndefinedMetricWarning`` when the weights sum to zero.
+
+    Notes
+    -----
+    Each bin's ``W_b |observed_b - predicted_b|`` is an exact sum of
+    ``w (y - p)``, rounded once at the end: the same float for any split of the
+    rows, so ``receval.metric("ece")`` over batches and the columns of a
+    :func:`receval.scan` give exactly this value (``strategy="uniform"``; quantile
+    bins are percentiles of every row, in memory only).
 
     See Also
     --------
@@ -258,21 +279,25 @@ def expected_calibration_error(
     Examples
     --------
     >>> from receval import expected_calibration_error
-    >>> expected_calibration_error([0, 0, 1, 1, 1], [0.1, 0.3, 0.7, 0.8, 0.9], n_bins=2)
+    >>> y_true, y_prob = [0, 0, 1, 1, 1], [0.1, 0.3, 0.7, 0.8, 0.9]
+    >>> round(expected_calibration_error(y_true, y_prob, n_bins=2), 12)
     0.2
-    >>> expected_calibration_error([1, 0], [0.5, 0.55], bin_edge="upper")  # 0.5: bin [0.5, 0.6)
+    >>> round(expected_calibration_error([1, 0], [0.5, 0.55], bin_edge="upper"), 12)  # [0.5, 0.6)
     0.025
     """
     func = "expected_calibration_error"
-    labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
-    dtype = np.float32 if getattr(y_prob, "dtype", None) == np.float32 else np.float64
-    true_sum, pred_sum, total = _bins(
-        labels, proba, weights, n_bins, strategy, func, bin_edge, dtype
-    )
-    grand = total.sum()
-    if grand == 0:
-        return warn_undefined(f"{func}: sample_weight sums to zero (returned as nan).")
-    return float(np.abs(true_sum - pred_sum).sum() / grand)
+    _check_bins(n_bins, strategy, bin_edge, func)
+    columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
+    params = _ece_params(pos_label=pos_label, n_bins=n_bins, bin_edge=bin_edge)
+    if strategy == "quantile" and scan_of(func, **columns) is None:
+        # percentiles of every row: computed here, the bins of the definition then
+        _, proba, _ = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
+        params["edges"] = _edges(proba, int(n_bins), "quantile", "lower", np.float64)
+    why = "quantile bins are percentiles of every row; use strategy='uniform'"
+    memory_only = {"strategy": (strategy, "uniform")}
+    result: float = run_definition(ECE, params, columns, func=func, memory_only=memory_only,
+                                   why=why)  # fmt: skip
+    return result
 
 
 # ------------------------------------------------------------------ definitions
@@ -307,3 +332,112 @@ def _totals_metric(name: str, finalize: Any) -> MetricDefinition:
 
 PCOC = _totals_metric("pcoc", _finalize_pcoc)
 COPC = _totals_metric("copc", _finalize_copc)
+
+
+# Expected calibration error: per bin, the exact sum of w (y - p); the total weight.
+def _ece_params(
+    pos_label: Any = None, n_bins: int = 10, strategy: str = "uniform", bin_edge: str = "lower"
+) -> dict[str, Any]:
+    func = "receval.metric('expected_calibration_error')"
+    _check_bins(n_bins, strategy, bin_edge, func)
+    if strategy == "quantile":
+        raise InvalidParameterError(
+            f"{func}: strategy='quantile' bins are percentiles of every row, which batches "
+            f"do not hold. Got strategy='quantile'; use strategy='uniform', or "
+            f"expected_calibration_error on all the rows in memory."
+        )
+    return {"pos_label": pos_label, "n_bins": int(n_bins), "bin_edge": bin_edge, "edges": None}
+
+
+@dataclass
+class CalibrationGaps:
+    """The ECE's sums: per bin, the exact sum of ``w (y - p)``; the exact total weight."""
+
+    gaps: dict[int, ExactSum] = field(default_factory=dict)
+    weight: ExactSum = field(default_factory=ExactSum.zero)
+
+    def invalid(self) -> tuple[str, str] | None:
+        """The field and what it must hold where a state read from a pickle breaks its
+        invariants (the bins' digits are checked as every exact sum's), else None."""
+        for b, gap in self.gaps.items():
+            if isinstance(b, bool) or not isinstance(b, int) or b < 0:
+                return "gaps", "exact sums keyed by bin numbers >= 0"
+            if not isinstance(gap, ExactSum):
+                return "gaps", "exact sums keyed by bin numbers >= 0"
+            check_loaded_state(gap, ExactSum.zero(), f"state.gaps[{b}]")
+        return None
+
+    def merge(self, other: CalibrationGaps) -> CalibrationGaps:
+        gaps = dict(self.gaps)
+        for b, gap in other.gaps.items():
+            gaps[b] = gaps[b] + gap if b in gaps else gap
+        return CalibrationGaps(gaps, self.weight + other.weight)
+
+
+def _ece_prepare(
+    params: dict[str, Any], y_true: Any, y_prob: Any, sample_weight: Any = None
+) -> Any:
+    func = "expected_calibration_error"
+    if len(v.as_1d(y_true, "y_true", func)) == 0:
+        data_columns(func, ("y_true", y_true), ("y_prob", y_prob),
+                     ("sample_weight", sample_weight))  # fmt: skip
+        return None
+    dtype = np.float32 if getattr(y_prob, "dtype", None) == np.float32 else np.float64
+    labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func,
+                                          params["pos_label"])  # fmt: skip
+    edges = params["edges"]
+    if edges is None:
+        edges = _edges(proba, params["n_bins"], "uniform", params["bin_edge"], dtype)
+    return _bin_ids(proba, edges, params["bin_edge"]), labels, proba, weights
+
+
+def _ece_update(params: dict[str, Any], batch: Any) -> CalibrationGaps:
+    if batch is None:
+        return CalibrationGaps()
+    ids, labels, proba, weights = batch
+    # rows by bin: a radix sort of 16-bit bin numbers where they fit (O(n))
+    small = ids.astype(np.int16) if params["n_bins"] < 2**15 else ids
+    order = np.argsort(small, kind="stable")
+    sizes = np.bincount(ids)
+    bins = np.flatnonzero(sizes)
+    starts = (np.cumsum(sizes) - sizes)[bins]
+    terms = np.empty((len(ids), 2))  # each row's w y and -w p, side by side
+    if weights is None:
+        terms[:, 0], terms[:, 1] = labels, proba
+        total = ExactSum.of([float(len(ids))])
+    else:
+        np.multiply(labels, weights, out=terms[:, 0])
+        np.multiply(proba, weights, out=terms[:, 1])
+        total = ExactSum.of(weights)
+    np.negative(terms[:, 1], out=terms[:, 1])
+    # gathered as one 16-byte value a row (a 2-D fancy index is several times slower)
+    flat = np.take(terms.view(np.complex128).ravel(), order).view(np.float64)
+    gaps = {
+        b: ExactSum.of(flat[2 * a : 2 * (a + k)])
+        for b, a, k in zip(bins.tolist(), starts.tolist(), sizes[bins].tolist(), strict=True)
+    }
+    return CalibrationGaps(gaps, total)
+
+
+def _ece_finalize(params: dict[str, Any], state: CalibrationGaps) -> float:
+    if state.weight.value == 0:
+        return warn_undefined(
+            "expected_calibration_error: sample_weight sums to zero (returned as nan)."
+        )
+    gaps = Fraction(0)
+    for gap in state.gaps.values():  # finite: every term is at most a weight
+        gaps += abs(Fraction(gap.as_fraction()))
+    return float(gaps / Fraction(state.weight.as_fraction()))  # correctly rounded, any scale
+
+
+ECE = register(
+    MetricDefinition(
+        name="expected_calibration_error",
+        check_params=_ece_params,
+        prepare=_ece_prepare,
+        update=_ece_update,
+        empty=lambda params: CalibrationGaps(),
+        finalize=_ece_finalize,
+        scale_free=always,
+    )
+)

@@ -425,14 +425,12 @@ def delong_pairs(
     """DeLong's paired test of the global ROC AUC for each (model, versus) pair, as
     the rows of a comparison table (:class:`receval.ComparisonReport`).
 
-    Returns each model's AUC and the columns: ``metric``, ``model``, ``versus``,
-    ``difference`` (model minus versus), ``effect_size`` (nan), ``ci_low`` and
-    ``ci_high`` (the normal interval of the difference with DeLong's variance at
-    ``confidence``), ``p_value`` (two-sided), ``p_adjusted`` (``correction`` over
-    the pairs), ``significant`` (``p_adjusted < alpha``), ``better``, ``worse``
-    (significant, in or against the direction ``higher``), ``n_users`` (the
-    rows: the unit is the impression) and ``p_min`` (0: a normal test)."""
-    from ..comparison.significance import adjust_pvalues
+    Returns each model's AUC and the columns of
+    :func:`receval.comparison.significance.comparison_columns`: the interval is the
+    normal one of the difference with DeLong's variance at ``confidence``, the
+    p-value two-sided, the effect size nan, ``n_users`` the rows (the unit is the
+    impression) and ``p_min`` 0 (a normal test)."""
+    from ..comparison.significance import comparison_columns
 
     labels, matrix = _binary(y_true, y_scores, func, None)
     check_paired_labels(labels, func)
@@ -447,23 +445,9 @@ def delong_pairs(
             z[j] = pair_statistic(float(diff[j]), cov, a, b)
             se[j] = math.sqrt(max(float(cov[a, a] + cov[b, b] - 2.0 * cov[a, b]), 0.0))
     p = np.array([normal_pvalue(float(x)) for x in z])
-    adjusted = np.asarray(adjust_pvalues(p, method=correction), dtype=np.float64)
-    significant = adjusted < alpha
-    known, moved = significant & (diff != 0), (diff > 0) == higher
-    block = {
-        "metric": np.array([metric] * len(pairs), dtype=object),
-        "model": np.array([a for a, _ in pairs], dtype=object),
-        "versus": np.array([b for _, b in pairs], dtype=object),
-        "difference": diff,
-        "effect_size": np.full(len(pairs), np.nan),
-        "ci_low": diff - quantile * se,
-        "ci_high": diff + quantile * se,
-        "p_value": p,
-        "p_adjusted": adjusted,
-        "significant": significant,
-        "better": known & moved,
-        "worse": known & ~moved,
-        "n_users": np.full(len(pairs), len(labels), dtype=np.int64),
-        "p_min": np.zeros(len(pairs)),  # a normal test: any p-value can be reached
-    }
+    low, high = diff - quantile * se, diff + quantile * se
+    block = comparison_columns([(metric, a, b) for a, b in pairs], diff, p, correction=correction,
+                               alpha=alpha, higher={metric: higher}, n_users=len(labels),
+                               p_min=0.0,  # a normal test: any p-value can be reached
+                               ci_low=low, ci_high=high)  # fmt: skip
     return {name: float(aucs[i]) for name, i in index.items()}, block

@@ -9,22 +9,24 @@ names are one more.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import _validation as v
 from ..data._encode import lookup
 from ..data._ranked import Run
-from ..data.scan import Scan, ScanRun
-from ..engine.sources import is_scan_run, located, whole_groups
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA
 from .aggregate import RankingState, Setup, check_weights, evaluation_setup, finalize, update
 from .checks import DEFAULT_MIN_MATCH, check_match_options
 from .report import EvaluationReport
 from .values import as_popularity_table, as_qrels, as_run, subset_qrels
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..data.scan import ScanRun
 
 __all__ = ["EvaluationReport", "evaluate"]
 
@@ -289,7 +291,7 @@ def evaluate(
     """
     options = dict(locals())  # every keyword, read by name in evaluation_setup
     matching = (check_match_options(min_match, allow_unmatched, "evaluate"), allow_unmatched)
-    scanned = run.as_run() if isinstance(run, Scan) else run if is_scan_run(run) else None
+    scanned = _scanned(run)
     r = None if scanned is not None else as_run(run)
     table = as_popularity_table(popularity, train)
     setup = evaluation_setup(metrics, options, "evaluate", popularity=table)
@@ -329,8 +331,23 @@ def _scan_state(setup: Setup, q: Any, spec: Any) -> tuple[RankingState, str]:
     return state, spec.name or os.path.basename(os.path.normpath(spec.scan.name))
 
 
+def _scanned(run: Any) -> ScanRun | None:
+    """``run`` as a scanned run (``Scan.as_run()``), or None for a run in memory or a file.
+
+    A scan exists only once :mod:`receval.data.scan` is loaded: a command that reads
+    files in memory (``receval rank``, ``receval trec-eval``) never loads it.
+    """
+    if "receval.data.scan" not in sys.modules:
+        return None
+    from ..data.scan import Scan
+    from ..engine.sources import is_scan_run
+
+    return run.as_run() if isinstance(run, Scan) else run if is_scan_run(run) else None
+
+
 def _run_batches(spec: ScanRun, func: str) -> Iterator[Any]:
     """The run of a scan as :class:`~receval.Run` objects of whole users."""
+    from ..engine.sources import located, whole_groups
 
     scan = spec.scan
     value_column = spec.score if spec.rank is None else spec.rank

@@ -82,10 +82,10 @@ ROWS: tuple[MetricEntry, ...] = (
          params=(_POS_LABEL,)),
     _row("expected_calibration_error", "pointwise",
          "weighted mean gap between observed rate and mean prediction per bin",
-         f"{_CALIBRATION}:expected_calibration_error", higher_is_better=False, inputs=_PROBA,
-         partitionings=(),  # quantile bins: percentiles of all the rows, so no split
-         source="Guo et al. 2017 (all rows at once: strategy='quantile' bins are percentiles "
-                "of every row)",
+         f"{_CALIBRATION}:expected_calibration_error", _CALIBRATION, higher_is_better=False,
+         inputs=_PROBA,
+         source="Guo et al. 2017 (strategy='quantile' bins are percentiles of every row: "
+                "in memory only)",
          params=(_POS_LABEL, Param("n_bins", "int", "number of bins", 10, 1.0),
                  Param("strategy", "choice", "bins of equal width or of equal counts",
                        "uniform", choices=("quantile", "uniform")),

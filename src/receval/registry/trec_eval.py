@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import InvalidParameterError
-from ..trec.prefs import PREFS_COUNTS, PREFS_MEASURES
 
 __all__ = [
     "MEASURES",
     "NICKNAMES",
+    "PREFS_COUNTS",
+    "PREFS_MEASURES",
     "UNSUPPORTED",
     "MeasureValue",
     "TrecMeasure",
@@ -48,6 +49,19 @@ def _gains(pairs: list[tuple[str, float]]) -> str:
         return ""
     text = ";".join(f"{int(atof(level))}:{_num(gain)}" for level, gain in pairs)
     return f"(gains={text})"
+
+
+#: The ``prefs_*`` measures of preference judgments (:mod:`receval.trec.prefs`) in trec_eval's
+#: order (the order of its output).
+PREFS_MEASURES: tuple[str, ...] = (
+    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+    "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
+    "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret",
+    "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+)  # fmt: skip
+
+#: The measures that are counts (printed as integers, summed over queries).
+PREFS_COUNTS = frozenset(PREFS_MEASURES[:3])
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,8 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InputValidationError
+from ..registry.trec_eval import PREFS_COUNTS as PREFS_COUNTS
+from ..registry.trec_eval import PREFS_MEASURES as PREFS_MEASURES
 
 __all__ = [
     "PREFS_COUNTS",
@@ -47,17 +49,6 @@ __all__ = [
     "prefs_measures",
     "read_prefs",
 ]
-
-#: The ``prefs_*`` measures in trec_eval's order (the order of its output).
-PREFS_MEASURES: tuple[str, ...] = (
-    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-    "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
-    "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret",
-    "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
-)  # fmt: skip
-
-#: The measures that are counts (printed as integers, summed over queries).
-PREFS_COUNTS = frozenset(PREFS_MEASURES[:3])
 
 #: trec_eval ranks a query absent from the run (with ``-c``) as this one document.
 ABSENT_QUERY_RANKING = ("ceci_nest_pas_un_docno",)

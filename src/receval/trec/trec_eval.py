@@ -38,7 +38,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,6 +47,7 @@ from ..registry import parse_metric
 from ..registry.trec_eval import (
     MEASURES,
     NICKNAMES,
+    PREFS_MEASURES,
     UNSUPPORTED,
     MeasureValue,
     TrecMeasure,
@@ -56,7 +57,9 @@ from ..registry.trec_eval import (
     split_list,
     trec_eval_metrics,
 )
-from .prefs import PREFS_MEASURES
+
+if TYPE_CHECKING:  # pragma: no cover - preference judgments load on first use
+    from .prefs import Preferences
 
 __all__ = [
     "MEASURES",
@@ -327,7 +330,6 @@ def _relchar(grade: int | None) -> str:
 def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
     from ..data._ranked import Qrels, Run
     from .jg import JudgmentGroups, read_judgment_groups
-    from .prefs import Preferences, read_prefs
 
     if o.rel_format not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
         raise InvalidParameterError(
@@ -345,6 +347,8 @@ def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
     if o.rel_format == "qrels_jg":
         q = read_judgment_groups(o.qrels)
     elif o.rel_format in ("prefs", "qrels_prefs"):
+        from .prefs import read_prefs  # preference judgments only
+
         q = read_prefs(o.qrels, qrels=o.rel_format == "qrels_prefs")
     else:
         q = Qrels.from_file(o.qrels, file_format="trec")
@@ -532,7 +536,6 @@ def _lines(
     summary."""
     from ..ranking.evaluation import evaluate
     from .jg import evaluate_groups
-    from .prefs import prefs_columns
 
     prefs = o.rel_format in ("prefs", "qrels_prefs")
     if o.num_docs:
@@ -567,6 +570,8 @@ def _lines(
     prefix = "Z" if zscores is not None else ""
     per_user: dict[str, np.ndarray] = {}
     if prefs:
+        from .prefs import prefs_columns
+
         by_name = prefs_columns(q, r, evaluated, depth=o.max_retrieved, source=o.qrels)
     for v in values:
         if prefs and v.measure.name in PREFS_MEASURES:

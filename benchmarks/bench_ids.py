@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import receval
 from _harness import (
     Interleaved,
+    command_line,
     environment,
     interleaved,
     load_line,
@@ -174,7 +175,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3k users, 3 runs, print only")
     parser.add_argument("--users", type=int, default=100_000)
-    parser.add_argument("--runs", type=int, default=5, help="timed runs of every case")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of every case")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     args = parser.parse_args()
     users, runs = (3_000, 3) if args.quick else (args.users, args.runs)
@@ -191,8 +192,8 @@ def main() -> None:
         return
     body = f"""## Ids of every kind
 
-Reproduce: `pip install -e '.[bench]' pytrec-eval-terrier && python benchmarks/bench_ids.py`
-(writes this section; `--quick` runs 3k users and prints only). `evaluate` of
+Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'
+pytrec-eval-terrier`; writes this section; `--quick` runs 3k users and prints only). `evaluate` of
 {", ".join(METRICS)} over {users:,} users and {n_rows:,} run rows (the data of
 the ranking section), from receval's containers built in the call: the ids as
 int64, as strings that are not numbers (`u-17`, `doc-4711`) in each kind of
@@ -205,9 +206,9 @@ during a call. "same report": the mean of every metric equals that of int64 ids.
 
 {chr(10).join(head + lines)}
 
-{load}
 {environment()}
-{peer_versions("pytrec_eval")}
+{peer_versions("pytrec-eval-terrier")}
+{load}
 """
     replace_section(args.out, "ids", body)
 

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::threads;
 use crate::threads::PARALLEL_ROWS;
+use crate::trec::ids::short_bits;
 
 /// Codes (in order of first appearance) of ids in `[lo, lo + span)`, and the index
 /// of the first row of each code. The caller guarantees the range.
@@ -70,29 +71,17 @@ pub fn factorize_bytes<O: Offset>(offsets: &[O], data: &[u8]) -> (Vec<i32>, Vec<
         .unwrap_or(0);
     let n = offsets.len().saturating_sub(1);
     let rows = offsets.windows(2).map(|w| (w[0].at(), w[1].at()));
+    // the TREC reader's one-integer form of an id; at most 7 bytes fit a u64 with
+    // the length (a table of half the size)
+    let short = |(a, b): (usize, usize)| short_bits(data, a, b).unwrap_or(0);
     if longest <= 7 {
-        factorize_keys(rows.map(|(a, b)| pack::<8>(&data[a..b], data, a) as u64), n)
+        let word = |k: u128| k as u64 | ((k >> 120) as u64) << 56;
+        factorize_keys(rows.map(|r| word(short(r))), n)
     } else if longest <= 15 {
-        factorize_keys(rows.map(|(a, b)| pack::<16>(&data[a..b], data, a)), n)
+        factorize_keys(rows.map(short), n)
     } else {
         factorize_keys(rows.map(|(a, b)| &data[a..b]), n)
     }
-}
-
-/// A string of fewer than `N` bytes (`N` 8 or 16) as one integer: its bytes, little
-/// endian, and its length in the top byte (so that trailing zero bytes count).
-#[inline(always)]
-fn pack<const N: usize>(s: &[u8], data: &[u8], at: usize) -> u128 {
-    let mut word = [0u8; 16];
-    if at + N <= data.len() {
-        // one fixed-size read, then the bytes past the string cleared
-        word[..N].copy_from_slice(&data[at..at + N]);
-        word[s.len()..N].fill(0);
-    } else {
-        word[..s.len()].copy_from_slice(s);
-    }
-    word[N - 1] = s.len() as u8;
-    u128::from_le_bytes(word)
 }
 
 /// Codes (in order of first appearance) of the `keys` of the rows (equal keys for

@@ -93,6 +93,7 @@ __all__ = [
     "factorize_bytes",
     "factorize_dense",
     "factorize_dense_sorted",
+    "factorize_str",
     "gather",
     "gather_minority",
     "gauc_checked",
@@ -299,7 +300,7 @@ def exact_sum(
     x: NDArray[np.float64], n_chunks: int, carry_every: int = ...
 ) -> NDArray[np.int64]: ...
 def factorize_bytes(
-    offsets: NDArray[np.int64], data: NDArray[np.uint8]
+    offsets: NDArray[np.int32] | NDArray[np.int64], data: NDArray[np.uint8]
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
 def factorize_dense(
     values: NDArray[np.int64], lo: int, span: int
@@ -307,6 +308,9 @@ def factorize_dense(
 def factorize_dense_sorted(
     values: NDArray[np.int64], lo: int, span: int, n_chunks: int
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
+def factorize_str(
+    values: NDArray[np.object_],
+) -> tuple[NDArray[np.int32], NDArray[np.int64]] | None: ...
 def gather(
     scores: NDArray[np.float64],
     labels: NDArray[np.int8],

@@ -12,9 +12,12 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import receval
 from receval import InputValidationError, Run
+from receval.data._encode import factorize
 
 pl = pytest.importorskip("polars")
 
@@ -32,6 +35,14 @@ def _ids(n_users: int = 40, k: int = 12, seed: int = 0) -> tuple[np.ndarray, ...
 
 def _pd(values: np.ndarray, dtype: Any) -> pd.Series:
     return pd.Series(values.astype(str), dtype=dtype)
+
+
+def _repeated_dictionary(values: np.ndarray) -> pa.DictionaryArray:
+    """An Arrow dictionary array holding every value under two indices, used in turn."""
+    uniques, codes = np.unique(values, return_inverse=True)
+    dictionary = pa.array([*uniques.tolist(), *uniques.tolist()])
+    indices = codes + len(uniques) * (np.arange(len(codes)) % 2)
+    return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32)), dictionary)
 
 
 # each kind: int64 ids -> a column of that kind (pandas Series, polars Series or Arrow array)
@@ -60,6 +71,8 @@ KINDS: dict[str, Callable[[np.ndarray], Any]] = {
     ],
     "arrow-string-view": lambda x: pa.array(x.astype(str)).cast(pa.string_view()),
     "arrow-dictionary": lambda x: pa.array(x.astype(str)).dictionary_encode(),
+    "arrow-dictionary-repeated": lambda x: _repeated_dictionary(x.astype(str)),
+    "arrow-dictionary-repeated-int": lambda x: _repeated_dictionary(x),
     "arrow-chunked": lambda x: pa.chunked_array(
         [pa.array(x[:100].astype(str)), pa.array(x[100:].astype(str))]
     ),
@@ -149,3 +162,122 @@ def test_string_ids_build_no_python_object_per_row(kind: str) -> None:
     # a str object takes 50 bytes or more; the encoded run a few bytes per row
     # besides NumPy arrays, which tracemalloc counts too (scores, codes, ranks)
     assert peak < 32 * n
+
+
+def _expected() -> tuple[Any, pd.DataFrame, pd.DataFrame]:
+    users, items, scores, judged = _ids(seed=2)
+    grades = np.ones(int(judged.sum()), dtype=np.int64)
+    qrels = pd.DataFrame({"user": users[judged], "item": items[judged], "grade": grades})
+    run = pd.DataFrame({"user": users, "item": items, "score": scores})
+    return receval.evaluate(qrels, run, METRICS), qrels, run
+
+
+def _named(frame: pd.DataFrame) -> pd.DataFrame:
+    """String ids that are not numbers (as most real ids)."""
+    return frame.assign(
+        user="u-" + frame["user"].astype(str), item="doc-" + frame["item"].astype(str)
+    )
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "trec"])
+def test_files_with_string_ids_give_the_report_of_int64_ids(tmp_path: Any, fmt: str) -> None:
+    expected, qrels, run = _expected()
+    qrels, run = _named(qrels), _named(run)
+    qpath, rpath = tmp_path / f"q.{fmt}", tmp_path / f"r.{fmt}"
+    if fmt == "csv":
+        qrels.to_csv(qpath, index=False)
+        run.to_csv(rpath, index=False)
+    elif fmt == "parquet":
+        qrels.to_parquet(qpath)
+        run.to_parquet(rpath)
+    else:  # qrels "user 0 item grade", run "user Q0 item rank score tag"
+        lines = [f"{u} 0 {i} {g}" for u, i, g in qrels.itertuples(index=False)]
+        qpath.write_text("\n".join(lines) + "\n")
+        rows = run.itertuples(index=False)
+        lines = [f"{u} Q0 {i} {r} {s!r} tag" for r, (u, i, s) in enumerate(rows)]
+        rpath.write_text("\n".join(lines) + "\n")
+    report = receval.evaluate(receval.Qrels.from_file(qpath), Run.from_file(rpath), METRICS)
+    assert report.mean == expected.mean
+    assert [str(u) for u in report.users.tolist()] == [f"u-{u}" for u in expected.users.tolist()]
+
+
+def _naive(strings: list[str]) -> tuple[list[int], list[str]]:
+    codes: dict[str, int] = {}
+    return [codes.setdefault(s, len(codes)) for s in strings], list(codes)
+
+
+ID_TEXT = st.text(alphabet=st.sampled_from(["a", "7", "\0", "é", "字", " "]), max_size=20)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pool=st.lists(ID_TEXT, min_size=1, max_size=8),
+    picks=st.lists(st.tuples(st.integers(0, 7), st.integers(1, 4)), max_size=60),
+    kind=st.sampled_from(["string", "large_string", "object", "sliced"]),
+)
+def test_string_codes_follow_first_appearance_in_runs_and_out_of_them(
+    pool: list[str], picks: list[tuple[int, int]], kind: str
+) -> None:
+    # runs of equal ids (grouped), the same id again after other ids (interleaved),
+    # empty ids, NUL bytes, non-ASCII, ids shorter and longer than 8 and 16 bytes
+    strings = [pool[i % len(pool)] for i, n in picks for _ in range(n)]
+    if kind == "object":
+        column: Any = np.array(strings, dtype=object)
+    elif kind == "sliced":
+        column = pa.array(["pad", *strings], pa.large_string())[1:]
+    else:
+        column = pa.array(strings, getattr(pa, kind)())
+    codes, uniques = factorize(column, "users", "test")
+    want_codes, want_uniques = _naive(strings)
+    assert codes.tolist() == want_codes
+    assert uniques.tolist() == want_uniques
+
+
+def test_long_ids_are_encoded_like_short_ones() -> None:
+    long = ["x" * 1000 + str(i % 7) for i in range(50)]
+    for column in (pa.array(long), np.array(long, dtype=object)):
+        codes, uniques = factorize(column, "users", "test")
+        assert codes.tolist() == _naive(long)[0]
+        assert uniques.tolist() == _naive(long)[1]
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        (["a", None, "b"], r"users contains 1 missing value"),
+        (["a", float("nan"), "b"], r"users contains 1 missing value"),
+        (["a", 3, "b"], r"users must hold ids of one type .* Got types \['int', 'str'\]"),
+        (["a", b"b"], r"users must hold ids of one type .* Got types \['bytes', 'str'\]"),
+    ],
+    ids=["None", "NaN", "int-and-str", "bytes-and-str"],
+)
+def test_object_columns_of_other_values_than_str_are_refused(
+    values: list[Any], message: str
+) -> None:
+    column = pd.Series(values, dtype=object)
+    with pytest.raises(InputValidationError, match=message):
+        Run(column, np.arange(len(values)), np.linspace(0, 1, len(values)))
+
+
+def test_ids_that_cannot_match_across_types_are_refused_with_both_types_and_the_fix() -> None:
+    # int ids in the qrels, zero-padded numeric strings in the run: no id matches
+    expected, qrels, run = _expected()
+    padded = run.assign(user=run["user"].map("{:05d}".format))
+    with pytest.raises(InputValidationError) as info:
+        receval.evaluate(qrels, padded, METRICS)
+    text = str(info.value)
+    assert "the qrels' are int64, the run's str" in text
+    assert "7 matches '7' but not '07'" in text
+    assert "cast one side" in text
+    # the same ids as plain numeric strings match the int ids
+    _same(receval.evaluate(qrels, run.assign(user=run["user"].astype(str)), METRICS), expected)
+
+
+def test_ids_of_which_some_match_across_types_warn_and_are_scored() -> None:
+    expected, qrels, run = _expected()
+    users = run["user"].astype(str)
+    first = users.unique()[:38]  # all users but two zero-padded: no longer the qrels' ids
+    mixed = run.assign(user=users.where(~users.isin(first), "0" + users))
+    with pytest.warns(receval.UnmatchedIdsWarning, match=r"the qrels' are int64, the run's str"):
+        report = receval.evaluate(qrels, mixed, METRICS)
+    assert report.mean != expected.mean  # scored: the two users that match count

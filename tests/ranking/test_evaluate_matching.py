@@ -135,7 +135,7 @@ def test_different_id_types_are_named():
     # zero-padded string ids in the run, integers in the qrels: "007" is not 7
     qrels = {7: {11: 1, 12: 1}, 8: {13: 1}}
     run = {"007": {"011": 0.5}, "008": {"013": 0.5}}
-    with pytest.raises(InputValidationError, match=r"\(the qrels' are int64, the run's str\)"):
+    with pytest.raises(InputValidationError, match=r"\(the qrels' are int64, the run's str: "):
         evaluate(qrels, run, ["ndcg@10"])
 
 

@@ -4,7 +4,7 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::{slice, Ints};
+use super::{slice, text, Ints};
 use crate::encode;
 
 fn check_range(func: &str, values: &[i64], lo: i64, span: usize) -> PyResult<()> {
@@ -34,25 +34,65 @@ fn factorize_dense<'py>(
     Ok((codes.into_pyarray(py), first.into_pyarray(py)))
 }
 
-/// Codes in order of first appearance of the strings of an Arrow string column
-/// (its `offsets`, from the column's first row, and its `data`), and the first row
-/// of each code.
-#[pyfunction]
-fn factorize_bytes<'py>(
-    py: Python<'py>,
-    offsets: PyReadonlyArray1<'py, i64>,
-    data: PyReadonlyArray1<'py, u8>,
-) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
-    let (o, d) = (slice(&offsets, "offsets")?, slice(&data, "data")?);
-    let within =
-        o.first().is_some_and(|&s| s >= 0) && o.last().is_some_and(|&e| e as usize <= d.len());
-    if !within || o.windows(2).any(|w| w[0] > w[1]) {
+/// The elements of `offsets` if they ascend from 0 or more to at most `len`.
+fn check_offsets<'a, O: encode::Offset + Into<i64> + numpy::Element>(
+    offsets: &'a PyReadonlyArray1<'_, O>,
+    len: usize,
+) -> PyResult<&'a [O]> {
+    let o = slice(offsets, "offsets")?;
+    let start = o.first().map_or(0, |&s| s.into());
+    let end = o.last().map_or(0, |&e| e.into());
+    if start < 0 || end as u64 > len as u64 || o.windows(2).any(|w| w[0].into() > w[1].into()) {
         return Err(PyValueError::new_err(
             "factorize_bytes: offsets must ascend from 0 or more to at most len(data)",
         ));
     }
-    let (codes, first) = py.detach(|| encode::factorize_bytes(o, d));
+    Ok(o)
+}
+
+/// Codes in order of first appearance of the strings of an Arrow string column
+/// (its `offsets`, int32 or int64, from the column's first row, and its `data`),
+/// and the first row of each code.
+#[pyfunction]
+fn factorize_bytes<'py>(
+    py: Python<'py>,
+    offsets: &Bound<'py, PyAny>,
+    data: PyReadonlyArray1<'py, u8>,
+) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
+    let d = slice(&data, "data")?;
+    let (codes, first) = if let Ok(o) = offsets.extract::<PyReadonlyArray1<'py, i32>>() {
+        let o = check_offsets(&o, d.len())?;
+        py.detach(|| encode::factorize_bytes(o, d))
+    } else {
+        let o = offsets.extract::<PyReadonlyArray1<'py, i64>>()?;
+        let o = check_offsets(&o, d.len())?;
+        py.detach(|| encode::factorize_bytes(o, d))
+    };
     Ok((codes.into_pyarray(py), first.into_pyarray(py)))
+}
+
+/// Codes in order of first appearance of the ids of an object array of str (read in
+/// place, no copy), and the first row of each code; None when an element is not a
+/// str (or a str that is not UTF-8): the caller encodes those otherwise.
+#[pyfunction]
+fn factorize_str<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, Py<PyAny>>,
+) -> PyResult<Option<(Bound<'py, PyArray1<i32>>, Ints<'py>)>> {
+    let v = slice(&values, "values")?;
+    let other = std::cell::Cell::new(false);
+    let keys = v.iter().map(|obj| match text(py, obj) {
+        Some(t) => t.as_bytes(),
+        None => {
+            other.set(true);
+            b""
+        }
+    });
+    let (codes, first) = encode::factorize_keys(keys, v.len());
+    if other.get() {
+        return Ok(None);
+    }
+    Ok(Some((codes.into_pyarray(py), first.into_pyarray(py))))
 }
 
 /// Codes in ascending order of the ids in `[lo, lo + span)`, and the distinct ids.
@@ -84,6 +124,7 @@ fn runs<'py>(
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_dense, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(factorize_str, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_dense_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(runs, m)?)?;
     Ok(())

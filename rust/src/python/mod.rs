@@ -8,6 +8,7 @@
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use crate::threads;
 
@@ -36,6 +37,12 @@ pub(crate) fn slice<'a, T: numpy::Element>(
 ) -> PyResult<&'a [T]> {
     a.as_slice()
         .map_err(|_| PyValueError::new_err(format!("{name} must be a C-contiguous 1-D array")))
+}
+
+/// The text of a str (not of a subclass), None for anything else or a str that is not
+/// UTF-8 (a lone surrogate).
+pub(crate) fn text<'a>(py: Python<'a>, obj: &'a Py<PyAny>) -> Option<&'a str> {
+    obj.bind(py).cast_exact::<PyString>().ok()?.to_str().ok()
 }
 
 /// A `ValueError` of `func` unless every named length equals the first.

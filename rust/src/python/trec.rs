@@ -3,9 +3,9 @@
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
-use rustc_hash::FxHashMap;
+use pyo3::types::PyBytes;
 
+use super::text;
 use crate::trec::{self, Ids, Kind, TrecError, Users};
 
 /// Read a TREC qrels (`kind="qrels"`) or run (`kind="run"`) file, gzip or not.
@@ -120,12 +120,6 @@ fn new_str<'py>(py: Python<'py>, s: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
-/// The text of a str (not of a subclass), None for anything else or a str that is not
-/// UTF-8 (a lone surrogate).
-fn text<'a>(py: Python<'a>, obj: &'a Py<PyAny>) -> Option<&'a str> {
-    obj.bind(py).cast_exact::<PyString>().ok()?.to_str().ok()
-}
-
 /// The rank (as float64) of each of `ids`, an object array of str, in code point
 /// order, equal ids in array order: NumPy's stable argsort of the ids as a str
 /// array. None when an element is not a str, is not UTF-8 or holds a NUL (a NumPy
@@ -183,21 +177,31 @@ fn lookup_str<'py>(
         values.as_slice().map_err(contiguous)?,
         dictionary.as_slice().map_err(contiguous)?,
     );
-    let mut position: FxHashMap<&str, i32> = FxHashMap::default();
-    position.reserve(dictionary.len());
-    for (i, obj) in dictionary.iter().enumerate() {
-        let Some(t) = text(py, obj) else {
-            return Ok(None);
-        };
-        position.entry(t).or_insert(i as i32);
+    // the codes of the dictionary and the values together: a value's code first met
+    // in the dictionary is found there
+    let other = std::cell::Cell::new(false);
+    let keys = dictionary
+        .iter()
+        .chain(values)
+        .map(|obj| match text(py, obj) {
+            Some(t) => t.as_bytes(),
+            None => {
+                other.set(true);
+                b""
+            }
+        });
+    let (codes, first) = crate::encode::factorize_keys(keys, dictionary.len() + values.len());
+    if other.get() {
+        return Ok(None);
     }
-    let mut out = Vec::with_capacity(values.len());
-    for obj in values {
-        let Some(t) = text(py, obj) else {
-            return Ok(None);
-        };
-        out.push(position.get(t).copied().unwrap_or(-1));
-    }
+    let n = dictionary.len() as i64;
+    let out: Vec<i32> = codes[dictionary.len()..]
+        .iter()
+        .map(|&c| match first[c as usize] {
+            p if p < n => p as i32,
+            _ => -1,
+        })
+        .collect();
     Ok(Some(out.into_pyarray(py)))
 }
 

@@ -56,7 +56,7 @@ const LOW_BYTES: [u128; 16] = {
 /// The id `data[start..end]` as one integer (its bytes, its length in the top
 /// byte) when it has at most 15 bytes.
 #[inline(always)]
-pub(super) fn short_bits(data: &[u8], start: usize, end: usize) -> Option<u128> {
+pub(crate) fn short_bits(data: &[u8], start: usize, end: usize) -> Option<u128> {
     let len = end - start;
     if len >= 16 {
         return None;

@@ -25,7 +25,7 @@
 //! Beside the reader: trec_eval's measures of one user ([`measures`]) and their
 //! expected values over the orders of tied scores ([`ties`]).
 
-mod ids;
+pub(crate) mod ids;
 pub mod measures;
 mod parsed;
 mod pieces;

@@ -131,7 +131,7 @@ def column_array(col: Any) -> Any:
     pandas columns of an extension dtype (``str``, ``string``, ``ArrowDtype``,
     ``category``, nullable integers) go through their Arrow array (zero-copy for
     Arrow-backed strings; a ``Categorical`` as its codes and categories); object
-    columns of strings are converted to Arrow once.
+    columns stay NumPy arrays, whose strings :func:`factorize` reads in place.
     """
     import pyarrow as pa
 
@@ -154,13 +154,7 @@ def column_array(col: Any) -> Any:
     if mod == "pandas":
         if not isinstance(col.dtype, np.dtype):  # str, string, ArrowDtype, category, Int64
             return column_array(pa.array(col))
-        if col.dtype.kind == "O":
-            values = col.to_numpy()
-            try:  # one conversion of all the strings; other objects stay in NumPy
-                return pa.array(values, type=pa.large_string(), from_pandas=True)
-            except (pa.ArrowInvalid, pa.ArrowTypeError):
-                return values
-        return col.to_numpy()
+        return col.to_numpy()  # object strings are read in place by the core
     return np.asarray(col)
 
 
@@ -207,10 +201,18 @@ def _factorize_dictionary(
     indices = arr.indices.to_numpy(zero_copy_only=False)
     if len(indices) == 0:
         return np.empty(0, dtype=np.int64), _values_to_numpy(dictionary[:0])
-    distinct = dictionary.dictionary_encode()
-    if len(distinct.dictionary) < len(dictionary):  # equal values under two indices
-        indices = distinct.indices.to_numpy(zero_copy_only=False)[indices]
-        dictionary = distinct.dictionary
+    # equal values under two indices (pandas and polars categories are distinct;
+    # an Arrow dictionary need not be) are merged: strings by the core, others by Arrow
+    encoded = _factorize_strings(dictionary)
+    if encoded is not None:
+        if len(encoded[1]) < len(dictionary):
+            indices = encoded[0][indices]
+            dictionary = dictionary.take(pa.array(encoded[1]))
+    else:
+        distinct = dictionary.dictionary_encode()
+        if len(distinct.dictionary) < len(dictionary):
+            indices = distinct.indices.to_numpy(zero_copy_only=False)[indices]
+            dictionary = distinct.dictionary
     codes, used = factorize(indices, name, func, any_order=any_order)
     uniques = _values_to_numpy(pc.take(dictionary, pa.array(used)))
     return codes, uniques
@@ -249,16 +251,30 @@ def strings_to_numpy(arr: Any) -> np.ndarray:
 def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:
     import pyarrow as pa
 
+    if isinstance(arr, np.ndarray) and arr.dtype.kind == "O":
+        from .._kernels import compiled
+
+        # every element a str: hashed by the core in place (no conversion)
+        encoded = compiled().factorize_str(np.ascontiguousarray(arr))
+        if encoded is not None:
+            return encoded[0], arr[encoded[1]]
+
+    def mixed(kinds: list[str]) -> InputValidationError:
+        return InputValidationError(
+            f"{func}: {name} must hold ids of one type (all integers or all strings). "
+            f"Got types {format_values(kinds)}; convert them, e.g. {name} = {name}.astype(str)."
+        )
+
     try:
         parr = (
             arr if isinstance(arr, (pa.Array, pa.ChunkedArray)) else pa.array(arr, from_pandas=True)
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        kinds = sorted({type(v).__name__ for v in arr[:10_000].tolist()})
-        raise InputValidationError(
-            f"{func}: {name} must hold ids of one type (all integers or all strings). "
-            f"Got types {format_values(kinds)}; convert them, e.g. {name} = {name}.astype(str)."
-        ) from exc
+        raise mixed(sorted({type(v).__name__ for v in arr[:10_000].tolist()})) from exc
+    if isinstance(arr, np.ndarray) and arr.dtype.kind == "O" and pa.types.is_binary(parr.type):
+        kinds = sorted({type(v).__name__ for v in arr.tolist()})
+        if len(kinds) > 1:  # str and bytes: Arrow would take the str as their UTF-8 bytes
+            raise mixed(kinds)
     if parr.null_count:
         raise _missing(parr.null_count, name, func)
     if pa.types.is_nested(parr.type):  # lists, structs, maps: no id to encode
@@ -288,7 +304,7 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
 def _factorize_strings(arr: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """Codes (in order of first appearance) of an Arrow string or binary array
     without nulls, and the first row of each code, hashed by the compiled core
-    over the array's buffers (three times as fast as Arrow's ``dictionary_encode``);
+    over the array's offsets (int32 or int64, as the array holds them) and data;
     None for other arrays or without the core."""
     import pyarrow as pa
 
@@ -310,9 +326,7 @@ def _factorize_strings(arr: Any) -> tuple[np.ndarray, np.ndarray] | None:
         offsets_buffer, dtype=np.int64 if wide else np.int32, count=arr.offset + len(arr) + 1
     )[arr.offset :]
     data = np.empty(0, np.uint8) if data_buffer is None else np.frombuffer(data_buffer, np.uint8)
-    result: tuple[np.ndarray, np.ndarray] = core.factorize_bytes(
-        np.ascontiguousarray(offsets, dtype=np.int64), data
-    )
+    result: tuple[np.ndarray, np.ndarray] = core.factorize_bytes(offsets, data)
     return result
 
 

@@ -69,7 +69,17 @@ def _types(a: np.ndarray, b: np.ndarray) -> str:
         return str(x.dtype)
 
     qa, ra = name(a), name(b)
-    return "" if qa == ra else f" (the qrels' are {qa}, the run's {ra})"
+    if qa == ra:
+        return ""
+    note = f" (the qrels' are {qa}, the run's {ra}"
+    if {a.dtype.kind, b.dtype.kind} & set("iu") and {a.dtype.kind, b.dtype.kind} & set("OUS"):
+        # an int id equals the string of its decimal digits only
+        note += (
+            ": an integer id matches the string of its decimal digits, 7 matches '7' but "
+            "not '07' or '7.0'; cast one side so that both hold the same ids (e.g. "
+            ".astype(int) on numeric strings)"
+        )
+    return note + ")"
 
 
 def check_matching(

@@ -1,0 +1,217 @@
+"""Ids of every kind: receval.evaluate with string and categorical ids against int64 ids.
+
+    python benchmarks/bench_ids.py            # 100k users, rewrites docs/benchmarks.md
+    python benchmarks/bench_ids.py --quick    # 3k users, 3 runs, no file written
+
+The data of bench_ranking.py (100 recommended items per user, 5-15 relevant):
+the same ids as int64, as pandas ``str`` (Arrow-backed), ``Categorical`` and
+object strings, as a polars ``String`` frame and an Arrow table, and from Parquet,
+CSV and TREC files. String ids are not numbers (``u-17``, ``doc-4711``), as most
+real ids. Each call builds receval's containers and evaluates, so the encoding of
+the ids is inside the timing; the cases of a table are timed in turn (A B C A B C
+...), the same number of runs each, medians; pytrec_eval (in a forked child, from
+the frame: its nested dicts of str built inside the timing) is the reference.
+Every kind must give the int64 report exactly. Needs the ``bench`` extra plus
+pytrec_eval (pytrec-eval-terrier).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+import receval
+from _harness import (
+    Interleaved,
+    command_line,
+    environment,
+    interleaved,
+    load_line,
+    peer_versions,
+    replace_section,
+)
+from bench_ranking import METRICS, make_data, pytrec_case
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def named(frame: Any) -> Any:
+    """The frame with string ids that are not numbers, as a pandas ``str`` column."""
+    return frame.assign(
+        user=("u-" + frame["user"].astype(str)).astype("str"),
+        item=("doc-" + frame["item"].astype(str)).astype("str"),
+    )
+
+
+def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
+    """The in-memory inputs of each id kind: (qrels, run)."""
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    q, r = named(qdf), named(rdf)
+
+    def recast(frame: Any, how: Callable[[Any], Any]) -> Any:
+        return frame.assign(user=how(frame["user"]), item=how(frame["item"]))
+
+    return {
+        "int64 (pandas)": (qdf, rdf),
+        "pandas str": (q, r),
+        "pandas Categorical": (
+            recast(q, lambda s: s.astype("category")),
+            recast(r, lambda s: s.astype("category")),
+        ),
+        "pandas object": (
+            recast(q, lambda s: s.astype(object)),
+            recast(r, lambda s: s.astype(object)),
+        ),
+        "polars String": (pl.from_pandas(q), pl.from_pandas(r)),
+        "Arrow table (string)": (
+            pa.Table.from_pandas(q, preserve_index=False),
+            pa.Table.from_pandas(r, preserve_index=False),
+        ),
+        "int64 (Arrow table)": (
+            pa.Table.from_pandas(pd.DataFrame(qdf), preserve_index=False),
+            pa.Table.from_pandas(pd.DataFrame(rdf), preserve_index=False),
+        ),
+    }
+
+
+def write_files(qdf: Any, rdf: Any, folder: str) -> dict[str, tuple[str, str]]:
+    """Parquet and CSV files with int64 and with string ids; TREC files (string ids)."""
+    paths: dict[str, tuple[str, str]] = {}
+    for label, (q, r) in {"int64": (qdf, rdf), "string": (named(qdf), named(rdf))}.items():
+        for fmt in ("parquet", "csv"):
+            qp, rp = (os.path.join(folder, f"{x}-{label}.{fmt}") for x in ("q", "r"))
+            if fmt == "parquet":
+                q.to_parquet(qp, index=False)
+                r.to_parquet(rp, index=False)
+            else:
+                import pyarrow as pa
+                import pyarrow.csv
+
+                pyarrow.csv.write_csv(pa.Table.from_pandas(q, preserve_index=False), qp)
+                pyarrow.csv.write_csv(pa.Table.from_pandas(r, preserve_index=False), rp)
+            paths[f"{fmt} {label}"] = (qp, rp)
+    qp, rp = (os.path.join(folder, f"{x}.trec") for x in ("q", "r"))
+    q, r = named(qdf), named(rdf)
+    with open(qp, "w") as fh:
+        for u, i, g in zip(
+            q["user"].tolist(), q["item"].tolist(), q["grade"].tolist(), strict=True
+        ):
+            fh.write(f"{u} 0 {i} {g}\n")
+    with open(rp, "w") as fh:
+        rows = zip(r["user"].tolist(), r["item"].tolist(), r["score"].tolist(), strict=True)
+        for rank, (u, i, s) in enumerate(rows):
+            fh.write(f"{u} Q0 {i} {rank} {s!r} run\n")
+    paths["TREC (string)"] = (qp, rp)
+    return paths
+
+
+def frame_case(q: Any, r: Any) -> Callable[[], Any]:
+    return lambda: receval.evaluate(receval.Qrels.from_frame(q), receval.Run.from_frame(r), METRICS)
+
+
+def file_case(qp: str, rp: str) -> Callable[[], Any]:
+    return lambda: receval.evaluate(receval.Qrels.from_file(qp), receval.Run.from_file(rp), METRICS)
+
+
+def table(cases: dict[str, Callable[[], Any]], base: dict[str, str], runs: int) -> list[str]:
+    """Time ``cases`` in turn; rows with the ratio to the int64 case named in ``base``."""
+    names = list(cases)
+    results = dict(zip(names, interleaved([cases[n] for n in names], runs), strict=True))
+    reference = results["int64 (pandas)"].value if "int64 (pandas)" in results else None
+    lines = []
+    for name in names:
+        m: Interleaved = results[name]
+        if m.error is not None:
+            lines.append(row([name, m.error, "", "", "", ""]))
+            continue
+        b = results[base[name]] if name in base else None
+        time_ratio = f"{m.seconds / b.seconds:.2f}x" if b is not None else ""
+        mem_ratio = f"{m.peak_extra_mib / max(b.peak_extra_mib, 1):.2f}x" if b is not None else ""
+        same = ""
+        if isinstance(m.value, receval.EvaluationReport) and reference is not None:
+            same = "yes" if m.value.mean == reference.mean else "NO"
+        lines.append(
+            row([name, f"{m.seconds:.3f}", time_ratio, f"{m.peak_extra_mib:.0f}", mem_ratio, same])
+        )
+        print(lines[-1], flush=True)
+    return lines
+
+
+def row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def bench(n_users: int, runs: int) -> tuple[list[str], int]:
+    qdf, rdf = make_data(n_users)
+    inputs = kinds(qdf, rdf)
+    cases: dict[str, Callable[[], Any]] = {k: frame_case(q, r) for k, (q, r) in inputs.items()}
+    base = {k: "int64 (pandas)" for k in cases if k != "int64 (Arrow table)"}
+    base["Arrow table (string)"] = "int64 (Arrow table)"
+    with tempfile.TemporaryDirectory() as folder:
+        for name, (qp, rp) in write_files(qdf, rdf, folder).items():
+            cases[name] = file_case(qp, rp)
+            fmt = name.split()[0]
+            base[name] = f"{fmt} int64" if fmt in ("parquet", "csv") else "parquet int64"
+        users = [str(u) for u in np.unique(qdf["user"].to_numpy()).tolist()]
+        cases["pytrec_eval (pandas int64)"] = pytrec_case(lambda: (qdf, rdf), users)
+        base["pytrec_eval (pandas int64)"] = "int64 (pandas)"
+        for key in ("int64 (pandas)", "parquet int64", "csv int64"):
+            base.pop(key, None)
+        lines = table(cases, base, runs)
+    return lines, len(rdf)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="3k users, 3 runs, print only")
+    parser.add_argument("--users", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of every case")
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
+    args = parser.parse_args()
+    users, runs = (3_000, 3) if args.quick else (args.users, args.runs)
+    load_before = os.getloadavg()
+    head = [
+        row(["ids", "time (s)", "x int64", "peak extra (MiB)", "memory x int64", "same report"]),
+        row(["---"] * 6),
+    ]
+    print("\n".join(head), flush=True)
+    lines, n_rows = bench(users, runs)
+    load = load_line(load_before, os.getloadavg())
+    print(load)
+    if args.quick:
+        return
+    body = f"""## Ids of every kind
+
+Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'
+pytrec-eval-terrier`; writes this section; `--quick` runs 3k users and prints only). `evaluate` of
+{", ".join(METRICS)} over {users:,} users and {n_rows:,} run rows (the data of
+the ranking section), from receval's containers built in the call: the ids as
+int64, as strings that are not numbers (`u-17`, `doc-4711`) in each kind of
+column, and from files. "x int64" is the ratio to the int64 ids of the same
+source (the pandas frame; the Arrow table; the Parquet or CSV file of int64 ids;
+TREC files against the int64 Parquet file); pytrec_eval builds its nested dicts
+of str from the int64 frame inside its timing. Every case runs in turn, {runs}
+runs each, medians; peak extra memory is the rise of the resident high-water mark
+during a call. "same report": the mean of every metric equals that of int64 ids.
+
+{chr(10).join(head + lines)}
+
+{environment()}
+{peer_versions("pytrec-eval-terrier")}
+{load}
+"""
+    replace_section(args.out, "ids", body)
+
+
+if __name__ == "__main__":
+    main()

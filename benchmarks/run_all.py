@@ -76,7 +76,8 @@ SECTIONS = (
         ("--quick", "--runs", "1"),
         5.0,
     ),
-    Section("ids", "bench_ids.py", (), ("--quick",), 2.0),
+    # 100k users x 100 items; pytrec_eval on the same lists for reference.
+    Section("ids", "bench_ids.py", ("--users", "100000", "--runs", "3"), ("--quick",), 5.0),
     # (--users N prints only.)
     Section(
         "beyond",
@@ -104,7 +105,14 @@ SECTIONS = (
     ),
     # 200M rows (its text describes the passes of AUC at that size).
     Section("streaming", "bench_streaming.py", ("--rows", "200000000"), ("--quick",), 4.5),
-    Section("scan-read", "bench_scan_read.py", (), ("--quick",), 3.0),
+    # 10M rows (100M rows, --rows 100000000, takes about half an hour on 2 cores).
+    Section(
+        "scan-read",
+        "bench_scan_read.py",
+        ("--rows", "10000000", "--runs", "3"),
+        ("--quick",),
+        2.0,
+    ),
     # 20M impressions, 200k users x 100 in Spark local mode, one run of each call.
     Section(
         "spark",

@@ -11,6 +11,9 @@
 
 use crate::sums::{normalize, Acc, Adder, CARRY_EVERY, NAN, NEG_INF, N_LIMBS, POS_INF, SIZE};
 
+/// Bins that hold rows (ascending) and each one's accumulator.
+pub type Gaps = (Vec<i64>, Vec<Acc>);
+
 /// Bins up to which every bin keeps its accumulators while the rows pass (two
 /// accumulators of 600 bytes a bin).
 pub const DIRECT_BINS: usize = 4096;
@@ -53,11 +56,13 @@ fn difference(y: &Acc, p: &Acc) -> Acc {
     out
 }
 
-/// A bin's two sums: `sum(w y)` and `sum(w p)`.
+/// A bin's two sums: `sum(w y)` and `sum(w p)`; without weights, `sum(y)` is counted
+/// as an integer and added at each carry.
 #[derive(Default)]
 struct Sums {
     y: Adder,
     p: Adder,
+    positives: u64,
 }
 
 impl Sums {
@@ -65,9 +70,7 @@ impl Sums {
     #[inline(always)]
     fn add(&mut self, labels: &[i8], proba: &[f64], weights: &[f64], i: usize) {
         if weights.is_empty() {
-            if labels[i] != 0 {
-                self.y.add(1.0);
-            }
+            self.positives += (labels[i] != 0) as u64;
             self.p.add(proba[i]);
         } else {
             if labels[i] != 0 {
@@ -77,12 +80,16 @@ impl Sums {
         }
     }
 
+    /// Carry both sums (after at most `CARRY_EVERY` rows: the count is exact in f64).
     fn carry(&mut self) {
+        self.y.add(self.positives as f64);
+        self.positives = 0;
         self.y.carry();
         self.p.carry();
     }
 
-    fn gap(self) -> Acc {
+    fn gap(mut self) -> Acc {
+        self.carry();
         difference(&self.y.finish(), &self.p.finish())
     }
 }
@@ -96,7 +103,7 @@ pub fn binned_gaps(
     weights: &[f64],
     edges: &[f64],
     upper: bool,
-) -> (Vec<i64>, Vec<Acc>) {
+) -> Gaps {
     let n_bins = edges.len().saturating_sub(1);
     if n_bins == 0 {
         return (Vec::new(), Vec::new());
@@ -118,7 +125,7 @@ pub fn binned_gaps(
         return held.map(|(b, s)| (b as i64, s.gap())).unzip();
     }
     // many bins: the rows of each block counting-sorted by bin, the blocks merged
-    let mut out: (Vec<i64>, Vec<Acc>) = (Vec::new(), Vec::new());
+    let mut out: Gaps = (Vec::new(), Vec::new());
     let mut count = vec![0u32; n_out + 1];
     for start in (0..rows).step_by(CARRY_EVERY) {
         let block = start..(start + CARRY_EVERY).min(rows);
@@ -137,7 +144,7 @@ pub fn binned_gaps(
             order[next[b as usize] as usize] = k as u32;
             next[b as usize] += 1;
         }
-        let mut part: (Vec<i64>, Vec<Acc>) = (Vec::new(), Vec::new());
+        let mut part: Gaps = (Vec::new(), Vec::new());
         for b in 0..n_out {
             let (lo, hi) = (count[b] as usize, count[b + 1] as usize);
             if lo < hi {
@@ -155,7 +162,7 @@ pub fn binned_gaps(
 }
 
 /// The union of two lists of ascending bins, the sums of a bin in both added.
-fn merge(a: (Vec<i64>, Vec<Acc>), b: (Vec<i64>, Vec<Acc>)) -> (Vec<i64>, Vec<Acc>) {
+fn merge(a: Gaps, b: Gaps) -> Gaps {
     if a.0.is_empty() {
         return b;
     }

@@ -7,7 +7,7 @@ use numpy::{
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::{same_length, slice};
+use super::{same_length, slice, Ints};
 use crate::{calibration, loss, sums};
 
 /// Accumulator (int64, length SIZE) of `sum(x)`.
@@ -139,7 +139,7 @@ fn binned_gaps<'py>(
     weights: PyReadonlyArray1<'py, f64>,
     edges: PyReadonlyArray1<'py, f64>,
     upper: bool,
-) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray2<i64>>)> {
+) -> PyResult<(Ints<'py>, Bound<'py, PyArray2<i64>>)> {
     let (l, p, w, e) = (
         slice(&labels, "labels")?,
         slice(&proba, "proba")?,

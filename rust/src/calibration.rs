@@ -9,7 +9,8 @@
 //! exact gap. Beyond [`DIRECT_BINS`] bins the rows are counting-sorted by bin first,
 //! so only the bins that hold rows have accumulators.
 
-use crate::sums::{normalize, Acc, Adder, CARRY_EVERY, NAN, NEG_INF, N_LIMBS, POS_INF, SIZE};
+use crate::sums::{self, normalize, Acc, Adder, CARRY_EVERY, NAN, NEG_INF, N_LIMBS, POS_INF, SIZE};
+use rayon::prelude::*;
 
 /// Bins that hold rows (ascending) and each one's accumulator.
 pub type Gaps = (Vec<i64>, Vec<Acc>);
@@ -111,18 +112,16 @@ pub fn binned_gaps(
     let n_out = if upper { n_bins + 1 } else { n_bins };
     let rows = proba.len();
     if n_out <= DIRECT_BINS {
-        let mut count = vec![0u64; n_out];
-        let mut sums: Vec<Sums> = (0..n_out).map(|_| Sums::default()).collect();
-        for start in (0..rows).step_by(CARRY_EVERY) {
-            for i in start..(start + CARRY_EVERY).min(rows) {
-                let b = bin_of(proba[i], edges, upper);
-                count[b] += 1;
-                sums[b].add(labels, proba, weights, i);
-            }
-            sums.iter_mut().for_each(Sums::carry);
-        }
-        let held = sums.into_iter().enumerate().filter(|(b, _)| count[*b] > 0);
-        return held.map(|(b, s)| (b as i64, s.gap())).unzip();
+        // chunks of rows in parallel, each with its own bins (the sums are exact: any
+        // split gives the same)
+        let n_chunks = sums::chunks_for(rows);
+        let run = |c: usize| direct(labels, proba, weights, edges, upper, n_out, c, n_chunks);
+        let parts: Vec<Gaps> = if n_chunks == 1 {
+            vec![run(0)]
+        } else {
+            crate::threads::install(|| (0..n_chunks).into_par_iter().map(run).collect())
+        };
+        return parts.into_iter().fold((Vec::new(), Vec::new()), merge);
     }
     // many bins: the rows of each block counting-sorted by bin, the blocks merged
     let mut out: Gaps = (Vec::new(), Vec::new());
@@ -159,6 +158,35 @@ pub fn binned_gaps(
         out = merge(out, part);
     }
     out
+}
+
+/// [`binned_gaps`] of chunk `c` of `n_chunks` of the rows, every one of the `n_out`
+/// bins keeping its sums while the rows pass.
+#[allow(clippy::too_many_arguments)]
+fn direct(
+    labels: &[i8],
+    proba: &[f64],
+    weights: &[f64],
+    edges: &[f64],
+    upper: bool,
+    n_out: usize,
+    c: usize,
+    n_chunks: usize,
+) -> Gaps {
+    let rows = proba.len();
+    let (lo, hi) = (c * rows / n_chunks, (c + 1) * rows / n_chunks);
+    let mut count = vec![0u64; n_out];
+    let mut sums: Vec<Sums> = (0..n_out).map(|_| Sums::default()).collect();
+    for start in (lo..hi).step_by(CARRY_EVERY) {
+        for i in start..(start + CARRY_EVERY).min(hi) {
+            let b = bin_of(proba[i], edges, upper);
+            count[b] += 1;
+            sums[b].add(labels, proba, weights, i);
+        }
+        sums.iter_mut().for_each(Sums::carry);
+    }
+    let held = sums.into_iter().enumerate().filter(|(b, _)| count[*b] > 0);
+    held.map(|(b, s)| (b as i64, s.gap())).unzip()
 }
 
 /// The union of two lists of ascending bins, the sums of a bin in both added.
@@ -274,6 +302,13 @@ mod tests {
                     }
                     expected.sort_by_key(|(b, _)| *b);
                     assert_eq!(bins, expected.iter().map(|(b, _)| *b).collect::<Vec<_>>());
+                    let n_out = if upper { n_bins + 1 } else { n_bins };
+                    for n_chunks in [2, 7].into_iter().filter(|_| n_out <= DIRECT_BINS) {
+                        let parts = (0..n_chunks)
+                            .map(|c| direct(&labels, &proba, w, &edges, upper, n_out, c, n_chunks));
+                        let chunked = parts.fold((Vec::new(), Vec::new()), merge);
+                        assert_eq!(chunked, (bins.clone(), gaps.clone()));
+                    }
                     for (gap, (_, terms)) in gaps.iter().zip(&expected) {
                         assert_eq!(*gap, exact_sum(terms, 1, CARRY_EVERY));
                     }

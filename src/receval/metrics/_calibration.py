@@ -413,10 +413,18 @@ def _ece_finalize(params: dict[str, Any], state: CalibrationGaps) -> float:
         return warn_undefined(
             "expected_calibration_error: sample_weight sums to zero (returned as nan)."
         )
-    gaps = Fraction(0)
-    for gap in state.gaps.values():  # finite: every term is at most a weight
-        gaps += abs(Fraction(gap.as_fraction()))
-    return float(gaps / Fraction(state.weight.as_fraction()))  # correctly rounded, any scale
+    gaps = ExactSum.zero()
+    if state.gaps:  # sum_b |gap_b| exactly, digit by digit
+        core = compiled()
+        digits = np.stack([gap.digits for gap in state.gaps.values()])
+        # a carried sum is negative where its top digit is (every gap is finite: each
+        # term is at most a weight, so the counts of nan and infinities are 0)
+        digits[digits[:, core.N_LIMBS - 1] < 0] *= -1
+        total = digits.sum(axis=0)
+        core.normalize(total)
+        gaps = ExactSum(total)
+    # correctly rounded, any scale
+    return float(Fraction(gaps.as_fraction()) / Fraction(state.weight.as_fraction()))
 
 
 ECE = register(

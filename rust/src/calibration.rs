@@ -11,6 +11,7 @@
 
 use crate::sums::{self, normalize, Acc, Adder, CARRY_EVERY, NAN, NEG_INF, N_LIMBS, POS_INF, SIZE};
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// Bins that hold rows (ascending) and each one's accumulator.
 pub type Gaps = (Vec<i64>, Vec<Acc>);
@@ -57,6 +58,13 @@ fn difference(y: &Acc, p: &Acc) -> Acc {
     out
 }
 
+/// The rows: 0/1 labels, probabilities and weights (empty: unit weights).
+struct Rows<'a> {
+    labels: &'a [i8],
+    proba: &'a [f64],
+    weights: &'a [f64],
+}
+
 /// A bin's two sums: `sum(w y)` and `sum(w p)`; without weights, `sum(y)` is counted
 /// as an integer and added at each carry.
 #[derive(Default)]
@@ -69,7 +77,12 @@ struct Sums {
 impl Sums {
     /// Add row `i`: `w y` (only where `y = 1`) and `w p`, each product rounded once.
     #[inline(always)]
-    fn add(&mut self, labels: &[i8], proba: &[f64], weights: &[f64], i: usize) {
+    fn add(&mut self, rows: &Rows<'_>, i: usize) {
+        let Rows {
+            labels,
+            proba,
+            weights,
+        } = *rows;
         if weights.is_empty() {
             self.positives += (labels[i] != 0) as u64;
             self.p.add(proba[i]);
@@ -110,12 +123,20 @@ pub fn binned_gaps(
         return (Vec::new(), Vec::new());
     }
     let n_out = if upper { n_bins + 1 } else { n_bins };
+    let data = Rows {
+        labels,
+        proba,
+        weights,
+    };
     let rows = proba.len();
     if n_out <= DIRECT_BINS {
         // chunks of rows in parallel, each with its own bins (the sums are exact: any
         // split gives the same)
         let n_chunks = sums::chunks_for(rows);
-        let run = |c: usize| direct(labels, proba, weights, edges, upper, n_out, c, n_chunks);
+        let run = |c: usize| {
+            let part = c * rows / n_chunks..(c + 1) * rows / n_chunks;
+            direct(&data, edges, upper, n_out, part)
+        };
         let parts: Vec<Gaps> = if n_chunks == 1 {
             vec![run(0)]
         } else {
@@ -149,7 +170,7 @@ pub fn binned_gaps(
             if lo < hi {
                 let mut s = Sums::default();
                 for &k in &order[lo..hi] {
-                    s.add(labels, proba, weights, start + k as usize);
+                    s.add(&data, start + k as usize);
                 }
                 part.0.push(b as i64);
                 part.1.push(s.gap());
@@ -160,28 +181,17 @@ pub fn binned_gaps(
     out
 }
 
-/// [`binned_gaps`] of chunk `c` of `n_chunks` of the rows, every one of the `n_out`
-/// bins keeping its sums while the rows pass.
-#[allow(clippy::too_many_arguments)]
-fn direct(
-    labels: &[i8],
-    proba: &[f64],
-    weights: &[f64],
-    edges: &[f64],
-    upper: bool,
-    n_out: usize,
-    c: usize,
-    n_chunks: usize,
-) -> Gaps {
-    let rows = proba.len();
-    let (lo, hi) = (c * rows / n_chunks, (c + 1) * rows / n_chunks);
+/// [`binned_gaps`] of the rows `part`, every one of the `n_out` bins keeping its sums
+/// while the rows pass.
+fn direct(rows: &Rows<'_>, edges: &[f64], upper: bool, n_out: usize, part: Range<usize>) -> Gaps {
+    let (lo, hi) = (part.start, part.end);
     let mut count = vec![0u64; n_out];
     let mut sums: Vec<Sums> = (0..n_out).map(|_| Sums::default()).collect();
     for start in (lo..hi).step_by(CARRY_EVERY) {
         for i in start..(start + CARRY_EVERY).min(hi) {
-            let b = bin_of(proba[i], edges, upper);
+            let b = bin_of(rows.proba[i], edges, upper);
             count[b] += 1;
-            sums[b].add(labels, proba, weights, i);
+            sums[b].add(rows, i);
         }
         sums.iter_mut().for_each(Sums::carry);
     }
@@ -304,8 +314,15 @@ mod tests {
                     assert_eq!(bins, expected.iter().map(|(b, _)| *b).collect::<Vec<_>>());
                     let n_out = if upper { n_bins + 1 } else { n_bins };
                     for n_chunks in [2, 7].into_iter().filter(|_| n_out <= DIRECT_BINS) {
-                        let parts = (0..n_chunks)
-                            .map(|c| direct(&labels, &proba, w, &edges, upper, n_out, c, n_chunks));
+                        let parts = (0..n_chunks).map(|c| {
+                            let data = Rows {
+                                labels: &labels,
+                                proba: &proba,
+                                weights: w,
+                            };
+                            let part = c * rows / n_chunks..(c + 1) * rows / n_chunks;
+                            direct(&data, &edges, upper, n_out, part)
+                        });
                         let chunked = parts.fold((Vec::new(), Vec::new()), merge);
                         assert_eq!(chunked, (bins.clone(), gaps.clone()));
                     }

@@ -6,6 +6,7 @@
 //! The `python` feature adds the `receval._core` module (`python/`).
 
 pub mod auc;
+pub mod calibration;
 pub mod checks;
 pub mod csr;
 pub mod encode;

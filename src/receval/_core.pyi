@@ -83,6 +83,7 @@ __all__ = [
     "activity_bitsets",
     "add_histogram",
     "binary_log_loss_exact",
+    "binned_gaps",
     "bootstrap_means",
     "dense_codes_in_place",
     "distinct_users_per_item",
@@ -247,6 +248,13 @@ def binary_log_loss_exact(
     n_chunks: int,
     carry_every: int = ...,
 ) -> NDArray[np.int64]: ...
+def binned_gaps(
+    labels: NDArray[np.int8],
+    proba: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    edges: NDArray[np.float64],
+    upper: bool,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 def bootstrap_means(
     x: NDArray[np.float64], wm: NDArray[np.float64], n_resamples: int, seed: Any, n_chunks: int
 ) -> NDArray[np.float64]: ...

@@ -488,3 +488,48 @@ def test_ece_quantile_bins_need_every_row(tmp_path):
     true, pred = calibration_curve(y, p, n_bins=3, strategy="quantile")
     value = expected_calibration_error(y, p, n_bins=3, strategy="quantile")
     assert value == pytest.approx(np.abs(true - pred).sum() * 2 / 6, rel=1e-12)
+
+
+def _ece_by_searchsorted(y, p, w, n_bins, bin_edge, edge_dtype):
+    """ECE from NumPy's searchsorted on the edges and exact rational per-bin sums."""
+    from fractions import Fraction
+
+    if bin_edge == "lower":
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+        ids = np.searchsorted(edges[1:-1], p, side="left")
+    else:
+        step = edge_dtype(1.0) / edge_dtype(n_bins)
+        i = np.arange(n_bins + 1)
+        low, high = (
+            i.astype(edge_dtype) * step,
+            edge_dtype(1.0) - (n_bins - i).astype(edge_dtype) * step,
+        )
+        edges = np.where(i < (n_bins + 1) // 2, low, high).astype(np.float64)
+        ids = np.searchsorted(edges[1:], p, side="right")
+    gaps: dict[int, Fraction] = {}
+    for b, yi, pi, wi in zip(ids.tolist(), y.tolist(), p.tolist(), w.tolist(), strict=True):
+        gaps[b] = gaps.get(b, Fraction(0)) + Fraction(wi * yi) - Fraction(wi * pi)
+    return float(sum(abs(g) for g in gaps.values()) / sum(Fraction(x) for x in w.tolist()))
+
+
+@pytest.mark.parametrize("n_bins", [1, 3, 10, 5000])
+@pytest.mark.parametrize("bin_edge", ["lower", "upper"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_ece_bins_on_and_beside_every_edge(n_bins, bin_edge, weighted):
+    """Probabilities of 0, 1, on every edge and one float either side of it fall in the
+    bins of searchsorted on the edges; the per-bin sums are exact."""
+    rng = np.random.default_rng(n_bins)
+    edges = np.concatenate([np.linspace(0.0, 1.0, n_bins + 1), np.arange(n_bins + 1) / n_bins])
+    p = np.concatenate([edges, np.nextafter(edges, 0.0), np.nextafter(edges, 1.0), rng.random(300)])
+    p = np.clip(p, 0.0, 1.0)
+    y = rng.integers(0, 2, len(p))
+    w = rng.random(len(p)) * 3 if weighted else np.ones(len(p))
+    weights = w if weighted else None
+    got = expected_calibration_error(y, p, n_bins=n_bins, sample_weight=weights, bin_edge=bin_edge)
+    assert got == _ece_by_searchsorted(y, p, w, n_bins, bin_edge, np.float64)
+    if bin_edge == "upper":  # float32 probabilities against float32 edges
+        p32 = p.astype(np.float32)
+        got = expected_calibration_error(y, p32, n_bins=n_bins, sample_weight=weights,
+                                         bin_edge="upper")  # fmt: skip
+        want = _ece_by_searchsorted(y, p32.astype(np.float64), w, n_bins, "upper", np.float32)
+        assert got == want

@@ -1,14 +1,14 @@
 //! The exact sums: accumulators of `sum(x)`, `sum(x * w)` and the log losses.
 
 use numpy::{
-    IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
+    IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
     PyUntypedArrayMethods,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::{same_length, slice};
-use crate::{loss, sums};
+use super::{same_length, slice, Ints};
+use crate::{calibration, loss, sums};
 
 /// Accumulator (int64, length SIZE) of `sum(x)`.
 #[pyfunction]
@@ -129,6 +129,40 @@ fn multiclass_log_loss_exact<'py>(
     Ok(acc.to_vec().into_pyarray(py))
 }
 
+/// The bins of the probabilities that hold rows (ascending) and each one's
+/// accumulator of `sum(w (y - p))` (one row each); weights of length 0: unit weights.
+#[pyfunction]
+fn binned_gaps<'py>(
+    py: Python<'py>,
+    labels: PyReadonlyArray1<'py, i8>,
+    proba: PyReadonlyArray1<'py, f64>,
+    weights: PyReadonlyArray1<'py, f64>,
+    edges: PyReadonlyArray1<'py, f64>,
+    upper: bool,
+) -> PyResult<(Ints<'py>, Bound<'py, PyArray2<i64>>)> {
+    let (l, p, w, e) = (
+        slice(&labels, "labels")?,
+        slice(&proba, "proba")?,
+        slice(&weights, "weights")?,
+        slice(&edges, "edges")?,
+    );
+    same_length("binned_gaps", &[("labels", l.len()), ("proba", p.len())])?;
+    if !w.is_empty() {
+        same_length("binned_gaps", &[("labels", l.len()), ("weights", w.len())])?;
+    }
+    if e.len() < 2 || e.iter().any(|x| x.is_nan()) || e.windows(2).any(|x| x[0] > x[1]) {
+        return Err(PyValueError::new_err(
+            "binned_gaps: edges must be at least 2 sorted numbers",
+        ));
+    }
+    let (bins, gaps) = py.detach(|| calibration::binned_gaps(l, p, w, e, upper));
+    let rows = gaps.len();
+    let flat: Vec<i64> = gaps.into_iter().flatten().collect();
+    let gaps = numpy::ndarray::Array2::from_shape_vec((rows, sums::SIZE), flat)
+        .map_err(|err| PyValueError::new_err(err.to_string()))?;
+    Ok((bins.into_pyarray(py), gaps.into_pyarray(py)))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SIZE", sums::SIZE)?;
     m.add("N_LIMBS", sums::N_LIMBS)?;
@@ -140,5 +174,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(binary_log_loss_exact, m)?)?;
     m.add_function(wrap_pyfunction!(multiclass_log_loss_exact, m)?)?;
+    m.add_function(wrap_pyfunction!(binned_gaps, m)?)?;
     Ok(())
 }

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
+from .._kernels import compiled
 from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
 from ..engine.sources import run_definition, scan_of
 from ..engine.states import check_loaded_state, totals_empty, totals_prepare, totals_update
@@ -388,34 +389,22 @@ def _ece_prepare(
     edges = params["edges"]
     if edges is None:
         edges = _edges(proba, params["n_bins"], "uniform", params["bin_edge"], dtype)
-    return _bin_ids(proba, edges, params["bin_edge"]), labels, proba, weights
+    return edges, labels, proba, weights
 
 
 def _ece_update(params: dict[str, Any], batch: Any) -> CalibrationGaps:
     if batch is None:
         return CalibrationGaps()
-    ids, labels, proba, weights = batch
-    # rows by bin: a radix sort of 16-bit bin numbers where they fit (O(n))
-    small = ids.astype(np.int16) if params["n_bins"] < 2**15 else ids
-    order = np.argsort(small, kind="stable")
-    sizes = np.bincount(ids)
-    bins = np.flatnonzero(sizes)
-    starts = (np.cumsum(sizes) - sizes)[bins]
-    terms = np.empty((len(ids), 2))  # each row's w y and -w p, side by side
-    if weights is None:
-        terms[:, 0], terms[:, 1] = labels, proba
-        total = ExactSum.of([float(len(ids))])
-    else:
-        np.multiply(labels, weights, out=terms[:, 0])
-        np.multiply(proba, weights, out=terms[:, 1])
-        total = ExactSum.of(weights)
-    np.negative(terms[:, 1], out=terms[:, 1])
-    # gathered as one 16-byte value a row (a 2-D fancy index is several times slower)
-    flat = np.take(terms.view(np.complex128).ravel(), order).view(np.float64)
-    gaps = {
-        b: ExactSum.of(flat[2 * a : 2 * (a + k)])
-        for b, a, k in zip(bins.tolist(), starts.tolist(), sizes[bins].tolist(), strict=True)
-    }
+    edges, labels, proba, weights = batch
+    # one pass: each row's bin (the convention of _bin_ids) and its w y, w p added exactly
+    no_weights = np.empty(0, dtype=np.float64)
+    w = no_weights if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    bins, digits = compiled().binned_gaps(
+        np.ascontiguousarray(labels, dtype=np.int8), np.ascontiguousarray(proba, dtype=np.float64),
+        w, np.ascontiguousarray(edges, dtype=np.float64), params["bin_edge"] == "upper",
+    )  # fmt: skip
+    gaps = {b: ExactSum(d) for b, d in zip(bins.tolist(), digits, strict=True)}
+    total = ExactSum.of([float(len(proba))] if weights is None else weights)
     return CalibrationGaps(gaps, total)
 
 
@@ -424,10 +413,18 @@ def _ece_finalize(params: dict[str, Any], state: CalibrationGaps) -> float:
         return warn_undefined(
             "expected_calibration_error: sample_weight sums to zero (returned as nan)."
         )
-    gaps = Fraction(0)
-    for gap in state.gaps.values():  # finite: every term is at most a weight
-        gaps += abs(Fraction(gap.as_fraction()))
-    return float(gaps / Fraction(state.weight.as_fraction()))  # correctly rounded, any scale
+    gaps = ExactSum.zero()
+    if state.gaps:  # sum_b |gap_b| exactly, digit by digit
+        core = compiled()
+        digits = np.stack([gap.digits for gap in state.gaps.values()])
+        # a carried sum is negative where its top digit is (every gap is finite: each
+        # term is at most a weight, so the counts of nan and infinities are 0)
+        digits[digits[:, core.N_LIMBS - 1] < 0] *= -1
+        total = digits.sum(axis=0)
+        core.normalize(total)
+        gaps = ExactSum(total)
+    # correctly rounded, any scale
+    return float(Fraction(gaps.as_fraction()) / Fraction(state.weight.as_fraction()))
 
 
 ECE = register(

@@ -122,6 +122,7 @@ __all__ = [
     "periods_of_instants",
     "personalization_csr",
     "populate",
+    "probability_bins",
     "rank_rows",
     "rank_rows_into",
     "read_trec",
@@ -255,6 +256,9 @@ def binned_gaps(
     edges: NDArray[np.float64],
     upper: bool,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+def probability_bins(
+    proba: NDArray[np.float64], edges: NDArray[np.float64], upper: bool
+) -> NDArray[np.int64]: ...
 def bootstrap_means(
     x: NDArray[np.float64], wm: NDArray[np.float64], n_resamples: int, seed: Any, n_chunks: int
 ) -> NDArray[np.float64]: ...

@@ -150,17 +150,40 @@ fn binned_gaps<'py>(
     if !w.is_empty() {
         same_length("binned_gaps", &[("labels", l.len()), ("weights", w.len())])?;
     }
-    if e.len() < 2 || e.iter().any(|x| x.is_nan()) || e.windows(2).any(|x| x[0] > x[1]) {
-        return Err(PyValueError::new_err(
-            "binned_gaps: edges must be at least 2 sorted numbers",
-        ));
-    }
+    check_edges("binned_gaps", e)?;
     let (bins, gaps) = py.detach(|| calibration::binned_gaps(l, p, w, e, upper));
     let rows = gaps.len();
     let flat: Vec<i64> = gaps.into_iter().flatten().collect();
     let gaps = numpy::ndarray::Array2::from_shape_vec((rows, sums::SIZE), flat)
         .map_err(|err| PyValueError::new_err(err.to_string()))?;
     Ok((bins.into_pyarray(py), gaps.into_pyarray(py)))
+}
+
+fn check_edges(func: &str, e: &[f64]) -> PyResult<()> {
+    if e.len() < 2 || e.iter().any(|x| x.is_nan()) || e.windows(2).any(|x| x[0] > x[1]) {
+        return Err(PyValueError::new_err(format!(
+            "{func}: edges must be at least 2 sorted numbers"
+        )));
+    }
+    Ok(())
+}
+
+/// Each probability's bin among the sorted `edges`, by the rule of `binned_gaps`.
+#[pyfunction]
+fn probability_bins<'py>(
+    py: Python<'py>,
+    proba: PyReadonlyArray1<'py, f64>,
+    edges: PyReadonlyArray1<'py, f64>,
+    upper: bool,
+) -> PyResult<Ints<'py>> {
+    let (p, e) = (slice(&proba, "proba")?, slice(&edges, "edges")?);
+    check_edges("probability_bins", e)?;
+    let bins: Vec<i64> = py.detach(|| {
+        p.iter()
+            .map(|&x| calibration::bin_of(x, e, upper) as i64)
+            .collect()
+    });
+    Ok(bins.into_pyarray(py))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -175,5 +198,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(binary_log_loss_exact, m)?)?;
     m.add_function(wrap_pyfunction!(multiclass_log_loss_exact, m)?)?;
     m.add_function(wrap_pyfunction!(binned_gaps, m)?)?;
+    m.add_function(wrap_pyfunction!(probability_bins, m)?)?;
     Ok(())
 }

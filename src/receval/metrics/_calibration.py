@@ -130,10 +130,9 @@ def _bin_ids(proba: np.ndarray, edges: np.ndarray, bin_edge: str) -> np.ndarray:
     """Each probability's bin: a probability on an inner edge goes to the lower bin
     (scikit-learn), or with ``bin_edge="upper"`` to the upper one, a probability of 1
     to a bin of its own (torchmetrics)."""
-    if bin_edge == "lower":
-        ids: np.ndarray = np.searchsorted(edges[1:-1], proba, side="left")
-    else:
-        ids = np.searchsorted(edges[1:], proba, side="right")  # p = 1: bin n_bins
+    ids: np.ndarray = compiled().probability_bins(
+        np.ascontiguousarray(proba, dtype=np.float64), edges, bin_edge == "upper"
+    )
     return ids
 
 
@@ -396,7 +395,7 @@ def _ece_update(params: dict[str, Any], batch: Any) -> CalibrationGaps:
     if batch is None:
         return CalibrationGaps()
     edges, labels, proba, weights = batch
-    # one pass: each row's bin (the convention of _bin_ids) and its w y, w p added exactly
+    # one pass: each row's bin (the rule of probability_bins) and its w y, w p added exactly
     no_weights = np.empty(0, dtype=np.float64)
     w = no_weights if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     bins, digits = compiled().binned_gaps(

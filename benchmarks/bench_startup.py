@@ -34,7 +34,14 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _harness import environment, load_line, median, peer_versions, replace_section
+from _harness import (
+    compile_package,
+    environment,
+    load_line,
+    median,
+    peer_versions,
+    replace_section,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "peers", "data", "trec_eval")
@@ -124,6 +131,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10 rounds, print only")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     args = parser.parse_args()
+    compile_package()
     rounds = args.rounds or (10 if args.quick else 50)
     env = dict(os.environ, COLUMNS="100", TERM="dumb")
     todo = cases(args.trec_eval)

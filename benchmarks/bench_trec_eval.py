@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 
-from _harness import environment, peer_versions, replace_section
+from _harness import compile_package, environment, peer_versions, replace_section
 from bench_core import PYTREC_READ, write_run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -71,6 +71,7 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=100_000)
     parser.add_argument("--quick", action="store_true", help="print only")
     args = parser.parse_args()
+    compile_package()
     with tempfile.TemporaryDirectory() as directory:
         qrels, run = write_run(directory, args.users)
         size = os.path.getsize(run) / 2**20

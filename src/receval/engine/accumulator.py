@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..exceptions import InvalidParameterError
 from ..registry import ENTRIES, definition, metric_options, resolve
 from .run import Accumulator
 from .sources import run_definition
@@ -14,7 +15,12 @@ __all__ = ["Accumulator", "compute", "metric"]
 
 
 def metric(
-    name: str, *, window: int | None = None, window_unit: str = "batches", **options: Any
+    name: str,
+    *,
+    window: int | None = None,
+    window_unit: str = "batches",
+    whole_groups: bool | None = None,
+    **options: Any,
 ) -> Accumulator:
     """Return an accumulator of a metric, for training and validation loops.
 
@@ -47,8 +53,16 @@ def metric(
         ``window_unit="rows"``, also its rows, so that the batch the window cuts
         counts from the cut on).
     window_unit : {"batches", "rows"}, default="batches"
-        What ``window`` counts. Metrics over whole groups (``gauc``, ranking)
-        take batches only.
+        What ``window`` counts. Metrics over groups (``gauc``, ranking) take
+        batches only.
+    whole_groups : bool, default=None
+        For ``gauc`` and ranking metrics: None or False (the default) takes a
+        group's (user's) rows in any number of updates and on any number of
+        merged accumulators, holding the rows until ``compute()`` (see Notes);
+        True promises that each update holds whole groups, which are reduced
+        to exact sums at once (a group given again raises). Other metrics over
+        whole users (popularity metrics, ``retention``) always need whole users
+        per update; True changes nothing for them.
     **options
         The metric's options (also written in ``name``: ``"gauc(weighting=clicks)"``,
         checked against its registry row: :func:`receval.metric_info` lists them):
@@ -73,9 +87,19 @@ def metric(
 
     Notes
     -----
-    Memory: exact ``roc_auc`` keeps one count per distinct score (compacted as
-    batches arrive), ``gauc`` and ranking metrics an exact sum and the ids of
-    the groups seen, the others a few exact sums. Inputs: NumPy arrays, lists,
+    Memory (``Accumulator.memory_bytes`` reports it): exact ``roc_auc`` keeps
+    one count per distinct score (compacted as batches arrive), the others a few
+    exact sums. ``gauc`` and ranking metrics cannot tell when a group is
+    finished, so by default they hold every row until ``compute()``, compactly:
+    ``gauc`` 13 bytes a row (an int32 group code into each batch's distinct
+    ids, an int8 label, a float64 score; 8 more with ``sample_weight``), ranking
+    metrics each update's qrels and run as :class:`~receval.Qrels` and
+    :class:`~receval.Run` arrays (about 12 bytes a row and the distinct ids);
+    ``compute()`` joins the ids of every update and merged accumulator by value
+    (ints, strings) and runs the function's kernels once on all the rows, so a
+    group split across updates or workers counts once, and more updates may
+    follow. With ``whole_groups=True`` they keep an exact sum and the ids of
+    the groups seen (8 bytes a group, ints). Inputs: NumPy arrays, lists,
     pandas/polars/Arrow columns, and any object with ``__array__`` or
     ``__dlpack__`` (CPU torch or JAX arrays), without importing their library.
 
@@ -114,14 +138,35 @@ def metric(
     """
     defn = definition(name, options)
     span = check_window(defn, name, window, window_unit)
+    split = _whole_groups(defn, name, whole_groups)
     if defn.name == "ranking":
-        params = defn.check_params(name, **options)
+        params = defn.check_params(name, **options, **split)
     elif defn.name in ENTRIES:  # the string's parameters and the keywords, checked by the row
         spec = resolve(name, supplied=options)
-        params = defn.check_params(**metric_options(spec, options, f"receval.metric({name!r})"))
+        params = defn.check_params(
+            **metric_options(spec, options, f"receval.metric({name!r})"), **split
+        )
     else:  # a metric of the user's own, without a row
-        params = defn.check_params(**options)
+        params = defn.check_params(**options, **split)
     return Accumulator(name, defn, params, span)
+
+
+def _whole_groups(defn: Any, name: str, whole_groups: bool | None) -> dict[str, bool]:
+    """The ``whole_groups`` option of a metric that takes groups split across updates
+    (``{}`` for the others, which need no option or always whole groups)."""
+    if whole_groups is not None and not isinstance(whole_groups, bool):
+        raise InvalidParameterError(
+            f"The 'whole_groups' parameter of metric must be a bool or None. Got "
+            f"{whole_groups!r} instead."
+        )
+    if defn.splits_groups:
+        return {"whole_groups": bool(whole_groups)}
+    if whole_groups is False and defn.partitioning == "groups":
+        raise InvalidParameterError(
+            f"metric({name!r}, whole_groups=False): this metric needs whole users (groups) "
+            f"per update; group the rows before cutting batches."
+        )
+    return {}
 
 
 def compute(name: str, *data: Any, **options: Any) -> Any:
@@ -154,5 +199,6 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
     data_names = set(defn.inputs)
     kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
     given = dict(zip(defn.inputs, data, strict=False)) | kwargs
-    params = metric(name, **options).params
+    # a scan is cut into batches of whole groups: their states need no rows kept
+    params = metric(name, whole_groups=True, **options).params
     return run_definition(defn, params, given, func=f"compute({name!r})")

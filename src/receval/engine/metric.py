@@ -93,7 +93,11 @@ class MetricDefinition:
         weights times any positive number (means, ratios, AUC). On one partition,
         weights whose largest is outside ``[2**-64, 2**64]`` are then scaled by a
         power of two first (exact), so that no sum or product of weights over- or
-        underflows.
+        underflows.    splits_groups : bool, default=False
+        A metric over groups whose ``check_params`` takes ``whole_groups``: False
+        (what :func:`receval.metric` gives by default) makes states that take a
+        group's rows in any number of updates and merges; True (what sources
+        that cut whole groups give: scans, Spark) the states of whole groups.
     """
 
     name: str
@@ -111,6 +115,7 @@ class MetricDefinition:
     inputs: tuple[str, ...] = ()
     one_partition: Callable[[dict[str, Any], Mapping[str, Any]], Any] | None = None
     scale_free: Callable[[dict[str, Any]], bool] | None = None
+    splits_groups: bool = False
 
     @property
     def module(self) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 from ..exceptions import InvalidParameterError
 from .metric import DEFINITIONS, MetricDefinition
 from .states import check_loaded_state, invalid_state
+from .memory import state_bytes
 from .window import Window, batch_rows
 
 __all__ = ["Accumulator"]
@@ -221,6 +222,12 @@ class Accumulator:
     def state(self) -> Any:
         """The merged state of every row seen (what ``compute`` finalizes)."""
         return self._state
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes the accumulator's state (and window) holds in arrays: what a state
+        reports of itself, else the NumPy arrays it is made of."""
+        return state_bytes((self._state, self._window))
 
     @property
     def params(self) -> dict[str, Any]:

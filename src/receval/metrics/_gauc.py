@@ -17,6 +17,7 @@ from ..engine.sources import run_definition
 from ..engine.states import Seen
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import warn_undefined
+from ._gauc_open import OpenGroups, open_groups_of
 
 __all__ = ["GroupAUCReport", "gauc_score", "group_auc"]
 
@@ -60,7 +61,7 @@ class GroupAUCReport:
     weighting: str
 
     @classmethod
-    def _of(cls, groups: Any, auc: Any, weight: Any, n_rows: Any, weighting: str) -> GroupAUCReport:
+    def of_groups(cls, groups: Any, auc: Any, weight: Any, n_rows: Any, weighting: str) -> GroupAUCReport:
         """The report of these groups, the GAUC from exact sums (as out of core and on Spark)."""
         from ..engine.totals import gauc_sums, gauc_value
 
@@ -106,7 +107,7 @@ class GroupAUCReport:
         )
 
 
-def _group_weights(
+def group_weights(
     weighting: Any,
     uniques: np.ndarray,
     codes: np.ndarray,
@@ -249,8 +250,8 @@ def group_auc_of(
     auc, rows, weight, weighted_pos = grouped_auc_kernel(
         codes, len(uniques), labels, scores, weights
     )
-    group_w, used = _group_weights(weighting, uniques, codes, weight, weighted_pos, func)
-    return GroupAUCReport._of(uniques, auc, group_w, rows, used)
+    group_w, used = group_weights(weighting, uniques, codes, weight, weighted_pos, func)
+    return GroupAUCReport.of_groups(uniques, auc, group_w, rows, used)
 
 
 def grouped_auc_kernel(
@@ -397,8 +398,11 @@ def gauc_or_warn(score: float, n_groups: int) -> float:
 
 
 # ------------------------------------------------------------------ definition
-# What receval.metric("gauc"), receval.scan columns and Spark run: each update holds
-# whole groups, reduced to exact sums; a group given twice raises.
+# What receval.metric("gauc"), receval.scan columns and Spark run. With whole_groups
+# (scans and Spark cut whole groups; receval.metric("gauc", whole_groups=True)) each
+# update holds whole groups, reduced to exact sums, and a group given twice raises;
+# without (receval.metric's default) a group's rows may come in any number of
+# updates and accumulators: see ._gauc_open.
 @dataclass
 class GroupState:
     """Exact GAUC sums and the ids of the groups seen."""
@@ -407,19 +411,35 @@ class GroupState:
     seen: Seen
 
     def merge(self, other: GroupState) -> GroupState:
-        return GroupState(self.totals.merge(other.totals), self.seen.merge(other.seen))
+        return GroupState(self.totals.merge(other.totals), _joined(self.seen.merge, other.seen))
 
     def absorb(self, other: GroupState) -> GroupState:
-        self.seen.absorb(other.seen)
+        _joined(self.seen.absorb, other.seen)
         self.totals = self.totals.merge(other.totals)
         return self
 
 
-def _gauc_params(weighting: str | Mapping[Any, float] = "impressions") -> dict[str, Any]:
+def _joined(join: Any, other: Seen) -> Seen:
+    """``join(other)``; a group in both (only an accumulator made with
+    ``whole_groups=True`` merges states of whole groups that may repeat) raises,
+    saying how to take split groups."""
+    try:
+        result: Seen = join(other)
+    except InputValidationError as error:
+        raise InputValidationError(
+            f"{str(error)[:-1]}; or leave out whole_groups=True: receval.metric('gauc') "
+            f"takes a group's rows in any number of updates and accumulators."
+        ) from None
+    return result
+
+
+def _gauc_params(
+    weighting: str | Mapping[Any, float] = "impressions", whole_groups: bool = True
+) -> dict[str, Any]:
     if isinstance(weighting, Mapping) or hasattr(weighting, "items"):
-        return {"weighting": dict(weighting.items())}
+        return {"weighting": dict(weighting.items()), "whole_groups": whole_groups}
     v.check_option(weighting, "weighting", "gauc_score", _WEIGHTINGS)
-    return {"weighting": weighting}
+    return {"weighting": weighting, "whole_groups": whole_groups}
 
 
 def _gauc_prepare(
@@ -435,13 +455,15 @@ def _gauc_prepare(
     return y_true, y_score, groups, sample_weight, w
 
 
-def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState:
+def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
     import warnings
 
     from ..engine.totals import report_totals
     from ..exceptions import UndefinedMetricWarning
 
     y_true, y_score, groups, sample_weight, weighting = batch
+    if not params["whole_groups"]:
+        return open_groups_of(y_true, y_score, groups, weighting, sample_weight)
     with warnings.catch_warnings():  # a batch of one-class groups is no error: finalize says
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
@@ -450,13 +472,20 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState:
     return GroupState(report_totals(report), seen)
 
 
-def _gauc_empty(params: dict[str, Any]) -> GroupState:
+def _gauc_empty(params: dict[str, Any]) -> GroupState | OpenGroups:
     from ..engine.totals import EMPTY_GROUP_TOTALS
 
+    if not params["whole_groups"]:
+        return OpenGroups()
     return GroupState(EMPTY_GROUP_TOTALS, Seen())
 
 
-def _gauc_finalize(params: dict[str, Any], state: GroupState) -> float:
+def _gauc_finalize(params: dict[str, Any], state: GroupState | OpenGroups) -> float:
+    if isinstance(state, OpenGroups):
+        if not state.batches:
+            return gauc_or_warn(float("nan"), 0)
+        report = state.report(params["weighting"])
+        return gauc_or_warn(report.score, report.n_groups)
     return gauc_or_warn(state.totals.score, state.totals.n_groups)
 
 
@@ -469,6 +498,7 @@ GAUC = register(
         empty=_gauc_empty,
         finalize=_gauc_finalize,
         one_partition=_gauc_one_call,
+        splits_groups=True,
     ),
 )
 
@@ -498,7 +528,7 @@ def _report_finalize(params: dict[str, Any], state: _Reports) -> GroupAUCReport:
         np.concatenate([getattr(p, k) for p in parts])
         for k in ("groups", "auc", "weight", "n_rows")
     )
-    return GroupAUCReport._of(groups, auc, weight, rows, used.pop() if len(used) == 1 else "custom")
+    return GroupAUCReport.of_groups(groups, auc, weight, rows, used.pop() if len(used) == 1 else "custom")
 
 
 _GAUC_REPORT = MetricDefinition(

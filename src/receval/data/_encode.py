@@ -581,6 +581,24 @@ def factorize_int_chunks(
     return codes, uniques
 
 
+def join_ids(parts: list[np.ndarray]) -> np.ndarray:
+    """The ids of several arrays in one, compared by value: integers as int64 (as
+    Python ints when some lie beyond it), strings as strings, and ints beside
+    strings as strings (as NumPy makes a list of both, and so a function given
+    all the ids at once)."""
+    kinds = {p.dtype.kind for p in parts}
+    if len({p.dtype for p in parts}) == 1 or kinds <= {"U"}:
+        return np.concatenate(parts)
+    if kinds <= {"i", "u", "b"}:
+        if all(p.dtype != np.uint64 or not len(p) or p.max() < 2**63 for p in parts):
+            return np.concatenate([p.astype(np.int64) for p in parts])
+        return np.concatenate([p.astype(object) for p in parts])
+    out = np.concatenate([p.astype(object) for p in parts])
+    if kinds & set("iub") and kinds & set("US"):
+        out = out.astype(str)
+    return out
+
+
 def group_rows(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """CSR offsets by code (codes in ``[0, n_groups)``) and the input row of each
     position (empty: the rows are already grouped)."""

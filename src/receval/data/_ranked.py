@@ -51,7 +51,7 @@ class _RankedBase:
         item_codes, self.item_ids = factorize(items, "items", func, any_order=True)
         return offsets, rows, item_codes, n
 
-    def _append_users_without_rows(self, users: list[Any]) -> None:
+    def append_users_without_rows(self, users: list[Any]) -> None:
         ids = np.empty(len(self.user_ids) + len(users), dtype=object)
         ids[: len(self.user_ids)] = self.user_ids.tolist()
         ids[len(self.user_ids) :] = users
@@ -190,7 +190,7 @@ class Qrels(_RankedBase):
         self = cls(users, items, grades)
         empty = [user for user, inner in data.items() if len(inner) == 0]
         if empty:
-            self._append_users_without_rows(empty)
+            self.append_users_without_rows(empty)
         return self
 
     @classmethod
@@ -424,7 +424,7 @@ class Run(_RankedBase):
         self = cls(users, items, scores, name=name)
         empty = [user for user, inner in data.items() if len(inner) == 0]
         if empty:
-            self._append_users_without_rows(empty)
+            self.append_users_without_rows(empty)
         return self
 
     @classmethod

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._encode import factorize
+from ..data._encode import factorize, join_ids
 from ..exceptions import InputValidationError
 
 __all__ = ["OpenGroups", "open_groups_of"]
@@ -78,23 +78,6 @@ def _ids(ids: np.ndarray) -> np.ndarray:
     return ids
 
 
-def _joined_ids(parts: list[np.ndarray]) -> np.ndarray:
-    """The ids of several batches in one array, compared by value: integers as
-    int64 (or as Python ints beyond it), strings as strings; ints mixed with strings
-    as strings, as a list of both becomes in NumPy (and in :func:`gauc_score`)."""
-    kinds = {p.dtype.kind for p in parts}
-    if kinds <= {"i"}:
-        return np.concatenate(parts)
-    if kinds <= {"U"}:
-        return np.concatenate(parts)
-    if kinds <= {"i", "u"}:
-        return np.concatenate([p.astype(object) for p in parts])
-    out = np.concatenate([p.astype(object) for p in parts])
-    if any(k in "iu" for k in kinds) and any(k in "US" for k in kinds):
-        out = out.astype(str)
-    return out
-
-
 @dataclass(frozen=True)
 class OpenGroups:
     """The validated rows of every batch given (see the module), merged by concatenation.
@@ -130,7 +113,7 @@ class OpenGroups:
         batches = self.batches
         if len(batches) <= 1:
             return self
-        codes_of_ids, ids = factorize(_joined_ids([b.ids for b in batches]), "groups", _FUNC)
+        codes_of_ids, ids = factorize(join_ids([b.ids for b in batches]), "groups", _FUNC)
         starts = np.cumsum([0] + [len(b.ids) for b in batches])
         codes = np.concatenate(
             [codes_of_ids[s + b.codes] for s, b in zip(starts, batches, strict=False)]

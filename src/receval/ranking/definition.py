@@ -1,9 +1,12 @@
 """``receval.metric("ndcg@10")``: the ranking aggregation as an engine definition.
 
-Each update holds whole users (their qrels and their recommendations) and runs
+By default a user's qrels and run rows may come in any number of updates and
+accumulators: each update's rows are held (:class:`~receval.ranking.open_users.OpenUsers`)
+and ``compute`` evaluates them all at once. With ``whole_groups=True`` each
+update holds whole users (their qrels and their recommendations) and runs
 :func:`~receval.ranking.aggregate.update`; merges and ``compute`` are the
-aggregation's, so an accumulator over any split of the users, merged in any
-order, gives :func:`receval.evaluate`'s mean to the last bit.
+aggregation's. Either way an accumulator over any split of the rows, merged in
+any order, gives :func:`receval.evaluate`'s mean to the last bit.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Any
 
 from ..engine.metric import MetricDefinition, register
 from ..engine.totals import empty_mean_state
+from ..exceptions import InputValidationError
 from ..metrics._propensity import DEFAULT_GAMMA, as_propensities
 from .aggregate import (
     Mean,
@@ -23,6 +27,7 @@ from .aggregate import (
     make_setup,
     update,
 )
+from .open_users import OpenUsers
 from .specs import metric_conventions
 from .values import as_popularity_table, as_qrels, as_run
 
@@ -37,6 +42,7 @@ def _ranking_params(
     propensities: Any = None,
     propensity_gamma: float = DEFAULT_GAMMA,
     propensity_clip: float | None = None,
+    whole_groups: bool = True,
     **conventions: Any,
 ) -> dict[str, Any]:
     table = as_popularity_table(popularity, train)  # built once, used by every update
@@ -52,13 +58,14 @@ def _ranking_params(
         conventions = {**conventions, "popularity": table}
     if item_categories is not None:
         conventions = {**conventions, "item_categories": item_categories}
-    return {"metric": metric, "conventions": conventions, "kind": spec.info.mean}
+    return {"metric": metric, "conventions": conventions, "kind": spec.info.mean,
+            "whole_groups": whole_groups}  # fmt: skip
 
 
 def _setup(params: dict[str, Any], with_qrels: bool = True) -> Setup:
-    """The aggregation's setup of an accumulator's options (no per-user rows; a user
-    given in two updates is refused); ``with_qrels=False``: an update of a run alone,
-    for a list-wise metric."""
+    """The aggregation's setup of an accumulator's options (no per-user rows; with
+    ``whole_groups``, a user given in two updates is refused); ``with_qrels=False``:
+    an update of a run alone, for a list-wise metric."""
     conventions = dict(params["conventions"])
     table = conventions.pop("popularity", None)
     categories = conventions.pop("item_categories", None)
@@ -67,7 +74,7 @@ def _setup(params: dict[str, Any], with_qrels: bool = True) -> Setup:
     return make_setup(
         [params["metric"]], conventions, with_qrels=with_qrels,
         lists=(None, None, None, table, categories), weighting=(props, DEFAULT_GAMMA, None),
-        rows=False, repeats=True,
+        rows=False, repeats=params["whole_groups"],
     )  # fmt: skip
 
 
@@ -75,12 +82,19 @@ def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any) -> Any:
     return qrels, run
 
 
-def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState:
+def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState | OpenUsers:
     qrels, run = batch
     # a batch in which the model recommended nothing: every qrels user of the batch is
     # absent from the run (missing_users decides), as in evaluate
     r = None if _is_empty_run(run) else as_run(run)
-    if qrels is None:  # a list-wise metric of the run's users
+    if not params["whole_groups"]:
+        if qrels is None:  # a list-wise metric of the run's users
+            return OpenUsers(runs=(as_run(run),), n_listwise=1)
+        q = as_qrels(qrels)
+        if "propensities" in params["conventions"]:  # a relevant item without one: now
+            check_weights(_setup(params), q)
+        return OpenUsers((q,), () if r is None else (r,))
+    if qrels is None:
         return update(_setup(params, with_qrels=False), None, as_run(run))
     setup, q = _setup(params), as_qrels(qrels)
     check_weights(setup, q)
@@ -94,13 +108,37 @@ def _is_empty_run(run: Any) -> bool:
     return bool(getattr(run, "shape", (1,))[0] == 0) if hasattr(run, "columns") else False
 
 
-def _ranking_empty(params: dict[str, Any]) -> RankingState:
+def _ranking_empty(params: dict[str, Any]) -> RankingState | OpenUsers:
+    if not params["whole_groups"]:
+        return OpenUsers()
+    return _no_user(params)
+
+
+def _no_user(params: dict[str, Any]) -> RankingState:
     # the metric's mean, empty: a loaded state's is checked against it
     return RankingState(means={params["metric"]: Mean(empty_mean_state(params["kind"]))})
 
 
-def _ranking_finalize(params: dict[str, Any], state: RankingState) -> float:
+def _ranking_finalize(params: dict[str, Any], state: RankingState | OpenUsers) -> float:
+    if isinstance(state, OpenUsers):
+        state = _evaluated(params, state)
     return finalize(_setup(params), state).mean[params["metric"]]
+
+
+def _evaluated(params: dict[str, Any], state: OpenUsers) -> RankingState:
+    """The aggregation's state of every row held, the updates joined."""
+    func = f"receval.metric({params['metric']!r})"
+    if state.n_listwise and state.qrels:
+        raise InputValidationError(
+            f"{func}: some updates give qrels and others none (qrels=None); give qrels "
+            f"in every update or in none."
+        )
+    q, r = state.joined(func)
+    if q is None and r is None:
+        return _no_user(params)
+    if q is None:  # a list-wise metric of the run's users
+        return update(_setup(params, with_qrels=False), None, r)
+    return update(_setup(params), q, r)
 
 
 RANKING = register(
@@ -117,5 +155,6 @@ RANKING = register(
         update=_ranking_update,
         empty=_ranking_empty,
         finalize=_ranking_finalize,
+        splits_groups=True,
     )
 )

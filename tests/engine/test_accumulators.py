@@ -119,7 +119,7 @@ def test_gauc_over_whole_groups():
     expected = rv.gauc_score(y, s, groups=groups)
     starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
     cuts = np.sort(rng.choice(starts[1:], 8, replace=False))
-    acc = rv.metric("gauc")
+    acc = rv.metric("gauc", whole_groups=True)
     for a, b, g in zip(*(np.split(x, cuts) for x in (y, s, groups)), strict=True):
         acc.update(a, b, groups=g)
     assert acc.compute() == expected

@@ -115,7 +115,9 @@ def test_score_counts_of_other_lengths_are_refused() -> None:
     ],
 )  # fmt: skip
 def test_tampered_states_are_refused_naming_the_field(name: str, change: Any, message: str) -> None:
-    acc = receval.metric(name)
+    # the states of whole groups (the sums and ids seen); those of split groups:
+    # tests/engine/test_split_groups.py
+    acc = receval.metric(name, whole_groups=True)
     FILLED[name](acc)
     with pytest.raises(InputValidationError, match=message) as info:
         _loaded(acc, change)

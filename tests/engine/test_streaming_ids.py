@@ -41,12 +41,12 @@ def test_streaming_gauc_takes_uint64_ids_beyond_int64():
     assert c.merge(a.merge(b)).compute() == want
 
 
-def test_streaming_gauc_still_refuses_a_repeated_uint64_id():
-    acc = rv.metric("gauc")
+def test_streaming_gauc_of_whole_groups_still_refuses_a_repeated_uint64_id():
+    acc = rv.metric("gauc", whole_groups=True)
     acc.update(Y[:2], S[:2], groups=GROUPS[:2])
     with pytest.raises(InputValidationError, match=r"\[9223372036854775808\]"):
         acc.update(Y[:2], S[:2], groups=GROUPS[:2])
-    a, b = rv.metric("gauc"), rv.metric("gauc")
+    a, b = rv.metric("gauc", whole_groups=True), rv.metric("gauc", whole_groups=True)
     a.update(Y[:2], S[:2], groups=GROUPS[:2])
     b.update(Y[:2], S[:2], groups=GROUPS[:2])
     with pytest.raises(InputValidationError, match="given twice"):

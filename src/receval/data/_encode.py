@@ -583,7 +583,7 @@ def factorize_int_chunks(
 
 def join_ids(parts: list[np.ndarray]) -> np.ndarray:
     """The ids of several arrays in one, compared by value: integers as int64 (as
-    Python ints when some lie beyond it), strings as strings, and ints beside
+    uint64 when some lie beyond it and none is negative), strings as strings, and ints beside
     strings as strings (as NumPy makes a list of both, and so a function given
     all the ids at once)."""
     kinds = {p.dtype.kind for p in parts}
@@ -592,6 +592,8 @@ def join_ids(parts: list[np.ndarray]) -> np.ndarray:
     if kinds <= {"i", "u", "b"}:
         if all(p.dtype != np.uint64 or not len(p) or p.max() < 2**63 for p in parts):
             return np.concatenate([p.astype(np.int64) for p in parts])
+        if all(p.dtype.kind != "i" or not len(p) or p.min() >= 0 for p in parts):
+            return np.concatenate([p.astype(np.uint64) for p in parts])  # beyond int64
         return np.concatenate([p.astype(object) for p in parts])
     out = np.concatenate([p.astype(object) for p in parts])
     if kinds & set("iub") and kinds & set("US"):

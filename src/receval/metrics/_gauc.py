@@ -463,13 +463,47 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
 
     y_true, y_score, groups, sample_weight, weighting = batch
     if not params["whole_groups"]:
-        return open_groups_of(y_true, y_score, groups, weighting, sample_weight)
+        return _open_groups(y_true, y_score, groups, weighting, sample_weight)
     with warnings.catch_warnings():  # a batch of one-class groups is no error: finalize says
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
     seen = Seen()
     seen.add(report.groups, "gauc_score", "groups")
     return GroupState(report_totals(report), seen)
+
+
+def _open_groups(
+    y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any
+) -> OpenGroups:
+    """A batch's rows, held until ``compute`` (a per-row ``weighting``: as each
+    group's weight, checked now)."""
+    named = isinstance(weighting, str) or hasattr(weighting, "items")
+
+    def per_group(ids: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
+        if named:
+            return None
+        return group_weights(weighting, ids, codes, np.empty(0), np.empty(0), "gauc_score")[0]
+
+    return open_groups_of(y_true, y_score, groups, sample_weight, per_group)[0]
+
+
+def open_report(state: OpenGroups, weighting: Any) -> GroupAUCReport:
+    """The report of every row an :class:`OpenGroups` holds (``weighting``: the
+    metric's named or mapped weighting; a per-row one was held with the rows)."""
+    one = state.folded().batches
+    if not one:
+        raise InputValidationError("gauc_score: no rows were given; call update first.")
+    b = one[0]
+    weights = v.check_sample_weight(b.weights, len(b.codes), "gauc_score", relative=True)
+    auc, rows, weight, weighted_pos = grouped_auc_kernel(
+        b.codes, len(b.ids), b.labels, b.scores, weights
+    )
+    if b.group_weight is not None:
+        group_w, used = b.group_weight, "custom"
+    else:
+        group_w, used = group_weights(weighting, b.ids, b.codes, weight, weighted_pos,
+                                      "gauc_score")  # fmt: skip
+    return GroupAUCReport.of_groups(b.ids, auc, group_w, rows, used)
 
 
 def _gauc_empty(params: dict[str, Any]) -> GroupState | OpenGroups:
@@ -484,7 +518,7 @@ def _gauc_finalize(params: dict[str, Any], state: GroupState | OpenGroups) -> fl
     if isinstance(state, OpenGroups):
         if not state.batches:
             return gauc_or_warn(float("nan"), 0)
-        report = state.report(params["weighting"])
+        report = open_report(state, params["weighting"])
         return gauc_or_warn(report.score, report.n_groups)
     return gauc_or_warn(state.totals.score, state.totals.n_groups)
 

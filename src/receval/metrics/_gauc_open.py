@@ -23,7 +23,7 @@ from .. import _validation as v
 from ..data._encode import factorize, join_ids
 from ..exceptions import InputValidationError
 
-__all__ = ["OpenGroups", "open_groups_of"]
+__all__ = ["Batch", "OpenGroups", "open_groups_of"]
 
 _FUNC = "gauc_score"
 
@@ -43,13 +43,11 @@ class Batch:
 
 
 def open_groups_of(
-    y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any
-) -> OpenGroups:
+    y_true: Any, y_score: Any, groups: Any, sample_weight: Any, per_group: Any
+) -> tuple[OpenGroups, np.ndarray, np.ndarray]:
     """One batch's rows as an :class:`OpenGroups`, checked as :func:`gauc_score`
-    checks them (``weighting``: a per-row array of group weights, or a named or
-    mapped weighting, which ``compute`` applies)."""
-    from ._gauc import group_weights
-
+    checks them, with the batch's group codes and distinct ids; ``per_group(ids,
+    codes)``: the caller's weight of each group (a per-row ``weighting``), or None."""
     yt = v.as_1d(y_true, "y_true", _FUNC)
     ys = v.as_1d(y_score, "y_score", _FUNC)
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", _FUNC)
@@ -62,11 +60,10 @@ def open_groups_of(
     # a batch holds a part of the scores: integers beyond 2**53 cannot be ranked here
     scores = np.ascontiguousarray(v.order_scores(ys, "y_score", _FUNC, rank=False))
     weights = v.check_sample_weight(sw, n, _FUNC)
-    per_group = None
-    if not (isinstance(weighting, str) or hasattr(weighting, "items")):
-        per_group, _ = group_weights(weighting, ids, codes, np.empty(0), np.empty(0), _FUNC)
-    part = Batch(_ids(ids), codes.astype(np.int32, copy=False), labels, scores, weights, per_group)
-    return OpenGroups((part,))
+    group_weight = per_group(ids, codes)
+    part = Batch(_ids(ids), codes.astype(np.int32, copy=False), labels, scores, weights,
+                 group_weight)  # fmt: skip
+    return OpenGroups((part,)), codes, ids
 
 
 def _ids(ids: np.ndarray) -> np.ndarray:
@@ -137,25 +134,6 @@ class OpenGroups:
         scores = np.concatenate([b.scores for b in batches])
         return OpenGroups((Batch(_ids(ids), codes, labels, scores, weights, group_weight),))
 
-    def report(self, weighting: Any) -> Any:
-        """The :class:`~receval.GroupAUCReport` of every row held (``weighting``: the
-        metric's named or mapped weighting; a per-row one was held with the rows)."""
-        from ._gauc import GroupAUCReport, group_weights, grouped_auc_kernel
-
-        one = self.folded().batches
-        if not one:
-            raise InputValidationError(f"{_FUNC}: no rows were given; call update first.")
-        b = one[0]
-        weights = v.check_sample_weight(b.weights, len(b.codes), _FUNC, relative=True)
-        auc, rows, weight, weighted_pos = grouped_auc_kernel(
-            b.codes, len(b.ids), b.labels, b.scores, weights
-        )
-        if b.group_weight is not None:
-            group_w, used = b.group_weight, "custom"
-        else:
-            group_w, used = group_weights(weighting, b.ids, b.codes, weight, weighted_pos, _FUNC)
-        return GroupAUCReport.of_groups(b.ids, auc, group_w, rows, used)
-
     def __getstate__(self) -> dict[str, Any]:
         one = self.folded().batches
         if not one:
@@ -212,7 +190,7 @@ def _loaded_batches(state: Any) -> tuple[Batch, ...]:
                                 f"got {shown}")  # fmt: skip
         return x
 
-    ids, codes = array("ids", "iUO"), array("codes", "i")
+    ids, codes = array("ids", "iuUO"), array("codes", "i")
     labels, scores = array("labels", "i"), array("scores", "f")
     weights, group_weight = array("weights", "f", True), array("group_weight", "f", True)
     assert ids is not None and codes is not None and labels is not None and scores is not None

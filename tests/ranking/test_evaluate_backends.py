@@ -77,20 +77,27 @@ def test_accumulators_over_random_splits_merged_in_random_order(conventions, see
     for text in METRICS:
         options = _options(text, conventions)
         want = rv.evaluate(qrels, run, [text], **options)
-        accs = []
-        for part in parts:
-            acc = rv.metric(text, **options)
+        order = rng.permutation(len(parts))
+        for whole in (True, False):  # the aggregation's state of whole users, or the rows
+            accs = []
+            for part in parts:
+                acc = rv.metric(text, whole_groups=whole, **options)
+                acc.update({u: qrels[u] for u in part if u in qrels},
+                           {u: run[u] for u in part if u in run})  # fmt: skip
+                accs.append(acc)
+            merged = accs[order[0]]
+            for i in order[1:]:
+                merged.merge(accs[i])
+            got = merged.compute()
+            assert got == want.mean[text] or (np.isnan(got) and np.isnan(want.mean[text])), text
+        setup = make_setup([text], {"profile": None, **options}, with_qrels=True, rows=False)
+        accs = [rv.metric(text, whole_groups=True, **options) for _ in parts]
+        for acc, part in zip(accs, parts, strict=True):
             acc.update({u: qrels[u] for u in part if u in qrels},
                        {u: run[u] for u in part if u in run})  # fmt: skip
-            accs.append(acc)
-        order = rng.permutation(len(accs))
-        merged = accs[order[0]]
-        for i in order[1:]:
-            merged.merge(accs[i])
-        got = merged.compute()
-        assert got == want.mean[text] or (np.isnan(got) and np.isnan(want.mean[text])), text
-        setup = make_setup([text], {"profile": None, **options}, with_qrels=True, rows=False)
-        _same(finalize(setup, merged.state), want)
+        for acc in accs[1:]:
+            accs[0].merge(acc)
+        _same(finalize(setup, accs[0].state), want)
 
 
 @pytest.mark.parametrize("conventions", CONVENTIONS)

@@ -90,6 +90,8 @@ def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState | OpenUs
     if not params["whole_groups"]:
         if qrels is None:  # a list-wise metric of the run's users
             return OpenUsers(runs=(as_run(run),), n_listwise=1)
+        if _is_empty_run(qrels):  # run rows whose judgments come in other updates
+            return OpenUsers(runs=() if r is None else (r,))
         q = as_qrels(qrels)
         if "propensities" in params["conventions"]:  # a relevant item without one: now
             check_weights(_setup(params), q)
@@ -102,7 +104,7 @@ def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState | OpenUs
 
 
 def _is_empty_run(run: Any) -> bool:
-    """A run without rows: an empty mapping or a frame of no rows."""
+    """A run (or qrels) without rows: an empty mapping or a frame of no rows."""
     if isinstance(run, dict):
         return not run or all(not items for items in run.values())
     return bool(getattr(run, "shape", (1,))[0] == 0) if hasattr(run, "columns") else False
@@ -134,7 +136,7 @@ def _evaluated(params: dict[str, Any], state: OpenUsers) -> RankingState:
             f"in every update or in none."
         )
     q, r = state.joined(func)
-    if q is None and r is None:
+    if q is None and (r is None or not state.n_listwise):  # no user: no judgment given
         return _no_user(params)
     if q is None:  # a list-wise metric of the run's users
         return update(_setup(params, with_qrels=False), None, r)

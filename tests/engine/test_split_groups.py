@@ -1,0 +1,284 @@
+"""Groups (users) split across updates and accumulators: ``gauc`` and ranking metrics.
+
+Rows are shuffled, cut into random batches, spread over 1 to 4 accumulators and
+merged in a random order: ``compute()`` must ``==`` the function on all the rows.
+``whole_groups=True`` keeps the state of whole groups, which refuses a repeat.
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import receval as rv
+from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+
+SCORES = [0.0, 0.1, 0.5, 0.9, 1.0]
+
+
+def _same(a: float, b: float) -> bool:
+    return a == b or (np.isnan(a) and np.isnan(b))
+
+
+def _spread(draw, n: int) -> tuple[list[np.ndarray], list[int], list[int]]:
+    """Random batches of ``range(n)`` (rows shuffled), the accumulator of each batch
+    (1 to 4 of them) and an order in which to merge the accumulators."""
+    order = np.array(draw(st.permutations(range(n))), dtype=np.int64)
+    n_cuts = draw(st.integers(0, min(6, max(n - 1, 0))))
+    cuts = sorted(draw(st.lists(st.integers(1, max(n - 1, 1)), min_size=n_cuts,
+                                max_size=n_cuts, unique=True))) if n > 1 else []  # fmt: skip
+    batches = np.split(order, cuts)
+    n_acc = draw(st.integers(1, 4))
+    owner = [draw(st.integers(0, n_acc - 1)) for _ in batches]
+    merge_order = draw(st.permutations(range(n_acc)))
+    return batches, owner, list(merge_order)
+
+
+def _merged(accs: list, merge_order: list[int]):
+    first, *rest = (accs[i] for i in merge_order)
+    for other in rest:
+        first.merge(other)
+    return first
+
+
+@st.composite
+def gauc_cases(draw):
+    n = draw(st.integers(2, 60))
+    n_groups = draw(st.integers(1, 8))
+    codes = np.array(draw(st.lists(st.integers(0, n_groups - 1), min_size=n, max_size=n)))
+    labels = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    scores = np.array(draw(st.lists(st.sampled_from(SCORES), min_size=n, max_size=n)))
+    ids = draw(st.sampled_from(["int", "str", "big"]))
+    groups = {"int": codes * 7 - 3, "str": np.array([f"user{c}" for c in codes]),
+              "big": codes.astype(np.uint64) + np.uint64(2**63)}[ids]  # fmt: skip
+    weights = None
+    if draw(st.booleans()):
+        weights = np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0, 3.0]), min_size=n,
+                                         max_size=n)))  # fmt: skip
+    weighting = draw(st.sampled_from(["impressions", "clicks", "uniform"]))
+    return labels, scores, groups, weights, weighting, _spread(draw, n)
+
+
+@settings(deadline=None)
+@given(gauc_cases())
+def test_gauc_of_split_groups_equals_the_function(case):
+    labels, scores, groups, weights, weighting, (batches, owner, merge_order) = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        expected = rv.gauc_score(labels, scores, groups=groups, sample_weight=weights,
+                                 weighting=weighting)  # fmt: skip
+        accs = [rv.metric("gauc", weighting=weighting) for _ in range(max(owner) + 1)]
+        accs += [rv.metric("gauc", weighting=weighting) for _ in range(len(merge_order) - len(accs))]
+        for rows, i in zip(batches, owner, strict=True):
+            accs[i].update(labels[rows], scores[rows], groups=groups[rows],
+                           sample_weight=None if weights is None else weights[rows])  # fmt: skip
+        got = _merged(accs, merge_order).compute()
+    assert _same(got, expected)
+
+
+@st.composite
+def ranking_cases(draw):
+    n_users, n_items = draw(st.integers(1, 6)), draw(st.integers(1, 8))
+    pairs = st.tuples(st.integers(0, n_users - 1), st.integers(0, n_items - 1))
+    judged = draw(st.lists(pairs, min_size=1, max_size=25, unique=True))
+    ranked = draw(st.lists(pairs, min_size=1, max_size=35, unique=True))
+    grades = draw(st.lists(st.integers(0, 2), min_size=len(judged), max_size=len(judged)))
+    scores = draw(st.lists(st.sampled_from(SCORES), min_size=len(ranked), max_size=len(ranked)))
+    as_str = draw(st.booleans())
+
+    def name(kind: str, x: int):
+        return f"{kind}{x}" if as_str else x
+
+    qrels = [(name("u", u), name("d", i), g) for (u, i), g in zip(judged, grades, strict=True)]
+    run = [(name("u", u), name("d", i), s) for (u, i), s in zip(ranked, scores, strict=True)]
+    # one cut of the qrels rows and one of the run rows per batch
+    n = max(len(qrels), len(run))
+    batches, owner, merge_order = _spread(draw, n)
+    metric = draw(st.sampled_from(["ndcg@3", "map", "mrr", "recall@2", "precision@2",
+                                   "ndcg(gain=exponential)@5", "success@1"]))  # fmt: skip
+    return qrels, run, batches, owner, merge_order, metric
+
+
+def _nested(rows) -> dict:
+    out: dict = {}
+    for user, item, value in rows:
+        out.setdefault(user, {})[item] = value
+    return out
+
+
+@settings(deadline=None)
+@given(ranking_cases())
+def test_ranking_of_split_users_equals_evaluate(case):
+    qrels, run, batches, owner, merge_order, metric = case
+    with warnings.catch_warnings():  # few ids: often none in common (the value is 0)
+        warnings.simplefilter("ignore", rv.UnmatchedIdsWarning)
+        expected = rv.evaluate(_nested(qrels), _nested(run), [metric], missing_users="zero",
+                               allow_unmatched=True)  # fmt: skip
+    accs = [rv.metric(metric, missing_users="zero") for _ in merge_order]
+    for rows, i in zip(batches, owner, strict=True):
+        # a batch may hold qrels rows only, run rows only ({}: none), or both
+        accs[i].update(_nested([qrels[r] for r in rows if r < len(qrels)]),
+                       _nested([run[r] for r in rows if r < len(run)]))  # fmt: skip
+    assert _same(_merged(accs, merge_order).compute(), expected.mean[metric])
+
+
+# ------------------------------------------------------------------ cases by hand
+Y = np.array([1, 0, 0, 1, 1, 0, 0, 1])
+S = np.array([0.9, 0.3, 0.5, 0.5, 0.4, 0.8, 0.2, 0.1])
+
+
+@pytest.mark.parametrize("groups", [np.array([3, 3, 3, 5, 5, 5, 9, 9]),
+                                    np.array(["a", "a", "a", "b", "b", "b", "c", "c"])])
+def test_a_group_split_across_two_accumulators_is_joined(groups):
+    expected = rv.gauc_score(Y, S, groups=groups)
+    a, b = rv.metric("gauc"), rv.metric("gauc")
+    a.update(Y[[0, 3, 6]], S[[0, 3, 6]], groups=groups[[0, 3, 6]])
+    b.update(Y[[1, 2, 4, 5, 7]], S[[1, 2, 4, 5, 7]], groups=groups[[1, 2, 4, 5, 7]])
+    assert a.merge(b).compute() == expected
+    # each half alone has groups of one class: not the same value
+    assert rv.metric("gauc").update(Y[:4], S[:4], groups=groups[:4]).compute() != expected
+
+
+def test_compute_then_more_updates_then_compute():
+    groups = np.array([1, 1, 2, 2, 1, 2, 3, 3])
+    acc = rv.metric("gauc", weighting="clicks")
+    acc.update(Y[:3], S[:3], groups=groups[:3])
+    assert acc.compute() == rv.gauc_score(Y[:3], S[:3], groups=groups[:3], weighting="clicks")
+    acc.update(Y[3:6], S[3:6], groups=groups[3:6])
+    assert acc.compute() == rv.gauc_score(Y[:6], S[:6], groups=groups[:6], weighting="clicks")
+    acc.update(Y[6:], S[6:], groups=groups[6:])
+    assert acc.compute() == rv.gauc_score(Y, S, groups=groups, weighting="clicks")
+    assert acc.compute() == rv.gauc_score(Y, S, groups=groups, weighting="clicks")
+
+
+def test_per_row_group_weights_across_updates():
+    groups = np.array([1, 1, 2, 2, 1, 2, 3, 3])
+    per_row = np.array([2.0, 2.0, 5.0, 5.0, 2.0, 5.0, 1.0, 1.0])
+    acc = rv.metric("gauc")
+    for part in (slice(0, 3), slice(3, 8)):
+        acc.update(Y[part], S[part], groups=groups[part], weighting=per_row[part])
+    assert acc.compute() == rv.gauc_score(Y, S, groups=groups, weighting=per_row)
+    acc.update(Y[:1], S[:1], groups=[2], weighting=[4.0])
+    with pytest.raises(InputValidationError, match=r"constant within each group.*\[2\] between"):
+        acc.compute()
+
+
+def test_pickled_open_groups_round_trip_and_take_more_rows():
+    groups = np.array(["a", "a", "b", "b", "a", "b", "c", "c"], dtype=object)
+    acc = rv.metric("gauc")
+    acc.update(Y[:3], S[:3], groups=groups[:3], sample_weight=np.arange(1.0, 4.0))
+    back = pickle.loads(pickle.dumps(acc))
+    assert back.compute() == acc.compute()
+    for a in (acc, back):
+        a.update(Y[3:], S[3:], groups=groups[3:], sample_weight=np.arange(4.0, 9.0))
+    want = rv.gauc_score(Y, S, groups=groups, sample_weight=np.arange(1.0, 9.0))
+    assert back.compute() == acc.compute() == want
+
+
+def test_pickled_open_users_round_trip_and_take_more_rows():
+    acc = rv.metric("ndcg@3")
+    acc.update({"u": {"a": 1}}, {"u": {"a": 0.2, "b": 0.9}, "v": {"a": 0.5}})
+    back = pickle.loads(pickle.dumps(acc))
+    assert back.compute() == acc.compute()
+    for a in (acc, back):
+        a.update({"u": {"c": 2}, "v": {"b": 1}}, {"u": {"c": 0.5}, "v": {}})
+    qrels = {"u": {"a": 1, "c": 2}, "v": {"b": 1}}
+    run = {"u": {"a": 0.2, "b": 0.9, "c": 0.5}, "v": {"a": 0.5}}
+    assert back.compute() == acc.compute() == rv.evaluate(qrels, run, ["ndcg@3"]).mean["ndcg@3"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda s: s["_state"].update(codes=s["_state"]["codes"] + 5), r"OpenGroups\.codes must"),
+        (lambda s: s["_state"].update(labels=s["_state"]["labels"] * 2), r"labels must be 0 or 1"),
+        (lambda s: s["_state"].pop("scores"), r"OpenGroups: expected the fields"),
+        (lambda s: s["_state"].update(weights=np.full(3, -1.0)), r"weights must be finite"),
+    ],
+)  # fmt: skip
+def test_tampered_open_groups_are_refused_naming_the_field(change, message):
+    acc = rv.metric("gauc").update(Y[:3], S[:3], groups=[1, 1, 2], sample_weight=[1.0, 2, 3])
+    state = acc.__getstate__()
+    state["_state"] = state["_state"].__getstate__()
+    change(state)
+
+    def rebuilt():
+        from receval.metrics._gauc_open import OpenGroups
+
+        out = OpenGroups.__new__(OpenGroups)
+        out.__setstate__(state["_state"])
+
+    with pytest.raises(InputValidationError, match=message):
+        rebuilt()
+
+
+def test_tampered_open_users_are_refused_naming_the_field():
+    from receval.ranking.open_users import OpenUsers
+
+    acc = rv.metric("map").update({"u": {"a": 1}}, {"u": {"a": 0.2}})
+    state = acc.state.__getstate__()
+    state["runs"][0]["items"] = np.array([7])
+    with pytest.raises(InputValidationError, match=r"OpenUsers\.runs\[0\]"):
+        OpenUsers.__new__(OpenUsers).__setstate__(state)
+
+
+def test_an_item_given_twice_for_a_user_names_them():
+    acc = rv.metric("ndcg@10")
+    acc.update({"u": {"a": 1}}, {"u": {"a": 0.5, "b": 0.1}})
+    acc.update({"u": {"c": 1}}, {"u": {"b": 0.3}})
+    with pytest.raises(InputValidationError, match=r"user 'u' has item 'b' in two updates of "
+                                                   r"the run"):  # fmt: skip
+        acc.compute()
+    other = rv.metric("ndcg@10").update({"u": {"a": 2}}, {"u": {"c": 0.5}})
+    with pytest.raises(InputValidationError, match=r"user 'u' has item 'a' in two updates of "
+                                                   r"the qrels"):  # fmt: skip
+        rv.metric("ndcg@10").update({"u": {"a": 1}}, {"u": {"a": 0.5}}).merge(other).compute()
+
+
+def test_whole_groups_still_refuses_a_repeated_group():
+    acc = rv.metric("gauc", whole_groups=True)
+    acc.update(Y[:4], S[:4], groups=[1, 1, 2, 2])
+    with pytest.raises(InputValidationError, match=r"1 groups were given twice .* e\.g\. \[2\]; "
+                       r".*or leave out whole_groups=True"):  # fmt: skip
+        acc.update(Y[4:], S[4:], groups=[2, 3, 3, 3])
+    ranking = rv.metric("ndcg@3", whole_groups=True).update({"u": {"a": 1}}, {"u": {"a": 0.5}})
+    with pytest.raises(InputValidationError, match=r"groups were given twice .* \['u'\]"):
+        ranking.update({"u": {"b": 1}}, {"u": {"b": 0.5}})
+    # the split state and the whole one are different states: they do not merge
+    with pytest.raises(InvalidParameterError, match="cannot merge"):
+        rv.metric("gauc").merge(rv.metric("gauc", whole_groups=True))
+
+
+def test_whole_groups_option_is_checked():
+    with pytest.raises(InvalidParameterError, match="'whole_groups' parameter of metric must be"):
+        rv.metric("gauc", whole_groups="yes")
+    with pytest.raises(InvalidParameterError, match="needs whole users"):
+        rv.metric("pop_rsp@10", popularity={"a": 1}, whole_groups=False)
+    assert rv.metric("roc_auc", whole_groups=True).params == rv.metric("roc_auc").params
+
+
+def test_memory_is_reported():
+    rng = np.random.default_rng(0)
+    n = 10_000
+    y, s, g = rng.integers(0, 2, n), rng.random(n), rng.integers(0, 1000, n)
+    split, whole = rv.metric("gauc"), rv.metric("gauc", whole_groups=True)
+    for acc in (split, whole):
+        acc.update(y, s, groups=g)
+    # 13 bytes a row (int32 code, int8 label, float64 score) and the batch's ids
+    assert split.memory_bytes == 13 * n + 8 * 1000
+    assert 0 < whole.memory_bytes < split.memory_bytes
+    assert rv.metric("ndcg@10").update({"u": {"a": 1}}, {"u": {"a": 0.5}}).memory_bytes > 0
+
+
+def test_a_window_of_split_groups():
+    groups = np.array([1, 1, 2, 2, 1, 2, 3, 3])
+    acc = rv.metric("gauc", window=2)
+    for part in (slice(0, 3), slice(3, 5), slice(5, 8)):
+        acc.update(Y[part], S[part], groups=groups[part])
+    assert acc.compute_window() == rv.gauc_score(Y[3:], S[3:], groups=groups[3:])
+    assert acc.compute() == rv.gauc_score(Y, S, groups=groups)

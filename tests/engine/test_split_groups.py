@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import receval as rv
@@ -72,8 +72,7 @@ def test_gauc_of_split_groups_equals_the_function(case):
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         expected = rv.gauc_score(labels, scores, groups=groups, sample_weight=weights,
                                  weighting=weighting)  # fmt: skip
-        accs = [rv.metric("gauc", weighting=weighting) for _ in range(max(owner) + 1)]
-        accs += [rv.metric("gauc", weighting=weighting) for _ in range(len(merge_order) - len(accs))]
+        accs = [rv.metric("gauc", weighting=weighting) for _ in merge_order]
         for rows, i in zip(batches, owner, strict=True):
             accs[i].update(labels[rows], scores[rows], groups=groups[rows],
                            sample_weight=None if weights is None else weights[rows])  # fmt: skip
@@ -132,8 +131,10 @@ Y = np.array([1, 0, 0, 1, 1, 0, 0, 1])
 S = np.array([0.9, 0.3, 0.5, 0.5, 0.4, 0.8, 0.2, 0.1])
 
 
-@pytest.mark.parametrize("groups", [np.array([3, 3, 3, 5, 5, 5, 9, 9]),
-                                    np.array(["a", "a", "a", "b", "b", "b", "c", "c"])])
+@pytest.mark.parametrize(
+    "groups",
+    [np.array([3, 3, 3, 5, 5, 5, 9, 9]), np.array(["a", "a", "a", "b", "b", "b", "c", "c"])],
+)
 def test_a_group_split_across_two_accumulators_is_joined(groups):
     expected = rv.gauc_score(Y, S, groups=groups)
     a, b = rv.metric("gauc"), rv.metric("gauc")

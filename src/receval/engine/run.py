@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InvalidParameterError
+from .memory import state_bytes
 from .metric import DEFINITIONS, MetricDefinition
 from .states import check_loaded_state, invalid_state
-from .memory import state_bytes
 from .window import Window, batch_rows
 
 __all__ = ["Accumulator"]

@@ -61,7 +61,9 @@ class GroupAUCReport:
     weighting: str
 
     @classmethod
-    def of_groups(cls, groups: Any, auc: Any, weight: Any, n_rows: Any, weighting: str) -> GroupAUCReport:
+    def of_groups(
+        cls, groups: Any, auc: Any, weight: Any, n_rows: Any, weighting: str
+    ) -> GroupAUCReport:
         """The report of these groups, the GAUC from exact sums (as out of core and on Spark)."""
         from ..engine.totals import gauc_sums, gauc_value
 
@@ -562,7 +564,8 @@ def _report_finalize(params: dict[str, Any], state: _Reports) -> GroupAUCReport:
         np.concatenate([getattr(p, k) for p in parts])
         for k in ("groups", "auc", "weight", "n_rows")
     )
-    return GroupAUCReport.of_groups(groups, auc, weight, rows, used.pop() if len(used) == 1 else "custom")
+    weighting = used.pop() if len(used) == 1 else "custom"
+    return GroupAUCReport.of_groups(groups, auc, weight, rows, weighting)
 
 
 _GAUC_REPORT = MetricDefinition(

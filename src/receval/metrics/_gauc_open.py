@@ -193,7 +193,8 @@ def _loaded_batches(state: Any) -> tuple[Batch, ...]:
     ids, codes = array("ids", "iuUO"), array("codes", "i")
     labels, scores = array("labels", "i"), array("scores", "f")
     weights, group_weight = array("weights", "f", True), array("group_weight", "f", True)
-    assert ids is not None and codes is not None and labels is not None and scores is not None
+    if ids is None or codes is None or labels is None or scores is None:  # pragma: no cover
+        raise invalid_state("OpenGroups: a required field is None")
     n = len(codes)
     for name, x in (("labels", labels), ("scores", scores), ("weights", weights)):
         if x is not None and len(x) != n:

@@ -82,7 +82,7 @@ def _rows(x: Qrels | Run) -> dict[str, Any]:
     """A container's rows as plain arrays: the user and item ids, each row's user and
     item codes, its value (grade; score, or negated rank of a run of ranks)."""
     counts = np.diff(x.offsets)
-    out = {
+    out: dict[str, Any] = {
         "user_ids": x.user_ids,
         "item_ids": x.item_ids,
         "users": np.repeat(np.arange(len(counts), dtype=np.int64), counts),

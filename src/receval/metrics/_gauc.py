@@ -492,7 +492,7 @@ def _open_groups(
 def open_report(state: OpenGroups, weighting: Any) -> GroupAUCReport:
     """The report of every row an :class:`OpenGroups` holds (``weighting``: the
     metric's named or mapped weighting; a per-row one was held with the rows)."""
-    one = state.folded().batches
+    one = state.compact().batches
     if not one:
         raise InputValidationError("gauc_score: no rows were given; call update first.")
     b = one[0]

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._encode import factorize, join_ids
+from ..data._encode import factorize, group_rows, join_ids
 from ..exceptions import InputValidationError
 
 __all__ = ["Batch", "OpenGroups", "open_groups_of"]
@@ -32,7 +32,8 @@ _FUNC = "gauc_score"
 class Batch:
     """One batch's validated rows: ``ids`` its distinct group ids, ``codes`` each
     row's position in them; ``weights`` None without sample weights; ``group_weight``
-    the caller's per-group weight of each id (per-row ``weighting``), else None."""
+    the caller's per-group weight of each id (per-row ``weighting``), else None;
+    ``grouped``: the rows are in the order of their codes."""
 
     ids: np.ndarray
     codes: np.ndarray
@@ -40,6 +41,7 @@ class Batch:
     scores: np.ndarray
     weights: np.ndarray | None
     group_weight: np.ndarray | None
+    grouped: bool = False
 
 
 def open_groups_of(
@@ -105,10 +107,24 @@ class OpenGroups:
                         total += sum(sys.getsizeof(e) for e in x.tolist())
         return total
 
+    def compact(self) -> OpenGroups:
+        """Hold the rows as one batch, grouped (:meth:`folded`); returns this state.
+
+        The same rows, so a state shared with a merged accumulator may change so."""
+        if len(self.batches) > 1 or (self.batches and not self.batches[0].grouped):
+            object.__setattr__(self, "batches", self.folded().batches)
+        return self
+
     def folded(self) -> OpenGroups:
-        """The same rows as one batch: the ids of every batch joined by value."""
+        """The same rows as one batch, the ids of every batch joined by value and the
+        rows grouped by group (the kernels read a group's rows together: 3x faster
+        than rows in the order they came)."""
         batches = self.batches
-        if len(batches) <= 1:
+        if len(batches) == 1:
+            b = batches[0]
+            return OpenGroups((_grouped(b.ids, b.codes, b.labels, b.scores, b.weights,
+                                        b.group_weight),))  # fmt: skip
+        if not batches:
             return self
         codes_of_ids, ids = factorize(join_ids([b.ids for b in batches]), "groups", _FUNC)
         starts = np.cumsum([0] + [len(b.ids) for b in batches])
@@ -132,10 +148,10 @@ class OpenGroups:
             group_weight = _joined_group_weights(batches, codes_of_ids, starts, ids)
         labels = np.concatenate([b.labels for b in batches])
         scores = np.concatenate([b.scores for b in batches])
-        return OpenGroups((Batch(_ids(ids), codes, labels, scores, weights, group_weight),))
+        return OpenGroups((_grouped(_ids(ids), codes, labels, scores, weights, group_weight),))
 
     def __getstate__(self) -> dict[str, Any]:
-        one = self.folded().batches
+        one = self.compact().batches
         if not one:
             return {"n_rows": 0}
         b = one[0]
@@ -146,6 +162,25 @@ class OpenGroups:
 
     def __setstate__(self, state: Any) -> None:
         object.__setattr__(self, "batches", _loaded_batches(state))
+
+
+def _grouped(
+    ids: np.ndarray,
+    codes: np.ndarray,
+    labels: np.ndarray,
+    scores: np.ndarray,
+    weights: np.ndarray | None,
+    group_weight: np.ndarray | None,
+) -> Batch:
+    """A batch of these rows, put in the order of their group codes (a counting sort
+    in the core; rows already in that order stay)."""
+    offsets, order = group_rows(codes, len(ids))
+    if len(order):
+        # the codes in order are each code repeated (written in order, not gathered)
+        codes = np.repeat(np.arange(len(ids), dtype=np.int32), np.diff(offsets))
+        labels, scores = labels[order], scores[order]
+        weights = None if weights is None else weights[order]
+    return Batch(ids, codes, labels, scores, weights, group_weight, grouped=True)
 
 
 def _joined_group_weights(

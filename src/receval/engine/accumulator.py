@@ -94,7 +94,8 @@ def metric(
     ``gauc`` 13 bytes a row (an int32 group code into each batch's distinct
     ids, an int8 label, a float64 score; 8 more with ``sample_weight``), ranking
     metrics each update's qrels and run as :class:`~receval.Qrels` and
-    :class:`~receval.Run` arrays (about 12 bytes a row and the distinct ids);
+    :class:`~receval.Run` arrays (a run row 12 bytes: an int32 item code and a
+    float64 score; a judgment 20; and each update's distinct ids);
     ``compute()`` joins the ids of every update and merged accumulator by value
     (ints, strings) and runs the function's kernels once on all the rows, so a
     group split across updates or workers counts once, and more updates may
@@ -129,6 +130,12 @@ def metric(
     >>> for y, p in [([1], [0.1]), ([1, 0], [0.9, 0.2]), ([0], [0.3])]:
     ...     _ = recent.update(y, p)
     >>> recent.compute_window() == receval.log_loss([1, 0, 0], [0.9, 0.2, 0.3])
+    True
+    >>> gauc = receval.metric("gauc")  # user "a" and user "b" in both batches
+    >>> _ = gauc.update([1, 0], [0.9, 0.2], groups=["a", "b"])
+    >>> _ = gauc.update([0, 1], [0.4, 0.7], groups=["a", "b"])
+    >>> gauc.compute() == receval.gauc_score([1, 0, 0, 1], [0.9, 0.2, 0.4, 0.7],
+    ...                                      groups=["a", "b", "a", "b"])
     True
     >>> ndcg = receval.metric("ndcg@10")
     >>> _ = ndcg.update({"u": {"a": 1}}, {"u": {"a": 0.9, "b": 0.1}})

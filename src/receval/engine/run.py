@@ -124,9 +124,9 @@ class Accumulator:
         ``mae``, ``update(y_true, y_score, groups=..., sample_weight=None)`` for
         ``gauc``, ``update(reward, pscore, action_dist=..., action=None,
         position=None, estimated_rewards=None)`` for ``ips``, ``snips`` and ``dr``,
-        and ``update(qrels, run)`` for a ranking metric string. Metrics
-        over whole groups (``gauc``, ranking) need every group's rows in one
-        update; a group given again raises. Returns the accumulator.
+        and ``update(qrels, run)`` for a ranking metric string. ``gauc`` and
+        ranking metrics take a group's (user's) rows in any number of updates,
+        unless made with ``whole_groups=True``. Returns the accumulator.
         """
         defn = self.definition
         data = tuple(_as_arrays(x) for x in data)

@@ -349,7 +349,7 @@ def compute(
     func = "receval.spark.compute"
     defn = definition(name, options)
     if defn.inputs == ("run",):  # a metric of whole users' lists (pop_rsp, item_coverage, ...)
-        params = metric(name, **options).params
+        params = metric(name, whole_groups=True, **options).params  # partitions of whole users
         return defn.finalize(params, _run_state(df, func, defn, params, dict(columns),
                                                 num_partitions))  # fmt: skip
     unknown = sorted(set(columns) - set(defn.inputs))
@@ -358,7 +358,8 @@ def compute(
             f"The 'columns' parameter of {func} must map data arguments of {name} "
             f"{list(defn.inputs)} to columns. Got {unknown[0]!r} instead."
         )
-    params = metric(name, **options).params  # options are checked on the driver
+    # options are checked on the driver; partitions hold whole groups (repartitioned)
+    params = metric(name, whole_groups=True, **options).params
     state = _partition_state(df, func, defn, params, dict(columns), num_partitions)
     return defn.finalize(params, state)
 

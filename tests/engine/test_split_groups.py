@@ -283,3 +283,65 @@ def test_a_window_of_split_groups():
         acc.update(Y[part], S[part], groups=groups[part])
     assert acc.compute_window() == rv.gauc_score(Y[3:], S[3:], groups=groups[3:])
     assert acc.compute() == rv.gauc_score(Y, S, groups=groups)
+
+
+def _halves(data: dict) -> tuple[dict, dict]:
+    """Each user's items cut in two (a user with one item in the first half only)."""
+    first, second = {}, {}
+    for user, items in data.items():
+        pairs = list(items.items())
+        half = len(pairs) // 2
+        if pairs[:half]:
+            first[user] = dict(pairs[:half])
+        second[user] = dict(pairs[half:])
+    return first, second
+
+
+def _ranking_data():
+    rng = np.random.default_rng(3)
+    qrels = {f"u{u}": {f"d{i}": int(rng.integers(1, 3)) for i in rng.choice(30, 5, replace=False)}
+             for u in range(40)}  # fmt: skip
+    run = {u: {f"d{i}": float(rng.choice(SCORES)) for i in rng.choice(30, 10, replace=False)}
+           for u in list(qrels)[:35]}  # fmt: skip
+    popularity = {f"d{i}": int(rng.integers(1, 50)) for i in range(30)}
+    return qrels, run, popularity
+
+
+@pytest.mark.parametrize(
+    ("metric", "options"),
+    [
+        ("arp@10", "popularity"),
+        ("ndcg@5", "propensities"),
+        ("ndcg@5", {"profile": "trec_eval"}),
+        ("map@10", {"profile": "ranx"}),
+        ("ndcg@10", {"ties": "average", "gain": "exponential"}),
+        ("recall@5", {"missing_users": "skip"}),
+    ],
+)
+def test_conventions_popularity_and_propensities_with_users_split(metric, options):
+    qrels, run, popularity = _ranking_data()
+    if options == "popularity":
+        options = {"popularity": popularity}
+    elif options == "propensities":
+        options = {"propensities": {k: 1 / (v + 1) for k, v in popularity.items()}}
+    expected = rv.evaluate(qrels, run, [metric], **options).mean[metric]
+    (q1, q2), (r1, r2) = _halves(qrels), _halves(run)
+    acc = rv.metric(metric, **options)
+    # each user's judgments and recommendations in both updates; the run's rows in
+    # their order (ranx's ties="input" ranks tied items in the order they arrive)
+    acc.update(q2, r1)
+    acc.update(q1, r2)
+    assert acc.compute() == expected
+
+
+def test_a_listwise_metric_of_split_users():
+    _, run, popularity = _ranking_data()
+    expected = rv.evaluate(None, run, ["arp@10"], popularity=popularity).mean["arp@10"]
+    first, second = _halves(run)
+    a, b = rv.metric("arp@10", popularity=popularity), rv.metric("arp@10", popularity=popularity)
+    a.update(None, first)
+    b.update(None, second)
+    assert b.merge(a).compute() == expected
+    a.update({"u0": {"d1": 1}}, {"u0": {"d1": 0.5}})
+    with pytest.raises(InputValidationError, match="some updates give qrels and others none"):
+        a.compute()

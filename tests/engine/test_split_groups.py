@@ -345,3 +345,29 @@ def test_a_listwise_metric_of_split_users():
     a.update({"u0": {"d1": 1}}, {"u0": {"d1": 0.5}})
     with pytest.raises(InputValidationError, match="some updates give qrels and others none"):
         a.compute()
+
+
+def _plain(value, where: str = "state") -> None:
+    """Only NumPy arrays of numbers or strings, ints, floats, bools, str and None,
+    in dicts, lists and tuples (what a checkpoint of the state may hold)."""
+    if isinstance(value, dict):
+        for key, x in value.items():
+            _plain(x, f"{where}[{key!r}]")
+    elif isinstance(value, (list, tuple)):
+        for i, x in enumerate(value):
+            _plain(x, f"{where}[{i}]")
+    elif isinstance(value, np.ndarray):
+        assert value.dtype != object, where
+    else:
+        assert value is None or isinstance(value, (bool, int, float, str)), where
+
+
+def test_open_states_pickle_as_plain_arrays():
+    gauc = rv.metric("gauc").update([1, 0, 1], [0.1, 0.5, 0.3],
+                                    groups=np.array(["a", "b", "a"], dtype=object))  # fmt: skip
+    gauc.update([0], [0.2], groups=["a"])
+    ranking = rv.metric("ndcg@3").update({"u": {"a": 1}}, {"u": {"a": 0.2, "b": 0.1}})
+    ranking.update({"v": {"a": 1}}, {"u": {"c": 0.4}})
+    for acc in (gauc, ranking):
+        _plain(acc.state.__getstate__())
+        assert pickle.loads(pickle.dumps(acc)).compute() == acc.compute()

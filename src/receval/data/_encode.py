@@ -581,6 +581,14 @@ def factorize_int_chunks(
     return codes, uniques
 
 
+def plain_ids(ids: np.ndarray) -> np.ndarray:
+    """Ids as a plain NumPy array (for a state's pickle): an object array of strings as
+    a str array, others as they are."""
+    if ids.dtype == object and len(ids) and all(type(x) is str for x in ids.tolist()):
+        return ids.astype(str)
+    return ids
+
+
 def join_ids(parts: list[np.ndarray]) -> np.ndarray:
     """The ids of several arrays in one, compared by value: integers as int64 (as
     uint64 when some lie beyond it and none is negative), strings as strings, and ints beside

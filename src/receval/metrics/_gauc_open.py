@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._encode import factorize, group_rows, join_ids
+from ..data._encode import factorize, group_rows, join_ids, plain_ids
 from ..exceptions import InputValidationError
 
 __all__ = ["Batch", "OpenGroups", "open_groups_of"]
@@ -155,7 +155,7 @@ class OpenGroups:
         if not one:
             return {"n_rows": 0}
         b = one[0]
-        state: dict[str, Any] = {"ids": b.ids, "codes": b.codes, "labels": b.labels,
+        state: dict[str, Any] = {"ids": plain_ids(b.ids), "codes": b.codes, "labels": b.labels,
                                  "scores": b.scores, "weights": b.weights,
                                  "group_weight": b.group_weight}  # fmt: skip
         return state

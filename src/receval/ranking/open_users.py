@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data._encode import join_ids
+from ..data._encode import join_ids, plain_ids
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError
 
@@ -83,8 +83,8 @@ def _rows(x: Qrels | Run) -> dict[str, Any]:
     item codes, its value (grade; score, or negated rank of a run of ranks)."""
     counts = np.diff(x.offsets)
     out: dict[str, Any] = {
-        "user_ids": x.user_ids,
-        "item_ids": x.item_ids,
+        "user_ids": plain_ids(x.user_ids),
+        "item_ids": plain_ids(x.item_ids),
         "users": np.repeat(np.arange(len(counts), dtype=np.int64), counts),
         "items": np.asarray(x.items, dtype=np.int64),
         "values": np.asarray(getattr(x, _VALUES[type(x)]), dtype=np.float64),

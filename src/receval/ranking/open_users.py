@@ -116,7 +116,7 @@ def _of_rows(kind: type[Any], parts: list[dict[str, Any]], func: str) -> Any:
     items = join_ids([np.asarray(p["item_ids"])[p["items"]] for p in parts])
     values = np.concatenate([np.asarray(p["values"], dtype=np.float64) for p in parts])
     empty: list[Any] = []
-    if any(len(np.unique(p["users"])) < len(p["user_ids"]) for p in parts):  # users of no row
+    if any(_has_empty_users(p) for p in parts):
         with_rows = set(users.tolist())
         ids = (u for p in parts for u in np.asarray(p["user_ids"]).tolist())
         empty = list(dict.fromkeys(u for u in ids if u not in with_rows))
@@ -133,6 +133,12 @@ def _of_rows(kind: type[Any], parts: list[dict[str, Any]], func: str) -> Any:
     if empty:
         out.append_users_without_rows(empty)
     return out
+
+
+def _has_empty_users(part: dict[str, Any]) -> bool:
+    """Whether a part lists a user of no row (``{}`` in a mapping)."""
+    n = len(part["user_ids"])
+    return bool(n) and bool((np.bincount(part["users"], minlength=n) == 0).any())
 
 
 def _joined(kind: type[Any], parts: tuple[Any, ...], func: str) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..exceptions import InvalidParameterError
 from ..registry import ENTRIES, definition, metric_options, resolve
 from .run import Accumulator
 from .sources import run_definition
@@ -14,7 +15,12 @@ __all__ = ["Accumulator", "compute", "metric"]
 
 
 def metric(
-    name: str, *, window: int | None = None, window_unit: str = "batches", **options: Any
+    name: str,
+    *,
+    window: int | None = None,
+    window_unit: str = "batches",
+    background: bool = False,
+    **options: Any,
 ) -> Accumulator:
     """Return an accumulator of a metric, for training and validation loops.
 
@@ -49,6 +55,12 @@ def metric(
     window_unit : {"batches", "rows"}, default="batches"
         What ``window`` counts. Metrics over whole groups (``gauc``, ranking)
         take batches only.
+    background : bool, default=False
+        Run updates on a background thread (as TorchRec offloads its metrics):
+        ``update`` converts or copies the batch (a CUDA tensor's copy to the
+        host is only queued) and returns; the thread validates and adds it.
+        ``compute``, ``merge``, ``sync``, ``state_dict`` and pickling wait for
+        the batches queued; an update that fails raises at the next call.
     **options
         The metric's options (also written in ``name``: ``"gauc(weighting=clicks)"``,
         checked against its registry row: :func:`receval.metric_info` lists them):
@@ -76,13 +88,15 @@ def metric(
     Memory: exact ``roc_auc`` keeps one count per distinct score (compacted as
     batches arrive), ``gauc`` and ranking metrics an exact sum and the ids of
     the groups seen, the others a few exact sums. Inputs: NumPy arrays, lists,
-    pandas/polars/Arrow columns, and any object with ``__array__`` or
-    ``__dlpack__`` (CPU torch or JAX arrays), without importing their library.
+    pandas/polars/Arrow columns, torch tensors of any dtype on the CPU (read in
+    place) or a GPU (one copy to the host), and any object with ``__array__`` or
+    ``__dlpack__`` (JAX, CuPy), without importing their library.
 
-    To merge across processes, send the pickled accumulators to one process
-    and ``merge`` them there: with ``torch.distributed``,
-    ``torch.distributed.all_gather_object(parts, acc)`` and then
-    ``for p in parts[1:]: parts[0].merge(p)``; on Spark,
+    With ``torch.distributed``, ``acc.sync()`` on every rank merges every rank's
+    state (see :meth:`Accumulator.sync`); ``acc.state_dict()`` and
+    ``acc.load_state_dict(d)`` checkpoint it (see the guide to training loops).
+    To merge across other processes, send the pickled accumulators to one
+    process and ``merge`` them there; on Spark,
     ``rdd.mapPartitions(lambda rows: [receval.metric("auc").update(...)])
     .reduce(lambda a, b: a.merge(b))``. Unpickling runs code: unpickle
     accumulators only from sources you trust. A loaded accumulator is
@@ -121,7 +135,11 @@ def metric(
         params = defn.check_params(**metric_options(spec, options, f"receval.metric({name!r})"))
     else:  # a metric of the user's own, without a row
         params = defn.check_params(**options)
-    return Accumulator(name, defn, params, span)
+    if not isinstance(background, bool):
+        raise InvalidParameterError(
+            f"The 'background' parameter of metric must be a bool. Got {background!r} instead."
+        )
+    return Accumulator(name, defn, params, span, background)
 
 
 def compute(name: str, *data: Any, **options: Any) -> Any:

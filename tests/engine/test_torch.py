@@ -240,7 +240,8 @@ def test_a_tampered_state_names_the_field() -> None:
 def test_background_updates_equal_foreground_ones(name: str) -> None:
     data = _rows(800, seed=5)
     users = data[2]
-    batches = [np.flatnonzero(np.isin(users, part)) for part in np.array_split(np.unique(users), 20)]
+    parts = np.array_split(np.unique(users), 20)
+    batches = [np.flatnonzero(np.isin(users, part)) for part in parts]
     fore, back = receval.metric(name), receval.metric(name, background=True)
     for rows in batches:
         _feed(fore, name, rows, data)

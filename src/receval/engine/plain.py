@@ -149,7 +149,7 @@ def _state(tag: str, value: dict[str, Any], modules: tuple[str, ...], where: str
     if not isinstance(cls, type) or set(value) - {_TAG, "state", "args"}:
         raise _invalid(where, f"names {tag!r} with the fields {sorted(value)}")
     args = from_plain(value.get("args", {_TAG: "tuple", "items": []}), modules, where)
-    obj = cls.__new__(cls, *args) if isinstance(args, tuple) else None
+    obj: Any = cls.__new__(cls, *args) if isinstance(args, tuple) else None
     if obj is None:
         raise _invalid(where, "must hold its arguments as a tuple")
     state = from_plain(value.get("state"), modules, where)

@@ -19,8 +19,17 @@ from .window import Window, batch_rows
 __all__ = ["Accumulator"]
 
 
-_KEYS = {"name", "definition", "_params", "_state", "n_updates", "window", "_window", "_synced",
-         "background"}
+_KEYS = {
+    "name",
+    "definition",
+    "_params",
+    "_state",
+    "n_updates",
+    "window",
+    "_window",
+    "_synced",
+    "background",
+}
 
 
 def _checked_state(state: Any) -> dict[str, Any]:

@@ -85,7 +85,7 @@ def _from_dlpack(data: Any) -> np.ndarray:
     if int(device[0]) == _CPU:
         return np.from_dlpack(data)
     try:  # DLPack 1.0: the producer copies to the host (NumPy 2.1 and later ask it to)
-        return np.from_dlpack(data, device="cpu", copy=True)  # type: ignore[call-arg]
+        return np.from_dlpack(data, device="cpu", copy=True)
     except (BufferError, RuntimeError, TypeError, ValueError):
         raise InputValidationError(
             f"update: a {type(data).__name__} on a device (DLPack device {tuple(device)}) "

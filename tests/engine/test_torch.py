@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import receval
+from receval.engine.run import Accumulator
 from receval.engine.tensors import as_arrays, host_array
 from receval.exceptions import InputValidationError
 
@@ -273,3 +274,27 @@ def test_a_background_error_is_raised_at_the_next_call() -> None:
         back.wait()
     back.update([0, 1], [0.1, 0.2])
     assert back.compute() == 1.0 and back.n_updates == 1  # the bad batch never counted
+
+
+def test_a_window_of_rows_resumes_from_its_state_dict() -> None:
+    y, s, _ = _rows(300, seed=9)
+    whole, first = (receval.metric("log_loss", window=50, window_unit="rows") for _ in "ab")
+    for part in np.array_split(np.arange(300), 7)[:4]:
+        whole.update(y[part], s[part])
+        first.update(y[part], s[part])
+    resumed = receval.metric("log_loss", window=50, window_unit="rows")
+    resumed.load_state_dict(_saved_and_loaded(first.state_dict()))
+    for part in np.array_split(np.arange(300), 7)[4:5]:
+        whole.update(y[part], s[part])
+        resumed.update(y[part], s[part])
+    assert resumed.compute_window() == whole.compute_window()
+    assert resumed.compute() == whole.compute()
+
+
+def test_a_pickle_written_before_sync_and_background_loads() -> None:
+    acc = receval.metric("roc_auc").update([0, 1, 1], [0.3, 0.8, 0.2])
+    old = acc.__getstate__()
+    del old["_synced"], old["background"]
+    back = Accumulator.__new__(Accumulator)
+    back.__setstate__(old)
+    assert back.compute() == acc.compute() and not back.background

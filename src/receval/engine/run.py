@@ -34,6 +34,8 @@ _KEYS = {
 
 def _checked_state(state: Any) -> dict[str, Any]:
     """An accumulator's pickled ``__dict__``, checked, with its definition looked up."""
+    if isinstance(state, dict) and "_synced" not in state and "background" not in state:
+        state = dict(state, _synced=None, background=False)  # pickled before sync existed
     if not isinstance(state, dict) or set(state) != _KEYS:
         keys = sorted(state) if isinstance(state, dict) else type(state).__name__
         raise invalid_state(f"expected the attributes {sorted(_KEYS)}, got {keys}")

@@ -83,7 +83,15 @@ def _cpu_view(tensor: Any) -> np.ndarray:
 def _from_dlpack(data: Any) -> np.ndarray:
     device = data.__dlpack_device__()
     if int(device[0]) == _CPU:
-        return np.from_dlpack(data)
+        try:
+            return np.from_dlpack(data)
+        except (BufferError, RuntimeError, TypeError) as exc:  # a dtype NumPy lacks
+            if hasattr(data, "__array__"):
+                return np.asarray(data)
+            raise InputValidationError(
+                f"update: a {type(data).__name__} could not be read through DLPack ({exc}); "
+                f"convert it to a NumPy array of numbers first."
+            ) from None
     try:  # DLPack 1.0: the producer copies to the host (NumPy 2.1 and later ask it to)
         return np.from_dlpack(data, device="cpu", copy=True)
     except (BufferError, RuntimeError, TypeError, ValueError):

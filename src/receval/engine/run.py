@@ -99,8 +99,9 @@ class Accumulator:
     definition : MetricDefinition
         What every backend runs for this metric.
     n_updates : int
-        Batches given to ``update`` (merged accumulators add theirs, and ``sync``
-        every rank's).
+        Batches added by ``update`` (merged accumulators add theirs, and ``sync``
+        every rank's); with ``background=True``, those added so far (``wait()``
+        first for all).
     window : tuple of (int, str) or None
         The window's size and unit (``"batches"`` or ``"rows"``), if any.
     background : bool

@@ -1,10 +1,11 @@
 """``Accumulator.sync`` in a real two-process ``torch.distributed`` run (Gloo on loopback).
 
-Each rank sees half the rows (rows of one user on both ranks for the metrics that
-take any split), in a different number of batches, syncs, and must hold the
-value of the metric's function on all the rows (``==``) -- the same float on
-both ranks. A second round of batches and a second sync must count every row
-once. Metrics over whole groups get whole users per rank.
+Each rank sees half the rows (rows of one user on both ranks), in a different
+number of batches, syncs, and must hold the value of the metric's function on
+all the rows (``==``) -- the same float on both ranks. A second round of batches
+and a second sync must count every row once. ``gauc`` and ``ndcg@10`` get users
+split across ranks and batches where their accumulators join split groups
+(``definition.splits_groups``), whole users per batch and rank otherwise.
 """
 
 from __future__ import annotations
@@ -50,15 +51,21 @@ WORKER = textwrap.dedent(
 
     n_batches = 3 if rank == 0 else 5  # uneven batch counts
     accs = {name: receval.metric(name) for name in %(metrics)r}
-    results = {}
+    # gauc and ranking metrics that join a group's rows across updates and merges
+    split = bool(getattr(accs["gauc"].definition, "splits_groups", False))
+    results = {"split": split}
     for round_ in (0, 1):
         mine = (side == rank) & (data["round"] == round_)
         grouped = (by_group == rank) & (data["round"] == round_)
         for rows in batches(mine, n_batches):
             accs["roc_auc"].update(torch.from_numpy(y[rows]), torch.from_numpy(s[rows]))
             accs["log_loss"].update(torch.from_numpy(y[rows]), torch.from_numpy(s[rows]))
-        for part_users in np.array_split(np.unique(users[grouped]), n_batches):
-            part = np.flatnonzero(grouped & np.isin(users, part_users))  # whole users
+        if split:  # users' rows on both ranks and in several batches: joined by merge
+            parts = batches(mine, n_batches)
+        else:  # whole users per batch and per rank
+            parts = [np.flatnonzero(grouped & np.isin(users, u))
+                     for u in np.array_split(np.unique(users[grouped]), n_batches)]
+        for part in parts:
             accs["gauc"].update(y[part], s[part], groups=users[part])
             qrels, run = {}, {}
             for i in part:
@@ -153,6 +160,8 @@ def test_two_ranks_hold_the_functions_value(tmp_path: Path) -> None:
         assert p.returncode == 0, output
     results = [json.loads((tmp_path / f"{rank}.json").read_text()) for rank in (0, 1)]
     mismatch = [r.pop("mismatch") for r in results]
+    splits = getattr(receval.metric("gauc").definition, "splits_groups", False)
+    assert results[0]["split"] == splits
     assert results[0] == results[1]  # the same float on both ranks
     for round_ in (0, 1):
         expected = _expected(data, round_)

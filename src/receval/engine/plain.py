@@ -11,8 +11,9 @@ runs no code). Everything else is tagged by the key ``"~"``:
 ``{"~": "dict"}``      a dict whose keys are not all strings: ``"items"``, a list of pairs
 ``{"~": "scalar"}``    a NumPy scalar, as a 0-d array (``"array"``): its type stays
 ``{"~": "objects"}``   a 1-d array of Python values (``"items"``)
-``{"~": "mod:Name"}``  a state: ``"state"`` what its ``__getstate__`` returns, and
-                       ``"args"`` its ``__getnewargs__`` (compiled states)
+``{"~": "mod:Name"}``  a state, as pickle takes it apart: ``"state"`` what its
+                       ``__getstate__`` returns, and the arguments of its ``__new__``
+                       (``"args"``) or of its class (``"call"``)
 =====================  ===============================================================
 
 A state is rebuilt as pickle rebuilds it (``__new__``, then ``__setstate__``, or
@@ -23,8 +24,10 @@ checks the rebuilt state against a fresh one.
 
 from __future__ import annotations
 
+import copyreg
 import importlib
 import json
+from dataclasses import is_dataclass
 from typing import Any
 
 import numpy as np
@@ -68,17 +71,31 @@ def to_plain(value: Any, where: str = "state") -> Any:
             return {k: to_plain(x, f"{where}[{k!r}]") for k, x in value.items()}
         pairs = [[to_plain(k, where), to_plain(x, f"{where}[{k!r}]")] for k, x in value.items()]
         return {_TAG: "dict", "items": pairs}
-    getstate = getattr(value, "__getstate__", None)
-    cls = type(value)
-    if getstate is None or not isinstance(cls.__module__, str):
+    return _object(value, where)
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    """A state as pickle's protocol 2 takes it apart: its class, the arguments of its
+    ``__new__`` (``"args"``) or of the class (``"call"``), and its ``__getstate__``."""
+    try:
+        reduced = value.__reduce_ex__(4)
+    except TypeError:
+        raise _unplain(where, value) from None
+    if isinstance(reduced, str) or len(reduced) > 3 and any(x is not None for x in reduced[3:]):
         raise _unplain(where, value)
-    state = getstate()
-    if state is None or (isinstance(state, tuple) and len(state) == 2 and state[0] is None):
-        state = dict(state[1]) if isinstance(state, tuple) else {}  # slots only: none here
+    make, args = reduced[0], tuple(reduced[1])
+    state = reduced[2] if len(reduced) > 2 else None
+    if isinstance(state, tuple) and len(state) == 2 and state[0] is None:
+        state = dict(state[1])  # slots only
+    if make is copyreg.__newobj__ and args and isinstance(args[0], type):
+        cls, key, args = args[0], "args", args[1:]
+    elif isinstance(make, type):
+        cls, key = make, "call"
+    else:
+        raise _unplain(where, value)
     out = {_TAG: f"{cls.__module__}:{cls.__qualname__}", "state": to_plain(state, where)}
-    newargs = getattr(value, "__getnewargs__", None)
-    if newargs is not None:
-        out["args"] = to_plain(tuple(newargs()), f"{where} (arguments)")
+    if args or key == "call":
+        out[key] = to_plain(args, f"{where} (arguments)")
     return out
 
 
@@ -146,14 +163,22 @@ def _state(tag: str, value: dict[str, Any], modules: tuple[str, ...], where: str
             cls = getattr(cls, part)
     except (ImportError, AttributeError):
         raise _invalid(where, f"names the class {tag!r}, which does not exist") from None
-    if not isinstance(cls, type) or set(value) - {_TAG, "state", "args"}:
+    if not isinstance(cls, type) or not (
+        is_dataclass(cls) or hasattr(cls, "merge") or hasattr(cls, "__setstate__")
+    ):
+        raise _invalid(where, f"names {tag!r}, which is not a state")
+    if set(value) - {_TAG, "state", "args", "call"}:
         raise _invalid(where, f"names {tag!r} with the fields {sorted(value)}")
-    args = from_plain(value.get("args", {_TAG: "tuple", "items": []}), modules, where)
-    obj: Any = cls.__new__(cls, *args) if isinstance(args, tuple) else None
-    if obj is None:
+    call = "call" in value
+    args = from_plain(value.get("call" if call else "args", {_TAG: "tuple", "items": []}),
+                      modules, where)  # fmt: skip
+    if not isinstance(args, tuple):
         raise _invalid(where, "must hold its arguments as a tuple")
+    obj: Any = cls(*args) if call else cls.__new__(cls, *args)
     state = from_plain(value.get("state"), modules, where)
     setstate = getattr(obj, "__setstate__", None)
+    if state is None and call:
+        return obj  # its class's arguments made it whole
     if setstate is not None:
         setstate(state)
     elif isinstance(state, dict) and all(isinstance(k, str) for k in state):

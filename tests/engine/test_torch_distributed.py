@@ -51,6 +51,8 @@ WORKER = textwrap.dedent(
 
     n_batches = 3 if rank == 0 else 5  # uneven batch counts
     accs = {name: receval.metric(name) for name in %(metrics)r}
+    accs["roc_auc"] = receval.metric("roc_auc", background=True)  # sync waits for it
+    recent = receval.metric("log_loss", window=2)  # sync leaves the window this rank's
     # gauc and ranking metrics that join a group's rows across updates and merges
     split = bool(getattr(accs["gauc"].definition, "splits_groups", False))
     results = {"split": split}
@@ -60,6 +62,7 @@ WORKER = textwrap.dedent(
         for rows in batches(mine, n_batches):
             accs["roc_auc"].update(torch.from_numpy(y[rows]), torch.from_numpy(s[rows]))
             accs["log_loss"].update(torch.from_numpy(y[rows]), torch.from_numpy(s[rows]))
+            recent.update(y[rows], s[rows])
         if split:  # users' rows on both ranks and in several batches: joined by merge
             parts = batches(mine, n_batches)
         else:  # whole users per batch and per rank
@@ -79,6 +82,10 @@ WORKER = textwrap.dedent(
             for name, acc in accs.items():
                 acc.sync()
                 results[f"{name}/{round_}"] = [repr(acc.compute()), acc.n_updates]
+    recent.sync()
+    last = np.concatenate(batches((side == rank) & (data["round"] == 1), n_batches)[-2:])
+    results[f"window/{rank}"] = [recent.compute_window() == receval.log_loss(y[last], s[last]),
+                                 recent.compute() == float(results["log_loss/1"][0])]
     bad = receval.metric("log_loss", eps=0.1 if rank == 0 else 0.2)
     try:
         bad.sync()
@@ -160,6 +167,8 @@ def test_two_ranks_hold_the_functions_value(tmp_path: Path) -> None:
         assert p.returncode == 0, output
     results = [json.loads((tmp_path / f"{rank}.json").read_text()) for rank in (0, 1)]
     mismatch = [r.pop("mismatch") for r in results]
+    windows = [r.pop(f"window/{rank}") for rank, r in enumerate(results)]
+    assert windows == [[True, True], [True, True]]
     splits = getattr(receval.metric("gauc").definition, "splits_groups", False)
     assert results[0]["split"] == splits
     assert results[0] == results[1]  # the same float on both ranks

@@ -37,6 +37,8 @@ from ..exceptions import InputValidationError
 __all__ = ["from_bytes", "from_plain", "from_tensors", "to_bytes", "to_plain", "to_tensors"]
 
 _TAG = "~"
+#: What ``__reduce_ex__(2)`` and later return to make an object with ``cls.__new__``.
+_NEWOBJ = copyreg.__newobj__  # type: ignore[attr-defined]
 _COLLECTIONS = {"tuple": tuple, "set": set, "frozenset": frozenset}
 
 
@@ -81,13 +83,14 @@ def _object(value: Any, where: str) -> dict[str, Any]:
         reduced = value.__reduce_ex__(4)
     except TypeError:
         raise _unplain(where, value) from None
-    if isinstance(reduced, str) or len(reduced) > 3 and any(x is not None for x in reduced[3:]):
+    extra = () if isinstance(reduced, str) else reduced[3:]
+    if isinstance(reduced, str) or any(x is not None for x in extra):
         raise _unplain(where, value)
     make, args = reduced[0], tuple(reduced[1])
     state = reduced[2] if len(reduced) > 2 else None
     if isinstance(state, tuple) and len(state) == 2 and state[0] is None:
         state = dict(state[1])  # slots only
-    if make is copyreg.__newobj__ and args and isinstance(args[0], type):
+    if make is _NEWOBJ and args and isinstance(args[0], type):
         cls, key, args = args[0], "args", args[1:]
     elif isinstance(make, type):
         cls, key = make, "call"

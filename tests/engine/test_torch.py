@@ -17,7 +17,7 @@ import pytest
 
 import receval
 from receval.engine.run import Accumulator
-from receval.engine.tensors import as_arrays, host_array
+from receval.engine.tensors import HostCopy, as_arrays, host_array
 from receval.exceptions import InputValidationError
 
 torch = pytest.importorskip("torch")
@@ -138,6 +138,18 @@ def test_a_cuda_tensor_is_copied_once_without_blocking() -> None:
     assert acc.compute() == receval.gauc_score(y, ts.float().cpu().numpy(), groups=users)
 
 
+def test_a_device_copy_is_read_once_its_event_has_fired() -> None:
+    class Event:
+        fired = False
+
+        def synchronize(self) -> None:
+            self.fired = True
+
+    event, host = Event(), torch.tensor([0.25, 0.5])
+    out = host_array(HostCopy(host, event))
+    assert event.fired and np.shares_memory(out, host.numpy())
+
+
 # ------------------------------------------------------------------ state_dict
 def _saved_and_loaded(d: dict[str, Any]) -> dict[str, Any]:
     buffer = io.BytesIO()
@@ -229,6 +241,10 @@ def test_a_tampered_state_names_the_field() -> None:
     d = acc.state_dict()
     d["state"]["~"] = "os:system"
     with pytest.raises(InputValidationError, match=r"'os:system', which is not a state"):
+        fresh.load_state_dict(d)
+    d = acc.state_dict()
+    d["state"]["~"] = "receval.exceptions:InputValidationError"
+    with pytest.raises(InputValidationError, match=r"InputValidationError', which is not a state"):
         fresh.load_state_dict(d)
     d = acc.state_dict()
     d["n_updates"] = -1

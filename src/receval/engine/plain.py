@@ -17,8 +17,8 @@ runs no code). Everything else is tagged by the key ``"~"``:
 =====================  ===============================================================
 
 A state is rebuilt as pickle rebuilds it (``__new__``, then ``__setstate__``, or
-the attributes), from classes of receval's own modules (and of the module that
-defines the metric) only; :func:`receval.engine.states.check_loaded_state` then
+the attributes), from classes of states (dataclasses, or classes with ``merge``)
+of receval's own modules (and of the module that defines the metric) only; :func:`receval.engine.states.check_loaded_state` then
 checks the rebuilt state against a fresh one.
 """
 
@@ -166,9 +166,7 @@ def _state(tag: str, value: dict[str, Any], modules: tuple[str, ...], where: str
             cls = getattr(cls, part)
     except (ImportError, AttributeError):
         raise _invalid(where, f"names the class {tag!r}, which does not exist") from None
-    if not isinstance(cls, type) or not (
-        is_dataclass(cls) or hasattr(cls, "merge") or hasattr(cls, "__setstate__")
-    ):
+    if not isinstance(cls, type) or not (is_dataclass(cls) or hasattr(cls, "merge")):
         raise _invalid(where, f"names {tag!r}, which is not a state")
     if set(value) - {_TAG, "state", "args", "call"}:
         raise _invalid(where, f"names {tag!r} with the fields {sorted(value)}")

@@ -60,7 +60,10 @@ def _from_torch(tensor: Any) -> Any:
     if tensor.device.type == "cpu":
         return _cpu_view(tensor)
     if tensor.device.type == "cuda":
-        host = torch.empty(tensor.shape, dtype=tensor.dtype, device="cpu", pin_memory=True)
+        try:
+            host = torch.empty(tensor.shape, dtype=tensor.dtype, device="cpu", pin_memory=True)
+        except RuntimeError:  # no pinned memory now (a stream being captured): a plain copy
+            return _cpu_view(tensor.cpu())
         host.copy_(tensor, non_blocking=True)  # one copy, queued on the tensor's stream
         event = torch.cuda.Event()
         event.record(torch.cuda.current_stream(tensor.device))
@@ -105,7 +108,7 @@ def host_array(data: Any) -> Any:
     """``data``, with a :class:`HostCopy` waited for and read as a NumPy array."""
     if isinstance(data, HostCopy):
         data.event.synchronize()  # the copy has landed in host memory
-        return np.from_dlpack(data.tensor)
+        return _cpu_view(data.tensor)
     return data
 
 

@@ -20,6 +20,7 @@ def metric(
     window: int | None = None,
     window_unit: str = "batches",
     whole_groups: bool | None = None,
+    background: bool = False,
     **options: Any,
 ) -> Accumulator:
     """Return an accumulator of a metric, for training and validation loops.
@@ -63,6 +64,14 @@ def metric(
         to exact sums at once (a group given again raises). Other metrics over
         whole users (popularity metrics, ``retention``) always need whole users
         per update; True changes nothing for them.
+        What ``window`` counts. Metrics over whole groups (``gauc``, ranking)
+        take batches only.
+    background : bool, default=False
+        Run updates on a background thread (as TorchRec offloads its metrics):
+        ``update`` converts or copies the batch (a CUDA tensor's copy to the
+        host is only queued) and returns; the thread validates and adds it.
+        ``compute``, ``merge``, ``sync``, ``state_dict`` and pickling wait for
+        the batches queued; an update that fails raises at the next call.
     **options
         The metric's options (also written in ``name``: ``"gauc(weighting=clicks)"``,
         checked against its registry row: :func:`receval.metric_info` lists them):
@@ -101,13 +110,15 @@ def metric(
     group split across updates or workers counts once, and more updates may
     follow. With ``whole_groups=True`` they keep an exact sum and the ids of
     the groups seen (8 bytes a group, ints). Inputs: NumPy arrays, lists,
-    pandas/polars/Arrow columns, and any object with ``__array__`` or
-    ``__dlpack__`` (CPU torch or JAX arrays), without importing their library.
+    pandas/polars/Arrow columns, torch tensors of any dtype on the CPU (read in
+    place) or a GPU (one copy to the host), and any object with ``__array__`` or
+    ``__dlpack__`` (JAX, CuPy), without importing their library.
 
-    To merge across processes, send the pickled accumulators to one process
-    and ``merge`` them there: with ``torch.distributed``,
-    ``torch.distributed.all_gather_object(parts, acc)`` and then
-    ``for p in parts[1:]: parts[0].merge(p)``; on Spark,
+    With ``torch.distributed``, ``acc.sync()`` on every rank merges every rank's
+    state (see :meth:`Accumulator.sync`); ``acc.state_dict()`` and
+    ``acc.load_state_dict(d)`` checkpoint it (see the guide to training loops).
+    To merge across other processes, send the pickled accumulators to one
+    process and ``merge`` them there; on Spark,
     ``rdd.mapPartitions(lambda rows: [receval.metric("auc").update(...)])
     .reduce(lambda a, b: a.merge(b))``. Unpickling runs code: unpickle
     accumulators only from sources you trust. A loaded accumulator is
@@ -155,7 +166,11 @@ def metric(
         )
     else:  # a metric of the user's own, without a row
         params = defn.check_params(**options, **split)
-    return Accumulator(name, defn, params, span)
+    if not isinstance(background, bool):
+        raise InvalidParameterError(
+            f"The 'background' parameter of metric must be a bool. Got {background!r} instead."
+        )
+    return Accumulator(name, defn, params, span, background)
 
 
 def _whole_groups(defn: Any, name: str, whole_groups: bool | None) -> dict[str, bool]:

@@ -9,39 +9,34 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from .memory import state_bytes
+from .background import Worker
+from .distributed import gather_plain
 from .metric import DEFINITIONS, MetricDefinition
+from .plain import from_plain, from_tensors, to_plain, to_tensors
 from .states import check_loaded_state, invalid_state
+from .tensors import as_arrays, host_array, owned
 from .window import Window, batch_rows
 
 __all__ = ["Accumulator"]
 
 
-def _as_arrays(data: Any) -> Any:
-    """Tensors and other array-likes as NumPy arrays, without importing their library.
-
-    Objects with ``__array__`` (NumPy, pandas, polars, CPU torch tensors) go through
-    ``numpy.asarray``; objects with only ``__dlpack__`` through ``numpy.from_dlpack``.
-    Lists, Arrow arrays and DataFrame columns are left to the metric's own checks.
-    """
-    if data is None or isinstance(data, (list, tuple, np.ndarray, str)):
-        return data
-    module = type(data).__module__
-    if module.startswith(("pyarrow", "pandas", "polars")):
-        return data
-    if hasattr(data, "__array__"):
-        if hasattr(data, "detach") and hasattr(data, "cpu"):  # a torch tensor
-            data = data.detach().cpu()
-        return np.asarray(data)
-    if hasattr(data, "__dlpack__"):
-        return np.from_dlpack(data)
-    return data
-
-
-_KEYS = {"name", "definition", "_params", "_state", "n_updates", "window", "_window"}
+_KEYS = {
+    "name",
+    "definition",
+    "_params",
+    "_state",
+    "n_updates",
+    "window",
+    "_window",
+    "_synced",
+    "background",
+}
 
 
 def _checked_state(state: Any) -> dict[str, Any]:
     """An accumulator's pickled ``__dict__``, checked, with its definition looked up."""
+    if isinstance(state, dict) and "_synced" not in state and "background" not in state:
+        state = dict(state, _synced=None, background=False)  # pickled before sync existed
     if not isinstance(state, dict) or set(state) != _KEYS:
         keys = sorted(state) if isinstance(state, dict) else type(state).__name__
         raise invalid_state(f"expected the attributes {sorted(_KEYS)}, got {keys}")
@@ -72,8 +67,16 @@ def _checked_state(state: Any) -> dict[str, Any]:
               and window[0] > 0 and window[1] in ("batches", "rows")
               and isinstance(held, Window) and (held.size, held.unit) == window):  # fmt: skip
         raise invalid_state(f"the window must be (size > 0, 'batches' or 'rows'), got {window!r}")
+    if not isinstance(state["background"], bool):
+        raise invalid_state(f"background must be a bool, got {state['background']!r}")
     template = defn.empty(state["_params"])
     check_loaded_state(state["_state"], template)
+    synced = state["_synced"]
+    if synced is not None:
+        if not (isinstance(synced, tuple) and len(synced) == 2 and type(synced[1]) is int
+                and 0 <= synced[1] <= n):  # fmt: skip
+            raise invalid_state(f"the synced part must be (state, n_updates <= {n})")
+        check_loaded_state(synced[0], template, "synced state")
     if held is not None:
         for i, batch in enumerate(held.batches):
             if not (isinstance(batch, tuple) and len(batch) == 3 and isinstance(batch[0], int)):
@@ -86,7 +89,9 @@ class Accumulator:
     """A metric accumulated batch by batch: ``update``, ``merge``, ``compute``, ``reset``.
 
     Made by :func:`receval.metric`; see there. Accumulators pickle (a worker can
-    send its accumulator to another process and merge it there).
+    send its accumulator to another process and merge it there), ``sync`` across
+    the ranks of a ``torch.distributed`` process group, and save and load their
+    state as plain tensors (``state_dict``, ``load_state_dict``).
 
     Attributes
     ----------
@@ -95,9 +100,13 @@ class Accumulator:
     definition : MetricDefinition
         What every backend runs for this metric.
     n_updates : int
-        Batches given to ``update`` (merged accumulators add theirs).
+        Batches added by ``update`` (merged accumulators add theirs, and ``sync``
+        every rank's); with ``background=True``, those added so far (``wait()``
+        first for all).
     window : tuple of (int, str) or None
         The window's size and unit (``"batches"`` or ``"rows"``), if any.
+    background : bool
+        Whether updates run on a background thread.
     """
 
     def __init__(
@@ -106,6 +115,7 @@ class Accumulator:
         defn: MetricDefinition,
         params: dict[str, Any],
         window: tuple[int, str] | None = None,
+        background: bool = False,
     ) -> None:
         self.name = name
         self.definition = defn
@@ -114,6 +124,11 @@ class Accumulator:
         self.n_updates = 0
         self.window = window
         self._window = None if window is None else Window(*window)
+        # the state of every rank at the last sync (the same on every rank) and the
+        # updates it counts; _state then holds only the rows added since
+        self._synced: tuple[Any, int] | None = None
+        self.background = background
+        self._worker: Worker | None = Worker(_QUEUE_DEPTH) if background else None
 
     def update(self, *data: Any, **kwargs: Any) -> Accumulator:
         """Add one batch of rows: the data arguments of the metric's function.
@@ -126,16 +141,36 @@ class Accumulator:
         position=None, estimated_rewards=None)`` for ``ips``, ``snips`` and ``dr``,
         and ``update(qrels, run)`` for a ranking metric string. ``gauc`` and
         ranking metrics take a group's (user's) rows in any number of updates,
-        unless made with ``whole_groups=True``. Returns the accumulator.
+        unless made with ``whole_groups=True``.
+
+        Data may be NumPy arrays, lists, pandas/polars/Arrow columns, torch
+        tensors (CPU tensors are read in place; a CUDA tensor is copied to the
+        host once, without blocking its stream; bfloat16 is read as float32,
+        exactly) and any object with ``__dlpack__`` (JAX, CuPy). With
+        ``background=True`` the batch is copied (or its copy from the GPU queued)
+        and the update runs on the accumulator's thread. Returns the accumulator.
         """
+        if self._worker is None:
+            data = tuple(host_array(as_arrays(x)) for x in data)
+            kwargs = {k: host_array(as_arrays(x)) for k, x in kwargs.items()}
+            self._add(data, kwargs)
+        else:
+            data = tuple(owned(x) for x in data)
+            kwargs = {k: owned(x) for k, x in kwargs.items()}
+            self._worker.submit(lambda: self._add(data, kwargs, host=True))
+        return self
+
+    def _add(self, data: tuple[Any, ...], kwargs: dict[str, Any], host: bool = False) -> None:
+        if host:  # on the background thread: device copies land here
+            data = tuple(host_array(x) for x in data)
+            kwargs = {k: host_array(x) for k, x in kwargs.items()}
         defn = self.definition
-        data = tuple(_as_arrays(x) for x in data)
-        kwargs = {k: _as_arrays(x) for k, x in kwargs.items()}
         batch = defn.prepare(self._params, *data, **kwargs)
         if self._window is not None:
             # the batch's own state joins the window (and the lifetime state)
             new = defn.update(self._params, batch)
-            self._window.add(batch_rows(data, kwargs), new, (data, kwargs))
+            held = (tuple(_held(x) for x in data), {k: _held(x) for k, x in kwargs.items()})
+            self._window.add(batch_rows(data, kwargs), new, held)
             self._state = self._state.merge(new)
         elif defn.update_into is not None:
             # the accumulator owns its state: add the batch in place where the state can
@@ -145,6 +180,12 @@ class Accumulator:
             absorb = getattr(self._state, "absorb", None)
             self._state = absorb(new) if absorb is not None else self._state.merge(new)
         self.n_updates += 1
+
+    def wait(self) -> Accumulator:
+        """Wait for the batches queued on the background thread (none without it);
+        raise the error of one whose update failed. Returns the accumulator."""
+        if self._worker is not None:
+            self._worker.wait()
         return self
 
     def merge(self, other: Accumulator) -> Accumulator:
@@ -167,15 +208,68 @@ class Accumulator:
                 f"Accumulator.merge: cannot merge an accumulator with window {other.window!r} "
                 f"into one with window {self.window!r}; merge accumulators of one window."
             )
-        self._state = self._state.merge(other._state)  # a new state: other's stays its own
+        self.wait()
+        other.wait()
+        # a new state: other's stays its own; its rows count here as rows added since a sync
+        self._state = self._state.merge(other.state)
         if self._window is not None and other._window is not None:
             self._window.extend(other._window)  # its batches after this one's
         self.n_updates += other.n_updates
         return self
 
+    def sync(self, group: Any = None) -> Accumulator:
+        """Merge the states of every rank of a ``torch.distributed`` process group.
+
+        Every rank of ``group`` (None: the default group) must call it, as any
+        collective operation. Afterwards every rank holds the same state, that of
+        the rows of every rank, and ``compute()`` gives the same value (``==``) on
+        every rank: what the metric's function gives on all those rows. Ranks may
+        have seen any number of batches; a group (user) split across ranks is
+        joined where the metric's merge joins it. Syncing again later sends only
+        the rows added since, and never counts a row twice. The window, if any,
+        stays this rank's own last batches. Works with Gloo and NCCL (the bytes
+        of the states travel on the group's device).
+
+        Returns the accumulator.
+
+        Raises
+        ------
+        InvalidParameterError
+            No process group is initialised, or the ranks' accumulators are not
+            of one metric with the same options.
+        """
+        self.wait()
+        base, n_base = self._synced if self._synced is not None else (None, 0)
+        mine = {"metric": self.definition.name, "options": to_plain(self._params),
+                "state": to_plain(self._state), "n_updates": self.n_updates - n_base}  # fmt: skip
+        parts = gather_plain(mine, group, "Accumulator.sync")
+        merged = self.definition.empty(self._params) if base is None else base
+        total = n_base
+        for rank, part in enumerate(parts):
+            if part["metric"] != mine["metric"] or not _same(part["options"], mine["options"]):
+                raise InvalidParameterError(
+                    f"Accumulator.sync: rank {rank} holds {part['metric']!r} with options "
+                    f"{part['options']!r}, this rank {mine['metric']!r} with options "
+                    f"{mine['options']!r}; sync accumulators of one metric with the same options "
+                    f"on every rank, in the same order."
+                )
+            merged = merged.merge(self._loaded(part["state"], f"rank {rank}'s state"))
+            total += int(part["n_updates"])
+        self._synced = (merged, total)
+        self._state = self.definition.empty(self._params)
+        self.n_updates = total
+        return self
+
+    def _loaded(self, plain: Any, where: str) -> Any:
+        """A state from its plain form, checked against a fresh one."""
+        modules = ("receval", self.definition.module)
+        state = from_plain(plain, modules, where)
+        check_loaded_state(state, self.definition.empty(self._params), where)
+        return state
+
     def compute(self) -> Any:
         """The metric's value on every row seen (what its function returns on them)."""
-        return self.definition.finalize(self._params, self._state)  # may compact in place
+        return self.definition.finalize(self._params, self.state)  # may compact in place
 
     def compute_window(self) -> Any:
         """The metric's value on the rows of the window: the last batches or rows seen.
@@ -183,30 +277,137 @@ class Accumulator:
         Exactly what the metric's function returns on those rows. After a
         ``merge``, the window holds this accumulator's batches, then the other's
         (the order in which workers saw their batches is not known), trimmed to
-        the window's size.
+        the window's size. ``sync`` leaves it as it is: this rank's own batches.
         """
         if self._window is None:
             raise InvalidParameterError(
                 f"Accumulator.compute_window: {self.name!r} has no window; make it with "
                 f"receval.metric({self.name!r}, window=N)."
             )
+        self.wait()
         return self.definition.finalize(
             self._params, self._window.state(self.definition, self._params)
         )
 
     def reset(self) -> Accumulator:
         """Forget every row (the options stay); returns the accumulator."""
+        self.wait()
         self._state = self.definition.empty(self._params)
+        self._synced = None
         if self._window is not None:
             self._window.clear()
         self.n_updates = 0
+        return self
+
+    def state_dict(self) -> dict[str, Any]:
+        """The accumulator as plain data: CPU tensors, strings, numbers, lists and dicts.
+
+        ``torch.save`` writes it and ``torch.load(path, weights_only=True)`` reads
+        it back; ``load_state_dict`` then restores the accumulator, and a run
+        resumed from it computes the same value (``==``) as one never
+        interrupted. In a distributed run, ``sync()`` first: the state is then
+        the same on every rank, and every rank loads the same file. Needs torch.
+
+        Returns
+        -------
+        state : dict
+            ``metric`` and ``options`` (checked on loading), ``n_updates``,
+            ``state`` (rows added since the last sync, or every row), ``synced``
+            (the state at the last sync, or None), ``synced_updates`` and
+            ``window`` (the window's batches, or None).
+
+        Examples
+        --------
+        >>> import io, torch, receval
+        >>> auc = receval.metric("roc_auc").update([1, 0, 1], [0.9, 0.3, 0.4])
+        >>> buffer = io.BytesIO()
+        >>> torch.save(auc.state_dict(), buffer)
+        >>> _ = buffer.seek(0)
+        >>> resumed = receval.metric("roc_auc")
+        >>> _ = resumed.load_state_dict(torch.load(buffer, weights_only=True))
+        >>> resumed.update([0], [0.5]).compute() == auc.update([0], [0.5]).compute()
+        True
+        """
+        self.wait()
+        synced, n_synced = self._synced if self._synced is not None else (None, 0)
+        window = None
+        if self._window is not None:
+            window = {"size": self._window.size, "unit": self._window.unit,
+                      "batches": [list(b) for b in self._window.batches]}  # fmt: skip
+        plain = {
+            "metric": self.definition.name,
+            "options": to_plain(self._params),
+            "n_updates": self.n_updates,
+            "state": to_plain(self._state),
+            "synced": None if synced is None else to_plain(synced),
+            "synced_updates": n_synced,
+            "window": None if window is None else to_plain(window),
+        }
+        result: dict[str, Any] = to_tensors(plain)
+        return result
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> Accumulator:
+        """Restore what ``state_dict`` returned (tensors or NumPy arrays).
+
+        The metric and its options must be this accumulator's, and the state
+        what that metric makes (classes, shapes, counts >= 0, sorted scores):
+        anything else raises ``InputValidationError`` naming the field, and the
+        accumulator is left as it was. Returns the accumulator.
+        """
+        from ..exceptions import InputValidationError
+
+        self.wait()
+        keys = {"metric", "options", "n_updates", "state", "synced", "synced_updates", "window"}
+        if not isinstance(state_dict, dict) or set(state_dict) != keys:
+            got = sorted(state_dict) if isinstance(state_dict, dict) else type(state_dict).__name__
+            raise InputValidationError(
+                f"Accumulator.load_state_dict: state_dict must be a dict of {sorted(keys)}. "
+                f"Got {got}; pass what Accumulator.state_dict returned."
+            )
+        d = from_tensors(state_dict)
+        if d["metric"] != self.definition.name or not _same(d["options"], to_plain(self._params)):
+            raise InputValidationError(
+                f"Accumulator.load_state_dict: the state is of {d['metric']!r} with options "
+                f"{d['options']!r}; this accumulator is {self.definition.name!r} with options "
+                f"{to_plain(self._params)!r}; load it into receval.metric of the same metric "
+                f"and options."
+            )
+        modules = ("receval", self.definition.module)
+        window = None if d["window"] is None else from_plain(d["window"], modules, "window")
+        if window is not None and not isinstance(window, dict):
+            raise invalid_state(f"the window must be a dict, got {type(window).__name__}")
+        if (window is None) != (self.window is None) or (
+            window is not None and (window.get("size"), window.get("unit")) != self.window
+        ):
+            shown = None if window is None else (window.get("size"), window.get("unit"))
+            raise InputValidationError(
+                f"Accumulator.load_state_dict: the state's window is {shown!r}, this "
+                f"accumulator's {self.window!r}; load it into an accumulator of the same window."
+            )
+        held = None
+        if window is not None and self.window is not None:
+            held = Window(*self.window)
+            for i, batch in enumerate(window.get("batches", [])):
+                if not (isinstance(batch, list) and len(batch) == 3):
+                    raise invalid_state(f"window batch {i} must be [rows, state, data]")
+                held.add(*batch)
+        synced = None if d["synced"] is None else from_plain(d["synced"], modules, "synced")
+        checked = _checked_state({
+            "name": self.name, "definition": self.definition, "_params": self._params,
+            "_state": from_plain(d["state"], modules), "n_updates": d["n_updates"],
+            "window": self.window, "_window": held, "background": self.background,
+            "_synced": None if synced is None else (synced, d["synced_updates"]),
+        })  # fmt: skip
+        self.__dict__.update(checked)
         return self
 
     def __getstate__(self) -> dict[str, Any]:
         # a registered definition is looked up again by its module and name (its
         # functions are not pickled); another one (a metric defined in a notebook)
         # travels by value where the pickler can (cloudpickle)
+        self.wait()
         state = dict(self.__dict__)
+        del state["_worker"]
         defn = self.definition
         if DEFINITIONS.get(defn.name) is defn:
             state["definition"] = (defn.module, defn.name)
@@ -217,17 +418,22 @@ class Accumulator:
         # this metric makes is an error naming the field, never a silent value
         state = _checked_state(state)
         self.__dict__.update(state)
+        self._worker = Worker(_QUEUE_DEPTH) if self.background else None
 
     @property
     def state(self) -> Any:
         """The merged state of every row seen (what ``compute`` finalizes)."""
-        return self._state
+        self.wait()
+        if self._synced is None:
+            return self._state
+        return self._synced[0].merge(self._state)
 
     @property
     def memory_bytes(self) -> int:
         """Bytes the accumulator's state (and window) holds in arrays: what a state
         reports of itself, else the NumPy arrays it is made of."""
-        return state_bytes((self._state, self._window))
+        self.wait()
+        return state_bytes((self._state, self._window, self._synced))
 
     @property
     def params(self) -> dict[str, Any]:
@@ -237,3 +443,26 @@ class Accumulator:
     def __repr__(self) -> str:
         window = "" if self.window is None else f", window of {self.window[0]} {self.window[1]}"
         return f"Accumulator({self.name!r}, {self.n_updates} updates{window})"
+
+
+#: Batches that wait for the background thread before ``update`` blocks.
+_QUEUE_DEPTH = 8
+
+
+def _held(x: Any) -> Any:
+    """A window's copy of a data argument: a NumPy array (None stays None)."""
+    return None if x is None else np.asarray(x)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two plain forms are equal (arrays: the same dtype and values)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+            and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+        )  # fmt: skip
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and bool(a == b)

@@ -1,0 +1,125 @@
+"""Tensors and other array-likes as NumPy arrays, without importing their library.
+
+A CPU tensor becomes a NumPy view of its memory (no copy); a CUDA tensor
+is copied once to the host, without blocking the caller's stream (into pinned
+memory, with an event that :func:`host_array` waits on before the rows are
+read); bfloat16, which NumPy lacks, becomes float32 (exact), float16 stays
+float16; a tensor that requires grad is detached first. JAX and CuPy arrays, and
+any object with ``__dlpack__``, go through ``numpy.from_dlpack`` (a host copy for
+one on a device, where the library offers it). torch is imported by the tensor's
+own module only: ``import receval`` never imports it.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InputValidationError
+
+__all__ = ["HostCopy", "as_arrays", "host_array", "owned"]
+
+_CPU = 1  # DLPack's device type of host memory (kDLCPU)
+
+
+class HostCopy:
+    """A device-to-host copy under way: the pinned host tensor and the event after it."""
+
+    __slots__ = ("event", "tensor")
+
+    def __init__(self, tensor: Any, event: Any) -> None:
+        self.tensor = tensor
+        self.event = event
+
+
+def as_arrays(data: Any) -> Any:
+    """``data`` as a NumPy array (a view where one can be made), or a :class:`HostCopy`
+    of a CUDA tensor; lists, Arrow arrays and DataFrame columns as they are (the
+    metric's own checks read them)."""
+    if data is None or isinstance(data, (list, tuple, dict, np.ndarray, str)):
+        return data
+    module = type(data).__module__
+    if module.startswith(("pyarrow", "pandas", "polars")):
+        return data
+    if module.startswith("torch") and hasattr(data, "detach"):
+        return _from_torch(data)
+    if hasattr(data, "__dlpack__") and hasattr(data, "__dlpack_device__"):
+        return _from_dlpack(data)
+    if hasattr(data, "__array__"):
+        return np.asarray(data)
+    return data
+
+
+def _from_torch(tensor: Any) -> Any:
+    torch = sys.modules["torch"]  # loaded: the tensor is one of its objects
+    tensor = tensor.detach()
+    if tensor.dtype == torch.bfloat16:  # NumPy has none: float32 holds each value exactly
+        tensor = tensor.to(torch.float32)
+    if tensor.device.type == "cpu":
+        return _cpu_view(tensor)
+    if tensor.device.type == "cuda":
+        try:
+            host = torch.empty(tensor.shape, dtype=tensor.dtype, device="cpu", pin_memory=True)
+        except RuntimeError:  # no pinned memory now (a stream being captured): a plain copy
+            return _cpu_view(tensor.cpu())
+        host.copy_(tensor, non_blocking=True)  # one copy, queued on the tensor's stream
+        event = torch.cuda.Event()
+        event.record(torch.cuda.current_stream(tensor.device))
+        return HostCopy(host, event)
+    return _cpu_view(tensor.cpu())  # another device (mps, xla): its own copy to the host
+
+
+def _cpu_view(tensor: Any) -> np.ndarray:
+    """A NumPy view of a CPU tensor's memory (``Tensor.numpy()`` shares it, as DLPack
+    does, in half the time); a copy only where NumPy cannot view it (a tensor with the
+    conjugate or negative bit set)."""
+    try:
+        view: np.ndarray = tensor.numpy()
+    except (RuntimeError, TypeError):
+        view = tensor.resolve_conj().resolve_neg().numpy()
+    return view
+
+
+def _from_dlpack(data: Any) -> np.ndarray:
+    device = data.__dlpack_device__()
+    if int(device[0]) == _CPU:
+        try:
+            return np.from_dlpack(data)
+        except (BufferError, RuntimeError, TypeError) as exc:  # a dtype NumPy lacks
+            if hasattr(data, "__array__"):
+                return np.asarray(data)
+            raise InputValidationError(
+                f"update: a {type(data).__name__} could not be read through DLPack ({exc}); "
+                f"convert it to a NumPy array of numbers first."
+            ) from None
+    try:  # DLPack 1.0: the producer copies to the host (NumPy 2.1 and later ask it to)
+        return np.from_dlpack(data, device="cpu", copy=True)
+    except (BufferError, RuntimeError, TypeError, ValueError):
+        raise InputValidationError(
+            f"update: a {type(data).__name__} on a device (DLPack device {tuple(device)}) "
+            f"could not be copied to the host; copy it first (cupy.asnumpy(x), "
+            f"jax.device_get(x), or x.cpu() for a tensor)."
+        ) from None
+
+
+def host_array(data: Any) -> Any:
+    """``data``, with a :class:`HostCopy` waited for and read as a NumPy array."""
+    if isinstance(data, HostCopy):
+        data.event.synchronize()  # the copy has landed in host memory
+        return _cpu_view(data.tensor)
+    return data
+
+
+def owned(data: Any) -> Any:
+    """``data`` as :func:`as_arrays` gives it, copied where it is a view of the caller's
+    memory (a tensor or array the caller may change before a background update reads it)."""
+    converted = as_arrays(data)
+    if converted is data and isinstance(data, np.ndarray):
+        return data.copy()
+    if isinstance(converted, np.ndarray) and not converted.flags.owndata:
+        return converted.copy()
+    if isinstance(converted, list):
+        return list(converted)
+    return converted

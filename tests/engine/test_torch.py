@@ -1,0 +1,316 @@
+"""Accumulators in a PyTorch loop: tensors of every dtype (CPU in place, CUDA copied once),
+DLPack objects, ``state_dict`` through ``torch.save``/``torch.load(weights_only=True)``,
+and updates on a background thread -- each ``==`` the metric's function."""
+
+from __future__ import annotations
+
+import io
+import pickle
+import subprocess
+import sys
+import threading
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import receval
+from receval.engine.run import Accumulator
+from receval.engine.tensors import HostCopy, as_arrays, host_array
+from receval.exceptions import InputValidationError
+
+torch = pytest.importorskip("torch")
+
+FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
+LABELS = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+          torch.float32]  # fmt: skip
+
+
+def _rows(n: int = 400, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.4).astype(np.int64)
+    s = rng.choice([0.1, 0.25, 0.5, 0.75, 0.875], n) + rng.integers(0, 4, n) / 64
+    users = np.sort(rng.integers(0, 40, n))
+    return y, s, users
+
+
+# ------------------------------------------------------------------ tensors
+@pytest.mark.parametrize("label_dtype", LABELS)
+@pytest.mark.parametrize("score_dtype", FLOATS)
+def test_every_dtype_equals_the_function(score_dtype: Any, label_dtype: Any) -> None:
+    y, s, users = _rows()
+    ty = torch.from_numpy(y).to(label_dtype)
+    ts = torch.from_numpy(s).to(score_dtype).requires_grad_(True)  # detached by update
+    exact = ts.detach().to(torch.float64).numpy()  # the scores the tensor holds
+    for name, function in [
+        ("roc_auc", lambda: receval.roc_auc_score(y, exact)),
+        ("log_loss", lambda: receval.log_loss(y, exact)),
+        ("gauc", lambda: receval.gauc_score(y, exact, groups=users)),
+    ]:
+        acc = receval.metric(name)
+        kwargs = {"groups": torch.from_numpy(users)} if name == "gauc" else {}
+        for part in np.array_split(np.unique(users), 3):  # whole users per batch
+            at = torch.from_numpy(np.flatnonzero(np.isin(users, part)))
+            acc.update(ty[at], ts[at], **{k: v[at] for k, v in kwargs.items()})
+        assert acc.compute() == function(), name
+
+
+def test_bfloat16_is_read_as_float32_exactly() -> None:
+    t = torch.tensor([0.1, 0.3, 1 / 3, 0.7], dtype=torch.bfloat16)
+    out = as_arrays(t)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, t.to(torch.float32).numpy())
+    assert as_arrays(t.to(torch.float16)).dtype == np.float16
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64, torch.int64,
+                                   torch.int8, torch.bool])  # fmt: skip
+def test_a_cpu_tensor_is_read_in_place(dtype: Any) -> None:
+    t = torch.arange(12).reshape(3, 4).to(dtype)[:, 1]  # strided: a view still
+    held = t.numpy()
+    out = as_arrays(t.requires_grad_(True) if dtype.is_floating_point else t)
+    assert isinstance(out, np.ndarray) and out.dtype == held.dtype
+    assert np.shares_memory(out, held)
+    np.testing.assert_array_equal(out, held)
+
+
+class _DLPackOnly:
+    """A stand-in for a JAX or CuPy array: only the DLPack protocol."""
+
+    def __init__(
+        self, array: np.ndarray, device: tuple[int, int] = (1, 0), copies: bool = False
+    ) -> None:
+        self._array = array
+        self._device = device
+        self._copies = copies  # whether it copies to the host when asked (DLPack 1.0)
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        if self._device[0] != 1 and not (self._copies and kwargs.get("dl_device") == (1, 0)):
+            raise BufferError("on a device")
+        return self._array.__dlpack__()
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self._device
+
+
+def test_an_object_with_only_dlpack_is_read() -> None:
+    y, s, _ = _rows()
+    acc = receval.metric("roc_auc").update(_DLPackOnly(y), _DLPackOnly(s))
+    assert acc.compute() == receval.roc_auc_score(y, s)
+    out = as_arrays(_DLPackOnly(s))
+    assert np.shares_memory(out, s)
+
+
+def test_a_dlpack_object_on_a_device_is_copied_to_the_host_or_says_how() -> None:
+    if np.lib.NumpyVersion(np.__version__) >= "2.1.0":  # NumPy asks the producer to copy
+        copied = as_arrays(_DLPackOnly(np.arange(3.0), device=(2, 0), copies=True))
+        np.testing.assert_array_equal(copied, [0.0, 1.0, 2.0])
+    with pytest.raises(InputValidationError, match=r"copy it first \(cupy.asnumpy"):
+        as_arrays(_DLPackOnly(np.arange(3.0), device=(2, 0)))
+
+
+def test_the_first_tensor_imports_torch_not_receval() -> None:
+    code = (
+        "import sys, receval\n"
+        "acc = receval.metric('roc_auc').update([0, 1], [0.2, 0.7])\n"
+        "acc.compute(); print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device: the copy of a GPU "
+                    "tensor to pinned host memory is tested on a machine with one")  # fmt: skip
+def test_a_cuda_tensor_is_copied_once_without_blocking() -> None:
+    y, s, users = _rows()
+    ty, ts = torch.from_numpy(y).cuda(), torch.from_numpy(s).cuda().to(torch.bfloat16)
+    copy = as_arrays(ts)
+    assert copy.tensor.is_pinned() and copy.tensor.dtype == torch.float32
+    out = host_array(copy)
+    np.testing.assert_array_equal(out, ts.float().cpu().numpy())
+    for background in (False, True):
+        acc = receval.metric("roc_auc", background=background)
+        for part in np.array_split(np.arange(len(y)), 4):
+            acc.update(ty[part], ts[part])
+        assert acc.compute() == receval.roc_auc_score(y, ts.double().cpu().numpy())
+    acc = receval.metric("gauc").update(ty, ts.float(), groups=torch.from_numpy(users).cuda())
+    assert acc.compute() == receval.gauc_score(y, ts.float().cpu().numpy(), groups=users)
+
+
+def test_a_device_copy_is_read_once_its_event_has_fired() -> None:
+    class Event:
+        fired = False
+
+        def synchronize(self) -> None:
+            self.fired = True
+
+    event, host = Event(), torch.tensor([0.25, 0.5])
+    out = host_array(HostCopy(host, event))
+    assert event.fired and np.shares_memory(out, host.numpy())
+
+
+# ------------------------------------------------------------------ state_dict
+def _saved_and_loaded(d: dict[str, Any]) -> dict[str, Any]:
+    buffer = io.BytesIO()
+    torch.save(d, buffer)
+    buffer.seek(0)
+    loaded: dict[str, Any] = torch.load(buffer, weights_only=True)
+    return loaded
+
+
+def _feed(acc: Any, name: str, rows: np.ndarray, data: tuple[np.ndarray, ...]) -> None:
+    y, s, users = (x[rows] for x in data)
+    if name == "gauc":
+        acc.update(y, s, groups=users)
+    elif name.startswith("ndcg"):
+        qrels = {str(u): {f"i{i}": 1} for u, i, yy in zip(users, rows, y, strict=True) if yy}
+        run: dict[str, dict[str, float]] = {}
+        for u, i, ss in zip(users, rows, s, strict=True):
+            run.setdefault(str(u), {})[f"i{i}"] = float(ss)
+        acc.update(qrels, run)
+    elif name == "rmse":
+        acc.update(y.astype(float), s)
+    else:
+        acc.update(y, s)
+
+
+RESUMED = ["roc_auc", "log_loss", "pcoc", "rmse", "gauc", "ndcg@10", "roc_auc(bins=64)", "ece"]
+
+
+@pytest.mark.parametrize("window", [None, 2])
+@pytest.mark.parametrize("name", RESUMED)
+def test_a_resumed_run_equals_an_uninterrupted_one(name: str, window: int | None) -> None:
+    data = _rows(600, seed=3)
+    users = data[2]
+    # batches of whole users (the grouped metrics need them)
+    batches = [np.flatnonzero(np.isin(users, part)) for part in np.array_split(np.unique(users), 6)]
+    whole = receval.metric(name, window=window)
+    first = receval.metric(name, window=window)
+    for rows in batches[:3]:
+        _feed(whole, name, rows, data)
+        _feed(first, name, rows, data)
+    resumed = receval.metric(name, window=window)
+    resumed.load_state_dict(_saved_and_loaded(first.state_dict()))
+    for rows in batches[3:]:
+        _feed(whole, name, rows, data)
+        _feed(resumed, name, rows, data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert resumed.compute() == whole.compute()
+        assert resumed.n_updates == whole.n_updates == 6
+        if window is not None:
+            assert resumed.compute_window() == whole.compute_window()
+
+
+def test_a_state_dict_holds_only_tensors_and_plain_values() -> None:
+    acc = receval.metric("gauc").update([1, 0, 1], [0.5, 0.2, 0.1], groups=["a", "a", "b"])
+
+    def leaves(x: Any) -> list[Any]:
+        if isinstance(x, dict):
+            return [y for v in x.values() for y in leaves(v)]
+        if isinstance(x, list):
+            return [y for v in x for y in leaves(v)]
+        return [x]
+
+    kinds = {type(x) for x in leaves(acc.state_dict())}
+    assert kinds <= {torch.Tensor, str, int, float, bool, type(None)}, kinds
+
+
+def test_loading_checks_the_metric_and_its_options() -> None:
+    d = receval.metric("log_loss", eps=0.1).update([1, 0], [0.7, 0.2]).state_dict()
+    with pytest.raises(InputValidationError, match=r"the state is of 'log_loss' with options"):
+        receval.metric("log_loss").load_state_dict(d)
+    with pytest.raises(InputValidationError, match=r"the state is of 'log_loss'"):
+        receval.metric("roc_auc").load_state_dict(d)
+    with pytest.raises(InputValidationError, match=r"state_dict must be a dict of"):
+        receval.metric("log_loss", eps=0.1).load_state_dict({"state": d["state"]})
+    with pytest.raises(InputValidationError, match=r"the state's window is None"):
+        receval.metric("log_loss", eps=0.1, window=3).load_state_dict(d)
+
+
+def test_a_tampered_state_names_the_field() -> None:
+    acc = receval.metric("roc_auc").update([1, 0, 1, 0], [0.9, 0.1, 0.4, 0.3])
+    d = acc.state_dict()
+    counts = d["state"]["state"]["plain"]["state"]
+    counts["scores"] = counts["scores"].flip(0)  # no longer sorted
+    fresh = receval.metric("roc_auc")
+    with pytest.raises(InputValidationError, match=r"ScoreCounts.scores must be sorted"):
+        fresh.load_state_dict(d)
+    assert fresh.n_updates == 0  # left as it was
+    d = acc.state_dict()
+    d["state"]["~"] = "os:system"
+    with pytest.raises(InputValidationError, match=r"'os:system', which is not a state"):
+        fresh.load_state_dict(d)
+    d = acc.state_dict()
+    d["state"]["~"] = "receval.exceptions:InputValidationError"
+    with pytest.raises(InputValidationError, match=r"InputValidationError', which is not a state"):
+        fresh.load_state_dict(d)
+    d = acc.state_dict()
+    d["n_updates"] = -1
+    with pytest.raises(InputValidationError, match=r"n_updates must be an integer >= 0"):
+        fresh.load_state_dict(d)
+
+
+# ------------------------------------------------------------------ background updates
+@pytest.mark.parametrize("name", ["roc_auc", "log_loss", "gauc", "ndcg@10"])
+def test_background_updates_equal_foreground_ones(name: str) -> None:
+    data = _rows(800, seed=5)
+    users = data[2]
+    parts = np.array_split(np.unique(users), 20)
+    batches = [np.flatnonzero(np.isin(users, part)) for part in parts]
+    fore, back = receval.metric(name), receval.metric(name, background=True)
+    for rows in batches:
+        _feed(fore, name, rows, data)
+        _feed(back, name, rows, data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert back.compute() == fore.compute()
+    assert back.n_updates == fore.n_updates == 20
+    copy = pickle.loads(pickle.dumps(back))
+    assert copy.background and copy.compute() == fore.compute()
+
+
+def test_a_background_update_copies_the_batch_it_is_given() -> None:
+    y, s, _ = _rows()
+    back = receval.metric("roc_auc", background=True)
+    ty, ts = torch.from_numpy(y.copy()), torch.from_numpy(s.copy())
+    release = threading.Event()
+    back._worker.submit(release.wait)  # the thread waits: the batch stays queued
+    back.update(ty, ts)
+    ts.fill_(0.5)  # the caller reuses its buffer before the update ran
+    release.set()
+    assert back.compute() == receval.roc_auc_score(y, s)
+
+
+def test_a_background_error_is_raised_at_the_next_call() -> None:
+    back = receval.metric("roc_auc", background=True)
+    back.update([0, 2], [0.1, 0.2])  # a bad label: raised later, in this thread
+    with pytest.raises(InputValidationError, match="y_true"):
+        back.wait()
+    back.update([0, 1], [0.1, 0.2])
+    assert back.compute() == 1.0 and back.n_updates == 1  # the bad batch never counted
+
+
+def test_a_window_of_rows_resumes_from_its_state_dict() -> None:
+    y, s, _ = _rows(300, seed=9)
+    whole, first = (receval.metric("log_loss", window=50, window_unit="rows") for _ in "ab")
+    for part in np.array_split(np.arange(300), 7)[:4]:
+        whole.update(y[part], s[part])
+        first.update(y[part], s[part])
+    resumed = receval.metric("log_loss", window=50, window_unit="rows")
+    resumed.load_state_dict(_saved_and_loaded(first.state_dict()))
+    for part in np.array_split(np.arange(300), 7)[4:5]:
+        whole.update(y[part], s[part])
+        resumed.update(y[part], s[part])
+    assert resumed.compute_window() == whole.compute_window()
+    assert resumed.compute() == whole.compute()
+
+
+def test_a_pickle_written_before_sync_and_background_loads() -> None:
+    acc = receval.metric("roc_auc").update([0, 1, 1], [0.3, 0.8, 0.2])
+    old = acc.__getstate__()
+    del old["_synced"], old["background"]
+    back = Accumulator.__new__(Accumulator)
+    back.__setstate__(old)
+    assert back.compute() == acc.compute() and not back.background

@@ -1,0 +1,189 @@
+"""``Accumulator.sync`` in a real two-process ``torch.distributed`` run (Gloo on loopback).
+
+Each rank sees half the rows (rows of one user on both ranks), in a different
+number of batches, syncs, and must hold the value of the metric's function on
+all the rows (``==``) -- the same float on both ranks. A second round of batches
+and a second sync must count every row once. ``gauc`` and ``ndcg@10`` get users
+split across ranks and batches where their accumulators join split groups
+(``definition.splits_groups``), whole users per batch and rank otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import receval
+
+torch = pytest.importorskip("torch")
+dist = pytest.importorskip("torch.distributed")
+
+SRC = str(Path(receval.__file__).resolve().parents[1])
+METRICS = ["roc_auc", "log_loss", "gauc", "ndcg@10"]
+
+WORKER = textwrap.dedent(
+    """
+    import json, sys, warnings
+    import numpy as np
+    import torch
+    import torch.distributed as dist
+    import receval
+    from receval.exceptions import InvalidParameterError
+
+    rank, port, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=2)
+    data = np.load(sys.argv[4])
+    y, s, users, side = data["y"], data["s"], data["users"], data["side"]
+    by_group = data["by_group"]
+
+    def batches(mask, n):  # this rank's rows, in n batches
+        return np.array_split(np.flatnonzero(mask), n)
+
+    n_batches = 3 if rank == 0 else 5  # uneven batch counts
+    accs = {name: receval.metric(name) for name in %(metrics)r}
+    accs["roc_auc"] = receval.metric("roc_auc", background=True)  # sync waits for it
+    recent = receval.metric("log_loss", window=2)  # sync leaves the window this rank's
+    # gauc and ranking metrics that join a group's rows across updates and merges
+    split = bool(getattr(accs["gauc"].definition, "splits_groups", False))
+    results = {"split": split}
+    for round_ in (0, 1):
+        mine = (side == rank) & (data["round"] == round_)
+        grouped = (by_group == rank) & (data["round"] == round_)
+        for rows in batches(mine, n_batches):
+            accs["roc_auc"].update(torch.from_numpy(y[rows]), torch.from_numpy(s[rows]))
+            accs["log_loss"].update(torch.from_numpy(y[rows]), torch.from_numpy(s[rows]))
+            recent.update(y[rows], s[rows])
+        if split:  # users' rows on both ranks and in several batches: joined by merge
+            parts = batches(mine, n_batches)
+        else:  # whole users per batch and per rank
+            parts = [np.flatnonzero(grouped & np.isin(users, u))
+                     for u in np.array_split(np.unique(users[grouped]), n_batches)]
+        for part in parts:
+            accs["gauc"].update(y[part], s[part], groups=users[part])
+            qrels, run = {}, {}
+            for i in part:
+                key = str(users[i])
+                run.setdefault(key, {})[f"i{i}"] = float(s[i])
+                if y[i]:
+                    qrels.setdefault(key, {})[f"i{i}"] = 1
+            accs["ndcg@10"].update(qrels, run)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for name, acc in accs.items():
+                acc.sync()
+                results[f"{name}/{round_}"] = [repr(acc.compute()), acc.n_updates]
+    recent.sync()
+    last = np.concatenate(batches((side == rank) & (data["round"] == 1), n_batches)[-2:])
+    results[f"window/{rank}"] = [recent.compute_window() == receval.log_loss(y[last], s[last]),
+                                 recent.compute() == float(results["log_loss/1"][0])]
+    bad = receval.metric("log_loss", eps=0.1 if rank == 0 else 0.2)
+    try:
+        bad.sync()
+        results["mismatch"] = "no error"
+    except InvalidParameterError as exc:
+        results["mismatch"] = str(exc)
+    dist.destroy_process_group()
+    json.dump(results, open(out, "w"))
+    """
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _data(path: Path) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    n = 3000
+    users = np.sort(rng.integers(0, 300, n))
+    data = {
+        "y": (rng.random(n) < 0.3).astype(np.int64),
+        "s": rng.choice([0.1, 0.2, 0.5, 0.7, 0.9], n) * np.where(rng.random(n) < 0.5, 1, 0.99),
+        "users": users,
+        "side": rng.integers(0, 2, n),  # any row on either rank: users split
+        "by_group": (users % 2).astype(np.int64),  # whole users per rank
+        "round": (users % 4 // 2).astype(np.int64),  # users of round 1 come after a sync
+    }
+    np.savez(path, **data)
+    return data
+
+
+def _expected(data: dict[str, np.ndarray], round_: int) -> dict[str, float]:
+    keep = data["round"] <= round_
+    y, s, users = data["y"][keep], data["s"][keep], data["users"][keep]
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for i in np.flatnonzero(keep):
+        key = str(data["users"][i])
+        run.setdefault(key, {})[f"i{i}"] = float(data["s"][i])
+        if data["y"][i]:
+            qrels.setdefault(key, {})[f"i{i}"] = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {
+            "roc_auc": receval.roc_auc_score(y, s),
+            "log_loss": receval.log_loss(y, s),
+            "gauc": receval.gauc_score(y, s, groups=users),
+            "ndcg@10": receval.metric("ndcg@10").update(qrels, run).compute(),
+        }
+
+
+def test_two_ranks_hold_the_functions_value(tmp_path: Path) -> None:
+    data = _data(tmp_path / "data.npz")
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER % {"metrics": METRICS})
+    port = str(_free_port())
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")]))
+    env.update(GLOO_SOCKET_IFNAME="lo", MASTER_ADDR="127.0.0.1", OMP_NUM_THREADS="1")
+    args = [str(tmp_path / "data.npz")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), str(rank), port, str(tmp_path / f"{rank}.json"), *args],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for rank in (0, 1)
+    ]
+    try:
+        outputs = [p.communicate(timeout=240)[0] for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+    for p, output in zip(procs, outputs, strict=True):
+        assert p.returncode == 0, output
+    results = [json.loads((tmp_path / f"{rank}.json").read_text()) for rank in (0, 1)]
+    mismatch = [r.pop("mismatch") for r in results]
+    windows = [r.pop(f"window/{rank}") for rank, r in enumerate(results)]
+    assert windows == [[True, True], [True, True]]
+    splits = getattr(receval.metric("gauc").definition, "splits_groups", False)
+    assert results[0]["split"] == splits
+    assert results[0] == results[1]  # the same float on both ranks
+    for round_ in (0, 1):
+        expected = _expected(data, round_)
+        for name in METRICS:
+            assert float(results[0][f"{name}/{round_}"][0]) == expected[name], (name, round_)
+        assert results[0][f"roc_auc/{round_}"][1] == (3 + 5) * (round_ + 1)
+    assert "rank 1 holds 'log_loss' with options {'eps': 0.2" in mismatch[0]
+    assert "rank 0 holds 'log_loss' with options {'eps': 0.1" in mismatch[1]
+
+
+def test_sync_without_a_process_group_says_so() -> None:
+    assert not dist.is_initialized()
+    acc = receval.metric("roc_auc").update([0, 1], [0.2, 0.8])
+    with pytest.raises(receval.InvalidParameterError, match=r"no torch\.distributed process group"):
+        acc.sync()
+    assert acc.compute() == 1.0

@@ -18,8 +18,9 @@ runs no code). Everything else is tagged by the key ``"~"``:
 
 A state is rebuilt as pickle rebuilds it (``__new__``, then ``__setstate__``, or
 the attributes), from classes of states (dataclasses, or classes with ``merge``)
-of receval's own modules (and of the module that defines the metric) only; :func:`receval.engine.states.check_loaded_state` then
-checks the rebuilt state against a fresh one.
+of receval's own modules (and of the module that defines the metric) only;
+:func:`receval.engine.states.check_loaded_state` then checks the rebuilt state
+against a fresh one.
 """
 
 from __future__ import annotations

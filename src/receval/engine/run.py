@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InvalidParameterError
-from .memory import state_bytes
 from .background import Worker
 from .distributed import gather_plain
+from .memory import state_bytes
 from .metric import DEFINITIONS, MetricDefinition
 from .plain import from_plain, from_tensors, to_plain, to_tensors
 from .states import check_loaded_state, invalid_state

@@ -201,9 +201,11 @@ def torchrec_metrics(total_rows: int, rows: int) -> Metrics:
         "log_loss": (plain(ne), value(ne, "ne-t|lifetime_logloss")),
         "ndcg@10": (
             lambda b: ndcg.update(
-                predictions={"t": b.preds}, labels={"t": b.targets}, weights={"t": ones},
+                predictions={"t": b.preds},
+                labels={"t": b.targets},
+                weights={"t": ones},
                 required_inputs={"session_id": b.users},
-            ),  # fmt: skip
+            ),
             value(ndcg, "ndcg-t|lifetime_ndcg"),
         ),
     }
@@ -317,9 +319,10 @@ def compare(
             library=label, runs=len(m.runs), loop_runs_s=[v["loop_s"] for v in m.values],
             peak_extra_mib=m.peak_extra_mib, load=list(m.load),
         )  # fmt: skip
+        loops = ", ".join(f"{x:.1f}" for x in stats["loop_runs_s"])
         print(
-            f"{label}: {len(m.runs)} runs, loop {', '.join(f'{x:.1f}' for x in stats['loop_runs_s'])}"
-            f" s; step mean {stats['step_mean_ms']:.2f} ms, worst {stats['step_worst_ms']:.1f} ms; "
+            f"{label}: {len(m.runs)} runs, loop {loops} s; step mean "
+            f"{stats['step_mean_ms']:.2f} ms, worst {stats['step_worst_ms']:.1f} ms; "
             f"computes {stats['compute_s']:.2f} s; peak extra {m.peak_extra_mib:.0f} MiB",
             flush=True,
         )
@@ -367,7 +370,9 @@ def torchrec_worker(args: argparse.Namespace) -> None:
 
     info = {
         "python": sys.version.split()[0],
-        "versions": {n: version(n) for n in ("torch", "torchrec", "fbgemm-gpu-cpu", "torchmetrics")},
+        "versions": {
+            n: version(n) for n in ("torch", "torchrec", "fbgemm-gpu-cpu", "torchmetrics")
+        },
     }
     with open(args.torchrec_worker, "w") as fh:
         json.dump({"results": results, "info": info}, fh)
@@ -457,7 +462,8 @@ def fmt_ratio(x: float) -> str:
 def loop_rows(results: list[dict[str, Any]], base: str) -> list[str]:
     lines = [
         "| library | metrics run | step, mean (ms) | worst step (ms) | computes (s) | "
-        "whole loop (s) | / receval's, on the metrics both ran | peak extra (MiB) | runs | load before / after |",
+        "whole loop (s) | / receval's, on the metrics both ran | peak extra (MiB) | runs | "
+        "load before / after |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     mine = next((r for r in results if r["library"] == base and "metrics" in r), None)
@@ -486,7 +492,9 @@ def finished(r: dict[str, Any]) -> list[str]:
 
 def spent(r: dict[str, Any], names: list[str]) -> float:
     """Seconds of a loop's updates and computes of some of its metrics."""
-    return sum(r["metrics"][n]["update_total_s"] + r["metrics"][n]["compute_total_s"] for n in names)
+    return sum(
+        r["metrics"][n]["update_total_s"] + r["metrics"][n]["compute_total_s"] for n in names
+    )
 
 
 def section(
@@ -516,14 +524,14 @@ def section(
         f"({computes} times), each metric is computed. receval: `receval.metric(name)"
         ".update(...)` with the tensors; NDCG@10 takes `update(Qrels, Run)` of the step's rows "
         "(its positive rows as qrels, every row as the run, the row's index as item id; "
-        "building the two containers is in its time), `ties=\"average\"` as torchmetrics "
+        'building the two containers is in its time), `ties="average"` as torchmetrics '
         "ranks tied scores. torchmetrics: `BinaryAUROC(thresholds=None)` (exact), a "
-        "`MeanMetric` of `binary_cross_entropy(reduction=\"none\")` (torchmetrics has no log "
+        '`MeanMetric` of `binary_cross_entropy(reduction="none")` (torchmetrics has no log '
         "loss metric; its running mean is float32), `RetrievalNormalizedDCG(top_k=10, "
-        "empty_target_action=\"skip\")` with the user ids as `indexes`; it has no GAUC. "
+        'empty_target_action="skip")` with the user ids as `indexes`; it has no GAUC. '
         "\"vs the function\" is the last value's distance to the metric's function on all "
         f"{args.steps * args.rows:,} rows (receval's `roc_auc_score`, `gauc_score`, "
-        "`log_loss`, `evaluate(..., ties=\"average\")`; `0 (==)` means equal to the last "
+        '`log_loss`, `evaluate(..., ties="average")`; `0 (==)` means equal to the last '
         "bit). The libraries' loops run in turn (A B A B ..., "
         f"{args.runs} runs each; the harness's `interleaved`); every "
         "figure is that of the run whose whole loop time is the median, peak extra the "

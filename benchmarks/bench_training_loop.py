@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -192,13 +193,14 @@ def torchrec_metrics(total_rows: int, rows: int) -> Metrics:
 
         return update
 
-    def value(metric: Any, key: str) -> Callable[[], float]:
-        return lambda: float(metric.compute()[key])
+    def value(metric: Any, key: str, scale: float = 1.0) -> Callable[[], float]:
+        return lambda: float(metric.compute()[key]) * scale
 
     return {
         "auc": (plain(auc), value(auc, "auc-t|window_auc")),
         "gauc": (gauc_update, value(gauc, "gauc-t|lifetime_gauc")),
-        "log_loss": (plain(ne), value(ne, "ne-t|lifetime_logloss")),
+        # TorchRec's log loss is in bits (log2): times ln 2, in nats as the others
+        "log_loss": (plain(ne), value(ne, "ne-t|lifetime_logloss", math.log(2.0))),
         "ndcg@10": (
             lambda b: ndcg.update(
                 predictions={"t": b.preds},
@@ -212,23 +214,27 @@ def torchrec_metrics(total_rows: int, rows: int) -> Metrics:
 
 
 # ------------------------------------------------------------------ the loop
-def run_loop(make: Callable[[], Metrics], loop: Loop, every: int) -> dict[str, Any]:
+def run_loop(
+    make: Callable[[], Metrics], loop: Loop, every: int, budget_s: float = math.inf
+) -> dict[str, Any]:
     """Every step's updates, and the computes every ``every`` steps and after the last.
 
     An update or compute that raises stops that metric (the error is kept and
-    reported); the others go on."""
+    reported); so does a metric whose updates have taken more than ``budget_s``
+    seconds in all (its computes go on, on the rows it took); the others go on."""
     metrics = make()
     steps = loop.steps
     update_s = {name: np.full(steps, np.nan) for name in metrics}
     compute_s: dict[str, list[float]] = {name: [] for name in metrics}
     values: dict[str, list[float]] = {name: [] for name in metrics}
     errors: dict[str, str] = {}
+    over: dict[str, str] = {}  # metrics past the time budget: no more updates
     step_s = np.zeros(steps)
     clock = time.perf_counter
     for s in range(steps):
         batch = loop.batch(s)
         for name, (update, _) in metrics.items():
-            if name in errors:
+            if name in errors or name in over:
                 continue
             t0 = clock()
             try:
@@ -238,6 +244,8 @@ def run_loop(make: Callable[[], Metrics], loop: Loop, every: int) -> dict[str, A
                 continue
             update_s[name][s] = clock() - t0
             step_s[s] += update_s[name][s]
+            if np.nansum(update_s[name]) > budget_s and s + 1 < steps:
+                over[name] = f"over the budget: {s + 1} of {steps} steps ({budget_s:.0f} s)"
         if (s + 1) % every == 0 or s + 1 == steps:
             for name, (_, compute) in metrics.items():
                 if name in errors:
@@ -255,6 +263,7 @@ def run_loop(make: Callable[[], Metrics], loop: Loop, every: int) -> dict[str, A
         "compute_s": compute_s,
         "values": values,
         "errors": errors,
+        "over": over,
         "step_s": step_s.tolist(),
     }
 
@@ -277,6 +286,7 @@ def summary(out: dict[str, Any]) -> dict[str, Any]:
             "computes": int(c.size),
             "values": out["values"][name],
             "error": out["errors"].get(name),
+            "over": out["over"].get(name),
         }
     steps = np.array(out["step_s"])
     total_compute = sum(p["compute_total_s"] for p in per.values())
@@ -296,7 +306,11 @@ def warm(make: Callable[[], Metrics], rows: int, users: int) -> None:
 
 
 def compare(
-    cases: list[tuple[str, Callable[[], Metrics]]], loop: Loop, every: int, runs: int
+    cases: list[tuple[str, Callable[[], Metrics]]],
+    loop: Loop,
+    every: int,
+    runs: int,
+    budget_s: float,
 ) -> list[dict[str, Any]]:
     """The libraries' loops in turn (A B A B ...); the median run's figures."""
     for _, make in cases:
@@ -304,7 +318,7 @@ def compare(
     # in this process, not forked: torch's OpenMP threads, started by the warm-up,
     # do not survive a fork
     got = interleaved(
-        [lambda make=make: summary(run_loop(make, loop, every)) for _, make in cases],
+        [lambda make=make: summary(run_loop(make, loop, every, budget_s)) for _, make in cases],
         runs,
         warmup=False,
     )
@@ -365,7 +379,7 @@ def torchrec_worker(args: argparse.Namespace) -> None:
         ("receval", receval_metrics),
         ("TorchRec", lambda: torchrec_metrics(total, args.rows)),
     ]
-    results = compare(cases, loop, args.every, args.runs)
+    results = compare(cases, loop, args.every, args.runs, args.budget_s)
     from importlib.metadata import version
 
     info = {
@@ -386,6 +400,7 @@ def run_torchrec(python: str | None, args: argparse.Namespace) -> dict[str, Any]
     cmd = [python, os.path.abspath(__file__), "--torchrec-worker", path]
     cmd += ["--steps", str(args.steps), "--rows", str(args.rows), "--users", str(args.users)]
     cmd += ["--every", str(args.every), "--runs", str(args.runs)]
+    cmd += ["--budget-s", str(args.budget_s)]
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
     print("== TorchRec: " + " ".join(cmd), flush=True)
     done = subprocess.run(cmd, env=env, stderr=subprocess.PIPE, text=True)
@@ -443,6 +458,7 @@ def metric_rows(results: list[dict[str, Any]], ref: dict[str, float], base: str)
             if label != base and mine is not None and mine["steps"]:
                 ratio = fmt_ratio(p["update_mean_ms"] / mine["update_mean_ms"])
             note = f" (stopped: {p['error'].split(':', 1)[0]})" if p["error"] else ""
+            note += f" ({p['over']})" if p["over"] else ""
             lines.append(
                 f"| {name} | {label} | {fmt_ms(p['update_mean_ms'])}{note} | "
                 f"{fmt_ms(p['update_worst_ms'])} | {fmt_ms(p['compute_mean_ms'])} | "
@@ -461,7 +477,8 @@ def fmt_ratio(x: float) -> str:
 
 def loop_rows(results: list[dict[str, Any]], base: str) -> list[str]:
     lines = [
-        "| library | metrics run | step, mean (ms) | worst step (ms) | computes (s) | "
+        "| library | metrics updated (part: stopped at the budget) | step, mean (ms) | "
+        "worst step (ms) | computes (s) | "
         "whole loop (s) | / receval's, on the metrics both ran | peak extra (MiB) | runs | "
         "load before / after |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
@@ -472,9 +489,10 @@ def loop_rows(results: list[dict[str, Any]], base: str) -> list[str]:
             lines.append(f"| {r['library']} | failed: {r['error']} | | | | | | | | |")
             continue
         ran = finished(r)
+        ran += [f"{n} (part)" for n, p in r["metrics"].items() if p["over"] and p["steps"]]
         ratio = ""
         if mine is not None and r is not mine:
-            both = [n for n in ran if n in finished(mine)]
+            both = [n for n in finished(r) if n in finished(mine)]
             ratio = f"{fmt_ratio(spent(r, both) / spent(mine, both))} ({', '.join(both)})"
         load = f"{r['load'][0]:.1f} / {r['load'][1]:.1f}"
         lines.append(
@@ -487,7 +505,9 @@ def loop_rows(results: list[dict[str, Any]], base: str) -> list[str]:
 
 def finished(r: dict[str, Any]) -> list[str]:
     """The metrics a library ran through the whole loop."""
-    return [n for n, p in r["metrics"].items() if p["steps"] and p["error"] is None]
+    return [
+        n for n, p in r["metrics"].items() if p["steps"] and p["error"] is None and not p["over"]
+    ]
 
 
 def spent(r: dict[str, Any], names: list[str]) -> float:
@@ -535,7 +555,11 @@ def section(
         "bit). The libraries' loops run in turn (A B A B ..., "
         f"{args.runs} runs each; the harness's `interleaved`); every "
         "figure is that of the run whose whole loop time is the median, peak extra the "
-        "largest rise of the resident high-water mark during a loop.",
+        "largest rise of the resident high-water mark during a loop. A metric whose "
+        f"updates take more than {args.budget_s:.0f} s in all stops updating there (its "
+        "row says after how many steps; its computes go on, on the rows it took), so that "
+        'the loop ends in reasonable time; "whole loop" is the sum of every update and '
+        "compute (drawing the rows is not in it).",
         "",
         *metric_rows(main_results, ref, "receval"),
         "",
@@ -571,7 +595,8 @@ def torchrec_part(torchrec: dict[str, Any], ref: dict[str, float]) -> list[str]:
         f"{info['python']} (`{TORCHREC_SETUP}`), this checkout's receval on its path; the "
         "same rows, steps and computes, in turn with receval in that process. "
         "`AUCMetric` with a window of every row (its AUC is its window's), "
-        "`NEMetric(include_logloss=True)` (its lifetime log loss), `GAUCMetric` and "
+        "`NEMetric(include_logloss=True)` (its lifetime log loss, in bits: times ln 2 "
+        "here), `GAUCMetric` and "
         "`NDCGMetric(k=10)`: the last two take sessions within one batch (GAUC: rows "
         "sorted by user in the step, `num_candidates` their counts; NDCG: `session_id`) "
         "and average the sessions of each batch, so a user split across steps is "
@@ -622,6 +647,12 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=10_000)
     parser.add_argument("--every", type=int, default=100, help="compute every N steps")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--budget-s",
+        type=float,
+        default=60.0,
+        help="a metric whose updates take longer in all stops updating (its row says so)",
+    )
     parser.add_argument("--torchrec-python", default=None, help="a Python with torchrec")
     parser.add_argument("--out", default=None, help="write the section here, not the page")
     parser.add_argument("--torchrec-worker", default=None, help=argparse.SUPPRESS)
@@ -641,7 +672,7 @@ def main() -> None:
         cases.append(("torchmetrics", torchmetrics_metrics))
     except ImportError:
         print("torchmetrics is not installed: receval alone", flush=True)
-    results = compare(cases, loop, args.every, args.runs)
+    results = compare(cases, loop, args.every, args.runs, args.budget_s)
     torchrec = run_torchrec(args.torchrec_python, args)
     if "skipped" in torchrec:
         print(f"TorchRec: {torchrec['skipped']}", flush=True)

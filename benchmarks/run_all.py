@@ -124,14 +124,15 @@ SECTIONS = (
         3.0,
     ),
     Section("accumulators", "bench_accumulators.py", ("--runs", "1"), ("--quick",), 2.5),
-    # 1,000 steps of 4,096 rows against torchmetrics, 3 runs each; TorchRec (in the Python
-    # given by --torchrec-python, its own torch) adds about 10 min, or is noted as not run.
+    # 1,000 steps of 4,096 rows against torchmetrics, 3 runs each (about 9 min); TorchRec (in
+    # the Python given by --torchrec-python, its own torch) adds about 6 min, or is noted as
+    # not run.
     Section(
         "training-loop",
         "bench_training_loop.py",
         ("--runs", "3", "--torchrec-python", "{torchrec_python}"),
         ("--quick", "--torchrec-python", "{torchrec_python}"),
-        12.0,
+        15.0,
     ),
     Section(
         "core",

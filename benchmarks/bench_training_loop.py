@@ -303,8 +303,8 @@ def summary(out: dict[str, Any]) -> dict[str, Any]:
 
 
 def warm(make: Callable[[], Metrics], rows: int, users: int) -> None:
-    """Import and first-call costs paid in the parent, before the loops fork, on steps
-    of the loop's size (some paths are taken, and their modules imported, above a size)."""
+    """Import and first-call costs paid before the timed loops, on steps of the loop's
+    size (some paths are taken, and their modules imported, above a size)."""
     run_loop(make, make_loop(3, rows, users, seed=99), 2)
 
 
@@ -406,7 +406,10 @@ def run_torchrec(python: str | None, args: argparse.Namespace) -> dict[str, Any]
     cmd += ["--budget-s", str(args.budget_s)]
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
     print("== TorchRec: " + " ".join(cmd), flush=True)
-    done = subprocess.run(cmd, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        done = subprocess.run(cmd, env=env, stderr=subprocess.PIPE, text=True, timeout=3600)
+    except subprocess.TimeoutExpired:
+        return {"skipped": "the worker took over an hour and was stopped"}
     if done.returncode != 0:
         tail = done.stderr.strip().splitlines()[-1:] or ["no message"]
         return {"skipped": f"the worker failed (exit {done.returncode}): {tail[0]}"}
@@ -650,7 +653,9 @@ def reading(main_results: list[dict[str, Any]], torchrec: dict[str, Any]) -> str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="60 steps, 2,000 users; print only")
+    parser.add_argument(
+        "--quick", action="store_true", help="60 steps, 2,000 users, a 5 s budget; print only"
+    )
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--rows", type=int, default=4096)
     parser.add_argument("--users", type=int, default=10_000)
@@ -667,7 +672,7 @@ def main() -> None:
     parser.add_argument("--torchrec-worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.quick:
-        args.steps, args.users, args.every, args.runs = 60, 2000, 20, 1
+        args.steps, args.users, args.every, args.runs, args.budget_s = 60, 2000, 20, 1, 5.0
     if args.torchrec_worker:
         torchrec_worker(args)
         return

@@ -62,6 +62,16 @@ PAGE = os.path.join(ROOT, "docs", "benchmarks.md")
 METRICS = ("auc", "gauc", "log_loss", "ndcg@10")
 # a library's metric that averages per-batch sessions: not the metric over each user's rows
 OTHER_QUANTITY = {("TorchRec", "gauc"), ("TorchRec", "ndcg@10")}
+TORCHREC_TRIED = (
+    "TorchRec does not run beside torch 2.15: with `pip install torch==2.15.0 "
+    "fbgemm-gpu-cpu==1.9.0` (the newest fbgemm-gpu-cpu, built for torch 2.14), "
+    "`import fbgemm_gpu` fails with `OSError: Could not load this library: "
+    ".../fbgemm_gpu/fbgemm_gpu_py.so` (`undefined symbol: _ZN3c1015report_overflowEPKc`). "
+    "torchrec 1.9.2 requires the CUDA `fbgemm-gpu` (installed with `--no-deps` and "
+    "`fbgemm-gpu-cpu` beside it) and pins torchmetrics 1.0.3: with torchmetrics 1.9 its "
+    "`compute` fails (`ValueError: A frozen dataclass was passed to "
+    "apply_to_collection`)."
+)
 TORCHREC_SETUP = (
     "pip install torch==2.14.1 fbgemm-gpu-cpu==1.9.0 torchmetrics==1.0.3 tensordict tqdm "
     "pyre-extensions numpy pyarrow && pip install --no-deps torchrec==1.9.2"
@@ -589,12 +599,9 @@ def torchrec_part(torchrec: dict[str, Any], ref: dict[str, float]) -> list[str]:
         return [
             head,
             "",
-            f"Not measured in this run ({torchrec['skipped']}). TorchRec needs fbgemm-gpu "
-            "built for its torch: `pip install torchrec fbgemm-gpu-cpu` beside torch 2.15 "
-            "fails to load `fbgemm_gpu_py.so`. A Python in which TorchRec's metrics run on "
-            f"CPU: `{TORCHREC_SETUP}` (torchrec 1.9.2 pins torchmetrics 1.0.3 and requires "
-            "the CUDA fbgemm-gpu, hence `--no-deps`; with torchmetrics 1.9 its `compute` "
-            "fails), then `--torchrec-python PATH/bin/python`.",
+            f"Not measured in this run ({torchrec['skipped']}). {TORCHREC_TRIED} A Python "
+            f"in which TorchRec's metrics run on CPU: `{TORCHREC_SETUP}`; then "
+            "`--torchrec-python PATH/bin/python` runs this script's TorchRec part there.",
             "",
         ]
     info = torchrec["info"]
@@ -602,8 +609,7 @@ def torchrec_part(torchrec: dict[str, Any], ref: dict[str, float]) -> list[str]:
     return [
         head,
         "",
-        f"TorchRec does not install beside torch 2.15 (fbgemm-gpu's `fbgemm_gpu_py.so` fails "
-        f"to load), so receval and TorchRec ran in another Python: {versions}, Python "
+        f"{TORCHREC_TRIED} So receval and TorchRec ran in another Python: {versions}, Python "
         f"{info['python']} (`{TORCHREC_SETUP}`), this checkout's receval on its path; the "
         "same rows, steps and computes, in turn with receval in that process. "
         "`AUCMetric` with a window of every row (its AUC is its window's), "

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_training_loop.py            # full: rewrites docs/benchmarks.md
     python benchmarks/bench_training_loop.py --steps 200 --every 20 --runs 1  # a smaller page
-    python benchmarks/bench_training_loop.py --quick    # 60 steps of 4,096 rows, print only
+    python benchmarks/bench_training_loop.py --quick    # 40 steps of 4,096 rows, print only
     python benchmarks/bench_training_loop.py --torchrec-python /tmp/torchrec-venv/bin/python
 
 The loop: ``--steps`` steps of ``--rows`` rows drawn from ``--users`` users in
@@ -315,7 +315,7 @@ def summary(out: dict[str, Any]) -> dict[str, Any]:
 def warm(make: Callable[[], Metrics], rows: int, users: int) -> None:
     """Import and first-call costs paid before the timed loops, on steps of the loop's
     size (some paths are taken, and their modules imported, above a size)."""
-    run_loop(make, make_loop(3, rows, users, seed=99), 2)
+    run_loop(make, make_loop(2, rows, users, seed=99), 2)
 
 
 def compare(
@@ -660,7 +660,7 @@ def reading(main_results: list[dict[str, Any]], torchrec: dict[str, Any]) -> str
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--quick", action="store_true", help="60 steps, 2,000 users, a 5 s budget; print only"
+        "--quick", action="store_true", help="40 steps, 2,000 users, a 5 s budget; print only"
     )
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--rows", type=int, default=4096)
@@ -678,7 +678,7 @@ def main() -> None:
     parser.add_argument("--torchrec-worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.quick:
-        args.steps, args.users, args.every, args.runs, args.budget_s = 60, 2000, 20, 1, 5.0
+        args.steps, args.users, args.every, args.runs, args.budget_s = 40, 2000, 20, 1, 5.0
     if args.torchrec_worker:
         torchrec_worker(args)
         return

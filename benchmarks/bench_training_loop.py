@@ -64,7 +64,7 @@ METRICS = ("auc", "gauc", "log_loss", "ndcg@10")
 OTHER_QUANTITY = {("TorchRec", "gauc"), ("TorchRec", "ndcg@10")}
 TORCHREC_TRIED = (
     "TorchRec does not run beside torch 2.15: with `pip install torch==2.15.0 "
-    "fbgemm-gpu-cpu==1.9.0` (the newest fbgemm-gpu-cpu, built for torch 2.14), "
+    "fbgemm-gpu-cpu==1.9.0` (the newest fbgemm-gpu-cpu; it loads with torch 2.14.1), "
     "`import fbgemm_gpu` fails with `OSError: Could not load this library: "
     ".../fbgemm_gpu/fbgemm_gpu_py.so` (`undefined symbol: _ZN3c1015report_overflowEPKc`). "
     "torchrec 1.9.2 requires the CUDA `fbgemm-gpu` (installed with `--no-deps` and "
@@ -110,7 +110,7 @@ class Batch:
 
 
 def make_loop(steps: int, rows: int, users: int, seed: int = 0) -> Loop:
-    """CTR-like rows: a logistic model with a per-user bias (about 9% positives), the
+    """CTR-like rows: a logistic model with a per-user bias (about 11% positives), the
     prediction its probability with noise on the logit, float32; users drawn uniformly."""
     import torch
 

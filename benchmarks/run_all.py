@@ -17,7 +17,9 @@ docs/ quote from the page (``_claims.py``).
 A section whose script is absent, or whose tool is missing (trec_eval, another
 checkout for ``revisions``), is skipped with a message; the run goes on.
 trec_eval is found with ``--trec-eval PATH`` or built by ``build_trec_eval.sh``
-(which clones usnistgov/trec_eval), in that order.
+(which clones usnistgov/trec_eval), in that order. TorchRec, in the training-loop
+section, runs in the Python given by ``--torchrec-python PATH`` (a virtual
+environment with its own torch: see that section), or is noted as not run.
 """
 
 from __future__ import annotations
@@ -122,6 +124,16 @@ SECTIONS = (
         3.0,
     ),
     Section("accumulators", "bench_accumulators.py", ("--runs", "1"), ("--quick",), 2.5),
+    # 1,000 steps of 4,096 rows against torchmetrics, 3 runs each (about 9 min); TorchRec (in
+    # the Python given by --torchrec-python, its own torch) adds about 6 min, or is noted as
+    # not run.
+    Section(
+        "training-loop",
+        "bench_training_loop.py",
+        ("--runs", "3", "--torchrec-python", "{torchrec_python}"),
+        ("--quick", "--torchrec-python", "{torchrec_python}"),
+        15.0,
+    ),
     Section(
         "core",
         "bench_core.py",
@@ -257,6 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trec-eval", default=None, help="the trec_eval 10.0 binary")
     parser.add_argument("--before", default=None, help="src folder of another checkout")
     parser.add_argument("--label", default="before", help="that checkout's name in its table")
+    parser.add_argument(
+        "--torchrec-python", default=None, help="a Python with torchrec (training-loop section)"
+    )
     args = parser.parse_args(argv)
 
     chosen = list(SECTIONS)
@@ -271,7 +286,12 @@ def main(argv: list[str] | None = None) -> int:
             )
         chosen = [s for s in SECTIONS if s.name in wanted]
     if args.list:
-        listed = {"trec_eval": "trec_eval", "before": args.before, "label": args.label}
+        listed = {
+            "trec_eval": "trec_eval",
+            "before": args.before,
+            "label": args.label,
+            "torchrec_python": args.torchrec_python,
+        }
         total = 0.0
         for s in chosen:
             cmd = command(s, False, listed)
@@ -286,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         "trec_eval": find_trec_eval(args.trec_eval) if needs_te else None,
         "before": args.before,
         "label": args.label,
+        "torchrec_python": args.torchrec_python,
     }
     compile_package()  # the sections start receval processes: time them as installed
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

@@ -314,8 +314,8 @@ def _rbo(
         end = np.where(si > 0, ((shared - at_s) / l_ + at_s / s) * power[li], 0.0)
         ext = q * (weighted + uneven) + end
         low = q * (weighted - shared * c[li] + shared * tail)
-        residual = (power[si] + power[li] - power[f]
-                    - q * (s * (c[f] - c[si]) + l_ * (c[f] - c[li]) + shared * (tail - c[f])))  # fmt: skip
+        unseen = s * (c[f] - c[si]) + l_ * (c[f] - c[li]) + shared * (tail - c[f])
+        residual = power[si] + power[li] - power[f] - q * unseen
     empty = l_ == 0
     return {
         "rbo": np.where(empty, np.nan, ext),

@@ -72,6 +72,27 @@ def test_comparison_tables_use_the_p_value_format() -> None:
     assert "\\textless{} 1e-4" in report.to_latex(detail=True)
 
 
+def test_ranking_section_of_two_runs_shows_wins_and_list_differences() -> None:
+    from receval import Qrels, Run, list_differences
+
+    qrels, runs = make_recommendations(40, n_items=60, k=10, seed=1)
+    q = Qrels(qrels["user"], qrels["item"], qrels["grade"])
+    named = {n: Run(r["user"], r["item"], r["score"]) for n, r in runs.items()}
+    reports = {n: evaluate(q, r, ["ndcg@5", "mrr"]) for n, r in named.items()}
+    doc = HTMLReport("two runs", timestamp=False)
+    ranking_section(doc, reports, qrels=q, runs=named, figures=False)
+    page = doc.to_html()
+    assert "<th>win/tie/loss</th>" in page
+    lists = list_differences(*named.values())
+    assert "rank-biased overlap" in page and html.escape(lists.summary()) in page
+    assert f'<td class="num">{lists.mean["rbo"]:.4f}</td>' in page
+    numbers = json.dumps(doc.to_dict())
+    assert "rbo_residual" in numbers and '"wins"' in numbers
+    one = HTMLReport("one run", timestamp=False)
+    ranking_section(one, {"a": reports["model_a"]}, qrels=q, runs=named, figures=False)
+    assert "rank-biased overlap" not in one.to_html()
+
+
 # ------------------------------------------------------------------ header, contents, JSON
 def _doc(**options: object) -> HTMLReport:
     doc = HTMLReport("t", command="python make_report.py --week 5", **options)  # type: ignore[arg-type]

@@ -231,13 +231,14 @@ def test_demo_json_matches_the_page_tables(tmp_path: Path) -> None:
     page = out.read_text(encoding="utf-8")
     tables = [t for s in numbers["sections"] for t in s["tables"]]
     shown = _html_tables(page)
-    # CTR, its comparison, ranking, its comparison, retention
-    assert len(shown) == len(tables) == 5
+    # CTR, its comparison, ranking, its comparison, how the two runs' lists differ, retention
+    assert len(shown) == len(tables) == 6
     assert [s["heading"] for s in numbers["sections"]] == ["CTR models", "Ranking", "Retention"]
-    for k in (0, 2, 4):
+    for k in (0, 2, 4, 5):
         for cells, row in zip(shown[k], tables[k]["rows"], strict=False):
             assert cells == {c: _as_cell(v) for c, v in row.items() if c != "counts"}
-    assert len(tables[4]["rows"]) == 60 and len(shown[4]) == 15
+    assert [row["measure"] for row in tables[4]["rows"]][:3] == ["rbo", "rbo_min", "rbo_residual"]
+    assert len(tables[5]["rows"]) == 60 and len(shown[5]) == 15
     # the comparisons: the page's formatted cells from the JSON's numbers
     for k in (1, 3):
         for cells, row in zip(shown[k], tables[k]["rows"], strict=True):

@@ -11,6 +11,7 @@ from numpy.testing import assert_allclose
 from scipy.stats import kendalltau
 
 from receval import Run, list_differences, rank_biased_overlap
+from receval.comparison import lists as lists_module
 from receval.exceptions import InputValidationError, InvalidParameterError
 
 
@@ -140,7 +141,7 @@ def test_kendall_tau_against_scipy(rows: list[tuple[str, int, int]], only_b: lis
         assert_allclose(tau, expected, atol=1e-12)
 
 
-def test_many_users_at_once_equal_one_at_a_time() -> None:
+def test_many_users_at_once_equal_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(0)
     runs = []
     for _ in range(2):
@@ -148,6 +149,10 @@ def test_many_users_at_once_equal_one_at_a_time() -> None:
                                rng.choice(30, size=rng.integers(1, 15), replace=False)}
                      for u in range(40)})  # fmt: skip
     together = list_differences(*runs, k=8, p=0.8)
+    monkeypatch.setattr(lists_module, "_BLOCK_ROWS", 50)  # blocks of a few users
+    blocked = list_differences(*runs, k=8, p=0.8)
+    for name, values in together.values.items():
+        assert_allclose(blocked.values[name], values, atol=1e-12)
     for j, user in enumerate(together.users):
         alone = list_differences({user: runs[0][user]}, {user: runs[1][user]}, k=8, p=0.8)
         for name, values in together.values.items():

@@ -11,6 +11,7 @@ sum over the items both lists hold.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,8 @@ MEASURES = ("rbo", "rbo_min", "rbo_residual", "overlap", "jaccard", "kendall_tau
 _RBO = MEASURES[:3]
 # users x common items x common items of one block of the pairwise tau
 _TAU_BLOCK = 4_000_000
+# rows of both runs in one block of users
+_BLOCK_ROWS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -222,11 +225,45 @@ def _differences(
             f"{v.format_values(b.user_ids[:3])}; compare runs of the same users."
         )
     item_codes, items = factorize(_ids(a.item_ids, b.item_ids), "items", func)
-    rows_a = _rows(a, ua, k, item_codes[: len(a.item_ids)])
-    rows_b = _rows(b, ub, k, item_codes[len(a.item_ids) :])
+    codes_a, codes_b = item_codes[: len(a.item_ids)], item_codes[len(a.item_ids) :]
+    n_items = max(len(items), 1)
+    # blocks of users of about _BLOCK_ROWS rows: the memory of a block, not of the runs
+    rows = np.cumsum(_lengths(a, ua, k) + _lengths(b, ub, k))
+    cuts = np.searchsorted(rows, np.arange(_BLOCK_ROWS, int(rows[-1]), _BLOCK_ROWS), "right")
+    bounds = [0, *np.unique(cuts).tolist(), len(ua)]
+    parts = [
+        _block(a, b, ua[lo:hi], ub[lo:hi], codes_a, codes_b, n_items, k, p, measures)
+        for lo, hi in itertools.pairwise(bounds)
+        if hi > lo
+    ]
+    m = len(ua)
+    values = {name: np.concatenate([part[name] for part in parts]) for name in measures}
+    defined = {name: int(np.count_nonzero(~np.isnan(x))) for name, x in values.items()}
+    mean = {name: float(np.nanmean(x)) if defined[name] else float("nan")
+            for name, x in values.items()}  # fmt: skip
+    return ListDifferenceReport(
+        users=a.user_ids[ua], values=values, mean=mean, n_defined=defined,
+        n_only_a=a.n_users - m, n_only_b=b.n_users - m, p=p, k=k,
+    )  # fmt: skip
+
+
+def _block(
+    a: Run,
+    b: Run,
+    ua: np.ndarray,
+    ub: np.ndarray,
+    codes_a: np.ndarray,
+    codes_b: np.ndarray,
+    n_items: int,
+    k: int | None,
+    p: float,
+    measures: tuple[str, ...],
+) -> dict[str, np.ndarray]:
+    """The measures of the users ``ua`` of ``a`` (``ub`` of ``b``), one array each."""
+    rows_a = _rows(a, ua, k, codes_a)
+    rows_b = _rows(b, ub, k, codes_b)
     la, lb = rows_a[3], rows_b[3]
     # the items both lists hold: join (user, item) keys
-    n_items = max(len(items), 1)
     key_a = rows_a[0] * n_items + rows_a[1]
     key_b = rows_b[0] * n_items + rows_b[1]
     order = np.argsort(key_b, kind="stable")
@@ -251,14 +288,13 @@ def _differences(
             out["jaccard"] = np.where(both_empty, np.nan, shared / (la + lb - shared))
     if "kendall_tau" in measures:
         out["kendall_tau"] = _tau_b(user, rows_a[4][pos_a], rows_b[4][pos_b], shared, m)
-    values = {name: out[name] for name in measures}
-    defined = {name: int(np.count_nonzero(~np.isnan(x))) for name, x in values.items()}
-    mean = {name: float(np.nanmean(x)) if defined[name] else float("nan")
-            for name, x in values.items()}  # fmt: skip
-    return ListDifferenceReport(
-        users=a.user_ids[ua], values=values, mean=mean, n_defined=defined,
-        n_only_a=a.n_users - m, n_only_b=b.n_users - m, p=p, k=k,
-    )  # fmt: skip
+    return out
+
+
+def _lengths(run: Run, users: np.ndarray, k: int | None) -> np.ndarray:
+    """The length of each user's list (``users``: positions in ``run``), cut at ``k``."""
+    length: np.ndarray = run.offsets[users + 1].astype(np.int64) - run.offsets[users]
+    return length if k is None else np.minimum(length, k)
 
 
 def _ids(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -274,9 +310,7 @@ def _rows(
     """The rows of ``users`` (positions in ``run``), each list cut at ``k``: (position of
     the user in ``users``, shared item code, 1-based rank, list lengths, scores)."""
     start = run.offsets[users].astype(np.int64)
-    length = run.offsets[users + 1].astype(np.int64) - start
-    if k is not None:
-        length = np.minimum(length, k)
+    length = _lengths(run, users, k)
     total = int(length.sum())
     ends = np.cumsum(length)
     owner = np.repeat(np.arange(len(users), dtype=np.int64), length)

@@ -100,7 +100,7 @@ def test_uneven_lengths_and_empty_lists() -> None:
 
 
 def test_ties_follow_the_runs_order() -> None:
-    # tied scores keep the input order, as evaluate ranks them
+    # tied scores keep the input order: the run's order
     tied = {"u": {"a": 1.0, "b": 1.0, "c": 1.0}}
     r = list_differences(tied, _run({"u": "abc"}))
     assert_allclose(r.values["rbo"], [1.0])

@@ -3,10 +3,10 @@
 A metric compares a run with the qrels; these measures compare two runs with
 each other, with no judgment: how much a new pipeline stage (a re-ranker, a
 filter, a new candidate source) changes what each user sees. Every measure is
-computed over the users of both runs, on the lists as receval ranks them
+computed over the users of both runs, on the lists in the run's order
 (scores descending, input order within ties), vectorised over the runs' CSR
-arrays: the two runs' (user, item) rows are joined once, and each measure is a
-sum over the items both lists hold.
+arrays: the two runs' (user, item) rows are joined block by block of users,
+and each measure is a sum over the items both lists hold.
 """
 
 from __future__ import annotations

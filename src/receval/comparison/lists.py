@@ -139,7 +139,8 @@ def list_differences(
     of 1; a user with both lists empty has no value. ``kendall_tau`` is
     scipy.stats.kendalltau's tau-b of the scores (tied scores are ties):
     undefined (nan) with fewer than two shared items or when one run scores
-    all of them alike.
+    all of them alike. It compares every pair of a user's shared items: cut
+    long lists with ``k`` (top-k lists of a few hundred items are quick).
 
     References
     ----------

@@ -105,6 +105,8 @@ SECTIONS = (
         ("--users", "5000", "--draws", "1000"),  # prints only
         3.0,
     ),
+    # 1M users x 100 items; SciPy's kendalltau on 2,000 users, its time scaled.
+    Section("lists", "bench_lists.py", ("--runs", "3"), ("--quick",), 10.0),
     # 200M rows (its text describes the passes of AUC at that size).
     Section("streaming", "bench_streaming.py", ("--rows", "200000000"), ("--quick",), 4.5),
     # 10M rows (100M rows, --rows 100000000, takes about half an hour on 2 cores).

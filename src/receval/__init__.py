@@ -89,6 +89,9 @@ _EXPORTS: dict[str, str] = {
     "bootstrap_intervals": "receval.comparison.models",
     "adjust_pvalues": "receval.comparison.models",
     "effect_sizes": "receval.comparison.models",
+    "list_differences": "receval.comparison.lists",
+    "rank_biased_overlap": "receval.comparison.lists",
+    "ListDifferenceReport": "receval.comparison.lists",
     # beyond accuracy
     "intra_list_similarity": "receval.metrics.beyond.diversity",
     "diversity": "receval.metrics.beyond.diversity",
@@ -248,6 +251,11 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         effect_sizes as effect_sizes,
         paired_pvalues as paired_pvalues,
         smallest_pvalue as smallest_pvalue,
+    )
+    from .comparison.lists import (
+        ListDifferenceReport as ListDifferenceReport,
+        list_differences as list_differences,
+        rank_biased_overlap as rank_biased_overlap,
     )
     from .conventions import (
         PROFILES as PROFILES,

@@ -273,3 +273,53 @@ def test_compare_ctr_notes_per_user_metrics_not_delong(tmp_path):
         "note: gauc, log_loss: with 3 paired users the randomization test gives no p-value "
         "below 0.25, so no difference can be significant at alpha 0.05; compare on more users."
     ]
+
+
+def test_compare_every_pair_with_lists_and_wins(files):
+    tmp, qrels, runs, _ = files
+    reversed_a = pd.DataFrame(runs["model_a"]).assign(score=lambda f: -f["score"])
+    reversed_a.to_parquet(tmp / "model_c.parquet")
+    base = ["compare", "--qrels", tmp / "qrels.csv", "-m", "ndcg@10", "-m", "mrr", *SETTINGS]
+    two = ["--run", tmp / "model_a.parquet", "--run", tmp / "model_b.parquet"]
+    three = [*two, "--run", tmp / "model_c.parquet"]
+    records = json.loads(invoke(runner, *base, *three, "--pairs", "all", "--format",
+                                "json").stdout)  # fmt: skip
+    assert len(records) == 6
+    q = Qrels.from_frame(pd.DataFrame(qrels))
+    named = {f"{k}.parquet": Run.from_frame(pd.DataFrame(v)) for k, v in runs.items()}
+    named["model_c.parquet"] = Run.from_frame(reversed_a)
+    expected = compare(q, named, ["ndcg@10", "mrr"], pairs="all", n_permutations=500,
+                       n_resamples=500)  # fmt: skip
+    assert records == expected.records()
+    assert [r["p_adjusted"] for r in records] == expected.comparisons["p_adjusted"].tolist()
+    every = invoke(runner, *base, *two, "--pairs", "all", "--detail").stdout
+    assert "across every pair and metric" in every and "win/tie/loss" in every
+    records = json.loads(invoke(runner, *base, *two, "--format", "json").stdout)
+    for r in records:
+        assert r["wins"] + r["ties"] + r["losses"] == r["n_users"]
+    # the lists of two runs: a second table, or a second section of one JSON document
+    table = invoke(runner, *base, *two, "--lists", "--list-depth", "10").stdout
+    assert "rbo_residual" in table and "kendall_tau" in table and "at depth 10" in table
+    document = json.loads(invoke(runner, *base, *two, "--lists", "--format", "json").stdout)
+    assert set(document) == {"comparisons", "lists"}
+    q_runs = {k: Run.from_frame(pd.DataFrame(v)) for k, v in runs.items()}
+    from receval import list_differences
+
+    expected = list_differences(q_runs["model_a"], q_runs["model_b"])
+    means = {row["measure"]: row["mean"] for row in document["lists"]}
+    assert means["rbo"] == pytest.approx(expected.mean["rbo"])
+    md = invoke(runner, *base, *two, "--lists", "--format", "markdown").stdout
+    assert "| measure | mean | users |" in md
+
+
+def test_compare_pairs_and_lists_errors(files):
+    tmp, *_ = files
+    base = ["compare", "--qrels", tmp / "qrels.csv", "-m", "mrr", *SETTINGS,
+            "--run", tmp / "model_a.parquet", "--run", tmp / "model_b.parquet"]  # fmt: skip
+    bad = invoke(runner, *base, "--pairs", "every", code=2)
+    assert "The 'pairs' parameter of compare must be one of" in bad.stderr
+    both = invoke(runner, *base, "--pairs", "all", "--baseline", "model_a.parquet", code=2)
+    assert "pairs='all' compares every pair of runs" in both.stderr
+    ctr = invoke(runner, "compare", "--impressions", tmp / "log.csv", "--label", "click",
+                 "--score", "model_a", "--score", "model_b", "--lists", code=2)  # fmt: skip
+    assert "--pairs and --lists compare runs" in ctr.stderr

@@ -170,12 +170,12 @@ def test_frames_and_records(ranking):
     frame = report.to_frame()
     assert list(frame.columns) == [
         "metric", "model", "versus", "mean", "versus_mean", "difference", "effect_size",
-        "ci_low", "ci_high", "p_value", "p_adjusted", "significant", "better", "worse", "n_users",
-        "p_min",
+        "ci_low", "ci_high", "p_value", "p_adjusted", "significant", "better", "worse", "wins",
+        "ties", "losses", "n_users", "p_min",
     ]  # fmt: skip
     assert len(frame) == 6
     polars_frame = report.to_frame(backend="polars")
-    assert polars_frame.shape == (6, 16)
+    assert polars_frame.shape == (6, 19)
     records = report.records()
     assert json.loads(json.dumps(records)) == records
     row = records[0]
@@ -400,3 +400,60 @@ def test_recomputed_metrics_test_swapped_scores(impressions):
     with pytest.raises(InvalidParameterError, match=r"'xauc' is not a mean over users, so "
                        r"test='student'"):  # fmt: skip
         compare_predictions(y, {"a": a, "b": b}, metrics=["xauc"], test="student")
+
+
+# ------------------------------------------------------------------ beyond means
+def test_wins_ties_losses_count_users_by_the_sign_of_their_difference(ranking):
+    q, runs = ranking
+    report = compare(q, runs, ["ndcg@10", "mrr"], baseline="model_a", test="student",
+                     interval=None)  # fmt: skip
+    c = report.comparisons
+    for j in range(len(c["metric"])):
+        m, a, b = c["metric"][j], c["model"][j], c["versus"][j]
+        diff = _values(q, runs[a], m) - _values(q, runs[b], m)
+        diff = diff[~np.isnan(diff)]
+        assert (c["wins"][j], c["ties"][j], c["losses"][j]) == (
+            (diff > 0).sum(), (diff == 0).sum(), (diff < 0).sum())  # fmt: skip
+        assert c["wins"][j] + c["ties"][j] + c["losses"][j] == c["n_users"][j]
+    header, rows = report.detail_rows()
+    assert header[-1] == "win/tie/loss"
+    assert rows[0][-1] == f"{c['wins'][0]}/{c['ties'][0]}/{c['losses'][0]}"
+
+
+def test_wins_follow_the_metric_direction(impressions):
+    log = impressions
+    y, users = np.asarray(log["click"]), np.asarray(log["user"])
+    scores = {"a": log["model_a"], "b": log["model_b"]}
+    report = compare_predictions(y, scores, groups=users, metrics=["log_loss", "roc_auc"],
+                                 n_permutations=200, n_resamples=200)  # fmt: skip
+    c = report.comparisons
+    first = {k: c[k][0] for k in ("model", "versus", "wins", "ties", "losses", "n_users")}
+    codes = np.unique(users, return_inverse=True)[1]
+    loss = {}
+    for name in (first["model"], first["versus"]):
+        p = np.clip(np.asarray(scores[name], dtype=float), 1e-15, 1 - 1e-15)
+        row = -(y * np.log(p) + (1 - y) * np.log(1 - p))
+        loss[name] = np.bincount(codes, row) / np.bincount(codes)
+    d = loss[first["model"]] - loss[first["versus"]]
+    assert (first["wins"], first["ties"], first["losses"]) == (
+        (d < 0).sum(), (d == 0).sum(), (d > 0).sum())  # lower log loss wins  # fmt: skip
+    assert (c["wins"][c["metric"] == "roc_auc"] == -1).all()  # DeLong's: no per-user value
+    assert "| - |" in report.to_markdown(detail=True)
+
+
+def test_all_pairs_correct_across_pairs_and_metrics(ranking):
+    q, runs = ranking
+    metrics = ["ndcg@10", "mrr"]
+    per_metric = compare(q, runs, metrics, test="student", interval=None)
+    every = compare(q, runs, metrics, pairs="all", test="student", interval=None)
+    c = every.comparisons
+    assert len(c["metric"]) == 6
+    np.testing.assert_allclose(c["p_value"], per_metric.comparisons["p_value"])
+    np.testing.assert_allclose(c["p_adjusted"], multipletests(c["p_value"], method="holm")[1])
+    assert not np.allclose(c["p_adjusted"], per_metric.comparisons["p_adjusted"], rtol=1e-6, atol=0)
+    assert every.pairs == "all"
+    assert "Holm-Bonferroni correction across every pair and metric" in every.to_markdown()
+    with pytest.raises(InvalidParameterError, match="pairs='all' compares every pair"):
+        compare(q, runs, metrics, pairs="all", baseline="model_a")
+    with pytest.raises(InvalidParameterError, match="The 'pairs' parameter of compare"):
+        compare(q, runs, metrics, pairs="every")

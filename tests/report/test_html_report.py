@@ -72,6 +72,27 @@ def test_comparison_tables_use_the_p_value_format() -> None:
     assert "\\textless{} 1e-4" in report.to_latex(detail=True)
 
 
+def test_ranking_section_of_two_runs_shows_wins_and_list_differences() -> None:
+    from receval import Qrels, Run, list_differences
+
+    qrels, runs = make_recommendations(40, n_items=60, k=10, seed=1)
+    q = Qrels(qrels["user"], qrels["item"], qrels["grade"])
+    named = {n: Run(r["user"], r["item"], r["score"]) for n, r in runs.items()}
+    reports = {n: evaluate(q, r, ["ndcg@5", "mrr"]) for n, r in named.items()}
+    doc = HTMLReport("two runs", timestamp=False)
+    ranking_section(doc, reports, qrels=q, runs=named, figures=False)
+    page = doc.to_html()
+    assert "<th>win/tie/loss</th>" in page
+    lists = list_differences(*named.values())
+    assert "rank-biased overlap" in page and html.escape(lists.summary()) in page
+    assert f'<td class="num">{lists.mean["rbo"]:.4f}</td>' in page
+    numbers = json.dumps(doc.to_dict())
+    assert "rbo_residual" in numbers and '"wins"' in numbers
+    one = HTMLReport("one run", timestamp=False)
+    ranking_section(one, {"a": reports["model_a"]}, qrels=q, runs=named, figures=False)
+    assert "rank-biased overlap" not in one.to_html()
+
+
 # ------------------------------------------------------------------ header, contents, JSON
 def _doc(**options: object) -> HTMLReport:
     doc = HTMLReport("t", command="python make_report.py --week 5", **options)  # type: ignore[arg-type]
@@ -210,13 +231,14 @@ def test_demo_json_matches_the_page_tables(tmp_path: Path) -> None:
     page = out.read_text(encoding="utf-8")
     tables = [t for s in numbers["sections"] for t in s["tables"]]
     shown = _html_tables(page)
-    # CTR, its comparison, ranking, its comparison, retention
-    assert len(shown) == len(tables) == 5
+    # CTR, its comparison, ranking, its comparison, how the two runs' lists differ, retention
+    assert len(shown) == len(tables) == 6
     assert [s["heading"] for s in numbers["sections"]] == ["CTR models", "Ranking", "Retention"]
-    for k in (0, 2, 4):
+    for k in (0, 2, 4, 5):
         for cells, row in zip(shown[k], tables[k]["rows"], strict=False):
             assert cells == {c: _as_cell(v) for c, v in row.items() if c != "counts"}
-    assert len(tables[4]["rows"]) == 60 and len(shown[4]) == 15
+    assert [row["measure"] for row in tables[4]["rows"]][:3] == ["rbo", "rbo_min", "rbo_residual"]
+    assert len(tables[5]["rows"]) == 60 and len(shown[5]) == 15
     # the comparisons: the page's formatted cells from the JSON's numbers
     for k in (1, 3):
         for cells, row in zip(shown[k], tables[k]["rows"], strict=True):

@@ -56,17 +56,25 @@ from ._items import (
     PopularityOption,
     TrainOption,
 )
-from ._output import OutputFormat, ResultTable, render
+from ._output import OutputFormat, ResultTable, render, render_sections
 from ._params import Command, words
 
 
-def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool) -> None:
+def comparison_output(
+    report: Any, fmt: OutputFormat, digits: int, detail: bool, lists: Any = None
+) -> None:
     """Write a ComparisonReport: the means with significance letters (table, markdown,
-    latex; ``detail``: every comparison), or every comparison as records (json, csv, tsv)."""
+    latex; ``detail``: every comparison), or every comparison as records (json, csv, tsv);
+    then ``lists`` (a ListDifferenceReport), the means of how the runs' lists differ."""
+    lists_table = None if lists is None else list_table(lists)
     if fmt in (OutputFormat.json, OutputFormat.csv, OutputFormat.tsv):
         records = report.records()
         columns = list(records[0]) if records else []
-        render(ResultTable(columns, [list(r.values()) for r in records]), fmt, digits=digits)
+        table = ResultTable(columns, [list(r.values()) for r in records])
+        if lists_table is None:
+            render(table, fmt, digits=digits)
+        else:
+            render_sections([("comparisons", table), ("lists", lists_table)], fmt, digits=digits)
         return
     if fmt is OutputFormat.markdown:
         sys.stdout.write(report.to_markdown(digits, detail=detail))
@@ -79,7 +87,18 @@ def comparison_output(report: Any, fmt: OutputFormat, digits: int, detail: bool)
         rows = report.summary_rows(digits, style="text")
         table = ResultTable(["", "model", *report.metrics], rows, title=report.legend(), keys=2)
         render(table, fmt, digits=digits)
+    if lists_table is not None:
+        sys.stdout.write("\n")
+        if fmt is OutputFormat.markdown:
+            sys.stdout.write(f"{lists_table.title}\n\n")
+        render(lists_table, fmt, digits=digits)
     sys.stdout.flush()
+
+
+def list_table(lists: Any) -> ResultTable:
+    """The means of a ListDifferenceReport, one row per measure, with its users."""
+    rows = [[name, lists.mean[name], lists.n_defined[name]] for name in lists.values]
+    return ResultTable(["measure", "mean", "users"], rows, title=lists.summary())
 
 
 def work_line(test: str, permutations: int, resamples: int | None) -> str:
@@ -230,6 +249,36 @@ def compare(
     segment: Annotated[
         str, typer.Option("--segment", metavar="COL", help="The segment column of --by.")
     ] = "segment",
+    pairs: Annotated[
+        str | None,
+        typer.Option(
+            "--pairs",
+            metavar="[all]",
+            help="Runs only: all compares every pair of runs with the correction across "
+            "every pair and metric (default: within each metric).",
+            show_default=False,
+        ),
+    ] = None,
+    lists: Annotated[
+        bool,
+        typer.Option(
+            "--lists",
+            help="Two runs: also how much their lists differ per user (RBO with its "
+            "residual, overlap, Jaccard, Kendall's tau): the means, after the comparison.",
+        ),
+    ] = False,
+    list_depth: Annotated[
+        int | None,
+        typer.Option(
+            "--list-depth",
+            metavar="K",
+            help="With --lists: cut each list at K items (default: the whole lists).",
+            show_default=False,
+        ),
+    ] = None,
+    rbo_p: Annotated[
+        float, typer.Option("--rbo-p", help="With --lists: the persistence p of RBO.")
+    ] = 0.9,
     detail: Annotated[
         bool,
         typer.Option(
@@ -253,6 +302,7 @@ def compare(
     json, csv and tsv give one record per comparison: difference, effect size,
     interval, p-value and adjusted p-value, as receval.compare returns them.
     """
+    from ..comparison.lists import list_differences
     from ..comparison.models import compare as compare_runs
     from ..comparison.models import compare_predictions
 
@@ -275,6 +325,9 @@ def compare(
         if ranking:
             if qrels is None or not run or len(run) < 2:
                 raise say.fail("comparing runs needs --qrels and at least two --run.")
+            if lists and len(run) != 2:
+                raise say.fail(f"--lists compares the lists of two runs. Got {len(run)} --run; "
+                               f"pass two.")  # fmt: skip
             metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
             inputs = list(read_qrels_runs(
                 qrels, qrels_format, run, run_format, say,
@@ -287,6 +340,8 @@ def compare(
             if by is not None:
                 from ..segments.compute import compare_by_segment
 
+                if pairs is not None or lists:
+                    raise say.fail("--by compares within segments; drop --pairs and --lists.")
                 segments = read_segments(by, user, segment, q.user_ids, say)
                 with say.progress(f"Comparing {len(runs)} runs by segment: {doing}…"):
                     by_segment = compare_by_segment(
@@ -295,13 +350,20 @@ def compare(
                 segment_output(by_segment, by, output_format, digits, detail, say)
                 return
             with say.progress(f"Comparing {len(runs)} runs: {doing}…"):
-                report = compare_runs(q, runs, metrics, profile=profile, **settings)
+                report = compare_runs(q, runs, metrics, profile=profile, pairs=pairs, **settings)
+                differences = (
+                    list_differences(*runs.values(), k=list_depth, p=rbo_p) if lists else None
+                )
             power_notes(report, say)
+            comparison_output(report, output_format, digits, detail, differences)
+            return
         else:
             if by is not None:
                 raise say.fail(
                     "--by compares runs by user segment; for CTR models use receval ctr --by."
                 )
+            if pairs is not None or lists:
+                raise say.fail("--pairs and --lists compare runs (--qrels, --run), not CTR models.")
             if impressions is None or label is None or not score or len(score) < 2:
                 raise say.fail(
                     "comparing CTR models needs --impressions, --label and at least two --score."

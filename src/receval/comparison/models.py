@@ -76,14 +76,22 @@ class ComparisonReport:
         Direction of each metric.
     baseline : str or None
         The model every other is compared with; None: every pair.
+    pairs : {"all"} or None
+        ``"all"``: every pair, the p-values corrected as one family across
+        every pair and metric; None: corrected within each metric.
     comparisons : dict of str to ndarray
         One entry per (metric, pair of models), as columns: ``metric``,
         ``model``, ``versus``, ``difference`` (paired mean of model minus
         versus over the users both define), ``effect_size`` (Cohen's d_z),
         ``ci_low``/``ci_high`` (bootstrap interval of the difference),
-        ``p_value``, ``p_adjusted`` (corrected within each metric), ``significant``
+        ``p_value``, ``p_adjusted`` (corrected within each metric, or across
+        every pair and metric with ``pairs="all"``), ``significant``
         (``p_adjusted < alpha``), ``better`` (significant and in the metric's
-        good direction), ``worse``, ``n_users`` (users in the test) and
+        good direction), ``worse``, ``wins``/``ties``/``losses`` (the users
+        where model's value is better than, equal to or worse than versus's, in
+        the metric's direction; they sum to ``n_users``; -1 for a metric with
+        no per-user value: DeLong's and recomputed rows of
+        :func:`compare_predictions`), ``n_users`` (users in the test) and
         ``p_min``, the smallest p-value the test can give with that many users
         (:func:`receval.smallest_pvalue`; 0 for DeLong's test): where it is not
         below ``alpha``, no difference could have been significant.
@@ -110,6 +118,7 @@ class ComparisonReport:
     n_resamples: int
     seed: int
     n_users: int = 0
+    pairs: str | None = None
     _details: dict[str, Any] = field(default_factory=dict, repr=False)
 
     # -------------------------------------------------------------- tables
@@ -196,6 +205,7 @@ class ComparisonReport:
         fix = {"holm": "Holm-Bonferroni", "bonferroni": "Bonferroni",
                "bh": "Benjamini-Hochberg", None: "no"}[self.correction]  # fmt: skip
         pairs = f"against {self.baseline}" if self.baseline is not None else "for every pair"
+        within = "across every pair and metric" if self.pairs == "all" else "within each metric"
         delong = self._details.get("delong")
         also = f"; {', '.join(delong)}: DeLong's paired test" if delong else ""
         again = self._details.get("recomputed")
@@ -205,7 +215,7 @@ class ComparisonReport:
         if not detail:
             return (
                 f"A letter marks a model that this one beats significantly: {what}{also} "
-                f"{pairs}, p < {self.alpha:g} after {fix} correction within each metric."
+                f"{pairs}, p < {self.alpha:g} after {fix} correction {within}."
             )
         ci = (f"{self.interval} bootstrap interval ({self.n_resamples} resamples)"
               if self.interval else "not computed") + (", DeLong's" if delong else "")  # fmt: skip
@@ -213,8 +223,9 @@ class ComparisonReport:
             f"difference: model's mean minus versus's, paired over the users both define; "
             f"effect size: Cohen's d_z (mean difference / standard deviation of the per-user "
             f"differences); {self.confidence:.0%} CI: {ci} of the difference; p-value: "
-            f"two-sided {what}{also}; adjusted p: after {fix} correction within each metric, "
-            f"* where below {self.alpha:g}."
+            f"two-sided {what}{also}; adjusted p: after {fix} correction {within}, "
+            f"* where below {self.alpha:g}; win/tie/loss: users where the model's value is "
+            f"better, equal, worse."
         )  # fmt: skip
 
     def to_markdown(self, digits: int = 4, detail: bool = False) -> str:
@@ -260,19 +271,22 @@ class ComparisonReport:
         Returns
         -------
         header : list of str
-            metric, model, versus, difference, effect size, interval, p-value, adjusted p.
+            metric, model, versus, difference, effect size, interval, p-value, adjusted p,
+            win/tie/loss.
         rows : list of list of str
-            One row per comparison; the adjusted p-value ends with ``*`` where significant.
+            One row per comparison; the adjusted p-value ends with ``*`` where significant;
+            win/tie/loss is ``-`` for a metric with no per-user value.
         """
         header = ["metric", "model", "versus", "difference", "effect size",
-                  f"{self.confidence:.0%} CI", "p-value", "adjusted p"]  # fmt: skip
+                  f"{self.confidence:.0%} CI", "p-value", "adjusted p", "win/tie/loss"]  # fmt: skip
         rows = []
         for r in self.records():
             ci = f"[{r['ci_low']:.{digits}f}, {r['ci_high']:.{digits}f}]"
             mark = "*" if r["significant"] else ""
+            counts = f"{r['wins']}/{r['ties']}/{r['losses']}" if r["wins"] >= 0 else "-"
             rows.append([r["metric"], r["model"], r["versus"], f"{r['difference']:+.{digits}f}",
                          f"{r['effect_size']:.3f}", ci, format_p_value(r["p_value"]),
-                         f"{format_p_value(r['p_adjusted'])}{mark}"])  # fmt: skip
+                         f"{format_p_value(r['p_adjusted'])}{mark}", counts])  # fmt: skip
         return header, rows
 
     def __str__(self) -> str:
@@ -287,7 +301,8 @@ class ComparisonReport:
 
 
 _STAT_COLUMNS = ("difference", "effect_size", "ci_low", "ci_high", "p_value", "p_adjusted",
-                 "significant", "better", "worse", "n_users", "p_min")  # fmt: skip
+                 "significant", "better", "worse", "wins", "ties", "losses", "n_users",
+                 "p_min")  # fmt: skip
 
 
 # ------------------------------------------------------------------ the comparison engine
@@ -323,6 +338,7 @@ def _run_tests(
     test, interval, correction, alpha, n_permutations, seed = (settings[k] for k in names)
     pairs = model_pairs(models, settings["baseline"], func)
     cols: list[tuple[str, str, str]] = [(m, a, b) for m in metrics for a, b in pairs]
+    counts = _wins_ties_losses(values, weights, higher, cols)
     n = len(next(iter(next(iter(values.values())).values())))
     diff = np.empty((n, len(cols)))
     wts = np.ones((n, len(cols)))
@@ -365,7 +381,8 @@ def _run_tests(
             cols, difference, p, correction=correction, alpha=alpha, higher=higher,
             n_users=used, effect_size=effect, ci_low=low, ci_high=high,
             p_min=[smallest_pvalue(int(u), test=test, n_permutations=n_permutations)
-                   for u in used],
+                   for u in used], wins=counts[0], ties=counts[1], losses=counts[2],
+            family="all" if settings.get("pairs") == "all" else "metric",
         )  # fmt: skip
     stats = {"p_value": p, "effect_size": effect, "ci": low if interval else p}
     untested = [
@@ -383,6 +400,26 @@ def _run_tests(
         )
     return ComparisonReport(models=models, metrics=metrics, means=means, higher_is_better=higher,
                             comparisons=comparisons, **settings)  # fmt: skip
+
+
+def _wins_ties_losses(
+    values: dict[str, dict[str, np.ndarray]],
+    weights: dict[str, np.ndarray | None],
+    higher: dict[str, bool],
+    cols: list[tuple[str, str, str]],
+) -> np.ndarray:
+    """Per column (metric, model, versus): the users (with a value for both and a positive
+    weight) where model is better than versus in the metric's direction, equal, worse."""
+    out = np.empty((3, len(cols)), dtype=np.int64)
+    for j, (m, a, b) in enumerate(cols):
+        diff = values[m][a] - values[m][b]
+        used = ~np.isnan(diff)
+        w = weights[m]
+        if w is not None:
+            used &= w > 0
+        d = diff[used] if higher[m] is not False else -diff[used]
+        out[:, j] = (d > 0).sum(), (d == 0).sum(), (d < 0).sum()
+    return out
 
 
 def _named_models(models: Any, func: str, what: str) -> dict[str, Any]:
@@ -411,6 +448,7 @@ def compare(
     metrics: Sequence[str],
     *,
     baseline: str | None = None,
+    pairs: str | None = None,
     test: str = "randomization",
     correction: str | None = "holm",
     alpha: float = 0.05,
@@ -442,6 +480,11 @@ def compare(
         Metric strings, as for :func:`receval.evaluate`.
     baseline : str, default=None
         Name of the run the others are compared with; None compares every pair.
+    pairs : {"all"}, default=None
+        ``"all"``: every pair of runs (no ``baseline``), with the p-values
+        corrected as one family across every pair and metric (the all-pairs
+        comparison of several systems); None: the correction is within each
+        metric.
     test : {"randomization", "student", "wilcoxon"}, default="randomization"
         Fisher's randomization test (recommended for IR by Smucker et al.,
         2007; takes weights), the paired t-test or the Wilcoxon signed-rank
@@ -449,7 +492,8 @@ def compare(
         weighs its relevant items), so only the randomization test applies.
     correction : {"holm", "bonferroni", "bh"} or None, default="holm"
         Correction of the p-values for multiple comparisons, within each
-        metric (the comparisons of one metric are one family).
+        metric (the comparisons of one metric are one family), or across every
+        pair and metric with ``pairs="all"``.
     alpha : float, default=0.05
         Level below which an adjusted p-value is significant.
     interval : {"bca", "percentile"} or None, default="bca"
@@ -476,6 +520,9 @@ def compare(
     (``missing_users="skip"`` can leave different users out of different
     runs; they are counted in ``n_users``). ``difference`` is the paired mean
     over those users, so it can differ from the difference of the two means.
+    ``wins``, ``ties`` and ``losses`` count those users by the sign of their
+    difference (in the metric's direction): how many users a change helps and
+    hurts, beside how much it moves the mean.
 
     Examples
     --------
@@ -504,6 +551,12 @@ def compare(
                                alpha=alpha, confidence=confidence, n_permutations=n_permutations,
                                n_resamples=n_resamples, seed=seed)  # fmt: skip
     named = _named_models(runs, func, "run")
+    v.check_option(pairs, "pairs", func, ["all", None])
+    if pairs == "all" and baseline is not None:
+        raise InvalidParameterError(
+            f"{func}: pairs='all' compares every pair of runs, so it takes no baseline. Got "
+            f"baseline={baseline!r}; drop baseline, or drop pairs to compare with {baseline!r}."
+        )
     model_pairs(list(named), baseline, func)  # fail early on names
     metrics = list(metrics)
     if not metrics:
@@ -547,7 +600,7 @@ def compare(
     weights = {m: np.asarray(first._aux[m], dtype=np.float64)
                if specs[m].info.mean == "pooled" else None for m in metrics}  # fmt: skip
     higher = {m: bool(specs[m].info.higher_is_better) for m in metrics}
-    settings |= {"baseline": baseline, "n_users": len(first.users)}
+    settings |= {"baseline": baseline, "n_users": len(first.users), "pairs": pairs}
     return _run_tests(func, models, metrics, values, weights, means, higher, settings)
 
 

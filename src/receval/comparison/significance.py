@@ -668,14 +668,20 @@ def comparison_columns(
     effect_size: Any = math.nan,
     ci_low: Any = math.nan,
     ci_high: Any = math.nan,
+    wins: Any = -1,
+    ties: Any = -1,
+    losses: Any = -1,
+    family: str = "metric",
 ) -> dict[str, np.ndarray]:
     """The columns of a comparison table (:class:`receval.ComparisonReport`), one row per
     ``(metric, model, versus)`` of ``rows``: the p-values adjusted by ``correction``
-    within each metric (one family per metric), ``significant`` where the adjusted one
+    within each metric (``family="metric"``: one family per metric) or across every
+    row (``family="all"``), ``significant`` where the adjusted one
     is below ``alpha``, ``better`` and ``worse`` where it is and the difference (model
     minus versus) is not 0, in or against the metric's direction ``higher[metric]``
     (a metric of no direction, None, is neither). ``n_users``, ``p_min``,
-    ``effect_size`` and the interval: one value per row, or one for all."""
+    ``effect_size``, the interval and the users where the model wins, ties and loses
+    (-1: the metric has no per-user value): one value per row, or one for all."""
     k = len(rows)
 
     def column(x: Any, dtype: Any = np.float64) -> np.ndarray:
@@ -684,9 +690,10 @@ def comparison_columns(
     metric = np.array([m for m, _, _ in rows], dtype=object)
     diff, p = column(difference), column(p_value)
     adjusted = np.empty(k)
-    for m in dict.fromkeys(metric.tolist()):
-        family = metric == m
-        adjusted[family] = adjust_pvalues(p[family], method=correction)
+    names = dict.fromkeys(metric.tolist())
+    families = [metric == m for m in names] if family == "metric" else [np.ones(k, dtype=bool)]
+    for same in families:
+        adjusted[same] = adjust_pvalues(p[same], method=correction)
     significant = adjusted < alpha
     directed = np.array([higher[m] is not None for m, _, _ in rows], dtype=bool)
     up = np.array([higher[m] is True for m, _, _ in rows], dtype=bool)
@@ -704,6 +711,9 @@ def comparison_columns(
         "significant": significant,
         "better": known & moved,
         "worse": known & ~moved,
+        "wins": column(wins, np.int64),
+        "ties": column(ties, np.int64),
+        "losses": column(losses, np.int64),
         "n_users": column(n_users, np.int64),
         "p_min": column(p_min),
     }

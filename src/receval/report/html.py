@@ -51,7 +51,8 @@ h1 { font-size: 1.7em; border-bottom: 1px solid #d0d7de; padding-bottom: .3em; }
 h2 { font-size: 1.35em; margin-top: 1.8em; border-bottom: 1px solid #d0d7de; padding-bottom: .2em; }
 h3 { font-size: 1.1em; margin-top: 1.4em; }
 p.text { margin: .5em 0; }
-table { border-collapse: collapse; margin: .8em 0; font-size: .92em; }
+table { border-collapse: collapse; margin: .8em 0; font-size: .92em;
+        display: block; max-width: 100%; overflow-x: auto; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: .3em; }
 th, td { border: 1px solid #d0d7de; padding: .25em .7em; }
 th { background: #f6f8fa; text-align: left; }

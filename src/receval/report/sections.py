@@ -3,8 +3,9 @@
 
 :func:`ctr_section` adds the pointwise metrics of CTR models,
 :func:`ranking_section` an :class:`~receval.EvaluationReport` per run,
-:func:`retention_section` a :class:`~receval.RetentionReport` and
-:func:`comparison_section` a :class:`~receval.ComparisonReport`.
+:func:`retention_section` a :class:`~receval.RetentionReport`,
+:func:`comparison_section` a :class:`~receval.ComparisonReport` and
+:func:`lists_section` a :class:`~receval.ListDifferenceReport`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from ..comparison import ComparisonReport
+    from ..comparison.lists import ListDifferenceReport
     from ..data._ranked import Qrels, Run
     from ..metrics.retention import RetentionReport
     from ..ranking.report import EvaluationReport
@@ -35,6 +37,7 @@ __all__ = [
     "ctr_section",
     "figure_to_data_uri",
     "json_path",
+    "lists_section",
     "new_axes",
     "ranking_records",
     "ranking_section",
@@ -54,7 +57,8 @@ def comparison_section(doc: HTMLReport, comparison: ComparisonReport, *, digits:
     A paragraph says how the models were tested (the interval, the test,
     the correction), then one row per comparison: metric, model, versus,
     difference, effect size, interval, p-value and adjusted p-value (``*``
-    where significant; below 1e-4 written ``< 1e-4``). The report's JSON
+    where significant; below 1e-4 written ``< 1e-4``) and the users where the
+    model wins, ties and loses. The report's JSON
     holds the numbers of :meth:`~receval.ComparisonReport.records`.
 
     Parameters
@@ -74,10 +78,41 @@ def comparison_section(doc: HTMLReport, comparison: ComparisonReport, *, digits:
     doc.add_text(
         "Paired comparisons over users: difference of the means, effect size (Cohen's d_z), "
         f"{comparison.confidence:.0%} bootstrap interval ({comparison.interval}), p-value and "
-        f"adjusted p-value (* where significant). {comparison.legend()}"
+        f"adjusted p-value (* where significant), and the users where the model's value is "
+        f"better, equal or worse (win/tie/loss). {comparison.legend()}"
     )
     doc.add_table(
         [dict(zip(header, row, strict=True)) for row in rows], numbers=comparison.records()
+    )
+
+
+def lists_section(doc: HTMLReport, lists: ListDifferenceReport) -> None:
+    """Add how much two runs' lists differ (:func:`receval.list_differences`) as a table.
+
+    A paragraph says what the measures are and which users were left out,
+    then one row per measure: its mean over the users where it is defined,
+    and how many users that is.
+
+    Parameters
+    ----------
+    doc : HTMLReport
+        The report to add to.
+    lists : ListDifferenceReport
+        The result of :func:`receval.list_differences`.
+
+    See Also
+    --------
+    ranking_section : Calls it when it compares two runs.
+    """
+    doc.add_text(
+        "How much the two runs' lists differ, user by user (receval.list_differences): "
+        "rank-biased overlap (rbo, extrapolated; rbo_min its lower bound and rbo_residual "
+        "what the items beyond the lists could add), shared items over the longer list "
+        "(overlap), over the items of either list (jaccard), and Kendall's tau-b of the "
+        f"shared items' scores. {lists.summary()}"
+    )
+    doc.add_table(
+        [{"measure": m, "mean": lists.mean[m], "users": lists.n_defined[m]} for m in lists.values]
     )
 
 
@@ -165,7 +200,8 @@ def ranking_section(
     The section has a heading, the table of :func:`ranking_records` (one
     row per run, with what the rules left out under it), with several runs
     the paired comparisons of :func:`receval.compare` on the reports'
-    per-user values (:func:`comparison_section`), and a figure of each
+    per-user values (:func:`comparison_section`), with two runs (and
+    ``runs``) how much their lists differ (:func:`lists_section`), and a figure of each
     ``at_k_metrics``'s mean at k = 1..100 (:func:`receval.plot.metric_at_k`).
 
     Parameters
@@ -223,6 +259,11 @@ def ranking_section(
         with step(progress, "Testing differences"):
             compared = [k for k in records[0] if k not in ("run", "counts")]
             comparison_section(doc, compare(None, dict(reports), compared))
+    if len(reports) == 2 and runs is not None:
+        from ..comparison.lists import list_differences
+
+        with step(progress, "Comparing the lists"):
+            lists_section(doc, list_differences(*(runs[name] for name in reports)))
     if figures and qrels is not None and runs is not None:
         listed = " and ".join(f"{m}@k" for m in at_k_metrics)
         caption = f"Mean {listed} for k = 1..100"

@@ -90,8 +90,8 @@ _EXPORTS: dict[str, str] = {
     "adjust_pvalues": "receval.comparison.models",
     "effect_sizes": "receval.comparison.models",
     # a regression gate for CI
-    "gate": "receval.gate.decision",
-    "GateReport": "receval.gate.report",
+    "gate": "receval.gating.decision",
+    "GateReport": "receval.gating.report",
     # beyond accuracy
     "intra_list_similarity": "receval.metrics.beyond.diversity",
     "diversity": "receval.metrics.beyond.diversity",
@@ -252,8 +252,8 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         paired_pvalues as paired_pvalues,
         smallest_pvalue as smallest_pvalue,
     )
-    from .gate.decision import gate as gate
-    from .gate.report import GateReport as GateReport
+    from .gating.decision import gate as gate
+    from .gating.report import GateReport as GateReport
     from .conventions import (
         PROFILES as PROFILES,
         Conventions as Conventions,

@@ -2,7 +2,7 @@
 
 Registered on the ``receval`` app when :mod:`receval.cli` is imported. The rules
 and settings come from ``receval.toml`` or ``[tool.receval.gate]`` in
-``pyproject.toml`` (:mod:`receval.gate.config`), each overridable by an
+``pyproject.toml`` (:mod:`receval.gating.config`), each overridable by an
 option; the decision from :func:`receval.gate`. Exit status: 0 pass, 1 fail,
 2 bad input.
 """
@@ -278,22 +278,22 @@ def gate(
     --inconclusive pass). Runs: --qrels with --candidate and --baseline run
     files; CTR models: --impressions, --label (and --group) with score columns.
     """
-    from ..gate.config import GateConfig, find_config, load_config
-    from ..gate.decision import gate as run_gate
+    from ..gating.config import GateConfig, find_config, load_config
+    from ..gating.decision import gate as run_gate
 
     say = Messages(quiet)
     with say.guard():
         path = config if config is not None else find_config(".")
         settings = load_config(path) if path is not None else GateConfig()
         if rule:
-            from ..gate.config import parse_config
+            from ..gating.config import parse_config
 
             overrides = parse_config({"rules": [parse_rule(r) for r in rule]}, "--rule")
             settings = GateConfig(**{**settings.__dict__, "rules": overrides.rules})
         if not settings.rules:
             raise say.fail(
                 "no rules: write them in receval.toml ([[gate.rules]]) or pyproject.toml "
-                "([[tool.receval.gate.rules]]), pass --config FILE, or pass --rule."
+                "([[tool.receval.gating.rules]]), pass --config FILE, or pass --rule."
             )
         settings = settings.replace(
             alpha=alpha,

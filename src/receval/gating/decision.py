@@ -223,8 +223,8 @@ def gate(
         The models by name: runs (anything :func:`receval.evaluate` takes as a
         run) with ``qrels``, or each model's scores of the rows of ``y_true``.
     rules : sequence of GateRule or mapping, or GateConfig
-        The rules (see :class:`receval.gate.rules.GateRule`), or a whole
-        configuration (:func:`receval.gate.config.load_config`) whose settings
+        The rules (see :class:`receval.gating.rules.GateRule`), or a whole
+        configuration (:func:`receval.gating.config.load_config`) whose settings
         the keywords below override.
     qrels : Qrels or anything :func:`receval.evaluate` takes, default=None
         Relevance judgments of ranking runs.

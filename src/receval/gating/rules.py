@@ -44,7 +44,7 @@ class GateRule:
 
     Examples
     --------
-    >>> from receval.gate.rules import GateRule
+    >>> from receval.gating.rules import GateRule
     >>> GateRule("ndcg@10", "non_inferiority", margin=0.01).describe()
     'non-inferiority, margin 0.01'
     >>> GateRule("gauc", "floor", threshold=0.7).describe()
@@ -103,7 +103,7 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
 
     Examples
     --------
-    >>> from receval.gate.rules import as_rule
+    >>> from receval.gating.rules import as_rule
     >>> as_rule({"metric": "mrr@10", "rule": "superiority"}).kind
     'superiority'
     """

@@ -2,7 +2,7 @@
 
 The file lives in the repository beside the code it gates::
 
-    # receval.toml (in pyproject.toml: [tool.receval.gate] and [[tool.receval.gate.rules]])
+    # receval.toml (in pyproject.toml: [tool.receval.gate] and [[tool.receval.gating.rules]])
     [gate]
     alpha = 0.05
     correction = "holm"
@@ -165,7 +165,7 @@ def parse_config(
     ----------
     table : mapping
         The gate's table, as TOML reads it: the settings and ``rules``, a list
-        of tables (see :func:`receval.gate.rules.as_rule`).
+        of tables (see :func:`receval.gating.rules.as_rule`).
     where : str, default="gate"
         The table's key path, for the messages.
     source : str, default=None
@@ -182,7 +182,7 @@ def parse_config(
 
     Examples
     --------
-    >>> from receval.gate.config import parse_config
+    >>> from receval.gating.config import parse_config
     >>> config = parse_config({"alpha": 0.1, "rules": [{"metric": "mrr", "rule": "superiority"}]})
     >>> config.alpha, config.rules[0].kind
     (0.1, 'superiority')
@@ -242,7 +242,7 @@ def load_config(path: str | Path) -> GateConfig:
     Examples
     --------
     >>> import pathlib, tempfile
-    >>> from receval.gate.config import load_config
+    >>> from receval.gating.config import load_config
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "receval.toml"
     >>> _ = path.write_text('[[gate.rules]]\\nmetric = "ndcg@10"\\nrule = "non_inferiority"\\n'
     ...                     'margin = 0.01\\n')

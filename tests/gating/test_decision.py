@@ -109,7 +109,7 @@ def test_too_small_a_sample_is_inconclusive_never_a_silent_pass():
 
 
 def test_few_users_for_the_randomization_test_give_an_infinite_mde():
-    users, clicks, good, noise = _impressions(n_users=3)
+    users, clicks, good, _noise = _impressions(n_users=3)
     report = rv.gate({"new": good + 0.001}, {"main": good},
                      [{"metric": "log_loss", "rule": "non_inferiority", "margin": 0.5}],
                      y_true=clicks, groups=users, **FAST)  # fmt: skip
@@ -118,7 +118,7 @@ def test_few_users_for_the_randomization_test_give_an_infinite_mde():
 
 
 def test_floor_ceiling_and_relative_margin():
-    users, clicks, good, noise = _impressions()
+    users, clicks, good, _noise = _impressions()
     report = rv.gate({"new": good}, {"main": good}, [
         {"metric": "gauc", "rule": "floor", "threshold": 0.99},
         {"metric": "log_loss", "rule": "ceiling", "threshold": 1.0},
@@ -224,7 +224,7 @@ def test_errors_name_the_argument(kwargs, error, message):
 
 
 def test_unequal_weights_need_the_randomization_test():
-    users, clicks, good, noise = _impressions()
+    _users, clicks, good, _noise = _impressions()
     with pytest.raises(InvalidParameterError, match="test='student' weighs every user equally"):
         rv.gate({"new": good}, {"main": good + 0.01},
                 [{"metric": "log_loss", "rule": "non_inferiority", "margin": 0.01}],

@@ -111,7 +111,7 @@ def _count(x: Any) -> bool:
 
 _SETTINGS: dict[str, tuple[Any, str]] = {
     "alpha": (lambda x: _fraction(x) and x < 0.5, "a number in (0, 0.5)"),
-    "correction": (lambda x: x in (*CORRECTIONS, "none", None), str([*CORRECTIONS, "none"])),
+    "correction": (lambda x: x in (*CORRECTIONS, "none", None), f"one of {[*CORRECTIONS, 'none']}"),
     "test": (lambda x: x in TESTS, f"one of {list(TESTS)}"),
     "power": (_fraction, "a number in (0, 1)"),
     "inconclusive": (lambda x: x in INCONCLUSIVE, f"one of {list(INCONCLUSIVE)}"),

@@ -335,8 +335,6 @@ def gate(
             named = [(name, r) for _, name, r in inputs]
             base_runs = dict(named[: len(bases)])
             cand_runs = dict(named[len(bases) :])
-            if len(base_runs) + len(cand_runs) < len(named):
-                raise say.fail("the runs' file names must differ; rename one run file.")
             with say.progress("Gating the runs…"):
                 report = run_gate(cand_runs, base_runs, settings, qrels=inputs[0][0])
         else:

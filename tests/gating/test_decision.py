@@ -230,3 +230,27 @@ def test_unequal_weights_need_the_randomization_test():
                 [{"metric": "log_loss", "rule": "non_inferiority", "margin": 0.01}],
                 y_true=clicks, groups=np.repeat(np.arange(200), np.tile([10, 20], 100)),
                 test="student", **FAST)  # fmt: skip
+
+
+def test_rules_as_objects_and_a_configuration_file(tmp_path):
+    from receval.gating.config import load_config
+    from receval.gating.rules import GateRule
+
+    users, clicks, good, _ = _impressions()
+    rules = [
+        GateRule("gauc", "floor", threshold=0.5),
+        GateRule("log_loss", "non_inferiority", 0.01),
+    ]
+    report = rv.gate({"new": good}, {"main": good}, rules, y_true=clicks, groups=users, **FAST)
+    assert report.passed and [r.kind for r in report.rows] == ["non_inferiority", "floor"]
+    with pytest.raises(InvalidParameterError, match=r"rules\[0\].threshold must be a number"):
+        rv.gate({"new": good}, {"main": good}, [GateRule("gauc", "floor")], y_true=clicks,
+                groups=users)  # fmt: skip
+    path = tmp_path / "receval.toml"
+    path.write_text('[gate]\nalpha = 0.01\nn_permutations = 500\nn_resamples = 100\n'
+                    '[[gate.rules]]\nmetric = "gauc"\nrule = "superiority"\n')  # fmt: skip
+    config = load_config(path)
+    report = rv.gate({"new": good}, {"main": good}, config.rules, y_true=clicks, groups=users,
+                     **config.settings())  # fmt: skip
+    assert report.config.alpha == 0.01 and report.config.n_permutations == 500
+    assert report.rows[0].verdict == "fail"  # no gain over itself

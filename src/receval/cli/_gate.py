@@ -9,6 +9,7 @@ option; the decision from :func:`receval.gate`. Exit status: 0 pass, 1 fail,
 
 # No ``from __future__ import annotations``: Typer reads the parameters' annotations.
 
+import dataclasses
 import os
 import sys
 from enum import Enum
@@ -336,7 +337,9 @@ def gate(
             base_runs = dict(named[: len(bases)])
             cand_runs = dict(named[len(bases) :])
             with say.progress("Gating the runs…"):
-                report = run_gate(cand_runs, base_runs, settings, qrels=inputs[0][0])
+                report = run_gate(
+                    cand_runs, base_runs, settings.rules, qrels=inputs[0][0], **settings.settings()
+                )
         else:
             assert impressions is not None
             if label is None:
@@ -357,13 +360,18 @@ def gate(
                     report = run_gate(
                         {c: scores[c] for c in cands},
                         {b: scores[b] for b in bases},
-                        settings,
+                        settings.rules,
                         y_true=data.y_true,
                         groups=data.groups,
                         sample_weight=data.sample_weight,
+                        **settings.settings(),
                     )
                 except InputValidationError as exc:  # a data error: the file's line
                     raise say.fail(data.place(exc) + one_line(exc)) from None
+        # the report names the file its rules came from
+        report = dataclasses.replace(
+            report, config=dataclasses.replace(report.config, source=settings.source)
+        )
         _write(report, output_format, output, digits)
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if step_summary and summary:

@@ -91,6 +91,10 @@ class GateConfig:
     weighting: str = "impressions"
     source: str | None = None
 
+    def settings(self) -> dict[str, Any]:
+        """The settings as the keyword arguments of :func:`receval.gate`."""
+        return {k: getattr(self, k) for k in _SETTINGS}
+
     def replace(self, **changes: Any) -> GateConfig:
         """A copy with the settings that are not None in ``changes`` replaced and checked
         (the command line's overrides)."""

@@ -190,23 +190,23 @@ def _one_sided(p_two: np.ndarray, mean: np.ndarray, lower: bool) -> np.ndarray:
 def gate(
     candidates: Mapping[str, Any],
     baselines: Mapping[str, Any],
-    rules: Sequence[GateRule | Mapping[str, Any]] | GateConfig,
+    rules: Sequence[GateRule | Mapping[str, Any]],
     *,
     qrels: Any = None,
     y_true: Any = None,
     groups: Any = None,
     sample_weight: Any = None,
-    alpha: float | None = None,
+    alpha: float = 0.05,
     correction: str | None = "holm",
-    test: str | None = None,
-    power: float | None = None,
-    inconclusive: str | None = None,
-    interval: str | None = None,
-    n_permutations: int | None = None,
-    n_resamples: int | None = None,
-    seed: int | None = None,
+    test: str = "randomization",
+    power: float = 0.8,
+    inconclusive: str = "fail",
+    interval: str = "bca",
+    n_permutations: int = 10_000,
+    n_resamples: int = 10_000,
+    seed: int = 0,
     profile: str | None = None,
-    weighting: str | None = None,
+    weighting: str = "impressions",
     **conventions: Any,
 ) -> GateReport:
     """Decide whether candidates may replace baselines: a paired test per metric, rule and pair.
@@ -222,10 +222,12 @@ def gate(
     candidates, baselines : mapping of str to run, or of str to array-like
         The models by name: runs (anything :func:`receval.evaluate` takes as a
         run) with ``qrels``, or each model's scores of the rows of ``y_true``.
-    rules : sequence of GateRule or mapping, or GateConfig
-        The rules (see :class:`receval.gating.rules.GateRule`), or a whole
-        configuration (:func:`receval.gating.config.load_config`) whose settings
-        the keywords below override.
+    rules : sequence of GateRule or mapping
+        The rules (see :class:`receval.gating.rules.GateRule`); a mapping has
+        the keys of a rule of the configuration file (``metric``, ``rule``,
+        ``margin``, ``relative``, ``threshold``). A configuration read by
+        :func:`receval.gating.config.load_config` gives its rules and settings
+        as ``gate(candidates, baselines, config.rules, **config.settings())``.
     qrels : Qrels or anything :func:`receval.evaluate` takes, default=None
         Relevance judgments of ranking runs.
     y_true : array-like of shape (n_samples,), default=None
@@ -238,8 +240,6 @@ def gate(
         Level of the one-sided tests after correction, in (0, 0.5).
     correction : {"holm", "bonferroni", "bh"} or None, default="holm"
         Correction across every comparison (rules x baselines x candidates).
-        The default keeps the configuration's setting when ``rules`` is a
-        configuration.
     test : {"randomization", "student", "wilcoxon"}, default="randomization"
         The paired test (``roc_auc``: DeLong's, whatever ``test``).
     power : float, default=0.8
@@ -313,20 +313,15 @@ def gate(
     >>> report.passed, report.rows[0].verdict
     (True, 'pass')
     """
-    base_config = (
-        rules
-        if isinstance(rules, GateConfig)
-        else GateConfig(rules=tuple(as_rule(r, f"rules[{i}]") for i, r in enumerate(rules)))
-    )
-    if not base_config.rules:
+    checked = tuple(as_rule(r, f"rules[{i}]") for i, r in enumerate(rules))
+    if not checked:
         raise InvalidParameterError(
             f"{_FUNC}: rules must hold at least one rule. Got none; pass e.g. "
             f"[{{'metric': 'ndcg@10', 'rule': 'non_inferiority', 'margin': 0.01}}]."
         )
-    corr_given = correction != "holm" or not isinstance(rules, GateConfig)
-    config = base_config.replace(
+    config = GateConfig(rules=checked).replace(
         alpha=alpha,
-        correction=("none" if correction is None else correction) if corr_given else None,
+        correction="none" if correction is None else correction,
         test=test,
         power=power,
         inconclusive=inconclusive,

@@ -108,13 +108,11 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
     'superiority'
     """
     if isinstance(rule, GateRule):
-        fields = {
-            "metric": rule.metric,
-            "rule": rule.kind,
-            "margin": rule.margin,
-            "relative": rule.relative,
-            "threshold": rule.threshold,
-        }
+        fields: dict[str, Any] = {"metric": rule.metric, "rule": rule.kind}
+        if rule.comparative or rule.margin or rule.relative:
+            fields |= {"margin": rule.margin, "relative": rule.relative}
+        if rule.threshold is not None:
+            fields["threshold"] = rule.threshold
     elif isinstance(rule, Mapping):
         fields = dict(rule)
     else:

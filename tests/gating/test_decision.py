@@ -254,3 +254,17 @@ def test_rules_as_objects_and_a_configuration_file(tmp_path):
                      **config.settings())  # fmt: skip
     assert report.config.alpha == 0.01 and report.config.n_permutations == 500
     assert report.rows[0].verdict == "fail"  # no gain over itself
+
+
+def test_roc_auc_without_a_variance_is_inconclusive():
+    """One click: DeLong's variance is undefined, so no test, no decision either way."""
+    y = np.zeros(50, dtype=np.int8)
+    y[3] = 1
+    rng = np.random.default_rng(1)
+    a, b = rng.random(50), rng.random(50)
+    for margin in (0.0, 0.5):
+        report = rv.gate({"new": a}, {"main": b},
+                         [{"metric": "roc_auc", "rule": "non_inferiority", "margin": margin}],
+                         y_true=y)  # fmt: skip
+        row = report.rows[0]
+        assert row.verdict == "inconclusive" and math.isnan(row.p_value), margin

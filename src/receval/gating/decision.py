@@ -282,13 +282,16 @@ def gate(
       when relative) fails on a significant regression beyond the margin: the
       one-sided test of :math:`H_0: \\bar g \\ge -\\delta` against
       :math:`\\bar g < -\\delta` rejects at ``alpha`` after correction. When
-      it does not, the row passes only if the sample could have detected a
-      regression of :math:`\\delta`: the minimum detectable effect
+      it does not, the row passes if the other side of the same test shows
+      :math:`\\bar g > -\\delta` at level :math:`\\alpha'`, or if the sample
+      could have detected a regression of :math:`\\delta`: the minimum
+      detectable effect
       :math:`(z_{1-\\alpha'} + z_{\\text{power}})\\,\\mathrm{SE}(\\bar g)`
       (:math:`\\alpha' = \\alpha / m` over :math:`m` comparisons under a
-      correction; infinite when the test's smallest p-value is above
-      :math:`\\alpha'`) must be at most :math:`\\delta`, else the row is
-      ``inconclusive``;
+      correction, else :math:`\\alpha`; infinite when the test's smallest
+      one-sided p-value is not below :math:`\\alpha'`) is at most
+      :math:`\\delta`. Otherwise the row is ``inconclusive``: a sample too
+      small to see the margin never passes silently;
     - ``superiority`` (margin :math:`m \\ge 0`) passes on a significant gain:
       the one-sided test of :math:`H_0: \\bar g \\le m` rejects;
     - ``floor`` / ``ceiling`` compare the candidate's value with the threshold.
@@ -386,7 +389,9 @@ def _decide(
             diff = float(aucs[ia] - aucs[ib])
             se = math.sqrt(max(float(cov[ia, ia] + cov[ib, ib] - 2.0 * cov[ia, ib]), 0.0))
             x = sign * diff + shift
-            if se > 0:
+            if se != se:  # fewer than 2 positives or negatives: no variance, no test
+                below = above = math.nan
+            elif se > 0:
                 below, above = ndtr(x / se), ndtr(-x / se)
             else:
                 below, above = float(x >= 0), float(x <= 0)

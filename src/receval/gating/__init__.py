@@ -1,7 +1,7 @@
 """A statistical regression gate for CI: candidates against baselines, a rule per metric.
 
 :mod:`receval.gating.rules` holds the rules (non-inferiority, superiority, floor,
-ceiling) and the gate's settings, :mod:`receval.gating.config` reads them from
+ceiling), :mod:`receval.gating.config` reads them and the gate's settings from
 ``receval.toml`` or ``[tool.receval.gate]`` in ``pyproject.toml``,
 :mod:`receval.gating.decision` runs the paired tests of :mod:`receval.comparison`
 and decides (:func:`receval.gate`), and :mod:`receval.gating.report` holds the

@@ -82,6 +82,14 @@ def test_inconclusive_fails_unless_told_otherwise(repo):
     doc = json.loads(result.stdout)
     assert doc["rows"][0]["verdict"] == "inconclusive" and doc["rows"][0]["mde"] is None
     invoke(runner, "gate", *small, "--inconclusive", "pass", *FAST, code=0)
+    xml = invoke(runner, "gate", *small, "--format", "junit", *FAST, code=1).stdout
+    case = ET.fromstring(xml.split("\n", 1)[1]).find("testsuite/testcase")
+    assert case.find("failure").get("type") == "inconclusive"
+    xml = invoke(runner, "gate", *small, "--inconclusive", "pass", "--format", "junit", *FAST,
+                 code=0).stdout  # fmt: skip
+    suite = ET.fromstring(xml.split("\n", 1)[1]).find("testsuite")
+    assert suite.get("skipped") == "1" and suite.get("failures") == "0"
+    assert suite.find("testcase/skipped").get("message").startswith("inconclusive: sample too")
 
 
 def test_markdown_and_junit_outputs(repo):

@@ -75,6 +75,9 @@ _EXPORTS: dict[str, str] = {
     "MetricSpec": "receval.registry",
     "Conventions": "receval.conventions",
     "PROFILES": "receval.conventions",
+    # a regression gate for CI
+    "gate": "receval.gating.decision",
+    "GateReport": "receval.gating.report",
     # metrics by segment
     "by_segment": "receval.segments",
     "compare_by_segment": "receval.segments",
@@ -89,9 +92,6 @@ _EXPORTS: dict[str, str] = {
     "bootstrap_intervals": "receval.comparison.models",
     "adjust_pvalues": "receval.comparison.models",
     "effect_sizes": "receval.comparison.models",
-    # a regression gate for CI
-    "gate": "receval.gating.decision",
-    "GateReport": "receval.gating.report",
     # beyond accuracy
     "intra_list_similarity": "receval.metrics.beyond.diversity",
     "diversity": "receval.metrics.beyond.diversity",
@@ -252,8 +252,6 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         paired_pvalues as paired_pvalues,
         smallest_pvalue as smallest_pvalue,
     )
-    from .gating.decision import gate as gate
-    from .gating.report import GateReport as GateReport
     from .conventions import (
         PROFILES as PROFILES,
         Conventions as Conventions,
@@ -269,6 +267,8 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .engine.run import (
         Accumulator as Accumulator,
     )
+    from .gating.decision import gate as gate
+    from .gating.report import GateReport as GateReport
     from .ranking import (
         EvaluationReport as EvaluationReport,
         evaluate as evaluate,

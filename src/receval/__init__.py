@@ -75,6 +75,9 @@ _EXPORTS: dict[str, str] = {
     "MetricSpec": "receval.registry",
     "Conventions": "receval.conventions",
     "PROFILES": "receval.conventions",
+    # a regression gate for CI
+    "gate": "receval.gating.decision",
+    "GateReport": "receval.gating.report",
     # metrics by segment
     "by_segment": "receval.segments",
     "compare_by_segment": "receval.segments",
@@ -272,6 +275,8 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .engine.run import (
         Accumulator as Accumulator,
     )
+    from .gating.decision import gate as gate
+    from .gating.report import GateReport as GateReport
     from .ranking import (
         EvaluationReport as EvaluationReport,
         evaluate as evaluate,

@@ -1,5 +1,5 @@
-"""The ``receval`` command: ``rank``, ``ctr``, ``compare``, ``retention``, ``report``, ``demo``,
-``trec-eval``, ``metrics``.
+"""The ``receval`` command: ``rank``, ``ctr``, ``compare``, ``gate``, ``retention``, ``report``,
+``demo``, ``trec-eval``, ``metrics``.
 
 Thin by design: each command (one module each) parses its options, calls the
 library (:func:`receval.evaluate`, the pointwise metrics of
@@ -44,6 +44,7 @@ __all__ = [
 #: Each command's module, in the order ``receval --help`` lists the commands.
 COMMANDS: dict[str, str] = {
     "compare": "_compare",
+    "gate": "_gate",
     "ctr": "_ctr",
     "rank": "_rank",
     "report": "_report",

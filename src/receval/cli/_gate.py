@@ -1,0 +1,408 @@
+"""``receval gate``: pass or fail candidates against baselines, for CI.
+
+Registered on the ``receval`` app when :mod:`receval.cli` is imported. The rules
+and settings come from ``receval.toml`` or ``[tool.receval.gate]`` in
+``pyproject.toml`` (:mod:`receval.gating.config`), each overridable by an
+option; the decision from :func:`receval.gate`. Exit status: 0 pass, 1 fail,
+2 bad input.
+"""
+
+# No ``from __future__ import annotations``: Typer reads the parameters' annotations.
+
+import dataclasses
+import os
+import sys
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+
+from ..comparison.choices import CORRECTIONS, INTERVALS, TESTS
+from ..exceptions import InputValidationError, InvalidParameterError
+from ._common import (
+    DigitsOption,
+    GradeOption,
+    GroupOption,
+    ImpressionsOption,
+    InputFormatOption,
+    ItemOption,
+    LabelOption,
+    Messages,
+    ProfileOption,
+    QrelsFormatOption,
+    QrelsOption,
+    QuietOption,
+    RunFormatOption,
+    RunScoreOption,
+    UserOption,
+    WeightOption,
+    app,
+    one_line,
+    read_qrels_runs,
+)
+from ._impressions import read_impressions
+from ._output import OutputFormat, ResultTable, render
+from ._params import Command, words
+
+
+class GateFormat(str, Enum):
+    """Output formats of ``receval gate``."""
+
+    table = "table"
+    markdown = "markdown"
+    json = "json"
+    junit = "junit"
+
+
+_RULE_FORM = "METRIC=KIND[:MARGIN[%]] or METRIC=floor:VALUE / ceiling:VALUE"
+
+
+def parse_rule(text: str) -> dict[str, Any]:
+    """A rule of ``--rule``: ``ndcg@10=non_inferiority:0.01``, ``recall@20=non_inferiority:2%``
+    (relative), ``mrr=superiority``, ``gauc=floor:0.7``."""
+    metric, sep, spec = text.rpartition("=")
+    kind, _, number = spec.partition(":")
+    kind = kind.strip().replace("-", "_")
+    rule: dict[str, Any] = {"metric": metric.strip(), "rule": kind}
+    try:
+        if not sep or not metric.strip():
+            raise ValueError
+        if number:
+            relative = number.strip().endswith("%")
+            value = float(number.strip().rstrip("%"))
+            if kind in ("floor", "ceiling"):
+                if relative:
+                    raise ValueError
+                rule["threshold"] = value
+            else:
+                rule["margin"] = value / 100 if relative else value
+                rule["relative"] = relative
+    except ValueError:
+        raise InvalidParameterError(
+            f"--rule must be {_RULE_FORM}. Got {text!r} instead; e.g. --rule "
+            f"ndcg@10=non_inferiority:0.01."
+        ) from None
+    return rule
+
+
+def _models(names: list[str], role: str, say: Messages) -> None:
+    if not names:
+        raise say.fail(f"the gate needs at least one --{role}.")
+
+
+@app.command(cls=Command)
+def gate(
+    candidate: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--candidate",
+            metavar="RUN|COL",
+            help="A candidate: a run file (with --qrels) or a score column of --impressions; "
+            "repeat for several.",
+            show_default=False,
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    baseline: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--baseline",
+            metavar="RUN|COL",
+            help="A baseline, as --candidate; repeat for several (every candidate is compared "
+            "with every baseline).",
+            show_default=False,
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    qrels: QrelsOption[str | None] = None,
+    qrels_format: QrelsFormatOption = None,
+    run_format: RunFormatOption = None,
+    user: UserOption = "user",
+    item: ItemOption = "item",
+    grade: GradeOption = "grade",
+    run_score: RunScoreOption = "score",
+    impressions: ImpressionsOption = None,
+    label: LabelOption[str | None] = None,
+    group: GroupOption = None,
+    weight: WeightOption = None,
+    input_format: InputFormatOption = None,
+    config: Annotated[
+        str | None,
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="The rules: a TOML file with a [gate] table ([tool.receval.gate] in "
+            "pyproject.toml). Default: receval.toml, else pyproject.toml, in the current "
+            "directory.",
+            show_default=False,
+            rich_help_panel="Rules",
+        ),
+    ] = None,
+    rule: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rule",
+            metavar="METRIC=KIND[:MARGIN]",
+            help="A rule, replacing the file's rules: KIND is non_inferiority or superiority "
+            "with a MARGIN (absolute, or relative with %), or floor or ceiling with a value; "
+            "repeat. E.g. ndcg@10=non_inferiority:0.01, gauc=floor:0.7.",
+            show_default=False,
+            rich_help_panel="Rules",
+        ),
+    ] = None,
+    alpha: Annotated[
+        float | None,
+        typer.Option(
+            help="Level of the one-sided tests after correction (default 0.05).",
+            show_default=False,
+            rich_help_panel="Rules",
+        ),
+    ] = None,
+    correction: Annotated[
+        str | None,
+        typer.Option(
+            metavar=words((*CORRECTIONS, "none")),
+            show_default=False,
+            help="Correction across metrics x baselines x candidates (default holm).",
+            rich_help_panel="Rules",
+        ),
+    ] = None,
+    test: Annotated[
+        str | None,
+        typer.Option(
+            metavar=words(TESTS),
+            show_default=False,
+            rich_help_panel="Rules",
+            help="Paired test (default randomization; roc_auc: DeLong's).",
+        ),
+    ] = None,
+    power: Annotated[
+        float | None,
+        typer.Option(
+            help="Power of the minimum detectable effect (default 0.8).",
+            show_default=False,
+            rich_help_panel="Rules",
+        ),
+    ] = None,
+    inconclusive: Annotated[
+        str | None,
+        typer.Option(
+            metavar="[fail|pass]",
+            show_default=False,
+            rich_help_panel="Rules",
+            help="What a row whose sample is too small to detect its margin counts "
+            "as (default fail).",
+        ),
+    ] = None,
+    interval: Annotated[
+        str | None,
+        typer.Option(
+            metavar=words(INTERVALS),
+            show_default=False,
+            rich_help_panel="Rules",
+            help="Bootstrap interval of the differences (default bca).",
+        ),
+    ] = None,
+    permutations: Annotated[
+        int | None,
+        typer.Option(
+            help="Sign flips of the randomization test (default 10000).",
+            show_default=False,
+            rich_help_panel="Rules",
+        ),
+    ] = None,
+    resamples: Annotated[
+        int | None,
+        typer.Option(
+            help="Bootstrap resamples (default 10000).", show_default=False, rich_help_panel="Rules"
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Seed of the tests and the bootstrap (default 0).",
+            show_default=False,
+            rich_help_panel="Rules",
+        ),
+    ] = None,
+    profile: ProfileOption = None,
+    weighting: Annotated[
+        str | None,
+        typer.Option(
+            metavar="[impressions|clicks|uniform]",
+            show_default=False,
+            help="Weighting of gauc's groups (default impressions).",
+            rich_help_panel="Rules",
+        ),
+    ] = None,
+    output_format: Annotated[
+        GateFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            case_sensitive=False,
+            rich_help_panel="Output",
+            help="table (terminal), markdown (a pull-request comment), json, or "
+            "junit (XML: a test case per check).",
+        ),
+    ] = GateFormat.table,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            show_default=False,
+            rich_help_panel="Output",
+            help="Write the --format output to FILE instead of standard output.",
+        ),
+    ] = None,
+    step_summary: Annotated[
+        bool,
+        typer.Option(
+            "--step-summary/--no-step-summary",
+            rich_help_panel="Output",
+            help="Append the Markdown table to the file named by $GITHUB_STEP_SUMMARY "
+            "when it is set (GitHub Actions' job summary).",
+        ),
+    ] = True,
+    digits: DigitsOption = 4,
+    quiet: QuietOption = False,
+) -> None:
+    """Gate candidates against baselines: exit 0 if all pass, 1 if one fails, 2 on bad input.
+
+    Each rule's metric is compared user by user with a one-sided paired test
+    (non-inferiority: no significant regression beyond the margin;
+    superiority: a significant gain), corrected across every comparison; a
+    floor or ceiling bounds the candidate's value. A comparison whose sample
+    is too small to detect its margin is inconclusive (a failure unless
+    --inconclusive pass). Runs: --qrels with --candidate and --baseline run
+    files; CTR models: --impressions, --label (and --group) with score columns.
+    """
+    from ..gating.config import GateConfig, find_config, load_config
+    from ..gating.decision import gate as run_gate
+
+    say = Messages(quiet)
+    with say.guard():
+        path = config if config is not None else find_config(".")
+        settings = load_config(path) if path is not None else GateConfig()
+        if rule:
+            from ..gating.config import parse_config
+
+            overrides = parse_config({"rules": [parse_rule(r) for r in rule]}, "--rule")
+            settings = GateConfig(**{**settings.__dict__, "rules": overrides.rules})
+        if not settings.rules:
+            raise say.fail(
+                "no rules: write them in receval.toml ([[gate.rules]]) or pyproject.toml "
+                "([[tool.receval.gating.rules]]), pass --config FILE, or pass --rule."
+            )
+        settings = settings.replace(
+            alpha=alpha,
+            correction=correction,
+            test=test,
+            power=power,
+            inconclusive=inconclusive,
+            interval=interval,
+            n_permutations=permutations,
+            n_resamples=resamples,
+            seed=seed,
+            profile=profile,
+            weighting=weighting,
+        )
+        _models(candidate or [], "candidate", say)
+        _models(baseline or [], "baseline", say)
+        cands, bases = list(candidate or []), list(baseline or [])
+        ranking, pointwise = qrels is not None, impressions is not None
+        if ranking == pointwise:
+            raise say.fail(
+                "pass either --qrels (run files as --candidate and --baseline) or "
+                "--impressions with --label (score columns as --candidate and --baseline)."
+            )
+        if ranking:
+            assert qrels is not None
+            inputs = list(
+                read_qrels_runs(
+                    qrels,
+                    qrels_format,
+                    [*bases, *cands],
+                    run_format,
+                    say,
+                    user=user,
+                    item=item,
+                    grade=grade,
+                    score=run_score,
+                )
+            )
+            named = [(name, r) for _, name, r in inputs]
+            base_runs = dict(named[: len(bases)])
+            cand_runs = dict(named[len(bases) :])
+            with say.progress("Gating the runs…"):
+                report = run_gate(
+                    cand_runs, base_runs, settings.rules, qrels=inputs[0][0], **settings.settings()
+                )
+        else:
+            assert impressions is not None
+            if label is None:
+                raise say.fail("gating CTR models needs --label (the 0/1 click column).")
+            data = read_impressions(
+                impressions,
+                input_format,
+                say,
+                "receval gate",
+                label=label,
+                score=list(dict.fromkeys([*bases, *cands])),
+                group=group,
+                weight=weight,
+            )
+            scores = dict(data.scores)
+            with say.progress("Gating the models…"):
+                try:
+                    report = run_gate(
+                        {c: scores[c] for c in cands},
+                        {b: scores[b] for b in bases},
+                        settings.rules,
+                        y_true=data.y_true,
+                        groups=data.groups,
+                        sample_weight=data.sample_weight,
+                        **settings.settings(),
+                    )
+                except InputValidationError as exc:  # a data error: the file's line
+                    raise say.fail(data.place(exc) + one_line(exc)) from None
+        # the report names the file its rules came from
+        report = dataclasses.replace(
+            report, config=dataclasses.replace(report.config, source=settings.source)
+        )
+        _write(report, output_format, output, digits)
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if step_summary and summary:
+            with open(summary, "a", encoding="utf-8") as f:
+                f.write(report.to_markdown(digits) + "\n")
+        for note in report.notes()[1:]:
+            say.note(note)
+        say.note(report.summary())
+    raise SystemExit(0 if report.passed else 1)
+
+
+def _write(report: Any, fmt: GateFormat, output: str | None, digits: int) -> None:
+    """The report in ``fmt`` on standard output, or in the file ``output``."""
+    if fmt is GateFormat.table and output is None:
+        header, rows = report.table_rows(digits)
+        render(
+            ResultTable(header, rows, title=report.summary(), keys=4),
+            OutputFormat.table,
+            digits=digits,
+        )
+        sys.stdout.flush()
+        return
+    text = {
+        GateFormat.markdown: report.to_markdown,
+        GateFormat.json: report.to_json,
+        GateFormat.junit: report.to_junit,
+    }.get(fmt, report.to_markdown)
+    body = text(digits) if fmt in (GateFormat.markdown, GateFormat.table) else text()
+    if output is None:
+        sys.stdout.write(body)
+        sys.stdout.flush()
+    else:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(body)

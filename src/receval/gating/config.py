@@ -1,0 +1,285 @@
+"""The gate's configuration: ``receval.toml`` or ``[tool.receval.gate]`` in ``pyproject.toml``.
+
+The file lives in the repository beside the code it gates::
+
+    # receval.toml (in pyproject.toml: [tool.receval.gate] and [[tool.receval.gating.rules]])
+    [gate]
+    alpha = 0.05
+    correction = "holm"
+
+    [[gate.rules]]
+    metric = "ndcg@10"
+    rule = "non_inferiority"
+    margin = 0.01
+
+A TOML mistake is reported with its file and line; a bad value with its key
+path (``gate.rules[1].margin``). Every setting can be overridden on the
+command line (:func:`GateConfig.replace`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..comparison.choices import CORRECTIONS, INTERVALS, TESTS
+from ..exceptions import InputValidationError, InvalidParameterError
+from .rules import INCONCLUSIVE, GateRule, as_rule
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = ["CONFIG_FILES", "GateConfig", "find_config", "load_config", "parse_config"]
+
+#: The files searched, in this order, and the table each holds the gate in.
+CONFIG_FILES = {"receval.toml": ("gate",), "pyproject.toml": ("tool", "receval", "gate")}
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """The gate's rules and statistical settings (the keyword arguments of :func:`receval.gate`).
+
+    Attributes
+    ----------
+    rules : tuple of GateRule
+        One rule per metric (a metric may have several).
+    alpha : float, default=0.05
+        Level of the one-sided tests, after correction.
+    correction : {"holm", "bonferroni", "bh"} or None, default="holm"
+        Correction across every comparison of the gate (metrics x baselines x
+        candidates).
+    test : {"randomization", "student", "wilcoxon"}, default="randomization"
+        The paired test (DeLong's for ``roc_auc``).
+    power : float, default=0.8
+        Power of the minimum detectable effect.
+    inconclusive : {"fail", "pass"}, default="fail"
+        What an inconclusive comparison (sample too small to detect the margin)
+        counts as.
+    interval : {"bca", "percentile"}, default="bca"
+        Bootstrap interval of each difference.
+    n_permutations, n_resamples : int, default=10_000
+        Size of the randomization test and of the bootstrap.
+    seed : int, default=0
+        Seed of both.
+    profile : str or None, default=None
+        Conventions profile of the ranking metrics (as for :func:`receval.evaluate`).
+    weighting : {"impressions", "clicks", "uniform"}, default="impressions"
+        Weighting of ``gauc``'s users.
+    source : str or None
+        The file (and table) read, for the reports.
+    """
+
+    rules: tuple[GateRule, ...] = ()
+    alpha: float = 0.05
+    correction: str | None = "holm"
+    test: str = "randomization"
+    power: float = 0.8
+    inconclusive: str = "fail"
+    interval: str = "bca"
+    n_permutations: int = 10_000
+    n_resamples: int = 10_000
+    seed: int = 0
+    profile: str | None = None
+    weighting: str = "impressions"
+    source: str | None = None
+
+    def settings(self) -> dict[str, Any]:
+        """The settings as the keyword arguments of :func:`receval.gate`."""
+        return {k: getattr(self, k) for k in _SETTINGS}
+
+    def replace(self, **changes: Any) -> GateConfig:
+        """A copy with the settings that are not None in ``changes`` replaced and checked
+        (the command line's overrides)."""
+        given = {k: val for k, val in changes.items() if val is not None}
+        raw = {k: getattr(self, k) for k in _SETTINGS} | given
+        settings = check_settings(raw, "")
+        return dataclasses.replace(self, **settings)
+
+
+# key: (checker, what it must be)
+def _fraction(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and 0.0 < x < 1.0
+
+
+def _count(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 10**7
+
+
+_SETTINGS: dict[str, tuple[Any, str]] = {
+    "alpha": (lambda x: _fraction(x) and x < 0.5, "a number in (0, 0.5)"),
+    "correction": (lambda x: x in (*CORRECTIONS, "none", None), f"one of {[*CORRECTIONS, 'none']}"),
+    "test": (lambda x: x in TESTS, f"one of {list(TESTS)}"),
+    "power": (_fraction, "a number in (0, 1)"),
+    "inconclusive": (lambda x: x in INCONCLUSIVE, f"one of {list(INCONCLUSIVE)}"),
+    "interval": (lambda x: x in INTERVALS, f"one of {list(INTERVALS)}"),
+    "n_permutations": (_count, "an integer in [1, 10_000_000]"),
+    "n_resamples": (_count, "an integer in [1, 10_000_000]"),
+    "seed": (
+        lambda x: isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**63,
+        "an integer in [0, 2**63 - 1]",
+    ),
+    "profile": (lambda x: x is None or isinstance(x, str), "a profile name, e.g. 'trec_eval'"),
+    "weighting": (
+        lambda x: x in ("impressions", "clicks", "uniform"),
+        "one of ['impressions', 'clicks', 'uniform']",
+    ),
+}
+_KEYS = ("rules", *_SETTINGS)
+
+
+def check_settings(raw: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    """The settings of ``raw`` checked (``prefix``: their table's key path, for messages);
+    ``correction = "none"`` becomes None."""
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key == "rules":
+            continue
+        if key not in _SETTINGS:
+            close = difflib.get_close_matches(key, _KEYS, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; the keys are {list(_KEYS)}"
+            raise InvalidParameterError(
+                f"Unknown key {prefix + key!r} in the gate's configuration{hint}"
+                + ("" if close else ".")
+            )
+        ok, expected = _SETTINGS[key]
+        if not ok(value):
+            raise InvalidParameterError(f"{prefix}{key} must be {expected}. Got {value!r} instead.")
+        out[key] = None if key == "correction" and value == "none" else value
+    if "alpha" in out:
+        out["alpha"] = float(out["alpha"])
+    if "power" in out:
+        out["power"] = float(out["power"])
+    return out
+
+
+def parse_config(
+    table: Mapping[str, Any], where: str = "gate", source: str | None = None
+) -> GateConfig:
+    """A checked :class:`GateConfig` from the gate's table.
+
+    Parameters
+    ----------
+    table : mapping
+        The gate's table, as TOML reads it: the settings and ``rules``, a list
+        of tables (see :func:`receval.gating.rules.as_rule`).
+    where : str, default="gate"
+        The table's key path, for the messages.
+    source : str, default=None
+        The file read, for the messages and the report.
+
+    Returns
+    -------
+    config : GateConfig
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown key, a bad value, or no rule; the message names the key path.
+
+    Examples
+    --------
+    >>> from receval.gating.config import parse_config
+    >>> config = parse_config({"alpha": 0.1, "rules": [{"metric": "mrr", "rule": "superiority"}]})
+    >>> config.alpha, config.rules[0].kind
+    (0.1, 'superiority')
+    """
+    file = f"{source}: " if source else ""
+    try:
+        settings = check_settings(table, f"{where}.")
+        rules = table.get("rules")
+        if not isinstance(rules, list) or not rules:
+            raise InvalidParameterError(
+                f"{where}.rules must be a non-empty array of tables ([[{where}.rules]] with "
+                f"metric and rule). Got {rules!r} instead."
+            )
+        checked = tuple(as_rule(r, f"{where}.rules[{i}]") for i, r in enumerate(rules))
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(file + str(exc)) from None
+    return GateConfig(rules=checked, source=source, **settings)
+
+
+def find_config(directory: str | Path = ".") -> Path | None:
+    """The configuration file of ``directory``: ``receval.toml``, else a ``pyproject.toml``
+    with a ``[tool.receval.gate]`` table; None when neither is there."""
+    base = Path(directory)
+    if (base / "receval.toml").is_file():
+        return base / "receval.toml"
+    pyproject = base / "pyproject.toml"
+    if pyproject.is_file() and re.search(
+        r"^\s*\[+\s*tool\.receval\.gate\b", pyproject.read_text(encoding="utf-8"), re.M
+    ):
+        return pyproject
+    return None
+
+
+def load_config(path: str | Path) -> GateConfig:
+    """Read the gate's configuration from a TOML file.
+
+    ``pyproject.toml`` holds it in ``[tool.receval.gate]``, any other file
+    (``receval.toml``) in ``[gate]``.
+
+    Parameters
+    ----------
+    path : str or path
+        The file.
+
+    Returns
+    -------
+    config : GateConfig
+
+    Raises
+    ------
+    InputValidationError
+        The file cannot be read, is not valid TOML (the message gives
+        ``file:line``), or has no gate table.
+    InvalidParameterError
+        A bad value: the message gives the file and the key path.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from receval.gating.config import load_config
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "receval.toml"
+    >>> _ = path.write_text('[[gate.rules]]\\nmetric = "ndcg@10"\\nrule = "non_inferiority"\\n'
+    ...                     'margin = 0.01\\n')
+    >>> load_config(path).rules[0].describe()
+    'non-inferiority, margin 0.01'
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputValidationError(f"{p}: cannot read the gate's configuration: {exc}.") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        found = re.search(r"\(at line (\d+), column (\d+)\)", message)
+        line = f":{found.group(1)}" if found else ""
+        reason = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
+        raise InputValidationError(
+            f"{p}{line}: not valid TOML: {reason}; fix the file's syntax (https://toml.io)."
+        ) from None
+    keys = CONFIG_FILES.get(p.name, CONFIG_FILES["receval.toml"])
+    table: Any = data
+    for depth, key in enumerate(keys):
+        if not isinstance(table, dict) or key not in table:
+            where = ".".join(keys[: depth + 1])
+            raise InputValidationError(
+                f"{p}: no [{'.'.join(keys)}] table (no {where!r}); add one with "
+                f"[[{'.'.join(keys)}.rules]] entries."
+            )
+        table = table[key]
+    if not isinstance(table, dict):
+        raise InvalidParameterError(
+            f"{p}: {'.'.join(keys)} must be a table. Got {table!r} instead."
+        )
+    return parse_config(table, ".".join(keys), str(p))

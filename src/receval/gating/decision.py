@@ -1,0 +1,561 @@
+"""The gate's decision: per-user paired differences, one-sided tests, minimum detectable effects.
+
+Every comparison (a rule's metric, a baseline, a candidate) is tested with the
+paired tests of :mod:`receval.comparison` on the per-user differences that
+:func:`receval.compare` and :func:`receval.compare_predictions` test (DeLong's
+variance for the global ``roc_auc``), shifted by the rule's margin, and the
+p-values of all comparisons are corrected together.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..comparison.intervals import bootstrap_intervals, effect_sizes, ndtr, ndtri
+from ..comparison.significance import adjust_pvalues, paired_pvalues, smallest_pvalue
+from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from .config import GateConfig
+from .report import GateReport, GateRow
+from .rules import GateRule, as_rule
+
+__all__ = ["gate"]
+
+_FUNC = "gate"
+
+
+@dataclass
+class _Metric:
+    """One metric of every model: per-user values (``None`` for DeLong's ``roc_auc``)."""
+
+    higher: bool
+    means: dict[str, float]
+    values: dict[str, np.ndarray] | None = None
+    weights: np.ndarray | None = None
+    delong: tuple[np.ndarray, np.ndarray, dict[str, int], int] | None = None
+
+
+def _named(models: Any, what: str) -> dict[str, Any]:
+    if isinstance(models, Mapping) and models:
+        return {str(k): m for k, m in models.items()}
+    raise InputValidationError(
+        f"{_FUNC}: {what} must be a non-empty mapping {{name: run or scores}}. Got "
+        f"{type(models).__name__ if not isinstance(models, Mapping) else 'an empty mapping'}."
+    )
+
+
+def _ranking(
+    qrels: Any,
+    models: dict[str, Any],
+    metrics: list[str],
+    profile: str | None,
+    conventions: dict[str, Any],
+) -> tuple[dict[str, _Metric], dict[str, int]]:
+    from ..ranking.evaluation import evaluate
+    from ..ranking.report import EvaluationReport
+    from ..ranking.values import as_qrels, as_run
+    from ..registry import ranking_spec
+
+    specs = {m: ranking_spec(m, _FUNC) for m in metrics}
+    q = as_qrels(qrels)
+    reports: dict[str, EvaluationReport] = {
+        name: evaluate(q, as_run(run), metrics, profile=profile, **conventions)
+        for name, run in models.items()
+    }
+    first = next(iter(reports.values()))
+    out = {}
+    for m in metrics:
+        pooled = specs[m].info.mean == "pooled"  # weighs each user by its relevant items
+        out[m] = _Metric(
+            higher=bool(specs[m].info.higher_is_better),
+            means={name: float(rep.mean[m]) for name, rep in reports.items()},
+            values={
+                name: np.asarray(rep.values[m], dtype=np.float64) for name, rep in reports.items()
+            },
+            weights=np.asarray(first._aux[m], dtype=np.float64) if pooled else None,
+        )
+    missing = {name: int(rep.n_users_missing) for name, rep in reports.items()}
+    return out, missing
+
+
+def _pointwise(
+    y_true: Any,
+    models: dict[str, Any],
+    metrics: list[str],
+    groups: Any,
+    sample_weight: Any,
+    weighting: str,
+) -> dict[str, _Metric]:
+    from .. import _validation as v
+    from ..comparison import recomputed as rec
+    from ..metrics._delong import delong_covariance
+    from ..metrics._gauc import group_auc
+    from ..metrics._loss import log_loss
+
+    yt = v.as_1d(y_true, "y_true", _FUNC)
+    n = len(yt)
+    sw = (
+        None
+        if sample_weight is None
+        else v.as_float(v.as_1d(sample_weight, "sample_weight", _FUNC), "sample_weight", _FUNC)
+    )
+    if groups is None:
+        codes, n_groups = np.arange(n), n
+    else:
+        from ..data._encode import factorize
+
+        codes, uniques = factorize(groups, "groups", _FUNC)
+        v.check_same_length(_FUNC, y_true=yt, groups=codes)
+        n_groups = len(uniques)
+    row_w = np.ones(n) if sw is None else sw
+    group_w = np.bincount(codes, weights=row_w, minlength=n_groups)
+    out = {}
+    for m in metrics:
+        spec = rec.pointwise_spec(m, _FUNC)
+        key = rec.how_compared(spec)
+        higher = spec.info.higher_is_better is True
+        if key == "gauc":
+            if groups is None:
+                raise InputValidationError(
+                    f"{_FUNC}: {m!r} needs groups; pass groups= (e.g. the user id of each row)."
+                )
+            reps = {
+                name: group_auc(
+                    yt,
+                    s,
+                    groups=groups,
+                    sample_weight=sample_weight,
+                    **({"weighting": weighting} | dict(spec.args)),
+                )
+                for name, s in models.items()
+            }
+            out[m] = _Metric(
+                higher,
+                {k: float(r.score) for k, r in reps.items()},
+                {k: np.asarray(r.auc, dtype=np.float64) for k, r in reps.items()},
+                np.asarray(next(iter(reps.values())).weight, dtype=np.float64),
+            )
+        elif key == "log_loss":
+            per = {k: rec.user_log_loss(yt, s, codes, row_w, group_w) for k, s in models.items()}
+            out[m] = _Metric(
+                higher,
+                {k: float(log_loss(yt, s, sample_weight=sample_weight)) for k, s in models.items()},
+                {k: p[0] for k, p in per.items()},
+                group_w,
+            )
+        elif key == "roc_auc":
+            if sw is not None:
+                raise InvalidParameterError(
+                    f"{_FUNC}: {m!r} is compared by DeLong's test, which takes no sample "
+                    f"weights. Got sample_weight; leave it None or gate on 'gauc'."
+                )
+            labels = v.as_float(yt, "y_true", _FUNC)
+            if not np.isin(labels, (0.0, 1.0)).all() or np.unique(labels).size < 2:
+                raise InputValidationError(
+                    f"{_FUNC}: {m!r} needs y_true of 0 and 1 with both classes. Got values "
+                    f"{v.format_values(np.unique(labels))}."
+                )
+            matrix = np.vstack(
+                [
+                    v.as_float(v.as_1d(s, f"scores of {k!r}", _FUNC), f"scores of {k!r}", _FUNC)
+                    for k, s in models.items()
+                ]
+            )
+            aucs, cov, _, _ = delong_covariance(labels, matrix)
+            index = {k: i for i, k in enumerate(models)}
+            out[m] = _Metric(
+                True, {k: float(aucs[i]) for k, i in index.items()}, delong=(aucs, cov, index, n)
+            )
+        else:
+            raise InvalidParameterError(
+                f"{_FUNC}: {m!r} is not a mean over users, so the gate cannot pair it user by "
+                f"user. Got {m!r}; gate on 'gauc', 'log_loss' or 'roc_auc' (DeLong), or use "
+                f"receval.compare_predictions for its recomputed test."
+            )
+    return out
+
+
+def _one_sided(p_two: np.ndarray, mean: np.ndarray, lower: bool) -> np.ndarray:
+    """One-sided p-values from a symmetric test's two-sided ones: H1 mean < 0 (``lower``) or
+    mean > 0."""
+    toward = mean < 0 if lower else mean > 0
+    return np.where(toward, p_two / 2.0, 1.0 - p_two / 2.0)
+
+
+def gate(
+    candidates: Mapping[str, Any],
+    baselines: Mapping[str, Any],
+    rules: Sequence[GateRule | Mapping[str, Any]],
+    *,
+    qrels: Any = None,
+    y_true: Any = None,
+    groups: Any = None,
+    sample_weight: Any = None,
+    alpha: float = 0.05,
+    correction: str | None = "holm",
+    test: str = "randomization",
+    power: float = 0.8,
+    inconclusive: str = "fail",
+    interval: str = "bca",
+    n_permutations: int = 10_000,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    profile: str | None = None,
+    weighting: str = "impressions",
+    **conventions: Any,
+) -> GateReport:
+    """Decide whether candidates may replace baselines: a paired test per metric, rule and pair.
+
+    Each rule's metric is computed per user for every run (ranking runs with
+    ``qrels``) or model (CTR scores with ``y_true``); each candidate is compared
+    with each baseline on the users both define, with a one-sided paired test
+    of the rule's hypothesis; the p-values of all comparisons are corrected
+    together; the gate passes when every row passes.
+
+    Parameters
+    ----------
+    candidates, baselines : mapping of str to run, or of str to array-like
+        The models by name: runs (anything :func:`receval.evaluate` takes as a
+        run) with ``qrels``, or each model's scores of the rows of ``y_true``.
+    rules : sequence of GateRule or mapping
+        The rules (see :class:`receval.gating.rules.GateRule`); a mapping has
+        the keys of a rule of the configuration file (``metric``, ``rule``,
+        ``margin``, ``relative``, ``threshold``). A configuration read by
+        :func:`receval.gating.config.load_config` gives its rules and settings
+        as ``gate(candidates, baselines, config.rules, **config.settings())``.
+    qrels : Qrels or anything :func:`receval.evaluate` takes, default=None
+        Relevance judgments of ranking runs.
+    y_true : array-like of shape (n_samples,), default=None
+        0/1 labels of CTR models' rows (instead of ``qrels``).
+    groups : array-like of shape (n_samples,), default=None
+        User of each row: the unit of pairing of ``gauc`` and ``log_loss``.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Per-row weights.
+    alpha : float, default=0.05
+        Level of the one-sided tests after correction, in (0, 0.5).
+    correction : {"holm", "bonferroni", "bh"} or None, default="holm"
+        Correction across every comparison (rules x baselines x candidates).
+    test : {"randomization", "student", "wilcoxon"}, default="randomization"
+        The paired test (``roc_auc``: DeLong's, whatever ``test``).
+    power : float, default=0.8
+        Power at which the minimum detectable effect is computed.
+    inconclusive : {"fail", "pass"}, default="fail"
+        What an inconclusive row counts as in :attr:`GateReport.passed`.
+    interval : {"bca", "percentile"}, default="bca"
+        Bootstrap interval of each difference, at confidence ``1 - 2 alpha``
+        (its lower bound is the one-sided ``1 - alpha`` bound).
+    n_permutations, n_resamples : int, default=10_000
+        Sizes of the randomization test and the bootstrap.
+    seed : int, default=0
+        Seed of both.
+    profile : str, default=None
+        Conventions profile of the ranking metrics.
+    weighting : {"impressions", "clicks", "uniform"}, default="impressions"
+        Weighting of ``gauc``'s users.
+    **conventions
+        Convention keywords of :func:`receval.evaluate` (``missing_users``, ...).
+
+    Returns
+    -------
+    report : GateReport
+        ``passed``, one row per comparison and bound, and the outputs.
+
+    Raises
+    ------
+    InvalidParameterError
+        A bad rule or setting; a metric that is not a mean over users.
+    InputValidationError
+        Both or neither of ``qrels`` and ``y_true``; empty or overlapping names;
+        bad data.
+
+    Notes
+    -----
+    With :math:`g_u` the candidate's per-user gain over the baseline in the
+    metric's good direction and :math:`\\bar g` its (weighted) mean:
+
+    - ``non_inferiority`` (margin :math:`\\delta`, times the baseline's value
+      when relative) fails on a significant regression beyond the margin: the
+      one-sided test of :math:`H_0: \\bar g \\ge -\\delta` against
+      :math:`\\bar g < -\\delta` rejects at ``alpha`` after correction. When
+      it does not, the row passes if the other side of the same test shows
+      :math:`\\bar g > -\\delta` at level :math:`\\alpha'`, or if the sample
+      could have detected a regression of :math:`\\delta`: the minimum
+      detectable effect
+      :math:`(z_{1-\\alpha'} + z_{\\text{power}})\\,\\mathrm{SE}(\\bar g)`
+      (:math:`\\alpha' = \\alpha / m` over :math:`m` comparisons under a
+      correction, else :math:`\\alpha`; infinite when the test's smallest
+      one-sided p-value is not below :math:`\\alpha'`) is at most
+      :math:`\\delta`. Otherwise the row is ``inconclusive``: a sample too
+      small to see the margin never passes silently;
+    - ``superiority`` (margin :math:`m \\ge 0`) passes on a significant gain:
+      the one-sided test of :math:`H_0: \\bar g \\le m` rejects;
+    - ``floor`` / ``ceiling`` compare the candidate's value with the threshold.
+
+    The one-sided p-value is half the two-sided p-value of the test on the
+    shifted differences :math:`g_u + \\delta` (or :math:`g_u - m`) when their
+    mean lies in the alternative's direction, else one minus that half (the
+    sign-flip, t and signed-rank statistics are symmetric under their null).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from receval import gate
+    >>> rng = np.random.default_rng(0)
+    >>> users = np.repeat(np.arange(300), 10)
+    >>> clicks = rng.random(users.size) < 0.3
+    >>> noise = rng.standard_normal(users.size)
+    >>> base = np.clip(0.3 + 0.3 * (clicks - 0.3) + 0.1 * noise, 0.01, 0.99)
+    >>> report = gate({"new": base}, {"main": base}, [
+    ...     {"metric": "gauc", "rule": "non_inferiority", "margin": 0.01}],
+    ...     y_true=clicks, groups=users, n_permutations=2000, n_resamples=2000)
+    >>> report.passed, report.rows[0].verdict
+    (True, 'pass')
+    """
+    checked = tuple(as_rule(r, f"rules[{i}]") for i, r in enumerate(rules))
+    if not checked:
+        raise InvalidParameterError(
+            f"{_FUNC}: rules must hold at least one rule. Got none; pass e.g. "
+            f"[{{'metric': 'ndcg@10', 'rule': 'non_inferiority', 'margin': 0.01}}]."
+        )
+    config = GateConfig(rules=checked).replace(
+        alpha=alpha,
+        correction="none" if correction is None else correction,
+        test=test,
+        power=power,
+        inconclusive=inconclusive,
+        interval=interval,
+        n_permutations=n_permutations,
+        n_resamples=n_resamples,
+        seed=seed,
+        profile=profile,
+        weighting=weighting,
+    )
+    cands, bases = _named(candidates, "candidates"), _named(baselines, "baselines")
+    both = sorted(set(cands) & set(bases))
+    if both:
+        raise InputValidationError(
+            f"{_FUNC}: a model cannot be both a candidate and a baseline. Got {both[0]!r} in "
+            f"both; give the two distinct names."
+        )
+    if (qrels is None) == (y_true is None):
+        raise InputValidationError(
+            f"{_FUNC}: pass either qrels (ranking runs) or y_true (CTR models' scores). Got "
+            f"{'both' if qrels is not None else 'neither'}."
+        )
+    metrics = list(dict.fromkeys(r.metric for r in config.rules))
+    models = cands | bases
+    missing: dict[str, int] = {}
+    if qrels is not None:
+        table, missing = _ranking(qrels, models, metrics, config.profile, conventions)
+    else:
+        if conventions:
+            raise InvalidParameterError(
+                f"{_FUNC}: convention keywords apply to ranking runs (qrels). Got "
+                f"{sorted(conventions)} with y_true; remove them."
+            )
+        table = _pointwise(y_true, models, metrics, groups, sample_weight, config.weighting)
+    return _decide(config, cands, bases, table, missing)
+
+
+def _decide(
+    config: GateConfig,
+    cands: dict[str, Any],
+    bases: dict[str, Any],
+    table: dict[str, _Metric],
+    missing: dict[str, int],
+) -> GateReport:
+    comps = [(r, b, c) for r in config.rules if r.comparative for b in bases for c in cands]
+    k = len(comps)
+    level = config.alpha / k if config.correction is not None and k else config.alpha
+    z_power = ndtri(config.power) + ndtri(1.0 - level)
+    paired = [j for j, (r, _, _) in enumerate(comps) if table[r.metric].values is not None]
+    p_one = np.full(k, np.nan)
+    p_other = np.full(k, np.nan)  # the opposite one-sided p-value: non-inferiority shown
+    info: list[dict[str, Any]] = [{} for _ in comps]
+    for j, (r, b, c) in enumerate(comps):
+        t = table[r.metric]
+        sign = 1.0 if t.higher else -1.0
+        margin = r.margin * abs(t.means[b]) if r.relative else r.margin
+        shift = margin if r.kind == "non_inferiority" else -margin
+        info[j] = {"margin": margin, "shift": shift, "sign": sign}
+        if t.delong is not None:
+            aucs, cov, index, n = t.delong
+            ia, ib = index[c], index[b]
+            diff = float(aucs[ia] - aucs[ib])
+            se = math.sqrt(max(float(cov[ia, ia] + cov[ib, ib] - 2.0 * cov[ia, ib]), 0.0))
+            x = sign * diff + shift
+            if se != se:  # fewer than 2 positives or negatives: no variance, no test
+                below = above = math.nan
+            elif se > 0:
+                below, above = ndtr(x / se), ndtr(-x / se)
+            else:
+                below, above = float(x >= 0), float(x <= 0)
+            half = ndtri(1.0 - config.alpha) * se
+            lower = r.kind == "non_inferiority"
+            p_one[j], p_other[j] = (below, above) if lower else (above, below)
+            info[j] |= {
+                "difference": diff,
+                "ci": (diff - half, diff + half),
+                "effect": math.nan,
+                "n": n,
+                "unpaired": 0,
+                "wtl": None,
+                "mde": z_power * se,
+            }
+    if paired:
+        n = len(next(iter(table[comps[paired[0]][0].metric].values.values())))  # type: ignore[union-attr]
+        d = np.full((n, len(paired)), np.nan)
+        w = np.ones((n, len(paired)))
+        weighted = False
+        for col, j in enumerate(paired):
+            r, b, c = comps[j]
+            t = table[r.metric]
+            vals = t.values
+            assert vals is not None  # the paired columns have per-user values
+            d[:, col] = vals[c] - vals[b]
+            one = np.isnan(vals[c]) != np.isnan(vals[b])
+            info[j]["unpaired"] = int(one.sum())
+            if t.weights is not None:
+                w[:, col] = t.weights
+                weighted = weighted or bool(np.unique(t.weights[~np.isnan(d[:, col])]).size > 1)
+        d[(w == 0) & ~np.isnan(d)] = np.nan
+        if weighted and config.test != "randomization":
+            raise InvalidParameterError(
+                f"{_FUNC}: test={config.test!r} weighs every user equally, but a metric of the "
+                f"rules weighs users unequally (its mean is a weighted mean over users); use "
+                f"test='randomization', which takes the weights."
+            )
+        shifts = np.array([info[j]["shift"] for j in paired])
+        signs = np.array([info[j]["sign"] for j in paired])
+        gain = d * signs
+        x = gain + shifts
+        used = ~np.isnan(d)
+        wts = np.where(used, w, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = wts.sum(axis=0)
+            mean_d = np.where(used, d * w, 0.0).sum(axis=0) / total
+            mean_x = mean_d * signs + shifts
+            dev = np.where(used, d - mean_d, 0.0)
+            n_used = used.sum(axis=0)
+            se = np.sqrt((wts**2 * dev**2).sum(axis=0) * n_used / np.maximum(n_used - 1, 1)) / total
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            p_two = np.atleast_1d(
+                paired_pvalues(
+                    x,
+                    wts if weighted else None,
+                    test=config.test,
+                    n_permutations=config.n_permutations,
+                    seed=config.seed,
+                )
+            )
+            effect = np.atleast_1d(effect_sizes(d, wts if weighted else None))
+            low, high = bootstrap_intervals(
+                d,
+                wts if weighted else None,
+                method=config.interval,
+                confidence=1.0 - 2.0 * config.alpha,
+                n_resamples=config.n_resamples,
+                seed=config.seed,
+            )
+        low, high = np.atleast_1d(low), np.atleast_1d(high)
+        for col, j in enumerate(paired):
+            r = comps[j][0]
+            lower = r.kind == "non_inferiority"
+            p_one[j] = _one_sided(p_two[col : col + 1], mean_x[col : col + 1], lower)[0]
+            p_other[j] = _one_sided(p_two[col : col + 1], mean_x[col : col + 1], not lower)[0]
+            g = gain[used[:, col], col]
+            nu = int(n_used[col])
+            floor_p = smallest_pvalue(nu, test=config.test, n_permutations=config.n_permutations)
+            mde = z_power * float(se[col]) if nu >= 2 and floor_p / 2 < level else math.inf
+            info[j] |= {
+                "difference": float(mean_d[col]),
+                "ci": (float(low[col]), float(high[col])),
+                "effect": float(effect[col]),
+                "n": nu,
+                "mde": mde,
+                "wtl": (int((g > 0).sum()), int((g == 0).sum()), int((g < 0).sum())),
+            }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        p_adj = adjust_pvalues(p_one, method=config.correction) if k else p_one
+    out: list[GateRow] = []
+    for j, (r, b, c) in enumerate(comps):
+        t, i = table[r.metric], info[j]
+        significant = bool(p_adj[j] < config.alpha)
+        if r.kind == "superiority":
+            verdict = "pass" if significant else "fail"
+            why = (
+                "significant gain"
+                if significant
+                else f"no significant gain over {b} (minimum detectable effect {i['mde']:.4g})"
+            )
+        elif significant:
+            verdict, why = "fail", f"significant regression beyond the margin {i['margin']:.4g}"
+        elif p_other[j] < level:
+            verdict, why = "pass", f"significantly above the margin -{i['margin']:.4g}"
+        elif not i["mde"] <= i["margin"]:
+            verdict = "inconclusive"
+            why = (
+                f"sample too small: the minimum detectable effect {i['mde']:.4g} exceeds the "
+                f"margin {i['margin']:.4g}, so a regression of the margin could go unseen"
+            )
+        else:
+            verdict = "pass"
+            why = (
+                f"no significant regression beyond the margin, which the sample detects "
+                f"(minimum detectable effect {i['mde']:.4g})"
+            )
+        wtl = i["wtl"]
+        out.append(
+            GateRow(
+                metric=r.metric,
+                rule=r.describe(),
+                kind=r.kind,
+                candidate=c,
+                baseline=b,
+                candidate_value=t.means[c],
+                baseline_value=t.means[b],
+                difference=i["difference"],
+                ci_low=i["ci"][0],
+                ci_high=i["ci"][1],
+                effect_size=i["effect"],
+                wins=None if wtl is None else wtl[0],
+                ties=None if wtl is None else wtl[1],
+                losses=None if wtl is None else wtl[2],
+                n_users=i["n"],
+                n_unpaired=i["unpaired"],
+                p_value=float(p_one[j]),
+                p_adjusted=float(p_adj[j]),
+                margin=i["margin"],
+                mde=i["mde"],
+                verdict=verdict,
+                reason=why,
+            )
+        )
+    for r in config.rules:
+        if r.comparative:
+            continue
+        assert r.threshold is not None  # a bound's threshold is checked by as_rule
+        for c in cands:
+            value = table[r.metric].means[c]
+            ok = value >= r.threshold if r.kind == "floor" else value <= r.threshold
+            out.append(
+                GateRow(
+                    metric=r.metric,
+                    rule=r.describe(),
+                    kind=r.kind,
+                    candidate=c,
+                    baseline=None,
+                    candidate_value=value,
+                    verdict="pass" if ok else "fail",
+                    reason=f"value {value:.4g} {'within' if ok else 'outside'} the {r.kind} "
+                    f"{r.threshold:g}",
+                )
+            )
+    return GateReport(rows=out, config=config, runs_missing_users=missing)

@@ -1,0 +1,312 @@
+"""The gate's result and its outputs: a terminal table, Markdown, JSON and JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+from xml.etree import ElementTree as ET
+
+from ..report.tables import format_p_value, markdown_escape
+
+if TYPE_CHECKING:
+    from .config import GateConfig
+
+__all__ = ["GateReport", "GateRow"]
+
+_MARKS = {"pass": "✅ pass", "fail": "❌ fail", "inconclusive": "⚠️ inconclusive"}
+
+
+@dataclass(frozen=True)
+class GateRow:
+    """One decision: a rule's metric for a candidate (against a baseline for a comparison).
+
+    Attributes
+    ----------
+    metric, rule, kind : str
+        The metric string, the rule in words and its kind.
+    candidate : str
+        The candidate's name.
+    baseline : str or None
+        The baseline's name; None for a floor or ceiling.
+    candidate_value, baseline_value : float
+        Each model's value of the metric (nan: no baseline).
+    difference, ci_low, ci_high : float
+        Paired mean of candidate minus baseline over the users both define,
+        and its bootstrap interval at confidence ``1 - 2 alpha`` (DeLong's
+        normal interval for ``roc_auc``).
+    effect_size : float
+        Cohen's d_z of the per-user differences (nan for ``roc_auc``).
+    wins, ties, losses : int or None
+        Users where the candidate is better, equal, worse (None for ``roc_auc``,
+        whose unit is the impression).
+    n_users, n_unpaired : int
+        Users in the test; users with a value in only one of the two models.
+    p_value, p_adjusted : float
+        One-sided p-value of the rule's hypothesis, and after the correction.
+    margin : float
+        The margin in the metric's units (a relative margin times the baseline).
+    mde : float
+        Minimum detectable effect at the gate's alpha and power (inf: no
+        difference could be significant with these users).
+    verdict : {"pass", "fail", "inconclusive"}
+    reason : str
+        Why, in words.
+    """
+
+    metric: str
+    rule: str
+    kind: str
+    candidate: str
+    baseline: str | None
+    candidate_value: float
+    verdict: str
+    reason: str
+    baseline_value: float = math.nan
+    difference: float = math.nan
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    effect_size: float = math.nan
+    wins: int | None = None
+    ties: int | None = None
+    losses: int | None = None
+    n_users: int = 0
+    n_unpaired: int = 0
+    p_value: float = math.nan
+    p_adjusted: float = math.nan
+    margin: float = math.nan
+    mde: float = math.nan
+
+
+def _num(x: float, digits: int = 4) -> str:
+    return "—" if x != x else ("∞" if x == math.inf else f"{x:.{digits}f}")
+
+
+@dataclass(frozen=True)
+class GateReport:
+    """The result of :func:`receval.gate`.
+
+    Attributes
+    ----------
+    rows : list of GateRow
+        The comparisons (rule x baseline x candidate), then the bounds.
+    config : GateConfig
+        The rules and settings used.
+    runs_missing_users : dict of str to int
+        Ranking runs: the qrels users each run has no list for (handled by the
+        ``missing_users`` convention).
+    """
+
+    rows: list[GateRow]
+    config: GateConfig
+    runs_missing_users: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        """Whether every row passes (an inconclusive row as the ``inconclusive`` setting says)."""
+        ok = {"pass"} | ({"inconclusive"} if self.config.inconclusive == "pass" else set())
+        return all(r.verdict in ok for r in self.rows)
+
+    def counts(self) -> dict[str, int]:
+        """Rows per verdict."""
+        return {v: sum(r.verdict == v for r in self.rows) for v in ("pass", "fail", "inconclusive")}
+
+    def summary(self) -> str:
+        """One line: the decision and the rows per verdict."""
+        c = self.counts()
+        head = "PASSED" if self.passed else "FAILED"
+        return (
+            f"receval gate {head}: {c['pass']} passed, {c['fail']} failed, "
+            f"{c['inconclusive']} inconclusive of {len(self.rows)} checks."
+        )
+
+    def notes(self) -> list[str]:
+        """What the reader must know: the test and correction, inconclusive rows, users left out."""
+        cfg = self.config
+        fix = cfg.correction or "no"
+        out = [
+            f"One-sided {cfg.test} test (DeLong's for roc_auc) of each rule, alpha {cfg.alpha:g} "
+            f"after {fix} correction across {sum(r.baseline is not None for r in self.rows)} "
+            f"comparisons; interval: {cfg.interval} bootstrap at {1 - 2 * cfg.alpha:.0%}; "
+            f"minimum detectable effect at power {cfg.power:g}."
+        ]
+        if self.counts()["inconclusive"]:
+            counts = "fail" if cfg.inconclusive == "fail" else "pass"
+            out.append(
+                f"Inconclusive rows (sample too small to detect the margin) count as {counts}."
+            )
+        unpaired = [r for r in self.rows if r.n_unpaired]
+        if unpaired:
+            r = unpaired[0]
+            out.append(
+                f"Users with a value in only one model are left out of the paired test, e.g. "
+                f"{r.n_unpaired} for {r.metric}: {r.candidate} vs {r.baseline}."
+            )
+        missing = {k: n for k, n in self.runs_missing_users.items() if n}
+        if missing:
+            out.append(
+                "Qrels users without a list in a run (handled by missing_users): "
+                + ", ".join(f"{k} {n}" for k, n in missing.items())
+                + "."
+            )
+        return out
+
+    def table_rows(self, digits: int = 4) -> tuple[list[str], list[list[str]]]:
+        """The header and one row of text cells per check."""
+        header = [
+            "metric",
+            "rule",
+            "candidate",
+            "baseline",
+            "value",
+            "baseline value",
+            "difference",
+            f"{1 - 2 * self.config.alpha:.0%} CI",
+            "effect size",
+            "win/tie/loss",
+            "p-value",
+            "adjusted p",
+            "MDE",
+            "verdict",
+        ]
+        rows = []
+        for r in self.rows:
+            wtl = "—" if r.wins is None else f"{r.wins}/{r.ties}/{r.losses}"
+            ci = (
+                "—"
+                if r.ci_low != r.ci_low
+                else f"[{_num(r.ci_low, digits)}, {_num(r.ci_high, digits)}]"
+            )
+            diff = "—" if r.difference != r.difference else f"{r.difference:+.{digits}f}"
+            p = "—" if r.p_value != r.p_value else format_p_value(r.p_value)
+            q = "—" if r.p_adjusted != r.p_adjusted else format_p_value(r.p_adjusted)
+            rows.append(
+                [
+                    r.metric,
+                    r.rule,
+                    r.candidate,
+                    r.baseline or "—",
+                    _num(r.candidate_value, digits),
+                    _num(r.baseline_value, digits),
+                    diff,
+                    ci,
+                    "—" if r.effect_size != r.effect_size else f"{r.effect_size:.3f}",
+                    wtl,
+                    p,
+                    q,
+                    _num(r.mde, digits),
+                    r.verdict,
+                ]
+            )
+        return header, rows
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """A GitHub Markdown section: the decision, the table, the notes (for a pull-request
+        comment or ``$GITHUB_STEP_SUMMARY``)."""
+        header, rows = self.table_rows(digits)
+        mark = "✅" if self.passed else "❌"
+        lines = [f"### {mark} {self.summary()}", ""]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "|".join("---" if j < 4 else "---:" for j in range(len(header))) + "|")
+        for row in rows:
+            row = [*row[:-1], _MARKS[row[-1]]]
+            lines.append("| " + " | ".join(markdown_escape(c) for c in row) + " |")
+        lines.append("")
+        lines += [f"- {n}" for n in self.notes()]
+        why = [r for r in self.rows if r.verdict != "pass"]
+        lines += [
+            f"- {r.metric} ({r.candidate}"
+            + (f" vs {r.baseline}" if r.baseline else "")
+            + f"): {r.verdict}: {r.reason}."
+            for r in why
+        ]
+        return "\n".join(lines) + "\n"
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every row as a dict of plain values (JSON-ready: nan and inf as None)."""
+        out = []
+        for r in self.rows:
+            rec = asdict(r)
+            out.append(
+                {
+                    k: None if isinstance(x, float) and not math.isfinite(x) else x
+                    for k, x in rec.items()
+                }
+            )
+        return out
+
+    def to_json(self) -> str:
+        """The decision, the settings and every row as a JSON document."""
+        cfg = self.config
+        settings = {
+            k: getattr(cfg, k)
+            for k in (
+                "alpha",
+                "correction",
+                "test",
+                "power",
+                "inconclusive",
+                "interval",
+                "n_permutations",
+                "n_resamples",
+                "seed",
+                "profile",
+                "weighting",
+                "source",
+            )
+        }
+        doc = {
+            "passed": self.passed,
+            "counts": self.counts(),
+            "settings": settings,
+            "runs_missing_users": self.runs_missing_users,
+            "rows": self.records(),
+            "notes": self.notes(),
+        }
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+    def to_junit(self) -> str:
+        """JUnit XML: one test suite, one test case per row (metric x baseline x candidate);
+        a failed row is a ``failure``, an inconclusive one a ``failure`` or ``skipped`` as the
+        ``inconclusive`` setting counts it."""
+        c = self.counts()
+        soft = self.config.inconclusive == "pass"
+        suite = ET.Element(
+            "testsuite",
+            name="receval gate",
+            tests=str(len(self.rows)),
+            failures=str(c["fail"] + (0 if soft else c["inconclusive"])),
+            skipped=str(c["inconclusive"] if soft else 0),
+            errors="0",
+        )
+        header, rows = self.table_rows()
+        for r, cells in zip(self.rows, rows, strict=True):
+            name = f"{r.metric} {r.candidate}" + (f" vs {r.baseline}" if r.baseline else "")
+            case = ET.SubElement(suite, "testcase", name=name, classname=f"receval.gate.{r.kind}")
+            detail = "; ".join(f"{h}: {x}" for h, x in zip(header, cells, strict=True))
+            if r.verdict == "fail" or (r.verdict == "inconclusive" and not soft):
+                ET.SubElement(
+                    case, "failure", message=f"{r.verdict}: {r.reason}", type=r.verdict
+                ).text = detail
+            elif r.verdict == "inconclusive":
+                ET.SubElement(case, "skipped", message=f"inconclusive: {r.reason}")
+            ET.SubElement(case, "system-out").text = detail
+        root = ET.Element(
+            "testsuites",
+            name="receval gate",
+            tests=suite.get("tests", "0"),
+            failures=suite.get("failures", "0"),
+        )
+        root.append(suite)
+        return (
+            '<?xml version="1.0" encoding="utf-8"?>\n'
+            + ET.tostring(root, encoding="unicode")
+            + "\n"
+        )
+
+    def __str__(self) -> str:
+        return self.to_markdown()
+
+    def __repr__(self) -> str:
+        return f"GateReport(passed={self.passed}, {len(self.rows)} checks)"

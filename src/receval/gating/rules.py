@@ -1,0 +1,171 @@
+"""The rules of the gate and its settings, checked once, with their names in messages.
+
+A rule is data (:class:`GateRule`); :func:`as_rule` builds one from a mapping as a
+configuration file or a caller writes it, and names the bad key of a bad one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..exceptions import InvalidParameterError
+
+__all__ = ["INCONCLUSIVE", "KINDS", "GateRule", "as_rule"]
+
+#: The kinds of rule: two compare a candidate with a baseline, two bound its value.
+KINDS = ("non_inferiority", "superiority", "floor", "ceiling")
+#: What an inconclusive comparison counts as.
+INCONCLUSIVE = ("fail", "pass")
+_KEYS = ("metric", "rule", "margin", "relative", "threshold")
+
+
+@dataclass(frozen=True)
+class GateRule:
+    """One metric's rule.
+
+    Attributes
+    ----------
+    metric : str
+        A metric string (``"ndcg@10"``, ``"gauc"``).
+    kind : {"non_inferiority", "superiority", "floor", "ceiling"}
+        ``non_inferiority``: the candidate is not worse than the baseline by
+        ``margin`` or more (one-sided paired test); ``superiority``: it is
+        better by more than ``margin`` (default 0); ``floor`` / ``ceiling``:
+        its value is at least / at most ``threshold``.
+    margin : float, default=0.0
+        The margin of the two comparative rules, in the metric's units, or a
+        fraction of the baseline's value when ``relative``.
+    relative : bool, default=False
+        Read ``margin`` as a fraction of the baseline's value (0.02: 2 %).
+    threshold : float or None, default=None
+        The bound of ``floor`` and ``ceiling`` (required there, refused elsewhere).
+
+    Examples
+    --------
+    >>> from receval.gating.rules import GateRule
+    >>> GateRule("ndcg@10", "non_inferiority", margin=0.01).describe()
+    'non-inferiority, margin 0.01'
+    >>> GateRule("gauc", "floor", threshold=0.7).describe()
+    'floor 0.7'
+    """
+
+    metric: str
+    kind: str
+    margin: float = 0.0
+    relative: bool = False
+    threshold: float | None = None
+
+    @property
+    def comparative(self) -> bool:
+        """Whether the rule compares a candidate with a baseline."""
+        return self.kind in ("non_inferiority", "superiority")
+
+    def describe(self) -> str:
+        """The rule in a few words, as the tables show it."""
+        if not self.comparative:
+            return f"{self.kind} {self.threshold:g}"
+        name = self.kind.replace("_", "-")
+        if not self.margin and self.kind == "superiority":
+            return name
+        margin = (
+            f"{100 * self.margin:.4g}% of the baseline" if self.relative else f"{self.margin:.4g}"
+        )
+        return f"{name}, margin {margin}"
+
+
+def _fail(where: str, expected: str, got: Any, fix: str = "") -> InvalidParameterError:
+    tail = f"; {fix}" if fix else ""
+    return InvalidParameterError(f"{where} must be {expected}. Got {got!r} instead{tail}.")
+
+
+def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> GateRule:
+    """A checked :class:`GateRule` from a rule or a mapping with keys ``metric``,
+    ``rule`` (the kind), ``margin``, ``relative``, ``threshold``.
+
+    Parameters
+    ----------
+    rule : GateRule or mapping
+        The rule.
+    where : str, default="rules[0]"
+        Its place, for the messages (a configuration file's key path).
+
+    Returns
+    -------
+    rule : GateRule
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown key or kind, a margin that is not a non-negative number, a
+        threshold missing from a bound or given to a comparison.
+
+    Examples
+    --------
+    >>> from receval.gating.rules import as_rule
+    >>> as_rule({"metric": "mrr@10", "rule": "superiority"}).kind
+    'superiority'
+    """
+    if isinstance(rule, GateRule):
+        fields: dict[str, Any] = {"metric": rule.metric, "rule": rule.kind}
+        if rule.comparative or rule.margin or rule.relative:
+            fields |= {"margin": rule.margin, "relative": rule.relative}
+        if rule.threshold is not None:
+            fields["threshold"] = rule.threshold
+    elif isinstance(rule, Mapping):
+        fields = dict(rule)
+    else:
+        raise _fail(
+            where,
+            "a table with keys metric and rule (a mapping or a GateRule)",
+            type(rule).__name__,
+        )
+    unknown = [k for k in fields if k not in _KEYS]
+    if unknown:
+        raise _fail(
+            f"{where}.{unknown[0]}", f"one of the keys {list(_KEYS)}", unknown[0], "remove it"
+        )
+    metric = fields.get("metric")
+    if not isinstance(metric, str) or not metric:
+        raise _fail(f"{where}.metric", "a metric string, e.g. 'ndcg@10'", metric)
+    kind = fields.get("rule")
+    if kind not in KINDS:
+        raise _fail(f"{where}.rule", f"one of {list(KINDS)}", kind)
+    margin = fields.get("margin", 0.0)
+    if (
+        isinstance(margin, bool)
+        or not isinstance(margin, (int, float))
+        or not margin >= 0
+        or margin == float("inf")
+    ):
+        raise _fail(f"{where}.margin", "a finite number >= 0", margin)
+    relative = fields.get("relative", False)
+    if not isinstance(relative, bool):
+        raise _fail(f"{where}.relative", "true or false", relative)
+    threshold = fields.get("threshold")
+    bound = kind in ("floor", "ceiling")
+    if bound:
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, (int, float))
+            or threshold != threshold
+        ):
+            raise _fail(f"{where}.threshold", f"a number (the {kind} of {metric})", threshold)
+        if "margin" in fields or "relative" in fields:
+            key = "margin" if "margin" in fields else "relative"
+            raise _fail(
+                f"{where}.{key}",
+                f"absent from a {kind} rule",
+                fields[key],
+                "a bound takes only threshold",
+            )
+        threshold = float(threshold)
+    elif threshold is not None:
+        raise _fail(
+            f"{where}.threshold",
+            f"absent from a {kind} rule",
+            threshold,
+            "use margin, or rule = 'floor' or 'ceiling'",
+        )
+    return GateRule(metric, str(kind), float(margin), relative, threshold)

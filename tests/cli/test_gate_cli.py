@@ -1,0 +1,166 @@
+"""``receval gate``: exit codes, outputs (table, Markdown, JSON, JUnit), the job summary,
+the rules file and its overrides, and the guide's GitHub Actions workflow."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from receval.datasets import make_impressions, make_recommendations
+
+from ._helpers import invoke, make_runner
+
+runner = make_runner()
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+FAST = ["--permutations", "500", "--resamples", "200", "--interval", "percentile"]
+
+
+@pytest.fixture()
+def repo(tmp_path, monkeypatch):
+    """A repository as the guide's workflow sees it: data/qrels.tsv, runs/main.tsv (the
+    weaker model) and runs/candidate.tsv, and the guide's receval.toml."""
+    qrels, runs = make_recommendations(300, n_items=300, k=20, seed=0)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "runs").mkdir()
+    pd.DataFrame(qrels).to_csv(tmp_path / "data" / "qrels.tsv", sep="\t", index=False)
+    pd.DataFrame(runs["model_b"]).to_csv(tmp_path / "runs" / "main.tsv", sep="\t", index=False)
+    pd.DataFrame(runs["model_a"]).to_csv(tmp_path / "runs" / "candidate.tsv", sep="\t",
+                                         index=False)  # fmt: skip
+    (tmp_path / "receval.toml").write_text((EXAMPLES / "receval.toml").read_text())
+    log = make_impressions(300, impressions_per_user=10, seed=5)
+    pd.DataFrame(log).to_csv(tmp_path / "log.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    return tmp_path
+
+
+RUNS = ["--qrels", "data/qrels.tsv"]
+BETTER = [*RUNS, "--baseline", "runs/main.tsv", "--candidate", "runs/candidate.tsv"]
+WORSE = [*RUNS, "--baseline", "runs/candidate.tsv", "--candidate", "runs/main.tsv"]
+
+
+def test_exit_codes_pass_fail_bad_input(repo):
+    passed = invoke(runner, "gate", *BETTER, *FAST, code=0)
+    assert "PASSED" in passed.stdout and "candidate.tsv" in passed.stdout
+    failed = invoke(runner, "gate", *WORSE, *FAST, code=1)
+    assert "FAILED" in failed.stdout and "fail" in failed.stdout
+    missing = invoke(runner, "gate", *RUNS, "--baseline", "runs/none.tsv", "--candidate",
+                     "runs/main.tsv", code=2)  # fmt: skip
+    assert missing.stderr.startswith("error: ") and "none.tsv" in missing.stderr
+    (repo / "receval.toml").write_text("[gate]\nalpha = \n")
+    bad = invoke(runner, "gate", *BETTER, code=2)
+    assert bad.stderr.startswith("error: receval.toml:2: not valid TOML")
+    (repo / "receval.toml").write_text("[[gate.rules]]\nmetric = 'mrr'\nrule = 'best'\n")
+    bad = invoke(runner, "gate", *BETTER, code=2)
+    assert "gate.rules[0].rule must be one of" in bad.stderr
+    invoke(runner, "gate", *BETTER, "--rule", "mrr", code=2)
+    invoke(runner, "gate", *BETTER, "--alpha", "0.9", "--rule", "mrr=superiority", code=2)
+    invoke(runner, "gate", "--baseline", "runs/main.tsv", "--candidate", "x", code=2)
+    (repo / "receval.toml").unlink()
+    none = invoke(runner, "gate", *BETTER, code=2)
+    assert "no rules" in none.stderr
+
+
+def test_inconclusive_fails_unless_told_otherwise(repo):
+    rule = ["--rule", "mrr=non_inferiority:0.0001"]
+    result = invoke(runner, "gate", *WORSE[:2], "--baseline", "runs/main.tsv", "--candidate",
+                    "runs/main.tsv", *rule, *FAST, code=2)  # fmt: skip
+    assert "names the same file twice" in result.stderr
+    (repo / "runs" / "copy.tsv").write_text((repo / "runs" / "main.tsv").read_text())
+    same = [*RUNS, "--baseline", "runs/main.tsv", "--candidate", "runs/copy.tsv"]
+    # identical runs: every difference 0, so nothing could go unseen: pass
+    invoke(runner, "gate", *same, *rule, *FAST, code=0)
+    small = [*RUNS, "--baseline", "runs/candidate.tsv", "--candidate", "runs/main.tsv",
+             "--rule", "mrr=non_inferiority:10", "--alpha", "0.0001"]  # fmt: skip
+    # alpha 1e-4 over 300 users with 500 sign flips: no p-value can be that small
+    result = invoke(runner, "gate", *small, "--format", "json", *FAST, code=1)
+    doc = json.loads(result.stdout)
+    assert doc["rows"][0]["verdict"] == "inconclusive" and doc["rows"][0]["mde"] is None
+    invoke(runner, "gate", *small, "--inconclusive", "pass", *FAST, code=0)
+    xml = invoke(runner, "gate", *small, "--format", "junit", *FAST, code=1).stdout
+    case = ET.fromstring(xml.split("\n", 1)[1]).find("testsuite/testcase")
+    assert case.find("failure").get("type") == "inconclusive"
+    xml = invoke(runner, "gate", *small, "--inconclusive", "pass", "--format", "junit", *FAST,
+                 code=0).stdout  # fmt: skip
+    suite = ET.fromstring(xml.split("\n", 1)[1]).find("testsuite")
+    assert suite.get("skipped") == "1" and suite.get("failures") == "0"
+    assert suite.find("testcase/skipped").get("message").startswith("inconclusive: sample too")
+
+
+def test_markdown_and_junit_outputs(repo):
+    md = invoke(runner, "gate", *WORSE, *FAST, "--format", "markdown", code=1).stdout
+    lines = md.splitlines()
+    assert lines[0].startswith("### ❌ receval gate FAILED")
+    assert lines[2].startswith("| metric | rule | candidate | baseline | value |")
+    assert "win/tie/loss" in lines[2] and "adjusted p" in lines[2] and "MDE" in lines[2]
+    assert sum(line.startswith("| ndcg@10") or line.startswith("| recall@20")
+               for line in lines) == 3  # fmt: skip
+    assert "❌ fail" in md and "significant regression beyond the margin" in md
+
+    xml = invoke(runner, "gate", *WORSE, *FAST, "--format", "junit", code=1).stdout
+    root = ET.fromstring(xml.split("\n", 1)[1])
+    assert root.tag == "testsuites"
+    (suite,) = root.findall("testsuite")
+    cases = suite.findall("testcase")
+    assert suite.get("tests") == "3" and len(cases) == 3
+    failures = [c for c in cases if c.find("failure") is not None]
+    assert suite.get("failures") == str(len(failures)) == "2"
+    assert cases[0].get("name") == "ndcg@10 main.tsv vs candidate.tsv"
+    assert cases[0].get("classname") == "receval.gate.non_inferiority"
+    assert "significant regression" in failures[0].find("failure").get("message")
+    assert cases[2].find("failure") is None and cases[2].get("classname").endswith("floor")
+
+
+def test_json_output_file_overrides_and_step_summary(repo, monkeypatch):
+    summary = repo / "summary.md"
+    summary.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    invoke(runner, "gate", *BETTER, *FAST, "--format", "json", "--output", "gate.json",
+           "--alpha", "0.01", "--correction", "bonferroni", "--seed", "3", code=0)  # fmt: skip
+    doc = json.loads((repo / "gate.json").read_text())
+    assert doc["passed"] is True and doc["counts"] == {"pass": 3, "fail": 0, "inconclusive": 0}
+    assert doc["settings"]["alpha"] == 0.01 and doc["settings"]["correction"] == "bonferroni"
+    assert doc["settings"]["seed"] == 3 and doc["settings"]["source"] == "receval.toml"
+    row = doc["rows"][0]
+    assert {"difference", "ci_low", "ci_high", "effect_size", "wins", "ties", "losses",
+            "p_value", "p_adjusted", "mde", "verdict", "rule"} <= set(row)  # fmt: skip
+    text = summary.read_text()
+    assert text.startswith("earlier step\n### ✅ receval gate PASSED")
+    invoke(runner, "gate", *BETTER, *FAST, "--no-step-summary", code=0)
+    assert summary.read_text() == text
+
+
+def test_ctr_models_from_an_impression_log(repo):
+    args = ["--impressions", "log.csv", "--label", "click", "--group", "user",
+            "--baseline", "model_b", "--candidate", "model_a", *FAST]  # fmt: skip
+    rules = ["--rule", "gauc=non_inferiority:0.01", "--rule", "roc_auc=non_inferiority:0.01",
+             "--rule", "log_loss=non_inferiority:2%"]  # fmt: skip
+    result = invoke(runner, "gate", *args, *rules, "--format", "json", code=0)
+    doc = json.loads(result.stdout)
+    assert [r["metric"] for r in doc["rows"]] == ["gauc", "roc_auc", "log_loss"]
+    assert doc["rows"][2]["rule"] == "non-inferiority, margin 2% of the baseline"
+    result = invoke(runner, "gate", *args, "--rule", "xauc=superiority", code=2)
+    assert "'xauc' is not a mean over users" in result.stderr
+
+
+def test_the_guides_workflow_runs(repo):
+    """The GitHub Actions workflow of the guide parses, and each of its receval commands
+    runs on sample data laid out as the workflow expects."""
+    yaml = pytest.importorskip("yaml")
+    workflow = yaml.safe_load((EXAMPLES / "receval-gate.yml").read_text())
+    steps = workflow["jobs"]["gate"]["steps"]
+    assert workflow["name"] and "pull_request" in workflow[True]  # YAML 1.1 reads "on" as True
+    commands = [line for s in steps for line in s.get("run", "").splitlines()]
+    gates = [shlex.split(c) for c in commands if c.startswith("receval ")]
+    assert gates and all(g[1] == "gate" for g in gates)
+    assert any("receval[cli]" in c for c in commands)
+    for argv in gates:
+        invoke(runner, *argv[1:], *FAST, code=0)
+        root = ET.parse(repo / "receval-gate.xml").getroot()
+        assert root.find("testsuite").get("tests") == "3"
+    assert any(s.get("with", {}).get("path") == "receval-gate.xml" for s in steps)

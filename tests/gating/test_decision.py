@@ -1,0 +1,270 @@
+"""receval.gate: simulations of its decisions, the statistics it reuses, its errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import receval as rv
+from receval.exceptions import InputValidationError, InvalidParameterError
+
+FAST = {"n_permutations": 1000, "n_resamples": 200, "interval": "percentile"}
+
+
+# ------------------------------------------------------------------ simulated runs
+def _swapped_runs(n_users: int, n_candidates: int, seed: int):
+    """Qrels with two relevant items per user; a baseline with one of them in its top 2
+    (cg@2 = 1 for every user); candidates that put both (cg@2 = 2) or neither (0) in their
+    top 2, each with probability 1/2, independently per user and candidate: every
+    candidate equals the baseline in expectation, its per-user differences +1 or -1."""
+    rng = np.random.default_rng(seed)
+    users = np.repeat(np.arange(n_users), 2)
+    qrels = pa.table({"user": users, "item": np.tile([0, 1], n_users),
+                      "grade": np.ones(2 * n_users, dtype=np.int64)})  # fmt: skip
+    u4 = np.repeat(np.arange(n_users), 4)
+    score = np.tile([4.0, 3.0, 2.0, 1.0], n_users)
+    base = pa.table({"user": u4, "item": np.tile([0, 2, 1, 3], n_users), "score": score})
+    both, neither = np.tile([0, 1, 2, 3], n_users), np.tile([2, 3, 0, 1], n_users)
+    up = rng.random((n_candidates, n_users)) < 0.5
+    candidates = {
+        f"c{i}": pa.table({"user": u4, "item": np.where(np.repeat(up[i], 4), both, neither),
+                           "score": score})
+        for i in range(n_candidates)
+    }  # fmt: skip
+    return qrels, base, candidates
+
+
+def test_equal_candidates_fail_at_most_alpha_of_the_time():
+    """1,000 candidates equal to the baseline in expectation, each its own independent
+    draw: at margin 0 (the boundary of the hypothesis) the one-sided test fails a
+    fraction alpha of them, within Monte Carlo error; with a margin the sample can
+    detect, they pass, and fail at most alpha of the time."""
+    n = 1000
+    qrels, base, candidates = _swapped_runs(400, n, seed=7)
+    rules = [{"metric": "cg@2", "rule": "non_inferiority", "margin": 0.0},
+             {"metric": "cg@2", "rule": "non_inferiority", "margin": 0.15}]  # fmt: skip
+    report = rv.gate(candidates, {"main": base}, rules, qrels=qrels, correction=None, **FAST)
+    alpha, error = 0.05, 3 * math.sqrt(0.05 * 0.95 / n)
+    at_zero = [r for r in report.rows if r.margin == 0.0]
+    with_margin = [r for r in report.rows if r.margin == 0.15]
+    assert len(at_zero) == len(with_margin) == n
+    fails = np.mean([r.verdict == "fail" for r in at_zero])
+    assert abs(fails - alpha) <= error, fails
+    # no margin: nothing can show that no regression went unseen, unless a gain is shown
+    assert {r.verdict for r in at_zero} == {"fail", "inconclusive", "pass"}
+    assert all(r.difference > 0 for r in at_zero if r.verdict == "pass")  # a gain shown
+    fails = np.mean([r.verdict == "fail" for r in with_margin])
+    assert fails <= alpha + error
+    passes = np.mean([r.verdict == "pass" for r in with_margin])
+    assert passes >= 1 - alpha  # 400 users detect 0.15: MDE = 2.49 / sqrt(400) = 0.12
+    assert all(r.mde < 0.15 for r in with_margin)
+
+
+def _impressions(n_users: int = 300, per_user: int = 10, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    users = np.repeat(np.arange(n_users), per_user)
+    clicks = (rng.random(users.size) < 0.3).astype(np.int8)
+    noise = rng.standard_normal((3, users.size))
+    good = np.clip(0.3 + 0.3 * (clicks - 0.3) + 0.1 * noise[0], 0.01, 0.99)
+    return users, clicks, good, noise
+
+
+def test_degraded_candidate_fails_and_better_candidate_passes():
+    users, clicks, good, noise = _impressions()
+    degraded = np.clip(good + 0.3 * noise[1], 0.01, 0.99)
+    rules = [{"metric": "gauc", "rule": "non_inferiority", "margin": 0.01},
+             {"metric": "log_loss", "rule": "non_inferiority", "margin": 0.01},
+             {"metric": "roc_auc", "rule": "non_inferiority", "margin": 0.01}]  # fmt: skip
+    worse = rv.gate({"new": degraded}, {"main": good}, rules, y_true=clicks, groups=users, **FAST)
+    assert not worse.passed
+    assert [r.verdict for r in worse.rows] == ["fail"] * 3
+    assert all(r.difference < -0.01 if r.metric != "log_loss" else r.difference > 0.01
+               for r in worse.rows)  # fmt: skip
+    better = rv.gate({"new": good}, {"main": degraded}, [
+        *rules, {"metric": "gauc", "rule": "superiority", "margin": 0.05}],
+        y_true=clicks, groups=users, **FAST)  # fmt: skip
+    assert better.passed
+    assert [r.verdict for r in better.rows] == ["pass"] * 4
+    gauc = better.rows[0]
+    assert gauc.wins > gauc.losses and gauc.wins + gauc.ties + gauc.losses == gauc.n_users
+    assert gauc.ci_low > 0 and gauc.effect_size > 0
+
+
+def test_too_small_a_sample_is_inconclusive_never_a_silent_pass():
+    users, clicks, good, noise = _impressions(n_users=6)
+    close = np.clip(good + 0.05 * noise[1], 0.01, 0.99)
+    rules = [{"metric": "log_loss", "rule": "non_inferiority", "margin": 0.001}]
+    report = rv.gate({"new": close}, {"main": good}, rules, y_true=clicks, groups=users, **FAST)
+    (row,) = report.rows
+    assert row.verdict == "inconclusive" and not report.passed
+    assert row.mde > row.margin
+    assert "sample too small" in row.reason and "minimum detectable effect" in row.reason
+    assert "inconclusive" in report.to_markdown()
+    lenient = rv.gate({"new": close}, {"main": good}, rules, y_true=clicks, groups=users,
+                      inconclusive="pass", **FAST)  # fmt: skip
+    assert lenient.passed and lenient.rows[0].verdict == "inconclusive"
+
+
+def test_few_users_for_the_randomization_test_give_an_infinite_mde():
+    users, clicks, good, _noise = _impressions(n_users=3)
+    report = rv.gate({"new": good + 0.001}, {"main": good},
+                     [{"metric": "log_loss", "rule": "non_inferiority", "margin": 0.5}],
+                     y_true=clicks, groups=users, **FAST)  # fmt: skip
+    # 3 users: the test's smallest one-sided p-value is 0.125, above alpha
+    assert report.rows[0].mde == math.inf and report.rows[0].verdict == "inconclusive"
+
+
+def test_floor_ceiling_and_relative_margin():
+    users, clicks, good, _noise = _impressions()
+    report = rv.gate({"new": good}, {"main": good}, [
+        {"metric": "gauc", "rule": "floor", "threshold": 0.99},
+        {"metric": "log_loss", "rule": "ceiling", "threshold": 1.0},
+        {"metric": "log_loss", "rule": "non_inferiority", "margin": 0.1, "relative": True},
+    ], y_true=clicks, groups=users, **FAST)  # fmt: skip
+    by_kind = {r.kind: r for r in report.rows}
+    assert by_kind["floor"].verdict == "fail" and by_kind["ceiling"].verdict == "pass"
+    assert by_kind["floor"].baseline is None and math.isnan(by_kind["floor"].p_value)
+    ni = by_kind["non_inferiority"]
+    assert ni.margin == pytest.approx(0.1 * ni.baseline_value)
+    assert not report.passed
+
+
+def test_p_values_are_the_existing_tests_one_sided():
+    """Margin 0: the gate's p-value is half the two-sided paired test's (randomization,
+    Student), and DeLong's one-sided p-value for roc_auc."""
+    users, clicks, good, noise = _impressions()
+    other = np.clip(good + 0.05 * noise[1] - 0.01, 0.01, 0.99)
+    rules = [{"metric": "gauc", "rule": "non_inferiority"},
+             {"metric": "roc_auc", "rule": "non_inferiority"}]  # fmt: skip
+    report = rv.gate({"new": other}, {"main": good}, rules, y_true=clicks, groups=users,
+                     correction=None, **FAST)  # fmt: skip
+    compared = rv.compare_predictions(clicks, {"new": other, "main": good}, groups=users,
+                                      metrics=["gauc"], baseline="main", correction=None,
+                                      n_permutations=1000, interval=None)  # fmt: skip
+    gauc, auc = report.rows
+    assert gauc.difference == pytest.approx(float(compared.comparisons["difference"][0]))
+    p_two = float(compared.comparisons["p_value"][0])
+    assert gauc.difference < 0 and gauc.p_value == pytest.approx(p_two / 2)
+    delong = rv.delong_test(clicks, other, good, alternative="less")
+    assert auc.p_value == pytest.approx(delong.pvalue)
+    assert auc.wins is None and math.isnan(auc.effect_size)
+
+
+def test_correction_across_metrics_and_baselines():
+    users, clicks, good, noise = _impressions()
+    a = np.clip(good + 0.2 * noise[1], 0.01, 0.99)
+    b = np.clip(good + 0.2 * noise[2], 0.01, 0.99)
+    rules = [
+        {"metric": "gauc", "rule": "superiority"},
+        {"metric": "log_loss", "rule": "superiority"},
+    ]
+    report = rv.gate({"new": good}, {"a": a, "b": b}, rules, y_true=clicks, groups=users,
+                     correction="bonferroni", **FAST)  # fmt: skip
+    assert len(report.rows) == 4
+    for r in report.rows:
+        assert r.p_adjusted == pytest.approx(min(1.0, 4 * r.p_value))
+
+
+def test_users_in_only_one_run_are_counted():
+    qrels = {f"u{i}": {"a": 1} for i in range(8)}
+    full = {f"u{i}": {"a": 2.0, "b": 1.0} for i in range(8)}
+    part = {f"u{i}": {"a": 2.0, "b": 1.0} for i in range(5)}
+    report = rv.gate({"new": part}, {"main": full},
+                     [{"metric": "mrr", "rule": "non_inferiority", "margin": 0.1}],
+                     qrels=qrels, missing_users="skip", **FAST)  # fmt: skip
+    row = report.rows[0]
+    assert row.n_unpaired == 3 and row.n_users == 5
+    assert report.runs_missing_users == {"new": 3, "main": 0}
+    notes = " ".join(report.notes())
+    assert "only one model" in notes and "new 3" in notes
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({}, InputValidationError, "pass either qrels (ranking runs) or y_true"),
+        ({"qrels": {"u": {"a": 1}}, "y_true": [0, 1]}, InputValidationError, "Got both"),
+        (
+            {"y_true": [0, 1], "baselines": {"new": [0.1, 0.2]}},
+            InputValidationError,
+            "both a candidate and a baseline",
+        ),
+        ({"y_true": [0, 1], "rules": []}, InvalidParameterError, "at least one rule"),
+        (
+            {"y_true": [0, 1], "rules": [{"metric": "xauc", "rule": "superiority"}]},
+            InvalidParameterError,
+            "'xauc' is not a mean over users",
+        ),
+        (
+            {"y_true": [0, 1], "alpha": 0.7},
+            InvalidParameterError,
+            "alpha must be a number in (0, 0.5). Got 0.7 instead.",
+        ),
+        (
+            {"y_true": [0, 1], "rules": [{"metric": "log_loss", "rule": "better"}]},
+            InvalidParameterError,
+            "rules[0].rule must be one of",
+        ),
+        (
+            {"y_true": [0, 1], "rules": [{"metric": "gauc", "rule": "superiority"}]},
+            InputValidationError,
+            "'gauc' needs groups",
+        ),
+    ],
+)
+def test_errors_name_the_argument(kwargs, error, message):
+    args = {"candidates": {"new": [0.2, 0.7]}, "baselines": {"main": [0.3, 0.6]},
+            "rules": [{"metric": "log_loss", "rule": "non_inferiority"}]} | kwargs  # fmt: skip
+    with pytest.raises(error) as info:
+        rv.gate(**args)
+    assert message in str(info.value)
+
+
+def test_unequal_weights_need_the_randomization_test():
+    _users, clicks, good, _noise = _impressions()
+    with pytest.raises(InvalidParameterError, match="test='student' weighs every user equally"):
+        rv.gate({"new": good}, {"main": good + 0.01},
+                [{"metric": "log_loss", "rule": "non_inferiority", "margin": 0.01}],
+                y_true=clicks, groups=np.repeat(np.arange(200), np.tile([10, 20], 100)),
+                test="student", **FAST)  # fmt: skip
+
+
+def test_rules_as_objects_and_a_configuration_file(tmp_path):
+    from receval.gating.config import load_config
+    from receval.gating.rules import GateRule
+
+    users, clicks, good, _ = _impressions()
+    rules = [
+        GateRule("gauc", "floor", threshold=0.5),
+        GateRule("log_loss", "non_inferiority", 0.01),
+    ]
+    report = rv.gate({"new": good}, {"main": good}, rules, y_true=clicks, groups=users, **FAST)
+    assert report.passed and [r.kind for r in report.rows] == ["non_inferiority", "floor"]
+    with pytest.raises(InvalidParameterError, match=r"rules\[0\].threshold must be a number"):
+        rv.gate({"new": good}, {"main": good}, [GateRule("gauc", "floor")], y_true=clicks,
+                groups=users)  # fmt: skip
+    path = tmp_path / "receval.toml"
+    path.write_text('[gate]\nalpha = 0.01\nn_permutations = 500\nn_resamples = 100\n'
+                    '[[gate.rules]]\nmetric = "gauc"\nrule = "superiority"\n')  # fmt: skip
+    config = load_config(path)
+    report = rv.gate({"new": good}, {"main": good}, config.rules, y_true=clicks, groups=users,
+                     **config.settings())  # fmt: skip
+    assert report.config.alpha == 0.01 and report.config.n_permutations == 500
+    assert report.rows[0].verdict == "fail"  # no gain over itself
+
+
+def test_roc_auc_without_a_variance_is_inconclusive():
+    """One click: DeLong's variance is undefined, so no test, no decision either way."""
+    y = np.zeros(50, dtype=np.int8)
+    y[3] = 1
+    rng = np.random.default_rng(1)
+    a, b = rng.random(50), rng.random(50)
+    for margin in (0.0, 0.5):
+        report = rv.gate({"new": a}, {"main": b},
+                         [{"metric": "roc_auc", "rule": "non_inferiority", "margin": margin}],
+                         y_true=y)  # fmt: skip
+        row = report.rows[0]
+        assert row.verdict == "inconclusive" and math.isnan(row.p_value), margin

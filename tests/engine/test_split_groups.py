@@ -371,3 +371,23 @@ def test_open_states_pickle_as_plain_arrays():
     for acc in (gauc, ranking):
         _plain(acc.state.__getstate__())
         assert pickle.loads(pickle.dumps(acc)).compute() == acc.compute()
+
+
+def test_a_named_weighting_given_to_update_is_the_accumulators_or_refused():
+    y, p, g = np.array([1, 0, 1, 0]), np.array([0.9, 0.2, 0.3, 0.4]), np.array([1, 1, 2, 2])
+    acc = rv.metric("gauc", weighting="uniform")
+    same = acc.update(y, p, groups=g, weighting="uniform").compute()
+    assert same == rv.gauc_score(y, p, groups=g, weighting="uniform")
+    with pytest.raises(InputValidationError, match="differs from the accumulator's weighting"):
+        rv.metric("gauc").update(y, p, groups=g, weighting="uniform")
+
+
+def test_by_segment_applies_gauc_options_to_split_group_accumulators():
+    rng = np.random.default_rng(3)
+    y, p = rng.integers(0, 2, 200), rng.random(200)
+    g, by = rng.integers(0, 15, 200), np.arange(200) % 2
+    report = rv.by_segment(["gauc"], y, p, by=by, groups=g, weighting="clicks")
+    for i in (0, 1):
+        m = by == i
+        want = rv.gauc_score(y[m], p[m], groups=g[m], weighting="clicks")
+        assert report.values["gauc"][i] == want

@@ -465,6 +465,14 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
 
     y_true, y_score, groups, sample_weight, weighting = batch
     if not params["whole_groups"]:
+        if _named(weighting) and _plain(weighting) != _plain(params["weighting"]):
+            shown = weighting if isinstance(weighting, str) else "a mapping"
+            raise InputValidationError(
+                f"gauc_score: update(weighting={shown!r}) differs from the accumulator's "
+                f"weighting {params['weighting']!r}, which compute() applies to every "
+                f"group; make the accumulator with receval.metric('gauc', "
+                f"weighting=...) instead."
+            )
         return _open_groups(y_true, y_score, groups, weighting, sample_weight)
     with warnings.catch_warnings():  # a batch of one-class groups is no error: finalize says
         warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -474,12 +482,22 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
     return GroupState(report_totals(report), seen)
 
 
+def _named(weighting: Any) -> bool:
+    """Whether a weighting is a name or a mapping (not per-row weights)."""
+    return isinstance(weighting, str) or hasattr(weighting, "items")
+
+
+def _plain(weighting: Any) -> Any:
+    """A named weighting as a comparable value (a mapping as a dict)."""
+    return dict(weighting.items()) if hasattr(weighting, "items") else weighting
+
+
 def _open_groups(
     y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any
 ) -> OpenGroups:
     """A batch's rows, held until ``compute`` (a per-row ``weighting``: as each
     group's weight, checked now)."""
-    named = isinstance(weighting, str) or hasattr(weighting, "items")
+    named = _named(weighting)
 
     def per_group(ids: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
         if named:

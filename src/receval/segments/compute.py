@@ -152,10 +152,19 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
     def run(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
         if func is not None:
             return float(func(*data, **kwargs, **dict(spec.args), **options))
-        value = metric(name, **options).update(*data, **kwargs).compute()
+        # an option that is also a data argument (gauc's named weighting) makes the metric
+        named = {k: x for k, x in kwargs.items() if k in own and _is_option(x)}
+        data_kwargs = {k: x for k, x in kwargs.items() if k not in named}
+        acc = metric(name, **options, **named)
+        value = acc.update(*data, **data_kwargs).compute()
         return float(getattr(value, "value", value))  # a binned AUC without its error bound
 
     return entry.inputs, own.__contains__, run
+
+
+def _is_option(x: Any) -> bool:
+    """Whether a keyword given as data is an option's value: a name or a mapping."""
+    return isinstance(x, str) or hasattr(x, "items")
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from ..exceptions import InputValidationError, InvalidParameterError, UndefinedM
 from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_escape
 from .intervals import INTERVALS as INTERVALS
 from .intervals import bootstrap_intervals, effect_sizes
-from .paired import check_count
+from .paired import check_count, wins_ties_losses
 from .significance import CORRECTIONS as CORRECTIONS
 from .significance import (
     TESTS,
@@ -417,8 +417,7 @@ def _wins_ties_losses(
         w = weights[m]
         if w is not None:
             used &= w > 0
-        d = diff[used] if higher[m] is not False else -diff[used]
-        out[:, j] = (d > 0).sum(), (d == 0).sum(), (d < 0).sum()
+        out[:, j] = wins_ties_losses(diff[used] if higher[m] is not False else -diff[used])
     return out
 
 

@@ -187,3 +187,10 @@ class Table:
         high = np.where(self.used, self.d, -np.inf).max(axis=0)
         result: np.ndarray = (self.n_used > 0) & (low == high)
         return result
+
+
+def wins_ties_losses(gains: np.ndarray) -> tuple[int, int, int]:
+    """The users where a model is better (``gains > 0``), equal and worse than
+    another: ``gains`` are its per-user differences in the metric's good direction
+    (the negated differences of a loss), for the users that count."""
+    return int((gains > 0).sum()), int((gains == 0).sum()), int((gains < 0).sum())

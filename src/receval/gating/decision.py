@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..comparison.intervals import bootstrap_intervals, effect_sizes, ndtr, ndtri
+from ..comparison.paired import wins_ties_losses
 from ..comparison.significance import adjust_pvalues, paired_pvalues, smallest_pvalue
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from .config import GateConfig
@@ -479,7 +480,7 @@ def _decide(
                 "effect": float(effect[col]),
                 "n": nu,
                 "mde": mde,
-                "wtl": (int((g > 0).sum()), int((g == 0).sum()), int((g < 0).sum())),
+                "wtl": wins_ties_losses(g),
             }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)

@@ -375,7 +375,7 @@ def test_the_same_run_twice_is_named_as_the_problem(tmp_path, command):
     same = tmp_path / "." / "a.txt"
     args = [command, "--qrels", qrels, "--run", run, "--run", same, "-m", "mrr"]
     result = invoke(make_runner(), *args, code=2)
-    assert "--run names the same file twice" in result.stderr
+    assert "a run file is given twice" in result.stderr
 
 
 @pytest.mark.parametrize("where", ["first row", "after many rows"])

@@ -70,7 +70,7 @@ def test_inconclusive_fails_unless_told_otherwise(repo):
     rule = ["--rule", "mrr=non_inferiority:0.0001"]
     result = invoke(runner, "gate", *WORSE[:2], "--baseline", "runs/main.tsv", "--candidate",
                     "runs/main.tsv", *rule, *FAST, code=2)  # fmt: skip
-    assert "names the same file twice" in result.stderr
+    assert "a run file is given twice" in result.stderr
     (repo / "runs" / "copy.tsv").write_text((repo / "runs" / "main.tsv").read_text())
     same = [*RUNS, "--baseline", "runs/main.tsv", "--candidate", "runs/copy.tsv"]
     # identical runs: every difference 0, so nothing could go unseen: pass

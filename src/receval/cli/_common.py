@@ -226,7 +226,7 @@ QrelsFormatOption = Annotated[
 RunFormatOption = Annotated[
     RankedFormat | None,
     typer.Option(
-        help="Format of every --run. Default: from the suffix, else trec.",
+        help="Format of every run file. Default: from the suffix, else trec.",
         case_sensitive=False,
         show_default=False,
         rich_help_panel="Input",
@@ -398,7 +398,7 @@ def run_names(paths: list[str]) -> list[str]:
         key = os.path.realpath(p)
         if key in seen:
             raise InputValidationError(
-                f"--run names the same file twice ({seen[key]!r} and {p!r}); give each run once."
+                f"a run file is given twice ({seen[key]!r} and {p!r}); give each run once."
             )
         seen[key] = p
     names = [os.path.basename(os.path.normpath(p)) for p in paths]

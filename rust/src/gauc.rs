@@ -99,6 +99,26 @@ pub struct Minority<'a> {
     pub scores: &'a [f64],
 }
 
+/// Twice the pairs that a majority row of score `x` wins for the positives
+/// against `sorted` (its group's minority scores, ascending; `positive`: the
+/// minority is the positives): a positive above a negative counts 2, a tie 1.
+#[inline(always)]
+fn two_u_of(sorted: &[f64], x: f64, positive: bool) -> i64 {
+    let m = sorted.len();
+    let below = lower_bound(sorted, x);
+    let below_eq = if below < m && sorted[below] == x {
+        below + upper_bound(&sorted[below..], x)
+    } else {
+        below
+    };
+    let ties = (below_eq - below) as i64;
+    if positive {
+        2 * (m - below_eq) as i64 + ties // a negative: positives above it win
+    } else {
+        2 * below as i64 + ties // a positive: negatives below it lose
+    }
+}
+
 /// Most rows of a block of [`stream_pair_counts`] grouped before they are
 /// searched (at least 2^16, else 16 per group).
 const BLOCK: usize = 1 << 20;
@@ -129,32 +149,24 @@ pub fn stream_pair_counts(
     } = minority;
     let n = codes.len();
     let n_chunks = n_chunks.max(1);
-    let search = |g: usize, x: f64| -> i64 {
-        let s = &seg[offsets[g] as usize..offsets[g + 1] as usize];
-        let m = s.len();
-        let below = lower_bound(s, x);
-        let below_eq = if below < m && s[below] == x {
-            below + upper_bound(&s[below..], x)
-        } else {
-            below
-        };
-        let ties = (below_eq - below) as i64;
-        if minority == 1 {
-            2 * (m - below_eq) as i64 + ties // a negative: positives above it win
-        } else {
-            2 * below as i64 + ties // a positive: negatives below it lose
-        }
-    };
+    let segment = |g: usize| &seg[offsets[g] as usize..offsets[g + 1] as usize];
+    let positive = minority == 1;
     let run = |c: usize| {
         let mut acc = vec![0i64; n_groups];
         let (lo, hi) = (n * c / n_chunks, n * (c + 1) / n_chunks);
-        let changes = codes[lo..hi].windows(2).filter(|w| w[0] != w[1]).count();
-        if hi - lo < 4 * n_groups || hi - lo >= LONG_RUNS * (changes + 1) {
-            // rows in long runs of a group, or too few rows a group: in order
+        let in_order = hi - lo < 4 * n_groups
+            || hi - lo
+                >= LONG_RUNS * (codes[lo..hi].windows(2).filter(|w| w[0] != w[1]).count() + 1);
+        if in_order {
+            // rows in long runs of a group, or too few rows a group
             for i in lo..hi {
+                if labels[i] == minority {
+                    continue;
+                }
                 let g = codes[i] as usize;
-                if labels[i] != minority && offsets[g] != offsets[g + 1] {
-                    acc[g] += search(g, scores[i]);
+                let s = segment(g);
+                if !s.is_empty() {
+                    acc[g] += two_u_of(s, scores[i], positive);
                 }
             }
             return acc;
@@ -177,9 +189,10 @@ pub fn stream_pair_counts(
                 |i| scores[start + i],
             );
             for (g, a) in acc.iter_mut().enumerate() {
-                let (a0, b0) = (by_group[g] as usize, by_group[g + 1] as usize);
-                if a0 != b0 && offsets[g] != offsets[g + 1] {
-                    *a += values[a0..b0].iter().map(|&x| search(g, x)).sum::<i64>();
+                let s = segment(g);
+                let rows = &values[by_group[g] as usize..by_group[g + 1] as usize];
+                if !s.is_empty() {
+                    *a += rows.iter().map(|&x| two_u_of(s, x, positive)).sum::<i64>();
                 }
             }
         }

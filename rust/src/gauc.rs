@@ -129,8 +129,8 @@ const LONG_RUNS: usize = 8;
 /// Twice the Mann-Whitney U of each group, streaming the majority rows in
 /// `n_chunks` chunks (integers: the chunks do not change the result). A chunk
 /// whose groups are interleaved (runs of one group shorter than [`LONG_RUNS`]
-/// rows on average, as in a shuffled log) and hold 4 rows or more a group is read
-/// in blocks (16 rows a group, from 2^16 to [`BLOCK`] rows), each block's majority
+/// rows on average, as in a shuffled log) is read in blocks (16 rows a group, from
+/// 2^16 to [`BLOCK`] rows; where a block holds 4 rows or more a group), each block's majority
 /// rows grouped by a counting sort ([`csr::group_by`]) before they are searched:
 /// a group's segment is then read once a block rather than once a row, the
 /// groups in order.
@@ -154,11 +154,12 @@ pub fn stream_pair_counts(
     let run = |c: usize| {
         let mut acc = vec![0i64; n_groups];
         let (lo, hi) = (n * c / n_chunks, n * (c + 1) / n_chunks);
-        let in_order = hi - lo < 4 * n_groups
+        let block = (16 * n_groups).clamp(1 << 16, BLOCK).min(hi - lo).max(1);
+        let in_order = block < 4 * n_groups
             || hi - lo
                 >= LONG_RUNS * (codes[lo..hi].windows(2).filter(|w| w[0] != w[1]).count() + 1);
         if in_order {
-            // rows in long runs of a group, or too few rows a group
+            // rows in long runs of a group, or too few rows a group in a block
             for i in lo..hi {
                 if labels[i] == minority {
                     continue;
@@ -173,7 +174,6 @@ pub fn stream_pair_counts(
         }
         // interleaved groups: each block's majority rows grouped first (the
         // minority rows in a last bucket), so a group's segment is read once a block
-        let block = (16 * n_groups).clamp(1 << 16, BLOCK);
         for start in (lo..hi).step_by(block) {
             let end = (start + block).min(hi);
             let (by_group, values) = csr::group_by(

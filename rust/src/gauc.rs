@@ -227,12 +227,14 @@ pub fn pair_counts(
     } else {
         0
     };
-    let counts: Vec<i64> = if minority == 1 {
-        positives.clone()
+    let negatives: Vec<i64>;
+    let counts: &[i64] = if minority == 1 {
+        &positives
     } else {
-        rows.iter().zip(&positives).map(|(r, p)| r - p).collect()
+        negatives = rows.iter().zip(&positives).map(|(r, p)| r - p).collect();
+        &negatives
     };
-    let (offsets, mut seg) = gather_minority(codes, labels, scores, minority, &counts);
+    let (offsets, mut seg) = gather_minority(codes, labels, scores, minority, counts);
     sort_segments(&mut seg, &offsets);
     let minority = Minority {
         label: minority,

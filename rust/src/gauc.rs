@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use std::cmp::Ordering;
 
 use crate::auc::pair_weight_sorted;
-use crate::{encode, sums, threads};
+use crate::{csr, encode, sums, threads};
 use rustc_hash::FxHashMap;
 
 /// Rows and positives of each group.
@@ -99,8 +99,41 @@ pub struct Minority<'a> {
     pub scores: &'a [f64],
 }
 
+/// Twice the pairs that a majority row of score `x` wins for the positives
+/// against `sorted` (its group's minority scores, ascending; `positive`: the
+/// minority is the positives): a positive above a negative counts 2, a tie 1.
+#[inline(always)]
+fn two_u_of(sorted: &[f64], x: f64, positive: bool) -> i64 {
+    let m = sorted.len();
+    let below = lower_bound(sorted, x);
+    let below_eq = if below < m && sorted[below] == x {
+        below + upper_bound(&sorted[below..], x)
+    } else {
+        below
+    };
+    let ties = (below_eq - below) as i64;
+    if positive {
+        2 * (m - below_eq) as i64 + ties // a negative: positives above it win
+    } else {
+        2 * below as i64 + ties // a positive: negatives below it lose
+    }
+}
+
+/// Most rows of a block of [`stream_pair_counts`] grouped before they are
+/// searched (at least 2^16, else 16 per group).
+const BLOCK: usize = 1 << 20;
+
+/// Rows per run of one group above which a chunk's rows are searched in order.
+const LONG_RUNS: usize = 8;
+
 /// Twice the Mann-Whitney U of each group, streaming the majority rows in
-/// `n_chunks` chunks (integers: the chunks do not change the result).
+/// `n_chunks` chunks (integers: the chunks do not change the result). A chunk
+/// whose groups are interleaved (runs of one group shorter than [`LONG_RUNS`]
+/// rows on average, as in a shuffled log) is read in blocks (16 rows a group, from
+/// 2^16 to [`BLOCK`] rows; where a block holds 4 rows or more a group), each block's majority
+/// rows grouped by a counting sort ([`csr::group_by`]) before they are searched:
+/// a group's segment is then read once a block rather than once a row, the
+/// groups in order.
 pub fn stream_pair_counts(
     codes: &[i32],
     n_groups: usize,
@@ -116,32 +149,52 @@ pub fn stream_pair_counts(
     } = minority;
     let n = codes.len();
     let n_chunks = n_chunks.max(1);
+    let segment = |g: usize| &seg[offsets[g] as usize..offsets[g + 1] as usize];
+    let positive = minority == 1;
     let run = |c: usize| {
         let mut acc = vec![0i64; n_groups];
-        for i in n * c / n_chunks..n * (c + 1) / n_chunks {
-            if labels[i] == minority {
-                continue;
+        let (lo, hi) = (n * c / n_chunks, n * (c + 1) / n_chunks);
+        let block = (16 * n_groups).clamp(1 << 16, BLOCK).min(hi - lo).max(1);
+        let in_order = block < 4 * n_groups
+            || hi - lo
+                >= LONG_RUNS * (codes[lo..hi].windows(2).filter(|w| w[0] != w[1]).count() + 1);
+        if in_order {
+            // rows in long runs of a group, or too few rows a group in a block
+            for i in lo..hi {
+                if labels[i] == minority {
+                    continue;
+                }
+                let g = codes[i] as usize;
+                let s = segment(g);
+                if !s.is_empty() {
+                    acc[g] += two_u_of(s, scores[i], positive);
+                }
             }
-            let g = codes[i] as usize;
-            let (a, b) = (offsets[g] as usize, offsets[g + 1] as usize);
-            let m = b - a;
-            if m == 0 {
-                continue;
+            return acc;
+        }
+        // interleaved groups: each block's majority rows grouped first (the
+        // minority rows in a last bucket), so a group's segment is read once a block
+        for start in (lo..hi).step_by(block) {
+            let end = (start + block).min(hi);
+            let (by_group, values) = csr::group_by(
+                end - start,
+                n_groups + 1,
+                |i| {
+                    if labels[start + i] == minority {
+                        n_groups
+                    } else {
+                        codes[start + i] as usize
+                    }
+                },
+                |i| scores[start + i],
+            );
+            for (g, a) in acc.iter_mut().enumerate() {
+                let s = segment(g);
+                let rows = &values[by_group[g] as usize..by_group[g + 1] as usize];
+                if !s.is_empty() {
+                    *a += rows.iter().map(|&x| two_u_of(s, x, positive)).sum::<i64>();
+                }
             }
-            let s = &seg[a..b];
-            let x = scores[i];
-            let below = lower_bound(s, x);
-            let below_eq = if below < m && s[below] == x {
-                below + upper_bound(&s[below..], x)
-            } else {
-                below
-            };
-            let ties = (below_eq - below) as i64;
-            acc[g] += if minority == 1 {
-                2 * (m - below_eq) as i64 + ties // a negative: positives above it win
-            } else {
-                2 * below as i64 + ties // a positive: negatives below it lose
-            };
         }
         acc
     };
@@ -157,6 +210,40 @@ pub fn stream_pair_counts(
         }
     }
     out
+}
+/// Per group: its rows, its positives and twice its Mann-Whitney U (exact
+/// integers, a tie counting one half): the rows of the globally rarer class
+/// gathered by group and sorted, every row of the other searched in its group's.
+pub fn pair_counts(
+    codes: &[i32],
+    n_groups: usize,
+    labels: &[i8],
+    scores: &[f64],
+) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
+    let (rows, positives) = group_counts(codes, n_groups, labels);
+    let n_pos: i64 = positives.iter().sum();
+    let minority: i8 = if n_pos <= codes.len() as i64 - n_pos {
+        1
+    } else {
+        0
+    };
+    let negatives: Vec<i64>;
+    let counts: &[i64] = if minority == 1 {
+        &positives
+    } else {
+        negatives = rows.iter().zip(&positives).map(|(r, p)| r - p).collect();
+        &negatives
+    };
+    let (offsets, mut seg) = gather_minority(codes, labels, scores, minority, counts);
+    sort_segments(&mut seg, &offsets);
+    let minority = Minority {
+        label: minority,
+        offsets: &offsets,
+        scores: &seg,
+    };
+    let n_chunks = sums::chunks_for(codes.len());
+    let two_u = stream_pair_counts(codes, n_groups, labels, scores, minority, n_chunks);
+    (rows, positives, two_u)
 }
 
 /// The canonical order of `(value, weight)` pairs: by value, then by weight within
@@ -198,7 +285,7 @@ impl GroupRows {
     /// each class in its canonical order.
     fn weighted_auc(
         &mut self,
-        rows: &[usize],
+        rows: &[i64],
         labels: &[i8],
         scores: &[f64],
         weights: &[f64],
@@ -206,6 +293,7 @@ impl GroupRows {
         self.pos.clear();
         self.neg.clear();
         for &i in rows {
+            let i = i as usize;
             let side = if labels[i] == 1 {
                 &mut self.pos
             } else {
@@ -228,36 +316,21 @@ impl GroupRows {
 
 /// Per group: weighted U, weighted positives and weighted negatives, each group in
 /// its canonical order (parallel over groups; a group's floats depend on its rows
-/// only). `_positives` (each group's positives) is not needed.
+/// only). Rows are grouped with the counting sort of [`csr::group_rows`].
 pub fn weighted_group_aucs(
     codes: &[i32],
     n_groups: usize,
     labels: &[i8],
     scores: &[f64],
     weights: &[f64],
-    rows: &[i64],
-    _positives: &[i64],
 ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let n = codes.len();
-    let mut offsets = vec![0usize; n_groups + 1];
-    for g in 0..n_groups {
-        offsets[g + 1] = offsets[g] + rows[g] as usize;
-    }
-    let mut cursor: Vec<usize> = offsets[..n_groups].to_vec();
-    let mut by_group = vec![0usize; n];
-    for (i, &g) in codes.iter().enumerate() {
-        by_group[cursor[g as usize]] = i;
-        cursor[g as usize] += 1;
-    }
+    let (offsets, by_group) = csr::group_rows(codes, n_groups);
     let one = |buf: &mut GroupRows, g: usize| {
-        buf.weighted_auc(
-            &by_group[offsets[g]..offsets[g + 1]],
-            labels,
-            scores,
-            weights,
-        )
+        let (a, b) = (offsets[g] as usize, offsets[g + 1] as usize);
+        buf.weighted_auc(&by_group[a..b], labels, scores, weights)
     };
-    let per_group: Vec<(f64, f64, f64)> = if n >= 1 << 16 && n_groups > 1 {
+    let per_group: Vec<(f64, f64, f64)> = if n >= threads::PARALLEL_ROWS && n_groups > 1 {
         threads::install(|| {
             (0..n_groups)
                 .into_par_iter()
@@ -339,30 +412,13 @@ pub fn group_aucs(
     weights: Option<&[f64]>,
     weighting: Weighting,
 ) -> Vec<(Option<f64>, f64)> {
-    let n = codes.len() as i64;
-    let (rows, positives) = group_counts(codes, n_groups, labels);
     let weight_of = |rows: f64, pos: f64| match weighting {
         Weighting::Impressions => rows,
         Weighting::Clicks => pos,
         Weighting::Uniform => 1.0,
     };
     let Some(weights) = weights else {
-        let n_pos: i64 = positives.iter().sum();
-        let minority: i8 = if n_pos <= n - n_pos { 1 } else { 0 };
-        let counts: Vec<i64> = if minority == 1 {
-            positives.clone()
-        } else {
-            rows.iter().zip(&positives).map(|(r, p)| r - p).collect()
-        };
-        let (offsets, mut seg) = gather_minority(codes, labels, scores, minority, &counts);
-        sort_segments(&mut seg, &offsets);
-        let n_chunks = crate::sums::chunks_for(codes.len());
-        let minority = Minority {
-            label: minority,
-            offsets: &offsets,
-            scores: &seg,
-        };
-        let two_u = stream_pair_counts(codes, n_groups, labels, scores, minority, n_chunks);
+        let (rows, positives, two_u) = pair_counts(codes, n_groups, labels, scores);
         return (0..n_groups)
             .map(|g| {
                 let pairs = positives[g] * (rows[g] - positives[g]);
@@ -371,8 +427,7 @@ pub fn group_aucs(
             })
             .collect();
     };
-    let (area, w_pos, w_neg) =
-        weighted_group_aucs(codes, n_groups, labels, scores, weights, &rows, &positives);
+    let (area, w_pos, w_neg) = weighted_group_aucs(codes, n_groups, labels, scores, weights);
     (0..n_groups)
         .map(|g| {
             let pairs = w_pos[g] * w_neg[g];
@@ -417,21 +472,71 @@ mod tests {
     #[test]
     fn pair_counts_of_two_groups() {
         // group 0: pos 0.9, neg 0.1, 0.9 -> 2U = 2 + 1 = 3; group 1: pos 0.2, neg 0.5 -> 0
-        let codes = [0, 0, 0, 1, 1];
-        let labels = [1, 0, 0, 1, 0];
-        let scores = [0.9, 0.1, 0.9, 0.2, 0.5];
-        let (rows, pos) = group_counts(&codes, 2, &labels);
-        assert_eq!((rows.clone(), pos.clone()), (vec![3, 2], vec![1, 1]));
-        let (offsets, mut seg) = gather_minority(&codes, &labels, &scores, 1, &pos);
-        sort_segments(&mut seg, &offsets);
-        let minority = Minority {
-            label: 1,
-            offsets: &offsets,
-            scores: &seg,
-        };
-        for chunks in [1, 2, 5] {
-            let two_u = stream_pair_counts(&codes, 2, &labels, &scores, minority, chunks);
-            assert_eq!(two_u, vec![3, 0]);
+        let codes = [0, 1, 0, 1, 0];
+        let labels = [1, 1, 0, 0, 0];
+        let scores = [0.9, 0.2, 0.1, 0.5, 0.9];
+        let (rows, pos, two_u) = pair_counts(&codes, 2, &labels, &scores);
+        assert_eq!((rows, pos, two_u), (vec![3, 2], vec![1, 1], vec![3, 0]));
+    }
+
+    #[test]
+    fn interleaved_rows_count_as_grouped_ones() {
+        // rows of many groups interleaved (read in blocks, each grouped first) and
+        // the same rows sorted by group (read in order): the same pair counts, and
+        // those of a per-group pair loop; ties, -0.0, either class the rarer, one
+        // block and several
+        let mut next = stream(0x9E37_79B9_7F4A_7C15);
+        let values = [0.0, -0.0, 0.25, 0.5, 0.75, 1.0];
+        for (n, n_groups, rare_positives) in [
+            (3_000usize, 20u64, true),
+            (3_000, 20, false),
+            (300_000, 300, true),
+        ] {
+            let codes: Vec<i32> = (0..n).map(|_| (next() % n_groups) as i32).collect();
+            let labels: Vec<i8> = (0..n)
+                .map(|_| (next().is_multiple_of(4) == rare_positives) as i8)
+                .collect();
+            let scores: Vec<f64> = (0..n).map(|_| values[(next() % 6) as usize]).collect();
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by_key(|&i| codes[i]);
+            let sorted_codes: Vec<i32> = order.iter().map(|&i| codes[i]).collect();
+            let sorted_labels: Vec<i8> = order.iter().map(|&i| labels[i]).collect();
+            let sorted_scores: Vec<f64> = order.iter().map(|&i| scores[i]).collect();
+            let k = n_groups as usize;
+            let got = pair_counts(&codes, k, &labels, &scores);
+            let want = pair_counts(&sorted_codes, k, &sorted_labels, &sorted_scores);
+            assert_eq!(got, want);
+            // one chunk: several blocks of 2^16 rows
+            let minority = if rare_positives { 1 } else { 0 };
+            let counts: Vec<i64> = (0..k)
+                .map(|g| got.1[g] + (1 - minority as i64) * (got.0[g] - 2 * got.1[g]))
+                .collect();
+            let (offsets, mut seg) = gather_minority(&codes, &labels, &scores, minority, &counts);
+            sort_segments(&mut seg, &offsets);
+            let minority = Minority {
+                label: minority,
+                offsets: &offsets,
+                scores: &seg,
+            };
+            for chunks in [1, 3] {
+                let two_u = stream_pair_counts(&codes, k, &labels, &scores, minority, chunks);
+                assert_eq!(two_u, got.2);
+            }
+            if n <= 3_000 {
+                for g in 0..k {
+                    let rows: Vec<usize> = (0..n).filter(|&i| codes[i] == g as i32).collect();
+                    let mut two_u = 0i64;
+                    for &i in &rows {
+                        for &j in &rows {
+                            if labels[i] == 1 && labels[j] == 0 {
+                                two_u += 2 * (scores[i] > scores[j]) as i64;
+                                two_u += (scores[i] == scores[j]) as i64;
+                            }
+                        }
+                    }
+                    assert_eq!(got.2[g], two_u, "group {g}");
+                }
+            }
         }
     }
 

@@ -96,7 +96,6 @@ __all__ = [
     "factorize_dense_sorted",
     "factorize_str",
     "gather",
-    "gather_minority",
     "gauc_checked",
     "gini_sorted",
     "group_counts",
@@ -115,6 +114,7 @@ __all__ = [
     "num_threads",
     "offsets_of_sorted",
     "pair_count_sorted",
+    "pair_counts",
     "pair_keys_csr",
     "pair_means_csr",
     "pair_weight_sorted",
@@ -131,11 +131,9 @@ __all__ = [
     "shift_ids",
     "sign_flip_sums",
     "signup_per_user",
-    "sort_segments",
     "split_by_label",
     "split_by_label_weighted",
     "str_ranks",
-    "stream_pair_counts",
     "threads_setting_error",
     "threshold_counts_sorted",
     "threshold_counts_sorted_weighted",
@@ -337,14 +335,6 @@ def gather(
         NDArray[np.int64],
     ],
 ) -> None: ...
-def gather_minority(
-    codes: NDArray[np.int32],
-    n_groups: int,
-    labels: NDArray[np.int8],
-    scores: NDArray[np.float64],
-    minority: int,
-    counts: NDArray[np.int64],
-) -> tuple[NDArray[np.int64], NDArray[np.float64]]: ...
 def gauc_checked(
     y_true: Any, y_score: Any, groups: Any, sample_weight: Any, weighting: Any
 ) -> float | None: ...
@@ -408,6 +398,12 @@ def normalize(acc: NDArray[np.int64]) -> None: ...
 def num_threads() -> int: ...
 def offsets_of_sorted(codes: NDArray[np.int32], n_groups: int) -> NDArray[np.int64]: ...
 def pair_count_sorted(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> int: ...
+def pair_counts(
+    codes: NDArray[np.int32],
+    n_groups: int,
+    labels: NDArray[np.int8],
+    scores: NDArray[np.float64],
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]: ...
 def pair_keys_csr(
     items: NDArray[np.int32], offsets: NDArray[np.int64], k: int, n_items: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
@@ -468,7 +464,6 @@ def signup_per_user(
     valid: NDArray[np.bool_],
     n_users: int,
 ) -> tuple[NDArray[np.int64], NDArray[np.bool_], int]: ...
-def sort_segments(values: NDArray[np.float64], offsets: NDArray[np.int64]) -> None: ...
 def split_by_label(
     scores: NDArray[np.float64], labels: NDArray[np.int8]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
@@ -476,16 +471,6 @@ def split_by_label_weighted(
     scores: NDArray[np.float64], labels: NDArray[np.int8], weights: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
 def str_ranks(ids: NDArray[Any]) -> NDArray[np.float64] | None: ...
-def stream_pair_counts(
-    codes: NDArray[np.int32],
-    n_groups: int,
-    labels: NDArray[np.int8],
-    scores: NDArray[np.float64],
-    minority: int,
-    offsets: NDArray[np.int64],
-    seg: NDArray[np.float64],
-    n_chunks: int,
-) -> NDArray[np.int64]: ...
 def threshold_counts_sorted(
     pos: NDArray[np.float64], neg: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
@@ -502,6 +487,4 @@ def weighted_group_aucs(
     labels: NDArray[np.int8],
     scores: NDArray[np.float64],
     weights: NDArray[np.float64],
-    rows: NDArray[np.int64],
-    positives: NDArray[np.int64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...

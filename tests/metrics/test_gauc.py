@@ -1,12 +1,15 @@
 """GAUC: hand-computed values, the per-group pair-loop oracle, the report, errors."""
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sk_auc
 
 from receval import gauc_score, group_auc, roc_auc_score
@@ -181,3 +184,55 @@ def test_all_groups_single_class_is_nan_with_warning():
         r"negative sample \(2 groups, all skipped\)",
     ):
         assert math.isnan(gauc_score([1, 1, 0], [0.1, 0.2, 0.3], groups=[1, 1, 2]))
+
+
+def _pair_loop_aucs(y, s, g, ids):
+    """Each group's AUC from its pairs counted one by one (nan without both classes)."""
+    out = []
+    for key in ids:
+        m = g == key
+        pos, neg = s[m & (y == 1)], s[m & (y == 0)]
+        above, tied = pos[:, None] > neg[None, :], pos[:, None] == neg[None, :]
+        two_u = 2 * int(above.sum()) + int(tied.sum())
+        pairs = len(pos) * len(neg)
+        out.append(two_u / (2.0 * pairs) if pairs else math.nan)
+    return np.array(out)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_groups=st.integers(1, 40),
+    rows_per_group=st.integers(1, 60),
+    positive_rate=st.sampled_from([0.05, 0.3, 0.7, 0.95]),
+    weighted=st.booleans(),
+)
+def test_rows_in_any_order_give_each_group_the_same_auc(
+    seed, n_groups, rows_per_group, positive_rate, weighted
+):
+    """Interleaved groups (a shuffled log: the core groups each block's rows before
+    it searches them) give every group the AUC of its pairs counted one by one, and
+    the same floats as the rows sorted by group, with ties, either class the rarer,
+    and weights."""
+    rng = np.random.default_rng(seed)
+    n = n_groups * rows_per_group
+    g = rng.integers(0, n_groups, n) * 3 - 7
+    y = (rng.random(n) < positive_rate).astype(np.int8)
+    s = rng.choice([0.0, -0.0, 0.25, 0.5, 0.75, 1.0], n)
+    w = rng.choice([0.5, 1.0, 2.0, 3.0], n) if weighted else None
+    order = np.argsort(g, kind="stable")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        shuffled = group_auc(y, s, groups=g, sample_weight=w)
+        grouped = group_auc(y[order], s[order], groups=g[order],
+                            sample_weight=None if w is None else w[order])  # fmt: skip
+    by_id = np.argsort(shuffled.groups)
+    np.testing.assert_array_equal(shuffled.groups[by_id], grouped.groups)
+    np.testing.assert_array_equal(shuffled.auc[by_id], grouped.auc)
+    np.testing.assert_array_equal(shuffled.weight[by_id], grouped.weight)
+    if not weighted:
+        np.testing.assert_array_equal(shuffled.auc, _pair_loop_aucs(y, s, g, shuffled.groups))
+    with warnings.catch_warnings():  # the one call of the core on NumPy arrays
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        one = gauc_score(y, s, groups=g, sample_weight=w)
+    np.testing.assert_array_equal(one, shuffled.score)

@@ -102,17 +102,34 @@ pub fn offsets_of_sorted(codes: &[i32], n_groups: usize) -> Vec<i64> {
     offsets
 }
 
+/// Stable counting sort of the rows `0..n` by key (`key(i)` in `[0, n_keys)`): the
+/// CSR offsets of the keys and `value(i)` of every row, rows of a key in input order.
+pub fn group_by<T: Copy + Default>(
+    n: usize,
+    n_keys: usize,
+    key: impl Fn(usize) -> usize,
+    value: impl Fn(usize) -> T,
+) -> (Vec<i64>, Vec<T>) {
+    let mut offsets = vec![0i64; n_keys + 1];
+    for i in 0..n {
+        offsets[key(i) + 1] += 1;
+    }
+    for k in 0..n_keys {
+        offsets[k + 1] += offsets[k];
+    }
+    let mut cursor: Vec<i64> = offsets[..n_keys].to_vec();
+    let mut out = vec![T::default(); n];
+    for i in 0..n {
+        let k = key(i);
+        out[cursor[k] as usize] = value(i);
+        cursor[k] += 1;
+    }
+    (offsets, out)
+}
+
 /// Stable counting sort of rows by code: `(offsets, rows)`.
 pub fn group_rows(codes: &[i32], n_groups: usize) -> (Vec<i64>, Vec<i64>) {
-    let offsets = offsets_of_sorted(codes, n_groups);
-    let mut cursor: Vec<i64> = offsets[..n_groups].to_vec();
-    let mut rows = vec![0i64; codes.len()];
-    for (i, &c) in codes.iter().enumerate() {
-        let g = c as usize;
-        rows[cursor[g] as usize] = i as i64;
-        cursor[g] += 1;
-    }
-    (offsets, rows)
+    group_by(codes.len(), n_groups, |i| codes[i] as usize, |i| i as i64)
 }
 
 #[cfg(test)]

@@ -267,29 +267,18 @@ def grouped_auc_kernel(
 
     Validated arrays in; see ``rust/src/gauc.rs`` for the method.
     """
-    from ..engine.sums import chunks_for
-
     k = compiled()
     # the kernels read contiguous arrays (a strided view of the caller's is copied)
     labels, scores = np.ascontiguousarray(labels), np.ascontiguousarray(scores)
-    rows, positives = k.group_counts(codes, n_groups, labels)
-    negatives = rows - positives
-    n_pos = int(positives.sum())
-    minority = 1 if n_pos <= codes.shape[0] - n_pos else 0
-    counts = positives if minority == 1 else negatives
-    n_chunks = chunks_for(codes.shape[0])  # one below 64Ki rows: no thread is woken
     if weights is None:
-        offsets, seg = k.gather_minority(codes, n_groups, labels, scores, minority, counts)
-        k.sort_segments(seg, offsets)
-        two_u = k.stream_pair_counts(
-            codes, n_groups, labels, scores, minority, offsets, seg, n_chunks
-        )
-        pairs = positives * negatives
+        rows, positives, two_u = k.pair_counts(codes, n_groups, labels, scores)
+        pairs = positives * (rows - positives)
         auc = two_u / (2.0 * np.maximum(pairs, 1))  # no division by zero: no errstate (10 us)
         auc[pairs == 0] = np.nan
         return auc, rows, rows.astype(np.float64), positives.astype(np.float64)
+    rows = k.group_counts(codes, n_groups, labels)[0]
     area, weighted_pos, weighted_neg = k.weighted_group_aucs(
-        codes, n_groups, labels, scores, np.ascontiguousarray(weights), rows, positives
+        codes, n_groups, labels, scores, np.ascontiguousarray(weights)
     )
     weight = weighted_pos + weighted_neg
     pairs = weighted_pos * weighted_neg

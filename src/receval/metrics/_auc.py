@@ -17,7 +17,7 @@ from .._kernels import compiled
 from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import range_state, run_definition
-from ..engine.states import BinnedCounts, RangeStates, ScoreCounts, near_one, scaled_down
+from ..engine.states import BinnedCounts, RangeStates, ScoreCounts, near_one
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
 
@@ -31,26 +31,10 @@ _BinaryMetric = Callable[[np.ndarray, np.ndarray, "np.ndarray | None"], float]
 
 # --------------------------------------------------------------- counts per distinct score
 def score_table(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> ScoreCounts:
-    """The rows (weights) of each class per distinct score of validated rows."""
+    """The rows (weights) of each class per distinct score of validated rows: the state
+    of one batch (rows of weight 0 are left out)."""
     counts = ScoreCounts(weights is not None)
-    if weights is not None and not weights.all():  # rows of weight 0 are left out
-        labels, scores, weights = labels[weights > 0], scores[weights > 0], weights[weights > 0]
-    if not len(labels):
-        return counts
-    if weights is None:  # the compiled core's sorts and merge; integer counts, exact
-        thresholds, tps, fps = threshold_counts(sort_classes(labels, scores, None))
-        counts.scores = thresholds[::-1] + 0.0  # increasing; -0.0 counted as 0.0
-        counts.pos = np.diff(tps, prepend=0.0)[::-1].astype(np.int64)
-        counts.neg = np.diff(fps, prepend=0.0)[::-1].astype(np.int64)
-        return counts
-    weights, counts.shift = scaled_down(weights)  # sums of weights near 1e308 would overflow
-    order = np.argsort(scores)
-    ordered = scores[order]
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    is_pos, weights = labels[order] == 1, weights[order]
-    counts.scores = ordered[starts] + 0.0
-    counts.pos = np.add.reduceat(np.where(is_pos, weights, 0.0), starts)
-    counts.neg = np.add.reduceat(np.where(is_pos, 0.0, weights), starts)
+    counts.add(labels, scores, weights)
     return counts
 
 
@@ -94,8 +78,9 @@ def _curve_value(value: _CurveValue, tps: np.ndarray, fps: np.ndarray) -> float:
 
 
 def _counts_value(value: _CurveValue, counts: ScoreCounts) -> float:
-    tps = np.cumsum(counts.pos[::-1], dtype=np.float64)
-    return _curve_value(value, tps, np.cumsum(counts.neg[::-1], dtype=np.float64))
+    _, pos, neg = counts.table()
+    tps = np.cumsum(pos[::-1], dtype=np.float64)
+    return _curve_value(value, tps, np.cumsum(neg[::-1], dtype=np.float64))
 
 
 def _rows_value(
@@ -653,12 +638,12 @@ class AUCCounts:
     def counts(self, func: str) -> ScoreCounts:
         """The counts in use (weighted or not), compacted; raises if updates mixed them."""
         plain, weighted = self.plain.compact(), self.weighted.compact()
-        if len(plain.scores) and len(weighted.scores):
+        if plain.entries and weighted.entries:
             raise InvalidParameterError(
                 f"{func}: some updates had sample_weight and others did not; give weights to "
                 f"every update (ones where there are none)."
             )
-        return weighted if len(weighted.scores) else plain
+        return weighted if weighted.entries else plain
 
 
 def auc_empty(params: dict[str, Any]) -> Any:
@@ -673,13 +658,7 @@ def auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
     if isinstance(state, BinnedCounts):
         state.add(labels, scores, weights)
         return state
-    counts = state.plain if weights is None else state.weighted
-    table = score_table(labels, scores, weights)
-    if len(counts.scores) or counts.pending:
-        counts.absorb(table)
-    else:  # the first batch: its table is the state
-        counts.scores, counts.pos, counts.neg = table.scores, table.pos, table.neg
-        counts.shift = table.shift
+    (state.plain if weights is None else state.weighted).add(labels, scores, weights)
     return state
 
 

@@ -1,0 +1,606 @@
+//! The exact AUC's streaming state: sorted runs of (distinct score, positive count,
+//! negative count).
+//!
+//! A batch is sorted once and collapsed into one run; runs are merged two at a time
+//! in linear time, on a stack whose runs at least halve in size from the bottom up
+//! (a binary-counter schedule): `n` entries cost `O(n log n)` in all, at most
+//! `log2 n` runs are held, and a run is merged only with one of about its size.
+//!
+//! Counts are exact. Rows are `u64` counts; weights are integers in units of
+//! `2^quantum` (`u128`), where `quantum` is the lowest bit of any weight held, so
+//! that every sum is exact and the same for any split of the rows into batches and
+//! any order of merges, while the sums span at most 126 bits (e.g. weights from
+//! `2^-40` to `2^40` over `2^40` rows). Weights spanning more have their lowest bits
+//! rounded off (`exact` turns false).
+
+use crate::sort::{ascending_bits, order_key};
+
+/// A count of one label at one score: rows or weight units.
+pub trait Count: Copy + Default + PartialEq + Send + Sync + 'static {
+    /// The sum of two counts.
+    fn plus(self, other: Self) -> Self;
+    /// The count as a float (rounded to nearest).
+    fn as_f64(self) -> f64;
+    /// The count as an unsigned 128-bit integer.
+    fn wide(self) -> u128;
+}
+
+impl Count for u64 {
+    #[inline(always)]
+    fn plus(self, other: Self) -> Self {
+        self + other
+    }
+    #[inline(always)]
+    fn as_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn wide(self) -> u128 {
+        self as u128
+    }
+}
+
+impl Count for u128 {
+    #[inline(always)]
+    fn plus(self, other: Self) -> Self {
+        self + other
+    }
+    #[inline(always)]
+    fn as_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn wide(self) -> u128 {
+        self
+    }
+}
+
+/// Distinct scores (as [`order_key`]s, increasing) and the count of each label there.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Run<C> {
+    pub keys: Vec<u64>,
+    pub pos: Vec<C>,
+    pub neg: Vec<C>,
+}
+
+impl<C: Count> Run<C> {
+    /// Entries (distinct scores).
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// No entry.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The run of items sorted by key: `(key, is positive, count)`, equal keys collapsed.
+    pub fn from_sorted(items: impl Iterator<Item = (u64, bool, C)>, size_hint: usize) -> Self {
+        let mut run = Run {
+            keys: Vec::with_capacity(size_hint),
+            pos: Vec::with_capacity(size_hint),
+            neg: Vec::with_capacity(size_hint),
+        };
+        for (key, is_pos, count) in items {
+            if run.keys.last() != Some(&key) {
+                run.keys.push(key);
+                run.pos.push(C::default());
+                run.neg.push(C::default());
+            }
+            let slot = if is_pos {
+                run.pos.last_mut()
+            } else {
+                run.neg.last_mut()
+            };
+            let slot = slot.expect("an entry was pushed");
+            *slot = slot.plus(count);
+        }
+        run
+    }
+
+    /// The merge of two runs (linear; equal keys add their counts).
+    pub fn merge(a: &Run<C>, b: &Run<C>) -> Run<C> {
+        let n = a.len() + b.len();
+        let mut out = Run {
+            keys: Vec::with_capacity(n),
+            pos: Vec::with_capacity(n),
+            neg: Vec::with_capacity(n),
+        };
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            let (ka, kb) = (a.keys[i], b.keys[j]);
+            if ka < kb {
+                out.push(ka, a.pos[i], a.neg[i]);
+                i += 1;
+            } else if kb < ka {
+                out.push(kb, b.pos[j], b.neg[j]);
+                j += 1;
+            } else {
+                out.push(ka, a.pos[i].plus(b.pos[j]), a.neg[i].plus(b.neg[j]));
+                i += 1;
+                j += 1;
+            }
+        }
+        out.extend_from(a, i);
+        out.extend_from(b, j);
+        out.shrink();
+        out
+    }
+
+    #[inline(always)]
+    fn push(&mut self, key: u64, pos: C, neg: C) {
+        self.keys.push(key);
+        self.pos.push(pos);
+        self.neg.push(neg);
+    }
+
+    fn extend_from(&mut self, other: &Run<C>, from: usize) {
+        self.keys.extend_from_slice(&other.keys[from..]);
+        self.pos.extend_from_slice(&other.pos[from..]);
+        self.neg.extend_from_slice(&other.neg[from..]);
+    }
+
+    fn shrink(&mut self) {
+        if self.keys.capacity() > self.keys.len() + self.keys.len() / 8 + 16 {
+            self.keys.shrink_to_fit();
+            self.pos.shrink_to_fit();
+            self.neg.shrink_to_fit();
+        }
+    }
+
+    /// Twice the Mann-Whitney U (pairs ordered right count 2, tied pairs 1) and the
+    /// totals of each label, exactly: `(2U, P, N)` as floats of exact integers
+    /// (each rounded once), with the pair sum kept exact in the core's sums.
+    pub fn pair_sum(&self) -> (f64, u128, u128) {
+        let mut below: u128 = 0;
+        let mut total_pos: u128 = 0;
+        let mut exact: Option<u128> = Some(0);
+        let mut adder = crate::sums::Adder::default();
+        for i in 0..self.len() {
+            let (p, n) = (self.pos[i].wide(), self.neg[i].wide());
+            let step = 2 * below + n;
+            if let Some(sum) = exact {
+                exact = p
+                    .checked_mul(step)
+                    .and_then(|term| sum.checked_add(term));
+            }
+            adder.add(p as f64 * step as f64);
+            below += n;
+            total_pos += p;
+        }
+        let two_u = match exact {
+            Some(sum) => sum as f64,
+            None => crate::sums::rounded(&adder.finish()),
+        };
+        (two_u, total_pos, below)
+    }
+}
+
+/// Runs whose sizes at least halve from the bottom of the stack to its top.
+#[derive(Clone, Debug, Default)]
+pub struct Runs<C> {
+    pub stack: Vec<Run<C>>,
+}
+
+impl<C: Count> Runs<C> {
+    /// Add a run; merge the top two while the lower is at most twice the upper.
+    pub fn push(&mut self, run: Run<C>) {
+        if run.is_empty() {
+            return;
+        }
+        self.stack.push(run);
+        while self.stack.len() >= 2 {
+            let n = self.stack.len();
+            if self.stack[n - 2].len() > 2 * self.stack[n - 1].len() {
+                break;
+            }
+            let top = self.stack.pop().expect("two runs");
+            let below = self.stack.pop().expect("two runs");
+            self.stack.push(Run::merge(&below, &top));
+        }
+    }
+
+    /// Every run merged into one (smallest first); the runs held are replaced by it.
+    pub fn compact(&mut self) -> &Run<C> {
+        while self.stack.len() >= 2 {
+            let top = self.stack.pop().expect("two runs");
+            let below = self.stack.pop().expect("two runs");
+            self.stack.push(Run::merge(&below, &top));
+        }
+        if self.stack.is_empty() {
+            self.stack.push(Run::default());
+        }
+        &self.stack[0]
+    }
+
+    /// Entries held in all runs.
+    pub fn entries(&self) -> usize {
+        self.stack.iter().map(Run::len).sum()
+    }
+
+    /// Apply `f` to every count held.
+    pub fn map_counts(&mut self, f: impl Fn(C) -> C) {
+        for run in &mut self.stack {
+            for c in run.pos.iter_mut().chain(run.neg.iter_mut()) {
+                *c = f(*c);
+            }
+        }
+    }
+}
+
+/// The rows of one batch (0/1 labels), sorted and collapsed into a run of counts.
+pub fn rows_run(labels: &[i8], scores: &[f64]) -> Run<u64> {
+    let mut items: Vec<u64> = scores.iter().map(|&s| order_key(s)).collect();
+    // the label in a key's place would cost a wider sort: positives and negatives
+    // are sorted apart and merged
+    let mut pos: Vec<u64> = Vec::new();
+    let mut k = 0;
+    for (i, &l) in labels.iter().enumerate() {
+        if l == 1 {
+            pos.push(items[i]);
+        } else {
+            items[k] = items[i];
+            k += 1;
+        }
+    }
+    items.truncate(k);
+    sort_keys(&mut pos);
+    sort_keys(&mut items);
+    let a = Run::from_sorted(pos.iter().map(|&key| (key, true, 1u64)), pos.len());
+    let b = Run::from_sorted(items.iter().map(|&key| (key, false, 1u64)), items.len());
+    Run::merge(&a, &b)
+}
+
+fn sort_keys(keys: &mut [u64]) {
+    if keys.len() > 1 << 16 {
+        use rayon::slice::ParallelSliceMut;
+        keys.par_sort_unstable();
+    } else {
+        keys.sort_unstable();
+    }
+}
+
+/// The score of an order key (the inverse of [`order_key`]; -0.0 is never a key).
+pub fn key_score(key: u64) -> f64 {
+    const SIGN: u64 = 1 << 63;
+    let bits = if key & SIGN != 0 { key & !SIGN } else { !key };
+    debug_assert_eq!(ascending_bits(bits), key);
+    f64::from_bits(bits)
+}
+
+/// `(m, e)` with `x = m 2^e` and `m` odd (x > 0, finite); `(0, 0)` for zero.
+#[inline(always)]
+pub fn odd_parts(x: f64) -> (u64, i32) {
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1 << 52) - 1);
+    let (m, e) = if exp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1 << 52), exp - 1075)
+    };
+    if m == 0 {
+        return (0, 0);
+    }
+    let tz = m.trailing_zeros();
+    (m >> tz, e + tz as i32)
+}
+
+/// Bits of `x` (0 for 0).
+#[inline(always)]
+fn bit_length(x: u128) -> i32 {
+    (128 - x.leading_zeros()) as i32
+}
+
+/// `m 2^shift` rounded to an integer (half to even), for `shift` of any sign.
+#[inline(always)]
+fn scaled(m: u128, shift: i32) -> u128 {
+    if shift >= 0 {
+        m << shift
+    } else if shift <= -128 {
+        0
+    } else {
+        let s = (-shift) as u32;
+        let q = m >> s;
+        let rem = m - (q << s);
+        let half = 1u128 << (s - 1);
+        if rem > half || (rem == half && q & 1 == 1) {
+            q + 1
+        } else {
+            q
+        }
+    }
+}
+
+/// [`scaled`], but a count that is not zero stays at least one unit (a class of tiny
+/// weights beside huge ones keeps its rows).
+#[inline(always)]
+fn scaled_kept(m: u128, shift: i32) -> u128 {
+    if m == 0 {
+        0
+    } else {
+        scaled(m, shift).max(1)
+    }
+}
+
+/// Exact weights per distinct score and label, in units of `2^quantum`.
+#[derive(Clone, Debug)]
+pub struct WeightRuns {
+    pub runs: Runs<u128>,
+    /// The exponent of a unit (meaningful once a weight is held).
+    pub quantum: i32,
+    /// Units held in all (the sum of every count).
+    pub total: u128,
+    /// No weight's bits were rounded off.
+    pub exact: bool,
+}
+
+/// The bits a sum of counts may use (one more is left for the carries of merges).
+const WIDTH: i32 = 126;
+
+impl Default for WeightRuns {
+    fn default() -> Self {
+        WeightRuns {
+            runs: Runs::default(),
+            quantum: 0,
+            total: 0,
+            exact: true,
+        }
+    }
+}
+
+impl WeightRuns {
+    /// Hold the counts in units of `2^quantum` (rounded if it is a coarser unit).
+    fn rescale(&mut self, quantum: i32) {
+        if self.total == 0 {
+            self.quantum = quantum;
+            return;
+        }
+        let by = self.quantum - quantum;
+        if by == 0 {
+            return;
+        }
+        if by < 0 {
+            self.exact = false;
+        }
+        self.runs.map_counts(|c| scaled_kept(c, by));
+        self.total = self.runs.stack.iter().map(|r| r.pos.iter().chain(r.neg.iter()).sum::<u128>()).sum();
+        self.quantum = quantum;
+    }
+
+    /// The unit that holds both the counts held and `n` more values with lowest bit
+    /// `2^low` and highest below `2^high`: the finest whose sums fit [`WIDTH`] bits.
+    fn unit_for(&self, low: i32, high: i32, n: u128) -> i32 {
+        let mut q = if self.total == 0 {
+            low
+        } else {
+            low.min(self.quantum)
+        };
+        // bits of the largest possible sum above the unit
+        let held = if self.total == 0 {
+            0
+        } else {
+            bit_length(self.total) + self.quantum
+        };
+        let top = held.max(high) + bit_length(n) + 1;
+        if top - q > WIDTH {
+            q = top - WIDTH;
+        }
+        q
+    }
+
+    /// Add a batch of rows of positive finite weights (rows of weight 0 left out).
+    pub fn add(&mut self, labels: &[i8], scores: &[f64], weights: &[f64]) {
+        let (mut low, mut high, mut n) = (i32::MAX, i32::MIN, 0u128);
+        for &w in weights {
+            let (m, e) = odd_parts(w);
+            if m != 0 {
+                low = low.min(e);
+                high = high.max(e + 64 - m.leading_zeros() as i32);
+                n += 1;
+            }
+        }
+        if n == 0 {
+            return;
+        }
+        let q = self.unit_for(low, high, n);
+        if q > low {
+            self.exact = false;
+        }
+        self.rescale(q);
+        let mut items: Vec<(u64, bool, u128)> = Vec::with_capacity(n as usize);
+        for i in 0..labels.len() {
+            let (m, e) = odd_parts(weights[i]);
+            if m != 0 {
+                let units = scaled_kept(m as u128, e - q);
+                items.push((order_key(scores[i]), labels[i] == 1, units));
+            }
+        }
+        if items.len() > 1 << 16 {
+            use rayon::slice::ParallelSliceMut;
+            items.par_sort_unstable_by_key(|x| x.0);
+        } else {
+            items.sort_unstable_by_key(|x| x.0);
+        }
+        let run = Run::from_sorted(items.iter().copied(), items.len());
+        for c in run.pos.iter().chain(run.neg.iter()) {
+            self.total += *c;
+        }
+        self.runs.push(run);
+    }
+
+    /// Add another state's counts (their unit aligned with this one's).
+    pub fn absorb(&mut self, other: &WeightRuns) {
+        if other.total == 0 {
+            return;
+        }
+        let q = self.unit_for(other.quantum, bit_length(other.total) + other.quantum, 1);
+        self.rescale(q);
+        self.exact &= other.exact && q <= other.quantum;
+        let by = other.quantum - q;
+        for run in &other.runs.stack {
+            let mut run = run.clone();
+            if by != 0 {
+                for c in run.pos.iter_mut().chain(run.neg.iter_mut()) {
+                    *c = scaled_kept(*c, by);
+                }
+            }
+            for c in run.pos.iter().chain(run.neg.iter()) {
+                self.total += *c;
+            }
+            self.runs.push(run);
+        }
+    }
+}
+
+/// The AUC of `(2U, P, N)`: `2U / (2 P N)`, NaN without both labels.
+pub fn auc_of(two_u: f64, total_pos: u128, total_neg: u128) -> f64 {
+    if total_pos == 0 || total_neg == 0 {
+        return f64::NAN;
+    }
+    two_u / (2.0 * total_pos as f64 * total_neg as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brute_auc(labels: &[i8], scores: &[f64], weights: &[f64]) -> f64 {
+        let (mut area, mut p, mut n) = (0.0, 0.0, 0.0);
+        for i in 0..labels.len() {
+            if labels[i] == 1 {
+                p += weights[i];
+                for j in 0..labels.len() {
+                    if labels[j] != 1 {
+                        let c = if scores[i] > scores[j] {
+                            1.0
+                        } else if scores[i] == scores[j] {
+                            0.5
+                        } else {
+                            0.0
+                        };
+                        area += c * weights[i] * weights[j];
+                    }
+                }
+            } else {
+                n += weights[i];
+            }
+        }
+        area / (p * n)
+    }
+
+    fn data(seed: &mut u64, n: usize) -> (Vec<i8>, Vec<f64>, Vec<f64>) {
+        let mut lcg = || crate::sort::testing::lcg(seed);
+        let labels = (0..n).map(|_| (lcg() % 3 == 0) as i8).collect();
+        let scores = (0..n).map(|_| [(lcg() % 7) as f64 / 7.0, -0.0, 0.0][(lcg() % 3) as usize]).collect();
+        let weights = (0..n).map(|_| (lcg() % 5) as f64 * 0.1).collect();
+        (labels, scores, weights)
+    }
+
+    #[test]
+    fn merge_adds_equal_keys_and_keeps_order() {
+        let a = Run::<u64> {
+            keys: vec![1, 3, 5],
+            pos: vec![1, 0, 2],
+            neg: vec![0, 1, 1],
+        };
+        let b = Run::<u64> {
+            keys: vec![2, 3, 6],
+            pos: vec![1, 1, 1],
+            neg: vec![1, 1, 0],
+        };
+        let m = Run::merge(&a, &b);
+        assert_eq!(m.keys, vec![1, 2, 3, 5, 6]);
+        assert_eq!(m.pos, vec![1, 1, 1, 2, 1]);
+        assert_eq!(m.neg, vec![0, 1, 2, 1, 0]);
+        assert_eq!(Run::merge(&m, &Run::default()), m);
+    }
+
+    #[test]
+    fn stack_sizes_halve_and_compact_is_any_order() {
+        let mut seed = 7;
+        let (labels, scores, _) = data(&mut seed, 3000);
+        let mut runs = Runs::default();
+        for chunk in (0..3000).step_by(97) {
+            let end = (chunk + 97).min(3000);
+            runs.push(rows_run(&labels[chunk..end], &scores[chunk..end]));
+            for w in runs.stack.windows(2) {
+                assert!(w[0].len() > 2 * w[1].len());
+            }
+        }
+        let whole = rows_run(&labels, &scores);
+        assert_eq!(runs.compact(), &whole);
+        assert!(whole.keys.windows(2).all(|k| k[0] < k[1]));
+        // -0.0 and 0.0 are one score
+        assert_eq!(key_score(order_key(-0.0)), 0.0);
+        assert!(key_score(order_key(-0.0)).is_sign_positive());
+    }
+
+    #[test]
+    fn auc_matches_brute_force() {
+        let mut seed = 3;
+        let (labels, scores, weights) = data(&mut seed, 400);
+        let ones = vec![1.0; labels.len()];
+        let run = rows_run(&labels, &scores);
+        let (two_u, p, n) = run.pair_sum();
+        let got = auc_of(two_u, p, n);
+        assert!((got - brute_auc(&labels, &scores, &ones)).abs() < 1e-12);
+        let mut w = WeightRuns::default();
+        w.add(&labels, &scores, &weights);
+        let (two_u, p, n) = w.runs.compact().pair_sum();
+        let got = auc_of(two_u, p, n);
+        assert!((got - brute_auc(&labels, &scores, &weights)).abs() < 1e-12);
+        assert!(w.exact);
+    }
+
+    #[test]
+    fn weights_any_split_and_merge_order_are_equal() {
+        let mut seed = 11;
+        let (labels, scores, mut weights) = data(&mut seed, 2000);
+        weights[5] = 1e6;
+        weights[9] = 3e-9;
+        let mut whole = WeightRuns::default();
+        whole.add(&labels, &scores, &weights);
+        let mut parts: Vec<WeightRuns> = Vec::new();
+        for chunk in (0..2000).step_by(333) {
+            let end = (chunk + 333).min(2000);
+            let mut part = WeightRuns::default();
+            part.add(&labels[chunk..end], &scores[chunk..end], &weights[chunk..end]);
+            parts.push(part);
+        }
+        let mut merged = WeightRuns::default();
+        for part in parts.iter().rev() {
+            merged.absorb(part);
+        }
+        let a = whole.runs.compact().clone();
+        let b = merged.runs.compact().clone();
+        assert_eq!(whole.quantum, merged.quantum);
+        assert_eq!(a, b);
+        assert!(whole.exact && merged.exact);
+    }
+
+    #[test]
+    fn weights_beyond_the_width_are_rounded_and_said_so() {
+        let mut w = WeightRuns::default();
+        w.add(&[1, 0], &[0.5, 0.25], &[1e300, 3e-310]);
+        assert!(!w.exact);
+        let (two_u, p, n) = w.runs.compact().pair_sum();
+        assert_eq!(auc_of(two_u, p, n), 1.0);
+        let mut huge = WeightRuns::default();
+        huge.add(&[1, 0, 0], &[0.5, 0.25, 0.75], &[1e300, 1e300, 2e300]);
+        assert!(huge.exact);
+        let (two_u, p, n) = huge.runs.compact().pair_sum();
+        assert!((auc_of(two_u, p, n) - 1.0 / 3.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn scaled_rounds_half_to_even() {
+        assert_eq!(scaled(5, -1), 2);
+        assert_eq!(scaled(7, -1), 4);
+        assert_eq!(scaled(6, -2), 2);
+        assert_eq!(scaled(3, 2), 12);
+        assert_eq!(scaled(u128::MAX, -200), 0);
+        assert_eq!(odd_parts(12.0), (3, 2));
+        assert_eq!(odd_parts(f64::from_bits(1)), (1, -1074));
+    }
+}

@@ -378,7 +378,7 @@ impl WeightRuns {
         };
         // bits of the largest possible sum above the unit
         let held = if self.total == 0 {
-            0
+            i32::MIN
         } else {
             bit_length(self.total) + self.quantum
         };
@@ -586,6 +586,11 @@ mod tests {
         assert!(!w.exact);
         let (two_u, p, n) = w.runs.compact().pair_sum();
         assert_eq!(auc_of(two_u, p, n), 1.0);
+        let mut tiny = WeightRuns::default();
+        tiny.add(&[1, 0, 0], &[0.5, 0.25, 0.75], &[1e-300, 1e-300, 2e-300]);
+        assert!(tiny.exact);
+        let (two_u, p, n) = tiny.runs.compact().pair_sum();
+        assert!((auc_of(two_u, p, n) - 1.0 / 3.0).abs() < 1e-15);
         let mut huge = WeightRuns::default();
         huge.add(&[1, 0, 0], &[0.5, 0.25, 0.75], &[1e300, 1e300, 2e300]);
         assert!(huge.exact);

@@ -55,122 +55,126 @@ impl Count for u128 {
     }
 }
 
-/// Distinct scores (as [`order_key`]s, increasing) and the count of each label there.
+/// One distinct score (its [`order_key`]) and the count of each label there.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Entry<C> {
+    pub key: u64,
+    pub pos: C,
+    pub neg: C,
+}
+
+/// Entries of increasing keys.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Run<C> {
-    pub keys: Vec<u64>,
-    pub pos: Vec<C>,
-    pub neg: Vec<C>,
+    pub entries: Vec<Entry<C>>,
 }
 
 impl<C: Count> Run<C> {
     /// Entries (distinct scores).
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.entries.len()
     }
 
     /// No entry.
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.entries.is_empty()
     }
 
     /// The run of items sorted by key: `(key, is positive, count)`, equal keys collapsed.
     pub fn from_sorted(items: impl Iterator<Item = (u64, bool, C)>, size_hint: usize) -> Self {
-        let mut run = Run {
-            keys: Vec::with_capacity(size_hint),
-            pos: Vec::with_capacity(size_hint),
-            neg: Vec::with_capacity(size_hint),
-        };
+        let mut entries: Vec<Entry<C>> = Vec::with_capacity(size_hint);
         for (key, is_pos, count) in items {
-            if run.keys.last() != Some(&key) {
-                run.keys.push(key);
-                run.pos.push(C::default());
-                run.neg.push(C::default());
+            if entries.last().map(|e| e.key) != Some(key) {
+                entries.push(Entry {
+                    key,
+                    ..Entry::default()
+                });
             }
-            let slot = if is_pos {
-                run.pos.last_mut()
+            let e = entries.last_mut().expect("an entry was pushed");
+            if is_pos {
+                e.pos = e.pos.plus(count);
             } else {
-                run.neg.last_mut()
-            };
-            let slot = slot.expect("an entry was pushed");
-            *slot = slot.plus(count);
+                e.neg = e.neg.plus(count);
+            }
         }
-        run
+        Run { entries }
     }
 
-    /// The merge of two runs (linear; equal keys add their counts).
+    /// The merge of two runs, linear: the entry of the smaller key is taken without a
+    /// branch, and an entry of the key just written adds its counts there.
     pub fn merge(a: &Run<C>, b: &Run<C>) -> Run<C> {
-        let n = a.len() + b.len();
-        let mut out = Run {
-            keys: Vec::with_capacity(n),
-            pos: Vec::with_capacity(n),
-            neg: Vec::with_capacity(n),
-        };
+        let (a, b) = (&a.entries[..], &b.entries[..]);
+        if a.is_empty() || b.is_empty() {
+            return Run {
+                entries: if a.is_empty() { b.to_vec() } else { a.to_vec() },
+            };
+        }
+        let mut out: Vec<Entry<C>> = Vec::with_capacity(a.len() + b.len());
         let (mut i, mut j) = (0, 0);
+        // the entry being summed: the smaller head first
+        let mut last = if a[0].key <= b[0].key {
+            i = 1;
+            a[0]
+        } else {
+            j = 1;
+            b[0]
+        };
         while i < a.len() && j < b.len() {
-            let (ka, kb) = (a.keys[i], b.keys[j]);
-            if ka < kb {
-                out.push(ka, a.pos[i], a.neg[i]);
-                i += 1;
-            } else if kb < ka {
-                out.push(kb, b.pos[j], b.neg[j]);
-                j += 1;
+            let take_a = a[i].key <= b[j].key;
+            let e = if take_a { a[i] } else { b[j] };
+            i += take_a as usize;
+            j += (!take_a) as usize;
+            if e.key == last.key {
+                last.pos = last.pos.plus(e.pos);
+                last.neg = last.neg.plus(e.neg);
             } else {
-                out.push(ka, a.pos[i].plus(b.pos[j]), a.neg[i].plus(b.neg[j]));
-                i += 1;
-                j += 1;
+                out.push(last);
+                last = e;
             }
         }
-        out.extend_from(a, i);
-        out.extend_from(b, j);
-        out.shrink();
-        out
-    }
-
-    #[inline(always)]
-    fn push(&mut self, key: u64, pos: C, neg: C) {
-        self.keys.push(key);
-        self.pos.push(pos);
-        self.neg.push(neg);
-    }
-
-    fn extend_from(&mut self, other: &Run<C>, from: usize) {
-        self.keys.extend_from_slice(&other.keys[from..]);
-        self.pos.extend_from_slice(&other.pos[from..]);
-        self.neg.extend_from_slice(&other.neg[from..]);
-    }
-
-    fn shrink(&mut self) {
-        if self.keys.capacity() > self.keys.len() + self.keys.len() / 8 + 16 {
-            self.keys.shrink_to_fit();
-            self.pos.shrink_to_fit();
-            self.neg.shrink_to_fit();
+        for &e in a[i..].iter().chain(b[j..].iter()) {
+            if e.key == last.key {
+                last.pos = last.pos.plus(e.pos);
+                last.neg = last.neg.plus(e.neg);
+            } else {
+                out.push(last);
+                last = e;
+            }
         }
+        out.push(last);
+        if out.capacity() > out.len() + out.len() / 8 + 16 {
+            out.shrink_to_fit();
+        }
+        Run { entries: out }
     }
 
     /// Twice the Mann-Whitney U (pairs ordered right count 2, tied pairs 1) and the
-    /// totals of each label, exactly: `(2U, P, N)` as floats of exact integers
-    /// (each rounded once), with the pair sum kept exact in the core's sums.
+    /// totals of each label: `(2U, P, N)`, 2U exact (an integer below 2**128, rounded
+    /// once to a float) or else the exactly rounded sum of the rounded products.
     pub fn pair_sum(&self) -> (f64, u128, u128) {
-        let mut below: u128 = 0;
-        let mut total_pos: u128 = 0;
-        let mut exact: Option<u128> = Some(0);
-        let mut adder = crate::sums::Adder::default();
-        for i in 0..self.len() {
-            let (p, n) = (self.pos[i].wide(), self.neg[i].wide());
-            let step = 2 * below + n;
-            if let Some(sum) = exact {
-                exact = p
-                    .checked_mul(step)
-                    .and_then(|term| sum.checked_add(term));
-            }
-            adder.add(p as f64 * step as f64);
+        let (mut below, mut total_pos, mut exact): (u128, u128, Option<u128>) = (0, 0, Some(0));
+        for e in &self.entries {
+            let (p, n) = (e.pos.wide(), e.neg.wide());
+            exact = exact.and_then(|sum| sum.checked_add(p.checked_mul(2 * below + n)?));
             below += n;
             total_pos += p;
         }
         let two_u = match exact {
             Some(sum) => sum as f64,
-            None => crate::sums::rounded(&adder.finish()),
+            None => {
+                // weights whose products pass 2**128: the rounded products, summed exactly
+                let mut adder = crate::sums::Adder::default();
+                let mut below2: u128 = 0;
+                for (k, e) in self.entries.iter().enumerate() {
+                    if k % (1 << 29) == 0 {
+                        adder.carry(); // the digits take 2**30 additions between carries
+                    }
+                    let (p, n) = (e.pos.wide(), e.neg.wide());
+                    adder.add(p as f64 * (2 * below2 + n) as f64);
+                    below2 += n;
+                }
+                crate::sums::rounded(&adder.finish())
+            }
         };
         (two_u, total_pos, below)
     }
@@ -221,8 +225,9 @@ impl<C: Count> Runs<C> {
     /// Apply `f` to every count held.
     pub fn map_counts(&mut self, f: impl Fn(C) -> C) {
         for run in &mut self.stack {
-            for c in run.pos.iter_mut().chain(run.neg.iter_mut()) {
-                *c = f(*c);
+            for e in &mut run.entries {
+                e.pos = f(e.pos);
+                e.neg = f(e.neg);
             }
         }
     }
@@ -337,6 +342,8 @@ pub struct WeightRuns {
 
 /// The bits a sum of counts may use (one more is left for the carries of merges).
 const WIDTH: i32 = 126;
+/// Bits given up at once when the counts must be held in a coarser unit.
+const SLACK: i32 = 32;
 
 impl Default for WeightRuns {
     fn default() -> Self {
@@ -346,6 +353,13 @@ impl Default for WeightRuns {
             total: 0,
             exact: true,
         }
+    }
+}
+
+impl Run<u128> {
+    /// The sum of every count.
+    pub fn total(&self) -> u128 {
+        self.entries.iter().map(|e| e.pos + e.neg).sum()
     }
 }
 
@@ -364,7 +378,7 @@ impl WeightRuns {
             self.exact = false;
         }
         self.runs.map_counts(|c| scaled_kept(c, by));
-        self.total = self.runs.stack.iter().map(|r| r.pos.iter().chain(r.neg.iter()).sum::<u128>()).sum();
+        self.total = self.runs.stack.iter().map(Run::total).sum();
         self.quantum = quantum;
     }
 
@@ -384,7 +398,9 @@ impl WeightRuns {
         };
         let top = held.max(high) + bit_length(n) + 1;
         if top - q > WIDTH {
-            q = top - WIDTH;
+            // coarser by SLACK bits more than needed: weights that keep growing (a
+            // decayed state) round the counts held once every SLACK bits of growth
+            q = top - WIDTH + SLACK;
         }
         q
     }
@@ -423,10 +439,13 @@ impl WeightRuns {
             items.sort_unstable_by_key(|x| x.0);
         }
         let run = Run::from_sorted(items.iter().copied(), items.len());
-        for c in run.pos.iter().chain(run.neg.iter()) {
-            self.total += *c;
-        }
+        self.total += run.total();
         self.runs.push(run);
+    }
+
+    /// Divide every weight held by `2^by` (exact: only the unit changes).
+    pub fn scale_down(&mut self, by: i32) {
+        self.quantum -= by;
     }
 
     /// Add another state's counts (their unit aligned with this one's).
@@ -441,13 +460,12 @@ impl WeightRuns {
         for run in &other.runs.stack {
             let mut run = run.clone();
             if by != 0 {
-                for c in run.pos.iter_mut().chain(run.neg.iter_mut()) {
-                    *c = scaled_kept(*c, by);
+                for e in &mut run.entries {
+                    e.pos = scaled_kept(e.pos, by);
+                    e.neg = scaled_kept(e.neg, by);
                 }
             }
-            for c in run.pos.iter().chain(run.neg.iter()) {
-                self.total += *c;
-            }
+            self.total += run.total();
             self.runs.push(run);
         }
     }
@@ -499,21 +517,27 @@ mod tests {
 
     #[test]
     fn merge_adds_equal_keys_and_keeps_order() {
-        let a = Run::<u64> {
-            keys: vec![1, 3, 5],
-            pos: vec![1, 0, 2],
-            neg: vec![0, 1, 1],
+        let run = |keys: &[u64], pos: &[u64], neg: &[u64]| Run::<u64> {
+            entries: (0..keys.len())
+                .map(|i| Entry {
+                    key: keys[i],
+                    pos: pos[i],
+                    neg: neg[i],
+                })
+                .collect(),
         };
-        let b = Run::<u64> {
-            keys: vec![2, 3, 6],
-            pos: vec![1, 1, 1],
-            neg: vec![1, 1, 0],
-        };
-        let m = Run::merge(&a, &b);
-        assert_eq!(m.keys, vec![1, 2, 3, 5, 6]);
-        assert_eq!(m.pos, vec![1, 1, 1, 2, 1]);
-        assert_eq!(m.neg, vec![0, 1, 2, 1, 0]);
-        assert_eq!(Run::merge(&m, &Run::default()), m);
+        let a = run(&[1, 3, 5], &[1, 0, 2], &[0, 1, 1]);
+        let b = run(&[2, 3, 6], &[1, 1, 1], &[1, 1, 0]);
+        let want = run(&[1, 2, 3, 5, 6], &[1, 1, 1, 2, 1], &[0, 1, 2, 1, 0]);
+        assert_eq!(Run::merge(&a, &b), want);
+        assert_eq!(Run::merge(&b, &a), want);
+        assert_eq!(Run::merge(&want, &Run::default()), want);
+        // equal first keys, a run of one entry, and runs that end on one key
+        let one = run(&[1], &[2], &[3]);
+        assert_eq!(Run::merge(&one, &one), run(&[1], &[4], &[6]));
+        assert_eq!(Run::merge(&one, &a), run(&[1, 3, 5], &[3, 0, 2], &[3, 1, 1]));
+        let end = run(&[5], &[1], &[1]);
+        assert_eq!(Run::merge(&a, &end), run(&[1, 3, 5], &[1, 0, 3], &[0, 1, 2]));
     }
 
     #[test]
@@ -530,7 +554,7 @@ mod tests {
         }
         let whole = rows_run(&labels, &scores);
         assert_eq!(runs.compact(), &whole);
-        assert!(whole.keys.windows(2).all(|k| k[0] < k[1]));
+        assert!(whole.entries.windows(2).all(|k| k[0].key < k[1].key));
         // -0.0 and 0.0 are one score
         assert_eq!(key_score(order_key(-0.0)), 0.0);
         assert!(key_score(order_key(-0.0)).is_sign_positive());

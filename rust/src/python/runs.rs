@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::{same_length, slice, Floats};
-use crate::runs::{auc_of, key_score, rows_run, Run, Runs, WeightRuns};
+use crate::runs::{auc_of, key_score, rows_run, Count, Entry, Run, Runs, WeightRuns};
 use crate::sort::order_key;
 
 #[derive(Clone)]
@@ -26,10 +26,10 @@ pub struct AucRuns {
 
 type Table<'py> = (Floats<'py>, Floats<'py>, Floats<'py>);
 
-fn run_table<'py, C: crate::runs::Count>(py: Python<'py>, run: &Run<C>) -> Table<'py> {
-    let scores: Vec<f64> = run.keys.iter().map(|&k| key_score(k)).collect();
-    let pos: Vec<f64> = run.pos.iter().map(|c| c.as_f64()).collect();
-    let neg: Vec<f64> = run.neg.iter().map(|c| c.as_f64()).collect();
+fn run_table<'py, C: Count>(py: Python<'py>, run: &Run<C>) -> Table<'py> {
+    let scores: Vec<f64> = run.entries.iter().map(|e| key_score(e.key)).collect();
+    let pos: Vec<f64> = run.entries.iter().map(|e| e.pos.as_f64()).collect();
+    let neg: Vec<f64> = run.entries.iter().map(|e| e.neg.as_f64()).collect();
     (
         scores.into_pyarray(py),
         pos.into_pyarray(py),
@@ -37,9 +37,9 @@ fn run_table<'py, C: crate::runs::Count>(py: Python<'py>, run: &Run<C>) -> Table
     )
 }
 
-fn halves(counts: &[u128]) -> Array2<u64> {
+fn halves(counts: impl ExactSizeIterator<Item = u128>) -> Array2<u64> {
     let mut out = Array2::<u64>::zeros((counts.len(), 2));
-    for (i, &c) in counts.iter().enumerate() {
+    for (i, c) in counts.enumerate() {
         out[[i, 0]] = c as u64;
         out[[i, 1]] = (c >> 64) as u64;
     }
@@ -55,6 +55,17 @@ fn keys_of(scores: &[f64]) -> PyResult<Vec<u64>> {
         return Err(PyValueError::new_err("scores must be sorted and distinct"));
     }
     Ok(keys)
+}
+
+fn entries<C: Count>(
+    keys: Vec<u64>,
+    pos: impl Iterator<Item = C>,
+    neg: impl Iterator<Item = C>,
+) -> Vec<Entry<C>> {
+    keys.into_iter()
+        .zip(pos.zip(neg))
+        .map(|(key, (pos, neg))| Entry { key, pos, neg })
+        .collect()
 }
 
 #[pymethods]
@@ -99,8 +110,8 @@ impl AucRuns {
     #[getter]
     fn nbytes(&self) -> usize {
         match &self.held {
-            Held::Rows(r) => r.entries() * 24,
-            Held::Weights(w) => w.runs.entries() * 40,
+            Held::Rows(r) => r.entries() * std::mem::size_of::<Entry<u64>>(),
+            Held::Weights(w) => w.runs.entries() * std::mem::size_of::<Entry<u128>>(),
         }
     }
 
@@ -157,6 +168,20 @@ impl AucRuns {
         Ok(())
     }
 
+    /// Divide every weight held by `2**by` (exact, O(1): the unit changes), so that
+    /// weights that keep growing (a decayed state) stay far from overflow.
+    fn scale_down(&mut self, by: i32) -> PyResult<()> {
+        match &mut self.held {
+            Held::Weights(w) => {
+                w.scale_down(by);
+                Ok(())
+            }
+            Held::Rows(_) => Err(PyValueError::new_err(
+                "AucRuns.scale_down: a state of rows has no weights",
+            )),
+        }
+    }
+
     /// A copy (the runs are copied).
     fn copy(&self) -> AucRuns {
         self.clone()
@@ -207,9 +232,9 @@ impl AucRuns {
         match &mut self.held {
             Held::Rows(r) => {
                 let run = r.compact();
-                let scores: Vec<f64> = run.keys.iter().map(|&k| key_score(k)).collect();
-                let pos: Vec<i64> = run.pos.iter().map(|&c| c as i64).collect();
-                let neg: Vec<i64> = run.neg.iter().map(|&c| c as i64).collect();
+                let scores: Vec<f64> = run.entries.iter().map(|e| key_score(e.key)).collect();
+                let pos: Vec<i64> = run.entries.iter().map(|e| e.pos as i64).collect();
+                let neg: Vec<i64> = run.entries.iter().map(|e| e.neg as i64).collect();
                 (
                     scores.into_pyarray(py),
                     pos.into_pyarray(py).into_any(),
@@ -220,11 +245,11 @@ impl AucRuns {
             Held::Weights(w) => {
                 let quantum = w.quantum;
                 let run = w.runs.compact();
-                let scores: Vec<f64> = run.keys.iter().map(|&k| key_score(k)).collect();
+                let scores: Vec<f64> = run.entries.iter().map(|e| key_score(e.key)).collect();
                 (
                     scores.into_pyarray(py),
-                    halves(&run.pos).into_pyarray(py).into_any(),
-                    halves(&run.neg).into_pyarray(py).into_any(),
+                    halves(run.entries.iter().map(|e| e.pos)).into_pyarray(py).into_any(),
+                    halves(run.entries.iter().map(|e| e.neg)).into_pyarray(py).into_any(),
                     quantum,
                 )
             }
@@ -249,9 +274,7 @@ impl AucRuns {
             return Err(PyValueError::new_err("counts must be >= 0"));
         }
         let run = Run {
-            keys: keys_of(s)?,
-            pos: p.iter().map(|&c| c as u64).collect(),
-            neg: n.iter().map(|&c| c as u64).collect(),
+            entries: entries(keys_of(s)?, p.iter().map(|&c| c as u64), n.iter().map(|&c| c as u64)),
         };
         let mut runs = Runs::default();
         runs.push(run);
@@ -283,9 +306,6 @@ impl AucRuns {
                 .collect())
         };
         let (p, n) = (wide(&pos)?, wide(&neg)?);
-        if !(-1200..=1100).contains(&quantum) {
-            return Err(PyValueError::new_err("quantum must be in [-1200, 1100]"));
-        }
         let mut total: u128 = 0;
         for &c in p.iter().chain(n.iter()) {
             total = total
@@ -299,9 +319,7 @@ impl AucRuns {
             ..WeightRuns::default()
         };
         state.runs.push(Run {
-            keys: keys_of(s)?,
-            pos: p,
-            neg: n,
+            entries: entries(keys_of(s)?, p.into_iter(), n.into_iter()),
         });
         Ok(AucRuns {
             held: Held::Weights(state),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from itertools import combinations
 from typing import Any
@@ -18,6 +18,7 @@ from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import range_state, run_definition
 from ..engine.states import BinnedCounts, RangeStates, ScoreCounts, near_one
+from ..engine.window import DecayClock
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
 
@@ -622,15 +623,19 @@ auc_prepare = counts_prepare(_AUC)
 @dataclass
 class AUCCounts:
     """Exact counts of unweighted rows and weighted counts, kept apart until one is used
-    (an accumulator must not mix weighted and unweighted updates)."""
+    (an accumulator must not mix weighted and unweighted updates); ``clock``: the
+    weight of the next update's rows in a decayed accumulator (``decay=``)."""
 
     plain: ScoreCounts
     weighted: ScoreCounts
+    clock: DecayClock = field(default_factory=DecayClock)
 
     def merge(self, other: AUCCounts) -> AUCCounts:
-        return AUCCounts(self.plain.merge(other.plain), self.weighted.merge(other.weighted))
+        return AUCCounts(self.plain.merge(other.plain), self.weighted.merge(other.weighted),
+                         self.clock.merge(other.clock))  # fmt: skip
 
     def absorb(self, other: AUCCounts) -> AUCCounts:
+        self.clock = self.clock.merge(other.clock)
         self.plain.absorb(other.plain)
         self.weighted.absorb(other.weighted)
         return self
@@ -658,6 +663,12 @@ def auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
     if isinstance(state, BinnedCounts):
         state.add(labels, scores, weights)
         return state
+    if params.get("decay") is not None:  # receval.metric(..., decay=): rows weighed by age
+        factor, shift = state.clock.step(params["decay"])
+        state.weighted.runs.scale_down(shift)
+        weights = np.full(len(labels), factor) if weights is None else weights * factor
+        if not np.isfinite(weights).all():
+            raise InputValidationError(f"{_AUC}: sample_weight must be below 2**900 with decay.")
     (state.plain if weights is None else state.weighted).add(labels, scores, weights)
     return state
 

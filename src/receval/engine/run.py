@@ -135,7 +135,8 @@ class Accumulator:
             # the batch's own state joins the window (and the lifetime state)
             new = defn.update(self._params, batch)
             self._window.add(batch_rows(data, kwargs), new, (data, kwargs))
-            self._state = self._state.merge(new)
+            absorb = getattr(self._state, "absorb", None)  # in place: new stays the window's
+            self._state = absorb(new) if absorb is not None else self._state.merge(new)
         elif defn.update_into is not None:
             # the accumulator owns its state: add the batch in place where the state can
             self._state = defn.update_into(self._params, self._state, batch)

@@ -108,16 +108,24 @@ class Window:
             cut = tuple(_tail(x, keep) for x in data)
             cut_kwargs = {k: _tail(x, keep) for k, x in kwargs.items()}
             first = defn.update(params, defn.prepare(params, *cut, **cut_kwargs))
-            merged = merged.merge(first)
+            merged = _added(merged, first)
             batches = batches[1:]
         for _, state, _ in batches:
-            merged = merged.merge(state)
+            merged = _added(merged, state)
         return merged
 
     def clear(self) -> None:
         """Forget every batch."""
         self.batches.clear()
         self.rows = 0
+
+
+def _added(merged: Any, state: Any) -> Any:
+    """``state`` added into ``merged``, a state of the window's own: in place where the
+    state can (the batches' states are read, never changed), so that the window's value
+    costs one pass over its batches, not a copy of the merged state per batch."""
+    absorb = getattr(merged, "absorb", None)
+    return absorb(state) if absorb is not None else merged.merge(state)
 
 
 def _tail(x: Any, n: int) -> Any:

@@ -106,12 +106,12 @@ impl AucRuns {
         }
     }
 
-    /// Bytes of the runs held.
+    /// Bytes of the runs held and of the memory kept for the next merge.
     #[getter]
     fn nbytes(&self) -> usize {
         match &self.held {
-            Held::Rows(r) => r.entries() * std::mem::size_of::<Entry<u64>>(),
-            Held::Weights(w) => w.runs.entries() * std::mem::size_of::<Entry<u128>>(),
+            Held::Rows(r) => r.bytes(),
+            Held::Weights(w) => w.runs.bytes(),
         }
     }
 

@@ -6,6 +6,7 @@ use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use super::checked::Column;
 use super::{same_length, slice, Floats};
 use crate::runs::{auc_of, key_score, rows_run, Count, Entry, Run, Runs, WeightRuns};
 use crate::sort::order_key;
@@ -148,6 +149,41 @@ impl AucRuns {
             }
         }
         Ok(())
+    }
+
+    /// Add a batch of 0/1 labels (any dtype) and finite float64 or float32 scores of a
+    /// state of rows, checked here; False (nothing added) for other input or a value
+    /// the Python layer must name.
+    fn add_checked(
+        &mut self,
+        py: Python<'_>,
+        y_true: &Bound<'_, PyAny>,
+        y_score: &Bound<'_, PyAny>,
+    ) -> bool {
+        let Held::Rows(runs) = &mut self.held else {
+            return false;
+        };
+        let (Some(labels), Some(scores)) = (Column::of(y_true), Column::of(y_score)) else {
+            return false;
+        };
+        let (Some(labels), Some(scores)) = (labels.values(), scores.values()) else {
+            return false;
+        };
+        if labels.len() != scores.len() {
+            return false;
+        }
+        let run = py.detach(|| {
+            let labels = labels.labels01()?;
+            let scores = scores.finite_scores()?;
+            Some(rows_run(&labels, &scores))
+        });
+        match run {
+            Some(run) => {
+                runs.push(run);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Add another state's counts (in place).

@@ -22,10 +22,11 @@ from .._validation import format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import data_columns
 from .sums import ExactSum, fieldwise_sum
-from .totals import EMPTY_TOTALS, totals_of
+from .totals import EMPTY_TOTALS, Totals, totals_of
 
 __all__ = [
     "BinnedCounts",
+    "Unchecked",
     "ErrorSums",
     "Moments",
     "RangeStates",
@@ -33,6 +34,7 @@ __all__ = [
     "Seen",
     "check_eps",
     "check_loaded_state",
+    "plain_pair",
     "clip_eps",
     "totals_empty",
     "totals_prepare",
@@ -459,10 +461,53 @@ def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ log loss, PCOC, COPC, NE
+class Unchecked:
+    """A batch of plain NumPy labels and scores (or probabilities), no weights, left
+    for the compiled core to check and count in the one pass of ``update``; where the
+    core refuses it, ``update`` runs the full checks, which name the bad value. Read
+    as a sequence (unpacked, indexed), it is the batch the full checks prepare."""
+
+    __slots__ = ("_checked", "_full", "columns")
+
+    def __init__(self, columns: tuple[np.ndarray, np.ndarray], full: Callable[[], Any]):
+        self.columns = columns
+        self._full = full
+        self._checked: Any = None
+
+    def full(self) -> Any:
+        """The batch as the full checks prepare it (raises on bad input)."""
+        if self._checked is None:
+            self._checked = self._full()
+        return self._checked
+
+    def __iter__(self) -> Any:
+        return iter(self.full())
+
+    def __getitem__(self, i: int) -> Any:
+        return self.full()[i]
+
+    def __len__(self) -> int:
+        return len(self.full())
+
+
+def plain_pair(y_true: Any, y_score: Any, sample_weight: Any) -> bool:
+    """Whether a batch is two NumPy arrays of the same length and no weights (the
+    input :class:`Unchecked` takes)."""
+    return (
+        sample_weight is None
+        and type(y_true) is np.ndarray
+        and type(y_score) is np.ndarray
+        and y_true.ndim == 1
+        and y_true.shape == y_score.shape
+        and y_true.size > 0
+    )
+
+
 def totals_prepare(func: str, prob: str) -> Any:
     """``prepare`` of the metrics of :class:`receval.engine.totals.Totals`: one batch of 0/1 labels,
     probabilities (the argument ``prob``) and weights, validated as the functions
-    validate them; None for an empty batch."""
+    validate them; None for an empty batch; plain NumPy arrays without weights are
+    left to the compiled core (:class:`Unchecked`)."""
 
     def prepare(params: dict[str, Any], y_true: Any, *args: Any, **kwargs: Any) -> Any:
         y_prob = args[0] if args else kwargs.pop(prob)
@@ -472,6 +517,11 @@ def totals_prepare(func: str, prob: str) -> Any:
                 f"{func}: update takes y_true, {prob} and sample_weight. Got "
                 f"{sorted(kwargs)[0]!r} too."
             )
+        if plain_pair(y_true, y_prob, sample_weight):
+            return Unchecked((y_true, y_prob), lambda: checked(y_true, y_prob, None, params))
+        return checked(y_true, y_prob, sample_weight, params)
+
+    def checked(y_true: Any, y_prob: Any, sample_weight: Any, params: dict[str, Any]) -> Any:
         yt, yp, sw = data_columns(
             func, ("y_true", y_true), (prob, y_prob), ("sample_weight", sample_weight)
         )
@@ -493,6 +543,13 @@ def totals_update(*, loss: bool, clicks: bool) -> Callable[[dict[str, Any], Any]
     read stay zero, so that a batch costs only what the metric needs."""
 
     def update(params: dict[str, Any], batch: Any) -> Any:
+        if isinstance(batch, Unchecked):  # one pass of the core: checks and sums
+            y_true, y_prob = batch.columns
+            eps = clip_eps(params.get("eps", "auto"), y_prob.dtype)
+            sums = compiled().totals_checked(y_true, y_prob, eps, loss, clicks)
+            if sums is not None:
+                return Totals(len(y_true), *(ExactSum(row) for row in sums))
+            batch = batch.full()  # raises, naming the bad value
         if batch is None:
             return EMPTY_TOTALS
         labels, proba, weights, eps = batch

@@ -17,7 +17,8 @@ from .._kernels import compiled
 from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import range_state, run_definition
-from ..engine.states import BinnedCounts, RangeStates, ScoreCounts, near_one
+from ..engine.states import (BinnedCounts, RangeStates, ScoreCounts, Unchecked, near_one,
+                             plain_pair)  # fmt: skip
 from ..engine.window import DecayClock
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
@@ -600,10 +601,15 @@ def counts_prepare(func: str) -> Callable[..., tuple[np.ndarray, np.ndarray, Any
         sample_weight: Any = None,
         *,
         rank: bool = False,
+        core: bool = True,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Validated labels, float64 scores and weights of a batch; ``rank``: the batch
         holds every row (one partition), so integer scores beyond 2**53 may be replaced
-        by their ranks, which float64 keeps apart."""
+        by their ranks, which float64 keeps apart. Plain NumPy 0/1 labels and float
+        scores without weights are left to the core (:class:`Unchecked`)."""
+        if core and not rank and params["pos_label"] is None and plain_pair(y_true, y_score, sample_weight):
+            full = partial(prepare, params, y_true, y_score, core=False)
+            return Unchecked((y_true, y_score), full)  # type: ignore[return-value]
         yt, ys, sw = data_columns(
             func, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
         )
@@ -658,8 +664,13 @@ def auc_empty(params: dict[str, Any]) -> Any:
 
 
 def auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
-    labels, scores, weights = batch
     state = auc_empty(params) if state is None else state
+    if isinstance(batch, Unchecked):  # plain NumPy input: checked and counted by the core
+        if isinstance(state, AUCCounts) and not params.get("decay"):
+            if state.plain.runs.add_checked(*batch.columns):
+                return state
+        batch = batch.full()  # the full checks (which name a bad value)
+    labels, scores, weights = batch
     if isinstance(state, BinnedCounts):
         state.add(labels, scores, weights)
         return state

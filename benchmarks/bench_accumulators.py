@@ -442,7 +442,7 @@ def versus_functions(rows: int, runs: int) -> list[dict[str, Any]]:
             return value, updated - start, clock() - updated, worst
 
         got_stream, got_function = interleaved([streamed, function], runs)
-        value, update_s, compute_s, worst = got_stream.median_value
+        value, update_s, compute_s, _ = got_stream.median_value
         whole = got_function.median_value
         if value != whole:
             raise AssertionError(f"{name}: stream {value!r} != function {whole!r}")

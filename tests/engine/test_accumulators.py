@@ -349,4 +349,5 @@ def test_auc_state_merges_runs_and_reports_its_memory():
     counts = acc.state.plain
     assert counts.entries < 2 * len(np.unique(s))
     assert acc.compute() == rv.roc_auc_score(y, s)
-    assert counts.entries == len(np.unique(s)) and counts.nbytes == 24 * counts.entries
+    assert counts.entries == len(np.unique(s))
+    assert 24 * counts.entries <= counts.nbytes <= 27 * counts.entries + 24 * 16

@@ -1,6 +1,7 @@
 """States of the streaming metrics that :mod:`receval.engine.totals` does not already hold.
 
-Exact and binned AUC counts (:class:`ScoreCounts`, :class:`BinnedCounts`), disjoint
+Exact and binned AUC counts (:class:`ScoreCounts` and the pair of them of an
+accumulator, :class:`AUCCounts`; :class:`BinnedCounts`), disjoint
 score ranges (:class:`RangeStates`), the exact sums of RMSE, MAE, the Brier score and
 R² (:class:`ErrorSums`, :class:`Moments`), the ids of the groups already given
 (:class:`Seen`), the ``prepare`` and ``update`` of the metrics of
@@ -23,19 +24,21 @@ from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import data_columns
 from .sums import ExactSum, fieldwise_sum
 from .totals import EMPTY_TOTALS, Totals, totals_of
+from .window import DecayClock
 
 __all__ = [
+    "AUCCounts",
     "BinnedCounts",
-    "Unchecked",
     "ErrorSums",
     "Moments",
     "RangeStates",
     "ScoreCounts",
     "Seen",
+    "Unchecked",
     "check_eps",
     "check_loaded_state",
-    "plain_pair",
     "clip_eps",
+    "plain_pair",
     "totals_empty",
     "totals_prepare",
     "totals_update",
@@ -103,9 +106,9 @@ class ScoreCounts:
         """Count validated rows (0/1 labels, finite float64 scores, weights >= 0;
         rows of weight 0 are left out)."""
         if len(labels):
-            self.runs.add(np.ascontiguousarray(labels, dtype=np.int8),
-                          np.ascontiguousarray(scores, dtype=np.float64),
-                          None if weights is None else np.ascontiguousarray(weights, np.float64))  # fmt: skip
+            w = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+            labels = np.ascontiguousarray(labels, dtype=np.int8)
+            self.runs.add(labels, np.ascontiguousarray(scores, dtype=np.float64), w)
 
     def compact(self) -> ScoreCounts:
         """Merge every run into one; returns this state."""
@@ -154,6 +157,37 @@ class ScoreCounts:
         self.runs = _loaded_runs(state, "ScoreCounts")
 
 
+@dataclass
+class AUCCounts:
+    """Exact counts of unweighted rows and weighted counts, kept apart until one is used
+    (an accumulator must not mix weighted and unweighted updates); ``clock``: the
+    weight of the next update's rows in a decayed accumulator (``decay=``)."""
+
+    plain: ScoreCounts
+    weighted: ScoreCounts
+    clock: DecayClock = field(default_factory=DecayClock)
+
+    def merge(self, other: AUCCounts) -> AUCCounts:
+        return AUCCounts(self.plain.merge(other.plain), self.weighted.merge(other.weighted),
+                         self.clock.merge(other.clock))  # fmt: skip
+
+    def absorb(self, other: AUCCounts) -> AUCCounts:
+        self.clock = self.clock.merge(other.clock)
+        self.plain.absorb(other.plain)
+        self.weighted.absorb(other.weighted)
+        return self
+
+    def counts(self, func: str) -> ScoreCounts:
+        """The counts in use (weighted or not), compacted; raises if updates mixed them."""
+        plain, weighted = self.plain.compact(), self.weighted.compact()
+        if plain.entries and weighted.entries:
+            raise InvalidParameterError(
+                f"{func}: some updates had sample_weight and others did not; give weights to "
+                f"every update (ones where there are none)."
+            )
+        return weighted if weighted.entries else plain
+
+
 def _loaded_runs(state: dict[str, Any], where: str) -> Any:
     """The core's runs of a pickled :class:`ScoreCounts`, or an error naming the field."""
     weighted, scores, pos, neg = (state[k] for k in ("weighted", "scores", "pos", "neg"))
@@ -161,8 +195,11 @@ def _loaded_runs(state: dict[str, Any], where: str) -> Any:
         raise _bad(f"{where}.weighted", "a bool", weighted)
     if not isinstance(scores, np.ndarray) or scores.ndim != 1 or scores.dtype != np.float64:
         raise _bad(f"{where}.scores", "a 1-d float64 array", scores)
-    count_kind = ((2,), np.uint64, "an (n, 2) uint64 array") if weighted else ((), np.int64,
-                                                                               "a 1-d int64 array")  # fmt: skip
+    count_kind: tuple[tuple[int, ...], Any, str] = (
+        ((2,), np.uint64, "an (n, 2) uint64 array")
+        if weighted
+        else ((), np.int64, "a 1-d int64 array")
+    )
     for name, counts in (("pos", pos), ("neg", neg)):
         if (
             not isinstance(counts, np.ndarray)
@@ -654,7 +691,11 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
     """
     if isinstance(template, ScoreCounts):  # its pickle was checked as it was read
         if type(value) is not ScoreCounts or value.weighted != template.weighted:
-            raise _bad(where, f"a ScoreCounts of {'weighted' if template.weighted else 'unweighted'} rows", value)
+            raise _bad(
+                where,
+                f"a ScoreCounts of {'weighted' if template.weighted else 'unweighted'} rows",
+                value,
+            )
     elif is_dataclass(template) and not isinstance(template, type):
         if type(value) is not type(template):
             raise _bad(where, f"a {type(template).__name__}", value)

@@ -142,7 +142,9 @@ def batch_rows(data: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
         return 0
 
 
-def check_decay(name: str, decay: Any, window: Any, params: dict[str, Any], defn_name: str) -> float | None:
+def check_decay(
+    name: str, decay: Any, window: Any, params: dict[str, Any], defn_name: str
+) -> float | None:
     """The rate of an exponentially decayed accumulator (None for none), or
     ``InvalidParameterError``: a float in (0, 1), a metric of :data:`DECAYED`
     without bins, and no window beside it."""
@@ -209,4 +211,3 @@ class DecayClock:
                 f"updates; merge workers that update in step."
             )
         return DecayClock(self.updates, self.growth, self.exponent)
-

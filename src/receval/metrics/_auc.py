@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from itertools import combinations
 from typing import Any
@@ -17,9 +17,15 @@ from .._kernels import compiled
 from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import range_state, run_definition
-from ..engine.states import (BinnedCounts, RangeStates, ScoreCounts, Unchecked, near_one,
-                             plain_pair)  # fmt: skip
-from ..engine.window import DecayClock
+from ..engine.states import (
+    AUCCounts,
+    BinnedCounts,
+    RangeStates,
+    ScoreCounts,
+    Unchecked,
+    near_one,
+    plain_pair,
+)
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
 
@@ -607,7 +613,12 @@ def counts_prepare(func: str) -> Callable[..., tuple[np.ndarray, np.ndarray, Any
         holds every row (one partition), so integer scores beyond 2**53 may be replaced
         by their ranks, which float64 keeps apart. Plain NumPy 0/1 labels and float
         scores without weights are left to the core (:class:`Unchecked`)."""
-        if core and not rank and params["pos_label"] is None and plain_pair(y_true, y_score, sample_weight):
+        if (
+            core
+            and not rank
+            and params["pos_label"] is None
+            and plain_pair(y_true, y_score, sample_weight)
+        ):
             full = partial(prepare, params, y_true, y_score, core=False)
             return Unchecked((y_true, y_score), full)  # type: ignore[return-value]
         yt, ys, sw = data_columns(
@@ -624,37 +635,6 @@ def counts_prepare(func: str) -> Callable[..., tuple[np.ndarray, np.ndarray, Any
 
 
 auc_prepare = counts_prepare(_AUC)
-
-
-@dataclass
-class AUCCounts:
-    """Exact counts of unweighted rows and weighted counts, kept apart until one is used
-    (an accumulator must not mix weighted and unweighted updates); ``clock``: the
-    weight of the next update's rows in a decayed accumulator (``decay=``)."""
-
-    plain: ScoreCounts
-    weighted: ScoreCounts
-    clock: DecayClock = field(default_factory=DecayClock)
-
-    def merge(self, other: AUCCounts) -> AUCCounts:
-        return AUCCounts(self.plain.merge(other.plain), self.weighted.merge(other.weighted),
-                         self.clock.merge(other.clock))  # fmt: skip
-
-    def absorb(self, other: AUCCounts) -> AUCCounts:
-        self.clock = self.clock.merge(other.clock)
-        self.plain.absorb(other.plain)
-        self.weighted.absorb(other.weighted)
-        return self
-
-    def counts(self, func: str) -> ScoreCounts:
-        """The counts in use (weighted or not), compacted; raises if updates mixed them."""
-        plain, weighted = self.plain.compact(), self.weighted.compact()
-        if plain.entries and weighted.entries:
-            raise InvalidParameterError(
-                f"{func}: some updates had sample_weight and others did not; give weights to "
-                f"every update (ones where there are none)."
-            )
-        return weighted if weighted.entries else plain
 
 
 def auc_empty(params: dict[str, Any]) -> Any:

@@ -10,9 +10,9 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import run_definition
-from ..engine.states import ScoreCounts
+from ..engine.states import AUCCounts, ScoreCounts
 from ..exceptions import InvalidParameterError
-from ._auc import AUCCounts, auc_empty, auc_update, auc_update_into, counts_prepare
+from ._auc import auc_empty, auc_update, auc_update_into, counts_prepare
 from ._binary import warn_undefined
 
 __all__ = ["partial_auc"]

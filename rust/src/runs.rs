@@ -546,7 +546,9 @@ mod tests {
     fn data(seed: &mut u64, n: usize) -> (Vec<i8>, Vec<f64>, Vec<f64>) {
         let mut lcg = || crate::sort::testing::lcg(seed);
         let labels = (0..n).map(|_| (lcg() % 3 == 0) as i8).collect();
-        let scores = (0..n).map(|_| [(lcg() % 7) as f64 / 7.0, -0.0, 0.0][(lcg() % 3) as usize]).collect();
+        let scores = (0..n)
+            .map(|_| [(lcg() % 7) as f64 / 7.0, -0.0, 0.0][(lcg() % 3) as usize])
+            .collect();
         let weights = (0..n).map(|_| (lcg() % 5) as f64 * 0.1).collect();
         (labels, scores, weights)
     }
@@ -571,9 +573,15 @@ mod tests {
         // equal first keys, a run of one entry, and runs that end on one key
         let one = run(&[1], &[2], &[3]);
         assert_eq!(Run::merge(&one, &one), run(&[1], &[4], &[6]));
-        assert_eq!(Run::merge(&one, &a), run(&[1, 3, 5], &[3, 0, 2], &[3, 1, 1]));
+        assert_eq!(
+            Run::merge(&one, &a),
+            run(&[1, 3, 5], &[3, 0, 2], &[3, 1, 1])
+        );
         let end = run(&[5], &[1], &[1]);
-        assert_eq!(Run::merge(&a, &end), run(&[1, 3, 5], &[1, 0, 3], &[0, 1, 2]));
+        assert_eq!(
+            Run::merge(&a, &end),
+            run(&[1, 3, 5], &[1, 0, 3], &[0, 1, 2])
+        );
     }
 
     #[test]
@@ -625,7 +633,11 @@ mod tests {
         for chunk in (0..2000).step_by(333) {
             let end = (chunk + 333).min(2000);
             let mut part = WeightRuns::default();
-            part.add(&labels[chunk..end], &scores[chunk..end], &weights[chunk..end]);
+            part.add(
+                &labels[chunk..end],
+                &scores[chunk..end],
+                &weights[chunk..end],
+            );
             parts.push(part);
         }
         let mut merged = WeightRuns::default();
@@ -667,32 +679,5 @@ mod tests {
         assert_eq!(scaled(u128::MAX, -200), 0);
         assert_eq!(odd_parts(12.0), (3, 2));
         assert_eq!(odd_parts(f64::from_bits(1)), (1, -1074));
-    }
-}
-#[cfg(test)]
-mod speed {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn merge_speed() {
-        let mut seed = 1u64;
-        let mut mk = |n: usize| {
-            let mut k: Vec<u64> = (0..n).map(|_| crate::sort::testing::lcg(&mut seed) << 20).collect();
-            k.sort_unstable();
-            k.dedup();
-            Run::<u64> { entries: k.into_iter().map(|key| Entry { key, pos: 1, neg: 0 }).collect() }
-        };
-        let a = mk(1 << 20);
-        let b = mk(1 << 20);
-        let mut keep = Vec::new();
-        for _ in 0..5 {
-            let t = std::time::Instant::now();
-            let v: Vec<Entry<u64>> = vec![Entry::default(); 1 << 21];
-            eprintln!("alloc+touch 2M: {:?}", t.elapsed());
-            keep.push(v);
-            let t = std::time::Instant::now();
-            let m = Run::merge(&a, &b);
-            eprintln!("merge 2M: {:?} ({} ns/entry)", t.elapsed(), t.elapsed().as_nanos() as f64 / m.len() as f64);
-        }
     }
 }

@@ -259,16 +259,25 @@ fn totals_checked<'py>(
         // the loss pass checks the labels and probabilities
         let loss_acc = match proba {
             Values::F64(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
-                l, p, &[], eps, chunks
+                l,
+                p,
+                &[],
+                eps,
+                chunks
             )),
             Values::F32(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
-                l, p, &[], eps, chunks
+                l,
+                p,
+                &[],
+                eps,
+                chunks
             )),
             _ => None,
         }?;
         let mut out = numpy::ndarray::Array2::<i64>::zeros((4, sums::SIZE));
         let mut put = |row: usize, acc: &sums::Acc| {
-            out.row_mut(row).assign(&numpy::ndarray::ArrayView1::from(&acc[..]));
+            out.row_mut(row)
+                .assign(&numpy::ndarray::ArrayView1::from(&acc[..]));
         };
         put(0, &sums::exact_sum(&[n as f64], 1, sums::CARRY_EVERY));
         if loss {

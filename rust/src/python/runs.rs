@@ -261,7 +261,7 @@ impl AucRuns {
 
     /// `(scores, pos, neg, quantum)` with exact counts: int64 rows, or weight units as
     /// `(n, 2)` uint64 arrays of the low and high 64 bits.
-    fn to_arrays<'py>(
+    fn exact_arrays<'py>(
         &mut self,
         py: Python<'py>,
     ) -> (Floats<'py>, Bound<'py, PyAny>, Bound<'py, PyAny>, i32) {
@@ -284,15 +284,19 @@ impl AucRuns {
                 let scores: Vec<f64> = run.entries.iter().map(|e| key_score(e.key)).collect();
                 (
                     scores.into_pyarray(py),
-                    halves(run.entries.iter().map(|e| e.pos)).into_pyarray(py).into_any(),
-                    halves(run.entries.iter().map(|e| e.neg)).into_pyarray(py).into_any(),
+                    halves(run.entries.iter().map(|e| e.pos))
+                        .into_pyarray(py)
+                        .into_any(),
+                    halves(run.entries.iter().map(|e| e.neg))
+                        .into_pyarray(py)
+                        .into_any(),
                     quantum,
                 )
             }
         }
     }
 
-    /// The state of rows held as `to_arrays` gives them (a `ValueError` names what is
+    /// The state of rows held as `exact_arrays` gives them (a `ValueError` names what is
     /// wrong).
     #[staticmethod]
     fn from_rows(
@@ -310,7 +314,11 @@ impl AucRuns {
             return Err(PyValueError::new_err("counts must be >= 0"));
         }
         let run = Run {
-            entries: entries(keys_of(s)?, p.iter().map(|&c| c as u64), n.iter().map(|&c| c as u64)),
+            entries: entries(
+                keys_of(s)?,
+                p.iter().map(|&c| c as u64),
+                n.iter().map(|&c| c as u64),
+            ),
         };
         let mut runs = Runs::default();
         runs.push(run);
@@ -319,7 +327,7 @@ impl AucRuns {
         })
     }
 
-    /// The state of weights held as `to_arrays` gives them.
+    /// The state of weights held as `exact_arrays` gives them.
     #[staticmethod]
     fn from_weights(
         scores: PyReadonlyArray1<'_, f64>,

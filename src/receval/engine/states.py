@@ -141,7 +141,7 @@ class ScoreCounts:
         return float(self.runs.auc())
 
     def __getstate__(self) -> dict[str, Any]:
-        scores, pos, neg, quantum = self.runs.to_arrays()
+        scores, pos, neg, quantum = self.runs.exact_arrays()
         state = {"weighted": self.weighted, "scores": scores, "pos": pos, "neg": neg}
         return state | ({"quantum": int(quantum)} if self.weighted else {})
 

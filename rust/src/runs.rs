@@ -186,11 +186,103 @@ impl<C: Count> Run<C> {
     }
 }
 
-/// Runs whose sizes at least halve from the bottom of the stack to its top, and the
-/// memory of the last run merged away, written over by the next merge.
+/// A merge of two runs done a slice at a time (`step`), so that no update stalls on
+/// merging the largest runs: the entries before `i` and `j` are in `out` (the last
+/// one still summing in `last`).
+#[derive(Clone, Debug)]
+struct Merging<C> {
+    a: Vec<Entry<C>>,
+    b: Vec<Entry<C>>,
+    i: usize,
+    j: usize,
+    out: Vec<Entry<C>>,
+    last: Option<Entry<C>>,
+}
+
+impl<C: Count> Merging<C> {
+    fn new(a: Vec<Entry<C>>, b: Vec<Entry<C>>) -> Self {
+        // not populated at once (pages::advise_huge): its pages fault in a slice at a time
+        let out = Vec::with_capacity(a.len() + b.len());
+        Merging {
+            a,
+            b,
+            i: 0,
+            j: 0,
+            out,
+            last: None,
+        }
+    }
+
+    /// Entries not yet merged and merged.
+    fn entries(&self) -> usize {
+        self.a.len() - self.i + self.b.len() - self.j
+            + self.out.len()
+            + self.last.is_some() as usize
+    }
+
+    #[inline(always)]
+    fn take(&mut self, e: Entry<C>) {
+        match &mut self.last {
+            Some(last) if last.key == e.key => {
+                last.pos = last.pos.plus(e.pos);
+                last.neg = last.neg.plus(e.neg);
+            }
+            Some(last) => {
+                self.out.push(*last);
+                *last = e;
+            }
+            None => self.last = Some(e),
+        }
+    }
+
+    /// Merge about `budget` more entries; the run once every entry is merged.
+    fn step(&mut self, budget: usize) -> Option<Run<C>> {
+        let mut left = budget;
+        while left > 0 && self.i < self.a.len() && self.j < self.b.len() {
+            let take_a = self.a[self.i].key <= self.b[self.j].key;
+            let e = if take_a {
+                self.a[self.i]
+            } else {
+                self.b[self.j]
+            };
+            self.i += take_a as usize;
+            self.j += (!take_a) as usize;
+            self.take(e);
+            left -= 1;
+        }
+        while left > 0 && self.i < self.a.len() {
+            let e = self.a[self.i];
+            self.i += 1;
+            self.take(e);
+            left -= 1;
+        }
+        while left > 0 && self.j < self.b.len() {
+            let e = self.b[self.j];
+            self.j += 1;
+            self.take(e);
+            left -= 1;
+        }
+        if self.i < self.a.len() || self.j < self.b.len() {
+            return None;
+        }
+        let mut out = std::mem::take(&mut self.out);
+        out.extend(self.last.take());
+        Some(Run { entries: out })
+    }
+}
+
+/// Merges of at least this many entries are done a slice per update.
+const SLICED: usize = 1 << 18;
+/// Entries a sliced merge advances per update, per entry of the update's run.
+const SLICE_PER_ENTRY: usize = 4;
+
+/// Runs whose sizes at least halve from the bottom of the stack to its top, a merge
+/// of two large runs in progress, and the memory of the last run merged away,
+/// written over by the next merge.
 #[derive(Debug, Default)]
 pub struct Runs<C> {
     pub stack: Vec<Run<C>>,
+    merging: Option<Merging<C>>,
     spare: Vec<Entry<C>>,
 }
 
@@ -198,43 +290,84 @@ impl<C: Count> Clone for Runs<C> {
     fn clone(&self) -> Self {
         Runs {
             stack: self.stack.clone(),
+            merging: self.merging.clone(),
             spare: Vec::new(),
         }
     }
 }
 
 impl<C: Count> Runs<C> {
-    /// Add a run; merge the top two while the lower is at most twice the upper.
+    /// Add a run; merge neighbours while the larger is at most twice the smaller. A
+    /// merge of large runs proceeds a slice per update (a few entries per entry of
+    /// the new run), so that no update merges the largest runs at once.
     pub fn push(&mut self, run: Run<C>) {
         if run.is_empty() {
             return;
         }
-        self.stack.push(run);
-        while self.stack.len() >= 2 {
-            let n = self.stack.len();
-            if self.stack[n - 2].len() > 2 * self.stack[n - 1].len() {
-                break;
+        let budget = (SLICE_PER_ENTRY * run.len()).max(1 << 16);
+        self.insert(run);
+        if let Some(m) = &mut self.merging {
+            if let Some(done) = m.step(budget) {
+                self.merging = None;
+                self.insert(done);
             }
-            self.merge_top();
         }
     }
 
-    /// Merge the top two runs into the spare memory; the lower run's memory (the
-    /// larger) is the next spare.
-    fn merge_top(&mut self) {
-        let top = self.stack.pop().expect("two runs");
-        let below = self.stack.pop().expect("two runs");
-        let mut out = std::mem::take(&mut self.spare);
-        Run::merge_into(&below.entries, &top.entries, &mut out);
-        self.spare = below.entries;
-        self.stack.push(Run { entries: out });
+    /// Put a run in its place (the stack by decreasing size), then merge neighbours
+    /// of about one size.
+    fn insert(&mut self, run: Run<C>) {
+        let at = self.stack.partition_point(|r| r.len() >= run.len());
+        self.stack.insert(at, run);
+        let mut k = self.stack.len();
+        while k >= 2 {
+            k -= 1;
+            if k >= self.stack.len() || self.stack[k - 1].len() > 2 * self.stack[k].len() {
+                continue;
+            }
+            let small = self.stack.remove(k);
+            let large = self.stack.remove(k - 1);
+            if large.len() + small.len() >= SLICED {
+                if let Some(mut m) = self.merging.take() {
+                    // one sliced merge at a time: the one in progress finishes first
+                    let done = m.step(usize::MAX).expect("the whole merge");
+                    let at = self.stack.partition_point(|r| r.len() >= done.len());
+                    self.stack.insert(at, done);
+                }
+                self.merging = Some(Merging::new(large.entries, small.entries));
+                k = self.stack.len() + 1;
+                continue;
+            }
+            let mut out = std::mem::take(&mut self.spare);
+            Run::merge_into(&large.entries, &small.entries, &mut out);
+            self.spare = large.entries;
+            let merged = Run { entries: out };
+            let at = self.stack.partition_point(|r| r.len() >= merged.len());
+            self.stack.insert(at, merged);
+            k = self.stack.len() + 1;
+        }
+    }
+
+    /// Finish the merge in progress.
+    fn finish(&mut self) {
+        if let Some(mut m) = self.merging.take() {
+            let done = m.step(usize::MAX).expect("the whole merge");
+            let at = self.stack.partition_point(|r| r.len() >= done.len());
+            self.stack.insert(at, done);
+        }
     }
 
     /// Every run merged into one (smallest first); the runs held are replaced by it,
     /// and the spare memory is let go.
     pub fn compact(&mut self) -> &Run<C> {
+        self.finish();
         while self.stack.len() >= 2 {
-            self.merge_top();
+            let small = self.stack.pop().expect("two runs");
+            let large = self.stack.pop().expect("two runs");
+            let mut out = std::mem::take(&mut self.spare);
+            Run::merge_into(&large.entries, &small.entries, &mut out);
+            self.spare = large.entries;
+            self.stack.push(Run { entries: out });
         }
         self.spare = Vec::new();
         if self.stack.is_empty() {
@@ -247,25 +380,37 @@ impl<C: Count> Runs<C> {
         &self.stack[0]
     }
 
-    /// Entries held in all runs.
+    /// Entries held in all runs (and in the merge in progress).
     pub fn entries(&self) -> usize {
-        self.stack.iter().map(Run::len).sum()
+        let merging = self.merging.as_ref().map_or(0, Merging::entries);
+        self.stack.iter().map(Run::len).sum::<usize>() + merging
     }
 
-    /// Bytes held: the runs' memory and the spare.
+    /// Bytes held: the runs' memory, the merge in progress and the spare.
     pub fn bytes(&self) -> usize {
         let held: usize = self.stack.iter().map(|r| r.entries.capacity()).sum();
-        (held + self.spare.capacity()) * std::mem::size_of::<Entry<C>>()
+        let merging = self
+            .merging
+            .as_ref()
+            .map_or(0, |m| m.a.capacity() + m.b.capacity() + m.out.capacity());
+        (held + merging + self.spare.capacity()) * std::mem::size_of::<Entry<C>>()
     }
 
     /// Apply `f` to every count held.
     pub fn map_counts(&mut self, f: impl Fn(C) -> C) {
+        self.finish();
         for run in &mut self.stack {
             for e in &mut run.entries {
                 e.pos = f(e.pos);
                 e.neg = f(e.neg);
             }
         }
+    }
+
+    /// The runs held (the merge in progress finished first).
+    pub fn into_runs(mut self) -> Vec<Run<C>> {
+        self.finish();
+        self.stack
     }
 }
 
@@ -493,8 +638,7 @@ impl WeightRuns {
         self.rescale(q);
         self.exact &= other.exact && q <= other.quantum;
         let by = other.quantum - q;
-        for run in &other.runs.stack {
-            let mut run = run.clone();
+        for mut run in other.runs.clone().into_runs() {
             if by != 0 {
                 for e in &mut run.entries {
                     e.pos = scaled_kept(e.pos, by);
@@ -602,6 +746,42 @@ mod tests {
         // -0.0 and 0.0 are one score
         assert_eq!(key_score(order_key(-0.0)), 0.0);
         assert!(key_score(order_key(-0.0)).is_sign_positive());
+    }
+
+    #[test]
+    fn large_merges_proceed_a_slice_per_update() {
+        // runs of distinct keys: merges past SLICED entries are done in slices
+        let mut seed = 5;
+        let mut runs = Runs::default();
+        let mut all: Vec<u64> = Vec::new();
+        let mut copy = None;
+        for b in 0..120 {
+            let mut keys: Vec<u64> = (0..5000)
+                .map(|_| crate::sort::testing::lcg(&mut seed) << 12)
+                .collect();
+            keys.sort_unstable();
+            all.extend_from_slice(&keys);
+            runs.push(Run::from_sorted(
+                keys.iter().map(|&k| (k, b % 2 == 0, 1u64)),
+                keys.len(),
+            ));
+            if runs.merging.is_some() && copy.is_none() {
+                copy = Some(runs.clone()); // a copy mid-merge holds every entry too
+            }
+        }
+        assert!(copy.is_some());
+        all.sort_unstable();
+        let total = |r: &Run<u64>| r.entries.iter().map(|e| e.pos + e.neg).sum::<u64>();
+        let whole = runs.compact().clone();
+        assert_eq!(total(&whole), all.len() as u64);
+        all.dedup();
+        assert_eq!(whole.len(), all.len());
+        assert!(whole.entries.windows(2).all(|w| w[0].key < w[1].key));
+        let mut from_copy = Runs::default();
+        for run in copy.expect("a copy").into_runs() {
+            from_copy.push(run);
+        }
+        assert!(total(from_copy.compact()) < total(&whole));
     }
 
     #[test]

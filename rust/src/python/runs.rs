@@ -190,8 +190,8 @@ impl AucRuns {
     fn absorb(&mut self, py: Python<'_>, other: &AucRuns) -> PyResult<()> {
         match (&mut self.held, &other.held) {
             (Held::Rows(a), Held::Rows(b)) => py.detach(|| {
-                for run in &b.stack {
-                    a.push(run.clone());
+                for run in b.clone().into_runs() {
+                    a.push(run);
                 }
             }),
             (Held::Weights(a), Held::Weights(b)) => py.detach(|| a.absorb(b)),

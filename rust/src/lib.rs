@@ -17,6 +17,7 @@ pub mod loss;
 pub mod pages;
 pub mod ranking;
 pub mod retention;
+pub mod runs;
 pub mod scan;
 pub mod simd;
 pub mod sort;

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import receval as rv
@@ -32,8 +32,6 @@ POINTWISE = {
     "rmse": lambda y, p, w: rv.root_mean_squared_error(y, p, sample_weight=w),
     "mae": lambda y, p, w: rv.mean_absolute_error(y, p, sample_weight=w),
 }
-# weighted AUC adds float pair weights: equal to rounding, not bit for bit
-EXACT_WITH_WEIGHTS = set(POINTWISE) - {"roc_auc"}
 
 
 def _cuts(rng, n, k):
@@ -66,12 +64,8 @@ def test_any_split_and_merge_order_gives_the_function(name, weights, seed):
     merged = parts[order[0]]
     for i in order[1:]:
         merged.merge(parts[i])
-    if weights and name not in EXACT_WITH_WEIGHTS:
-        assert got == pytest.approx(expected, rel=1e-12)
-        assert merged.compute() == pytest.approx(expected, rel=1e-12)
-    else:
-        assert got == expected
-        assert merged.compute() == expected
+    assert got == expected  # weighted AUC too: exact weights per score
+    assert merged.compute() == expected
 
 
 @settings(max_examples=60, deadline=None)
@@ -273,3 +267,87 @@ def test_a_batch_whose_run_is_empty_counts_its_users_as_missing():
     acc = rv.metric("map")
     acc.update({1: {"a": 1}}, {})  # integer users
     assert acc.compute() == 0.0
+
+
+# ------------------------------------------------------------------ exact AUC state
+HARD_SCORES = [-1e300, -1.5, -0.0, 0.0, 5e-324, 1e-310, 0.25, 0.5, 1.0, 1e300]
+WEIGHTS = [0.0, 1e-9, 0.1, 0.3, 1.0, 2.5, 7.0, 1e6]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 1), st.sampled_from(HARD_SCORES), st.sampled_from(WEIGHTS)),
+        min_size=2,
+        max_size=80,
+    ),
+    st.lists(st.integers(1, 79), max_size=8),
+    st.randoms(use_true_random=False),
+    st.sampled_from(["float64", "float32", "float16"]),
+    st.booleans(),
+)
+def test_auc_any_split_and_merge_order_equals_the_function(rows, cuts, rnd, dtype, weighted):
+    """Ties, -0.0 and 0.0, subnormal and huge scores, float16/32 scores, weights from
+    0 to 1e6: updates, merges in a random order and a pickled part all give the
+    function's float (==), weighted or not."""
+    y = np.array([r[0] for r in rows])
+    with np.errstate(over="ignore"):
+        s = np.array([r[1] for r in rows]).astype(dtype)
+    w = np.array([r[2] for r in rows]) if weighted else None
+    assume(np.isfinite(s).all())  # float16 holds no 1e300
+    assume(w is None or (w[y == 1].sum() > 0 and w[y == 0].sum() > 0))
+    assume(0 < y.sum() < len(y))
+    cuts = sorted({c for c in cuts if c < len(rows)})
+    expected = rv.roc_auc_score(y, s, sample_weight=w)
+    bounds = list(zip([0, *cuts], [*cuts, len(y)], strict=True))
+
+    def part(a, b):
+        return rv.metric("roc_auc").update(y[a:b], s[a:b], sample_weight=None if w is None
+                                           else w[a:b])  # fmt: skip
+
+    acc = rv.metric("roc_auc")
+    for a, b in bounds:
+        acc.update(y[a:b], s[a:b], sample_weight=None if w is None else w[a:b])
+    assert acc.compute() == expected
+    parts = [part(a, b) for a, b in bounds]
+    rnd.shuffle(parts)
+    parts[-1] = pickle.loads(pickle.dumps(parts[-1]))
+    merged = parts[0]
+    for other in parts[1:]:
+        merged = merged.merge(other) if rnd.random() < 0.5 else other.merge(merged)
+    assert merged.compute() == expected
+
+
+def test_weighted_auc_past_float_rounding_is_exact():
+    """Weights whose float sums per score depend on their order (0.1 + 0.2 + 0.3 is not
+    0.3 + 0.2 + 0.1): every split gives the function's float. Before, the sums were
+    floats and splits differed from the function in the last bits."""
+    rng = np.random.default_rng(5)
+    n = 5000
+    y = rng.integers(0, 2, n)
+    s = rng.choice(np.linspace(0, 1, 7), n)  # ties: many weights per score
+    w = rng.random(n) * 10.0 ** rng.integers(-6, 6, n)
+    expected = rv.roc_auc_score(y, s, sample_weight=w)
+    for seed in range(5):
+        order = np.random.default_rng(seed).permutation(n)
+        acc = rv.metric("roc_auc")
+        for part in np.array_split(order, 37):
+            acc.update(y[part], s[part], sample_weight=w[part])
+        assert acc.compute() == expected
+    assert acc.state.weighted.exact
+
+
+def test_auc_state_merges_runs_and_reports_its_memory():
+    """The state holds at most log2 of its entries in runs, its bytes are reported, and
+    the function's value does not depend on the batch size."""
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 20_000)
+    s = rng.random(20_000).astype(np.float32)
+    acc = rv.metric("roc_auc")
+    for part in np.array_split(np.arange(20_000), 200):
+        acc.update(y[part], s[part])
+    counts = acc.state.plain
+    assert counts.entries < 2 * len(np.unique(s))
+    assert acc.compute() == rv.roc_auc_score(y, s)
+    assert counts.entries == len(np.unique(s))
+    assert 24 * counts.entries <= counts.nbytes <= 27 * counts.entries + 24 * 16

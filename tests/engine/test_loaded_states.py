@@ -62,27 +62,49 @@ def _auc() -> Accumulator:
     return acc
 
 
+def _with_counts(change) -> bytes:
+    """The pickle of an AUC accumulator whose state's pickled counts ``change`` edits."""
+    acc = _auc()
+    original = ScoreCounts.__getstate__
+
+    def edited(self: ScoreCounts) -> dict:
+        state = original(self)
+        if self is acc.state.plain:
+            change(state)
+        return state
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ScoreCounts, "__getstate__", edited)
+        return pickle.dumps(acc)
+
+
 def test_unsorted_scores_are_refused() -> None:
     # before: the AUC of the reversed scores, silently
-    acc = _auc()
-    counts = acc.state.plain.compact()
-    counts.scores = counts.scores[::-1].copy()
+    data = _with_counts(lambda s: s.update(scores=s["scores"][::-1].copy()))
     with pytest.raises(InputValidationError, match=r"ScoreCounts\.scores must be sorted"):
-        pickle.loads(pickle.dumps(acc))
+        pickle.loads(data)
 
 
 def test_negative_counts_are_refused() -> None:
-    acc = _auc()
-    counts = acc.state.plain.compact()
-    counts.pos = -counts.pos
-    with pytest.raises(InputValidationError, match=r"pos and \.neg must be counts >= 0"):
-        pickle.loads(pickle.dumps(acc))
+    data = _with_counts(lambda s: s.update(pos=-s["pos"]))
+    with pytest.raises(InputValidationError, match=r"pos and \.neg must be >= 0"):
+        pickle.loads(data)
 
 
 def test_score_counts_of_other_lengths_are_refused() -> None:
+    data = _with_counts(lambda s: s.update(pos=s["pos"][:-1].copy()))
     with pytest.raises(InputValidationError, match=r"of the length of \.scores"):
-        pickle.loads(pickle.dumps(ScoreCounts(False, np.array([0.1, 0.2]), np.array([1]),
-                                              np.array([0, 1]))))  # fmt: skip
+        pickle.loads(data)
+
+
+def test_weighted_counts_must_be_wide_integers() -> None:
+    counts = ScoreCounts(True)
+    counts.add(np.array([0, 1], np.int8), np.array([0.1, 0.2]), np.array([0.5, 2.0]))
+    state = counts.__getstate__()
+    assert pickle.loads(pickle.dumps(counts)).auc() == counts.auc() == 1.0
+    loaded = ScoreCounts.__new__(ScoreCounts)
+    with pytest.raises(InputValidationError, match=r"ScoreCounts\.pos must be an \(n, 2\) uint64"):
+        loaded.__setstate__(state | {"pos": state["pos"][:, 0].astype(np.int64)})
 
 
 @pytest.mark.parametrize(

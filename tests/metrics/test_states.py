@@ -253,40 +253,44 @@ def test_weighted_gauc_of_group_partitions_is_the_same_float(seed):
     assert merged.score == whole
 
 
-def test_exact_auc_state_is_12_bytes_per_distinct_float32_score():
-    """float32 scores (read as float64) stay float32 and small counts int32 in the
-    state; the value is that of the function on the same rows."""
+def _score_counts(scores, pos, neg):
+    """An unweighted exact AUC state holding the given counts (as a pickle would)."""
+    from receval.engine.states import ScoreCounts
+
+    state = ScoreCounts.__new__(ScoreCounts)
+    arrays = {"scores": np.array(scores, np.float64), "pos": np.array(pos, np.int64)}
+    state.__setstate__({"weighted": False, "neg": np.array(neg, np.int64)} | arrays)
+    return state
+
+
+def test_exact_auc_state_holds_one_entry_per_distinct_score():
+    """Batches become runs merged as they come: at most log2 of the entries in runs,
+    and compacted, one entry per distinct score; the value is the function's."""
     from receval.engine.states import ScoreCounts
 
     rng = np.random.default_rng(3)
     scores = rng.random(50_000).astype(np.float32).astype(np.float64)
     labels = (rng.random(50_000) < 0.1).astype(np.int8)
     state = ScoreCounts(False)
-    for part in np.array_split(np.arange(50_000), 7):
+    for part in np.array_split(np.arange(50_000), 70):
         state.add(labels[part], scores[part], None)
-    state.compact()
-    assert (state.scores.dtype, state.pos.dtype, state.neg.dtype) == (
-        np.float32,
-        np.int32,
-        np.int32,
-    )
+    assert state.entries < 50_000 * 2
+    distinct = len(np.unique(scores))
+    assert state.compact().entries == distinct
+    assert 24 * distinct <= state.nbytes <= 27 * distinct + 24 * 16  # capacity left: <= 1/8
     assert state.auc() == roc_auc_score(labels, scores)
-    state.add(np.array([1, 0], dtype=np.int8), np.array([0.1, 0.25]), None)  # 0.1: no float32
-    state.compact()
-    assert state.scores.dtype == np.float64 and 0.1 in state.scores
-    assert state.auc() == roc_auc_score(np.r_[labels, 1, 0], np.r_[scores, 0.1, 0.25])
+    table = state.table()
+    assert np.array_equal(table[0], np.unique(scores))
+    assert table[1].sum() == labels.sum() and table[2].sum() == len(labels) - labels.sum()
 
 
 def test_exact_auc_counts_past_int32_are_exact():
-    """Counts that outgrow int32 in a merge widen to int64; 2U stays exact."""
-    from receval.engine.states import ScoreCounts
-
+    """Counts beyond int32 (and their sums) stay exact; 2U is an exact integer."""
     big = 2**31 - 1
-    a = ScoreCounts(False, np.array([0.5, 0.75]), np.array([big, 0], np.int32),
-                    np.array([0, big], np.int32))  # fmt: skip
-    b = ScoreCounts(False, np.array([0.5]), np.array([5], np.int32), np.array([3], np.int32))
+    a = _score_counts([0.5, 0.75], [big, 0], [0, big])
+    b = _score_counts([0.5], [5], [3])
     merged = a.merge(b).compact()
-    assert merged.pos.dtype == np.int64 and merged.pos.tolist() == [big + 5, 0]
+    assert merged.__getstate__()["pos"].tolist() == [big + 5, 0]
     # positives at 0.5: big + 5; negatives: 3 at 0.5 (ties), big at 0.75 above them
     p, n = big + 5, big + 3
     assert merged.auc() == (0 * 2 + (big + 5) * 3) / (2.0 * p * n)

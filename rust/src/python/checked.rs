@@ -10,7 +10,7 @@ use crate::checks::{self, GroupId};
 use crate::{auc, gauc, loss, sums};
 
 /// A 1-D array of one of the dtypes of labels, scores and ids, borrowed.
-enum Column<'py> {
+pub(crate) enum Column<'py> {
     Bool(PyReadonlyArray1<'py, bool>),
     I8(PyReadonlyArray1<'py, i8>),
     I16(PyReadonlyArray1<'py, i16>),
@@ -26,7 +26,7 @@ enum Column<'py> {
 
 /// The values of a C-contiguous `Column`.
 #[derive(Clone, Copy)]
-enum Values<'a> {
+pub(crate) enum Values<'a> {
     Bool(&'a [bool]),
     I8(&'a [i8]),
     I16(&'a [i16]),
@@ -46,7 +46,7 @@ macro_rules! columns {
         impl<'py> Column<'py> {
             /// The array, or None for another object, shape or dtype (or an array
             /// borrowed for writing).
-            fn of(obj: &Bound<'py, PyAny>) -> Option<Self> {
+            pub(crate) fn of(obj: &Bound<'py, PyAny>) -> Option<Self> {
                 $(
                     if let Ok(a) = obj.cast::<PyArray1<$t>>() {
                         return a.try_readonly().ok().map(Column::$v);
@@ -56,7 +56,7 @@ macro_rules! columns {
             }
 
             /// Its values, or None when it is not C-contiguous.
-            fn values(&self) -> Option<Values<'_>> {
+            pub(crate) fn values(&self) -> Option<Values<'_>> {
                 match self {
                     $(Column::$v(a) => a.as_slice().ok().map(Values::$v),)*
                 }
@@ -87,15 +87,15 @@ macro_rules! with_values {
 }
 
 impl Values<'_> {
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         with_values!(self, |s| s.len())
     }
 
-    fn labels01(&self) -> Option<Vec<i8>> {
+    pub(crate) fn labels01(&self) -> Option<Vec<i8>> {
         with_values!(self, |s| checks::labels01(s))
     }
 
-    fn finite_scores(&self) -> Option<std::borrow::Cow<'_, [f64]>> {
+    pub(crate) fn finite_scores(&self) -> Option<std::borrow::Cow<'_, [f64]>> {
         match self {
             Values::F64(s) => checks::finite(s),
             Values::F32(s) => checks::finite(s),
@@ -232,7 +232,70 @@ fn gauc_checked(
     })
 }
 
+/// The exact sums of one unweighted batch of the log-loss family (`Totals`): a
+/// `(4, SIZE)` int64 array of the accumulators of the rows (their count), the losses
+/// of probabilities clipped to `[eps, 1 - eps]` (zero unless `loss`), the
+/// probabilities and the clicks (zero unless `clicks`), for 0/1 labels of any
+/// dtype and float64 or float32 probabilities in [0, 1]; or None (other input, or a
+/// value the Python layer must name).
+#[pyfunction]
+fn totals_checked<'py>(
+    py: Python<'py>,
+    y_true: &Bound<'py, PyAny>,
+    y_prob: &Bound<'py, PyAny>,
+    eps: f64,
+    loss: bool,
+    clicks: bool,
+) -> Option<Bound<'py, numpy::PyArray2<i64>>> {
+    use numpy::IntoPyArray;
+    let (labels, proba) = (Column::of(y_true)?, Column::of(y_prob)?);
+    let (labels, proba) = (labels.values()?, proba.values()?);
+    let n = labels.len();
+    if n == 0 || proba.len() != n {
+        return None;
+    }
+    let chunks = sums::chunks_for(n);
+    let out = py.detach(|| {
+        // the loss pass checks the labels and probabilities
+        let loss_acc = match proba {
+            Values::F64(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
+                l,
+                p,
+                &[],
+                eps,
+                chunks
+            )),
+            Values::F32(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
+                l,
+                p,
+                &[],
+                eps,
+                chunks
+            )),
+            _ => None,
+        }?;
+        let mut out = numpy::ndarray::Array2::<i64>::zeros((4, sums::SIZE));
+        let mut put = |row: usize, acc: &sums::Acc| {
+            out.row_mut(row)
+                .assign(&numpy::ndarray::ArrayView1::from(&acc[..]));
+        };
+        put(0, &sums::exact_sum(&[n as f64], 1, sums::CARRY_EVERY));
+        if loss {
+            put(1, &loss_acc);
+        }
+        if clicks {
+            let p = proba.finite_scores()?;
+            put(2, &sums::exact_sum(&p, chunks, sums::CARRY_EVERY));
+            let ones = labels.labels01()?.iter().filter(|&&l| l == 1).count();
+            put(3, &sums::exact_sum(&[ones as f64], 1, sums::CARRY_EVERY));
+        }
+        Some(out)
+    })?;
+    Some(out.into_pyarray(py))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(totals_checked, m)?)?;
     m.add_function(wrap_pyfunction!(log_loss_checked, m)?)?;
     m.add_function(wrap_pyfunction!(roc_auc_checked, m)?)?;
     m.add_function(wrap_pyfunction!(gauc_checked, m)?)?;

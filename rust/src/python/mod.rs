@@ -21,6 +21,7 @@ mod gauc;
 mod lists;
 mod ranking;
 mod retention;
+mod runs;
 mod stats;
 mod sums;
 mod trec;
@@ -104,6 +105,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     codes::register(m)?;
     lists::register(m)?;
     retention::register(m)?;
+    runs::register(m)?;
     stats::register(m)?;
     trec::register(m)?;
     columns::register(m)?;

@@ -9,7 +9,7 @@ from ..exceptions import InvalidParameterError
 from ..registry import ENTRIES, definition, metric_options, resolve
 from .run import Accumulator
 from .sources import run_definition
-from .window import check_window
+from .window import check_decay, check_window
 
 __all__ = ["Accumulator", "compute", "metric"]
 
@@ -21,6 +21,7 @@ def metric(
     window_unit: str = "batches",
     whole_groups: bool | None = None,
     background: bool = False,
+    decay: float | None = None,
     **options: Any,
 ) -> Accumulator:
     """Return an accumulator of a metric, for training and validation loops.
@@ -64,14 +65,22 @@ def metric(
         to exact sums at once (a group given again raises). Other metrics over
         whole users (popularity metrics, ``retention``) always need whole users
         per update; True changes nothing for them.
-        What ``window`` counts. Metrics over whole groups (``gauc``, ranking)
-        take batches only.
     background : bool, default=False
         Run updates on a background thread (as TorchRec offloads its metrics):
         ``update`` converts or copies the batch (a CUDA tensor's copy to the
         host is only queued) and returns; the thread validates and adds it.
         ``compute``, ``merge``, ``sync``, ``state_dict`` and pickling wait for
         the batches queued; an update that fails raises at the next call.
+    decay : float in (0, 1), default=None
+        Exact ``roc_auc`` only: ``compute()`` is the exponentially decayed AUC
+        (TorchEasyRec's ``DecayAUC``, exact instead of on 200 bins). After T
+        updates, the rows of update t count with weight ``decay**(T-1)`` (t = 1)
+        or ``(1 - decay) * decay**(T-t)`` (t >= 2) times their own: the counts are
+        ``decay * counts + (1 - decay) * batch`` after each update after the first.
+        The value is the weighted ``roc_auc_score`` of every row seen with those
+        weights. An update costs what it costs without decay (the new rows are
+        weighed more instead of the old less). Not with ``window``; decayed
+        accumulators merge only at the same update (workers in step).
     **options
         The metric's options (also written in ``name``: ``"gauc(weighting=clicks)"``,
         checked against its registry row: :func:`receval.metric_info` lists them):
@@ -148,6 +157,10 @@ def metric(
     >>> gauc.compute() == receval.gauc_score([1, 0, 0, 1], [0.9, 0.2, 0.4, 0.7],
     ...                                      groups=["a", "b", "a", "b"])
     True
+    >>> decayed = receval.metric("roc_auc", decay=0.8)
+    >>> _ = decayed.update([1, 0], [0.2, 0.6]).update([1, 0], [0.9, 0.3])
+    >>> decayed.compute()  # update 1's rows weigh 0.8, update 2's 0.2: 0.2 * (0.8 + 0.2)
+    0.2
     >>> ndcg = receval.metric("ndcg@10")
     >>> _ = ndcg.update({"u": {"a": 1}}, {"u": {"a": 0.9, "b": 0.1}})
     >>> _ = ndcg.update({"v": {"b": 1}}, {"v": {"a": 0.9, "b": 0.1}})
@@ -166,6 +179,9 @@ def metric(
         )
     else:  # a metric of the user's own, without a row
         params = defn.check_params(**options, **split)
+    rate = check_decay(name, decay, window, params, defn.name)
+    if rate is not None:  # the definition's update weighs each update's rows by its age
+        params = {**params, "decay": rate}
     if not isinstance(background, bool):
         raise InvalidParameterError(
             f"The 'background' parameter of metric must be a bool. Got {background!r} instead."

@@ -171,7 +171,8 @@ class Accumulator:
             new = defn.update(self._params, batch)
             held = (tuple(_held(x) for x in data), {k: _held(x) for k, x in kwargs.items()})
             self._window.add(batch_rows(data, kwargs), new, held)
-            self._state = self._state.merge(new)
+            absorb = getattr(self._state, "absorb", None)  # in place: new stays the window's
+            self._state = absorb(new) if absorb is not None else self._state.merge(new)
         elif defn.update_into is not None:
             # the accumulator owns its state: add the batch in place where the state can
             self._state = defn.update_into(self._params, self._state, batch)

@@ -1,6 +1,7 @@
 """States of the streaming metrics that :mod:`receval.engine.totals` does not already hold.
 
-Exact and binned AUC counts (:class:`ScoreCounts`, :class:`BinnedCounts`), disjoint
+Exact and binned AUC counts (:class:`ScoreCounts` and the pair of them of an
+accumulator, :class:`AUCCounts`; :class:`BinnedCounts`), disjoint
 score ranges (:class:`RangeStates`), the exact sums of RMSE, MAE, the Brier score and
 R² (:class:`ErrorSums`, :class:`Moments`), the ids of the groups already given
 (:class:`Seen`), the ``prepare`` and ``update`` of the metrics of
@@ -17,48 +18,33 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from .._kernels import compiled
 from .._validation import format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import data_columns
 from .sums import ExactSum, fieldwise_sum
-from .totals import EMPTY_TOTALS, totals_of
+from .totals import EMPTY_TOTALS, Totals, totals_of
+from .window import DecayClock
 
 __all__ = [
+    "AUCCounts",
     "BinnedCounts",
     "ErrorSums",
     "Moments",
     "RangeStates",
     "ScoreCounts",
     "Seen",
+    "Unchecked",
     "check_eps",
     "check_loaded_state",
     "clip_eps",
+    "plain_pair",
     "totals_empty",
     "totals_prepare",
     "totals_update",
 ]
 
 _EPS = float(np.finfo(np.float64).eps)
-
-
-def _narrow(counts: np.ndarray) -> np.ndarray:
-    """Integer row counts as int32 when every count fits (4 bytes per distinct score
-    instead of 8), else int64; float (weighted) counts unchanged."""
-    if counts.dtype.kind == "f":
-        return counts
-    if not len(counts) or int(counts.max()) < 2**31:
-        return counts.astype(np.int32, copy=False)
-    return counts.astype(np.int64, copy=False)
-
-
-def _narrow_scores(scores: np.ndarray) -> np.ndarray:
-    """Scores as float32 when every one is a float32 value (float32 model outputs
-    read as float64): the same numbers in half the memory."""
-    if scores.dtype == np.float64 and len(scores):
-        narrow = scores.astype(np.float32)
-        if np.array_equal(narrow, scores):
-            return narrow
-    return scores
 
 
 def near_one(weights: np.ndarray) -> tuple[np.ndarray, int]:
@@ -74,147 +60,169 @@ def near_one(weights: np.ndarray) -> tuple[np.ndarray, int]:
     return scaled, shift
 
 
-def scaled_down(weights: np.ndarray) -> tuple[np.ndarray, int]:
-    """``(weights * 2**-shift, shift)``, with the smallest ``shift >= 0`` that keeps
-    their sum below ``2**960`` (far from overflow, whatever is added to it later);
-    only the exponents change."""
-    if not len(weights):
-        return weights, 0
-    top = float(weights.max())
-    shift = int(np.frexp(top)[1]) + len(weights).bit_length() - 960
-    if shift <= 0 or not np.isfinite(top):
-        return weights, 0
-    scaled: np.ndarray = np.ldexp(weights, -shift)
-    return scaled, shift
-
-
-def _shifted(x: np.ndarray, by: int) -> np.ndarray:
-    return x if by == 0 else np.ldexp(x, by)
-
-
-@dataclass
 class ScoreCounts:
     """Rows per distinct score and label; weighted rows add their weights.
 
-    ``scores`` are sorted and distinct (``-0.0`` counted as ``0.0``), ``pos``
-    and ``neg`` the rows (or weights) of each label at each score, times
-    ``2**-shift`` (weights near the largest float: their sums would overflow; the
-    AUC of weights is that of any power-of-two scale of them). Batches and
-    merged states wait in ``pending``, each already counted per distinct score,
-    and are folded in when they outgrow the counts: a stream of n rows costs
-    O(n log n) in all, whether it arrives by ``add`` or by ``merge``.
+    Held in the compiled core as sorted runs of (distinct score, positive count,
+    negative count), ``-0.0`` counted as ``0.0``: each batch is sorted once and
+    collapsed into a run, and runs are merged two at a time in linear time, a run
+    only with one of about its size, so that a stream of n rows costs O(n log n) in
+    all and at most ``log2 n`` runs are held, whether rows arrive by ``add`` or by
+    ``merge``; a merge of large runs proceeds a slice per ``add``, so that no
+    update merges the largest runs at once. Counts are exact: rows as integers, weights as integers in units of
+    the lowest bit of any weight held (``2**quantum``), so that every sum, and the
+    AUC computed from them, is the same float for any split of the rows into batches
+    and any order of merges, while one state's weights span at most 2**126 (e.g.
+    weights from 2**-40 to 2**40 over 2**40 rows); beyond that, the smallest
+    weights' lowest bits are rounded off (``exact`` turns false) and a weight is
+    never rounded to zero.
     """
 
-    weighted: bool
-    scores: np.ndarray = field(default_factory=lambda: np.empty(0))
-    pos: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    neg: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
-    n_pending: int = 0
-    shift: int = 0
+    __slots__ = ("runs",)
+
+    def __init__(self, weighted: bool, runs: Any = None) -> None:
+        self.runs = compiled().AucRuns(bool(weighted)) if runs is None else runs
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the state holds weights."""
+        return bool(self.runs.weighted)
+
+    @property
+    def exact(self) -> bool:
+        """False once the weights held spanned more than 2**126 (see the class)."""
+        return bool(self.runs.exact)
+
+    @property
+    def entries(self) -> int:
+        """Distinct scores held over all runs (a score in two runs counts twice)."""
+        return int(self.runs.entries)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the counts held."""
+        return int(self.runs.nbytes)
 
     def add(self, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> None:
-        """Count validated rows per distinct score; fold them in when they outgrow the counts."""
-        if len(labels) == 0:
-            return
-        uniq, inverse = np.unique(scores + 0.0, return_inverse=True)  # -0.0 becomes 0.0
-        is_pos = labels == 1
-        n = len(uniq)
-        if self.weighted:
-            w = np.ones(len(labels)) if weights is None else weights
-            w, shift = scaled_down(w)
-            self.raise_shift(shift)
-            w = _shifted(w, shift - self.shift)
-            pos = np.bincount(inverse, weights=np.where(is_pos, w, 0.0), minlength=n)
-            neg = np.bincount(inverse, weights=np.where(is_pos, 0.0, w), minlength=n)
-        else:
-            pos = _narrow(np.bincount(inverse[is_pos], minlength=n))
-            neg = _narrow(np.bincount(inverse[~is_pos], minlength=n))
-        self._push(_narrow_scores(uniq), pos, neg)
-
-    def _push(self, scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> None:
-        if len(scores) == 0:
-            return
-        self.pending.append((scores, pos, neg))
-        self.n_pending += len(scores)
-        if self.n_pending > max(len(self.scores), 1 << 20):
-            self.compact()
+        """Count validated rows (0/1 labels, finite float64 scores, weights >= 0;
+        rows of weight 0 are left out)."""
+        if len(labels):
+            w = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+            labels = np.ascontiguousarray(labels, dtype=np.int8)
+            self.runs.add(labels, np.ascontiguousarray(scores, dtype=np.float64), w)
 
     def compact(self) -> ScoreCounts:
-        """Fold the pending counts into the counts."""
-        if not self.pending:
-            return self
-        parts = [p for p in [(self.scores, self.pos, self.neg), *self.pending] if len(p[0])]
-        self.pending, self.n_pending = [], 0
-        uniq, inverse = np.unique(np.concatenate([p[0] for p in parts]), return_inverse=True)
-        n = len(uniq)
-        # counts below 2**53 per score add exactly in float64
-        pos = np.bincount(inverse, weights=np.concatenate([p[1] for p in parts]), minlength=n)
-        neg = np.bincount(inverse, weights=np.concatenate([p[2] for p in parts]), minlength=n)
-        if not self.weighted:
-            pos, neg = _narrow(pos.astype(np.int64)), _narrow(neg.astype(np.int64))
-        self.scores, self.pos, self.neg = uniq, pos, neg
+        """Merge every run into one; returns this state."""
+        self.runs.compact()
         return self
 
     def merge(self, other: ScoreCounts) -> ScoreCounts:
-        """The counts of both sets of rows (a new state; the arrays are shared, never
-        written in place)."""
-        out = ScoreCounts(self.weighted, self.scores, self.pos, self.neg, list(self.pending),
-                          self.n_pending, self.shift)  # fmt: skip
-        return out.absorb(other)
+        """The counts of both sets of rows (a new state)."""
+        return ScoreCounts(self.weighted, self.runs.copy()).absorb(other)
 
     def absorb(self, other: ScoreCounts) -> ScoreCounts:
         """Add another state's counts into this one (in place); returns this state."""
-        self.weighted = self.weighted or other.weighted
-        self.raise_shift(other.shift)
-        by = other.shift - self.shift
-        for scores, pos, neg in [(other.scores, other.pos, other.neg), *other.pending]:
-            self._push(scores, _shifted(pos, by), _shifted(neg, by))
+        if other.weighted != self.weighted:
+            raise InputValidationError(
+                "merge: a state of weighted rows and one of unweighted rows; give weights to "
+                "every update (ones where there are none)."
+            )
+        self.runs.absorb(other.runs.copy() if other is self else other.runs)
         return self
 
-    def raise_shift(self, shift: int) -> None:
-        """Hold the counts times ``2**-shift`` when that is a larger shift than now."""
-        if shift <= self.shift:
-            return
-        by = self.shift - shift
-        self.pos, self.neg = _shifted(self.pos, by), _shifted(self.neg, by)
-        self.pending = [(s, _shifted(p, by), _shifted(n, by)) for s, p, n in self.pending]
-        self.shift = shift
+    def table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(scores, pos, neg)``: the distinct scores, increasing, and the rows of each
+        label there as floats (weights times a power of two: ratios are exact)."""
+        scores, pos, neg = self.runs.table()
+        return scores, pos, neg
 
     def auc(self) -> float:
-        """ROC AUC of the rows (ties count one half): exact without weights."""
-        self.compact()
-        pos, neg = self.pos, self.neg
-        if not self.weighted:  # int32 counts: sums and products in int64
-            pos, neg = pos.astype(np.int64), neg.astype(np.int64)
-        elif len(pos):  # the AUC of weights w is that of w 2**k (exact): nothing overflows
-            pos, neg = near_one(pos)[0], near_one(neg)[0]
-        total_pos, total_neg = pos.sum(), neg.sum()
-        if total_pos == 0 or total_neg == 0:
-            return float("nan")
-        below = np.cumsum(neg) - neg  # negatives strictly below each score
-        if not self.weighted:
-            two_u = int(np.dot(pos, 2 * below + neg))
-            return two_u / (2.0 * int(total_pos) * int(total_neg))
-        area = float(np.dot(pos, below + 0.5 * neg))
-        return area / (float(total_pos) * float(total_neg))
+        """ROC AUC of the rows (ties count one half); nan without both labels. Without
+        weights, twice the Mann-Whitney U is an exact integer, divided once."""
+        return float(self.runs.auc())
 
     def __getstate__(self) -> dict[str, Any]:
-        self.compact()
-        state = {"weighted": self.weighted, "scores": self.scores, "pos": self.pos, "neg": self.neg}
-        return state | ({"shift": self.shift} if self.shift else {})
+        scores, pos, neg, quantum = self.runs.exact_arrays()
+        state = {"weighted": self.weighted, "scores": scores, "pos": pos, "neg": neg}
+        return state | ({"quantum": int(quantum)} if self.weighted else {})
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         keys = {"weighted", "scores", "pos", "neg"}
-        if not isinstance(state, dict) or not keys <= set(state) <= keys | {"shift"}:
+        weighted = isinstance(state, dict) and state.get("weighted") is True
+        if not isinstance(state, dict) or set(state) != keys | ({"quantum"} if weighted else set()):
             raise InputValidationError(
                 f"ScoreCounts: a pickled state must be a dict of weighted, scores, pos and neg "
-                f"(and shift). Got {type(state).__name__} "
+                f"(and quantum when weighted). Got {type(state).__name__} "
                 f"{sorted(state) if isinstance(state, dict) else ''}."
             )
-        self.__init__(state["weighted"], state["scores"], state["pos"], state["neg"],  # type: ignore[misc]
-                      shift=state.get("shift", 0))  # fmt: skip
-        _check_score_counts(self, "ScoreCounts")
+        self.runs = _loaded_runs(state, "ScoreCounts")
+
+
+@dataclass
+class AUCCounts:
+    """Exact counts of unweighted rows and weighted counts, kept apart until one is used
+    (an accumulator must not mix weighted and unweighted updates); ``clock``: the
+    weight of the next update's rows in a decayed accumulator (``decay=``)."""
+
+    plain: ScoreCounts
+    weighted: ScoreCounts
+    clock: DecayClock = field(default_factory=DecayClock)
+
+    def merge(self, other: AUCCounts) -> AUCCounts:
+        return AUCCounts(self.plain.merge(other.plain), self.weighted.merge(other.weighted),
+                         self.clock.merge(other.clock))  # fmt: skip
+
+    def absorb(self, other: AUCCounts) -> AUCCounts:
+        self.clock = self.clock.merge(other.clock)
+        self.plain.absorb(other.plain)
+        self.weighted.absorb(other.weighted)
+        return self
+
+    def counts(self, func: str) -> ScoreCounts:
+        """The counts in use (weighted or not), compacted; raises if updates mixed them."""
+        plain, weighted = self.plain.compact(), self.weighted.compact()
+        if plain.entries and weighted.entries:
+            raise InvalidParameterError(
+                f"{func}: some updates had sample_weight and others did not; give weights to "
+                f"every update (ones where there are none)."
+            )
+        return weighted if weighted.entries else plain
+
+
+def _loaded_runs(state: dict[str, Any], where: str) -> Any:
+    """The core's runs of a pickled :class:`ScoreCounts`, or an error naming the field."""
+    weighted, scores, pos, neg = (state[k] for k in ("weighted", "scores", "pos", "neg"))
+    if not isinstance(weighted, (bool, np.bool_)):
+        raise _bad(f"{where}.weighted", "a bool", weighted)
+    if not isinstance(scores, np.ndarray) or scores.ndim != 1 or scores.dtype != np.float64:
+        raise _bad(f"{where}.scores", "a 1-d float64 array", scores)
+    count_kind: tuple[tuple[int, ...], Any, str] = (
+        ((2,), np.uint64, "an (n, 2) uint64 array")
+        if weighted
+        else ((), np.int64, "a 1-d int64 array")
+    )
+    for name, counts in (("pos", pos), ("neg", neg)):
+        if (
+            not isinstance(counts, np.ndarray)
+            or counts.dtype != count_kind[1]
+            or counts.shape[1:] != count_kind[0]
+        ):
+            raise _bad(f"{where}.{name}", count_kind[2], counts)
+        if len(counts) != len(scores):
+            raise _bad(f"{where}.pos and .neg", f"of the length of .scores ({len(scores)})", counts)
+    k = compiled()
+    try:
+        if weighted:
+            quantum = state["quantum"]
+            if isinstance(quantum, bool) or not isinstance(quantum, (int, np.integer)):
+                raise _bad(f"{where}.quantum", "an int", quantum)
+            return k.AucRuns.from_weights(scores, np.ascontiguousarray(pos),
+                                          np.ascontiguousarray(neg), int(quantum))  # fmt: skip
+        return k.AucRuns.from_rows(scores, pos, neg)
+    except ValueError as e:  # the core's "<field> must be <what>"
+        name, _, expected = str(e).partition(" must be ")
+        name = "pos and .neg" if name == "counts" else name
+        raise _bad(f"{where}.{name}", expected, scores) from None
 
 
 @dataclass
@@ -491,10 +499,53 @@ def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ log loss, PCOC, COPC, NE
+class Unchecked:
+    """A batch of plain NumPy labels and scores (or probabilities), no weights, left
+    for the compiled core to check and count in the one pass of ``update``; where the
+    core refuses it, ``update`` runs the full checks, which name the bad value. Read
+    as a sequence (unpacked, indexed), it is the batch the full checks prepare."""
+
+    __slots__ = ("_checked", "_full", "columns")
+
+    def __init__(self, columns: tuple[np.ndarray, np.ndarray], full: Callable[[], Any]):
+        self.columns = columns
+        self._full = full
+        self._checked: Any = None
+
+    def full(self) -> Any:
+        """The batch as the full checks prepare it (raises on bad input)."""
+        if self._checked is None:
+            self._checked = self._full()
+        return self._checked
+
+    def __iter__(self) -> Any:
+        return iter(self.full())
+
+    def __getitem__(self, i: int) -> Any:
+        return self.full()[i]
+
+    def __len__(self) -> int:
+        return len(self.full())
+
+
+def plain_pair(y_true: Any, y_score: Any, sample_weight: Any) -> bool:
+    """Whether a batch is two NumPy arrays of the same length and no weights (the
+    input :class:`Unchecked` takes)."""
+    return (
+        sample_weight is None
+        and type(y_true) is np.ndarray
+        and type(y_score) is np.ndarray
+        and y_true.ndim == 1
+        and y_true.shape == y_score.shape
+        and y_true.size > 0
+    )
+
+
 def totals_prepare(func: str, prob: str) -> Any:
     """``prepare`` of the metrics of :class:`receval.engine.totals.Totals`: one batch of 0/1 labels,
     probabilities (the argument ``prob``) and weights, validated as the functions
-    validate them; None for an empty batch."""
+    validate them; None for an empty batch; plain NumPy arrays without weights are
+    left to the compiled core (:class:`Unchecked`)."""
 
     def prepare(params: dict[str, Any], y_true: Any, *args: Any, **kwargs: Any) -> Any:
         y_prob = args[0] if args else kwargs.pop(prob)
@@ -504,6 +555,11 @@ def totals_prepare(func: str, prob: str) -> Any:
                 f"{func}: update takes y_true, {prob} and sample_weight. Got "
                 f"{sorted(kwargs)[0]!r} too."
             )
+        if plain_pair(y_true, y_prob, sample_weight):
+            return Unchecked((y_true, y_prob), lambda: checked(y_true, y_prob, None, params))
+        return checked(y_true, y_prob, sample_weight, params)
+
+    def checked(y_true: Any, y_prob: Any, sample_weight: Any, params: dict[str, Any]) -> Any:
         yt, yp, sw = data_columns(
             func, ("y_true", y_true), (prob, y_prob), ("sample_weight", sample_weight)
         )
@@ -525,6 +581,13 @@ def totals_update(*, loss: bool, clicks: bool) -> Callable[[dict[str, Any], Any]
     read stay zero, so that a batch costs only what the metric needs."""
 
     def update(params: dict[str, Any], batch: Any) -> Any:
+        if isinstance(batch, Unchecked):  # one pass of the core: checks and sums
+            y_true, y_prob = batch.columns
+            eps = clip_eps(params.get("eps", "auto"), y_prob.dtype)
+            sums = compiled().totals_checked(y_true, y_prob, eps, loss, clicks)
+            if sums is not None:
+                return Totals(len(y_true), *(ExactSum(row) for row in sums))
+            batch = batch.full()  # raises, naming the bad value
         if batch is None:
             return EMPTY_TOTALS
         labels, proba, weights, eps = batch
@@ -584,33 +647,9 @@ def _check_array(value: Any, template: np.ndarray, where: str) -> None:
         raise _bad(where, "finite", value)
 
 
-def _check_score_counts(x: ScoreCounts, where: str) -> None:
-    if not isinstance(x.weighted, (bool, np.bool_)):
-        raise _bad(f"{where}.weighted", "a bool", x.weighted)
-    for name in ("scores", "pos", "neg"):
-        _check_array(getattr(x, name), np.empty(0), f"{where}.{name}")
-    n = len(x.scores)
-    if len(x.pos) != n or len(x.neg) != n:
-        raise _bad(f"{where}.pos and .neg", f"of the length of .scores ({n})", x.pos)
-    if n and not (np.diff(x.scores) > 0).all():
-        raise _bad(f"{where}.scores", "sorted and distinct", x.scores)
-    if (x.pos < 0).any() or (x.neg < 0).any():
-        raise _bad(f"{where}.pos and .neg", "counts >= 0", x.pos)
-    if not x.weighted and (x.pos.dtype.kind == "f" or x.neg.dtype.kind == "f"):
-        raise _bad(f"{where}.pos and .neg", "integer counts (the state is unweighted)", x.pos)
-    if (
-        not isinstance(x.shift, (int, np.integer))
-        or not 0 <= x.shift <= 2200
-        or (x.shift and not x.weighted)
-    ):
-        raise _bad(f"{where}.shift", "an int in [0, 2200] (0 when unweighted)", x.shift)
-
-
 def _invariants(value: Any, where: str) -> None:
     """What a state of each kind holds beyond its fields' types."""
-    if isinstance(value, ScoreCounts):
-        _check_score_counts(value, where)
-    elif isinstance(value, BinnedCounts):
+    if isinstance(value, BinnedCounts):
         if not value.n_bins >= 1 or not (np.isfinite([value.low, value.high]).all()
                                          and value.low < value.high):  # fmt: skip
             raise _bad(where, "bins of a finite range low < high", (value.low, value.high))
@@ -644,19 +683,24 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
     metric and options: the same classes, field by field, arrays of numbers of the
     template's shape (any length where the template's is empty), counts that are
     integers >= 0, finite floats, the same strings (how values combine), and each
-    kind's invariants (:class:`ScoreCounts`: sorted distinct scores and counts >= 0).
+    kind's invariants (a :class:`ScoreCounts` checks its own as it is unpickled).
 
     Raises
     ------
     InputValidationError
         Naming the field, what it must be and what it holds.
     """
-    if is_dataclass(template) and not isinstance(template, type):
+    if isinstance(template, ScoreCounts):  # its pickle was checked as it was read
+        if type(value) is not ScoreCounts or value.weighted != template.weighted:
+            raise _bad(
+                where,
+                f"a ScoreCounts of {'weighted' if template.weighted else 'unweighted'} rows",
+                value,
+            )
+    elif is_dataclass(template) and not isinstance(template, type):
         if type(value) is not type(template):
             raise _bad(where, f"a {type(template).__name__}", value)
         for f in fields(template):
-            if f.name in ("pending", "n_pending"):  # ScoreCounts: empty once loaded
-                continue
             check_loaded_state(getattr(value, f.name), getattr(template, f.name),
                                f"{where}.{f.name}")  # fmt: skip
         _invariants(value, where)

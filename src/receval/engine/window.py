@@ -1,4 +1,5 @@
-"""The window of an accumulator: the states of its last batches, or of its last rows.
+"""The window of an accumulator (the states of its last batches, or of its last rows)
+and its exponential decay (:class:`DecayClock`).
 
 TorchRec reports each metric twice, over the model's lifetime and over a recent
 window; :class:`Window` is that window, exact. It keeps the state of every
@@ -11,7 +12,9 @@ returns on exactly those rows.
 
 from __future__ import annotations
 
+import math
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,10 +22,16 @@ import numpy as np
 from ..exceptions import InvalidParameterError
 from .metric import MetricDefinition
 
-__all__ = ["UNITS", "Window", "check_window"]
+__all__ = ["DECAYED", "UNITS", "DecayClock", "Window", "check_decay", "check_window"]
 
 #: What a window counts.
 UNITS = ("batches", "rows")
+
+#: Metrics that take ``decay=``: their state holds weighted rows whose weights may grow.
+DECAYED = ("roc_auc",)
+
+#: The growth of the newest weights past which the weights held are divided (exactly).
+_RENORMALISE = 64
 
 
 def check_window(
@@ -99,16 +108,24 @@ class Window:
             cut = tuple(_tail(x, keep) for x in data)
             cut_kwargs = {k: _tail(x, keep) for k, x in kwargs.items()}
             first = defn.update(params, defn.prepare(params, *cut, **cut_kwargs))
-            merged = merged.merge(first)
+            merged = _added(merged, first)
             batches = batches[1:]
         for _, state, _ in batches:
-            merged = merged.merge(state)
+            merged = _added(merged, state)
         return merged
 
     def clear(self) -> None:
         """Forget every batch."""
         self.batches.clear()
         self.rows = 0
+
+
+def _added(merged: Any, state: Any) -> Any:
+    """``state`` added into ``merged``, a state of the window's own: in place where the
+    state can (the batches' states are read, never changed), so that the window's value
+    costs one pass over its batches, not a copy of the merged state per batch."""
+    absorb = getattr(merged, "absorb", None)
+    return absorb(state) if absorb is not None else merged.merge(state)
 
 
 def _tail(x: Any, n: int) -> Any:
@@ -123,3 +140,74 @@ def batch_rows(data: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
         return len(first)  # type: ignore[arg-type]
     except TypeError:
         return 0
+
+
+def check_decay(
+    name: str, decay: Any, window: Any, params: dict[str, Any], defn_name: str
+) -> float | None:
+    """The rate of an exponentially decayed accumulator (None for none), or
+    ``InvalidParameterError``: a float in (0, 1), a metric of :data:`DECAYED`
+    without bins, and no window beside it."""
+    if decay is None:
+        return None
+    if isinstance(decay, bool) or not isinstance(decay, (int, float)) or not 0 < decay < 1:
+        raise InvalidParameterError(
+            f"The 'decay' parameter of metric must be a float in (0, 1) (the weight of the "
+            f"rows of the previous update relative to the newest) or None. Got {decay!r} "
+            f"instead."
+        )
+    if defn_name not in DECAYED or params.get("bins") is not None:
+        raise InvalidParameterError(
+            f"metric({name!r}, decay={decay!r}): decay is defined for the exact "
+            f"{', '.join(DECAYED)} only; use window= for the value of recent batches."
+        )
+    if window is not None:
+        raise InvalidParameterError(
+            f"metric({name!r}, decay={decay!r}, window={window!r}): an accumulator takes "
+            f"decay or window, not both; make one accumulator of each."
+        )
+    return float(decay)
+
+
+@dataclass
+class DecayClock:
+    """Where a decayed state is in its stream: the weight of its next update's rows.
+
+    With ``decay`` d, after T updates the rows of update t weigh ``d**(T-1)`` (t = 1)
+    or ``(1 - d) d**(T-t)`` (t >= 2) times their own weight: TorchEasyRec's
+    ``DecayAUC``, whose counts are ``d * counts + (1 - d) * batch`` after each update
+    after the first. The rows held are never touched: an update's rows are weighed
+    ``1`` (the first) or ``(1 - d) d**-(t-1)`` instead, the same ratios, and when
+    that factor passes ``2**64`` it is divided by ``2**64`` and the state's weights
+    too (exact, O(1): a power of two). ``growth`` is ``d**-(t-1)`` so divided
+    (``growth / d`` rounded once per update), ``exponent`` the powers of two taken
+    out, ``updates`` the updates seen.
+    """
+
+    updates: int = 0
+    growth: float = 1.0
+    exponent: int = 0
+
+    def step(self, decay: float) -> tuple[float, int]:
+        """The next update's factor and the power of two to divide the weights held by
+        first (0 when none)."""
+        self.updates += 1
+        if self.updates == 1:
+            return 1.0, 0
+        self.growth /= decay
+        shift = 0
+        if self.growth >= 2.0**_RENORMALISE:
+            self.growth = math.ldexp(self.growth, -_RENORMALISE)
+            self.exponent += _RENORMALISE
+            shift = _RENORMALISE
+        return (1.0 - decay) * self.growth, shift
+
+    def merge(self, other: DecayClock) -> DecayClock:
+        """The clock of two states merged: both at the same update (workers in step)."""
+        if other != self:
+            raise InvalidParameterError(
+                f"Accumulator.merge: decayed accumulators merge only at the same update "
+                f"(the weights depend on it). Got {self.updates} and {other.updates} "
+                f"updates; merge workers that update in step."
+            )
+        return DecayClock(self.updates, self.growth, self.exponent)

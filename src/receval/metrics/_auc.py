@@ -17,7 +17,15 @@ from .._kernels import compiled
 from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import range_state, run_definition
-from ..engine.states import BinnedCounts, RangeStates, ScoreCounts, near_one, scaled_down
+from ..engine.states import (
+    AUCCounts,
+    BinnedCounts,
+    RangeStates,
+    ScoreCounts,
+    Unchecked,
+    near_one,
+    plain_pair,
+)
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
 
@@ -31,26 +39,10 @@ _BinaryMetric = Callable[[np.ndarray, np.ndarray, "np.ndarray | None"], float]
 
 # --------------------------------------------------------------- counts per distinct score
 def score_table(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> ScoreCounts:
-    """The rows (weights) of each class per distinct score of validated rows."""
+    """The rows (weights) of each class per distinct score of validated rows: the state
+    of one batch (rows of weight 0 are left out)."""
     counts = ScoreCounts(weights is not None)
-    if weights is not None and not weights.all():  # rows of weight 0 are left out
-        labels, scores, weights = labels[weights > 0], scores[weights > 0], weights[weights > 0]
-    if not len(labels):
-        return counts
-    if weights is None:  # the compiled core's sorts and merge; integer counts, exact
-        thresholds, tps, fps = threshold_counts(sort_classes(labels, scores, None))
-        counts.scores = thresholds[::-1] + 0.0  # increasing; -0.0 counted as 0.0
-        counts.pos = np.diff(tps, prepend=0.0)[::-1].astype(np.int64)
-        counts.neg = np.diff(fps, prepend=0.0)[::-1].astype(np.int64)
-        return counts
-    weights, counts.shift = scaled_down(weights)  # sums of weights near 1e308 would overflow
-    order = np.argsort(scores)
-    ordered = scores[order]
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    is_pos, weights = labels[order] == 1, weights[order]
-    counts.scores = ordered[starts] + 0.0
-    counts.pos = np.add.reduceat(np.where(is_pos, weights, 0.0), starts)
-    counts.neg = np.add.reduceat(np.where(is_pos, 0.0, weights), starts)
+    counts.add(labels, scores, weights)
     return counts
 
 
@@ -94,8 +86,9 @@ def _curve_value(value: _CurveValue, tps: np.ndarray, fps: np.ndarray) -> float:
 
 
 def _counts_value(value: _CurveValue, counts: ScoreCounts) -> float:
-    tps = np.cumsum(counts.pos[::-1], dtype=np.float64)
-    return _curve_value(value, tps, np.cumsum(counts.neg[::-1], dtype=np.float64))
+    _, pos, neg = counts.table()
+    tps = np.cumsum(pos[::-1], dtype=np.float64)
+    return _curve_value(value, tps, np.cumsum(neg[::-1], dtype=np.float64))
 
 
 def _rows_value(
@@ -614,10 +607,20 @@ def counts_prepare(func: str) -> Callable[..., tuple[np.ndarray, np.ndarray, Any
         sample_weight: Any = None,
         *,
         rank: bool = False,
+        core: bool = True,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Validated labels, float64 scores and weights of a batch; ``rank``: the batch
         holds every row (one partition), so integer scores beyond 2**53 may be replaced
-        by their ranks, which float64 keeps apart."""
+        by their ranks, which float64 keeps apart. Plain NumPy 0/1 labels and float
+        scores without weights are left to the core (:class:`Unchecked`)."""
+        if (
+            core
+            and not rank
+            and params["pos_label"] is None
+            and plain_pair(y_true, y_score, sample_weight)
+        ):
+            full = partial(prepare, params, y_true, y_score, core=False)
+            return Unchecked((y_true, y_score), full)  # type: ignore[return-value]
         yt, ys, sw = data_columns(
             func, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
         )
@@ -634,33 +637,6 @@ def counts_prepare(func: str) -> Callable[..., tuple[np.ndarray, np.ndarray, Any
 auc_prepare = counts_prepare(_AUC)
 
 
-@dataclass
-class AUCCounts:
-    """Exact counts of unweighted rows and weighted counts, kept apart until one is used
-    (an accumulator must not mix weighted and unweighted updates)."""
-
-    plain: ScoreCounts
-    weighted: ScoreCounts
-
-    def merge(self, other: AUCCounts) -> AUCCounts:
-        return AUCCounts(self.plain.merge(other.plain), self.weighted.merge(other.weighted))
-
-    def absorb(self, other: AUCCounts) -> AUCCounts:
-        self.plain.absorb(other.plain)
-        self.weighted.absorb(other.weighted)
-        return self
-
-    def counts(self, func: str) -> ScoreCounts:
-        """The counts in use (weighted or not), compacted; raises if updates mixed them."""
-        plain, weighted = self.plain.compact(), self.weighted.compact()
-        if len(plain.scores) and len(weighted.scores):
-            raise InvalidParameterError(
-                f"{func}: some updates had sample_weight and others did not; give weights to "
-                f"every update (ones where there are none)."
-            )
-        return weighted if len(weighted.scores) else plain
-
-
 def auc_empty(params: dict[str, Any]) -> Any:
     if params["bins"] is None:
         return AUCCounts(ScoreCounts(False), ScoreCounts(True))
@@ -668,18 +644,23 @@ def auc_empty(params: dict[str, Any]) -> Any:
 
 
 def auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
-    labels, scores, weights = batch
     state = auc_empty(params) if state is None else state
+    if isinstance(batch, Unchecked):  # plain NumPy input: checked and counted by the core
+        if isinstance(state, AUCCounts) and not params.get("decay"):
+            if state.plain.runs.add_checked(*batch.columns):
+                return state
+        batch = batch.full()  # the full checks (which name a bad value)
+    labels, scores, weights = batch
     if isinstance(state, BinnedCounts):
         state.add(labels, scores, weights)
         return state
-    counts = state.plain if weights is None else state.weighted
-    table = score_table(labels, scores, weights)
-    if len(counts.scores) or counts.pending:
-        counts.absorb(table)
-    else:  # the first batch: its table is the state
-        counts.scores, counts.pos, counts.neg = table.scores, table.pos, table.neg
-        counts.shift = table.shift
+    if params.get("decay") is not None:  # receval.metric(..., decay=): rows weighed by age
+        factor, shift = state.clock.step(params["decay"])
+        state.weighted.runs.scale_down(shift)
+        weights = np.full(len(labels), factor) if weights is None else weights * factor
+        if not np.isfinite(weights).all():
+            raise InputValidationError(f"{_AUC}: sample_weight must be below 2**900 with decay.")
+    (state.plain if weights is None else state.weighted).add(labels, scores, weights)
     return state
 
 

@@ -10,9 +10,9 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import run_definition
-from ..engine.states import ScoreCounts
+from ..engine.states import AUCCounts, ScoreCounts
 from ..exceptions import InvalidParameterError
-from ._auc import AUCCounts, auc_empty, auc_update, auc_update_into, counts_prepare
+from ._auc import auc_empty, auc_update, auc_update_into, counts_prepare
 from ._binary import warn_undefined
 
 __all__ = ["partial_auc"]
@@ -110,8 +110,9 @@ def partial_auc_of(counts: ScoreCounts, max_fpr: float) -> float:
     The curve and its interpolation are scikit-learn's (``roc_curve`` then the
     trapezoids up to ``max_fpr``)."""
     # cumulative counts at the scores in decreasing order
-    tps = np.concatenate(([0.0], np.cumsum(counts.pos[::-1], dtype=np.float64)))
-    fps = np.concatenate(([0.0], np.cumsum(counts.neg[::-1], dtype=np.float64)))
+    _, pos, neg = counts.table()
+    tps = np.concatenate(([0.0], np.cumsum(pos[::-1], dtype=np.float64)))
+    fps = np.concatenate(([0.0], np.cumsum(neg[::-1], dtype=np.float64)))
     if tps[-1] <= 0 or fps[-1] <= 0:
         return float("nan")
     tpr, fpr = tps / tps[-1], fps / fps[-1]

@@ -1,0 +1,376 @@
+//! The exact AUC's streaming state as a Python object (`AucRuns`): batches in, the
+//! counts per distinct score and the AUC out.
+
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use super::checked::Column;
+use super::{same_length, slice, Floats};
+use crate::runs::{auc_of, key_score, rows_run, Count, Entry, Run, Runs, WeightRuns};
+use crate::sort::order_key;
+
+#[derive(Clone)]
+enum Held {
+    Rows(Runs<u64>),
+    Weights(WeightRuns),
+}
+
+/// Rows (or weights) per distinct score and label, held as sorted runs merged in
+/// linear time; exact counts.
+#[pyclass(name = "AucRuns", module = "receval._core")]
+#[derive(Clone)]
+pub struct AucRuns {
+    held: Held,
+}
+
+type Table<'py> = (Floats<'py>, Floats<'py>, Floats<'py>);
+
+fn run_table<'py, C: Count>(py: Python<'py>, run: &Run<C>) -> Table<'py> {
+    let scores: Vec<f64> = run.entries.iter().map(|e| key_score(e.key)).collect();
+    let pos: Vec<f64> = run.entries.iter().map(|e| e.pos.as_f64()).collect();
+    let neg: Vec<f64> = run.entries.iter().map(|e| e.neg.as_f64()).collect();
+    (
+        scores.into_pyarray(py),
+        pos.into_pyarray(py),
+        neg.into_pyarray(py),
+    )
+}
+
+fn halves(counts: impl ExactSizeIterator<Item = u128>) -> Array2<u64> {
+    let mut out = Array2::<u64>::zeros((counts.len(), 2));
+    for (i, c) in counts.enumerate() {
+        out[[i, 0]] = c as u64;
+        out[[i, 1]] = (c >> 64) as u64;
+    }
+    out
+}
+
+fn keys_of(scores: &[f64]) -> PyResult<Vec<u64>> {
+    let keys: Vec<u64> = scores.iter().map(|&s| order_key(s)).collect();
+    if scores.iter().any(|s| !s.is_finite()) {
+        return Err(PyValueError::new_err("scores must be finite"));
+    }
+    if keys.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(PyValueError::new_err("scores must be sorted and distinct"));
+    }
+    Ok(keys)
+}
+
+fn entries<C: Count>(
+    keys: Vec<u64>,
+    pos: impl Iterator<Item = C>,
+    neg: impl Iterator<Item = C>,
+) -> Vec<Entry<C>> {
+    keys.into_iter()
+        .zip(pos.zip(neg))
+        .map(|(key, (pos, neg))| Entry { key, pos, neg })
+        .collect()
+}
+
+#[pymethods]
+impl AucRuns {
+    /// An empty state of rows (`weighted=False`) or of weights.
+    #[new]
+    fn new(weighted: bool) -> Self {
+        let held = if weighted {
+            Held::Weights(WeightRuns::default())
+        } else {
+            Held::Rows(Runs::default())
+        };
+        AucRuns { held }
+    }
+
+    /// Whether the state holds weights.
+    #[getter]
+    fn weighted(&self) -> bool {
+        matches!(self.held, Held::Weights(_))
+    }
+
+    /// False once a weight's lowest bits were rounded off (weights spanning more than
+    /// 2**126 in one state).
+    #[getter]
+    fn exact(&self) -> bool {
+        match &self.held {
+            Held::Rows(_) => true,
+            Held::Weights(w) => w.exact,
+        }
+    }
+
+    /// Distinct scores held, over all runs (a score in two runs counts twice).
+    #[getter]
+    fn entries(&self) -> usize {
+        match &self.held {
+            Held::Rows(r) => r.entries(),
+            Held::Weights(w) => w.runs.entries(),
+        }
+    }
+
+    /// Bytes of the runs held and of the memory kept for the next merge.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        match &self.held {
+            Held::Rows(r) => r.bytes(),
+            Held::Weights(w) => w.runs.bytes(),
+        }
+    }
+
+    /// Add validated rows: 0/1 labels, finite scores, and (a weighted state only)
+    /// finite weights >= 0; rows of weight 0 are left out.
+    #[pyo3(signature = (labels, scores, weights=None))]
+    fn add(
+        &mut self,
+        py: Python<'_>,
+        labels: PyReadonlyArray1<'_, i8>,
+        scores: PyReadonlyArray1<'_, f64>,
+        weights: Option<PyReadonlyArray1<'_, f64>>,
+    ) -> PyResult<()> {
+        let (l, s) = (slice(&labels, "labels")?, slice(&scores, "scores")?);
+        same_length("AucRuns.add", &[("labels", l.len()), ("scores", s.len())])?;
+        match (&mut self.held, weights) {
+            (Held::Rows(runs), None) => {
+                let run = py.detach(|| rows_run(l, s));
+                runs.push(run);
+            }
+            (Held::Weights(state), Some(w)) => {
+                let w = slice(&w, "weights")?;
+                same_length("AucRuns.add", &[("labels", l.len()), ("weights", w.len())])?;
+                py.detach(|| state.add(l, s, w));
+            }
+            (Held::Weights(state), None) => {
+                let ones = vec![1.0; l.len()];
+                py.detach(|| state.add(l, s, &ones));
+            }
+            (Held::Rows(_), Some(_)) => {
+                return Err(PyValueError::new_err(
+                    "AucRuns.add: weights given to a state of rows",
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Add a batch of 0/1 labels (any dtype) and finite float64 or float32 scores of a
+    /// state of rows, checked here; False (nothing added) for other input or a value
+    /// the Python layer must name.
+    fn add_checked(
+        &mut self,
+        py: Python<'_>,
+        y_true: &Bound<'_, PyAny>,
+        y_score: &Bound<'_, PyAny>,
+    ) -> bool {
+        let Held::Rows(runs) = &mut self.held else {
+            return false;
+        };
+        let (Some(labels), Some(scores)) = (Column::of(y_true), Column::of(y_score)) else {
+            return false;
+        };
+        let (Some(labels), Some(scores)) = (labels.values(), scores.values()) else {
+            return false;
+        };
+        if labels.len() != scores.len() {
+            return false;
+        }
+        let run = py.detach(|| {
+            let labels = labels.labels01()?;
+            let scores = scores.finite_scores()?;
+            Some(rows_run(&labels, &scores))
+        });
+        match run {
+            Some(run) => {
+                runs.push(run);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Add another state's counts (in place).
+    fn absorb(&mut self, py: Python<'_>, other: &AucRuns) -> PyResult<()> {
+        match (&mut self.held, &other.held) {
+            (Held::Rows(a), Held::Rows(b)) => py.detach(|| {
+                for run in b.clone().into_runs() {
+                    a.push(run);
+                }
+            }),
+            (Held::Weights(a), Held::Weights(b)) => py.detach(|| a.absorb(b)),
+            _ => {
+                return Err(PyValueError::new_err(
+                    "AucRuns.absorb: a state of rows and one of weights",
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Divide every weight held by `2**by` (exact, O(1): the unit changes), so that
+    /// weights that keep growing (a decayed state) stay far from overflow.
+    fn scale_down(&mut self, by: i32) -> PyResult<()> {
+        match &mut self.held {
+            Held::Weights(w) => {
+                w.scale_down(by);
+                Ok(())
+            }
+            Held::Rows(_) => Err(PyValueError::new_err(
+                "AucRuns.scale_down: a state of rows has no weights",
+            )),
+        }
+    }
+
+    /// A copy (the runs are copied).
+    fn copy(&self) -> AucRuns {
+        self.clone()
+    }
+
+    /// Merge every run into one.
+    fn compact(&mut self, py: Python<'_>) {
+        match &mut self.held {
+            Held::Rows(r) => {
+                py.detach(|| {
+                    r.compact();
+                });
+            }
+            Held::Weights(w) => {
+                py.detach(|| {
+                    w.runs.compact();
+                });
+            }
+        }
+    }
+
+    /// ROC AUC of the rows held (ties count one half); NaN without both labels.
+    fn auc(&mut self, py: Python<'_>) -> f64 {
+        py.detach(|| {
+            let (two_u, p, n) = match &mut self.held {
+                Held::Rows(r) => r.compact().pair_sum(),
+                Held::Weights(w) => w.runs.compact().pair_sum(),
+            };
+            auc_of(two_u, p, n)
+        })
+    }
+
+    /// `(scores, pos, neg)`: the distinct scores, increasing, and the rows (weights, in
+    /// units of `2**quantum`) of each label there, as floats.
+    fn table<'py>(&mut self, py: Python<'py>) -> Table<'py> {
+        match &mut self.held {
+            Held::Rows(r) => run_table(py, r.compact()),
+            Held::Weights(w) => run_table(py, w.runs.compact()),
+        }
+    }
+
+    /// `(scores, pos, neg, quantum)` with exact counts: int64 rows, or weight units as
+    /// `(n, 2)` uint64 arrays of the low and high 64 bits.
+    fn exact_arrays<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> (Floats<'py>, Bound<'py, PyAny>, Bound<'py, PyAny>, i32) {
+        match &mut self.held {
+            Held::Rows(r) => {
+                let run = r.compact();
+                let scores: Vec<f64> = run.entries.iter().map(|e| key_score(e.key)).collect();
+                let pos: Vec<i64> = run.entries.iter().map(|e| e.pos as i64).collect();
+                let neg: Vec<i64> = run.entries.iter().map(|e| e.neg as i64).collect();
+                (
+                    scores.into_pyarray(py),
+                    pos.into_pyarray(py).into_any(),
+                    neg.into_pyarray(py).into_any(),
+                    0,
+                )
+            }
+            Held::Weights(w) => {
+                let quantum = w.quantum;
+                let run = w.runs.compact();
+                let scores: Vec<f64> = run.entries.iter().map(|e| key_score(e.key)).collect();
+                (
+                    scores.into_pyarray(py),
+                    halves(run.entries.iter().map(|e| e.pos))
+                        .into_pyarray(py)
+                        .into_any(),
+                    halves(run.entries.iter().map(|e| e.neg))
+                        .into_pyarray(py)
+                        .into_any(),
+                    quantum,
+                )
+            }
+        }
+    }
+
+    /// The state of rows held as `exact_arrays` gives them (a `ValueError` names what is
+    /// wrong).
+    #[staticmethod]
+    fn from_rows(
+        scores: PyReadonlyArray1<'_, f64>,
+        pos: PyReadonlyArray1<'_, i64>,
+        neg: PyReadonlyArray1<'_, i64>,
+    ) -> PyResult<AucRuns> {
+        let s = slice(&scores, "scores")?;
+        let (p, n) = (slice(&pos, "pos")?, slice(&neg, "neg")?);
+        same_length(
+            "AucRuns",
+            &[("scores", s.len()), ("pos", p.len()), ("neg", n.len())],
+        )?;
+        if p.iter().chain(n.iter()).any(|&c| c < 0) {
+            return Err(PyValueError::new_err("counts must be >= 0"));
+        }
+        let run = Run {
+            entries: entries(
+                keys_of(s)?,
+                p.iter().map(|&c| c as u64),
+                n.iter().map(|&c| c as u64),
+            ),
+        };
+        let mut runs = Runs::default();
+        runs.push(run);
+        Ok(AucRuns {
+            held: Held::Rows(runs),
+        })
+    }
+
+    /// The state of weights held as `exact_arrays` gives them.
+    #[staticmethod]
+    fn from_weights(
+        scores: PyReadonlyArray1<'_, f64>,
+        pos: PyReadonlyArray2<'_, u64>,
+        neg: PyReadonlyArray2<'_, u64>,
+        quantum: i32,
+    ) -> PyResult<AucRuns> {
+        let s = slice(&scores, "scores")?;
+        let wide = |a: &PyReadonlyArray2<'_, u64>| -> PyResult<Vec<u128>> {
+            let a = a.as_array();
+            if a.ncols() != 2 || a.nrows() != s.len() {
+                return Err(PyValueError::new_err(format!(
+                    "counts must have shape ({}, 2)",
+                    s.len()
+                )));
+            }
+            Ok(a.rows()
+                .into_iter()
+                .map(|r| r[0] as u128 | ((r[1] as u128) << 64))
+                .collect())
+        };
+        let (p, n) = (wide(&pos)?, wide(&neg)?);
+        let mut total: u128 = 0;
+        for &c in p.iter().chain(n.iter()) {
+            total = total
+                .checked_add(c)
+                .filter(|t| *t < 1 << 126)
+                .ok_or_else(|| PyValueError::new_err("counts must sum below 2**126"))?;
+        }
+        let mut state = WeightRuns {
+            quantum,
+            total,
+            ..WeightRuns::default()
+        };
+        state.runs.push(Run {
+            entries: entries(keys_of(s)?, p.into_iter(), n.into_iter()),
+        });
+        Ok(AucRuns {
+            held: Held::Weights(state),
+        })
+    }
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<AucRuns>()
+}

@@ -1,0 +1,609 @@
+//! The exact AUC's streaming state: sorted runs of (distinct score, positive count,
+//! negative count).
+//!
+//! A batch is sorted once and collapsed into one run; runs are merged two at a time
+//! in linear time, on a stack whose runs at least halve in size from the bottom up
+//! (a binary-counter schedule): `n` entries cost `O(n log n)` in all, at most
+//! `log2 n` runs are held, and a run is merged only with one of about its size.
+//!
+//! Counts are exact. Rows are `u64` counts; weights are integers in units of
+//! `2^quantum` (`u128`), where `quantum` is the lowest bit of any weight held, so
+//! that every sum is exact and the same for any split of the rows into batches and
+//! any order of merges, while the sums span at most 126 bits (e.g. weights from
+//! `2^-40` to `2^40` over `2^40` rows). Weights spanning more have their lowest bits
+//! rounded off (`exact` turns false).
+
+use crate::sort::{ascending_bits, order_key};
+
+mod weights;
+pub use weights::WeightRuns;
+
+/// A count of one label at one score: rows or weight units.
+pub trait Count: Copy + Default + PartialEq + Send + Sync + 'static {
+    /// The sum of two counts.
+    fn plus(self, other: Self) -> Self;
+    /// The count as a float (rounded to nearest).
+    fn as_f64(self) -> f64;
+    /// The count as an unsigned 128-bit integer.
+    fn wide(self) -> u128;
+}
+
+impl Count for u64 {
+    #[inline(always)]
+    fn plus(self, other: Self) -> Self {
+        self + other
+    }
+    #[inline(always)]
+    fn as_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn wide(self) -> u128 {
+        self as u128
+    }
+}
+
+impl Count for u128 {
+    #[inline(always)]
+    fn plus(self, other: Self) -> Self {
+        self + other
+    }
+    #[inline(always)]
+    fn as_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn wide(self) -> u128 {
+        self
+    }
+}
+
+/// One distinct score (its [`order_key`]) and the count of each label there.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Entry<C> {
+    pub key: u64,
+    pub pos: C,
+    pub neg: C,
+}
+
+/// Entries of increasing keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Run<C> {
+    pub entries: Vec<Entry<C>>,
+}
+
+impl<C: Count> Run<C> {
+    /// Entries (distinct scores).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// No entry.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The run of items sorted by key: `(key, is positive, count)`, equal keys collapsed.
+    pub fn from_sorted(items: impl Iterator<Item = (u64, bool, C)>, size_hint: usize) -> Self {
+        let mut entries: Vec<Entry<C>> = Vec::with_capacity(size_hint);
+        for (key, is_pos, count) in items {
+            if entries.last().map(|e| e.key) != Some(key) {
+                entries.push(Entry {
+                    key,
+                    ..Entry::default()
+                });
+            }
+            let e = entries.last_mut().expect("an entry was pushed");
+            if is_pos {
+                e.pos = e.pos.plus(count);
+            } else {
+                e.neg = e.neg.plus(count);
+            }
+        }
+        Run { entries }
+    }
+
+    /// The merge of two runs, linear: the entry of the smaller key is taken without a
+    /// branch, and an entry of the key just written adds its counts there.
+    pub fn merge(a: &Run<C>, b: &Run<C>) -> Run<C> {
+        let mut out = Vec::new();
+        Self::merge_into(&a.entries, &b.entries, &mut out);
+        Run { entries: out }
+    }
+
+    /// [`Run::merge`] written into `out` (emptied first; its memory reused where it is
+    /// large enough: a new large buffer costs a page fault per page).
+    pub fn merge_into(a: &[Entry<C>], b: &[Entry<C>], out: &mut Vec<Entry<C>>) {
+        out.clear();
+        if out.capacity() < a.len() + b.len() {
+            *out = Vec::with_capacity(a.len() + b.len());
+            crate::pages::advise_huge(out);
+        }
+        if a.is_empty() || b.is_empty() {
+            out.extend_from_slice(if a.is_empty() { b } else { a });
+            return;
+        }
+        let (mut i, mut j) = (0, 0);
+        // the entry being summed: the smaller head first
+        let mut last = if a[0].key <= b[0].key {
+            i = 1;
+            a[0]
+        } else {
+            j = 1;
+            b[0]
+        };
+        while i < a.len() && j < b.len() {
+            let take_a = a[i].key <= b[j].key;
+            let e = if take_a { a[i] } else { b[j] };
+            i += take_a as usize;
+            j += (!take_a) as usize;
+            if e.key == last.key {
+                last.pos = last.pos.plus(e.pos);
+                last.neg = last.neg.plus(e.neg);
+            } else {
+                out.push(last);
+                last = e;
+            }
+        }
+        for &e in a[i..].iter().chain(b[j..].iter()) {
+            if e.key == last.key {
+                last.pos = last.pos.plus(e.pos);
+                last.neg = last.neg.plus(e.neg);
+            } else {
+                out.push(last);
+                last = e;
+            }
+        }
+        out.push(last);
+    }
+
+    /// Twice the Mann-Whitney U (pairs ordered right count 2, tied pairs 1) and the
+    /// totals of each label: `(2U, P, N)`, 2U exact (an integer below 2**128, rounded
+    /// once to a float) or else the exactly rounded sum of the rounded products.
+    pub fn pair_sum(&self) -> (f64, u128, u128) {
+        let (mut below, mut total_pos, mut exact): (u128, u128, Option<u128>) = (0, 0, Some(0));
+        for e in &self.entries {
+            let (p, n) = (e.pos.wide(), e.neg.wide());
+            exact = exact.and_then(|sum| sum.checked_add(p.checked_mul(2 * below + n)?));
+            below += n;
+            total_pos += p;
+        }
+        let two_u = match exact {
+            Some(sum) => sum as f64,
+            None => {
+                // weights whose products pass 2**128: the rounded products, summed exactly
+                let mut adder = crate::sums::Adder::default();
+                let mut below2: u128 = 0;
+                for (k, e) in self.entries.iter().enumerate() {
+                    if k % (1 << 29) == 0 {
+                        adder.carry(); // the digits take 2**30 additions between carries
+                    }
+                    let (p, n) = (e.pos.wide(), e.neg.wide());
+                    adder.add(p as f64 * (2 * below2 + n) as f64);
+                    below2 += n;
+                }
+                crate::sums::rounded(&adder.finish())
+            }
+        };
+        (two_u, total_pos, below)
+    }
+}
+
+/// A merge of two runs done a slice at a time (`step`), so that no update stalls on
+/// merging the largest runs: the entries before `i` and `j` are in `out` (the last
+/// one still summing in `last`).
+#[derive(Clone, Debug)]
+struct Merging<C> {
+    a: Vec<Entry<C>>,
+    b: Vec<Entry<C>>,
+    i: usize,
+    j: usize,
+    out: Vec<Entry<C>>,
+    last: Option<Entry<C>>,
+}
+
+impl<C: Count> Merging<C> {
+    fn new(a: Vec<Entry<C>>, b: Vec<Entry<C>>) -> Self {
+        // not populated at once (pages::advise_huge): its pages fault in a slice at a time
+        let out = Vec::with_capacity(a.len() + b.len());
+        Merging {
+            a,
+            b,
+            i: 0,
+            j: 0,
+            out,
+            last: None,
+        }
+    }
+
+    /// Entries not yet merged and merged.
+    fn entries(&self) -> usize {
+        self.a.len() - self.i + self.b.len() - self.j
+            + self.out.len()
+            + self.last.is_some() as usize
+    }
+
+    #[inline(always)]
+    fn take(&mut self, e: Entry<C>) {
+        match &mut self.last {
+            Some(last) if last.key == e.key => {
+                last.pos = last.pos.plus(e.pos);
+                last.neg = last.neg.plus(e.neg);
+            }
+            Some(last) => {
+                self.out.push(*last);
+                *last = e;
+            }
+            None => self.last = Some(e),
+        }
+    }
+
+    /// Merge about `budget` more entries; the run once every entry is merged.
+    fn step(&mut self, budget: usize) -> Option<Run<C>> {
+        let mut left = budget;
+        while left > 0 && self.i < self.a.len() && self.j < self.b.len() {
+            let take_a = self.a[self.i].key <= self.b[self.j].key;
+            let e = if take_a {
+                self.a[self.i]
+            } else {
+                self.b[self.j]
+            };
+            self.i += take_a as usize;
+            self.j += (!take_a) as usize;
+            self.take(e);
+            left -= 1;
+        }
+        while left > 0 && self.i < self.a.len() {
+            let e = self.a[self.i];
+            self.i += 1;
+            self.take(e);
+            left -= 1;
+        }
+        while left > 0 && self.j < self.b.len() {
+            let e = self.b[self.j];
+            self.j += 1;
+            self.take(e);
+            left -= 1;
+        }
+        if self.i < self.a.len() || self.j < self.b.len() {
+            return None;
+        }
+        let mut out = std::mem::take(&mut self.out);
+        out.extend(self.last.take());
+        Some(Run { entries: out })
+    }
+}
+
+/// Merges of at least this many entries are done a slice per update.
+const SLICED: usize = 1 << 18;
+/// Entries a sliced merge advances per update, per entry of the update's run.
+const SLICE_PER_ENTRY: usize = 4;
+
+/// Runs whose sizes at least halve from the bottom of the stack to its top, a merge
+/// of two large runs in progress, and the memory of the last run merged away,
+/// written over by the next merge.
+#[derive(Debug, Default)]
+pub struct Runs<C> {
+    pub stack: Vec<Run<C>>,
+    merging: Option<Merging<C>>,
+    spare: Vec<Entry<C>>,
+}
+
+impl<C: Count> Clone for Runs<C> {
+    fn clone(&self) -> Self {
+        Runs {
+            stack: self.stack.clone(),
+            merging: self.merging.clone(),
+            spare: Vec::new(),
+        }
+    }
+}
+
+impl<C: Count> Runs<C> {
+    /// Add a run; merge neighbours while the larger is at most twice the smaller. A
+    /// merge of large runs proceeds a slice per update (a few entries per entry of
+    /// the new run), so that no update merges the largest runs at once.
+    pub fn push(&mut self, run: Run<C>) {
+        if run.is_empty() {
+            return;
+        }
+        let budget = (SLICE_PER_ENTRY * run.len()).max(1 << 16);
+        self.insert(run);
+        if let Some(m) = &mut self.merging {
+            if let Some(done) = m.step(budget) {
+                self.merging = None;
+                self.insert(done);
+            }
+        }
+    }
+
+    /// Put a run in its place (the stack by decreasing size), then merge neighbours
+    /// of about one size.
+    fn insert(&mut self, run: Run<C>) {
+        let at = self.stack.partition_point(|r| r.len() >= run.len());
+        self.stack.insert(at, run);
+        let mut k = self.stack.len();
+        while k >= 2 {
+            k -= 1;
+            if k >= self.stack.len() || self.stack[k - 1].len() > 2 * self.stack[k].len() {
+                continue;
+            }
+            let small = self.stack.remove(k);
+            let large = self.stack.remove(k - 1);
+            if large.len() + small.len() >= SLICED {
+                if let Some(mut m) = self.merging.take() {
+                    // one sliced merge at a time: the one in progress finishes first
+                    let done = m.step(usize::MAX).expect("the whole merge");
+                    let at = self.stack.partition_point(|r| r.len() >= done.len());
+                    self.stack.insert(at, done);
+                }
+                self.merging = Some(Merging::new(large.entries, small.entries));
+                k = self.stack.len() + 1;
+                continue;
+            }
+            let mut out = std::mem::take(&mut self.spare);
+            Run::merge_into(&large.entries, &small.entries, &mut out);
+            self.spare = large.entries;
+            let merged = Run { entries: out };
+            let at = self.stack.partition_point(|r| r.len() >= merged.len());
+            self.stack.insert(at, merged);
+            k = self.stack.len() + 1;
+        }
+    }
+
+    /// Finish the merge in progress.
+    fn finish(&mut self) {
+        if let Some(mut m) = self.merging.take() {
+            let done = m.step(usize::MAX).expect("the whole merge");
+            let at = self.stack.partition_point(|r| r.len() >= done.len());
+            self.stack.insert(at, done);
+        }
+    }
+
+    /// Every run merged into one (smallest first); the runs held are replaced by it,
+    /// and the spare memory is let go.
+    pub fn compact(&mut self) -> &Run<C> {
+        self.finish();
+        while self.stack.len() >= 2 {
+            let small = self.stack.pop().expect("two runs");
+            let large = self.stack.pop().expect("two runs");
+            let mut out = std::mem::take(&mut self.spare);
+            Run::merge_into(&large.entries, &small.entries, &mut out);
+            self.spare = large.entries;
+            self.stack.push(Run { entries: out });
+        }
+        self.spare = Vec::new();
+        if self.stack.is_empty() {
+            self.stack.push(Run::default());
+        }
+        let run = &mut self.stack[0].entries;
+        if run.capacity() > run.len() + run.len() / 8 + 16 {
+            run.shrink_to_fit();
+        }
+        &self.stack[0]
+    }
+
+    /// Entries held in all runs (and in the merge in progress).
+    pub fn entries(&self) -> usize {
+        let merging = self.merging.as_ref().map_or(0, Merging::entries);
+        self.stack.iter().map(Run::len).sum::<usize>() + merging
+    }
+
+    /// Bytes held: the runs' memory, the merge in progress and the spare.
+    pub fn bytes(&self) -> usize {
+        let held: usize = self.stack.iter().map(|r| r.entries.capacity()).sum();
+        let merging = self
+            .merging
+            .as_ref()
+            .map_or(0, |m| m.a.capacity() + m.b.capacity() + m.out.capacity());
+        (held + merging + self.spare.capacity()) * std::mem::size_of::<Entry<C>>()
+    }
+
+    /// Apply `f` to every count held.
+    pub fn map_counts(&mut self, f: impl Fn(C) -> C) {
+        self.finish();
+        for run in &mut self.stack {
+            for e in &mut run.entries {
+                e.pos = f(e.pos);
+                e.neg = f(e.neg);
+            }
+        }
+    }
+
+    /// The runs held (the merge in progress finished first).
+    pub fn into_runs(mut self) -> Vec<Run<C>> {
+        self.finish();
+        self.stack
+    }
+}
+
+/// The rows of one batch (0/1 labels), sorted and collapsed into a run of counts.
+pub fn rows_run(labels: &[i8], scores: &[f64]) -> Run<u64> {
+    let mut items: Vec<u64> = scores.iter().map(|&s| order_key(s)).collect();
+    // the label in a key's place would cost a wider sort: positives and negatives
+    // are sorted apart and merged
+    let mut pos: Vec<u64> = Vec::new();
+    let mut k = 0;
+    for (i, &l) in labels.iter().enumerate() {
+        if l == 1 {
+            pos.push(items[i]);
+        } else {
+            items[k] = items[i];
+            k += 1;
+        }
+    }
+    items.truncate(k);
+    sort_keys(&mut pos);
+    sort_keys(&mut items);
+    let a = Run::from_sorted(pos.iter().map(|&key| (key, true, 1u64)), pos.len());
+    let b = Run::from_sorted(items.iter().map(|&key| (key, false, 1u64)), items.len());
+    Run::merge(&a, &b)
+}
+
+fn sort_keys(keys: &mut [u64]) {
+    if keys.len() > 1 << 16 {
+        use rayon::slice::ParallelSliceMut;
+        keys.par_sort_unstable();
+    } else {
+        keys.sort_unstable();
+    }
+}
+
+/// The score of an order key (the inverse of [`order_key`]; -0.0 is never a key).
+pub fn key_score(key: u64) -> f64 {
+    const SIGN: u64 = 1 << 63;
+    let bits = if key & SIGN != 0 { key & !SIGN } else { !key };
+    debug_assert_eq!(ascending_bits(bits), key);
+    f64::from_bits(bits)
+}
+
+/// The AUC of `(2U, P, N)`: `2U / (2 P N)`, NaN without both labels.
+pub fn auc_of(two_u: f64, total_pos: u128, total_neg: u128) -> f64 {
+    if total_pos == 0 || total_neg == 0 {
+        return f64::NAN;
+    }
+    two_u / (2.0 * total_pos as f64 * total_neg as f64)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    fn brute_auc(labels: &[i8], scores: &[f64], weights: &[f64]) -> f64 {
+        let (mut area, mut p, mut n) = (0.0, 0.0, 0.0);
+        for i in 0..labels.len() {
+            if labels[i] == 1 {
+                p += weights[i];
+                for j in 0..labels.len() {
+                    if labels[j] != 1 {
+                        let c = if scores[i] > scores[j] {
+                            1.0
+                        } else if scores[i] == scores[j] {
+                            0.5
+                        } else {
+                            0.0
+                        };
+                        area += c * weights[i] * weights[j];
+                    }
+                }
+            } else {
+                n += weights[i];
+            }
+        }
+        area / (p * n)
+    }
+
+    pub(super) fn data(seed: &mut u64, n: usize) -> (Vec<i8>, Vec<f64>, Vec<f64>) {
+        let mut lcg = || crate::sort::testing::lcg(seed);
+        let labels = (0..n).map(|_| (lcg() % 3 == 0) as i8).collect();
+        let scores = (0..n)
+            .map(|_| [(lcg() % 7) as f64 / 7.0, -0.0, 0.0][(lcg() % 3) as usize])
+            .collect();
+        let weights = (0..n).map(|_| (lcg() % 5) as f64 * 0.1).collect();
+        (labels, scores, weights)
+    }
+
+    #[test]
+    fn merge_adds_equal_keys_and_keeps_order() {
+        let run = |keys: &[u64], pos: &[u64], neg: &[u64]| Run::<u64> {
+            entries: (0..keys.len())
+                .map(|i| Entry {
+                    key: keys[i],
+                    pos: pos[i],
+                    neg: neg[i],
+                })
+                .collect(),
+        };
+        let a = run(&[1, 3, 5], &[1, 0, 2], &[0, 1, 1]);
+        let b = run(&[2, 3, 6], &[1, 1, 1], &[1, 1, 0]);
+        let want = run(&[1, 2, 3, 5, 6], &[1, 1, 1, 2, 1], &[0, 1, 2, 1, 0]);
+        assert_eq!(Run::merge(&a, &b), want);
+        assert_eq!(Run::merge(&b, &a), want);
+        assert_eq!(Run::merge(&want, &Run::default()), want);
+        // equal first keys, a run of one entry, and runs that end on one key
+        let one = run(&[1], &[2], &[3]);
+        assert_eq!(Run::merge(&one, &one), run(&[1], &[4], &[6]));
+        assert_eq!(
+            Run::merge(&one, &a),
+            run(&[1, 3, 5], &[3, 0, 2], &[3, 1, 1])
+        );
+        let end = run(&[5], &[1], &[1]);
+        assert_eq!(
+            Run::merge(&a, &end),
+            run(&[1, 3, 5], &[1, 0, 3], &[0, 1, 2])
+        );
+    }
+
+    #[test]
+    fn stack_sizes_halve_and_compact_is_any_order() {
+        let mut seed = 7;
+        let (labels, scores, _) = data(&mut seed, 3000);
+        let mut runs = Runs::default();
+        for chunk in (0..3000).step_by(97) {
+            let end = (chunk + 97).min(3000);
+            runs.push(rows_run(&labels[chunk..end], &scores[chunk..end]));
+            for w in runs.stack.windows(2) {
+                assert!(w[0].len() > 2 * w[1].len());
+            }
+        }
+        let whole = rows_run(&labels, &scores);
+        assert_eq!(runs.compact(), &whole);
+        assert!(whole.entries.windows(2).all(|k| k[0].key < k[1].key));
+        // -0.0 and 0.0 are one score
+        assert_eq!(key_score(order_key(-0.0)), 0.0);
+        assert!(key_score(order_key(-0.0)).is_sign_positive());
+    }
+
+    #[test]
+    fn large_merges_proceed_a_slice_per_update() {
+        // runs of distinct keys: merges past SLICED entries are done in slices
+        let mut seed = 5;
+        let mut runs = Runs::default();
+        let mut all: Vec<u64> = Vec::new();
+        let mut copy = None;
+        for b in 0..120 {
+            let mut keys: Vec<u64> = (0..5000)
+                .map(|_| crate::sort::testing::lcg(&mut seed) << 12)
+                .collect();
+            keys.sort_unstable();
+            all.extend_from_slice(&keys);
+            runs.push(Run::from_sorted(
+                keys.iter().map(|&k| (k, b % 2 == 0, 1u64)),
+                keys.len(),
+            ));
+            if runs.merging.is_some() && copy.is_none() {
+                copy = Some(runs.clone()); // a copy mid-merge holds every entry too
+            }
+        }
+        assert!(copy.is_some());
+        all.sort_unstable();
+        let total = |r: &Run<u64>| r.entries.iter().map(|e| e.pos + e.neg).sum::<u64>();
+        let whole = runs.compact().clone();
+        assert_eq!(total(&whole), all.len() as u64);
+        all.dedup();
+        assert_eq!(whole.len(), all.len());
+        assert!(whole.entries.windows(2).all(|w| w[0].key < w[1].key));
+        let mut from_copy = Runs::default();
+        for run in copy.expect("a copy").into_runs() {
+            from_copy.push(run);
+        }
+        assert!(total(from_copy.compact()) < total(&whole));
+    }
+
+    #[test]
+    fn auc_matches_brute_force() {
+        let mut seed = 3;
+        let (labels, scores, weights) = data(&mut seed, 400);
+        let ones = vec![1.0; labels.len()];
+        let run = rows_run(&labels, &scores);
+        let (two_u, p, n) = run.pair_sum();
+        let got = auc_of(two_u, p, n);
+        assert!((got - brute_auc(&labels, &scores, &ones)).abs() < 1e-12);
+        let mut w = WeightRuns::default();
+        w.add(&labels, &scores, &weights);
+        let (two_u, p, n) = w.runs.compact().pair_sum();
+        let got = auc_of(two_u, p, n);
+        assert!((got - brute_auc(&labels, &scores, &weights)).abs() < 1e-12);
+        assert!(w.exact);
+    }
+}

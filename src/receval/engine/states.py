@@ -69,8 +69,9 @@ class ScoreCounts:
     only with one of about its size, so that a stream of n rows costs O(n log n) in
     all and at most ``log2 n`` runs are held, whether rows arrive by ``add`` or by
     ``merge``; a merge of large runs proceeds a slice per ``add``, so that no
-    update merges the largest runs at once. Counts are exact: rows as integers, weights as integers in units of
-    the lowest bit of any weight held (``2**quantum``), so that every sum, and the
+    update merges the largest runs at once. Counts are exact: rows as integers,
+    weights as integers in units of the lowest bit of any weight held
+    (``2**quantum``), so that every sum, and the
     AUC computed from them, is the same float for any split of the rows into batches
     and any order of merges, while one state's weights span at most 2**126 (e.g.
     weights from 2**-40 to 2**40 over 2**40 rows); beyond that, the smallest

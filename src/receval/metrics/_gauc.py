@@ -11,13 +11,12 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._kernels import compiled
-from ..data._encode import factorize
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import run_definition
 from ..engine.states import Seen
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import warn_undefined
-from ._gauc_open import OpenGroups, open_groups_of
+from ._gauc_open import OpenGroups, checked_rows, open_groups_of
 
 __all__ = ["GroupAUCReport", "gauc_score", "group_auc"]
 
@@ -238,17 +237,9 @@ def _gauc_arguments(
 def group_auc_of(
     y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any, func: str
 ) -> GroupAUCReport:
-    yt = v.as_1d(y_true, "y_true", func)
-    ys = v.as_1d(y_score, "y_score", func)
-    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
-    if groups is None:
-        raise InputValidationError(f"{func}: groups is None; pass the group id of each row.")
-    codes, uniques = factorize(groups, "groups", func)
-    n = v.check_same_length(func, y_true=yt, y_score=ys, groups=codes, sample_weight=sw)
-    v.check_not_empty(n, "y_true", func)
-    labels = v.check_binary01(yt, func)
-    scores = v.order_scores(ys, "y_score", func)
-    weights = v.check_sample_weight(sw, n, func, relative=True)
+    codes, uniques, labels, scores, weights = checked_rows(
+        y_true, y_score, groups, sample_weight, func, whole=True
+    )
     auc, rows, weight, weighted_pos = grouped_auc_kernel(
         codes, len(uniques), labels, scores, weights
     )

@@ -44,24 +44,40 @@ class Batch:
     grouped: bool = False
 
 
+def checked_rows(
+    y_true: Any, y_score: Any, groups: Any, sample_weight: Any, func: str, *, whole: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """GAUC's rows checked once for every path: group codes, distinct ids, int8
+    labels, float64 scores and the weights (or None).
+
+    ``whole=True``: the rows are every row of the metric (:func:`gauc_score`), so
+    integer scores beyond 2**53 are ranked and weights scaled by a power of two; a
+    batch of an accumulator (``whole=False``) holds a part of the scores, so such
+    scores raise and weights stay as given (batches must compare).
+    """
+    yt = v.as_1d(y_true, "y_true", func)
+    ys = v.as_1d(y_score, "y_score", func)
+    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
+    if groups is None:
+        raise InputValidationError(f"{func}: groups is None; pass the group id of each row.")
+    codes, ids = factorize(groups, "groups", func)
+    n = v.check_same_length(func, y_true=yt, y_score=ys, groups=codes, sample_weight=sw)
+    v.check_not_empty(n, "y_true", func)
+    labels = np.ascontiguousarray(v.check_binary01(yt, func), dtype=np.int8)
+    scores = np.ascontiguousarray(v.order_scores(ys, "y_score", func, rank=whole))
+    weights = v.check_sample_weight(sw, n, func, relative=whole)
+    return codes, ids, labels, scores, weights
+
+
 def open_groups_of(
     y_true: Any, y_score: Any, groups: Any, sample_weight: Any, per_group: Any
 ) -> tuple[OpenGroups, np.ndarray, np.ndarray]:
     """One batch's rows as an :class:`OpenGroups`, checked as :func:`gauc_score`
     checks them, with the batch's group codes and distinct ids; ``per_group(ids,
     codes)``: the caller's weight of each group (a per-row ``weighting``), or None."""
-    yt = v.as_1d(y_true, "y_true", _FUNC)
-    ys = v.as_1d(y_score, "y_score", _FUNC)
-    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", _FUNC)
-    if groups is None:
-        raise InputValidationError(f"{_FUNC}: groups is None; pass the group id of each row.")
-    codes, ids = factorize(groups, "groups", _FUNC)
-    n = v.check_same_length(_FUNC, y_true=yt, y_score=ys, groups=codes, sample_weight=sw)
-    v.check_not_empty(n, "y_true", _FUNC)
-    labels = np.ascontiguousarray(v.check_binary01(yt, _FUNC), dtype=np.int8)
-    # a batch holds a part of the scores: integers beyond 2**53 cannot be ranked here
-    scores = np.ascontiguousarray(v.order_scores(ys, "y_score", _FUNC, rank=False))
-    weights = v.check_sample_weight(sw, n, _FUNC)
+    codes, ids, labels, scores, weights = checked_rows(
+        y_true, y_score, groups, sample_weight, _FUNC, whole=False
+    )
     group_weight = per_group(ids, codes)
     part = Batch(_ids(ids), codes.astype(np.int32, copy=False), labels, scores, weights,
                  group_weight)  # fmt: skip

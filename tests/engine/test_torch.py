@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import receval
+from receval.engine.loop.tensors import HostCopy, as_arrays, host_array
 from receval.engine.run import Accumulator
-from receval.engine.tensors import HostCopy, as_arrays, host_array
 from receval.exceptions import InputValidationError
 
 torch = pytest.importorskip("torch")

@@ -8,13 +8,13 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InvalidParameterError
-from .background import Worker
-from .distributed import gather_plain
+from .loop.background import Worker
+from .loop.distributed import gather_plain
+from .loop.plain import from_plain, from_tensors, to_plain, to_tensors
+from .loop.tensors import as_arrays, host_array, owned
 from .memory import state_bytes
 from .metric import DEFINITIONS, MetricDefinition
-from .plain import from_plain, from_tensors, to_plain, to_tensors
 from .states import check_loaded_state, invalid_state
-from .tensors import as_arrays, host_array, owned
 from .window import Window, batch_rows
 
 __all__ = ["Accumulator"]

@@ -1,7 +1,7 @@
 """Every rank's plain data, on every rank of a ``torch.distributed`` process group.
 
 Each rank writes its data as one buffer of bytes
-(:func:`receval.engine.plain.to_bytes`); the ranks exchange the buffers' sizes,
+(:func:`receval.engine.loop.plain.to_bytes`); the ranks exchange the buffers' sizes,
 then the buffers padded to the largest (two ``all_gather`` calls, on the
 group's device: CUDA for NCCL, the CPU for Gloo), and each rank reads every
 buffer back, in rank order.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..exceptions import InvalidParameterError, MissingDependencyError
+from ...exceptions import InvalidParameterError, MissingDependencyError
 from .plain import from_bytes, to_bytes
 
 __all__ = ["gather_plain"]

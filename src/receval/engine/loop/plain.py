@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputValidationError
+from ...exceptions import InputValidationError
 
 __all__ = ["from_bytes", "from_plain", "from_tensors", "to_bytes", "to_plain", "to_tensors"]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputValidationError
+from ...exceptions import InputValidationError
 
 __all__ = ["HostCopy", "as_arrays", "host_array", "owned"]
 

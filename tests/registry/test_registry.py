@@ -193,7 +193,13 @@ def test_list_metrics_entries():
     assert all(e.description and e.source for e in entries.values())
     assert entries["precision"].aliases == ("p", "P_10", "pre", "PrecisionAt")
     # nDCG is ndcg in another case
-    assert entries["ndcg"].aliases == ("ndcg_cut_10", "ndcg_cut", "ndcg_burges", "ndcg@10-", "ndcg-")
+    assert entries["ndcg"].aliases == (
+        "ndcg_cut_10",
+        "ndcg_cut",
+        "ndcg_burges",
+        "ndcg@10-",
+        "ndcg-",
+    )
     assert entries["mrr"].aliases == ("rr", "recip_rank")
     assert entries["precision"].source == "trec_eval 10.0"
     assert entries["rbp"].parameters == ("p: persistence, in (0, 1), default 0.8",)

@@ -115,3 +115,29 @@ def test_xgboost_minus_names_score_empty_groups_zero():
     assert n_empty > 0
     for k in RECORDED["cut_offs"]:
         assert got[f"ndcg@{k}"] - got[f"ndcg@{k}-"] == pytest.approx(n_empty / n_groups)
+
+
+@pytest.mark.parametrize(
+    ("library", "labels"),
+    [
+        ("lightgbm", ["ndcg@3", "map@5"]),
+        ("xgboost", ["ndcg@3", "ndcg@3-"]),
+        ("catboost", ["NDCG:top=3;type=Exp", "PrecisionAt:top=5", "MRR"]),
+    ],
+)
+def test_command_line_profile_reproduces_the_library(library, labels, tmp_path):
+    from ..cli._helpers import invoke, make_runner
+
+    case = CASES[3]
+    qrels, run = _inputs(case, binary=False)
+    qrels_file, run_file = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels_file.write_text("".join(f"{u} 0 {d} {g}\n" for u, docs in qrels.items()
+                                  for d, g in docs.items()))  # fmt: skip
+    run_file.write_text("".join(f"{u} Q0 {d} {i + 1} {s!r} r\n" for u, docs in run.items()
+                                for i, (d, s) in enumerate(docs.items())))  # fmt: skip
+    args = [x for label in labels for x in ("-m", label)]
+    result = invoke(make_runner(), "rank", "--qrels", qrels_file, "--run", run_file, *args,
+                    "--profile", library, "--format", "json")  # fmt: skip
+    record = json.loads(result.stdout)[0]
+    for label in labels:
+        assert record[label] == pytest.approx(case["values"][library][label], abs=1e-12)

@@ -141,3 +141,19 @@ def test_command_line_profile_reproduces_the_library(library, labels, tmp_path):
     record = json.loads(result.stdout)[0]
     for label in labels:
         assert record[label] == pytest.approx(case["values"][library][label], abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("library", "label"),
+    [("lightgbm", "ndcg@3"), ("xgboost", "ndcg@3-"), ("catboost", "NDCG:top=3;type=Exp")],
+)
+def test_accumulator_with_the_profile_reproduces_the_library(library, label):
+    from receval import metric
+
+    case = CASES[1]
+    qrels, run = _inputs(case, binary=False)
+    users = list(qrels)
+    acc = metric(label, profile=library)
+    for part in (users[:12], users[12:]):  # two updates of whole groups
+        acc.update({u: qrels[u] for u in part}, {u: run[u] for u in part})
+    assert acc.compute() == pytest.approx(case["values"][library][label], abs=1e-12)

@@ -236,3 +236,50 @@ def test_cli_lenskit_profile_and_options(tmp_path):
     assert invoke(runner, *base, "-f", "csv").stdout.splitlines()[1].startswith("r.txt,0.63")
     bad = invoke(runner, *base, "--recall-normalizer", "k", code=2)
     assert "error: --recall-normalizer must be one of ['min_k', 'relevant']" in bad.stderr
+
+
+# ------------------------------------------------------------------ ties="worst", discount="rank"
+def test_ties_worst_orders_tied_items_least_relevant_first():
+    # CatBoost's CompareDocs: equal scores ordered by target ascending
+    qrels = {"q": {"a": 2, "b": 1, "c": 0, "d": 3}}
+    run = {"q": {"a": 0.5, "b": 0.5, "c": 0.5, "d": 0.1}}
+    report = rv.evaluate(qrels, run, ["ndcg", "mrr", "precision@1"], ties="worst")
+    # the ranked grades are 0, 1, 2, 3
+    dcg = 1 / math.log2(3) + 2 / 2 + 3 / math.log2(5)
+    ideal = 3 + 2 / math.log2(3) + 1 / 2
+    assert report.mean == pytest.approx({"ndcg": dcg / ideal, "mrr": 0.5, "precision@1": 0.0})
+    assert rv.evaluate(qrels, run, ["mrr"], ties="input").mean["mrr"] == 1.0
+    # an unjudged item counts below every grade
+    unjudged = rv.evaluate({"q": {"a": 0}}, {"q": {"a": 0.5, "x": 0.5}}, ["mrr"], ties="worst",
+                           rel_threshold=0)  # fmt: skip
+    assert unjudged.mean["mrr"] == 0.5
+    with pytest.raises(rv.InvalidParameterError, match="not available with ties='worst'"):
+        rv.evaluate(qrels, run, ["ndcg"], ties="worst", propensities={"a": 0.5, "b": 0.5, "d": 1})
+
+
+def test_discount_rank_divides_by_the_rank():
+    # CatBoost's NDCG:denominator=Position
+    qrels = {"q": {"a": 2, "b": 1, "c": 0, "d": 3}}
+    run = {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6}}
+    report = rv.evaluate(qrels, run, ["dcg", "ndcg", "ndcg@2"], discount="rank")
+    assert report.mean["dcg"] == 2 + 1 / 2 + 3 / 4
+    assert report.mean["ndcg"] == pytest.approx(3.25 / (3 + 2 / 2 + 1 / 3))
+    assert report.mean["ndcg@2"] == pytest.approx(2.5 / 4)
+
+
+def test_gbdt_profiles_on_a_group_without_a_relevant_document():
+    qrels = {"u": {"a": 1, "b": 0}, "v": {"c": 0, "d": 0}}
+    run = {"u": {"a": 0.2, "b": 0.9}, "v": {"c": 0.5, "d": 0.1}}
+    for profile, v in [
+        ("xgboost", {"ndcg@2": 1.0, "map@2": 1.0, "precision@2": 0.0}),
+        ("lightgbm", {"ndcg@2": 1.0, "map@2": 1.0}),
+        (
+            "catboost",
+            {"ndcg@2": 1.0, "map@2": 0.0, "precision@2": 0.0, "recall@2": 1.0, "mrr": 0.0},
+        ),
+    ]:
+        report = rv.evaluate(qrels, run, list(v), profile=profile)
+        got = {m: 2 * report.mean[m] - report.per_user.set_index("user").loc["u", m] for m in v}
+        assert got == pytest.approx(v), profile
+    xgb = rv.evaluate(qrels, run, ["ndcg@2-", "map@2-"], profile="xgboost")
+    assert xgb.mean == pytest.approx({"ndcg@2-": 0.5 / math.log2(3), "map@2-": 0.25})

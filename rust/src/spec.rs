@@ -259,6 +259,8 @@ convention! {
         /// ... by log2(max(i, 2)): ranks 1 and 2 both undiscounted (LensKit, the original
         /// definition of Jarvelin and Kekalainen)
         Clipped, "clipped";
+        /// ... by i: the reciprocal rank (CatBoost's `denominator=Position`)
+        Rank, "rank";
     }
 }
 
@@ -305,6 +307,8 @@ convention! {
         IdAscending, "id_ascending";
         /// ties broken by item id descending, scores compared as doubles (trec_eval 10.0)
         IdDescending, "id_descending";
+        /// tied items ordered by grade ascending, the least relevant first (CatBoost)
+        Worst, "worst";
     }
 }
 

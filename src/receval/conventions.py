@@ -27,9 +27,9 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "ap_normalizer": ("relevant", "min_k", "hits", "min_retrieved"),
     "precision_normalizer": ("k", "retrieved"),
     "recall_normalizer": ("relevant", "min_k"),
-    "discount": ("offset", "clipped"),
+    "discount": ("offset", "clipped", "rank"),
     "gain": ("linear", "exponential", "binary"),
-    "ties": ("trec", "average", "input", "id_ascending", "id_descending"),
+    "ties": ("trec", "average", "input", "id_ascending", "id_descending", "worst"),
     "missing_users": ("zero", "skip", "error", "complete"),
     "empty_users": ("skip", "zero", "one", "error"),
     "ideal": ("judged", "candidates"),
@@ -133,6 +133,35 @@ PROFILES: dict[str, Conventions] = {
         recall_normalizer="min_k",
         discount="clipped",
     ),
+    # XGBoost 3.2 (rank_metric.cc): a query group is a user, every document judged;
+    # ndcg@n gains 2^label - 1 (ndcg_exp_gain), discount 1 / log2(rank + 1), the ideal of
+    # the group's labels; tied predictions in input order (a stable sort); a group
+    # without a relevant document scores 1 (0 under the names ending in "-": ndcg@n-,
+    # map@n-); map@n divides by min(relevant documents, n), pre@n by min(n, the group's
+    # documents) (see PROFILE_METRICS)
+    "xgboost": Conventions(
+        gain="exponential",
+        ties="input",
+        empty_users="one",
+        ap_normalizer="min_k",
+        precision_normalizer="retrieved",
+    ),
+    # LightGBM 4.7 (rank_metric.hpp, map_metric.hpp, dcg_calculator.cpp): ndcg@k gains
+    # label_gain[label] (by default 2^label - 1: write another label_gain as
+    # ndcg(gains=...)), discount 1 / log2(rank + 1), tied scores in input order
+    # (std::stable_sort), a query without a relevant document scores 1 (ndcg and map);
+    # map@k divides by min(relevant documents, k)
+    "lightgbm": Conventions(
+        gain="exponential", ties="input", empty_users="one", ap_normalizer="min_k"
+    ),
+    # CatBoost 1.2 (dcg.cpp, precision_recall_at_k.cpp, doc_comparator.h): tied
+    # predictions ordered by target ascending (CompareDocs: the least relevant first);
+    # NDCG type=Base (linear gains), denominator=LogPosition; PrecisionAt divides by
+    # min(top, the group's documents); MAP by min(relevant documents, top); a group
+    # without a relevant document scores 0, but 1 in NDCG and RecallAt
+    "catboost": Conventions(
+        ties="worst", empty_users="zero", ap_normalizer="min_k", precision_normalizer="retrieved"
+    ),
 }
 
 
@@ -175,6 +204,16 @@ PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
         # RBP(rel=...) is cwl_eval's: 0/1 gains at rel, ties in input order (a stable sort
         # by score)
         "rbp": {"gain": "binary", "ties": "input"},
+    },
+    "xgboost": {
+        # pre@n has no case for a group without a relevant document: its 0 hits give 0
+        "precision": {"empty_users": "zero"},
+    },
+    "catboost": {
+        # NDCG of a group whose ideal DCG is 0, and RecallAt of a group without a
+        # relevant document: 1
+        "ndcg": {"empty_users": "one"},
+        "recall": {"empty_users": "one"},
     },
 }
 

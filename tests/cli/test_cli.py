@@ -366,7 +366,7 @@ def test_rank_errors(runner, files, tmp_path) -> None:
         (
             [*base, "--run", files["run_a"], "--ties", "random"],
             "--ties must be one of ['average', 'id_ascending', 'id_descending', 'input', "
-            "'trec']. Got 'random' instead.",
+            "'trec', 'worst']. Got 'random' instead.",
         ),
         (
             [*base, "--run", files["run_a"], "--qrels-format", "csv"],

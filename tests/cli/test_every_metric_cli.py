@@ -321,7 +321,7 @@ def test_compare_takes_the_item_data_of_its_metrics(runner, files):
          "--reference FILE; pass it (see receval rank --help)."),
         (["-m", "ndgc@3"], "Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval metrics."),
         (["--ties", "random"], "--ties must be one of ['average', 'id_ascending', "
-         "'id_descending', 'input', 'trec']. Got 'random' instead."),
+         "'id_descending', 'input', 'trec', 'worst']. Got 'random' instead."),
         (["-m", "auc"], "receval rank: 'auc' is roc_auc, a pointwise metric (area under the "
          "ROC curve, exact (ties count one half)), not a ranking metric; compute it with "
          "receval ctr -m auc."),

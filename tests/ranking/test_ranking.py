@@ -229,8 +229,9 @@ def test_profiles_set_every_convention_and_keywords_override():
     with pytest.raises(
         InvalidParameterError,
         match=r"^The 'profile' parameter of evaluate must "
-        r"be one of \['ir_measures', 'lenskit', 'ranx', 'recbole', 'recommenders', 'sklearn',"
-        r" 'torchmetrics', 'trec_eval'\]. Got 'trec' instead.$",
+        r"be one of \['catboost', 'ir_measures', 'lenskit', 'lightgbm', 'ranx', 'recbole', "
+        r"'recommenders', 'sklearn', 'torchmetrics', 'trec_eval', 'xgboost'\]. Got 'trec' "
+        r"instead.$",
     ):
         evaluate(qrels, run, "map", profile="trec")
 

@@ -123,6 +123,22 @@ PEERS = [
     ("average_recommendation_popularity@5", "arp@5"),
     ("average_percentage_long_tail@5", "aplt@5"),
     ("average_coverage_long_tail@5", "aclt@5"),
+    # XGBoost: pre@n, and the "-" names (a group without a relevant document scores 0)
+    ("pre@3", "precision@3"),
+    ("ndcg@10-", "ndcg(empty_users=zero)@10"),
+    ("map@5-", "map(empty_users=zero)@5"),
+    ("ndcg-", "ndcg(empty_users=zero)"),
+    ("map-", "map(empty_users=zero)"),
+    # CatBoost: its names, and its Name:param=value;... form
+    ("PrecisionAt", "precision"),
+    ("RecallAt", "recall"),
+    ("NDCG:top=10;type=Exp", "ndcg(gain=exponential)@10"),
+    ("NDCG:denominator=Position;top=5", "ndcg(discount=rank)@5"),
+    ("DCG:type=Base;denominator=LogPosition", "dcg(discount=offset,gain=linear)"),
+    ("PrecisionAt:top=3;border=1.5", "precision(rel_threshold=2)@3"),
+    ("RecallAt:top=2", "recall@2"),
+    ("MAP:top=5", "map@5"),
+    ("MRR:top=-1", "mrr"),
 ]
 
 

@@ -128,7 +128,9 @@ def test_spelling_table_is_well_formed():
     for row in SPELLINGS:
         if row.spelling.lower() in REGISTRY:  # the peer spells the name in another case
             assert row.metric == row.spelling.lower()
-        assert row.peer in {"receval", "trec_eval", "ir_measures", "ranx", "recbole"}
+        assert row.peer in {
+            "receval", "trec_eval", "ir_measures", "ranx", "recbole", "xgboost", "catboost"
+        }  # fmt: skip
         if row.spelling == "IPrec":  # the recall level comes after: IPrec@0.1
             with pytest.raises(InvalidParameterError, match="iprec needs the parameter recall"):
                 parse_metric(row.spelling)
@@ -189,9 +191,15 @@ def test_list_metrics():
 def test_list_metrics_entries():
     entries = {e.name: e for e in list_metrics()}
     assert all(e.description and e.source for e in entries.values())
-    assert entries["precision"].aliases == ("p", "P_10")
+    assert entries["precision"].aliases == ("p", "P_10", "pre", "PrecisionAt")
     # nDCG is ndcg in another case
-    assert entries["ndcg"].aliases == ("ndcg_cut_10", "ndcg_cut", "ndcg_burges")
+    assert entries["ndcg"].aliases == (
+        "ndcg_cut_10",
+        "ndcg_cut",
+        "ndcg_burges",
+        "ndcg@10-",
+        "ndcg-",
+    )
     assert entries["mrr"].aliases == ("rr", "recip_rank")
     assert entries["precision"].source == "trec_eval 10.0"
     assert entries["rbp"].parameters == ("p: persistence, in (0, 1), default 0.8",)
@@ -360,7 +368,7 @@ def test_unknown_convention_key():
             "mrr(ties=random)",
             "Metric 'mrr(ties=random)': ties must be one of ['average', 'id_ascending', "
             "'id_descending', 'input', "
-            "'trec']. "
+            "'trec', 'worst']. "
             "Got 'random' instead.",
         ),
         (
@@ -478,14 +486,17 @@ def test_every_profile_validates(name):
 
 def test_profile_names_and_key_choices():
     assert sorted(PROFILES) == [
+        "catboost",
         "ir_measures",
         "lenskit",
+        "lightgbm",
         "ranx",
         "recbole",
         "recommenders",
         "sklearn",
         "torchmetrics",
         "trec_eval",
+        "xgboost",
     ]
     trec = PROFILES["trec_eval"]
     assert (trec.ties, trec.missing_users, trec.empty_users, trec.ap_normalizer) == (
@@ -547,15 +558,15 @@ def test_evaluate_precedence_profile_keyword_metric_string():
 
 def test_invalid_profile_name():
     with _raises(
-        "The 'profile' parameter of evaluate must be one of ['ir_measures', 'lenskit', "
-        "'ranx', 'recbole', 'recommenders', "
-        "'sklearn', 'torchmetrics', 'trec_eval']. Got 'trec' instead."
+        "The 'profile' parameter of evaluate must be one of ['catboost', 'ir_measures', "
+        "'lenskit', 'lightgbm', 'ranx', 'recbole', 'recommenders', "
+        "'sklearn', 'torchmetrics', 'trec_eval', 'xgboost']. Got 'trec' instead."
     ):
         resolve_conventions("trec")
     with _raises(
-        "The 'profile' parameter of evaluate must be one of ['ir_measures', 'lenskit', "
-        "'ranx', 'recbole', 'recommenders', "
-        "'sklearn', 'torchmetrics', 'trec_eval']. Got 'TREC_EVAL' instead."
+        "The 'profile' parameter of evaluate must be one of ['catboost', 'ir_measures', "
+        "'lenskit', 'lightgbm', 'ranx', 'recbole', 'recommenders', "
+        "'sklearn', 'torchmetrics', 'trec_eval', 'xgboost']. Got 'TREC_EVAL' instead."
     ):
         receval.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, ["mrr"], profile="TREC_EVAL")
 
@@ -569,7 +580,7 @@ def test_invalid_convention_keywords():
     with _raises(
         "The 'ties' parameter of my_func must be one of ['average', 'id_ascending', "
         "'id_descending', 'input', "
-        "'trec']. "
+        "'trec', 'worst']. "
         "Got 'random' instead."
     ):
         resolve_conventions("ranx", "my_func", ties="random")

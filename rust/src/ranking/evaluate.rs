@@ -91,7 +91,13 @@ pub fn evaluate_users_columns_into(
     } else {
         Vec::new()
     };
-    let discounts = [disc, &clipped[..]];
+    // the reciprocal rank 1 / i at 0-based position j
+    let reciprocal: Vec<f64> = if specs.iter().any(|s| s.discount == Discount::Rank) {
+        (0..disc.len()).map(|j| 1.0 / (j as f64 + 1.0)).collect()
+    } else {
+        Vec::new()
+    };
+    let discounts = [disc, &clipped[..], &reciprocal[..]];
     let n_chunks = n_chunks.max(1).min(n_users);
     let bounds: Vec<usize> = (0..=n_chunks).map(|c| n_users * c / n_chunks).collect();
     // each column split at the chunk bounds: a chunk holds one piece of every column

@@ -69,3 +69,22 @@ pub fn trec_order(scores: &[f64], items: &[i32], item_keys: &[f64], rule: Ties) 
     trec_order_into(scores, items, item_keys, rule, &mut perm, &mut block);
     perm
 }
+
+/// The grades of a ranked list (`scores` descending, input order in ties) with each
+/// block of equal scores reordered by grade ascending, the least relevant first
+/// (CatBoost's order of tied documents): into `out[..grades.len()]`.
+pub fn worst_order_into(scores: &[f64], grades: &[f64], out: &mut [f64]) {
+    let n = scores.len();
+    out[..n].copy_from_slice(&grades[..n]);
+    let mut t = 0;
+    while t < n {
+        let mut e = t + 1;
+        while e < n && scores[e] == scores[t] {
+            e += 1;
+        }
+        if e - t > 1 {
+            out[t..e].sort_by(|x, y| float_cmp(*x, *y));
+        }
+        t = e;
+    }
+}

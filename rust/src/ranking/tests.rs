@@ -228,6 +228,36 @@ fn lenskit_normalisers_and_clipped_discount() {
 }
 
 #[test]
+fn worst_ties_and_reciprocal_rank_discount() {
+    // one user, grades 2, 1, 0, 3 under scores 0.5, 0.5, 0.5, 0.1 (CatBoost's order of
+    // ties: grade ascending, so 0, 1, 2, then 3)
+    let q = Judged {
+        offsets: &[0, 4],
+        items: &[0, 1, 2, 3],
+        grades: &[2.0, 1.0, 0.0, 3.0],
+        desc: &[3.0, 2.0, 1.0, 0.0],
+    };
+    let r = Ranked {
+        offsets: &[0, 4],
+        items: &[0, 1, 2, 3],
+        scores: &[0.5, 0.5, 0.5, 0.1],
+        keys: &[],
+    };
+    let item_map = [0, 1, 2, 3];
+    let mut rank = spec(DCG, 0, Ties::Input);
+    rank.discount = Discount::Rank;
+    let specs = [
+        spec(RR, 0, Ties::Worst),        // the first relevant item at rank 2
+        spec(PRECISION, 1, Ties::Worst), // grade 0 first
+        spec(RR, 0, Ties::Input),        // grade 2 first
+        rank,                            // 2 + 1 / 2 + 0 / 3 + 3 / 4
+    ];
+    let d = disc(4);
+    let (v, _) = evaluate_users(&inputs(q, r, &item_map, &[0], 4, &d), &specs, 1);
+    assert_eq!(v, [0.5, 0.0, 1.0, 3.25]);
+}
+
+#[test]
 fn absent_and_empty_users_follow_the_rules() {
     let q = Judged {
         offsets: &[0, 1, 1],

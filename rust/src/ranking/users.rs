@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use super::inputs::Inputs;
 use super::measures::{metric_from_hits, normalized_form, user_metric, UserList, UserMetric};
-use super::order::trec_order_into;
+use super::order::{trec_order_into, worst_order_into};
 use crate::spec::{
     is_count_kind, is_trec_kind, Discount, Empty, Gain, Missing, Spec, Ties, CG, DCG, HIT_RATIO,
     IDCG, NDCG, RBP,
@@ -79,6 +79,7 @@ pub(crate) struct Scratch {
     trec: Vec<f64>,
     ascending: Vec<f64>,
     descending: Vec<f64>,
+    worst: Vec<f64>,
     positive: Vec<f64>,
     /// a metric's list after depth and judged-only, and its scores
     view: Vec<f64>,
@@ -107,6 +108,7 @@ impl Scratch {
             trec: vec![0.0; m],
             ascending: vec![0.0; m],
             descending: vec![0.0; m],
+            worst: vec![0.0; m],
             positive: vec![0.0; m],
             view: vec![0.0; m],
             view_scores: vec![0.0; m],
@@ -133,14 +135,15 @@ enum Order {
     Trec,
     Ascending,
     Descending,
+    Worst,
 }
 
 /// The metrics of qrels users `users` into `values` and `aux` (rows of n_metrics);
-/// `discounts` are the offset and clipped rank discounts.
+/// `discounts` are the offset, clipped and reciprocal rank discounts.
 pub(crate) fn evaluate_range(
     inputs: &Inputs<'_>,
     specs: &[Spec],
-    discounts: [&[f64]; 2],
+    discounts: [&[f64]; 3],
     users: Range<usize>,
     values: &mut [f64],
     aux: &mut [f64],
@@ -153,10 +156,12 @@ pub(crate) fn evaluate_range(
     let mut need_trec = false;
     let mut need_ascending = false;
     let mut need_descending = false;
+    let mut need_worst = false;
     for sp in specs {
         need_trec |= sp.ties == Ties::Trec;
         need_ascending |= sp.ties == Ties::IdAscending;
         need_descending |= sp.ties == Ties::IdDescending;
+        need_worst |= sp.ties == Ties::Worst;
     }
     need_trec &= !r.keys.is_empty();
     need_ascending &= !r.keys.is_empty();
@@ -220,8 +225,13 @@ pub(crate) fn evaluate_range(
                 }
             }
         }
-        let double_ties =
-            (need_ascending || need_descending) && n > 1 && scores.windows(2).any(|w| w[1] == w[0]);
+        let double_ties = (need_ascending || need_descending || need_worst)
+            && n > 1
+            && scores.windows(2).any(|w| w[1] == w[0]);
+        let worst_differs = need_worst && double_ties;
+        if worst_differs {
+            worst_order_into(scores, &s.input[..n], &mut s.worst);
+        }
         let ascending_differs = need_ascending && double_ties;
         let descending_differs = need_descending && double_ties;
         for (rule, differs) in [
@@ -302,12 +312,15 @@ pub(crate) fn evaluate_range(
                 order = Order::Ascending;
             } else if ties == Ties::IdDescending && descending_differs {
                 order = Order::Descending;
+            } else if ties == Ties::Worst && worst_differs {
+                order = Order::Worst;
             }
             let Scratch {
                 input,
                 trec,
                 ascending,
                 descending,
+                worst,
                 positive: positive_buf,
                 view,
                 view_scores,
@@ -325,6 +338,7 @@ pub(crate) fn evaluate_range(
                 Order::Trec => trec,
                 Order::Ascending => ascending,
                 Order::Descending => descending,
+                Order::Worst => worst,
             };
             let mut grades: &[f64] = &base[..n];
             let mut list_scores: &[f64] = scores;
@@ -406,7 +420,11 @@ pub(crate) fn evaluate_range(
                 ideal: sp.ideal,
                 ties,
             };
-            let disc = discounts[(sp.discount == Discount::Clipped) as usize];
+            let disc = discounts[match sp.discount {
+                Discount::Offset => 0,
+                Discount::Clipped => 1,
+                Discount::Rank => 2,
+            }];
             let list = UserList {
                 grades,
                 scores: list_scores,

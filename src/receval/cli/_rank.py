@@ -136,7 +136,11 @@ def rank(
         str | None, convention("Denominator of recall@k (min_k: min(R, k), as LensKit).")
     ] = None,
     discount: Annotated[
-        str | None, convention("Rank discount of (n)DCG (clipped: log2(max(rank, 2)), as LensKit).")
+        str | None,
+        convention(
+            "Rank discount of (n)DCG (clipped: log2(max(rank, 2)), as LensKit; rank: the rank "
+            "itself, as CatBoost's denominator=Position)."
+        ),
     ] = None,
     depth: Annotated[
         int | None,

@@ -271,6 +271,8 @@ def prepare_weighting(
             )
             if spec.name in metrics and getattr(conv, name) != ok
         ]
+        if conv.ties == "worst":
+            unsupported.append(("ties='worst'", "ties='trec' or 'input'"))
         if conv.ties == "average" and spec.name == "map":
             unsupported.append(("ties='average'", "ties='trec' or 'input'"))
         if conv.ties == "average" and conv.depth:

@@ -181,6 +181,7 @@ TIE_ORDERS = {
     "input": "in input order",
     "id_ascending": "by item id ascending",
     "id_descending": "by item id descending",
+    "worst": "by grade ascending (the least relevant first)",
 }
 
 

@@ -139,14 +139,15 @@ def evaluate(
         "exponential": 2**grade - 1; "binary": 1 for every relevant item).
     rel_threshold : int, default=None
         Grade at or above which an item is relevant (default 1).
-    ties : {"trec", "average", "input", "id_ascending", "id_descending"}, default=None
+    ties : {"trec", "average", "input", "id_ascending", "id_descending", "worst"}, default=None
         Order of tied scores (default "trec": item id descending, scores
         compared in single precision). "average" is the expected value over all
         orders of the tied items, by an exact closed form for every metric (no
         order is enumerated); only ``ndcg_rel`` with a negative gain refuses it.
         "id_ascending": item id ascending (ir_measures' RR@k). "id_descending": item
         id descending with scores compared as doubles (trec_eval 10.0; "trec" compares
-        them in single precision, as trec_eval 9 and pytrec_eval). The metrics of
+        them in single precision, as trec_eval 9 and pytrec_eval). "worst": tied
+        items by grade ascending, the least relevant first (CatBoost). The metrics of
         the lists alone (``ils``, ``arp``, ``serendipity``, ...) take the top k in
         the run's order (score descending, input order within ties) under any rule
         but "average", the exact expected value over every order of tied scores.
@@ -187,9 +188,10 @@ def evaluate(
     recall_normalizer : {"relevant", "min_k"}, default=None
         Denominator of recall@k (default "relevant": R; "min_k": min(R, k), as
         LensKit).
-    discount : {"offset", "clipped"}, default=None
+    discount : {"offset", "clipped", "rank"}, default=None
         Rank discount of dcg, idcg and ndcg (default "offset": log2(rank + 1);
-        "clipped": log2(max(rank, 2)), ranks 1 and 2 undiscounted, as LensKit).
+        "clipped": log2(max(rank, 2)), ranks 1 and 2 undiscounted, as LensKit;
+        "rank": the rank itself, CatBoost's ``denominator=Position``).
     estimator : {"naive", "ips", "snips"}, default=None
         How observed relevant items count in ``precision``, ``recall``, ``dcg``,
         ``ndcg`` and ``map`` (default "naive": once each; "ips" when

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..conventions import CHOICES, FIELDS
 from ..exceptions import InvalidParameterError
-from .peers import SPELLINGS, Spelling
+from .peers import SPELLINGS, Spelling, catboost_metric
 from .schema import MAX_GAINS, MAX_LEVELS, MetricEntry, Param, format_value
 from .table import ENTRIES
 
@@ -247,6 +247,9 @@ def _parse(text: str, supplied: frozenset[str] | None) -> MetricSpec:
             f"use receval.parse_metrics({text!r}), or give the string to evaluate, which "
             f"reports each under its trec_eval name."
         )
+    catboost = catboost_metric(text)  # NDCG:top=10;type=Exp
+    if catboost is not None:
+        return parse_with(catboost, supplied)
     match = _PATTERN.match(text)
     if match is None or not _NAME.match(match["name"].lower()):
         raise _malformed(text)

@@ -11,10 +11,12 @@ through them. No name means two metrics: ``ap`` is mean average precision
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["SPELLINGS", "Spelling", "spellings_of"]
+__all__ = ["SPELLINGS", "Spelling", "catboost_metric", "spellings_of"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,8 @@ class Spelling:
         name (``r"P_(?P<k>\\d+)"``), or against ``name@rest`` when it holds an
         ``@`` (ir_measures' ``IPrec@0.1`` names a recall level, not a cut-off).
     peer : str
-        ``"trec_eval"``, ``"ir_measures"``, ``"ranx"`` or ``"receval"``.
+        The library that spells it so (``"trec_eval"``, ``"ir_measures"``, ``"ranx"``,
+        ``"recbole"``, ``"xgboost"``, ``"catboost"``) or ``"receval"``.
     metric : str
         The canonical receval metric string it means; ``{group}`` fields take
         the pattern's named groups.
@@ -191,7 +194,90 @@ SPELLINGS: tuple[Spelling, ...] = (
     _literal("hit_rate", "ranx", "success"),
     _literal("ndcg_burges", "ranx", "ndcg(gain=exponential)"),
     _pattern(r"rbp[.@](?P<p>[0-9]+)", "ranx", "rbp(p=0.{p})", "rbp.95"),
+    # XGBoost 3.2: pre@n, and the "-" names (ndcg@n-, map@n-), under which a group
+    # without a relevant document scores 0 instead of 1
+    _literal("pre", "xgboost", "precision"),
+    _pattern(r"ndcg@(?P<k>[0-9]+)-", "xgboost", "ndcg(empty_users=zero)@{k}", "ndcg@10-"),
+    _pattern(r"map@(?P<k>[0-9]+)-", "xgboost", "map(empty_users=zero)@{k}", "map@5-"),
+    _literal("ndcg-", "xgboost", "ndcg(empty_users=zero)"),
+    _literal("map-", "xgboost", "map(empty_users=zero)"),
+    # CatBoost 1.2's names without parameters (with them: catboost_metric)
+    _literal("PrecisionAt", "catboost", "precision"),
+    _literal("RecallAt", "catboost", "recall"),
 )
+
+#: CatBoost's ranking metrics that receval computes: name -> (receval metric, the
+#: parameters each takes besides top and border)
+_CATBOOST = {
+    "ndcg": ("ndcg", ("type", "denominator")),
+    "dcg": ("dcg", ("type", "denominator")),
+    "precisionat": ("precision", ()),
+    "recallat": ("recall", ()),
+    "map": ("map", ()),
+    "mrr": ("mrr", ()),
+}
+_CATBOOST_VALUES = {
+    ("type", "base"): ("gain", "linear"),
+    ("type", "exp"): ("gain", "exponential"),
+    ("denominator", "logposition"): ("discount", "offset"),
+    ("denominator", "position"): ("discount", "rank"),
+}
+_CATBOOST_FORM = re.compile(r"^\s*(?P<name>[A-Za-z]+)\s*:(?P<params>[^()@]*)$")
+
+
+def catboost_metric(text: str) -> str | None:
+    """The receval metric string of CatBoost's ``Name:param=value;...`` form, or None
+    when ``text`` is not in that form.
+
+    ``top=k`` is the cut-off (-1: the whole list), ``type`` (``Base``, ``Exp``) the
+    gain, ``denominator`` (``LogPosition``, ``Position``) the discount, and
+    ``border=b`` (a document is relevant when its target exceeds b; 0.5 by default)
+    the relevance threshold ``floor(b) + 1`` of integer grades. ``hints`` and
+    ``use_weights`` do not change a value and are ignored.
+
+    Examples
+    --------
+    >>> from receval.registry.peers import catboost_metric
+    >>> catboost_metric("NDCG:top=10;type=Exp")
+    'ndcg(gain=exponential)@10'
+    >>> catboost_metric("PrecisionAt:top=5;border=1.5")
+    'precision(rel_threshold=2)@5'
+    >>> catboost_metric("ndcg@10") is None
+    True
+    """
+    found = _CATBOOST_FORM.match(text)
+    if found is None:
+        return None
+    from ..exceptions import InvalidParameterError
+
+    name = found["name"].lower()
+    if name not in _CATBOOST:
+        raise InvalidParameterError(
+            f"Unknown CatBoost metric {found['name']!r} in {text!r}; receval computes "
+            f"CatBoost's {', '.join(sorted(_CATBOOST))} (case-insensitive)."
+        )
+    metric, takes = _CATBOOST[name]
+    top, conventions = "", []
+    for part in filter(None, (p.strip() for p in found["params"].split(";"))):
+        key, _, value = (s.strip() for s in part.partition("="))
+        key, low = key.lower(), value.lower()
+        if key in ("hints", "use_weights"):
+            continue
+        if key == "top" and re.fullmatch(r"-?[0-9]+", value):
+            top = "" if int(value) < 0 else f"@{int(value)}"
+        elif key == "border" and re.fullmatch(r"[0-9]*\.?[0-9]+", value):
+            conventions.append(f"rel_threshold={math.floor(float(value)) + 1}")
+        elif key in takes and (key, low) in _CATBOOST_VALUES:
+            conventions.append("=".join(_CATBOOST_VALUES[key, low]))
+        else:
+            options = ["top", "border", *takes]
+            raise InvalidParameterError(
+                f"CatBoost metric {text!r}: cannot read {part!r}; expected one of "
+                f"{options} (type: Base or Exp; denominator: LogPosition or Position; "
+                f"top: an integer; border: a number >= 0)."
+            )
+    inner = f"({','.join(conventions)})" if conventions else ""
+    return f"{metric}{inner}{top}"
 
 
 def spellings_of(name: str) -> list[Spelling]:

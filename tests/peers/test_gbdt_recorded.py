@@ -1,0 +1,159 @@
+"""XGBoost, LightGBM and CatBoost held to their word: their profiles against recorded values.
+
+``data/recorded_gbdt.json`` holds each library's own evaluation of fixed scores on
+seeded random query groups (ties in most groups, grades 0 to 4, groups without a
+relevant document), written by ``record_gbdt.py`` (run by hand; its docstring says how
+each library is made to evaluate the given scores and what every field means). A query
+group is a receval user whose documents are all judged (grade 0 included) and ranked,
+in the order the library was given them. Every library computes in float64 (XGBoost
+prints 17 significant digits): values are compared at 1e-12.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from receval import evaluate
+
+DATA = Path(__file__).parent / "data"
+RECORDED = json.loads((DATA / "recorded_gbdt.json").read_text())
+CASES = {case["seed"]: case for case in RECORDED["cases"]}
+LIBRARIES = ("xgboost", "lightgbm", "catboost")
+_GAINS = ";".join(f"{grade}:{gain:g}" for grade, gain in enumerate(RECORDED["label_gain"]) if grade)
+
+
+def _metric(library: str, label: str) -> tuple[str, bool]:
+    """The receval metric string of a recorded label, and whether it reads the binary
+    labels."""
+    name, _, variant = label.partition("|")
+    if variant == "linear":  # ndcg_exp_gain=false
+        name = re.sub(r"^ndcg", "ndcg(gain=linear)", name)
+    elif variant == "label_gain":
+        name = re.sub(r"^ndcg", f"ndcg(gains={_GAINS})", name)
+    return name, variant == "binary"
+
+
+def _inputs(case: dict, binary: bool) -> tuple[dict, dict]:
+    qrels: dict = {}
+    run: dict = {}
+    start = 0
+    for g, size in enumerate(case["groups"]):
+        rows = range(start, start + size)
+        docs = [f"d{i}" for i in rows]
+        grades = [case["grades"][i] for i in rows]
+        qrels[f"q{g}"] = {d: int(x > 0) if binary else x for d, x in zip(docs, grades, strict=True)}
+        run[f"q{g}"] = {d: case["scores"][i] for d, i in zip(docs, rows, strict=True)}
+        start += size
+    return qrels, run
+
+
+def _evaluated(library: str, case: dict, profile: str | None = None, **kw):
+    expected = case["values"][library]
+    got: dict[str, float] = {}
+    for binary in (False, True):
+        labels = {
+            lab: _metric(library, lab)[0] for lab in expected if _metric(library, lab)[1] == binary
+        }
+        if not labels:
+            continue
+        qrels, run = _inputs(case, binary)
+        report = evaluate(qrels, run, sorted(set(labels.values())), profile=profile, **kw)
+        got.update({lab: report.mean[m] for lab, m in labels.items()})
+    return expected, got
+
+
+def test_recorded_file_says_what_it_holds():
+    assert RECORDED["versions"] == {
+        "xgboost": "3.2.0", "lightgbm": "4.7.0", "catboost": "1.2.10", "numpy": "2.4.6"
+    }  # fmt: skip
+    assert len(CASES) == 4
+    for case in CASES.values():
+        assert set(case["values"]) == set(LIBRARIES)
+        assert 0 in case["grades"] and 4 in case["grades"]
+        # some group has no relevant document, and most have tied scores
+        starts = [sum(case["groups"][:g]) for g in range(len(case["groups"]))]
+        spans = [range(s, s + n) for s, n in zip(starts, case["groups"], strict=True)]
+        assert any(all(case["grades"][i] == 0 for i in span) for span in spans)
+        tied = [len({case["scores"][i] for i in span}) < len(span) for span in spans]
+        assert sum(tied) > len(spans) / 2
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("seed", sorted(CASES))
+def test_profile_reproduces_every_recorded_value(library, seed):
+    expected, got = _evaluated(library, CASES[seed], profile=library)
+    wrong = {k: (got[k], v) for k, v in expected.items() if abs(got[k] - v) > 1e-12}
+    assert not wrong, f"{len(wrong)} of {len(expected)} differ: {wrong}"
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_receval_defaults_differ_from_each_library(library):
+    expected, got = _evaluated(library, CASES[1], profile=None)
+    wrong = [k for k, v in expected.items() if abs(got[k] - v) > 1e-12]
+    assert len(wrong) > len(expected) / 2
+
+
+def test_catboost_orders_ties_by_grade_ascending():
+    # the profile's ties="worst" is what reproduces CatBoost on tied scores
+    expected, got = _evaluated("catboost", CASES[1], profile="catboost", ties="input")
+    assert sum(abs(got[k] - v) > 1e-12 for k, v in expected.items()) > len(expected) / 2
+
+
+def test_xgboost_minus_names_score_empty_groups_zero():
+    case = CASES[2]
+    _, got = _evaluated("xgboost", case, profile="xgboost")
+    n_groups = len(case["groups"])
+    starts = [sum(case["groups"][:g]) for g in range(n_groups)]
+    n_empty = sum(
+        all(case["grades"][i] == 0 for i in range(s, s + n))
+        for s, n in zip(starts, case["groups"], strict=True)
+    )
+    assert n_empty > 0
+    for k in RECORDED["cut_offs"]:
+        assert got[f"ndcg@{k}"] - got[f"ndcg@{k}-"] == pytest.approx(n_empty / n_groups)
+
+
+@pytest.mark.parametrize(
+    ("library", "labels"),
+    [
+        ("lightgbm", ["ndcg@3", "map@5"]),
+        ("xgboost", ["ndcg@3", "ndcg@3-"]),
+        ("catboost", ["NDCG:top=3;type=Exp", "PrecisionAt:top=5", "MRR"]),
+    ],
+)
+def test_command_line_profile_reproduces_the_library(library, labels, tmp_path):
+    from ..cli._helpers import invoke, make_runner
+
+    case = CASES[3]
+    qrels, run = _inputs(case, binary=False)
+    qrels_file, run_file = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels_file.write_text("".join(f"{u} 0 {d} {g}\n" for u, docs in qrels.items()
+                                  for d, g in docs.items()))  # fmt: skip
+    run_file.write_text("".join(f"{u} Q0 {d} {i + 1} {s!r} r\n" for u, docs in run.items()
+                                for i, (d, s) in enumerate(docs.items())))  # fmt: skip
+    args = [x for label in labels for x in ("-m", label)]
+    result = invoke(make_runner(), "rank", "--qrels", qrels_file, "--run", run_file, *args,
+                    "--profile", library, "--format", "json")  # fmt: skip
+    record = json.loads(result.stdout)[0]
+    for label in labels:
+        assert record[label] == pytest.approx(case["values"][library][label], abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("library", "label"),
+    [("lightgbm", "ndcg@3"), ("xgboost", "ndcg@3-"), ("catboost", "NDCG:top=3;type=Exp")],
+)
+def test_accumulator_with_the_profile_reproduces_the_library(library, label):
+    from receval import metric
+
+    case = CASES[1]
+    qrels, run = _inputs(case, binary=False)
+    users = list(qrels)
+    acc = metric(label, profile=library)
+    for part in (users[:12], users[12:]):  # two updates of whole groups
+        acc.update({u: qrels[u] for u in part}, {u: run[u] for u in part})
+    assert acc.compute() == pytest.approx(case["values"][library][label], abs=1e-12)

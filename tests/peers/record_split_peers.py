@@ -68,8 +68,10 @@ def make_log(seed: int) -> dict:
 
 def _rows_of(frame, log) -> list[int]:
     """The log's rows of the (user, item) pairs in a peer's frame."""
-    where = {(u, i): r for r, (u, i) in enumerate(zip(log["user"], log["item"]))}
-    return sorted(where[(int(u), int(i))] for u, i in zip(frame.iloc[:, 0], frame.iloc[:, 1]))
+    where = {(u, i): r for r, (u, i) in enumerate(zip(log["user"], log["item"], strict=True))}
+    return sorted(
+        where[(int(u), int(i))] for u, i in zip(frame.iloc[:, 0], frame.iloc[:, 1], strict=True)
+    )
 
 
 def record_lenskit(log: dict) -> dict:
@@ -135,7 +137,7 @@ def _recbole_test(df, mode: dict, tmp: str) -> list[tuple[str, str]]:
     os.makedirs(f"{tmp}/log", exist_ok=True)
     with open(f"{tmp}/log/log.inter", "w") as f:
         f.write("user_id:token\titem_id:token\ttimestamp:float\n")
-        for u, i, t in zip(df["user"], df["item"], df["timestamp"]):
+        for u, i, t in zip(df["user"], df["item"], df["timestamp"], strict=True):
             f.write(f"{u}\t{i}\t{t}\n")
     config = Config(
         model="Pop",
@@ -152,7 +154,7 @@ def _recbole_test(df, mode: dict, tmp: str) -> list[tuple[str, str]]:
     test = dataset.build()[-1].inter_feat
     users = dataset.id2token("user_id", test["user_id"].numpy())
     items = dataset.id2token("item_id", test["item_id"].numpy())
-    return list(zip(users.tolist(), items.tolist()))
+    return list(zip(users.tolist(), items.tolist(), strict=True))
 
 
 def record_recbole(log: dict) -> dict:
@@ -160,9 +162,14 @@ def record_recbole(log: dict) -> dict:
 
     import pandas as pd
 
-    where = {(str(u), str(i)): r for r, (u, i) in enumerate(zip(log["user"], log["item"]))}
+    where = {
+        (str(u), str(i)): r for r, (u, i) in enumerate(zip(log["user"], log["item"], strict=True))
+    }
     out = {}
-    for name, mode in (("LS test_only", {"LS": "test_only"}), ("RS [0.8, 0.2]", {"RS": [0.8, 0.2]})):
+    for name, mode in (
+        ("LS test_only", {"LS": "test_only"}),
+        ("RS [0.8, 0.2]", {"RS": [0.8, 0.2]}),
+    ):
         with tempfile.TemporaryDirectory() as tmp:
             pairs = _recbole_test(pd.DataFrame(log), mode, tmp)
         out[name] = sorted(where[p] for p in pairs)
@@ -187,7 +194,9 @@ def _ml100k_counts(peer: str) -> dict | None:
     the data (a RecBole wheel installed beside) and receval import)."""
     import glob
 
-    paths = glob.glob("/tmp/*/lib/python3*/site-packages/recbole/dataset_example/ml-100k/ml-100k.inter")
+    paths = glob.glob(
+        "/tmp/*/lib/python3*/site-packages/recbole/dataset_example/ml-100k/ml-100k.inter"
+    )
     if not paths:
         return None
     import pandas as pd
@@ -219,7 +228,8 @@ def _ml100k_counts(peer: str) -> dict | None:
         "python_stratified_split(0.75, seed=42)": rows(
             random_holdout(df, train_fraction=0.75, seed=42, stream="legacy")
         ),
-        "LS test_only": rows(leave_last_out(df, n=1)),
+        # RecBole holds times of ``:float`` fields as float32 (64 s apart near 2**30)
+        "LS test_only": rows(leave_last_out(df.astype({"timestamp": "float32"}), n=1)),
         "RS [0.8, 0.2]": rows(ratio(df, test_fraction=0.2)),
     }
     for name, theirs in recorded.items():

@@ -8,12 +8,14 @@ whose times tie often). Equal by design, so checked row for row:
 - Recommenders ``python_stratified_split(ratio, seed)`` =
   ``random_holdout(train_fraction=ratio, seed=seed, stream="legacy")``;
 - LensKit ``split_global_time(t)`` = ``temporal(cutoff=t)``, with a list of times =
-  ``rolling(cutoffs)``; ``split_temporal_fraction(f)`` = ``temporal(cutoff=t)`` with ``t`` the ``1 - f``
-  quantile truncated to whole seconds (LensKit keeps times as ``datetime64[s]``,
+  ``rolling(cutoffs)``; ``split_temporal_fraction(f)`` = ``temporal(cutoff=t)`` with
+  ``t`` the ``1 - f`` quantile truncated to whole seconds (LensKit keeps times as ``datetime64[s]``,
   where pandas' interpolated quantile is truncated; ``temporal(quantile=1 - f)``
   keeps the fraction, and equals it on MovieLens-100k);
   ``crossfold_users(k, rng=seed)`` holding out whole users = ``user_kfold(k, seed=seed)``;
-- RecBole leave-one-out (``LS: test_only``, time order) = ``leave_last_out(n=1)``.
+- RecBole leave-one-out (``LS: test_only``, time order) = ``leave_last_out(n=1)``
+  (RecBole holds ``timestamp:float`` as float32, 64 s apart for Unix times, so on
+  MovieLens-100k it equals ``leave_last_out`` of the times cast to float32).
 
 Different by design, so only the users on which they agree are counted (and must
 be most): LensKit's ``LastN``/``LastFrac`` order a user's items (kept sorted by
@@ -54,7 +56,11 @@ def _recorded(seed: str, peer: str, name: str):
 
 
 EQUAL = [
-    ("recommenders", "python_chrono_split(0.75)", lambda log: split.ratio(log, train_fraction=0.75)),
+    (
+        "recommenders",
+        "python_chrono_split(0.75)",
+        lambda log: split.ratio(log, train_fraction=0.75),
+    ),
     (
         "recommenders",
         "python_stratified_split(0.75, seed=42)",
@@ -91,9 +97,7 @@ def test_rolling_equals_lenskit_split_global_time_list(seed):
 
 def _users_agreeing(log: pd.DataFrame, ours: list[int], theirs: list[int]) -> float:
     mine, peer = set(ours), set(theirs)
-    agree = [
-        set(rows) & mine == set(rows) & peer for rows in log.groupby("user").indices.values()
-    ]
+    agree = [set(rows) & mine == set(rows) & peer for rows in log.groupby("user").indices.values()]
     return float(np.mean(agree))
 
 
@@ -118,6 +122,7 @@ def test_ml100k_counts_recorded_for_the_equal_splits():
         ("recommenders", "python_chrono_split(0.75)"),
         ("recommenders", "python_stratified_split(0.75, seed=42)"),
         ("lenskit", "split_temporal_fraction(0.25)"),
+        ("recbole", "LS test_only"),  # with times as float32, as RecBole holds them
     ]:
         entry = counts[peer][name]
         assert entry["rows_only_receval"] == entry["rows_only_peer"] == 0

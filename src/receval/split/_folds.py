@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -144,16 +145,14 @@ def rolling(
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
     keys = _times(data)
     cuts = [cutoff_key(c, data.unit, "cutoffs", func) for c in cutoffs]
-    if any(b <= a for a, b in zip(cuts, cuts[1:])):
+    if any(b <= a for a, b in itertools.pairwise(cuts)):
         raise InvalidParameterError(
-            f"The 'cutoffs' parameter of {func} must be increasing. Got {list(cutoffs)!r} "
-            f"instead."
+            f"The 'cutoffs' parameter of {func} must be increasing. Got {list(cutoffs)!r} instead."
         )
     last = None if end is None else cutoff_key(end, data.unit, "end", func)
     if last is not None and last <= cuts[-1]:
         raise InvalidParameterError(
-            f"The 'end' parameter of {func} must come after the last cut-off. Got {end!r} "
-            f"instead."
+            f"The 'end' parameter of {func} must come after the last cut-off. Got {end!r} instead."
         )
     folds = []
     for i, cut in enumerate(cuts):

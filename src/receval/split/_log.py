@@ -16,8 +16,8 @@ import numpy as np
 
 from .._validation import format_values
 from ..data import io
-from ..data._open import check_file, open_input
 from ..data._encode import factorize
+from ..data._open import check_file, open_input
 from ..exceptions import InvalidParameterError
 from ._order import time_keys, time_unit
 

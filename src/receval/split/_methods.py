@@ -1,4 +1,4 @@
-"""Train/test splits of one log: global temporal, leave-last-N-out, per-user ratio, random hold-out."""
+"""Train/test splits of one log: temporal, leave-last-N-out, per-user ratio, random hold-out."""
 
 from __future__ import annotations
 
@@ -220,14 +220,16 @@ def leave_last_out(
     return result_of(data, train, test, "leave_last_out")
 
 
-def _per_user_fraction(
-    counts: np.ndarray, test_fraction: float | None, train_fraction: float | None
-) -> np.ndarray:
-    """Rows held out per user: ``round(test_fraction * n)``, or ``n - round(train_fraction
-    * n)`` (rounding half to even, as Python's round)."""
-    if test_fraction is not None:
-        return np.round(test_fraction * counts).astype(np.int64)
-    return counts - np.round(float(train_fraction) * counts).astype(np.int64)  # type: ignore[arg-type]
+def _per_user_fraction(counts: np.ndarray, fraction: float, of_test: bool) -> np.ndarray:
+    """Rows held out per user: ``round(fraction * n)`` of the test (``of_test``), or ``n -
+    round(fraction * n)`` kept in train (rounding half to even, as Python's round)."""
+    rounded: np.ndarray = np.round(fraction * counts).astype(np.int64)
+    return rounded if of_test else counts - rounded
+
+
+def _fraction(test: float | None, train: float | None) -> tuple[float, bool]:
+    """The fraction given (one of the two is) and whether it is the test's."""
+    return (test, True) if test is not None else (float(train or 0.0), False)
 
 
 def ratio(
@@ -287,7 +289,9 @@ def ratio(
     offsets, rows = user_order(data.user_codes, data.n_users, _times(data))
     counts = np.diff(offsets)
     kept = counts >= min_n
-    test = last_of_each(offsets, rows, np.where(kept, _per_user_fraction(counts, f, tf), 0))
+    test = last_of_each(
+        offsets, rows, np.where(kept, _per_user_fraction(counts, *_fraction(f, tf)), 0)
+    )
     train = ~test & kept[data.user_codes]
     return result_of(data, train, test, "ratio")
 
@@ -381,7 +385,7 @@ def random_holdout(
     if k is not None:
         held = np.where(counts > k, k, 0)
     else:
-        held = _per_user_fraction(counts, f, tf)
+        held = _per_user_fraction(counts, *_fraction(f, tf))
     test = last_of_each(offsets, rows, np.where(kept, held, 0))
     train = ~test & kept[data.user_codes]
     return result_of(data, train, test, "random_holdout")

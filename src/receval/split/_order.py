@@ -141,9 +141,7 @@ def seed_generator(seed: Any, func: str) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
-def user_order(
-    codes: np.ndarray, n_users: int, keys: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+def user_order(codes: np.ndarray, n_users: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rows grouped by user code, each user's rows by ``(key, row)``: CSR offsets
     and the row at each position."""
     by_key = np.argsort(keys, kind="stable")

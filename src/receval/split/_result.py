@@ -158,32 +158,32 @@ class SplitResult:
                 )
             check_number(threshold, "threshold", func)
         test = self.test
-        if type(test).__name__ == "Scan":
-            test = _read_whole(test)
-        user, item = self.columns["user"], self.columns["item"]
+        user, item = str(self.columns["user"]), self.columns["item"]
         if item is None:
             raise InvalidParameterError(
                 f"{func}: the split was made without an item column (item=None); split "
                 f"again with item='<column name>'."
             )
+        if type(test).__name__ == "Scan":  # a written part: ids in CSV stay strings
+            test = _read_whole(test, (user, item))
         roles = {"user": user, "item": item, "value": column if relevance != "any" else None}
         cols = io.frame_columns(test, roles, func)
+        grades: np.ndarray
         if relevance == "any":
             grades = np.ones(len(cols["user"]), dtype=np.int64)
+        elif relevance == "threshold":
+            smallest = float(check_number(threshold, "threshold", func))
+            grades = (np.asarray(cols["value"], dtype=np.float64) >= smallest).astype(np.int64)
         else:
-            values = np.asarray(cols["value"], dtype=np.float64)
-            if relevance == "threshold":
-                grades = (values >= float(threshold)).astype(np.int64)  # type: ignore[arg-type]
-            else:
-                grades = values
+            grades = np.asarray(cols["value"], dtype=np.float64)
         return _judged_once(Qrels, cols["user"], cols["item"], grades)
 
 
-def _read_whole(scan: Any) -> Any:
+def _read_whole(scan: Any, ids: tuple[str, str]) -> Any:
     """A written part (a :class:`receval.Scan` of one file) as an Arrow table."""
     from ._log import read_file
 
-    return read_file(os.fspath(scan.paths[0]), (), "SplitResult.qrels")
+    return read_file(os.fspath(scan.paths[0]), ids, "SplitResult.qrels")
 
 
 def _judged_once(qrels_type: Any, users: Any, items: Any, grades: np.ndarray) -> Any:

@@ -1,4 +1,4 @@
-"""Out-of-core splits of a :class:`receval.Scan`: passes over its files, parts written batch by batch.
+"""Out-of-core splits of a :class:`receval.Scan`: passes over its files, parts written by batch.
 
 Memory is bounded by the number of users and items, not rows: ``temporal`` with a
 cut-off reads the files once; with a quantile it first reads the time column three
@@ -168,7 +168,9 @@ def _batches(scan: Any, columns: list[str], ids: tuple[str, ...]) -> Iterator[An
     )
     read = pcsv.ReadOptions(block_size=1 << 24)
     with open_input(scan.paths[0]) as stream:
-        reader = pcsv.open_csv(stream, read_options=read, parse_options=parse, convert_options=convert)
+        reader = pcsv.open_csv(
+            stream, read_options=read, parse_options=parse, convert_options=convert
+        )
         yield from reader
 
 
@@ -215,7 +217,7 @@ def _quantile(scan: Any, time: str, q: float, func: str) -> float:
         found.add(keys[np.isin(bins(keys), where)])
     before = np.where(where > 0, ends[where - 1], 0)
     values = []
-    for w, rank, start in zip(where, wanted, before):
+    for w, rank, start in zip(where, wanted, before, strict=True):
         ids = found.ids if found.ids is not None else np.zeros(0)
         inside = bins(ids) == w
         cum = np.cumsum(found.counts[inside])
@@ -250,13 +252,14 @@ def _last_keys(
     """Pass 1 of leave_last_out: each user's (sorted ids) row count and the smallest of
     their last ``n`` keys ``(time, row)``."""
     ids: np.ndarray | None = None
-    times = rows = np.zeros(0)
+    times: np.ndarray = np.zeros(0)
+    rows: np.ndarray = np.zeros(0, dtype=np.int64)
     counts = _Distinct()
     offset = 0
     for batch in _batches(scan, [user, time], (user,)):
         u = _ids(batch.column(0))
-        t = _keys(batch, time, func)[0]
-        r = np.arange(offset, offset + len(u), dtype=np.int64)
+        t: np.ndarray = _keys(batch, time, func)[0]
+        r: np.ndarray = np.arange(offset, offset + len(u), dtype=np.int64)
         offset += len(u)
         counts.add(u)
         if ids is not None:

@@ -12,7 +12,7 @@ from .._validation import check_number
 from ..exceptions import InvalidParameterError
 from ._counts import result_of
 from ._log import read_log
-from ._methods import _no_scan, _times
+from ._methods import no_scan, times_of
 from ._order import cutoff_key, seed_generator
 from ._result import SplitResult
 
@@ -66,7 +66,7 @@ def user_kfold(
     (2, 2)
     """
     func = "user_kfold"
-    _no_scan(log, func)
+    no_scan(log, func)
     k = int(check_number(k, "k", func, integer=True, low=2))
     rng = seed_generator(seed, func)
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func, need_time=False)
@@ -134,7 +134,7 @@ def rolling(
     [(1, 2), (3, 2)]
     """
     func = "rolling"
-    _no_scan(log, func)
+    no_scan(log, func)
     if isinstance(cutoffs, (str, bytes)) or not hasattr(cutoffs, "__len__") or not len(cutoffs):
         raise InvalidParameterError(
             f"The 'cutoffs' parameter of {func} must be a non-empty sequence of times. Got "
@@ -143,7 +143,7 @@ def rolling(
     if train_window is not None:
         check_number(train_window, "train_window", func, low=0, low_inclusive=False)
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
-    keys = _times(data)
+    keys = times_of(data)
     cuts = [cutoff_key(c, data.unit, "cutoffs", func) for c in cutoffs]
     if any(b <= a for a, b in itertools.pairwise(cuts)):
         raise InvalidParameterError(

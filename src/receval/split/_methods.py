@@ -31,7 +31,7 @@ def _is_scan(data: Any) -> bool:
     return type(data).__name__ == "Scan" and type(data).__module__.startswith("receval")
 
 
-def _no_scan(data: Any, func: str) -> None:
+def no_scan(data: Any, func: str) -> None:
     if _is_scan(data):
         raise InvalidParameterError(
             f"{func}: a Scan is split out of core by temporal and leave_last_out only; read "
@@ -124,13 +124,13 @@ def temporal(
             train_path=train_path, test_path=test_path,
         )  # fmt: skip
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
-    keys = _times(data)
+    keys = times_of(data)
     cut = quantile_of(keys, q) if q is not None else cutoff_key(cutoff, data.unit, "cutoff", func)
     test = keys >= cut
     return result_of(data, ~test, test, "temporal")
 
 
-def _times(data: Log) -> np.ndarray:
+def times_of(data: Log) -> np.ndarray:
     if data.times is None:  # pragma: no cover - read_log reads the time when asked
         raise AssertionError("the log was read without its time column")
     return data.times
@@ -209,7 +209,7 @@ def leave_last_out(
             train_path=train_path, test_path=test_path,
         )  # fmt: skip
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
-    offsets, rows = user_order(data.user_codes, data.n_users, _times(data))
+    offsets, rows = user_order(data.user_codes, data.n_users, times_of(data))
     counts = np.diff(offsets)
     long = counts >= n + min_train
     held = np.where(long, n, counts if short == "test" else 0)
@@ -280,13 +280,13 @@ def ratio(
     [1, 2, 2]
     """
     func = "ratio"
-    _no_scan(log, func)
+    no_scan(log, func)
     _one_of(test_fraction, train_fraction, ("test_fraction", "train_fraction"), func)
     f = None if test_fraction is None else check_fraction(test_fraction, "test_fraction", func)
     tf = None if train_fraction is None else check_fraction(train_fraction, "train_fraction", func)
     min_n = int(check_number(min_interactions, "min_interactions", func, integer=True, low=1))
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
-    offsets, rows = user_order(data.user_codes, data.n_users, _times(data))
+    offsets, rows = user_order(data.user_codes, data.n_users, times_of(data))
     counts = np.diff(offsets)
     kept = counts >= min_n
     test = last_of_each(
@@ -354,7 +354,7 @@ def random_holdout(
     (True, 2)
     """
     func = "random_holdout"
-    _no_scan(log, func)
+    no_scan(log, func)
     given = [x is not None for x in (test_fraction, n, train_fraction)]
     if sum(given) != 1:
         raise InvalidParameterError(

@@ -278,3 +278,16 @@ def test_scan_only_for_temporal_and_leave_last_out(tmp_path):
         split.ratio(receval.scan(path), test_fraction=0.5)
     with pytest.raises(InvalidParameterError, match="pass train_path= and test_path="):
         split.leave_last_out(receval.scan(path))
+
+
+def test_parts_go_into_evaluation():
+    import receval
+
+    result = split.leave_last_out(_log(), n=1)
+    run = receval.Run.from_dict({"a": {3: 0.9, 1: 0.5}, "b": {5: 0.8, 4: 0.1}})
+    report = receval.evaluate(result.qrels(), run, metrics=["success@1"])
+    assert report.mean["success@1"] == 1.0  # the held-out items 3 (a) and 5 (b) come first
+    arp = receval.average_recommendation_popularity(run, train=result.train, k=2)
+    assert arp == pytest.approx(
+        receval.average_recommendation_popularity(run, train=_log().drop(index=[3, 5]), k=2)
+    )

@@ -39,6 +39,7 @@ agrees with the peer's.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -242,6 +243,11 @@ def _ml100k_counts(peer: str) -> dict | None:
     return out
 
 
+def compact(text: str) -> str:
+    """JSON text with each innermost list on one line."""
+    return re.sub(r"\[[^\[\]{}]*\]", lambda m: json.dumps(json.loads(m.group(0))), text)
+
+
 def main() -> None:
     data = json.loads(OUT.read_text()) if OUT.exists() else {"cases": {}, "versions": {}}
     peers = []
@@ -265,7 +271,7 @@ def main() -> None:
         counts = _ml100k_counts(peer)
         if counts is not None:
             data.setdefault("ml100k", {})[peer] = counts
-    OUT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    OUT.write_text(compact(json.dumps(data, indent=1, sort_keys=True)) + "\n")
     print(f"recorded {peers} into {OUT}")
 
 

@@ -13,13 +13,15 @@ from receval import split
 pd = pytest.importorskip("pandas")
 
 
-def _log(seed: int, string_ids: bool) -> pd.DataFrame:
+def _log(seed: int, ids: str) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     n = 3000
     users = rng.integers(0, 200, n)
+    if ids == "wide":  # beyond the table of small ids: merged sorted
+        users = users * 10**12 - 5
     return pd.DataFrame(
         {
-            "user": users.astype(str) if string_ids else users,
+            "user": users.astype(str) if ids == "str" else users,
             "item": rng.integers(0, 80, n),
             "timestamp": rng.integers(0, 40, n),  # many ties within a user
             "rating": rng.integers(1, 6, n),
@@ -48,7 +50,7 @@ def _rows(table: pa.Table) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
-@pytest.mark.parametrize("string_ids", [False, True])
+@pytest.mark.parametrize("ids", ["small", "wide", "str"])
 @pytest.mark.parametrize(
     ("method", "kwargs"),
     [
@@ -60,8 +62,8 @@ def _rows(table: pa.Table) -> pd.DataFrame:
         ("temporal", {"quantile": 0.123}),
     ],
 )
-def test_out_of_core_equals_in_memory(tmp_path, fmt, string_ids, method, kwargs):
-    log = _log(1, string_ids)
+def test_out_of_core_equals_in_memory(tmp_path, fmt, ids, method, kwargs):
+    log = _log(1, ids)
     memory = getattr(split, method)(log, **kwargs)
     out = tmp_path / "out"
     out.mkdir()
@@ -85,7 +87,7 @@ def test_out_of_core_equals_in_memory(tmp_path, fmt, string_ids, method, kwargs)
 
 
 def test_qrels_of_a_written_part(tmp_path):
-    log = _log(2, False)
+    log = _log(2, "small")
     scanned = _scan(tmp_path, log, "parquet")
     result = split.leave_last_out(
         scanned,

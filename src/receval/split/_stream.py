@@ -17,16 +17,18 @@ from typing import Any
 
 import numpy as np
 
-from ..data._encode import column_array, join_ids, strings_to_numpy
+from ..data._encode import column_array, factorize, join_ids, strings_to_numpy
 from ..data._open import open_input
 from ..exceptions import InvalidParameterError
 from ._log import pick_time
-from ._order import cutoff_key, lerp, time_keys, time_unit
+from ._order import cutoff_key, last_of_each, lerp, time_keys, time_unit, user_order
 from ._result import SplitResult
 
 __all__ = ["leave_last_out_scan", "temporal_scan"]
 
 _BINS = 1 << 16
+#: ids below this are counted in a table indexed by the id (8 bytes an id)
+_DENSE_LIMIT = 1 << 24
 
 
 def _ids(values: Any) -> np.ndarray:
@@ -36,33 +38,69 @@ def _ids(values: Any) -> np.ndarray:
 
 
 class _Distinct:
-    """Distinct ids seen so far (sorted) and their rows."""
+    """Distinct ids seen so far (sorted) and their rows.
+
+    Small non-negative integer ids are counted in a table indexed by the id (one
+    pass, no sort) while they fit ``_DENSE_LIMIT``; other ids are merged sorted.
+    """
 
     def __init__(self) -> None:
-        self.ids: np.ndarray | None = None
-        self.counts = np.zeros(0, dtype=np.int64)
+        self._ids: np.ndarray | None = None
+        self._counts = np.zeros(0, dtype=np.int64)
+        self._table: np.ndarray | None = None  # counts by id, while dense
 
     def add(self, ids: np.ndarray) -> None:
         if not len(ids):
             return
+        if self._ids is None and ids.dtype.kind in "iu":
+            low, high = int(ids.min()), int(ids.max())
+            size = 0 if self._table is None else len(self._table)
+            if low >= 0 and high < _DENSE_LIMIT:
+                counts = np.bincount(ids, minlength=max(size, high + 1))
+                self._table = (
+                    counts
+                    if self._table is None
+                    else counts + np.pad(self._table, (0, len(counts) - size))
+                )
+                return
+        self._sparse()
         uniq, counts = np.unique(ids, return_counts=True)
-        if self.ids is not None:
-            merged, inverse = np.unique(join_ids([self.ids, uniq]), return_inverse=True)
+        if self._ids is not None:
+            merged, inverse = np.unique(join_ids([self._ids, uniq]), return_inverse=True)
             total = np.zeros(len(merged), dtype=np.int64)
-            np.add.at(total, inverse.ravel(), np.concatenate([self.counts, counts]))
+            np.add.at(total, inverse.ravel(), np.concatenate([self._counts, counts]))
             uniq, counts = merged, total
-        self.ids, self.counts = uniq, counts
+        self._ids, self._counts = uniq, counts
+
+    def _sparse(self) -> None:
+        """Leave the dense table for sorted ids and counts."""
+        if self._table is not None:
+            self._ids = np.flatnonzero(self._table)
+            self._counts = self._table[self._ids]
+            self._table = None
+
+    @property
+    def ids(self) -> np.ndarray | None:
+        self._sparse()
+        return self._ids
+
+    @property
+    def counts(self) -> np.ndarray:
+        self._sparse()
+        return self._counts
 
     def __len__(self) -> int:
-        return 0 if self.ids is None else len(self.ids)
+        ids = self.ids
+        return 0 if ids is None else len(ids)
 
     def isin(self, other: _Distinct) -> np.ndarray:
         """Which of this set's ids ``other`` holds."""
-        if self.ids is None:
+        mine, theirs = self.ids, other.ids
+        if mine is None:
             return np.zeros(0, dtype=bool)
-        if other.ids is None:
-            return np.zeros(len(self.ids), dtype=bool)
-        return np.isin(join_ids([self.ids]), other.ids)
+        if theirs is None:
+            return np.zeros(len(mine), dtype=bool)
+        return np.isin(join_ids([mine]), theirs)
 
 
 class _Parts:
@@ -262,6 +300,12 @@ def _last_keys(
         r: np.ndarray = np.arange(offset, offset + len(u), dtype=np.int64)
         offset += len(u)
         counts.add(u)
+        # the batch's own last n of each user first (a stable sort by time, then by
+        # user code), so that the sort below has few rows
+        codes, uniques = factorize(u, "user", func, any_order=True)
+        offsets, order = user_order(codes, len(uniques), t)
+        last = last_of_each(offsets, order, np.minimum(np.diff(offsets), n))
+        u, t, r = u[last], t[last], r[last]
         if ids is not None:
             u, t, r = join_ids([ids, u]), np.concatenate([times, t]), np.concatenate([rows, r])
         order = np.lexsort((r, t, u))

@@ -218,7 +218,9 @@ the pandas and polars code a user would write: the temporal split compares the
 time with its 0.8 quantile; leave-last-1-out sorts by user and time (stable:
 ties in row order, receval's rule) and holds out each user's last row. receval
 gets the same DataFrame and returns the same frame type, and counts as it goes
-what it reports (users without test, cold users and items). The out-of-core row
+what it reports (users without test, cold users and items): it encodes the user
+and item ids for those counts, which the peers' two comparisons do not, and which
+is most of its time in the temporal rows. The out-of-core row
 splits a Parquet file of the log with `receval.scan` in two passes, writing the
 parts batch by batch, against polars reading the file, splitting and writing.
 Each row runs receval and its peer in turn, the same number of runs

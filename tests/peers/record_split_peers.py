@@ -1,4 +1,4 @@
-"""Record the train/test splits of LensKit, Microsoft Recommenders and RecBole for receval's tests.
+"""Record the train/test splits of LensKit, Recommenders, RecBole and RecPack for receval's tests.
 
 The peers are too heavy for test dependencies (PyTorch), so their splits are
 recorded once by this script, run by hand, into
@@ -17,6 +17,7 @@ and keeps the others' sections of the file (from the repository root)::
     /tmp/rb-venv/bin/pip install --no-deps recbole==1.2.1
     /tmp/rb-venv/bin/pip install "numpy<2" pandas scipy scikit-learn tqdm colorlog \
         colorama pyyaml tensorboard texttable thop ray
+    /tmp/rb-venv/bin/pip install --no-deps recpack==0.3.6
     /tmp/rb-venv/bin/python tests/peers/record_split_peers.py
 
 The versions used are written into the file (``versions``).
@@ -177,11 +178,31 @@ def record_recbole(log: dict) -> dict:
     return out
 
 
+def record_recpack(log: dict) -> dict:
+    import pandas as pd
+    from recpack.matrix import InteractionMatrix
+    from recpack.scenarios.splitters import MostRecentSplitter, TimestampSplitter
+
+    matrix = InteractionMatrix(pd.DataFrame(log), "item", "user", timestamp_ix="timestamp")
+
+    def rows(part) -> list[int]:  # interaction ids are the log's rows
+        return sorted(part._df[InteractionMatrix.INTERACTION_IX].tolist())
+
+    window_in, window_out = TimestampSplitter(8, delta_out=6, delta_in=5).split(matrix)
+    return {
+        "MostRecentSplitter(1)": rows(MostRecentSplitter(1).split(matrix)[1]),
+        "MostRecentSplitter(2)": rows(MostRecentSplitter(2).split(matrix)[1]),
+        "TimestampSplitter(10)": rows(TimestampSplitter(10).split(matrix)[1]),
+        "TimestampSplitter(8, delta_out=6, delta_in=5) in": rows(window_in),
+        "TimestampSplitter(8, delta_out=6, delta_in=5)": rows(window_out),
+    }
+
+
 def _versions() -> dict:
     from importlib import metadata
 
     found = {}
-    for name in ("lenskit", "recommenders", "recbole", "numpy", "pandas", "torch"):
+    for name in ("lenskit", "recommenders", "recbole", "recpack", "numpy", "pandas", "torch"):
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -205,8 +226,7 @@ def _ml100k_counts(peer: str) -> dict | None:
     raw = pd.read_csv(paths[0], sep="\t")
     raw.columns = ["user", "item", "rating", "timestamp"]
     log = {c: raw[c].tolist() for c in ("user", "item", "timestamp")}
-    recorded = {"lenskit": record_lenskit, "recommenders": record_recommenders,
-                "recbole": record_recbole}[peer](log)  # fmt: skip
+    recorded = RECORDERS[peer](log)
     out = {name: {"test_rows": len(rows) if not rows or isinstance(rows[0], int) else None}
            for name, rows in recorded.items()}  # fmt: skip
     try:
@@ -232,6 +252,8 @@ def _ml100k_counts(peer: str) -> dict | None:
         # RecBole holds times of ``:float`` fields as float32 (64 s apart near 2**30)
         "LS test_only": rows(leave_last_out(df.astype({"timestamp": "float32"}), n=1)),
         "RS [0.8, 0.2]": rows(ratio(df, test_fraction=0.2)),
+        "MostRecentSplitter(1)": rows(leave_last_out(df, n=1, short="test")),
+        "MostRecentSplitter(2)": rows(leave_last_out(df, n=2, short="test")),
     }
     for name, theirs in recorded.items():
         mine = ours.get(name)
@@ -243,6 +265,14 @@ def _ml100k_counts(peer: str) -> dict | None:
     return out
 
 
+RECORDERS = {
+    "lenskit": record_lenskit,
+    "recommenders": record_recommenders,
+    "recbole": record_recbole,
+    "recpack": record_recpack,
+}
+
+
 def compact(text: str) -> str:
     """JSON text with each innermost list on one line."""
     return re.sub(r"\[[^\[\]{}]*\]", lambda m: json.dumps(json.loads(m.group(0))), text)
@@ -251,21 +281,18 @@ def compact(text: str) -> str:
 def main() -> None:
     data = json.loads(OUT.read_text()) if OUT.exists() else {"cases": {}, "versions": {}}
     peers = []
-    for peer, module in (("lenskit", "lenskit"), ("recommenders", "recommenders"),
-                         ("recbole", "recbole")):  # fmt: skip
+    for peer in RECORDERS:
         try:
-            __import__(module)
+            __import__(peer)
         except ImportError:
             continue
         peers.append(peer)
-    record = {"lenskit": record_lenskit, "recommenders": record_recommenders,
-              "recbole": record_recbole}  # fmt: skip
     for seed in SEEDS:
         log = make_log(seed)
         case = data["cases"].setdefault(str(seed), {"log": log})
         case["log"] = log
         for peer in peers:
-            case[peer] = record[peer](log)
+            case[peer] = RECORDERS[peer](log)
     for peer in peers:
         data["versions"][peer] = _versions()
         counts = _ml100k_counts(peer)

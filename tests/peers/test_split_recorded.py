@@ -13,6 +13,11 @@ whose times tie often). Equal by design, so checked row for row:
   where pandas' interpolated quantile is truncated; ``temporal(quantile=1 - f)``
   keeps the fraction, and equals it on MovieLens-100k);
   ``crossfold_users(k, rng=seed)`` holding out whole users = ``user_kfold(k, seed=seed)``;
+- RecPack ``MostRecentSplitter(n)`` = ``leave_last_out(n=n, short="test")`` (a user's
+  rows sorted by time with pandas' default sort, which keeps row order for the
+  recorded users' at most 15 rows: insertion sort; on longer histories it is
+  quicksort, so ties may fall otherwise); ``TimestampSplitter(t, delta_out,
+  delta_in)`` = ``rolling([t], end=t + delta_out, train_window=delta_in)``;
 - RecBole leave-one-out (``LS: test_only``, time order) = ``leave_last_out(n=1)``
   (RecBole holds ``timestamp:float`` as float32, 64 s apart for Unix times, so on
   MovieLens-100k it equals ``leave_last_out`` of the times cast to float32).
@@ -73,7 +78,30 @@ EQUAL = [
         lambda log: split.temporal(log, cutoff=np.floor(np.quantile(log["timestamp"], 0.75))),
     ),
     ("recbole", "LS test_only", lambda log: split.leave_last_out(log, n=1)),
+    (
+        "recpack",
+        "MostRecentSplitter(1)",
+        lambda log: split.leave_last_out(log, n=1, short="test"),
+    ),
+    (
+        "recpack",
+        "MostRecentSplitter(2)",
+        lambda log: split.leave_last_out(log, n=2, short="test"),
+    ),
+    ("recpack", "TimestampSplitter(10)", lambda log: split.temporal(log, cutoff=10)),
+    (
+        "recpack",
+        "TimestampSplitter(8, delta_out=6, delta_in=5)",
+        lambda log: split.rolling(log, cutoffs=[8], end=14, train_window=5)[0],
+    ),
 ]
+
+
+@pytest.mark.parametrize("seed", CASES)
+def test_rolling_train_window_equals_recpack_timestamp_splitter(seed):
+    recorded = _recorded(seed, "recpack", "TimestampSplitter(8, delta_out=6, delta_in=5) in")
+    fold = split.rolling(_log(seed), cutoffs=[8], end=14, train_window=5)[0]
+    assert sorted(fold.train.index.tolist()) == recorded
 
 
 @pytest.mark.parametrize("seed", CASES)

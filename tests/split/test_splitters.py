@@ -278,6 +278,13 @@ def test_scan_only_for_temporal_and_leave_last_out(tmp_path):
         split.ratio(receval.scan(path), test_fraction=0.5)
     with pytest.raises(InvalidParameterError, match="pass train_path= and test_path="):
         split.leave_last_out(receval.scan(path))
+    same = tmp_path / "part.parquet"
+    with pytest.raises(InvalidParameterError, match="name the same file"):
+        split.leave_last_out(receval.scan(path), train_path=same, test_path=same)
+    with pytest.raises(InvalidParameterError, match="no column 'when' for the time in its files"):
+        split.temporal(
+            receval.scan(path), cutoff=3, time="when", train_path="a.parquet", test_path="b.parquet"
+        )
 
 
 def test_parts_go_into_evaluation():

@@ -113,6 +113,11 @@ class _Parts:
                 f"(.parquet or .csv)."
             )
         self.paths = [os.fspath(train_path), os.fspath(test_path)]
+        if os.path.abspath(self.paths[0]) == os.path.abspath(self.paths[1]):
+            raise InvalidParameterError(
+                f"{func}: train_path and test_path name the same file {self.paths[0]!r}; "
+                f"name two files."
+            )
         for path in self.paths:
             if not path.lower().endswith((".parquet", ".pq", ".csv")):
                 raise InvalidParameterError(
@@ -214,12 +219,17 @@ def _batches(scan: Any, columns: list[str], ids: tuple[str, ...]) -> Iterator[An
 
 def _columns(scan: Any, user: str, item: str | None, time: str | None, func: str) -> str:
     """Check the scan's columns; the time column's name."""
-    time_name = pick_time(list(scan.columns), time, func)
+    names = list(scan.columns)
+    if scan.file_format == "parquet":  # the files' own columns (not hive partition keys)
+        import pyarrow.parquet as pq
+
+        names = list(pq.read_schema(scan.paths[0]).names)
+    time_name = pick_time(names, time, func)
     for role, name in (("user", user), ("item", item), ("time", time_name)):
-        if name is not None and name not in scan.columns:
+        if name is not None and name not in names:
             raise InvalidParameterError(
-                f"{func}: {scan.name} has no column {name!r} for the {role}. Got columns "
-                f"{scan.columns[:10]!r}; pass {role}='<column name>'."
+                f"{func}: {scan.name} has no column {name!r} for the {role} in its files. "
+                f"Got columns {names[:10]!r}; pass {role}='<column name>'."
             )
     return time_name
 

@@ -162,6 +162,9 @@ SECTIONS = (
     ),
     Section("sampled", "bench_sampled.py", (), ("--quick",), 0.5),
     Section("ties", "bench_ties.py", (), ("--quick",), 0.5),
+    # 100M interactions, 1M users: a row whose first run takes over 60 s runs once (the
+    # pandas sort); about 15 GB of memory at the peak (the log as NumPy, pandas, polars).
+    Section("split", "bench_split.py", ("--rows", "100000000", "--runs", "3"), ("--quick",), 30.0),
     Section(
         "revisions",
         "bench_revisions.py",

@@ -1,0 +1,196 @@
+"""``receval split``: train and test files from an interaction log (receval.split)."""
+
+# No ``from __future__ import annotations``: Typer reads the parameters' annotations.
+
+import json
+import os
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+
+from ._common import ItemOption, QuietOption, UserOption, app
+from ._params import Command, table_argument
+from ._streams import Messages
+
+
+class SplitMethod(str, Enum):
+    temporal = "temporal"
+    leave_last_out = "leave-last-out"
+    ratio = "ratio"
+    random = "random"
+
+
+#: the suffixes the parts may be written with
+_SUFFIXES = (".parquet", ".pq", ".csv")
+
+_PANEL = "Split"
+
+
+def _number_or_text(value: str) -> Any:
+    """A cut-off as given: an int or float when it reads as one, else the text (a date)."""
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value
+
+
+def _write(table: Any, path: str) -> None:
+    """An Arrow table to a Parquet or CSV file (by the suffix)."""
+    if path.lower().endswith(".csv"):
+        import pyarrow.csv as pcsv
+
+        pcsv.write_csv(table, path)
+    else:
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, path)
+
+
+def _counts_line(result: Any) -> str:
+    """The note on stderr: sizes, and what was dropped or left cold."""
+    return (
+        f"{result.method}: {result.n_rows} rows, {result.n_users} users, {result.n_items} "
+        f"items -> train {result.n_train_rows} rows ({result.n_train_users} users), test "
+        f"{result.n_test_rows} rows ({result.n_test_users} users); dropped "
+        f"{result.n_users_dropped} users ({result.n_rows_dropped} rows); "
+        f"{result.n_users_without_test} users without test; cold in test: "
+        f"{result.n_cold_users} users, {result.n_cold_items} items "
+        f"({result.n_test_rows_cold_items} rows)."
+    )
+
+
+@app.command("split", cls=Command)
+def split_command(
+    file: Annotated[str, table_argument("Interaction log", "interaction")],
+    method: Annotated[
+        SplitMethod,
+        typer.Option(help="The split (receval.split's functions).", case_sensitive=False),
+    ] = SplitMethod.leave_last_out,
+    train: Annotated[
+        str,
+        typer.Option(
+            "--train", "-o", metavar="PATH", help="Train file to write (.parquet or .csv)."
+        ),
+    ] = "train.parquet",
+    test: Annotated[
+        str,
+        typer.Option("--test", "-O", metavar="PATH", help="Test file to write (.parquet or .csv)."),
+    ] = "test.parquet",
+    n: Annotated[
+        int | None,
+        typer.Option(
+            "--n",
+            help="Interactions held out per user (leave-last-out: default 1; random).",
+            rich_help_panel=_PANEL,
+            show_default=False,
+        ),
+    ] = None,
+    cutoff: Annotated[
+        str | None,
+        typer.Option(
+            metavar="TIME",
+            help="temporal: the first time of the test (a number, or an ISO date for "
+            "datetime columns).",
+            rich_help_panel=_PANEL,
+        ),
+    ] = None,
+    quantile: Annotated[
+        float | None,
+        typer.Option(help="temporal: cut at this quantile of time.", rich_help_panel=_PANEL),
+    ] = None,
+    test_fraction: Annotated[
+        float | None,
+        typer.Option(help="ratio, random: share of each user held out.", rich_help_panel=_PANEL),
+    ] = None,
+    train_fraction: Annotated[
+        float | None,
+        typer.Option(help="ratio, random: share of each user kept.", rich_help_panel=_PANEL),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="random: the seed.", rich_help_panel=_PANEL)
+    ] = None,
+    min_train: Annotated[
+        int,
+        typer.Option(help="leave-last-out: train rows a user needs.", rich_help_panel=_PANEL),
+    ] = 1,
+    short: Annotated[
+        str,
+        typer.Option(
+            metavar="[train|drop|test]",
+            help="leave-last-out: where the rows of users with too few go.",
+            rich_help_panel=_PANEL,
+        ),
+    ] = "train",
+    min_interactions: Annotated[
+        int,
+        typer.Option(
+            help="ratio, random: users with fewer rows are dropped.", rich_help_panel=_PANEL
+        ),
+    ] = 1,
+    user: UserOption = "user",
+    item: ItemOption = "item",
+    time: Annotated[
+        str | None,
+        typer.Option(
+            metavar="COL",
+            help="Column of times (numbers or datetimes); default: timestamp, else time.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the counts as JSON on stdout.")
+    ] = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Split an interaction log into train and test files (receval.split).
+
+    temporal and leave-last-out read the log in batches (bounded memory: a
+    log larger than memory is split in two passes); ratio and random read it
+    whole. Ties in time: the log's row order (the later row is later). The
+    counts (users and rows dropped, users without test, cold users and items)
+    go to stderr, or as JSON to stdout with --json.
+    """
+    from .. import split
+    from ..data.scan import scan
+
+    say = Messages(quiet)
+    for path in (train, test):
+        if not path.lower().endswith(_SUFFIXES):
+            raise say.fail(
+                f"cannot tell the format to write {path!r} in; name it .parquet or .csv."
+            )
+    if os.path.abspath(train) == os.path.abspath(test):
+        raise say.fail(f"--train and --test name the same file {train!r}; name two files.")
+    columns: dict[str, Any] = {"user": user, "item": item, "time": time}
+    with say.guard():
+        if method is SplitMethod.temporal:
+            result = split.temporal(
+                scan(file), None if cutoff is None else _number_or_text(cutoff),
+                quantile=quantile, train_path=train, test_path=test, **columns,
+            )  # fmt: skip
+        elif method is SplitMethod.leave_last_out:
+            result = split.leave_last_out(
+                scan(file), 1 if n is None else n, min_train=min_train, short=short,
+                train_path=train, test_path=test, **columns,
+            )  # fmt: skip
+        else:
+            if method is SplitMethod.ratio:
+                result = split.ratio(
+                    file, test_fraction, train_fraction=train_fraction,
+                    min_interactions=min_interactions, **columns,
+                )  # fmt: skip
+            else:
+                if seed is None:
+                    raise say.fail("--method random needs --seed (e.g. --seed 0).")
+                result = split.random_holdout(
+                    file, test_fraction, n=n, train_fraction=train_fraction, seed=seed,
+                    min_interactions=min_interactions, **columns,
+                )  # fmt: skip
+            _write(result.train, train)
+            _write(result.test, test)
+    say.note(_counts_line(result))
+    if as_json:
+        typer.echo(json.dumps({"train": train, "test": test, **result.summary()}))

@@ -1,0 +1,167 @@
+"""Several splits of one log: user k-fold (whole users held out) and rolling temporal folds."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_number
+from ..exceptions import InvalidParameterError
+from ._counts import result_of
+from ._log import read_log
+from ._methods import no_scan, times_of
+from ._order import cutoff_key, seed_generator
+from ._result import SplitResult
+
+__all__ = ["rolling", "user_kfold"]
+
+
+def user_kfold(
+    log: Any,
+    k: int = 5,
+    *,
+    seed: Any,
+    user: str = "user",
+    item: str | None = "item",
+    time: str | None = None,
+    rating: str | None = None,
+) -> Iterator[SplitResult]:
+    """Partition the users into ``k`` folds; each fold's users are held out whole.
+
+    Strong generalisation: fold ``i``'s test holds every row of its users, its
+    train every row of the other users, so each user is tested in exactly one
+    fold and the folds partition the users. The users, sorted by id, are
+    shuffled by ``numpy.random.default_rng(seed).shuffle`` and cut into ``k``
+    near-equal parts (``numpy.array_split``): LensKit's ``crossfold_users`` with
+    the same seed draws the same folds. The log's row order does not change them.
+
+    Parameters
+    ----------
+    log : DataFrame, Arrow table or path
+        The interactions (no time column is needed).
+    k : int, default=5
+        Folds, at least 2 and at most the number of users.
+    seed : int or numpy.random.Generator
+        The shuffle's seed.
+    user, item, time, rating : str
+        Column names.
+
+    Yields
+    ------
+    result : SplitResult
+        One per fold, ``fold`` 0 to ``k - 1``; its test users are all cold.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from receval import split
+    >>> log = pd.DataFrame({"user": [1, 1, 2, 3, 3, 4], "item": [1, 2, 1, 3, 1, 2]})
+    >>> folds = list(split.user_kfold(log, k=2, seed=0))
+    >>> [sorted(set(f.test["user"].tolist())) for f in folds]
+    [[1, 3], [2, 4]]
+    >>> folds[0].n_cold_users, folds[0].n_train_users
+    (2, 2)
+    """
+    func = "user_kfold"
+    no_scan(log, func)
+    k = int(check_number(k, "k", func, integer=True, low=2))
+    rng = seed_generator(seed, func)
+    data = read_log(log, user=user, item=item, time=time, rating=rating, func=func, need_time=False)
+    if k > data.n_users:
+        raise InvalidParameterError(
+            f"The 'k' parameter of {func} must be at most the number of users "
+            f"({data.n_users}). Got {k} instead."
+        )
+    order = np.arange(data.n_users)
+    rng.shuffle(order)
+    fold_of = np.empty(data.n_users, dtype=np.int64)
+    for i, part in enumerate(np.array_split(order, k)):
+        fold_of[part] = i
+    fold_of_rows = fold_of[data.sorted_user_codes()][data.user_codes]
+    for i in range(k):
+        test = fold_of_rows == i
+        yield result_of(data, ~test, test, "user_kfold", fold=i)
+
+
+def rolling(
+    log: Any,
+    cutoffs: Sequence[Any],
+    *,
+    end: Any = None,
+    train_window: float | None = None,
+    user: str = "user",
+    item: str | None = "item",
+    time: str | None = None,
+    rating: str | None = None,
+) -> list[SplitResult]:
+    """Rolling temporal folds for back-tests: train before each cut-off, test up to the next.
+
+    Fold ``i`` trains on the rows with ``time < cutoffs[i]`` and tests on those
+    with ``cutoffs[i] <= time < cutoffs[i + 1]`` (the last fold up to ``end``,
+    or to the end of the log): LensKit's ``split_global_time`` with a list of
+    times. Rows outside a fold's two windows are counted as dropped.
+
+    Parameters
+    ----------
+    log : DataFrame, Arrow table or path
+        The interactions.
+    cutoffs : sequence of numbers or datetimes
+        Increasing cut-off times, one per fold.
+    end : number or datetime, default=None
+        The end of the last fold's test (excluded).
+    train_window : number, default=None
+        Train on the last ``train_window`` time units before each cut-off only
+        (ticks of the time column: seconds for Unix times, the datetime's unit);
+        None: all earlier rows.
+    user, item, time, rating : str
+        Column names (see :func:`temporal`).
+
+    Returns
+    -------
+    folds : list of SplitResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from receval import split
+    >>> log = pd.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 1, 2],
+    ...                     "timestamp": [1, 2, 3, 2, 4]})
+    >>> folds = split.rolling(log, cutoffs=[2, 3])
+    >>> [(f.n_train_rows, f.n_test_rows) for f in folds]
+    [(1, 2), (3, 2)]
+    """
+    func = "rolling"
+    no_scan(log, func)
+    if isinstance(cutoffs, (str, bytes)) or not hasattr(cutoffs, "__len__") or not len(cutoffs):
+        raise InvalidParameterError(
+            f"The 'cutoffs' parameter of {func} must be a non-empty sequence of times. Got "
+            f"{cutoffs!r} instead."
+        )
+    if train_window is not None:
+        check_number(train_window, "train_window", func, low=0, low_inclusive=False)
+    data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
+    keys = times_of(data)
+    cuts = [cutoff_key(c, data.unit, "cutoffs", func) for c in cutoffs]
+    if any(b <= a for a, b in itertools.pairwise(cuts)):
+        raise InvalidParameterError(
+            f"The 'cutoffs' parameter of {func} must be increasing. Got {list(cutoffs)!r} instead."
+        )
+    last = None if end is None else cutoff_key(end, data.unit, "end", func)
+    if last is not None and last <= cuts[-1]:
+        raise InvalidParameterError(
+            f"The 'end' parameter of {func} must come after the last cut-off. Got {end!r} instead."
+        )
+    folds = []
+    for i, cut in enumerate(cuts):
+        upper = cuts[i + 1] if i + 1 < len(cuts) else last
+        train = keys < cut
+        if train_window is not None:
+            train &= keys >= cut - train_window
+        test = keys >= cut
+        if upper is not None:
+            test &= keys < upper
+        folds.append(result_of(data, train, test, "rolling", fold=i))
+    return folds

@@ -1,0 +1,159 @@
+"""An interaction log in memory: its frame, the columns a split reads, and taking rows.
+
+A log is a pandas or polars DataFrame, an Arrow table, or a CSV/Parquet path (read
+with pyarrow into an Arrow table). The split functions read the user, item and time
+columns once, as dense codes and sort keys, and hand back the rows they choose in the
+log's own frame type (pandas keeps the log's index).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import format_values
+from ..data import io
+from ..data._encode import factorize
+from ..data._open import check_file, open_input
+from ..exceptions import InvalidParameterError
+from ._order import time_keys, time_unit
+
+#: the time column's names tried, in order, when none is given
+TIME_NAMES = ("timestamp", "time")
+
+
+@dataclass(eq=False)
+class Log:
+    """The columns of a log a split reads, and its frame to take rows from."""
+
+    frame: Any
+    kind: str  # "pandas", "polars" or "arrow"
+    columns: dict[str, str | None]  # role -> column name: user, item, time, rating
+    user_codes: np.ndarray
+    user_ids: np.ndarray  # by code
+    item_codes: np.ndarray | None
+    n_items: int
+    times: np.ndarray | None  # sort keys (int64 or float64)
+    unit: np.dtype[Any] | None  # datetime64 type of the time column, None for numbers
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.user_codes)
+
+    @property
+    def n_users(self) -> int:
+        return len(self.user_ids)
+
+    def take(self, rows: np.ndarray) -> Any:
+        """The rows (input positions, ascending) in the log's frame type."""
+        if self.kind == "pandas":
+            return self.frame.iloc[rows]
+        if self.kind == "polars":
+            return self.frame[rows]
+        return self.frame.take(rows)
+
+    def sorted_user_codes(self) -> np.ndarray:
+        """The rank of each user's id among the ids sorted (the seeded streams draw
+        over users in this order, so the log's row order does not change them)."""
+        try:
+            order = np.argsort(self.user_ids, kind="stable")
+        except TypeError:  # ints beside strings: as strings
+            order = np.argsort(self.user_ids.astype(str), kind="stable")
+        ranks = np.empty(len(order), dtype=np.int64)
+        ranks[order] = np.arange(len(order))
+        return ranks
+
+
+def pick_time(names: list[str], time: str | None, func: str) -> str:
+    """The time column: the one named, else the first of :data:`TIME_NAMES` present."""
+    if time is not None:
+        return time
+    found = next((n for n in TIME_NAMES if n in names), None)
+    if found is None:
+        raise InvalidParameterError(
+            f"{func}: the log has no column 'timestamp' or 'time'. Got columns "
+            f"{format_values(names, limit=10)}; pass time='<column name>'."
+        )
+    return found
+
+
+def column_names(frame: Any) -> list[str]:
+    if io.module_of(frame) == "pyarrow":
+        return list(frame.schema.names)
+    return [str(c) for c in frame.columns]
+
+
+def read_file(path: str | os.PathLike[str], id_columns: tuple[str, ...], func: str) -> Any:
+    """A whole CSV/TSV/Parquet file as an Arrow table (ids in CSV kept as strings)."""
+    path = os.fspath(path)
+    fmt = io.infer_format(path)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        check_file(path)
+        names = pq.read_schema(path).names
+    elif fmt in ("csv", "tsv"):
+        import pyarrow.csv as pcsv
+
+        check_file(path)
+        parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
+        with open_input(path) as stream:
+            names = pcsv.open_csv(stream, parse_options=parse).schema.names
+    else:
+        raise InvalidParameterError(
+            f"{func}: cannot tell the format of {path!r} from its suffix; name it .csv, .tsv "
+            f"or .parquet."
+        )
+    return io.read_table(path, names, func, fmt, id_columns=id_columns)
+
+
+def read_log(
+    data: Any,
+    *,
+    user: str,
+    item: str | None,
+    time: str | None,
+    rating: str | None = None,
+    func: str,
+    need_time: bool = True,
+) -> Log:
+    """Read a log's columns for a split (``need_time``: the time column must exist)."""
+    if isinstance(data, (str, os.PathLike)):
+        data = read_file(data, tuple(c for c in (user, item) if c is not None), func)
+    elif not io.is_frame(data):
+        raise InvalidParameterError(
+            f"{func}: the log must be a pandas or polars DataFrame, an Arrow table, or the "
+            f"path of a CSV or Parquet file. Got {type(data).__name__} instead."
+        )
+    if io.module_of(data) == "pyarrow" and type(data).__name__ == "RecordBatch":
+        import pyarrow as pa
+
+        data = pa.Table.from_batches([data])
+    kind = {"pandas": "pandas", "polars": "polars"}.get(io.module_of(data), "arrow")
+    names = column_names(data)
+    time_name = pick_time(names, time, func) if need_time or time is not None else None
+    roles = {"user": user, "item": item, "time": time_name, "rating": rating}
+    cols = io.frame_columns(data, roles, func)
+    user_codes, user_ids = factorize(cols["user"], "user", func)
+    item_codes, n_items = None, 0
+    if item is not None:
+        item_codes, item_ids = factorize(cols["item"], "item", func)
+        n_items = len(item_ids)
+    times = unit = None
+    if time_name is not None:
+        times = time_keys(cols["time"], time_name, func)
+        unit = time_unit(cols["time"])
+    return Log(
+        data,
+        kind,
+        roles,
+        np.asarray(user_codes),
+        np.asarray(user_ids),
+        None if item_codes is None else np.asarray(item_codes),
+        n_items,
+        times,
+        unit,
+    )

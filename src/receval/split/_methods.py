@@ -1,0 +1,391 @@
+"""Train/test splits of one log: temporal, leave-last-N-out, per-user ratio, random hold-out."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_number, check_option
+from ..exceptions import InvalidParameterError
+from ._counts import result_of
+from ._log import Log, read_log
+from ._order import (
+    check_fraction,
+    cutoff_key,
+    last_of_each,
+    quantile_of,
+    seed_generator,
+    user_order,
+)
+from ._result import SplitResult
+
+__all__ = ["leave_last_out", "random_holdout", "ratio", "temporal"]
+
+#: what a per-user split does with a user who has too few rows to hold any out
+SHORT = ["drop", "test", "train"]
+
+
+def _is_scan(data: Any) -> bool:
+    return type(data).__name__ == "Scan" and type(data).__module__.startswith("receval")
+
+
+def no_scan(data: Any, func: str) -> None:
+    if _is_scan(data):
+        raise InvalidParameterError(
+            f"{func}: a Scan is split out of core by temporal and leave_last_out only; read "
+            f"this log into memory (e.g. pyarrow.parquet.read_table) to split it with {func}."
+        )
+
+
+def _one_of(a: Any, b: Any, names: tuple[str, str], func: str) -> None:
+    if (a is None) == (b is None):
+        raise InvalidParameterError(
+            f"{func}: pass exactly one of {names[0]}= and {names[1]}=. Got "
+            f"{names[0]}={a!r}, {names[1]}={b!r}."
+        )
+
+
+def temporal(
+    log: Any,
+    cutoff: Any = None,
+    *,
+    quantile: float | None = None,
+    user: str = "user",
+    item: str | None = "item",
+    time: str | None = None,
+    rating: str | None = None,
+    train_path: str | os.PathLike[str] | None = None,
+    test_path: str | os.PathLike[str] | None = None,
+) -> SplitResult:
+    """Split a log at one time: rows before the cut-off train, the rest test.
+
+    Train holds the rows with ``time < cutoff``, test the rows with
+    ``time >= cutoff`` (rows at the cut-off are test, as in LensKit's
+    ``split_global_time``). No row of the test precedes a row of the train.
+    Users whose rows all come after the cut-off are cold (counted in
+    ``n_cold_users``); users whose rows all come before have no test
+    (``n_users_without_test``).
+
+    Parameters
+    ----------
+    log : DataFrame, Arrow table, path or Scan
+        The interactions: a pandas or polars DataFrame, an Arrow table, a CSV
+        or Parquet path, or a :func:`receval.scan` of files larger than memory
+        (then ``train_path`` and ``test_path`` are written batch by batch).
+    cutoff : number or datetime, default=None
+        The first time of the test part: a number for numeric times; a
+        datetime, ``numpy.datetime64``, ``pandas.Timestamp`` or ISO string for
+        datetime columns.
+    quantile : float in (0, 1), default=None
+        Instead of ``cutoff``: the cut-off is this quantile of the log's times
+        (linear interpolation, as NumPy's and pandas' ``quantile``), so about
+        ``1 - quantile`` of the rows are test (more when times tie).
+    user, item, time, rating : str
+        Column names. ``time=None`` takes ``timestamp``, else ``time``;
+        ``item=None`` skips the cold-item counts; ``rating`` is read by
+        :meth:`SplitResult.qrels`.
+    train_path, test_path : path, default=None
+        For a Scan: the Parquet (``.parquet``) or CSV (``.csv``) files to write.
+
+    Returns
+    -------
+    result : SplitResult
+
+    Raises
+    ------
+    InvalidParameterError
+        Neither or both of ``cutoff`` and ``quantile``; a cut-off of the wrong
+        kind for the time column; a quantile outside (0, 1).
+    InputValidationError
+        A missing column; missing (NaN) times.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from receval import split
+    >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3], "item": [10, 11, 10, 12, 13],
+    ...                     "timestamp": [1, 5, 2, 6, 7]})
+    >>> result = split.temporal(log, cutoff=5)
+    >>> result.test["item"].tolist()
+    [11, 12, 13]
+    >>> result.n_cold_users, result.n_cold_items
+    (1, 3)
+    """
+    func = "temporal"
+    _one_of(cutoff, quantile, ("cutoff", "quantile"), func)
+    q = None if quantile is None else check_fraction(quantile, "quantile", func)
+    if _is_scan(log):
+        from ._stream import temporal_scan
+
+        return temporal_scan(
+            log, cutoff, q, user=user, item=item, time=time, rating=rating,
+            train_path=train_path, test_path=test_path,
+        )  # fmt: skip
+    data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
+    keys = times_of(data)
+    cut = quantile_of(keys, q) if q is not None else cutoff_key(cutoff, data.unit, "cutoff", func)
+    test = keys >= cut
+    return result_of(data, ~test, test, "temporal")
+
+
+def times_of(data: Log) -> np.ndarray:
+    if data.times is None:  # pragma: no cover - read_log reads the time when asked
+        raise AssertionError("the log was read without its time column")
+    return data.times
+
+
+def check_short(n: Any, min_train: Any, short: Any, func: str) -> tuple[int, int]:
+    """The checked ``n``, ``min_train`` and ``short`` of leave_last_out."""
+    n = check_number(n, "n", func, integer=True, low=1)
+    min_train = check_number(min_train, "min_train", func, integer=True, low=0)
+    check_option(short, "short", func, SHORT)
+    return int(n), int(min_train)
+
+
+def leave_last_out(
+    log: Any,
+    n: int = 1,
+    *,
+    min_train: int = 1,
+    short: str = "train",
+    user: str = "user",
+    item: str | None = "item",
+    time: str | None = None,
+    rating: str | None = None,
+    train_path: str | os.PathLike[str] | None = None,
+    test_path: str | os.PathLike[str] | None = None,
+) -> SplitResult:
+    """Hold out each user's last ``n`` interactions by time.
+
+    Each user's rows are ordered by time, ties in the log's row order (of two
+    rows at the same time, the later row in the log is the later one); the last
+    ``n`` are test, the others train. A user with fewer than ``n + min_train``
+    rows is short: ``short`` says what becomes of them.
+
+    Parameters
+    ----------
+    log : DataFrame, Arrow table, path or Scan
+        The interactions (see :func:`temporal`); a Scan is split in two passes
+        over its files: the first finds each user's cut point, the second
+        writes ``train_path`` and ``test_path``.
+    n : int, default=1
+        Interactions held out per user.
+    min_train : int, default=1
+        Rows a user must keep in train to have a test.
+    short : {"train", "drop", "test"}, default="train"
+        A short user's rows all go to train (counted in
+        ``n_users_without_test``), are dropped (``n_users_dropped``), or all go
+        to test (LensKit's ``LastN``; such users are cold).
+    user, item, time, rating : str
+        Column names (see :func:`temporal`).
+    train_path, test_path : path, default=None
+        For a Scan: the files to write.
+
+    Returns
+    -------
+    result : SplitResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from receval import split
+    >>> log = pd.DataFrame({"user": ["a", "a", "a", "b"], "item": [1, 2, 3, 1],
+    ...                     "timestamp": [3, 1, 3, 5]})
+    >>> result = split.leave_last_out(log, n=1)
+    >>> result.test.index.tolist()  # a's two rows at time 3: the later row is last
+    [2]
+    >>> result.n_users_without_test  # b has one row: kept in train
+    1
+    """
+    func = "leave_last_out"
+    n, min_train = check_short(n, min_train, short, func)
+    if _is_scan(log):
+        from ._stream import leave_last_out_scan
+
+        return leave_last_out_scan(
+            log, n, min_train, short, user=user, item=item, time=time, rating=rating,
+            train_path=train_path, test_path=test_path,
+        )  # fmt: skip
+    data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
+    offsets, rows = user_order(data.user_codes, data.n_users, times_of(data))
+    counts = np.diff(offsets)
+    long = counts >= n + min_train
+    held = np.where(long, n, counts if short == "test" else 0)
+    test = last_of_each(offsets, rows, held)
+    train = ~test
+    if short == "drop":
+        train &= long[data.user_codes]
+    return result_of(data, train, test, "leave_last_out")
+
+
+def _per_user_fraction(counts: np.ndarray, fraction: float, of_test: bool) -> np.ndarray:
+    """Rows held out per user: ``round(fraction * n)`` of the test (``of_test``), or ``n -
+    round(fraction * n)`` kept in train (rounding half to even, as Python's round)."""
+    rounded: np.ndarray = np.round(fraction * counts).astype(np.int64)
+    return rounded if of_test else counts - rounded
+
+
+def _fraction(test: float | None, train: float | None) -> tuple[float, bool]:
+    """The fraction given (one of the two is) and whether it is the test's."""
+    return (test, True) if test is not None else (float(train or 0.0), False)
+
+
+def ratio(
+    log: Any,
+    test_fraction: float | None = None,
+    *,
+    train_fraction: float | None = None,
+    min_interactions: int = 1,
+    user: str = "user",
+    item: str | None = "item",
+    time: str | None = None,
+    rating: str | None = None,
+) -> SplitResult:
+    """Hold out the latest fraction of each user's interactions.
+
+    Each user's rows are ordered by time (ties in the log's row order, as in
+    :func:`leave_last_out`); the last ``round(test_fraction * n)`` of a user's
+    ``n`` rows are test. Given ``train_fraction`` instead, the first
+    ``round(train_fraction * n)`` are train (Microsoft Recommenders'
+    ``python_chrono_split(ratio=train_fraction)``); the two differ when the
+    product ends in .5. Rounding is half to even (Python's ``round``).
+
+    Parameters
+    ----------
+    log : DataFrame, Arrow table or path
+        The interactions.
+    test_fraction : float in (0, 1), default=None
+        Fraction of each user's rows held out (rounded: LensKit's ``LastFrac``).
+    train_fraction : float in (0, 1), default=None
+        Instead of ``test_fraction``: the fraction kept in train (rounded).
+    min_interactions : int, default=1
+        Users with fewer rows are dropped (counted in ``n_users_dropped``), as
+        Recommenders' ``min_rating``.
+    user, item, time, rating : str
+        Column names (see :func:`temporal`).
+
+    Returns
+    -------
+    result : SplitResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from receval import split
+    >>> log = pd.DataFrame({"user": [1] * 4 + [2] * 2, "item": [1, 2, 3, 4, 1, 2],
+    ...                     "timestamp": [4, 3, 2, 1, 1, 2]})
+    >>> split.ratio(log, test_fraction=0.5).test["item"].tolist()
+    [1, 2, 2]
+    """
+    func = "ratio"
+    no_scan(log, func)
+    _one_of(test_fraction, train_fraction, ("test_fraction", "train_fraction"), func)
+    f = None if test_fraction is None else check_fraction(test_fraction, "test_fraction", func)
+    tf = None if train_fraction is None else check_fraction(train_fraction, "train_fraction", func)
+    min_n = int(check_number(min_interactions, "min_interactions", func, integer=True, low=1))
+    data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
+    offsets, rows = user_order(data.user_codes, data.n_users, times_of(data))
+    counts = np.diff(offsets)
+    kept = counts >= min_n
+    test = last_of_each(
+        offsets, rows, np.where(kept, _per_user_fraction(counts, *_fraction(f, tf)), 0)
+    )
+    train = ~test & kept[data.user_codes]
+    return result_of(data, train, test, "ratio")
+
+
+def random_holdout(
+    log: Any,
+    test_fraction: float | None = None,
+    *,
+    n: int | None = None,
+    train_fraction: float | None = None,
+    seed: Any,
+    stream: str = "generator",
+    min_interactions: int = 1,
+    user: str = "user",
+    item: str | None = "item",
+    time: str | None = None,
+    rating: str | None = None,
+) -> SplitResult:
+    """Hold out a random part of each user's interactions, reproducibly.
+
+    Every row of the log draws a uniform key in [0, 1) from the seeded stream,
+    in the log's row order; each user's rows are ordered by key (ties, which
+    have probability 0, in row order) and the last ones are test: ``n`` rows,
+    ``round(test_fraction * count)``, or all but the first
+    ``round(train_fraction * count)``. The same seed and log give the same
+    split.
+
+    Parameters
+    ----------
+    log : DataFrame, Arrow table or path
+        The interactions (no time column is needed).
+    test_fraction, n, train_fraction
+        Exactly one: the fraction held out per user, a number of rows per user
+        (users with ``n`` rows or fewer stay in train, counted in
+        ``n_users_without_test``), or the fraction kept in train.
+    seed : int or numpy.random.Generator
+        The stream's seed (required: a split is reproducible).
+    stream : {"generator", "legacy"}, default="generator"
+        ``"generator"``: ``numpy.random.default_rng(seed).random(n_rows)``.
+        ``"legacy"``: ``numpy.random.RandomState(seed).rand(n_rows)``, the keys of
+        Microsoft Recommenders' ``python_stratified_split(ratio=train_fraction,
+        seed=seed)``, which it then equals.
+    min_interactions : int, default=1
+        Users with fewer rows are dropped (counted).
+    user, item, time, rating : str
+        Column names (``time`` is not read unless named).
+
+    Returns
+    -------
+    result : SplitResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from receval import split
+    >>> log = pd.DataFrame({"user": [1] * 4 + [2] * 4, "item": list(range(8))})
+    >>> a = split.random_holdout(log, n=1, seed=7)
+    >>> b = split.random_holdout(log, n=1, seed=7)
+    >>> a.test.equals(b.test), a.n_test_rows
+    (True, 2)
+    """
+    func = "random_holdout"
+    no_scan(log, func)
+    given = [x is not None for x in (test_fraction, n, train_fraction)]
+    if sum(given) != 1:
+        raise InvalidParameterError(
+            f"{func}: pass exactly one of test_fraction=, n= and train_fraction=. Got "
+            f"test_fraction={test_fraction!r}, n={n!r}, train_fraction={train_fraction!r}."
+        )
+    check_option(stream, "stream", func, ["generator", "legacy"])
+    if stream == "legacy":
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise InvalidParameterError(
+                f"The 'seed' parameter of {func} must be an integer with stream='legacy'. "
+                f"Got {seed!r} instead."
+            )
+    else:
+        rng = seed_generator(seed, func)
+    f = None if test_fraction is None else check_fraction(test_fraction, "test_fraction", func)
+    tf = None if train_fraction is None else check_fraction(train_fraction, "train_fraction", func)
+    k = None if n is None else int(check_number(n, "n", func, integer=True, low=1))
+    min_n = int(check_number(min_interactions, "min_interactions", func, integer=True, low=1))
+    data = read_log(log, user=user, item=item, time=time, rating=rating, func=func, need_time=False)
+    if stream == "legacy":
+        keys = np.random.RandomState(int(seed)).rand(data.n_rows)
+    else:
+        keys = rng.random(data.n_rows)
+    offsets, rows = user_order(data.user_codes, data.n_users, keys)
+    counts = np.diff(offsets)
+    kept = counts >= min_n
+    if k is not None:
+        held = np.where(counts > k, k, 0)
+    else:
+        held = _per_user_fraction(counts, *_fraction(f, tf))
+    test = last_of_each(offsets, rows, np.where(kept, held, 0))
+    train = ~test & kept[data.user_codes]
+    return result_of(data, train, test, "random_holdout")

@@ -1,0 +1,195 @@
+"""The result of a split: train and test parts, and what the split left out or left cold."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_number, check_option
+from ..data import io
+from ..exceptions import InvalidParameterError
+
+#: the counts a result reports, in the order of its repr and summary
+COUNTS = (
+    "n_rows",
+    "n_users",
+    "n_items",
+    "n_train_rows",
+    "n_test_rows",
+    "n_train_users",
+    "n_test_users",
+    "n_users_dropped",
+    "n_rows_dropped",
+    "n_users_without_test",
+    "n_cold_users",
+    "n_cold_items",
+    "n_test_rows_cold_items",
+)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SplitResult:
+    """Train and test parts of an interaction log, and the counts of what was left out.
+
+    Made by the functions of :mod:`receval.split`. ``train`` and ``test`` have
+    the log's frame type (pandas, polars, Arrow; an Arrow table for a file), rows
+    in the log's order; for a :class:`receval.Scan` they are scans of the Parquet
+    or CSV files written.
+
+    Attributes
+    ----------
+    train, test : DataFrame, Arrow table or Scan
+        The two parts. ``train`` can be passed as the ``train=``,
+        ``popularity=`` or ``exclude=`` argument of the metrics that take one;
+        ``test`` becomes qrels with :meth:`qrels`.
+    method : str
+        The split (``"leave_last_out"``, ``"temporal"``...).
+    fold : int or None
+        The fold's number (0-based) for :func:`user_kfold` and :func:`rolling`.
+    n_rows, n_users, n_items : int
+        Rows, distinct users and distinct items of the log.
+    n_train_rows, n_test_rows, n_train_users, n_test_users : int
+        Sizes of the two parts.
+    n_users_dropped, n_rows_dropped : int
+        Users (and their rows) in neither part: too few interactions for the
+        split's rule (``min_interactions``, ``short="drop"``), or outside a
+        rolling fold's windows.
+    n_users_without_test : int
+        Users kept in train only (too few interactions to hold any out, or no
+        interaction after a temporal cut-off).
+    n_cold_users : int
+        Test users with no row in train (a model trained on train knows nothing
+        of them).
+    n_cold_items, n_test_rows_cold_items : int
+        Test items with no row in train, and the test rows that hold them.
+    columns : dict
+        The log's column of each role: ``user``, ``item``, ``time``, ``rating``.
+    """
+
+    train: Any
+    test: Any
+    method: str
+    fold: int | None
+    n_rows: int
+    n_users: int
+    n_items: int
+    n_train_rows: int
+    n_test_rows: int
+    n_train_users: int
+    n_test_users: int
+    n_users_dropped: int
+    n_rows_dropped: int
+    n_users_without_test: int
+    n_cold_users: int
+    n_cold_items: int
+    n_test_rows_cold_items: int
+    columns: dict[str, str | None] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """The counts as a dict (the CLI's ``--json``), with the method and fold."""
+        out: dict[str, Any] = {"method": self.method, "fold": self.fold}
+        out.update({name: getattr(self, name) for name in COUNTS})
+        return out
+
+    def __repr__(self) -> str:
+        fold = "" if self.fold is None else f" fold {self.fold}"
+        lines = [f"SplitResult({self.method}{fold}:"]
+        lines += [f"  {name}={getattr(self, name)}" for name in COUNTS]
+        return "\n".join(lines) + ")"
+
+    def qrels(
+        self,
+        relevance: str = "any",
+        *,
+        column: str | None = None,
+        threshold: float | None = None,
+    ) -> Any:
+        """The test part as :class:`receval.Qrels`, with a relevance rule.
+
+        Parameters
+        ----------
+        relevance : {"any", "threshold", "graded"}, default="any"
+            ``"any"``: every test interaction is relevant (grade 1).
+            ``"threshold"``: grade 1 where ``column`` is at least ``threshold``,
+            else 0 (judged, not relevant): ratings (``column="rating"``,
+            ``threshold=4``) or clicks (``column="clicks"``, ``threshold=1``).
+            ``"graded"``: the column's integer value is the grade.
+        column : str, default=None
+            The column read by ``"threshold"`` and ``"graded"``; by default the
+            split's ``rating`` column.
+        threshold : float, default=None
+            The smallest relevant value, for ``"threshold"``.
+
+        Returns
+        -------
+        qrels : Qrels
+            A (user, item) pair held out more than once (a repeated
+            interaction) is judged once, with its largest grade.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from receval import split
+        >>> log = pd.DataFrame({"user": [1, 1, 1, 2, 2], "item": [10, 11, 12, 10, 13],
+        ...                     "timestamp": [1, 2, 3, 1, 2], "rating": [5, 3, 4, 2, 5]})
+        >>> result = split.leave_last_out(log, n=1)
+        >>> result.qrels("threshold", column="rating", threshold=4).to_dict()
+        {1: {12: 1}, 2: {13: 1}}
+        """
+        from ..data._ranked import Qrels
+
+        func = "SplitResult.qrels"
+        check_option(relevance, "relevance", func, ["any", "graded", "threshold"])
+        if relevance != "any":
+            column = column or self.columns.get("rating")
+            if column is None:
+                raise InvalidParameterError(
+                    f"{func}: relevance={relevance!r} reads a column; pass column='<name>' "
+                    f"(e.g. 'rating' or 'clicks') or rating='<name>' to the split."
+                )
+        if relevance == "threshold":
+            if threshold is None:
+                raise InvalidParameterError(
+                    f"{func}: relevance='threshold' needs threshold=<smallest relevant "
+                    f"value>, e.g. threshold=4 for ratings or 1 for clicks."
+                )
+            check_number(threshold, "threshold", func)
+        test = self.test
+        user, item = str(self.columns["user"]), self.columns["item"]
+        if item is None:
+            raise InvalidParameterError(
+                f"{func}: the split was made without an item column (item=None); split "
+                f"again with item='<column name>'."
+            )
+        if type(test).__name__ == "Scan":  # a written part: ids in CSV stay strings
+            test = _read_whole(test, (user, item))
+        roles = {"user": user, "item": item, "value": column if relevance != "any" else None}
+        cols = io.frame_columns(test, roles, func)
+        grades: np.ndarray
+        if relevance == "any":
+            grades = np.ones(len(cols["user"]), dtype=np.int64)
+        elif relevance == "threshold":
+            smallest = float(check_number(threshold, "threshold", func))
+            grades = (np.asarray(cols["value"], dtype=np.float64) >= smallest).astype(np.int64)
+        else:
+            grades = np.asarray(cols["value"], dtype=np.float64)
+        return _judged_once(Qrels, cols["user"], cols["item"], grades)
+
+
+def _read_whole(scan: Any, ids: tuple[str, str]) -> Any:
+    """A written part (a :class:`receval.Scan` of one file) as an Arrow table."""
+    from ._log import read_file
+
+    return read_file(os.fspath(scan.paths[0]), ids, "SplitResult.qrels")
+
+
+def _judged_once(qrels_type: Any, users: Any, items: Any, grades: np.ndarray) -> Any:
+    """Qrels with each (user, item) pair once, at its largest grade."""
+    import pyarrow as pa
+
+    table = pa.table({"u": pa.array(users), "i": pa.array(items), "g": pa.array(grades)})
+    table = table.group_by(["u", "i"]).aggregate([("g", "max")])
+    return qrels_type(table["u"], table["i"], table["g_max"])

@@ -1,0 +1,357 @@
+"""Out-of-core splits of a :class:`receval.Scan`: passes over its files, parts written by batch.
+
+Memory is bounded by the number of users and items, not rows: ``temporal`` with a
+cut-off reads the files once; with a quantile it first reads the time column three
+times (its count and range, a histogram of 65,536 bins, then the distinct times of
+the bins holding the two order statistics). ``leave_last_out`` reads the user and
+time columns once to keep each user's row count and last ``n`` keys ``(time,
+row)``, then routes every row. Rows are numbered across the files in the order the
+scan reads them, so the tie rule is the in-memory one, and so is the split.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..data._encode import column_array, factorize, join_ids, strings_to_numpy
+from ..data._open import open_input
+from ..exceptions import InvalidParameterError
+from ._log import pick_time
+from ._order import cutoff_key, last_of_each, lerp, time_keys, time_unit, user_order
+from ._result import SplitResult
+
+__all__ = ["leave_last_out_scan", "temporal_scan"]
+
+_BINS = 1 << 16
+#: ids below this are counted in a table indexed by the id (8 bytes an id)
+_DENSE_LIMIT = 1 << 24
+
+
+def _ids(values: Any) -> np.ndarray:
+    """A batch's ids as NumPy (strings as an object array) for sorting and searching."""
+    arr = column_array(values)
+    return strings_to_numpy(arr) if type(arr).__module__.startswith("pyarrow") else np.asarray(arr)
+
+
+class _Distinct:
+    """Distinct ids seen so far (sorted) and their rows.
+
+    Small non-negative integer ids are counted in a table indexed by the id (one
+    pass, no sort) while they fit ``_DENSE_LIMIT``; other ids are merged sorted.
+    """
+
+    def __init__(self) -> None:
+        self._ids: np.ndarray | None = None
+        self._counts = np.zeros(0, dtype=np.int64)
+        self._table: np.ndarray | None = None  # counts by id, while dense
+
+    def add(self, ids: np.ndarray) -> None:
+        if not len(ids):
+            return
+        if self._ids is None and ids.dtype.kind in "iu":
+            low, high = int(ids.min()), int(ids.max())
+            size = 0 if self._table is None else len(self._table)
+            if low >= 0 and high < _DENSE_LIMIT:
+                counts = np.bincount(ids, minlength=max(size, high + 1))
+                self._table = (
+                    counts
+                    if self._table is None
+                    else counts + np.pad(self._table, (0, len(counts) - size))
+                )
+                return
+        self._sparse()
+        uniq, counts = np.unique(ids, return_counts=True)
+        if self._ids is not None:
+            merged, inverse = np.unique(join_ids([self._ids, uniq]), return_inverse=True)
+            total = np.zeros(len(merged), dtype=np.int64)
+            np.add.at(total, inverse.ravel(), np.concatenate([self._counts, counts]))
+            uniq, counts = merged, total
+        self._ids, self._counts = uniq, counts
+
+    def _sparse(self) -> None:
+        """Leave the dense table for sorted ids and counts."""
+        if self._table is not None:
+            self._ids = np.flatnonzero(self._table)
+            self._counts = self._table[self._ids]
+            self._table = None
+
+    @property
+    def ids(self) -> np.ndarray | None:
+        self._sparse()
+        return self._ids
+
+    @property
+    def counts(self) -> np.ndarray:
+        self._sparse()
+        return self._counts
+
+    def __len__(self) -> int:
+        ids = self.ids
+        return 0 if ids is None else len(ids)
+
+    def isin(self, other: _Distinct) -> np.ndarray:
+        """Which of this set's ids ``other`` holds."""
+        mine, theirs = self.ids, other.ids
+        if mine is None:
+            return np.zeros(0, dtype=bool)
+        if theirs is None:
+            return np.zeros(len(mine), dtype=bool)
+        return np.isin(join_ids([mine]), theirs)
+
+
+class _Parts:
+    """The two output files, opened on the first batch, and the counts of what goes where."""
+
+    def __init__(self, train_path: Any, test_path: Any, func: str) -> None:
+        if train_path is None or test_path is None:
+            raise InvalidParameterError(
+                f"{func}: a Scan is split into files; pass train_path= and test_path= "
+                f"(.parquet or .csv)."
+            )
+        self.paths = [os.fspath(train_path), os.fspath(test_path)]
+        if os.path.abspath(self.paths[0]) == os.path.abspath(self.paths[1]):
+            raise InvalidParameterError(
+                f"{func}: train_path and test_path name the same file {self.paths[0]!r}; "
+                f"name two files."
+            )
+        for path in self.paths:
+            if not path.lower().endswith((".parquet", ".pq", ".csv")):
+                raise InvalidParameterError(
+                    f"{func}: cannot tell the format to write {path!r} in; name it .parquet "
+                    f"or .csv."
+                )
+        self.writers: list[Any] = []
+        self.schema: Any = None
+        self.users = [_Distinct(), _Distinct(), _Distinct()]  # train, test, all
+        self.items = [_Distinct(), _Distinct(), _Distinct()]
+
+    def _open(self, schema: Any) -> None:
+        import pyarrow.csv as pcsv
+        import pyarrow.parquet as pq
+
+        self.schema = schema
+        for path in self.paths:
+            if path.lower().endswith(".csv"):
+                self.writers.append(pcsv.CSVWriter(path, schema))
+            else:
+                self.writers.append(pq.ParquetWriter(path, schema))
+
+    def write(self, batch: Any, masks: list[np.ndarray], users: np.ndarray, items: Any) -> None:
+        import pyarrow as pa
+
+        table = pa.Table.from_batches([batch])
+        if self.schema is None:
+            self._open(table.schema)
+        elif not table.schema.equals(self.schema):
+            table = table.cast(self.schema)
+        self.users[2].add(users)
+        if items is not None:
+            self.items[2].add(items)
+        for k, mask in enumerate(masks):
+            if mask.any():
+                self.writers[k].write_table(table.filter(pa.array(mask)))
+                self.users[k].add(users[mask])
+                if items is not None:
+                    self.items[k].add(items[mask])
+
+    def close(self, method: str, columns: dict[str, str | None]) -> SplitResult:
+        from ..data.scan import scan
+
+        if self.schema is None:  # pragma: no cover - a scan has at least one batch
+            raise InvalidParameterError(f"{method}: the scan has no rows.")
+        for writer in self.writers:
+            writer.close()
+        (tr_u, te_u, all_u), (tr_i, te_i, all_i) = self.users, self.items
+        in_train, in_test = te_u.isin(tr_u), tr_u.isin(te_u)
+        cold_items = ~te_i.isin(tr_i)
+        n_rows = int(all_u.counts.sum())
+        n_train, n_test = int(tr_u.counts.sum()), int(te_u.counts.sum())
+        return SplitResult(
+            train=scan(self.paths[0]),
+            test=scan(self.paths[1]),
+            method=method,
+            fold=None,
+            n_rows=n_rows,
+            n_users=len(all_u),
+            n_items=len(all_i),
+            n_train_rows=n_train,
+            n_test_rows=n_test,
+            n_train_users=len(tr_u),
+            n_test_users=len(te_u),
+            n_users_dropped=len(all_u) - len(tr_u) - len(te_u) + int(in_train.sum()),
+            n_rows_dropped=n_rows - n_train - n_test,
+            n_users_without_test=int((~in_test).sum()),
+            n_cold_users=int((~in_train).sum()),
+            n_cold_items=int(cold_items.sum()),
+            n_test_rows_cold_items=int(te_i.counts[cold_items].sum()),
+            columns=dict(columns),
+        )
+
+
+def _batches(scan: Any, columns: list[str], ids: tuple[str, ...]) -> Iterator[Any]:
+    """The scan's record batches (all columns, or ``columns``), file by file."""
+    import pyarrow as pa
+
+    rows = scan.batch_rows
+    if scan.file_format == "parquet":
+        import pyarrow.parquet as pq
+
+        for path in scan.paths:
+            yield from pq.ParquetFile(path).iter_batches(batch_size=rows, columns=columns or None)
+        return
+    import pyarrow.csv as pcsv
+
+    parse = pcsv.ParseOptions(delimiter="\t" if scan.file_format == "tsv" else ",")
+    convert = pcsv.ConvertOptions(
+        column_types={c: pa.string() for c in ids}, include_columns=columns or None
+    )
+    read = pcsv.ReadOptions(block_size=1 << 24)
+    with open_input(scan.paths[0]) as stream:
+        reader = pcsv.open_csv(
+            stream, read_options=read, parse_options=parse, convert_options=convert
+        )
+        yield from reader
+
+
+def _columns(scan: Any, user: str, item: str | None, time: str | None, func: str) -> str:
+    """Check the scan's columns; the time column's name."""
+    names = list(scan.columns)
+    if scan.file_format == "parquet":  # the files' own columns (not hive partition keys)
+        import pyarrow.parquet as pq
+
+        names = list(pq.read_schema(scan.paths[0]).names)
+    time_name = pick_time(names, time, func)
+    for role, name in (("user", user), ("item", item), ("time", time_name)):
+        if name is not None and name not in names:
+            raise InvalidParameterError(
+                f"{func}: {scan.name} has no column {name!r} for the {role} in its files. "
+                f"Got columns {names[:10]!r}; pass {role}='<column name>'."
+            )
+    return time_name
+
+
+def _keys(batch: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
+    col = column_array(batch.column(batch.schema.get_field_index(name)))
+    return time_keys(col, name, func), time_unit(col)
+
+
+def _quantile(scan: Any, time: str, q: float, func: str) -> float:
+    """The q-quantile of a scan's times (as :func:`receval.split._order.quantile_of`)."""
+    n, lo, hi = 0, np.inf, -np.inf
+    for batch in _batches(scan, [time], ()):
+        keys, _ = _keys(batch, time, func)
+        if len(keys):
+            n, lo, hi = n + len(keys), min(lo, float(keys.min())), max(hi, float(keys.max()))
+    position = q * (n - 1)
+    k = int(np.floor(position))
+    wanted = [k, min(k + 1, n - 1)]
+    width = (hi - lo) / _BINS or 1.0
+
+    def bins(keys: np.ndarray) -> np.ndarray:
+        return np.minimum(((keys.astype(np.float64) - lo) / width).astype(np.int64), _BINS - 1)
+
+    hist = np.zeros(_BINS, dtype=np.int64)
+    for batch in _batches(scan, [time], ()):
+        hist += np.bincount(bins(_keys(batch, time, func)[0]), minlength=_BINS)
+    ends = np.cumsum(hist)
+    where = np.searchsorted(ends, np.array(wanted), side="right")
+    found = _Distinct()
+    for batch in _batches(scan, [time], ()):
+        keys = _keys(batch, time, func)[0]
+        found.add(keys[np.isin(bins(keys), where)])
+    before = np.where(where > 0, ends[where - 1], 0)
+    values = []
+    for w, rank, start in zip(where, wanted, before, strict=True):
+        ids = found.ids if found.ids is not None else np.zeros(0)
+        inside = bins(ids) == w
+        cum = np.cumsum(found.counts[inside])
+        values.append(ids[inside][np.searchsorted(cum, rank - start, side="right")])
+    return lerp(values[0], values[1], position - k)
+
+
+def temporal_scan(
+    scan: Any, cutoff: Any, q: float | None, *, user: str, item: str | None, time: str | None,
+    rating: str | None, train_path: Any, test_path: Any,
+) -> SplitResult:  # fmt: skip
+    """:func:`receval.split.temporal` of a Scan."""
+    func = "temporal"
+    time_name = _columns(scan, user, item, time, func)
+    parts = _Parts(train_path, test_path, func)
+    cut = None if q is None else _quantile(scan, time_name, q, func)
+    for batch in _batches(scan, [], (user,) + ((item,) if item else ())):
+        keys, unit = _keys(batch, time_name, func)
+        if cut is None:
+            cut = cutoff_key(cutoff, unit, "cutoff", func)
+        test = keys >= cut
+        items = None if item is None else _ids(batch.column(batch.schema.get_field_index(item)))
+        users = _ids(batch.column(batch.schema.get_field_index(user)))
+        parts.write(batch, [~test, test], users, items)
+    columns = {"user": user, "item": item, "time": time_name, "rating": rating}
+    return parts.close("temporal", columns)
+
+
+def _last_keys(
+    scan: Any, user: str, time: str, n: int, func: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Pass 1 of leave_last_out: each user's (sorted ids) row count and the smallest of
+    their last ``n`` keys ``(time, row)``."""
+    ids: np.ndarray | None = None
+    times: np.ndarray = np.zeros(0)
+    rows: np.ndarray = np.zeros(0, dtype=np.int64)
+    counts = _Distinct()
+    offset = 0
+    for batch in _batches(scan, [user, time], (user,)):
+        u = _ids(batch.column(0))
+        t: np.ndarray = _keys(batch, time, func)[0]
+        r: np.ndarray = np.arange(offset, offset + len(u), dtype=np.int64)
+        offset += len(u)
+        counts.add(u)
+        # the batch's own last n of each user first (a stable sort by time, then by
+        # user code), so that the sort below has few rows
+        codes, uniques = factorize(u, "user", func, any_order=True)
+        offsets, order = user_order(codes, len(uniques), t)
+        last = last_of_each(offsets, order, np.minimum(np.diff(offsets), n))
+        u, t, r = u[last], t[last], r[last]
+        if ids is not None:
+            u, t, r = join_ids([ids, u]), np.concatenate([times, t]), np.concatenate([rows, r])
+        order = np.lexsort((r, t, u))
+        u, t, r = u[order], t[order], r[order]
+        starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])
+        ends = np.repeat(np.r_[starts[1:], len(u)], np.diff(np.r_[starts, len(u)]))
+        keep = ends - np.arange(len(u)) <= n
+        ids, times, rows = u[keep], t[keep], r[keep]
+    if ids is None or counts.ids is None:  # pragma: no cover - a scan has a batch
+        raise InvalidParameterError(f"{func}: the scan has no rows.")
+    first = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    return counts.ids, counts.counts, times[first], rows[first]
+
+
+def leave_last_out_scan(
+    scan: Any, n: int, min_train: int, short: str, *, user: str, item: str | None,
+    time: str | None, rating: str | None, train_path: Any, test_path: Any,
+) -> SplitResult:  # fmt: skip
+    """:func:`receval.split.leave_last_out` of a Scan."""
+    func = "leave_last_out"
+    time_name = _columns(scan, user, item, time, func)
+    parts = _Parts(train_path, test_path, func)
+    ids, counts, cut_t, cut_r = _last_keys(scan, user, time_name, n, func)
+    long = counts >= n + min_train
+    offset = 0
+    for batch in _batches(scan, [], (user,) + ((item,) if item else ())):
+        users = _ids(batch.column(batch.schema.get_field_index(user)))
+        t = _keys(batch, time_name, func)[0]
+        r = np.arange(offset, offset + len(users), dtype=np.int64)
+        offset += len(users)
+        at = np.searchsorted(ids, join_ids([users]))
+        last = (t > cut_t[at]) | ((t == cut_t[at]) & (r >= cut_r[at]))
+        is_long = long[at]
+        test = np.where(is_long, last, short == "test")
+        train = np.where(is_long, ~last, short == "train")
+        items = None if item is None else _ids(batch.column(batch.schema.get_field_index(item)))
+        parts.write(batch, [train, test], users, items)
+    columns = {"user": user, "item": item, "time": time_name, "rating": rating}
+    return parts.close("leave_last_out", columns)

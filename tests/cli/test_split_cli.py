@@ -1,0 +1,91 @@
+"""``receval split``: the files written, the counts on stderr and as JSON, the errors."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
+import pytest
+
+from receval import split
+
+from ._helpers import invoke, make_runner
+
+pd = pytest.importorskip("pandas")
+
+
+@pytest.fixture
+def log_path(tmp_path):
+    log = pd.DataFrame(
+        {
+            "user": [1, 1, 1, 2, 2, 3],
+            "item": [10, 11, 12, 10, 13, 14],
+            "timestamp": [1, 2, 2, 1, 5, 9],
+        }
+    )
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.Table.from_pandas(log, preserve_index=False), path)
+    return path, log
+
+
+def test_leave_last_out_writes_parquet_and_csv(tmp_path, log_path):
+    path, log = log_path
+    train, test = tmp_path / "train.parquet", tmp_path / "test.csv"
+    result = invoke(make_runner(), "split", path, "-o", train, "-O", test, "--json")
+    expected = split.leave_last_out(log, n=1)
+    assert pq.read_table(train).to_pandas().equals(expected.train.reset_index(drop=True))
+    assert pcsv.read_csv(test)["item"].to_pylist() == [12, 13]
+    summary = json.loads(result.stdout)
+    assert summary["n_test_rows"] == 2 and summary["n_users_without_test"] == 1
+    assert "1 users without test" in result.stderr
+
+
+def test_temporal_quantile_and_counts(tmp_path, log_path):
+    path, log = log_path
+    args = ["split", path, "--method", "temporal", "--cutoff", "5", "--json"]
+    result = invoke(
+        make_runner(), *args, "-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"
+    )
+    assert json.loads(result.stdout) | {"train": None, "test": None} == {
+        "train": None, "test": None, **split.temporal(log, cutoff=5).summary()
+    }  # fmt: skip
+    assert "cold in test: 1 users" in result.stderr
+
+
+def test_random_and_ratio_in_memory(tmp_path, log_path):
+    path, log = log_path
+    out = ["-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"]
+    invoke(make_runner(), "split", path, "--method", "random", "--n", "1", "--seed", "3", *out)
+    expected = split.random_holdout(log, n=1, seed=3)
+    assert (
+        pq.read_table(tmp_path / "b.parquet")["item"].to_pylist() == expected.test["item"].tolist()
+    )
+    invoke(make_runner(), "split", path, "--method", "ratio", "--test-fraction", "0.5", *out)
+    assert (
+        pq.read_table(tmp_path / "b.parquet").num_rows
+        == split.ratio(log, test_fraction=0.5).n_test_rows
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--method", "random", "--n", "1"], "--method random needs --seed"),
+        (["--method", "temporal"], "exactly one of cutoff= and quantile="),
+        (["--short", "keep"], "'short' parameter"),
+        (["--time", "when"], "no column 'when'"),
+    ],
+)
+def test_errors_exit_2(tmp_path, log_path, args, message):
+    path, _ = log_path
+    out = ["-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"]
+    result = invoke(make_runner(), "split", path, *out, *args, code=2)
+    assert message in result.stderr
+
+
+def test_output_format_from_suffix(tmp_path, log_path):
+    path, _ = log_path
+    result = invoke(make_runner(), "split", path, "-o", tmp_path / "a.txt", code=2)
+    assert "name it .parquet or .csv" in result.stderr

@@ -1,0 +1,103 @@
+"""A Scan split out of core equals the same log split in memory."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import receval
+from receval import split
+
+pd = pytest.importorskip("pandas")
+
+
+def _log(seed: int, ids: str) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    n = 3000
+    users = rng.integers(0, 200, n)
+    if ids == "wide":  # beyond the table of small ids: merged sorted
+        users = users * 10**12 - 5
+    return pd.DataFrame(
+        {
+            "user": users.astype(str) if ids == "str" else users,
+            "item": rng.integers(0, 80, n),
+            "timestamp": rng.integers(0, 40, n),  # many ties within a user
+            "rating": rng.integers(1, 6, n),
+        }
+    )
+
+
+def _scan(tmp_path, log: pd.DataFrame, fmt: str):
+    table = pa.Table.from_pandas(log, preserve_index=False)
+    if fmt == "parquet":  # two files, row groups smaller than the batches
+        half = len(log) // 2
+        directory = tmp_path / "log"
+        directory.mkdir()
+        pq.write_table(table.slice(0, half), directory / "part-0.parquet", row_group_size=300)
+        pq.write_table(table.slice(half), directory / "part-1.parquet", row_group_size=300)
+        return receval.scan(directory, batch_rows=700)
+    import pyarrow.csv as pcsv
+
+    pcsv.write_csv(table, tmp_path / "log.csv")
+    return receval.scan(tmp_path / "log.csv", batch_rows=700)
+
+
+def _rows(table: pa.Table) -> pd.DataFrame:
+    frame = table.to_pandas()
+    return frame.astype({"user": str, "item": int})
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+@pytest.mark.parametrize("ids", ["small", "wide", "str"])
+@pytest.mark.parametrize(
+    ("method", "kwargs"),
+    [
+        ("leave_last_out", {"n": 1}),
+        ("leave_last_out", {"n": 3, "short": "drop", "min_train": 2}),
+        ("leave_last_out", {"n": 2, "short": "test"}),
+        ("temporal", {"cutoff": 30}),
+        ("temporal", {"quantile": 0.8}),
+        ("temporal", {"quantile": 0.123}),
+    ],
+)
+def test_out_of_core_equals_in_memory(tmp_path, fmt, ids, method, kwargs):
+    log = _log(1, ids)
+    memory = getattr(split, method)(log, **kwargs)
+    out = tmp_path / "out"
+    out.mkdir()
+    streamed = getattr(split, method)(
+        _scan(tmp_path, log, fmt),
+        train_path=out / "train.parquet",
+        test_path=out / "test.csv",
+        **kwargs,
+    )
+    assert streamed.summary() == memory.summary()
+    assert isinstance(streamed.test, receval.Scan)
+    train = _rows(pq.read_table(out / "train.parquet"))
+    expected = memory.train.reset_index(drop=True).astype({"user": str})
+    pd.testing.assert_frame_equal(train, expected, check_dtype=False)
+    import pyarrow.csv as pcsv
+
+    test = pcsv.read_csv(out / "test.csv").to_pandas().astype({"user": str})
+    pd.testing.assert_frame_equal(
+        test, memory.test.reset_index(drop=True).astype({"user": str}), check_dtype=False
+    )
+
+
+def test_qrels_of_a_written_part(tmp_path):
+    log = _log(2, "small")
+    scanned = _scan(tmp_path, log, "parquet")
+    result = split.leave_last_out(
+        scanned,
+        n=1,
+        rating="rating",
+        train_path=tmp_path / "tr.parquet",
+        test_path=tmp_path / "te.parquet",
+    )
+    memory = split.leave_last_out(log, n=1, rating="rating")
+    assert (
+        result.qrels("threshold", threshold=4).to_dict()
+        == memory.qrels("threshold", threshold=4).to_dict()
+    )

@@ -1,0 +1,300 @@
+"""Hand cases of every splitter, their counts, the frame types and the errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from receval import InputValidationError, InvalidParameterError, Qrels, split
+
+pd = pytest.importorskip("pandas")
+
+
+def _log() -> pd.DataFrame:
+    # user a: 4 rows, two at time 3 (rows 1 and 3: row 3 is the later one);
+    # user b: 2 rows; user c: 1 row
+    return pd.DataFrame(
+        {
+            "user": ["a", "a", "b", "a", "c", "b", "a"],
+            "item": [1, 2, 1, 3, 4, 5, 6],
+            "timestamp": [1, 3, 2, 3, 9, 4, 0],
+            "rating": [5, 2, 4, 5, 1, 3, 4],
+        }
+    )
+
+
+def test_temporal_cutoff_rows_at_the_cutoff_are_test():
+    result = split.temporal(_log(), cutoff=3)
+    assert result.test.index.tolist() == [1, 3, 4, 5]
+    assert result.train.index.tolist() == [0, 2, 6]
+    assert (result.n_cold_users, result.n_cold_items, result.n_test_rows_cold_items) == (1, 4, 4)
+    assert result.n_users_without_test == 0 and result.n_rows_dropped == 0
+
+
+def test_temporal_quantile_interpolates_like_numpy():
+    log = _log()
+    cut = np.quantile(log["timestamp"], 0.5)
+    result = split.temporal(log, quantile=0.5)
+    assert result.test.index.tolist() == np.flatnonzero(log["timestamp"] >= cut).tolist()
+
+
+def test_temporal_datetimes_take_datetime_cutoffs():
+    log = _log().assign(timestamp=pd.to_datetime(_log()["timestamp"], unit="D"))
+    for cutoff in ("1970-01-04", pd.Timestamp("1970-01-04"), np.datetime64("1970-01-04")):
+        assert split.temporal(log, cutoff=cutoff).test.index.tolist() == [1, 3, 4, 5]
+    with pytest.raises(InvalidParameterError, match="must be a datetime"):
+        split.temporal(log, cutoff=3)
+
+
+def test_leave_last_out_ties_in_row_order():
+    result = split.leave_last_out(_log(), n=1)
+    # a's last row: row 3 (time 3, after row 1 at time 3); b's: row 5; c has one row
+    assert result.test.index.tolist() == [3, 5]
+    assert result.n_users_without_test == 1 and result.n_users_dropped == 0
+    two = split.leave_last_out(_log(), n=2)
+    assert two.test.index.tolist() == [1, 3]  # b (2 rows) is short: train only
+
+
+@pytest.mark.parametrize(
+    ("short", "test", "train", "dropped"),
+    [
+        ("train", [1, 3], [0, 2, 4, 5, 6], 0),
+        ("drop", [1, 3], [0, 6], 2),
+        ("test", [1, 2, 3, 4, 5], [0, 6], 0),
+    ],
+)
+def test_leave_last_out_short_users(short, test, train, dropped):
+    result = split.leave_last_out(_log(), n=2, short=short)
+    assert result.test.index.tolist() == test
+    assert result.train.index.tolist() == train
+    assert result.n_users_dropped == dropped
+    assert result.n_rows_dropped == len(_log()) - len(test) - len(train)
+
+
+def test_ratio_rounds_the_given_fraction():
+    log = pd.DataFrame({"user": [1] * 5, "item": range(5), "timestamp": range(5)})
+    # test: round(0.3 * 5) = round(1.5) = 2; train: round(0.7 * 5) = round(3.5) = 4 -> test 1
+    assert split.ratio(log, test_fraction=0.3).n_test_rows == 2
+    assert split.ratio(log, train_fraction=0.7).n_test_rows == 1
+    assert split.ratio(log, test_fraction=0.3).test.index.tolist() == [3, 4]
+
+
+def test_ratio_min_interactions_drops_and_counts():
+    result = split.ratio(_log(), test_fraction=0.5, min_interactions=2)
+    assert result.n_users_dropped == 1 and result.n_rows_dropped == 1
+    assert result.test.index.tolist() == [1, 3, 5]
+
+
+def test_random_holdout_seeded_and_per_user():
+    log = pd.DataFrame({"user": np.repeat(np.arange(20), 5), "item": np.tile(np.arange(5), 20)})
+    a = split.random_holdout(log, n=2, seed=3)
+    b = split.random_holdout(log, n=2, seed=3)
+    c = split.random_holdout(log, n=2, seed=4)
+    assert a.test.index.tolist() == b.test.index.tolist() != c.test.index.tolist()
+    assert (a.test.groupby("user").size() == 2).all()
+    assert (
+        split.random_holdout(log, test_fraction=0.4, seed=np.random.default_rng(3)).n_test_rows
+        == 40
+    )
+
+
+def test_random_holdout_n_keeps_short_users_in_train():
+    result = split.random_holdout(_log(), n=2, seed=0)
+    assert result.n_test_rows == 2 and result.n_users_without_test == 2
+
+
+def test_user_kfold_partitions_users_and_is_seeded():
+    log = pd.DataFrame({"user": np.repeat(np.arange(11), 3), "item": np.arange(33)})
+    folds = list(split.user_kfold(log, k=3, seed=1))
+    tested = [set(f.test["user"]) for f in folds]
+    assert set().union(*tested) == set(range(11)) and sum(map(len, tested)) == 11
+    assert [len(t) for t in tested] == [4, 4, 3]
+    for f in folds:
+        assert not set(f.train["user"]) & set(f.test["user"])
+        assert f.n_cold_users == len(set(f.test["user"]))
+    again = [set(f.test["user"]) for f in split.user_kfold(log.iloc[::-1], k=3, seed=1)]
+    assert again == tested  # the row order does not change the folds
+
+
+def test_rolling_folds_and_train_window():
+    folds = split.rolling(_log(), cutoffs=[2, 4], end=9)
+    assert [f.test.index.tolist() for f in folds] == [[1, 2, 3], [5]]
+    assert [f.train.index.tolist() for f in folds] == [[0, 6], [0, 1, 2, 3, 6]]
+    assert folds[1].n_rows_dropped == 1  # the row at time 9 is past the end
+    windowed = split.rolling(_log(), cutoffs=[4], train_window=2)
+    assert windowed[0].train.index.tolist() == [1, 2, 3]  # times 2 and 3
+
+
+@pytest.mark.parametrize("kind", ["polars", "arrow"])
+def test_frame_types_are_kept(kind):
+    log = _log()
+    if kind == "polars":
+        pl = pytest.importorskip("polars")
+        frame = pl.from_pandas(log)
+        expected = pl.DataFrame
+    else:
+        frame = pa.Table.from_pandas(log, preserve_index=False)
+        expected = pa.Table
+    result = split.leave_last_out(frame, n=1)
+    assert isinstance(result.train, expected) and isinstance(result.test, expected)
+    assert result.test["item"].to_pylist() == [3, 5] if kind == "arrow" else True
+    assert result.summary() == split.leave_last_out(log, n=1).summary()
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_paths_give_arrow_tables(tmp_path, suffix):
+    path = tmp_path / f"log{suffix}"
+    table = pa.Table.from_pandas(_log(), preserve_index=False)
+    if suffix == ".csv":
+        import pyarrow.csv as pcsv
+
+        pcsv.write_csv(table, path)
+    else:
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, path)
+    result = split.leave_last_out(path, n=1)
+    assert isinstance(result.test, pa.Table)
+    assert [int(x) for x in result.test["item"].to_pylist()] == [3, 5]  # CSV ids: strings
+
+
+def test_qrels_relevance_rules():
+    result = split.leave_last_out(_log(), n=2, rating="rating")
+    assert result.qrels().to_dict() == {"a": {2: 1, 3: 1}}
+    assert result.qrels("threshold", threshold=4).to_dict() == {"a": {2: 0, 3: 1}}
+    assert result.qrels("graded").to_dict() == {"a": {2: 2, 3: 5}}
+    assert isinstance(result.qrels(), Qrels)
+
+
+def test_qrels_judges_a_repeated_pair_once():
+    log = pd.DataFrame({"user": [1, 1, 1, 1], "item": [7, 8, 8, 9], "timestamp": [0, 1, 2, 3],
+                        "clicks": [0, 0, 1, 0]})  # fmt: skip
+    result = split.leave_last_out(log, n=3)
+    assert result.qrels("threshold", column="clicks", threshold=1).to_dict() == {1: {8: 1, 9: 0}}
+
+
+def test_repr_and_summary_name_every_count():
+    result = split.leave_last_out(_log(), n=1)
+    text = repr(result)
+    for name, value in result.summary().items():
+        if name.startswith("n_"):
+            assert f"{name}={value}" in text
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (
+            lambda log: split.temporal(log),
+            InvalidParameterError,
+            "exactly one of cutoff= and quantile=",
+        ),
+        (lambda log: split.temporal(log, 1, quantile=0.5), InvalidParameterError, "exactly one"),
+        (
+            lambda log: split.temporal(log, quantile=1.5),
+            InvalidParameterError,
+            r"'quantile' parameter of temporal must be a real number in \(0, 1\)",
+        ),
+        (
+            lambda log: split.temporal(log, cutoff="2020-01-01"),
+            InvalidParameterError,
+            "must be a number, as the time column holds numbers",
+        ),
+        (
+            lambda log: split.temporal(log, cutoff=3, time="when"),
+            InputValidationError,
+            "no column 'when'",
+        ),
+        (
+            lambda log: split.temporal(log.drop(columns="timestamp"), cutoff=3),
+            InvalidParameterError,
+            "no column 'timestamp' or 'time'",
+        ),
+        (
+            lambda log: split.leave_last_out(log, n=0),
+            InvalidParameterError,
+            "'n' parameter of leave_last_out",
+        ),
+        (
+            lambda log: split.leave_last_out(log, short="keep"),
+            InvalidParameterError,
+            "'short' parameter",
+        ),
+        (
+            lambda log: split.ratio(log, test_fraction=0),
+            InvalidParameterError,
+            "'test_fraction' parameter of ratio",
+        ),
+        (
+            lambda log: split.random_holdout(log, n=1, seed=-1),
+            InvalidParameterError,
+            "'seed' parameter of random_holdout",
+        ),
+        (
+            lambda log: split.random_holdout(log, n=1, test_fraction=0.2, seed=0),
+            InvalidParameterError,
+            "exactly one of test_fraction=",
+        ),
+        (
+            lambda log: list(split.user_kfold(log, k=4, seed=0)),
+            InvalidParameterError,
+            r"at most the number of users \(3\)",
+        ),
+        (
+            lambda log: split.rolling(log, cutoffs=[4, 2]),
+            InvalidParameterError,
+            "must be increasing",
+        ),
+        (
+            lambda log: split.leave_last_out([1, 2]),
+            InvalidParameterError,
+            "must be a pandas or polars DataFrame",
+        ),
+    ],
+)
+def test_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call(_log())
+
+
+def test_missing_times_raise():
+    log = _log().astype({"timestamp": float})
+    log.loc[2, "timestamp"] = np.nan
+    with pytest.raises(InputValidationError, match=r"'timestamp' has 1 missing values \(NaN\)"):
+        split.leave_last_out(log)
+    with pytest.raises(InputValidationError, match="must hold numbers or datetimes"):
+        split.leave_last_out(_log().astype({"timestamp": str}))
+
+
+def test_scan_only_for_temporal_and_leave_last_out(tmp_path):
+    import pyarrow.parquet as pq
+
+    import receval
+
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.Table.from_pandas(_log(), preserve_index=False), path)
+    with pytest.raises(InvalidParameterError, match="out of core by temporal and leave_last_out"):
+        split.ratio(receval.scan(path), test_fraction=0.5)
+    with pytest.raises(InvalidParameterError, match="pass train_path= and test_path="):
+        split.leave_last_out(receval.scan(path))
+    same = tmp_path / "part.parquet"
+    with pytest.raises(InvalidParameterError, match="name the same file"):
+        split.leave_last_out(receval.scan(path), train_path=same, test_path=same)
+    with pytest.raises(InvalidParameterError, match="no column 'when' for the time in its files"):
+        split.temporal(
+            receval.scan(path), cutoff=3, time="when", train_path="a.parquet", test_path="b.parquet"
+        )
+
+
+def test_parts_go_into_evaluation():
+    import receval
+
+    result = split.leave_last_out(_log(), n=1)
+    run = receval.Run.from_dict({"a": {3: 0.9, 1: 0.5}, "b": {5: 0.8, 4: 0.1}})
+    report = receval.evaluate(result.qrels(), run, metrics=["success@1"])
+    assert report.mean["success@1"] == 1.0  # the held-out items 3 (a) and 5 (b) come first
+    arp = receval.average_recommendation_popularity(run, train=result.train, k=2)
+    assert arp == pytest.approx(
+        receval.average_recommendation_popularity(run, train=_log().drop(index=[3, 5]), k=2)
+    )

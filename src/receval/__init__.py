@@ -75,6 +75,10 @@ _EXPORTS: dict[str, str] = {
     "MetricSpec": "receval.registry",
     "Conventions": "receval.conventions",
     "PROFILES": "receval.conventions",
+    # checks of an evaluation protocol
+    "audit": "receval.protocol",
+    "AuditReport": "receval.protocol",
+    "Finding": "receval.protocol",
     # a regression gate for CI
     "gate": "receval.gating.decision",
     "GateReport": "receval.gating.report",

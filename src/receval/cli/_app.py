@@ -53,6 +53,7 @@ COMMANDS: dict[str, str] = {
     "off-policy": "_offpolicy",
     "trec-eval": "_trec_eval",
     "metrics": "_metrics",
+    "audit": "_audit",
 }
 
 _ORDER = list(dict.fromkeys(COMMANDS.values()))

@@ -102,7 +102,7 @@ def audit(
         The columns of frames and CSV/TSV/Parquet files.
     time : str, default=None
         The time column of train and test (epoch numbers, datetimes or ISO
-        8601 text); None: ``"time"`` or ``"timestamp"`` where an input has one.
+        8601 text); None: ``"timestamp"``, else ``"time"``, where an input has one
         The temporal checks run when both train and test have times.
     examples : int, default=5
         The most examples kept per finding.

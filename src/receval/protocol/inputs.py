@@ -30,7 +30,7 @@ __all__ = ["Columns", "Rows", "align", "comparable_times", "id_kind", "read_rows
 FUNC = "audit"
 
 #: The time columns looked for when ``time=None``, in this order.
-TIME_NAMES = ("time", "timestamp")
+TIME_NAMES = ("timestamp", "time")
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ def files(tmp_path):
         paths[name] = tmp_path / f"{name}.csv"
         frame.to_csv(paths[name], index=False)
     paths["leaky"] = tmp_path / "leaky.csv"
-    test.assign(time=[10, 3, 12]).to_csv(paths["leaky"], index=False)  # user 2 before its train
+    # user 2 before its training (a grade column: the qrels of receval report)
+    test.assign(time=[10, 3, 12], grade=1).to_csv(paths["leaky"], index=False)
     return paths
 
 
@@ -78,3 +79,18 @@ def test_bad_input_exits_with_2(files, tmp_path):
     assert "no column 'when'" in result.stderr
     result = invoke(runner, "audit", "--run", files["run"], "-m", "gauc", code=2)
     assert "gauc" in result.stderr
+
+
+def test_report_gets_a_protocol_section_with_train(files, tmp_path):
+    pytest.importorskip("matplotlib").use("Agg")
+    out = tmp_path / "r.html"
+    invoke(runner, "report", "-o", out, "--qrels", files["leaky"], "--run", files["run"],
+           "--train", files["train"], "-m", "ndcg@2", "-q")  # fmt: skip
+    page = out.read_text(encoding="utf-8")
+    assert '<h2 id="protocol">Protocol</h2>' in page and "<td>temporal_leak</td>" in page
+    numbers = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    protocol = next(s for s in numbers["sections"] if s["heading"] == "Protocol")
+    assert [r["check"] for r in protocol["tables"][0]["rows"]][0] == "temporal_leak"
+    invoke(runner, "report", "-o", tmp_path / "s.html", "--qrels", files["leaky"], "--run",
+           files["run"], "-m", "ndcg@2", "-q")  # fmt: skip
+    assert '<h2 id="protocol">' not in (tmp_path / "s.html").read_text(encoding="utf-8")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .beyond import Progress, beyond_records, beyond_section, step
 from .figures import new_axes
 from .html import HTMLReport, figure_to_data_uri, json_path
+from .protocol import protocol_section
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -39,6 +40,7 @@ __all__ = [
     "json_path",
     "lists_section",
     "new_axes",
+    "protocol_section",
     "ranking_records",
     "ranking_section",
     "retention_section",

@@ -20,9 +20,12 @@ def files(tmp_path):
     )
     test = pd.DataFrame({"user": [1, 2, 3], "item": [12, 11, 10], "time": [10, 11, 12]})
     run = pd.DataFrame(
-        {"user": [1, 1, 2, 2, 3, 3], "item": [12, 13, 11, 13, 10, 13],
-         "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]}
-    )  # fmt: skip
+        {
+            "user": [1, 1, 2, 2, 3, 3],
+            "item": [12, 13, 11, 13, 10, 13],
+            "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4],
+        }
+    )
     paths = {}
     for name, frame in (("train", train), ("test", test), ("run", run)):
         paths[name] = tmp_path / f"{name}.csv"
@@ -34,8 +37,21 @@ def files(tmp_path):
 
 
 def test_a_clean_protocol_prints_no_finding(files):
-    result = invoke(runner, "audit", "--train", files["train"], "--test", files["test"],
-                    "--run", files["run"], "--k", "2", "--cutoff", "10", "--strict")  # fmt: skip
+    result = invoke(
+        runner,
+        "audit",
+        "--train",
+        files["train"],
+        "--test",
+        files["test"],
+        "--run",
+        files["run"],
+        "--k",
+        "2",
+        "--cutoff",
+        "10",
+        "--strict",
+    )
     assert result.stdout == ""
     assert "no finding" in result.stderr
 
@@ -53,29 +69,44 @@ def test_findings_table_and_strict_exit(files):
 
 
 def test_json_schema(files):
-    result = invoke(runner, "audit", "--train", files["train"], "--test", files["leaky"],
-                    "--json")  # fmt: skip
+    result = invoke(runner, "audit", "--train", files["train"], "--test", files["leaky"], "--json")
     data = json.loads(result.stdout)
     assert list(data) == ["ok", "k", "inputs", "checks", "findings"]
     assert data["ok"] is False and data["k"] is None
     (leak,) = [f for f in data["findings"] if f["check"] == "temporal_leak"]
     assert leak == {
-        "check": "temporal_leak", "severity": "error", "input": "train/test", "count": 1,
-        "total": 3, "share": 1 / 3, "unit": "test rows", "message": leak["message"],
-        "fix": leak["fix"], "examples": [{"user": "2", "item": "11", "time": 3,
-                                          "last_train_time": 4}],
+        "check": "temporal_leak",
+        "severity": "error",
+        "input": "train/test",
+        "count": 1,
+        "total": 3,
+        "share": 1 / 3,
+        "unit": "test rows",
+        "message": leak["message"],
+        "fix": leak["fix"],
+        "examples": [{"user": "2", "item": "11", "time": 3, "last_train_time": 4}],
         "details": {"n_users": 1},
-    }  # fmt: skip
+    }
 
 
 def test_bad_input_exits_with_2(files, tmp_path):
     result = invoke(runner, "audit", code=2)
     assert "nothing to audit" in result.stderr
-    result = invoke(runner, "audit", "--train", tmp_path / "missing.csv", "--test",
-                    files["test"], code=2)  # fmt: skip
+    result = invoke(
+        runner, "audit", "--train", tmp_path / "missing.csv", "--test", files["test"], code=2
+    )
     assert result.stderr.startswith("error:")
-    result = invoke(runner, "audit", "--train", files["train"], "--test", files["test"],
-                    "--time", "when", code=2)  # fmt: skip
+    result = invoke(
+        runner,
+        "audit",
+        "--train",
+        files["train"],
+        "--test",
+        files["test"],
+        "--time",
+        "when",
+        code=2,
+    )
     assert "no column 'when'" in result.stderr
     result = invoke(runner, "audit", "--run", files["run"], "-m", "gauc", code=2)
     assert "gauc" in result.stderr
@@ -84,13 +115,37 @@ def test_bad_input_exits_with_2(files, tmp_path):
 def test_report_gets_a_protocol_section_with_train(files, tmp_path):
     pytest.importorskip("matplotlib").use("Agg")
     out = tmp_path / "r.html"
-    invoke(runner, "report", "-o", out, "--qrels", files["leaky"], "--run", files["run"],
-           "--train", files["train"], "-m", "ndcg@2", "-q")  # fmt: skip
+    invoke(
+        runner,
+        "report",
+        "-o",
+        out,
+        "--qrels",
+        files["leaky"],
+        "--run",
+        files["run"],
+        "--train",
+        files["train"],
+        "-m",
+        "ndcg@2",
+        "-q",
+    )
     page = out.read_text(encoding="utf-8")
     assert '<h2 id="protocol">Protocol</h2>' in page and "<td>temporal_leak</td>" in page
     numbers = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     protocol = next(s for s in numbers["sections"] if s["heading"] == "Protocol")
-    assert [r["check"] for r in protocol["tables"][0]["rows"]][0] == "temporal_leak"
-    invoke(runner, "report", "-o", tmp_path / "s.html", "--qrels", files["leaky"], "--run",
-           files["run"], "-m", "ndcg@2", "-q")  # fmt: skip
+    assert protocol["tables"][0]["rows"][0]["check"] == "temporal_leak"
+    invoke(
+        runner,
+        "report",
+        "-o",
+        tmp_path / "s.html",
+        "--qrels",
+        files["leaky"],
+        "--run",
+        files["run"],
+        "-m",
+        "ndcg@2",
+        "-q",
+    )
     assert '<h2 id="protocol">' not in (tmp_path / "s.html").read_text(encoding="utf-8")

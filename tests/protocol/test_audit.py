@@ -45,15 +45,23 @@ def test_a_clean_protocol_has_no_finding():
     assert report.ok
     assert "no finding" in repr(report)
     assert set(report.checks) >= {
-        "temporal_leak", "cutoff_leak", "test_in_train", "cold_users", "cold_items",
-        "duplicates", "missing_users", "unmasked_train_items", "short_lists", "tied_scores",
+        "temporal_leak",
+        "cutoff_leak",
+        "test_in_train",
+        "cold_users",
+        "cold_items",
+        "duplicates",
+        "missing_users",
+        "unmasked_train_items",
+        "short_lists",
+        "tied_scores",
         "id_types",
-    }  # fmt: skip
+    }
     report.check("info")  # nothing to raise
 
 
 def test_temporal_leak():
-    train, test, run = clean()
+    train, test, _ = clean()
     test.loc[1, "time"] = 3  # user 2's test interaction precedes its training one at t = 4
     report = receval.audit(train, test)
     f = report["temporal_leak"]
@@ -259,12 +267,28 @@ def test_outputs():
     assert data["ok"] is False and data["k"] == 2
     assert data["inputs"]["train"] == {"rows": 6, "users": 3, "items": 3, "time": "time"}
     assert list(data["findings"][0]) == [
-        "check", "severity", "input", "count", "total", "share", "unit", "message", "fix",
-        "examples", "details",
-    ]  # fmt: skip
+        "check",
+        "severity",
+        "input",
+        "count",
+        "total",
+        "share",
+        "unit",
+        "message",
+        "fix",
+        "examples",
+        "details",
+    ]
     frame = report.to_frame()
     assert list(frame.columns) == [
-        "severity", "check", "input", "count", "total", "share", "message", "fix"
+        "severity",
+        "check",
+        "input",
+        "count",
+        "total",
+        "share",
+        "message",
+        "fix",
     ]
     assert frame["count"].tolist() == [f.count for f in report.findings]
     with pytest.raises(InputValidationError, match="test_in_train"):
@@ -328,7 +352,9 @@ def test_leave_last_out_has_no_temporal_leak_and_leaks_are_counted(log):
     assert leaks == 0
     assert "temporal_leak" not in report
     swapped = receval.audit(last, train, repeats=True)  # test before train: every tie aside
-    earlier = train["time"].to_numpy() < last.set_index("user").loc[train["user"], "time"].to_numpy()
+    earlier = (
+        train["time"].to_numpy() < last.set_index("user").loc[train["user"], "time"].to_numpy()
+    )
     n = int(earlier.sum())
     assert (swapped["temporal_leak"].count if n else 0) == n
 
@@ -343,5 +369,7 @@ def test_test_in_train_counts_the_shared_pairs(log):
     report = receval.audit(train[["user", "item"]], test[["user", "item"]])
     assert (report["test_in_train"].count if n else 0) == n
     assert ("test_in_train" in report) == bool(n)
-    assert np.isclose(report["cold_items"].share if "cold_items" in report else 0.0,
-                      np.mean(~test["item"].isin(train["item"])))  # fmt: skip
+    assert np.isclose(
+        report["cold_items"].share if "cold_items" in report else 0.0,
+        np.mean(~test["item"].isin(train["item"])),
+    )

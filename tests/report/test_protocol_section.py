@@ -20,7 +20,9 @@ def test_findings_become_a_table_with_their_numbers():
     (table,) = doc.to_dict()["sections"][-1]["tables"]
     (row,) = table["rows"]
     assert (row["check"], row["count"], row["examples"]) == (
-        "test_in_train", 1, [{"user": "u2", "item": "a"}]
+        "test_in_train",
+        1,
+        [{"user": "u2", "item": "a"}],
     )
     json.dumps(doc.to_dict())  # plain JSON
 

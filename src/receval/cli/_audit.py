@@ -22,31 +22,43 @@ from ._params import Command, metric_option
 
 
 def _file(name: str, text: str) -> Any:
-    return typer.Option(name, metavar="FILE", help=text, show_default=False,
-                        rich_help_panel="Input")  # fmt: skip
+    return typer.Option(
+        name, metavar="FILE", help=text, show_default=False, rich_help_panel="Input"
+    )
 
 
 @app.command("audit", cls=Command)
 def audit_command(
     train: Annotated[
         str | None,
-        _file("--train", "Training interactions: a CSV, TSV or Parquet file with --user, "
-              "--item and (for the temporal checks) --time columns, or TREC qrels."),
+        _file(
+            "--train",
+            "Training interactions: a CSV, TSV or Parquet file with --user, "
+            "--item and (for the temporal checks) --time columns, or TREC qrels.",
+        ),
     ] = None,
     test: Annotated[
         str | None,
-        _file("--test", "Held-out interactions, as --train (a --grade column, when present, "
-              "holds the grades); TREC qrels too."),
+        _file(
+            "--test",
+            "Held-out interactions, as --train (a --grade column, when present, "
+            "holds the grades); TREC qrels too.",
+        ),
     ] = None,
     run: Annotated[
         str | None,
-        _file("--run", "A run: a TREC run file, or a CSV, TSV or Parquet file with --user, "
-              "--item and --score columns."),
+        _file(
+            "--run",
+            "A run: a TREC run file, or a CSV, TSV or Parquet file with --user, "
+            "--item and --score columns.",
+        ),
     ] = None,
     k: Annotated[
         int | None,
         typer.Option(
-            "--k", min=1, show_default=False,
+            "--k",
+            min=1,
+            show_default=False,
             help="Depth of the lists the evaluation reads: training items and ties count in "
             "the top k, and shorter lists are reported. Default: whole lists.",
         ),
@@ -54,7 +66,8 @@ def audit_command(
     cutoff: Annotated[
         str | None,
         typer.Option(
-            metavar="TIME", show_default=False,
+            metavar="TIME",
+            show_default=False,
             help="The global cut-off of a temporal split (an epoch number or an ISO 8601 "
             "time): test interactions before it and training ones at or after it are leaks.",
         ),
@@ -90,7 +103,8 @@ def audit_command(
     strict: Annotated[
         bool,
         typer.Option(
-            "--strict", help="Exit with status 1 when a finding is an error.",
+            "--strict",
+            help="Exit with status 1 when a finding is an error.",
             rich_help_panel="Output",
         ),
     ] = False,
@@ -127,9 +141,19 @@ def audit_command(
         raise say.fail("nothing to audit; pass --train, --test or --run (or several).")
     with say.guard():
         report = audit(
-            train, test, run, k=k, cutoff=_cutoff(cutoff), repeats=repeats, metrics=metric,
-            user=user, item=item, time=time, score=score, grade=grade,
-        )  # fmt: skip
+            train,
+            test,
+            run,
+            k=k,
+            cutoff=_cutoff(cutoff),
+            repeats=repeats,
+            metrics=metric,
+            user=user,
+            item=item,
+            time=time,
+            score=score,
+            grade=grade,
+        )
     _notes(report, train, test, run, k, say)
     if as_json:
         typer.echo(report.to_json())
@@ -161,8 +185,9 @@ def _notes(report: Any, train: Any, test: Any, run: Any, k: Any, say: Messages) 
             "timestamp or time)."
         )
     if run is not None and k is None:
-        say.note("no check of list lengths, and training items and ties count in whole lists: "
-                 "pass --k.")  # fmt: skip
+        say.note(
+            "no check of list lengths, and training items and ties count in whole lists: pass --k."
+        )
     counts = {s: sum(f.severity == s for f in report.findings) for s in ("error", "warning")}
     if not report.findings:
         say.note(f"no finding: the protocol passes the {len(report.checks)} checks that ran.")

@@ -152,8 +152,9 @@ def audit(
     limit = v.check_number(examples, "examples", "audit", integer=True, low=0)
     names = _metrics(metrics, k)
     columns = Columns(user, item, time, score, grade)
-    inputs = {name: read_rows(data, name, columns) for name, data in given.items()
-              if data is not None}  # fmt: skip
+    inputs = {
+        name: read_rows(data, name, columns) for name, data in given.items() if data is not None
+    }
     rows = list(inputs.values())
     n_users, n_items = align(rows)
     tr, te, ru = inputs.get("train"), inputs.get("test"), inputs.get("run")
@@ -189,8 +190,9 @@ def audit(
         findings += tie_findings(r, qrels, names, k, limit)
         checks.append("tied_scores")
     findings.sort(key=lambda f: SEVERITIES.index(f.severity))
-    return AuditReport(findings, {name: _describe(part) for name, part in inputs.items()},
-                       checks, k)  # fmt: skip
+    return AuditReport(
+        findings, {name: _describe(part) for name, part in inputs.items()}, checks, k
+    )
 
 
 def _metrics(metrics: Any, k: int | None) -> list[str]:

@@ -154,8 +154,9 @@ def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
         raw = cols["value"]
         if type(raw).__module__.startswith("pyarrow"):
             raw = raw.to_numpy(zero_copy_only=False)
-        values = v.check_finite(v.as_float(v.as_1d(raw, "values", func), "values", func),
-                                "values", func)  # fmt: skip
+        values = v.check_finite(
+            v.as_float(v.as_1d(raw, "values", func), "values", func), "values", func
+        )
     return Rows(name, users, user_ids, items, item_ids, times, values, time)
 
 
@@ -163,8 +164,16 @@ def _from_ranked(data: Qrels | Run, name: str) -> Rows:
     users = np.repeat(np.arange(data.n_users, dtype=np.int64), np.diff(data.offsets))
     values = data.scores if isinstance(data, Run) else data.grades
     run = data if isinstance(data, Run) else None
-    return Rows(name, users, data.user_ids, np.asarray(data.items, dtype=np.int64),
-                data.item_ids, None, np.asarray(values, dtype=np.float64), run=run)  # fmt: skip
+    return Rows(
+        name,
+        users,
+        data.user_ids,
+        np.asarray(data.items, dtype=np.int64),
+        data.item_ids,
+        None,
+        np.asarray(values, dtype=np.float64),
+        run=run,
+    )
 
 
 def _from_trec(path: str, name: str) -> Rows:
@@ -184,8 +193,9 @@ def _from_trec(path: str, name: str) -> Rows:
             (users, _, items, values), lines = io.read_whitespace_table(
                 path, 4, "user iteration item grade"
             )
-        numbers = io.parse_numbers(values, path, lines, "score" if kind == "run" else "grade",
-                                   integer=kind != "run")  # fmt: skip
+        numbers = io.parse_numbers(
+            values, path, lines, "score" if kind == "run" else "grade", integer=kind != "run"
+        )
         return _rows(name, {"user": users, "item": items, "value": numbers}, None)
 
 

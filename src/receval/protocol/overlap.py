@@ -56,11 +56,20 @@ def id_type_findings(inputs: list[Rows], limit: int) -> list[Finding]:
                 )
                 out.append(
                     Finding(
-                        "id_types", "error", where, len(b) - matched, len(b),
-                        f"{second.name} {role} ids", message, fix, examples,
-                        {"role": role, "types": dict(zip((first.name, second.name), kinds,
-                                                         strict=True))},
-                    )  # fmt: skip
+                        "id_types",
+                        "error",
+                        where,
+                        len(b) - matched,
+                        len(b),
+                        f"{second.name} {role} ids",
+                        message,
+                        fix,
+                        examples,
+                        {
+                            "role": role,
+                            "types": dict(zip((first.name, second.name), kinds, strict=True)),
+                        },
+                    )
                 )
     return out
 
@@ -74,13 +83,19 @@ def test_in_train_findings(train: Rows, test: Rows, n_items: int, limit: int) ->
     users = len(np.unique(test.shared_users()[rows]))
     return [
         Finding(
-            "test_in_train", "error", "train/test", len(rows), test.n_rows, "test rows",
+            "test_in_train",
+            "error",
+            "train/test",
+            len(rows),
+            test.n_rows,
+            "test rows",
             f"test interactions whose (user, item) pair is in train: {len(rows):,} of "
             f"{test.n_rows:,}, of {counted(users, 'user')}.",
             "drop them from test (split after removing repeated interactions), or declare "
             "repeat consumption with repeats=True when items may recur.",
-            [test.example(int(r)) for r in rows[:limit]], {"n_users": users},
-        )  # fmt: skip
+            [test.example(int(r)) for r in rows[:limit]],
+            {"n_users": users},
+        )
     ]
 
 
@@ -104,17 +119,23 @@ def cold_findings(train: Rows, test: Rows, limit: int) -> list[Finding]:
         everyone = len(cold) == len(distinct)
         out.append(
             Finding(
-                "cold_users", "error" if everyone else "info", "train/test", len(cold),
-                len(distinct), "test users",
+                "cold_users",
+                "error" if everyone else "info",
+                "train/test",
+                len(cold),
+                len(distinct),
+                "test users",
                 f"test users without a training interaction: {len(cold):,} of "
                 f"{len(distinct):,} ({len(cold) / len(distinct):.1%}; "
                 f"{counted(int(rows.sum()), 'test row')})"
                 + ("; no test user matches a training user." if everyone else "."),
-                "check the user ids of both inputs (type, prefix, column)" if everyone
+                "check the user ids of both inputs (type, prefix, column)"
+                if everyone
                 else "report cold users apart (receval.by_segment), or leave them out of test "
                 "when the model cannot score them.",
-                shown, {"n_rows": int(rows.sum())},
-            )  # fmt: skip
+                shown,
+                {"n_rows": int(rows.sum())},
+            )
         )
     test_items = test.shared_items()
     unseen = ~isin_ints(test_items, train.shared_items())
@@ -124,17 +145,23 @@ def cold_findings(train: Rows, test: Rows, limit: int) -> list[Finding]:
         everything = len(rows) == test.n_rows
         out.append(
             Finding(
-                "cold_items", "error" if everything else "info", "train/test", len(rows),
-                test.n_rows, "test rows",
+                "cold_items",
+                "error" if everything else "info",
+                "train/test",
+                len(rows),
+                test.n_rows,
+                "test rows",
                 f"test interactions with items never seen in training: {len(rows):,} of "
                 f"{test.n_rows:,} ({len(rows) / test.n_rows:.1%}; "
                 f"{counted(n_cold_items, 'item')})"
                 + ("; no test item matches a training item." if everything else "."),
-                "check the item ids of both inputs (type, prefix, column)" if everything
+                "check the item ids of both inputs (type, prefix, column)"
+                if everything
                 else "a model trained on train cannot rank these items: report them apart or "
                 "filter them out of test, and say which.",
-                [test.example(int(r)) for r in rows[:limit]], {"n_items": n_cold_items},
-            )  # fmt: skip
+                [test.example(int(r)) for r in rows[:limit]],
+                {"n_items": n_cold_items},
+            )
         )
     return out
 
@@ -156,15 +183,20 @@ def duplicate_findings(rows: Rows, n_items: int, limit: int) -> list[Finding]:
         "nothing, if repeated interactions are meant (popularity from train counts users, "
         "not rows); else drop them, e.g. keep each pair's last interaction."
         if rows.name == "train"
-        else "keep one row per (user, item) pair, e.g. the highest score or the latest "
-        "interaction."
+        else "keep one row per (user, item) pair, e.g. the highest score or the latest interaction."
     )
     return [
         Finding(
-            "duplicates", severity, rows.name, len(repeated), rows.n_rows, f"{rows.name} rows",
+            "duplicates",
+            severity,
+            rows.name,
+            len(repeated),
+            rows.n_rows,
+            f"{rows.name} rows",
             f"{rows.name} rows repeating an earlier row's (user, item) pair: "
             f"{len(repeated):,} of {rows.n_rows:,} ({counted(pairs, 'pair')}).",
-            fix, [rows.example(int(r), row=int(r)) for r in repeated[:limit]],
+            fix,
+            [rows.example(int(r), row=int(r)) for r in repeated[:limit]],
             {"n_pairs": pairs},
-        )  # fmt: skip
+        )
     ]

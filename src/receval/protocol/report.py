@@ -11,7 +11,7 @@ import numpy as np
 from .._validation import check_option
 from ..exceptions import InputValidationError
 
-__all__ = ["SEVERITIES", "AuditReport", "Finding", "example_value", "counted"]
+__all__ = ["SEVERITIES", "AuditReport", "Finding", "counted", "example_value"]
 
 #: The severities of a finding, the gravest first.
 SEVERITIES = ("error", "warning", "info")
@@ -168,7 +168,9 @@ class AuditReport:
         failing = [f for f in self.findings if f.severity in worst]
         if failing:
             lines = "; ".join(f"{f.check} ({f.severity}): {f.message} {f.fix}" for f in failing)
-            raise InputValidationError(f"audit: the protocol fails {len(failing)} check(s): {lines}")
+            raise InputValidationError(
+                f"audit: the protocol fails {len(failing)} check(s): {lines}"
+            )
 
     def records(self) -> list[dict[str, Any]]:
         """One flat record per finding: severity, check, input, count, total, share,

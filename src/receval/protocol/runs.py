@@ -38,8 +38,9 @@ def as_run(rows: Rows, n_items: int) -> Run:
         return rows.run
     keep = _first_rows(rows, n_items)
     scores = rows.values if rows.values is not None else np.zeros(rows.n_rows)
-    return Run(rows.user_ids[rows.users[keep]], rows.item_ids[rows.items[keep]], scores[keep],
-               name="run")  # fmt: skip
+    return Run(
+        rows.user_ids[rows.users[keep]], rows.item_ids[rows.items[keep]], scores[keep], name="run"
+    )
 
 
 def as_qrels(rows: Rows, n_items: int) -> Qrels:
@@ -75,23 +76,33 @@ def missing_user_findings(test: Rows, run_rows: Rows, limit: int) -> list[Findin
     shown = [{"user": example_value(test.user_ids[test.users[first[u]]])} for u in missing[:limit]]
     return [
         Finding(
-            "missing_users", "error" if everyone else "warning", "test/run", len(missing),
-            len(distinct), "test users",
+            "missing_users",
+            "error" if everyone else "warning",
+            "test/run",
+            len(missing),
+            len(distinct),
+            "test users",
             f"test users without a list in the run: {len(missing):,} of {len(distinct):,} "
             f"(every metric 0 for them, by evaluate's missing_users='zero')"
             + ("; no test user matches a run user." if everyone else "."),
-            "check the user ids of both inputs (type, prefix, column)" if everyone
+            "check the user ids of both inputs (type, prefix, column)"
+            if everyone
             else "score every test user, or say how the missing ones count "
             "(missing_users='skip' leaves them out of the means).",
             shown,
-        )  # fmt: skip
+        )
     ]
 
 
 def run_findings(
-    run: Run, run_rows: Rows, train: Rows | None, n_items: int, k: int | None, repeats: bool,
+    run: Run,
+    run_rows: Rows,
+    train: Rows | None,
+    n_items: int,
+    k: int | None,
+    repeats: bool,
     limit: int,
-) -> list[Finding]:  # fmt: skip
+) -> list[Finding]:
     """Training items left in the lists, and lists shorter than ``k``."""
     out: list[Finding] = []
     users, items = _shared_codes(run, run_rows)
@@ -106,7 +117,11 @@ def run_findings(
             total = int(top.sum())
             out.append(
                 Finding(
-                    "unmasked_train_items", "warning", "train/run", len(rows), total,
+                    "unmasked_train_items",
+                    "warning",
+                    "train/run",
+                    len(rows),
+                    total,
                     "run rows" if k is None else f"run rows in the top {k}",
                     f"training items of the user {where}: {counted(len(rows), 'run row')} of "
                     f"{counted(n_users, 'user')}; they take the places of the items to find.",
@@ -115,7 +130,7 @@ def run_findings(
                     "repeats=True when items may recur.",
                     [_run_example(run, int(r), rank=int(place[r]) + 1) for r in rows[:limit]],
                     {"n_users": n_users},
-                )  # fmt: skip
+                )
             )
     if k is not None:
         lengths = np.diff(run.offsets)
@@ -123,16 +138,23 @@ def run_findings(
         if len(short):
             out.append(
                 Finding(
-                    "short_lists", "warning", "run", len(short), run.n_users, "run users",
+                    "short_lists",
+                    "warning",
+                    "run",
+                    len(short),
+                    run.n_users,
+                    "run users",
                     f"lists shorter than k = {k}: {len(short):,} of {run.n_users:,} (the "
                     f"shortest: {counted(int(lengths.min()), 'item')}); precision@{k} still "
                     f"divides by {k}.",
                     f"rank at least {k} items per user, or choose k no larger than the lists "
                     f"(precision_normalizer='retrieved' divides by the list's length).",
-                    [{"user": example_value(run.user_ids[u]), "length": int(lengths[u])}
-                     for u in short[:limit]],  # fmt: skip
+                    [
+                        {"user": example_value(run.user_ids[u]), "length": int(lengths[u])}
+                        for u in short[:limit]
+                    ],
                     {"min_length": int(lengths.min())},
-                )  # fmt: skip
+                )
             )
     return out
 
@@ -171,8 +193,9 @@ def tie_findings(
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RecevalWarning)
-            report = evaluate(test, run, list(metrics), ties="input", min_match=0.0,
-                              allow_unmatched=True)  # fmt: skip
+            report = evaluate(
+                test, run, list(metrics), ties="input", min_match=0.0, allow_unmatched=True
+            )
         per_metric = {}
         for m in report.mean:
             mean = float(report.mean[m])
@@ -201,11 +224,16 @@ def tie_findings(
         message += "; no metric depends on their order."
     return [
         Finding(
-            "tied_scores", "warning" if moved else "info", "run", len(tied_users), run.n_users,
-            "run users", message,
+            "tied_scores",
+            "warning" if moved else "info",
+            "run",
+            len(tied_users),
+            run.n_users,
+            "run users",
+            message,
             "break ties in the model's scores (e.g. add a small, documented secondary score), "
             "or report the metrics with ties='average' (the expected value over every order).",
             [_run_example(run, int(r), rank=int(place[r]) + 1) for r in rows[:limit]],
             details,
-        )  # fmt: skip
+        )
     ]

@@ -26,8 +26,9 @@ def cutoff_value(cutoff: Any, kind: str | None) -> Any:
     """The cut-off as the times are held (see :func:`comparable_times`), checked to be
     of the times' kind (an epoch number for epoch numbers, a datetime for datetimes)."""
     text_or_date = isinstance(cutoff, str) or not isinstance(cutoff, (int, float, np.number))
-    given = comparable_times(np.asarray([cutoff]) if not text_or_date else [cutoff], "cutoff",
-                             "cutoff")[0]  # fmt: skip
+    given = comparable_times(
+        np.asarray([cutoff]) if not text_or_date else [cutoff], "cutoff", "cutoff"
+    )[0]
     given_kind = "number" if isinstance(given, (float, np.floating)) else "datetime"
     if kind is not None and given_kind != kind:
         holds = "epoch numbers" if kind == "number" else "datetimes"
@@ -75,13 +76,20 @@ def temporal_findings(
         n_users_hit = len(np.unique(test_users[rows]))
         out.append(
             Finding(
-                "temporal_leak", "error", "train/test", len(rows), test.n_rows, "test rows",
+                "temporal_leak",
+                "error",
+                "train/test",
+                len(rows),
+                test.n_rows,
+                "test rows",
                 f"test interactions earlier than the same user's last training interaction: "
                 f"{len(rows):,} of {test.n_rows:,}, of {counted(n_users_hit, 'user')}.",
                 "split each user's interactions by time (receval.split.leave_last_out or "
                 "temporal) so that every test interaction follows the user's training ones.",
-                [test.example(int(r), last_train_time=show_time(last[test_users[r]], kind))
-                 for r in rows[:limit]],  # fmt: skip
+                [
+                    test.example(int(r), last_train_time=show_time(last[test_users[r]], kind))
+                    for r in rows[:limit]
+                ],
                 {"n_users": n_users_hit},
             )
         )
@@ -92,25 +100,36 @@ def temporal_findings(
         if len(early):
             out.append(
                 Finding(
-                    "cutoff_leak", "error", "test", len(early), test.n_rows, "test rows",
+                    "cutoff_leak",
+                    "error",
+                    "test",
+                    len(early),
+                    test.n_rows,
+                    "test rows",
                     f"test interactions earlier than the cut-off {shown}: {len(early):,} of "
                     f"{test.n_rows:,}.",
                     "keep only interactions at or after the cut-off in test "
                     "(receval.split.temporal).",
-                    [test.example(int(r)) for r in early[:limit]], {"cutoff": shown},
-                )  # fmt: skip
+                    [test.example(int(r)) for r in early[:limit]],
+                    {"cutoff": shown},
+                )
             )
         late = np.flatnonzero(train_times >= at)
         if len(late):
             out.append(
                 Finding(
-                    "cutoff_leak", "error", "train", len(late), train.n_rows, "train rows",
+                    "cutoff_leak",
+                    "error",
+                    "train",
+                    len(late),
+                    train.n_rows,
+                    "train rows",
                     f"training interactions at or after the cut-off {shown}: {len(late):,} of "
                     f"{train.n_rows:,}.",
-                    "keep only interactions before the cut-off in train "
-                    "(receval.split.temporal).",
-                    [train.example(int(r)) for r in late[:limit]], {"cutoff": shown},
-                )  # fmt: skip
+                    "keep only interactions before the cut-off in train (receval.split.temporal).",
+                    [train.example(int(r)) for r in late[:limit]],
+                    {"cutoff": shown},
+                )
             )
         return out
     latest = train_times.max()
@@ -118,7 +137,12 @@ def temporal_findings(
     if len(overlap) and not before.all():
         out.append(
             Finding(
-                "timeline_overlap", "info", "train/test", len(overlap), test.n_rows, "test rows",
+                "timeline_overlap",
+                "info",
+                "train/test",
+                len(overlap),
+                test.n_rows,
+                "test rows",
                 f"test interactions earlier than the last training interaction "
                 f"({show_time(latest, kind)}): {len(overlap):,} of {test.n_rows:,}; the split "
                 f"is per user, so the model learnt from interactions later than some it is "
@@ -127,6 +151,6 @@ def temporal_findings(
                 "when the evaluation must not see the future of any user.",
                 [test.example(int(r)) for r in overlap[:limit]],
                 {"last_train_time": show_time(latest, kind)},
-            )  # fmt: skip
+            )
         )
     return out

@@ -66,12 +66,18 @@ def protocol_section(
             if i and not about_run:  # train and test alone: the first audit's
                 continue
             run = name if about_run else ""
-            shown.append({
-                "severity": finding.severity, "check": finding.check, "input": finding.input,
-                **({"run": run} if len(named) > 1 else {}),
-                "count": finding.count, "share": finding.share, "message": finding.message,
-                "fix": finding.fix,
-            })  # fmt: skip
+            shown.append(
+                {
+                    "severity": finding.severity,
+                    "check": finding.check,
+                    "input": finding.input,
+                    **({"run": run} if len(named) > 1 else {}),
+                    "count": finding.count,
+                    "share": finding.share,
+                    "message": finding.message,
+                    "fix": finding.fix,
+                }
+            )
             numbers.append({**({"run": run} if len(named) > 1 else {}), **finding.to_dict()})
     if not shown:
         doc.add_text("No finding: the protocol passes every check that ran.")

@@ -239,6 +239,11 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .sampled.corrections import (
         corrected_metric as corrected_metric,
     )
+    from .protocol import (
+        AuditReport as AuditReport,
+        Finding as Finding,
+        audit as audit,
+    )
     from .registry import (
         MetricSpec as MetricSpec,
         parse_metric as parse_metric,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,17 @@ def example_value(value: Any) -> Any:
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``"1 test user"``, ``"2,000 test users"``."""
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every nan or infinite float replaced by None (JSON has neither)."""
+    if isinstance(value, dict):
+        return {k: _finite(x) for k, x in value.items()}
+    if isinstance(value, list):
+        return [_finite(x) for x in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 @dataclass(frozen=True)
@@ -201,10 +213,8 @@ class AuditReport:
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """:meth:`to_dict` as JSON text (nan as null)."""
-        from ..report.html import plain_json
-
-        return json.dumps(plain_json(self.to_dict()), indent=indent, allow_nan=False)
+        """:meth:`to_dict` as JSON text (a nan mean as null)."""
+        return json.dumps(_finite(self.to_dict()), indent=indent, allow_nan=False)
 
     def to_frame(self, backend: str | None = None) -> Any:
         """The findings as a pandas (default) or polars DataFrame, a row per finding

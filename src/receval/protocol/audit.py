@@ -134,7 +134,7 @@ def audit(
     >>> report = receval.audit(train, test, run, k=2)
     >>> [(f.check, f.severity, f.count) for f in report.findings]
     [('unmasked_train_items', 'warning', 1), ('short_lists', 'warning', 1),
-     ('cold_users', 'info', 1), ('cold_items', 'info', 1), ('tied_scores', 'info', 1)]
+     ('tied_scores', 'warning', 1), ('cold_users', 'info', 1), ('cold_items', 'info', 1)]
     >>> report["unmasked_train_items"].examples
     [{'user': 'u1', 'item': 'a', 'score': 0.9, 'rank': 1}]
     >>> report.ok

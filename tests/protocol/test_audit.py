@@ -250,6 +250,16 @@ def test_inputs_of_every_shape_agree(tmp_path):
         ]
 
 
+def test_train_as_a_mapping_or_a_pair():
+    test = {"u1": {"a": 1}, "u2": {"c": 1}}
+    for train in ({"u1": ["a", "b"], "u2": ["b"]}, (["u1", "u1", "u2"], ["a", "b", "b"])):
+        report = receval.audit(train, test)
+        assert [(f.check, f.count) for f in report.findings] == [
+            ("test_in_train", 1),
+            ("cold_items", 1),
+        ]
+
+
 def test_polars_frames():
     pl = pytest.importorskip("polars")
     train, test, run = clean()

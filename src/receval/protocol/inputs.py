@@ -23,6 +23,7 @@ from ..data._encode import factorize, join_ids, lookup
 from ..data._open import check_file, open_input
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError, InvalidParameterError
+from ..metrics.beyond.history import read_log
 from .report import example_value
 
 __all__ = ["Columns", "Rows", "align", "comparable_times", "id_kind", "read_rows", "show_time"]
@@ -243,11 +244,12 @@ def read_rows(data: Any, name: str, columns: Columns) -> Rows:
         return _from_frame(data, name, columns, value)
     if isinstance(data, (str, os.PathLike)):
         return _from_path(os.fspath(data), name, columns, value)
+    if name == "train" and isinstance(data, (Mapping, tuple)):
+        log = read_log(data, "train", FUNC)  # {user: items} or {user: {item: ...}}, a pair
+        return Rows(name, log.users, log.user_ids, log.items, log.item_ids)
     if isinstance(data, Mapping):
         return _from_ranked(Run.from_dict(data) if name == "run" else Qrels.from_dict(data), name)
-    if isinstance(data, tuple) and len(data) == 2 and name == "train":
-        return _rows(name, {"user": data[0], "item": data[1]}, None)
-    shapes = "a Run" if name == "run" else "a Qrels"
+    shapes = {"run": "a Run", "test": "a Qrels"}.get(name, "a Qrels, a pair (users, items)")
     raise InputValidationError(
         f"{FUNC}: {name} must be {shapes}, a mapping {{user: {{item: value}}}}, a DataFrame "
         f"with columns {columns.user!r} and {columns.item!r}, or a TREC, CSV or Parquet file. "

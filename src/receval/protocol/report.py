@@ -230,11 +230,13 @@ class AuditReport:
         return make_frame(columns, backend=backend)
 
     def __repr__(self) -> str:
-        sizes = ", ".join(f"{name} {info['rows']:,} rows" for name, info in self.inputs.items())
+        sizes = ", ".join(
+            f"{name} {counted(info['rows'], 'row')}" for name, info in self.inputs.items()
+        )
         counts = {s: sum(f.severity == s for f in self.findings) for s in SEVERITIES}
         head = (
-            f"AuditReport({sizes}; {counts['error']} errors, {counts['warning']} warnings, "
-            f"{counts['info']} notes)"
+            f"AuditReport({sizes}; {counted(counts['error'], 'error')}, "
+            f"{counted(counts['warning'], 'warning')}, {counted(counts['info'], 'note')})"
         )
         if not self.findings:
             return head + "\n  no finding: the protocol passes every check that ran."

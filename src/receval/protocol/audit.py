@@ -175,12 +175,12 @@ def audit(
         if not repeats:
             findings += test_in_train_findings(tr, te, n_items, limit)
             checks.append("test_in_train")
-        findings += cold_findings(tr, te, limit)
+        findings += cold_findings(tr, te, n_users, n_items, limit)
         checks += ["cold_users", "cold_items"]
     if ru is not None:
         r = as_run(ru, n_items)
         if te is not None:
-            findings += missing_user_findings(te, ru, limit)
+            findings += missing_user_findings(te, ru, n_users, limit)
             checks.append("missing_users")
         findings += run_findings(r, ru, tr, n_items, k, repeats, limit)
         checks += (["unmasked_train_items"] if tr is not None and not repeats else []) + (

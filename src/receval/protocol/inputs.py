@@ -19,14 +19,23 @@ import numpy as np
 
 from .. import _validation as v
 from ..data import io
-from ..data._encode import factorize, join_ids, lookup
+from ..data._encode import distinct_ints, factorize, join_ids, lookup
 from ..data._open import check_file, open_input
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..metrics.beyond.history import read_log
 from .report import example_value
 
-__all__ = ["Columns", "Rows", "align", "comparable_times", "id_kind", "read_rows", "show_time"]
+__all__ = [
+    "Columns",
+    "Rows",
+    "align",
+    "comparable_times",
+    "id_kind",
+    "in_sorted",
+    "read_rows",
+    "show_time",
+]
 
 FUNC = "audit"
 
@@ -64,6 +73,8 @@ class Rows:
     run: Run | None = None
     user_map: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     item_map: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    # pair keys, and their distinct values sorted, computed once (see pair_keys)
+    _keys: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
     def n_rows(self) -> int:
@@ -84,9 +95,24 @@ class Rows:
         return result
 
     def pair_keys(self, n_items: int) -> np.ndarray:
-        """Each row's (user, item) pair as one int64 key over the shared codes."""
-        result: np.ndarray = self.shared_users() * max(n_items, 1) + self.shared_items()
-        return result
+        """Each row's (user, item) pair as one int64 key over the shared codes
+        (``n_items``: the shared items, the same for every call of an audit)."""
+        if "rows" not in self._keys:
+            self._keys["rows"] = self.shared_users() * max(n_items, 1) + self.shared_items()
+        return self._keys["rows"]
+
+    def distinct_keys(self, n_items: int) -> np.ndarray:
+        """The distinct :meth:`pair_keys`, ascending."""
+        if "distinct" not in self._keys:
+            self._keys["distinct"] = distinct_ints(self.pair_keys(n_items))
+        return self._keys["distinct"]
+
+    def has(self, role: str, size: int) -> np.ndarray:
+        """Per shared user (``role="user"``) or item code below ``size``, whether the input
+        holds it (the shared codes are dense: a table, no sort)."""
+        present = np.zeros(size, dtype=bool)
+        present[getattr(self, f"{role}_map")] = True
+        return present
 
     @property
     def time_kind(self) -> str | None:
@@ -303,6 +329,15 @@ def comparable_times(col: Any, name: str, column: str | None) -> np.ndarray:
     raise InvalidParameterError(
         f"{where} must hold datetimes, ISO 8601 strings or epoch numbers. Got Arrow type {typ}."
     )
+
+
+def in_sorted(values: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Whether each of ``values`` is in ``table`` (distinct, ascending)."""
+    if not len(table):
+        return np.zeros(len(values), dtype=bool)
+    pos = np.minimum(np.searchsorted(table, values), len(table) - 1)
+    result: np.ndarray = table[pos] == values
+    return result
 
 
 def show_time(value: Any, kind: str | None) -> Any:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data._encode import isin_ints, lookup
-from .inputs import Rows, id_kind
+from ..data._encode import distinct_ints, lookup
+from .inputs import Rows, id_kind, in_sorted
 from .report import Finding, counted, example_value
 
 __all__ = ["cold_findings", "duplicate_findings", "id_type_findings", "test_in_train_findings"]
@@ -76,7 +76,7 @@ def id_type_findings(inputs: list[Rows], limit: int) -> list[Finding]:
 
 def test_in_train_findings(train: Rows, test: Rows, n_items: int, limit: int) -> list[Finding]:
     """Test interactions whose (user, item) pair is in train (repeats not declared)."""
-    inside = isin_ints(test.pair_keys(n_items), train.pair_keys(n_items))
+    inside = in_sorted(test.pair_keys(n_items), train.distinct_keys(n_items))
     rows = np.flatnonzero(inside)
     if not len(rows):
         return []
@@ -99,14 +99,15 @@ def test_in_train_findings(train: Rows, test: Rows, n_items: int, limit: int) ->
     ]
 
 
-def cold_findings(train: Rows, test: Rows, limit: int) -> list[Finding]:
+def cold_findings(train: Rows, test: Rows, n_users: int, n_items: int, limit: int) -> list[Finding]:
     """Test users absent from train, and test rows whose item train never saw."""
     out: list[Finding] = []
     test_users = test.shared_users()
-    distinct = np.unique(test_users)
-    cold = distinct[~isin_ints(distinct, train.shared_users())]
+    cold_user = ~train.has("user", n_users)
+    distinct = np.flatnonzero(test.has("user", n_users))
+    cold = distinct[cold_user[distinct]]
     if len(cold):
-        rows = isin_ints(test_users, cold)
+        rows = cold_user[test_users]
         first = np.flatnonzero(rows)
         shown, seen = [], set()
         for r in first:
@@ -138,7 +139,7 @@ def cold_findings(train: Rows, test: Rows, limit: int) -> list[Finding]:
             )
         )
     test_items = test.shared_items()
-    unseen = ~isin_ints(test_items, train.shared_items())
+    unseen = ~train.has("item", n_items)[test_items]
     if unseen.any():
         rows = np.flatnonzero(unseen)
         n_cold_items = len(np.unique(test_items[rows]))
@@ -170,13 +171,15 @@ def duplicate_findings(rows: Rows, n_items: int, limit: int) -> list[Finding]:
     """(user, item) pairs on more than one row of an input: in train a note (repeated
     interactions), in test and run an error (Qrels and Run refuse them)."""
     keys = rows.pair_keys(n_items)
-    order = np.argsort(keys, kind="stable")
-    ordered = keys[order]
-    again = np.zeros(len(keys), dtype=bool)
-    again[order[1:]] = ordered[1:] == ordered[:-1]
-    repeated = np.flatnonzero(again)
-    if not len(repeated):
+    if len(rows.distinct_keys(n_items)) == len(keys):
         return []
+    ordered = np.sort(keys)
+    twice = distinct_ints(ordered[1:][ordered[1:] == ordered[:-1]])
+    held = np.flatnonzero(in_sorted(keys, twice))  # the rows of repeated pairs, in order
+    order = np.argsort(keys[held], kind="stable")
+    again = np.zeros(len(held), dtype=bool)
+    again[order[1:]] = keys[held][order[1:]] == keys[held][order[:-1]]
+    repeated = held[again]
     pairs = len(np.unique(keys[repeated]))
     severity = "info" if rows.name == "train" else "error"
     fix = (

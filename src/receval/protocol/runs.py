@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..data._encode import isin_ints, lookup
+from ..data._encode import lookup
 from ..data._ranked import Qrels, Run
-from .inputs import Rows
+from .inputs import Rows, in_sorted
 from .report import Finding, counted, example_value
 
 __all__ = ["as_qrels", "as_run", "missing_user_findings", "run_findings", "tie_findings"]
@@ -28,6 +28,8 @@ __all__ = ["as_qrels", "as_run", "missing_user_findings", "run_findings", "tie_f
 def _first_rows(rows: Rows, n_items: int) -> np.ndarray:
     """The rows holding each (user, item) pair the first time."""
     keys = rows.pair_keys(n_items)
+    if len(rows.distinct_keys(n_items)) == len(keys):
+        return np.arange(len(keys))
     _, first = np.unique(keys, return_index=True)
     return np.sort(first)
 
@@ -64,10 +66,10 @@ def _shared_codes(run: Run, rows: Rows) -> tuple[np.ndarray, np.ndarray]:
     return user_codes[users], item_codes[np.asarray(run.items, dtype=np.int64)]
 
 
-def missing_user_findings(test: Rows, run_rows: Rows, limit: int) -> list[Finding]:
+def missing_user_findings(test: Rows, run_rows: Rows, n_users: int, limit: int) -> list[Finding]:
     """Test users without a list in the run."""
-    distinct = np.unique(test.shared_users())
-    missing = distinct[~isin_ints(distinct, run_rows.shared_users())]
+    distinct = np.flatnonzero(test.has("user", n_users))
+    missing = distinct[~run_rows.has("user", n_users)[distinct]]
     if not len(missing):
         return []
     everyone = len(missing) == len(distinct)
@@ -109,7 +111,9 @@ def run_findings(
     place = _positions(run)
     top = place < k if k is not None else np.ones(run.n_rows, dtype=bool)
     if train is not None and not repeats:
-        seen = isin_ints(users * max(n_items, 1) + items, train.pair_keys(n_items)) & top
+        keys = users[top] * max(n_items, 1) + items[top]
+        seen = np.zeros(run.n_rows, dtype=bool)
+        seen[top] = in_sorted(keys, train.distinct_keys(n_items))
         rows = np.flatnonzero(seen)
         if len(rows):
             n_users = len(np.unique(users[rows]))

@@ -343,8 +343,9 @@ def in_sorted(values: np.ndarray, table: np.ndarray) -> np.ndarray:
 def show_time(value: Any, kind: str | None) -> Any:
     """A time as :func:`comparable_times` holds it, as a reader would write it:
     an epoch number as it is, a datetime as ISO 8601 text."""
-    if kind == "datetime":
-        return str(np.datetime64(int(value), "ns"))
+    if kind == "datetime":  # in seconds unless finer
+        ns = int(value)
+        return str(np.datetime64(ns // 10**9, "s") if ns % 10**9 == 0 else np.datetime64(ns, "ns"))
     return example_value(value)
 
 

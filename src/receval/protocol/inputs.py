@@ -166,7 +166,7 @@ def _from_frame(frame: Any, name: str, columns: Columns, value: str | None) -> R
         wanted["value"] = value
     io.check_columns(frame, {"user": columns.user, "item": columns.item}, f"{FUNC} {name}")
     cols = io.frame_columns(frame, wanted, f"{FUNC} {name}")
-    return _rows(name, cols, time)
+    return _rows(name, {**cols, "value_name": wanted.get("value")}, time)
 
 
 def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
@@ -181,9 +181,14 @@ def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
         raw = cols["value"]
         if type(raw).__module__.startswith("pyarrow"):
             raw = raw.to_numpy(zero_copy_only=False)
-        values = v.check_finite(
-            v.as_float(v.as_1d(raw, "values", func), "values", func), "values", func
-        )
+        what = str(cols.get("value_name") or ("scores" if name == "run" else "grades"))
+        values = v.check_finite(v.as_float(v.as_1d(raw, what, func), what, func), what, func)
+        if name == "test" and (values != np.floor(values)).any():
+            raise InputValidationError(
+                f"{func}: the grades ({what}) must be integers. Got values "
+                f"{v.format_values(np.unique(values[values != np.floor(values)]))}; map them "
+                f"to integers first, or name another column with grade=."
+            )
     return Rows(name, users, user_ids, items, item_ids, times, values, time)
 
 

@@ -327,7 +327,7 @@ def test_bad_parameters():
         receval.audit(run=run.assign(score=[np.nan, 1, 1, 1, 1, 1]))
     with pytest.raises(InputValidationError, match=r"audit test: the grades \(grade\) must be"):
         receval.audit(test=test.assign(grade=1.5), run=run)
-    with pytest.raises(InputValidationError, match="not ISO 8601 times, e.g. 'x'"):
+    with pytest.raises(InputValidationError, match="not ISO 8601 times, e\\.g\\. 'x'"):
         receval.audit(train.assign(time="x"), test)
     with pytest.raises(InputValidationError, match="audit: run must be a Run"):
         receval.audit(run=[1, 2])

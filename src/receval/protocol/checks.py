@@ -1,4 +1,4 @@
-"""audit(): the checks of an evaluation protocol, from its train, test and run."""
+"""audit(): runs the checks of an evaluation protocol on its train, test and run."""
 
 from __future__ import annotations
 

@@ -308,7 +308,7 @@ class MaskingSummary:
             return "repeat consumption declared: seen items kept in the lists"
         text = f"{self.n_rows_removed} seen items removed from {self.n_users_masked} users' lists"
         if self.n_qrels_seen:
-            text += f", {self.n_qrels_seen} relevant items seen in training (kept in the qrels)"
+            text += f", {self.n_qrels_seen} judged items seen in training (kept in the qrels)"
         return text
 
 

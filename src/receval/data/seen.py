@@ -35,7 +35,7 @@ from ..exceptions import InvalidParameterError
 from ._encode import lookup
 from ._ranked import Run
 
-__all__ = ["Masked", "MaskingSummary", "SeenItems", "as_seen"]
+__all__ = ["Masked", "MaskingSummary", "SeenItems", "as_seen", "check_declaration"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -117,6 +117,12 @@ class SeenItems:
         offsets = np.zeros(interactions.n_users + 1, dtype=np.int64)
         np.cumsum(np.bincount(users, minlength=interactions.n_users), out=offsets[1:])
         return cls(interactions.user_ids, interactions.item_ids, offsets, items.astype(np.int64))
+
+    @classmethod
+    def empty(cls) -> SeenItems:
+        """A log without a pair: masks nothing (a partition of users without history)."""
+        none = np.empty(0, dtype=np.int64)
+        return cls(none, none, np.zeros(1, dtype=np.int64), none)
 
     @property
     def n_users(self) -> int:
@@ -312,18 +318,22 @@ class MaskingSummary:
         return text
 
 
-def as_seen(exclude: Any, repeats: bool, func: str) -> SeenItems | None:
-    """The :class:`SeenItems` of ``exclude=`` (None: nothing to mask), checked against
-    ``repeats=`` (the two declarations exclude each other)."""
+def check_declaration(excluding: bool, repeats: Any, func: str) -> None:
+    """Raise unless ``repeats`` is a bool, False when ``exclude`` is given (``excluding``):
+    the two declarations exclude each other."""
     if not isinstance(repeats, (bool, np.bool_)):
         raise InvalidParameterError(
             f"The 'repeats' parameter of {func} must be a bool. Got {repeats!r} instead."
         )
-    if exclude is None:
-        return None
-    if repeats:
+    if excluding and repeats:
         raise InvalidParameterError(
             f"{func}: pass exclude (the seen items to remove from the lists) or repeats=True "
             f"(users may consume an item again: nothing removed), not both."
         )
-    return SeenItems.from_log(exclude, func=func)
+
+
+def as_seen(exclude: Any, repeats: bool, func: str) -> SeenItems | None:
+    """The :class:`SeenItems` of ``exclude=`` (None: nothing to mask), checked against
+    ``repeats=`` (:func:`check_declaration`)."""
+    check_declaration(exclude is not None, repeats, func)
+    return None if exclude is None else SeenItems.from_log(exclude, func=func)

@@ -391,3 +391,22 @@ def test_test_in_train_counts_the_shared_pairs(log):
         report["cold_items"].share if "cold_items" in report else 0.0,
         np.mean(~test["item"].isin(train["item"])),
     )
+
+
+@given(protocols(), st.integers(0, 2**16))
+def test_unmasked_items_are_the_rows_exclude_removes(log, seed):
+    rng = np.random.default_rng(seed)
+    users = log["user"].unique()
+    run = pd.DataFrame(
+        [(u, i, float(rng.integers(0, 3))) for u in users for i in rng.permutation(10)[:4]],
+        columns=["user", "item", "score"],
+    )
+    half = len(log) // 2
+    train = log.iloc[:half][["user", "item"]]
+    assume(len(train))
+    qrels = {u: {0: 1} for u in users}
+    masked = receval.evaluate(qrels, run, ["p@1"], exclude=train, allow_unmatched=True)
+    removed = masked.masking.n_rows_removed
+    report = receval.audit(train, run=run)
+    assert (report["unmasked_train_items"].count if removed else 0) == removed
+    assert ("unmasked_train_items" in report) == bool(removed)

@@ -182,7 +182,7 @@ def audit(
         if te is not None:
             findings += missing_user_findings(te, ru, n_users, limit)
             checks.append("missing_users")
-        findings += run_findings(r, ru, tr, n_items, k, repeats, limit)
+        findings += run_findings(r, tr, k, repeats, limit)
         checks += (["unmasked_train_items"] if tr is not None and not repeats else []) + (
             ["short_lists"] if k is not None else []
         )

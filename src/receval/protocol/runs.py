@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ..data._encode import lookup
 from ..data._ranked import Qrels, Run
-from .inputs import Rows, in_sorted
+from ..data.seen import SeenItems
+from ..metrics.beyond.history import InteractionLog
+from .inputs import Rows
 from .report import Finding, counted, example_value
 
 __all__ = ["as_qrels", "as_run", "missing_user_findings", "run_findings", "tie_findings"]
@@ -58,14 +59,6 @@ def _positions(run: Run) -> np.ndarray:
     return result
 
 
-def _shared_codes(run: Run, rows: Rows) -> tuple[np.ndarray, np.ndarray]:
-    """Shared user and item codes of the run's rows (in the Run's order)."""
-    users = np.repeat(np.arange(run.n_users), np.diff(run.offsets))
-    user_codes = rows.user_map[lookup(run.user_ids, rows.user_ids).astype(np.int64)]
-    item_codes = rows.item_map[lookup(run.item_ids, rows.item_ids).astype(np.int64)]
-    return user_codes[users], item_codes[np.asarray(run.items, dtype=np.int64)]
-
-
 def missing_user_findings(test: Rows, run_rows: Rows, n_users: int, limit: int) -> list[Finding]:
     """Test users without a list in the run."""
     distinct = np.flatnonzero(test.has("user", n_users))
@@ -97,24 +90,18 @@ def missing_user_findings(test: Rows, run_rows: Rows, n_users: int, limit: int) 
 
 
 def run_findings(
-    run: Run,
-    run_rows: Rows,
-    train: Rows | None,
-    n_items: int,
-    k: int | None,
-    repeats: bool,
-    limit: int,
+    run: Run, train: Rows | None, k: int | None, repeats: bool, limit: int
 ) -> list[Finding]:
     """Training items left in the lists, and lists shorter than ``k``."""
     out: list[Finding] = []
-    users, items = _shared_codes(run, run_rows)
     place = _positions(run)
     top = place < k if k is not None else np.ones(run.n_rows, dtype=bool)
     if train is not None and not repeats:
-        keys = users[top] * max(n_items, 1) + items[top]
-        seen = np.zeros(run.n_rows, dtype=bool)
-        seen[top] = in_sorted(keys, train.distinct_keys(n_items))
-        rows = np.flatnonzero(seen)
+        # the rows evaluate(..., exclude=train) removes, in the top k
+        log = InteractionLog(train.user_ids, train.item_ids, train.users, train.items)
+        users = np.repeat(np.arange(run.n_users), np.diff(run.offsets))
+        seen = SeenItems.from_log(log).seen_rows(users, run.user_ids, run.items, run.item_ids)
+        rows = np.flatnonzero(seen & top)
         if len(rows):
             n_users = len(np.unique(users[rows]))
             where = f"in the top {k}" if k is not None else "in the lists"

@@ -404,8 +404,8 @@ def test_unmasked_items_are_the_rows_exclude_removes(log, seed):
     half = len(log) // 2
     train = log.iloc[:half][["user", "item"]]
     assume(len(train))
-    qrels = {u: {0: 1} for u in users}
-    masked = receval.evaluate(qrels, run, ["p@1"], exclude=train, allow_unmatched=True)
+    qrels = {u: {int(run.loc[run["user"] == u, "item"].iloc[0]): 1} for u in users}
+    masked = receval.evaluate(qrels, run, ["p@1"], exclude=train, min_match=0.0)
     removed = masked.masking.n_rows_removed
     report = receval.audit(train, run=run)
     assert (report["unmasked_train_items"].count if removed else 0) == removed

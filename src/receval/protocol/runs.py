@@ -100,8 +100,11 @@ def run_findings(
         # the rows evaluate(..., exclude=train) removes, in the top k
         log = InteractionLog(train.user_ids, train.item_ids, train.users, train.items)
         users = np.repeat(np.arange(run.n_users), np.diff(run.offsets))
-        seen = SeenItems.from_log(log).seen_rows(users, run.user_ids, run.items, run.item_ids)
-        rows = np.flatnonzero(seen & top)
+        listed = np.flatnonzero(top)
+        seen = SeenItems.from_log(log).seen_rows(
+            users[listed], run.user_ids, run.items[listed], run.item_ids
+        )
+        rows = listed[seen]
         if len(rows):
             n_users = len(np.unique(users[rows]))
             where = f"in the top {k}" if k is not None else "in the lists"

@@ -149,3 +149,10 @@ def test_report_gets_a_protocol_section_with_train(files, tmp_path):
         "-q",
     )
     assert '<h2 id="protocol">' not in (tmp_path / "s.html").read_text(encoding="utf-8")
+
+
+def test_fixes_in_the_command_line_words(files, tmp_path):
+    path = tmp_path / "again.csv"
+    pd.read_csv(files["test"]).assign(item=[10, 10, 11]).to_csv(path, index=False)
+    result = invoke(runner, "audit", "--train", files["train"], "--test", path)
+    assert "declare repeat consumption with --repeats" in result.stdout.replace("\n", " ")

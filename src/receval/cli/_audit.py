@@ -158,8 +158,14 @@ def audit_command(
     if as_json:
         typer.echo(report.to_json())
     else:
+        from ._translate import cli_text
+
         columns = ["severity", "check", "input", "count", "share", "message", "fix"]
-        rows = [[r[c] for c in columns] for r in report.records()]
+        words = ("message", "fix")  # in the command line's words (--repeats, --ties average)
+        rows = [
+            [cli_text(r[c], "audit") if c in words else r[c] for c in columns]
+            for r in report.records()
+        ]
         table = ResultTable(columns, rows, keys=2, wrap=("message", "fix"))
         if rows:
             render(table, OutputFormat.table, digits=digits)

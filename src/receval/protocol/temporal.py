@@ -147,8 +147,8 @@ def temporal_findings(
                 f"({show_time(latest, kind)}): {len(overlap):,} of {test.n_rows:,}; the split "
                 f"is per user, so the model learnt from interactions later than some it is "
                 f"tested on.",
-                "split at one global time (receval.split.temporal, or audit with cutoff=) "
-                "when the evaluation must not see the future of any user.",
+                "split at one global time (receval.split.temporal) when the evaluation must "
+                "not see the future of any user, and audit the split with its cut-off.",
                 [test.example(int(r)) for r in overlap[:limit]],
                 {"last_train_time": show_time(latest, kind)},
             )

@@ -410,3 +410,17 @@ def test_unmasked_items_are_the_rows_exclude_removes(log, seed):
     report = receval.audit(train, run=run)
     assert (report["unmasked_train_items"].count if removed else 0) == removed
     assert ("unmasked_train_items" in report) == bool(removed)
+
+
+@given(protocols(), st.lists(st.integers(0, 40), max_size=10))
+def test_duplicates_count_every_row_after_a_pairs_first(log, again):
+    extra = log.iloc[[i % len(log) for i in again]]
+    train = pd.concat([log, extra], ignore_index=True)
+    n = len(train) - len(train.drop_duplicates(["user", "item"]))
+    found = [f for f in receval.audit(train).findings if f.check == "duplicates"]
+    assert [f.count for f in found] == ([n] if n else [])
+    rows = [e["row"] for f in found for e in f.examples]
+    assert all(
+        train.iloc[:r][["user", "item"]].eq(train.iloc[r][["user", "item"]]).all(axis=1).any()
+        for r in rows
+    )

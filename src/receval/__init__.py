@@ -63,6 +63,8 @@ _EXPORTS: dict[str, str] = {
     "ndcg_at_k": "receval.metrics._ranking",
     "Qrels": "receval.data._ranked",
     "Run": "receval.data._ranked",
+    "SeenItems": "receval.data.seen",
+    "MaskingSummary": "receval.data.seen",
     # out of core: files larger than memory
     "scan": "receval.data.scan",
     "Scan": "receval.data.scan",
@@ -75,6 +77,10 @@ _EXPORTS: dict[str, str] = {
     "MetricSpec": "receval.registry",
     "Conventions": "receval.conventions",
     "PROFILES": "receval.conventions",
+    # checks of an evaluation protocol
+    "audit": "receval.protocol",
+    "AuditReport": "receval.protocol",
+    "Finding": "receval.protocol",
     # a regression gate for CI
     "gate": "receval.gating.decision",
     "GateReport": "receval.gating.report",
@@ -235,10 +241,19 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .sampled.corrections import (
         corrected_metric as corrected_metric,
     )
+    from .protocol import (
+        AuditReport as AuditReport,
+        Finding as Finding,
+        audit as audit,
+    )
     from .registry import (
         MetricSpec as MetricSpec,
         parse_metric as parse_metric,
         parse_metrics as parse_metrics,
+    )
+    from .data.seen import (
+        MaskingSummary as MaskingSummary,
+        SeenItems as SeenItems,
     )
     from .sampled.negatives import (
         Candidates as Candidates,

@@ -1,5 +1,5 @@
 """The ``receval`` command: ``rank``, ``ctr``, ``compare``, ``gate``, ``retention``, ``report``,
-``demo``, ``trec-eval``, ``metrics``.
+``demo``, ``trec-eval``, ``metrics``, ``split``, ``audit``.
 
 Thin by design: each command (one module each) parses its options, calls the
 library (:func:`receval.evaluate`, the pointwise metrics of
@@ -54,6 +54,7 @@ COMMANDS: dict[str, str] = {
     "trec-eval": "_trec_eval",
     "metrics": "_metrics",
     "split": "_split",
+    "audit": "_audit",
 }
 
 _ORDER = list(dict.fromkeys(COMMANDS.values()))

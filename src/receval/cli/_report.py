@@ -190,8 +190,10 @@ def report_command(
         typer.Option(
             metavar="FILE",
             help="Training interactions (CSV, TSV or Parquet with --user and --item "
-            "columns): the items' popularity. With --qrels and --run, adds the beyond-accuracy "
-            "section (popularity bias, the long tail).",
+            "columns): the items' popularity. With --qrels and --run, adds the protocol section "
+            "(receval audit of the training log, the qrels as its test set and each run, at "
+            "depth --k; the temporal checks with a timestamp or time column in both) and the "
+            "beyond-accuracy section (popularity bias, the long tail).",
             show_default=False,
         ),
     ] = None,
@@ -231,6 +233,7 @@ def report_command(
     (--impressions, --label and --score: the metrics of receval ctr, ROC,
     precision-recall and calibration curves), ranking (--qrels and --run: the
     metrics of receval rank, mean ndcg@k and recall@k for k = 1..100; with
+    --train, the protocol section: the findings of receval audit; with
     --train or --item-groups, the beyond-accuracy section: popularity bias,
     exposure by item group, the long-tail plot) and retention (--events: the
     first cohorts of receval retention's cohort table, the cohort heatmap and
@@ -247,6 +250,7 @@ def report_command(
         beyond_section,
         ctr_section,
         json_path,
+        protocol_section,
         ranking_section,
         retention_section,
     )
@@ -340,6 +344,14 @@ def report_command(
                 doc, reports, metrics=metrics, caption=f"{qrels}: {q.n_users:,} users",
                 qrels=q, runs=runs, profile=profile, figures=figures, progress=say.progress,
             )  # fmt: skip
+            if train is not None:  # the qrels are the test set of the training log
+                from ..protocol import audit
+
+                with say.progress("Auditing the protocol"):
+                    audits = {name: audit(train, qrels, path, k=depth, user=user, item=item,
+                                          score=run_score, grade=grade)
+                              for name, path in zip(runs, run, strict=True)}  # fmt: skip
+                protocol_section(doc, audits, caption=f"{train} (train), {qrels} (test)")
             if train is not None or item_groups is not None:
                 groups = None
                 if item_groups is not None:

@@ -1,0 +1,217 @@
+"""audit(): runs the checks of an evaluation protocol on its train, test and run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _validation as v
+from ..exceptions import InvalidParameterError
+from .inputs import Columns, Rows, align, read_rows
+from .overlap import cold_findings, duplicate_findings, id_type_findings, test_in_train_findings
+from .report import SEVERITIES, AuditReport, Finding
+from .runs import as_qrels, as_run, missing_user_findings, run_findings, tie_findings
+from .temporal import temporal_findings
+
+__all__ = ["DEFAULT_AUDIT_METRICS", "audit"]
+
+#: The metrics whose tie dependence :func:`audit` measures when none is named (at ``@k``
+#: with a ``k``).
+DEFAULT_AUDIT_METRICS = ("ndcg", "recall", "mrr")
+
+
+def audit(
+    train: Any = None,
+    test: Any = None,
+    run: Any = None,
+    *,
+    k: int | None = None,
+    cutoff: Any = None,
+    repeats: bool = False,
+    metrics: str | list[str] | tuple[str, ...] | None = None,
+    user: str = "user",
+    item: str = "item",
+    time: str | None = None,
+    score: str = "score",
+    grade: str = "grade",
+    examples: int = 5,
+) -> AuditReport:
+    """Check an evaluation protocol: its split, its test set and the run it scores.
+
+    Each check that its inputs allow runs, and each problem it finds is a
+    :class:`Finding` with its counts, its share, a few examples, a severity
+    and the fix in words. A clean protocol has no finding.
+
+    ======================== ======== ==========================================================
+    check                    severity what it finds
+    ======================== ======== ==========================================================
+    ``temporal_leak``        error    test interactions earlier than the same user's last
+                                      training one (needs a time column in train and test)
+    ``cutoff_leak``          error    with ``cutoff``: test interactions before it, training
+                                      ones at or after it
+    ``timeline_overlap``     info     without ``cutoff``: test interactions earlier than the
+                                      last training interaction of anyone (a per-user split)
+    ``test_in_train``        error    test (user, item) pairs in train (unless ``repeats``)
+    ``unmasked_train_items`` warning  the user's training items in the run's lists (in the
+                                      top ``k``), not masked (unless ``repeats``)
+    ``cold_users``           info     test users absent from train, with their share (error
+                                      when no test user is in train)
+    ``cold_items``           info     test interactions with items train never saw (error
+                                      when none is)
+    ``duplicates``           error    a (user, item) pair on several rows of test or run
+                                      (info in train: repeated interactions)
+    ``missing_users``        warning  test users without a list in the run (error: none has)
+    ``short_lists``          warning  lists shorter than ``k``
+    ``tied_scores``          warning  tied scores in the lists where the metrics depend on
+                                      their order: each metric's mean with the input order
+                                      of ties and with ``ties="average"`` (info: no metric
+                                      moves, or no test to measure it)
+    ``id_types``             error    ids that are integers in one input and strings in
+                                      another and match (almost) nothing (an integer 7
+                                      matches ``"7"``: no finding)
+    ======================== ======== ==========================================================
+
+    Parameters
+    ----------
+    train : DataFrame, Qrels, Run, path or pair (users, items), default=None
+        The training interactions: a frame (pandas, polars, Arrow) or a CSV,
+        TSV or Parquet file with the ``user``, ``item`` and, for the temporal
+        checks, ``time`` columns; a TREC qrels file; a Qrels; a pair of arrays.
+    test : DataFrame, Qrels, dict, path, default=None
+        The held-out interactions, in the same shapes (and ``{user: {item:
+        grade}}``); a ``grade`` column, when present, holds the grades the
+        metrics of ``tied_scores`` read (1 for every row otherwise).
+    run : DataFrame, Run, dict, path, default=None
+        The recommendations: a frame or a CSV, TSV or Parquet file with the
+        ``user``, ``item`` and ``score`` columns, a TREC run file, a Run or
+        ``{user: {item: score}}``.
+    k : int, default=None
+        The depth of the lists the evaluation reads: training items and ties
+        count in the top ``k``, and lists shorter than ``k`` are reported.
+        None: the whole lists, and no ``short_lists`` check.
+    cutoff : number, datetime or str, default=None
+        The global cut-off time of a temporal split: training interactions
+        before it, test ones at or after it (``cutoff_leak``).
+    repeats : bool, default=False
+        Declare repeat consumption: items may recur, so test pairs found in
+        train and training items in the lists are expected (no
+        ``test_in_train`` or ``unmasked_train_items`` check).
+    metrics : str or list of str, default=None
+        The metrics whose dependence on the order of tied scores is measured
+        (default: ndcg, recall and mrr, at ``@k`` with a ``k``).
+    user, item, score, grade : str, default="user", "item", "score", "grade"
+        The columns of frames and CSV/TSV/Parquet files.
+    time : str, default=None
+        The time column of train and test (epoch numbers, datetimes or ISO
+        8601 text); None: ``"timestamp"``, else ``"time"``, where an input has one
+        The temporal checks run when both train and test have times.
+    examples : int, default=5
+        The most examples kept per finding.
+
+    Returns
+    -------
+    report : AuditReport
+        The findings, errors first; ``report.ok`` is False when one is an
+        error, ``report.check()`` raises then; ``to_dict``, ``to_json`` and
+        ``to_frame`` give them as data.
+
+    Raises
+    ------
+    InvalidParameterError
+        No input, or a bad ``k``, ``metrics``, ``repeats`` or ``examples``.
+    InputValidationError
+        An unreadable input, a missing column, times of two kinds.
+
+    See Also
+    --------
+    evaluate : The metrics, with ``ties=`` and ``missing_users=``.
+
+    Examples
+    --------
+    >>> import receval
+    >>> train = {"u1": {"a": 1, "b": 1}, "u2": {"a": 1}}
+    >>> test = {"u1": {"c": 1}, "u2": {"b": 1}, "u3": {"a": 1}}
+    >>> run = {"u1": {"a": 0.9, "c": 0.5}, "u2": {"b": 0.7, "c": 0.7}, "u3": {"a": 0.2}}
+    >>> report = receval.audit(train, test, run, k=2)
+    >>> [(f.check, f.severity, f.count) for f in report.findings]
+    [('unmasked_train_items', 'warning', 1), ('short_lists', 'warning', 1),
+     ('tied_scores', 'warning', 1), ('cold_users', 'info', 1), ('cold_items', 'info', 1)]
+    >>> report["unmasked_train_items"].examples
+    [{'user': 'u1', 'item': 'a', 'score': 0.9, 'rank': 1}]
+    >>> report.ok
+    True
+    """
+    given = {"train": train, "test": test, "run": run}
+    if all(x is None for x in given.values()):
+        raise InvalidParameterError("audit: pass at least one of train, test and run. Got none.")
+    if k is not None:
+        k = v.check_number(k, "k", "audit", integer=True, low=1)
+    if not isinstance(repeats, bool):
+        raise InvalidParameterError(
+            f"The 'repeats' parameter of audit must be a bool. Got {repeats!r} instead."
+        )
+    limit = v.check_number(examples, "examples", "audit", integer=True, low=0)
+    names = _metrics(metrics, k)
+    columns = Columns(user, item, time, score, grade)
+    inputs = {
+        name: read_rows(data, name, columns) for name, data in given.items() if data is not None
+    }
+    rows = list(inputs.values())
+    n_users, n_items = align(rows)
+    tr, te, ru = inputs.get("train"), inputs.get("test"), inputs.get("run")
+    findings: list[Finding] = [*id_type_findings(rows, limit)]
+    checks = ["id_types", "duplicates"]
+    for part in rows:
+        findings += duplicate_findings(part, n_items, limit)
+    if tr is not None and te is not None:
+        if tr.times is not None and te.times is not None:
+            findings += temporal_findings(tr, te, n_users, cutoff, limit)
+            checks += ["temporal_leak", "cutoff_leak" if cutoff is not None else "timeline_overlap"]
+        elif cutoff is not None:
+            raise InvalidParameterError(
+                "audit: cutoff needs times in train and test. Got "
+                f"{'none' if tr.times is None and te.times is None else 'times in one only'}; "
+                "name the time column with time='<column>'."
+            )
+        if not repeats:
+            findings += test_in_train_findings(tr, te, n_items, limit)
+            checks.append("test_in_train")
+        findings += cold_findings(tr, te, n_users, n_items, limit)
+        checks += ["cold_users", "cold_items"]
+    if ru is not None:
+        r = as_run(ru, n_items)
+        if te is not None:
+            findings += missing_user_findings(te, ru, n_users, limit)
+            checks.append("missing_users")
+        findings += run_findings(r, tr, k, repeats, limit)
+        checks += (["unmasked_train_items"] if tr is not None and not repeats else []) + (
+            ["short_lists"] if k is not None else []
+        )
+        qrels = as_qrels(te, n_items) if te is not None else None
+        findings += tie_findings(r, qrels, names, k, limit)
+        checks.append("tied_scores")
+    findings.sort(key=lambda f: SEVERITIES.index(f.severity))
+    return AuditReport(
+        findings, {name: _describe(part) for name, part in inputs.items()}, checks, k
+    )
+
+
+def _metrics(metrics: Any, k: int | None) -> list[str]:
+    """The metric strings of the tie check, parsed now (a bad one fails before any read)."""
+    from ..registry import ranking_spec
+
+    if metrics is None:
+        names = [m if k is None else f"{m}@{k}" for m in DEFAULT_AUDIT_METRICS]
+    else:
+        names = [metrics] if isinstance(metrics, str) else list(metrics)
+    for name in names:
+        ranking_spec(name, "audit")
+    return names
+
+
+def _describe(rows: Rows) -> dict[str, Any]:
+    return {
+        "rows": rows.n_rows,
+        "users": rows.n_users,
+        "items": len(rows.item_ids),
+        "time": rows.time_column,
+    }

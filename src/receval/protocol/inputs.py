@@ -1,0 +1,377 @@
+"""The inputs of an audit as rows: ids (as given and as codes shared by every input),
+times, scores and grades.
+
+An audit looks at the rows as they are, duplicates included, so it reads them
+with the project's readers (:mod:`receval.data.io` for frames and files, the
+compiled TREC reader) rather than through :class:`~receval.Qrels` and
+:class:`~receval.Run`, which refuse a repeated (user, item) pair. A Qrels or Run
+already built is read back as rows.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..data import io
+from ..data._encode import distinct_ints, factorize, join_ids, lookup
+from ..data._open import check_file, open_input
+from ..data._ranked import Qrels, Run
+from ..exceptions import InputValidationError, InvalidParameterError
+from ..metrics.beyond.history import read_log
+from .report import example_value
+
+__all__ = [
+    "Columns",
+    "Rows",
+    "align",
+    "comparable_times",
+    "id_kind",
+    "in_sorted",
+    "read_rows",
+    "show_time",
+]
+
+FUNC = "audit"
+
+#: The time columns looked for when ``time=None``, in this order.
+TIME_NAMES = ("timestamp", "time")
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The column names of the audit's frames and files."""
+
+    user: str = "user"
+    item: str = "item"
+    time: str | None = None
+    score: str = "score"
+    grade: str = "grade"
+
+
+@dataclass
+class Rows:
+    """One input's rows: ``user_ids[users[r]]`` and ``item_ids[items[r]]`` are the ids of
+    row ``r``; ``times``, ``values`` (run scores, qrels grades) where given.
+
+    :func:`align` adds ``user_map`` and ``item_map``: the shared code of each local code.
+    """
+
+    name: str
+    users: np.ndarray
+    user_ids: np.ndarray
+    items: np.ndarray
+    item_ids: np.ndarray
+    times: np.ndarray | None = None
+    values: np.ndarray | None = None
+    time_column: str | None = None
+    run: Run | None = None
+    user_map: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    item_map: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    # pair keys, and their distinct values sorted, computed once (see pair_keys)
+    _keys: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.users)
+
+    @property
+    def n_users(self) -> int:
+        return len(self.user_ids)
+
+    def shared_users(self) -> np.ndarray:
+        """The shared user code of every row."""
+        result: np.ndarray = self.user_map[self.users]
+        return result
+
+    def shared_items(self) -> np.ndarray:
+        """The shared item code of every row."""
+        result: np.ndarray = self.item_map[self.items]
+        return result
+
+    def pair_keys(self, n_items: int) -> np.ndarray:
+        """Each row's (user, item) pair as one int64 key over the shared codes
+        (``n_items``: the shared items, the same for every call of an audit)."""
+        if "rows" not in self._keys:
+            self._keys["rows"] = self.shared_users() * max(n_items, 1) + self.shared_items()
+        return self._keys["rows"]
+
+    def distinct_keys(self, n_items: int) -> np.ndarray:
+        """The distinct :meth:`pair_keys`, ascending."""
+        if "distinct" not in self._keys:
+            self._keys["distinct"] = distinct_ints(self.pair_keys(n_items))
+        return self._keys["distinct"]
+
+    def has(self, role: str, size: int) -> np.ndarray:
+        """Per shared user (``role="user"``) or item code below ``size``, whether the input
+        holds it (the shared codes are dense: a table, no sort)."""
+        present = np.zeros(size, dtype=bool)
+        present[getattr(self, f"{role}_map")] = True
+        return present
+
+    @property
+    def time_kind(self) -> str | None:
+        """``"number"`` (epoch numbers), ``"datetime"`` or None (no times)."""
+        if self.times is None:
+            return None
+        return "number" if self.times.dtype.kind == "f" else "datetime"
+
+    def example(self, at: int, **extra: Any) -> dict[str, Any]:
+        """Row ``at`` as ``{"user": ..., "item": ..., "time": ...}`` plus ``extra``."""
+        out: dict[str, Any] = {
+            "user": example_value(self.user_ids[self.users[at]]),
+            "item": example_value(self.item_ids[self.items[at]]),
+        }
+        if self.times is not None:
+            out["time"] = show_time(self.times[at], self.time_kind)
+        return out | extra
+
+
+def id_kind(ids: np.ndarray) -> str:
+    """``"integer"`` or ``"string"`` (what an id column holds, as an error names it)."""
+    return "integer" if ids.dtype.kind in "iub" else "string"
+
+
+# ------------------------------------------------------------------ reading
+def _names(frame: Any) -> list[str]:
+    if io.module_of(frame) == "pyarrow":
+        return list(frame.schema.names)
+    return [str(c) for c in frame.columns]
+
+
+def _time_column(names: Sequence[str], columns: Columns, name: str) -> str | None:
+    """The time column of an input: the given one (required), else the first of
+    :data:`TIME_NAMES` it has, else None."""
+    if columns.time is not None:
+        if columns.time not in names:
+            raise InputValidationError(
+                f"{FUNC}: {name} has no column {columns.time!r} for the times. Got columns "
+                f"{v.format_values(names, limit=10)}; pass time='<column name>' or time=None."
+            )
+        return columns.time
+    return next((t for t in TIME_NAMES if t in names), None)
+
+
+def _from_frame(frame: Any, name: str, columns: Columns, value: str | None) -> Rows:
+    names = _names(frame)
+    wanted: dict[str, str | None] = {"user": columns.user, "item": columns.item}
+    time = None if name == "run" else _time_column(names, columns, name)
+    wanted["time"] = time
+    if value is not None and (value in names or name == "run"):
+        wanted["value"] = value
+    io.check_columns(frame, {"user": columns.user, "item": columns.item}, f"{FUNC} {name}")
+    cols = io.frame_columns(frame, wanted, f"{FUNC} {name}")
+    return _rows(name, {**cols, "value_name": wanted.get("value")}, time)
+
+
+def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
+    func = f"{FUNC} {name}"
+    n = v.check_same_length(func, users=cols["user"], items=cols["item"])
+    v.check_not_empty(n, "users", func)
+    users, user_ids = factorize(cols["user"], "users", func)
+    items, item_ids = factorize(cols["item"], "items", func)
+    times = None if cols.get("time") is None else comparable_times(cols["time"], name, time)
+    values = None
+    if cols.get("value") is not None:
+        raw = cols["value"]
+        if type(raw).__module__.startswith("pyarrow"):
+            raw = raw.to_numpy(zero_copy_only=False)
+        what = str(cols.get("value_name") or ("scores" if name == "run" else "grades"))
+        values = v.check_finite(v.as_float(v.as_1d(raw, what, func), what, func), what, func)
+        if name == "test" and (values != np.floor(values)).any():
+            raise InputValidationError(
+                f"{func}: the grades ({what}) must be integers. Got values "
+                f"{v.format_values(np.unique(values[values != np.floor(values)]))}; map them "
+                f"to integers first, or name another column with grade=."
+            )
+    return Rows(name, users, user_ids, items, item_ids, times, values, time)
+
+
+def _from_ranked(data: Qrels | Run, name: str) -> Rows:
+    users = np.repeat(np.arange(data.n_users, dtype=np.int64), np.diff(data.offsets))
+    values = data.scores if isinstance(data, Run) else data.grades
+    run = data if isinstance(data, Run) else None
+    return Rows(
+        name,
+        users,
+        data.user_ids,
+        np.asarray(data.items, dtype=np.int64),
+        data.item_ids,
+        None,
+        np.asarray(values, dtype=np.float64),
+        run=run,
+    )
+
+
+def _from_trec(path: str, name: str) -> Rows:
+    """A TREC file: a run (``user Q0 item rank score tag``) for ``run``, qrels
+    (``user iteration item grade``) otherwise; repeated pairs kept."""
+    kind = "run" if name == "run" else "qrels"
+    with io.located(path, "trec"):
+        native = io.read_trec_native(path, kind)
+        if native is not None:
+            users, items, values, _ = native
+            return _rows(name, {"user": users, "item": items, "value": values}, None)
+        if kind == "run":
+            (users, _, items, _, values, _), lines = io.read_whitespace_table(
+                path, 6, "user Q0 item rank score tag", extra_fields=True
+            )
+        else:
+            (users, _, items, values), lines = io.read_whitespace_table(
+                path, 4, "user iteration item grade"
+            )
+        numbers = io.parse_numbers(
+            values, path, lines, "score" if kind == "run" else "grade", integer=kind != "run"
+        )
+        return _rows(name, {"user": users, "item": items, "value": numbers}, None)
+
+
+def _file_columns(path: str, fmt: str) -> list[str]:
+    """The column names of a CSV, TSV or Parquet file (its header or schema)."""
+    import pyarrow as pa
+
+    check_file(path)
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            return list(pq.read_schema(path).names)
+        import pyarrow.csv as pcsv
+
+        parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
+        with open_input(path) as stream:
+            return list(pcsv.open_csv(stream, parse_options=parse).schema.names)
+    except (pa.ArrowInvalid, OSError, EOFError):
+        return []  # read_table names the problem
+
+
+def _from_path(path: str, name: str, columns: Columns, value: str | None) -> Rows:
+    fmt = io.infer_format(path) or "trec"
+    if fmt == "trec":
+        return _from_trec(path, name)
+    names = _file_columns(path, fmt)
+    wanted = [columns.user, columns.item]
+    if name != "run":
+        time = _time_column(names, columns, f"{path} ({name})") if names else columns.time
+        wanted += [time] if time is not None else []
+    if value is not None and (value in names or name == "run"):
+        wanted.append(value)
+    table = io.read_table(path, wanted, f"{FUNC} {name}", fmt, id_columns=wanted[:2])
+    with io.located(path, fmt, (columns.user, columns.item)):
+        return _from_frame(table, name, columns, value)
+
+
+def read_rows(data: Any, name: str, columns: Columns) -> Rows:
+    """The rows of ``train``, ``test`` or ``run`` (``name``) from any accepted input."""
+    value = columns.score if name == "run" else columns.grade if name == "test" else None
+    if isinstance(data, (Qrels, Run)):
+        return _from_ranked(data, name)
+    if io.is_frame(data):
+        return _from_frame(data, name, columns, value)
+    if isinstance(data, (str, os.PathLike)):
+        return _from_path(os.fspath(data), name, columns, value)
+    if name == "train" and isinstance(data, (Mapping, tuple)):
+        log = read_log(data, "train", FUNC)  # {user: items} or {user: {item: ...}}, a pair
+        return Rows(name, log.users, log.user_ids, log.items, log.item_ids)
+    if isinstance(data, Mapping):
+        return _from_ranked(Run.from_dict(data) if name == "run" else Qrels.from_dict(data), name)
+    shapes = {"run": "a Run", "test": "a Qrels"}.get(name, "a Qrels, a pair (users, items)")
+    raise InputValidationError(
+        f"{FUNC}: {name} must be {shapes}, a mapping {{user: {{item: value}}}}, a DataFrame "
+        f"with columns {columns.user!r} and {columns.item!r}, or a TREC, CSV or Parquet file. "
+        f"Got {type(data).__name__}."
+    )
+
+
+# ------------------------------------------------------------------ times
+def comparable_times(col: Any, name: str, column: str | None) -> np.ndarray:
+    """A time column as numbers that compare as the times do: epoch numbers as
+    float64, datetimes (and ISO 8601 strings) as int64 nanoseconds since 1970."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    where = f"{FUNC}: the {column!r} column of {name}"
+    arr = col
+    if not type(arr).__module__.startswith("pyarrow"):
+        arr = np.asarray(arr)
+        if arr.dtype.kind == "M":
+            if np.isnat(arr).any():
+                raise InputValidationError(f"{where} contains missing times (NaT).")
+            return arr.astype("datetime64[ns]").view(np.int64)
+        if arr.dtype.kind in "iuf":
+            out = arr.astype(np.float64)
+            if not np.isfinite(out).all():
+                raise InputValidationError(f"{where} contains NaN or infinity.")
+            return out
+        arr = pa.array(arr.tolist() if arr.dtype.kind == "O" else arr)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.null_count:
+        raise InputValidationError(f"{where} contains {arr.null_count} missing times.")
+    typ = arr.type
+    if pa.types.is_dictionary(typ):
+        arr, typ = arr.cast(typ.value_type), typ.value_type
+    if pa.types.is_string(typ) or pa.types.is_large_string(typ):
+        try:
+            arr = pc.cast(arr, pa.timestamp("ns"))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            raise InputValidationError(
+                f"{where} holds strings that are not ISO 8601 times, e.g. {arr[0].as_py()!r}; "
+                f"give datetimes or epoch numbers."
+            ) from None
+        typ = arr.type
+    if pa.types.is_date(typ):
+        arr, typ = pc.cast(arr, pa.timestamp("ns")), pa.timestamp("ns")
+    if pa.types.is_timestamp(typ):
+        return np.asarray(pc.cast(arr, pa.timestamp("ns", tz=typ.tz)).cast(pa.int64()))
+    if pa.types.is_integer(typ) or pa.types.is_floating(typ):
+        return comparable_times(arr.to_numpy(zero_copy_only=False), name, column)
+    raise InvalidParameterError(
+        f"{where} must hold datetimes, ISO 8601 strings or epoch numbers. Got Arrow type {typ}."
+    )
+
+
+def in_sorted(values: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Whether each of ``values`` is in ``table`` (distinct, ascending)."""
+    if not len(table):
+        return np.zeros(len(values), dtype=bool)
+    pos = np.minimum(np.searchsorted(table, values), len(table) - 1)
+    result: np.ndarray = table[pos] == values
+    return result
+
+
+def show_time(value: Any, kind: str | None) -> Any:
+    """A time as :func:`comparable_times` holds it, as a reader would write it:
+    an epoch number as it is, a datetime as ISO 8601 text."""
+    if kind == "datetime":  # in seconds unless finer
+        ns = int(value)
+        return str(np.datetime64(ns // 10**9, "s") if ns % 10**9 == 0 else np.datetime64(ns, "ns"))
+    return example_value(value)
+
+
+# ------------------------------------------------------------------ shared codes
+def align(inputs: Sequence[Rows]) -> tuple[int, int]:
+    """Give every input's users and items codes shared by all the inputs (an id 7 and
+    an id ``"7"`` are one id, as :func:`receval.evaluate` matches them); returns the
+    number of distinct users and items over the inputs."""
+    sizes = []
+    for role in ("user", "item"):
+        union: np.ndarray | None = None
+        for rows in inputs:
+            ids = getattr(rows, f"{role}_ids")
+            if union is None:
+                codes = np.arange(len(ids), dtype=np.int64)
+                union = ids
+            else:
+                codes = lookup(ids, union).astype(np.int64)
+                new = codes < 0
+                codes[new] = len(union) + np.arange(int(new.sum()))
+                union = join_ids([union, ids[new]])
+            setattr(rows, f"{role}_map", codes)
+        sizes.append(0 if union is None else len(union))
+    return sizes[0], sizes[1]

@@ -1,0 +1,156 @@
+"""Temporal checks: test interactions that precede training ones.
+
+- ``temporal_leak``: a test interaction earlier than the same user's last
+  training interaction (the model saw that user's future);
+- ``cutoff_leak``: with a global cut-off time, test interactions before it or
+  training interactions at or after it;
+- ``timeline_overlap``: without a cut-off, test interactions earlier than the
+  last training interaction of anyone (a per-user split: the model was trained
+  on interactions that happened after the ones it is tested on).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InputValidationError
+from .inputs import Rows, comparable_times, show_time
+from .report import Finding, counted
+
+__all__ = ["cutoff_value", "temporal_findings"]
+
+
+def cutoff_value(cutoff: Any, kind: str | None) -> Any:
+    """The cut-off as the times are held (see :func:`comparable_times`), checked to be
+    of the times' kind (an epoch number for epoch numbers, a datetime for datetimes)."""
+    text_or_date = isinstance(cutoff, str) or not isinstance(cutoff, (int, float, np.number))
+    given = comparable_times(
+        np.asarray([cutoff]) if not text_or_date else [cutoff], "cutoff", "cutoff"
+    )[0]
+    given_kind = "number" if isinstance(given, (float, np.floating)) else "datetime"
+    if kind is not None and given_kind != kind:
+        holds = "epoch numbers" if kind == "number" else "datetimes"
+        raise InputValidationError(
+            f"audit: cutoff must be of the kind of the times, which are {holds}. Got "
+            f"{cutoff!r}; pass a {'number' if kind == 'number' else 'datetime or ISO 8601 text'}."
+        )
+    return given
+
+
+def _check_kinds(train: Rows, test: Rows) -> None:
+    if train.time_kind != test.time_kind:
+        raise InputValidationError(
+            f"audit: the times of train ({train.time_column!r}) are "
+            f"{'epoch numbers' if train.time_kind == 'number' else 'datetimes'} and those of "
+            f"test ({test.time_column!r}) "
+            f"{'epoch numbers' if test.time_kind == 'number' else 'datetimes'}; give both "
+            f"in one kind so that they compare."
+        )
+
+
+def _last_train_time(train: Rows, times: np.ndarray, n_users: int) -> np.ndarray:
+    """Per shared user code, the latest training time (the lowest value without one)."""
+    lowest = -np.inf if times.dtype.kind == "f" else np.iinfo(np.int64).min
+    last = np.full(n_users, lowest, dtype=times.dtype)
+    np.maximum.at(last, train.shared_users(), times)
+    return last
+
+
+def temporal_findings(
+    train: Rows, test: Rows, n_users: int, cutoff: Any, limit: int
+) -> list[Finding]:
+    """The findings of the temporal checks (train and test both have times)."""
+    train_times, test_times = train.times, test.times
+    if train_times is None or test_times is None:
+        return []
+    _check_kinds(train, test)
+    kind = train.time_kind
+    out: list[Finding] = []
+    last = _last_train_time(train, train_times, n_users)
+    test_users = test.shared_users()
+    before = test_times < last[test_users]
+    if before.any():
+        rows = np.flatnonzero(before)
+        n_users_hit = len(np.unique(test_users[rows]))
+        out.append(
+            Finding(
+                "temporal_leak",
+                "error",
+                "train/test",
+                len(rows),
+                test.n_rows,
+                "test rows",
+                f"test interactions earlier than the same user's last training interaction: "
+                f"{len(rows):,} of {test.n_rows:,}, of {counted(n_users_hit, 'user')}.",
+                "split each user's interactions by time (receval.split.leave_last_out or "
+                "temporal) so that every test interaction follows the user's training ones.",
+                [
+                    test.example(int(r), last_train_time=show_time(last[test_users[r]], kind))
+                    for r in rows[:limit]
+                ],
+                {"n_users": n_users_hit},
+            )
+        )
+    if cutoff is not None:
+        at = cutoff_value(cutoff, kind)
+        shown = show_time(at, kind)
+        early = np.flatnonzero(test_times < at)
+        if len(early):
+            out.append(
+                Finding(
+                    "cutoff_leak",
+                    "error",
+                    "test",
+                    len(early),
+                    test.n_rows,
+                    "test rows",
+                    f"test interactions earlier than the cut-off {shown}: {len(early):,} of "
+                    f"{test.n_rows:,}.",
+                    "keep only interactions at or after the cut-off in test "
+                    "(receval.split.temporal).",
+                    [test.example(int(r)) for r in early[:limit]],
+                    {"cutoff": shown},
+                )
+            )
+        late = np.flatnonzero(train_times >= at)
+        if len(late):
+            out.append(
+                Finding(
+                    "cutoff_leak",
+                    "error",
+                    "train",
+                    len(late),
+                    train.n_rows,
+                    "train rows",
+                    f"training interactions at or after the cut-off {shown}: {len(late):,} of "
+                    f"{train.n_rows:,}.",
+                    "keep only interactions before the cut-off in train (receval.split.temporal).",
+                    [train.example(int(r)) for r in late[:limit]],
+                    {"cutoff": shown},
+                )
+            )
+        return out
+    latest = train_times.max()
+    overlap = np.flatnonzero(test_times < latest)
+    if len(overlap) and not before.all():
+        out.append(
+            Finding(
+                "timeline_overlap",
+                "info",
+                "train/test",
+                len(overlap),
+                test.n_rows,
+                "test rows",
+                f"test interactions earlier than the last training interaction "
+                f"({show_time(latest, kind)}): {len(overlap):,} of {test.n_rows:,}; the split "
+                f"is per user, so the model learnt from interactions later than some it is "
+                f"tested on.",
+                "split at one global time (receval.split.temporal) when the evaluation must "
+                "not see the future of any user, and audit the split with its cut-off.",
+                [test.example(int(r)) for r in overlap[:limit]],
+                {"last_train_time": show_time(latest, kind)},
+            )
+        )
+    return out

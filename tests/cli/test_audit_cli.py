@@ -1,0 +1,158 @@
+"""receval audit: the findings table, --json, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from tests.cli._helpers import invoke, make_runner
+
+runner = make_runner()
+
+
+@pytest.fixture
+def files(tmp_path):
+    """A clean global temporal split at t = 10 and a run that masks training items."""
+    train = pd.DataFrame(
+        {"user": [1, 1, 2, 2, 3, 3], "item": [10, 11, 10, 12, 11, 12], "time": [1, 2, 3, 4, 5, 6]}
+    )
+    test = pd.DataFrame({"user": [1, 2, 3], "item": [12, 11, 10], "time": [10, 11, 12]})
+    run = pd.DataFrame(
+        {
+            "user": [1, 1, 2, 2, 3, 3],
+            "item": [12, 13, 11, 13, 10, 13],
+            "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4],
+        }
+    )
+    paths = {}
+    for name, frame in (("train", train), ("test", test), ("run", run)):
+        paths[name] = tmp_path / f"{name}.csv"
+        frame.to_csv(paths[name], index=False)
+    paths["leaky"] = tmp_path / "leaky.csv"
+    # user 2 before its training (a grade column: the qrels of receval report)
+    test.assign(time=[10, 3, 12], grade=1).to_csv(paths["leaky"], index=False)
+    return paths
+
+
+def test_a_clean_protocol_prints_no_finding(files):
+    result = invoke(
+        runner,
+        "audit",
+        "--train",
+        files["train"],
+        "--test",
+        files["test"],
+        "--run",
+        files["run"],
+        "--k",
+        "2",
+        "--cutoff",
+        "10",
+        "--strict",
+    )
+    assert result.stdout == ""
+    assert "no finding" in result.stderr
+
+
+def test_findings_table_and_strict_exit(files):
+    args = ["audit", "--train", files["train"], "--test", files["leaky"], "--run", files["run"]]
+    result = invoke(runner, *args, "--k", "2")
+    assert "temporal_leak" in result.stdout and "error" in result.stdout
+    assert "1 errors" in result.stderr
+    invoke(runner, *args, "--k", "2", "--strict", code=1)
+    # a warning alone does not fail --strict
+    args = ["audit", "--run", files["run"], "--test", files["test"], "--k", "3", "--strict"]
+    result = invoke(runner, *args)
+    assert "short_lists" in result.stdout
+
+
+def test_json_schema(files):
+    result = invoke(runner, "audit", "--train", files["train"], "--test", files["leaky"], "--json")
+    data = json.loads(result.stdout)
+    assert list(data) == ["ok", "k", "inputs", "checks", "findings"]
+    assert data["ok"] is False and data["k"] is None
+    (leak,) = [f for f in data["findings"] if f["check"] == "temporal_leak"]
+    assert leak == {
+        "check": "temporal_leak",
+        "severity": "error",
+        "input": "train/test",
+        "count": 1,
+        "total": 3,
+        "share": 1 / 3,
+        "unit": "test rows",
+        "message": leak["message"],
+        "fix": leak["fix"],
+        "examples": [{"user": "2", "item": "11", "time": 3, "last_train_time": 4}],
+        "details": {"n_users": 1},
+    }
+
+
+def test_bad_input_exits_with_2(files, tmp_path):
+    result = invoke(runner, "audit", code=2)
+    assert "nothing to audit" in result.stderr
+    result = invoke(
+        runner, "audit", "--train", tmp_path / "missing.csv", "--test", files["test"], code=2
+    )
+    assert result.stderr.startswith("error:")
+    result = invoke(
+        runner,
+        "audit",
+        "--train",
+        files["train"],
+        "--test",
+        files["test"],
+        "--time",
+        "when",
+        code=2,
+    )
+    assert "no column 'when'" in result.stderr
+    result = invoke(runner, "audit", "--run", files["run"], "-m", "gauc", code=2)
+    assert "gauc" in result.stderr
+
+
+def test_report_gets_a_protocol_section_with_train(files, tmp_path):
+    pytest.importorskip("matplotlib").use("Agg")
+    out = tmp_path / "r.html"
+    invoke(
+        runner,
+        "report",
+        "-o",
+        out,
+        "--qrels",
+        files["leaky"],
+        "--run",
+        files["run"],
+        "--train",
+        files["train"],
+        "-m",
+        "ndcg@2",
+        "-q",
+    )
+    page = out.read_text(encoding="utf-8")
+    assert '<h2 id="protocol">Protocol</h2>' in page and "<td>temporal_leak</td>" in page
+    numbers = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    protocol = next(s for s in numbers["sections"] if s["heading"] == "Protocol")
+    assert protocol["tables"][0]["rows"][0]["check"] == "temporal_leak"
+    invoke(
+        runner,
+        "report",
+        "-o",
+        tmp_path / "s.html",
+        "--qrels",
+        files["leaky"],
+        "--run",
+        files["run"],
+        "-m",
+        "ndcg@2",
+        "-q",
+    )
+    assert '<h2 id="protocol">' not in (tmp_path / "s.html").read_text(encoding="utf-8")
+
+
+def test_fixes_in_the_command_line_words(files, tmp_path):
+    path = tmp_path / "again.csv"
+    pd.read_csv(files["test"]).assign(item=[10, 10, 11]).to_csv(path, index=False)
+    result = invoke(runner, "audit", "--train", files["train"], "--test", path)
+    assert "declare repeat consumption with --repeats" in result.stdout.replace("\n", " ")

@@ -1,0 +1,426 @@
+"""receval.audit: each check finds its planted problem (count and example), and a clean
+protocol has no finding."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import receval
+from receval import InputValidationError, InvalidParameterError, Qrels, Run
+from receval.protocol import AuditReport, Finding
+
+
+def clean():
+    """A global temporal split at t = 10: no user of test lacks history, no item is cold,
+    no test pair is in train, the run masks the training items and has no tie."""
+    train = pd.DataFrame(
+        {
+            "user": [1, 1, 2, 2, 3, 3],
+            "item": [10, 11, 10, 12, 11, 12],
+            "time": [1, 2, 3, 4, 5, 6],
+        }
+    )
+    test = pd.DataFrame({"user": [1, 2, 3], "item": [12, 11, 10], "time": [10, 11, 12]})
+    run = pd.DataFrame(
+        {
+            "user": [1, 1, 2, 2, 3, 3],
+            "item": [12, 13, 11, 13, 10, 13],
+            "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4],
+        }
+    )
+    return train, test, run
+
+
+def test_a_clean_protocol_has_no_finding():
+    train, test, run = clean()
+    report = receval.audit(train, test, run, k=2, cutoff=10)
+    assert report.findings == []
+    assert report.ok
+    assert "no finding" in repr(report)
+    assert set(report.checks) >= {
+        "temporal_leak",
+        "cutoff_leak",
+        "test_in_train",
+        "cold_users",
+        "cold_items",
+        "duplicates",
+        "missing_users",
+        "unmasked_train_items",
+        "short_lists",
+        "tied_scores",
+        "id_types",
+    }
+    report.check("info")  # nothing to raise
+
+
+def test_temporal_leak():
+    train, test, _ = clean()
+    test.loc[1, "time"] = 3  # user 2's test interaction precedes its training one at t = 4
+    report = receval.audit(train, test)
+    f = report["temporal_leak"]
+    assert (f.severity, f.count, f.total, f.details["n_users"]) == ("error", 1, 3, 1)
+    assert f.examples == [{"user": 2, "item": 11, "time": 3, "last_train_time": 4}]
+    assert not report.ok
+
+
+def test_cutoff_leak_counts_both_sides():
+    train, test, _ = clean()
+    test.loc[0, "time"] = 7  # after user 1's training, before the cut-off
+    train.loc[5, "time"] = 10  # a training interaction at the cut-off
+    report = receval.audit(train, test, cutoff=8)
+    found = {(f.input, f.count) for f in report.findings if f.check == "cutoff_leak"}
+    assert found == {("test", 1), ("train", 1)}
+    assert "temporal_leak" not in report  # t = 7 follows user 1's training
+
+
+def test_timeline_overlap_without_a_cutoff():
+    train, test, _ = clean()
+    train.loc[5, "time"] = 20  # user 3 trained at t = 20, after every test interaction
+    report = receval.audit(train, test)
+    f = report["timeline_overlap"]
+    assert (f.severity, f.count) == ("info", 3)  # every test interaction precedes t = 20
+    assert report["temporal_leak"].count == 1  # user 3 itself
+    assert report.ok is False
+
+
+def test_datetimes_and_iso_text_compare():
+    train, test, _ = clean()
+    start = pd.Timestamp("2024-01-01")
+    train["time"] = start + pd.to_timedelta(train["time"], unit="D")
+    test["time"] = [str(start + pd.Timedelta(days=d)) for d in (10, 2, 12)]  # user 2 at day 2
+    report = receval.audit(train, test, cutoff="2024-01-09")
+    assert report["temporal_leak"].examples[0]["time"] == "2024-01-03T00:00:00"
+    assert {f.input for f in report.findings if f.check == "cutoff_leak"} == {"test"}
+
+
+def test_times_of_two_kinds_are_refused():
+    train, test, _ = clean()
+    test["time"] = pd.Timestamp("2024-01-01")
+    with pytest.raises(InputValidationError, match="epoch numbers and those of test"):
+        receval.audit(train, test)
+
+
+def test_test_in_train_unless_repeats():
+    train, test, _ = clean()
+    test.loc[0, "item"] = 10  # user 1 trained on item 10
+    f = receval.audit(train, test)["test_in_train"]
+    assert (f.severity, f.count, f.examples) == ("error", 1, [{"user": 1, "item": 10, "time": 10}])
+    assert "test_in_train" not in receval.audit(train, test, repeats=True)
+
+
+def test_unmasked_train_items_in_the_top_k():
+    train, test, run = clean()
+    run.loc[1, "item"] = 10  # user 1's second item is a training item
+    report = receval.audit(train, test, run, k=2)
+    f = report["unmasked_train_items"]
+    assert (f.severity, f.count, f.total) == ("warning", 1, 6)
+    assert f.examples == [{"user": 1, "item": 10, "score": 0.8, "rank": 2}]
+    assert "unmasked_train_items" not in receval.audit(train, test, run, k=1)  # below the cut
+    assert "unmasked_train_items" not in receval.audit(train, test, run, k=2, repeats=True)
+
+
+def test_cold_users_and_items_with_their_share():
+    train, test, _ = clean()
+    extra = pd.DataFrame({"user": [4, 4, 1], "item": [10, 99, 98], "time": [13, 14, 15]})
+    report = receval.audit(train, pd.concat([test, extra], ignore_index=True))
+    users, items = report["cold_users"], report["cold_items"]
+    assert (users.severity, users.count, users.total, users.details["n_rows"]) == ("info", 1, 4, 2)
+    assert users.examples == [{"user": 4}]
+    assert (items.count, items.total, items.details["n_items"]) == (2, 6, 2)
+    assert items.share == pytest.approx(2 / 6)
+
+
+def test_no_user_in_common_is_an_error():
+    train, test, _ = clean()
+    test["user"] = test["user"] + 100
+    f = receval.audit(train, test)["cold_users"]
+    assert (f.severity, f.count, f.total) == ("error", 3, 3)
+
+
+@pytest.mark.parametrize(
+    ("name", "severity"), [("train", "info"), ("test", "error"), ("run", "error")]
+)
+def test_duplicates(name, severity):
+    data = dict(zip(("train", "test", "run"), clean(), strict=True))
+    frame = data[name]
+    data[name] = pd.concat([frame, frame.iloc[[0, 0]]], ignore_index=True)
+    found = [f for f in receval.audit(**data).findings if f.check == "duplicates"]
+    assert len(found) == 1
+    f = found[0]
+    assert (f.input, f.severity, f.count, f.details["n_pairs"]) == (name, severity, 2, 1)
+    assert f.examples[0]["row"] == len(frame)
+
+
+def test_missing_users_and_short_lists():
+    train, test, run = clean()
+    run = run[run["user"] != 3]
+    run = run.drop(index=1)  # user 1's list has one item
+    report = receval.audit(train, test, run, k=2)
+    missing, short = report["missing_users"], report["short_lists"]
+    assert (missing.severity, missing.count, missing.examples) == ("warning", 1, [{"user": 3}])
+    assert (short.count, short.total, short.examples) == (1, 2, [{"user": 1, "length": 1}])
+    assert "short_lists" not in receval.audit(train, test, run)  # no k: not checked
+
+
+def test_tied_scores_and_how_much_the_metric_moves():
+    train, test, run = clean()
+    run["score"] = [0.9, 0.9, 0.7, 0.6, 0.5, 0.4]  # user 1: its relevant item 12 ties with 13
+    report = receval.audit(train, test, run, k=2, metrics=["mrr@2", "recall@2"])
+    f = report["tied_scores"]
+    assert (f.severity, f.count, f.total) == ("warning", 1, 3)
+    mrr = f.details["metrics"]["mrr@2"]
+    # input order puts 12 first (1.0 for user 1); the average over both orders is 0.75
+    qrels = Qrels(test["user"], test["item"])
+    expected_input = receval.evaluate(qrels, run, ["mrr@2"], ties="input").mean["mrr@2"]
+    assert mrr["mean_input_order"] == pytest.approx(expected_input) == pytest.approx(1.0)
+    assert mrr["mean_ties_average"] == pytest.approx((0.75 + 1 + 1) / 3)
+    assert mrr["difference"] == pytest.approx(-0.25 / 3)
+    assert mrr["n_users_tie_dependent"] == 1
+    assert f.details["metrics"]["recall@2"]["difference"] == 0.0  # both in the top 2
+    assert f.examples[0] == {"user": 1, "item": 12, "score": 0.9, "rank": 1}
+
+
+def test_ties_that_move_no_metric_are_a_note():
+    train, test, run = clean()
+    # user 2: two items it did not interact with tie across the cut of the top 2
+    run = pd.concat([run, pd.DataFrame({"user": [2], "item": [14], "score": [0.6]})])
+    f = receval.audit(train, test, run, k=2)["tied_scores"]
+    assert (f.severity, f.count) == ("info", 1)
+    assert "no metric depends" in f.message
+    assert "tied_scores" not in receval.audit(train, test, run, k=1)  # below the top 1
+
+
+def test_ties_without_test_are_counted():
+    _, _, run = clean()
+    run["score"] = 0.5
+    f = receval.audit(run=run)["tied_scores"]
+    assert (f.severity, f.count) == ("info", 3)
+    assert "metrics" not in f.details
+
+
+def test_ids_of_two_types_that_do_not_match():
+    train, test, run = clean()
+    run["user"] = "u" + run["user"].astype(str)
+    report = receval.audit(train, test, run)
+    found = [f for f in report.findings if f.check == "id_types"]
+    assert {f.input for f in found} == {"train/run", "test/run"}
+    f = found[0]
+    assert (f.severity, f.count, f.total, f.details["role"]) == ("error", 3, 3, "user")
+    assert f.details["types"] == {"train": "integer", "run": "string"}
+    assert report["missing_users"].severity == "error"
+
+
+def test_ids_of_two_types_that_match_as_text_are_no_finding():
+    train, test, run = clean()
+    run["user"] = run["user"].astype(str)  # '1' is 1, as evaluate matches them
+    report = receval.audit(train, test, run, k=2)
+    assert report.findings == []
+
+
+def test_inputs_of_every_shape_agree(tmp_path):
+    train, test, run = clean()
+    run.loc[1, "item"] = 10
+    expected = receval.audit(train, test, run, k=2).to_dict()["findings"]
+    train.to_csv(tmp_path / "train.csv", index=False)
+    test.to_parquet(tmp_path / "test.parquet")
+    with open(tmp_path / "run.trec", "w") as f:
+        for u, i, s in run.itertuples(index=False):
+            f.write(f"{u} Q0 {i} 1 {s} tag\n")
+    shapes = [
+        (pa.Table.from_pandas(train), pa.Table.from_pandas(test), pa.Table.from_pandas(run)),
+        (tmp_path / "train.csv", tmp_path / "test.parquet", tmp_path / "run.trec"),
+        (
+            train[["user", "item"]],
+            Qrels(test["user"], test["item"]),
+            Run(run["user"], run["item"], run["score"]),
+        ),
+    ]
+    for tr, te, ru in shapes:
+        found = receval.audit(tr, te, ru, k=2).to_dict()["findings"]
+        # ids are strings in CSV and TREC files: compare counts and checks
+        assert [(f["check"], f["count"]) for f in found] == [
+            (f["check"], f["count"]) for f in expected
+        ]
+
+
+def test_train_as_a_mapping_or_a_pair():
+    test = {"u1": {"a": 1}, "u2": {"c": 1}}
+    for train in ({"u1": ["a", "b"], "u2": ["b"]}, (["u1", "u1", "u2"], ["a", "b", "b"])):
+        report = receval.audit(train, test)
+        assert [(f.check, f.count) for f in report.findings] == [
+            ("test_in_train", 1),
+            ("cold_items", 1),
+        ]
+
+
+def test_polars_frames():
+    pl = pytest.importorskip("polars")
+    train, test, run = clean()
+    test.loc[1, "time"] = 3
+    report = receval.audit(pl.from_pandas(train), pl.from_pandas(test), pl.from_pandas(run))
+    assert report["temporal_leak"].count == 1
+
+
+def test_outputs():
+    train, test, run = clean()
+    test.loc[0, "item"] = 10
+    report = receval.audit(train, test, run, k=2)
+    data = json.loads(report.to_json())
+    assert data == report.to_dict()
+    assert data["ok"] is False and data["k"] == 2
+    assert data["inputs"]["train"] == {"rows": 6, "users": 3, "items": 3, "time": "time"}
+    assert list(data["findings"][0]) == [
+        "check",
+        "severity",
+        "input",
+        "count",
+        "total",
+        "share",
+        "unit",
+        "message",
+        "fix",
+        "examples",
+        "details",
+    ]
+    frame = report.to_frame()
+    assert list(frame.columns) == [
+        "severity",
+        "check",
+        "input",
+        "count",
+        "total",
+        "share",
+        "message",
+        "fix",
+    ]
+    assert frame["count"].tolist() == [f.count for f in report.findings]
+    with pytest.raises(InputValidationError, match="test_in_train"):
+        report.check()
+    assert isinstance(report, AuditReport) and isinstance(report.findings[0], Finding)
+    assert [f.severity for f in report.findings] == sorted(
+        (f.severity for f in report.findings), key=["error", "warning", "info"].index
+    )
+
+
+def test_bad_parameters():
+    train, test, run = clean()
+    with pytest.raises(InvalidParameterError, match="at least one of train, test and run"):
+        receval.audit()
+    with pytest.raises(InvalidParameterError, match="'k'"):
+        receval.audit(train, test, k=0)
+    with pytest.raises(InvalidParameterError, match="gauc"):
+        receval.audit(train, test, run, metrics=["gauc"])
+    with pytest.raises(InputValidationError, match="no column 'when'"):
+        receval.audit(train, test, time="when")
+    with pytest.raises(InvalidParameterError, match="cutoff needs times"):
+        receval.audit(train[["user", "item"]], test, cutoff=3)
+    with pytest.raises(InvalidParameterError, match="'severity'"):
+        receval.audit(train, test).check("fatal")
+    with pytest.raises(InputValidationError, match="audit run: score contains NaN"):
+        receval.audit(run=run.assign(score=[np.nan, 1, 1, 1, 1, 1]))
+    with pytest.raises(InputValidationError, match=r"audit test: the grades \(grade\) must be"):
+        receval.audit(test=test.assign(grade=1.5), run=run)
+    with pytest.raises(InputValidationError, match="not ISO 8601 times, e\\.g\\. 'x'"):
+        receval.audit(train.assign(time="x"), test)
+    with pytest.raises(InputValidationError, match="audit: run must be a Run"):
+        receval.audit(run=[1, 2])
+
+
+# ------------------------------------------------------------------ properties
+@st.composite
+def protocols(draw):
+    """A random log of 2..6 users, each with 2..6 distinct items at distinct times."""
+    n_users = draw(st.integers(2, 6))
+    rows = []
+    t = 0
+    for u in range(n_users):
+        items = draw(st.lists(st.integers(0, 9), min_size=2, max_size=6, unique=True))
+        for i in items:
+            t += 1
+            rows.append((u, i, draw(st.integers(0, 50))))
+    return pd.DataFrame(rows, columns=["user", "item", "time"])
+
+
+@given(protocols(), st.integers(1, 50))
+def test_a_global_split_never_leaks(log, cut):
+    train, test = log[log["time"] < cut], log[log["time"] >= cut]
+    assume(len(train) and len(test))
+    report = receval.audit(train, test, cutoff=cut, repeats=True)
+    assert not {"temporal_leak", "cutoff_leak", "timeline_overlap"} & {
+        f.check for f in report.findings
+    }
+
+
+@given(protocols())
+def test_leave_last_out_has_no_temporal_leak_and_leaks_are_counted(log):
+    ordered = log.sort_values(["user", "time"], kind="stable")
+    last = ordered.groupby("user").tail(1)
+    train = ordered.drop(index=last.index)
+    report = receval.audit(train, last, repeats=True)
+    leaks = (
+        last.set_index("user")["time"] < train.groupby("user")["time"].max().reindex(last["user"])
+    ).sum()
+    assert leaks == 0
+    assert "temporal_leak" not in report
+    swapped = receval.audit(last, train, repeats=True)  # test before train: every tie aside
+    earlier = (
+        train["time"].to_numpy() < last.set_index("user").loc[train["user"], "time"].to_numpy()
+    )
+    n = int(earlier.sum())
+    assert (swapped["temporal_leak"].count if n else 0) == n
+
+
+@given(protocols())
+def test_test_in_train_counts_the_shared_pairs(log):
+    half = len(log) // 2
+    train, test = log.iloc[:half], log.iloc[half:]
+    assume(len(train) and len(test))
+    pairs = set(zip(train["user"], train["item"], strict=True))
+    n = sum((u, i) in pairs for u, i in zip(test["user"], test["item"], strict=True))
+    report = receval.audit(train[["user", "item"]], test[["user", "item"]])
+    assert (report["test_in_train"].count if n else 0) == n
+    assert ("test_in_train" in report) == bool(n)
+    assert np.isclose(
+        report["cold_items"].share if "cold_items" in report else 0.0,
+        np.mean(~test["item"].isin(train["item"])),
+    )
+
+
+@given(protocols(), st.integers(0, 2**16))
+def test_unmasked_items_are_the_rows_exclude_removes(log, seed):
+    rng = np.random.default_rng(seed)
+    users = log["user"].unique()
+    run = pd.DataFrame(
+        [(u, i, float(rng.integers(0, 3))) for u in users for i in rng.permutation(10)[:4]],
+        columns=["user", "item", "score"],
+    )
+    half = len(log) // 2
+    train = log.iloc[:half][["user", "item"]]
+    assume(len(train))
+    qrels = {u: {int(run.loc[run["user"] == u, "item"].iloc[0]): 1} for u in users}
+    masked = receval.evaluate(qrels, run, ["p@1"], exclude=train, min_match=0.0)
+    removed = masked.masking.n_rows_removed
+    report = receval.audit(train, run=run)
+    assert (report["unmasked_train_items"].count if removed else 0) == removed
+    assert ("unmasked_train_items" in report) == bool(removed)
+
+
+@given(protocols(), st.lists(st.integers(0, 40), max_size=10))
+def test_duplicates_count_every_row_after_a_pairs_first(log, again):
+    extra = log.iloc[[i % len(log) for i in again]]
+    train = pd.concat([log, extra], ignore_index=True)
+    n = len(train) - len(train.drop_duplicates(["user", "item"]))
+    found = [f for f in receval.audit(train).findings if f.check == "duplicates"]
+    assert [f.count for f in found] == ([n] if n else [])
+    rows = [e["row"] for f in found for e in f.examples]
+    assert all(
+        train.iloc[:r][["user", "item"]].eq(train.iloc[r][["user", "item"]]).all(axis=1).any()
+        for r in rows
+    )

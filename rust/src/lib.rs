@@ -26,6 +26,7 @@ pub mod stats;
 pub mod sums;
 pub mod threads;
 pub mod ties;
+pub mod topk;
 pub mod trec;
 
 #[cfg(feature = "python")]

@@ -63,6 +63,11 @@ _EXPORTS: dict[str, str] = {
     "ndcg_at_k": "receval.metrics._ranking",
     "Qrels": "receval.data._ranked",
     "Run": "receval.data._ranked",
+    # retrieval from embeddings
+    "retrieve": "receval.retrieval.retrieve",
+    "evaluate_embeddings": "receval.retrieval.embeddings",
+    "ann_recall": "receval.retrieval.ann",
+    "AnnRecallReport": "receval.retrieval.ann",
     # out of core: files larger than memory
     "scan": "receval.data.scan",
     "Scan": "receval.data.scan",

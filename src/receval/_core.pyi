@@ -520,6 +520,24 @@ def threshold_counts_sorted_weighted(
     neg_w: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
 def threads_setting_error() -> str | None: ...
+def topk_finish(
+    heap_scores: NDArray[np.float32],
+    heap_items: NDArray[np.int32],
+    heap_len: NDArray[np.int64],
+    k: int,
+    keys: NDArray[np.uint32],
+) -> None: ...
+def topk_merge(
+    scores: NDArray[np.float32],
+    col0: int,
+    keys: NDArray[np.uint32],
+    masked_offsets: NDArray[np.int64],
+    masked_items: NDArray[np.int32],
+    heap_scores: NDArray[np.float32],
+    heap_items: NDArray[np.int32],
+    heap_len: NDArray[np.int64],
+    k: int,
+) -> bool: ...
 def weighted_group_aucs(
     codes: NDArray[np.int32],
     n_groups: int,

@@ -24,6 +24,7 @@ mod retention;
 mod runs;
 mod stats;
 mod sums;
+mod topk;
 mod trec;
 
 /// A float64 array handed back to Python.
@@ -109,5 +110,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     stats::register(m)?;
     trec::register(m)?;
     columns::register(m)?;
+    topk::register(m)?;
     Ok(())
 }

@@ -1,0 +1,81 @@
+"""Per-user item lists on the rows of the matrices: the items each user must not be
+shown (``exclude=``) and the items each user may be shown (``candidates=``).
+
+Both are CSR tables over the user rows: ``offsets`` (n_users + 1) into ``items``,
+the item rows of each user sorted ascending and distinct. Pairs whose user or item
+has no vector are dropped and counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..data._encode import lookup
+
+__all__ = ["ItemLists", "candidate_lists", "excluded_lists", "item_lists"]
+
+
+@dataclass(frozen=True)
+class ItemLists:
+    """Sorted distinct item rows per user row, and the pairs no row was found for."""
+
+    offsets: np.ndarray
+    items: np.ndarray
+    n_unmatched: int
+
+    def of_users(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """(offsets from 0, items) of user rows ``start:stop``."""
+        a, b = int(self.offsets[start]), int(self.offsets[stop])
+        return self.offsets[start : stop + 1] - a, self.items[a:b]
+
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+
+def item_lists(
+    users: np.ndarray, items: np.ndarray, n_users: int, n_items: int
+) -> ItemLists:
+    """The table of pairs (user row, item row); a row of -1 is a pair without a vector."""
+    found = (users >= 0) & (items >= 0)
+    keys = np.unique(users[found].astype(np.int64) * n_items + items[found])
+    rows = keys // n_items
+    offsets = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_users), out=offsets[1:])
+    return ItemLists(offsets, (keys % n_items).astype(np.int32), int(len(found) - found.sum()))
+
+
+def _rows_of(ids: np.ndarray, codes: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
+    """The row in ``dictionary`` of each ``ids[codes]`` (-1 where absent)."""
+    return lookup(ids, dictionary)[codes]
+
+
+def excluded_lists(
+    exclude: Any, user_ids: np.ndarray, item_ids: np.ndarray, func: str
+) -> ItemLists:
+    """The training items of each user row, from anything ``train=`` takes."""
+    from ..metrics.beyond.history import read_log
+
+    log = read_log(exclude, "exclude", func)
+    return item_lists(
+        _rows_of(log.user_ids, log.users, user_ids),
+        _rows_of(log.item_ids, log.items, item_ids),
+        len(user_ids), len(item_ids),
+    )  # fmt: skip
+
+
+def candidate_lists(
+    candidates: Any, user_ids: np.ndarray, item_ids: np.ndarray, func: str
+) -> ItemLists:
+    """The candidate items of each user row, from what ``evaluate(candidates=...)`` takes."""
+    from ..sampled.negatives import as_candidates
+
+    c = as_candidates(candidates, func)
+    users = np.repeat(np.arange(c.n_users), np.diff(c.offsets))
+    return item_lists(
+        _rows_of(c.user_ids, users, user_ids),
+        _rows_of(c.item_ids, c.items, item_ids),
+        len(user_ids), len(item_ids),
+    )  # fmt: skip

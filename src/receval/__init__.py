@@ -63,6 +63,8 @@ _EXPORTS: dict[str, str] = {
     "ndcg_at_k": "receval.metrics._ranking",
     "Qrels": "receval.data._ranked",
     "Run": "receval.data._ranked",
+    "SeenItems": "receval.data.seen",
+    "MaskingSummary": "receval.data.seen",
     # retrieval from embeddings
     "retrieve": "receval.retrieval.retrieve",
     "evaluate_embeddings": "receval.retrieval.embeddings",
@@ -244,6 +246,10 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         MetricSpec as MetricSpec,
         parse_metric as parse_metric,
         parse_metrics as parse_metrics,
+    )
+    from .data.seen import (
+        MaskingSummary as MaskingSummary,
+        SeenItems as SeenItems,
     )
     from .sampled.negatives import (
         Candidates as Candidates,

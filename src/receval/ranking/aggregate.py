@@ -25,6 +25,7 @@ from .. import _validation as v
 from ..conventions import FIELDS, Conventions
 from ..data._encode import distinct_ints, lookup
 from ..data._ranked import Qrels, Run
+from ..data.seen import MaskingSummary, SeenItems, as_seen
 from ..engine.states import Seen
 from ..engine.totals import MeanState, empty_mean_state, mean_state
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -61,7 +62,9 @@ class Setup:
     list-wise metrics (features, feature_items, similarity, popularity,
     item_categories); ``sampling``: the correction of ``candidates=`` (no counts);
     ``rows``: keep the per-user rows; ``repeats``: refuse a user given twice
-    (an accumulator's updates).
+    (an accumulator's updates); ``exclude``: the seen items removed from each list
+    before any metric (``exclude=``); ``repeat_consumption``: ``repeats=True`` was
+    declared instead (nothing removed, the report says so).
     """
 
     metrics: list[str]
@@ -76,6 +79,8 @@ class Setup:
     profile: str | None = None
     rows: bool = True
     repeats: bool = False
+    exclude: SeenItems | None = None
+    repeat_consumption: bool = False
 
     @property
     def ranked(self) -> list[str]:
@@ -98,12 +103,15 @@ def make_setup(
     sampling: SamplingSummary | None = None,
     rows: bool = True,
     repeats: bool = False,
+    exclude: SeenItems | None = None,
+    repeat_consumption: bool = False,
 ) -> Setup:
     """Parse the metric strings, resolve their conventions and the propensities.
 
     ``conventions``: the convention keywords of :func:`receval.evaluate` (``profile``
     included); ``lists``: as :attr:`Setup.lists`, the popularity as a table;
-    ``weighting``: (propensities, propensity_gamma, propensity_clip).
+    ``weighting``: (propensities, propensity_gamma, propensity_clip); ``exclude``,
+    ``repeat_consumption``: as :attr:`Setup.exclude` and :attr:`Setup.repeat_consumption`.
     """
     from ..metrics._propensity import as_propensities, prepare_weighting
 
@@ -121,7 +129,7 @@ def make_setup(
         )
     return Setup(
         names, specs, convs, frozenset(listwise), with_qrels, lists, props, candidates,
-        sampling, conventions.get("profile"), rows, repeats,
+        sampling, conventions.get("profile"), rows, repeats, exclude, repeat_consumption,
     )  # fmt: skip
 
 
@@ -139,7 +147,8 @@ def evaluation_setup(
     """The setup of :func:`receval.evaluate`'s keyword options, for the run in memory,
     a scanned run and Spark alike: ``options`` maps every keyword of ``evaluate`` (the
     ``qrels`` too, whose None says a run alone) to its value; ``popularity``: the
-    popularity table of ``popularity=`` / ``train=``."""
+    popularity table of ``popularity=`` / ``train=``; ``options["exclude"]`` may be
+    a :class:`~receval.SeenItems` made already (Spark's of a DataFrame: None here)."""
     from ..sampled.corrections import check_correction
     from ..sampled.negatives import as_candidates
 
@@ -152,6 +161,7 @@ def evaluation_setup(
         correction, options["catalog_size"], options["gamma"], c is not None,
         None if c is None else c.catalog_size,
     )  # fmt: skip
+    exclude = as_seen(options["exclude"], options["repeats"], func)
     sampling = None
     if c is not None:
         if correction is not None and c.strategy == "popularity":
@@ -170,7 +180,8 @@ def evaluation_setup(
                options["item_categories"]),
         weighting=(options["propensities"], options["propensity_gamma"],
                    options["propensity_clip"]),
-        candidates=c, sampling=sampling, rows=rows,
+        candidates=c, sampling=sampling, rows=rows, exclude=exclude,
+        repeat_consumption=bool(options["repeats"]),
     )  # fmt: skip
 
 
@@ -226,6 +237,7 @@ class UserRows:
     raw: dict[str, np.ndarray] = field(default_factory=dict)
     averaged: dict[str, np.ndarray] = field(default_factory=dict)
     missing: np.ndarray | None = None
+    removed: np.ndarray | None = None
 
 
 def _add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -260,7 +272,8 @@ class RankingState:
     qrels judge, when known without the union of the item sets (one partition);
     ``n_tied``: users with ties the profile's peer orders by no rule;
     ``n_users_not_averaged``: per metric, tie-dependent users whose ``ties="average"``
-    value was not computed (over the cost budget: the mean with theirs is nan).
+    value was not computed (over the cost budget: the mean with theirs is nan);
+    ``masking``: the counts of ``exclude=`` (zero without it).
     """
 
     n_users: int = 0
@@ -281,6 +294,7 @@ class RankingState:
     sampling: SamplingSummary | None = None
     rows: list[UserRows] = field(default_factory=list)
     seen: Seen = field(default_factory=Seen)
+    masking: MaskingSummary = field(default_factory=MaskingSummary)
 
     def merge(self, other: RankingState) -> RankingState:
         """The state of both partitions' users (no user in both): exact, in any order."""
@@ -313,6 +327,7 @@ class RankingState:
             sampling=sampling,
             rows=[*self.rows, *other.rows],
             seen=self.seen.merge(other.seen),
+            masking=self.masking.merge(other.masking),
         )
 
     def _has_items(self) -> bool:
@@ -348,6 +363,9 @@ def update(
     none of its qrels users is in the run); ``order``: the positions of its qrels
     users in all the qrels, when a backend cut them (the report's rows follow it).
     """
+    masking, removed = _masked(setup, qrels, run)
+    if masking is not None and run is not None:
+        run = masking.run
     sampling = None
     if run is not None and setup.candidates is not None:
         sampling = replace(setup.sampling) if setup.sampling is not None else SamplingSummary()
@@ -355,7 +373,7 @@ def update(
         sampling.add(restriction)
         run = restriction.run
     if qrels is not None and setup.with_qrels:
-        state = _users_update(setup, qrels, run, order)
+        state = _users_update(setup, qrels, run, order, removed)
         users: np.ndarray | None = qrels.user_ids
     elif run is None:  # pragma: no cover - a partition holds qrels users or run users
         state, users = RankingState(), None
@@ -363,10 +381,47 @@ def update(
         state, users = _run_only(setup, run), None
     else:
         state, users = _lists_update(setup, run), run.user_ids
+        if removed is not None and state.rows:
+            state.rows[0].removed = removed
     state.sampling = sampling
+    if masking is not None:
+        state.masking = masking.summary
     if setup.repeats and users is not None:
         state.seen.add(users, "evaluate", "users")
     return state
+
+
+@dataclass(frozen=True)
+class _Masking:
+    """One partition's masked run (None: no run) and its counts."""
+
+    run: Run | None
+    summary: MaskingSummary
+
+
+def _masked(
+    setup: Setup, qrels: Qrels | None, run: Run | None
+) -> tuple[_Masking | None, np.ndarray | None]:
+    """``exclude=``: the partition's run without its users' seen items, the counts,
+    and the rows removed per run user (None, None: nothing to mask)."""
+    seen = setup.exclude
+    if seen is None:
+        return None, None
+    n_qrels_seen = 0
+    if qrels is not None and setup.with_qrels:
+        users = np.repeat(np.arange(qrels.n_users, dtype=np.int64), np.diff(qrels.offsets))
+        judged = seen.seen_rows(users, qrels.user_ids, qrels.items, qrels.item_ids)
+        n_qrels_seen = int(np.count_nonzero(judged))
+    if run is None:
+        return _Masking(None, MaskingSummary(n_qrels_seen=n_qrels_seen)), None
+    masked = seen.mask(run)
+    summary = MaskingSummary(
+        n_rows_removed=masked.n_removed,
+        n_users_masked=int(np.count_nonzero(masked.removed)),
+        n_users_without_history=int(np.count_nonzero(lookup(run.user_ids, seen.user_ids) < 0)),
+        n_qrels_seen=n_qrels_seen,
+    )
+    return _Masking(masked.run, summary), masked.removed
 
 
 def _lists_update(setup: Setup, r: Run) -> RankingState:
@@ -421,10 +476,15 @@ def _placeholder_run(qrels: Qrels) -> Run:
 
 
 def _users_update(
-    setup: Setup, q: Qrels, run: Run | None, order: np.ndarray | None
+    setup: Setup,
+    q: Qrels,
+    run: Run | None,
+    order: np.ndarray | None,
+    removed: np.ndarray | None = None,
 ) -> RankingState:
     """A partition of qrels users (``run``: their recommendations, and those of run
-    users absent from the qrels; None: every qrels user is absent from the run)."""
+    users absent from the qrels; None: every qrels user is absent from the run;
+    ``removed``: the seen rows ``exclude=`` removed from each run user's list)."""
     from ..sampled.corrections import correct_columns
 
     specs, convs, ranked = setup.specs, setup.convs, setup.ranked
@@ -475,6 +535,10 @@ def _users_update(
             per_user[text] = col
             _store_list(state, text, col)
     rows = UserRows(q.user_ids, order, per_user, missing=~found)
+    if setup.exclude is not None:
+        rows.removed = np.zeros(q.n_users, dtype=np.int64)
+        if removed is not None:
+            rows.removed[found] = removed[user_map[found]]
     _ranked_means(setup, state, q, values, aux, rows)
     if ties is not None:
         _tie_means(setup, state, ties, rows)
@@ -618,6 +682,8 @@ def finalize(
         n_users_tie_dependent={t: dependent[t] for t in metrics if t in dependent},
         mean_ties_average=mean_average,
         sampling=state.sampling,
+        masking=_masking(setup, state),
+        n_seen_removed=rows.removed if rows is not None else None,
         _aux=rows.aux if rows is not None else {},
         _states=states,
         _raw=rows.raw if rows is not None else {},
@@ -625,6 +691,14 @@ def finalize(
         _averaged=rows.averaged if rows is not None else {},
         _rows=setup.rows,
     )
+
+
+def _masking(setup: Setup, state: RankingState) -> MaskingSummary | None:
+    """The report's masking: the counts of ``exclude=``, ``repeats=True``'s
+    declaration, or None (neither given)."""
+    if setup.repeat_consumption:
+        return MaskingSummary(repeats=True)
+    return state.masking if setup.exclude is not None else None
 
 
 def _final_state(setup: Setup, text: str, mean: Mean | None, n_users: int) -> MeanState:
@@ -659,6 +733,7 @@ def _joined(parts: list[UserRows], averaged: list[str]) -> UserRows:
     if not all(u.dtype.kind in "iu" for u in users):
         users = [np.asarray(u, dtype=object) for u in users]
     missing = [p.missing for p in parts if p.missing is not None]
+    removed = [p.removed for p in parts if p.removed is not None]
     return UserRows(
         users=cat(users),
         order=None,
@@ -667,4 +742,5 @@ def _joined(parts: list[UserRows], averaged: list[str]) -> UserRows:
         raw={t: cat([p.raw[t] for p in parts]) for t in parts[0].raw},
         averaged={t: cat([p.averaged.get(t, p.raw[t]) for p in parts]) for t in averaged},
         missing=cat(missing) if len(missing) == len(parts) else None,
+        removed=cat(removed) if removed and len(removed) == len(parts) else None,
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..data.seen import as_seen
 from ..engine.metric import MetricDefinition, register
 from ..engine.totals import empty_mean_state
 from ..exceptions import InputValidationError
@@ -43,9 +44,13 @@ def _ranking_params(
     propensity_gamma: float = DEFAULT_GAMMA,
     propensity_clip: float | None = None,
     whole_groups: bool = True,
+    exclude: Any = None,
+    repeats: bool = False,
     **conventions: Any,
 ) -> dict[str, Any]:
     table = as_popularity_table(popularity, train)  # built once, used by every update
+    # read once: each update's lists (or compute's, of rows held) lose their seen items
+    seen = as_seen(exclude, repeats, f"receval.metric({metric!r})")
     # checked and resolved once, as evaluate does
     props = as_propensities(propensities, table, propensity_gamma, propensity_clip)
     conventions = default_estimator(conventions, props)
@@ -58,6 +63,8 @@ def _ranking_params(
         conventions = {**conventions, "popularity": table}
     if item_categories is not None:
         conventions = {**conventions, "item_categories": item_categories}
+    if seen is not None:
+        conventions = {**conventions, "exclude": seen}
     return {"metric": metric, "conventions": conventions, "kind": spec.info.mean,
             "whole_groups": whole_groups}  # fmt: skip
 
@@ -70,11 +77,12 @@ def _setup(params: dict[str, Any], with_qrels: bool = True) -> Setup:
     table = conventions.pop("popularity", None)
     categories = conventions.pop("item_categories", None)
     props = conventions.pop("propensities", None)
+    seen = conventions.pop("exclude", None)
     conventions.setdefault("profile", None)
     return make_setup(
         [params["metric"]], conventions, with_qrels=with_qrels,
         lists=(None, None, None, table, categories), weighting=(props, DEFAULT_GAMMA, None),
-        rows=False, repeats=params["whole_groups"],
+        rows=False, repeats=params["whole_groups"], exclude=seen,
     )  # fmt: skip
 
 

@@ -41,6 +41,8 @@ def evaluate(
     similarity: Any = None,
     popularity: Any = None,
     train: Any = None,
+    exclude: Any = None,
+    repeats: bool = False,
     item_categories: Any = None,
     profile: str | None = None,
     ap_normalizer: str | None = None,
@@ -119,7 +121,23 @@ def evaluate(
         (``serendipity@k`` without relevance: the function's ``qrels=``
         weighting is not applied; item similarity is the co-occurrence cosine
         in ``train``, or the cosine of ``features`` when given). Users without
-        a history are skipped.
+        a history are skipped. ``train`` masks nothing: see ``exclude``.
+    exclude : SeenItems, Qrels, Run, DataFrame, pair (users, items) or mapping, default=None
+        Seen-item masking (full-ranking evaluation): each user's items in this
+        interaction log (usually the training data, possibly the same object
+        as ``train``; a :class:`receval.SeenItems` built once, or any shape
+        ``train`` takes, or ``{user: items}``) are removed from the user's list
+        *before* it is cut at k, by every metric; the other items keep their
+        order. ``report.masking`` counts the rows removed (and
+        ``report.n_seen_removed`` per user). Relevant items the user had seen
+        stay in the qrels (they still count in R, so no masked list can reach
+        them): ``report.masking.n_qrels_seen`` counts them, a sign that the
+        test data repeats training interactions (pass ``repeats=True`` if
+        users do consume items again).
+    repeats : bool, default=False
+        Declare repeat consumption instead of masking: users may consume an
+        item again, so their training items stay in the lists, and
+        ``report.masking.repeats`` says so. Not with ``exclude``.
     item_categories : mapping or DataFrame, default=None
         The categories of each item for ``miscalibration@k`` (with ``train``),
         as in :func:`receval.miscalibration`; ``miscalibration(alpha=0.1)@10``
@@ -258,7 +276,7 @@ def evaluate(
     InvalidParameterError
         Unknown metric or convention value.
     InputValidationError
-        Malformed qrels or run; ``missing_users="error"`` with a missing user;
+        Malformed qrels, run or ``exclude``; ``missing_users="error"`` with a missing user;
         a run whose users or items match none of the qrels' (unless
         ``allow_unmatched=True``).
 
@@ -277,6 +295,15 @@ def evaluate(
     1.0
     >>> round(report.mean["ndcg@5"], 6)
     0.861044
+
+    Seen-item masking: ``a`` was in the user's training data, so it leaves the
+    list before the cut at 2, and ``c`` moves up.
+
+    >>> qrels = {"u1": {"b": 1, "c": 1}}
+    >>> run = {"u1": {"a": 0.9, "b": 0.8, "c": 0.7}}
+    >>> report = evaluate(qrels, run, ["recall@2"], exclude={"u1": ["a"]})
+    >>> report.mean["recall@2"], report.masking.n_rows_removed
+    (1.0, 1)
 
     Propensity-weighted: item ``b``, observed with probability 0.25, counts 4 times.
 

@@ -73,6 +73,14 @@ class EvaluationReport:
     sampling : SamplingSummary or None
         With ``candidates=``: the rows the restriction dropped, the candidates
         the run lacks, and the correction applied.
+    masking : MaskingSummary or None
+        With ``exclude=``: the run rows removed as seen items (in all, and the
+        users they were removed from), the run users without a history, and
+        the qrels rows the users had seen (kept). With ``repeats=True``:
+        ``masking.repeats`` is True and nothing was removed. None: neither given.
+    n_seen_removed : ndarray of shape (n_users,) or None
+        With ``exclude=``: per user (aligned with ``users``), the rows removed
+        from its list; a column of ``to_frame()``. None otherwise, and on Spark.
 
     Notes
     -----
@@ -100,6 +108,8 @@ class EvaluationReport:
     n_users_tie_dependent: dict[str, int] = field(default_factory=dict)
     mean_ties_average: dict[str, float] = field(default_factory=dict)
     sampling: Any = None
+    masking: Any = None
+    n_seen_removed: np.ndarray | None = None
     _aux: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _states: dict[str, MeanState] = field(default_factory=dict, repr=False)
     # ranked metrics' per-user values before the mean's rules (pooled: numerators)
@@ -157,7 +167,8 @@ class EvaluationReport:
         from ..data.frames import make_frame
 
         self._check_rows("to_frame")
-        return make_frame({"user": self.users, **self.values}, backend=backend)
+        removed = {} if self.n_seen_removed is None else {"n_seen_removed": self.n_seen_removed}
+        return make_frame({"user": self.users, **self.values, **removed}, backend=backend)
 
     def by_segment(self, segments: Any) -> Any:
         """Each metric's mean in each segment of the users, and over all of them.
@@ -208,7 +219,8 @@ class EvaluationReport:
 
         Per-user values, counts and means are those of the kept users, by the
         same rules as the whole report's (what ``evaluate`` gives on the qrels
-        of those users alone); ``n_run_only_users`` stays the run's.
+        of those users alone); ``n_run_only_users`` and ``masking`` stay the run's
+        (``n_seen_removed`` is the kept users').
         """
         self._check_rows("subset")
         kept = np.asarray(users, dtype=bool)
@@ -249,6 +261,7 @@ class EvaluationReport:
             n_users_tie_dependent=tie_dependent,
             mean_ties_average=mean_average,
             _averaged={t: col for t, col in averaged.items() if tie_dependent[t]},
+            n_seen_removed=None if self.n_seen_removed is None else self.n_seen_removed[kept],
         )
 
     def mean_states(self) -> dict[str, MeanState]:
@@ -263,6 +276,9 @@ class EvaluationReport:
 def describe_report(report: Any, kind: str, extra: str) -> str:
     """The repr of an evaluation result: its counts, then one line per metric."""
     width = max(len(m) for m in report.mean) if report.mean else 6
+    masking = getattr(report, "masking", None)
+    if masking is not None:
+        extra += f"; {masking.describe()}"
     lines = [
         f"{kind}({report.run_name or 'run'}: {report.n_users} users, "
         f"{report.n_users_missing} missing from the run, "

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from .beyond import Progress, beyond_records, beyond_section, step
@@ -137,7 +138,8 @@ def ranking_records(
         and, per metric, ``n_users_skipped``, ``n_users_empty``,
         ``n_users_tie_dependent`` and ``mean_ties_average`` (the mean with
         ``ties="average"``; None for a metric whose tie dependence is not
-        checked), as the JSON output of ``receval rank``.
+        checked), and ``masking`` (the counts of ``exclude=``, or ``repeats``
+        True) when the report has one, as the JSON output of ``receval rank``.
 
     Examples
     --------
@@ -165,6 +167,8 @@ def ranking_records(
             "n_users_tie_dependent": {m: _tie_count(report, m) for m in names},
             "mean_ties_average": {m: _tie_mean(report, m) for m in names},
         }
+        if report.masking is not None:  # exclude= or repeats=True
+            record["counts"]["masking"] = asdict(report.masking)
         records.append(record)
     return records
 

@@ -71,6 +71,8 @@ def evaluate(
     similarity: Any = None,
     popularity: Any = None,
     train: Any = None,
+    exclude: Any = None,
+    repeats: bool = False,
     item_categories: Any = None,
     profile: str | None = None,
     ap_normalizer: str | None = None,

@@ -1,0 +1,329 @@
+"""Each user's seen items (a training log), to mask them out of ranked lists.
+
+Full-ranking evaluation scores every item of the catalogue for a user, and the
+items the user interacted with in training are the easiest to rank high and
+the ones a recommender must not show again: they are removed from each list
+*before* it is cut at k (RecBole's and LensKit's full-sort protocol).
+:class:`SeenItems` holds them once, built from any interaction log that
+``train=`` takes (a :class:`~receval.Qrels` or :class:`~receval.Run`, a
+DataFrame with ``user`` and ``item`` columns, a pair ``(users, items)``, a
+mapping ``{user: items}``), as integer codes: per user, the ascending codes
+of its distinct items (CSR). It removes them from a run
+(:meth:`SeenItems.mask`) and gives the columns of a score matrix to mask
+(:meth:`SeenItems.item_indices`).
+
+The protocol is declared by two keywords, the same wherever lists are cut
+(:func:`receval.evaluate`, ``receval.metric``, :func:`receval.spark.evaluate`,
+``receval rank --exclude FILE / --repeats``):
+
+- ``exclude=log``: each user's items in the log are removed from the lists;
+  the rows removed are counted in the report (:class:`MaskingSummary`);
+- ``repeats=True``: repeat consumption is declared instead: a user may
+  consume an item again, so nothing is masked, and the report says so.
+
+Passing both is an error (:func:`as_seen`); passing neither declares nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError
+from ._encode import lookup
+from ._ranked import Run
+
+__all__ = ["Masked", "MaskingSummary", "SeenItems", "as_seen"]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SeenItems:
+    """Each user's seen items: the distinct (user, item) pairs of a log, by user.
+
+    Build it with :meth:`from_log`; the fields are the codes of the pairs.
+
+    Parameters
+    ----------
+    user_ids : ndarray of shape (n_users,)
+        Distinct user ids of the log, in order of first appearance.
+    item_ids : ndarray of shape (n_items,)
+        Distinct item ids of the log, in order of first appearance.
+    offsets : ndarray of shape (n_users + 1,)
+        User ``u``'s items are ``items[offsets[u]:offsets[u + 1]]``.
+    items : ndarray of shape (n_pairs,)
+        Item codes (positions in ``item_ids``), ascending and distinct within
+        each user.
+
+    See Also
+    --------
+    receval.evaluate : ``exclude=`` masks a run's seen items before the cut at k.
+
+    Examples
+    --------
+    >>> from receval import Run, SeenItems
+    >>> seen = SeenItems.from_log({"u1": ["a", "b"], "u2": ["c"]})
+    >>> seen.n_users, seen.n_pairs
+    (2, 3)
+    >>> run = Run.from_dict({"u1": {"a": 0.9, "c": 0.8, "b": 0.7}, "u3": {"a": 0.5}})
+    >>> masked = seen.mask(run)
+    >>> masked.run.to_dict(), masked.n_removed, masked.removed.tolist()
+    ({'u1': {'c': 0.8}, 'u3': {'a': 0.5}}, 2, [2, 0])
+    """
+
+    user_ids: np.ndarray
+    item_ids: np.ndarray
+    offsets: np.ndarray
+    items: np.ndarray
+    _keys: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        users = np.repeat(np.arange(self.n_users, dtype=np.int64), np.diff(self.offsets))
+        # ascending: pairs sorted by user, then item code
+        object.__setattr__(self, "_keys", users * max(self.n_items, 1) + self.items)
+
+    @classmethod
+    def from_log(cls, log: Any, *, name: str = "exclude", func: str = "SeenItems") -> SeenItems:
+        """The seen items of an interaction log (a repeated pair counts once).
+
+        Parameters
+        ----------
+        log : SeenItems, Qrels, Run, DataFrame, pair (users, items) or mapping
+            The interactions: a container's (user, item) rows whatever their
+            grade or score, a frame's ``user`` and ``item`` columns, a pair of
+            arrays, or ``{user: items}``.
+        name : str, default="exclude"
+            The argument's name in error messages.
+        func : str, default="SeenItems"
+            The caller's name in error messages.
+
+        Returns
+        -------
+        seen : SeenItems
+
+        Raises
+        ------
+        InputValidationError
+            Another type, columns missing, lengths that differ, an empty log,
+            missing ids.
+        """
+        from ..metrics.beyond.history import read_log
+
+        if isinstance(log, SeenItems):
+            return log
+        interactions = read_log(log, name, func)
+        users, items = interactions.distinct_pairs()
+        offsets = np.zeros(interactions.n_users + 1, dtype=np.int64)
+        np.cumsum(np.bincount(users, minlength=interactions.n_users), out=offsets[1:])
+        return cls(interactions.user_ids, interactions.item_ids, offsets, items.astype(np.int64))
+
+    @property
+    def n_users(self) -> int:
+        """Users of the log."""
+        return len(self.user_ids)
+
+    @property
+    def n_items(self) -> int:
+        """Distinct items of the log."""
+        return len(self.item_ids)
+
+    @property
+    def n_pairs(self) -> int:
+        """Distinct (user, item) pairs of the log."""
+        return len(self.items)
+
+    def items_of(self, user: Any) -> np.ndarray:
+        """The ids of one user's seen items (empty for a user absent from the log)."""
+        (code,) = lookup(np.asarray([user]), self.user_ids)
+        if code < 0:
+            return self.item_ids[:0]
+        result: np.ndarray = self.item_ids[self.items[self.offsets[code] : self.offsets[code + 1]]]
+        return result
+
+    def seen_rows(self, users: np.ndarray, user_ids: np.ndarray, items: np.ndarray,
+                  item_ids: np.ndarray) -> np.ndarray:  # fmt: skip
+        """Whether each row (``user_ids[users[r]]``, ``item_ids[items[r]]``) is a seen pair:
+        the rows of a container of other codes (a run's, a qrels')."""
+        user_codes = lookup(np.asarray(user_ids), self.user_ids).astype(np.int64)[users]
+        item_codes = lookup(np.asarray(item_ids), self.item_ids).astype(np.int64)[items]
+        out = np.zeros(len(user_codes), dtype=bool)
+        known = np.flatnonzero((user_codes >= 0) & (item_codes >= 0))
+        if len(known) and len(self._keys):
+            wanted = user_codes[known] * max(self.n_items, 1) + item_codes[known]
+            pos = np.minimum(np.searchsorted(self._keys, wanted), len(self._keys) - 1)
+            out[known] = self._keys[pos] == wanted
+        return out
+
+    def mask(self, run: Run) -> Masked:
+        """``run`` without each user's seen items (every other row, in its order).
+
+        Parameters
+        ----------
+        run : Run
+            The ranked lists.
+
+        Returns
+        -------
+        masked : Masked
+            The masked run (the same users, a user whose every item was seen
+            holds an empty list), the rows removed per run user and in all.
+        """
+        users = np.repeat(np.arange(run.n_users, dtype=np.int64), np.diff(run.offsets))
+        seen = self.seen_rows(users, run.user_ids, run.items, run.item_ids)
+        removed = np.bincount(users[seen], minlength=run.n_users).astype(np.int64)
+        n_removed = int(removed.sum())
+        if not n_removed:
+            return Masked(run, removed, 0)
+        keep = ~seen
+        offsets = np.zeros(run.n_users + 1, dtype=run.offsets.dtype)
+        np.cumsum(np.diff(run.offsets) - removed, out=offsets[1:])
+        out = Run.from_ranked(
+            run.user_ids, run.item_ids, offsets, run.items[keep], run.scores[keep],
+            from_ranks=run.from_ranks, name=run.name,
+        )  # fmt: skip
+        return Masked(out, removed, n_removed)
+
+    def item_indices(self, users: Any, item_ids: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Per user, the positions in ``item_ids`` of its seen items: the columns of a
+        (users x items) score matrix to mask before its top k are taken.
+
+        Parameters
+        ----------
+        users : array-like of shape (n,)
+            User ids (the rows of the matrix); a user absent from the log has none.
+        item_ids : array-like of shape (n_columns,)
+            The item id of each column; seen items absent from it are ignored.
+
+        Returns
+        -------
+        offsets : ndarray of shape (n + 1,)
+            User ``i``'s columns are ``indices[offsets[i]:offsets[i + 1]]``.
+        indices : ndarray of shape (offsets[-1],)
+            Column positions (int64), ascending within each user.
+
+        Examples
+        --------
+        >>> from receval import SeenItems
+        >>> seen = SeenItems.from_log(([1, 1, 2], [10, 30, 20]))
+        >>> offsets, indices = seen.item_indices([2, 7, 1], [30, 20, 10])
+        >>> offsets.tolist(), indices.tolist()
+        ([0, 1, 1, 3], [1, 0, 2])
+        """
+        codes = lookup(np.asarray(users), self.user_ids).astype(np.int64)
+        columns = lookup(self.item_ids, np.asarray(item_ids)).astype(np.int64)
+        found = codes >= 0
+        starts = np.where(found, self.offsets[np.maximum(codes, 0)], 0)
+        lengths = np.where(found, np.diff(self.offsets)[np.maximum(codes, 0)], 0)
+        total = int(lengths.sum())
+        first = np.zeros(len(codes) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=first[1:])
+        rows = np.repeat(starts - first[:-1], lengths) + np.arange(total, dtype=np.int64)
+        owner = np.repeat(np.arange(len(codes), dtype=np.int64), lengths)
+        cols = columns[self.items[rows]]
+        kept = cols >= 0
+        owner, cols = owner[kept], cols[kept]
+        order = np.lexsort((cols, owner))
+        offsets = np.zeros(len(codes) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owner, minlength=len(codes)), out=offsets[1:])
+        return offsets, cols[order]
+
+    def __eq__(self, other: object) -> bool:
+        """The same pairs with the same ids (accumulators with equal options merge)."""
+        if not isinstance(other, SeenItems):
+            return NotImplemented
+        return all(np.array_equal(a, b) for a, b in zip(self._arrays(), other._arrays(),
+                                                           strict=True))  # fmt: skip
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        return self.user_ids, self.item_ids, self.offsets, self.items
+
+    def __reduce__(self) -> tuple[Any, ...]:  # the search keys stay behind
+        return (SeenItems, self._arrays())
+
+    def __repr__(self) -> str:
+        return f"SeenItems(n_users={self.n_users}, n_items={self.n_items}, n_pairs={self.n_pairs})"
+
+
+@dataclass(frozen=True)
+class Masked:
+    """A run with its seen items removed (:meth:`SeenItems.mask`).
+
+    Attributes
+    ----------
+    run : Run
+        The masked run: the same users, the other rows in their order.
+    removed : ndarray of shape (run.n_users,)
+        Rows removed from each user's list.
+    n_removed : int
+        Rows removed in all.
+    """
+
+    run: Run
+    removed: np.ndarray
+    n_removed: int
+
+
+@dataclass(frozen=True)
+class MaskingSummary:
+    """How the lists were masked: ``EvaluationReport.masking``.
+
+    Attributes
+    ----------
+    repeats : bool
+        True: repeat consumption was declared (``repeats=True``): nothing was
+        masked. False: each user's seen items (``exclude=``) were removed.
+    n_rows_removed : int
+        Run rows removed: items the user had seen (of every run user).
+    n_users_masked : int
+        Run users with at least one row removed.
+    n_users_without_history : int
+        Run users absent from the log: nothing to remove from their lists.
+    n_qrels_seen : int
+        Qrels rows whose item the user had seen: kept in the qrels (they count
+        in R, the user's relevant items), but no masked list can retrieve them.
+    """
+
+    repeats: bool = False
+    n_rows_removed: int = 0
+    n_users_masked: int = 0
+    n_users_without_history: int = 0
+    n_qrels_seen: int = 0
+
+    def merge(self, other: MaskingSummary) -> MaskingSummary:
+        """The counts of two disjoint sets of users together."""
+        return MaskingSummary(
+            self.repeats or other.repeats,
+            self.n_rows_removed + other.n_rows_removed,
+            self.n_users_masked + other.n_users_masked,
+            self.n_users_without_history + other.n_users_without_history,
+            self.n_qrels_seen + other.n_qrels_seen,
+        )
+
+    def describe(self) -> str:
+        """One line for a report: what was masked, or that repeats were declared."""
+        if self.repeats:
+            return "repeat consumption declared: seen items kept in the lists"
+        text = f"{self.n_rows_removed} seen items removed from {self.n_users_masked} users' lists"
+        if self.n_qrels_seen:
+            text += f", {self.n_qrels_seen} judged items seen in training (kept in the qrels)"
+        return text
+
+
+def as_seen(exclude: Any, repeats: bool, func: str) -> SeenItems | None:
+    """The :class:`SeenItems` of ``exclude=`` (None: nothing to mask), checked against
+    ``repeats=`` (the two declarations exclude each other)."""
+    if not isinstance(repeats, (bool, np.bool_)):
+        raise InvalidParameterError(
+            f"The 'repeats' parameter of {func} must be a bool. Got {repeats!r} instead."
+        )
+    if exclude is None:
+        return None
+    if repeats:
+        raise InvalidParameterError(
+            f"{func}: pass exclude (the seen items to remove from the lists) or repeats=True "
+            f"(users may consume an item again: nothing removed), not both."
+        )
+    return SeenItems.from_log(exclude, func=func)

@@ -3,7 +3,7 @@ shown (``exclude=``) and the items each user may be shown (``candidates=``).
 
 Both are CSR tables over the user rows: ``offsets`` (n_users + 1) into ``items``,
 the item rows of each user sorted ascending and distinct. Pairs whose user or item
-has no vector are dropped and counted.
+has no vector are ignored.
 """
 
 from __future__ import annotations
@@ -20,19 +20,15 @@ __all__ = ["ItemLists", "candidate_lists", "excluded_lists", "item_lists"]
 
 @dataclass(frozen=True)
 class ItemLists:
-    """Sorted distinct item rows per user row, and the pairs no row was found for."""
+    """Sorted distinct item rows per user row."""
 
     offsets: np.ndarray
     items: np.ndarray
-    n_unmatched: int
 
     def of_users(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         """(offsets from 0, items) of user rows ``start:stop``."""
         a, b = int(self.offsets[start]), int(self.offsets[stop])
         return self.offsets[start : stop + 1] - a, self.items[a:b]
-
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
 
 
 def item_lists(
@@ -44,7 +40,7 @@ def item_lists(
     rows = keys // n_items
     offsets = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n_users), out=offsets[1:])
-    return ItemLists(offsets, (keys % n_items).astype(np.int32), int(len(found) - found.sum()))
+    return ItemLists(offsets, (keys % n_items).astype(np.int32))
 
 
 def _rows_of(ids: np.ndarray, codes: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
@@ -55,15 +51,13 @@ def _rows_of(ids: np.ndarray, codes: np.ndarray, dictionary: np.ndarray) -> np.n
 def excluded_lists(
     exclude: Any, user_ids: np.ndarray, item_ids: np.ndarray, func: str
 ) -> ItemLists:
-    """The training items of each user row, from anything ``train=`` takes."""
-    from ..metrics.beyond.history import read_log
+    """The training items of each user row, from anything ``train=`` takes (the
+    seen-items table of ``evaluate(exclude=...)``)."""
+    from ..data.seen import SeenItems
 
-    log = read_log(exclude, "exclude", func)
-    return item_lists(
-        _rows_of(log.user_ids, log.users, user_ids),
-        _rows_of(log.item_ids, log.items, item_ids),
-        len(user_ids), len(item_ids),
-    )  # fmt: skip
+    seen = SeenItems.from_log(exclude, name="exclude", func=func)
+    offsets, items = seen.item_indices(user_ids, item_ids)
+    return ItemLists(offsets, items.astype(np.int32))
 
 
 def candidate_lists(

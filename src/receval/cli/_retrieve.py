@@ -34,6 +34,24 @@ def _ids(flag: str, what: str) -> Any:
 
 UserIdsOption = Annotated[str | None, _ids("--user-ids", "the user vectors")]
 ItemIdsOption = Annotated[str | None, _ids("--item-ids", "the item vectors")]
+VectorsOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="FILE",
+        help="User (--user-vectors) or item (--item-vectors) embeddings, .npy or Parquet: "
+        "adds the run of their exact top-k retrieval (receval retrieve).",
+        show_default=False, rich_help_panel=PANEL,
+    ),
+]  # fmt: skip
+RetrieveKOption = Annotated[
+    int | None,
+    typer.Option(
+        "--k", min=1,
+        help="Items retrieved per user from the embeddings (default: the metrics' largest "
+        "cutoff).",
+        show_default=False, rich_help_panel=PANEL,
+    ),
+]  # fmt: skip
 SimilarityOption = Annotated[
     str,
     typer.Option(
@@ -63,6 +81,15 @@ def read_ids(path: str | None, option: str, say: Messages) -> Any:
             parse_options=csv.ParseOptions(delimiter="\x1f"),
         )  # fmt: skip
         return table.column(0).to_numpy(zero_copy_only=False)
+
+
+def read_qrels(path: str, fmt: Any, user: str, item: str, grade: str) -> Any:
+    """The qrels file of ``rank``, read as ``--run`` files' qrels are."""
+    from ..data._ranked import Qrels
+    from ._common import ranked_format
+
+    return Qrels.from_file(path, user=user, item=item, grade=grade,
+                           file_format=ranked_format(fmt, path))  # fmt: skip
 
 
 def read_exclude(path: str | None, user: str, item: str, say: Messages) -> Any:
@@ -119,6 +146,19 @@ def write_run(run: Any, path: str) -> None:
             for u, i, r, s in zip(users.tolist(), table.column("item").to_pylist(),
                                   ranks.tolist(), run.scores.tolist(), strict=True):  # fmt: skip
                 out.write(f"{u} Q0 {i} {r} {s!r} {tag}\n")
+
+
+def vector_run(
+    qrels: Any, users: str, items: str, metrics: list[str], k: int | None, say: Messages,
+    **options: Any,
+) -> tuple[Any, str, Any]:  # fmt: skip
+    """``(qrels, name, run)`` of ``rank --user-vectors --item-vectors``: the run retrieved
+    to the metrics' largest cutoff unless ``--k`` says."""
+    from ..retrieval.embeddings import metrics_depth
+
+    depth = k if k is not None else metrics_depth(metrics)
+    run = retrieved_run(users, items, depth, say, **options)
+    return qrels(), run.name, run
 
 
 @app.command(cls=Command)

@@ -13,7 +13,7 @@ from ..ranking.report import EvaluationReport
 from ..registry import parse_metrics
 from .search import BLOCK_ITEMS, BLOCK_USERS, Search, lists_run
 
-__all__ = ["evaluate_embeddings"]
+__all__ = ["evaluate_embeddings", "metrics_depth"]
 
 
 def evaluate_embeddings(
@@ -89,7 +89,7 @@ def evaluate_embeddings(
     """
     if "candidates" in options:  # pragma: no cover - a keyword of ours, never in options
         raise InvalidParameterError("evaluate_embeddings: candidates is given twice.")
-    depth = k if k is not None else _depth(metrics)
+    depth = k if k is not None else metrics_depth(metrics)
     search = Search(
         user_vectors, item_vectors, depth, user_ids=user_ids, item_ids=item_ids, metric=metric,
         exclude=exclude, candidates=candidates, block_users=block_users,
@@ -104,14 +104,15 @@ def evaluate_embeddings(
     return evaluate(qrels, RunBatches(batches, name), metrics, **options)
 
 
-def _depth(metrics: str | Iterable[str]) -> int:
-    """The largest cutoff of the metrics; an error when one reads the whole list."""
+def metrics_depth(metrics: str | Iterable[str]) -> int:
+    """The largest cutoff of the metrics (the items to retrieve for them); an error
+    when one reads the whole list."""
     texts = [metrics] if isinstance(metrics, str) else list(metrics)
     cutoffs = [s.k for t in texts for s in parse_metrics(t).values()]
     if not cutoffs or any(c is None for c in cutoffs):
         whole = [t for t in texts if any(s.k is None for s in parse_metrics(t).values())]
         raise InvalidParameterError(
             f"evaluate_embeddings: the metrics {whole} read the whole list; pass k, the items "
-            f"to retrieve per user (e.g. k=100)."
+            f"to retrieve per user (e.g. k=100), or give them a cutoff (e.g. 'mrr@100')."
         )
     return max(c for c in cutoffs if c is not None)

@@ -34,8 +34,16 @@ def test_missing_empty_and_tied_users_are_counted():
 def test_identical_runs_have_recall_one_and_no_metric_loss():
     exact = {"u1": {"a": 0.9, "b": 0.8}, "u2": {"c": 0.9}}
     qrels = {"u1": {"b": 1}, "u2": {"c": 1}}
-    report = ann_recall(exact, exact, 2, qrels=qrels, metrics=["ndcg@2"], n_permutations=100,
-                        n_resamples=100, interval=None)
+    report = ann_recall(
+        exact,
+        exact,
+        2,
+        qrels=qrels,
+        metrics=["ndcg@2"],
+        n_permutations=100,
+        n_resamples=100,
+        interval=None,
+    )
     assert report.recall == 1.0
     assert report.comparison is not None
     means = report.comparison.means["ndcg@2"]

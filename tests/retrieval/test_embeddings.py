@@ -20,8 +20,10 @@ def _data(seed=0, n_users=23, n_items=40, dim=4):
         chosen = rng.choice(item_ids, 3, replace=False)
         qrels[user_ids[u]] = {int(i): int(rng.integers(1, 3)) for i in chosen}
     qrels["nobody"] = {int(item_ids[0]): 1}
-    train = {user_ids[u]: [int(i) for i in rng.choice(item_ids, 4, replace=False)]
-             for u in range(n_users)}
+    train = {
+        user_ids[u]: [int(i) for i in rng.choice(item_ids, 4, replace=False)]
+        for u in range(n_users)
+    }
     return users, items, user_ids, item_ids, qrels, train
 
 
@@ -35,8 +37,9 @@ def test_equals_evaluate_of_the_retrieved_run(block_users, ties):
     common = dict(user_ids=user_ids, item_ids=item_ids, exclude=train)
     opts = {} if ties is None else {"ties": ties}
     want = evaluate(qrels, retrieve(users, items, 10, **common), METRICS, **opts)
-    got = evaluate_embeddings(qrels, users, items, METRICS, block_users=block_users,
-                              block_items=7, **common, **opts)
+    got = evaluate_embeddings(
+        qrels, users, items, METRICS, block_users=block_users, block_items=7, **common, **opts
+    )
     assert got.mean == want.mean
     assert got.n_users == want.n_users and got.n_users_missing == want.n_users_missing == 1
     assert got.n_run_only_users == want.n_run_only_users == 3
@@ -66,8 +69,9 @@ def test_candidates_and_cosine_pass_through():
     items[~items.any(axis=1)] = 1
     rng = np.random.default_rng(3)
     cands = {u: [int(i) for i in rng.choice(item_ids, 12, replace=False)] for u in user_ids}
-    common = dict(user_ids=user_ids, item_ids=item_ids, exclude=train, candidates=cands,
-                  metric="cosine")
+    common = dict(
+        user_ids=user_ids, item_ids=item_ids, exclude=train, candidates=cands, metric="cosine"
+    )
     want = evaluate(qrels, retrieve(users, items, 10, **common), METRICS)
     got = evaluate_embeddings(qrels, users, items, METRICS, block_users=5, **common)
     assert got.mean == want.mean

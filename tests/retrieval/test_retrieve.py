@@ -28,8 +28,10 @@ def _tied_data(seed, n_users=13, n_items=29, dim=4):
 
 def _masks(seed, n_users, n_items):
     rng = np.random.default_rng(seed + 100)
-    excluded = {u: set(rng.choice(n_items, rng.integers(0, 6), replace=False).tolist())
-                for u in range(n_users)}
+    excluded = {
+        u: set(rng.choice(n_items, rng.integers(0, 6), replace=False).tolist())
+        for u in range(n_users)
+    }
     excluded[0] = set(range(n_items))  # a user with everything masked
     return excluded
 
@@ -40,10 +42,19 @@ def test_equals_the_oracle_with_ties_masks_and_blocks(blocks, k):
     users, items = _tied_data(0)
     item_ids = np.random.default_rng(1).permutation(np.arange(100, 100 + len(items)))
     excluded = _masks(0, len(users), len(items))
-    train = ([u for u, s in excluded.items() for _ in s],
-             [int(item_ids[i]) for s in excluded.values() for i in s])
-    run = retrieve(users, items, k, item_ids=item_ids, exclude=train,
-                   block_users=blocks[0], block_items=blocks[1])
+    train = (
+        [u for u, s in excluded.items() for _ in s],
+        [int(item_ids[i]) for s in excluded.values() for i in s],
+    )
+    run = retrieve(
+        users,
+        items,
+        k,
+        item_ids=item_ids,
+        exclude=train,
+        block_users=blocks[0],
+        block_items=blocks[1],
+    )
     want = top_k(scores(users, items), k, list(item_ids), excluded=excluded)
     assert _lists(run, range(len(users))) == want
     assert run.n_users == len(users)
@@ -111,8 +122,9 @@ def test_arrow_fixed_size_lists_and_parquet_in_batches(tmp_path):
     assert _lists(retrieve(users, table, 4), range(len(users))) == want
     pq.write_table(table, tmp_path / "items.parquet", row_group_size=8)
     pq.write_table(pa.table({"v": _fixed(users)}), tmp_path / "users.parquet", row_group_size=5)
-    run = retrieve(tmp_path / "users.parquet", tmp_path / "items.parquet", 4, block_items=6,
-                   block_users=3)
+    run = retrieve(
+        tmp_path / "users.parquet", tmp_path / "items.parquet", 4, block_items=6, block_users=3
+    )
     assert _lists(run, range(len(users))) == want
 
 
@@ -122,10 +134,17 @@ def test_candidates_and_exclude_together():
     cands = {u: set(rng.choice(len(items), 9, replace=False).tolist()) for u in range(len(users))}
     del cands[2]  # a user without candidates: an empty list
     excluded = _masks(7, len(users), len(items))
-    run = retrieve(users, items, 4, candidates={u: sorted(c) for u, c in cands.items()},
-                   exclude={u: sorted(s) for u, s in excluded.items()}, block_users=5)
-    want = top_k(scores(users, items), 4, list(range(len(items))), excluded=excluded,
-                 candidates=cands)
+    run = retrieve(
+        users,
+        items,
+        4,
+        candidates={u: sorted(c) for u, c in cands.items()},
+        exclude={u: sorted(s) for u, s in excluded.items()},
+        block_users=5,
+    )
+    want = top_k(
+        scores(users, items), 4, list(range(len(items))), excluded=excluded, candidates=cands
+    )
     assert want[2] == []
     assert _lists(run, range(len(users))) == want
 
@@ -162,7 +181,9 @@ def test_random_floats_against_float64_oracle():
     rng = np.random.default_rng(11)
     users = rng.normal(size=(33, 16))
     items = rng.normal(size=(500, 16))
-    _check_close(retrieve(users, items, 7, block_users=10, block_items=100), scores(users, items), 7)
+    _check_close(
+        retrieve(users, items, 7, block_users=10, block_items=100), scores(users, items), 7
+    )
 
 
 @given(st.integers(0, 10_000), st.integers(1, 12), st.integers(1, 9), st.integers(1, 9))
@@ -170,21 +191,30 @@ def test_property_blocks_never_change_the_lists(seed, k, bu, bi):
     users, items = _tied_data(seed, n_users=7, n_items=15, dim=3)
     excluded = _masks(seed, len(users), len(items))
     assume(any(len(s) < len(items) for s in excluded.values()))
-    run = retrieve(users, items, k, exclude={u: sorted(s) for u, s in excluded.items()},
-                   block_users=bu, block_items=bi)
-    assert _lists(run, range(len(users))) == top_k(scores(users, items), k, list(range(15)),
-                                                    excluded=excluded)
+    run = retrieve(
+        users,
+        items,
+        k,
+        exclude={u: sorted(s) for u, s in excluded.items()},
+        block_users=bu,
+        block_items=bi,
+    )
+    assert _lists(run, range(len(users))) == top_k(
+        scores(users, items), k, list(range(15)), excluded=excluded
+    )
 
 
 def test_bad_input_messages():
     u = np.ones((2, 3))
-    with pytest.raises(InputValidationError, match="same number of columns. Got 3 and 2"):
+    with pytest.raises(InputValidationError, match=r"same number of columns\. Got 3 and 2"):
         retrieve(u, np.ones((4, 2)), 1)
-    with pytest.raises(InputValidationError, match=r"item_vectors contains NaN or infinity \(row 1\)"):
+    with pytest.raises(
+        InputValidationError, match=r"item_vectors contains NaN or infinity \(row 1\)"
+    ):
         retrieve(u, np.array([[1, 1, 1], [np.nan, 0, 0]]), 1)
-    with pytest.raises(InputValidationError, match="item_ids must be distinct. Got \\[7\\]"):
+    with pytest.raises(InputValidationError, match=r"item_ids must be distinct\. Got \[7\]"):
         retrieve(u, np.ones((2, 3)), 1, item_ids=[7, 7])
-    with pytest.raises(InputValidationError, match="one id per row of the vectors \\(2\\). Got 3"):
+    with pytest.raises(InputValidationError, match=r"one id per row of the vectors \(2\)\. Got 3"):
         retrieve(u, np.ones((2, 3)), 1, user_ids=[1, 2, 3])
     with pytest.raises(InputValidationError, match="row 1 of item_vectors is a zero vector"):
         retrieve(u, np.array([[1, 0, 0], [0, 0, 0]]), 1, metric="cosine")

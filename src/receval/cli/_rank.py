@@ -278,9 +278,7 @@ def rank(
     run = list(run or [])
     vectors = (user_vectors, item_vectors)
     if (user_vectors is None) != (item_vectors is None) or (not run and None in vectors):
-        raise say.fail(
-            "pass --run FILE, or --user-vectors FILE and --item-vectors FILE (or both)."
-        )
+        raise say.fail("pass --run FILE, or --user-vectors FILE and --item-vectors FILE (or both).")
     metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
     conventions: dict[str, Any] = {
         "ties": ties,

@@ -107,9 +107,7 @@ def read_exclude(path: str | None, user: str, item: str, say: Messages) -> Any:
                         names=["user", "item"])  # fmt: skip
 
 
-def retrieved_run(
-    users: str, items: str, k: int, say: Messages, **options: Any
-) -> Any:
+def retrieved_run(users: str, items: str, k: int, say: Messages, **options: Any) -> Any:
     """The run of exact retrieval from the vector files, with a progress line."""
     import os
 
@@ -168,12 +166,14 @@ def retrieve(
     output: Annotated[
         str,
         typer.Option(
-            "--output", "-o", metavar="FILE",
+            "--output",
+            "-o",
+            metavar="FILE",
             help="The run: a .parquet, .csv or .tsv file (columns user, item, score, rank) "
             "or a TREC run file (any other name).",
             show_default=False,
         ),
-    ],  # fmt: skip
+    ],
     k: Annotated[
         int, typer.Option("--k", min=1, help="Items per user.", rich_help_panel=PANEL)
     ] = 100,
@@ -182,12 +182,13 @@ def retrieve(
     exclude: Annotated[
         str | None,
         typer.Option(
-            "--exclude", metavar="FILE",
+            "--exclude",
+            metavar="FILE",
             help="Items never retrieved for a user, e.g. its training interactions: TREC "
             "qrels or a CSV, TSV or Parquet file with --user and --item columns.",
             show_default=False,
         ),
-    ] = None,  # fmt: skip
+    ] = None,
     similarity: SimilarityOption = "dot",
     user: UserOption = "user",
     item: ItemOption = "item",

@@ -31,9 +31,7 @@ class ItemLists:
         return self.offsets[start : stop + 1] - a, self.items[a:b]
 
 
-def item_lists(
-    users: np.ndarray, items: np.ndarray, n_users: int, n_items: int
-) -> ItemLists:
+def item_lists(users: np.ndarray, items: np.ndarray, n_users: int, n_items: int) -> ItemLists:
     """The table of pairs (user row, item row); a row of -1 is a pair without a vector."""
     found = (users >= 0) & (items >= 0)
     keys = np.unique(users[found].astype(np.int64) * n_items + items[found])
@@ -45,7 +43,8 @@ def item_lists(
 
 def _rows_of(ids: np.ndarray, codes: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
     """The row in ``dictionary`` of each ``ids[codes]`` (-1 where absent)."""
-    return lookup(ids, dictionary)[codes]
+    rows: np.ndarray = lookup(ids, dictionary)[codes]
+    return rows
 
 
 def excluded_lists(

@@ -22,7 +22,7 @@ from .._kernels import compiled
 from ..data._ranked import Run
 from ..exceptions import InputValidationError
 from .masks import ItemLists, candidate_lists, excluded_lists
-from .vectors import Vectors, as_vectors
+from .vectors import as_vectors
 
 __all__ = ["BLOCK_ITEMS", "BLOCK_USERS", "Lists", "Search", "lists_run"]
 
@@ -103,7 +103,7 @@ class Search:
             if self.metric == "cosine":
                 users = _unit(users, start, "user_vectors", self.func)
             if self.candidates is not None:
-                yield self._candidate_lists(start, users, k)
+                yield self._candidate_lists(self.candidates, start, users, k)
             else:
                 yield self._dense_lists(start, users, k)
 
@@ -141,10 +141,11 @@ class Search:
                     heap_scores.reshape(n, k)[kept])  # fmt: skip
         return self._checked(out, nan)
 
-    def _candidate_lists(self, start: int, users: np.ndarray, k: int) -> Lists:
-        assert self.candidates is not None  # noqa: S101 - the caller checked
+    def _candidate_lists(
+        self, candidates: ItemLists, start: int, users: np.ndarray, k: int
+    ) -> Lists:
         n = len(users)
-        offsets, items = self.candidates.of_users(start, start + n)
+        offsets, items = candidates.of_users(start, start + n)
         rows = np.repeat(np.arange(n), np.diff(offsets))
         if self.excluded is not None:
             m_offsets, m_items = self.excluded.of_users(start, start + n)
@@ -204,9 +205,7 @@ def _ids(ids: Any, n: int, name: str, func: str) -> np.ndarray:
     try:
         distinct = len(np.unique(out))
     except TypeError:
-        raise InputValidationError(
-            f"{func}: {name} must be all integers or all strings."
-        ) from None
+        raise InputValidationError(f"{func}: {name} must be all integers or all strings.") from None
     if distinct != n:
         values, counts = np.unique(out, return_counts=True)
         raise InputValidationError(

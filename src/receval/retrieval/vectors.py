@@ -195,9 +195,7 @@ def as_vectors(data: Any, name: str, func: str) -> Vectors:
             return _Array(np.load(path, mmap_mode="r"), name, func)
         if path.endswith((".parquet", ".pq")):
             return _Parquet(path, name, func)
-        raise InputValidationError(
-            f"{func}: {name} must be a .npy or .parquet file. Got {path!r}."
-        )
+        raise InputValidationError(f"{func}: {name} must be a .npy or .parquet file. Got {path!r}.")
     module = type(data).__module__
     if module.startswith("torch") and hasattr(data, "detach"):
         return _Tensor(data, name, func)

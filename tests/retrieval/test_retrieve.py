@@ -103,6 +103,8 @@ def test_memmapped_npy_files(tmp_path):
     want = top_k(scores(users, items), 6, list(range(len(items))))
     run = retrieve(tmp_path / "u.npy", str(tmp_path / "i.npy"), 6, block_items=10)
     assert _lists(run, range(len(users))) == want
+    np.save(tmp_path / "f.npy", np.asfortranarray(items))
+    assert _lists(retrieve(users, tmp_path / "f.npy", 6, block_items=9), range(len(users))) == want
     mm = np.load(tmp_path / "i.npy", mmap_mode="r")
     assert isinstance(mm, np.memmap)
     assert _lists(retrieve(users, mm, 6, block_items=8), range(len(users))) == want

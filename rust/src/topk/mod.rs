@@ -140,7 +140,7 @@ const LANES: usize = 16;
 fn any_at_least(chunk: &[f32], floor: f32) -> bool {
     let mut hit = false;
     for &s in chunk {
-        hit |= !(s < floor);
+        hit |= (s >= floor) | s.is_nan();
     }
     hit
 }

@@ -1,7 +1,7 @@
 """Matrices of embeddings read block by block of rows, as float32.
 
-A matrix is a NumPy array (a ``np.memmap`` or a ``.npy`` file opened as one is
-read block by block from disk), a torch tensor (bfloat16 too: each block is
+A matrix is a NumPy array (a ``np.memmap`` too), the path of a ``.npy`` file (read
+block by block from disk, only the block in memory), a torch tensor (bfloat16 too: each block is
 converted on its own), an Arrow fixed-size-list array or column, or a Parquet
 file with one fixed-size-list column, read in batches. Every block comes back as
 a C-contiguous float32 array: float16 and bfloat16 values are exact in float32,
@@ -74,6 +74,35 @@ class _Array(Vectors):
 
     def take(self, rows: np.ndarray) -> np.ndarray:
         return self._checked(0, self.a[rows])
+
+
+class _NpyFile(Vectors):
+    """A ``.npy`` file read block by block with plain reads: only the block is in
+    memory (a memmap would keep every page it touched mapped in the process)."""
+
+    def __init__(self, path: str, name: str, func: str) -> None:
+        with open(path, "rb") as fh:
+            fmt = np.lib.format
+            version = fmt.read_magic(fh)
+            header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+            shape, fortran, dtype = header(fh)
+            self.offset = fh.tell()
+        self.path, self.dtype = path, np.dtype(dtype)
+        _Array(np.empty((0, 1), dtype=self.dtype), name, func)  # the same dtype check
+        super().__init__(name, func, *_shape(tuple(shape), name, func))
+        self.fortran = bool(fortran)
+
+    def _read(self, start: int, stop: int) -> Any:
+        if self.fortran:  # column-major: rows are not contiguous on disk
+            return np.load(self.path, mmap_mode="r")[start:stop]
+        row = self.dim * self.dtype.itemsize
+        count = (stop - start) * self.dim
+        block = np.fromfile(self.path, dtype=self.dtype, count=count,
+                            offset=self.offset + start * row)  # fmt: skip
+        return block.reshape(stop - start, self.dim)
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        return self._checked(0, np.load(self.path, mmap_mode="r")[rows])
 
 
 class _Tensor(Vectors):
@@ -192,7 +221,7 @@ def as_vectors(data: Any, name: str, func: str) -> Vectors:
         if not os.path.exists(path):
             raise InputValidationError(f"{func}: {name} file {path!r} does not exist.")
         if path.endswith(".npy"):
-            return _Array(np.load(path, mmap_mode="r"), name, func)
+            return _NpyFile(path, name, func)
         if path.endswith((".parquet", ".pq")):
             return _Parquet(path, name, func)
         raise InputValidationError(f"{func}: {name} must be a .npy or .parquet file. Got {path!r}.")

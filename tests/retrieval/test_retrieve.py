@@ -228,3 +228,14 @@ def test_bad_input_messages():
         retrieve(np.ones(3), u, 1)
     with pytest.raises(InputValidationError, match="overflow float32"):
         retrieve(np.full((1, 2), 1e30), np.full((1, 2), 1e30), 1)
+
+
+def test_exclude_or_candidates_matching_nothing_is_an_error():
+    users, items = _tied_data(12)
+    with pytest.raises(InputValidationError, match="no \\(user, item\\) pair of exclude names"):
+        retrieve(users, items, 3, exclude={"user0": ["item1"]})
+    with pytest.raises(InputValidationError, match="pair of candidates names"):
+        retrieve(users, items, 3, candidates={0: [999]})
+    # a partial match is the usual case (training users without vectors): no error
+    run = retrieve(users, items, 3, exclude={0: [1], 999: [2]})
+    assert run.n_users == len(users)

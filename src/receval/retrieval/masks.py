@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import _validation as v
 from ..data._encode import lookup
+from ..exceptions import InputValidationError
 
 __all__ = ["ItemLists", "candidate_lists", "excluded_lists", "item_lists"]
 
@@ -56,7 +58,20 @@ def excluded_lists(
 
     seen = SeenItems.from_log(exclude, name="exclude", func=func)
     offsets, items = seen.item_indices(user_ids, item_ids)
+    _check_matched(len(items), seen.user_ids, seen.item_ids, "exclude", func)
     return ItemLists(offsets, items.astype(np.int32))
+
+
+def _check_matched(n_matched: int, users: np.ndarray, items: np.ndarray, name: str,
+                   func: str) -> None:  # fmt: skip
+    """An error when no pair of ``name`` names a user row and an item row: ids of
+    another type or with a prefix would otherwise mask (or allow) nothing."""
+    if n_matched == 0 and len(items):
+        raise InputValidationError(
+            f"{func}: no (user, item) pair of {name} names a user of user_ids and an item of "
+            f"item_ids. Got users {v.format_values(users[:5])} and items "
+            f"{v.format_values(items[:5])}; check that the ids are the same (type, prefix)."
+        )
 
 
 def candidate_lists(
@@ -67,8 +82,10 @@ def candidate_lists(
 
     c = as_candidates(candidates, func)
     users = np.repeat(np.arange(c.n_users), np.diff(c.offsets))
-    return item_lists(
+    lists = item_lists(
         _rows_of(c.user_ids, users, user_ids),
         _rows_of(c.item_ids, c.items, item_ids),
         len(user_ids), len(item_ids),
     )  # fmt: skip
+    _check_matched(len(lists.items), c.user_ids, c.item_ids, "candidates", func)
+    return lists

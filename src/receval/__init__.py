@@ -283,6 +283,12 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         Scan as Scan,
         scan as scan,
     )
+    from .retrieval import (
+        AnnRecallReport as AnnRecallReport,
+        ann_recall as ann_recall,
+        evaluate_embeddings as evaluate_embeddings,
+        retrieve as retrieve,
+    )
     from .engine.run import (
         Accumulator as Accumulator,
     )

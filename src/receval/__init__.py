@@ -66,7 +66,7 @@ _EXPORTS: dict[str, str] = {
     "SeenItems": "receval.data.seen",
     "MaskingSummary": "receval.data.seen",
     # retrieval from embeddings
-    "retrieve": "receval.retrieval.retrieve",
+    "retrieve": "receval.retrieval.exact",
     "evaluate_embeddings": "receval.retrieval.embeddings",
     "ann_recall": "receval.retrieval.ann",
     "AnnRecallReport": "receval.retrieval.ann",

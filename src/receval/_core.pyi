@@ -136,6 +136,8 @@ __all__ = [
     "split_by_label_weighted",
     "str_ranks",
     "threads_setting_error",
+    "topk_finish",
+    "topk_merge",
     "threshold_counts_sorted",
     "threshold_counts_sorted_weighted",
     "tie_segments",

@@ -111,7 +111,7 @@ def retrieved_run(users: str, items: str, k: int, say: Messages, **options: Any)
     """The run of exact retrieval from the vector files, with a progress line."""
     import os
 
-    from ..retrieval.retrieve import retrieve
+    from ..retrieval.exact import retrieve
 
     name = os.path.basename(items)
     with say.progress(f"Retrieving the top {k} of {say.sized(items)} for {say.sized(users)}…"):

@@ -3,6 +3,6 @@ whole run, and the recall of an approximate index against it."""
 
 from .ann import AnnRecallReport, ann_recall
 from .embeddings import evaluate_embeddings
-from .retrieve import retrieve
+from .exact import retrieve
 
 __all__ = ["AnnRecallReport", "ann_recall", "evaluate_embeddings", "retrieve"]

@@ -22,6 +22,7 @@ mod lists;
 mod ranking;
 mod retention;
 mod runs;
+mod seen;
 mod stats;
 mod sums;
 mod trec;
@@ -109,5 +110,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     stats::register(m)?;
     trec::register(m)?;
     columns::register(m)?;
+    seen::register(m)?;
     Ok(())
 }

@@ -19,6 +19,7 @@ pub mod ranking;
 pub mod retention;
 pub mod runs;
 pub mod scan;
+pub mod seen;
 pub mod simd;
 pub mod sort;
 pub mod spec;

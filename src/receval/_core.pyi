@@ -129,6 +129,7 @@ __all__ = [
     "read_trec",
     "roc_auc_checked",
     "runs",
+    "seen_rows",
     "shift_ids",
     "sign_flip_sums",
     "signup_per_user",
@@ -277,6 +278,14 @@ def add_histogram(
 def tie_segments(
     scores: NDArray[np.float64], offsets: NDArray[np.int64], single: bool
 ) -> NDArray[np.int64]: ...
+def seen_rows(
+    offsets: NDArray[np.int64],
+    items: NDArray[np.int32],
+    user_map: NDArray[np.int32],
+    item_map: NDArray[np.int32],
+    seen_offsets: NDArray[np.int64],
+    seen_items: NDArray[np.int32],
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]]: ...
 def binary_log_loss_exact(
     labels: NDArray[np.int8],
     proba: NDArray[np.float64],

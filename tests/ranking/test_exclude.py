@@ -12,7 +12,9 @@ import receval as rv
 from receval import InputValidationError, InvalidParameterError, Qrels, Run, SeenItems
 from receval.report import ranking_records
 
-METRICS = ["ndcg@3", "recall@2", "p@2", "map", "mrr@3", "hit_ratio@2", "success@1", "r_precision"]
+METRICS = [
+    "ndcg@3", "recall@2", "p@2", "map", "mrr@3", "pooled_hit_ratio@2", "success@1", "r_precision",
+]  # fmt: skip
 UNMATCHED = dict(allow_unmatched=True)
 
 
@@ -186,7 +188,7 @@ def test_accumulator_equals_the_function(whole_groups, protocol):
     want = _evaluate(q, lists, exclude=train, ties="average")
     users = sorted(set(q) | set(lists))
     assume(users)
-    for metric in ("ndcg@3", "recall@2", "hit_ratio@2"):
+    for metric in ("ndcg@3", "recall@2", "pooled_hit_ratio@2"):
         acc = rv.metric(metric, exclude=train, whole_groups=whole_groups, ties="average")
         half = len(users) // 2
         for part in (users[:half], users[half:]):

@@ -22,6 +22,7 @@ mod lists;
 mod ranking;
 mod retention;
 mod runs;
+mod seen;
 mod stats;
 mod sums;
 mod topk;
@@ -111,5 +112,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     trec::register(m)?;
     columns::register(m)?;
     topk::register(m)?;
+    seen::register(m)?;
     Ok(())
 }

@@ -527,6 +527,11 @@ def evaluate_run(
         )
     if report.n_run_only_users:
         say.note(f"{name}: {report.n_run_only_users} run users are not in the qrels (ignored).")
+    if report.masking is not None:  # --exclude or --repeats
+        masking = report.masking
+        absent = masking.n_users_without_history
+        note = "" if masking.repeats or not absent else f"; {absent} run users have no history"
+        say.note(f"{name}: {masking.describe()}{note}.")
     for metric in metrics:
         skipped = report.n_users_skipped[metric]
         if skipped:

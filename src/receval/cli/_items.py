@@ -20,9 +20,11 @@ import typer
 from ._common import Messages, RankedFormat, ranked_format, read_runs
 
 __all__ = [
+    "ITEM_PANEL",
     "CandidatesOption",
     "CatalogOption",
     "CorrectionOption",
+    "ExcludeOption",
     "FeaturesOption",
     "ItemCategoriesOption",
     "ItemData",
@@ -49,6 +51,15 @@ def _item_data(name: str, metavar: str, text: str) -> Any:
 
 TrainOption = Annotated[
     str | None, _item_data("--train", "FILE", "Training log: TREC qrels or --user, --item.")
+]
+ExcludeOption = Annotated[
+    str | None,
+    _item_data(
+        "--exclude",
+        "FILE",
+        "Seen items (TREC qrels or --user, --item, e.g. the --train file) removed from each "
+        "list before the cut at k; counted on stderr and in --format json.",
+    ),
 ]
 PopularityOption = Annotated[
     str | None, _item_data("--popularity", "FILE", "Item popularity: columns --item, count.")
@@ -170,6 +181,7 @@ class ItemData:
     reference: str | None = None
     candidates: str | None = None
     correction: str | None = None
+    exclude: str | None = None
     user: str = "user"
     item: str = "item"
     run_format: RankedFormat | None = None
@@ -187,14 +199,11 @@ class ItemData:
         user, item = self.user, self.item
         data: dict[str, Any] = {}
         if self.train is not None:
-            if ranked_format(None, self.train) == "trec":
-                from ..data._ranked import Qrels
-
-                data["train"] = Qrels.from_file(self.train, grade=None, file_format="trec")
-            else:
-                data["train"] = read_columns(self.train, [user, item], "--train", say,
-                                             ids=(user, item), integers=integers,
-                                             names=["user", "item"])  # fmt: skip
+            data["train"] = self._log(self.train, "--train", integers, say)
+        if self.exclude is not None:  # the same file as --train: read once
+            same = self.exclude == self.train
+            data["exclude"] = data["train"] if same else self._log(self.exclude, "--exclude",
+                                                                   integers, say)  # fmt: skip
         if self.popularity is not None:
             data["popularity"] = read_pairs(
                 self.popularity, item, "count", "--popularity", say, integers
@@ -236,10 +245,20 @@ class ItemData:
             data["catalog_size"] = self.catalog_size()
         return data
 
+    def _log(self, path: str, option: str, integers: bool, say: Messages) -> Any:
+        """An interaction log (``--train``, ``--exclude``): TREC qrels, or the --user and
+        --item columns of a CSV, TSV or Parquet file."""
+        if ranked_format(None, path) == "trec":
+            from ..data._ranked import Qrels
+
+            return Qrels.from_file(path, grade=None, file_format="trec")
+        return read_columns(path, [self.user, self.item], option, say, ids=(self.user, self.item),
+                            integers=integers, names=["user", "item"])  # fmt: skip
+
 
 #: What ``receval.evaluate`` takes of :meth:`ItemData.load`'s inputs.
 EVALUATE_INPUTS = (
-    "train", "popularity", "features", "feature_items", "item_categories", "candidates",
+    "train", "exclude", "popularity", "features", "feature_items", "item_categories", "candidates",
     "correction", "catalog_size",
 )  # fmt: skip
 

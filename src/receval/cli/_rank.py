@@ -36,9 +36,11 @@ from ._common import (
 )
 from ._items import (
     EVALUATE_INPUTS,
+    ITEM_PANEL,
     CandidatesOption,
     CatalogOption,
     CorrectionOption,
+    ExcludeOption,
     FeaturesOption,
     ItemCategoriesOption,
     ItemData,
@@ -203,6 +205,16 @@ def rank(
         ),
     ] = None,
     train: TrainOption = None,
+    exclude: ExcludeOption = None,
+    repeats: Annotated[
+        bool,
+        typer.Option(
+            "--repeats",
+            help="Declare repeat consumption instead of --exclude: users may consume an item "
+            "again, nothing is removed, and the output says so.",
+            rich_help_panel=ITEM_PANEL,
+        ),
+    ] = False,
     popularity: PopularityOption = None,
     features: FeaturesOption = None,
     item_categories: ItemCategoriesOption = None,
@@ -328,10 +340,17 @@ def rank(
             weighting["propensities"] = read_propensities(propensities, user, item, say)
         if propensity_clip is not None:
             weighting["propensity_clip"] = propensity_clip
+        if exclude is not None and repeats:
+            raise say.fail(
+                "--exclude removes the seen items and --repeats declares that users consume "
+                "items again; pass one of them."
+            )
+        if repeats:
+            weighting["repeats"] = True
         matching = {"min_match": min_match, "allow_unmatched": allow_unmatched}
         items = ItemData(
             train, popularity, features, item_categories, catalog, reference, candidates,
-            correction, user=user, item=item, run_format=run_format, score=score,
+            correction, exclude, user=user, item=item, run_format=run_format, score=score,
             rank=rank_column,
         )  # fmt: skip
         inputs: Any = read_qrels_runs(

@@ -17,7 +17,7 @@ __all__ = ["OPTIONS", "cli_text"]
 
 _FILE_OPTIONS = (
     "train", "popularity", "features", "item_categories", "reference", "candidates",
-    "propensities",
+    "propensities", "exclude",
 )  # fmt: skip
 
 #: The option of each parameter of the library a command sets: ``--name VALUE`` for a
@@ -39,6 +39,7 @@ OPTIONS: dict[str, str] = {
     "propensity_clip": "--propensity-clip",
     "min_match": "--min-match",
     "allow_unmatched": "--allow-unmatched",
+    "repeats": "--repeats",
     "time_unit": "--time-unit",
     "period": "--period",
     "days": "--days",

@@ -9,9 +9,11 @@ on all the users in memory).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import partial, reduce
 from typing import Any
 
+from ..data.seen import SeenItems, check_declaration
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..ranking.aggregate import (
     RankingState,
@@ -41,14 +43,14 @@ def _kind(data_type: Any) -> str:
     return name
 
 
-def _check_id_types(qrels: Any, run: Any, user: str, item: str) -> None:
+def _check_id_types(qrels: Any, run: Any, user: str, item: str, name: str = "qrels") -> None:
     for argument, col in (("user", user), ("item", item)):
         q_type = qrels.schema[col].dataType
         r_type = run.schema[col].dataType
         if _kind(q_type) != _kind(r_type):
             raise InputValidationError(
                 f"receval.spark.evaluate: the {argument} column {col!r} holds "
-                f"{q_type.simpleString()} in the qrels but {r_type.simpleString()} in the run, "
+                f"{q_type.simpleString()} in the {name} but {r_type.simpleString()} in the run, "
                 f"so no id would match; cast one of them, e.g. "
                 f"run.withColumn({col!r}, F.col({col!r}).cast({q_type.simpleString()!r}))."
             )
@@ -159,6 +161,17 @@ def evaluate(
         frame, or ``"popularity"``), resolved on the driver and sent to every
         executor. A relevant item without a propensity raises from its
         partition, counted over that partition's users.
+    exclude, repeats : default=None, False
+        Seen-item masking, as in :func:`receval.evaluate`: each user's items
+        in ``exclude`` are removed from its list before the cut at k, counted
+        in ``EvaluationReport.masking``. A Spark DataFrame with the ``user``
+        and ``item`` columns is joined by user: its rows join the same
+        ``repartition`` as the run and the qrels, so each partition holds its
+        own users' training items (no extra shuffle, no copy of a training log,
+        often larger than the run, on every executor). A local log (pandas,
+        Arrow, pairs, a :class:`receval.SeenItems`) is built once on the
+        driver and sent to every executor with the task. ``repeats=True``
+        declares repeat consumption instead.
     candidates, correction, catalog_size, gamma : default=None
         Sampled evaluation, as in :func:`receval.evaluate`: ``candidates`` is a
         local :class:`receval.Candidates` (or a pandas frame / dict), sent to
@@ -188,9 +201,15 @@ def evaluate(
 
     func = "evaluate"
     table = _popularity(popularity, train, user, item)
+    joined = exclude is not None and type(exclude).__module__.startswith("pyspark")
+    if joined:  # each partition's users' rows: see _partition_state
+        check_declaration(True, repeats, "receval.spark.evaluate")
+        options["exclude"] = None
     setup = evaluation_setup(
         metrics, options, "receval.spark.evaluate", popularity=table, rows=False
     )
+    if joined:
+        setup = replace(setup, exclude=SeenItems.empty())
     check_frame(run, "run", func)
     check_partitions(num_partitions, func)
     if (score is None) == (rank is None):
@@ -220,10 +239,17 @@ def evaluate(
             F.lit(0).cast("byte").alias(_SIDE),
         )
         data = data.unionByName(q, allowMissingColumns=True)
+    if joined:
+        check_frame(exclude, "exclude", func)
+        check_columns(exclude, func, "exclude", user=user, item=item)
+        _check_id_types(exclude, run, user, item, "exclude")
+        seen = exclude.select(F.col(user).alias(_USER), F.col(item).alias(_ITEM),
+                              F.lit(2).cast("byte").alias(_SIDE))  # fmt: skip
+        data = data.unionByName(seen, allowMissingColumns=True)
     data = repartition(data, num_partitions, _USER)
     by_rank = rank is not None
     parts = partition_states(data, partial(_partition_state, setup=setup, by_rank=by_rank,
-                                           ordered=ordered, name=name))  # fmt: skip
+                                           ordered=ordered, name=name, joined=joined))  # fmt: skip
     if not parts:
         raise InputValidationError(
             "receval.spark.evaluate: run is empty (no rows); pass at least one recommendation."
@@ -248,10 +274,11 @@ def _popularity(popularity: Any, train: Any, user: str, item: str) -> Any:
 
 
 def _partition_state(
-    table: Any, setup: Setup, by_rank: bool, ordered: bool, name: str | None
+    table: Any, setup: Setup, by_rank: bool, ordered: bool, name: str | None, joined: bool
 ) -> RankingState:
-    """The aggregation's state of one partition's users: its qrels rows (side 0) and
-    run rows (side 1), the run's in their input order when ``ordered``."""
+    """The aggregation's state of one partition's users: its qrels rows (side 0), run
+    rows (side 1; in their input order when ``ordered``) and, with a Spark DataFrame
+    as ``exclude``, training rows (side 2)."""
     import pyarrow.compute as pc
 
     from ..data._ranked import Qrels, Run
@@ -275,4 +302,9 @@ def _partition_state(
             if by_rank
             else Run(users, items, values, name=name)
         )
+    if joined:  # the training rows of this partition's users
+        seen_t = table.filter(pc.equal(side, 2))
+        if seen_t.num_rows:
+            log = (column(seen_t, _USER), column(seen_t, _ITEM))
+            setup = replace(setup, exclude=SeenItems.from_log(log, func="receval.spark.evaluate"))
     return update(setup, q, r)

@@ -145,3 +145,39 @@ def test_rank_needs_a_run_or_both_vector_files(files):
         code=2,
     )
     assert "--item-vectors" in result.stderr
+
+
+def test_rank_from_vectors_masks_the_exclude_items_in_the_retrieval(files):
+    path, users, items = files
+    result = invoke(
+        make_runner(),
+        "rank",
+        "--qrels",
+        path / "qrels.tsv",
+        "--user-vectors",
+        path / "u.npy",
+        "--item-vectors",
+        path / "i.npy",
+        "--user-ids",
+        path / "users.txt",
+        "--item-ids",
+        path / "items_ids.npy",
+        "--exclude",
+        path / "train.parquet",
+        "-m",
+        "ndcg@5",
+        "--format",
+        "json",
+    )
+    (row,) = json.loads(result.stdout)
+    train = (["u0", "u1", "u1"], [100, 101, 102])
+    run = retrieve(
+        users,
+        items,
+        5,
+        user_ids=[f"u{i}" for i in range(6)],
+        item_ids=np.arange(100, 120),
+        exclude=train,
+    )
+    qrels = {f"u{u}": {100 + (3 * u) % 20: 1} for u in range(6)}
+    assert row["ndcg@5"] == pytest.approx(evaluate(qrels, run, ["ndcg@5"]).mean["ndcg@5"])

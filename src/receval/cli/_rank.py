@@ -58,6 +58,7 @@ from ._retrieve import (
     SimilarityOption,
     UserIdsOption,
     VectorsOption,
+    read_exclude,
     read_ids,
     read_qrels,
     vector_run,
@@ -282,7 +283,8 @@ def rank(
     formats add significance letters: a letter after a value names a run
     this one beats significantly (paired --test, Holm-corrected, p < 0.05).
     --user-vectors and --item-vectors add the run of exact retrieval from
-    embeddings (receval retrieve), named by the item vectors' file name.
+    embeddings (receval retrieve), named by the item vectors' file name; its
+    --exclude items are masked in the retrieval, before the cut at k.
     """
     from ..conventions import resolve_conventions
 
@@ -358,11 +360,12 @@ def rank(
             user=user, item=item, grade=grade, score=score, rank=rank_column,
         )  # fmt: skip
         if user_vectors is not None and item_vectors is not None:
+            ids = read_ids(item_ids, "--item-ids", say)
             inputs = [*inputs, vector_run(
                 lambda: read_qrels(qrels, qrels_format, user, item, grade), user_vectors,
                 item_vectors, ranked, k, say, metric=similarity,
-                user_ids=read_ids(user_ids, "--user-ids", say),
-                item_ids=read_ids(item_ids, "--item-ids", say),
+                user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
+                exclude=read_exclude(exclude, ids, user, item, say),
             )]  # fmt: skip
         data: dict[str, Any] | None = None
         reports: list[tuple[str, Any]] = []

@@ -92,19 +92,15 @@ def read_qrels(path: str, fmt: Any, user: str, item: str, grade: str) -> Any:
                            file_format=ranked_format(fmt, path))  # fmt: skip
 
 
-def read_exclude(path: str | None, user: str, item: str, say: Messages) -> Any:
-    """``--exclude``: a training log, TREC qrels or a CSV, TSV or Parquet file."""
+def read_exclude(path: str | None, item_ids: Any, user: str, item: str, say: Messages) -> Any:
+    """``--exclude``: a training log (TREC qrels or a CSV, TSV or Parquet file), its ids
+    read as integers when the items' are."""
     if path is None:
         return None
-    from ._common import ranked_format
-    from ._items import read_columns
+    from ._items import ItemData
 
-    if ranked_format(None, path) == "trec":
-        from ..data._ranked import Qrels
-
-        return Qrels.from_file(path, grade=None, file_format="trec")
-    return read_columns(path, [user, item], "--exclude", say, ids=(user, item),
-                        names=["user", "item"])  # fmt: skip
+    integers = item_ids is None or item_ids.dtype.kind in "iu"
+    return ItemData(exclude=path, user=user, item=item).load(integers, say)["exclude"]
 
 
 def retrieved_run(users: str, items: str, k: int, say: Messages, **options: Any) -> Any:
@@ -210,10 +206,10 @@ def retrieve(
     """
     say = Messages(quiet)
     with say.guard():
+        ids = read_ids(item_ids, "--item-ids", say)
         options = dict(
-            user_ids=read_ids(user_ids, "--user-ids", say),
-            item_ids=read_ids(item_ids, "--item-ids", say),
-            exclude=read_exclude(exclude, user, item, say), metric=similarity,
+            user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
+            exclude=read_exclude(exclude, ids, user, item, say), metric=similarity,
             block_users=block_users, block_items=block_items,
         )  # fmt: skip
         run = retrieved_run(users, items, k, say, **options)

@@ -224,8 +224,12 @@ def test_bad_input_messages():
         retrieve(u, u, 0)
     with pytest.raises(InvalidParameterError, match="'metric' parameter of retrieve"):
         retrieve(u, u, 1, metric="l2")
-    with pytest.raises(InputValidationError, match="must be a 2-D matrix"):
+    with pytest.raises(InputValidationError, match="user_vectors must be a 2-D matrix"):
         retrieve(np.ones(3), u, 1)
+    with pytest.raises(InputValidationError, match="item_vectors must be a 2-D matrix: rows"):
+        retrieve(u, [[1.0], [1.0, 2.0]], 1)
+    with pytest.raises(InputValidationError, match="user_vectors must hold numbers"):
+        retrieve(np.array([["a", "b"]]), u, 1)
     with pytest.raises(InputValidationError, match="overflow float32"):
         retrieve(np.full((1, 2), 1e30), np.full((1, 2), 1e30), 1)
 

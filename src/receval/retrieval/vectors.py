@@ -233,7 +233,13 @@ def as_vectors(data: Any, name: str, func: str) -> Vectors:
     if isinstance(data, np.ndarray):
         return _Array(data, name, func)
     if hasattr(data, "__array__") or isinstance(data, (list, tuple)):
-        return _Array(np.asarray(data), name, func)
+        try:
+            array = np.asarray(data)
+        except ValueError:  # rows of different lengths
+            raise InputValidationError(
+                f"{func}: {name} must be a 2-D matrix: rows of the same length."
+            ) from None
+        return _Array(array, name, func)
     raise InputValidationError(
         f"{func}: {name} must be a 2-D array, a tensor, an Arrow fixed-size-list array, or a "
         f".npy or .parquet file. Got {type(data).__name__}."

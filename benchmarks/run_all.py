@@ -162,7 +162,7 @@ SECTIONS = (
     ),
     Section("sampled", "bench_sampled.py", (), ("--quick",), 0.5),
     Section("ties", "bench_ties.py", (), ("--quick",), 0.5),
-    Section("exclude", "bench_exclude.py", (), ("--quick",), 2.0),
+    Section("exclude", "bench_exclude.py", (), ("--quick",), 1.0),
     Section(
         "revisions",
         "bench_revisions.py",

@@ -167,7 +167,7 @@ SECTIONS = (
     Section(
         "retrieval", "bench_retrieval.py", ("--runs", "3", "--long-s", "30"), ("--quick",), 8.0
     ),
-    Section("exclude", "bench_exclude.py", (), ("--quick",), 2.0),
+    Section("exclude", "bench_exclude.py", (), ("--quick",), 1.0),
     Section(
         "revisions",
         "bench_revisions.py",

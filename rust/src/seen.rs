@@ -127,11 +127,11 @@ mod tests {
             .map(|u| if u % 5 == 0 { -1 } else { (u % 100) as i32 })
             .collect();
         let item_map: Vec<i32> = (0..500)
-            .map(|i| if i % 7 == 0 { -1 } else { (i / 2) as i32 })
+            .map(|i| if i % 7 == 0 { -1 } else { i / 2 })
             .collect();
         let seen_offsets: Vec<i64> = (0..=100).map(|s| (s * 30) as i64).collect();
         let seen_items: Vec<i32> = (0..100)
-            .flat_map(|s| (0..30).map(move |j| (s + j * 8) as i32))
+            .flat_map(|s| (0..30).map(move |j| s + j * 8))
             .collect();
         let seen = Seen {
             offsets: &seen_offsets,

@@ -12,7 +12,7 @@ keeps k); masking plus the metrics (``receval.evaluate_embeddings``, never holdi
 the run, against faiss + masking alone); NumPy (matmul by blocks of users +
 ``argpartition``, masked items set to -inf). "same top k" is the share of users
 whose k items are the same set in both. An out-of-core case retrieves from a
-memmapped ``.npy`` item matrix larger than the stated budget of extra memory.
+``.npy`` item file larger than the stated budget of extra memory (read block by block).
 
 Needs faiss-cpu.
 """
@@ -178,7 +178,7 @@ def out_of_core(n_users: int, n_items: int, dim: int, k: int, budget_mib: float)
     os.remove(path)
     verdict = "within" if mine.peak_extra_mib <= budget_mib else "OVER"
     text = (
-        f"Out of core: {n_users:,} users against a memmapped `.npy` of {n_items:,} x {dim} "
+        f"Out of core: {n_users:,} users against a `.npy` file of {n_items:,} x {dim} "
         f"float32 items ({file_mib:,.0f} MiB on disk), top {k}: {fmt_s(mine.seconds)} s, peak "
         f"extra memory {mine.peak_extra_mib:.0f} MiB ({verdict} the budget of {budget_mib:.0f} "
         f"MiB: one block of scores, the lists and the blocks of items read; the page cache is "

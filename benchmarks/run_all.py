@@ -163,7 +163,7 @@ SECTIONS = (
     Section("sampled", "bench_sampled.py", (), ("--quick",), 0.5),
     Section("ties", "bench_ties.py", (), ("--quick",), 0.5),
     # 100k users x 100k items x 64 against faiss and NumPy (a case whose first run takes
-    # over 30 s gets one run of each tool), then 10k users x 2M memmapped items.
+    # over 30 s gets one run of each tool), then 10k users x 2M items read from a .npy file.
     Section(
         "retrieval", "bench_retrieval.py", ("--runs", "3", "--long-s", "30"), ("--quick",), 8.0
     ),

@@ -137,11 +137,11 @@ __all__ = [
     "split_by_label_weighted",
     "str_ranks",
     "threads_setting_error",
-    "topk_finish",
-    "topk_merge",
     "threshold_counts_sorted",
     "threshold_counts_sorted_weighted",
     "tie_segments",
+    "topk_finish",
+    "topk_merge",
     "totals_checked",
     "weighted_group_aucs",
 ]

@@ -165,6 +165,12 @@ SECTIONS = (
     # 100M interactions, 1M users: a row whose first run takes over 60 s runs once (the
     # pandas sort); about 15 GB of memory at the peak (the log as NumPy, pandas, polars).
     Section("split", "bench_split.py", ("--rows", "100000000", "--runs", "3"), ("--quick",), 30.0),
+    # 100k users x 100k items x 64 against faiss and NumPy (a case whose first run takes
+    # over 30 s gets one run of each tool), then 10k users x 2M items read from a .npy file.
+    Section(
+        "retrieval", "bench_retrieval.py", ("--runs", "3", "--long-s", "30"), ("--quick",), 8.0
+    ),
+    Section("exclude", "bench_exclude.py", (), ("--quick",), 1.0),
     Section(
         "revisions",
         "bench_revisions.py",

@@ -19,6 +19,7 @@ pub mod ranking;
 pub mod retention;
 pub mod runs;
 pub mod scan;
+pub mod seen;
 pub mod simd;
 pub mod sort;
 pub mod spec;
@@ -26,6 +27,7 @@ pub mod stats;
 pub mod sums;
 pub mod threads;
 pub mod ties;
+pub mod topk;
 pub mod trec;
 
 #[cfg(feature = "python")]

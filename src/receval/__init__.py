@@ -65,6 +65,11 @@ _EXPORTS: dict[str, str] = {
     "Run": "receval.data._ranked",
     "SeenItems": "receval.data.seen",
     "MaskingSummary": "receval.data.seen",
+    # retrieval from embeddings
+    "retrieve": "receval.retrieval.exact",
+    "evaluate_embeddings": "receval.retrieval.embeddings",
+    "ann_recall": "receval.retrieval.ann",
+    "AnnRecallReport": "receval.retrieval.ann",
     # out of core: files larger than memory
     "scan": "receval.data.scan",
     "Scan": "receval.data.scan",
@@ -286,6 +291,12 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     from .data.scan import (
         Scan as Scan,
         scan as scan,
+    )
+    from .retrieval import (
+        AnnRecallReport as AnnRecallReport,
+        ann_recall as ann_recall,
+        evaluate_embeddings as evaluate_embeddings,
+        retrieve as retrieve,
     )
     from .engine.run import (
         Accumulator as Accumulator,

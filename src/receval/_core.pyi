@@ -129,6 +129,7 @@ __all__ = [
     "read_trec",
     "roc_auc_checked",
     "runs",
+    "seen_rows",
     "shift_ids",
     "sign_flip_sums",
     "signup_per_user",
@@ -139,6 +140,8 @@ __all__ = [
     "threshold_counts_sorted",
     "threshold_counts_sorted_weighted",
     "tie_segments",
+    "topk_finish",
+    "topk_merge",
     "totals_checked",
     "weighted_group_aucs",
 ]
@@ -275,6 +278,14 @@ def add_histogram(
 def tie_segments(
     scores: NDArray[np.float64], offsets: NDArray[np.int64], single: bool
 ) -> NDArray[np.int64]: ...
+def seen_rows(
+    offsets: NDArray[np.int64],
+    items: NDArray[np.int32],
+    user_map: NDArray[np.int32],
+    item_map: NDArray[np.int32],
+    seen_offsets: NDArray[np.int64],
+    seen_items: NDArray[np.int32],
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]]: ...
 def binary_log_loss_exact(
     labels: NDArray[np.int8],
     proba: NDArray[np.float64],
@@ -520,6 +531,24 @@ def threshold_counts_sorted_weighted(
     neg_w: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
 def threads_setting_error() -> str | None: ...
+def topk_finish(
+    heap_scores: NDArray[np.float32],
+    heap_items: NDArray[np.int32],
+    heap_len: NDArray[np.int64],
+    k: int,
+    keys: NDArray[np.uint32],
+) -> None: ...
+def topk_merge(
+    scores: NDArray[np.float32],
+    col0: int,
+    keys: NDArray[np.uint32],
+    masked_offsets: NDArray[np.int64],
+    masked_items: NDArray[np.int32],
+    heap_scores: NDArray[np.float32],
+    heap_items: NDArray[np.int32],
+    heap_len: NDArray[np.int64],
+    k: int,
+) -> bool: ...
 def weighted_group_aucs(
     codes: NDArray[np.int32],
     n_groups: int,

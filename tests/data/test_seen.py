@@ -147,3 +147,29 @@ def test_summary_merges_and_describes():
     assert a.merge(b) == MaskingSummary(False, 5, 3, 1, 1)
     assert "5 seen items removed from 3 users" in a.merge(b).describe()
     assert "repeat consumption" in MaskingSummary(repeats=True).describe()
+
+
+def test_the_kernel_refuses_inconsistent_arrays():
+    from receval._kernels import compiled
+
+    core = compiled()
+    i64, i32 = np.int64, np.int32
+
+    def call(offsets, items, user_map, item_map, seen_offsets, seen_items):
+        return core.seen_rows(
+            np.asarray(offsets, i64), np.asarray(items, i32), np.asarray(user_map, i32),
+            np.asarray(item_map, i32), np.asarray(seen_offsets, i64), np.asarray(seen_items, i32),
+        )  # fmt: skip
+
+    rows, counts = call([0, 2], [0, 1], [0], [1, 0], [0, 1], [0])
+    assert rows.tolist() == [False, True] and counts.tolist() == [1]
+    with pytest.raises(ValueError, match="offsets must ascend from 0 to 2"):
+        call([0, 3], [0, 1], [0], [1, 0], [0, 1], [0])
+    with pytest.raises(ValueError, match="items must hold codes below 2"):
+        call([0, 2], [0, 2], [0], [1, 0], [0, 1], [0])
+    with pytest.raises(ValueError, match="user_map must hold codes below 1"):
+        call([0, 2], [0, 1], [1], [1, 0], [0, 1], [0])
+    with pytest.raises(ValueError, match="user_map must hold one code per list"):
+        call([0, 2], [0, 1], [0, 0], [1, 0], [0, 1], [0])
+    with pytest.raises(ValueError, match="seen_offsets must ascend"):
+        call([0, 2], [0, 1], [0], [1, 0], [0, 2], [0])

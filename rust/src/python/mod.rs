@@ -22,8 +22,10 @@ mod lists;
 mod ranking;
 mod retention;
 mod runs;
+mod seen;
 mod stats;
 mod sums;
+mod topk;
 mod trec;
 
 /// A float64 array handed back to Python.
@@ -109,5 +111,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     stats::register(m)?;
     trec::register(m)?;
     columns::register(m)?;
+    topk::register(m)?;
+    seen::register(m)?;
     Ok(())
 }

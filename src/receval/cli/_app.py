@@ -47,6 +47,7 @@ COMMANDS: dict[str, str] = {
     "gate": "_gate",
     "ctr": "_ctr",
     "rank": "_rank",
+    "retrieve": "_retrieve",
     "report": "_report",
     "demo": "_report",
     "retention": "_retention",

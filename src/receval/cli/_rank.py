@@ -52,12 +52,23 @@ from ._items import (
 )
 from ._output import OutputFormat, ResultTable, render, scalar
 from ._params import Command
+from ._retrieve import (
+    ItemIdsOption,
+    RetrieveKOption,
+    SimilarityOption,
+    UserIdsOption,
+    VectorsOption,
+    read_exclude,
+    read_ids,
+    read_qrels,
+    vector_run,
+)
 
 
 @app.command(cls=Command)
 def rank(
     qrels: QrelsOption[str],
-    run: RunOption[list[str]],
+    run: RunOption[list[str] | None] = None,
     metric: RankMetricOption = None,
     profile: ProfileOption = None,
     per_user: Annotated[
@@ -256,6 +267,12 @@ def rank(
         ),
     ] = "randomization",
     permutations: PermutationsOption = 1000,
+    user_vectors: VectorsOption = None,
+    item_vectors: VectorsOption = None,
+    user_ids: UserIdsOption = None,
+    item_ids: ItemIdsOption = None,
+    similarity: SimilarityOption = "dot",
+    k: RetrieveKOption = None,
     output_format: FormatOption = OutputFormat.table,
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
@@ -269,10 +286,17 @@ def rank(
     override single ones. With several runs, the table, markdown and latex
     formats add significance letters: a letter after a value names a run
     this one beats significantly (paired --test, Holm-corrected, p < 0.05).
+    --user-vectors and --item-vectors add the run of exact retrieval from
+    embeddings (receval retrieve), named by the item vectors' file name; its
+    --exclude items are masked in the retrieval, before the cut at k.
     """
     from ..conventions import resolve_conventions
 
     say = Messages(quiet)
+    run = list(run or [])
+    vectors = (user_vectors, item_vectors)
+    if (user_vectors is None) != (item_vectors is None) or (not run and None in vectors):
+        raise say.fail("pass --run FILE, or --user-vectors FILE and --item-vectors FILE (or both).")
     metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
     conventions: dict[str, Any] = {
         "ties": ties,
@@ -335,10 +359,18 @@ def rank(
             correction, exclude, user=user, item=item, run_format=run_format, score=score,
             rank=rank_column,
         )  # fmt: skip
-        inputs = read_qrels_runs(
+        inputs: Any = read_qrels_runs(
             qrels, qrels_format, run, run_format, say,
             user=user, item=item, grade=grade, score=score, rank=rank_column,
         )  # fmt: skip
+        if user_vectors is not None and item_vectors is not None:
+            ids = read_ids(item_ids, "--item-ids", say)
+            inputs = [*inputs, vector_run(
+                lambda: read_qrels(qrels, qrels_format, user, item, grade), user_vectors,
+                item_vectors, ranked, k, say, metric=similarity,
+                user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
+                exclude=read_exclude(exclude, ids, user, item, say),
+            )]  # fmt: skip
         data: dict[str, Any] | None = None
         reports: list[tuple[str, Any]] = []
         values: dict[str, dict[str, float]] = {}

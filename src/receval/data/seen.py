@@ -26,14 +26,15 @@ Passing both is an error (:func:`as_seen`); passing neither declares nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .._kernels import compiled
 from ..exceptions import InvalidParameterError
 from ._encode import lookup
-from ._ranked import Run
+from ._ranked import Qrels, Run
 
 __all__ = ["Masked", "MaskingSummary", "SeenItems", "as_seen", "check_declaration"]
 
@@ -53,8 +54,8 @@ class SeenItems:
     offsets : ndarray of shape (n_users + 1,)
         User ``u``'s items are ``items[offsets[u]:offsets[u + 1]]``.
     items : ndarray of shape (n_pairs,)
-        Item codes (positions in ``item_ids``), ascending and distinct within
-        each user.
+        Item codes (int32 positions in ``item_ids``), ascending and distinct
+        within each user.
 
     See Also
     --------
@@ -76,12 +77,10 @@ class SeenItems:
     item_ids: np.ndarray
     offsets: np.ndarray
     items: np.ndarray
-    _keys: np.ndarray = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        users = np.repeat(np.arange(self.n_users, dtype=np.int64), np.diff(self.offsets))
-        # ascending: pairs sorted by user, then item code
-        object.__setattr__(self, "_keys", users * max(self.n_items, 1) + self.items)
+    def __post_init__(self) -> None:  # the compiled core reads them as they are
+        object.__setattr__(self, "offsets", np.ascontiguousarray(self.offsets, dtype=np.int64))
+        object.__setattr__(self, "items", np.ascontiguousarray(self.items, dtype=np.int32))
 
     @classmethod
     def from_log(cls, log: Any, *, name: str = "exclude", func: str = "SeenItems") -> SeenItems:
@@ -116,7 +115,7 @@ class SeenItems:
         users, items = interactions.distinct_pairs()
         offsets = np.zeros(interactions.n_users + 1, dtype=np.int64)
         np.cumsum(np.bincount(users, minlength=interactions.n_users), out=offsets[1:])
-        return cls(interactions.user_ids, interactions.item_ids, offsets, items.astype(np.int64))
+        return cls(interactions.user_ids, interactions.item_ids, offsets, items)
 
     @classmethod
     def empty(cls) -> SeenItems:
@@ -147,19 +146,22 @@ class SeenItems:
         result: np.ndarray = self.item_ids[self.items[self.offsets[code] : self.offsets[code + 1]]]
         return result
 
-    def seen_rows(self, users: np.ndarray, user_ids: np.ndarray, items: np.ndarray,
-                  item_ids: np.ndarray) -> np.ndarray:  # fmt: skip
-        """Whether each row (``user_ids[users[r]]``, ``item_ids[items[r]]``) is a seen pair:
-        the rows of a container of other codes (a run's, a qrels')."""
-        user_codes = lookup(np.asarray(user_ids), self.user_ids).astype(np.int64)[users]
-        item_codes = lookup(np.asarray(item_ids), self.item_ids).astype(np.int64)[items]
-        out = np.zeros(len(user_codes), dtype=bool)
-        known = np.flatnonzero((user_codes >= 0) & (item_codes >= 0))
-        if len(known) and len(self._keys):
-            wanted = user_codes[known] * max(self.n_items, 1) + item_codes[known]
-            pos = np.minimum(np.searchsorted(self._keys, wanted), len(self._keys) - 1)
-            out[known] = self._keys[pos] == wanted
-        return out
+    def seen_rows(self, lists: Run | Qrels) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each row of a run or qrels (in their order: by user, then ranked or
+        by item) holds an item its user has seen, and how many rows of each user do;
+        ids match by value, as :func:`receval.evaluate` matches them (an int 7 and a
+        string "7" alike)."""
+        user_map = lookup(np.asarray(lists.user_ids), self.user_ids)
+        item_map = lookup(np.asarray(lists.item_ids), self.item_ids)
+        rows: tuple[np.ndarray, np.ndarray] = compiled().seen_rows(
+            np.ascontiguousarray(lists.offsets, dtype=np.int64),
+            np.ascontiguousarray(lists.items, dtype=np.int32),
+            np.ascontiguousarray(user_map, dtype=np.int32),
+            np.ascontiguousarray(item_map, dtype=np.int32),
+            self.offsets,
+            self.items,
+        )
+        return rows
 
     def mask(self, run: Run) -> Masked:
         """``run`` without each user's seen items (every other row, in its order).
@@ -175,9 +177,7 @@ class SeenItems:
             The masked run (the same users, a user whose every item was seen
             holds an empty list), the rows removed per run user and in all.
         """
-        users = np.repeat(np.arange(run.n_users, dtype=np.int64), np.diff(run.offsets))
-        seen = self.seen_rows(users, run.user_ids, run.items, run.item_ids)
-        removed = np.bincount(users[seen], minlength=run.n_users).astype(np.int64)
+        seen, removed = self.seen_rows(run)
         n_removed = int(removed.sum())
         if not n_removed:
             return Masked(run, removed, 0)

@@ -409,9 +409,7 @@ def _masked(
         return None, None
     n_qrels_seen = 0
     if qrels is not None and setup.with_qrels:
-        users = np.repeat(np.arange(qrels.n_users, dtype=np.int64), np.diff(qrels.offsets))
-        judged = seen.seen_rows(users, qrels.user_ids, qrels.items, qrels.item_ids)
-        n_qrels_seen = int(np.count_nonzero(judged))
+        n_qrels_seen = int(seen.seen_rows(qrels)[1].sum())
     if run is None:
         return _Masking(None, MaskingSummary(n_qrels_seen=n_qrels_seen)), None
     masked = seen.mask(run)

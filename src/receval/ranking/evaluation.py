@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -321,12 +321,15 @@ def evaluate(
     options = dict(locals())  # every keyword, read by name in evaluation_setup
     matching = (check_match_options(min_match, allow_unmatched, "evaluate"), allow_unmatched)
     scanned = _scanned(run)
-    r = None if scanned is not None else as_run(run)
+    r = None if scanned is not None or isinstance(run, RunBatches) else as_run(run)
     table = as_popularity_table(popularity, train)
     setup = evaluation_setup(metrics, options, "evaluate", popularity=table)
     q = None if qrels is None else as_qrels(qrels)
     if q is not None:
         check_weights(setup, q)
+    if isinstance(run, RunBatches):
+        state = state_of_batches(setup, q, run.batches())
+        return finalize(setup, state, run_name=run.name, matching=matching)
     if r is None:  # a receval.scan(...): read user by user
         return _scan_report(setup, q, scanned, matching)
     state, name = update(setup, q, r), r.name
@@ -342,12 +345,18 @@ def _scan_report(setup: Setup, q: Any, spec: Any, matching: Any) -> EvaluationRe
 
 
 def _scan_state(setup: Setup, q: Any, spec: Any) -> tuple[RankingState, str]:
-    """The state of a scanned run's users, batch by batch of whole users; the qrels
-    users absent from every batch are one more partition."""
+    """The state of a scanned run's users, batch by batch of whole users."""
+    state = state_of_batches(setup, q, _run_batches(spec, "evaluate"))
+    return state, spec.name or os.path.basename(os.path.normpath(spec.scan.name))
+
+
+def state_of_batches(setup: Setup, q: Any, batches: Iterable[Run]) -> RankingState:
+    """The state of a run read in batches of whole users (a user in one batch only);
+    the qrels users absent from every batch are one more partition."""
     state = RankingState()
     seen = None if q is None else np.zeros(q.n_users, dtype=bool)
     n_batches = 0
-    for r in _run_batches(spec, "evaluate"):
+    for r in batches:
         n_batches += 1
         if q is None or seen is None:
             state = state.merge(update(setup, None, r))
@@ -363,7 +372,16 @@ def _scan_state(setup: Setup, q: Any, spec: Any) -> tuple[RankingState, str]:
     if seen is not None and not seen.all():
         missing = np.flatnonzero(~seen)
         state = state.merge(update(setup, subset_qrels(q, missing), None, order=missing))
-    return state, spec.name or os.path.basename(os.path.normpath(spec.scan.name))
+    return state
+
+
+class RunBatches:
+    """A run made batch by batch of whole users (:func:`receval.evaluate_embeddings`):
+    ``batches()`` yields :class:`~receval.Run` objects, each user in one of them."""
+
+    def __init__(self, batches: Callable[[], Iterator[Run]], name: str | None) -> None:
+        self.batches = batches
+        self.name = name
 
 
 def _scanned(run: Any) -> ScanRun | None:

@@ -1,0 +1,217 @@
+"""``receval retrieve``: each user's exact top k items from embedding files, as a run file;
+and the embedding inputs ``receval rank`` retrieves a run from."""
+
+# No ``from __future__ import annotations``: Typer reads the parameters' annotations.
+
+from typing import Annotated, Any
+
+import typer
+
+from ._common import ItemOption, QuietOption, UserOption, app
+from ._params import Command
+from ._streams import Messages
+
+PANEL = "Embeddings"
+
+
+def _vectors(flag: str, what: str) -> Any:
+    return typer.Option(
+        flag, metavar="FILE",
+        help=f"{what}: a .npy file (float32, float16, float64; read block by block from "
+        "disk) or a Parquet file with one fixed-size-list column (read in batches).",
+        show_default=False, rich_help_panel=PANEL,
+    )  # fmt: skip
+
+
+def _ids(flag: str, what: str) -> Any:
+    return typer.Option(
+        flag, metavar="FILE",
+        help=f"The id of each row of {what}: a .npy file, or a text file with one id per "
+        "line. Default: the row numbers 0, 1, ...",
+        show_default=False, rich_help_panel=PANEL,
+    )  # fmt: skip
+
+
+UserIdsOption = Annotated[str | None, _ids("--user-ids", "the user vectors")]
+ItemIdsOption = Annotated[str | None, _ids("--item-ids", "the item vectors")]
+VectorsOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="FILE",
+        help="User (--user-vectors) or item (--item-vectors) embeddings, .npy or Parquet: "
+        "adds the run of their exact top-k retrieval (receval retrieve).",
+        show_default=False, rich_help_panel=PANEL,
+    ),
+]  # fmt: skip
+RetrieveKOption = Annotated[
+    int | None,
+    typer.Option(
+        "--k", min=1,
+        help="Items retrieved per user from the embeddings (default: the metrics' largest "
+        "cutoff).",
+        show_default=False, rich_help_panel=PANEL,
+    ),
+]  # fmt: skip
+SimilarityOption = Annotated[
+    str,
+    typer.Option(
+        "--similarity", metavar="[dot|cosine]", help="The score of a user and an item.",
+        rich_help_panel=PANEL,
+    ),
+]  # fmt: skip
+
+
+def read_ids(path: str | None, option: str, say: Messages) -> Any:
+    """``--user-ids`` / ``--item-ids``: a .npy file or one id per line (ints when all are)."""
+    if path is None:
+        return None
+    import numpy as np
+
+    from ..data._open import check_file
+
+    with say.progress(f"Reading {say.sized(path)}…"):
+        if path.endswith(".npy"):
+            check_file(path)
+            return np.load(path, allow_pickle=False)
+        import pyarrow.csv as csv
+
+        check_file(path)
+        table = csv.read_csv(
+            path, read_options=csv.ReadOptions(column_names=["id"]),
+            parse_options=csv.ParseOptions(delimiter="\x1f"),
+        )  # fmt: skip
+        return table.column(0).to_numpy(zero_copy_only=False)
+
+
+def read_qrels(path: str, fmt: Any, user: str, item: str, grade: str) -> Any:
+    """The qrels file of ``rank``, read as ``--run`` files' qrels are."""
+    from ..data._ranked import Qrels
+    from ._common import ranked_format
+
+    return Qrels.from_file(path, user=user, item=item, grade=grade,
+                           file_format=ranked_format(fmt, path))  # fmt: skip
+
+
+def read_exclude(path: str | None, item_ids: Any, user: str, item: str, say: Messages) -> Any:
+    """``--exclude``: a training log (TREC qrels or a CSV, TSV or Parquet file), its ids
+    read as integers when the items' are."""
+    if path is None:
+        return None
+    from ._items import ItemData
+
+    integers = item_ids is None or item_ids.dtype.kind in "iu"
+    return ItemData(exclude=path, user=user, item=item).load(integers, say)["exclude"]
+
+
+def retrieved_run(users: str, items: str, k: int, say: Messages, **options: Any) -> Any:
+    """The run of exact retrieval from the vector files, with a progress line."""
+    import os
+
+    from ..retrieval.exact import retrieve
+
+    name = os.path.basename(items)
+    with say.progress(f"Retrieving the top {k} of {say.sized(items)} for {say.sized(users)}…"):
+        return retrieve(users, items, k, name=name, **options)
+
+
+def write_run(run: Any, path: str) -> None:
+    """A run as a Parquet, CSV or TSV file (columns user, item, score, rank), or a TREC
+    run file for any other suffix."""
+    import numpy as np
+    import pyarrow as pa
+
+    lengths = np.diff(run.offsets)
+    users = np.repeat(run.user_ids, lengths)
+    ranks = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths) + 1
+    table = pa.table({"user": users, "item": run.item_ids[run.items], "score": run.scores,
+                      "rank": ranks})  # fmt: skip
+    if path.endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, path)
+    elif path.endswith((".csv", ".tsv")):
+        import pyarrow.csv as csv
+
+        delimiter = "\t" if path.endswith(".tsv") else ","
+        csv.write_csv(table, path, csv.WriteOptions(delimiter=delimiter))
+    else:
+        tag = run.name or "receval"
+        with open(path, "w", encoding="utf-8") as out:
+            for u, i, r, s in zip(users.tolist(), table.column("item").to_pylist(),
+                                  ranks.tolist(), run.scores.tolist(), strict=True):  # fmt: skip
+                out.write(f"{u} Q0 {i} {r} {s!r} {tag}\n")
+
+
+def vector_run(
+    qrels: Any, users: str, items: str, metrics: list[str], k: int | None, say: Messages,
+    **options: Any,
+) -> tuple[Any, str, Any]:  # fmt: skip
+    """``(qrels, name, run)`` of ``rank --user-vectors --item-vectors``: the run retrieved
+    to the metrics' largest cutoff unless ``--k`` says."""
+    from ..retrieval.embeddings import metrics_depth
+
+    depth = k if k is not None else metrics_depth(metrics)
+    run = retrieved_run(users, items, depth, say, **options)
+    return qrels(), run.name, run
+
+
+@app.command(cls=Command)
+def retrieve(
+    users: Annotated[str, _vectors("--users", "User vectors, one row per user")],
+    items: Annotated[str, _vectors("--items", "Item vectors, one row per item")],
+    output: Annotated[
+        str,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="The run: a .parquet, .csv or .tsv file (columns user, item, score, rank) "
+            "or a TREC run file (any other name).",
+            show_default=False,
+        ),
+    ],
+    k: Annotated[
+        int, typer.Option("--k", min=1, help="Items per user.", rich_help_panel=PANEL)
+    ] = 100,
+    user_ids: UserIdsOption = None,
+    item_ids: ItemIdsOption = None,
+    exclude: Annotated[
+        str | None,
+        typer.Option(
+            "--exclude",
+            metavar="FILE",
+            help="Items never retrieved for a user, e.g. its training interactions: TREC "
+            "qrels or a CSV, TSV or Parquet file with --user and --item columns.",
+            show_default=False,
+        ),
+    ] = None,
+    similarity: SimilarityOption = "dot",
+    user: UserOption = "user",
+    item: ItemOption = "item",
+    block_users: Annotated[
+        int, typer.Option(min=1, help="Users scored together.", rich_help_panel=PANEL)
+    ] = 2048,
+    block_items: Annotated[
+        int, typer.Option(min=1, help="Items scored together.", rich_help_panel=PANEL)
+    ] = 8192,
+    quiet: QuietOption = False,
+) -> None:
+    """Each user's exact top k items by inner product (or cosine) of embeddings
+    (receval.retrieve), written as a run file.
+
+    Scores are float32 products; tied scores are ordered by item id ascending, and
+    the --exclude items of each user are removed before the cut at k. The item
+    vectors are read block by block, so a .npy or Parquet file larger than memory
+    works.
+    """
+    say = Messages(quiet)
+    with say.guard():
+        ids = read_ids(item_ids, "--item-ids", say)
+        options = dict(
+            user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
+            exclude=read_exclude(exclude, ids, user, item, say), metric=similarity,
+            block_users=block_users, block_items=block_items,
+        )  # fmt: skip
+        run = retrieved_run(users, items, k, say, **options)
+        write_run(run, output)
+    say.note(f"wrote {run.n_rows} rows for {run.n_users} users to {output}.")

@@ -1,0 +1,183 @@
+"""ann_recall(): how much of the exact top k an approximate index returns, and what
+its approximation costs in the metrics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..data._encode import lookup
+from ..data._ranked import Run
+from ..exceptions import InputValidationError
+from ..ranking.values import as_run
+
+__all__ = ["AnnRecallReport", "ann_recall"]
+
+
+@dataclass(frozen=True)
+class AnnRecallReport:
+    """The recall of an approximate index against exact search.
+
+    Attributes
+    ----------
+    k : int
+        The depth compared.
+    recall : float
+        The share of every exact top-k item the approximate run returns in its own
+        top k (found over listed, pooled over users); nan when no user has an item.
+    users : ndarray
+        The users of the exact run with at least one item.
+    values : ndarray of float
+        Each of those users' share of its exact top k found.
+    n_users_missing : int
+        Users of the exact run absent from the approximate one (their share is 0).
+    n_users_empty : int
+        Users of the exact run with an empty list (no share; left out).
+    n_users_tied_at_k : int
+        Users whose exact k-th and (k+1)-th items have the same score: another
+        exact search could list either, and an index returning the other one is
+        counted as a miss (0 when the exact run holds k items per user).
+    comparison : ComparisonReport or None
+        ``compare`` of the two runs on ``metrics`` (with ``qrels``): each metric of
+        the exact run, of the approximate one, and their difference per user.
+    """
+
+    k: int
+    recall: float
+    users: np.ndarray
+    values: np.ndarray
+    n_users_missing: int
+    n_users_empty: int
+    n_users_tied_at_k: int
+    comparison: Any = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"AnnRecallReport(k={self.k}, recall={self.recall:.4f}, n_users={len(self.users)}, "
+            f"n_users_missing={self.n_users_missing}, n_users_empty={self.n_users_empty}, "
+            f"n_users_tied_at_k={self.n_users_tied_at_k})"
+        )
+
+
+def _top_rows(run: Run, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(user position, row) of every row in each user's first ``k``."""
+    lengths = np.diff(run.offsets)
+    users = np.repeat(np.arange(run.n_users), lengths)
+    rank = np.arange(run.n_rows) - run.offsets[users]
+    keep = rank < k
+    return users[keep], np.flatnonzero(keep)
+
+
+def ann_recall(
+    exact_run: Any,
+    approximate_run: Any,
+    k: int,
+    *,
+    qrels: Any = None,
+    metrics: Any = None,
+    **compare_options: Any,
+) -> AnnRecallReport:
+    """Share of the exact top ``k`` that an approximate index returns in its top ``k``.
+
+    Per user: the items of the exact run's first ``k`` that the approximate
+    run also lists in its first ``k``, over the exact ones (recall@k of the
+    index, the measure of ANN benchmarks); overall: pooled over every user.
+    With ``qrels`` and ``metrics``, the two runs are also compared on those
+    metrics (:func:`receval.compare`, the approximate run against the exact
+    one), so an index's parameters can be chosen on both numbers.
+
+    Parameters
+    ----------
+    exact_run, approximate_run : Run, dict, DataFrame or path
+        The exact search's lists (:func:`receval.retrieve`) and the index's, in
+        their order (score descending, input order within ties).
+    k : int
+        The depth compared.
+    qrels : Qrels, dict, DataFrame or path, default=None
+        Ground truth for ``metrics``.
+    metrics : sequence of str, default=None
+        Metric strings for the comparison (needs ``qrels``).
+    **compare_options
+        Keyword options of :func:`receval.compare` (``test``, ``interval``, ...).
+
+    Returns
+    -------
+    report : AnnRecallReport
+
+    Raises
+    ------
+    InvalidParameterError
+        ``k`` below 1, ``metrics`` without ``qrels`` or the reverse.
+    InputValidationError
+        Malformed runs; no item of the approximate run is an item of the exact one.
+
+    See Also
+    --------
+    retrieve : Exact search, the reference.
+    compare : Paired comparison of runs on metrics.
+
+    Examples
+    --------
+    >>> from receval import ann_recall
+    >>> exact = {"u1": {"a": 0.9, "b": 0.8, "c": 0.7}, "u2": {"d": 0.9, "e": 0.5}}
+    >>> approximate = {"u1": {"a": 0.9, "c": 0.7, "x": 0.6}, "u2": {"e": 0.5, "d": 0.4}}
+    >>> report = ann_recall(exact, approximate, 2)
+    >>> report.recall  # u1 finds a but not b; u2 finds d and e
+    0.75
+    >>> report.values
+    array([0.5, 1. ])
+    """
+    from ..exceptions import InvalidParameterError
+
+    k = v.check_number(k, "k", "ann_recall", integer=True, low=1)
+    if (qrels is None) != (metrics is None):
+        raise InvalidParameterError(
+            "ann_recall: pass both qrels and metrics to compare the runs' metrics, or neither. "
+            f"Got {'qrels' if metrics is None else 'metrics'} only."
+        )
+    exact, approx = as_run(exact_run), as_run(approximate_run)
+    eu, erows = _top_rows(exact, k)
+    au, arows = _top_rows(approx, k)
+    user_of = lookup(approx.user_ids, exact.user_ids)  # approx user -> exact position
+    item_of = lookup(approx.item_ids, exact.item_ids)  # approx item -> exact code
+    if approx.n_rows and not (item_of >= 0).any():
+        raise InputValidationError(
+            "ann_recall: no item of approximate_run is an item of exact_run; the ids must be "
+            f"the same. Got e.g. {v.format_values(approx.item_ids[:5])} and "
+            f"{v.format_values(exact.item_ids[:5])}."
+        )
+    n_items = np.int64(max(len(exact.item_ids), 1))
+    a_user, a_item = user_of[au], item_of[approx.items[arows]]
+    found = (a_user >= 0) & (a_item >= 0)
+    approx_keys = np.unique(a_user[found] * n_items + a_item[found])
+    exact_keys = eu * n_items + exact.items[erows]
+    hit = np.isin(exact_keys, approx_keys)
+    listed = np.bincount(eu, minlength=exact.n_users)
+    hits = np.bincount(eu, weights=hit, minlength=exact.n_users)
+    kept = listed > 0
+    present = np.zeros(exact.n_users, dtype=bool)
+    present[user_of[user_of >= 0]] = True
+    lengths = np.diff(exact.offsets)
+    longer = np.flatnonzero(lengths > k)
+    at_k = exact.offsets[longer] + k
+    tied = int(np.count_nonzero(exact.scores[at_k - 1] == exact.scores[at_k]))
+    total = int(listed.sum())
+    comparison = None
+    if qrels is not None:
+        from ..comparison.models import compare
+
+        comparison = compare(qrels, {"exact": exact, "approximate": approx}, list(metrics),
+                             baseline="exact", **compare_options)  # fmt: skip
+    return AnnRecallReport(
+        k=k,
+        recall=float(hits.sum() / total) if total else float("nan"),
+        users=exact.user_ids[kept],
+        values=hits[kept] / listed[kept],
+        n_users_missing=int(np.count_nonzero(kept & ~present)),
+        n_users_empty=int(np.count_nonzero(~kept)),
+        n_users_tied_at_k=tied,
+        comparison=comparison,
+    )

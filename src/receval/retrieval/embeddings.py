@@ -1,0 +1,118 @@
+"""evaluate_embeddings(): the metrics of exact retrieval, block of users by block,
+without the whole run in memory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..data._ranked import Run
+from ..exceptions import InvalidParameterError
+from ..ranking.evaluation import RunBatches, evaluate
+from ..ranking.report import EvaluationReport
+from ..registry import parse_metrics
+from .search import BLOCK_ITEMS, BLOCK_USERS, Search, lists_run
+
+__all__ = ["evaluate_embeddings", "metrics_depth"]
+
+
+def evaluate_embeddings(
+    qrels: Any,
+    user_vectors: Any,
+    item_vectors: Any,
+    metrics: str | Iterable[str],
+    *,
+    k: int | None = None,
+    user_ids: Any = None,
+    item_ids: Any = None,
+    metric: str = "dot",
+    exclude: Any = None,
+    candidates: Any = None,
+    block_users: int = BLOCK_USERS,
+    block_items: int = BLOCK_ITEMS,
+    name: str | None = None,
+    **options: Any,
+) -> EvaluationReport:
+    """Evaluate the exact top-k retrieval of embeddings, block of users by block.
+
+    The lists of :func:`receval.retrieve` are made for one block of users at a
+    time and evaluated at once, so the whole run is never held: the report is the
+    one ``evaluate(qrels, retrieve(...), metrics, ...)`` returns (per-user values,
+    counts), in the memory of one block.
+
+    Parameters
+    ----------
+    qrels : Qrels, dict, DataFrame or path
+        Ground truth, as for :func:`receval.evaluate`.
+    user_vectors, item_vectors : array-like, tensor, Arrow array or path
+        The embeddings, as for :func:`receval.retrieve`.
+    metrics : str or iterable of str
+        Metric strings, as for :func:`receval.evaluate`.
+    k : int, default=None
+        Items retrieved per user; None: the largest cutoff of ``metrics`` (a
+        metric of the whole list, such as ``"mrr"``, then needs ``k``).
+    user_ids, item_ids, metric, exclude, candidates, block_users, block_items
+        As for :func:`receval.retrieve`.
+    name : str, default=None
+        The run's name in the report.
+    **options
+        The keyword options of :func:`receval.evaluate` (``ties``, ``profile``,
+        ``missing_users``, ...), except ``candidates``.
+
+    Returns
+    -------
+    report : EvaluationReport
+        The same report as ``evaluate(qrels, retrieve(...), metrics, **options)``.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``k`` missing for a metric of the whole list, or any error of
+        :func:`receval.retrieve` and :func:`receval.evaluate`.
+
+    See Also
+    --------
+    retrieve : The lists themselves, as a run.
+    evaluate : The metrics of a run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from receval import evaluate_embeddings
+    >>> users = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> items = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+    >>> qrels = {0: {1: 1}, 1: {2: 1}}
+    >>> report = evaluate_embeddings(qrels, users, items, ["recall@1", "mrr@3"],
+    ...                              exclude={0: [0]})
+    >>> report.mean
+    {'recall@1': 1.0, 'mrr@3': 1.0}
+    """
+    if "candidates" in options:  # pragma: no cover - a keyword of ours, never in options
+        raise InvalidParameterError("evaluate_embeddings: candidates is given twice.")
+    depth = k if k is not None else metrics_depth(metrics)
+    search = Search(
+        user_vectors, item_vectors, depth, user_ids=user_ids, item_ids=item_ids, metric=metric,
+        exclude=exclude, candidates=candidates, block_users=block_users,
+        block_items=block_items, func="evaluate_embeddings",
+    )  # fmt: skip
+
+    def batches() -> Iterator[Run]:
+        for lists in search.lists():
+            users = search.user_ids[lists.start : lists.start + len(lists.offsets) - 1]
+            yield lists_run([lists], users, search.item_ids, name)
+
+    return evaluate(qrels, RunBatches(batches, name), metrics, **options)
+
+
+def metrics_depth(metrics: str | Iterable[str]) -> int:
+    """The largest cutoff of the metrics (the items to retrieve for them); an error
+    when one reads the whole list."""
+    texts = [metrics] if isinstance(metrics, str) else list(metrics)
+    cutoffs = [s.k for t in texts for s in parse_metrics(t).values()]
+    if not cutoffs or any(c is None for c in cutoffs):
+        whole = [t for t in texts if any(s.k is None for s in parse_metrics(t).values())]
+        raise InvalidParameterError(
+            f"evaluate_embeddings: the metrics {whole} read the whole list; pass k, the items "
+            f"to retrieve per user (e.g. k=100), or give them a cutoff (e.g. 'mrr@100')."
+        )
+    return max(c for c in cutoffs if c is not None)

@@ -1,0 +1,91 @@
+"""Per-user item lists on the rows of the matrices: the items each user must not be
+shown (``exclude=``) and the items each user may be shown (``candidates=``).
+
+Both are CSR tables over the user rows: ``offsets`` (n_users + 1) into ``items``,
+the item rows of each user sorted ascending and distinct. Pairs whose user or item
+has no vector are ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..data._encode import lookup
+from ..exceptions import InputValidationError
+
+__all__ = ["ItemLists", "candidate_lists", "excluded_lists", "item_lists"]
+
+
+@dataclass(frozen=True)
+class ItemLists:
+    """Sorted distinct item rows per user row."""
+
+    offsets: np.ndarray
+    items: np.ndarray
+
+    def of_users(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """(offsets from 0, items) of user rows ``start:stop``."""
+        a, b = int(self.offsets[start]), int(self.offsets[stop])
+        return self.offsets[start : stop + 1] - a, self.items[a:b]
+
+
+def item_lists(users: np.ndarray, items: np.ndarray, n_users: int, n_items: int) -> ItemLists:
+    """The table of pairs (user row, item row); a row of -1 is a pair without a vector."""
+    found = (users >= 0) & (items >= 0)
+    keys = np.unique(users[found].astype(np.int64) * n_items + items[found])
+    rows = keys // n_items
+    offsets = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_users), out=offsets[1:])
+    return ItemLists(offsets, (keys % n_items).astype(np.int32))
+
+
+def _rows_of(ids: np.ndarray, codes: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
+    """The row in ``dictionary`` of each ``ids[codes]`` (-1 where absent)."""
+    rows: np.ndarray = lookup(ids, dictionary)[codes]
+    return rows
+
+
+def excluded_lists(
+    exclude: Any, user_ids: np.ndarray, item_ids: np.ndarray, func: str
+) -> ItemLists:
+    """The training items of each user row, from anything ``train=`` takes (the
+    seen-items table of ``evaluate(exclude=...)``)."""
+    from ..data.seen import SeenItems
+
+    seen = SeenItems.from_log(exclude, name="exclude", func=func)
+    offsets, items = seen.item_indices(user_ids, item_ids)
+    _check_matched(len(items), seen.user_ids, seen.item_ids, "exclude", func)
+    return ItemLists(offsets, items.astype(np.int32))
+
+
+def _check_matched(n_matched: int, users: np.ndarray, items: np.ndarray, name: str,
+                   func: str) -> None:  # fmt: skip
+    """An error when no pair of ``name`` names a user row and an item row: ids of
+    another type or with a prefix would otherwise mask (or allow) nothing."""
+    if n_matched == 0 and len(items):
+        raise InputValidationError(
+            f"{func}: no (user, item) pair of {name} names a user of user_ids and an item of "
+            f"item_ids. Got users {v.format_values(users[:5])} and items "
+            f"{v.format_values(items[:5])}; check that the ids are the same (type, prefix)."
+        )
+
+
+def candidate_lists(
+    candidates: Any, user_ids: np.ndarray, item_ids: np.ndarray, func: str
+) -> ItemLists:
+    """The candidate items of each user row, from what ``evaluate(candidates=...)`` takes."""
+    from ..sampled.negatives import as_candidates
+
+    c = as_candidates(candidates, func)
+    users = np.repeat(np.arange(c.n_users), np.diff(c.offsets))
+    lists = item_lists(
+        _rows_of(c.user_ids, users, user_ids),
+        _rows_of(c.item_ids, c.items, item_ids),
+        len(user_ids), len(item_ids),
+    )  # fmt: skip
+    _check_matched(len(lists.items), c.user_ids, c.item_ids, "candidates", func)
+    return lists

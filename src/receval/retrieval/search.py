@@ -1,0 +1,233 @@
+"""Exact top-k retrieval from embeddings, block of users by block of items.
+
+A block of users is scored against a block of items by one float32 matrix
+product (NumPy's BLAS, on every core it uses); the compiled core then merges the
+block's scores into each user's running top k (skipping the user's excluded
+items, ties by item id) without the GIL. Memory holds one block of scores
+(``block_users x block_items`` float32) and the top k of one block of users,
+whatever the catalogue: the item matrix is read block by block, from disk when
+it is a memmap or a Parquet file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from .._kernels import compiled
+from ..data._ranked import Run
+from ..exceptions import InputValidationError
+from .masks import ItemLists, candidate_lists, excluded_lists
+from .vectors import as_vectors
+
+__all__ = ["BLOCK_ITEMS", "BLOCK_USERS", "Lists", "Search", "lists_run"]
+
+#: Users scored together (the rows of a block of scores).
+BLOCK_USERS = 2048
+#: Items scored together (the columns of a block of scores): 2048 x 8192 float32
+#: scores are 64 MiB.
+BLOCK_ITEMS = 8192
+
+
+@dataclass(frozen=True)
+class Lists:
+    """The ranked lists of user rows ``start:start + len(offsets) - 1``: item rows
+    best first, and their float32 scores."""
+
+    start: int
+    offsets: np.ndarray
+    items: np.ndarray
+    scores: np.ndarray
+
+
+class Search:
+    """The checked inputs of a retrieval, and its lists block of users by block."""
+
+    def __init__(
+        self,
+        user_vectors: Any,
+        item_vectors: Any,
+        k: int,
+        *,
+        user_ids: Any,
+        item_ids: Any,
+        metric: str,
+        exclude: Any,
+        candidates: Any,
+        block_users: int,
+        block_items: int,
+        func: str,
+    ) -> None:
+        self.func = func
+        self.k = v.check_number(k, "k", func, integer=True, low=1)
+        self.metric = v.check_option(metric, "metric", func, ["dot", "cosine"])
+        self.block_users = v.check_number(block_users, "block_users", func, integer=True, low=1)
+        self.block_items = v.check_number(block_items, "block_items", func, integer=True, low=1)
+        self.users = as_vectors(user_vectors, "user_vectors", func)
+        self.items = as_vectors(item_vectors, "item_vectors", func)
+        if self.users.dim != self.items.dim:
+            raise InputValidationError(
+                f"{func}: user_vectors and item_vectors must have the same number of columns. "
+                f"Got {self.users.dim} and {self.items.dim}."
+            )
+        if self.items.n_rows == 0 or self.users.n_rows == 0:
+            empty = "item_vectors" if self.items.n_rows == 0 else "user_vectors"
+            raise InputValidationError(f"{func}: {empty} has no rows; pass at least one vector.")
+        if self.items.n_rows >= 2**31:
+            raise InputValidationError(
+                f"{func}: item_vectors has {self.items.n_rows} rows; at most 2**31 - 1 are "
+                f"supported."
+            )
+        self.user_ids = _ids(user_ids, self.users.n_rows, "user_ids", func)
+        self.item_ids = _ids(item_ids, self.items.n_rows, "item_ids", func)
+        # the tie key of each item row: the rank of its id in ascending order
+        self.keys = np.empty(self.items.n_rows, dtype=np.uint32)
+        self.keys[np.argsort(self.item_ids, kind="stable")] = np.arange(
+            self.items.n_rows, dtype=np.uint32
+        )
+        self.excluded: ItemLists | None = None
+        if exclude is not None:
+            self.excluded = excluded_lists(exclude, self.user_ids, self.item_ids, func)
+        self.candidates: ItemLists | None = None
+        if candidates is not None:
+            self.candidates = candidate_lists(candidates, self.user_ids, self.item_ids, func)
+
+    def lists(self) -> Iterator[Lists]:
+        """The ranked lists of every block of users, in user order."""
+        k = min(self.k, self.items.n_rows)
+        for start, users in self.users.blocks(self.block_users):
+            if self.metric == "cosine":
+                users = _unit(users, start, "user_vectors", self.func)
+            if self.candidates is not None:
+                yield self._candidate_lists(self.candidates, start, users, k)
+            else:
+                yield self._dense_lists(start, users, k)
+
+    def run(self, name: str | None = None) -> Run:
+        """Every user's list as one :class:`~receval.Run`."""
+        return lists_run(list(self.lists()), self.user_ids, self.item_ids, name)
+
+    def _masked(self, start: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+        if self.excluded is None:
+            return np.zeros(n + 1, dtype=np.int64), np.empty(0, dtype=np.int32)
+        return self.excluded.of_users(start, start + n)
+
+    def _dense_lists(self, start: int, users: np.ndarray, k: int) -> Lists:
+        core = compiled()
+        n = len(users)
+        heap_scores = np.empty(n * k, dtype=np.float32)
+        heap_items = np.empty(n * k, dtype=np.int32)
+        heap_len = np.zeros(n, dtype=np.int64)
+        masked = self._masked(start, n)
+        buffer = np.empty(n * min(self.block_items, self.items.n_rows), dtype=np.float32)
+        nan = False
+        for first, items in self.items.blocks(self.block_items):
+            if self.metric == "cosine":
+                items = _unit(items, first, "item_vectors", self.func)
+            scores = buffer[: n * len(items)].reshape(n, len(items))
+            with np.errstate(over="ignore", invalid="ignore"):  # an overflow raises below
+                np.matmul(users, items.T, out=scores)
+            nan |= core.topk_merge(scores, first, self.keys, *masked, heap_scores, heap_items,
+                                   heap_len, k)  # fmt: skip
+        core.topk_finish(heap_scores, heap_items, heap_len, k, self.keys)
+        kept = np.arange(k) < heap_len[:, None]
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(heap_len, out=offsets[1:])
+        out = Lists(start, offsets, heap_items.reshape(n, k)[kept],
+                    heap_scores.reshape(n, k)[kept])  # fmt: skip
+        return self._checked(out, nan)
+
+    def _candidate_lists(
+        self, candidates: ItemLists, start: int, users: np.ndarray, k: int
+    ) -> Lists:
+        n = len(users)
+        offsets, items = candidates.of_users(start, start + n)
+        rows = np.repeat(np.arange(n), np.diff(offsets))
+        if self.excluded is not None:
+            m_offsets, m_items = self.excluded.of_users(start, start + n)
+            m_rows = np.repeat(np.arange(n), np.diff(m_offsets))
+            n_items = self.items.n_rows
+            seen = m_rows.astype(np.int64) * n_items + m_items
+            keep = ~np.isin(rows.astype(np.int64) * n_items + items, seen)
+            rows, items = rows[keep], items[keep]
+        vectors = self.items.take(items)
+        if self.metric == "cosine":
+            vectors = _unit(vectors, 0, "item_vectors", self.func, rows=items)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow raises below
+            scores = np.einsum("ij,ij->i", users[rows], vectors)
+        order = np.lexsort((self.keys[items], -scores, rows))
+        rows, items, scores = rows[order], items[order], scores[order]
+        counts = np.bincount(rows, minlength=n)
+        firsts = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=firsts[1:])
+        top = np.arange(len(rows)) - firsts[rows] < k
+        lengths = np.minimum(counts, k)
+        out_offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=out_offsets[1:])
+        out = Lists(start, out_offsets, items[top], scores[top])
+        return self._checked(out, bool(np.isnan(scores).any()))
+
+    def _checked(self, lists: Lists, nan: bool) -> Lists:
+        if nan or not np.isfinite(lists.scores).all():
+            raise InputValidationError(
+                f"{self.func}: some inner products overflow float32 (users from row "
+                f"{lists.start}); scale the vectors down."
+            )
+        return lists
+
+
+def _unit(x: np.ndarray, start: int, name: str, func: str, rows: Any = None) -> np.ndarray:
+    """Rows scaled to unit length (cosine); a zero vector has no direction."""
+    norms = np.linalg.norm(x, axis=1)
+    if not norms.all():
+        i = int(np.flatnonzero(norms == 0)[0])
+        row = start + i if rows is None else int(rows[i])
+        raise InputValidationError(
+            f"{func}: row {row} of {name} is a zero vector, whose cosine is undefined; "
+            f"use metric='dot' or drop it."
+        )
+    return np.ascontiguousarray(x / norms[:, None], dtype=np.float32)
+
+
+def _ids(ids: Any, n: int, name: str, func: str) -> np.ndarray:
+    """The ids of the rows (``None``: 0, 1, ...), distinct, one per row."""
+    if ids is None:
+        return np.arange(n, dtype=np.int64)
+    out = v.as_1d(ids, name, func)
+    if len(out) != n:
+        raise InputValidationError(
+            f"{func}: {name} must have one id per row of the vectors ({n}). Got {len(out)}."
+        )
+    try:
+        distinct = len(np.unique(out))
+    except TypeError:
+        raise InputValidationError(f"{func}: {name} must be all integers or all strings.") from None
+    if distinct != n:
+        values, counts = np.unique(out, return_counts=True)
+        raise InputValidationError(
+            f"{func}: {name} must be distinct. Got {v.format_values(values[counts > 1])} more "
+            f"than once."
+        )
+    return out
+
+
+def lists_run(lists: list[Lists], user_ids: np.ndarray, item_ids: np.ndarray,
+              name: str | None) -> Run:  # fmt: skip
+    """The lists of consecutive blocks of user rows as a :class:`~receval.Run`; its
+    item ids are the items listed (codes in order of item row)."""
+    offsets = np.zeros(len(user_ids) + 1, dtype=np.int64)
+    lengths = np.concatenate([np.diff(part.offsets) for part in lists])
+    np.cumsum(lengths, out=offsets[1:])
+    items = np.concatenate([part.items for part in lists])
+    scores = np.concatenate([part.scores for part in lists]).astype(np.float64)
+    used = np.zeros(len(item_ids), dtype=bool)
+    used[items] = True
+    code = np.cumsum(used, dtype=np.int64) - 1
+    return Run.from_ranked(
+        user_ids, item_ids[used], offsets, code[items].astype(np.int32), scores,
+        from_ranks=False, name=name,
+    )  # fmt: skip

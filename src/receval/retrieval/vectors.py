@@ -1,0 +1,246 @@
+"""Matrices of embeddings read block by block of rows, as float32.
+
+A matrix is a NumPy array (a ``np.memmap`` too), the path of a ``.npy`` file (read
+block by block from disk, only the block in memory), a torch tensor (bfloat16 too: each block is
+converted on its own), an Arrow fixed-size-list array or column, or a Parquet
+file with one fixed-size-list column, read in batches. Every block comes back as
+a C-contiguous float32 array: float16 and bfloat16 values are exact in float32,
+float64 values are rounded to it (the scores are float32 products).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InputValidationError
+
+__all__ = ["Vectors", "as_vectors"]
+
+
+class Vectors:
+    """A matrix of ``n_rows`` vectors of ``dim`` numbers, read by blocks of rows."""
+
+    def __init__(self, name: str, func: str, n_rows: int, dim: int) -> None:
+        self.name, self.func = name, func
+        self.n_rows, self.dim = n_rows, dim
+
+    def _read(self, start: int, stop: int) -> Any:  # pragma: no cover - each kind has its own
+        raise NotImplementedError
+
+    def blocks(self, size: int) -> Iterator[tuple[int, np.ndarray]]:
+        """``(first row, rows)`` of consecutive blocks of at most ``size`` rows."""
+        for start in range(0, self.n_rows, size):
+            stop = min(start + size, self.n_rows)
+            yield start, self._checked(start, self._read(start, stop))
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        """The given rows (any order, repeats allowed) as float32."""
+        raise InputValidationError(
+            f"{self.func}: candidates need {self.name} that can be read row by row (an array, "
+            f"a memmap, a tensor or an Arrow array). Got a Parquet file; load it first."
+        )
+
+    def _checked(self, start: int, block: Any) -> np.ndarray:
+        out = np.ascontiguousarray(block, dtype=np.float32)
+        if not np.isfinite(out).all():
+            row = start + int(np.flatnonzero(~np.isfinite(out).all(axis=1))[0])
+            raise InputValidationError(
+                f"{self.func}: {self.name} contains NaN or infinity (row {row}), or a value "
+                f"too large for float32."
+            )
+        return out
+
+
+class _Array(Vectors):
+    """A NumPy array (a memmap too), or an ml_dtypes bfloat16 one."""
+
+    def __init__(self, a: np.ndarray, name: str, func: str) -> None:
+        kind = a.dtype.kind
+        if not (kind in "fiu" or a.dtype.name == "bfloat16"):
+            raise InputValidationError(
+                f"{func}: {name} must hold numbers (float32, float16, bfloat16, float64 or "
+                f"integers). Got dtype {a.dtype}."
+            )
+        super().__init__(name, func, *_shape(a.shape, name, func))
+        self.a = a
+
+    def _read(self, start: int, stop: int) -> Any:
+        return self.a[start:stop]
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        return self._checked(0, self.a[rows])
+
+
+class _NpyFile(Vectors):
+    """A ``.npy`` file read block by block with plain reads: only the block is in
+    memory (a memmap would keep every page it touched mapped in the process)."""
+
+    def __init__(self, path: str, name: str, func: str) -> None:
+        with open(path, "rb") as fh:
+            fmt = np.lib.format
+            version = fmt.read_magic(fh)
+            header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+            shape, fortran, dtype = header(fh)
+            self.offset = fh.tell()
+        self.path, self.dtype = path, np.dtype(dtype)
+        _Array(np.empty((0, 1), dtype=self.dtype), name, func)  # the same dtype check
+        super().__init__(name, func, *_shape(tuple(shape), name, func))
+        self.fortran = bool(fortran)
+
+    def _read(self, start: int, stop: int) -> Any:
+        if self.fortran:  # column-major: rows are not contiguous on disk
+            return np.load(self.path, mmap_mode="r")[start:stop]
+        row = self.dim * self.dtype.itemsize
+        count = (stop - start) * self.dim
+        block = np.fromfile(self.path, dtype=self.dtype, count=count,
+                            offset=self.offset + start * row)  # fmt: skip
+        return block.reshape(stop - start, self.dim)
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        return self._checked(0, np.load(self.path, mmap_mode="r")[rows])
+
+
+class _Tensor(Vectors):
+    """A torch tensor, converted to float32 on the host block by block."""
+
+    def __init__(self, t: Any, name: str, func: str) -> None:
+        super().__init__(name, func, *_shape(tuple(t.shape), name, func))
+        self.t = t.detach()
+
+    def _read(self, start: int, stop: int) -> Any:
+        torch = sys.modules["torch"]
+        return self.t[start:stop].to(device="cpu", dtype=torch.float32).numpy()
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        torch = sys.modules["torch"]
+        index = torch.from_numpy(np.asarray(rows, dtype=np.int64)).to(self.t.device)
+        return self._checked(0, self.t[index].to(device="cpu", dtype=torch.float32).numpy())
+
+
+class _Arrow(Vectors):
+    """An Arrow fixed-size-list array or chunked array (one row per vector)."""
+
+    def __init__(self, a: Any, name: str, func: str) -> None:
+        import pyarrow as pa
+
+        if isinstance(a, pa.Table):
+            a = _one_column(a.schema, name, func, a)
+        dim = _list_size(a.type, name, func)
+        if a.null_count:
+            raise InputValidationError(f"{func}: {name} has {a.null_count} null vectors.")
+        super().__init__(name, func, len(a), dim)
+        self.a = a
+
+    def _read(self, start: int, stop: int) -> Any:
+        return _values(self.a.slice(start, stop - start), self.dim)
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        return self._checked(0, _values(self.a.take(np.asarray(rows, dtype=np.int64)), self.dim))
+
+
+class _Parquet(Vectors):
+    """A Parquet file with one fixed-size-list column, read in batches (never whole)."""
+
+    def __init__(self, path: str, name: str, func: str) -> None:
+        import pyarrow.parquet as pq
+
+        self.file = pq.ParquetFile(path)
+        schema = self.file.schema_arrow
+        self.column = _one_column(schema, name, func, None)
+        dim = _list_size(schema.field(self.column).type, name, func)
+        super().__init__(name, func, self.file.metadata.num_rows, dim)
+
+    def blocks(self, size: int) -> Iterator[tuple[int, np.ndarray]]:
+        start = 0
+        for batch in self.file.iter_batches(batch_size=size, columns=[self.column]):
+            column = batch.column(0)
+            if column.null_count:
+                raise InputValidationError(
+                    f"{self.func}: {self.name} has null vectors (rows from {start})."
+                )
+            yield start, self._checked(start, _values(column, self.dim))
+            start += len(column)
+
+
+def _shape(shape: tuple[int, ...], name: str, func: str) -> tuple[int, int]:
+    if len(shape) != 2:
+        raise InputValidationError(
+            f"{func}: {name} must be a 2-D matrix (one row per vector). Got shape {tuple(shape)}."
+        )
+    if shape[1] == 0:
+        raise InputValidationError(f"{func}: {name} has vectors of length 0.")
+    return int(shape[0]), int(shape[1])
+
+
+def _one_column(schema: Any, name: str, func: str, table: Any) -> Any:
+    """The only column of a table or file (its name for a file, the column for a table)."""
+    if len(schema.names) != 1:
+        raise InputValidationError(
+            f"{func}: {name} must have exactly one column, of fixed-size lists. Got columns "
+            f"{schema.names[:5]}; select the vector column first."
+        )
+    return schema.names[0] if table is None else table.column(0)
+
+
+def _list_size(t: Any, name: str, func: str) -> int:
+    import pyarrow as pa
+
+    if not pa.types.is_fixed_size_list(t) or not (
+        pa.types.is_floating(t.value_type) or pa.types.is_integer(t.value_type)
+    ):
+        raise InputValidationError(
+            f"{func}: {name} must be fixed-size lists of numbers. Got type {t}; cast it, e.g. "
+            f"to pa.list_(pa.float32(), dim)."
+        )
+    if t.list_size == 0:
+        raise InputValidationError(f"{func}: {name} has vectors of length 0.")
+    return int(t.list_size)
+
+
+def _values(a: Any, dim: int) -> np.ndarray:
+    """The numbers of a (chunked) fixed-size-list array as rows of ``dim``."""
+    import pyarrow as pa
+
+    if isinstance(a, pa.ChunkedArray):
+        a = a.combine_chunks()
+    flat = a.flatten().to_numpy(zero_copy_only=False)
+    return np.asarray(flat).reshape(len(a), dim)
+
+
+def as_vectors(data: Any, name: str, func: str) -> Vectors:
+    """``data`` as a :class:`Vectors`; an ``InputValidationError`` naming ``name``."""
+    if isinstance(data, Vectors):
+        return data
+    if isinstance(data, (str, os.PathLike)):
+        path = os.fspath(data)
+        if not os.path.exists(path):
+            raise InputValidationError(f"{func}: {name} file {path!r} does not exist.")
+        if path.endswith(".npy"):
+            return _NpyFile(path, name, func)
+        if path.endswith((".parquet", ".pq")):
+            return _Parquet(path, name, func)
+        raise InputValidationError(f"{func}: {name} must be a .npy or .parquet file. Got {path!r}.")
+    module = type(data).__module__
+    if module.startswith("torch") and hasattr(data, "detach"):
+        return _Tensor(data, name, func)
+    if module.startswith("pyarrow"):
+        return _Arrow(data, name, func)
+    if isinstance(data, np.ndarray):
+        return _Array(data, name, func)
+    if hasattr(data, "__array__") or isinstance(data, (list, tuple)):
+        try:
+            array = np.asarray(data)
+        except ValueError:  # rows of different lengths
+            raise InputValidationError(
+                f"{func}: {name} must be a 2-D matrix: rows of the same length."
+            ) from None
+        return _Array(array, name, func)
+    raise InputValidationError(
+        f"{func}: {name} must be a 2-D array, a tensor, an Arrow fixed-size-list array, or a "
+        f".npy or .parquet file. Got {type(data).__name__}."
+    )

@@ -1,0 +1,183 @@
+"""receval retrieve, and receval rank --user-vectors --item-vectors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from receval import Run, evaluate, retrieve
+from tests.cli._helpers import invoke, make_runner
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.default_rng(0)
+    users = rng.integers(-2, 3, (6, 3)).astype(np.float32)
+    items = rng.integers(-2, 3, (20, 3)).astype(np.float32)
+    np.save(tmp_path / "u.npy", users)
+    np.save(tmp_path / "i.npy", items)
+    (tmp_path / "users.txt").write_text("\n".join(f"u{i}" for i in range(6)) + "\n")
+    np.save(tmp_path / "items_ids.npy", np.arange(100, 120))
+    pq.write_table(
+        pa.table({"user": ["u0", "u1", "u1"], "item": [100, 101, 102]}), tmp_path / "train.parquet"
+    )
+    (tmp_path / "qrels.tsv").write_text(
+        "user\titem\tgrade\n" + "".join(f"u{u}\t{100 + (3 * u) % 20}\t1\n" for u in range(6))
+    )
+    return tmp_path, users, items
+
+
+def test_retrieve_writes_the_run_of_receval_retrieve(files):
+    path, users, items = files
+    out = path / "run.parquet"
+    result = invoke(
+        make_runner(),
+        "retrieve",
+        "--users",
+        path / "u.npy",
+        "--items",
+        path / "i.npy",
+        "--k",
+        4,
+        "--user-ids",
+        path / "users.txt",
+        "--item-ids",
+        path / "items_ids.npy",
+        "--exclude",
+        path / "train.parquet",
+        "-o",
+        out,
+    )
+    assert "wrote 24 rows for 6 users" in result.stderr
+    want = retrieve(
+        users,
+        items,
+        4,
+        user_ids=[f"u{i}" for i in range(6)],
+        item_ids=np.arange(100, 120),
+        exclude=(["u0", "u1", "u1"], [100, 101, 102]),
+    )
+    table = pq.read_table(out)
+    assert table.column_names == ["user", "item", "score", "rank"]
+    got = Run.from_frame(table)
+    assert got.to_dict() == want.to_dict()
+    assert table.column("rank").to_pylist()[:4] == [1, 2, 3, 4]
+
+
+def test_retrieve_trec_output_and_bad_input(files):
+    path, _, _ = files
+    out = path / "run.txt"
+    invoke(
+        make_runner(),
+        "retrieve",
+        "--users",
+        path / "u.npy",
+        "--items",
+        path / "i.npy",
+        "--k",
+        2,
+        "-o",
+        out,
+        "--quiet",
+    )
+    first = out.read_text().splitlines()[0].split()
+    assert first[1] == "Q0" and first[3] == "1" and first[5] == "i.npy"
+    bad = invoke(
+        make_runner(),
+        "retrieve",
+        "--users",
+        path / "u.npy",
+        "--items",
+        path / "nothere.npy",
+        "-o",
+        out,
+        code=2,
+    )
+    assert "error:" in bad.stderr and "nothere.npy" in bad.stderr
+
+
+def test_rank_from_vectors_equals_evaluate_of_the_retrieved_run(files):
+    path, users, items = files
+    result = invoke(
+        make_runner(),
+        "rank",
+        "--qrels",
+        path / "qrels.tsv",
+        "--user-vectors",
+        path / "u.npy",
+        "--item-vectors",
+        path / "i.npy",
+        "--user-ids",
+        path / "users.txt",
+        "--item-ids",
+        path / "items_ids.npy",
+        "-m",
+        "ndcg@5",
+        "-m",
+        "recall@3",
+        "--format",
+        "json",
+    )
+    (row,) = json.loads(result.stdout)
+    run = retrieve(
+        users, items, 5, user_ids=[f"u{i}" for i in range(6)], item_ids=np.arange(100, 120)
+    )
+    qrels = {f"u{u}": {100 + (3 * u) % 20: 1} for u in range(6)}
+    want = evaluate(qrels, run, ["ndcg@5", "recall@3"]).mean
+    assert row["run"] == "i.npy"
+    assert row["ndcg@5"] == pytest.approx(want["ndcg@5"])
+    assert row["recall@3"] == pytest.approx(want["recall@3"])
+
+
+def test_rank_needs_a_run_or_both_vector_files(files):
+    path, _, _ = files
+    result = invoke(
+        make_runner(),
+        "rank",
+        "--qrels",
+        path / "qrels.tsv",
+        "--user-vectors",
+        path / "u.npy",
+        code=2,
+    )
+    assert "--item-vectors" in result.stderr
+
+
+def test_rank_from_vectors_masks_the_exclude_items_in_the_retrieval(files):
+    path, users, items = files
+    result = invoke(
+        make_runner(),
+        "rank",
+        "--qrels",
+        path / "qrels.tsv",
+        "--user-vectors",
+        path / "u.npy",
+        "--item-vectors",
+        path / "i.npy",
+        "--user-ids",
+        path / "users.txt",
+        "--item-ids",
+        path / "items_ids.npy",
+        "--exclude",
+        path / "train.parquet",
+        "-m",
+        "ndcg@5",
+        "--format",
+        "json",
+    )
+    (row,) = json.loads(result.stdout)
+    train = (["u0", "u1", "u1"], [100, 101, 102])
+    run = retrieve(
+        users,
+        items,
+        5,
+        user_ids=[f"u{i}" for i in range(6)],
+        item_ids=np.arange(100, 120),
+        exclude=train,
+    )
+    qrels = {f"u{u}": {100 + (3 * u) % 20: 1} for u in range(6)}
+    assert row["ndcg@5"] == pytest.approx(evaluate(qrels, run, ["ndcg@5"]).mean["ndcg@5"])

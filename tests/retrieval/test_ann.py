@@ -1,0 +1,57 @@
+"""ann_recall(): hand cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from receval import InvalidParameterError, Run, ann_recall
+
+
+def test_hand_case_per_user_and_pooled():
+    exact = {"u1": {"a": 0.9, "b": 0.8, "c": 0.7}, "u2": {"d": 0.9, "e": 0.5, "f": 0.1}}
+    approx = {"u1": {"c": 0.7, "a": 0.6}, "u2": {"f": 0.5, "d": 0.4, "e": 0.3}}
+    report = ann_recall(exact, approx, 2)
+    # u1: exact top 2 {a, b}, approx top 2 {c, a}: 1/2; u2: {d, e} vs {f, d}: 1/2
+    assert report.recall == 0.5
+    np.testing.assert_array_equal(report.values, [0.5, 0.5])
+    assert list(report.users) == ["u1", "u2"]
+    assert ann_recall(exact, approx, 3).recall == 5 / 6
+
+
+def test_missing_empty_and_tied_users_are_counted():
+    exact = Run.from_dict({"u1": {"a": 1.0, "b": 1.0, "c": 0.5}, "u2": {"a": 1.0}, "u3": {}})
+    approx = {"u1": {"a": 1.0, "c": 0.9}}
+    report = ann_recall(exact, approx, 1)
+    assert report.n_users_missing == 1  # u2: share 0
+    assert report.n_users_empty == 1  # u3: left out
+    assert report.n_users_tied_at_k == 1  # u1: a and b tie at k = 1
+    np.testing.assert_array_equal(report.values, [1.0, 0.0])
+    assert report.recall == 0.5
+    assert "recall=0.5000" in repr(report)
+
+
+def test_identical_runs_have_recall_one_and_no_metric_loss():
+    exact = {"u1": {"a": 0.9, "b": 0.8}, "u2": {"c": 0.9}}
+    qrels = {"u1": {"b": 1}, "u2": {"c": 1}}
+    report = ann_recall(
+        exact,
+        exact,
+        2,
+        qrels=qrels,
+        metrics=["ndcg@2"],
+        n_permutations=100,
+        n_resamples=100,
+        interval=None,
+    )
+    assert report.recall == 1.0
+    assert report.comparison is not None
+    means = report.comparison.means["ndcg@2"]
+    assert means["exact"] == means["approximate"]
+
+
+def test_bad_arguments():
+    with pytest.raises(InvalidParameterError, match="'k' parameter of ann_recall"):
+        ann_recall({"u": {"a": 1}}, {"u": {"a": 1}}, 0)
+    with pytest.raises(InvalidParameterError, match="pass both qrels and metrics"):
+        ann_recall({"u": {"a": 1}}, {"u": {"a": 1}}, 1, qrels={"u": {"a": 1}})

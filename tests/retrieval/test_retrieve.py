@@ -1,0 +1,245 @@
+"""retrieve() against the brute-force oracle: ties, masks, candidates, blocks, inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from receval import InputValidationError, InvalidParameterError, retrieve
+from tests.oracles.retrieval import scores, top_k
+
+
+def _lists(run, user_ids):
+    d = run.to_dict()
+    return [list(d.get(u, {})) for u in user_ids]
+
+
+def _tied_data(seed, n_users=13, n_items=29, dim=4):
+    """Integer-valued vectors: exact float32 products, many equal scores."""
+    rng = np.random.default_rng(seed)
+    users = rng.integers(-2, 3, (n_users, dim)).astype(np.float32)
+    items = rng.integers(-2, 3, (n_items, dim)).astype(np.float32)
+    return users, items
+
+
+def _masks(seed, n_users, n_items):
+    rng = np.random.default_rng(seed + 100)
+    excluded = {
+        u: set(rng.choice(n_items, rng.integers(0, 6), replace=False).tolist())
+        for u in range(n_users)
+    }
+    excluded[0] = set(range(n_items))  # a user with everything masked
+    return excluded
+
+
+@pytest.mark.parametrize("blocks", [(1, 1), (3, 5), (4, 16), (1000, 1000)])
+@pytest.mark.parametrize("k", [1, 4, 40])
+def test_equals_the_oracle_with_ties_masks_and_blocks(blocks, k):
+    users, items = _tied_data(0)
+    item_ids = np.random.default_rng(1).permutation(np.arange(100, 100 + len(items)))
+    excluded = _masks(0, len(users), len(items))
+    train = (
+        [u for u, s in excluded.items() for _ in s],
+        [int(item_ids[i]) for s in excluded.values() for i in s],
+    )
+    run = retrieve(
+        users,
+        items,
+        k,
+        item_ids=item_ids,
+        exclude=train,
+        block_users=blocks[0],
+        block_items=blocks[1],
+    )
+    want = top_k(scores(users, items), k, list(item_ids), excluded=excluded)
+    assert _lists(run, range(len(users))) == want
+    assert run.n_users == len(users)
+    assert want[0] == [] and run.offsets[1] == 0
+    # scores are the products
+    full = scores(users, items)
+    d = run.to_dict()
+    pos = {int(x): i for i, x in enumerate(item_ids)}
+    for u, row in d.items():
+        for item, s in row.items():
+            assert s == full[u, pos[item]]
+
+
+def test_string_ids_break_ties_in_string_order():
+    users = np.ones((1, 2), dtype=np.float32)
+    items = np.ones((4, 2), dtype=np.float32)
+    run = retrieve(users, items, 3, user_ids=["u"], item_ids=["b", "d", "a", "c"])
+    assert list(run.to_dict()["u"]) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "bfloat16"])
+def test_every_input_dtype(dtype):
+    users, items = _tied_data(3)
+    want = top_k(scores(users, items), 5, list(range(len(items))))
+    if dtype == "bfloat16":
+        torch = pytest.importorskip("torch")
+        u = torch.tensor(users, dtype=torch.bfloat16)
+        i = torch.tensor(items, dtype=torch.bfloat16)
+    else:
+        u, i = users.astype(dtype), items.astype(dtype)
+    run = retrieve(u, i, 5, block_users=4, block_items=7)
+    assert _lists(run, range(len(users))) == want
+
+
+def test_torch_float32_tensors():
+    torch = pytest.importorskip("torch")
+    users, items = _tied_data(4)
+    run = retrieve(torch.from_numpy(users), torch.from_numpy(items), 3)
+    assert _lists(run, range(len(users))) == top_k(scores(users, items), 3, list(range(len(items))))
+
+
+def test_memmapped_npy_files(tmp_path):
+    users, items = _tied_data(5, n_items=57)
+    np.save(tmp_path / "u.npy", users)
+    np.save(tmp_path / "i.npy", items.astype(np.float16))
+    want = top_k(scores(users, items), 6, list(range(len(items))))
+    run = retrieve(tmp_path / "u.npy", str(tmp_path / "i.npy"), 6, block_items=10)
+    assert _lists(run, range(len(users))) == want
+    np.save(tmp_path / "f.npy", np.asfortranarray(items))
+    assert _lists(retrieve(users, tmp_path / "f.npy", 6, block_items=9), range(len(users))) == want
+    mm = np.load(tmp_path / "i.npy", mmap_mode="r")
+    assert isinstance(mm, np.memmap)
+    assert _lists(retrieve(users, mm, 6, block_items=8), range(len(users))) == want
+
+
+def _fixed(x):
+    flat = pa.array(x.reshape(-1))
+    return pa.FixedSizeListArray.from_arrays(flat, x.shape[1])
+
+
+def test_arrow_fixed_size_lists_and_parquet_in_batches(tmp_path):
+    users, items = _tied_data(6, n_items=41)
+    want = top_k(scores(users, items), 4, list(range(len(items))))
+    chunked = pa.chunked_array([_fixed(items[:10]), _fixed(items[10:])])
+    assert _lists(retrieve(_fixed(users), chunked, 4, block_items=7), range(len(users))) == want
+    table = pa.table({"v": chunked})
+    assert _lists(retrieve(users, table, 4), range(len(users))) == want
+    pq.write_table(table, tmp_path / "items.parquet", row_group_size=8)
+    pq.write_table(pa.table({"v": _fixed(users)}), tmp_path / "users.parquet", row_group_size=5)
+    run = retrieve(
+        tmp_path / "users.parquet", tmp_path / "items.parquet", 4, block_items=6, block_users=3
+    )
+    assert _lists(run, range(len(users))) == want
+
+
+def test_candidates_and_exclude_together():
+    users, items = _tied_data(7)
+    rng = np.random.default_rng(8)
+    cands = {u: set(rng.choice(len(items), 9, replace=False).tolist()) for u in range(len(users))}
+    del cands[2]  # a user without candidates: an empty list
+    excluded = _masks(7, len(users), len(items))
+    run = retrieve(
+        users,
+        items,
+        4,
+        candidates={u: sorted(c) for u, c in cands.items()},
+        exclude={u: sorted(s) for u, s in excluded.items()},
+        block_users=5,
+    )
+    want = top_k(
+        scores(users, items), 4, list(range(len(items))), excluded=excluded, candidates=cands
+    )
+    assert want[2] == []
+    assert _lists(run, range(len(users))) == want
+
+
+def test_k_larger_than_the_catalogue_lists_every_item():
+    users, items = _tied_data(9, n_items=5)
+    run = retrieve(users, items, 50)
+    assert np.all(np.diff(run.offsets) == 5)
+    assert _lists(run, range(len(users))) == top_k(scores(users, items), 50, list(range(5)))
+
+
+def test_cosine_against_float64_scores():
+    rng = np.random.default_rng(10)
+    users = rng.normal(size=(20, 8)).astype(np.float32)
+    items = rng.normal(size=(300, 8)).astype(np.float32)
+    run = retrieve(users, items, 10, metric="cosine", block_items=64)
+    full = scores(users, items, "cosine")
+    _check_close(run, full, 10)
+
+
+def _check_close(run, full, k):
+    """Scores within float32 rounding of the float64 ones; the list holds the k best
+    up to that tolerance."""
+    d = run.to_dict()
+    for u, row in d.items():
+        got = np.array(list(row))
+        np.testing.assert_allclose(list(row.values()), full[u, got], rtol=1e-5, atol=1e-5)
+        kth = full[u, got[-1]]
+        rest = np.delete(full[u], got)
+        assert len(got) == k and (rest <= kth + 1e-5).all()
+
+
+def test_random_floats_against_float64_oracle():
+    rng = np.random.default_rng(11)
+    users = rng.normal(size=(33, 16))
+    items = rng.normal(size=(500, 16))
+    _check_close(
+        retrieve(users, items, 7, block_users=10, block_items=100), scores(users, items), 7
+    )
+
+
+@given(st.integers(0, 10_000), st.integers(1, 12), st.integers(1, 9), st.integers(1, 9))
+def test_property_blocks_never_change_the_lists(seed, k, bu, bi):
+    users, items = _tied_data(seed, n_users=7, n_items=15, dim=3)
+    excluded = _masks(seed, len(users), len(items))
+    assume(any(len(s) < len(items) for s in excluded.values()))
+    run = retrieve(
+        users,
+        items,
+        k,
+        exclude={u: sorted(s) for u, s in excluded.items()},
+        block_users=bu,
+        block_items=bi,
+    )
+    assert _lists(run, range(len(users))) == top_k(
+        scores(users, items), k, list(range(15)), excluded=excluded
+    )
+
+
+def test_bad_input_messages():
+    u = np.ones((2, 3))
+    with pytest.raises(InputValidationError, match=r"same number of columns\. Got 3 and 2"):
+        retrieve(u, np.ones((4, 2)), 1)
+    with pytest.raises(
+        InputValidationError, match=r"item_vectors contains NaN or infinity \(row 1\)"
+    ):
+        retrieve(u, np.array([[1, 1, 1], [np.nan, 0, 0]]), 1)
+    with pytest.raises(InputValidationError, match=r"item_ids must be distinct\. Got \[7\]"):
+        retrieve(u, np.ones((2, 3)), 1, item_ids=[7, 7])
+    with pytest.raises(InputValidationError, match=r"one id per row of the vectors \(2\)\. Got 3"):
+        retrieve(u, np.ones((2, 3)), 1, user_ids=[1, 2, 3])
+    with pytest.raises(InputValidationError, match="row 1 of item_vectors is a zero vector"):
+        retrieve(u, np.array([[1, 0, 0], [0, 0, 0]]), 1, metric="cosine")
+    with pytest.raises(InvalidParameterError, match="'k' parameter of retrieve"):
+        retrieve(u, u, 0)
+    with pytest.raises(InvalidParameterError, match="'metric' parameter of retrieve"):
+        retrieve(u, u, 1, metric="l2")
+    with pytest.raises(InputValidationError, match="user_vectors must be a 2-D matrix"):
+        retrieve(np.ones(3), u, 1)
+    with pytest.raises(InputValidationError, match="item_vectors must be a 2-D matrix: rows"):
+        retrieve(u, [[1.0], [1.0, 2.0]], 1)
+    with pytest.raises(InputValidationError, match="user_vectors must hold numbers"):
+        retrieve(np.array([["a", "b"]]), u, 1)
+    with pytest.raises(InputValidationError, match="overflow float32"):
+        retrieve(np.full((1, 2), 1e30), np.full((1, 2), 1e30), 1)
+
+
+def test_exclude_or_candidates_matching_nothing_is_an_error():
+    users, items = _tied_data(12)
+    with pytest.raises(InputValidationError, match="no \\(user, item\\) pair of exclude names"):
+        retrieve(users, items, 3, exclude={"user0": ["item1"]})
+    with pytest.raises(InputValidationError, match="pair of candidates names"):
+        retrieve(users, items, 3, candidates={0: [999]})
+    # a partial match is the usual case (training users without vectors): no error
+    run = retrieve(users, items, 3, exclude={0: [1], 999: [2]})
+    assert run.n_users == len(users)

@@ -173,3 +173,16 @@ def test_the_kernel_refuses_inconsistent_arrays():
         call([0, 2], [0, 1], [0, 0], [1, 0], [0, 1], [0])
     with pytest.raises(ValueError, match="seen_offsets must ascend"):
         call([0, 2], [0, 1], [0], [1, 0], [0, 2], [0])
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 8)), min_size=1, max_size=30),
+    st.lists(st.tuples(st.integers(0, 6), st.integers(0, 9)), max_size=30),
+)
+def test_seen_rows_of_rows_in_any_order(train, rows):
+    seen = SeenItems.from_log(tuple(zip(*train, strict=True)))
+    user_ids, item_ids = np.arange(7) * 1, np.arange(10)
+    users = np.asarray([u for u, _ in rows], dtype=np.int64)
+    items = np.asarray([i for _, i in rows], dtype=np.int64)
+    got = seen.seen_rows(users, user_ids, items, item_ids)
+    assert got.tolist() == [(u, i) in set(train) for u, i in rows]

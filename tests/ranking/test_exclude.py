@@ -235,3 +235,16 @@ def test_bad_exclude_is_refused_naming_it():
         rv.evaluate(qrels, run, ["p@1"], repeats="yes")
     with pytest.raises(InputValidationError, match=r"receval.metric\('p@1'\): exclude must be"):
         rv.metric("p@1", exclude=3)
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+def test_accumulator_state_round_trips_with_exclude(whole_groups):
+    qrels = {"u1": {"b": 1, "c": 1}, "u2": {"a": 1}}
+    run = {"u1": {"a": 0.9, "b": 0.8, "c": 0.7}, "u2": {"a": 0.5, "z": 0.4}}
+    train = {"u1": ["a"], "u2": ["a"]}
+    acc = rv.metric("recall@1", exclude=train, whole_groups=whole_groups).update(qrels, run)
+    back = rv.metric("recall@1", exclude=train, whole_groups=whole_groups)
+    back.load_state_dict(acc.state_dict())
+    want = rv.evaluate(qrels, run, ["recall@1"], exclude=train).mean["recall@1"]
+    assert acc.compute() == back.compute() == want == 0.25
+    assert rv.metric("recall@1", repeats=True).update(qrels, run).compute() == 0.5

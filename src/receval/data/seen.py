@@ -146,16 +146,42 @@ class SeenItems:
         result: np.ndarray = self.item_ids[self.items[self.offsets[code] : self.offsets[code + 1]]]
         return result
 
-    def seen_rows(self, lists: Run | Qrels) -> tuple[np.ndarray, np.ndarray]:
+    def seen_rows(
+        self, users: np.ndarray, user_ids: np.ndarray, items: np.ndarray, item_ids: np.ndarray
+    ) -> np.ndarray:
+        """Whether each row (``user_ids[users[r]]``, ``item_ids[items[r]]``) is a seen
+        pair, for the rows of a container of other codes (some rows of a run or qrels, in
+        any order); ids match by value, as :func:`receval.evaluate` matches them (an int
+        7 and a string "7" alike)."""
+        users = np.asarray(users, dtype=np.int64)
+        order = None
+        if len(users) > 1 and bool((users[1:] < users[:-1]).any()):
+            order = np.argsort(users, kind="stable")
+            users, items = users[order], np.asarray(items)[order]
+        offsets = np.zeros(len(user_ids) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(users, minlength=len(user_ids)), out=offsets[1:])
+        rows = self._rows(offsets, np.asarray(items), user_ids, item_ids)[0]
+        if order is not None:
+            out = np.empty_like(rows)
+            out[order] = rows
+            rows = out
+        return rows
+
+    def seen_lists(self, lists: Run | Qrels) -> tuple[np.ndarray, np.ndarray]:
         """Whether each row of a run or qrels (in their order: by user, then ranked or
-        by item) holds an item its user has seen, and how many rows of each user do;
-        ids match by value, as :func:`receval.evaluate` matches them (an int 7 and a
-        string "7" alike)."""
-        user_map = lookup(np.asarray(lists.user_ids), self.user_ids)
-        item_map = lookup(np.asarray(lists.item_ids), self.item_ids)
+        by item) holds an item its user has seen, and how many rows of each user do."""
+        return self._rows(lists.offsets, lists.items, lists.user_ids, lists.item_ids)
+
+    def _rows(
+        self, offsets: np.ndarray, items: np.ndarray, user_ids: np.ndarray, item_ids: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The compiled core's seen rows of CSR lists (``offsets``, ``items``: codes of
+        ``user_ids`` and ``item_ids``) and each list's count."""
+        user_map = lookup(np.asarray(user_ids), self.user_ids)
+        item_map = lookup(np.asarray(item_ids), self.item_ids)
         rows: tuple[np.ndarray, np.ndarray] = compiled().seen_rows(
-            np.ascontiguousarray(lists.offsets, dtype=np.int64),
-            np.ascontiguousarray(lists.items, dtype=np.int32),
+            np.ascontiguousarray(offsets, dtype=np.int64),
+            np.ascontiguousarray(items, dtype=np.int32),
             np.ascontiguousarray(user_map, dtype=np.int32),
             np.ascontiguousarray(item_map, dtype=np.int32),
             self.offsets,
@@ -177,7 +203,7 @@ class SeenItems:
             The masked run (the same users, a user whose every item was seen
             holds an empty list), the rows removed per run user and in all.
         """
-        seen, removed = self.seen_rows(run)
+        seen, removed = self.seen_lists(run)
         n_removed = int(removed.sum())
         if not n_removed:
             return Masked(run, removed, 0)

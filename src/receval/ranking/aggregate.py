@@ -409,7 +409,7 @@ def _masked(
         return None, None
     n_qrels_seen = 0
     if qrels is not None and setup.with_qrels:
-        n_qrels_seen = int(seen.seen_rows(qrels)[1].sum())
+        n_qrels_seen = int(seen.seen_lists(qrels)[1].sum())
     if run is None:
         return _Masking(None, MaskingSummary(n_qrels_seen=n_qrels_seen)), None
     masked = seen.mask(run)

@@ -30,6 +30,7 @@ impl Default for RowRuns {
 /// The run of sorted keys of positives and of negatives, equal keys collapsed.
 fn run_of_sorted(pos: &[u64], neg: &[u64]) -> Run<u64> {
     let mut entries: Vec<Entry<u64>> = Vec::with_capacity(pos.len() + neg.len());
+    crate::pages::advise_huge(&mut entries);
     let (mut i, mut j) = (0, 0);
     while i < pos.len() || j < neg.len() {
         let take_pos = j == neg.len() || (i < pos.len() && pos[i] <= neg[j]);
@@ -79,7 +80,9 @@ impl RowRuns {
             return;
         }
         let len = need.max((2 * self.buf.len()).min(self.limit));
-        let mut buf = vec![0u64; len];
+        let mut buf = Vec::with_capacity(len);
+        crate::pages::advise_huge(&mut buf);
+        buf.resize(len, 0);
         buf[..self.n_pos].copy_from_slice(&self.buf[..self.n_pos]);
         buf[len - self.n_neg..].copy_from_slice(&self.buf[self.buf.len() - self.n_neg..]);
         self.buf = buf;

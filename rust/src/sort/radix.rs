@@ -1,9 +1,9 @@
-//! A least-significant-digit radix sort of `u64` keys (11-bit digits): one pass
+//! A least-significant-digit radix sort of `u64` keys (8-bit digits): one pass
 //! counts every digit, and a digit that all keys share is skipped (the low 29 bits
 //! of float32 scores widened to float64 keys, the high bits of scores in a narrow
 //! range), so that keys spanning few bits take few passes.
 
-const BITS: u32 = 11;
+const BITS: u32 = 8;
 const DIGITS: usize = 1 << BITS;
 const PASSES: usize = 64_usize.div_ceil(BITS as usize);
 
@@ -25,7 +25,9 @@ pub fn sort_u64(keys: &mut [u64], tmp: &mut Vec<u64>) {
         }
     }
     if tmp.len() < n {
-        *tmp = vec![0; n];
+        *tmp = Vec::with_capacity(n);
+        crate::pages::advise_huge(tmp);
+        tmp.resize(n, 0);
     }
     let tmp = &mut tmp[..n];
     let mut in_tmp = false; // where the keys of the last pass are

@@ -12,13 +12,23 @@ pub const BUFFER_ROWS: usize = 1 << 22;
 
 /// Runs of rows, and the keys of the rows not yet in a run: those of positives at
 /// the front of `buf`, those of negatives at its back.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct RowRuns {
     pub runs: Runs<u64>,
     buf: Vec<u64>,
     n_pos: usize,
     n_neg: usize,
     limit: usize,
+}
+
+impl Clone for RowRuns {
+    /// A copy whose buffer holds only the rows buffered (not the buffer's room).
+    fn clone(&self) -> Self {
+        let mut copy = RowRuns::with_buffer(self.limit);
+        copy.runs = self.runs.clone();
+        copy.absorb_buffer(self);
+        copy
+    }
 }
 
 impl Default for RowRuns {
@@ -133,6 +143,17 @@ impl RowRuns {
 
     /// Add another state's rows.
     pub fn absorb(&mut self, other: &RowRuns) {
+        self.absorb_buffer(other);
+        if self.buffered() >= self.limit {
+            self.flush();
+        }
+        for run in other.runs.clone().into_runs() {
+            self.runs.push(run);
+        }
+    }
+
+    /// Add the rows another state holds in its buffer to this one's buffer.
+    fn absorb_buffer(&mut self, other: &RowRuns) {
         let len = other.buf.len();
         let (pos, neg) = (&other.buf[..other.n_pos], &other.buf[len - other.n_neg..]);
         self.reserve(pos.len() + neg.len());
@@ -141,12 +162,6 @@ impl RowRuns {
         self.n_pos += pos.len();
         self.buf[mine - self.n_neg - neg.len()..mine - self.n_neg].copy_from_slice(neg);
         self.n_neg += neg.len();
-        if self.buffered() >= self.limit {
-            self.flush();
-        }
-        for run in other.runs.clone().into_runs() {
-            self.runs.push(run);
-        }
     }
 
     /// Every row in one run (the buffer sorted first).

@@ -32,7 +32,7 @@ pub fn sort_u64(keys: &mut [u64], tmp: &mut Vec<u64>) {
     let tmp = &mut tmp[..n];
     let mut in_tmp = false; // where the keys of the last pass are
     for (p, c) in counts.iter_mut().enumerate() {
-        if c.iter().any(|&x| x == n) {
+        if c.contains(&n) {
             continue; // every key has this digit
         }
         let mut at = 0;

@@ -7,8 +7,9 @@ use super::{Entry, Run, Runs};
 use crate::sort::order_key;
 use crate::sort::radix::sort_u64;
 
-/// Rows buffered before they are sorted into a run (32 MiB of keys).
-pub const BUFFER_ROWS: usize = 1 << 22;
+/// Rows buffered before they are sorted into a run (16 MiB of keys: the sort of a
+/// full buffer is the slowest update).
+pub const BUFFER_ROWS: usize = 1 << 21;
 
 /// Runs of rows, and the keys of the rows not yet in a run: those of positives at
 /// the front of `buf`, those of negatives at its back.
@@ -131,7 +132,7 @@ impl RowRuns {
         let len = self.buf.len();
         let (front, back) = self.buf.split_at_mut(len - self.n_neg);
         let pos = &mut front[..self.n_pos];
-        // scratch memory for the sort only: a full buffer's 32 MiB are not held between sorts
+        // scratch memory for the sort only: a full buffer's 16 MiB are not held between sorts
         let mut tmp = Vec::new();
         sort_u64(pos, &mut tmp);
         sort_u64(back, &mut tmp);

@@ -66,7 +66,7 @@ class ScoreCounts:
 
     Held in the compiled core as sorted runs of (distinct score, positive count,
     negative count), ``-0.0`` counted as ``0.0``. Unweighted rows are buffered (8
-    bytes a row, up to 4M rows) and a full buffer is radix-sorted once into a run;
+    bytes a row, up to 2M rows) and a full buffer is radix-sorted once into a run;
     weighted batches are sorted into a run each. Runs of about one size are merged
     two at a time in linear time, runs of a million entries and more only while more
     than 8 are held, so that a row is merged a few times; a merge of large runs

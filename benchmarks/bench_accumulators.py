@@ -874,8 +874,10 @@ def reading(
     text += (
         f". Streaming GAUC keeps {gauc['state_bytes'] / gauc['rows']:.1f} byte per row (the "
         f"ids of the groups seen) and its updates take {fmt_s(gauc['update_s'])} s for "
-        f"{fmt_rows(gauc['rows'])} rows. Exact AUC keeps one count per distinct score: "
-        f"{auc['held']:,} distinct scores in {fmt_rows(auc['rows'])} rows here, "
+        f"{fmt_rows(gauc['rows'])} rows. Exact AUC keeps one count per distinct score of "
+        f"each of a few sorted runs (and a buffer of rows not yet sorted): "
+        f"{auc['held']:,} entries for "
+        f"{fmt_rows(auc['rows'])} rows here, "
         f"{auc['state_bytes'] / auc['rows']:.1f} bytes per row, with a peak extra memory of "
         f"{auc['peak_extra_mib'] * 2**20 / max(auc['state_bytes'], 1):.1f}x the state"
     )

@@ -338,8 +338,9 @@ def test_weighted_auc_past_float_rounding_is_exact():
 
 
 def test_auc_state_merges_runs_and_reports_its_memory():
-    """The state holds at most log2 of its entries in runs, its bytes are reported, and
-    the function's value does not depend on the batch size."""
+    """The state holds at most log2 of its entries in runs (and the rows of the buffer),
+    its bytes are reported, and the function's value does not depend on the batch
+    size."""
     rng = np.random.default_rng(1)
     y = rng.integers(0, 2, 20_000)
     s = rng.random(20_000).astype(np.float32)
@@ -350,4 +351,41 @@ def test_auc_state_merges_runs_and_reports_its_memory():
     assert counts.entries < 2 * len(np.unique(s))
     assert acc.compute() == rv.roc_auc_score(y, s)
     assert counts.entries == len(np.unique(s))
-    assert 24 * counts.entries <= counts.nbytes <= 27 * counts.entries + 24 * 16
+    # the runs' 24 bytes an entry, and the buffer's keys (8 bytes a row, doubling)
+    assert 24 * counts.entries <= counts.nbytes <= 27 * counts.entries + 16 * len(y)
+    state = pickle.loads(pickle.dumps(acc.state))
+    assert 24 * state.plain.entries <= state.plain.nbytes <= 27 * state.plain.entries + 24 * 16
+
+
+@pytest.mark.parametrize("buffer_rows", ["1", "37", "1000"])
+def test_auc_rows_buffered_across_its_end_equal_the_function(monkeypatch, buffer_rows):
+    """Rows buffered and sorted into runs every few rows (a tiny buffer): any split,
+    merges in any order, pickles mid-stream and repeated ``compute`` give the
+    function's value."""
+    monkeypatch.setenv("RECEVAL_AUC_BUFFER_ROWS", buffer_rows)
+    rng = np.random.default_rng(int(buffer_rows))
+    n = 3000
+    y = rng.integers(0, 2, n)
+    s = rng.choice(np.array([-0.0, 0.0, 0.25, 0.5, 1.0]), n)
+    s[::3] = rng.random(len(s[::3])).astype(np.float32)
+    expected = rv.roc_auc_score(y, s)
+    cuts = np.sort(rng.choice(np.arange(1, n), 40, replace=False))
+    parts = np.split(np.arange(n), cuts)
+    whole = rv.metric("roc_auc")
+    pieces = []
+    for k, part in enumerate(parts):
+        whole.update(y[part], s[part])
+        if k == 20:
+            assert whole.compute() == rv.roc_auc_score(y[: part[-1] + 1], s[: part[-1] + 1])
+            whole = pickle.loads(pickle.dumps(whole))
+        piece = rv.metric("roc_auc")
+        piece.update(y[part], s[part])
+        pieces.append(piece)
+    assert whole.compute() == expected
+    assert whole.compute() == expected
+    for order in range(3):
+        merged = rv.metric("roc_auc")
+        for i in np.random.default_rng(order).permutation(len(pieces)):
+            merged = merged.merge(pieces[i])
+        assert merged.compute() == expected
+    assert whole.state.plain.entries <= len(np.unique(s)) * 2

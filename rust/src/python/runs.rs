@@ -8,13 +8,23 @@ use pyo3::prelude::*;
 
 use super::checked::Column;
 use super::{same_length, slice, Floats};
-use crate::runs::{auc_of, key_score, rows_run, Count, Entry, Run, Runs, WeightRuns};
+use crate::runs::{auc_of, key_score, Count, Entry, RowRuns, Run, WeightRuns, BUFFER_ROWS};
 use crate::sort::order_key;
 
 #[derive(Clone)]
 enum Held {
-    Rows(Runs<u64>),
+    Rows(RowRuns),
     Weights(WeightRuns),
+}
+
+/// A state of rows; `RECEVAL_AUC_BUFFER_ROWS` sets the rows buffered before a sort
+/// (tests use a few, to cross the buffer's end).
+fn rows_state() -> RowRuns {
+    let limit = std::env::var("RECEVAL_AUC_BUFFER_ROWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(BUFFER_ROWS);
+    RowRuns::with_buffer(limit)
 }
 
 /// Rows (or weights) per distinct score and label, held as sorted runs merged in
@@ -77,7 +87,7 @@ impl AucRuns {
         let held = if weighted {
             Held::Weights(WeightRuns::default())
         } else {
-            Held::Rows(Runs::default())
+            Held::Rows(rows_state())
         };
         AucRuns { held }
     }
@@ -98,7 +108,8 @@ impl AucRuns {
         }
     }
 
-    /// Distinct scores held, over all runs (a score in two runs counts twice).
+    /// Distinct scores held, over all runs (a score in two runs counts twice), plus
+    /// the rows not yet sorted into a run.
     #[getter]
     fn entries(&self) -> usize {
         match &self.held {
@@ -129,10 +140,7 @@ impl AucRuns {
         let (l, s) = (slice(&labels, "labels")?, slice(&scores, "scores")?);
         same_length("AucRuns.add", &[("labels", l.len()), ("scores", s.len())])?;
         match (&mut self.held, weights) {
-            (Held::Rows(runs), None) => {
-                let run = py.detach(|| rows_run(l, s));
-                runs.push(run);
-            }
+            (Held::Rows(runs), None) => py.detach(|| runs.add(l, s)),
             (Held::Weights(state), Some(w)) => {
                 let w = slice(&w, "weights")?;
                 same_length("AucRuns.add", &[("labels", l.len()), ("weights", w.len())])?;
@@ -172,28 +180,19 @@ impl AucRuns {
         if labels.len() != scores.len() {
             return false;
         }
-        let run = py.detach(|| {
+        py.detach(|| {
             let labels = labels.labels01()?;
             let scores = scores.finite_scores()?;
-            Some(rows_run(&labels, &scores))
-        });
-        match run {
-            Some(run) => {
-                runs.push(run);
-                true
-            }
-            None => false,
-        }
+            runs.add(&labels, &scores);
+            Some(())
+        })
+        .is_some()
     }
 
     /// Add another state's counts (in place).
     fn absorb(&mut self, py: Python<'_>, other: &AucRuns) -> PyResult<()> {
         match (&mut self.held, &other.held) {
-            (Held::Rows(a), Held::Rows(b)) => py.detach(|| {
-                for run in b.clone().into_runs() {
-                    a.push(run);
-                }
-            }),
+            (Held::Rows(a), Held::Rows(b)) => py.detach(|| a.absorb(b)),
             (Held::Weights(a), Held::Weights(b)) => py.detach(|| a.absorb(b)),
             _ => {
                 return Err(PyValueError::new_err(
@@ -243,8 +242,8 @@ impl AucRuns {
     fn auc(&mut self, py: Python<'_>) -> f64 {
         py.detach(|| {
             let (two_u, p, n) = match &mut self.held {
-                Held::Rows(r) => r.compact().pair_sum(),
-                Held::Weights(w) => w.runs.compact().pair_sum(),
+                Held::Rows(r) => r.pair_sum(),
+                Held::Weights(w) => w.runs.pair_sum(),
             };
             auc_of(two_u, p, n)
         })
@@ -320,8 +319,8 @@ impl AucRuns {
                 n.iter().map(|&c| c as u64),
             ),
         };
-        let mut runs = Runs::default();
-        runs.push(run);
+        let mut runs = rows_state();
+        runs.runs.push(run);
         Ok(AucRuns {
             held: Held::Rows(runs),
         })

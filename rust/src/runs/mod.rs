@@ -15,7 +15,9 @@
 
 use crate::sort::{ascending_bits, order_key};
 
+mod rows;
 mod weights;
+pub use rows::{RowRuns, BUFFER_ROWS};
 pub use weights::WeightRuns;
 
 /// A count of one label at one score: rows or weight units.
@@ -158,34 +160,67 @@ impl<C: Count> Run<C> {
     }
 
     /// Twice the Mann-Whitney U (pairs ordered right count 2, tied pairs 1) and the
-    /// totals of each label: `(2U, P, N)`, 2U exact (an integer below 2**128, rounded
-    /// once to a float) or else the exactly rounded sum of the rounded products.
+    /// totals of each label: see [`pair_sum_of`].
     pub fn pair_sum(&self) -> (f64, u128, u128) {
-        let (mut below, mut total_pos, mut exact): (u128, u128, Option<u128>) = (0, 0, Some(0));
-        for e in &self.entries {
-            let (p, n) = (e.pos.wide(), e.neg.wide());
-            exact = exact.and_then(|sum| sum.checked_add(p.checked_mul(2 * below + n)?));
-            below += n;
-            total_pos += p;
-        }
-        let two_u = match exact {
-            Some(sum) => sum as f64,
-            None => {
-                // weights whose products pass 2**128: the rounded products, summed exactly
-                let mut adder = crate::sums::Adder::default();
-                let mut below2: u128 = 0;
-                for (k, e) in self.entries.iter().enumerate() {
-                    if k % (1 << 29) == 0 {
-                        adder.carry(); // the digits take 2**30 additions between carries
-                    }
-                    let (p, n) = (e.pos.wide(), e.neg.wide());
-                    adder.add(p as f64 * (2 * below2 + n) as f64);
-                    below2 += n;
+        pair_sum_of(self.entries.iter().map(|e| (e.pos.wide(), e.neg.wide())))
+    }
+}
+
+/// Twice the Mann-Whitney U and the totals of each label `(2U, P, N)` of the counts
+/// `(pos, neg)` of increasing distinct scores: 2U exact (an integer below 2**128,
+/// rounded once to a float) or else the exactly rounded sum of the rounded products.
+pub fn pair_sum_of(counts: impl Iterator<Item = (u128, u128)> + Clone) -> (f64, u128, u128) {
+    let (mut below, mut total_pos, mut exact): (u128, u128, Option<u128>) = (0, 0, Some(0));
+    for (p, n) in counts.clone() {
+        exact = exact.and_then(|sum| sum.checked_add(p.checked_mul(2 * below + n)?));
+        below += n;
+        total_pos += p;
+    }
+    let two_u = match exact {
+        Some(sum) => sum as f64,
+        None => {
+            // weights whose products pass 2**128: the rounded products, summed exactly
+            let mut adder = crate::sums::Adder::default();
+            let mut below2: u128 = 0;
+            for (k, (p, n)) in counts.enumerate() {
+                if k % (1 << 29) == 0 {
+                    adder.carry(); // the digits take 2**30 additions between carries
                 }
-                crate::sums::rounded(&adder.finish())
+                adder.add(p as f64 * (2 * below2 + n) as f64);
+                below2 += n;
             }
-        };
-        (two_u, total_pos, below)
+            crate::sums::rounded(&adder.finish())
+        }
+    };
+    (two_u, total_pos, below)
+}
+
+/// The counts of several runs in the order of their keys, a key's counts summed
+/// over the runs (a merge that writes nothing).
+#[derive(Clone)]
+struct Joined<'a, C> {
+    heads: Vec<&'a [Entry<C>]>,
+}
+
+impl<C: Count> Iterator for Joined<'_, C> {
+    type Item = (u128, u128);
+
+    fn next(&mut self) -> Option<(u128, u128)> {
+        let key = self
+            .heads
+            .iter()
+            .filter_map(|h| h.first())
+            .map(|e| e.key)
+            .min()?;
+        let (mut pos, mut neg) = (0u128, 0u128);
+        for h in &mut self.heads {
+            if let Some(e) = h.first().filter(|e| e.key == key) {
+                pos += e.pos.wide();
+                neg += e.neg.wide();
+                *h = &h[1..];
+            }
+        }
+        Some((pos, neg))
     }
 }
 
@@ -276,6 +311,11 @@ impl<C: Count> Merging<C> {
 
 /// Merges of at least this many entries are done a slice per update.
 const SLICED: usize = 1 << 18;
+/// Runs of this many entries are merged only when more than [`MAX_RUNS`] are held:
+/// a large run is merged a few times, not `log2` of the updates.
+const LARGE: usize = 1 << 20;
+/// Runs held before the two smallest are merged, whatever their size.
+const MAX_RUNS: usize = 8;
 /// Entries a sliced merge advances per update, per entry of the update's run.
 const SLICE_PER_ENTRY: usize = 4;
 
@@ -309,6 +349,11 @@ impl<C: Count> Runs<C> {
         }
         let budget = (SLICE_PER_ENTRY * run.len()).max(1 << 16);
         self.insert(run);
+        self.advance(budget);
+    }
+
+    /// Merge about `budget` more entries of the merge in progress.
+    pub fn advance(&mut self, budget: usize) {
         if let Some(m) = &mut self.merging {
             if let Some(done) = m.step(budget) {
                 self.merging = None;
@@ -317,17 +362,36 @@ impl<C: Count> Runs<C> {
         }
     }
 
+    /// Entries the merge in progress has yet to merge.
+    pub fn merge_left(&self) -> usize {
+        self.merging
+            .as_ref()
+            .map_or(0, |m| m.a.len() - m.i + m.b.len() - m.j)
+    }
+
     /// Put a run in its place (the stack by decreasing size), then merge neighbours
-    /// of about one size.
-    fn insert(&mut self, run: Run<C>) {
+    /// of about one size below [`LARGE`] entries, and the two smallest runs while
+    /// more than [`MAX_RUNS`] are held.
+    pub fn insert(&mut self, run: Run<C>) {
+        if run.is_empty() {
+            return;
+        }
         let at = self.stack.partition_point(|r| r.len() >= run.len());
         self.stack.insert(at, run);
-        let mut k = self.stack.len();
-        while k >= 2 {
-            k -= 1;
-            if k >= self.stack.len() || self.stack[k - 1].len() > 2 * self.stack[k].len() {
-                continue;
-            }
+        loop {
+            let n = self.stack.len();
+            let about_one_size = |k: usize| {
+                let (large, small) = (self.stack[k - 1].len(), self.stack[k].len());
+                large <= 2 * small && large + small < LARGE
+            };
+            let k = match n {
+                0 | 1 => break,
+                _ if n > MAX_RUNS => n - 1,
+                _ => match (1..n).rev().find(|&k| about_one_size(k)) {
+                    Some(k) => k,
+                    None => break,
+                },
+            };
             let small = self.stack.remove(k);
             let large = self.stack.remove(k - 1);
             if large.len() + small.len() >= SLICED {
@@ -338,7 +402,6 @@ impl<C: Count> Runs<C> {
                     self.stack.insert(at, done);
                 }
                 self.merging = Some(Merging::new(large.entries, small.entries));
-                k = self.stack.len() + 1;
                 continue;
             }
             let mut out = std::mem::take(&mut self.spare);
@@ -347,7 +410,6 @@ impl<C: Count> Runs<C> {
             let merged = Run { entries: out };
             let at = self.stack.partition_point(|r| r.len() >= merged.len());
             self.stack.insert(at, merged);
-            k = self.stack.len() + 1;
         }
     }
 
@@ -381,6 +443,20 @@ impl<C: Count> Runs<C> {
             run.shrink_to_fit();
         }
         &self.stack[0]
+    }
+
+    /// `(2U, P, N)` of every count held ([`pair_sum_of`]), the runs walked in one
+    /// merge that writes nothing (the merge in progress finished first): no memory
+    /// beyond the runs'.
+    pub fn pair_sum(&mut self) -> (f64, u128, u128) {
+        self.finish();
+        match self.stack.len() {
+            0 => (0.0, 0, 0),
+            1 => self.stack[0].pair_sum(),
+            _ => pair_sum_of(Joined {
+                heads: self.stack.iter().map(|r| &r.entries[..]).collect(),
+            }),
+        }
     }
 
     /// Entries held in all runs (and in the merge in progress).

@@ -2,8 +2,9 @@
 //! NumPy's float order ([`lt_floats`]), numba's quicksort ([`quicksort`]), a stable
 //! descending merge sort carrying positions ([`stable_sort_desc`]), order keys that
 //! sort as the floats do ([`order_key`]), and lists of up to 128 words sorted by an
-//! AVX2 network ([`short`]).
+//! AVX2 network ([`short`]), and a radix sort of integer keys ([`radix`]).
 
+pub mod radix;
 pub mod short;
 
 /// The float order of NumPy's sorts: `a < b`, NaN after everything.

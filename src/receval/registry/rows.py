@@ -33,6 +33,9 @@ _ENGINE = "receval.metrics.beyond.popularity_states"
 _POS_LABEL = Param("pos_label", "object", "the label of the positive class")
 _EPS = Param("eps", "float", "probabilities clipped to [eps, 1 - eps]", "auto", 0.0, 0.5, True,
              choices=("auto",))  # fmt: skip
+_RATE = Param("negative_sampling_rate", "float",
+              "share of the negatives kept in training: p recalibrated to p / (p + (1 - p) / w)",
+              1.0, 0.0, 1.0, True)  # fmt: skip
 _FORCE_FINITE = Param(
     "force_finite", "bool", "a constant y gives 1 or 0 instead of nan or -inf", True
 )
@@ -62,15 +65,18 @@ ROWS: tuple[MetricEntry, ...] = (
     _row("log_loss", "pointwise", "mean binary cross-entropy of predicted probabilities",
          f"{_LOSS}:log_loss", _LOSS, higher_is_better=False, inputs=_REAL,
          source="scikit-learn",
-         params=(_EPS, Param("normalize", "bool", "the mean (false: the sum) over rows", True))),
+         params=(_EPS, Param("normalize", "bool", "the mean (false: the sum) over rows", True),
+                 _RATE)),
     _row("normalized_entropy", "pointwise",
          "log loss over the entropy of the base rate (TorchRec's NE); below 1 beats the base rate",
          f"{_LOSS}:normalized_entropy", _LOSS, higher_is_better=False, inputs=_PROBA,
-         source="TorchRec", params=(_EPS,)),
+         source="TorchRec", params=(_EPS, _RATE)),
     _row("pcoc", "pointwise", "predicted clicks over observed clicks; 1 is calibrated",
-         f"{_CALIBRATION}:pcoc", _CALIBRATION, higher_is_better=None, inputs=_PROBA),
+         f"{_CALIBRATION}:pcoc", _CALIBRATION, higher_is_better=None, inputs=_PROBA,
+         params=(_RATE,)),
     _row("copc", "pointwise", "observed clicks over predicted clicks; 1 is calibrated",
-         f"{_CALIBRATION}:copc", _CALIBRATION, higher_is_better=None, inputs=_PROBA),
+         f"{_CALIBRATION}:copc", _CALIBRATION, higher_is_better=None, inputs=_PROBA,
+         params=(_RATE,)),
     _row("average_precision", "pointwise",
          "step-wise area under the precision-recall curve (scikit-learn's AP)",
          f"{_AUC}:average_precision_score", _AUC, inputs=_WEIGHTED,
@@ -90,7 +96,7 @@ ROWS: tuple[MetricEntry, ...] = (
                  Param("strategy", "choice", "bins of equal width or of equal counts",
                        "uniform", choices=("quantile", "uniform")),
                  Param("bin_edge", "choice", "the bin of a probability on an inner edge",
-                       "lower", choices=("lower", "upper")))),
+                       "lower", choices=("lower", "upper")), _RATE)),
     _row("root_mean_squared_error", "pointwise", "root mean squared error",
          f"{_LOSS}:root_mean_squared_error", _LOSS, higher_is_better=False, inputs=_REAL,
          source="scikit-learn"),

@@ -353,6 +353,10 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         normalized_entropy as normalized_entropy,
         root_mean_squared_error as root_mean_squared_error,
     )
+    from .metrics._ne_variants import (
+        calibration_free_normalized_entropy as calibration_free_normalized_entropy,
+        normalized_entropy_positive as normalized_entropy_positive,
+    )
     from .metrics._offpolicy import (
         PolicyValueInterval as PolicyValueInterval,
         dr_estimate as dr_estimate,

@@ -71,6 +71,18 @@ ROWS: tuple[MetricEntry, ...] = (
          "log loss over the entropy of the base rate (TorchRec's NE); below 1 beats the base rate",
          f"{_LOSS}:normalized_entropy", _LOSS, higher_is_better=False, inputs=_PROBA,
          source="TorchRec", params=(_EPS, _RATE)),
+    _row("calibration_free_normalized_entropy", "pointwise",
+         "NE over the summed log loss (bits) of predicting the mean prediction (TorchRec's "
+         "cali-free NE; shrinks as the rows grow)",
+         "receval.metrics._ne_variants:calibration_free_normalized_entropy",
+         "receval.metrics._ne_variants", higher_is_better=False, inputs=_PROBA,
+         source="TorchRec (cali_free_ne.py)", params=(_EPS, _RATE)),
+    _row("normalized_entropy_positive", "pointwise",
+         "log loss of the positive rows over the entropy of the base rate (TorchRec's NE "
+         "positive)",
+         "receval.metrics._ne_variants:normalized_entropy_positive",
+         "receval.metrics._ne_variants", higher_is_better=False, inputs=_PROBA,
+         source="TorchRec (ne_positive.py)", params=(_EPS, _RATE)),
     _row("pcoc", "pointwise", "predicted clicks over observed clicks; 1 is calibrated",
          f"{_CALIBRATION}:pcoc", _CALIBRATION, higher_is_better=None, inputs=_PROBA,
          params=(_RATE,)),

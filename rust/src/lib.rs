@@ -27,6 +27,7 @@ pub mod sums;
 pub mod threads;
 pub mod ties;
 pub mod trec;
+pub mod xauc;
 
 #[cfg(feature = "python")]
 mod python;

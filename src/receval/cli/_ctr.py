@@ -106,7 +106,8 @@ def ctr(
             data = data._replace(scores=[(col, sigmoid(v)) for col, v in data.scores])
         title = f"{displayed(file)}: {data.n_rows} impressions"
         if negative_sampling_rate is not None:
-            title += f", probabilities recalibrated for negative sampling rate {negative_sampling_rate:g}"
+            rate = f"{negative_sampling_rate:g}"
+            title += f", probabilities recalibrated for negative sampling rate {rate}"
         if by is not None:
             table = ctr_segment_table(data, metrics, say, title, skip_inapplicable=True)
         else:

@@ -514,8 +514,8 @@ def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
 
 def _check_ne(eps: float | str = "auto", negative_sampling_rate: float = 1.0) -> dict[str, Any]:
     func = "normalized_entropy"
-    return {"eps": check_eps(eps, func),
-            "negative_sampling_rate": check_sampling_rate(negative_sampling_rate, func)}  # fmt: skip
+    rate = check_sampling_rate(negative_sampling_rate, func)
+    return {"eps": check_eps(eps, func), "negative_sampling_rate": rate}
 
 
 def _finalize_ne(params: dict[str, Any], state: Any) -> float:

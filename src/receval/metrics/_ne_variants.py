@@ -11,8 +11,8 @@ from numpy.typing import ArrayLike
 from ..engine.metric import MetricDefinition, always, register
 from ..engine.sources import run_definition
 from ..engine.states import Unchecked, check_eps, totals_empty, totals_prepare, totals_update
-from ..engine.totals import EMPTY_TOTALS, Totals, totals_of
 from ..engine.sums import ratio
+from ..engine.totals import EMPTY_TOTALS, Totals, totals_of
 from ._binary import warn_undefined
 from ._recalibration import check_sampling_rate, recalibrating
 
@@ -135,8 +135,8 @@ def normalized_entropy_positive(
 # ------------------------------------------------------------------ definitions
 def _check(func: str) -> Any:
     def check(eps: float | str = "auto", negative_sampling_rate: float = 1.0) -> dict[str, Any]:
-        return {"eps": check_eps(eps, func),
-                "negative_sampling_rate": check_sampling_rate(negative_sampling_rate, func)}  # fmt: skip
+        rate = check_sampling_rate(negative_sampling_rate, func)
+        return {"eps": check_eps(eps, func), "negative_sampling_rate": rate}
 
     return check
 

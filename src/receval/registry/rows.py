@@ -137,7 +137,21 @@ ROWS: tuple[MetricEntry, ...] = (
          "(continuous targets such as watch time; tied scores count one half)",
          "receval.metrics._xauc:xauc_score", "receval.metrics._xauc", inputs=_WEIGHTED,
          source="TorchEasyRec (tzrec/metrics/xauc.py), exact: every pair, not a sample"),
+    _row("regression_auc", "pointwise",
+         "share of all pairs of rows whose scores do not invert their targets (TorchRec's "
+         "RAUC; equal targets or scores count as in order)",
+         "receval.metrics._regression_auc:regression_auc_score",
+         "receval.metrics._regression_auc", inputs=("y_true", "y_score"),
+         source="TorchRec (rauc.py), without its O(n) Python lists"),
     # ------------------------------------------------ grouped: per-group AUC
+    _row("grouped_xauc", "grouped",
+         "XAUC of each group's own pairs, averaged over the groups weighted by their rows "
+         "(groups without a pair of different targets skipped)",
+         "receval.metrics._xauc:xauc_score", "receval.metrics._xauc",
+         inputs=("y_true", "y_score", "groups", "sample_weight", "weighting"),
+         source="TorchEasyRec (tzrec/metrics/grouped_xauc.py), exact: every pair",
+         params=(Param("weighting", "choice", "weight of each group's XAUC: its rows or 1",
+                       "impressions", choices=("impressions", "uniform")),)),
     _row("gauc", "grouped", "per-group ROC AUC weighted by impressions, clicks or 1",
          "receval.metrics._gauc:gauc_score", "receval.metrics._gauc",
          inputs=("y_true", "y_score", "groups", "sample_weight", "weighting"),

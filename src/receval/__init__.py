@@ -419,6 +419,9 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         user_item_serendipity as user_item_serendipity,
         user_serendipity as user_serendipity,
     )
+    from .metrics._grouped_auprc import (
+        grouped_auprc_score as grouped_auprc_score,
+    )
     from .metrics._regression_auc import (
         regression_auc_score as regression_auc_score,
     )

@@ -114,6 +114,7 @@ SPELLINGS: tuple[Spelling, ...] = (
     _literal("calibration_free_ne", "receval", "calibration_free_normalized_entropy"),
     _literal("ne_positive", "torchrec", "normalized_entropy_positive"),
     _literal("rauc", "torchrec", "regression_auc"),
+    _literal("gauprc", "receval", "grouped_auprc"),
     _literal("regression_auc_score", "receval", "regression_auc"),
     _literal("average_precision_score", "receval", "average_precision"),
     _literal("pr_auc_score", "receval", "pr_auc"),

@@ -159,6 +159,13 @@ ROWS: tuple[MetricEntry, ...] = (
          params=(Param("weighting", "choice",
                        "weight of each group's AUC: its impressions, its clicks or 1",
                        "impressions", choices=("clicks", "impressions", "uniform")),)),
+    _row("grouped_auprc", "grouped",
+         "mean over groups of each group's step-wise area under the precision-recall curve "
+         "(groups without a positive skipped)",
+         "receval.metrics._grouped_auprc:grouped_auprc_score", "receval.metrics._grouped_auprc",
+         inputs=("y_true", "y_score", "groups", "sample_weight"),
+         source="TorchRec (auprc.py with grouping_keys; it averages a 0 for a group without "
+                "a positive)"),
     # ------------------------------------------------ list metrics with their own functions
     _row("catalog_coverage", "list", "share of the catalogue in the top-k lists",
          "receval.metrics.beyond.catalog:catalog_coverage", inputs=("run", "catalog"),

@@ -125,8 +125,13 @@ def xauc_score(
 
 
 # ------------------------------------------------------------------ the state
+#: the group ids of a state without groups: one group, code 0
+_ONE_GROUP = np.zeros(1, dtype=np.int64)
+_ONE_GROUP.flags.writeable = False
+
+
 def _no_ids() -> np.ndarray:
-    return np.zeros(1, dtype=np.int64)
+    return _ONE_GROUP
 
 
 @dataclass
@@ -148,9 +153,18 @@ class XAUCCounts:
     w: np.ndarray = field(default_factory=lambda: np.empty(0))
     count: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     codes: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    ids: np.ndarray = field(default_factory=_no_ids)
+    group_ids: list[np.ndarray] = field(default_factory=list)
     pending: list[tuple[np.ndarray, ...]] = field(default_factory=list)
     n_pending: int = 0
+
+    @property
+    def ids(self) -> np.ndarray:
+        """The sorted distinct group ids (one group, ``0``, without groups)."""
+        return self.group_ids[0] if self.group_ids else _ONE_GROUP
+
+    @ids.setter
+    def ids(self, value: np.ndarray) -> None:
+        self.group_ids = [] if value is _ONE_GROUP else [value]
 
     def add(
         self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, groups: np.ndarray | None = None
@@ -205,8 +219,8 @@ class XAUCCounts:
 
     def merge(self, other: XAUCCounts) -> XAUCCounts:
         """The counts of both sets of rows (a new state; arrays are shared, never written)."""
-        out = XAUCCounts(self.y, self.s, self.w, self.count, self.codes, self.ids,
-                         list(self.pending), self.n_pending)  # fmt: skip
+        out = XAUCCounts(self.y, self.s, self.w, self.count, self.codes,
+                         list(self.group_ids), list(self.pending), self.n_pending)  # fmt: skip
         return out.absorb(other)
 
     def absorb(self, other: XAUCCounts) -> XAUCCounts:
@@ -281,8 +295,9 @@ class XAUCCounts:
 
     def __getstate__(self) -> dict[str, Any]:
         self.compact()
+        ids = self.group_ids[0] if self.group_ids else None
         return {"y": self.y, "s": self.s, "w": self.w, "count": self.count,
-                "codes": self.codes, "ids": self.ids}  # fmt: skip
+                "codes": self.codes, "ids": ids}  # fmt: skip
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         fields = {"y", "s", "w", "count", "codes", "ids"}
@@ -292,7 +307,8 @@ class XAUCCounts:
                 f"Got {type(state).__name__} {sorted(state) if isinstance(state, dict) else ''}."
             )
         self.__init__(state["y"], state["s"], state["w"], state["count"],  # type: ignore[misc]
-                      state["codes"], state["ids"])  # fmt: skip
+                      state["codes"])  # fmt: skip
+        self.ids = _ONE_GROUP if state["ids"] is None else state["ids"]
 
     def invalid(self) -> tuple[str, str] | None:
         """The first field that breaks the state's invariants, and what it must be."""
@@ -301,6 +317,14 @@ class XAUCCounts:
             return "count", f"arrays of one length ({n})"
         if self.count.dtype.kind not in "iu" or (n and int(self.count.min()) < 1):
             return "count", "integer counts >= 1"
+        ids = self.ids
+        if (
+            not isinstance(ids, np.ndarray)
+            or ids.ndim != 1
+            or len(ids) == 0
+            or (len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])))
+        ):
+            return "group_ids", "one 1-d array of sorted distinct group ids"
         if self.codes.dtype != np.int64 or (
             n and (int(self.codes.min()) < 0 or int(self.codes.max()) >= len(self.ids))
         ):

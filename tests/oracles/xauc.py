@@ -44,3 +44,13 @@ def pair_grouped_xauc(y_true, y_score, groups, sample_weight=None):
         total += value * group_weight
         weight += group_weight
     return float(total / weight) if weight > 0 else math.nan
+
+
+def pair_regression_auc(y_true, y_score):
+    """TorchRec's RAUC by the pair loop: 1 - the pairs the scores invert (``s_i < s_j``
+    while ``y_i > y_j``) over all pairs of rows; exact (a Fraction)."""
+    y = [float(v) for v in y_true]
+    s = [float(v) for v in y_score]
+    n = len(y)
+    inverted = sum(1 for i in range(n) for j in range(n) if s[i] < s[j] and y[i] > y[j])
+    return 1 - Fraction(inverted, n * (n - 1) // 2) if n > 1 else math.nan

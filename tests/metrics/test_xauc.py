@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval import xauc_score
-from receval.exceptions import InputValidationError, UndefinedMetricWarning
 from receval._kernels import compiled
+from receval.exceptions import InputValidationError, UndefinedMetricWarning
 from tests.oracles.pointwise import pair_auc
 from tests.oracles.xauc import pair_grouped_xauc, pair_xauc
 

@@ -99,7 +99,8 @@ def _prepare(params: dict[str, Any], y_true: Any, y_score: Any) -> Any:
 
 def _update(params: dict[str, Any], batch: Any, state: XAUCCounts | None = None) -> XAUCCounts:
     state = XAUCCounts() if state is None else state
-    state.add(*batch, None)
+    y, s = batch
+    state.add(y, s, None)
     return state
 
 

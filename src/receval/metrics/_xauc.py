@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._kernels import compiled
-from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
+from ..engine.metric import MetricDefinition, data_columns, no_options, register
 from ..engine.sources import run_definition
 from ..exceptions import InputValidationError
 from ._binary import warn_undefined
@@ -205,15 +205,16 @@ class XAUCCounts:
             return self
         parts = [p for p in self._parts() if len(p[1])]
         self.pending, self.n_pending = [], 0
-        if len(parts) == 1 and parts[0] is not self._whole():
-            parts = [_distinct(*parts[0][:5], parts[0][5])]
+        if len(parts) == 1 and parts[0][1] is not self.y:  # one batch: made distinct
+            p = parts[0]
+            parts = [_distinct(p[0], p[1], p[2], p[3], p[4], p[5])]
         if len(parts) > 1:
             ids = parts[0][5]
             if any(not np.array_equal(p[5], ids) for p in parts[1:]):
                 ids = np.unique(np.concatenate([p[5] for p in parts]))
             codes = np.concatenate([np.searchsorted(ids, p[5])[p[0]] for p in parts])
-            columns = (np.concatenate([p[i] for p in parts]) for i in range(1, 5))
-            parts = [_distinct(codes, *columns, ids)]
+            y, s, w, count = (np.concatenate([p[i] for p in parts]) for i in range(1, 5))
+            parts = [_distinct(codes, y, s, w, count, ids)]
         self.codes, self.y, self.s, self.w, self.count, self.ids = parts[0]
         return self
 
@@ -274,8 +275,11 @@ class XAUCCounts:
             values = np.where(
                 pairs > 0, twice.astype(np.float64) / (2.0 * pairs.astype(np.float64)), np.nan
             )
-        weight = np.add.reduceat(self.count * self.w, starts[:-1]) if len(self.y) else self.w[:0]
-        return values, weight
+        if not len(self.y):
+            return values, self.w[:0]
+        # times a power of two (the ratios are the same) so that no group's sum overflows
+        scaled = np.ldexp(self.w, -int(np.frexp(self.w.max())[1]) - 64)
+        return values, np.add.reduceat(self.count * scaled, starts[:-1])
 
     def _scaled_weights(self) -> np.ndarray:
         """The weights times a power of two (exact: the value is the same) that puts the
@@ -436,6 +440,5 @@ GROUPED_XAUC = register(
         empty=_empty,
         finalize=_grouped_finalize,
         update_into=lambda params, state, batch: _update(params, batch, state),
-        scale_free=always,
     ),
 )

@@ -179,6 +179,8 @@ def test_regression_auc_hand_cases():
     assert rv.regression_auc_score([1.0, 1.0, 2.0], [0.5, 0.1, 0.1]) == pytest.approx(2 / 3)
     with pytest.warns(UndefinedMetricWarning, match="two rows or more"):
         assert math.isnan(rv.regression_auc_score([1.0], [0.5]))
+    with pytest.raises(InvalidParameterError, match="sample_weight is not taken"):
+        rv.regression_auc_score([1.0, 2.0], [0.5, 0.6], sample_weight=[1, 2])
 
 
 @given(

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
 from ..engine.sources import run_definition
+from ..exceptions import InvalidParameterError
 from ._xauc import XAUCCounts, grouped_mean
 
 __all__ = ["regression_auc_score"]
@@ -17,7 +18,9 @@ __all__ = ["regression_auc_score"]
 _FUNC = "regression_auc_score"
 
 
-def regression_auc_score(y_true: ArrayLike, y_score: ArrayLike) -> float:
+def regression_auc_score(
+    y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> float:
     """Compute TorchRec's regression AUC (RAUC): the pairs the scores do not invert.
 
     ``RAUC = 1 - D / (n (n - 1) / 2)`` with ``D`` the pairs of rows whose scores
@@ -27,7 +30,7 @@ def regression_auc_score(y_true: ArrayLike, y_score: ArrayLike) -> float:
     targets sorted by score by a merge sort), computed exactly in O(n log n) from
     the state of :func:`xauc_score`. Unlike :func:`xauc_score`, the pairs of equal
     targets are in the denominator and tied scores count as in order, not one
-    half. TorchRec ignores its weights; so does this function (it takes none).
+    half. TorchRec takes weights and ignores them; this function refuses them.
 
     Parameters
     ----------
@@ -35,6 +38,9 @@ def regression_auc_score(y_true: ArrayLike, y_score: ArrayLike) -> float:
         Targets (watch time, ratings); only their order matters.
     y_score : array-like of shape (n_samples,)
         Scores; only their order matters.
+    sample_weight : None, default=None
+        Not taken: a value other than None raises ``InvalidParameterError``
+        (TorchRec's RAUC counts each pair once, whatever its weights).
 
     Returns
     -------
@@ -54,6 +60,12 @@ def regression_auc_score(y_true: ArrayLike, y_score: ArrayLike) -> float:
     >>> regression_auc_score([1.0, 1.0, 2.0], [0.1, 0.5, 0.5])  # ties are in order
     1.0
     """
+    if sample_weight is not None:
+        raise InvalidParameterError(
+            f"{_FUNC}: sample_weight is not taken: TorchRec's regression AUC counts every "
+            f"pair of rows once. Got {type(sample_weight).__name__}; leave it out (or "
+            f"repeat rows to weigh them)."
+        )
     columns = {"y_true": y_true, "y_score": y_score}
     result: float = run_definition(REGRESSION_AUC, {}, columns, func=_FUNC)
     return result

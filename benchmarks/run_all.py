@@ -69,6 +69,8 @@ SECTIONS = (
         ("--quick",),
         3.0,
     ),
+    # 10M rows: exact XAUC against sampled NumPy XAUC, recalibrated NE against NumPy.
+    Section("xauc-ne", "bench_xauc_ne.py", ("--runs", "3"), ("--quick",), 2.0),
     # 100k and 1M users; a case whose slowest tool takes over 30 s (ranx, and
     # pytrec_eval at 1M users) gets one run of every tool.
     Section(

@@ -29,6 +29,7 @@ pub mod threads;
 pub mod ties;
 pub mod topk;
 pub mod trec;
+pub mod xauc;
 
 #[cfg(feature = "python")]
 mod python;

@@ -379,6 +379,10 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         normalized_entropy as normalized_entropy,
         root_mean_squared_error as root_mean_squared_error,
     )
+    from .metrics._ne_variants import (
+        calibration_free_normalized_entropy as calibration_free_normalized_entropy,
+        normalized_entropy_positive as normalized_entropy_positive,
+    )
     from .metrics._offpolicy import (
         PolicyValueInterval as PolicyValueInterval,
         dr_estimate as dr_estimate,
@@ -440,6 +444,12 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         serendipity as serendipity,
         user_item_serendipity as user_item_serendipity,
         user_serendipity as user_serendipity,
+    )
+    from .metrics._grouped_auprc import (
+        grouped_auprc_score as grouped_auprc_score,
+    )
+    from .metrics._regression_auc import (
+        regression_auc_score as regression_auc_score,
     )
     from .metrics._xauc import (
         xauc_score as xauc_score,

@@ -144,6 +144,9 @@ __all__ = [
     "topk_merge",
     "totals_checked",
     "weighted_group_aucs",
+    "xauc_distinct",
+    "xauc_pairs_counted",
+    "xauc_pairs_weighted",
 ]
 
 SIZE: int
@@ -556,3 +559,28 @@ def weighted_group_aucs(
     scores: NDArray[np.float64],
     weights: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
+def xauc_distinct(
+    codes: NDArray[np.int64],
+    y: NDArray[np.float64],
+    s: NDArray[np.float64],
+    w: NDArray[np.float64],
+    count: NDArray[np.int64],
+) -> tuple[
+    NDArray[np.int64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.int64],
+]: ...
+def xauc_pairs_counted(
+    starts: NDArray[np.int64],
+    y: NDArray[np.float64],
+    s: NDArray[np.float64],
+    count: NDArray[np.int64],
+) -> tuple[NDArray[np.uint64], NDArray[np.uint64]]: ...
+def xauc_pairs_weighted(
+    starts: NDArray[np.int64],
+    y: NDArray[np.float64],
+    s: NDArray[np.float64],
+    weight: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...

@@ -184,16 +184,24 @@ SCANNED = sorted(
 )
 
 
+def _by_keyword(name, w, g):
+    """The weights and groups a metric declares, by keyword."""
+    inputs = _declared_inputs(name)
+    return ({"sample_weight": w} if "sample_weight" in inputs else {}) | (
+        {"groups": g} if "groups" in inputs else {}
+    )
+
+
 @pytest.mark.parametrize("name", SCANNED)
 @pytest.mark.parametrize("batch_rows", [1, 7, None])
 def test_scan_agrees(tmp_path, name, batch_rows):
-    y, p, w, _ = _rows(7, n=60)
+    y, p, w, g = _rows(7, n=60)
     path = tmp_path / "rows.parquet"
-    pq.write_table(pa.table({"y": y, "p": p, "w": w}), path)
+    pq.write_table(pa.table({"y": y, "p": p, "w": w, "g": g}), path)
     s = rv.scan(path, batch_rows=batch_rows or 10**6)
     options = OPTIONS.get(name, {})
-    expected = _function(name)(y, p, sample_weight=w, **options)
-    got = rv.compute(name, s["y"], s["p"], sample_weight=s["w"], **options)
+    expected = _function(name)(y, p, **_by_keyword(name, w, g), **options)
+    got = rv.compute(name, s["y"], s["p"], **_by_keyword(name, s["w"], s["g"]), **options)
     if name in APPROX_WEIGHTED:  # score ranges: float pair weights
         assert got == pytest.approx(expected, rel=_split_tolerance(len(y)), abs=0)
     else:
@@ -385,13 +393,14 @@ def test_weighted_auc_function_is_its_definition_on_one_batch():
 @pytest.mark.parametrize("name", SCANNED)
 @pytest.mark.parametrize("kind", [k for k in HARD if k != "float16"])  # no float16 in Parquet
 def test_scan_agrees_on_hard_rows(tmp_path, name, kind):
-    y, p, w, _ = _hard_rows(kind, DOMAIN.get(name, "prob"), 3, True, n=60)
+    y, p, w, g = _hard_rows(kind, DOMAIN.get(name, "prob"), 3, True, n=60)
     path = tmp_path / "rows.parquet"
-    pq.write_table(pa.table({"y": y, "p": p, "w": w}), path)
+    pq.write_table(pa.table({"y": y, "p": p, "w": w, "g": g}), path)
     s = rv.scan(path, batch_rows=7)
     options = OPTIONS.get(name, {})
-    expected = _outcome(lambda: _function(name)(y, p, sample_weight=w, **options))
-    got = _outcome(lambda: rv.compute(name, s["y"], s["p"], sample_weight=s["w"], **options))
+    expected = _outcome(lambda: _function(name)(y, p, **_by_keyword(name, w, g), **options))
+    got = _outcome(lambda: rv.compute(name, s["y"], s["p"], **_by_keyword(name, s["w"], s["g"]),
+                                      **options))  # fmt: skip
     if isinstance(expected, str) or isinstance(got, str):
         assert got == expected
     elif name in APPROX_WEIGHTED:

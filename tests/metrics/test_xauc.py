@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval import xauc_score
+from receval._kernels import compiled
 from receval.exceptions import InputValidationError, UndefinedMetricWarning
-from receval.metrics._xauc import ordered_pairs
 from tests.oracles.pointwise import pair_auc
-from tests.oracles.xauc import pair_xauc
+from tests.oracles.xauc import pair_grouped_xauc, pair_xauc
 
 UNDEFINED = (
     "xauc_score: every y_true is equal, so no pair of rows has different targets and XAUC "
@@ -172,16 +172,24 @@ def test_any_split_and_merge_order_give_the_function(data, rnd):
     assert got == expected or (math.isnan(got) and math.isnan(expected))
 
 
-def test_the_merge_sort_counts_every_pair():
+def test_the_core_counts_every_pair_of_each_group():
     rng = np.random.default_rng(3)
     for n in (1, 2, 3, 7, 8, 9, 300):
-        ranks = rng.integers(0, 6, n)
-        weights = rng.integers(0, 4, n)
-        expected = sum(
-            int(weights[i] * weights[j]) * (2 * (ranks[i] < ranks[j]) + (ranks[i] == ranks[j]))
-            for j in range(n) for i in range(j)
-        )  # fmt: skip
-        assert ordered_pairs(ranks, weights) == expected
+        codes = rng.integers(0, 3, n)
+        y, s = rng.integers(0, 5, n).astype(float), rng.integers(0, 6, n).astype(float)
+        counts = rng.integers(1, 4, n)
+        keys = compiled().xauc_distinct(codes, y, s, np.ones(n), counts)
+        starts = np.searchsorted(keys[0], np.arange(4)).astype(np.int64)
+        twice, pairs = compiled().xauc_pairs_counted(starts, keys[1], keys[2], keys[4])
+        for g in range(3):
+            rows = codes == g
+            yg, sg, cg = y[rows], s[rows], counts[rows]
+            m = len(yg)
+            want_pairs = sum(int(cg[i] * cg[j]) for i in range(m) for j in range(m)
+                             if yg[i] < yg[j])  # fmt: skip
+            want_twice = sum(int(cg[i] * cg[j]) * (2 * (sg[i] < sg[j]) + (sg[i] == sg[j]))
+                             for i in range(m) for j in range(m) if yg[i] < yg[j])  # fmt: skip
+            assert (int(twice[g]), int(pairs[g])) == (want_twice, want_pairs)
 
 
 def test_larger_inputs_equal_the_pair_loop():
@@ -231,3 +239,53 @@ def test_cli_ctr_computes_xauc(tmp_path):
     assert json.loads(result.output)[0]["xauc"] == 5 / 6
     weighted = CliRunner().invoke(app, ["ctr", *args, "--weight", "w"])
     assert json.loads(weighted.output)[0]["xauc"] == 15 / 17
+
+
+# ------------------------------------------------------------------ grouped XAUC
+def test_grouped_hand_case_weighs_groups_by_rows():
+    watch = [3.0, 12.0, 7.5, 0.0, 1.0, 2.0, 5.0]
+    scores = [0.2, 0.4, 0.9, 0.1, 0.3, 0.6, 0.5]
+    users = ["a", "a", "a", "a", "b", "b", "c"]  # "c": one row, no pair: skipped
+    assert xauc_score(watch, scores, groups=users) == pytest.approx((4 * 5 / 6 + 2 * 1) / 6)
+    uniform = xauc_score(watch, scores, groups=users, weighting="uniform")
+    assert uniform == pytest.approx((5 / 6 + 1) / 2)
+    with pytest.warns(UndefinedMetricWarning, match="no group has a pair of rows"):
+        assert math.isnan(xauc_score([1.0, 1.0, 2.0], [0.1, 0.2, 0.3], groups=[1, 1, 2]))
+    with pytest.raises(rv.InvalidParameterError, match="'weighting' parameter of xauc_score"):
+        xauc_score(watch, scores, groups=users, weighting="clicks")
+
+
+@st.composite
+def grouped_rows(draw):
+    y, s, w = draw(rows(weighted=draw(st.booleans())))
+    g = np.array(draw(st.lists(st.sampled_from(["u", "v", "w"]), min_size=len(y),
+                               max_size=len(y))))  # fmt: skip
+    return y, s, w, g
+
+
+@given(grouped_rows())
+def test_grouped_equals_the_pair_loop_per_group(data):
+    y, s, w, g = data
+    expected = pair_grouped_xauc(y, s, g, w)
+    assume(not math.isnan(expected))
+    assert xauc_score(y, s, groups=g, sample_weight=w) == pytest.approx(expected, rel=1e-12)
+
+
+@given(grouped_rows(), st.randoms(use_true_random=False))
+def test_grouped_any_split_and_merge_order_give_the_function(data, rnd):
+    y, s, w, g = data
+    w = np.ones(len(y)) if w is None else w
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        expected = xauc_score(y, s, groups=g, sample_weight=w)
+        cuts = sorted(rnd.sample(range(len(y) + 1), min(3, len(y) + 1)))
+        bounds = list(zip([0, *cuts], [*cuts, len(y)], strict=True))
+        parts = [rv.metric("grouped_xauc").update(y[a:b], s[a:b], groups=g[a:b],
+                                                  sample_weight=w[a:b])
+                 for a, b in bounds]  # fmt: skip
+        rnd.shuffle(parts)
+        merged = parts[0]
+        for part in parts[1:]:
+            merged.merge(part)
+        got = pickle.loads(pickle.dumps(merged)).compute()
+    assert got == expected or (math.isnan(got) and math.isnan(expected))

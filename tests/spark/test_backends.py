@@ -41,7 +41,9 @@ def rows_df(spark, rows):
 ANY = sorted(
     name
     for name, entry in ENTRIES.items()
-    if entry.family == "pointwise" and entry.partitionings == ("any",) and name != "partial_auc"
+    if entry.family in ("pointwise", "grouped")
+    and entry.partitionings == ("any",)
+    and name != "partial_auc"
 )
 
 
@@ -101,9 +103,11 @@ def test_runs_equal_in_memory(spark, name):
 @pytest.mark.parametrize("parts", [None, 1, 5])
 def test_sums_equal_in_memory(rows_df, rows, name, parts):
     func = getattr(receval, metric_info(name).function)
-    expected = func(rows["y"], rows["p"], sample_weight=rows["w"])
+    declared = {"sample_weight": "w", "groups": "g"}  # the ones the metric takes
+    declared = {k: c for k, c in declared.items() if k in metric_info(name).inputs}
+    expected = func(rows["y"], rows["p"], **{k: rows[c] for k, c in declared.items()})
     prob = DEFINITIONS[name].inputs[1]  # y_pred, y_prob or y_proba
-    columns = {"y_true": "y", prob: "p", "sample_weight": "w"}
+    columns = {"y_true": "y", prob: "p"} | declared
     got = rs.compute(rows_df, name, columns, num_partitions=parts)
     if name in PER_SCORE_WEIGHTS:  # partitions add a score's weights in another order
         assert got == pytest.approx(expected, rel=4 * len(rows) * 2.0**-53, abs=0)
@@ -163,3 +167,11 @@ def test_a_metric_registered_on_the_driver_runs_on_the_executors(rows_df, rows):
     finally:
         del DEFINITIONS["positive_share"]
     assert got == rows["y"].mean()
+
+
+@pytest.mark.parametrize("name", ["normalized_entropy", "pcoc", "expected_calibration_error"])
+def test_negative_sampling_rate_recalibrates_on_spark(rows_df, rows, name):
+    func = getattr(receval, metric_info(name).function)
+    expected = func(rows["y"], rows["p"], sample_weight=rows["w"], negative_sampling_rate=0.1)
+    columns = {"y_true": "y", "y_prob": "p", "sample_weight": "w"}
+    assert rs.compute(rows_df, name, columns, negative_sampling_rate=0.1) == expected

@@ -27,6 +27,7 @@ mod stats;
 mod sums;
 mod topk;
 mod trec;
+mod xauc;
 
 /// A float64 array handed back to Python.
 pub(crate) type Floats<'py> = Bound<'py, PyArray1<f64>>;
@@ -101,6 +102,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sums::register(m)?;
     auc::register(m)?;
     gauc::register(m)?;
+    xauc::register(m)?;
     encode::register(m)?;
     checked::register(m)?;
     ranking::register(m)?;

@@ -60,6 +60,16 @@ def ctr(
             "them before every metric (probability metrics then apply).",
         ),
     ] = False,
+    negative_sampling_rate: Annotated[
+        float | None,
+        typer.Option(
+            "--negative-sampling-rate",
+            help="The share w in (0, 1] of the negatives kept in the model's training data: "
+            "the probability metrics (logloss, ne, pcoc, copc, ece, ...) recalibrate each "
+            "probability to p / (p + (1 - p) / w) first; metrics of the scores' order (auc, "
+            "gauc) are unchanged by it.",
+        ),
+    ] = None,
     strict: Annotated[
         bool,
         typer.Option(
@@ -87,7 +97,7 @@ def ctr(
     """
     say = Messages(quiet)
     with say.guard():
-        metrics = ctr_metrics(metric, group, say)
+        metrics = ctr_metrics(metric, group, say, negative_sampling_rate)
         data = read_impressions(
             file, input_format, say, "receval ctr", label=label, score=score, group=group,
             weight=weight, by=by,
@@ -95,6 +105,9 @@ def ctr(
         if logits:
             data = data._replace(scores=[(col, sigmoid(v)) for col, v in data.scores])
         title = f"{displayed(file)}: {data.n_rows} impressions"
+        if negative_sampling_rate is not None:
+            rate = f"{negative_sampling_rate:g}"
+            title += f", probabilities recalibrated for negative sampling rate {rate}"
         if by is not None:
             table = ctr_segment_table(data, metrics, say, title, skip_inapplicable=True)
         else:

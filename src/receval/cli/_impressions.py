@@ -132,9 +132,16 @@ def read_impressions(
     )
 
 
-def ctr_metrics(metric: list[str] | None, group: str | None, say: Messages) -> dict[str, Any]:
+def ctr_metrics(
+    metric: list[str] | None,
+    group: str | None,
+    say: Messages,
+    negative_sampling_rate: float | None = None,
+) -> dict[str, Any]:
     """The pointwise and grouped metrics asked for (default: DEFAULT_CTR_METRICS), by name
-    as written (lower case), each resolved by the registry (``gauc(weighting=clicks)``)."""
+    as written (lower case), each resolved by the registry (``gauc(weighting=clicks)``);
+    with ``negative_sampling_rate``, the metrics of probabilities recalibrate them (those
+    that take no rate are refused: their value would be of the raw probabilities)."""
     if metric:
         names = [m.strip().lower() for m in metric]
     else:
@@ -142,18 +149,43 @@ def ctr_metrics(metric: list[str] | None, group: str | None, say: Messages) -> d
     from ..registry import resolve
     from ..registry.pointwise import pointwise_adapter
 
-    metrics = {
-        name: pointwise_adapter(
-            resolve(name, family=("pointwise", "grouped"), where="receval ctr -m")
-        )
+    specs = {
+        name: resolve(name, family=("pointwise", "grouped"), where="receval ctr -m")
         for name in dict.fromkeys(names)
     }
+    if negative_sampling_rate is not None:
+        specs = {name: _recalibrated(spec, negative_sampling_rate, say)
+                 for name, spec in specs.items()}  # fmt: skip
+    metrics = {name: pointwise_adapter(spec) for name, spec in specs.items()}
     for name, spec in metrics.items():
         if spec.needs_group and group is None:
             raise say.fail(
                 f"metric {name!r} needs groups; pass --group COL (e.g. the user id column)."
             )
     return metrics
+
+
+def _recalibrated(spec: Any, rate: float, say: Messages) -> Any:
+    """``spec`` with ``negative_sampling_rate=rate`` (unless its string sets one); a metric
+    of the scores' order (AUC, GAUC) as it is, which recalibration does not change."""
+    from dataclasses import replace
+
+    if not 0.0 < rate <= 1.0:
+        raise say.fail(
+            f"--negative-sampling-rate must be in (0, 1]: the share of the negatives kept in "
+            f"training. Got {rate!r}; e.g. --negative-sampling-rate 0.1."
+        )
+    takes = [p.name for p in spec.info.params]
+    if "negative_sampling_rate" not in takes:
+        if "y_score" in spec.info.inputs:
+            return spec
+        raise say.fail(
+            f"--negative-sampling-rate: metric {str(spec)!r} takes no recalibration, so its "
+            f"value would be of the probabilities as given; leave it out or compute it in a "
+            f"separate run."
+        )
+    args = {"negative_sampling_rate": float(rate)} | dict(spec.args)  # the string's wins
+    return replace(spec, args=tuple((key, args[key]) for key in takes if key in args))
 
 
 #: The inputs of a registry row that take probabilities (not any score).

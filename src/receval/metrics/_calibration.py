@@ -11,12 +11,13 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._kernels import compiled
-from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
+from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import run_definition, scan_of
 from ..engine.states import check_loaded_state, totals_empty, totals_prepare, totals_update
 from ..engine.sums import ExactSum, ratio
 from ..exceptions import InvalidParameterError
 from ._binary import check_binary_scores, warn_undefined
+from ._recalibration import check_sampling_rate, recalibrate, recalibrating
 
 __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
 
@@ -30,7 +31,13 @@ def _check_proba(
     return labels, v.check_probabilities(proba, "y_prob", func), weights
 
 
-def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
+def pcoc(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    negative_sampling_rate: float = 1.0,
+) -> float:
     """Compute PCOC: predicted clicks over observed clicks.
 
     ``PCOC = sum(p) / sum(y)`` (weighted sums with ``sample_weight``). 1.0 means
@@ -48,6 +55,11 @@ def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
         Predicted click probabilities in [0, 1].
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights (e.g. impressions of aggregated rows).
+    negative_sampling_rate : float, default=1.0
+        The share ``w`` in (0, 1] of the negatives kept in the model's training
+        data: each probability is recalibrated to ``p / (p + (1 - p) / w)`` first
+        (TorchRec's ``RecalibratedCalibrationMetric``; see
+        :func:`receval.normalized_entropy`).
 
     Returns
     -------
@@ -64,13 +76,22 @@ def pcoc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     >>> from receval import pcoc
     >>> pcoc([1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
     0.8
+    >>> pcoc([1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5], negative_sampling_rate=0.5)
+    0.5247
     """
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
-    result: float = run_definition(PCOC, {}, columns, func="pcoc")
+    params = PCOC.check_params(negative_sampling_rate=negative_sampling_rate)
+    result: float = run_definition(PCOC, params, columns, func="pcoc")
     return result
 
 
-def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
+def copc(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    negative_sampling_rate: float = 1.0,
+) -> float:
     """Compute COPC: observed clicks over predicted clicks, ``1 / PCOC``.
 
     Parameters
@@ -81,6 +102,11 @@ def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
         Predicted click probabilities in [0, 1].
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights.
+    negative_sampling_rate : float, default=1.0
+        The share ``w`` in (0, 1] of the negatives kept in the model's training
+        data: each probability is recalibrated to ``p / (p + (1 - p) / w)`` first
+        (TorchRec's ``RecalibratedCalibrationMetric``; see
+        :func:`receval.normalized_entropy`).
 
     Returns
     -------
@@ -98,7 +124,8 @@ def copc(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | Non
     1.25
     """
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
-    result: float = run_definition(COPC, {}, columns, func="copc")
+    params = COPC.check_params(negative_sampling_rate=negative_sampling_rate)
+    result: float = run_definition(COPC, params, columns, func="copc")
     return result
 
 
@@ -169,6 +196,7 @@ def calibration_curve(
     n_bins: int = 5,
     strategy: str = "uniform",
     sample_weight: ArrayLike | None = None,
+    negative_sampling_rate: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Compute the reliability curve: observed rate against mean prediction per bin.
 
@@ -191,6 +219,10 @@ def calibration_curve(
         falls in the lower bin.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights, used in the per-bin means.
+    negative_sampling_rate : float, default=1.0
+        The share ``w`` in (0, 1] of the negatives kept in the model's training
+        data: each probability is recalibrated to ``p / (p + (1 - p) / w)`` first,
+        and binned        as recalibrated (see :func:`receval.normalized_entropy`).
 
     Returns
     -------
@@ -215,7 +247,9 @@ def calibration_curve(
     array([0.2, 0.8])
     """
     func = "calibration_curve"
+    rate = check_sampling_rate(negative_sampling_rate, func)
     labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
+    proba = recalibrate(proba, rate)
     true_sum, pred_sum, total = _bins(labels, proba, weights, n_bins, strategy, func)
     nonzero = total != 0
     return true_sum[nonzero] / total[nonzero], pred_sum[nonzero] / total[nonzero]
@@ -230,6 +264,7 @@ def expected_calibration_error(
     strategy: str = "uniform",
     sample_weight: ArrayLike | None = None,
     bin_edge: str = "lower",
+    negative_sampling_rate: float = 1.0,
 ) -> float:
     """Compute the expected calibration error (ECE) of binary probabilities.
 
@@ -257,6 +292,10 @@ def expected_calibration_error(
         torchmetrics' ``BinaryCalibrationError`` (which also puts a probability
         of 1 in a bin of its own, and computes float32 probabilities against
         float32 edges: ``"upper"`` does the same).
+    negative_sampling_rate : float, default=1.0
+        The share ``w`` in (0, 1] of the negatives kept in the model's training
+        data: each probability is recalibrated to ``p / (p + (1 - p) / w)`` first,
+        and binned        as recalibrated (see :func:`receval.normalized_entropy`).
 
     Returns
     -------
@@ -288,10 +327,12 @@ def expected_calibration_error(
     func = "expected_calibration_error"
     _check_bins(n_bins, strategy, bin_edge, func)
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
-    params = _ece_params(pos_label=pos_label, n_bins=n_bins, bin_edge=bin_edge)
+    params = _ece_params(pos_label=pos_label, n_bins=n_bins, bin_edge=bin_edge,
+                         negative_sampling_rate=negative_sampling_rate)  # fmt: skip
     if strategy == "quantile" and scan_of(func, **columns) is None:
         # percentiles of every row: computed here, the bins of the definition then
         _, proba, _ = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
+        proba = recalibrate(proba, params["negative_sampling_rate"])
         params["edges"] = _edges(proba, int(n_bins), "quantile", "lower", np.float64)
     why = "quantile bins are percentiles of every row; use strategy='uniform'"
     memory_only = {"strategy": (strategy, "uniform")}
@@ -317,11 +358,14 @@ def _finalize_copc(params: dict[str, Any], state: Any) -> float:
 
 
 def _totals_metric(name: str, finalize: Any) -> MetricDefinition:
+    def check(negative_sampling_rate: float = 1.0) -> dict[str, Any]:
+        return {"negative_sampling_rate": check_sampling_rate(negative_sampling_rate, name)}
+
     return register(
         MetricDefinition(
             name=name,
-            check_params=no_options(name),
-            prepare=totals_prepare(name, "y_prob"),
+            check_params=check,
+            prepare=recalibrating(totals_prepare(name, "y_prob")),
             update=totals_update(loss=False, clicks=True),
             empty=totals_empty,
             finalize=finalize,
@@ -336,7 +380,11 @@ COPC = _totals_metric("copc", _finalize_copc)
 
 # Expected calibration error: per bin, the exact sum of w (y - p); the total weight.
 def _ece_params(
-    pos_label: Any = None, n_bins: int = 10, strategy: str = "uniform", bin_edge: str = "lower"
+    pos_label: Any = None,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    bin_edge: str = "lower",
+    negative_sampling_rate: float = 1.0,
 ) -> dict[str, Any]:
     func = "receval.metric('expected_calibration_error')"
     _check_bins(n_bins, strategy, bin_edge, func)
@@ -346,7 +394,9 @@ def _ece_params(
             f"do not hold. Got strategy='quantile'; use strategy='uniform', or "
             f"expected_calibration_error on all the rows in memory."
         )
-    return {"pos_label": pos_label, "n_bins": int(n_bins), "bin_edge": bin_edge, "edges": None}
+    rate = check_sampling_rate(negative_sampling_rate, func)
+    return {"pos_label": pos_label, "n_bins": int(n_bins), "bin_edge": bin_edge, "edges": None,
+            "negative_sampling_rate": rate}  # fmt: skip
 
 
 @dataclass
@@ -430,7 +480,7 @@ ECE = register(
     MetricDefinition(
         name="expected_calibration_error",
         check_params=_ece_params,
-        prepare=_ece_prepare,
+        prepare=recalibrating(_ece_prepare, at=2),
         update=_ece_update,
         empty=lambda params: CalibrationGaps(),
         finalize=_ece_finalize,

@@ -24,8 +24,9 @@ from ..engine.states import (
     totals_update,
 )
 from ..engine.sums import WEIGHT_SHIFT, ExactSum, ratio, scaled_value
-from ..exceptions import InputValidationError
+from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import data_ndim, warn_undefined
+from ._recalibration import check_sampling_rate, recalibrating
 
 __all__ = ["log_loss", "mean_absolute_error", "normalized_entropy", "root_mean_squared_error"]
 
@@ -45,6 +46,7 @@ def log_loss(
     labels: ArrayLike | None = None,
     eps: float | str = "auto",
     profile: str | None = None,
+    negative_sampling_rate: float = 1.0,
 ) -> float:
     """Compute the log loss (binary or multiclass cross-entropy).
 
@@ -80,6 +82,10 @@ def log_loss(
     profile : str, default=None
         ``"sklearn"`` refuses ``y_true`` of a single class without ``labels``, as
         scikit-learn's ``log_loss`` does; other profiles change nothing.
+    negative_sampling_rate : float, default=1.0
+        The share ``w`` in (0, 1] of the negatives kept in the model's training
+        data: each probability is recalibrated to ``p / (p + (1 - p) / w)`` before
+        the loss (binary ``y_pred`` only; see :func:`normalized_entropy`).
 
     Returns
     -------
@@ -109,12 +115,21 @@ def log_loss(
     0.3635
     >>> log_loss([1, 1], [0.7, 0.7])  # one class: -ln 0.7
     0.3567
+    >>> log_loss([1, 0, 1], [0.9, 0.2, 0.6], negative_sampling_rate=0.5)
+    0.3886
     """
     func = "log_loss"
     one_class = undefined_value(profile, func, func) == "raise" and labels is None
     if data_ndim(y_pred) >= 2:  # scikit-learn's forms: a column per class, or one column
         yp = v.as_array(y_pred, "y_pred", func)
         if yp.ndim == 2 and yp.shape[1] > 1:
+            if negative_sampling_rate != 1.0:
+                raise InvalidParameterError(
+                    f"{func}: negative_sampling_rate recalibrates the probability of the "
+                    f"positive class, so it needs 1-dimensional y_pred. Got y_pred of shape "
+                    f"{yp.shape}; pass the positive class's column, or leave "
+                    f"negative_sampling_rate unset."
+                )
             return _multiclass_log_loss(y_true, yp, normalize, sample_weight, labels, eps,
                                         one_class)  # fmt: skip
         if yp.ndim != 2:
@@ -123,7 +138,9 @@ def log_loss(
                 f"2-dimensional (one column per class). Got an array of shape {yp.shape}."
             )
         y_pred = yp[:, 0]
-    params = LOG_LOSS.check_params(eps=eps, normalize=normalize)
+    params = LOG_LOSS.check_params(
+        eps=eps, normalize=normalize, negative_sampling_rate=negative_sampling_rate
+    )
     columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
     return run_definition(  # type: ignore[no-any-return]
         LOG_LOSS, params, columns, func=func,
@@ -264,6 +281,7 @@ def _log_loss_one_call(params: dict[str, Any], columns: Any) -> float | None:
         and type(y_pred) is np.ndarray
         and (weights is None or type(weights) is np.ndarray)
         and params["normalize"] is True
+        and params["negative_sampling_rate"] == 1.0
     ):
         return None
     eps = clip_eps(params["eps"], y_pred.dtype)
@@ -291,6 +309,7 @@ def normalized_entropy(
     *,
     sample_weight: ArrayLike | None = None,
     eps: float | str = "auto",
+    negative_sampling_rate: float = 1.0,
 ) -> float:
     """Compute the normalized entropy (NE): log loss over the entropy of the base rate.
 
@@ -312,6 +331,14 @@ def normalized_entropy(
         Probabilities are clipped to ``[eps, 1 - eps]`` in the log loss, as in
         :func:`log_loss` ("auto": the machine epsilon of ``y_prob``'s dtype;
         TorchRec uses 1e-12).
+    negative_sampling_rate : float, default=1.0
+        The share ``w`` in (0, 1] of the negatives kept in the model's training
+        data (negative down-sampling): each probability is recalibrated to
+        ``p' = p / (p + (1 - p) / w)`` first, as TorchRec's ``RecalibratedNEMetric``
+        with ``recalibration_coefficient=w``. The base rate is that of the
+        evaluation rows as given. Where the evaluation rows are down-sampled too,
+        weigh each negative ``1 / w`` (``sample_weight``) to get the NE of the
+        full population instead.
 
     Returns
     -------
@@ -328,8 +355,10 @@ def normalized_entropy(
     >>> from receval import normalized_entropy
     >>> normalized_entropy([1, 0, 0, 1], [0.8, 0.3, 0.1, 0.6])  # base rate 0.5: H = ln 2
     0.4314
+    >>> normalized_entropy([1, 0, 0, 1], [0.8, 0.3, 0.1, 0.6], negative_sampling_rate=0.5)
+    0.5414
     """
-    params = NORMALIZED_ENTROPY.check_params(eps=eps)
+    params = NORMALIZED_ENTROPY.check_params(eps=eps, negative_sampling_rate=negative_sampling_rate)
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     result: float = run_definition(NORMALIZED_ENTROPY, params, columns, func="normalized_entropy")
     return result
@@ -464,9 +493,13 @@ def mean_absolute_error(
 # ------------------------------------------------------------------ definitions
 # What receval.metric, receval.scan columns and Spark run for these metrics: the
 # exact sums above, added batch by batch.
-def _check_log_loss(eps: float | str = "auto", normalize: bool = True) -> dict[str, Any]:
+def _check_log_loss(
+    eps: float | str = "auto", normalize: bool = True, negative_sampling_rate: float = 1.0
+) -> dict[str, Any]:
     v.check_option(normalize, "normalize", "log_loss", [False, True])
-    return {"eps": check_eps(eps, "log_loss"), "normalize": bool(normalize)}
+    rate = check_sampling_rate(negative_sampling_rate, "log_loss")
+    return {"eps": check_eps(eps, "log_loss"), "normalize": bool(normalize),
+            "negative_sampling_rate": rate}  # fmt: skip
 
 
 def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
@@ -479,8 +512,10 @@ def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
     return result
 
 
-def _check_ne(eps: float | str = "auto") -> dict[str, Any]:
-    return {"eps": check_eps(eps, "normalized_entropy")}
+def _check_ne(eps: float | str = "auto", negative_sampling_rate: float = 1.0) -> dict[str, Any]:
+    func = "normalized_entropy"
+    rate = check_sampling_rate(negative_sampling_rate, func)
+    return {"eps": check_eps(eps, func), "negative_sampling_rate": rate}
 
 
 def _finalize_ne(params: dict[str, Any], state: Any) -> float:
@@ -503,7 +538,7 @@ LOG_LOSS = register(
     MetricDefinition(
         name="log_loss",
         check_params=_check_log_loss,
-        prepare=totals_prepare("log_loss", "y_pred"),
+        prepare=recalibrating(totals_prepare("log_loss", "y_pred")),
         update=totals_update(loss=True, clicks=False),
         empty=totals_empty,
         finalize=_finalize_log_loss,
@@ -515,7 +550,7 @@ NORMALIZED_ENTROPY = register(
     MetricDefinition(
         name="normalized_entropy",
         check_params=_check_ne,
-        prepare=totals_prepare("normalized_entropy", "y_prob"),
+        prepare=recalibrating(totals_prepare("normalized_entropy", "y_prob")),
         update=totals_update(loss=True, clicks=True),
         empty=totals_empty,
         finalize=_finalize_ne,

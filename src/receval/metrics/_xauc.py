@@ -9,9 +9,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
+from .._kernels import compiled
 from ..engine.metric import MetricDefinition, data_columns, no_options, register
 from ..engine.sources import run_definition
-from ..engine.sums import ExactSum
 from ..exceptions import InputValidationError
 from ._binary import warn_undefined
 
@@ -30,6 +30,8 @@ def xauc_score(
     y_true: ArrayLike,
     y_score: ArrayLike,
     *,
+    groups: ArrayLike | None = None,
+    weighting: str = "impressions",
     sample_weight: ArrayLike | None = None,
 ) -> float:
     """Compute XAUC: the share of pairs that the scores order as the targets do.
@@ -41,10 +43,17 @@ def xauc_score(
     et al. 2022): with 0/1 targets it is the ROC AUC. A pair ``(i, j)`` weighs
     ``w_i w_j``, as in TorchRec's ``XAUCMetric``.
 
+    With ``groups``, grouped XAUC (TorchEasyRec's ``GroupedXAUC``): the XAUC of
+    each group's own pairs, averaged over the groups weighted by their rows
+    (``weighting``); a group without a pair of different targets has no XAUC and
+    is skipped.
+
     Exact, in O(n log n) (never the O(n²) pair loop): the rows are reduced to
-    counts per distinct ``(y_true, y_score, sample_weight)``, the state of
-    :func:`receval.metric` ("xauc"), of a :func:`receval.scan` and of Spark,
-    which merges exactly, and the pairs are counted by a merge sort over them.
+    counts per distinct ``(group, y_true, y_score, sample_weight)`` by the
+    compiled core, the state of :func:`receval.metric` ("xauc", "grouped_xauc"),
+    of a :func:`receval.scan` and of Spark, which merges exactly whatever the
+    split of the rows (a group's rows too), and the pairs of each group are
+    counted by a merge sort over them.
 
     Parameters
     ----------
@@ -52,6 +61,12 @@ def xauc_score(
         Targets; only their order matters (watch time, dwell time, ratings).
     y_score : array-like of shape (n_samples,)
         Scores; only their order matters.
+    groups : array-like of shape (n_samples,), default=None
+        Group id of each row (user, session, query): only pairs within a group
+        count, and the groups' XAUCs are averaged.
+    weighting : {"impressions", "uniform"}, default="impressions"
+        With ``groups``: the weight of each group's XAUC, its total sample
+        weight (its rows without weights, as TorchEasyRec) or 1.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights; a pair weighs the product of its rows' weights.
 
@@ -94,65 +109,93 @@ def xauc_score(
     0.8333
     >>> xauc_score([1.0, 2.0, 2.0], [0.5, 0.5, 0.7])  # a tie counts one half
     0.75
+    >>> users = ["a", "a", "a", "a", "b", "b"]
+    >>> xauc_score(watch_time + [1.0, 2.0], [0.2, 0.4, 0.9, 0.1, 0.3, 0.6], groups=users)
+    0.8889
     """
     columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
-    result: float = run_definition(XAUC, XAUC.check_params(), columns, func=_FUNC)
-    return result
+    if groups is None:
+        v.check_option(weighting, "weighting", _FUNC, ["impressions", "uniform"])
+        result: float = run_definition(XAUC, XAUC.check_params(), columns, func=_FUNC)
+        return result
+    params = GROUPED_XAUC.check_params(weighting=weighting)
+    grouped: float = run_definition(GROUPED_XAUC, params, columns | {"groups": groups},
+                                    func=_FUNC)  # fmt: skip
+    return grouped
 
 
 # ------------------------------------------------------------------ the state
-def _distinct(
-    y: np.ndarray, s: np.ndarray, w: np.ndarray, count: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct ``(y, s, w)`` of the rows with their summed counts, in the canonical
-    order: ``y`` ascending, then ``s`` descending, then ``w`` ascending."""
-    if not len(y):
-        return y, s, w, count
-    one_weight = float(w.min()) == float(w.max())  # unweighted rows: two keys suffice
-    order = np.lexsort((-s, y) if one_weight else (w, -s, y))
-    y, s, w, count = y[order], s[order], w[order], count[order]
-    new = np.empty(len(y), dtype=bool)
-    new[0] = True
-    new[1:] = (y[1:] != y[:-1]) | (s[1:] != s[:-1]) | (w[1:] != w[:-1])
-    starts = np.flatnonzero(new)
-    return y[starts], s[starts], w[starts], np.add.reduceat(count, starts)
+#: the group ids of a state without groups: one group, code 0
+_ONE_GROUP = np.zeros(1, dtype=np.int64)
+_ONE_GROUP.flags.writeable = False
+
+
+def _no_ids() -> np.ndarray:
+    return _ONE_GROUP
 
 
 @dataclass
 class XAUCCounts:
-    """Rows per distinct ``(y_true, y_score, sample_weight)``: the state of XAUC.
+    """Rows per distinct ``(group, y_true, y_score, sample_weight)``: the state of XAUC
+    (and of grouped XAUC, regression AUC and grouped AUPRC).
 
-    ``y``, ``s``, ``w`` hold the distinct triples in the canonical order (``y``
-    ascending, ``s`` descending, ``w`` ascending; ``-0.0`` counted as ``0.0``,
-    rows of weight 0 left out; 1.0 for rows without weights), ``count`` their
-    rows. Batches and merged states wait in ``pending`` and are folded in when
-    they outgrow the counts. The counts are integers, so any split of the rows
-    and any order of merges give the same state, and the same value.
+    ``codes`` (indices into ``ids``, the sorted distinct group ids; one group ``0``
+    without groups), ``y``, ``s``, ``w`` hold the distinct keys in the canonical order
+    (group and ``y`` ascending, ``s`` descending, ``w`` ascending; ``-0.0`` counted as
+    ``0.0``, rows of weight 0 left out; 1.0 for rows without weights), ``count``
+    their rows. Batches and merged states wait in ``pending`` and are folded in by
+    the compiled core when they outgrow the counts. The counts are integers, so any
+    split of the rows and any order of merges give the same state, and the same value.
     """
 
     y: np.ndarray = field(default_factory=lambda: np.empty(0))
     s: np.ndarray = field(default_factory=lambda: np.empty(0))
     w: np.ndarray = field(default_factory=lambda: np.empty(0))
     count: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    codes: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    group_ids: list[np.ndarray] = field(default_factory=list)
     pending: list[tuple[np.ndarray, ...]] = field(default_factory=list)
     n_pending: int = 0
 
-    def add(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
-        """Count validated rows per distinct triple."""
-        if w is None:
-            w = np.ones(len(y))
-        else:
+    @property
+    def ids(self) -> np.ndarray:
+        """The sorted distinct group ids (one group, ``0``, without groups)."""
+        return self.group_ids[0] if self.group_ids else _ONE_GROUP
+
+    @ids.setter
+    def ids(self, value: np.ndarray) -> None:
+        self.group_ids = [] if value is _ONE_GROUP else [value]
+
+    def add(
+        self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, groups: np.ndarray | None = None
+    ) -> None:
+        """Count validated rows per distinct key (``groups``: each row's group id)."""
+        if w is not None:
             keep = w > 0
             if not keep.all():
                 y, s, w = y[keep], s[keep], w[keep]
-        if len(y):
-            self._push(_distinct(y + 0.0, s + 0.0, w, np.ones(len(y), dtype=np.int64)))
+                groups = None if groups is None else groups[keep]
+        if not len(y):
+            return
+        if groups is None:
+            ids, codes = _no_ids(), np.zeros(len(y), dtype=np.int64)
+        else:
+            ids, codes = np.unique(groups, return_inverse=True)
+            codes = codes.reshape(-1).astype(np.int64)
+        w = np.ones(len(y)) if w is None else w
+        self._push((codes, y, s, w, np.ones(len(y), dtype=np.int64), ids))
+
+    def _parts(self) -> list[tuple[np.ndarray, ...]]:
+        return [self._whole(), *self.pending]
+
+    def _whole(self) -> tuple[np.ndarray, ...]:
+        return (self.codes, self.y, self.s, self.w, self.count, self.ids)
 
     def _push(self, part: tuple[np.ndarray, ...]) -> None:
-        if not len(part[0]):
+        if not len(part[1]):
             return
         self.pending.append(part)
-        self.n_pending += len(part[0])
+        self.n_pending += len(part[1])
         if self.n_pending > max(len(self.y), 1 << 20):
             self.compact()
 
@@ -160,57 +203,83 @@ class XAUCCounts:
         """Fold the pending counts into the counts."""
         if not self.pending:
             return self
-        parts = [p for p in [(self.y, self.s, self.w, self.count), *self.pending] if len(p[0])]
+        parts = [p for p in self._parts() if len(p[1])]
         self.pending, self.n_pending = [], 0
-        if len(parts) == 1:  # already distinct and in order (one batch: one partition)
-            self.y, self.s, self.w, self.count = parts[0]
-            return self
-        self.y, self.s, self.w, self.count = _distinct(
-            *(np.concatenate([p[i] for p in parts]) for i in range(4))
-        )
+        if len(parts) == 1 and parts[0][1] is not self.y:  # one batch: made distinct
+            p = parts[0]
+            parts = [_distinct(p[0], p[1], p[2], p[3], p[4], p[5])]
+        if len(parts) > 1:
+            ids = parts[0][5]
+            if any(not np.array_equal(p[5], ids) for p in parts[1:]):
+                ids = np.unique(np.concatenate([p[5] for p in parts]))
+            codes = np.concatenate([np.searchsorted(ids, p[5])[p[0]] for p in parts])
+            y, s, w, count = (np.concatenate([p[i] for p in parts]) for i in range(1, 5))
+            parts = [_distinct(codes, y, s, w, count, ids)]
+        self.codes, self.y, self.s, self.w, self.count, self.ids = parts[0]
         return self
 
     def merge(self, other: XAUCCounts) -> XAUCCounts:
         """The counts of both sets of rows (a new state; arrays are shared, never written)."""
-        out = XAUCCounts(self.y, self.s, self.w, self.count, list(self.pending), self.n_pending)
+        out = XAUCCounts(self.y, self.s, self.w, self.count, self.codes,
+                         list(self.group_ids), list(self.pending), self.n_pending)  # fmt: skip
         return out.absorb(other)
 
     def absorb(self, other: XAUCCounts) -> XAUCCounts:
         """Add another state's counts into this one (in place); returns this state."""
-        for part in [(other.y, other.s, other.w, other.count), *other.pending]:
+        for part in other._parts():
             self._push(part)
         return self
 
-    def xauc(self) -> float:
-        """XAUC of the rows (nan when no pair has different targets)."""
+    def starts(self) -> np.ndarray:
+        """Where each group's keys start, and the end: ``len(ids) + 1`` offsets."""
         self.compact()
+        return np.searchsorted(self.codes, np.arange(len(self.ids) + 1)).astype(np.int64)
+
+    def pair_sums(self) -> tuple[np.ndarray, np.ndarray, bool]:
+        """Per group: twice the pair weight ordered alike (tied scores once), the pair
+        weight of different targets, and whether both are integer counts (one weight
+        for every row: the value of unit weights)."""
+        starts = self.starts()
+        one_weight = not len(self.w) or float(self.w.min()) == float(self.w.max())
+        exact = one_weight and int(self.count.sum()) < _EXACT_ROWS
+        if exact:
+            twice, pairs = compiled().xauc_pairs_counted(starts, self.y, self.s, self.count)
+        else:
+            weights = self.count * self._scaled_weights()
+            twice, pairs = compiled().xauc_pairs_weighted(starts, self.y, self.s, weights)
+        return twice, pairs, exact
+
+    def xauc(self) -> float:
+        """XAUC of the rows, all groups as one (nan when no pair has different targets)."""
+        self.compact()
+        if len(self.ids) > 1:  # a grouped state read whole: one group of every row
+            one = XAUCCounts()
+            one._push((np.zeros(len(self.y), dtype=np.int64), self.y, self.s, self.w,
+                       self.count, _no_ids()))  # fmt: skip
+            return one.xauc()
         if not len(self.y):
             return float("nan")
-        y, s = self.y, self.s
-        new = np.empty(len(y), dtype=bool)
-        new[0] = True
-        new[1:] = (y[1:] != y[:-1]) | (s[1:] != s[:-1])
-        keys = np.flatnonzero(new)  # distinct (y, s), in the canonical order
-        exact = len(np.unique(self.w)) == 1 and int(self.count.sum()) < _EXACT_ROWS
-        if exact:  # one weight for every row: the value of unit weights, from integer counts
-            weights: np.ndarray = np.add.reduceat(self.count, keys)
-        else:
-            weights = np.add.reduceat(self.count * self._scaled_weights(), keys)
-        y, s = y[keys], s[keys]
-        level = np.flatnonzero(np.concatenate(([True], y[1:] != y[:-1])))
-        per_target = np.add.reduceat(weights, level)
-        below = np.zeros_like(per_target)
-        np.cumsum(per_target[:-1], out=below[1:])
-        ranks = np.unique(s, return_inverse=True)[1].reshape(-1).astype(np.int64)
-        if exact:
-            pairs = int(np.dot(per_target, below))
-            if pairs == 0:
-                return float("nan")
-            return int(ordered_pairs(ranks, weights)) / (2 * pairs)
-        total = ExactSum.dot(per_target, below).value
-        if total == 0:
+        twice, pairs, exact = self.pair_sums()
+        if pairs[0] == 0:
             return float("nan")
-        return float(ordered_pairs(ranks, weights)) / (2.0 * total)
+        if exact:
+            return int(twice[0]) / (2 * int(pairs[0]))
+        return float(twice[0]) / (2.0 * float(pairs[0]))
+
+    def group_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per group: its XAUC (nan without a pair of different targets) and its total
+        sample weight (its rows without weights)."""
+        starts = self.starts()
+        twice, pairs, _ = self.pair_sums()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(
+                pairs > 0, twice.astype(np.float64) / (2.0 * pairs.astype(np.float64)), np.nan
+            )
+        if not len(self.y):
+            return values, self.w[:0]
+        # times a power of two (the ratios are the same) so that no group's sum overflows
+        scaled = np.ldexp(self.w, -int(np.frexp(self.w.max())[1]) - 64)
+        return values, np.add.reduceat(self.count * scaled, starts[:-1])
 
     def _scaled_weights(self) -> np.ndarray:
         """The weights times a power of two (exact: the value is the same) that puts the
@@ -230,79 +299,60 @@ class XAUCCounts:
 
     def __getstate__(self) -> dict[str, Any]:
         self.compact()
-        return {"y": self.y, "s": self.s, "w": self.w, "count": self.count}
+        ids = self.group_ids[0] if self.group_ids else None
+        return {"y": self.y, "s": self.s, "w": self.w, "count": self.count,
+                "codes": self.codes, "ids": ids}  # fmt: skip
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        if not isinstance(state, dict) or set(state) != {"y", "s", "w", "count"}:
+        fields = {"y", "s", "w", "count", "codes", "ids"}
+        if not isinstance(state, dict) or set(state) != fields:
             raise InputValidationError(
-                f"XAUCCounts: a pickled state must be a dict of y, s, w and count. Got "
-                f"{type(state).__name__} {sorted(state) if isinstance(state, dict) else ''}."
+                f"XAUCCounts: a pickled state must be a dict of {', '.join(sorted(fields))}. "
+                f"Got {type(state).__name__} {sorted(state) if isinstance(state, dict) else ''}."
             )
-        self.__init__(state["y"], state["s"], state["w"], state["count"])  # type: ignore[misc]
+        self.__init__(state["y"], state["s"], state["w"], state["count"],  # type: ignore[misc]
+                      state["codes"])  # fmt: skip
+        self.ids = _ONE_GROUP if state["ids"] is None else state["ids"]
 
     def invalid(self) -> tuple[str, str] | None:
         """The first field that breaks the state's invariants, and what it must be."""
         n = len(self.y)
-        if len(self.s) != n or len(self.w) != n or len(self.count) != n:
+        if len(self.s) != n or len(self.w) != n or len(self.count) != n or len(self.codes) != n:
             return "count", f"arrays of one length ({n})"
         if self.count.dtype.kind not in "iu" or (n and int(self.count.min()) < 1):
             return "count", "integer counts >= 1"
+        ids = self.ids
+        if (
+            not isinstance(ids, np.ndarray)
+            or ids.ndim != 1
+            or len(ids) == 0
+            or (len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])))
+        ):
+            return "group_ids", "one 1-d array of sorted distinct group ids"
+        if self.codes.dtype != np.int64 or (
+            n and (int(self.codes.min()) < 0 or int(self.codes.max()) >= len(self.ids))
+        ):
+            return "codes", f"int64 indices into ids, in [0, {len(self.ids)})"
         if n and float(self.w.min()) <= 0:
             return "w", "weights > 0"
         if n:
-            y, s, w = self.y, self.s, self.w
-            if not (_distinct(y, s, w, self.count)[0].shape[0] == n
-                    and np.array_equal(np.lexsort((w, -s, y)), np.arange(n))):  # fmt: skip
-                return "y", "distinct (y, s, w) triples in the canonical order"
+            again = _distinct(self.codes, self.y, self.s, self.w, self.count, self.ids)
+            if not all(np.array_equal(a, b) for a, b in zip(again, self._whole(), strict=True)):
+                return "y", "distinct (group, y, s, w) keys in the canonical order"
         return None
 
 
-def ordered_pairs(ranks: np.ndarray, weights: np.ndarray) -> Any:
-    """``sum_{i < j} w_i w_j (2 [r_i < r_j] + [r_i = r_j])`` over positions ``i < j``.
-
-    A bottom-up merge sort: at each level, every element of a right half takes
-    the weight of the left half's elements of smaller rank (and half of those of
-    equal rank) as prefix sums of the left half in rank order, which are sums of
-    non-negative terms (no cancellation). Integer weights give the exact integer;
-    float weights an exact sum of the rounded products. O(n log n).
-    """
-    m = len(ranks)
-    depth = max(1, (m - 1).bit_length())
-    n = 1 << depth
-    rank_bits = (m + 1).bit_length() + 1
-    r = np.full(n, m, dtype=np.int64)  # padding: beyond every rank, weight 0
-    r[:m] = ranks
-    w = np.zeros(n, dtype=weights.dtype)
-    w[:m] = weights
-    index = np.arange(n, dtype=np.int64)
-    total: Any = 0 if weights.dtype.kind in "iu" else ExactSum.zero()
-    for k in range(depth):
-        half, low = 1 << k, (1 << (k + 1)) - 1
-        # one sort of (row, 2 rank + right half, position in row): rows sorted by rank,
-        # the left half's equal ranks first
-        code = ((index >> (k + 1)) << rank_bits) | (r << 1) | ((index & low) >> k)
-        code = (code << (k + 1)) | (index & low)
-        code.sort()
-        ws = w[(index & ~low) | (code & low)]
-        key = (code >> (k + 1)) & ((1 << rank_bits) - 1)
-        right = (key & 1).astype(bool)
-        rk = key >> 1
-        upto = np.cumsum(np.where(right, 0, ws).reshape(-1, 2 * half), axis=1)
-        before = np.zeros_like(upto)
-        before[:, 1:] = upto[:, :-1]
-        first = np.empty(n, dtype=bool)  # the first element of each rank in a row
-        first[0] = True
-        first[1:] = rk[1:] != rk[:-1]
-        first[:: 2 * half] = True
-        start = np.where(first, index, 0)
-        np.maximum.accumulate(start, out=start)
-        twice = before.reshape(-1)[start] + upto.reshape(-1)  # 2x (smaller + equal / 2)
-        if isinstance(total, ExactSum):
-            total = total + ExactSum.dot(ws[right], twice[right])
-        else:
-            total += int(np.dot(ws[right], twice[right]))
-        r, w = rk, ws
-    return total.value if isinstance(total, ExactSum) else total
+def _distinct(
+    codes: np.ndarray, y: np.ndarray, s: np.ndarray, w: np.ndarray, count: np.ndarray,
+    ids: np.ndarray,
+) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """The distinct keys with their summed counts, in the canonical order (the core)."""
+    c = compiled()
+    as_f = np.ascontiguousarray
+    out = c.xauc_distinct(as_f(codes, dtype=np.int64), as_f(y, dtype=np.float64),
+                          as_f(s, dtype=np.float64), as_f(w, dtype=np.float64),
+                          as_f(count, dtype=np.int64))  # fmt: skip
+    return (*out, ids)
 
 
 # ------------------------------------------------------------------ definition
@@ -315,6 +365,34 @@ def _prepare(
     targets = v.order_scores(yt, "y_true", _FUNC, rank=False)
     scores = v.order_scores(ys, "y_score", _FUNC, rank=False)
     return targets, scores, v.check_sample_weight(sw, len(targets), _FUNC)
+
+
+def grouped_prepare(func: str) -> Any:
+    """``prepare`` of the grouped metrics of :class:`XAUCCounts`: validated targets,
+    scores, weights and group ids."""
+
+    def prepare(
+        params: dict[str, Any], y_true: Any, y_score: Any, *, groups: Any,
+        sample_weight: Any = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:  # fmt: skip
+        named = (("y_true", y_true), ("y_score", y_score), ("groups", groups))
+        yt, ys, g, sw = data_columns(func, *named, ("sample_weight", sample_weight))
+        v.check_no_missing(g, "groups", func)
+        targets = v.order_scores(yt, "y_true", func, rank=False)
+        scores = v.order_scores(ys, "y_score", func, rank=False)
+        return targets, scores, v.check_sample_weight(sw, len(targets), func), g
+
+    return prepare
+
+
+def grouped_mean(func: str, values: np.ndarray, weights: np.ndarray, why: str) -> float:
+    """The weighted mean of the groups' defined values (nan, with a warning saying
+    ``why`` a group has none, when no group has one)."""
+    defined = ~np.isnan(values) & (weights > 0)
+    if not defined.any():
+        return warn_undefined(f"{func}: no group has {why}, so it is undefined (returned as nan).")
+    w = weights[defined]
+    return float(np.dot(values[defined], w / w.sum()))
 
 
 def _empty(params: dict[str, Any]) -> XAUCCounts:
@@ -332,6 +410,16 @@ def _finalize(params: dict[str, Any], state: XAUCCounts) -> float:
     return warn_undefined(_UNDEFINED) if np.isnan(value) else float(value)
 
 
+def _grouped_params(weighting: str = "impressions") -> dict[str, Any]:
+    return {"weighting": v.check_option(weighting, "weighting", _FUNC, ["impressions", "uniform"])}
+
+
+def _grouped_finalize(params: dict[str, Any], state: XAUCCounts) -> float:
+    values, weight = state.group_values()
+    weights = np.ones(len(values)) if params["weighting"] == "uniform" else weight
+    return grouped_mean(_FUNC, values, weights, "a pair of rows with different targets")
+
+
 XAUC = register(
     MetricDefinition(
         name="xauc",
@@ -340,6 +428,17 @@ XAUC = register(
         update=_update,
         empty=_empty,
         finalize=_finalize,
+        update_into=lambda params, state, batch: _update(params, batch, state),
+    ),
+)
+GROUPED_XAUC = register(
+    MetricDefinition(
+        name="grouped_xauc",
+        check_params=_grouped_params,
+        prepare=grouped_prepare(_FUNC),
+        update=lambda params, batch: _update(params, batch),
+        empty=_empty,
+        finalize=_grouped_finalize,
         update_into=lambda params, state, batch: _update(params, batch, state),
     ),
 )

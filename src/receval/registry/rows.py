@@ -33,6 +33,9 @@ _ENGINE = "receval.metrics.beyond.popularity_states"
 _POS_LABEL = Param("pos_label", "object", "the label of the positive class")
 _EPS = Param("eps", "float", "probabilities clipped to [eps, 1 - eps]", "auto", 0.0, 0.5, True,
              choices=("auto",))  # fmt: skip
+_RATE = Param("negative_sampling_rate", "float",
+              "share of the negatives kept in training: p recalibrated to p / (p + (1 - p) / w)",
+              1.0, 0.0, 1.0, True)  # fmt: skip
 _FORCE_FINITE = Param(
     "force_finite", "bool", "a constant y gives 1 or 0 instead of nan or -inf", True
 )
@@ -62,15 +65,30 @@ ROWS: tuple[MetricEntry, ...] = (
     _row("log_loss", "pointwise", "mean binary cross-entropy of predicted probabilities",
          f"{_LOSS}:log_loss", _LOSS, higher_is_better=False, inputs=_REAL,
          source="scikit-learn",
-         params=(_EPS, Param("normalize", "bool", "the mean (false: the sum) over rows", True))),
+         params=(_EPS, Param("normalize", "bool", "the mean (false: the sum) over rows", True),
+                 _RATE)),
     _row("normalized_entropy", "pointwise",
          "log loss over the entropy of the base rate (TorchRec's NE); below 1 beats the base rate",
          f"{_LOSS}:normalized_entropy", _LOSS, higher_is_better=False, inputs=_PROBA,
-         source="TorchRec", params=(_EPS,)),
+         source="TorchRec", params=(_EPS, _RATE)),
+    _row("calibration_free_normalized_entropy", "pointwise",
+         "NE over the summed log loss (bits) of predicting the mean prediction (TorchRec's "
+         "cali-free NE; shrinks as the rows grow)",
+         "receval.metrics._ne_variants:calibration_free_normalized_entropy",
+         "receval.metrics._ne_variants", higher_is_better=False, inputs=_PROBA,
+         source="TorchRec (cali_free_ne.py)", params=(_EPS, _RATE)),
+    _row("normalized_entropy_positive", "pointwise",
+         "log loss of the positive rows over the entropy of the base rate (TorchRec's NE "
+         "positive)",
+         "receval.metrics._ne_variants:normalized_entropy_positive",
+         "receval.metrics._ne_variants", higher_is_better=False, inputs=_PROBA,
+         source="TorchRec (ne_positive.py)", params=(_EPS, _RATE)),
     _row("pcoc", "pointwise", "predicted clicks over observed clicks; 1 is calibrated",
-         f"{_CALIBRATION}:pcoc", _CALIBRATION, higher_is_better=None, inputs=_PROBA),
+         f"{_CALIBRATION}:pcoc", _CALIBRATION, higher_is_better=None, inputs=_PROBA,
+         params=(_RATE,)),
     _row("copc", "pointwise", "observed clicks over predicted clicks; 1 is calibrated",
-         f"{_CALIBRATION}:copc", _CALIBRATION, higher_is_better=None, inputs=_PROBA),
+         f"{_CALIBRATION}:copc", _CALIBRATION, higher_is_better=None, inputs=_PROBA,
+         params=(_RATE,)),
     _row("average_precision", "pointwise",
          "step-wise area under the precision-recall curve (scikit-learn's AP)",
          f"{_AUC}:average_precision_score", _AUC, inputs=_WEIGHTED,
@@ -90,7 +108,7 @@ ROWS: tuple[MetricEntry, ...] = (
                  Param("strategy", "choice", "bins of equal width or of equal counts",
                        "uniform", choices=("quantile", "uniform")),
                  Param("bin_edge", "choice", "the bin of a probability on an inner edge",
-                       "lower", choices=("lower", "upper")))),
+                       "lower", choices=("lower", "upper")), _RATE)),
     _row("root_mean_squared_error", "pointwise", "root mean squared error",
          f"{_LOSS}:root_mean_squared_error", _LOSS, higher_is_better=False, inputs=_REAL,
          source="scikit-learn"),
@@ -119,7 +137,21 @@ ROWS: tuple[MetricEntry, ...] = (
          "(continuous targets such as watch time; tied scores count one half)",
          "receval.metrics._xauc:xauc_score", "receval.metrics._xauc", inputs=_WEIGHTED,
          source="TorchEasyRec (tzrec/metrics/xauc.py), exact: every pair, not a sample"),
+    _row("regression_auc", "pointwise",
+         "share of all pairs of rows whose scores do not invert their targets (TorchRec's "
+         "RAUC; equal targets or scores count as in order)",
+         "receval.metrics._regression_auc:regression_auc_score",
+         "receval.metrics._regression_auc", inputs=("y_true", "y_score"),
+         source="TorchRec (rauc.py), without its O(n) Python lists"),
     # ------------------------------------------------ grouped: per-group AUC
+    _row("grouped_xauc", "grouped",
+         "XAUC of each group's own pairs, averaged over the groups weighted by their rows "
+         "(groups without a pair of different targets skipped)",
+         "receval.metrics._xauc:xauc_score", "receval.metrics._xauc",
+         inputs=("y_true", "y_score", "groups", "sample_weight", "weighting"),
+         source="TorchEasyRec (tzrec/metrics/grouped_xauc.py), exact: every pair",
+         params=(Param("weighting", "choice", "weight of each group's XAUC: its rows or 1",
+                       "impressions", choices=("impressions", "uniform")),)),
     _row("gauc", "grouped", "per-group ROC AUC weighted by impressions, clicks or 1",
          "receval.metrics._gauc:gauc_score", "receval.metrics._gauc",
          inputs=("y_true", "y_score", "groups", "sample_weight", "weighting"),
@@ -127,6 +159,13 @@ ROWS: tuple[MetricEntry, ...] = (
          params=(Param("weighting", "choice",
                        "weight of each group's AUC: its impressions, its clicks or 1",
                        "impressions", choices=("clicks", "impressions", "uniform")),)),
+    _row("grouped_auprc", "grouped",
+         "mean over groups of each group's step-wise area under the precision-recall curve "
+         "(groups without a positive skipped)",
+         "receval.metrics._grouped_auprc:grouped_auprc_score", "receval.metrics._grouped_auprc",
+         inputs=("y_true", "y_score", "groups", "sample_weight"),
+         source="TorchRec (auprc.py with grouping_keys; it averages a 0 for a group without "
+                "a positive)"),
     # ------------------------------------------------ list metrics with their own functions
     _row("catalog_coverage", "list", "share of the catalogue in the top-k lists",
          "receval.metrics.beyond.catalog:catalog_coverage", inputs=("run", "catalog"),

@@ -62,71 +62,265 @@ impl Offset for i64 {
 /// A row equal to the row before it (a grouped column: the rows of a user) takes
 /// that row's code without a lookup. Strings of at most 7 or 15 bytes (most ids)
 /// are held in the table as one integer (bytes and length), so a lookup reads no
-/// string; longer ones as slices of `data`.
-pub fn factorize_bytes<O: Offset>(offsets: &[O], data: &[u8]) -> (Vec<i32>, Vec<i64>) {
+/// string; longer ones as slices of `data`. Columns of many rows are cut into
+/// `n_chunks` parts encoded in parallel (see [`factorize_rows`]).
+pub fn factorize_bytes<O: Offset>(
+    offsets: &[O],
+    data: &[u8],
+    n_chunks: usize,
+) -> (Vec<i32>, Vec<i64>) {
     let longest = offsets
         .windows(2)
         .map(|w| w[1].at() - w[0].at())
         .max()
         .unwrap_or(0);
     let n = offsets.len().saturating_sub(1);
-    let rows = offsets.windows(2).map(|w| (w[0].at(), w[1].at()));
+    let bounds = |i: usize| (offsets[i].at(), offsets[i + 1].at());
     // the TREC reader's one-integer form of an id; at most 7 bytes fit a u64 with
     // the length (a table of half the size)
-    let short = |(a, b): (usize, usize)| short_bits(data, a, b).unwrap_or(0);
+    let short = |i: usize| {
+        let (a, b) = bounds(i);
+        short_bits(data, a, b).unwrap_or(0)
+    };
     if longest <= 7 {
         let word = |k: u128| k as u64 | ((k >> 120) as u64) << 56;
-        factorize_keys(rows.map(|r| word(short(r))), n)
+        factorize_rows(|i| word(short(i)), n, n_chunks)
     } else if longest <= 15 {
-        factorize_keys(rows.map(short), n)
+        factorize_rows(short, n, n_chunks)
     } else {
-        factorize_keys(rows.map(|(a, b)| &data[a..b]), n)
+        factorize_rows(
+            |i| {
+                let (a, b) = bounds(i);
+                &data[a..b]
+            },
+            n,
+            n_chunks,
+        )
+    }
+}
+
+/// A key of a [`Codes`] table: an id as one integer, or its bytes.
+pub trait Key: Copy + Eq + Default + Send + Sync {
+    /// A hash whose low bits are well mixed (they pick the slot).
+    fn hash(self) -> u64;
+}
+
+/// One multiply, both halves of the product folded.
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let r = (a as u128) * (b as u128);
+    (r as u64) ^ ((r >> 64) as u64)
+}
+
+impl Key for u64 {
+    #[inline(always)]
+    fn hash(self) -> u64 {
+        fold(self ^ 0x243f_6a88_85a3_08d3, 0x9e37_79b9_7f4a_7c15)
+    }
+}
+
+impl Key for u128 {
+    #[inline(always)]
+    fn hash(self) -> u64 {
+        let h = fold(self as u64 ^ 0x243f_6a88_85a3_08d3, 0x9e37_79b9_7f4a_7c15);
+        fold(h ^ (self >> 64) as u64, 0x1319_8a2e_0370_7345)
+    }
+}
+
+impl Key for &[u8] {
+    #[inline(always)]
+    fn hash(self) -> u64 {
+        use std::hash::BuildHasher;
+        rustc_hash::FxBuildHasher.hash_one(self)
+    }
+}
+
+/// Codes of keys: open addressing with linear probing, at most 3/4 full; a slot
+/// holds its key and its code plus one (0: empty), so a lookup of a short key
+/// reads one slot, which [`Codes::prefetch`] fetches some rows before.
+struct Codes<K> {
+    slots: Vec<(K, u32)>,
+    len: usize,
+}
+
+impl<K: Key> Codes<K> {
+    fn new() -> Self {
+        Codes {
+            slots: vec![(K::default(), 0); 16],
+            len: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, hash: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let i = hash as usize & (self.slots.len() - 1);
+            // SAFETY: a prefetch of a slot of the table (a hint; it reads nothing)
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch(self.slots.as_ptr().add(i) as *const i8, _MM_HINT_T0);
+            }
+        }
+    }
+
+    /// The code of `key`, or `next` (and true) when the table did not hold it.
+    #[inline(always)]
+    fn code(&mut self, key: K, hash: u64, next: u32) -> (u32, bool) {
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            let (k, c) = self.slots[i];
+            if c == 0 {
+                break;
+            }
+            if k == key {
+                return (c - 1, false);
+            }
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = (key, next + 1);
+        self.len += 1;
+        if 4 * self.len > 3 * self.slots.len() {
+            self.grow();
+        }
+        (next, true)
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let size = 2 * self.slots.len();
+        let old = std::mem::replace(&mut self.slots, vec![(K::default(), 0); size]);
+        let mask = self.slots.len() - 1;
+        for (k, c) in old.into_iter().filter(|s| s.1 != 0) {
+            let mut i = k.hash() as usize & mask;
+            while self.slots[i].1 != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = (k, c);
+        }
     }
 }
 
 /// Codes (in order of first appearance) of the `keys` of the rows (equal keys for
 /// equal ids only; `n` of them, a capacity), and the first row of each code; a key
 /// equal to the row before's takes its code without a lookup.
+pub fn factorize_keys<K: Key>(keys: impl Iterator<Item = K>, n: usize) -> (Vec<i32>, Vec<i64>) {
+    let mut codes = Vec::with_capacity(n);
+    let first = factorize_into(keys, 0, |c| codes.push(c));
+    (codes, first)
+}
+
+/// The codes of `keys` given to `out` row by row, and the first row of each code
+/// (rows counted from `start`).
 ///
 /// The keys and their hashes are made a block of rows at a time, then looked up in
-/// a loop that does nothing else: the lookups of a block (cache misses, in a table
-/// of many ids) then overlap, which a loop that also reads the strings prevents
-/// (three times as slow).
-pub fn factorize_keys<K: Copy + Eq + std::hash::Hash>(
+/// a loop that does nothing else, each slot fetched some rows before its lookup: the
+/// lookups of a block (cache misses, in a table of many ids) then overlap.
+fn factorize_into<K: Key>(
     mut keys: impl Iterator<Item = K>,
-    n: usize,
-) -> (Vec<i32>, Vec<i64>) {
-    use std::hash::BuildHasher;
+    start: usize,
+    mut out: impl FnMut(i32),
+) -> Vec<i64> {
     const BLOCK: usize = 1024;
-    let hasher = rustc_hash::FxBuildHasher;
-    let mut table: hashbrown::HashTable<(K, i32)> = hashbrown::HashTable::new();
-    let mut codes = Vec::with_capacity(n);
+    const AHEAD: usize = 8;
+    let mut table = Codes::new();
     let mut first = Vec::new();
-    let mut block: Vec<(K, u64)> = Vec::with_capacity(BLOCK);
-    let mut last: Option<(K, i32)> = None;
+    // a key, its hash, and whether it equals the key before it (then neither hashed
+    // nor looked up: it takes the code before)
+    let mut block: Vec<(K, u64, bool)> = Vec::with_capacity(BLOCK);
+    let mut before: Option<K> = None;
+    let mut code = 0u32;
+    let mut row = start;
     loop {
         block.clear();
-        block.extend(keys.by_ref().take(BLOCK).map(|k| (k, hasher.hash_one(k))));
+        block.extend(keys.by_ref().take(BLOCK).map(|k| {
+            let same = before == Some(k);
+            before = Some(k);
+            (k, if same { 0 } else { k.hash() }, same)
+        }));
         if block.is_empty() {
-            return (codes, first);
+            return first;
         }
-        for &(k, h) in &block {
-            let c = match last {
-                Some((lk, lc)) if lk == k => lc,
-                _ => match table.entry(h, |e| e.0 == k, |e| hasher.hash_one(e.0)) {
-                    hashbrown::hash_table::Entry::Occupied(e) => e.get().1,
-                    hashbrown::hash_table::Entry::Vacant(e) => {
-                        let c = first.len() as i32;
-                        first.push(codes.len() as i64);
-                        e.insert((k, c));
-                        c
-                    }
-                },
-            };
-            last = Some((k, c));
-            codes.push(c);
+        for (j, &(k, h, same)) in block.iter().enumerate() {
+            if let Some(&(_, ahead, _)) = block.get(j + AHEAD) {
+                table.prefetch(ahead);
+            }
+            if !same {
+                let new;
+                (code, new) = table.code(k, h, first.len() as u32);
+                if new {
+                    first.push(row as i64);
+                }
+            }
+            out(code as i32);
+            row += 1;
         }
     }
+}
+
+/// Codes (in order of first appearance) of the `n` rows whose keys `key` gives, and
+/// the first row of each code. Past [`PARALLEL_ROWS`] rows the column is cut into
+/// `n_chunks` parts, each encoded alone into its part of the codes; the parts' ids
+/// are then numbered in order (part by part, each in its order of first
+/// appearance: the order of first appearance of the column) and each part's codes
+/// renumbered.
+pub fn factorize_rows<K: Key>(
+    key: impl Fn(usize) -> K + Sync,
+    n: usize,
+    n_chunks: usize,
+) -> (Vec<i32>, Vec<i64>) {
+    let parts = if n >= PARALLEL_ROWS {
+        n_chunks.max(1)
+    } else {
+        1
+    };
+    if parts == 1 {
+        return factorize_keys((0..n).map(&key), n);
+    }
+    let size = n.div_ceil(parts);
+    let mut codes = crate::pages::zeroed::<i32>(n);
+    let firsts: Vec<Vec<i64>> = threads::install(|| {
+        codes
+            .par_chunks_mut(size)
+            .enumerate()
+            .map(|(p, out)| {
+                let (a, len) = (p * size, out.len());
+                let mut at = out.iter_mut();
+                factorize_into((a..a + len).map(&key), a, |c| {
+                    if let Some(o) = at.next() {
+                        *o = c;
+                    }
+                })
+            })
+            .collect()
+    });
+    let mut table = Codes::new();
+    let mut first = Vec::new();
+    let maps: Vec<Vec<i32>> = firsts
+        .iter()
+        .map(|rows| {
+            rows.iter()
+                .map(|&r| {
+                    let k = key(r as usize);
+                    let (c, new) = table.code(k, k.hash(), first.len() as u32);
+                    if new {
+                        first.push(r);
+                    }
+                    c as i32
+                })
+                .collect()
+        })
+        .collect();
+    // the first part's codes are the column's already
+    threads::install(|| {
+        codes
+            .par_chunks_mut(size)
+            .zip(maps.par_iter())
+            .skip(1)
+            .for_each(|(out, map)| out.iter_mut().for_each(|c| *c = map[*c as usize]))
+    });
+    (codes, first)
 }
 
 /// Codes in ascending order of the ids in `[lo, lo + span)`, and the distinct ids
@@ -395,11 +589,11 @@ mod tests {
         let data = b"bazfoobarfoo";
         let offsets = [0i64, 3, 6, 6, 9, 12, 15];
         let data = [&data[..], b"baz"].concat();
-        let (codes, first) = factorize_bytes(&offsets, &data);
+        let (codes, first) = factorize_bytes(&offsets, &data, 4);
         assert_eq!(codes, vec![0, 1, 2, 3, 1, 0]);
         assert_eq!(first, vec![0, 1, 2, 3]);
-        assert_eq!(factorize_bytes::<i64>(&[0], b""), (vec![], vec![]));
-        assert_eq!(factorize_bytes::<i32>(&[], b""), (vec![], vec![]));
+        assert_eq!(factorize_bytes::<i64>(&[0], b"", 4), (vec![], vec![]));
+        assert_eq!(factorize_bytes::<i32>(&[], b"", 4), (vec![], vec![]));
     }
 
     #[test]
@@ -441,12 +635,44 @@ mod tests {
             let want = naive_bytes(&strings);
             for pad in [0, 16] {
                 let (narrow, wide, data) = arrow(&strings, pad);
-                assert_eq!(factorize_bytes(&wide, &data), want, "longest {longest}");
-                assert_eq!(factorize_bytes(&narrow, &data), want, "longest {longest}");
+                assert_eq!(factorize_bytes(&wide, &data, 1), want, "longest {longest}");
+                assert_eq!(
+                    factorize_bytes(&narrow, &data, 1),
+                    want,
+                    "longest {longest}"
+                );
                 // a slice of the column: offsets that do not start at 0
                 let (from, to) = (5, strings.len() - 3);
                 let part = naive_bytes(&strings[from..to]);
-                assert_eq!(factorize_bytes(&wide[from..=to], &data), part);
+                assert_eq!(factorize_bytes(&wide[from..=to], &data, 1), part);
+            }
+        }
+    }
+
+    #[test]
+    fn factorize_bytes_in_parts_numbers_as_in_one() {
+        // a column long enough to be cut into parts: ids first seen in a later part,
+        // ids of every part, runs that cross a part's boundary; short and long keys
+        let mut seed = 11u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for width in [3usize, 12, 20] {
+            let mut strings = vec![];
+            while strings.len() < PARALLEL_ROWS + 5000 {
+                // the pool of ids widens along the column
+                let id = next() % (50 + strings.len() / 20);
+                let s = format!("{id:0width$}").into_bytes();
+                (0..1 + next() % 5).for_each(|_| strings.push(s.clone()));
+            }
+            let want = naive_bytes(&strings);
+            let (narrow, wide, data) = arrow(&strings, 0);
+            for n_chunks in [1, 2, 3, 8] {
+                assert_eq!(factorize_bytes(&wide, &data, n_chunks), want, "{width}");
+                assert_eq!(factorize_bytes(&narrow, &data, n_chunks), want, "{width}");
             }
         }
     }

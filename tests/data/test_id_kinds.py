@@ -233,6 +233,32 @@ def test_string_codes_follow_first_appearance_in_runs_and_out_of_them(
     assert uniques.tolist() == want_uniques
 
 
+@pytest.mark.parametrize("width", [4, 12, 24])
+def test_long_string_columns_encoded_in_parts_number_ids_in_order_of_first_appearance(
+    width: int,
+) -> None:
+    # past 65,536 rows the core cuts a column into parts encoded in parallel: ids
+    # first seen in a later part, ids of every part and runs across a part's boundary
+    # are numbered as one pass would (the parts' count is the caller's choice)
+    from receval._kernels import compiled
+
+    rng = np.random.default_rng(width)
+    n = 70_000 + width
+    numbers = rng.integers(0, 50 + np.arange(n) // 20)  # the ids widen along the column
+    strings = [f"{x:0{width}d}" for x in np.repeat(numbers, rng.integers(1, 4, n))[:n].tolist()]
+    want_codes, want_uniques = _naive(strings)
+    column = pa.array(strings, pa.large_string())
+    codes, uniques = factorize(column, "items", "test")
+    assert codes.tolist() == want_codes
+    assert uniques.tolist() == want_uniques
+    offsets = np.frombuffer(column.buffers()[1], dtype=np.int64)
+    data = np.frombuffer(column.buffers()[2], dtype=np.uint8)
+    for parts in (1, 2, 3, 8):
+        codes, first = compiled().factorize_bytes(offsets, data, parts)
+        assert codes.tolist() == want_codes
+        assert [strings[i] for i in first.tolist()] == want_uniques
+
+
 def test_long_ids_are_encoded_like_short_ones() -> None:
     long = ["x" * 1000 + str(i % 7) for i in range(50)]
     for column in (pa.array(long), np.array(long, dtype=object)):

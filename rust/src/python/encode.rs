@@ -52,21 +52,22 @@ fn check_offsets<'a, O: encode::Offset + Into<i64> + numpy::Element>(
 
 /// Codes in order of first appearance of the strings of an Arrow string column
 /// (its `offsets`, int32 or int64, from the column's first row, and its `data`),
-/// and the first row of each code.
+/// and the first row of each code; long columns in `n_chunks` parts in parallel.
 #[pyfunction]
 fn factorize_bytes<'py>(
     py: Python<'py>,
     offsets: &Bound<'py, PyAny>,
     data: PyReadonlyArray1<'py, u8>,
+    n_chunks: usize,
 ) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
     let d = slice(&data, "data")?;
     let (codes, first) = if let Ok(o) = offsets.extract::<PyReadonlyArray1<'py, i32>>() {
         let o = check_offsets(&o, d.len())?;
-        py.detach(|| encode::factorize_bytes(o, d))
+        py.detach(|| encode::factorize_bytes(o, d, n_chunks))
     } else {
         let o = offsets.extract::<PyReadonlyArray1<'py, i64>>()?;
         let o = check_offsets(&o, d.len())?;
-        py.detach(|| encode::factorize_bytes(o, d))
+        py.detach(|| encode::factorize_bytes(o, d, n_chunks))
     };
     Ok((codes.into_pyarray(py), first.into_pyarray(py)))
 }

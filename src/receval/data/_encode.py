@@ -304,11 +304,11 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
 def _factorize_strings(arr: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """Codes (in order of first appearance) of an Arrow string or binary array
     without nulls, and the first row of each code, hashed by the compiled core
-    over the array's offsets (int32 or int64, as the array holds them) and data;
-    None for other arrays or without the core."""
+    over the array's offsets (int32 or int64, as the array holds them) and data
+    (a long array in one part a thread); None for other arrays or without the core."""
     import pyarrow as pa
 
-    from .._kernels import compiled
+    from .._kernels import compiled, num_threads
 
     core = compiled()
     kind = arr.type
@@ -326,7 +326,7 @@ def _factorize_strings(arr: Any) -> tuple[np.ndarray, np.ndarray] | None:
         offsets_buffer, dtype=np.int64 if wide else np.int32, count=arr.offset + len(arr) + 1
     )[arr.offset :]
     data = np.empty(0, np.uint8) if data_buffer is None else np.frombuffer(data_buffer, np.uint8)
-    result: tuple[np.ndarray, np.ndarray] = core.factorize_bytes(offsets, data)
+    result: tuple[np.ndarray, np.ndarray] = core.factorize_bytes(offsets, data, num_threads())
     return result
 
 

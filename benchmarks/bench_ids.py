@@ -5,7 +5,8 @@
 
 The data of bench_ranking.py (100 recommended items per user, 5-15 relevant):
 the same ids as int64, as pandas ``str`` (Arrow-backed), ``Categorical`` and
-object strings, as a polars ``String`` frame and an Arrow table, and from Parquet,
+object strings, as polars ``String`` and ``Categorical`` frames and as Arrow tables
+(``string``, ``large_string``, dictionary), and from Parquet,
 CSV and TREC files. String ids are not numbers (``u-17``, ``doc-4711``), as most
 real ids. Each call builds receval's containers and evaluates, so the encoding of
 the ids is inside the timing; the cases of a table are timed in turn (A B C A B C
@@ -50,6 +51,17 @@ def named(frame: Any) -> Any:
     )
 
 
+def arrow(frame: Any, kind: Any) -> Any:
+    """An Arrow table of ``frame`` with its id columns cast to ``kind``."""
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    for name in ("user", "item"):
+        at = table.schema.get_field_index(name)
+        table = table.set_column(at, name, table[name].cast(kind))
+    return table
+
+
 def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
     """The in-memory inputs of each id kind: (qrels, run)."""
     import pandas as pd
@@ -61,6 +73,11 @@ def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
     def recast(frame: Any, how: Callable[[Any], Any]) -> Any:
         return frame.assign(user=how(frame["user"]), item=how(frame["item"]))
 
+    views = (
+        {"Arrow table (string_view)": (arrow(q, pa.string_view()), arrow(r, pa.string_view()))}
+        if hasattr(pa, "string_view")  # pyarrow 16 and later
+        else {}
+    )
     return {
         "int64 (pandas)": (qdf, rdf),
         "pandas str": (q, r),
@@ -73,10 +90,17 @@ def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
             recast(r, lambda s: s.astype(object)),
         ),
         "polars String": (pl.from_pandas(q), pl.from_pandas(r)),
-        "Arrow table (string)": (
-            pa.Table.from_pandas(q, preserve_index=False),
-            pa.Table.from_pandas(r, preserve_index=False),
+        "polars Categorical": (
+            pl.from_pandas(q).with_columns(pl.col("user", "item").cast(pl.Categorical)),
+            pl.from_pandas(r).with_columns(pl.col("user", "item").cast(pl.Categorical)),
         ),
+        "Arrow table (string)": (arrow(q, pa.string()), arrow(r, pa.string())),
+        "Arrow table (large_string)": (arrow(q, pa.large_string()), arrow(r, pa.large_string())),
+        "Arrow table (dictionary)": (
+            arrow(q, pa.dictionary(pa.int32(), pa.string())),
+            arrow(r, pa.dictionary(pa.int32(), pa.string())),
+        ),
+        **views,
         "int64 (Arrow table)": (
             pa.Table.from_pandas(pd.DataFrame(qdf), preserve_index=False),
             pa.Table.from_pandas(pd.DataFrame(rdf), preserve_index=False),
@@ -156,7 +180,9 @@ def bench(n_users: int, runs: int) -> tuple[list[str], int]:
     inputs = kinds(qdf, rdf)
     cases: dict[str, Callable[[], Any]] = {k: frame_case(q, r) for k, (q, r) in inputs.items()}
     base = {k: "int64 (pandas)" for k in cases if k != "int64 (Arrow table)"}
-    base["Arrow table (string)"] = "int64 (Arrow table)"
+    for name in cases:
+        if name.startswith("Arrow table ("):
+            base[name] = "int64 (Arrow table)"
     with tempfile.TemporaryDirectory() as folder:
         for name, (qp, rp) in write_files(qdf, rdf, folder).items():
             cases[name] = file_case(qp, rp)

@@ -360,7 +360,9 @@ def exact_sum(
     x: NDArray[np.float64], n_chunks: int, carry_every: int = ...
 ) -> NDArray[np.int64]: ...
 def factorize_bytes(
-    offsets: NDArray[np.int32] | NDArray[np.int64], data: NDArray[np.uint8]
+    offsets: list[NDArray[np.int32]] | list[NDArray[np.int64]],
+    data: list[NDArray[np.uint8]],
+    n_chunks: int,
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
 def factorize_dense(
     values: NDArray[np.int64], lo: int, span: int

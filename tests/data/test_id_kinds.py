@@ -4,6 +4,7 @@ per row."""
 
 from __future__ import annotations
 
+import itertools
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
@@ -231,6 +232,53 @@ def test_string_codes_follow_first_appearance_in_runs_and_out_of_them(
     want_codes, want_uniques = _naive(strings)
     assert codes.tolist() == want_codes
     assert uniques.tolist() == want_uniques
+
+
+@pytest.mark.parametrize("width", [4, 12, 24])
+def test_long_string_columns_encoded_in_parts_number_ids_in_order_of_first_appearance(
+    width: int,
+) -> None:
+    # past 65,536 rows the core cuts a column into parts encoded in parallel: ids
+    # first seen in a later part, ids of every part and runs across a part's boundary
+    # are numbered as one pass would (the parts' count is the caller's choice)
+    from receval._kernels import compiled
+
+    rng = np.random.default_rng(width)
+    n = 70_000 + width
+    numbers = rng.integers(0, 50 + np.arange(n) // 20)  # the ids widen along the column
+    strings = [f"{x:0{width}d}" for x in np.repeat(numbers, rng.integers(1, 4, n))[:n].tolist()]
+    want_codes, want_uniques = _naive(strings)
+    column = pa.array(strings, pa.large_string())
+    codes, uniques = factorize(column, "items", "test")
+    assert codes.tolist() == want_codes
+    assert uniques.tolist() == want_uniques
+    offsets = np.frombuffer(column.buffers()[1], dtype=np.int64)
+    data = np.frombuffer(column.buffers()[2], dtype=np.uint8)
+    for parts in (1, 2, 3, 8):
+        codes, first = compiled().factorize_bytes([offsets], [data], parts)
+        assert codes.tolist() == want_codes
+        assert [strings[i] for i in first.tolist()] == want_uniques
+
+
+@pytest.mark.parametrize("kind", ["string", "large_string", "binary"])
+def test_chunked_string_columns_are_encoded_chunk_by_chunk_as_one_column(kind: str) -> None:
+    # the chunks of a column (a Parquet file's row groups) are encoded where they lie:
+    # empty chunks, sliced chunks, ids first seen in a later chunk, a run across chunks,
+    # and a chunk long enough to be cut into parts
+    rng = np.random.default_rng(1)
+    strings = [f"id-{x}" for x in rng.integers(0, 3000, 80_000).tolist()]
+    strings[9:13] = ["run"] * 4
+    cuts = [0, 10, 10, 11, 5000, 80_000]
+    chunks = [pa.array(strings[a:b], getattr(pa, kind)()) for a, b in itertools.pairwise(cuts)]
+    chunks[3] = pa.array(["pad", *strings[cuts[3] : cuts[4]]], getattr(pa, kind)())[1:]
+    column = pa.chunked_array(chunks, getattr(pa, kind)())
+    codes, uniques = factorize(column, "items", "test")
+    want_codes, want_uniques = _naive(strings)
+    assert codes.tolist() == want_codes
+    got = [u.decode() if isinstance(u, bytes) else u for u in uniques.tolist()]
+    assert got == want_uniques
+    empty = factorize(pa.chunked_array([], getattr(pa, kind)()), "items", "test")
+    assert len(empty[0]) == 0 and len(empty[1]) == 0
 
 
 def test_long_ids_are_encoded_like_short_ones() -> None:

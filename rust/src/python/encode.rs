@@ -50,23 +50,50 @@ fn check_offsets<'a, O: encode::Offset + Into<i64> + numpy::Element>(
     Ok(o)
 }
 
-/// Codes in order of first appearance of the strings of an Arrow string column
-/// (its `offsets`, int32 or int64, from the column's first row, and its `data`),
-/// and the first row of each code.
+/// The chunks of a string column: each chunk's offsets (checked) and data.
+fn chunks_of<'a, O: encode::Offset + Into<i64> + numpy::Element>(
+    offsets: &'a [PyReadonlyArray1<'_, O>],
+    data: &'a [PyReadonlyArray1<'_, u8>],
+) -> PyResult<Vec<(&'a [O], &'a [u8])>> {
+    offsets
+        .iter()
+        .zip(data)
+        .map(|(o, d)| {
+            let d = slice(d, "data")?;
+            Ok((check_offsets(o, d.len())?, d))
+        })
+        .collect()
+}
+
+/// Codes in order of first appearance of the strings of an Arrow string column in
+/// chunks (each chunk's `offsets`, int32 or int64 in every chunk, from the chunk's
+/// first row, and its `data`), and the first row of each code; the chunks, and long
+/// chunks cut in up to `n_chunks` pieces, in parallel.
 #[pyfunction]
 fn factorize_bytes<'py>(
     py: Python<'py>,
     offsets: &Bound<'py, PyAny>,
-    data: PyReadonlyArray1<'py, u8>,
+    data: Vec<PyReadonlyArray1<'py, u8>>,
+    n_chunks: usize,
 ) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
-    let d = slice(&data, "data")?;
-    let (codes, first) = if let Ok(o) = offsets.extract::<PyReadonlyArray1<'py, i32>>() {
-        let o = check_offsets(&o, d.len())?;
-        py.detach(|| encode::factorize_bytes(o, d))
+    let counts = |n: usize| {
+        if n == data.len() {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err(
+                "factorize_bytes: as many offsets arrays as data arrays",
+            ))
+        }
+    };
+    let (codes, first) = if let Ok(o) = offsets.extract::<Vec<PyReadonlyArray1<'py, i32>>>() {
+        counts(o.len())?;
+        let chunks = chunks_of(&o, &data)?;
+        py.detach(|| encode::factorize_bytes(&chunks, n_chunks))
     } else {
-        let o = offsets.extract::<PyReadonlyArray1<'py, i64>>()?;
-        let o = check_offsets(&o, d.len())?;
-        py.detach(|| encode::factorize_bytes(o, d))
+        let o = offsets.extract::<Vec<PyReadonlyArray1<'py, i64>>>()?;
+        counts(o.len())?;
+        let chunks = chunks_of(&o, &data)?;
+        py.detach(|| encode::factorize_bytes(&chunks, n_chunks))
     };
     Ok((codes.into_pyarray(py), first.into_pyarray(py)))
 }

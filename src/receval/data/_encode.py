@@ -146,7 +146,10 @@ def column_array(col: Any) -> Any:
         if isinstance(col, pa.ChunkedArray):
             if pa.types.is_dictionary(col.type):
                 col = col.unify_dictionaries()
-            col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+            if col.num_chunks == 1:
+                col = col.chunk(0)
+            elif not _is_arrow_string(col.type):  # strings are encoded chunk by chunk
+                col = col.combine_chunks()
         kind = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
         if _is_arrow_string(kind) or pa.types.is_dictionary(col.type):
             return col
@@ -282,19 +285,20 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
             f"{func}: {name} must hold ids (integers or strings). Got values of type "
             f"{parr.type}; pass one id per row."
         )
-    if isinstance(parr, pa.ChunkedArray):  # large string columns arrive in chunks
-        parr = parr.combine_chunks() if parr.num_chunks else pa.array([], type=parr.type)
-        if pa.types.is_string(parr.type) and parr.nbytes > 2**31 - 1:  # pragma: no cover
-            parr = parr.cast(pa.large_string())
     if _is_view(parr.type):  # the core reads offsets and data
         parr = parr.cast(pa.large_string())
+    # string columns (in chunks too: large ones arrive so) are encoded by the core
     encoded = _factorize_strings(parr)
+    if isinstance(parr, pa.ChunkedArray) and encoded is None:
+        parr = parr.combine_chunks() if parr.num_chunks else pa.array([], type=parr.type)
     if encoded is None:
         encoded = parr.dictionary_encode()
         codes, uniques = encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
     else:
         codes, first = encoded
         uniques = parr.take(pa.array(first))
+        if isinstance(uniques, pa.ChunkedArray):  # the distinct ids only
+            uniques = uniques.combine_chunks() if uniques.num_chunks else pa.array([], parr.type)
     uniques = _values_to_numpy(uniques)
     if isinstance(arr, np.ndarray) and (arr.dtype.kind in "OUS" or uniques.dtype != arr.dtype):
         uniques = np.asarray(uniques, dtype=arr.dtype if arr.dtype.kind != "O" else object)
@@ -303,12 +307,13 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
 
 def _factorize_strings(arr: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """Codes (in order of first appearance) of an Arrow string or binary array
-    without nulls, and the first row of each code, hashed by the compiled core
-    over the array's offsets (int32 or int64, as the array holds them) and data;
-    None for other arrays or without the core."""
+    (or chunked array) without nulls, and the first row of each code, hashed by
+    the compiled core over each chunk's offsets (int32 or int64, as the array
+    holds them) and data, never copied into one array (a long array in one part a
+    thread); None for other arrays or without the core."""
     import pyarrow as pa
 
-    from .._kernels import compiled
+    from .._kernels import compiled, num_threads
 
     core = compiled()
     kind = arr.type
@@ -320,13 +325,20 @@ def _factorize_strings(arr: Any) -> tuple[np.ndarray, np.ndarray] | None:
     )
     if core is None or not any(is_kind(kind) for is_kind in kinds):
         return None
-    wide = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
-    _, offsets_buffer, data_buffer = arr.buffers()
-    offsets = np.frombuffer(
-        offsets_buffer, dtype=np.int64 if wide else np.int32, count=arr.offset + len(arr) + 1
-    )[arr.offset :]
-    data = np.empty(0, np.uint8) if data_buffer is None else np.frombuffer(data_buffer, np.uint8)
-    result: tuple[np.ndarray, np.ndarray] = core.factorize_bytes(offsets, data)
+    wide = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
+    offsets, data = [], []
+    for chunk in arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]:
+        _, offsets_buffer, data_buffer = chunk.buffers()
+        start, n = chunk.offset, len(chunk)
+        if offsets_buffer is None:  # an empty chunk may have no buffers
+            offsets_buffer = pa.py_buffer(np.zeros(1, np.int64 if wide else np.int32))
+            start, n = 0, 0
+        view = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)
+        offsets.append(view[start : start + n + 1])
+        data.append(
+            np.empty(0, np.uint8) if data_buffer is None else np.frombuffer(data_buffer, np.uint8)
+        )
+    result: tuple[np.ndarray, np.ndarray] = core.factorize_bytes(offsets, data, num_threads())
     return result
 
 

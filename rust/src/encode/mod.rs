@@ -7,13 +7,17 @@
 //! is in, those offsets are turned into dense codes in place ([`dense_first_in_place`],
 //! [`dense_sorted_in_place`]). The codes equal those of [`factorize_dense`] and
 //! [`factorize_dense_sorted`] on the whole column.
+//!
+//! String ids are hashed ([`strings`]).
+
+mod strings;
+pub use strings::{factorize_bytes, factorize_keys, factorize_parts, Key, Offset};
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::threads;
 use crate::threads::PARALLEL_ROWS;
-use crate::trec::ids::short_bits;
 
 /// Codes (in order of first appearance) of ids in `[lo, lo + span)`, and the index
 /// of the first row of each code. The caller guarantees the range.
@@ -32,101 +36,6 @@ pub fn factorize_dense(values: &[i64], lo: i64, span: usize) -> (Vec<i32>, Vec<i
         codes.push(c);
     }
     (codes, first)
-}
-
-/// The offsets of an Arrow string column: `i32` (`string`) or `i64` (`large_string`).
-pub trait Offset: Copy + Send + Sync {
-    /// The offset as an index into the data.
-    fn at(self) -> usize;
-}
-
-impl Offset for i32 {
-    #[inline(always)]
-    fn at(self) -> usize {
-        self as usize
-    }
-}
-
-impl Offset for i64 {
-    #[inline(always)]
-    fn at(self) -> usize {
-        self as usize
-    }
-}
-
-/// Codes (in order of first appearance) of the strings of an Arrow string column,
-/// given by its `offsets` (row `i` is `data[offsets[i]..offsets[i + 1]]`, as many
-/// offsets as rows plus one) and its `data`, and the first row of each code. The
-/// caller guarantees offsets that are ascending and within `data`.
-///
-/// A row equal to the row before it (a grouped column: the rows of a user) takes
-/// that row's code without a lookup. Strings of at most 7 or 15 bytes (most ids)
-/// are held in the table as one integer (bytes and length), so a lookup reads no
-/// string; longer ones as slices of `data`.
-pub fn factorize_bytes<O: Offset>(offsets: &[O], data: &[u8]) -> (Vec<i32>, Vec<i64>) {
-    let longest = offsets
-        .windows(2)
-        .map(|w| w[1].at() - w[0].at())
-        .max()
-        .unwrap_or(0);
-    let n = offsets.len().saturating_sub(1);
-    let rows = offsets.windows(2).map(|w| (w[0].at(), w[1].at()));
-    // the TREC reader's one-integer form of an id; at most 7 bytes fit a u64 with
-    // the length (a table of half the size)
-    let short = |(a, b): (usize, usize)| short_bits(data, a, b).unwrap_or(0);
-    if longest <= 7 {
-        let word = |k: u128| k as u64 | ((k >> 120) as u64) << 56;
-        factorize_keys(rows.map(|r| word(short(r))), n)
-    } else if longest <= 15 {
-        factorize_keys(rows.map(short), n)
-    } else {
-        factorize_keys(rows.map(|(a, b)| &data[a..b]), n)
-    }
-}
-
-/// Codes (in order of first appearance) of the `keys` of the rows (equal keys for
-/// equal ids only; `n` of them, a capacity), and the first row of each code; a key
-/// equal to the row before's takes its code without a lookup.
-///
-/// The keys and their hashes are made a block of rows at a time, then looked up in
-/// a loop that does nothing else: the lookups of a block (cache misses, in a table
-/// of many ids) then overlap, which a loop that also reads the strings prevents
-/// (three times as slow).
-pub fn factorize_keys<K: Copy + Eq + std::hash::Hash>(
-    mut keys: impl Iterator<Item = K>,
-    n: usize,
-) -> (Vec<i32>, Vec<i64>) {
-    use std::hash::BuildHasher;
-    const BLOCK: usize = 1024;
-    let hasher = rustc_hash::FxBuildHasher;
-    let mut table: hashbrown::HashTable<(K, i32)> = hashbrown::HashTable::new();
-    let mut codes = Vec::with_capacity(n);
-    let mut first = Vec::new();
-    let mut block: Vec<(K, u64)> = Vec::with_capacity(BLOCK);
-    let mut last: Option<(K, i32)> = None;
-    loop {
-        block.clear();
-        block.extend(keys.by_ref().take(BLOCK).map(|k| (k, hasher.hash_one(k))));
-        if block.is_empty() {
-            return (codes, first);
-        }
-        for &(k, h) in &block {
-            let c = match last {
-                Some((lk, lc)) if lk == k => lc,
-                _ => match table.entry(h, |e| e.0 == k, |e| hasher.hash_one(e.0)) {
-                    hashbrown::hash_table::Entry::Occupied(e) => e.get().1,
-                    hashbrown::hash_table::Entry::Vacant(e) => {
-                        let c = first.len() as i32;
-                        first.push(codes.len() as i64);
-                        e.insert((k, c));
-                        c
-                    }
-                },
-            };
-            last = Some((k, c));
-            codes.push(c);
-        }
-    }
 }
 
 /// Codes in ascending order of the ids in `[lo, lo + span)`, and the distinct ids
@@ -361,95 +270,6 @@ fn runs_body(values: &[i64]) -> (Vec<i64>, Vec<i64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The oracle of [`factorize_bytes`]: a map of owned strings, row by row.
-    fn naive_bytes(strings: &[Vec<u8>]) -> (Vec<i32>, Vec<i64>) {
-        let mut seen = std::collections::HashMap::new();
-        let (mut codes, mut first) = (vec![], vec![]);
-        for (i, s) in strings.iter().enumerate() {
-            let next = first.len() as i32;
-            let c = *seen.entry(s.clone()).or_insert(next);
-            if c == next {
-                first.push(i as i64);
-            }
-            codes.push(c);
-        }
-        (codes, first)
-    }
-
-    /// Offsets (both widths) and data of `strings`, the data with `pad` bytes after.
-    fn arrow(strings: &[Vec<u8>], pad: usize) -> (Vec<i32>, Vec<i64>, Vec<u8>) {
-        let mut data = vec![];
-        let mut offsets = vec![0i64];
-        for s in strings {
-            data.extend_from_slice(s);
-            offsets.push(data.len() as i64);
-        }
-        data.extend(std::iter::repeat_n(0xAB, pad));
-        let narrow = offsets.iter().map(|&o| o as i32).collect();
-        (narrow, offsets, data)
-    }
-
-    #[test]
-    fn factorize_bytes_numbers_strings_in_order_of_first_appearance() {
-        let data = b"bazfoobarfoo";
-        let offsets = [0i64, 3, 6, 6, 9, 12, 15];
-        let data = [&data[..], b"baz"].concat();
-        let (codes, first) = factorize_bytes(&offsets, &data);
-        assert_eq!(codes, vec![0, 1, 2, 3, 1, 0]);
-        assert_eq!(first, vec![0, 1, 2, 3]);
-        assert_eq!(factorize_bytes::<i64>(&[0], b""), (vec![], vec![]));
-        assert_eq!(factorize_bytes::<i32>(&[], b""), (vec![], vec![]));
-    }
-
-    #[test]
-    fn factorize_bytes_matches_a_map_of_strings_for_every_length() {
-        // short (one word), middle (two words) and long (slices) strings; runs of
-        // equal rows, the same string again after a run, empty strings, strings
-        // that differ only in trailing zero bytes, non-ASCII bytes
-        let mut seed = 3u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
-        for longest in [0usize, 1, 7, 8, 15, 16, 40] {
-            let alphabet: [&[u8]; 4] = [b"a", b"\0", "é".as_bytes(), b"7"];
-            let mut pool: Vec<Vec<u8>> = (0..30)
-                .map(|_| {
-                    let len = if longest == 0 {
-                        0
-                    } else {
-                        next() % (longest + 1)
-                    };
-                    let mut s = vec![];
-                    while s.len() < len {
-                        s.extend_from_slice(alphabet[next() % 4]);
-                    }
-                    s.truncate(len);
-                    s
-                })
-                .collect();
-            pool.push(vec![]);
-            pool.push(vec![0; longest.min(3)]);
-            let mut strings = vec![];
-            for _ in 0..400 {
-                let s = &pool[next() % pool.len()];
-                (0..1 + next() % 4).for_each(|_| strings.push(s.clone()));
-            }
-            let want = naive_bytes(&strings);
-            for pad in [0, 16] {
-                let (narrow, wide, data) = arrow(&strings, pad);
-                assert_eq!(factorize_bytes(&wide, &data), want, "longest {longest}");
-                assert_eq!(factorize_bytes(&narrow, &data), want, "longest {longest}");
-                // a slice of the column: offsets that do not start at 0
-                let (from, to) = (5, strings.len() - 3);
-                let part = naive_bytes(&strings[from..to]);
-                assert_eq!(factorize_bytes(&wide[from..=to], &data), part);
-            }
-        }
-    }
 
     #[test]
     fn codes_follow_first_appearance_or_the_ids() {

@@ -255,6 +255,24 @@ def test_grouped_hand_case_weighs_groups_by_rows():
         xauc_score(watch, scores, groups=users, weighting="clicks")
 
 
+def test_grouped_empty_groups_zero_counts_groups_without_a_pair():
+    # CatBoost's QueryAUC:type=Ranking: a group without a pair of different targets is 0
+    watch = [3.0, 12.0, 7.5, 0.0, 1.0, 2.0, 5.0]
+    scores = [0.2, 0.4, 0.9, 0.1, 0.3, 0.6, 0.5]
+    users = ["a", "a", "a", "a", "b", "b", "c"]
+    got = xauc_score(watch, scores, groups=users, weighting="uniform", empty_groups="zero")
+    assert got == pytest.approx((5 / 6 + 1 + 0) / 3)
+    by_rows = xauc_score(watch, scores, groups=users, empty_groups="zero")
+    assert by_rows == pytest.approx((4 * 5 / 6 + 2 * 1 + 0) / 7)
+    acc = rv.metric("grouped_xauc(weighting=uniform,empty_groups=zero)")
+    assert acc.update(watch, scores, groups=users).compute() == pytest.approx(got)
+    # every group without a pair: 0, not nan
+    assert xauc_score([1.0, 1.0, 2.0], [0.1, 0.2, 0.3], groups=[1, 1, 2],
+                      empty_groups="zero") == 0.0  # fmt: skip
+    with pytest.raises(rv.InvalidParameterError, match="'empty_groups' parameter of xauc_score"):
+        xauc_score(watch, scores, groups=users, empty_groups="one")
+
+
 @st.composite
 def grouped_rows(draw):
     y, s, w = draw(rows(weighted=draw(st.booleans())))

@@ -37,7 +37,9 @@ scores in most groups). ``binary`` is the grades above 0 as 1: XGBoost's
 library's value of the mean over the case's groups; the label is the library's
 metric name, with ``|linear`` for XGBoost's NDCG under ``ndcg_exp_gain=false``,
 ``|binary`` for a metric of the binary labels and ``|label_gain`` for LightGBM's
-NDCG under the case's ``label_gain``.
+NDCG under the case's ``label_gain``. ``grouped[library][label]`` holds the
+library's metrics that are not ranking metrics of receval but grouped pointwise
+ones (CatBoost's ``QueryAUC``), checked against their receval functions.
 """
 
 from __future__ import annotations
@@ -146,6 +148,17 @@ def catboost_values(case: dict) -> dict[str, float]:
     return {m: float(eval_metric(grades, scores, m, group_id=group_id)[0]) for m in metrics}
 
 
+def catboost_grouped_values(case: dict) -> dict[str, float]:
+    import numpy as np
+    from catboost.utils import eval_metric
+
+    grades = np.asarray(case["grades"], dtype=float)
+    scores = np.asarray(case["scores"], dtype=float)
+    group_id = np.repeat(np.arange(len(case["groups"])), case["groups"])
+    metrics = ["QueryAUC:type=Ranking"]
+    return {m: float(eval_metric(grades, scores, m, group_id=group_id)[0]) for m in metrics}
+
+
 def main() -> None:
     import catboost
     import lightgbm
@@ -160,6 +173,7 @@ def main() -> None:
             "lightgbm": lightgbm_values(case),
             "catboost": catboost_values(case),
         }
+        case["grouped"] = {"catboost": catboost_grouped_values(case)}
         cases.append(case)
     data = {
         "versions": {

@@ -157,3 +157,35 @@ def test_accumulator_with_the_profile_reproduces_the_library(library, label):
     for part in (users[:12], users[12:]):  # two updates of whole groups
         acc.update({u: qrels[u] for u in part}, {u: run[u] for u in part})
     assert acc.compute() == pytest.approx(case["values"][library][label], abs=1e-12)
+
+
+#: CatBoost's grouped metrics that are receval pointwise metrics with groups
+_GROUPED = {
+    "QueryAUC:type=Ranking": dict(weighting="uniform", empty_groups="zero"),
+}
+
+
+@pytest.mark.parametrize("seed", sorted(CASES))
+@pytest.mark.parametrize("label", sorted(_GROUPED))
+def test_catboost_grouped_metrics_reproduced(label, seed):
+    from receval import metric, xauc_score
+
+    case = CASES[seed]
+    groups = [g for g, size in enumerate(case["groups"]) for _ in range(size)]
+    got = xauc_score(case["grades"], case["scores"], groups=groups, **_GROUPED[label])
+    assert got == pytest.approx(case["grouped"]["catboost"][label], abs=1e-12)
+    # CatBoost's own spelling, as a metric string of an accumulator
+    acc = metric(label).update(case["grades"], case["scores"], groups=groups)
+    assert acc.compute() == got
+    # CatBoost averages a 0 for every group without a pair of different grades
+    skipped = xauc_score(case["grades"], case["scores"], groups=groups, weighting="uniform")
+    assert abs(skipped - case["grouped"]["catboost"][label]) > 1e-3
+
+
+def test_catboost_query_auc_other_than_ranking_is_refused():
+    from receval import metric
+    from receval.exceptions import InvalidParameterError
+
+    for text in ("QueryAUC", "QueryAUC:type=Classic"):
+        with pytest.raises(InvalidParameterError, match="QueryAUC:type=Ranking only"):
+            metric(text)

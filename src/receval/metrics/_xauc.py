@@ -32,6 +32,7 @@ def xauc_score(
     *,
     groups: ArrayLike | None = None,
     weighting: str = "impressions",
+    empty_groups: str = "skip",
     sample_weight: ArrayLike | None = None,
 ) -> float:
     """Compute XAUC: the share of pairs that the scores order as the targets do.
@@ -46,7 +47,8 @@ def xauc_score(
     With ``groups``, grouped XAUC (TorchEasyRec's ``GroupedXAUC``): the XAUC of
     each group's own pairs, averaged over the groups weighted by their rows
     (``weighting``); a group without a pair of different targets has no XAUC and
-    is skipped.
+    is skipped, or counts 0 (``empty_groups="zero"``: CatBoost's
+    ``QueryAUC:type=Ranking`` is ``weighting="uniform", empty_groups="zero"``).
 
     Exact, in O(n log n) (never the O(n²) pair loop): the rows are reduced to
     counts per distinct ``(group, y_true, y_score, sample_weight)`` by the
@@ -67,6 +69,9 @@ def xauc_score(
     weighting : {"impressions", "uniform"}, default="impressions"
         With ``groups``: the weight of each group's XAUC, its total sample
         weight (its rows without weights, as TorchEasyRec) or 1.
+    empty_groups : {"skip", "zero"}, default="skip"
+        With ``groups``: a group without a pair of different targets is left out
+        of the mean, or counts 0 with its weight (as CatBoost's ``QueryAUC``).
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights; a pair weighs the product of its rows' weights.
 
@@ -112,13 +117,18 @@ def xauc_score(
     >>> users = ["a", "a", "a", "a", "b", "b"]
     >>> xauc_score(watch_time + [1.0, 2.0], [0.2, 0.4, 0.9, 0.1, 0.3, 0.6], groups=users)
     0.8889
+    >>> users = ["a", "a", "a", "a", "b", "b"]  # "b": equal targets, no pair
+    >>> xauc_score(watch_time + [1.0, 1.0], [0.2, 0.4, 0.9, 0.1, 0.3, 0.6], groups=users,
+    ...            weighting="uniform", empty_groups="zero")  # CatBoost's QueryAUC
+    0.4167
     """
     columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
     if groups is None:
         v.check_option(weighting, "weighting", _FUNC, ["impressions", "uniform"])
+        v.check_option(empty_groups, "empty_groups", _FUNC, ["skip", "zero"])
         result: float = run_definition(XAUC, XAUC.check_params(), columns, func=_FUNC)
         return result
-    params = GROUPED_XAUC.check_params(weighting=weighting)
+    params = GROUPED_XAUC.check_params(weighting=weighting, empty_groups=empty_groups)
     grouped: float = run_definition(GROUPED_XAUC, params, columns | {"groups": groups},
                                     func=_FUNC)  # fmt: skip
     return grouped
@@ -410,13 +420,18 @@ def _finalize(params: dict[str, Any], state: XAUCCounts) -> float:
     return warn_undefined(_UNDEFINED) if np.isnan(value) else float(value)
 
 
-def _grouped_params(weighting: str = "impressions") -> dict[str, Any]:
-    return {"weighting": v.check_option(weighting, "weighting", _FUNC, ["impressions", "uniform"])}
+def _grouped_params(weighting: str = "impressions", empty_groups: str = "skip") -> dict[str, Any]:
+    return {
+        "weighting": v.check_option(weighting, "weighting", _FUNC, ["impressions", "uniform"]),
+        "empty_groups": v.check_option(empty_groups, "empty_groups", _FUNC, ["skip", "zero"]),
+    }
 
 
 def _grouped_finalize(params: dict[str, Any], state: XAUCCounts) -> float:
     values, weight = state.group_values()
     weights = np.ones(len(values)) if params["weighting"] == "uniform" else weight
+    if params["empty_groups"] == "zero":  # a group without a pair counts 0
+        values = np.where(np.isnan(values), 0.0, values)
     return grouped_mean(_FUNC, values, weights, "a pair of rows with different targets")
 
 

@@ -248,19 +248,25 @@ def catboost_metric(text: str) -> str | None:
     'ndcg(gain=exponential)@10'
     >>> catboost_metric("PrecisionAt:top=5;border=1.5")
     'precision(rel_threshold=2)@5'
+    >>> catboost_metric("QueryAUC:type=Ranking")
+    'grouped_xauc(weighting=uniform,empty_groups=zero)'
     >>> catboost_metric("ndcg@10") is None
     True
     """
+    if text.strip().lower() == "queryauc":  # its default type, Classic
+        return _catboost_query_auc(text, "")
     found = _CATBOOST_FORM.match(text)
     if found is None:
         return None
     from ..exceptions import InvalidParameterError
 
     name = found["name"].lower()
+    if name == "queryauc":
+        return _catboost_query_auc(text, found["params"])
     if name not in _CATBOOST:
         raise InvalidParameterError(
             f"Unknown CatBoost metric {found['name']!r} in {text!r}; receval computes "
-            f"CatBoost's {', '.join(sorted(_CATBOOST))} (case-insensitive)."
+            f"CatBoost's {', '.join(sorted([*_CATBOOST, 'queryauc']))} (case-insensitive)."
         )
     metric, takes = _CATBOOST[name]
     top, conventions = "", []
@@ -284,6 +290,21 @@ def catboost_metric(text: str) -> str | None:
             )
     inner = f"({','.join(conventions)})" if conventions else ""
     return f"{metric}{inner}{top}"
+
+
+def _catboost_query_auc(text: str, params: str) -> str:
+    """QueryAUC:type=Ranking: the XAUC of each group's pairs of different targets, a
+    group without one counting 0, averaged over the groups."""
+    from ..exceptions import InvalidParameterError
+
+    parts = [p.strip().lower().replace(" ", "") for p in params.split(";") if p.strip()]
+    if [p for p in parts if not p.startswith(("hints=", "use_weights="))] != ["type=ranking"]:
+        raise InvalidParameterError(
+            f"CatBoost metric {text!r}: receval computes QueryAUC:type=Ranking only (the "
+            f"Classic type, CatBoost's default, reads targets as probabilities); "
+            f"write 'QueryAUC:type=Ranking'."
+        )
+    return "grouped_xauc(weighting=uniform,empty_groups=zero)"
 
 
 def spellings_of(name: str) -> list[Spelling]:

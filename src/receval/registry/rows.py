@@ -146,12 +146,15 @@ ROWS: tuple[MetricEntry, ...] = (
     # ------------------------------------------------ grouped: per-group AUC
     _row("grouped_xauc", "grouped",
          "XAUC of each group's own pairs, averaged over the groups weighted by their rows "
-         "(groups without a pair of different targets skipped)",
+         "(groups without a pair of different targets skipped, or 0)",
          "receval.metrics._xauc:xauc_score", "receval.metrics._xauc",
          inputs=("y_true", "y_score", "groups", "sample_weight", "weighting"),
          source="TorchEasyRec (tzrec/metrics/grouped_xauc.py), exact: every pair",
          params=(Param("weighting", "choice", "weight of each group's XAUC: its rows or 1",
-                       "impressions", choices=("impressions", "uniform")),)),
+                       "impressions", choices=("impressions", "uniform")),
+                 Param("empty_groups", "choice",
+                       "a group without a pair of different targets: left out, or 0 "
+                       "(CatBoost's QueryAUC)", "skip", choices=("skip", "zero")))),
     _row("gauc", "grouped", "per-group ROC AUC weighted by impressions, clicks or 1",
          "receval.metrics._gauc:gauc_score", "receval.metrics._gauc",
          inputs=("y_true", "y_score", "groups", "sample_weight", "weighting"),

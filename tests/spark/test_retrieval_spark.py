@@ -30,10 +30,10 @@ def _data(seed=0, n_users=23, n_items=40, dim=4):
     return users, items, user_ids, item_ids, qrels, train
 
 
-def _frames(spark, users, user_ids, qrels):
+def _frames(spark, users, user_ids, qrels, numbers="float"):
     u_df = spark.createDataFrame(
         [(str(u), [float(x) for x in row]) for u, row in zip(user_ids, users, strict=True)],
-        "user string, vector array<float>",
+        f"user string, vector array<{numbers}>",
     )
     q_df = spark.createDataFrame(
         [(u, i, g) for u, judged in qrels.items() for i, g in judged.items()],
@@ -66,7 +66,7 @@ def test_spark_equals_in_memory(spark, joined):
         assert plain.mean != want.mean
 
 
-def test_spark_cosine_and_an_npy_path(spark, tmp_path):
+def test_spark_cosine_double_vectors_and_an_npy_path(spark, tmp_path):
     from receval import spark as rs
 
     users, items, user_ids, _, qrels, _ = _data(1)
@@ -76,7 +76,7 @@ def test_spark_cosine_and_an_npy_path(spark, tmp_path):
              qrels.items()}  # fmt: skip
     path = str(tmp_path / "items.npy")
     np.save(path, items)
-    u_df, q_df = _frames(spark, users, user_ids, qrels)
+    u_df, q_df = _frames(spark, users, user_ids, qrels, numbers="double")
     want = evaluate_embeddings(qrels, users, items, ["mrr"], k=40, user_ids=user_ids,
                                metric="cosine")  # fmt: skip
     got = rs.evaluate_embeddings(q_df, u_df, path, ["mrr"], k=40, metric="cosine",

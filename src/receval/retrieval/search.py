@@ -89,8 +89,8 @@ class Search:
         self.keys[np.argsort(self.item_ids, kind="stable")] = np.arange(
             self.items.n_rows, dtype=np.uint32
         )
-        self.excluded: ItemLists | None = None
-        if exclude is not None:
+        self.excluded: ItemLists | None = exclude if isinstance(exclude, ItemLists) else None
+        if exclude is not None and self.excluded is None:
             self.excluded = excluded_lists(exclude, self.user_ids, self.item_ids, func)
         self.candidates: ItemLists | None = None
         if candidates is not None:

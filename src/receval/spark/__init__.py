@@ -11,6 +11,8 @@ its in-memory namesake gives on the collected rows.
 * :func:`gauc_score`, :func:`group_auc`: GAUC; rows partitioned by group.
 * :func:`log_loss`, :func:`pcoc`, :func:`copc`, :func:`normalized_entropy`: sums over
   any partitions (pcoc, copc and NE: one ``receval.metric`` accumulator per partition).
+* :func:`evaluate_embeddings`: ranking metrics of exact retrieval from embeddings;
+  users' vectors partitioned by user, the item matrix sent to every executor.
 * :func:`retention`: the cohort table; events partitioned by user.
 * :func:`compute`: any metric of :func:`receval.metric` (one accumulator per
   partition, merged on the driver; whole groups by repartitioning).
@@ -34,12 +36,14 @@ from ._pointwise import (
 )
 from ._ranking import evaluate
 from ._retention import retention
+from ._retrieval import evaluate_embeddings
 
 __all__ = [
     "GAUCSummary",
     "compute",
     "copc",
     "evaluate",
+    "evaluate_embeddings",
     "gauc_score",
     "group_auc",
     "log_loss",

@@ -1,0 +1,288 @@
+"""The metrics of exact retrieval from embeddings, users as a Spark DataFrame:
+:func:`evaluate_embeddings`.
+
+The users' vectors and the qrels (and a training log given as a DataFrame) are
+unioned and ``repartition``-ed by user; each partition retrieves its users' top k
+against the whole item matrix, block of users by block, as
+:func:`receval.evaluate_embeddings` does in memory, and sends back the ranking
+aggregation's state of its users. The item matrix travels with the task (PySpark
+broadcasts a large task once per executor) or, given as a ``.npy`` / Parquet path,
+is read by every executor from that path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial, reduce
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..data.seen import SeenItems
+from ..exceptions import InputValidationError, InvalidParameterError
+from ..ranking.aggregate import (
+    RankingState,
+    Setup,
+    check_weights,
+    evaluation_setup,
+    finalize,
+    update,
+)
+from ..ranking.report import EvaluationReport
+from ..retrieval.embeddings import metrics_depth
+from ..retrieval.search import BLOCK_ITEMS, BLOCK_USERS
+from ..retrieval.vectors import as_vectors
+from ._common import check_columns, check_frame, check_partitions, partition_states, repartition
+
+__all__ = ["evaluate_embeddings"]
+
+_FUNC = "receval.spark.evaluate_embeddings"
+_USER = "__receval_user"
+_ITEM = "__receval_item"
+_GRADE = "__receval_grade"
+_VECTOR = "__receval_vector"
+_SIDE = "__receval_side"
+#: The options of :func:`receval.evaluate` that apply here; every one None by default.
+_CONVENTIONS = (
+    "profile", "ap_normalizer", "gain", "rel_threshold", "ties", "missing_users",
+    "empty_users", "ideal", "gain_grades", "zero_users", "hit_scores", "depth", "judged_only",
+    "grades", "estimator", "precision_normalizer", "recall_normalizer", "discount",
+)  # fmt: skip
+
+
+def evaluate_embeddings(
+    qrels: Any,
+    users: Any,
+    item_vectors: Any,
+    metrics: str | Iterable[str],
+    *,
+    k: int | None = None,
+    item_ids: Any = None,
+    user: str = "user",
+    vector: str = "vector",
+    item: str = "item",
+    grade: str | None = "grade",
+    metric: str = "dot",
+    exclude: Any = None,
+    block_users: int = BLOCK_USERS,
+    block_items: int = BLOCK_ITEMS,
+    name: str | None = None,
+    num_partitions: int | None = None,
+    **options: Any,
+) -> EvaluationReport:
+    """Evaluate the exact top-k retrieval of embeddings, the users a Spark DataFrame.
+
+    Every user's vector, judgments and training items are brought to one
+    partition (``repartition`` by user); each partition retrieves its users'
+    lists against the whole item matrix and aggregates them as
+    :func:`receval.evaluate_embeddings` does, and the driver merges one small
+    state per partition. Means and counts are those of
+    :func:`receval.evaluate_embeddings` on the collected users.
+
+    Parameters
+    ----------
+    qrels : pyspark.sql.DataFrame
+        Judgments, one row per (user, item) with a grade.
+    users : pyspark.sql.DataFrame
+        One row per user: its id (column ``user``) and its vector (column
+        ``vector``, an array of numbers, all of the item vectors' length).
+    item_vectors : array-like, tensor, Arrow array or path
+        The item matrix, as for :func:`receval.retrieve`. An object in memory is
+        sent with the task (PySpark broadcasts a large one once per executor);
+        a ``.npy`` or Parquet path is read by every executor, so it must be
+        readable there.
+    metrics : str or iterable of str
+        Metric strings, e.g. ``["ndcg@10", "recall@100"]``.
+    k : int, default=None
+        Items retrieved per user; None: the largest cutoff of ``metrics``.
+    item_ids : array-like, default=None
+        The id of each item row (None: 0, 1, ...); of the type of the qrels'
+        ``item`` column.
+    user, vector, item, grade : str, default="user", "vector", "item", "grade"
+        Column names: ``user`` in ``users``, ``qrels`` (and a DataFrame
+        ``exclude``), ``vector`` in ``users``, ``item`` and ``grade`` in the
+        qrels (``grade=None``: every judged item has grade 1).
+    metric : {"dot", "cosine"}, default="dot"
+        The score of a user and an item, as for :func:`receval.retrieve`.
+    exclude : DataFrame, mapping or pairs, default=None
+        Each user's training items, left out before the cut at k. A Spark
+        DataFrame with the ``user`` and ``item`` columns joins the same
+        ``repartition`` (each partition holds its own users' rows); a local log
+        (what :func:`receval.retrieve` takes) is built once on the driver and
+        sent to every executor.
+    block_users, block_items : int
+        As for :func:`receval.retrieve`, within each partition.
+    name : str, default=None
+        The run's name in the report.
+    num_partitions : int, default=None
+        Partitions of the users (default: ``spark.sql.shuffle.partitions``).
+    **options
+        The conventions of :func:`receval.evaluate` (``ties``, ``profile``,
+        ``missing_users``, ``gain``, ...).
+
+    Returns
+    -------
+    report : EvaluationReport
+        Means and counts, equal to :func:`receval.evaluate_embeddings`'s on the
+        collected users; per-user values stay on the executors (``users`` is
+        empty, as for :func:`receval.spark.evaluate`).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown option, metric or convention; ``k`` missing for a metric of
+        the whole list; a bad column argument.
+    InputValidationError
+        Missing columns, null or ragged vectors, vectors of another length than
+        the items', users given twice, or anything
+        :func:`receval.evaluate_embeddings` rejects in a partition (raised again
+        on the driver).
+    """
+    from pyspark.sql import functions as F
+
+    func = "evaluate_embeddings"
+    unknown = sorted(set(options) - set(_CONVENTIONS))
+    if unknown:
+        raise InvalidParameterError(
+            f"{_FUNC}: unknown option {unknown[0]!r}. Expected one of {sorted(_CONVENTIONS)}."
+        )
+    depth = k if k is not None else metrics_depth(metrics)
+    v.check_number(depth, "k", _FUNC, integer=True, low=1)
+    local_exclude = exclude is not None and not type(exclude).__module__.startswith("pyspark")
+    settings: dict[str, Any] = dict.fromkeys(_CONVENTIONS)
+    settings.update(options)
+    settings.update(
+        qrels=qrels, features=None, feature_items=None, similarity=None, item_categories=None,
+        propensities=None, propensity_gamma=0.0, propensity_clip=None, candidates=None,
+        correction=None, catalog_size=None, gamma=None, exclude=None, repeats=False,
+    )  # fmt: skip
+    setup = evaluation_setup(metrics, settings, _FUNC, popularity=None, rows=False)
+    items = as_vectors(item_vectors, "item_vectors", _FUNC)  # checked once, on the driver
+    ids = np.arange(items.n_rows) if item_ids is None else v.as_1d(item_ids, "item_ids", _FUNC)
+    seen = SeenItems.from_log(exclude, name="exclude", func=_FUNC) if local_exclude else None
+    check_partitions(num_partitions, func)
+    check_frame(users, "users", func)
+    check_frame(qrels, "qrels", func)
+    check_columns(users, func, "users", user=user, vector=vector)
+    check_columns(qrels, func, "qrels", user=user, item=item, grade=grade)
+
+    _check_id_kinds(users, qrels, user, item, ids)
+    data = users.select(F.col(user).alias(_USER), F.col(vector).alias(_VECTOR),
+                        F.lit(1).cast("byte").alias(_SIDE))  # fmt: skip
+    grade_col = F.col(grade) if grade is not None else F.lit(1)
+    judged = qrels.select(F.col(user).alias(_USER), F.col(item).alias(_ITEM),
+                          grade_col.alias(_GRADE), F.lit(0).cast("byte").alias(_SIDE))  # fmt: skip
+    data = data.unionByName(judged, allowMissingColumns=True)
+    if exclude is not None and not local_exclude:
+        check_frame(exclude, "exclude", func)
+        check_columns(exclude, func, "exclude", user=user, item=item)
+        log = exclude.select(F.col(user).alias(_USER), F.col(item).alias(_ITEM),
+                             F.lit(2).cast("byte").alias(_SIDE))  # fmt: skip
+        data = data.unionByName(log, allowMissingColumns=True)
+    search = dict(k=depth, item_vectors=item_vectors, item_ids=ids, metric=metric,
+                  block_users=block_users, block_items=block_items, name=name)  # fmt: skip
+    compute = partial(_partition_state, setup=setup, seen=seen, search=search)
+    parts = partition_states(repartition(data, num_partitions, _USER), compute)
+    n_users = sum(n for _, n, _ in parts)
+    if n_users == 0:
+        raise InputValidationError(f"{_FUNC}: users is empty (no rows); pass at least one vector.")
+    if exclude is not None and sum(m for _, _, m in parts) == 0:
+        raise InputValidationError(
+            f"{_FUNC}: no (user, item) pair of exclude names a user of users and an item of "
+            f"item_ids; check that the ids are the same (type, prefix)."
+        )
+    state = reduce(lambda a, b: a.merge(b), (s for s, _, _ in parts))
+    return finalize(setup, state, run_name=name)
+
+
+def _partition_state(
+    table: Any, setup: Setup, seen: SeenItems | None, search: dict[str, Any]
+) -> tuple[RankingState, int, int]:
+    """The aggregation's state of one partition's users, their number, and the training
+    pairs that masked an item: from its user rows (side 1), qrels rows (side 0) and,
+    with a DataFrame as ``exclude``, training rows (side 2)."""
+    import pyarrow.compute as pc
+
+    from ..data._ranked import Qrels
+    from ..ranking.evaluation import state_of_batches
+    from ..retrieval.masks import ItemLists
+    from ..retrieval.search import Search, lists_run
+    from ._common import column
+
+    side = table.column(_SIDE)
+    q = None
+    qrels_t = table.filter(pc.equal(side, 0))
+    if qrels_t.num_rows:
+        q = Qrels(column(qrels_t, _USER), column(qrels_t, _ITEM), column(qrels_t, _GRADE))
+        check_weights(setup, q)
+    users_t = table.filter(pc.equal(side, 1))
+    if not users_t.num_rows:  # judged users without a vector: missing users
+        return update(setup, q, None), 0, 0
+    user_ids = v.as_1d(column(users_t, _USER), "users", _FUNC)
+    log_t = table.filter(pc.equal(side, 2))
+    if log_t.num_rows:
+        seen = SeenItems.from_log((column(log_t, _USER), column(log_t, _ITEM)), func=_FUNC)
+    excluded = None
+    if seen is not None:
+        offsets, rows = seen.item_indices(user_ids, search["item_ids"])
+        excluded = ItemLists(offsets, rows.astype(np.int32))
+    found = Search(
+        _vectors(users_t.column(_VECTOR)), search["item_vectors"], search["k"],
+        user_ids=user_ids, item_ids=search["item_ids"], metric=search["metric"],
+        exclude=excluded, candidates=None, block_users=search["block_users"],
+        block_items=search["block_items"], func=_FUNC,
+    )  # fmt: skip
+    batches = (
+        lists_run([part], user_ids[part.start : part.start + len(part.offsets) - 1],
+                  found.item_ids, search["name"])
+        for part in found.lists()
+    )  # fmt: skip
+    n_masked = 0 if excluded is None else len(excluded.items)
+    return state_of_batches(setup, q, batches), len(user_ids), n_masked
+
+
+def _vectors(col: Any) -> Any:
+    """A partition's vector column (Arrow lists) as fixed-size lists; an error for a
+    null vector or vectors of different lengths."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if col.null_count:
+        raise InputValidationError(
+            f"{_FUNC}: users has {col.null_count} null vectors; drop or fill them first."
+        )
+    if pa.types.is_fixed_size_list(col.type):
+        return col
+    if not (pa.types.is_list(col.type) or pa.types.is_large_list(col.type)):
+        raise InputValidationError(
+            f"{_FUNC}: the vector column of users must hold arrays of numbers. Got type {col.type}."
+        )
+    lengths = np.unique(pc.list_value_length(col).to_numpy(zero_copy_only=False))
+    if len(lengths) != 1:
+        raise InputValidationError(
+            f"{_FUNC}: the vectors of users must all have the same length. Got lengths "
+            f"{v.format_values(lengths)}."
+        )
+    return pa.FixedSizeListArray.from_arrays(col.flatten(), int(lengths[0]))
+
+
+def _check_id_kinds(users: Any, qrels: Any, user: str, item: str, item_ids: np.ndarray) -> None:
+    """Ids that could never match (strings against numbers) are an error, not missing users."""
+
+    def is_text(df: Any, col: str) -> bool:
+        return str(df.schema[col].dataType.typeName()) in ("string", "varchar", "char")
+
+    pairs = (
+        ("user", "users", is_text(users, user), "qrels", is_text(qrels, user)),
+        ("item", "item_ids", item_ids.dtype.kind in "OUS", "qrels", is_text(qrels, item)),
+    )
+    for argument, first, a, second, b in pairs:
+        if a != b:
+            kinds = ["strings" if t else "numbers" for t in (a, b)]
+            raise InputValidationError(
+                f"{_FUNC}: the {argument} ids are {kinds[0]} in {first} but {kinds[1]} in "
+                f"{second}, so no id would match; cast one of them."
+            )

@@ -359,6 +359,11 @@ def exact_dot(
 def exact_sum(
     x: NDArray[np.float64], n_chunks: int, carry_every: int = ...
 ) -> NDArray[np.int64]: ...
+def exact_sums(
+    terms: list[tuple[NDArray[np.float64], NDArray[np.float64] | None, str]],
+    log_loss: tuple[NDArray[np.int8], NDArray[np.float64], NDArray[np.float64], float]
+    | None = None,
+) -> NDArray[np.int64]: ...
 def factorize_bytes(
     offsets: list[NDArray[np.int32]] | list[NDArray[np.int64]],
     data: list[NDArray[np.uint8]],

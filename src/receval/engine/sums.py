@@ -19,7 +19,16 @@ from numpy.typing import ArrayLike
 
 from .._kernels import compiled, num_threads
 
-__all__ = ["ExactSum", "exact_products", "fieldwise_sum", "ratio", "scaled_value"]
+__all__ = [
+    "ExactSum",
+    "LossTerm",
+    "Term",
+    "exact_products",
+    "exact_sums",
+    "fieldwise_sum",
+    "ratio",
+    "scaled_value",
+]
 
 _State = TypeVar("_State")
 
@@ -118,6 +127,43 @@ class ExactSum:
 
     def __repr__(self) -> str:
         return f"ExactSum({self.value!r})"
+
+
+#: A term of :func:`exact_sums`: ``(x, w, form)``, the sum of ``form(x) * w``
+Term = tuple[np.ndarray, "np.ndarray | None", str]
+
+#: The log loss of :func:`exact_sums`: 0/1 labels, probabilities, weights (empty: none), eps
+LossTerm = tuple[np.ndarray, np.ndarray, np.ndarray, float]
+
+
+def exact_sums(terms: list[Term], log_loss: LossTerm | None = None) -> list[ExactSum]:
+    """Several exact sums of one batch in one call of the core: for each term ``(x, w,
+    form)`` the sum of ``form(x) * w`` (``form`` one of ``"value"``, ``"square"``,
+    ``"abs"``; ``w`` None: no weight), each value and product rounded first as
+    :meth:`ExactSum.dot` rounds them; then, when ``log_loss`` is given, the exact
+    binary log loss sum of its labels, probabilities (clipped to ``[eps, 1 -
+    eps]``) and weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from receval.engine.sums import exact_sums
+    >>> x, w = np.array([3.0, -4.0]), np.array([0.5, 2.0])
+    >>> [s.value for s in exact_sums([(x, w, "value"), (x, None, "square"), (x, None, "abs")])]
+    [-6.5, 25.0, 7.0]
+    """
+    f64 = np.float64
+    args = [
+        (np.ascontiguousarray(x, dtype=f64).ravel(),
+         None if w is None else np.ascontiguousarray(w, dtype=f64).ravel(), form)
+        for x, w, form in terms
+    ]  # fmt: skip
+    loss = None
+    if log_loss is not None:
+        labels, proba, weights, eps = log_loss
+        loss = (np.ascontiguousarray(labels, dtype=np.int8), np.ascontiguousarray(proba, dtype=f64),
+                np.ascontiguousarray(weights, dtype=f64), float(eps))  # fmt: skip
+    return [ExactSum(row) for row in compiled().exact_sums(args, loss)]
 
 
 def fieldwise_sum(a: _State, b: _State) -> _State:

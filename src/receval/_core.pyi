@@ -271,6 +271,7 @@ def accumulate_csr(
 def activity_bitsets(
     codes: NDArray[np.int32], periods: NDArray[np.int32], n_users: int, n_words: int, n_parts: int
 ) -> NDArray[np.uint64]: ...
+def add_exact(a: list[NDArray[np.int64]], b: list[NDArray[np.int64]]) -> NDArray[np.int64]: ...
 def add_histogram(
     scores: NDArray[np.float64],
     labels: NDArray[np.int8],

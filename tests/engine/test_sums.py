@@ -205,3 +205,20 @@ def test_exact_sums_log_loss_row_is_the_log_loss_sum(weighted):
 def test_exact_sums_names_a_bad_form():
     with pytest.raises(ValueError, match="form must be 'value', 'square' or 'abs'"):
         exact_sums([(np.ones(2), None, "cube")])
+
+
+def test_fieldwise_sum_adds_every_exact_sum_in_one_call():
+    from receval.engine.totals import Totals, totals_of
+
+    rng = np.random.default_rng(5)
+    y, p, w = rng.integers(0, 2, 40).astype(np.int8), rng.random(40), rng.random(40) * 1e300
+    a, b = totals_of(y[:15], p[:15], w[:15]), totals_of(y[15:], p[15:], w[15:])
+    merged, whole = a.merge(b), totals_of(y, p, w)
+    assert isinstance(merged, Totals) and merged.n_rows == 40
+    for name in ("weight", "loss", "predicted", "observed", "big_loss"):
+        assert np.array_equal(getattr(merged, name).digits, getattr(whole, name).digits), name
+
+
+def test_add_exact_names_a_bad_accumulator():
+    with pytest.raises(ValueError, match="accumulators must have"):
+        k.add_exact([np.zeros(3, dtype=np.int64)], [np.zeros(3, dtype=np.int64)])

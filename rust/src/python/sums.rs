@@ -67,7 +67,7 @@ fn exact_sums<'py>(
     terms: Vec<Term<'py>>,
     log_loss: Option<LossTerm<'py>>,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    let mut parts: Vec<(&[f64], Option<&[f64]>, sums::Form)> = Vec::with_capacity(terms.len());
+    let mut parts = Vec::with_capacity(terms.len());
     for (x, w, form) in &terms {
         let x = slice(x, "x")?;
         let w = match w {
@@ -129,6 +129,37 @@ fn exact_sums<'py>(
     let flat: Vec<i64> = rows.iter().flatten().copied().collect();
     let out = numpy::ndarray::Array2::from_shape_vec((rows.len(), sums::SIZE), flat)
         .map_err(|err| PyValueError::new_err(err.to_string()))?;
+    Ok(out.into_pyarray(py))
+}
+
+/// The sums `a[i] + b[i]` of pairs of accumulators (normalized), one row each
+/// (int64 `(k, SIZE)`): a state's exact sums merged in one call.
+#[pyfunction]
+fn add_exact<'py>(
+    py: Python<'py>,
+    a: Vec<PyReadonlyArray1<'py, i64>>,
+    b: Vec<PyReadonlyArray1<'py, i64>>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    same_length("add_exact", &[("a", a.len()), ("b", b.len())])?;
+    let mut out = numpy::ndarray::Array2::<i64>::zeros((a.len(), sums::SIZE));
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        let (x, y) = (slice(x, "a")?, slice(y, "b")?);
+        if x.len() != sums::SIZE || y.len() != sums::SIZE {
+            return Err(PyValueError::new_err(format!(
+                "add_exact: accumulators must have {} elements, got {} and {}",
+                sums::SIZE,
+                x.len(),
+                y.len()
+            )));
+        }
+        let mut row = [0i64; sums::SIZE];
+        for j in 0..sums::SIZE {
+            row[j] = x[j] + y[j];
+        }
+        sums::normalize(&mut row);
+        out.row_mut(i)
+            .assign(&numpy::ndarray::ArrayView1::from(&row[..]));
+    }
     Ok(out.into_pyarray(py))
 }
 
@@ -287,6 +318,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(exact_sum, m)?)?;
     m.add_function(wrap_pyfunction!(exact_dot, m)?)?;
     m.add_function(wrap_pyfunction!(exact_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(add_exact, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(binary_log_loss_exact, m)?)?;
     m.add_function(wrap_pyfunction!(multiclass_log_loss_exact, m)?)?;

@@ -83,9 +83,7 @@ class ExactSum:
         return cls(np.zeros(compiled().SIZE, dtype=np.int64))
 
     def __add__(self, other: ExactSum) -> ExactSum:
-        digits = self.digits + other.digits
-        compiled().normalize(digits)
-        return ExactSum(digits)
+        return ExactSum(compiled().add_exact([self.digits], [other.digits])[0])
 
     def merge(self, other: ExactSum) -> ExactSum:
         """The sum of both sets of values."""
@@ -168,8 +166,14 @@ def exact_sums(terms: list[Term], log_loss: LossTerm | None = None) -> list[Exac
 
 def fieldwise_sum(a: _State, b: _State) -> _State:
     """The state (a dataclass of exact sums and counts) of both ``a``'s and ``b``'s rows:
-    each field the sum of theirs."""
-    return type(a)(*(getattr(a, f.name) + getattr(b, f.name) for f in fields(a)))  # type: ignore[arg-type]
+    each field the sum of theirs, the exact sums added in one call of the core."""
+    x = [getattr(a, f.name) for f in fields(a)]  # type: ignore[arg-type]
+    y = [getattr(b, f.name) for f in fields(b)]  # type: ignore[arg-type]
+    exact = [i for i, v in enumerate(x) if isinstance(v, ExactSum)]
+    rows = iter(compiled().add_exact([x[i].digits for i in exact], [y[i].digits for i in exact]))
+    pairs = zip(x, y, strict=True)
+    out = [ExactSum(next(rows)) if isinstance(u, ExactSum) else u + v for u, v in pairs]
+    return type(a)(*out)
 
 
 _SPLITTER = 134217729.0  # 2**27 + 1: Dekker's split of a float64 into two 26-bit halves

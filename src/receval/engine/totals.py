@@ -95,14 +95,13 @@ def _loss_sum(
 
 
 def _click_terms(labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None) -> list[Term]:
-    """The terms of the (weighted) sums of the predicted probabilities and of the clicks
-    (a weight times a 0/1 label is the weight or 0: exact)."""
+    """The terms of the (weighted) sums of the predicted probabilities and of the clicks."""
     if weights is None:
         return [
             (proba, None, "value"),
             (np.array([float(np.count_nonzero(labels))]), None, "value"),
         ]
-    return [(proba, weights, "value"), (labels, weights, "value")]
+    return [(proba, weights, "value"), (weights[labels == 1], None, "value")]
 
 
 def totals_of(

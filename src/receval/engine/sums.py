@@ -10,7 +10,7 @@ nearest float64 (``math.fsum``'s result).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TypeVar
 
@@ -167,13 +167,11 @@ def exact_sums(terms: list[Term], log_loss: LossTerm | None = None) -> list[Exac
 def fieldwise_sum(a: _State, b: _State) -> _State:
     """The state (a dataclass of exact sums and counts) of both ``a``'s and ``b``'s rows:
     each field the sum of theirs, the exact sums added in one call of the core."""
-    x = [getattr(a, f.name) for f in fields(a)]  # type: ignore[arg-type]
-    y = [getattr(b, f.name) for f in fields(b)]  # type: ignore[arg-type]
-    exact = [i for i, v in enumerate(x) if isinstance(v, ExactSum)]
-    rows = iter(compiled().add_exact([x[i].digits for i in exact], [y[i].digits for i in exact]))
-    pairs = zip(x, y, strict=True)
-    out = [ExactSum(next(rows)) if isinstance(u, ExactSum) else u + v for u, v in pairs]
-    return type(a)(*out)
+    x, y = vars(a), vars(b)  # the fields, in their order
+    exact = [k for k, v in x.items() if type(v) is ExactSum]
+    rows = iter(compiled().add_exact([x[k].digits for k in exact], [y[k].digits for k in exact]))
+    return type(a)(*(ExactSum(next(rows)) if type(v) is ExactSum else v + y[k]
+                     for k, v in x.items()))  # fmt: skip
 
 
 _SPLITTER = 134217729.0  # 2**27 + 1: Dekker's split of a float64 into two 26-bit halves

@@ -8,8 +8,9 @@ Four measurements, in one process:
 
 0. Accumulator against function (the table at the top): 1,000 updates of
    10,000 rows (``--versus-rows``, held in memory) and ``compute()`` against
-   the function on all the rows, for exact ``roc_auc``, ``log_loss`` and
-   ``gauc``: time ratio, worst single update, peak extra memory ratio.
+   the function on all the rows, for exact ``roc_auc``, ``log_loss`` (plain and
+   weighted), ``rmse``, ``mae``, ``ips`` and ``gauc``: time ratio, worst single
+   update, peak extra memory ratio.
 
 1. ``update`` overhead: median time of one ``Accumulator.update`` on 1k rows
    against one call of the metric's function on the same rows (and
@@ -35,6 +36,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -417,25 +419,36 @@ def versus_functions(rows: int, runs: int) -> list[dict[str, Any]]:
     ``interleaved``, ``runs`` rounds after a warm-up); the values must be equal."""
     parts = list(batches(rows, VERSUS_BATCH))
     y, s, g = (np.concatenate(c) for c in zip(*parts, strict=True))
-    cases: list[tuple[str, str, bool, Callable[[], float]]] = [
-        ("exact `roc_auc`", "roc_auc", False, lambda: receval.roc_auc_score(y, s)),
-        ("`log_loss`", "log_loss", False, lambda: receval.log_loss(y, s)),
-        ("`gauc`", "gauc", True, lambda: receval.gauc_score(y, s, groups=g)),
-    ]
+    bounds = list(pairwise(np.cumsum([0] + [len(p[0]) for p in parts]).tolist()))
+    w = 0.5 + (g % 7) / 4.0  # weights of the weighted cases
+    truth = s + y.astype(np.float64)  # a numeric truth for the errors of s
+    pscore = 0.05 + 0.9 * s.astype(np.float64)  # the logging policy's probabilities
+    # (label, metric, positional columns, keyword columns, the function on all rows)
+    cases: list[tuple[str, str, tuple[Any, ...], dict[str, Any], Callable[[], float]]] = [
+        ("exact `roc_auc`", "roc_auc", (y, s), {}, lambda: receval.roc_auc_score(y, s)),
+        ("`log_loss`", "log_loss", (y, s), {}, lambda: receval.log_loss(y, s)),
+        ("`log_loss`, weighted", "log_loss", (y, s, w), {},
+         lambda: receval.log_loss(y, s, sample_weight=w)),
+        ("`rmse`", "rmse", (truth, s), {}, lambda: receval.root_mean_squared_error(truth, s)),
+        ("`mae`", "mae", (truth, s), {}, lambda: receval.mean_absolute_error(truth, s)),
+        ("`ips`", "ips", (y, pscore), {"action_dist": s},
+         lambda: receval.ips_estimate(y, pscore, action_dist=s)),
+        ("`gauc`", "gauc", (y, s), {"groups": g}, lambda: receval.gauc_score(y, s, groups=g)),
+    ]  # fmt: skip
     out = []
-    for label, name, grouped, function in cases:
+    for label, name, columns, keywords, function in cases:
 
-        def streamed(name: str = name, grouped: bool = grouped) -> tuple[float, ...]:
+        def streamed(
+            name: str = name, columns: tuple[Any, ...] = columns, keywords: Any = keywords
+        ) -> tuple[float, ...]:
             acc = receval.metric(name)
             clock = time.perf_counter
             worst = 0.0
             start = clock()
-            for yb, sb, gb in parts:
+            for lo, hi in bounds:
                 t0 = clock()
-                if grouped:
-                    acc.update(yb, sb, groups=gb)
-                else:
-                    acc.update(yb, sb)
+                acc.update(*(c[lo:hi] for c in columns),
+                           **{k: c[lo:hi] for k, c in keywords.items()})  # fmt: skip
                 worst = max(worst, clock() - t0)
             updated = clock()
             value = acc.compute()

@@ -281,12 +281,44 @@ pub fn rounded(acc: &Acc) -> f64 {
 
 /// Accumulator of `sum(x)`.
 pub fn exact_sum(x: &[f64], n_chunks: usize, carry_every: usize) -> Acc {
-    chunked(x.len(), n_chunks, carry_every, |i| x[i])
+    exact_form(x, None, Form::Value, n_chunks, carry_every)
 }
 
 /// Accumulator of `sum(x * w)`, each product rounded to `f64` first.
 pub fn exact_dot(x: &[f64], w: &[f64], n_chunks: usize, carry_every: usize) -> Acc {
-    chunked(x.len(), n_chunks, carry_every, |i| x[i] * w[i])
+    exact_form(x, Some(w), Form::Value, n_chunks, carry_every)
+}
+
+/// What a term of [`exact_form`] adds of each value `x`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `x`
+    Value,
+    /// `x * x`, rounded
+    Square,
+    /// `|x|`
+    Abs,
+}
+
+/// Accumulator of `sum(f(x) * w)` (`w` None: `sum(f(x))`), `f` given by `form`, each
+/// `f(x)` and each product rounded to `f64` first: `exact_dot(f(x), w)`.
+pub fn exact_form(
+    x: &[f64],
+    w: Option<&[f64]>,
+    form: Form,
+    n_chunks: usize,
+    carry_every: usize,
+) -> Acc {
+    let n = x.len();
+    // one loop per form and weighting, so that each is compiled without a branch
+    match (form, w) {
+        (Form::Value, None) => chunked(n, n_chunks, carry_every, |i| x[i]),
+        (Form::Square, None) => chunked(n, n_chunks, carry_every, |i| x[i] * x[i]),
+        (Form::Abs, None) => chunked(n, n_chunks, carry_every, |i| x[i].abs()),
+        (Form::Value, Some(w)) => chunked(n, n_chunks, carry_every, |i| x[i] * w[i]),
+        (Form::Square, Some(w)) => chunked(n, n_chunks, carry_every, |i| (x[i] * x[i]) * w[i]),
+        (Form::Abs, Some(w)) => chunked(n, n_chunks, carry_every, |i| x[i].abs() * w[i]),
+    }
 }
 
 /// The sum of the accumulators that `sum_rows` makes of ranges of at most
@@ -373,6 +405,28 @@ pub(crate) mod tests {
         );
         assert_eq!((acc[NAN], acc[POS_INF], acc[NEG_INF]), (1, 2, 1));
     }
+
+    #[test]
+    fn a_form_adds_what_exact_dot_adds_of_its_values() {
+        let mut next = stream(7);
+        let x: Vec<f64> = (0..3000).map(|_| any_float(&mut next)).collect();
+        let w: Vec<f64> = (0..3000).map(|_| any_float(&mut next).abs()).collect();
+        let ones = vec![1.0; x.len()];
+        for (form, f) in [
+            (Form::Value, (|v: f64| v) as fn(f64) -> f64),
+            (Form::Square, |v: f64| v * v),
+            (Form::Abs, f64::abs),
+        ] {
+            let fx: Vec<f64> = x.iter().map(|&v| f(v)).collect();
+            let dot = exact_dot(&fx, &w, 1, CARRY_EVERY);
+            assert_eq!(exact_form(&x, Some(&w), form, 3, 7), dot);
+            assert_eq!(
+                exact_form(&x, None, form, 2, CARRY_EVERY),
+                exact_dot(&fx, &ones, 1, 5)
+            );
+        }
+    }
+
     /// xorshift64: a fixed stream of test values.
     pub(crate) fn stream(mut seed: u64) -> impl FnMut() -> u64 {
         move || {

@@ -271,6 +271,7 @@ def accumulate_csr(
 def activity_bitsets(
     codes: NDArray[np.int32], periods: NDArray[np.int32], n_users: int, n_words: int, n_parts: int
 ) -> NDArray[np.uint64]: ...
+def add_exact(a: list[NDArray[np.int64]], b: list[NDArray[np.int64]]) -> NDArray[np.int64]: ...
 def add_histogram(
     scores: NDArray[np.float64],
     labels: NDArray[np.int8],
@@ -358,6 +359,11 @@ def exact_dot(
 ) -> NDArray[np.int64]: ...
 def exact_sum(
     x: NDArray[np.float64], n_chunks: int, carry_every: int = ...
+) -> NDArray[np.int64]: ...
+def exact_sums(
+    terms: list[tuple[NDArray[np.float64], NDArray[np.float64] | None, str]],
+    log_loss: tuple[NDArray[np.int8], NDArray[np.float64], NDArray[np.float64], float]
+    | None = None,
 ) -> NDArray[np.int64]: ...
 def factorize_bytes(
     offsets: list[NDArray[np.int32]] | list[NDArray[np.int64]],

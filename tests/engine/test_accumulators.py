@@ -389,3 +389,51 @@ def test_auc_rows_buffered_across_its_end_equal_the_function(monkeypatch, buffer
             merged = merged.merge(pieces[i])
         assert merged.compute() == expected
     assert whole.state.plain.entries <= len(np.unique(s)) * 2
+
+
+def _hard_floats(rng, n):
+    """Values of every scale: near 1e300, subnormals, near 1, zeros."""
+    scale = rng.choice([1e300, 1e150, 1.0, 1e-150, 1e-310, 5e-324, 0.0], n)
+    return rng.standard_normal(n) * scale
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_one_call_sums_of_hard_values_equal_the_function_in_any_split(seed):
+    """RMSE, MAE, weighted log loss and NE, and IPS/DR from batches cut at random ==
+    their functions, with values and weights from subnormals to near 1e308."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    a, b = _hard_floats(rng, n), _hard_floats(rng, n)
+    w = np.abs(_hard_floats(rng, n)) * rng.choice([1.0, 1e-8], n)
+    w[rng.random(n) < 0.05] = 1e308
+    y, p = rng.integers(0, 2, n), rng.random(n)
+    p[:4] = [0.0, 1.0, 5e-324, 1 - 2**-53]
+    reward, pscore, dist = rng.random(n), rng.uniform(1e-300, 1, n), rng.random(n)
+    cases = {
+        "rmse": ((a, b, w), lambda: rv.root_mean_squared_error(a, b, sample_weight=w)),
+        "mae": ((a, b, w), lambda: rv.mean_absolute_error(a, b, sample_weight=w)),
+        "log_loss": ((y, p, w), lambda: rv.log_loss(y, p, sample_weight=w)),
+        "normalized_entropy": ((y, p, w), lambda: rv.normalized_entropy(y, p, sample_weight=w)),
+        "ips": ((reward, pscore, dist), lambda: rv.ips_estimate(reward, pscore, action_dist=dist)),
+        "dr": (
+            (reward, pscore, dist),
+            lambda: rv.dr_estimate(
+                reward, pscore, action_dist=dist, estimated_rewards=p, estimated_value=1 - p
+            ),
+        ),
+    }
+    cuts = _cuts(rng, n, 5)
+    for name, (columns, function) in cases.items():
+        acc = rv.metric(name)
+        for rows in np.split(np.arange(n), cuts):
+            part = [c[rows] for c in columns]
+            if name in ("ips", "dr"):
+                extra = {"estimated_rewards": p[rows], "estimated_value": 1 - p[rows]}
+                acc.update(*part[:2], action_dist=part[2], **(extra if name == "dr" else {}))
+            else:
+                acc.update(*part[:2], sample_weight=part[2])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = function()
+            got = acc.compute()
+        assert got == expected or (np.isnan(got) and np.isnan(expected)), name

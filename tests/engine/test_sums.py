@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from receval._kernels import compiled
-from receval.engine.sums import ExactSum
+from receval.engine.sums import ExactSum, exact_sums
 
 k = compiled()
 
@@ -166,3 +166,59 @@ def test_exact_products_across_row_blocks_equal_the_rational_sum():
     # a factor beyond 2**995 leaves its product rounded, as documented
     big = np.array([2.0**996, 3.0])
     assert _sums.exact_products(big, np.array([1.5, 2.0])).value == 2.0**996 * 1.5 + 6.0
+
+
+FORMS = {"value": lambda x: x, "square": np.square, "abs": np.abs}
+
+
+@given(
+    st.lists(st.tuples(wide, wide.map(abs)), max_size=40),
+    st.lists(st.sampled_from(sorted(FORMS)), min_size=1, max_size=4),
+    st.booleans(),
+)
+def test_exact_sums_in_one_call_equal_each_sum_alone(pairs, forms, weighted):
+    """Each row of the one call holds the digits of its own sum (values near 1e300 and
+    subnormals included): form(x) and each product rounded first, as ExactSum.dot."""
+    x = np.array([a for a, _ in pairs], dtype=np.float64)
+    w = np.array([b for _, b in pairs], dtype=np.float64)
+    terms = [(x, w if weighted else None, form) for form in forms]
+    for term, got in zip(terms, exact_sums(terms), strict=True):
+        with np.errstate(over="ignore", under="ignore"):
+            expected = (
+                ExactSum.dot(FORMS[term[2]](x), w) if weighted else ExactSum.of(FORMS[term[2]](x))
+            )
+        assert np.array_equal(got.digits, expected.digits)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_exact_sums_log_loss_row_is_the_log_loss_sum(weighted):
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 2, 500).astype(np.int8)
+    proba = rng.random(500)
+    proba[:3] = [0.0, 1.0, 5e-324]
+    w = rng.random(500) * 1e200 if weighted else np.empty(0)
+    *_, loss = exact_sums([(proba, None, "value")], (labels, proba, w, 1e-7))
+    expected = k.binary_log_loss_exact(labels, proba, w, 1e-7, 1)
+    assert np.array_equal(loss.digits, expected)
+
+
+def test_exact_sums_names_a_bad_form():
+    with pytest.raises(ValueError, match="form must be 'value', 'square' or 'abs'"):
+        exact_sums([(np.ones(2), None, "cube")])
+
+
+def test_fieldwise_sum_adds_every_exact_sum_in_one_call():
+    from receval.engine.totals import Totals, totals_of
+
+    rng = np.random.default_rng(5)
+    y, p, w = rng.integers(0, 2, 40).astype(np.int8), rng.random(40), rng.random(40) * 1e300
+    a, b = totals_of(y[:15], p[:15], w[:15]), totals_of(y[15:], p[15:], w[15:])
+    merged, whole = a.merge(b), totals_of(y, p, w)
+    assert isinstance(merged, Totals) and merged.n_rows == 40
+    for name in ("weight", "loss", "predicted", "observed", "big_loss"):
+        assert np.array_equal(getattr(merged, name).digits, getattr(whole, name).digits), name
+
+
+def test_add_exact_names_a_bad_accumulator():
+    with pytest.raises(ValueError, match="accumulators must have"):
+        k.add_exact([np.zeros(3, dtype=np.int64)], [np.zeros(3, dtype=np.int64)])

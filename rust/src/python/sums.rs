@@ -40,6 +40,129 @@ fn exact_dot<'py>(
     Ok(acc.to_vec().into_pyarray(py))
 }
 
+/// One term of `exact_sums`: `sum(f(x) * w)`, each value and product rounded first.
+type Term<'py> = (
+    PyReadonlyArray1<'py, f64>,
+    Option<PyReadonlyArray1<'py, f64>>,
+    String,
+);
+
+/// The weighted binary log loss of `exact_sums`: labels, probabilities, weights, eps.
+type LossTerm<'py> = (
+    PyReadonlyArray1<'py, i8>,
+    PyReadonlyArray1<'py, f64>,
+    PyReadonlyArray1<'py, f64>,
+    f64,
+);
+
+/// Accumulators (one row each, int64 `(k, SIZE)`) of several exact sums in one call:
+/// a row per term `(x, w, f)`, the sum of `f(x)` (`f` one of "value", "square",
+/// "abs") times `w` (None: no weight), each value and product rounded first, as
+/// `exact_dot(f(x), w)`; then, when given, a row of the binary log loss sum of
+/// `log_loss = (labels, proba, weights, eps)` as `binary_log_loss_exact`.
+#[pyfunction]
+#[pyo3(signature = (terms, log_loss = None))]
+fn exact_sums<'py>(
+    py: Python<'py>,
+    terms: Vec<Term<'py>>,
+    log_loss: Option<LossTerm<'py>>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let mut parts = Vec::with_capacity(terms.len());
+    for (x, w, form) in &terms {
+        let x = slice(x, "x")?;
+        let w = match w {
+            Some(w) => {
+                let w = slice(w, "w")?;
+                same_length("exact_sums", &[("x", x.len()), ("w", w.len())])?;
+                Some(w)
+            }
+            None => None,
+        };
+        let form = match form.as_str() {
+            "value" => sums::Form::Value,
+            "square" => sums::Form::Square,
+            "abs" => sums::Form::Abs,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "exact_sums: a term's form must be 'value', 'square' or 'abs', got {other:?}"
+                )))
+            }
+        };
+        parts.push((x, w, form));
+    }
+    let loss = match &log_loss {
+        Some((labels, proba, weights, eps)) => {
+            let (l, p, w) = (
+                slice(labels, "labels")?,
+                slice(proba, "proba")?,
+                slice(weights, "weights")?,
+            );
+            same_length("exact_sums", &[("labels", l.len()), ("proba", p.len())])?;
+            if !w.is_empty() {
+                same_length("exact_sums", &[("labels", l.len()), ("weights", w.len())])?;
+            }
+            Some((l, p, w, *eps))
+        }
+        None => None,
+    };
+    let rows = py.detach(|| {
+        let mut rows: Vec<sums::Acc> = parts
+            .iter()
+            .map(|&(x, w, form)| {
+                let n_chunks = sums::chunks_for(x.len());
+                sums::exact_form(x, w, form, n_chunks, sums::CARRY_EVERY)
+            })
+            .collect();
+        if let Some((l, p, w, eps)) = loss {
+            let n_chunks = sums::chunks_for(l.len());
+            rows.push(loss::binary_log_loss_exact(
+                l,
+                p,
+                w,
+                eps,
+                n_chunks,
+                sums::CARRY_EVERY,
+            ));
+        }
+        rows
+    });
+    let flat: Vec<i64> = rows.iter().flatten().copied().collect();
+    let out = numpy::ndarray::Array2::from_shape_vec((rows.len(), sums::SIZE), flat)
+        .map_err(|err| PyValueError::new_err(err.to_string()))?;
+    Ok(out.into_pyarray(py))
+}
+
+/// The sums `a[i] + b[i]` of pairs of accumulators (normalized), one row each
+/// (int64 `(k, SIZE)`): a state's exact sums merged in one call.
+#[pyfunction]
+fn add_exact<'py>(
+    py: Python<'py>,
+    a: Vec<PyReadonlyArray1<'py, i64>>,
+    b: Vec<PyReadonlyArray1<'py, i64>>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    same_length("add_exact", &[("a", a.len()), ("b", b.len())])?;
+    let mut out = numpy::ndarray::Array2::<i64>::zeros((a.len(), sums::SIZE));
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        let (x, y) = (slice(x, "a")?, slice(y, "b")?);
+        if x.len() != sums::SIZE || y.len() != sums::SIZE {
+            return Err(PyValueError::new_err(format!(
+                "add_exact: accumulators must have {} elements, got {} and {}",
+                sums::SIZE,
+                x.len(),
+                y.len()
+            )));
+        }
+        let mut row = [0i64; sums::SIZE];
+        for j in 0..sums::SIZE {
+            row[j] = x[j] + y[j];
+        }
+        sums::normalize(&mut row);
+        out.row_mut(i)
+            .assign(&numpy::ndarray::ArrayView1::from(&row[..]));
+    }
+    Ok(out.into_pyarray(py))
+}
+
 /// Carry the digits of an accumulator in place.
 #[pyfunction]
 fn normalize(mut acc: PyReadwriteArray1<'_, i64>) -> PyResult<()> {
@@ -194,6 +317,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NEG_INF", sums::NEG_INF)?;
     m.add_function(wrap_pyfunction!(exact_sum, m)?)?;
     m.add_function(wrap_pyfunction!(exact_dot, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(add_exact, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(binary_log_loss_exact, m)?)?;
     m.add_function(wrap_pyfunction!(multiclass_log_loss_exact, m)?)?;

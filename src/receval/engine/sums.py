@@ -10,7 +10,7 @@ nearest float64 (``math.fsum``'s result).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TypeVar
 
@@ -19,7 +19,16 @@ from numpy.typing import ArrayLike
 
 from .._kernels import compiled, num_threads
 
-__all__ = ["ExactSum", "exact_products", "fieldwise_sum", "ratio", "scaled_value"]
+__all__ = [
+    "ExactSum",
+    "LossTerm",
+    "Term",
+    "exact_products",
+    "exact_sums",
+    "fieldwise_sum",
+    "ratio",
+    "scaled_value",
+]
 
 _State = TypeVar("_State")
 
@@ -74,9 +83,7 @@ class ExactSum:
         return cls(np.zeros(compiled().SIZE, dtype=np.int64))
 
     def __add__(self, other: ExactSum) -> ExactSum:
-        digits = self.digits + other.digits
-        compiled().normalize(digits)
-        return ExactSum(digits)
+        return ExactSum(compiled().add_exact([self.digits], [other.digits])[0])
 
     def merge(self, other: ExactSum) -> ExactSum:
         """The sum of both sets of values."""
@@ -120,10 +127,51 @@ class ExactSum:
         return f"ExactSum({self.value!r})"
 
 
+#: A term of :func:`exact_sums`: ``(x, w, form)``, the sum of ``form(x) * w``
+Term = tuple[np.ndarray, "np.ndarray | None", str]
+
+#: The log loss of :func:`exact_sums`: 0/1 labels, probabilities, weights (empty: none), eps
+LossTerm = tuple[np.ndarray, np.ndarray, np.ndarray, float]
+
+
+def exact_sums(terms: list[Term], log_loss: LossTerm | None = None) -> list[ExactSum]:
+    """Several exact sums of one batch in one call of the core: for each term ``(x, w,
+    form)`` the sum of ``form(x) * w`` (``form`` one of ``"value"``, ``"square"``,
+    ``"abs"``; ``w`` None: no weight), each value and product rounded first as
+    :meth:`ExactSum.dot` rounds them; then, when ``log_loss`` is given, the exact
+    binary log loss sum of its labels, probabilities (clipped to ``[eps, 1 -
+    eps]``) and weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from receval.engine.sums import exact_sums
+    >>> x, w = np.array([3.0, -4.0]), np.array([0.5, 2.0])
+    >>> [s.value for s in exact_sums([(x, w, "value"), (x, None, "square"), (x, None, "abs")])]
+    [-6.5, 25.0, 7.0]
+    """
+    f64 = np.float64
+    args = [
+        (np.ascontiguousarray(x, dtype=f64).ravel(),
+         None if w is None else np.ascontiguousarray(w, dtype=f64).ravel(), form)
+        for x, w, form in terms
+    ]  # fmt: skip
+    loss = None
+    if log_loss is not None:
+        labels, proba, weights, eps = log_loss
+        loss = (np.ascontiguousarray(labels, dtype=np.int8), np.ascontiguousarray(proba, dtype=f64),
+                np.ascontiguousarray(weights, dtype=f64), float(eps))  # fmt: skip
+    return [ExactSum(row) for row in compiled().exact_sums(args, loss)]
+
+
 def fieldwise_sum(a: _State, b: _State) -> _State:
     """The state (a dataclass of exact sums and counts) of both ``a``'s and ``b``'s rows:
-    each field the sum of theirs."""
-    return type(a)(*(getattr(a, f.name) + getattr(b, f.name) for f in fields(a)))  # type: ignore[arg-type]
+    each field the sum of theirs, the exact sums added in one call of the core."""
+    x, y = vars(a), vars(b)  # the fields, in their order
+    exact = [k for k, v in x.items() if type(v) is ExactSum]
+    rows = iter(compiled().add_exact([x[k].digits for k in exact], [y[k].digits for k in exact]))
+    return type(a)(*(ExactSum(next(rows)) if type(v) is ExactSum else v + y[k]
+                     for k, v in x.items()))  # fmt: skip
 
 
 _SPLITTER = 134217729.0  # 2**27 + 1: Dekker's split of a float64 into two 26-bit halves

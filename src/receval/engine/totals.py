@@ -29,7 +29,7 @@ import numpy as np
 
 from .._kernels import compiled
 from ..exceptions import InputValidationError
-from .sums import WEIGHT_SHIFT, ExactSum, chunks_for, fieldwise_sum, ratio
+from .sums import WEIGHT_SHIFT, ExactSum, Term, chunks_for, exact_sums, fieldwise_sum, ratio
 
 __all__ = [
     "GroupTotals",
@@ -94,13 +94,14 @@ def _loss_sum(
     return ExactSum(compiled().binary_log_loss_exact(labels, proba, w_arg, eps, chunks))
 
 
-def click_sums(
-    labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None
-) -> tuple[ExactSum, ExactSum]:
-    """Exact (weighted) sums of the predicted probabilities and of the clicks."""
+def _click_terms(labels: np.ndarray, proba: np.ndarray, weights: np.ndarray | None) -> list[Term]:
+    """The terms of the (weighted) sums of the predicted probabilities and of the clicks."""
     if weights is None:
-        return ExactSum.of(proba), ExactSum.of([float(np.count_nonzero(labels))])
-    return ExactSum.dot(proba, weights), ExactSum.of(weights[labels == 1])
+        return [
+            (proba, None, "value"),
+            (np.array([float(np.count_nonzero(labels))]), None, "value"),
+        ]
+    return [(proba, weights, "value"), (weights[labels == 1], None, "value")]
 
 
 def totals_of(
@@ -112,21 +113,27 @@ def totals_of(
     loss: bool = True,
     clicks: bool = True,
 ) -> Totals:
-    """The :class:`Totals` of validated 0/1 labels, probabilities and weights; without
-    ``loss`` the log-loss sum, without ``clicks`` the click sums, are left at zero."""
+    """The :class:`Totals` of validated 0/1 labels, probabilities and weights, in one call
+    of the core; without ``loss`` the log-loss sum, without ``clicks`` the click sums,
+    are left at zero."""
     if len(labels) == 0:
         return EMPTY_TOTALS
-    zero = big_loss = loss_sum = ExactSum.zero()
-    weight = ExactSum.of([float(len(labels))]) if weights is None else ExactSum.of(weights)
+    zero = ExactSum.zero()
+    weight: Term = (np.array([float(len(labels))]) if weights is None else weights, None, "value")
+    terms = [weight] + (_click_terms(labels, proba, weights) if clicks else [])
     if loss and weights is not None and weights.max() > 2.0**WEIGHT_SHIFT:
         big = weights > 2.0**WEIGHT_SHIFT
-        loss_sum = _loss_sum(labels[~big], proba[~big], weights[~big], eps)
         shifted = np.ldexp(weights[big], -WEIGHT_SHIFT)
+        sums = exact_sums(terms, (labels[~big], proba[~big], weights[~big], eps))
         big_loss = _loss_sum(labels[big], proba[big], shifted, eps)
-    elif loss:
-        loss_sum = _loss_sum(labels, proba, weights, eps)
-    predicted, observed = click_sums(labels, proba, weights) if clicks else (zero, zero)
-    return Totals(len(labels), weight, loss_sum, predicted, observed, big_loss)
+    else:
+        w_arg = np.empty(0) if weights is None else weights
+        sums = exact_sums(terms, (labels, proba, w_arg, eps) if loss else None)
+        big_loss = zero
+    total, *rest = sums
+    predicted, observed = (rest[0], rest[1]) if clicks else (zero, zero)
+    loss_sum = rest[-1] if loss else zero
+    return Totals(len(labels), total, loss_sum, predicted, observed, big_loss)
 
 
 # ------------------------------------------------------------------ exact AUC by score ranges

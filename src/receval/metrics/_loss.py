@@ -23,7 +23,7 @@ from ..engine.states import (
     totals_prepare,
     totals_update,
 )
-from ..engine.sums import WEIGHT_SHIFT, ExactSum, ratio, scaled_value
+from ..engine.sums import WEIGHT_SHIFT, ExactSum, Term, exact_sums, ratio, scaled_value
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import data_ndim, warn_undefined
 from ._recalibration import check_sampling_rate, recalibrating
@@ -371,7 +371,7 @@ def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
     depend on the row alone, so any split of the rows gives the same sums.
     """
     d, k = _scaled_errors(a, b)
-    weight = ExactSum.of([float(len(a))]) if w is None else ExactSum.of(w)
+    weight: Term = (np.array([float(len(a))]) if w is None else w, None, "value")
     k_squared = k_absolute = k
     if w is not None and len(w) and w.max() > 2.0**WEIGHT_SHIFT:
         # weights near 1e308: their rows' weights times 2**-512, the scales 512 up
@@ -380,24 +380,24 @@ def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
         base = np.zeros(len(a), dtype=np.int64) if k is None else k
         k_squared = base + big * (WEIGHT_SHIFT // 2)
         k_absolute = base + big * WEIGHT_SHIFT
-    squared = _sums_by_scale(np.square, d, w, k_squared)
-    absolute = _sums_by_scale(np.abs, d, w, k_absolute)
-    return ErrorSums(squared, absolute, weight, len(a))
+    squared = _terms_by_scale("square", d, w, k_squared)
+    absolute = _terms_by_scale("abs", d, w, k_absolute)
+    total, *sums = exact_sums([weight] + [t for _, t in squared + absolute])
+    scales = [scale for scale, _ in squared + absolute]
+    n = len(squared)
+    return ErrorSums(dict(zip(scales[:n], sums[:n], strict=True)),
+                     dict(zip(scales[n:], sums[n:], strict=True)), total, len(a))  # fmt: skip
 
 
-def _sums_by_scale(
-    f: Any, d: np.ndarray, w: np.ndarray | None, k: np.ndarray | None
-) -> dict[int, ExactSum]:
-    """``{scale: exact sum of w f(d)}`` over the rows of each scale (``k`` None: all of
-    scale 0); one array ``f(d)`` at a time."""
-    scales = [0] if k is None else np.unique(k).tolist()
-    sums = {}
-    for scale in scales:
-        rows = slice(None) if len(scales) == 1 else k == scale
-        x = f(d[rows])
-        sums[scale] = ExactSum.of(x) if w is None else ExactSum.dot(x, w[rows])
-        del x
-    return sums
+def _terms_by_scale(
+    form: str, d: np.ndarray, w: np.ndarray | None, k: np.ndarray | None
+) -> list[tuple[int, Term]]:
+    """``(scale, term of the sum of w form(d))`` over the rows of each scale (``k`` None:
+    all of scale 0)."""
+    if k is None:
+        return [(0, (d, w, form))]
+    return [(scale, (d[k == scale], None if w is None else w[k == scale], form))
+            for scale in np.unique(k).tolist()]  # fmt: skip
 
 
 def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import run_definition
-from ..engine.sums import ExactSum
+from ..engine.sums import ExactSum, Term, exact_sums
 from ..exceptions import InvalidParameterError
 from ._binary import warn_undefined
 from ._offpolicy_inputs import ESTIMATORS, check_clip, round_terms
@@ -343,10 +343,10 @@ def _prepare(params: dict[str, Any], *data: Any, **columns: Any) -> Any:
 
 
 def _update(params: dict[str, Any], batch: Any) -> OffPolicySums:
-    dr = ExactSum.zero() if batch.dr is None else ExactSum.of(batch.dr)
-    return OffPolicySums(
-        ExactSum.dot(batch.reward, batch.weight), ExactSum.of(batch.weight), dr, len(batch.reward)
-    )
+    terms: list[Term] = [(batch.reward, batch.weight, "value"), (batch.weight, None, "value")]
+    sums = exact_sums(terms + ([] if batch.dr is None else [(batch.dr, None, "value")]))
+    dr = ExactSum.zero() if batch.dr is None else sums[2]
+    return OffPolicySums(sums[0], sums[1], dr, len(batch.reward))
 
 
 def _empty(params: dict[str, Any]) -> OffPolicySums:

@@ -38,7 +38,7 @@ def test_json_lists_every_metric_with_its_names(runner):
     assert by_name["novelty"]["family"] == "list"
     precision = by_name["precision"]
     assert precision["family"] == "ranking"
-    assert precision["aliases"] == "p, P_10"
+    assert precision["aliases"] == "p, P_10, pre, PrecisionAt"
     assert precision["cut_off"] == "@k"
     assert precision["source"] == "trec_eval 10.0"
     assert precision["description"] == "hits in the top k / k"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -402,7 +403,8 @@ def grouped_mean(func: str, values: np.ndarray, weights: np.ndarray, why: str) -
     if not defined.any():
         return warn_undefined(f"{func}: no group has {why}, so it is undefined (returned as nan).")
     w = weights[defined]
-    return float(np.dot(values[defined], w / w.sum()))
+    # exactly rounded sums: the same float whatever order the groups come in
+    return math.fsum(values[defined] * w) / math.fsum(w)
 
 
 def _empty(params: dict[str, Any]) -> XAUCCounts:

@@ -515,7 +515,7 @@ def test_partition_restores_the_input_order_of_the_run():
         }
     )
     setup = make_setup(metrics, {"profile": None, "ties": "input"}, with_qrels=True, rows=False)
-    state = sr._partition_state(tagged, setup, False, True, None)
+    state = sr._partition_state(tagged, setup, False, True, None, False)
     assert finalize(setup, state).mean == expected.mean
 
 

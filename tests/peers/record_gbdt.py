@@ -39,7 +39,11 @@ metric name, with ``|linear`` for XGBoost's NDCG under ``ndcg_exp_gain=false``,
 ``|binary`` for a metric of the binary labels and ``|label_gain`` for LightGBM's
 NDCG under the case's ``label_gain``. ``grouped[library][label]`` holds the
 library's metrics that are not ranking metrics of receval but grouped pointwise
-ones (CatBoost's ``QueryAUC``), checked against their receval functions.
+ones, checked against their receval functions: CatBoost's ``QueryAUC`` (``Ranking``
+on the grades; ``Classic`` on the grades / 4 as probabilities, ``|quarters``, with
+``use_weights=true`` and the row weights ``grouped["weights"]``, ``|weighted``, and
+on the binary labels, ``|binary``) and XGBoost's ``auc`` of the query groups
+(``rank:pairwise``, the grades as labels).
 """
 
 from __future__ import annotations
@@ -148,15 +152,37 @@ def catboost_values(case: dict) -> dict[str, float]:
     return {m: float(eval_metric(grades, scores, m, group_id=group_id)[0]) for m in metrics}
 
 
-def catboost_grouped_values(case: dict) -> dict[str, float]:
+def grouped_values(case: dict) -> dict:
+    """CatBoost's ``QueryAUC`` and XGBoost's ``auc`` of the case's groups, and the row
+    weights of the weighted ``QueryAUC``."""
     import numpy as np
+    import xgboost as xgb
     from catboost.utils import eval_metric
 
     grades = np.asarray(case["grades"], dtype=float)
     scores = np.asarray(case["scores"], dtype=float)
     group_id = np.repeat(np.arange(len(case["groups"])), case["groups"])
-    metrics = ["QueryAUC:type=Ranking"]
-    return {m: float(eval_metric(grades, scores, m, group_id=group_id)[0]) for m in metrics}
+    rng = np.random.default_rng(1000 + case["seed"])
+    weights = rng.integers(4, 17, size=len(grades)) / 8  # exact in float32
+    runs = {
+        "QueryAUC:type=Ranking": (grades, None),
+        "QueryAUC:type=Classic|quarters": (grades / 4, None),
+        "QueryAUC:type=Classic;use_weights=true|weighted": (grades / 4, weights),
+        "QueryAUC|binary": ((grades > 0).astype(float), None),
+    }
+    catboost = {
+        label: float(eval_metric(target, scores, label.partition("|")[0], group_id=group_id,
+                                 weight=w)[0])
+        for label, (target, w) in runs.items()
+    }  # fmt: skip
+    data = xgb.DMatrix(np.zeros((len(grades), 1)), label=grades, base_margin=scores)
+    data.set_group(case["groups"])
+    result: dict = {}
+    xgb.train({"objective": "rank:pairwise", "eta": 0.0, "eval_metric": ["auc"]}, data,
+              num_boost_round=1, evals=[(data, "eval")], evals_result=result,
+              verbose_eval=False)  # fmt: skip
+    xgboost = {"auc": float(result["eval"]["auc"][-1])}
+    return {"catboost": catboost, "xgboost": xgboost, "weights": weights.tolist()}
 
 
 def main() -> None:
@@ -173,7 +199,7 @@ def main() -> None:
             "lightgbm": lightgbm_values(case),
             "catboost": catboost_values(case),
         }
-        case["grouped"] = {"catboost": catboost_grouped_values(case)}
+        case["grouped"] = grouped_values(case)
         cases.append(case)
     data = {
         "versions": {

@@ -159,10 +159,22 @@ def test_accumulator_with_the_profile_reproduces_the_library(library, label):
     assert acc.compute() == pytest.approx(case["values"][library][label], abs=1e-12)
 
 
-#: CatBoost's grouped metrics that are receval pointwise metrics with groups
+#: CatBoost's grouped metrics that are receval pointwise metrics with groups: the options
+#: of xauc_score, and the targets (the grades, / 4, or above 0)
 _GROUPED = {
-    "QueryAUC:type=Ranking": dict(weighting="uniform", empty_groups="zero"),
+    "QueryAUC:type=Ranking": ({}, "grades"),
+    "QueryAUC:type=Classic|quarters": ({"targets": "probabilities"}, "quarters"),
+    "QueryAUC:type=Classic;use_weights=true|weighted": ({"targets": "probabilities"}, "quarters"),
+    "QueryAUC|binary": ({"targets": "probabilities"}, "binary"),
 }
+
+
+def _grouped_case(case: dict, targets: str) -> tuple[list, list]:
+    groups = [g for g, size in enumerate(case["groups"]) for _ in range(size)]
+    grades = case["grades"]
+    if targets == "quarters":
+        return [x / 4 for x in grades], groups
+    return ([float(x > 0) for x in grades] if targets == "binary" else grades), groups
 
 
 @pytest.mark.parametrize("seed", sorted(CASES))
@@ -171,21 +183,81 @@ def test_catboost_grouped_metrics_reproduced(label, seed):
     from receval import metric, xauc_score
 
     case = CASES[seed]
-    groups = [g for g, size in enumerate(case["groups"]) for _ in range(size)]
-    got = xauc_score(case["grades"], case["scores"], groups=groups, **_GROUPED[label])
-    assert got == pytest.approx(case["grouped"]["catboost"][label], abs=1e-12)
+    options, targets = _GROUPED[label]
+    y, groups = _grouped_case(case, targets)
+    w = case["grouped"]["weights"] if label.endswith("|weighted") else None
+    expected = case["grouped"]["catboost"][label]
+    got = xauc_score(y, case["scores"], groups=groups, weighting="uniform", empty_groups="zero",
+                     sample_weight=w, **options)  # fmt: skip
+    assert got == pytest.approx(expected, abs=1e-12)
     # CatBoost's own spelling, as a metric string of an accumulator
-    acc = metric(label).update(case["grades"], case["scores"], groups=groups)
+    acc = metric(label.partition("|")[0]).update(y, case["scores"], groups=groups,
+                                                 sample_weight=w)  # fmt: skip
     assert acc.compute() == got
-    # CatBoost averages a 0 for every group without a pair of different grades
-    skipped = xauc_score(case["grades"], case["scores"], groups=groups, weighting="uniform")
-    assert abs(skipped - case["grouped"]["catboost"][label]) > 1e-3
+    # CatBoost averages a 0 for every group without a pair
+    skipped = xauc_score(y, case["scores"], groups=groups, weighting="uniform",
+                         sample_weight=w, **options)  # fmt: skip
+    assert abs(skipped - expected) > 1e-3
 
 
-def test_catboost_query_auc_other_than_ranking_is_refused():
+def test_catboost_classic_query_auc_is_not_the_ranking_one():
+    # on the binary labels the two types differ only in a row's two halves: none here
+    case = CASES[1]
+    y, groups = _grouped_case(case, "binary")
+    ranking = xauc_score_of(y, case["scores"], groups)
+    assert ranking == pytest.approx(case["grouped"]["catboost"]["QueryAUC|binary"], abs=1e-12)
+    # on probabilities, the continuous reading (pairs of different targets) is another number
+    y, groups = _grouped_case(case, "quarters")
+    assert abs(xauc_score_of(y, case["scores"], groups)
+               - case["grouped"]["catboost"]["QueryAUC:type=Classic|quarters"]) > 1e-3  # fmt: skip
+
+
+def xauc_score_of(y, scores, groups):
+    from receval import xauc_score
+
+    return xauc_score(y, scores, groups=groups, weighting="uniform", empty_groups="zero")
+
+
+def test_catboost_query_auc_types_read():
     from receval import metric
     from receval.exceptions import InvalidParameterError
+    from receval.registry.peers import catboost_metric
 
-    for text in ("QueryAUC", "QueryAUC:type=Classic"):
-        with pytest.raises(InvalidParameterError, match="QueryAUC:type=Ranking only"):
-            metric(text)
+    classic = "grouped_xauc(targets=probabilities,weighting=uniform,empty_groups=zero)"
+    assert catboost_metric("QueryAUC") == catboost_metric("QueryAUC:type=Classic") == classic
+    with pytest.raises(InvalidParameterError, match="QueryAUC takes type=Classic"):
+        metric("QueryAUC:type=Other")
+
+
+#: XGBoost's ``auc`` of query groups: every pair of a group of 3 rows or more, pairs of
+#: equal labels in input order, the groups' mean
+_XGBOOST_AUC = dict(equal_targets="input_order", weighting="uniform", min_rows=3)
+
+
+@pytest.mark.parametrize("seed", sorted(CASES))
+def test_xgboost_grouped_auc_reproduced(seed):
+    from receval import metric, xauc_score
+
+    case = CASES[seed]
+    expected = case["grouped"]["xgboost"]["auc"]
+    y, groups = _grouped_case(case, "grades")
+    got = xauc_score(y, case["scores"], groups=groups, **_XGBOOST_AUC)
+    assert got == pytest.approx(expected, abs=1e-12)
+    string = "grouped_xauc(equal_targets=input_order,weighting=uniform,min_rows=3)"
+    users = sorted(set(groups))
+    acc = metric(string)
+    for part in (users[:10], users[10:]):  # whole groups per update, in their order
+        rows = [i for i, g in enumerate(groups) if g in part]
+        acc.update([y[i] for i in rows], [case["scores"][i] for i in rows],
+                   groups=[groups[i] for i in rows])  # fmt: skip
+    assert acc.compute() == got
+    # what each of the three choices changes
+    for other in ({"equal_targets": "skip"}, {"min_rows": 1}):
+        changed = xauc_score(y, case["scores"], groups=groups, **(_XGBOOST_AUC | other))
+        assert abs(changed - expected) > 1e-4, other
+    # the order of a group's rows is part of the value: reversed, the pairs of equal
+    # labels flip
+    back = [i for g in users for i in reversed([j for j, h in enumerate(groups) if h == g])]
+    reversed_value = xauc_score([y[i] for i in back], [case["scores"][i] for i in back],
+                                groups=[groups[i] for i in back], **_XGBOOST_AUC)  # fmt: skip
+    assert abs(reversed_value - expected) > 1e-4

@@ -8,9 +8,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from ..engine.metric import MetricDefinition, always, no_options, register
+from ..engine.metric import always
 from ..engine.sources import run_definition
-from ._xauc import XAUCCounts, grouped_mean, grouped_prepare
+from ._xauc import XAUCCounts, counts_definition, grouped_mean, grouped_prepare
 
 __all__ = ["grouped_auprc_score"]
 
@@ -117,27 +117,9 @@ def _prepare(params: dict[str, Any], y_true: Any, y_score: Any, **kwargs: Any) -
     return _prepare_rows(params, y_true, y_score, **kwargs)
 
 
-def _update(params: dict[str, Any], batch: Any, state: XAUCCounts | None = None) -> XAUCCounts:
-    state = XAUCCounts() if state is None else state
-    y, s, w, groups = batch
-    state.add(y, s, w, groups)
-    return state
-
-
 def _finalize(params: dict[str, Any], state: XAUCCounts) -> float:
     values = group_auprc(state)
     return grouped_mean(_FUNC, values, np.ones(len(values)), "a positive")
 
 
-GROUPED_AUPRC = register(
-    MetricDefinition(
-        name="grouped_auprc",
-        check_params=no_options("grouped_auprc"),
-        prepare=_prepare,
-        update=lambda params, batch: _update(params, batch),
-        empty=lambda params: XAUCCounts(),
-        finalize=_finalize,
-        update_into=lambda params, state, batch: _update(params, batch, state),
-        scale_free=always,
-    ),
-)
+GROUPED_AUPRC = counts_definition("grouped_auprc", _prepare, _finalize, scale_free=always)

@@ -8,10 +8,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
+from ..engine.metric import always, data_columns
 from ..engine.sources import run_definition
 from ..exceptions import InvalidParameterError
-from ._xauc import XAUCCounts, grouped_mean
+from ._xauc import XAUCCounts, counts_definition, grouped_mean, grouped_prepare
 
 __all__ = ["regression_auc_score"]
 
@@ -19,7 +19,11 @@ _FUNC = "regression_auc_score"
 
 
 def regression_auc_score(
-    y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
 ) -> float:
     """Compute TorchRec's regression AUC (RAUC): the pairs the scores do not invert.
 
@@ -32,12 +36,18 @@ def regression_auc_score(
     targets are in the denominator and tied scores count as in order, not one
     half. TorchRec takes weights and ignores them; this function refuses them.
 
+    With ``groups``, TorchRec's grouped RAUC (``grouped_rauc=True``): the mean of
+    the groups' RAUCs, each group weighing 1; a group of one row has no pair and
+    is left out (TorchRec divides 0 by 0 there and raises).
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
         Targets (watch time, ratings); only their order matters.
     y_score : array-like of shape (n_samples,)
         Scores; only their order matters.
+    groups : array-like of shape (n_samples,), default=None
+        Group id of each row: the RAUC of each group's own pairs, averaged.
     sample_weight : None, default=None
         Not taken: a value other than None raises ``InvalidParameterError``
         (TorchRec's RAUC counts each pair once, whatever its weights).
@@ -46,7 +56,7 @@ def regression_auc_score(
     -------
     rauc : float
         In [0, 1]; ``nan`` with an ``UndefinedMetricWarning`` with fewer than two
-        rows.
+        rows (with ``groups``: when no group has two).
 
     See Also
     --------
@@ -59,6 +69,9 @@ def regression_auc_score(
     0.8333
     >>> regression_auc_score([1.0, 1.0, 2.0], [0.1, 0.5, 0.5])  # ties are in order
     1.0
+    >>> regression_auc_score([1.0, 2.0, 3.0, 1.0, 2.0], [0.1, 0.3, 0.2, 0.5, 0.4],
+    ...                      groups=["a", "a", "a", "b", "b"])  # (2/3 + 0) / 2
+    0.3333
     """
     if sample_weight is not None:
         raise InvalidParameterError(
@@ -67,8 +80,12 @@ def regression_auc_score(
             f"repeat rows to weigh them)."
         )
     columns = {"y_true": y_true, "y_score": y_score}
-    result: float = run_definition(REGRESSION_AUC, {}, columns, func=_FUNC)
-    return result
+    if groups is None:
+        result: float = run_definition(REGRESSION_AUC, {}, columns, func=_FUNC)
+        return result
+    grouped: float = run_definition(GROUPED_REGRESSION_AUC, {}, columns | {"groups": groups},
+                                    func=_FUNC)  # fmt: skip
+    return grouped
 
 
 def _inverted(state: XAUCCounts) -> tuple[np.ndarray, np.ndarray]:
@@ -106,14 +123,14 @@ def _new_runs(*keys: np.ndarray) -> np.ndarray:
 def _prepare(params: dict[str, Any], y_true: Any, y_score: Any) -> Any:
     yt, ys = data_columns(_FUNC, ("y_true", y_true), ("y_score", y_score))
     targets = v.order_scores(yt, "y_true", _FUNC, rank=False)
-    return targets, v.order_scores(ys, "y_score", _FUNC, rank=False)
+    return targets, v.order_scores(ys, "y_score", _FUNC, rank=False), None
 
 
-def _update(params: dict[str, Any], batch: Any, state: XAUCCounts | None = None) -> XAUCCounts:
-    state = XAUCCounts() if state is None else state
-    y, s = batch
-    state.add(y, s, None)
-    return state
+_prepare_grouped = grouped_prepare(_FUNC)
+
+
+def _grouped(params: dict[str, Any], y_true: Any, y_score: Any, *, groups: Any) -> Any:
+    return _prepare_grouped(params, y_true, y_score, groups=groups)
 
 
 def _finalize(params: dict[str, Any], state: XAUCCounts) -> float:
@@ -125,15 +142,6 @@ def _finalize(params: dict[str, Any], state: XAUCCounts) -> float:
     return grouped_mean(_FUNC, values, np.ones(len(values)), "two rows or more")
 
 
-REGRESSION_AUC = register(
-    MetricDefinition(
-        name="regression_auc",
-        check_params=no_options("regression_auc"),
-        prepare=_prepare,
-        update=lambda params, batch: _update(params, batch),
-        empty=lambda params: XAUCCounts(),
-        finalize=_finalize,
-        update_into=lambda params, state, batch: _update(params, batch, state),
-        scale_free=always,
-    ),
-)
+REGRESSION_AUC = counts_definition("regression_auc", _prepare, _finalize, scale_free=always)
+GROUPED_REGRESSION_AUC = counts_definition("grouped_regression_auc", _grouped, _finalize,
+                                           scale_free=always)  # fmt: skip

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,7 @@ from .. import _validation as v
 from .._kernels import compiled
 from ..engine.metric import MetricDefinition, data_columns, no_options, register
 from ..engine.sources import run_definition
-from ..exceptions import InputValidationError
+from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import warn_undefined
 
 __all__ = ["xauc_score"]
@@ -34,6 +35,9 @@ def xauc_score(
     groups: ArrayLike | None = None,
     weighting: str = "impressions",
     empty_groups: str = "skip",
+    targets: str = "continuous",
+    equal_targets: str = "skip",
+    min_rows: int = 1,
     sample_weight: ArrayLike | None = None,
 ) -> float:
     """Compute XAUC: the share of pairs that the scores order as the targets do.
@@ -50,6 +54,13 @@ def xauc_score(
     (``weighting``); a group without a pair of different targets has no XAUC and
     is skipped, or counts 0 (``empty_groups="zero"``: CatBoost's
     ``QueryAUC:type=Ranking`` is ``weighting="uniform", empty_groups="zero"``).
+    With ``targets="probabilities"`` each row of target ``t`` is a positive of
+    weight ``t w`` and a negative of weight ``(1 - t) w`` (CatBoost's
+    ``QueryAUC:type=Classic`` with the same two options). With
+    ``equal_targets="input_order"`` every pair of a group counts: a pair of equal
+    targets is in order when the earlier row (in input order) scores higher
+    (XGBoost's ``auc`` of query groups is that with ``weighting="uniform",
+    min_rows=3``).
 
     Exact, in O(n log n) (never the O(n²) pair loop): the rows are reduced to
     counts per distinct ``(group, y_true, y_score, sample_weight)`` by the
@@ -73,6 +84,15 @@ def xauc_score(
     empty_groups : {"skip", "zero"}, default="skip"
         With ``groups``: a group without a pair of different targets is left out
         of the mean, or counts 0 with its weight (as CatBoost's ``QueryAUC``).
+    targets : {"continuous", "probabilities"}, default="continuous"
+        ``"probabilities"``: targets in [0, 1], each row the positive and the
+        negative above (its own two halves a tied pair).
+    equal_targets : {"skip", "input_order"}, default="skip"
+        With ``groups``: pairs of equal targets left out, or counted in the order
+        the rows come (the earlier row's higher score in order, a tie one half;
+        no ``sample_weight``). A group's rows must then come in one update.
+    min_rows : int, default=1
+        With ``groups``: groups of fewer rows are left out of the mean.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights; a pair weighs the product of its rows' weights.
 
@@ -122,14 +142,27 @@ def xauc_score(
     >>> xauc_score(watch_time + [1.0, 1.0], [0.2, 0.4, 0.9, 0.1, 0.3, 0.6], groups=users,
     ...            weighting="uniform", empty_groups="zero")  # CatBoost's QueryAUC
     0.4167
+    >>> xauc_score([0.0, 1.0, 0.5], [0.1, 0.9, 0.5], targets="probabilities")
+    0.9444
+    >>> xauc_score([1, 1, 0, 2, 2, 0], [0.9, 0.1, 0.5, 0.3, 0.8, 0.1],
+    ...            groups=[7, 7, 7, 8, 8, 8], equal_targets="input_order")  # (1, 1): in order
+    0.6667
     """
     columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
+    options = {"weighting": weighting, "empty_groups": empty_groups,
+               "equal_targets": equal_targets, "min_rows": min_rows}  # fmt: skip
     if groups is None:
-        v.check_option(weighting, "weighting", _FUNC, ["impressions", "uniform"])
-        v.check_option(empty_groups, "empty_groups", _FUNC, ["skip", "zero"])
-        result: float = run_definition(XAUC, XAUC.check_params(), columns, func=_FUNC)
+        _grouped_params(**options)
+        if (equal_targets, min_rows) != ("skip", 1):
+            raise InvalidParameterError(
+                f"{_FUNC}: equal_targets and min_rows are options of grouped XAUC. Got "
+                f"equal_targets={equal_targets!r}, min_rows={min_rows!r} without groups; "
+                f"pass groups= (one group: groups=[0] * len(y_true))."
+            )
+        params = XAUC.check_params(targets=targets)
+        result: float = run_definition(XAUC, params, columns, func=_FUNC)
         return result
-    params = GROUPED_XAUC.check_params(weighting=weighting, empty_groups=empty_groups)
+    params = GROUPED_XAUC.check_params(targets=targets, **options)
     grouped: float = run_definition(GROUPED_XAUC, params, columns | {"groups": groups},
                                     func=_FUNC)  # fmt: skip
     return grouped
@@ -157,6 +190,11 @@ class XAUCCounts:
     their rows. Batches and merged states wait in ``pending`` and are folded in by
     the compiled core when they outgrow the counts. The counts are integers, so any
     split of the rows and any order of merges give the same state, and the same value.
+
+    ``in_order`` holds, per update that asked for it, its group ids and per group
+    twice the pairs of equal targets in input order whose earlier row scores higher,
+    plus their tied scores (``equal_targets="input_order"``): such a group's rows
+    come in one update.
     """
 
     y: np.ndarray = field(default_factory=lambda: np.empty(0))
@@ -167,6 +205,7 @@ class XAUCCounts:
     group_ids: list[np.ndarray] = field(default_factory=list)
     pending: list[tuple[np.ndarray, ...]] = field(default_factory=list)
     n_pending: int = 0
+    in_order: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
     @property
     def ids(self) -> np.ndarray:
@@ -178,9 +217,11 @@ class XAUCCounts:
         self.group_ids = [] if value is _ONE_GROUP else [value]
 
     def add(
-        self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, groups: np.ndarray | None = None
-    ) -> None:
-        """Count validated rows per distinct key (``groups``: each row's group id)."""
+        self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, groups: np.ndarray | None = None,
+        *, in_order: bool = False,
+    ) -> None:  # fmt: skip
+        """Count validated rows per distinct key (``groups``: each row's group id;
+        ``in_order``: count the pairs of equal targets in the rows' order too)."""
         if w is not None:
             keep = w > 0
             if not keep.all():
@@ -194,6 +235,8 @@ class XAUCCounts:
             ids, codes = np.unique(groups, return_inverse=True)
             codes = codes.reshape(-1).astype(np.int64)
         w = np.ones(len(y)) if w is None else w
+        if in_order:
+            self.in_order.append((ids, _in_order_twice(codes, y, s, len(ids))))
         self._push((codes, y, s, w, np.ones(len(y), dtype=np.int64), ids))
 
     def _parts(self) -> list[tuple[np.ndarray, ...]]:
@@ -232,13 +275,15 @@ class XAUCCounts:
     def merge(self, other: XAUCCounts) -> XAUCCounts:
         """The counts of both sets of rows (a new state; arrays are shared, never written)."""
         out = XAUCCounts(self.y, self.s, self.w, self.count, self.codes,
-                         list(self.group_ids), list(self.pending), self.n_pending)  # fmt: skip
+                         list(self.group_ids), list(self.pending), self.n_pending,
+                         list(self.in_order))  # fmt: skip
         return out.absorb(other)
 
     def absorb(self, other: XAUCCounts) -> XAUCCounts:
         """Add another state's counts into this one (in place); returns this state."""
         for part in other._parts():
             self._push(part)
+        self.in_order += other.in_order
         return self
 
     def starts(self) -> np.ndarray:
@@ -259,6 +304,33 @@ class XAUCCounts:
             weights = self.count * self._scaled_weights()
             twice, pairs = compiled().xauc_pairs_weighted(starts, self.y, self.s, weights)
         return twice, pairs, exact
+
+    def rows(self) -> np.ndarray:
+        """Rows of each group (int64)."""
+        starts = self.starts()
+        if not len(self.y):
+            return np.zeros(len(starts) - 1, dtype=np.int64)
+        rows: np.ndarray = np.add.reduceat(self.count, starts[:-1])
+        return rows
+
+    def in_order_twice(self) -> np.ndarray:
+        """Per group: twice the pairs of equal targets in input order whose earlier row
+        scores higher, plus their tied scores (int64); a group whose rows came in two
+        updates raises ``InputValidationError``."""
+        out = np.zeros(len(self.ids), dtype=np.int64)
+        if not self.in_order:
+            return out
+        ids = np.concatenate([p[0] for p in self.in_order])
+        distinct, seen = np.unique(ids, return_counts=True)
+        if len(distinct) < len(ids):
+            raise InputValidationError(
+                f"{_FUNC}: equal_targets='input_order' counts the pairs of equal targets in "
+                f"the order of a group's rows, so each group's rows must come in one update. "
+                f"Got group {distinct[seen > 1][0]!r} in {int(seen.max())} updates; pass each "
+                f"group's rows together (sorted or grouped by group), in their order."
+            )
+        out[np.searchsorted(self.ids, ids)] = np.concatenate([p[1] for p in self.in_order])
+        return out
 
     def xauc(self) -> float:
         """XAUC of the rows, all groups as one (nan when no pair has different targets)."""
@@ -312,17 +384,17 @@ class XAUCCounts:
         self.compact()
         ids = self.group_ids[0] if self.group_ids else None
         return {"y": self.y, "s": self.s, "w": self.w, "count": self.count,
-                "codes": self.codes, "ids": ids}  # fmt: skip
+                "codes": self.codes, "ids": ids, "in_order": self.in_order}  # fmt: skip
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        fields = {"y", "s", "w", "count", "codes", "ids"}
+        fields = {"y", "s", "w", "count", "codes", "ids", "in_order"}
         if not isinstance(state, dict) or set(state) != fields:
             raise InputValidationError(
                 f"XAUCCounts: a pickled state must be a dict of {', '.join(sorted(fields))}. "
                 f"Got {type(state).__name__} {sorted(state) if isinstance(state, dict) else ''}."
             )
         self.__init__(state["y"], state["s"], state["w"], state["count"],  # type: ignore[misc]
-                      state["codes"])  # fmt: skip
+                      state["codes"], in_order=list(state["in_order"]))  # fmt: skip
         self.ids = _ONE_GROUP if state["ids"] is None else state["ids"]
 
     def invalid(self) -> tuple[str, str] | None:
@@ -346,11 +418,33 @@ class XAUCCounts:
             return "codes", f"int64 indices into ids, in [0, {len(self.ids)})"
         if n and float(self.w.min()) <= 0:
             return "w", "weights > 0"
+        if any(len(ids) != len(twice) or twice.dtype != np.int64 for ids, twice in self.in_order):
+            return "in_order", "pairs of group ids and int64 counts of one length"
         if n:
             again = _distinct(self.codes, self.y, self.s, self.w, self.count, self.ids)
             if not all(np.array_equal(a, b) for a, b in zip(again, self._whole(), strict=True)):
                 return "y", "distinct (group, y, s, w) keys in the canonical order"
         return None
+
+
+def _in_order_twice(codes: np.ndarray, y: np.ndarray, s: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group of one update: twice the pairs of equal targets whose earlier row scores
+    higher, plus their tied scores. The core's pair count, with each row's position as
+    its target, within each run of one (group, target) in input order."""
+    order = np.lexsort((y, codes))  # stable: input order within a (group, target)
+    c, target = codes[order], y[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (c[1:] != c[:-1]) | (target[1:] != target[:-1])
+    starts = np.append(np.flatnonzero(new), len(order)).astype(np.int64)
+    position = np.arange(len(order), dtype=np.float64)  # rising within each run
+    ones = np.ones(len(order), dtype=np.int64)
+    rising, _ = compiled().xauc_pairs_counted(starts, position, s[order], ones)
+    size = np.diff(starts)
+    # 2 (pairs) - (2 rising + tied) = 2 falling + tied
+    twice = size * (size - 1) - rising.astype(np.int64)
+    out = np.zeros(n_groups, dtype=np.int64)
+    np.add.at(out, c[starts[:-1]], twice)
+    return out
 
 
 def _distinct(
@@ -369,13 +463,14 @@ def _distinct(
 # ------------------------------------------------------------------ definition
 def _prepare(
     params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+) -> tuple[np.ndarray, ...]:
     yt, ys, sw = data_columns(
         _FUNC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
     )
     targets = v.order_scores(yt, "y_true", _FUNC, rank=False)
     scores = v.order_scores(ys, "y_score", _FUNC, rank=False)
-    return targets, scores, v.check_sample_weight(sw, len(targets), _FUNC)
+    batch = (targets, scores, v.check_sample_weight(sw, len(targets), _FUNC))
+    return _as_probabilities(*batch) if params["targets"] == "probabilities" else batch
 
 
 def grouped_prepare(func: str) -> Any:
@@ -385,15 +480,44 @@ def grouped_prepare(func: str) -> Any:
     def prepare(
         params: dict[str, Any], y_true: Any, y_score: Any, *, groups: Any,
         sample_weight: Any = None,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:  # fmt: skip
+    ) -> tuple[Any, ...]:  # fmt: skip
         named = (("y_true", y_true), ("y_score", y_score), ("groups", groups))
         yt, ys, g, sw = data_columns(func, *named, ("sample_weight", sample_weight))
         v.check_no_missing(g, "groups", func)
         targets = v.order_scores(yt, "y_true", func, rank=False)
         scores = v.order_scores(ys, "y_score", func, rank=False)
-        return targets, scores, v.check_sample_weight(sw, len(targets), func), g
+        w = v.check_sample_weight(sw, len(targets), func)
+        if w is not None and params.get("equal_targets") == "input_order":
+            raise InvalidParameterError(
+                f"{func}: sample_weight is not taken with equal_targets='input_order' (the "
+                f"pairs of equal targets are counted in the rows' order, each once). Got "
+                f"sample_weight; leave it out."
+            )
+        if params.get("targets") == "probabilities":
+            return _as_probabilities(targets, scores, w, g)
+        return targets, scores, w, g
 
     return prepare
+
+
+def _as_probabilities(y: np.ndarray, s: np.ndarray, w: np.ndarray | None,
+                      *groups: np.ndarray) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """Each row of target ``t`` in [0, 1] as a positive of weight ``t w`` and a negative
+    of weight ``(1 - t) w``."""
+    outside = (y < 0.0) | (y > 1.0)
+    if outside.any():
+        error = InputValidationError(
+            f"{_FUNC}: with targets='probabilities', y_true must hold probabilities in "
+            f"[0, 1]. Got {v.format_values(np.unique(y[outside]))}; scale the targets to "
+            f"[0, 1], or leave targets='continuous' to order them."
+        )
+        error.row = int(np.flatnonzero(outside)[0])
+        raise error
+    w = np.ones(len(y)) if w is None else w
+    n = len(y)
+    labels = np.repeat(np.array([1.0, 0.0]), n)
+    halves = np.concatenate([y * w, (1.0 - y) * w])
+    return (labels, np.concatenate([s, s]), halves, *(np.concatenate([g, g]) for g in groups))
 
 
 def grouped_mean(func: str, values: np.ndarray, weights: np.ndarray, why: str) -> float:
@@ -413,8 +537,31 @@ def _empty(params: dict[str, Any]) -> XAUCCounts:
 
 def _update(params: dict[str, Any], batch: Any, state: XAUCCounts | None = None) -> XAUCCounts:
     state = XAUCCounts() if state is None else state
-    state.add(*batch)
+    state.add(*batch, in_order=params.get("equal_targets") == "input_order")
     return state
+
+
+def counts_definition(
+    name: str,
+    prepare: Callable[..., Any],
+    finalize: Callable[[dict[str, Any], XAUCCounts], float],
+    check_params: Callable[..., dict[str, Any]] | None = None,
+    **fields: Any,
+) -> MetricDefinition:
+    """Register a metric whose state is :class:`XAUCCounts` (``prepare``'s batches:
+    targets, scores, weights or None, and group ids where grouped)."""
+    return register(
+        MetricDefinition(
+            name=name,
+            check_params=no_options(name) if check_params is None else check_params,
+            prepare=prepare,
+            update=lambda params, batch: _update(params, batch),
+            empty=_empty,
+            finalize=finalize,
+            update_into=lambda params, state, batch: _update(params, batch, state),
+            **fields,
+        )
+    )
 
 
 def _finalize(params: dict[str, Any], state: XAUCCounts) -> float:
@@ -422,40 +569,50 @@ def _finalize(params: dict[str, Any], state: XAUCCounts) -> float:
     return warn_undefined(_UNDEFINED) if np.isnan(value) else float(value)
 
 
-def _grouped_params(weighting: str = "impressions", empty_groups: str = "skip") -> dict[str, Any]:
-    return {
+_TARGETS = ["continuous", "probabilities"]
+
+
+def _params(targets: str = "continuous") -> dict[str, Any]:
+    return {"targets": v.check_option(targets, "targets", _FUNC, _TARGETS)}
+
+
+def _grouped_params(
+    weighting: str = "impressions", empty_groups: str = "skip", targets: str = "continuous",
+    equal_targets: str = "skip", min_rows: int = 1,
+) -> dict[str, Any]:  # fmt: skip
+    params = {
         "weighting": v.check_option(weighting, "weighting", _FUNC, ["impressions", "uniform"]),
         "empty_groups": v.check_option(empty_groups, "empty_groups", _FUNC, ["skip", "zero"]),
+        "equal_targets": v.check_option(equal_targets, "equal_targets", _FUNC,
+                                        ["skip", "input_order"]),  # fmt: skip
+        "min_rows": v.check_number(min_rows, "min_rows", _FUNC, integer=True, low=1),
+        **_params(targets),
     }
+    if params["equal_targets"] == "input_order" and params["targets"] == "probabilities":
+        raise InvalidParameterError(
+            f"{_FUNC}: equal_targets='input_order' orders pairs of equal targets, and "
+            f"targets='probabilities' pairs positives with negatives only. Got both; pass "
+            f"one of them."
+        )
+    return params
 
 
 def _grouped_finalize(params: dict[str, Any], state: XAUCCounts) -> float:
     values, weight = state.group_values()
+    rows = state.rows()
+    if params["equal_targets"] == "input_order":  # every pair of the group counts
+        twice, _, _ = state.pair_sums()
+        all_pairs = rows * (rows - 1)
+        both = twice.astype(np.int64) + state.in_order_twice()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(all_pairs > 0, both / all_pairs, np.nan)
     weights = np.ones(len(values)) if params["weighting"] == "uniform" else weight
     if params["empty_groups"] == "zero":  # a group without a pair counts 0
         values = np.where(np.isnan(values), 0.0, values)
+    values = np.where(rows >= params["min_rows"], values, np.nan)
     return grouped_mean(_FUNC, values, weights, "a pair of rows with different targets")
 
 
-XAUC = register(
-    MetricDefinition(
-        name="xauc",
-        check_params=no_options("xauc"),
-        prepare=_prepare,
-        update=_update,
-        empty=_empty,
-        finalize=_finalize,
-        update_into=lambda params, state, batch: _update(params, batch, state),
-    ),
-)
-GROUPED_XAUC = register(
-    MetricDefinition(
-        name="grouped_xauc",
-        check_params=_grouped_params,
-        prepare=grouped_prepare(_FUNC),
-        update=lambda params, batch: _update(params, batch),
-        empty=_empty,
-        finalize=_grouped_finalize,
-        update_into=lambda params, state, batch: _update(params, batch, state),
-    ),
-)
+XAUC = counts_definition("xauc", _prepare, _finalize, _params)
+GROUPED_XAUC = counts_definition("grouped_xauc", grouped_prepare(_FUNC), _grouped_finalize,
+                                 _grouped_params)  # fmt: skip

@@ -84,7 +84,7 @@ def list_metrics(family: str | None = None) -> list[MetricEntry]:
     >>> "ndcg" in [entry.name for entry in list_metrics("ranking")]
     True
     >>> [entry.name for entry in list_metrics("grouped")]
-    ['gauc', 'grouped_auprc', 'grouped_xauc']
+    ['gauc', 'grouped_auprc', 'grouped_regression_auc', 'grouped_xauc']
     >>> rbp = next(e for e in list_metrics("ranking") if e.name == "rbp")
     >>> rbp.aliases, rbp.source, rbp.parameters
     (('rbp.95',), 'trec_eval 10.0', ('p: persistence, in (0, 1), default 0.8',))

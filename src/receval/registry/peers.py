@@ -118,6 +118,7 @@ SPELLINGS: tuple[Spelling, ...] = (
     _literal("ne_positive", "receval", "normalized_entropy_positive"),
     _literal("rauc", "receval", "regression_auc"),
     _literal("gauprc", "receval", "grouped_auprc"),
+    _literal("grouped_rauc", "receval", "grouped_regression_auc"),
     _literal("regression_auc_score", "receval", "regression_auc"),
     _literal("average_precision_score", "receval", "average_precision"),
     _literal("pr_auc_score", "receval", "pr_auc"),
@@ -250,6 +251,8 @@ def catboost_metric(text: str) -> str | None:
     'precision(rel_threshold=2)@5'
     >>> catboost_metric("QueryAUC:type=Ranking")
     'grouped_xauc(weighting=uniform,empty_groups=zero)'
+    >>> catboost_metric("QueryAUC")
+    'grouped_xauc(targets=probabilities,weighting=uniform,empty_groups=zero)'
     >>> catboost_metric("ndcg@10") is None
     True
     """
@@ -293,18 +296,21 @@ def catboost_metric(text: str) -> str | None:
 
 
 def _catboost_query_auc(text: str, params: str) -> str:
-    """QueryAUC:type=Ranking: the XAUC of each group's pairs of different targets, a
+    """QueryAUC: each group's AUC of its pairs (of different targets, ``type=Ranking``;
+    of the targets read as probabilities, ``type=Classic``, CatBoost's default), a
     group without one counting 0, averaged over the groups."""
     from ..exceptions import InvalidParameterError
 
     parts = [p.strip().lower().replace(" ", "") for p in params.split(";") if p.strip()]
-    if [p for p in parts if not p.startswith(("hints=", "use_weights="))] != ["type=ranking"]:
+    kept = [p for p in parts if not p.startswith(("hints=", "use_weights="))]
+    if kept not in ([], ["type=classic"], ["type=ranking"]):
         raise InvalidParameterError(
-            f"CatBoost metric {text!r}: receval computes QueryAUC:type=Ranking only (the "
-            f"Classic type, CatBoost's default, reads targets as probabilities); "
-            f"write 'QueryAUC:type=Ranking'."
+            f"CatBoost metric {text!r}: cannot read {';'.join(kept)!r}; QueryAUC takes "
+            f"type=Classic (its default: targets read as probabilities in [0, 1]) or "
+            f"type=Ranking, e.g. 'QueryAUC:type=Ranking'."
         )
-    return "grouped_xauc(weighting=uniform,empty_groups=zero)"
+    targets = "" if kept == ["type=ranking"] else "targets=probabilities,"
+    return f"grouped_xauc({targets}weighting=uniform,empty_groups=zero)"
 
 
 def spellings_of(name: str) -> list[Spelling]:

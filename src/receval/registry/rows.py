@@ -36,6 +36,10 @@ _EPS = Param("eps", "float", "probabilities clipped to [eps, 1 - eps]", "auto", 
 _RATE = Param("negative_sampling_rate", "float",
               "share of the negatives kept in training: p recalibrated to p / (p + (1 - p) / w)",
               1.0, 0.0, 1.0, True)  # fmt: skip
+_TARGETS = Param("targets", "choice",
+                 "continuous (only their order matters) or probabilities in [0, 1] (each row "
+                 "a positive of weight t w and a negative of weight (1 - t) w)", "continuous",
+                 choices=("continuous", "probabilities"))
 _FORCE_FINITE = Param(
     "force_finite", "bool", "a constant y gives 1 or 0 instead of nan or -inf", True
 )
@@ -136,13 +140,20 @@ ROWS: tuple[MetricEntry, ...] = (
          "share of the pairs with different targets that the scores order as the targets "
          "(continuous targets such as watch time; tied scores count one half)",
          "receval.metrics._xauc:xauc_score", "receval.metrics._xauc", inputs=_WEIGHTED,
-         source="TorchEasyRec (tzrec/metrics/xauc.py), exact: every pair, not a sample"),
+         source="TorchEasyRec (tzrec/metrics/xauc.py), exact: every pair, not a sample",
+         params=(_TARGETS,)),
     _row("regression_auc", "pointwise",
          "share of all pairs of rows whose scores do not invert their targets (TorchRec's "
          "RAUC; equal targets or scores count as in order)",
          "receval.metrics._regression_auc:regression_auc_score",
          "receval.metrics._regression_auc", inputs=("y_true", "y_score"),
          source="TorchRec (rauc.py), without its O(n) Python lists"),
+    _row("grouped_regression_auc", "grouped",
+         "mean over groups of each group's regression AUC (TorchRec's grouped RAUC; groups "
+         "of one row skipped)",
+         "receval.metrics._regression_auc:regression_auc_score",
+         "receval.metrics._regression_auc", inputs=("y_true", "y_score", "groups"),
+         source="TorchRec (rauc.py with grouped_rauc=True)"),
     # ------------------------------------------------ grouped: per-group AUC
     _row("grouped_xauc", "grouped",
          "XAUC of each group's own pairs, averaged over the groups weighted by their rows "
@@ -154,7 +165,13 @@ ROWS: tuple[MetricEntry, ...] = (
                        "impressions", choices=("impressions", "uniform")),
                  Param("empty_groups", "choice",
                        "a group without a pair of different targets: left out, or 0 "
-                       "(CatBoost's QueryAUC)", "skip", choices=("skip", "zero")))),
+                       "(CatBoost's QueryAUC)", "skip", choices=("skip", "zero")),
+                 _TARGETS,
+                 Param("equal_targets", "choice",
+                       "pairs of equal targets: left out, or counted in input order (the "
+                       "earlier row's higher score in order: XGBoost's ranking auc)", "skip",
+                       choices=("skip", "input_order")),
+                 Param("min_rows", "int", "groups of fewer rows are left out", 1, 1.0))),
     _row("gauc", "grouped", "per-group ROC AUC weighted by impressions, clicks or 1",
          "receval.metrics._gauc:gauc_score", "receval.metrics._gauc",
          inputs=("y_true", "y_score", "groups", "sample_weight", "weighting"),

@@ -21,8 +21,9 @@ batch, the lifetime value of ``_compute``): ``NEMetricComputation``,
 ``RecalibratedNEMetricComputation`` and ``RecalibratedCalibrationMetricComputation``
 (``recalibration_coefficient`` of the case), ``CaliFreeNEMetricComputation``,
 ``NEPositiveMetricComputation``; and on all the rows, ``rauc._compute_rauc_helper``
-(continuous targets with ties) and ``auprc.compute_auprc_per_group`` (groups that
-each hold a positive and a negative).
+(continuous targets with ties), ``rauc.compute_rauc_per_group`` (the same targets in
+the case's groups: TorchRec's grouped RAUC) and ``auprc.compute_auprc_per_group``
+(groups that each hold a positive and a negative).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def main() -> None:
     import torch
     import torchrec
     from torchrec.metrics.auprc import compute_auprc_per_group
-    from torchrec.metrics.rauc import _compute_rauc_helper
+    from torchrec.metrics.rauc import _compute_rauc_helper, compute_rauc_per_group
 
     cases = []
     for seed in range(8):
@@ -100,6 +101,12 @@ def main() -> None:
             _compute_rauc_helper(torch.tensor(scores), torch.tensor(targets), torch.ones(n))
         )
         groups = np.repeat(np.arange(4), -(-n // 4))[:n]
+        values["grouped_rauc"] = float(
+            compute_rauc_per_group(
+                1, [torch.tensor(scores).reshape(1, -1)], [torch.tensor(targets).reshape(1, -1)],
+                [torch.ones(1, n)], torch.tensor(groups),
+            )[0]
+        )  # fmt: skip
         group_labels = labels.copy()
         for g in range(4):  # a positive and a negative in every group
             first = int(np.flatnonzero(groups == g)[0])

@@ -1,7 +1,7 @@
 """receval against TorchRec's recorded CTR metric values (recorded by
 ``record_torchrec_ctr.py``): NE, recalibrated NE and calibration, calibration-free NE,
-NE on positives (TorchRec's clip eta = 1e-12 as eps), regression AUC and grouped
-AUPRC."""
+NE on positives (TorchRec's clip eta = 1e-12 as eps), regression AUC, grouped regression
+AUC and grouped AUPRC."""
 
 from __future__ import annotations
 
@@ -62,3 +62,17 @@ def test_regression_auc_and_grouped_auprc(case):
     got = rv.grouped_auprc_score(case["group_labels"], scores, groups=case["groups"],
                                  sample_weight=case["weights"])  # fmt: skip
     assert got == pytest.approx(case["values"]["grouped_auprc"], rel=1e-6)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"seed{c['seed']}")
+def test_grouped_regression_auc(case):
+    targets, scores, groups = (np.array(case[k]) for k in ("targets", "scores", "groups"))
+    want = case["values"]["grouped_rauc"]  # float32 in TorchRec
+    got = rv.regression_auc_score(targets, scores, groups=groups)
+    assert got == pytest.approx(want, rel=1e-6)
+    acc = rv.metric("grouped_rauc")
+    for a in range(0, len(targets), 16):  # a group's rows in several updates
+        acc.update(targets[a : a + 16], scores[a : a + 16], groups=groups[a : a + 16])
+    assert acc.compute() == got
+    # the mean of the groups' RAUCs, not the RAUC of all rows
+    assert abs(rv.regression_auc_score(targets, scores) - want) > 1e-4

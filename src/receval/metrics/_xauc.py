@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -149,8 +149,8 @@ def xauc_score(
     0.6667
     """
     columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
-    options = {"weighting": weighting, "empty_groups": empty_groups,
-               "equal_targets": equal_targets, "min_rows": min_rows}  # fmt: skip
+    options: dict[str, Any] = {"weighting": weighting, "empty_groups": empty_groups,
+                               "equal_targets": equal_targets, "min_rows": min_rows}  # fmt: skip
     if groups is None:
         _grouped_params(**options)
         if (equal_targets, min_rows) != ("skip", 1):
@@ -323,11 +323,13 @@ class XAUCCounts:
         ids = np.concatenate([p[0] for p in self.in_order])
         distinct, seen = np.unique(ids, return_counts=True)
         if len(distinct) < len(ids):
+            first = distinct[seen > 1][0]
+            first = first.item() if isinstance(first, np.generic) else first
             raise InputValidationError(
                 f"{_FUNC}: equal_targets='input_order' counts the pairs of equal targets in "
                 f"the order of a group's rows, so each group's rows must come in one update. "
-                f"Got group {distinct[seen > 1][0]!r} in {int(seen.max())} updates; pass each "
-                f"group's rows together (sorted or grouped by group), in their order."
+                f"Got group {first!r} in {int(seen[seen > 1][0])} updates; pass each group's "
+                f"rows together (sorted or grouped by group), in their order."
             )
         out[np.searchsorted(self.ids, ids)] = np.concatenate([p[1] for p in self.in_order])
         return out
@@ -463,7 +465,7 @@ def _distinct(
 # ------------------------------------------------------------------ definition
 def _prepare(
     params: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any = None
-) -> tuple[np.ndarray, ...]:
+) -> tuple[np.ndarray | None, ...]:
     yt, ys, sw = data_columns(
         _FUNC, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
     )
@@ -583,8 +585,9 @@ def _grouped_params(
     params = {
         "weighting": v.check_option(weighting, "weighting", _FUNC, ["impressions", "uniform"]),
         "empty_groups": v.check_option(empty_groups, "empty_groups", _FUNC, ["skip", "zero"]),
-        "equal_targets": v.check_option(equal_targets, "equal_targets", _FUNC,
-                                        ["skip", "input_order"]),  # fmt: skip
+        "equal_targets": v.check_option(
+            equal_targets, "equal_targets", _FUNC, ["skip", "input_order"]
+        ),
         "min_rows": v.check_number(min_rows, "min_rows", _FUNC, integer=True, low=1),
         **_params(targets),
     }

@@ -36,10 +36,14 @@ _EPS = Param("eps", "float", "probabilities clipped to [eps, 1 - eps]", "auto", 
 _RATE = Param("negative_sampling_rate", "float",
               "share of the negatives kept in training: p recalibrated to p / (p + (1 - p) / w)",
               1.0, 0.0, 1.0, True)  # fmt: skip
-_TARGETS = Param("targets", "choice",
-                 "continuous (only their order matters) or probabilities in [0, 1] (each row "
-                 "a positive of weight t w and a negative of weight (1 - t) w)", "continuous",
-                 choices=("continuous", "probabilities"))
+_TARGETS = Param(
+    "targets",
+    "choice",
+    "continuous (only their order matters) or probabilities in [0, 1] (each row "
+    "a positive of weight t w and a negative of weight (1 - t) w)",
+    "continuous",
+    choices=("continuous", "probabilities"),
+)
 _FORCE_FINITE = Param(
     "force_finite", "bool", "a constant y gives 1 or 0 instead of nan or -inf", True
 )

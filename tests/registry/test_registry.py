@@ -172,7 +172,7 @@ def test_list_metrics():
     assert {"cg", "dcg", "ndcg", "map", "bpref", "rbp", "num_q", "hits"} <= set(_names("ranking"))
     # ils and diversity are metric strings of evaluate too, from the lists alone
     assert {"ils", "diversity", "novelty", "gini_index"} <= set(_names("list"))
-    assert _names("grouped") == ["gauc", "grouped_auprc", "grouped_xauc"]
+    assert _names("grouped") == ["gauc", "grouped_auprc", "grouped_regression_auc", "grouped_xauc"]
     assert {"roc_auc", "log_loss", "normalized_entropy", "average_precision"} <= set(
         _names("pointwise")
     )

@@ -63,7 +63,8 @@ def test_csv_and_table(runner):
     text = invoke(runner, "metrics", "-f", "csv", "--family", "grouped").stdout
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0] == COLUMNS
-    assert [row[0] for row in rows[1:]] == ["gauc", "grouped_auprc", "grouped_xauc"]
+    assert [row[0] for row in rows[1:]] == ["gauc", "grouped_auprc", "grouped_regression_auc",
+                                            "grouped_xauc"]  # fmt: skip
     table = invoke(runner, "metrics", "--family", "ranking").stdout
     assert table.startswith(
         f"{len(list_metrics('ranking'))} metrics (ranking); receval metrics NAME shows one "

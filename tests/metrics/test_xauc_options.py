@@ -187,3 +187,23 @@ def test_input_order_of_whole_groups_in_any_updates(data, rnd):
             acc.update([y[i] for i in rows], [s[i] for i in rows], groups=[name] * len(rows))
         got = acc.compute()
     assert got == expected or (math.isnan(got) and math.isnan(expected))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["grouped_rauc", "grouped_xauc(targets=probabilities,weighting=uniform,empty_groups=zero)",
+     "grouped_xauc(equal_targets=input_order,weighting=uniform,min_rows=3)"],
+)  # fmt: skip
+def test_compare_recomputes_them_on_swapped_scores(text):
+    from receval import compare_predictions
+
+    rng = np.random.default_rng(0)
+    users = np.sort(rng.integers(0, 30, 400))  # each user's rows together, in order
+    y = rng.integers(0, 5, 400) / 4
+    a, b = rng.random(400), rng.random(400)
+    report = compare_predictions(y, {"a": a, "b": b}, groups=users, metrics=[text],
+                                 n_permutations=20, n_resamples=20)  # fmt: skip
+    value_a, value_b = (rv.metric(text).update(y, s, groups=users).compute() for s in (a, b))
+    difference = report.comparisons["difference"][0]
+    assert difference == pytest.approx(value_b - value_a, abs=1e-12)
+    assert 0 < report.comparisons["p_value"][0] <= 1

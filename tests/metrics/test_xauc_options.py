@@ -1,6 +1,7 @@
 """Grouped XAUC's options for the GBDT libraries and grouped regression AUC: hand cases,
 the O(n^2) oracles (hypothesis, tied values), splits, merges, pickles and bad input."""
 
+import functools
 import math
 import pickle
 import warnings
@@ -166,9 +167,7 @@ def test_any_split_and_merge_order_give_the_function(data, rnd):
             parts = [rv.metric(text).update(targets[a:b], s[a:b], groups=g[a:b])
                      for a, b in bounds]  # fmt: skip
             rnd.shuffle(parts)
-            merged = parts[0]
-            for part in parts[1:]:
-                merged.merge(part)
+            merged = functools.reduce(lambda x, other: x.merge(other), parts)
             got = pickle.loads(pickle.dumps(merged)).compute()
             assert got == expected or (math.isnan(got) and math.isnan(expected)), text
 

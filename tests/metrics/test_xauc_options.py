@@ -91,19 +91,20 @@ def test_bad_options_and_input_name_what_to_do():
                    sample_weight=[1.0, 2.0])  # fmt: skip
 
 
-def test_input_order_refuses_a_group_split_across_updates():
+def test_input_order_of_a_group_split_across_updates_is_the_order_of_the_updates():
+    y, s, g = [1, 0, 1, 1, 0, 1], [0.5, 0.1, 0.2, 0.5, 0.3, 0.9], list("abaaca")
+    whole = xauc_score(y, s, groups=g, equal_targets="input_order")
     acc = rv.metric("grouped_xauc(equal_targets=input_order)")
-    acc.update([1, 0], [0.5, 0.1], groups=["a", "b"])
-    acc.update([1, 0], [0.2, 0.3], groups=["a", "c"])
-    with pytest.raises(InputValidationError, match="Got group 'a' in 2 updates"):
-        acc.compute()
-    # whole groups in each update: the value of every row at once
-    acc = rv.metric("grouped_xauc(equal_targets=input_order)")
-    acc.update([1, 1, 0], [0.9, 0.1, 0.5], groups=["a"] * 3)
-    acc.update([1, 0], [0.2, 0.3], groups=["b", "b"])
-    whole = xauc_score([1, 1, 0, 1, 0], [0.9, 0.1, 0.5, 0.2, 0.3], groups=list("aaabb"),
-                       equal_targets="input_order")  # fmt: skip
+    for a, b in ((0, 2), (2, 4), (4, 6)):  # group "a" in every update
+        acc.update(y[a:b], s[a:b], groups=g[a:b])
     assert pickle.loads(pickle.dumps(acc)).compute() == whole
+    # a: (0.5, 0.2, 0.5, 0.9) of one target: 1 + 0.5 of 6 pairs in order; b, c: one row
+    assert whole == 1.5 / 6
+    # merge(other): this accumulator's rows, then other's
+    first, second = (rv.metric("grouped_xauc(equal_targets=input_order)") for _ in range(2))
+    first.update(y[:3], s[:3], groups=g[:3])
+    second.update(y[3:], s[3:], groups=g[3:])
+    assert first.merge(second).compute() == whole
 
 
 # ------------------------------------------------------------------ the oracles
@@ -173,19 +174,23 @@ def test_any_split_and_merge_order_give_the_function(data, rnd):
 
 
 @given(grouped(), st.randoms(use_true_random=False))
-def test_input_order_of_whole_groups_in_any_updates(data, rnd):
-    y, s, g = data
-    order = sorted(range(len(y)), key=lambda i: g[i])  # stable: each group's rows in order
-    y, s, g = ([x[i] for i in order] for x in (y, s, g))
+def test_input_order_of_any_split_merged_in_order(data, rnd):
+    y, s, g = map(np.array, data)
+    cuts = sorted(rnd.sample(range(len(y) + 1), min(4, len(y) + 1)))
+    bounds = list(zip([0, *cuts], [*cuts, len(y)], strict=True))
+    text = "grouped_xauc(equal_targets=input_order,weighting=uniform,min_rows=3)"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         expected = xauc_score(y, s, groups=g, **XGB)
-        acc = rv.metric("grouped_xauc(equal_targets=input_order,weighting=uniform,min_rows=3)")
-        for name in sorted(set(g)):
-            rows = [i for i in range(len(y)) if g[i] == name]
-            acc.update([y[i] for i in rows], [s[i] for i in rows], groups=[name] * len(rows))
-        got = acc.compute()
-    assert got == expected or (math.isnan(got) and math.isnan(expected))
+        acc = rv.metric(text)
+        for a, b in bounds:
+            acc.update(y[a:b], s[a:b], groups=g[a:b])
+        parts = [rv.metric(text).update(y[a:b], s[a:b], groups=g[a:b]) for a, b in bounds]
+        # left to right through pickles, and right to left (a merged state merged in)
+        left = functools.reduce(lambda x, o: pickle.loads(pickle.dumps(x)).merge(o), parts)
+        right = functools.reduce(lambda x, o: o.merge(x), reversed(parts))
+        got = [acc.compute(), left.compute(), right.compute()]
+    assert all(v == expected or (math.isnan(v) and math.isnan(expected)) for v in got)
 
 
 @pytest.mark.parametrize(

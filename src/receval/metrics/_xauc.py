@@ -90,7 +90,7 @@ def xauc_score(
     equal_targets : {"skip", "input_order"}, default="skip"
         With ``groups``: pairs of equal targets left out, or counted in the order
         the rows come (the earlier row's higher score in order, a tie one half;
-        no ``sample_weight``). A group's rows must then come in one update.
+        no ``sample_weight``).
     min_rows : int, default=1
         With ``groups``: groups of fewer rows are left out of the mean.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -191,10 +191,11 @@ class XAUCCounts:
     the compiled core when they outgrow the counts. The counts are integers, so any
     split of the rows and any order of merges give the same state, and the same value.
 
-    ``in_order`` holds, per update that asked for it, its group ids and per group
-    twice the pairs of equal targets in input order whose earlier row scores higher,
-    plus their tied scores (``equal_targets="input_order"``): such a group's rows
-    come in one update.
+    ``in_order`` holds, per update that asked for it (``equal_targets="input_order"``),
+    group ids and per group twice the pairs of equal targets in input order whose
+    earlier row scores higher, plus their tied scores: the pairs within the update,
+    and those of its rows with the rows of the same groups before it. The order is
+    that of the updates, and of ``merge(other)``: this state's rows, then ``other``'s.
     """
 
     y: np.ndarray = field(default_factory=lambda: np.empty(0))
@@ -235,9 +236,11 @@ class XAUCCounts:
             ids, codes = np.unique(groups, return_inverse=True)
             codes = codes.reshape(-1).astype(np.int64)
         w = np.ones(len(y)) if w is None else w
+        part = (codes, y, s, w, np.ones(len(y), dtype=np.int64), ids)
         if in_order:
-            self.in_order.append((ids, _in_order_twice(codes, y, s, len(ids))))
-        self._push((codes, y, s, w, np.ones(len(y), dtype=np.int64), ids))
+            self.in_order += [(ids, _in_order_twice(codes, y, s, len(ids))),
+                              *_across(self._parts(), part)]  # fmt: skip
+        self._push(part)
 
     def _parts(self) -> list[tuple[np.ndarray, ...]]:
         return [self._whole(), *self.pending]
@@ -281,9 +284,12 @@ class XAUCCounts:
 
     def absorb(self, other: XAUCCounts) -> XAUCCounts:
         """Add another state's counts into this one (in place); returns this state."""
-        for part in other._parts():
+        parts = other._parts()
+        if other.in_order:  # other's rows come after this state's
+            self.in_order += other.in_order
+            self.in_order += [x for p in parts if len(p[1]) for x in _across(self._parts(), p)]
+        for part in parts:
             self._push(part)
-        self.in_order += other.in_order
         return self
 
     def starts(self) -> np.ndarray:
@@ -315,23 +321,13 @@ class XAUCCounts:
 
     def in_order_twice(self) -> np.ndarray:
         """Per group: twice the pairs of equal targets in input order whose earlier row
-        scores higher, plus their tied scores (int64); a group whose rows came in two
-        updates raises ``InputValidationError``."""
+        scores higher, plus their tied scores (int64)."""
+        self.compact()
         out = np.zeros(len(self.ids), dtype=np.int64)
-        if not self.in_order:
-            return out
-        ids = np.concatenate([p[0] for p in self.in_order])
-        distinct, seen = np.unique(ids, return_counts=True)
-        if len(distinct) < len(ids):
-            first = distinct[seen > 1][0]
-            first = first.item() if isinstance(first, np.generic) else first
-            raise InputValidationError(
-                f"{_FUNC}: equal_targets='input_order' counts the pairs of equal targets in "
-                f"the order of a group's rows, so each group's rows must come in one update. "
-                f"Got group {first!r} in {int(seen[seen > 1][0])} updates; pass each group's "
-                f"rows together (sorted or grouped by group), in their order."
-            )
-        out[np.searchsorted(self.ids, ids)] = np.concatenate([p[1] for p in self.in_order])
+        if self.in_order:
+            ids = np.concatenate([p[0] for p in self.in_order])
+            np.add.at(out, np.searchsorted(self.ids, ids),
+                      np.concatenate([p[1] for p in self.in_order]))  # fmt: skip
         return out
 
     def xauc(self) -> float:
@@ -447,6 +443,41 @@ def _in_order_twice(codes: np.ndarray, y: np.ndarray, s: np.ndarray, n_groups: i
     out = np.zeros(n_groups, dtype=np.int64)
     np.add.at(out, c[starts[:-1]], twice)
     return out
+
+
+def _across(
+    earlier: list[tuple[np.ndarray, ...]], later: tuple[np.ndarray, ...]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The pairs of equal targets between the rows of ``earlier`` parts and those of a
+    ``later`` part: per group of both, twice those whose earlier row scores higher plus
+    the tied ones (``[]`` when no group is in both). The core's pair count, with the
+    side (0 earlier, 1 later) as the target, within each (group, target)."""
+    l_codes, l_y, l_s, _, l_count, l_ids = later
+    rows = []
+    for codes, y, s, _, count, ids in earlier:
+        hit = np.isin(ids, l_ids)
+        if len(y) and hit.any():
+            keep = hit[codes]
+            rows.append((ids[codes[keep]], y[keep], s[keep], count[keep]))
+    if not rows:
+        return []
+    shared = np.unique(np.concatenate([r[0] for r in rows]))
+    keep = np.isin(l_ids, shared)[l_codes]
+    rows.append((l_ids[l_codes[keep]], l_y[keep], l_s[keep], l_count[keep]))
+    g, y, s, count = (np.concatenate([r[i] for r in rows]) for i in range(4))
+    side = np.repeat([0.0, 1.0], [len(g) - int(keep.sum()), int(keep.sum())])
+    ids, group = np.unique(g, return_inverse=True)
+    _, target = np.unique(y, return_inverse=True)
+    block = group.reshape(-1).astype(np.int64) * (int(target.max()) + 1) + target.reshape(-1)
+    blocks, b_side, b_s, _, b_count = compiled().xauc_distinct(
+        block, side, np.ascontiguousarray(s), np.ones(len(g)), count.astype(np.int64)
+    )
+    starts = np.flatnonzero(np.r_[True, blocks[1:] != blocks[:-1], True]).astype(np.int64)
+    rising, pairs = compiled().xauc_pairs_counted(starts, b_side, b_s, b_count)
+    twice = 2 * pairs.astype(np.int64) - rising.astype(np.int64)
+    out = np.zeros(len(ids), dtype=np.int64)
+    np.add.at(out, blocks[starts[:-1]] // (int(target.max()) + 1), twice)
+    return [(ids, out)]
 
 
 def _distinct(

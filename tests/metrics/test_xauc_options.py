@@ -211,3 +211,20 @@ def test_compare_recomputes_them_on_swapped_scores(text):
     difference = report.comparisons["difference"][0]
     assert difference == pytest.approx(value_b - value_a, abs=1e-12)
     assert 0 < report.comparisons["p_value"][0] <= 1
+
+
+def test_a_scan_gives_the_value_of_its_rows_in_file_order(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(5)
+    g = np.sort(rng.integers(0, 12, 300))
+    y, s = rng.integers(0, 4, 300) / 3, rng.integers(0, 6, 300) / 5  # targets in [0, 1]
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"q": g, "y": y, "p": s}), path)
+    scan = rv.scan(path, batch_rows=7)  # groups cut at batch boundaries
+    for options in (XGB, CLASSIC):
+        expected = xauc_score(y, s, groups=g, **options)
+        assert xauc_score(scan["y"], scan["p"], groups=scan["q"], **options) == expected
+    expected = regression_auc_score(y, s, groups=g)
+    assert regression_auc_score(scan["y"], scan["p"], groups=scan["q"]) == expected

@@ -189,7 +189,8 @@ class XAUCCounts:
     ``0.0``, rows of weight 0 left out; 1.0 for rows without weights), ``count``
     their rows. Batches and merged states wait in ``pending`` and are folded in by
     the compiled core when they outgrow the counts. The counts are integers, so any
-    split of the rows and any order of merges give the same state, and the same value.
+    split of the rows and any order of merges give the same state, and the same value
+    (``in_order`` aside: its pairs follow the order of the rows).
 
     ``in_order`` holds, per update that asked for it (``equal_targets="input_order"``),
     group ids and per group twice the pairs of equal targets in input order whose

@@ -42,7 +42,8 @@ target as a probability (PFound and ERR: the chance that the user stops at the
 document) and take a grade above 1 as it is: they are recorded on the grades and on
 the binary labels, as CatBoost computes them. ``grouped[library][label]`` holds the
 library's metrics that are not ranking metrics of receval but grouped pointwise
-ones (CatBoost's ``QueryAUC``), checked against their receval functions.
+ones (CatBoost's ``QueryAUC``, XGBoost's ``aucpr`` of the binary labels), checked
+against their receval functions.
 """
 
 from __future__ import annotations
@@ -104,6 +105,23 @@ def xgboost_values(case: dict) -> dict[str, float]:
         for name, values in result["eval"].items():
             out[name + suffix] = float(values[-1])
     return out
+
+
+def xgboost_grouped_values(case: dict) -> dict[str, float]:
+    """XGBoost's ``aucpr`` over the query groups, of the binary labels (it refuses
+    others), evaluated as ``xgboost_values`` evaluates the ranking metrics."""
+    import numpy as np
+    import xgboost as xgb
+
+    labels = (np.asarray(case["grades"]) > 0).astype(float)
+    scores = np.asarray(case["scores"], dtype=np.float32)
+    data = xgb.DMatrix(np.zeros((len(labels), 1)), label=labels, base_margin=scores)
+    data.set_group(case["groups"])
+    result: dict = {}
+    xgb.train({"objective": "rank:pairwise", "eta": 0.0, "eval_metric": ["aucpr"]}, data,
+              num_boost_round=1, evals=[(data, "eval")], evals_result=result,
+              verbose_eval=False)  # fmt: skip
+    return {"aucpr": float(result["eval"]["aucpr"][-1])}
 
 
 def lightgbm_values(case: dict) -> dict[str, float]:
@@ -196,7 +214,10 @@ def main() -> None:
             "lightgbm": lightgbm_values(case),
             "catboost": {**catboost_values(case), **catboost_cascade_values(case)},
         }
-        case["grouped"] = {"catboost": catboost_grouped_values(case)}
+        case["grouped"] = {
+            "catboost": catboost_grouped_values(case),
+            "xgboost": xgboost_grouped_values(case),
+        }
         cases.append(case)
     data = {
         "versions": {

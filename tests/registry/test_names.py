@@ -129,6 +129,7 @@ PEERS = [
     ("map@5-", "map(empty_users=zero)@5"),
     ("ndcg-", "ndcg(empty_users=zero)"),
     ("map-", "map(empty_users=zero)"),
+    ("aucpr", "grouped_auprc(interpolation=davis_goadrich,skip_groups=one_class)"),
     # CatBoost: its names, and its Name:param=value;... form
     ("PrecisionAt", "precision"),
     ("RecallAt", "recall"),

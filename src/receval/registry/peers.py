@@ -207,6 +207,12 @@ SPELLINGS: tuple[Spelling, ...] = (
     _pattern(r"map@(?P<k>[0-9]+)-", "xgboost", "map(empty_users=zero)@{k}", "map@5-"),
     _literal("ndcg-", "xgboost", "ndcg(empty_users=zero)"),
     _literal("map-", "xgboost", "map(empty_users=zero)"),
+    # aucpr over query groups: Davis and Goadrich's curve, groups of one class left out
+    _literal(
+        "aucpr",
+        "xgboost",
+        "grouped_auprc(interpolation=davis_goadrich,skip_groups=one_class)",
+    ),
     # CatBoost 1.2's names without parameters (with them: catboost_metric)
     _literal("PrecisionAt", "catboost", "precision"),
     _literal("RecallAt", "catboost", "recall"),

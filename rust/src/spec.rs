@@ -85,14 +85,20 @@ pub const RBP_RESID: i64 = 36;
 pub const UNJUDGED: i64 = 37;
 /// share of judged items in the top k (ir_measures' Judged)
 pub const JUDGED: i64 = 38;
-/// expected reciprocal rank (gdeval's ERR; P0: the largest grade, 0 = 4)
+/// expected reciprocal rank (gdeval's ERR; P0: the largest grade, 0 = 4; P1 = 1: the
+/// grade itself is the stopping probability, CatBoost's ERR)
 pub const ERR: i64 = 39;
 /// ndeval's nERR of one intent (P0: alpha, 0 = 0.5)
 pub const NERR: i64 = 40;
+/// CatBoost's PFound: the cascade of ERR with the grade as the stopping probability and
+/// the chance of looking on decaying by P0 at each rank, without 1 / rank
+pub const PFOUND: i64 = 41;
+/// CatBoost's AverageGain: the mean grade of the top min(k, n) items
+pub const AVERAGE_GAIN: i64 = 42;
 /// first kind computed here
 pub const FIRST_KIND: i64 = NUM_RET;
 /// last kind computed here
-pub const LAST_KIND: i64 = NERR;
+pub const LAST_KIND: i64 = AVERAGE_GAIN;
 
 // the registry's ranking-family kinds that the top-K kernel does not compute (beyond
 // accuracy, popularity, history and exposure metrics), beside the kernel's so that no

@@ -15,6 +15,7 @@ __all__ = [
     "AP",
     "APLT",
     "ARP",
+    "AVERAGE_GAIN",
     "AVERAGE_POPULARITY",
     "BEFORE",
     "BIN_G",
@@ -52,6 +53,7 @@ __all__ = [
     "NUM_RET",
     "N_LIMBS",
     "N_PARAMS",
+    "PFOUND",
     "POPULARITY_KINDS",
     "POS_INF",
     "PRECISION",
@@ -164,6 +166,7 @@ ACLT: int
 AP: int
 APLT: int
 ARP: int
+AVERAGE_GAIN: int
 AVERAGE_POPULARITY: int
 BIN_G: int
 BPREF: int
@@ -194,6 +197,7 @@ NUM_REL: int
 NUM_REL_RET: int
 NUM_RET: int
 N_PARAMS: int
+PFOUND: int
 PRECISION: int
 RBP: int
 RBP_RESID: int

@@ -1,4 +1,4 @@
-"""trec_eval's measures in the compiled core's ranking kernel (kinds 14..40, depth,
+"""trec_eval's measures in the compiled core's ranking kernel (kinds 14..42, depth,
 judged-only, float parameters, custom gain tables).
 
 Two references: trec_eval's own expected outputs of its test suite (the per-query
@@ -315,6 +315,9 @@ def measure_calls(draw):
     out.append((codes.RBP_RESID, k, (p,), None, threshold))
     max_grade = draw(st.sampled_from([0.0, 3.0]))
     out.append((codes.ERR, k, (max_grade,), None, threshold))
+    out.append((codes.ERR, k, (max_grade, 1.0), None, threshold))  # probability=true
+    out.append((codes.PFOUND, k, (draw(st.sampled_from([0.0, 0.5, 1.0])),), None, threshold))
+    out.append((codes.AVERAGE_GAIN, k, (), None, threshold))
     out.append((codes.NERR, k, (draw(st.sampled_from([0.0, 0.3, 0.5])),), None, threshold))
     # gains: the grades, or a custom table of integer gains (distinct grades)
     grades = draw(st.lists(st.sampled_from([0, 1, 2, 3, 5]), max_size=3, unique=True))

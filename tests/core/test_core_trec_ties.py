@@ -81,6 +81,9 @@ def supported_calls(draw) -> list[tuple[int, tuple[float, ...], tuple | None]]:
         (c.JUDGED, (), None),
         (c.NERR, (draw(st.sampled_from([0.0, 0.3, 0.5])),), None),
         (c.ERR, (draw(st.sampled_from([0.0, 2.0, 3.0])),), None),
+        (c.ERR, (0.0, 1.0), None),  # probability=true
+        (c.PFOUND, (draw(st.sampled_from([0.0, 0.5, 1.0])),), None),
+        (c.AVERAGE_GAIN, (), None),
         (c.INFAP, (), None),
         (c.G, (), None),
         (c.G, (), pairs),

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import receval as rv
 from receval.exceptions import InvalidParameterError, UndefinedMetricWarning
 from tests.cli._helpers import invoke, make_runner
+from tests.oracles.interpolated_pr import grouped_davis_goadrich_auprc
 from tests.oracles.xauc import pair_regression_auc
 
 Y = np.array([1, 0, 0, 1, 0, 0, 1, 0])
@@ -235,3 +236,46 @@ def test_grouped_auprc_skips_groups_without_a_positive():
     assert rv.grouped_auprc_score([1, 0, 0, 0], [0.9, 0.1, 0.5, 0.4], groups=list("aabb")) == 1.0
     with pytest.warns(UndefinedMetricWarning, match="no group has a positive"):
         assert math.isnan(rv.grouped_auprc_score([0, 0], [0.1, 0.2], groups=[1, 2]))
+
+
+_ROWS = st.tuples(st.integers(0, 1), st.integers(0, 4), st.integers(0, 3))
+
+
+@given(st.lists(_ROWS, min_size=1, max_size=40))
+def test_grouped_auprc_davis_goadrich_equals_its_oracle(rows):
+    y, s, g = (list(col) for col in zip(*rows, strict=True))
+    s = [x / 4 for x in s]  # ties in most groups
+    want = grouped_davis_goadrich_auprc(y, s, g)
+    assume(not math.isnan(want))
+    got = rv.grouped_auprc_score(y, s, groups=g, interpolation="davis_goadrich",
+                                 skip_groups="one_class")  # fmt: skip
+    assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
+
+
+def test_grouped_auprc_davis_goadrich_by_hand():
+    # two positives at the top, a negative, then a positive tied with a negative: the
+    # last segment gains 1 negative per positive, so precision goes from 2/3 to 3/5
+    # along x / (2 x - 1/3) of recall x from 2/3 to 1: area (1/3 + (1/6) ln(5/3)) / 2
+    y, s = [1, 1, 0, 1, 0], [0.9, 0.8, 0.7, 0.5, 0.5]
+    seg = (1 / 3 + 1 / 6 * math.log(5 / 3)) / 2
+    got = rv.grouped_auprc_score(y, s, groups=[0] * 5, interpolation="davis_goadrich")
+    assert got == pytest.approx(2 / 3 + 0 + seg, rel=1e-12)
+    # the step-wise area of the same group: 2/3 at precision 1, 1/3 at precision 3/5
+    assert rv.grouped_auprc_score(y, s, groups=[0] * 5) == pytest.approx(2 / 3 + 1 / 5)
+
+
+def test_grouped_auprc_skips_groups_of_one_class_on_request():
+    y, s, g = [1, 1, 1, 0, 0], [0.9, 0.2, 0.5, 0.4, 0.8], list("aabbb")
+    # group "a" has no negative: 1 by default, left out with skip_groups="one_class";
+    # group "b" finds its positive at rank 2
+    assert rv.grouped_auprc_score(y, s, groups=g) == pytest.approx((1 + 1 / 2) / 2)
+    assert rv.grouped_auprc_score(y, s, groups=g, skip_groups="one_class") == pytest.approx(1 / 2)
+    with pytest.warns(UndefinedMetricWarning, match="no group has both classes"):
+        assert math.isnan(rv.grouped_auprc_score([1, 1], [0.1, 0.2], groups=[1, 2],
+                                                 skip_groups="one_class"))  # fmt: skip
+    expected = r"'interpolation' parameter of grouped_auprc_score must be one of \['davis_"
+    with pytest.raises(InvalidParameterError, match=expected):
+        rv.grouped_auprc_score(y, s, groups=g, interpolation="linear")
+    assert str(rv.parse_metric("aucpr")) == (
+        "grouped_auprc(interpolation=davis_goadrich,skip_groups=one_class)"
+    )

@@ -383,6 +383,37 @@ def err(ranked, judged, threshold, max_grade):
     return err_of(ranked, max_grade or 4.0)
 
 
+def probability(g):
+    """CatBoost's reading of a grade: the probability itself (an item absent from the
+    qrels, or with a negative grade: 0)."""
+    return g if g is not None and g > 0 else 0.0
+
+
+def err_probability(ranked):
+    """CatBoost's ERR: stop at rank i with probability the grade, having passed the
+    ranks above, and earn 1 / i."""
+    total = 0.0
+    for i, g in enumerate(ranked):
+        passed = math.prod(1 - probability(x) for x in ranked[:i])
+        total += probability(g) * passed / (i + 1)
+    return total
+
+
+def pfound(ranked, decay):
+    """CatBoost's PFound: look at rank 1; find the item with probability its grade, else
+    look on with probability ``decay``; sum the grades times the chances of looking."""
+    total, look = 0.0, 1.0
+    for g in ranked:
+        total += probability(g) * look
+        look *= (1 - probability(g)) * (decay or 0.85)
+    return total
+
+
+def average_gain(ranked):
+    """CatBoost's AverageGain: the mean grade of the list (cut at k)."""
+    return sum(probability(g) for g in ranked) / len(ranked) if ranked else 0.0
+
+
 def nerr(ranked, judged, threshold, k, alpha):
     """ndeval's nERR of one intent: binary relevance, the j-th relevant item at rank r
     earns (1 - alpha)^(j - 1) / r; over the same sum for the relevant items ranked
@@ -464,7 +495,11 @@ def measure(kind, ranked, judged, threshold, k=0, params=(), pairs=None):
     if kind == c.RBP_RESID:
         return rbp_resid(top, judged, threshold, p[0])
     if kind == c.ERR:
-        return err(top, judged, threshold, p[0])
+        return err_probability(top) if p[1] == 1.0 else err(top, judged, threshold, p[0])
+    if kind == c.PFOUND:
+        return pfound(top, p[0])
+    if kind == c.AVERAGE_GAIN:
+        return average_gain(top)
     raise ValueError(f"no oracle for kind {kind}")
 
 

@@ -37,13 +37,17 @@ scores in most groups). ``binary`` is the grades above 0 as 1: XGBoost's
 library's value of the mean over the case's groups; the label is the library's
 metric name, with ``|linear`` for XGBoost's NDCG under ``ndcg_exp_gain=false``,
 ``|binary`` for a metric of the binary labels and ``|label_gain`` for LightGBM's
-NDCG under the case's ``label_gain``. ``grouped[library][label]`` holds the
+NDCG under the case's ``label_gain``. CatBoost's PFound, ERR and AverageGain read a
+target as a probability (PFound and ERR: the chance that the user stops at the
+document) and take a grade above 1 as it is: they are recorded on the grades and on
+the binary labels, as CatBoost computes them. ``grouped[library][label]`` holds the
 library's metrics that are not ranking metrics of receval but grouped pointwise
 ones, checked against their receval functions: CatBoost's ``QueryAUC`` (``Ranking``
 on the grades; ``Classic`` on the grades / 4 as probabilities, ``|quarters``, with
 ``use_weights=true`` and the row weights ``grouped["weights"]``, ``|weighted``, and
 on the binary labels, ``|binary``) and XGBoost's ``auc`` of the query groups
-(``rank:pairwise``, the grades as labels).
+(``rank:pairwise``, the grades as labels), and XGBoost's ``aucpr``
+of the binary labels.
 """
 
 from __future__ import annotations
@@ -107,6 +111,23 @@ def xgboost_values(case: dict) -> dict[str, float]:
     return out
 
 
+def xgboost_grouped_values(case: dict) -> dict[str, float]:
+    """XGBoost's ``aucpr`` over the query groups, of the binary labels (it refuses
+    others), evaluated as ``xgboost_values`` evaluates the ranking metrics."""
+    import numpy as np
+    import xgboost as xgb
+
+    labels = (np.asarray(case["grades"]) > 0).astype(float)
+    scores = np.asarray(case["scores"], dtype=np.float32)
+    data = xgb.DMatrix(np.zeros((len(labels), 1)), label=labels, base_margin=scores)
+    data.set_group(case["groups"])
+    result: dict = {}
+    xgb.train({"objective": "rank:pairwise", "eta": 0.0, "eval_metric": ["aucpr"]}, data,
+              num_boost_round=1, evals=[(data, "eval")], evals_result=result,
+              verbose_eval=False)  # fmt: skip
+    return {"aucpr": float(result["eval"]["aucpr"][-1])}
+
+
 def lightgbm_values(case: dict) -> dict[str, float]:
     import lightgbm as lgb
     import numpy as np
@@ -150,6 +171,26 @@ def catboost_values(case: dict) -> dict[str, float]:
                     f"PrecisionAt:top={k}", f"RecallAt:top={k}", f"MAP:top={k}",
                     f"MRR:top={k}"]  # fmt: skip
     return {m: float(eval_metric(grades, scores, m, group_id=group_id)[0]) for m in metrics}
+
+
+def catboost_cascade_values(case: dict) -> dict[str, float]:
+    """CatBoost's PFound, ERR and AverageGain, which read a target as a probability (a
+    grade above 1 as it is): of the grades, and of the binary labels (``|binary``)."""
+    import numpy as np
+    from catboost.utils import eval_metric
+
+    grades = np.asarray(case["grades"], dtype=float)
+    scores = np.asarray(case["scores"], dtype=float)
+    group_id = np.repeat(np.arange(len(case["groups"])), case["groups"])
+    # plain "ERR" is ir_measures' ERR in receval: CatBoost's is written with a parameter
+    metrics = ["PFound", "PFound:decay=0.5", "ERR:top=-1"]
+    for k in CUT_OFFS:
+        metrics += [f"PFound:top={k}", f"ERR:top={k}", f"AverageGain:top={k}"]
+    out = {}
+    for suffix, labels in (("", grades), ("|binary", (grades > 0).astype(float))):
+        for m in metrics:
+            out[m + suffix] = float(eval_metric(labels, scores, m, group_id=group_id)[0])
+    return out
 
 
 def grouped_values(case: dict) -> dict:
@@ -197,9 +238,10 @@ def main() -> None:
         case["values"] = {
             "xgboost": xgboost_values(case),
             "lightgbm": lightgbm_values(case),
-            "catboost": catboost_values(case),
+            "catboost": {**catboost_values(case), **catboost_cascade_values(case)},
         }
         case["grouped"] = grouped_values(case)
+        case["grouped"]["xgboost"].update(xgboost_grouped_values(case))
         cases.append(case)
     data = {
         "versions": {

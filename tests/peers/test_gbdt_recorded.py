@@ -261,3 +261,26 @@ def test_xgboost_grouped_auc_reproduced(seed):
     reversed_value = xauc_score([y[i] for i in back], [case["scores"][i] for i in back],
                                 groups=[groups[i] for i in back], **_XGBOOST_AUC)  # fmt: skip
     assert abs(reversed_value - expected) > 1e-4
+
+
+@pytest.mark.parametrize("seed", sorted(CASES))
+def test_xgboost_aucpr_over_query_groups_reproduced(seed):
+    from receval import grouped_auprc_score, metric
+
+    case = CASES[seed]
+    expected = case["grouped"]["xgboost"]["aucpr"]
+    groups = [g for g, size in enumerate(case["groups"]) for _ in range(size)]
+    labels = [int(x > 0) for x in case["grades"]]
+    got = grouped_auprc_score(labels, case["scores"], groups=groups,
+                              interpolation="davis_goadrich", skip_groups="one_class")  # fmt: skip
+    assert got == pytest.approx(expected, abs=1e-12)
+    # XGBoost's spelling, as a metric string of an accumulator over two updates
+    acc = metric("aucpr")
+    half = len(labels) // 2
+    acc.update(labels[:half], case["scores"][:half], groups=groups[:half])
+    acc.update(labels[half:], case["scores"][half:], groups=groups[half:])
+    assert acc.compute() == got
+    # each option alone is not XGBoost's: the step-wise area, and groups of positives only
+    for options in ({"skip_groups": "one_class"}, {"interpolation": "davis_goadrich"}):
+        other = grouped_auprc_score(labels, case["scores"], groups=groups, **options)
+        assert abs(other - expected) > 1e-6

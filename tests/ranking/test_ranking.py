@@ -458,3 +458,34 @@ def test_ranking_exact_for_nearly_equal_and_signed_zero_scores(seed):
             }
             mean, _ = oracle.evaluate(qrels, run, spec.name, spec.k, conv)
             assert evaluate(qrels, run, name, **conv).mean[name] == pytest.approx(mean, abs=1e-12)
+
+
+def test_catboost_pfound_err_and_average_gain_by_hand():
+    # a (0), then b (1) and c (0) tied, then d (1): CatBoost puts c before b (ties="worst")
+    qrels = {"q": {"a": 0, "b": 1, "c": 0, "d": 1}}
+    run = {"q": {"a": 0.9, "b": 0.5, "c": 0.5, "d": 0.1}}
+    names = ["err(probability=true)", "err", "pfound", "pfound(decay=0.5)", "average_gain@2",
+             "average_gain@3", "average_gain", "PFound:top=2", "ERR:top=-1"]  # fmt: skip
+    got = evaluate(qrels, run, names, profile="catboost").mean
+    assert got["err(probability=true)"] == pytest.approx(1 / 3)  # b stops the user at 3
+    assert got["err"] == pytest.approx(1 / 16 / 3 + 15 / 16 / 16 / 4)  # gdeval's: (2^g - 1) / 16
+    assert got["pfound"] == pytest.approx(0.85**2)
+    assert got["pfound(decay=0.5)"] == pytest.approx(0.25)
+    assert got["PFound:top=2"] == 0.0
+    assert [got[f"average_gain{k}"] for k in ("@2", "@3", "")] == pytest.approx([0, 1 / 3, 0.5])
+    assert got["ERR:top=-1"] == got["err(probability=true)"]
+    # every order of the tie equally likely: b at 2 or 3
+    mean = evaluate(qrels, run, names[:4], profile="catboost", ties="average").mean
+    assert mean["err(probability=true)"] == pytest.approx((1 / 2 + 1 / 3) / 2)
+    assert mean["pfound"] == pytest.approx((0.85 + 0.85**2) / 2)
+
+
+def test_catboost_spellings_of_the_cascade_metrics_are_checked():
+    from receval.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="AverageGain needs top, an integer > 0"):
+        evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["AverageGain:top=-1"])
+    with pytest.raises(InvalidParameterError, match=r"cannot read 'border=1'; expected one of"):
+        evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["ERR:border=1"])
+    with pytest.raises(InvalidParameterError, match="decay"):
+        evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["PFound:decay=1.5"])

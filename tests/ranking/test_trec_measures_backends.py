@@ -31,11 +31,17 @@ _PARAMS = {
     "rbp": "rbp(p=0.9)",
     "ndcg_rel": "ndcg_rel(gains=1:3;2:9)",
 }
-_AT_K = {"relative_precision", "unjudged", "judged", "err", "nerr", "hits", "num_rel_ret"}
+_AT_K = {"relative_precision", "unjudged", "judged", "err", "nerr", "hits", "num_rel_ret",
+         "pfound", "average_gain"}  # fmt: skip
 TREC_METRICS = sorted(
-    (_PARAMS.get(name, name) + ("@5" if name in _AT_K else ""))
-    for name, info in REGISTRY.items()
-    if info.kind in codes.TREC_KINDS or info.mean in ("sum", "geometric")
+    [
+        *(
+            (_PARAMS.get(name, name) + ("@5" if name in _AT_K else ""))
+            for name, info in REGISTRY.items()
+            if info.kind in codes.TREC_KINDS or info.mean in ("sum", "geometric")
+        ),
+        "err(probability=true)@5",  # CatBoost's ERR, the grade as the stopping probability
+    ]
 )
 PROFILES = [
     {"profile": "trec_eval"},

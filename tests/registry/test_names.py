@@ -129,6 +129,7 @@ PEERS = [
     ("map@5-", "map(empty_users=zero)@5"),
     ("ndcg-", "ndcg(empty_users=zero)"),
     ("map-", "map(empty_users=zero)"),
+    ("aucpr", "grouped_auprc(interpolation=davis_goadrich,skip_groups=one_class)"),
     # CatBoost: its names, and its Name:param=value;... form
     ("PrecisionAt", "precision"),
     ("RecallAt", "recall"),
@@ -139,6 +140,13 @@ PEERS = [
     ("RecallAt:top=2", "recall@2"),
     ("MAP:top=5", "map@5"),
     ("MRR:top=-1", "mrr"),
+    # targets read as probabilities: PFound, ERR (plain "ERR" is ir_measures'), AverageGain
+    ("PFound", "pfound"),
+    ("PFound:top=5;decay=0.5", "pfound(decay=0.5)@5"),
+    ("ERR:top=-1", "err(probability=true)"),
+    ("ERR:top=3", "err(probability=true)@3"),
+    ("AverageGain", "average_gain"),
+    ("AverageGain:top=10", "average_gain@10"),
 ]
 
 
@@ -461,6 +469,8 @@ def _metric_strings(draw):
             exclude = {param.low} if param.low_open else set()
             exclude |= {param.high} if param.high_open else set()
             value = draw(_write(draw(_number(low, high, exclude))))
+        elif param.kind == "bool":
+            value = draw(st.sampled_from(["true", "false", "True"]))
         elif param.kind == "levels":
             levels = draw(st.lists(_number(0, 1), min_size=1, max_size=15, unique=True))
             value = ";".join(draw(_write(x)) for x in levels)

@@ -243,12 +243,13 @@ def test_registry_metadata():
         "relative_precision",
         "unjudged", "judged", "err", "nerr", "hits", "arp", "aplt", "aclt", "average_popularity",
         "tail_percentage", "serendipity", "miscalibration", "ee_disparity", "ee_relevance",
-        "ee_loss",
+        "ee_loss", "pfound", "average_gain",
     }  # fmt: skip
     assert {n for n, m in REGISTRY.items() if not m.bounded} == {
         "cg", "dcg", "idcg", "ils", "diversity", "num_ret", "num_rel", "num_rel_ret",
         "num_nonrel_judged_ret", "num_q", "utility", "hits", "arp", "aclt", "average_popularity",
-        "serendipity", "miscalibration", "ee_disparity", "ee_relevance", "ee_loss",
+        "serendipity", "miscalibration", "ee_disparity", "ee_relevance", "ee_loss", "pfound",
+        "average_gain",
     }  # fmt: skip
     assert [n for n, m in REGISTRY.items() if m.mean == "pooled"] == ["pooled_hit_ratio"]
     assert [n for n, m in REGISTRY.items() if m.mean == "sum"] == [

@@ -115,6 +115,16 @@ def test_sums_equal_in_memory(rows_df, rows, name, parts):
         assert got == expected
 
 
+@pytest.mark.parametrize("parts", [None, 5])
+def test_grouped_auprc_as_xgboost_computes_it_equals_in_memory(rows_df, rows, parts):
+    options = {"interpolation": "davis_goadrich", "skip_groups": "one_class"}
+    expected = receval.grouped_auprc_score(rows["y"], rows["p"], groups=rows["g"], **options)
+    columns = {"y_true": "y", "y_score": "p", "groups": "g"}
+    assert rs.compute(rows_df, "grouped_auprc", columns, num_partitions=parts, **options) == (
+        expected
+    )
+
+
 @pytest.mark.parametrize("name", ["log_loss", "normalized_entropy", "pcoc", "mean_absolute_error"])
 def test_float32_probabilities_and_weights_near_the_largest_float(spark, rows, name):
     """A FloatType column clips at float32's eps as the function does on float32 input,

@@ -23,6 +23,8 @@ def grouped_auprc_score(
     *,
     groups: ArrayLike,
     sample_weight: ArrayLike | None = None,
+    interpolation: str = "step",
+    skip_groups: str = "without_positive",
 ) -> float:
     """Compute grouped AUPRC: the mean over groups of each group's AUPRC.
 
@@ -34,6 +36,13 @@ def grouped_auprc_score(
     (``auprc.py``: the same Riemann sum), except that a group without a
     positive (no AUPRC) is skipped here, where TorchRec averages in a 0 for it.
 
+    ``interpolation="davis_goadrich"`` joins the thresholds as Davis and Goadrich
+    (2006) do: between two thresholds the false positives grow in proportion to the
+    true positives, and the area under that curve is exact (a logarithm per
+    segment). With ``skip_groups="one_class"`` (groups without a positive or without
+    a negative skipped) it is XGBoost's ``aucpr`` over query groups (metric string
+    ``aucpr``).
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -44,6 +53,12 @@ def grouped_auprc_score(
         Group id of each row (user, session, query).
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights of the rows, in each group's precision and recall.
+    interpolation : {"step", "davis_goadrich"}, default="step"
+        The curve between two thresholds: precision constant at the lower one (the
+        average precision), or Davis and Goadrich's interpolation (XGBoost's).
+    skip_groups : {"without_positive", "one_class"}, default="without_positive"
+        The groups left out of the mean: those without a positive, or also those
+        without a negative (XGBoost's).
 
     Returns
     -------
@@ -63,15 +78,22 @@ def grouped_auprc_score(
     >>> y_score = [0.9, 0.8, 0.1, 0.7, 0.2, 0.5]
     >>> grouped_auprc_score(y_true, y_score, groups=["a", "a", "a", "b", "b", "b"])
     0.5833
+    >>> grouped_auprc_score(y_true, y_score, groups=["a", "a", "a", "b", "b", "b"],
+    ...                     interpolation="davis_goadrich", skip_groups="one_class")
+    0.4932
     """
     columns = {"y_true": y_true, "y_score": y_score, "groups": groups,
                "sample_weight": sample_weight}  # fmt: skip
-    result: float = run_definition(GROUPED_AUPRC, {}, columns, func=_FUNC)
+    params = GROUPED_AUPRC.check_params(interpolation=interpolation, skip_groups=skip_groups)
+    result: float = run_definition(GROUPED_AUPRC, params, columns, func=_FUNC)
     return result
 
 
-def group_auprc(state: XAUCCounts) -> np.ndarray:
-    """Per group of a state of 0/1 targets: its AUPRC (nan without a positive)."""
+def group_auprc(
+    state: XAUCCounts, interpolation: str = "step", skip_groups: str = "without_positive"
+) -> np.ndarray:
+    """Per group of a state of 0/1 targets: its AUPRC (nan without a positive, or,
+    ``skip_groups="one_class"``, without a negative)."""
     state.compact()
     n_groups = len(state.ids)
     if not len(state.y):
@@ -89,13 +111,41 @@ def group_auprc(state: XAUCCounts) -> np.ndarray:
     first = np.flatnonzero(np.r_[True, group_of[1:] != group_of[:-1]])  # thresholds
     tp_cum = _group_cumsum(tp_t, first)
     fp_cum = _group_cumsum(fp_t, first)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.where(tp_cum > 0, tp_cum / (tp_cum + fp_cum), 0.0)
-    area = np.bincount(group_of, weights=tp_t * precision, minlength=n_groups)
     positives = np.bincount(group_of, weights=tp_t, minlength=n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
-        values: np.ndarray = np.where(positives > 0, area / positives, np.nan)
+        if interpolation == "step":
+            precision = np.where(tp_cum > 0, tp_cum / (tp_cum + fp_cum), 0.0)
+            area = np.bincount(group_of, weights=tp_t * precision, minlength=n_groups)
+            values: np.ndarray = np.where(positives > 0, area / positives, np.nan)
+        else:
+            segments = _davis_goadrich(tp_cum, fp_cum, first, positives[group_of])
+            values = np.bincount(group_of, weights=segments, minlength=n_groups)
+            values[positives <= 0] = np.nan
+    if skip_groups == "one_class":
+        negatives = np.bincount(group_of, weights=fp_t, minlength=n_groups)
+        values[negatives <= 0] = np.nan
     return values
+
+
+def _davis_goadrich(
+    tp: np.ndarray, fp: np.ndarray, first: np.ndarray, total: np.ndarray
+) -> np.ndarray:
+    """The area of each segment of Davis and Goadrich's precision-recall curve, from
+    the previous threshold of its group (the origin at a group's first) to this one:
+    with ``h`` the false positives per true positive on the segment, ``a = 1 + h`` and
+    ``b = (fp_prev - h tp_prev) / total``, the area under precision ``x / (a x + b)``
+    of recall ``x`` is ``(dx - b / a log((a x + b) / (a x_prev + b))) / a``, written as
+    XGBoost writes it (``CalcDeltaPRAUC``)."""
+    tp_prev, fp_prev = np.r_[0.0, tp[:-1]], np.r_[0.0, fp[:-1]]
+    tp_prev[first], fp_prev[first] = 0.0, 0.0
+    flat = tp == tp_prev
+    h = np.where(flat, 0.0, (fp - fp_prev) / np.where(flat, 1.0, tp - tp_prev))
+    a = np.where(flat, 1.0, h + 1.0)
+    b = np.where(flat, 0.0, (fp_prev - h * tp_prev) / total)
+    x, x_prev = tp / total, tp_prev / total
+    curved = (x - x_prev - b / a * (np.log(a * x + b) - np.log(a * x_prev + b))) / a
+    area: np.ndarray = np.where(b != 0.0, curved, (x - x_prev) / a)
+    return area
 
 
 def _group_cumsum(x: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -118,8 +168,22 @@ def _prepare(params: dict[str, Any], y_true: Any, y_score: Any, **kwargs: Any) -
 
 
 def _finalize(params: dict[str, Any], state: XAUCCounts) -> float:
-    values = group_auprc(state)
-    return grouped_mean(_FUNC, values, np.ones(len(values)), "a positive")
+    values = group_auprc(state, **params)
+    why = "a positive" if params["skip_groups"] == "without_positive" else "both classes"
+    return grouped_mean(_FUNC, values, np.ones(len(values)), why)
 
 
-GROUPED_AUPRC = counts_definition("grouped_auprc", _prepare, _finalize, scale_free=always)
+def _params(interpolation: str = "step", skip_groups: str = "without_positive") -> dict[str, Any]:
+    return {
+        "interpolation": v.check_option(
+            interpolation, "interpolation", _FUNC, ["step", "davis_goadrich"]
+        ),
+        "skip_groups": v.check_option(
+            skip_groups, "skip_groups", _FUNC, ["without_positive", "one_class"]
+        ),
+    }
+
+
+GROUPED_AUPRC = counts_definition(
+    "grouped_auprc", _prepare, _finalize, check_params=_params, scale_free=always
+)

@@ -113,7 +113,7 @@ class MetricSpec:
     def float_params(self) -> tuple[float, ...]:
         """The metric parameters as the kernel's float columns P0, P1, ...
 
-        Numbers one each, in declaration order; a list as its length then its
+        Numbers one each (``true``: 1), in declaration order; a list as its length then its
         values (length 0 for the default, trec_eval's 11 levels); a gain table as
         its number of pairs then grade, gain of each pair.
 
@@ -131,7 +131,7 @@ class MetricSpec:
         out: list[float] = []
         for param in self.info.params:
             value: Any = given.get(param.name, param.default)
-            if param.kind == "float":
+            if param.kind in ("float", "bool"):
                 out.append(float(value))
             elif param.kind == "levels":
                 out += [0.0] if param.name not in given else [float(len(value)), *value]

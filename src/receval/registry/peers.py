@@ -208,20 +208,32 @@ SPELLINGS: tuple[Spelling, ...] = (
     _pattern(r"map@(?P<k>[0-9]+)-", "xgboost", "map(empty_users=zero)@{k}", "map@5-"),
     _literal("ndcg-", "xgboost", "ndcg(empty_users=zero)"),
     _literal("map-", "xgboost", "map(empty_users=zero)"),
+    # aucpr over query groups: Davis and Goadrich's curve, groups of one class left out
+    _literal(
+        "aucpr",
+        "xgboost",
+        "grouped_auprc(interpolation=davis_goadrich,skip_groups=one_class)",
+    ),
     # CatBoost 1.2's names without parameters (with them: catboost_metric)
     _literal("PrecisionAt", "catboost", "precision"),
     _literal("RecallAt", "catboost", "recall"),
+    _literal("AverageGain", "catboost", "average_gain"),
 )
 
 #: CatBoost's ranking metrics that receval computes: name -> (receval metric, the
-#: parameters each takes besides top and border)
-_CATBOOST = {
-    "ndcg": ("ndcg", ("type", "denominator")),
-    "dcg": ("dcg", ("type", "denominator")),
-    "precisionat": ("precision", ()),
-    "recallat": ("recall", ()),
-    "map": ("map", ()),
-    "mrr": ("mrr", ()),
+#: parameters each takes besides top (and border, where it takes one), the
+#: parameters of the receval metric that its name sets)
+_CATBOOST: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "ndcg": ("ndcg", ("type", "denominator", "border"), ()),
+    "dcg": ("dcg", ("type", "denominator", "border"), ()),
+    "precisionat": ("precision", ("border",), ()),
+    "recallat": ("recall", ("border",), ()),
+    "map": ("map", ("border",), ()),
+    "mrr": ("mrr", ("border",), ()),
+    # targets read as probabilities (a grade above 1 as it is, as CatBoost does)
+    "pfound": ("pfound", ("decay",), ()),
+    "err": ("err", (), ("probability=true",)),
+    "averagegain": ("average_gain", (), ()),
 }
 _CATBOOST_VALUES = {
     ("type", "base"): ("gain", "linear"),
@@ -237,9 +249,11 @@ def catboost_metric(text: str) -> str | None:
     when ``text`` is not in that form.
 
     ``top=k`` is the cut-off (-1: the whole list), ``type`` (``Base``, ``Exp``) the
-    gain, ``denominator`` (``LogPosition``, ``Position``) the discount, and
+    gain, ``denominator`` (``LogPosition``, ``Position``) the discount,
     ``border=b`` (a document is relevant when its target exceeds b; 0.5 by default)
-    the relevance threshold ``floor(b) + 1`` of integer grades. ``hints`` and
+    the relevance threshold ``floor(b) + 1`` of integer grades, and ``decay`` PFound's
+    decay. ``ERR`` is ``err(probability=true)`` (the target is the stopping
+    probability), ``AverageGain:top=k`` ``average_gain@k``. ``hints`` and
     ``use_weights`` do not change a value and are ignored.
 
     Examples
@@ -249,6 +263,10 @@ def catboost_metric(text: str) -> str | None:
     'ndcg(gain=exponential)@10'
     >>> catboost_metric("PrecisionAt:top=5;border=1.5")
     'precision(rel_threshold=2)@5'
+    >>> catboost_metric("PFound:top=5;decay=0.5")
+    'pfound(decay=0.5)@5'
+    >>> catboost_metric("ERR:top=10")
+    'err(probability=true)@10'
     >>> catboost_metric("QueryAUC:type=Ranking")
     'grouped_xauc(weighting=uniform,empty_groups=zero)'
     >>> catboost_metric("QueryAUC")
@@ -271,26 +289,34 @@ def catboost_metric(text: str) -> str | None:
             f"Unknown CatBoost metric {found['name']!r} in {text!r}; receval computes "
             f"CatBoost's {', '.join(sorted([*_CATBOOST, 'queryauc']))} (case-insensitive)."
         )
-    metric, takes = _CATBOOST[name]
-    top, conventions = "", []
+    metric, takes, conventions = _CATBOOST[name][0], _CATBOOST[name][1], [*_CATBOOST[name][2]]
+    top = ""
     for part in filter(None, (p.strip() for p in found["params"].split(";"))):
         key, _, value = (s.strip() for s in part.partition("="))
         key, low = key.lower(), value.lower()
         if key in ("hints", "use_weights"):
             continue
+        number = re.fullmatch(r"[0-9]*\.?[0-9]+", value)
         if key == "top" and re.fullmatch(r"-?[0-9]+", value):
             top = "" if int(value) < 0 else f"@{int(value)}"
-        elif key == "border" and re.fullmatch(r"[0-9]*\.?[0-9]+", value):
+        elif key == "border" and key in takes and number:
             conventions.append(f"rel_threshold={math.floor(float(value)) + 1}")
+        elif key == "decay" and key in takes and number:
+            conventions.append(f"decay={value}")
         elif key in takes and (key, low) in _CATBOOST_VALUES:
             conventions.append("=".join(_CATBOOST_VALUES[key, low]))
         else:
-            options = ["top", "border", *takes]
+            options = ["top", *takes]
             raise InvalidParameterError(
                 f"CatBoost metric {text!r}: cannot read {part!r}; expected one of "
                 f"{options} (type: Base or Exp; denominator: LogPosition or Position; "
-                f"top: an integer; border: a number >= 0)."
+                f"top: an integer; border: a number >= 0; decay: a number in (0, 1])."
             )
+    if name == "averagegain" and not top:
+        raise InvalidParameterError(
+            f"CatBoost metric {text!r}: AverageGain needs top, an integer > 0 (CatBoost's "
+            f"own rule); write e.g. 'AverageGain:top=10'."
+        )
     inner = f"({','.join(conventions)})" if conventions else ""
     return f"{metric}{inner}{top}"
 

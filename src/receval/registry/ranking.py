@@ -132,6 +132,15 @@ _ALPHA = Param(
     "alpha", "float", "smoothing towards the history's distribution", 0.01, 0.0, 1.0, False, True
 )
 _RECBOLE = "RecBole"
+_CATBOOST = "CatBoost 1.2"
+_DECAY = Param(
+    "decay", "float", "chance of looking on past an item not found", 0.85, 0.0, 1.0, True
+)
+_ERR = (
+    Param("max_grade", "float", "the grade that stops the user surely (gdeval's)", 4.0, 0.0,
+          low_open=True),
+    Param("probability", "bool", "the grade itself is the stopping probability", False),
+)  # fmt: skip
 _GAINS = Param("gains", "gains", "gain of each grade (other grades: their value)", ())
 _UTILITY = (
     Param("a", "float", "worth of a relevant item retrieved", 1.0),
@@ -477,10 +486,28 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
             "err",
             "expected reciprocal rank (Chapelle et al. 2009): sum over ranks i of 1 / i times "
             "the probability that the user stops at i, in the cascade model (ir_measures' "
-            "ERR@k, from gdeval)",
+            "ERR@k, from gdeval: an item stops the user with probability "
+            "(2^grade - 1) / 2^max_grade; probability=true: the grade itself, CatBoost's ERR)",
             source="ir_measures",
+            params=_ERR,
         ),
         _kernel("nerr", "ERR over the ERR of the ideal ranking", source="ir_measures"),
+        _kernel(
+            "pfound",
+            "the cascade of ERR without 1 / rank: sum over ranks of the grade (a probability "
+            "in [0, 1]) times the chance of looking there, which each item found or not "
+            "lowers by (1 - grade) * decay (CatBoost's PFound)",
+            bounded=False,  # grades above 1 are not probabilities; CatBoost takes them as they are
+            params=(_DECAY,),
+            source=_CATBOOST,
+        ),
+        _kernel(
+            "average_gain",
+            "mean grade of the top min(k, n) items (CatBoost's AverageGain)",
+            bounded=False,
+            conventions=_reads(drop=_GAIN_SUMS),
+            source=_CATBOOST,
+        ),
         _kernel(
             "hits",
             "relevant items in the top k, averaged over users",

@@ -189,7 +189,13 @@ ROWS: tuple[MetricEntry, ...] = (
          "receval.metrics._grouped_auprc:grouped_auprc_score", "receval.metrics._grouped_auprc",
          inputs=("y_true", "y_score", "groups", "sample_weight"),
          source="TorchRec (auprc.py with grouping_keys; it averages a 0 for a group without "
-                "a positive)"),
+                "a positive)",
+         params=(Param("interpolation", "choice",
+                       "the curve between thresholds: steps, or Davis and Goadrich's "
+                       "(XGBoost's aucpr)", "step", choices=("step", "davis_goadrich")),
+                 Param("skip_groups", "choice",
+                       "groups left out: without a positive, or of one class (XGBoost's)",
+                       "without_positive", choices=("without_positive", "one_class")))),
     # ------------------------------------------------ list metrics with their own functions
     _row("catalog_coverage", "list", "share of the catalogue in the top-k lists",
          "receval.metrics.beyond.catalog:catalog_coverage", inputs=("run", "catalog"),

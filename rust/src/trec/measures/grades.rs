@@ -444,15 +444,49 @@ pub fn err_gain(grade: f64, max_grade: f64) -> f64 {
     }
 }
 
-fn err_of<I: Iterator<Item = f64>>(grades: I, max_grade: f64) -> f64 {
+/// Stopping probability of CatBoost's ERR and PFound: the grade itself (a target in
+/// [0, 1]); 0 for an item absent from the qrels or with a negative grade.
+#[inline]
+pub fn stop_probability(grade: f64) -> f64 {
+    grade.max(0.0)
+}
+
+/// The stopping probability of an ERR spec's parameters: `(2^g - 1) / 2^P0` (gdeval's),
+/// or the grade itself when P1 = 1 (CatBoost's).
+pub fn err_stop(params: &[f64]) -> impl Fn(f64) -> f64 {
+    let (max_grade, grade_is_probability) = (err_max_grade(params[0]), params[1] == 1.0);
+    move |g| {
+        if grade_is_probability {
+            stop_probability(g)
+        } else {
+            err_gain(g, max_grade)
+        }
+    }
+}
+
+/// The cascade of ERR and PFound: the user looks at rank i with the product of `1 - y`
+/// of the items above (times `look(i)`), stops there with probability `y` and earns
+/// `weight(i)` (ranks from 0).
+pub fn cascade<I, Y, W>(grades: I, stop: Y, weight: W) -> f64
+where
+    I: Iterator<Item = f64>,
+    Y: Fn(f64) -> f64,
+    W: Fn(usize) -> f64,
+{
     let mut score = 0.0;
     let mut decay = 1.0;
     for (i, g) in grades.enumerate() {
-        let r = err_gain(g, max_grade);
-        score += r * decay / (i + 1) as f64;
+        let r = stop(g);
+        score += r * decay * weight(i);
         decay *= 1.0 - r;
     }
     score
+}
+
+/// The weight of rank `i` (from 0) in ERR: `1 / (i + 1)`.
+#[inline]
+pub fn err_weight(i: usize) -> f64 {
+    1.0 / (i + 1) as f64
 }
 
 pub fn err_max_grade(p0: f64) -> f64 {
@@ -464,10 +498,45 @@ pub fn err_max_grade(p0: f64) -> f64 {
 }
 
 /// Expected reciprocal rank (Chapelle et al.; gdeval, ir_measures' ERR): the user
-/// stops at rank i with probability `(2^g - 1) / 2^max_grade` and earns `1 / i`.
-/// Relevance levels play no part: every positive grade is a gain.
-pub fn err(u: &UserGrades<'_>, max_grade: f64) -> f64 {
-    err_of(u.ranked.iter().copied(), err_max_grade(max_grade))
+/// stops at rank i with probability `(2^g - 1) / 2^max_grade` (P0), or the grade itself
+/// (P1 = 1: CatBoost's ERR of targets in [0, 1]), and earns `1 / i`. Relevance levels
+/// play no part: every positive grade is a gain.
+pub fn err(u: &UserGrades<'_>, params: &[f64]) -> f64 {
+    cascade(u.ranked.iter().copied(), err_stop(params), err_weight)
+}
+
+/// PFound's default decay of the chance of looking on (CatBoost's `decay`).
+pub const DEFAULT_PFOUND_DECAY: f64 = 0.85;
+
+/// The weight of rank `i` (from 0) in PFound: `decay^i`.
+pub fn pfound_weight(decay: f64) -> impl Fn(usize) -> f64 {
+    let d = if decay > 0.0 {
+        decay
+    } else {
+        DEFAULT_PFOUND_DECAY
+    };
+    move |i| d.powi(i as i32)
+}
+
+/// CatBoost's PFound: the user looks at the first item, finds it with probability its
+/// grade (a target in [0, 1]), and else looks on with probability `decay` (P0; 0:
+/// 0.85): the sum over ranks of the grade times the chance of looking there.
+pub fn pfound(u: &UserGrades<'_>, decay: f64) -> f64 {
+    cascade(
+        u.ranked.iter().copied(),
+        stop_probability,
+        pfound_weight(decay),
+    )
+}
+
+/// CatBoost's AverageGain: the mean grade of the top min(k, n) items (an item absent
+/// from the qrels or with a negative grade: 0); 0 for an empty list.
+pub fn average_gain(u: &UserGrades<'_>) -> f64 {
+    if u.ranked.is_empty() {
+        return 0.0;
+    }
+    let sum: f64 = u.ranked.iter().map(|&g| stop_probability(g)).sum();
+    sum / u.ranked.len() as f64
 }
 
 /// ndeval's default stopping parameter of nERR (`alpha`).

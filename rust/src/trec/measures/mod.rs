@@ -118,7 +118,9 @@ pub fn user_measure(
             rbp(u, params[0], table)
         }
         RBP_RESID => rbp_resid(u, params[0]),
-        ERR => err(u, params[0]),
+        ERR => err(u, params),
+        PFOUND => pfound(u, params[0]),
+        AVERAGE_GAIN => average_gain(u),
         NERR => nerr(u, k, params[0]),
         _ => f64::NAN,
     }

@@ -238,10 +238,13 @@ fn err_and_nerr() {
     let judged = [4.0, 2.0, 0.0];
     let u = user(&[2.0, 0.0, 4.0], &judged, 1.0);
     // 3/16 + (15/16) (13/16) / 3
-    assert_eq!(err(&u, 0.0), 0.44140625);
-    assert_eq!(err(&user(&[ABSENT, -1.0], &judged, 1.0), 0.0), 0.0);
+    assert_eq!(err(&u, &[0.0, 0.0]), 0.44140625);
+    assert_eq!(err(&user(&[ABSENT, -1.0], &judged, 1.0), &[0.0, 0.0]), 0.0);
     // the largest grade: 3
-    assert_eq!(err(&user(&[3.0], &judged, 1.0), 3.0), 7.0 / 8.0);
+    assert_eq!(err(&user(&[3.0], &judged, 1.0), &[3.0, 0.0]), 7.0 / 8.0);
+    // CatBoost's: the grade is the stopping probability (1 / 2 + (1 / 2) (1 / 4) / 2)
+    let p = user(&[0.5, ABSENT, 0.25, -1.0], &judged, 1.0);
+    assert_eq!(err(&p, &[0.0, 1.0]), 0.5 + 0.5 * 0.25 / 3.0);
     // nERR: relevant at ranks 1 and 3, weights 1 and 1/2; ideal ranks 1 and 2
     assert_eq!(nerr(&u, 0, 0.5), (1.0 + 0.5 / 3.0) / (1.0 + 0.5 / 2.0));
     // cut at 1: the ideal list is cut too
@@ -251,6 +254,18 @@ fn err_and_nerr() {
     assert_eq!(nerr(&user(u.ranked, &judged, 3.0), 0, 0.5), 1.0 / 3.0);
     assert_eq!(nerr(&user(&[0.0, ABSENT], &judged, 1.0), 0, 0.5), 0.0);
     assert_eq!(nerr(&user(&[0.0, -1.0], &[0.0, -1.0], 1.0), 0, 0.5), 0.0);
+}
+
+#[test]
+fn pfound_and_average_gain() {
+    let judged = [1.0, 0.0];
+    // look at 1: 0.5 found; on with (1 - 0.5) 0.85; an absent item passes on with 0.85
+    let u = user(&[0.5, ABSENT, 0.25], &judged, 1.0);
+    assert_eq!(pfound(&u, 0.0), 0.5 + 0.25 * 0.5 * 0.85 * 0.85);
+    assert_eq!(pfound(&u, 0.5), 0.5 + 0.25 * 0.5 * 0.5 * 0.5);
+    assert_eq!(average_gain(&u), 0.75 / 3.0);
+    assert_eq!(average_gain(&user(&[-1.0, 2.0], &judged, 1.0)), 1.0);
+    assert_eq!(average_gain(&user(&[], &judged, 1.0)), 0.0);
 }
 
 #[test]

@@ -17,9 +17,10 @@
 //!   items' quantities, whose means within a block are those of distinct pairs;
 //! - nERR: the j-th relevant item of a block of s items, h relevant, lies at offset
 //!   o with probability `C(o, j - 1) C(s - 1 - o, h - j) / C(s, h)`;
-//! - ERR: the item at offset j of a block is each item with probability 1/s, the j
-//!   before it a uniformly random subset of the others (means of products of
-//!   subsets, one grade at a time; see `expected_err`).
+//! - ERR and PFound: the item at offset j of a block is each item with probability
+//!   1/s, the j before it a uniformly random subset of the others (means of products
+//!   of subsets, one grade at a time; see `expected_cascade`);
+//! - AverageGain: the mean grade over each tied block at each of its positions.
 //!
 //! - infAP, G and interpolated precision (one level or averaged): see
 //!   [`forms`].
@@ -31,10 +32,10 @@ pub mod forms;
 
 use super::measures::{self as tm, GainTable, UserGrades};
 use crate::spec::{
-    Gain, Spec, BIN_G, BPREF, DCG, ERR, G, IDCG, INFAP, IPREC_AT_RECALL, IPREC_AVG, JUDGED,
-    NDCG_REL, NERR, NUM_NONREL_JUDGED_RET, NUM_Q, NUM_REL, NUM_REL_RET, NUM_RET, N_PARAMS, RBP,
-    RBP_RESID, RELATIVE_PRECISION, RPREC_MULT, R_NDCG, SET_AP, SET_F, SET_PRECISION, SET_RECALL,
-    SET_RELATIVE_PRECISION, UNJUDGED, UTILITY,
+    Gain, Spec, AVERAGE_GAIN, BIN_G, BPREF, DCG, ERR, G, IDCG, INFAP, IPREC_AT_RECALL, IPREC_AVG,
+    JUDGED, NDCG_REL, NERR, NUM_NONREL_JUDGED_RET, NUM_Q, NUM_REL, NUM_REL_RET, NUM_RET, N_PARAMS,
+    PFOUND, RBP, RBP_RESID, RELATIVE_PRECISION, RPREC_MULT, R_NDCG, SET_AP, SET_F, SET_PRECISION,
+    SET_RECALL, SET_RELATIVE_PRECISION, UNJUDGED, UTILITY,
 };
 use crate::ties::{hypergeometric, tied_block_end};
 
@@ -260,10 +261,11 @@ pub fn has_negative_gain(params: &[f64]) -> bool {
     pairs[..m].iter().any(|&(_, gain)| gain < 0.0)
 }
 
-/// Expected ERR (gdeval's) over every order of the tied blocks, exactly.
+/// Expected ERR (or PFound: the cascade of [`tm::cascade`]) over every order of the
+/// tied blocks, exactly.
 ///
-/// With `x = 1 - R(g)` and `y = R(g)` (R the stopping probability), ERR sums
-/// `y_r prod_{i<r} x_i / r`. The items of earlier blocks multiply every term of a
+/// With `x = 1 - R(g)` and `y = R(g)` (R the stopping probability, `stop`), ERR sums
+/// `y_r prod_{i<r} x_i w(r)`, `w` the rank's `weight` (1 / r; PFound: decay^(r - 1)). The items of earlier blocks multiply every term of a
 /// block by the same product. Within a block B of `s` items, the item at offset `j`
 /// is each item `c` with probability `1/s`, and the `j` items before it a uniformly
 /// random `j`-subset of the others, so the expected term is
@@ -271,15 +273,16 @@ pub fn has_negative_gain(params: &[f64]) -> bool {
 /// of their `x` (the elementary symmetric polynomial over the binomial coefficient,
 /// built one item at a time as a convex combination). Items of one grade share
 /// their `m_j`: O(distinct grades x s x positions) per block.
-fn expected_err(ranked: &[f64], scores: &[f64], top: usize, max_grade: f64) -> f64 {
+fn expected_cascade<Y, W>(ranked: &[f64], scores: &[f64], top: usize, stop: Y, weight: W) -> f64
+where
+    Y: Fn(f64) -> f64,
+    W: Fn(usize) -> f64,
+{
     let (mut value, mut decay, mut t) = (0.0, 1.0, 0);
     while t < top {
         let e = tied_block_end(scores, t);
         let (s, used) = (e - t, e.min(top) - t);
-        let ys: Vec<f64> = ranked[t..e]
-            .iter()
-            .map(|&g| tm::err_gain(g, max_grade))
-            .collect();
+        let ys: Vec<f64> = ranked[t..e].iter().map(|&g| stop(g)).collect();
         // distinct stopping probabilities of the block and how many items have each
         let mut distinct: Vec<(f64, usize)> = Vec::new();
         for &y in &ys {
@@ -307,7 +310,7 @@ fn expected_err(ranked: &[f64], scores: &[f64], top: usize, max_grade: f64) -> f
             }
             let share = count as f64 / s as f64 * yc;
             for (j, m) in means.iter().enumerate() {
-                value += decay * share * m / (t + j + 1) as f64;
+                value += decay * share * m * weight(t + j);
             }
         }
         decay *= ys.iter().map(|y| 1.0 - y).product::<f64>();
@@ -528,7 +531,21 @@ pub fn expected_measure(
             table.build(u.judged, if custom { &pairs[..m] } else { &[] });
             forms::expected_g(u, scores, top, table)
         }
-        ERR => expected_err(ranked, scores, top, tm::err_max_grade(params[0])),
+        ERR => expected_cascade(ranked, scores, top, tm::err_stop(params), tm::err_weight),
+        PFOUND => expected_cascade(
+            ranked,
+            scores,
+            top,
+            tm::stop_probability,
+            tm::pfound_weight(params[0]),
+        ),
+        AVERAGE_GAIN if top > 0 => {
+            position_means(ranked, scores, top, tm::stop_probability)
+                .iter()
+                .sum::<f64>()
+                / top as f64
+        }
+        AVERAGE_GAIN => 0.0,
         NERR => {
             let alpha = if params[0] > 0.0 {
                 params[0]

@@ -48,6 +48,9 @@ NOT_LOADED_MODULES = {
     "receval.comparison.models", "receval.plot", "receval.spark", "receval.datasets",
     "receval.cli._compare", "receval.cli._ctr", "receval.cli._report", "receval.cli._retention",
     "receval.cli._metrics",
+    # the HTML report's sections and figures: rank prints the records alone
+    "receval.report.sections", "receval.report.html", "receval.report.figures",
+    "receval.report.interactive",
     "rich.markdown", "typer.rich_utils",
 }  # fmt: skip
 
@@ -132,6 +135,8 @@ def test_trec_eval_loads_neither_typer_nor_rich() -> None:
 NOT_LOADED_BY_HELP = {
     "numpy", "receval.comparison.models", "receval.comparison.significance",
     "receval.ranking", "receval.engine", "receval.data", "receval.trec", "receval._validation",
+    # the registry's grammar and table: the help names only the families
+    "receval.registry.grammar", "receval.registry.table", "receval.registry.peers",
     *NOT_LOADED,
 }  # fmt: skip
 

@@ -338,18 +338,28 @@ def tie_averages(
     cheap = [t for t in checked if t not in costly]
     if cheap:
         groups.append((cheap, np.ones(len(users), dtype=bool)))
+    costs: dict[tuple[int, bool], np.ndarray] = {}  # by relevance threshold and tie rule
     for t in costly:
         c = convs[t]
-        # a bound first, (n * min(n, judged))**2 over the user's list; the blocks for
-        # the users above the budget
-        n = np.diff(r.offsets)[user_map[users]].astype(np.float64)
-        cost = (n * np.minimum(n, np.diff(q.offsets)[users])) ** 2
-        big = cost > TIE_AVERAGE_BUDGET
-        if big.any():
-            cost[big] = mixed_block_costs(q, r, users[big], user_map, c.rel_threshold,
-                                          c.ties == "trec")  # fmt: skip
+        key = (c.rel_threshold, c.ties == "trec")
+        if key not in costs:
+            # a bound first, (n * min(n, judged))**2 over the user's list; the blocks for
+            # the users above the budget
+            n = np.diff(r.offsets)[user_map[users]].astype(np.float64)
+            bound = (n * np.minimum(n, np.diff(q.offsets)[users])) ** 2
+            big = bound > TIE_AVERAGE_BUDGET
+            if big.any():
+                bound[big] = mixed_block_costs(q, r, users[big], user_map, *key)
+            costs[key] = bound
+        cost = costs[key]
         out[t], own[t] = np.full(len(users), np.inf), cost == 0
-        groups.append(([t], (cost > 0) & (cost <= TIE_AVERAGE_BUDGET)))
+        kept = (cost > 0) & (cost <= TIE_AVERAGE_BUDGET)
+        # one kernel call per set of users (trec_eval's 11 recall levels share theirs)
+        same = next((g for g in groups if np.array_equal(g[1], kept)), None)
+        if same is None:
+            groups.append(([t], kept))
+        else:
+            same[0].append(t)
     for names, kept in groups:
         averaged = {t: replace(convs[t], ties="average") for t in names}
         sub = users[kept]

@@ -151,6 +151,32 @@ def test_help_loads_no_numpy(args) -> None:
     assert {m for m in modules if m.startswith(tuple(NOT_LOADED_BY_HELP))} == set()
 
 
+# the callbacks whose options Typer builds (from their signatures), printed at exit
+_BUILT = (
+    "import sys\n"
+    "import typer.main\n"
+    "real, built = typer.main.get_params_from_function, []\n"
+    "def counted(func):\n"
+    "    params = real(func)\n"
+    "    if params:\n"
+    "        built.append(func.__name__)\n"
+    "    return params\n"
+    "typer.main.get_params_from_function = counted\n"
+    + _MAIN.replace("MODULES ' + ' '.join(sorted(sys.modules))", "BUILT ' + ' '.join(built)")
+)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["rnk"], ["--version"]])
+def test_help_builds_no_command_options(args) -> None:
+    # the list of commands needs their names and help, not their options: only the
+    # group's own (--version and its callback) are built
+    done = _run(_BUILT, *args)
+    assert "receval" in done.stdout + done.stderr
+    assert set(done.stderr.rpartition("BUILT ")[2].split()) == {"_root", "_version"}
+    done = _run(_BUILT, "rank", "--help")
+    assert {"_root", "rank"} <= set(done.stderr.rpartition("BUILT ")[2].split())
+
+
 def test_help_lists_the_tests_of_compare() -> None:
     # the names come from receval.comparison.choices, the statistics' own lists
     from receval.comparison.significance import CORRECTIONS, TESTS

@@ -181,3 +181,26 @@ def test_command_note_says_a_costly_mean_is_not_computed():
     tie_notes(rep, "a.run", ["iprec_avg", "ndcg@10"], Say())  # type: ignore[arg-type]
     assert "not computed" in notes[0] and "nan" not in notes[0]
     assert "its mean is 0.05" in notes[1]
+
+
+def test_metrics_of_the_same_users_share_one_averaged_kernel_call(monkeypatch):
+    """trec_eval's official measures hold 11 recall levels: their ties="average"
+    values come from one kernel call with the cheap metrics (the same users), and
+    equal those computed one metric at a time."""
+    from receval.ranking import checks
+
+    q, r = _one_tied_list(20, 4)
+    metrics = ["iprec_at_recall_0.50", "iprec_at_recall_0.80", "iprec_avg", "ndcg@10"]
+    calls = []
+    real = checks.kernel_values
+
+    def spy(sub, run, specs, convs, names, user_map):
+        calls.append(list(names))
+        return real(sub, run, specs, convs, names, user_map)
+
+    monkeypatch.setattr(checks, "kernel_values", spy)
+    rep = receval.evaluate(q, r, metrics, ties="trec")
+    assert calls == [["ndcg@10", "iprec_at_recall_0.50", "iprec_at_recall_0.80", "iprec_avg"]]
+    for m in metrics:
+        alone = receval.evaluate(q, r, [m], ties="trec")
+        assert rep.mean_ties_average[m] == alone.mean_ties_average[m]

@@ -82,9 +82,39 @@ def main() -> None:
     from ._streams import checked_stdout
 
     first = sys.argv[1:2]
-    app = load_commands(*(first if first and first[0] in COMMANDS else ()))
+    if first and first[0] in COMMANDS:
+        app = load_commands(first[0])
+    elif any(arg in COMMANDS for arg in sys.argv[2:]):
+        app = load_commands()
+    else:  # no command to run: the help, --version, or an unknown command's error
+        app = _listing()
     with checked_stdout():
         app(prog_name="receval")
+
+
+def _listing() -> Any:
+    """The app with every command's name and help but none of its options: all that the
+    group's help, ``--version`` and the error for an unknown command read. Typer builds
+    a command's options from its signature, which costs more than the rest of
+    ``receval --help`` together."""
+    import copy
+
+    app = copy.copy(load_commands())
+    app.registered_commands = [copy.copy(info) for info in app.registered_commands]
+    for info in app.registered_commands:
+        info.callback = _stand_in(info.callback)
+    return app
+
+
+def _stand_in(callback: Any) -> Any:
+    """A callback without parameters with the name and help of ``callback``."""
+
+    def stand_in() -> None:  # pragma: no cover - never run: no command is named
+        raise AssertionError("a command's stand-in ran")
+
+    stand_in.__doc__, stand_in.__name__ = callback.__doc__, callback.__name__
+    stand_in.__module__, stand_in.__qualname__ = callback.__module__, callback.__qualname__
+    return stand_in
 
 
 def __getattr__(name: str) -> Any:

@@ -595,7 +595,7 @@ def rank_table(
     reports: list[tuple[str, Any]], metrics: list[str], title: str | None = None
 ) -> ResultTable:
     """One row per run: its name and the mean of each metric, with the counts."""
-    from ..report.sections import ranking_records
+    from ..report.records import ranking_records
 
     records = ranking_records(dict(reports), metrics)
     columns = ["run", *metrics]

@@ -520,7 +520,7 @@ def _users_update(
                             values, sampled.correction, sampled.catalog_size,
                             sampled.gamma or 0.0)  # fmt: skip
         else:
-            ties = tie_averages(q, r, specs, convs, ranked, user_map)
+            ties = tie_averages(q, r, specs, convs, ranked, user_map, item_map)
     per_user: dict[str, np.ndarray] = {}
     if setup.listwise:
         if run is None:

@@ -271,14 +271,19 @@ TIE_AVERAGE_BUDGET = 1 << 20
 
 
 def mixed_block_costs(
-    q: Qrels, r: Run, users: np.ndarray, user_map: np.ndarray, threshold: int, single: bool
+    q: Qrels,
+    r: Run,
+    users: np.ndarray,
+    user_map: np.ndarray,
+    item_map: np.ndarray,
+    threshold: int,
+    single: bool,
 ) -> np.ndarray:
     """Per user (qrels positions, all in the run): the sum over the tied blocks of its
     list that hold relevant (grade >= ``threshold``) and non-relevant items of
     ``(s * h) ** 2`` (s items, h relevant; equal scores compared in single precision
-    with ``single``); 0 when the user's value cannot depend on the order of ties."""
-    from ..data._encode import lookup
-
+    with ``single``); 0 when the user's value cannot depend on the order of ties.
+    ``item_map``: the run code of each qrels item (-1: not in the run)."""
     runs = user_map[users]
     lengths = np.diff(r.offsets)[runs]
     local = np.zeros(len(users) + 1, dtype=np.int64)
@@ -288,7 +293,10 @@ def mixed_block_costs(
     scores = r.scores[rows].astype(np.float32 if single else np.float64)
     # the run's items as qrels codes, and the relevant (user, item) pairs as keys
     n_items = max(len(q.item_ids), 1)
-    codes_of = lookup(r.item_ids, q.item_ids).astype(np.int64)[r.items[rows]]
+    of_run = np.full(len(r.item_ids), -1, dtype=np.int64)  # item_map inverted
+    found = np.flatnonzero(item_map >= 0)
+    of_run[item_map[found]] = found
+    codes_of = of_run[r.items[rows]]
     q_lengths = np.diff(q.offsets)[users]
     q_rows = np.repeat(q.offsets[users] - np.cumsum(q_lengths) + q_lengths, q_lengths)
     q_rows = q_rows + np.arange(len(q_rows))
@@ -314,6 +322,7 @@ def tie_averages(
     convs: dict[str, Conventions],
     ranked: list[str],
     user_map: np.ndarray,
+    item_map: np.ndarray | None,
 ) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
     """The users whose lists hold tied scores (qrels positions) and, per ranked metric
     computed with another tie order, their values with ``ties="average"`` (the
@@ -323,7 +332,8 @@ def tie_averages(
     it is computed for the users within :data:`TIE_AVERAGE_BUDGET` only. The others
     whose list has a tied block of relevant and non-relevant items get ``inf`` (not
     computed: their value may depend on the order); the third dict marks, per such
-    metric, the users without such a block (their value is their own)."""
+    metric, the users without such a block (their value is their own). ``item_map``
+    is the run code of each qrels item (None: looked up where needed)."""
     checked = [t for t in ranked if _tie_checked(specs[t], convs[t])]
     if not checked:
         return np.empty(0, dtype=np.int64), {}, {}
@@ -338,18 +348,32 @@ def tie_averages(
     cheap = [t for t in checked if t not in costly]
     if cheap:
         groups.append((cheap, np.ones(len(users), dtype=bool)))
+    costs: dict[tuple[int, bool], np.ndarray] = {}  # by relevance threshold and tie rule
     for t in costly:
         c = convs[t]
-        # a bound first, (n * min(n, judged))**2 over the user's list; the blocks for
-        # the users above the budget
-        n = np.diff(r.offsets)[user_map[users]].astype(np.float64)
-        cost = (n * np.minimum(n, np.diff(q.offsets)[users])) ** 2
-        big = cost > TIE_AVERAGE_BUDGET
-        if big.any():
-            cost[big] = mixed_block_costs(q, r, users[big], user_map, c.rel_threshold,
-                                          c.ties == "trec")  # fmt: skip
+        key = (c.rel_threshold, c.ties == "trec")
+        if key not in costs:
+            # a bound first, (n * min(n, judged))**2 over the user's list; the blocks for
+            # the users above the budget
+            n = np.diff(r.offsets)[user_map[users]].astype(np.float64)
+            bound = (n * np.minimum(n, np.diff(q.offsets)[users])) ** 2
+            big = bound > TIE_AVERAGE_BUDGET
+            if big.any():
+                if item_map is None:
+                    from ..data._encode import lookup
+
+                    item_map = lookup(q.item_ids, r.item_ids)
+                bound[big] = mixed_block_costs(q, r, users[big], user_map, item_map, *key)
+            costs[key] = bound
+        cost = costs[key]
         out[t], own[t] = np.full(len(users), np.inf), cost == 0
-        groups.append(([t], (cost > 0) & (cost <= TIE_AVERAGE_BUDGET)))
+        kept = (cost > 0) & (cost <= TIE_AVERAGE_BUDGET)
+        # one kernel call per set of users (trec_eval's 11 recall levels share theirs)
+        same = next((g for g in groups if np.array_equal(g[1], kept)), None)
+        if same is None:
+            groups.append(([t], kept))
+        else:
+            same[0].append(t)
     for names, kept in groups:
         averaged = {t: replace(convs[t], ties="average") for t in names}
         sub = users[kept]

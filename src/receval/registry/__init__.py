@@ -26,13 +26,24 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import InvalidParameterError
-from .grammar import MetricSpec, parse_metric, parse_metrics, parse_with
-from .pointwise import PointwiseMetric, pointwise_adapter
-from .schema import FAMILIES, MetricEntry, Param
-from .table import ENTRIES, RANKING, load
 
 if TYPE_CHECKING:
     from ..engine.metric import MetricDefinition
+    from .grammar import MetricSpec, parse_metric, parse_metrics
+    from .grammar import parse_with as parse_with
+    from .pointwise import PointwiseMetric
+    from .pointwise import pointwise_adapter as pointwise_adapter
+    from .schema import FAMILIES, MetricEntry, Param
+    from .table import ENTRIES, RANKING, load
+
+#: The module of each name this package exports from its modules: each loads on first
+#: use (``receval --help`` needs the families, not the grammar nor the table).
+_LAZY = {
+    "MetricSpec": "grammar", "parse_metric": "grammar", "parse_metrics": "grammar",
+    "parse_with": "grammar", "PointwiseMetric": "pointwise", "pointwise_adapter": "pointwise",
+    "FAMILIES": "schema", "MetricEntry": "schema", "Param": "schema", "ENTRIES": "table",
+    "RANKING": "table", "load": "table",
+}  # fmt: skip
 
 __all__ = [
     "ENTRIES",
@@ -89,6 +100,9 @@ def list_metrics(family: str | None = None) -> list[MetricEntry]:
     >>> rbp.aliases, rbp.source, rbp.parameters
     (('rbp.95',), 'trec_eval 10.0', ('p: persistence, in (0, 1), default 0.8',))
     """
+    from .schema import FAMILIES
+    from .table import ENTRIES
+
     if family is not None and family not in FAMILIES:
         raise InvalidParameterError(
             f"The 'family' parameter of list_metrics must be one of {sorted(FAMILIES)}. "
@@ -175,6 +189,8 @@ def resolve(
     receval.exceptions.InvalidParameterError: receval ctr -m: 'ap' is map, a ranking metric ...;
     the average precision of scores is 'average_precision'.
     """
+    from .grammar import parse_with
+
     spec = parse_with(name, None if supplied is None else frozenset(supplied))
     families = (family,) if isinstance(family, str) else tuple(family or ())
     if families and spec.info.family not in families:
@@ -197,6 +213,8 @@ def ranking_spec(text: str, where: str = "evaluate") -> MetricSpec:
     receval.exceptions.InvalidParameterError: evaluate: 'gauc' is gauc, a grouped metric (...),
     not a ranking metric of evaluate; compute it with receval.gauc_score.
     """
+    from .grammar import parse_metric
+
     spec = parse_metric(text)
     if spec.info.kind is None:
         raise _refused(text, spec.info, "ranking metric of evaluate;", where)
@@ -258,13 +276,22 @@ def pointwise_metric(name: str) -> PointwiseMetric:
         DeprecationWarning,
         stacklevel=2,
     )
+    from .pointwise import pointwise_adapter
+
     return pointwise_adapter(
         resolve(name, family=("pointwise", "grouped"), where="pointwise_metric")
     )
 
 
 def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value  # found directly from now on
+        return value
     if name == "POINTWISE_METRICS":
+        from .pointwise import pointwise_adapter
+        from .table import ENTRIES
+
         warnings.warn(
             "receval.registry.POINTWISE_METRICS is deprecated; use "
             "receval.list_metrics('pointwise') and receval.registry.resolve(name).",
@@ -289,6 +316,7 @@ def definitions() -> dict[str, MetricDefinition]:
     module is imported (it registers its definitions). ``"ranking"`` stands for every
     metric string of :func:`receval.evaluate`."""
     from ..engine.metric import DEFINITIONS
+    from .table import ENTRIES
 
     for entry in ENTRIES.values():
         if entry.definition_path:
@@ -310,6 +338,8 @@ def definition(name: str, options: Iterable[str] = ()) -> MetricDefinition:
         needs all its rows at once), naming its function.
     """
     from ..engine.metric import DEFINITIONS
+    from .grammar import parse_with
+    from .table import ENTRIES
 
     if not isinstance(name, str):
         raise InvalidParameterError(
@@ -326,3 +356,7 @@ def definition(name: str, options: Iterable[str] = ()) -> MetricDefinition:
         )
     importlib.import_module(entry.definition_path)  # the module registers its definitions
     return DEFINITIONS["ranking" if entry.kind is not None else entry.name]
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -439,7 +439,8 @@ def trec_eval(argv: Sequence[str]) -> str:
     if not users:
         raise _ParameterAbort("trec-eval: the qrels judge no query.", status=_NO_QUERY)
     # trec_eval goes through the qrels queries in byte order
-    order = sorted(range(len(users)), key=lambda i: str(users[i]).encode("utf-8"))
+    keys = [str(u).encode("utf-8") for u in users]
+    order = sorted(range(len(users)), key=keys.__getitem__)
     missing = set() if o.complete else set(users) - set(r.user_ids.tolist())
     if missing:
         # trec_eval stops at the first query absent from the run (status 4)
@@ -581,6 +582,7 @@ def _lines(
         )  # fmt: skip
     users = q.user_ids.tolist()
     evaluated = [str(users[i]) for i in order]
+    index = np.asarray(order, dtype=np.intp)  # once: a list index is converted at each use
     prefix = "Z" if zscores is not None else ""
     per_user: dict[str, np.ndarray] = {}
     if prefs:
@@ -593,7 +595,7 @@ def _lines(
         elif not v.metric or prefs:  # with preferences: runid and num_q
             continue
         else:
-            col = np.asarray(report.values[v.metric], dtype=np.float64)[order]  # type: ignore[union-attr]
+            col = np.asarray(report.values[v.metric], dtype=np.float64)[index]  # type: ignore[union-attr]
         if zscores is not None:
             if v.measure.name.startswith("gm_"):
                 # trec_eval keeps log(max(value, 1e-5)) per query, then exp of the mean

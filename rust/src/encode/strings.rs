@@ -167,10 +167,7 @@ pub fn factorize_bytes<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i32>, Vec
 
 /// Codes (in order of first appearance) of `n` strings (`keys`), and the first row
 /// of each code, through the table of their length (see [`factorize_bytes`]).
-pub fn factorize_keys<'a>(
-    keys: impl Iterator<Item = &'a [u8]>,
-    n: usize,
-) -> (Vec<i32>, Vec<i64>) {
+pub fn factorize_keys<'a>(keys: impl Iterator<Item = &'a [u8]>, n: usize) -> (Vec<i32>, Vec<i64>) {
     let mut all: Vec<&[u8]> = Vec::with_capacity(n);
     all.extend(keys);
     let longest = all.iter().map(|k| k.len()).max().unwrap_or(0);
@@ -432,7 +429,11 @@ mod tests {
             };
             assert_eq!(factorize_bytes(&[whole], 1), want, "views {longest}");
             let (from, to) = (5, strings.len() - 3);
-            let cut = [whole.part(0, from), whole.part(from, to), whole.part(to, strings.len())];
+            let cut = [
+                whole.part(0, from),
+                whole.part(from, to),
+                whole.part(to, strings.len()),
+            ];
             assert_eq!(factorize_bytes(&cut, 1), want, "views in chunks {longest}");
             for pad in [0, 16] {
                 let (narrow, wide, data) = arrow(&strings, pad);

@@ -276,7 +276,9 @@ mod tests {
 
     #[test]
     fn every_slot_kind_keeps_its_codes_through_growth() {
-        let ids: Vec<String> = (0..5000).map(|i| format!("{:0w$}", i, w = 1 + i % 20)).collect();
+        let ids: Vec<String> = (0..5000)
+            .map(|i| format!("{:0w$}", i, w = 1 + i % 20))
+            .collect();
         let mut packed = Table::<Packed>::default();
         let mut wide = Table::<Wide>::default();
         let mut long = Table::<Bytes>::default();

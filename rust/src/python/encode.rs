@@ -5,8 +5,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::{slice, text, Ints};
-use crate::encode::Rows;
 use crate::encode;
+use crate::encode::Rows;
 
 fn check_range(func: &str, values: &[i64], lo: i64, span: usize) -> PyResult<()> {
     if values

@@ -229,23 +229,23 @@ def _factorize_dictionary(
     dictionary = arr.dictionary
     if _is_view(dictionary.type):  # the categories only: Arrow takes no string_view
         dictionary = dictionary.cast(pa.large_string())
-    if dictionary.null_count:  # a null category may be used by no row: drop it from the values
-        dictionary = dictionary.fill_null(dictionary.filter(dictionary.is_valid())[0])
     indices = arr.indices.to_numpy(zero_copy_only=False)
     if len(indices) == 0:
         return np.empty(0, dtype=np.int64), _values_to_numpy(dictionary[:0])
+    codes, used = factorize(indices, name, func, any_order=any_order)
+    values = pc.take(dictionary, pa.array(used))  # the categories some row uses
+    if values.null_count:  # rows of a null category (one no row uses does not count)
+        null = ~values.is_valid().to_numpy(zero_copy_only=False)
+        raise _missing(int(np.count_nonzero(null[codes])), name, func)
     # equal values under two indices (pandas and polars categories are distinct;
     # an Arrow dictionary need not be) are merged: strings by the core, others by Arrow
-    encoded = _factorize_strings(dictionary)
+    encoded = _factorize_strings(values)
     if encoded is None:
-        distinct = dictionary.dictionary_encode()
+        distinct = values.dictionary_encode()
         encoded = distinct.indices.to_numpy(zero_copy_only=False), distinct.dictionary
-    if len(encoded[1]) < len(dictionary):
-        indices = encoded[0][indices]
-        dictionary = encoded[1]
-    codes, used = factorize(indices, name, func, any_order=any_order)
-    uniques = _values_to_numpy(pc.take(dictionary, pa.array(used)))
-    return codes, uniques
+    if len(encoded[1]) < len(values):
+        codes, values = encoded[0][codes], encoded[1]
+    return codes, _values_to_numpy(values)
 
 
 def _values_to_numpy(arr: Any) -> np.ndarray:

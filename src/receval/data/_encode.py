@@ -178,12 +178,10 @@ def _polars_dictionary(col: Any) -> Any:
     it where polars gives no list of categories by code (before 1.32)."""
     import pyarrow as pa
 
-    categories = getattr(col.dtype, "categories", None)
-    if not hasattr(categories, "to_series"):  # an Enum: its categories, a Series
-        categories = None if categories is None or not hasattr(categories, "to_arrow") else categories
-    else:  # a Categorical: the categories of its mapping, by code
+    categories: Any = getattr(col.dtype, "categories", None)
+    if hasattr(categories, "to_series"):  # a Categorical: the categories of its mapping, by code
         categories = categories.to_series()
-    if categories is None:
+    if not hasattr(categories, "to_arrow"):  # no categories by code (polars before 1.32)
         return column_array(col.to_arrow())
     codes = col.to_physical().to_arrow()
     return pa.DictionaryArray.from_arrays(codes, categories.to_arrow())

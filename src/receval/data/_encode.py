@@ -174,17 +174,25 @@ def _polars_arrow(col: Any) -> Any:
 
 def _polars_dictionary(col: Any) -> Any:
     """A polars ``Categorical`` or ``Enum`` column as an Arrow dictionary array of
-    its codes and its categories, no value built per row; as ``to_arrow`` converts
-    it where polars gives no list of categories by code (before 1.32)."""
+    its codes and its categories, no value built per row: an Enum's categories as
+    declared; a Categorical's mapping may hold any number of strings of the
+    process, so only those of the codes some row holds are read (by polars, from
+    the first row of each code)."""
+    import polars as pl
     import pyarrow as pa
 
-    categories: Any = getattr(col.dtype, "categories", None)
-    if hasattr(categories, "to_series"):  # a Categorical: the categories of its mapping, by code
-        categories = categories.to_series()
-    if not hasattr(categories, "to_arrow"):  # no categories by code (polars before 1.32)
-        return column_array(col.to_arrow())
-    codes = col.to_physical().to_arrow()
-    return pa.DictionaryArray.from_arrays(codes, categories.to_arrow())
+    codes = col.to_physical()
+    if isinstance(col.dtype, pl.Enum):
+        return pa.DictionaryArray.from_arrays(codes.to_arrow(), col.dtype.categories.to_arrow())
+    first = codes.arg_unique()  # the first row of each code (and of a null)
+    values = col.gather(first).cast(pl.String)
+    used = codes.gather(first)
+    keep = used.is_not_null()
+    used, values = used.filter(keep).to_numpy(), values.filter(keep).to_arrow()
+    slot = np.full(int(used.max()) + 1 if len(used) else 0, -1, dtype=np.int64)
+    slot[used] = np.arange(len(used))
+    dictionary = values.take(pa.array(slot, mask=slot < 0))  # by code; unused: null
+    return pa.DictionaryArray.from_arrays(codes.to_arrow(), dictionary)
 
 
 def _is_arrow_string(kind: Any) -> bool:

@@ -46,6 +46,22 @@ def _repeated_dictionary(values: np.ndarray) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32)), dictionary)
 
 
+def _view_chunks(strings: list[str]) -> Any:
+    """``string_view`` chunks of ids, the first one sliced."""
+    if not hasattr(pa, "string_view"):  # pyarrow 16 and later
+        return pa.array(strings)
+    head = pa.array(["pad", *strings[:77]]).cast(pa.string_view())[1:]
+    return pa.chunked_array([head, pa.array(strings[77:]).cast(pa.string_view())])
+
+
+def _polars_categorical_unused(values: np.ndarray) -> Any:
+    """A polars Categorical column whose mapping holds categories no row uses."""
+    unused = pl.Series([f"unused-{i}" for i in range(50)]).cast(pl.Categorical)
+    column = pl.Series(values).cast(pl.Categorical)
+    assert len(unused)
+    return column
+
+
 # each kind: int64 ids -> a column of that kind (pandas Series, polars Series or Arrow array)
 KINDS: dict[str, Callable[[np.ndarray], Any]] = {
     "pandas-str": lambda x: _pd(x, "str"),
@@ -76,6 +92,17 @@ KINDS: dict[str, Callable[[np.ndarray], Any]] = {
     "arrow-dictionary-repeated-int": lambda x: _repeated_dictionary(x),
     "arrow-chunked": lambda x: pa.chunked_array(
         [pa.array(x[:100].astype(str)), pa.array(x[100:].astype(str))]
+    ),
+    "polars-categorical-unused": lambda x: _polars_categorical_unused(x.astype(str)),
+    "polars-enum-unused": lambda x: pl.Series(x.astype(str)).cast(
+        pl.Enum(["zz", *sorted(set(x.astype(str).tolist())), "yy"])
+    ),
+    "arrow-string-view-chunked": lambda x: _view_chunks(x.astype(str).tolist()),
+    "arrow-chunked-dictionary-respelled": lambda x: pa.chunked_array(
+        [
+            pa.array(x[:100].astype(str)).dictionary_encode(),
+            _repeated_dictionary(x[100:].astype(str)),
+        ]
     ),
     "arrow-chunked-dictionary": lambda x: pa.chunked_array(
         [
@@ -136,10 +163,19 @@ def test_int_qrels_ids_match_the_same_ids_as_strings_in_the_run(kind: str) -> No
         pd.Series(["a", None, "c"], dtype="str"),
         pd.Series(pd.Categorical(["a", None, "c"])),
         pa.array(["a", None, "c"]).dictionary_encode(),
+        pa.DictionaryArray.from_arrays(pa.array([0, 1, 2]), pa.array(["a", None, "c", None])),
         pl.Series(["a", None, "c"]).cast(pl.Categorical),
+        pl.Series(["a", None, "c"], dtype=pl.Enum(["c", "a"])),
+        pl.Series(["a", None, "c"]),
+        pa.array(["a", None, "c" * 20], pa.large_string()),
+        pa.chunked_array([pa.array(["a"]), pa.array([None, "c"], pa.string())]),
     ],
-    ids=["Int64", "str", "categorical", "arrow-dictionary", "polars-categorical"],
-)
+    ids=[
+        "Int64", "str", "categorical", "arrow-dictionary", "arrow-null-category",
+        "polars-categorical", "polars-enum",
+        "polars-string", "arrow-large-string", "arrow-chunked",
+    ],
+)  # fmt: skip
 def test_missing_ids_of_every_kind_are_refused(column: Any) -> None:
     with pytest.raises(InputValidationError, match=r"users contains 1 missing value"):
         Run(column, np.array([1, 2, 3]), np.array([0.3, 0.2, 0.1]))
@@ -260,7 +296,10 @@ def test_long_string_columns_encoded_in_parts_number_ids_in_order_of_first_appea
         assert [strings[i] for i in first.tolist()] == want_uniques
 
 
-@pytest.mark.parametrize("kind", ["string", "large_string", "binary"])
+VIEWS = ["string_view"] if hasattr(pa, "string_view") else []  # pyarrow 16 and later
+
+
+@pytest.mark.parametrize("kind", ["string", "large_string", "binary", *VIEWS])
 def test_chunked_string_columns_are_encoded_chunk_by_chunk_as_one_column(kind: str) -> None:
     # the chunks of a column (a Parquet file's row groups) are encoded where they lie:
     # empty chunks, sliced chunks, ids first seen in a later chunk, a run across chunks,
@@ -329,3 +368,54 @@ def test_ids_of_which_some_match_across_types_warn_and_are_scored() -> None:
     with pytest.warns(receval.UnmatchedIdsWarning, match=r"the qrels' are int64, the run's str"):
         report = receval.evaluate(qrels, mixed, METRICS)
     assert report.mean != expected.mean  # scored: the two users that match count
+
+
+@pytest.mark.skipif(not VIEWS, reason="string_view needs pyarrow 16")
+def test_string_view_ids_are_hashed_from_their_views_never_cast(monkeypatch: Any) -> None:
+    # short ids held in the view, long ones in two data buffers, a sliced chunk, nulls
+    import pyarrow.compute as pc
+
+    strings = [f"{'long-' * (i % 4)}id-{i % 37}" for i in range(3000)]
+    column = pa.chunked_array(
+        [
+            pa.array(["pad", *strings[:1000]], pa.string_view())[1:],
+            pa.array(strings[1000:], pa.string_view()),
+        ]
+    )
+    cast = pc.cast
+
+    def no_cast_of_rows(arr: Any, *args: Any, **kwargs: Any) -> Any:
+        assert len(arr) <= 37, "the ids were cast row by row"
+        return cast(arr, *args, **kwargs)
+
+    monkeypatch.setattr(pc, "cast", no_cast_of_rows)
+    codes, uniques = factorize(column, "items", "test")
+    want_codes, want_uniques = _naive(strings)
+    assert codes.tolist() == want_codes
+    assert uniques.tolist() == want_uniques
+    with pytest.raises(InputValidationError, match=r"items contains 1 missing value"):
+        factorize(pa.array(["a", None, "b" * 20], pa.string_view()), "items", "test")
+
+
+@pytest.mark.parametrize("kind", ["polars-string", "polars-categorical", "polars-enum-unused"])
+def test_polars_ids_are_read_in_polars_layout(kind: str, monkeypatch: Any) -> None:
+    # strings as polars' own views (no conversion to large_string); categoricals as
+    # their codes and categories, never their values
+    items = _ids(seed=3)[1]
+    column = KINDS[kind](items)
+    converted: list[Any] = []
+    to_arrow = pl.Series.to_arrow
+
+    def recorded(self: Any, *args: Any, **kwargs: Any) -> Any:
+        converted.append((self.dtype, len(self), kwargs))
+        return to_arrow(self, *args, **kwargs)
+
+    monkeypatch.setattr(pl.Series, "to_arrow", recorded)
+    codes, uniques = factorize(column, "items", "test")
+    want_codes, want_uniques = _naive(items.astype(str).tolist())
+    assert codes.tolist() == want_codes
+    assert uniques.tolist() == want_uniques
+    for dtype, rows, kwargs in converted:
+        assert not isinstance(dtype, (pl.Categorical, pl.Enum)), "values built per row"
+        # the rows' strings as they lie (the categories may be converted)
+        assert dtype != pl.String or "compat_level" in kwargs or rows != len(column)

@@ -8,10 +8,11 @@
 //! [`dense_sorted_in_place`]). The codes equal those of [`factorize_dense`] and
 //! [`factorize_dense_sorted`] on the whole column.
 //!
-//! String ids are hashed ([`strings`]).
+//! String ids are hashed ([`strings`]) in the table of [`table`].
 
 mod strings;
-pub use strings::{factorize_bytes, factorize_keys, factorize_parts, Key, Offset};
+pub(crate) mod table;
+pub use strings::{factorize_bytes, factorize_keys, Offset, OffsetRows, Rows, ViewRows, INLINE};
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};

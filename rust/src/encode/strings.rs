@@ -1,12 +1,13 @@
 //! Codes of string ids (in order of first appearance), hashed: an Arrow string
-//! column's offsets and data read where they lie, chunk by chunk, ids of at most
-//! 15 bytes held in the table as one integer, long columns in parallel parts.
+//! column's offsets and data (or its views) read where they lie, chunk by chunk,
+//! ids of at most 15 bytes held in the table as one integer ([`super::table`]),
+//! long columns in parallel parts.
 
 use rayon::prelude::*;
 
+use super::table::{short_bits, Bytes, Packed, Slot, Table, Wide};
 use crate::threads;
 use crate::threads::PARALLEL_ROWS;
-use crate::trec::ids::short_bits;
 
 /// The offsets of an Arrow string column: `i32` (`string`) or `i64` (`large_string`).
 pub trait Offset: Copy + Send + Sync {
@@ -28,64 +29,134 @@ impl Offset for i64 {
     }
 }
 
-/// Codes (in order of first appearance) of the strings of an Arrow string column,
-/// given in chunks, each by its `offsets` (row `i` is `data[offsets[i]..offsets[i + 1]]`,
-/// as many offsets as rows plus one) and its `data`, and the first row of each code
-/// (rows counted across the chunks). The caller guarantees offsets that are
-/// ascending and within their `data`.
+/// A chunk of a string column: its rows, each as bytes of a buffer.
+pub trait Rows: Sync + Sized {
+    /// The number of rows.
+    fn rows(&self) -> usize;
+    /// Row `i`: a buffer and the bounds of the row's bytes in it (the buffer may
+    /// go on after them).
+    fn row(&self, i: usize) -> (&[u8], usize, usize);
+    /// The rows `a..b` as a chunk.
+    fn part(&self, a: usize, b: usize) -> Self;
+}
+
+/// A chunk of an Arrow `string` or `large_string` column: row `i` is
+/// `data[offsets[i]..offsets[i + 1]]` (as many offsets as rows plus one; the caller
+/// guarantees offsets that ascend within `data`).
+#[derive(Clone, Copy)]
+pub struct OffsetRows<'a, O> {
+    pub offsets: &'a [O],
+    pub data: &'a [u8],
+}
+
+impl<O: Offset> Rows for OffsetRows<'_, O> {
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+    #[inline(always)]
+    fn row(&self, i: usize) -> (&[u8], usize, usize) {
+        (self.data, self.offsets[i].at(), self.offsets[i + 1].at())
+    }
+    fn part(&self, a: usize, b: usize) -> Self {
+        OffsetRows {
+            offsets: &self.offsets[a..=b],
+            data: self.data,
+        }
+    }
+}
+
+/// A chunk of an Arrow `string_view` column: 16 bytes a row (`views`), the length
+/// (u32) then, for at most 12 bytes, the bytes themselves, else a prefix, the index
+/// of the data buffer (u32) and the offset in it (u32). The caller guarantees
+/// `views` of 16 bytes a row and long rows that lie inside their buffer.
+#[derive(Clone, Copy)]
+pub struct ViewRows<'a> {
+    pub views: &'a [u8],
+    pub buffers: &'a [&'a [u8]],
+}
+
+/// The longest string a view holds in itself.
+pub const INLINE: usize = 12;
+
+/// The u32 at `at` of a view.
+#[inline(always)]
+fn word(v: &[u8], at: usize) -> usize {
+    u32::from_le_bytes([v[at], v[at + 1], v[at + 2], v[at + 3]]) as usize
+}
+
+impl Rows for ViewRows<'_> {
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        self.views.len() / 16
+    }
+    #[inline(always)]
+    fn row(&self, i: usize) -> (&[u8], usize, usize) {
+        let at = 16 * i;
+        let len = word(self.views, at);
+        if len <= INLINE {
+            (self.views, at + 4, at + 4 + len)
+        } else {
+            let off = word(self.views, at + 12);
+            (self.buffers[word(self.views, at + 8)], off, off + len)
+        }
+    }
+    fn part(&self, a: usize, b: usize) -> Self {
+        ViewRows {
+            views: &self.views[16 * a..16 * b],
+            buffers: self.buffers,
+        }
+    }
+}
+
+/// Codes (in order of first appearance) of the strings of a column given in
+/// chunks, and the first row of each code (rows counted across the chunks).
 ///
 /// A row equal to the row before it (a grouped column: the rows of a user) takes
-/// that row's code without a lookup. Strings of at most 7 or 15 bytes (most ids)
-/// are held in the table as one integer (bytes and length), so a lookup reads no
-/// string; longer ones as slices of `data`. The chunks of a column are never copied
-/// into one: they are read in turn, or, when a column of many rows comes in at most
-/// `n_chunks` pieces of at least [`PARALLEL_ROWS`] rows (a chunk cut so), encoded
-/// in parallel (see [`factorize_parts`]).
-pub fn factorize_bytes<O: Offset>(
-    chunks: &[(&[O], &[u8])],
-    n_chunks: usize,
-) -> (Vec<i32>, Vec<i64>) {
-    let rows = |o: &[O]| o.len().saturating_sub(1);
-    let n: usize = chunks.iter().map(|c| rows(c.0)).sum();
+/// that row's code without a lookup. Strings of at most 15 bytes (most ids) are
+/// held in the table as one integer (bytes and length), so a lookup reads no
+/// string; longer ones as slices of their buffer. The chunks of a column are never
+/// copied into one: they are read in turn, or, when a column of many rows comes in
+/// at most `n_chunks` pieces of at least [`PARALLEL_ROWS`] rows (a chunk cut so),
+/// encoded in parallel (see [`factorize_parts`]).
+pub fn factorize_bytes<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i32>, Vec<i64>) {
+    let n: usize = chunks.iter().map(|c| c.rows()).sum();
     let size = n.div_ceil(n_chunks.max(1)).max(PARALLEL_ROWS);
-    // the parts: pieces of at most `size` rows of each chunk (offsets are positions in
-    // the chunk's data, so a piece's offsets are a slice of the chunk's)
-    let mut parts: Vec<(&[O], &[u8])> = Vec::new();
-    for &(offsets, data) in chunks {
-        let m = rows(offsets);
+    // the parts: pieces of at most `size` rows of each chunk
+    let mut parts: Vec<R> = Vec::new();
+    for chunk in chunks {
+        let m = chunk.rows();
         let pieces = m.div_ceil(size).max(1);
         for k in 0..pieces {
             let (a, b) = (m * k / pieces, m * (k + 1) / pieces);
             if b > a {
-                parts.push((&offsets[a..=b], data));
+                parts.push(chunk.part(a, b));
             }
         }
     }
     let longest = parts
         .iter()
-        .flat_map(|p| p.0.windows(2).map(|w| w[1].at() - w[0].at()))
+        .flat_map(|p| {
+            (0..p.rows()).map(|i| {
+                let (_, a, b) = p.row(i);
+                b - a
+            })
+        })
         .max()
         .unwrap_or(0);
-    let lens: Vec<usize> = parts.iter().map(|p| rows(p.0)).collect();
-    let bounds = |p: usize, i: usize| {
-        let (o, d) = parts[p];
-        (d, o[i].at(), o[i + 1].at())
-    };
-    // the TREC reader's one-integer form of an id; at most 7 bytes fit a u64 with
-    // the length (a table of half the size)
+    let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
     let short = |p: usize, i: usize| {
-        let (d, a, b) = bounds(p, i);
+        let (d, a, b) = parts[p].row(i);
         short_bits(d, a, b).unwrap_or(0)
     };
-    if longest <= 7 {
-        let word = |k: u128| k as u64 | ((k >> 120) as u64) << 56;
-        factorize_parts(|p, i| word(short(p, i)), &lens, n_chunks)
+    if longest <= 11 {
+        factorize_parts::<Packed>(short, &lens, n_chunks)
     } else if longest <= 15 {
-        factorize_parts(short, &lens, n_chunks)
+        factorize_parts::<Wide>(short, &lens, n_chunks)
     } else {
-        factorize_parts(
+        factorize_parts::<Bytes>(
             |p, i| {
-                let (d, a, b) = bounds(p, i);
+                let (d, a, b) = parts[p].row(i);
                 &d[a..b]
             },
             &lens,
@@ -94,115 +165,22 @@ pub fn factorize_bytes<O: Offset>(
     }
 }
 
-/// A key of a [`Codes`] table: an id as one integer, or its bytes.
-pub trait Key: Copy + Eq + Default + Send + Sync {
-    /// A hash whose low bits are well mixed (they pick the slot).
-    fn hash(self) -> u64;
-}
-
-/// One multiply, both halves of the product folded.
-#[inline(always)]
-fn fold(a: u64, b: u64) -> u64 {
-    let r = (a as u128) * (b as u128);
-    (r as u64) ^ ((r >> 64) as u64)
-}
-
-impl Key for u64 {
-    #[inline(always)]
-    fn hash(self) -> u64 {
-        fold(self ^ 0x243f_6a88_85a3_08d3, 0x9e37_79b9_7f4a_7c15)
-    }
-}
-
-impl Key for u128 {
-    #[inline(always)]
-    fn hash(self) -> u64 {
-        let h = fold(self as u64 ^ 0x243f_6a88_85a3_08d3, 0x9e37_79b9_7f4a_7c15);
-        fold(h ^ (self >> 64) as u64, 0x1319_8a2e_0370_7345)
-    }
-}
-
-impl Key for &[u8] {
-    #[inline(always)]
-    fn hash(self) -> u64 {
-        use std::hash::BuildHasher;
-        rustc_hash::FxBuildHasher.hash_one(self)
-    }
-}
-
-/// Codes of keys: open addressing with linear probing, at most 3/4 full; a slot
-/// holds its key and its code plus one (0: empty), so a lookup of a short key
-/// reads one slot, which [`Codes::prefetch`] fetches some rows before.
-struct Codes<K> {
-    slots: Vec<(K, u32)>,
-    len: usize,
-}
-
-impl<K: Key> Codes<K> {
-    fn new() -> Self {
-        Codes {
-            slots: vec![(K::default(), 0); 16],
-            len: 0,
-        }
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, hash: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let i = hash as usize & (self.slots.len() - 1);
-            // SAFETY: a prefetch of a slot of the table (a hint; it reads nothing)
-            unsafe {
-                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                _mm_prefetch(self.slots.as_ptr().add(i) as *const i8, _MM_HINT_T0);
-            }
-        }
-    }
-
-    /// The code of `key`, or `next` (and true) when the table did not hold it.
-    #[inline(always)]
-    fn code(&mut self, key: K, hash: u64, next: u32) -> (u32, bool) {
-        let mask = self.slots.len() - 1;
-        let mut i = hash as usize & mask;
-        loop {
-            let (k, c) = self.slots[i];
-            if c == 0 {
-                break;
-            }
-            if k == key {
-                return (c - 1, false);
-            }
-            i = (i + 1) & mask;
-        }
-        self.slots[i] = (key, next + 1);
-        self.len += 1;
-        if 4 * self.len > 3 * self.slots.len() {
-            self.grow();
-        }
-        (next, true)
-    }
-
-    #[cold]
-    fn grow(&mut self) {
-        let size = 2 * self.slots.len();
-        let old = std::mem::replace(&mut self.slots, vec![(K::default(), 0); size]);
-        let mask = self.slots.len() - 1;
-        for (k, c) in old.into_iter().filter(|s| s.1 != 0) {
-            let mut i = k.hash() as usize & mask;
-            while self.slots[i].1 != 0 {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = (k, c);
-        }
-    }
-}
-
-/// Codes (in order of first appearance) of the `keys` of the rows (equal keys for
-/// equal ids only; `n` of them, a capacity), and the first row of each code; a key
-/// equal to the row before's takes its code without a lookup.
-pub fn factorize_keys<K: Key>(keys: impl Iterator<Item = K>, n: usize) -> (Vec<i32>, Vec<i64>) {
-    let mut codes = Vec::with_capacity(n);
-    let first = factorize_into(keys, 0, |c| codes.push(c));
+/// Codes (in order of first appearance) of `n` strings (`keys`), and the first row
+/// of each code, through the table of their length (see [`factorize_bytes`]).
+pub fn factorize_keys<'a>(keys: impl Iterator<Item = &'a [u8]>, n: usize) -> (Vec<i32>, Vec<i64>) {
+    let mut all: Vec<&[u8]> = Vec::with_capacity(n);
+    all.extend(keys);
+    let longest = all.iter().map(|k| k.len()).max().unwrap_or(0);
+    let short = |k: &[u8]| short_bits(k, 0, k.len()).unwrap_or(0);
+    let mut codes = Vec::with_capacity(all.len());
+    let out = |c| codes.push(c);
+    let first = if longest <= 11 {
+        factorize_into::<Packed>(all.iter().map(|k| short(k)), 0, out)
+    } else if longest <= 15 {
+        factorize_into::<Wide>(all.iter().map(|k| short(k)), 0, out)
+    } else {
+        factorize_into::<Bytes>(all.iter().copied(), 0, out)
+    };
     (codes, first)
 }
 
@@ -212,19 +190,19 @@ pub fn factorize_keys<K: Key>(keys: impl Iterator<Item = K>, n: usize) -> (Vec<i
 /// The keys and their hashes are made a block of rows at a time, then looked up in
 /// a loop that does nothing else, each slot fetched some rows before its lookup: the
 /// lookups of a block (cache misses, in a table of many ids) then overlap.
-fn factorize_into<K: Key>(
-    mut keys: impl Iterator<Item = K>,
+fn factorize_into<S: Slot>(
+    mut keys: impl Iterator<Item = S::Key>,
     start: usize,
     mut out: impl FnMut(i32),
 ) -> Vec<i64> {
     const BLOCK: usize = 1024;
-    const AHEAD: usize = 8;
-    let mut table = Codes::new();
+    const AHEAD: usize = 16;
+    let mut table = Table::<S>::default();
     let mut first = Vec::new();
     // a key, its hash, and whether it equals the key before it (then neither hashed
     // nor looked up: it takes the code before)
-    let mut block: Vec<(K, u64, bool)> = Vec::with_capacity(BLOCK);
-    let mut before: Option<K> = None;
+    let mut block: Vec<(S::Key, u64, bool)> = Vec::with_capacity(BLOCK);
+    let mut before: Option<S::Key> = None;
     let mut code = 0u32;
     let mut row = start;
     loop {
@@ -232,7 +210,7 @@ fn factorize_into<K: Key>(
         block.extend(keys.by_ref().take(BLOCK).map(|k| {
             let same = before == Some(k);
             before = Some(k);
-            (k, if same { 0 } else { k.hash() }, same)
+            (k, if same { 0 } else { S::hash(k) }, same)
         }));
         if block.is_empty() {
             return first;
@@ -261,8 +239,8 @@ fn factorize_into<K: Key>(
 /// into its place in the codes; the parts' ids are then numbered in order (part by
 /// part, each in its order of first appearance: the order of first appearance of
 /// the column) and each part's codes renumbered.
-pub fn factorize_parts<K: Key>(
-    key: impl Fn(usize, usize) -> K + Sync,
+fn factorize_parts<S: Slot>(
+    key: impl Fn(usize, usize) -> S::Key + Sync,
     lens: &[usize],
     n_chunks: usize,
 ) -> (Vec<i32>, Vec<i64>) {
@@ -271,7 +249,9 @@ pub fn factorize_parts<K: Key>(
         // one part, or more parts than threads (a table each would cost more than
         // it saves): one pass over every part in turn
         let keys = (0..lens.len()).flat_map(|p| (0..lens[p]).map(move |i| (p, i)));
-        return factorize_keys(keys.map(|(p, i)| key(p, i)), n);
+        let mut codes = Vec::with_capacity(n);
+        let first = factorize_into::<S>(keys.map(|(p, i)| key(p, i)), 0, |c| codes.push(c));
+        return (codes, first);
     }
     let starts: Vec<usize> = lens
         .iter()
@@ -294,7 +274,7 @@ pub fn factorize_parts<K: Key>(
             .map(|(p, out)| {
                 let len = out.len();
                 let mut at = out.iter_mut();
-                factorize_into((0..len).map(|i| key(p, i)), starts[p], |c| {
+                factorize_into::<S>((0..len).map(|i| key(p, i)), starts[p], |c| {
                     if let Some(o) = at.next() {
                         *o = c;
                     }
@@ -302,7 +282,7 @@ pub fn factorize_parts<K: Key>(
             })
             .collect()
     });
-    let mut table = Codes::new();
+    let mut table = Table::<S>::default();
     let mut first = Vec::new();
     let maps: Vec<Vec<i32>> = firsts
         .iter()
@@ -311,7 +291,7 @@ pub fn factorize_parts<K: Key>(
             rows.iter()
                 .map(|&r| {
                     let k = key(p, r as usize - starts[p]);
-                    let (c, new) = table.code(k, k.hash(), first.len() as u32);
+                    let (c, new) = table.code(k, S::hash(k), first.len() as u32);
                     if new {
                         first.push(r);
                     }
@@ -333,6 +313,36 @@ pub fn factorize_parts<K: Key>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`factorize_bytes`] of chunks given as (offsets, data).
+    fn chunked<O: Offset>(chunks: &[(&[O], &[u8])], n_chunks: usize) -> (Vec<i32>, Vec<i64>) {
+        let rows: Vec<OffsetRows<O>> = chunks
+            .iter()
+            .map(|&(offsets, data)| OffsetRows { offsets, data })
+            .collect();
+        factorize_bytes(&rows, n_chunks)
+    }
+
+    /// The views of `strings` (Arrow `string_view`): the long ones in two buffers.
+    fn views(strings: &[Vec<u8>]) -> (Vec<u8>, Vec<Vec<u8>>) {
+        let mut views = vec![];
+        let mut buffers = vec![vec![0xCD; 3], vec![]];
+        for (i, s) in strings.iter().enumerate() {
+            views.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            if s.len() <= INLINE {
+                let mut inline = s.clone();
+                inline.resize(INLINE, 0);
+                views.extend_from_slice(&inline);
+            } else {
+                let b = i % 2;
+                views.extend_from_slice(&s[..4]);
+                views.extend_from_slice(&(b as u32).to_le_bytes());
+                views.extend_from_slice(&(buffers[b].len() as u32).to_le_bytes());
+                buffers[b].extend_from_slice(s);
+            }
+        }
+        (views, buffers)
+    }
 
     /// The oracle of [`factorize_bytes`]: a map of owned strings, row by row.
     fn naive_bytes(strings: &[Vec<u8>]) -> (Vec<i32>, Vec<i64>) {
@@ -367,11 +377,11 @@ mod tests {
         let data = b"bazfoobarfoo";
         let offsets = [0i64, 3, 6, 6, 9, 12, 15];
         let data = [&data[..], b"baz"].concat();
-        let (codes, first) = factorize_bytes(&[(&offsets[..], &data[..])], 4);
+        let (codes, first) = chunked(&[(&offsets[..], &data[..])], 4);
         assert_eq!(codes, vec![0, 1, 2, 3, 1, 0]);
         assert_eq!(first, vec![0, 1, 2, 3]);
-        assert_eq!(factorize_bytes::<i64>(&[(&[0], b"")], 4), (vec![], vec![]));
-        assert_eq!(factorize_bytes::<i32>(&[], 4), (vec![], vec![]));
+        assert_eq!(chunked::<i64>(&[(&[0], b"")], 4), (vec![], vec![]));
+        assert_eq!(chunked::<i32>(&[], 4), (vec![], vec![]));
     }
 
     #[test]
@@ -386,7 +396,7 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (seed >> 33) as usize
         };
-        for longest in [0usize, 1, 7, 8, 15, 16, 40] {
+        for longest in [0usize, 1, 7, 8, 11, 12, 13, 15, 16, 40] {
             let alphabet: [&[u8]; 4] = [b"a", b"\0", "é".as_bytes(), b"7"];
             let mut pool: Vec<Vec<u8>> = (0..30)
                 .map(|_| {
@@ -411,22 +421,36 @@ mod tests {
                 (0..1 + next() % 4).for_each(|_| strings.push(s.clone()));
             }
             let want = naive_bytes(&strings);
+            let (v, buffers) = views(&strings);
+            let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
+            let whole = ViewRows {
+                views: &v,
+                buffers: &buffers,
+            };
+            assert_eq!(factorize_bytes(&[whole], 1), want, "views {longest}");
+            let (from, to) = (5, strings.len() - 3);
+            let cut = [
+                whole.part(0, from),
+                whole.part(from, to),
+                whole.part(to, strings.len()),
+            ];
+            assert_eq!(factorize_bytes(&cut, 1), want, "views in chunks {longest}");
             for pad in [0, 16] {
                 let (narrow, wide, data) = arrow(&strings, pad);
                 assert_eq!(
-                    factorize_bytes(&[(&wide[..], &data[..])], 1),
+                    chunked(&[(&wide[..], &data[..])], 1),
                     want,
                     "longest {longest}"
                 );
                 assert_eq!(
-                    factorize_bytes(&[(&narrow[..], &data[..])], 1),
+                    chunked(&[(&narrow[..], &data[..])], 1),
                     want,
                     "longest {longest}"
                 );
                 // a slice of the column: offsets that do not start at 0
                 let (from, to) = (5, strings.len() - 3);
                 let part = naive_bytes(&strings[from..to]);
-                assert_eq!(factorize_bytes(&[(&wide[from..=to], &data[..])], 1), part);
+                assert_eq!(chunked(&[(&wide[from..=to], &data[..])], 1), part);
             }
         }
     }
@@ -453,9 +477,9 @@ mod tests {
             let want = naive_bytes(&strings);
             let (narrow, wide, data) = arrow(&strings, 0);
             for n_chunks in [1, 2, 3, 8] {
-                let whole = factorize_bytes(&[(&wide[..], &data[..])], n_chunks);
+                let whole = chunked(&[(&wide[..], &data[..])], n_chunks);
                 assert_eq!(whole, want, "{width}");
-                assert_eq!(factorize_bytes(&[(&narrow[..], &data[..])], n_chunks), want);
+                assert_eq!(chunked(&[(&narrow[..], &data[..])], n_chunks), want);
                 // in chunks (of the same data), one of them empty
                 let cut = [5000, 5000, 40_000];
                 let chunks = [
@@ -464,7 +488,7 @@ mod tests {
                     (&wide[cut[1]..=cut[2]], &data[..]),
                     (&wide[cut[2]..], &data[..]),
                 ];
-                assert_eq!(factorize_bytes(&chunks, n_chunks), want, "{width}");
+                assert_eq!(chunked(&chunks, n_chunks), want, "{width}");
             }
         }
     }

@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 
 use super::{slice, text, Ints};
 use crate::encode;
+use crate::encode::Rows;
 
 fn check_range(func: &str, values: &[i64], lo: i64, span: usize) -> PyResult<()> {
     if values
@@ -54,13 +55,14 @@ fn check_offsets<'a, O: encode::Offset + Into<i64> + numpy::Element>(
 fn chunks_of<'a, O: encode::Offset + Into<i64> + numpy::Element>(
     offsets: &'a [PyReadonlyArray1<'_, O>],
     data: &'a [PyReadonlyArray1<'_, u8>],
-) -> PyResult<Vec<(&'a [O], &'a [u8])>> {
+) -> PyResult<Vec<encode::OffsetRows<'a, O>>> {
     offsets
         .iter()
         .zip(data)
         .map(|(o, d)| {
-            let d = slice(d, "data")?;
-            Ok((check_offsets(o, d.len())?, d))
+            let data = slice(d, "data")?;
+            let offsets = check_offsets(o, data.len())?;
+            Ok(encode::OffsetRows { offsets, data })
         })
         .collect()
 }
@@ -96,6 +98,82 @@ fn factorize_bytes<'py>(
         py.detach(|| encode::factorize_bytes(&chunks, n_chunks))
     };
     Ok((codes.into_pyarray(py), first.into_pyarray(py)))
+}
+
+/// Codes in order of first appearance of the strings of an Arrow `string_view`
+/// column in chunks (each chunk's `views`, 16 bytes a row, from the chunk's first
+/// row, and its data `buffers`), and the first row of each code; the chunks, and
+/// long chunks cut in up to `n_chunks` pieces, in parallel; the distinct strings,
+/// in code order, as the offsets (int64) and data of an Arrow `large_string` array.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn factorize_views<'py>(
+    py: Python<'py>,
+    views: Vec<PyReadonlyArray1<'py, u8>>,
+    buffers: Vec<Vec<PyReadonlyArray1<'py, u8>>>,
+    n_chunks: usize,
+) -> PyResult<(
+    Bound<'py, PyArray1<i32>>,
+    Ints<'py>,
+    Ints<'py>,
+    Bound<'py, PyArray1<u8>>,
+)> {
+    if views.len() != buffers.len() {
+        return Err(PyValueError::new_err(
+            "factorize_views: as many views arrays as lists of buffers",
+        ));
+    }
+    let bufs: Vec<Vec<&[u8]>> = buffers
+        .iter()
+        .map(|b| b.iter().map(|d| slice(d, "buffers")).collect())
+        .collect::<PyResult<_>>()?;
+    let mut chunks = Vec::with_capacity(views.len());
+    for (v, b) in views.iter().zip(&bufs) {
+        let v = slice(v, "views")?;
+        let rows = encode::ViewRows {
+            views: v,
+            buffers: b,
+        };
+        // every long row inside its buffer
+        let inside = v.len() % 16 == 0
+            && v.chunks_exact(16).all(|w| {
+                let word = |at: usize| u32::from_le_bytes([w[at], w[at + 1], w[at + 2], w[at + 3]]);
+                let len = word(0) as usize;
+                len <= encode::INLINE
+                    || b.get(word(8) as usize)
+                        .is_some_and(|d| word(12) as usize + len <= d.len())
+            });
+        if !inside {
+            return Err(PyValueError::new_err(
+                "factorize_views: views must be 16 bytes a row, each long row inside its buffer",
+            ));
+        }
+        chunks.push(rows);
+    }
+    let (codes, first, offsets, data) = py.detach(|| {
+        let (codes, first) = encode::factorize_bytes(&chunks, n_chunks);
+        // the first rows ascend: the chunk of each found in one walk
+        let (mut offsets, mut data) = (vec![0i64], Vec::new());
+        let (mut c, mut start) = (0, 0);
+        for &r in &first {
+            let mut r = r as usize - start;
+            while r >= chunks[c].rows() {
+                r -= chunks[c].rows();
+                start += chunks[c].rows();
+                c += 1;
+            }
+            let (d, a, b) = chunks[c].row(r);
+            data.extend_from_slice(&d[a..b]);
+            offsets.push(data.len() as i64);
+        }
+        (codes, first, offsets, data)
+    });
+    Ok((
+        codes.into_pyarray(py),
+        first.into_pyarray(py),
+        offsets.into_pyarray(py),
+        data.into_pyarray(py),
+    ))
 }
 
 /// Codes in order of first appearance of the ids of an object array of str (read in
@@ -151,6 +229,7 @@ fn runs<'py>(
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_dense, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(factorize_views, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_str, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_dense_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(runs, m)?)?;

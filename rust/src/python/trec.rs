@@ -139,18 +139,19 @@ fn str_ranks<'py>(
             _ => return Ok(None),
         }
     }
-    // UTF-8 bytes sort as their code points. Sorted by their first 8 bytes (as a
+    // UTF-8 bytes sort as their code points. Sorted by their first 16 bytes (as a
     // big-endian integer, zero-padded: no id holds a NUL, so a shorter id sorts
-    // first), then the rest, then the position (equal ids in array order)
+    // first; most ids whole), then the rest, then the position (equal ids in
+    // array order)
     let prefix = |s: &[u8]| {
-        let mut b = [0u8; 8];
-        let n = s.len().min(8);
+        let mut b = [0u8; 16];
+        let n = s.len().min(16);
         b[..n].copy_from_slice(&s[..n]);
-        u64::from_be_bytes(b)
+        u128::from_be_bytes(b)
     };
-    let mut order: Vec<(u64, usize)> = strs.iter().map(|s| prefix(s)).zip(0..).collect();
+    let mut order: Vec<(u128, usize)> = strs.iter().map(|s| prefix(s)).zip(0..).collect();
     order.sort_unstable_by(|a, b| {
-        let rest = |i: usize| strs[i].get(8..).unwrap_or(&[]);
+        let rest = |i: usize| strs[i].get(16..).unwrap_or(&[]);
         (a.0.cmp(&b.0))
             .then_with(|| rest(a.1).cmp(rest(b.1)))
             .then(a.1.cmp(&b.1))

@@ -139,8 +139,10 @@ def column_array(col: Any) -> Any:
     if mod == "polars":
         import polars as pl
 
-        if col.dtype == pl.String or isinstance(col.dtype, (pl.Categorical, pl.Enum)):
-            return column_array(col.to_arrow())
+        if isinstance(col.dtype, (pl.Categorical, pl.Enum)):
+            return _polars_dictionary(col)
+        if col.dtype == pl.String:
+            return column_array(_polars_arrow(col))
         return col.to_numpy()
     if mod == "pyarrow":
         if isinstance(col, pa.ChunkedArray):
@@ -159,6 +161,38 @@ def column_array(col: Any) -> Any:
             return column_array(pa.array(col))
         return col.to_numpy()  # object strings are read in place by the core
     return np.asarray(col)
+
+
+def _polars_arrow(col: Any) -> Any:
+    """A polars column as Arrow in polars' own layout (strings as ``string_view``,
+    no copy) where polars can (1.1 and later), else as ``to_arrow`` converts it."""
+    import polars as pl
+
+    level = getattr(pl, "CompatLevel", None)
+    return col.to_arrow() if level is None else col.to_arrow(compat_level=level.newest())
+
+
+def _polars_dictionary(col: Any) -> Any:
+    """A polars ``Categorical`` or ``Enum`` column as an Arrow dictionary array of
+    its codes and its categories, no value built per row: an Enum's categories as
+    declared; a Categorical's mapping may hold any number of strings of the
+    process, so only those of the codes some row holds are read (by polars, from
+    the first row of each code)."""
+    import polars as pl
+    import pyarrow as pa
+
+    codes = col.to_physical()
+    if isinstance(col.dtype, pl.Enum):
+        return pa.DictionaryArray.from_arrays(codes.to_arrow(), col.dtype.categories.to_arrow())
+    first = codes.arg_unique()  # the first row of each code (and of a null)
+    values = col.gather(first).cast(pl.String)
+    used = codes.gather(first)
+    keep = used.is_not_null()
+    used, values = used.filter(keep).to_numpy(), values.filter(keep).to_arrow()
+    slot = np.full(int(used.max()) + 1 if len(used) else 0, -1, dtype=np.int64)
+    slot[used] = np.arange(len(used))
+    dictionary = values.take(pa.array(slot, mask=slot < 0))  # by code; unused: null
+    return pa.DictionaryArray.from_arrays(codes.to_arrow(), dictionary)
 
 
 def _is_arrow_string(kind: Any) -> bool:
@@ -199,26 +233,25 @@ def _factorize_dictionary(
     if arr.null_count:
         raise _missing(arr.null_count, name, func)
     dictionary = arr.dictionary
-    if dictionary.null_count:  # a null category may be used by no row: drop it from the values
-        dictionary = dictionary.fill_null(dictionary.filter(dictionary.is_valid())[0])
+    if _is_view(dictionary.type):  # the categories only: Arrow takes no string_view
+        dictionary = dictionary.cast(pa.large_string())
     indices = arr.indices.to_numpy(zero_copy_only=False)
     if len(indices) == 0:
         return np.empty(0, dtype=np.int64), _values_to_numpy(dictionary[:0])
+    codes, used = factorize(indices, name, func, any_order=any_order)
+    values = pc.take(dictionary, pa.array(used))  # the categories some row uses
+    if values.null_count:  # rows of a null category (one no row uses does not count)
+        null = ~values.is_valid().to_numpy(zero_copy_only=False)
+        raise _missing(int(np.count_nonzero(null[codes])), name, func)
     # equal values under two indices (pandas and polars categories are distinct;
     # an Arrow dictionary need not be) are merged: strings by the core, others by Arrow
-    encoded = _factorize_strings(dictionary)
-    if encoded is not None:
-        if len(encoded[1]) < len(dictionary):
-            indices = encoded[0][indices]
-            dictionary = dictionary.take(pa.array(encoded[1]))
-    else:
-        distinct = dictionary.dictionary_encode()
-        if len(distinct.dictionary) < len(dictionary):
-            indices = distinct.indices.to_numpy(zero_copy_only=False)[indices]
-            dictionary = distinct.dictionary
-    codes, used = factorize(indices, name, func, any_order=any_order)
-    uniques = _values_to_numpy(pc.take(dictionary, pa.array(used)))
-    return codes, uniques
+    encoded = _factorize_strings(values)
+    if encoded is None:
+        distinct = values.dictionary_encode()
+        encoded = distinct.indices.to_numpy(zero_copy_only=False), distinct.dictionary
+    if len(encoded[1]) < len(values):
+        codes, values = encoded[0][codes], encoded[1]
+    return codes, _values_to_numpy(values)
 
 
 def _values_to_numpy(arr: Any) -> np.ndarray:
@@ -285,8 +318,6 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
             f"{func}: {name} must hold ids (integers or strings). Got values of type "
             f"{parr.type}; pass one id per row."
         )
-    if _is_view(parr.type):  # the core reads offsets and data
-        parr = parr.cast(pa.large_string())
     # string columns (in chunks too: large ones arrive so) are encoded by the core
     encoded = _factorize_strings(parr)
     if isinstance(parr, pa.ChunkedArray) and encoded is None:
@@ -295,28 +326,40 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
         encoded = parr.dictionary_encode()
         codes, uniques = encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
     else:
-        codes, first = encoded
-        uniques = parr.take(pa.array(first))
-        if isinstance(uniques, pa.ChunkedArray):  # the distinct ids only
-            uniques = uniques.combine_chunks() if uniques.num_chunks else pa.array([], parr.type)
+        codes, uniques = encoded
     uniques = _values_to_numpy(uniques)
     if isinstance(arr, np.ndarray) and (arr.dtype.kind in "OUS" or uniques.dtype != arr.dtype):
         uniques = np.asarray(uniques, dtype=arr.dtype if arr.dtype.kind != "O" else object)
     return codes, uniques
 
 
-def _factorize_strings(arr: Any) -> tuple[np.ndarray, np.ndarray] | None:
+def _factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     """Codes (in order of first appearance) of an Arrow string or binary array
-    (or chunked array) without nulls, and the first row of each code, hashed by
+    (or chunked array) without nulls, and the distinct values (an Arrow array in
+    code order), hashed by
     the compiled core over each chunk's offsets (int32 or int64, as the array
-    holds them) and data, never copied into one array (a long array in one part a
-    thread); None for other arrays or without the core."""
+    holds them) and data, or its views (``string_view``), never copied into one
+    array (a long array in one part a thread); None for other arrays or without
+    the core."""
     import pyarrow as pa
 
     from .._kernels import compiled, num_threads
 
     core = compiled()
     kind = arr.type
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    if core is not None and _is_view(kind):
+        views, buffers = [], []
+        for chunk in chunks:
+            _, view_buffer, *data = chunk.buffers()
+            start, n = chunk.offset, len(chunk)
+            views.append(_bytes(view_buffer)[16 * start : 16 * (start + n)])
+            buffers.append([_bytes(b) for b in data])
+        codes, _, offsets, data = core.factorize_views(views, buffers, num_threads())
+        uniques = pa.Array.from_buffers(
+            pa.large_string(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        )
+        return codes, uniques
     kinds = (
         pa.types.is_string,
         pa.types.is_large_string,
@@ -327,7 +370,7 @@ def _factorize_strings(arr: Any) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     wide = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
     offsets, data = [], []
-    for chunk in arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]:
+    for chunk in chunks:
         _, offsets_buffer, data_buffer = chunk.buffers()
         start, n = chunk.offset, len(chunk)
         if offsets_buffer is None:  # an empty chunk may have no buffers
@@ -335,11 +378,17 @@ def _factorize_strings(arr: Any) -> tuple[np.ndarray, np.ndarray] | None:
             start, n = 0, 0
         view = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)
         offsets.append(view[start : start + n + 1])
-        data.append(
-            np.empty(0, np.uint8) if data_buffer is None else np.frombuffer(data_buffer, np.uint8)
-        )
-    result: tuple[np.ndarray, np.ndarray] = core.factorize_bytes(offsets, data, num_threads())
-    return result
+        data.append(_bytes(data_buffer))
+    codes, first = core.factorize_bytes(offsets, data, num_threads())
+    uniques = arr.take(pa.array(first))
+    if isinstance(uniques, pa.ChunkedArray):  # the distinct values only
+        uniques = uniques.combine_chunks() if uniques.num_chunks else pa.array([], kind)
+    return codes, uniques
+
+
+def _bytes(buffer: Any) -> np.ndarray:
+    """An Arrow buffer as a NumPy view of its bytes (empty for no buffer)."""
+    return np.empty(0, np.uint8) if buffer is None else np.frombuffer(buffer, np.uint8)
 
 
 def distinct_ints(keys: np.ndarray) -> np.ndarray:

@@ -1,0 +1,307 @@
+//! The table of codes of ids, written once for every reader of ids (an Arrow
+//! string column, a TREC text): open addressing with linear probing, at most 3/4
+//! full. An id of at most 15 bytes is held as one integer (its bytes and its
+//! length), so a lookup reads the table only, not the text at the id (a random
+//! access into a large buffer costs a cache and a TLB miss); an id of at most 11
+//! bytes shares a 16-byte slot with its code (four to a cache line). The caller
+//! fetches a slot some rows before its lookup ([`Table::prefetch`]).
+
+use crate::pages::OutOfMemory;
+
+/// One multiply, both halves of the product folded.
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let r = (a as u128) * (b as u128);
+    (r as u64) ^ ((r >> 64) as u64)
+}
+
+/// `LOW_BYTES[n]`: the lowest `n` bytes of a u128 set.
+const LOW_BYTES: [u128; 16] = {
+    let mut out = [0u128; 16];
+    let mut n = 1;
+    while n < 16 {
+        out[n] = (1u128 << (8 * n)) - 1;
+        n += 1;
+    }
+    out
+};
+
+/// The id `data[start..end]` as one integer (its bytes, its length in the top
+/// byte) when it has at most 15 bytes.
+#[inline(always)]
+pub(crate) fn short_bits(data: &[u8], start: usize, end: usize) -> Option<u128> {
+    let len = end - start;
+    if len >= 16 {
+        return None;
+    }
+    let raw = match data.get(start..start + 16) {
+        Some(b) => u128::from_le_bytes(b.try_into().unwrap_or([0; 16])),
+        None => {
+            let mut b = [0u8; 16];
+            b[..len].copy_from_slice(&data[start..end]);
+            u128::from_le_bytes(b)
+        }
+    };
+    Some((raw & LOW_BYTES[len]) | ((len as u128) << 120))
+}
+
+/// The hash of a short key (see [`short_bits`]); its low bits pick the slot.
+#[inline(always)]
+pub(crate) fn short_hash(k: u128) -> u64 {
+    let h = fold(k as u64 ^ 0x243f_6a88_85a3_08d3, 0x9e37_79b9_7f4a_7c15);
+    fold(h ^ (k >> 64) as u64, 0x1319_8a2e_0370_7345)
+}
+
+/// Whether a short key is of an id of at most 11 bytes (a [`Packed`] slot).
+#[inline(always)]
+pub(crate) fn packs(key: u128) -> bool {
+    (key >> 120) <= 11
+}
+
+/// A slot of a [`Table`]: a key and its code, or nothing.
+pub(crate) trait Slot: Copy + Default {
+    type Key: Copy + PartialEq;
+    fn new(key: Self::Key, code: u32) -> Self;
+    fn key(self) -> Self::Key;
+    /// The code, None for an empty slot.
+    fn code(self) -> Option<u32>;
+    /// A hash whose low bits are well mixed (they pick the slot).
+    fn hash(key: Self::Key) -> u64;
+}
+
+/// Bits 88..120 of a short key: zero for ids of at most 11 bytes.
+const PACKED_CODE: u128 = (u32::MAX as u128) << 88;
+
+/// The slot of an id of at most 11 bytes: its short key with the code plus one
+/// (0: empty) in the bytes 11 to 14 the key leaves zero; 16 bytes.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Packed(u128);
+
+impl Slot for Packed {
+    type Key = u128;
+    #[inline(always)]
+    fn new(key: u128, code: u32) -> Self {
+        Packed(key | ((code as u128 + 1) << 88))
+    }
+    #[inline(always)]
+    fn key(self) -> u128 {
+        self.0 & !PACKED_CODE
+    }
+    #[inline(always)]
+    fn code(self) -> Option<u32> {
+        ((self.0 >> 88) as u32).checked_sub(1)
+    }
+    #[inline(always)]
+    fn hash(key: u128) -> u64 {
+        short_hash(key)
+    }
+}
+
+/// The slot of an id of 12 to 15 bytes: its short key and its code plus one
+/// (0: empty); 32 bytes.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Wide {
+    key: u128,
+    code: u32,
+}
+
+impl Slot for Wide {
+    type Key = u128;
+    #[inline(always)]
+    fn new(key: u128, code: u32) -> Self {
+        Wide {
+            key,
+            code: code + 1,
+        }
+    }
+    #[inline(always)]
+    fn key(self) -> u128 {
+        self.key
+    }
+    #[inline(always)]
+    fn code(self) -> Option<u32> {
+        self.code.checked_sub(1)
+    }
+    #[inline(always)]
+    fn hash(key: u128) -> u64 {
+        short_hash(key)
+    }
+}
+
+/// The slot of a longer id: its bytes (a slice of the text) and its code plus one.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Bytes<'a> {
+    key: &'a [u8],
+    code: u32,
+}
+
+impl<'a> Slot for Bytes<'a> {
+    type Key = &'a [u8];
+    #[inline(always)]
+    fn new(key: &'a [u8], code: u32) -> Self {
+        Bytes {
+            key,
+            code: code + 1,
+        }
+    }
+    #[inline(always)]
+    fn key(self) -> &'a [u8] {
+        self.key
+    }
+    #[inline(always)]
+    fn code(self) -> Option<u32> {
+        self.code.checked_sub(1)
+    }
+    #[inline(always)]
+    fn hash(key: &'a [u8]) -> u64 {
+        use std::hash::BuildHasher;
+        rustc_hash::FxBuildHasher.hash_one(key)
+    }
+}
+
+/// Codes of keys: open addressing with linear probing, at most 3/4 full.
+pub(crate) struct Table<S> {
+    slots: Vec<S>,
+    len: usize,
+}
+
+impl<S: Slot> Default for Table<S> {
+    fn default() -> Self {
+        Table {
+            slots: vec![S::default(); 16],
+            len: 0,
+        }
+    }
+}
+
+impl<S: Slot> Table<S> {
+    /// Fetch the slot of `hash` into the cache (a hint).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, hash: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let i = hash as usize & (self.slots.len() - 1);
+            // SAFETY: a prefetch of a slot of the table (a hint; it reads nothing)
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch(self.slots.as_ptr().add(i) as *const i8, _MM_HINT_T0);
+            }
+        }
+    }
+
+    /// The code of `key` (of hash `hash`), None when the table does not hold it.
+    #[inline(always)]
+    pub(crate) fn get(&self, key: S::Key, hash: u64) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            let s = self.slots[i];
+            let code = s.code()?;
+            if s.key() == key {
+                return Some(code);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The code of `key`, or `next` (and true) when the table did not hold it:
+    /// `next` is then its code.
+    #[inline(always)]
+    pub(crate) fn code(&mut self, key: S::Key, hash: u64, next: u32) -> (u32, bool) {
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            let s = self.slots[i];
+            match s.code() {
+                None => break,
+                Some(c) if s.key() == key => return (c, false),
+                Some(_) => i = (i + 1) & mask,
+            }
+        }
+        self.slots[i] = S::new(key, next);
+        self.len += 1;
+        if 4 * self.len > 3 * self.slots.len() {
+            let bigger = vec![S::default(); 2 * self.slots.len()];
+            self.rehash(bigger);
+        }
+        (next, true)
+    }
+
+    /// Add a key that the table does not hold (an error, and the table as it was,
+    /// when it must grow and the memory cannot be had).
+    pub(crate) fn insert(&mut self, key: S::Key, hash: u64, code: u32) -> Result<(), OutOfMemory> {
+        if 4 * (self.len + 1) > 3 * self.slots.len() {
+            let bigger = crate::pages::try_zeros::<S>(2 * self.slots.len(), 1)?;
+            self.rehash(bigger);
+        }
+        self.put(key, hash, code);
+        Ok(())
+    }
+
+    /// Empty the table (keeping its size).
+    pub(crate) fn clear(&mut self) {
+        if self.len > 0 {
+            self.slots.fill(S::default());
+            self.len = 0;
+        }
+    }
+
+    #[cold]
+    fn rehash(&mut self, bigger: Vec<S>) {
+        let old = std::mem::replace(&mut self.slots, bigger);
+        self.len = 0;
+        for s in old {
+            if let Some(c) = s.code() {
+                self.put(s.key(), S::hash(s.key()), c);
+            }
+        }
+    }
+
+    /// Add a key that the table does not hold, in a table with room for it.
+    #[inline(always)]
+    fn put(&mut self, key: S::Key, hash: u64, code: u32) {
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        while self.slots[i].code().is_some() {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = S::new(key, code);
+        self.len += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_slot_kind_keeps_its_codes_through_growth() {
+        let ids: Vec<String> = (0..5000)
+            .map(|i| format!("{:0w$}", i, w = 1 + i % 20))
+            .collect();
+        let mut packed = Table::<Packed>::default();
+        let mut wide = Table::<Wide>::default();
+        let mut long = Table::<Bytes>::default();
+        for round in 0..2 {
+            for (c, id) in ids.iter().enumerate() {
+                let b = id.as_bytes();
+                let want = (c as u32, round == 0);
+                match short_bits(b, 0, b.len()) {
+                    Some(k) if packs(k) => {
+                        assert_eq!(packed.code(k, short_hash(k), c as u32), want)
+                    }
+                    Some(k) => assert_eq!(wide.code(k, short_hash(k), c as u32), want),
+                    None => assert_eq!(long.code(b, Bytes::hash(b), c as u32), want),
+                }
+            }
+        }
+        // the empty id is a key like any other; code 0 is a code like any other
+        let mut t = Table::<Packed>::default();
+        let k = short_bits(b"", 0, 0).unwrap_or(1);
+        assert_eq!(t.get(k, short_hash(k)), None);
+        assert!(t.insert(k, short_hash(k), 0).is_ok());
+        assert_eq!(t.get(k, short_hash(k)), Some(0));
+        t.clear();
+        assert_eq!(t.get(k, short_hash(k)), None);
+    }
+}

@@ -100,6 +100,7 @@ __all__ = [
     "factorize_dense",
     "factorize_dense_sorted",
     "factorize_str",
+    "factorize_views",
     "gather",
     "gauc_checked",
     "gini_sorted",
@@ -382,6 +383,11 @@ def factorize_dense(
 def factorize_dense_sorted(
     values: NDArray[np.int64], lo: int, span: int, n_chunks: int
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
+def factorize_views(
+    views: list[NDArray[np.uint8]],
+    buffers: list[list[NDArray[np.uint8]]],
+    n_chunks: int,
+) -> tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8]]: ...
 def factorize_str(
     values: NDArray[np.object_],
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]] | None: ...

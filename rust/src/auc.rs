@@ -241,23 +241,6 @@ pub struct WeightedRange {
     pub exact: bool,
 }
 
-/// `(m, e)` with `x = m 2^e` and `m` odd (x > 0, finite); `(0, 0)` for zero.
-fn odd_mantissa(x: f64) -> (u64, i32) {
-    let bits = x.to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1 << 52) - 1);
-    let (m, e) = if exp == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1 << 52), exp - 1075)
-    };
-    if m == 0 {
-        return (0, 0);
-    }
-    let tz = m.trailing_zeros();
-    (m >> tz, e + tz as i32)
-}
-
 /// `m 2^shift` as an integer, for `shift` of any sign (bits below the unit dropped,
 /// a count that is not zero kept at one unit at least).
 fn in_units(m: u128, shift: i32) -> u128 {
@@ -301,7 +284,7 @@ pub fn weighted_range(
 ) -> WeightedRange {
     let (mut low, mut high, mut n) = (i32::MAX, i32::MIN, 0u128);
     for &w in pos_w.iter().chain(neg_w) {
-        let (m, e) = odd_mantissa(w);
+        let (m, e) = crate::runs::odd_parts(w);
         if m != 0 {
             low = low.min(e);
             high = high.max(e + 64 - m.leading_zeros() as i32);
@@ -330,7 +313,7 @@ pub fn weighted_range(
     out.exact = q == low;
     out.quantum = q;
     let units = |w: f64| {
-        let (m, e) = odd_mantissa(w);
+        let (m, e) = crate::runs::odd_parts(w);
         in_units(m as u128, e - q)
     };
     let mut b = in_units(below, below_quantum - q);

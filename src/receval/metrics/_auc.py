@@ -687,9 +687,10 @@ def _auc_range(
     if len(pos) + len(neg) == 0:
         return RangeStates(())
     if pos_w is not None and neg_w is not None:
-        o = np.argsort(pos, kind="stable")
+        # any order of tied scores: their weights add up as integers
+        o = np.argsort(pos)
         pos, pos_w = pos[o], pos_w[o]
-        o = np.argsort(neg, kind="stable")
+        o = np.argsort(neg)
         neg, neg_w = neg[o], neg_w[o]
         del o
         parts = [pos, neg]

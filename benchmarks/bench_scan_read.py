@@ -76,6 +76,22 @@ def write_run(path: str, rows: int, seed: int = 0) -> tuple[np.ndarray, np.ndarr
     return q_users, q_items
 
 
+def write_weighted(impressions: str, path: str, seed: int = 0) -> None:
+    """The impression log with a float64 ``weight`` column (uniform on [0, 3): weights
+    of every bit), row group by row group."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    source = pq.ParquetFile(impressions)
+    schema = source.schema_arrow.append(pa.field("weight", pa.float64()))
+    with pq.ParquetWriter(path, schema, compression="snappy") as writer:
+        for batch in source.iter_batches(batch_size=1 << 20):
+            weight = pa.array(rng.random(batch.num_rows) * 3)
+            table = pa.Table.from_batches([batch]).append_column("weight", weight)
+            writer.write_table(table, row_group_size=1 << 20)
+
+
 def _items(user: np.ndarray, j: np.ndarray) -> np.ndarray:
     """The ``j``-th item of each user's list: distinct within a user (104729 is prime
     to 10**6)."""
@@ -83,7 +99,7 @@ def _items(user: np.ndarray, j: np.ndarray) -> np.ndarray:
 
 
 def cases(
-    impressions: str, run_path: str, qrels: Any
+    impressions: str, weighted: str, run_path: str, qrels: Any
 ) -> dict[str, tuple[list[str], str, Callable[..., Any], Callable[[Any], Any]]]:
     """Per metric: the columns read, the file, the metric on arrays, the metric on a scan."""
 
@@ -99,6 +115,11 @@ def cases(
             ["click", "score"], impressions,
             lambda y, s: receval.roc_auc_score(y, s),
             lambda s: receval.roc_auc_score(s["click"], s["score"]),
+        ),
+        "roc_auc_score (weighted)": (
+            ["click", "score", "weight"], weighted,
+            lambda y, s, w: receval.roc_auc_score(y, s, sample_weight=w),
+            lambda s: receval.roc_auc_score(s["click"], s["score"], sample_weight=s["weight"]),
         ),
         "gauc_score": (
             ["user", "click", "score"], impressions,
@@ -117,15 +138,18 @@ def cases(
 def measure(rows: int, runs: int, directory: str) -> list[dict[str, Any]]:
     """Every metric's cases at ``rows`` rows, interleaved."""
     impressions = os.path.join(directory, f"impressions-{rows}.parquet")
+    weighted = os.path.join(directory, f"weighted-{rows}.parquet")
     run_path = os.path.join(directory, f"run-{rows}.parquet")
     write_impressions(impressions, rows)
+    write_weighted(impressions, weighted)
     qrels = receval.Qrels(*write_run(run_path, rows))
     out = []
-    for name, (columns, path, in_memory, on_scan) in cases(impressions, run_path, qrels).items():
+    every = cases(impressions, weighted, run_path, qrels)
+    for name, (columns, path, in_memory, on_scan) in every.items():
         out.append(one_metric(name, rows, columns, path, in_memory, on_scan, runs))
         print(line(out[-1]), flush=True)
-    os.remove(impressions)
-    os.remove(run_path)
+    for path in (impressions, weighted, run_path):
+        os.remove(path)
     return out
 
 
@@ -180,8 +204,10 @@ def line(r: dict[str, Any]) -> str:
     m: dict[str, Interleaved] = r
     t = r["timings"]
     ratio = m["scan"].seconds / m["both"].seconds
+    function, _, note = r["metric"].partition(" ")  # "roc_auc_score (weighted)"
+    name = f"`{function}` {note}".rstrip()
     return (
-        f"| `{r['metric']}` | {r['rows']:,} | {m['read'].seconds:.2f} / "
+        f"| {name} | {r['rows']:,} | {m['read'].seconds:.2f} / "
         f"{m['read'].peak_extra_mib:.0f} | {m['polars'].seconds:.2f} / "
         f"{m['polars'].peak_extra_mib:.0f} | {m['memory'].seconds:.2f} / "
         f"{m['memory'].peak_extra_mib:.0f} | {m['both'].seconds:.2f} / "
@@ -204,6 +230,7 @@ def report(results: list[dict[str, Any]], load_before: tuple[float, ...], second
         "rows; `--quick` runs 1M rows and prints only; `--rows N ...` for other sizes).",
         "AUC, GAUC and log loss read the impression log of the out-of-core section",
         "(int64 `user`, int8 `click`, float32 `score`, snappy, row groups of 1Mi rows);",
+        "weighted AUC reads it with a float64 `weight` column (uniform on [0, 3));",
         f"`evaluate` (`{', '.join(EVAL_METRICS)}`) reads a run of {ITEMS_PER_USER} scored items",
         "per user (int64 `user` and `item`, float32 `score`) against qrels of 3 items per",
         "user held in memory. Each metric's five calls are timed in turn, the same number",
@@ -236,7 +263,8 @@ def report(results: list[dict[str, Any]], load_before: tuple[float, ...], second
         "before, so it takes about the longer of the two rather than their sum, in a",
         "budget that does not grow with the file. The exact AUC gathers the scores of",
         "every row in one pass when they fit in three quarters of `max_memory` less 192",
-        "MiB (8 bytes per row); a larger file is read once for a histogram of the scores,",
+        "MiB (8 bytes per row, 40 with weights); a larger file is read once for a histogram",
+        "of the scores,",
         "which also gathers the lowest scores that fit, then once more per range of",
         "scores that fits (the passes column): there the scan costs several reads of the",
         "file, which a larger `max_memory` saves. *read + compute* holds every row in",

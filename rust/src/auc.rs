@@ -222,6 +222,139 @@ pub fn pair_weight_sorted(pos: &[f64], pos_w: &[f64], neg: &[f64], neg_w: &[f64]
     area
 }
 
+/// Exact sums of the weighted rows of one score range (see [`weighted_range`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightedRange {
+    /// The exponent of a unit: weights are integers in units of `2^quantum`.
+    pub quantum: i32,
+    /// Weight units of the positives and of the negatives.
+    pub positives: u128,
+    pub negatives: u128,
+    /// Twice the weighted Mann-Whitney U in units of `4^quantum`, the negatives of
+    /// `below` included: the low and high 128 bits of an integer below `2^256`.
+    pub two_u: (u128, u128),
+    /// The exact sum of `fl(p) * fl(2 b + n)` over the distinct scores (`p`, `n`: the
+    /// units of each label there, `b`: those of the negatives below, `below`'s
+    /// included), in units of `4^quantum`.
+    pub products: crate::sums::Acc,
+    /// No weight's bits were rounded off (the units span at most 126 bits).
+    pub exact: bool,
+}
+
+/// `m 2^shift` as an integer, for `shift` of any sign (bits below the unit dropped,
+/// a count that is not zero kept at one unit at least).
+fn in_units(m: u128, shift: i32) -> u128 {
+    if m == 0 {
+        0
+    } else if shift >= 0 {
+        m << shift
+    } else if shift <= -128 {
+        1
+    } else {
+        (m >> -shift).max(1)
+    }
+}
+
+/// `a * b` as the low and high 128 bits.
+fn wide_mul(a: u128, b: u128) -> (u128, u128) {
+    const LOW: u128 = (1 << 64) - 1;
+    let (a0, a1, b0, b1) = (a & LOW, a >> 64, b & LOW, b >> 64);
+    let (low, mid1, mid2, high) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    let mid = (low >> 64) + (mid1 & LOW) + (mid2 & LOW);
+    let lo = (low & LOW) | (mid << 64);
+    let hi = high + (mid1 >> 64) + (mid2 >> 64) + (mid >> 64);
+    (lo, hi)
+}
+
+/// The exact sums of the weighted rows of one score range, positives and negatives
+/// apart, each sorted ascending (rows of weight 0 count nothing), above negatives of
+/// `below` units of `2^below_quantum`: the weight units of each label, twice the
+/// weighted U, and the exactly summed rounded products that the in-memory state
+/// adds where twice the U passes `2^128` units ([`crate::runs::pair_sum_of`]).
+///
+/// The unit is the lowest bit of any weight (and of `below`), as the in-memory
+/// state's: coarser only where the sums would pass 126 bits (`exact` false).
+pub fn weighted_range(
+    pos: &[f64],
+    pos_w: &[f64],
+    neg: &[f64],
+    neg_w: &[f64],
+    below: u128,
+    below_quantum: i32,
+) -> WeightedRange {
+    let (mut low, mut high, mut n) = (i32::MAX, i32::MIN, 0u128);
+    for &w in pos_w.iter().chain(neg_w) {
+        let (m, e) = crate::runs::odd_parts(w);
+        if m != 0 {
+            low = low.min(e);
+            high = high.max(e + 64 - m.leading_zeros() as i32);
+            n += 1;
+        }
+    }
+    if below != 0 {
+        low = low.min(below_quantum);
+        high = high.max(below_quantum + 128 - below.leading_zeros() as i32);
+        n += 1;
+    }
+    let mut out = WeightedRange {
+        quantum: 0,
+        positives: 0,
+        negatives: 0,
+        two_u: (0, 0),
+        products: [0; crate::sums::SIZE],
+        exact: true,
+    };
+    if n == 0 {
+        return out;
+    }
+    // the in-memory state's unit for one batch: its sums fit 126 bits
+    let top = high + (128 - n.leading_zeros() as i32) + 1;
+    let q = if top - low > 126 { top - 126 + 32 } else { low };
+    out.exact = q == low;
+    out.quantum = q;
+    let units = |w: f64| {
+        let (m, e) = crate::runs::odd_parts(w);
+        in_units(m as u128, e - q)
+    };
+    let mut b = in_units(below, below_quantum - q);
+    let mut adder = crate::sums::Adder::default();
+    let (mut lo, mut hi) = (0u128, 0u128);
+    let (mut i, mut j, mut k) = (0usize, 0usize, 0usize);
+    while i < pos.len() {
+        let v = pos[i];
+        let mut p = 0u128;
+        while i < pos.len() && pos[i] == v {
+            p += units(pos_w[i]);
+            i += 1;
+        }
+        while j < neg.len() && neg[j] < v {
+            b += units(neg_w[j]);
+            j += 1;
+        }
+        let mut tie = 0u128;
+        let mut t = j;
+        while t < neg.len() && neg[t] == v {
+            tie += units(neg_w[t]);
+            t += 1;
+        }
+        let x = 2 * b + tie;
+        let (plo, phi) = wide_mul(p, x);
+        let (sum, carry) = lo.overflowing_add(plo);
+        lo = sum;
+        hi += phi + carry as u128;
+        if k % (1 << 29) == 0 {
+            adder.carry(); // the digits take 2**30 additions between carries
+        }
+        adder.add(p as f64 * x as f64);
+        out.positives += p;
+        k += 1;
+    }
+    out.negatives = neg_w.iter().map(|&w| units(w)).sum();
+    out.two_u = (lo, hi);
+    out.products = adder.finish();
+    out
+}
+
 /// Cumulative `(thresholds, tps, fps)` at each distinct score, thresholds descending:
 /// row `k` counts the positives and negatives scored at least `thresholds[k]`.
 /// Without weights pass `None`: each row counts 1.
@@ -270,6 +403,32 @@ mod tests {
         assert_eq!(pair_count_sorted(&[0.5, 0.9], &[0.1, 0.5]), 7);
         let w = [1.0, 1.0];
         assert_eq!(pair_weight_sorted(&[0.5, 0.9], &w, &[0.1, 0.5], &w), 3.5);
+    }
+
+    #[test]
+    fn a_weighted_range_sums_exactly() {
+        // positives 0.5 (w 0.25), 0.9 (w 3); negatives 0.1 (w 0.5), 0.5 (w 1.5): in
+        // units of 2^-2, p = (1, 12), n = (2, 6); 2U = 1 (2*2 + 6) + 12 (2*8) = 202
+        let r = weighted_range(&[0.5, 0.9], &[0.25, 3.0], &[0.1, 0.5], &[0.5, 1.5], 0, 0);
+        assert_eq!((r.quantum, r.positives, r.negatives), (-2, 13, 8));
+        assert_eq!(r.two_u, (202, 0));
+        assert_eq!(crate::sums::rounded(&r.products), 202.0);
+        assert!(r.exact);
+        // 3 units of 2^-3 below: every positive gains 2 * 3 * p in units of 2^-3
+        let s = weighted_range(&[0.5, 0.9], &[0.25, 3.0], &[0.1, 0.5], &[0.5, 1.5], 3, -3);
+        assert_eq!((s.quantum, s.positives, s.negatives), (-3, 26, 16));
+        assert_eq!(s.two_u, (4 * 202 + 2 * 3 * 26, 0));
+        // no weight: nothing
+        let e = weighted_range(&[0.5], &[0.0], &[], &[], 0, 0);
+        assert_eq!((e.positives, e.two_u), (0, (0, 0)));
+    }
+
+    #[test]
+    fn wide_products_carry() {
+        let max = u128::MAX;
+        assert_eq!(wide_mul(max, max), (1, max - 1));
+        assert_eq!(wide_mul(1 << 100, 1 << 100), (0, 1 << 72));
+        assert_eq!(wide_mul(3, 5), (15, 0));
     }
 
     #[test]

@@ -123,7 +123,6 @@ __all__ = [
     "pair_counts",
     "pair_keys_csr",
     "pair_means_csr",
-    "pair_weight_sorted",
     "periods_by_user",
     "periods_of_instants",
     "personalization_csr",
@@ -149,6 +148,7 @@ __all__ = [
     "topk_merge",
     "totals_checked",
     "weighted_group_aucs",
+    "weighted_range",
     "xauc_distinct",
     "xauc_pairs_counted",
     "xauc_pairs_weighted",
@@ -480,12 +480,6 @@ def pair_keys_csr(
 def pair_means_csr(
     values: NDArray[np.float64], pair_offsets: NDArray[np.int64], n_chunks: int
 ) -> NDArray[np.float64]: ...
-def pair_weight_sorted(
-    pos: NDArray[np.float64],
-    pos_w: NDArray[np.float64],
-    neg: NDArray[np.float64],
-    neg_w: NDArray[np.float64],
-) -> float: ...
 def periods_by_user(
     codes: NDArray[np.int32], periods: NDArray[np.int32], n_users: int, n_parts: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int32]]: ...
@@ -579,6 +573,14 @@ def weighted_group_aucs(
     scores: NDArray[np.float64],
     weights: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
+def weighted_range(
+    pos: NDArray[np.float64],
+    pos_w: NDArray[np.float64],
+    neg: NDArray[np.float64],
+    neg_w: NDArray[np.float64],
+    below: int,
+    below_quantum: int,
+) -> tuple[int, int, int, int, NDArray[np.int64], bool]: ...
 def xauc_distinct(
     codes: NDArray[np.int64],
     y: NDArray[np.float64],

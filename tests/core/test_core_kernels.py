@@ -134,14 +134,27 @@ def test_auc_kernels_equal_the_pair_oracle(seed, n):
     # twice the Mann-Whitney U: 2 per positive above a negative, 1 per tie
     twice_u = int(2 * (pos[:, None] > neg[None, :]).sum() + (pos[:, None] == neg[None, :]).sum())
     assert core.pair_count_sorted(pos, neg) == twice_u
+    if seed % 4 == 1:  # weights of every bit, not only a few binary fractions
+        pw, qw = pw * (1 + np.random.default_rng(seed).random(len(pw))), qw * 3.7
     op, oq = np.argsort(p, kind="stable"), np.argsort(q, kind="stable")
     p, pw, q, qw = p[op], pw[op], q[oq], qw[oq]
-    pair_w = pw[:, None] * qw[None, :]
-    above = math.fsum((pair_w * (p[:, None] > q[None, :])).ravel().tolist())
-    tied = math.fsum((pair_w * (p[:, None] == q[None, :])).ravel().tolist())
-    # the weighted U: w_p w_n per pair, half of it for a tie (summed in the kernel's order)
-    got = core.pair_weight_sorted(p, pw, q, qw)
-    assert math.isclose(got, above + tied / 2, rel_tol=1e-12, abs_tol=1e-12), (got, above, tied)
+    quantum, n_pos, n_neg, two_u, products, exact = core.weighted_range(p, pw, q, qw, 0, 0)
+    assert exact
+    # in units of 2**quantum every weight is an integer: the sums are exact integers
+    unit = Fraction(2) ** quantum
+    pu = np.array([int(Fraction(w) / unit) for w in pw.tolist()] or [0], dtype=object)[: len(pw)]
+    qu = np.array([int(Fraction(w) / unit) for w in qw.tolist()] or [0], dtype=object)[: len(qw)]
+    assert (n_pos, n_neg) == (int(pu.sum()), int(qu.sum()))
+    # twice the weighted U: a pair weighs the product of its units, twice when ordered
+    pairs = pu[:, None] * qu[None, :]
+    order = 2 * (p[:, None] > q[None, :]) + (p[:, None] == q[None, :])
+    assert two_u == int((pairs * order).sum()) if len(p) and len(q) else two_u == 0
+    # a range above 5 units of 2**(quantum - 1) of negatives: each positive unit gains 2 x 5
+    if n_pos:
+        q2, _, _, two_u2, _, _ = core.weighted_range(p, pw, q, qw, 5, quantum - 1)
+        assert q2 == quantum - 1 and two_u2 == 4 * two_u + 2 * 5 * 2 * n_pos
+    if two_u < 2**53:  # every product exact: their sum is twice the U
+        assert ExactSum(products).value == two_u
 
 
 def test_gather_refuses_short_buffers():

@@ -123,10 +123,34 @@ def test_the_exact_auc_reads_a_file_that_fits_its_budget_once(path, weighted):
     w = np.arange(5000) % 3 + 0.5
     if weighted:
         value = roc_auc_score(s["click"], s["score"], sample_weight=s["weight"])
-        assert value == pytest.approx(roc_auc_score(y, score, sample_weight=w), rel=1e-12)
+        assert value == roc_auc_score(y, score, sample_weight=w)
     else:
         assert roc_auc_score(s["click"], s["score"]) == roc_auc_score(y, score)
     assert s.timings.passes == 1
+
+
+@pytest.mark.parametrize("weights", ["any bits", "tiny", "integers"])
+@pytest.mark.parametrize("max_memory", [None, 4 * 40 * 600])  # one pass, or several ranges
+def test_the_weighted_exact_auc_of_a_scan_is_the_in_memory_float(tmp_path, weights, max_memory):
+    """Weights of every bit (twice the U passes 2**128 units: the in-memory state sums
+    rounded products), tiny weights and integers, with tied scores: the scan, read in
+    one pass or range after range, gives the function's float."""
+    rng = np.random.default_rng(5)
+    n = 4000
+    y = (rng.random(n) < 0.3).astype(np.int8)
+    score = np.round(rng.random(n), 2)  # 101 distinct scores: many ties
+    w = {
+        "any bits": rng.random(n) * 3,
+        "tiny": rng.random(n) * 1e-300,
+        "integers": rng.integers(0, 4, n).astype(np.float64),
+    }[weights]
+    out = str(tmp_path / "weighted.parquet")
+    pq.write_table(pa.table({"click": y, "score": score, "weight": w}), out)
+    budget = {} if max_memory is None else {"max_memory": max_memory}
+    s = receval.scan(out, batch_rows=700, **budget)
+    got = roc_auc_score(s["click"], s["score"], sample_weight=s["weight"])
+    assert got == roc_auc_score(y, score, sample_weight=w)
+    assert (s.timings.passes > 2) == (max_memory is not None)
 
 
 def test_the_first_pass_of_the_exact_auc_gathers_the_lowest_range(path):

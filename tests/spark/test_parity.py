@@ -67,10 +67,26 @@ def test_roc_auc_equals_in_memory(impressions_df, num_partitions):
 
 
 def test_roc_auc_weighted(impressions_df):
+    """Weights of every bit: twice the U passes 2**128 units, where the in-memory state
+    sums rounded products; the partitions' exact sums, rounded once, are within a
+    relative 2**-50 of it."""
     pdf = _collected(impressions_df)
     expected = receval.roc_auc_score(pdf["label"], pdf["score"], sample_weight=pdf["weight"])
     got = rs.roc_auc_score(impressions_df, "label", "score", sample_weight="weight")
-    assert got == pytest.approx(expected, rel=1e-12)
+    assert got == pytest.approx(expected, rel=2.0**-50, abs=0)
+
+
+@pytest.mark.parametrize("num_partitions", [1, 7])
+def test_roc_auc_weighted_exactly(spark, impressions, num_partitions):
+    """Weights whose sums stay within 2**128 units (quarters here): the in-memory float."""
+    pdf = impressions.copy()
+    pdf["weight"] = np.round(pdf["weight"].clip(0, 1e3) * 4) / 4
+    expected = receval.roc_auc_score(pdf["label"], pdf["score"], sample_weight=pdf["weight"])
+    df = spark.createDataFrame(pdf)
+    got = rs.roc_auc_score(
+        df, "label", "score", sample_weight="weight", num_partitions=num_partitions
+    )
+    assert got == expected
 
 
 def test_roc_auc_all_ties_in_one_range(spark):

@@ -1,7 +1,7 @@
 //! The AUC: rows split by label, pair counts of sorted scores, thresholds, and the
 //! score buckets of the out-of-core exact AUC.
 
-use numpy::{IntoPyArray, PyReadonlyArray1, PyReadwriteArray1};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -65,26 +65,44 @@ fn pair_count_sorted(
     Ok(py.detach(|| auc::pair_count_sorted(p, n)))
 }
 
-/// Weighted U of ascending `pos` against ascending `neg`.
+/// The exact sums of one weighted score range (ascending `pos` and `neg`) above
+/// `below` negative units of `2**below_quantum`: `(quantum, positives, negatives,
+/// two_u, products, exact)`, `two_u` an integer below `2**256`, `products` an
+/// exact-sum accumulator.
 #[pyfunction]
-fn pair_weight_sorted(
-    py: Python<'_>,
-    pos: PyReadonlyArray1<'_, f64>,
-    pos_w: PyReadonlyArray1<'_, f64>,
-    neg: PyReadonlyArray1<'_, f64>,
-    neg_w: PyReadonlyArray1<'_, f64>,
-) -> PyResult<f64> {
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn weighted_range<'py>(
+    py: Python<'py>,
+    pos: PyReadonlyArray1<'py, f64>,
+    pos_w: PyReadonlyArray1<'py, f64>,
+    neg: PyReadonlyArray1<'py, f64>,
+    neg_w: PyReadonlyArray1<'py, f64>,
+    below: u128,
+    below_quantum: i32,
+) -> PyResult<(
+    i32,
+    u128,
+    u128,
+    Bound<'py, PyAny>,
+    Bound<'py, PyArray1<i64>>,
+    bool,
+)> {
     let (p, pw) = (slice(&pos, "pos")?, slice(&pos_w, "pos_w")?);
     let (n, nw) = (slice(&neg, "neg")?, slice(&neg_w, "neg_w")?);
-    same_length(
-        "pair_weight_sorted",
-        &[("pos", p.len()), ("pos_w", pw.len())],
-    )?;
-    same_length(
-        "pair_weight_sorted",
-        &[("neg", n.len()), ("neg_w", nw.len())],
-    )?;
-    Ok(py.detach(|| auc::pair_weight_sorted(p, pw, n, nw)))
+    same_length("weighted_range", &[("pos", p.len()), ("pos_w", pw.len())])?;
+    same_length("weighted_range", &[("neg", n.len()), ("neg_w", nw.len())])?;
+    let r = py.detach(|| auc::weighted_range(p, pw, n, nw, below, below_quantum));
+    let (lo, hi) = r.two_u;
+    let shift = 128u32.into_pyobject(py)?;
+    let two_u = hi.into_pyobject(py)?.lshift(shift)?.add(lo)?;
+    Ok((
+        r.quantum,
+        r.positives,
+        r.negatives,
+        two_u,
+        r.products.to_vec().into_pyarray(py),
+        r.exact,
+    ))
 }
 
 /// `(thresholds, tps, fps)` of ascending `pos` and `neg`, thresholds descending.
@@ -216,7 +234,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(split_by_label, m)?)?;
     m.add_function(wrap_pyfunction!(split_by_label_weighted, m)?)?;
     m.add_function(wrap_pyfunction!(pair_count_sorted, m)?)?;
-    m.add_function(wrap_pyfunction!(pair_weight_sorted, m)?)?;
+    m.add_function(wrap_pyfunction!(weighted_range, m)?)?;
     m.add_function(wrap_pyfunction!(threshold_counts_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(threshold_counts_sorted_weighted, m)?)?;
     m.add_function(wrap_pyfunction!(add_histogram, m)?)?;

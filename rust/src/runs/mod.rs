@@ -18,7 +18,7 @@ use crate::sort::{ascending_bits, order_key};
 mod rows;
 mod weights;
 pub use rows::{RowRuns, BUFFER_ROWS};
-pub use weights::WeightRuns;
+pub use weights::{odd_parts, WeightRuns};
 
 /// A count of one label at one score: rows or weight units.
 pub trait Count: Copy + Default + PartialEq + Send + Sync + 'static {

@@ -67,7 +67,9 @@ class MetricDefinition:
     ranges : callable, optional
         ``ranges(params, pos, neg, pos_weight, neg_weight) -> state``: the state of
         every row of one score range, given as the sorted-or-not scores of its
-        positives and negatives (and their weights, or None). States of disjoint
+        positives and negatives (and their weights, or None); with weights, the
+        keyword ``below`` is the merged state of every range below it when they are
+        read in order (out of core), None otherwise. States of disjoint
         ranges merge, and ``finalize`` takes them. A metric with ``ranges`` may be
         partitioned by disjoint score ranges (exact AUC out of core and on Spark,
         where the distinct scores need not fit in memory).

@@ -34,7 +34,7 @@ from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition
 from .run import Accumulator
-from .states import Seen
+from .states import RangeStates, Seen
 from .totals import score_ranges
 from .window import batch_rows
 
@@ -287,7 +287,7 @@ def scan_ranges(
                 weights,
             )
 
-    def gather(first: int, last: int, n_pos: int, n_neg: int, description: str) -> Any:
+    def gather(first: int, last: int, n_pos: int, n_neg: int, description: str, below: Any) -> Any:
         filled = np.zeros(2, dtype=np.int64)
         pos, neg = np.empty(n_pos), np.empty(n_neg)
         w_pos, w_neg = (n_pos, n_neg) if weighted else (0, 0)  # no weights: none written
@@ -295,13 +295,15 @@ def scan_ranges(
         for labels, scores, weights in batches(description):
             out = (pos, pos_w, neg, neg_w, filled)
             k.gather(scores, labels, weights, shift, (first, last), out)
-        return state_of(pos, pos_w, neg, neg_w, filled)
+        return state_of(pos, pos_w, neg, neg_w, filled, below)
 
-    def state_of(pos: Any, pos_w: Any, neg: Any, neg_w: Any, filled: Any) -> Any:
+    def state_of(pos: Any, pos_w: Any, neg: Any, neg_w: Any, filled: Any, below: Any) -> Any:
+        """The state of one range's rows, above ``below`` (the ranges read before:
+        weighted ranges count their pairs with those ranges' negatives)."""
         n_p, n_n = filled
         if not weighted:
             return ranges(params, pos[:n_p], neg[:n_n], None, None)
-        return ranges(params, pos[:n_p], neg[:n_n], pos_w[:n_p], neg_w[:n_n])
+        return ranges(params, pos[:n_p], neg[:n_n], pos_w[:n_p], neg_w[:n_n], below=below)
 
     # pass 1 gathers the rows of the lowest score buckets that fit (all of them when
     # the file fits: one pass) and, once the rows outgrow the room, counts rows per
@@ -313,7 +315,8 @@ def scan_ranges(
         first_pass.add(k, labels, scores, weights, n_rows[0])
     v.check_not_empty(n_rows[0], defn.inputs[0], func)
     top, hist = first_pass.top, first_pass.hist
-    state = None if top < 0 else state_of(*first_pass.buffers())
+    nothing = RangeStates(())  # below the lowest range
+    state = None if top < 0 else state_of(*first_pass.buffers(), below=nothing)
     first_pass.release()
     if hist is None:  # every row gathered
         return defn.finalize(params, state)
@@ -324,7 +327,8 @@ def scan_ranges(
     for i, (first, last) in enumerate(cuts):
         n_pos = int(pos_hist[first : last + 1].sum())
         n_neg = int(neg_hist[first : last + 1].sum())
-        part = gather(first, last, n_pos, n_neg, f"{func} (pass {i + 2}/{len(cuts) + 1})")
+        description = f"{func} (pass {i + 2}/{len(cuts) + 1})"
+        part = gather(first, last, n_pos, n_neg, description, nothing if state is None else state)
         state = part if state is None else state.merge(part)
     return defn.finalize(params, state)
 
@@ -390,7 +394,7 @@ class _FirstPass:
         for i, (values, w) in enumerate(((self.pos, self.pos_w), (self.neg, self.neg_w))):
             self.filled[i] = _keep_below(values, w, int(self.filled[i]), limit)
 
-    def buffers(self) -> tuple[Any, ...]:
+    def buffers(self) -> tuple[Any, Any, Any, Any, Any]:
         return self.pos, self.pos_w, self.neg, self.neg_w, self.filled
 
     def release(self) -> None:

@@ -48,19 +48,6 @@ _EPS = float(np.finfo(np.float64).eps)
 _EPS32 = float(np.finfo(np.float32).eps)  # np.finfo costs microseconds a call
 
 
-def near_one(weights: np.ndarray) -> tuple[np.ndarray, int]:
-    """``(weights * 2**-shift, shift)``: weights whose largest is outside
-    ``[2**-64, 2**64]`` times the power of two that brings it into ``[0.5, 1)``, so
-    that no product of two weights over- or underflows (only the exponents change);
-    others as they are, ``shift`` 0."""
-    top = float(weights.max()) if len(weights) else 0.0
-    if top == 0 or 2.0**-64 <= top <= 2.0**64:
-        return weights, 0
-    shift = int(np.frexp(top)[1])
-    scaled: np.ndarray = np.ldexp(weights, -shift)
-    return scaled, shift
-
-
 class ScoreCounts:
     """Rows per distinct score and label; weighted rows add their weights.
 

@@ -11,17 +11,17 @@ pass's histogram); :class:`GroupTotals` (GAUC) whole groups; :class:`MeanState`
 
 Float sums are exact (:class:`receval.engine.sums.ExactSum`, rounded once when the
 value is read), as the in-memory functions compute them, and counts and unweighted
-AUCs are integers: a merged state gives the in-memory float whatever the split.
-Only :class:`ScoreRange` with sample weights adds float pair weights across ranges,
-equal to rounding; a group's weighted AUC is computed from its own rows in a
-canonical order, the same float in any split of the groups.
+AUCs are integers (weighted: integers in units of the lowest bit of any weight):
+a merged state gives the in-memory float whatever the split; a group's weighted
+AUC is computed from its own rows in a canonical order, the same float in any
+split of the groups.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from fractions import Fraction
 from itertools import pairwise
 from typing import Any
 
@@ -37,6 +37,7 @@ __all__ = [
     "ScoreRange",
     "Totals",
     "auc_from_ranges",
+    "negatives_below",
     "score_ranges",
 ]
 
@@ -145,25 +146,31 @@ class ScoreRange:
     ----------
     low, high : float
         Smallest and largest score of the rows (``nan`` for an empty range).
-    positives, negatives : int or float
-        (Weighted) numbers of clicks and non-clicks.
-    two_u : int or float
-        Twice the (weighted) Mann-Whitney count of the pairs inside the range:
-        a pair counts 2 when the positive scores higher, 1 when tied.
-    pos_shift, neg_shift : int
-        Weighted ranges of weights far from 1: the positives' weights were taken
-        times ``2**-pos_shift`` and the negatives' times ``2**-neg_shift`` (only the
-        exponents change), so that no product of two weights over- or underflows;
-        ``two_u`` is then held times ``2**-(pos_shift + neg_shift)``. 0 otherwise.
+    positives, negatives : int
+        Numbers of clicks and non-clicks; with weights, their weights in units of
+        ``2**quantum``.
+    two_u : int
+        Twice the Mann-Whitney count of the pairs inside the range: a pair counts 2
+        when the positive scores higher, 1 when tied (with weights: the product of
+        their units). A weighted range whose ``products`` are known also counts its
+        positives' pairs with the negatives of every range below.
+    quantum : int or None, default=None
+        Weighted rows: the exponent of a unit (the lowest bit of any weight, as the
+        in-memory state's); None for rows without weights.
+    products : ExactSum or None, default=None
+        Weighted rows read above the ranges below (out of core, range after range):
+        the exact sum of the rounded products that the in-memory state adds where
+        ``two_u`` passes ``2**128`` units, over the range's distinct scores. None on
+        Spark, whose partitions do not know the ranges below them.
     """
 
     low: float
     high: float
-    positives: int | float
-    negatives: int | float
-    two_u: int | float
-    pos_shift: int = 0
-    neg_shift: int = 0
+    positives: int
+    negatives: int
+    two_u: int
+    quantum: int | None = None
+    products: ExactSum | None = None
 
     @property
     def empty(self) -> bool:
@@ -171,7 +178,7 @@ class ScoreRange:
 
 
 def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
-    """ROC AUC of the rows of disjoint score ranges (exact for unweighted ranges).
+    """ROC AUC of the rows of disjoint score ranges: the in-memory function's float.
 
     Raises ``InputValidationError`` when two ranges overlap (the rows of one
     score value split across ranges): range-partition by score first.
@@ -185,11 +192,9 @@ def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
                 f"[{b.low!r}, {b.high!r}]); every score value must lie in one range, e.g. "
                 f"partition the rows by score range."
             )
-    if any(r.pos_shift or r.neg_shift for r in parts):
-        parts = _common_scale(parts)
-    two_u: int | float = 0
-    negatives_below: int | float = 0
-    positives: int | float = 0
+    if any(r.quantum is not None for r in parts):
+        return _weighted_auc(parts)
+    two_u = negatives_below = positives = 0
     for r in parts:
         two_u += r.two_u + 2 * r.positives * negatives_below
         negatives_below += r.negatives
@@ -197,27 +202,43 @@ def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
     pairs = positives * negatives_below
     if pairs == 0:
         return float("nan")
-    if isinstance(two_u, int) and isinstance(pairs, int):
-        from fractions import Fraction
-
-        return float(Fraction(two_u, 2 * pairs))  # correctly rounded
-    return float(two_u / (2.0 * pairs))
+    return float(Fraction(two_u, 2 * pairs))  # correctly rounded
 
 
-def _common_scale(parts: list[ScoreRange]) -> list[ScoreRange]:
-    """The ranges at one scale, the largest shifts' (the AUC does not depend on the scale
-    of the weights): only exponents change, and the weights of the other ranges that
-    fall below the smallest float are negligible beside the largest. A range without
-    positives (or negatives) has no say in their scale."""
-    pos = max((r.pos_shift for r in parts if r.positives), default=0)
-    neg = max((r.neg_shift for r in parts if r.negatives), default=0)
-    return [
-        replace(r, positives=math.ldexp(r.positives, r.pos_shift - pos),
-                negatives=math.ldexp(r.negatives, r.neg_shift - neg),
-                two_u=math.ldexp(r.two_u, r.pos_shift + r.neg_shift - pos - neg),
-                pos_shift=pos, neg_shift=neg)
-        for r in parts
-    ]  # fmt: skip
+def negatives_below(ranges: Iterable[ScoreRange]) -> tuple[int, int]:
+    """``(units, quantum)``: the weight of the negatives of weighted ranges, in units of
+    ``2**quantum`` (``(0, 0)`` without any)."""
+    held = [r for r in ranges if r.quantum is not None and r.negatives]
+    if not held:
+        return 0, 0
+    quantum = min(r.quantum for r in held if r.quantum is not None)
+    return sum(r.negatives << (r.quantum - quantum) for r in held if r.quantum is not None), quantum
+
+
+def _weighted_auc(parts: list[ScoreRange]) -> float:
+    """The AUC of weighted ranges as the in-memory state computes it from exact weights
+    in units of the lowest bit of any weight: ``2U / (2 P N)``, 2U the exact integer
+    while it stays below ``2**128`` units, else the exactly rounded sum of the rounded
+    products per distinct score (known when every range was read above the ones
+    below; on Spark, the exact 2U rounded once)."""
+    quantum = min(r.quantum for r in parts if r.quantum is not None)
+    two_u = below = positives = 0
+    products: Fraction | None = Fraction(0)
+    for r in parts:
+        shift = (r.quantum if r.quantum is not None else quantum) - quantum
+        p = r.positives << shift
+        two_u += r.two_u << 2 * shift
+        if r.products is None:  # its pairs with the negatives below are not in two_u
+            two_u += 2 * p * below
+            products = None
+        elif products is not None:
+            products += Fraction(r.products.as_fraction()) * (1 << 2 * shift)
+        below += r.negatives << shift
+        positives += p
+    if positives == 0 or below == 0:
+        return float("nan")
+    area = float(two_u) if two_u < 1 << 128 or products is None else float(products)
+    return area / (2.0 * float(positives) * float(below))
 
 
 def score_ranges(rows_per_bucket: np.ndarray, max_rows: int) -> list[tuple[int, int]]:

@@ -23,7 +23,6 @@ from ..engine.states import (
     RangeStates,
     ScoreCounts,
     Unchecked,
-    near_one,
     plain_pair,
 )
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
@@ -674,9 +673,13 @@ def _auc_range(
     neg: np.ndarray,
     pos_w: np.ndarray | None,
     neg_w: np.ndarray | None,
+    below: RangeStates | None = None,
 ) -> RangeStates:
-    """The state of every row of one score range (arrays are sorted in place)."""
-    from ..engine.totals import ScoreRange
+    """The state of every row of one score range (arrays are sorted in place);
+    ``below``: the states of every range below it (read in order, out of core), or
+    None where they are not known (a Spark partition)."""
+    from ..engine.sums import ExactSum
+    from ..engine.totals import ScoreRange, negatives_below
     from ._binary import sort_chunks
 
     k = compiled()
@@ -684,24 +687,28 @@ def _auc_range(
     if len(pos) + len(neg) == 0:
         return RangeStates(())
     if pos_w is not None and neg_w is not None:
-        o = np.argsort(pos, kind="stable")
+        # any order of tied scores: their weights add up as integers
+        o = np.argsort(pos)
         pos, pos_w = pos[o], pos_w[o]
-        o = np.argsort(neg, kind="stable")
+        o = np.argsort(neg)
         neg, neg_w = neg[o], neg_w[o]
         del o
         parts = [pos, neg]
-        (pos_w, pos_shift), (neg_w, neg_shift) = near_one(pos_w), near_one(neg_w)
-        two_u = 2.0 * float(k.pair_weight_sorted(pos, pos_w, neg, neg_w))
-        n_pos, n_neg = float(pos_w.sum()), float(neg_w.sum())
-    else:  # exact integer pair counts
-        pos.sort()
-        parts = [pos, *sort_chunks(neg)]
-        two_u = sum(int(k.pair_count_sorted(pos, chunk)) for chunk in parts[1:])
-        n_pos, n_neg = len(pos), len(neg)
-        pos_shift = neg_shift = 0
+        units, unit = (0, 0) if below is None else negatives_below(below.ranges)
+        quantum, n_pos, n_neg, two_u, products, _ = k.weighted_range(
+            pos, pos_w, neg, neg_w, units, unit
+        )
+        known = None if below is None else ExactSum(products)
+        ends = [x for a in parts if len(a) for x in (a[0], a[-1])]
+        low, high = float(min(ends)), float(max(ends))
+        return RangeStates((ScoreRange(low, high, n_pos, n_neg, two_u, quantum, known),))
+    # exact integer pair counts
+    pos.sort()
+    parts = [pos, *sort_chunks(neg)]
+    two_u = sum(int(k.pair_count_sorted(pos, chunk)) for chunk in parts[1:])
     ends = [x for a in parts if len(a) for x in (a[0], a[-1])]
     low, high = float(min(ends)), float(max(ends))
-    return RangeStates((ScoreRange(low, high, n_pos, n_neg, two_u, pos_shift, neg_shift),))
+    return RangeStates((ScoreRange(low, high, len(pos), len(neg), two_u),))
 
 
 def _auc_finalize(params: dict[str, Any], state: Any) -> Any:

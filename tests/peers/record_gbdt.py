@@ -112,20 +112,24 @@ def xgboost_values(case: dict) -> dict[str, float]:
 
 
 def xgboost_grouped_values(case: dict) -> dict[str, float]:
-    """XGBoost's ``aucpr`` over the query groups, of the binary labels (it refuses
-    others), evaluated as ``xgboost_values`` evaluates the ranking metrics."""
+    """XGBoost's ``auc`` (the grades as labels) and ``aucpr`` (the binary labels: it
+    refuses others) over the query groups, evaluated as ``xgboost_values`` evaluates
+    the ranking metrics."""
     import numpy as np
     import xgboost as xgb
 
-    labels = (np.asarray(case["grades"]) > 0).astype(float)
+    grades = np.asarray(case["grades"], dtype=float)
     scores = np.asarray(case["scores"], dtype=np.float32)
-    data = xgb.DMatrix(np.zeros((len(labels), 1)), label=labels, base_margin=scores)
-    data.set_group(case["groups"])
-    result: dict = {}
-    xgb.train({"objective": "rank:pairwise", "eta": 0.0, "eval_metric": ["aucpr"]}, data,
-              num_boost_round=1, evals=[(data, "eval")], evals_result=result,
-              verbose_eval=False)  # fmt: skip
-    return {"aucpr": float(result["eval"]["aucpr"][-1])}
+    out: dict[str, float] = {}
+    for name, labels in (("auc", grades), ("aucpr", (grades > 0).astype(float))):
+        data = xgb.DMatrix(np.zeros((len(labels), 1)), label=labels, base_margin=scores)
+        data.set_group(case["groups"])
+        result: dict = {}
+        xgb.train({"objective": "rank:pairwise", "eta": 0.0, "eval_metric": [name]}, data,
+                  num_boost_round=1, evals=[(data, "eval")], evals_result=result,
+                  verbose_eval=False)  # fmt: skip
+        out[name] = float(result["eval"][name][-1])
+    return out
 
 
 def lightgbm_values(case: dict) -> dict[str, float]:
@@ -194,10 +198,9 @@ def catboost_cascade_values(case: dict) -> dict[str, float]:
 
 
 def grouped_values(case: dict) -> dict:
-    """CatBoost's ``QueryAUC`` and XGBoost's ``auc`` of the case's groups, and the row
-    weights of the weighted ``QueryAUC``."""
+    """CatBoost's ``QueryAUC`` of the case's groups, and the row weights of the
+    weighted ``QueryAUC``."""
     import numpy as np
-    import xgboost as xgb
     from catboost.utils import eval_metric
 
     grades = np.asarray(case["grades"], dtype=float)
@@ -216,14 +219,7 @@ def grouped_values(case: dict) -> dict:
                                  weight=w)[0])
         for label, (target, w) in runs.items()
     }  # fmt: skip
-    data = xgb.DMatrix(np.zeros((len(grades), 1)), label=grades, base_margin=scores)
-    data.set_group(case["groups"])
-    result: dict = {}
-    xgb.train({"objective": "rank:pairwise", "eta": 0.0, "eval_metric": ["auc"]}, data,
-              num_boost_round=1, evals=[(data, "eval")], evals_result=result,
-              verbose_eval=False)  # fmt: skip
-    xgboost = {"auc": float(result["eval"]["auc"][-1])}
-    return {"catboost": catboost, "xgboost": xgboost, "weights": weights.tolist()}
+    return {"catboost": catboost, "weights": weights.tolist()}
 
 
 def main() -> None:
@@ -240,8 +236,7 @@ def main() -> None:
             "lightgbm": lightgbm_values(case),
             "catboost": {**catboost_values(case), **catboost_cascade_values(case)},
         }
-        case["grouped"] = grouped_values(case)
-        case["grouped"]["xgboost"].update(xgboost_grouped_values(case))
+        case["grouped"] = grouped_values(case) | {"xgboost": xgboost_grouped_values(case)}
         cases.append(case)
     data = {
         "versions": {

@@ -180,7 +180,7 @@ mod tests {
                     .collect();
                 keys.sort_unstable();
                 let labels: Vec<bool> = (0..n)
-                    .map(|_| crate::sort::testing::lcg(seed) % pos_every == 0)
+                    .map(|_| crate::sort::testing::lcg(seed).is_multiple_of(pos_every))
                     .collect();
                 Run::from_sorted(keys.iter().zip(&labels).map(|(&k, &l)| (k, l, 1u64)), n)
             })

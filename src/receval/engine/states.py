@@ -70,13 +70,14 @@ class ScoreCounts:
     weighted batches are sorted into a run each. Runs of about one size are merged
     two at a time in linear time, runs of a million entries and more only while more
     than 8 are held, so that a row is merged a few times; a merge of large runs
-    proceeds a slice per ``add``, so that no update merges the largest runs at once,
-    and the AUC walks the runs in one merge that writes nothing. Counts are exact:
-    rows as integers,
-    weights as integers in units of the lowest bit of any weight held
-    (``2**quantum``), so that every sum, and the
-    AUC computed from them, is the same float for any split of the rows into batches
-    and any order of merges, while one state's weights span at most 2**126 (e.g.
+    proceeds a slice per ``add``, so that no update merges the largest runs at once.
+    The AUC of several runs is a sum over the entries of the rarer label (a few
+    percent of the rows in CTR data): those of every run are gathered and merged,
+    then walked once against each run, which writes nothing else. Counts are exact:
+    rows as integers, weights as integers in units of the lowest bit of any weight
+    held (``2**quantum``), so that every sum, and the AUC computed from them, is the
+    same float for any split of the rows into batches and any order of merges,
+    while one state's weights span at most 2**126 (e.g.
     weights from 2**-40 to 2**40 over 2**40 rows); beyond that, the smallest
     weights' lowest bits are rounded off (``exact`` turns false) and a weight is
     never rounded to zero.

@@ -515,7 +515,12 @@ def rank_rows_into(
 def read_trec(path: str | os.PathLike[str], kind: str) -> Any: ...
 def roc_auc_checked(y_true: Any, y_score: Any) -> float | None: ...
 def totals_checked(
-    y_true: Any, y_prob: Any, eps: float, loss: bool, clicks: bool
+    y_true: Any,
+    y_prob: Any,
+    eps: float,
+    loss: bool,
+    clicks: bool,
+    sample_weight: Any = None,
 ) -> NDArray[np.int64] | None: ...
 def runs(values: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 def shift_ids(

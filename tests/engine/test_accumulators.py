@@ -437,3 +437,33 @@ def test_one_call_sums_of_hard_values_equal_the_function_in_any_split(seed):
             expected = function()
             got = acc.compute()
         assert got == expected or (np.isnan(got) and np.isnan(expected)), name
+
+
+@pytest.mark.parametrize("clicks", [False, True])
+def test_weighted_batches_take_the_cores_one_pass_with_the_full_checks_sums(clicks):
+    """Float64 weights are checked and summed in the core's pass over the batch: the
+    sums of the full checks' path, and None (the full path) for weights it must name
+    or scale."""
+    from receval._kernels import compiled
+    from receval.engine.sums import ExactSum
+    from receval.engine.totals import totals_of
+
+    rng = np.random.default_rng(5)
+    y, p = rng.integers(0, 2, 500).astype(np.int8), rng.random(500)
+    p[:3] = [0.0, 1.0, 5e-324]
+    w = rng.random(500) * rng.choice([1.0, 1e-9, 1e9], 500)
+    w[:5] = 0.0
+    eps = 1e-7
+    got = compiled().totals_checked(y, p, eps, True, clicks, w)
+    want = totals_of(y, p, w, eps, loss=True, clicks=clicks)
+    assert got is not None
+    fields = ("weight", "loss", "predicted", "observed") if clicks else ("weight", "loss")
+    for row, name in enumerate(fields):
+        assert ExactSum(got[row]).value == getattr(want, name).value, name
+    for bad in (-w, np.where(w > 0.5, np.nan, w), w * 2.0**80, np.zeros(500), w[:-1]):
+        assert compiled().totals_checked(y, p, eps, True, clicks, bad) is None
+    assert compiled().totals_checked(y, p, eps, True, clicks, w.astype(np.float32)) is None
+    acc = rv.metric("log_loss").update(y, p, sample_weight=w)
+    assert acc.compute() == rv.log_loss(y, p, sample_weight=w)
+    with pytest.raises(InputValidationError, match="sample_weight must be non-negative"):
+        rv.metric("log_loss").update(y, p, sample_weight=-w)

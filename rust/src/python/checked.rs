@@ -232,13 +232,16 @@ fn gauc_checked(
     })
 }
 
-/// The exact sums of one unweighted batch of the log-loss family (`Totals`): a
-/// `(4, SIZE)` int64 array of the accumulators of the rows (their count), the losses
-/// of probabilities clipped to `[eps, 1 - eps]` (zero unless `loss`), the
-/// probabilities and the clicks (zero unless `clicks`), for 0/1 labels of any
-/// dtype and float64 or float32 probabilities in [0, 1]; or None (other input, or a
-/// value the Python layer must name).
+/// The exact sums of one batch of the log-loss family (`Totals`): a `(4, SIZE)`
+/// int64 array of the accumulators of the weights (the rows' count without
+/// `sample_weight`), the weighted losses of probabilities clipped to `[eps, 1 - eps]`
+/// (zero unless `loss`), the weighted probabilities and the weighted clicks (zero
+/// unless `clicks`), for 0/1 labels of any dtype, float64 or float32 probabilities
+/// in [0, 1] and float64 weights (finite, >= 0, the largest in `[2^-64, 2^64]`), each
+/// checked in the pass that sums it; or None (other input, or a value the Python
+/// layer must name or scale).
 #[pyfunction]
+#[pyo3(signature = (y_true, y_prob, eps, loss, clicks, sample_weight = None))]
 fn totals_checked<'py>(
     py: Python<'py>,
     y_true: &Bound<'py, PyAny>,
@@ -246,31 +249,37 @@ fn totals_checked<'py>(
     eps: f64,
     loss: bool,
     clicks: bool,
+    sample_weight: Option<&Bound<'py, PyAny>>,
 ) -> Option<Bound<'py, numpy::PyArray2<i64>>> {
     use numpy::IntoPyArray;
     let (labels, proba) = (Column::of(y_true)?, Column::of(y_prob)?);
+    let weights = match sample_weight {
+        None => None,
+        Some(w) => Some(Column::of(w)?),
+    };
     let (labels, proba) = (labels.values()?, proba.values()?);
+    let w: &[f64] = match weights.as_ref().map(|w| w.values()) {
+        None => &[],
+        Some(Some(Values::F64(w))) => w,
+        Some(_) => return None,
+    };
     let n = labels.len();
-    if n == 0 || proba.len() != n {
+    let unweighted = weights.is_none();
+    if n == 0 || proba.len() != n || (!unweighted && w.len() != n) {
         return None;
     }
     let chunks = sums::chunks_for(n);
     let out = py.detach(|| {
+        if !unweighted && !checks::plain_weights(w) {
+            return None;
+        }
         // the loss pass checks the labels and probabilities
         let loss_acc = match proba {
             Values::F64(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
-                l,
-                p,
-                &[],
-                eps,
-                chunks
+                l, p, w, eps, chunks
             )),
             Values::F32(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
-                l,
-                p,
-                &[],
-                eps,
-                chunks
+                l, p, w, eps, chunks
             )),
             _ => None,
         }?;
@@ -279,15 +288,33 @@ fn totals_checked<'py>(
             out.row_mut(row)
                 .assign(&numpy::ndarray::ArrayView1::from(&acc[..]));
         };
-        put(0, &sums::exact_sum(&[n as f64], 1, sums::CARRY_EVERY));
+        if unweighted {
+            put(0, &sums::exact_sum(&[n as f64], 1, sums::CARRY_EVERY));
+        } else {
+            put(0, &sums::exact_sum(w, chunks, sums::CARRY_EVERY));
+        }
         if loss {
             put(1, &loss_acc);
         }
         if clicks {
             let p = proba.finite_scores()?;
-            put(2, &sums::exact_sum(&p, chunks, sums::CARRY_EVERY));
-            let ones = labels.labels01()?.iter().filter(|&&l| l == 1).count();
-            put(3, &sums::exact_sum(&[ones as f64], 1, sums::CARRY_EVERY));
+            let labels = labels.labels01()?;
+            if unweighted {
+                put(2, &sums::exact_sum(&p, chunks, sums::CARRY_EVERY));
+                let ones = labels.iter().filter(|&&l| l == 1).count();
+                put(3, &sums::exact_sum(&[ones as f64], 1, sums::CARRY_EVERY));
+            } else {
+                put(2, &sums::exact_dot(&p, w, chunks, sums::CARRY_EVERY));
+                let clicked: Vec<f64> = (labels.iter().zip(w))
+                    .filter(|(&l, _)| l == 1)
+                    .map(|(_, &w)| w)
+                    .collect();
+                let clicked_chunks = sums::chunks_for(clicked.len());
+                put(
+                    3,
+                    &sums::exact_sum(&clicked, clicked_chunks, sums::CARRY_EVERY),
+                );
+            }
         }
         Some(out)
     })?;

@@ -16,6 +16,7 @@
 use crate::sort::{ascending_bits, order_key};
 
 mod rows;
+mod walk;
 mod weights;
 pub use rows::{RowRuns, BUFFER_ROWS};
 pub use weights::{odd_parts, WeightRuns};
@@ -30,35 +31,26 @@ pub trait Count: Copy + Default + PartialEq + Send + Sync + 'static {
     fn wide(self) -> u128;
 }
 
-impl Count for u64 {
-    #[inline(always)]
-    fn plus(self, other: Self) -> Self {
-        self + other
-    }
-    #[inline(always)]
-    fn as_f64(self) -> f64 {
-        self as f64
-    }
-    #[inline(always)]
-    fn wide(self) -> u128 {
-        self as u128
-    }
+/// [`Count`] for unsigned integers of at most 128 bits.
+macro_rules! count {
+    ($($t:ty),*) => {$(
+        impl Count for $t {
+            #[inline(always)]
+            fn plus(self, other: Self) -> Self {
+                self + other
+            }
+            #[inline(always)]
+            fn as_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn wide(self) -> u128 {
+                u128::from(self)
+            }
+        }
+    )*};
 }
-
-impl Count for u128 {
-    #[inline(always)]
-    fn plus(self, other: Self) -> Self {
-        self + other
-    }
-    #[inline(always)]
-    fn as_f64(self) -> f64 {
-        self as f64
-    }
-    #[inline(always)]
-    fn wide(self) -> u128 {
-        self
-    }
-}
+count!(u64, u128);
 
 /// One distinct score (its [`order_key`]) and the count of each label there.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -193,35 +185,6 @@ pub fn pair_sum_of(counts: impl Iterator<Item = (u128, u128)> + Clone) -> (f64, 
         }
     };
     (two_u, total_pos, below)
-}
-
-/// The counts of several runs in the order of their keys, a key's counts summed
-/// over the runs (a merge that writes nothing).
-#[derive(Clone)]
-struct Joined<'a, C> {
-    heads: Vec<&'a [Entry<C>]>,
-}
-
-impl<C: Count> Iterator for Joined<'_, C> {
-    type Item = (u128, u128);
-
-    fn next(&mut self) -> Option<(u128, u128)> {
-        let key = self
-            .heads
-            .iter()
-            .filter_map(|h| h.first())
-            .map(|e| e.key)
-            .min()?;
-        let (mut pos, mut neg) = (0u128, 0u128);
-        for h in &mut self.heads {
-            if let Some(e) = h.first().filter(|e| e.key == key) {
-                pos += e.pos.wide();
-                neg += e.neg.wide();
-                *h = &h[1..];
-            }
-        }
-        Some((pos, neg))
-    }
 }
 
 /// A merge of two runs done a slice at a time (`step`), so that no update stalls on
@@ -445,17 +408,15 @@ impl<C: Count> Runs<C> {
         &self.stack[0]
     }
 
-    /// `(2U, P, N)` of every count held ([`pair_sum_of`]), the runs walked in one
-    /// merge that writes nothing (the merge in progress finished first): no memory
-    /// beyond the runs'.
+    /// `(2U, P, N)` of every count held ([`pair_sum_of`]; the merge in progress
+    /// finished first), the runs walked as they are ([`walk::pair_sum_runs`]): no
+    /// memory beyond the runs' and the entries of the rarer label.
     pub fn pair_sum(&mut self) -> (f64, u128, u128) {
         self.finish();
         match self.stack.len() {
             0 => (0.0, 0, 0),
             1 => self.stack[0].pair_sum(),
-            _ => pair_sum_of(Joined {
-                heads: self.stack.iter().map(|r| &r.entries[..]).collect(),
-            }),
+            _ => walk::pair_sum_runs(&self.stack),
         }
     }
 

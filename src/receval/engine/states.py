@@ -57,13 +57,14 @@ class ScoreCounts:
     weighted batches are sorted into a run each. Runs of about one size are merged
     two at a time in linear time, runs of a million entries and more only while more
     than 8 are held, so that a row is merged a few times; a merge of large runs
-    proceeds a slice per ``add``, so that no update merges the largest runs at once,
-    and the AUC walks the runs in one merge that writes nothing. Counts are exact:
-    rows as integers,
-    weights as integers in units of the lowest bit of any weight held
-    (``2**quantum``), so that every sum, and the
-    AUC computed from them, is the same float for any split of the rows into batches
-    and any order of merges, while one state's weights span at most 2**126 (e.g.
+    proceeds a slice per ``add``, so that no update merges the largest runs at once.
+    The AUC of several runs is a sum over the entries of the rarer label (a few
+    percent of the rows in CTR data): those of every run are gathered and merged,
+    then walked once against each run, which writes nothing else. Counts are exact:
+    rows as integers, weights as integers in units of the lowest bit of any weight
+    held (``2**quantum``), so that every sum, and the AUC computed from them, is the
+    same float for any split of the rows into batches and any order of merges,
+    while one state's weights span at most 2**126 (e.g.
     weights from 2**-40 to 2**40 over 2**40 rows); beyond that, the smallest
     weights' lowest bits are rounded off (``exact`` turns false) and a weight is
     never rounded to zero.
@@ -491,14 +492,15 @@ def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------ log loss, PCOC, COPC, NE
 class Unchecked:
-    """A batch of plain NumPy labels and scores (or probabilities), no weights, left
-    for the compiled core to check and count in the one pass of ``update``; where the
-    core refuses it, ``update`` runs the full checks, which name the bad value. Read
-    as a sequence (unpacked, indexed), it is the batch the full checks prepare."""
+    """A batch of plain NumPy labels and scores (or probabilities), and for the
+    log-loss family float64 weights or None, left for the compiled core to check and
+    count in the one pass of ``update``; where the core refuses it, ``update`` runs
+    the full checks, which name the bad value. Read as a sequence (unpacked,
+    indexed), it is the batch the full checks prepare."""
 
     __slots__ = ("_checked", "_full", "columns")
 
-    def __init__(self, columns: tuple[np.ndarray, np.ndarray], full: Callable[[], Any]):
+    def __init__(self, columns: tuple[Any, ...], full: Callable[[], Any]):
         self.columns = columns
         self._full = full
         self._checked: Any = None
@@ -532,11 +534,21 @@ def plain_pair(y_true: Any, y_score: Any, sample_weight: Any) -> bool:
     )
 
 
+def _plain_weights(sample_weight: Any, y_true: np.ndarray) -> bool:
+    """Whether ``sample_weight`` is None or a float64 NumPy array of ``y_true``'s shape
+    (the weights :class:`Unchecked` takes, checked by the core)."""
+    return sample_weight is None or (
+        type(sample_weight) is np.ndarray
+        and sample_weight.dtype == np.float64
+        and sample_weight.shape == y_true.shape
+    )
+
+
 def totals_prepare(func: str, prob: str) -> Any:
     """``prepare`` of the metrics of :class:`receval.engine.totals.Totals`: one batch of 0/1 labels,
     probabilities (the argument ``prob``) and weights, validated as the functions
-    validate them; None for an empty batch; plain NumPy arrays without weights are
-    left to the compiled core (:class:`Unchecked`)."""
+    validate them; None for an empty batch; plain NumPy arrays (weights float64 or
+    None) are left to the compiled core (:class:`Unchecked`)."""
 
     def prepare(params: dict[str, Any], y_true: Any, *args: Any, **kwargs: Any) -> Any:
         y_prob = args[0] if args else kwargs.pop(prob)
@@ -546,8 +558,11 @@ def totals_prepare(func: str, prob: str) -> Any:
                 f"{func}: update takes y_true, {prob} and sample_weight. Got "
                 f"{sorted(kwargs)[0]!r} too."
             )
-        if plain_pair(y_true, y_prob, sample_weight):
-            return Unchecked((y_true, y_prob), lambda: checked(y_true, y_prob, None, params))
+        if plain_pair(y_true, y_prob, None) and _plain_weights(sample_weight, y_true):
+            return Unchecked(
+                (y_true, y_prob, sample_weight),
+                lambda: checked(y_true, y_prob, sample_weight, params),
+            )
         return checked(y_true, y_prob, sample_weight, params)
 
     def checked(y_true: Any, y_prob: Any, sample_weight: Any, params: dict[str, Any]) -> Any:
@@ -573,9 +588,9 @@ def totals_update(*, loss: bool, clicks: bool) -> Callable[[dict[str, Any], Any]
 
     def update(params: dict[str, Any], batch: Any) -> Any:
         if isinstance(batch, Unchecked):  # one pass of the core: checks and sums
-            y_true, y_prob = batch.columns
+            y_true, y_prob, sample_weight = batch.columns
             eps = clip_eps(params.get("eps", "auto"), y_prob.dtype)
-            sums = compiled().totals_checked(y_true, y_prob, eps, loss, clicks)
+            sums = compiled().totals_checked(y_true, y_prob, eps, loss, clicks, sample_weight)
             if sums is not None:
                 return Totals(len(y_true), *(ExactSum(row) for row in sums))
             batch = batch.full()  # raises, naming the bad value

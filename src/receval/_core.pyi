@@ -136,6 +136,7 @@ __all__ = [
     "sign_flip_sums",
     "signup_per_user",
     "split_by_label",
+    "split_counts",
     "split_by_label_weighted",
     "str_ranks",
     "threads_setting_error",
@@ -292,6 +293,14 @@ def seen_rows(
     seen_offsets: NDArray[np.int64],
     seen_items: NDArray[np.int32],
 ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]: ...
+def split_counts(
+    users: NDArray[np.int32],
+    n_users: int,
+    items: NDArray[np.int32] | None,
+    n_items: int,
+    train: NDArray[np.bool_],
+    test: NDArray[np.bool_],
+) -> list[int]: ...
 def binary_log_loss_exact(
     labels: NDArray[np.int8],
     proba: NDArray[np.float64],

@@ -151,18 +151,11 @@ def receval_splits(log: dict, timestamp: int) -> dict:
 
 def ml100k_counts(python: str, tree: str) -> dict | None:
     """Counts of Elliot's splits of MovieLens-100k and receval's agreement."""
-    import glob
+    from record_split_peers import ml100k_log
 
-    paths = glob.glob(
-        "/tmp/*/lib/python3*/site-packages/recbole/dataset_example/ml-100k/ml-100k.inter"
-    )
-    if not paths:
+    log = ml100k_log()
+    if log is None:
         return None
-    import pandas as pd
-
-    raw = pd.read_csv(paths[0], sep="\t")
-    raw.columns = ["user", "item", "rating", "timestamp"]
-    log = {c: raw[c].tolist() for c in ("user", "item", "timestamp")}
     theirs = run_elliot(python, tree, log, ML100K_TIMESTAMP)["splits"]
     ours = receval_splits(log, ML100K_TIMESTAMP)
     out: dict = {}

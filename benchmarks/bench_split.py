@@ -316,7 +316,9 @@ for the quantile or each user's last row, `sink_parquet` for each part); then
 both in memory from a polars DataFrame of the file.
 Each row runs receval and its peer in turn, the same number of runs
 ({args.runs}, or 1 where a run took over {args.long_s:g} s), medians; peak extra
-memory is the rise of the resident high-water mark during a call.
+memory is the rise of the resident high-water mark during a call (polars'
+allocator keeps the memory of its earlier calls and reuses it, so a repeated
+polars call can read 0).
 
 {environment()}
 {peer_versions("pandas", "polars", "pyarrow")}

@@ -23,6 +23,7 @@ pub mod seen;
 pub mod simd;
 pub mod sort;
 pub mod spec;
+pub mod split;
 pub mod stats;
 pub mod sums;
 pub mod threads;

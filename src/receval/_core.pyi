@@ -139,6 +139,7 @@ __all__ = [
     "signup_per_user",
     "split_by_label",
     "split_by_label_weighted",
+    "split_counts",
     "str_ranks",
     "threads_setting_error",
     "threshold_counts_sorted",
@@ -297,6 +298,14 @@ def seen_rows(
     seen_offsets: NDArray[np.int64],
     seen_items: NDArray[np.int32],
 ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]: ...
+def split_counts(
+    users: NDArray[np.int32],
+    n_users: int,
+    items: NDArray[np.int32] | None,
+    n_items: int,
+    train: NDArray[np.bool_],
+    test: NDArray[np.bool_],
+) -> list[int]: ...
 def binary_log_loss_exact(
     labels: NDArray[np.int8],
     proba: NDArray[np.float64],

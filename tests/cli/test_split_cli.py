@@ -69,6 +69,16 @@ def test_random_and_ratio_in_memory(tmp_path, log_path):
     )
 
 
+def test_ratio_rounding_floor(tmp_path, log_path):
+    path, _ = log_path
+    out = ["-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"]
+    args = ["split", path, "--method", "ratio", "--train-fraction", "0.5", *out]
+    invoke(make_runner(), *args)  # user 1: round(1.5) = 2 rows in train
+    assert pq.read_table(tmp_path / "b.parquet").num_rows == 3
+    invoke(make_runner(), *args, "--rounding", "floor")  # floor(1.5) = 1
+    assert pq.read_table(tmp_path / "b.parquet").num_rows == 4
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

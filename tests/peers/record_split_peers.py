@@ -211,9 +211,9 @@ def _versions() -> dict:
     return found
 
 
-def _ml100k_counts(peer: str) -> dict | None:
-    """Counts of the peer's splits of MovieLens-100k and receval's agreement (when both
-    the data (a RecBole wheel installed beside) and receval import)."""
+def ml100k_log() -> dict | None:
+    """MovieLens-100k's user, item and timestamp columns as lists, from a RecBole wheel
+    installed in a virtual environment under /tmp (None when there is none)."""
     import glob
 
     paths = glob.glob(
@@ -225,7 +225,17 @@ def _ml100k_counts(peer: str) -> dict | None:
 
     raw = pd.read_csv(paths[0], sep="\t")
     raw.columns = ["user", "item", "rating", "timestamp"]
-    log = {c: raw[c].tolist() for c in ("user", "item", "timestamp")}
+    return {c: raw[c].tolist() for c in ("user", "item", "timestamp")}
+
+
+def _ml100k_counts(peer: str) -> dict | None:
+    """Counts of the peer's splits of MovieLens-100k and receval's agreement (when both
+    the data (a RecBole wheel installed beside) and receval import)."""
+    log = ml100k_log()
+    if log is None:
+        return None
+    import pandas as pd
+
     recorded = RECORDERS[peer](log)
     out = {name: {"test_rows": len(rows) if not rows or isinstance(rows[0], int) else None}
            for name, rows in recorded.items()}  # fmt: skip

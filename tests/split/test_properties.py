@@ -97,3 +97,17 @@ def test_row_order_changes_only_the_ties(log, n):
     a = split.leave_last_out(log, n=n).test.index
     b = split.leave_last_out(shuffled, n=n).test.index
     assert sorted(a) == sorted(b)
+
+
+@given(logs(), st.integers(1, 3), st.sampled_from([0.2, 0.5, 0.75]), st.sampled_from([0, 2, 5]))
+def test_counts_equal_the_sets_of_the_parts(log, n, fraction, cutoff):
+    for result in [*_per_user_splits(log, n, fraction), split.temporal(log, cutoff=cutoff)]:
+        train_users, test_users = set(result.train["user"]), set(result.test["user"])
+        train_items = set(result.train["item"])
+        cold_rows = ~result.test["item"].isin(train_items)
+        assert (result.n_train_users, result.n_test_users) == (len(train_users), len(test_users))
+        assert result.n_users_dropped == len(set(log["user"]) - train_users - test_users)
+        assert result.n_users_without_test == len(train_users - test_users)
+        assert result.n_cold_users == len(test_users - train_users)
+        assert result.n_cold_items == len(set(result.test["item"]) - train_items)
+        assert result.n_test_rows_cold_items == int(cold_rows.sum())

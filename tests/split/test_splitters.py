@@ -80,6 +80,24 @@ def test_ratio_rounds_the_given_fraction():
     assert split.ratio(log, test_fraction=0.3).test.index.tolist() == [3, 4]
 
 
+def test_ratio_rounding_floor_rounds_down():
+    log = pd.DataFrame({"user": [1] * 7, "item": range(7), "timestamp": range(7)})
+    # train: floor(0.8 * 7) = floor(5.6) = 5 -> test 2 (half to even: round(5.6) = 6 -> test 1)
+    assert split.ratio(log, train_fraction=0.8, rounding="floor").test.index.tolist() == [5, 6]
+    assert split.ratio(log, train_fraction=0.8).n_test_rows == 1
+    # test: floor(0.3 * 7) = floor(2.1) = 2
+    assert split.ratio(log, test_fraction=0.3, rounding="floor").n_test_rows == 2
+
+
+def test_random_holdout_shuffle_stream_permutes_each_user_in_id_order():
+    log = pd.DataFrame({"user": ["b", "a", "b", "a", "a"], "item": range(5)})
+    result = split.random_holdout(log, n=1, seed=5, stream="shuffle")
+    state = np.random.RandomState(5)
+    a, b = state.permutation(3), state.permutation(2)  # users in sorted order: a, then b
+    expected = sorted([[1, 3, 4][int(np.argmax(a))], [0, 2][int(np.argmax(b))]])
+    assert result.test.index.tolist() == expected
+
+
 def test_ratio_min_interactions_drops_and_counts():
     result = split.ratio(_log(), test_fraction=0.5, min_interactions=2)
     assert result.n_users_dropped == 1 and result.n_rows_dropped == 1
@@ -230,6 +248,18 @@ def test_repr_and_summary_name_every_count():
             lambda log: split.random_holdout(log, n=1, seed=-1),
             InvalidParameterError,
             "'seed' parameter of random_holdout",
+        ),
+        (
+            lambda log: split.random_holdout(
+                log, n=1, seed=np.random.default_rng(0), stream="shuffle"
+            ),
+            InvalidParameterError,
+            "must be an integer with stream='shuffle'",
+        ),
+        (
+            lambda log: split.ratio(log, test_fraction=0.2, rounding="ceil"),
+            InvalidParameterError,
+            r"'rounding' parameter of ratio must be one of \['floor', 'half_even'\]",
         ),
         (
             lambda log: split.random_holdout(log, n=1, test_fraction=0.2, seed=0),

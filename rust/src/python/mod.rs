@@ -23,6 +23,7 @@ mod ranking;
 mod retention;
 mod runs;
 mod seen;
+mod split;
 mod stats;
 mod sums;
 mod topk;
@@ -115,5 +116,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     columns::register(m)?;
     topk::register(m)?;
     seen::register(m)?;
+    split::register(m)?;
     Ok(())
 }

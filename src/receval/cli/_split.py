@@ -124,6 +124,14 @@ def split_command(
             rich_help_panel=_PANEL,
         ),
     ] = "train",
+    rounding: Annotated[
+        str,
+        typer.Option(
+            metavar="[half_even|floor]",
+            help="ratio, random: how a share of a user's rows is rounded.",
+            rich_help_panel=_PANEL,
+        ),
+    ] = "half_even",
     min_interactions: Annotated[
         int,
         typer.Option(
@@ -179,7 +187,7 @@ def split_command(
         else:
             if method is SplitMethod.ratio:
                 result = split.ratio(
-                    file, test_fraction, train_fraction=train_fraction,
+                    file, test_fraction, train_fraction=train_fraction, rounding=rounding,
                     min_interactions=min_interactions, **columns,
                 )  # fmt: skip
             else:
@@ -187,7 +195,7 @@ def split_command(
                     raise say.fail("--method random needs --seed (e.g. --seed 0).")
                 result = split.random_holdout(
                     file, test_fraction, n=n, train_fraction=train_fraction, seed=seed,
-                    min_interactions=min_interactions, **columns,
+                    rounding=rounding, min_interactions=min_interactions, **columns,
                 )  # fmt: skip
             _write(result.train, train)
             _write(result.test, test)

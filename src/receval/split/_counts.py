@@ -2,36 +2,40 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ._log import Log
 from ._result import SplitResult
 
-
-def present(codes: np.ndarray, mask: np.ndarray, n: int) -> np.ndarray:
-    """Which codes (of ``n``) have a row where ``mask`` is true."""
-    seen = np.zeros(n, dtype=bool)
-    seen[codes[mask]] = True
-    return seen
+#: the counts of the core's ``split_counts``, in its order
+KERNEL_COUNTS = (
+    "n_train_rows",
+    "n_test_rows",
+    "n_train_users",
+    "n_test_users",
+    "n_users_dropped",
+    "n_users_without_test",
+    "n_cold_users",
+    "n_cold_items",
+    "n_test_rows_cold_items",
+)
 
 
 def result_of(
     log: Log, train: np.ndarray, test: np.ndarray, method: str, fold: int | None = None
 ) -> SplitResult:
-    """The :class:`SplitResult` of boolean masks ``train`` and ``test`` (disjoint)."""
-    users_train = present(log.user_codes, train, log.n_users)
-    users_test = present(log.user_codes, test, log.n_users)
-    counts: dict[str, Any] = {}
-    if log.item_codes is not None:
-        items_train = present(log.item_codes, train, log.n_items)
-        cold_rows = test & ~items_train[log.item_codes]
-        counts["n_cold_items"] = int(present(log.item_codes, cold_rows, log.n_items).sum())
-        counts["n_test_rows_cold_items"] = int(cold_rows.sum())
-    else:
-        counts["n_cold_items"] = counts["n_test_rows_cold_items"] = 0
-    n_train, n_test = int(train.sum()), int(test.sum())
+    """The :class:`SplitResult` of boolean masks ``train`` and ``test`` (disjoint): the
+    users and items of each part counted by the core in one pass over the rows."""
+    from .._kernels import compiled
+
+    counts = compiled().split_counts(
+        np.ascontiguousarray(log.user_codes, dtype=np.int32),
+        log.n_users,
+        None if log.item_codes is None else np.ascontiguousarray(log.item_codes, dtype=np.int32),
+        log.n_items,
+        np.ascontiguousarray(train, dtype=bool),
+        np.ascontiguousarray(test, dtype=bool),
+    )
     return SplitResult(
         train=log.take(np.flatnonzero(train)),
         test=log.take(np.flatnonzero(test)),
@@ -40,14 +44,7 @@ def result_of(
         n_rows=log.n_rows,
         n_users=log.n_users,
         n_items=log.n_items,
-        n_train_rows=n_train,
-        n_test_rows=n_test,
-        n_train_users=int(users_train.sum()),
-        n_test_users=int(users_test.sum()),
-        n_users_dropped=int((~(users_train | users_test)).sum()),
-        n_rows_dropped=log.n_rows - n_train - n_test,
-        n_users_without_test=int((users_train & ~users_test).sum()),
-        n_cold_users=int((users_test & ~users_train).sum()),
+        n_rows_dropped=log.n_rows - counts[0] - counts[1],
         columns=dict(log.columns),
-        **counts,
+        **dict(zip(KERNEL_COUNTS, counts, strict=True)),
     )

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_number, check_option
+from ..data._encode import group_rows
 from ..exceptions import InvalidParameterError
 from ._counts import result_of
 from ._log import Log, read_log
@@ -220,11 +221,19 @@ def leave_last_out(
     return result_of(data, train, test, "leave_last_out")
 
 
-def _per_user_fraction(counts: np.ndarray, fraction: float, of_test: bool) -> np.ndarray:
-    """Rows held out per user: ``round(fraction * n)`` of the test (``of_test``), or ``n -
-    round(fraction * n)`` kept in train (rounding half to even, as Python's round)."""
-    rounded: np.ndarray = np.round(fraction * counts).astype(np.int64)
-    return rounded if of_test else counts - rounded
+#: how a per-user fraction of rows becomes a number of rows
+ROUNDING = ["floor", "half_even"]
+
+
+def _per_user_fraction(
+    counts: np.ndarray, fraction: float, of_test: bool, rounding: str
+) -> np.ndarray:
+    """Rows held out per user: ``r(fraction * n)`` of the test (``of_test``), or ``n -
+    r(fraction * n)`` kept in train, ``r`` rounding half to even (Python's round) or down."""
+    product = fraction * counts
+    rounded = np.round(product) if rounding == "half_even" else np.floor(product)
+    held: np.ndarray = rounded.astype(np.int64)
+    return held if of_test else counts - held
 
 
 def _fraction(test: float | None, train: float | None) -> tuple[float, bool]:
@@ -237,6 +246,7 @@ def ratio(
     test_fraction: float | None = None,
     *,
     train_fraction: float | None = None,
+    rounding: str = "half_even",
     min_interactions: int = 1,
     user: str = "user",
     item: str | None = "item",
@@ -250,7 +260,10 @@ def ratio(
     ``n`` rows are test. Given ``train_fraction`` instead, the first
     ``round(train_fraction * n)`` are train (Microsoft Recommenders'
     ``python_chrono_split(ratio=train_fraction)``); the two differ when the
-    product ends in .5. Rounding is half to even (Python's ``round``).
+    product ends in .5. Rounding is half to even (Python's ``round``), or down
+    with ``rounding="floor"``: ``ratio(train_fraction=0.8, rounding="floor")``
+    keeps ``floor(0.8 * n)`` rows in train, Elliot's ``temporal_hold_out`` with
+    ``test_ratio: 0.2``.
 
     Parameters
     ----------
@@ -260,6 +273,9 @@ def ratio(
         Fraction of each user's rows held out (rounded: LensKit's ``LastFrac``).
     train_fraction : float in (0, 1), default=None
         Instead of ``test_fraction``: the fraction kept in train (rounded).
+    rounding : {"half_even", "floor"}, default="half_even"
+        How the fraction of a user's rows becomes a number of rows: rounded
+        half to even, or rounded down.
     min_interactions : int, default=1
         Users with fewer rows are dropped (counted in ``n_users_dropped``), as
         Recommenders' ``min_rating``.
@@ -284,14 +300,14 @@ def ratio(
     _one_of(test_fraction, train_fraction, ("test_fraction", "train_fraction"), func)
     f = None if test_fraction is None else check_fraction(test_fraction, "test_fraction", func)
     tf = None if train_fraction is None else check_fraction(train_fraction, "train_fraction", func)
+    check_option(rounding, "rounding", func, ROUNDING)
     min_n = int(check_number(min_interactions, "min_interactions", func, integer=True, low=1))
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
     offsets, rows = user_order(data.user_codes, data.n_users, times_of(data))
     counts = np.diff(offsets)
     kept = counts >= min_n
-    test = last_of_each(
-        offsets, rows, np.where(kept, _per_user_fraction(counts, *_fraction(f, tf)), 0)
-    )
+    held = _per_user_fraction(counts, *_fraction(f, tf), rounding)
+    test = last_of_each(offsets, rows, np.where(kept, held, 0))
     train = ~test & kept[data.user_codes]
     return result_of(data, train, test, "ratio")
 
@@ -304,6 +320,7 @@ def random_holdout(
     train_fraction: float | None = None,
     seed: Any,
     stream: str = "generator",
+    rounding: str = "half_even",
     min_interactions: int = 1,
     user: str = "user",
     item: str | None = "item",
@@ -334,6 +351,16 @@ def random_holdout(
         ``"legacy"``: ``numpy.random.RandomState(seed).rand(n_rows)``, the keys of
         Microsoft Recommenders' ``python_stratified_split(ratio=train_fraction,
         seed=seed)``, which it then equals.
+        ``"shuffle"``: ``numpy.random.RandomState(seed)`` draws one permutation
+        of each user's rows (``permutation(count)``, users in the order of their
+        sorted ids), whose values are the keys of the user's rows in log order:
+        Elliot's ``random_subsampling`` (``np.random.seed(seed)``, then
+        ``np.random.shuffle`` of each user's train/test flags), which
+        ``random_holdout(train_fraction=1 - test_ratio, seed=seed,
+        stream="shuffle", rounding="floor")`` equals.
+    rounding : {"half_even", "floor"}, default="half_even"
+        How a fraction of a user's rows becomes a number of rows (see
+        :func:`ratio`).
     min_interactions : int, default=1
         Users with fewer rows are dropped (counted).
     user, item, time, rating : str
@@ -361,11 +388,12 @@ def random_holdout(
             f"{func}: pass exactly one of test_fraction=, n= and train_fraction=. Got "
             f"test_fraction={test_fraction!r}, n={n!r}, train_fraction={train_fraction!r}."
         )
-    check_option(stream, "stream", func, ["generator", "legacy"])
-    if stream == "legacy":
+    check_option(stream, "stream", func, ["generator", "legacy", "shuffle"])
+    check_option(rounding, "rounding", func, ROUNDING)
+    if stream != "generator":
         if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
             raise InvalidParameterError(
-                f"The 'seed' parameter of {func} must be an integer with stream='legacy'. "
+                f"The 'seed' parameter of {func} must be an integer with stream={stream!r}. "
                 f"Got {seed!r} instead."
             )
     else:
@@ -377,6 +405,8 @@ def random_holdout(
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func, need_time=False)
     if stream == "legacy":
         keys = np.random.RandomState(int(seed)).rand(data.n_rows)
+    elif stream == "shuffle":
+        keys = _shuffled_ranks(data, np.random.RandomState(int(seed)))
     else:
         keys = rng.random(data.n_rows)
     offsets, rows = user_order(data.user_codes, data.n_users, keys)
@@ -385,7 +415,21 @@ def random_holdout(
     if k is not None:
         held = np.where(counts > k, k, 0)
     else:
-        held = _per_user_fraction(counts, *_fraction(f, tf))
+        held = _per_user_fraction(counts, *_fraction(f, tf), rounding)
     test = last_of_each(offsets, rows, np.where(kept, held, 0))
     train = ~test & kept[data.user_codes]
     return result_of(data, train, test, "random_holdout")
+
+
+def _shuffled_ranks(data: Log, state: np.random.RandomState) -> np.ndarray:
+    """Each row's value in a permutation of its user's rows (in log order), one
+    ``state.permutation`` per user in the order of the sorted user ids."""
+    offsets, positions = group_rows(data.user_codes, data.n_users)
+    if len(positions) == 0:  # the rows are grouped already
+        positions = np.arange(data.n_rows)
+    keys = np.empty(data.n_rows, dtype=np.int64)
+    rank = data.sorted_user_codes()
+    for code in np.argsort(rank):
+        start, stop = int(offsets[code]), int(offsets[code + 1])
+        keys[positions[start:stop]] = state.permutation(stop - start)
+    return keys

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_retrieval.py            # 100k x 100k x 64, rewrites docs/benchmarks.md
     python benchmarks/bench_retrieval.py --quick    # 10k x 10k, prints only
-    PYTHONPATH=src $RECBOLE_PY benchmarks/bench_retrieval.py --recbole  # 20k x 100k, RecBole
+    python benchmarks/bench_retrieval.py --recbole-python PY  # then RecBole's row in PY
 
 Every row times receval and its peer on the same float32 matrices, in turn (A B A
 B ...), the same number of runs each (``_harness.interleaved``), medians, with the
@@ -16,16 +16,18 @@ whose k items are the same set in both. An out-of-core case retrieves from a
 ``.npy`` item file larger than the stated budget of extra memory (read block by block).
 Needs faiss-cpu.
 
-With ``--recbole`` (a Python that has RecBole, e.g. its own virtual environment with
-``PYTHONPATH=src``), the one row is ``evaluate_embeddings`` against RecBole's
-full-sort evaluation (its trainer's steps, its ``Collector`` and ``Evaluator``) on
-the same data, in the same process, written to its own section.
+With ``--recbole-python PY`` (a Python that has RecBole, e.g. its own virtual
+environment) the script then runs itself in PY with ``--recbole`` (receval from this
+checkout): one row, ``evaluate_embeddings`` against RecBole's full-sort evaluation
+(its trainer's steps, its ``Collector`` and ``Evaluator``) on data made the same way,
+both in that process, written to its own section (20k users x 100k items).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -267,6 +269,21 @@ def out_of_core(n_users: int, n_items: int, dim: int, k: int, budget_mib: float)
     return text
 
 
+def recbole_child(args: argparse.Namespace) -> None:
+    """Run the RecBole row (``--recbole``) in the Python given, which has RecBole;
+    receval comes from this checkout. It prints its row and writes its section."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    cmd = [args.recbole_python, os.path.abspath(__file__), "--recbole", "--runs", str(args.runs),
+           "--long-s", str(args.long_s)]  # fmt: skip
+    cmd += ["--quick"] if args.quick else []
+    cmd += ["--out", args.out] if args.out else []
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "src"))
+    print("== RecBole: " + " ".join(cmd), flush=True)
+    done = subprocess.run(cmd, env=env, check=False)
+    if done.returncode != 0:
+        print(f"the RecBole row failed (exit {done.returncode}); its section is left as it was")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="10k x 10k; prints only")
@@ -284,6 +301,8 @@ def main() -> None:
     parser.add_argument("--budget-mib", type=float, default=256.0)
     parser.add_argument("--scores-per-batch", type=int, default=2048 * 8192,
                         help="RecBole's eval_batch_size: scores per batch of users")  # fmt: skip
+    parser.add_argument("--recbole-python", default=None,
+                        help="a Python with RecBole: runs --recbole there afterwards")  # fmt: skip
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     full_users = 20_000 if args.recbole else 100_000
@@ -315,6 +334,8 @@ def main() -> None:
     load = (load_before, os.getloadavg())
     print(load_line(*load))
     print(f"took {time.perf_counter() - started:.0f} s")
+    if args.recbole_python and not args.recbole:
+        recbole_child(args)
     if args.quick or (args.users, args.items) != (full_users, 100_000):
         return
     if args.recbole:

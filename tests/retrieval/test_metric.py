@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import io
 import itertools
+import json
+import os
 import pickle
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -120,3 +127,74 @@ def test_bad_uses_name_the_option():
         rv.metric("ndcg@10", item_vectors=items, metric="l2")
     with pytest.raises(InputValidationError, match="same number of columns"):
         acc.update({}, users[:, :2], user_ids=np.arange(len(users)))
+
+
+_RANK = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import torch.distributed as dist
+    import receval
+    from receval.exceptions import InvalidParameterError
+
+    rank, port, out, path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=2)
+    d = np.load(path)
+    users, items, qrels = d["users"], d["items"], (d["q_users"], d["q_items"])
+    mine = np.arange(len(users)) % 2 == rank
+    ids = np.flatnonzero(mine)
+    q = receval.Qrels(*(a[np.isin(qrels[0], ids)] for a in qrels))
+    acc = receval.metric("ndcg@10", item_vectors=items, exclude=(d["t_users"], d["t_items"]))
+    acc.update(q, users[mine], user_ids=ids).sync()
+    other = items.copy()
+    other[0, 0] += rank  # rank 1's item matrix differs
+    try:
+        receval.metric("ndcg@10", item_vectors=other).update(q, users[mine], user_ids=ids).sync()
+        mismatch = ""
+    except InvalidParameterError as error:
+        mismatch = str(error)
+    dist.destroy_process_group()
+    json.dump({"value": acc.compute(), "mismatch": mismatch}, open(out, "w"))
+    """
+)
+
+
+def test_sync_across_ranks_needs_the_same_item_matrix(tmp_path):
+    pytest.importorskip("torch.distributed")
+    rng = np.random.default_rng(3)
+    users = rng.normal(size=(40, 6)).astype(np.float32)
+    items = rng.normal(size=(90, 6)).astype(np.float32)
+    q_users = np.repeat(np.arange(40), 2)
+    q_items = (np.arange(80) * 7) % 90
+    t_users, t_items = np.repeat(np.arange(40), 3), (np.arange(120) * 11) % 90
+    path = tmp_path / "data.npz"
+    np.savez(path, users=users, items=items, q_users=q_users, q_items=q_items,
+             t_users=t_users, t_items=t_items)  # fmt: skip
+    script = tmp_path / "rank.py"
+    script.write_text(_RANK)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = str(sock.getsockname()[1])
+    src = str(Path(rv.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]))
+    env.update(GLOO_SOCKET_IFNAME="lo", MASTER_ADDR="127.0.0.1", OMP_NUM_THREADS="1")
+    procs = [
+        subprocess.Popen([sys.executable, str(script), str(rank), port,
+                          str(tmp_path / f"{rank}.json"), str(path)], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for rank in (0, 1)
+    ]  # fmt: skip
+    try:
+        outputs = [p.communicate(timeout=240)[0] for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+    for p, output in zip(procs, outputs, strict=True):
+        assert p.returncode == 0, output
+    got = [json.loads((tmp_path / f"{rank}.json").read_text()) for rank in (0, 1)]
+    want = rv.evaluate_embeddings(rv.Qrels(q_users, q_items), users, items, ["ndcg@10"],
+                                  exclude=(t_users, t_items)).mean["ndcg@10"]  # fmt: skip
+    assert got[0]["value"] == got[1]["value"] == want
+    assert all("sync accumulators of one metric with the same options" in r["mismatch"]
+               for r in got)  # fmt: skip

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import io
 import itertools
-import json
-import os
 import pickle
-import socket
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -161,7 +155,8 @@ _RANK = textwrap.dedent(
 
 
 def test_sync_across_ranks_needs_the_same_item_matrix(tmp_path):
-    pytest.importorskip("torch.distributed")
+    from ..engine.test_torch_distributed import run_two_ranks  # skips without torch
+
     rng = np.random.default_rng(3)
     users = rng.normal(size=(40, 6)).astype(np.float32)
     items = rng.normal(size=(90, 6)).astype(np.float32)
@@ -173,26 +168,7 @@ def test_sync_across_ranks_needs_the_same_item_matrix(tmp_path):
              t_users=t_users, t_items=t_items)  # fmt: skip
     script = tmp_path / "rank.py"
     script.write_text(_RANK)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = str(sock.getsockname()[1])
-    src = str(Path(rv.__file__).resolve().parents[1])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]))
-    env.update(GLOO_SOCKET_IFNAME="lo", MASTER_ADDR="127.0.0.1", OMP_NUM_THREADS="1")
-    procs = [
-        subprocess.Popen([sys.executable, str(script), str(rank), port,
-                          str(tmp_path / f"{rank}.json"), str(path)], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        for rank in (0, 1)
-    ]  # fmt: skip
-    try:
-        outputs = [p.communicate(timeout=240)[0] for p in procs]
-    finally:
-        for p in procs:
-            p.kill()
-    for p, output in zip(procs, outputs, strict=True):
-        assert p.returncode == 0, output
-    got = [json.loads((tmp_path / f"{rank}.json").read_text()) for rank in (0, 1)]
+    got = run_two_ranks(script, tmp_path, str(path))
     want = rv.evaluate_embeddings(rv.Qrels(q_users, q_items), users, items, ["ndcg@10"],
                                   exclude=(t_users, t_items)).mean["ndcg@10"]  # fmt: skip
     assert got[0]["value"] == got[1]["value"] == want

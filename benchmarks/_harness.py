@@ -453,3 +453,42 @@ def replace_section(path: str, name: str, body: str) -> None:
         text = text.rstrip() + "\n\n" + block + "\n"
     with open(path, "w") as fh:
         fh.write(text)
+
+
+def write_section(
+    name: str,
+    title: str,
+    text: str,
+    table: list[str],
+    *,
+    peers: tuple[str, ...] = (),
+    load: tuple[tuple[float, ...], tuple[float, ...]],
+    after: str = "",
+    out: str | None = None,
+) -> None:
+    """Rewrite a script's section ``name`` of ``docs/benchmarks.md`` (or ``out``).
+
+    The section is the ``## title``, the command that reproduces it followed by
+    ``text`` (what was measured, how), the machine (:func:`environment`), the
+    peers' versions (:func:`peer_versions`), the load average at the start and
+    the end (``load``), the ``table`` lines and ``after``.
+    """
+    lines = [environment()]
+    if peers:
+        lines.append(peer_versions(*peers))
+    lines.append(load_line(*load))
+    body = "\n\n".join(
+        part
+        for part in [
+            f"## {title}",
+            f"Reproduce: `{command_line()}` {text.strip()}",
+            "\n".join(lines),
+            "\n".join(table),
+            after.strip(),
+        ]
+        if part
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = out or os.path.join(root, "docs", "benchmarks.md")
+    replace_section(path, name, body + "\n")
+    print(f"wrote {path}")

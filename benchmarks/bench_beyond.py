@@ -27,17 +27,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import receval
-from _harness import (
-    Interleaved,
-    command_line,
-    environment,
-    interleaved,
-    load_line,
-    replace_section,
-    row_load,
-)
+from _harness import Interleaved, interleaved, load_line, row_load, write_section
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 N_ITEMS = 100_000
 K = 10
 DIM = 32
@@ -346,9 +337,7 @@ def main() -> None:
         return
     per_pair = facts["nnz_per_pair"]
     full_gib = per_pair * facts["n_users"] ** 2 * 12 / 2**30
-    body = f"""## Beyond accuracy
-
-Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'`;
+    text = f"""(needs `pip install -e '.[bench]'`;
 writes this section; `--quick` runs 100k users and prints only, `--users N`
 any size). Every row runs receval and its peer on the same data in one
 process, in turn (receval, peer, receval, peer, ...): the same number of runs
@@ -359,19 +348,13 @@ imports, first calls). Peak extra memory is the largest rise of the
 process's resident high-water mark during a call; the load column is the
 1-minute load average before and after the row's runs.
 
-{environment()}
-{load_line(load_before, load_after)}
-
 Data (`make_data` in the script, seed 0): {facts["n_users"]:,} users, each with
 a top-{K} list of distinct items from a catalogue of {N_ITEMS:,} items drawn with
 power-law popularity (the most popular item is in {100 * facts["top1_share"]:.1f}% of
 the recommendation slots); {DIM}-dim float32 item features; an interaction
 log of {LOG_PER_USER} rows per user (same popularity) for novelty. `k=10` and
-the catalogue as item ids in every call.
-
-{chr(10).join(head + lines)}
-
-- `intra_list_similarity` reads the float32 features in place (inverse norms
+the catalogue as item ids in every call."""
+    after = f"""- `intra_list_similarity` reads the float32 features in place (inverse norms
   per item once, then 45 dot products per list on 2 threads); the NumPy peer
   gathers a (users, 10, 32) copy and multiplies batched 10 x 10 Gram matrices.
   `diversity` is the same computation.
@@ -387,9 +370,15 @@ the catalogue as item ids in every call.
 - recmetrics itself is not installed (it pins pandas 1.x and Jupyter); its two
   algorithms are re-implemented in the script with the same steps.
 """
-    out = args.out or os.path.join(ROOT, "docs", "benchmarks.md")
-    replace_section(out, "beyond", body)
-    print(f"wrote {out}")
+    write_section(
+        "beyond",
+        "Beyond accuracy",
+        text,
+        head + lines,
+        load=(load_before, load_after),
+        after=after,
+        out=args.out,
+    )
 
 
 if __name__ == "__main__":

@@ -30,20 +30,10 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _harness import (
-    Interleaved,
-    command_line,
-    environment,
-    interleaved,
-    load_line,
-    peer_versions,
-    replace_section,
-    row_load,
-)
+from _harness import Interleaved, interleaved, load_line, row_load, write_section
 from receval.comparison import intervals as _intervals
 from receval.comparison import significance as _stats
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 METRICS = ("ndcg@10", "ndcg@5", "hit@10", "rr@10", "p@1")
 # A is a little better than B and C: p-values from below 0.01 to about 0.9 at 100k users
 LIFT = {"A": 0.002, "B": 0.0, "C": 0.0015}
@@ -373,9 +363,7 @@ def main() -> None:
             ", and calls with the same `random_seed` in one process give different p-values "
             f"(its {len(ranx_values)} runs here: {', '.join(f'{v:.4f}' for v in ranx_values)})"
         )
-    body = f"""## Model comparison
-
-Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'`;
+    text = f"""(needs `pip install -e '.[bench]'`;
 writes this section; `--quick` runs 10k users and 2,000 draws and prints
 only, `--users N` / `--draws N` any size). The calls of a group are timed
 in turn (receval on 1 column, receval on 10 columns, each peer, then again):
@@ -392,10 +380,6 @@ permutations or resamples. A peer whose pilot run projected more than
 median time was scaled linearly (`~`, said in the row); "10 calls" rows are
 10 times the 1-column peer time.
 
-{environment()}
-{peer_versions("scipy", "ranx")}
-{load_line(load_before, load_after)}
-
 Data (`make_data` in the script, seed 0): {n_users:,} users; per-user NDCG@10,
 NDCG@5, hit@10, RR@10 and precision@1 of three models from the rank of each
 user's first relevant item (geometric, with a per-user difficulty shared by
@@ -403,11 +387,8 @@ the models, so the values are paired). The 1-column table is NDCG@10 of A
 minus B ({100 * zero_share:.0f}% zero differences, {levels} distinct values);
 the 10-column table is the five metrics for A - B and A - C, all in one call
 to receval. Results: p-values, or [low, high] of the 95% interval of the mean
-difference.
-
-{chr(10).join(head + lines)}
-
-- receval's randomization test tabulates the 256 signed sums of every byte of
+difference."""
+    after = f"""- receval's randomization test tabulates the 256 signed sums of every byte of
   8 users once per block of 64 users, then adds 8 table rows per 64 users for
   each permutation (parallel over permutations, columns innermost), so 10
   columns cost a few times 1 column, not 10. SciPy's `permutation_test`
@@ -423,9 +404,16 @@ difference.
 {parity_note}- `wilcoxon_pvalues` calls `scipy.stats.wilcoxon` once per column on that
   column's users; the t-test is vectorized over columns.
 """
-    out = args.out or os.path.join(ROOT, "docs", "benchmarks.md")
-    replace_section(out, "compare", body)
-    print(f"wrote {out}")
+    write_section(
+        "compare",
+        "Model comparison",
+        text,
+        head + lines,
+        peers=("scipy", "ranx"),
+        load=(load_before, load_after),
+        after=after,
+        out=args.out,
+    )
 
 
 if __name__ == "__main__":

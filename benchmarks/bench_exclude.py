@@ -28,17 +28,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _harness import (
-    command_line,
-    environment,
-    interleaved,
-    load_line,
-    peer_versions,
-    replace_section,
-    row_load,
-)
+from _harness import interleaved, row_load, write_section
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 METRICS = ["ndcg@10", "map@100", "mrr", "recall@100", "precision@10"]
 LENGTH, JUDGED, TRAIN, CATALOGUE = 100, 10, 20, 50_000
 
@@ -119,9 +110,7 @@ def main() -> None:
     print("\n".join(head + lines))
     if args.quick or args.users:
         return
-    body = f"""## Seen-item masking
-
-Reproduce: `{command_line()}` (writes this section; `--quick` runs 10k users
+    text = f"""(writes this section; `--quick` runs 10k users
 and prints only, `--users N` any size). {n_users:,} users x {LENGTH} recommended
 items, {JUDGED} judged items and {TRAIN} training items per user, 10 of the
 training items in each list (so {n_users * 10:,} rows are masked); metrics
@@ -131,17 +120,9 @@ row is the anti-join a user would write without `exclude=`
 (`run.merge(train, how="left", indicator=True)`, keep `left_only`), then
 `evaluate`. The three masked cases give the same means (checked). Cases timed
 in turn, {args.runs} runs each, medians; peak extra memory is the largest rise
-of the resident high-water mark during a call.
-
-{environment()}
-{peer_versions("pandas")}
-{load_line(load_before, load_after)}
-
-{chr(10).join(head + lines)}
-"""
-    out = args.out or os.path.join(ROOT, "docs", "benchmarks.md")
-    replace_section(out, "exclude", body)
-    print(f"wrote {out}")
+of the resident high-water mark during a call."""
+    write_section("exclude", "Seen-item masking", text, head + lines, peers=("pandas",),
+                  load=(load_before, load_after), out=args.out)  # fmt: skip
 
 
 if __name__ == "__main__":

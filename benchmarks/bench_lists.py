@@ -26,17 +26,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _harness import (
-    command_line,
-    environment,
-    interleaved,
-    load_line,
-    peer_versions,
-    replace_section,
-    row_load,
-)
+from _harness import interleaved, row_load, write_section
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 K = 100
 
 
@@ -108,26 +99,16 @@ def main() -> None:
     print("\n".join(head + lines))
     if args.quick or args.users:
         return
-    body = f"""## How two runs' lists differ
-
-Reproduce: `{command_line()}` (writes this section; `--quick` runs 20k users
+    text = f"""(writes this section; `--quick` runs 20k users
 and prints only, `--users N` any size). Two runs of {n_users:,} users x {K}
 items sharing 80 items per user; receval computes every measure of
 `list_differences` over all users (blocks of about a million rows),
 `rank_biased_overlap` the RBO columns alone; SciPy's `kendalltau` is called
 once per user on {peer_users:,} users and its time scaled to every user
 (`~`). Cases timed in turn, {args.runs} runs each, medians; peak extra memory
-is the largest rise of the resident high-water mark during a call.
-
-{environment()}
-{peer_versions("scipy")}
-{load_line(load_before, load_after)}
-
-{chr(10).join(head + lines)}
-"""
-    out = args.out or os.path.join(ROOT, "docs", "benchmarks.md")
-    replace_section(out, "lists", body)
-    print(f"wrote {out}")
+is the largest rise of the resident high-water mark during a call."""
+    write_section("lists", "How two runs' lists differ", text, head + lines, peers=("scipy",),
+                  load=(load_before, load_after), out=args.out)  # fmt: skip
 
 
 if __name__ == "__main__":

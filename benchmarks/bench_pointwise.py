@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import receval
-from _harness import command_line, environment, interleaved, load_line, replace_section, row_load
+from _harness import interleaved, load_line, row_load, write_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -254,9 +254,7 @@ def main() -> None:
     lines += bench_gauc(n, args.users, settings, args.pandas_users)
     for users in sorted({10_000, args.users}):
         lines += bench_gauc_order(n, users, settings)
-    body = f"""## Pointwise metrics
-
-Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'`;
+    text = f"""(needs `pip install -e '.[bench]'`;
 writes this section; `--quick` runs 1M rows and prints only). Every row runs
 receval and its peer on the same arrays in one process, in turn (receval,
 peer, receval, peer, ...): the same number of runs each ({args.runs}, or 1 for
@@ -267,14 +265,8 @@ process's resident high-water mark during a call (`/proc/self/clear_refs`),
 so it counts NumPy, compiled-core, Arrow and polars allocations alike; the
 load column is the 1-minute load average before and after the row's runs.
 Data: 5% positives, float64 scores; GAUC users have log-normal (skewed)
-impression counts.
-
-{environment()}
-{load_line(load_before, os.getloadavg())}
-
-{chr(10).join(lines)}
-
-The peer of `roc_auc_score` and `log_loss` is scikit-learn. The peers of
+impression counts."""
+    after = """The peer of `roc_auc_score` and `log_loss` is scikit-learn. The peers of
 `gauc_score` are the fastest polars expression we could write (average rank of
 the scores within each user, Mann-Whitney U per user, then the weighted mean)
 and the usual pandas loop, `groupby(user).apply(sklearn.metrics.roc_auc_score)`
@@ -287,8 +279,15 @@ sorted rows over the time on the interleaved ones (1.00x: the order of the rows
 costs nothing). The fixed costs of a new process (import, first call) are
 in the section on the compiled core below.
 """
-    replace_section(args.out, "pointwise", body)
-    print(f"wrote {args.out}")
+    write_section(
+        "pointwise",
+        "Pointwise metrics",
+        text,
+        lines,
+        load=(load_before, os.getloadavg()),
+        after=after,
+        out=args.out,
+    )
 
 
 if __name__ == "__main__":

@@ -26,17 +26,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import receval
-from _harness import (
-    Forked,
-    command_line,
-    environment,
-    interleaved,
-    load_line,
-    peer_versions,
-    replace_section,
-    row_load,
-    status_mib,
-)
+from _harness import Forked, interleaved, load_line, row_load, status_mib, write_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -619,25 +609,16 @@ def main() -> None:
         else f"\n\nEvery per-user value agrees within {TOLERANCE:g}."
     )
     notes = "\n".join(f"- {n}" for n in bench.notes)
-    body = f"""## Ranking metrics (`evaluate`)
-
-Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'
+    text = f"""(needs `pip install -e '.[bench]'
 pytrec-eval-terrier ranx`; writes this section; `--quick` runs 10k
 users and prints only). Every row starts from the same pandas DataFrames (or
 the same Parquet files) in one process and computes {", ".join(METRICS)}.
 
-{environment()}
-{peer_versions("pytrec-eval-terrier", "ranx")}
-{load_line(load_before, load_after)}
-
 Data (`make_data` in the script, seed 0; item ids from a catalogue of
 {CATALOGUE:,}, int64 user and item ids, float64 scores without exact ties):
 
-{chr(10).join(f"- {d}" for d in descs)}
-
-{chr(10).join(bench.lines)}
-
-- **How times are taken**: the tools of a case are timed in turn (receval,
+{chr(10).join(f"- {d}" for d in descs)}"""
+    after = f"""- **How times are taken**: the tools of a case are timed in turn (receval,
   pytrec_eval, ranx, receval, ...), the same number of runs each ({args.runs},
   or 1 for every tool of a case where a run took more than {args.long_s:g} s;
   the "runs" column). End to end is the median of the runs; conversion and
@@ -689,8 +670,16 @@ descending; receval compares the float64 values.
 
 {chr(10).join(f"- {x}" for x in bench.agree_notes)}
 """
-    replace_section(args.out, "ranking", body)
-    print(f"wrote {args.out}")
+    write_section(
+        "ranking",
+        "Ranking metrics (`evaluate`)",
+        text,
+        bench.lines,
+        peers=("pytrec-eval-terrier", "ranx"),
+        load=(load_before, load_after),
+        after=after,
+        out=args.out,
+    )
 
 
 if __name__ == "__main__":

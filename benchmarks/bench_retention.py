@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tests.oracles.retention import retention_pandas
 
 import receval
-from _harness import command_line, environment, interleaved, load_line, replace_section, row_load
+from _harness import interleaved, load_line, row_load, write_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 N_DAYS = 60
@@ -262,9 +262,7 @@ def main() -> None:
     print(load_line(load_before, load_after))
     if args.quick:
         return
-    body = f"""## Retention
-
-Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'`;
+    text = f"""(needs `pip install -e '.[bench]'`;
 writes this section; `--quick` runs 1M events and prints only). Both tools
 start from the same pandas DataFrame in one process and compute new, login and
 active users per day, day-1/3/7/30 retention and the full cohort x day table,
@@ -277,18 +275,12 @@ of runs. Peak extra memory is the largest rise of the resident high-water mark
 during a call; the load column is the 1-minute load average before and after
 the row's runs. "tables" compares every array of both results exactly.
 
-{environment()}
-{load_line(load_before, load_after)}
-
 Data (`make_events` in the script, seed 0): {n_events:,} events of {n_users:,}
 users over 60 days from 2024-02-15 (the window holds the 23-hour day of the
 switch to daylight saving time); each user's first day is uniform, later
 events fall a geometric number of days (p = 0.15) after it; rows are in time
-order; user ids are int64.
-
-{table}
-
-{chr(10).join(extra_head + extra)}
+order; user ids are int64."""
+    after = f"""{chr(10).join(extra_head + extra)}
 
 The pandas peer (`retention_pandas` in `tests/oracles/retention.py`) is the
 code an analyst would write: `tz_convert` then floor to the local day,
@@ -298,8 +290,15 @@ receval assigns local days with one pass over a table of DST-correct
 midnights, encodes users to dense codes, sets one bit per (user, day) in a
 per-user bitset (no sort, no hash of pairs) and counts cohorts from the bits.
 """
-    replace_section(args.out, "retention", body)
-    print(f"wrote {args.out}")
+    write_section(
+        "retention",
+        "Retention",
+        text,
+        table.splitlines(),
+        load=(load_before, load_after),
+        after=after,
+        out=args.out,
+    )
 
 
 if __name__ == "__main__":

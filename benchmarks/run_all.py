@@ -19,7 +19,9 @@ checkout for ``revisions``), is skipped with a message; the run goes on.
 trec_eval is found with ``--trec-eval PATH`` or built by ``build_trec_eval.sh``
 (which clones usnistgov/trec_eval), in that order. TorchRec, in the training-loop
 section, runs in the Python given by ``--torchrec-python PATH`` (a virtual
-environment with its own torch: see that section), or is noted as not run.
+environment with its own torch: see that section), or is noted as not run; RecBole,
+in the retrieval section, in the Python given by ``--recbole-python PATH``, or is
+not run.
 """
 
 from __future__ import annotations
@@ -168,9 +170,15 @@ SECTIONS = (
     # pandas sort); about 15 GB of memory at the peak (the log as NumPy, pandas, polars).
     Section("split", "bench_split.py", ("--runs", "3"), ("--quick",), 15.0),
     # 100k users x 100k items x 64 against faiss and NumPy (a case whose first run takes
-    # over 30 s gets one run of each tool), then 10k users x 2M items read from a .npy file.
+    # over 30 s gets one run of each tool), then 10k users x 2M items read from a .npy file;
+    # then RecBole's full sort (20k users x 100k items) in the Python given by
+    # --recbole-python (about 6 min more), or not run.
     Section(
-        "retrieval", "bench_retrieval.py", ("--runs", "3", "--long-s", "30"), ("--quick",), 8.0
+        "retrieval",
+        "bench_retrieval.py",
+        ("--runs", "3", "--long-s", "30", "--recbole-python", "{recbole_python}"),
+        ("--quick", "--recbole-python", "{recbole_python}"),
+        8.0,
     ),
     Section("exclude", "bench_exclude.py", (), ("--quick",), 1.0),
     Section(
@@ -285,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--torchrec-python", default=None, help="a Python with torchrec (training-loop section)"
     )
+    parser.add_argument(
+        "--recbole-python", default=None, help="a Python with RecBole (retrieval section)"
+    )
     args = parser.parse_args(argv)
 
     chosen = list(SECTIONS)
@@ -304,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
             "before": args.before,
             "label": args.label,
             "torchrec_python": args.torchrec_python,
+            "recbole_python": args.recbole_python,
         }
         total = 0.0
         for s in chosen:
@@ -320,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         "before": args.before,
         "label": args.label,
         "torchrec_python": args.torchrec_python,
+        "recbole_python": args.recbole_python,
     }
     compile_package()  # the sections start receval processes: time them as installed
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

@@ -140,14 +140,12 @@ def _expected(data: dict[str, np.ndarray], round_: int) -> dict[str, float]:
         }
 
 
-def test_two_ranks_hold_the_functions_value(tmp_path: Path) -> None:
-    data = _data(tmp_path / "data.npz")
-    script = tmp_path / "worker.py"
-    script.write_text(WORKER % {"metrics": METRICS})
+def run_two_ranks(script: Path, tmp_path: Path, *args: str) -> list[dict]:
+    """Run ``script`` as ranks 0 and 1 of a Gloo group (argv: rank, port, the rank's JSON
+    output, ``args``); what each rank wrote."""
     port = str(_free_port())
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")]))
     env.update(GLOO_SOCKET_IFNAME="lo", MASTER_ADDR="127.0.0.1", OMP_NUM_THREADS="1")
-    args = [str(tmp_path / "data.npz")]
     procs = [
         subprocess.Popen(
             [sys.executable, str(script), str(rank), port, str(tmp_path / f"{rank}.json"), *args],
@@ -165,7 +163,14 @@ def test_two_ranks_hold_the_functions_value(tmp_path: Path) -> None:
             p.kill()
     for p, output in zip(procs, outputs, strict=True):
         assert p.returncode == 0, output
-    results = [json.loads((tmp_path / f"{rank}.json").read_text()) for rank in (0, 1)]
+    return [json.loads((tmp_path / f"{rank}.json").read_text()) for rank in (0, 1)]
+
+
+def test_two_ranks_hold_the_functions_value(tmp_path: Path) -> None:
+    data = _data(tmp_path / "data.npz")
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER % {"metrics": METRICS})
+    results = run_two_ranks(script, tmp_path, str(tmp_path / "data.npz"))
     mismatch = [r.pop("mismatch") for r in results]
     windows = [r.pop(f"window/{rank}") for rank, r in enumerate(results)]
     assert windows == [[True, True], [True, True]]

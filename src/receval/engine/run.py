@@ -139,9 +139,10 @@ class Accumulator:
         ``mae``, ``update(y_true, y_score, groups=..., sample_weight=None)`` for
         ``gauc``, ``update(reward, pscore, action_dist=..., action=None,
         position=None, estimated_rewards=None)`` for ``ips``, ``snips`` and ``dr``,
-        and ``update(qrels, run)`` for a ranking metric string. ``gauc`` and
-        ranking metrics take a group's (user's) rows in any number of updates,
-        unless made with ``whole_groups=True``.
+        and ``update(qrels, run)`` for a ranking metric string
+        (``update(qrels, user_vectors, user_ids=...)`` when made with
+        ``item_vectors=``). ``gauc`` and ranking metrics take a group's (user's)
+        rows in any number of updates, unless made with ``whole_groups=True``.
 
         Data may be NumPy arrays, lists, pandas/polars/Arrow columns, torch
         tensors (CPU tensors are read in place; a CUDA tensor is copied to the

@@ -16,8 +16,9 @@ from typing import Any
 from ..data.seen import as_seen
 from ..engine.metric import MetricDefinition, register
 from ..engine.totals import empty_mean_state
-from ..exceptions import InputValidationError
+from ..exceptions import InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA, as_propensities
+from ..retrieval.streaming import item_matrix
 from .aggregate import (
     Mean,
     RankingState,
@@ -37,6 +38,7 @@ __all__ = ["RANKING"]
 
 def _ranking_params(
     metric: str,
+    /,
     popularity: Any = None,
     train: Any = None,
     item_categories: Any = None,
@@ -46,8 +48,13 @@ def _ranking_params(
     whole_groups: bool = True,
     exclude: Any = None,
     repeats: bool = False,
+    item_vectors: Any = None,
+    item_ids: Any = None,
+    k: int | None = None,
     **conventions: Any,
 ) -> dict[str, Any]:
+    # the item matrix of updates of user vectors (and its options: metric=, k=), held once
+    items, conventions = item_matrix(metric, item_vectors, item_ids, k, conventions)
     table = as_popularity_table(popularity, train)  # built once, used by every update
     # read once: each update's lists (or compute's, of rows held) lose their seen items
     seen = as_seen(exclude, repeats, f"receval.metric({metric!r})")
@@ -65,8 +72,9 @@ def _ranking_params(
         conventions = {**conventions, "item_categories": item_categories}
     if seen is not None:
         conventions = {**conventions, "exclude": seen}
-    return {"metric": metric, "conventions": conventions, "kind": spec.info.mean,
-            "whole_groups": whole_groups}  # fmt: skip
+    params = {"metric": metric, "conventions": conventions, "kind": spec.info.mean,
+              "whole_groups": whole_groups}  # fmt: skip
+    return params if items is None else {**params, "items": items}
 
 
 def _setup(params: dict[str, Any], with_qrels: bool = True) -> Setup:
@@ -78,6 +86,8 @@ def _setup(params: dict[str, Any], with_qrels: bool = True) -> Setup:
     categories = conventions.pop("item_categories", None)
     props = conventions.pop("propensities", None)
     seen = conventions.pop("exclude", None)
+    if "items" in params:  # the seen items were masked before the cut
+        seen = None
     conventions.setdefault("profile", None)
     return make_setup(
         [params["metric"]], conventions, with_qrels=with_qrels,
@@ -86,7 +96,16 @@ def _setup(params: dict[str, Any], with_qrels: bool = True) -> Setup:
     )  # fmt: skip
 
 
-def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any) -> Any:
+def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any, user_ids: Any = None) -> Any:
+    items = params.get("items")
+    if items is not None:  # run: a batch of user vectors (None: judgments only), retrieved
+        seen = params["conventions"].get("exclude")
+        return qrels, {} if run is None else items.run(run, user_ids, seen)
+    if user_ids is not None:
+        raise InvalidParameterError(
+            f"receval.metric({params['metric']!r}): update takes user_ids only with user "
+            f"vectors; make the accumulator with item_vectors= (the item matrix) to retrieve."
+        )
     return qrels, run
 
 

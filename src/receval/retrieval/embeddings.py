@@ -11,7 +11,7 @@ from ..exceptions import InvalidParameterError
 from ..ranking.evaluation import RunBatches, evaluate
 from ..ranking.report import EvaluationReport
 from ..registry import parse_metrics
-from .search import BLOCK_ITEMS, BLOCK_USERS, Search, lists_run
+from .search import BLOCK_ITEMS, BLOCK_USERS, Search, catalogue, lists_run
 
 __all__ = ["evaluate_embeddings", "metrics_depth"]
 
@@ -91,9 +91,9 @@ def evaluate_embeddings(
         raise InvalidParameterError("evaluate_embeddings: candidates is given twice.")
     depth = k if k is not None else metrics_depth(metrics)
     search = Search(
-        user_vectors, item_vectors, depth, user_ids=user_ids, item_ids=item_ids, metric=metric,
-        exclude=exclude, candidates=candidates, block_users=block_users,
-        block_items=block_items, func="evaluate_embeddings",
+        user_vectors, catalogue(item_vectors, item_ids, "evaluate_embeddings"), depth,
+        user_ids=user_ids, metric=metric, exclude=exclude, candidates=candidates,
+        block_users=block_users, block_items=block_items, func="evaluate_embeddings",
     )  # fmt: skip
 
     def batches() -> Iterator[Run]:
@@ -104,7 +104,7 @@ def evaluate_embeddings(
     return evaluate(qrels, RunBatches(batches, name), metrics, **options)
 
 
-def metrics_depth(metrics: str | Iterable[str]) -> int:
+def metrics_depth(metrics: str | Iterable[str], func: str = "evaluate_embeddings") -> int:
     """The largest cutoff of the metrics (the items to retrieve for them); an error
     when one reads the whole list."""
     texts = [metrics] if isinstance(metrics, str) else list(metrics)
@@ -112,7 +112,7 @@ def metrics_depth(metrics: str | Iterable[str]) -> int:
     if not cutoffs or any(c is None for c in cutoffs):
         whole = [t for t in texts if any(s.k is None for s in parse_metrics(t).values())]
         raise InvalidParameterError(
-            f"evaluate_embeddings: the metrics {whole} read the whole list; pass k, the items "
+            f"{func}: the metrics {whole} read the whole list; pass k, the items "
             f"to retrieve per user (e.g. k=100), or give them a cutoff (e.g. 'mrr@100')."
         )
     return max(c for c in cutoffs if c is not None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..data._ranked import Run
-from .search import BLOCK_ITEMS, BLOCK_USERS, Search
+from .search import BLOCK_ITEMS, BLOCK_USERS, Search, catalogue
 
 __all__ = ["retrieve"]
 
@@ -112,8 +112,8 @@ def retrieve(
     {0: {'d': 1.0, 'b': 0.5}, 1: {'b': 0.5, 'a': 0.0}}
     """
     search = Search(
-        user_vectors, item_vectors, k, user_ids=user_ids, item_ids=item_ids, metric=metric,
-        exclude=exclude, candidates=candidates, block_users=block_users,
+        user_vectors, catalogue(item_vectors, item_ids, "retrieve"), k, user_ids=user_ids,
+        metric=metric, exclude=exclude, candidates=candidates, block_users=block_users,
         block_items=block_items, func="retrieve",
     )  # fmt: skip
     return search.run(name)

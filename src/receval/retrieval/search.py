@@ -22,9 +22,9 @@ from .._kernels import compiled
 from ..data._ranked import Run
 from ..exceptions import InputValidationError
 from .masks import ItemLists, candidate_lists, excluded_lists
-from .vectors import as_vectors
+from .vectors import Vectors, as_vectors
 
-__all__ = ["BLOCK_ITEMS", "BLOCK_USERS", "Lists", "Search", "lists_run"]
+__all__ = ["BLOCK_ITEMS", "BLOCK_USERS", "Catalogue", "Lists", "Search", "catalogue", "lists_run"]
 
 #: Users scored together (the rows of a block of scores).
 BLOCK_USERS = 2048
@@ -44,17 +44,41 @@ class Lists:
     scores: np.ndarray
 
 
+@dataclass(frozen=True)
+class Catalogue:
+    """The checked item side of a search: the matrix, the id of each row, and each
+    row's tie key (the rank of its id in ascending order)."""
+
+    vectors: Vectors
+    ids: np.ndarray
+    keys: np.ndarray
+
+
+def catalogue(item_vectors: Any, item_ids: Any, func: str) -> Catalogue:
+    """The item side of a search, checked once (several searches may share it)."""
+    items = as_vectors(item_vectors, "item_vectors", func)
+    if items.n_rows == 0:
+        raise InputValidationError(f"{func}: item_vectors has no rows; pass at least one vector.")
+    if items.n_rows >= 2**31:
+        raise InputValidationError(
+            f"{func}: item_vectors has {items.n_rows} rows; at most 2**31 - 1 are supported."
+        )
+    ids = _ids(item_ids, items.n_rows, "item_ids", func)
+    keys = np.empty(items.n_rows, dtype=np.uint32)
+    keys[np.argsort(ids, kind="stable")] = np.arange(items.n_rows, dtype=np.uint32)
+    return Catalogue(items, ids, keys)
+
+
 class Search:
     """The checked inputs of a retrieval, and its lists block of users by block."""
 
     def __init__(
         self,
         user_vectors: Any,
-        item_vectors: Any,
+        items: Catalogue,
         k: int,
         *,
         user_ids: Any,
-        item_ids: Any,
         metric: str,
         exclude: Any,
         candidates: Any,
@@ -68,27 +92,17 @@ class Search:
         self.block_users = v.check_number(block_users, "block_users", func, integer=True, low=1)
         self.block_items = v.check_number(block_items, "block_items", func, integer=True, low=1)
         self.users = as_vectors(user_vectors, "user_vectors", func)
-        self.items = as_vectors(item_vectors, "item_vectors", func)
+        self.items, self.item_ids, self.keys = items.vectors, items.ids, items.keys
         if self.users.dim != self.items.dim:
             raise InputValidationError(
                 f"{func}: user_vectors and item_vectors must have the same number of columns. "
                 f"Got {self.users.dim} and {self.items.dim}."
             )
-        if self.items.n_rows == 0 or self.users.n_rows == 0:
-            empty = "item_vectors" if self.items.n_rows == 0 else "user_vectors"
-            raise InputValidationError(f"{func}: {empty} has no rows; pass at least one vector.")
-        if self.items.n_rows >= 2**31:
+        if self.users.n_rows == 0:
             raise InputValidationError(
-                f"{func}: item_vectors has {self.items.n_rows} rows; at most 2**31 - 1 are "
-                f"supported."
+                f"{func}: user_vectors has no rows; pass at least one vector."
             )
         self.user_ids = _ids(user_ids, self.users.n_rows, "user_ids", func)
-        self.item_ids = _ids(item_ids, self.items.n_rows, "item_ids", func)
-        # the tie key of each item row: the rank of its id in ascending order
-        self.keys = np.empty(self.items.n_rows, dtype=np.uint32)
-        self.keys[np.argsort(self.item_ids, kind="stable")] = np.arange(
-            self.items.n_rows, dtype=np.uint32
-        )
         self.excluded: ItemLists | None = exclude if isinstance(exclude, ItemLists) else None
         if exclude is not None and self.excluded is None:
             self.excluded = excluded_lists(exclude, self.user_ids, self.item_ids, func)

@@ -207,7 +207,7 @@ def _partition_state(
     from ..data._ranked import Qrels
     from ..ranking.evaluation import state_of_batches
     from ..retrieval.masks import ItemLists
-    from ..retrieval.search import Search, lists_run
+    from ..retrieval.search import Search, catalogue, lists_run
     from ._common import column
 
     side = table.column(_SIDE)
@@ -228,8 +228,9 @@ def _partition_state(
         offsets, rows = seen.item_indices(user_ids, search["item_ids"])
         excluded = ItemLists(offsets, rows.astype(np.int32))
     found = Search(
-        _vectors(users_t.column(_VECTOR)), search["item_vectors"], search["k"],
-        user_ids=user_ids, item_ids=search["item_ids"], metric=search["metric"],
+        _vectors(users_t.column(_VECTOR)),
+        catalogue(search["item_vectors"], search["item_ids"], _FUNC), search["k"],
+        user_ids=user_ids, metric=search["metric"],
         exclude=excluded, candidates=None, block_users=search["block_users"],
         block_items=search["block_items"], func=_FUNC,
     )  # fmt: skip

@@ -1,0 +1,141 @@
+"""``receval.metric("ndcg@10", item_vectors=...)``: a ranking accumulator fed batches of
+user vectors, each retrieved against the item matrix it holds.
+
+The item matrix is fixed when the accumulator is made; each update retrieves its
+users' exact top k (as :func:`receval.retrieve`, each user's ``exclude`` items
+masked before the cut) and adds the lists as the run of ``update(qrels, run)``.
+Accumulators compare their options to merge and write them into every
+checkpoint, so the matrix is held by an :class:`ItemMatrix`: equal to another
+when their content digests are (the float32 values, the ids, the score and the
+depth), and written as that digest and its shape, never as the matrix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..data._encode import plain_ids
+from ..data._ranked import Run
+from ..exceptions import InvalidParameterError
+from .masks import ItemLists
+from .search import BLOCK_ITEMS, BLOCK_USERS, Catalogue, Search, catalogue
+
+__all__ = ["ItemMatrix", "item_matrix"]
+
+#: The fields of an item matrix's plain form (what checkpoints and pickles hold).
+_FIELDS = ("digest", "n_items", "dim", "metric", "k")
+
+
+class ItemMatrix:
+    """The item side of an accumulator's retrievals (see the module)."""
+
+    def __init__(self, items: Catalogue, metric: str, k: int, func: str) -> None:
+        self.items: Catalogue | None = items
+        self.metric, self.k, self.func = metric, k, func
+        self.n_items, self.dim = items.vectors.n_rows, items.vectors.dim
+
+    @cached_property
+    def digest(self) -> str:
+        """A BLAKE2b digest of the float32 rows (read block by block) and of the ids
+        (a loaded matrix has it already)."""
+        return _digest(self.items) if self.items is not None else ""
+
+    def run(self, user_vectors: Any, user_ids: Any, seen: Any) -> Run:
+        """The exact top k of a batch of users, their ``seen`` items masked first."""
+        if self.items is None:
+            raise InvalidParameterError(
+                f"{self.func}: this accumulator was loaded from a pickle, which keeps the "
+                f"item matrix's digest only; merge it into an accumulator made with "
+                f"item_vectors=, or make a new one to update."
+            )
+        if user_ids is None:
+            raise InvalidParameterError(
+                f"{self.func}: update(qrels, user_vectors, user_ids=...) needs user_ids, the "
+                f"id of each row of user_vectors (users are joined across updates by id)."
+            )
+        ids = v.as_1d(user_ids, "user_ids", self.func)
+        excluded = None
+        if seen is not None:
+            offsets, rows = seen.item_indices(ids, self.items.ids)
+            excluded = ItemLists(offsets, rows.astype(np.int32))
+        search = Search(
+            user_vectors, self.items, self.k, user_ids=ids, metric=self.metric,
+            exclude=excluded, candidates=None, block_users=BLOCK_USERS,
+            block_items=BLOCK_ITEMS, func=self.func,
+        )  # fmt: skip
+        return search.run()
+
+    def _plain(self) -> dict[str, Any]:
+        return {"digest": self.digest, "n_items": self.n_items, "dim": self.dim,
+                "metric": self.metric, "k": self.k}  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ItemMatrix) and self._plain() == other._plain()
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def __repr__(self) -> str:
+        return (f"ItemMatrix({self.n_items} x {self.dim}, metric={self.metric!r}, k={self.k}, "
+                f"digest={self.digest[:12]!r})")  # fmt: skip
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self._plain(), func=self.func)
+
+    def __setstate__(self, state: Any) -> None:
+        from ..engine.states import invalid_state
+
+        keys = {*_FIELDS, "func"}
+        if not isinstance(state, dict) or set(state) != keys:
+            shown = sorted(state) if isinstance(state, dict) else type(state).__name__
+            raise invalid_state(f"ItemMatrix: expected the fields {sorted(keys)}, got {shown}")
+        self.items = None
+        self.__dict__.update(state)
+
+
+def _digest(items: Catalogue) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for _, block in items.vectors.blocks(BLOCK_ITEMS):
+        h.update(block.tobytes())
+    ids = plain_ids(items.ids)
+    if ids.dtype.kind in "iu":
+        h.update(ids.astype(np.int64).tobytes())
+    else:
+        h.update("\x00".join(map(str, ids.tolist())).encode())
+    return h.hexdigest()
+
+
+def item_matrix(
+    metric_string: str, item_vectors: Any, item_ids: Any, k: int | None,
+    options: dict[str, Any],
+) -> tuple[ItemMatrix | None, dict[str, Any]]:  # fmt: skip
+    """The item matrix of ``receval.metric(metric_string, item_vectors=..., item_ids=...,
+    metric=..., k=...)`` (None without ``item_vectors``), and the other options."""
+    func = f"receval.metric({metric_string!r})"
+    options = dict(options)
+    score = options.pop("metric", None)
+    if item_vectors is None:
+        given = [n for n, x in (("item_ids", item_ids), ("k", k), ("metric", score))
+                 if x is not None]  # fmt: skip
+        if given:
+            raise InvalidParameterError(
+                f"{func}: {given[0]} is an option of retrieval from embeddings; pass "
+                f"item_vectors= too (the item matrix), or drop {given[0]}."
+            )
+        return None, options
+    from .embeddings import metrics_depth
+
+    depth = metrics_depth(metric_string, func) if k is None else k
+    depth = v.check_number(depth, "k", func, integer=True, low=1)
+    score = v.check_option("dot" if score is None else score, "metric", func, ["dot", "cosine"])
+    if "candidates" in options:
+        raise InvalidParameterError(
+            f"{func}: candidates are not taken with item_vectors; use "
+            f"receval.evaluate_embeddings(..., candidates=...) on the whole data."
+        )
+    return ItemMatrix(catalogue(item_vectors, item_ids, func), score, depth, func), options

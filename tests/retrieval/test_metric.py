@@ -1,0 +1,176 @@
+"""receval.metric(..., item_vectors=...): batches of user vectors == evaluate_embeddings."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import pickle
+import textwrap
+
+import numpy as np
+import pytest
+
+import receval as rv
+from receval import InputValidationError, InvalidParameterError
+
+from .test_embeddings import _data
+
+
+def _batches(users, user_ids, qrels, cuts):
+    """(qrels of the batch's users, their vectors, their ids) of consecutive row ranges."""
+    edges = [0, *cuts, len(users)]
+    for a, b in itertools.pairwise(edges):
+        ids = user_ids[a:b]
+        yield {u: qrels[u] for u in ids if u in qrels}, users[a:b], ids
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+@pytest.mark.parametrize("score", ["dot", "cosine"])
+def test_merged_batches_equal_evaluate_embeddings(whole_groups, score):
+    users, items, user_ids, item_ids, qrels, train = _data()
+    users[users.sum(axis=1) == 0, 0] = 1  # no zero vector (cosine)
+    opts = dict(item_ids=item_ids, exclude=train, metric=score)
+    for text in ["ndcg@10", "recall@5", "map@7"]:
+        want = rv.evaluate_embeddings(qrels, users, items, [text], user_ids=user_ids, **opts)
+        parts = list(_batches(users, user_ids, qrels, [5, 6, 15]))
+        first = rv.metric(text, item_vectors=items, whole_groups=whole_groups, **opts)
+        second = rv.metric(text, item_vectors=items, whole_groups=whole_groups, **opts)
+        for q, vectors, ids in parts[:2]:
+            first.update(q, vectors, user_ids=ids)
+        for q, vectors, ids in parts[2:]:
+            second.update(q, vectors, user_ids=ids)
+        # "nobody" has judgments and no vector: a missing user
+        second.update({"nobody": qrels["nobody"]}, None)
+        assert first.merge(second).compute() == want.mean[text]
+
+
+def test_a_judged_user_in_another_update_and_k_for_a_whole_list_metric():
+    users, items, user_ids, item_ids, qrels, train = _data(1)
+    want = rv.evaluate_embeddings(qrels, users, items, ["mrr"], k=12, user_ids=user_ids,
+                                  item_ids=item_ids, exclude=train)  # fmt: skip
+    acc = rv.metric("mrr", item_vectors=items, item_ids=item_ids, exclude=train, k=12)
+    acc.update({}, users[:10], user_ids=user_ids[:10])  # their judgments come later
+    acc.update(qrels, users[10:], user_ids=user_ids[10:])
+    assert acc.compute() == want.mean["mrr"]
+    with pytest.raises(InvalidParameterError, match=r"receval.metric\('mrr'\): the metrics"):
+        rv.metric("mrr", item_vectors=items)
+
+
+def test_merge_needs_the_same_item_matrix_depth_and_score():
+    _, items, *_ = _data()
+    acc = rv.metric("ndcg@10", item_vectors=items)
+    assert (
+        acc.params["items"]
+        == rv.metric("ndcg@10", item_vectors=items.astype(np.float64)).params["items"]
+    )
+    other = items.copy()
+    other[3, 1] += 1
+    for different in [
+        rv.metric("ndcg@10", item_vectors=other),
+        rv.metric("ndcg@10", item_vectors=items, k=11),
+        rv.metric("ndcg@10", item_vectors=items, metric="cosine"),
+        rv.metric("ndcg@10", item_vectors=items, item_ids=np.arange(len(items)) + 1),
+        rv.metric("ndcg@10"),
+    ]:
+        with pytest.raises(InvalidParameterError, match="cannot merge"):
+            acc.merge(different)
+
+
+def test_checkpoints_and_pickles_hold_a_digest_not_the_matrix():
+    torch = pytest.importorskip("torch")
+    users, items, user_ids, item_ids, qrels, train = _data()
+    opts = dict(item_ids=item_ids, exclude=train)
+    acc = rv.metric("ndcg@10", item_vectors=items, **opts)
+    acc.update(qrels, users[:9], user_ids=user_ids[:9])
+    state = acc.state_dict()
+    held = state["options"]["items"]["state"]
+    assert sorted(held) == ["digest", "dim", "func", "k", "metric", "n_items"]
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    buffer.seek(0)
+    resumed = rv.metric("ndcg@10", item_vectors=items, **opts)
+    resumed.load_state_dict(torch.load(buffer, weights_only=True))
+    resumed.update({}, users[9:], user_ids=user_ids[9:])
+    want = rv.evaluate_embeddings(qrels, users, items, ["ndcg@10"], user_ids=user_ids, **opts)
+    assert resumed.compute() == want.mean["ndcg@10"]
+    with pytest.raises(InputValidationError, match=r"load it into receval\.metric of the same"):
+        rv.metric("ndcg@10", item_vectors=items[::-1], **opts).load_state_dict(state)
+    # a pickle carries the digest: it merges, but cannot retrieve
+    sent = pickle.loads(pickle.dumps(acc))
+    assert len(pickle.dumps(acc)) < items.nbytes + 4096 or items.nbytes < 4096
+    rest = rv.metric("ndcg@10", item_vectors=items, **opts)
+    rest.update({}, users[9:], user_ids=user_ids[9:])
+    assert rest.merge(sent).compute() == want.mean["ndcg@10"]
+    with pytest.raises(InvalidParameterError, match="loaded from a pickle"):
+        sent.update(qrels, users[:2], user_ids=user_ids[:2])
+
+
+def test_bad_uses_name_the_option():
+    users, items, *_ = _data()
+    acc = rv.metric("ndcg@10", item_vectors=items)
+    with pytest.raises(InvalidParameterError, match="needs user_ids"):
+        acc.update({}, users)
+    with pytest.raises(InvalidParameterError, match="takes user_ids only with user vectors"):
+        rv.metric("ndcg@10").update({}, {}, user_ids=[1])
+    for option in [{"item_ids": [1]}, {"k": 3}, {"metric": "cosine"}]:
+        with pytest.raises(InvalidParameterError, match="pass item_vectors= too"):
+            rv.metric("ndcg@10", **option)
+    with pytest.raises(InvalidParameterError, match="candidates are not taken"):
+        rv.metric("ndcg@10", item_vectors=items, candidates={0: [1]})
+    with pytest.raises(InvalidParameterError, match="'metric' parameter"):
+        rv.metric("ndcg@10", item_vectors=items, metric="l2")
+    with pytest.raises(InputValidationError, match="same number of columns"):
+        acc.update({}, users[:, :2], user_ids=np.arange(len(users)))
+
+
+_RANK = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import torch.distributed as dist
+    import receval
+    from receval.exceptions import InvalidParameterError
+
+    rank, port, out, path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=2)
+    d = np.load(path)
+    users, items, qrels = d["users"], d["items"], (d["q_users"], d["q_items"])
+    mine = np.arange(len(users)) % 2 == rank
+    ids = np.flatnonzero(mine)
+    q = receval.Qrels(*(a[np.isin(qrels[0], ids)] for a in qrels))
+    acc = receval.metric("ndcg@10", item_vectors=items, exclude=(d["t_users"], d["t_items"]))
+    acc.update(q, users[mine], user_ids=ids).sync()
+    other = items.copy()
+    other[0, 0] += rank  # rank 1's item matrix differs
+    try:
+        receval.metric("ndcg@10", item_vectors=other).update(q, users[mine], user_ids=ids).sync()
+        mismatch = ""
+    except InvalidParameterError as error:
+        mismatch = str(error)
+    dist.destroy_process_group()
+    json.dump({"value": acc.compute(), "mismatch": mismatch}, open(out, "w"))
+    """
+)
+
+
+def test_sync_across_ranks_needs_the_same_item_matrix(tmp_path):
+    from ..engine.test_torch_distributed import run_two_ranks  # skips without torch
+
+    rng = np.random.default_rng(3)
+    users = rng.normal(size=(40, 6)).astype(np.float32)
+    items = rng.normal(size=(90, 6)).astype(np.float32)
+    q_users = np.repeat(np.arange(40), 2)
+    q_items = (np.arange(80) * 7) % 90
+    t_users, t_items = np.repeat(np.arange(40), 3), (np.arange(120) * 11) % 90
+    path = tmp_path / "data.npz"
+    np.savez(path, users=users, items=items, q_users=q_users, q_items=q_items,
+             t_users=t_users, t_items=t_items)  # fmt: skip
+    script = tmp_path / "rank.py"
+    script.write_text(_RANK)
+    got = run_two_ranks(script, tmp_path, str(path))
+    want = rv.evaluate_embeddings(rv.Qrels(q_users, q_items), users, items, ["ndcg@10"],
+                                  exclude=(t_users, t_items)).mean["ndcg@10"]  # fmt: skip
+    assert got[0]["value"] == got[1]["value"] == want
+    assert all("sync accumulators of one metric with the same options" in r["mismatch"]
+               for r in got)  # fmt: skip

@@ -59,6 +59,7 @@ class Section:
     quick: tuple[str, ...]
     minutes: float
     needs: str = ""  # "trec_eval", "before": a path without which the section is skipped
+    also: tuple[str, ...] = ()  # other sections of the page the script writes
 
 
 SECTIONS = (
@@ -179,6 +180,7 @@ SECTIONS = (
         ("--runs", "3", "--long-s", "30", "--recbole-python", "{recbole_python}"),
         ("--quick", "--recbole-python", "{recbole_python}"),
         8.0,
+        also=("retrieval-recbole",),
     ),
     Section("exclude", "bench_exclude.py", (), ("--quick",), 1.0),
     Section(

@@ -117,7 +117,7 @@ def test_a_consumer_that_stops_early_ends_the_reader(path):
 @pytest.mark.parametrize("weighted", [False, True])
 def test_the_exact_auc_reads_a_file_that_fits_its_budget_once(path, weighted):
     per_row = 40 if weighted else 8  # bytes per gathered row
-    s = receval.scan(path, max_memory=4 * per_row * 7000)  # 7000 rows gathered, 5250 in pass 1
+    s = receval.scan(path, max_memory=8 * per_row * 7000)  # 7000 rows gathered, 5250 in pass 1
     table = pq.read_table(path)
     y, score = table["click"].to_numpy(), table["score"].to_numpy()
     w = np.arange(5000) % 3 + 0.5
@@ -154,7 +154,7 @@ def test_the_weighted_exact_auc_of_a_scan_is_the_in_memory_float(tmp_path, weigh
 
 
 def test_the_first_pass_of_the_exact_auc_gathers_the_lowest_range(path):
-    s = receval.scan(path, max_memory=4 * 8 * 2000)  # 2000 rows at once: 5000 need 3 ranges
+    s = receval.scan(path, max_memory=8 * 8 * 2000)  # 2000 rows at once: 5000 need 3 ranges
     table = pq.read_table(path)
     expected = roc_auc_score(table["click"].to_numpy(), table["score"].to_numpy())
     assert roc_auc_score(s["click"], s["score"]) == expected

@@ -619,7 +619,7 @@ def scan(
     (user) contiguous, as in a file sorted or grouped by user; this is checked
     and a violation raises ``InputValidationError``. AUC, log loss, PCOC and
     COPC accept any order. The exact AUC gathers scores in ``max_memory`` less
-    192 MiB (at least a quarter of it; 8 bytes per row, 40 with weights): a file
+    192 MiB (at least an eighth of it; 8 bytes per row, 40 with weights): a file
     whose rows all fit in three quarters of that is read once. A larger one is
     read more than once:
     the first pass counts rows per score bucket and gathers the lowest buckets

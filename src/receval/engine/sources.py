@@ -256,7 +256,7 @@ def scan_ranges(
 
     ``prepare`` gives ``(labels, scores, weights)`` per batch. The scores gathered
     at once get the budget less what reading takes (``_READING_RESERVE``, and at
-    least a quarter of ``Scan.max_memory``). The first pass gathers the rows of the
+    least an eighth of ``Scan.max_memory``). The first pass gathers the rows of the
     lowest score buckets that fit in three quarters of that (all of them when the
     file fits: one pass) and counts rows per bucket; the buckets above are cut into
     ranges that fit, and each further pass gathers one range.
@@ -268,7 +268,7 @@ def scan_ranges(
     per_row = _BYTES_PER_WEIGHTED_ROW if weighted else _BYTES_PER_ROW
     # reading takes about 100 MiB whatever the budget (the decoded row group, a batch
     # and what prepare derives from it, measured)
-    gather_bytes = max(scan.max_memory // 4, scan.max_memory - _READING_RESERVE)
+    gather_bytes = max(scan.max_memory // 8, scan.max_memory - _READING_RESERVE)
     budget_rows = max(1, gather_bytes // per_row)
     shift = 64 - BUCKET_BITS
     n_rows = [0]

@@ -109,8 +109,9 @@ def test_rank_on_parquet_files_loads_no_pandas(tmp_path) -> None:
 
 
 def test_the_check_sees_a_loaded_package() -> None:
-    # the test above can fail: a command that loads everything shows in the list
-    done = _run(_MAIN, "--version")
+    # the test above can fail: a command line that loads everything shows in the list
+    # (a command named after the first argument loads every command)
+    done = _run(_MAIN, "--version", "rank")
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
     assert done.returncode == 0
     assert {"receval.cli._compare", "receval.cli._report", "receval.comparison.choices"} <= modules
@@ -160,6 +161,31 @@ def test_help_loads_no_numpy(args) -> None:
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
     assert "typer" in modules
     assert {m for m in modules if m.startswith(tuple(NOT_LOADED_BY_HELP))} == set()
+
+
+_COMMAND_MODULES = {f"receval.cli.{entry.module}" for entry in COMMANDS.values()}
+
+
+@pytest.mark.parametrize("args", [["--help"], [], ["--version"], ["rnk"]])
+def test_the_list_of_commands_loads_no_command(args) -> None:
+    # the names and summaries come from the table COMMANDS, not from the commands' modules
+    done = _run(_MAIN, *args)
+    assert "receval" in done.stdout + done.stderr
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "receval.cli._commands" in modules
+    assert modules & _COMMAND_MODULES == set()
+
+
+def test_each_command_help_starts_with_its_summary() -> None:
+    # the summary is written once, in COMMANDS: the listing and the command's page read it
+    group = typer.main.get_command(app)
+    for name, entry in COMMANDS.items():
+        if name != "trec-eval":  # its help is trec_eval's (-h), not Typer's
+            assert group.commands[name].help.startswith(entry.summary + "\n\n"), name
+    done = _run(_MAIN, "rank", "--help")
+    assert " ".join(done.stdout.split()).startswith(
+        f"Usage: receval rank [OPTIONS] {COMMANDS['rank'].summary}"
+    )
 
 
 # the callbacks whose options Typer builds (from their signatures), printed at exit

@@ -277,9 +277,7 @@ def rank(
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
 ) -> None:
-    """Top-K ranking metrics of one or more runs against qrels (receval.evaluate).
-
-    Prints one row per run (named by its file name) and one column per
+    """Prints one row per run (named by its file name) and one column per
     metric: each metric's mean over the qrels users, exactly as
     receval.evaluate(qrels, run, metrics, ...).mean. Conventions default to
     receval's; --profile sets all of them to a peer's and the other options

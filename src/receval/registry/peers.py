@@ -11,6 +11,7 @@ through them. No name means two metrics: ``ap`` is mean average precision
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -358,4 +359,14 @@ def spellings_of(name: str) -> list[Spelling]:
     >>> [(row.shown, row.peer) for row in spellings_of("mrr")]
     [('rr', 'receval'), ('recip_rank', 'trec_eval'), ('RR', 'ir_measures'), ('MRR', 'ir_measures')]
     """
-    return [s for s in SPELLINGS if s.metric.split("(", 1)[0].split("@", 1)[0] == name]
+    return list(_by_metric().get(name, ()))
+
+
+@functools.cache
+def _by_metric() -> dict[str, tuple[Spelling, ...]]:
+    """The rows of :data:`SPELLINGS` by the name of the metric they mean (one pass: the
+    registry asks for every metric's rows when it is built)."""
+    rows: dict[str, list[Spelling]] = {}
+    for row in SPELLINGS:
+        rows.setdefault(row.metric.split("(", 1)[0].split("@", 1)[0], []).append(row)
+    return {name: tuple(found) for name, found in rows.items()}

@@ -188,6 +188,21 @@ def test_each_command_help_starts_with_its_summary() -> None:
     )
 
 
+def test_output_loads_json_and_html_only_for_their_formats() -> None:
+    # the help and the table format of every command load receval.cli._output: JSON
+    # and the escaping of Markdown cells load with the format that writes them
+    code = (
+        "import sys\n"
+        "from receval.cli import _output\n"
+        "before = {'json', 'html'} & set(sys.modules)\n"
+        "_output.render(_output.ResultTable(['a'], [['<b>']]), _output.OutputFormat.markdown)\n"
+        "print(sorted(before), sorted({'json', 'html'} & set(sys.modules)))\n"
+    )
+    done = _run(code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[] ['html']"
+
+
 # the callbacks whose options Typer builds (from their signatures), printed at exit
 _BUILT = (
     "import sys\n"

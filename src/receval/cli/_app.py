@@ -24,13 +24,13 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-from . import _common
+from . import _root
 from ._commands import COMMANDS
-from ._common import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover - loaded on first use, see __getattr__
     from ..report.sections import REPORT_AT_K_METRICS, REPORT_COHORTS
-    from ._common import app
+    from ._common import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS
+    from ._root import app
 
 __all__ = [
     "COMMANDS",
@@ -55,7 +55,7 @@ def load_commands(*names: str) -> Any:
     modules = dict.fromkeys(COMMANDS[name].module for name in names) if names else _ORDER
     for module in modules:
         importlib.import_module(f"{__package__}.{module}")
-    app = _common.app
+    app = _root.app
     app.registered_commands.sort(
         key=lambda info: _ORDER.index(info.callback.__module__.rpartition(".")[2])
     )
@@ -72,8 +72,9 @@ def main() -> None:
     elif any(arg in COMMANDS for arg in sys.argv[2:]):
         app = load_commands()
     else:  # no command to run: the help, --version, or an unknown command's error, which
-        # read the commands' names and summaries from COMMANDS (receval.cli._params.Group)
-        app = _common.app
+        # read the commands' names and summaries from COMMANDS (receval.cli._params.Group):
+        # the group alone, without the commands' options (receval.cli._common)
+        app = _root.app
     with checked_stdout():
         app(prog_name="receval")
 
@@ -81,6 +82,10 @@ def main() -> None:
 def __getattr__(name: str) -> Any:
     if name == "app":
         return load_commands()
+    if name in ("DEFAULT_CTR_METRICS", "DEFAULT_RANK_METRICS"):
+        from . import _common
+
+        return getattr(_common, name)
     if name in ("REPORT_AT_K_METRICS", "REPORT_COHORTS"):
         from .. import report
 

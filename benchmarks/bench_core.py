@@ -261,7 +261,7 @@ def main() -> None:
     load = (load_before, os.getloadavg())
     print(load_line(*load))
     if not args.quick:
-        peers = ("pytrec_eval", "scikit-learn")
+        peers = ("pytrec-eval-terrier", "scikit-learn")
         write_section("core", "The compiled core: fixed costs and small calls", text, lines,
                       peers=peers, load=load)  # fmt: skip
 

@@ -142,3 +142,32 @@ def test_positive_gain_grades_gain_every_grade_above_zero():
     run = {"q": {"b": 0.9, "a": 0.8}}
     report = evaluate(qrels, run, ["dcg"], gain_grades="positive", empty_users="zero")
     assert report.mean["dcg"] == pytest.approx(0.25 + 0.5 / math.log2(3), abs=1e-15)
+
+
+def test_exposure_reads_a_real_threshold():
+    # a threshold just above 0.5 (the catboost profile's) is not 0: a grade-0 item is
+    # not relevant (the threshold was cut to an integer before)
+    qrels = {"u": {"a": 1, "b": 0, "c": 0.75}}
+    run = {"u": {"a": 0.9, "b": 0.5, "c": 0.4}}
+    metrics = ["ee_relevance", "ee_loss"]
+    got = evaluate(qrels, run, metrics, profile="catboost").mean
+    want = evaluate(qrels, run, metrics, rel_threshold=0.6).mean
+    assert got == want
+    assert got != evaluate(qrels, run, metrics, rel_threshold=0).mean
+    assert got != evaluate(qrels, run, metrics, rel_threshold=1).mean  # c is relevant
+
+
+def test_sampled_corrections_read_a_real_threshold():
+    from receval import sample_negatives
+
+    qrels = {"u": {"a": 1, "b": 0.25, "c": 0.75}, "v": {"d": 0.5, "a": 0.875}}
+    items = [f"i{j}" for j in range(20)] + ["a", "b", "c", "d"]
+    rng = np.random.default_rng(0)
+    run = {u: {i: float(rng.random()) for i in items} for u in qrels}
+    c = sample_negatives(qrels, items, n=6, seed=1)
+    metrics = ["recall@5", "mrr@10"]
+
+    def mean(**kw):
+        return evaluate(qrels, run, metrics, candidates=c, correction="rank", **kw).mean
+
+    assert mean(profile="catboost") == mean(rel_threshold=0.6) != mean(rel_threshold=0)

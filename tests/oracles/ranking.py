@@ -45,8 +45,8 @@ def one(
 ) -> float:
     """Value of metric ``name`` for one user whose ranked list is ``items``."""
     thr = conv["rel_threshold"]
-    # grades that earn a gain: the relevant ones, or every grade from 1 on (trec_eval ndcg)
-    gthr = 1 if conv.get("gain_grades") == "positive" else thr
+    # grades that earn a gain: the relevant ones, or every grade above 0 (trec_eval ndcg)
+    gthr = math.nextafter(0.0, 1.0) if conv.get("gain_grades") == "positive" else thr
     relevant = {i for i, g in judged.items() if g >= thr}
     n_rel = len(relevant)
     if conv.get("hit_scores") == "positive" and name not in ("cg", "dcg", "idcg", "ndcg"):

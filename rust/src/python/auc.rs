@@ -178,6 +178,16 @@ fn add_histogram(
     Ok(())
 }
 
+/// The `out` argument of [`gather`]: `(pos, pos_w, neg, neg_w, filled)`, `pos` and
+/// `neg` float64 or float32 arrays.
+type GatherArgs<'py> = (
+    Bound<'py, PyAny>,
+    PyReadwriteArray1<'py, f64>,
+    Bound<'py, PyAny>,
+    PyReadwriteArray1<'py, f64>,
+    PyReadwriteArray1<'py, i64>,
+);
+
 /// Append the rows of `buckets` (`(first, last)`, both included) to `pos` / `neg`
 /// (and their weights):
 /// `out` is `(pos, pos_w, neg, neg_w, filled)`, `filled` (int64, 2) how many of
@@ -191,13 +201,7 @@ fn gather(
     weights: Option<PyReadonlyArray1<'_, f64>>,
     shift: u32,
     buckets: (usize, usize),
-    out: (
-        Bound<'_, PyAny>,
-        PyReadwriteArray1<'_, f64>,
-        Bound<'_, PyAny>,
-        PyReadwriteArray1<'_, f64>,
-        PyReadwriteArray1<'_, i64>,
-    ),
+    out: GatherArgs<'_>,
 ) -> PyResult<()> {
     let (pos, pos_w, neg, neg_w, filled) = out;
     if let (Ok(p), Ok(n)) = (

@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import receval
-from _harness import interleaved, load_line, row_load, write_section
+from _harness import interleaved, row_load, write_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 N_ITEMS = 100_000
@@ -199,10 +199,6 @@ def main() -> None:
         "| --- | --- | --- | --- | --- |",
         *rows,
     ]
-    if not write:
-        print("\n".join(table))
-        print(load_line(*load))
-        return
     text = (
         "(writes this section; `--quick` or `--users N` prints only). "
         f"{u} users x top-{K} from a catalogue of {N_ITEMS:,} items (power-law popularity), "
@@ -210,7 +206,7 @@ def main() -> None:
         f"{m} impressions. One call per row (`runs`), peak memory above the baseline."
     )
     title = "Beyond accuracy, fairness and the new CTR metrics at scale"
-    write_section("fairness", title, text, table, load=load)
+    write_section("fairness", title, text, table, load=load, print_only=not write)
 
 
 if __name__ == "__main__":

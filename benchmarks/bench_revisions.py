@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     n = args.rows // 10 if args.quick else args.rows
     sys.path.insert(0, str(HERE))
-    from _harness import load_line, write_section
+    from _harness import write_section
 
     load_before = os.getloadavg()
 
@@ -155,16 +155,15 @@ def main(argv: list[str] | None = None) -> int:
         *rows,
     ]
     load = (load_before, os.getloadavg())
-    if not args.write or args.quick:
-        print(load_line(*load))
-        return 0
     text = (
         f"(`--before` names the other revision's source folder: here {args.label}). Each "
         f"case in a new process per revision, the revisions in turn, {args.rounds} processes "
         f"x {args.runs} timed calls each after a warm-up; medians; peak extra memory of a call."
     )
     title = "Before and after a change (`benchmarks/bench_revisions.py`)"
-    write_section("revisions", title, text, table, load=load)
+    write_section(
+        "revisions", title, text, table, load=load, print_only=args.quick or not args.write
+    )
     return 0
 
 

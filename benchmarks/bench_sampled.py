@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import receval
-from _harness import load_line, write_section
+from _harness import write_section
 
 METRIC = "recall@10"
 CORRECTIONS = ("rank", "minimal_bias", "bv")
@@ -105,11 +105,6 @@ def main() -> None:
     summary = ", ".join(f"{c} {agree[c]}/{args.seeds}" for c in agree)
     after = f"""Order of A and B as the full ranking has it: {summary} seeds.
 `sample_negatives` of 100 negatives for 100,000 users from 20,000 items: {took:.1f} s."""
-    if args.quick:
-        print("\n".join(lines))
-        print(after)
-        print(load_line(load_before, os.getloadavg()))
-        return
     text = f"""(writes this section; `--quick`
 prints only). {users:,} users with one held-out item each, a catalogue of
 {args.items:,} items, {args.negatives} uniform negatives per user
@@ -123,7 +118,7 @@ Minimal bias is nearly unbiased but its corrected values alternate in sign and
 are large, so its mean over users has a large variance."""
     load = (load_before, os.getloadavg())
     write_section("sampled", "Sampled metrics and their corrections", text, lines, load=load,
-                  after=after, out=os.path.abspath(args.out))  # fmt: skip
+                  after=after, out=os.path.abspath(args.out), print_only=args.quick)  # fmt: skip
 
 
 if __name__ == "__main__":

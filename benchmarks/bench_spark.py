@@ -24,7 +24,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import receval
-from _harness import interleaved, load_line, row_load, write_section
+from _harness import interleaved, row_load, write_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RANKING_METRICS = ["ndcg@10", "map@100", "recall@100", "mrr", "p@10"]
@@ -216,13 +216,9 @@ def run(args: argparse.Namespace, directory: str) -> None:
     rows.append(("evaluate (5 metrics)", s, jvm, worker, m))
     spark.stop()
     text, table, after = report(args, rows)
-    if args.quick:
-        print("\n".join(table))
-        print(load_line(load_before, os.getloadavg()))
-        return
-    load = (load_before, os.getloadavg())
     title = "Spark (`receval.spark`, local[2])"
-    write_section("spark", title, text, table, load=load, after=after, out=args.out)
+    write_section("spark", title, text, table, load=(load_before, os.getloadavg()), after=after,
+                  out=args.out, print_only=args.quick)  # fmt: skip
 
 
 def report(args: argparse.Namespace, rows: list) -> tuple[str, list[str], str]:

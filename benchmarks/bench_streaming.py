@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import receval
-from _harness import interleaved, load_line, write_section
+from _harness import interleaved, write_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHUNK = 4_000_000
@@ -117,13 +117,9 @@ def run(args: argparse.Namespace, directory: str) -> None:
         print(f"{name}: {m.value:.6f}  {m.seconds:.1f} s  {m.peak_extra_mib:.0f} MiB", flush=True)
 
     text, table, after = report(args, size_mib, rows)
-    if args.quick:
-        print("\n".join(table))
-        print(load_line(load_before, os.getloadavg()))
-        return
-    load = (load_before, os.getloadavg())
     title = "Out of core (`receval.scan`)"
-    write_section("streaming", title, text, table, load=load, after=after, out=args.out)
+    write_section("streaming", title, text, table, load=(load_before, os.getloadavg()),
+                  after=after, out=args.out, print_only=args.quick)  # fmt: skip
 
 
 def report(args: argparse.Namespace, size_mib: float, rows: list) -> tuple[str, list[str], str]:

@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import receval
-from _harness import load_line, write_section
+from _harness import write_section
 
 METRICS = ["map", "ndcg@10", "p@10", "infap", "g", "iprec(recall=0.5)", "11pt_avg", "bpref"]
 
@@ -89,9 +89,6 @@ def main() -> None:
                 f"{v_one:.6g} | {v_avg:.6g} |"
             )
             print(lines[-1], flush=True)
-    if args.quick:
-        print(load_line(load_before, os.getloadavg()))
-        return
     text = f"""(writes this section; `--quick`
 prints only). Every metric's expected value over the orders of tied scores is an
 exact closed form (docs/conventions.md, "Ties"); this measures its cost against
@@ -104,7 +101,8 @@ the report's tie disclosure, which skips that form beyond a cost budget
 (docs/conventions.md, `n_users_tie_dependent`)."""
     title = 'Tie-averaged expectations (`ties="average"`)'
     load = (load_before, os.getloadavg())
-    write_section("ties", title, text, lines, load=load, out=os.path.abspath(args.out))
+    write_section("ties", title, text, lines, load=load, out=os.path.abspath(args.out),
+                  print_only=args.quick)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import receval
-from _harness import interleaved, load_line, row_load, write_section
+from _harness import interleaved, row_load, write_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RATE = 0.1
@@ -130,10 +130,6 @@ def main() -> None:
         add(label + (", weighted" if weighted else ""),
             results, ["receval normalized_entropy", "NumPy formula"],
             [f"{ours:.9f}", f"{theirs:.9f} (rel. diff {abs(theirs / ours - 1):.0e})"])  # fmt: skip
-    if args.quick:
-        print("\n".join(lines))
-        print(load_line(load, os.getloadavg()))
-        return
     text = "(writes this section; `--quick` runs 200k rows and prints only)."
     after = (
         "Reading: the exact XAUC counts every pair (n(n-1)/2) in O(n log n) in the compiled "
@@ -143,7 +139,7 @@ def main() -> None:
     )  # fmt: skip
     load_after = os.getloadavg()
     write_section("xauc-ne", "XAUC and recalibrated NE", text, lines, load=(load, load_after),
-                  after=after, out=args.out)  # fmt: skip
+                  after=after, out=args.out, print_only=args.quick)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -221,7 +221,7 @@ mod tests {
         let scores: Vec<f64> = (0..3000).map(|i| f64::from(i as f32 / 7.0)).collect();
         let labels: Vec<i8> = (0..3000).map(|i| (i % 3 == 0) as i8).collect();
         let weights = vec![1.0; 3000];
-        for w in [None, Some(&weights[..])] {
+        let gather_f32 = |scores: &[f64], w: Option<&[f64]>| {
             let (mut pos, mut neg) = (vec![0f32; 1000], vec![0f32; 2000]);
             let (mut pos_w, mut neg_w) = (vec![0.0; 1000], vec![0.0; 2000]);
             let mut filled = [0i64; 2];
@@ -231,28 +231,19 @@ mod tests {
                 neg: &mut neg,
                 neg_w: &mut neg_w,
             };
-            let all = 0..=usize::MAX;
-            assert_eq!(
-                gather(&scores, &labels, w, 44, all, out, &mut filled),
-                Ok(())
-            );
-            assert_eq!(filled, [1000, 2000]);
+            let got = gather(scores, &labels, w, 44, 0..=usize::MAX, out, &mut filled);
+            (got, filled, pos)
+        };
+        for w in [None, Some(&weights[..])] {
+            let (got, filled, pos) = gather_f32(&scores, w);
+            assert_eq!((got, filled), (Ok(()), [1000, 2000]));
             let got: Vec<f64> = pos.iter().map(|&x| f64::from(x)).collect();
             let want: Vec<f64> = scores.iter().step_by(3).copied().collect();
             assert_eq!(got, want);
             // a float64 score (0.1) that float32 does not hold: refused, not rounded
             let mut bad = scores.clone();
             bad[2500] = 0.1;
-            let mut filled = [0i64; 2];
-            let out = Gathered {
-                pos: &mut pos,
-                pos_w: &mut pos_w,
-                neg: &mut neg,
-                neg_w: &mut neg_w,
-            };
-            let all = 0..=usize::MAX;
-            let got = gather(&bad, &labels, w, 44, all, out, &mut filled);
-            assert_eq!(got, Err(Refused::Inexact));
+            assert_eq!(gather_f32(&bad, w).0, Err(Refused::Inexact));
         }
     }
 }

@@ -204,32 +204,25 @@ fn gather(
     out: GatherArgs<'_>,
 ) -> PyResult<()> {
     let (pos, pos_w, neg, neg_w, filled) = out;
+    let input = (&scores, &labels, &weights, shift, buckets);
     if let (Ok(p), Ok(n)) = (
         pos.extract::<PyReadwriteArray1<'_, f32>>(),
         neg.extract::<PyReadwriteArray1<'_, f32>>(),
     ) {
-        return gather_into(
-            py,
-            &scores,
-            &labels,
-            &weights,
-            shift,
-            buckets,
-            (p, pos_w, n, neg_w, filled),
-        );
+        return gather_into(py, input, (p, pos_w, n, neg_w, filled));
     }
-    let p = pos.extract::<PyReadwriteArray1<'_, f64>>()?;
-    let n = neg.extract::<PyReadwriteArray1<'_, f64>>()?;
-    gather_into(
-        py,
-        &scores,
-        &labels,
-        &weights,
-        shift,
-        buckets,
-        (p, pos_w, n, neg_w, filled),
-    )
+    let (p, n) = (pos.extract()?, neg.extract()?);
+    gather_into::<f64>(py, input, (p, pos_w, n, neg_w, filled))
 }
+
+/// What [`gather`] reads: `(scores, labels, weights, shift, buckets)`.
+type GatherIn<'a, 'py> = (
+    &'a PyReadonlyArray1<'py, f64>,
+    &'a PyReadonlyArray1<'py, i8>,
+    &'a Option<PyReadonlyArray1<'py, f64>>,
+    u32,
+    (usize, usize),
+);
 
 /// The buffers [`gather`] appends to: `(pos, pos_w, neg, neg_w, filled)`.
 type GatherOut<'py, T> = (
@@ -243,13 +236,10 @@ type GatherOut<'py, T> = (
 /// [`gather`] into buffers of scores of type `T`.
 fn gather_into<T: scan::ScoreFloat + numpy::Element>(
     py: Python<'_>,
-    scores: &PyReadonlyArray1<'_, f64>,
-    labels: &PyReadonlyArray1<'_, i8>,
-    weights: &Option<PyReadonlyArray1<'_, f64>>,
-    shift: u32,
-    buckets: (usize, usize),
+    input: GatherIn<'_, '_>,
     out: GatherOut<'_, T>,
 ) -> PyResult<()> {
+    let (scores, labels, weights, shift, buckets) = input;
     let (mut pos, mut pos_w, mut neg, mut neg_w, mut filled) = out;
     let (s, l) = (slice(scores, "scores")?, slice(labels, "labels")?);
     let w = match weights {

@@ -241,6 +241,9 @@ fn scan_rows(
     nan
 }
 
+/// A task's heaps: its scores, items and lengths.
+type Slots<'s> = ((&'s mut [f32], &'s mut [i32]), &'s mut [i64]);
+
 /// Score a block of users against a block of items and merge the scores into the
 /// users' heaps, in parallel over users; the scores never leave the registers
 /// unless one may enter a heap. `keys[i]` is the tie key of global item `i`
@@ -258,7 +261,7 @@ pub fn scan_block(block: &Block<'_>, keys: &[u32], masked: &Masked<'_>, heaps: H
         return false;
     }
     let packed = tile::pack(block.items, dim);
-    let work = |(t, ((s, i), l)): (usize, ((&mut [f32], &mut [i32]), &mut [i64]))| {
+    let work = |(t, ((s, i), l)): (usize, Slots<'_>)| {
         let r0 = t * TASK_ROWS;
         let r1 = r0 + l.len();
         let offsets = &masked.offsets[r0..=r1];

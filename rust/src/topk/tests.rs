@@ -184,9 +184,9 @@ fn every_path_gives_the_same_fused_products() {
         let hits = tile::tile(&users, &packed, dim, &floors, &mut out);
         let got: Vec<f32> = out.iter().flatten().copied().collect();
         assert_eq!(got, want, "simd={simd}");
-        for (i, h) in hits.iter().enumerate() {
-            for l in 0..tile::NR {
-                assert_eq!(h >> l & 1 == 1, out[i][l] >= 0.0, "simd={simd}");
+        for (h, row) in hits.iter().zip(&out) {
+            for (l, s) in row.iter().enumerate() {
+                assert_eq!(h >> l & 1 == 1, *s >= 0.0, "simd={simd}");
             }
         }
     });

@@ -75,7 +75,7 @@ fn tile_scalar(
     let mut hits = [0u32; MR];
     for ((h, row), &floor) in hits.iter_mut().zip(out.iter()).zip(floors) {
         for (l, &s) in row.iter().enumerate() {
-            *h |= u32::from(!(s < floor)) << l;
+            *h |= u32::from(s >= floor || s.is_nan()) << l;
         }
     }
     hits

@@ -26,10 +26,10 @@ from .vectors import Vectors, as_vectors
 
 __all__ = ["BLOCK_ITEMS", "BLOCK_USERS", "Catalogue", "Lists", "Search", "catalogue", "lists_run"]
 
-#: Users scored together (the rows of a block of scores).
+#: Users scored together (their top k are kept in memory together).
 BLOCK_USERS = 2048
-#: Items scored together (the columns of a block of scores): 2048 x 8192 float32
-#: scores are 64 MiB.
+#: Items read together: 8192 float32 vectors of 64 numbers are 2 MiB (4 MiB with
+#: the kernel's packed copy).
 BLOCK_ITEMS = 8192
 
 

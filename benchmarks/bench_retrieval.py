@@ -262,7 +262,7 @@ def out_of_core(n_users: int, n_items: int, dim: int, k: int, budget_mib: float)
         f"Out of core: {n_users:,} users against a `.npy` file of {n_items:,} x {dim} "
         f"float32 items ({file_mib:,.0f} MiB on disk), top {k}: {fmt_s(mine.seconds)} s, peak "
         f"extra memory {mine.peak_extra_mib:.0f} MiB ({verdict} the budget of {budget_mib:.0f} "
-        f"MiB: one block of scores, the lists and the blocks of items read; the page cache is "
+        f"MiB: the lists and the blocks of items read; the page cache is "
         f"the system's)."
     )
     print(text, flush=True)

@@ -157,7 +157,6 @@ fn floor(scores: &[f32], len: &[i64], k: usize, r: usize) -> f32 {
 /// Score a task's users (whole heaps: `scores`, `items`, `len`) against every packed
 /// panel and keep each user's top k. `masked` are the task's rows of the masks.
 /// Returns whether a score was NaN.
-#[allow(clippy::too_many_arguments)]
 fn scan_rows(
     users: &[f32],
     block: &Block<'_>,

@@ -50,7 +50,6 @@ fn flat(masked: &[Vec<i32>]) -> (Vec<i64>, Vec<i32>) {
     (offsets, flat)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn run(
     users: &[f32],
     items: &[f32],
@@ -237,4 +236,20 @@ fn a_nan_score_is_reported_and_never_kept() {
     );
     assert!(nan);
     assert_eq!(hl[0], 2);
+}
+
+#[test]
+fn minus_zero_and_zero_are_one_score_ordered_by_tie_key() {
+    // a product that underflows to -0 ties with +0: the smaller key comes first
+    let (mut hs, mut hi, mut hl) = (vec![0.0f32, -0.0], vec![1i32, 0], vec![2i64]);
+    finish(
+        Heaps {
+            scores: &mut hs,
+            items: &mut hi,
+            len: &mut hl,
+            k: 2,
+        },
+        &[0, 1],
+    );
+    assert_eq!(hi, [0, 1]);
 }

@@ -30,9 +30,9 @@ def retrieve(
     scored for every user, block of users by block of items, and each user's best
     ``k`` are kept as the blocks go. Memory holds one block of items (twice:
     as read, and packed for the compiled kernel) and one block of users' top k,
-    never a block of scores, whatever the catalogue; ``.npy`` memmaps and Parquet files are read block by
-    block. Items the user interacted with in training (``exclude``) are removed
-    before the cut at ``k``.
+    never a block of scores, whatever the catalogue; ``.npy`` memmaps and
+    Parquet files are read block by block. Items the user interacted with in
+    training (``exclude``) are removed before the cut at ``k``.
 
     Parameters
     ----------

@@ -349,7 +349,7 @@ data made as in the section above ({args.users:,} users: RecBole's side takes
 minutes a run). RecBole's side is what its trainer runs for a model
 whose `full_sort_predict` is BPR's (the user rows times the item matrix, by
 `torch.matmul`): batches of `eval_batch_size // n_items` users
-(`eval_batch_size` = {args.scores_per_batch:,} scores, receval's block of scores),
+(`eval_batch_size` = {args.scores_per_batch:,} scores, as many as in receval's default blocks),
 the padding item and each user's training items set to -inf, then its
 `Collector` (`torch.topk`, the hit matrix) and `Evaluator` (`Recall`, `NDCG`),
 on the CPU; no training. "same means": both give the same ndcg@10 and

@@ -194,7 +194,13 @@ fn scan_rows(
             }
             for p in first..last {
                 let panel = &packed[p * dim * NR..(p + 1) * dim * NR];
-                let hits = tile::tile(&group, panel, dim, &floors, &mut out);
+                let t = tile::Tile {
+                    users: &group,
+                    panel,
+                    dim,
+                    floors: &floors,
+                };
+                let hits = tile::tile(&t, &mut out);
                 let valid = if (p + 1) * NR <= width {
                     u32::MAX
                 } else {

@@ -180,7 +180,13 @@ fn every_path_gives_the_same_fused_products() {
         .collect();
     crate::simd::for_each_path(|simd| {
         let mut out = [[0f32; tile::NR]; tile::MR];
-        let hits = tile::tile(&users, &packed, dim, &floors, &mut out);
+        let t = tile::Tile {
+            users: &users,
+            panel: &packed,
+            dim,
+            floors: &floors,
+        };
+        let hits = tile::tile(&t, &mut out);
         let got: Vec<f32> = out.iter().flatten().copied().collect();
         assert_eq!(got, want, "simd={simd}");
         for (h, row) in hits.iter().zip(&out) {

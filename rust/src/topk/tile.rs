@@ -33,35 +33,36 @@ pub fn pack(items: &[f32], dim: usize) -> Vec<f32> {
     out
 }
 
-/// The scores of `MR` users (`users`: `MR` rows of `dim`) against one packed panel,
-/// into `out`; bit `l` of entry `i` of the result is set where score `(i, l)` is
-/// not below `floors[i]` (or is NaN).
+/// One tile's inputs: `MR` users (`MR` rows of `dim`), one packed panel of items,
+/// and each user's floor.
+pub struct Tile<'a> {
+    /// The users' vectors.
+    pub users: &'a [f32],
+    /// One panel of [`pack`].
+    pub panel: &'a [f32],
+    /// The numbers per vector.
+    pub dim: usize,
+    /// The score below which a user's score is not wanted.
+    pub floors: &'a [f32; MR],
+}
+
+/// The scores of a tile into `out`; bit `l` of entry `i` of the result is set
+/// where score `(i, l)` is not below `floors[i]` (or is NaN).
 #[inline]
-pub fn tile(
-    users: &[f32],
-    panel: &[f32],
-    dim: usize,
-    floors: &[f32; MR],
-    out: &mut Scores,
-) -> [u32; MR] {
+pub fn tile(t: &Tile<'_>, out: &mut Scores) -> [u32; MR] {
     #[cfg(target_arch = "x86_64")]
     if crate::simd::avx_fma() {
         // SAFETY: the CPU has AVX and FMA (checked just above).
-        return unsafe { tile_avx(users, panel, dim, floors, out) };
+        return unsafe { tile_avx(t, out) };
     }
-    tile_scalar(users, panel, dim, floors, out)
+    tile_scalar(t, out)
 }
 
 /// [`tile`] one number at a time.
-fn tile_scalar(
-    users: &[f32],
-    panel: &[f32],
-    dim: usize,
-    floors: &[f32; MR],
-    out: &mut Scores,
-) -> [u32; MR] {
-    let users = &users[..MR * dim];
-    let panel = &panel[..dim * NR];
+fn tile_scalar(t: &Tile<'_>, out: &mut Scores) -> [u32; MR] {
+    let (dim, floors) = (t.dim, t.floors);
+    let users = &t.users[..MR * dim];
+    let panel = &t.panel[..dim * NR];
     *out = [[0f32; NR]; MR];
     for d in 0..dim {
         let v = &panel[d * NR..(d + 1) * NR];
@@ -84,17 +85,12 @@ fn tile_scalar(
 /// [`tile`] in AVX registers: 12 accumulators of 8 scores.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx,fma")]
-fn tile_avx(
-    users: &[f32],
-    panel: &[f32],
-    dim: usize,
-    floors: &[f32; MR],
-    out: &mut Scores,
-) -> [u32; MR] {
+fn tile_avx(t: &Tile<'_>, out: &mut Scores) -> [u32; MR] {
     use std::arch::x86_64::*;
 
-    assert!(users.len() >= MR * dim && panel.len() >= dim * NR);
-    let (u, v) = (users.as_ptr(), panel.as_ptr());
+    let (dim, floors) = (t.dim, t.floors);
+    assert!(t.users.len() >= MR * dim && t.panel.len() >= dim * NR);
+    let (u, v) = (t.users.as_ptr(), t.panel.as_ptr());
     let mut acc = [[_mm256_setzero_ps(); 2]; MR];
     for d in 0..dim {
         // SAFETY: d < dim, so the panel row d * NR .. d * NR + 16 and the users'

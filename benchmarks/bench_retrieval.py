@@ -366,12 +366,14 @@ one process, in turn, the same number of runs each ({args.runs}, or 1 where a ru
 took over {args.long_s:g} s; the "runs" column), medians. A ratio below 1 means
 receval is faster. faiss' exact search is `IndexFlatIP` (add + search, its BLAS
 and OpenMP threads); for masking it searches k + {args.train} and NumPy removes
-each user's training items and keeps k. receval scores blocks by NumPy's BLAS
-(float32) and merges them into each user's top k in its core, masking as it
-goes; "top k masked + metrics" is `evaluate_embeddings` (retrieval, masking and
-the metrics of every user, never holding the run) against faiss + masking
-*without* any metric. "same top k": the share of users whose k items are the
-same set in both."""
+each user's training items and keeps k. receval's core scores a few users
+against a few items at a time in registers (float32 fused multiply-adds, its
+own threads) and keeps only the scores that may enter each user's top k,
+masking as it goes; "top k masked + metrics" is `evaluate_embeddings`
+(retrieval, masking and the metrics of every user, never holding the run)
+against faiss + masking *without* any metric. "same top k": the share of users
+whose k items are the same set in both (the two sum the products in different
+orders, so a score near the k-th can differ in its last bit)."""
     write_section("retrieval", "Retrieval from embeddings", text, lines,
                   peers=("faiss-cpu", "numpy"), load=load, after=ooc, out=args.out)  # fmt: skip
 

@@ -262,7 +262,7 @@ def out_of_core(n_users: int, n_items: int, dim: int, k: int, budget_mib: float)
         f"Out of core: {n_users:,} users against a `.npy` file of {n_items:,} x {dim} "
         f"float32 items ({file_mib:,.0f} MiB on disk), top {k}: {fmt_s(mine.seconds)} s, peak "
         f"extra memory {mine.peak_extra_mib:.0f} MiB ({verdict} the budget of {budget_mib:.0f} "
-        f"MiB: one block of scores, the lists and the blocks of items read; the page cache is "
+        f"MiB: the lists and the blocks of items read; the page cache is "
         f"the system's)."
     )
     print(text, flush=True)
@@ -349,7 +349,7 @@ data made as in the section above ({args.users:,} users: RecBole's side takes
 minutes a run). RecBole's side is what its trainer runs for a model
 whose `full_sort_predict` is BPR's (the user rows times the item matrix, by
 `torch.matmul`): batches of `eval_batch_size // n_items` users
-(`eval_batch_size` = {args.scores_per_batch:,} scores, receval's block of scores),
+(`eval_batch_size` = {args.scores_per_batch:,} scores, as many as in receval's default blocks),
 the padding item and each user's training items set to -inf, then its
 `Collector` (`torch.topk`, the hit matrix) and `Evaluator` (`Recall`, `NDCG`),
 on the CPU; no training. "same means": both give the same ndcg@10 and
@@ -366,12 +366,14 @@ one process, in turn, the same number of runs each ({args.runs}, or 1 where a ru
 took over {args.long_s:g} s; the "runs" column), medians. A ratio below 1 means
 receval is faster. faiss' exact search is `IndexFlatIP` (add + search, its BLAS
 and OpenMP threads); for masking it searches k + {args.train} and NumPy removes
-each user's training items and keeps k. receval scores blocks by NumPy's BLAS
-(float32) and merges them into each user's top k in its core, masking as it
-goes; "top k masked + metrics" is `evaluate_embeddings` (retrieval, masking and
-the metrics of every user, never holding the run) against faiss + masking
-*without* any metric. "same top k": the share of users whose k items are the
-same set in both."""
+each user's training items and keeps k. receval's core scores a few users
+against a few items at a time in registers (float32 fused multiply-adds, its
+own threads) and keeps only the scores that may enter each user's top k,
+masking as it goes; "top k masked + metrics" is `evaluate_embeddings`
+(retrieval, masking and the metrics of every user, never holding the run)
+against faiss + masking *without* any metric. "same top k": the share of users
+whose k items are the same set in both (the two sum the products in different
+orders, so a score near the k-th can differ in its last bit)."""
     write_section("retrieval", "Retrieval from embeddings", text, lines,
                   peers=("faiss-cpu", "numpy"), load=load, after=ooc, out=args.out)  # fmt: skip
 

@@ -146,7 +146,7 @@ __all__ = [
     "threshold_counts_sorted_weighted",
     "tie_segments",
     "topk_finish",
-    "topk_merge",
+    "topk_scan",
     "totals_checked",
     "weighted_group_aucs",
     "weighted_range",
@@ -571,8 +571,9 @@ def topk_finish(
     k: int,
     keys: NDArray[np.uint32],
 ) -> None: ...
-def topk_merge(
-    scores: NDArray[np.float32],
+def topk_scan(
+    users: NDArray[np.float32],
+    items: NDArray[np.float32],
     col0: int,
     keys: NDArray[np.uint32],
     masked_offsets: NDArray[np.int64],

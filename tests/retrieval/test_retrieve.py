@@ -68,6 +68,17 @@ def test_equals_the_oracle_with_ties_masks_and_blocks(blocks, k):
             assert s == full[u, pos[item]]
 
 
+def test_many_users_and_wide_vectors_equal_the_oracle():
+    """More users than one parallel task of the kernel and not a whole number of its
+    tiles, vectors wider than its cache blocking, ties at every k-th score."""
+    users, items = _tied_data(5, n_users=203, n_items=1100, dim=300)
+    excluded = _masks(5, len(users), len(items))
+    run = retrieve(users, items, 25, exclude={u: sorted(s) for u, s in excluded.items()},
+                   block_items=700)  # fmt: skip
+    want = top_k(scores(users, items), 25, list(range(len(items))), excluded=excluded)
+    assert _lists(run, range(len(users))) == want
+
+
 def test_string_ids_break_ties_in_string_order():
     users = np.ones((1, 2), dtype=np.float32)
     items = np.ones((4, 2), dtype=np.float32)

@@ -1,4 +1,4 @@
-//! Python bindings of the top-k merge of dense score blocks (topk/).
+//! Python bindings of the exact top-k of inner products (topk/).
 //!
 //! The running top-k of a block of rows lives in three arrays the caller owns:
 //! `heap_scores` (float32) and `heap_items` (int32), `k` slots per row, and
@@ -54,15 +54,26 @@ fn heaps<'a>(
     })
 }
 
-/// Merge a C-contiguous float32 block of scores (rows x width; column `j` is item
-/// `col0 + j`) into the rows' heaps, skipping each row's masked items
-/// (`masked_offsets`, rows + 1, into `masked_items`, sorted per row). Ties are
-/// broken by `keys[item]`, smaller first. Returns whether a score was NaN.
+/// The numbers of a C-contiguous 2-D array, row by row.
+fn matrix<'a>(func: &str, a: &'a PyReadonlyArray2<'_, f32>, name: &str) -> PyResult<&'a [f32]> {
+    let bad = || error(func, &format!("{name} must be a C-contiguous 2-D array"));
+    if !a.is_c_contiguous() {
+        return Err(bad());
+    }
+    a.as_slice().map_err(|_| bad())
+}
+
+/// Score C-contiguous float32 `users` (rows x dim) against `items` (width x dim;
+/// item row `j` is item `col0 + j`) and merge the scores into the rows' heaps,
+/// skipping each row's masked items (`masked_offsets`, rows + 1, into
+/// `masked_items`, sorted per row). Ties are broken by `keys[item]`, smaller
+/// first. Returns whether a score was NaN.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-fn topk_merge(
+fn topk_scan(
     py: Python<'_>,
-    scores: PyReadonlyArray2<'_, f32>,
+    users: PyReadonlyArray2<'_, f32>,
+    items: PyReadonlyArray2<'_, f32>,
     col0: usize,
     keys: PyReadonlyArray1<'_, u32>,
     masked_offsets: PyReadonlyArray1<'_, i64>,
@@ -72,18 +83,20 @@ fn topk_merge(
     mut heap_len: PyReadwriteArray1<'_, i64>,
     k: usize,
 ) -> PyResult<bool> {
-    let func = "topk_merge";
-    let shape = scores.shape();
-    let (rows, width) = (shape[0], shape[1]);
-    if !scores.is_c_contiguous() {
-        return Err(error(func, "scores must be a C-contiguous 2-D array"));
+    let func = "topk_scan";
+    let (rows, dim) = (users.shape()[0], users.shape()[1]);
+    let width = items.shape()[0];
+    if items.shape()[1] != dim {
+        return Err(error(
+            func,
+            "users and items must have the same number of columns",
+        ));
     }
-    let block = scores
-        .as_slice()
-        .map_err(|_| error(func, "scores must be a C-contiguous 2-D array"))?;
+    let users = matrix(func, &users, "users")?;
+    let items = matrix(func, &items, "items")?;
     let keys = slice(&keys, "keys")?;
     if col0 + width > keys.len() {
-        return Err(error(func, "keys must cover every column of the block"));
+        return Err(error(func, "keys must cover every item of the block"));
     }
     let offsets = slice(&masked_offsets, "masked_offsets")?;
     let masked = slice(&masked_items, "masked_items")?;
@@ -107,21 +120,19 @@ fn topk_merge(
         n_keys,
     )?;
     if heaps.len.len() != rows {
-        return Err(error(
-            func,
-            "heap_len must have one entry per row of scores",
-        ));
+        return Err(error(func, "heap_len must have one entry per row of users"));
     }
     let block = topk::Block {
-        scores: block,
-        width,
+        users,
+        items,
+        dim,
         col0,
     };
     let masked = topk::Masked {
         offsets,
         items: masked,
     };
-    Ok(py.detach(|| topk::merge_block(&block, keys, &masked, heaps)))
+    Ok(py.detach(|| topk::scan_block(&block, keys, &masked, heaps)))
 }
 
 /// Sort each row's kept items best first (score descending, `keys[item]`
@@ -149,7 +160,7 @@ fn topk_finish(
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(topk_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(topk_scan, m)?)?;
     m.add_function(wrap_pyfunction!(topk_finish, m)?)?;
     Ok(())
 }

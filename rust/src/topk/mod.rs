@@ -1,19 +1,25 @@
-//! Exact top-k of dense score blocks: each row's running best `k` items, merged
-//! block by block (retrieval from embeddings scores a block of users against a
-//! block of items, then merges it here).
+//! Exact top-k of inner products: each user's running best `k` items, merged
+//! block of items by block (retrieval from embeddings hands a block of users and a
+//! block of items here).
 //!
-//! A row's best items are kept as a binary heap whose root is the worst kept item:
-//! the lowest score, and among equal scores the largest tie key (the rank of the
-//! item's id, so the kept set and its order are by score descending, id ascending).
-//! A block's row is screened 16 scores at a time against the root's score, so once
-//! the heap is full most of the row costs one comparison per score. Masked items
-//! (a sorted list of item indices per row) are skipped. Rows are independent: the
-//! result does not depend on the number of threads or on the blocks' sizes.
+//! The scores of a tile of users by items are computed in registers (`tile`) and
+//! compared there with each user's floor, the score of its worst kept item: once
+//! the heaps are full almost every tile ends there, and no block of scores is ever
+//! written to memory. A row's best items are kept as a binary heap whose root is
+//! the worst kept item: the lowest score, and among equal scores the largest tie
+//! key (the rank of the item's id, so the kept set and its order are by score
+//! descending, id ascending); a score equal to the floor is offered, and the tie
+//! key decides. Masked items (a sorted list of item indices per row) are skipped.
+//! Rows are independent: the result does not depend on the number of threads or
+//! on the blocks' sizes.
 
 use rayon::prelude::*;
 
 #[cfg(test)]
 mod tests;
+mod tile;
+
+use tile::{MR, NR};
 
 /// The running top-k of a block of rows: `scores` and `items` hold `k` slots per
 /// row (a heap of `len[row]` entries), `len` the entries kept per row.
@@ -28,13 +34,16 @@ pub struct Heaps<'a> {
     pub k: usize,
 }
 
-/// A block of scores: `rows` rows of `width` scores for items `col0..col0 + width`.
+/// A block of users against a block of items, both row-major with `dim` numbers
+/// a row; item row `j` is global item `col0 + j`.
 pub struct Block<'a> {
-    /// Row-major scores.
-    pub scores: &'a [f32],
-    /// The number of columns.
-    pub width: usize,
-    /// The global index of the first column's item.
+    /// The users' vectors, one row per heap.
+    pub users: &'a [f32],
+    /// The items' vectors.
+    pub items: &'a [f32],
+    /// The numbers per vector.
+    pub dim: usize,
+    /// The global index of the first item.
     pub col0: usize,
 }
 
@@ -44,13 +53,6 @@ pub struct Masked<'a> {
     pub offsets: &'a [i64],
     /// Item indices, sorted ascending within each row.
     pub items: &'a [i32],
-}
-
-/// Whether `(s, a)` ranks below `(t, b)`: a lower score, or the same score and a
-/// larger tie key.
-#[inline]
-fn worse(s: f32, ka: u32, t: f32, kb: u32) -> bool {
-    s < t || (s == t && ka > kb)
 }
 
 /// One row's heap.
@@ -68,7 +70,8 @@ impl Heap<'_> {
     }
 
     fn below(&self, a: usize, b: usize) -> bool {
-        worse(self.scores[a], self.key(a), self.scores[b], self.key(b))
+        let (s, t) = (self.scores[a], self.scores[b]);
+        s < t || (s == t && self.key(a) > self.key(b))
     }
 
     fn swap(&mut self, a: usize, b: usize) {
@@ -114,7 +117,9 @@ impl Heap<'_> {
             self.items[self.len] = item;
             self.len += 1;
             self.sift_up(self.len - 1);
-        } else if worse(self.scores[0], self.key(0), s, self.keys[item as usize]) {
+        } else if self.scores[0] < s
+            || (self.scores[0] == s && self.key(0) > self.keys[item as usize])
+        {
             self.scores[0] = s;
             self.items[0] = item;
             self.sift_down(0);
@@ -132,109 +137,167 @@ impl Heap<'_> {
     }
 }
 
-/// Screen width: scores compared with the floor at a time.
-const LANES: usize = 16;
+/// Users scored by one task (a multiple of [`MR`]).
+const TASK_ROWS: usize = 16 * MR;
+/// Packed items scored against a group of users before the next group: about
+/// 192 KiB of panels, so they stay in the core's L2 cache.
+const PANEL_BYTES: usize = 192 << 10;
 
-/// Whether any of `chunk` is at least `floor` or NaN (written so it vectorises).
+/// The floor of row `r` of a task's heaps: the score below which nothing enters
+/// (-inf while the heap is not full).
 #[inline]
-fn any_at_least(chunk: &[f32], floor: f32) -> bool {
-    let mut hit = false;
-    for &s in chunk {
-        hit |= (s >= floor) | s.is_nan();
+fn floor(scores: &[f32], len: &[i64], k: usize, r: usize) -> f32 {
+    if (len[r] as usize) < k {
+        f32::NEG_INFINITY
+    } else {
+        scores[r * k]
     }
-    hit
 }
 
-/// Merge one row of a block into its heap; `masked` is the row's sorted masked
-/// items. Returns whether the row held a NaN score.
-fn merge_row(heap: &mut Heap<'_>, row: &[f32], col0: usize, masked: &[i32]) -> bool {
-    let width = row.len();
-    let end = col0 + width;
-    // the masked items inside this block, ascending
-    let first = masked.partition_point(|&m| (m as i64) < col0 as i64);
-    let last = masked.partition_point(|&m| (m as i64) < end as i64);
-    let mut masked = masked[first..last]
-        .iter()
-        .map(|&m| m as usize - col0)
-        .peekable();
+/// Score a task's users (whole heaps: `scores`, `items`, `len`) against every packed
+/// panel and keep each user's top k. `masked` are the task's rows of the masks.
+/// Returns whether a score was NaN.
+fn scan_rows(
+    users: &[f32],
+    block: &Block<'_>,
+    packed: &[f32],
+    keys: &[u32],
+    masked: (&[i64], &[i32]),
+    (scores, items, len): (&mut [f32], &mut [i32], &mut [i64]),
+    k: usize,
+) -> bool {
+    let dim = block.dim;
+    let rows = len.len();
+    let width = block.items.len() / dim;
+    let panels = width.div_ceil(NR);
+    let step = (PANEL_BYTES / (dim * NR * 4)).max(1);
+    let (offsets, masked_items) = masked;
+    // each row's next masked item at or after the block's first column
+    let mut cursor: Vec<usize> = (0..rows)
+        .map(|r| {
+            let row = &masked_items[offsets[r] as usize..offsets[r + 1] as usize];
+            offsets[r] as usize + row.partition_point(|&m| (m as i64) < block.col0 as i64)
+        })
+        .collect();
+    let mut group = vec![0f32; MR * dim];
+    let mut out: tile::Scores = [[0f32; NR]; MR];
     let mut nan = false;
-    let mut start = 0;
-    while start < width {
-        let stop = (start + LANES).min(width);
-        let chunk = &row[start..stop];
-        let next_masked = masked.peek().is_some_and(|&m| m < stop);
-        if !next_masked && !any_at_least(chunk, heap.floor()) {
-            start = stop;
-            continue;
+    for first in (0..panels).step_by(step) {
+        let last = (first + step).min(panels);
+        for g in (0..rows).step_by(MR) {
+            let n = MR.min(rows - g);
+            group[..n * dim].copy_from_slice(&users[g * dim..(g + n) * dim]);
+            group[n * dim..].fill(0.0);
+            let mut floors = [f32::INFINITY; MR];
+            for (i, f) in floors.iter_mut().enumerate().take(n) {
+                *f = floor(scores, len, k, g + i);
+            }
+            for p in first..last {
+                let panel = &packed[p * dim * NR..(p + 1) * dim * NR];
+                let t = tile::Tile {
+                    users: &group,
+                    panel,
+                    dim,
+                    floors: &floors,
+                };
+                let hits = tile::tile(&t, &mut out);
+                let valid = if (p + 1) * NR <= width {
+                    u32::MAX
+                } else {
+                    (1u32 << (width - p * NR)) - 1
+                };
+                for i in 0..n {
+                    let mut h = hits[i] & valid;
+                    if h == 0 {
+                        continue;
+                    }
+                    let r = g + i;
+                    let mut heap = Heap {
+                        scores: &mut scores[r * k..(r + 1) * k],
+                        items: &mut items[r * k..(r + 1) * k],
+                        len: len[r] as usize,
+                        keys,
+                    };
+                    let end = offsets[r + 1] as usize;
+                    while h != 0 {
+                        let l = h.trailing_zeros() as usize;
+                        h &= h - 1;
+                        let item = block.col0 + p * NR + l;
+                        let c = &mut cursor[r];
+                        while *c < end && (masked_items[*c] as usize) < item {
+                            *c += 1;
+                        }
+                        if *c < end && masked_items[*c] as usize == item {
+                            continue;
+                        }
+                        let s = out[i][l];
+                        if s.is_nan() {
+                            nan = true;
+                        } else if s >= heap.floor() {
+                            heap.offer(s, item as i32);
+                        }
+                    }
+                    len[r] = heap.len as i64;
+                    floors[i] = heap.floor();
+                }
+            }
         }
-        for (j, &s) in chunk.iter().enumerate() {
-            let col = start + j;
-            if masked.peek() == Some(&col) {
-                masked.next();
-                continue;
-            }
-            if s.is_nan() {
-                nan = true;
-                continue;
-            }
-            if s >= heap.floor() {
-                heap.offer(s, (col0 + col) as i32);
-            }
-        }
-        start = stop;
     }
     nan
 }
 
-/// One row's slots: its index, scores, items and length.
-type Slots<'s> = (((usize, &'s mut [f32]), &'s mut [i32]), &'s mut i64);
+/// A task's heaps: its scores, items and lengths.
+type Slots<'s> = ((&'s mut [f32], &'s mut [i32]), &'s mut [i64]);
 
-/// Merge a block of scores into the rows' heaps, in parallel over rows. `keys[i]`
-/// is the tie key of global item `i` (smaller first at equal scores). Returns
-/// whether a score was NaN (it is never kept).
-pub fn merge_block(block: &Block<'_>, keys: &[u32], masked: &Masked<'_>, heaps: Heaps<'_>) -> bool {
+/// Score a block of users against a block of items and merge the scores into the
+/// users' heaps, in parallel over users; the scores never leave the registers
+/// unless one may enter a heap. `keys[i]` is the tie key of global item `i`
+/// (smaller first at equal scores). Returns whether a score was NaN (it is never
+/// kept).
+pub fn scan_block(block: &Block<'_>, keys: &[u32], masked: &Masked<'_>, heaps: Heaps<'_>) -> bool {
     let Heaps {
         scores,
         items,
         len,
         k,
     } = heaps;
-    if k == 0 || block.width == 0 {
+    let dim = block.dim;
+    if k == 0 || block.items.is_empty() || dim == 0 {
         return false;
     }
-    let work = |(((r, row_scores), row_items), row_len): Slots<'_>| {
-        let mut heap = Heap {
-            scores: row_scores,
-            items: row_items,
-            len: *row_len as usize,
+    let packed = tile::pack(block.items, dim);
+    let work = |(t, ((s, i), l)): (usize, Slots<'_>)| {
+        let r0 = t * TASK_ROWS;
+        let r1 = r0 + l.len();
+        let offsets = &masked.offsets[r0..=r1];
+        scan_rows(
+            &block.users[r0 * dim..r1 * dim],
+            block,
+            &packed,
             keys,
-        };
-        let (a, b) = (masked.offsets[r] as usize, masked.offsets[r + 1] as usize);
-        let row = &block.scores[r * block.width..(r + 1) * block.width];
-        let nan = merge_row(&mut heap, row, block.col0, &masked.items[a..b]);
-        *row_len = heap.len as i64;
-        nan
+            (offsets, masked.items),
+            (s, i, l),
+            k,
+        )
     };
-    let serial = len.len() * block.width < crate::threads::PARALLEL_ROWS;
-    if serial {
-        scores
-            .chunks_mut(k)
+    if len.len() * block.items.len() < crate::threads::PARALLEL_ROWS {
+        return scores
+            .chunks_mut(TASK_ROWS * k)
+            .zip(items.chunks_mut(TASK_ROWS * k))
+            .zip(len.chunks_mut(TASK_ROWS))
             .enumerate()
-            .zip(items.chunks_mut(k))
-            .zip(len.iter_mut())
             .map(work)
-            .fold(false, |a, b| a | b)
-    } else {
-        crate::threads::install(|| {
-            scores
-                .par_chunks_mut(k)
-                .enumerate()
-                .zip(items.par_chunks_mut(k))
-                .zip(len.par_iter_mut())
-                .map(work)
-                .reduce(|| false, |a, b| a | b)
-        })
+            .fold(false, |a, b| a | b);
     }
+    crate::threads::install(|| {
+        scores
+            .par_chunks_mut(TASK_ROWS * k)
+            .zip(items.par_chunks_mut(TASK_ROWS * k))
+            .zip(len.par_chunks_mut(TASK_ROWS))
+            .enumerate()
+            .map(work)
+            .reduce(|| false, |a, b| a | b)
+    })
 }
 
 /// Sort each row's kept items best first (score descending, tie key ascending), in
@@ -256,8 +319,10 @@ pub fn finish(heaps: Heaps<'_>, keys: &[u32]) {
             .copied()
             .zip(row_items[..n].iter().copied())
             .collect();
+        // no NaN is ever kept; -0 and +0 are one score, ordered by tie key
         pairs.sort_unstable_by(|a, b| {
-            b.0.total_cmp(&a.0)
+            b.0.partial_cmp(&a.0)
+                .unwrap_or(std::cmp::Ordering::Equal)
                 .then(keys[a.1 as usize].cmp(&keys[b.1 as usize]))
         });
         for (j, (s, i)) in pairs.into_iter().enumerate() {

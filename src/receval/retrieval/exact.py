@@ -28,11 +28,11 @@ def retrieve(
 
     The exact search of two-tower and matrix-factorisation models: every item is
     scored for every user, block of users by block of items, and each user's best
-    ``k`` are kept as the blocks go. Memory holds one block of scores
-    (``block_users x block_items`` float32) and one block of users' top k,
-    whatever the catalogue; ``.npy`` memmaps and Parquet files are read block by
-    block. Items the user interacted with in training (``exclude``) are removed
-    before the cut at ``k``.
+    ``k`` are kept as the blocks go. Memory holds one block of items (twice:
+    as read, and packed for the compiled kernel) and one block of users' top k,
+    never a block of scores, whatever the catalogue; ``.npy`` memmaps and
+    Parquet files are read block by block. Items the user interacted with in
+    training (``exclude``) are removed before the cut at ``k``.
 
     Parameters
     ----------
@@ -57,7 +57,7 @@ def retrieve(
         pre-filter); users without candidates get an empty list. Pairs whose user
         or item has no vector are ignored.
     block_users, block_items : int, default=2048 and 8192
-        The rows and columns of one block of scores.
+        The users whose top k are kept together, and the items read together.
     name : str, default=None
         The run's name, for reports.
 
@@ -84,9 +84,10 @@ def retrieve(
 
     Notes
     -----
-    Scores are computed in float32: the product of the two blocks by BLAS
-    (float16, bfloat16 and integer inputs are exact in float32; float64 inputs
-    are rounded to it first), with the summation order of BLAS; with
+    Scores are computed in float32 (float16, bfloat16 and integer inputs are
+    exact in float32; float64 inputs are rounded to it first), each as fused
+    multiply-adds over the dimensions in order, so the same floats on every
+    CPU, whatever the blocks and threads; with
     ``candidates``, each candidate's inner product is a float32 sum of its own.
     The top k are exact for these float32 scores: items of equal score are
     ordered by item id ascending (numbers as numbers, strings as strings), both

@@ -1,12 +1,12 @@
 """Exact top-k retrieval from embeddings, block of users by block of items.
 
-A block of users is scored against a block of items by one float32 matrix
-product (NumPy's BLAS, on every core it uses); the compiled core then merges the
-block's scores into each user's running top k (skipping the user's excluded
-items, ties by item id) without the GIL. Memory holds one block of scores
-(``block_users x block_items`` float32) and the top k of one block of users,
-whatever the catalogue: the item matrix is read block by block, from disk when
-it is a memmap or a Parquet file.
+The compiled core scores a block of users against a block of items, tile by tile
+in registers on every core, and merges the scores into each user's running top
+k (skipping the user's excluded items, ties by item id) without the GIL; a score
+leaves the registers only when it may enter a top k. Memory holds one block of
+items (``block_items`` float32 vectors, and a packed copy) and the top k of one
+block of users, whatever the catalogue: the item matrix is read block by block,
+from disk when it is a memmap or a Parquet file.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from .vectors import Vectors, as_vectors
 
 __all__ = ["BLOCK_ITEMS", "BLOCK_USERS", "Catalogue", "Lists", "Search", "catalogue", "lists_run"]
 
-#: Users scored together (the rows of a block of scores).
+#: Users scored together (their top k are kept in memory together).
 BLOCK_USERS = 2048
-#: Items scored together (the columns of a block of scores): 2048 x 8192 float32
-#: scores are 64 MiB.
+#: Items read together: 8192 float32 vectors of 64 numbers are 2 MiB (4 MiB with
+#: the kernel's packed copy).
 BLOCK_ITEMS = 8192
 
 
@@ -137,16 +137,12 @@ class Search:
         heap_items = np.empty(n * k, dtype=np.int32)
         heap_len = np.zeros(n, dtype=np.int64)
         masked = self._masked(start, n)
-        buffer = np.empty(n * min(self.block_items, self.items.n_rows), dtype=np.float32)
         nan = False
         for first, items in self.items.blocks(self.block_items):
             if self.metric == "cosine":
                 items = _unit(items, first, "item_vectors", self.func)
-            scores = buffer[: n * len(items)].reshape(n, len(items))
-            with np.errstate(over="ignore", invalid="ignore"):  # an overflow raises below
-                np.matmul(users, items.T, out=scores)
-            nan |= core.topk_merge(scores, first, self.keys, *masked, heap_scores, heap_items,
-                                   heap_len, k)  # fmt: skip
+            nan |= core.topk_scan(users, items, first, self.keys, *masked, heap_scores,
+                                  heap_items, heap_len, k)  # fmt: skip
         core.topk_finish(heap_scores, heap_items, heap_len, k, self.keys)
         kept = np.arange(k) < heap_len[:, None]
         offsets = np.zeros(n + 1, dtype=np.int64)

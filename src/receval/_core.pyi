@@ -530,6 +530,8 @@ def totals_checked(
     loss: bool,
     clicks: bool,
     sample_weight: Any = None,
+    base: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
+    | None = None,
 ) -> NDArray[np.int64] | None: ...
 def runs(values: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 def shift_ids(

@@ -239,9 +239,12 @@ fn gauc_checked(
 /// unless `clicks`), for 0/1 labels of any dtype, float64 or float32 probabilities
 /// in [0, 1] and float64 weights (finite, >= 0, the largest in `[2^-64, 2^64]`), each
 /// checked in the pass that sums it; or None (other input, or a value the Python
-/// layer must name or scale).
+/// layer must name or scale). With `base` (the four accumulators of the rows before,
+/// in that order), each row is `base`'s plus the batch's: an accumulator's update in
+/// one call.
 #[pyfunction]
-#[pyo3(signature = (y_true, y_prob, eps, loss, clicks, sample_weight = None))]
+#[pyo3(signature = (y_true, y_prob, eps, loss, clicks, sample_weight = None, base = None))]
+#[allow(clippy::too_many_arguments)]
 fn totals_checked<'py>(
     py: Python<'py>,
     y_true: &Bound<'py, PyAny>,
@@ -250,8 +253,19 @@ fn totals_checked<'py>(
     loss: bool,
     clicks: bool,
     sample_weight: Option<&Bound<'py, PyAny>>,
+    base: Option<[PyReadonlyArray1<'py, i64>; 4]>,
 ) -> Option<Bound<'py, numpy::PyArray2<i64>>> {
     use numpy::IntoPyArray;
+    let base = match &base {
+        None => None,
+        Some(rows) => {
+            let mut out = [[0i64; sums::SIZE]; 4];
+            for (row, given) in out.iter_mut().zip(rows) {
+                row.copy_from_slice(given.as_slice().ok().filter(|x| x.len() == sums::SIZE)?);
+            }
+            Some(out)
+        }
+    };
     let (labels, proba) = (Column::of(y_true)?, Column::of(y_prob)?);
     let weights = match sample_weight {
         None => None,
@@ -284,9 +298,20 @@ fn totals_checked<'py>(
             _ => None,
         }?;
         let mut out = numpy::ndarray::Array2::<i64>::zeros((4, sums::SIZE));
+        if let Some(base) = &base {
+            for (row, acc) in base.iter().enumerate() {
+                out.row_mut(row)
+                    .assign(&numpy::ndarray::ArrayView1::from(&acc[..]));
+            }
+        }
         let mut put = |row: usize, acc: &sums::Acc| {
+            let mut sum = [0i64; sums::SIZE];
+            for (s, (&a, &b)) in sum.iter_mut().zip(out.row(row).iter().zip(acc)) {
+                *s = a + b;
+            }
+            sums::normalize(&mut sum);
             out.row_mut(row)
-                .assign(&numpy::ndarray::ArrayView1::from(&acc[..]));
+                .assign(&numpy::ndarray::ArrayView1::from(&sum[..]));
         };
         if unweighted {
             put(0, &sums::exact_sum(&[n as f64], 1, sums::CARRY_EVERY));

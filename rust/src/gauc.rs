@@ -375,10 +375,10 @@ impl Weighting {
     }
 }
 
-/// Dense codes of integer ids and their number, in order of first appearance: a
-/// direct-address table over a compact range of ids (as the Python layer's
-/// `factorize`), a hash table otherwise. None beyond `i32` codes.
-pub fn codes_of_ids(ids: &[i64]) -> Option<(Vec<i32>, usize)> {
+/// Dense codes of integer ids, in order of first appearance, and the distinct ids in
+/// the order of their codes: a direct-address table over a compact range of ids (as
+/// the Python layer's `factorize`), a hash table otherwise. None beyond `i32` codes.
+pub fn codes_of_ids(ids: &[i64]) -> Option<(Vec<i32>, Vec<i64>)> {
     let n = ids.len();
     if n == 0 || n > i32::MAX as usize {
         return None;
@@ -389,17 +389,21 @@ pub fn codes_of_ids(ids: &[i64]) -> Option<(Vec<i32>, usize)> {
     let span = hi as i128 - lo as i128 + 1;
     if span <= 4 * n as i128 + 1024 {
         let (codes, first) = encode::factorize_dense(ids, lo, span as usize);
-        return Some((codes, first.len()));
+        return Some((codes, first.iter().map(|&i| ids[i as usize]).collect()));
     }
     let mut table: FxHashMap<i64, i32> = FxHashMap::default();
+    let mut distinct = Vec::new();
     let codes = ids
         .iter()
         .map(|&v| {
             let next = table.len() as i32;
-            *table.entry(v).or_insert(next)
+            *table.entry(v).or_insert_with(|| {
+                distinct.push(v);
+                next
+            })
         })
         .collect();
-    Some((codes, table.len()))
+    Some((codes, distinct))
 }
 
 /// Per group, its AUC (None where undefined) and its weight in the mean, as the
@@ -598,9 +602,15 @@ mod tests {
     #[test]
     fn codes_of_compact_and_wide_ids() {
         let ids = [7, 3, 7, -2, 3];
-        assert_eq!(codes_of_ids(&ids), Some((vec![0, 1, 0, 2, 1], 3)));
+        assert_eq!(
+            codes_of_ids(&ids),
+            Some((vec![0, 1, 0, 2, 1], vec![7, 3, -2]))
+        );
         let wide = [i64::MAX, 5, i64::MIN, 5, i64::MAX];
-        assert_eq!(codes_of_ids(&wide), Some((vec![0, 1, 2, 1, 0], 3)));
+        assert_eq!(
+            codes_of_ids(&wide),
+            Some((vec![0, 1, 2, 1, 0], vec![i64::MAX, 5, i64::MIN]))
+        );
         assert_eq!(codes_of_ids(&[]), None);
     }
 
@@ -617,7 +627,8 @@ mod tests {
                 .collect();
             let labels: Vec<i8> = (0..n).map(|_| next().is_multiple_of(3) as i8).collect();
             let scores: Vec<f64> = (0..n).map(|_| values[(next() % 6) as usize]).collect();
-            let (codes, k) = codes_of_ids(&ids).unwrap();
+            let (codes, distinct) = codes_of_ids(&ids).unwrap();
+            let k = distinct.len();
             let ones = vec![1.0; n];
             for weighting in [
                 Weighting::Impressions,

@@ -103,6 +103,7 @@ __all__ = [
     "factorize_views",
     "gather",
     "gauc_checked",
+    "gauc_rows_checked",
     "gini_sorted",
     "group_counts",
     "group_rows",
@@ -417,6 +418,9 @@ def gather(
 def gauc_checked(
     y_true: Any, y_score: Any, groups: Any, sample_weight: Any, weighting: Any
 ) -> float | None: ...
+def gauc_rows_checked(
+    y_true: Any, y_score: Any, groups: Any
+) -> tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int8], NDArray[np.float64]] | None: ...
 def gini_sorted(counts: NDArray[np.int64]) -> float: ...
 def group_counts(
     codes: NDArray[np.int32], n_groups: int, labels: NDArray[np.int8]

@@ -226,11 +226,59 @@ fn gauc_checked(
         if weights.is_some_and(|w| !checks::plain_weights(w)) {
             return None;
         }
-        let (codes, n_groups) = gauc::codes_of_ids(&ids.ids()?)?;
-        let value = gauc::gauc(&codes, n_groups, &labels, &scores, weights, weighting);
+        let (codes, distinct) = gauc::codes_of_ids(&ids.ids()?)?;
+        let value = gauc::gauc(&codes, distinct.len(), &labels, &scores, weights, weighting);
         (!value.is_nan()).then_some(value)
     })
 }
+
+/// One batch of an accumulator's GAUC rows, checked as the Python layer checks them:
+/// the rows' group codes (int32, in order of first appearance), the distinct ids in
+/// the order of their codes (int64), the labels (int8) and the scores (float64), for
+/// 0/1 labels of any dtype, finite float32 or float64 scores and integer group ids of
+/// one length; or None (other input, or a value the Python layer must name).
+#[pyfunction]
+fn gauc_rows_checked<'py>(
+    py: Python<'py>,
+    y_true: &Bound<'py, PyAny>,
+    y_score: &Bound<'py, PyAny>,
+    groups: &Bound<'py, PyAny>,
+) -> Option<GaucRows<'py>> {
+    use numpy::IntoPyArray;
+    let (labels, scores, ids) = (
+        Column::of(y_true)?,
+        Column::of(y_score)?,
+        Column::of(groups)?,
+    );
+    if matches!(ids, Column::F32(_) | Column::F64(_) | Column::Bool(_)) {
+        return None; // float and bool ids keep their dtype on the full path
+    }
+    let (labels, scores, ids) = (labels.values()?, scores.values()?, ids.values()?);
+    let n = labels.len();
+    if n == 0 || scores.len() != n || ids.len() != n {
+        return None;
+    }
+    let (codes, distinct, labels, scores) = py.detach(|| {
+        let labels = labels.labels01()?;
+        let scores = scores.finite_scores()?.into_owned();
+        let (codes, distinct) = gauc::codes_of_ids(&ids.ids()?)?;
+        Some((codes, distinct, labels, scores))
+    })?;
+    Some((
+        codes.into_pyarray(py),
+        distinct.into_pyarray(py),
+        labels.into_pyarray(py),
+        scores.into_pyarray(py),
+    ))
+}
+
+/// The arrays of [`gauc_rows_checked`].
+type GaucRows<'py> = (
+    Bound<'py, PyArray1<i32>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i8>>,
+    Bound<'py, PyArray1<f64>>,
+);
 
 /// The exact sums of one batch of the log-loss family (`Totals`): a `(4, SIZE)`
 /// int64 array of the accumulators of the weights (the rows' count without
@@ -244,9 +292,7 @@ fn gauc_checked(
 /// one call.
 #[pyfunction]
 #[pyo3(signature = (y_true, y_prob, eps, loss, clicks, sample_weight = None, base = None))]
-#[allow(clippy::too_many_arguments)]
 fn totals_checked<'py>(
-    py: Python<'py>,
     y_true: &Bound<'py, PyAny>,
     y_prob: &Bound<'py, PyAny>,
     eps: f64,
@@ -256,6 +302,7 @@ fn totals_checked<'py>(
     base: Option<[PyReadonlyArray1<'py, i64>; 4]>,
 ) -> Option<Bound<'py, numpy::PyArray2<i64>>> {
     use numpy::IntoPyArray;
+    let py = y_true.py();
     let base = match &base {
         None => None,
         Some(rows) => {
@@ -351,5 +398,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(log_loss_checked, m)?)?;
     m.add_function(wrap_pyfunction!(roc_auc_checked, m)?)?;
     m.add_function(wrap_pyfunction!(gauc_checked, m)?)?;
+    m.add_function(wrap_pyfunction!(gauc_rows_checked, m)?)?;
     Ok(())
 }

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from .._kernels import compiled
 from ..data._encode import factorize, group_rows, join_ids, plain_ids
 from ..exceptions import InputValidationError
 
@@ -55,9 +56,14 @@ def checked_rows(
     batch of an accumulator (``whole=False``) holds a part of the scores, so such
     scores raise and weights stay as given (batches must compare).
     """
+    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
+    if not whole and type(y_true) is type(y_score) is type(groups) is np.ndarray:
+        rows = compiled().gauc_rows_checked(y_true, y_score, groups)  # one pass of the core
+        if rows is not None:
+            codes, ids, labels, scores = rows
+            return codes, ids, labels, scores, v.check_sample_weight(sw, len(codes), func)
     yt = v.as_1d(y_true, "y_true", func)
     ys = v.as_1d(y_score, "y_score", func)
-    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
     if groups is None:
         raise InputValidationError(f"{func}: groups is None; pass the group id of each row.")
     codes, ids = factorize(groups, "groups", func)

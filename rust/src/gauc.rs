@@ -27,11 +27,17 @@ pub fn group_counts(codes: &[i32], n_groups: usize, labels: &[i8]) -> (Vec<i64>,
     (rows, positives)
 }
 
+/// A score dtype of the pair counts: float64, or float32 (read exactly as float64),
+/// so that rows held as float32 are counted without a float64 copy.
+pub trait Score: Copy + Sync + Into<f64> {}
+impl Score for f64 {}
+impl Score for f32 {}
+
 /// CSR of the minority-class scores by group (`counts`: minority rows per group).
-pub fn gather_minority(
+pub fn gather_minority<S: Score>(
     codes: &[i32],
     labels: &[i8],
-    scores: &[f64],
+    scores: &[S],
     minority: i8,
     counts: &[i64],
 ) -> (Vec<i64>, Vec<f64>) {
@@ -45,7 +51,7 @@ pub fn gather_minority(
     for i in 0..codes.len() {
         if labels[i] == minority {
             let g = codes[i] as usize;
-            out[cursor[g] as usize] = scores[i];
+            out[cursor[g] as usize] = scores[i].into();
             cursor[g] += 1;
         }
     }
@@ -134,11 +140,11 @@ const LONG_RUNS: usize = 8;
 /// rows grouped by a counting sort ([`csr::group_by`]) before they are searched:
 /// a group's segment is then read once a block rather than once a row, the
 /// groups in order.
-pub fn stream_pair_counts(
+pub fn stream_pair_counts<S: Score>(
     codes: &[i32],
     n_groups: usize,
     labels: &[i8],
-    scores: &[f64],
+    scores: &[S],
     minority: Minority<'_>,
     n_chunks: usize,
 ) -> Vec<i64> {
@@ -167,7 +173,7 @@ pub fn stream_pair_counts(
                 let g = codes[i] as usize;
                 let s = segment(g);
                 if !s.is_empty() {
-                    acc[g] += two_u_of(s, scores[i], positive);
+                    acc[g] += two_u_of(s, scores[i].into(), positive);
                 }
             }
             return acc;
@@ -186,7 +192,7 @@ pub fn stream_pair_counts(
                         codes[start + i] as usize
                     }
                 },
-                |i| scores[start + i],
+                |i| scores[start + i].into(),
             );
             for (g, a) in acc.iter_mut().enumerate() {
                 let s = segment(g);
@@ -214,11 +220,11 @@ pub fn stream_pair_counts(
 /// Per group: its rows, its positives and twice its Mann-Whitney U (exact
 /// integers, a tie counting one half): the rows of the globally rarer class
 /// gathered by group and sorted, every row of the other searched in its group's.
-pub fn pair_counts(
+pub fn pair_counts<S: Score>(
     codes: &[i32],
     n_groups: usize,
     labels: &[i8],
-    scores: &[f64],
+    scores: &[S],
 ) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
     let (rows, positives) = group_counts(codes, n_groups, labels);
     let n_pos: i64 = positives.iter().sum();

@@ -420,7 +420,7 @@ def gauc_checked(
 ) -> float | None: ...
 def gauc_rows_checked(
     y_true: Any, y_score: Any, groups: Any
-) -> tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int8], NDArray[np.float64]] | None: ...
+) -> tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int8], NDArray[Any]] | None: ...
 def gini_sorted(counts: NDArray[np.int64]) -> float: ...
 def group_counts(
     codes: NDArray[np.int32], n_groups: int, labels: NDArray[np.int8]
@@ -485,7 +485,7 @@ def pair_counts(
     codes: NDArray[np.int32],
     n_groups: int,
     labels: NDArray[np.int8],
-    scores: NDArray[np.float64],
+    scores: NDArray[np.float64] | NDArray[np.float32],
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]: ...
 def pair_keys_csr(
     items: NDArray[np.int32], offsets: NDArray[np.int64], k: int, n_items: int

@@ -274,6 +274,11 @@ def test_memory_is_reported():
     assert split.memory_bytes == 13 * n + 8 * 1000
     assert 0 < whole.memory_bytes < split.memory_bytes
     assert rv.metric("ndcg@10").update({"u": {"a": 1}}, {"u": {"a": 0.5}}).memory_bytes > 0
+    # float32 scores are held as given (exact): 9 bytes a row, counted without a copy
+    narrow = rv.metric("gauc").update(y, s.astype(np.float32), groups=g)
+    assert narrow.memory_bytes == 9 * n + 8 * 1000
+    assert narrow.compute() == rv.gauc_score(y, s.astype(np.float32), groups=g)
+    assert narrow.state.compact().batches[0].scores.dtype == np.float32
 
 
 def test_a_window_of_split_groups():

@@ -234,7 +234,8 @@ fn gauc_checked(
 
 /// One batch of an accumulator's GAUC rows, checked as the Python layer checks them:
 /// the rows' group codes (int32, in order of first appearance), the distinct ids in
-/// the order of their codes (int64), the labels (int8) and the scores (float64), for
+/// the order of their codes (int64), the labels (int8) and the scores (float32 when
+/// given so, else float64), for
 /// 0/1 labels of any dtype, finite float32 or float64 scores and integer group ids of
 /// one length; or None (other input, or a value the Python layer must name).
 #[pyfunction]
@@ -260,16 +261,33 @@ fn gauc_rows_checked<'py>(
     }
     let (codes, distinct, labels, scores) = py.detach(|| {
         let labels = labels.labels01()?;
-        let scores = scores.finite_scores()?.into_owned();
+        let scores = match scores {
+            // float32 scores are held as they are: 4 bytes a row, their values exact
+            Values::F32(s) => s
+                .iter()
+                .all(|x| x.is_finite())
+                .then(|| Held::F32(s.to_vec()))?,
+            _ => Held::F64(scores.finite_scores()?.into_owned()),
+        };
         let (codes, distinct) = gauc::codes_of_ids(&ids.ids()?)?;
         Some((codes, distinct, labels, scores))
     })?;
+    let scores = match scores {
+        Held::F32(s) => s.into_pyarray(py).into_any(),
+        Held::F64(s) => s.into_pyarray(py).into_any(),
+    };
     Some((
         codes.into_pyarray(py),
         distinct.into_pyarray(py),
         labels.into_pyarray(py),
-        scores.into_pyarray(py),
+        scores,
     ))
+}
+
+/// Scores of [`gauc_rows_checked`], in the float width given.
+enum Held {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
 }
 
 /// The arrays of [`gauc_rows_checked`].
@@ -277,7 +295,7 @@ type GaucRows<'py> = (
     Bound<'py, PyArray1<i32>>,
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray1<i8>>,
-    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyAny>,
 );
 
 /// The exact sums of one batch of the log-loss family (`Totals`): a `(4, SIZE)`

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -581,7 +581,14 @@ def totals_prepare(func: str, prob: str) -> Any:
     return prepare
 
 
-def totals_updates(*, loss: bool, clicks: bool) -> dict[str, Callable[..., Any]]:
+class TotalsUpdates(TypedDict):
+    """The ``update`` and ``update_into`` of a metric of :class:`Totals`."""
+
+    update: Callable[[dict[str, Any], Any], Any]
+    update_into: Callable[[dict[str, Any], Any, Any], Any]
+
+
+def totals_updates(*, loss: bool, clicks: bool) -> TotalsUpdates:
     """``update`` and ``update_into`` of a metric of :class:`Totals` that reads the log-loss sum
     (``loss``; ``params["eps"]`` clips it) or the click sums (``clicks``): the sums it
     does not read stay zero, so that a batch costs only what the metric needs. A batch

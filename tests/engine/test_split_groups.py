@@ -431,4 +431,6 @@ def test_gauc_batches_of_every_input_kind_join_their_groups():
             acc.update(labels, nan, groups=groups)
         with pytest.raises(InputValidationError, match="must have the same length"):
             acc.update(labels, scores, groups=np.array(groups)[:-1])
+        with pytest.raises(InputValidationError, match="must have the same length"):
+            acc.update(labels, scores, groups=groups, sample_weight=np.ones(len(rows) - 1))
     assert acc.compute() == expected

@@ -27,11 +27,17 @@ pub fn group_counts(codes: &[i32], n_groups: usize, labels: &[i8]) -> (Vec<i64>,
     (rows, positives)
 }
 
+/// A score dtype of the pair counts: float64, or float32 (read exactly as float64),
+/// so that rows held as float32 are counted without a float64 copy.
+pub trait Score: Copy + Sync + Into<f64> {}
+impl Score for f64 {}
+impl Score for f32 {}
+
 /// CSR of the minority-class scores by group (`counts`: minority rows per group).
-pub fn gather_minority(
+pub fn gather_minority<S: Score>(
     codes: &[i32],
     labels: &[i8],
-    scores: &[f64],
+    scores: &[S],
     minority: i8,
     counts: &[i64],
 ) -> (Vec<i64>, Vec<f64>) {
@@ -45,7 +51,7 @@ pub fn gather_minority(
     for i in 0..codes.len() {
         if labels[i] == minority {
             let g = codes[i] as usize;
-            out[cursor[g] as usize] = scores[i];
+            out[cursor[g] as usize] = scores[i].into();
             cursor[g] += 1;
         }
     }
@@ -134,11 +140,11 @@ const LONG_RUNS: usize = 8;
 /// rows grouped by a counting sort ([`csr::group_by`]) before they are searched:
 /// a group's segment is then read once a block rather than once a row, the
 /// groups in order.
-pub fn stream_pair_counts(
+pub fn stream_pair_counts<S: Score>(
     codes: &[i32],
     n_groups: usize,
     labels: &[i8],
-    scores: &[f64],
+    scores: &[S],
     minority: Minority<'_>,
     n_chunks: usize,
 ) -> Vec<i64> {
@@ -167,7 +173,7 @@ pub fn stream_pair_counts(
                 let g = codes[i] as usize;
                 let s = segment(g);
                 if !s.is_empty() {
-                    acc[g] += two_u_of(s, scores[i], positive);
+                    acc[g] += two_u_of(s, scores[i].into(), positive);
                 }
             }
             return acc;
@@ -186,7 +192,7 @@ pub fn stream_pair_counts(
                         codes[start + i] as usize
                     }
                 },
-                |i| scores[start + i],
+                |i| scores[start + i].into(),
             );
             for (g, a) in acc.iter_mut().enumerate() {
                 let s = segment(g);
@@ -214,11 +220,11 @@ pub fn stream_pair_counts(
 /// Per group: its rows, its positives and twice its Mann-Whitney U (exact
 /// integers, a tie counting one half): the rows of the globally rarer class
 /// gathered by group and sorted, every row of the other searched in its group's.
-pub fn pair_counts(
+pub fn pair_counts<S: Score>(
     codes: &[i32],
     n_groups: usize,
     labels: &[i8],
-    scores: &[f64],
+    scores: &[S],
 ) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
     let (rows, positives) = group_counts(codes, n_groups, labels);
     let n_pos: i64 = positives.iter().sum();
@@ -375,10 +381,10 @@ impl Weighting {
     }
 }
 
-/// Dense codes of integer ids and their number, in order of first appearance: a
-/// direct-address table over a compact range of ids (as the Python layer's
-/// `factorize`), a hash table otherwise. None beyond `i32` codes.
-pub fn codes_of_ids(ids: &[i64]) -> Option<(Vec<i32>, usize)> {
+/// Dense codes of integer ids, in order of first appearance, and the distinct ids in
+/// the order of their codes: a direct-address table over a compact range of ids (as
+/// the Python layer's `factorize`), a hash table otherwise. None beyond `i32` codes.
+pub fn codes_of_ids(ids: &[i64]) -> Option<(Vec<i32>, Vec<i64>)> {
     let n = ids.len();
     if n == 0 || n > i32::MAX as usize {
         return None;
@@ -389,17 +395,21 @@ pub fn codes_of_ids(ids: &[i64]) -> Option<(Vec<i32>, usize)> {
     let span = hi as i128 - lo as i128 + 1;
     if span <= 4 * n as i128 + 1024 {
         let (codes, first) = encode::factorize_dense(ids, lo, span as usize);
-        return Some((codes, first.len()));
+        return Some((codes, first.iter().map(|&i| ids[i as usize]).collect()));
     }
     let mut table: FxHashMap<i64, i32> = FxHashMap::default();
+    let mut distinct = Vec::new();
     let codes = ids
         .iter()
         .map(|&v| {
             let next = table.len() as i32;
-            *table.entry(v).or_insert(next)
+            *table.entry(v).or_insert_with(|| {
+                distinct.push(v);
+                next
+            })
         })
         .collect();
-    Some((codes, table.len()))
+    Some((codes, distinct))
 }
 
 /// Per group, its AUC (None where undefined) and its weight in the mean, as the
@@ -598,9 +608,15 @@ mod tests {
     #[test]
     fn codes_of_compact_and_wide_ids() {
         let ids = [7, 3, 7, -2, 3];
-        assert_eq!(codes_of_ids(&ids), Some((vec![0, 1, 0, 2, 1], 3)));
+        assert_eq!(
+            codes_of_ids(&ids),
+            Some((vec![0, 1, 0, 2, 1], vec![7, 3, -2]))
+        );
         let wide = [i64::MAX, 5, i64::MIN, 5, i64::MAX];
-        assert_eq!(codes_of_ids(&wide), Some((vec![0, 1, 2, 1, 0], 3)));
+        assert_eq!(
+            codes_of_ids(&wide),
+            Some((vec![0, 1, 2, 1, 0], vec![i64::MAX, 5, i64::MIN]))
+        );
         assert_eq!(codes_of_ids(&[]), None);
     }
 
@@ -617,7 +633,8 @@ mod tests {
                 .collect();
             let labels: Vec<i8> = (0..n).map(|_| next().is_multiple_of(3) as i8).collect();
             let scores: Vec<f64> = (0..n).map(|_| values[(next() % 6) as usize]).collect();
-            let (codes, k) = codes_of_ids(&ids).unwrap();
+            let (codes, distinct) = codes_of_ids(&ids).unwrap();
+            let k = distinct.len();
             let ones = vec![1.0; n];
             for weighting in [
                 Weighting::Impressions,

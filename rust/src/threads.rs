@@ -127,6 +127,14 @@ pub fn install<R: Send, F: FnOnce() -> R + Send>(f: F) -> R {
     }
 }
 
+/// Run `f` on a thread of the kernels' pool without waiting for it (never, if the
+/// pool cannot be built: `f` is then dropped unrun).
+pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
+    if let Some(pool) = &pool().pool {
+        pool.spawn(f);
+    }
+}
+
 /// Make the calling thread the one worker of a pool of its own (no thread is
 /// started), once per thread: the parallel iterators of a kernel then run on it,
 /// one after another. Without it they would turn to rayon's global pool, whose

@@ -103,6 +103,7 @@ __all__ = [
     "factorize_views",
     "gather",
     "gauc_checked",
+    "gauc_rows_checked",
     "gini_sorted",
     "group_counts",
     "group_rows",
@@ -417,6 +418,9 @@ def gather(
 def gauc_checked(
     y_true: Any, y_score: Any, groups: Any, sample_weight: Any, weighting: Any
 ) -> float | None: ...
+def gauc_rows_checked(
+    y_true: Any, y_score: Any, groups: Any
+) -> tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int8], NDArray[Any]] | None: ...
 def gini_sorted(counts: NDArray[np.int64]) -> float: ...
 def group_counts(
     codes: NDArray[np.int32], n_groups: int, labels: NDArray[np.int8]
@@ -483,7 +487,7 @@ def pair_counts(
     codes: NDArray[np.int32],
     n_groups: int,
     labels: NDArray[np.int8],
-    scores: NDArray[np.float64],
+    scores: NDArray[np.float64] | NDArray[np.float32],
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]: ...
 def pair_keys_csr(
     items: NDArray[np.int32], offsets: NDArray[np.int64], k: int, n_items: int
@@ -532,6 +536,8 @@ def totals_checked(
     loss: bool,
     clicks: bool,
     sample_weight: Any = None,
+    base: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
+    | None = None,
 ) -> NDArray[np.int64] | None: ...
 def runs(values: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 def shift_ids(

@@ -467,3 +467,35 @@ def test_weighted_batches_take_the_cores_one_pass_with_the_full_checks_sums(clic
     assert acc.compute() == rv.log_loss(y, p, sample_weight=w)
     with pytest.raises(InputValidationError, match="sample_weight must be non-negative"):
         rv.metric("log_loss").update(y, p, sample_weight=-w)
+
+
+@pytest.mark.parametrize("name", ["log_loss", "normalized_entropy", "pcoc"])
+def test_training_loop_batches_added_in_one_call_equal_the_function(name):
+    """Batches of a training loop's size (their rows checked and summed by the core,
+    blocks shared with the pool's threads, and added to the state in the same call),
+    float32 and float64, weighted or not, with a merge and a refused batch between
+    them: the function on every accepted row, ``==``."""
+    rng = np.random.default_rng(7)
+    sizes = [10_000, 8_192, 20_001, 1, 12_345]
+    y = rng.integers(0, 2, sum(sizes)).astype(np.int8)
+    p = rng.random(sum(sizes))
+    p[:3] = [0.0, 1.0, 5e-324]
+    w = rng.random(sum(sizes)) * 3.0
+    function = {"log_loss": rv.log_loss, "normalized_entropy": rv.normalized_entropy,
+                "pcoc": rv.pcoc}[name]  # fmt: skip
+    for dtype in (np.float64, np.float32):
+        q = p.astype(dtype)
+        for weights in (None, w):
+            first, second = rv.metric(name), rv.metric(name)
+            for i, rows in enumerate(np.split(np.arange(len(y)), np.cumsum(sizes)[:-1])):
+                acc = first if i % 2 == 0 else second
+                kw = {} if weights is None else {"sample_weight": weights[rows]}
+                acc.update(y[rows], q[rows], **kw)
+                bad = q[rows].copy()
+                bad[-1] = 1.5  # refused whole: the state keeps what it had
+                with pytest.raises(
+                    InputValidationError, match=r"probabilities in \[0, 1\]. Got values \[1.5\]"
+                ):
+                    acc.update(y[rows], bad, **kw)
+            kw = {} if weights is None else {"sample_weight": weights}
+            assert first.merge(second).compute() == function(y, q, **kw)

@@ -274,6 +274,11 @@ def test_memory_is_reported():
     assert split.memory_bytes == 13 * n + 8 * 1000
     assert 0 < whole.memory_bytes < split.memory_bytes
     assert rv.metric("ndcg@10").update({"u": {"a": 1}}, {"u": {"a": 0.5}}).memory_bytes > 0
+    # float32 scores are held as given (exact): 9 bytes a row, counted without a copy
+    narrow = rv.metric("gauc").update(y, s.astype(np.float32), groups=g)
+    assert narrow.memory_bytes == 9 * n + 8 * 1000
+    assert narrow.compute() == rv.gauc_score(y, s.astype(np.float32), groups=g)
+    assert narrow.state.compact().batches[0].scores.dtype == np.float32
 
 
 def test_a_window_of_split_groups():
@@ -391,3 +396,41 @@ def test_by_segment_applies_gauc_options_to_split_group_accumulators():
         m = by == i
         want = rv.gauc_score(y[m], p[m], groups=g[m], weighting="clicks")
         assert report.values["gauc"][i] == want
+
+
+def test_gauc_batches_of_every_input_kind_join_their_groups():
+    """Batches the core checks in one pass (NumPy labels, float scores, integer ids of
+    any width) and batches the full checks take (lists, float ids) hold the same
+    groups: joined by value, the function's value; a bad batch raises the full
+    checks' message and adds nothing."""
+    rng = np.random.default_rng(3)
+    n = 3_000
+    y = rng.integers(0, 2, n).astype(np.int8)
+    s = rng.integers(0, 64, n) / 64.0  # exact in float32
+    g = rng.integers(0, 40, n)
+    expected = rv.gauc_score(y, s, groups=g)
+    acc = rv.metric("gauc")
+    kinds = [
+        lambda r: (y[r], s[r], g[r]),
+        lambda r: (y[r].astype(bool), s[r].astype(np.float32), g[r].astype(np.int32)),
+        lambda r: (y[r].astype(np.int64), s[r], g[r].astype(np.int8)),
+        lambda r: (y[r], s[r], g[r].astype(np.uint64)),
+        lambda r: (y[r].tolist(), s[r].tolist(), g[r].tolist()),
+        lambda r: (y[r], s[r], g[r].astype(np.float64)),
+    ]
+    for i, rows in enumerate(np.array_split(rng.permutation(n), 12)):
+        labels, scores, groups = kinds[i % len(kinds)](rows)
+        acc.update(labels, scores, groups=groups)
+        bad = np.array(labels, dtype=np.int64)
+        bad[0] = 2
+        with pytest.raises(InputValidationError, match=r"y_true must contain only 0 and 1"):
+            acc.update(bad, scores, groups=groups)
+        nan = np.array(scores, dtype=np.float64)
+        nan[-1] = np.nan
+        with pytest.raises(InputValidationError, match="y_score contains NaN"):
+            acc.update(labels, nan, groups=groups)
+        with pytest.raises(InputValidationError, match="must have the same length"):
+            acc.update(labels, scores, groups=np.array(groups)[:-1])
+        with pytest.raises(InputValidationError, match="must have the same length"):
+            acc.update(labels, scores, groups=groups, sample_weight=np.ones(len(rows) - 1))
+    assert acc.compute() == expected

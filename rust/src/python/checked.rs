@@ -226,11 +226,77 @@ fn gauc_checked(
         if weights.is_some_and(|w| !checks::plain_weights(w)) {
             return None;
         }
-        let (codes, n_groups) = gauc::codes_of_ids(&ids.ids()?)?;
-        let value = gauc::gauc(&codes, n_groups, &labels, &scores, weights, weighting);
+        let (codes, distinct) = gauc::codes_of_ids(&ids.ids()?)?;
+        let value = gauc::gauc(&codes, distinct.len(), &labels, &scores, weights, weighting);
         (!value.is_nan()).then_some(value)
     })
 }
+
+/// One batch of an accumulator's GAUC rows, checked as the Python layer checks them:
+/// the rows' group codes (int32, in order of first appearance), the distinct ids in
+/// the order of their codes (int64), the labels (int8) and the scores (float32 when
+/// given so, else float64), for
+/// 0/1 labels of any dtype, finite float32 or float64 scores and integer group ids of
+/// one length; or None (other input, or a value the Python layer must name).
+#[pyfunction]
+fn gauc_rows_checked<'py>(
+    py: Python<'py>,
+    y_true: &Bound<'py, PyAny>,
+    y_score: &Bound<'py, PyAny>,
+    groups: &Bound<'py, PyAny>,
+) -> Option<GaucRows<'py>> {
+    use numpy::IntoPyArray;
+    let (labels, scores, ids) = (
+        Column::of(y_true)?,
+        Column::of(y_score)?,
+        Column::of(groups)?,
+    );
+    if matches!(ids, Column::F32(_) | Column::F64(_) | Column::Bool(_)) {
+        return None; // float and bool ids keep their dtype on the full path
+    }
+    let (labels, scores, ids) = (labels.values()?, scores.values()?, ids.values()?);
+    let n = labels.len();
+    if n == 0 || scores.len() != n || ids.len() != n {
+        return None;
+    }
+    let (codes, distinct, labels, scores) = py.detach(|| {
+        let labels = labels.labels01()?;
+        let scores = match scores {
+            // float32 scores are held as they are: 4 bytes a row, their values exact
+            Values::F32(s) => s
+                .iter()
+                .all(|x| x.is_finite())
+                .then(|| Held::F32(s.to_vec()))?,
+            _ => Held::F64(scores.finite_scores()?.into_owned()),
+        };
+        let (codes, distinct) = gauc::codes_of_ids(&ids.ids()?)?;
+        Some((codes, distinct, labels, scores))
+    })?;
+    let scores = match scores {
+        Held::F32(s) => s.into_pyarray(py).into_any(),
+        Held::F64(s) => s.into_pyarray(py).into_any(),
+    };
+    Some((
+        codes.into_pyarray(py),
+        distinct.into_pyarray(py),
+        labels.into_pyarray(py),
+        scores,
+    ))
+}
+
+/// Scores of [`gauc_rows_checked`], in the float width given.
+enum Held {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+/// The arrays of [`gauc_rows_checked`].
+type GaucRows<'py> = (
+    Bound<'py, PyArray1<i32>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i8>>,
+    Bound<'py, PyAny>,
+);
 
 /// The exact sums of one batch of the log-loss family (`Totals`): a `(4, SIZE)`
 /// int64 array of the accumulators of the weights (the rows' count without
@@ -239,19 +305,32 @@ fn gauc_checked(
 /// unless `clicks`), for 0/1 labels of any dtype, float64 or float32 probabilities
 /// in [0, 1] and float64 weights (finite, >= 0, the largest in `[2^-64, 2^64]`), each
 /// checked in the pass that sums it; or None (other input, or a value the Python
-/// layer must name or scale).
+/// layer must name or scale). With `base` (the four accumulators of the rows before,
+/// in that order), each row is `base`'s plus the batch's: an accumulator's update in
+/// one call.
 #[pyfunction]
-#[pyo3(signature = (y_true, y_prob, eps, loss, clicks, sample_weight = None))]
+#[pyo3(signature = (y_true, y_prob, eps, loss, clicks, sample_weight = None, base = None))]
 fn totals_checked<'py>(
-    py: Python<'py>,
     y_true: &Bound<'py, PyAny>,
     y_prob: &Bound<'py, PyAny>,
     eps: f64,
     loss: bool,
     clicks: bool,
     sample_weight: Option<&Bound<'py, PyAny>>,
+    base: Option<[PyReadonlyArray1<'py, i64>; 4]>,
 ) -> Option<Bound<'py, numpy::PyArray2<i64>>> {
     use numpy::IntoPyArray;
+    let py = y_true.py();
+    let base = match &base {
+        None => None,
+        Some(rows) => {
+            let mut out = [[0i64; sums::SIZE]; 4];
+            for (row, given) in out.iter_mut().zip(rows) {
+                row.copy_from_slice(given.as_slice().ok().filter(|x| x.len() == sums::SIZE)?);
+            }
+            Some(out)
+        }
+    };
     let (labels, proba) = (Column::of(y_true)?, Column::of(y_prob)?);
     let weights = match sample_weight {
         None => None,
@@ -284,9 +363,20 @@ fn totals_checked<'py>(
             _ => None,
         }?;
         let mut out = numpy::ndarray::Array2::<i64>::zeros((4, sums::SIZE));
+        if let Some(base) = &base {
+            for (row, acc) in base.iter().enumerate() {
+                out.row_mut(row)
+                    .assign(&numpy::ndarray::ArrayView1::from(&acc[..]));
+            }
+        }
         let mut put = |row: usize, acc: &sums::Acc| {
+            let mut sum = [0i64; sums::SIZE];
+            for (s, (&a, &b)) in sum.iter_mut().zip(out.row(row).iter().zip(acc)) {
+                *s = a + b;
+            }
+            sums::normalize(&mut sum);
             out.row_mut(row)
-                .assign(&numpy::ndarray::ArrayView1::from(&acc[..]));
+                .assign(&numpy::ndarray::ArrayView1::from(&sum[..]));
         };
         if unweighted {
             put(0, &sums::exact_sum(&[n as f64], 1, sums::CARRY_EVERY));
@@ -326,5 +416,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(log_loss_checked, m)?)?;
     m.add_function(wrap_pyfunction!(roc_auc_checked, m)?)?;
     m.add_function(wrap_pyfunction!(gauc_checked, m)?)?;
+    m.add_function(wrap_pyfunction!(gauc_rows_checked, m)?)?;
     Ok(())
 }

@@ -31,31 +31,52 @@ fn group_counts<'py>(
     Ok((rows.into_pyarray(py), pos.into_pyarray(py)))
 }
 
-/// Per group: its rows, its positives and twice its Mann-Whitney U.
+/// Per group: its rows, its positives and twice its Mann-Whitney U (float32 or
+/// float64 scores).
 #[pyfunction]
 fn pair_counts<'py>(
     py: Python<'py>,
     codes: PyReadonlyArray1<'py, i32>,
     n_groups: usize,
     labels: PyReadonlyArray1<'py, i8>,
-    scores: PyReadonlyArray1<'py, f64>,
+    scores: &Bound<'py, PyAny>,
 ) -> PyResult<(Ints<'py>, Ints<'py>, Ints<'py>)> {
-    let (c, l, s) = (
-        slice(&codes, "codes")?,
-        slice(&labels, "labels")?,
-        slice(&scores, "scores")?,
-    );
-    same_length(
-        "pair_counts",
-        &[("codes", c.len()), ("labels", l.len()), ("scores", s.len())],
-    )?;
+    let (c, l) = (slice(&codes, "codes")?, slice(&labels, "labels")?);
     check_codes("pair_counts", c, n_groups)?;
-    let (rows, pos, two_u) = py.detach(|| gauc::pair_counts(c, n_groups, l, s));
+    let (rows, pos, two_u) = if let Ok(wide) = scores.extract::<PyReadonlyArray1<'py, f64>>() {
+        counted(py, c, n_groups, l, slice(&wide, "scores")?)?
+    } else {
+        let narrow = scores
+            .extract::<PyReadonlyArray1<'py, f32>>()
+            .map_err(|_| {
+                PyValueError::new_err("pair_counts: scores must be a float32 or float64 array")
+            })?;
+        counted(py, c, n_groups, l, slice(&narrow, "scores")?)?
+    };
     Ok((
         rows.into_pyarray(py),
         pos.into_pyarray(py),
         two_u.into_pyarray(py),
     ))
+}
+
+/// [`gauc::pair_counts`] of checked codes and rows of one length.
+fn counted<S: gauc::Score>(
+    py: Python<'_>,
+    codes: &[i32],
+    n_groups: usize,
+    labels: &[i8],
+    scores: &[S],
+) -> PyResult<(Vec<i64>, Vec<i64>, Vec<i64>)> {
+    same_length(
+        "pair_counts",
+        &[
+            ("codes", codes.len()),
+            ("labels", labels.len()),
+            ("scores", scores.len()),
+        ],
+    )?;
+    Ok(py.detach(|| gauc::pair_counts(codes, n_groups, labels, scores)))
 }
 
 /// Per group: weighted U, weighted positives and weighted negatives.

@@ -114,7 +114,8 @@ def metric(
     exact sums. ``gauc`` and ranking metrics cannot tell when a group is
     finished, so by default they hold every row until ``compute()``, compactly:
     ``gauc`` 13 bytes a row (an int32 group code into each batch's distinct
-    ids, an int8 label, a float64 score; 8 more with ``sample_weight``), ranking
+    ids, an int8 label, a float64 score; 9 with float32 scores, held as given; 8
+    more with ``sample_weight``), ranking
     metrics each update's qrels and run as :class:`~receval.Qrels` and
     :class:`~receval.Run` arrays (a run row 12 bytes: an int32 item code and a
     float64 score; a judgment 20; and each update's distinct ids);

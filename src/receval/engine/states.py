@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -41,7 +41,7 @@ __all__ = [
     "plain_pair",
     "totals_empty",
     "totals_prepare",
-    "totals_update",
+    "totals_updates",
 ]
 
 _EPS = float(np.finfo(np.float64).eps)
@@ -581,25 +581,41 @@ def totals_prepare(func: str, prob: str) -> Any:
     return prepare
 
 
-def totals_update(*, loss: bool, clicks: bool) -> Callable[[dict[str, Any], Any], Any]:
-    """``update`` of a metric of :class:`Totals` that reads the log-loss sum (``loss``;
-    ``params["eps"]`` clips it) or the click sums (``clicks``): the sums it does not
-    read stay zero, so that a batch costs only what the metric needs."""
+class TotalsUpdates(TypedDict):
+    """The ``update`` and ``update_into`` of a metric of :class:`Totals`."""
 
-    def update(params: dict[str, Any], batch: Any) -> Any:
-        if isinstance(batch, Unchecked):  # one pass of the core: checks and sums
+    update: Callable[[dict[str, Any], Any], Any]
+    update_into: Callable[[dict[str, Any], Any, Any], Any]
+
+
+def totals_updates(*, loss: bool, clicks: bool) -> TotalsUpdates:
+    """``update`` and ``update_into`` of a metric of :class:`Totals` that reads the log-loss sum
+    (``loss``; ``params["eps"]`` clips it) or the click sums (``clicks``): the sums it
+    does not read stay zero, so that a batch costs only what the metric needs. A batch
+    of plain arrays is checked, summed and added to the state in one call of the core
+    (``update`` adds it to the empty state)."""
+    core = compiled()
+
+    def update_into(params: dict[str, Any], state: Totals, batch: Any) -> Any:
+        if isinstance(batch, Unchecked):  # one pass of the core: checks, sums, addition
             y_true, y_prob, sample_weight = batch.columns
             eps = clip_eps(params.get("eps", "auto"), y_prob.dtype)
-            sums = compiled().totals_checked(y_true, y_prob, eps, loss, clicks, sample_weight)
+            base = (state.weight.digits, state.loss.digits, state.predicted.digits,
+                    state.observed.digits)  # fmt: skip
+            sums = core.totals_checked(y_true, y_prob, eps, loss, clicks, sample_weight, base)
             if sums is not None:
-                return Totals(len(y_true), *(ExactSum(row) for row in sums))
+                return Totals(state.n_rows + len(y_true), ExactSum(sums[0]), ExactSum(sums[1]),
+                              ExactSum(sums[2]), ExactSum(sums[3]), state.big_loss)  # fmt: skip
             batch = batch.full()  # raises, naming the bad value
         if batch is None:
-            return EMPTY_TOTALS
+            return state
         labels, proba, weights, eps = batch
-        return totals_of(labels, proba, weights, eps=eps, loss=loss, clicks=clicks)
+        return state.merge(totals_of(labels, proba, weights, eps=eps, loss=loss, clicks=clicks))
 
-    return update
+    def update(params: dict[str, Any], batch: Any) -> Any:
+        return update_into(params, EMPTY_TOTALS, batch)
+
+    return {"update": update, "update_into": update_into}
 
 
 def totals_empty(params: dict[str, Any]) -> Any:

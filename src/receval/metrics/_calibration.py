@@ -13,7 +13,7 @@ from .. import _validation as v
 from .._kernels import compiled
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import run_definition, scan_of
-from ..engine.states import check_loaded_state, totals_empty, totals_prepare, totals_update
+from ..engine.states import check_loaded_state, totals_empty, totals_prepare, totals_updates
 from ..engine.sums import ExactSum, ratio
 from ..exceptions import InvalidParameterError
 from ._binary import check_binary_scores, warn_undefined
@@ -366,7 +366,7 @@ def _totals_metric(name: str, finalize: Any) -> MetricDefinition:
             name=name,
             check_params=check,
             prepare=recalibrating(totals_prepare(name, "y_prob")),
-            update=totals_update(loss=False, clicks=True),
+            **totals_updates(loss=False, clicks=True),
             empty=totals_empty,
             finalize=finalize,
             scale_free=always,

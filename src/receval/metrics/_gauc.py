@@ -259,8 +259,11 @@ def grouped_auc_kernel(
     Validated arrays in; see ``rust/src/gauc.rs`` for the method.
     """
     k = compiled()
-    # the kernels read contiguous arrays (a strided view of the caller's is copied)
-    labels, scores = np.ascontiguousarray(labels), np.ascontiguousarray(scores)
+    # the kernels read contiguous arrays (a strided view of the caller's is copied);
+    # the pair counts read float32 scores (rows an accumulator held so) as they are
+    labels = np.ascontiguousarray(labels)
+    wide = weights is not None or scores.dtype != np.float32
+    scores = np.ascontiguousarray(scores, dtype=np.float64 if wide else np.float32)
     if weights is None:
         rows, positives, two_u = k.pair_counts(codes, n_groups, labels, scores)
         pairs = positives * (rows - positives)

@@ -3,8 +3,9 @@
 ``receval.metric("gauc")`` takes a group's rows in any number of updates and on any
 number of accumulators. No update can tell that a group is finished, so each
 batch's rows are kept, validated, as dense group codes (int32) into the batch's
-distinct ids, 0/1 labels (int8), scores (float64) and the sample weights (when
-given): 13 bytes a row, 21 with weights, plus each batch's distinct ids.
+distinct ids, 0/1 labels (int8), scores (float64, or float32 as given) and the
+sample weights (when given): 13 bytes a row (9 with float32 scores), 8 more with
+weights, plus each batch's distinct ids.
 Merging two accumulators concatenates their batches, and ``compute()`` joins
 the ids of every batch by value (ints, strings), so a group split between
 batches or workers is one group, and runs the per-group AUC kernels of
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from .._kernels import compiled
 from ..data._encode import factorize, group_rows, join_ids, plain_ids
 from ..exceptions import InputValidationError
 
@@ -48,16 +50,22 @@ def checked_rows(
     y_true: Any, y_score: Any, groups: Any, sample_weight: Any, func: str, *, whole: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """GAUC's rows checked once for every path: group codes, distinct ids, int8
-    labels, float64 scores and the weights (or None).
+    labels, float64 scores (float32 ones as given, from the core's pass) and the
+    weights (or None).
 
     ``whole=True``: the rows are every row of the metric (:func:`gauc_score`), so
     integer scores beyond 2**53 are ranked and weights scaled by a power of two; a
     batch of an accumulator (``whole=False``) holds a part of the scores, so such
     scores raise and weights stay as given (batches must compare).
     """
+    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
+    if not whole and type(y_true) is type(y_score) is type(groups) is np.ndarray:
+        rows = compiled().gauc_rows_checked(y_true, y_score, groups)  # one pass of the core
+        if rows is not None and (sw is None or len(sw) == len(rows[0])):
+            codes, ids, labels, scores = rows
+            return codes, ids, labels, scores, v.check_sample_weight(sw, len(codes), func)
     yt = v.as_1d(y_true, "y_true", func)
     ys = v.as_1d(y_score, "y_score", func)
-    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
     if groups is None:
         raise InputValidationError(f"{func}: groups is None; pass the group id of each row.")
     codes, ids = factorize(groups, "groups", func)

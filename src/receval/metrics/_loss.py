@@ -21,7 +21,7 @@ from ..engine.states import (
     clip_eps,
     totals_empty,
     totals_prepare,
-    totals_update,
+    totals_updates,
 )
 from ..engine.sums import WEIGHT_SHIFT, ExactSum, Term, exact_sums, ratio, scaled_value
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -539,7 +539,7 @@ LOG_LOSS = register(
         name="log_loss",
         check_params=_check_log_loss,
         prepare=recalibrating(totals_prepare("log_loss", "y_pred")),
-        update=totals_update(loss=True, clicks=False),
+        **totals_updates(loss=True, clicks=False),
         empty=totals_empty,
         finalize=_finalize_log_loss,
         scale_free=lambda params: bool(params["normalize"]),
@@ -551,7 +551,7 @@ NORMALIZED_ENTROPY = register(
         name="normalized_entropy",
         check_params=_check_ne,
         prepare=recalibrating(totals_prepare("normalized_entropy", "y_prob")),
-        update=totals_update(loss=True, clicks=True),
+        **totals_updates(loss=True, clicks=True),
         empty=totals_empty,
         finalize=_finalize_ne,
         scale_free=always,

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from ..engine.metric import MetricDefinition, always, register
 from ..engine.sources import run_definition
-from ..engine.states import Unchecked, check_eps, totals_empty, totals_prepare, totals_update
+from ..engine.states import Unchecked, check_eps, totals_empty, totals_prepare, totals_updates
 from ..engine.sums import ratio
 from ..engine.totals import EMPTY_TOTALS, Totals, totals_of
 from ._binary import warn_undefined
@@ -191,7 +191,7 @@ CALIBRATION_FREE_NE = register(
         name=_CALI_FREE,
         check_params=_check(_CALI_FREE),
         prepare=recalibrating(totals_prepare(_CALI_FREE, "y_prob")),
-        update=totals_update(loss=True, clicks=True),
+        **totals_updates(loss=True, clicks=True),
         empty=totals_empty,
         finalize=_finalize_cali_free,
         scale_free=lambda params: False,

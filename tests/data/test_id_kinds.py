@@ -447,7 +447,8 @@ def test_string_users_are_grouped_by_their_runs_as_by_their_codes(
         column: Any = pa.array(["pad", *strings], pa.large_string())[1:]
     elif kind == "chunked":
         cut = len(strings) // 2
-        column = pa.chunked_array([pa.array(strings[:cut]), pa.array(strings[cut:])], pa.string())
+        halves = [strings[:cut], strings[cut:]]
+        column = pa.chunked_array([pa.array(h, pa.string()) for h in halves], pa.string())
     else:
         column = pa.array(strings, getattr(pa, kind)())
     offsets, rows, ids = group_users(column, "test")

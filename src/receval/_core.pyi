@@ -96,10 +96,12 @@ __all__ = [
     "exact_dot",
     "exact_sum",
     "exact_sums",
+    "factorize_byte_runs",
     "factorize_bytes",
     "factorize_dense",
     "factorize_dense_sorted",
     "factorize_str",
+    "factorize_view_runs",
     "factorize_views",
     "gather",
     "gauc_checked",
@@ -387,6 +389,11 @@ def factorize_bytes(
     data: list[NDArray[np.uint8]],
     n_chunks: int,
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
+def factorize_byte_runs(
+    offsets: list[NDArray[np.int32]] | list[NDArray[np.int64]],
+    data: list[NDArray[np.uint8]],
+    n_chunks: int,
+) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.int64], NDArray[np.uint8]]: ...
 def factorize_dense(
     values: NDArray[np.int64], lo: int, span: int
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
@@ -398,6 +405,11 @@ def factorize_views(
     buffers: list[list[NDArray[np.uint8]]],
     n_chunks: int,
 ) -> tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8]]: ...
+def factorize_view_runs(
+    views: list[NDArray[np.uint8]],
+    buffers: list[list[NDArray[np.uint8]]],
+    n_chunks: int,
+) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.int64], NDArray[np.uint8]]: ...
 def factorize_str(
     values: NDArray[np.object_],
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]] | None: ...

@@ -419,3 +419,63 @@ def test_polars_ids_are_read_in_polars_layout(kind: str, monkeypatch: Any) -> No
         assert not isinstance(dtype, (pl.Categorical, pl.Enum)), "values built per row"
         # the rows' strings as they lie (the categories may be converted)
         assert dtype != pl.String or "compat_level" in kwargs or rows != len(column)
+
+
+def _naive_groups(strings: list[str]) -> tuple[list[int], list[int], list[str]]:
+    """Offsets by user, the input row of each position and the ids, by a dict."""
+    codes, ids = _naive(strings)
+    rows = sorted(range(len(codes)), key=lambda i: codes[i])  # stable: rows in input order
+    counts = np.bincount(codes, minlength=len(ids)) if codes else np.zeros(0, int)
+    return [0, *np.cumsum(counts).tolist()], rows, ids
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    pool=st.lists(ID_TEXT, min_size=1, max_size=8),
+    picks=st.lists(st.tuples(st.integers(0, 7), st.integers(1, 4)), min_size=1, max_size=60),
+    kind=st.sampled_from(["string", "large_string", "sliced", "chunked", *VIEWS]),
+)
+def test_string_users_are_grouped_by_their_runs_as_by_their_codes(
+    pool: list[str], picks: list[tuple[int, int]], kind: str
+) -> None:
+    # grouped columns (every id in one run) and interleaved ones (an id in two runs),
+    # runs across a chunk boundary, empty ids, NUL bytes, long ids
+    from receval.data._encode import group_users
+
+    strings = [pool[i % len(pool)] for i, n in picks for _ in range(n)]
+    if kind == "sliced":
+        column: Any = pa.array(["pad", *strings], pa.large_string())[1:]
+    elif kind == "chunked":
+        cut = len(strings) // 2
+        halves = [strings[:cut], strings[cut:]]
+        column = pa.chunked_array([pa.array(h, pa.string()) for h in halves], pa.string())
+    else:
+        column = pa.array(strings, getattr(pa, kind)())
+    offsets, rows, ids = group_users(column, "test")
+    want_offsets, want_rows, want_ids = _naive_groups(strings)
+    assert offsets.tolist() == want_offsets
+    assert ids.tolist() == want_ids
+    assert (rows.tolist() or list(range(len(strings)))) == want_rows
+
+
+@pytest.mark.parametrize("kind", ["string", "large_string", *VIEWS])
+def test_users_grouped_in_runs_hash_one_row_a_run(kind: str, monkeypatch: Any) -> None:
+    # a run's rows of one user: the rows are compared with their neighbours and only
+    # the first of each run is hashed (no code per row, no grouping pass)
+    from receval._kernels import compiled
+    from receval.data import _encode
+
+    users = [f"user-{u}" for u in np.repeat(np.arange(300) * 7 % 307, 50).tolist()]
+    column = pa.array(users, getattr(pa, kind)())
+    monkeypatch.setattr(_encode, "factorize", None)  # the per-row path is not taken
+    monkeypatch.setattr(_encode, "group_rows", None)
+    offsets, rows, ids = _encode.group_users(column, "test")
+    assert offsets.tolist() == list(range(0, 15_001, 50))
+    assert len(rows) == 0
+    assert ids.tolist() == list(dict.fromkeys(users))
+    encode = "factorize_view_runs" if kind == "string_view" else "factorize_byte_runs"
+    buffers = _encode._string_buffers(column, binary=False)
+    assert buffers is not None
+    starts, codes, _, _ = getattr(compiled(), encode)(buffers[1], buffers[2], 2)
+    assert starts.tolist() == list(range(0, 15_000, 50))
+    assert codes.tolist() == list(range(300))

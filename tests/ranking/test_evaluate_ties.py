@@ -134,9 +134,9 @@ def test_costly_tie_average_is_not_computed_but_counted(monkeypatch):
     calls = []
     real = checks.kernel_values
 
-    def spy(sub, run, specs, convs, names, user_map):
+    def spy(sub, run, specs, convs, names, user_map, item_map=None):
         calls.append((list(names), len(user_map)))
-        return real(sub, run, specs, convs, names, user_map)
+        return real(sub, run, specs, convs, names, user_map, item_map=item_map)
 
     monkeypatch.setattr(checks, "kernel_values", spy)
     rep = receval.evaluate(q, r, ["iprec_at_recall_0.50", "iprec_avg", "ndcg@10"], ties="trec")
@@ -194,9 +194,9 @@ def test_metrics_of_the_same_users_share_one_averaged_kernel_call(monkeypatch):
     calls = []
     real = checks.kernel_values
 
-    def spy(sub, run, specs, convs, names, user_map):
+    def spy(sub, run, specs, convs, names, user_map, item_map=None):
         calls.append(list(names))
-        return real(sub, run, specs, convs, names, user_map)
+        return real(sub, run, specs, convs, names, user_map, item_map=item_map)
 
     monkeypatch.setattr(checks, "kernel_values", spy)
     rep = receval.evaluate(q, r, metrics, ties="trec")
@@ -204,3 +204,21 @@ def test_metrics_of_the_same_users_share_one_averaged_kernel_call(monkeypatch):
     for m in metrics:
         alone = receval.evaluate(q, r, [m], ties="trec")
         assert rep.mean_ties_average[m] == alone.mean_ties_average[m]
+
+
+def test_tie_averages_look_up_the_item_ids_once(monkeypatch):
+    # the tied users' items take the qrels' item map: the run's ids (strings, one
+    # Python object each) are not looked up again for them
+    from receval.ranking import values
+
+    calls = []
+    lookup = values.lookup
+
+    def counted(*args):
+        calls.append(len(args[0]))
+        return lookup(*args)
+
+    monkeypatch.setattr(values, "lookup", counted)
+    report = evaluate(QRELS, RUN, METRICS)
+    assert report.mean["recall@1"] == pytest.approx(1 / 3)
+    assert calls == []

@@ -12,7 +12,9 @@
 
 mod strings;
 pub(crate) mod table;
-pub use strings::{factorize_bytes, factorize_keys, Offset, OffsetRows, Rows, ViewRows, INLINE};
+pub use strings::{
+    factorize_bytes, factorize_keys, factorize_runs, Offset, OffsetRows, Rows, ViewRows, INLINE,
+};
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};

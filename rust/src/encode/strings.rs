@@ -38,6 +38,8 @@ pub trait Rows: Sync + Sized {
     fn row(&self, i: usize) -> (&[u8], usize, usize);
     /// The rows `a..b` as a chunk.
     fn part(&self, a: usize, b: usize) -> Self;
+    /// The length of the longest row (0 for no row).
+    fn longest(&self) -> usize;
 }
 
 /// A chunk of an Arrow `string` or `large_string` column: row `i` is
@@ -63,6 +65,13 @@ impl<O: Offset> Rows for OffsetRows<'_, O> {
             offsets: &self.offsets[a..=b],
             data: self.data,
         }
+    }
+    fn longest(&self) -> usize {
+        let o = self.offsets;
+        o.windows(2)
+            .map(|w| w[1].at().wrapping_sub(w[0].at()))
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -107,6 +116,13 @@ impl Rows for ViewRows<'_> {
             buffers: self.buffers,
         }
     }
+    fn longest(&self) -> usize {
+        self.views
+            .chunks_exact(16)
+            .map(|v| word(v, 0))
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 /// Codes (in order of first appearance) of the strings of a column given in
@@ -120,9 +136,69 @@ impl Rows for ViewRows<'_> {
 /// at most `n_chunks` pieces of at least [`PARALLEL_ROWS`] rows (a chunk cut so),
 /// encoded in parallel (see [`factorize_parts`]).
 pub fn factorize_bytes<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i32>, Vec<i64>) {
+    let parts = cut(chunks, n_chunks);
+    let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
+    let longest = chunks.iter().map(|c| c.longest()).max().unwrap_or(0);
+    factorize_picked(|p, i| parts[p].row(i), &lens, longest, n_chunks)
+}
+
+/// The runs of equal neighbours of a string column given in chunks, encoded: the
+/// first row of each run (rows counted across the chunks; a run may go on across a
+/// chunk boundary), the code of each run (in order of first appearance) and the
+/// first run of each code. Only the first row of a run is hashed: a column grouped
+/// by id (the users of a run) costs one comparison of neighbours a row. The rows are
+/// compared, and the runs encoded, in parallel as [`factorize_bytes`] encodes rows.
+pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i64>, Vec<i32>, Vec<i64>) {
+    let parts = cut(chunks, n_chunks);
+    // the first row of each run beginning in a part (its rows counted from the part's first)
+    let heads = |p: usize| {
+        let part = &parts[p];
+        let mut before: Option<&[u8]> = p.checked_sub(1).map(|q| {
+            let (d, a, b) = parts[q].row(parts[q].rows() - 1);
+            &d[a..b]
+        });
+        let mut out = Vec::new();
+        for i in 0..part.rows() {
+            let (d, a, b) = part.row(i);
+            let s = &d[a..b];
+            if before != Some(s) {
+                out.push(i);
+            }
+            before = Some(s);
+        }
+        out
+    };
+    let n: usize = parts.iter().map(|p| p.rows()).sum();
+    let local: Vec<Vec<usize>> = if parts.len() > 1 && n >= PARALLEL_ROWS {
+        threads::install(|| (0..parts.len()).into_par_iter().map(heads).collect())
+    } else {
+        (0..parts.len()).map(heads).collect()
+    };
+    let lens: Vec<usize> = local.iter().map(|l| l.len()).collect();
+    let head = |p: usize, i: usize| parts[p].row(local[p][i]);
+    let longest = (0..parts.len())
+        .flat_map(|p| (0..lens[p]).map(move |i| (p, i)))
+        .map(|(p, i)| {
+            let (_, a, b) = head(p, i);
+            b - a
+        })
+        .max()
+        .unwrap_or(0);
+    let (codes, first) = factorize_picked(head, &lens, longest, n_chunks);
+    let mut starts = Vec::with_capacity(codes.len());
+    let mut base = 0;
+    for (part, l) in parts.iter().zip(&local) {
+        starts.extend(l.iter().map(|&i| (base + i) as i64));
+        base += part.rows();
+    }
+    (starts, codes, first)
+}
+
+/// The chunks of a column cut in parts: pieces of at most `n / n_chunks` rows (and at
+/// least [`PARALLEL_ROWS`]) of each chunk, none empty.
+fn cut<R: Rows>(chunks: &[R], n_chunks: usize) -> Vec<R> {
     let n: usize = chunks.iter().map(|c| c.rows()).sum();
     let size = n.div_ceil(n_chunks.max(1)).max(PARALLEL_ROWS);
-    // the parts: pieces of at most `size` rows of each chunk
     let mut parts: Vec<R> = Vec::new();
     for chunk in chunks {
         let m = chunk.rows();
@@ -134,32 +210,34 @@ pub fn factorize_bytes<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i32>, Vec
             }
         }
     }
-    let longest = parts
-        .iter()
-        .flat_map(|p| {
-            (0..p.rows()).map(|i| {
-                let (_, a, b) = p.row(i);
-                b - a
-            })
-        })
-        .max()
-        .unwrap_or(0);
-    let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
+    parts
+}
+
+/// Codes (in order of first appearance) of the strings `row(p, i)` (row `i` of part
+/// `p`, as [`Rows::row`] gives it) of parts of `lens` rows, none longer than
+/// `longest` bytes, and the first row of each code (counted across the parts),
+/// through the table of that length.
+fn factorize_picked<'a>(
+    row: impl Fn(usize, usize) -> (&'a [u8], usize, usize) + Sync,
+    lens: &[usize],
+    longest: usize,
+    n_chunks: usize,
+) -> (Vec<i32>, Vec<i64>) {
     let short = |p: usize, i: usize| {
-        let (d, a, b) = parts[p].row(i);
+        let (d, a, b) = row(p, i);
         short_bits(d, a, b).unwrap_or(0)
     };
     if longest <= 11 {
-        factorize_parts::<Packed>(short, &lens, n_chunks)
+        factorize_parts::<Packed>(short, lens, n_chunks)
     } else if longest <= 15 {
-        factorize_parts::<Wide>(short, &lens, n_chunks)
+        factorize_parts::<Wide>(short, lens, n_chunks)
     } else {
         factorize_parts::<Bytes>(
             |p, i| {
-                let (d, a, b) = parts[p].row(i);
+                let (d, a, b) = row(p, i);
                 &d[a..b]
             },
-            &lens,
+            lens,
             n_chunks,
         )
     }
@@ -491,5 +569,54 @@ mod tests {
                 assert_eq!(chunked(&chunks, n_chunks), want, "{width}");
             }
         }
+    }
+
+    #[test]
+    fn factorize_runs_hashes_the_first_row_of_each_run_as_the_column_would() {
+        // runs across parts and chunks, an id in two runs, short and long ids
+        let mut seed = 5u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for width in [3usize, 13, 20] {
+            let mut strings = vec![];
+            while strings.len() < PARALLEL_ROWS + 7000 {
+                let s = format!("{:0width$}", next() % 900).into_bytes();
+                (0..1 + next() % 30).for_each(|_| strings.push(s.clone()));
+            }
+            let starts: Vec<i64> = (0..strings.len())
+                .filter(|&i| i == 0 || strings[i] != strings[i - 1])
+                .map(|i| i as i64)
+                .collect();
+            let heads: Vec<Vec<u8>> = starts
+                .iter()
+                .map(|&i| strings[i as usize].clone())
+                .collect();
+            let (codes, first) = naive_bytes(&heads);
+            let (_, wide, data) = arrow(&strings, 0);
+            for n_chunks in [1, 2, 3, 8] {
+                let cut = [0, 5000, 5000, 40_000, strings.len()];
+                let chunks: Vec<OffsetRows<i64>> = cut
+                    .windows(2)
+                    .map(|w| OffsetRows {
+                        offsets: &wide[w[0]..=w[1]],
+                        data: &data,
+                    })
+                    .collect();
+                let got = factorize_runs(&chunks, n_chunks);
+                assert_eq!(
+                    got,
+                    (starts.clone(), codes.clone(), first.clone()),
+                    "{width}"
+                );
+            }
+        }
+        assert_eq!(
+            factorize_runs::<OffsetRows<i32>>(&[], 2),
+            (vec![], vec![], vec![])
+        );
     }
 }

@@ -67,6 +67,16 @@ fn chunks_of<'a, O: encode::Offset + Into<i64> + numpy::Element>(
         .collect()
 }
 
+/// An error unless there are as many offsets arrays as data arrays.
+fn same_count(offsets: usize, data: usize) -> PyResult<()> {
+    if offsets == data {
+        return Ok(());
+    }
+    Err(PyValueError::new_err(
+        "factorize_bytes: as many offsets arrays as data arrays",
+    ))
+}
+
 /// Codes in order of first appearance of the strings of an Arrow string column in
 /// chunks (each chunk's `offsets`, int32 or int64 in every chunk, from the chunk's
 /// first row, and its `data`), and the first row of each code; the chunks, and long
@@ -78,26 +88,81 @@ fn factorize_bytes<'py>(
     data: Vec<PyReadonlyArray1<'py, u8>>,
     n_chunks: usize,
 ) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
-    let counts = |n: usize| {
-        if n == data.len() {
-            Ok(())
-        } else {
-            Err(PyValueError::new_err(
-                "factorize_bytes: as many offsets arrays as data arrays",
-            ))
-        }
-    };
     let (codes, first) = if let Ok(o) = offsets.extract::<Vec<PyReadonlyArray1<'py, i32>>>() {
-        counts(o.len())?;
+        same_count(o.len(), data.len())?;
         let chunks = chunks_of(&o, &data)?;
         py.detach(|| encode::factorize_bytes(&chunks, n_chunks))
     } else {
         let o = offsets.extract::<Vec<PyReadonlyArray1<'py, i64>>>()?;
-        counts(o.len())?;
+        same_count(o.len(), data.len())?;
         let chunks = chunks_of(&o, &data)?;
         py.detach(|| encode::factorize_bytes(&chunks, n_chunks))
     };
     Ok((codes.into_pyarray(py), first.into_pyarray(py)))
+}
+
+/// The chunks of a `string_view` column: each chunk's views (checked: 16 bytes a
+/// row, each long row inside its buffer) and data buffers.
+fn view_chunks<'a>(
+    func: &str,
+    views: &'a [PyReadonlyArray1<'_, u8>],
+    bufs: &'a [Vec<&'a [u8]>],
+) -> PyResult<Vec<encode::ViewRows<'a>>> {
+    if views.len() != bufs.len() {
+        return Err(PyValueError::new_err(format!(
+            "{func}: as many views arrays as lists of buffers"
+        )));
+    }
+    let mut chunks = Vec::with_capacity(views.len());
+    for (v, b) in views.iter().zip(bufs) {
+        let v = slice(v, "views")?;
+        // every long row inside its buffer
+        let inside = v.len() % 16 == 0
+            && v.chunks_exact(16).all(|w| {
+                let word = |at: usize| u32::from_le_bytes([w[at], w[at + 1], w[at + 2], w[at + 3]]);
+                let len = word(0) as usize;
+                len <= encode::INLINE
+                    || b.get(word(8) as usize)
+                        .is_some_and(|d| word(12) as usize + len <= d.len())
+            });
+        if !inside {
+            return Err(PyValueError::new_err(format!(
+                "{func}: views must be 16 bytes a row, each long row inside its buffer"
+            )));
+        }
+        chunks.push(encode::ViewRows {
+            views: v,
+            buffers: b,
+        });
+    }
+    Ok(chunks)
+}
+
+/// The data buffers of each chunk of a `string_view` column as slices.
+fn view_buffers<'a>(buffers: &'a [Vec<PyReadonlyArray1<'_, u8>>]) -> PyResult<Vec<Vec<&'a [u8]>>> {
+    buffers
+        .iter()
+        .map(|b| b.iter().map(|d| slice(d, "buffers")).collect())
+        .collect()
+}
+
+/// The strings of `rows` (ascending, counted across the chunks) as the offsets
+/// (int64) and data of an Arrow `large_string` array.
+fn gather<R: Rows>(chunks: &[R], rows: impl Iterator<Item = usize>) -> (Vec<i64>, Vec<u8>) {
+    let (mut offsets, mut data) = (vec![0i64], Vec::new());
+    let (mut c, mut start) = (0, 0);
+    for r in rows {
+        let mut r = r - start;
+        while r >= chunks[c].rows() {
+            r -= chunks[c].rows();
+            start += chunks[c].rows();
+            c += 1;
+        }
+        let (d, a, b) = chunks[c].row(r);
+        data.extend_from_slice(&d[a..b]);
+        offsets.push(data.len() as i64);
+    }
+    (offsets, data)
 }
 
 /// Codes in order of first appearance of the strings of an Arrow `string_view`
@@ -118,54 +183,11 @@ fn factorize_views<'py>(
     Ints<'py>,
     Bound<'py, PyArray1<u8>>,
 )> {
-    if views.len() != buffers.len() {
-        return Err(PyValueError::new_err(
-            "factorize_views: as many views arrays as lists of buffers",
-        ));
-    }
-    let bufs: Vec<Vec<&[u8]>> = buffers
-        .iter()
-        .map(|b| b.iter().map(|d| slice(d, "buffers")).collect())
-        .collect::<PyResult<_>>()?;
-    let mut chunks = Vec::with_capacity(views.len());
-    for (v, b) in views.iter().zip(&bufs) {
-        let v = slice(v, "views")?;
-        let rows = encode::ViewRows {
-            views: v,
-            buffers: b,
-        };
-        // every long row inside its buffer
-        let inside = v.len() % 16 == 0
-            && v.chunks_exact(16).all(|w| {
-                let word = |at: usize| u32::from_le_bytes([w[at], w[at + 1], w[at + 2], w[at + 3]]);
-                let len = word(0) as usize;
-                len <= encode::INLINE
-                    || b.get(word(8) as usize)
-                        .is_some_and(|d| word(12) as usize + len <= d.len())
-            });
-        if !inside {
-            return Err(PyValueError::new_err(
-                "factorize_views: views must be 16 bytes a row, each long row inside its buffer",
-            ));
-        }
-        chunks.push(rows);
-    }
+    let bufs = view_buffers(&buffers)?;
+    let chunks = view_chunks("factorize_views", &views, &bufs)?;
     let (codes, first, offsets, data) = py.detach(|| {
         let (codes, first) = encode::factorize_bytes(&chunks, n_chunks);
-        // the first rows ascend: the chunk of each found in one walk
-        let (mut offsets, mut data) = (vec![0i64], Vec::new());
-        let (mut c, mut start) = (0, 0);
-        for &r in &first {
-            let mut r = r as usize - start;
-            while r >= chunks[c].rows() {
-                r -= chunks[c].rows();
-                start += chunks[c].rows();
-                c += 1;
-            }
-            let (d, a, b) = chunks[c].row(r);
-            data.extend_from_slice(&d[a..b]);
-            offsets.push(data.len() as i64);
-        }
+        let (offsets, data) = gather(&chunks, first.iter().map(|&r| r as usize));
         (codes, first, offsets, data)
     });
     Ok((
@@ -174,6 +196,66 @@ fn factorize_views<'py>(
         offsets.into_pyarray(py),
         data.into_pyarray(py),
     ))
+}
+
+/// A string column's runs of equal neighbours, encoded ([`encode::factorize_runs`]):
+/// the first row of each run, the code of each run, and the distinct strings in
+/// code order as the offsets (int64) and data of an Arrow `large_string` array.
+type Runs<'py> = (
+    Ints<'py>,
+    Bound<'py, PyArray1<i32>>,
+    Ints<'py>,
+    Bound<'py, PyArray1<u8>>,
+);
+
+fn runs_of<'py, R: Rows>(py: Python<'py>, chunks: &[R], n_chunks: usize) -> Runs<'py> {
+    let (starts, codes, offsets, data) = py.detach(|| {
+        let (starts, codes, first) = encode::factorize_runs(chunks, n_chunks);
+        let rows = first.iter().map(|&r| starts[r as usize] as usize);
+        let (offsets, data) = gather(chunks, rows);
+        (starts, codes, offsets, data)
+    });
+    (
+        starts.into_pyarray(py),
+        codes.into_pyarray(py),
+        offsets.into_pyarray(py),
+        data.into_pyarray(py),
+    )
+}
+
+/// The runs of equal neighbours of an Arrow string column in chunks (as
+/// [`factorize_bytes`] takes it), encoded: the first row of each run (counted across
+/// the chunks), the code of each run in order of first appearance (only the first
+/// row of a run is hashed), and the distinct strings in code order (int64 offsets
+/// and data).
+#[pyfunction]
+fn factorize_byte_runs<'py>(
+    py: Python<'py>,
+    offsets: &Bound<'py, PyAny>,
+    data: Vec<PyReadonlyArray1<'py, u8>>,
+    n_chunks: usize,
+) -> PyResult<Runs<'py>> {
+    if let Ok(o) = offsets.extract::<Vec<PyReadonlyArray1<'py, i32>>>() {
+        same_count(o.len(), data.len())?;
+        return Ok(runs_of(py, &chunks_of(&o, &data)?, n_chunks));
+    }
+    let o = offsets.extract::<Vec<PyReadonlyArray1<'py, i64>>>()?;
+    same_count(o.len(), data.len())?;
+    Ok(runs_of(py, &chunks_of(&o, &data)?, n_chunks))
+}
+
+/// [`factorize_byte_runs`] of an Arrow `string_view` column in chunks (as
+/// [`factorize_views`] takes it).
+#[pyfunction]
+fn factorize_view_runs<'py>(
+    py: Python<'py>,
+    views: Vec<PyReadonlyArray1<'py, u8>>,
+    buffers: Vec<Vec<PyReadonlyArray1<'py, u8>>>,
+    n_chunks: usize,
+) -> PyResult<Runs<'py>> {
+    let bufs = view_buffers(&buffers)?;
+    let chunks = view_chunks("factorize_view_runs", &views, &bufs)?;
+    Ok(runs_of(py, &chunks, n_chunks))
 }
 
 /// Codes in order of first appearance of the ids of an object array of str (read in
@@ -230,6 +312,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_dense, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_views, m)?)?;
+    m.add_function(wrap_pyfunction!(factorize_byte_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(factorize_view_runs, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_str, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_dense_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(runs, m)?)?;

@@ -336,37 +336,51 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
 def _factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     """Codes (in order of first appearance) of an Arrow string or binary array
     (or chunked array) without nulls, and the distinct values (an Arrow array in
-    code order), hashed by
-    the compiled core over each chunk's offsets (int32 or int64, as the array
-    holds them) and data, or its views (``string_view``), never copied into one
-    array (a long array in one part a thread); None for other arrays or without
-    the core."""
+    code order), hashed by the compiled core over each chunk's offsets (int32 or
+    int64, as the array holds them) and data, or its views (``string_view``),
+    never copied into one array (a long array in one part a thread); None for
+    other arrays or without the core."""
     import pyarrow as pa
 
     from .._kernels import compiled, num_threads
 
     core = compiled()
+    parts = _string_buffers(arr, binary=True)
+    if core is None or parts is None:
+        return None
+    view, first_parts, second_parts = parts
+    if view:
+        codes, _, offsets, data = core.factorize_views(first_parts, second_parts, num_threads())
+        return codes, _large_strings(offsets, data)
+    codes, first = core.factorize_bytes(first_parts, second_parts, num_threads())
+    uniques = arr.take(pa.array(first))
+    if isinstance(uniques, pa.ChunkedArray):  # the distinct values only
+        uniques = uniques.combine_chunks() if uniques.num_chunks else pa.array([], arr.type)
+    return codes, uniques
+
+
+def _string_buffers(arr: Any, binary: bool) -> tuple[bool, list[Any], list[Any]] | None:
+    """The buffers of each chunk of an Arrow string array (or chunked array; with
+    ``binary``, of binary arrays too) as the compiled core reads them: ``(True,
+    views, data buffers)`` for ``string_view``, ``(False, offsets, data)`` for the
+    others (int32 or int64 offsets, as the array holds them), each from the chunk's
+    first row; None for other arrays."""
+    import pyarrow as pa
+
     kind = arr.type
     chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
-    if core is not None and _is_view(kind):
+    if _is_view(kind):
         views, buffers = [], []
         for chunk in chunks:
             _, view_buffer, *data = chunk.buffers()
             start, n = chunk.offset, len(chunk)
             views.append(_bytes(view_buffer)[16 * start : 16 * (start + n)])
             buffers.append([_bytes(b) for b in data])
-        codes, _, offsets, data = core.factorize_views(views, buffers, num_threads())
-        uniques = pa.Array.from_buffers(
-            pa.large_string(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-        )
-        return codes, uniques
-    kinds = (
-        pa.types.is_string,
-        pa.types.is_large_string,
-        pa.types.is_binary,
-        pa.types.is_large_binary,
-    )
-    if core is None or not any(is_kind(kind) for is_kind in kinds):
+        return True, views, buffers
+    kinds = [pa.types.is_string, pa.types.is_large_string]
+    if binary:
+        kinds += [pa.types.is_binary, pa.types.is_large_binary]
+    if not any(is_kind(kind) for is_kind in kinds):
         return None
     wide = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
     offsets, data = [], []
@@ -379,11 +393,39 @@ def _factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
         view = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)
         offsets.append(view[start : start + n + 1])
         data.append(_bytes(data_buffer))
-    codes, first = core.factorize_bytes(offsets, data, num_threads())
-    uniques = arr.take(pa.array(first))
-    if isinstance(uniques, pa.ChunkedArray):  # the distinct values only
-        uniques = uniques.combine_chunks() if uniques.num_chunks else pa.array([], kind)
-    return codes, uniques
+    return False, offsets, data
+
+
+def _large_strings(offsets: np.ndarray, data: np.ndarray) -> Any:
+    """An Arrow ``large_string`` array of int64 ``offsets`` and UTF-8 ``data``."""
+    import pyarrow as pa
+
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(pa.large_string(), len(offsets) - 1, buffers)
+
+
+def _group_strings(values: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`group_users` of an Arrow string column (or chunked column) without
+    nulls, by its runs of equal neighbours: only the first row of a run is hashed,
+    and a column grouped by user (every id in one run) needs no code per row; None
+    for other columns or without the core."""
+    from .._kernels import compiled, num_threads
+
+    core = compiled()
+    if core is None or not type(values).__module__.startswith("pyarrow"):
+        return None
+    parts = _string_buffers(values, binary=False) if hasattr(values, "type") else None
+    if parts is None or values.null_count:
+        return None
+    view, first_parts, second_parts = parts
+    encode = core.factorize_view_runs if view else core.factorize_byte_runs
+    starts, codes, offsets, data = encode(first_parts, second_parts, num_threads())
+    ids = _values_to_numpy(_large_strings(offsets, data))
+    bounds = np.append(starts, len(values))
+    if len(ids) == len(starts):  # every id in one run: the rows are grouped
+        return bounds, np.empty(0, dtype=np.int64), ids
+    grouped, rows = group_rows(np.repeat(codes, np.diff(bounds)), len(ids))
+    return grouped, rows, ids
 
 
 def _bytes(buffer: Any) -> np.ndarray:
@@ -690,6 +732,10 @@ def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
     if runs is not None:
         offsets, ids = runs
         return offsets, np.empty(0, dtype=np.int64), ids
+    users = _column(users)
+    by_runs = _group_strings(users)
+    if by_runs is not None:
+        return by_runs
     codes, ids = factorize(users, "users", func)
     offsets, rows = group_rows(codes, len(ids))
     return offsets, rows, ids

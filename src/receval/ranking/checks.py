@@ -379,8 +379,11 @@ def tie_averages(
         sub = users[kept]
         values = np.empty((0, len(names)))
         if len(sub):
-            values, _ = kernel_values(subset_qrels(q, sub), r, specs, averaged, names,
-                                      user_map[sub])  # fmt: skip
+            judged, kept_items = subset_qrels(q, sub)
+            # the item map of the users' items: the qrels' (ids looked up once)
+            sub_map = None if item_map is None else item_map[kept_items]
+            values, _ = kernel_values(judged, r, specs, averaged, names, user_map[sub],
+                                      item_map=sub_map)  # fmt: skip
         for j, t in enumerate(names):
             col = out.get(t, np.empty(len(users)))
             col[kept] = values[:, j]

@@ -364,7 +364,7 @@ def state_of_batches(setup: Setup, q: Any, batches: Iterable[Run]) -> RankingSta
             continue
         users = np.flatnonzero(lookup(q.user_ids, r.user_ids) >= 0)
         seen[users] = True
-        sub = subset_qrels(q, users) if len(users) else None
+        sub = subset_qrels(q, users)[0] if len(users) else None
         state = state.merge(update(setup, sub, r, order=users))
     if not n_batches:  # no batch: an empty run
         if q is None:
@@ -372,7 +372,7 @@ def state_of_batches(setup: Setup, q: Any, batches: Iterable[Run]) -> RankingSta
         raise InputValidationError("Run: users is empty; pass at least one sample.")
     if seen is not None and not seen.all():
         missing = np.flatnonzero(~seen)
-        state = state.merge(update(setup, subset_qrels(q, missing), None, order=missing))
+        state = state.merge(update(setup, subset_qrels(q, missing)[0], None, order=missing))
     return state
 
 

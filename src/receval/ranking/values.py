@@ -116,8 +116,9 @@ def _kernel_spec(spec: MetricSpec, conv: Conventions) -> Any:
     )
 
 
-def subset_qrels(q: Any, users: np.ndarray) -> Any:
-    """The qrels of some users (positions in ``q``), with their items only."""
+def subset_qrels(q: Any, users: np.ndarray) -> tuple[Any, np.ndarray]:
+    """The qrels of some users (positions in ``q``), with their items only, and the
+    code in ``q`` of each of those items (an item map of ``q`` serves them so)."""
 
     lengths = np.diff(q.offsets)[users]
     offsets = np.zeros(len(users) + 1, dtype=q.offsets.dtype)
@@ -132,7 +133,7 @@ def subset_qrels(q: Any, users: np.ndarray) -> Any:
     sub.grades_desc = q.grades_desc[rows]
     sub.user_ids = q.user_ids[users]
     sub.item_ids = q.item_ids[kept]
-    return sub
+    return sub, kept
 
 
 def ranked_values(

@@ -1,5 +1,6 @@
 """receval.metric(): any split into batches, any merge order, the function's float (==)."""
 
+import os
 import pickle
 import warnings
 
@@ -355,6 +356,35 @@ def test_auc_state_holds_a_key_per_row_and_reports_its_memory():
     state = pickle.loads(pickle.dumps(acc.state))
     assert state.plain.entries == len(y)
     assert 8 * len(y) <= state.plain.nbytes <= 9 * len(y) + 16 * 32
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork does not exist on this platform")
+def test_auc_state_forked_while_a_buffer_sorts_holds_every_row(monkeypatch):
+    """A full buffer is sorted on a thread of its own while updates go on; a process
+    forked meanwhile waits for that sort, and both parent and child hold every row."""
+    monkeypatch.setenv("RECEVAL_AUC_BUFFER_ROWS", "100000")
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 500_000)
+    s = rng.random(500_000)
+    acc = rv.metric("roc_auc")
+    acc.update(y[:300_000], s[:300_000])  # past the buffer's end: its sort starts
+    read, write = os.pipe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
+        pid = os.fork()
+    if pid == 0:
+        try:
+            acc.update(y[300_000:], s[300_000:])
+            os.write(write, repr(acc.compute()).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as fh:
+        child = fh.read()
+    os.waitpid(pid, 0)
+    acc.update(y[300_000:], s[300_000:])
+    assert acc.compute() == rv.roc_auc_score(y, s)
+    assert child == repr(rv.roc_auc_score(y, s))
 
 
 @pytest.mark.parametrize("buffer_rows", ["1", "37", "1000"])

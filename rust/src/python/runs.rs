@@ -13,7 +13,7 @@ use crate::sort::order_key;
 
 #[derive(Clone)]
 enum Held {
-    Rows(RowRuns),
+    Rows(Box<RowRuns>),
     Weights(WeightRuns),
 }
 
@@ -86,7 +86,7 @@ impl AucRuns {
         let held = if weighted {
             Held::Weights(WeightRuns::default())
         } else {
-            Held::Rows(RowRuns::with_buffer(buffer_rows()))
+            Held::Rows(Box::new(RowRuns::with_buffer(buffer_rows())))
         };
         AucRuns { held }
     }
@@ -315,7 +315,7 @@ impl AucRuns {
             ),
         };
         Ok(AucRuns {
-            held: Held::Rows(RowRuns::of_run(&run, buffer_rows())),
+            held: Held::Rows(Box::new(RowRuns::of_run(&run, buffer_rows()))),
         })
     }
 

@@ -194,6 +194,10 @@ pub trait Sorted: Clone + Default + std::fmt::Debug + Send + Sync {
     type Item: Copy;
     /// Items held.
     fn len(&self) -> usize;
+    /// No item held.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// The key of the `i`th item.
     fn key(&self, i: usize) -> u64;
     /// The `i`th item.
@@ -361,7 +365,7 @@ impl<R: Sorted> Runs<R> {
     /// merge of large runs proceeds a slice per update (a few entries per entry of
     /// the new run), so that no update merges the largest runs at once.
     pub fn push(&mut self, run: R) {
-        if run.len() == 0 {
+        if run.is_empty() {
             return;
         }
         let budget = (SLICE_PER_ENTRY * run.len()).max(1 << 16);
@@ -390,7 +394,7 @@ impl<R: Sorted> Runs<R> {
     /// of about one size below [`LARGE`] entries, and the two smallest runs while
     /// more than [`MAX_RUNS`] are held.
     pub fn insert(&mut self, run: R) {
-        if run.len() == 0 {
+        if run.is_empty() {
             return;
         }
         let at = self.stack.partition_point(|r| r.len() >= run.len());

@@ -10,6 +10,10 @@
 //! parts on the kernels' pool: no label is stored per row, and no run is merged
 //! for it.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Once, OnceLock, PoisonError};
+use std::thread::JoinHandle;
+
 use rayon::prelude::*;
 
 use super::{Entry, Run, Runs, Sorted};
@@ -194,12 +198,136 @@ impl Sorted for Keys {
     }
 }
 
+/// The keys of a buffer (negatives in `buf[..n_neg]`, positives in its last
+/// `n_pos`) sorted into a run of each label, `(negatives, positives)`: the
+/// negatives keep the buffer's memory, the positives are copied out.
+fn sorted_runs(mut buf: Vec<u64>, n_neg: usize, n_pos: usize) -> (Keys, Keys) {
+    let len = buf.len();
+    // scratch memory for the sort only: a full buffer's 16 MiB are not held between sorts
+    let mut tmp = Vec::new();
+    sort_u64(&mut buf[..n_neg], &mut tmp);
+    sort_u64(&mut buf[len - n_pos..], &mut tmp);
+    drop(tmp);
+    let pos = buf[len - n_pos..].to_vec();
+    buf.truncate(n_neg);
+    if buf.capacity() > buf.len() + buf.len() / 8 + 16 {
+        buf.shrink_to_fit();
+    }
+    (Keys::of_sorted(buf), Keys::of_sorted(pos))
+}
+
+/// Sorts running on threads of their own, and whether a fork waits for them: a
+/// fork's first handler waits until none runs, so that no child holds a sort whose
+/// thread it lacks.
+static SORTING: AtomicUsize = AtomicUsize::new(0);
+static FORKING: AtomicBool = AtomicBool::new(false);
+static AT_FORK: Once = Once::new();
+
+extern "C" fn before_fork() {
+    FORKING.store(true, Ordering::SeqCst);
+    while SORTING.load(Ordering::SeqCst) > 0 {
+        std::thread::yield_now();
+    }
+}
+
+extern "C" fn after_fork() {
+    FORKING.store(false, Ordering::SeqCst);
+}
+
+/// A full buffer sorted on a thread of its own while the next updates fill the
+/// next buffer: no update waits for the sort of a full buffer.
+#[derive(Debug)]
+struct Sorting {
+    input: Mutex<Option<(Vec<u64>, usize, usize)>>,
+    done: OnceLock<(Keys, Keys)>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    rows: usize,
+    bytes: usize,
+}
+
+impl Sorting {
+    /// Start the sort of a buffer's keys ([`sorted_runs`]) on a new thread (on the
+    /// calling thread if none can be started).
+    fn start(buf: Vec<u64>, n_neg: usize, n_pos: usize) -> Arc<Sorting> {
+        AT_FORK.call_once(|| {
+            #[cfg(unix)]
+            // SAFETY: the handlers touch atomics only, and wait for threads that take no lock
+            unsafe {
+                libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork));
+            }
+        });
+        loop {
+            SORTING.fetch_add(1, Ordering::SeqCst);
+            if !FORKING.load(Ordering::SeqCst) {
+                break;
+            }
+            SORTING.fetch_sub(1, Ordering::SeqCst);
+            std::thread::yield_now();
+        }
+        let job = Arc::new(Sorting {
+            bytes: 8 * buf.capacity(),
+            input: Mutex::new(Some((buf, n_neg, n_pos))),
+            done: OnceLock::new(),
+            thread: Mutex::new(None),
+            rows: n_neg + n_pos,
+        });
+        let worker = Arc::clone(&job);
+        let spawned = std::thread::Builder::new()
+            .name("receval-sort".into())
+            .spawn(move || {
+                worker.run();
+                SORTING.fetch_sub(1, Ordering::SeqCst);
+            });
+        match spawned {
+            Ok(handle) => *job.thread.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle),
+            Err(_) => {
+                SORTING.fetch_sub(1, Ordering::SeqCst);
+                job.run();
+            }
+        }
+        job
+    }
+
+    /// Sort the input (once).
+    fn run(&self) {
+        let input = self
+            .input
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some((buf, n_neg, n_pos)) = input {
+            let _ = self.done.set(sorted_runs(buf, n_neg, n_pos));
+        }
+    }
+
+    /// Sorted (its thread has ended).
+    fn is_done(&self) -> bool {
+        self.done.get().is_some()
+    }
+
+    /// The runs, once sorted (waits for the sort's thread).
+    fn wait(&self) -> &(Keys, Keys) {
+        let mut thread = self.thread.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.done.get().is_none() {
+            if let Some(handle) = thread.take() {
+                if let Err(panic) = handle.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            }
+        }
+        drop(thread);
+        self.done.get().expect("the sort's thread sets its runs")
+    }
+}
+
 /// Runs of each label's keys, and the keys of the rows not yet in a run: those of
-/// negatives at the front of `buf`, those of positives at its back.
+/// negatives at the front of `buf`, those of positives at its back; and the last
+/// full buffer, sorted in the background.
 #[derive(Debug)]
 pub struct RowRuns {
     pos: Runs<Keys>,
     neg: Runs<Keys>,
+    sorting: Option<Arc<Sorting>>,
     buf: Vec<u64>,
     n_pos: usize,
     n_neg: usize,
@@ -214,6 +342,7 @@ impl Clone for RowRuns {
         let mut copy = RowRuns::with_buffer(self.limit);
         copy.pos = self.pos.clone();
         copy.neg = self.neg.clone();
+        copy.sorting = self.sorting.clone();
         copy.absorb_buffer(self);
         copy
     }
@@ -270,6 +399,7 @@ impl RowRuns {
         RowRuns {
             pos: Runs::default(),
             neg: Runs::default(),
+            sorting: None,
             buf: Vec::new(),
             n_pos: 0,
             n_neg: 0,
@@ -339,33 +469,51 @@ impl RowRuns {
             let due = runs.merge_left().saturating_mul(labels.len()) / room;
             runs.advance(due.max(4 * labels.len()));
         }
+        if self.sorting.as_ref().is_some_and(|s| s.is_done()) {
+            self.collect();
+        }
         if self.buffered() >= self.limit {
-            self.flush();
+            self.sort_buffer(crate::threads::num_threads() > 1);
         }
     }
 
-    /// Sort the rows buffered into a run of each label (their merges start, to
-    /// advance with the next updates).
-    pub fn flush(&mut self) {
+    /// The runs of the sort in the background put in their place (once it ends).
+    fn collect(&mut self) {
+        if let Some(job) = self.sorting.take() {
+            job.wait();
+            let (neg, pos) = match Arc::try_unwrap(job) {
+                Ok(job) => job.done.into_inner().expect("sorted"),
+                Err(shared) => shared.wait().clone(), // a copy of the state shares the sort
+            };
+            self.neg.insert(neg);
+            self.pos.insert(pos);
+        }
+    }
+
+    /// Sort the rows buffered into a run of each label, in the background or here
+    /// (the sort in the background before it collected first).
+    fn sort_buffer(&mut self, background: bool) {
+        self.collect();
         if self.buffered() == 0 {
             return;
         }
-        let mut buf = std::mem::take(&mut self.buf);
-        let len = buf.len();
-        // scratch memory for the sort only: a full buffer's 16 MiB are not held between sorts
-        let mut tmp = Vec::new();
-        sort_u64(&mut buf[..self.n_neg], &mut tmp);
-        sort_u64(&mut buf[len - self.n_pos..], &mut tmp);
-        drop(tmp);
-        let pos = buf[len - self.n_pos..].to_vec();
-        buf.truncate(self.n_neg);
-        if buf.capacity() > buf.len() + buf.len() / 8 + 16 {
-            buf.shrink_to_fit();
-        }
+        let buf = std::mem::take(&mut self.buf);
+        let (n_neg, n_pos) = (self.n_neg, self.n_pos);
         self.n_pos = 0;
         self.n_neg = 0;
-        self.neg.insert(Keys::of_sorted(buf));
-        self.pos.insert(Keys::of_sorted(pos));
+        if background {
+            self.sorting = Some(Sorting::start(buf, n_neg, n_pos));
+        } else {
+            let (neg, pos) = sorted_runs(buf, n_neg, n_pos);
+            self.neg.insert(neg);
+            self.pos.insert(pos);
+        }
+    }
+
+    /// Sort the rows buffered into a run of each label, here (their merges start,
+    /// to advance with the next updates).
+    pub fn flush(&mut self) {
+        self.sort_buffer(false);
     }
 
     /// Add another state's rows.
@@ -378,6 +526,11 @@ impl RowRuns {
             for run in theirs.clone().into_runs() {
                 mine.push(run);
             }
+        }
+        if let Some(job) = &other.sorting {
+            let (neg, pos) = job.wait();
+            self.neg.push(neg.clone());
+            self.pos.push(pos.clone());
         }
     }
 
@@ -475,12 +628,14 @@ impl RowRuns {
     /// Keys held over all runs of both labels (a score with rows of both labels
     /// counts twice), plus the rows not yet sorted into a run.
     pub fn entries(&self) -> usize {
-        self.pos.entries() + self.neg.entries() + self.buffered()
+        let sorting = self.sorting.as_ref().map_or(0, |s| s.rows);
+        self.pos.entries() + self.neg.entries() + self.buffered() + sorting
     }
 
-    /// Bytes held: the runs' and the buffer's.
+    /// Bytes held: the runs' and the buffers'.
     pub fn bytes(&self) -> usize {
-        self.pos.bytes() + self.neg.bytes() + 8 * self.buf.capacity()
+        let sorting = self.sorting.as_ref().map_or(0, |s| s.bytes);
+        self.pos.bytes() + self.neg.bytes() + 8 * self.buf.capacity() + sorting
     }
 }
 

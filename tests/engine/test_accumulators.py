@@ -286,11 +286,27 @@ WEIGHTS = [0.0, 1e-9, 0.1, 0.3, 1.0, 2.5, 7.0, 1e6]
     st.randoms(use_true_random=False),
     st.sampled_from(["float64", "float32", "float16"]),
     st.booleans(),
+    st.sampled_from([None, "1", "3", "16"]),
 )
-def test_auc_any_split_and_merge_order_equals_the_function(rows, cuts, rnd, dtype, weighted):
+def test_auc_any_split_and_merge_order_equals_the_function(
+    rows, cuts, rnd, dtype, weighted, buffer_rows
+):
     """Ties, -0.0 and 0.0, subnormal and huge scores, float16/32 scores, weights from
-    0 to 1e6: updates, merges in a random order and a pickled part all give the
-    function's float (==), weighted or not."""
+    0 to 1e6: updates, merges in a random order, a pickled part and a ``state_dict``
+    round trip all give the function's float (==), weighted or not, with the default
+    buffer of rows or one of a few rows (many runs of each label, either rarer)."""
+    previous = os.environ.pop("RECEVAL_AUC_BUFFER_ROWS", None)
+    if buffer_rows is not None:
+        os.environ["RECEVAL_AUC_BUFFER_ROWS"] = buffer_rows
+    try:
+        _check_auc_splits(rows, cuts, rnd, dtype, weighted)
+    finally:
+        os.environ.pop("RECEVAL_AUC_BUFFER_ROWS", None)
+        if previous is not None:
+            os.environ["RECEVAL_AUC_BUFFER_ROWS"] = previous
+
+
+def _check_auc_splits(rows, cuts, rnd, dtype, weighted):
     y = np.array([r[0] for r in rows])
     with np.errstate(over="ignore"):
         s = np.array([r[1] for r in rows]).astype(dtype)
@@ -313,6 +329,7 @@ def test_auc_any_split_and_merge_order_equals_the_function(rows, cuts, rnd, dtyp
     parts = [part(a, b) for a, b in bounds]
     rnd.shuffle(parts)
     parts[-1] = pickle.loads(pickle.dumps(parts[-1]))
+    parts[0] = rv.metric("roc_auc").load_state_dict(parts[0].state_dict())
     merged = parts[0]
     for other in parts[1:]:
         merged = merged.merge(other) if rnd.random() < 0.5 else other.merge(merged)

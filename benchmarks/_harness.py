@@ -465,13 +465,15 @@ def write_section(
     load: tuple[tuple[float, ...], tuple[float, ...]],
     after: str = "",
     out: str | None = None,
+    print_only: bool = False,
 ) -> None:
     """Rewrite a script's section ``name`` of ``docs/benchmarks.md`` (or ``out``).
 
     The section is the ``## title``, the command that reproduces it followed by
     ``text`` (what was measured, how), the machine (:func:`environment`), the
     peers' versions (:func:`peer_versions`), the load average at the start and
-    the end (``load``), the ``table`` lines and ``after``.
+    the end (``load``), the ``table`` lines and ``after``. ``print_only`` (a
+    ``--quick`` run): the section is printed, the page left as it is.
     """
     lines = [environment()]
     if peers:
@@ -488,6 +490,9 @@ def write_section(
         ]
         if part
     )
+    if print_only:
+        print(body)
+        return
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     path = out or os.path.join(root, "docs", "benchmarks.md")
     replace_section(path, name, body + "\n")

@@ -37,7 +37,7 @@ import time
 
 import numpy as np
 
-from _harness import command_line, environment, interleaved, replace_section
+from _harness import interleaved, load_line, write_section
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -91,7 +91,6 @@ def processes(pairs: dict[str, list[str]], runs: int) -> dict[str, dict[str, flo
     results: dict[str, list[dict[str, float]]] = {k: [] for k in pairs}
     for cmd in pairs.values():
         _process(cmd)  # warm the file cache
-    load = os.getloadavg()[0]
     for _ in range(runs):
         for name, cmd in pairs.items():
             results[name].append(_process(cmd))
@@ -100,7 +99,6 @@ def processes(pairs: dict[str, list[str]], runs: int) -> dict[str, dict[str, flo
         out[name] = {
             "seconds": _median([r["seconds"] for r in rs]),
             "peak_mib": max(r["peak_mib"] for r in rs),
-            "load": (load + os.getloadavg()[0]) / 2,
         }
     return out
 
@@ -195,16 +193,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     runs = 3 if args.quick else 7
-    lines = [
-        "## The compiled core: fixed costs and small calls",
-        "",
-        f"Reproduce: `{command_line()}` (writes this section; `--quick` "
-        "prints only). Cases of one table are timed in turn (A B A B ...), "
-        f"{runs} runs each after a warm-up, medians; new processes include Python's start.",
-        "",
-        environment(),
-        "",
-    ]
+    load_before = os.getloadavg()
+    lines: list[str] = []
     small = [os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")]
     got = processes(
         {
@@ -225,8 +215,6 @@ def main() -> None:
         "| --- | --- | --- |",
         *[f"| {k} | {v['seconds']:.3f} | {v['peak_mib']:.0f} |" for k, v in got.items()],
         "",
-        f"Load average during the runs: {next(iter(got.values()))['load']:.1f}.",
-        "",
         "Calls on 1,000 rows (blocks of 200 calls; per call):",
         "",
         "| call | median per call (µs) |",
@@ -246,12 +234,8 @@ def main() -> None:
             max(1, runs // 2),
         )  # fmt: skip
         if args.trec_eval:  # about a minute: once
-            load = os.getloadavg()[0]
             one = _process([args.trec_eval, "-m", "ndcg_cut.10", "-m", "map", qrels, run])
-            got["trec_eval -m ndcg_cut.10 -m map (one run)"] = {
-                **one,
-                "load": (load + os.getloadavg()[0]) / 2,
-            }
+            got["trec_eval -m ndcg_cut.10 -m map (one run)"] = one
     ours, theirs = got["receval rank -m ndcg@10 -m map"], got["pytrec_eval (read + evaluate)"]
     lines += [
         f"End to end on a TREC run of {args.users:,} users x 100 items ({size:.0f} MiB) and "
@@ -268,10 +252,18 @@ def main() -> None:
         lines[-1] += f" trec_eval / receval time: {te['seconds'] / ours['seconds']:.0f}x."
     if args.large:
         lines += ["", *large_run(args.large)]
-    text = "\n".join(lines)
-    print(text)
+    text = (
+        "(writes this section; `--quick` prints only). Cases of one table are timed in turn "
+        f"(A B A B ...), {runs} runs each after a warm-up, medians; new processes include "
+        "Python's start."
+    )
+    print("\n".join(lines))
+    load = (load_before, os.getloadavg())
+    print(load_line(*load))
     if not args.quick:
-        replace_section(os.path.join(ROOT, "docs", "benchmarks.md"), "core", text)
+        peers = ("pytrec-eval-terrier", "scikit-learn")
+        write_section("core", "The compiled core: fixed costs and small calls", text, lines,
+                      peers=peers, load=load)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Beyond accuracy, fairness and the new CTR metrics at scale: every metric in one run.
 
     python benchmarks/bench_fairness.py                 # 1M users x top-100, writes the docs
+    python benchmarks/bench_fairness.py --quick         # 20k users, 200k CTR rows, print only
     python benchmarks/bench_fairness.py --users 100000  # any size, print only
 
 Data: each user's top-100 list from a catalogue of 100k items with power-law
@@ -27,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import receval
-from _harness import environment, interleaved, load_line, replace_section, row_load
+from _harness import interleaved, row_load, write_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 N_ITEMS = 100_000
@@ -149,7 +150,10 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--ctr-rows", type=int, default=CTR_ROWS)
+    parser.add_argument("--quick", action="store_true", help="20k users, 200k CTR rows, print only")
     args = parser.parse_args()
+    if args.quick:
+        args.users, args.ctr_rows = 20_000, 200_000
     write = args.users == 1_000_000 and args.ctr_rows == CTR_ROWS
     load_before = os.getloadavg()
     data = make_data(args.users)
@@ -189,30 +193,20 @@ def main() -> None:
     log, cats = data["log"], categories(data)
     per_user(timed, u, the_run, the_qrels, log, cats, data)
     ctr(timed, m, ctr_data(args.ctr_rows), args.ctr_rows)
-    load_after = os.getloadavg()
-    lines = [
-        "## Beyond accuracy, fairness and the new CTR metrics at scale",
-        "",
-        "Reproduce: `python benchmarks/bench_fairness.py` (writes this section; "
-        "`--users N` prints only).",
-        "",
-        environment(),
-        load_line(load_before, load_after),
-        "",
-        f"{u} users x top-{K} from a catalogue of {N_ITEMS:,} items (power-law popularity), "
-        f"10 judged items per user, a training log of 10 interactions per user; CTR rows: "
-        f"{m} impressions. One call per row (`runs`), peak memory above the baseline.",
-        "",
+    load = (load_before, os.getloadavg())
+    table = [
         "| call | runs | time (s) | peak memory (MiB) | load (before / after) |",
         "| --- | --- | --- | --- | --- |",
         *rows,
-        "",
     ]
-    body = "\n".join(lines)
-    if write:
-        replace_section(os.path.join(ROOT, "docs", "benchmarks.md"), "fairness", body)
-    else:
-        print(body)
+    text = (
+        "(writes this section; `--quick` or `--users N` prints only). "
+        f"{u} users x top-{K} from a catalogue of {N_ITEMS:,} items (power-law popularity), "
+        f"10 judged items per user, a training log of 10 interactions per user; CTR rows: "
+        f"{m} impressions. One call per row (`runs`), peak memory above the baseline."
+    )
+    title = "Beyond accuracy, fairness and the new CTR metrics at scale"
+    write_section("fairness", title, text, table, load=load, print_only=not write)
 
 
 if __name__ == "__main__":

@@ -127,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     n = args.rows // 10 if args.quick else args.rows
     sys.path.insert(0, str(HERE))
-    from _harness import environment, replace_section
+    from _harness import write_section
+
+    load_before = os.getloadavg()
 
     rows = []
     for name in CASES:
@@ -147,24 +149,21 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(row, flush=True)
         rows.append(row)
-    body = "\n".join(
-        [
-            "## Before and after a change (`benchmarks/bench_revisions.py`)",
-            "",
-            f"Reproduce: `python benchmarks/bench_revisions.py --before <other checkout>/src "
-            f"--write` (here {args.label}). Each case in a new process per revision, the "
-            f"revisions in turn, {args.rounds} processes x {args.runs} timed calls each after "
-            f"a warm-up; medians; peak extra memory of a call.",
-            "",
-            environment(),
-            "",
-            f"| case | {args.label} | this revision | ratio | peak, {args.label} | peak, this |",
-            "|---|---|---|---|---|---|",
-            *rows,
-        ]
+    table = [
+        f"| case | {args.label} | this revision | ratio | peak, {args.label} | peak, this |",
+        "|---|---|---|---|---|---|",
+        *rows,
+    ]
+    load = (load_before, os.getloadavg())
+    text = (
+        f"(`--before` names the other revision's source folder: here {args.label}). Each "
+        f"case in a new process per revision, the revisions in turn, {args.rounds} processes "
+        f"x {args.runs} timed calls each after a warm-up; medians; peak extra memory of a call."
     )
-    if args.write and not args.quick:
-        replace_section(str(HERE.parent / "docs" / "benchmarks.md"), "revisions", body)
+    title = "Before and after a change (`benchmarks/bench_revisions.py`)"
+    write_section(
+        "revisions", title, text, table, load=load, print_only=args.quick or not args.write
+    )
     return 0
 
 

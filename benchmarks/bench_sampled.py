@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import receval
-from _harness import environment, replace_section
+from _harness import write_section
 
 METRIC = "recall@10"
 CORRECTIONS = ("rank", "minimal_bias", "bv")
@@ -84,6 +84,7 @@ def main() -> None:
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "docs",
                                                       "benchmarks.md"))  # fmt: skip
     args = parser.parse_args()
+    load_before = os.getloadavg()
     users = 500 if args.quick else args.users
     lines = []
     header = "| seed | model | full | sampled | rank | minimal_bias | bv |"
@@ -102,9 +103,9 @@ def main() -> None:
     receval.sample_negatives(qrels, 20_000, n=100, seed=0)
     took = time.perf_counter() - start
     summary = ", ".join(f"{c} {agree[c]}/{args.seeds}" for c in agree)
-    body = f"""## Sampled metrics and their corrections
-
-Reproduce: `python benchmarks/bench_sampled.py` (writes this section; `--quick`
+    after = f"""Order of A and B as the full ranking has it: {summary} seeds.
+`sample_negatives` of 100 negatives for 100,000 users from 20,000 items: {took:.1f} s."""
+    text = f"""(writes this section; `--quick`
 prints only). {users:,} users with one held-out item each, a catalogue of
 {args.items:,} items, {args.negatives} uniform negatives per user
 (`receval.sample_negatives`, one seed per row group). Model A puts the held-out
@@ -114,18 +115,10 @@ about 0.3, B 0); "sampled" ranks the held-out item among its candidates only;
 "rank", "minimal_bias" and "bv" (gamma 0.1) are Krichene and Rendle's
 corrections of the sampled value (`evaluate(..., candidates=, correction=)`).
 Minimal bias is nearly unbiased but its corrected values alternate in sign and
-are large, so its mean over users has a large variance.
-
-{chr(10).join(lines)}
-
-Order of A and B as the full ranking has it: {summary} seeds.
-`sample_negatives` of 100 negatives for 100,000 users from 20,000 items: {took:.1f} s.
-
-{environment()}
-"""
-    print(body)
-    if not args.quick:
-        replace_section(os.path.abspath(args.out), "sampled", body)
+are large, so its mean over users has a large variance."""
+    load = (load_before, os.getloadavg())
+    write_section("sampled", "Sampled metrics and their corrections", text, lines, load=load,
+                  after=after, out=os.path.abspath(args.out), print_only=args.quick)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import receval
-from _harness import command_line, environment, interleaved, load_line, replace_section, row_load
+from _harness import interleaved, row_load, write_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RANKING_METRICS = ["ndcg@10", "map@100", "recall@100", "mrr", "p@10"]
@@ -215,19 +215,18 @@ def run(args: argparse.Namespace, directory: str) -> None:
         raise SystemExit(f"evaluate: spark {s.value.mean} != in memory {m.value.mean}")
     rows.append(("evaluate (5 metrics)", s, jvm, worker, m))
     spark.stop()
-    body = report(args, rows, load_before)
-    print(body)
-    if not args.quick:
-        replace_section(args.out, "spark", body)
+    text, table, after = report(args, rows)
+    title = "Spark (`receval.spark`, local[2])"
+    write_section("spark", title, text, table, load=(load_before, os.getloadavg()), after=after,
+                  out=args.out, print_only=args.quick)  # fmt: skip
 
 
-def report(args: argparse.Namespace, rows: list, load_before: tuple) -> str:
+def report(args: argparse.Namespace, rows: list) -> tuple[str, list[str], str]:
+    """The section's text, table and the text after the table."""
     import pyspark
 
-    lines = [
-        "## Spark (`receval.spark`, local[2])",
-        "",
-        f"Reproduce: `{command_line()}` (writes this section; `--quick` "
+    text = [
+        "(writes this section; `--quick` "
         "runs 2M impressions and 100k users and prints only). Needs `pip install -e "
         "'.[spark,bench]'` and Java 17.",
         f"The impressions are those of the out-of-core benchmark ({args.rows:,} rows: int64 "
@@ -246,23 +245,20 @@ def report(args: argparse.Namespace, rows: list, load_before: tuple) -> str:
         "process's resident high-water mark during a call; the JVM's and a worker's "
         "are their largest resident size over the row's Spark runs. Every Spark "
         "value equals the in-memory value exactly (the script stops otherwise).",
-        "",
-        environment(),
-        load_line(load_before, os.getloadavg()),
-        "",
+    ]
+    table = [
         "| metric | runs | Spark (s) | in memory (s) | Spark / memory | driver peak extra (MiB) "
         "| JVM peak RSS (MiB) | Python worker peak RSS (MiB) | in-memory peak extra (MiB) "
         "| load before / after |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, s, jvm, worker, m in rows:
-        lines.append(
+        table.append(
             f"| `{name}` | {len(s.runs)} | {s.seconds:.1f} | {m.seconds:.2f} "
             f"| {s.seconds / m.seconds:.0f}x | {s.peak_extra_mib:.0f} | {jvm:.0f} | {worker:.0f} "
             f"| {m.peak_extra_mib:.0f} | {row_load(s)} |"
         )
-    lines += [
-        "",
+    after = [
         "How the work is split, so that it scales with executors:",
         "",
         "- **log loss, PCOC, COPC**: no shuffle; each input partition (Parquet split) is "
@@ -284,7 +280,7 @@ def report(args: argparse.Namespace, rows: list, load_before: tuple) -> str:
         "in-memory path does not. The driver receives one state of a few hundred "
         "bytes per partition, hence its flat memory.",
     ]
-    return "\n".join(lines)
+    return "\n".join(text), table, "\n".join(after)
 
 
 if __name__ == "__main__":

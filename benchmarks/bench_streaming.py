@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import receval
-from _harness import command_line, environment, interleaved, load_line, replace_section
+from _harness import interleaved, write_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHUNK = 4_000_000
@@ -116,17 +116,16 @@ def run(args: argparse.Namespace, directory: str) -> None:
     for name, m in rows:
         print(f"{name}: {m.value:.6f}  {m.seconds:.1f} s  {m.peak_extra_mib:.0f} MiB", flush=True)
 
-    body = report(args, size_mib, rows, load_before)
-    print(body)
-    if not args.quick:
-        replace_section(args.out, "streaming", body)
+    text, table, after = report(args, size_mib, rows)
+    title = "Out of core (`receval.scan`)"
+    write_section("streaming", title, text, table, load=(load_before, os.getloadavg()),
+                  after=after, out=args.out, print_only=args.quick)  # fmt: skip
 
 
-def report(args: argparse.Namespace, size_mib: float, rows: list, load_before: tuple) -> str:
-    lines = [
-        "## Out of core (`receval.scan`)",
-        "",
-        f"Reproduce: `{command_line()}` (writes this section; "
+def report(args: argparse.Namespace, size_mib: float, rows: list) -> tuple[str, list[str], str]:
+    """The section's text, table and the text after the table."""
+    text = [
+        "(writes this section; "
         "`--quick` runs 5M rows and prints only; `--rows N` for another size).",
         "The script writes an impression log chunk by chunk into a temporary Parquet",
         "file (int64 `user`, grouped by user, Poisson(39)+1 impressions per user;",
@@ -138,10 +137,8 @@ def report(args: argparse.Namespace, size_mib: float, rows: list, load_before: t
         "each, medians; a small file is scanned by every metric first (lazy imports,",
         "first calls). Peak extra memory is the largest rise of the resident",
         "high-water mark during a call (the harness of the other benchmarks).",
-        "",
-        environment(),
-        load_line(load_before, os.getloadavg()),
-        "",
+    ]
+    table = [
         f"{args.rows:,} rows, {size_mib:,.0f} MiB on disk (1-minute load average "
         f"{rows[0][1].load[0]:.1f} before the runs and {rows[0][1].load[1]:.1f} after):",
         "",
@@ -149,24 +146,24 @@ def report(args: argparse.Namespace, size_mib: float, rows: list, load_before: t
         "| --- | --- | --- | --- | --- |",
     ]
     for name, m in rows:
-        lines.append(
+        table.append(
             f"| `{name}` | {m.seconds:.1f} | {args.rows / m.seconds / 1e6:.0f}M | "
             f"{m.peak_extra_mib:.0f} | {m.value:.6f} |"
         )
-    lines += [
-        "",
+    after = [
         "The times include reading and decoding the Parquet file (the section below",
         "compares them with reading alone and computing in memory). `max_memory` bounds",
         "the whole call above the process's memory before it (batches are lowered to a",
         "sixteenth of it). AUC reads the file once when all rows fit in three quarters of",
-        "`max_memory` less 192 MiB (8 bytes per row); otherwise once for a histogram of",
-        "the scores in 2^20 buckets, which also gathers the lowest scores that fit, then",
+        "`max_memory` less 192 MiB (4 bytes per float32 score); otherwise once for a",
+        "histogram of the scores in 2^20 buckets, which also gathers the lowest scores",
+        "that fit, then",
         "once per range of buckets that fits there. GAUC, log loss and PCOC read it once.",
         "Before every call glibc's heap is trimmed and Arrow's pool releases the pages it",
         "keeps, so that a call's peak does not hide in pages kept from the calls before",
         "it.",
     ]
-    return "\n".join(lines)
+    return "\n".join(text), table, "\n".join(after)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import receval
-from _harness import environment, replace_section
+from _harness import write_section
 
 METRICS = ["map", "ndcg@10", "p@10", "infap", "g", "iprec(recall=0.5)", "11pt_avg", "bpref"]
 
@@ -69,6 +69,7 @@ def main() -> None:
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "docs",
                                                       "benchmarks.md"))  # fmt: skip
     args = parser.parse_args()
+    load_before = os.getloadavg()
     n_users = 200 if args.quick else 2_000
     n_tied, n_rel = (300, 30) if args.quick else (1_000, 50)
     workloads = {
@@ -88,9 +89,7 @@ def main() -> None:
                 f"{v_one:.6g} | {v_avg:.6g} |"
             )
             print(lines[-1], flush=True)
-    body = f"""## Tie-averaged expectations (`ties="average"`)
-
-Reproduce: `python benchmarks/bench_ties.py` (writes this section; `--quick`
+    text = f"""(writes this section; `--quick`
 prints only). Every metric's expected value over the orders of tied scores is an
 exact closed form (docs/conventions.md, "Ties"); this measures its cost against
 one order (`ties="trec"`), median of 3 calls in one process. "Quantised": scores
@@ -99,15 +98,11 @@ take 10 values, so about 10 items share each score, 10 relevant items per user.
 worst case for interpolated precision (`iprec`, `11pt_avg`), whose form costs
 O((s h)^2) for a block of s items with h relevant. The `ties="trec"` time includes
 the report's tie disclosure, which skips that form beyond a cost budget
-(docs/conventions.md, `n_users_tie_dependent`).
-
-{chr(10).join(lines)}
-
-{environment()}
-"""
-    print(body)
-    if not args.quick:
-        replace_section(os.path.abspath(args.out), "ties", body)
+(docs/conventions.md, `n_users_tie_dependent`)."""
+    title = 'Tie-averaged expectations (`ties="average"`)'
+    load = (load_before, os.getloadavg())
+    write_section("ties", title, text, lines, load=load, out=os.path.abspath(args.out),
+                  print_only=args.quick)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import receval
-from _harness import command_line, environment, interleaved, load_line, replace_section, row_load
+from _harness import interleaved, row_load, write_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RATE = 0.1
@@ -130,21 +130,16 @@ def main() -> None:
         add(label + (", weighted" if weighted else ""),
             results, ["receval normalized_entropy", "NumPy formula"],
             [f"{ours:.9f}", f"{theirs:.9f} (rel. diff {abs(theirs / ours - 1):.0e})"])  # fmt: skip
-    body = "\n".join([
-        "## XAUC and recalibrated NE",
-        "",
-        f"Reproduce: `{command_line()}` ({environment()}; {load_line(load, os.getloadavg())}).",
-        "",
-        *lines,
-        "",
+    text = "(writes this section; `--quick` runs 200k rows and prints only)."
+    after = (
         "Reading: the exact XAUC counts every pair (n(n-1)/2) in O(n log n) in the compiled "
         "core; the sampled NumPy estimate looks at a million pairs and counts ties as "
         "disordered, so its value is another, random quantity. Recalibration adds one pass "
-        "over the probabilities to NE's exact sums.",
-    ])  # fmt: skip
-    print(body)
-    if not args.quick:
-        replace_section(args.out, "xauc-ne", body)
+        "over the probabilities to NE's exact sums."
+    )  # fmt: skip
+    load_after = os.getloadavg()
+    write_section("xauc-ne", "XAUC and recalibrated NE", text, lines, load=(load, load_after),
+                  after=after, out=args.out, print_only=args.quick)  # fmt: skip
 
 
 if __name__ == "__main__":

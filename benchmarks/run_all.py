@@ -157,14 +157,7 @@ SECTIONS = (
         2.0,
         needs="trec_eval",
     ),
-    # The default scale writes the section; another scale prints only.
-    Section(
-        "fairness",
-        "bench_fairness.py",
-        (),
-        ("--users", "50000", "--ctr-rows", "1000000"),
-        3.0,
-    ),
+    Section("fairness", "bench_fairness.py", (), ("--quick",), 3.0),
     Section("sampled", "bench_sampled.py", (), ("--quick",), 0.5),
     Section("ties", "bench_ties.py", (), ("--quick",), 0.5),
     # 100M interactions, 1M users, in memory (pandas, polars) and out of core (polars'

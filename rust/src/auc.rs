@@ -230,13 +230,8 @@ pub struct WeightedRange {
     /// Weight units of the positives and of the negatives.
     pub positives: u128,
     pub negatives: u128,
-    /// Twice the weighted Mann-Whitney U in units of `4^quantum`, the negatives of
-    /// `below` included: the low and high 128 bits of an integer below `2^256`.
-    pub two_u: (u128, u128),
-    /// The exact sum of `fl(p) * fl(2 b + n)` over the distinct scores (`p`, `n`: the
-    /// units of each label there, `b`: those of the negatives below, `below`'s
-    /// included), in units of `4^quantum`.
-    pub products: crate::sums::Acc,
+    /// Twice the weighted Mann-Whitney U in units of `4^quantum`.
+    pub two_u: crate::runs::U256,
     /// No weight's bits were rounded off (the units span at most 126 bits).
     pub exact: bool,
 }
@@ -255,32 +250,18 @@ fn in_units(m: u128, shift: i32) -> u128 {
     }
 }
 
-/// `a * b` as the low and high 128 bits.
-fn wide_mul(a: u128, b: u128) -> (u128, u128) {
-    const LOW: u128 = (1 << 64) - 1;
-    let (a0, a1, b0, b1) = (a & LOW, a >> 64, b & LOW, b >> 64);
-    let (low, mid1, mid2, high) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-    let mid = (low >> 64) + (mid1 & LOW) + (mid2 & LOW);
-    let lo = (low & LOW) | (mid << 64);
-    let hi = high + (mid1 >> 64) + (mid2 >> 64) + (mid >> 64);
-    (lo, hi)
-}
-
 /// The exact sums of the weighted rows of one score range, positives and negatives
-/// apart, each sorted ascending (rows of weight 0 count nothing), above negatives of
-/// `below` units of `2^below_quantum`: the weight units of each label, twice the
-/// weighted U, and the exactly summed rounded products that the in-memory state
-/// adds where twice the U passes `2^128` units ([`crate::runs::pair_sum_of`]).
+/// apart, each sorted ascending (scores of any float width; rows of weight 0 count
+/// nothing): the weight units of each label and twice the weighted U, the exact
+/// integer that the in-memory state rounds once ([`crate::runs::pair_sum_of`]).
 ///
-/// The unit is the lowest bit of any weight (and of `below`), as the in-memory
-/// state's: coarser only where the sums would pass 126 bits (`exact` false).
-pub fn weighted_range(
-    pos: &[f64],
+/// The unit is the lowest bit of any weight, as the in-memory state's: coarser only
+/// where the sums would pass 126 bits (`exact` false).
+pub fn weighted_range<T: PartialOrd + Copy>(
+    pos: &[T],
     pos_w: &[f64],
-    neg: &[f64],
+    neg: &[T],
     neg_w: &[f64],
-    below: u128,
-    below_quantum: i32,
 ) -> WeightedRange {
     let (mut low, mut high, mut n) = (i32::MAX, i32::MIN, 0u128);
     for &w in pos_w.iter().chain(neg_w) {
@@ -291,17 +272,11 @@ pub fn weighted_range(
             n += 1;
         }
     }
-    if below != 0 {
-        low = low.min(below_quantum);
-        high = high.max(below_quantum + 128 - below.leading_zeros() as i32);
-        n += 1;
-    }
     let mut out = WeightedRange {
         quantum: 0,
         positives: 0,
         negatives: 0,
-        two_u: (0, 0),
-        products: [0; crate::sums::SIZE],
+        two_u: crate::runs::U256::default(),
         exact: true,
     };
     if n == 0 {
@@ -316,10 +291,8 @@ pub fn weighted_range(
         let (m, e) = crate::runs::odd_parts(w);
         in_units(m as u128, e - q)
     };
-    let mut b = in_units(below, below_quantum - q);
-    let mut adder = crate::sums::Adder::default();
-    let (mut lo, mut hi) = (0u128, 0u128);
-    let (mut i, mut j, mut k) = (0usize, 0usize, 0usize);
+    let mut b = 0u128;
+    let (mut i, mut j) = (0usize, 0usize);
     while i < pos.len() {
         let v = pos[i];
         let mut p = 0u128;
@@ -337,21 +310,10 @@ pub fn weighted_range(
             tie += units(neg_w[t]);
             t += 1;
         }
-        let x = 2 * b + tie;
-        let (plo, phi) = wide_mul(p, x);
-        let (sum, carry) = lo.overflowing_add(plo);
-        lo = sum;
-        hi += phi + carry as u128;
-        if k % (1 << 29) == 0 {
-            adder.carry(); // the digits take 2**30 additions between carries
-        }
-        adder.add(p as f64 * x as f64);
+        out.two_u.add_product(p, 2 * b + tie);
         out.positives += p;
-        k += 1;
     }
     out.negatives = neg_w.iter().map(|&w| units(w)).sum();
-    out.two_u = (lo, hi);
-    out.products = adder.finish();
     out
 }
 
@@ -409,26 +371,16 @@ mod tests {
     fn a_weighted_range_sums_exactly() {
         // positives 0.5 (w 0.25), 0.9 (w 3); negatives 0.1 (w 0.5), 0.5 (w 1.5): in
         // units of 2^-2, p = (1, 12), n = (2, 6); 2U = 1 (2*2 + 6) + 12 (2*8) = 202
-        let r = weighted_range(&[0.5, 0.9], &[0.25, 3.0], &[0.1, 0.5], &[0.5, 1.5], 0, 0);
+        let r = weighted_range(&[0.5, 0.9], &[0.25, 3.0], &[0.1, 0.5], &[0.5, 1.5]);
         assert_eq!((r.quantum, r.positives, r.negatives), (-2, 13, 8));
-        assert_eq!(r.two_u, (202, 0));
-        assert_eq!(crate::sums::rounded(&r.products), 202.0);
+        assert_eq!((r.two_u.lo, r.two_u.hi), (202, 0));
         assert!(r.exact);
-        // 3 units of 2^-3 below: every positive gains 2 * 3 * p in units of 2^-3
-        let s = weighted_range(&[0.5, 0.9], &[0.25, 3.0], &[0.1, 0.5], &[0.5, 1.5], 3, -3);
-        assert_eq!((s.quantum, s.positives, s.negatives), (-3, 26, 16));
-        assert_eq!(s.two_u, (4 * 202 + 2 * 3 * 26, 0));
+        // the same rows as float32 scores
+        let f = weighted_range(&[0.5f32, 0.9], &[0.25, 3.0], &[0.1f32, 0.5], &[0.5, 1.5]);
+        assert_eq!(f, r);
         // no weight: nothing
-        let e = weighted_range(&[0.5], &[0.0], &[], &[], 0, 0);
-        assert_eq!((e.positives, e.two_u), (0, (0, 0)));
-    }
-
-    #[test]
-    fn wide_products_carry() {
-        let max = u128::MAX;
-        assert_eq!(wide_mul(max, max), (1, max - 1));
-        assert_eq!(wide_mul(1 << 100, 1 << 100), (0, 1 << 72));
-        assert_eq!(wide_mul(3, 5), (15, 0));
+        let e = weighted_range(&[0.5], &[0.0], &[], &[]);
+        assert_eq!((e.positives, e.two_u.lo), (0, 0));
     }
 
     #[test]

@@ -23,33 +23,64 @@ pub fn add_histogram(scores: &[f64], labels: &[i8], shift: u32, neg: &mut [i64],
     }
 }
 
+/// The float type a score is gathered as: `f64`, or `f32` for the scores of a
+/// float32 column (half the memory), which every score must equal exactly.
+pub trait ScoreFloat: Copy + Default + Send {
+    /// `x` in this type, and whether it is exactly `x`.
+    fn exactly(x: f64) -> (Self, bool);
+}
+
+impl ScoreFloat for f64 {
+    #[inline(always)]
+    fn exactly(x: f64) -> (Self, bool) {
+        (x, true)
+    }
+}
+
+impl ScoreFloat for f32 {
+    #[inline(always)]
+    fn exactly(x: f64) -> (Self, bool) {
+        let y = x as f32;
+        (y, f64::from(y) == x)
+    }
+}
+
 /// Where [`gather`] appends the scores of the positives and of the negatives, and
 /// their weights (written only when the batch has weights).
-pub struct Gathered<'a> {
-    pub pos: &'a mut [f64],
+pub struct Gathered<'a, T> {
+    pub pos: &'a mut [T],
     pub pos_w: &'a mut [f64],
-    pub neg: &'a mut [f64],
+    pub neg: &'a mut [T],
     pub neg_w: &'a mut [f64],
+}
+
+/// Why [`gather`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// More rows in the range than room in a buffer (nothing is written past its end).
+    Full,
+    /// A score that the buffers' float type does not hold exactly.
+    Inexact,
 }
 
 /// Append the scores (and weights) of the rows in `buckets` to `out.pos` /
 /// `out.neg` from positions `filled[0]` / `filled[1]`, which are updated; -0.0 is
-/// stored as 0.0, rows of weight 0 are left out. Returns false when a buffer is too
-/// short (nothing is written past its end).
+/// stored as 0.0, rows of weight 0 are left out. Scores are stored as `T`, which
+/// must hold each exactly (float32 buffers for the scores of a float32 column).
 ///
 /// Without weights, blocks with room for every row in both buffers run without
 /// branches: each score is written at both cursors and only the cursor of its
 /// class moves, when its bucket is in range (a third of the rows per range is
 /// usual, which a branch would mispredict).
-pub fn gather(
+pub fn gather<T: ScoreFloat>(
     scores: &[f64],
     labels: &[i8],
     weights: Option<&[f64]>,
     shift: u32,
     buckets: RangeInclusive<usize>,
-    out: Gathered<'_>,
+    out: Gathered<'_, T>,
     filled: &mut [i64; 2],
-) -> bool {
+) -> Result<(), Refused> {
     const BLOCK: usize = 1024;
     let Gathered {
         pos,
@@ -59,21 +90,27 @@ pub fn gather(
     } = out;
     let (lo, hi) = (*buckets.start(), *buckets.end());
     let (mut n_pos, mut n_neg) = (filled[0] as usize, filled[1] as usize);
-    let mut ok = true;
+    let mut result = Ok(());
     for start in (0..scores.len()).step_by(BLOCK) {
         let end = (start + BLOCK).min(scores.len());
         let (s, l) = (&scores[start..end], &labels[start..end]);
         let room = n_pos + s.len() <= pos.len() && n_neg + s.len() <= neg.len();
         if weights.is_none() && room {
+            let mut exact = true;
             for (&x, &y) in s.iter().zip(l) {
                 let b = bucket(x, shift);
                 let inside = (b >= lo) & (b <= hi);
-                let x = if x == 0.0 { 0.0 } else { x };
+                let (x, same) = T::exactly(if x == 0.0 { 0.0 } else { x });
+                exact &= same;
                 let is_pos = y == 1;
                 pos[n_pos] = x;
                 neg[n_neg] = x;
                 n_pos += usize::from(inside & is_pos);
                 n_neg += usize::from(inside & !is_pos);
+            }
+            if !exact {
+                result = Err(Refused::Inexact);
+                break;
             }
             continue;
         }
@@ -82,20 +119,22 @@ pub fn gather(
             if w == 0.0 {
                 continue;
             }
-            let mut x = scores[i];
+            let x = scores[i];
             if !buckets.contains(&bucket(x, shift)) {
                 continue;
             }
-            if x == 0.0 {
-                x = 0.0;
-            }
+            let (x, same) = T::exactly(if x == 0.0 { 0.0 } else { x });
             let (buf, buf_w, n) = if labels[i] == 1 {
                 (&mut *pos, &mut *pos_w, &mut n_pos)
             } else {
                 (&mut *neg, &mut *neg_w, &mut n_neg)
             };
-            if *n >= buf.len() {
-                ok = false;
+            if !same || *n >= buf.len() {
+                result = Err(if same {
+                    Refused::Full
+                } else {
+                    Refused::Inexact
+                });
                 break;
             }
             buf[*n] = x;
@@ -104,13 +143,13 @@ pub fn gather(
             }
             *n += 1;
         }
-        if !ok {
+        if result.is_err() {
             break;
         }
     }
     filled[0] = n_pos as i64;
     filled[1] = n_neg as i64;
-    ok
+    result
 }
 
 #[cfg(test)]
@@ -153,15 +192,10 @@ mod tests {
             neg: &mut neg,
             neg_w: &mut [],
         };
-        assert!(gather(
-            &scores,
-            &labels,
-            None,
-            shift,
-            lo..=hi,
-            out,
-            &mut filled
-        ));
+        assert_eq!(
+            gather(&scores, &labels, None, shift, lo..=hi, out, &mut filled),
+            Ok(())
+        );
         assert_eq!(filled, [wp.len() as i64, wn.len() as i64]);
         pos.sort_by(f64::total_cmp);
         neg.sort_by(f64::total_cmp);
@@ -175,15 +209,41 @@ mod tests {
             neg: &mut neg,
             neg_w: &mut [],
         };
-        assert!(!gather(
-            &scores,
-            &labels,
-            None,
-            shift,
-            lo..=hi,
-            out,
-            &mut filled
-        ));
+        assert_eq!(
+            gather(&scores, &labels, None, shift, lo..=hi, out, &mut filled),
+            Err(Refused::Full)
+        );
         assert_eq!(filled[0], wp.len() as i64 - 1);
+    }
+
+    #[test]
+    fn float32_buffers_take_float32_scores_and_refuse_others() {
+        let scores: Vec<f64> = (0..3000).map(|i| f64::from(i as f32 / 7.0)).collect();
+        let labels: Vec<i8> = (0..3000).map(|i| (i % 3 == 0) as i8).collect();
+        let weights = vec![1.0; 3000];
+        let gather_f32 = |scores: &[f64], w: Option<&[f64]>| {
+            let (mut pos, mut neg) = (vec![0f32; 1000], vec![0f32; 2000]);
+            let (mut pos_w, mut neg_w) = (vec![0.0; 1000], vec![0.0; 2000]);
+            let mut filled = [0i64; 2];
+            let out = Gathered {
+                pos: &mut pos,
+                pos_w: &mut pos_w,
+                neg: &mut neg,
+                neg_w: &mut neg_w,
+            };
+            let got = gather(scores, &labels, w, 44, 0..=usize::MAX, out, &mut filled);
+            (got, filled, pos)
+        };
+        for w in [None, Some(&weights[..])] {
+            let (got, filled, pos) = gather_f32(&scores, w);
+            assert_eq!((got, filled), (Ok(()), [1000, 2000]));
+            let got: Vec<f64> = pos.iter().map(|&x| f64::from(x)).collect();
+            let want: Vec<f64> = scores.iter().step_by(3).copied().collect();
+            assert_eq!(got, want);
+            // a float64 score (0.1) that float32 does not hold: refused, not rounded
+            let mut bad = scores.clone();
+            bad[2500] = 0.1;
+            assert_eq!(gather_f32(&bad, w).0, Err(Refused::Inexact));
+        }
     }
 }

@@ -407,9 +407,9 @@ def gather(
     shift: int,
     buckets: tuple[int, int],
     out: tuple[
+        NDArray[np.float64] | NDArray[np.float32],
         NDArray[np.float64],
-        NDArray[np.float64],
-        NDArray[np.float64],
+        NDArray[np.float64] | NDArray[np.float32],
         NDArray[np.float64],
         NDArray[np.int64],
     ],
@@ -476,7 +476,9 @@ def multiclass_log_loss_exact(
 def normalize(acc: NDArray[np.int64]) -> None: ...
 def num_threads() -> int: ...
 def offsets_of_sorted(codes: NDArray[np.int32], n_groups: int) -> NDArray[np.int64]: ...
-def pair_count_sorted(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> int: ...
+def pair_count_sorted(
+    pos: NDArray[np.float64] | NDArray[np.float32], neg: NDArray[np.float64] | NDArray[np.float32]
+) -> int: ...
 def pair_counts(
     codes: NDArray[np.int32],
     n_groups: int,
@@ -588,13 +590,11 @@ def weighted_group_aucs(
     weights: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
 def weighted_range(
-    pos: NDArray[np.float64],
+    pos: NDArray[np.float64] | NDArray[np.float32],
     pos_w: NDArray[np.float64],
-    neg: NDArray[np.float64],
+    neg: NDArray[np.float64] | NDArray[np.float32],
     neg_w: NDArray[np.float64],
-    below: int,
-    below_quantum: int,
-) -> tuple[int, int, int, int, NDArray[np.int64], bool]: ...
+) -> tuple[int, int, int, int, bool]: ...
 def xauc_distinct(
     codes: NDArray[np.int64],
     y: NDArray[np.float64],

@@ -9,6 +9,7 @@ sets all of them at once so that a user reproduces a peer's numbers exactly.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
@@ -19,6 +20,7 @@ __all__ = [
     "PROFILE_METRICS",
     "PROFILE_UNDEFINED",
     "Conventions",
+    "relevant_above",
     "resolve_conventions",
     "undefined_value",
 ]
@@ -41,6 +43,20 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
+def relevant_above(border: float) -> float:
+    """The ``rel_threshold`` of "a grade above ``border`` is relevant" (CatBoost's
+    ``border``): the least float64 above it, so that ``grade >= rel_threshold`` is
+    ``grade > border`` for every grade, an integer or a probability.
+
+    Examples
+    --------
+    >>> from receval.conventions import relevant_above
+    >>> relevant_above(0.5) > 0.5 and relevant_above(0.5) - 0.5 < 1e-15
+    True
+    """
+    return math.nextafter(float(border), math.inf)
+
+
 @dataclass(frozen=True)
 class Conventions:
     """One value for every convention, each a keyword of :func:`receval.evaluate`
@@ -48,7 +64,7 @@ class Conventions:
 
     ap_normalizer: str = "relevant"
     gain: str = "linear"
-    rel_threshold: int = 1
+    rel_threshold: float = 1
     ties: str = "trec"
     missing_users: str = "zero"
     empty_users: str = "skip"
@@ -69,10 +85,8 @@ class Conventions:
 
         for name, options in CHOICES.items():
             check_option(getattr(self, name), name, func, list(options))
-        # the kernels take the threshold and the depth as int64
-        check_number(
-            self.rel_threshold, "rel_threshold", func, integer=True, low=-(2**63), high=2**63 - 1
-        )
+        check_number(self.rel_threshold, "rel_threshold", func)  # any grade: a real
+        # the kernels take the depth as int64
         check_number(self.depth, "depth", func, integer=True, low=0, high=2**63 - 1)
         if not isinstance(self.judged_only, bool):
             raise InvalidParameterError(
@@ -158,9 +172,14 @@ PROFILES: dict[str, Conventions] = {
     # predictions ordered by target ascending (CompareDocs: the least relevant first);
     # NDCG type=Base (linear gains), denominator=LogPosition; PrecisionAt divides by
     # min(top, the group's documents); MAP by min(relevant documents, top); a group
-    # without a relevant document scores 0, but 1 in NDCG and RecallAt
+    # without a relevant document scores 0, but 1 in NDCG and RecallAt; a target above
+    # border (0.5) is relevant: grades >= 1, or probabilities above 0.5
     "catboost": Conventions(
-        ties="worst", empty_users="zero", ap_normalizer="min_k", precision_normalizer="retrieved"
+        ties="worst",
+        empty_users="zero",
+        ap_normalizer="min_k",
+        precision_normalizer="retrieved",
+        rel_threshold=relevant_above(0.5),
     ),
 }
 
@@ -210,9 +229,11 @@ PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
         "precision": {"empty_users": "zero"},
     },
     "catboost": {
-        # NDCG of a group whose ideal DCG is 0, and RecallAt of a group without a
+        # NDCG and DCG take no border: every positive target is a gain (a probability
+        # too); NDCG of a group whose ideal DCG is 0, and RecallAt of a group without a
         # relevant document: 1
-        "ndcg": {"empty_users": "one"},
+        "ndcg": {"empty_users": "one", "rel_threshold": relevant_above(0.0)},
+        "dcg": {"rel_threshold": relevant_above(0.0)},
         "recall": {"empty_users": "one"},
     },
 }

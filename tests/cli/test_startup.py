@@ -109,8 +109,9 @@ def test_rank_on_parquet_files_loads_no_pandas(tmp_path) -> None:
 
 
 def test_the_check_sees_a_loaded_package() -> None:
-    # the test above can fail: a command that loads everything shows in the list
-    done = _run(_MAIN, "--version")
+    # the test above can fail: a command line that loads everything shows in the list
+    # (a command named after the first argument loads every command)
+    done = _run(_MAIN, "--version", "rank")
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
     assert done.returncode == 0
     assert {"receval.cli._compare", "receval.cli._report", "receval.comparison.choices"} <= modules
@@ -160,6 +161,49 @@ def test_help_loads_no_numpy(args) -> None:
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
     assert "typer" in modules
     assert {m for m in modules if m.startswith(tuple(NOT_LOADED_BY_HELP))} == set()
+
+
+# the commands' modules, and the options and output they share
+_COMMAND_MODULES = {f"receval.cli.{entry.module}" for entry in COMMANDS.values()}
+_COMMAND_MODULES |= {"receval.cli._common", "receval.cli._output", "receval.report"}
+
+
+@pytest.mark.parametrize("args", [["--help"], [], ["--version"], ["rnk"]])
+def test_the_list_of_commands_loads_no_command(args) -> None:
+    # the names and summaries come from the table COMMANDS, not from the commands' modules:
+    # the group alone (receval.cli._root) runs
+    done = _run(_MAIN, *args)
+    assert "receval" in done.stdout + done.stderr
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert {"receval.cli._commands", "receval.cli._root"} <= modules
+    assert modules & _COMMAND_MODULES == set()
+
+
+def test_each_command_help_starts_with_its_summary() -> None:
+    # the summary is written once, in COMMANDS: the listing and the command's page read it
+    group = typer.main.get_command(app)
+    for name, entry in COMMANDS.items():
+        if name != "trec-eval":  # its help is trec_eval's (-h), not Typer's
+            assert group.commands[name].help.startswith(entry.summary + "\n\n"), name
+    done = _run(_MAIN, "rank", "--help")
+    assert " ".join(done.stdout.split()).startswith(
+        f"Usage: receval rank [OPTIONS] {COMMANDS['rank'].summary}"
+    )
+
+
+def test_output_loads_json_and_html_only_for_their_formats() -> None:
+    # the help and the table format of every command load receval.cli._output: JSON
+    # and the escaping of Markdown cells load with the format that writes them
+    code = (
+        "import sys\n"
+        "from receval.cli import _output\n"
+        "before = {'json', 'html'} & set(sys.modules)\n"
+        "_output.render(_output.ResultTable(['a'], [['<b>']]), _output.OutputFormat.markdown)\n"
+        "print(sorted(before), sorted({'json', 'html'} & set(sys.modules)))\n"
+    )
+    done = _run(code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[] ['html']"
 
 
 # the callbacks whose options Typer builds (from their signatures), printed at exit

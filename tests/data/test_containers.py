@@ -418,18 +418,35 @@ def test_non_finite_scores_and_grades():
         Run.from_frame(pd.DataFrame({"user": [1], "item": [2], "score": [np.nan]}))
 
 
-def test_bad_grades():
-    fix = r"; map them to integers first \(e.g. np.rint\).$"
-    with pytest.raises(
-        InputValidationError,
-        match=r"^Qrels: grades must be integers. Got values \[1.5\]" + fix,
-    ):
-        Qrels([1, 2], [5, 6], [1, 1.5])
-    with pytest.raises(
-        InputValidationError,
-        match=r"^Qrels: grades must be integers. Got values \[-2.5, 0.5\]" + fix,
-    ):
-        Qrels.from_dict({"u": {"a": 0.5, "b": -2.5, "c": 0.5}})
+def test_real_grades_are_kept_and_nan_refused():
+    # any finite grade: a probability of relevance too (CatBoost's PFound and ERR)
+    assert Qrels([1, 2], [5, 6], [1, 1.5]).to_dict() == {1: {5: 1}, 2: {6: 1.5}}
+    got = Qrels.from_dict({"u": {"a": 0.5, "b": -2.5, "c": 2}}).to_dict()
+    assert got == {"u": {"a": 0.5, "b": -2.5, "c": 2}}
+    assert isinstance(got["u"]["c"], int) and isinstance(got["u"]["a"], float)
+    with pytest.raises(InputValidationError, match=r"^Qrels: grades contains NaN or infinity"):
+        Qrels([1, 2], [5, 6], [1, np.nan])
+
+
+def test_every_reader_keeps_real_grades(tmp_path):
+    users, items, grades = ["u", "u", "v"], ["a", "b", "a"], [0.25, 1.0, 0.625]
+    expected = {"u": {"a": 0.25, "b": 1}, "v": {"a": 0.625}}
+    frame = pd.DataFrame({"user": users, "item": items, "grade": grades})
+    pq.write_table(pa.Table.from_pandas(frame), tmp_path / "q.parquet")
+    frame.to_csv(tmp_path / "q.csv", index=False)
+    frame.to_csv(tmp_path / "q.tsv", index=False, sep="\t")
+    read = [
+        Qrels(users, items, grades),
+        Qrels.from_frame(frame),
+        Qrels.from_frame(pl.from_pandas(frame)),
+        Qrels.from_frame(pa.Table.from_pandas(frame)),
+        *(Qrels.from_file(tmp_path / f"q.{x}") for x in ("parquet", "csv", "tsv")),
+    ]
+    for qrels in read:
+        assert qrels.to_dict() == expected
+    # Parquet and Arrow: an integer column too
+    table = pa.table({"user": users, "item": items, "grade": pa.array([0, 1, 3], pa.int8())})
+    assert Qrels.from_frame(table).to_dict() == {"u": {"a": 0, "b": 1}, "v": {"a": 3}}
 
 
 def test_negative_grades_are_judged_non_relevant():
@@ -646,7 +663,9 @@ def test_non_numeric_values_in_trec_file(tmp_path):
     qrels.write_text("1 0 a 1\n1 0 b 1.5\n")
     with pytest.raises(
         InputValidationError,
-        match=rf"^{re.escape(str(qrels))}:2: the grade '1.5' is not an integer.$",
+        match=rf"^{re.escape(str(qrels))}:2: the grade '1.5' is not an integer; TREC qrels "
+        r"hold integer grades, as trec_eval reads them: give real-valued grades "
+        r"\(probabilities\) in a CSV, TSV or Parquet file.$",
     ):
         Qrels.from_trec(qrels)
     qrels.write_text("1 0 a 1\n\n\n1 0 b -1\n")

@@ -132,8 +132,8 @@ def test_the_exact_auc_reads_a_file_that_fits_its_budget_once(path, weighted):
 @pytest.mark.parametrize("weights", ["any bits", "tiny", "integers"])
 @pytest.mark.parametrize("max_memory", [None, 4 * 40 * 600])  # one pass, or several ranges
 def test_the_weighted_exact_auc_of_a_scan_is_the_in_memory_float(tmp_path, weights, max_memory):
-    """Weights of every bit (twice the U passes 2**128 units: the in-memory state sums
-    rounded products), tiny weights and integers, with tied scores: the scan, read in
+    """Weights of every bit (twice the U passes 2**128 units, summed exactly), tiny
+    weights and integers, with tied scores: the scan, read in
     one pass or range after range, gives the function's float."""
     rng = np.random.default_rng(5)
     n = 4000
@@ -159,6 +159,46 @@ def test_the_first_pass_of_the_exact_auc_gathers_the_lowest_range(path):
     expected = roc_auc_score(table["click"].to_numpy(), table["score"].to_numpy())
     assert roc_auc_score(s["click"], s["score"]) == expected
     assert s.timings.passes == 3  # the histogram and the lowest range, then 2 ranges
+
+
+@pytest.fixture
+def float32_path(path, tmp_path) -> str:
+    """The impressions of ``path`` with float32 scores."""
+    table = pq.read_table(path)
+    scores = table["score"].cast(pa.float32())
+    out = str(tmp_path / "float32.parquet")
+    pq.write_table(table.set_column(3, "score", scores), out, row_group_size=1000)
+    return out
+
+
+def test_float32_scores_are_gathered_at_half_the_memory(float32_path):
+    """The budget of 2000 float64 scores holds 4000 float32 scores: the 5000 rows take
+    the first pass and one more (3 passes as float64, above), for the same float."""
+    s = receval.scan(float32_path, max_memory=8 * 8 * 2000)
+    table = pq.read_table(float32_path)
+    y, score = table["click"].to_numpy(), table["score"].to_numpy()
+    assert score.dtype == np.float32
+    assert roc_auc_score(s["click"], s["score"]) == roc_auc_score(y, score)
+    assert s.timings.passes == 2
+
+
+@pytest.mark.parametrize("max_memory", [8 * 8 * 2000, 32 * 600, None])
+def test_weighted_float32_scores_give_the_in_memory_float(float32_path, max_memory):
+    budget = {} if max_memory is None else {"max_memory": max_memory}
+    s = receval.scan(float32_path, batch_rows=700, **budget)
+    table = pq.read_table(float32_path)
+    y, score, w = (table[c].to_numpy() for c in ("click", "score", "weight"))
+    got = roc_auc_score(s["click"], s["score"], sample_weight=s["weight"])
+    assert got == roc_auc_score(y, score, sample_weight=w)
+
+
+def test_files_with_float32_and_float64_scores_gather_float64(path, float32_path, tmp_path):
+    # the float64 file's scores are not float32 values: both files are gathered as float64
+    s = receval.scan([float32_path, path], max_memory=8 * 8 * 2000)
+    t32, t64 = pq.read_table(float32_path), pq.read_table(path)
+    y = np.concatenate([t32["click"].to_numpy(), t64["click"].to_numpy()])
+    score = np.concatenate([t32["score"].to_numpy().astype(np.float64), t64["score"].to_numpy()])
+    assert roc_auc_score(s["click"], s["score"]) == roc_auc_score(y, score)
 
 
 def test_a_file_of_one_batch_is_read_without_a_thread(path):

@@ -1,5 +1,6 @@
 """``scan(..., max_memory=)`` holds for the whole process: a child process reads a
-Parquet file of 6M impressions with AUC, GAUC and log loss under a budget of
+Parquet file of 6M impressions with AUC (float64 scores, and float32 scores, which
+the exact AUC gathers twice as many of), GAUC and log loss under a budget of
 128 MiB, and its peak resident memory may grow by at most the budget above what
 it held once pyarrow's reader had run (its thread pools started)."""
 
@@ -28,7 +29,7 @@ receval.gauc_score(warm["click"], warm["score"], groups=warm["user"])
 s = receval.scan(sys.argv[1], max_memory=int(sys.argv[4]) << 20)
 base = mib("VmRSS")
 metric = sys.argv[3]
-if metric == "auc":
+if metric in ("auc", "auc_float32"):
     receval.roc_auc_score(s["click"], s["score"])
 elif metric == "gauc":
     receval.gauc_score(s["click"], s["score"], groups=s["user"])
@@ -51,13 +52,17 @@ def impressions(tmp_path_factory):
     path, tiny = folder / "impressions.parquet", folder / "tiny.parquet"
     pq.write_table(table, path, row_group_size=250_000)
     pq.write_table(table.slice(0, 100), tiny)
-    return str(path), str(tiny)
+    float32 = folder / "float32.parquet"
+    scores = table["score"].cast(pa.float32())
+    pq.write_table(table.set_column(2, "score", scores), float32, row_group_size=250_000)
+    return str(path), str(tiny), str(float32)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("metric", ["auc", "gauc", "log_loss"])
+@pytest.mark.parametrize("metric", ["auc", "auc_float32", "gauc", "log_loss"])
 def test_the_memory_budget_holds_for_the_process(impressions, metric):
-    path, tiny = impressions
+    path, tiny, float32 = impressions
+    path = float32 if metric == "auc_float32" else path
     out = subprocess.run(
         [sys.executable, "-c", CHILD, path, tiny, metric, str(BUDGET_MIB)],
         capture_output=True, text=True, check=True,

@@ -4,6 +4,7 @@ GAUC) merged gives the in-memory one-pass value."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -96,11 +97,47 @@ def test_auc_of_score_ranges_equals_one_pass(seed, weighted):
         score_range(y[i], s[i], sample_weight=None if w is None else w[i])
         for i in _range_split(s, rng, 6)
     ]
-    expected = roc_auc_score(y, s, sample_weight=w)
-    if weighted:
-        assert auc_from_ranges(parts) == pytest.approx(expected, rel=1e-14)
-    else:
-        assert auc_from_ranges(parts) == expected  # integer counts: exact
+    # integer counts, or weight units: exact sums, rounded once
+    assert auc_from_ranges(parts) == roc_auc_score(y, s, sample_weight=w)
+
+
+def _exact_weighted_auc(y, s, w):
+    """Twice the weighted U in units of the lowest bit of any weight (an integer), and
+    the AUC as that integer rounded once over ``2 P N``."""
+    unit = max(Fraction(x).denominator for x in w.tolist() if x)  # 2**-quantum
+    pos, neg = {}, {}
+    units = [int(Fraction(x) * unit) for x in w.tolist()]
+    for label, score, u in zip(y.tolist(), s.tolist(), units, strict=True):
+        held = pos if label == 1 else neg
+        held[score] = held.get(score, 0) + u
+    two_u = below = 0
+    for score in sorted(set(pos) | set(neg)):
+        p, n = pos.get(score, 0), neg.get(score, 0)
+        two_u += p * (2 * below + n)
+        below += n
+    return two_u, float(two_u) / (2.0 * float(sum(pos.values())) * float(below))
+
+
+@pytest.mark.parametrize("seed", [5, 15])
+def test_weighted_auc_past_2_to_128_units_is_the_exact_sum_rounded_once(seed):
+    """Weights of every bit: twice the U passes 2**128 units (here 2**228), and rounding
+    each distinct score's product first would give another float for these seeds. The
+    function, an accumulator in parts and score ranges in any order give the exact
+    integer rounded once."""
+    rng = np.random.default_rng(seed)
+    n = 500
+    y = (rng.random(n) < 0.4).astype(np.int8)
+    s = np.round(rng.random(n), 2)
+    w = rng.random(n) * np.exp2(rng.integers(-30, 30, n))
+    two_u, expected = _exact_weighted_auc(y, s, w)
+    assert two_u >= 2**128
+    assert roc_auc_score(y, s, sample_weight=w) == expected
+    acc = metric("roc_auc")
+    for part in np.array_split(rng.permutation(n), 3):
+        acc.update(y[part], s[part], sample_weight=w[part])
+    assert acc.compute() == expected
+    parts = [score_range(y[i], s[i], sample_weight=w[i]) for i in _range_split(s, rng, 5)]
+    assert auc_from_ranges(parts) == expected
 
 
 @settings(max_examples=60, deadline=None)

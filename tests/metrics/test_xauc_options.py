@@ -107,6 +107,35 @@ def test_input_order_of_a_group_split_across_updates_is_the_order_of_the_updates
     assert first.merge(second).compute() == whole
 
 
+def test_input_order_state_keeps_each_update_s_rows_and_counts_them_at_compute():
+    # an update appends its rows (it never re-reads the earlier ones); compute counts
+    # every group's pairs once, and later updates still join the groups' earlier rows
+    rng = np.random.default_rng(3)
+    g, y, s = rng.integers(0, 6, 120), rng.integers(0, 3, 120), rng.integers(0, 5, 120) / 4
+    acc = rv.metric("grouped_xauc(equal_targets=input_order,weighting=uniform,min_rows=3)")
+    for a in range(0, 120, 30):
+        acc.update(y[a : a + 30], s[a : a + 30], groups=g[a : a + 30])
+        state = acc._state
+        assert [len(part[1]) for part in state.in_order][-1] == 30
+        assert acc.compute() == xauc_score(y[: a + 30], s[: a + 30], groups=g[: a + 30], **XGB)
+        assert len(state.in_order) == 1  # joined once by compute, kept joined
+    assert pickle.loads(pickle.dumps(acc)).compute() == xauc_score(y, s, groups=g, **XGB)
+
+
+def test_tampered_input_order_rows_are_refused():
+    from tests.engine.test_loaded_states import _loaded
+
+    acc = rv.metric("grouped_xauc(equal_targets=input_order)")
+    acc.update([1.0, 0.0, 1.0], [0.2, 0.3, 0.1], groups=["a", "a", "b"])
+
+    def tamper(state):
+        ids, codes, y, s = state["_state"].in_order[0]
+        state["_state"].in_order[0] = (ids, codes + 5, y, s)
+
+    with pytest.raises(InputValidationError, match=r"state\.in_order must be \(ids, codes"):
+        _loaded(acc, tamper)
+
+
 # ------------------------------------------------------------------ the oracles
 VALUES = [0.0, 0.25, 0.5, 1.0, 1.0, 2.0, -0.0]  # ties in targets and scores
 

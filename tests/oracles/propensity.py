@@ -109,7 +109,7 @@ def evaluate(
             every = orders(scores) or [[]]
             value = sum(one(name, k, conv, o, judged, scores, weights) for o in every) / len(every)
         else:
-            items = ranked(scores, conv["ties"])
+            items = ranked(scores, conv["ties"], judged)
             value = one(name, k, conv, items, judged, scores, weights)
         per_user[user] = value
     nobody = False

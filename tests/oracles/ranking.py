@@ -12,10 +12,12 @@ import math
 from collections.abc import Mapping
 
 
-def ranked(scores: Mapping, ties: str) -> list:
+def ranked(scores: Mapping, ties: str, judged: Mapping | None = None) -> list:
     """Items of one user in ranked order (one order; not for ties='average')."""
     items = list(scores)  # input order
-    if ties in ("trec", "id_descending"):  # (the test scores are exact in float32)
+    if ties == "worst":  # CatBoost: the least relevant first, an unjudged item lowest
+        items.sort(key=lambda i: (judged or {}).get(i, -math.inf))
+    elif ties in ("trec", "id_descending"):  # (the test scores are exact in float32)
         items.sort(key=lambda i: str(i), reverse=True)
     elif ties == "id_ascending":
         items.sort(key=lambda i: str(i))
@@ -45,8 +47,8 @@ def one(
 ) -> float:
     """Value of metric ``name`` for one user whose ranked list is ``items``."""
     thr = conv["rel_threshold"]
-    # grades that earn a gain: the relevant ones, or every grade from 1 on (trec_eval ndcg)
-    gthr = 1 if conv.get("gain_grades") == "positive" else thr
+    # grades that earn a gain: the relevant ones, or every grade above 0 (trec_eval ndcg)
+    gthr = math.nextafter(0.0, 1.0) if conv.get("gain_grades") == "positive" else thr
     relevant = {i for i, g in judged.items() if g >= thr}
     n_rel = len(relevant)
     if conv.get("hit_scores") == "positive" and name not in ("cg", "dcg", "idcg", "ndcg"):
@@ -99,6 +101,11 @@ def one(
         def log_rank(pos: int) -> float:
             return math.log2(max(pos, 2))
 
+    elif conv.get("discount") == "rank":  # CatBoost's denominator=Position: 1 / rank
+
+        def log_rank(pos: int) -> float:
+            return float(pos)
+
     else:
 
         def log_rank(pos: int) -> float:
@@ -142,7 +149,7 @@ def evaluate(qrels: Mapping, run: Mapping, name: str, k: int | None, conv: dict)
             all_orders = orders(scores) or [[]]
             value = sum(one(name, k, conv, o, judged, scores) for o in all_orders) / len(all_orders)
         else:
-            value = one(name, k, conv, ranked(scores, conv["ties"]), judged, scores)
+            value = one(name, k, conv, ranked(scores, conv["ties"], judged), judged, scores)
         if name == "pooled_hit_ratio":
             num += value
             den += n_rel

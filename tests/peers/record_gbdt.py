@@ -40,7 +40,12 @@ metric name, with ``|linear`` for XGBoost's NDCG under ``ndcg_exp_gain=false``,
 NDCG under the case's ``label_gain``. CatBoost's PFound, ERR and AverageGain read a
 target as a probability (PFound and ERR: the chance that the user stops at the
 document) and take a grade above 1 as it is: they are recorded on the grades and on
-the binary labels, as CatBoost computes them. ``grouped[library][label]`` holds the
+the binary labels, as CatBoost computes them. CatBoost's metrics are recorded on
+probability targets too, the grades / 4 (``|quarters``: 0, 0.25, 0.5, 0.75 and 1,
+exact in the float32 that CatBoost reads targets in): PFound, ERR and AverageGain, NDCG
+and DCG (every target a gain), and PrecisionAt, RecallAt, MAP and MRR with their
+default ``border`` (0.5: a target above it is relevant, 0.5 itself is not) and with
+``border=0.25`` and ``0.75``. ``grouped[library][label]`` holds the
 library's metrics that are not ranking metrics of receval but grouped pointwise
 ones, checked against their receval functions: CatBoost's ``QueryAUC`` (``Ranking``
 on the grades; ``Classic`` on the grades / 4 as probabilities, ``|quarters``, with
@@ -197,6 +202,30 @@ def catboost_cascade_values(case: dict) -> dict[str, float]:
     return out
 
 
+def catboost_quarter_values(case: dict) -> dict[str, float]:
+    """CatBoost's ranking metrics of probability targets, the grades / 4 (``|quarters``):
+    PFound, ERR, AverageGain, NDCG and DCG, and the metrics of relevant documents with
+    their default border (0.5) and others."""
+    import numpy as np
+    from catboost.utils import eval_metric
+
+    targets = np.asarray(case["grades"], dtype=float) / 4
+    scores = np.asarray(case["scores"], dtype=float)
+    group_id = np.repeat(np.arange(len(case["groups"])), case["groups"])
+    metrics = ["PFound", "PFound:decay=0.5", "ERR:top=-1", "NDCG", "NDCG:type=Exp", "DCG",
+               "MRR", "MRR:border=0.25", "MRR:border=0.75"]  # fmt: skip
+    for k in CUT_OFFS:
+        metrics += [f"PFound:top={k}", f"ERR:top={k}", f"AverageGain:top={k}",
+                    f"NDCG:top={k};type=Exp", f"DCG:top={k}", f"PrecisionAt:top={k}",
+                    f"PrecisionAt:top={k};border=0.25", f"RecallAt:top={k}",
+                    f"RecallAt:top={k};border=0.75", f"MAP:top={k}",
+                    f"MAP:top={k};border=0.25"]  # fmt: skip
+    return {
+        m + "|quarters": float(eval_metric(targets, scores, m, group_id=group_id)[0])
+        for m in metrics
+    }
+
+
 def grouped_values(case: dict) -> dict:
     """CatBoost's ``QueryAUC`` of the case's groups, and the row weights of the
     weighted ``QueryAUC``."""
@@ -234,7 +263,11 @@ def main() -> None:
         case["values"] = {
             "xgboost": xgboost_values(case),
             "lightgbm": lightgbm_values(case),
-            "catboost": {**catboost_values(case), **catboost_cascade_values(case)},
+            "catboost": {
+                **catboost_values(case),
+                **catboost_cascade_values(case),
+                **catboost_quarter_values(case),
+            },
         }
         case["grouped"] = grouped_values(case) | {"xgboost": xgboost_grouped_values(case)}
         cases.append(case)

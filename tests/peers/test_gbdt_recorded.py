@@ -26,26 +26,35 @@ LIBRARIES = ("xgboost", "lightgbm", "catboost")
 _GAINS = ";".join(f"{grade}:{gain:g}" for grade, gain in enumerate(RECORDED["label_gain"]) if grade)
 
 
-def _metric(library: str, label: str) -> tuple[str, bool]:
-    """The receval metric string of a recorded label, and whether it reads the binary
-    labels."""
+#: the targets a recorded label reads: the grades, the binary labels (grades above 0) or
+#: the probabilities grade / 4
+_TARGETS = {
+    "binary": lambda x: int(x > 0),
+    "quarters": lambda x: x / 4,
+}
+
+
+def _metric(library: str, label: str) -> tuple[str, str]:
+    """The receval metric string of a recorded label, and the targets it reads (``""``:
+    the grades, ``"binary"`` or ``"quarters"``)."""
     name, _, variant = label.partition("|")
     if variant == "linear":  # ndcg_exp_gain=false
         name = re.sub(r"^ndcg", "ndcg(gain=linear)", name)
     elif variant == "label_gain":
         name = re.sub(r"^ndcg", f"ndcg(gains={_GAINS})", name)
-    return name, variant == "binary"
+    return name, variant if variant in _TARGETS else ""
 
 
-def _inputs(case: dict, binary: bool) -> tuple[dict, dict]:
+def _inputs(case: dict, targets: str = "") -> tuple[dict, dict]:
     qrels: dict = {}
     run: dict = {}
     start = 0
+    target = _TARGETS.get(targets, lambda x: x)
     for g, size in enumerate(case["groups"]):
         rows = range(start, start + size)
         docs = [f"d{i}" for i in rows]
         grades = [case["grades"][i] for i in rows]
-        qrels[f"q{g}"] = {d: int(x > 0) if binary else x for d, x in zip(docs, grades, strict=True)}
+        qrels[f"q{g}"] = {d: target(x) for d, x in zip(docs, grades, strict=True)}
         run[f"q{g}"] = {d: case["scores"][i] for d, i in zip(docs, rows, strict=True)}
         start += size
     return qrels, run
@@ -54,13 +63,13 @@ def _inputs(case: dict, binary: bool) -> tuple[dict, dict]:
 def _evaluated(library: str, case: dict, profile: str | None = None, **kw):
     expected = case["values"][library]
     got: dict[str, float] = {}
-    for binary in (False, True):
+    for targets in ("", *_TARGETS):
         labels = {
-            lab: _metric(library, lab)[0] for lab in expected if _metric(library, lab)[1] == binary
+            lab: _metric(library, lab)[0] for lab in expected if _metric(library, lab)[1] == targets
         }
         if not labels:
             continue
-        qrels, run = _inputs(case, binary)
+        qrels, run = _inputs(case, targets)
         report = evaluate(qrels, run, sorted(set(labels.values())), profile=profile, **kw)
         got.update({lab: report.mean[m] for lab, m in labels.items()})
     return expected, got
@@ -74,6 +83,9 @@ def test_recorded_file_says_what_it_holds():
     for case in CASES.values():
         assert set(case["values"]) == set(LIBRARIES)
         assert 0 in case["grades"] and 4 in case["grades"]
+        # CatBoost on probabilities: the grades / 4, a target of 0.5 at the default border
+        quarters = [k for k in case["values"]["catboost"] if k.endswith("|quarters")]
+        assert len(quarters) == 53 and 2 in case["grades"]
         # some group has no relevant document, and most have tied scores
         starts = [sum(case["groups"][:g]) for g in range(len(case["groups"]))]
         spans = [range(s, s + n) for s, n in zip(starts, case["groups"], strict=True)]
@@ -129,7 +141,7 @@ def test_command_line_profile_reproduces_the_library(library, labels, tmp_path):
     from ..cli._helpers import invoke, make_runner
 
     case = CASES[3]
-    qrels, run = _inputs(case, binary=False)
+    qrels, run = _inputs(case)
     qrels_file, run_file = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels_file.write_text("".join(f"{u} 0 {d} {g}\n" for u, docs in qrels.items()
                                   for d, g in docs.items()))  # fmt: skip
@@ -143,6 +155,32 @@ def test_command_line_profile_reproduces_the_library(library, labels, tmp_path):
         assert record[label] == pytest.approx(case["values"][library][label], abs=1e-12)
 
 
+def test_command_line_reads_probability_targets(tmp_path):
+    from ..cli._helpers import invoke, make_runner
+
+    case = CASES[2]
+    qrels, run = _inputs(case, "quarters")
+    qrels_file, run_file = tmp_path / "qrels.csv", tmp_path / "run.csv"
+    qrels_file.write_text("user,item,grade\n" + "".join(
+        f"{u},{d},{g!r}\n" for u, docs in qrels.items() for d, g in docs.items()))  # fmt: skip
+    run_file.write_text("user,item,score\n" + "".join(
+        f"{u},{d},{s!r}\n" for u, docs in run.items() for d, s in docs.items()))  # fmt: skip
+    labels = ["PFound:top=5", "ERR:top=3", "NDCG:type=Exp", "PrecisionAt:top=3;border=0.25"]
+    args = [x for label in labels for x in ("-m", label)]
+    result = invoke(make_runner(), "rank", "--qrels", qrels_file, "--run", run_file, *args,
+                    "--profile", "catboost", "--format", "json")  # fmt: skip
+    record = json.loads(result.stdout)[0]
+    for label in labels:
+        expected = case["values"]["catboost"][f"{label}|quarters"]
+        assert record[label] == pytest.approx(expected, abs=1e-12)
+    # a real threshold on the command line: CatBoost's border 0.25 is "above 0.25"
+    result = invoke(make_runner(), "rank", "--qrels", qrels_file, "--run", run_file, "-m",
+                    "precision@3", "--profile", "catboost", "--rel-threshold",
+                    "0.25000000000000006", "--format", "json")  # fmt: skip
+    expected = case["values"]["catboost"]["PrecisionAt:top=3;border=0.25|quarters"]
+    assert json.loads(result.stdout)[0]["precision@3"] == pytest.approx(expected, abs=1e-12)
+
+
 @pytest.mark.parametrize(
     ("library", "label"),
     [("lightgbm", "ndcg@3"), ("xgboost", "ndcg@3-"), ("catboost", "NDCG:top=3;type=Exp")],
@@ -151,7 +189,7 @@ def test_accumulator_with_the_profile_reproduces_the_library(library, label):
     from receval import metric
 
     case = CASES[1]
-    qrels, run = _inputs(case, binary=False)
+    qrels, run = _inputs(case)
     users = list(qrels)
     acc = metric(label, profile=library)
     for part in (users[:12], users[12:]):  # two updates of whole groups

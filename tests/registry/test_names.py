@@ -136,7 +136,7 @@ PEERS = [
     ("NDCG:top=10;type=Exp", "ndcg(gain=exponential)@10"),
     ("NDCG:denominator=Position;top=5", "ndcg(discount=rank)@5"),
     ("DCG:type=Base;denominator=LogPosition", "dcg(discount=offset,gain=linear)"),
-    ("PrecisionAt:top=3;border=1.5", "precision(rel_threshold=2)@3"),
+    ("PrecisionAt:top=3;border=1.5", "precision(rel_threshold=1.5000000000000002)@3"),
     ("RecallAt:top=2", "recall@2"),
     ("MAP:top=5", "map@5"),
     ("MRR:top=-1", "mrr"),

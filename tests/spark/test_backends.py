@@ -125,6 +125,18 @@ def test_grouped_auprc_as_xgboost_computes_it_equals_in_memory(rows_df, rows, pa
     )
 
 
+def test_grouped_auc_as_xgboost_computes_it_equals_in_memory(spark, rows):
+    # pairs of equal targets in the DataFrame's order (its partitions in order: slices of
+    # the rows here, each group spread over them), each partition's rows kept by its
+    # state and counted once at the end
+    options = {"equal_targets": "input_order", "weighting": "uniform", "min_rows": 3}
+    expected = receval.xauc_score(rows["y"], rows["p"], groups=rows["g"], **options)
+    df = spark.createDataFrame(rows)
+    assert df.rdd.getNumPartitions() > 1
+    columns = {"y_true": "y", "y_score": "p", "groups": "g"}
+    assert rs.compute(df, "grouped_xauc", columns, **options) == expected
+
+
 @pytest.mark.parametrize("name", ["log_loss", "normalized_entropy", "pcoc", "mean_absolute_error"])
 def test_float32_probabilities_and_weights_near_the_largest_float(spark, rows, name):
     """A FloatType column clips at float32's eps as the function does on float32 input,

@@ -66,14 +66,23 @@ def test_roc_auc_equals_in_memory(impressions_df, num_partitions):
     assert got == expected
 
 
-def test_roc_auc_weighted(impressions_df):
-    """Weights of every bit: twice the U passes 2**128 units, where the in-memory state
-    sums rounded products; the partitions' exact sums, rounded once, are within a
-    relative 2**-50 of it."""
-    pdf = _collected(impressions_df)
+@pytest.mark.parametrize("seed", [5, 15])
+def test_roc_auc_weighted(spark, seed):
+    """Weights of every bit: twice the U passes 2**128 units (here 2**228), where
+    rounding each distinct score's product first would give another float for these
+    seeds; the partitions' exact integers, added on the driver and rounded once, are
+    the in-memory float."""
+    rng = np.random.default_rng(seed)
+    n = 500
+    pdf = pd.DataFrame({
+        "label": (rng.random(n) < 0.4).astype(np.int64),
+        "score": np.round(rng.random(n), 2),
+        "weight": rng.random(n) * np.exp2(rng.integers(-30, 30, n)),
+    })  # fmt: skip
     expected = receval.roc_auc_score(pdf["label"], pdf["score"], sample_weight=pdf["weight"])
-    got = rs.roc_auc_score(impressions_df, "label", "score", sample_weight="weight")
-    assert got == pytest.approx(expected, rel=2.0**-50, abs=0)
+    df = spark.createDataFrame(pdf).repartition(3)
+    got = rs.roc_auc_score(df, "label", "score", sample_weight="weight", num_partitions=4)
+    assert got == expected
 
 
 @pytest.mark.parametrize("num_partitions", [1, 7])

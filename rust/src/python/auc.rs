@@ -1,7 +1,7 @@
 //! The AUC: rows split by label, pair counts of sorted scores, thresholds, and the
 //! score buckets of the out-of-core exact AUC.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadwriteArray1};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -54,55 +54,69 @@ fn split_by_label_weighted<'py>(
     ))
 }
 
-/// Twice the Mann-Whitney U of ascending `pos` against ascending `neg`.
+/// Sorted scores of one label: float64, or float32 (gathered from a float32 column).
+#[derive(FromPyObject)]
+enum SortedScores<'py> {
+    F64(PyReadonlyArray1<'py, f64>),
+    F32(PyReadonlyArray1<'py, f32>),
+}
+
+/// Apply `$f` to the slices of two [`SortedScores`] of one float type, or raise.
+macro_rules! same_floats {
+    ($func:literal, $pos:expr, $neg:expr, |$p:ident, $n:ident| $body:expr) => {
+        match (&$pos, &$neg) {
+            (SortedScores::F64(a), SortedScores::F64(b)) => {
+                let ($p, $n) = (slice(a, "pos")?, slice(b, "neg")?);
+                $body
+            }
+            (SortedScores::F32(a), SortedScores::F32(b)) => {
+                let ($p, $n) = (slice(a, "pos")?, slice(b, "neg")?);
+                $body
+            }
+            _ => {
+                return Err(PyValueError::new_err(concat!(
+                    $func,
+                    ": pos and neg must both be float64 or both float32"
+                )))
+            }
+        }
+    };
+}
+
+/// Twice the Mann-Whitney U of ascending `pos` against ascending `neg` (float64 or
+/// float32, both alike).
 #[pyfunction]
 fn pair_count_sorted(
     py: Python<'_>,
-    pos: PyReadonlyArray1<'_, f64>,
-    neg: PyReadonlyArray1<'_, f64>,
+    pos: SortedScores<'_>,
+    neg: SortedScores<'_>,
 ) -> PyResult<i64> {
-    let (p, n) = (slice(&pos, "pos")?, slice(&neg, "neg")?);
-    Ok(py.detach(|| auc::pair_count_sorted(p, n)))
+    same_floats!("pair_count_sorted", pos, neg, |p, n| Ok(
+        py.detach(|| auc::pair_count_sorted(p, n))
+    ))
 }
 
-/// The exact sums of one weighted score range (ascending `pos` and `neg`) above
-/// `below` negative units of `2**below_quantum`: `(quantum, positives, negatives,
-/// two_u, products, exact)`, `two_u` an integer below `2**256`, `products` an
-/// exact-sum accumulator.
+/// The exact sums of one weighted score range (ascending `pos` and `neg`, float64
+/// or float32 alike): `(quantum, positives, negatives, two_u, exact)`, `two_u` an
+/// integer below `2**256`.
 #[pyfunction]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn weighted_range<'py>(
     py: Python<'py>,
-    pos: PyReadonlyArray1<'py, f64>,
+    pos: SortedScores<'py>,
     pos_w: PyReadonlyArray1<'py, f64>,
-    neg: PyReadonlyArray1<'py, f64>,
+    neg: SortedScores<'py>,
     neg_w: PyReadonlyArray1<'py, f64>,
-    below: u128,
-    below_quantum: i32,
-) -> PyResult<(
-    i32,
-    u128,
-    u128,
-    Bound<'py, PyAny>,
-    Bound<'py, PyArray1<i64>>,
-    bool,
-)> {
-    let (p, pw) = (slice(&pos, "pos")?, slice(&pos_w, "pos_w")?);
-    let (n, nw) = (slice(&neg, "neg")?, slice(&neg_w, "neg_w")?);
-    same_length("weighted_range", &[("pos", p.len()), ("pos_w", pw.len())])?;
-    same_length("weighted_range", &[("neg", n.len()), ("neg_w", nw.len())])?;
-    let r = py.detach(|| auc::weighted_range(p, pw, n, nw, below, below_quantum));
-    let (lo, hi) = r.two_u;
+) -> PyResult<(i32, u128, u128, Bound<'py, PyAny>, bool)> {
+    let (pw, nw) = (slice(&pos_w, "pos_w")?, slice(&neg_w, "neg_w")?);
+    let r = same_floats!("weighted_range", pos, neg, |p, n| {
+        same_length("weighted_range", &[("pos", p.len()), ("pos_w", pw.len())])?;
+        same_length("weighted_range", &[("neg", n.len()), ("neg_w", nw.len())])?;
+        py.detach(|| auc::weighted_range(p, pw, n, nw))
+    });
     let shift = 128u32.into_pyobject(py)?;
+    let (lo, hi) = (r.two_u.lo, r.two_u.hi);
     let two_u = hi.into_pyobject(py)?.lshift(shift)?.add(lo)?;
-    Ok((
-        r.quantum,
-        r.positives,
-        r.negatives,
-        two_u,
-        r.products.to_vec().into_pyarray(py),
-        r.exact,
-    ))
+    Ok((r.quantum, r.positives, r.negatives, two_u, r.exact))
 }
 
 /// `(thresholds, tps, fps)` of ascending `pos` and `neg`, thresholds descending.
@@ -141,15 +155,6 @@ fn threshold_counts_sorted_weighted<'py>(
 }
 
 // ------------------------------------------------------------------ score buckets
-/// The buffers `gather` appends to: `(pos, pos_w, neg, neg_w, filled)`.
-type GatherOut<'py> = (
-    PyReadwriteArray1<'py, f64>,
-    PyReadwriteArray1<'py, f64>,
-    PyReadwriteArray1<'py, f64>,
-    PyReadwriteArray1<'py, f64>,
-    PyReadwriteArray1<'py, i64>,
-);
-
 /// Add a batch to per-bucket counts of negatives and positives (in place).
 #[pyfunction]
 fn add_histogram(
@@ -173,10 +178,21 @@ fn add_histogram(
     Ok(())
 }
 
+/// The `out` argument of [`gather`]: `(pos, pos_w, neg, neg_w, filled)`, `pos` and
+/// `neg` float64 or float32 arrays.
+type GatherArgs<'py> = (
+    Bound<'py, PyAny>,
+    PyReadwriteArray1<'py, f64>,
+    Bound<'py, PyAny>,
+    PyReadwriteArray1<'py, f64>,
+    PyReadwriteArray1<'py, i64>,
+);
+
 /// Append the rows of `buckets` (`(first, last)`, both included) to `pos` / `neg`
 /// (and their weights):
 /// `out` is `(pos, pos_w, neg, neg_w, filled)`, `filled` (int64, 2) how many of
-/// each are written.
+/// each are written; `pos` and `neg` are float64, or float32 where every score is a
+/// float32 value (another raises).
 #[pyfunction]
 fn gather(
     py: Python<'_>,
@@ -185,11 +201,48 @@ fn gather(
     weights: Option<PyReadonlyArray1<'_, f64>>,
     shift: u32,
     buckets: (usize, usize),
-    out: GatherOut<'_>,
+    out: GatherArgs<'_>,
 ) -> PyResult<()> {
+    let (pos, pos_w, neg, neg_w, filled) = out;
+    let input = (&scores, &labels, &weights, shift, buckets);
+    if let (Ok(p), Ok(n)) = (
+        pos.extract::<PyReadwriteArray1<'_, f32>>(),
+        neg.extract::<PyReadwriteArray1<'_, f32>>(),
+    ) {
+        return gather_into(py, input, (p, pos_w, n, neg_w, filled));
+    }
+    let (p, n) = (pos.extract()?, neg.extract()?);
+    gather_into::<f64>(py, input, (p, pos_w, n, neg_w, filled))
+}
+
+/// What [`gather`] reads: `(scores, labels, weights, shift, buckets)`.
+type GatherIn<'a, 'py> = (
+    &'a PyReadonlyArray1<'py, f64>,
+    &'a PyReadonlyArray1<'py, i8>,
+    &'a Option<PyReadonlyArray1<'py, f64>>,
+    u32,
+    (usize, usize),
+);
+
+/// The buffers [`gather`] appends to: `(pos, pos_w, neg, neg_w, filled)`.
+type GatherOut<'py, T> = (
+    PyReadwriteArray1<'py, T>,
+    PyReadwriteArray1<'py, f64>,
+    PyReadwriteArray1<'py, T>,
+    PyReadwriteArray1<'py, f64>,
+    PyReadwriteArray1<'py, i64>,
+);
+
+/// [`gather`] into buffers of scores of type `T`.
+fn gather_into<T: scan::ScoreFloat + numpy::Element>(
+    py: Python<'_>,
+    input: GatherIn<'_, '_>,
+    out: GatherOut<'_, T>,
+) -> PyResult<()> {
+    let (scores, labels, weights, shift, buckets) = input;
     let (mut pos, mut pos_w, mut neg, mut neg_w, mut filled) = out;
-    let (s, l) = (slice(&scores, "scores")?, slice(&labels, "labels")?);
-    let w = match &weights {
+    let (s, l) = (slice(scores, "scores")?, slice(labels, "labels")?);
+    let w = match weights {
         Some(w) => Some(slice(w, "weights")?),
         None => None,
     };
@@ -220,14 +273,17 @@ fn gather(
         neg_w,
     };
     let range = buckets.0..=buckets.1;
-    let ok = py.detach(|| scan::gather(s, l, w, shift, range, out, &mut counts));
+    let done = py.detach(|| scan::gather(s, l, w, shift, range, out, &mut counts));
     filled.copy_from_slice(&counts);
-    if !ok {
-        return Err(PyValueError::new_err(
+    match done {
+        Ok(()) => Ok(()),
+        Err(scan::Refused::Full) => Err(PyValueError::new_err(
             "gather: more rows in the range than room in pos/neg",
-        ));
+        )),
+        Err(scan::Refused::Inexact) => Err(PyValueError::new_err(
+            "gather: a score is not a float32 value; gather it into float64 buffers",
+        )),
     }
-    Ok(())
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

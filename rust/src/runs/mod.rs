@@ -159,32 +159,68 @@ impl<C: Count> Run<C> {
 }
 
 /// Twice the Mann-Whitney U and the totals of each label `(2U, P, N)` of the counts
-/// `(pos, neg)` of increasing distinct scores: 2U exact (an integer below 2**128,
-/// rounded once to a float) or else the exactly rounded sum of the rounded products.
-pub fn pair_sum_of(counts: impl Iterator<Item = (u128, u128)> + Clone) -> (f64, u128, u128) {
-    let (mut below, mut total_pos, mut exact): (u128, u128, Option<u128>) = (0, 0, Some(0));
-    for (p, n) in counts.clone() {
-        exact = exact.and_then(|sum| sum.checked_add(p.checked_mul(2 * below + n)?));
+/// `(pos, neg)` of increasing distinct scores: 2U summed exactly (an integer below
+/// 2**256) and rounded once to a float.
+pub fn pair_sum_of(counts: impl Iterator<Item = (u128, u128)>) -> (f64, u128, u128) {
+    let (mut below, mut total_pos, mut two_u) = (0u128, 0u128, U256::default());
+    for (p, n) in counts {
+        two_u.add_product(p, 2 * below + n);
         below += n;
         total_pos += p;
     }
-    let two_u = match exact {
-        Some(sum) => sum as f64,
-        None => {
-            // weights whose products pass 2**128: the rounded products, summed exactly
-            let mut adder = crate::sums::Adder::default();
-            let mut below2: u128 = 0;
-            for (k, (p, n)) in counts.enumerate() {
-                if k % (1 << 29) == 0 {
-                    adder.carry(); // the digits take 2**30 additions between carries
-                }
-                adder.add(p as f64 * (2 * below2 + n) as f64);
-                below2 += n;
-            }
-            crate::sums::rounded(&adder.finish())
+    (two_u.to_f64(), total_pos, below)
+}
+
+/// An unsigned integer below 2**256, as its low and high 128 bits: an exact sum of
+/// products of two `u128`s (twice a weighted U in weight units).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct U256 {
+    pub lo: u128,
+    pub hi: u128,
+}
+
+impl U256 {
+    /// Add `a * b` (the sum must stay below 2**256).
+    #[inline(always)]
+    pub fn add_product(&mut self, a: u128, b: u128) {
+        let (plo, phi) = if (a | b) >> 64 == 0 {
+            (a * b, 0) // both below 2**64: one multiply
+        } else {
+            wide_mul(a, b)
+        };
+        let (sum, carry) = self.lo.overflowing_add(plo);
+        self.lo = sum;
+        self.hi += phi + u128::from(carry);
+    }
+
+    /// The value rounded to the nearest float (ties to even), as Python's
+    /// `float(int)` rounds it.
+    pub fn to_f64(self) -> f64 {
+        if self.hi == 0 {
+            return self.lo as f64;
         }
-    };
-    (two_u, total_pos, below)
+        let lz = self.hi.leading_zeros();
+        // the top 128 bits, and whether any bit below them is set (a sticky bit far
+        // below the rounding position: the same rounding as the whole integer's)
+        let (top, rest) = if lz == 0 {
+            (self.hi, self.lo)
+        } else {
+            ((self.hi << lz) | (self.lo >> (128 - lz)), self.lo << lz)
+        };
+        let scale = f64::from_bits(u64::from(1023 + 128 - lz) << 52); // 2**(128 - lz)
+        (top | u128::from(rest != 0)) as f64 * scale
+    }
+}
+
+/// `a * b` as the low and high 128 bits.
+pub fn wide_mul(a: u128, b: u128) -> (u128, u128) {
+    const LOW: u128 = (1 << 64) - 1;
+    let (a0, a1, b0, b1) = (a & LOW, a >> 64, b & LOW, b >> 64);
+    let (low, mid1, mid2, high) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    let mid = (low >> 64) + (mid1 & LOW) + (mid2 & LOW);
+    let lo = (low & LOW) | (mid << 64);
+    let hi = high + (mid1 >> 64) + (mid2 >> 64) + (mid >> 64);
+    (lo, hi)
 }
 
 /// A run of increasing keys, each with its counts: what [`Runs`] holds and merges
@@ -594,6 +630,50 @@ pub(crate) mod tests {
             .collect();
         let weights = (0..n).map(|_| (lcg() % 5) as f64 * 0.1).collect();
         (labels, scores, weights)
+    }
+
+    #[test]
+    fn wide_products_carry() {
+        let max = u128::MAX;
+        assert_eq!(wide_mul(max, max), (1, max - 1));
+        assert_eq!(wide_mul(1 << 100, 1 << 100), (0, 1 << 72));
+        assert_eq!(wide_mul(3, 5), (15, 0));
+        let mut sum = U256::default();
+        sum.add_product(max, 1);
+        sum.add_product(1, 1); // carries into the high half
+        assert_eq!((sum.lo, sum.hi), (0, 1));
+    }
+
+    #[test]
+    fn wide_sums_round_once_to_nearest_even() {
+        let f = |lo: u128, hi: u128| U256 { lo, hi }.to_f64();
+        assert_eq!(f(5, 0), 5.0);
+        assert_eq!(f(0, 1), 2f64.powi(128));
+        assert_eq!(f(0, 1 << 100), 2f64.powi(228));
+        assert_eq!(f(u128::MAX, u128::MAX), 2f64.powi(256));
+        // 2**128 + 2**75 is halfway between two floats: to even (down); a bit far
+        // below breaks the tie (up), which rounding the high half alone would miss
+        let ulp = 2f64.powi(128 - 52);
+        assert_eq!(f(1 << 75, 1), 2f64.powi(128));
+        assert_eq!(f((1 << 75) | 1, 1), 2f64.powi(128) + ulp);
+        assert_eq!(f(3 << 75, 1), 2f64.powi(128) + 2.0 * ulp);
+        // a high half shifted by any amount
+        for k in 0..128 {
+            let hi = 1u128 << k;
+            assert_eq!(f(1 << 127, hi), 2f64.powi(128 + k) + 2f64.powi(127), "{k}");
+        }
+    }
+
+    #[test]
+    fn pair_sums_past_2_to_128_are_exact() {
+        // 2U = 2**100 (2**100 + 2**47) + 1 (2 (2**100 + 2**47)): the first product is
+        // halfway between two floats and the second breaks the tie upwards; rounding
+        // each product first would round it down
+        let (big, half) = (1u128 << 100, 1u128 << 47);
+        let counts = [(big, big + half), (1, 0)];
+        let (two_u, p, n) = pair_sum_of(counts.into_iter());
+        assert_eq!(two_u, 2f64.powi(200) + 2f64.powi(148));
+        assert_eq!((p, n), (big + 1, big + half));
     }
 
     #[test]

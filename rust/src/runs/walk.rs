@@ -8,7 +8,7 @@
 //! against each run: `k` walks of that fraction plus one pass over every entry, each
 //! step a comparison that stays the same for long stretches. The integer sum is the
 //! one the merged walk gives; where it would pass 2**128 (weights), the runs are
-//! walked merged, as [`pair_sum_of`] sums the rounded products of the merged entries.
+//! walked merged, as [`pair_sum_of`] sums the merged entries in 256 bits.
 
 use super::{pair_sum_of, Count, Entry, Run};
 

@@ -12,9 +12,10 @@ with status 2, like usage errors.
 
 A command's module (and what it imports) loads only when that command runs:
 :func:`main` imports the module of the command named first on the command line,
-or every module when the first argument names none (``--help``, ``--version``, a
-mistyped name), so the list of commands and the suggestions are always complete.
-``app`` (as :mod:`receval.cli` exports it) has every command.
+and none when the first argument names no command (``--help``, ``--version``, a
+mistyped name): the list of commands and the suggestions come from the table
+:data:`~receval.cli._commands.COMMANDS`. ``app`` (as :mod:`receval.cli` exports
+it) has every command.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-from . import _common
-from ._common import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS
+from . import _root
+from ._commands import COMMANDS
 
 if TYPE_CHECKING:  # pragma: no cover - loaded on first use, see __getattr__
     from ..report.sections import REPORT_AT_K_METRICS, REPORT_COHORTS
-    from ._common import app
+    from ._common import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS
+    from ._root import app
 
 __all__ = [
     "COMMANDS",
@@ -41,24 +43,7 @@ __all__ = [
     "main",
 ]
 
-#: Each command's module, in the order ``receval --help`` lists the commands.
-COMMANDS: dict[str, str] = {
-    "compare": "_compare",
-    "gate": "_gate",
-    "ctr": "_ctr",
-    "rank": "_rank",
-    "retrieve": "_retrieve",
-    "report": "_report",
-    "demo": "_report",
-    "retention": "_retention",
-    "off-policy": "_offpolicy",
-    "trec-eval": "_trec_eval",
-    "metrics": "_metrics",
-    "split": "_split",
-    "audit": "_audit",
-}
-
-_ORDER = list(dict.fromkeys(COMMANDS.values()))
+_ORDER = list(dict.fromkeys(entry.module for entry in COMMANDS.values()))
 
 
 def load_commands(*names: str) -> Any:
@@ -67,10 +52,10 @@ def load_commands(*names: str) -> Any:
     The app lists its commands in the order of :data:`COMMANDS` whatever order
     they were loaded in.
     """
-    modules = dict.fromkeys(COMMANDS[name] for name in names) if names else _ORDER
+    modules = dict.fromkeys(COMMANDS[name].module for name in names) if names else _ORDER
     for module in modules:
         importlib.import_module(f"{__package__}.{module}")
-    app = _common.app
+    app = _root.app
     app.registered_commands.sort(
         key=lambda info: _ORDER.index(info.callback.__module__.rpartition(".")[2])
     )
@@ -86,40 +71,21 @@ def main() -> None:
         app = load_commands(first[0])
     elif any(arg in COMMANDS for arg in sys.argv[2:]):
         app = load_commands()
-    else:  # no command to run: the help, --version, or an unknown command's error
-        app = _listing()
+    else:  # no command to run: the help, --version, or an unknown command's error, which
+        # read the commands' names and summaries from COMMANDS (receval.cli._params.Group):
+        # the group alone, without the commands' options (receval.cli._common)
+        app = _root.app
     with checked_stdout():
         app(prog_name="receval")
-
-
-def _listing() -> Any:
-    """The app with every command's name and help but none of its options: all that the
-    group's help, ``--version`` and the error for an unknown command read. Typer builds
-    a command's options from its signature, which costs more than the rest of
-    ``receval --help`` together."""
-    import copy
-
-    app = copy.copy(load_commands())
-    app.registered_commands = [copy.copy(info) for info in app.registered_commands]
-    for info in app.registered_commands:
-        info.callback = _stand_in(info.callback)
-    return app
-
-
-def _stand_in(callback: Any) -> Any:
-    """A callback without parameters with the name and help of ``callback``."""
-
-    def stand_in() -> None:  # pragma: no cover - never run: no command is named
-        raise AssertionError("a command's stand-in ran")
-
-    stand_in.__doc__, stand_in.__name__ = callback.__doc__, callback.__name__
-    stand_in.__module__, stand_in.__qualname__ = callback.__module__, callback.__qualname__
-    return stand_in
 
 
 def __getattr__(name: str) -> Any:
     if name == "app":
         return load_commands()
+    if name in ("DEFAULT_CTR_METRICS", "DEFAULT_RANK_METRICS"):
+        from . import _common
+
+        return getattr(_common, name)
     if name in ("REPORT_AT_K_METRICS", "REPORT_COHORTS"):
         from .. import report
 

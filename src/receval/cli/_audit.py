@@ -120,9 +120,7 @@ def audit_command(
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
 ) -> None:
-    """Check an evaluation protocol: its split, its test set and a run (receval.audit).
-
-    Prints one row per finding, errors first: its severity (error, warning,
+    """Prints one row per finding, errors first: its severity (error, warning,
     info), the check, the inputs it concerns, how many rows, users or ids
     (count) out of how many (share), what was found and how to fix it. A
     clean protocol prints no row. The checks: temporal leaks (test before

@@ -14,7 +14,8 @@ import typer
 
 from ..exceptions import InputValidationError
 from ._output import OutputFormat, ResultTable
-from ._params import Group, metric_option
+from ._params import metric_option
+from ._root import app
 from ._streams import Messages, displayed, one_line
 
 __all__ = [
@@ -77,20 +78,6 @@ DEFAULT_RANK_METRICS = ("ndcg@10", "map@100", "mrr", "recall@100", "precision@10
 
 #: Metrics of ``receval ctr`` when no ``-m`` is given (``gauc`` only with ``--group``).
 DEFAULT_CTR_METRICS = ("auc", "gauc", "logloss", "pcoc")
-
-app = typer.Typer(
-    name="receval",
-    help="Offline evaluation of recommender systems and CTR models.\n\n"
-    "Results go to stdout (a table, or --format json/csv/tsv/markdown); notes, warnings "
-    "and errors go to stderr. Bad options or bad input exit with status 2. One input file "
-    "may be '-', standard input.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,  # click's help: wrapped to the terminal, never cut
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    cls=Group,
-)
 
 
 class RankedFormat(str, Enum):
@@ -358,26 +345,6 @@ TimeUnitOption = Annotated[
         rich_help_panel="Periods",
     ),
 ]
-
-
-def _version(value: bool) -> None:
-    if value:  # the version is read only when asked (importlib.metadata costs ~10 ms)
-        from .. import __version__
-
-        typer.echo(f"receval {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version", callback=_version, is_eager=True, help="Print the version and exit."
-        ),
-    ] = False,
-) -> None:
-    """Offline evaluation of recommender systems and CTR models."""
 
 
 # ------------------------------------------------------------------ rank

@@ -295,9 +295,7 @@ def compare(
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
 ) -> None:
-    """Compare runs (--qrels, --run) or CTR models (--impressions, --score) with paired tests.
-
-    The table shows each model's mean of each metric; a letter after a value
+    """The table shows each model's mean of each metric; a letter after a value
     names a model this one beats significantly (model a, b, ... in order).
     json, csv and tsv give one record per comparison: difference, effect size,
     interval, p-value and adjusted p-value, as receval.compare returns them.

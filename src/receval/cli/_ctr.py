@@ -83,9 +83,7 @@ def ctr(
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
 ) -> None:
-    """Pointwise CTR metrics (AUC, GAUC, log loss, PCOC, ...) of score columns.
-
-    Prints one row per --score column (column "score") and one column per
+    """Prints one row per --score column (column "score") and one column per
     metric, each value exactly as the library function on those columns
     returns it (e.g. receval.roc_auc_score(label, score)). With --by, one row
     per score column and segment, then the score column's overall row.

@@ -269,9 +269,7 @@ def gate(
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
 ) -> None:
-    """Gate candidates against baselines: exit 0 if all pass, 1 if one fails, 2 on bad input.
-
-    Each rule's metric is compared user by user with a one-sided paired test
+    """Each rule's metric is compared user by user with a one-sided paired test
     (non-inferiority: no significant regression beyond the margin;
     superiority: a significant gain), corrected across every comparison; a
     floor or ceiling bounds the candidate's value. A comparison whose sample

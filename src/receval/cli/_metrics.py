@@ -121,9 +121,7 @@ def metrics_command(
     ] = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
-    """Every metric receval computes: names, aliases, definition; NAME shows one in full.
-
-    The table lists each metric's canonical name (as metric strings and
+    """The table lists each metric's canonical name (as metric strings and
     functions name it), the other names it accepts (trec_eval's P_10,
     ir_measures' nDCG@10, ranx's hit_rate, ...) and a one-line definition;
     the other formats add its family, parameters, conventions, inputs,

@@ -58,9 +58,7 @@ def off_policy(
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
 ) -> None:
-    """Off-policy estimates of a target policy's value from logged feedback (IPS, SNIPS, DR).
-
-    One row: each estimate of the mean reward the target policy would get,
+    """One row: each estimate of the mean reward the target policy would get,
     from the rewards the logging policy got, as receval.ips_estimate,
     snips_estimate and dr_estimate with one number per round (the target
     policy's probability of the logged action; for dr the reward model's

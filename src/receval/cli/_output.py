@@ -8,9 +8,7 @@ metric is computed here.
 from __future__ import annotations
 
 import datetime as _dt
-import html
 import io
-import json
 import math
 import re
 import sys
@@ -160,6 +158,8 @@ def _delimited(table: ResultTable, delimiter: str, out: TextIO) -> None:
 
 
 def _markdown(table: ResultTable, digits: int, out: TextIO) -> None:
+    import html  # here: the help and the table format do not need it
+
     def cell(text: str) -> str:
         # no raw HTML from ids or column names (Markdown renders it), no cell break
         return html.escape(text, quote=False).replace("|", "\\|")
@@ -302,6 +302,8 @@ def render(
     """
     stream = sys.stdout if out is None else out
     if fmt is OutputFormat.json:
+        import json  # here: the help and the other formats do not need it
+
         records = [{k: _json_value(v) for k, v in r.items()} for r in table.records()]
         stream.write(json.dumps(records, indent=2, allow_nan=False) + "\n")
     elif fmt in (OutputFormat.csv, OutputFormat.tsv):
@@ -345,6 +347,8 @@ def render_sections(
     """
     stream = sys.stdout if out is None else out
     if fmt is OutputFormat.json:
+        import json
+
         document = {
             name: [{k: _json_value(v) for k, v in r.items()} for r in table.records()]
             for name, table in sections

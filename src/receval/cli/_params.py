@@ -31,6 +31,7 @@ import typer.core
 from typer.core import TyperCommand, TyperGroup
 
 from ..conventions import CHOICES, PROFILES
+from ._commands import COMMANDS
 from ._stdin import accept_stdin
 
 try:  # Typer's per-parameter coercion (pydantic TypeAdapters, built on first use)
@@ -210,8 +211,16 @@ def _panels(command: Any, ctx: Any, formatter: Any) -> None:
 class Command(TyperCommand):
     """Typer's command class whose parameters coerce plain values without pydantic,
     whose input files (``FILE`` parameters other than ``--out``) may be ``-``,
-    standard input (:func:`receval.cli._stdin.stdin_input`), and whose enumerated
-    string options show their values."""
+    standard input (:func:`receval.cli._stdin.stdin_input`), whose enumerated
+    string options show their values, and whose help starts with the command's
+    summary in :data:`~receval.cli._commands.COMMANDS` (its callback's docstring
+    follows)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        entry = COMMANDS.get(kwargs.get("name") or "")
+        if entry is not None:
+            kwargs["help"] = "\n\n".join(filter(None, (entry.summary, kwargs.get("help"))))
+        super().__init__(*args, **kwargs)
 
     def get_params(self, ctx: Any) -> list[Any]:
         params = accept_stdin(_quick(super().get_params(ctx)))
@@ -232,18 +241,28 @@ class Command(TyperCommand):
 
 
 class Group(TyperGroup):
-    """Typer's group class whose parameters coerce plain values without pydantic, and
-    whose help lists each command with its first sentence in full."""
+    """Typer's group class whose parameters coerce plain values without pydantic, whose
+    help lists every command of :data:`~receval.cli._commands.COMMANDS` with its
+    summary, and whose error for an unknown command suggests the close ones: neither
+    needs a command's module loaded."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.suggest_commands = False  # Typer's suggestions know the loaded commands only
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
-        rows = []
-        for name in self.list_commands(ctx):
-            command = self.get_command(ctx, name)
-            if command is not None and not command.hidden:
-                rows.append((name, command.get_short_help_str(limit=10**6)))
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, entry.summary) for name, entry in COMMANDS.items()])
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except CLICK.exceptions.UsageError as exc:
+            close = difflib.get_close_matches(args[0], list(COMMANDS)) if args else []
+            if close and args[0] not in COMMANDS:
+                names = ", ".join(repr(name) for name in close)
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {names}?"
+            raise
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _quick(super().get_params(ctx))

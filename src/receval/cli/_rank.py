@@ -118,7 +118,7 @@ def rank(
     gain: Annotated[str | None, convention("Gain of a grade in (n)DCG.")] = None,
     ap_normalizer: Annotated[str | None, convention("Denominator of AP.")] = None,
     rel_threshold: Annotated[
-        int | None, convention("Grade at or above which an item is relevant.")
+        float | None, convention("Grade at or above which an item is relevant.")
     ] = None,
     missing_users: Annotated[str | None, convention("Qrels users absent from a run.")] = None,
     empty_users: Annotated[str | None, convention("Users without a relevant item.")] = None,
@@ -126,7 +126,8 @@ def rank(
     gain_grades: Annotated[
         str | None,
         convention(
-            "Grades that earn a gain in DCG/NDCG (positive: every grade >= 1, as trec_eval's ndcg)."
+            "Grades that earn a gain in DCG/NDCG (positive: every grade above 0, as "
+            "trec_eval's ndcg)."
         ),
     ] = None,
     zero_users: Annotated[
@@ -277,9 +278,7 @@ def rank(
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
 ) -> None:
-    """Top-K ranking metrics of one or more runs against qrels (receval.evaluate).
-
-    Prints one row per run (named by its file name) and one column per
+    """Prints one row per run (named by its file name) and one column per
     metric: each metric's mean over the qrels users, exactly as
     receval.evaluate(qrels, run, metrics, ...).mean. Conventions default to
     receval's; --profile sets all of them to a peer's and the other options

@@ -227,9 +227,7 @@ def report_command(
     no_timestamp: NoTimestampOption = False,
     quiet: QuietOption = False,
 ) -> None:
-    """Write an HTML report: metric tables and figures of CTR models, runs and retention.
-
-    Each section is optional (at least one is required), in this order: CTR
+    """Each section is optional (at least one is required), in this order: CTR
     (--impressions, --label and --score: the metrics of receval ctr, ROC,
     precision-recall and calibration curves), ranking (--qrels and --run: the
     metrics of receval rank, mean ndcg@k and recall@k for k = 1..100; with
@@ -401,9 +399,7 @@ def demo(
     no_timestamp: NoTimestampOption = False,
     quiet: QuietOption = False,
 ) -> None:
-    """Evaluate CTR models, recommenders and retention on bundled sample data.
-
-    Generates three deterministic synthetic datasets (receval.datasets; no
+    """Generates three deterministic synthetic datasets (receval.datasets; no
     file or network needed): an impression log with two CTR models'
     predictions (make_impressions), held-out interactions with two
     recommenders' top-100 lists (make_recommendations) and 60 days of login

@@ -75,9 +75,7 @@ def retention_command(
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
 ) -> None:
-    """New, login and returning users and day-N cohort retention (receval.retention).
-
-    The columns are those of RetentionReport.to_frame() (--table period),
+    """The columns are those of RetentionReport.to_frame() (--table period),
     cohort_frame() (--table cohort) and table_frame() (--table full); periods
     and cohorts are ISO dates (the first day of the period).
 

@@ -196,10 +196,7 @@ def retrieve(
     ] = 8192,
     quiet: QuietOption = False,
 ) -> None:
-    """Each user's exact top k items by inner product (or cosine) of embeddings
-    (receval.retrieve), written as a run file.
-
-    Scores are float32 products; tied scores are ordered by item id ascending, and
+    """Scores are float32 products; tied scores are ordered by item id ascending, and
     the --exclude items of each user are removed before the cut at k. The item
     vectors are read block by block, so a .npy or Parquet file larger than memory
     works.

@@ -153,9 +153,7 @@ def split_command(
     ] = False,
     quiet: QuietOption = False,
 ) -> None:
-    """Split an interaction log into train and test files (receval.split).
-
-    temporal and leave-last-out read the log in batches (bounded memory: a
+    """temporal and leave-last-out read the log in batches (bounded memory: a
     log larger than memory is split in two passes); ratio and random read it
     whole. Ties in time: the log's row order (the later row is later). The
     counts (users and rows dropped, users without test, cold users and items)

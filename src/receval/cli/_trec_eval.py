@@ -17,5 +17,5 @@ from ._direct import trec_eval_main
     add_help_option=False,
 )
 def trec_eval_command(ctx: typer.Context) -> None:
-    """trec_eval 10.0's options and output, byte for byte (see -h)."""
+    """Run :func:`trec_eval_main` on the arguments as given (its summary: COMMANDS)."""
     trec_eval_main(ctx.args)

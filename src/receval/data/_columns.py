@@ -52,7 +52,6 @@ class Columns:
     values: Any
     ranked: bool = False
     duplicate: int = -1
-    integral: bool = False  # values read from an integer column (grades need no check)
 
 
 def _is_integer(kind: Any) -> bool:
@@ -244,6 +243,5 @@ def read_qrels(source: Source, user: str, item: str, grade: str | None, func: st
             raise InputValidationError(f"{source.path}: the data changed while read.")
     elif grade is not None:
         grades = _whole_numbers(source, grade, "grades", func)
-    integral = grade is not None and _is_integer(source.type_of(grade))
     source.release()
-    return Columns(offsets, rows, user_ids, item_codes, item_ids, grades, integral=integral)
+    return Columns(offsets, rows, user_ids, item_codes, item_ids, grades)

@@ -104,6 +104,10 @@ def _py(x: Any) -> Any:
     return x.item() if isinstance(x, np.generic) else x
 
 
+def _grade(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else float(x)
+
+
 class Qrels(_RankedBase):
     """Ground truth: the judged items of each user and their relevance grades.
 
@@ -112,15 +116,19 @@ class Qrels(_RankedBase):
     users, items : array-like of shape (n_rows,)
         User (query) id and item (document) id of each judgment: ints or strings.
     grades : array-like of shape (n_rows,), default=None
-        Integer relevance grades; None means every listed item has grade 1
-        (implicit feedback: the held-out interactions). A negative grade is a
-        judged non-relevant item, as in trec_eval's qrels.
+        Relevance grades, any finite numbers: integer grades (0 to 4, ...) or
+        real-valued ones (the probability of relevance, in [0, 1], that CatBoost's
+        PFound and ERR read); None means every listed item has grade 1 (implicit
+        feedback: the held-out interactions). A negative grade is a judged
+        non-relevant item, as in trec_eval's qrels. An item is relevant from
+        ``rel_threshold`` on; a metric that reads integer grades only (a gain table
+        by grade, ``ndcg(gains=...)``) refuses others when evaluated.
 
     Raises
     ------
     InputValidationError
         Lengths differ, empty input, a (user, item) pair twice, NaN or
-        non-integer grades.
+        infinite grades.
 
     See Also
     --------
@@ -133,6 +141,8 @@ class Qrels(_RankedBase):
     >>> qrels = Qrels.from_dict({"u1": {"a": 2, "b": 1}, "u2": {"c": 1}})
     >>> qrels.n_users, qrels.n_rows
     (2, 3)
+    >>> Qrels.from_dict({"u1": {"a": 0.75, "b": 0.25}}).to_dict()
+    {'u1': {'a': 0.75, 'b': 0.25}}
     """
 
     _func = "Qrels"
@@ -141,21 +151,12 @@ class Qrels(_RankedBase):
         self.offsets, order, item_codes, n = self._encode(users, items)
         self._finish(order, item_codes, self._check_grades(grades, n))
 
-    def _check_grades(self, grades: Any, n: int, integral: bool = False) -> np.ndarray:
-        """Grades as float64, checked to be integers (``integral``: they come from an
-        integer column, so they are)."""
-        func = self._func
+    def _check_grades(self, grades: Any, n: int) -> np.ndarray:
+        """Grades as float64, checked to be finite."""
         if grades is None:
             return np.ones(n)
-        g = _as_numbers(grades, "grades", func)
-        v.check_same_length(func, users=range(n), items=range(n), grades=g)
-        bad = None if integral else g != np.floor(g)
-        if bad is not None and bad.any():
-            raise InputValidationError(
-                f"{func}: grades must be integers. Got values "
-                f"{v.format_values(np.unique(g[bad]))}; map them to integers first "
-                f"(e.g. np.rint)."
-            )
+        g = _as_numbers(grades, "grades", self._func)
+        v.check_same_length(self._func, users=range(n), items=range(n), grades=g)
         return g
 
     def _finish(self, order: np.ndarray, item_codes: np.ndarray, grades: np.ndarray) -> None:
@@ -173,7 +174,7 @@ class Qrels(_RankedBase):
         cols = read_qrels(source, user, item, grade, cls._func)
         self = cls.__new__(cls)
         self.offsets, self.user_ids, self.item_ids = cols.offsets, cols.user_ids, cols.item_ids
-        grades = self._check_grades(cols.values, len(cols.item_codes), cols.integral)
+        grades = self._check_grades(cols.values, len(cols.item_codes))
         self._finish(cols.rows, cols.item_codes, grades)
         return self
 
@@ -244,9 +245,10 @@ class Qrels(_RankedBase):
             return cls.from_frame(table, user=user, item=item, grade=grade)
 
     # ------------------------------------------------------------ views
-    def to_dict(self) -> dict[Any, dict[Any, int]]:
-        """Back to ``{user: {item: grade}}``."""
-        return self._nested(self.grades, int)
+    def to_dict(self) -> dict[Any, dict[Any, int | float]]:
+        """Back to ``{user: {item: grade}}``: an integer grade as an int, others as
+        floats."""
+        return self._nested(self.grades, _grade)
 
     def __repr__(self) -> str:
         return f"Qrels(n_users={self.n_users}, n_rows={self.n_rows})"

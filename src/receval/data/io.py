@@ -208,7 +208,9 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
             )
         if what == "number":
             noun, kind_of = ("grade", "an integer") if kind == "qrels" else ("score", "a number")
-            raise InputValidationError(f"{name}:{line}: the {noun} {value!r} is not {kind_of}.")
+            raise InputValidationError(
+                f"{name}:{line}: the {noun} {value!r} is not {kind_of}{_real_grade_fix(value)}."
+            )
         raise InputValidationError(f"{name}:{line}: the score {float(value)!r} is not finite.")
     _, user_offsets, user_codes, items, user_ids, item_ids, values, tag = out
     from ._encode import EncodedIds
@@ -245,10 +247,23 @@ def parse_numbers(
         )
         i = int(np.flatnonzero(~ok)[0]) if (~ok).any() else 0
         kind = "an integer" if integer else "a number"
+        value = column[i].as_py()
+        fix = _real_grade_fix(value) if integer else ""
         raise InputValidationError(
-            f"{os.fspath(path)}:{int(line_numbers[i])}: the {what} {column[i].as_py()!r} is not "
-            f"{kind}."
+            f"{os.fspath(path)}:{int(line_numbers[i])}: the {what} {value!r} is not {kind}{fix}."
         ) from None
+
+
+def _real_grade_fix(value: str) -> str:
+    """The fix of a real number where a TREC qrels file holds an integer grade."""
+    try:
+        float(value)
+    except ValueError:
+        return ""
+    return (
+        "; TREC qrels hold integer grades, as trec_eval reads them: give real-valued "
+        "grades (probabilities) in a CSV, TSV or Parquet file"
+    )
 
 
 def read_table(

@@ -305,6 +305,21 @@ class Scan:
         self._check_columns([c for c in (user, item, score, rank) if c is not None])
         return ScanRun(self, user, item, score, rank, name)
 
+    def column_type(self, name: str) -> Any:
+        """The Arrow type of a column of a Parquet scan where every file holds it with
+        that type (a directory's ``key=value`` column: the type pyarrow infers); None
+        for CSV (typed as it is read) or files whose types differ."""
+        if self._dataset is None:
+            return None
+        kind = self._dataset.schema.field(name).type
+        for fragment in self._fragments():
+            if name in _partition_keys(fragment):
+                continue
+            own = fragment.physical_schema
+            if name not in own.names or own.field(name).type != kind:
+                return None
+        return kind
+
     def __repr__(self) -> str:
         rows = "" if self.num_rows is None else f", num_rows={self.num_rows}"
         return f"Scan({self.name!r}, file_format={self.file_format!r}{rows})"
@@ -619,7 +634,8 @@ def scan(
     (user) contiguous, as in a file sorted or grouped by user; this is checked
     and a violation raises ``InputValidationError``. AUC, log loss, PCOC and
     COPC accept any order. The exact AUC gathers scores in ``max_memory`` less
-    192 MiB (at least an eighth of it; 8 bytes per row, 40 with weights): a file
+    192 MiB (at least an eighth of it; 8 bytes per row, 40 with weights, or 4 and
+    32 where the Parquet score column is float32): a file
     whose rows all fit in three quarters of that is read once. A larger one is
     read more than once:
     the first pass counts rows per score bucket and gathers the lowest buckets

@@ -34,7 +34,7 @@ from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition
 from .run import Accumulator
-from .states import RangeStates, Seen
+from .states import Seen
 from .totals import score_ranges
 from .window import batch_rows
 
@@ -53,10 +53,10 @@ __all__ = [
 BUCKET_BITS = 20
 #: what reading a scan takes beside the exact AUC's gathered scores (bytes)
 _READING_RESERVE = 192 << 20
-# bytes per gathered row of a score range: a float64 score; with weights the
-# score and weight, an argsort index and the reordered copies
-_BYTES_PER_ROW = 8
-_BYTES_PER_WEIGHTED_ROW = 40
+# bytes per gathered row of a score range besides its score (float64, or float32
+# from a float32 column) and, with weights, its score again: the weight, an argsort
+# index and the reordered weight
+_WEIGHTED_EXTRA_BYTES = 24
 
 
 # ------------------------------------------------------------------ dispatch
@@ -256,16 +256,18 @@ def scan_ranges(
 
     ``prepare`` gives ``(labels, scores, weights)`` per batch. The scores gathered
     at once get the budget less what reading takes (``_READING_RESERVE``, and at
-    least an eighth of ``Scan.max_memory``). The first pass gathers the rows of the
-    lowest score buckets that fit in three quarters of that (all of them when the
-    file fits: one pass) and counts rows per bucket; the buckets above are cut into
-    ranges that fit, and each further pass gathers one range.
+    least an eighth of ``Scan.max_memory``), at 4 bytes a score where the file's
+    score column is float32 (every value is one), else 8. The first pass gathers the
+    rows of the lowest score buckets that fit in three quarters of that (all of them
+    when the file fits: one pass) and counts rows per bucket; the buckets above are
+    cut into ranges that fit, and each further pass gathers one range.
     """
     k = compiled()
     ranges = ranges_of(defn)
     given, scan, names, float_names = _reading(columns, floats)
     weighted = given.get("sample_weight") is not None
-    per_row = _BYTES_PER_WEIGHTED_ROW if weighted else _BYTES_PER_ROW
+    dtype = _score_dtype(scan, given[defn.inputs[1]].name)
+    per_row = dtype.itemsize * (2 if weighted else 1) + (_WEIGHTED_EXTRA_BYTES if weighted else 0)
     # reading takes about 100 MiB whatever the budget (the decoded row group, a batch
     # and what prepare derives from it, measured)
     gather_bytes = max(scan.max_memory // 8, scan.max_memory - _READING_RESERVE)
@@ -287,36 +289,34 @@ def scan_ranges(
                 weights,
             )
 
-    def gather(first: int, last: int, n_pos: int, n_neg: int, description: str, below: Any) -> Any:
+    def gather(first: int, last: int, n_pos: int, n_neg: int, description: str) -> Any:
         filled = np.zeros(2, dtype=np.int64)
-        pos, neg = np.empty(n_pos), np.empty(n_neg)
+        pos, neg = np.empty(n_pos, dtype), np.empty(n_neg, dtype)
         w_pos, w_neg = (n_pos, n_neg) if weighted else (0, 0)  # no weights: none written
         pos_w, neg_w = np.empty(w_pos), np.empty(w_neg)
         for labels, scores, weights in batches(description):
             out = (pos, pos_w, neg, neg_w, filled)
             k.gather(scores, labels, weights, shift, (first, last), out)
-        return state_of(pos, pos_w, neg, neg_w, filled, below)
+        return state_of(pos, pos_w, neg, neg_w, filled)
 
-    def state_of(pos: Any, pos_w: Any, neg: Any, neg_w: Any, filled: Any, below: Any) -> Any:
-        """The state of one range's rows, above ``below`` (the ranges read before:
-        weighted ranges count their pairs with those ranges' negatives)."""
+    def state_of(pos: Any, pos_w: Any, neg: Any, neg_w: Any, filled: Any) -> Any:
+        """The state of one range's rows."""
         n_p, n_n = filled
         if not weighted:
             return ranges(params, pos[:n_p], neg[:n_n], None, None)
-        return ranges(params, pos[:n_p], neg[:n_n], pos_w[:n_p], neg_w[:n_n], below=below)
+        return ranges(params, pos[:n_p], neg[:n_n], pos_w[:n_p], neg_w[:n_n])
 
     # pass 1 gathers the rows of the lowest score buckets that fit (all of them when
     # the file fits: one pass) and, once the rows outgrow the room, counts rows per
     # bucket for the further passes
     # three quarters of the room: the histogram, its updates and the reader's next
     # batch share this pass (the peak measured higher with all of it)
-    first_pass = _FirstPass(budget_rows * 3 // 4, weighted, shift, scan.num_rows)
+    first_pass = _FirstPass(budget_rows * 3 // 4, weighted, shift, scan.num_rows, dtype)
     for labels, scores, weights in batches(f"{func} (pass 1)"):
         first_pass.add(k, labels, scores, weights, n_rows[0])
     v.check_not_empty(n_rows[0], defn.inputs[0], func)
     top, hist = first_pass.top, first_pass.hist
-    nothing = RangeStates(())  # below the lowest range
-    state = None if top < 0 else state_of(*first_pass.buffers(), below=nothing)
+    state = None if top < 0 else state_of(*first_pass.buffers())
     first_pass.release()
     if hist is None:  # every row gathered
         return defn.finalize(params, state)
@@ -328,9 +328,21 @@ def scan_ranges(
         n_pos = int(pos_hist[first : last + 1].sum())
         n_neg = int(neg_hist[first : last + 1].sum())
         description = f"{func} (pass {i + 2}/{len(cuts) + 1})"
-        part = gather(first, last, n_pos, n_neg, description, nothing if state is None else state)
+        part = gather(first, last, n_pos, n_neg, description)
         state = part if state is None else state.merge(part)
     return defn.finalize(params, state)
+
+
+def _score_dtype(scan: Scan, column: str) -> np.dtype:
+    """float32 for the scores of a float32 (or float16) Parquet column, which gather
+    exactly at half the memory; float64 for any other."""
+    if scan.file_format == "parquet":
+        import pyarrow as pa
+
+        kind = scan.column_type(column)
+        if kind is not None and (pa.types.is_float32(kind) or pa.types.is_float16(kind)):
+            return np.dtype(np.float32)
+    return np.dtype(np.float64)
 
 
 class _FirstPass:
@@ -346,12 +358,14 @@ class _FirstPass:
     above dropped in place (``top`` is -1 when not even the first bucket fits).
     """
 
-    def __init__(self, capacity: int, weighted: bool, shift: int, total: int | None) -> None:
+    def __init__(
+        self, capacity: int, weighted: bool, shift: int, total: int | None, dtype: np.dtype
+    ) -> None:
         self.capacity, self.shift, self.total = capacity, shift, total
         self.top = (1 << (64 - shift)) - 1
         self.hist: tuple[np.ndarray, np.ndarray] | None = None
         self.filled = np.zeros(2, dtype=np.int64)
-        self.pos, self.neg = np.empty(capacity), np.empty(capacity)
+        self.pos, self.neg = np.empty(capacity, dtype), np.empty(capacity, dtype)
         self.pos_w = np.empty(capacity if weighted else 0)
         self.neg_w = np.empty(capacity if weighted else 0)
 
@@ -380,7 +394,7 @@ class _FirstPass:
         for label, values, n in ((1, self.pos, self.filled[0]), (0, self.neg, self.filled[1])):
             labels = np.full(step, label, dtype=np.int8)
             for start in range(0, int(n), step):
-                chunk = values[start : min(start + step, int(n))]
+                chunk = values[start : min(start + step, int(n))].astype(np.float64)
                 k.add_histogram(chunk, labels[: len(chunk)], self.shift, neg_hist, pos_hist)
         self.hist = (neg_hist, pos_hist)
 
@@ -408,7 +422,7 @@ def _keep_below(values: np.ndarray, weights: np.ndarray, n: int, limit: np.uint6
     kept = 0
     for start in range(0, n, 1 << 16):  # in chunks: a few MiB at a time
         chunk = values[start : min(start + (1 << 16), n)]
-        bits = (chunk + 0.0).view(np.uint64)
+        bits = (chunk.astype(np.float64) + 0.0).view(np.uint64)
         keys = np.where(bits & sign, ~bits, bits | sign)
         keep = keys < limit
         m = int(keep.sum())

@@ -638,7 +638,9 @@ def invalid_state(what: str) -> InputValidationError:
 
 def _bad(where: str, expected: str, value: Any) -> InputValidationError:
     shown = (
-        f"{type(value).__name__} {value!r}"
+        f"a {type(value).__name__} of {len(value)} entries"
+        if isinstance(value, (list, tuple))
+        else f"{type(value).__name__} {value!r}"
         if np.ndim(value) == 0
         else (f"an array of shape {np.shape(value)} and dtype {getattr(value, 'dtype', '?')}")
     )

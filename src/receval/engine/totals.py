@@ -37,7 +37,6 @@ __all__ = [
     "ScoreRange",
     "Totals",
     "auc_from_ranges",
-    "negatives_below",
     "score_ranges",
 ]
 
@@ -152,16 +151,10 @@ class ScoreRange:
     two_u : int
         Twice the Mann-Whitney count of the pairs inside the range: a pair counts 2
         when the positive scores higher, 1 when tied (with weights: the product of
-        their units). A weighted range whose ``products`` are known also counts its
-        positives' pairs with the negatives of every range below.
+        their units).
     quantum : int or None, default=None
         Weighted rows: the exponent of a unit (the lowest bit of any weight, as the
         in-memory state's); None for rows without weights.
-    products : ExactSum or None, default=None
-        Weighted rows read above the ranges below (out of core, range after range):
-        the exact sum of the rounded products that the in-memory state adds where
-        ``two_u`` passes ``2**128`` units, over the range's distinct scores. None on
-        Spark, whose partitions do not know the ranges below them.
     """
 
     low: float
@@ -170,7 +163,6 @@ class ScoreRange:
     negatives: int
     two_u: int
     quantum: int | None = None
-    products: ExactSum | None = None
 
     @property
     def empty(self) -> bool:
@@ -205,40 +197,21 @@ def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
     return float(Fraction(two_u, 2 * pairs))  # correctly rounded
 
 
-def negatives_below(ranges: Iterable[ScoreRange]) -> tuple[int, int]:
-    """``(units, quantum)``: the weight of the negatives of weighted ranges, in units of
-    ``2**quantum`` (``(0, 0)`` without any)."""
-    held = [r for r in ranges if r.quantum is not None and r.negatives]
-    if not held:
-        return 0, 0
-    quantum = min(r.quantum for r in held if r.quantum is not None)
-    return sum(r.negatives << (r.quantum - quantum) for r in held if r.quantum is not None), quantum
-
-
 def _weighted_auc(parts: list[ScoreRange]) -> float:
     """The AUC of weighted ranges as the in-memory state computes it from exact weights
     in units of the lowest bit of any weight: ``2U / (2 P N)``, 2U the exact integer
-    while it stays below ``2**128`` units, else the exactly rounded sum of the rounded
-    products per distinct score (known when every range was read above the ones
-    below; on Spark, the exact 2U rounded once)."""
+    rounded once."""
     quantum = min(r.quantum for r in parts if r.quantum is not None)
     two_u = below = positives = 0
-    products: Fraction | None = Fraction(0)
     for r in parts:
         shift = (r.quantum if r.quantum is not None else quantum) - quantum
         p = r.positives << shift
-        two_u += r.two_u << 2 * shift
-        if r.products is None:  # its pairs with the negatives below are not in two_u
-            two_u += 2 * p * below
-            products = None
-        elif products is not None:
-            products += Fraction(r.products.as_fraction()) * (1 << 2 * shift)
+        two_u += (r.two_u << 2 * shift) + 2 * p * below
         below += r.negatives << shift
         positives += p
     if positives == 0 or below == 0:
         return float("nan")
-    area = float(two_u) if two_u < 1 << 128 or products is None else float(products)
-    return area / (2.0 * float(positives) * float(below))
+    return float(two_u) / (2.0 * float(positives) * float(below))
 
 
 def score_ranges(rows_per_bucket: np.ndarray, max_rows: int) -> list[tuple[int, int]]:

@@ -673,13 +673,10 @@ def _auc_range(
     neg: np.ndarray,
     pos_w: np.ndarray | None,
     neg_w: np.ndarray | None,
-    below: RangeStates | None = None,
 ) -> RangeStates:
-    """The state of every row of one score range (arrays are sorted in place);
-    ``below``: the states of every range below it (read in order, out of core), or
-    None where they are not known (a Spark partition)."""
-    from ..engine.sums import ExactSum
-    from ..engine.totals import ScoreRange, negatives_below
+    """The state of every row of one score range (arrays are sorted in place; scores
+    float64, or float32 where they were read from a float32 column)."""
+    from ..engine.totals import ScoreRange
     from ._binary import sort_chunks
 
     k = compiled()
@@ -694,14 +691,10 @@ def _auc_range(
         neg, neg_w = neg[o], neg_w[o]
         del o
         parts = [pos, neg]
-        units, unit = (0, 0) if below is None else negatives_below(below.ranges)
-        quantum, n_pos, n_neg, two_u, products, _ = k.weighted_range(
-            pos, pos_w, neg, neg_w, units, unit
-        )
-        known = None if below is None else ExactSum(products)
+        quantum, n_pos, n_neg, two_u, _ = k.weighted_range(pos, pos_w, neg, neg_w)
         ends = [x for a in parts if len(a) for x in (a[0], a[-1])]
         low, high = float(min(ends)), float(max(ends))
-        return RangeStates((ScoreRange(low, high, n_pos, n_neg, two_u, quantum, known),))
+        return RangeStates((ScoreRange(low, high, n_pos, n_neg, two_u, quantum),))
     # exact integer pair counts
     pos.sort()
     parts = [pos, *sort_chunks(neg)]

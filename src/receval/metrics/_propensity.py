@@ -85,7 +85,7 @@ class Propensities:
         found = (users >= 0) & (items >= 0) & (keys[pos] == key)
         return np.where(found, self.values[pos], np.nan)
 
-    def weights(self, q: Qrels, threshold: int) -> np.ndarray:
+    def weights(self, q: Qrels, threshold: float) -> np.ndarray:
         """``1 / max(p, clip)`` of each relevant qrels row (grade >= ``threshold``), 0
         elsewhere; raises when a relevant row has no propensity, or 0 without a clip."""
         relevant = q.grades >= threshold
@@ -296,7 +296,7 @@ def check_propensities(q: Qrels, convs: Mapping[str, Any], props: Propensities |
     of a weighted metric lacks a usable propensity (counted over all the qrels)."""
     if props is None:
         return
-    thresholds = {int(c.rel_threshold) for c in convs.values() if c.estimator != "naive"}
+    thresholds = {float(c.rel_threshold) for c in convs.values() if c.estimator != "naive"}
     for threshold in sorted(thresholds):
         props.weights(q, threshold)
 
@@ -442,7 +442,7 @@ def propensity_columns(
         key = (ties, bool(conv.judged_only), int(conv.depth))
         if key not in rankings:
             rankings[key] = _Ranked(q, r, user_map, *key)
-        threshold = int(conv.rel_threshold)
+        threshold = float(conv.rel_threshold)
         w = props.weights(q, threshold)
         relevant = q.grades >= threshold
         n = np.bincount(row_user[relevant], minlength=q.n_users).astype(np.float64)

@@ -193,10 +193,11 @@ class XAUCCounts:
     (``in_order`` aside: its pairs follow the order of the rows).
 
     ``in_order`` holds, per update that asked for it (``equal_targets="input_order"``),
-    group ids and per group twice the pairs of equal targets in input order whose
-    earlier row scores higher, plus their tied scores: the pairs within the update,
-    and those of its rows with the rows of the same groups before it. The order is
-    that of the updates, and of ``merge(other)``: this state's rows, then ``other``'s.
+    its rows in their order: ``(ids, codes, y, s)``, the update's sorted distinct group
+    ids, each row's index into them, its target and score. An update only appends its
+    rows; :meth:`in_order_twice` counts the pairs of equal targets of every group once,
+    over the rows in the order of the updates and of ``merge(other)`` (this state's
+    rows, then ``other``'s).
     """
 
     y: np.ndarray = field(default_factory=lambda: np.empty(0))
@@ -207,7 +208,7 @@ class XAUCCounts:
     group_ids: list[np.ndarray] = field(default_factory=list)
     pending: list[tuple[np.ndarray, ...]] = field(default_factory=list)
     n_pending: int = 0
-    in_order: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    in_order: list[tuple[np.ndarray, ...]] = field(default_factory=list)
 
     @property
     def ids(self) -> np.ndarray:
@@ -239,8 +240,7 @@ class XAUCCounts:
         w = np.ones(len(y)) if w is None else w
         part = (codes, y, s, w, np.ones(len(y), dtype=np.int64), ids)
         if in_order:
-            self.in_order += [(ids, _in_order_twice(codes, y, s, len(ids))),
-                              *_across(self._parts(), part)]  # fmt: skip
+            self.in_order.append((ids, codes, y, s))
         self._push(part)
 
     def _parts(self) -> list[tuple[np.ndarray, ...]]:
@@ -285,11 +285,8 @@ class XAUCCounts:
 
     def absorb(self, other: XAUCCounts) -> XAUCCounts:
         """Add another state's counts into this one (in place); returns this state."""
-        parts = other._parts()
-        if other.in_order:  # other's rows come after this state's
-            self.in_order += other.in_order
-            self.in_order += [x for p in parts if len(p[1]) for x in _across(self._parts(), p)]
-        for part in parts:
+        self.in_order += other.in_order  # other's rows come after this state's
+        for part in other._parts():
             self._push(part)
         return self
 
@@ -322,14 +319,17 @@ class XAUCCounts:
 
     def in_order_twice(self) -> np.ndarray:
         """Per group: twice the pairs of equal targets in input order whose earlier row
-        scores higher, plus their tied scores (int64)."""
+        scores higher, plus their tied scores (int64). The rows of every update are
+        joined into one part (kept: a later call starts from it) and counted once."""
         self.compact()
-        out = np.zeros(len(self.ids), dtype=np.int64)
-        if self.in_order:
-            ids = np.concatenate([p[0] for p in self.in_order])
-            np.add.at(out, np.searchsorted(self.ids, ids),
-                      np.concatenate([p[1] for p in self.in_order]))  # fmt: skip
-        return out
+        if not self.in_order:
+            return np.zeros(len(self.ids), dtype=np.int64)
+        if len(self.in_order) > 1 or not np.array_equal(self.in_order[0][0], self.ids):
+            codes = np.concatenate([np.searchsorted(self.ids, p[0])[p[1]] for p in self.in_order])
+            y, s = (np.concatenate([p[i] for p in self.in_order]) for i in (2, 3))
+            self.in_order = [(self.ids, codes.astype(np.int64, copy=False), y, s)]
+        _, codes, y, s = self.in_order[0]
+        return _in_order_twice(codes, y, s, len(self.ids))
 
     def xauc(self) -> float:
         """XAUC of the rows, all groups as one (nan when no pair has different targets)."""
@@ -417,13 +417,25 @@ class XAUCCounts:
             return "codes", f"int64 indices into ids, in [0, {len(self.ids)})"
         if n and float(self.w.min()) <= 0:
             return "w", "weights > 0"
-        if any(len(ids) != len(twice) or twice.dtype != np.int64 for ids, twice in self.in_order):
-            return "in_order", "pairs of group ids and int64 counts of one length"
+        if any(not _rows_in_order(part) for part in self.in_order):
+            return "in_order", "(ids, codes, y, s): int64 codes into ids, y and s of their length"
         if n:
             again = _distinct(self.codes, self.y, self.s, self.w, self.count, self.ids)
             if not all(np.array_equal(a, b) for a, b in zip(again, self._whole(), strict=True)):
                 return "y", "distinct (group, y, s, w) keys in the canonical order"
         return None
+
+
+def _rows_in_order(part: tuple[np.ndarray, ...]) -> bool:
+    """Whether ``part`` is rows of :attr:`XAUCCounts.in_order`."""
+    if len(part) != 4 or not all(isinstance(a, np.ndarray) and a.ndim == 1 for a in part):
+        return False
+    ids, codes, y, s = part
+    n = len(codes)
+    return bool(
+        codes.dtype == np.int64 and len(y) == n and len(s) == n
+        and (not n or (0 <= int(codes.min()) and int(codes.max()) < len(ids)))
+    )  # fmt: skip
 
 
 def _in_order_twice(codes: np.ndarray, y: np.ndarray, s: np.ndarray, n_groups: int) -> np.ndarray:
@@ -444,41 +456,6 @@ def _in_order_twice(codes: np.ndarray, y: np.ndarray, s: np.ndarray, n_groups: i
     out = np.zeros(n_groups, dtype=np.int64)
     np.add.at(out, c[starts[:-1]], twice)
     return out
-
-
-def _across(
-    earlier: list[tuple[np.ndarray, ...]], later: tuple[np.ndarray, ...]
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The pairs of equal targets between the rows of ``earlier`` parts and those of a
-    ``later`` part: per group of both, twice those whose earlier row scores higher plus
-    the tied ones (``[]`` when no group is in both). The core's pair count, with the
-    side (0 earlier, 1 later) as the target, within each (group, target)."""
-    l_codes, l_y, l_s, _, l_count, l_ids = later
-    rows = []
-    for codes, y, s, _, count, ids in earlier:
-        hit = np.isin(ids, l_ids)
-        if len(y) and hit.any():
-            keep = hit[codes]
-            rows.append((ids[codes[keep]], y[keep], s[keep], count[keep]))
-    if not rows:
-        return []
-    shared = np.unique(np.concatenate([r[0] for r in rows]))
-    keep = np.isin(l_ids, shared)[l_codes]
-    rows.append((l_ids[l_codes[keep]], l_y[keep], l_s[keep], l_count[keep]))
-    g, y, s, count = (np.concatenate([r[i] for r in rows]) for i in range(4))
-    side = np.repeat([0.0, 1.0], [len(g) - int(keep.sum()), int(keep.sum())])
-    ids, group = np.unique(g, return_inverse=True)
-    _, target = np.unique(y, return_inverse=True)
-    block = group.reshape(-1).astype(np.int64) * (int(target.max()) + 1) + target.reshape(-1)
-    blocks, b_side, b_s, _, b_count = compiled().xauc_distinct(
-        block, side, np.ascontiguousarray(s), np.ones(len(g)), count.astype(np.int64)
-    )
-    starts = np.flatnonzero(np.r_[True, blocks[1:] != blocks[:-1], True]).astype(np.int64)
-    rising, pairs = compiled().xauc_pairs_counted(starts, b_side, b_s, b_count)
-    twice = 2 * pairs.astype(np.int64) - rising.astype(np.int64)
-    out = np.zeros(len(ids), dtype=np.int64)
-    np.add.at(out, blocks[starts[:-1]] // (int(target.max()) + 1), twice)
-    return [(ids, out)]
 
 
 def _distinct(

@@ -276,7 +276,7 @@ def mixed_block_costs(
     users: np.ndarray,
     user_map: np.ndarray,
     item_map: np.ndarray,
-    threshold: int,
+    threshold: float,
     single: bool,
 ) -> np.ndarray:
     """Per user (qrels positions, all in the run): the sum over the tied blocks of its
@@ -348,7 +348,7 @@ def tie_averages(
     cheap = [t for t in checked if t not in costly]
     if cheap:
         groups.append((cheap, np.ones(len(users), dtype=bool)))
-    costs: dict[tuple[int, bool], np.ndarray] = {}  # by relevance threshold and tie rule
+    costs: dict[tuple[float, bool], np.ndarray] = {}  # by relevance threshold and tie rule
     for t in costly:
         c = convs[t]
         key = (c.rel_threshold, c.ties == "trec")

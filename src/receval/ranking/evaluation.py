@@ -47,7 +47,7 @@ def evaluate(
     profile: str | None = None,
     ap_normalizer: str | None = None,
     gain: str | None = None,
-    rel_threshold: int | None = None,
+    rel_threshold: float | None = None,
     ties: str | None = None,
     missing_users: str | None = None,
     empty_users: str | None = None,
@@ -155,8 +155,9 @@ def evaluate(
     gain : {"linear", "exponential", "binary"}, default=None
         Gain of a grade in CG/DCG/NDCG (default "linear": the grade;
         "exponential": 2**grade - 1; "binary": 1 for every relevant item).
-    rel_threshold : int, default=None
-        Grade at or above which an item is relevant (default 1).
+    rel_threshold : float, default=None
+        Grade at or above which an item is relevant (default 1); grades are any
+        real numbers (probabilities of relevance too), and so is the threshold.
     ties : {"trec", "average", "input", "id_ascending", "id_descending", "worst"}, default=None
         Order of tied scores (default "trec": item id descending, scores
         compared in single precision). "average" is the expected value over all
@@ -180,7 +181,7 @@ def evaluate(
         What the ideal DCG ranks (default "judged": all judged items).
     gain_grades : {"relevant", "positive"}, default=None
         Which grades earn a gain in CG/DCG/NDCG (default "relevant": grades >=
-        ``rel_threshold``; "positive": every grade >= 1, as trec_eval's ndcg).
+        ``rel_threshold``; "positive": every grade above 0, as trec_eval's ndcg).
     zero_users : {"keep", "skip"}, default=None
         "skip" leaves users whose value is 0 out of the mean (default "keep"),
         as Microsoft Recommenders' ``r_precision_at_k``: 0.0 when no user has a

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .._kernels import codes as _core_codes
-from ..conventions import Conventions
+from ..conventions import Conventions, relevant_above
 from ..data._encode import lookup
 from ..data._ranked import Qrels, Run
 from ..data.io import is_frame
@@ -34,8 +34,8 @@ __all__ = [
     "subset_qrels",
 ]
 
-# gain_grades="positive": every grade from 1 on earns its gain
-_POSITIVE_GRADES = 1
+# gain_grades="positive": every grade above 0 earns its gain (a probability too)
+_POSITIVE_GRADES = relevant_above(0.0)
 # grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
 # metric's own parameters (none for bpref, p for rbp)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
@@ -249,6 +249,7 @@ def kernel_values(
             f"overflows float64 for grades >= {_MAX_EXPONENTIAL_GRADE}. Got a grade of "
             f"{float(q.grades.max()):g}; use gain='linear' or map the grades to a smaller range."
         )
+    _check_integer_grades(q, [t for t in ranked if "gains" in dict(specs[t].args)])
     if item_map is None:
         item_map = lookup(q.item_ids, r.item_ids)
     need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
@@ -269,6 +270,23 @@ def kernel_values(
         max_len, n_chunks, disc,
     )  # fmt: skip
     return result
+
+
+def _check_integer_grades(q: Qrels, tabled: list[str]) -> None:
+    """Refuse grades that are not integers for the metrics that gain by a table of
+    integer grades (``gains=``: LightGBM's ``label_gain``)."""
+    if not tabled or not q.n_rows:
+        return
+    fractional = q.grades[q.grades != np.floor(q.grades)]
+    if len(fractional):
+        from .._validation import format_values
+
+        raise InputValidationError(
+            f"evaluate: metric {tabled[0]!r} gains by a table of integer grades (gains=), "
+            f"and the qrels hold grades that are not integers. Got grades "
+            f"{format_values(np.unique(fractional))}; round the grades, or use "
+            f"gain='linear' or 'exponential', which read any grade."
+        )
 
 
 def list_values(

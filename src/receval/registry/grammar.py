@@ -165,6 +165,17 @@ _INTEGER = re.compile(r"^[+-]?[0-9]+$")
 _MAX_K = 2**63 - 1
 
 
+def _grade(value: str, whole: str) -> int | float:
+    """A grade written in a metric string (``rel_threshold``): a finite number, an int
+    when it is whole (``2.0`` reads as ``2``)."""
+    number = float(value) if _NUMBER.match(value.strip()) else math.nan
+    if not math.isfinite(number):
+        raise InvalidParameterError(
+            f"Metric {whole!r}: rel_threshold must be a number. Got {value!r} instead."
+        )
+    return int(number) if number.is_integer() else number
+
+
 def _unknown(name: str) -> InvalidParameterError:
     # every spelling a user may type, canonical names first: lower case -> as shown
     shown: dict[str, str] = {}
@@ -482,13 +493,15 @@ def _parse_params(
             continue
         if key not in info.conventions:
             raise not_an_option(f"Metric {whole!r}", info, key)
-        if key in ("rel_threshold", "depth"):
+        if key == "depth":
             try:
                 out[key] = int(value)
             except ValueError:
                 raise InvalidParameterError(
                     f"Metric {whole!r}: {key} must be an integer. Got {value!r} instead."
                 ) from None
+        elif key == "rel_threshold":
+            out[key] = _grade(value, whole)
         elif key == "judged_only":
             if value.lower() not in ("true", "false"):
                 raise InvalidParameterError(

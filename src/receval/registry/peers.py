@@ -11,10 +11,12 @@ through them. No name means two metrics: ``ap`` is mean average precision
 
 from __future__ import annotations
 
-import math
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from ..conventions import relevant_above
 
 __all__ = ["SPELLINGS", "Spelling", "catboost_metric", "spellings_of"]
 
@@ -221,11 +223,11 @@ SPELLINGS: tuple[Spelling, ...] = (
 )
 
 #: CatBoost's ranking metrics that receval computes: name -> (receval metric, the
-#: parameters each takes besides top (and border, where it takes one), the
-#: parameters of the receval metric that its name sets)
+#: parameters each takes besides top, the parameters of the receval metric that its
+#: name sets); NDCG and DCG take no border (CatBoost refuses one: every target is a gain)
 _CATBOOST: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
-    "ndcg": ("ndcg", ("type", "denominator", "border"), ()),
-    "dcg": ("dcg", ("type", "denominator", "border"), ()),
+    "ndcg": ("ndcg", ("type", "denominator"), ()),
+    "dcg": ("dcg", ("type", "denominator"), ()),
     "precisionat": ("precision", ("border",), ()),
     "recallat": ("recall", ("border",), ()),
     "map": ("map", ("border",), ()),
@@ -251,7 +253,9 @@ def catboost_metric(text: str) -> str | None:
     ``top=k`` is the cut-off (-1: the whole list), ``type`` (``Base``, ``Exp``) the
     gain, ``denominator`` (``LogPosition``, ``Position``) the discount,
     ``border=b`` (a document is relevant when its target exceeds b; 0.5 by default)
-    the relevance threshold ``floor(b) + 1`` of integer grades, and ``decay`` PFound's
+    the relevance threshold ``rel_threshold``, the least float64 above b (a grade
+    above b is one at or above it: for integer grades, ``floor(b) + 1``; for targets
+    in [0, 1] the border itself, exactly), and ``decay`` PFound's
     decay. ``ERR`` is ``err(probability=true)`` (the target is the stopping
     probability), ``AverageGain:top=k`` ``average_gain@k``. ``hints`` and
     ``use_weights`` do not change a value and are ignored.
@@ -261,8 +265,8 @@ def catboost_metric(text: str) -> str | None:
     >>> from receval.registry.peers import catboost_metric
     >>> catboost_metric("NDCG:top=10;type=Exp")
     'ndcg(gain=exponential)@10'
-    >>> catboost_metric("PrecisionAt:top=5;border=1.5")
-    'precision(rel_threshold=2)@5'
+    >>> catboost_metric("PrecisionAt:top=5;border=0.25")
+    'precision(rel_threshold=0.25000000000000006)@5'
     >>> catboost_metric("PFound:top=5;decay=0.5")
     'pfound(decay=0.5)@5'
     >>> catboost_metric("ERR:top=10")
@@ -300,7 +304,7 @@ def catboost_metric(text: str) -> str | None:
         if key == "top" and re.fullmatch(r"-?[0-9]+", value):
             top = "" if int(value) < 0 else f"@{int(value)}"
         elif key == "border" and key in takes and number:
-            conventions.append(f"rel_threshold={math.floor(float(value)) + 1}")
+            conventions.append(f"rel_threshold={relevant_above(float(value))!r}")
         elif key == "decay" and key in takes and number:
             conventions.append(f"decay={value}")
         elif key in takes and (key, low) in _CATBOOST_VALUES:
@@ -358,4 +362,14 @@ def spellings_of(name: str) -> list[Spelling]:
     >>> [(row.shown, row.peer) for row in spellings_of("mrr")]
     [('rr', 'receval'), ('recip_rank', 'trec_eval'), ('RR', 'ir_measures'), ('MRR', 'ir_measures')]
     """
-    return [s for s in SPELLINGS if s.metric.split("(", 1)[0].split("@", 1)[0] == name]
+    return list(_by_metric().get(name, ()))
+
+
+@functools.cache
+def _by_metric() -> dict[str, tuple[Spelling, ...]]:
+    """The rows of :data:`SPELLINGS` by the name of the metric they mean (one pass: the
+    registry asks for every metric's rows when it is built)."""
+    rows: dict[str, list[Spelling]] = {}
+    for row in SPELLINGS:
+        rows.setdefault(row.metric.split("(", 1)[0].split("@", 1)[0], []).append(row)
+    return {name: tuple(found) for name, found in rows.items()}

@@ -239,7 +239,7 @@ def corrected_values(
     catalog_size: int,
     correction: str,
     gamma: float,
-    rel_threshold: int,
+    rel_threshold: float,
 ) -> np.ndarray:
     """Per qrels user: the mean over its relevant items of the corrected metric at
     their sampled ranks (a relevant item the restricted run lacks: the last rank,
@@ -320,7 +320,7 @@ def correct_columns(
     ones, where the engine's rules kept the user (not nan)."""
     for j, text in enumerate(ranked):
         spec = _spec(specs[text], "evaluate")
-        threshold = int(convs[text].rel_threshold)
+        threshold = float(convs[text].rel_threshold)
         col = corrected_values(q, r, user_map, n_candidates, str(spec), catalog_size,
                                correction, gamma, threshold)  # fmt: skip
         values[:, j] = np.where(np.isnan(values[:, j]), np.nan, col)

@@ -134,10 +134,9 @@ def roc_auc_score(
     rows of one score value share a partition; each partition counts its
     own positive-negative pairs after a sort, and the driver adds the
     partitions' counts, which are integers (with ``sample_weight``: in units
-    of the lowest bit of any weight). The result equals
-    :func:`receval.roc_auc_score` on the collected columns, but for weights
-    whose pair sums pass 2**128 units, where it is within a relative 2**-50
-    (see the Spark guide); no score is binned.
+    of the lowest bit of any weight, twice the U summed exactly however large).
+    The result equals :func:`receval.roc_auc_score` on the collected columns;
+    no score is binned.
 
     Parameters
     ----------

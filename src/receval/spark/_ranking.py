@@ -79,7 +79,7 @@ def evaluate(
     profile: str | None = None,
     ap_normalizer: str | None = None,
     gain: str | None = None,
-    rel_threshold: int | None = None,
+    rel_threshold: float | None = None,
     ties: str | None = None,
     missing_users: str | None = None,
     empty_users: str | None = None,

@@ -143,7 +143,7 @@ class PooledExposure:
 
 
 def target_exposure(
-    q: Qrels, patience: float, depth: int, rel_threshold: int, binary: bool
+    q: Qrels, patience: float, depth: int, rel_threshold: float, binary: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The exposure each relevant judged item deserves: (qrels user, qrels item code,
     target) of the relevant rows. Items of one grade share the mean exposure of the
@@ -321,7 +321,7 @@ def expected_exposure(
     patience: float = 0.5,
     k: int | None = None,
     ties: str = "average",
-    rel_threshold: int = 1,
+    rel_threshold: float = 1,
     binary: bool = False,
     missing_users: str = "zero",
     item_groups: Any = None,
@@ -358,7 +358,7 @@ def expected_exposure(
         ``"average"``: tied items share the mean exposure of their positions
         (the stochastic ranking). ``"input"``: the run's order (score
         descending, input order within ties) is taken as a deterministic ranking.
-    rel_threshold : int, default=1
+    rel_threshold : float, default=1
         Grade at or above which a judged item is relevant.
     binary : bool, default=False
         Whether every relevant item deserves the same exposure (grades are
@@ -441,7 +441,7 @@ def expected_exposure(
     func = "expected_exposure"
     gamma, depth = check_ranking_options(patience, k, ties, func)
     v.check_option(missing_users, "missing_users", func, _MISSING)
-    threshold = int(v.check_number(rel_threshold, "rel_threshold", func, integer=True))
+    threshold = float(v.check_number(rel_threshold, "rel_threshold", func))
     if not isinstance(binary, (bool, np.bool_)):
         raise InvalidParameterError(
             f"The 'binary' parameter of {func} must be a bool. Got {binary!r} instead."
@@ -537,7 +537,7 @@ def exposure_columns(
     every order of a tie); users without a relevant item are left out. ``specs`` are
     the metrics' parsed strings and ``convs`` their conventions, by metric string.
     """
-    relevant: dict[int, np.ndarray] = {}
+    relevant: dict[float, np.ndarray] = {}
     reports: dict[tuple[Any, ...], Any] = {}
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     rows = np.repeat(np.arange(q.n_users), np.diff(q.offsets))
@@ -545,7 +545,7 @@ def exposure_columns(
         conv = convs[text]
         options = (
             float(spec.arg("patience")), spec.k, "input" if conv.ties == "input" else "average",
-            int(conv.rel_threshold), conv.gain == "binary",
+            float(conv.rel_threshold), conv.gain == "binary",
             "skip" if conv.missing_users == "skip" else "zero",
         )  # fmt: skip
         if options not in reports:
@@ -557,7 +557,7 @@ def exposure_columns(
         report = reports[options]
         col = np.full(q.n_users, np.nan)
         col[lookup(report.users, q.user_ids)] = getattr(report, spec.name)
-        threshold = int(conv.rel_threshold)
+        threshold = float(conv.rel_threshold)
         if threshold not in relevant:
             judged = q.grades >= threshold
             relevant[threshold] = np.bincount(rows[judged], minlength=q.n_users).astype(float)

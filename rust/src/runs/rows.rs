@@ -320,14 +320,18 @@ impl Sorting {
     }
 }
 
+/// Full buffers sorted in the background at once, at most: a buffer that fills
+/// while as many sorts run waits for them.
+const MAX_SORTING: usize = 4;
+
 /// Runs of each label's keys, and the keys of the rows not yet in a run: those of
-/// negatives at the front of `buf`, those of positives at its back; and the last
-/// full buffer, sorted in the background.
+/// negatives at the front of `buf`, those of positives at its back; and the full
+/// buffers being sorted in the background.
 #[derive(Debug)]
 pub struct RowRuns {
     pos: Runs<Keys>,
     neg: Runs<Keys>,
-    sorting: Option<Arc<Sorting>>,
+    sorting: Vec<Arc<Sorting>>,
     buf: Vec<u64>,
     n_pos: usize,
     n_neg: usize,
@@ -399,7 +403,7 @@ impl RowRuns {
         RowRuns {
             pos: Runs::default(),
             neg: Runs::default(),
-            sorting: None,
+            sorting: Vec::new(),
             buf: Vec::new(),
             n_pos: 0,
             n_neg: 0,
@@ -469,17 +473,22 @@ impl RowRuns {
             let due = runs.merge_left().saturating_mul(labels.len()) / room;
             runs.advance(due.max(4 * labels.len()));
         }
-        if self.sorting.as_ref().is_some_and(|s| s.is_done()) {
-            self.collect();
+        if self.sorting.iter().any(|s| s.is_done()) {
+            self.collect(false);
         }
         if self.buffered() >= self.limit {
             self.sort_buffer(crate::threads::num_threads() > 1);
         }
     }
 
-    /// The runs of the sort in the background put in their place (once it ends).
-    fn collect(&mut self) {
-        if let Some(job) = self.sorting.take() {
+    /// The runs of the sorts in the background that have ended (`wait`: of every
+    /// one, once it ends) put in their place.
+    fn collect(&mut self, wait: bool) {
+        for job in std::mem::take(&mut self.sorting) {
+            if !wait && !job.is_done() {
+                self.sorting.push(job);
+                continue;
+            }
             job.wait();
             let (neg, pos) = match Arc::try_unwrap(job) {
                 Ok(job) => job.done.into_inner().expect("sorted"),
@@ -491,9 +500,11 @@ impl RowRuns {
     }
 
     /// Sort the rows buffered into a run of each label, in the background or here
-    /// (the sort in the background before it collected first).
+    /// (the sorts in the background collected first: here, or past [`MAX_SORTING`]).
     fn sort_buffer(&mut self, background: bool) {
-        self.collect();
+        if !background || self.sorting.len() >= MAX_SORTING {
+            self.collect(true);
+        }
         if self.buffered() == 0 {
             return;
         }
@@ -502,7 +513,7 @@ impl RowRuns {
         self.n_pos = 0;
         self.n_neg = 0;
         if background {
-            self.sorting = Some(Sorting::start(buf, n_neg, n_pos));
+            self.sorting.push(Sorting::start(buf, n_neg, n_pos));
         } else {
             let (neg, pos) = sorted_runs(buf, n_neg, n_pos);
             self.neg.insert(neg);
@@ -527,7 +538,7 @@ impl RowRuns {
                 mine.push(run);
             }
         }
-        if let Some(job) = &other.sorting {
+        for job in &other.sorting {
             let (neg, pos) = job.wait();
             self.neg.push(neg.clone());
             self.pos.push(pos.clone());
@@ -628,13 +639,13 @@ impl RowRuns {
     /// Keys held over all runs of both labels (a score with rows of both labels
     /// counts twice), plus the rows not yet sorted into a run.
     pub fn entries(&self) -> usize {
-        let sorting = self.sorting.as_ref().map_or(0, |s| s.rows);
+        let sorting: usize = self.sorting.iter().map(|s| s.rows).sum();
         self.pos.entries() + self.neg.entries() + self.buffered() + sorting
     }
 
     /// Bytes held: the runs' and the buffers'.
     pub fn bytes(&self) -> usize {
-        let sorting = self.sorting.as_ref().map_or(0, |s| s.bytes);
+        let sorting: usize = self.sorting.iter().map(|s| s.bytes).sum();
         self.pos.bytes() + self.neg.bytes() + 8 * self.buf.capacity() + sorting
     }
 }

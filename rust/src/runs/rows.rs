@@ -276,6 +276,7 @@ impl Sorting {
             .name("receval-sort".into())
             .spawn(move || {
                 worker.run();
+                drop(worker); // the state alone holds the runs: they move out, not copied
                 SORTING.fetch_sub(1, Ordering::SeqCst);
             });
         match spawned {

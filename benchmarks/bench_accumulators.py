@@ -199,8 +199,8 @@ def overhead_of(
 
 # ------------------------------------------------------------------ 2. streams
 def auc_state_bytes(acc: receval.Accumulator) -> tuple[int, int]:
-    """Entries held by an exact roc_auc accumulator (distinct scores per run, plus the
-    rows buffered) and their bytes (the core's runs and buffer)."""
+    """Keys held by an exact roc_auc accumulator (each label's keys per run, plus the
+    rows buffered) and their bytes (the core's runs and buffers)."""
     counts = acc.state.plain
     return counts.entries, counts.nbytes
 
@@ -289,7 +289,7 @@ def auc_by_update(rows: int) -> tuple[dict[str, Any], dict[str, Any]]:
         "compute_s": compute_s,
         "held": n,
         "state_bytes": nbytes,
-        "state": f"{n:,} entries (distinct scores per run), {nbytes / 2**20:,.0f} MiB",
+        "state": f"{n:,} keys (each label's scores per run), {nbytes / 2**20:,.0f} MiB",
         "process_peak_mib": status_mib("VmHWM"),
     }
 
@@ -338,7 +338,7 @@ def auc_by_merge_tree(rows: int) -> tuple[dict[str, Any], dict[str, Any]]:
         "compute_s": compute_s,
         "held": n,
         "state_bytes": nbytes,
-        "state": f"{n:,} entries (distinct scores per run), {nbytes / 2**20:,.0f} MiB",
+        "state": f"{n:,} keys (each label's scores per run), {nbytes / 2**20:,.0f} MiB",
         "process_peak_mib": status_mib("VmHWM"),
     }
 
@@ -890,9 +890,9 @@ def reading(
     text += (
         f". Streaming GAUC keeps {gauc['state_bytes'] / gauc['rows']:.1f} byte per row (the "
         f"ids of the groups seen) and its updates take {fmt_s(gauc['update_s'])} s for "
-        f"{fmt_rows(gauc['rows'])} rows. Exact AUC keeps one count per distinct score of "
-        f"each of a few sorted runs (and a buffer of rows not yet sorted): "
-        f"{auc['held']:,} entries for "
+        f"{fmt_rows(gauc['rows'])} rows. Exact AUC keeps each label's scores in a few sorted "
+        f"runs (a score with its rows where at most half are distinct), and a buffer of rows "
+        f"not yet sorted: {auc['held']:,} keys for "
         f"{fmt_rows(auc['rows'])} rows here, "
         f"{auc['state_bytes'] / auc['rows']:.1f} bytes per row, with a peak extra memory of "
         f"{auc['peak_extra_mib'] * 2**20 / max(auc['state_bytes'], 1):.1f}x the state"

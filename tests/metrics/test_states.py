@@ -300,25 +300,31 @@ def _score_counts(scores, pos, neg):
     return state
 
 
-def test_exact_auc_state_holds_one_entry_per_distinct_score():
-    """Batches become runs merged as they come: at most log2 of the entries in runs,
-    and compacted, one entry per distinct score; the value is the function's."""
+def test_exact_auc_state_holds_a_key_per_row_or_per_distinct_score():
+    """Batches become sorted runs of each label's keys: a key per row (8 bytes) where most
+    scores are distinct, each distinct key once with its rows (16 bytes) where at most
+    half are; the table has one entry per distinct score; the value is the function's."""
     from receval.engine.states import ScoreCounts
 
     rng = np.random.default_rng(3)
-    scores = rng.random(50_000).astype(np.float32).astype(np.float64)
     labels = (rng.random(50_000) < 0.1).astype(np.int8)
-    state = ScoreCounts(False)
-    for part in np.array_split(np.arange(50_000), 70):
-        state.add(labels[part], scores[part], None)
-    assert state.entries < 50_000 * 2
-    distinct = len(np.unique(scores))
-    assert state.compact().entries == distinct
-    assert 24 * distinct <= state.nbytes <= 27 * distinct + 24 * 16  # capacity left: <= 1/8
-    assert state.auc() == roc_auc_score(labels, scores)
-    table = state.table()
-    assert np.array_equal(table[0], np.unique(scores))
-    assert table[1].sum() == labels.sum() and table[2].sum() == len(labels) - labels.sum()
+    for scores, keys in [
+        (rng.random(50_000).astype(np.float32).astype(np.float64), 50_000),
+        (np.round(rng.random(50_000), 2), None),
+    ]:
+        state = ScoreCounts(False)
+        for part in np.array_split(np.arange(50_000), 70):
+            state.add(labels[part], scores[part], None)
+        distinct = len(np.unique(scores))
+        # a score with rows of both labels is a key of each
+        held = keys or len(np.unique(scores[labels == 1])) + len(np.unique(scores[labels == 0]))
+        assert state.compact().entries == held
+        width = 8 if keys else 16
+        assert width * held <= state.nbytes <= (width + 1) * held + 16 * 32  # room: <= 1/8
+        assert state.auc() == roc_auc_score(labels, scores)
+        table = state.table()
+        assert np.array_equal(table[0], np.unique(scores)) and len(table[0]) == distinct
+        assert table[1].sum() == labels.sum() and table[2].sum() == len(labels) - labels.sum()
 
 
 def test_exact_auc_counts_past_int32_are_exact():

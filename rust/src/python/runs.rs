@@ -13,18 +13,17 @@ use crate::sort::order_key;
 
 #[derive(Clone)]
 enum Held {
-    Rows(RowRuns),
+    Rows(Box<RowRuns>),
     Weights(WeightRuns),
 }
 
-/// A state of rows; `RECEVAL_AUC_BUFFER_ROWS` sets the rows buffered before a sort
-/// (tests use a few, to cross the buffer's end).
-fn rows_state() -> RowRuns {
-    let limit = std::env::var("RECEVAL_AUC_BUFFER_ROWS")
+/// The rows buffered before a sort: `RECEVAL_AUC_BUFFER_ROWS` sets them (tests use
+/// a few, to cross the buffer's end).
+fn buffer_rows() -> usize {
+    std::env::var("RECEVAL_AUC_BUFFER_ROWS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(BUFFER_ROWS);
-    RowRuns::with_buffer(limit)
+        .unwrap_or(BUFFER_ROWS)
 }
 
 /// Rows (or weights) per distinct score and label, held as sorted runs merged in
@@ -87,7 +86,7 @@ impl AucRuns {
         let held = if weighted {
             Held::Weights(WeightRuns::default())
         } else {
-            Held::Rows(rows_state())
+            Held::Rows(Box::new(RowRuns::with_buffer(buffer_rows())))
         };
         AucRuns { held }
     }
@@ -108,8 +107,8 @@ impl AucRuns {
         }
     }
 
-    /// Distinct scores held, over all runs (a score in two runs counts twice), plus
-    /// the rows not yet sorted into a run.
+    /// Keys held over all runs (a score in two runs, or with rows of both labels in a
+    /// state of rows, counts twice), plus the rows not yet sorted into a run.
     #[getter]
     fn entries(&self) -> usize {
         match &self.held {
@@ -225,11 +224,7 @@ impl AucRuns {
     /// Merge every run into one.
     fn compact(&mut self, py: Python<'_>) {
         match &mut self.held {
-            Held::Rows(r) => {
-                py.detach(|| {
-                    r.compact();
-                });
-            }
+            Held::Rows(r) => py.detach(|| r.compact()),
             Held::Weights(w) => {
                 py.detach(|| {
                     w.runs.compact();
@@ -253,7 +248,7 @@ impl AucRuns {
     /// units of `2**quantum`) of each label there, as floats.
     fn table<'py>(&mut self, py: Python<'py>) -> Table<'py> {
         match &mut self.held {
-            Held::Rows(r) => run_table(py, r.compact()),
+            Held::Rows(r) => run_table(py, &r.run()),
             Held::Weights(w) => run_table(py, w.runs.compact()),
         }
     }
@@ -266,7 +261,7 @@ impl AucRuns {
     ) -> (Floats<'py>, Bound<'py, PyAny>, Bound<'py, PyAny>, i32) {
         match &mut self.held {
             Held::Rows(r) => {
-                let run = r.compact();
+                let run = r.run();
                 let scores: Vec<f64> = run.entries.iter().map(|e| key_score(e.key)).collect();
                 let pos: Vec<i64> = run.entries.iter().map(|e| e.pos as i64).collect();
                 let neg: Vec<i64> = run.entries.iter().map(|e| e.neg as i64).collect();
@@ -319,10 +314,8 @@ impl AucRuns {
                 n.iter().map(|&c| c as u64),
             ),
         };
-        let mut runs = rows_state();
-        runs.runs.push(run);
         Ok(AucRuns {
-            held: Held::Rows(runs),
+            held: Held::Rows(Box::new(RowRuns::of_run(&run, buffer_rows()))),
         })
     }
 

@@ -223,88 +223,146 @@ pub fn wide_mul(a: u128, b: u128) -> (u128, u128) {
     (lo, hi)
 }
 
-/// A merge of two runs done a slice at a time (`step`), so that no update stalls on
-/// merging the largest runs: the entries before `i` and `j` are in `out` (the last
-/// one still summing in `last`).
-#[derive(Clone, Debug)]
-struct Merging<C> {
-    a: Vec<Entry<C>>,
-    b: Vec<Entry<C>>,
-    i: usize,
-    j: usize,
-    out: Vec<Entry<C>>,
-    last: Option<Entry<C>>,
+/// A run of increasing keys, each with its counts: what [`Runs`] holds and merges
+/// (entries of both labels, [`Run`], or the keys of one label, [`rows::Keys`]).
+pub trait Sorted: Clone + Default + std::fmt::Debug + Send + Sync {
+    /// One key and its counts.
+    type Item: Copy;
+    /// Items held.
+    fn len(&self) -> usize;
+    /// No item held.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The key of the `i`th item.
+    fn key(&self, i: usize) -> u64;
+    /// The `i`th item.
+    fn item(&self, i: usize) -> Self::Item;
+    /// Append an item whose key is not below the last one's.
+    fn push(&mut self, item: Self::Item);
+    /// Room for `n` more items.
+    fn reserve(&mut self, n: usize);
+    /// The merge of `a` and `b` written into `out` (emptied first; its memory reused
+    /// where it is large enough), settled.
+    fn merge_to(a: &Self, b: &Self, out: &mut Self);
+    /// The run in its lasting form once every item is pushed.
+    fn settle(&mut self) {}
+    /// Room beyond an eighth let go.
+    fn shrink(&mut self);
+    /// Bytes held (room included).
+    fn bytes(&self) -> usize;
 }
 
-impl<C: Count> Merging<C> {
-    fn new(a: Vec<Entry<C>>, b: Vec<Entry<C>>) -> Self {
+impl<C: Count + std::fmt::Debug> Sorted for Run<C> {
+    type Item = Entry<C>;
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    #[inline(always)]
+    fn key(&self, i: usize) -> u64 {
+        self.entries[i].key
+    }
+
+    #[inline(always)]
+    fn item(&self, i: usize) -> Entry<C> {
+        self.entries[i]
+    }
+
+    #[inline(always)]
+    fn push(&mut self, e: Entry<C>) {
+        match self.entries.last_mut() {
+            Some(last) if last.key == e.key => {
+                last.pos = last.pos.plus(e.pos);
+                last.neg = last.neg.plus(e.neg);
+            }
+            _ => self.entries.push(e),
+        }
+    }
+
+    fn reserve(&mut self, n: usize) {
+        self.entries.reserve(n);
+    }
+
+    fn merge_to(a: &Self, b: &Self, out: &mut Self) {
+        Run::merge_into(&a.entries, &b.entries, &mut out.entries);
+    }
+
+    fn shrink(&mut self) {
+        let run = &mut self.entries;
+        if run.capacity() > run.len() + run.len() / 8 + 16 {
+            run.shrink_to_fit();
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<Entry<C>>()
+    }
+}
+
+/// A merge of two runs done a slice at a time (`step`), so that no update stalls on
+/// merging the largest runs: the items before `i` and `j` are in `out`.
+#[derive(Clone, Debug)]
+struct Merging<R> {
+    a: R,
+    b: R,
+    i: usize,
+    j: usize,
+    out: R,
+}
+
+impl<R: Sorted> Merging<R> {
+    fn new(a: R, b: R) -> Self {
         // not populated at once (pages::advise_huge): its pages fault in a slice at a time
-        let out = Vec::with_capacity(a.len() + b.len());
+        let mut out = R::default();
+        out.reserve(a.len() + b.len());
         Merging {
             a,
             b,
             i: 0,
             j: 0,
             out,
-            last: None,
         }
     }
 
-    /// Entries not yet merged and merged.
+    /// Items not yet merged and merged.
     fn entries(&self) -> usize {
-        self.a.len() - self.i + self.b.len() - self.j
-            + self.out.len()
-            + self.last.is_some() as usize
+        self.a.len() - self.i + self.b.len() - self.j + self.out.len()
     }
 
-    #[inline(always)]
-    fn take(&mut self, e: Entry<C>) {
-        match &mut self.last {
-            Some(last) if last.key == e.key => {
-                last.pos = last.pos.plus(e.pos);
-                last.neg = last.neg.plus(e.neg);
-            }
-            Some(last) => {
-                self.out.push(*last);
-                *last = e;
-            }
-            None => self.last = Some(e),
-        }
-    }
-
-    /// Merge about `budget` more entries; the run once every entry is merged.
-    fn step(&mut self, budget: usize) -> Option<Run<C>> {
+    /// Merge about `budget` more items; the run once every item is merged.
+    fn step(&mut self, budget: usize) -> Option<R> {
         let mut left = budget;
-        while left > 0 && self.i < self.a.len() && self.j < self.b.len() {
-            let take_a = self.a[self.i].key <= self.b[self.j].key;
+        let (a, b) = (&self.a, &self.b);
+        while left > 0 && self.i < a.len() && self.j < b.len() {
+            let take_a = a.key(self.i) <= b.key(self.j);
             let e = if take_a {
-                self.a[self.i]
+                a.item(self.i)
             } else {
-                self.b[self.j]
+                b.item(self.j)
             };
             self.i += take_a as usize;
             self.j += (!take_a) as usize;
-            self.take(e);
+            self.out.push(e);
             left -= 1;
         }
-        while left > 0 && self.i < self.a.len() {
-            let e = self.a[self.i];
+        while left > 0 && self.i < a.len() {
+            self.out.push(a.item(self.i));
             self.i += 1;
-            self.take(e);
             left -= 1;
         }
-        while left > 0 && self.j < self.b.len() {
-            let e = self.b[self.j];
+        while left > 0 && self.j < b.len() {
+            self.out.push(b.item(self.j));
             self.j += 1;
-            self.take(e);
             left -= 1;
         }
-        if self.i < self.a.len() || self.j < self.b.len() {
+        if self.i < a.len() || self.j < b.len() {
             return None;
         }
         let mut out = std::mem::take(&mut self.out);
-        out.extend(self.last.take());
-        Some(Run { entries: out })
+        out.settle();
+        Some(out)
     }
 }
 
@@ -322,27 +380,27 @@ const SLICE_PER_ENTRY: usize = 4;
 /// of two large runs in progress, and the memory of the last run merged away,
 /// written over by the next merge.
 #[derive(Debug, Default)]
-pub struct Runs<C> {
-    pub stack: Vec<Run<C>>,
-    merging: Option<Merging<C>>,
-    spare: Vec<Entry<C>>,
+pub struct Runs<R> {
+    pub stack: Vec<R>,
+    merging: Option<Merging<R>>,
+    spare: R,
 }
 
-impl<C: Count> Clone for Runs<C> {
+impl<R: Sorted> Clone for Runs<R> {
     fn clone(&self) -> Self {
         Runs {
             stack: self.stack.clone(),
             merging: self.merging.clone(),
-            spare: Vec::new(),
+            spare: R::default(),
         }
     }
 }
 
-impl<C: Count> Runs<C> {
+impl<R: Sorted> Runs<R> {
     /// Add a run; merge neighbours while the larger is at most twice the smaller. A
     /// merge of large runs proceeds a slice per update (a few entries per entry of
     /// the new run), so that no update merges the largest runs at once.
-    pub fn push(&mut self, run: Run<C>) {
+    pub fn push(&mut self, run: R) {
         if run.is_empty() {
             return;
         }
@@ -371,7 +429,7 @@ impl<C: Count> Runs<C> {
     /// Put a run in its place (the stack by decreasing size), then merge neighbours
     /// of about one size below [`LARGE`] entries, and the two smallest runs while
     /// more than [`MAX_RUNS`] are held.
-    pub fn insert(&mut self, run: Run<C>) {
+    pub fn insert(&mut self, run: R) {
         if run.is_empty() {
             return;
         }
@@ -400,20 +458,19 @@ impl<C: Count> Runs<C> {
                     let at = self.stack.partition_point(|r| r.len() >= done.len());
                     self.stack.insert(at, done);
                 }
-                self.merging = Some(Merging::new(large.entries, small.entries));
+                self.merging = Some(Merging::new(large, small));
                 continue;
             }
             let mut out = std::mem::take(&mut self.spare);
-            Run::merge_into(&large.entries, &small.entries, &mut out);
-            self.spare = large.entries;
-            let merged = Run { entries: out };
-            let at = self.stack.partition_point(|r| r.len() >= merged.len());
-            self.stack.insert(at, merged);
+            R::merge_to(&large, &small, &mut out);
+            self.spare = large;
+            let at = self.stack.partition_point(|r| r.len() >= out.len());
+            self.stack.insert(at, out);
         }
     }
 
     /// Finish the merge in progress.
-    fn finish(&mut self) {
+    pub fn finish(&mut self) {
         if let Some(mut m) = self.merging.take() {
             let done = m.step(usize::MAX).expect("the whole merge");
             let at = self.stack.partition_point(|r| r.len() >= done.len());
@@ -423,27 +480,48 @@ impl<C: Count> Runs<C> {
 
     /// Every run merged into one (smallest first); the runs held are replaced by it,
     /// and the spare memory is let go.
-    pub fn compact(&mut self) -> &Run<C> {
+    pub fn compact(&mut self) -> &R {
         self.finish();
         while self.stack.len() >= 2 {
             let small = self.stack.pop().expect("two runs");
             let large = self.stack.pop().expect("two runs");
             let mut out = std::mem::take(&mut self.spare);
-            Run::merge_into(&large.entries, &small.entries, &mut out);
-            self.spare = large.entries;
-            self.stack.push(Run { entries: out });
+            R::merge_to(&large, &small, &mut out);
+            self.spare = large;
+            self.stack.push(out);
         }
-        self.spare = Vec::new();
+        self.spare = R::default();
         if self.stack.is_empty() {
-            self.stack.push(Run::default());
+            self.stack.push(R::default());
         }
-        let run = &mut self.stack[0].entries;
-        if run.capacity() > run.len() + run.len() / 8 + 16 {
-            run.shrink_to_fit();
-        }
+        self.stack[0].shrink();
         &self.stack[0]
     }
 
+    /// Entries held in all runs (and in the merge in progress).
+    pub fn entries(&self) -> usize {
+        let merging = self.merging.as_ref().map_or(0, Merging::entries);
+        self.stack.iter().map(R::len).sum::<usize>() + merging
+    }
+
+    /// Bytes held: the runs' memory, the merge in progress and the spare.
+    pub fn bytes(&self) -> usize {
+        let held: usize = self.stack.iter().map(R::bytes).sum();
+        let merging = self
+            .merging
+            .as_ref()
+            .map_or(0, |m| m.a.bytes() + m.b.bytes() + m.out.bytes());
+        held + merging + self.spare.bytes()
+    }
+
+    /// The runs held (the merge in progress finished first).
+    pub fn into_runs(mut self) -> Vec<R> {
+        self.finish();
+        self.stack
+    }
+}
+
+impl<C: Count + std::fmt::Debug> Runs<Run<C>> {
     /// `(2U, P, N)` of every count held ([`pair_sum_of`]; the merge in progress
     /// finished first), the runs walked as they are ([`walk::pair_sum_runs`]): no
     /// memory beyond the runs' and the entries of the rarer label.
@@ -456,22 +534,6 @@ impl<C: Count> Runs<C> {
         }
     }
 
-    /// Entries held in all runs (and in the merge in progress).
-    pub fn entries(&self) -> usize {
-        let merging = self.merging.as_ref().map_or(0, Merging::entries);
-        self.stack.iter().map(Run::len).sum::<usize>() + merging
-    }
-
-    /// Bytes held: the runs' memory, the merge in progress and the spare.
-    pub fn bytes(&self) -> usize {
-        let held: usize = self.stack.iter().map(|r| r.entries.capacity()).sum();
-        let merging = self
-            .merging
-            .as_ref()
-            .map_or(0, |m| m.a.capacity() + m.b.capacity() + m.out.capacity());
-        (held + merging + self.spare.capacity()) * std::mem::size_of::<Entry<C>>()
-    }
-
     /// Apply `f` to every count held.
     pub fn map_counts(&mut self, f: impl Fn(C) -> C) {
         self.finish();
@@ -481,12 +543,6 @@ impl<C: Count> Runs<C> {
                 e.neg = f(e.neg);
             }
         }
-    }
-
-    /// The runs held (the merge in progress finished first).
-    pub fn into_runs(mut self) -> Vec<Run<C>> {
-        self.finish();
-        self.stack
     }
 }
 

@@ -1,32 +1,353 @@
-//! Rows of 0/1 labels counted per distinct score: the order keys of the rows of
-//! the latest updates are appended to a buffer, and a full buffer is sorted once
-//! (a radix sort) into a run, so that a row is sorted once and its run merged a
-//! few times, whatever the size of the updates.
+//! Rows of 0/1 labels: the order keys of each label apart, in sorted runs.
+//!
+//! The keys of the rows of the latest updates are appended to a buffer (negatives
+//! at its front, positives at its back), and a full buffer is sorted once (a radix
+//! sort) into a run of each label, 8 bytes a row: the negatives keep the buffer's
+//! memory, the positives are copied out. A run where at most half the keys are
+//! distinct holds each distinct key once with its rows (16 bytes a key). Runs of a
+//! label merge as [`Runs`] schedules them. Twice the Mann-Whitney U is a walk of the
+//! rarer label's keys (its runs merged) against each run of the other label, in
+//! parts on the kernels' pool: no label is stored per row, and no run is merged
+//! for it.
 
-use super::{Entry, Run, Runs};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Once, OnceLock, PoisonError};
+use std::thread::JoinHandle;
+
+use rayon::prelude::*;
+
+use super::{Entry, Run, Runs, Sorted};
 use crate::sort::order_key;
 use crate::sort::radix::sort_u64;
 
-/// Rows buffered before they are sorted into a run (16 MiB of keys: the sort of a
-/// full buffer is the slowest update).
+/// Rows buffered before they are sorted into runs (16 MiB of keys).
 pub const BUFFER_ROWS: usize = 1 << 21;
 
-/// Runs of rows, and the keys of the rows not yet in a run: those of positives at
-/// the front of `buf`, those of negatives at its back.
+/// The sorted order keys of one label's rows: every row's key (`counts` empty;
+/// equal keys repeat), or, where at most half the keys are distinct, each distinct
+/// key once and its rows in `counts`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Keys {
+    keys: Vec<u64>,
+    counts: Vec<u64>,
+}
+
+impl Keys {
+    /// The run of sorted keys (repeats allowed), in its lasting form.
+    fn of_sorted(keys: Vec<u64>) -> Keys {
+        let mut run = Keys {
+            keys,
+            counts: Vec::new(),
+        };
+        run.settle();
+        run
+    }
+
+    /// Rows at the `i`th key.
+    #[inline(always)]
+    fn count(&self, i: usize) -> u64 {
+        if self.counts.is_empty() {
+            1
+        } else {
+            self.counts[i]
+        }
+    }
+
+    /// Rows held.
+    fn rows(&self) -> u64 {
+        if self.counts.is_empty() {
+            self.keys.len() as u64
+        } else {
+            self.counts.iter().sum()
+        }
+    }
+
+    /// Equal keys collapsed into one with their rows (in place).
+    fn collapse(&mut self) {
+        let mut counts: Vec<u64> = Vec::new();
+        let mut w = 0;
+        for r in 0..self.keys.len() {
+            let c = self.count(r);
+            if w > 0 && self.keys[w - 1] == self.keys[r] {
+                *counts.last_mut().expect("a key was kept") += c;
+            } else {
+                self.keys[w] = self.keys[r];
+                w += 1;
+                counts.push(c);
+            }
+        }
+        self.keys.truncate(w);
+        self.keys.shrink_to_fit();
+        counts.shrink_to_fit();
+        self.counts = counts;
+    }
+
+    /// `(rows before each key, all rows)`: `prefix[i]` counts the rows of the keys
+    /// before `i`.
+    fn prefix(&self) -> Vec<u64> {
+        let mut at = 0;
+        let mut prefix = Vec::with_capacity(self.keys.len() + 1);
+        for i in 0..self.keys.len() {
+            prefix.push(at);
+            at += self.count(i);
+        }
+        prefix.push(at);
+        prefix
+    }
+}
+
+impl Sorted for Keys {
+    type Item = (u64, u64);
+
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    #[inline(always)]
+    fn key(&self, i: usize) -> u64 {
+        self.keys[i]
+    }
+
+    #[inline(always)]
+    fn item(&self, i: usize) -> (u64, u64) {
+        (self.keys[i], self.count(i))
+    }
+
+    #[inline(always)]
+    fn push(&mut self, (key, count): (u64, u64)) {
+        if self.counts.is_empty() {
+            if count == 1 {
+                self.keys.push(key);
+                return;
+            }
+            self.collapse();
+        }
+        if self.keys.last() == Some(&key) {
+            *self.counts.last_mut().expect("a count per key") += count;
+        } else {
+            self.keys.push(key);
+            self.counts.push(count);
+        }
+    }
+
+    fn reserve(&mut self, n: usize) {
+        self.keys.reserve(n);
+    }
+
+    fn merge_to(a: &Self, b: &Self, out: &mut Self) {
+        let n = a.len() + b.len();
+        out.counts.clear();
+        out.keys.clear();
+        if out.keys.capacity() < n {
+            out.keys = Vec::with_capacity(n);
+            crate::pages::advise_huge(&mut out.keys);
+        }
+        let (mut i, mut j) = (0, 0);
+        if a.counts.is_empty() && b.counts.is_empty() {
+            // keys alone: the smaller head taken without a branch
+            let keys = &mut out.keys;
+            while i < a.keys.len() && j < b.keys.len() {
+                let take_a = a.keys[i] <= b.keys[j];
+                keys.push(if take_a { a.keys[i] } else { b.keys[j] });
+                i += take_a as usize;
+                j += (!take_a) as usize;
+            }
+            keys.extend_from_slice(&a.keys[i..]);
+            keys.extend_from_slice(&b.keys[j..]);
+            out.settle();
+            return;
+        }
+        while i < a.len() && j < b.len() {
+            let take_a = a.keys[i] <= b.keys[j];
+            out.push(if take_a { a.item(i) } else { b.item(j) });
+            i += take_a as usize;
+            j += (!take_a) as usize;
+        }
+        for k in i..a.len() {
+            out.push(a.item(k));
+        }
+        for k in j..b.len() {
+            out.push(b.item(k));
+        }
+        out.settle();
+    }
+
+    /// Keys of which at most half are distinct are collapsed; counts of one row each
+    /// are dropped.
+    fn settle(&mut self) {
+        if self.counts.is_empty() {
+            let repeats = self.keys.windows(2).filter(|w| w[0] == w[1]).count();
+            if 2 * repeats >= self.keys.len() && !self.keys.is_empty() {
+                self.collapse();
+            }
+        } else if self.rows() == self.keys.len() as u64 {
+            self.counts = Vec::new();
+        }
+    }
+
+    fn shrink(&mut self) {
+        for v in [&mut self.keys, &mut self.counts] {
+            if v.capacity() > v.len() + v.len() / 8 + 16 {
+                v.shrink_to_fit();
+            }
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        8 * (self.keys.capacity() + self.counts.capacity())
+    }
+}
+
+/// The keys of a buffer (negatives in `buf[..n_neg]`, positives in its last
+/// `n_pos`) sorted into a run of each label, `(negatives, positives)`: the
+/// negatives keep the buffer's memory, the positives are copied out.
+fn sorted_runs(mut buf: Vec<u64>, n_neg: usize, n_pos: usize) -> (Keys, Keys) {
+    let len = buf.len();
+    // scratch memory for the sort only: a full buffer's 16 MiB are not held between sorts
+    let mut tmp = Vec::new();
+    sort_u64(&mut buf[..n_neg], &mut tmp);
+    sort_u64(&mut buf[len - n_pos..], &mut tmp);
+    drop(tmp);
+    let pos = buf[len - n_pos..].to_vec();
+    buf.truncate(n_neg);
+    if buf.capacity() > buf.len() + buf.len() / 8 + 16 {
+        buf.shrink_to_fit();
+    }
+    (Keys::of_sorted(buf), Keys::of_sorted(pos))
+}
+
+/// Sorts running on threads of their own, and whether a fork waits for them: a
+/// fork's first handler waits until none runs, so that no child holds a sort whose
+/// thread it lacks.
+static SORTING: AtomicUsize = AtomicUsize::new(0);
+static FORKING: AtomicBool = AtomicBool::new(false);
+static AT_FORK: Once = Once::new();
+
+extern "C" fn before_fork() {
+    FORKING.store(true, Ordering::SeqCst);
+    while SORTING.load(Ordering::SeqCst) > 0 {
+        std::thread::yield_now();
+    }
+}
+
+extern "C" fn after_fork() {
+    FORKING.store(false, Ordering::SeqCst);
+}
+
+/// A full buffer sorted on a thread of its own while the next updates fill the
+/// next buffer: no update waits for the sort of a full buffer.
+#[derive(Debug)]
+struct Sorting {
+    input: Mutex<Option<(Vec<u64>, usize, usize)>>,
+    done: OnceLock<(Keys, Keys)>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    rows: usize,
+    bytes: usize,
+}
+
+impl Sorting {
+    /// Start the sort of a buffer's keys ([`sorted_runs`]) on a new thread (on the
+    /// calling thread if none can be started).
+    fn start(buf: Vec<u64>, n_neg: usize, n_pos: usize) -> Arc<Sorting> {
+        AT_FORK.call_once(|| {
+            #[cfg(unix)]
+            // SAFETY: the handlers touch atomics only, and wait for threads that take no lock
+            unsafe {
+                libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork));
+            }
+        });
+        loop {
+            SORTING.fetch_add(1, Ordering::SeqCst);
+            if !FORKING.load(Ordering::SeqCst) {
+                break;
+            }
+            SORTING.fetch_sub(1, Ordering::SeqCst);
+            std::thread::yield_now();
+        }
+        let job = Arc::new(Sorting {
+            bytes: 8 * buf.capacity(),
+            input: Mutex::new(Some((buf, n_neg, n_pos))),
+            done: OnceLock::new(),
+            thread: Mutex::new(None),
+            rows: n_neg + n_pos,
+        });
+        let worker = Arc::clone(&job);
+        let spawned = std::thread::Builder::new()
+            .name("receval-sort".into())
+            .spawn(move || {
+                worker.run();
+                drop(worker); // the state alone holds the runs: they move out, not copied
+                SORTING.fetch_sub(1, Ordering::SeqCst);
+            });
+        match spawned {
+            Ok(handle) => *job.thread.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle),
+            Err(_) => {
+                SORTING.fetch_sub(1, Ordering::SeqCst);
+                job.run();
+            }
+        }
+        job
+    }
+
+    /// Sort the input (once).
+    fn run(&self) {
+        let input = self
+            .input
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some((buf, n_neg, n_pos)) = input {
+            let _ = self.done.set(sorted_runs(buf, n_neg, n_pos));
+        }
+    }
+
+    /// Sorted (its thread has ended).
+    fn is_done(&self) -> bool {
+        self.done.get().is_some()
+    }
+
+    /// The runs, once sorted (waits for the sort's thread).
+    fn wait(&self) -> &(Keys, Keys) {
+        let mut thread = self.thread.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.done.get().is_none() {
+            if let Some(handle) = thread.take() {
+                if let Err(panic) = handle.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            }
+        }
+        drop(thread);
+        self.done.get().expect("the sort's thread sets its runs")
+    }
+}
+
+/// Full buffers sorted in the background at once, at most: a buffer that fills
+/// while as many sorts run waits for them.
+const MAX_SORTING: usize = 4;
+
+/// Runs of each label's keys, and the keys of the rows not yet in a run: those of
+/// negatives at the front of `buf`, those of positives at its back; and the full
+/// buffers being sorted in the background.
 #[derive(Debug)]
 pub struct RowRuns {
-    pub runs: Runs<u64>,
+    pos: Runs<Keys>,
+    neg: Runs<Keys>,
+    sorting: Vec<Arc<Sorting>>,
     buf: Vec<u64>,
     n_pos: usize,
     n_neg: usize,
     limit: usize,
+    /// The length of the next buffer (that of the largest so far).
+    size: usize,
 }
 
 impl Clone for RowRuns {
     /// A copy whose buffer holds only the rows buffered (not the buffer's room).
     fn clone(&self) -> Self {
         let mut copy = RowRuns::with_buffer(self.limit);
-        copy.runs = self.runs.clone();
+        copy.pos = self.pos.clone();
+        copy.neg = self.neg.clone();
+        copy.sorting = self.sorting.clone();
         copy.absorb_buffer(self);
         copy
     }
@@ -38,44 +359,76 @@ impl Default for RowRuns {
     }
 }
 
-/// The run of sorted keys of positives and of negatives, equal keys collapsed.
-fn run_of_sorted(pos: &[u64], neg: &[u64]) -> Run<u64> {
-    let mut entries: Vec<Entry<u64>> = Vec::with_capacity(pos.len() + neg.len());
-    crate::pages::advise_huge(&mut entries);
-    let (mut i, mut j) = (0, 0);
-    while i < pos.len() || j < neg.len() {
-        let take_pos = j == neg.len() || (i < pos.len() && pos[i] <= neg[j]);
-        let key = if take_pos { pos[i] } else { neg[j] };
-        i += take_pos as usize;
-        j += (!take_pos) as usize;
-        match entries.last_mut() {
-            Some(e) if e.key == key => {
-                e.pos += take_pos as u64;
-                e.neg += (!take_pos) as u64;
-            }
-            _ => entries.push(Entry {
-                key,
-                pos: take_pos as u64,
-                neg: (!take_pos) as u64,
-            }),
+/// Rows of a run walked in one part at least (a part per thread, four times over).
+const PART_MIN: usize = 1 << 16;
+
+/// `(sum of c * below, sum of c * tied)` over the rare keys `x` (with their rows
+/// `c`) against the keys `other[lo..hi]`: `below` counts the rows there below `x`,
+/// `tied` those at `x`. `prefix` is the rare keys' [`Keys::prefix`].
+fn walk_part(rare: &Keys, prefix: &[u64], other: &Keys, lo: usize, hi: usize) -> (u128, u128) {
+    let (first, last) = (other.keys[lo], other.keys[hi - 1]);
+    let start = rare.keys.partition_point(|&k| k < first);
+    let end = rare.keys.partition_point(|&k| k <= last);
+    let (mut below, mut tied) = (0u128, 0u128);
+    let (mut j, mut under) = (lo, 0u64);
+    let mut i = start;
+    while i < end {
+        let x = rare.keys[i];
+        let mut k = i + 1;
+        while k < end && rare.keys[k] == x {
+            k += 1;
         }
+        let c = u128::from(prefix[k] - prefix[i]);
+        while j < hi && other.keys[j] < x {
+            under += other.count(j);
+            j += 1;
+        }
+        let (mut t, mut at) = (j, 0u64);
+        while t < hi && other.keys[t] == x {
+            at += other.count(t);
+            t += 1;
+        }
+        below += c * u128::from(under);
+        tied += c * u128::from(at);
+        i = k;
     }
-    if entries.capacity() > entries.len() + entries.len() / 8 + 16 {
-        entries.shrink_to_fit();
-    }
-    Run { entries }
+    // the rare keys above every key of the part: all its rows are below them
+    let part_rows = (lo..hi).map(|t| other.count(t)).sum::<u64>() as u128;
+    let above = u128::from(prefix[rare.keys.len()] - prefix[end]);
+    (below + above * part_rows, tied)
 }
 
 impl RowRuns {
-    /// A state that sorts its rows into a run every `limit` rows (at least 1).
+    /// A state that sorts its rows into runs every `limit` rows (at least 1).
     pub fn with_buffer(limit: usize) -> Self {
         RowRuns {
-            runs: Runs::default(),
+            pos: Runs::default(),
+            neg: Runs::default(),
+            sorting: Vec::new(),
             buf: Vec::new(),
             n_pos: 0,
             n_neg: 0,
             limit: limit.max(1),
+            size: 0,
         }
+    }
+
+    /// The state of the rows a run of entries counts.
+    pub fn of_run(run: &Run<u64>, limit: usize) -> Self {
+        let mut state = RowRuns::with_buffer(limit);
+        for (runs, label) in [(&mut state.pos, true), (&mut state.neg, false)] {
+            let mut keys = Keys::default();
+            for e in &run.entries {
+                let c = if label { e.pos } else { e.neg };
+                if c > 0 {
+                    keys.push((e.key, c));
+                }
+            }
+            keys.settle();
+            keys.shrink();
+            runs.push(keys);
+        }
+        state
     }
 
     /// Rows buffered.
@@ -84,62 +437,95 @@ impl RowRuns {
     }
 
     /// Room for `rows` more keys: the buffer doubles (up to the limit, or the rows
-    /// of one large update), positives kept at the front and negatives at the back.
+    /// of one large update), negatives kept at the front and positives at the back.
     fn reserve(&mut self, rows: usize) {
         let need = self.buffered() + rows;
         if need <= self.buf.len() {
             return;
         }
-        let len = need.max((2 * self.buf.len()).min(self.limit));
+        let len = need.max((2 * self.buf.len()).max(self.size).min(self.limit));
         let mut buf = Vec::with_capacity(len);
         crate::pages::advise_huge(&mut buf);
         buf.resize(len, 0);
-        buf[..self.n_pos].copy_from_slice(&self.buf[..self.n_pos]);
-        buf[len - self.n_neg..].copy_from_slice(&self.buf[self.buf.len() - self.n_neg..]);
+        buf[..self.n_neg].copy_from_slice(&self.buf[..self.n_neg]);
+        buf[len - self.n_pos..].copy_from_slice(&self.buf[self.buf.len() - self.n_pos..]);
         self.buf = buf;
+        self.size = self.size.max(len);
     }
 
     /// Add the rows of validated 0/1 labels and finite scores; a merge in progress
-    /// advances in proportion, and the buffer is sorted into a run once full.
+    /// advances in proportion, and the buffer is sorted into runs once full.
     pub fn add(&mut self, labels: &[i8], scores: &[f64]) {
         self.reserve(labels.len());
         let len = self.buf.len();
         for (&l, &s) in labels.iter().zip(scores) {
             let key = order_key(s);
             if l == 1 {
-                self.buf[self.n_pos] = key;
                 self.n_pos += 1;
+                self.buf[len - self.n_pos] = key;
             } else {
+                self.buf[self.n_neg] = key;
                 self.n_neg += 1;
-                self.buf[len - self.n_neg] = key;
             }
         }
-        // the merge in progress ends by the time the buffer is next full
+        // the merges in progress end by the time the buffer is next full
         let room = self.limit.saturating_sub(self.buffered()).max(1);
-        let due = self.runs.merge_left().saturating_mul(labels.len()) / room;
-        self.runs.advance(due.max(4 * labels.len()));
+        for runs in [&mut self.pos, &mut self.neg] {
+            let due = runs.merge_left().saturating_mul(labels.len()) / room;
+            runs.advance(due.max(4 * labels.len()));
+        }
+        if self.sorting.iter().any(|s| s.is_done()) {
+            self.collect(false);
+        }
         if self.buffered() >= self.limit {
-            self.flush();
+            self.sort_buffer(crate::threads::num_threads() > 1);
         }
     }
 
-    /// Sort the rows buffered into a run (its merges start, to advance with the
-    /// next updates).
-    pub fn flush(&mut self) {
+    /// The runs of the sorts in the background that have ended (`wait`: of every
+    /// one, once it ends) put in their place.
+    fn collect(&mut self, wait: bool) {
+        for job in std::mem::take(&mut self.sorting) {
+            if !wait && !job.is_done() {
+                self.sorting.push(job);
+                continue;
+            }
+            job.wait();
+            let (neg, pos) = match Arc::try_unwrap(job) {
+                Ok(job) => job.done.into_inner().expect("sorted"),
+                Err(shared) => shared.wait().clone(), // a copy of the state shares the sort
+            };
+            self.neg.insert(neg);
+            self.pos.insert(pos);
+        }
+    }
+
+    /// Sort the rows buffered into a run of each label, in the background or here
+    /// (the sorts in the background collected first: here, or past [`MAX_SORTING`]).
+    fn sort_buffer(&mut self, background: bool) {
+        if !background || self.sorting.len() >= MAX_SORTING {
+            self.collect(true);
+        }
         if self.buffered() == 0 {
             return;
         }
-        let len = self.buf.len();
-        let (front, back) = self.buf.split_at_mut(len - self.n_neg);
-        let pos = &mut front[..self.n_pos];
-        // scratch memory for the sort only: a full buffer's 16 MiB are not held between sorts
-        let mut tmp = Vec::new();
-        sort_u64(pos, &mut tmp);
-        sort_u64(back, &mut tmp);
-        let run = run_of_sorted(pos, back);
+        let buf = std::mem::take(&mut self.buf);
+        let (n_neg, n_pos) = (self.n_neg, self.n_pos);
         self.n_pos = 0;
         self.n_neg = 0;
-        self.runs.insert(run);
+        if background {
+            self.sorting.push(Sorting::start(buf, n_neg, n_pos));
+        } else {
+            let (neg, pos) = sorted_runs(buf, n_neg, n_pos);
+            self.neg.insert(neg);
+            self.pos.insert(pos);
+        }
+    }
+
+    /// Sort the rows buffered into a run of each label, here (their merges start,
+    /// to advance with the next updates).
+    pub fn flush(&mut self) {
+        self.sort_buffer(false);
     }
 
     /// Add another state's rows.
@@ -148,46 +534,120 @@ impl RowRuns {
         if self.buffered() >= self.limit {
             self.flush();
         }
-        for run in other.runs.clone().into_runs() {
-            self.runs.push(run);
+        for (mine, theirs) in [(&mut self.pos, &other.pos), (&mut self.neg, &other.neg)] {
+            for run in theirs.clone().into_runs() {
+                mine.push(run);
+            }
+        }
+        for job in &other.sorting {
+            let (neg, pos) = job.wait();
+            self.neg.push(neg.clone());
+            self.pos.push(pos.clone());
         }
     }
 
     /// Add the rows another state holds in its buffer to this one's buffer.
     fn absorb_buffer(&mut self, other: &RowRuns) {
         let len = other.buf.len();
-        let (pos, neg) = (&other.buf[..other.n_pos], &other.buf[len - other.n_neg..]);
+        let (neg, pos) = (&other.buf[..other.n_neg], &other.buf[len - other.n_pos..]);
         self.reserve(pos.len() + neg.len());
         let mine = self.buf.len();
-        self.buf[self.n_pos..self.n_pos + pos.len()].copy_from_slice(pos);
-        self.n_pos += pos.len();
-        self.buf[mine - self.n_neg - neg.len()..mine - self.n_neg].copy_from_slice(neg);
+        self.buf[self.n_neg..self.n_neg + neg.len()].copy_from_slice(neg);
         self.n_neg += neg.len();
+        self.buf[mine - self.n_pos - pos.len()..mine - self.n_pos].copy_from_slice(pos);
+        self.n_pos += pos.len();
     }
 
-    /// Every row in one run (the buffer sorted first).
-    pub fn compact(&mut self) -> &Run<u64> {
+    /// Every row in one run of each label (the buffer sorted first).
+    pub fn compact(&mut self) {
         self.flush();
-        if self.buffered() == 0 {
-            self.buf = Vec::new(); // allocated again by the next update
-        }
-        self.runs.compact()
+        self.buf = Vec::new(); // allocated again by the next update
+        self.size = 0;
+        self.pos.compact();
+        self.neg.compact();
     }
 
-    /// `(2U, P, N)` of the rows held ([`Runs::pair_sum`]; the buffer sorted first).
+    /// Every row in one run of entries: each distinct score and its rows of each
+    /// label (the state compacted first).
+    pub fn run(&mut self) -> Run<u64> {
+        self.compact();
+        let (pos, neg) = (&self.pos.stack[0], &self.neg.stack[0]);
+        let mut out = Run::default();
+        out.reserve(pos.len() + neg.len());
+        let (mut i, mut j) = (0, 0);
+        while i < pos.len() || j < neg.len() {
+            let take_pos = j == neg.len() || (i < pos.len() && pos.keys[i] <= neg.keys[j]);
+            let (key, c) = if take_pos { pos.item(i) } else { neg.item(j) };
+            let (p, n) = if take_pos { (c, 0) } else { (0, c) };
+            out.push(Entry {
+                key,
+                pos: p,
+                neg: n,
+            });
+            i += take_pos as usize;
+            j += (!take_pos) as usize;
+        }
+        out
+    }
+
+    /// `(2U, P, N)` of the rows held (the buffer sorted first): the rarer label's
+    /// runs merged into one, walked against every run of the other label in parts
+    /// on the kernels' pool. 2U is an exact integer, rounded once to a float.
     pub fn pair_sum(&mut self) -> (f64, u128, u128) {
         self.flush();
-        self.runs.pair_sum()
+        self.pos.finish();
+        self.neg.finish();
+        let rows = |runs: &Runs<Keys>| runs.stack.iter().map(Keys::rows).sum::<u64>();
+        let (total_pos, total_neg) = (u128::from(rows(&self.pos)), u128::from(rows(&self.neg)));
+        if total_pos == 0 || total_neg == 0 {
+            return (0.0, total_pos, total_neg);
+        }
+        let pos_rare = self.pos.entries() <= self.neg.entries();
+        let (rare, other) = if pos_rare {
+            (&mut self.pos, &self.neg)
+        } else {
+            (&mut self.neg, &self.pos)
+        };
+        let rare = rare.compact();
+        let prefix = rare.prefix();
+        let all: usize = other.stack.iter().map(Keys::len).sum();
+        let step = (all / (4 * crate::threads::num_threads())).max(PART_MIN);
+        let parts: Vec<(&Keys, usize, usize)> = other
+            .stack
+            .iter()
+            .flat_map(|r| {
+                (0..r.len())
+                    .step_by(step)
+                    .map(move |lo| (r, lo, (lo + step).min(r.len())))
+            })
+            .collect();
+        let walk = |&(r, lo, hi): &(&Keys, usize, usize)| walk_part(rare, &prefix, r, lo, hi);
+        let add = |a: (u128, u128), b: (u128, u128)| (a.0 + b.0, a.1 + b.1);
+        let (below, tied) = if parts.len() > 1 {
+            crate::threads::install(|| parts.par_iter().map(walk).reduce(|| (0, 0), add))
+        } else {
+            parts.iter().map(walk).fold((0, 0), add)
+        };
+        let two_u = if pos_rare {
+            2 * below + tied
+        } else {
+            // a negative's pairs ordered right are the positives above it
+            2 * total_neg * total_pos - 2 * below - tied
+        };
+        (two_u as f64, total_pos, total_neg)
     }
 
-    /// Distinct scores held over all runs, plus the rows buffered.
+    /// Keys held over all runs of both labels (a score with rows of both labels
+    /// counts twice), plus the rows not yet sorted into a run.
     pub fn entries(&self) -> usize {
-        self.runs.entries() + self.buffered()
+        let sorting: usize = self.sorting.iter().map(|s| s.rows).sum();
+        self.pos.entries() + self.neg.entries() + self.buffered() + sorting
     }
 
-    /// Bytes held: the runs' and the buffer's.
+    /// Bytes held: the runs' and the buffers'.
     pub fn bytes(&self) -> usize {
-        self.runs.bytes() + 8 * self.buf.capacity()
+        let sorting: usize = self.sorting.iter().map(|s| s.bytes).sum();
+        self.pos.bytes() + self.neg.bytes() + 8 * self.buf.capacity() + sorting
     }
 }
 
@@ -221,19 +681,67 @@ mod tests {
                 merged.absorb(part);
             }
             assert_eq!(merged.pair_sum(), want, "limit {limit}");
-            assert_eq!(merged.compact(), &whole, "limit {limit}");
-            assert_eq!(one.clone().compact(), &whole, "limit {limit}");
+            assert_eq!(merged.run(), whole, "limit {limit}");
+            assert_eq!(one.clone().run(), whole, "limit {limit}");
+            assert_eq!(RowRuns::of_run(&whole, limit).pair_sum(), want);
         }
     }
 
     #[test]
-    fn runs_of_sorted_keys_collapse_equal_keys() {
-        let run = run_of_sorted(&[1, 3, 3, 9], &[0, 3, 9, 9, 12]);
-        let got: Vec<(u64, u64, u64)> = run.entries.iter().map(|e| (e.key, e.pos, e.neg)).collect();
+    fn either_label_rarer_and_parts_of_runs_give_the_merged_walk() {
+        // distinct keys (plain runs), many repeats (collapsed runs), either label rarer,
+        // runs long enough to be walked in parts
+        let mut seed = 4;
+        for (n, distinct, pos_every) in [
+            (300_000, 1 << 40, 20),
+            (300_000, 50, 3),
+            (200_000, 1 << 40, 1),
+        ] {
+            let mut draw = || crate::sort::testing::lcg(&mut seed);
+            let labels: Vec<i8> = (0..n).map(|_| i8::from(draw() % pos_every != 0)).collect();
+            let scores: Vec<f64> = (0..n)
+                .map(|_| ((draw() << 20 | draw()) % distinct) as f64)
+                .collect();
+            let want = rows_run(&labels, &scores).pair_sum();
+            for limit in [n, 70_000] {
+                let mut state = RowRuns::with_buffer(limit);
+                for chunk in (0..n).step_by(10_000) {
+                    state.add(
+                        &labels[chunk..chunk + 10_000],
+                        &scores[chunk..chunk + 10_000],
+                    );
+                }
+                assert_eq!(state.pair_sum(), want, "{n} {distinct} {pos_every}");
+            }
+            let flipped: Vec<i8> = labels.iter().map(|&l| 1 - l).collect();
+            let mut state = RowRuns::default();
+            state.add(&flipped, &scores);
+            let (two_u, p, q) = state.pair_sum();
+            assert_eq!((p, q), (want.2, want.1));
+            assert_eq!(two_u, 2.0 * (p * q) as f64 - want.0);
+        }
+    }
+
+    #[test]
+    fn keys_collapse_when_at_most_half_are_distinct() {
+        let plain = Keys::of_sorted(vec![1, 3, 3, 9]);
+        assert!(plain.counts.is_empty());
+        let counted = Keys::of_sorted(vec![0, 3, 3, 9, 9, 9]);
         assert_eq!(
-            got,
-            vec![(0, 0, 1), (1, 1, 0), (3, 2, 1), (9, 1, 2), (12, 0, 1)]
+            (counted.keys.clone(), counted.counts.clone()),
+            (vec![0, 3, 9], vec![1, 2, 3])
         );
-        assert!(run_of_sorted(&[], &[]).is_empty());
+        let mut merged = Keys::default();
+        Keys::merge_to(&plain, &counted, &mut merged);
+        assert_eq!(merged.keys, vec![0, 1, 3, 9]);
+        assert_eq!(merged.counts, vec![1, 1, 4, 4]);
+        let mut ones = Keys::default();
+        Keys::merge_to(
+            &Keys::of_sorted(vec![2]),
+            &Keys::of_sorted(vec![1, 3]),
+            &mut ones,
+        );
+        assert_eq!((ones.keys, ones.counts.len()), (vec![1, 2, 3], 0));
+        assert!(Keys::of_sorted(vec![]).keys.is_empty());
     }
 }

@@ -63,7 +63,7 @@ fn scaled_kept(m: u128, shift: i32) -> u128 {
 /// Exact weights per distinct score and label, in units of `2^quantum`.
 #[derive(Clone, Debug)]
 pub struct WeightRuns {
-    pub runs: Runs<u128>,
+    pub runs: Runs<Run<u128>>,
     /// The exponent of a unit (meaningful once a weight is held).
     pub quantum: i32,
     /// Units held in all (the sum of every count).

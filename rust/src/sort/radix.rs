@@ -1,11 +1,11 @@
-//! A least-significant-digit radix sort of `u64` keys (8-bit digits): one pass
-//! counts every digit, and a digit that all keys share is skipped (the low 29 bits
-//! of float32 scores widened to float64 keys, the high bits of scores in a narrow
-//! range), so that keys spanning few bits take few passes.
+//! A least-significant-digit radix sort of `u64` keys over the bits in which they
+//! differ: one pass finds those bits (the low 29 bits of float32 scores widened to
+//! float64 keys, and the high bits of scores in a narrow range, are shared by all
+//! keys), then digits of at most 11 bits cover them in as few passes as can be (27
+//! bits: three passes of 9), one more pass counting every digit.
 
-const BITS: u32 = 8;
-const DIGITS: usize = 1 << BITS;
-const PASSES: usize = 64_usize.div_ceil(BITS as usize);
+/// The widest digit (2048 counters a pass).
+const MAX_BITS: u32 = 11;
 
 /// Below this many keys a comparison sort is faster.
 const SMALL: usize = 1 << 10;
@@ -18,10 +18,24 @@ pub fn sort_u64(keys: &mut [u64], tmp: &mut Vec<u64>) {
         keys.sort_unstable();
         return;
     }
-    let mut counts = vec![[0usize; DIGITS]; PASSES];
+    let (any, all) = keys
+        .iter()
+        .fold((0u64, u64::MAX), |(o, a), &k| (o | k, a & k));
+    let varying = any ^ all;
+    if varying == 0 {
+        return; // every key is the same
+    }
+    let low = varying.trailing_zeros();
+    let bits = 64 - varying.leading_zeros() - low;
+    let passes = bits.div_ceil(MAX_BITS);
+    let width = bits.div_ceil(passes);
+    let digits = 1usize << width;
+    let mask = (digits - 1) as u64;
+    let shifts: Vec<u32> = (0..passes).map(|p| low + p * width).collect();
+    let mut counts = vec![vec![0usize; digits]; passes as usize];
     for &k in keys.iter() {
-        for (p, c) in counts.iter_mut().enumerate() {
-            c[((k >> (p as u32 * BITS)) as usize) & (DIGITS - 1)] += 1;
+        for (c, &shift) in counts.iter_mut().zip(&shifts) {
+            c[((k >> shift) & mask) as usize] += 1;
         }
     }
     if tmp.len() < n {
@@ -31,7 +45,7 @@ pub fn sort_u64(keys: &mut [u64], tmp: &mut Vec<u64>) {
     }
     let tmp = &mut tmp[..n];
     let mut in_tmp = false; // where the keys of the last pass are
-    for (p, c) in counts.iter_mut().enumerate() {
+    for (c, &shift) in counts.iter_mut().zip(&shifts) {
         if c.contains(&n) {
             continue; // every key has this digit
         }
@@ -41,14 +55,13 @@ pub fn sort_u64(keys: &mut [u64], tmp: &mut Vec<u64>) {
             *x = at;
             at += here;
         }
-        let shift = p as u32 * BITS;
         let (src, dst): (&[u64], &mut [u64]) = if in_tmp {
             (&*tmp, &mut *keys)
         } else {
             (&*keys, &mut *tmp)
         };
         for &k in src {
-            let d = ((k >> shift) as usize) & (DIGITS - 1);
+            let d = ((k >> shift) & mask) as usize;
             dst[c[d]] = k;
             c[d] += 1;
         }
@@ -71,6 +84,7 @@ mod tests {
             (5000, 0, u64::MAX),
             (70_000, 29, (1 << 35) - 1),
             (3000, 40, 7),
+            (20_000, 3, (1 << 22) - 1),
         ] {
             let mut keys: Vec<u64> = (0..n)
                 .map(|_| {

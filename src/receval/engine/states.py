@@ -51,16 +51,19 @@ _EPS32 = float(np.finfo(np.float32).eps)  # np.finfo costs microseconds a call
 class ScoreCounts:
     """Rows per distinct score and label; weighted rows add their weights.
 
-    Held in the compiled core as sorted runs of (distinct score, positive count,
-    negative count), ``-0.0`` counted as ``0.0``. Unweighted rows are buffered (8
-    bytes a row, up to 2M rows) and a full buffer is radix-sorted once into a run;
-    weighted batches are sorted into a run each. Runs of about one size are merged
-    two at a time in linear time, runs of a million entries and more only while more
-    than 8 are held, so that a row is merged a few times; a merge of large runs
-    proceeds a slice per ``add``, so that no update merges the largest runs at once.
-    The AUC of several runs is a sum over the entries of the rarer label (a few
-    percent of the rows in CTR data): those of every run are gathered and merged,
-    then walked once against each run, which writes nothing else. Counts are exact:
+    Held in the compiled core as sorted runs, ``-0.0`` counted as ``0.0``. Unweighted
+    rows are buffered (8 bytes a row, up to 2M rows); a full buffer is radix-sorted
+    on a thread of its own while the next updates fill the next buffer, into a run
+    of each label's scores (8 bytes a row, or, where at most half are distinct, each
+    distinct score once with its rows, 16 bytes). Weighted batches are sorted into a
+    run each of (distinct score, positive weight, negative weight). Runs of about
+    one size are merged two at a time in linear time, runs of a million entries and
+    more only while more than 8 are held, so that a row is merged a few times; a
+    merge of large runs proceeds a slice per ``add``, so that no update merges the
+    largest runs at once. The AUC is a sum over the rows of the rarer label (a few
+    percent of the rows in CTR data): its runs are merged, then walked against each
+    run of the other label (in parts, on the kernels' threads), which writes
+    nothing else. Counts are exact:
     rows as integers, weights as integers in units of the lowest bit of any weight
     held (``2**quantum``), so that every sum, and the AUC computed from them, is the
     same float for any split of the rows into batches and any order of merges,

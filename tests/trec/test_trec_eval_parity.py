@@ -98,15 +98,20 @@ def _expected(qrels_lines: list[str], run: list[str], args: list[str], paths: li
             for n, m in names.items()
         }
     metrics = list(dict.fromkeys(names.values()))
-    q, r = (Qrels.from_file(paths[0], file_format="trec"), Run.from_file(paths[1], file_format="trec"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # qrels users absent from the run: tested apart
-        report = receval.evaluate(
-            q, r, metrics, profile="trec_eval", allow_unmatched=True,
-            **evaluate_options(o, metrics),
-        )  # fmt: skip
+    q, r = (
+        Qrels.from_file(paths[0], file_format="trec"),
+        Run.from_file(paths[1], file_format="trec"),
+    )
     users = [str(u) for u in q.user_ids.tolist()]
-    values = {m: dict(zip(users, report.values[m].tolist(), strict=True)) for m in metrics}
+    values = {}
+    if metrics:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # qrels users absent from the run: tested apart
+            report = receval.evaluate(
+                q, r, metrics, profile="trec_eval", allow_unmatched=True,
+                **evaluate_options(o, metrics),
+            )  # fmt: skip
+        values = {m: dict(zip(users, report.values[m].tolist(), strict=True)) for m in metrics}
     grades = {(f[0], f[2]): int(f[3]) for f in (line.split() for line in qrels_lines)}
     queries = sorted({q for q, _ in grades}, key=str.encode)
     selected = select_measures(o.measures)

@@ -556,12 +556,12 @@ def trec_eval(argv: Sequence[str]) -> str:
             f"run ({len(missing)} such queries); pass -c to count them as 0, or remove them "
             f"from the qrels.",
             status=_QUERY,
-            output=_text(_lines(o, values, t, zscores, first)[0]) if o.per_query else "",
+            output=_text(_lines(o, values, t, zscores, first)[0]),
         )
     if t.stop is not None:
-        stop, exc = t.stop
-        output = _text(_lines(o, values, t, zscores, stop)[0]) if o.per_query else ""
-        raise _InputAbort(str(exc), status=_QUERY, output=output) from None
+        stop, why = t.stop
+        output = _text(_lines(o, values, t, zscores, stop)[0])
+        raise _InputAbort(str(why), status=_QUERY, output=output)
     blocks, summary = _lines(o, values, t, zscores, len(t.queries))
     return _text([*blocks, *summary])
 

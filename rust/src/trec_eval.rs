@@ -71,7 +71,16 @@ pub struct Table {
     pub tag: Option<Vec<u8>>,
     /// grades above 0 in the qrels
     pub positive_grades: usize,
+    /// how the ids match: the qrels' queries, those in the run, the run's documents
+    /// judged in the qrels, the run's documents, the qrels' documents (all distinct)
+    pub matching: [usize; 5],
+    /// the first ids of the qrels' queries, the run's queries, the qrels' documents
+    /// and the run's documents, for messages
+    pub examples: [Vec<Vec<u8>>; 4],
 }
+
+/// Ids shown in a message about ids that do not match.
+const EXAMPLES: usize = 6;
 
 /// The 11 recall levels of trec_eval's `11pt_avg`.
 const ELEVEN_LEVELS: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
@@ -360,18 +369,17 @@ pub fn evaluate(
     }
     let relstrings = match relstring {
         None => Vec::new(),
-        Some((length, bare)) => order
-            .iter()
-            .map(|&u| {
-                let ranked = RankedRun {
-                    offsets: &r_offsets,
-                    items: &r_items,
-                    scores: &r_scores,
-                    keys: &keys,
-                };
-                user_relstring(&judged, &item_map, &ranked, user_map[u], u, length, bare, o)
-            })
-            .collect(),
+        Some((length, bare)) => {
+            let lists = Relstrings {
+                q: &judged,
+                item_map: &item_map,
+                r: inputs.ranked,
+                length,
+                bare,
+                o,
+            };
+            order.iter().map(|&u| lists.of(u, user_map[u])).collect()
+        }
     };
     Ok(Table {
         queries: order.iter().map(|&u| q.user_ids.get(u).to_vec()).collect(),
@@ -380,67 +388,68 @@ pub fn evaluate(
         relstrings,
         tag: r.tag.clone(),
         positive_grades: q.grades.iter().filter(|&&g| g > 0).count(),
+        matching: [
+            user_map.len(),
+            user_map.iter().filter(|&&u| u >= 0).count(),
+            item_map.iter().filter(|&&i| i >= 0).count(),
+            r.item_ids.len(),
+            q.item_ids.len(),
+        ],
+        examples: [&q.user_ids, &r.user_ids, &q.item_ids, &r.item_ids]
+            .map(|ids| ids.iter().take(EXAMPLES).map(<[u8]>::to_vec).collect()),
     })
 }
 
-/// The run's CSR, ranked by score, with the tie-break keys of its documents.
-struct RankedRun<'a> {
-    offsets: &'a [i64],
-    items: &'a [i32],
-    scores: &'a [f64],
-    keys: &'a [f64],
-}
-
-/// The relstring of qrels query `u` (run query `ru`, -1 when absent): the first
-/// `length` documents in trec_eval's order after `-M` and `-J`.
-#[allow(clippy::too_many_arguments)]
-fn user_relstring(
-    q: &QrelsCsr,
-    item_map: &[i32],
-    r: &RankedRun<'_>,
-    ru: i32,
-    u: usize,
+/// What the relstrings are made of: the qrels, the run ranked by score with the
+/// tie-break keys of its documents, and the length asked (`bare`: `-m relstring`
+/// without one).
+struct Relstrings<'a> {
+    q: &'a QrelsCsr,
+    item_map: &'a [i32],
+    r: Ranked<'a>,
     length: usize,
     bare: bool,
-    o: &Options,
-) -> String {
-    if ru < 0 {
-        // -c: trec_eval ranks one document absent from the qrels for the query, and
-        // clears the string only under the bare name relstring
-        return if bare || o.judged_only || length == 0 {
-            String::new()
-        } else {
-            "-".to_string()
-        };
+    o: &'a Options,
+}
+
+impl Relstrings<'_> {
+    /// The relstring of qrels query `u` (run query `ru`, -1 when absent): the first
+    /// `length` documents in trec_eval's order after `-M` and `-J`.
+    fn of(&self, u: usize, ru: i32) -> String {
+        let (q, r, o) = (self.q, &self.r, self.o);
+        if ru < 0 {
+            // -c: trec_eval ranks one document absent from the qrels for the query,
+            // and clears the string only under the bare name relstring
+            return if self.bare || o.judged_only || self.length == 0 {
+                String::new()
+            } else {
+                "-".to_string()
+            };
+        }
+        let (a, b) = (q.offsets[u] as usize, q.offsets[u + 1] as usize);
+        let grades: HashMap<i32, f64> = (a..b)
+            .filter(|&j| self.item_map[q.items[j] as usize] >= 0)
+            .map(|j| (self.item_map[q.items[j] as usize], q.grades[j]))
+            .collect();
+        let ru = ru as usize;
+        let (ra, rb) = (r.offsets[ru] as usize, r.offsets[ru + 1] as usize);
+        let (scores, items) = (&r.scores[ra..rb], &r.items[ra..rb]);
+        let mut perm = vec![0usize; items.len()];
+        let mut block = Vec::new();
+        let rule = Ties::IdDescending;
+        trec_order_into(scores, items, r.keys, rule, &mut perm, &mut block);
+        let mut ranked: Vec<i32> = perm.iter().map(|&j| items[j]).collect();
+        if o.depth > 0 {
+            ranked.truncate(o.depth as usize);
+        }
+        ranked
+            .iter()
+            .map(|item| grades.get(item).copied())
+            .filter(|g| !o.judged_only || g.is_some_and(|g| g >= 0.0))
+            .take(self.length)
+            .map(relchar)
+            .collect()
     }
-    let (a, b) = (q.offsets[u] as usize, q.offsets[u + 1] as usize);
-    let grades: HashMap<i32, f64> = (a..b)
-        .filter(|&j| item_map[q.items[j] as usize] >= 0)
-        .map(|j| (item_map[q.items[j] as usize], q.grades[j]))
-        .collect();
-    let (ra, rb) = (r.offsets[ru as usize] as usize, r.offsets[ru as usize + 1] as usize);
-    let (scores, items) = (&r.scores[ra..rb], &r.items[ra..rb]);
-    let mut perm = vec![0usize; items.len()];
-    let mut block = Vec::new();
-    trec_order_into(
-        scores,
-        items,
-        r.keys,
-        Ties::IdDescending,
-        &mut perm,
-        &mut block,
-    );
-    let mut ranked: Vec<i32> = perm.iter().map(|&j| items[j]).collect();
-    if o.depth > 0 {
-        ranked.truncate(o.depth as usize);
-    }
-    ranked
-        .iter()
-        .map(|item| grades.get(item).copied())
-        .filter(|g| !o.judged_only || g.is_some_and(|g| g >= 0.0))
-        .take(length)
-        .map(relchar)
-        .collect()
 }
 
 #[cfg(test)]
@@ -478,6 +487,8 @@ mod tests {
         assert_eq!(t.relstrings, vec!["01".to_string(), "1".to_string()]);
         assert_eq!(t.tag.as_deref(), Some(&b"sys"[..]));
         assert_eq!(t.positive_grades, 2);
+        assert_eq!(t.matching, [2, 2, 3, 3, 3]);
+        assert_eq!(t.examples[0], vec![b"q2".to_vec(), b"q10".to_vec()]);
     }
 
     #[test]

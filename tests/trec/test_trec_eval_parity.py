@@ -196,3 +196,24 @@ def test_the_text_holds_evaluates_values(case, tmp_path: Path) -> None:
 def test_every_request_is_drawn(request_) -> None:
     # the requests above parse (a typo would only make the hypothesis test vacuous)
     trec_eval_metrics(request_ or ["official"])
+
+
+def test_the_warning_of_unmatched_ids_is_evaluates(tmp_path: Path) -> None:
+    # the core counts the ids that match; evaluate's check words the warning
+    from receval.exceptions import UnmatchedIdsWarning
+    from receval.ranking.checks import DEFAULT_MIN_MATCH
+    from receval.trec import trec_eval as module
+
+    assert module._MIN_MATCH == DEFAULT_MIN_MATCH
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    run.write_text("q1 Q0 x1 1 1.0 s\nq1 Q0 x2 2 0.5 s\n")
+    with pytest.warns(UnmatchedIdsWarning) as caught:
+        text = trec_eval(["-c", "-m", "map", str(qrels), str(run)])
+    assert text == "map                   \tall\t0.0000\n"
+    with pytest.warns(UnmatchedIdsWarning) as expected:
+        receval.evaluate(
+            Qrels.from_file(qrels, file_format="trec"), Run.from_file(run, file_format="trec"),
+            ["map"], profile="trec_eval", missing_users="complete", allow_unmatched=True,
+        )  # fmt: skip
+    assert [str(w.message) for w in caught] == [str(w.message) for w in expected]

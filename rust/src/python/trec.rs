@@ -213,10 +213,12 @@ type TrecRequest = (String, i64, Vec<f64>);
 /// `crate::trec_eval`): `requests` are (measure, cut-off, numbers), `options` (-l, -M,
 /// -J, -N), `relstring` (length, bare) or None.
 ///
-/// Returns `(queries, in_run, columns, relstrings, tag, positive_grades)`: the query
-/// ids in byte order, whether the run holds each, one list of values per request,
-/// each query's relstring (empty without `relstring`), the run's first tag and the
-/// qrels' grades above 0. For a file the core does not evaluate as it is (it does
+/// Returns `(queries, in_run, columns, relstrings, tag, positive_grades, matching,
+/// examples)`: the query ids in byte order, whether the run holds each, one list of
+/// values per request, each query's relstring (empty without `relstring`), the run's
+/// first tag, the qrels' grades above 0, how the ids match (qrels queries, those in
+/// the run, run documents judged, run documents, qrels documents) and the first ids
+/// of each (qrels queries, run queries, qrels documents, run documents). For a file the core does not evaluate as it is (it does
 /// not parse, repeats a pair, has no line or an id that is not UTF-8), returns
 /// `("qrels" or "run", compressed)`: the caller reads that file for the message, or
 /// decompresses it first (`compressed`: bzip2, xz or Zstandard).
@@ -245,7 +247,8 @@ fn trec_eval_table(
     // Err((which file, compressed otherwise)) where the caller takes over
     let done = py.detach(|| {
         let read = |path: &std::path::Path, kind: Kind, which: &'static str| {
-            match trec::read_file(path, kind) {
+            let parsed = trec::read_file(path, kind);
+            match parsed {
                 Ok(Ok(p)) => Ok(p),
                 Err(e) => Err((which, e.kind() == std::io::ErrorKind::InvalidData)),
                 Ok(Err(_)) => Err((which, false)),
@@ -265,6 +268,9 @@ fn trec_eval_table(
     let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned(); // UTF-8, checked
     let queries: Vec<String> = t.queries.iter().map(|s| text(s)).collect();
     let tag = t.tag.as_deref().map(text);
+    let examples = t
+        .examples
+        .map(|ids| ids.iter().map(|s| text(s)).collect::<Vec<String>>());
     let out = (
         queries,
         t.in_run,
@@ -272,6 +278,8 @@ fn trec_eval_table(
         t.relstrings,
         tag,
         t.positive_grades,
+        t.matching,
+        examples,
     )
         .into_pyobject(py)?;
     Ok(out.into_any().unbind())

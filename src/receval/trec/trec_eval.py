@@ -34,8 +34,10 @@ per query, and this module prints them as the others.
 from __future__ import annotations
 
 import contextlib
+import functools
 import getopt
 import math
+import operator
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -377,9 +379,39 @@ def _core_table(
         if len(out) == 2:
             raise InputValidationError(f"trec-eval: {qrels if out[0] == 'qrels' else run}: "
                                        f"cannot be evaluated.")  # fmt: skip
-    queries, in_run, columns, relstrings, tag, positive = out
+    queries, in_run, columns, relstrings, tag, positive, matching, examples = out
+    if computed:
+        _warn_unmatched(matching, examples)
     named = {v.name: col for v, col in zip(computed, columns, strict=True)}
     return _Table(queries, in_run, named, relstrings, tag or "", positive)
+
+
+# evaluate's min_match (receval.ranking.checks.DEFAULT_MIN_MATCH): below this share of
+# ids that match, it warns
+_MIN_MATCH = 0.1
+
+
+def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) -> None:
+    """The warnings of :func:`receval.evaluate` about ids of the qrels and run that do
+    not match (``UnmatchedIdsWarning``), where they are due; ``matching``: the qrels'
+    queries, those in the run, the run's documents judged, the run's documents and
+    the qrels' documents; ``examples``: the first ids of each file's queries and
+    documents."""
+    n_users, users, items, n_items, n_judged = matching
+    due = users == 0 or users / n_users < _MIN_MATCH
+    if users:
+        share = items / n_items if n_items else 1.0
+        share_judged = items / n_judged if n_judged else 1.0
+        due |= (items == 0 and n_items > 0) or max(share, share_judged) < _MIN_MATCH
+    if not due:
+        return
+    import numpy as np
+
+    from ..ranking.checks import check_matching
+
+    q_users, r_users, q_items, r_items = (np.array(x, dtype=object) for x in examples)
+    shown = (q_users, r_users, q_items, r_items)
+    check_matching(shown, n_users, users, (items, n_items, n_judged), _MIN_MATCH, True)
 
 
 @contextlib.contextmanager
@@ -682,9 +714,8 @@ def _lines(
                 col = per_user[v.name]
                 if zscores is None and name.startswith("gm_"):
                     col = [math.log(max(x, 1e-5)) for x in col]
-                total = 0.0
-                for x in col:  # left to right, as trec_eval's loop (sum() compensates)
-                    total += x
+                # left to right, as trec_eval's loop (sum() compensates)
+                total = functools.reduce(operator.add, col)
                 if kind != "count":
                     total /= len(evaluated)
                 if name.startswith("gm_"):

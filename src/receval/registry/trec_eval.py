@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..exceptions import InvalidParameterError
 
@@ -72,8 +71,7 @@ GROUP_MEASURES: tuple[str, ...] = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 GROUP_FIELDS = "query group document grade"
 
 
-@dataclass(frozen=True)
-class TrecMeasure:
+class TrecMeasure(NamedTuple):
     """One trec_eval measure.
 
     Attributes
@@ -102,7 +100,7 @@ class TrecMeasure:
     params: str
     default: str
     printed: str
-    metric: Callable[[Any], str] = field(repr=False)
+    metric: Callable[[Any], str]
 
 
 def _fixed(text: str) -> Callable[[Any], str]:
@@ -257,8 +255,7 @@ def atof(text: str) -> float:
 
 
 # ------------------------------------------------------------------ selection
-@dataclass(frozen=True)
-class MeasureValue:
+class MeasureValue(NamedTuple):
     """One printed value of a measure: its trec_eval name and receval metric, and its
     parameter as the compiled core reads it (``k``: a cut-off; ``args``: a level, the
     reals, a persistence or the (grade, gain) pairs one after another)."""

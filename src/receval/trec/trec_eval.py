@@ -40,7 +40,6 @@ import math
 import operator
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
@@ -124,24 +123,24 @@ _ZSCORES = 255  # a -Z file not read: main returns UNDEF (-1)
 
 
 # ------------------------------------------------------------------ options
-@dataclass
 class TrecEvalOptions:
     """trec_eval's command line, parsed (see :func:`parse_trec_eval_args`)."""
 
-    qrels: str = ""
-    run: str = ""
-    per_query: bool = False  # -q
-    complete: bool = False  # -c
-    summary: bool = True  # -n clears it
-    level: int = 1  # -l
-    judged_only: bool = False  # -J
-    max_retrieved: int = 0  # -M (0: every document)
-    num_docs: int = 0  # -N
-    measures: list[str] = field(default_factory=list)  # -m, as given
-    zscores: str | None = None  # -Z
-    rel_format: str = "qrels"  # -R
-    results_format: str = "trec_results"  # -T
-    help: bool = False  # -h
+    def __init__(self) -> None:
+        self.qrels = ""
+        self.run = ""
+        self.per_query = False  # -q
+        self.complete = False  # -c
+        self.summary = True  # -n clears it
+        self.level = 1  # -l
+        self.judged_only = False  # -J
+        self.max_retrieved = 0  # -M (0: every document)
+        self.num_docs = 0  # -N
+        self.measures: list[str] = []  # -m, as given
+        self.zscores: str | None = None  # -Z
+        self.rel_format = "qrels"  # -R
+        self.results_format = "trec_results"  # -T
+        self.help = False  # -h
 
 
 _SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
@@ -286,20 +285,19 @@ def _real(x: float) -> str:
 
 
 # ------------------------------------------------------------------ the values
-@dataclass
 class _Table:
     """What is printed, per query of the qrels (in byte order of the ids): whether
     the run holds the query, each value's column, the relstrings, and the run's tag
     and the qrels' grades above 0 (``num_rel`` with ``-c``)."""
 
-    queries: list[str]
-    in_run: list[bool]
-    columns: dict[str, list[float]]
-    relstrings: list[str]
-    runid: str
-    positive_grades: int
-    # -R prefs: the query where the judgments contradict themselves, and why
-    stop: tuple[int, InputValidationError] | None = None
+    def __init__(
+        self, queries: list[str], in_run: list[bool], columns: dict[str, list[float]],
+        relstrings: list[str], runid: str, positive_grades: int,
+    ) -> None:  # fmt: skip
+        self.queries, self.in_run, self.columns = queries, in_run, columns
+        self.relstrings, self.runid, self.positive_grades = relstrings, runid, positive_grades
+        # -R prefs: the query where the judgments contradict themselves, and why
+        self.stop: tuple[int, InputValidationError] | None = None
 
 
 def _check_files(o: TrecEvalOptions) -> None:

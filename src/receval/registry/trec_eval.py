@@ -125,7 +125,7 @@ def _pair_metric(name: str) -> Callable[[Any], str]:
     return lambda pairs: name + _gains(pairs)
 
 
-def rbp_persistence(name: str, pairs: list[tuple[str, float]]) -> float:
+def _rbp_persistence(name: str, pairs: list[tuple[str, float]]) -> float:
     """The persistence ``p`` of ``-m rbp.p=0.95`` (trec_eval's default: 0.9)."""
     p = 0.9
     for key, value in pairs:
@@ -138,7 +138,7 @@ def rbp_persistence(name: str, pairs: list[tuple[str, float]]) -> float:
 
 
 def _rbp(name: str) -> Callable[[Any], str]:
-    return lambda pairs: f"{name}(p={_num(rbp_persistence(name, pairs))})"
+    return lambda pairs: f"{name}(p={_num(_rbp_persistence(name, pairs))})"
 
 
 def _levels(values: list[float]) -> str:
@@ -351,7 +351,7 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
                 )
             pairs.append((key, atof(value)))
         if measure.name.startswith("rbp"):
-            args: tuple[float, ...] = (rbp_persistence(measure.name, pairs),)
+            args: tuple[float, ...] = (_rbp_persistence(measure.name, pairs),)
         else:  # a gain table: (grade, gain) pairs
             args = tuple(x for key, gain in pairs for x in (float(int(atof(key))), gain))
         return [MeasureValue(measure, name, measure.metric(pairs), args=args)]

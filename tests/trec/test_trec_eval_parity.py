@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import receval
 from receval import Qrels, Run
+from receval.exceptions import InputValidationError
 from receval.registry.trec_eval import measure_values, select_measures
 from receval.trec.trec_eval import (
     TrecEvalAbort,
@@ -217,3 +218,37 @@ def test_the_warning_of_unmatched_ids_is_evaluates(tmp_path: Path) -> None:
             ["map"], profile="trec_eval", missing_users="complete", allow_unmatched=True,
         )  # fmt: skip
     assert [str(w.message) for w in caught] == [str(w.message) for w in expected]
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "bad"),
+    [
+        ("q1 0 d1 1\nq1 0 d1 2\n", "q1 Q0 d1 1 1.0 s\n", "qrels"),  # a pair twice
+        ("q1 0 d1 1\n", "q1 Q0 d1 1 1.0 s\nq1 Q0 d1 2 0.5 s\n", "run"),
+        ("q1 0 d1 1\n", "", "run"),  # no line
+        ("q1 0 d1 x\n", "q1 Q0 d1 1 1.0 s\n", "qrels"),  # does not parse
+        ("q1 0 d1 1\n", "q1 Q0 d1 1 nan s\n", "run"),
+    ],
+)
+def test_a_file_the_core_refuses_keeps_the_readers_message(tmp_path: Path, qrels, run, bad):
+    paths = {"qrels": tmp_path / "qrels", "run": tmp_path / "run"}
+    paths["qrels"].write_text(qrels)
+    paths["run"].write_text(run)
+    reader = Qrels if bad == "qrels" else Run
+    with pytest.raises(InputValidationError) as expected:
+        reader.from_file(paths[bad], file_format="trec")
+    with pytest.raises(TrecEvalAbort) as caught:
+        trec_eval([str(paths["qrels"]), str(paths["run"])])
+    assert caught.value.status == 2 and str(caught.value) == str(expected.value)
+
+
+def test_a_run_compressed_otherwise_is_decompressed_for_the_core(tmp_path: Path) -> None:
+    import bz2
+
+    qrels, run = tmp_path / "qrels", tmp_path / "run.bz2"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    text = b"q1 Q0 d2 1 0.9 s\nq1 Q0 d1 2 0.8 s\n"
+    run.write_bytes(bz2.compress(text))
+    (tmp_path / "plain").write_bytes(text)
+    expected = trec_eval(["-q", str(qrels), str(tmp_path / "plain")])
+    assert trec_eval(["-q", str(qrels), str(run)]) == expected

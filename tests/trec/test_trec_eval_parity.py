@@ -114,7 +114,7 @@ def _expected(qrels_lines: list[str], run: list[str], args: list[str], paths: li
             )  # fmt: skip
         values = {m: dict(zip(users, report.values[m].tolist(), strict=True)) for m in metrics}
     grades = {(f[0], f[2]): int(f[3]) for f in (line.split() for line in qrels_lines)}
-    queries = sorted({q for q, _ in grades}, key=str.encode)
+    queries = sorted({qid for qid, _ in grades}, key=str.encode)
     selected = select_measures(o.measures)
     given = next((g for m, g in selected if m.name == "relstring"), None)
     length = int(given.split(",")[0]) if given else 10
@@ -123,19 +123,19 @@ def _expected(qrels_lines: list[str], run: list[str], args: list[str], paths: li
     printed_names = [v.name for v in printed]
     lines = []
     if o.per_query:
-        for q in queries:
+        for qid in queries:
             for name in printed_names:
                 if kind[name] in ("summary", "runid"):
                     continue
                 if kind[name] == "relstring":
-                    s = _relstring(run, grades, q, length, o)
-                    if not any(line.split()[0] == q for line in run):
+                    s = _relstring(run, grades, qid, length, o)
+                    if not any(line.split()[0] == qid for line in run):
                         s = "" if given is None or o.judged_only else "-"[:length]
-                    lines.append(f"{name:<22}\t{q}\t'{s}'")
+                    lines.append(f"{name:<22}\t{qid}\t'{s}'")
                     continue
-                x = values[names[name]][q]
+                x = values[names[name]][qid]
                 text = str(int(x)) if kind[name] == "count" else _real(x)
-                lines.append(f"{name:<22}\t{q}\t{text}")
+                lines.append(f"{name:<22}\t{qid}\t{text}")
     if o.summary:
         for name in printed_names:
             k = kind[name]
@@ -148,7 +148,7 @@ def _expected(qrels_lines: list[str], run: list[str], args: list[str], paths: li
             if name == "num_q":
                 total = float(len(queries))
             else:
-                col = [values[names[name]][q] for q in queries]
+                col = [values[names[name]][qid] for qid in queries]
                 if name.startswith("gm_"):
                     col = [math.log(max(x, 1e-5)) for x in col]
                 total = 0.0

@@ -11,9 +11,12 @@
 //! `-c` evaluates it). The caller prints the values (means over the queries,
 //! absent queries without `-c`).
 
-use std::collections::HashMap;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap as HashMap;
 
-use crate::ranking::{evaluate_users, trec_order_into, Inputs, Judged, Ranked};
+use crate::ranking::{
+    evaluate_users_columns_into, trec_order_into, Inputs, Judged, Ranked, PARALLEL_ROWS,
+};
 use crate::spec::*;
 use crate::trec::{Ids, Parsed, Users};
 
@@ -246,24 +249,65 @@ fn qrels_csr(q: &Parsed) -> Option<QrelsCsr> {
 }
 
 /// The run as the kernel reads it: each query's documents by score descending (file
-/// order within equal scores); None when a query ranks a document twice.
-fn run_csr(r: &Parsed) -> Option<(Vec<i64>, Vec<i32>, Vec<f64>)> {
-    let (offsets, mut rows) = group(&r.users, r.user_ids.len(), r.items.len());
+/// order within equal scores), and whether two scores of a query are equal.
+struct RunCsr {
+    offsets: Vec<i64>,
+    items: Vec<i32>,
+    scores: Vec<f64>,
+    tied: bool,
+}
+
+/// The run's [`RunCsr`]; None when a query ranks a document twice.
+fn run_csr(r: &Parsed) -> Option<RunCsr> {
+    let (offsets, rows) = group(&r.users, r.user_ids.len(), r.items.len());
     let mut last = vec![-1i64; r.item_ids.len()];
     for (u, w) in offsets.windows(2).enumerate() {
-        let seg = &mut rows[w[0] as usize..w[1] as usize];
-        for &row in seg.iter() {
+        for &row in &rows[w[0] as usize..w[1] as usize] {
             let item = r.items[row] as usize;
             if last[item] == u as i64 {
                 return None;
             }
             last[item] = u as i64;
         }
-        seg.sort_by(|&a, &b| r.scores[b].total_cmp(&r.scores[a]));
     }
-    let items = rows.iter().map(|&row| r.items[row]).collect();
-    let scores = rows.iter().map(|&row| r.scores[row]).collect();
-    Some((offsets, items, scores))
+    let mut pairs: Vec<(f64, i32)> = rows
+        .iter()
+        .map(|&row| (r.scores[row], r.items[row]))
+        .collect();
+    drop(rows);
+    // each query's list cut off the rest, sorted on its own (stable: file order in ties)
+    let mut lists: Vec<&mut [(f64, i32)]> = Vec::with_capacity(offsets.len());
+    let mut rest = &mut pairs[..];
+    for w in offsets.windows(2) {
+        let (list, tail) = rest.split_at_mut((w[1] - w[0]) as usize);
+        lists.push(list);
+        rest = tail;
+    }
+    let sort = |list: &mut &mut [(f64, i32)]| {
+        list.sort_by(|a, b| b.0.total_cmp(&a.0));
+        list.windows(2).any(|p| p[0].0 == p[1].0)
+    };
+    let tied = if pairs_len(&offsets) < PARALLEL_ROWS {
+        lists.iter_mut().map(sort).fold(false, |a, b| a | b)
+    } else {
+        crate::threads::install(|| {
+            lists
+                .par_iter_mut()
+                .map(sort)
+                .reduce(|| false, |a, b| a | b)
+        })
+    };
+    Some(RunCsr {
+        items: pairs.iter().map(|p| p.1).collect(),
+        scores: pairs.iter().map(|p| p.0).collect(),
+        offsets,
+        tied,
+    })
+}
+
+/// The rows of a CSR.
+fn pairs_len(offsets: &[i64]) -> usize {
+    offsets.last().map_or(0, |&n| n as usize)
 }
 
 /// The position of each of `ids` among `other`'s ids (-1: absent).
@@ -274,12 +318,31 @@ fn lookup(ids: &Ids, other: &Ids) -> Vec<i32> {
         .collect()
 }
 
-/// The rank of every id in byte order, as the kernel's tie-break keys.
+/// The rank of every id in byte order, as the kernel's tie-break keys: sorted by
+/// their first 16 bytes (as a big-endian integer, zero-padded), then the rest.
 fn byte_ranks(ids: &Ids) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..ids.len()).collect();
-    order.sort_by(|&a, &b| ids.get(a).cmp(ids.get(b)));
+    let prefix = |s: &[u8]| {
+        let mut b = [0u8; 16];
+        let n = s.len().min(16);
+        b[..n].copy_from_slice(&s[..n]);
+        u128::from_be_bytes(b)
+    };
+    let mut order: Vec<(u128, usize)> = (0..ids.len()).map(|c| (prefix(ids.get(c)), c)).collect();
+    let rest = |c: usize| ids.get(c).get(16..).unwrap_or(&[]);
+    // a shorter id that is a prefix of a longer one sorts first (its padding is 0, and
+    // then its rest is shorter); equal ids do not occur
+    let cmp = |a: &(u128, usize), b: &(u128, usize)| {
+        (a.0.cmp(&b.0))
+            .then_with(|| ids.get(a.1).len().min(16).cmp(&ids.get(b.1).len().min(16)))
+            .then_with(|| rest(a.1).cmp(rest(b.1)))
+    };
+    if order.len() < PARALLEL_ROWS {
+        order.sort_unstable_by(cmp);
+    } else {
+        crate::threads::install(|| order.par_sort_unstable_by(cmp));
+    }
     let mut keys = vec![0.0; ids.len()];
-    for (rank, &code) in order.iter().enumerate() {
+    for (rank, &(_, code)) in order.iter().enumerate() {
         keys[code] = rank as f64;
     }
     keys
@@ -318,8 +381,13 @@ pub fn evaluate(
         return Err(Refused::Run);
     }
     let judged = qrels_csr(q).ok_or(Refused::Qrels)?;
-    let (r_offsets, r_items, r_scores) = run_csr(r).ok_or(Refused::Run)?;
-    let keys = byte_ranks(&r.item_ids);
+    let ranked = run_csr(r).ok_or(Refused::Run)?;
+    // ties are broken by document id: ranks only where a query has two equal scores
+    let keys = if ranked.tied {
+        byte_ranks(&r.item_ids)
+    } else {
+        Vec::new()
+    };
     let item_map = lookup(&q.item_ids, &r.item_ids);
     let user_map = lookup(&q.user_ids, &r.user_ids);
     let longest = |offsets: &[i64]| {
@@ -329,7 +397,7 @@ pub fn evaluate(
             .max()
             .unwrap_or(0)
     };
-    let max_len = longest(&r_offsets).max(1);
+    let max_len = longest(&ranked.offsets).max(1);
     let depth = max_len.max(longest(&judged.offsets));
     let disc: Vec<f64> = (0..depth).map(|j| 1.0 / (j as f64 + 2.0).log2()).collect();
     let inputs = Inputs {
@@ -340,9 +408,9 @@ pub fn evaluate(
             desc: &judged.desc,
         },
         ranked: Ranked {
-            offsets: &r_offsets,
-            items: &r_items,
-            scores: &r_scores,
+            offsets: &ranked.offsets,
+            items: &ranked.items,
+            scores: &ranked.scores,
             keys: &keys,
         },
         item_map: &item_map,
@@ -353,20 +421,25 @@ pub fn evaluate(
     let specs: Vec<Option<Spec>> = requests.iter().map(|x| trec_spec(x, o)).collect();
     let computed: Vec<Spec> = specs.iter().flatten().copied().collect();
     let n_chunks = 4 * crate::threads::num_threads();
-    let (values, _) = evaluate_users(&inputs, &computed, n_chunks);
-    let mut order: Vec<usize> = (0..q.user_ids.len()).collect();
+    let n_users = q.user_ids.len();
+    // a column per measure, users in the qrels' order
+    let mut values = vec![0.0; n_users * computed.len()];
+    let mut aux = vec![0.0; n_users * computed.len()];
+    evaluate_users_columns_into(&inputs, &computed, n_chunks, &mut values, &mut aux);
+    drop(aux);
+    let mut order: Vec<usize> = (0..n_users).collect();
     order.sort_by(|&a, &b| q.user_ids.get(a).cmp(q.user_ids.get(b)));
-    let n = computed.len();
-    let mut columns = Vec::with_capacity(requests.len());
-    let mut m = 0;
-    for spec in &specs {
-        if spec.is_some() {
-            columns.push(order.iter().map(|&u| values[u * n + m]).collect());
-            m += 1;
-        } else {
-            columns.push(vec![f64::NAN; order.len()]);
-        }
-    }
+    let mut by_measure = values.chunks(n_users.max(1));
+    let columns = specs
+        .iter()
+        .map(|spec| match spec {
+            Some(_) => {
+                let col = by_measure.next().unwrap_or(&[]);
+                order.iter().map(|&u| col[u]).collect()
+            }
+            None => vec![f64::NAN; n_users],
+        })
+        .collect();
     let relstrings = match relstring {
         None => Vec::new(),
         Some((length, bare)) => {
@@ -506,6 +579,25 @@ mod tests {
         let q = parse(b"q1 0 a 1\n", Kind::Qrels).unwrap();
         let r = parse(b"q1 Q0 a 1 1 s\nq1 Q0 a 2 0 s\n", Kind::Run).unwrap();
         assert_eq!(evaluate(&q, &r, &[], &o, None).err(), Some(Refused::Run));
+    }
+
+    #[test]
+    fn ids_rank_in_byte_order() {
+        let long = |last: &str| format!("{}{last}", "a".repeat(20));
+        let words = ["b", "a", "ab", &long("z"), &long("b"), "a\u{0}", "\u{e9}"];
+        let run: String = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| format!("q Q0 {w} {i} 1.0 s\n"))
+            .collect();
+        let r = parse(run.as_bytes(), Kind::Run).unwrap();
+        let mut sorted: Vec<&str> = words.to_vec();
+        sorted.sort_unstable();
+        let expected: Vec<f64> = words
+            .iter()
+            .map(|w| sorted.iter().position(|s| s == w).unwrap() as f64)
+            .collect();
+        assert_eq!(byte_ranks(&r.item_ids), expected);
     }
 
     #[test]

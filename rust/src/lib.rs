@@ -30,6 +30,7 @@ pub mod threads;
 pub mod ties;
 pub mod topk;
 pub mod trec;
+pub mod trec_eval;
 pub mod xauc;
 
 #[cfg(feature = "python")]

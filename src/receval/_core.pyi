@@ -540,6 +540,13 @@ def rank_rows_into(
     n_chunks: int,
 ) -> tuple[int, bool]: ...
 def read_trec(path: str | os.PathLike[str], kind: str) -> Any: ...
+def trec_eval_table(
+    qrels: str,
+    run: str,
+    requests: list[tuple[str, int, list[float]]],
+    options: tuple[float, int, bool, int],
+    relstring: tuple[int, bool] | None,
+) -> Any: ...
 def roc_auc_checked(y_true: Any, y_score: Any) -> float | None: ...
 def totals_checked(
     y_true: Any,

@@ -206,11 +206,91 @@ fn lookup_str<'py>(
     Ok(Some(out.into_pyarray(py)))
 }
 
+/// One printed value of `trec_eval_table`: (trec_eval's measure name, cut-off, numbers).
+type TrecRequest = (String, i64, Vec<f64>);
+
+/// trec_eval's values of every query of the qrels file against the run file (see
+/// `crate::trec_eval`): `requests` are (measure, cut-off, numbers), `options` (-l, -M,
+/// -J, -N), `relstring` (length, bare) or None.
+///
+/// Returns `(queries, in_run, columns, relstrings, tag, positive_grades, matching,
+/// examples)`: the query ids in byte order, whether the run holds each, one list of
+/// values per request, each query's relstring (empty without `relstring`), the run's
+/// first tag, the qrels' grades above 0, how the ids match (qrels queries, those in
+/// the run, run documents judged, run documents, qrels documents) and the first ids
+/// of each (qrels queries, run queries, qrels documents, run documents). For a file the core does not evaluate as it is (it does
+/// not parse, repeats a pair, has no line or an id that is not UTF-8), returns
+/// `("qrels" or "run", compressed)`: the caller reads that file for the message, or
+/// decompresses it first (`compressed`: bzip2, xz or Zstandard).
+#[pyfunction]
+fn trec_eval_table(
+    py: Python<'_>,
+    qrels: std::path::PathBuf,
+    run: std::path::PathBuf,
+    requests: Vec<TrecRequest>,
+    options: (f64, i64, bool, i64),
+    relstring: Option<(usize, bool)>,
+) -> PyResult<Py<PyAny>> {
+    use crate::trec_eval::{evaluate, Options, Refused, Request};
+    let (level, depth, judged_only, num_docs) = options;
+    let o = Options {
+        level,
+        depth,
+        judged_only,
+        num_docs,
+    };
+    let requests: Vec<Request> = requests
+        .into_iter()
+        .map(|(name, k, args)| Request { name, k, args })
+        .collect();
+    crate::pages::rearm();
+    // Err((which file, compressed otherwise)) where the caller takes over
+    let done = py.detach(|| {
+        let read = |path: &std::path::Path, kind: Kind, which: &'static str| {
+            let parsed = trec::read_file(path, kind);
+            match parsed {
+                Ok(Ok(p)) => Ok(p),
+                Err(e) => Err((which, e.kind() == std::io::ErrorKind::InvalidData)),
+                Ok(Err(_)) => Err((which, false)),
+            }
+        };
+        let q = read(&qrels, Kind::Qrels, "qrels")?;
+        let r = read(&run, Kind::Run, "run")?;
+        evaluate(&q, &r, &requests, &o, relstring).map_err(|e| match e {
+            Refused::Qrels => ("qrels", false),
+            Refused::Run => ("run", false),
+        })
+    });
+    let t = match done {
+        Err(refused) => return Ok(refused.into_pyobject(py)?.into_any().unbind()),
+        Ok(t) => t,
+    };
+    let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned(); // UTF-8, checked
+    let queries: Vec<String> = t.queries.iter().map(|s| text(s)).collect();
+    let tag = t.tag.as_deref().map(text);
+    let examples = t
+        .examples
+        .map(|ids| ids.iter().map(|s| text(s)).collect::<Vec<String>>());
+    let out = (
+        queries,
+        t.in_run,
+        t.columns,
+        t.relstrings,
+        tag,
+        t.positive_grades,
+        t.matching,
+        examples,
+    )
+        .into_pyobject(py)?;
+    Ok(out.into_any().unbind())
+}
+
 /// Add the reader to `receval._core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::pages::rearm(); // the core's reserve of address space (pages::Guarded)
     m.add_function(wrap_pyfunction!(read_trec, m)?)?;
     m.add_function(wrap_pyfunction!(lookup_str, m)?)?;
     m.add_function(wrap_pyfunction!(str_ranks, m)?)?;
+    m.add_function(wrap_pyfunction!(trec_eval_table, m)?)?;
     Ok(())
 }

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..exceptions import InvalidParameterError
 
 __all__ = [
+    "GROUP_FIELDS",
+    "GROUP_MEASURES",
     "MEASURES",
     "NICKNAMES",
     "PREFS_COUNTS",
@@ -63,9 +64,14 @@ PREFS_MEASURES: tuple[str, ...] = (
 #: The measures that are counts (printed as integers, summed over queries).
 PREFS_COUNTS = frozenset(PREFS_MEASURES[:3])
 
+#: trec_eval's measures of judgment groups (``-R qrels_jg``).
+GROUP_MEASURES: tuple[str, ...] = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 
-@dataclass(frozen=True)
-class TrecMeasure:
+#: The fields of a line of judgment groups.
+GROUP_FIELDS = "query group document grade"
+
+
+class TrecMeasure(NamedTuple):
     """One trec_eval measure.
 
     Attributes
@@ -94,7 +100,7 @@ class TrecMeasure:
     params: str
     default: str
     printed: str
-    metric: Callable[[Any], str] = field(repr=False)
+    metric: Callable[[Any], str]
 
 
 def _fixed(text: str) -> Callable[[Any], str]:
@@ -119,18 +125,20 @@ def _pair_metric(name: str) -> Callable[[Any], str]:
     return lambda pairs: name + _gains(pairs)
 
 
-def _rbp(name: str) -> Callable[[Any], str]:
-    def build(pairs: list[tuple[str, float]]) -> str:
-        p = 0.9  # trec_eval's default persistence
-        for key, value in pairs:
-            if key != "p":
-                raise InvalidParameterError(
-                    f"-m {name}: the only parameter is p (e.g. -m {name}.p=0.95). Got {key!r}."
-                )
-            p = value
-        return f"{name}(p={_num(p)})"
+def _rbp_persistence(name: str, pairs: list[tuple[str, float]]) -> float:
+    """The persistence ``p`` of ``-m rbp.p=0.95`` (trec_eval's default: 0.9)."""
+    p = 0.9
+    for key, value in pairs:
+        if key != "p":
+            raise InvalidParameterError(
+                f"-m {name}: the only parameter is p (e.g. -m {name}.p=0.95). Got {key!r}."
+            )
+        p = value
+    return p
 
-    return build
+
+def _rbp(name: str) -> Callable[[Any], str]:
+    return lambda pairs: f"{name}(p={_num(_rbp_persistence(name, pairs))})"
 
 
 def _levels(values: list[float]) -> str:
@@ -247,13 +255,16 @@ def atof(text: str) -> float:
 
 
 # ------------------------------------------------------------------ selection
-@dataclass(frozen=True)
-class MeasureValue:
-    """One printed value of a measure: its trec_eval name and receval metric."""
+class MeasureValue(NamedTuple):
+    """One printed value of a measure: its trec_eval name and receval metric, and its
+    parameter as the compiled core reads it (``k``: a cut-off; ``args``: a level, the
+    reals, a persistence or the (grade, gain) pairs one after another)."""
 
     measure: TrecMeasure
     name: str
     metric: str
+    k: int = 0
+    args: tuple[float, ...] = ()
 
 
 def split_list(text: str) -> list[str]:
@@ -314,7 +325,7 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
             raise InvalidParameterError(
                 f"trec-eval -m {measure.name}.{text}: cut-offs must be positive and distinct."
             )
-        return [MeasureValue(measure, f"{measure.name}_{k}", measure.metric(k)) for k in cuts]
+        return [MeasureValue(measure, f"{measure.name}_{k}", measure.metric(k), k=k) for k in cuts]
     if kind == "levels":
         levels = sorted(atof(x) for x in split_list(text))
         if len(set(levels)) != len(levels):
@@ -322,12 +333,13 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
                 f"trec-eval -m {measure.name}.{text}: the levels must be distinct."
             )
         return [
-            MeasureValue(measure, f"{measure.name}_{x:3.2f}", measure.metric(_num(x)))
+            MeasureValue(measure, f"{measure.name}_{x:3.2f}", measure.metric(_num(x)), args=(x,))
             for x in levels
         ]
     name = measure.name if given is None else f"{measure.name}_{given}"
     if kind == "reals":
-        return [MeasureValue(measure, name, measure.metric([atof(x) for x in split_list(text)]))]
+        reals = [atof(x) for x in split_list(text)]
+        return [MeasureValue(measure, name, measure.metric(reals), args=tuple(reals))]
     if kind == "pairs":
         pairs = []
         for part in split_list(text) if text else []:
@@ -338,7 +350,11 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
                     f"by commas (e.g. -m {measure.name}.1=3,2=9). Got {part!r}."
                 )
             pairs.append((key, atof(value)))
-        return [MeasureValue(measure, name, measure.metric(pairs))]
+        if measure.name.startswith("rbp"):
+            args: tuple[float, ...] = (_rbp_persistence(measure.name, pairs),)
+        else:  # a gain table: (grade, gain) pairs
+            args = tuple(x for key, gain in pairs for x in (float(int(atof(key))), gain))
+        return [MeasureValue(measure, name, measure.metric(pairs), args=args)]
     return [MeasureValue(measure, name, measure.metric(None))]
 
 

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InputValidationError
+from ..registry.trec_eval import GROUP_FIELDS as GROUP_FIELDS
+from ..registry.trec_eval import GROUP_MEASURES as GROUP_MEASURES
 
 __all__ = [
     "GROUP_FIELDS",
@@ -32,12 +34,6 @@ __all__ = [
     "evaluate_groups",
     "read_judgment_groups",
 ]
-
-#: trec_eval's measures of judgment groups (``-R qrels_jg``).
-GROUP_MEASURES: tuple[str, ...] = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
-
-#: The fields of a line of judgment groups.
-GROUP_FIELDS = "query group document grade"
 
 
 @dataclass(frozen=True)

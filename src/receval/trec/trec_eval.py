@@ -4,11 +4,14 @@
 ``-M N``, ``-J``, ``-N N``, ``-m measure[.params]`` repeated, ``-Z file``, ...)
 and returns the text trec_eval prints: one line per measure value, the measure
 name padded to 22 columns, a tab, the query id or ``all``, a tab, the value
-(``%6.4f``, or an integer for the counts). The values are computed by
-:func:`receval.evaluate` with the ``trec_eval`` profile: every trec_eval measure
-is an ordinary receval metric (``P_10`` is ``precision@10``, ``iprec_at_recall_0.10``
-is ``iprec(recall=0.1)``, ``gm_map`` is ``gm_map``), so the same numbers come from
-``evaluate``, ``compare``, the streaming accumulators, ``scan`` and Spark.
+(``%6.4f``, or an integer for the counts). Every trec_eval measure is an
+ordinary receval metric (``P_10`` is ``precision@10``, ``iprec_at_recall_0.10`` is
+``iprec(recall=0.1)``, ``gm_map`` is ``gm_map``), whose values
+:func:`receval.evaluate` gives with the ``trec_eval`` profile, as ``compare``, the
+streaming accumulators, ``scan`` and Spark do. With ``-R qrels`` the compiled core
+computes them in one call (``trec_eval_table``: it reads both files, ranks each
+query's documents and runs the kernel of ``evaluate`` on them), without NumPy:
+the command starts in milliseconds.
 
 This module holds what is trec_eval's and not a metric's: the table of its
 measures in its order with their default parameters, how ``-m`` names and
@@ -33,18 +36,19 @@ per query, and this module prints them as the others.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import getopt
 import math
+import operator
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
-
-import numpy as np
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
-from ..registry import parse_metric
 from ..registry.trec_eval import (
+    GROUP_FIELDS,
+    GROUP_MEASURES,
     MEASURES,
     NICKNAMES,
     PREFS_MEASURES,
@@ -57,9 +61,6 @@ from ..registry.trec_eval import (
     split_list,
     trec_eval_metrics,
 )
-
-if TYPE_CHECKING:  # pragma: no cover - preference judgments load on first use
-    from .prefs import Preferences
 
 __all__ = [
     "MEASURES",
@@ -125,24 +126,24 @@ _ZSCORES = 255  # a -Z file not read: main returns UNDEF (-1)
 
 
 # ------------------------------------------------------------------ options
-@dataclass
 class TrecEvalOptions:
     """trec_eval's command line, parsed (see :func:`parse_trec_eval_args`)."""
 
-    qrels: str = ""
-    run: str = ""
-    per_query: bool = False  # -q
-    complete: bool = False  # -c
-    summary: bool = True  # -n clears it
-    level: int = 1  # -l
-    judged_only: bool = False  # -J
-    max_retrieved: int = 0  # -M (0: every document)
-    num_docs: int = 0  # -N
-    measures: list[str] = field(default_factory=list)  # -m, as given
-    zscores: str | None = None  # -Z
-    rel_format: str = "qrels"  # -R
-    results_format: str = "trec_results"  # -T
-    help: bool = False  # -h
+    def __init__(self) -> None:
+        self.qrels = ""
+        self.run = ""
+        self.per_query = False  # -q
+        self.complete = False  # -c
+        self.summary = True  # -n clears it
+        self.level = 1  # -l
+        self.judged_only = False  # -J
+        self.max_retrieved = 0  # -M (0: every document)
+        self.num_docs = 0  # -N
+        self.measures: list[str] = []  # -m, as given
+        self.zscores: str | None = None  # -Z
+        self.rel_format = "qrels"  # -R
+        self.results_format = "trec_results"  # -T
+        self.help = False  # -h
 
 
 _SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
@@ -286,52 +287,23 @@ def _real(x: float) -> str:
     return f"{'-nan':>6}" if math.isnan(x) else f"{x:6.4f}"
 
 
-# ------------------------------------------------------------------ relstring
-def _relstrings(
-    q: Any, r: Any, users: list[Any], length: int, bare: bool, o: TrecEvalOptions
-) -> list[str]:
-    """trec_eval's ``relstring`` of each user: one character per document of the top
-    ``length`` (its grade 0-9, ``>`` above 9, ``-`` absent from the qrels, ``.`` a
-    negative grade), in trec_eval's order, after ``-M`` and ``-J``."""
-    judged = {
-        u: dict(zip(q.item_ids[q.items[a:b]].tolist(), q.grades[a:b].tolist(), strict=True))
-        for u, a, b in zip(q.user_ids.tolist(), q.offsets[:-1], q.offsets[1:], strict=True)
-    }
-    run_user = {u: i for i, u in enumerate(r.user_ids.tolist())}
-    keys = r.trec_keys
-    out = []
-    for u in users:
-        i = run_user.get(u)
-        if i is None:
-            # -c: trec_eval ranks one document absent from the qrels for the query, and
-            # clears the string only under the bare name relstring
-            out.append("" if bare or o.judged_only else "-"[:length])
-            continue
-        a, b = int(r.offsets[i]), int(r.offsets[i + 1])
-        items = r.items[a:b]
-        order = np.lexsort((-keys[items], -r.scores[a:b]))  # trec_eval 10.0: doubles
-        ids = r.item_ids[items[order]].tolist()
-        if o.max_retrieved:
-            ids = ids[: o.max_retrieved]
-        grades = judged.get(u, {})
-        if o.judged_only:
-            ids = [d for d in ids if grades.get(d, -1) >= 0]
-        out.append("".join(_relchar(grades.get(d)) for d in ids[:length]))
-    return out
+# ------------------------------------------------------------------ the values
+class _Table:
+    """What is printed, per query of the qrels (in byte order of the ids): whether
+    the run holds the query, each value's column, the relstrings, and the run's tag
+    and the qrels' grades above 0 (``num_rel`` with ``-c``)."""
+
+    def __init__(
+        self, queries: list[str], in_run: list[bool], columns: dict[str, list[float]],
+        relstrings: list[str], runid: str, positive_grades: int,
+    ) -> None:  # fmt: skip
+        self.queries, self.in_run, self.columns = queries, in_run, columns
+        self.relstrings, self.runid, self.positive_grades = relstrings, runid, positive_grades
+        # -R prefs: the query where the judgments contradict themselves, and why
+        self.stop: tuple[int, InputValidationError] | None = None
 
 
-def _relchar(grade: int | None) -> str:
-    """A document's character in a relstring."""
-    if grade is None:
-        return "-"
-    return "." if grade < 0 else ">" if grade > 9 else str(int(grade))
-
-
-# ------------------------------------------------------------------ the run
-def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
-    from ..data._ranked import Qrels, Run
-    from .jg import JudgmentGroups, read_judgment_groups
-
+def _check_files(o: TrecEvalOptions) -> None:
     if o.rel_format not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
         raise InvalidParameterError(
             f"trec-eval -R {o.rel_format}: unknown relevance format; use -R qrels, "
@@ -344,18 +316,14 @@ def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
     for path in (o.qrels, o.run):
         if path != "-" and not os.path.exists(path):
             raise InvalidParameterError(f"trec-eval: {path}: no such file.")
-    q: JudgmentGroups | Preferences | Qrels
-    if o.rel_format == "qrels_jg":
-        q = read_judgment_groups(o.qrels)
-    elif o.rel_format in ("prefs", "qrels_prefs"):
-        from .prefs import read_prefs  # preference judgments only
 
-        q = read_prefs(o.qrels, qrels=o.rel_format == "qrels_prefs")
-    else:
-        q = Qrels.from_file(o.qrels, file_format="trec")
+
+@contextlib.contextmanager
+def _run_file(o: TrecEvalOptions) -> Iterator[str]:
+    """The run's path: a temporary copy of standard input for ``-``."""
     if o.run != "-":
-        return q, Run.from_file(o.run, file_format="trec")
-    # the run from standard input, through a temporary file (the reader maps files)
+        yield o.run
+        return
     import shutil
     import sys
     import tempfile
@@ -364,7 +332,168 @@ def _read(o: TrecEvalOptions) -> tuple[Any, Any]:
         path = os.path.join(directory, "run")
         with open(path, "wb") as fh:
             shutil.copyfileobj(sys.stdin.buffer, fh)
-        return q, Run.from_file(path, file_format="trec")
+        yield path
+
+
+def _check_params(
+    o: TrecEvalOptions, selected: list[tuple[TrecMeasure, str | None]], values: list[MeasureValue]
+) -> None:
+    """Parameters given on ``-m`` (and ``-N``) checked as metric strings: a level,
+    real, persistence or gain out of its range is refused as ``evaluate`` refuses it
+    (the defaults and cut-offs need no check)."""
+    named = {m.name for m, g in selected if g is not None and m.params != "cuts"}
+    given = [v.metric for v in values if v.metric and v.measure.name in named]
+    if o.num_docs:
+        given += [_with_num_docs(v.metric, o) for v in values if v.measure.name == "utility"]
+    if given:
+        from ..registry import parse_metric
+
+        for metric in given:
+            parse_metric(metric)
+
+
+def _with_num_docs(metric: str, o: TrecEvalOptions) -> str:
+    """utility's metric string with the collection's size (``-N``)."""
+    return metric[:-1] + f",n_docs={o.num_docs})"
+
+
+def _core_table(
+    o: TrecEvalOptions, selected: list[tuple[TrecMeasure, str | None]],
+    values: list[MeasureValue], qrels: str, run: str,
+) -> _Table:  # fmt: skip
+    """The values of ``-R qrels``: the compiled core reads both files, ranks each
+    query's documents and computes every value in one call."""
+    from .._kernels import compiled
+
+    computed = [v for v in values if v.metric]
+    requests = [(v.measure.name, v.k, list(v.args)) for v in computed]
+    relstring = None
+    if o.per_query and any(v.measure.printed == "relstring" for v in values):
+        given = next(g for m, g in selected if m.name == "relstring")
+        relstring = (max(atol(split_list(given)[0]), 0) if given else 10, given is None)
+    options = (float(o.level), o.max_retrieved, o.judged_only, o.num_docs)
+    core = compiled()
+    out = core.trec_eval_table(qrels, run, requests, options, relstring)
+    if len(out) == 2:  # a file the core does not take as it is
+        with _decompressed(qrels, run) as (qrels, run):
+            out = core.trec_eval_table(qrels, run, requests, options, relstring)
+        if len(out) == 2:
+            raise InputValidationError(f"trec-eval: {qrels if out[0] == 'qrels' else run}: "
+                                       f"cannot be evaluated.")  # fmt: skip
+    queries, in_run, columns, relstrings, tag, positive, matching, examples = out
+    if computed:
+        _warn_unmatched(matching, examples)
+    named = {v.name: col for v, col in zip(computed, columns, strict=True)}
+    return _Table(queries, in_run, named, relstrings, tag or "", positive)
+
+
+# evaluate's min_match (receval.ranking.checks.DEFAULT_MIN_MATCH): below this share of
+# ids that match, it warns
+_MIN_MATCH = 0.1
+
+
+def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) -> None:
+    """The warnings of :func:`receval.evaluate` about ids of the qrels and run that do
+    not match (``UnmatchedIdsWarning``), where they are due; ``matching``: the qrels'
+    queries, those in the run, the run's documents judged, the run's documents and
+    the qrels' documents; ``examples``: the first ids of each file's queries and
+    documents."""
+    n_users, users, items, n_items, n_judged = matching
+    due = users == 0 or users / n_users < _MIN_MATCH
+    if users:
+        share = items / n_items if n_items else 1.0
+        share_judged = items / n_judged if n_judged else 1.0
+        due |= (items == 0 and n_items > 0) or max(share, share_judged) < _MIN_MATCH
+    if not due:
+        return
+    import numpy as np
+
+    from ..ranking.checks import check_matching
+
+    q_users, r_users, q_items, r_items = (np.array(x, dtype=object) for x in examples)
+    shown = (q_users, r_users, q_items, r_items)
+    check_matching(shown, n_users, users, (items, n_items, n_judged), _MIN_MATCH, True)
+
+
+@contextlib.contextmanager
+def _decompressed(qrels: str, run: str) -> Iterator[tuple[str, str]]:
+    """The files read by receval's readers, which raise for a file that does not
+    parse, naming file and line; those that read are bzip2, xz or Zstandard text,
+    decompressed into a temporary directory for the core."""
+    import shutil
+    import tempfile
+
+    from ..data._open import compression_of, open_input
+    from ..data._ranked import Qrels, Run
+
+    Qrels.from_file(qrels, file_format="trec")
+    Run.from_file(run, file_format="trec")
+    with tempfile.TemporaryDirectory() as directory:
+        paths = []
+        for path, name in ((qrels, "qrels"), (run, "run")):
+            if compression_of(path) in (None, "gzip"):
+                paths.append(path)
+                continue
+            paths.append(os.path.join(directory, name))
+            with open_input(path) as source, open(paths[-1], "wb") as fh:
+                shutil.copyfileobj(source, fh)
+        yield paths[0], paths[1]
+
+
+def _python_table(o: TrecEvalOptions, values: list[MeasureValue], run: str) -> _Table:
+    """The values of judgment groups (``-R qrels_jg``: :mod:`receval.trec.jg`) and
+    preferences (``-R prefs``, ``-R qrels_prefs``: :mod:`receval.trec.prefs`)."""
+    from ..data._ranked import Run
+
+    q: Any
+    if o.rel_format == "qrels_jg":
+        from .jg import read_judgment_groups
+
+        q = read_judgment_groups(o.qrels)
+    else:
+        from .prefs import read_prefs
+
+        q = read_prefs(o.qrels, qrels=o.rel_format == "qrels_prefs")
+    r = Run.from_file(run, file_format="trec")
+    users = [str(u) for u in q.user_ids.tolist()]
+    order = sorted(range(len(users)), key=lambda i: users[i].encode("utf-8"))
+    queries = [users[i] for i in order]
+    ranked = {str(u) for u in r.user_ids.tolist()}
+    t = _Table(queries, [u in ranked for u in queries], {}, [], r.name or "", 0)
+    if o.rel_format == "qrels_jg":
+        from .jg import evaluate_groups
+
+        metrics = list(dict.fromkeys(v.metric for v in values if v.metric))
+        report = evaluate_groups(
+            q, r, metrics, profile="trec_eval", **evaluate_options(o, metrics),
+            allow_unmatched=True,
+        )  # fmt: skip
+        for v in values:
+            if v.metric:
+                col = report.values[v.metric].tolist()
+                t.columns[v.name] = [col[i] for i in order]
+        return t
+    from .prefs import prefs_columns
+
+    def columns(upto: int) -> dict[str, Any]:
+        return prefs_columns(q, r, queries[:upto], depth=o.max_retrieved, source=o.qrels)
+
+    try:
+        by_name = columns(len(queries))
+    except InputValidationError as exc:
+        # judgments that contradict themselves in a query: trec_eval stops there
+        stop = next(j for j in range(len(queries)) if _contradicts(columns, j + 1))
+        by_name, t.stop = columns(stop), (stop, exc)
+    t.columns = {v.name: by_name[v.name].tolist() for v in values if v.name in PREFS_MEASURES}
+    return t
+
+
+def _contradicts(columns: Any, upto: int) -> bool:
+    try:
+        columns(upto)
+    except InputValidationError:
+        return True
+    return False
 
 
 def trec_eval(argv: Sequence[str]) -> str:
@@ -391,6 +520,12 @@ def trec_eval(argv: Sequence[str]) -> str:
         ``-q`` lines of the queries before it), qrels that judge no query (7), a
         bad ``-Z`` file (255); an ``InputValidationError`` for an unreadable or
         malformed file, naming file and line (2).
+
+    Notes
+    -----
+    With ``-R qrels`` (the default) the compiled core reads both files and computes
+    every value in one call, without NumPy; judgment groups and preferences are
+    read and evaluated by :mod:`receval.trec.jg` and :mod:`receval.trec.prefs`.
 
     Examples
     --------
@@ -427,48 +562,45 @@ def trec_eval(argv: Sequence[str]) -> str:
     except RecevalError as exc:
         # trec_eval: "Can't calculate measure" at the first query, nothing printed
         raise _abort(exc, _QUERY) from None
+    _check_params(o, selected, values)
     try:
-        q, r = _read(o)
+        _check_files(o)
+        with _run_file(o) as run:
+            if o.rel_format == "qrels":
+                t = _core_table(o, selected, values, o.qrels, run)
+            else:
+                t = _python_table(o, values, run)
     except RecevalError as exc:
         raise _abort(exc, _FILE) from None
     try:
         zscores = _read_zscores(o.zscores) if o.zscores else None
     except RecevalError as exc:
         raise _abort(exc, _ZSCORES) from None
-    users = q.user_ids.tolist()
-    if not users:
+    if not t.queries:
         raise _ParameterAbort("trec-eval: the qrels judge no query.", status=_NO_QUERY)
-    # trec_eval goes through the qrels queries in byte order
-    keys = [str(u).encode("utf-8") for u in users]
-    order = sorted(range(len(users)), key=keys.__getitem__)
-    missing = set() if o.complete else set(users) - set(r.user_ids.tolist())
-    if missing:
-        # trec_eval stops at the first query absent from the run (status 4)
-        first = next(j for j, i in enumerate(order) if users[i] in missing)
+    # trec_eval goes through the qrels queries in byte order; it stops at the first
+    # query absent from the run without -c (status 4), or where preferences contradict
+    # themselves
+    missing = [] if o.complete else [j for j, there in enumerate(t.in_run) if not there]
+    if missing and (t.stop is None or missing[0] < t.stop[0]):
+        first = missing[0]
         raise _ParameterAbort(
-            f"trec-eval: query {users[order[first]]!r} of the qrels has no documents in the "
+            f"trec-eval: query {t.queries[first]!r} of the qrels has no documents in the "
             f"run ({len(missing)} such queries); pass -c to count them as 0, or remove them "
             f"from the qrels.",
             status=_QUERY,
-            output=_before(o, selected, values, q, r, order[:first], zscores),
+            output=_text(_lines(o, values, t, zscores, first)[0]),
         )
-    try:
-        blocks, summary = _lines(o, selected, values, q, r, order, zscores)
-    except InputValidationError as exc:
-        if o.rel_format not in ("prefs", "qrels_prefs"):
-            raise
-        # judgments that contradict themselves in a query: trec_eval stops there
-        from .prefs import prefs_columns
+    if t.stop is not None:
+        stop, why = t.stop
+        output = _text(_lines(o, values, t, zscores, stop)[0])
+        raise _InputAbort(str(why), status=_QUERY, output=output)
+    blocks, summary = _lines(o, values, t, zscores, len(t.queries))
+    return _text([*blocks, *summary])
 
-        first = 0
-        for first, i in enumerate(order):  # noqa: B007 - the query where it stops
-            try:
-                prefs_columns(q, r, [str(users[i])], depth=o.max_retrieved, source=o.qrels)
-            except InputValidationError:
-                break
-        output = _before(o, selected, values, q, r, order[:first], zscores)
-        raise _InputAbort(str(exc), status=_QUERY, output=output) from None
-    return "".join(line + "\n" for line in [*(x for b in blocks for x in b), *summary])
+
+def _text(lines: list[str]) -> str:
+    return "".join(line + "\n" for line in lines)
 
 
 def _check_format(rel_format: str, names: list[str]) -> None:
@@ -476,8 +608,6 @@ def _check_format(rel_format: str, names: list[str]) -> None:
     judgment groups (``-R qrels_jg``) or preferences (``-R prefs``, ``-R qrels_prefs``)
     only ``runid``, ``num_q`` and their own measures, from any other format none of
     those."""
-    from .jg import GROUP_FIELDS, GROUP_MEASURES
-
     groups, prefs = rel_format == "qrels_jg", rel_format in ("prefs", "qrels_prefs")
     for name in names:
         if name in ("runid", "num_q"):
@@ -507,24 +637,6 @@ def _check_format(rel_format: str, names: list[str]) -> None:
             )
 
 
-def _before(
-    o: TrecEvalOptions,
-    selected: list[tuple[TrecMeasure, str | None]],
-    values: list[MeasureValue],
-    q: Any,
-    r: Any,
-    order: list[int],
-    zscores: dict[tuple[str, str], tuple[float, float]] | None,
-) -> str:
-    """What trec_eval prints before it stops: the ``-q`` lines of the queries of
-    ``order``, those it went through (computed as with ``-c``, which changes no
-    query's own lines)."""
-    if not o.per_query or not order:
-        return ""
-    blocks, _ = _lines(replace(o, complete=True), selected, values, q, r, order, zscores)
-    return "".join(line + "\n" for block in blocks for line in block)
-
-
 def evaluate_options(o: TrecEvalOptions, metrics: Sequence[str]) -> dict[str, Any]:
     """The conventions trec_eval's options ``o`` give :func:`receval.evaluate` (with
     ``profile="trec_eval"``) for ``metrics``: ``-c``, ``-l``, ``-M`` and ``-J``, and
@@ -545,96 +657,55 @@ def evaluate_options(o: TrecEvalOptions, metrics: Sequence[str]) -> dict[str, An
         "missing_users": "complete" if o.complete else "skip", "depth": o.max_retrieved,
         "judged_only": o.judged_only,
     }  # fmt: skip
+    from ..registry import parse_metric
+
     read = {c for m in metrics for c in parse_metric(m).info.conventions}
     return {k: v for k, v in options.items() if k in read}
 
 
 def _lines(
     o: TrecEvalOptions,
-    selected: list[tuple[TrecMeasure, str | None]],
     values: list[MeasureValue],
-    q: Any,
-    r: Any,
-    order: list[int],
+    t: _Table,
     zscores: dict[tuple[str, str], tuple[float, float]] | None,
-) -> tuple[list[list[str]], list[str]]:
-    """The lines trec_eval prints: those of each query (``-q``), in ``order``, and the
-    summary."""
-    from ..ranking.evaluation import evaluate
-    from .jg import evaluate_groups
-
-    prefs = o.rel_format in ("prefs", "qrels_prefs")
-    if o.num_docs:
-        # -N: the collection's size, in utility's count of non-relevant items not retrieved
-        values = [
-            MeasureValue(v.measure, v.name, v.metric[:-1] + f",n_docs={o.num_docs})")
-            if v.measure.name == "utility"
-            else v
-            for v in values
-        ]
-    metrics = [] if prefs else list(dict.fromkeys(v.metric for v in values if v.metric))
-    report = None
-    if metrics:
-        score = evaluate_groups if o.rel_format == "qrels_jg" else evaluate
-        report = score(
-            q, r, metrics, profile="trec_eval", **evaluate_options(o, metrics),
-            allow_unmatched=True,
-        )  # fmt: skip
-    users = q.user_ids.tolist()
-    evaluated = [str(users[i]) for i in order]
-    index = np.asarray(order, dtype=np.intp)  # once: a list index is converted at each use
+    n: int,
+) -> tuple[list[str], list[str]]:
+    """The lines trec_eval prints for the first ``n`` queries of ``t``: those of each
+    query (``-q``), and the summary when they are all the queries."""
+    evaluated = t.queries[:n]
     prefix = "Z" if zscores is not None else ""
-    per_user: dict[str, np.ndarray] = {}
-    if prefs:
-        from .prefs import prefs_columns
-
-        by_name = prefs_columns(q, r, evaluated, depth=o.max_retrieved, source=o.qrels)
+    per_user: dict[str, list[float]] = {}
     for v in values:
-        if prefs and v.measure.name in PREFS_MEASURES:
-            col = by_name[v.measure.name]
-        elif not v.metric or prefs:  # with preferences: runid and num_q
+        if v.name not in t.columns:  # runid, relstring; num_q and runid with preferences
             continue
-        else:
-            col = np.asarray(report.values[v.metric], dtype=np.float64)[index]  # type: ignore[union-attr]
+        col = t.columns[v.name][:n]
         if zscores is not None:
             if v.measure.name.startswith("gm_"):
                 # trec_eval keeps log(max(value, 1e-5)) per query, then exp of the mean
-                col = np.log(np.maximum(col, 1e-5))
-            col = np.array(
-                [
-                    _zscore(zscores, qid, v.name, x)
-                    for qid, x in zip(evaluated, col.tolist(), strict=True)
-                ]
-            )
+                col = [math.log(max(x, 1e-5)) for x in col]
+            col = [_zscore(zscores, qid, v.name, x) for qid, x in zip(evaluated, col, strict=True)]
         per_user[v.name] = col
-    relstrings: list[str] = []
-    if o.per_query and any(v.measure.printed == "relstring" for v in values):
-        given = next(g for m, g in selected if m.name == "relstring")
-        length = atol(split_list(given)[0]) if given else 10
-        relstrings = _relstrings(q, r, [users[i] for i in order], length, given is None, o)
-    blocks: list[list[str]] = []
+    blocks: list[str] = []
     if o.per_query:
         for j, qid in enumerate(evaluated):
-            lines: list[str] = []
-            blocks.append(lines)
             for v in values:
                 kind = v.measure.printed
-                if kind in ("summary", "runid"):
+                if kind in ("summary", "runid") or (kind != "relstring" and v.name not in per_user):
                     continue
                 if kind == "relstring":
-                    lines.append(f"{v.name:<22}\t{qid}\t'{relstrings[j]}'")
+                    blocks.append(f"{v.name:<22}\t{qid}\t'{t.relstrings[j]}'")
                 elif kind == "count" and zscores is None:
-                    lines.append(f"{v.name:<22}\t{qid}\t{int(per_user[v.name][j])}")
+                    blocks.append(f"{v.name:<22}\t{qid}\t{int(per_user[v.name][j])}")
                 else:
-                    lines.append(f"{prefix}{v.name:<22}\t{qid}\t{_real(per_user[v.name][j])}")
+                    blocks.append(f"{prefix}{v.name:<22}\t{qid}\t{_real(per_user[v.name][j])}")
     summary: list[str] = []
-    if o.summary:
+    if o.summary and n == len(t.queries):
         for v in values:
             kind, name = v.measure.printed, v.measure.name
             if kind == "runid":
-                summary.append(f"{'runid':<22}\tall\t{r.name or ''}")
+                summary.append(f"{'runid':<22}\tall\t{t.runid}")
                 continue
-            if kind == "relstring":
+            if kind == "relstring" or (name != "num_q" and v.name not in per_user):
                 continue
             if name == "num_q":
                 total = float(len(evaluated))
@@ -643,16 +714,16 @@ def _lines(
                 # query order, then divides (sums the counts; gm_*: exp of the mean log)
                 col = per_user[v.name]
                 if zscores is None and name.startswith("gm_"):
-                    col = np.array([math.log(max(x, 1e-5)) for x in col.tolist()])
-                # cumsum adds left to right, as trec_eval's loop (np.sum is pairwise)
-                total = float(np.cumsum(col)[-1])
+                    col = [math.log(max(x, 1e-5)) for x in col]
+                # left to right, as trec_eval's loop (sum() compensates)
+                total = functools.reduce(operator.add, col)
                 if kind != "count":
                     total /= len(evaluated)
                 if name.startswith("gm_"):
                     total = math.exp(total)
                 if name == "num_rel" and o.complete and zscores is None:
                     # trec_eval's num_rel with -c counts the qrels' grades above 0
-                    total = float((np.asarray(q.grades) > 0).sum())
+                    total = float(t.positive_grades)
             if zscores is None and (kind == "count" or name == "num_q"):
                 summary.append(f"{v.name:<22}\tall\t{int(total)}")
             else:

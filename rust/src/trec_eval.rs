@@ -1,0 +1,636 @@
+//! trec_eval's command in one pass: the qrels and run files read ([`crate::trec`]),
+//! each query's documents ranked as trec_eval 10.0 ranks them (score descending,
+//! ties by document id descending), every requested measure computed by the
+//! ranking kernel ([`crate::ranking`]) for every query of the qrels, in byte order
+//! of the query ids, and each query's `relstring`.
+//!
+//! A measure is named as trec_eval names it (`P`, `ndcg_cut`, `iprec_at_recall`)
+//! with its parameter already read (`-m P.5` is `P` with k = 5): [`trec_spec`]
+//! gives the kernel's spec under trec_eval's conventions (relevance from `-l` on,
+//! `-M`, `-J`, gains from grade 1 on, a query absent from the run evaluated as
+//! `-c` evaluates it). The caller prints the values (means over the queries,
+//! absent queries without `-c`).
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::ranking::{
+    evaluate_users_columns_into, trec_order_into, Inputs, Judged, Ranked, PARALLEL_ROWS,
+};
+use crate::spec::*;
+use crate::trec::{Ids, Parsed, Users};
+
+/// trec_eval's options that change the values.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// `-l`: a grade at least this is relevant
+    pub level: f64,
+    /// `-M`: only the first this many documents count (0: all)
+    pub depth: i64,
+    /// `-J`: documents absent from the qrels or with a negative grade are removed first
+    pub judged_only: bool,
+    /// `-N`: documents in the collection (utility's last coefficient)
+    pub num_docs: i64,
+}
+
+/// One printed value: a trec_eval measure, its cut-off (0: none) and its numbers
+/// (a level, the reals of `utility` or `11pt_avg`, a persistence, or the
+/// (grade, gain) pairs of a gain table one after another).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// trec_eval's name of the measure
+    pub name: String,
+    /// cut-off (0: none)
+    pub k: i64,
+    /// the parameter's numbers
+    pub args: Vec<f64>,
+}
+
+/// The file that cannot be evaluated as it is (a repeated (query, document) pair, no
+/// line, an id that is not UTF-8): the caller reads it again for the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// the qrels
+    Qrels,
+    /// the run
+    Run,
+}
+
+/// What the files give: every query of the qrels in byte order of its id, whether the
+/// run ranks documents for it, the value of each request for it (a column per
+/// request), its relstring (when asked), the run's first tag and the qrels' grades
+/// above 0 (trec_eval's `num_rel` with `-c`).
+#[derive(Debug, Default)]
+pub struct Table {
+    /// query ids, in byte order
+    pub queries: Vec<Vec<u8>>,
+    /// whether the run holds the query
+    pub in_run: Vec<bool>,
+    /// per request, the value of each query
+    pub columns: Vec<Vec<f64>>,
+    /// per query, its relstring (empty when not asked)
+    pub relstrings: Vec<String>,
+    /// the first tag of the run
+    pub tag: Option<Vec<u8>>,
+    /// grades above 0 in the qrels
+    pub positive_grades: usize,
+    /// how the ids match: the qrels' queries, those in the run, the run's documents
+    /// judged in the qrels, the run's documents, the qrels' documents (all distinct)
+    pub matching: [usize; 5],
+    /// the first ids of the qrels' queries, the run's queries, the qrels' documents
+    /// and the run's documents, for messages
+    pub examples: [Vec<Vec<u8>>; 4],
+}
+
+/// Ids shown in a message about ids that do not match.
+const EXAMPLES: usize = 6;
+
+/// The 11 recall levels of trec_eval's `11pt_avg`.
+const ELEVEN_LEVELS: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+
+/// The kernel's spec of a trec_eval measure under trec_eval's conventions, or None
+/// for a name that is not one of the measures computed here (`runid`, `relstring`
+/// and the judgment-group and preference measures are not).
+pub fn trec_spec(request: &Request, o: &Options) -> Option<Spec> {
+    let (name, args) = (request.name.as_str(), &request.args[..]);
+    let first = args.first().copied().unwrap_or(0.0);
+    let mut params: Vec<f64> = Vec::new();
+    let mut gain = Gain::Linear;
+    let kind = match name {
+        "num_q" => NUM_Q,
+        "num_ret" => NUM_RET,
+        "num_rel" => NUM_REL,
+        "num_rel_ret" => NUM_REL_RET,
+        "num_nonrel_judged_ret" => NUM_NONREL_JUDGED_RET,
+        "map" | "gm_map" | "map_cut" => AP,
+        "Rprec" => R_PRECISION,
+        "bpref" | "gm_bpref" => BPREF,
+        "recip_rank" => RR,
+        "P" => PRECISION,
+        "recall" => RECALL,
+        "infAP" => INFAP,
+        "binG" => BIN_G,
+        "relative_P" => RELATIVE_PRECISION,
+        "success" => SUCCESS,
+        "set_P" => SET_PRECISION,
+        "set_relative_P" => SET_RELATIVE_PRECISION,
+        "set_recall" => SET_RECALL,
+        "set_map" => SET_AP,
+        "unj" => UNJUDGED,
+        "ndcg_cut" => {
+            params.push(0.0);
+            NDCG
+        }
+        "iprec_at_recall" | "Rprec_mult" | "set_F" | "rbp" | "rbp_resid" => {
+            params.push(first);
+            match name {
+                "iprec_at_recall" => IPREC_AT_RECALL,
+                "Rprec_mult" => RPREC_MULT,
+                "set_F" => SET_F,
+                "rbp" => RBP,
+                _ => RBP_RESID,
+            }
+        }
+        "utility" => {
+            params.extend(args.iter().take(4));
+            params.push(o.num_docs as f64);
+            UTILITY
+        }
+        "11pt_avg" => {
+            if args == ELEVEN_LEVELS {
+                params.push(0.0); // the default levels
+            } else {
+                let mut levels = args.to_vec();
+                levels.sort_by(f64::total_cmp);
+                params.push(levels.len() as f64);
+                params.extend(levels);
+            }
+            IPREC_AVG
+        }
+        "G" | "dcg" | "ideal_dcg" | "ndcg" | "ndcg_rel" | "Rndcg" => {
+            // a table of (grade, gain) pairs, by grade; none: the grades themselves
+            let mut pairs: Vec<(f64, f64)> = args.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+            pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+            params.push(pairs.len() as f64);
+            for (grade, value) in pairs {
+                params.extend([grade, value]);
+            }
+            if params[0] > 0.0 {
+                gain = Gain::Custom;
+            }
+            match name {
+                "G" => G,
+                "dcg" => DCG,
+                "ideal_dcg" => IDCG,
+                "ndcg" => NDCG,
+                "ndcg_rel" => NDCG_REL,
+                _ => R_NDCG,
+            }
+        }
+        _ => return None,
+    };
+    if params.len() > N_PARAMS {
+        return None;
+    }
+    // the conventions each measure reads (the others keep their defaults)
+    let ranked = !matches!(name, "num_q" | "num_rel");
+    let mut spec = Spec {
+        kind,
+        k: request.k,
+        threshold: o.level,
+        gain_threshold: 1.0, // trec_eval's gains: every grade from 1 on
+        gain,
+        ties: Ties::IdDescending,
+        missing: Missing::Complete,
+        empty: Empty::Zero,
+        depth: if ranked { o.depth } else { 0 },
+        judged_only: ranked && name != "num_nonrel_judged_ret" && o.judged_only,
+        ..Spec::default()
+    };
+    spec.params[..params.len()].copy_from_slice(&params);
+    Some(spec)
+}
+
+/// The qrels as the kernel reads them: each query's judged documents by code, their
+/// grades, and the grades descending; None when a query judges a document twice.
+struct QrelsCsr {
+    offsets: Vec<i64>,
+    items: Vec<i32>,
+    grades: Vec<f64>,
+    desc: Vec<f64>,
+}
+
+/// The rows of each user, stable: `(offsets, rows)`.
+fn group(users: &Users, n_users: usize, n_rows: usize) -> (Vec<i64>, Vec<usize>) {
+    match users {
+        Users::Offsets(o) => (o.clone(), (0..n_rows).collect()),
+        Users::Codes(codes) => {
+            let mut offsets = vec![0i64; n_users + 1];
+            for &c in codes {
+                offsets[c as usize + 1] += 1;
+            }
+            for u in 0..n_users {
+                offsets[u + 1] += offsets[u];
+            }
+            let mut next: Vec<usize> = offsets[..n_users].iter().map(|&x| x as usize).collect();
+            let mut rows = vec![0usize; n_rows];
+            for (row, &c) in codes.iter().enumerate() {
+                rows[next[c as usize]] = row;
+                next[c as usize] += 1;
+            }
+            (offsets, rows)
+        }
+    }
+}
+
+fn qrels_csr(q: &Parsed) -> Option<QrelsCsr> {
+    let (offsets, rows) = group(&q.users, q.user_ids.len(), q.items.len());
+    let mut pairs: Vec<(i32, f64)> = rows
+        .iter()
+        .map(|&r| (q.items[r], q.grades[r] as f64))
+        .collect();
+    let mut desc = Vec::with_capacity(pairs.len());
+    for w in offsets.windows(2) {
+        let seg = &mut pairs[w[0] as usize..w[1] as usize];
+        seg.sort_by_key(|p| p.0);
+        if seg.windows(2).any(|p| p[0].0 == p[1].0) {
+            return None;
+        }
+        let start = desc.len();
+        desc.extend(seg.iter().map(|p| p.1));
+        desc[start..].sort_by(|a: &f64, b| b.total_cmp(a));
+    }
+    Some(QrelsCsr {
+        offsets,
+        items: pairs.iter().map(|p| p.0).collect(),
+        grades: pairs.iter().map(|p| p.1).collect(),
+        desc,
+    })
+}
+
+/// The run as the kernel reads it: each query's documents by score descending (file
+/// order within equal scores), and whether two scores of a query are equal.
+struct RunCsr {
+    offsets: Vec<i64>,
+    items: Vec<i32>,
+    scores: Vec<f64>,
+    tied: bool,
+}
+
+/// The run's [`RunCsr`]; None when a query ranks a document twice.
+fn run_csr(r: &Parsed) -> Option<RunCsr> {
+    let (offsets, rows) = group(&r.users, r.user_ids.len(), r.items.len());
+    let mut last = vec![-1i64; r.item_ids.len()];
+    for (u, w) in offsets.windows(2).enumerate() {
+        for &row in &rows[w[0] as usize..w[1] as usize] {
+            let item = r.items[row] as usize;
+            if last[item] == u as i64 {
+                return None;
+            }
+            last[item] = u as i64;
+        }
+    }
+    let mut pairs: Vec<(f64, i32)> = rows
+        .iter()
+        .map(|&row| (r.scores[row], r.items[row]))
+        .collect();
+    drop(rows);
+    // each query's list cut off the rest, sorted on its own (stable: file order in ties)
+    let mut lists: Vec<&mut [(f64, i32)]> = Vec::with_capacity(offsets.len());
+    let mut rest = &mut pairs[..];
+    for w in offsets.windows(2) {
+        let (list, tail) = rest.split_at_mut((w[1] - w[0]) as usize);
+        lists.push(list);
+        rest = tail;
+    }
+    let sort = |list: &mut &mut [(f64, i32)]| {
+        list.sort_by(|a, b| b.0.total_cmp(&a.0));
+        list.windows(2).any(|p| p[0].0 == p[1].0)
+    };
+    let tied = if pairs_len(&offsets) < PARALLEL_ROWS {
+        lists.iter_mut().map(sort).fold(false, |a, b| a | b)
+    } else {
+        crate::threads::install(|| {
+            lists
+                .par_iter_mut()
+                .map(sort)
+                .reduce(|| false, |a, b| a | b)
+        })
+    };
+    Some(RunCsr {
+        items: pairs.iter().map(|p| p.1).collect(),
+        scores: pairs.iter().map(|p| p.0).collect(),
+        offsets,
+        tied,
+    })
+}
+
+/// The rows of a CSR.
+fn pairs_len(offsets: &[i64]) -> usize {
+    offsets.last().map_or(0, |&n| n as usize)
+}
+
+/// The position of each of `ids` among `other`'s ids (-1: absent).
+fn lookup(ids: &Ids, other: &Ids) -> Vec<i32> {
+    let index: HashMap<&[u8], i32> = other.iter().zip(0..).collect();
+    ids.iter()
+        .map(|id| index.get(id).copied().unwrap_or(-1))
+        .collect()
+}
+
+/// The rank of every id in byte order, as the kernel's tie-break keys: sorted by
+/// their first 16 bytes (as a big-endian integer, zero-padded), then the rest.
+fn byte_ranks(ids: &Ids) -> Vec<f64> {
+    let prefix = |s: &[u8]| {
+        let mut b = [0u8; 16];
+        let n = s.len().min(16);
+        b[..n].copy_from_slice(&s[..n]);
+        u128::from_be_bytes(b)
+    };
+    let mut order: Vec<(u128, usize)> = (0..ids.len()).map(|c| (prefix(ids.get(c)), c)).collect();
+    let rest = |c: usize| ids.get(c).get(16..).unwrap_or(&[]);
+    // a shorter id that is a prefix of a longer one sorts first (its padding is 0, and
+    // then its rest is shorter); equal ids do not occur
+    let cmp = |a: &(u128, usize), b: &(u128, usize)| {
+        (a.0.cmp(&b.0))
+            .then_with(|| ids.get(a.1).len().min(16).cmp(&ids.get(b.1).len().min(16)))
+            .then_with(|| rest(a.1).cmp(rest(b.1)))
+    };
+    if order.len() < PARALLEL_ROWS {
+        order.sort_unstable_by(cmp);
+    } else {
+        crate::threads::install(|| order.par_sort_unstable_by(cmp));
+    }
+    let mut keys = vec![0.0; ids.len()];
+    for (rank, &(_, code)) in order.iter().enumerate() {
+        keys[code] = rank as f64;
+    }
+    keys
+}
+
+fn utf8(ids: &Ids) -> bool {
+    ids.iter().all(|id| std::str::from_utf8(id).is_ok())
+}
+
+/// trec_eval's character of a document in a relstring: its grade 0-9, `>` above 9,
+/// `-` absent from the qrels, `.` a negative grade.
+fn relchar(grade: Option<f64>) -> char {
+    match grade {
+        None => '-',
+        Some(g) if g < 0.0 => '.',
+        Some(g) if g > 9.0 => '>',
+        Some(g) => char::from(b'0' + g as u8),
+    }
+}
+
+/// Every request for every query of the qrels `q` against the run `r`, with each
+/// query's relstring of `relstring = Some((length, bare))` (bare: `-m relstring`
+/// without a length). Requests that are not measures computed here (see
+/// [`trec_spec`]) give columns of nan.
+pub fn evaluate(
+    q: &Parsed,
+    r: &Parsed,
+    requests: &[Request],
+    o: &Options,
+    relstring: Option<(usize, bool)>,
+) -> Result<Table, Refused> {
+    if q.items.is_empty() || !utf8(&q.user_ids) || !utf8(&q.item_ids) {
+        return Err(Refused::Qrels);
+    }
+    if r.items.is_empty() || !utf8(&r.user_ids) || !utf8(&r.item_ids) {
+        return Err(Refused::Run);
+    }
+    let judged = qrels_csr(q).ok_or(Refused::Qrels)?;
+    let ranked = run_csr(r).ok_or(Refused::Run)?;
+    // ties are broken by document id: ranks only where a query has two equal scores
+    let keys = if ranked.tied {
+        byte_ranks(&r.item_ids)
+    } else {
+        Vec::new()
+    };
+    let item_map = lookup(&q.item_ids, &r.item_ids);
+    let user_map = lookup(&q.user_ids, &r.user_ids);
+    let longest = |offsets: &[i64]| {
+        offsets
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as usize)
+            .max()
+            .unwrap_or(0)
+    };
+    let max_len = longest(&ranked.offsets).max(1);
+    let depth = max_len.max(longest(&judged.offsets));
+    let disc: Vec<f64> = (0..depth).map(|j| 1.0 / (j as f64 + 2.0).log2()).collect();
+    let inputs = Inputs {
+        judged: Judged {
+            offsets: &judged.offsets,
+            items: &judged.items,
+            grades: &judged.grades,
+            desc: &judged.desc,
+        },
+        ranked: Ranked {
+            offsets: &ranked.offsets,
+            items: &ranked.items,
+            scores: &ranked.scores,
+            keys: &keys,
+        },
+        item_map: &item_map,
+        user_map: &user_map,
+        max_len,
+        disc: &disc,
+    };
+    let specs: Vec<Option<Spec>> = requests.iter().map(|x| trec_spec(x, o)).collect();
+    let computed: Vec<Spec> = specs.iter().flatten().copied().collect();
+    let n_chunks = 4 * crate::threads::num_threads();
+    let n_users = q.user_ids.len();
+    // a column per measure, users in the qrels' order
+    let mut values = vec![0.0; n_users * computed.len()];
+    let mut aux = vec![0.0; n_users * computed.len()];
+    evaluate_users_columns_into(&inputs, &computed, n_chunks, &mut values, &mut aux);
+    drop(aux);
+    let mut order: Vec<usize> = (0..n_users).collect();
+    order.sort_by(|&a, &b| q.user_ids.get(a).cmp(q.user_ids.get(b)));
+    let mut by_measure = values.chunks(n_users.max(1));
+    let columns = specs
+        .iter()
+        .map(|spec| match spec {
+            Some(_) => {
+                let col = by_measure.next().unwrap_or(&[]);
+                order.iter().map(|&u| col[u]).collect()
+            }
+            None => vec![f64::NAN; n_users],
+        })
+        .collect();
+    let relstrings = match relstring {
+        None => Vec::new(),
+        Some((length, bare)) => {
+            let lists = Relstrings {
+                q: &judged,
+                item_map: &item_map,
+                r: inputs.ranked,
+                length,
+                bare,
+                o,
+            };
+            order.iter().map(|&u| lists.of(u, user_map[u])).collect()
+        }
+    };
+    Ok(Table {
+        queries: order.iter().map(|&u| q.user_ids.get(u).to_vec()).collect(),
+        in_run: order.iter().map(|&u| user_map[u] >= 0).collect(),
+        columns,
+        relstrings,
+        tag: r.tag.clone(),
+        positive_grades: q.grades.iter().filter(|&&g| g > 0).count(),
+        matching: [
+            user_map.len(),
+            user_map.iter().filter(|&&u| u >= 0).count(),
+            item_map.iter().filter(|&&i| i >= 0).count(),
+            r.item_ids.len(),
+            q.item_ids.len(),
+        ],
+        examples: [&q.user_ids, &r.user_ids, &q.item_ids, &r.item_ids]
+            .map(|ids| ids.iter().take(EXAMPLES).map(<[u8]>::to_vec).collect()),
+    })
+}
+
+/// What the relstrings are made of: the qrels, the run ranked by score with the
+/// tie-break keys of its documents, and the length asked (`bare`: `-m relstring`
+/// without one).
+struct Relstrings<'a> {
+    q: &'a QrelsCsr,
+    item_map: &'a [i32],
+    r: Ranked<'a>,
+    length: usize,
+    bare: bool,
+    o: &'a Options,
+}
+
+impl Relstrings<'_> {
+    /// The relstring of qrels query `u` (run query `ru`, -1 when absent): the first
+    /// `length` documents in trec_eval's order after `-M` and `-J`.
+    fn of(&self, u: usize, ru: i32) -> String {
+        let (q, r, o) = (self.q, &self.r, self.o);
+        if ru < 0 {
+            // -c: trec_eval ranks one document absent from the qrels for the query,
+            // and clears the string only under the bare name relstring
+            return if self.bare || o.judged_only || self.length == 0 {
+                String::new()
+            } else {
+                "-".to_string()
+            };
+        }
+        let (a, b) = (q.offsets[u] as usize, q.offsets[u + 1] as usize);
+        let grades: HashMap<i32, f64> = (a..b)
+            .filter(|&j| self.item_map[q.items[j] as usize] >= 0)
+            .map(|j| (self.item_map[q.items[j] as usize], q.grades[j]))
+            .collect();
+        let ru = ru as usize;
+        let (ra, rb) = (r.offsets[ru] as usize, r.offsets[ru + 1] as usize);
+        let (scores, items) = (&r.scores[ra..rb], &r.items[ra..rb]);
+        let mut perm = vec![0usize; items.len()];
+        let mut block = Vec::new();
+        let rule = Ties::IdDescending;
+        trec_order_into(scores, items, r.keys, rule, &mut perm, &mut block);
+        let mut ranked: Vec<i32> = perm.iter().map(|&j| items[j]).collect();
+        if o.depth > 0 {
+            ranked.truncate(o.depth as usize);
+        }
+        ranked
+            .iter()
+            .map(|item| grades.get(item).copied())
+            .filter(|g| !o.judged_only || g.is_some_and(|g| g >= 0.0))
+            .take(self.length)
+            .map(relchar)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trec::{parse, Kind};
+
+    fn table(qrels: &str, run: &str, names: &[(&str, i64)], o: Options) -> Table {
+        let q = parse(qrels.as_bytes(), Kind::Qrels).unwrap();
+        let r = parse(run.as_bytes(), Kind::Run).unwrap();
+        let requests: Vec<Request> = names
+            .iter()
+            .map(|&(name, k)| Request {
+                name: name.to_string(),
+                k,
+                args: Vec::new(),
+            })
+            .collect();
+        evaluate(&q, &r, &requests, &o, Some((10, true))).unwrap()
+    }
+
+    #[test]
+    fn queries_in_byte_order_ties_by_id_descending() {
+        let qrels = "q2 0 a 1\nq10 0 b 1\nq10 0 c 0\n";
+        let run = "q10 Q0 b 1 1.0 sys\nq10 Q0 c 2 1.0 sys\nq2 Q0 a 1 0.5 sys\n";
+        let o = Options {
+            level: 1.0,
+            ..Options::default()
+        };
+        let t = table(qrels, run, &[("P", 1), ("num_ret", 0)], o);
+        assert_eq!(t.queries, vec![b"q10".to_vec(), b"q2".to_vec()]);
+        // q10: c (grade 0) before b (grade 1), ids descending within the tie
+        assert_eq!(t.columns[0], vec![0.0, 1.0]);
+        assert_eq!(t.columns[1], vec![2.0, 1.0]);
+        assert_eq!(t.relstrings, vec!["01".to_string(), "1".to_string()]);
+        assert_eq!(t.tag.as_deref(), Some(&b"sys"[..]));
+        assert_eq!(t.positive_grades, 2);
+        assert_eq!(t.matching, [2, 2, 3, 3, 3]);
+        assert_eq!(t.examples[0], vec![b"q2".to_vec(), b"q10".to_vec()]);
+    }
+
+    #[test]
+    fn absent_queries_and_repeated_pairs() {
+        let o = Options {
+            level: 1.0,
+            ..Options::default()
+        };
+        let t = table("q1 0 a 1\nq2 0 a 1\n", "q1 Q0 a 1 1 s\n", &[("map", 0)], o);
+        assert_eq!(t.in_run, vec![true, false]);
+        assert_eq!(t.columns[0], vec![1.0, 0.0]);
+        let q = parse(b"q1 0 a 1\nq1 0 a 2\n", Kind::Qrels).unwrap();
+        let r = parse(b"q1 Q0 a 1 1 s\n", Kind::Run).unwrap();
+        assert_eq!(evaluate(&q, &r, &[], &o, None).err(), Some(Refused::Qrels));
+        let q = parse(b"q1 0 a 1\n", Kind::Qrels).unwrap();
+        let r = parse(b"q1 Q0 a 1 1 s\nq1 Q0 a 2 0 s\n", Kind::Run).unwrap();
+        assert_eq!(evaluate(&q, &r, &[], &o, None).err(), Some(Refused::Run));
+    }
+
+    #[test]
+    fn ids_rank_in_byte_order() {
+        let long = |last: &str| format!("{}{last}", "a".repeat(20));
+        let words = ["b", "a", "ab", &long("z"), &long("b"), "a\u{0}", "\u{e9}"];
+        let run: String = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| format!("q Q0 {w} {i} 1.0 s\n"))
+            .collect();
+        let r = parse(run.as_bytes(), Kind::Run).unwrap();
+        let mut sorted: Vec<&str> = words.to_vec();
+        sorted.sort_unstable();
+        let expected: Vec<f64> = words
+            .iter()
+            .map(|w| sorted.iter().position(|s| s == w).unwrap() as f64)
+            .collect();
+        assert_eq!(byte_ranks(&r.item_ids), expected);
+    }
+
+    #[test]
+    fn specs_read_their_parameters() {
+        let o = Options {
+            level: 2.0,
+            depth: 5,
+            judged_only: true,
+            num_docs: 100,
+        };
+        let spec = |name: &str, args: &[f64]| {
+            let request = Request {
+                name: name.to_string(),
+                k: 0,
+                args: args.to_vec(),
+            };
+            trec_spec(&request, &o).unwrap()
+        };
+        assert_eq!(spec("utility", &[1.0, -1.0, 0.0, 0.0]).params[4], 100.0);
+        assert_eq!(spec("11pt_avg", &ELEVEN_LEVELS).params[0], 0.0);
+        assert_eq!(&spec("11pt_avg", &[0.5, 0.2]).params[..3], &[2.0, 0.2, 0.5]);
+        let ndcg = spec("ndcg", &[2.0, 9.0, 1.0, 3.0]);
+        assert_eq!(ndcg.gain, Gain::Custom);
+        assert_eq!(&ndcg.params[..5], &[2.0, 1.0, 3.0, 2.0, 9.0]);
+        assert_eq!(spec("ndcg", &[]).gain, Gain::Linear);
+        assert_eq!(spec("num_rel", &[]).depth, 0);
+        assert!(!spec("num_nonrel_judged_ret", &[]).judged_only);
+        assert!(spec("P", &[]).judged_only);
+        let runid = Request {
+            name: "runid".to_string(),
+            k: 0,
+            args: Vec::new(),
+        };
+        assert!(trec_spec(&runid, &o).is_none());
+    }
+}

@@ -151,6 +151,7 @@ __all__ = [
     "topk_finish",
     "topk_scan",
     "totals_checked",
+    "trec_eval_table",
     "weighted_group_aucs",
     "weighted_range",
     "xauc_distinct",

@@ -150,7 +150,7 @@ def read_propensities(path: str, user: str, item: str, say: Messages) -> Any:
 
 def _feature_columns(path: str, item: str) -> list[str]:
     """The columns of a features file other than ``item``, from its header or schema."""
-    from ..data._open import check_file, open_input
+    from ..data._open import arrow_input, check_file
     from ..data.io import infer_format
 
     check_file(path)
@@ -162,7 +162,7 @@ def _feature_columns(path: str, item: str) -> list[str]:
         import pyarrow.csv as pcsv
 
         delimiter = "\t" if infer_format(path) == "tsv" else ","
-        with open_input(path) as stream:
+        with arrow_input(path) as stream:
             reader = pcsv.open_csv(stream, parse_options=pcsv.ParseOptions(delimiter=delimiter))
             names = list(reader.schema.names)
     return [name for name in names if name != item]

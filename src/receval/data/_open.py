@@ -4,11 +4,14 @@ messages of a file that cannot be read."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..exceptions import InputValidationError
 
 __all__ = [
+    "arrow_input",
     "check_file",
     "compression_of",
     "header_not_utf8",
@@ -59,6 +62,26 @@ def open_input(path: str) -> Any:
 
         return pa.PythonFile(lzma.open(path, "rb"), mode="r")
     return pa.CompressedInputStream(pa.OSFile(path), codec)
+
+
+@contextmanager
+def arrow_input(path: str) -> Iterator[Any]:
+    """:func:`open_input` for an Arrow CSV reader, not closed on exit: the file is
+    closed when the last reference to it goes, the reader's included.
+
+    Arrow's CSV readers (``open_csv``, ``read_csv``) read the stream ahead on
+    Arrow's I/O threads, and neither waits for those reads when it returns: a
+    streaming reader asked only for its schema, or ``read_csv`` that stops at an
+    error, leaves reads queued on the stream. Closing the stream then frees its
+    file descriptor while one of them may be past its check that the file is
+    open; the next file opened (the same file, read again) gets the same
+    descriptor number, and the stale read takes a block of its bytes: that
+    reader then sees a row cut and joined to a later one, rows missing, or a
+    header that is not the file's. Released instead of closed, the stream
+    closes once the reader's reads let go of it (Arrow holds it by a shared
+    pointer), so no read can reach another file.
+    """
+    yield open_input(path)
 
 
 def check_file(path: str) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 from .._validation import check_has_columns, format_values
 from ..exceptions import InputValidationError
 from ._encode import column_array as column_array
-from ._open import check_file, compression_of, header_not_utf8, open_input, sentence
+from ._open import arrow_input, check_file, compression_of, header_not_utf8, sentence
 from ._open import place as row_place
 
 
@@ -93,7 +93,7 @@ def _read_lines(path: str | os.PathLike[str]) -> Any:
         quoted_strings_can_be_null=False,
     )
     try:
-        with open_input(path) as stream:
+        with arrow_input(path) as stream:
             table = pcsv.read_csv(
                 stream, read_options=options, parse_options=parse, convert_options=convert
             )
@@ -324,14 +324,14 @@ def _read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[
     while True:
         read = pcsv.ReadOptions(block_size=block)
         try:
-            with open_input(path) as stream:
+            with arrow_input(path) as stream:
                 reader = pcsv.open_csv(stream, read_options=read, parse_options=parse)
                 check_has_columns(path, columns, reader.schema.names)
             convert = pcsv.ConvertOptions(
                 column_types={c: pa.string() for c in id_columns if c in columns},
                 include_columns=list(columns),
             )
-            with open_input(path) as stream:
+            with arrow_input(path) as stream:
                 return pcsv.read_csv(
                     stream, read_options=read, parse_options=parse, convert_options=convert
                 )

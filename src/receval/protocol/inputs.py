@@ -20,7 +20,7 @@ import numpy as np
 from .. import _validation as v
 from ..data import io
 from ..data._encode import distinct_ints, factorize, join_ids, lookup
-from ..data._open import check_file, open_input
+from ..data._open import arrow_input, check_file
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..metrics.beyond.history import read_log
@@ -244,7 +244,7 @@ def _file_columns(path: str, fmt: str) -> list[str]:
         import pyarrow.csv as pcsv
 
         parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
-        with open_input(path) as stream:
+        with arrow_input(path) as stream:
             return list(pcsv.open_csv(stream, parse_options=parse).schema.names)
     except (pa.ArrowInvalid, OSError, EOFError):
         return []  # read_table names the problem

@@ -17,7 +17,7 @@ import numpy as np
 from .._validation import format_values
 from ..data import io
 from ..data._encode import factorize
-from ..data._open import check_file, open_input
+from ..data._open import arrow_input, check_file
 from ..exceptions import InvalidParameterError
 from ._order import time_keys, time_unit
 
@@ -100,7 +100,7 @@ def read_file(path: str | os.PathLike[str], id_columns: tuple[str, ...], func: s
 
         check_file(path)
         parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
-        with open_input(path) as stream:
+        with arrow_input(path) as stream:
             names = pcsv.open_csv(stream, parse_options=parse).schema.names
     else:
         raise InvalidParameterError(

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..data._encode import column_array, factorize, join_ids, strings_to_numpy
-from ..data._open import open_input
+from ..data._open import arrow_input
 from ..exceptions import InvalidParameterError
 from ._log import pick_time
 from ._order import cutoff_key, last_of_each, lerp, time_keys, time_unit, user_order
@@ -210,7 +210,7 @@ def _batches(scan: Any, columns: list[str], ids: tuple[str, ...]) -> Iterator[An
         column_types={c: pa.string() for c in ids}, include_columns=columns or None
     )
     read = pcsv.ReadOptions(block_size=1 << 24)
-    with open_input(scan.paths[0]) as stream:
+    with arrow_input(scan.paths[0]) as stream:
         reader = pcsv.open_csv(
             stream, read_options=read, parse_options=parse, convert_options=convert
         )

@@ -233,9 +233,75 @@ def _layouts(table: ResultTable, digits: int) -> Iterator[list[Any]]:
     ]
 
 
+#: A cell that rich prints as it is, one column per character: printable ASCII without
+#: the markup's ``[`` and the emoji codes' ``:``, no space at either end.
+_PLAIN_CELL = re.compile(r"[!-9;-Z\\-~](?:[ -9;-Z\\-~]*[!-9;-Z\\-~])?")
+
+
+def _plain_grid(table: ResultTable, digits: int, out: TextIO) -> bool:
+    """Write what :func:`_rich` writes to a pipe or a file, without loading rich, and
+    return True; return False (nothing written) where rich could write anything else.
+
+    Where ``out`` is no terminal by rich's rules (no ``TTY_COMPATIBLE`` or
+    ``FORCE_COLOR``, no notebook, not Windows' console rules) and writes UTF-8,
+    rich draws the table at its natural width with its default box (heavy head)
+    and no colour; that is what this writes when every cell, title and column
+    name is plain (:data:`_PLAIN_CELL`) and no column wraps.
+    """
+    import builtins
+    import os
+
+    if (
+        table.wrap
+        or not table.columns
+        or sys.platform == "win32"
+        or "TTY_COMPATIBLE" in os.environ
+        or "FORCE_COLOR" in os.environ
+        or hasattr(builtins, "get_ipython")
+        or not (getattr(out, "encoding", None) or "utf-8").lower().startswith("utf")
+    ):
+        return False
+    isatty = getattr(out, "isatty", None)
+    try:
+        if isatty is not None and isatty():
+            return False
+    except ValueError:  # a closed stream: rich's own check fails the same way
+        return False
+    cells = [[_rounded(v, digits) for v in row] for row in table.rows]
+    texts = [*table.columns, *(c for row in cells for c in row)]
+    if table.title is not None:
+        texts.append(table.title)
+    if not all(_PLAIN_CELL.fullmatch(text) for text in texts):
+        return False
+    right = [_numeric(table, j) for j in range(len(table.columns))]
+    widths = [
+        max(len(text) for text in (name, *(row[j] for row in cells)))
+        for j, name in enumerate(table.columns)
+    ]
+
+    def line(left: str, bar: str, middle: str, end: str) -> str:
+        return left + middle.join(bar * (w + 2) for w in widths) + end + "\n"
+
+    def row(texts: list[str], edge: str) -> str:
+        padded = (
+            t.rjust(w) if r else t.ljust(w) for t, w, r in zip(texts, widths, right, strict=True)
+        )
+        return edge + " " + f" {edge} ".join(padded) + " " + edge + "\n"
+
+    lines = [table.title + "\n"] if table.title else []
+    lines += [line("┏", "━", "┳", "┓"), row(table.columns, "┃"), line("┡", "━", "╇", "┩")]
+    lines += [row(r, "│") for r in cells]
+    lines.append(line("└", "─", "┴", "┘"))
+    out.write("".join(lines))
+    return True
+
+
 def _rich(table: ResultTable, digits: int, out: TextIO) -> None:
     """A rich table that never cuts a cell: on a terminal too narrow for a row per
-    result, the columns as rows, else one block per result, else plain lines."""
+    result, the columns as rows, else one block per result, else plain lines (on a
+    pipe or a file, most tables are written by :func:`_plain_grid`, without rich)."""
+    if _plain_grid(table, digits, out):
+        return
     from rich.console import Console
 
     console = Console(file=out, highlight=False)

@@ -168,7 +168,7 @@ def test_cheap_tie_average_of_interpolated_precision_is_computed():
 
 def test_command_note_says_a_costly_mean_is_not_computed():
     """The command's note names the mean as not computed rather than printing nan."""
-    from receval.cli._common import tie_notes
+    from receval.cli._ranked import tie_notes
 
     q, r = _one_tied_list(1000, 50)
     rep = receval.evaluate(q, r, ["iprec_avg", "ndcg@10"], ties="trec")

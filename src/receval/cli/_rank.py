@@ -1,21 +1,19 @@
-"""``receval rank``: ranking metrics of one or more runs against qrels."""
+"""``receval rank``: ranking metrics of one or more runs against qrels (its options and
+help; :func:`receval.cli._rank_run.run_rank` does the work)."""
 
 # No ``from __future__ import annotations``: Typer reads the parameters' annotations to
 # build the command, and would compile and evaluate each one given as a string every
 # time the command is built (once per process).
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from ._common import (
-    ALL_SEGMENTS,
-    DEFAULT_RANK_METRICS,
     DigitsOption,
     FormatOption,
     GradeOption,
     ItemOption,
-    Messages,
     PermutationsOption,
     ProfileOption,
     QrelsFormatOption,
@@ -28,14 +26,8 @@ from ._common import (
     UserOption,
     app,
     convention,
-    evaluate_run,
-    rank_table,
-    read_qrels_runs,
-    read_segments,
-    run_names,
 )
 from ._items import (
-    EVALUATE_INPUTS,
     ITEM_PANEL,
     CandidatesOption,
     CatalogOption,
@@ -43,14 +35,11 @@ from ._items import (
     ExcludeOption,
     FeaturesOption,
     ItemCategoriesOption,
-    ItemData,
     PopularityOption,
     ReferenceOption,
     TrainOption,
-    read_propensities,
-    row_value,
 )
-from ._output import OutputFormat, ResultTable, render, scalar
+from ._output import OutputFormat
 from ._params import Command
 from ._retrieve import (
     ItemIdsOption,
@@ -58,10 +47,6 @@ from ._retrieve import (
     SimilarityOption,
     UserIdsOption,
     VectorsOption,
-    read_exclude,
-    read_ids,
-    read_qrels,
-    vector_run,
 )
 
 
@@ -289,180 +274,7 @@ def rank(
     embeddings (receval retrieve), named by the item vectors' file name; its
     --exclude items are masked in the retrieval, before the cut at k.
     """
-    from ..conventions import resolve_conventions
+    options = dict(locals())  # every option, by name
+    from ._rank_run import run_rank
 
-    say = Messages(quiet)
-    run = list(run or [])
-    vectors = (user_vectors, item_vectors)
-    if (user_vectors is None) != (item_vectors is None) or (not run and None in vectors):
-        raise say.fail("pass --run FILE, or --user-vectors FILE and --item-vectors FILE (or both).")
-    metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
-    conventions: dict[str, Any] = {
-        "ties": ties,
-        "gain": gain,
-        "ap_normalizer": ap_normalizer,
-        "rel_threshold": rel_threshold,
-        "missing_users": missing_users,
-        "empty_users": empty_users,
-        "ideal": ideal,
-        "gain_grades": gain_grades,
-        "zero_users": zero_users,
-        "hit_scores": hit_scores,
-        "precision_normalizer": precision_normalizer,
-        "recall_normalizer": recall_normalizer,
-        "discount": discount,
-        "depth": depth,
-        "judged_only": judged_only,
-        "grades": grades,
-        "estimator": estimator,
-    }
-    with say.guard():
-        # fail on a bad metric or option before reading any file
-        from ..registry import parse_metric, parse_metrics
-
-        # trec_eval's P.5,10 stands for P_5 and P_10: one column each
-        metrics = [name for text in metrics for name in parse_metrics(text)]
-        # list metrics (catalog_coverage@10, ...): one value per run, by their own function
-        listed = {m: s for m, s in ((m, parse_metric(m)) for m in metrics) if _is_list(s)}
-        ranked = [m for m in metrics if m not in listed]
-        resolve_conventions(profile, "evaluate", **conventions)
-        if test not in ("randomization", "student", "wilcoxon", "none"):
-            raise say.fail(
-                f"--test must be one of randomization, student, wilcoxon, none. Got {test!r}."
-            )
-        if baseline is not None and baseline not in run_names(run):
-            raise say.fail(
-                f"--baseline must name one of the runs {run_names(run)}. Got {baseline!r}."
-            )
-        if listed and (by is not None or per_user):
-            raise say.fail(
-                f"{'--by' if by is not None else '--per-user'} shows values per user, and the "
-                f"list metrics ({', '.join(listed)}) have one value per run; leave them out "
-                f"of -m or drop the option."
-            )
-        weighting: dict[str, Any] = {}
-        if propensities is not None:
-            weighting["propensities"] = read_propensities(propensities, user, item, say)
-        if propensity_clip is not None:
-            weighting["propensity_clip"] = propensity_clip
-        if exclude is not None and repeats:
-            raise say.fail(
-                "--exclude removes the seen items and --repeats declares that users consume "
-                "items again; pass one of them."
-            )
-        if repeats:
-            weighting["repeats"] = True
-        matching = {"min_match": min_match, "allow_unmatched": allow_unmatched}
-        items = ItemData(
-            train, popularity, features, item_categories, catalog, reference, candidates,
-            correction, exclude, user=user, item=item, run_format=run_format, score=score,
-            rank=rank_column,
-        )  # fmt: skip
-        inputs: Any = read_qrels_runs(
-            qrels, qrels_format, run, run_format, say,
-            user=user, item=item, grade=grade, score=score, rank=rank_column,
-        )  # fmt: skip
-        if user_vectors is not None and item_vectors is not None:
-            ids = read_ids(item_ids, "--item-ids", say)
-            inputs = [*inputs, vector_run(
-                lambda: read_qrels(qrels, qrels_format, user, item, grade), user_vectors,
-                item_vectors, ranked, k, say, metric=similarity,
-                user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
-                exclude=read_exclude(exclude, ids, user, item, say),
-            )]  # fmt: skip
-        data: dict[str, Any] | None = None
-        reports: list[tuple[str, Any]] = []
-        values: dict[str, dict[str, float]] = {}
-        for q, name, r in inputs:
-            if data is None:  # read once, its ids as the runs hold theirs
-                data = items.load(r.item_ids.dtype.kind in "iu", say)
-                weighting |= {k: v for k, v in data.items() if k in EVALUATE_INPUTS}
-            if ranked:
-                reports.append(
-                    (name, evaluate_run(q, r, name, ranked, say, profile, conventions, weighting,
-                                        matching))
-                )  # fmt: skip
-            given = {"run": r, "qrels": q, **data}
-            values[name] = {m: row_value(s, given, "receval rank -m") for m, s in listed.items()}
-    if by is not None:
-        with say.guard():
-            table = segment_table(reports, metrics, by, user, segment, say)
-    elif per_user:
-        rows = [
-            [scalar(u), name, *(scalar(rep.values[m][i]) for m in metrics)]
-            for name, rep in reports
-            for i, u in enumerate(rep.users)
-        ]
-        table = ResultTable(["user", "run", *metrics], rows, keys=2)
-    elif len(values) > 1 and test != "none" and output_format in _LETTER_FORMATS and not listed:
-        from ..comparison.models import compare
-        from ._compare import comparison_output, power_notes, work_line
-
-        doing = f"Testing {len(reports)} runs on {len(metrics)} metrics: "
-        with say.guard(), say.progress(doing + work_line(test, permutations, None) + "…"):
-            comparison = compare(
-                None, dict(reports), metrics, baseline=baseline, test=test,
-                n_permutations=permutations, interval=None,
-            )  # fmt: skip
-        power_notes(comparison, say)
-        comparison_output(comparison, output_format, digits, detail=False)
-        return
-    else:
-        if len(values) > 1 and test != "none" and output_format in _LETTER_FORMATS:
-            say.note(
-                f"no significance letters: the list metrics ({', '.join(listed)}) have no "
-                f"per-user values to pair (receval compare tests the other metrics)."
-            )
-        table = _with_list_values(rank_table(reports, ranked), metrics, values)
-    render(table, output_format, digits=digits)
-
-
-def _is_list(spec: Any) -> bool:
-    """A list metric that ``receval.evaluate`` does not compute (catalog_coverage, ...)."""
-    return bool(spec.info.family == "list" and spec.info.function != "evaluate")
-
-
-def _with_list_values(
-    table: ResultTable, metrics: list[str], values: dict[str, dict[str, float]]
-) -> ResultTable:
-    """``table`` (one row per run) with the list metrics' values, columns in ``metrics``'
-    order; the runs of ``values`` when ``table`` has no row (no ranking metric)."""
-    if not table.rows:
-        return ResultTable(["run", *metrics], [[n, *v.values()] for n, v in values.items()])
-    cells = [dict(zip(table.columns, row, strict=True)) | values[row[0]] for row in table.rows]
-    rows = [[cell["run"], *(cell[m] for m in metrics)] for cell in cells]
-    return ResultTable(["run", *metrics], rows, table.title, table.counts)
-
-
-def segment_table(
-    reports: list[tuple[str, Any]], metrics: list[str], path: str, user: str, segment: str,
-    say: Messages,
-) -> ResultTable:  # fmt: skip
-    """``--by``: one row per run and segment of the users in ``path``, then the run's
-    overall row (columns run, segment, n_users, metrics)."""
-    rows: list[list[Any]] = []
-    counts: list[dict[str, Any]] = []
-    # read once: every report holds the same qrels users
-    segments = read_segments(path, user, segment, reports[0][1].users, say)
-    for name, rep in reports:
-        seg = rep.by_segment(segments)
-        if seg.n_unassigned:
-            say.note(
-                f"{name}: {seg.n_unassigned} of {rep.n_users} qrels users have no segment in "
-                f"{path} (counted in {ALL_SEGMENTS} only)."
-            )
-        # what the rules left out, on the run's overall row
-        overall = {
-            "n_users_unassigned": seg.n_unassigned,
-            "n_users_skipped": dict(rep.n_users_skipped),
-            "n_segments_undefined": dict(seg.n_undefined),
-        }
-        for record in seg.records():
-            label = ALL_SEGMENTS if record["segment"] is None else record["segment"]
-            rows.append([name, label, record["n_users"], *(record[m] for m in metrics)])
-            counts.append(overall if record["segment"] is None else {})
-    return ResultTable(["run", "segment", "n_users", *metrics], rows, counts=counts, keys=2)
-
-
-# formats in which ``rank`` marks significance with letters (the others keep plain numbers)
-_LETTER_FORMATS = (OutputFormat.table, OutputFormat.markdown, OutputFormat.latex)
+    run_rank(**options)

@@ -123,12 +123,15 @@ class Messages:
     Library messages are put in the words of the running command (its options
     and the other commands: :func:`receval.cli._translate.cli_text`), unless
     ``translate`` is false (``trec-eval`` speaks trec_eval's options, ``-M``,
-    ``-J``, to which the library's names do not map).
+    ``-J``, to which the library's names do not map). ``command``: the running
+    command's name, where no click context tells it (a command run before Typer
+    is loaded).
     """
 
-    def __init__(self, quiet: bool, *, translate: bool = True) -> None:
+    def __init__(self, quiet: bool, *, translate: bool = True, command: str | None = None) -> None:
         self.quiet = quiet
         self.translate = translate
+        self.command = command
 
     def note(self, text: str) -> None:
         if not self.quiet:
@@ -215,8 +218,11 @@ class Messages:
         """``text`` in the words of the running command, if translated."""
         if not self.translate:
             return text
-        from ._params import CLICK
         from ._translate import cli_text
+
+        if self.command is not None:
+            return cli_text(text, self.command)
+        from ._params import CLICK
 
         ctx = CLICK.globals.get_current_context(silent=True)
         return cli_text(text, ctx.info_name if ctx is not None else None)

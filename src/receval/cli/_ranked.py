@@ -1,0 +1,268 @@
+"""What the commands that read qrels and runs share (``rank``, ``compare``, ``gate``,
+``report``): reading the files, evaluating a run with its notes, the table of means.
+
+Free of Typer and rich, so that ``receval rank`` can run without loading them
+(:func:`receval.cli.main`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from enum import Enum
+from typing import Any
+
+from ..exceptions import InputValidationError
+from ._output import ResultTable
+from ._streams import Messages
+
+__all__ = [
+    "ALL_SEGMENTS",
+    "DEFAULT_RANK_METRICS",
+    "RankedFormat",
+    "evaluate_run",
+    "rank_table",
+    "ranked_format",
+    "read_qrels_runs",
+    "read_runs",
+    "read_segments",
+    "run_names",
+    "tie_notes",
+]
+
+#: The segment of the overall rows of ``--by`` tables.
+ALL_SEGMENTS = "(all)"
+
+#: Metrics of ``receval rank`` when no ``-m`` is given.
+DEFAULT_RANK_METRICS = ("ndcg@10", "map@100", "mrr", "recall@100", "precision@10")
+
+
+class RankedFormat(str, Enum):
+    """File formats of qrels and runs."""
+
+    trec = "trec"
+    csv = "csv"
+    tsv = "tsv"
+    parquet = "parquet"
+
+
+def ranked_format(fmt: RankedFormat | None, path: str) -> str:
+    """The given format, else the suffix's, else TREC (run files often have no suffix)."""
+    from ..data.io import infer_format
+
+    if fmt is not None:
+        return fmt.value
+    return infer_format(path) or "trec"
+
+
+def run_names(paths: list[str]) -> list[str]:
+    """File names, or the paths as given when two runs share a file name; the same
+    file twice is an error (it would compare a run with itself under one name)."""
+    seen: dict[str, str] = {}
+    for p in paths:
+        key = os.path.realpath(p)
+        if key in seen:
+            raise InputValidationError(
+                f"a run file is given twice ({seen[key]!r} and {p!r}); give each run once."
+            )
+        seen[key] = p
+    names = [os.path.basename(os.path.normpath(p)) for p in paths]
+    if len(set(names)) < len(names):
+        names = list(paths)
+    return names
+
+
+def read_qrels_runs(
+    qrels: str,
+    qrels_format: RankedFormat | None,
+    runs: list[str],
+    run_format: RankedFormat | None,
+    say: Messages,
+    *,
+    user: str = "user",
+    item: str = "item",
+    grade: str = "grade",
+    score: str = "score",
+    rank: str | None = None,
+) -> Iterator[tuple[Any, str, Any]]:
+    """``(qrels, name, run)`` for each run: ``Qrels.from_file`` and :func:`read_runs`.
+
+    The qrels are read on a thread of their own while the first run is read (the
+    compiled reader lets go of the interpreter, so the two files share the cores);
+    a bad qrels file is still reported before a bad run, as if read first.
+    """
+    import threading
+
+    from ..data._ranked import Qrels
+
+    read: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            fmt = ranked_format(qrels_format, qrels)
+            read["qrels"] = Qrels.from_file(
+                qrels, user=user, item=item, grade=grade, file_format=fmt
+            )
+        except BaseException as exc:  # handed to the reading thread by result()
+            read["error"] = exc
+
+    thread = threading.Thread(target=work, name="receval-qrels", daemon=True)
+    try:
+        thread.start()
+    except RuntimeError:  # no thread to be had (its stack is address space: ulimit -v)
+        work()
+
+    def result() -> Any:
+        if thread.ident is not None:
+            thread.join()
+        if "error" in read:
+            raise read["error"]
+        return read["qrels"]
+
+    try:
+        pairs = read_runs(runs, run_format, say, user=user, item=item, score=score, rank=rank)
+        for name, run in pairs:
+            yield result(), name, run
+    except Exception:
+        result()  # the qrels' error first
+        raise
+
+
+def read_runs(
+    paths: list[str],
+    file_format: RankedFormat | None,
+    say: Messages,
+    *,
+    user: str = "user",
+    item: str = "item",
+    score: str = "score",
+    rank: str | None = None,
+) -> Iterator[tuple[str, Any]]:
+    """``(name, Run)`` of each path, read one at a time (named by :func:`run_names`)."""
+    from ..data._ranked import Run
+
+    for path, name in zip(paths, run_names(paths), strict=True):
+        with say.progress(f"Reading {say.sized(path)}…"):
+            run = Run.from_file(
+                path,
+                user=user,
+                item=item,
+                score=score,
+                rank=rank,
+                file_format=ranked_format(file_format, path),
+                name=name,
+            )
+        yield name, run
+
+
+def evaluate_run(
+    qrels: Any,
+    run: Any,
+    name: str,
+    metrics: list[str],
+    say: Messages,
+    profile: str | None = None,
+    conventions: dict[str, Any] | None = None,
+    weighting: dict[str, Any] | None = None,
+    matching: dict[str, Any] | None = None,
+) -> Any:
+    """``receval.evaluate`` of one run, with notes on users in only one of qrels and run,
+    run items no qrels judge, and values that depend on the order of tied scores
+    (``weighting``: its ``propensities`` and ``propensity_clip``, if any; ``matching``:
+    its ``min_match`` and ``allow_unmatched``)."""
+    from ..ranking.evaluation import evaluate
+
+    with say.progress(
+        f"Computing {', '.join(metrics)} of {name} ({run.n_rows:,} rows, {qrels.n_users:,} "
+        f"qrels users)…"
+    ):
+        report = evaluate(
+            qrels,
+            run,
+            metrics,
+            profile=profile,
+            **(conventions or {}),
+            **(weighting or {}),
+            **(matching or {}),
+        )
+    if report.n_users_missing:
+        say.note(
+            f"{name}: {report.n_users_missing} of {report.n_users} qrels users are "
+            f"absent from the run."
+        )
+    if report.n_run_only_users:
+        say.note(f"{name}: {report.n_run_only_users} run users are not in the qrels (ignored).")
+    if report.masking is not None:  # --exclude or --repeats
+        masking = report.masking
+        absent = masking.n_users_without_history
+        note = "" if masking.repeats or not absent else f"; {absent} run users have no history"
+        say.note(f"{name}: {masking.describe()}{note}.")
+    for metric in metrics:
+        skipped = report.n_users_skipped[metric]
+        if skipped:
+            empty = report.n_users_empty[metric]
+            say.note(
+                f"{name}: {metric} leaves {skipped:,} of {report.n_users:,} users out of its mean "
+                f"({empty} without a relevant item; see --missing-users and --empty-users)."
+            )
+    tie_notes(report, name, metrics, say)
+    return report
+
+
+def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None:
+    """A note per metric whose value depends on the order of tied scores for some users:
+    how many, the order used, and the mean with ``ties=average``."""
+    from ..ranking.checks import TIE_ORDERS
+
+    for metric in metrics:
+        n_tied = report.n_users_tie_dependent.get(metric, 0)
+        if n_tied:
+            ties = report.conventions[metric].ties
+            mean = report.mean_ties_average[metric]
+            averaged = (
+                f"its mean is {mean:.6g}"
+                if mean == mean
+                else "its mean is not computed here (too costly for some users' tied blocks)"
+            )
+            say.note(
+                f"{name}: {metric} depends on the order of tied scores for {n_tied:,} of "
+                f"{report.n_users:,} users, whose ties are ordered {TIE_ORDERS[ties]}; with "
+                f"--ties average (the expected value over every order) {averaged}."
+            )
+
+
+def read_segments(path: str, user: str, segment: str, users: Any, say: Messages) -> Any:
+    """The (user, segment) columns of a CSV, TSV or Parquet file (``--by``), as an Arrow
+    table; the user ids as int64 when the report's ``users`` are integers and the
+    file's are too."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..data.io import infer_format, read_table
+
+    fmt = infer_format(path)
+    if fmt not in ("csv", "tsv", "parquet"):
+        fmt = "csv"
+    with say.progress(f"Reading {say.sized(path)}…"):
+        frame = read_table(path, [user, segment], "--by", fmt, id_columns=(user,))
+    frame = frame.select([user, segment])
+    import numpy as np
+
+    if np.asarray(users).dtype.kind in "iu":  # integer users (Parquet qrels)
+        try:
+            frame = frame.set_column(0, user, pc.cast(frame.column(user), pa.int64()))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    return frame
+
+
+def rank_table(
+    reports: list[tuple[str, Any]], metrics: list[str], title: str | None = None
+) -> ResultTable:
+    """One row per run: its name and the mean of each metric, with the counts."""
+    from ..report.records import ranking_records
+
+    records = ranking_records(dict(reports), metrics)
+    columns = ["run", *metrics]
+    rows = [[record[c] for c in columns] for record in records]
+    return ResultTable(columns, rows, title=title, counts=[r["counts"] for r in records])

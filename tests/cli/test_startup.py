@@ -21,7 +21,7 @@ from typing import Any, get_args, get_origin
 import pytest
 import typer
 import typer.main
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from receval.cli import app
@@ -54,8 +54,6 @@ NOT_LOADED_MODULES = {
     "rich.markdown", "typer.rich_utils",
 }  # fmt: skip
 
-_TYPER = tuple(int(part) for part in typer.__version__.split(".")[:2])
-
 _MAIN = (
     "import sys\n"
     "from receval.cli import main\n"
@@ -81,15 +79,34 @@ def test_rank_loads_neither_other_commands_nor_heavy_packages() -> None:
     assert done.returncode == 0, done.stderr
     assert "results.test" in done.stdout
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
-    assert "receval.cli._rank" in modules and "receval.ranking.evaluation" in modules
+    assert "receval.cli._rank_run" in modules and "receval.ranking.evaluation" in modules
     assert {m.split(".")[0] for m in modules} & NOT_LOADED == set()
-    expected: set[str] = set()
-    if _TYPER < (0, 17):  # typer 0.16 imports its rich_utils (rich.markdown; rich 13's
-        # segment imports logging) at import
-        eager = ("rich.markdown", "typer.rich_utils", "logging")
-        expected = {m for m in modules if m.startswith(eager)}
-    loaded = {m for m in modules if m.startswith(tuple(NOT_LOADED_MODULES))}
-    assert loaded == expected
+    assert {m for m in modules if m.startswith(tuple(NOT_LOADED_MODULES))} == set()
+
+
+def test_rank_loads_neither_typer_nor_rich() -> None:
+    # the common options are read before Typer (receval.cli._rank_run.common_options), and
+    # a table to a pipe is written without rich (receval.cli._output._plain_grid)
+    done = _run(_MAIN, *RANK)
+    assert done.returncode == 0, done.stderr
+    assert "┃ run          ┃ ndcg@10 ┃    map ┃" in done.stdout
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert {m.split(".")[0] for m in modules} & {"typer", "rich", "click"} == set()
+    cli = {"receval.cli._app", "receval.cli._root", "receval.cli._common", "receval.cli._params",
+           "receval.cli._rank", "receval.cli._items", "receval.cli._retrieve"}  # fmt: skip
+    assert modules & cli == set()
+    # nor the registry's other families' functions: what rank imports, counted
+    assert {m for m in modules if m.startswith("receval.cli.")} == {
+        "receval.cli._output", "receval.cli._rank_run", "receval.cli._ranked",
+        "receval.cli._stdin", "receval.cli._streams",
+    }  # fmt: skip
+
+
+def test_rank_with_another_option_runs_through_typer() -> None:
+    done = _run(_MAIN, *RANK, "--ties", "average")
+    assert done.returncode == 0, done.stderr
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert {"typer", "receval.cli._rank", "receval.cli._rank_run"} <= modules
 
 
 def test_rank_on_parquet_files_loads_no_pandas(tmp_path) -> None:
@@ -256,6 +273,12 @@ _QRELS, _RESULTS = str(TREC / "qrels.test"), str(TREC / "results.test")
         ["--help"],
         ["rank", "--help"],
         ["demo", "--help"],
+        RANK,
+        [*RANK, "-f", "json", "--per-user"],
+        [*RANK, "-m", "bogus"],
+        [*RANK, "--run", str(TREC / "results.trunc"), "-f", "csv", "-q"],
+        [*RANK, "--run", str(TREC / "results.trunc"), "--digits", "3"],
+        ["rank", "--qrels", _QRELS, "--run", "no-such-run"],
         ["rank", "--digits", "x", "--qrels", "q", "--run", "r"],
         ["rank", "-f", "xml", "--qrels", "q", "--run", "r"],
         ["ctr", "--bogus"],
@@ -390,3 +413,104 @@ def test_quick_coercion_declines_what_it_does_not_know() -> None:
     assert quick_value(bool, info, "yes") is DECLINED
     assert quick_value(str, info, b"bytes") is DECLINED
     assert quick_value(list[str], info, "not a list") is DECLINED
+
+
+# ------------------------------------------------------------------ rank before Typer
+def test_rank_run_takes_the_options_of_rank_with_their_defaults() -> None:
+    # the Typer command hands its options to run_rank by name: the same names, defaults
+    import inspect
+
+    from receval.cli._rank import rank
+    from receval.cli._rank_run import run_rank
+
+    command = inspect.signature(rank).parameters.values()
+    body = inspect.signature(run_rank).parameters.values()
+    assert [(p.name, p.default) for p in command] == [(p.name, p.default) for p in body]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--qrels", "q", "--metric=map"],  # an option and its value in one argument
+        ["--qrels", "q", "-mmap"],
+        ["--qrels", "q", "--run", "-"],  # standard input
+        ["--qrels", "q", "-m"],
+        ["--qrels", "q", "-f", "JSON"],  # Typer's case-insensitive choice
+        ["--qrels", "q", "--digits", "18"],  # Typer's bounds message
+        ["--qrels", "q", "--digits", "+3"],
+        ["--qrels", "q", "--qrels", "r"],
+        ["--qrels", "q", "-q", "-q"],
+        ["--qrels", "q", "--ties", "average"],
+        ["--qrels", "q", "--help"],
+        ["--qrels", "q", "extra"],
+        ["--qrels", "q", "--", "--run", "r"],
+        ["--run", "r"],  # no --qrels: Typer's message
+        [],
+    ],
+)
+def test_uncommon_command_lines_are_left_to_typer(args) -> None:
+    from receval.cli._rank_run import common_options
+
+    assert common_options(args) is None
+
+
+_RUNS = [str(TREC / "results.test"), str(TREC / "results.trunc")]
+
+
+@st.composite
+def _rank_lines(draw: st.DrawFn) -> list[list[str]]:
+    """A command line of rank's common options, in any order."""
+    parts = [["--qrels", _QRELS]]
+    for path in draw(st.sampled_from([_RUNS[:1], _RUNS[1:], _RUNS])):
+        parts.append(["--run", path])
+    names = ["ndcg@10", "map", "P.5,10", "mrr", "recall@100", "bogus", "catalog_coverage@10"]
+    for name in draw(st.lists(st.sampled_from(names), max_size=3)):
+        parts.append([draw(st.sampled_from(["-m", "--metric"])), name])
+    formats = ["table", "json", "csv", "tsv", "markdown", "latex"]
+    fmt = draw(st.none() | st.sampled_from(formats))
+    if fmt is not None:
+        parts.append([draw(st.sampled_from(["-f", "--format"])), fmt])
+    digits = draw(st.none() | st.sampled_from(["0", "2", "07", "17"]))
+    if digits is not None:
+        parts.append(["--digits", digits])
+    profile = draw(st.none() | st.sampled_from(["trec_eval", "ranx", "nope"]))
+    if profile is not None:
+        parts.append(["--profile", profile])
+    for flag in ("-q", "--quiet", "--per-user"):
+        if draw(st.booleans()):
+            parts.append([flag])
+    if ["-q"] in parts and ["--quiet"] in parts:
+        parts.remove(["--quiet"])
+    return draw(st.permutations(parts))
+
+
+def _through(runner: Any, typer_path: bool, args: list[str]) -> tuple[Any, bytes, bytes]:
+    """Exit status, stdout and stderr of ``receval rank *args`` through Typer or
+    through run_rank with common_options' values."""
+    from receval.cli._rank_run import common_options, run_rank
+
+    if typer_path:
+        done = runner.invoke(app, ["rank", *args])
+        if done.exception is not None and not isinstance(done.exception, SystemExit):
+            raise done.exception
+        return done.exit_code, done.stdout_bytes, done.stderr_bytes
+    options = common_options(args)
+    assert options is not None, args
+    code: Any = 0
+    with runner.isolation() as (out, err, *_):
+        try:
+            run_rank(**options)
+        except SystemExit as exc:
+            code = exc.code
+        return code, out.getvalue(), err.getvalue()
+
+
+@settings(max_examples=40, deadline=None)
+@given(_rank_lines())
+def test_common_options_print_what_typer_prints(lines) -> None:
+    # every common command line: the same output, notes and status before Typer as through it
+    from tests.cli._helpers import make_runner
+
+    args = [arg for part in lines for arg in part]
+    runner = make_runner()
+    assert _through(runner, False, args) == _through(runner, True, args)

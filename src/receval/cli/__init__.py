@@ -16,10 +16,24 @@ def main() -> None:
     """Run the ``receval`` command (the console-script entry point).
 
     ``receval trec-eval`` runs before Typer and rich are loaded (it reads its
-    arguments as trec_eval does); every other command runs through Typer.
+    arguments as trec_eval does), and so does ``receval rank`` with the common
+    options only (:func:`receval.cli._rank_run.common_options`); every other
+    command line runs through Typer.
     """
     from ._streams import checked_stdout
 
+    if sys.argv[1:2] == ["rank"]:
+        from ._rank_run import common_options, run_rank
+
+        options = common_options(sys.argv[2:])
+        if options is not None:
+            with checked_stdout():
+                try:
+                    run_rank(**options)
+                except KeyboardInterrupt:  # as click stops a command
+                    sys.stderr.write("\nAborted!\n")
+                    raise SystemExit(1) from None
+            return
     if sys.argv[1:2] == ["trec-eval"]:
         from ._direct import trec_eval_main
 

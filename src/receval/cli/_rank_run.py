@@ -9,6 +9,7 @@ their readers (which declare Typer options) only when given.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ._output import OutputFormat, ResultTable, render, scalar
@@ -24,7 +25,69 @@ from ._ranked import (
 )
 from ._streams import Messages
 
-__all__ = ["run_rank"]
+__all__ = ["common_options", "run_rank"]
+
+# the options :func:`common_options` reads: each one's parameter of run_rank
+_VALUED = {
+    "--qrels": "qrels", "--run": "run", "-m": "metric", "--metric": "metric",
+    "-f": "output_format", "--format": "output_format", "--digits": "digits",
+    "--profile": "profile",
+}  # fmt: skip
+_FLAGS = {"-q": "quiet", "--quiet": "quiet", "--per-user": "per_user"}
+_REPEATED = ("run", "metric")
+_DIGITS = re.compile(r"[0-9]{1,2}")
+
+
+def common_options(args: list[str]) -> dict[str, Any] | None:
+    """The options of ``receval rank ARGS`` as :func:`run_rank` takes them, where the
+    command line holds only common options written plainly; else None, and Typer
+    reads it (its help, its usage errors, every other option).
+
+    Read here: ``--qrels FILE`` (once, required), ``--run FILE`` and ``-m`` /
+    ``--metric METRIC`` (repeated), ``-f`` / ``--format`` (a format's name as
+    written in the help), ``--digits N`` (0 to 17 in digits), ``--profile NAME``,
+    ``-q`` / ``--quiet`` and ``--per-user``, each as its own argument with its
+    value in the next one; no value may start with ``-`` (standard input, an
+    option). These give the values Typer gives (``tests/cli/test_startup.py``
+    runs both on every combination).
+
+    Examples
+    --------
+    >>> common_options(["--qrels", "q", "--run", "r", "-m", "map", "--digits", "3"])
+    {'qrels': 'q', 'run': ['r'], 'metric': ['map'], 'digits': 3}
+    >>> common_options(["--qrels", "q", "--run", "-"]) is None  # standard input: Typer
+    True
+    """
+    options: dict[str, Any] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name = _FLAGS.get(arg)
+        if name is not None:
+            if name in options:
+                return None
+            options[name] = True
+            i += 1
+            continue
+        name = _VALUED.get(arg)
+        if name is None or i + 1 == len(args) or args[i + 1].startswith("-"):
+            return None
+        value: Any = args[i + 1]
+        if name in _REPEATED:
+            value = [*options.get(name, []), value]
+        elif name in options:
+            return None
+        elif name == "output_format":
+            if value not in OutputFormat._value2member_map_:
+                return None
+            value = OutputFormat(value)
+        elif name == "digits":
+            if not _DIGITS.fullmatch(value) or int(value) > 17:
+                return None
+            value = int(value)
+        options[name] = value
+        i += 2
+    return options if "qrels" in options else None
 
 
 def run_rank(

@@ -463,7 +463,7 @@ def _rank_lines(draw: st.DrawFn) -> list[list[str]]:
     parts = [["--qrels", _QRELS]]
     for path in draw(st.sampled_from([_RUNS[:1], _RUNS[1:], _RUNS])):
         parts.append(["--run", path])
-    names = ["ndcg@10", "map", "P.5,10", "mrr", "recall@100", "bogus", "catalog_coverage@10"]
+    names = ["ndcg@10", "map", "P.5,10", "mrr", "recall@100", "bogus", "auc", "catalog_coverage@10"]
     for name in draw(st.lists(st.sampled_from(names), max_size=3)):
         parts.append([draw(st.sampled_from(["-m", "--metric"])), name])
     formats = ["table", "json", "csv", "tsv", "markdown", "latex"]

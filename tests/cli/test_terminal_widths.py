@@ -62,6 +62,8 @@ def files(tmp_path_factory):
 def _terminal(args, width, monkeypatch, code=0):
     """``receval *args`` on a terminal ``width`` columns wide: its stdout without colours."""
     monkeypatch.setattr(rich.console.Console, "is_terminal", property(lambda self: True))
+    # and no plain table (receval.cli._output._plain_grid writes only where rich sees a pipe)
+    monkeypatch.setattr("receval.cli._output._plain_grid", lambda *args: False)
     result = runner.invoke(
         __import__("receval.cli", fromlist=["app"]).app,
         [str(a) for a in args],

@@ -514,3 +514,53 @@ def test_common_options_print_what_typer_prints(lines) -> None:
     args = [arg for part in lines for arg in part]
     runner = make_runner()
     assert _through(runner, False, args) == _through(runner, True, args)
+
+
+# ------------------------------------------------------------------ tables without rich
+_ASCII = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=30)
+_CELLS = _ASCII | st.floats() | st.integers(-(10**9), 10**9) | st.none() | st.just("[b]x:y:")
+
+
+@st.composite
+def _tables(draw: st.DrawFn) -> Any:
+    from receval.cli._output import ResultTable
+
+    n = draw(st.integers(1, 6))
+    columns = draw(st.lists(_ASCII, min_size=n, max_size=n))
+    rows = draw(st.lists(st.lists(_CELLS, min_size=n, max_size=n), max_size=4))
+    return ResultTable(columns, rows, title=draw(st.none() | _ASCII))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_tables(), st.integers(0, 6))
+def test_plain_tables_are_what_rich_writes_to_a_pipe(table, digits) -> None:
+    # the tables written without rich, byte for byte rich's; the others left to rich
+    import io
+
+    from receval.cli import _output
+
+    plain = io.StringIO()
+    if not _output._plain_grid(table, digits, plain):
+        assert plain.getvalue() == ""
+        return
+    drawn = io.StringIO()
+    real, _output._plain_grid = _output._plain_grid, lambda *args: False
+    try:
+        _output._rich(table, digits, drawn)
+    finally:
+        _output._plain_grid = real
+    assert plain.getvalue() == drawn.getvalue()
+
+
+def test_a_plain_table_is_written_without_rich() -> None:
+    code = (
+        "import sys\n"
+        "from receval.cli import _output\n"
+        "table = _output.ResultTable(['run', 'map'], [['a.run', 0.25]])\n"
+        "_output.render(table, _output.OutputFormat.table)\n"
+        "print('rich' in sys.modules)\n"
+    )
+    done = _run(code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "False"
+    assert "│ a.run │ 0.2500 │" in done.stdout

@@ -564,3 +564,15 @@ def test_a_plain_table_is_written_without_rich() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "False"
     assert "│ a.run │ 0.2500 │" in done.stdout
+
+
+@pytest.mark.parametrize(("extra", "code"), [([], 0), (["--ties", "input"], 2)])
+def test_rank_without_the_cli_extra(extra, code) -> None:
+    # the common options need neither Typer nor rich on a pipe; the others say what to install
+    blocked = "import sys\nsys.modules['typer'] = sys.modules['rich'] = None\n"
+    done = _run(blocked + _MAIN, *RANK, *extra)
+    assert done.returncode == code, done.stderr
+    if code:
+        assert done.stderr.startswith("error: the receval command needs Typer and rich")
+    else:
+        assert "│ results.test │  0.3016 │ 0.1785 │" in done.stdout

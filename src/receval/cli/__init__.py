@@ -22,18 +22,6 @@ def main() -> None:
     """
     from ._streams import checked_stdout
 
-    if sys.argv[1:2] == ["rank"]:
-        from ._rank_run import common_options, run_rank
-
-        options = common_options(sys.argv[2:])
-        if options is not None:
-            with checked_stdout():
-                try:
-                    run_rank(**options)
-                except KeyboardInterrupt:  # as click stops a command
-                    sys.stderr.write("\nAborted!\n")
-                    raise SystemExit(1) from None
-            return
     if sys.argv[1:2] == ["trec-eval"]:
         from ._direct import trec_eval_main
 
@@ -44,6 +32,8 @@ def main() -> None:
             trec_eval_main(args)
         return
     try:
+        if sys.argv[1:2] == ["rank"] and _common_rank(sys.argv[2:]):
+            return
         from ._app import main as run_app
     except ModuleNotFoundError as exc:  # the library without the cli extra
         if exc.name not in ("typer", "rich", "click"):
@@ -54,6 +44,24 @@ def main() -> None:
         )
         raise SystemExit(2) from None
     run_app()
+
+
+def _common_rank(args: list[str]) -> bool:
+    """Run ``receval rank ARGS`` if its options are the common ones (read without
+    Typer); False, having done nothing, if they are not."""
+    from ._rank_run import common_options, run_rank
+    from ._streams import checked_stdout
+
+    options = common_options(args)
+    if options is None:
+        return False
+    with checked_stdout():
+        try:
+            run_rank(**options)
+        except KeyboardInterrupt:  # as click stops a command
+            sys.stderr.write("\nAborted!\n")
+            raise SystemExit(1) from None
+    return True
 
 
 __all__ = ["app", "main"]

@@ -3,7 +3,7 @@
 Free of Typer and rich: the Typer command (:mod:`receval.cli._rank`) calls
 :func:`run_rank` with its options, and so does :func:`receval.cli.main` for the
 common command lines, which it reads before loading Typer
-(:mod:`receval.cli._quick`). The item data, propensity and vector options load
+(:func:`common_options`). The item data, propensity and vector options load
 their readers (which declare Typer options) only when given.
 """
 

@@ -45,7 +45,12 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
+from ..exceptions import (
+    DEFAULT_MIN_MATCH,
+    InputValidationError,
+    InvalidParameterError,
+    RecevalError,
+)
 from ..registry.trec_eval import (
     GROUP_FIELDS,
     GROUP_MEASURES,
@@ -387,11 +392,6 @@ def _core_table(
     return _Table(queries, in_run, named, relstrings, tag or "", positive)
 
 
-# evaluate's min_match (receval.ranking.checks.DEFAULT_MIN_MATCH): below this share of
-# ids that match, it warns
-_MIN_MATCH = 0.1
-
-
 def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) -> None:
     """The warnings of :func:`receval.evaluate` about ids of the qrels and run that do
     not match (``UnmatchedIdsWarning``), where they are due; ``matching``: the qrels'
@@ -399,11 +399,11 @@ def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) 
     the qrels' documents; ``examples``: the first ids of each file's queries and
     documents."""
     n_users, users, items, n_items, n_judged = matching
-    due = users == 0 or users / n_users < _MIN_MATCH
+    due = users == 0 or users / n_users < DEFAULT_MIN_MATCH
     if users:
         share = items / n_items if n_items else 1.0
         share_judged = items / n_judged if n_judged else 1.0
-        due |= (items == 0 and n_items > 0) or max(share, share_judged) < _MIN_MATCH
+        due |= (items == 0 and n_items > 0) or max(share, share_judged) < DEFAULT_MIN_MATCH
     if not due:
         return
     import numpy as np
@@ -412,7 +412,7 @@ def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) 
 
     q_users, r_users, q_items, r_items = (np.array(x, dtype=object) for x in examples)
     shown = (q_users, r_users, q_items, r_items)
-    check_matching(shown, n_users, users, (items, n_items, n_judged), _MIN_MATCH, True)
+    check_matching(shown, n_users, users, (items, n_items, n_judged), DEFAULT_MIN_MATCH, True)
 
 
 @contextlib.contextmanager

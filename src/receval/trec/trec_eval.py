@@ -367,21 +367,22 @@ def _core_table(
     values: list[MeasureValue], qrels: str, run: str,
 ) -> _Table:  # fmt: skip
     """The values of ``-R qrels``: the compiled core reads both files, ranks each
-    query's documents and computes every value in one call."""
+    query's documents and computes every value in one call, each as the ranking
+    kernel's spec of its measure (:func:`_kernel_spec`)."""
     from .._kernels import compiled
 
-    computed = [v for v in values if v.metric]
-    requests = [(v.measure.name, v.k, list(v.args)) for v in computed]
+    core = compiled()
+    computed = [v for v in values if v.measure.kind is not None]
+    specs = [_kernel_spec(core, v, o) for v in computed]
     relstring = None
     if o.per_query and any(v.measure.printed == "relstring" for v in values):
         given = next(g for m, g in selected if m.name == "relstring")
-        relstring = (max(atol(split_list(given)[0]), 0) if given else 10, given is None)
-    options = (float(o.level), o.max_retrieved, o.judged_only, o.num_docs)
-    core = compiled()
-    out = core.trec_eval_table(qrels, run, requests, options, relstring)
+        length = max(atol(split_list(given)[0]), 0) if given else 10
+        relstring = (length, given is None, o.max_retrieved, o.judged_only)
+    out = core.trec_eval_table(qrels, run, specs, relstring)
     if len(out) == 2:  # a file the core does not take as it is
         with _decompressed(qrels, run) as (qrels, run):
-            out = core.trec_eval_table(qrels, run, requests, options, relstring)
+            out = core.trec_eval_table(qrels, run, specs, relstring)
         if len(out) == 2:
             raise InputValidationError(f"trec-eval: {qrels if out[0] == 'qrels' else run}: "
                                        f"cannot be evaluated.")  # fmt: skip
@@ -390,6 +391,24 @@ def _core_table(
         _warn_unmatched(matching, examples)
     named = {v.name: col for v, col in zip(computed, columns, strict=True)}
     return _Table(queries, in_run, named, relstrings, tag or "", positive)
+
+
+def _kernel_spec(core: Any, v: MeasureValue, o: TrecEvalOptions) -> Any:
+    """The ranking kernel's spec (``receval._core.RankingSpec``) of one value: its
+    measure's kind and parameters (:data:`~receval.registry.trec_eval.MEASURES`),
+    under trec_eval's conventions, those of :func:`receval.evaluate` with the
+    ``trec_eval`` profile and :func:`evaluate_options`: a grade from ``-l`` on is
+    relevant, gains count from grade 1 on, tied scores by document id descending, a
+    query absent from the run evaluated as ``-c`` evaluates it (without ``-c`` the
+    command stops there), the list cut at ``-M`` then to its judged documents with
+    ``-J``, and utility's collection of ``-N`` documents."""
+    args = (*v.args, float(o.num_docs)) if v.measure.name == "utility" else v.args
+    return core.RankingSpec(
+        v.measure.kind, k=v.k, threshold=float(o.level), gain_threshold=1.0, params=args,
+        gain="custom" if v.custom_gains else "linear", ties="id_descending",
+        missing_users="complete", empty_users="zero", depth=o.max_retrieved,
+        judged_only=o.judged_only,
+    )  # fmt: skip
 
 
 def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) -> None:

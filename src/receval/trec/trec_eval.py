@@ -10,8 +10,9 @@ ordinary receval metric (``P_10`` is ``precision@10``, ``iprec_at_recall_0.10`` 
 :func:`receval.evaluate` gives with the ``trec_eval`` profile, as ``compare``, the
 streaming accumulators, ``scan`` and Spark do. With ``-R qrels`` the compiled core
 computes them in one call (``trec_eval_table``: it reads both files, ranks each
-query's documents and runs the kernel of ``evaluate`` on them), without NumPy:
-the command starts in milliseconds.
+query's documents and runs the kernel of ``evaluate`` on them, one kernel spec per
+value, built here from the measure's row of :mod:`receval.registry.trec_eval`),
+without NumPy: the command starts in milliseconds.
 
 This module holds what is trec_eval's and not a metric's: the table of its
 measures in its order with their default parameters, how ``-m`` names and

@@ -399,7 +399,7 @@ def _kernel_spec(core: Any, v: MeasureValue, o: TrecEvalOptions) -> Any:
     measure's kind and parameters (:data:`~receval.registry.trec_eval.MEASURES`),
     under trec_eval's conventions, those of :func:`receval.evaluate` with the
     ``trec_eval`` profile and :func:`evaluate_options`: a grade from ``-l`` on is
-    relevant, gains count from grade 1 on, tied scores by document id descending, a
+    relevant, gains count from grade 1 on (the grades are integers), tied scores by document id descending, a
     query absent from the run evaluated as ``-c`` evaluates it (without ``-c`` the
     command stops there), the list cut at ``-M`` then to its judged documents with
     ``-J``, and utility's collection of ``-N`` documents."""

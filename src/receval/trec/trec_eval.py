@@ -399,10 +399,11 @@ def _kernel_spec(core: Any, v: MeasureValue, o: TrecEvalOptions) -> Any:
     measure's kind and parameters (:data:`~receval.registry.trec_eval.MEASURES`),
     under trec_eval's conventions, those of :func:`receval.evaluate` with the
     ``trec_eval`` profile and :func:`evaluate_options`: a grade from ``-l`` on is
-    relevant, gains count from grade 1 on (the grades are integers), tied scores by document id descending, a
-    query absent from the run evaluated as ``-c`` evaluates it (without ``-c`` the
-    command stops there), the list cut at ``-M`` then to its judged documents with
-    ``-J``, and utility's collection of ``-N`` documents."""
+    relevant, gains count from grade 1 on (the grades are integers), tied scores by
+    document id descending, a query absent from the run evaluated as ``-c``
+    evaluates it (without ``-c`` the command stops there), the list cut at ``-M``
+    then to its judged documents with ``-J``, and utility's collection of ``-N``
+    documents."""
     args = (*v.args, float(o.num_docs)) if v.measure.name == "utility" else v.args
     return core.RankingSpec(
         v.measure.kind, k=v.k, threshold=float(o.level), gain_threshold=1.0, params=args,

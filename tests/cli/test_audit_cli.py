@@ -84,7 +84,7 @@ def test_json_schema(files):
         "unit": "test rows",
         "message": leak["message"],
         "fix": leak["fix"],
-        "examples": [{"user": "2", "item": "11", "time": 3, "last_train_time": 4}],
+        "examples": [{"user": 2, "item": 11, "time": 3, "last_train_time": 4}],
         "details": {"n_users": 1},
     }
 

@@ -117,8 +117,9 @@ def _build(cls, source, data, tmp_path):
 
 
 def _expected_dict(data, source, ids):
-    # TREC files hold strings; CSV/TSV id columns are read as strings (ids keep their spelling)
-    as_text = source.startswith("trec") or source in ("csv", "tsv")
+    # TREC files hold strings; CSV/TSV id columns of integers (as written by their
+    # digits) are read as int64, as in a Parquet file
+    as_text = source.startswith("trec")
     return _as_str_keys(data) if as_text and ids == "int" else data
 
 
@@ -241,8 +242,8 @@ def test_frame_custom_column_names_and_implicit_grades(tmp_path):
     path = tmp_path / "q.csv"
     frame.to_csv(path, index=False)
     assert Qrels.from_file(path, user="uid", item="iid", grade=None).to_dict() == {
-        "1": {"a": 1, "b": 1},
-        "2": {"a": 1},
+        1: {"a": 1, "b": 1},
+        2: {"a": 1},
     }
     run = Run.from_frame(
         pl.DataFrame({"uid": [1, 1], "iid": ["a", "b"], "s": [0.1, 0.2]}),
@@ -256,7 +257,7 @@ def test_frame_custom_column_names_and_implicit_grades(tmp_path):
 def test_file_format_argument_overrides_suffix(tmp_path):
     path = tmp_path / "qrels.data"
     path.write_text("user,item,grade\n1,5,2\n1,6,1\n")
-    assert Qrels.from_file(path, file_format="csv").to_dict() == {"1": {"5": 2, "6": 1}}
+    assert Qrels.from_file(path, file_format="csv").to_dict() == {1: {5: 2, 6: 1}}
     trec = tmp_path / "qrels.data2"
     trec.write_text("1 0 5 2\n1 0 6 1\n")
     assert Qrels.from_file(trec, file_format="trec").to_dict() == {"1": {"5": 2, "6": 1}}
@@ -609,8 +610,7 @@ def test_missing_column_in_file(suffix, tmp_path):
         match=rf"^{re.escape(str(path))}: no column 'score'. Got columns \['user', 'item', 's'\].$",
     ):
         Run.from_file(path)
-    expected = {"1": {"2": 0.5}} if suffix == "csv" else {1: {2: 0.5}}
-    assert Run.from_file(path, score="s").to_dict() == expected
+    assert Run.from_file(path, score="s").to_dict() == {1: {2: 0.5}}
 
 
 def test_malformed_trec_line_names_file_and_line(tmp_path):

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._validation import check_has_columns, format_values
 from ..exceptions import InputValidationError
+from ._csv import read_csv
 from ._encode import column_array as column_array
 from ._open import arrow_input, check_file, compression_of, header_not_utf8, sentence
 from ._open import place as row_place
@@ -275,8 +276,10 @@ def read_table(
 ) -> Any:
     """Read the named columns of a CSV or Parquet file into an Arrow table.
 
-    In CSV and TSV files the ``id_columns`` are read as strings, so that ids
-    such as ``007`` keep their spelling instead of becoming the number 7.
+    In CSV and TSV files an id column (``id_columns``) whose every id is an
+    integer written as its decimal digits (``7``, ``-12``) is read as int64, as
+    in a Parquet file of integer ids; any other id column as strings, so that
+    ids such as ``007`` keep their spelling instead of becoming the number 7.
     """
     import pyarrow as pa
 
@@ -290,7 +293,7 @@ def read_table(
             check_has_columns(path, columns, pq.read_schema(path).names)
             return pq.read_table(path, columns=list(columns))
         if fmt in ("csv", "tsv"):
-            return _read_csv(path, columns, fmt, id_columns)
+            return read_csv(path, columns, fmt, id_columns)
     except pa.ArrowInvalid as exc:
         if "Empty CSV file" in str(exc):
             raise InputValidationError(
@@ -306,40 +309,6 @@ def read_table(
         f"{func}: cannot tell the format of {path!r}; pass file_format='csv', 'tsv', 'parquet' "
         f"or 'trec'."
     )
-
-
-#: pyarrow's default CSV block (1 MiB): a row must fit in one block
-_CSV_BLOCK = 1 << 20
-
-
-def _read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[str]) -> Any:
-    """The named columns of a CSV/TSV file; only they are converted (a wide file's
-    other columns are skipped), and a row longer than a block (a field of several
-    MiB) retries with blocks large enough."""
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
-
-    parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
-    block = _CSV_BLOCK
-    while True:
-        read = pcsv.ReadOptions(block_size=block)
-        try:
-            with arrow_input(path) as stream:
-                reader = pcsv.open_csv(stream, read_options=read, parse_options=parse)
-                check_has_columns(path, columns, reader.schema.names)
-            convert = pcsv.ConvertOptions(
-                column_types={c: pa.string() for c in id_columns if c in columns},
-                include_columns=list(columns),
-            )
-            with arrow_input(path) as stream:
-                return pcsv.read_csv(
-                    stream, read_options=read, parse_options=parse, convert_options=convert
-                )
-        except pa.ArrowInvalid as exc:
-            # a row (or the header) longer than the block: grow it, up to the file
-            if "straddling" not in str(exc) or block >= max(os.path.getsize(path), 1) * 4:
-                raise
-            block *= 8
 
 
 # read Parquet columns with polars when it is installed (faster); pyarrow otherwise
@@ -396,6 +365,19 @@ def _polars_batches(path: str, column: str) -> Iterator[Any] | None:
                 raise
 
     return arrays()
+
+
+def _polars_column(frame: Any) -> Any:
+    """The one column of a polars frame read from Parquet, as :func:`column_array`
+    takes it: strings as Arrow ``string_view`` chunks, a row group's each, in polars'
+    own layout (the frame's chunks, no copy; a Series would be joined into one
+    array first), with polars 1.1 and later; other columns as a Series."""
+    import polars as pl
+
+    level = getattr(pl, "CompatLevel", None)
+    if frame.dtypes[0] == pl.String and level is not None:
+        return frame.to_arrow(compat_level=level.newest()).column(0)
+    return frame.to_series()
 
 
 def raise_panic(exc: BaseException, path: str) -> None:
@@ -487,7 +469,7 @@ class ParquetColumns:
                     raise_panic(exc, self.path)
                     raise
                 else:
-                    return column_array(frame.to_series())
+                    return column_array(_polars_column(frame))
         try:
             table = pq.ParquetFile(self.path, pre_buffer=False).read(columns=[column])
         except (pa.ArrowInvalid, OSError) as exc:  # pragma: no cover - file changed meanwhile

@@ -337,8 +337,9 @@ class Scan:
 
         Numeric columns come as NumPy arrays; string columns as Arrow string
         arrays (cheaper to encode). In CSV files the ``ids`` columns are read
-        as strings (``007`` stays ``007``, as :meth:`receval.Run.from_file`
-        reads them) and the ``floats`` columns as float64. A batch has at most
+        as strings (``007`` stays ``007``; an id ``7``, which
+        :meth:`receval.Run.from_file` reads as the int 7, matches it) and the
+        ``floats`` columns as float64. A batch has at most
         ``batch_rows`` rows and at least one, from one file; its ``origin``
         says which rows of which file.
         """

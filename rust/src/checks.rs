@@ -14,8 +14,6 @@ use std::borrow::Cow;
 pub trait Label: Copy + Sync {
     /// 0 or 1, or None for any other value.
     fn class(self) -> Option<i8>;
-    /// The value as the Python layer shows it in a message.
-    fn shown(self) -> Shown;
     /// Whether the value is a missing one (a float NaN).
     #[inline(always)]
     fn missing(self) -> bool {
@@ -34,9 +32,6 @@ macro_rules! integer_label {
                     _ => None,
                 }
             }
-            fn shown(self) -> Shown {
-                Shown::Int(self as i128)
-            }
         }
     )*};
 }
@@ -46,9 +41,6 @@ impl Label for bool {
     #[inline(always)]
     fn class(self) -> Option<i8> {
         Some(self as i8)
-    }
-    fn shown(self) -> Shown {
-        Shown::Int(self as i128)
     }
 }
 
@@ -64,9 +56,6 @@ macro_rules! float_label {
                 } else {
                     None
                 }
-            }
-            fn shown(self) -> Shown {
-                Shown::Float(self as f64)
             }
             #[inline(always)]
             fn missing(self) -> bool {
@@ -145,21 +134,14 @@ pub fn plain_weights(weights: &[f64]) -> bool {
 /// messages show, which then end their list with "...".
 pub const SHOWN: usize = 6;
 
-/// A value of a column as the Python layer shows it: an integer (of any integer
-/// dtype) or a float.
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
-pub enum Shown {
-    Int(i128),
-    Float(f64),
-}
-
 /// Which check of the Python layer refuses a column (`_validation.py` names each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// Labels holding a NaN (`check_no_missing`): `count` of them, the first at `row`.
     Missing,
-    /// Labels other than 0 and 1 (`check_binary01`): `values` the smallest distinct
-    /// labels, `row` the first bad one.
+    /// Labels other than 0 and 1 (`check_binary01`), the first at `row`; no
+    /// `values`: the message shows the distinct labels as NumPy's `unique` gives
+    /// them, whose sign of a zero (0.0 or -0.0) its sort decides.
     Binary01,
     /// A NaN or an infinity (`check_finite`), the first at `row`.
     Finite,
@@ -193,7 +175,7 @@ pub struct Refusal {
     pub argument: usize,
     pub row: usize,
     pub count: usize,
-    pub values: Vec<Shown>,
+    pub values: Vec<f64>,
 }
 
 impl Refusal {
@@ -208,10 +190,10 @@ impl Refusal {
     }
 }
 
-/// The [`SHOWN`] smallest distinct values, in order (0.0 and -0.0 are one value,
-/// the first seen shown), as NumPy's `unique` gives them.
-fn smallest_distinct(values: impl Iterator<Item = Shown>) -> Vec<Shown> {
-    let mut out: Vec<Shown> = Vec::with_capacity(SHOWN + 1);
+/// The [`SHOWN`] smallest distinct values, in order, as NumPy's `unique` gives them
+/// (for values without a zero: NumPy's sort decides the sign of a zero it shows).
+fn smallest_distinct(values: impl Iterator<Item = f64>) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::with_capacity(SHOWN + 1);
     for v in values {
         if out.len() == SHOWN && v >= out[SHOWN - 1] {
             continue;
@@ -237,9 +219,7 @@ pub fn labels_refusal<L: Label>(labels: &[L], argument: usize) -> Option<Refusal
         refusal.count = labels.iter().filter(|&&l| l.missing()).count();
         return Some(refusal);
     }
-    let mut refusal = Refusal::at(Kind::Binary01, argument, row);
-    refusal.values = smallest_distinct(labels.iter().map(|&l| l.shown()));
-    Some(refusal)
+    Some(Refusal::at(Kind::Binary01, argument, row))
 }
 
 /// Why scores that [`finite`] refuses are refused: the first NaN or infinity.
@@ -258,7 +238,7 @@ pub fn probabilities_refusal<S: Score>(proba: &[S], argument: usize) -> Option<R
     let row = proba.iter().position(outside)?;
     let mut refusal = Refusal::at(Kind::Probability, argument, row);
     let values = proba.iter().filter(|s| outside(s));
-    refusal.values = smallest_distinct(values.map(|&s| Shown::Float(s.to_f64())));
+    refusal.values = smallest_distinct(values.map(|&s| s.to_f64()));
     Some(refusal)
 }
 
@@ -271,7 +251,7 @@ pub fn weights_refusal(weights: &[f64], argument: usize) -> Option<Refusal> {
     let row = weights.iter().position(|&w| w < 0.0)?;
     let mut refusal = Refusal::at(Kind::Negative, argument, row);
     let values = weights.iter().filter(|&&w| w < 0.0);
-    refusal.values = smallest_distinct(values.map(|&w| Shown::Float(w)));
+    refusal.values = smallest_distinct(values.copied());
     Some(refusal)
 }
 
@@ -393,30 +373,28 @@ mod tests {
     fn refusals_say_which_check_and_where() {
         assert_eq!(labels_refusal(&[0i64, 1, 1], 0), None);
         let r = labels_refusal(&[0i64, 1, 7, 2, 7, -3], 0).unwrap();
-        assert_eq!((r.kind, r.row), (Kind::Binary01, 2));
-        let shown = [-3, 0, 1, 2, 7].map(Shown::Int);
-        assert_eq!(r.values, shown);
-        let many: Vec<u64> = (0..20).rev().collect();
-        let r = labels_refusal(&many, 0).unwrap();
-        assert_eq!(r.values, (0..6).map(Shown::Int).collect::<Vec<_>>());
-        assert_eq!(labels_refusal(&[u64::MAX], 0).unwrap().values, [Shown::Int(u64::MAX as i128)]);
+        assert_eq!((r.kind, r.row, r.values.len()), (Kind::Binary01, 2, 0));
+        assert_eq!(labels_refusal(&[1, u64::MAX], 0).unwrap().row, 1);
         // NaN before any other bad label
         let r = labels_refusal(&[0.0, 2.0, f64::NAN, 1.0, f64::NAN], 0).unwrap();
         assert_eq!((r.kind, r.row, r.count), (Kind::Missing, 2, 2));
         let r = labels_refusal(&[-0.0f32, 0.5, 0.0], 1).unwrap();
         assert_eq!((r.kind, r.argument, r.row), (Kind::Binary01, 1, 1));
-        assert_eq!(r.values, [Shown::Float(-0.0), Shown::Float(0.5)]);
+        let many: Vec<f64> = (0..20).map(|i| -(i as f64)).collect();
+        let r = weights_refusal(&many, 2).unwrap();
+        let smallest: Vec<f64> = (14..20).rev().map(|i| -(i as f64)).collect();
+        assert_eq!((r.row, r.values), (1, smallest));
 
         let r = probabilities_refusal(&[0.5, 1.5, f64::INFINITY], 1).unwrap();
         assert_eq!((r.kind, r.row), (Kind::Finite, 2));
         let r = probabilities_refusal(&[0.5f32, 1.5, -1.0, 1.5], 1).unwrap();
         assert_eq!((r.kind, r.row), (Kind::Probability, 1));
-        assert_eq!(r.values, [Shown::Float(-1.0), Shown::Float(1.5)]);
+        assert_eq!(r.values, [-1.0, 1.5]);
         assert_eq!(probabilities_refusal(&[0.0, 1.0, -0.0], 1), None);
 
         let r = weights_refusal(&[1.0, -2.0, -1.0, -2.0], 2).unwrap();
         assert_eq!((r.kind, r.row), (Kind::Negative, 1));
-        assert_eq!(r.values, [Shown::Float(-2.0), Shown::Float(-1.0)]);
+        assert_eq!(r.values, [-2.0, -1.0]);
         let r = weights_refusal(&[-1.0, f64::NAN], 2).unwrap();
         assert_eq!((r.kind, r.row), (Kind::Finite, 1));
         assert_eq!(weights_refusal(&[0.0, 0.0, 1e300], 2), None);

@@ -160,7 +160,7 @@ __all__ = [
 ]
 
 #: why a checked call refuses its input: (kind, argument, row, count, values)
-_Refusal = tuple[str, int, int, int, list[int | float]]
+_Refusal = tuple[str, int, int, int, list[float]]
 
 SIZE: int
 N_LIMBS: int

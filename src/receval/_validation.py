@@ -519,28 +519,45 @@ def _negative(func: str, name: str, values: list[Any], row: int | None) -> Input
 
 
 #: a refusal of the compiled core: (kind, argument, row, count, values)
-Refusal = tuple[str, int, int, int, list[Any]]
+Refusal = tuple[str, int, int, int, list[float]]
 
 
-def refused(func: str, names: Sequence[str], refusal: Refusal) -> InputValidationError:
+def refused(func: str, refusal: Refusal, columns: dict[str, Any]) -> InputValidationError:
     """The error of input that the compiled core refused, in the words of the check
-    that refuses it here: ``refusal`` says which check (``kind``), which argument
-    (its position in ``names``), the first bad row, how many rows are bad (missing
-    labels) and the values to show (the smallest distinct ones, at most one more
-    than a message shows).
+    that refuses it here.
+
+    Parameters
+    ----------
+    func : str
+        The function named in the message.
+    refusal : tuple of (str, int, int, int, list of float)
+        The core's answer: which check (``kind``), which argument (its position in
+        ``columns``), the first bad row, how many rows are bad (missing labels) and
+        the values to show (the smallest distinct bad ones, at most one more than a
+        message shows).
+    columns : dict of str to array
+        The arguments the core was given, by name, in its order. Labels that are not
+        0/1 are shown as this module shows them (NumPy's distinct values).
+
+    Returns
+    -------
+    InputValidationError
+        The error, its ``row`` the first bad row.
 
     Examples
     --------
-    >>> error = refused("log_loss", ["y_true", "y_pred"], ("finite", 1, 3, 0, []))
+    >>> import numpy as np
+    >>> y, p = np.array([0, 1, 1]), np.array([0.5, 0.2, np.nan])
+    >>> error = refused("log_loss", ("finite", 1, 2, 0, []), {"y_true": y, "y_pred": p})
     >>> error, error.row
-    (InputValidationError('log_loss: y_pred contains NaN or infinity.'), 3)
+    (InputValidationError('log_loss: y_pred contains NaN or infinity.'), 2)
     """
     kind, argument, row, count, values = refusal
-    name = names[argument]
+    name, column = list(columns.items())[argument]
     if kind == "missing":
         return _missing(func, name, count, row, "NaN")
     if kind == "binary01":
-        return _not_binary01(func, name, values, row)
+        return _not_binary01(func, name, _distinct(column), row)
     if kind == "finite":
         return _not_finite(func, name, row)
     if kind == "probability":

@@ -9,7 +9,7 @@
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 
-use crate::checks::{self, GroupId, Refusal, Shown};
+use crate::checks::{self, GroupId, Refusal};
 use crate::{auc, gauc, loss, sums};
 
 /// A 1-D array of one of the dtypes of labels, scores and ids, borrowed.
@@ -145,19 +145,6 @@ fn loss_refusal(labels: Values<'_>, proba: Values<'_>, weights: &[f64]) -> Optio
         .labels_refusal(0)
         .or_else(|| proba.probabilities_refusal(1))
         .or_else(|| checks::weights_refusal(weights, 2))
-}
-
-impl<'py> IntoPyObject<'py> for Shown {
-    type Target = PyAny;
-    type Output = Bound<'py, PyAny>;
-    type Error = std::convert::Infallible;
-
-    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
-        Ok(match self {
-            Shown::Int(i) => i.into_pyobject(py)?.into_any(),
-            Shown::Float(x) => x.into_pyobject(py)?.into_any(),
-        })
-    }
 }
 
 /// A refusal as the tuple `(kind, argument, row, count, values)`.

@@ -519,7 +519,7 @@ class Unchecked:
 
     def refused(self, refusal: v.Refusal) -> InputValidationError:
         """The error of a value of the columns that the core refused."""
-        return v.refused(self.func, self.names, refusal)
+        return v.refused(self.func, refusal, dict(zip(self.names, self.columns, strict=True)))
 
     def full(self) -> Any:
         """The batch as the full checks prepare it (raises on bad input)."""

@@ -287,7 +287,7 @@ def _log_loss_one_call(params: dict[str, Any], columns: Any) -> float | None:
     eps = clip_eps(params["eps"], y_pred.dtype)
     result: float | v.Refusal | None = compiled().log_loss_checked(y_true, y_pred, eps, weights)
     if isinstance(result, tuple):
-        raise v.refused("log_loss", ("y_true", "y_pred"), result)
+        raise v.refused("log_loss", result, {"y_true": y_true, "y_pred": y_pred})
     return result
 
 

@@ -110,24 +110,34 @@ pub fn finite<S: Score>(scores: &[S]) -> Option<Cow<'_, [f64]>> {
 
 /// Sample weights the full path uses unchanged: finite, non-negative, the largest
 /// in `[2^-64, 2^64]` (outside it the full path rescales them by a power of two).
-/// One pass without a branch a row, in eight lanes (it vectorizes).
+/// One pass of the smallest, the largest and whether a NaN, in eight lanes without
+/// a branch a row (it vectorizes).
 pub fn plain_weights(weights: &[f64]) -> bool {
     const LANES: usize = 8;
-    let (mut top, mut plain) = ([0.0f64; LANES], [true; LANES]);
+    let (mut lo, mut hi, mut nan) = ([0.0f64; LANES], [0.0f64; LANES], [0u64; LANES]);
+    let step = |lo: &mut f64, hi: &mut f64, nan: &mut u64, w: f64| {
+        *lo = if w < *lo { w } else { *lo };
+        *hi = if w > *hi { w } else { *hi };
+        *nan |= w.is_nan() as u64;
+    };
     let mut lanes = weights.chunks_exact(LANES);
     for chunk in &mut lanes {
-        for ((top, plain), &w) in top.iter_mut().zip(&mut plain).zip(chunk) {
-            // NaN fails the comparison
-            *plain &= (0.0..f64::INFINITY).contains(&w);
-            *top = if w > *top { w } else { *top };
+        for (((lo, hi), nan), &w) in lo.iter_mut().zip(&mut hi).zip(&mut nan).zip(chunk) {
+            step(lo, hi, nan, w);
         }
     }
-    for (i, &w) in lanes.remainder().iter().enumerate() {
-        plain[i] &= (0.0..f64::INFINITY).contains(&w);
-        top[i] = if w > top[i] { w } else { top[i] };
+    for (((lo, hi), nan), &w) in lo
+        .iter_mut()
+        .zip(&mut hi)
+        .zip(&mut nan)
+        .zip(lanes.remainder())
+    {
+        step(lo, hi, nan, w);
     }
-    let top = top.iter().fold(0.0f64, |a, &b| a.max(b));
-    plain.iter().all(|&p| p) && (2f64.powi(-64)..=2f64.powi(64)).contains(&top)
+    let lo = lo.iter().fold(0.0f64, |a, &b| a.min(b));
+    let hi = hi.iter().fold(0.0f64, |a, &b| a.max(b));
+    // -0.0 is not below 0.0; an infinity is the largest or the smallest
+    nan.iter().all(|&n| n == 0) && lo >= 0.0 && (2f64.powi(-64)..=2f64.powi(64)).contains(&hi)
 }
 
 /// How many values a [`Refusal`] shows at most: one more than the Python layer's

@@ -159,6 +159,9 @@ __all__ = [
     "xauc_pairs_weighted",
 ]
 
+#: why a checked call refuses its input: (kind, argument, row, count, values)
+_Refusal = tuple[str, int, int, int, list[float]]
+
 SIZE: int
 N_LIMBS: int
 NAN: int
@@ -433,7 +436,9 @@ def gauc_checked(
 ) -> float | None: ...
 def gauc_rows_checked(
     y_true: Any, y_score: Any, groups: Any
-) -> tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int8], NDArray[Any]] | None: ...
+) -> (
+    tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int8], NDArray[Any]] | _Refusal | None
+): ...
 def gini_sorted(counts: NDArray[np.int64]) -> float: ...
 def group_counts(
     codes: NDArray[np.int32], n_groups: int, labels: NDArray[np.int8]
@@ -481,7 +486,7 @@ def list_means_csr(
 ) -> NDArray[np.float64]: ...
 def log_loss_checked(
     y_true: Any, y_pred: Any, eps: float, sample_weight: Any = None
-) -> float | None: ...
+) -> float | _Refusal | None: ...
 def lookup_str(values: NDArray[Any], dictionary: NDArray[Any]) -> NDArray[np.int32] | None: ...
 def multiclass_log_loss_exact(
     codes: NDArray[np.int64],
@@ -557,7 +562,7 @@ def totals_checked(
     sample_weight: Any = None,
     base: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
     | None = None,
-) -> NDArray[np.int64] | None: ...
+) -> NDArray[np.int64] | _Refusal | None: ...
 def runs(values: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 def shift_ids(
     values: NDArray[np.int64], anchor: int, out: NDArray[np.int32]

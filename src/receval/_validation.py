@@ -160,13 +160,16 @@ def check_no_missing(arr: np.ndarray, name: str, func: str) -> None:
     else:
         return
     if missing.any():
-        first = int(np.argmax(missing))
-        error = InputValidationError(
-            f"{func}: {name} contains {int(missing.sum())} missing values ({what}), the "
-            f"first at position {first}; drop or fill them first."
-        )
-        error.row = first
-        raise error
+        raise _missing(func, name, int(missing.sum()), int(np.argmax(missing)), what)
+
+
+def _missing(func: str, name: str, count: int, first: int, what: str) -> InputValidationError:
+    error = InputValidationError(
+        f"{func}: {name} contains {count} missing values ({what}), the first at position "
+        f"{first}; drop or fill them first."
+    )
+    error.row = first
+    return error
 
 
 def _check_one_label_type(values: list[Any], name: str, func: str) -> None:
@@ -296,10 +299,14 @@ def check_finite(x: np.ndarray, name: str, func: str) -> np.ndarray:
         # the sum is not finite: either a non-finite value or an overflow
         bad = ~np.isfinite(x)
         if bad.any():
-            error = InputValidationError(f"{func}: {name} contains NaN or infinity.")
-            error.row = int(np.argmax(bad)) if x.ndim == 1 else None
-            raise error
+            raise _not_finite(func, name, int(np.argmax(bad)) if x.ndim == 1 else None)
     return x
+
+
+def _not_finite(func: str, name: str, row: int | None) -> InputValidationError:
+    error = InputValidationError(f"{func}: {name} contains NaN or infinity.")
+    error.row = row
+    return error
 
 
 def check_scores(x: Any, name: str, func: str) -> np.ndarray:
@@ -357,14 +364,20 @@ def check_probabilities(x: np.ndarray, name: str, func: str) -> np.ndarray:
     """Scores that must be probabilities in [0, 1]."""
     if x.size and (x.min() < 0.0 or x.max() > 1.0):
         outside = (x < 0.0) | (x > 1.0)
-        error = InputValidationError(
-            f"{func}: {name} must contain probabilities in [0, 1]. "
-            f"Got values {format_values(_distinct(x[outside]))}; pass predicted probabilities, "
-            f"e.g. apply a sigmoid to raw scores."
-        )
-        error.row = _first(outside)
-        raise error
+        raise _not_probabilities(func, name, _distinct(x[outside]), _first(outside))
     return x
+
+
+def _not_probabilities(
+    func: str, name: str, values: list[Any], row: int | None
+) -> InputValidationError:
+    error = InputValidationError(
+        f"{func}: {name} must contain probabilities in [0, 1]. Got values "
+        f"{format_values(values)}; pass predicted probabilities, e.g. apply a sigmoid to raw "
+        f"scores."
+    )
+    error.row = row
+    return error
 
 
 def _third_class_row(y: np.ndarray) -> int | None:
@@ -395,15 +408,19 @@ def check_binary01(y: Any, func: str, name: str = "y_true") -> np.ndarray:
         ok = bool(np.all((y == 0.0) | (y == 1.0)))
     if not ok:
         check_no_missing(y, name, func)
-        error = InputValidationError(
-            f"{func}: {name} must contain only 0 and 1. Got values "
-            f"{format_values(_distinct(y))}; binarise labels first, e.g. {name} = (clicks > 0)."
-        )
-        if y.dtype.kind in "iuf":
-            error.row = _first((y != 0) & (y != 1))
-        raise error
+        row = _first((y != 0) & (y != 1)) if y.dtype.kind in "iuf" else None
+        raise _not_binary01(func, name, _distinct(y), row)
     result = y.astype(np.int8, copy=False)
     return result
+
+
+def _not_binary01(func: str, name: str, values: list[Any], row: int | None) -> InputValidationError:
+    error = InputValidationError(
+        f"{func}: {name} must contain only 0 and 1. Got values {format_values(values)}; "
+        f"binarise labels first, e.g. {name} = (clicks > 0)."
+    )
+    error.row = row
+    return error
 
 
 def _same_label(a: Any, b: Any) -> bool:
@@ -480,12 +497,7 @@ def check_sample_weight(
     w = as_float(as_1d(sample_weight, "sample_weight", func), "sample_weight", func)
     check_finite(w, "sample_weight", func)
     if w.size and w.min() < 0:
-        error = InputValidationError(
-            f"{func}: sample_weight must be non-negative. Got values "
-            f"{format_values(_distinct(w[w < 0]))}."
-        )
-        error.row = _first(w < 0)
-        raise error
+        raise _negative(func, "sample_weight", _distinct(w[w < 0]), _first(w < 0))
     if len(w) != n:
         raise InputValidationError(
             f"{func}: sample_weight must have one weight per sample. "
@@ -496,6 +508,63 @@ def check_sample_weight(
         if top > 0 and not 2.0**-64 <= top <= 2.0**64:
             w = np.ldexp(w, -int(np.frexp(top)[1]))
     return w
+
+
+def _negative(func: str, name: str, values: list[Any], row: int | None) -> InputValidationError:
+    error = InputValidationError(
+        f"{func}: {name} must be non-negative. Got values {format_values(values)}."
+    )
+    error.row = row
+    return error
+
+
+#: a refusal of the compiled core: (kind, argument, row, count, values)
+Refusal = tuple[str, int, int, int, list[float]]
+
+
+def refused(func: str, refusal: Refusal, columns: dict[str, Any]) -> InputValidationError:
+    """The error of input that the compiled core refused, in the words of the check
+    that refuses it here.
+
+    Parameters
+    ----------
+    func : str
+        The function named in the message.
+    refusal : tuple of (str, int, int, int, list of float)
+        The core's answer: which check (``kind``), which argument (its position in
+        ``columns``), the first bad row, how many rows are bad (missing labels) and
+        the values to show (the smallest distinct bad ones, at most one more than a
+        message shows).
+    columns : dict of str to array
+        The arguments the core was given, by name, in its order. Labels that are not
+        0/1 are shown as this module shows them (NumPy's distinct values).
+
+    Returns
+    -------
+    InputValidationError
+        The error, its ``row`` the first bad row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y, p = np.array([0, 1, 1]), np.array([0.5, 0.2, np.nan])
+    >>> error = refused("log_loss", ("finite", 1, 2, 0, []), {"y_true": y, "y_pred": p})
+    >>> error, error.row
+    (InputValidationError('log_loss: y_pred contains NaN or infinity.'), 2)
+    """
+    kind, argument, row, count, values = refusal
+    name, column = list(columns.items())[argument]
+    if kind == "missing":
+        return _missing(func, name, count, row, "NaN")
+    if kind == "binary01":
+        return _not_binary01(func, name, _distinct(column), row)
+    if kind == "finite":
+        return _not_finite(func, name, row)
+    if kind == "probability":
+        return _not_probabilities(func, name, values, row)
+    if kind == "negative":
+        return _negative(func, name, values, row)
+    raise AssertionError(f"unknown refusal {refusal!r}")
 
 
 # ---------------------------------------------------------------- class labels

@@ -489,8 +489,8 @@ def test_one_call_sums_of_hard_values_equal_the_function_in_any_split(seed):
 @pytest.mark.parametrize("clicks", [False, True])
 def test_weighted_batches_take_the_cores_one_pass_with_the_full_checks_sums(clicks):
     """Float64 weights are checked and summed in the core's pass over the batch: the
-    sums of the full checks' path, and None (the full path) for weights it must name
-    or scale."""
+    sums of the full checks' path, a refusal for weights the checks refuse, and None
+    (the full path) for weights it must scale."""
     from receval._kernels import compiled
     from receval.engine.sums import ExactSum
     from receval.engine.totals import totals_of
@@ -507,8 +507,10 @@ def test_weighted_batches_take_the_cores_one_pass_with_the_full_checks_sums(clic
     fields = ("weight", "loss", "predicted", "observed") if clicks else ("weight", "loss")
     for row, name in enumerate(fields):
         assert ExactSum(got[row]).value == getattr(want, name).value, name
-    for bad in (-w, np.where(w > 0.5, np.nan, w), w * 2.0**80, np.zeros(500), w[:-1]):
-        assert compiled().totals_checked(y, p, eps, True, clicks, bad) is None
+    for other in (w * 2.0**80, np.zeros(500), w[:-1]):
+        assert compiled().totals_checked(y, p, eps, True, clicks, other) is None
+    for bad, kind in ((-w, "negative"), (np.where(w > 0.5, np.nan, w), "finite")):
+        assert compiled().totals_checked(y, p, eps, True, clicks, bad)[:2] == (kind, 2)
     assert compiled().totals_checked(y, p, eps, True, clicks, w.astype(np.float32)) is None
     acc = rv.metric("log_loss").update(y, p, sample_weight=w)
     assert acc.compute() == rv.log_loss(y, p, sample_weight=w)

@@ -1,12 +1,15 @@
 //! One-pass metrics of small calls: plain NumPy arrays of any dtype the Python layer
 //! takes, checked and computed in one call. Each answers None for input it does not
-//! take or a value the Python layer would refuse, and for a result the Python layer
-//! must report (a warning): the caller then takes the full path, which says why.
+//! take and for a result the Python layer must report (a warning): the caller then
+//! takes the full path. A value the Python layer refuses is answered by a refusal
+//! tuple `(kind, argument, row, count, values)` ([`checks::Refusal`]: which check,
+//! the position of the argument among the call's data arguments, the first bad row,
+//! how many, the values to show), which the Python layer turns into its message.
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 
-use crate::checks::{self, GroupId};
+use crate::checks::{self, GroupId, Refusal};
 use crate::{auc, gauc, loss, sums};
 
 /// A 1-D array of one of the dtypes of labels, scores and ids, borrowed.
@@ -106,22 +109,100 @@ impl Values<'_> {
     fn ids(&self) -> Option<std::borrow::Cow<'_, [i64]>> {
         with_values!(self, |s| GroupId::ids(s))
     }
+
+    /// Why [`Values::labels01`] refuses these labels, the argument at `argument`.
+    pub(crate) fn labels_refusal(&self, argument: usize) -> Option<Refusal> {
+        with_values!(self, |s| checks::labels_refusal(s, argument))
+    }
+
+    /// Why [`Values::finite_scores`] refuses these float scores; None for another dtype.
+    pub(crate) fn scores_refusal(&self, argument: usize) -> Option<Refusal> {
+        match self {
+            Values::F64(s) => checks::finite_refusal(s, argument),
+            Values::F32(s) => checks::finite_refusal(s, argument),
+            _ => None,
+        }
+    }
+
+    /// Why these float probabilities are refused; None for another dtype.
+    fn probabilities_refusal(&self, argument: usize) -> Option<Refusal> {
+        match self {
+            Values::F64(s) => checks::probabilities_refusal(s, argument),
+            Values::F32(s) => checks::probabilities_refusal(s, argument),
+            _ => None,
+        }
+    }
+}
+
+/// Why a batch of the log-loss family (0/1 labels, float probabilities, float64
+/// weights or none) is refused, in the order of the Python layer's checks (the
+/// labels, the probabilities, the weights); None when no check refuses it.
+fn loss_refusal(labels: Values<'_>, proba: Values<'_>, weights: &[f64]) -> Option<Refusal> {
+    if !matches!(proba, Values::F64(_) | Values::F32(_)) {
+        return None; // input the full path converts first
+    }
+    labels
+        .labels_refusal(0)
+        .or_else(|| proba.probabilities_refusal(1))
+        .or_else(|| checks::weights_refusal(weights, 2))
+}
+
+/// A refusal as the tuple `(kind, argument, row, count, values)`.
+pub(crate) fn refused<'py>(py: Python<'py>, r: Refusal) -> PyResult<Bound<'py, PyAny>> {
+    let values = pyo3::types::PyList::new(py, r.values)?;
+    Ok((r.kind.name(), r.argument, r.row, r.count, values)
+        .into_pyobject(py)?
+        .into_any())
+}
+
+/// A checked call's answer: its value, or why the Python layer refuses the input.
+pub(crate) enum Answer<T> {
+    Value(T),
+    Refused(Refusal),
+}
+
+impl<T> Answer<T> {
+    /// The answer to Python: the value, or the refusal tuple.
+    fn into_py<'py>(
+        self,
+        py: Python<'py>,
+        value: impl FnOnce(T) -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Answer::Value(v) => value(v),
+            Answer::Refused(r) => refused(py, r),
+        }
+    }
 }
 
 /// The binary log loss mean of 0/1 labels (any dtype) and float64 or float32
-/// probabilities in [0, 1] clipped to `[eps, 1 - eps]`, or None. `sample_weight`:
-/// float64 weights, checked by the caller (finite, non-negative, the largest scaled
-/// into `[2^-64, 2^64]`); None where their sum is zero (the caller warns) or the
-/// loss sum is not a normal float (the caller scales it).
+/// probabilities in [0, 1] clipped to `[eps, 1 - eps]`, a refusal of the labels
+/// (argument 0) or the probabilities (1), or None. `sample_weight`: float64
+/// weights, checked by the caller (finite, non-negative, the largest scaled into
+/// `[2^-64, 2^64]`); None where their sum is zero (the caller warns) or the loss
+/// sum is not a normal float (the caller scales it).
 #[pyfunction]
 #[pyo3(signature = (y_true, y_pred, eps, sample_weight = None))]
-fn log_loss_checked(
+fn log_loss_checked<'py>(
+    py: Python<'py>,
+    y_true: &Bound<'py, PyAny>,
+    y_pred: &Bound<'py, PyAny>,
+    eps: f64,
+    sample_weight: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    log_loss_answer(py, y_true, y_pred, eps, sample_weight)
+        .map(|a| a.into_py(py, |x| Ok(x.into_pyobject(py)?.into_any())))
+        .transpose()
+}
+
+/// [`log_loss_checked`]'s answer.
+fn log_loss_answer(
     py: Python<'_>,
     y_true: &Bound<'_, PyAny>,
     y_pred: &Bound<'_, PyAny>,
     eps: f64,
     sample_weight: Option<&Bound<'_, PyAny>>,
-) -> Option<f64> {
+) -> Option<Answer<f64>> {
     let (labels, proba) = (Column::of(y_true)?, Column::of(y_pred)?);
     let weights = sample_weight.map(Column::of);
     let weights = match &weights {
@@ -139,28 +220,47 @@ fn log_loss_checked(
         return None;
     }
     let chunks = sums::chunks_for(n);
-    let (loss, total) = py.detach(|| {
-        let loss = match proba {
-            Values::F64(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
-                l, p, w, eps, chunks
-            )),
-            Values::F32(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
-                l, p, w, eps, chunks
-            )),
-            _ => None,
-        }?;
+    let answer = py.detach(|| {
+        let Some(loss) = loss_sum(labels, proba, w, eps, chunks) else {
+            // the weights are the caller's: not refused here
+            return loss_refusal(labels, proba, &[]).map(Answer::Refused);
+        };
         let total = match weights {
             None => n as f64,
             Some(_) => sums::rounded(&sums::exact_sum(w, chunks, sums::CARRY_EVERY)),
         };
-        Some((sums::rounded(&loss), total))
+        Some(Answer::Value((sums::rounded(&loss), total)))
     })?;
+    let (loss, total) = match answer {
+        Answer::Value(sums) => sums,
+        Answer::Refused(r) => return Some(Answer::Refused(r)),
+    };
     // the values the caller divides as they are (its scaled_value)
     let plain = |x: f64| x.is_finite() && x.abs() >= 2f64.powi(-1000);
     if !(plain(total) && (loss == 0.0 || plain(loss))) {
         return None;
     }
-    Some(loss / total)
+    Some(Answer::Value(loss / total))
+}
+
+/// The log loss accumulator of 0/1 labels and float probabilities (and weights
+/// when not empty), or None: a bad value, or probabilities of another dtype.
+fn loss_sum(
+    labels: Values<'_>,
+    proba: Values<'_>,
+    w: &[f64],
+    eps: f64,
+    chunks: usize,
+) -> Option<sums::Acc> {
+    match proba {
+        Values::F64(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
+            l, p, w, eps, chunks
+        )),
+        Values::F32(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
+            l, p, w, eps, chunks
+        )),
+        _ => None,
+    }
 }
 
 /// The exact ROC AUC of 0/1 labels (any dtype) and finite float scores, or None
@@ -235,17 +335,44 @@ fn gauc_checked(
 /// One batch of an accumulator's GAUC rows, checked as the Python layer checks them:
 /// the rows' group codes (int32, in order of first appearance), the distinct ids in
 /// the order of their codes (int64), the labels (int8) and the scores (float32 when
-/// given so, else float64), for
-/// 0/1 labels of any dtype, finite float32 or float64 scores and integer group ids of
-/// one length; or None (other input, or a value the Python layer must name).
+/// given so, else float64), for 0/1 labels of any dtype, finite float32 or float64
+/// scores and integer group ids of one length; a refusal of the labels (argument 0)
+/// or the scores (1); or None (other input).
 #[pyfunction]
 fn gauc_rows_checked<'py>(
     py: Python<'py>,
     y_true: &Bound<'py, PyAny>,
     y_score: &Bound<'py, PyAny>,
     groups: &Bound<'py, PyAny>,
-) -> Option<GaucRows<'py>> {
+) -> PyResult<Option<Bound<'py, PyAny>>> {
     use numpy::IntoPyArray;
+    let Some(answer) = gauc_rows(py, y_true, y_score, groups) else {
+        return Ok(None);
+    };
+    answer
+        .into_py(py, |(codes, distinct, labels, scores)| {
+            let scores = match scores {
+                Held::F32(s) => s.into_pyarray(py).into_any(),
+                Held::F64(s) => s.into_pyarray(py).into_any(),
+            };
+            let arrays = (
+                codes.into_pyarray(py),
+                distinct.into_pyarray(py),
+                labels.into_pyarray(py),
+                scores,
+            );
+            Ok(arrays.into_pyobject(py)?.into_any())
+        })
+        .map(Some)
+}
+
+/// [`gauc_rows_checked`]'s answer.
+fn gauc_rows(
+    py: Python<'_>,
+    y_true: &Bound<'_, PyAny>,
+    y_score: &Bound<'_, PyAny>,
+    groups: &Bound<'_, PyAny>,
+) -> Option<Answer<GaucRows>> {
     let (labels, scores, ids) = (
         Column::of(y_true)?,
         Column::of(y_score)?,
@@ -259,29 +386,28 @@ fn gauc_rows_checked<'py>(
     if n == 0 || scores.len() != n || ids.len() != n {
         return None;
     }
-    let (codes, distinct, labels, scores) = py.detach(|| {
-        let labels = labels.labels01()?;
-        let scores = match scores {
-            // float32 scores are held as they are: 4 bytes a row, their values exact
-            Values::F32(s) => s
-                .iter()
-                .all(|x| x.is_finite())
-                .then(|| Held::F32(s.to_vec()))?,
-            _ => Held::F64(scores.finite_scores()?.into_owned()),
+    py.detach(|| {
+        let checked = || {
+            let labels = labels.labels01()?;
+            let scores = match scores {
+                // float32 scores are held as they are: 4 bytes a row, their values exact
+                Values::F32(s) => s
+                    .iter()
+                    .all(|x| x.is_finite())
+                    .then(|| Held::F32(s.to_vec()))?,
+                _ => Held::F64(scores.finite_scores()?.into_owned()),
+            };
+            Some((labels, scores))
+        };
+        let Some((labels, scores)) = checked() else {
+            let refusal = labels
+                .labels_refusal(0)
+                .or_else(|| scores.scores_refusal(1));
+            return refusal.map(Answer::Refused);
         };
         let (codes, distinct) = gauc::codes_of_ids(&ids.ids()?)?;
-        Some((codes, distinct, labels, scores))
-    })?;
-    let scores = match scores {
-        Held::F32(s) => s.into_pyarray(py).into_any(),
-        Held::F64(s) => s.into_pyarray(py).into_any(),
-    };
-    Some((
-        codes.into_pyarray(py),
-        distinct.into_pyarray(py),
-        labels.into_pyarray(py),
-        scores,
-    ))
+        Some(Answer::Value((codes, distinct, labels, scores)))
+    })
 }
 
 /// Scores of [`gauc_rows_checked`], in the float width given.
@@ -290,13 +416,8 @@ enum Held {
     F64(Vec<f64>),
 }
 
-/// The arrays of [`gauc_rows_checked`].
-type GaucRows<'py> = (
-    Bound<'py, PyArray1<i32>>,
-    Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray1<i8>>,
-    Bound<'py, PyAny>,
-);
+/// The codes, distinct ids, labels and scores of [`gauc_rows_checked`].
+type GaucRows = (Vec<i32>, Vec<i64>, Vec<i8>, Held);
 
 /// The exact sums of one batch of the log-loss family (`Totals`): a `(4, SIZE)`
 /// int64 array of the accumulators of the weights (the rows' count without
@@ -304,10 +425,10 @@ type GaucRows<'py> = (
 /// (zero unless `loss`), the weighted probabilities and the weighted clicks (zero
 /// unless `clicks`), for 0/1 labels of any dtype, float64 or float32 probabilities
 /// in [0, 1] and float64 weights (finite, >= 0, the largest in `[2^-64, 2^64]`), each
-/// checked in the pass that sums it; or None (other input, or a value the Python
-/// layer must name or scale). With `base` (the four accumulators of the rows before,
-/// in that order), each row is `base`'s plus the batch's: an accumulator's update in
-/// one call.
+/// checked in the pass that sums it; a refusal of the labels (argument 0), the
+/// probabilities (1) or the weights (2); or None (other input, or weights the Python
+/// layer must scale). With `base` (the four accumulators of the rows before, in that
+/// order), each row is `base`'s plus the batch's: an accumulator's update in one call.
 #[pyfunction]
 #[pyo3(signature = (y_true, y_prob, eps, loss, clicks, sample_weight = None, base = None))]
 fn totals_checked<'py>(
@@ -318,8 +439,27 @@ fn totals_checked<'py>(
     clicks: bool,
     sample_weight: Option<&Bound<'py, PyAny>>,
     base: Option<[PyReadonlyArray1<'py, i64>; 4]>,
-) -> Option<Bound<'py, numpy::PyArray2<i64>>> {
+) -> PyResult<Option<Bound<'py, PyAny>>> {
     use numpy::IntoPyArray;
+    let py = y_true.py();
+    let Some(answer) = totals(y_true, y_prob, eps, loss, clicks, sample_weight, base) else {
+        return Ok(None);
+    };
+    answer
+        .into_py(py, |out| Ok(out.into_pyarray(py).into_any()))
+        .map(Some)
+}
+
+/// [`totals_checked`]'s answer.
+fn totals<'py>(
+    y_true: &Bound<'py, PyAny>,
+    y_prob: &Bound<'py, PyAny>,
+    eps: f64,
+    loss: bool,
+    clicks: bool,
+    sample_weight: Option<&Bound<'py, PyAny>>,
+    base: Option<[PyReadonlyArray1<'py, i64>; 4]>,
+) -> Option<Answer<numpy::ndarray::Array2<i64>>> {
     let py = y_true.py();
     let base = match &base {
         None => None,
@@ -348,20 +488,15 @@ fn totals_checked<'py>(
         return None;
     }
     let chunks = sums::chunks_for(n);
-    let out = py.detach(|| {
-        if !unweighted && !checks::plain_weights(w) {
-            return None;
-        }
+    py.detach(|| {
         // the loss pass checks the labels and probabilities
-        let loss_acc = match proba {
-            Values::F64(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
-                l, p, w, eps, chunks
-            )),
-            Values::F32(p) => with_values!(labels, |l| loss::binary_log_loss_checked(
-                l, p, w, eps, chunks
-            )),
-            _ => None,
-        }?;
+        let loss_acc = match (unweighted || checks::plain_weights(w))
+            .then(|| loss_sum(labels, proba, w, eps, chunks))
+            .flatten()
+        {
+            Some(acc) => acc,
+            None => return loss_refusal(labels, proba, w).map(Answer::Refused),
+        };
         let mut out = numpy::ndarray::Array2::<i64>::zeros((4, sums::SIZE));
         if let Some(base) = &base {
             for (row, acc) in base.iter().enumerate() {
@@ -406,9 +541,8 @@ fn totals_checked<'py>(
                 );
             }
         }
-        Some(out)
-    })?;
-    Some(out.into_pyarray(py))
+        Some(Answer::Value(out))
+    })
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -497,16 +497,29 @@ def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 class Unchecked:
     """A batch of plain NumPy labels and scores (or probabilities), and for the
     log-loss family float64 weights or None, left for the compiled core to check and
-    count in the one pass of ``update``; where the core refuses it, ``update`` runs
-    the full checks, which name the bad value. Read as a sequence (unpacked,
-    indexed), it is the batch the full checks prepare."""
+    count in the one pass of ``update``; where the core does not take it, ``update``
+    runs the full checks. ``func`` and ``names`` (the function and the names of the
+    columns) word the error of a value the core refuses (:meth:`refused`). Read as a
+    sequence (unpacked, indexed), it is the batch the full checks prepare."""
 
-    __slots__ = ("_checked", "_full", "columns")
+    __slots__ = ("_checked", "_full", "columns", "func", "names")
 
-    def __init__(self, columns: tuple[Any, ...], full: Callable[[], Any]):
+    def __init__(
+        self,
+        columns: tuple[Any, ...],
+        full: Callable[[], Any],
+        func: str = "",
+        names: tuple[str, ...] = (),
+    ):
         self.columns = columns
         self._full = full
         self._checked: Any = None
+        self.func = func
+        self.names = names
+
+    def refused(self, refusal: v.Refusal) -> InputValidationError:
+        """The error of a value of the columns that the core refused."""
+        return v.refused(self.func, refusal, dict(zip(self.names, self.columns, strict=True)))
 
     def full(self) -> Any:
         """The batch as the full checks prepare it (raises on bad input)."""
@@ -565,6 +578,8 @@ def totals_prepare(func: str, prob: str) -> Any:
             return Unchecked(
                 (y_true, y_prob, sample_weight),
                 lambda: checked(y_true, y_prob, sample_weight, params),
+                func,
+                ("y_true", prob, "sample_weight"),
             )
         return checked(y_true, y_prob, sample_weight, params)
 
@@ -606,10 +621,12 @@ def totals_updates(*, loss: bool, clicks: bool) -> TotalsUpdates:
             base = (state.weight.digits, state.loss.digits, state.predicted.digits,
                     state.observed.digits)  # fmt: skip
             sums = core.totals_checked(y_true, y_prob, eps, loss, clicks, sample_weight, base)
+            if isinstance(sums, tuple):
+                raise batch.refused(sums)
             if sums is not None:
                 return Totals(state.n_rows + len(y_true), ExactSum(sums[0]), ExactSum(sums[1]),
                               ExactSum(sums[2]), ExactSum(sums[3]), state.big_loss)  # fmt: skip
-            batch = batch.full()  # raises, naming the bad value
+            batch = batch.full()  # weights the core does not take (to be scaled, all zero)
         if batch is None:
             return state
         labels, proba, weights, eps = batch

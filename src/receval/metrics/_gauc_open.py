@@ -61,7 +61,9 @@ def checked_rows(
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
     if not whole and type(y_true) is type(y_score) is type(groups) is np.ndarray:
         rows = compiled().gauc_rows_checked(y_true, y_score, groups)  # one pass of the core
-        if rows is not None and (sw is None or len(sw) == len(rows[0])):
+        if rows is not None and (sw is None or len(sw) == len(y_true)):
+            if isinstance(rows[0], str):  # a value the core refuses
+                raise v.refused(func, rows, {"y_true": y_true, "y_score": y_score})
             codes, ids, labels, scores = rows
             return codes, ids, labels, scores, v.check_sample_weight(sw, len(codes), func)
     yt = v.as_1d(y_true, "y_true", func)

@@ -269,7 +269,7 @@ def _multiclass_log_loss(
 
 def _log_loss_one_call(params: dict[str, Any], columns: Any) -> float | None:
     """The binary log loss of plain NumPy input in one call of the compiled core, or
-    None: other input, or a value the checks refuse (the definition then says which).
+    None for other input; a value the core refuses raises, in the checks' words.
 
     0/1 labels of any dtype, float64 or float32 probabilities and the checked float64
     weights (or none): the same clip, the same exact sums, rounded once, and the same
@@ -285,7 +285,9 @@ def _log_loss_one_call(params: dict[str, Any], columns: Any) -> float | None:
     ):
         return None
     eps = clip_eps(params["eps"], y_pred.dtype)
-    result: float | None = compiled().log_loss_checked(y_true, y_pred, eps, weights)
+    result: float | v.Refusal | None = compiled().log_loss_checked(y_true, y_pred, eps, weights)
+    if isinstance(result, tuple):
+        raise v.refused("log_loss", result, {"y_true": y_true, "y_pred": y_pred})
     return result
 
 

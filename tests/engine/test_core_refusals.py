@@ -1,0 +1,173 @@
+"""The compiled core's checked calls answer a refusal (which check, which argument, the
+first bad row, the values to show) for every value the Python checks refuse, and
+``_validation.refused`` words it as those checks do: the same message and the same
+row, on the accumulator path and on the function path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import receval as rv
+from receval import _validation as v
+from receval._kernels import compiled
+from receval.exceptions import InputValidationError
+from receval.metrics import _gauc_open, _loss
+
+LABEL_DTYPES = [np.bool_, np.int8, np.int64, np.uint8, np.uint64, np.float32, np.float64]
+BAD_LABELS = {
+    "i": [2, 7, -3, 100],
+    "u": [2, 7, 200],
+    "f": [0.5, -1.0, 2.0, np.nan, np.inf, -np.inf, -0.0],  # -0.0 is a good 0
+}
+BAD_PROBA = [np.nan, np.inf, -np.inf, 1.5, -0.25, 2.0, 1.0 + 2**-23, -0.0]
+BAD_WEIGHTS = [-1.0, -0.5, np.nan, np.inf, -np.inf, -0.0, 1e30]  # 1e30: to be scaled
+
+
+def _error(call) -> InputValidationError | None:
+    try:
+        call()
+    except InputValidationError as error:
+        return error
+    return None
+
+
+def _corrupt(draw, values: np.ndarray, bad: list) -> np.ndarray:
+    """``values`` with some rows set to values drawn from ``bad``."""
+    out = values.copy()
+    for i in draw(st.lists(st.integers(0, len(out) - 1), max_size=8)):
+        out[i] = draw(st.sampled_from(bad))
+    return out
+
+
+@st.composite
+def batches(draw, weighted: bool = True):
+    n = draw(st.integers(1, 40))
+    dtype = np.dtype(draw(st.sampled_from(LABEL_DTYPES)))
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=dtype)
+    if dtype.kind != "b" and draw(st.booleans()):
+        bad = BAD_LABELS[dtype.kind]
+        if dtype == np.uint64:
+            bad = [*bad, 2**63 + 5, 2**64 - 1]
+        y = _corrupt(draw, y, bad)
+    fdtype = draw(st.sampled_from([np.float32, np.float64]))
+    p = np.array(draw(st.lists(st.floats(0, 1), min_size=n, max_size=n))).astype(fdtype)
+    if draw(st.booleans()):
+        p = _corrupt(draw, p, BAD_PROBA + ([1e300] if fdtype == np.float64 else []))
+    w = None
+    if weighted and draw(st.booleans()):
+        w = np.array(draw(st.lists(st.floats(0, 4), min_size=n, max_size=n)))
+        if draw(st.booleans()):
+            w = _corrupt(draw, w, BAD_WEIGHTS)
+    return y, p, w
+
+
+def _same(got: InputValidationError | None, want: InputValidationError | None) -> None:
+    assert (got is None) == (want is None), (got, want)
+    if want is not None:
+        assert str(got) == str(want)
+        assert got.row == want.row
+
+
+@settings(max_examples=300, deadline=None)
+@given(batches(), st.booleans())
+def test_the_log_loss_familys_refusal_is_the_checks_error(batch, clicks):
+    """``totals_checked`` refuses what the full checks refuse, in their words and row;
+    what they take it takes, or leaves to them (weights to scale)."""
+    y, p, w = batch
+    params = _loss.LOG_LOSS.check_params()
+    prepared = _loss.LOG_LOSS.prepare(params, y, p, w)
+    want = _error(prepared.full)  # the Python checks alone
+    eps = 1e-7
+    answer = compiled().totals_checked(y, p, eps, True, clicks, w)
+    assert isinstance(answer, tuple) == (want is not None), (answer, want)
+    if want is not None:
+        columns = {"y_true": y, "y_pred": p, "sample_weight": w}
+        _same(v.refused("log_loss", answer, columns), want)
+    _same(_error(lambda: rv.metric("log_loss").update(y, p, sample_weight=w)), want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(batches(weighted=False))
+def test_log_loss_in_one_call_refuses_in_the_checks_words(batch):
+    """``log_loss_checked`` (the function's one call) refuses labels and probabilities
+    as the checks do."""
+    y, p, _ = batch
+    params = _loss.LOG_LOSS.check_params()
+    want = _error(_loss.LOG_LOSS.prepare(params, y, p, None).full)
+    answer = compiled().log_loss_checked(y, p, float(np.finfo(p.dtype).eps))
+    assert isinstance(answer, tuple) == (want is not None), (answer, want)
+    if want is not None:
+        _same(v.refused("log_loss", answer, {"y_true": y, "y_pred": p}), want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(batches(weighted=False), st.booleans())
+def test_gaucs_open_rows_refusal_is_the_checks_error(batch, wide):
+    """``gauc_rows_checked`` refuses labels and scores as the checks of the full path
+    (groups given as a list take it) do."""
+    y, s, _ = batch
+    g = np.arange(len(y)) // 3 * (1_000_003 if wide else 1)
+    func = _gauc_open._FUNC
+    full = _error(lambda: _gauc_open.checked_rows(y, s, g.tolist(), None, func, whole=False))
+    answer = compiled().gauc_rows_checked(y, s, g)
+    refused = answer is not None and isinstance(answer[0], str)
+    assert refused == (full is not None), (answer, full)
+    if full is not None:
+        _same(v.refused(func, answer, {"y_true": y, "y_score": s}), full)
+    _same(_error(lambda: rv.metric("gauc").update(y, s, groups=g)), full)
+
+
+# one batch per refusal kind (and the order of the checks): (y_true, y_prob, weights)
+CASES = {
+    "labels": ([0, 1, 2, 1, 9, 2], [0.5] * 6, None),
+    "labels, many": (list(range(-4, 12)), [0.5] * 16, None),
+    "labels, uint64": (np.array([0, 2**63 + 1, 1], dtype=np.uint64), [0.5] * 3, None),
+    "labels, float32": (np.array([0, 0.5, 1], dtype=np.float32), [0.5] * 3, None),
+    "labels, NaN": ([0.0, np.nan, 2.0, np.nan], [0.5] * 4, None),
+    "probabilities, NaN": ([0, 1, 1], [0.5, np.nan, 2.0], None),
+    "probabilities, infinity": ([0, 1, 1], np.array([0.5, 1, np.inf], np.float32), None),
+    "probabilities": ([0, 1, 1, 0], np.array([0.5, 1.1, -3, 1.1], np.float32), None),
+    "weights, negative": ([0, 1, 1], [0.5] * 3, [1.0, -2.0, -0.5]),
+    "weights, NaN": ([0, 1, 1], [0.5] * 3, [-1.0, np.nan, 1.0]),
+    "labels before weights": ([0, 3, 1], [0.5] * 3, [-1.0, 1.0, 1e300]),
+    "probabilities before weights": ([0, 1, 1], [0.5, 7.0, 1.0], [-1.0, 1.0, 1.0]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("name", ["log_loss", "normalized_entropy"])
+def test_every_refusal_reads_the_same_on_the_accumulator_and_the_function(name, case):
+    """The accumulator's update (one call of the core) and the function raise the same
+    error for every kind of refusal: the message the checks word, at the same row."""
+    y, p, w = (None if c is None else np.asarray(c) for c in CASES[case])
+    function = {"log_loss": rv.log_loss, "normalized_entropy": rv.normalized_entropy}[name]
+    prob = "y_pred" if name == "log_loss" else "y_prob"
+    answer = compiled().totals_checked(y, p, 1e-7, True, True, w)
+    assert isinstance(answer, tuple)
+    streamed = _error(lambda: rv.metric(name).update(y, p, sample_weight=w))
+    assert streamed is not None
+    _same(streamed, v.refused(name, answer, {"y_true": y, prob: p, "sample_weight": w}))
+    # the function checks the weights first, and log_loss reads integer labels other
+    # than 0/1 as scikit-learn's classes
+    if "before" not in case and not (name == "log_loss" and y.dtype.kind in "iu"):
+        _same(_error(lambda: function(y, p, sample_weight=w)), streamed)
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in sorted(CASES) if "weights" not in c and "probabilities" not in c]
+)
+def test_gauc_refusals_read_the_same_on_the_accumulator_and_the_function(case):
+    y, s, _ = (None if c is None else np.asarray(c) for c in CASES[case])
+    g = np.arange(len(y)) % 2
+    assert isinstance(compiled().gauc_rows_checked(y, s, g)[0], str)
+    streamed = _error(lambda: rv.metric("gauc").update(y, s, groups=g))
+    assert streamed is not None
+    _same(_error(lambda: rv.gauc_score(y, s, groups=g)), streamed)
+    s = np.array([0.5, np.inf, *[0.5] * (len(y) - 2)])  # scores: finite only
+    y = np.zeros(len(y), dtype=np.int8)
+    assert compiled().gauc_rows_checked(y, s, g)[:3] == ("finite", 1, 1)
+    _same(_error(lambda: rv.metric("gauc").update(y, s, groups=g)),
+          _error(lambda: rv.gauc_score(y, s, groups=g)))  # fmt: skip

@@ -428,6 +428,36 @@ def _group_strings(values: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | N
     return grouped, rows, ids
 
 
+def _group_dictionary(values: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`group_users` of an Arrow dictionary array (categoricals) without nulls,
+    by the runs of equal neighbours of its indices (integers, read as such): only
+    the index of each run is looked up in the dictionary, and a column grouped by
+    user needs no code per row; None for other columns (a null in a row, or a null
+    category some row holds, is counted row by row by :func:`factorize`)."""
+    import pyarrow as pa
+
+    from .._kernels import compiled
+
+    core = compiled()
+    if core is None or not isinstance(values, pa.DictionaryArray) or values.null_count:
+        return None
+    indices = np.ascontiguousarray(values.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    if len(indices) == 0:
+        return None
+    starts, heads = core.runs(indices)
+    dictionary = values.dictionary
+    if dictionary.null_count:
+        valid = dictionary.is_valid().to_numpy(zero_copy_only=False)
+        if not valid[heads].all():
+            return None
+    runs = pa.DictionaryArray.from_arrays(pa.array(heads), dictionary)
+    codes, ids = _factorize_dictionary(runs, "users", func, any_order=False)
+    if len(ids) == len(heads):  # every id in one run: the rows are grouped
+        return starts, np.empty(0, dtype=np.int64), ids
+    grouped, rows = group_rows(np.repeat(codes, np.diff(starts)), len(ids))
+    return grouped, rows, ids
+
+
 def _bytes(buffer: Any) -> np.ndarray:
     """An Arrow buffer as a NumPy view of its bytes (empty for no buffer)."""
     return np.empty(0, np.uint8) if buffer is None else np.frombuffer(buffer, np.uint8)
@@ -734,6 +764,8 @@ def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
         return offsets, np.empty(0, dtype=np.int64), ids
     users = _column(users)
     by_runs = _group_strings(users)
+    if by_runs is None:
+        by_runs = _group_dictionary(users, func)
     if by_runs is not None:
         return by_runs
     codes, ids = factorize(users, "users", func)

@@ -144,7 +144,14 @@ def test_every_id_kind_gives_the_report_of_int64_ids(kind: str) -> None:
     _same(receval.evaluate(qrels, run, METRICS), expected)
 
 
-@pytest.mark.parametrize("kind", ["pandas-str", "pandas-categorical", "polars-string"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "pandas-str", "pandas-categorical", "polars-string", "polars-categorical", "polars-enum",
+        "arrow-large-string", "arrow-string-view", "arrow-dictionary-repeated",
+        "arrow-string-view-chunked",
+    ],
+)  # fmt: skip
 def test_int_qrels_ids_match_the_same_ids_as_strings_in_the_run(kind: str) -> None:
     users, items, scores, judged = _ids(seed=1)
     grades = np.ones(int(judged.sum()), dtype=np.int64)

@@ -421,19 +421,13 @@ def _group_strings(values: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | N
     encode = core.factorize_view_runs if view else core.factorize_byte_runs
     starts, codes, offsets, data = encode(first_parts, second_parts, num_threads())
     ids = _values_to_numpy(_large_strings(offsets, data))
-    bounds = np.append(starts, len(values))
-    if len(ids) == len(starts):  # every id in one run: the rows are grouped
-        return bounds, np.empty(0, dtype=np.int64), ids
-    grouped, rows = group_rows(np.repeat(codes, np.diff(bounds)), len(ids))
-    return grouped, rows, ids
+    return _grouped_runs(np.append(starts, len(values)), codes, ids)
 
 
 def _group_dictionary(values: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """:func:`group_users` of an Arrow dictionary array (categoricals) without nulls,
-    by the runs of equal neighbours of its indices (integers, read as such): only
-    the index of each run is looked up in the dictionary, and a column grouped by
-    user needs no code per row; None for other columns (a null in a row, or a null
-    category some row holds, is counted row by row by :func:`factorize`)."""
+    """:func:`group_users` of an Arrow dictionary array (categoricals) by the runs of
+    its integer indices: one index a run looked up; None for other columns and for
+    nulls (:func:`factorize` counts them row by row)."""
     import pyarrow as pa
 
     from .._kernels import compiled
@@ -442,19 +436,19 @@ def _group_dictionary(values: Any, func: str) -> tuple[np.ndarray, np.ndarray, n
     if core is None or not isinstance(values, pa.DictionaryArray) or values.null_count:
         return None
     indices = np.ascontiguousarray(values.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-    if len(indices) == 0:
-        return None
     starts, heads = core.runs(indices)
-    dictionary = values.dictionary
-    if dictionary.null_count:
-        valid = dictionary.is_valid().to_numpy(zero_copy_only=False)
-        if not valid[heads].all():
-            return None
-    runs = pa.DictionaryArray.from_arrays(pa.array(heads), dictionary)
+    runs = pa.DictionaryArray.from_arrays(pa.array(heads), values.dictionary)
+    if runs.dictionary.take(runs.indices).null_count:  # a null category some row holds
+        return None
     codes, ids = _factorize_dictionary(runs, "users", func, any_order=False)
-    if len(ids) == len(heads):  # every id in one run: the rows are grouped
-        return starts, np.empty(0, dtype=np.int64), ids
-    grouped, rows = group_rows(np.repeat(codes, np.diff(starts)), len(ids))
+    return _grouped_runs(starts, codes, ids)
+
+
+def _grouped_runs(bounds: Any, codes: Any, ids: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`group_users` of runs of rows (``bounds``, then the row count) of ``codes``."""
+    if len(ids) == len(codes):  # every id in one run: the rows are grouped
+        return bounds, np.empty(0, dtype=np.int64), ids
+    grouped, rows = group_rows(np.repeat(codes, np.diff(bounds)), len(ids))
     return grouped, rows, ids
 
 

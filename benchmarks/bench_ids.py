@@ -5,7 +5,7 @@
 
 The data of bench_ranking.py (100 recommended items per user, 5-15 relevant):
 the same ids as int64, as pandas ``str`` (Arrow-backed), ``Categorical`` and
-object strings, as polars ``String`` and ``Categorical`` frames and as Arrow tables
+object strings, as polars ``String``, ``Categorical`` and ``Enum`` frames and as Arrow tables
 (``string``, ``large_string``, dictionary), and from Parquet,
 CSV and TREC files. String ids are not numbers (``u-17``, ``doc-4711``), as most
 real ids. Each call builds receval's containers and evaluates, so the encoding of
@@ -73,6 +73,12 @@ def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
     def recast(frame: Any, how: Callable[[Any], Any]) -> Any:
         return frame.assign(user=how(frame["user"]), item=how(frame["item"]))
 
+    def enum(frame: Any, name: str) -> Any:
+        """A polars Enum column of the ids of ``name``, its categories every id of
+        the qrels and the run (in order of first appearance)."""
+        ids = dict.fromkeys([*q[name].tolist(), *r[name].tolist()])
+        return pl.col(name).cast(pl.Enum(list(ids)))
+
     views = (
         {"Arrow table (string_view)": (arrow(q, pa.string_view()), arrow(r, pa.string_view()))}
         if hasattr(pa, "string_view")  # pyarrow 16 and later
@@ -93,6 +99,10 @@ def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
         "polars Categorical": (
             pl.from_pandas(q).with_columns(pl.col("user", "item").cast(pl.Categorical)),
             pl.from_pandas(r).with_columns(pl.col("user", "item").cast(pl.Categorical)),
+        ),
+        "polars Enum": (
+            pl.from_pandas(q).with_columns(enum(q, "user"), enum(q, "item")),
+            pl.from_pandas(r).with_columns(enum(r, "user"), enum(r, "item")),
         ),
         "Arrow table (string)": (arrow(q, pa.string()), arrow(r, pa.string())),
         "Arrow table (large_string)": (arrow(q, pa.large_string()), arrow(r, pa.large_string())),

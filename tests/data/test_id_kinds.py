@@ -144,7 +144,14 @@ def test_every_id_kind_gives_the_report_of_int64_ids(kind: str) -> None:
     _same(receval.evaluate(qrels, run, METRICS), expected)
 
 
-@pytest.mark.parametrize("kind", ["pandas-str", "pandas-categorical", "polars-string"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "pandas-str", "pandas-categorical", "polars-string", "polars-categorical", "polars-enum",
+        "arrow-large-string", "arrow-string-view", "arrow-dictionary-repeated",
+        "arrow-string-view-chunked",
+    ],
+)  # fmt: skip
 def test_int_qrels_ids_match_the_same_ids_as_strings_in_the_run(kind: str) -> None:
     users, items, scores, judged = _ids(seed=1)
     grades = np.ones(int(judged.sum()), dtype=np.int64)
@@ -433,7 +440,9 @@ def _naive_groups(strings: list[str]) -> tuple[list[int], list[int], list[str]]:
 @given(
     pool=st.lists(ID_TEXT, min_size=1, max_size=8),
     picks=st.lists(st.tuples(st.integers(0, 7), st.integers(1, 4)), min_size=1, max_size=60),
-    kind=st.sampled_from(["string", "large_string", "sliced", "chunked", *VIEWS]),
+    kind=st.sampled_from(
+        ["string", "large_string", "sliced", "chunked", *VIEWS, "dictionary", "dictionary-repeated"]
+    ),
 )
 def test_string_users_are_grouped_by_their_runs_as_by_their_codes(
     pool: list[str], picks: list[tuple[int, int]], kind: str
@@ -449,6 +458,10 @@ def test_string_users_are_grouped_by_their_runs_as_by_their_codes(
         cut = len(strings) // 2
         halves = [strings[:cut], strings[cut:]]
         column = pa.chunked_array([pa.array(h, pa.string()) for h in halves], pa.string())
+    elif kind == "dictionary":
+        column = pa.array(strings).dictionary_encode()
+    elif kind == "dictionary-repeated":  # each id under two indices, used in turn
+        column = _repeated_dictionary(np.array(strings, dtype=object))
     else:
         column = pa.array(strings, getattr(pa, kind)())
     offsets, rows, ids = group_users(column, "test")
@@ -479,3 +492,40 @@ def test_users_grouped_in_runs_hash_one_row_a_run(kind: str, monkeypatch: Any) -
     starts, codes, _, _ = getattr(compiled(), encode)(buffers[1], buffers[2], 2)
     assert starts.tolist() == list(range(0, 15_000, 50))
     assert codes.tolist() == list(range(300))
+
+
+@pytest.mark.parametrize(
+    "kind", ["pandas-categorical", "polars-categorical", "polars-enum", "arrow-dictionary"]
+)
+def test_categorical_users_grouped_in_runs_read_one_index_a_run(
+    kind: str, monkeypatch: Any
+) -> None:
+    # the indices' runs of equal neighbours are found as integer ids' are: only the
+    # index of each run is looked up in the categories, and no row is grouped
+    from receval.data import _encode
+
+    users = np.repeat(np.arange(300) * 7 % 307, 50)
+    column = _encode._column(KINDS[kind](users))
+    looked_up: list[int] = []
+    dictionary_codes = _encode._factorize_dictionary
+
+    def counted(arr: Any, *args: Any, **kwargs: Any) -> Any:
+        looked_up.append(len(arr))
+        return dictionary_codes(arr, *args, **kwargs)
+
+    monkeypatch.setattr(_encode, "_factorize_dictionary", counted)
+    monkeypatch.setattr(_encode, "group_rows", None)
+    offsets, rows, ids = _encode.group_users(column, "test")
+    assert offsets.tolist() == list(range(0, 15_001, 50))
+    assert len(rows) == 0
+    assert ids.tolist() == [str(u) for u in dict.fromkeys(users.tolist())]
+    assert looked_up == [300]
+
+
+def test_categorical_users_with_a_null_category_count_its_rows() -> None:
+    # a null category held by runs of rows: every row counted, as without runs
+    column = pa.DictionaryArray.from_arrays(
+        pa.array(np.repeat([0, 1, 2], [3, 4, 5]).astype(np.int32)), pa.array(["a", None, "c"])
+    )
+    with pytest.raises(InputValidationError, match=r"users contains 4 missing values"):
+        receval.Run(column, np.arange(12), np.ones(12))

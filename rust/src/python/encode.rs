@@ -77,6 +77,39 @@ fn same_count(offsets: usize, data: usize) -> PyResult<()> {
     ))
 }
 
+/// Work on the chunks of an Arrow string column, whatever the width of its offsets.
+trait OnOffsetRows {
+    type Out;
+    fn run<O: encode::Offset>(self, chunks: &[encode::OffsetRows<'_, O>]) -> Self::Out;
+}
+
+/// `work` on the chunks of an Arrow string column (each chunk's `offsets`, int32 in
+/// every chunk or int64 in every chunk, checked, and its `data`).
+fn on_offset_rows<'py, W: OnOffsetRows>(
+    offsets: &Bound<'py, PyAny>,
+    data: &[PyReadonlyArray1<'py, u8>],
+    work: W,
+) -> PyResult<W::Out> {
+    if let Ok(o) = offsets.extract::<Vec<PyReadonlyArray1<'py, i32>>>() {
+        same_count(o.len(), data.len())?;
+        return Ok(work.run(&chunks_of(&o, data)?));
+    }
+    let o = offsets.extract::<Vec<PyReadonlyArray1<'py, i64>>>()?;
+    same_count(o.len(), data.len())?;
+    Ok(work.run(&chunks_of(&o, data)?))
+}
+
+/// [`encode::factorize_bytes`] of the chunks, the GIL released.
+struct Codes<'py>(Python<'py>, usize);
+
+impl OnOffsetRows for Codes<'_> {
+    type Out = (Vec<i32>, Vec<i64>);
+    fn run<O: encode::Offset>(self, chunks: &[encode::OffsetRows<'_, O>]) -> Self::Out {
+        let Codes(py, n_chunks) = self;
+        py.detach(|| encode::factorize_bytes(chunks, n_chunks))
+    }
+}
+
 /// Codes in order of first appearance of the strings of an Arrow string column in
 /// chunks (each chunk's `offsets`, int32 or int64 in every chunk, from the chunk's
 /// first row, and its `data`), and the first row of each code; the chunks, and long
@@ -88,16 +121,7 @@ fn factorize_bytes<'py>(
     data: Vec<PyReadonlyArray1<'py, u8>>,
     n_chunks: usize,
 ) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
-    let (codes, first) = if let Ok(o) = offsets.extract::<Vec<PyReadonlyArray1<'py, i32>>>() {
-        same_count(o.len(), data.len())?;
-        let chunks = chunks_of(&o, &data)?;
-        py.detach(|| encode::factorize_bytes(&chunks, n_chunks))
-    } else {
-        let o = offsets.extract::<Vec<PyReadonlyArray1<'py, i64>>>()?;
-        same_count(o.len(), data.len())?;
-        let chunks = chunks_of(&o, &data)?;
-        py.detach(|| encode::factorize_bytes(&chunks, n_chunks))
-    };
+    let (codes, first) = on_offset_rows(offsets, &data, Codes(py, n_chunks))?;
     Ok((codes.into_pyarray(py), first.into_pyarray(py)))
 }
 
@@ -223,6 +247,16 @@ fn runs_of<'py, R: Rows>(py: Python<'py>, chunks: &[R], n_chunks: usize) -> Runs
     )
 }
 
+/// [`runs_of`] of the chunks.
+struct RunsOf<'py>(Python<'py>, usize);
+
+impl<'py> OnOffsetRows for RunsOf<'py> {
+    type Out = Runs<'py>;
+    fn run<O: encode::Offset>(self, chunks: &[encode::OffsetRows<'_, O>]) -> Self::Out {
+        runs_of(self.0, chunks, self.1)
+    }
+}
+
 /// The runs of equal neighbours of an Arrow string column in chunks (as
 /// [`factorize_bytes`] takes it), encoded: the first row of each run (counted across
 /// the chunks), the code of each run in order of first appearance (only the first
@@ -235,13 +269,7 @@ fn factorize_byte_runs<'py>(
     data: Vec<PyReadonlyArray1<'py, u8>>,
     n_chunks: usize,
 ) -> PyResult<Runs<'py>> {
-    if let Ok(o) = offsets.extract::<Vec<PyReadonlyArray1<'py, i32>>>() {
-        same_count(o.len(), data.len())?;
-        return Ok(runs_of(py, &chunks_of(&o, &data)?, n_chunks));
-    }
-    let o = offsets.extract::<Vec<PyReadonlyArray1<'py, i64>>>()?;
-    same_count(o.len(), data.len())?;
-    Ok(runs_of(py, &chunks_of(&o, &data)?, n_chunks))
+    on_offset_rows(offsets, &data, RunsOf(py, n_chunks))
 }
 
 /// [`factorize_byte_runs`] of an Arrow `string_view` column in chunks (as

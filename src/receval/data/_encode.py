@@ -421,8 +421,32 @@ def _group_strings(values: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | N
     encode = core.factorize_view_runs if view else core.factorize_byte_runs
     starts, codes, offsets, data = encode(first_parts, second_parts, num_threads())
     ids = _values_to_numpy(_large_strings(offsets, data))
-    bounds = np.append(starts, len(values))
-    if len(ids) == len(starts):  # every id in one run: the rows are grouped
+    return _grouped_runs(np.append(starts, len(values)), codes, ids)
+
+
+def _group_dictionary(values: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`group_users` of an Arrow dictionary array (categoricals) by the runs of
+    its integer indices: one index a run looked up; None for other columns and for
+    nulls (:func:`factorize` counts them row by row)."""
+    import pyarrow as pa
+
+    from .._kernels import compiled
+
+    core = compiled()
+    if core is None or not isinstance(values, pa.DictionaryArray) or values.null_count:
+        return None
+    indices = np.ascontiguousarray(values.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    starts, heads = core.runs(indices)
+    runs = pa.DictionaryArray.from_arrays(pa.array(heads), values.dictionary)
+    if runs.dictionary.take(runs.indices).null_count:  # a null category some row holds
+        return None
+    codes, ids = _factorize_dictionary(runs, "users", func, any_order=False)
+    return _grouped_runs(starts, codes, ids)
+
+
+def _grouped_runs(bounds: Any, codes: Any, ids: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`group_users` of runs of rows (``bounds``, then the row count) of ``codes``."""
+    if len(ids) == len(codes):  # every id in one run: the rows are grouped
         return bounds, np.empty(0, dtype=np.int64), ids
     grouped, rows = group_rows(np.repeat(codes, np.diff(bounds)), len(ids))
     return grouped, rows, ids
@@ -734,6 +758,8 @@ def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
         return offsets, np.empty(0, dtype=np.int64), ids
     users = _column(users)
     by_runs = _group_strings(users)
+    if by_runs is None:
+        by_runs = _group_dictionary(users, func)
     if by_runs is not None:
         return by_runs
     codes, ids = factorize(users, "users", func)

@@ -4,12 +4,10 @@
 //! ranking kernel ([`crate::ranking`]) for every query of the qrels, in byte order
 //! of the query ids, and each query's `relstring`.
 //!
-//! A measure is named as trec_eval names it (`P`, `ndcg_cut`, `iprec_at_recall`)
-//! with its parameter already read (`-m P.5` is `P` with k = 5): [`trec_spec`]
-//! gives the kernel's spec under trec_eval's conventions (relevance from `-l` on,
-//! `-M`, `-J`, gains from grade 1 on, a query absent from the run evaluated as
-//! `-c` evaluates it). The caller prints the values (means over the queries,
-//! absent queries without `-c`).
+//! The measures come as the kernel's specs, built by the caller from its table of
+//! trec_eval's measures (`receval.registry.trec_eval`) under trec_eval's options:
+//! nothing here names a measure. The caller prints the values (means over the
+//! queries, absent queries without `-c`).
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
@@ -17,33 +15,21 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::ranking::{
     evaluate_users_columns_into, trec_order_into, Inputs, Judged, Ranked, PARALLEL_ROWS,
 };
-use crate::spec::*;
+use crate::spec::{Spec, Ties};
 use crate::trec::{Ids, Parsed, Users};
 
-/// trec_eval's options that change the values.
+/// The relstrings asked: their length, whether `-m relstring` came without one
+/// (`bare`), and trec_eval's options that cut the ranked list first.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Options {
-    /// `-l`: a grade at least this is relevant
-    pub level: f64,
+pub struct Relstring {
+    /// documents shown
+    pub length: usize,
+    /// `-m relstring` without a length
+    pub bare: bool,
     /// `-M`: only the first this many documents count (0: all)
     pub depth: i64,
     /// `-J`: documents absent from the qrels or with a negative grade are removed first
     pub judged_only: bool,
-    /// `-N`: documents in the collection (utility's last coefficient)
-    pub num_docs: i64,
-}
-
-/// One printed value: a trec_eval measure, its cut-off (0: none) and its numbers
-/// (a level, the reals of `utility` or `11pt_avg`, a persistence, or the
-/// (grade, gain) pairs of a gain table one after another).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Request {
-    /// trec_eval's name of the measure
-    pub name: String,
-    /// cut-off (0: none)
-    pub k: i64,
-    /// the parameter's numbers
-    pub args: Vec<f64>,
 }
 
 /// The file that cannot be evaluated as it is (a repeated (query, document) pair, no
@@ -57,16 +43,16 @@ pub enum Refused {
 }
 
 /// What the files give: every query of the qrels in byte order of its id, whether the
-/// run ranks documents for it, the value of each request for it (a column per
-/// request), its relstring (when asked), the run's first tag and the qrels' grades
-/// above 0 (trec_eval's `num_rel` with `-c`).
+/// run ranks documents for it, the value of each spec for it (a column per spec), its
+/// relstring (when asked), the run's first tag and the qrels' grades above 0
+/// (trec_eval's `num_rel` with `-c`).
 #[derive(Debug, Default)]
 pub struct Table {
     /// query ids, in byte order
     pub queries: Vec<Vec<u8>>,
     /// whether the run holds the query
     pub in_run: Vec<bool>,
-    /// per request, the value of each query
+    /// per spec, the value of each query
     pub columns: Vec<Vec<f64>>,
     /// per query, its relstring (empty when not asked)
     pub relstrings: Vec<String>,
@@ -84,112 +70,6 @@ pub struct Table {
 
 /// Ids shown in a message about ids that do not match.
 const EXAMPLES: usize = 6;
-
-/// The 11 recall levels of trec_eval's `11pt_avg`.
-const ELEVEN_LEVELS: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
-
-/// The kernel's spec of a trec_eval measure under trec_eval's conventions, or None
-/// for a name that is not one of the measures computed here (`runid`, `relstring`
-/// and the judgment-group and preference measures are not).
-pub fn trec_spec(request: &Request, o: &Options) -> Option<Spec> {
-    let (name, args) = (request.name.as_str(), &request.args[..]);
-    let first = args.first().copied().unwrap_or(0.0);
-    let mut params: Vec<f64> = Vec::new();
-    let mut gain = Gain::Linear;
-    let kind = match name {
-        "num_q" => NUM_Q,
-        "num_ret" => NUM_RET,
-        "num_rel" => NUM_REL,
-        "num_rel_ret" => NUM_REL_RET,
-        "num_nonrel_judged_ret" => NUM_NONREL_JUDGED_RET,
-        "map" | "gm_map" | "map_cut" => AP,
-        "Rprec" => R_PRECISION,
-        "bpref" | "gm_bpref" => BPREF,
-        "recip_rank" => RR,
-        "P" => PRECISION,
-        "recall" => RECALL,
-        "infAP" => INFAP,
-        "binG" => BIN_G,
-        "relative_P" => RELATIVE_PRECISION,
-        "success" => SUCCESS,
-        "set_P" => SET_PRECISION,
-        "set_relative_P" => SET_RELATIVE_PRECISION,
-        "set_recall" => SET_RECALL,
-        "set_map" => SET_AP,
-        "unj" => UNJUDGED,
-        "ndcg_cut" => {
-            params.push(0.0);
-            NDCG
-        }
-        "iprec_at_recall" | "Rprec_mult" | "set_F" | "rbp" | "rbp_resid" => {
-            params.push(first);
-            match name {
-                "iprec_at_recall" => IPREC_AT_RECALL,
-                "Rprec_mult" => RPREC_MULT,
-                "set_F" => SET_F,
-                "rbp" => RBP,
-                _ => RBP_RESID,
-            }
-        }
-        "utility" => {
-            params.extend(args.iter().take(4));
-            params.push(o.num_docs as f64);
-            UTILITY
-        }
-        "11pt_avg" => {
-            if args == ELEVEN_LEVELS {
-                params.push(0.0); // the default levels
-            } else {
-                let mut levels = args.to_vec();
-                levels.sort_by(f64::total_cmp);
-                params.push(levels.len() as f64);
-                params.extend(levels);
-            }
-            IPREC_AVG
-        }
-        "G" | "dcg" | "ideal_dcg" | "ndcg" | "ndcg_rel" | "Rndcg" => {
-            // a table of (grade, gain) pairs, by grade; none: the grades themselves
-            let mut pairs: Vec<(f64, f64)> = args.chunks_exact(2).map(|p| (p[0], p[1])).collect();
-            pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
-            params.push(pairs.len() as f64);
-            for (grade, value) in pairs {
-                params.extend([grade, value]);
-            }
-            if params[0] > 0.0 {
-                gain = Gain::Custom;
-            }
-            match name {
-                "G" => G,
-                "dcg" => DCG,
-                "ideal_dcg" => IDCG,
-                "ndcg" => NDCG,
-                "ndcg_rel" => NDCG_REL,
-                _ => R_NDCG,
-            }
-        }
-        _ => return None,
-    };
-    if params.len() > N_PARAMS {
-        return None;
-    }
-    // the conventions each measure reads (the others keep their defaults)
-    let ranked = !matches!(name, "num_q" | "num_rel");
-    let mut spec = Spec {
-        kind,
-        k: request.k,
-        threshold: o.level,
-        gain_threshold: 1.0, // trec_eval's gains: every grade from 1 on
-        gain,
-        ties: Ties::IdDescending,
-        missing: Missing::Complete,
-        empty: Empty::Zero,
-        depth: if ranked { o.depth } else { 0 },
-        judged_only: ranked && name != "num_nonrel_judged_ret" && o.judged_only,
-        ..Spec::default()
-    };
-    spec.params[..params.len()].copy_from_slice(&params);
-    Some(spec)
-}
 
 /// The qrels as the kernel reads them: each query's judged documents by code, their
 /// grades, and the grades descending; None when a query judges a document twice.
@@ -363,16 +243,13 @@ fn relchar(grade: Option<f64>) -> char {
     }
 }
 
-/// Every request for every query of the qrels `q` against the run `r`, with each
-/// query's relstring of `relstring = Some((length, bare))` (bare: `-m relstring`
-/// without a length). Requests that are not measures computed here (see
-/// [`trec_spec`]) give columns of nan.
+/// Every spec for every query of the qrels `q` against the run `r`, with each query's
+/// relstring when `relstring` asks for them.
 pub fn evaluate(
     q: &Parsed,
     r: &Parsed,
-    requests: &[Request],
-    o: &Options,
-    relstring: Option<(usize, bool)>,
+    specs: &[Spec],
+    relstring: Option<Relstring>,
 ) -> Result<Table, Refused> {
     if q.items.is_empty() || !utf8(&q.user_ids) || !utf8(&q.item_ids) {
         return Err(Refused::Qrels);
@@ -418,38 +295,30 @@ pub fn evaluate(
         max_len,
         disc: &disc,
     };
-    let specs: Vec<Option<Spec>> = requests.iter().map(|x| trec_spec(x, o)).collect();
-    let computed: Vec<Spec> = specs.iter().flatten().copied().collect();
     let n_chunks = 4 * crate::threads::num_threads();
     let n_users = q.user_ids.len();
     // a column per measure, users in the qrels' order
-    let mut values = vec![0.0; n_users * computed.len()];
-    let mut aux = vec![0.0; n_users * computed.len()];
-    evaluate_users_columns_into(&inputs, &computed, n_chunks, &mut values, &mut aux);
+    let mut values = vec![0.0; n_users * specs.len()];
+    let mut aux = vec![0.0; n_users * specs.len()];
+    evaluate_users_columns_into(&inputs, specs, n_chunks, &mut values, &mut aux);
     drop(aux);
     let mut order: Vec<usize> = (0..n_users).collect();
     order.sort_by(|&a, &b| q.user_ids.get(a).cmp(q.user_ids.get(b)));
-    let mut by_measure = values.chunks(n_users.max(1));
-    let columns = specs
-        .iter()
-        .map(|spec| match spec {
-            Some(_) => {
-                let col = by_measure.next().unwrap_or(&[]);
-                order.iter().map(|&u| col[u]).collect()
-            }
-            None => vec![f64::NAN; n_users],
-        })
-        .collect();
+    let columns = match n_users {
+        0 => vec![Vec::new(); specs.len()],
+        n => values
+            .chunks(n)
+            .map(|col| order.iter().map(|&u| col[u]).collect())
+            .collect(),
+    };
     let relstrings = match relstring {
         None => Vec::new(),
-        Some((length, bare)) => {
+        Some(asked) => {
             let lists = Relstrings {
                 q: &judged,
                 item_map: &item_map,
                 r: inputs.ranked,
-                length,
-                bare,
-                o,
+                asked,
             };
             order.iter().map(|&u| lists.of(u, user_map[u])).collect()
         }
@@ -474,26 +343,23 @@ pub fn evaluate(
 }
 
 /// What the relstrings are made of: the qrels, the run ranked by score with the
-/// tie-break keys of its documents, and the length asked (`bare`: `-m relstring`
-/// without one).
+/// tie-break keys of its documents, and what is asked.
 struct Relstrings<'a> {
     q: &'a QrelsCsr,
     item_map: &'a [i32],
     r: Ranked<'a>,
-    length: usize,
-    bare: bool,
-    o: &'a Options,
+    asked: Relstring,
 }
 
 impl Relstrings<'_> {
     /// The relstring of qrels query `u` (run query `ru`, -1 when absent): the first
     /// `length` documents in trec_eval's order after `-M` and `-J`.
     fn of(&self, u: usize, ru: i32) -> String {
-        let (q, r, o) = (self.q, &self.r, self.o);
+        let (q, r, o) = (self.q, &self.r, &self.asked);
         if ru < 0 {
             // -c: trec_eval ranks one document absent from the qrels for the query,
             // and clears the string only under the bare name relstring
-            return if self.bare || o.judged_only || self.length == 0 {
+            return if o.bare || o.judged_only || o.length == 0 {
                 String::new()
             } else {
                 "-".to_string()
@@ -519,7 +385,7 @@ impl Relstrings<'_> {
             .iter()
             .map(|item| grades.get(item).copied())
             .filter(|g| !o.judged_only || g.is_some_and(|g| g >= 0.0))
-            .take(self.length)
+            .take(o.length)
             .map(relchar)
             .collect()
     }
@@ -528,31 +394,38 @@ impl Relstrings<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::{Missing, NUM_RET, PRECISION};
     use crate::trec::{parse, Kind};
 
-    fn table(qrels: &str, run: &str, names: &[(&str, i64)], o: Options) -> Table {
+    /// A measure as trec_eval's command asks the kernel for it (relevance from grade 1).
+    fn spec(kind: i64, k: i64) -> Spec {
+        Spec {
+            kind,
+            k,
+            threshold: 1.0,
+            gain_threshold: 1.0,
+            ties: Ties::IdDescending,
+            missing: Missing::Complete,
+            ..Spec::default()
+        }
+    }
+
+    fn table(qrels: &str, run: &str, specs: &[Spec]) -> Table {
         let q = parse(qrels.as_bytes(), Kind::Qrels).unwrap();
         let r = parse(run.as_bytes(), Kind::Run).unwrap();
-        let requests: Vec<Request> = names
-            .iter()
-            .map(|&(name, k)| Request {
-                name: name.to_string(),
-                k,
-                args: Vec::new(),
-            })
-            .collect();
-        evaluate(&q, &r, &requests, &o, Some((10, true))).unwrap()
+        let asked = Relstring {
+            length: 10,
+            bare: true,
+            ..Relstring::default()
+        };
+        evaluate(&q, &r, specs, Some(asked)).unwrap()
     }
 
     #[test]
     fn queries_in_byte_order_ties_by_id_descending() {
         let qrels = "q2 0 a 1\nq10 0 b 1\nq10 0 c 0\n";
         let run = "q10 Q0 b 1 1.0 sys\nq10 Q0 c 2 1.0 sys\nq2 Q0 a 1 0.5 sys\n";
-        let o = Options {
-            level: 1.0,
-            ..Options::default()
-        };
-        let t = table(qrels, run, &[("P", 1), ("num_ret", 0)], o);
+        let t = table(qrels, run, &[spec(PRECISION, 1), spec(NUM_RET, 0)]);
         assert_eq!(t.queries, vec![b"q10".to_vec(), b"q2".to_vec()]);
         // q10: c (grade 0) before b (grade 1), ids descending within the tie
         assert_eq!(t.columns[0], vec![0.0, 1.0]);
@@ -566,19 +439,35 @@ mod tests {
 
     #[test]
     fn absent_queries_and_repeated_pairs() {
-        let o = Options {
-            level: 1.0,
-            ..Options::default()
-        };
-        let t = table("q1 0 a 1\nq2 0 a 1\n", "q1 Q0 a 1 1 s\n", &[("map", 0)], o);
+        let ap = spec(crate::spec::AP, 0);
+        let t = table("q1 0 a 1\nq2 0 a 1\n", "q1 Q0 a 1 1 s\n", &[ap]);
         assert_eq!(t.in_run, vec![true, false]);
         assert_eq!(t.columns[0], vec![1.0, 0.0]);
         let q = parse(b"q1 0 a 1\nq1 0 a 2\n", Kind::Qrels).unwrap();
         let r = parse(b"q1 Q0 a 1 1 s\n", Kind::Run).unwrap();
-        assert_eq!(evaluate(&q, &r, &[], &o, None).err(), Some(Refused::Qrels));
+        assert_eq!(evaluate(&q, &r, &[], None).err(), Some(Refused::Qrels));
         let q = parse(b"q1 0 a 1\n", Kind::Qrels).unwrap();
         let r = parse(b"q1 Q0 a 1 1 s\nq1 Q0 a 2 0 s\n", Kind::Run).unwrap();
-        assert_eq!(evaluate(&q, &r, &[], &o, None).err(), Some(Refused::Run));
+        assert_eq!(evaluate(&q, &r, &[], None).err(), Some(Refused::Run));
+    }
+
+    #[test]
+    fn relstrings_cut_the_list_first() {
+        let q = parse(b"q1 0 a 1\nq1 0 c 0\n", Kind::Qrels).unwrap();
+        let r = parse(b"q1 Q0 a 1 3 s\nq1 Q0 b 2 2 s\nq1 Q0 c 3 1 s\n", Kind::Run).unwrap();
+        let strings = |depth, judged_only| {
+            let asked = Relstring {
+                length: 10,
+                bare: false,
+                depth,
+                judged_only,
+            };
+            evaluate(&q, &r, &[], Some(asked)).unwrap().relstrings
+        };
+        assert_eq!(strings(0, false), vec!["1-0".to_string()]);
+        assert_eq!(strings(2, false), vec!["1-".to_string()]);
+        assert_eq!(strings(0, true), vec!["10".to_string()]);
+        assert_eq!(strings(2, true), vec!["1".to_string()]);
     }
 
     #[test]
@@ -598,39 +487,5 @@ mod tests {
             .map(|w| sorted.iter().position(|s| s == w).unwrap() as f64)
             .collect();
         assert_eq!(byte_ranks(&r.item_ids), expected);
-    }
-
-    #[test]
-    fn specs_read_their_parameters() {
-        let o = Options {
-            level: 2.0,
-            depth: 5,
-            judged_only: true,
-            num_docs: 100,
-        };
-        let spec = |name: &str, args: &[f64]| {
-            let request = Request {
-                name: name.to_string(),
-                k: 0,
-                args: args.to_vec(),
-            };
-            trec_spec(&request, &o).unwrap()
-        };
-        assert_eq!(spec("utility", &[1.0, -1.0, 0.0, 0.0]).params[4], 100.0);
-        assert_eq!(spec("11pt_avg", &ELEVEN_LEVELS).params[0], 0.0);
-        assert_eq!(&spec("11pt_avg", &[0.5, 0.2]).params[..3], &[2.0, 0.2, 0.5]);
-        let ndcg = spec("ndcg", &[2.0, 9.0, 1.0, 3.0]);
-        assert_eq!(ndcg.gain, Gain::Custom);
-        assert_eq!(&ndcg.params[..5], &[2.0, 1.0, 3.0, 2.0, 9.0]);
-        assert_eq!(spec("ndcg", &[]).gain, Gain::Linear);
-        assert_eq!(spec("num_rel", &[]).depth, 0);
-        assert!(!spec("num_nonrel_judged_ret", &[]).judged_only);
-        assert!(spec("P", &[]).judged_only);
-        let runid = Request {
-            name: "runid".to_string(),
-            k: 0,
-            args: Vec::new(),
-        };
-        assert!(trec_spec(&runid, &o).is_none());
     }
 }

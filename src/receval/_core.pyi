@@ -544,9 +544,8 @@ def read_trec(path: str | os.PathLike[str], kind: str) -> Any: ...
 def trec_eval_table(
     qrels: str,
     run: str,
-    requests: list[tuple[str, int, list[float]]],
-    options: tuple[float, int, bool, int],
-    relstring: tuple[int, bool] | None,
+    specs: Sequence[RankingSpec],
+    relstring: tuple[int, bool, int, bool] | None,
 ) -> Any: ...
 def roc_auc_checked(y_true: Any, y_score: Any) -> float | None: ...
 def totals_checked(

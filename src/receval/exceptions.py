@@ -9,6 +9,7 @@ Python user would expect (``ValueError`` for bad data, ``ValueError`` and
 from __future__ import annotations
 
 __all__ = [
+    "DEFAULT_MIN_MATCH",
     "InputValidationError",
     "InvalidParameterError",
     "MissingDependencyError",
@@ -84,7 +85,8 @@ class TieOrderWarning(RecevalWarning):
 
 
 class UnmatchedIdsWarning(RecevalWarning):
-    """Few of the run's users or items match the qrels' (below ``min_match``).
+    """Few of the run's users or items match the qrels' (below ``min_match``, by default
+    :data:`DEFAULT_MIN_MATCH`).
 
     A prefix, a type or a column mix-up in the ids makes every metric 0 without
     anything being wrong with the model; :func:`receval.evaluate` refuses a run
@@ -103,3 +105,9 @@ class UnmatchedIdsWarning(RecevalWarning):
     >>> [w.category.__name__ for w in caught]
     ['UnmatchedIdsWarning']
     """
+
+
+#: The share of the qrels' users found in the run, and of the run's items judged in the
+#: qrels, below which :func:`receval.evaluate` (its ``min_match``) and ``receval
+#: trec-eval`` warn with :class:`UnmatchedIdsWarning`.
+DEFAULT_MIN_MATCH = 0.1

@@ -202,10 +202,7 @@ def test_every_request_is_drawn(request_) -> None:
 def test_the_warning_of_unmatched_ids_is_evaluates(tmp_path: Path) -> None:
     # the core counts the ids that match; evaluate's check words the warning
     from receval.exceptions import UnmatchedIdsWarning
-    from receval.ranking.checks import DEFAULT_MIN_MATCH
-    from receval.trec import trec_eval as module
 
-    assert module._MIN_MATCH == DEFAULT_MIN_MATCH
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text("q1 0 d1 1\nq2 0 d2 1\n")
     run.write_text("q1 Q0 x1 1 1.0 s\nq1 Q0 x2 2 0.5 s\n")
@@ -252,3 +249,51 @@ def test_a_run_compressed_otherwise_is_decompressed_for_the_core(tmp_path: Path)
     (tmp_path / "plain").write_bytes(text)
     expected = trec_eval(["-q", str(qrels), str(tmp_path / "plain")])
     assert trec_eval(["-q", str(qrels), str(run)]) == expected
+
+
+# ------------------------------------------------------------------ one table of measures
+def test_each_measure_s_kernel_code_is_its_metric_s() -> None:
+    # the core computes a measure by the code its registry row gives, the code of the
+    # metric evaluate computes for it: a row whose code and metric disagree fails here
+    from receval.registry import parse_metric
+    from receval.registry.trec_eval import GROUP_MEASURES, MEASURES, PREFS_MEASURES
+
+    variants = {"P": "1,7", "iprec_at_recall": "0.3", "utility": "2,-1,0,1", "11pt_avg": "0.5",
+                "set_F": "0.5", "ndcg": "1=3,2=9", "rbp": "p=0.5", "relstring": "3"}  # fmt: skip
+    for m in MEASURES:
+        for params in (None, variants.get(m.name)):
+            for v in measure_values(m, params):
+                if m.kind is None:
+                    # not a metric of the kernel: no text, or the judgment groups' (jg.py)
+                    assert m.name in ("runid", "relstring", *PREFS_MEASURES, *GROUP_MEASURES)
+                    continue
+                assert parse_metric(v.metric).info.kind == m.kind, v.name
+
+
+_QRELS = """q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\nq1 0 d4 -1\nq1 0 d5 3\nq1 0 d9 1
+q2 0 d1 1\nq2 0 d6 0\nq2 0 d7 2\nq3 0 d8 1\nq4 0 d2 0
+"""
+_RUN = """q1 Q0 d3 1 0.5 t\nq1 Q0 d1 2 0.5 t\nq1 Q0 d6 3 0.5 t\nq1 Q0 d2 4 0.4 t
+q1 Q0 d5 5 0.3 t\nq1 Q0 d4 6 0.2 t\nq1 Q0 d0 7 0.1 t\nq2 Q0 d7 1 2.0 t\nq2 Q0 d9 2 1.0 t
+q2 Q0 d6 3 1.0 t\nq2 Q0 d1 4 0.0 t\nq4 Q0 d2 1 1.0 t\nq4 Q0 d3 2 0.5 t
+"""
+
+
+@pytest.mark.parametrize(
+    "options",
+    [[], ["-J"], ["-M", "3"], ["-J", "-M", "3", "-l", "2", "-N", "40"], ["-M", "1", "-l", "0"]],
+)
+def test_every_measure_of_the_core_is_evaluates(options, tmp_path: Path) -> None:
+    # every measure the core computes, alone (where no other one reads -J or -M) and
+    # with the others, under each option that changes values: the core's spec of it
+    # is the one evaluate computes from the registry's metric
+    from receval.registry.trec_eval import MEASURES
+
+    paths = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    Path(paths[0]).write_text(_QRELS)
+    Path(paths[1]).write_text(_RUN)
+    qrels, run = _QRELS.splitlines(), _RUN.splitlines()
+    names = [m.name for m in MEASURES if m.kind is not None]
+    for requests in [[n] for n in names] + [names]:
+        args = ["-q", "-c", *options, *(x for n in requests for x in ("-m", n))]
+        assert trec_eval([*args, *paths]) == _expected(qrels, run, args, paths), requests

@@ -95,7 +95,7 @@ fn longest(offsets: &[i64]) -> usize {
 /// for a gain table in `params`, `judged_only=True`, `depth=10`, ...); the others
 /// at their first value. Checked once, when built.
 #[pyclass(name = "RankingSpec", module = "receval._core", frozen)]
-pub(crate) struct RankingSpec(Spec);
+pub(crate) struct RankingSpec(pub(crate) Spec);
 
 /// Names as Python writes a list of them: `['a', 'b']`.
 fn python_list(names: &[&str]) -> String {

@@ -5,7 +5,9 @@ use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use super::ranking::RankingSpec;
 use super::text;
+use crate::spec::Spec;
 use crate::trec::{self, Ids, Kind, TrecError, Users};
 
 /// Read a TREC qrels (`kind="qrels"`) or run (`kind="run"`) file, gzip or not.
@@ -206,43 +208,37 @@ fn lookup_str<'py>(
     Ok(Some(out.into_pyarray(py)))
 }
 
-/// One printed value of `trec_eval_table`: (trec_eval's measure name, cut-off, numbers).
-type TrecRequest = (String, i64, Vec<f64>);
-
 /// trec_eval's values of every query of the qrels file against the run file (see
-/// `crate::trec_eval`): `requests` are (measure, cut-off, numbers), `options` (-l, -M,
-/// -J, -N), `relstring` (length, bare) or None.
+/// `crate::trec_eval`): `specs` are the ranking kernel's (`RankingSpec`, one per
+/// printed value, built by `receval.registry.trec_eval`), `relstring` (length, bare,
+/// -M, -J) or None.
 ///
 /// Returns `(queries, in_run, columns, relstrings, tag, positive_grades, matching,
 /// examples)`: the query ids in byte order, whether the run holds each, one list of
-/// values per request, each query's relstring (empty without `relstring`), the run's
+/// values per spec, each query's relstring (empty without `relstring`), the run's
 /// first tag, the qrels' grades above 0, how the ids match (qrels queries, those in
 /// the run, run documents judged, run documents, qrels documents) and the first ids
-/// of each (qrels queries, run queries, qrels documents, run documents). For a file the core does not evaluate as it is (it does
-/// not parse, repeats a pair, has no line or an id that is not UTF-8), returns
-/// `("qrels" or "run", compressed)`: the caller reads that file for the message, or
-/// decompresses it first (`compressed`: bzip2, xz or Zstandard).
+/// of each (qrels queries, run queries, qrels documents, run documents). For a file
+/// the core does not evaluate as it is (it does not parse, repeats a pair, has no
+/// line or an id that is not UTF-8), returns `("qrels" or "run", compressed)`: the
+/// caller reads that file for the message, or decompresses it first (`compressed`:
+/// bzip2, xz or Zstandard).
 #[pyfunction]
 fn trec_eval_table(
     py: Python<'_>,
     qrels: std::path::PathBuf,
     run: std::path::PathBuf,
-    requests: Vec<TrecRequest>,
-    options: (f64, i64, bool, i64),
-    relstring: Option<(usize, bool)>,
+    specs: Vec<Bound<'_, RankingSpec>>,
+    relstring: Option<(usize, bool, i64, bool)>,
 ) -> PyResult<Py<PyAny>> {
-    use crate::trec_eval::{evaluate, Options, Refused, Request};
-    let (level, depth, judged_only, num_docs) = options;
-    let o = Options {
-        level,
+    use crate::trec_eval::{evaluate, Refused, Relstring};
+    let specs: Vec<Spec> = specs.iter().map(|s| s.get().0).collect();
+    let relstring = relstring.map(|(length, bare, depth, judged_only)| Relstring {
+        length,
+        bare,
         depth,
         judged_only,
-        num_docs,
-    };
-    let requests: Vec<Request> = requests
-        .into_iter()
-        .map(|(name, k, args)| Request { name, k, args })
-        .collect();
+    });
     crate::pages::rearm();
     // Err((which file, compressed otherwise)) where the caller takes over
     let done = py.detach(|| {
@@ -256,7 +252,7 @@ fn trec_eval_table(
         };
         let q = read(&qrels, Kind::Qrels, "qrels")?;
         let r = read(&run, Kind::Run, "run")?;
-        evaluate(&q, &r, &requests, &o, relstring).map_err(|e| match e {
+        evaluate(&q, &r, &specs, relstring).map_err(|e| match e {
             Refused::Qrels => ("qrels", false),
             Refused::Run => ("run", false),
         })

@@ -22,7 +22,6 @@ from .values import kernel_values, subset_qrels
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
 __all__ = [
-    "DEFAULT_MIN_MATCH",
     "TIE_AVERAGE_BUDGET",
     "TIE_ORDERS",
     "UNSTABLE_TIES",
@@ -35,10 +34,6 @@ __all__ = [
     "unstable_tie_users",
     "warn_unreproducible_ties",
 ]
-
-# the share of qrels users found in the run, and of run items judged in the qrels, below
-# which evaluate warns (UnmatchedIdsWarning)
-DEFAULT_MIN_MATCH = 0.1
 
 
 def check_match_options(min_match: Any, allow_unmatched: Any, func: str) -> float:

@@ -18,10 +18,10 @@ import numpy as np
 from .. import _validation as v
 from ..data._encode import lookup
 from ..data._ranked import Run
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..exceptions import DEFAULT_MIN_MATCH, InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA
 from .aggregate import RankingState, Setup, check_weights, evaluation_setup, finalize, update
-from .checks import DEFAULT_MIN_MATCH, check_match_options
+from .checks import check_match_options
 from .report import EvaluationReport
 from .values import as_popularity_table, as_qrels, as_run, subset_qrels
 

@@ -3,6 +3,10 @@ each measure's parameters and printing, its nicknames, and how ``-m name.params`
 selects and names the values (``P.5,10`` prints ``P_5`` and ``P_10``, the metrics
 ``precision@5`` and ``precision@10``).
 
+Each row also gives the ranking kernel's code of its metric: ``receval trec-eval``
+hands the compiled core one kernel spec per value, built from these rows, so the
+core names no measure itself.
+
 Shared by :mod:`receval.trec.trec_eval` (the command) and the metric-string parser
 (:func:`receval.parse_metrics` reads ``P.5,10``); it imports no evaluation code.
 """
@@ -13,7 +17,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from .._kernels import codes as _core_codes
 from ..exceptions import InvalidParameterError
+
+codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
 __all__ = [
     "GROUP_FIELDS",
@@ -94,6 +101,11 @@ class TrecMeasure(NamedTuple):
     metric : callable
         The receval metric string of one value, from its parameter (a cut-off, a
         level as metric strings write it, the list of reals or of pairs).
+    kind : int or None
+        The ranking kernel's code of that metric (``receval._core.PRECISION``): what
+        the compiled core computes for ``receval trec-eval``; None for the measures
+        it does not compute (``runid``, ``relstring``, the ``prefs_*`` and
+        judgment-group measures).
     """
 
     name: str
@@ -101,6 +113,7 @@ class TrecMeasure(NamedTuple):
     default: str
     printed: str
     metric: Callable[[Any], str]
+    kind: int | None = None
 
 
 def _fixed(text: str) -> Callable[[Any], str]:
@@ -141,8 +154,12 @@ def _rbp(name: str) -> Callable[[Any], str]:
     return lambda pairs: f"{name}(p={_num(_rbp_persistence(name, pairs))})"
 
 
+#: trec_eval's 11 recall levels (11pt_avg's default)
+_ELEVEN = [float(x) for x in _RECALLS.split(",")]
+
+
 def _levels(values: list[float]) -> str:
-    if values == [float(x) for x in _RECALLS.split(",")]:
+    if values == _ELEVEN:
         return "iprec_avg"
     return "iprec_avg(levels=" + ";".join(_num(x) for x in values) + ")"
 
@@ -153,43 +170,80 @@ def _levels(values: list[float]) -> str:
 #: measures). Not computed: ``yaap`` (see :data:`UNSUPPORTED`).
 MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("runid", "", "", "runid", _fixed("")),
-    TrecMeasure("num_q", "", "", "summary", _fixed("num_q")),
-    TrecMeasure("num_ret", "", "", "count", _fixed("num_ret")),
-    TrecMeasure("num_rel", "", "", "count", _fixed("num_rel")),
-    TrecMeasure("num_rel_ret", "", "", "count", _fixed("num_rel_ret")),
-    TrecMeasure("map", "", "", "real", _fixed("map")),
-    TrecMeasure("gm_map", "", "", "summary", _fixed("gm_map")),
-    TrecMeasure("Rprec", "", "", "real", _fixed("r_precision")),
-    TrecMeasure("bpref", "", "", "real", _fixed("bpref")),
-    TrecMeasure("recip_rank", "", "", "real", _fixed("mrr")),
-    TrecMeasure("iprec_at_recall", "levels", _RECALLS, "real", lambda x: f"iprec(recall={x})"),
-    TrecMeasure("P", "cuts", _CUTS, "real", lambda k: f"precision@{k}"),
-    TrecMeasure("relstring", "reals", "10", "relstring", _fixed("")),
-    TrecMeasure("recall", "cuts", _CUTS, "real", lambda k: f"recall@{k}"),
-    TrecMeasure("infAP", "", "", "real", _fixed("infap")),
-    TrecMeasure("gm_bpref", "", "", "summary", _fixed("gm_bpref")),
-    TrecMeasure("Rprec_mult", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={x})"),
-    TrecMeasure("utility", "reals", "1,-1,0,0", "real", _reals("utility", ("a", "b", "c", "d"))),
-    TrecMeasure("11pt_avg", "reals", _RECALLS, "real", _levels),
-    TrecMeasure("binG", "", "", "real", _fixed("bin_g")),
-    TrecMeasure("G", "pairs", "", "real", _pair_metric("g")),
-    TrecMeasure("dcg", "pairs", "", "real", _pair_metric("dcg")),
-    TrecMeasure("ideal_dcg", "pairs", "", "real", _pair_metric("idcg")),
-    TrecMeasure("ndcg", "pairs", "", "real", _pair_metric("ndcg")),
-    TrecMeasure("ndcg_rel", "pairs", "", "real", _pair_metric("ndcg_rel")),
-    TrecMeasure("Rndcg", "pairs", "", "real", _pair_metric("r_ndcg")),
-    TrecMeasure("ndcg_cut", "cuts", _CUTS, "real", lambda k: f"ndcg@{k}"),
-    TrecMeasure("map_cut", "cuts", _CUTS, "real", lambda k: f"map@{k}"),
-    TrecMeasure("relative_P", "cuts", _CUTS, "real", lambda k: f"relative_precision@{k}"),
-    TrecMeasure("success", "cuts", "1,5,10", "real", lambda k: f"success@{k}"),
-    TrecMeasure("set_P", "", "", "real", _fixed("set_precision")),
-    TrecMeasure("set_relative_P", "", "", "real", _fixed("set_relative_precision")),
-    TrecMeasure("set_recall", "", "", "real", _fixed("set_recall")),
-    TrecMeasure("set_map", "", "", "real", _fixed("set_ap")),
+    TrecMeasure("num_q", "", "", "summary", _fixed("num_q"), codes.NUM_Q),
+    TrecMeasure("num_ret", "", "", "count", _fixed("num_ret"), codes.NUM_RET),
+    TrecMeasure("num_rel", "", "", "count", _fixed("num_rel"), codes.NUM_REL),
+    TrecMeasure("num_rel_ret", "", "", "count", _fixed("num_rel_ret"), codes.NUM_REL_RET),
+    TrecMeasure("map", "", "", "real", _fixed("map"), codes.AP),
+    TrecMeasure("gm_map", "", "", "summary", _fixed("gm_map"), codes.AP),
+    TrecMeasure("Rprec", "", "", "real", _fixed("r_precision"), codes.R_PRECISION),
+    TrecMeasure("bpref", "", "", "real", _fixed("bpref"), codes.BPREF),
+    TrecMeasure("recip_rank", "", "", "real", _fixed("mrr"), codes.RR),
     TrecMeasure(
-        "set_F", "reals", "1.0", "real", lambda v: f"set_f(beta={_num(v[0])})" if v else "set_f"
+        "iprec_at_recall",
+        "levels",
+        _RECALLS,
+        "real",
+        lambda x: f"iprec(recall={x})",
+        codes.IPREC_AT_RECALL,
     ),
-    TrecMeasure("num_nonrel_judged_ret", "", "", "count", _fixed("num_nonrel_judged_ret")),
+    TrecMeasure("P", "cuts", _CUTS, "real", lambda k: f"precision@{k}", codes.PRECISION),
+    TrecMeasure("relstring", "reals", "10", "relstring", _fixed("")),
+    TrecMeasure("recall", "cuts", _CUTS, "real", lambda k: f"recall@{k}", codes.RECALL),
+    TrecMeasure("infAP", "", "", "real", _fixed("infap"), codes.INFAP),
+    TrecMeasure("gm_bpref", "", "", "summary", _fixed("gm_bpref"), codes.BPREF),
+    TrecMeasure(
+        "Rprec_mult", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={x})", codes.RPREC_MULT
+    ),
+    TrecMeasure(
+        "utility",
+        "reals",
+        "1,-1,0,0",
+        "real",
+        _reals("utility", ("a", "b", "c", "d")),
+        codes.UTILITY,
+    ),
+    TrecMeasure("11pt_avg", "reals", _RECALLS, "real", _levels, codes.IPREC_AVG),
+    TrecMeasure("binG", "", "", "real", _fixed("bin_g"), codes.BIN_G),
+    TrecMeasure("G", "pairs", "", "real", _pair_metric("g"), codes.G),
+    TrecMeasure("dcg", "pairs", "", "real", _pair_metric("dcg"), codes.DCG),
+    TrecMeasure("ideal_dcg", "pairs", "", "real", _pair_metric("idcg"), codes.IDCG),
+    TrecMeasure("ndcg", "pairs", "", "real", _pair_metric("ndcg"), codes.NDCG),
+    TrecMeasure("ndcg_rel", "pairs", "", "real", _pair_metric("ndcg_rel"), codes.NDCG_REL),
+    TrecMeasure("Rndcg", "pairs", "", "real", _pair_metric("r_ndcg"), codes.R_NDCG),
+    TrecMeasure("ndcg_cut", "cuts", _CUTS, "real", lambda k: f"ndcg@{k}", codes.NDCG),
+    TrecMeasure("map_cut", "cuts", _CUTS, "real", lambda k: f"map@{k}", codes.AP),
+    TrecMeasure(
+        "relative_P",
+        "cuts",
+        _CUTS,
+        "real",
+        lambda k: f"relative_precision@{k}",
+        codes.RELATIVE_PRECISION,
+    ),
+    TrecMeasure("success", "cuts", "1,5,10", "real", lambda k: f"success@{k}", codes.SUCCESS),
+    TrecMeasure("set_P", "", "", "real", _fixed("set_precision"), codes.SET_PRECISION),
+    TrecMeasure(
+        "set_relative_P",
+        "",
+        "",
+        "real",
+        _fixed("set_relative_precision"),
+        codes.SET_RELATIVE_PRECISION,
+    ),
+    TrecMeasure("set_recall", "", "", "real", _fixed("set_recall"), codes.SET_RECALL),
+    TrecMeasure("set_map", "", "", "real", _fixed("set_ap"), codes.SET_AP),
+    TrecMeasure(
+        "set_F", "reals", "1.0", "real", lambda v: f"set_f(beta={_num(v[0])})", codes.SET_F
+    ),
+    TrecMeasure(
+        "num_nonrel_judged_ret",
+        "",
+        "",
+        "count",
+        _fixed("num_nonrel_judged_ret"),
+        codes.NUM_NONREL_JUDGED_RET,
+    ),
     # preference measures (-R prefs, -R qrels_prefs): not receval metrics, see _trec_prefs
     *(
         TrecMeasure(name, "", "", "count" if name in PREFS_COUNTS else "real", _fixed(""))
@@ -198,9 +252,9 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("map_avgjg", "", "", "real", _fixed("map")),
     TrecMeasure("P_avgjg", "cuts", _CUTS, "real", lambda k: f"precision@{k}"),
     TrecMeasure("Rprec_mult_avgjg", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={x})"),
-    TrecMeasure("rbp", "pairs", "", "real", _rbp("rbp")),
-    TrecMeasure("rbp_resid", "pairs", "", "real", _rbp("rbp_resid")),
-    TrecMeasure("unj", "cuts", "5,10,20", "real", lambda k: f"unjudged@{k}"),
+    TrecMeasure("rbp", "pairs", "", "real", _rbp("rbp"), codes.RBP),
+    TrecMeasure("rbp_resid", "pairs", "", "real", _rbp("rbp_resid"), codes.RBP_RESID),
+    TrecMeasure("unj", "cuts", "5,10,20", "real", lambda k: f"unjudged@{k}", codes.UNJUDGED),
 )
 
 #: trec_eval measures receval does not compute, with the reason.
@@ -257,14 +311,19 @@ def atof(text: str) -> float:
 # ------------------------------------------------------------------ selection
 class MeasureValue(NamedTuple):
     """One printed value of a measure: its trec_eval name and receval metric, and its
-    parameter as the compiled core reads it (``k``: a cut-off; ``args``: a level, the
-    reals, a persistence or the (grade, gain) pairs one after another)."""
+    parameter as the ranking kernel reads it (``k``: a cut-off; ``args``: the kernel
+    spec's parameters: a level, a persistence, set_F's beta, utility's four gains
+    (the collection's size, ``-N``, follows them), 11pt_avg's levels (0 for
+    trec_eval's 11, else their count then the levels ascending) or a gain table (its
+    pairs, then each grade and gain by grade); ``custom_gains``: a gain table is
+    given)."""
 
     measure: TrecMeasure
     name: str
     metric: str
     k: int = 0
     args: tuple[float, ...] = ()
+    custom_gains: bool = False
 
 
 def split_list(text: str) -> list[str]:
@@ -339,7 +398,12 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
     name = measure.name if given is None else f"{measure.name}_{given}"
     if kind == "reals":
         reals = [atof(x) for x in split_list(text)]
-        return [MeasureValue(measure, name, measure.metric(reals), args=tuple(reals))]
+        args: tuple[float, ...] = tuple(reals)
+        if measure.name == "11pt_avg":
+            args = (0.0,) if reals == _ELEVEN else (float(len(reals)), *sorted(reals))
+        elif measure.name == "set_F":
+            args = args[:1]
+        return [MeasureValue(measure, name, measure.metric(reals), args=args)]
     if kind == "pairs":
         pairs = []
         for part in split_list(text) if text else []:
@@ -350,11 +414,15 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
                     f"by commas (e.g. -m {measure.name}.1=3,2=9). Got {part!r}."
                 )
             pairs.append((key, atof(value)))
+        metric = measure.metric(pairs)
         if measure.name.startswith("rbp"):
-            args: tuple[float, ...] = (_rbp_persistence(measure.name, pairs),)
-        else:  # a gain table: (grade, gain) pairs
-            args = tuple(x for key, gain in pairs for x in (float(int(atof(key))), gain))
-        return [MeasureValue(measure, name, measure.metric(pairs), args=args)]
+            return [
+                MeasureValue(measure, name, metric, args=(_rbp_persistence(measure.name, pairs),))
+            ]
+        # a gain table: its (grade, gain) pairs by grade (stable)
+        table = sorted(((float(int(atof(key))), gain) for key, gain in pairs), key=lambda p: p[0])
+        args = (float(len(table)), *(x for p in table for x in p))
+        return [MeasureValue(measure, name, metric, args=args, custom_gains=bool(table))]
     return [MeasureValue(measure, name, measure.metric(None))]
 
 

@@ -10,8 +10,9 @@ ordinary receval metric (``P_10`` is ``precision@10``, ``iprec_at_recall_0.10`` 
 :func:`receval.evaluate` gives with the ``trec_eval`` profile, as ``compare``, the
 streaming accumulators, ``scan`` and Spark do. With ``-R qrels`` the compiled core
 computes them in one call (``trec_eval_table``: it reads both files, ranks each
-query's documents and runs the kernel of ``evaluate`` on them), without NumPy:
-the command starts in milliseconds.
+query's documents and runs the kernel of ``evaluate`` on them, one kernel spec per
+value, built here from the measure's row of :mod:`receval.registry.trec_eval`),
+without NumPy: the command starts in milliseconds.
 
 This module holds what is trec_eval's and not a metric's: the table of its
 measures in its order with their default parameters, how ``-m`` names and
@@ -45,7 +46,12 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
+from ..exceptions import (
+    DEFAULT_MIN_MATCH,
+    InputValidationError,
+    InvalidParameterError,
+    RecevalError,
+)
 from ..registry.trec_eval import (
     GROUP_FIELDS,
     GROUP_MEASURES,
@@ -362,21 +368,22 @@ def _core_table(
     values: list[MeasureValue], qrels: str, run: str,
 ) -> _Table:  # fmt: skip
     """The values of ``-R qrels``: the compiled core reads both files, ranks each
-    query's documents and computes every value in one call."""
+    query's documents and computes every value in one call, each as the ranking
+    kernel's spec of its measure (:func:`_kernel_spec`)."""
     from .._kernels import compiled
 
-    computed = [v for v in values if v.metric]
-    requests = [(v.measure.name, v.k, list(v.args)) for v in computed]
+    core = compiled()
+    computed = [v for v in values if v.measure.kind is not None]
+    specs = [_kernel_spec(core, v, o) for v in computed]
     relstring = None
     if o.per_query and any(v.measure.printed == "relstring" for v in values):
         given = next(g for m, g in selected if m.name == "relstring")
-        relstring = (max(atol(split_list(given)[0]), 0) if given else 10, given is None)
-    options = (float(o.level), o.max_retrieved, o.judged_only, o.num_docs)
-    core = compiled()
-    out = core.trec_eval_table(qrels, run, requests, options, relstring)
+        length = max(atol(split_list(given)[0]), 0) if given else 10
+        relstring = (length, given is None, o.max_retrieved, o.judged_only)
+    out = core.trec_eval_table(qrels, run, specs, relstring)
     if len(out) == 2:  # a file the core does not take as it is
         with _decompressed(qrels, run) as (qrels, run):
-            out = core.trec_eval_table(qrels, run, requests, options, relstring)
+            out = core.trec_eval_table(qrels, run, specs, relstring)
         if len(out) == 2:
             raise InputValidationError(f"trec-eval: {qrels if out[0] == 'qrels' else run}: "
                                        f"cannot be evaluated.")  # fmt: skip
@@ -387,9 +394,22 @@ def _core_table(
     return _Table(queries, in_run, named, relstrings, tag or "", positive)
 
 
-# evaluate's min_match (receval.ranking.checks.DEFAULT_MIN_MATCH): below this share of
-# ids that match, it warns
-_MIN_MATCH = 0.1
+def _kernel_spec(core: Any, v: MeasureValue, o: TrecEvalOptions) -> Any:
+    """The ranking kernel's spec (``receval._core.RankingSpec``) of one value: its
+    measure's kind and parameters (:data:`~receval.registry.trec_eval.MEASURES`),
+    under trec_eval's conventions, those of :func:`receval.evaluate` with the
+    ``trec_eval`` profile and :func:`evaluate_options`: a grade from ``-l`` on is
+    relevant, gains count from grade 1 on (the grades are integers), tied scores by document id descending, a
+    query absent from the run evaluated as ``-c`` evaluates it (without ``-c`` the
+    command stops there), the list cut at ``-M`` then to its judged documents with
+    ``-J``, and utility's collection of ``-N`` documents."""
+    args = (*v.args, float(o.num_docs)) if v.measure.name == "utility" else v.args
+    return core.RankingSpec(
+        v.measure.kind, k=v.k, threshold=float(o.level), gain_threshold=1.0, params=args,
+        gain="custom" if v.custom_gains else "linear", ties="id_descending",
+        missing_users="complete", empty_users="zero", depth=o.max_retrieved,
+        judged_only=o.judged_only,
+    )  # fmt: skip
 
 
 def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) -> None:
@@ -399,11 +419,11 @@ def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) 
     the qrels' documents; ``examples``: the first ids of each file's queries and
     documents."""
     n_users, users, items, n_items, n_judged = matching
-    due = users == 0 or users / n_users < _MIN_MATCH
+    due = users == 0 or users / n_users < DEFAULT_MIN_MATCH
     if users:
         share = items / n_items if n_items else 1.0
         share_judged = items / n_judged if n_judged else 1.0
-        due |= (items == 0 and n_items > 0) or max(share, share_judged) < _MIN_MATCH
+        due |= (items == 0 and n_items > 0) or max(share, share_judged) < DEFAULT_MIN_MATCH
     if not due:
         return
     import numpy as np
@@ -412,7 +432,7 @@ def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) 
 
     q_users, r_users, q_items, r_items = (np.array(x, dtype=object) for x in examples)
     shown = (q_users, r_users, q_items, r_items)
-    check_matching(shown, n_users, users, (items, n_items, n_judged), _MIN_MATCH, True)
+    check_matching(shown, n_users, users, (items, n_items, n_judged), DEFAULT_MIN_MATCH, True)
 
 
 @contextlib.contextmanager

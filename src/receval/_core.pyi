@@ -157,6 +157,7 @@ __all__ = [
     "xauc_distinct",
     "xauc_pairs_counted",
     "xauc_pairs_weighted",
+    "trec_rank_table",
 ]
 
 SIZE: int
@@ -646,3 +647,9 @@ def xauc_pairs_weighted(
     s: NDArray[np.float64],
     weight: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+def trec_rank_table(
+    qrels: str,
+    run: str,
+    specs: Sequence[RankingSpec],
+    single: bool,
+) -> Any: ...

@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._output import OutputFormat, ResultTable, render, scalar
+from ._output import OutputFormat, ResultTable, render
 from ._ranked import (
     ALL_SEGMENTS,
     DEFAULT_RANK_METRICS,
     RankedFormat,
     evaluate_run,
+    per_user_table,
     rank_table,
     read_qrels_runs,
     read_segments,
@@ -269,12 +270,7 @@ def run_rank(
         with say.guard():
             table = segment_table(reports, metrics, by, user, segment, say)
     elif per_user:
-        rows = [
-            [scalar(u), name, *(scalar(rep.values[m][i]) for m in metrics)]
-            for name, rep in reports
-            for i, u in enumerate(rep.users)
-        ]
-        table = ResultTable(["user", "run", *metrics], rows, keys=2)
+        table = per_user_table(reports, metrics)
     elif len(values) > 1 and test != "none" and output_format in _LETTER_FORMATS and not listed:
         from ..comparison.models import compare
         from ._compare import comparison_output, power_notes, work_line

@@ -17,6 +17,7 @@ from ..conventions import Conventions
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..registry import MetricSpec
+from .specs import TIE_COSTLY_KINDS as _COSTLY_KINDS
 from .specs import TIE_ORDERS, tie_checked
 from .values import kernel_values, subset_qrels
 
@@ -230,10 +231,6 @@ def tied_users(r: Run, user_map: np.ndarray, single: bool) -> np.ndarray:
     tied[run_users] = True
     return np.flatnonzero((user_map >= 0) & tied[np.maximum(user_map, 0)])
 
-
-# the averaged kernels whose cost grows faster than the list: interpolated precision
-# takes O((s * h)**2) per tied block of s items, h of them relevant
-_COSTLY_KINDS = frozenset({codes.IPREC_AT_RECALL, codes.IPREC_AVG})
 
 #: Per user, the largest cost (the sum over its tied blocks that mix relevant and
 #: non-relevant items of ``(s * h) ** 2``) for which the report computes interpolated

@@ -14,7 +14,14 @@ from ..registry import MetricSpec, parse_metrics, ranking_spec
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
-__all__ = ["TIE_ORDERS", "kernel_spec", "metric_conventions", "prepare_metrics", "tie_checked"]
+__all__ = [
+    "TIE_COSTLY_KINDS",
+    "TIE_ORDERS",
+    "kernel_spec",
+    "metric_conventions",
+    "prepare_metrics",
+    "tie_checked",
+]
 
 # gain_grades="positive": every grade above 0 earns its gain (a probability too)
 _POSITIVE_GRADES = relevant_above(0.0)
@@ -263,3 +270,8 @@ def tie_checked(spec: MetricSpec, conv: Conventions) -> bool:
         return False
     gains: Any = dict(spec.args).get("gains", ())
     return not (spec.info.kind == codes.NDCG_REL and any(g < 0 for _, g in gains))
+
+
+# the averaged kernels whose cost grows faster than the list: interpolated precision
+# takes O((s * h)**2) per tied block of s items, h of them relevant
+TIE_COSTLY_KINDS = frozenset({codes.IPREC_AT_RECALL, codes.IPREC_AVG})

@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import contextlib
 import io
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from receval.cli import _rank_trec
 from receval.cli._rank_run import common_options, run_rank
-from receval.cli._rank_trec import rank_trec
+from receval.cli._rank_trec import core_report
 
 TREC = Path(__file__).resolve().parents[1] / "peers" / "data" / "trec_eval"
 
@@ -26,28 +30,37 @@ METRICS = [
 ]  # fmt: skip
 
 
-def _captured(func: Any, options: dict[str, Any]) -> tuple[str, str, int, Any]:
+def _captured(options: dict[str, Any]) -> tuple[str, str, Any]:
+    """stdout, stderr and the exit status (or the exception) of ``run_rank``."""
     out, err = io.StringIO(), io.StringIO()
-    code, result = 0, None
+    code: Any = 0
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            result = func(**options)
+            run_rank(**options)
         except SystemExit as exc:
             code = int(exc.code or 0)
-    return out.getvalue(), err.getvalue(), code, result
+        except ValueError as exc:  # JSON of a nan mean, in either path
+            code = repr(exc)
+    return out.getvalue(), err.getvalue(), code
 
 
-def _both(args: list[str]) -> tuple[bool, tuple[str, str, int], tuple[str, str, int]]:
-    """Whether the core's path took the command line, what the command printed, and
-    what evaluate's path prints."""
+def _both(args: list[str]) -> tuple[bool, tuple[str, str, Any], tuple[str, str, Any]]:
+    """Whether the core computed the report of ``receval rank ARGS``, what the command
+    printed, and what it prints through ``evaluate``."""
     options = common_options(args)
     assert options is not None
-    out, err, code, taken = _captured(rank_trec, options)
-    if not taken:
-        assert (out, err, code) == ("", "", 0)
-        out, err, code, _ = _captured(run_rank, options)
-    slow = _captured(run_rank, options)[:3]
-    return bool(taken), (out, err, code), slow
+    taken = []
+
+    def recorded(*a: Any) -> Any:
+        report = core_report(*a)
+        taken.append(report is not None)
+        return report
+
+    with mock.patch.object(_rank_trec, "core_report", recorded):
+        fast = _captured(options)
+    with mock.patch.object(_rank_trec, "core_report", lambda *a: None):
+        slow = _captured(options)
+    return any(taken), fast, slow
 
 
 def _line_files(draw: Any, directory: Path) -> tuple[str, str, bool]:
@@ -112,11 +125,28 @@ def test_trec_eval_files_take_the_core(extra: list[str]) -> None:
 
 
 def test_other_files_and_options_keep_evaluate() -> None:
-    # a CSV file, two runs, a profile: evaluate's path (rank_trec prints nothing)
+    # CSV files, a pooled mean, two runs, a profile: evaluate's path
     qrels, run = str(TREC / "qrels.test"), str(TREC / "results.test")
-    assert _captured(rank_trec, {"qrels": "q.csv", "run": [run]})[3] is False
-    assert _captured(rank_trec, {"qrels": qrels, "run": [run, qrels]})[3] is False
-    assert _captured(rank_trec, {"qrels": qrels, "run": [run], "profile": "trec_eval"})[3] is False
-    assert (
-        _captured(rank_trec, {"qrels": qrels, "run": [run], "metric": ["hit_ratio@5"]})[3] is False
+    assert core_report("q.csv", run, ["map"]) is None
+    assert core_report(qrels, run, ["pooled_hit_ratio@5"]) is None
+    for extra in (["--run", qrels], ["--profile", "trec_eval"]):
+        taken, fast, slow = _both(["--qrels", qrels, "--run", run, *extra])
+        assert not taken and fast == slow
+
+
+_MAIN = "import sys\nfrom receval.cli import main\nsys.argv = ['receval', *sys.argv[1:]]\n"
+_WITHOUT_CORE = "import receval.cli._rank_trec as t\nt.core_report = lambda *a: None\n"
+
+
+def test_a_metric_name_that_warns_warns_once() -> None:
+    # the warning is rank's, printed after the notes (each process warns once: run two)
+    args = ["rank", "--qrels", str(TREC / "qrels.test"), "--run", str(TREC / "results.test")]
+    args += ["-m", "hit_ratio@5", "-m", "map"]
+    fast, slow = (
+        subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+        for code in (_MAIN + "main()", _MAIN + _WITHOUT_CORE + "main()")
     )
+    assert (fast.stdout, fast.stderr, fast.returncode) == (
+        slow.stdout, slow.stderr, slow.returncode
+    )  # fmt: skip
+    assert fast.stderr.count("warning: The metric name 'hit_ratio'") == 1

@@ -48,10 +48,8 @@ def main() -> None:
 
 def _common_rank(args: list[str]) -> bool:
     """Run ``receval rank ARGS`` if its options are the common ones (read without
-    Typer), on TREC files through the core (:func:`receval.cli._rank_trec.rank_trec`)
-    where it takes them; False, having done nothing, if they are not."""
+    Typer); False, having done nothing, if they are not."""
     from ._rank_run import common_options, run_rank
-    from ._rank_trec import rank_trec
     from ._streams import checked_stdout
 
     options = common_options(args)
@@ -59,9 +57,7 @@ def _common_rank(args: list[str]) -> bool:
         return False
     with checked_stdout():
         try:
-            # TREC files through the core, without NumPy; else evaluate's path
-            if not rank_trec(**options):
-                run_rank(**options)
+            run_rank(**options)
         except KeyboardInterrupt:  # as click stops a command
             sys.stderr.write("\nAborted!\n")
             raise SystemExit(1) from None

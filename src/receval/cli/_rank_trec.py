@@ -3,14 +3,15 @@ without NumPy: one call (``trec_rank_table``) reads both files, ranks each user'
 and computes every metric's value per user, with the kernel specs that
 :func:`receval.evaluate` computes them with (:func:`receval.ranking.specs.kernel_spec`
 of each metric's conventions, :func:`receval.ranking.specs.prepare_metrics`); the
-means, counts and notes are those of ``evaluate``'s report, printed as
-:func:`receval.cli._rank_run.run_rank` prints them.
+counts are those of ``evaluate``'s report, which
+:func:`receval.cli._rank_run.run_rank` prints with its notes.
 
-It takes the command lines whose result it gives as ``evaluate`` would: one run, no
-profile, metrics averaged over users, conventions that raise nothing after the
-kernel, ids that match. For any other (and for a file the core does not evaluate as
-it is: a repeated pair, a line that does not parse, a compression other than gzip),
-:func:`rank_trec` does nothing and says so, and ``run_rank`` runs.
+``run_rank`` asks for it with the common options only (one run, no profile), and
+it computes what it gives as ``evaluate`` would: metrics averaged over users,
+conventions that raise nothing after the kernel, ids that match. For any other
+(and for a file the core does not evaluate as it is: a repeated pair, a line that
+does not parse, a compression other than gzip), :func:`core_report` returns None
+and ``run_rank`` reads the files for ``evaluate``.
 """
 
 from __future__ import annotations
@@ -19,16 +20,8 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ._output import OutputFormat, render
-from ._ranked import DEFAULT_RANK_METRICS, per_user_table, rank_table, report_notes, run_names
-from ._streams import Messages
+__all__ = ["core_report"]
 
-__all__ = ["rank_trec"]
-
-# the options of run_rank this path takes (those of common_options)
-_TAKEN = frozenset(
-    {"qrels", "run", "metric", "output_format", "digits", "profile", "quiet", "per_user"}
-)
 # the tolerance of evaluate's comparison of a value with its ties="average" value
 _TOLERANCE = 1e-12
 
@@ -54,59 +47,42 @@ class _Report:
     masking: None = None
 
 
-def rank_trec(**options: Any) -> bool:
-    """Run ``receval rank`` with these options (those of
-    :func:`~receval.cli._rank_run.run_rank`) through the core, and return True; or
-    return False, having printed nothing, where this path does not take them.
+def core_report(qrels: str, run: str, metrics: list[str]) -> _Report | None:
+    """The report of ``evaluate(qrels, run, metrics)`` (without a profile or other
+    conventions) as ``receval rank`` prints it, computed by the core from TREC files;
+    None where this path does not compute it as ``evaluate`` does.
 
     Examples
     --------
-    >>> rank_trec(qrels="qrels.csv", run=["run.csv"])  # CSV files: run_rank reads them
-    False
+    >>> core_report("qrels.csv", "run.csv", ["map"]) is None  # CSV files: evaluate reads them
+    True
     """
-    if not set(options) <= _TAKEN or options.get("profile") is not None:
-        return False
     from ..data._open import infer_format
 
-    runs = list(options.get("run") or [])
-    qrels = options["qrels"]
-    if len(runs) != 1 or any(infer_format(p) not in (None, "trec") for p in (qrels, *runs)):
-        return False
-    plan = _plan(list(options.get("metric") or DEFAULT_RANK_METRICS))
+    if any(infer_format(p) not in (None, "trec") for p in (qrels, run)):
+        return None
+    plan = _plan(metrics)
     if plan is None:
-        return False
-    try:
-        name = run_names(runs)[0]
-    except Exception:  # run_rank says what is wrong
-        return False
-    report = _report(qrels, runs[0], *plan)
-    if report is None:
-        return False
-    metrics = plan[0]
-    say = Messages(bool(options.get("quiet")), command="rank")
-    report_notes(report, name, metrics, say)
-    reports: list[tuple[str, Any]] = [(name, report)]
-    if options.get("per_user"):
-        table = per_user_table(reports, metrics)
-    else:
-        table = rank_table(reports, metrics)
-    fmt = options.get("output_format", OutputFormat.table)
-    render(table, fmt, digits=options.get("digits", 4))
-    return True
+        return None
+    return _report(qrels, run, *plan)
 
 
 def _plan(texts: list[str]) -> tuple[list[str], dict[str, Any], dict[str, Any]] | None:
     """The metrics (as ``evaluate`` names them), their specs and conventions; None
     where this path does not compute them as ``evaluate`` does (or they are not valid:
     ``run_rank`` says why)."""
+    import warnings
+
     from ..exceptions import RecevalError
     from ..ranking.specs import prepare_metrics, tie_checked
 
-    try:
-        metrics, specs, convs, listwise = prepare_metrics(texts, None, None, {"profile": None})
-    except RecevalError:
-        return None
-    if listwise:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            metrics, specs, convs, listwise = prepare_metrics(texts, None, None, {"profile": None})
+        except RecevalError:
+            return None
+    if listwise or caught:  # a metric name that warns: run_rank prints the warning
         return None
     from .._kernels import codes as core_codes
 

@@ -310,13 +310,7 @@ fn trec_rank_table(
     let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned(); // UTF-8, checked
     let queries: Vec<String> = t.queries.iter().map(|s| text(s)).collect();
     let out = (
-        queries,
-        t.in_run,
-        t.tied,
-        t.columns,
-        t.aux,
-        t.run_size,
-        t.matching,
+        queries, t.in_run, t.tied, t.columns, t.aux, t.run_size, t.matching,
     )
         .into_pyobject(py)?;
     Ok(out.into_any().unbind())

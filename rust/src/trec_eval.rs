@@ -579,6 +579,32 @@ mod tests {
     }
 
     #[test]
+    fn users_in_the_qrels_order_with_their_ties() {
+        // q2 first in the qrels; q2's scores are equal in single precision only, q1's
+        // in double precision; "x" is a run user absent from the qrels
+        let q = parse(b"q2 0 a 1\nq2 0 b 0\nq1 0 a 0\nq3 0 a 1\n", Kind::Qrels).unwrap();
+        let run = "q1 Q0 a 1 1.0 s\nq1 Q0 b 2 1.0 s\nq2 Q0 a 1 1.0000000001 s\n\
+                   q2 Q0 b 2 1.0 s\nx Q0 a 1 1.0 s\n";
+        let r = parse(run.as_bytes(), Kind::Run).unwrap();
+        let specs = [spec(PRECISION, 1), spec(NUM_RET, 0)];
+        let t = evaluate_users(&q, &r, &specs, false).unwrap();
+        assert_eq!(
+            t.queries,
+            vec![b"q2".to_vec(), b"q1".to_vec(), b"q3".to_vec()]
+        );
+        assert_eq!(t.in_run, vec![true, true, false]);
+        assert_eq!(t.tied, vec![false, true, false]);
+        // q2: a first (id_descending compares scores in double precision)
+        assert_eq!(t.columns[0], vec![1.0, 0.0, 0.0]);
+        assert_eq!(t.columns[1], vec![2.0, 2.0, 0.0]);
+        assert_eq!(t.aux[0], vec![1.0, 0.0, 1.0]);
+        assert_eq!(t.run_size, [3, 5]);
+        assert_eq!(t.matching, [3, 2, 2, 2, 2]);
+        let single = evaluate_users(&q, &r, &specs, true).unwrap();
+        assert_eq!(single.tied, vec![true, true, false]);
+    }
+
+    #[test]
     fn ids_rank_in_byte_order() {
         let long = |last: &str| format!("{}{last}", "a".repeat(20));
         let words = ["b", "a", "ab", &long("z"), &long("b"), "a\u{0}", "\u{e9}"];

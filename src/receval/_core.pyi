@@ -152,12 +152,12 @@ __all__ = [
     "topk_scan",
     "totals_checked",
     "trec_eval_table",
+    "trec_rank_table",
     "weighted_group_aucs",
     "weighted_range",
     "xauc_distinct",
     "xauc_pairs_counted",
     "xauc_pairs_weighted",
-    "trec_rank_table",
 ]
 
 SIZE: int

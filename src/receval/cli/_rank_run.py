@@ -4,7 +4,9 @@ Free of Typer and rich: the Typer command (:mod:`receval.cli._rank`) calls
 :func:`run_rank` with its options, and so does :func:`receval.cli.main` for the
 common command lines, which it reads before loading Typer
 (:func:`common_options`). The item data, propensity and vector options load
-their readers (which declare Typer options) only when given.
+their readers (which declare Typer options) only when given. With the common
+options only, on TREC files, the compiled core computes the report
+(:func:`receval.cli._rank_trec.core_report`), without NumPy.
 """
 
 from __future__ import annotations

@@ -129,12 +129,14 @@ fn qrels_csr(q: &Parsed) -> Option<QrelsCsr> {
 }
 
 /// The run as the kernel reads it: each query's documents by score descending (file
-/// order within equal scores), and whether two scores of a query are equal.
+/// order within equal scores), and per query whether two of its scores are equal, and
+/// whether two are equal in single precision.
 struct RunCsr {
     offsets: Vec<i64>,
     items: Vec<i32>,
     scores: Vec<f64>,
-    tied: bool,
+    tied: Vec<bool>,
+    tied_single: Vec<bool>,
 }
 
 /// The run's [`RunCsr`]; None when a query ranks a document twice.
@@ -163,25 +165,25 @@ fn run_csr(r: &Parsed) -> Option<RunCsr> {
         lists.push(list);
         rest = tail;
     }
+    // descending in double precision is descending in single precision: equal
+    // scores of either are neighbours
     let sort = |list: &mut &mut [(f64, i32)]| {
         list.sort_by(|a, b| b.0.total_cmp(&a.0));
-        list.windows(2).any(|p| p[0].0 == p[1].0)
+        let tied = list.windows(2).any(|p| p[0].0 == p[1].0);
+        let single = list.windows(2).any(|p| p[0].0 as f32 == p[1].0 as f32);
+        (tied, single)
     };
-    let tied = if pairs_len(&offsets) < PARALLEL_ROWS {
-        lists.iter_mut().map(sort).fold(false, |a, b| a | b)
+    let flags: Vec<(bool, bool)> = if pairs_len(&offsets) < PARALLEL_ROWS {
+        lists.iter_mut().map(sort).collect()
     } else {
-        crate::threads::install(|| {
-            lists
-                .par_iter_mut()
-                .map(sort)
-                .reduce(|| false, |a, b| a | b)
-        })
+        crate::threads::install(|| lists.par_iter_mut().map(sort).collect())
     };
     Some(RunCsr {
         items: pairs.iter().map(|p| p.1).collect(),
         scores: pairs.iter().map(|p| p.0).collect(),
         offsets,
-        tied,
+        tied: flags.iter().map(|f| f.0).collect(),
+        tied_single: flags.iter().map(|f| f.1).collect(),
     })
 }
 
@@ -243,6 +245,104 @@ fn relchar(grade: Option<f64>) -> char {
     }
 }
 
+/// The files as the kernel reads them: the qrels and run CSRs, the tie-break keys of
+/// the run's documents, the maps of qrels ids to run ids and the discounts.
+struct Prepared {
+    judged: QrelsCsr,
+    ranked: RunCsr,
+    keys: Vec<f64>,
+    item_map: Vec<i32>,
+    user_map: Vec<i32>,
+    max_len: usize,
+    disc: Vec<f64>,
+}
+
+impl Prepared {
+    /// The qrels `q` and run `r` prepared; refused as [`evaluate`] refuses them.
+    fn new(q: &Parsed, r: &Parsed) -> Result<Self, Refused> {
+        if q.items.is_empty() || !utf8(&q.user_ids) || !utf8(&q.item_ids) {
+            return Err(Refused::Qrels);
+        }
+        if r.items.is_empty() || !utf8(&r.user_ids) || !utf8(&r.item_ids) {
+            return Err(Refused::Run);
+        }
+        let judged = qrels_csr(q).ok_or(Refused::Qrels)?;
+        let ranked = run_csr(r).ok_or(Refused::Run)?;
+        // ties are broken by document id: ranks only where a query has two scores
+        // equal (in single precision, as `ties="trec"` compares them)
+        let keys = if ranked.tied_single.iter().any(|&t| t) {
+            byte_ranks(&r.item_ids)
+        } else {
+            Vec::new()
+        };
+        let item_map = lookup(&q.item_ids, &r.item_ids);
+        let user_map = lookup(&q.user_ids, &r.user_ids);
+        let longest = |offsets: &[i64]| {
+            offsets
+                .windows(2)
+                .map(|w| (w[1] - w[0]) as usize)
+                .max()
+                .unwrap_or(0)
+        };
+        let max_len = longest(&ranked.offsets).max(1);
+        let depth = max_len.max(longest(&judged.offsets));
+        let disc: Vec<f64> = (0..depth).map(|j| 1.0 / (j as f64 + 2.0).log2()).collect();
+        Ok(Prepared {
+            judged,
+            ranked,
+            keys,
+            item_map,
+            user_map,
+            max_len,
+            disc,
+        })
+    }
+
+    /// How the ids match (see [`Table::matching`]).
+    fn matching(&self, q: &Parsed, r: &Parsed) -> [usize; 5] {
+        [
+            self.user_map.len(),
+            self.user_map.iter().filter(|&&u| u >= 0).count(),
+            self.item_map.iter().filter(|&&i| i >= 0).count(),
+            r.item_ids.len(),
+            q.item_ids.len(),
+        ]
+    }
+
+    /// The kernel's view of the files.
+    fn inputs(&self) -> Inputs<'_> {
+        Inputs {
+            judged: Judged {
+                offsets: &self.judged.offsets,
+                items: &self.judged.items,
+                grades: &self.judged.grades,
+                desc: &self.judged.desc,
+            },
+            ranked: Ranked {
+                offsets: &self.ranked.offsets,
+                items: &self.ranked.items,
+                scores: &self.ranked.scores,
+                keys: &self.keys,
+            },
+            item_map: &self.item_map,
+            user_map: &self.user_map,
+            max_len: self.max_len,
+            disc: &self.disc,
+        }
+    }
+
+    /// Every spec's value and auxiliary value (the user's relevant items) for every
+    /// qrels user, a column per spec, users in the qrels' order.
+    fn columns(&self, specs: &[Spec]) -> (Vec<f64>, Vec<f64>) {
+        let n_chunks = 4 * crate::threads::num_threads();
+        let n_users = self.user_map.len();
+        let mut values = vec![0.0; n_users * specs.len()];
+        let mut aux = vec![0.0; n_users * specs.len()];
+        evaluate_users_columns_into(&self.inputs(), specs, n_chunks, &mut values, &mut aux);
+        (values, aux)
+    }
+}
+
 /// Every spec for every query of the qrels `q` against the run `r`, with each query's
 /// relstring when `relstring` asks for them.
 pub fn evaluate(
@@ -251,56 +351,11 @@ pub fn evaluate(
     specs: &[Spec],
     relstring: Option<Relstring>,
 ) -> Result<Table, Refused> {
-    if q.items.is_empty() || !utf8(&q.user_ids) || !utf8(&q.item_ids) {
-        return Err(Refused::Qrels);
-    }
-    if r.items.is_empty() || !utf8(&r.user_ids) || !utf8(&r.item_ids) {
-        return Err(Refused::Run);
-    }
-    let judged = qrels_csr(q).ok_or(Refused::Qrels)?;
-    let ranked = run_csr(r).ok_or(Refused::Run)?;
-    // ties are broken by document id: ranks only where a query has two equal scores
-    let keys = if ranked.tied {
-        byte_ranks(&r.item_ids)
-    } else {
-        Vec::new()
-    };
-    let item_map = lookup(&q.item_ids, &r.item_ids);
-    let user_map = lookup(&q.user_ids, &r.user_ids);
-    let longest = |offsets: &[i64]| {
-        offsets
-            .windows(2)
-            .map(|w| (w[1] - w[0]) as usize)
-            .max()
-            .unwrap_or(0)
-    };
-    let max_len = longest(&ranked.offsets).max(1);
-    let depth = max_len.max(longest(&judged.offsets));
-    let disc: Vec<f64> = (0..depth).map(|j| 1.0 / (j as f64 + 2.0).log2()).collect();
-    let inputs = Inputs {
-        judged: Judged {
-            offsets: &judged.offsets,
-            items: &judged.items,
-            grades: &judged.grades,
-            desc: &judged.desc,
-        },
-        ranked: Ranked {
-            offsets: &ranked.offsets,
-            items: &ranked.items,
-            scores: &ranked.scores,
-            keys: &keys,
-        },
-        item_map: &item_map,
-        user_map: &user_map,
-        max_len,
-        disc: &disc,
-    };
-    let n_chunks = 4 * crate::threads::num_threads();
+    let p = Prepared::new(q, r)?;
+    let (judged, item_map, user_map) = (&p.judged, &p.item_map, &p.user_map);
     let n_users = q.user_ids.len();
     // a column per measure, users in the qrels' order
-    let mut values = vec![0.0; n_users * specs.len()];
-    let mut aux = vec![0.0; n_users * specs.len()];
-    evaluate_users_columns_into(&inputs, specs, n_chunks, &mut values, &mut aux);
+    let (values, aux) = p.columns(specs);
     drop(aux);
     let mut order: Vec<usize> = (0..n_users).collect();
     order.sort_by(|&a, &b| q.user_ids.get(a).cmp(q.user_ids.get(b)));
@@ -315,9 +370,9 @@ pub fn evaluate(
         None => Vec::new(),
         Some(asked) => {
             let lists = Relstrings {
-                q: &judged,
-                item_map: &item_map,
-                r: inputs.ranked,
+                q: judged,
+                item_map,
+                r: p.inputs().ranked,
                 asked,
             };
             order.iter().map(|&u| lists.of(u, user_map[u])).collect()
@@ -330,15 +385,68 @@ pub fn evaluate(
         relstrings,
         tag: r.tag.clone(),
         positive_grades: q.grades.iter().filter(|&&g| g > 0).count(),
-        matching: [
-            user_map.len(),
-            user_map.iter().filter(|&&u| u >= 0).count(),
-            item_map.iter().filter(|&&i| i >= 0).count(),
-            r.item_ids.len(),
-            q.item_ids.len(),
-        ],
+        matching: p.matching(q, r),
         examples: [&q.user_ids, &r.user_ids, &q.item_ids, &r.item_ids]
             .map(|ids| ids.iter().take(EXAMPLES).map(<[u8]>::to_vec).collect()),
+    })
+}
+
+/// What the files give `receval rank`: every query of the qrels in the qrels' order,
+/// the value and auxiliary value (the query's relevant documents) of each spec for
+/// it, whether the run holds it, whether its list holds tied scores, and the counts
+/// of the run and of the ids that match.
+#[derive(Debug, Default)]
+pub struct UserTable {
+    /// query ids, in the qrels' order (of first appearance)
+    pub queries: Vec<Vec<u8>>,
+    /// whether the run holds the query
+    pub in_run: Vec<bool>,
+    /// whether the query's list holds two equal scores (in single precision when
+    /// asked)
+    pub tied: Vec<bool>,
+    /// per spec, the value of each query
+    pub columns: Vec<Vec<f64>>,
+    /// per spec, the auxiliary value of each query
+    pub aux: Vec<Vec<f64>>,
+    /// the run's queries and lines
+    pub run_size: [usize; 2],
+    /// as [`Table::matching`]
+    pub matching: [usize; 5],
+}
+
+/// Every spec for every query of the qrels `q` against the run `r`, queries in the
+/// qrels' order, with the auxiliary values and which lists hold tied scores
+/// (`single`: scores equal in single precision).
+pub fn evaluate_users(
+    q: &Parsed,
+    r: &Parsed,
+    specs: &[Spec],
+    single: bool,
+) -> Result<UserTable, Refused> {
+    let p = Prepared::new(q, r)?;
+    let n_users = q.user_ids.len();
+    let (values, aux) = p.columns(specs);
+    let split = |flat: Vec<f64>| match n_users {
+        0 => vec![Vec::new(); specs.len()],
+        n => flat.chunks(n).map(<[f64]>::to_vec).collect(),
+    };
+    let ties = if single {
+        &p.ranked.tied_single
+    } else {
+        &p.ranked.tied
+    };
+    Ok(UserTable {
+        queries: q.user_ids.iter().map(<[u8]>::to_vec).collect(),
+        in_run: p.user_map.iter().map(|&u| u >= 0).collect(),
+        tied: p
+            .user_map
+            .iter()
+            .map(|&u| u >= 0 && ties[u as usize])
+            .collect(),
+        columns: split(values),
+        aux: split(aux),
+        run_size: [r.user_ids.len(), r.items.len()],
+        matching: p.matching(q, r),
     })
 }
 
@@ -468,6 +576,32 @@ mod tests {
         assert_eq!(strings(2, false), vec!["1-".to_string()]);
         assert_eq!(strings(0, true), vec!["10".to_string()]);
         assert_eq!(strings(2, true), vec!["1".to_string()]);
+    }
+
+    #[test]
+    fn users_in_the_qrels_order_with_their_ties() {
+        // q2 first in the qrels; q2's scores are equal in single precision only, q1's
+        // in double precision; "x" is a run user absent from the qrels
+        let q = parse(b"q2 0 a 1\nq2 0 b 0\nq1 0 a 0\nq3 0 a 1\n", Kind::Qrels).unwrap();
+        let run = "q1 Q0 a 1 1.0 s\nq1 Q0 b 2 1.0 s\nq2 Q0 a 1 1.0000000001 s\n\
+                   q2 Q0 b 2 1.0 s\nx Q0 a 1 1.0 s\n";
+        let r = parse(run.as_bytes(), Kind::Run).unwrap();
+        let specs = [spec(PRECISION, 1), spec(NUM_RET, 0)];
+        let t = evaluate_users(&q, &r, &specs, false).unwrap();
+        assert_eq!(
+            t.queries,
+            vec![b"q2".to_vec(), b"q1".to_vec(), b"q3".to_vec()]
+        );
+        assert_eq!(t.in_run, vec![true, true, false]);
+        assert_eq!(t.tied, vec![false, true, false]);
+        // q2: a first (id_descending compares scores in double precision)
+        assert_eq!(t.columns[0], vec![1.0, 0.0, 0.0]);
+        assert_eq!(t.columns[1], vec![2.0, 2.0, 0.0]);
+        assert_eq!(t.aux[0], vec![1.0, 0.0, 1.0]);
+        assert_eq!(t.run_size, [3, 5]);
+        assert_eq!(t.matching, [3, 2, 2, 2, 2]);
+        let single = evaluate_users(&q, &r, &specs, true).unwrap();
+        assert_eq!(single.tied, vec![true, true, false]);
     }
 
     #[test]

@@ -152,6 +152,7 @@ __all__ = [
     "topk_scan",
     "totals_checked",
     "trec_eval_table",
+    "trec_rank_table",
     "weighted_group_aucs",
     "weighted_range",
     "xauc_distinct",
@@ -651,3 +652,9 @@ def xauc_pairs_weighted(
     s: NDArray[np.float64],
     weight: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+def trec_rank_table(
+    qrels: str,
+    run: str,
+    specs: Sequence[RankingSpec],
+    single: bool,
+) -> Any: ...

@@ -13,22 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from ._parameters import MAX_SHOWN as MAX_SHOWN
+from ._parameters import check_number as check_number
+from ._parameters import check_option as check_option
+from ._parameters import format_values as format_values
 from .exceptions import InputValidationError, InvalidParameterError
-
-MAX_SHOWN = 5
-
-
-def format_values(values: Iterable[Any], limit: int = MAX_SHOWN) -> str:
-    """Render at most ``limit`` values as a Python-like list: ``[0, 1, 'a', ...]``."""
-    shown = []
-    for i, v in enumerate(values):
-        if i == limit:
-            shown.append("...")
-            break
-        if isinstance(v, np.generic):
-            v = v.item()
-        shown.append(repr(v))
-    return "[" + ", ".join(shown) + "]"
 
 
 def _distinct(x: np.ndarray, limit: int = MAX_SHOWN) -> list[Any]:
@@ -44,58 +33,6 @@ def _distinct(x: np.ndarray, limit: int = MAX_SHOWN) -> list[Any]:
 
 
 # ---------------------------------------------------------------- parameters
-def check_option(value: Any, name: str, func: str, options: Sequence[Any]) -> Any:
-    """Return ``value`` if it is one of ``options``, else raise ``InvalidParameterError``."""
-    try:
-        ok = value in options
-    except TypeError:  # unhashable / array-like compared with strings
-        ok = False
-    if not ok or isinstance(value, np.ndarray):
-        opts = sorted(options, key=lambda o: (o is None, str(o)))
-        raise InvalidParameterError(
-            f"The '{name}' parameter of {func} must be one of {opts!r}. Got {value!r} instead."
-        )
-    return value
-
-
-def check_number(
-    value: Any,
-    name: str,
-    func: str,
-    *,
-    integer: bool = False,
-    low: float | None = None,
-    high: float | None = None,
-    low_inclusive: bool = True,
-    high_inclusive: bool = True,
-) -> Any:
-    """Check a scalar keyword argument against a type and an interval."""
-    kind = "an integer" if integer else "a real number"
-    valid_type = (
-        isinstance(value, (int, np.integer))
-        if integer
-        else isinstance(value, (int, float, np.integer, np.floating))
-    )
-    if isinstance(value, (bool, np.bool_)):
-        valid_type = False
-    if not valid_type or (not integer and not np.isfinite(value)):
-        raise InvalidParameterError(
-            f"The '{name}' parameter of {func} must be {kind}. Got {value!r} instead."
-        )
-    too_low = low is not None and (value < low if low_inclusive else value <= low)
-    too_high = high is not None and (value > high if high_inclusive else value >= high)
-    if too_low or too_high:
-        lo = "-inf" if low is None else repr(low)
-        hi = "inf" if high is None else repr(high)
-        left = "[" if (low is not None and low_inclusive) else "("
-        right = "]" if (high is not None and high_inclusive) else ")"
-        raise InvalidParameterError(
-            f"The '{name}' parameter of {func} must be {kind} in {left}{lo}, {hi}{right}. "
-            f"Got {value!r} instead."
-        )
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def check_has_columns(where: str, columns: Sequence[str], names: Sequence[str]) -> None:
     """Raise naming the file (``where``) and its columns when one of ``columns`` is not
     among ``names``."""

@@ -81,7 +81,7 @@ class Conventions:
     discount: str = "offset"
 
     def validated(self, func: str = "evaluate") -> Conventions:
-        from ._validation import check_number, check_option  # NumPy: not at import
+        from ._parameters import check_number, check_option
 
         for name, options in CHOICES.items():
             check_option(getattr(self, name), name, func, list(options))
@@ -250,7 +250,7 @@ def resolve_conventions(
     """Start from ``profile`` (or the defaults), apply the profile's conventions for
     ``metric`` (a metric name; ``cut_off``: it has an @k; ``string_params``: the
     conventions written in its string), then the explicit keyword overrides."""
-    from ._validation import check_option
+    from ._parameters import check_option
 
     if profile is not None:
         check_option(profile, "profile", func, sorted(PROFILES))
@@ -295,12 +295,12 @@ def undefined_value(
     given, else the profile's entry in :data:`PROFILE_UNDEFINED`, else None (nan
     with an ``UndefinedMetricWarning``)."""
     if if_undefined is not None:
-        from ._validation import check_number  # NumPy: not at import
+        from ._parameters import check_number
 
         return float(check_number(if_undefined, "if_undefined", func))
     if profile is None:  # the usual call: nothing to check
         return None
-    from ._validation import check_option
+    from ._parameters import check_option
 
     check_option(profile, "profile", func, sorted(PROFILES))
     return PROFILE_UNDEFINED.get(profile, {}).get(metric)

@@ -79,7 +79,7 @@ def test_rank_loads_neither_other_commands_nor_heavy_packages() -> None:
     assert done.returncode == 0, done.stderr
     assert "results.test" in done.stdout
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
-    assert "receval.cli._rank_run" in modules and "receval.ranking.evaluation" in modules
+    assert "receval.cli._rank_run" in modules and "receval.cli._rank_trec" in modules
     assert {m.split(".")[0] for m in modules} & NOT_LOADED == set()
     assert {m for m in modules if m.startswith(tuple(NOT_LOADED_MODULES))} == set()
 
@@ -97,9 +97,22 @@ def test_rank_loads_neither_typer_nor_rich() -> None:
     assert modules & cli == set()
     # the CLI modules rank imports, counted
     assert {m for m in modules if m.startswith("receval.cli.")} == {
-        "receval.cli._output", "receval.cli._rank_run", "receval.cli._ranked",
-        "receval.cli._stdin", "receval.cli._streams",
+        "receval.cli._output", "receval.cli._rank_run", "receval.cli._rank_trec",
+        "receval.cli._ranked", "receval.cli._stdin", "receval.cli._streams",
     }  # fmt: skip
+
+
+def test_rank_on_trec_files_loads_no_numpy() -> None:
+    # the core reads both files and computes every value (receval.cli._rank_trec); the
+    # metrics' conventions and kernel specs are built without NumPy
+    done = _run(_MAIN, *RANK, "-f", "json")
+    assert done.returncode == 0, done.stderr
+    assert '"run": "results.test"' in done.stdout
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert {"numpy", "receval.ranking.evaluation", "receval.data._ranked"} & modules == set()
+    # what it loads of receval, counted
+    assert "receval.ranking.specs" in modules
+    assert len({m for m in modules if m.startswith("receval")}) <= 30
 
 
 def test_rank_with_another_option_runs_through_typer() -> None:

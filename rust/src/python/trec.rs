@@ -242,16 +242,8 @@ fn trec_eval_table(
     crate::pages::rearm();
     // Err((which file, compressed otherwise)) where the caller takes over
     let done = py.detach(|| {
-        let read = |path: &std::path::Path, kind: Kind, which: &'static str| {
-            let parsed = trec::read_file(path, kind);
-            match parsed {
-                Ok(Ok(p)) => Ok(p),
-                Err(e) => Err((which, e.kind() == std::io::ErrorKind::InvalidData)),
-                Ok(Err(_)) => Err((which, false)),
-            }
-        };
-        let q = read(&qrels, Kind::Qrels, "qrels")?;
-        let r = read(&run, Kind::Run, "run")?;
+        let q = read_or_refuse(&qrels, Kind::Qrels, "qrels")?;
+        let r = read_or_refuse(&run, Kind::Run, "run")?;
         evaluate(&q, &r, &specs, relstring).map_err(|e| match e {
             Refused::Qrels => ("qrels", false),
             Refused::Run => ("run", false),
@@ -281,6 +273,63 @@ fn trec_eval_table(
     Ok(out.into_any().unbind())
 }
 
+/// What `receval rank` reads from a TREC qrels file and run file (see
+/// `crate::trec_eval::evaluate_users`): `specs` are the ranking kernel's, one per
+/// metric and one per metric under `ties="average"` as the caller asks; `single`:
+/// tied scores are those equal in single precision.
+///
+/// Returns `(queries, in_run, tied, columns, aux, run_size, matching)`: the qrels'
+/// query ids in the qrels' order, whether the run holds each, whether its list holds
+/// tied scores, one list of values per spec and one of auxiliary values (each query's
+/// relevant documents), the run's queries and lines, and how the ids match (as
+/// `trec_eval_table`). For a file the core does not evaluate as it is, returns
+/// `("qrels" or "run", compressed)`, as `trec_eval_table` does.
+#[pyfunction]
+fn trec_rank_table(
+    py: Python<'_>,
+    qrels: std::path::PathBuf,
+    run: std::path::PathBuf,
+    specs: Vec<Bound<'_, RankingSpec>>,
+    single: bool,
+) -> PyResult<Py<PyAny>> {
+    use crate::trec_eval::{evaluate_users, Refused};
+    let specs: Vec<Spec> = specs.iter().map(|s| s.get().0).collect();
+    crate::pages::rearm();
+    let done = py.detach(|| {
+        let q = read_or_refuse(&qrels, Kind::Qrels, "qrels")?;
+        let r = read_or_refuse(&run, Kind::Run, "run")?;
+        evaluate_users(&q, &r, &specs, single).map_err(|e| match e {
+            Refused::Qrels => ("qrels", false),
+            Refused::Run => ("run", false),
+        })
+    });
+    let t = match done {
+        Err(refused) => return Ok(refused.into_pyobject(py)?.into_any().unbind()),
+        Ok(t) => t,
+    };
+    let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned(); // UTF-8, checked
+    let queries: Vec<String> = t.queries.iter().map(|s| text(s)).collect();
+    let out = (
+        queries, t.in_run, t.tied, t.columns, t.aux, t.run_size, t.matching,
+    )
+        .into_pyobject(py)?;
+    Ok(out.into_any().unbind())
+}
+
+/// A TREC file read, or the file named for the caller to take over (`which`, and
+/// whether it is compressed otherwise than with gzip).
+fn read_or_refuse(
+    path: &std::path::Path,
+    kind: Kind,
+    which: &'static str,
+) -> Result<trec::Parsed, (&'static str, bool)> {
+    match trec::read_file(path, kind) {
+        Ok(Ok(p)) => Ok(p),
+        Err(e) => Err((which, e.kind() == std::io::ErrorKind::InvalidData)),
+        Ok(Err(_)) => Err((which, false)),
+    }
+}
+
 /// Add the reader to `receval._core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::pages::rearm(); // the core's reserve of address space (pages::Guarded)
@@ -288,5 +337,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lookup_str, m)?)?;
     m.add_function(wrap_pyfunction!(str_ranks, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval_table, m)?)?;
+    m.add_function(wrap_pyfunction!(trec_rank_table, m)?)?;
     Ok(())
 }

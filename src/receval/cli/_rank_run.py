@@ -4,7 +4,9 @@ Free of Typer and rich: the Typer command (:mod:`receval.cli._rank`) calls
 :func:`run_rank` with its options, and so does :func:`receval.cli.main` for the
 common command lines, which it reads before loading Typer
 (:func:`common_options`). The item data, propensity and vector options load
-their readers (which declare Typer options) only when given.
+their readers (which declare Typer options) only when given. With the common
+options only, on TREC files, the compiled core computes the report
+(:func:`receval.cli._rank_trec.core_report`), without NumPy.
 """
 
 from __future__ import annotations
@@ -12,15 +14,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._output import OutputFormat, ResultTable, render, scalar
+from ._output import OutputFormat, ResultTable, render
 from ._ranked import (
     ALL_SEGMENTS,
     DEFAULT_RANK_METRICS,
     RankedFormat,
     evaluate_run,
+    per_user_table,
     rank_table,
     read_qrels_runs,
     read_segments,
+    report_notes,
     run_names,
 )
 from ._streams import Messages
@@ -35,6 +39,8 @@ _VALUED = {
 }  # fmt: skip
 _FLAGS = {"-q": "quiet", "--quiet": "quiet", "--per-user": "per_user"}
 _REPEATED = ("run", "metric")
+# the parameters of run_rank that common_options gives
+_COMMON = frozenset({*_VALUED.values(), *_FLAGS.values()})
 _DIGITS = re.compile(r"[0-9]{1,2}")
 
 
@@ -161,6 +167,10 @@ def run_rank(
     """
     from ..conventions import resolve_conventions
 
+    # only the options common_options reads are given (the others at their defaults)
+    passed = dict(locals())
+    defaults = run_rank.__kwdefaults__ or {}
+    common = all(passed[k] == v for k, v in defaults.items() if k not in _COMMON)
     say = Messages(quiet, command="rank")
     run = list(run or [])
     vectors = (user_vectors, item_vectors)
@@ -210,71 +220,78 @@ def run_rank(
                 f"list metrics ({', '.join(listed)}) have one value per run; leave them out "
                 f"of -m or drop the option."
             )
-        weighting: dict[str, Any] = {}
-        if propensities is not None:
-            from ._items import read_propensities
+        # TREC files with the common options: the core computes evaluate's report
+        # (receval.cli._rank_trec), without reading the files into NumPy
+        core = None
+        if common and profile is None and len(run) == 1 and not listed:
+            from ._rank_trec import core_report
 
-            weighting["propensities"] = read_propensities(propensities, user, item, say)
-        if propensity_clip is not None:
-            weighting["propensity_clip"] = propensity_clip
-        if exclude is not None and repeats:
-            raise say.fail(
-                "--exclude removes the seen items and --repeats declares that users consume "
-                "items again; pass one of them."
-            )
-        if repeats:
-            weighting["repeats"] = True
-        matching = {"min_match": min_match, "allow_unmatched": allow_unmatched}
-        files = (train, popularity, features, item_categories, catalog, reference, candidates,
-                 correction, exclude)  # fmt: skip
-        items = None
-        if any(path is not None for path in files):
-            from ._items import ItemData
-
-            items = ItemData(*files, user=user, item=item, run_format=run_format, score=score,
-                             rank=rank_column)  # fmt: skip
-        inputs: Any = read_qrels_runs(
-            qrels, qrels_format, run, run_format, say,
-            user=user, item=item, grade=grade, score=score, rank=rank_column,
-        )  # fmt: skip
-        if user_vectors is not None and item_vectors is not None:
-            from ._retrieve import read_exclude, read_ids, read_qrels, vector_run
-
-            ids = read_ids(item_ids, "--item-ids", say)
-            inputs = [*inputs, vector_run(
-                lambda: read_qrels(qrels, qrels_format, user, item, grade), user_vectors,
-                item_vectors, ranked, k, say, metric=similarity,
-                user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
-                exclude=read_exclude(exclude, ids, user, item, say),
-            )]  # fmt: skip
+            core = core_report(qrels, run[0], ranked)
         data: dict[str, Any] | None = None
         reports: list[tuple[str, Any]] = []
         values: dict[str, dict[str, float]] = {}
-        for q, name, r in inputs:
-            if data is None:  # read once, its ids as the runs hold theirs
-                data = {}
-                if items is not None:
-                    from ._items import EVALUATE_INPUTS
+        if core is not None:
+            name = run_names(run)[0]
+            report_notes(core, name, ranked, say)
+            reports.append((name, core))
+            values[name] = {}
+        else:
+            weighting: dict[str, Any] = {}
+            if propensities is not None:
+                from ._items import read_propensities
 
-                    data = items.load(r.item_ids.dtype.kind in "iu", say)
-                    weighting |= {k: v for k, v in data.items() if k in EVALUATE_INPUTS}
-            if ranked:
-                reports.append(
-                    (name, evaluate_run(q, r, name, ranked, say, profile, conventions, weighting,
-                                        matching))
-                )  # fmt: skip
-            given = {"run": r, "qrels": q, **data}
-            values[name] = {m: _list_value(s, given) for m, s in listed.items()}
+                weighting["propensities"] = read_propensities(propensities, user, item, say)
+            if propensity_clip is not None:
+                weighting["propensity_clip"] = propensity_clip
+            if exclude is not None and repeats:
+                raise say.fail(
+                    "--exclude removes the seen items and --repeats declares that users consume "
+                    "items again; pass one of them."
+                )
+            if repeats:
+                weighting["repeats"] = True
+            matching = {"min_match": min_match, "allow_unmatched": allow_unmatched}
+            files = (train, popularity, features, item_categories, catalog, reference, candidates,
+                     correction, exclude)  # fmt: skip
+            items = None
+            if any(path is not None for path in files):
+                from ._items import ItemData
+
+                items = ItemData(*files, user=user, item=item, run_format=run_format, score=score,
+                                 rank=rank_column)  # fmt: skip
+            inputs: Any = read_qrels_runs(
+                qrels, qrels_format, run, run_format, say,
+                user=user, item=item, grade=grade, score=score, rank=rank_column,
+            )  # fmt: skip
+            if user_vectors is not None and item_vectors is not None:
+                from ._retrieve import read_exclude, read_ids, read_qrels, vector_run
+
+                ids = read_ids(item_ids, "--item-ids", say)
+                inputs = [*inputs, vector_run(
+                    lambda: read_qrels(qrels, qrels_format, user, item, grade), user_vectors,
+                    item_vectors, ranked, k, say, metric=similarity,
+                    user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
+                    exclude=read_exclude(exclude, ids, user, item, say),
+                )]  # fmt: skip
+            for q, name, r in inputs:
+                if data is None:  # read once, its ids as the runs hold theirs
+                    data = {}
+                    if items is not None:
+                        from ._items import EVALUATE_INPUTS
+
+                        data = items.load(r.item_ids.dtype.kind in "iu", say)
+                        weighting |= {k: v for k, v in data.items() if k in EVALUATE_INPUTS}
+                if ranked:
+                    reports.append((name, evaluate_run(
+                        q, r, name, ranked, say, profile, conventions, weighting, matching
+                    )))  # fmt: skip
+                given = {"run": r, "qrels": q, **data}
+                values[name] = {m: _list_value(s, given) for m, s in listed.items()}
     if by is not None:
         with say.guard():
             table = segment_table(reports, metrics, by, user, segment, say)
     elif per_user:
-        rows = [
-            [scalar(u), name, *(scalar(rep.values[m][i]) for m in metrics)]
-            for name, rep in reports
-            for i, u in enumerate(rep.users)
-        ]
-        table = ResultTable(["user", "run", *metrics], rows, keys=2)
+        table = per_user_table(reports, metrics)
     elif len(values) > 1 and test != "none" and output_format in _LETTER_FORMATS and not listed:
         from ..comparison.models import compare
         from ._compare import comparison_output, power_notes, work_line

@@ -21,11 +21,13 @@ __all__ = [
     "DEFAULT_RANK_METRICS",
     "RankedFormat",
     "evaluate_run",
+    "per_user_table",
     "rank_table",
     "ranked_format",
     "read_qrels_runs",
     "read_runs",
     "read_segments",
+    "report_notes",
     "run_names",
     "tie_notes",
 ]
@@ -185,6 +187,13 @@ def evaluate_run(
             **(weighting or {}),
             **(matching or {}),
         )
+    report_notes(report, name, metrics, say)
+    return report
+
+
+def report_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None:
+    """The notes on a run's report (:func:`evaluate_run`): users in only one of qrels
+    and run, seen items removed, users left out of a mean, tie-dependent values."""
     if report.n_users_missing:
         say.note(
             f"{name}: {report.n_users_missing} of {report.n_users} qrels users are "
@@ -206,13 +215,12 @@ def evaluate_run(
                 f"({empty} without a relevant item; see --missing-users and --empty-users)."
             )
     tie_notes(report, name, metrics, say)
-    return report
 
 
 def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None:
     """A note per metric whose value depends on the order of tied scores for some users:
     how many, the order used, and the mean with ``ties=average``."""
-    from ..ranking.checks import TIE_ORDERS
+    from ..ranking.specs import TIE_ORDERS
 
     for metric in metrics:
         n_tied = report.n_users_tie_dependent.get(metric, 0)
@@ -266,3 +274,15 @@ def rank_table(
     columns = ["run", *metrics]
     rows = [[record[c] for c in columns] for record in records]
     return ResultTable(columns, rows, title=title, counts=[r["counts"] for r in records])
+
+
+def per_user_table(reports: list[tuple[str, Any]], metrics: list[str]) -> ResultTable:
+    """``--per-user``: one row per user and run, the user's value of each metric."""
+    from ._output import scalar
+
+    rows = [
+        [scalar(u), name, *(scalar(rep.values[m][i]) for m in metrics)]
+        for name, rep in reports
+        for i, u in enumerate(rep.users)
+    ]
+    return ResultTable(["user", "run", *metrics], rows, keys=2)

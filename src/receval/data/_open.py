@@ -118,3 +118,24 @@ def place(path: str, row: int | None, *, lines: bool) -> str:
     if row is None:
         return path
     return f"{path}:{row + 2}" if lines else f"{path}: row {row + 1}"
+
+
+#: suffixes of compressed files, dropped to find the format's suffix
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zstd")
+
+
+#: the format each suffix names
+_FORMAT_OF_SUFFIX = {
+    ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv",
+    ".trec": "trec", ".txt": "trec", ".run": "trec", ".qrels": "trec",
+}  # fmt: skip
+
+
+def infer_format(path: str) -> str | None:
+    """The format named by a file's suffix (after a compression suffix), or None."""
+    name = path.lower()
+    for suffix in _COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return next((fmt for suffix, fmt in _FORMAT_OF_SUFFIX.items() if name.endswith(suffix)), None)

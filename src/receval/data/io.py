@@ -24,6 +24,7 @@ from ..exceptions import InputValidationError
 from ._csv import read_csv
 from ._encode import column_array as column_array
 from ._open import arrow_input, check_file, compression_of, header_not_utf8, sentence
+from ._open import infer_format as infer_format
 from ._open import place as row_place
 
 
@@ -672,24 +673,3 @@ def _repeated_line(
                     return number
                 seen = True
     return None
-
-
-#: suffixes of compressed files, dropped to find the format's suffix
-_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zstd")
-
-
-#: the format each suffix names
-_FORMAT_OF_SUFFIX = {
-    ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv",
-    ".trec": "trec", ".txt": "trec", ".run": "trec", ".qrels": "trec",
-}  # fmt: skip
-
-
-def infer_format(path: str) -> str | None:
-    """The format named by a file's suffix (after a compression suffix), or None."""
-    name = path.lower()
-    for suffix in _COMPRESSED_SUFFIXES:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    return next((fmt for suffix, fmt in _FORMAT_OF_SUFFIX.items() if name.endswith(suffix)), None)

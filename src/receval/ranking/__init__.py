@@ -15,7 +15,26 @@ one finalize makes the :class:`EvaluationReport`.
 * :mod:`~receval.ranking.report`: :class:`EvaluationReport`.
 """
 
-from .evaluation import evaluate
-from .report import EvaluationReport
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .evaluation import evaluate
+    from .report import EvaluationReport
 
 __all__ = ["EvaluationReport", "evaluate"]
+
+
+def __getattr__(name: str) -> Any:
+    # loaded when first asked for: ``receval.ranking.specs`` (metric strings, their
+    # conventions and kernel specs) imports no NumPy
+    if name == "evaluate":
+        from .evaluation import evaluate
+
+        return evaluate
+    if name == "EvaluationReport":
+        from .report import EvaluationReport
+
+        return EvaluationReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

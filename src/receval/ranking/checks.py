@@ -17,6 +17,8 @@ from ..conventions import Conventions
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..registry import MetricSpec
+from .specs import TIE_COSTLY_KINDS as _COSTLY_KINDS
+from .specs import TIE_ORDERS, tie_checked
 from .values import kernel_values, subset_qrels
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
@@ -169,17 +171,6 @@ UNSTABLE_TIES: dict[str, tuple[str, int, frozenset[str]]] = {
 }
 
 
-# how each tie rule orders tied scores, for messages
-TIE_ORDERS = {
-    "trec": "by item id descending (trec_eval's rule, scores compared in single precision)",
-    "average": "as the expected value over every order of the tied items",
-    "input": "in input order",
-    "id_ascending": "by item id ascending",
-    "id_descending": "by item id descending",
-    "worst": "by grade ascending (the least relevant first)",
-}
-
-
 def describe_tie_orders(convs: Iterable[Conventions]) -> str:
     """How receval orders tied scores under these metrics' ``ties`` conventions."""
     rules = sorted({c.ties for c in convs})
@@ -240,23 +231,6 @@ def tied_users(r: Run, user_map: np.ndarray, single: bool) -> np.ndarray:
     tied[run_users] = True
     return np.flatnonzero((user_map >= 0) & tied[np.maximum(user_map, 0)])
 
-
-def _tie_checked(spec: MetricSpec, conv: Conventions) -> bool:
-    """Whether the report compares a ranked metric's value with its ``ties="average"``
-    value: the kernel's metrics under another tie order (not expected exposure, the
-    propensity-weighted ones, nor ndcg_rel with a negative gain, which has no
-    closed form over tie orders)."""
-    if conv.ties == "average" or conv.estimator != "naive":
-        return False
-    if spec.info.kind in codes.EXPOSURE_KINDS:
-        return False
-    gains: Any = dict(spec.args).get("gains", ())
-    return not (spec.info.kind == codes.NDCG_REL and any(g < 0 for _, g in gains))
-
-
-# the averaged kernels whose cost grows faster than the list: interpolated precision
-# takes O((s * h)**2) per tied block of s items, h of them relevant
-_COSTLY_KINDS = frozenset({codes.IPREC_AT_RECALL, codes.IPREC_AVG})
 
 #: Per user, the largest cost (the sum over its tied blocks that mix relevant and
 #: non-relevant items of ``(s * h) ** 2``) for which the report computes interpolated
@@ -329,7 +303,7 @@ def tie_averages(
     computed: their value may depend on the order); the third dict marks, per such
     metric, the users without such a block (their value is their own). ``item_map``
     is the run code of each qrels item (None: looked up where needed)."""
-    checked = [t for t in ranked if _tie_checked(specs[t], convs[t])]
+    checked = [t for t in ranked if tie_checked(specs[t], convs[t])]
     if not checked:
         return np.empty(0, dtype=np.int64), {}, {}
     single = any(convs[t].ties == "trec" for t in checked)

@@ -7,16 +7,29 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from .. import _validation as v
 from .._kernels import codes as _core_codes
-from .._validation import check_option
-from ..conventions import FIELDS, Conventions, resolve_conventions
+from ..conventions import FIELDS, Conventions, relevant_above, resolve_conventions
 from ..exceptions import InvalidParameterError
 from ..registry import MetricSpec, parse_metrics, ranking_spec
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
-__all__ = ["metric_conventions", "prepare_metrics"]
+__all__ = [
+    "TIE_COSTLY_KINDS",
+    "TIE_ORDERS",
+    "kernel_spec",
+    "metric_conventions",
+    "prepare_metrics",
+    "tie_checked",
+]
+
+# gain_grades="positive": every grade above 0 earns its gain (a probability too)
+_POSITIVE_GRADES = relevant_above(0.0)
+# grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
+# metric's own parameters (none for bpref, p for rbp)
+_RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
+# gain="binary": rbp's variant of 0/1 gains at the threshold (P1 = 1)
+_BINARY_RBP = 1.0
 
 # serendipity (sums over the list's items, each position of a tied block holding its
 # mean), ILS/diversity (pair sums weighted by the chance both items are in the top k)
@@ -61,6 +74,8 @@ def metric_conventions(
     """
     unknown = set(conventions) - set(FIELDS)
     if unknown:
+        from .._parameters import check_option
+
         check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
     ranking_spec(metric)  # one metric: P.5,10 (two) is an error here
     _, specs, convs, _ = prepare_metrics(
@@ -160,6 +175,7 @@ def _check_keywords(
     """A convention keyword of evaluate that differs from the profile's (or the default)
     must be one that some metric of the call uses, with a value each metric that uses it
     takes (a metric string's own setting wins); ``base``: the profile's conventions."""
+    from .. import _parameters as v
     from ..registry import RANKING
     from ..registry.grammar import check_value
 
@@ -198,3 +214,64 @@ def _check_history(
             f"mapping item -> categories, or a DataFrame with item and category columns) to "
             f"evaluate."
         )
+
+
+def kernel_spec(spec: MetricSpec, conv: Conventions) -> Any:
+    """The ranking kernel's spec of one metric (a ``receval._core.RankingSpec``)."""
+    kind = spec.info.kind
+    if kind is None:  # a spec made by hand: metric strings are checked by ranking_spec
+        raise InvalidParameterError(f"{spec.name} is not a ranking metric of evaluate.")
+    params = spec.float_params()
+    if kind == codes.RBP and conv.gain == "binary":
+        params = (*params, _BINARY_RBP)
+    elif conv.grades == "raw" and kind in _RAW_GRADES:
+        params = (*params, _RAW_GRADES[kind])
+    return codes.RankingSpec(
+        kind,
+        k=spec.k or 0,
+        threshold=conv.rel_threshold,
+        gain_threshold=(_POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold),
+        params=params,
+        gain="custom" if "gains" in dict(spec.args) else conv.gain,  # the table: in params
+        ap_normalizer=conv.ap_normalizer,
+        ideal=conv.ideal,
+        ties=conv.ties,
+        # "error" raises after the kernel, which evaluates those users as "zero"
+        missing_users="zero" if conv.missing_users == "error" else conv.missing_users,
+        empty_users="zero" if conv.empty_users == "error" else conv.empty_users,
+        positive_scores=conv.hit_scores == "positive",
+        depth=conv.depth,
+        judged_only=conv.judged_only,
+        discount=conv.discount,
+        precision_normalizer=conv.precision_normalizer,
+        recall_normalizer=conv.recall_normalizer,
+    )
+
+
+# how each tie rule orders tied scores, for messages
+TIE_ORDERS = {
+    "trec": "by item id descending (trec_eval's rule, scores compared in single precision)",
+    "average": "as the expected value over every order of the tied items",
+    "input": "in input order",
+    "id_ascending": "by item id ascending",
+    "id_descending": "by item id descending",
+    "worst": "by grade ascending (the least relevant first)",
+}
+
+
+def tie_checked(spec: MetricSpec, conv: Conventions) -> bool:
+    """Whether the report compares a ranked metric's value with its ``ties="average"``
+    value: the kernel's metrics under another tie order (not expected exposure, the
+    propensity-weighted ones, nor ndcg_rel with a negative gain, which has no
+    closed form over tie orders)."""
+    if conv.ties == "average" or conv.estimator != "naive":
+        return False
+    if spec.info.kind in codes.EXPOSURE_KINDS:
+        return False
+    gains: Any = dict(spec.args).get("gains", ())
+    return not (spec.info.kind == codes.NDCG_REL and any(g < 0 for _, g in gains))
+
+
+# the averaged kernels whose cost grows faster than the list: interpolated precision
+# takes O((s * h)**2) per tied block of s items, h of them relevant
+TIE_COSTLY_KINDS = frozenset({codes.IPREC_AT_RECALL, codes.IPREC_AVG})

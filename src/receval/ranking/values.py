@@ -15,12 +15,13 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .._kernels import codes as _core_codes
-from ..conventions import Conventions, relevant_above
+from ..conventions import Conventions
 from ..data._encode import lookup
 from ..data._ranked import Qrels, Run
 from ..data.io import is_frame
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..registry import MetricSpec, parse_metric
+from .specs import kernel_spec
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
@@ -34,13 +35,6 @@ __all__ = [
     "subset_qrels",
 ]
 
-# gain_grades="positive": every grade above 0 earns its gain (a probability too)
-_POSITIVE_GRADES = relevant_above(0.0)
-# grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
-# metric's own parameters (none for bpref, p for rbp)
-_RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
-# gain="binary": rbp's variant of 0/1 gains at the threshold (P1 = 1)
-_BINARY_RBP = 1.0
 # 2.0**1024 overflows float64
 _MAX_EXPONENTIAL_GRADE = 1024
 
@@ -81,38 +75,6 @@ def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str) -> _Ra
         f"The {argument!r} parameter of evaluate must be a {kind.__name__}, a dict "
         f"{{user: {{item: {value}}}}}, a DataFrame or a file path. Got {type(data).__name__} "
         "instead."
-    )
-
-
-def _kernel_spec(spec: MetricSpec, conv: Conventions) -> Any:
-    """The ranking kernel's spec of one metric (a ``receval._core.RankingSpec``)."""
-    kind = spec.info.kind
-    if kind is None:  # a spec made by hand: metric strings are checked by ranking_spec
-        raise InvalidParameterError(f"{spec.name} is not a ranking metric of evaluate.")
-    params = spec.float_params()
-    if kind == codes.RBP and conv.gain == "binary":
-        params = (*params, _BINARY_RBP)
-    elif conv.grades == "raw" and kind in _RAW_GRADES:
-        params = (*params, _RAW_GRADES[kind])
-    return codes.RankingSpec(
-        kind,
-        k=spec.k or 0,
-        threshold=conv.rel_threshold,
-        gain_threshold=(_POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold),
-        params=params,
-        gain="custom" if "gains" in dict(spec.args) else conv.gain,  # the table: in params
-        ap_normalizer=conv.ap_normalizer,
-        ideal=conv.ideal,
-        ties=conv.ties,
-        # "error" raises after the kernel, which evaluates those users as "zero"
-        missing_users="zero" if conv.missing_users == "error" else conv.missing_users,
-        empty_users="zero" if conv.empty_users == "error" else conv.empty_users,
-        positive_scores=conv.hit_scores == "positive",
-        depth=conv.depth,
-        judged_only=conv.judged_only,
-        discount=conv.discount,
-        precision_normalizer=conv.precision_normalizer,
-        recall_normalizer=conv.recall_normalizer,
     )
 
 
@@ -258,7 +220,7 @@ def kernel_values(
         any(c.ties in ("id_ascending", "id_descending") for c in convs.values()) and r.has_ties
     )
     r_keys = r.trec_keys if need_trec or need_ascending else np.empty(0)
-    kernel_specs = [_kernel_spec(specs[t], convs[t]) for t in ranked]
+    kernel_specs = [kernel_spec(specs[t], convs[t]) for t in ranked]
     max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
     depth = max(max_len, int(np.diff(q.offsets).max()))
     disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)

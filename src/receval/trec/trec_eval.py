@@ -413,20 +413,35 @@ def _kernel_spec(core: Any, v: MeasureValue, o: TrecEvalOptions) -> Any:
     )  # fmt: skip
 
 
-def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) -> None:
-    """The warnings of :func:`receval.evaluate` about ids of the qrels and run that do
-    not match (``UnmatchedIdsWarning``), where they are due; ``matching``: the qrels'
+def unmatched_due(matching: Sequence[int]) -> bool:
+    """Whether :func:`receval.evaluate` warns about (or refuses) ids of the qrels and
+    run that do not match, at the default ``min_match``; ``matching``: the qrels'
     queries, those in the run, the run's documents judged, the run's documents and
-    the qrels' documents; ``examples``: the first ids of each file's queries and
-    documents."""
+    the qrels' documents (as the core counts them).
+
+    Examples
+    --------
+    >>> unmatched_due([3, 3, 40, 100, 200]), unmatched_due([3, 0, 0, 100, 200])
+    (False, True)
+    """
     n_users, users, items, n_items, n_judged = matching
     due = users == 0 or users / n_users < DEFAULT_MIN_MATCH
     if users:
         share = items / n_items if n_items else 1.0
         share_judged = items / n_judged if n_judged else 1.0
         due |= (items == 0 and n_items > 0) or max(share, share_judged) < DEFAULT_MIN_MATCH
-    if not due:
+    return bool(due)
+
+
+def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) -> None:
+    """The warnings of :func:`receval.evaluate` about ids of the qrels and run that do
+    not match (``UnmatchedIdsWarning``), where they are due; ``matching``: the qrels'
+    queries, those in the run, the run's documents judged, the run's documents and
+    the qrels' documents; ``examples``: the first ids of each file's queries and
+    documents."""
+    if not unmatched_due(matching):
         return
+    n_users, users, items, n_items, n_judged = matching
     import numpy as np
 
     from ..ranking.checks import check_matching

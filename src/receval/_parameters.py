@@ -1,0 +1,112 @@
+"""The checks of scalar parameters (:func:`check_option`, :func:`check_number`) and
+how messages show values (:func:`format_values`), re-exported by
+:mod:`receval._validation`.
+
+Free of NumPy, so that metric strings and conventions are checked before it is
+loaded: a NumPy value (``np.int64``, an array) can only be given once NumPy is
+imported, and is recognized then.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .exceptions import InvalidParameterError
+
+__all__ = ["MAX_SHOWN", "check_number", "check_option", "format_values"]
+
+MAX_SHOWN = 5
+
+
+def _numpy() -> Any:
+    """NumPy if it is imported (else no value is one of its types), or None."""
+    return sys.modules.get("numpy")
+
+
+def format_values(values: Iterable[Any], limit: int = MAX_SHOWN) -> str:
+    """Render at most ``limit`` values as a Python-like list: ``[0, 1, 'a', ...]``.
+
+    Examples
+    --------
+    >>> format_values(["a", 1, 2.5, "b", "c", "d"])
+    "['a', 1, 2.5, 'b', 'c', ...]"
+    """
+    np = _numpy()
+    shown = []
+    for i, v in enumerate(values):
+        if i == limit:
+            shown.append("...")
+            break
+        if np is not None and isinstance(v, np.generic):
+            v = v.item()
+        shown.append(repr(v))
+    return "[" + ", ".join(shown) + "]"
+
+
+def check_option(value: Any, name: str, func: str, options: Sequence[Any]) -> Any:
+    """Return ``value`` if it is one of ``options``, else raise ``InvalidParameterError``.
+
+    Examples
+    --------
+    >>> check_option("trec", "ties", "evaluate", ["trec", "average"])
+    'trec'
+    """
+    try:
+        ok = value in options
+    except TypeError:  # unhashable / array-like compared with strings
+        ok = False
+    np = _numpy()
+    if not ok or (np is not None and isinstance(value, np.ndarray)):
+        opts = sorted(options, key=lambda o: (o is None, str(o)))
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} must be one of {opts!r}. Got {value!r} instead."
+        )
+    return value
+
+
+def check_number(
+    value: Any,
+    name: str,
+    func: str,
+    *,
+    integer: bool = False,
+    low: float | None = None,
+    high: float | None = None,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+) -> Any:
+    """Check a scalar keyword argument against a type and an interval.
+
+    Examples
+    --------
+    >>> check_number(0.5, "min_match", "evaluate", low=0.0, high=1.0)
+    0.5
+    """
+    kind = "an integer" if integer else "a real number"
+    np = _numpy()
+    ints: tuple[type, ...] = (int,) if np is None else (int, np.integer)
+    reals: tuple[type, ...] = (int, float) if np is None else (int, float, np.integer, np.floating)
+    bools: tuple[type, ...] = (bool,) if np is None else (bool, np.bool_)
+    valid_type = isinstance(value, ints) if integer else isinstance(value, reals)
+    if isinstance(value, bools):
+        valid_type = False
+    finite = np.isfinite if np is not None else math.isfinite
+    if not valid_type or (not integer and not finite(value)):
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} must be {kind}. Got {value!r} instead."
+        )
+    too_low = low is not None and (value < low if low_inclusive else value <= low)
+    too_high = high is not None and (value > high if high_inclusive else value >= high)
+    if too_low or too_high:
+        lo = "-inf" if low is None else repr(low)
+        hi = "inf" if high is None else repr(high)
+        left = "[" if (low is not None and low_inclusive) else "("
+        right = "]" if (high is not None and high_inclusive) else ")"
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} must be {kind} in {left}{lo}, {hi}{right}. "
+            f"Got {value!r} instead."
+        )
+    return value.item() if np is not None and isinstance(value, np.generic) else value

@@ -80,6 +80,7 @@ __all__ = [
     "UTILITY",
     "AucRuns",
     "G",
+    "OpenRows",
     "RankingSpec",
     "accumulate_bitsets",
     "accumulate_csr",
@@ -157,7 +158,6 @@ __all__ = [
     "xauc_distinct",
     "xauc_pairs_counted",
     "xauc_pairs_weighted",
-    "OpenRows",
 ]
 
 SIZE: int

@@ -141,7 +141,9 @@ def test_rows_are_held_in_twelve_bytes_while_values_are_float32_exactly():
     acc = rv.metric("ndcg@10")
     for a in range(0, n, 4096):
         part = slice(a, a + 4096)
-        acc.update(rv.Qrels(users[part], items[part]), rv.Run(users[part], items[part], exact[part]))
+        acc.update(
+            rv.Qrels(users[part], items[part]), rv.Run(users[part], items[part], exact[part])
+        )
     held = acc.memory_bytes
     # 12 bytes a row on each side (and the id tables): under 16 a row each
     assert 2 * 12 * n < held < 2 * 16 * n + 64 * (2000 + n) * 2
@@ -169,12 +171,18 @@ def test_a_failed_update_leaves_the_rows_as_they_were():
     ("change", "message"),
     [
         (lambda s: s["runs"].update(items=s["runs"]["items"] + 5), r"OpenUsers\.runs: users"),
-        (lambda s: s["qrels"].update(users=s["qrels"]["users"].astype(np.float64)),
-         r"OpenUsers\.qrels\.users must be"),
-        (lambda s: s["qrels"].update(values=s["qrels"]["values"] * np.inf),
-         r"OpenUsers\.qrels: values must be finite"),
-        (lambda s: s["runs"].update(user_ids=np.array(["u", "u"])),
-         r"OpenUsers\.runs: user_ids must be distinct"),
+        (
+            lambda s: s["qrels"].update(users=s["qrels"]["users"].astype(np.float64)),
+            r"OpenUsers\.qrels\.users must be",
+        ),
+        (
+            lambda s: s["qrels"].update(values=s["qrels"]["values"] * np.inf),
+            r"OpenUsers\.qrels: values must be finite",
+        ),
+        (
+            lambda s: s["runs"].update(user_ids=np.array(["u", "u"])),
+            r"OpenUsers\.runs: user_ids must be distinct",
+        ),
         (lambda s: s.update(ranks=1), r"OpenUsers\.ranks must be a bool"),
     ],
 )

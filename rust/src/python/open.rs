@@ -2,13 +2,13 @@
 //! its end. Ids come in as an int64 array or a list of str; every code and offset is
 //! checked before a row is added (a bad one raises `ValueError`, the rows unchanged).
 
-use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 
 use super::{same_length, slice};
-use crate::ranking::open::{Ids, OpenRows as Rows, TooMany, Values};
+use crate::ranking::open::{Chunked, Ids, OpenRows as Rows, TooMany, Values};
 
 fn too_many(_: TooMany) -> PyErr {
     PyValueError::new_err(format!(
@@ -74,7 +74,7 @@ impl Given<'_> {
 /// Ids in code order: an int64 array, or the UCS-4 bytes of a str array and its width.
 fn ids_out<'py>(py: Python<'py>, ids: &Ids) -> PyResult<Bound<'py, PyAny>> {
     if !ids.strings() {
-        return Ok(ids.ints().to_vec().into_pyarray(py).into_any());
+        return Ok(ids.ints().into_pyarray(py).into_any());
     }
     let texts: Vec<&str> = (0..ids.len())
         .map(|c| std::str::from_utf8(ids.text(c)).unwrap_or(""))
@@ -204,12 +204,12 @@ impl OpenRows {
         Bound<'py, PyAny>,
     ) {
         let values = match &self.rows.values {
-            Values::Single(v) => v.clone().into_pyarray(py).into_any(),
-            Values::Double(v) => v.clone().into_pyarray(py).into_any(),
+            Values::Single(v) => v.to_vec().into_pyarray(py).into_any(),
+            Values::Double(v) => v.to_vec().into_pyarray(py).into_any(),
         };
         (
-            self.rows.user.clone().into_pyarray(py),
-            self.rows.item.clone().into_pyarray(py),
+            self.rows.user.to_vec().into_pyarray(py),
+            self.rows.item.to_vec().into_pyarray(py),
             values,
         )
     }
@@ -262,11 +262,15 @@ impl OpenRows {
                 "users and items must be codes in [0, len(user_ids)) and [0, len(item_ids))",
             ));
         }
-        let values = if let Ok(a) = values.extract::<PyReadonlyArray1<'_, f32>>() {
-            Values::Single(slice(&a, "values")?.to_vec())
+        let mut values = if let Ok(a) = values.extract::<PyReadonlyArray1<'_, f32>>() {
+            let mut v = Chunked::default();
+            v.extend(slice(&a, "values")?.iter().copied());
+            Values::Single(v)
         } else {
             let a = values.extract::<PyReadonlyArray1<'_, f64>>()?;
-            Values::Double(slice(&a, "values")?.to_vec())
+            let mut v = Chunked::default();
+            v.extend(slice(&a, "values")?.iter().copied());
+            Values::Double(v)
         };
         same_length(
             "OpenRows.from_rows",
@@ -283,9 +287,9 @@ impl OpenRows {
         if !finite {
             return Err(PyValueError::new_err("values must be finite"));
         }
-        rows.user = users.to_vec();
-        rows.item = items.to_vec();
-        rows.values = values;
+        rows.user.extend(users.iter().copied());
+        rows.item.extend(items.iter().copied());
+        rows.values = std::mem::take(&mut values);
         Ok(OpenRows { rows })
     }
 }

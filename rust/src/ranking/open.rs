@@ -3,6 +3,14 @@
 //! update (an update codes its distinct ids only), and per row its user code,
 //! item code (u32 each) and value. Values are held as f32 while every value so
 //! far is one exactly, and widened to f64 once one is not: 12 bytes a row, or 16.
+//! Rows are held in chunks of 64K (no update copies the rows before it).
+//!
+//! Integer ids are coded by a direct-address table of pages of 4,096 codes while
+//! that costs at most what a hash table would (ids over a compact range: 4 bytes
+//! an id), else by an open-addressing table of codes (4 bytes a slot, at most
+//! 3/4 full) beside the ids (8 bytes an id). String ids: the project's tables of
+//! short ids ([`crate::encode::table`]) and a hash table of longer ones, beside
+//! their bytes.
 //!
 //! [`OpenRows::grouped`] gives the rows grouped by user in a counting sort: users
 //! numbered in order of their first row (those listed without rows after them,
@@ -12,39 +20,248 @@ use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 use std::hash::BuildHasher;
 
-use crate::encode::table::{packs, short_bits, short_hash, Packed, Slot, Table, Wide};
+use crate::encode::table::{packs, short_bits, short_hash, Packed, Table, Wide};
 
 /// The most distinct ids of a table (codes are handed on as i32).
 pub const MAX_IDS: usize = i32::MAX as usize;
 
-/// A table slot of an integer id and its code plus one (0: empty).
-#[derive(Clone, Copy, Default)]
-pub(crate) struct IntSlot {
-    key: i64,
-    code: u32,
+/// Rows in chunks of [`CHUNK`] (the first grows as a `Vec` up to it): appending
+/// never copies what is held.
+#[derive(Clone)]
+pub struct Chunked<T> {
+    chunks: Vec<Vec<T>>,
+    len: usize,
 }
 
-impl Slot for IntSlot {
-    type Key = i64;
-    #[inline(always)]
-    fn new(key: i64, code: u32) -> Self {
-        IntSlot {
-            key,
-            code: code + 1,
+/// Rows of a chunk.
+pub const CHUNK: usize = 1 << 16;
+
+impl<T> Default for Chunked<T> {
+    fn default() -> Self {
+        Chunked {
+            chunks: Vec::new(),
+            len: 0,
         }
     }
-    #[inline(always)]
-    fn key(self) -> i64 {
-        self.key
+}
+
+impl<T: Copy> Chunked<T> {
+    pub fn len(&self) -> usize {
+        self.len
     }
-    #[inline(always)]
-    fn code(self) -> Option<u32> {
-        self.code.checked_sub(1)
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
+
     #[inline(always)]
-    fn hash(key: i64) -> u64 {
-        let r = (key as u64 as u128) * 0x9e37_79b9_7f4a_7c15;
-        (r as u64) ^ ((r >> 64) as u64)
+    pub fn get(&self, i: usize) -> T {
+        self.chunks[i / CHUNK][i % CHUNK]
+    }
+
+    /// Append the items of `values`.
+    pub fn extend(&mut self, values: impl IntoIterator<Item = T>) {
+        for x in values {
+            if self.len % CHUNK == 0 && self.chunks.len() * CHUNK == self.len {
+                let cap = if self.chunks.is_empty() { 0 } else { CHUNK };
+                self.chunks.push(Vec::with_capacity(cap));
+            }
+            if let Some(last) = self.chunks.last_mut() {
+                last.push(x);
+            }
+            self.len += 1;
+        }
+    }
+
+    /// The items in order.
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        self.chunks.iter().flat_map(|c| c.iter().copied())
+    }
+
+    /// The items as one `Vec`.
+    pub fn to_vec(&self) -> Vec<T> {
+        let mut out = Vec::with_capacity(self.len);
+        for c in &self.chunks {
+            out.extend_from_slice(c);
+        }
+        out
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.chunks.iter().map(|c| c.capacity()).sum::<usize>() * std::mem::size_of::<T>()
+            + self.chunks.capacity() * std::mem::size_of::<Vec<T>>()
+    }
+}
+
+/// Codes per page of the direct-address table.
+const PAGE: usize = 1 << 12;
+
+/// The codes of integer ids: a direct-address table of pages (code + 1 per id of
+/// the page; 0: none), or an open-addressing table of codes + 1 beside the ids.
+#[derive(Clone)]
+enum IntCodes {
+    Pages {
+        /// page number of `pages[0]` (an id's page: `id >> 12`)
+        first: i64,
+        pages: Vec<Option<Box<[u32]>>>,
+        allocated: usize,
+    },
+    Hashed {
+        slots: Vec<u32>,
+        ids: Chunked<i64>,
+    },
+}
+
+impl Default for IntCodes {
+    fn default() -> Self {
+        IntCodes::Pages {
+            first: 0,
+            pages: Vec::new(),
+            allocated: 0,
+        }
+    }
+}
+
+#[inline(always)]
+fn int_hash(key: i64) -> u64 {
+    let r = (key as u64 as u128) * 0x9e37_79b9_7f4a_7c15;
+    (r as u64) ^ ((r >> 64) as u64)
+}
+
+impl IntCodes {
+    /// The code of `id` in the hashed table (None: not held) and its slot.
+    #[inline(always)]
+    fn find(slots: &[u32], ids: &Chunked<i64>, id: i64) -> (Option<u32>, usize) {
+        let mask = slots.len() - 1;
+        let mut i = int_hash(id) as usize & mask;
+        loop {
+            match slots[i] {
+                0 => return (None, i),
+                c if ids.get(c as usize - 1) == id => return (Some(c - 1), i),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// The code of `id`, or `next` (then added).
+    #[inline(always)]
+    fn code(&mut self, id: i64, next: u32) -> u32 {
+        match self {
+            IntCodes::Pages {
+                first,
+                pages,
+                allocated,
+            } => {
+                let page = id >> 12;
+                let at = (id & (PAGE as i64 - 1)) as usize;
+                let p = page.wrapping_sub(*first);
+                if (0..pages.len() as i64).contains(&p) {
+                    if let Some(codes) = &mut pages[p as usize] {
+                        let c = codes[at];
+                        if c != 0 {
+                            return c - 1;
+                        }
+                        codes[at] = next + 1;
+                        return next;
+                    }
+                }
+                // a new page (before, after or among those held): while the pages
+                // cost at most what a hash table of the ids would
+                let span = if pages.is_empty() {
+                    1
+                } else {
+                    (page.max(*first + pages.len() as i64 - 1) - page.min(*first) + 1) as u128
+                };
+                let cost = (*allocated as u128 + 1) * PAGE as u128 * 4 + span * 8;
+                if cost > 16 * (next as u128 + 1) + 64 * PAGE as u128 {
+                    *self = IntCodes::hashed(self.ids(next as usize));
+                    return self.code(id, next);
+                }
+                if pages.is_empty() {
+                    *first = page;
+                    pages.push(None);
+                } else if page < *first {
+                    let more = (*first - page) as usize;
+                    pages.splice(0..0, std::iter::repeat_n(None, more));
+                    *first = page;
+                } else if page - *first >= pages.len() as i64 {
+                    let more = (page - *first) as usize + 1 - pages.len();
+                    pages.extend(std::iter::repeat_n(None, more));
+                }
+                let mut codes = vec![0u32; PAGE].into_boxed_slice();
+                codes[at] = next + 1;
+                pages[(page - *first) as usize] = Some(codes);
+                *allocated += 1;
+                next
+            }
+            IntCodes::Hashed { slots, ids } => {
+                let (found, i) = Self::find(slots, ids, id);
+                if let Some(c) = found {
+                    return c;
+                }
+                slots[i] = next + 1;
+                ids.extend([id]);
+                if 4 * ids.len() > 3 * slots.len() {
+                    let mut bigger = vec![0u32; 2 * slots.len()];
+                    let mask = bigger.len() - 1;
+                    for (c, id) in ids.iter().enumerate() {
+                        let mut j = int_hash(id) as usize & mask;
+                        while bigger[j] != 0 {
+                            j = (j + 1) & mask;
+                        }
+                        bigger[j] = c as u32 + 1;
+                    }
+                    *slots = bigger;
+                }
+                next
+            }
+        }
+    }
+
+    /// The ids in code order (`n` of them).
+    fn ids(&self, n: usize) -> Vec<i64> {
+        match self {
+            IntCodes::Pages { first, pages, .. } => {
+                let mut out = vec![0i64; n];
+                for (p, codes) in pages.iter().enumerate() {
+                    if let Some(codes) = codes {
+                        let base = (first + p as i64) << 12;
+                        for (at, &c) in codes.iter().enumerate() {
+                            if c != 0 {
+                                out[c as usize - 1] = base | at as i64;
+                            }
+                        }
+                    }
+                }
+                out
+            }
+            IntCodes::Hashed { ids, .. } => ids.to_vec(),
+        }
+    }
+
+    /// The same codes in a hashed table.
+    fn hashed(ids: Vec<i64>) -> IntCodes {
+        let mut slots = 16;
+        while 4 * ids.len() > 3 * slots {
+            slots *= 2;
+        }
+        let mut out = IntCodes::Hashed {
+            slots: vec![0u32; slots],
+            ids: Chunked::default(),
+        };
+        for (c, id) in ids.into_iter().enumerate() {
+            out.code(id, c as u32);
+        }
+        out
+    }
+
+    fn memory_bytes(&self) -> usize {
+        match self {
+            IntCodes::Pages {
+                pages, allocated, ..
+            } => allocated * PAGE * 4 + pages.capacity() * 8,
+            IntCodes::Hashed { slots, ids } => slots.capacity() * 4 + ids.memory_bytes(),
+        }
     }
 }
 
@@ -56,8 +273,8 @@ pub struct Ids {
     /// ids in the table of ids of at most 11 bytes, of 12 to 15 bytes
     n_packed: usize,
     n_wide: usize,
-    ints: Table<IntSlot>,
-    int_ids: Vec<i64>,
+    n_ints: usize,
+    ints: IntCodes,
     packed: Table<Packed>,
     wide: Table<Wide>,
     long: HashTable<(u64, u32)>,
@@ -75,7 +292,7 @@ impl Ids {
         if self.strings {
             self.ends.len()
         } else {
-            self.int_ids.len()
+            self.n_ints
         }
     }
 
@@ -89,8 +306,12 @@ impl Ids {
     }
 
     /// The integer ids in code order (empty when they are strings).
-    pub fn ints(&self) -> &[i64] {
-        &self.int_ids
+    pub fn ints(&self) -> Vec<i64> {
+        if self.strings {
+            Vec::new()
+        } else {
+            self.ints.ids(self.n_ints)
+        }
     }
 
     /// The text of string id `code`.
@@ -103,17 +324,15 @@ impl Ids {
     #[inline(always)]
     pub fn code_int(&mut self, id: i64) -> Result<u32, TooMany> {
         debug_assert!(!self.strings);
-        let hash = IntSlot::hash(id);
-        if let Some(c) = self.ints.get(id, hash) {
-            return Ok(c);
-        }
-        let c = self.int_ids.len();
+        let c = self.n_ints;
         if c >= MAX_IDS {
             return Err(TooMany);
         }
-        self.ints.code(id, hash, c as u32);
-        self.int_ids.push(id);
-        Ok(c as u32)
+        let code = self.ints.code(id, c as u32);
+        if code as usize == c {
+            self.n_ints += 1;
+        }
+        Ok(code)
     }
 
     /// The code of string id `id` (a new one if new); integers held so far turn into
@@ -180,8 +399,9 @@ impl Ids {
 
     /// Integer ids as their decimal text, codes kept.
     fn to_strings(&mut self) {
-        let ints = std::mem::take(&mut self.int_ids);
-        self.ints = Table::default();
+        let ints = self.ints.ids(self.n_ints);
+        self.ints = IntCodes::default();
+        self.n_ints = 0;
         self.strings = true;
         for id in ints {
             // distinct integers have distinct texts: codes stay in order
@@ -191,12 +411,10 @@ impl Ids {
 
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
-        let n_ints = if self.strings { 0 } else { self.int_ids.len() };
-        table_bytes::<IntSlot>(n_ints)
+        self.ints.memory_bytes()
             + table_bytes::<Packed>(self.n_packed)
             + table_bytes::<Wide>(self.n_wide)
             + self.long.capacity() * 16
-            + self.int_ids.capacity() * 8
             + self.bytes.capacity()
             + self.ends.capacity() * 8
     }
@@ -211,9 +429,8 @@ impl Clone for Ids {
                 let _ = out.code_text(self.text(c));
             }
         } else {
-            for &id in &self.int_ids {
-                let _ = out.code_int(id);
-            }
+            out.ints = self.ints.clone();
+            out.n_ints = self.n_ints;
         }
         out
     }
@@ -232,13 +449,13 @@ fn table_bytes<S>(n: usize) -> usize {
 /// The values of the rows: f32 while every one is an f32 exactly.
 #[derive(Clone)]
 pub enum Values {
-    Single(Vec<f32>),
-    Double(Vec<f64>),
+    Single(Chunked<f32>),
+    Double(Chunked<f64>),
 }
 
 impl Default for Values {
     fn default() -> Self {
-        Values::Single(Vec::new())
+        Values::Single(Chunked::default())
     }
 }
 
@@ -261,26 +478,27 @@ impl Values {
                 v.extend(values.iter().map(|&x| x as f32));
                 return;
             }
-            let wide: Vec<f64> = v.iter().map(|&x| x as f64).collect();
+            let mut wide = Chunked::default();
+            wide.extend(v.iter().map(|x| x as f64));
             *self = Values::Double(wide);
         }
         if let Values::Double(v) = self {
-            v.extend_from_slice(values);
+            v.extend(values.iter().copied());
         }
     }
 
     #[inline(always)]
     pub fn get(&self, i: usize) -> f64 {
         match self {
-            Values::Single(v) => v[i] as f64,
-            Values::Double(v) => v[i],
+            Values::Single(v) => v.get(i) as f64,
+            Values::Double(v) => v.get(i),
         }
     }
 
     fn memory_bytes(&self) -> usize {
         match self {
-            Values::Single(v) => v.capacity() * 4,
-            Values::Double(v) => v.capacity() * 8,
+            Values::Single(v) => v.memory_bytes(),
+            Values::Double(v) => v.memory_bytes(),
         }
     }
 }
@@ -290,8 +508,8 @@ impl Values {
 pub struct OpenRows {
     pub users: Ids,
     pub items: Ids,
-    pub user: Vec<u32>,
-    pub item: Vec<u32>,
+    pub user: Chunked<u32>,
+    pub item: Chunked<u32>,
     pub values: Values,
 }
 
@@ -308,7 +526,7 @@ impl OpenRows {
     /// Append rows: `users[r]`, `items[r]` (codes of this table) and `values[r]`.
     pub fn push(&mut self, users: impl Iterator<Item = u32>, items: &[u32], values: &[f64]) {
         self.user.extend(users);
-        self.item.extend_from_slice(items);
+        self.item.extend(items.iter().copied());
         self.values.extend(values);
     }
 
@@ -317,14 +535,18 @@ impl OpenRows {
         let users = remap(&mut self.users, &other.users)?;
         let items = remap(&mut self.items, &other.items)?;
         self.user
-            .extend(other.user.iter().map(|&u| users[u as usize]));
+            .extend(other.user.iter().map(|u| users[u as usize]));
         self.item
-            .extend(other.item.iter().map(|&i| items[i as usize]));
+            .extend(other.item.iter().map(|i| items[i as usize]));
         match &other.values {
-            Values::Double(v) => self.values.extend(v),
+            Values::Double(v) => {
+                for c in &v.chunks {
+                    self.values.extend(c);
+                }
+            }
             Values::Single(v) => match &mut self.values {
-                Values::Single(mine) => mine.extend_from_slice(v),
-                Values::Double(mine) => mine.extend(v.iter().map(|&x| x as f64)),
+                Values::Single(mine) => mine.extend(v.iter()),
+                Values::Double(mine) => mine.extend(v.iter().map(|x| x as f64)),
             },
         }
         Ok(())
@@ -334,7 +556,8 @@ impl OpenRows {
     pub fn memory_bytes(&self) -> usize {
         self.users.memory_bytes()
             + self.items.memory_bytes()
-            + (self.user.capacity() + self.item.capacity()) * 4
+            + self.user.memory_bytes()
+            + self.item.memory_bytes()
             + self.values.memory_bytes()
     }
 
@@ -343,7 +566,7 @@ impl OpenRows {
         let n_users = self.users.len();
         let mut new = vec![u32::MAX; n_users];
         let mut next = 0u32;
-        for &u in &self.user {
+        for u in self.user.iter() {
             let slot = &mut new[u as usize];
             if *slot == u32::MAX {
                 *slot = next;
@@ -359,7 +582,7 @@ impl OpenRows {
             order[*slot as usize] = c as u32;
         }
         let mut offsets = vec![0i64; n_users + 1];
-        for &u in &self.user {
+        for u in self.user.iter() {
             offsets[new[u as usize] as usize + 1] += 1;
         }
         for i in 0..n_users {
@@ -369,11 +592,12 @@ impl OpenRows {
         let mut at: Vec<i64> = offsets[..n_users].to_vec();
         let mut items = vec![0i32; n];
         let mut values = vec![0f64; n];
-        for (r, &u) in self.user.iter().enumerate() {
+        let rows = self.user.iter().zip(self.item.iter());
+        for (r, (u, i)) in rows.enumerate() {
             let slot = &mut at[new[u as usize] as usize];
             let p = *slot as usize;
             *slot += 1;
-            items[p] = self.item[r] as i32;
+            items[p] = i as i32;
             values[p] = self.values.get(r);
         }
         Grouped {
@@ -439,7 +663,25 @@ mod tests {
         let mut other = OpenRows::default();
         other.absorb(&rows).unwrap();
         other.absorb(&rows).unwrap();
-        assert_eq!(other.user, vec![0, 1, 0, 0, 1, 0]);
+        assert_eq!(other.user.to_vec(), vec![0, 1, 0, 0, 1, 0]);
+        // sparse ids turn the pages into a hash table, codes kept
+        let mut ids = Ids::default();
+        let far: Vec<i64> = (0..3000).map(|i| i * 1_000_003 - 7_000_000_000).collect();
+        let codes: Vec<u32> = far.iter().map(|&x| ids.code_int(x).unwrap()).collect();
+        assert!(matches!(ids.ints, IntCodes::Hashed { .. }));
+        assert_eq!(codes, (0..3000).collect::<Vec<u32>>());
+        assert_eq!(ids.ints(), far);
+        assert_eq!(ids.code_int(far[1234]).unwrap(), 1234);
+        let mut dense = Ids::default();
+        for x in [5i64, -3, 9000, 4, -3] {
+            dense.code_int(x).unwrap();
+        }
+        assert!(matches!(dense.ints, IntCodes::Pages { .. }));
+        assert_eq!(dense.ints(), vec![5, -3, 9000, 4]);
+        let mut big = Chunked::default();
+        big.extend(0..(3 * CHUNK as u32 + 5));
+        assert_eq!(big.get(2 * CHUNK + 1), 2 * CHUNK as u32 + 1);
+        assert_eq!(big.to_vec().len(), 3 * CHUNK + 5);
         let mut f = Values::default();
         f.extend(&[1.0, 0.25]);
         assert!(matches!(f, Values::Single(_)));

@@ -2,9 +2,9 @@
 
 By default a user's qrels and run rows may come in any number of updates and
 accumulators: every row is held (:class:`~receval.ranking.open_users.OpenUsers`, an
-accumulator's updates added in place) and ``compute`` evaluates them all at once. With ``whole_groups=True`` each
-update holds whole users (their qrels and their recommendations) and runs
-:func:`~receval.ranking.aggregate.update`; merges and ``compute`` are the
+accumulator's updates added in place) and ``compute`` evaluates them all at once.
+With ``whole_groups=True`` each update holds whole users (their qrels and their
+recommendations) and runs :func:`~receval.ranking.aggregate.update`; merges and ``compute`` are the
 aggregation's. Either way an accumulator over any split of the rows, merged in
 any order, gives :func:`receval.evaluate`'s mean to the last bit.
 """
@@ -128,7 +128,9 @@ def _ranking_update_into(
 ) -> RankingState | OpenUsers:
     if isinstance(state, OpenUsers):  # the accumulator's own rows: the batch's join them
         return _open_update(params, state, batch)
-    return state.merge(_ranking_update(params, batch))
+    new = _ranking_update(params, batch)
+    assert isinstance(new, RankingState)
+    return state.merge(new)
 
 
 def _open_update(params: dict[str, Any], state: OpenUsers, batch: Any) -> OpenUsers:

@@ -98,8 +98,8 @@ class OpenUsers:
         return _grouped(Qrels, self.qrels, func, False), _grouped(Run, self.runs, func, self.ranks)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"qrels": _plain(self.qrels), "runs": _plain(self.runs),
-                "n_listwise": self.n_listwise, "scores": self.scores, "ranks": self.ranks}  # fmt: skip
+        return {"qrels": _plain(self.qrels), "runs": _plain(self.runs), "scores": self.scores,
+                "ranks": self.ranks, "n_listwise": self.n_listwise}  # fmt: skip
 
     def __setstate__(self, state: Any) -> None:
         from ..engine.states import invalid_state
@@ -154,7 +154,7 @@ def _grouped(kind: type[Any], side: Any, func: str, from_ranks: bool) -> Any:
     if side.n_users == 0:
         return None
     order, offsets, items, values = side.grouped()
-    out = kind.__new__(kind)
+    out: Any = object.__new__(kind)
     out.offsets = offsets
     out.user_ids = _ids(side.user_ids())[order]
     out.item_ids = _ids(side.item_ids())
@@ -196,7 +196,11 @@ def _loaded(rows: Any, where: str) -> Any:
     arrays = {k: np.asarray(rows[k]) for k in _FIELDS}
     for name in ("users", "items"):
         a = arrays[name]
-        if a.ndim != 1 or a.dtype.kind not in "iu" or (len(a) and (a.min() < 0 or a.max() >= 2**32)):
+        if (
+            a.ndim != 1
+            or a.dtype.kind not in "iu"
+            or (len(a) and (a.min() < 0 or a.max() >= 2**32))
+        ):
             raise invalid_state(f"{where}.{name} must be a 1-D array of codes >= 0")
         arrays[name] = np.ascontiguousarray(a, dtype=np.uint32)
     values = arrays["values"]

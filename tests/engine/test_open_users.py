@@ -39,7 +39,7 @@ def cases(draw):
     pool = [0.0, 0.5, 1.0, 2.0, 0.25] if exact else [0.0, 0.1, 0.3, 1.0, 0.7]
     grades = draw(st.lists(st.sampled_from(pool), min_size=len(judged), max_size=len(judged)))
     scores = draw(st.lists(st.sampled_from(pool), min_size=len(ranked), max_size=len(ranked)))
-    kind = draw(st.sampled_from(["int", "str"]))
+    kind = draw(st.sampled_from(["int", "sparse", "str", "long"]))
     ranks = draw(st.booleans())
     n_parts = draw(st.integers(1, 5))
     q_cut = sorted(draw(st.lists(st.integers(0, len(judged)), min_size=n_parts - 1,
@@ -57,8 +57,15 @@ def cases(draw):
 
 
 def _ids(kind: str, prefix: str, codes) -> np.ndarray:
+    """Ids of codes: ints over a compact range or far apart (a hash table of them),
+    short strings or strings of more than 15 bytes."""
     codes = np.asarray(codes, dtype=np.int64)
-    return codes * 3 - 5 if kind == "int" else np.array([f"{prefix}{c}" for c in codes])
+    if kind == "int":
+        return codes * 3 - 5
+    if kind == "sparse":
+        return (codes - 3) * 10**15 + codes
+    pad = "-a-long-identifier-" if kind == "long" else ""
+    return np.array([f"{prefix}{pad}{c}" for c in codes])
 
 
 def _round_trip(acc, how: str | None, metric: str, ties: str):
@@ -154,6 +161,22 @@ def test_rows_are_held_in_twelve_bytes_while_values_are_float32_exactly():
     assert run.dtype == np.float64 and run[-1] == 0.1
     assert (np.sort(run[:n]) == np.sort(exact)).all()  # each update's rows by user
     assert acc.state.qrels.rows()[2].dtype == np.float32
+
+
+@pytest.mark.parametrize("how", ["pickle", "state_dict"])
+def test_round_trips_keep_values_that_are_no_float32_exactly(how):
+    qrels = {"u": {"a": 0.1, "b": 0.3}, "v": {"a": 1}}
+    run = {"u": {"a": 0.1, "b": 0.1 + 2**-40, "c": 0.7}, "v": {"c": 0.2}}
+    acc = rv.metric("ndcg@3", ties="input").update(qrels, run)
+    if how == "pickle":
+        back = pickle.loads(pickle.dumps(acc))
+    else:
+        back = rv.metric("ndcg@3", ties="input").load_state_dict(acc.state_dict())
+    for side in ("qrels", "runs"):
+        mine, theirs = getattr(acc.state, side).rows()[2], getattr(back.state, side).rows()[2]
+        assert mine.dtype == theirs.dtype == np.float64 and (mine == theirs).all()
+    want = rv.evaluate(qrels, run, ["ndcg@3"], ties="input").mean["ndcg@3"]
+    assert back.compute() == acc.compute() == want
 
 
 def test_a_failed_update_leaves_the_rows_as_they_were():

@@ -62,7 +62,7 @@ impl<T: Copy> Chunked<T> {
     /// Append the items of `values`.
     pub fn extend(&mut self, values: impl IntoIterator<Item = T>) {
         for x in values {
-            if self.len % CHUNK == 0 && self.chunks.len() * CHUNK == self.len {
+            if self.chunks.len() * CHUNK == self.len {
                 let cap = if self.chunks.is_empty() { 0 } else { CHUNK };
                 self.chunks.push(Vec::with_capacity(cap));
             }
@@ -340,7 +340,7 @@ impl Ids {
     #[inline(always)]
     pub fn code_text(&mut self, id: &[u8]) -> Result<u32, TooMany> {
         if !self.strings {
-            self.to_strings();
+            self.ints_as_text();
         }
         let short = short_bits(id, 0, id.len());
         let hash = match short {
@@ -398,7 +398,7 @@ impl Ids {
     }
 
     /// Integer ids as their decimal text, codes kept.
-    fn to_strings(&mut self) {
+    fn ints_as_text(&mut self) {
         let ints = self.ints.ids(self.n_ints);
         self.ints = IntCodes::default();
         self.n_ints = 0;

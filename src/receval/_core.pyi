@@ -649,6 +649,7 @@ def xauc_pairs_weighted(
     weight: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
 
+@final
 class OpenRows:
     def __new__(cls) -> OpenRows: ...
     def add(

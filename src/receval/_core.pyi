@@ -80,6 +80,7 @@ __all__ = [
     "UTILITY",
     "AucRuns",
     "G",
+    "OpenRows",
     "RankingSpec",
     "accumulate_bitsets",
     "accumulate_csr",
@@ -658,3 +659,37 @@ def trec_rank_table(
     specs: Sequence[RankingSpec],
     single: bool,
 ) -> Any: ...
+
+@final
+class OpenRows:
+    def __new__(cls) -> OpenRows: ...
+    def add(
+        self,
+        user_ids: NDArray[np.int64] | list[str],
+        item_ids: NDArray[np.int64] | list[str],
+        offsets: NDArray[np.int64],
+        items: NDArray[np.int32],
+        values: NDArray[np.float64],
+    ) -> None: ...
+    def absorb(self, other: OpenRows) -> None: ...
+    def copy(self) -> OpenRows: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    @property
+    def n_rows(self) -> int: ...
+    @property
+    def n_users(self) -> int: ...
+    def user_ids(self) -> NDArray[np.int64] | tuple[bytes, int]: ...
+    def item_ids(self) -> NDArray[np.int64] | tuple[bytes, int]: ...
+    def rows(self) -> tuple[NDArray[np.uint32], NDArray[np.uint32], NDArray[Any]]: ...
+    def grouped(
+        self,
+    ) -> tuple[NDArray[np.uint32], NDArray[np.int64], NDArray[np.int32], NDArray[np.float64]]: ...
+    @staticmethod
+    def from_rows(
+        user_ids: NDArray[np.int64] | list[str],
+        item_ids: NDArray[np.int64] | list[str],
+        users: NDArray[np.uint32],
+        items: NDArray[np.uint32],
+        values: NDArray[Any],
+    ) -> OpenRows: ...

@@ -218,16 +218,6 @@ def test_tampered_open_groups_are_refused_naming_the_field(change, message):
         rebuilt()
 
 
-def test_tampered_open_users_are_refused_naming_the_field():
-    from receval.ranking.open_users import OpenUsers
-
-    acc = rv.metric("map").update({"u": {"a": 1}}, {"u": {"a": 0.2}})
-    state = acc.state.__getstate__()
-    state["runs"][0]["items"] = np.array([7])
-    with pytest.raises(InputValidationError, match=r"OpenUsers\.runs\[0\]"):
-        OpenUsers.__new__(OpenUsers).__setstate__(state)
-
-
 def test_an_item_given_twice_for_a_user_names_them():
     acc = rv.metric("ndcg@10")
     acc.update({"u": {"a": 1}}, {"u": {"a": 0.5, "b": 0.1}})

@@ -19,6 +19,7 @@ mod columns;
 mod encode;
 mod gauc;
 mod lists;
+mod open;
 mod ranking;
 mod retention;
 mod runs;
@@ -117,5 +118,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     topk::register(m)?;
     seen::register(m)?;
     split::register(m)?;
+    open::register(m)?;
     Ok(())
 }

@@ -19,6 +19,7 @@
 pub mod evaluate;
 pub mod inputs;
 pub mod measures;
+pub mod open;
 pub mod order;
 mod users;
 

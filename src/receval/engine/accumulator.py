@@ -116,11 +116,13 @@ def metric(
     ``gauc`` 13 bytes a row (an int32 group code into each batch's distinct
     ids, an int8 label, a float64 score; 9 with float32 scores, held as given; 8
     more with ``sample_weight``), ranking
-    metrics each update's qrels and run as :class:`~receval.Qrels` and
-    :class:`~receval.Run` arrays (a run row 12 bytes: an int32 item code and a
-    float64 score; a judgment 20; and each update's distinct ids);
-    ``compute()`` joins the ids of every update and merged accumulator by value
-    (ints, strings) and runs the function's kernels once on all the rows, so a
+    metrics every qrels and run row in the compiled core (its user and item
+    codes into id tables grown by each update, and its grade or score as a
+    float32 while every value is one exactly: 12 bytes a row, 16 with float64
+    values, and the distinct ids, coded by value as each update or merge comes);
+    ``gauc``'s ``compute()`` joins the ids of every update and merged
+    accumulator by value (ints, strings), and both run the function's kernels
+    once on all the rows, so a
     group split across updates or workers counts once, and more updates may
     follow. With ``whole_groups=True`` they keep an exact sum and the ids of
     the groups seen (8 bytes a group, ints). Inputs: NumPy arrays, lists,

@@ -1,10 +1,10 @@
 """``receval.metric("ndcg@10")``: the ranking aggregation as an engine definition.
 
 By default a user's qrels and run rows may come in any number of updates and
-accumulators: each update's rows are held (:class:`~receval.ranking.open_users.OpenUsers`)
-and ``compute`` evaluates them all at once. With ``whole_groups=True`` each
-update holds whole users (their qrels and their recommendations) and runs
-:func:`~receval.ranking.aggregate.update`; merges and ``compute`` are the
+accumulators: every row is held (:class:`~receval.ranking.open_users.OpenUsers`, an
+accumulator's updates added in place) and ``compute`` evaluates them all at once.
+With ``whole_groups=True`` each update holds whole users (their qrels and their
+recommendations) and runs :func:`~receval.ranking.aggregate.update`; merges and ``compute`` are the
 aggregation's. Either way an accumulator over any split of the rows, merged in
 any order, gives :func:`receval.evaluate`'s mean to the last bit.
 """
@@ -110,24 +110,41 @@ def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any, user_ids: Any
 
 
 def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState | OpenUsers:
+    if not params["whole_groups"]:
+        return _open_update(params, OpenUsers(), batch)
     qrels, run = batch
+    if qrels is None:
+        return update(_setup(params, with_qrels=False), None, as_run(run))
     # a batch in which the model recommended nothing: every qrels user of the batch is
     # absent from the run (missing_users decides), as in evaluate
     r = None if _is_empty_run(run) else as_run(run)
-    if not params["whole_groups"]:
-        if qrels is None:  # a list-wise metric of the run's users
-            return OpenUsers(runs=(as_run(run),), n_listwise=1)
-        if _is_empty_run(qrels):  # run rows whose judgments come in other updates
-            return OpenUsers(runs=() if r is None else (r,))
-        q = as_qrels(qrels)
-        if "propensities" in params["conventions"]:  # a relevant item without one: now
-            check_weights(_setup(params), q)
-        return OpenUsers((q,), () if r is None else (r,))
-    if qrels is None:
-        return update(_setup(params, with_qrels=False), None, as_run(run))
     setup, q = _setup(params), as_qrels(qrels)
     check_weights(setup, q)
     return update(setup, q, r)
+
+
+def _ranking_update_into(
+    params: dict[str, Any], state: RankingState | OpenUsers, batch: Any
+) -> RankingState | OpenUsers:
+    if isinstance(state, OpenUsers):  # the accumulator's own rows: the batch's join them
+        return _open_update(params, state, batch)
+    new = _ranking_update(params, batch)
+    assert isinstance(new, RankingState)
+    return state.merge(new)
+
+
+def _open_update(params: dict[str, Any], state: OpenUsers, batch: Any) -> OpenUsers:
+    """Add a batch's rows to the rows held (read and checked first, then added)."""
+    qrels, run = batch
+    if qrels is None:  # a list-wise metric of the run's users
+        return state.add(None, as_run(run), listwise=True)
+    r = None if _is_empty_run(run) else as_run(run)
+    if _is_empty_run(qrels):  # run rows whose judgments come in other updates
+        return state.add(None, r)
+    q = as_qrels(qrels)
+    if "propensities" in params["conventions"]:  # a relevant item without one: now
+        check_weights(_setup(params), q)
+    return state.add(q, r)
 
 
 def _is_empty_run(run: Any) -> bool:
@@ -157,7 +174,7 @@ def _ranking_finalize(params: dict[str, Any], state: RankingState | OpenUsers) -
 def _evaluated(params: dict[str, Any], state: OpenUsers) -> RankingState:
     """The aggregation's state of every row held, the updates joined."""
     func = f"receval.metric({params['metric']!r})"
-    if state.n_listwise and state.qrels:
+    if state.n_listwise and state.qrels.n_users:
         raise InputValidationError(
             f"{func}: some updates give qrels and others none (qrels=None); give qrels "
             f"in every update or in none."
@@ -184,6 +201,7 @@ RANKING = register(
         update=_ranking_update,
         empty=_ranking_empty,
         finalize=_ranking_finalize,
+        update_into=_ranking_update_into,
         splits_groups=True,
     )
 )

@@ -1,154 +1,170 @@
-"""Ranking metrics of users split across updates and workers: each update's rows, held.
+"""Ranking metrics of users split across updates and workers: every row, held compactly.
 
 ``receval.metric("ndcg@10")`` takes a user's qrels and run rows in any number of
 updates and on any number of accumulators. No update can tell that a user is
-finished, so each update's qrels and run are kept as the :class:`~receval.Qrels`
-and :class:`~receval.Run` it was read into (per-user CSR arrays: item codes
-and grades or scores, and the distinct ids). ``merge`` concatenates them, and
-``compute()`` joins every update's rows into one qrels and one run, by id value
-(ints, strings), and evaluates them once, as :func:`receval.evaluate` does: the
-same float. A user's items given in two updates are joined; the same (user, item)
-pair given twice is an error naming them, as in ``evaluate``. With
+finished, so the rows are held until ``compute()``, in the compiled core
+(``receval._core.OpenRows``, one for the qrels and one for the run): a table of
+the user ids and one of the item ids (ints, or strings), grown by each update,
+which codes its distinct ids only, and per row its user and item codes (4 bytes
+each) and its grade or score, as a float32 while every value so far is one
+exactly, as a float64 from the first that is not (12 bytes a row, or 16, and
+the distinct ids). ``merge`` codes the other's distinct ids in these tables and
+appends its rows. ``compute()`` groups the rows by user in a counting sort (users
+in order of their first row, those listed without rows after them) into one
+qrels and one run, and evaluates them once, as :func:`receval.evaluate` does:
+the same float. A user's items given in two updates are joined; the same (user,
+item) pair given twice is an error naming them, as in ``evaluate``. With
 ``ties="input"`` a user's tied items rank in the order they arrived (this
 accumulator's updates, then the merged ones').
+
+Ids are held as int64 (ints, bools) or as strings (strings, and ints beyond
+int64): ints beside strings are held as their decimal text, as NumPy makes a
+list of both.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..data._encode import join_ids, plain_ids
+from .._kernels import compiled
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError
 
 __all__ = ["OpenUsers"]
 
-# the arrays of a part, by container: the per-row values and whether they are ranks
-_VALUES = {Qrels: "grades", Run: "scores"}
+_FIELDS = ("user_ids", "item_ids", "users", "items", "values")
 
 
-@dataclass(frozen=True)
+def _rows() -> Any:
+    return compiled().OpenRows()
+
+
+@dataclass(eq=False)
 class OpenUsers:
-    """The qrels and runs of every update given (see the module); a frozen value."""
+    """The rows of every update given (see the module): ``qrels`` and ``runs`` the
+    core's rows of each; ``scores``, ``ranks``: whether a run came as scores, as
+    ranks; ``n_listwise``: updates of a run alone (a list-wise metric)."""
 
-    qrels: tuple[Qrels, ...] = ()
-    runs: tuple[Run, ...] = ()
+    qrels: Any = field(default_factory=_rows)
+    runs: Any = field(default_factory=_rows)
     n_listwise: int = 0
+    scores: bool = False
+    ranks: bool = False
+
+    def add(self, qrels: Qrels | None, run: Run | None, listwise: bool = False) -> OpenUsers:
+        """Add an update's qrels and run (None: none); returns this state."""
+        if qrels is not None:
+            _add(self.qrels, qrels.user_ids, qrels.item_ids, qrels.offsets, qrels.items,
+                 qrels.grades)  # fmt: skip
+        if run is not None:
+            _add(self.runs, run.user_ids, run.item_ids, run.offsets, run.items, run.scores)
+            self.ranks |= bool(run.from_ranks)
+            self.scores |= not run.from_ranks
+        self.n_listwise += int(listwise)
+        return self
+
+    def absorb(self, other: OpenUsers) -> OpenUsers:
+        """Add another state's rows after these (in place); returns this state."""
+        if other is self:
+            other = other.merge(OpenUsers())
+        self.qrels.absorb(other.qrels)
+        self.runs.absorb(other.runs)
+        self.n_listwise += other.n_listwise
+        self.scores |= other.scores
+        self.ranks |= other.ranks
+        return self
 
     def merge(self, other: OpenUsers) -> OpenUsers:
-        return OpenUsers(self.qrels + other.qrels, self.runs + other.runs,
-                         self.n_listwise + other.n_listwise)  # fmt: skip
+        """The rows of both (a new state; this one's first)."""
+        out = OpenUsers(self.qrels.copy(), self.runs.copy(), self.n_listwise, self.scores,
+                        self.ranks)  # fmt: skip
+        return out.absorb(other)
 
     @property
     def memory_bytes(self) -> int:
-        """Bytes of the arrays held."""
-        from ..engine.memory import state_bytes
-
-        return sum(state_bytes(vars(x)) for x in (*self.qrels, *self.runs))
+        """Bytes held: the id tables, the codes and the values of the rows."""
+        return int(self.qrels.memory_bytes + self.runs.memory_bytes)
 
     def joined(self, func: str) -> tuple[Qrels | None, Run | None]:
         """One qrels and one run of every update's rows (None: none given)."""
-        return _joined(Qrels, self.qrels, func), _joined(Run, self.runs, func)
+        if self.scores and self.ranks:
+            raise InputValidationError(
+                f"{func}: some updates give the run as ranks and others as scores; give "
+                f"one kind in every update."
+            )
+        return _grouped(Qrels, self.qrels, func, False), _grouped(Run, self.runs, func, self.ranks)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"qrels": [_rows(q) for q in self.qrels], "runs": [_rows(r) for r in self.runs],
-                "n_listwise": self.n_listwise}  # fmt: skip
+        return {"qrels": _plain(self.qrels), "runs": _plain(self.runs), "scores": self.scores,
+                "ranks": self.ranks, "n_listwise": self.n_listwise}  # fmt: skip
 
     def __setstate__(self, state: Any) -> None:
         from ..engine.states import invalid_state
 
-        keys = {"qrels", "runs", "n_listwise"}
+        keys = {"qrels", "runs", "n_listwise", "scores", "ranks"}
         if not isinstance(state, dict) or set(state) != keys:
             shown = sorted(state) if isinstance(state, dict) else type(state).__name__
             raise invalid_state(f"OpenUsers: expected the fields {sorted(keys)}, got {shown}")
         n = state["n_listwise"]
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise invalid_state(f"OpenUsers.n_listwise must be an integer >= 0, got {n!r}")
-        parts: dict[str, tuple[Any, ...]] = {}
-        for name, kind in (("qrels", Qrels), ("runs", Run)):
-            if not isinstance(state[name], list):
-                raise invalid_state(f"OpenUsers.{name} must be a list")
-            parts[name] = tuple(_built(kind, rows, f"OpenUsers.{name}[{i}]")
-                                for i, rows in enumerate(state[name]))  # fmt: skip
-        object.__setattr__(self, "qrels", parts["qrels"])
-        object.__setattr__(self, "runs", parts["runs"])
-        object.__setattr__(self, "n_listwise", n)
+        for name in ("scores", "ranks"):
+            if not isinstance(state[name], bool):
+                raise invalid_state(f"OpenUsers.{name} must be a bool, got {state[name]!r}")
+        self.qrels = _loaded(state["qrels"], "OpenUsers.qrels")
+        self.runs = _loaded(state["runs"], "OpenUsers.runs")
+        self.n_listwise, self.scores, self.ranks = n, state["scores"], state["ranks"]
 
 
-def _rows(x: Qrels | Run) -> dict[str, Any]:
-    """A container's rows as plain arrays: the user and item ids, each row's user and
-    item codes, its value (grade; score, or negated rank of a run of ranks)."""
-    counts = np.diff(x.offsets)
-    out: dict[str, Any] = {
-        "user_ids": plain_ids(x.user_ids),
-        "item_ids": plain_ids(x.item_ids),
-        "users": np.repeat(np.arange(len(counts), dtype=np.int64), counts),
-        "items": np.asarray(x.items, dtype=np.int64),
-        "values": np.asarray(getattr(x, _VALUES[type(x)]), dtype=np.float64),
-    }
-    if isinstance(x, Run):
-        out["from_ranks"] = bool(x.from_ranks)
-    return out
+def _given(ids: np.ndarray) -> Any:
+    """Ids as the core takes them: an int64 array, or a list of str (strings, ints
+    beyond int64, anything else by its text)."""
+    ids = np.asarray(ids)
+    if ids.dtype.kind in "iub" and (ids.dtype != np.uint64 or not len(ids) or ids.max() < 2**63):
+        return np.ascontiguousarray(ids, dtype=np.int64)
+    values = ids.tolist()
+    if ids.dtype.kind == "O" and all(type(x) is int for x in values):
+        try:
+            return np.array(values, dtype=np.int64)
+        except OverflowError:
+            pass
+    return [x if type(x) is str else str(x) for x in values]
 
 
-def _built(kind: type[Any], rows: Any, where: str) -> Any:
-    """The container of :func:`_rows`' arrays, checked by its constructor."""
-    from ..engine.states import invalid_state
-
-    keys = {"user_ids", "item_ids", "users", "items", "values"} | (
-        {"from_ranks"} if kind is Run else set()
-    )
-    if not isinstance(rows, dict) or set(rows) != keys:
-        shown = sorted(rows) if isinstance(rows, dict) else type(rows).__name__
-        raise invalid_state(f"{where}: expected the fields {sorted(keys)}, got {shown}")
-    try:
-        return _of_rows(kind, [rows], where)
-    except (InputValidationError, IndexError, TypeError, ValueError) as error:
-        raise invalid_state(f"{where}: {error}") from None
+def _add(side: Any, user_ids: Any, item_ids: Any, offsets: Any, items: Any, values: Any) -> None:
+    side.add(_given(user_ids), _given(item_ids), np.ascontiguousarray(offsets, dtype=np.int64),
+             np.ascontiguousarray(items, dtype=np.int32),
+             np.ascontiguousarray(values, dtype=np.float64))  # fmt: skip
 
 
-def _of_rows(kind: type[Any], parts: list[dict[str, Any]], func: str) -> Any:
-    """One container of the rows of several parts, ids joined by value."""
-    users = join_ids([np.asarray(p["user_ids"])[p["users"]] for p in parts])
-    items = join_ids([np.asarray(p["item_ids"])[p["items"]] for p in parts])
-    values = np.concatenate([np.asarray(p["values"], dtype=np.float64) for p in parts])
-    empty: list[Any] = []
-    if any(_has_empty_users(p) for p in parts):
-        with_rows = set(users.tolist())
-        ids = (u for p in parts for u in np.asarray(p["user_ids"]).tolist())
-        empty = list(dict.fromkeys(u for u in ids if u not in with_rows))
-    if kind is Qrels:
-        out: Any = Qrels(users, items, values)
-    else:
-        ranks = {bool(p["from_ranks"]) for p in parts}
-        if len(ranks) > 1:
-            raise InputValidationError(
-                f"{func}: some updates give the run as ranks and others as scores; give "
-                f"one kind in every update."
-            )
-        out = Run(users, items, ranks=-values) if ranks == {True} else Run(users, items, values)
-    if empty:
-        out.append_users_without_rows(empty)
-    return out
+def _ids(held: Any) -> np.ndarray:
+    """The core's ids: an int64 array, or (UCS-4 bytes, width) of a str array."""
+    if isinstance(held, np.ndarray):
+        return held
+    data, width = held
+    return np.frombuffer(data, dtype=f"<U{width}")
 
 
-def _has_empty_users(part: dict[str, Any]) -> bool:
-    """Whether a part lists a user of no row (``{}`` in a mapping)."""
-    n = len(part["user_ids"])
-    return bool(n) and bool((np.bincount(part["users"], minlength=n) == 0).any())
-
-
-def _joined(kind: type[Any], parts: tuple[Any, ...], func: str) -> Any:
-    """One container of the parts' rows; a (user, item) pair in two parts raises."""
-    if not parts:
+def _grouped(kind: type[Any], side: Any, func: str, from_ranks: bool) -> Any:
+    """One container of a side's rows, grouped by user (None: no user given); a
+    (user, item) pair given twice raises naming them."""
+    if side.n_users == 0:
         return None
-    if len(parts) == 1:
-        return parts[0]
+    order, offsets, items, values = side.grouped()
+    out: Any = object.__new__(kind)
+    out.offsets = offsets
+    out.user_ids = _ids(side.user_ids())[order]
+    out.item_ids = _ids(side.item_ids())
+    no_rows = np.empty(0, dtype=np.int64)
     try:
-        return _of_rows(kind, [_rows(p) for p in parts], func)
+        if kind is Qrels:
+            out._finish(no_rows, items, values)
+        else:
+            out._build(offsets, no_rows, items, -values if from_ranks else values, from_ranks,
+                       None, own_values=True)  # fmt: skip
     except InputValidationError as error:
         pair = getattr(error, "pair", None)
         if pair is None:
@@ -159,3 +175,41 @@ def _joined(kind: type[Any], parts: tuple[Any, ...], func: str) -> Any:
             f"(or in two merged accumulators). Each (user, item) pair must appear once; "
             f"drop duplicates first, e.g. keep the highest score per pair."
         ) from None
+    return out
+
+
+def _plain(side: Any) -> dict[str, Any]:
+    """A side's rows as plain arrays: the distinct user and item ids, each row's user
+    and item codes (uint32) and value (float32 or float64, as held)."""
+    users, items, values = side.rows()
+    return {"user_ids": _ids(side.user_ids()), "item_ids": _ids(side.item_ids()),
+            "users": users, "items": items, "values": values}  # fmt: skip
+
+
+def _loaded(rows: Any, where: str) -> Any:
+    """The core's rows of :func:`_plain`'s arrays, checked."""
+    from ..engine.states import invalid_state
+
+    if not isinstance(rows, dict) or set(rows) != set(_FIELDS):
+        shown = sorted(rows) if isinstance(rows, dict) else type(rows).__name__
+        raise invalid_state(f"{where}: expected the fields {sorted(_FIELDS)}, got {shown}")
+    arrays = {k: np.asarray(rows[k]) for k in _FIELDS}
+    for name in ("users", "items"):
+        a = arrays[name]
+        if (
+            a.ndim != 1
+            or a.dtype.kind not in "iu"
+            or (len(a) and (a.min() < 0 or a.max() >= 2**32))
+        ):
+            raise invalid_state(f"{where}.{name} must be a 1-D array of codes >= 0")
+        arrays[name] = np.ascontiguousarray(a, dtype=np.uint32)
+    values = arrays["values"]
+    if values.ndim != 1 or values.dtype not in (np.float32, np.float64):
+        raise invalid_state(f"{where}.values must be a 1-D float32 or float64 array")
+    try:
+        return compiled().OpenRows.from_rows(
+            _given(arrays["user_ids"]), _given(arrays["item_ids"]), arrays["users"],
+            arrays["items"], np.ascontiguousarray(values),
+        )  # fmt: skip
+    except ValueError as error:
+        raise invalid_state(f"{where}: {error}") from None

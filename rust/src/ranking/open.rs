@@ -1,0 +1,689 @@
+//! The rows of a ranking accumulator whose users may be split across updates,
+//! held until the end: one id table of users and one of items, grown by every
+//! update (an update codes its distinct ids only), and per row its user code,
+//! item code (u32 each) and value. Values are held as f32 while every value so
+//! far is one exactly, and widened to f64 once one is not: 12 bytes a row, or 16.
+//! Rows are held in chunks of 64K (no update copies the rows before it).
+//!
+//! Integer ids are coded by a direct-address table of pages of 4,096 codes while
+//! that costs at most what a hash table would (ids over a compact range: 4 bytes
+//! an id), else by an open-addressing table of codes (4 bytes a slot, at most
+//! 3/4 full) beside the ids (8 bytes an id). String ids: the project's tables of
+//! short ids ([`crate::encode::table`]) and a hash table of longer ones, beside
+//! their bytes.
+//!
+//! [`OpenRows::grouped`] gives the rows grouped by user in a counting sort: users
+//! numbered in order of their first row (those listed without rows after them,
+//! in the order they were listed), each user's rows in the order they came.
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+use std::hash::BuildHasher;
+
+use crate::encode::table::{packs, short_bits, short_hash, Packed, Table, Wide};
+
+/// The most distinct ids of a table (codes are handed on as i32).
+pub const MAX_IDS: usize = i32::MAX as usize;
+
+/// Rows in chunks of [`CHUNK`] (the first grows as a `Vec` up to it): appending
+/// never copies what is held.
+#[derive(Clone)]
+pub struct Chunked<T> {
+    chunks: Vec<Vec<T>>,
+    len: usize,
+}
+
+/// Rows of a chunk.
+pub const CHUNK: usize = 1 << 16;
+
+impl<T> Default for Chunked<T> {
+    fn default() -> Self {
+        Chunked {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T: Copy> Chunked<T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> T {
+        self.chunks[i / CHUNK][i % CHUNK]
+    }
+
+    /// Append the items of `values`.
+    pub fn extend(&mut self, values: impl IntoIterator<Item = T>) {
+        for x in values {
+            if self.chunks.len() * CHUNK == self.len {
+                let cap = if self.chunks.is_empty() { 0 } else { CHUNK };
+                self.chunks.push(Vec::with_capacity(cap));
+            }
+            if let Some(last) = self.chunks.last_mut() {
+                last.push(x);
+            }
+            self.len += 1;
+        }
+    }
+
+    /// The items in order.
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        self.chunks.iter().flat_map(|c| c.iter().copied())
+    }
+
+    /// The items as one `Vec`.
+    pub fn to_vec(&self) -> Vec<T> {
+        let mut out = Vec::with_capacity(self.len);
+        for c in &self.chunks {
+            out.extend_from_slice(c);
+        }
+        out
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.chunks.iter().map(|c| c.capacity()).sum::<usize>() * std::mem::size_of::<T>()
+            + self.chunks.capacity() * std::mem::size_of::<Vec<T>>()
+    }
+}
+
+/// Codes per page of the direct-address table.
+const PAGE: usize = 1 << 12;
+
+/// The codes of integer ids: a direct-address table of pages (code + 1 per id of
+/// the page; 0: none), or an open-addressing table of codes + 1 beside the ids.
+#[derive(Clone)]
+enum IntCodes {
+    Pages {
+        /// page number of `pages[0]` (an id's page: `id >> 12`)
+        first: i64,
+        pages: Vec<Option<Box<[u32]>>>,
+        allocated: usize,
+    },
+    Hashed {
+        slots: Vec<u32>,
+        ids: Chunked<i64>,
+    },
+}
+
+impl Default for IntCodes {
+    fn default() -> Self {
+        IntCodes::Pages {
+            first: 0,
+            pages: Vec::new(),
+            allocated: 0,
+        }
+    }
+}
+
+#[inline(always)]
+fn int_hash(key: i64) -> u64 {
+    let r = (key as u64 as u128) * 0x9e37_79b9_7f4a_7c15;
+    (r as u64) ^ ((r >> 64) as u64)
+}
+
+impl IntCodes {
+    /// The code of `id` in the hashed table (None: not held) and its slot.
+    #[inline(always)]
+    fn find(slots: &[u32], ids: &Chunked<i64>, id: i64) -> (Option<u32>, usize) {
+        let mask = slots.len() - 1;
+        let mut i = int_hash(id) as usize & mask;
+        loop {
+            match slots[i] {
+                0 => return (None, i),
+                c if ids.get(c as usize - 1) == id => return (Some(c - 1), i),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// The code of `id`, or `next` (then added).
+    #[inline(always)]
+    fn code(&mut self, id: i64, next: u32) -> u32 {
+        match self {
+            IntCodes::Pages {
+                first,
+                pages,
+                allocated,
+            } => {
+                let page = id >> 12;
+                let at = (id & (PAGE as i64 - 1)) as usize;
+                let p = page.wrapping_sub(*first);
+                if (0..pages.len() as i64).contains(&p) {
+                    if let Some(codes) = &mut pages[p as usize] {
+                        let c = codes[at];
+                        if c != 0 {
+                            return c - 1;
+                        }
+                        codes[at] = next + 1;
+                        return next;
+                    }
+                }
+                // a new page (before, after or among those held): while the pages
+                // cost at most what a hash table of the ids would
+                let span = if pages.is_empty() {
+                    1
+                } else {
+                    (page.max(*first + pages.len() as i64 - 1) - page.min(*first) + 1) as u128
+                };
+                let cost = (*allocated as u128 + 1) * PAGE as u128 * 4 + span * 8;
+                if cost > 16 * (next as u128 + 1) + 64 * PAGE as u128 {
+                    *self = IntCodes::hashed(self.ids(next as usize));
+                    return self.code(id, next);
+                }
+                if pages.is_empty() {
+                    *first = page;
+                    pages.push(None);
+                } else if page < *first {
+                    let more = (*first - page) as usize;
+                    pages.splice(0..0, std::iter::repeat_n(None, more));
+                    *first = page;
+                } else if page - *first >= pages.len() as i64 {
+                    let more = (page - *first) as usize + 1 - pages.len();
+                    pages.extend(std::iter::repeat_n(None, more));
+                }
+                let mut codes = vec![0u32; PAGE].into_boxed_slice();
+                codes[at] = next + 1;
+                pages[(page - *first) as usize] = Some(codes);
+                *allocated += 1;
+                next
+            }
+            IntCodes::Hashed { slots, ids } => {
+                let (found, i) = Self::find(slots, ids, id);
+                if let Some(c) = found {
+                    return c;
+                }
+                slots[i] = next + 1;
+                ids.extend([id]);
+                if 4 * ids.len() > 3 * slots.len() {
+                    let mut bigger = vec![0u32; 2 * slots.len()];
+                    let mask = bigger.len() - 1;
+                    for (c, id) in ids.iter().enumerate() {
+                        let mut j = int_hash(id) as usize & mask;
+                        while bigger[j] != 0 {
+                            j = (j + 1) & mask;
+                        }
+                        bigger[j] = c as u32 + 1;
+                    }
+                    *slots = bigger;
+                }
+                next
+            }
+        }
+    }
+
+    /// The ids in code order (`n` of them).
+    fn ids(&self, n: usize) -> Vec<i64> {
+        match self {
+            IntCodes::Pages { first, pages, .. } => {
+                let mut out = vec![0i64; n];
+                for (p, codes) in pages.iter().enumerate() {
+                    if let Some(codes) = codes {
+                        let base = (first + p as i64) << 12;
+                        for (at, &c) in codes.iter().enumerate() {
+                            if c != 0 {
+                                out[c as usize - 1] = base | at as i64;
+                            }
+                        }
+                    }
+                }
+                out
+            }
+            IntCodes::Hashed { ids, .. } => ids.to_vec(),
+        }
+    }
+
+    /// The same codes in a hashed table.
+    fn hashed(ids: Vec<i64>) -> IntCodes {
+        let mut slots = 16;
+        while 4 * ids.len() > 3 * slots {
+            slots *= 2;
+        }
+        let mut out = IntCodes::Hashed {
+            slots: vec![0u32; slots],
+            ids: Chunked::default(),
+        };
+        for (c, id) in ids.into_iter().enumerate() {
+            out.code(id, c as u32);
+        }
+        out
+    }
+
+    fn memory_bytes(&self) -> usize {
+        match self {
+            IntCodes::Pages {
+                pages, allocated, ..
+            } => allocated * PAGE * 4 + pages.capacity() * 8,
+            IntCodes::Hashed { slots, ids } => slots.capacity() * 4 + ids.memory_bytes(),
+        }
+    }
+}
+
+/// Distinct ids, numbered in order of first appearance: integers, or strings
+/// (the bytes of their UTF-8 text).
+#[derive(Default)]
+pub struct Ids {
+    strings: bool,
+    /// ids in the table of ids of at most 11 bytes, of 12 to 15 bytes
+    n_packed: usize,
+    n_wide: usize,
+    n_ints: usize,
+    ints: IntCodes,
+    packed: Table<Packed>,
+    wide: Table<Wide>,
+    long: HashTable<(u64, u32)>,
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+/// Too many distinct ids.
+#[derive(Debug)]
+pub struct TooMany;
+
+impl Ids {
+    /// The number of ids.
+    pub fn len(&self) -> usize {
+        if self.strings {
+            self.ends.len()
+        } else {
+            self.n_ints
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the ids are strings (an empty table holds integers).
+    pub fn strings(&self) -> bool {
+        self.strings
+    }
+
+    /// The integer ids in code order (empty when they are strings).
+    pub fn ints(&self) -> Vec<i64> {
+        if self.strings {
+            Vec::new()
+        } else {
+            self.ints.ids(self.n_ints)
+        }
+    }
+
+    /// The text of string id `code`.
+    pub fn text(&self, code: usize) -> &[u8] {
+        let start = if code == 0 { 0 } else { self.ends[code - 1] };
+        &self.bytes[start..self.ends[code]]
+    }
+
+    /// The code of integer id `id` (a new one if new); the ids must be integers.
+    #[inline(always)]
+    pub fn code_int(&mut self, id: i64) -> Result<u32, TooMany> {
+        debug_assert!(!self.strings);
+        let c = self.n_ints;
+        if c >= MAX_IDS {
+            return Err(TooMany);
+        }
+        let code = self.ints.code(id, c as u32);
+        if code as usize == c {
+            self.n_ints += 1;
+        }
+        Ok(code)
+    }
+
+    /// The code of string id `id` (a new one if new); integers held so far turn into
+    /// their decimal text first.
+    #[inline(always)]
+    pub fn code_text(&mut self, id: &[u8]) -> Result<u32, TooMany> {
+        if !self.strings {
+            self.ints_as_text();
+        }
+        let short = short_bits(id, 0, id.len());
+        let hash = match short {
+            Some(k) => short_hash(k),
+            None => FxBuildHasher.hash_one(id),
+        };
+        let found = match short {
+            Some(k) if packs(k) => self.packed.get(k, hash),
+            Some(k) => self.wide.get(k, hash),
+            None => {
+                let (bytes, ends) = (&self.bytes, &self.ends);
+                self.long
+                    .find(hash, |&(h, c)| {
+                        let c = c as usize;
+                        let start = if c == 0 { 0 } else { ends[c - 1] };
+                        h == hash && &bytes[start..ends[c]] == id
+                    })
+                    .map(|&(_, c)| c)
+            }
+        };
+        if let Some(c) = found {
+            return Ok(c);
+        }
+        let c = self.ends.len();
+        if c >= MAX_IDS {
+            return Err(TooMany);
+        }
+        let c = c as u32;
+        match short {
+            Some(k) if packs(k) => {
+                self.packed.code(k, hash, c);
+                self.n_packed += 1;
+            }
+            Some(k) => {
+                self.wide.code(k, hash, c);
+                self.n_wide += 1;
+            }
+            None => {
+                self.long.insert_unique(hash, (hash, c), |&(h, _)| h);
+            }
+        }
+        self.bytes.extend_from_slice(id);
+        self.ends.push(self.bytes.len());
+        Ok(c)
+    }
+
+    /// The code of integer id `id` in a table of either kind.
+    #[inline(always)]
+    pub fn code_any_int(&mut self, id: i64) -> Result<u32, TooMany> {
+        if self.strings {
+            self.code_text(id.to_string().as_bytes())
+        } else {
+            self.code_int(id)
+        }
+    }
+
+    /// Integer ids as their decimal text, codes kept.
+    fn ints_as_text(&mut self) {
+        let ints = self.ints.ids(self.n_ints);
+        self.ints = IntCodes::default();
+        self.n_ints = 0;
+        self.strings = true;
+        for id in ints {
+            // distinct integers have distinct texts: codes stay in order
+            let _ = self.code_text(id.to_string().as_bytes());
+        }
+    }
+
+    /// Bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.ints.memory_bytes()
+            + table_bytes::<Packed>(self.n_packed)
+            + table_bytes::<Wide>(self.n_wide)
+            + self.long.capacity() * 16
+            + self.bytes.capacity()
+            + self.ends.capacity() * 8
+    }
+}
+
+impl Clone for Ids {
+    /// The same ids and codes (the tables built anew).
+    fn clone(&self) -> Self {
+        let mut out = Ids::default();
+        if self.strings {
+            for c in 0..self.len() {
+                let _ = out.code_text(self.text(c));
+            }
+        } else {
+            out.ints = self.ints.clone();
+            out.n_ints = self.n_ints;
+        }
+        out
+    }
+}
+
+/// The bytes of a [`Table`] of `n` keys: it doubles from 16 slots when more than
+/// 3/4 full.
+fn table_bytes<S>(n: usize) -> usize {
+    let mut slots = 16;
+    while 4 * n > 3 * slots {
+        slots *= 2;
+    }
+    slots * std::mem::size_of::<S>()
+}
+
+/// The values of the rows: f32 while every one is an f32 exactly.
+#[derive(Clone)]
+pub enum Values {
+    Single(Chunked<f32>),
+    Double(Chunked<f64>),
+}
+
+impl Default for Values {
+    fn default() -> Self {
+        Values::Single(Chunked::default())
+    }
+}
+
+impl Values {
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Single(v) => v.len(),
+            Values::Double(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Append `values` (widening once when one is not an f32 exactly).
+    pub fn extend(&mut self, values: &[f64]) {
+        if let Values::Single(v) = self {
+            if values.iter().all(|&x| (x as f32) as f64 == x) {
+                v.extend(values.iter().map(|&x| x as f32));
+                return;
+            }
+            let mut wide = Chunked::default();
+            wide.extend(v.iter().map(|x| x as f64));
+            *self = Values::Double(wide);
+        }
+        if let Values::Double(v) = self {
+            v.extend(values.iter().copied());
+        }
+    }
+
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> f64 {
+        match self {
+            Values::Single(v) => v.get(i) as f64,
+            Values::Double(v) => v.get(i),
+        }
+    }
+
+    fn memory_bytes(&self) -> usize {
+        match self {
+            Values::Single(v) => v.memory_bytes(),
+            Values::Double(v) => v.memory_bytes(),
+        }
+    }
+}
+
+/// The rows of every update of one side (qrels or run) of an accumulator.
+#[derive(Clone, Default)]
+pub struct OpenRows {
+    pub users: Ids,
+    pub items: Ids,
+    pub user: Chunked<u32>,
+    pub item: Chunked<u32>,
+    pub values: Values,
+}
+
+/// Rows grouped by user: the users' codes in their new order, CSR offsets, and
+/// each position's item code and value.
+pub struct Grouped {
+    pub order: Vec<u32>,
+    pub offsets: Vec<i64>,
+    pub items: Vec<i32>,
+    pub values: Vec<f64>,
+}
+
+impl OpenRows {
+    /// Append rows: `users[r]`, `items[r]` (codes of this table) and `values[r]`.
+    pub fn push(&mut self, users: impl Iterator<Item = u32>, items: &[u32], values: &[f64]) {
+        self.user.extend(users);
+        self.item.extend(items.iter().copied());
+        self.values.extend(values);
+    }
+
+    /// Add another side's rows after these, its ids coded in these tables.
+    pub fn absorb(&mut self, other: &OpenRows) -> Result<(), TooMany> {
+        let users = remap(&mut self.users, &other.users)?;
+        let items = remap(&mut self.items, &other.items)?;
+        self.user
+            .extend(other.user.iter().map(|u| users[u as usize]));
+        self.item
+            .extend(other.item.iter().map(|i| items[i as usize]));
+        match &other.values {
+            Values::Double(v) => {
+                for c in &v.chunks {
+                    self.values.extend(c);
+                }
+            }
+            Values::Single(v) => match &mut self.values {
+                Values::Single(mine) => mine.extend(v.iter()),
+                Values::Double(mine) => mine.extend(v.iter().map(|x| x as f64)),
+            },
+        }
+        Ok(())
+    }
+
+    /// Bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.users.memory_bytes()
+            + self.items.memory_bytes()
+            + self.user.memory_bytes()
+            + self.item.memory_bytes()
+            + self.values.memory_bytes()
+    }
+
+    /// The rows grouped by user (see the module).
+    pub fn grouped(&self) -> Grouped {
+        let n_users = self.users.len();
+        let mut new = vec![u32::MAX; n_users];
+        let mut next = 0u32;
+        for u in self.user.iter() {
+            let slot = &mut new[u as usize];
+            if *slot == u32::MAX {
+                *slot = next;
+                next += 1;
+            }
+        }
+        let mut order = vec![0u32; n_users];
+        for (c, slot) in new.iter_mut().enumerate() {
+            if *slot == u32::MAX {
+                *slot = next;
+                next += 1;
+            }
+            order[*slot as usize] = c as u32;
+        }
+        let mut offsets = vec![0i64; n_users + 1];
+        for u in self.user.iter() {
+            offsets[new[u as usize] as usize + 1] += 1;
+        }
+        for i in 0..n_users {
+            offsets[i + 1] += offsets[i];
+        }
+        let n = self.user.len();
+        let mut at: Vec<i64> = offsets[..n_users].to_vec();
+        let mut items = vec![0i32; n];
+        let mut values = vec![0f64; n];
+        let rows = self.user.iter().zip(self.item.iter());
+        for (r, (u, i)) in rows.enumerate() {
+            let slot = &mut at[new[u as usize] as usize];
+            let p = *slot as usize;
+            *slot += 1;
+            items[p] = i as i32;
+            values[p] = self.values.get(r);
+        }
+        Grouped {
+            order,
+            offsets,
+            items,
+            values,
+        }
+    }
+}
+
+/// The code in `mine` of each id of `other`, in `other`'s code order.
+fn remap(mine: &mut Ids, other: &Ids) -> Result<Vec<u32>, TooMany> {
+    if other.strings() {
+        (0..other.len())
+            .map(|c| mine.code_text(other.text(c)))
+            .collect()
+    } else {
+        other
+            .ints()
+            .iter()
+            .map(|&id| mine.code_any_int(id))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ints_turn_into_strings_keeping_codes_and_rows_group_by_first_row() {
+        let mut rows = OpenRows::default();
+        let u: Vec<u32> = [5i64, 7, 5]
+            .iter()
+            .map(|&id| rows.users.code_any_int(id).unwrap())
+            .collect();
+        let i: Vec<u32> = [1i64, 2, 3]
+            .iter()
+            .map(|&id| rows.items.code_any_int(id).unwrap())
+            .collect();
+        rows.push(u.into_iter(), &i, &[0.5, 0.1, 2.0]);
+        assert!(matches!(rows.values, Values::Double(_)));
+        assert_eq!(rows.users.code_text(b"7").unwrap(), 1);
+        assert_eq!(
+            rows.users
+                .code_text(b"a-long-user-id-of-many-bytes")
+                .unwrap(),
+            2
+        );
+        assert_eq!(
+            rows.users
+                .code_text(b"a-long-user-id-of-many-bytes")
+                .unwrap(),
+            2
+        );
+        assert_eq!(rows.users.text(0), b"5");
+        let g = rows.grouped();
+        assert_eq!(g.order, vec![0, 1, 2]);
+        assert_eq!(g.offsets, vec![0, 2, 3, 3]);
+        assert_eq!(g.items, vec![0, 2, 1]);
+        assert_eq!(g.values, vec![0.5, 2.0, 0.1]);
+        let mut other = OpenRows::default();
+        other.absorb(&rows).unwrap();
+        other.absorb(&rows).unwrap();
+        assert_eq!(other.user.to_vec(), vec![0, 1, 0, 0, 1, 0]);
+        // sparse ids turn the pages into a hash table, codes kept
+        let mut ids = Ids::default();
+        let far: Vec<i64> = (0..3000).map(|i| i * 1_000_003 - 7_000_000_000).collect();
+        let codes: Vec<u32> = far.iter().map(|&x| ids.code_int(x).unwrap()).collect();
+        assert!(matches!(ids.ints, IntCodes::Hashed { .. }));
+        assert_eq!(codes, (0..3000).collect::<Vec<u32>>());
+        assert_eq!(ids.ints(), far);
+        assert_eq!(ids.code_int(far[1234]).unwrap(), 1234);
+        let mut dense = Ids::default();
+        for x in [5i64, -3, 9000, 4, -3] {
+            dense.code_int(x).unwrap();
+        }
+        assert!(matches!(dense.ints, IntCodes::Pages { .. }));
+        assert_eq!(dense.ints(), vec![5, -3, 9000, 4]);
+        let mut big = Chunked::default();
+        big.extend(0..(3 * CHUNK as u32 + 5));
+        assert_eq!(big.get(2 * CHUNK + 1), 2 * CHUNK as u32 + 1);
+        assert_eq!(big.to_vec().len(), 3 * CHUNK + 5);
+        let mut f = Values::default();
+        f.extend(&[1.0, 0.25]);
+        assert!(matches!(f, Values::Single(_)));
+    }
+}

@@ -92,3 +92,27 @@ def test_rank_refuses_a_run_whose_users_match_nothing(runner, files, tmp_path):
                     "ndcg@10", code=2)  # fmt: skip
     assert result.stdout == ""
     assert result.stderr.startswith("error: receval rank: 0 of the 3 qrels users are in the run")
+
+
+@pytest.mark.parametrize("through", ["typer", "console script"])
+def test_rank_json_writes_null_for_a_mean_no_user_defines(tmp_path, runner, through):
+    # every user is without a relevant item: the mean and its ties="average" twin
+    # (nested in the counts) are nan, written as null, never a traceback
+    (tmp_path / "q").write_text("u1 0 a 0\nu2 0 b 0\n")
+    (tmp_path / "r").write_text("u1 Q0 a 1 1.0 s\nu2 Q0 c 1 1.0 s\n")
+    args = ["rank", "-m", "ndcg@10", "--qrels", str(tmp_path / "q"), "--run",
+            str(tmp_path / "r"), "-f", "json"]  # fmt: skip
+    if through == "typer":
+        stdout = invoke(runner, *args).stdout
+    else:
+        import subprocess
+        import sys
+
+        done = subprocess.run([sys.executable, "-m", "receval", *args], capture_output=True,
+                              text=True, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        stdout = done.stdout
+    (record,) = json.loads(stdout)
+    assert record["ndcg@10"] is None
+    assert record["counts"]["mean_ties_average"] == {"ndcg@10": None}
+    assert record["counts"]["n_users_skipped"] == {"ndcg@10": 2}

@@ -108,8 +108,14 @@ def _rounded(value: Any, digits: int) -> str:
 
 
 def _json_value(value: Any) -> Any:
+    """A cell as JSON writes it: nan and infinity as None (JSON has neither), in nested
+    counts too (a metric's ``mean_ties_average`` is nan where every user is left out)."""
+    if isinstance(value, dict):
+        return {k: _json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
     if _is_missing(value) or (isinstance(value, float) and not math.isfinite(value)):
-        return None  # JSON has no nan or infinity
+        return None
     return value
 
 
@@ -370,7 +376,7 @@ def render(
     if fmt is OutputFormat.json:
         import json  # here: the help and the other formats do not need it
 
-        records = [{k: _json_value(v) for k, v in r.items()} for r in table.records()]
+        records = [_json_value(r) for r in table.records()]
         stream.write(json.dumps(records, indent=2, allow_nan=False) + "\n")
     elif fmt in (OutputFormat.csv, OutputFormat.tsv):
         buffer = io.StringIO()
@@ -416,7 +422,7 @@ def render_sections(
         import json
 
         document = {
-            name: [{k: _json_value(v) for k, v in r.items()} for r in table.records()]
+            name: [_json_value(r) for r in table.records()]
             for name, table in sections
         }
         stream.write(json.dumps(document, indent=2, allow_nan=False) + "\n")

@@ -421,10 +421,7 @@ def render_sections(
     if fmt is OutputFormat.json:
         import json
 
-        document = {
-            name: [_json_value(r) for r in table.records()]
-            for name, table in sections
-        }
+        document = {name: [_json_value(r) for r in table.records()] for name, table in sections}
         stream.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
         stream.flush()
         return

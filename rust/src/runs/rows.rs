@@ -12,7 +12,6 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once, OnceLock, PoisonError};
-use std::thread::JoinHandle;
 
 use rayon::prelude::*;
 
@@ -216,9 +215,9 @@ fn sorted_runs(mut buf: Vec<u64>, n_neg: usize, n_pos: usize) -> (Keys, Keys) {
     (Keys::of_sorted(buf), Keys::of_sorted(pos))
 }
 
-/// Sorts running on threads of their own, and whether a fork waits for them: a
-/// fork's first handler waits until none runs, so that no child holds a sort whose
-/// thread it lacks.
+/// Sorts sent to the kernels' pool and not yet ended (queued or running), and whether
+/// a fork waits for them: a fork's first handler waits until none is left, so that no
+/// child holds a sort whose thread it lacks.
 static SORTING: AtomicUsize = AtomicUsize::new(0);
 static FORKING: AtomicBool = AtomicBool::new(false);
 static AT_FORK: Once = Once::new();
@@ -234,24 +233,26 @@ extern "C" fn after_fork() {
     FORKING.store(false, Ordering::SeqCst);
 }
 
-/// A full buffer sorted on a thread of its own while the next updates fill the
-/// next buffer: no update waits for the sort of a full buffer.
+/// A full buffer sorted on a thread of the kernels' pool while the next updates fill
+/// the next buffer: no update waits for the sort of a full buffer.
 #[derive(Debug)]
 struct Sorting {
+    /// The buffer's keys and its rows of each label, until a thread takes them to
+    /// sort; the thread holds the lock until the runs are set.
     input: Mutex<Option<(Vec<u64>, usize, usize)>>,
     done: OnceLock<(Keys, Keys)>,
-    thread: Mutex<Option<JoinHandle<()>>>,
     rows: usize,
     bytes: usize,
 }
 
 impl Sorting {
-    /// Start the sort of a buffer's keys ([`sorted_runs`]) on a new thread (on the
-    /// calling thread if none can be started).
+    /// Send the sort of a buffer's keys ([`sorted_runs`]) to the kernels' pool (it
+    /// runs on the calling thread if the pool cannot be built).
     fn start(buf: Vec<u64>, n_neg: usize, n_pos: usize) -> Arc<Sorting> {
         AT_FORK.call_once(|| {
             #[cfg(unix)]
-            // SAFETY: the handlers touch atomics only, and wait for threads that take no lock
+            // SAFETY: the handlers touch atomics only, and wait for sorts that take no
+            // lock the forking thread may hold
             unsafe {
                 libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork));
             }
@@ -268,56 +269,42 @@ impl Sorting {
             bytes: 8 * buf.capacity(),
             input: Mutex::new(Some((buf, n_neg, n_pos))),
             done: OnceLock::new(),
-            thread: Mutex::new(None),
             rows: n_neg + n_pos,
         });
-        let worker = Arc::clone(&job);
-        let spawned = std::thread::Builder::new()
-            .name("receval-sort".into())
-            .spawn(move || {
-                worker.run();
-                drop(worker); // the state alone holds the runs: they move out, not copied
-                SORTING.fetch_sub(1, Ordering::SeqCst);
-            });
-        match spawned {
-            Ok(handle) => *job.thread.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle),
-            Err(_) => {
-                SORTING.fetch_sub(1, Ordering::SeqCst);
-                job.run();
+        // the state alone owns the job: one it has dropped (or taken whole) is not run,
+        // and the runs move out of a job the thread has let go of, not copied
+        let weak = Arc::downgrade(&job);
+        crate::threads::spawn(move || {
+            if let Some(job) = weak.upgrade() {
+                // a panic leaves the runs unset, and `wait` says so
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run()));
             }
-        }
+            SORTING.fetch_sub(1, Ordering::SeqCst);
+        });
         job
     }
 
-    /// Sort the input (once).
+    /// Sort the input, once: here if no thread has taken it yet, else (the lock held
+    /// by the thread that sorts) once that thread has set the runs.
     fn run(&self) {
-        let input = self
-            .input
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some((buf, n_neg, n_pos)) = input {
+        let mut input = self.input.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((buf, n_neg, n_pos)) = input.take() {
             let _ = self.done.set(sorted_runs(buf, n_neg, n_pos));
         }
     }
 
-    /// Sorted (its thread has ended).
+    /// Sorted.
     fn is_done(&self) -> bool {
         self.done.get().is_some()
     }
 
-    /// The runs, once sorted (waits for the sort's thread).
+    /// The runs: sorted here if the pool has not started the sort yet, else once
+    /// its thread ends it.
     fn wait(&self) -> &(Keys, Keys) {
-        let mut thread = self.thread.lock().unwrap_or_else(PoisonError::into_inner);
-        if self.done.get().is_none() {
-            if let Some(handle) = thread.take() {
-                if let Err(panic) = handle.join() {
-                    std::panic::resume_unwind(panic);
-                }
-            }
-        }
-        drop(thread);
-        self.done.get().expect("the sort's thread sets its runs")
+        self.run();
+        self.done
+            .get()
+            .expect("the sort of a full buffer of the AUC state panicked")
     }
 }
 
@@ -719,6 +706,62 @@ mod tests {
             let (two_u, p, q) = state.pair_sum();
             assert_eq!((p, q), (want.2, want.1));
             assert_eq!(two_u, 2.0 * (p * q) as f64 - want.0);
+        }
+    }
+
+    #[test]
+    fn a_full_buffer_sorts_on_the_kernels_pool_or_where_its_runs_are_awaited() {
+        use std::sync::mpsc;
+        let mut seed = 9;
+        let (labels, scores, _) = data(&mut seed, 4000);
+        let mut buf: Vec<u64> = scores.iter().map(|&s| order_key(s)).collect();
+        let n_neg = labels.iter().filter(|&&l| l == 0).count();
+        let (neg, pos): (Vec<usize>, Vec<usize>) = (0..4000).partition(|&i| labels[i] == 0);
+        let order: Vec<u64> = neg
+            .iter()
+            .chain(pos.iter().rev())
+            .map(|&i| buf[i])
+            .collect();
+        buf.copy_from_slice(&order);
+        let want = sorted_runs(buf.clone(), n_neg, 4000 - n_neg);
+        // every thread of the pool held: the sort waits in the pool's queue, and the
+        // thread that awaits its runs sorts it (rather than wait for a free thread)
+        let threads = crate::threads::num_threads();
+        let (held, release) = (
+            Arc::new(AtomicUsize::new(0)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        for _ in 0..threads {
+            let (held, release) = (Arc::clone(&held), Arc::clone(&release));
+            crate::threads::spawn(move || {
+                held.fetch_add(1, Ordering::SeqCst);
+                while !release.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
+            });
+        }
+        while held.load(Ordering::SeqCst) < threads {
+            std::thread::yield_now();
+        }
+        let job = Sorting::start(buf.clone(), n_neg, 4000 - n_neg);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(
+            !job.is_done(),
+            "the sort ran on a thread other than the pool's"
+        );
+        let (tx, rx) = mpsc::channel();
+        let waiting = Arc::clone(&job);
+        std::thread::spawn(move || tx.send(waiting.wait().clone()).unwrap());
+        let got = rx.recv_timeout(std::time::Duration::from_secs(60));
+        release.store(true, Ordering::SeqCst);
+        assert_eq!(got.expect("the awaited sort waited for the pool"), want);
+        // sorts left to the pool end there; a job dropped before its turn is not run
+        let jobs: Vec<Arc<Sorting>> = (0..12)
+            .map(|_| Sorting::start(buf.clone(), n_neg, 4000 - n_neg))
+            .collect();
+        drop(Sorting::start(buf.clone(), n_neg, 4000 - n_neg));
+        for job in jobs.iter().rev() {
+            assert_eq!(job.wait(), &want);
         }
     }
 

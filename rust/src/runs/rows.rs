@@ -309,7 +309,7 @@ impl Sorting {
 }
 
 /// Full buffers sorted in the background at once, at most: a buffer that fills
-/// while as many sorts run waits for them.
+/// while as many sorts are pending waits for the oldest.
 const MAX_SORTING: usize = 4;
 
 /// Runs of each label's keys, and the keys of the rows not yet in a run: those of
@@ -462,20 +462,25 @@ impl RowRuns {
             runs.advance(due.max(4 * labels.len()));
         }
         if self.sorting.iter().any(|s| s.is_done()) {
-            self.collect(false);
+            self.collect(usize::MAX);
         }
         if self.buffered() >= self.limit {
             self.sort_buffer(crate::threads::num_threads() > 1);
         }
     }
 
-    /// The runs of the sorts in the background that have ended (`wait`: of every
-    /// one, once it ends) put in their place.
-    fn collect(&mut self, wait: bool) {
+    /// The runs of the sorts in the background that have ended put in their place,
+    /// and those of the oldest others, once they end, until at most `keep` are left.
+    fn collect(&mut self, keep: usize) {
+        let pending = self.sorting.iter().filter(|s| !s.is_done()).count();
+        let mut waits = pending.saturating_sub(keep);
         for job in std::mem::take(&mut self.sorting) {
-            if !wait && !job.is_done() {
-                self.sorting.push(job);
-                continue;
+            if !job.is_done() {
+                if waits == 0 {
+                    self.sorting.push(job);
+                    continue;
+                }
+                waits -= 1;
             }
             job.wait();
             let (neg, pos) = match Arc::try_unwrap(job) {
@@ -488,11 +493,10 @@ impl RowRuns {
     }
 
     /// Sort the rows buffered into a run of each label, in the background or here
-    /// (the sorts in the background collected first: here, or past [`MAX_SORTING`]).
+    /// (the sorts in the background collected first: all of them here, the oldest
+    /// past [`MAX_SORTING`]).
     fn sort_buffer(&mut self, background: bool) {
-        if !background || self.sorting.len() >= MAX_SORTING {
-            self.collect(true);
-        }
+        self.collect(if background { MAX_SORTING - 1 } else { 0 });
         if self.buffered() == 0 {
             return;
         }

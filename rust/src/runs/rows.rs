@@ -10,8 +10,9 @@
 //! parts on the kernels' pool: no label is stored per row, and no run is merged
 //! for it.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Once, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, Once, OnceLock, PoisonError, Weak};
 
 use rayon::prelude::*;
 
@@ -201,6 +202,8 @@ impl Sorted for Keys {
 /// `n_pos`) sorted into a run of each label, `(negatives, positives)`: the
 /// negatives keep the buffer's memory, the positives are copied out.
 fn sorted_runs(mut buf: Vec<u64>, n_neg: usize, n_pos: usize) -> (Keys, Keys) {
+    #[cfg(test)]
+    let _on_pool = tests::OnPool::enter();
     let len = buf.len();
     // scratch memory for the sort only: a full buffer's 16 MiB are not held between sorts
     let mut tmp = Vec::new();
@@ -215,12 +218,19 @@ fn sorted_runs(mut buf: Vec<u64>, n_neg: usize, n_pos: usize) -> (Keys, Keys) {
     (Keys::of_sorted(buf), Keys::of_sorted(pos))
 }
 
-/// Sorts sent to the kernels' pool and not yet ended (queued or running), and whether
-/// a fork waits for them: a fork's first handler waits until none is left, so that no
-/// child holds a sort whose thread it lacks.
+/// Sorts sent to the kernels' pool and not yet ended (queued or running), and the
+/// sorters alive, and whether a fork waits for them: a fork's first handler waits
+/// until none is left, so that no child holds a sort, a sorter or the queue's lock
+/// that no thread of its own would release.
 static SORTING: AtomicUsize = AtomicUsize::new(0);
 static FORKING: AtomicBool = AtomicBool::new(false);
 static AT_FORK: Once = Once::new();
+
+/// The sorts not yet taken by a sorter, oldest first, and the sorters alive: jobs of
+/// the kernels' pool that take the sorts in turn until none is left. At most all but
+/// one of the pool's threads sort at once, so the kernels' other work (the blocks a
+/// kernel offers to an idle thread, a kernel's chunks) always finds a thread.
+static QUEUE: Mutex<(VecDeque<Weak<Sorting>>, usize)> = Mutex::new((VecDeque::new(), 0));
 
 extern "C" fn before_fork() {
     FORKING.store(true, Ordering::SeqCst);
@@ -231,6 +241,35 @@ extern "C" fn before_fork() {
 
 extern "C" fn after_fork() {
     FORKING.store(false, Ordering::SeqCst);
+}
+
+/// Sorters at once, at most: all the pool's threads but one (one on a pool of one
+/// thread, where a state sorts its buffers in its updates instead).
+fn max_sorters() -> usize {
+    crate::threads::num_threads().saturating_sub(1).max(1)
+}
+
+/// A sorter: the sorts of the queue, in turn, until none is left.
+fn sorter() {
+    loop {
+        let next = {
+            let mut queue = QUEUE.lock().unwrap_or_else(PoisonError::into_inner);
+            let next = queue.0.pop_front();
+            if next.is_none() {
+                queue.1 -= 1;
+            }
+            next
+        };
+        let Some(weak) = next else {
+            SORTING.fetch_sub(1, Ordering::SeqCst); // the sorter's own count, last
+            return;
+        };
+        if let Some(job) = weak.upgrade() {
+            // a panic leaves the runs unset, and `wait` says so
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run()));
+        }
+        SORTING.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// A full buffer sorted on a thread of the kernels' pool while the next updates fill
@@ -246,13 +285,14 @@ struct Sorting {
 }
 
 impl Sorting {
-    /// Send the sort of a buffer's keys ([`sorted_runs`]) to the kernels' pool (it
-    /// runs on the calling thread if the pool cannot be built).
+    /// Queue the sort of a buffer's keys ([`sorted_runs`]) for a sorter on the
+    /// kernels' pool, starting one if fewer than [`max_sorters`] are alive (it runs
+    /// on the calling thread if the pool cannot be built).
     fn start(buf: Vec<u64>, n_neg: usize, n_pos: usize) -> Arc<Sorting> {
         AT_FORK.call_once(|| {
             #[cfg(unix)]
-            // SAFETY: the handlers touch atomics only, and wait for sorts that take no
-            // lock the forking thread may hold
+            // SAFETY: the handlers touch atomics only, and wait for sorts and sorters
+            // that take no lock the forking thread may hold
             unsafe {
                 libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork));
             }
@@ -272,15 +312,20 @@ impl Sorting {
             rows: n_neg + n_pos,
         });
         // the state alone owns the job: one it has dropped (or taken whole) is not run,
-        // and the runs move out of a job the thread has let go of, not copied
-        let weak = Arc::downgrade(&job);
-        crate::threads::spawn(move || {
-            if let Some(job) = weak.upgrade() {
-                // a panic leaves the runs unset, and `wait` says so
-                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run()));
+        // and the runs move out of a job the sorter has let go of, not copied
+        let new_sorter = {
+            let mut queue = QUEUE.lock().unwrap_or_else(PoisonError::into_inner);
+            queue.0.push_back(Arc::downgrade(&job));
+            let new_sorter = queue.1 < max_sorters();
+            if new_sorter {
+                queue.1 += 1;
+                SORTING.fetch_add(1, Ordering::SeqCst); // counted before the lock goes
             }
-            SORTING.fetch_sub(1, Ordering::SeqCst);
-        });
+            new_sorter
+        };
+        if new_sorter {
+            crate::threads::spawn(sorter);
+        }
         job
     }
 
@@ -767,6 +812,68 @@ mod tests {
         for job in jobs.iter().rev() {
             assert_eq!(job.wait(), &want);
         }
+    }
+
+    /// Sorts running on threads of the kernels' pool now, and the most at once so far.
+    static ON_POOL: AtomicUsize = AtomicUsize::new(0);
+    static MOST_ON_POOL: AtomicUsize = AtomicUsize::new(0);
+
+    /// A sort counted in [`ON_POOL`] while it runs on a thread of the pool.
+    pub(super) struct OnPool(bool);
+
+    impl OnPool {
+        pub(super) fn enter() -> OnPool {
+            let pool = rayon::current_thread_index().is_some();
+            if pool {
+                let now = ON_POOL.fetch_add(1, Ordering::SeqCst) + 1;
+                MOST_ON_POOL.fetch_max(now, Ordering::SeqCst);
+            }
+            OnPool(pool)
+        }
+    }
+
+    impl Drop for OnPool {
+        fn drop(&mut self) {
+            if self.0 {
+                ON_POOL.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    #[test]
+    fn sorts_leave_a_thread_of_the_kernels_pool_free() {
+        // many full buffers at once, each long enough to sort that the pool's threads
+        // would all take one: at most all but one of them sort at once
+        let mut seed = 13;
+        let n = 1 << 20;
+        let (labels, scores, _) = data(&mut seed, n);
+        let mut buf: Vec<u64> = scores.iter().map(|&s| order_key(s)).collect();
+        let n_neg = labels.iter().filter(|&&l| l == 0).count();
+        let (neg, pos): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| labels[i] == 0);
+        let order: Vec<u64> = neg
+            .iter()
+            .chain(pos.iter().rev())
+            .map(|&i| buf[i])
+            .collect();
+        buf.copy_from_slice(&order);
+        let want = sorted_runs(buf.clone(), n_neg, n - n_neg);
+        let threads = crate::threads::num_threads();
+        let jobs: Vec<Arc<Sorting>> = (0..4 * threads)
+            .map(|_| Sorting::start(buf.clone(), n_neg, n - n_neg))
+            .collect();
+        // the pool's sorters end them all (not this thread: `wait` would sort here)
+        while !jobs.iter().all(|job| job.is_done()) {
+            std::thread::yield_now();
+        }
+        for job in &jobs {
+            assert_eq!(job.wait(), &want);
+        }
+        let most = MOST_ON_POOL.load(Ordering::SeqCst);
+        assert!(most >= 1, "no sort ran on the pool");
+        assert!(
+            most <= threads.saturating_sub(1).max(1),
+            "{most} sorts ran at once on a pool of {threads} threads"
+        );
     }
 
     #[test]

@@ -127,11 +127,14 @@ pub fn install<R: Send, F: FnOnce() -> R + Send>(f: F) -> R {
     }
 }
 
-/// Run `f` on a thread of the kernels' pool without waiting for it (never, if the
-/// pool cannot be built: `f` is then dropped unrun).
+/// Run `f` on a thread of the kernels' pool without waiting for it (on the calling
+/// thread, before returning, if the pool cannot be built). The kernels' work in the
+/// background (a helper offered a chunk's blocks, the sort of the AUC state's full
+/// buffer) goes this way: one pool of `RECEVAL_NUM_THREADS` threads runs it all.
 pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
-    if let Some(pool) = &pool().pool {
-        pool.spawn(f);
+    match &pool().pool {
+        Some(pool) => pool.spawn(f),
+        None => f(),
     }
 }
 

@@ -377,7 +377,7 @@ def test_auc_state_holds_a_key_per_row_and_reports_its_memory():
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork does not exist on this platform")
 def test_auc_state_forked_while_a_buffer_sorts_holds_every_row(monkeypatch):
-    """A full buffer is sorted on a thread of its own while updates go on; a process
+    """A full buffer is sorted on a thread of the kernels' pool while updates go on; a process
     forked meanwhile waits for that sort, and both parent and child hold every row."""
     monkeypatch.setenv("RECEVAL_AUC_BUFFER_ROWS", "100000")
     rng = np.random.default_rng(5)

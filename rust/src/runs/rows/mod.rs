@@ -10,9 +10,9 @@
 //! parts on the kernels' pool: no label is stored per row, and no run is merged
 //! for it.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Once, OnceLock, PoisonError};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex, Once, OnceLock, PoisonError, Weak};
 
 use rayon::prelude::*;
 
@@ -202,6 +202,8 @@ impl Sorted for Keys {
 /// `n_pos`) sorted into a run of each label, `(negatives, positives)`: the
 /// negatives keep the buffer's memory, the positives are copied out.
 fn sorted_runs(mut buf: Vec<u64>, n_neg: usize, n_pos: usize) -> (Keys, Keys) {
+    #[cfg(test)]
+    let _on_pool = tests::OnPool::enter();
     let len = buf.len();
     // scratch memory for the sort only: a full buffer's 16 MiB are not held between sorts
     let mut tmp = Vec::new();
@@ -216,12 +218,19 @@ fn sorted_runs(mut buf: Vec<u64>, n_neg: usize, n_pos: usize) -> (Keys, Keys) {
     (Keys::of_sorted(buf), Keys::of_sorted(pos))
 }
 
-/// Sorts running on threads of their own, and whether a fork waits for them: a
-/// fork's first handler waits until none runs, so that no child holds a sort whose
-/// thread it lacks.
+/// Sorts sent to the kernels' pool and not yet ended (queued or running), and the
+/// sorters alive, and whether a fork waits for them: a fork's first handler waits
+/// until none is left, so that no child holds a sort, a sorter or the queue's lock
+/// that no thread of its own would release.
 static SORTING: AtomicUsize = AtomicUsize::new(0);
 static FORKING: AtomicBool = AtomicBool::new(false);
 static AT_FORK: Once = Once::new();
+
+/// The sorts not yet taken by a sorter, oldest first, and the sorters alive: jobs of
+/// the kernels' pool that take the sorts in turn until none is left. At most all but
+/// one of the pool's threads sort at once, so the kernels' other work (the blocks a
+/// kernel offers to an idle thread, a kernel's chunks) always finds a thread.
+static QUEUE: Mutex<(VecDeque<Weak<Sorting>>, usize)> = Mutex::new((VecDeque::new(), 0));
 
 extern "C" fn before_fork() {
     FORKING.store(true, Ordering::SeqCst);
@@ -234,24 +243,56 @@ extern "C" fn after_fork() {
     FORKING.store(false, Ordering::SeqCst);
 }
 
-/// A full buffer sorted on a thread of its own while the next updates fill the
-/// next buffer: no update waits for the sort of a full buffer.
+/// Sorters at once, at most: all the pool's threads but one (one on a pool of one
+/// thread, where a state sorts its buffers in its updates instead).
+fn max_sorters() -> usize {
+    crate::threads::num_threads().saturating_sub(1).max(1)
+}
+
+/// A sorter: the sorts of the queue, in turn, until none is left.
+fn sorter() {
+    loop {
+        let next = {
+            let mut queue = QUEUE.lock().unwrap_or_else(PoisonError::into_inner);
+            let next = queue.0.pop_front();
+            if next.is_none() {
+                queue.1 -= 1;
+            }
+            next
+        };
+        let Some(weak) = next else {
+            SORTING.fetch_sub(1, Ordering::SeqCst); // the sorter's own count, last
+            return;
+        };
+        if let Some(job) = weak.upgrade() {
+            // a panic leaves the runs unset, and `wait` says so
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run()));
+        }
+        SORTING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A full buffer sorted on a thread of the kernels' pool while the next updates fill
+/// the next buffer: no update waits for the sort of a full buffer.
 #[derive(Debug)]
 struct Sorting {
+    /// The buffer's keys and its rows of each label, until a thread takes them to
+    /// sort; the thread holds the lock until the runs are set.
     input: Mutex<Option<(Vec<u64>, usize, usize)>>,
     done: OnceLock<(Keys, Keys)>,
-    thread: Mutex<Option<JoinHandle<()>>>,
     rows: usize,
     bytes: usize,
 }
 
 impl Sorting {
-    /// Start the sort of a buffer's keys ([`sorted_runs`]) on a new thread (on the
-    /// calling thread if none can be started).
+    /// Queue the sort of a buffer's keys ([`sorted_runs`]) for a sorter on the
+    /// kernels' pool, starting one if fewer than [`max_sorters`] are alive (it runs
+    /// on the calling thread if the pool cannot be built).
     fn start(buf: Vec<u64>, n_neg: usize, n_pos: usize) -> Arc<Sorting> {
         AT_FORK.call_once(|| {
             #[cfg(unix)]
-            // SAFETY: the handlers touch atomics only, and wait for threads that take no lock
+            // SAFETY: the handlers touch atomics only, and wait for sorts and sorters
+            // that take no lock the forking thread may hold
             unsafe {
                 libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork));
             }
@@ -268,61 +309,52 @@ impl Sorting {
             bytes: 8 * buf.capacity(),
             input: Mutex::new(Some((buf, n_neg, n_pos))),
             done: OnceLock::new(),
-            thread: Mutex::new(None),
             rows: n_neg + n_pos,
         });
-        let worker = Arc::clone(&job);
-        let spawned = std::thread::Builder::new()
-            .name("receval-sort".into())
-            .spawn(move || {
-                worker.run();
-                drop(worker); // the state alone holds the runs: they move out, not copied
-                SORTING.fetch_sub(1, Ordering::SeqCst);
-            });
-        match spawned {
-            Ok(handle) => *job.thread.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle),
-            Err(_) => {
-                SORTING.fetch_sub(1, Ordering::SeqCst);
-                job.run();
+        // the state alone owns the job: one it has dropped (or taken whole) is not run,
+        // and the runs move out of a job the sorter has let go of, not copied
+        let new_sorter = {
+            let mut queue = QUEUE.lock().unwrap_or_else(PoisonError::into_inner);
+            queue.0.push_back(Arc::downgrade(&job));
+            let new_sorter = queue.1 < max_sorters();
+            if new_sorter {
+                queue.1 += 1;
+                SORTING.fetch_add(1, Ordering::SeqCst); // counted before the lock goes
             }
+            new_sorter
+        };
+        if new_sorter {
+            crate::threads::spawn(sorter);
         }
         job
     }
 
-    /// Sort the input (once).
+    /// Sort the input, once: here if no thread has taken it yet, else (the lock held
+    /// by the thread that sorts) once that thread has set the runs.
     fn run(&self) {
-        let input = self
-            .input
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some((buf, n_neg, n_pos)) = input {
+        let mut input = self.input.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((buf, n_neg, n_pos)) = input.take() {
             let _ = self.done.set(sorted_runs(buf, n_neg, n_pos));
         }
     }
 
-    /// Sorted (its thread has ended).
+    /// Sorted.
     fn is_done(&self) -> bool {
         self.done.get().is_some()
     }
 
-    /// The runs, once sorted (waits for the sort's thread).
+    /// The runs: sorted here if the pool has not started the sort yet, else once
+    /// its thread ends it.
     fn wait(&self) -> &(Keys, Keys) {
-        let mut thread = self.thread.lock().unwrap_or_else(PoisonError::into_inner);
-        if self.done.get().is_none() {
-            if let Some(handle) = thread.take() {
-                if let Err(panic) = handle.join() {
-                    std::panic::resume_unwind(panic);
-                }
-            }
-        }
-        drop(thread);
-        self.done.get().expect("the sort's thread sets its runs")
+        self.run();
+        self.done
+            .get()
+            .expect("the sort of a full buffer of the AUC state panicked")
     }
 }
 
 /// Full buffers sorted in the background at once, at most: a buffer that fills
-/// while as many sorts run waits for them.
+/// while as many sorts are pending waits for the oldest.
 const MAX_SORTING: usize = 4;
 
 /// Runs of each label's keys, and the keys of the rows not yet in a run: those of
@@ -475,20 +507,25 @@ impl RowRuns {
             runs.advance(due.max(4 * labels.len()));
         }
         if self.sorting.iter().any(|s| s.is_done()) {
-            self.collect(false);
+            self.collect(usize::MAX);
         }
         if self.buffered() >= self.limit {
             self.sort_buffer(crate::threads::num_threads() > 1);
         }
     }
 
-    /// The runs of the sorts in the background that have ended (`wait`: of every
-    /// one, once it ends) put in their place.
-    fn collect(&mut self, wait: bool) {
+    /// The runs of the sorts in the background that have ended put in their place,
+    /// and those of the oldest others, once they end, until at most `keep` are left.
+    fn collect(&mut self, keep: usize) {
+        let pending = self.sorting.iter().filter(|s| !s.is_done()).count();
+        let mut waits = pending.saturating_sub(keep);
         for job in std::mem::take(&mut self.sorting) {
-            if !wait && !job.is_done() {
-                self.sorting.push(job);
-                continue;
+            if !job.is_done() {
+                if waits == 0 {
+                    self.sorting.push(job);
+                    continue;
+                }
+                waits -= 1;
             }
             job.wait();
             let (neg, pos) = match Arc::try_unwrap(job) {
@@ -501,11 +538,10 @@ impl RowRuns {
     }
 
     /// Sort the rows buffered into a run of each label, in the background or here
-    /// (the sorts in the background collected first: here, or past [`MAX_SORTING`]).
+    /// (the sorts in the background collected first: all of them here, the oldest
+    /// past [`MAX_SORTING`]).
     fn sort_buffer(&mut self, background: bool) {
-        if !background || self.sorting.len() >= MAX_SORTING {
-            self.collect(true);
-        }
+        self.collect(if background { MAX_SORTING - 1 } else { 0 });
         if self.buffered() == 0 {
             return;
         }
@@ -652,96 +688,4 @@ impl RowRuns {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::{rows_run, tests::data};
-    use super::*;
-
-    #[test]
-    fn buffered_rows_count_as_one_run_for_any_buffer_and_split() {
-        let mut seed = 21;
-        let (labels, scores, _) = data(&mut seed, 5000);
-        let whole = rows_run(&labels, &scores);
-        let want = whole.pair_sum();
-        for limit in [1, 7, 64, 1000, 1 << 20] {
-            let mut parts: Vec<RowRuns> = Vec::new();
-            let mut one = RowRuns::with_buffer(limit);
-            for (c, chunk) in (0..5000).step_by(313).enumerate() {
-                let end = (chunk + 313).min(5000);
-                one.add(&labels[chunk..end], &scores[chunk..end]);
-                let mut part = RowRuns::with_buffer(limit);
-                part.add(&labels[chunk..end], &scores[chunk..end]);
-                if c % 2 == 0 {
-                    part.flush();
-                }
-                parts.push(part);
-            }
-            assert_eq!(one.pair_sum(), want, "limit {limit}");
-            let mut merged = RowRuns::with_buffer(limit);
-            for part in parts.iter().rev() {
-                merged.absorb(part);
-            }
-            assert_eq!(merged.pair_sum(), want, "limit {limit}");
-            assert_eq!(merged.run(), whole, "limit {limit}");
-            assert_eq!(one.clone().run(), whole, "limit {limit}");
-            assert_eq!(RowRuns::of_run(&whole, limit).pair_sum(), want);
-        }
-    }
-
-    #[test]
-    fn either_label_rarer_and_parts_of_runs_give_the_merged_walk() {
-        // distinct keys (plain runs), many repeats (collapsed runs), either label rarer,
-        // runs long enough to be walked in parts
-        let mut seed = 4;
-        for (n, distinct, pos_every) in [
-            (300_000, 1 << 40, 20),
-            (300_000, 50, 3),
-            (200_000, 1 << 40, 1),
-        ] {
-            let mut draw = || crate::sort::testing::lcg(&mut seed);
-            let labels: Vec<i8> = (0..n).map(|_| i8::from(draw() % pos_every != 0)).collect();
-            let scores: Vec<f64> = (0..n)
-                .map(|_| ((draw() << 20 | draw()) % distinct) as f64)
-                .collect();
-            let want = rows_run(&labels, &scores).pair_sum();
-            for limit in [n, 70_000] {
-                let mut state = RowRuns::with_buffer(limit);
-                for chunk in (0..n).step_by(10_000) {
-                    state.add(
-                        &labels[chunk..chunk + 10_000],
-                        &scores[chunk..chunk + 10_000],
-                    );
-                }
-                assert_eq!(state.pair_sum(), want, "{n} {distinct} {pos_every}");
-            }
-            let flipped: Vec<i8> = labels.iter().map(|&l| 1 - l).collect();
-            let mut state = RowRuns::default();
-            state.add(&flipped, &scores);
-            let (two_u, p, q) = state.pair_sum();
-            assert_eq!((p, q), (want.2, want.1));
-            assert_eq!(two_u, 2.0 * (p * q) as f64 - want.0);
-        }
-    }
-
-    #[test]
-    fn keys_collapse_when_at_most_half_are_distinct() {
-        let plain = Keys::of_sorted(vec![1, 3, 3, 9]);
-        assert!(plain.counts.is_empty());
-        let counted = Keys::of_sorted(vec![0, 3, 3, 9, 9, 9]);
-        assert_eq!(
-            (counted.keys.clone(), counted.counts.clone()),
-            (vec![0, 3, 9], vec![1, 2, 3])
-        );
-        let mut merged = Keys::default();
-        Keys::merge_to(&plain, &counted, &mut merged);
-        assert_eq!(merged.keys, vec![0, 1, 3, 9]);
-        assert_eq!(merged.counts, vec![1, 1, 4, 4]);
-        let mut ones = Keys::default();
-        Keys::merge_to(
-            &Keys::of_sorted(vec![2]),
-            &Keys::of_sorted(vec![1, 3]),
-            &mut ones,
-        );
-        assert_eq!((ones.keys, ones.counts.len()), (vec![1, 2, 3], 0));
-        assert!(Keys::of_sorted(vec![]).keys.is_empty());
-    }
-}
+mod tests;

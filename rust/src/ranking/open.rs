@@ -8,7 +8,9 @@
 //! Integer ids are coded by a direct-address table of pages of 4,096 codes while
 //! that costs at most what a hash table would (ids over a compact range: 4 bytes
 //! an id), else by an open-addressing table of codes (4 bytes a slot, at most
-//! 3/4 full) beside the ids (8 bytes an id). String ids: the project's tables of
+//! 3/4 full) beside the ids (8 bytes an id); when it doubles, its codes move
+//! into the new table a few at each new id (no update pays for the whole
+//! table), the old table answering for those not yet moved. String ids: the project's tables of
 //! short ids ([`crate::encode::table`]) and a hash table of longer ones, beside
 //! their bytes.
 //!
@@ -109,8 +111,20 @@ enum IntCodes {
     Hashed {
         slots: Vec<u32>,
         ids: Chunked<i64>,
+        /// the table before the last doubling while its codes move into `slots`
+        /// (empty once all have): codes `moved..` of it are not yet in `slots`
+        old: Vec<u32>,
+        /// codes below this are in `slots`; those from it to `old`'s count not yet
+        moved: usize,
+        /// the codes `old` holds (0 when no move is under way)
+        in_old: usize,
     },
 }
+
+/// Codes moved from the table before a doubling into the new one at each new id:
+/// the move ends long before the new table must double in turn (it holds 3/8 of
+/// its slots at the doubling and must move them in 3/32 of its slots' new ids).
+const MOVES: usize = 4;
 
 impl Default for IntCodes {
     fn default() -> Self {
@@ -141,6 +155,17 @@ impl IntCodes {
                 _ => i = (i + 1) & mask,
             }
         }
+    }
+
+    /// Add code `c` of `id` (not held) to a table with room for it.
+    #[inline(always)]
+    fn put(slots: &mut [u32], id: i64, c: u32) {
+        let mask = slots.len() - 1;
+        let mut j = int_hash(id) as usize & mask;
+        while slots[j] != 0 {
+            j = (j + 1) & mask;
+        }
+        slots[j] = c + 1;
     }
 
     /// The code of `id`, or `next` (then added).
@@ -194,24 +219,43 @@ impl IntCodes {
                 *allocated += 1;
                 next
             }
-            IntCodes::Hashed { slots, ids } => {
+            IntCodes::Hashed {
+                slots,
+                ids,
+                old,
+                moved,
+                in_old,
+            } => {
                 let (found, i) = Self::find(slots, ids, id);
                 if let Some(c) = found {
                     return c;
                 }
+                if !old.is_empty() {
+                    if let (Some(c), _) = Self::find(old, ids, id) {
+                        return c;
+                    }
+                }
                 slots[i] = next + 1;
                 ids.extend([id]);
-                if 4 * ids.len() > 3 * slots.len() {
-                    let mut bigger = vec![0u32; 2 * slots.len()];
-                    let mask = bigger.len() - 1;
-                    for (c, id) in ids.iter().enumerate() {
-                        let mut j = int_hash(id) as usize & mask;
-                        while bigger[j] != 0 {
-                            j = (j + 1) & mask;
-                        }
-                        bigger[j] = c as u32 + 1;
+                // a bounded share of the move from the table before the doubling
+                // (no new id pays for the whole table)
+                if !old.is_empty() {
+                    let end = (*moved + MOVES).min(*in_old);
+                    for c in *moved..end {
+                        Self::put(slots, ids.get(c), c as u32);
                     }
-                    *slots = bigger;
+                    *moved = end;
+                    if end == *in_old {
+                        *old = Vec::new();
+                        *in_old = 0;
+                    }
+                }
+                if 4 * ids.len() > 3 * slots.len() {
+                    debug_assert!(old.is_empty());
+                    let bigger = vec![0u32; 2 * slots.len()];
+                    *old = std::mem::replace(slots, bigger);
+                    *moved = 0;
+                    *in_old = ids.len();
                 }
                 next
             }
@@ -248,6 +292,9 @@ impl IntCodes {
         let mut out = IntCodes::Hashed {
             slots: vec![0u32; slots],
             ids: Chunked::default(),
+            old: Vec::new(),
+            moved: 0,
+            in_old: 0,
         };
         for (c, id) in ids.into_iter().enumerate() {
             out.code(id, c as u32);
@@ -260,7 +307,9 @@ impl IntCodes {
             IntCodes::Pages {
                 pages, allocated, ..
             } => allocated * PAGE * 4 + pages.capacity() * 8,
-            IntCodes::Hashed { slots, ids } => slots.capacity() * 4 + ids.memory_bytes(),
+            IntCodes::Hashed {
+                slots, ids, old, ..
+            } => (slots.capacity() + old.capacity()) * 4 + ids.memory_bytes(),
         }
     }
 }
@@ -672,6 +721,31 @@ mod tests {
         assert_eq!(codes, (0..3000).collect::<Vec<u32>>());
         assert_eq!(ids.ints(), far);
         assert_eq!(ids.code_int(far[1234]).unwrap(), 1234);
+        // codes found through many doublings, in the middle of a move and after
+        let mut grown = Ids::default();
+        let mut moves = 0;
+        let many: Vec<i64> = (0..200_000i64).map(|i| i * 7_919 - 3_000_000_000).collect();
+        for (k, &x) in many.iter().enumerate() {
+            assert_eq!(grown.code_int(x).unwrap(), k as u32);
+            if let IntCodes::Hashed { old, moved, .. } = &grown.ints {
+                moves += usize::from(!old.is_empty() && *moved == MOVES);
+            }
+            if k % 997 == 0 {
+                for j in (0..=k).step_by(k / 50 + 1) {
+                    assert_eq!(grown.code_int(many[j]).unwrap(), j as u32);
+                }
+            }
+        }
+        assert!(matches!(grown.ints, IntCodes::Hashed { .. }));
+        assert!(
+            moves >= 10,
+            "{moves} doublings moved their codes a few at a time"
+        );
+        for (k, &x) in many.iter().enumerate() {
+            assert_eq!(grown.code_int(x).unwrap(), k as u32);
+        }
+        assert_eq!(grown.len(), many.len());
+        assert_eq!(grown.ints(), many);
         let mut dense = Ids::default();
         for x in [5i64, -3, 9000, 4, -3] {
             dense.code_int(x).unwrap();

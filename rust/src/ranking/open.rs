@@ -2,7 +2,8 @@
 //! held until the end: one id table of users and one of items, grown by every
 //! update (an update codes its distinct ids only), and per row its user code,
 //! item code (u32 each) and value. Values are held as f32 while every value so
-//! far is one exactly, and widened to f64 once one is not: 12 bytes a row, or 16.
+//! far is one exactly; once one is not, the values after it are held as f64
+//! (those before stay as they were: widening copies nothing): 12 bytes a row, or 16.
 //! Rows are held in chunks of 64K (no update copies the rows before it).
 //!
 //! Integer ids are coded by a direct-address table of pages of 4,096 codes while
@@ -499,7 +500,58 @@ fn table_bytes<S>(n: usize) -> usize {
 #[derive(Clone)]
 pub enum Values {
     Single(Chunked<f32>),
-    Double(Chunked<f64>),
+    Double(Widened),
+}
+
+/// Values once one is not an f32 exactly: those before it as they were held
+/// (f32, exact), the rest as f64; widening copies nothing.
+#[derive(Clone, Default)]
+pub struct Widened {
+    pub narrow: Chunked<f32>,
+    pub wide: Chunked<f64>,
+}
+
+impl Widened {
+    /// Values given as f64.
+    pub fn new(values: impl IntoIterator<Item = f64>) -> Widened {
+        let mut out = Widened::default();
+        out.wide.extend(values);
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.narrow.len() + self.wide.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> f64 {
+        let n = self.narrow.len();
+        if i < n {
+            self.narrow.get(i) as f64
+        } else {
+            self.wide.get(i - n)
+        }
+    }
+
+    /// The values in order.
+    pub fn iter(&self) -> impl Iterator<Item = f64> + '_ {
+        self.narrow.iter().map(|x| x as f64).chain(self.wide.iter())
+    }
+
+    /// The values as one `Vec`.
+    pub fn to_vec(&self) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.len());
+        out.extend(self.iter());
+        out
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.narrow.memory_bytes() + self.wide.memory_bytes()
+    }
 }
 
 impl Default for Values {
@@ -527,12 +579,22 @@ impl Values {
                 v.extend(values.iter().map(|&x| x as f32));
                 return;
             }
-            let mut wide = Chunked::default();
-            wide.extend(v.iter().map(|x| x as f64));
-            *self = Values::Double(wide);
+            let narrow = std::mem::take(v);
+            *self = Values::Double(Widened {
+                narrow,
+                wide: Chunked::default(),
+            });
         }
         if let Values::Double(v) = self {
-            v.extend(values.iter().copied());
+            v.wide.extend(values.iter().copied());
+        }
+    }
+
+    /// Append f32 values (exact: no widening).
+    fn extend_f32(&mut self, values: &Chunked<f32>) {
+        match self {
+            Values::Single(mine) => mine.extend(values.iter()),
+            Values::Double(mine) => mine.wide.extend(values.iter().map(|x| x as f64)),
         }
     }
 
@@ -589,14 +651,12 @@ impl OpenRows {
             .extend(other.item.iter().map(|i| items[i as usize]));
         match &other.values {
             Values::Double(v) => {
-                for c in &v.chunks {
+                self.values.extend_f32(&v.narrow);
+                for c in &v.wide.chunks {
                     self.values.extend(c);
                 }
             }
-            Values::Single(v) => match &mut self.values {
-                Values::Single(mine) => mine.extend(v.iter()),
-                Values::Double(mine) => mine.extend(v.iter().map(|x| x as f64)),
-            },
+            Values::Single(v) => self.values.extend_f32(v),
         }
         Ok(())
     }
@@ -690,6 +750,18 @@ mod tests {
             .collect();
         rows.push(u.into_iter(), &i, &[0.5, 0.1, 2.0]);
         assert!(matches!(rows.values, Values::Double(_)));
+        // the values before the first not an f32 stay as they were held
+        let mut w = Values::default();
+        w.extend(&[0.5, 2.0]);
+        w.extend(&[0.1, 4.0]);
+        match &w {
+            Values::Double(v) => {
+                assert_eq!((v.narrow.len(), v.wide.len()), (2, 2));
+                assert_eq!(v.to_vec(), vec![0.5, 2.0, 0.1, 4.0]);
+            }
+            Values::Single(_) => panic!("0.1 is not an f32"),
+        }
+        assert_eq!((w.get(1), w.get(2)), (2.0, 0.1));
         assert_eq!(rows.users.code_text(b"7").unwrap(), 1);
         assert_eq!(
             rows.users

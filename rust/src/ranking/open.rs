@@ -8,8 +8,9 @@
 //!
 //! Integer ids are coded by a direct-address table of pages of 4,096 codes while
 //! that costs at most what a hash table would (ids over a compact range: 4 bytes
-//! an id), else by an open-addressing table of codes (4 bytes a slot, at most
-//! 3/4 full) beside the ids (8 bytes an id); when it doubles, its codes move
+//! an id), else by an open-addressing table of codes and hash tags (8 bytes a
+//! slot, at most 3/4 full: a probe reads an id only when its tag agrees) beside
+//! the ids (8 bytes an id); when it doubles, its codes move
 //! into the new table a few at each new id (no update pays for the whole
 //! table), the old table answering for those not yet moved. String ids: the project's tables of
 //! short ids ([`crate::encode::table`]) and a hash table of longer ones, beside
@@ -100,7 +101,8 @@ impl<T: Copy> Chunked<T> {
 const PAGE: usize = 1 << 12;
 
 /// The codes of integer ids: a direct-address table of pages (code + 1 per id of
-/// the page; 0: none), or an open-addressing table of codes + 1 beside the ids.
+/// the page; 0: none), or an open-addressing table of codes + 1 (and hash tags)
+/// beside the ids.
 #[derive(Clone)]
 enum IntCodes {
     Pages {
@@ -110,11 +112,13 @@ enum IntCodes {
         allocated: usize,
     },
     Hashed {
-        slots: Vec<u32>,
+        /// per slot: code + 1 (0: empty) in the low half, the high half of the
+        /// id's hash in the high half (a probe reads an id only when they agree)
+        slots: Vec<u64>,
         ids: Chunked<i64>,
         /// the table before the last doubling while its codes move into `slots`
         /// (empty once all have): codes `moved..` of it are not yet in `slots`
-        old: Vec<u32>,
+        old: Vec<u64>,
         /// codes below this are in `slots`; those from it to `old`'s count not yet
         moved: usize,
         /// the codes `old` holds (0 when no move is under way)
@@ -146,27 +150,40 @@ fn int_hash(key: i64) -> u64 {
 impl IntCodes {
     /// The code of `id` in the hashed table (None: not held) and its slot.
     #[inline(always)]
-    fn find(slots: &[u32], ids: &Chunked<i64>, id: i64) -> (Option<u32>, usize) {
+    fn find(slots: &[u64], ids: &Chunked<i64>, id: i64) -> (Option<u32>, usize) {
         let mask = slots.len() - 1;
-        let mut i = int_hash(id) as usize & mask;
+        let hash = int_hash(id);
+        let tag = hash >> 32;
+        let mut i = hash as usize & mask;
         loop {
-            match slots[i] {
-                0 => return (None, i),
-                c if ids.get(c as usize - 1) == id => return (Some(c - 1), i),
-                _ => i = (i + 1) & mask,
+            let s = slots[i];
+            let c = s as u32;
+            if c == 0 {
+                return (None, i);
             }
+            if s >> 32 == tag && ids.get(c as usize - 1) == id {
+                return (Some(c - 1), i);
+            }
+            i = (i + 1) & mask;
         }
+    }
+
+    /// The slot of code `c` of an id of hash `hash`.
+    #[inline(always)]
+    fn slot(hash: u64, c: u32) -> u64 {
+        (hash >> 32 << 32) | (c as u64 + 1)
     }
 
     /// Add code `c` of `id` (not held) to a table with room for it.
     #[inline(always)]
-    fn put(slots: &mut [u32], id: i64, c: u32) {
+    fn put(slots: &mut [u64], id: i64, c: u32) {
         let mask = slots.len() - 1;
-        let mut j = int_hash(id) as usize & mask;
+        let hash = int_hash(id);
+        let mut j = hash as usize & mask;
         while slots[j] != 0 {
             j = (j + 1) & mask;
         }
-        slots[j] = c + 1;
+        slots[j] = Self::slot(hash, c);
     }
 
     /// The code of `id`, or `next` (then added).
@@ -236,7 +253,7 @@ impl IntCodes {
                         return c;
                     }
                 }
-                slots[i] = next + 1;
+                slots[i] = Self::slot(int_hash(id), next);
                 ids.extend([id]);
                 // a bounded share of the move from the table before the doubling
                 // (no new id pays for the whole table)
@@ -253,7 +270,7 @@ impl IntCodes {
                 }
                 if 4 * ids.len() > 3 * slots.len() {
                     debug_assert!(old.is_empty());
-                    let bigger = vec![0u32; 2 * slots.len()];
+                    let bigger = vec![0u64; 2 * slots.len()];
                     *old = std::mem::replace(slots, bigger);
                     *moved = 0;
                     *in_old = ids.len();
@@ -291,7 +308,7 @@ impl IntCodes {
             slots *= 2;
         }
         let mut out = IntCodes::Hashed {
-            slots: vec![0u32; slots],
+            slots: vec![0u64; slots],
             ids: Chunked::default(),
             old: Vec::new(),
             moved: 0,
@@ -310,7 +327,7 @@ impl IntCodes {
             } => allocated * PAGE * 4 + pages.capacity() * 8,
             IntCodes::Hashed {
                 slots, ids, old, ..
-            } => (slots.capacity() + old.capacity()) * 4 + ids.memory_bytes(),
+            } => (slots.capacity() + old.capacity()) * 8 + ids.memory_bytes(),
         }
     }
 }

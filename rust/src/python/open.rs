@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 
 use super::{same_length, slice};
-use crate::ranking::open::{Chunked, Ids, OpenRows as Rows, TooMany, Values};
+use crate::ranking::open::{Chunked, Ids, OpenRows as Rows, TooMany, Values, Widened};
 
 fn too_many(_: TooMany) -> PyErr {
     PyValueError::new_err(format!(
@@ -268,9 +268,7 @@ impl OpenRows {
             Values::Single(v)
         } else {
             let a = values.extract::<PyReadonlyArray1<'_, f64>>()?;
-            let mut v = Chunked::default();
-            v.extend(slice(&a, "values")?.iter().copied());
-            Values::Double(v)
+            Values::Double(Widened::new(slice(&a, "values")?.iter().copied()))
         };
         same_length(
             "OpenRows.from_rows",
@@ -282,7 +280,7 @@ impl OpenRows {
         )?;
         let finite = match &values {
             Values::Single(v) => v.iter().all(|x| x.is_finite()),
-            Values::Double(v) => v.iter().all(|x| x.is_finite()),
+            Values::Double(v) => v.iter().all(|x: f64| x.is_finite()),
         };
         if !finite {
             return Err(PyValueError::new_err("values must be finite"));

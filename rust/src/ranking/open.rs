@@ -2,13 +2,17 @@
 //! held until the end: one id table of users and one of items, grown by every
 //! update (an update codes its distinct ids only), and per row its user code,
 //! item code (u32 each) and value. Values are held as f32 while every value so
-//! far is one exactly, and widened to f64 once one is not: 12 bytes a row, or 16.
+//! far is one exactly; once one is not, the values after it are held as f64
+//! (those before stay as they were: widening copies nothing): 12 bytes a row, or 16.
 //! Rows are held in chunks of 64K (no update copies the rows before it).
 //!
 //! Integer ids are coded by a direct-address table of pages of 4,096 codes while
 //! that costs at most what a hash table would (ids over a compact range: 4 bytes
-//! an id), else by an open-addressing table of codes (4 bytes a slot, at most
-//! 3/4 full) beside the ids (8 bytes an id). String ids: the project's tables of
+//! an id), else by an open-addressing table of codes and hash tags (8 bytes a
+//! slot, at most 3/4 full: a probe reads an id only when its tag agrees) beside
+//! the ids (8 bytes an id); when it doubles, its codes move
+//! into the new table a few at each new id (no update pays for the whole
+//! table), the old table answering for those not yet moved. String ids: the project's tables of
 //! short ids ([`crate::encode::table`]) and a hash table of longer ones, beside
 //! their bytes.
 //!
@@ -97,7 +101,8 @@ impl<T: Copy> Chunked<T> {
 const PAGE: usize = 1 << 12;
 
 /// The codes of integer ids: a direct-address table of pages (code + 1 per id of
-/// the page; 0: none), or an open-addressing table of codes + 1 beside the ids.
+/// the page; 0: none), or an open-addressing table of codes + 1 (and hash tags)
+/// beside the ids.
 #[derive(Clone)]
 enum IntCodes {
     Pages {
@@ -107,10 +112,24 @@ enum IntCodes {
         allocated: usize,
     },
     Hashed {
-        slots: Vec<u32>,
+        /// per slot: code + 1 (0: empty) in the low half, the high half of the
+        /// id's hash in the high half (a probe reads an id only when they agree)
+        slots: Vec<u64>,
         ids: Chunked<i64>,
+        /// the table before the last doubling while its codes move into `slots`
+        /// (empty once all have): codes `moved..` of it are not yet in `slots`
+        old: Vec<u64>,
+        /// codes below this are in `slots`; those from it to `old`'s count not yet
+        moved: usize,
+        /// the codes `old` holds (0 when no move is under way)
+        in_old: usize,
     },
 }
+
+/// Codes moved from the table before a doubling into the new one at each new id:
+/// the move ends long before the new table must double in turn (it holds 3/8 of
+/// its slots at the doubling and must move them in 3/32 of its slots' new ids).
+const MOVES: usize = 4;
 
 impl Default for IntCodes {
     fn default() -> Self {
@@ -131,16 +150,40 @@ fn int_hash(key: i64) -> u64 {
 impl IntCodes {
     /// The code of `id` in the hashed table (None: not held) and its slot.
     #[inline(always)]
-    fn find(slots: &[u32], ids: &Chunked<i64>, id: i64) -> (Option<u32>, usize) {
+    fn find(slots: &[u64], ids: &Chunked<i64>, id: i64) -> (Option<u32>, usize) {
         let mask = slots.len() - 1;
-        let mut i = int_hash(id) as usize & mask;
+        let hash = int_hash(id);
+        let tag = hash >> 32;
+        let mut i = hash as usize & mask;
         loop {
-            match slots[i] {
-                0 => return (None, i),
-                c if ids.get(c as usize - 1) == id => return (Some(c - 1), i),
-                _ => i = (i + 1) & mask,
+            let s = slots[i];
+            let c = s as u32;
+            if c == 0 {
+                return (None, i);
             }
+            if s >> 32 == tag && ids.get(c as usize - 1) == id {
+                return (Some(c - 1), i);
+            }
+            i = (i + 1) & mask;
         }
+    }
+
+    /// The slot of code `c` of an id of hash `hash`.
+    #[inline(always)]
+    fn slot(hash: u64, c: u32) -> u64 {
+        (hash >> 32 << 32) | (c as u64 + 1)
+    }
+
+    /// Add code `c` of `id` (not held) to a table with room for it.
+    #[inline(always)]
+    fn put(slots: &mut [u64], id: i64, c: u32) {
+        let mask = slots.len() - 1;
+        let hash = int_hash(id);
+        let mut j = hash as usize & mask;
+        while slots[j] != 0 {
+            j = (j + 1) & mask;
+        }
+        slots[j] = Self::slot(hash, c);
     }
 
     /// The code of `id`, or `next` (then added).
@@ -194,24 +237,43 @@ impl IntCodes {
                 *allocated += 1;
                 next
             }
-            IntCodes::Hashed { slots, ids } => {
+            IntCodes::Hashed {
+                slots,
+                ids,
+                old,
+                moved,
+                in_old,
+            } => {
                 let (found, i) = Self::find(slots, ids, id);
                 if let Some(c) = found {
                     return c;
                 }
-                slots[i] = next + 1;
-                ids.extend([id]);
-                if 4 * ids.len() > 3 * slots.len() {
-                    let mut bigger = vec![0u32; 2 * slots.len()];
-                    let mask = bigger.len() - 1;
-                    for (c, id) in ids.iter().enumerate() {
-                        let mut j = int_hash(id) as usize & mask;
-                        while bigger[j] != 0 {
-                            j = (j + 1) & mask;
-                        }
-                        bigger[j] = c as u32 + 1;
+                if !old.is_empty() {
+                    if let (Some(c), _) = Self::find(old, ids, id) {
+                        return c;
                     }
-                    *slots = bigger;
+                }
+                slots[i] = Self::slot(int_hash(id), next);
+                ids.extend([id]);
+                // a bounded share of the move from the table before the doubling
+                // (no new id pays for the whole table)
+                if !old.is_empty() {
+                    let end = (*moved + MOVES).min(*in_old);
+                    for c in *moved..end {
+                        Self::put(slots, ids.get(c), c as u32);
+                    }
+                    *moved = end;
+                    if end == *in_old {
+                        *old = Vec::new();
+                        *in_old = 0;
+                    }
+                }
+                if 4 * ids.len() > 3 * slots.len() {
+                    debug_assert!(old.is_empty());
+                    let bigger = vec![0u64; 2 * slots.len()];
+                    *old = std::mem::replace(slots, bigger);
+                    *moved = 0;
+                    *in_old = ids.len();
                 }
                 next
             }
@@ -246,8 +308,11 @@ impl IntCodes {
             slots *= 2;
         }
         let mut out = IntCodes::Hashed {
-            slots: vec![0u32; slots],
+            slots: vec![0u64; slots],
             ids: Chunked::default(),
+            old: Vec::new(),
+            moved: 0,
+            in_old: 0,
         };
         for (c, id) in ids.into_iter().enumerate() {
             out.code(id, c as u32);
@@ -260,7 +325,9 @@ impl IntCodes {
             IntCodes::Pages {
                 pages, allocated, ..
             } => allocated * PAGE * 4 + pages.capacity() * 8,
-            IntCodes::Hashed { slots, ids } => slots.capacity() * 4 + ids.memory_bytes(),
+            IntCodes::Hashed {
+                slots, ids, old, ..
+            } => (slots.capacity() + old.capacity()) * 8 + ids.memory_bytes(),
         }
     }
 }
@@ -450,7 +517,58 @@ fn table_bytes<S>(n: usize) -> usize {
 #[derive(Clone)]
 pub enum Values {
     Single(Chunked<f32>),
-    Double(Chunked<f64>),
+    Double(Widened),
+}
+
+/// Values once one is not an f32 exactly: those before it as they were held
+/// (f32, exact), the rest as f64; widening copies nothing.
+#[derive(Clone, Default)]
+pub struct Widened {
+    pub narrow: Chunked<f32>,
+    pub wide: Chunked<f64>,
+}
+
+impl Widened {
+    /// Values given as f64.
+    pub fn new(values: impl IntoIterator<Item = f64>) -> Widened {
+        let mut out = Widened::default();
+        out.wide.extend(values);
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.narrow.len() + self.wide.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> f64 {
+        let n = self.narrow.len();
+        if i < n {
+            self.narrow.get(i) as f64
+        } else {
+            self.wide.get(i - n)
+        }
+    }
+
+    /// The values in order.
+    pub fn iter(&self) -> impl Iterator<Item = f64> + '_ {
+        self.narrow.iter().map(|x| x as f64).chain(self.wide.iter())
+    }
+
+    /// The values as one `Vec`.
+    pub fn to_vec(&self) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.len());
+        out.extend(self.iter());
+        out
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.narrow.memory_bytes() + self.wide.memory_bytes()
+    }
 }
 
 impl Default for Values {
@@ -478,12 +596,22 @@ impl Values {
                 v.extend(values.iter().map(|&x| x as f32));
                 return;
             }
-            let mut wide = Chunked::default();
-            wide.extend(v.iter().map(|x| x as f64));
-            *self = Values::Double(wide);
+            let narrow = std::mem::take(v);
+            *self = Values::Double(Widened {
+                narrow,
+                wide: Chunked::default(),
+            });
         }
         if let Values::Double(v) = self {
-            v.extend(values.iter().copied());
+            v.wide.extend(values.iter().copied());
+        }
+    }
+
+    /// Append f32 values (exact: no widening).
+    fn extend_f32(&mut self, values: &Chunked<f32>) {
+        match self {
+            Values::Single(mine) => mine.extend(values.iter()),
+            Values::Double(mine) => mine.wide.extend(values.iter().map(|x| x as f64)),
         }
     }
 
@@ -540,14 +668,12 @@ impl OpenRows {
             .extend(other.item.iter().map(|i| items[i as usize]));
         match &other.values {
             Values::Double(v) => {
-                for c in &v.chunks {
+                self.values.extend_f32(&v.narrow);
+                for c in &v.wide.chunks {
                     self.values.extend(c);
                 }
             }
-            Values::Single(v) => match &mut self.values {
-                Values::Single(mine) => mine.extend(v.iter()),
-                Values::Double(mine) => mine.extend(v.iter().map(|x| x as f64)),
-            },
+            Values::Single(v) => self.values.extend_f32(v),
         }
         Ok(())
     }
@@ -625,65 +751,4 @@ fn remap(mine: &mut Ids, other: &Ids) -> Result<Vec<u32>, TooMany> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ints_turn_into_strings_keeping_codes_and_rows_group_by_first_row() {
-        let mut rows = OpenRows::default();
-        let u: Vec<u32> = [5i64, 7, 5]
-            .iter()
-            .map(|&id| rows.users.code_any_int(id).unwrap())
-            .collect();
-        let i: Vec<u32> = [1i64, 2, 3]
-            .iter()
-            .map(|&id| rows.items.code_any_int(id).unwrap())
-            .collect();
-        rows.push(u.into_iter(), &i, &[0.5, 0.1, 2.0]);
-        assert!(matches!(rows.values, Values::Double(_)));
-        assert_eq!(rows.users.code_text(b"7").unwrap(), 1);
-        assert_eq!(
-            rows.users
-                .code_text(b"a-long-user-id-of-many-bytes")
-                .unwrap(),
-            2
-        );
-        assert_eq!(
-            rows.users
-                .code_text(b"a-long-user-id-of-many-bytes")
-                .unwrap(),
-            2
-        );
-        assert_eq!(rows.users.text(0), b"5");
-        let g = rows.grouped();
-        assert_eq!(g.order, vec![0, 1, 2]);
-        assert_eq!(g.offsets, vec![0, 2, 3, 3]);
-        assert_eq!(g.items, vec![0, 2, 1]);
-        assert_eq!(g.values, vec![0.5, 2.0, 0.1]);
-        let mut other = OpenRows::default();
-        other.absorb(&rows).unwrap();
-        other.absorb(&rows).unwrap();
-        assert_eq!(other.user.to_vec(), vec![0, 1, 0, 0, 1, 0]);
-        // sparse ids turn the pages into a hash table, codes kept
-        let mut ids = Ids::default();
-        let far: Vec<i64> = (0..3000).map(|i| i * 1_000_003 - 7_000_000_000).collect();
-        let codes: Vec<u32> = far.iter().map(|&x| ids.code_int(x).unwrap()).collect();
-        assert!(matches!(ids.ints, IntCodes::Hashed { .. }));
-        assert_eq!(codes, (0..3000).collect::<Vec<u32>>());
-        assert_eq!(ids.ints(), far);
-        assert_eq!(ids.code_int(far[1234]).unwrap(), 1234);
-        let mut dense = Ids::default();
-        for x in [5i64, -3, 9000, 4, -3] {
-            dense.code_int(x).unwrap();
-        }
-        assert!(matches!(dense.ints, IntCodes::Pages { .. }));
-        assert_eq!(dense.ints(), vec![5, -3, 9000, 4]);
-        let mut big = Chunked::default();
-        big.extend(0..(3 * CHUNK as u32 + 5));
-        assert_eq!(big.get(2 * CHUNK + 1), 2 * CHUNK as u32 + 1);
-        assert_eq!(big.to_vec().len(), 3 * CHUNK + 5);
-        let mut f = Values::default();
-        f.extend(&[1.0, 0.25]);
-        assert!(matches!(f, Values::Single(_)));
-    }
-}
+mod tests;

@@ -529,3 +529,25 @@ def test_categorical_users_with_a_null_category_count_its_rows() -> None:
     )
     with pytest.raises(InputValidationError, match=r"users contains 4 missing values"):
         receval.Run(column, np.arange(12), np.ones(12))
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["pandas-categorical", "pandas-categorical-unused", "polars-categorical", "polars-enum"],
+)
+def test_distinct_categories_are_not_hashed_again(kind: str, monkeypatch: Any) -> None:
+    # pandas and polars categories are distinct: the values some row uses are taken
+    # as they are, for items and for users grouped in runs or not
+    from receval.data import _encode
+
+    users, items, _, _ = _ids()
+    monkeypatch.setattr(_encode, "_factorize_strings", None)  # no hash of the values
+    for ids in (items, users, np.repeat(np.arange(30), 4)):
+        codes, uniques = factorize(KINDS[kind](ids), "items", "test")
+        want_codes, want_uniques = factorize(ids, "items", "test")
+        assert codes.tolist() == want_codes.tolist()
+        assert uniques.tolist() == want_uniques.astype(str).tolist()
+        offsets, rows, grouped = _encode.group_users(KINDS[kind](ids), "test")
+        want = _naive_groups(ids.astype(str).tolist())
+        assert (offsets.tolist(), grouped.tolist()) == (want[0], want[2])
+        assert (rows.tolist() or list(range(len(ids)))) == want[1]

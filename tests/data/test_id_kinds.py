@@ -551,3 +551,56 @@ def test_distinct_categories_are_not_hashed_again(kind: str, monkeypatch: Any) -
         want = _naive_groups(ids.astype(str).tolist())
         assert (offsets.tolist(), grouped.tolist()) == (want[0], want[2])
         assert (rows.tolist() or list(range(len(ids)))) == want[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pool=st.lists(ID_TEXT, min_size=1, max_size=8),
+    picks=st.lists(st.integers(0, 7), min_size=1, max_size=60),
+    cuts=st.lists(st.integers(0, 60), min_size=1, max_size=4),
+    large=st.booleans(),
+)
+def test_chunked_dictionaries_are_joined_into_one_of_distinct_categories(
+    pool: list[str], picks: list[int], cuts: list[int], large: bool
+) -> None:
+    # each chunk its own dictionary (a row group's), the same value in several, a
+    # value twice in one, empty chunks: one dictionary array, codes as of strings
+    from receval.data import _encode
+
+    strings = [pool[i % len(pool)] for i in picks]
+    bounds = [0, *sorted(min(c, len(strings)) for c in cuts), len(strings)]
+    kind = pa.large_string() if large else pa.string()
+    chunks = [
+        _repeated_dictionary(np.array(strings[a:b], dtype=object)).cast(
+            pa.dictionary(pa.int32(), kind)
+        )
+        if i % 2 and b > a
+        else pa.array(strings[a:b], kind).dictionary_encode()
+        for i, (a, b) in enumerate(itertools.pairwise(bounds))
+    ]
+    column = pa.chunked_array(chunks, pa.dictionary(pa.int32(), kind))
+    joined = _encode.column_array(column)
+    assert isinstance(joined, pa.DictionaryArray)
+    assert _encode._has_distinct_categories(joined)
+    assert len(set(joined.dictionary.to_pylist())) == len(joined.dictionary)
+    assert joined.to_pylist() == strings
+    codes, uniques = factorize(column, "items", "test")
+    assert (codes.tolist(), uniques.tolist()) == _naive(strings)
+
+
+def test_parquet_string_ids_dictionary_encoded_are_read_as_dictionaries(tmp_path: Any) -> None:
+    # row groups each with its dictionary: codes and dictionaries read, not strings
+    import pyarrow.parquet as pq
+
+    from receval.data import io
+
+    expected, qrels, run = _expected()
+    run = _named(run)
+    path = tmp_path / "r.parquet"
+    pq.write_table(pa.Table.from_pandas(run, preserve_index=False), path, row_group_size=97)
+    columns = io.ParquetColumns(str(path), ["user", "item", "score"])
+    assert columns.dictionary_encoded("item") and columns.dictionary_encoded("user")
+    assert not columns.dictionary_encoded("score")
+    assert pa.types.is_dictionary(columns.read("item").type)
+    report = receval.evaluate(_named(qrels), Run.from_file(path), METRICS)
+    assert report.mean == expected.mean

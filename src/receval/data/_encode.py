@@ -159,6 +159,10 @@ def column_array(col: Any) -> Any:
         return col.to_numpy()
     if mod == "pyarrow":
         if isinstance(col, pa.ChunkedArray):
+            if pa.types.is_dictionary(col.type) and col.num_chunks > 1:
+                joined = _join_dictionary_chunks(col)
+                if joined is not None:
+                    return joined
             if pa.types.is_dictionary(col.type):
                 col = col.unify_dictionaries()
             if col.num_chunks == 1:
@@ -177,6 +181,33 @@ def column_array(col: Any) -> Any:
             return arr
         return col.to_numpy()  # object strings are read in place by the core
     return np.asarray(col)
+
+
+def _join_dictionary_chunks(col: Any) -> Any:
+    """A chunked dictionary array of strings without nulls (a Parquet column read as
+    dictionaries, one a row group) as one dictionary array of distinct categories:
+    the chunks' dictionaries hashed together by the compiled core, each chunk's
+    indices mapped through its own dictionary's codes into one int32 array; None
+    for other columns (Arrow then unifies the dictionaries) or without the core."""
+    import pyarrow as pa
+
+    from .._kernels import compiled, num_threads
+
+    core = compiled()
+    dictionaries = pa.chunked_array([c.dictionary for c in col.chunks], col.type.value_type)
+    parts = _string_buffers(dictionaries, binary=False)
+    if core is None or parts is None or parts[0] or col.null_count or dictionaries.null_count:
+        return None
+    ids, first = core.factorize_bytes(parts[1], parts[2], num_threads())
+    indices = np.empty(len(col), dtype=np.int32)
+    row, entry = 0, 0
+    for chunk in col.chunks:
+        n, size = len(chunk), len(chunk.dictionary)
+        at = chunk.indices.to_numpy(zero_copy_only=False)
+        np.take(ids[entry : entry + size], at, out=indices[row : row + n])
+        row, entry = row + n, entry + size
+    categories = dictionaries.take(pa.array(first)).combine_chunks()
+    return _distinct_categories(pa.DictionaryArray.from_arrays(indices, categories))
 
 
 def _polars_arrow(col: Any) -> Any:

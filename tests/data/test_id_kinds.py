@@ -559,12 +559,14 @@ def test_distinct_categories_are_not_hashed_again(kind: str, monkeypatch: Any) -
     picks=st.lists(st.integers(0, 7), min_size=1, max_size=60),
     cuts=st.lists(st.integers(0, 60), min_size=1, max_size=4),
     large=st.booleans(),
+    shared=st.booleans(),
 )
 def test_chunked_dictionaries_are_joined_into_one_of_distinct_categories(
-    pool: list[str], picks: list[int], cuts: list[int], large: bool
+    pool: list[str], picks: list[int], cuts: list[int], large: bool, shared: bool
 ) -> None:
     # each chunk its own dictionary (a row group's), the same value in several, a
-    # value twice in one, empty chunks: one dictionary array, codes as of strings
+    # value twice in one, empty chunks, or slices of one dictionary array (one
+    # dictionary shared): one dictionary array, codes as of strings
     from receval.data import _encode
 
     strings = [pool[i % len(pool)] for i in picks]
@@ -578,6 +580,9 @@ def test_chunked_dictionaries_are_joined_into_one_of_distinct_categories(
         else pa.array(strings[a:b], kind).dictionary_encode()
         for i, (a, b) in enumerate(itertools.pairwise(bounds))
     ]
+    if shared:
+        whole = pa.array(strings, kind).dictionary_encode()
+        chunks = [whole[a:b] for a, b in itertools.pairwise(bounds)]
     column = pa.chunked_array(chunks, pa.dictionary(pa.int32(), kind))
     joined = _encode.column_array(column)
     assert isinstance(joined, pa.DictionaryArray)
@@ -586,21 +591,3 @@ def test_chunked_dictionaries_are_joined_into_one_of_distinct_categories(
     assert joined.to_pylist() == strings
     codes, uniques = factorize(column, "items", "test")
     assert (codes.tolist(), uniques.tolist()) == _naive(strings)
-
-
-def test_parquet_string_ids_dictionary_encoded_are_read_as_dictionaries(tmp_path: Any) -> None:
-    # row groups each with its dictionary: codes and dictionaries read, not strings
-    import pyarrow.parquet as pq
-
-    from receval.data import io
-
-    expected, qrels, run = _expected()
-    run = _named(run)
-    path = tmp_path / "r.parquet"
-    pq.write_table(pa.Table.from_pandas(run, preserve_index=False), path, row_group_size=97)
-    columns = io.ParquetColumns(str(path), ["user", "item", "score"])
-    assert columns.dictionary_encoded("item") and columns.dictionary_encoded("user")
-    assert not columns.dictionary_encoded("score")
-    assert pa.types.is_dictionary(columns.read("item").type)
-    report = receval.evaluate(_named(qrels), Run.from_file(path), METRICS)
-    assert report.mean == expected.mean

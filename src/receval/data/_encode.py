@@ -186,26 +186,38 @@ def column_array(col: Any) -> Any:
 def _join_dictionary_chunks(col: Any) -> Any:
     """A chunked dictionary array of strings without nulls (a Parquet column read as
     dictionaries, one a row group) as one dictionary array of distinct categories:
-    the chunks' dictionaries hashed together by the compiled core, each chunk's
-    indices mapped through its own dictionary's codes into one int32 array; None
-    for other columns (Arrow then unifies the dictionaries) or without the core."""
+    the chunks' dictionaries (each once, where chunks share one) hashed together by
+    the compiled core, each chunk's indices mapped through its dictionary's codes
+    into one int32 array; None for other columns (Arrow then unifies the
+    dictionaries) or without the core."""
     import pyarrow as pa
 
     from .._kernels import compiled, num_threads
 
     core = compiled()
-    dictionaries = pa.chunked_array([c.dictionary for c in col.chunks], col.type.value_type)
+    if core is None or col.null_count:
+        return None
+    starts: dict[tuple[int | None, ...], int] = {}  # a dictionary's buffers -> its first entry
+    distinct, at = [], []
+    for chunk in col.chunks:
+        d = chunk.dictionary
+        key = (d.offset, len(d), *(None if b is None else b.address for b in d.buffers()))
+        if key not in starts:
+            starts[key] = sum(len(x) for x in distinct)
+            distinct.append(d)
+        at.append(starts[key])
+    dictionaries = pa.chunked_array(distinct, col.type.value_type)
     parts = _string_buffers(dictionaries, binary=False)
-    if core is None or parts is None or parts[0] or col.null_count or dictionaries.null_count:
+    if parts is None or parts[0] or dictionaries.null_count:
         return None
     ids, first = core.factorize_bytes(parts[1], parts[2], num_threads())
     indices = np.empty(len(col), dtype=np.int32)
-    row, entry = 0, 0
-    for chunk in col.chunks:
+    row = 0
+    for chunk, entry in zip(col.chunks, at, strict=True):
         n, size = len(chunk), len(chunk.dictionary)
-        at = chunk.indices.to_numpy(zero_copy_only=False)
-        np.take(ids[entry : entry + size], at, out=indices[row : row + n])
-        row, entry = row + n, entry + size
+        codes = chunk.indices.to_numpy(zero_copy_only=False)
+        np.take(ids[entry : entry + size], codes, out=indices[row : row + n])
+        row += n
     categories = dictionaries.take(pa.array(first)).combine_chunks()
     return _distinct_categories(pa.DictionaryArray.from_arrays(indices, categories))
 

@@ -449,22 +449,10 @@ class ParquetColumns:
         check_has_columns(path, columns, self.schema.names)
 
     def read(self, column: str) -> Any:
-        """One column, whole, as a NumPy array (an Arrow array for strings).
-
-        A string column dictionary-encoded in every row group
-        (:meth:`dictionary_encoded`) is read as an Arrow dictionary array: codes
-        and each row group's dictionary, not a string a row.
-        """
+        """One column, whole, as a NumPy array (an Arrow array for strings)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        if self.dictionary_encoded(column):
-            try:
-                file = pq.ParquetFile(self.path, pre_buffer=False, read_dictionary=[column])
-                table = file.read(columns=[column])
-            except (pa.ArrowInvalid, OSError) as exc:  # pragma: no cover - file changed
-                raise InputValidationError(f"{self.path}: {exc}") from exc
-            return column_array(table.column(0))
         if _with_polars():
             try:
                 import polars as pl
@@ -491,35 +479,6 @@ class ParquetColumns:
     def type_of(self, column: str) -> Any:
         """The Arrow type of a column."""
         return self.schema.field(column).type
-
-    def dictionary_encoded(self, column: str) -> bool:
-        """Whether a string column is dictionary-encoded in every row group, its
-        pages holding dictionary codes, not strings.
-
-        Such a column is read as codes and a dictionary a row group, a fraction of
-        the work of its strings. A writer falls back to plain pages once a row
-        group's dictionary outgrows its limit (pyarrow's: 1 MiB), and a dictionary
-        read then hashes every plain string into a new dictionary, slower than the
-        strings: no page size tells it, but codes take at most 4 bytes a row (32
-        bits) and plain strings 4 bytes of length and their text, so data pages of
-        more than 4 bytes a row (compressed) are taken to hold strings.
-        """
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        kind = self.type_of(column)
-        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
-            return False
-        meta = pq.ParquetFile(self.path, pre_buffer=False).metadata
-        index = self.schema.names.index(column)
-        for g in range(meta.num_row_groups):
-            chunk = meta.row_group(g).column(index)
-            if not chunk.has_dictionary_page or chunk.dictionary_page_offset is None:
-                return False
-            dictionary = chunk.data_page_offset - chunk.dictionary_page_offset
-            if chunk.total_compressed_size - dictionary > 4 * chunk.num_values:
-                return False
-        return True
 
     def smallest(self, column: str) -> int | None:
         """The smallest value of an integer column by the row groups' statistics;

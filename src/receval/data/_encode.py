@@ -198,13 +198,16 @@ def _join_dictionary_chunks(col: Any) -> Any:
     if core is None or col.null_count:
         return None
     starts: dict[tuple[int | None, ...], int] = {}  # a dictionary's buffers -> its first entry
-    distinct, at = [], []
+    distinct: list[Any] = []
+    at: list[int] = []
+    size = 0  # the entries of the distinct dictionaries so far
     for chunk in col.chunks:
         d = chunk.dictionary
         key = (d.offset, len(d), *(None if b is None else b.address for b in d.buffers()))
         if key not in starts:
-            starts[key] = sum(len(x) for x in distinct)
+            starts[key] = size
             distinct.append(d)
+            size += len(d)
         at.append(starts[key])
     dictionaries = pa.chunked_array(distinct, col.type.value_type)
     parts = _string_buffers(dictionaries, binary=False)

@@ -529,3 +529,65 @@ def test_categorical_users_with_a_null_category_count_its_rows() -> None:
     )
     with pytest.raises(InputValidationError, match=r"users contains 4 missing values"):
         receval.Run(column, np.arange(12), np.ones(12))
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["pandas-categorical", "pandas-categorical-unused", "polars-categorical", "polars-enum"],
+)
+def test_distinct_categories_are_not_hashed_again(kind: str, monkeypatch: Any) -> None:
+    # pandas and polars categories are distinct: the values some row uses are taken
+    # as they are, for items and for users grouped in runs or not
+    from receval.data import _encode
+
+    users, items, _, _ = _ids()
+    monkeypatch.setattr(_encode, "_factorize_strings", None)  # no hash of the values
+    for ids in (items, users, np.repeat(np.arange(30), 4)):
+        codes, uniques = factorize(KINDS[kind](ids), "items", "test")
+        want_codes, want_uniques = factorize(ids, "items", "test")
+        assert codes.tolist() == want_codes.tolist()
+        assert uniques.tolist() == want_uniques.astype(str).tolist()
+        offsets, rows, grouped = _encode.group_users(KINDS[kind](ids), "test")
+        want = _naive_groups(ids.astype(str).tolist())
+        assert (offsets.tolist(), grouped.tolist()) == (want[0], want[2])
+        assert (rows.tolist() or list(range(len(ids)))) == want[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pool=st.lists(ID_TEXT, min_size=1, max_size=8),
+    picks=st.lists(st.integers(0, 7), min_size=1, max_size=60),
+    cuts=st.lists(st.integers(0, 60), min_size=1, max_size=4),
+    large=st.booleans(),
+    shared=st.booleans(),
+)
+def test_chunked_dictionaries_are_joined_into_one_of_distinct_categories(
+    pool: list[str], picks: list[int], cuts: list[int], large: bool, shared: bool
+) -> None:
+    # each chunk its own dictionary (a row group's), the same value in several, a
+    # value twice in one, empty chunks, or slices of one dictionary array (one
+    # dictionary shared): one dictionary array, codes as of strings
+    from receval.data import _encode
+
+    strings = [pool[i % len(pool)] for i in picks]
+    bounds = [0, *sorted(min(c, len(strings)) for c in cuts), len(strings)]
+    kind = pa.large_string() if large else pa.string()
+    chunks = [
+        _repeated_dictionary(np.array(strings[a:b], dtype=object)).cast(
+            pa.dictionary(pa.int32(), kind)
+        )
+        if i % 2 and b > a
+        else pa.array(strings[a:b], kind).dictionary_encode()
+        for i, (a, b) in enumerate(itertools.pairwise(bounds))
+    ]
+    if shared:
+        whole = pa.array(strings, kind).dictionary_encode()
+        chunks = [whole[a:b] for a, b in itertools.pairwise(bounds)]
+    column = pa.chunked_array(chunks, pa.dictionary(pa.int32(), kind))
+    joined = _encode.column_array(column)
+    assert isinstance(joined, pa.DictionaryArray)
+    assert _encode._has_distinct_categories(joined)
+    assert len(set(joined.dictionary.to_pylist())) == len(joined.dictionary)
+    assert joined.to_pylist() == strings
+    codes, uniques = factorize(column, "items", "test")
+    assert (codes.tolist(), uniques.tolist()) == _naive(strings)

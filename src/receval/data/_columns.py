@@ -29,7 +29,8 @@ from .. import _validation as v
 from .._kernels import compiled, empty_output, num_threads
 from ..exceptions import InputValidationError
 from . import io
-from ._encode import factorize, factorize_int_chunks, group_users, int_runs_of_chunks
+from ._chunked_ids import factorize_int_chunks, int_runs_of_chunks
+from ._encode import factorize, group_users
 
 Source = io.ParquetColumns | io.ArrowColumns
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,9 +13,22 @@ from ..exceptions import InputValidationError
 
 # integer ids whose value range is at most this many times the row count are
 # encoded with a direct-address table; wider ranges go through Arrow's hash table
-_DENSE_RANGE_FACTOR = 4
+DENSE_RANGE_FACTOR = 4
 # integer columns longer than this are encoded in parallel when the order of codes is free
-_PARALLEL_MIN_ROWS = 1_000_000
+PARALLEL_MIN_ROWS = 1_000_000
+# Arrow dictionary arrays made of pandas and polars categoricals, whose categories
+# are distinct (an Arrow dictionary need not be), by id while they live
+_DISTINCT: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def _distinct_categories(arr: Any) -> Any:
+    """``arr`` (a dictionary array), noted as holding distinct categories."""
+    _DISTINCT[id(arr)] = arr
+    return arr
+
+
+def _has_distinct_categories(arr: Any) -> bool:
+    return _DISTINCT.get(id(arr)) is arr
 
 
 def _factorize_int_range(
@@ -25,7 +38,7 @@ def _factorize_int_range(
 
     core = compiled()
     values = np.ascontiguousarray(values, dtype=np.int64)
-    if any_order and len(values) > _PARALLEL_MIN_ROWS:
+    if any_order and len(values) > PARALLEL_MIN_ROWS:
         result: tuple[np.ndarray, np.ndarray] = core.factorize_dense_sorted(
             values, lo, span, 4 * num_threads()
         )
@@ -105,7 +118,7 @@ def factorize(
         hi = int(arr.max())
         span = hi - lo + 1
         # uint64 ids from 2**63 on do not fit the table's int64 arithmetic: Arrow's hash table
-        if span <= _DENSE_RANGE_FACTOR * n + 1024 and span < 2**31 and hi < 2**63:
+        if span <= DENSE_RANGE_FACTOR * n + 1024 and span < 2**31 and hi < 2**63:
             return _factorize_int_range(arr.astype(np.int64, copy=False), lo, span, any_order)
     return _factorize_arrow(arr, name, func)
 
@@ -140,12 +153,16 @@ def column_array(col: Any) -> Any:
         import polars as pl
 
         if isinstance(col.dtype, (pl.Categorical, pl.Enum)):
-            return _polars_dictionary(col)
+            return _distinct_categories(_polars_dictionary(col))
         if col.dtype == pl.String:
             return column_array(_polars_arrow(col))
         return col.to_numpy()
     if mod == "pyarrow":
         if isinstance(col, pa.ChunkedArray):
+            if pa.types.is_dictionary(col.type) and col.num_chunks > 1:
+                joined = _join_dictionary_chunks(col)
+                if joined is not None:
+                    return joined
             if pa.types.is_dictionary(col.type):
                 col = col.unify_dictionaries()
             if col.num_chunks == 1:
@@ -158,9 +175,54 @@ def column_array(col: Any) -> Any:
         return col.to_numpy(zero_copy_only=False)
     if mod == "pandas":
         if not isinstance(col.dtype, np.dtype):  # str, string, ArrowDtype, category, Int64
-            return column_array(pa.array(col))
+            arr = column_array(pa.array(col))
+            if col.dtype.name == "category" and isinstance(arr, pa.DictionaryArray):
+                _distinct_categories(arr)
+            return arr
         return col.to_numpy()  # object strings are read in place by the core
     return np.asarray(col)
+
+
+def _join_dictionary_chunks(col: Any) -> Any:
+    """A chunked dictionary array of strings without nulls (a Parquet column read as
+    dictionaries, one a row group) as one dictionary array of distinct categories:
+    the chunks' dictionaries (each once, where chunks share one) hashed together by
+    the compiled core, each chunk's indices mapped through its dictionary's codes
+    into one int32 array; None for other columns (Arrow then unifies the
+    dictionaries) or without the core."""
+    import pyarrow as pa
+
+    from .._kernels import compiled, num_threads
+
+    core = compiled()
+    if core is None or col.null_count:
+        return None
+    starts: dict[tuple[int | None, ...], int] = {}  # a dictionary's buffers -> its first entry
+    distinct: list[Any] = []
+    at: list[int] = []
+    size = 0  # the entries of the distinct dictionaries so far
+    for chunk in col.chunks:
+        d = chunk.dictionary
+        key = (d.offset, len(d), *(None if b is None else b.address for b in d.buffers()))
+        if key not in starts:
+            starts[key] = size
+            distinct.append(d)
+            size += len(d)
+        at.append(starts[key])
+    dictionaries = pa.chunked_array(distinct, col.type.value_type)
+    parts = _string_buffers(dictionaries, binary=False)
+    if parts is None or parts[0] or dictionaries.null_count:
+        return None
+    ids, first = core.factorize_bytes(parts[1], parts[2], num_threads())
+    indices = np.empty(len(col), dtype=np.int32)
+    row = 0
+    for chunk, entry in zip(col.chunks, at, strict=True):
+        n, size = len(chunk), len(chunk.dictionary)
+        codes = chunk.indices.to_numpy(zero_copy_only=False)
+        np.take(ids[entry : entry + size], codes, out=indices[row : row + n])
+        row += n
+    categories = dictionaries.take(pa.array(first)).combine_chunks()
+    return _distinct_categories(pa.DictionaryArray.from_arrays(indices, categories))
 
 
 def _polars_arrow(col: Any) -> Any:
@@ -243,6 +305,8 @@ def _factorize_dictionary(
     if values.null_count:  # rows of a null category (one no row uses does not count)
         null = ~values.is_valid().to_numpy(zero_copy_only=False)
         raise _missing(int(np.count_nonzero(null[codes])), name, func)
+    if _has_distinct_categories(arr):
+        return codes, _values_to_numpy(values)
     # equal values under two indices (pandas and polars categories are distinct;
     # an Arrow dictionary need not be) are merged: strings by the core, others by Arrow
     encoded = _factorize_strings(values)
@@ -438,6 +502,8 @@ def _group_dictionary(values: Any, func: str) -> tuple[np.ndarray, np.ndarray, n
     indices = np.ascontiguousarray(values.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
     starts, heads = core.runs(indices)
     runs = pa.DictionaryArray.from_arrays(pa.array(heads), values.dictionary)
+    if _has_distinct_categories(values):
+        _distinct_categories(runs)
     if runs.dictionary.take(runs.indices).null_count:  # a null category some row holds
         return None
     codes, ids = _factorize_dictionary(runs, "users", func, any_order=False)
@@ -501,7 +567,7 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
     if values.dtype.kind in "iu" and dictionary.dtype.kind in "iu":
         lo = int(dictionary.min())
         span = int(dictionary.max()) - lo + 1
-        if span <= _DENSE_RANGE_FACTOR * (len(values) + len(dictionary)) + 1024 and (
+        if span <= DENSE_RANGE_FACTOR * (len(values) + len(dictionary)) + 1024 and (
             np.uint64 not in (values.dtype, dictionary.dtype)  # may not fit in int64
         ):
             # direct-address table over the dictionary's range
@@ -612,100 +678,6 @@ def int_runs(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
     if (ordered[1:] == ordered[:-1]).any():  # an id in two runs: not grouped
         return None
     return offsets, ids
-
-
-# ------------------------------------------------------------- chunked columns
-def _as_int64(chunk: np.ndarray | None) -> np.ndarray | None:
-    """An integer chunk as int64 (no copy when it is); None for other chunks and for
-    unsigned ids from 2**63 on."""
-    if chunk is None or chunk.dtype.kind not in "iu" or chunk.ndim != 1:
-        return None
-    if chunk.dtype == np.uint64 and len(chunk) and int(chunk.max()) >= 2**63:
-        return None
-    return np.ascontiguousarray(chunk, dtype=np.int64)
-
-
-def int_runs_of_chunks(chunks: Iterable[np.ndarray | None]) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`int_runs` of a column given in chunks (a run may cross a chunk boundary),
-    read by the compiled core in each chunk; None when a chunk is None or not of
-    integers, or when the ids are not grouped. The ids keep the column's dtype."""
-    from .._kernels import compiled
-
-    core = compiled()
-    starts: list[np.ndarray] = []
-    heads: list[np.ndarray] = []
-    n, last, dtype = 0, None, None
-    for chunk in chunks:
-        values = _as_int64(chunk)
-        if values is None:
-            return None
-        if dtype is None:
-            dtype = values.dtype if chunk is None else chunk.dtype
-        if len(values) == 0:
-            continue
-        offsets, ids = core.runs(values)
-        offsets = offsets[:-1] + n
-        if last is not None and ids[0] == last:  # the previous chunk's last run goes on
-            offsets, ids = offsets[1:], ids[1:]
-        starts.append(offsets)
-        heads.append(ids)
-        n += len(values)
-        last = int(values[-1])
-    if n < 2:
-        return None
-    ids = np.concatenate(heads)
-    ordered = np.sort(ids)
-    if (ordered[1:] == ordered[:-1]).any():  # an id in two runs: not grouped
-        return None
-    offsets = np.concatenate([*starts, [n]]).astype(np.int64)
-    return offsets, ids.astype(dtype, copy=False)
-
-
-def factorize_int_chunks(
-    chunks: Iterable[np.ndarray | None],
-    n: int,
-    *,
-    any_order: bool = False,
-    anchor: int | None = None,
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`factorize` of an integer column of ``n`` rows given in chunks, the same
-    codes and uniques, written chunk by chunk into one int32 array by the compiled
-    core (each id as its offset from ``anchor``, or from the first id), then
-    numbered in place; None when a chunk is None or not of integers, or when the
-    ids do not lie in a compact range (:func:`factorize` then takes Arrow's hash
-    table). Any ``anchor`` gives the same result; the smallest id saves a pass."""
-    from .._kernels import compiled, empty_output, num_threads
-
-    core = compiled()
-    if n == 0:
-        return None
-    codes = empty_output(n, np.int32)
-    lo, hi, start = None, None, 0
-    for chunk in chunks:
-        values = _as_int64(chunk)
-        if values is None or start + len(values) > n:
-            return None
-        if len(values) == 0:
-            continue
-        if lo is None:
-            lo = hi = int(values[0])
-            if anchor is None or not 0 <= lo - anchor < 2**31:
-                anchor = lo  # no hint, or one the first id contradicts
-        ok, low, high = core.shift_ids(values, anchor, codes[start : start + len(values)])
-        if not ok:
-            return None
-        lo, hi = min(lo, low), max(hi, high)
-        if hi - lo >= min(_DENSE_RANGE_FACTOR * n + 1024, 2**31 - 1):
-            return None  # too wide a range for a direct-address table
-        start += len(values)
-    if start != n or anchor is None or lo is None or hi is None:
-        return None
-    span = hi - lo + 1
-    ascending = any_order and n > _PARALLEL_MIN_ROWS
-    uniques = core.dense_codes_in_place(
-        codes, lo - anchor, span, anchor, ascending, 4 * num_threads()
-    )
-    return codes, uniques
 
 
 def plain_ids(ids: np.ndarray) -> np.ndarray:

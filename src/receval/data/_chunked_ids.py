@@ -1,0 +1,105 @@
+"""Integer id columns given in chunks (the row groups of a Parquet file, the chunks
+of an Arrow table), encoded by the compiled core chunk by chunk: runs of users
+(:func:`int_runs_of_chunks`) and item codes (:func:`factorize_int_chunks`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from . import _encode
+
+
+def _as_int64(chunk: np.ndarray | None) -> np.ndarray | None:
+    """An integer chunk as int64 (no copy when it is); None for other chunks and for
+    unsigned ids from 2**63 on."""
+    if chunk is None or chunk.dtype.kind not in "iu" or chunk.ndim != 1:
+        return None
+    if chunk.dtype == np.uint64 and len(chunk) and int(chunk.max()) >= 2**63:
+        return None
+    return np.ascontiguousarray(chunk, dtype=np.int64)
+
+
+def int_runs_of_chunks(chunks: Iterable[np.ndarray | None]) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`~receval.data._encode.int_runs` of a column given in chunks (a run may
+    cross a chunk boundary), read by the compiled core in each chunk; None when a
+    chunk is None or not of integers, or when the ids are not grouped. The ids keep
+    the column's dtype."""
+    from .._kernels import compiled
+
+    core = compiled()
+    starts: list[np.ndarray] = []
+    heads: list[np.ndarray] = []
+    n, last, dtype = 0, None, None
+    for chunk in chunks:
+        values = _as_int64(chunk)
+        if values is None:
+            return None
+        if dtype is None:
+            dtype = values.dtype if chunk is None else chunk.dtype
+        if len(values) == 0:
+            continue
+        offsets, ids = core.runs(values)
+        offsets = offsets[:-1] + n
+        if last is not None and ids[0] == last:  # the previous chunk's last run goes on
+            offsets, ids = offsets[1:], ids[1:]
+        starts.append(offsets)
+        heads.append(ids)
+        n += len(values)
+        last = int(values[-1])
+    if n < 2:
+        return None
+    ids = np.concatenate(heads)
+    ordered = np.sort(ids)
+    if (ordered[1:] == ordered[:-1]).any():  # an id in two runs: not grouped
+        return None
+    offsets = np.concatenate([*starts, [n]]).astype(np.int64)
+    return offsets, ids.astype(dtype, copy=False)
+
+
+def factorize_int_chunks(
+    chunks: Iterable[np.ndarray | None],
+    n: int,
+    *,
+    any_order: bool = False,
+    anchor: int | None = None,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`factorize` of an integer column of ``n`` rows given in chunks, the same
+    codes and uniques, written chunk by chunk into one int32 array by the compiled
+    core (each id as its offset from ``anchor``, or from the first id), then
+    numbered in place; None when a chunk is None or not of integers, or when the
+    ids do not lie in a compact range (:func:`factorize` then takes Arrow's hash
+    table). Any ``anchor`` gives the same result; the smallest id saves a pass."""
+    from .._kernels import compiled, empty_output, num_threads
+
+    core = compiled()
+    if n == 0:
+        return None
+    codes = empty_output(n, np.int32)
+    lo, hi, start = None, None, 0
+    for chunk in chunks:
+        values = _as_int64(chunk)
+        if values is None or start + len(values) > n:
+            return None
+        if len(values) == 0:
+            continue
+        if lo is None:
+            lo = hi = int(values[0])
+            if anchor is None or not 0 <= lo - anchor < 2**31:
+                anchor = lo  # no hint, or one the first id contradicts
+        ok, low, high = core.shift_ids(values, anchor, codes[start : start + len(values)])
+        if not ok:
+            return None
+        lo, hi = min(lo, low), max(hi, high)
+        if hi - lo >= min(_encode.DENSE_RANGE_FACTOR * n + 1024, 2**31 - 1):
+            return None  # too wide a range for a direct-address table
+        start += len(values)
+    if start != n or anchor is None or lo is None or hi is None:
+        return None
+    span = hi - lo + 1
+    ascending = any_order and n > _encode.PARALLEL_MIN_ROWS
+    uniques = core.dense_codes_in_place(
+        codes, lo - anchor, span, anchor, ascending, 4 * num_threads()
+    )
+    return codes, uniques

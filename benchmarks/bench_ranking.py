@@ -656,7 +656,7 @@ Skipped or failed peer rows:
 
 {notes or "- none"}
 
-Issue targets:
+Targets:
 
 {chr(10).join(targets) or "- (sizes not run)"}
 

@@ -9,6 +9,7 @@ use super::ranking::RankingSpec;
 use super::text;
 use crate::spec::Spec;
 use crate::trec::{self, Ids, Kind, TrecError, Users};
+use crate::trec_eval::Refused;
 
 /// Read a TREC qrels (`kind="qrels"`) or run (`kind="run"`) file, gzip or not.
 ///
@@ -231,7 +232,7 @@ fn trec_eval_table(
     specs: Vec<Bound<'_, RankingSpec>>,
     relstring: Option<(usize, bool, i64, bool)>,
 ) -> PyResult<Py<PyAny>> {
-    use crate::trec_eval::{evaluate, Refused, Relstring};
+    use crate::trec_eval::{evaluate, Relstring};
     let specs: Vec<Spec> = specs.iter().map(|s| s.get().0).collect();
     let relstring = relstring.map(|(length, bare, depth, judged_only)| Relstring {
         length,
@@ -240,15 +241,7 @@ fn trec_eval_table(
         judged_only,
     });
     crate::pages::rearm();
-    // Err((which file, compressed otherwise)) where the caller takes over
-    let done = py.detach(|| {
-        let q = read_or_refuse(&qrels, Kind::Qrels, "qrels")?;
-        let r = read_or_refuse(&run, Kind::Run, "run")?;
-        evaluate(&q, &r, &specs, relstring).map_err(|e| match e {
-            Refused::Qrels => ("qrels", false),
-            Refused::Run => ("run", false),
-        })
-    });
+    let done = with_files(py, &qrels, &run, |q, r| evaluate(q, r, &specs, relstring));
     let t = match done {
         Err(refused) => return Ok(refused.into_pyobject(py)?.into_any().unbind()),
         Ok(t) => t,
@@ -292,16 +285,11 @@ fn trec_rank_table(
     specs: Vec<Bound<'_, RankingSpec>>,
     single: bool,
 ) -> PyResult<Py<PyAny>> {
-    use crate::trec_eval::{evaluate_users, Refused};
+    use crate::trec_eval::evaluate_users;
     let specs: Vec<Spec> = specs.iter().map(|s| s.get().0).collect();
     crate::pages::rearm();
-    let done = py.detach(|| {
-        let q = read_or_refuse(&qrels, Kind::Qrels, "qrels")?;
-        let r = read_or_refuse(&run, Kind::Run, "run")?;
-        evaluate_users(&q, &r, &specs, single).map_err(|e| match e {
-            Refused::Qrels => ("qrels", false),
-            Refused::Run => ("run", false),
-        })
+    let done = with_files(py, &qrels, &run, |q, r| {
+        evaluate_users(q, r, &specs, single)
     });
     let t = match done {
         Err(refused) => return Ok(refused.into_pyobject(py)?.into_any().unbind()),
@@ -316,18 +304,30 @@ fn trec_rank_table(
     Ok(out.into_any().unbind())
 }
 
-/// A TREC file read, or the file named for the caller to take over (`which`, and
-/// whether it is compressed otherwise than with gzip).
-fn read_or_refuse(
-    path: &std::path::Path,
-    kind: Kind,
-    which: &'static str,
-) -> Result<trec::Parsed, (&'static str, bool)> {
-    match trec::read_file(path, kind) {
-        Ok(Ok(p)) => Ok(p),
-        Err(e) => Err((which, e.kind() == std::io::ErrorKind::InvalidData)),
-        Ok(Err(_)) => Err((which, false)),
-    }
+/// `compute` of the qrels and run files read, outside the interpreter's lock; or the
+/// file the core does not take as it is, for the caller to take over: `(which,
+/// compressed otherwise than with gzip)`.
+fn with_files<T: Send>(
+    py: Python<'_>,
+    qrels: &std::path::Path,
+    run: &std::path::Path,
+    compute: impl FnOnce(&trec::Parsed, &trec::Parsed) -> Result<T, Refused> + Send,
+) -> Result<T, (&'static str, bool)> {
+    let read =
+        |path: &std::path::Path, kind: Kind, which: &'static str| match trec::read_file(path, kind)
+        {
+            Ok(Ok(p)) => Ok(p),
+            Err(e) => Err((which, e.kind() == std::io::ErrorKind::InvalidData)),
+            Ok(Err(_)) => Err((which, false)),
+        };
+    py.detach(|| {
+        let q = read(qrels, Kind::Qrels, "qrels")?;
+        let r = read(run, Kind::Run, "run")?;
+        compute(&q, &r).map_err(|e| match e {
+            Refused::Qrels => ("qrels", false),
+            Refused::Run => ("run", false),
+        })
+    })
 }
 
 /// Add the reader to `receval._core`.

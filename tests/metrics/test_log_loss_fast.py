@@ -47,25 +47,40 @@ def _outcome(y, p):
         return str(exc)
 
 
+@pytest.mark.parametrize("y, p", [([0, 1, 1], [0.1, 0.2]), ([], [])])
+def test_input_of_other_shapes_takes_the_full_path(y, p):
+    """Lengths that differ and empty input are left to the full path, which names them."""
+    y, p = np.array(y), np.array(p, dtype=np.float64)
+    assert _one_call(y, p) is None
+    assert _outcome(y, p) == _outcome(y.tolist(), p.tolist())
+
+
 @pytest.mark.parametrize(
     "y, p",
     [
-        ([0, 2], [0.1, 0.2]),
         ([0, 1], [0.1, 1.5]),
         ([0, 1], [0.1, np.nan]),
         ([0, 1], [-0.1, 0.2]),
         ([0.0, 0.5], [0.1, 0.2]),
-        ([0, 1, 1], [0.1, 0.2]),
-        ([], []),
     ],
 )
-def test_refused_input_takes_the_full_path(y, p):
-    """Labels other than 0/1 (two classes: the full path maps them), probabilities
-    outside [0, 1] (the full path names them), lengths that differ and empty input
-    are left to the full path."""
+def test_refused_input_raises_in_the_full_paths_words(y, p):
+    """Probabilities outside [0, 1], NaN and labels other than 0/1: the core refuses them
+    and the hook raises the full path's message (that of lists), with no second check."""
     y, p = np.array(y), np.array(p, dtype=np.float64)
-    assert _one_call(y, p) is None
+    with pytest.raises(InputValidationError) as info:
+        _one_call(y, p)
+    assert str(info.value) == _outcome(y.tolist(), p.tolist())
     assert _outcome(y, p) == _outcome(y.tolist(), p.tolist())
+
+
+def test_two_integer_classes_are_mapped_before_the_hook():
+    """Labels {0, 2}: the function maps two classes to 0/1 before the hook (which refuses
+    them raw), as it does for lists."""
+    y, p = np.array([0, 2]), np.array([0.1, 0.2])
+    with pytest.raises(InputValidationError, match="only 0 and 1"):
+        _one_call(y, p)
+    assert _outcome(y, p) == _outcome(y.tolist(), p.tolist()) == rv.log_loss([0, 1], [0.1, 0.2])
 
 
 @pytest.mark.parametrize(

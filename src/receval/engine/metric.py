@@ -88,8 +88,8 @@ class MetricDefinition:
         ``finalize`` of one in-memory partition in one call of the compiled core,
         for plain NumPy input (``columns``: the data arguments by name). It gives
         exactly what ``prepare``, ``update`` and ``finalize`` give, or None where it
-        does not apply (other input, a value the checks refuse, a result that needs
-        a warning): they then run and say why.
+        does not apply (other input, a result that needs a warning): they then run and
+        say why. A hook may raise for a value the checks refuse, in the checks' words.
     scale_free : callable, optional
         ``scale_free(params) -> bool``: whether the value is the same for the
         weights times any positive number (means, ratios, AUC). On one partition,

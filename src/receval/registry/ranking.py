@@ -1,7 +1,8 @@
 """The rows of the ranking metrics: the metric strings of :func:`receval.evaluate`.
 
 Each row is a :class:`~receval.registry.schema.MetricEntry` with the ranking
-kernel's facts as its fields: the kernel's code (``kind``), whether values lie
+kernel's facts as its fields: the kernel's code (``kind``, read from
+:mod:`receval.registry.kinds`), whether values lie
 in [0, 1], the direction, how values combine over users, the conventions it
 reads, its parameters and the source it follows. Peers' spellings of these
 names are rows of :mod:`receval.registry.peers`.
@@ -12,10 +13,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._kernels import codes as _core_codes
+from .kinds import kind_of
 from .schema import TREC_LEVELS, MetricEntry, Param
-
-codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
 __all__ = ["RANKING_ROWS"]
 
@@ -51,7 +50,6 @@ def _kernel(
     name: str,
     description: str,
     *,
-    kind: int | None = None,
     accepts_k: bool = True,
     bounded: bool = True,
     higher_is_better: bool = True,
@@ -62,8 +60,8 @@ def _kernel(
     params: tuple[Param, ...] = (),
     source: str = "receval",
 ) -> MetricEntry:
-    """The row of a metric of the ranking kernel (``kind``: its code, by default the one
-    named as the metric in upper case); ``needs``: what it needs besides the run
+    """The row of a metric of the ranking kernel (its code: :func:`~.kinds.kind_of`);
+    ``needs``: what it needs besides the run
     (``"qrels"``: a ranking metric, else a list one); ``conventions``: those it reads
     (default: the common ones, or for a list one the order of tied scores)."""
     return MetricEntry(
@@ -79,7 +77,7 @@ def _kernel(
         source=source,
         params=params,
         conventions=tuple(sorted(conventions or (_COMMON if needs == "qrels" else ("ties",)))),
-        kind=getattr(codes, name.upper()) if kind is None else kind,
+        kind=kind_of(name),
         bounded=bounded,
         mean=mean,
         choices=choices,
@@ -170,7 +168,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
             "pooled_hit_ratio",
             "sum of hits over users / sum of relevant items over users (one pooled ratio)",
             mean="pooled",
-            kind=codes.HIT_RATIO,
             conventions=_reads(drop=("zero_users",)),
         ),
         _trec("success", "1 if the top k holds a relevant item, else 0", accepts_k=True),
@@ -179,7 +176,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
             "average precision in the top k, averaged over users",
             conventions=_reads("ap_normalizer"),
             accepts_k=True,
-            kind=codes.AP,
         ),
         _kernel(
             "cg",
@@ -208,9 +204,7 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
             conventions=_reads("discount", "gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
             accepts_k=True,
         ),
-        _trec(
-            "mrr", "1 / rank of the first relevant item in the top k", kind=codes.RR, accepts_k=True
-        ),
+        _trec("mrr", "1 / rank of the first relevant item in the top k", accepts_k=True),
         _trec(
             "r_precision",
             "precision at R, the number of relevant items of the user; with @k, the "
@@ -368,7 +362,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
             "average precision, geometric mean over users (values floored at 1e-5)",
             mean="geometric",
             conventions=_reads("ap_normalizer", drop=("zero_users",)),
-            kind=codes.AP,
         ),
         _trec(
             "bpref",
@@ -381,7 +374,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
             "bpref, geometric mean over users (values floored at 1e-5)",
             mean="geometric",
             conventions=_reads("grades", drop=("zero_users",)),
-            kind=codes.BPREF,
         ),
         _trec(
             "infap",
@@ -392,7 +384,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
             "interpolated precision at a recall level: the highest precision at any "
             "rank whose recall is at least that level",
             params=(_RECALL,),
-            kind=codes.IPREC_AT_RECALL,
         ),
         _trec(
             "iprec_avg",
@@ -514,7 +505,6 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
             bounded=False,
             source="ranx",
             conventions=_reads(drop=_COUNTS),
-            kind=codes.NUM_REL_RET,
         ),
     ]
 )

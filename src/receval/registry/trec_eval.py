@@ -3,9 +3,8 @@ each measure's parameters and printing, its nicknames, and how ``-m name.params`
 selects and names the values (``P.5,10`` prints ``P_5`` and ``P_10``, the metrics
 ``precision@5`` and ``precision@10``).
 
-Each row also gives the ranking kernel's code of its metric: ``receval trec-eval``
-hands the compiled core one kernel spec per value, built from these rows, so the
-core names no measure itself.
+``receval trec-eval`` hands the compiled core one kernel spec per value, of the
+kernel of its metric (:attr:`MeasureValue.kind`), so the core names no measure itself.
 
 Shared by :mod:`receval.trec.trec_eval` (the command) and the metric-string parser
 (:func:`receval.parse_metrics` reads ``P.5,10``); it imports no evaluation code.
@@ -17,10 +16,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from .._kernels import codes as _core_codes
 from ..exceptions import InvalidParameterError
-
-codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
+from .kinds import kind_of
 
 __all__ = [
     "GROUP_FIELDS",
@@ -100,12 +97,8 @@ class TrecMeasure(NamedTuple):
         per query).
     metric : callable
         The receval metric string of one value, from its parameter (a cut-off, a
-        level as metric strings write it, the list of reals or of pairs).
-    kind : int or None
-        The ranking kernel's code of that metric (``receval._core.PRECISION``): what
-        the compiled core computes for ``receval trec-eval``; None for the measures
-        it does not compute (``runid``, ``relstring``, the ``prefs_*`` and
-        judgment-group measures).
+        level as metric strings write it, the list of reals or of pairs); ``""``
+        for a value that is not a receval metric.
     """
 
     name: str
@@ -113,7 +106,6 @@ class TrecMeasure(NamedTuple):
     default: str
     printed: str
     metric: Callable[[Any], str]
-    kind: int | None = None
 
 
 def _fixed(text: str) -> Callable[[Any], str]:
@@ -170,80 +162,41 @@ def _levels(values: list[float]) -> str:
 #: measures). Not computed: ``yaap`` (see :data:`UNSUPPORTED`).
 MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("runid", "", "", "runid", _fixed("")),
-    TrecMeasure("num_q", "", "", "summary", _fixed("num_q"), codes.NUM_Q),
-    TrecMeasure("num_ret", "", "", "count", _fixed("num_ret"), codes.NUM_RET),
-    TrecMeasure("num_rel", "", "", "count", _fixed("num_rel"), codes.NUM_REL),
-    TrecMeasure("num_rel_ret", "", "", "count", _fixed("num_rel_ret"), codes.NUM_REL_RET),
-    TrecMeasure("map", "", "", "real", _fixed("map"), codes.AP),
-    TrecMeasure("gm_map", "", "", "summary", _fixed("gm_map"), codes.AP),
-    TrecMeasure("Rprec", "", "", "real", _fixed("r_precision"), codes.R_PRECISION),
-    TrecMeasure("bpref", "", "", "real", _fixed("bpref"), codes.BPREF),
-    TrecMeasure("recip_rank", "", "", "real", _fixed("mrr"), codes.RR),
-    TrecMeasure(
-        "iprec_at_recall",
-        "levels",
-        _RECALLS,
-        "real",
-        lambda x: f"iprec(recall={x})",
-        codes.IPREC_AT_RECALL,
-    ),
-    TrecMeasure("P", "cuts", _CUTS, "real", lambda k: f"precision@{k}", codes.PRECISION),
+    TrecMeasure("num_q", "", "", "summary", _fixed("num_q")),
+    TrecMeasure("num_ret", "", "", "count", _fixed("num_ret")),
+    TrecMeasure("num_rel", "", "", "count", _fixed("num_rel")),
+    TrecMeasure("num_rel_ret", "", "", "count", _fixed("num_rel_ret")),
+    TrecMeasure("map", "", "", "real", _fixed("map")),
+    TrecMeasure("gm_map", "", "", "summary", _fixed("gm_map")),
+    TrecMeasure("Rprec", "", "", "real", _fixed("r_precision")),
+    TrecMeasure("bpref", "", "", "real", _fixed("bpref")),
+    TrecMeasure("recip_rank", "", "", "real", _fixed("mrr")),
+    TrecMeasure("iprec_at_recall", "levels", _RECALLS, "real", lambda x: f"iprec(recall={x})"),
+    TrecMeasure("P", "cuts", _CUTS, "real", lambda k: f"precision@{k}"),
     TrecMeasure("relstring", "reals", "10", "relstring", _fixed("")),
-    TrecMeasure("recall", "cuts", _CUTS, "real", lambda k: f"recall@{k}", codes.RECALL),
-    TrecMeasure("infAP", "", "", "real", _fixed("infap"), codes.INFAP),
-    TrecMeasure("gm_bpref", "", "", "summary", _fixed("gm_bpref"), codes.BPREF),
-    TrecMeasure(
-        "Rprec_mult", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={x})", codes.RPREC_MULT
-    ),
-    TrecMeasure(
-        "utility",
-        "reals",
-        "1,-1,0,0",
-        "real",
-        _reals("utility", ("a", "b", "c", "d")),
-        codes.UTILITY,
-    ),
-    TrecMeasure("11pt_avg", "reals", _RECALLS, "real", _levels, codes.IPREC_AVG),
-    TrecMeasure("binG", "", "", "real", _fixed("bin_g"), codes.BIN_G),
-    TrecMeasure("G", "pairs", "", "real", _pair_metric("g"), codes.G),
-    TrecMeasure("dcg", "pairs", "", "real", _pair_metric("dcg"), codes.DCG),
-    TrecMeasure("ideal_dcg", "pairs", "", "real", _pair_metric("idcg"), codes.IDCG),
-    TrecMeasure("ndcg", "pairs", "", "real", _pair_metric("ndcg"), codes.NDCG),
-    TrecMeasure("ndcg_rel", "pairs", "", "real", _pair_metric("ndcg_rel"), codes.NDCG_REL),
-    TrecMeasure("Rndcg", "pairs", "", "real", _pair_metric("r_ndcg"), codes.R_NDCG),
-    TrecMeasure("ndcg_cut", "cuts", _CUTS, "real", lambda k: f"ndcg@{k}", codes.NDCG),
-    TrecMeasure("map_cut", "cuts", _CUTS, "real", lambda k: f"map@{k}", codes.AP),
-    TrecMeasure(
-        "relative_P",
-        "cuts",
-        _CUTS,
-        "real",
-        lambda k: f"relative_precision@{k}",
-        codes.RELATIVE_PRECISION,
-    ),
-    TrecMeasure("success", "cuts", "1,5,10", "real", lambda k: f"success@{k}", codes.SUCCESS),
-    TrecMeasure("set_P", "", "", "real", _fixed("set_precision"), codes.SET_PRECISION),
-    TrecMeasure(
-        "set_relative_P",
-        "",
-        "",
-        "real",
-        _fixed("set_relative_precision"),
-        codes.SET_RELATIVE_PRECISION,
-    ),
-    TrecMeasure("set_recall", "", "", "real", _fixed("set_recall"), codes.SET_RECALL),
-    TrecMeasure("set_map", "", "", "real", _fixed("set_ap"), codes.SET_AP),
-    TrecMeasure(
-        "set_F", "reals", "1.0", "real", lambda v: f"set_f(beta={_num(v[0])})", codes.SET_F
-    ),
-    TrecMeasure(
-        "num_nonrel_judged_ret",
-        "",
-        "",
-        "count",
-        _fixed("num_nonrel_judged_ret"),
-        codes.NUM_NONREL_JUDGED_RET,
-    ),
+    TrecMeasure("recall", "cuts", _CUTS, "real", lambda k: f"recall@{k}"),
+    TrecMeasure("infAP", "", "", "real", _fixed("infap")),
+    TrecMeasure("gm_bpref", "", "", "summary", _fixed("gm_bpref")),
+    TrecMeasure("Rprec_mult", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={x})"),
+    TrecMeasure("utility", "reals", "1,-1,0,0", "real", _reals("utility", ("a", "b", "c", "d"))),
+    TrecMeasure("11pt_avg", "reals", _RECALLS, "real", _levels),
+    TrecMeasure("binG", "", "", "real", _fixed("bin_g")),
+    TrecMeasure("G", "pairs", "", "real", _pair_metric("g")),
+    TrecMeasure("dcg", "pairs", "", "real", _pair_metric("dcg")),
+    TrecMeasure("ideal_dcg", "pairs", "", "real", _pair_metric("idcg")),
+    TrecMeasure("ndcg", "pairs", "", "real", _pair_metric("ndcg")),
+    TrecMeasure("ndcg_rel", "pairs", "", "real", _pair_metric("ndcg_rel")),
+    TrecMeasure("Rndcg", "pairs", "", "real", _pair_metric("r_ndcg")),
+    TrecMeasure("ndcg_cut", "cuts", _CUTS, "real", lambda k: f"ndcg@{k}"),
+    TrecMeasure("map_cut", "cuts", _CUTS, "real", lambda k: f"map@{k}"),
+    TrecMeasure("relative_P", "cuts", _CUTS, "real", lambda k: f"relative_precision@{k}"),
+    TrecMeasure("success", "cuts", "1,5,10", "real", lambda k: f"success@{k}"),
+    TrecMeasure("set_P", "", "", "real", _fixed("set_precision")),
+    TrecMeasure("set_relative_P", "", "", "real", _fixed("set_relative_precision")),
+    TrecMeasure("set_recall", "", "", "real", _fixed("set_recall")),
+    TrecMeasure("set_map", "", "", "real", _fixed("set_ap")),
+    TrecMeasure("set_F", "reals", "1.0", "real", lambda v: f"set_f(beta={_num(v[0])})"),
+    TrecMeasure("num_nonrel_judged_ret", "", "", "count", _fixed("num_nonrel_judged_ret")),
     # preference measures (-R prefs, -R qrels_prefs): not receval metrics, see _trec_prefs
     *(
         TrecMeasure(name, "", "", "count" if name in PREFS_COUNTS else "real", _fixed(""))
@@ -252,9 +205,9 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("map_avgjg", "", "", "real", _fixed("map")),
     TrecMeasure("P_avgjg", "cuts", _CUTS, "real", lambda k: f"precision@{k}"),
     TrecMeasure("Rprec_mult_avgjg", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={x})"),
-    TrecMeasure("rbp", "pairs", "", "real", _rbp("rbp"), codes.RBP),
-    TrecMeasure("rbp_resid", "pairs", "", "real", _rbp("rbp_resid"), codes.RBP_RESID),
-    TrecMeasure("unj", "cuts", "5,10,20", "real", lambda k: f"unjudged@{k}", codes.UNJUDGED),
+    TrecMeasure("rbp", "pairs", "", "real", _rbp("rbp")),
+    TrecMeasure("rbp_resid", "pairs", "", "real", _rbp("rbp_resid")),
+    TrecMeasure("unj", "cuts", "5,10,20", "real", lambda k: f"unjudged@{k}"),
 )
 
 #: trec_eval measures receval does not compute, with the reason.
@@ -324,6 +277,16 @@ class MeasureValue(NamedTuple):
     k: int = 0
     args: tuple[float, ...] = ()
     custom_gains: bool = False
+
+    @property
+    def kind(self) -> int | None:
+        """The ranking kernel's code of the value's metric (:func:`~.kinds.kind_of`),
+        which the compiled core computes for ``receval trec-eval -R qrels``; None for
+        a value that is not a receval metric (``runid``, ``relstring``, ``prefs_*``)
+        and for the judgment-group measures (:mod:`receval.trec.jg` evaluates them)."""
+        if not self.metric or self.measure.name in GROUP_MEASURES:
+            return None
+        return kind_of(self.metric.partition("(")[0].partition("@")[0])
 
 
 def split_list(text: str) -> list[str]:

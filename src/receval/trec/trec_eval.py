@@ -373,7 +373,7 @@ def _core_table(
     from .._kernels import compiled
 
     core = compiled()
-    computed = [v for v in values if v.measure.kind is not None]
+    computed = [v for v in values if v.kind is not None]
     specs = [_kernel_spec(core, v, o) for v in computed]
     relstring = None
     if o.per_query and any(v.measure.printed == "relstring" for v in values):
@@ -396,7 +396,7 @@ def _core_table(
 
 def _kernel_spec(core: Any, v: MeasureValue, o: TrecEvalOptions) -> Any:
     """The ranking kernel's spec (``receval._core.RankingSpec``) of one value: its
-    measure's kind and parameters (:data:`~receval.registry.trec_eval.MEASURES`),
+    metric's kernel and parameters (:class:`~receval.registry.trec_eval.MeasureValue`),
     under trec_eval's conventions, those of :func:`receval.evaluate` with the
     ``trec_eval`` profile and :func:`evaluate_options`: a grade from ``-l`` on is
     relevant, gains count from grade 1 on (the grades are integers), tied scores by
@@ -406,7 +406,7 @@ def _kernel_spec(core: Any, v: MeasureValue, o: TrecEvalOptions) -> Any:
     documents."""
     args = (*v.args, float(o.num_docs)) if v.measure.name == "utility" else v.args
     return core.RankingSpec(
-        v.measure.kind, k=v.k, threshold=float(o.level), gain_threshold=1.0, params=args,
+        v.kind, k=v.k, threshold=float(o.level), gain_threshold=1.0, params=args,
         gain="custom" if v.custom_gains else "linear", ties="id_descending",
         missing_users="complete", empty_users="zero", depth=o.max_retrieved,
         judged_only=o.judged_only,

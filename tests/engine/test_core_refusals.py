@@ -1,9 +1,12 @@
 """The compiled core's checked calls answer a refusal (which check, which argument, the
 first bad row, the values to show) for every value the Python checks refuse, and
 ``_validation.refused`` words it as those checks do: the same message and the same
-row, on the accumulator path and on the function path."""
+row, on the accumulator path and on the function path (log loss and its family, GAUC,
+the exact AUC)."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
@@ -13,8 +16,9 @@ from hypothesis import strategies as st
 import receval as rv
 from receval import _validation as v
 from receval._kernels import compiled
-from receval.exceptions import InputValidationError
-from receval.metrics import _gauc_open, _loss
+from receval.engine.states import Unchecked
+from receval.exceptions import InputValidationError, UndefinedMetricWarning
+from receval.metrics import _auc, _gauc_open, _loss
 
 LABEL_DTYPES = [np.bool_, np.int8, np.int64, np.uint8, np.uint64, np.float32, np.float64]
 BAD_LABELS = {
@@ -171,3 +175,91 @@ def test_gauc_refusals_read_the_same_on_the_accumulator_and_the_function(case):
     assert compiled().gauc_rows_checked(y, s, g)[:3] == ("finite", 1, 1)
     _same(_error(lambda: rv.metric("gauc").update(y, s, groups=g)),
           _error(lambda: rv.gauc_score(y, s, groups=g)))  # fmt: skip
+
+
+def _classes_left(y: np.ndarray) -> bool:
+    """Labels other than 0/1 without a NaN: the exact AUC's checks read them as classes
+    (-1/1) or refuse them in their words of classes, so the core leaves them."""
+    values = y.astype(np.float64)
+    return not np.isnan(values).any() and not np.isin(values, (0.0, 1.0)).all()
+
+
+def _same_refusal(answer, want, func: str, columns: dict, *, classes: bool = True) -> None:
+    """The core's answer is a refusal exactly when the checks refuse (``classes``: labels
+    of other classes aside, left to them), worded as they word it."""
+    y = columns["y_true"]
+    if classes and want is not None and "y_true" in str(want) and _classes_left(y):
+        assert answer is None or answer is False, (answer, want)
+        return
+    assert isinstance(answer, tuple) == (want is not None), (answer, want)
+    if want is not None:
+        _same(v.refused(func, answer, columns), want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(batches(weighted=False))
+def test_roc_auc_in_one_call_refuses_in_the_checks_words(batch):
+    """``roc_auc_checked`` (the function's one call) refuses NaN labels and scores that
+    are not finite as the checks do; labels other than 0/1 it leaves to them."""
+    y, s, _ = batch
+    params = _auc.ROC_AUC.check_params()
+    want = _error(lambda: _auc.auc_prepare(params, y, s, None, rank=True))
+    answer = compiled().roc_auc_checked(y, s)
+    _same_refusal(answer, want, "roc_auc_score", {"y_true": y, "y_score": s})
+    if isinstance(answer, tuple):  # (the function reads labels of other classes first)
+        _same(_error(lambda: rv.roc_auc_score(y, s)), want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(batches(weighted=False))
+def test_the_auc_accumulators_refusal_is_the_checks_error(batch):
+    """``AucRuns.add_checked`` (an accumulator's update) refuses as the checks of a
+    batch do, and adds nothing then."""
+    y, s, _ = batch
+    params = _auc.ROC_AUC.check_params()
+    prepared = _auc.auc_prepare(params, y, s)
+    assert isinstance(prepared, Unchecked)
+    want = _error(prepared.full)
+    runs = compiled().AucRuns(False)
+    answer = runs.add_checked(y, s)
+    _same_refusal(answer, want, "roc_auc_score", {"y_true": y, "y_score": s})
+    if answer is not True:
+        assert runs.table()[0].size == 0
+    _same(_error(lambda: rv.metric("roc_auc").update(y, s)), want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(batches(), st.sampled_from(["impressions", "clicks", "uniform"]))
+def test_gauc_in_one_call_refuses_in_the_checks_words(batch, weighting):
+    """``gauc_checked`` (the function's one call) refuses labels, scores and weights in
+    the order and the words of the checks; weights they scale it leaves to them."""
+    y, s, w = batch
+    g = np.arange(len(y)) % 3
+    func = "gauc_score"
+    want = _error(lambda: _gauc_open.checked_rows(y, s, g, w, func, whole=True))
+    answer = compiled().gauc_checked(y, s, g, w, weighting)
+    columns = {"y_true": y, "y_score": s, "groups": g, "sample_weight": w}
+    _same_refusal(answer, want, func, columns, classes=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        got = _error(lambda: rv.gauc_score(y, s, groups=g, sample_weight=w, weighting=weighting))
+    _same(got, want)
+
+
+def test_the_auc_refusals_read_the_same_on_the_accumulator_and_the_function():
+    cases = [  # (labels, scores, the argument refused)
+        (np.array([0.0, np.nan, 1.0, np.nan]), np.array([0.5, np.inf, 0.1, 0.2]), 0),
+        (np.array([0, 1, 1], np.uint8), np.array([0.5, 0.1, np.nan], np.float32), 1),
+        (np.array([True, False]), np.array([-np.inf, 0.0]), 1),
+    ]
+    for y, s, argument in cases:
+        assert compiled().roc_auc_checked(y, s)[1] == argument
+        assert compiled().AucRuns(False).add_checked(y, s)[1] == argument
+        streamed = _error(lambda: rv.metric("roc_auc").update(y, s))  # noqa: B023
+        assert streamed is not None
+        _same(_error(lambda: rv.roc_auc_score(y, s)), streamed)  # noqa: B023
+    # labels the checks read as classes: left to them
+    y, s = np.array([-1, 1, 1]), np.array([0.5, np.nan, 0.2])
+    assert compiled().roc_auc_checked(y, s) is None
+    assert compiled().AucRuns(False).add_checked(y, s) is False
+    assert "y_score contains NaN" in str(_error(lambda: rv.roc_auc_score(y, s)))

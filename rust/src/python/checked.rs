@@ -9,7 +9,7 @@
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 
-use crate::checks::{self, GroupId, Refusal};
+use crate::checks::{self, GroupId, Kind, Refusal};
 use crate::{auc, gauc, loss, sums};
 
 /// A 1-D array of one of the dtypes of labels, scores and ids, borrowed.
@@ -263,41 +263,84 @@ fn loss_sum(
     }
 }
 
-/// The exact ROC AUC of 0/1 labels (any dtype) and finite float scores, or None
-/// (a single class included: the AUC is undefined and the caller warns).
+/// Why the exact AUC's checks refuse labels and scores that [`Values::labels01`] or
+/// [`Values::finite_scores`] refuse, where those checks are the core's: labels
+/// holding a NaN (argument 0), then a NaN or an infinity among float scores (1). None
+/// for labels other than 0 and 1 without a NaN, which the Python layer reads as
+/// classes (-1/1) or refuses in its words of classes.
+pub(crate) fn auc_refusal(labels: Values<'_>, scores: Values<'_>) -> Option<Refusal> {
+    match labels.labels_refusal(0) {
+        Some(r) if r.kind == Kind::Missing => Some(r),
+        Some(_) => None,
+        None => scores.scores_refusal(1),
+    }
+}
+
+/// The exact ROC AUC of 0/1 labels (any dtype) and finite float scores; a refusal of
+/// the labels (argument 0) or the scores (1) ([`auc_refusal`]); or None: other input,
+/// and a single class (the AUC is undefined and the caller warns).
 #[pyfunction]
-fn roc_auc_checked(
+fn roc_auc_checked<'py>(
+    py: Python<'py>,
+    y_true: &Bound<'py, PyAny>,
+    y_score: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    roc_auc_answer(py, y_true, y_score)
+        .map(|a| a.into_py(py, |x| Ok(x.into_pyobject(py)?.into_any())))
+        .transpose()
+}
+
+/// [`roc_auc_checked`]'s answer.
+fn roc_auc_answer(
     py: Python<'_>,
     y_true: &Bound<'_, PyAny>,
     y_score: &Bound<'_, PyAny>,
-) -> Option<f64> {
+) -> Option<Answer<f64>> {
     let (labels, scores) = (Column::of(y_true)?, Column::of(y_score)?);
     let (labels, scores) = (labels.values()?, scores.values()?);
     if labels.len() == 0 || scores.len() != labels.len() {
         return None;
     }
     py.detach(|| {
-        let labels = labels.labels01()?;
-        let scores = scores.finite_scores()?;
-        let value = auc::roc_auc(&labels, &scores);
-        (!value.is_nan()).then_some(value)
+        let (Some(l), Some(s)) = (labels.labels01(), scores.finite_scores()) else {
+            return auc_refusal(labels, scores).map(Answer::Refused);
+        };
+        let value = auc::roc_auc(&l, &s);
+        (!value.is_nan()).then_some(Answer::Value(value))
     })
 }
 
 /// The GAUC of 0/1 labels (any dtype), finite float scores, integer (or whole
 /// float) group ids and optional float64 sample weights that the full path keeps
 /// as they are, weighted by `weighting` (`"impressions"`, `"clicks"` or
-/// `"uniform"`), or None (no group with both classes included: the caller warns).
+/// `"uniform"`); for group ids it takes, a refusal of the labels (argument 0), the
+/// scores (1) or the weights (3), in the order of the Python layer's checks; or None
+/// (other input, weights the full path scales, and no group with both classes: the
+/// caller warns).
 #[pyfunction]
 #[pyo3(signature = (y_true, y_score, groups, sample_weight, weighting))]
-fn gauc_checked(
+fn gauc_checked<'py>(
+    py: Python<'py>,
+    y_true: &Bound<'py, PyAny>,
+    y_score: &Bound<'py, PyAny>,
+    groups: &Bound<'py, PyAny>,
+    sample_weight: Option<&Bound<'py, PyAny>>,
+    weighting: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    gauc_answer(py, y_true, y_score, groups, sample_weight, weighting)
+        .map(|a| a.into_py(py, |x| Ok(x.into_pyobject(py)?.into_any())))
+        .transpose()
+}
+
+/// [`gauc_checked`]'s answer.
+fn gauc_answer(
     py: Python<'_>,
     y_true: &Bound<'_, PyAny>,
     y_score: &Bound<'_, PyAny>,
     groups: &Bound<'_, PyAny>,
     sample_weight: Option<&Bound<'_, PyAny>>,
     weighting: &Bound<'_, PyAny>,
-) -> Option<f64> {
+) -> Option<Answer<f64>> {
     let weighting = gauc::Weighting::parse(weighting.extract::<&str>().ok()?)?;
     let (labels, scores, ids) = (
         Column::of(y_true)?,
@@ -321,14 +364,19 @@ fn gauc_checked(
         return None;
     }
     py.detach(|| {
-        let labels = labels.labels01()?;
-        let scores = scores.finite_scores()?;
-        if weights.is_some_and(|w| !checks::plain_weights(w)) {
-            return None;
-        }
-        let (codes, distinct) = gauc::codes_of_ids(&ids.ids()?)?;
-        let value = gauc::gauc(&codes, distinct.len(), &labels, &scores, weights, weighting);
-        (!value.is_nan()).then_some(value)
+        // the Python layer reads the group ids before the rows' values
+        let ids = ids.ids()?;
+        let plain = weights.is_none_or(checks::plain_weights);
+        let (Some(l), Some(s), true) = (labels.labels01(), scores.finite_scores(), plain) else {
+            let refusal = labels
+                .labels_refusal(0)
+                .or_else(|| scores.scores_refusal(1))
+                .or_else(|| weights.and_then(|w| checks::weights_refusal(w, 3)));
+            return refusal.map(Answer::Refused);
+        };
+        let (codes, distinct) = gauc::codes_of_ids(&ids)?;
+        let value = gauc::gauc(&codes, distinct.len(), &l, &s, weights, weighting);
+        (!value.is_nan()).then_some(Answer::Value(value))
     })
 }
 

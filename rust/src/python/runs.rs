@@ -5,8 +5,9 @@ use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyBool;
 
-use super::checked::Column;
+use super::checked::{auc_refusal, refused, Column};
 use super::{same_length, slice, Floats};
 use crate::runs::{auc_of, key_score, Count, Entry, RowRuns, Run, WeightRuns, BUFFER_ROWS};
 use crate::sort::order_key;
@@ -159,33 +160,40 @@ impl AucRuns {
     }
 
     /// Add a batch of 0/1 labels (any dtype) and finite float64 or float32 scores of a
-    /// state of rows, checked here; False (nothing added) for other input or a value
-    /// the Python layer must name.
-    fn add_checked(
+    /// state of rows, checked here: True; a refusal of the labels (argument 0) or the
+    /// scores (1) as the exact AUC's checks word it ([`auc_refusal`]); or False (nothing
+    /// added) for other input.
+    fn add_checked<'py>(
         &mut self,
-        py: Python<'_>,
-        y_true: &Bound<'_, PyAny>,
-        y_score: &Bound<'_, PyAny>,
-    ) -> bool {
+        py: Python<'py>,
+        y_true: &Bound<'py, PyAny>,
+        y_score: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let added = |added: bool| Ok(PyBool::new(py, added).to_owned().into_any());
         let Held::Rows(runs) = &mut self.held else {
-            return false;
+            return added(false);
         };
         let (Some(labels), Some(scores)) = (Column::of(y_true), Column::of(y_score)) else {
-            return false;
+            return added(false);
         };
         let (Some(labels), Some(scores)) = (labels.values(), scores.values()) else {
-            return false;
+            return added(false);
         };
         if labels.len() != scores.len() {
-            return false;
+            return added(false);
         }
-        py.detach(|| {
-            let labels = labels.labels01()?;
-            let scores = scores.finite_scores()?;
-            runs.add(&labels, &scores);
-            Some(())
-        })
-        .is_some()
+        let answer = py.detach(|| {
+            let (Some(l), Some(s)) = (labels.labels01(), scores.finite_scores()) else {
+                return auc_refusal(labels, scores).map(Err);
+            };
+            runs.add(&l, &s);
+            Some(Ok(()))
+        });
+        match answer {
+            Some(Ok(())) => added(true),
+            Some(Err(refusal)) => refused(py, refusal),
+            None => added(false),
+        }
     }
 
     /// Add another state's counts (in place).

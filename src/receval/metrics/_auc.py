@@ -105,7 +105,8 @@ def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
     integer scores beyond 2**53 are ranked exactly, and without weights the state of
     one score range. Plain NumPy input (0/1 labels, finite float scores, up to 4Ki rows,
     both classes) takes one call of the compiled core: the same integer pair count and
-    division; anything it refuses is left to the definition's checks and warning."""
+    division; a value it refuses raises in the checks' words, and other input (and one
+    class) is left to the definition's checks and warning."""
     if params["bins"] is not None:
         return None
     y_true, y_score, sample_weight = columns["y_true"], columns["y_score"], columns["sample_weight"]
@@ -116,7 +117,9 @@ def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
         and params["pos_label"] is None
         and y_true.size <= _FAST_ROWS
     ):
-        result: float | None = compiled().roc_auc_checked(y_true, y_score)
+        result: float | v.Refusal | None = compiled().roc_auc_checked(y_true, y_score)
+        if isinstance(result, tuple):
+            raise v.refused(_AUC, result, {"y_true": y_true, "y_score": y_score})
         if result is not None:
             return result
     batch = auc_prepare(params, y_true, y_score, sample_weight, rank=True)
@@ -619,7 +622,8 @@ def counts_prepare(func: str) -> Callable[..., tuple[np.ndarray, np.ndarray, Any
             and plain_pair(y_true, y_score, sample_weight)
         ):
             full = partial(prepare, params, y_true, y_score, core=False)
-            return Unchecked((y_true, y_score), full)  # type: ignore[return-value]
+            unchecked = Unchecked((y_true, y_score), full, func, ("y_true", "y_score"))
+            return unchecked  # type: ignore[return-value]
         yt, ys, sw = data_columns(
             func, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
         )
@@ -646,9 +650,12 @@ def auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
     state = auc_empty(params) if state is None else state
     if isinstance(batch, Unchecked):  # plain NumPy input: checked and counted by the core
         if isinstance(state, AUCCounts) and not params.get("decay"):
-            if state.plain.runs.add_checked(*batch.columns):
+            added = state.plain.runs.add_checked(*batch.columns)
+            if isinstance(added, tuple):
+                raise batch.refused(added)
+            if added:
                 return state
-        batch = batch.full()  # the full checks (which name a bad value)
+        batch = batch.full()  # input the core does not take: the full checks
     labels, scores, weights = batch
     if isinstance(state, BinnedCounts):
         state.add(labels, scores, weights)

@@ -353,8 +353,9 @@ def _gauc_one_call(params: dict[str, Any], columns: Any) -> float | None:
     0/1 labels of any dtype, float scores, integer (or whole float) group ids,
     float64 sample weights that the definition keeps as they are, and a named
     weighting: checked, grouped and summed as the definition does, so the same
-    float. Anything else, a value the checks refuse and a result that needs a
-    warning (no group with both classes) get None: the definition then says why."""
+    float; a value the checks refuse raises in their words. Anything else and a result
+    that needs a warning (no group with both classes) get None: the definition then
+    says why."""
     y_true, y_score, groups = columns["y_true"], columns["y_score"], columns["groups"]
     sample_weight, weighting = columns.get("sample_weight"), params["weighting"]
     if not (
@@ -366,9 +367,12 @@ def _gauc_one_call(params: dict[str, Any], columns: Any) -> float | None:
         and columns.get("weighting") is None
     ):
         return None
-    result: float | None = compiled().gauc_checked(
+    result: float | v.Refusal | None = compiled().gauc_checked(
         y_true, y_score, groups, sample_weight, weighting
     )
+    if isinstance(result, tuple):
+        names = ("y_true", "y_score", "groups", "sample_weight")  # the core's arguments
+        raise v.refused("gauc_score", result, {name: columns.get(name) for name in names})
     return result
 
 

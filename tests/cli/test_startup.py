@@ -445,6 +445,36 @@ def test_rank_run_takes_the_options_of_rank_with_their_defaults() -> None:
     assert [(p.name, p.default) for p in command] == [(p.name, p.default) for p in body]
 
 
+def test_the_conventions_are_keywords_of_evaluate_and_options_of_rank() -> None:
+    # one table of the conventions (receval.conventions.Conventions): each is a keyword of
+    # evaluate and of run_rank (so an option of rank), of the field's type or None (the
+    # profile's value, else receval's); evaluate lists them together in the table's
+    # order, and every other option of rank's Conventions panel is --profile
+    import dataclasses
+    import inspect
+
+    from receval import evaluate
+    from receval.cli._rank import rank
+    from receval.cli._rank_run import run_rank
+    from receval.conventions import FIELDS, Conventions
+
+    types = {f.name: f.type for f in dataclasses.fields(Conventions)}
+    assert tuple(types) == FIELDS
+    for function in (evaluate, run_rank):
+        params = inspect.signature(function).parameters
+        for name in FIELDS:
+            assert params[name].kind is inspect.Parameter.KEYWORD_ONLY, (function, name)
+            assert params[name].default is None, (function, name)
+            assert params[name].annotation == f"{types[name]} | None", (function, name)
+    names = list(inspect.signature(evaluate).parameters)
+    first = names.index(FIELDS[0])
+    assert tuple(names[first : first + len(FIELDS)]) == FIELDS
+    options = {p.name: getattr(p.annotation, "__metadata__", [None])[0]
+               for p in inspect.signature(rank).parameters.values()}  # fmt: skip
+    panel = {name for name, o in options.items() if o and o.rich_help_panel == "Conventions"}
+    assert panel - set(FIELDS) == {"profile"}
+
+
 @pytest.mark.parametrize(
     "args",
     [

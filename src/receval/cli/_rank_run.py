@@ -165,7 +165,7 @@ def run_rank(
     SystemExit
         With status 2 on bad options or bad input, after ``error: ...`` on stderr.
     """
-    from ..conventions import resolve_conventions
+    from ..conventions import FIELDS, resolve_conventions
 
     # only the options common_options reads are given (the others at their defaults)
     passed = dict(locals())
@@ -177,25 +177,7 @@ def run_rank(
     if (user_vectors is None) != (item_vectors is None) or (not run and None in vectors):
         raise say.fail("pass --run FILE, or --user-vectors FILE and --item-vectors FILE (or both).")
     metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
-    conventions: dict[str, Any] = {
-        "ties": ties,
-        "gain": gain,
-        "ap_normalizer": ap_normalizer,
-        "rel_threshold": rel_threshold,
-        "missing_users": missing_users,
-        "empty_users": empty_users,
-        "ideal": ideal,
-        "gain_grades": gain_grades,
-        "zero_users": zero_users,
-        "hit_scores": hit_scores,
-        "precision_normalizer": precision_normalizer,
-        "recall_normalizer": recall_normalizer,
-        "discount": discount,
-        "depth": depth,
-        "judged_only": judged_only,
-        "grades": grades,
-        "estimator": estimator,
-    }
+    conventions = {name: passed[name] for name in FIELDS}  # the options of the conventions
     with say.guard():
         # fail on a bad metric or option before reading any file
         from ..registry import parse_metric, parse_metrics

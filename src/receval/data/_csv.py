@@ -122,36 +122,17 @@ def _integer_chunk(chunk: Any) -> Any:
     integer in its canonical decimal spelling (``0``, or an optional ``-`` and
     digits not starting with ``0``, within int64), else None: ids such as ``007``,
     ``+7``, ``-0``, ``7.0``, `` 7`` or ``0x7`` keep their spelling (the column stays
-    strings; the canonical spelling of the chunks cast already is their text)."""
+    strings; the canonical spelling of the chunks cast already is their text).
+    The compiled core checks and reads each id in one pass."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    if len(chunk):
-        offsets = np.frombuffer(chunk.buffers()[1], np.int32, len(chunk) + 1, 4 * chunk.offset)
-        lengths = offsets[1:] - offsets[:-1]
-        if not lengths.all():  # an empty id is a string
-            return None
-        data = _bytes_of(chunk.buffers()[2])
-        starts = offsets[:-1]
-        first = data[starts]
-        long = lengths > 1
-        zero, minus, plus = ord("0"), ord("-"), ord("+")
-        # Arrow's cast takes '007', '-0' and hexadecimal '0x7' as numbers too: a
-        # leading '+', or a leading '0' (after a '-' too) that is not the whole
-        # id, is a spelling an int would lose ('-' alone fails the cast)
-        negative = np.flatnonzero(long & (first == minus))
-        if (
-            (first == plus).any()
-            or (long & (first == zero)).any()
-            or (data[starts[negative] + 1] == zero).any()
-        ):
-            return None
-    try:
-        return pc.cast(chunk, pa.int64())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
+    from .._kernels import compiled
 
-
-def _bytes_of(buffer: Any) -> np.ndarray:
-    """An Arrow buffer as a NumPy view of its bytes (empty for no buffer)."""
-    return np.empty(0, np.uint8) if buffer is None else np.frombuffer(buffer, np.uint8)
+    if not len(chunk):
+        return pa.array([], pa.int64())
+    offsets = np.frombuffer(chunk.buffers()[1], np.int32, len(chunk) + 1, 4 * chunk.offset)
+    data = chunk.buffers()[2]
+    ints = compiled().canonical_integers(
+        offsets, np.empty(0, np.uint8) if data is None else np.frombuffer(data, np.uint8)
+    )
+    return None if ints is None else pa.array(ints)

@@ -252,3 +252,24 @@ def test_a_csv_run_read_in_blocks_is_the_whole_file_read_at_once(tmp_path):
         [("score", pa.float64()), ("user", pa.int64()), ("item", pa.int64())]
     )
     assert read.equals(table.select(["score", "user", "item"]))
+
+
+@pytest.mark.parametrize("at", [0, 5, 60_000])
+def test_a_row_longer_than_a_block_is_read(tmp_path, at):
+    # a row holding a field of 3 MiB (at 0: the header, naming a column of 3 MiB): the blocks grow to hold it
+    n = 100_000
+    long = "d" * (3 << 20)
+    rows = [f"{i // 10},{i},0.5" + ("" if at else ",x") for i in range(n)]
+    header = "user,item,score" if at else f"user,item,score,{long}"
+    if at:
+        rows[at] = f"{at // 10},{long},0.5"
+    path = tmp_path / "run.csv"
+    path.write_text(header + "\n" + "\n".join(rows) + "\n")
+    table = io.read_table(path, ["user", "item", "score"], "Run", "csv", ("user", "item"))
+    expected: list[object] = list(range(n))
+    if at:
+        expected = [str(i) for i in range(n)]
+        expected[at] = long
+    assert table["item"].to_pylist() == expected
+    assert table["user"].to_pylist() == [i // 10 for i in range(n)]
+    assert table["item"].type == (pa.string() if at else pa.int64())

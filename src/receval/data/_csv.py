@@ -41,8 +41,11 @@ def read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[s
             return _read(path, columns, fmt, ids, types, block)
         except pa.ArrowInvalid as exc:
             text = str(exc)
-            if "straddling" in text and block < max(os.path.getsize(path), 1) * 4:
-                block *= 8  # a row (or the header) longer than the block: grow it
+            # a row longer than the block ("straddling"), or a header ("empty block"):
+            # grow the block, up to the file
+            cut = "straddling" in text or "Empty CSV file or block" in text
+            if cut and block < max(os.path.getsize(path), 1) * 4:
+                block *= 8
             elif "conversion error" in text and len(types) == len(ids):
                 others = [c for c in dict.fromkeys(columns) if c not in types]
                 types.update(_whole_file_types(path, others, fmt, block))

@@ -256,7 +256,8 @@ def test_a_csv_run_read_in_blocks_is_the_whole_file_read_at_once(tmp_path):
 
 @pytest.mark.parametrize("at", [0, 5, 60_000])
 def test_a_row_longer_than_a_block_is_read(tmp_path, at):
-    # a row holding a field of 3 MiB (at 0: the header, naming a column of 3 MiB): the blocks grow to hold it
+    # a row holding a field of 3 MiB (at 0: the header, naming a column of 3 MiB): the
+    # blocks grow to hold it
     n = 100_000
     long = "d" * (3 << 20)
     rows = [f"{i // 10},{i},0.5" + ("" if at else ",x") for i in range(n)]

@@ -159,6 +159,7 @@ __all__ = [
     "xauc_distinct",
     "xauc_pairs_counted",
     "xauc_pairs_weighted",
+    "canonical_integers",
 ]
 
 #: why a checked call refuses its input: (kind, argument, row, count, values)
@@ -693,3 +694,7 @@ class OpenRows:
         items: NDArray[np.uint32],
         values: NDArray[Any],
     ) -> OpenRows: ...
+
+def canonical_integers(
+    offsets: NDArray[np.int32], data: NDArray[np.uint8]
+) -> NDArray[np.int64] | None: ...

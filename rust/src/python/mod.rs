@@ -18,6 +18,7 @@ mod codes;
 mod columns;
 mod encode;
 mod gauc;
+mod integer_ids;
 mod lists;
 mod open;
 mod ranking;
@@ -119,5 +120,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     seen::register(m)?;
     split::register(m)?;
     open::register(m)?;
+    integer_ids::register(m)?;
     Ok(())
 }

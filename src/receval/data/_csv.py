@@ -22,103 +22,120 @@ def read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[s
     other columns are skipped), and a row longer than a block (a field of several
     MiB) retries with blocks large enough. An id column (``id_columns``) is int64
     when every id is an integer written as its digits, else strings
-    (:func:`_integer_ids`)."""
+    (:func:`_integer_chunk`).
+
+    The file is read as a stream, a block at a time, and the ids of a block are
+    cast to int64 as it comes, so the text of the file and the strings of its
+    integer ids are never held whole. The types of the other columns are those
+    that Arrow infers from the whole file: the stream infers them from its first
+    block, and a later block that does not fit them (a grade of ``0.5`` after
+    integer grades) reads the file again with the types of the whole file given.
+    """
     import pyarrow as pa
+
+    ids = [c for c in dict.fromkeys(id_columns) if c in columns]
+    types: dict[str, Any] = {c: pa.string() for c in ids}
+    block = _CSV_BLOCK
+    while True:
+        try:
+            return _read(path, columns, fmt, ids, types, block)
+        except pa.ArrowInvalid as exc:
+            text = str(exc)
+            # a row longer than the block ("straddling"), or a header ("empty block"):
+            # grow the block, up to the file
+            cut = "straddling" in text or "Empty CSV file or block" in text
+            if cut and block < max(os.path.getsize(path), 1) * 4:
+                block *= 8
+            elif "conversion error" in text and len(types) == len(ids):
+                others = [c for c in dict.fromkeys(columns) if c not in types]
+                types.update(_whole_file_types(path, others, fmt, block))
+            else:
+                raise
+
+
+def _options(fmt: str, block: int) -> tuple[Any, Any]:
     import pyarrow.csv as pcsv
 
     parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
-    block = _CSV_BLOCK
-    while True:
-        read = pcsv.ReadOptions(block_size=block)
-        try:
-            with arrow_input(path) as stream:
-                reader = pcsv.open_csv(stream, read_options=read, parse_options=parse)
-                check_has_columns(path, columns, reader.schema.names)
-            convert = pcsv.ConvertOptions(
-                column_types={c: pa.string() for c in id_columns if c in columns},
-                include_columns=list(columns),
-            )
-            with arrow_input(path) as stream:
-                return _with_integer_ids(  # the table is its own: its strings go as cast
-                    pcsv.read_csv(
-                        stream, read_options=read, parse_options=parse, convert_options=convert
-                    ),
-                    [c for c in id_columns if c in columns],
-                )
-        except pa.ArrowInvalid as exc:
-            # a row (or the header) longer than the block: grow it, up to the file
-            if "straddling" not in str(exc) or block >= max(os.path.getsize(path), 1) * 4:
-                raise
-            block *= 8
+    return pcsv.ReadOptions(block_size=block), parse
 
 
-def _with_integer_ids(table: Any, id_columns: Sequence[str]) -> Any:
-    """``table`` with each of its string ``id_columns`` that holds only canonical
-    integers (:func:`_integer_ids`) as int64; the others as they are."""
+def _read(
+    path: str,
+    columns: Sequence[str],
+    fmt: str,
+    ids: Sequence[str],
+    types: dict[str, Any],
+    block: int,
+) -> Any:
+    """The table of ``columns``, read block by block (``types``: the columns'
+    types given up front)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    read, parse = _options(fmt, block)
+    with arrow_input(path) as stream:
+        reader = pcsv.open_csv(stream, read_options=read, parse_options=parse)
+        check_has_columns(path, columns, reader.schema.names)
+    convert = pcsv.ConvertOptions(column_types=types, include_columns=list(columns))
+    with arrow_input(path) as stream:
+        reader = pcsv.open_csv(
+            stream, read_options=read, parse_options=parse, convert_options=convert
+        )
+    schema = reader.schema
+    chunks: list[list[Any]] = [[] for _ in schema.names]
+    integers = {schema.get_field_index(name): True for name in ids}  # every id so far
+    for batch in reader:
+        for at, column in enumerate(batch.columns):
+            if integers.get(at):
+                cast = _integer_chunk(column)
+                if cast is None:  # the blocks cast already go back to their text
+                    integers[at] = False
+                    chunks[at] = [i.cast(pa.string()) for i in chunks[at]]
+                else:
+                    column = cast
+            chunks[at].append(column)
+        del batch
+    fields = [
+        pa.field(f.name, pa.int64()) if integers.get(at) else f for at, f in enumerate(schema)
+    ]
+    return pa.table(
+        [pa.chunked_array(c, f.type) for c, f in zip(chunks, fields, strict=True)],
+        schema=pa.schema(fields),
+    )
+
+
+def _whole_file_types(path: str, columns: Sequence[str], fmt: str, block: int) -> dict[str, Any]:
+    """The types Arrow infers for ``columns`` from every block of the file."""
+    import pyarrow.csv as pcsv
+
+    if not columns:
+        return {}
+    read, parse = _options(fmt, block)
+    convert = pcsv.ConvertOptions(include_columns=list(columns))
+    with arrow_input(path) as stream:
+        schema = pcsv.read_csv(
+            stream, read_options=read, parse_options=parse, convert_options=convert
+        ).schema
+    return {name: schema.field(name).type for name in columns}
+
+
+def _integer_chunk(chunk: Any) -> Any:
+    """A string chunk of a CSV id column (no nulls) as int64 when every id is an
+    integer in its canonical decimal spelling (``0``, or an optional ``-`` and
+    digits not starting with ``0``, within int64), else None: ids such as ``007``,
+    ``+7``, ``-0``, ``7.0``, `` 7`` or ``0x7`` keep their spelling (the column stays
+    strings; the canonical spelling of the chunks cast already is their text).
+    The compiled core checks and reads each id in one pass."""
     import pyarrow as pa
 
-    for name in dict.fromkeys(id_columns):
-        at = table.schema.get_field_index(name)
-        if not pa.types.is_string(table.schema.field(at).type):
-            continue
-        chunks = table.column(at).chunks
-        table = table.remove_column(at)  # the column's strings go as they are cast
-        table = table.add_column(at, name, _integer_ids(chunks))
-    return table
+    from .._kernels import compiled
 
-
-def _integer_ids(chunks: list[Any]) -> Any:
-    """The string chunks of a CSV id column (no nulls) as one int64 column when
-    every id is an integer in its canonical decimal spelling (``0``, or an optional
-    ``-`` and digits not starting with ``0``, within int64), else as strings: ids
-    such as ``007``, ``+7``, ``-0``, ``7.0``, `` 7`` or ``0x7`` keep their spelling.
-
-    The chunks are cast one at a time and each is let go of once cast (``chunks``
-    is emptied), so the column is never held twice; a column found not to hold
-    integers gets the strings of the chunks cast already back (their canonical
-    spelling is their text).
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    ints: list[Any] = []
-    zero, minus, plus = ord("0"), ord("-"), ord("+")
-    chunks.reverse()  # popped from the end, in order
-    while chunks:
-        chunk = chunks[-1]
-        canonical = True
-        if len(chunk):
-            offsets = np.frombuffer(chunk.buffers()[1], np.int32, len(chunk) + 1, 4 * chunk.offset)
-            lengths = offsets[1:] - offsets[:-1]
-            canonical = bool(lengths.all())  # an empty id is a string
-        if len(chunk) and canonical:
-            data = _bytes_of(chunk.buffers()[2])
-            starts = offsets[:-1]
-            first = data[starts]
-            long = lengths > 1
-            # Arrow's cast takes '007', '-0' and hexadecimal '0x7' as numbers too: a
-            # leading '+', or a leading '0' (after a '-' too) that is not the whole
-            # id, is a spelling an int would lose ('-' alone fails the cast)
-            negative = np.flatnonzero(long & (first == minus))
-            canonical = not (
-                (first == plus).any()
-                or (long & (first == zero)).any()
-                or (data[starts[negative] + 1] == zero).any()
-            )
-        try:
-            cast = pc.cast(chunk, pa.int64()) if canonical else None
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            cast = None
-        if cast is None:
-            chunks.reverse()
-            strings = [pc.cast(i, pa.string()) for i in ints]
-            return pa.chunked_array(strings + chunks, pa.string())
-        ints.append(cast)
-        chunks.pop()
-        del chunk
-    return pa.chunked_array(ints, pa.int64())
-
-
-def _bytes_of(buffer: Any) -> np.ndarray:
-    """An Arrow buffer as a NumPy view of its bytes (empty for no buffer)."""
-    return np.empty(0, np.uint8) if buffer is None else np.frombuffer(buffer, np.uint8)
+    if not len(chunk):
+        return pa.array([], pa.int64())
+    offsets = np.frombuffer(chunk.buffers()[1], np.int32, len(chunk) + 1, 4 * chunk.offset)
+    data = chunk.buffers()[2]
+    ints = compiled().canonical_integers(
+        offsets, np.empty(0, np.uint8) if data is None else np.frombuffer(data, np.uint8)
+    )
+    return None if ints is None else pa.array(ints)

@@ -54,7 +54,9 @@ class ScoreCounts:
     Held in the compiled core as sorted runs, ``-0.0`` counted as ``0.0``. Unweighted
     rows are buffered (8 bytes a row, up to 2M rows); a full buffer is radix-sorted
     on a thread of the kernels' pool while the next updates fill the next buffer
-    (in the update with ``RECEVAL_NUM_THREADS=1``), into a run
+    (in the update with ``RECEVAL_NUM_THREADS=1``; an update whose rows would
+    outgrow the buffer sorts it first; the AUC sorts the rows buffered, then the full
+    buffers no thread has started, while the pool's threads end theirs), into a run
     of each label's scores (8 bytes a row, or, where at most half are distinct, each
     distinct score once with its rows, 16 bytes). Weighted batches are sorted into a
     run each of (distinct score, positive weight, negative weight). Runs of about

@@ -266,7 +266,7 @@ fn sorter() {
         };
         if let Some(job) = weak.upgrade() {
             // a panic leaves the runs unset, and `wait` says so
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run()));
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.try_run()));
         }
         SORTING.fetch_sub(1, Ordering::SeqCst);
     }
@@ -338,6 +338,19 @@ impl Sorting {
         }
     }
 
+    /// Sort the input here unless a thread has taken it or is sorting it (that
+    /// thread sets the runs): a sorter never waits on a sort the state's thread took.
+    fn try_run(&self) {
+        let mut input = match self.input.try_lock() {
+            Ok(input) => input,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return,
+        };
+        if let Some((buf, n_neg, n_pos)) = input.take() {
+            let _ = self.done.set(sorted_runs(buf, n_neg, n_pos));
+        }
+    }
+
     /// Sorted.
     fn is_done(&self) -> bool {
         self.done.get().is_some()
@@ -401,6 +414,29 @@ fn walk_part(rare: &Keys, prefix: &[u64], other: &Keys, lo: usize, hi: usize) ->
     let (first, last) = (other.keys[lo], other.keys[hi - 1]);
     let start = rare.keys.partition_point(|&k| k < first);
     let end = rare.keys.partition_point(|&k| k <= last);
+    if other.counts.is_empty() {
+        let (below, tied) = walk_plain(
+            &rare.keys[start..end],
+            &prefix[start..=end],
+            &other.keys[lo..hi],
+        );
+        let above = u128::from(prefix[rare.keys.len()] - prefix[end]);
+        return (below + above * (hi - lo) as u128, tied);
+    }
+    walk_counted(rare, prefix, other, lo, hi, start, end)
+}
+
+/// [`walk_part`] against keys of any rows each (`rare.keys[start..end]`: the rare
+/// keys within the range of `other.keys[lo..hi]`).
+fn walk_counted(
+    rare: &Keys,
+    prefix: &[u64],
+    other: &Keys,
+    lo: usize,
+    hi: usize,
+    start: usize,
+    end: usize,
+) -> (u128, u128) {
     let (mut below, mut tied) = (0u128, 0u128);
     let (mut j, mut under) = (lo, 0u64);
     let mut i = start;
@@ -428,6 +464,40 @@ fn walk_part(rare: &Keys, prefix: &[u64], other: &Keys, lo: usize, hi: usize) ->
     let part_rows = (lo..hi).map(|t| other.count(t)).sum::<u64>() as u128;
     let above = u128::from(prefix[rare.keys.len()] - prefix[end]);
     (below + above * part_rows, tied)
+}
+
+/// Keys of a window: the keys below a rare key are counted a window at a time.
+const WINDOW: usize = 8;
+
+/// [`walk_part`] against keys of one row each (`keys`, every rare key within their
+/// range; `prefix[i]`: the rows of the rare keys before `i`): `(sum of c * below,
+/// sum of c * tied)`. The keys below each rare key are found a window at a time,
+/// counted without a branch: a few steps per rare key, none mispredicted where
+/// the rare keys are a few keys apart.
+fn walk_plain(rare: &[u64], prefix: &[u64], keys: &[u64]) -> (u128, u128) {
+    let n = keys.len();
+    let (mut below, mut tied) = (0u128, 0u128);
+    // `j`: the keys below the rare key (the rare keys increase, and so does `j`)
+    let mut j = 0;
+    for (i, &x) in rare.iter().enumerate() {
+        while j + WINDOW <= n && keys[j + WINDOW - 1] < x {
+            j += WINDOW;
+        }
+        let window = &keys[j..(j + WINDOW).min(n)];
+        j += window.iter().map(|&k| usize::from(k < x)).sum::<usize>();
+        let window = &keys[j..(j + WINDOW).min(n)];
+        let mut at = window.iter().map(|&k| usize::from(k == x)).sum::<usize>();
+        if at == WINDOW {
+            // a tie longer than a window
+            while j + at < n && keys[j + at] == x {
+                at += 1;
+            }
+        }
+        let c = u128::from(prefix[i + 1] - prefix[i]);
+        below += c * j as u128;
+        tied += c * at as u128;
+    }
+    (below, tied)
 }
 
 impl RowRuns {
@@ -488,6 +558,11 @@ impl RowRuns {
     /// Add the rows of validated 0/1 labels and finite scores; a merge in progress
     /// advances in proportion, and the buffer is sorted into runs once full.
     pub fn add(&mut self, labels: &[i8], scores: &[f64]) {
+        if self.buffered() > 0 && self.buffered() + labels.len() > self.limit {
+            // the rows would outgrow the buffer: it is sorted as it is, and they start
+            // the next one (a buffer is never copied into a larger one)
+            self.sort_buffer();
+        }
         self.reserve(labels.len());
         let len = self.buf.len();
         for (&l, &s) in labels.iter().zip(scores) {
@@ -510,7 +585,7 @@ impl RowRuns {
             self.collect(usize::MAX);
         }
         if self.buffered() >= self.limit {
-            self.sort_buffer(crate::threads::num_threads() > 1);
+            self.sort_buffer();
         }
     }
 
@@ -537,31 +612,40 @@ impl RowRuns {
         }
     }
 
-    /// Sort the rows buffered into a run of each label, in the background or here
-    /// (the sorts in the background collected first: all of them here, the oldest
-    /// past [`MAX_SORTING`]).
-    fn sort_buffer(&mut self, background: bool) {
-        self.collect(if background { MAX_SORTING - 1 } else { 0 });
-        if self.buffered() == 0 {
+    /// Sort the rows buffered (a full buffer) into a run of each label in the
+    /// background (the oldest sort collected first past [`MAX_SORTING`]), or here
+    /// with `RECEVAL_NUM_THREADS=1`.
+    fn sort_buffer(&mut self) {
+        if crate::threads::num_threads() == 1 {
+            self.flush();
             return;
         }
+        self.collect(MAX_SORTING - 1);
         let buf = std::mem::take(&mut self.buf);
         let (n_neg, n_pos) = (self.n_neg, self.n_pos);
         self.n_pos = 0;
         self.n_neg = 0;
-        if background {
-            self.sorting.push(Sorting::start(buf, n_neg, n_pos));
-        } else {
+        self.sorting.push(Sorting::start(buf, n_neg, n_pos));
+    }
+
+    /// Sort the rows buffered into a run of each label, here, and collect every sort
+    /// in the background (their merges start, to advance with the next updates). The
+    /// sorts are shared out: this thread sorts the buffer, then the sorts no sorter
+    /// has taken, newest first, while the pool's sorters take them oldest first.
+    pub fn flush(&mut self) {
+        if self.buffered() > 0 {
+            let buf = std::mem::take(&mut self.buf);
+            let (n_neg, n_pos) = (self.n_neg, self.n_pos);
+            self.n_pos = 0;
+            self.n_neg = 0;
             let (neg, pos) = sorted_runs(buf, n_neg, n_pos);
             self.neg.insert(neg);
             self.pos.insert(pos);
         }
-    }
-
-    /// Sort the rows buffered into a run of each label, here (their merges start,
-    /// to advance with the next updates).
-    pub fn flush(&mut self) {
-        self.sort_buffer(false);
+        for job in self.sorting.iter().rev() {
+            job.try_run();
+        }
+        self.collect(0);
     }
 
     /// Add another state's rows.

@@ -207,3 +207,104 @@ fn keys_collapse_when_at_most_half_are_distinct() {
     assert_eq!((ones.keys, ones.counts.len()), (vec![1, 2, 3], 0));
     assert!(Keys::of_sorted(vec![]).keys.is_empty());
 }
+
+#[test]
+fn a_buffer_is_sorted_before_rows_would_outgrow_it() {
+    let mut seed = 17;
+    let (labels, scores, _) = data(&mut seed, 600);
+    let want = rows_run(&labels, &scores).pair_sum();
+    let mut state = RowRuns::with_buffer(100);
+    for chunk in (0..600).step_by(60) {
+        state.add(&labels[chunk..chunk + 60], &scores[chunk..chunk + 60]);
+        assert!(
+            state.buf.len() <= 100,
+            "a buffer of {} rows",
+            state.buf.len()
+        );
+        assert_eq!(state.buffered(), 60, "rows after {chunk}");
+    }
+    assert_eq!(state.pair_sum(), want);
+}
+
+#[test]
+fn a_sorter_passes_over_the_sorts_another_thread_holds() {
+    // as many sorts held by this thread (their input locked) as sorters can be alive,
+    // queued before another: the pool's sorters sort that one, without waiting
+    let mut seed = 31;
+    let (labels, scores, _) = data(&mut seed, 3000);
+    let buf: Vec<u64> = scores.iter().map(|&s| order_key(s)).collect();
+    let n_neg = labels.iter().filter(|&&l| l == 0).count();
+    let want = sorted_runs(buf.clone(), n_neg, 3000 - n_neg);
+    // every thread of the pool held while the sorts are queued and locked
+    let threads = crate::threads::num_threads();
+    let (held, release) = (
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicBool::new(false)),
+    );
+    for _ in 0..threads {
+        let (held, release) = (Arc::clone(&held), Arc::clone(&release));
+        crate::threads::spawn(move || {
+            held.fetch_add(1, Ordering::SeqCst);
+            while !release.load(Ordering::SeqCst) {
+                std::thread::yield_now();
+            }
+        });
+    }
+    while held.load(Ordering::SeqCst) < threads {
+        std::thread::yield_now();
+    }
+    let taken: Vec<Arc<Sorting>> = (0..max_sorters())
+        .map(|_| Sorting::start(buf.clone(), n_neg, 3000 - n_neg))
+        .collect();
+    let locks: Vec<_> = taken.iter().map(|job| job.input.lock().unwrap()).collect();
+    let free = Sorting::start(buf.clone(), n_neg, 3000 - n_neg);
+    release.store(true, Ordering::SeqCst);
+    let since = std::time::Instant::now();
+    while !free.is_done() && since.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::yield_now();
+    }
+    let sorted = free.is_done();
+    drop(locks);
+    assert!(
+        sorted,
+        "the sorters waited on the sorts another thread holds"
+    );
+    assert_eq!(free.wait(), &want);
+    for job in &taken {
+        assert_eq!(job.wait(), &want); // sorted here, by the thread that awaits them
+    }
+}
+
+#[test]
+fn the_window_walk_is_the_walk_of_counted_keys() {
+    // keys of one row each (ties longer than a window, keys far apart), rare keys
+    // with repeats, plain and collapsed, in parts of the other keys
+    let mut seed = 8;
+    for (n_other, n_rare, range) in [(5000, 300, 40), (4000, 900, 1 << 30), (300, 2000, 700)] {
+        let mut draw = || crate::sort::testing::lcg(&mut seed) % range;
+        let mut keys: Vec<u64> = (0..n_other).map(|_| draw()).collect();
+        keys.sort_unstable();
+        let other = Keys {
+            keys,
+            counts: Vec::new(),
+        };
+        let mut rare: Vec<u64> = (0..n_rare).map(|_| draw()).collect();
+        rare.sort_unstable();
+        for rare in [Keys::of_sorted(rare.clone()), {
+            let mut c = Keys::of_sorted(rare.clone());
+            c.collapse();
+            c
+        }] {
+            let prefix = rare.prefix();
+            for step in [n_other, 97, 1000] {
+                for lo in (0..n_other).step_by(step) {
+                    let hi = (lo + step).min(n_other);
+                    let start = rare.keys.partition_point(|&k| k < other.keys[lo]);
+                    let end = rare.keys.partition_point(|&k| k <= other.keys[hi - 1]);
+                    let want = walk_counted(&rare, &prefix, &other, lo, hi, start, end);
+                    assert_eq!(walk_part(&rare, &prefix, &other, lo, hi), want, "{range}");
+                }
+            }
+        }
+    }
+}

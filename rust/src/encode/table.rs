@@ -59,7 +59,7 @@ pub(crate) fn packs(key: u128) -> bool {
 }
 
 /// A slot of a [`Table`]: a key and its code, or nothing.
-pub(crate) trait Slot: Copy + Default {
+pub(crate) trait Slot: Copy + Default + Send {
     type Key: Copy + PartialEq;
     fn new(key: Self::Key, code: u32) -> Self;
     fn key(self) -> Self::Key;
@@ -159,6 +159,15 @@ impl<'a> Slot for Bytes<'a> {
     }
 }
 
+/// `n` empty slots, a large table's on huge pages where the system offers them (a
+/// lookup is a random access: one TLB entry covers 2 MiB of slots, not 4 KiB).
+fn empty<S: Slot>(n: usize) -> Vec<S> {
+    let mut slots = Vec::with_capacity(n);
+    crate::pages::advise_huge(&mut slots);
+    slots.resize(n, S::default());
+    slots
+}
+
 /// Codes of keys: open addressing with linear probing, at most 3/4 full.
 pub(crate) struct Table<S> {
     slots: Vec<S>,
@@ -221,8 +230,7 @@ impl<S: Slot> Table<S> {
         self.slots[i] = S::new(key, next);
         self.len += 1;
         if 4 * self.len > 3 * self.slots.len() {
-            let bigger = vec![S::default(); 2 * self.slots.len()];
-            self.rehash(bigger);
+            self.rehash(empty(2 * self.slots.len()));
         }
         (next, true)
     }

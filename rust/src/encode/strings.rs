@@ -275,8 +275,13 @@ fn factorize_picked<'a>(
 }
 
 /// Codes (in order of first appearance) of `n` strings (`keys`), and the first row
-/// of each code, through the table of their length (see [`factorize_bytes`]).
-pub fn factorize_keys<'a>(keys: impl Iterator<Item = &'a [u8]>, n: usize) -> (Vec<i32>, Vec<i64>) {
+/// of each code, through the table of their length (see [`factorize_bytes`]), made
+/// with room for `distinct` of them (a hint: the table grows past it).
+pub fn factorize_keys<'a>(
+    keys: impl Iterator<Item = &'a [u8]>,
+    n: usize,
+    distinct: usize,
+) -> (Vec<i32>, Vec<i64>) {
     let mut all: Vec<&[u8]> = Vec::with_capacity(n);
     all.extend(keys);
     let longest = all.iter().map(|k| k.len()).max().unwrap_or(0);
@@ -284,19 +289,23 @@ pub fn factorize_keys<'a>(keys: impl Iterator<Item = &'a [u8]>, n: usize) -> (Ve
     let mut codes = Vec::with_capacity(all.len());
     let out = |c| codes.push(c);
     let first = if longest <= 11 {
-        factorize_new::<Packed>(all.iter().map(|k| short(k)), out)
+        factorize_new::<Packed>(all.iter().map(|k| short(k)), distinct, out)
     } else if longest <= 15 {
-        factorize_new::<Wide>(all.iter().map(|k| short(k)), out)
+        factorize_new::<Wide>(all.iter().map(|k| short(k)), distinct, out)
     } else {
-        factorize_new::<Bytes>(all.iter().copied(), out)
+        factorize_new::<Bytes>(all.iter().copied(), distinct, out)
     };
     (codes, first)
 }
 
-/// The codes of `keys` (rows from 0) given to `out` through a table of their own,
-/// and the first row of each code.
-fn factorize_new<S: Slot>(keys: impl Iterator<Item = S::Key>, out: impl FnMut(i32)) -> Vec<i64> {
-    let mut table = Table::<S>::default();
+/// The codes of `keys` (rows from 0) given to `out` through a table of their own
+/// (with room for `distinct` keys), and the first row of each code.
+fn factorize_new<S: Slot>(
+    keys: impl Iterator<Item = S::Key>,
+    distinct: usize,
+    out: impl FnMut(i32),
+) -> Vec<i64> {
+    let mut table = Table::<S>::with_room(distinct);
     let mut first = Vec::new();
     factorize_into(&mut table, &mut first, keys, |i| i as i64, out);
     first
@@ -370,7 +379,7 @@ fn factorize_parts<S: Slot>(
         // it saves): one pass over every part in turn
         let keys = (0..lens.len()).flat_map(|p| (0..lens[p]).map(move |i| (p, i)));
         let mut codes = Vec::with_capacity(n);
-        let first = factorize_new::<S>(keys.map(|(p, i)| key(p, i)), |c| codes.push(c));
+        let first = factorize_new::<S>(keys.map(|(p, i)| key(p, i)), 0, |c| codes.push(c));
         return (codes, first);
     }
     let starts: Vec<usize> = lens

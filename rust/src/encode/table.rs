@@ -184,6 +184,14 @@ impl<S: Slot> Default for Table<S> {
 }
 
 impl<S: Slot> Table<S> {
+    /// An empty table with room for `n` keys before it grows.
+    pub(crate) fn with_room(n: usize) -> Self {
+        Table {
+            slots: empty((n.saturating_mul(4) / 3 + 1).next_power_of_two().max(16)),
+            len: 0,
+        }
+    }
+
     /// Fetch the slot of `hash` into the cache (a hint).
     #[inline(always)]
     pub(crate) fn prefetch(&self, hash: u64) {
@@ -302,6 +310,17 @@ mod tests {
                     None => assert_eq!(long.code(b, Bytes::hash(b), c as u32), want),
                 }
             }
+        }
+        // a table made with room for n keys holds them without growing
+        for n in [0, 1, 11, 12, 13, 100, 3000] {
+            let mut t = Table::<Packed>::with_room(n);
+            let size = t.slots.len();
+            for c in 0..n as u32 {
+                let k = c as u128;
+                assert_eq!(t.code(k, short_hash(k), c), (c, true));
+            }
+            assert_eq!(t.slots.len(), size, "{n}");
+            assert_eq!(t.code(7, short_hash(7), 0).1, n <= 7);
         }
         // the empty id is a key like any other; code 0 is a code like any other
         let mut t = Table::<Packed>::default();

@@ -644,7 +644,7 @@ mod tests {
             [vec![b"doc-7" as &[u8]], vec![b"doc-70"; 16]].concat(),
             [vec![b"aa" as &[u8]; 16], vec![b"a"]].concat(),
             [vec![b"" as &[u8]; 16], vec![b"a"]].concat(),
-            [vec![b"ab" as &[u8]], vec![b"a" as &[u8], b"ba"].repeat(8)].concat(),
+            [vec![b"ab" as &[u8]], [b"a" as &[u8], b"ba"].repeat(8)].concat(),
         ];
         for rows in cases {
             let strings: Vec<Vec<u8>> = rows.iter().map(|r| r.to_vec()).collect();

@@ -311,6 +311,30 @@ mod tests {
                 }
             }
         }
+        // keys of one hash (every key in one probe chain; a table with room for
+        // them, which does not grow: growth places keys by their own hash) keep
+        // their own codes: a slot is taken for its key, never for its hash
+        for hash in [0u64, u64::MAX] {
+            let keys: Vec<Vec<u8>> = (0..300)
+                .map(|i| format!("{i:0w$}", w = 12 + i % 8).into_bytes())
+                .collect();
+            let mut t = Table::<Packed>::with_room(keys.len());
+            let mut w = Table::<Wide>::with_room(keys.len());
+            let mut b = Table::<Bytes>::with_room(keys.len());
+            for round in 0..2 {
+                for (c, k) in keys.iter().enumerate() {
+                    let c = c as u32;
+                    assert_eq!(t.code(c as u128, hash, c), (c, round == 0));
+                    assert_eq!(b.code(k, hash, c), (c, round == 0));
+                    if let Some(s) = short_bits(k, 0, k.len()) {
+                        assert_eq!(w.code(s, hash, c), (c, round == 0));
+                        assert_eq!(w.get(s, hash), Some(c));
+                    }
+                    assert_eq!(t.get(c as u128, hash), Some(c));
+                }
+            }
+            assert_eq!(t.get(300, hash), None);
+        }
         // a table made with room for n keys holds them without growing
         for n in [0, 1, 11, 12, 13, 100, 3000] {
             let mut t = Table::<Packed>::with_room(n);

@@ -471,6 +471,34 @@ def test_string_users_are_grouped_by_their_runs_as_by_their_codes(
     assert (rows.tolist() or list(range(len(strings)))) == want_rows
 
 
+@pytest.mark.parametrize("kind", ["string", "large_string", "sliced", "chunked"])
+def test_long_runs_of_ids_of_one_length_are_told_apart(kind: str) -> None:
+    # runs longer than a block of 16 rows (passed by one check of the block's lengths
+    # and bytes): neighbouring ids of one length that differ in one byte anywhere,
+    # ids that repeat a shorter pattern ("ab", "abab"), empty ids, non-ASCII ids,
+    # an id back after others; runs begin anywhere in a block
+    from receval.data._encode import group_users
+
+    base = "doc-00000"
+    ids = [base[:p] + "x" + base[p + 1 :] for p in range(len(base))]
+    ids += [base, "", "ab", "abab", "ba", "é", "e\u0301", base]
+    lengths = [15, 16, 17, 31, 33, 1, 40]
+    strings = [x for i, x in enumerate(ids) for _ in range(lengths[i % len(lengths)])]
+    if kind == "sliced":
+        column: Any = pa.array(["pad", *strings], pa.large_string())[1:]
+    elif kind == "chunked":
+        cut = 37  # inside a run
+        halves = [strings[:cut], strings[cut:]]
+        column = pa.chunked_array([pa.array(h, pa.string()) for h in halves], pa.string())
+    else:
+        column = pa.array(strings, getattr(pa, kind)())
+    offsets, rows, got = group_users(column, "test")
+    want_offsets, want_rows, want_ids = _naive_groups(strings)
+    assert offsets.tolist() == want_offsets
+    assert got.tolist() == want_ids
+    assert (rows.tolist() or list(range(len(strings)))) == want_rows
+
+
 @pytest.mark.parametrize("kind", ["string", "large_string", *VIEWS])
 def test_users_grouped_in_runs_hash_one_row_a_run(kind: str, monkeypatch: Any) -> None:
     # a run's rows of one user: the rows are compared with their neighbours and only

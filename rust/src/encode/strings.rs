@@ -40,6 +40,11 @@ pub trait Rows: Sync + Sized {
     fn part(&self, a: usize, b: usize) -> Self;
     /// The length of the longest row (0 for no row).
     fn longest(&self) -> usize;
+    /// Whether each of the rows `a..b` (`a` at least 1) is known to equal the row
+    /// before it from a check of the block as a whole (false: compare row by row).
+    fn repeats(&self, _a: usize, _b: usize) -> bool {
+        false
+    }
 }
 
 /// A chunk of an Arrow `string` or `large_string` column: row `i` is
@@ -72,6 +77,21 @@ impl<O: Offset> Rows for OffsetRows<'_, O> {
             .map(|w| w[1].at().wrapping_sub(w[0].at()))
             .max()
             .unwrap_or(0)
+    }
+    /// Rows `a - 1..b` of one length `len` are equal when their bytes (contiguous)
+    /// repeat with period `len`: one comparison of the block's bytes with
+    /// themselves shifted by `len`.
+    #[inline(always)]
+    fn repeats(&self, a: usize, b: usize) -> bool {
+        let o = &self.offsets[a - 1..=b];
+        let len = o[1].at().wrapping_sub(o[0].at());
+        let same_length = o[1..].windows(2).fold(true, |all, w| {
+            all & (w[1].at().wrapping_sub(w[0].at()) == len)
+        });
+        let (start, end) = (o[0].at(), o[o.len() - 1].at());
+        same_length
+            && start.checked_add(len).is_some_and(|s| s <= end)
+            && self.data.get(start..end - len) == self.data.get(start + len..end)
     }
 }
 
@@ -158,13 +178,24 @@ pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i64>, Vec<
             &d[a..b]
         });
         let mut out = Vec::new();
-        for i in 0..part.rows() {
-            let (d, a, b) = part.row(i);
-            let s = &d[a..b];
-            if before != Some(s) {
-                out.push(i);
+        // a block of rows that all equal the row before it (most blocks of a column
+        // grouped by id) is passed by one check of the block
+        const BLOCK: usize = 16;
+        let m = part.rows();
+        let mut i = 0;
+        while i < m {
+            let end = (i + BLOCK).min(m);
+            if i == 0 || end - i < BLOCK || !part.repeats(i, end) {
+                for j in i..end {
+                    let (d, a, b) = part.row(j);
+                    let s = &d[a..b];
+                    if before != Some(s) {
+                        out.push(j);
+                    }
+                    before = Some(s);
+                }
             }
-            before = Some(s);
+            i = end;
         }
         out
     };
@@ -244,8 +275,13 @@ fn factorize_picked<'a>(
 }
 
 /// Codes (in order of first appearance) of `n` strings (`keys`), and the first row
-/// of each code, through the table of their length (see [`factorize_bytes`]).
-pub fn factorize_keys<'a>(keys: impl Iterator<Item = &'a [u8]>, n: usize) -> (Vec<i32>, Vec<i64>) {
+/// of each code, through the table of their length (see [`factorize_bytes`]), made
+/// with room for `distinct` of them (a hint: the table grows past it).
+pub fn factorize_keys<'a>(
+    keys: impl Iterator<Item = &'a [u8]>,
+    n: usize,
+    distinct: usize,
+) -> (Vec<i32>, Vec<i64>) {
     let mut all: Vec<&[u8]> = Vec::with_capacity(n);
     all.extend(keys);
     let longest = all.iter().map(|k| k.len()).max().unwrap_or(0);
@@ -253,36 +289,50 @@ pub fn factorize_keys<'a>(keys: impl Iterator<Item = &'a [u8]>, n: usize) -> (Ve
     let mut codes = Vec::with_capacity(all.len());
     let out = |c| codes.push(c);
     let first = if longest <= 11 {
-        factorize_into::<Packed>(all.iter().map(|k| short(k)), 0, out)
+        factorize_new::<Packed>(all.iter().map(|k| short(k)), distinct, out)
     } else if longest <= 15 {
-        factorize_into::<Wide>(all.iter().map(|k| short(k)), 0, out)
+        factorize_new::<Wide>(all.iter().map(|k| short(k)), distinct, out)
     } else {
-        factorize_into::<Bytes>(all.iter().copied(), 0, out)
+        factorize_new::<Bytes>(all.iter().copied(), distinct, out)
     };
     (codes, first)
 }
 
-/// The codes of `keys` given to `out` row by row, and the first row of each code
-/// (rows counted from `start`).
+/// The codes of `keys` (rows from 0) given to `out` through a table of their own
+/// (with room for `distinct` keys), and the first row of each code.
+fn factorize_new<S: Slot>(
+    keys: impl Iterator<Item = S::Key>,
+    distinct: usize,
+    out: impl FnMut(i32),
+) -> Vec<i64> {
+    let mut table = Table::<S>::with_room(distinct);
+    let mut first = Vec::new();
+    factorize_into(&mut table, &mut first, keys, |i| i as i64, out);
+    first
+}
+
+/// The codes of `keys` in `table` given to `out` row by row: a key the table does
+/// not hold takes the next code, and its row (`row(i)` of the `i`-th key) is
+/// pushed on `first` (the row of each code of the table).
 ///
 /// The keys and their hashes are made a block of rows at a time, then looked up in
 /// a loop that does nothing else, each slot fetched some rows before its lookup: the
 /// lookups of a block (cache misses, in a table of many ids) then overlap.
 fn factorize_into<S: Slot>(
+    table: &mut Table<S>,
+    first: &mut Vec<i64>,
     mut keys: impl Iterator<Item = S::Key>,
-    start: usize,
+    row: impl Fn(usize) -> i64,
     mut out: impl FnMut(i32),
-) -> Vec<i64> {
+) {
     const BLOCK: usize = 1024;
     const AHEAD: usize = 16;
-    let mut table = Table::<S>::default();
-    let mut first = Vec::new();
     // a key, its hash, and whether it equals the key before it (then neither hashed
     // nor looked up: it takes the code before)
     let mut block: Vec<(S::Key, u64, bool)> = Vec::with_capacity(BLOCK);
     let mut before: Option<S::Key> = None;
     let mut code = 0u32;
-    let mut row = start;
+    let mut i = 0;
     loop {
         block.clear();
         block.extend(keys.by_ref().take(BLOCK).map(|k| {
@@ -291,7 +341,7 @@ fn factorize_into<S: Slot>(
             (k, if same { 0 } else { S::hash(k) }, same)
         }));
         if block.is_empty() {
-            return first;
+            return;
         }
         for (j, &(k, h, same)) in block.iter().enumerate() {
             if let Some(&(_, ahead, _)) = block.get(j + AHEAD) {
@@ -301,11 +351,11 @@ fn factorize_into<S: Slot>(
                 let new;
                 (code, new) = table.code(k, h, first.len() as u32);
                 if new {
-                    first.push(row as i64);
+                    first.push(row(i));
                 }
             }
             out(code as i32);
-            row += 1;
+            i += 1;
         }
     }
 }
@@ -313,10 +363,11 @@ fn factorize_into<S: Slot>(
 /// Codes (in order of first appearance) of a column given in parts of `lens` rows,
 /// whose keys `key` gives (the key of row `i` of part `p`), and the first row of
 /// each code (counted across the parts). With at most `n_chunks` parts (and more
-/// than one), each part is encoded alone, in parallel,
-/// into its place in the codes; the parts' ids are then numbered in order (part by
+/// than one), each part is encoded alone, in parallel, into its place in the codes;
+/// the first part's table then takes the ids of the later parts in order (part by
 /// part, each in its order of first appearance: the order of first appearance of
-/// the column) and each part's codes renumbered.
+/// the column), looked up as the rows of a part are, and each later part's codes
+/// are renumbered.
 fn factorize_parts<S: Slot>(
     key: impl Fn(usize, usize) -> S::Key + Sync,
     lens: &[usize],
@@ -328,7 +379,7 @@ fn factorize_parts<S: Slot>(
         // it saves): one pass over every part in turn
         let keys = (0..lens.len()).flat_map(|p| (0..lens[p]).map(move |i| (p, i)));
         let mut codes = Vec::with_capacity(n);
-        let first = factorize_into::<S>(keys.map(|(p, i)| key(p, i)), 0, |c| codes.push(c));
+        let first = factorize_new::<S>(keys.map(|(p, i)| key(p, i)), 0, |c| codes.push(c));
         return (codes, first);
     }
     let starts: Vec<usize> = lens
@@ -346,43 +397,45 @@ fn factorize_parts<S: Slot>(
         outs.push(out);
         rest = tail;
     }
-    let firsts: Vec<Vec<i64>> = threads::install(|| {
+    // each part's table and the first row of each of its codes
+    let mut encoded: Vec<(Table<S>, Vec<i64>)> = threads::install(|| {
         outs.par_iter_mut()
             .enumerate()
             .map(|(p, out)| {
                 let len = out.len();
                 let mut at = out.iter_mut();
-                factorize_into::<S>((0..len).map(|i| key(p, i)), starts[p], |c| {
+                let (mut table, mut first) = (Table::<S>::default(), Vec::new());
+                let keys = (0..len).map(|i| key(p, i));
+                let row = |i: usize| (starts[p] + i) as i64;
+                factorize_into(&mut table, &mut first, keys, row, |c| {
                     if let Some(o) = at.next() {
                         *o = c;
                     }
-                })
+                });
+                (table, first)
             })
             .collect()
     });
-    let mut table = Table::<S>::default();
-    let mut first = Vec::new();
-    let maps: Vec<Vec<i32>> = firsts
-        .iter()
+    // the first part's table is the column's (its codes come first); the ids of
+    // each later part are looked up in it (as a block of rows is), in order
+    let (mut table, mut first) = std::mem::take(&mut encoded[0]);
+    let maps: Vec<Vec<i32>> = encoded
+        .into_iter()
         .enumerate()
-        .map(|(p, rows)| {
-            rows.iter()
-                .map(|&r| {
-                    let k = key(p, r as usize - starts[p]);
-                    let (c, new) = table.code(k, S::hash(k), first.len() as u32);
-                    if new {
-                        first.push(r);
-                    }
-                    c as i32
-                })
-                .collect()
+        .skip(1)
+        .map(|(p, (own, rows))| {
+            drop(own);
+            let mut map = Vec::with_capacity(rows.len());
+            let keys = rows.iter().map(|&r| key(p, r as usize - starts[p]));
+            factorize_into(&mut table, &mut first, keys, |i| rows[i], |c| map.push(c));
+            map
         })
         .collect();
     // the first part's codes are the column's already
     threads::install(|| {
         outs.par_iter_mut()
-            .zip(maps.par_iter())
             .skip(1)
+            .zip(maps.par_iter())
             .for_each(|(out, map)| out.iter_mut().for_each(|c| *c = map[*c as usize]))
     });
     (codes, first)
@@ -568,6 +621,55 @@ mod tests {
                 ];
                 assert_eq!(chunked(&chunks, n_chunks), want, "{width}");
             }
+        }
+    }
+
+    #[test]
+    fn a_block_repeats_only_when_each_row_equals_the_one_before() {
+        // against a comparison of each row with the row before it: rows of one
+        // length that differ in one byte anywhere, rows of another length, empty
+        // rows, rows that repeat a pattern shorter than the row
+        let cases: Vec<Vec<&[u8]>> = vec![
+            vec![b"doc-7"; 17],
+            vec![b""; 17],
+            vec![b"abab"; 17],
+            [vec![b"abab" as &[u8]; 9], vec![b"baba"; 8]].concat(),
+            [vec![b"doc-7" as &[u8]; 16], vec![b"doc-8"]].concat(),
+            [
+                vec![b"doc-7" as &[u8]; 8],
+                vec![b"dpc-7"],
+                vec![b"doc-7"; 8],
+            ]
+            .concat(),
+            [vec![b"doc-7" as &[u8]], vec![b"doc-70"; 16]].concat(),
+            [vec![b"aa" as &[u8]; 16], vec![b"a"]].concat(),
+            [vec![b"" as &[u8]; 16], vec![b"a"]].concat(),
+            [vec![b"ab" as &[u8]], [b"a" as &[u8], b"ba"].repeat(8)].concat(),
+        ];
+        for rows in cases {
+            let strings: Vec<Vec<u8>> = rows.iter().map(|r| r.to_vec()).collect();
+            let (narrow, wide, data) = arrow(&strings, 3);
+            let want = strings[1..].iter().zip(&strings).all(|(a, b)| a == b);
+            let n = strings.len();
+            let (a, b) = (
+                OffsetRows {
+                    offsets: &narrow[..],
+                    data: &data[..],
+                },
+                OffsetRows {
+                    offsets: &wide[..],
+                    data: &data[..],
+                },
+            );
+            assert_eq!(a.repeats(1, n), want, "{rows:?}");
+            assert_eq!(b.repeats(1, n), want, "{rows:?}");
+            // the runs of the column: its rows compared in blocks
+            let runs = factorize_runs(&[a], 1).0;
+            let starts: Vec<i64> = (0..n)
+                .filter(|&i| i == 0 || strings[i] != strings[i - 1])
+                .map(|i| i as i64)
+                .collect();
+            assert_eq!(runs, starts, "{rows:?}");
         }
     }
 

@@ -59,7 +59,7 @@ pub(crate) fn packs(key: u128) -> bool {
 }
 
 /// A slot of a [`Table`]: a key and its code, or nothing.
-pub(crate) trait Slot: Copy + Default {
+pub(crate) trait Slot: Copy + Default + Send {
     type Key: Copy + PartialEq;
     fn new(key: Self::Key, code: u32) -> Self;
     fn key(self) -> Self::Key;
@@ -159,6 +159,15 @@ impl<'a> Slot for Bytes<'a> {
     }
 }
 
+/// `n` empty slots, a large table's on huge pages where the system offers them (a
+/// lookup is a random access: one TLB entry covers 2 MiB of slots, not 4 KiB).
+fn empty<S: Slot>(n: usize) -> Vec<S> {
+    let mut slots = Vec::with_capacity(n);
+    crate::pages::advise_huge(&mut slots);
+    slots.resize(n, S::default());
+    slots
+}
+
 /// Codes of keys: open addressing with linear probing, at most 3/4 full.
 pub(crate) struct Table<S> {
     slots: Vec<S>,
@@ -175,6 +184,14 @@ impl<S: Slot> Default for Table<S> {
 }
 
 impl<S: Slot> Table<S> {
+    /// An empty table with room for `n` keys before it grows.
+    pub(crate) fn with_room(n: usize) -> Self {
+        Table {
+            slots: empty((n.saturating_mul(4) / 3 + 1).next_power_of_two().max(16)),
+            len: 0,
+        }
+    }
+
     /// Fetch the slot of `hash` into the cache (a hint).
     #[inline(always)]
     pub(crate) fn prefetch(&self, hash: u64) {
@@ -221,8 +238,7 @@ impl<S: Slot> Table<S> {
         self.slots[i] = S::new(key, next);
         self.len += 1;
         if 4 * self.len > 3 * self.slots.len() {
-            let bigger = vec![S::default(); 2 * self.slots.len()];
-            self.rehash(bigger);
+            self.rehash(empty(2 * self.slots.len()));
         }
         (next, true)
     }
@@ -294,6 +310,41 @@ mod tests {
                     None => assert_eq!(long.code(b, Bytes::hash(b), c as u32), want),
                 }
             }
+        }
+        // keys of one hash (every key in one probe chain; a table with room for
+        // them, which does not grow: growth places keys by their own hash) keep
+        // their own codes: a slot is taken for its key, never for its hash
+        for hash in [0u64, u64::MAX] {
+            let keys: Vec<Vec<u8>> = (0..300)
+                .map(|i| format!("{i:0w$}", w = 12 + i % 8).into_bytes())
+                .collect();
+            let mut t = Table::<Packed>::with_room(keys.len());
+            let mut w = Table::<Wide>::with_room(keys.len());
+            let mut b = Table::<Bytes>::with_room(keys.len());
+            for round in 0..2 {
+                for (c, k) in keys.iter().enumerate() {
+                    let c = c as u32;
+                    assert_eq!(t.code(c as u128, hash, c), (c, round == 0));
+                    assert_eq!(b.code(k, hash, c), (c, round == 0));
+                    if let Some(s) = short_bits(k, 0, k.len()) {
+                        assert_eq!(w.code(s, hash, c), (c, round == 0));
+                        assert_eq!(w.get(s, hash), Some(c));
+                    }
+                    assert_eq!(t.get(c as u128, hash), Some(c));
+                }
+            }
+            assert_eq!(t.get(300, hash), None);
+        }
+        // a table made with room for n keys holds them without growing
+        for n in [0, 1, 11, 12, 13, 100, 3000] {
+            let mut t = Table::<Packed>::with_room(n);
+            let size = t.slots.len();
+            for c in 0..n as u32 {
+                let k = c as u128;
+                assert_eq!(t.code(k, short_hash(k), c), (c, true));
+            }
+            assert_eq!(t.slots.len(), size, "{n}");
+            assert_eq!(t.code(7, short_hash(7), 0).1, n <= 7);
         }
         // the empty id is a key like any other; code 0 is a code like any other
         let mut t = Table::<Packed>::default();

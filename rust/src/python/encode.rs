@@ -303,7 +303,7 @@ fn factorize_str<'py>(
             b""
         }
     });
-    let (codes, first) = encode::factorize_keys(keys, v.len());
+    let (codes, first) = encode::factorize_keys(keys, v.len(), 0);
     if other.get() {
         return Ok(None);
     }

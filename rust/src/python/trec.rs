@@ -194,7 +194,9 @@ fn lookup_str<'py>(
                 b""
             }
         });
-    let (codes, first) = crate::encode::factorize_keys(keys, dictionary.len() + values.len());
+    // the dictionary's ids are distinct: a table with room for them does not grow
+    let (codes, first) =
+        crate::encode::factorize_keys(keys, dictionary.len() + values.len(), dictionary.len());
     if other.get() {
         return Ok(None);
     }

@@ -11,6 +11,7 @@ pub mod checks;
 pub mod csr;
 pub mod encode;
 pub mod gauc;
+pub mod held;
 pub mod lists;
 pub mod ln;
 pub mod loss;

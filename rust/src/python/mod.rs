@@ -20,6 +20,7 @@ mod encode;
 mod gauc;
 mod lists;
 mod open;
+mod open_groups;
 mod ranking;
 mod retention;
 mod runs;
@@ -119,5 +120,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     seen::register(m)?;
     split::register(m)?;
     open::register(m)?;
+    open_groups::register(m)?;
     Ok(())
 }

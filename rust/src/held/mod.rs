@@ -45,37 +45,47 @@ impl<T: Copy> Chunked<T> {
         self.chunks[i / CHUNK][i % CHUNK]
     }
 
-    /// Append the items of `values`.
+    /// Append the items of `values` (each chunk's room reserved from their count
+    /// when the iterator knows it).
     pub fn extend(&mut self, values: impl IntoIterator<Item = T>) {
-        for x in values {
-            if self.chunks.len() * CHUNK == self.len {
-                let cap = if self.chunks.is_empty() { 0 } else { CHUNK };
-                self.chunks.push(Vec::with_capacity(cap));
-            }
-            if let Some(last) = self.chunks.last_mut() {
-                last.push(x);
-            }
-            self.len += 1;
+        let mut values = values.into_iter().peekable();
+        while values.peek().is_some() {
+            let hint = values.size_hint().0;
+            let last = self.room();
+            let take = CHUNK - last.len();
+            Self::reserve(last, hint.min(take));
+            let before = last.len();
+            last.extend(values.by_ref().take(take));
+            self.len += last.len() - before;
+        }
+    }
+
+    /// The last chunk, a new one when it is full.
+    fn room(&mut self) -> &mut Vec<T> {
+        if self.chunks.len() * CHUNK == self.len {
+            let cap = if self.chunks.is_empty() { 0 } else { CHUNK };
+            self.chunks.push(Vec::with_capacity(cap));
+        }
+        let last = self.chunks.len() - 1;
+        &mut self.chunks[last]
+    }
+
+    /// Room for `more` items in `chunk`: the first chunk grows as a `Vec` would
+    /// (doubling), never past a chunk.
+    fn reserve(chunk: &mut Vec<T>, more: usize) {
+        let need = chunk.len() + more;
+        if need > chunk.capacity() {
+            let cap = need.max(2 * chunk.capacity()).min(CHUNK);
+            chunk.reserve_exact(cap - chunk.len());
         }
     }
 
     /// Append the items of a slice (a chunk at a time).
     pub fn extend_from_slice(&mut self, mut values: &[T]) {
         while !values.is_empty() {
-            if self.chunks.len() * CHUNK == self.len {
-                let cap = if self.chunks.is_empty() { 0 } else { CHUNK };
-                self.chunks.push(Vec::with_capacity(cap));
-            }
-            let Some(last) = self.chunks.last_mut() else {
-                return;
-            };
+            let last = self.room();
             let take = (CHUNK - last.len()).min(values.len());
-            let need = last.len() + take;
-            if need > last.capacity() {
-                // the first chunk grows as a `Vec` would, never past a chunk
-                let cap = need.max(2 * last.capacity()).min(CHUNK);
-                last.reserve_exact(cap - last.len());
-            }
+            Self::reserve(last, take);
             last.extend_from_slice(&values[..take]);
             self.len += take;
             values = &values[take..];

@@ -244,13 +244,14 @@ impl OpenGroups {
         )
     }
 
-    /// Rows from the arrays of `ids` (distinct) and `rows`, and the groups' weights
+    /// Rows from the arrays of `ids` (distinct) and `rows` (each row's group code,
+    /// label, score and weight), and the groups' weights
     /// (None, or one per id), each checked: a `ValueError` naming the field.
     #[staticmethod]
-    #[pyo3(signature = (ids, groups, labels, scores, weights = None, group_weight = None))]
+    #[pyo3(signature = (ids, codes, labels, scores, weights = None, group_weight = None))]
     fn from_rows(
         ids: &Bound<'_, PyAny>,
-        groups: PyReadonlyArray1<'_, u32>,
+        codes: PyReadonlyArray1<'_, u32>,
         labels: PyReadonlyArray1<'_, i8>,
         scores: &Bound<'_, PyAny>,
         weights: Option<&Bound<'_, PyAny>>,
@@ -258,11 +259,11 @@ impl OpenGroups {
     ) -> PyResult<OpenGroups> {
         let where_ = "OpenGroups";
         let mut rows = Rows::default();
-        let codes = given(ids, "ids")?.codes(&mut rows.ids)?;
-        if codes.iter().enumerate().any(|(i, &c)| c as usize != i) {
+        let table = given(ids, "ids")?.codes(&mut rows.ids)?;
+        if table.iter().enumerate().any(|(i, &c)| c as usize != i) {
             return Err(refused(format!("{where_}.ids must be distinct")));
         }
-        let (groups, labels) = (slice(&groups, "groups")?, slice(&labels, "labels")?);
+        let (codes, labels) = (slice(&codes, "codes")?, slice(&labels, "labels")?);
         let given_scores = GivenScores::of(scores, where_)?;
         let scores = given_scores.scores()?;
         let weights = weights
@@ -270,20 +271,20 @@ impl OpenGroups {
             .transpose()?;
         let weight_values = weights.as_ref().map(|w| w.scores()).transpose()?;
         let mut lengths = vec![
-            ("groups", groups.len()),
+            ("codes", codes.len()),
             ("labels", labels.len()),
             ("scores", scores.len()),
         ];
         lengths.extend(weight_values.map(|w| ("weights", w.len())));
         same_length(where_, &lengths)?;
         let n_ids = rows.ids.len();
-        if groups.iter().any(|&g| g as usize >= n_ids) {
+        if codes.iter().any(|&g| g as usize >= n_ids) {
             return Err(refused(format!(
-                "{where_}.groups must lie in [0, {n_ids}), the ids held"
+                "{where_}.codes must lie in [0, {n_ids}), the ids held"
             )));
         }
         check_rows(where_, labels, scores)?;
-        rows.group.extend_from_slice(groups);
+        rows.group.extend_from_slice(codes);
         rows.label.extend_from_slice(labels);
         rows.scores = held(scores);
         if let Some(w) = weight_values {

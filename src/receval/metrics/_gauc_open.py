@@ -40,6 +40,11 @@ __all__ = ["OpenGroups", "checked_rows"]
 
 _FUNC = "gauc_score"
 
+#: the group ids, each row's group code, label, score and weight (None: none), and
+#: the groups' weights (None: none)
+_Optional = np.ndarray | None
+Grouped = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, _Optional, _Optional]
+
 
 def checked_rows(
     y_true: Any, y_score: Any, groups: Any, sample_weight: Any, func: str, *, whole: bool
@@ -145,9 +150,7 @@ class OpenGroups:
             )
         return None if weight is None else np.asarray(weight)
 
-    def grouped(
-        self,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    def grouped(self) -> Grouped:
         """Every row, grouped by group in a counting sort: the ids, each row's group code
         (int32), label (int8), score (float32 while every one held is a float32) and
         weight (None: no update gave weights), and the groups' weights (None: none)."""

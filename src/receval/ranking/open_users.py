@@ -135,7 +135,8 @@ def given_ids(ids: np.ndarray) -> Any:
 
 
 def _add(side: Any, user_ids: Any, item_ids: Any, offsets: Any, items: Any, values: Any) -> None:
-    side.add(given_ids(user_ids), given_ids(item_ids), np.ascontiguousarray(offsets, dtype=np.int64),
+    side.add(given_ids(user_ids), given_ids(item_ids),
+             np.ascontiguousarray(offsets, dtype=np.int64),
              np.ascontiguousarray(items, dtype=np.int32),
              np.ascontiguousarray(values, dtype=np.float64))  # fmt: skip
 

@@ -2,8 +2,8 @@
 //! across updates and accumulators: tables of distinct ids grown by every update
 //! ([`Ids`]: an update codes its distinct ids only), rows in chunks ([`Chunked`]:
 //! appending copies nothing held) and values held as f32 while every one is an
-//! f32 exactly ([`Values`]). The rows of the ranking accumulators
-//! ([`crate::ranking::open`]) and of GAUC ([`crate::gauc::open`]) are built of them.
+//! f32 exactly ([`Values`]). The rows of the ranking accumulators (`ranking::open`)
+//! and of GAUC (`gauc::open`) are built of them.
 
 mod ids;
 mod values;

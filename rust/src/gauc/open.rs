@@ -14,7 +14,7 @@
 //! in a counting sort (groups in order of their first row, each group's rows in
 //! the order they came), as the kernels of [`crate::gauc`] read them.
 
-use crate::held::{Chunked, Ids, TooMany, Values};
+use crate::held::{Chunked, Ids, TooMany, Values, CHUNK};
 
 /// The rows of every update of a GAUC accumulator whose groups may be split.
 #[derive(Clone, Default)]
@@ -123,8 +123,8 @@ impl OpenGroups {
     pub fn add(&mut self, codes: &[u32], batch: Batch<'_>) {
         let n = batch.codes.len();
         let held = self.len();
-        self.group
-            .extend(batch.codes.iter().map(|&c| codes[c as usize]));
+        let group: Vec<u32> = batch.codes.iter().map(|&c| codes[c as usize]).collect();
+        self.group.extend_from_slice(&group);
         self.label.extend_from_slice(batch.labels);
         match batch.scores {
             Scores::F32(s) => self.scores.extend_f32(s.iter().copied()),
@@ -156,8 +156,10 @@ impl OpenGroups {
     pub fn absorb(&mut self, other: &OpenGroups) -> Result<(), TooMany> {
         let codes = self.ids.codes_of(&other.ids)?;
         let held = self.len();
-        self.group
-            .extend(other.group.iter().map(|g| codes[g as usize]));
+        for c in other.group.chunks() {
+            let group: Vec<u32> = c.iter().map(|&g| codes[g as usize]).collect();
+            self.group.extend_from_slice(&group);
+        }
         for c in other.label.chunks() {
             self.label.extend_from_slice(c);
         }
@@ -242,14 +244,23 @@ impl OpenGroups {
         for (g, w) in offsets.windows(2).enumerate() {
             codes.extend(std::iter::repeat_n(g as i32, (w[1] - w[0]) as usize));
         }
-        let labels = self.scatter(&offsets, self.label.iter(), 0i8);
-        let scores = match &self.scores {
-            Values::Single(v) => GroupedScores::F32(self.scatter(&offsets, v.iter(), 0f32)),
-            Values::Double(v) => GroupedScores::F64(self.scatter(&offsets, v.iter(), 0f64)),
+        let (labels, scores) = match &self.scores {
+            Values::Single(v) => {
+                let (labels, scores) = self.scatter(&offsets, v.chunks(), 0f32);
+                (labels, GroupedScores::F32(scores))
+            }
+            Values::Double(v) => {
+                let all = v.to_vec();
+                let (labels, scores) = self.scatter(&offsets, all.chunks(CHUNK), 0f64);
+                (labels, GroupedScores::F64(scores))
+            }
         };
-        let weights = self.weights.as_ref().map(|w| match w {
-            Values::Single(v) => self.scatter(&offsets, v.iter().map(f64::from), 0f64),
-            Values::Double(v) => self.scatter(&offsets, v.iter(), 0f64),
+        let weights = self.weights.as_ref().map(|w| {
+            let all: Vec<f64> = match w {
+                Values::Single(v) => v.iter().map(f64::from).collect(),
+                Values::Double(v) => v.to_vec(),
+            };
+            self.scatter(&offsets, all.chunks(CHUNK), 0f64).1
         });
         Grouped {
             codes,
@@ -259,24 +270,31 @@ impl OpenGroups {
         }
     }
 
-    /// The values of the rows (in row order) put in the order of their groups.
-    fn scatter<T: Copy>(
+    /// The labels and the values of the rows (`values`: in chunks of [`CHUNK`] rows,
+    /// in row order) put in the order of their groups, in one pass.
+    fn scatter<'a, T: Copy + 'a>(
         &self,
         offsets: &[i64],
-        values: impl Iterator<Item = T>,
+        values: impl Iterator<Item = &'a [T]>,
         zero: T,
-    ) -> Vec<T> {
+    ) -> (Vec<i8>, Vec<T>) {
         let mut at: Vec<usize> = offsets[..offsets.len() - 1]
             .iter()
             .map(|&o| o as usize)
             .collect();
-        let mut out = vec![zero; self.len()];
-        for (g, x) in self.group.iter().zip(values) {
-            let slot = &mut at[g as usize];
-            out[*slot] = x;
-            *slot += 1;
+        let n = self.len();
+        let (mut labels, mut out) = (vec![0i8; n], vec![zero; n]);
+        let chunks = self.group.chunks().zip(self.label.chunks()).zip(values);
+        for ((groups, ls), xs) in chunks {
+            debug_assert!(groups.len() == ls.len() && groups.len() == xs.len());
+            for ((&g, &l), &x) in groups.iter().zip(ls).zip(xs) {
+                let slot = &mut at[g as usize];
+                labels[*slot] = l;
+                out[*slot] = x;
+                *slot += 1;
+            }
         }
-        out
+        (labels, out)
     }
 }
 

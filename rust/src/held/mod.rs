@@ -11,6 +11,9 @@ mod values;
 pub use ids::{Ids, TooMany, MAX_IDS};
 pub use values::{Values, Widened};
 
+/// Rows of a chunk.
+pub const CHUNK: usize = 1 << 16;
+
 /// Rows in chunks of [`CHUNK`] (the first grows as a `Vec` up to it): appending
 /// never copies what is held.
 #[derive(Clone)]
@@ -18,9 +21,6 @@ pub struct Chunked<T> {
     chunks: Vec<Vec<T>>,
     len: usize,
 }
-
-/// Rows of a chunk.
-pub const CHUNK: usize = 1 << 16;
 
 impl<T> Default for Chunked<T> {
     fn default() -> Self {

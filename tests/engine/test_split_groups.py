@@ -200,6 +200,11 @@ def test_pickled_open_users_round_trip_and_take_more_rows():
         (lambda s: s["_state"].update(labels=s["_state"]["labels"] * 2), r"labels must be 0 or 1"),
         (lambda s: s["_state"].pop("scores"), r"OpenGroups: expected the fields"),
         (lambda s: s["_state"].update(weights=np.full(3, -1.0)), r"weights must be finite"),
+        (lambda s: s["_state"].update(ids=np.array([4, 4])), r"OpenGroups\.ids must be distinct"),
+        (lambda s: s["_state"].update(scores=np.array([0.5, np.inf, 0.1])),
+         r"OpenGroups\.scores must be finite"),
+        (lambda s: s["_state"].update(weights=np.ones(2)), r"weights has 2 elements"),
+        (lambda s: s["_state"].update(group_weight=np.ones(3)), r"group_weight has 3 elements"),
     ],
 )  # fmt: skip
 def test_tampered_open_groups_are_refused_naming_the_field(change, message):
@@ -277,6 +282,40 @@ def test_memory_is_reported():
     want = rv.gauc_score(np.r_[y, y], np.r_[s, s].astype(np.float32), groups=np.r_[g, g],
                          sample_weight=np.r_[np.ones(n), np.full(n, 0.5)])  # fmt: skip
     assert narrow.compute() == want
+
+
+def test_the_ids_of_many_updates_are_held_once():
+    """The group ids are coded in one table as updates come (not kept per update):
+    100 updates of the same 1,000 groups hold the rows and one table of the ids."""
+    rng = np.random.default_rng(1)
+    acc, parts = rv.metric("gauc"), []
+    for _ in range(100):
+        y, s, g = rng.integers(0, 2, 500), rng.random(500), rng.permutation(1000)[:500] * 3
+        acc.update(y, s, groups=g)
+        parts.append((y, s, g))
+    y, s, g = (np.concatenate(c) for c in zip(*parts, strict=True))
+    n = len(y)
+    assert acc.compute() == rv.gauc_score(y, s, groups=g)
+    # 13 bytes a row (spare capacity of the first chunk of at most 64K rows aside)
+    # and a page of 4,096 codes for ids up to 3,000
+    assert acc.memory_bytes < 13 * n + 13 * 2**15 + 4 * 4096 + 2048
+    assert acc.state.rows.n_groups == 1000
+
+
+def test_per_row_group_weights_given_in_some_updates_only_are_refused():
+    groups = np.array([1, 1, 2, 2, 1, 2, 3, 3])
+    per_row = np.array([2.0, 2.0, 5.0, 5.0, 2.0, 5.0, 1.0, 1.0])
+    a, b = rv.metric("gauc"), rv.metric("gauc")
+    a.update(Y[:4], S[:4], groups=groups[:4], weighting=per_row[:4])
+    b.update(Y[4:], S[4:], groups=groups[4:])
+    merged = a.merge(b)
+    for call in (merged.compute, lambda: pickle.dumps(merged)):
+        with pytest.raises(InputValidationError, match="per-row array of group weights in some"):
+            call()
+    # the same weights split across accumulators: the function's value
+    a = rv.metric("gauc").update(Y[:4], S[:4], groups=groups[:4], weighting=per_row[:4])
+    b = rv.metric("gauc").update(Y[4:], S[4:], groups=groups[4:], weighting=per_row[4:])
+    assert b.merge(a).compute() == rv.gauc_score(Y, S, groups=groups, weighting=per_row)
 
 
 def test_a_window_of_split_groups():

@@ -14,7 +14,7 @@
 //! in a counting sort (groups in order of their first row, each group's rows in
 //! the order they came), as the kernels of [`crate::gauc`] read them.
 
-use crate::held::{Chunked, Ids, TooMany, Values, CHUNK};
+use crate::held::{Chunked, Ids, TooMany, Values};
 
 /// The rows of every update of a GAUC accumulator whose groups may be split.
 #[derive(Clone, Default)]
@@ -127,7 +127,7 @@ impl OpenGroups {
         self.group.extend_from_slice(&group);
         self.label.extend_from_slice(batch.labels);
         match batch.scores {
-            Scores::F32(s) => self.scores.extend_f32(s.iter().copied()),
+            Scores::F32(s) => self.scores.extend_f32(s),
             Scores::F64(s) => self.scores.extend(s),
         }
         match (&mut self.weights, batch.weights) {
@@ -250,17 +250,14 @@ impl OpenGroups {
                 (labels, GroupedScores::F32(scores))
             }
             Values::Double(v) => {
-                let all = v.to_vec();
-                let (labels, scores) = self.scatter(&offsets, all.chunks(CHUNK), 0f64);
+                let labels = self.scatter_rows(&offsets, self.label.iter(), 0i8);
+                let scores = self.scatter_rows(&offsets, v.iter(), 0f64);
                 (labels, GroupedScores::F64(scores))
             }
         };
-        let weights = self.weights.as_ref().map(|w| {
-            let all: Vec<f64> = match w {
-                Values::Single(v) => v.iter().map(f64::from).collect(),
-                Values::Double(v) => v.to_vec(),
-            };
-            self.scatter(&offsets, all.chunks(CHUNK), 0f64).1
+        let weights = self.weights.as_ref().map(|w| match w {
+            Values::Single(v) => self.scatter_rows(&offsets, v.iter().map(f64::from), 0f64),
+            Values::Double(v) => self.scatter_rows(&offsets, v.iter(), 0f64),
         });
         Grouped {
             codes,
@@ -270,7 +267,27 @@ impl OpenGroups {
         }
     }
 
-    /// The labels and the values of the rows (`values`: in chunks of [`CHUNK`] rows,
+    /// The values of the rows (in row order) put in the order of their groups.
+    fn scatter_rows<T: Copy>(
+        &self,
+        offsets: &[i64],
+        values: impl Iterator<Item = T>,
+        zero: T,
+    ) -> Vec<T> {
+        let mut at: Vec<usize> = offsets[..offsets.len() - 1]
+            .iter()
+            .map(|&o| o as usize)
+            .collect();
+        let mut out = vec![zero; self.len()];
+        for (g, x) in self.group.iter().zip(values) {
+            let slot = &mut at[g as usize];
+            out[*slot] = x;
+            *slot += 1;
+        }
+        out
+    }
+
+    /// The labels and the values of the rows (`values`: in chunks of `CHUNK` rows,
     /// in row order) put in the order of their groups, in one pass.
     fn scatter<'a, T: Copy + 'a>(
         &self,

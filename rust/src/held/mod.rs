@@ -45,18 +45,18 @@ impl<T: Copy> Chunked<T> {
         self.chunks[i / CHUNK][i % CHUNK]
     }
 
-    /// Append the items of `values` (each chunk's room reserved from their count
-    /// when the iterator knows it).
+    /// Append the items of `values` (a chunk's room reserved from their count when
+    /// the iterator knows it).
     pub fn extend(&mut self, values: impl IntoIterator<Item = T>) {
-        let mut values = values.into_iter().peekable();
-        while values.peek().is_some() {
-            let hint = values.size_hint().0;
+        let mut values = values.into_iter();
+        while let Some(x) = values.next() {
             let last = self.room();
-            let take = CHUNK - last.len();
-            Self::reserve(last, hint.min(take));
-            let before = last.len();
-            last.extend(values.by_ref().take(take));
-            self.len += last.len() - before;
+            if last.len() == last.capacity() {
+                let more = values.size_hint().0 + 1;
+                Self::reserve(last, more.min(CHUNK - last.len()));
+            }
+            last.push(x);
+            self.len += 1;
         }
     }
 

@@ -81,8 +81,9 @@ impl Values {
     /// Append `values` (widening once when one is not an f32 exactly).
     pub fn extend(&mut self, values: &[f64]) {
         if let Values::Single(v) = self {
-            if values.iter().all(|&x| (x as f32) as f64 == x) {
-                v.extend(values.iter().map(|&x| x as f32));
+            let narrow: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+            if narrow.iter().zip(values).all(|(&n, &x)| n as f64 == x) {
+                v.extend_from_slice(&narrow);
                 return;
             }
             let narrow = std::mem::take(v);
@@ -92,15 +93,18 @@ impl Values {
             });
         }
         if let Values::Double(v) = self {
-            v.wide.extend(values.iter().copied());
+            v.wide.extend_from_slice(values);
         }
     }
 
     /// Append f32 values (exact: no widening).
-    pub fn extend_f32(&mut self, values: impl IntoIterator<Item = f32>) {
+    pub fn extend_f32(&mut self, values: &[f32]) {
         match self {
-            Values::Single(mine) => mine.extend(values),
-            Values::Double(mine) => mine.wide.extend(values.into_iter().map(|x| x as f64)),
+            Values::Single(mine) => mine.extend_from_slice(values),
+            Values::Double(mine) => {
+                let wide: Vec<f64> = values.iter().map(|&x| x as f64).collect();
+                mine.wide.extend_from_slice(&wide);
+            }
         }
     }
 
@@ -108,26 +112,16 @@ impl Values {
     pub fn append(&mut self, other: &Values) {
         match other {
             Values::Double(v) => {
-                self.extend_f32(v.narrow.iter());
-                for c in &v.wide.chunks {
-                    self.extend(c);
-                }
+                v.narrow.chunks().for_each(|c| self.extend_f32(c));
+                v.wide.chunks().for_each(|c| self.extend(c));
             }
-            Values::Single(v) => self.extend_f32(v.iter()),
+            Values::Single(v) => v.chunks().for_each(|c| self.extend_f32(c)),
         }
     }
 
     /// `n` values of 1 (an f32 exactly).
     pub fn extend_ones(&mut self, n: usize) {
-        self.extend_f32(std::iter::repeat_n(1.0f32, n));
-    }
-
-    /// Whether every value is finite.
-    pub fn all_finite(&self) -> bool {
-        match self {
-            Values::Single(v) => v.iter().all(|x| x.is_finite()),
-            Values::Double(v) => v.iter().all(|x| x.is_finite()),
-        }
+        self.extend_f32(&vec![1.0f32; n]);
     }
 
     #[inline(always)]

@@ -244,21 +244,22 @@ impl OpenGroups {
         for (g, w) in offsets.windows(2).enumerate() {
             codes.extend(std::iter::repeat_n(g as i32, (w[1] - w[0]) as usize));
         }
-        let (labels, scores) = match &self.scores {
-            Values::Single(v) => {
-                let (labels, scores) = self.scatter(&offsets, v.chunks(), 0f32);
-                (labels, GroupedScores::F32(scores))
-            }
-            Values::Double(v) => {
-                let labels = self.scatter_rows(&offsets, self.label.iter(), 0i8);
-                let scores = self.scatter_rows(&offsets, v.iter(), 0f64);
-                (labels, GroupedScores::F64(scores))
-            }
+        if let (Values::Single(v), None) = (&self.scores, &self.weights) {
+            // the common case in one pass: each row's label and score put in place
+            let (labels, scores) = self.scatter(&offsets, v.chunks(), 0f32);
+            return Grouped {
+                codes,
+                labels,
+                scores: GroupedScores::F32(scores),
+                weights: None,
+            };
+        }
+        // each row's position found once, then each column put in place
+        let (labels, scores, weights) = if self.len() <= u32::MAX as usize {
+            self.columns(&self.positions::<u32>(&offsets))
+        } else {
+            self.columns(&self.positions::<usize>(&offsets))
         };
-        let weights = self.weights.as_ref().map(|w| match w {
-            Values::Single(v) => self.scatter_rows(&offsets, v.iter().map(f64::from), 0f64),
-            Values::Double(v) => self.scatter_rows(&offsets, v.iter(), 0f64),
-        });
         Grouped {
             codes,
             labels,
@@ -267,24 +268,48 @@ impl OpenGroups {
         }
     }
 
-    /// The values of the rows (in row order) put in the order of their groups.
-    fn scatter_rows<T: Copy>(
-        &self,
-        offsets: &[i64],
-        values: impl Iterator<Item = T>,
-        zero: T,
-    ) -> Vec<T> {
+    /// Each row's position in the grouped order.
+    fn positions<P: Pos>(&self, offsets: &[i64]) -> Vec<P> {
         let mut at: Vec<usize> = offsets[..offsets.len() - 1]
             .iter()
             .map(|&o| o as usize)
             .collect();
-        let mut out = vec![zero; self.len()];
-        for (g, x) in self.group.iter().zip(values) {
-            let slot = &mut at[g as usize];
-            out[*slot] = x;
-            *slot += 1;
+        let mut out = Vec::with_capacity(self.len());
+        for c in self.group.chunks() {
+            for &g in c {
+                let slot = &mut at[g as usize];
+                out.push(P::of(*slot));
+                *slot += 1;
+            }
         }
         out
+    }
+
+    /// The labels, scores and weights put at the positions `at`.
+    #[allow(clippy::type_complexity)]
+    fn columns<P: Pos>(&self, at: &[P]) -> (Vec<i8>, GroupedScores, Option<Vec<f64>>) {
+        let values = |v: &Values| {
+            let mut out = vec![0f64; at.len()];
+            match v {
+                Values::Single(v) => put(&mut out, at, 0, v.chunks()),
+                Values::Double(v) => {
+                    let r = put(&mut out, at, 0, v.narrow.chunks());
+                    put(&mut out, at, r, v.wide.chunks())
+                }
+            };
+            out
+        };
+        let mut labels = vec![0i8; at.len()];
+        put(&mut labels, at, 0, self.label.chunks());
+        let scores = match &self.scores {
+            Values::Single(v) => {
+                let mut out = vec![0f32; at.len()];
+                put(&mut out, at, 0, v.chunks());
+                GroupedScores::F32(out)
+            }
+            Values::Double(_) => GroupedScores::F64(values(&self.scores)),
+        };
+        (labels, scores, self.weights.as_ref().map(values))
     }
 
     /// The labels and the values of the rows (`values`: in chunks of `CHUNK` rows,
@@ -313,6 +338,51 @@ impl OpenGroups {
         }
         (labels, out)
     }
+}
+
+/// A row's position: u32 while the rows are that few, else usize.
+trait Pos: Copy {
+    fn of(at: usize) -> Self;
+    fn at(self) -> usize;
+}
+
+impl Pos for u32 {
+    #[inline(always)]
+    fn of(at: usize) -> Self {
+        at as u32
+    }
+    #[inline(always)]
+    fn at(self) -> usize {
+        self as usize
+    }
+}
+
+impl Pos for usize {
+    #[inline(always)]
+    fn of(at: usize) -> Self {
+        at
+    }
+    #[inline(always)]
+    fn at(self) -> usize {
+        self
+    }
+}
+
+/// The values of rows `r..` (in chunks, in row order) put at their positions in
+/// `out`; returns the row after them.
+fn put<'a, S: Copy + Into<T> + 'a, T, P: Pos>(
+    out: &mut [T],
+    at: &[P],
+    mut r: usize,
+    chunks: impl Iterator<Item = &'a [S]>,
+) -> usize {
+    for c in chunks {
+        for (&x, p) in c.iter().zip(&at[r..r + c.len()]) {
+            out[p.at()] = x.into();
+        }
+        r += c.len();
+    }
+    r
 }
 
 #[cfg(test)]

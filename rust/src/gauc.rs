@@ -16,6 +16,8 @@ use crate::auc::pair_weight_sorted;
 use crate::{csr, encode, sums, threads};
 use rustc_hash::FxHashMap;
 
+pub mod open;
+
 /// Rows and positives of each group.
 pub fn group_counts(codes: &[i32], n_groups: usize, labels: &[i8]) -> (Vec<i64>, Vec<i64>) {
     let mut rows = vec![0i64; n_groups];

@@ -12,6 +12,7 @@ pub mod csr;
 pub mod encode;
 pub mod gauc;
 pub mod integer_ids;
+pub mod held;
 pub mod lists;
 pub mod ln;
 pub mod loss;

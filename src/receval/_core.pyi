@@ -80,6 +80,7 @@ __all__ = [
     "UTILITY",
     "AucRuns",
     "G",
+    "OpenGroups",
     "OpenRows",
     "RankingSpec",
     "accumulate_bitsets",
@@ -698,3 +699,41 @@ class OpenRows:
 def canonical_integers(
     offsets: NDArray[np.int32], data: NDArray[np.uint8]
 ) -> NDArray[np.int64] | None: ...
+
+@final
+class OpenGroups:
+    def __new__(cls) -> OpenGroups: ...
+    def add(
+        self,
+        ids: NDArray[np.int64] | list[str],
+        codes: NDArray[np.int32],
+        labels: NDArray[np.int8],
+        scores: NDArray[np.float32] | NDArray[np.float64],
+        weights: NDArray[np.float64] | None = None,
+        group_weight: NDArray[np.float64] | None = None,
+    ) -> None: ...
+    def absorb(self, other: OpenGroups) -> None: ...
+    def copy(self) -> OpenGroups: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    @property
+    def n_rows(self) -> int: ...
+    @property
+    def n_groups(self) -> int: ...
+    def ids(self) -> NDArray[np.int64] | tuple[bytes, int]: ...
+    def group_weights(self) -> tuple[NDArray[np.float64] | None, bool, NDArray[np.uint32]]: ...
+    def rows(
+        self,
+    ) -> tuple[NDArray[np.uint32], NDArray[np.int8], NDArray[Any], NDArray[Any] | None]: ...
+    def grouped(
+        self,
+    ) -> tuple[NDArray[np.int32], NDArray[np.int8], NDArray[Any], NDArray[np.float64] | None]: ...
+    @staticmethod
+    def from_rows(
+        ids: NDArray[np.int64] | list[str],
+        codes: NDArray[np.uint32],
+        labels: NDArray[np.int8],
+        scores: NDArray[np.float32] | NDArray[np.float64],
+        weights: NDArray[np.float32] | NDArray[np.float64] | None = None,
+        group_weight: NDArray[np.float64] | None = None,
+    ) -> OpenGroups: ...

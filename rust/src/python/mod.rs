@@ -21,6 +21,7 @@ mod gauc;
 mod integer_ids;
 mod lists;
 mod open;
+mod open_groups;
 mod ranking;
 mod retention;
 mod runs;
@@ -121,5 +122,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     split::register(m)?;
     open::register(m)?;
     integer_ids::register(m)?;
+    open_groups::register(m)?;
     Ok(())
 }

@@ -8,23 +8,21 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 
 use super::{same_length, slice};
-use crate::ranking::open::{Chunked, Ids, OpenRows as Rows, TooMany, Values, Widened};
+use crate::held::{Chunked, Ids, TooMany, Values, Widened, MAX_IDS};
+use crate::ranking::open::OpenRows as Rows;
 
-fn too_many(_: TooMany) -> PyErr {
-    PyValueError::new_err(format!(
-        "OpenRows: more than {} distinct ids",
-        crate::ranking::open::MAX_IDS
-    ))
+pub(super) fn too_many(_: TooMany) -> PyErr {
+    PyValueError::new_err(format!("more than {} distinct ids", MAX_IDS))
 }
 
 /// Ids as given: an int64 array or a list of str (read, not yet coded).
-enum Given<'py> {
+pub(super) enum Given<'py> {
     Ints(PyReadonlyArray1<'py, i64>),
     Texts(Vec<Bound<'py, PyString>>),
 }
 
 /// Read `ids` (an int64 array or a list of str), or a `ValueError` naming it.
-fn given<'py>(ids: &Bound<'py, PyAny>, name: &str) -> PyResult<Given<'py>> {
+pub(super) fn given<'py>(ids: &Bound<'py, PyAny>, name: &str) -> PyResult<Given<'py>> {
     if let Ok(a) = ids.extract::<PyReadonlyArray1<'py, i64>>() {
         slice(&a, name)?;
         return Ok(Given::Ints(a));
@@ -46,7 +44,7 @@ fn given<'py>(ids: &Bound<'py, PyAny>, name: &str) -> PyResult<Given<'py>> {
 }
 
 impl Given<'_> {
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         match self {
             Given::Ints(a) => a.len().unwrap_or(0),
             Given::Texts(t) => t.len(),
@@ -54,7 +52,7 @@ impl Given<'_> {
     }
 
     /// The codes of the ids in `table` (new ones for new ids).
-    fn codes(&self, table: &mut Ids) -> PyResult<Vec<u32>> {
+    pub(super) fn codes(&self, table: &mut Ids) -> PyResult<Vec<u32>> {
         let out: Result<Vec<u32>, TooMany> = match self {
             Given::Ints(a) => a
                 .as_slice()
@@ -72,7 +70,7 @@ impl Given<'_> {
 }
 
 /// Ids in code order: an int64 array, or the UCS-4 bytes of a str array and its width.
-fn ids_out<'py>(py: Python<'py>, ids: &Ids) -> PyResult<Bound<'py, PyAny>> {
+pub(super) fn ids_out<'py>(py: Python<'py>, ids: &Ids) -> PyResult<Bound<'py, PyAny>> {
     if !ids.strings() {
         return Ok(ids.ints().into_pyarray(py).into_any());
     }

@@ -112,17 +112,15 @@ def metric(
     Memory (``Accumulator.memory_bytes`` reports it): exact ``roc_auc`` keeps
     one count per distinct score (compacted as batches arrive), the others a few
     exact sums. ``gauc`` and ranking metrics cannot tell when a group is
-    finished, so by default they hold every row until ``compute()``, compactly:
-    ``gauc`` 13 bytes a row (an int32 group code into each batch's distinct
-    ids, an int8 label, a float64 score; 9 with float32 scores, held as given; 8
-    more with ``sample_weight``), ranking
-    metrics every qrels and run row in the compiled core (its user and item
-    codes into id tables grown by each update, and its grade or score as a
-    float32 while every value is one exactly: 12 bytes a row, 16 with float64
-    values, and the distinct ids, coded by value as each update or merge comes);
-    ``gauc``'s ``compute()`` joins the ids of every update and merged
-    accumulator by value (ints, strings), and both run the function's kernels
-    once on all the rows, so a
+    finished, so by default they hold every row until ``compute()``, compactly,
+    in the compiled core: ``gauc`` its group code into a table of the group ids,
+    its int8 label and its score (9 bytes a row, 13 with float64 scores; 4 or 8
+    more with ``sample_weight``), ranking metrics every qrels and run row (its
+    user and item codes into id tables, and its grade or score: 12 bytes a row,
+    16 with float64 values), each value a float32 while every one is one
+    exactly; the id tables are grown by each update and merge, which code their
+    distinct ids only (ints, strings). Both group the rows in a counting sort at
+    ``compute()`` and run the function's kernels once on all of them, so a
     group split across updates or workers counts once, and more updates may
     follow. With ``whole_groups=True`` they keep an exact sum and the ids of
     the groups seen (8 bytes a group, ints). Inputs: NumPy arrays, lists,

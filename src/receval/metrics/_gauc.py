@@ -16,7 +16,7 @@ from ..engine.sources import run_definition
 from ..engine.states import Seen
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import warn_undefined
-from ._gauc_open import OpenGroups, checked_rows, open_groups_of
+from ._gauc_open import OpenGroups, checked_rows
 
 __all__ = ["GroupAUCReport", "gauc_score", "group_auc"]
 
@@ -450,23 +450,47 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
     from ..engine.totals import report_totals
     from ..exceptions import UndefinedMetricWarning
 
-    y_true, y_score, groups, sample_weight, weighting = batch
     if not params["whole_groups"]:
-        if _named(weighting) and _plain(weighting) != _plain(params["weighting"]):
-            shown = weighting if isinstance(weighting, str) else "a mapping"
-            raise InputValidationError(
-                f"gauc_score: update(weighting={shown!r}) differs from the accumulator's "
-                f"weighting {params['weighting']!r}, which compute() applies to every "
-                f"group; make the accumulator with receval.metric('gauc', "
-                f"weighting=...) instead."
-            )
-        return _open_groups(y_true, y_score, groups, weighting, sample_weight)
+        return _open_update(params, OpenGroups(), batch)
+    y_true, y_score, groups, sample_weight, weighting = batch
     with warnings.catch_warnings():  # a batch of one-class groups is no error: finalize says
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
     seen = Seen()
     seen.add(report.groups, "gauc_score", "groups")
     return GroupState(report_totals(report), seen)
+
+
+def _gauc_update_into(
+    params: dict[str, Any], state: GroupState | OpenGroups, batch: Any
+) -> GroupState | OpenGroups:
+    if isinstance(state, OpenGroups):  # the accumulator's own rows: the batch's join them
+        return _open_update(params, state, batch)
+    new = _gauc_update(params, batch)
+    assert isinstance(new, GroupState)
+    return state.absorb(new)
+
+
+def _open_update(params: dict[str, Any], state: OpenGroups, batch: Any) -> OpenGroups:
+    """A batch's rows added to those held (a per-row ``weighting``: as each group's
+    weight, checked now)."""
+    y_true, y_score, groups, sample_weight, weighting = batch
+    named = _named(weighting)
+    if named and _plain(weighting) != _plain(params["weighting"]):
+        shown = weighting if isinstance(weighting, str) else "a mapping"
+        raise InputValidationError(
+            f"gauc_score: update(weighting={shown!r}) differs from the accumulator's "
+            f"weighting {params['weighting']!r}, which compute() applies to every "
+            f"group; make the accumulator with receval.metric('gauc', "
+            f"weighting=...) instead."
+        )
+
+    def per_group(ids: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
+        if named:
+            return None
+        return group_weights(weighting, ids, codes, np.empty(0), np.empty(0), "gauc_score")[0]
+
+    return state.add(y_true, y_score, groups, sample_weight, per_group)
 
 
 def _named(weighting: Any) -> bool:
@@ -479,38 +503,19 @@ def _plain(weighting: Any) -> Any:
     return dict(weighting.items()) if hasattr(weighting, "items") else weighting
 
 
-def _open_groups(
-    y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any
-) -> OpenGroups:
-    """A batch's rows, held until ``compute`` (a per-row ``weighting``: as each
-    group's weight, checked now)."""
-    named = _named(weighting)
-
-    def per_group(ids: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
-        if named:
-            return None
-        return group_weights(weighting, ids, codes, np.empty(0), np.empty(0), "gauc_score")[0]
-
-    return open_groups_of(y_true, y_score, groups, sample_weight, per_group)[0]
-
-
 def open_report(state: OpenGroups, weighting: Any) -> GroupAUCReport:
     """The report of every row an :class:`OpenGroups` holds (``weighting``: the
     metric's named or mapped weighting; a per-row one was held with the rows)."""
-    one = state.compact().batches
-    if not one:
+    if not state.n_rows:
         raise InputValidationError("gauc_score: no rows were given; call update first.")
-    b = one[0]
-    weights = v.check_sample_weight(b.weights, len(b.codes), "gauc_score", relative=True)
-    auc, rows, weight, weighted_pos = grouped_auc_kernel(
-        b.codes, len(b.ids), b.labels, b.scores, weights
-    )
-    if b.group_weight is not None:
-        group_w, used = b.group_weight, "custom"
+    ids, codes, labels, scores, weights, group_weight = state.grouped()
+    weights = v.check_sample_weight(weights, len(codes), "gauc_score", relative=True)
+    auc, rows, weight, weighted_pos = grouped_auc_kernel(codes, len(ids), labels, scores, weights)
+    if group_weight is not None:
+        group_w, used = group_weight, "custom"
     else:
-        group_w, used = group_weights(weighting, b.ids, b.codes, weight, weighted_pos,
-                                      "gauc_score")  # fmt: skip
-    return GroupAUCReport.of_groups(b.ids, auc, group_w, rows, used)
+        group_w, used = group_weights(weighting, ids, codes, weight, weighted_pos, "gauc_score")
+    return GroupAUCReport.of_groups(ids, auc, group_w, rows, used)
 
 
 def _gauc_empty(params: dict[str, Any]) -> GroupState | OpenGroups:
@@ -523,7 +528,7 @@ def _gauc_empty(params: dict[str, Any]) -> GroupState | OpenGroups:
 
 def _gauc_finalize(params: dict[str, Any], state: GroupState | OpenGroups) -> float:
     if isinstance(state, OpenGroups):
-        if not state.batches:
+        if not state.n_rows:
             return gauc_or_warn(float("nan"), 0)
         report = open_report(state, params["weighting"])
         return gauc_or_warn(report.score, report.n_groups)
@@ -539,6 +544,7 @@ GAUC = register(
         empty=_gauc_empty,
         finalize=_gauc_finalize,
         one_partition=_gauc_one_call,
+        update_into=_gauc_update_into,
         splits_groups=True,
     ),
 )

@@ -33,7 +33,7 @@ from .._kernels import compiled
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError
 
-__all__ = ["OpenUsers"]
+__all__ = ["OpenUsers", "given_ids", "held_ids"]
 
 _FIELDS = ("user_ids", "item_ids", "users", "items", "values")
 
@@ -119,7 +119,7 @@ class OpenUsers:
         self.n_listwise, self.scores, self.ranks = n, state["scores"], state["ranks"]
 
 
-def _given(ids: np.ndarray) -> Any:
+def given_ids(ids: np.ndarray) -> Any:
     """Ids as the core takes them: an int64 array, or a list of str (strings, ints
     beyond int64, anything else by its text)."""
     ids = np.asarray(ids)
@@ -135,12 +135,13 @@ def _given(ids: np.ndarray) -> Any:
 
 
 def _add(side: Any, user_ids: Any, item_ids: Any, offsets: Any, items: Any, values: Any) -> None:
-    side.add(_given(user_ids), _given(item_ids), np.ascontiguousarray(offsets, dtype=np.int64),
+    side.add(given_ids(user_ids), given_ids(item_ids),
+             np.ascontiguousarray(offsets, dtype=np.int64),
              np.ascontiguousarray(items, dtype=np.int32),
              np.ascontiguousarray(values, dtype=np.float64))  # fmt: skip
 
 
-def _ids(held: Any) -> np.ndarray:
+def held_ids(held: Any) -> np.ndarray:
     """The core's ids: an int64 array, or (UCS-4 bytes, width) of a str array."""
     if isinstance(held, np.ndarray):
         return held
@@ -156,8 +157,8 @@ def _grouped(kind: type[Any], side: Any, func: str, from_ranks: bool) -> Any:
     order, offsets, items, values = side.grouped()
     out: Any = object.__new__(kind)
     out.offsets = offsets
-    out.user_ids = _ids(side.user_ids())[order]
-    out.item_ids = _ids(side.item_ids())
+    out.user_ids = held_ids(side.user_ids())[order]
+    out.item_ids = held_ids(side.item_ids())
     no_rows = np.empty(0, dtype=np.int64)
     try:
         if kind is Qrels:
@@ -182,7 +183,7 @@ def _plain(side: Any) -> dict[str, Any]:
     """A side's rows as plain arrays: the distinct user and item ids, each row's user
     and item codes (uint32) and value (float32 or float64, as held)."""
     users, items, values = side.rows()
-    return {"user_ids": _ids(side.user_ids()), "item_ids": _ids(side.item_ids()),
+    return {"user_ids": held_ids(side.user_ids()), "item_ids": held_ids(side.item_ids()),
             "users": users, "items": items, "values": values}  # fmt: skip
 
 
@@ -208,7 +209,7 @@ def _loaded(rows: Any, where: str) -> Any:
         raise invalid_state(f"{where}.values must be a 1-D float32 or float64 array")
     try:
         return compiled().OpenRows.from_rows(
-            _given(arrays["user_ids"]), _given(arrays["item_ids"]), arrays["users"],
+            given_ids(arrays["user_ids"]), given_ids(arrays["item_ids"]), arrays["users"],
             arrays["items"], np.ascontiguousarray(values),
         )  # fmt: skip
     except ValueError as error:

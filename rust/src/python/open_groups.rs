@@ -1,0 +1,340 @@
+//! Binding of [`crate::gauc::open`]: GAUC's rows of groups split across updates and
+//! accumulators, held until the end. Group ids come in as an int64 array or a list
+//! of str (as those of [`super::open`]); every code, label, score and weight is
+//! checked before a row is added (a bad one raises `ValueError` naming it, the rows
+//! unchanged).
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use super::open::{given, ids_out};
+use super::{same_length, slice};
+use crate::gauc::open::{Batch, GroupedScores, OpenGroups as Rows, Scores};
+use crate::held::{Chunked, Values, Widened};
+
+fn refused(message: String) -> PyErr {
+    PyValueError::new_err(message)
+}
+
+/// Scores given as a float32 or a float64 array.
+enum GivenScores<'py> {
+    F32(PyReadonlyArray1<'py, f32>),
+    F64(PyReadonlyArray1<'py, f64>),
+}
+
+impl<'py> GivenScores<'py> {
+    fn of(scores: &Bound<'py, PyAny>, where_: &str) -> PyResult<Self> {
+        if let Ok(a) = scores.extract::<PyReadonlyArray1<'py, f32>>() {
+            return Ok(GivenScores::F32(a));
+        }
+        let a = scores
+            .extract::<PyReadonlyArray1<'py, f64>>()
+            .map_err(|_| {
+                refused(format!(
+                    "{where_}.scores must be a float32 or float64 array"
+                ))
+            })?;
+        Ok(GivenScores::F64(a))
+    }
+
+    fn scores(&self) -> PyResult<Scores<'_>> {
+        Ok(match self {
+            GivenScores::F32(a) => Scores::F32(slice(a, "scores")?),
+            GivenScores::F64(a) => Scores::F64(slice(a, "scores")?),
+        })
+    }
+}
+
+/// A `ValueError` naming `field` of `where_` unless every value is finite and >= 0.
+fn check_weights(where_: &str, field: &str, w: &[f64]) -> PyResult<()> {
+    if w.iter().all(|&x| x.is_finite() && x >= 0.0) {
+        return Ok(());
+    }
+    Err(refused(format!("{where_}.{field} must be finite and >= 0")))
+}
+
+/// A `ValueError` unless the labels are 0 or 1 and the scores finite.
+fn check_rows(where_: &str, labels: &[i8], scores: Scores<'_>) -> PyResult<()> {
+    if labels.iter().any(|&l| l != 0 && l != 1) {
+        return Err(refused(format!("{where_}.labels must be 0 or 1")));
+    }
+    let finite = match scores {
+        Scores::F32(s) => s.iter().all(|x| x.is_finite()),
+        Scores::F64(s) => s.iter().all(|x| x.is_finite()),
+    };
+    if !finite {
+        return Err(refused(format!("{where_}.scores must be finite")));
+    }
+    Ok(())
+}
+
+/// GAUC's rows of every update: a table of the group ids, and per row its group
+/// code, label, score (f32 while every score is one exactly) and weight (once an
+/// update gives weights); the per-row `weighting` of each group.
+#[pyclass(name = "OpenGroups", module = "receval._core")]
+#[derive(Clone, Default)]
+pub struct OpenGroups {
+    rows: Rows,
+}
+
+#[pymethods]
+impl OpenGroups {
+    #[new]
+    fn new() -> Self {
+        OpenGroups::default()
+    }
+
+    /// Add an update's rows: each row's code into `ids` (its distinct group ids),
+    /// label (0 or 1), score (float32 or float64) and sample weight (None: 1 each),
+    /// and the per-row `weighting`'s weight of each id (None: not given).
+    #[pyo3(signature = (ids, codes, labels, scores, weights = None, group_weight = None))]
+    fn add(
+        &mut self,
+        ids: &Bound<'_, PyAny>,
+        codes: PyReadonlyArray1<'_, i32>,
+        labels: PyReadonlyArray1<'_, i8>,
+        scores: &Bound<'_, PyAny>,
+        weights: Option<PyReadonlyArray1<'_, f64>>,
+        group_weight: Option<PyReadonlyArray1<'_, f64>>,
+    ) -> PyResult<()> {
+        let where_ = "OpenGroups.add";
+        let ids = given(ids, "ids")?;
+        let (codes, labels) = (slice(&codes, "codes")?, slice(&labels, "labels")?);
+        let given_scores = GivenScores::of(scores, where_)?;
+        let scores = given_scores.scores()?;
+        let weights = weights.as_ref().map(|w| slice(w, "weights")).transpose()?;
+        let group_weight = group_weight
+            .as_ref()
+            .map(|w| slice(w, "group_weight"))
+            .transpose()?;
+        let mut lengths = vec![
+            ("codes", codes.len()),
+            ("labels", labels.len()),
+            ("scores", scores.len()),
+        ];
+        lengths.extend(weights.map(|w| ("weights", w.len())));
+        same_length(where_, &lengths)?;
+        let n_ids = ids.len();
+        if codes.iter().any(|&c| c < 0 || c as usize >= n_ids) {
+            return Err(refused(format!("{where_}.codes must lie in [0, len(ids))")));
+        }
+        if let Some(gw) = group_weight {
+            same_length(where_, &[("ids", n_ids), ("group_weight", gw.len())])?;
+            check_weights(where_, "group_weight", gw)?;
+        }
+        if let Some(w) = weights {
+            check_weights(where_, "weights", w)?;
+        }
+        check_rows(where_, labels, scores)?;
+        let table = ids.codes(&mut self.rows.ids)?;
+        let batch = Batch {
+            codes,
+            labels,
+            scores,
+            weights,
+            group_weight,
+        };
+        self.rows.add(&table, batch);
+        Ok(())
+    }
+
+    /// Add another's rows after these (its ids coded in this table).
+    fn absorb(&mut self, other: PyRef<'_, OpenGroups>) -> PyResult<()> {
+        self.rows
+            .absorb(&other.rows)
+            .map_err(|_| refused(format!("more than {} distinct ids", crate::held::MAX_IDS)))
+    }
+
+    /// A copy.
+    fn copy(&self) -> OpenGroups {
+        self.clone()
+    }
+
+    /// Bytes held (the capacity allocated).
+    #[getter]
+    fn memory_bytes(&self) -> usize {
+        self.rows.memory_bytes()
+    }
+
+    /// Rows held.
+    #[getter]
+    fn n_rows(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Groups held.
+    #[getter]
+    fn n_groups(&self) -> usize {
+        self.rows.ids.len()
+    }
+
+    /// The group ids in code order: an int64 array, or (UCS-4 bytes, width) of a
+    /// str array.
+    fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ids_out(py, &self.rows.ids)
+    }
+
+    /// The per-row `weighting`s given: each group's weight in code order (NaN where
+    /// none given; None: no update gave one), whether some update gave none, and
+    /// the codes of the groups given two different weights.
+    #[allow(clippy::type_complexity)]
+    fn group_weights<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (
+        Option<Bound<'py, PyArray1<f64>>>,
+        bool,
+        Bound<'py, PyArray1<u32>>,
+    ) {
+        (
+            self.rows.group_weights().map(|w| w.into_pyarray(py)),
+            self.rows.custom.without,
+            self.rows.differ().into_pyarray(py),
+        )
+    }
+
+    /// Each row's group code, label, score and weight (None: no update gave
+    /// weights), as held (float32, or float64 once one is not a float32).
+    #[allow(clippy::type_complexity)]
+    fn rows<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (
+        Bound<'py, PyArray1<u32>>,
+        Bound<'py, PyArray1<i8>>,
+        Bound<'py, PyAny>,
+        Option<Bound<'py, PyAny>>,
+    ) {
+        let values = |v: &Values| match v {
+            Values::Single(v) => v.to_vec().into_pyarray(py).into_any(),
+            Values::Double(v) => v.to_vec().into_pyarray(py).into_any(),
+        };
+        (
+            self.rows.group.to_vec().into_pyarray(py),
+            self.rows.label.to_vec().into_pyarray(py),
+            values(&self.rows.scores),
+            self.rows.weights.as_ref().map(values),
+        )
+    }
+
+    /// The rows grouped by group code: each position's code (int32), label, score
+    /// (float32 while every one held is a float32, else float64) and weight (float64;
+    /// None: no update gave weights).
+    #[allow(clippy::type_complexity)]
+    fn grouped<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (
+        Bound<'py, PyArray1<i32>>,
+        Bound<'py, PyArray1<i8>>,
+        Bound<'py, PyAny>,
+        Option<Bound<'py, PyArray1<f64>>>,
+    ) {
+        let g = py.detach(|| self.rows.grouped());
+        let scores = match g.scores {
+            GroupedScores::F32(s) => s.into_pyarray(py).into_any(),
+            GroupedScores::F64(s) => s.into_pyarray(py).into_any(),
+        };
+        (
+            g.codes.into_pyarray(py),
+            g.labels.into_pyarray(py),
+            scores,
+            g.weights.map(|w| w.into_pyarray(py)),
+        )
+    }
+
+    /// Rows from the arrays of `ids` (distinct) and `rows` (each row's group code,
+    /// label, score and weight), and the groups' weights
+    /// (None, or one per id), each checked: a `ValueError` naming the field.
+    #[staticmethod]
+    #[pyo3(signature = (ids, codes, labels, scores, weights = None, group_weight = None))]
+    fn from_rows(
+        ids: &Bound<'_, PyAny>,
+        codes: PyReadonlyArray1<'_, u32>,
+        labels: PyReadonlyArray1<'_, i8>,
+        scores: &Bound<'_, PyAny>,
+        weights: Option<&Bound<'_, PyAny>>,
+        group_weight: Option<PyReadonlyArray1<'_, f64>>,
+    ) -> PyResult<OpenGroups> {
+        let where_ = "OpenGroups";
+        let mut rows = Rows::default();
+        let table = given(ids, "ids")?.codes(&mut rows.ids)?;
+        if table.iter().enumerate().any(|(i, &c)| c as usize != i) {
+            return Err(refused(format!("{where_}.ids must be distinct")));
+        }
+        let (codes, labels) = (slice(&codes, "codes")?, slice(&labels, "labels")?);
+        let given_scores = GivenScores::of(scores, where_)?;
+        let scores = given_scores.scores()?;
+        let weights = weights
+            .map(|w| GivenScores::of(w, where_).map_err(|_| weights_kind(where_)))
+            .transpose()?;
+        let weight_values = weights.as_ref().map(|w| w.scores()).transpose()?;
+        let mut lengths = vec![
+            ("codes", codes.len()),
+            ("labels", labels.len()),
+            ("scores", scores.len()),
+        ];
+        lengths.extend(weight_values.map(|w| ("weights", w.len())));
+        same_length(where_, &lengths)?;
+        let n_ids = rows.ids.len();
+        if codes.iter().any(|&g| g as usize >= n_ids) {
+            return Err(refused(format!(
+                "{where_}.codes must lie in [0, {n_ids}), the ids held"
+            )));
+        }
+        check_rows(where_, labels, scores)?;
+        rows.group.extend_from_slice(codes);
+        rows.label.extend_from_slice(labels);
+        rows.scores = held(scores);
+        if let Some(w) = weight_values {
+            let w = held(w);
+            let ok = match &w {
+                Values::Single(v) => v.iter().all(|x| x.is_finite() && x >= 0.0),
+                Values::Double(v) => v.iter().all(|x| x.is_finite() && x >= 0.0),
+            };
+            if !ok {
+                return Err(refused(format!("{where_}.weights must be finite and >= 0")));
+            }
+            rows.weights = Some(w);
+        }
+        let n = rows.len();
+        match group_weight {
+            Some(gw) => {
+                let gw = slice(&gw, "group_weight")?;
+                same_length(where_, &[("ids", n_ids), ("group_weight", gw.len())])?;
+                check_weights(where_, "group_weight", gw)?;
+                rows.custom.given = true;
+                rows.custom.weight = gw.to_vec();
+            }
+            None => rows.custom.without = n > 0,
+        }
+        Ok(OpenGroups { rows })
+    }
+}
+
+fn weights_kind(where_: &str) -> PyErr {
+    refused(format!(
+        "{where_}.weights must be None or a float32 or float64 array"
+    ))
+}
+
+/// Values as given (float32: as held; float64: widened).
+fn held(values: Scores<'_>) -> Values {
+    match values {
+        Scores::F32(s) => {
+            let mut v = Chunked::default();
+            v.extend_from_slice(s);
+            Values::Single(v)
+        }
+        Scores::F64(s) => {
+            let mut v = Widened::default();
+            v.wide.extend_from_slice(s);
+            Values::Double(v)
+        }
+    }
+}
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<OpenGroups>()
+}

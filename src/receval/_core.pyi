@@ -91,6 +91,7 @@ __all__ = [
     "binary_log_loss_exact",
     "binned_gaps",
     "bootstrap_means",
+    "canonical_integers",
     "dense_codes_in_place",
     "distinct_users_per_item",
     "evaluate_users",
@@ -160,7 +161,6 @@ __all__ = [
     "xauc_distinct",
     "xauc_pairs_counted",
     "xauc_pairs_weighted",
-    "canonical_integers",
 ]
 
 #: why a checked call refuses its input: (kind, argument, row, count, values)

@@ -363,7 +363,7 @@ where
 /// enough that a thread already awake halves its time).
 pub const SHARED_ROWS: usize = 8192;
 /// Rows of a block of [`shared_checked`].
-const SHARED_BLOCK: usize = 2048;
+const SHARED_BLOCK: usize = 1024;
 
 /// The rows' function of [`shared_checked`], its lifetime erased (see [`Share`]).
 type RowsFn = dyn Fn(Range<usize>) -> Option<Acc> + Sync;
@@ -392,6 +392,34 @@ unsafe impl Send for Share {}
 unsafe impl Sync for Share {}
 
 impl Share {
+    /// A helper's part: enter the gate while it is open, take blocks, leave their sum.
+    fn help(&self) {
+        let mut gate = self.gate.load(Ordering::Acquire);
+        loop {
+            if gate & 1 == 1 {
+                return; // too late: the caller took every block
+            }
+            match self.gate.compare_exchange_weak(
+                gate,
+                gate + 2,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(now) => gate = now,
+            }
+        }
+        // SAFETY: inside the gate the caller's function is alive (see `Share`)
+        let sum_rows = unsafe { &*self.sum_rows };
+        if let Some(acc) = self.take_blocks(sum_rows) {
+            self.parts
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(acc);
+        }
+        self.gate.fetch_sub(2, Ordering::Release);
+    }
+
     /// The sum of the blocks this thread takes (None when one fails, or another did).
     fn take_blocks(
         &self,
@@ -419,9 +447,10 @@ impl Share {
 }
 
 /// [`chunked_checked`] of one chunk of `n` rows, its blocks shared with a thread of
-/// the pool that is free to take them: the calling thread starts at once and takes
-/// every block no helper has taken, so a pool busy or asleep costs only the offer.
-/// The sum does not depend on who took which block.
+/// the pool that is free to take them (one still awake from the last call takes
+/// them at once, see [`LINGER`]): the calling thread starts at once and takes every
+/// block no helper has taken, so a pool busy or asleep costs only the offer. The sum
+/// does not depend on who took which block.
 fn shared_checked<'a, F>(n: usize, sum_rows: &'a F) -> Option<Acc>
 where
     F: Fn(Range<usize>) -> Option<Acc> + Sync + 'a,
@@ -442,34 +471,7 @@ where
         rows: n,
         sum_rows: erased,
     });
-    let helper = Arc::clone(&share);
-    crate::threads::spawn(move || {
-        let mut gate = helper.gate.load(Ordering::Acquire);
-        loop {
-            if gate & 1 == 1 {
-                return; // too late: the caller took every block
-            }
-            match helper.gate.compare_exchange_weak(
-                gate,
-                gate + 2,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => break,
-                Err(now) => gate = now,
-            }
-        }
-        // SAFETY: inside the gate the caller's function is alive (see `Share`)
-        let sum_rows = unsafe { &*helper.sum_rows };
-        if let Some(acc) = helper.take_blocks(sum_rows) {
-            helper
-                .parts
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(acc);
-        }
-        helper.gate.fetch_sub(2, Ordering::Release);
-    });
+    offer(&share);
     let mine = share.take_blocks(local);
     share.gate.fetch_or(1, Ordering::AcqRel);
     let mut spins = 0u32;
@@ -482,12 +484,85 @@ where
             std::thread::yield_now();
         }
     }
+    withdraw(&share);
     if share.failed.load(Ordering::Relaxed) {
         return None;
     }
     let mut parts = std::mem::take(&mut *share.parts.lock().unwrap_or_else(|e| e.into_inner()));
     parts.push(mine?);
     Some(merge_rows(&parts))
+}
+
+/// The share offered to a helper already awake (one that has just taken blocks of
+/// a share and lingers, see [`LINGER`]); None once taken or withdrawn.
+static OFFER: Mutex<Option<Arc<Share>>> = Mutex::new(None);
+/// Whether [`OFFER`] holds a share (read by lingering helpers without the lock).
+static OFFERED: AtomicBool = AtomicBool::new(false);
+/// Helpers lingering for an offer.
+static LINGERING: AtomicUsize = AtomicUsize::new(0);
+/// How long a helper that has taken blocks of a share stays awake, spinning, for the
+/// next one before it returns to the pool: a training loop's next `update` comes
+/// within microseconds, and a pool thread woken from sleep comes too late for its
+/// blocks. A call not followed by another burns at most this much of one core.
+pub const LINGER: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// Offer `share`'s blocks: to a helper lingering, else to a thread of the pool.
+fn offer(share: &Arc<Share>) {
+    if LINGERING.load(Ordering::Acquire) > 0 {
+        let mut slot = OFFER.lock().unwrap_or_else(|e| e.into_inner());
+        *slot = Some(Arc::clone(share));
+        OFFERED.store(true, Ordering::Release);
+    } else {
+        let helper = Arc::clone(share);
+        crate::threads::spawn(move || help(helper));
+    }
+}
+
+/// Take `share` back from [`OFFER`] if no helper took it (the caller has every block).
+fn withdraw(share: &Arc<Share>) {
+    if OFFERED.load(Ordering::Acquire) {
+        let mut slot = OFFER.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.as_ref().is_some_and(|s| Arc::ptr_eq(s, share)) {
+            *slot = None;
+            OFFERED.store(false, Ordering::Release);
+        }
+    }
+}
+
+/// A helper's work: the blocks of `share` it can take, then of each share offered
+/// while it lingers.
+fn help(mut share: Arc<Share>) {
+    loop {
+        share.help();
+        drop(share);
+        match linger() {
+            Some(next) => share = next,
+            None => return,
+        }
+    }
+}
+
+/// The share offered within [`LINGER`], or None.
+fn linger() -> Option<Arc<Share>> {
+    LINGERING.fetch_add(1, Ordering::AcqRel);
+    let start = std::time::Instant::now();
+    let mut spins = 0u32;
+    let next = loop {
+        if OFFERED.load(Ordering::Acquire) {
+            let mut slot = OFFER.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(next) = slot.take() {
+                OFFERED.store(false, Ordering::Release);
+                break Some(next);
+            }
+        }
+        spins += 1;
+        if spins % 64 == 0 && start.elapsed() >= LINGER {
+            break None;
+        }
+        std::hint::spin_loop();
+    };
+    LINGERING.fetch_sub(1, Ordering::AcqRel);
+    next
 }
 
 #[cfg(test)]

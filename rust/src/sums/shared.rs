@@ -154,8 +154,13 @@ static LINGERING: AtomicUsize = AtomicUsize::new(0);
 /// How long a helper that has taken blocks of a share stays awake, spinning, for the
 /// next one before it returns to the pool: a training loop's next `update` comes
 /// within microseconds, and a pool thread woken from sleep comes too late for its
-/// blocks. A call not followed by another burns at most this much of one core.
+/// blocks. It spins a few microseconds, then yields its core between checks, so a
+/// call not followed by another burns at most this much of one core, less where
+/// other threads are runnable.
 pub const LINGER: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// Spins of a lingering helper before it yields its core between checks.
+const SPINS: u32 = 64;
 
 /// Offer `share`'s blocks: to a helper lingering, else to a thread of the pool.
 fn offer(share: &Arc<Share>) {
@@ -206,11 +211,16 @@ fn linger(window: std::time::Duration) -> Option<Arc<Share>> {
                 break Some(next);
             }
         }
+        // a few microseconds of spinning, then yields: on a busy machine the cores go
+        // to threads that have work
         spins += 1;
-        if spins.is_multiple_of(64) && start.elapsed() >= window {
+        if spins < SPINS {
+            std::hint::spin_loop();
+        } else if start.elapsed() >= window {
             break None;
+        } else {
+            std::thread::yield_now();
         }
-        std::hint::spin_loop();
     };
     LINGERING.fetch_sub(1, Ordering::AcqRel);
     next

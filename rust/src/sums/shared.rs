@@ -1,7 +1,8 @@
 //! One chunk of an exact sum shared with a thread of the pool, block by block: the
 //! calling thread takes blocks at once, and a thread of the pool takes others if it
-//! comes in time. A thread that has helped lingers briefly, spinning, for the next
-//! shared chunk (a training loop's next `update`), so that it comes in time.
+//! comes in time. A thread that has helped lingers briefly ([`LINGER`]: it spins,
+//! then yields its core) for the next shared chunk (a training loop's next `update`),
+//! so that it comes in time.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -9,9 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use super::{merge_rows, normalize, Acc, SIZE};
 
-/// Rows from which one chunk of [`super::chunked_checked`] is offered to an idle thread of the
-/// pool, block by block (a training loop's batch: too small to wait for a thread, large
-/// enough that a thread already awake halves its time).
+/// Rows from which one chunk of [`super::chunked_checked`] is offered to an idle
+/// thread of the pool, block by block (a training loop's batch: too small to wait for
+/// a thread, large enough that a thread already awake halves its time).
 pub const SHARED_ROWS: usize = 8192;
 /// Rows of a block of [`shared_checked`].
 const SHARED_BLOCK: usize = 1024;

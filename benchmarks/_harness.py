@@ -279,14 +279,18 @@ def vector_extensions() -> list[str]:
     return [flag for flag in VECTOR_FLAGS if flag in flags]
 
 
+#: The CPU flags of the core's AVX-512 kernels (``rust/src/simd.rs``).
+AVX512 = {"avx2", "avx512f", "avx512bw", "avx512dq", "avx512vl"}
+
+
 def core_paths() -> str:
     """Which of the compiled core's SIMD paths run on this machine.
 
     The core chooses at run time (``rust/src/simd.rs``): its AVX2 kernels where
-    the CPU has AVX2, its AVX + FMA kernels where it has both, the scalar twin of
-    each otherwise or when ``RECEVAL_FORCE_SCALAR`` is set (not empty, not ``0``).
-    It has no AVX-512 kernels; the compiler vectorizes the rest for the baseline
-    target (SSE2 on x86-64).
+    the CPU has AVX2, its AVX + FMA kernels where it has both, its AVX-512 kernels
+    (the log loss's) where it has AVX-512 F, BW, DQ and VL with AVX2, the scalar twin
+    of each otherwise or when ``RECEVAL_FORCE_SCALAR`` is set (not empty, not ``0``).
+    The compiler vectorizes the rest for the baseline target (SSE2 on x86-64).
     """
     forced = os.environ.get("RECEVAL_FORCE_SCALAR", "") not in ("", "0")
     if forced:
@@ -299,7 +303,9 @@ def core_paths() -> str:
         paths.append("AVX + FMA")
     if not paths:
         return "scalar paths (the CPU has neither AVX2 nor AVX + FMA)"
-    return " and ".join(paths) + " paths (chosen at run time; the core has no AVX-512 kernels)"
+    if AVX512 <= flags:
+        return " and ".join(paths) + " and AVX-512 paths (chosen at run time; AVX-512: log loss)"
+    return " and ".join(paths) + " paths (chosen at run time; the CPU lacks the core's AVX-512)"
 
 
 def numpy_simd() -> str:

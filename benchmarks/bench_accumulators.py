@@ -24,6 +24,11 @@ Four measurements, in one process:
    A ``--check-rows`` stream is also held whole and compared with ``==``.
 3. ``roc_auc`` with ``bins=N``: value, certified bound and true error against
    the exact AUC of the same stream (the bound is asserted).
+
+Beside the first table, log loss per core: in a new process with
+``RECEVAL_NUM_THREADS=1``, the CPU time per row of ``receval.log_loss`` against
+the NumPy expression of the clipped loss, on the ``--versus-rows`` rows with
+float32 and float64 probabilities, called in turn.
 """
 
 from __future__ import annotations
@@ -486,6 +491,94 @@ def versus_functions(rows: int, runs: int) -> list[dict[str, Any]]:
     return out
 
 
+def numpy_log_loss(y: Any, p: Any) -> float:
+    """The NumPy expression of the binary log loss, probabilities clipped to the
+    machine epsilon of their dtype (as ``receval.log_loss``'s ``eps="auto"``)."""
+    eps = np.finfo(p.dtype).eps
+    c = np.clip(p, eps, 1 - eps)
+    return float(-(y * np.log(c) + (1 - y) * np.log(1 - c)).mean())
+
+
+def per_core(rows: int, runs: int) -> list[dict[str, Any]]:
+    """CPU seconds per row of ``receval.log_loss`` and of :func:`numpy_log_loss` in this
+    process (run with ``RECEVAL_NUM_THREADS=1``: one core each), float32 and float64
+    probabilities, the two called in turn ``runs`` times after a warm-up; medians."""
+    y, s, _ = (np.concatenate(c) for c in zip(*batches(rows, VERSUS_BATCH), strict=True))
+    out = []
+    for p in (s, s.astype(np.float64)):
+        cases = [("receval", lambda p=p: receval.log_loss(y, p)),
+                 ("numpy", lambda p=p: numpy_log_loss(y, p))]  # fmt: skip
+        cpu: dict[str, list[float]] = {label: [] for label, _ in cases}
+        for _, fn in cases:
+            fn()
+        for _ in range(runs):
+            for label, fn in cases:
+                start = time.process_time()
+                fn()
+                cpu[label].append(time.process_time() - start)
+        out.append(
+            {
+                "dtype": str(p.dtype),
+                "rows": rows,
+                "runs": runs,
+                **{f"{label}_ns": 1e9 * float(np.median(t)) / rows for label, t in cpu.items()},
+                "load": os.getloadavg()[0],
+            }
+        )
+    return out
+
+
+def per_core_one_thread(rows: int, runs: int) -> list[dict[str, Any]]:
+    """:func:`per_core` in a new process with ``RECEVAL_NUM_THREADS=1``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "per_core.json")
+        cmd = [sys.executable, os.path.abspath(__file__), "--per-core-json", path]
+        cmd += ["--versus-rows", str(rows), "--runs", str(runs)]
+        env = dict(os.environ, RECEVAL_NUM_THREADS="1")
+        subprocess.run(cmd, env=env, check=True)
+        with open(path) as fh:
+            result: list[dict[str, Any]] = json.load(fh)
+    for r in result:
+        print(
+            f"log loss per core, {r['dtype']}: receval {r['receval_ns']:.2f} ns/row, NumPy "
+            f"{r['numpy_ns']:.2f} ns/row (CPU), ratio {r['receval_ns'] / r['numpy_ns']:.2f}",
+            flush=True,
+        )
+    return result
+
+
+def per_core_table(results: list[dict[str, Any]]) -> list[str]:
+    if not results:
+        return []
+    first = results[0]
+    lines = [
+        f"### Log loss per core, {fmt_rows(first['rows'])} rows",
+        "",
+        "`receval.log_loss(y, p)` against the NumPy expression `-(y * np.log(c) + (1 - y) "
+        "* np.log(1 - c)).mean()`, `c = np.clip(p, eps, 1 - eps)` and `eps` the machine "
+        "epsilon of `p`'s dtype (receval's sum is exact, NumPy's is not), on the rows "
+        "above (int8 labels), in a new process with `RECEVAL_NUM_THREADS=1`: CPU time "
+        f"(`time.process_time`) per row, the median of {first['runs']} calls each, called "
+        "in turn after a warm-up.",
+        "",
+        row(["probabilities", "receval (ns/row)", "NumPy (ns/row)", "receval / NumPy", "load"]),
+        row(["---"] * 5),
+    ]
+    for r in results:
+        lines.append(
+            row(
+                [
+                    r["dtype"],
+                    f"{r['receval_ns']:.2f}",
+                    f"{r['numpy_ns']:.2f}",
+                    f"**{r['receval_ns'] / r['numpy_ns']:.2f}x**",
+                    f"{r['load']:.1f}",
+                ]
+            )
+        )
+    return [*lines, ""]
+
+
 def versus_table(results: list[dict[str, Any]]) -> list[str]:
     if not results:
         return []
@@ -707,10 +800,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="2M-row streams, print only")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     parser.add_argument("--overhead-json", help=argparse.SUPPRESS)  # the one-thread child
+    parser.add_argument("--per-core-json", help=argparse.SUPPRESS)  # the one-thread child
     args = parser.parse_args()
     if args.overhead_json:
         with open(args.overhead_json, "w") as fh:
             json.dump(bench_overhead(args.calls, args.reset_every), fh)
+        return
+    if args.per_core_json:
+        with open(args.per_core_json, "w") as fh:
+            json.dump(per_core(args.versus_rows, 2 * args.runs + 1), fh)
         return
     if args.quick:
         args.rows, args.check_rows, args.calls = 2_000_000, 500_000, 200
@@ -726,6 +824,7 @@ def main() -> None:
     overhead += overhead_one_thread(args.calls, args.reset_every)
     checks = check_small(args.check_rows)
     versus = versus_functions(args.versus_rows, args.runs)
+    cores = per_core_one_thread(args.versus_rows, args.runs)
     streams = timed_streams(
         [
             (
@@ -751,7 +850,7 @@ def main() -> None:
         assert abs(res.value - exact) <= res.error_bound, (bins, res, exact)
     load_after = os.getloadavg()
     total = time.perf_counter() - started
-    body = "\n".join(versus_table(versus)) + "\n\n"
+    body = "\n".join(versus_table(versus) + per_core_table(cores)) + "\n\n"
     body += report(args, command, overhead, checks, streams, bins_stats, exact)
     body += f"\n\n{load_line(load_before, load_after)}; the whole run took {total:.0f} s"
     print(body)

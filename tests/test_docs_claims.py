@@ -110,6 +110,8 @@ def test_the_machine_names_the_core_simd_paths(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(HARNESS, "cpu_flags", lambda: {"sse4_2", "avx", "fma", "avx2"})
     monkeypatch.delenv("RECEVAL_FORCE_SCALAR", raising=False)
     assert HARNESS.core_paths().startswith("AVX2 and AVX + FMA paths")
+    monkeypatch.setattr(HARNESS, "cpu_flags", lambda: {"avx", "fma"} | HARNESS.AVX512)
+    assert HARNESS.core_paths().startswith("AVX2 and AVX + FMA and AVX-512 paths")
     monkeypatch.setenv("RECEVAL_FORCE_SCALAR", "1")
     assert HARNESS.core_paths().startswith("scalar paths (RECEVAL_FORCE_SCALAR")
     monkeypatch.setenv("RECEVAL_FORCE_SCALAR", "0")
@@ -142,12 +144,12 @@ def test_the_machine_header_follows_the_core_dispatch() -> None:
     # core_paths() restates rust/src/simd.rs's choice; a new SIMD level there must show
     # on the page too.
     simd = (ROOT / "rust" / "src" / "simd.rs").read_text()
-    for feature in ("avx2", "avx", "fma"):
+    for feature in ("avx2", "avx", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl"):
         assert f'is_x86_feature_detected!("{feature}")' in simd
     assert '"RECEVAL_FORCE_SCALAR"' in simd
     enabled = set()
     for path in (ROOT / "rust" / "src").rglob("*.rs"):
         enabled |= set(re.findall(r'target_feature\(enable = "([\w,.]+)"\)', path.read_text()))
-    assert enabled <= {"avx2", "avx", "avx,fma"}, (
+    assert enabled <= {"avx2", "avx", "avx,fma", "avx512f,avx512bw,avx512dq,avx512vl"}, (
         f"the core now compiles kernels for {enabled}: update _harness.core_paths()"
     )

@@ -1,9 +1,9 @@
 //! The log loss kernels: the exact sum of the per-row losses, each `-ln` of a
 //! vectorized log ([`crate::ln::ln`]) of the clipped probability of the row's class.
 //!
-//! Rows go by blocks: the chosen probabilities of a block, then their losses, each
-//! split into three integers (exact) whose block sums enter the [`Adder`]'s lane at
-//! once; losses outside the lane (large or negative weights, infinities, NaN) are
+//! Rows go by blocks, in one pass: each row's chosen probability, its loss, and the
+//! loss split into three integers (exact) whose block sums enter the [`Adder`]'s lane
+//! at once; losses outside the lane (large or negative weights, infinities, NaN) are
 //! added one by one. The sum is the accumulator of the per-row losses on every path
 //! (scalar or SIMD, any chunks, any carries).
 
@@ -86,6 +86,11 @@ fn loss_rows<L: Label, P: Proba, const CHECK: bool, const W: bool>(
     eps: f64,
 ) -> Option<Acc> {
     #[cfg(target_arch = "x86_64")]
+    if crate::simd::avx512() {
+        // SAFETY: the CPU supports these AVX-512 extensions, checked just above.
+        return unsafe { loss_rows_avx512::<L, P, CHECK, W>(labels, proba, weights, eps) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if crate::simd::avx2() {
         // SAFETY: the CPU supports AVX2, checked just above.
         return unsafe { loss_rows_avx2::<L, P, CHECK, W>(labels, proba, weights, eps) };
@@ -100,6 +105,22 @@ fn loss_rows<L: Label, P: Proba, const CHECK: bool, const W: bool>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn loss_rows_avx2<L: Label, P: Proba, const CHECK: bool, const W: bool>(
+    labels: &[L],
+    proba: &[P],
+    weights: &[f64],
+    eps: f64,
+) -> Option<Acc> {
+    loss_rows_body::<L, P, CHECK, W>(labels, proba, weights, eps)
+}
+
+/// [`loss_rows`] compiled for AVX-512 (eight rows a vector, and 32 registers: the
+/// log, the split and the row's checks fit in them at once).
+///
+/// # Safety
+/// The CPU must support [`crate::simd::avx512`]'s extensions.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
+unsafe fn loss_rows_avx512<L: Label, P: Proba, const CHECK: bool, const W: bool>(
     labels: &[L],
     proba: &[P],
     weights: &[f64],
@@ -135,6 +156,9 @@ fn loss_of<const W: bool>(q: f64, w: f64) -> f64 {
     }
 }
 
+/// One pass over the rows, block by block: each row's chosen probability, its loss
+/// and the loss's three parts in one loop (no buffer between them), the block's
+/// checks and parts read once at its end.
 #[inline(always)]
 fn loss_rows_body<L: Label, P: Proba, const CHECK: bool, const W: bool>(
     labels: &[L],
@@ -145,28 +169,16 @@ fn loss_rows_body<L: Label, P: Proba, const CHECK: bool, const W: bool>(
     let mut adder = Adder::default();
     let [c0, c1, c2] = SPLIT;
     let bits = SPLIT.map(|c| c.to_bits() as i64);
-    let mut chosen_q = [0.0f64; BLOCK];
     for start in (0..labels.len()).step_by(BLOCK) {
         let end = (start + BLOCK).min(labels.len());
-        let q = &mut chosen_q[..end - start];
-        let mut bad = false;
-        for ((q, &label), &p) in q
-            .iter_mut()
-            .zip(&labels[start..end])
-            .zip(&proba[start..end])
-        {
-            let (value, is_bad) = chosen(label, p.into(), eps);
-            *q = value;
-            bad |= is_bad;
-        }
-        if CHECK && bad {
-            return None;
-        }
+        let (l, p) = (&labels[start..end], &proba[start..end]);
         let w = if W { &weights[start..end] } else { &[][..] };
         let weight = |i: usize| if W { w[i] } else { 1.0 };
         // the lane's values as three integers; the others counted, added below
-        let (mut units, mut outside) = ([0i64; 3], 0u32);
-        for (i, &q) in q.iter().enumerate() {
+        let (mut units, mut outside, mut bad) = ([0i64; 3], 0u32, false);
+        for (i, (&label, &p)) in l.iter().zip(p).enumerate() {
+            let (q, is_bad) = chosen(label, p.into(), eps);
+            bad |= is_bad;
             let loss = loss_of::<W>(q, weight(i));
             let inside = (loss.to_bits() >> 52).wrapping_sub(LANE_BIAS) <= LANE_MAX_SHIFT;
             outside += !inside as u32;
@@ -179,11 +191,14 @@ fn loss_rows_body<L: Label, P: Proba, const CHECK: bool, const W: bool>(
             let r = r - (t - c1);
             units[2] += (r + c2).to_bits() as i64 - bits[2];
         }
+        if CHECK && bad {
+            return None;
+        }
         let total = ((units[0] as i128) << 85) + ((units[1] as i128) << 33) + units[2] as i128;
-        adder.add_lane_sum(total as u128, q.len() as u32);
+        adder.add_lane_sum(total as u128, l.len() as u32);
         if outside > 0 {
-            for (i, &q) in q.iter().enumerate() {
-                let loss = loss_of::<W>(q, weight(i));
+            for (i, (&label, &p)) in l.iter().zip(p).enumerate() {
+                let loss = loss_of::<W>(chosen(label, p.into(), eps).0, weight(i));
                 if (loss.to_bits() >> 52).wrapping_sub(LANE_BIAS) > LANE_MAX_SHIFT {
                     add(&mut adder.acc, loss);
                 }

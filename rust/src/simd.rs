@@ -1,5 +1,5 @@
 //! SIMD dispatch, written once: whether the kernels compiled for AVX2 (or AVX with
-//! FMA) may run. Every such kernel has a scalar twin of the same code that gives the
+//! FMA, or AVX-512) may run. Every such kernel has a scalar twin of the same code that gives the
 //! same result, so the choice changes speed only.
 //!
 //! `RECEVAL_FORCE_SCALAR=1` in the environment (read once, at the first kernel that
@@ -15,6 +15,7 @@ pub const FORCE_SCALAR_VAR: &str = "RECEVAL_FORCE_SCALAR";
 struct Features {
     avx2: bool,
     avx_fma: bool,
+    avx512: bool,
 }
 
 /// What the CPU has, with the scalar switch applied; detected once.
@@ -25,6 +26,7 @@ fn features() -> Features {
             return Features {
                 avx2: false,
                 avx_fma: false,
+                avx512: false,
             };
         }
         cpu()
@@ -44,6 +46,11 @@ fn cpu() -> Features {
             avx2: std::arch::is_x86_feature_detected!("avx2"),
             avx_fma: std::arch::is_x86_feature_detected!("avx")
                 && std::arch::is_x86_feature_detected!("fma"),
+            avx512: std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+                && std::arch::is_x86_feature_detected!("avx512vl"),
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -51,6 +58,7 @@ fn cpu() -> Features {
         Features {
             avx2: false,
             avx_fma: false,
+            avx512: false,
         }
     }
 }
@@ -67,6 +75,18 @@ pub fn avx2() -> bool {
     features().avx2
 }
 
+/// Whether the paths compiled for AVX-512 (`avx512f`, `avx512bw`, `avx512dq` and
+/// `avx512vl`, with AVX2) may run (as [`avx2`]); a kernel that has such a path tries
+/// it before its AVX2 one.
+#[inline]
+pub fn avx512() -> bool {
+    #[cfg(test)]
+    if let Some(simd) = testing::chosen() {
+        return simd && testing::wide() && cpu().avx512;
+    }
+    features().avx512
+}
+
 /// Whether the paths compiled for AVX and FMA may run (as [`avx2`]).
 #[inline]
 pub fn avx_fma() -> bool {
@@ -78,7 +98,8 @@ pub fn avx_fma() -> bool {
 }
 
 /// Run `f` on the scalar paths, then (where the CPU has AVX2 and the scalar paths
-/// are not forced) on the SIMD paths; `f` gets whether the SIMD paths are on. The
+/// are not forced) on the SIMD paths without AVX-512, then (where the CPU has it) on
+/// them with it; `f` gets whether the SIMD paths are on. The
 /// tests that call it run one at a time; other tests running meanwhile may take
 /// either path, which gives them the same results.
 #[cfg(test)]
@@ -86,12 +107,15 @@ pub fn for_each_path(mut f: impl FnMut(bool)) {
     let _lock = testing::LOCK
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let mut paths = vec![false];
+    let mut paths = vec![(false, false)];
     if features().avx2 {
-        paths.push(true);
+        paths.push((true, false));
     }
-    for simd in paths {
-        let _chosen = testing::Chosen::new(simd);
+    if features().avx512 {
+        paths.push((true, true));
+    }
+    for (simd, wide) in paths {
+        let _chosen = testing::Chosen::new(simd, wide);
         f(simd);
     }
 }
@@ -102,23 +126,34 @@ mod testing {
     use std::sync::Mutex;
 
     pub static LOCK: Mutex<()> = Mutex::new(());
-    /// 0: no test chose; 1: the scalar paths; 2: the SIMD paths.
+    /// 0: no test chose; 1: the scalar paths; 2: the SIMD paths but AVX-512; 3: every
+    /// SIMD path.
     static CHOSEN: AtomicU8 = AtomicU8::new(0);
 
     pub fn chosen() -> Option<bool> {
         match CHOSEN.load(Ordering::SeqCst) {
             1 => Some(false),
-            2 => Some(true),
+            2 | 3 => Some(true),
             _ => None,
         }
+    }
+
+    /// Whether the chosen paths include AVX-512.
+    pub fn wide() -> bool {
+        CHOSEN.load(Ordering::SeqCst) == 3
     }
 
     /// The path a test chose, until it is dropped (a failing test resets it too).
     pub struct Chosen;
 
     impl Chosen {
-        pub fn new(simd: bool) -> Self {
-            CHOSEN.store(if simd { 2 } else { 1 }, Ordering::SeqCst);
+        pub fn new(simd: bool, wide: bool) -> Self {
+            let chosen = match (simd, wide) {
+                (false, _) => 1,
+                (true, false) => 2,
+                (true, true) => 3,
+            };
+            CHOSEN.store(chosen, Ordering::SeqCst);
             Chosen
         }
     }
@@ -140,12 +175,15 @@ mod tests {
         for_each_path(|simd| {
             assert_eq!(avx2(), simd);
             assert!(!avx_fma() || simd);
-            seen.push(simd);
+            assert!(!avx512() || simd);
+            seen.push((simd, avx512()));
         });
-        assert!(!seen[0]);
-        assert_eq!(seen.len(), 1 + features().avx2 as usize);
+        assert_eq!(seen[0], (false, false));
+        let paths = 1 + features().avx2 as usize + features().avx512 as usize;
+        assert_eq!(seen.len(), paths);
+        assert_eq!(seen.last(), Some(&(paths > 1, features().avx512)));
         if !cpu().avx2 || scalar_forced() {
-            assert!(!features().avx2);
+            assert!(!features().avx2 && !features().avx512);
         }
     }
 }

@@ -3,6 +3,10 @@ input the checks refuse gets the full path's error."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -137,3 +141,39 @@ def test_strided_arrays_of_the_full_path():
     assert rv.log_loss(y, p, sample_weight=strided) == rv.log_loss(y, p, sample_weight=w)
     lab = np.repeat(y, 2).astype(np.int8)[::2]
     assert rv.log_loss(lab, p, sample_weight=w) == rv.log_loss(y, p, sample_weight=w)
+
+
+_PATHS_SCRIPT = """
+import numpy as np
+import receval as rv
+
+rng = np.random.default_rng(5)
+n = 70_000  # several blocks, a shared chunk of updates, two chunks of the function
+y = (rng.random(n) < 0.3).astype(np.int8)
+p = rng.random(n)
+p[::7] = 0.0
+p[1::7] = 1.0
+p[2::7] = rng.random(len(p[2::7])) * 1e-300  # below eps and subnormal
+p[3::7] = 1 - rng.random(len(p[3::7])) * 1e-12  # near 1
+w = rng.random(n) * 10
+out = []
+for q in (p, p.astype(np.float32)):
+    out += [rv.log_loss(y, q), rv.log_loss(y, q, sample_weight=w)]
+    acc = rv.metric("log_loss")
+    for lo in range(0, n, 10_000):
+        acc.update(y[lo : lo + 10_000], q[lo : lo + 10_000])
+    out.append(acc.compute())
+print([float(x).hex() for x in out])
+"""
+
+
+def test_every_simd_path_gives_the_same_float():
+    """The kernels compiled for each SIMD level (scalar, AVX2, AVX-512, chosen at run
+    time) give the same bits: a process with the scalar paths forced computes the same
+    log losses, function and accumulator, float64 and float32, weighted or not."""
+    run = [sys.executable, "-c", _PATHS_SCRIPT]
+    simd = subprocess.run(run, capture_output=True, text=True, check=True)
+    env = dict(os.environ, RECEVAL_FORCE_SCALAR="1")
+    scalar = subprocess.run(run, capture_output=True, text=True, check=True, env=env)
+    assert simd.stdout == scalar.stdout
+    assert simd.stdout.count("0x") == 6

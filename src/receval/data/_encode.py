@@ -81,12 +81,12 @@ def factorize(
     ``any_order=True`` the codes may follow another order (ascending ids for
     large integer columns, which can then be encoded in parallel).
     """
+    values, distinct = _column(values)
     if isinstance(values, EncodedIds):
         if values.codes is None:
             codes = np.arange(len(values.uniques), dtype=np.int32)
             return np.repeat(codes, np.diff(values.row_offsets)), values.uniques
         return values.codes, values.uniques
-    values, distinct = _column(values)
     if type(values).__module__.startswith("pyarrow"):
         if _is_dictionary(values):
             return _factorize_dictionary(values, name, func, any_order, distinct)

@@ -175,9 +175,10 @@ def id_column(col: Any) -> IdColumn:
     if mod == "polars":
         import polars as pl
 
-        if isinstance(col.dtype, (pl.Categorical, pl.Enum)):
-            return IdColumn(_polars_dictionary(col), distinct=True)
-        if col.dtype == pl.String:
+        dtype = col.dtype  # built anew at each read (an Enum's from its categories)
+        if isinstance(dtype, (pl.Categorical, pl.Enum)):
+            return IdColumn(_polars_dictionary(col, dtype), distinct=True)
+        if dtype == pl.String:
             return id_column(_polars_arrow(col))
         return IdColumn(col.to_numpy())
     if mod == "pyarrow":
@@ -256,18 +257,18 @@ def _polars_arrow(col: Any) -> Any:
     return col.to_arrow() if level is None else col.to_arrow(compat_level=level.newest())
 
 
-def _polars_dictionary(col: Any) -> Any:
+def _polars_dictionary(col: Any, dtype: Any) -> Any:
     """A polars ``Categorical`` or ``Enum`` column as an Arrow dictionary array of
     its codes and its categories, no value built per row: an Enum's categories as
     declared; a Categorical's mapping may hold any number of strings of the
     process, so only those of the codes some row holds are read (by polars, from
-    the first row of each code)."""
+    the first row of each code); ``dtype``: the column's."""
     import polars as pl
     import pyarrow as pa
 
     codes = col.to_physical()
-    if isinstance(col.dtype, pl.Enum):
-        return pa.DictionaryArray.from_arrays(codes.to_arrow(), col.dtype.categories.to_arrow())
+    if isinstance(dtype, pl.Enum):
+        return pa.DictionaryArray.from_arrays(codes.to_arrow(), dtype.categories.to_arrow())
     first = codes.arg_unique()  # the first row of each code (and of a null)
     values = col.gather(first).cast(pl.String)
     used = codes.gather(first)
@@ -302,7 +303,7 @@ def _column(values: Any) -> IdColumn:
         return values
     module = type(values).__module__.partition(".")[0]
     if (module == "pyarrow" and hasattr(values, "null_count")) or (
-        module in ("pandas", "polars") and hasattr(values, "dtype")
+        module in ("pandas", "polars") and hasattr(type(values), "dtype")  # not read: see id_column
     ):
         return id_column(values)
     return IdColumn(values)

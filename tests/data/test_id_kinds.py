@@ -605,6 +605,22 @@ def test_categorical_frames_are_not_hashed_again(kind: str, monkeypatch: Any) ->
     assert receval.Run.from_frame(ranked, rank="rank").n_users == len(set(users.tolist()))
 
 
+@pytest.mark.parametrize("kind", ["polars-categorical", "polars-enum", "arrow-chunked-dictionary"])
+def test_categorical_feature_items_are_not_hashed_again(kind: str, monkeypatch: Any) -> None:
+    # the item column of a features frame: its categories known distinct, as in a run
+    from receval.data import _encode
+    from receval.metrics.beyond.diversity import feature_matrix
+
+    items = np.arange(150) * 7 % 151
+    features = np.arange(300.0).reshape(150, 2)
+    cols = {"item": KINDS[kind](items), "a": features[:, 0], "b": features[:, 1]}
+    frame = pl.DataFrame(cols) if kind.startswith("polars") else pa.table(cols)
+    monkeypatch.setattr(_encode, "_factorize_strings", None)  # no hash of the values
+    ids, matrix = feature_matrix(frame, None, "test")
+    assert ids.tolist() == items.astype(str).tolist()
+    np.testing.assert_array_equal(matrix, features)
+
+
 @pytest.mark.parametrize(
     "kind", ["arrow-dictionary-repeated", "arrow-dictionary-repeated-int", "arrow-dictionary"]
 )

@@ -581,6 +581,69 @@ def test_distinct_categories_are_not_hashed_again(kind: str, monkeypatch: Any) -
         assert (rows.tolist() or list(range(len(ids)))) == want[1]
 
 
+@pytest.mark.parametrize(
+    "kind", ["pandas-categorical", "polars-categorical", "polars-enum", "arrow-chunked-dictionary"]
+)
+def test_categorical_frames_are_not_hashed_again(kind: str, monkeypatch: Any) -> None:
+    # a frame's categorical columns (qrels and run, through their columns read as a
+    # whole or picked from the frame) reach the encoding as given, which then knows
+    # their categories distinct: the report of int64 ids, no value hashed again
+    from receval.data import _encode
+
+    users, items, scores, judged = _ids()
+    grades = np.ones(int(judged.sum()), dtype=np.int64)
+    expected = receval.evaluate(
+        pd.DataFrame({"user": users[judged], "item": items[judged], "grade": grades}),
+        pd.DataFrame({"user": users, "item": items, "score": scores}),
+        METRICS,
+    )
+    monkeypatch.setattr(_encode, "_factorize_strings", None)  # no hash of the values
+    qrels = _frame(kind, users[judged], items[judged], grades, "grade")
+    run = _frame(kind, users, items, scores, "score")
+    _same(receval.evaluate(qrels, run, METRICS), expected)
+    ranked = _frame(kind, users, items, np.argsort(-scores).argsort() + 1, "rank")
+    assert receval.Run.from_frame(ranked, rank="rank").n_users == len(set(users.tolist()))
+
+
+@pytest.mark.parametrize("kind", ["polars-categorical", "polars-enum", "arrow-chunked-dictionary"])
+def test_categorical_feature_items_are_not_hashed_again(kind: str, monkeypatch: Any) -> None:
+    # the item column of a features frame: its categories known distinct, as in a run
+    from receval.data import _encode
+    from receval.metrics.beyond.diversity import feature_matrix
+
+    items = np.arange(150) * 7 % 151
+    features = np.arange(300.0).reshape(150, 2)
+    cols = {"item": KINDS[kind](items), "a": features[:, 0], "b": features[:, 1]}
+    frame = pl.DataFrame(cols) if kind.startswith("polars") else pa.table(cols)
+    monkeypatch.setattr(_encode, "_factorize_strings", None)  # no hash of the values
+    ids, matrix = feature_matrix(frame, None, "test")
+    assert ids.tolist() == items.astype(str).tolist()
+    np.testing.assert_array_equal(matrix, features)
+
+
+@pytest.mark.parametrize(
+    "kind", ["arrow-dictionary-repeated", "arrow-dictionary-repeated-int", "arrow-dictionary"]
+)
+def test_arrow_dictionaries_are_not_taken_as_distinct(kind: str) -> None:
+    # an Arrow dictionary may hold a value under two indices: its values are hashed,
+    # so equal ids get one code (taken as distinct, each id would get two)
+    from receval.data import _encode
+
+    users, items, _, _ = _ids()
+    for ids in (items, users):
+        column = KINDS[kind](ids)
+        assert not _encode.id_column(column).distinct
+        assert not _encode.id_column(_encode.ids_as_given(column)).distinct
+        codes, uniques = factorize(column, "items", "test")
+        want_codes, want_uniques = factorize(ids, "items", "test")
+        assert codes.tolist() == want_codes.tolist()
+        assert [str(u) for u in uniques.tolist()] == want_uniques.astype(str).tolist()
+        offsets, rows, grouped = _encode.group_users(column, "test")
+        want = _naive_groups(ids.astype(str).tolist())
+        assert (offsets.tolist(), [str(u) for u in grouped.tolist()]) == (want[0], want[2])
+        assert (rows.tolist() or list(range(len(ids)))) == want[1]
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     pool=st.lists(ID_TEXT, min_size=1, max_size=8),
@@ -612,9 +675,9 @@ def test_chunked_dictionaries_are_joined_into_one_of_distinct_categories(
         whole = pa.array(strings, kind).dictionary_encode()
         chunks = [whole[a:b] for a, b in itertools.pairwise(bounds)]
     column = pa.chunked_array(chunks, pa.dictionary(pa.int32(), kind))
-    joined = _encode.column_array(column)
+    joined, distinct = _encode.id_column(column)
     assert isinstance(joined, pa.DictionaryArray)
-    assert _encode._has_distinct_categories(joined)
+    assert distinct
     assert len(set(joined.dictionary.to_pylist())) == len(joined.dictionary)
     assert joined.to_pylist() == strings
     codes, uniques = factorize(column, "items", "test")

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -16,19 +15,16 @@ from ..exceptions import InputValidationError
 DENSE_RANGE_FACTOR = 4
 # integer columns longer than this are encoded in parallel when the order of codes is free
 PARALLEL_MIN_ROWS = 1_000_000
-# Arrow dictionary arrays made of pandas and polars categoricals, whose categories
-# are distinct (an Arrow dictionary need not be), by id while they live
-_DISTINCT: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 
 
-def _distinct_categories(arr: Any) -> Any:
-    """``arr`` (a dictionary array), noted as holding distinct categories."""
-    _DISTINCT[id(arr)] = arr
-    return arr
+class IdColumn(NamedTuple):
+    """A column of ids as :func:`column_array` gives it (``array``) and whether it is
+    a dictionary array whose categories are known distinct (``distinct``: pandas and
+    polars categories, chunks' dictionaries joined; an Arrow dictionary need not
+    be), whose values then need no hash to be told apart."""
 
-
-def _has_distinct_categories(arr: Any) -> bool:
-    return _DISTINCT.get(id(arr)) is arr
+    array: Any
+    distinct: bool = False
 
 
 def _factorize_int_range(
@@ -85,15 +81,15 @@ def factorize(
     ``any_order=True`` the codes may follow another order (ascending ids for
     large integer columns, which can then be encoded in parallel).
     """
+    values, distinct = _column(values)
     if isinstance(values, EncodedIds):
         if values.codes is None:
             codes = np.arange(len(values.uniques), dtype=np.int32)
             return np.repeat(codes, np.diff(values.row_offsets)), values.uniques
         return values.codes, values.uniques
-    values = _column(values)
     if type(values).__module__.startswith("pyarrow"):
         if _is_dictionary(values):
-            return _factorize_dictionary(values, name, func, any_order)
+            return _factorize_dictionary(values, name, func, any_order, distinct)
         return _factorize_arrow(values, name, func)  # strings (column_array gives them)
     arr = as_1d(values, name, func)
     n = arr.shape[0]
@@ -146,6 +142,14 @@ def column_array(col: Any) -> Any:
     Arrow-backed strings; a ``Categorical`` as its codes and categories); object
     columns stay NumPy arrays, whose strings :func:`factorize` reads in place.
     """
+    return id_column(col).array
+
+
+def ids_as_given(col: Any) -> Any:
+    """A column to encode later: a categorical one (a pandas ``category`` or polars
+    ``Categorical`` or ``Enum`` Series, an Arrow dictionary column of several
+    chunks) as given, whose kind tells the encoding that its categories are
+    distinct (:func:`id_column`); others as :func:`column_array` gives them."""
     import pyarrow as pa
 
     mod = type(col).__module__.partition(".")[0]
@@ -153,16 +157,36 @@ def column_array(col: Any) -> Any:
         import polars as pl
 
         if isinstance(col.dtype, (pl.Categorical, pl.Enum)):
-            return _distinct_categories(_polars_dictionary(col))
-        if col.dtype == pl.String:
-            return column_array(_polars_arrow(col))
-        return col.to_numpy()
+            return col
+    if mod == "pandas" and getattr(col.dtype, "name", None) == "category":
+        return col
+    if isinstance(col, pa.ChunkedArray) and pa.types.is_dictionary(col.type) and col.num_chunks > 1:
+        return col
+    return column_array(col)
+
+
+def id_column(col: Any) -> IdColumn:
+    """A column as :func:`column_array` gives it, and whether it is a dictionary
+    array of distinct categories (a pandas or polars categorical; an Arrow
+    dictionary column of several chunks, joined into one)."""
+    import pyarrow as pa
+
+    mod = type(col).__module__.partition(".")[0]
+    if mod == "polars":
+        import polars as pl
+
+        dtype = col.dtype  # built anew at each read (an Enum's from its categories)
+        if isinstance(dtype, (pl.Categorical, pl.Enum)):
+            return IdColumn(_polars_dictionary(col, dtype), distinct=True)
+        if dtype == pl.String:
+            return id_column(_polars_arrow(col))
+        return IdColumn(col.to_numpy())
     if mod == "pyarrow":
         if isinstance(col, pa.ChunkedArray):
             if pa.types.is_dictionary(col.type) and col.num_chunks > 1:
                 joined = _join_dictionary_chunks(col)
                 if joined is not None:
-                    return joined
+                    return IdColumn(joined, distinct=True)
             if pa.types.is_dictionary(col.type):
                 col = col.unify_dictionaries()
             if col.num_chunks == 1:
@@ -171,16 +195,15 @@ def column_array(col: Any) -> Any:
                 col = col.combine_chunks()
         kind = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
         if _is_arrow_string(kind) or pa.types.is_dictionary(col.type):
-            return col
-        return col.to_numpy(zero_copy_only=False)
+            return IdColumn(col)
+        return IdColumn(col.to_numpy(zero_copy_only=False))
     if mod == "pandas":
         if not isinstance(col.dtype, np.dtype):  # str, string, ArrowDtype, category, Int64
             arr = column_array(pa.array(col))
-            if col.dtype.name == "category" and isinstance(arr, pa.DictionaryArray):
-                _distinct_categories(arr)
-            return arr
-        return col.to_numpy()  # object strings are read in place by the core
-    return np.asarray(col)
+            category = col.dtype.name == "category" and isinstance(arr, pa.DictionaryArray)
+            return IdColumn(arr, distinct=category)
+        return IdColumn(col.to_numpy())  # object strings are read in place by the core
+    return IdColumn(np.asarray(col))
 
 
 def _join_dictionary_chunks(col: Any) -> Any:
@@ -222,7 +245,7 @@ def _join_dictionary_chunks(col: Any) -> Any:
         np.take(ids[entry : entry + size], codes, out=indices[row : row + n])
         row += n
     categories = dictionaries.take(pa.array(first)).combine_chunks()
-    return _distinct_categories(pa.DictionaryArray.from_arrays(indices, categories))
+    return pa.DictionaryArray.from_arrays(indices, categories)
 
 
 def _polars_arrow(col: Any) -> Any:
@@ -234,18 +257,18 @@ def _polars_arrow(col: Any) -> Any:
     return col.to_arrow() if level is None else col.to_arrow(compat_level=level.newest())
 
 
-def _polars_dictionary(col: Any) -> Any:
+def _polars_dictionary(col: Any, dtype: Any) -> Any:
     """A polars ``Categorical`` or ``Enum`` column as an Arrow dictionary array of
     its codes and its categories, no value built per row: an Enum's categories as
     declared; a Categorical's mapping may hold any number of strings of the
     process, so only those of the codes some row holds are read (by polars, from
-    the first row of each code)."""
+    the first row of each code); ``dtype``: the column's."""
     import polars as pl
     import pyarrow as pa
 
     codes = col.to_physical()
-    if isinstance(col.dtype, pl.Enum):
-        return pa.DictionaryArray.from_arrays(codes.to_arrow(), col.dtype.categories.to_arrow())
+    if isinstance(dtype, pl.Enum):
+        return pa.DictionaryArray.from_arrays(codes.to_arrow(), dtype.categories.to_arrow())
     first = codes.arg_unique()  # the first row of each code (and of a null)
     values = col.gather(first).cast(pl.String)
     used = codes.gather(first)
@@ -272,23 +295,26 @@ def _is_view(kind: Any) -> bool:
     return bool(is_view is not None and is_view(kind))
 
 
-def _column(values: Any) -> Any:
-    """A pandas or polars Series or an Arrow array as :func:`column_array` gives it:
+def _column(values: Any) -> IdColumn:
+    """A pandas or polars Series or an Arrow array as :func:`id_column` gives it:
     strings and categoricals as one Arrow array (encoded there without building a
     Python object per row), everything else as NumPy; other values unchanged."""
+    if isinstance(values, IdColumn):
+        return values
     module = type(values).__module__.partition(".")[0]
     if (module == "pyarrow" and hasattr(values, "null_count")) or (
-        module in ("pandas", "polars") and hasattr(values, "dtype")
+        module in ("pandas", "polars") and hasattr(type(values), "dtype")  # not read: see id_column
     ):
-        return column_array(values)
-    return values
+        return id_column(values)
+    return IdColumn(values)
 
 
 def _factorize_dictionary(
-    arr: Any, name: str, func: str, any_order: bool
+    arr: Any, name: str, func: str, any_order: bool, distinct: bool
 ) -> tuple[np.ndarray, np.ndarray]:
     """Dictionary-encoded ids (categoricals) by their integer indices: the values
-    are looked up once per distinct index, never built per row."""
+    are looked up once per distinct index, never built per row; equal values under
+    two indices merged unless the categories are ``distinct``."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -305,14 +331,14 @@ def _factorize_dictionary(
     if values.null_count:  # rows of a null category (one no row uses does not count)
         null = ~values.is_valid().to_numpy(zero_copy_only=False)
         raise _missing(int(np.count_nonzero(null[codes])), name, func)
-    if _has_distinct_categories(arr):
+    if distinct:
         return codes, _values_to_numpy(values)
     # equal values under two indices (pandas and polars categories are distinct;
     # an Arrow dictionary need not be) are merged: strings by the core, others by Arrow
     encoded = _factorize_strings(values)
     if encoded is None:
-        distinct = values.dictionary_encode()
-        encoded = distinct.indices.to_numpy(zero_copy_only=False), distinct.dictionary
+        merged = values.dictionary_encode()
+        encoded = merged.indices.to_numpy(zero_copy_only=False), merged.dictionary
     if len(encoded[1]) < len(values):
         codes, values = encoded[0][codes], encoded[1]
     return codes, _values_to_numpy(values)
@@ -488,10 +514,13 @@ def _group_strings(values: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | N
     return _grouped_runs(np.append(starts, len(values)), codes, ids)
 
 
-def _group_dictionary(values: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """:func:`group_users` of an Arrow dictionary array (categoricals) by the runs of
-    its integer indices: one index a run looked up; None for other columns and for
-    nulls (:func:`factorize` counts them row by row)."""
+def _group_dictionary(
+    values: Any, func: str, distinct: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`group_users` of an Arrow dictionary array (categoricals; ``distinct``:
+    its categories are) by the runs of its integer indices: one index a run looked
+    up; None for other columns and for nulls (:func:`factorize` counts them row by
+    row)."""
     import pyarrow as pa
 
     from .._kernels import compiled
@@ -502,11 +531,9 @@ def _group_dictionary(values: Any, func: str) -> tuple[np.ndarray, np.ndarray, n
     indices = np.ascontiguousarray(values.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
     starts, heads = core.runs(indices)
     runs = pa.DictionaryArray.from_arrays(pa.array(heads), values.dictionary)
-    if _has_distinct_categories(values):
-        _distinct_categories(runs)
     if runs.dictionary.take(runs.indices).null_count:  # a null category some row holds
         return None
-    codes, ids = _factorize_dictionary(runs, "users", func, any_order=False)
+    codes, ids = _factorize_dictionary(runs, "users", func, False, distinct)
     return _grouped_runs(starts, codes, ids)
 
 
@@ -728,13 +755,13 @@ def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
     if runs is not None:
         offsets, ids = runs
         return offsets, np.empty(0, dtype=np.int64), ids
-    users = _column(users)
-    by_runs = _group_strings(users)
+    column = _column(users)
+    by_runs = _group_strings(column.array)
     if by_runs is None:
-        by_runs = _group_dictionary(users, func)
+        by_runs = _group_dictionary(column.array, func, column.distinct)
     if by_runs is not None:
         return by_runs
-    codes, ids = factorize(users, "users", func)
+    codes, ids = factorize(column, "users", func)
     offsets, rows = group_rows(codes, len(ids))
     return offsets, rows, ids
 

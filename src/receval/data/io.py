@@ -23,6 +23,7 @@ from .._validation import check_has_columns, format_values
 from ..exceptions import InputValidationError
 from ._csv import read_csv
 from ._encode import column_array as column_array
+from ._encode import ids_as_given
 from ._open import arrow_input, check_file, compression_of, header_not_utf8, sentence
 from ._open import infer_format as infer_format
 from ._open import place as row_place
@@ -68,9 +69,10 @@ def frame_columns(data: Any, columns: Mapping[str, str | None], func: str) -> di
 
     ``columns`` maps a role (``"user"``) to the caller's column name; roles with
     a None name are skipped. Missing columns raise with the available names.
+    Categorical columns stay as given (:func:`ids_as_given`).
     """
     check_columns(data, columns, func)
-    return {role: column_array(data[name]) for role, name in columns.items() if name is not None}
+    return {role: ids_as_given(data[name]) for role, name in columns.items() if name is not None}
 
 
 # ----------------------------------------------------------------- files
@@ -450,7 +452,8 @@ class ParquetColumns:
         check_has_columns(path, columns, self.schema.names)
 
     def read(self, column: str) -> Any:
-        """One column, whole, as a NumPy array (an Arrow array for strings)."""
+        """One column, whole, as a NumPy array (an Arrow array for strings; a
+        categorical column as given: :func:`ids_as_given`)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -470,12 +473,12 @@ class ParquetColumns:
                     raise_panic(exc, self.path)
                     raise
                 else:
-                    return column_array(_polars_column(frame))
+                    return ids_as_given(_polars_column(frame))
         try:
             table = pq.ParquetFile(self.path, pre_buffer=False).read(columns=[column])
         except (pa.ArrowInvalid, OSError) as exc:  # pragma: no cover - file changed meanwhile
             raise InputValidationError(f"{self.path}: {exc}") from exc
-        return column_array(table.column(0))
+        return ids_as_given(table.column(0))
 
     def type_of(self, column: str) -> Any:
         """The Arrow type of a column."""
@@ -568,8 +571,9 @@ class ArrowColumns:
         return self.table.schema.field(column).type
 
     def read(self, column: str) -> Any:
-        """One column, whole, as a NumPy array (an Arrow array for strings)."""
-        return column_array(self.table.column(column))
+        """One column, whole, as a NumPy array (an Arrow array for strings; a
+        categorical column as given: :func:`ids_as_given`)."""
+        return ids_as_given(self.table.column(column))
 
     @staticmethod
     def smallest(column: str) -> int | None:

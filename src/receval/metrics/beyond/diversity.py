@@ -16,7 +16,7 @@ import numpy as np
 from ... import _validation as v
 from ..._kernels import compiled
 from ...data import io
-from ...data._encode import factorize, lookup
+from ...data._encode import factorize, ids_as_given, lookup
 from ...data._ranked import Run
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import read_log
@@ -88,7 +88,7 @@ def _frame_features(frame: Any, feature_items: Any, func: str) -> tuple[Any, np.
         )
     if pandas:
         return frame[column].to_numpy(), frame.drop(columns=[column]).to_numpy()
-    ids = io.column_array(frame[column])
+    ids = ids_as_given(frame[column])  # a categorical as given: its categories are distinct
     others = [np.asarray(io.column_array(frame[c])) for c in names if c != column]
     return ids, np.column_stack(others) if others else np.empty((len(ids), 0))
 

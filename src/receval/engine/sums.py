@@ -1,7 +1,7 @@
 """Exact, mergeable float sums: the sums behind every mean that is merged.
 
 :class:`ExactSum` holds a sum of floats without rounding (the fixed-point
-accumulator of ``rust/src/sums.rs``). Sums of parts add up to the
+accumulator of ``rust/src/sums/mod.rs``). Sums of parts add up to the
 sum of the whole exactly, so a metric computed batch by batch, partition by
 partition or in one pass gives the same float: ``value`` rounds once, to the
 nearest float64 (``math.fsum``'s result).
@@ -51,7 +51,7 @@ class ExactSum:
     Attributes
     ----------
     digits : ndarray of int64
-        The accumulator (see ``rust/src/sums.rs``).
+        The accumulator (see ``rust/src/sums/mod.rs``).
 
     Examples
     --------

@@ -16,8 +16,9 @@
 
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+
+mod shared;
+pub use shared::SHARED_ROWS;
 
 /// Digits of base 2^32: 70 * 32 = 2240 bits, from 2^-1074 to 2^1166.
 pub const N_LIMBS: usize = 70;
@@ -349,145 +350,13 @@ where
     };
     if n_chunks == 1 {
         if n >= SHARED_ROWS && carry_every >= n && crate::threads::num_threads() > 1 {
-            return shared_checked(n, &sum_rows);
+            return shared::shared_checked(n, &sum_rows);
         }
         return run(0);
     }
     let parts: Option<Vec<Acc>> =
         crate::threads::install(|| (0..n_chunks).into_par_iter().map(run).collect());
     parts.map(|parts| merge_rows(&parts))
-}
-
-/// Rows from which one chunk of [`chunked_checked`] is offered to an idle thread of the
-/// pool, block by block (a training loop's batch: too small to wait for a thread, large
-/// enough that a thread already awake halves its time).
-pub const SHARED_ROWS: usize = 8192;
-/// Rows of a block of [`shared_checked`].
-const SHARED_BLOCK: usize = 2048;
-
-/// The rows' function of [`shared_checked`], its lifetime erased (see [`Share`]).
-type RowsFn = dyn Fn(Range<usize>) -> Option<Acc> + Sync;
-
-/// The blocks of one [`shared_checked`] call, taken in turn by the caller and, if one
-/// arrives in time, a thread of the pool.
-struct Share {
-    /// Bit 0: closed (the caller has taken every block and waits); above it, twice the
-    /// helpers inside. A helper enters only while it is open.
-    gate: AtomicUsize,
-    /// The next block to take.
-    next: AtomicUsize,
-    /// A block's rows failed their checks.
-    failed: AtomicBool,
-    /// The sums of the helper's blocks.
-    parts: Mutex<Vec<Acc>>,
-    rows: usize,
-    /// The caller's function: read only by a helper inside the gate, and the caller
-    /// returns only once the gate is closed and no helper is inside.
-    sum_rows: *const RowsFn,
-}
-
-// SAFETY: `sum_rows` points to a `Sync` function that outlives every use (see `Share`)
-unsafe impl Send for Share {}
-// SAFETY: as above; the other fields are atomics and a mutex
-unsafe impl Sync for Share {}
-
-impl Share {
-    /// The sum of the blocks this thread takes (None when one fails, or another did).
-    fn take_blocks(
-        &self,
-        sum_rows: &(dyn Fn(Range<usize>) -> Option<Acc> + Sync + '_),
-    ) -> Option<Acc> {
-        let mut out = [0i64; SIZE];
-        loop {
-            let lo = self.next.fetch_add(1, Ordering::Relaxed) * SHARED_BLOCK;
-            if lo >= self.rows || self.failed.load(Ordering::Relaxed) {
-                break;
-            }
-            match sum_rows(lo..(lo + SHARED_BLOCK).min(self.rows)) {
-                Some(acc) => {
-                    (0..SIZE).for_each(|j| out[j] += acc[j]);
-                    normalize(&mut out);
-                }
-                None => {
-                    self.failed.store(true, Ordering::Relaxed);
-                    return None;
-                }
-            }
-        }
-        Some(out)
-    }
-}
-
-/// [`chunked_checked`] of one chunk of `n` rows, its blocks shared with a thread of
-/// the pool that is free to take them: the calling thread starts at once and takes
-/// every block no helper has taken, so a pool busy or asleep costs only the offer.
-/// The sum does not depend on who took which block.
-fn shared_checked<'a, F>(n: usize, sum_rows: &'a F) -> Option<Acc>
-where
-    F: Fn(Range<usize>) -> Option<Acc> + Sync + 'a,
-{
-    let local: &'a (dyn Fn(Range<usize>) -> Option<Acc> + Sync + 'a) = sum_rows;
-    // SAFETY: only the lifetime is erased; a helper calls it only inside the gate, and
-    // this function returns only once the gate is closed and empty
-    let erased: *const RowsFn = unsafe {
-        std::mem::transmute::<*const (dyn Fn(Range<usize>) -> Option<Acc> + Sync + 'a), *const RowsFn>(
-            local,
-        )
-    };
-    let share = Arc::new(Share {
-        gate: AtomicUsize::new(0),
-        next: AtomicUsize::new(0),
-        failed: AtomicBool::new(false),
-        parts: Mutex::new(Vec::new()),
-        rows: n,
-        sum_rows: erased,
-    });
-    let helper = Arc::clone(&share);
-    crate::threads::spawn(move || {
-        let mut gate = helper.gate.load(Ordering::Acquire);
-        loop {
-            if gate & 1 == 1 {
-                return; // too late: the caller took every block
-            }
-            match helper.gate.compare_exchange_weak(
-                gate,
-                gate + 2,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => break,
-                Err(now) => gate = now,
-            }
-        }
-        // SAFETY: inside the gate the caller's function is alive (see `Share`)
-        let sum_rows = unsafe { &*helper.sum_rows };
-        if let Some(acc) = helper.take_blocks(sum_rows) {
-            helper
-                .parts
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(acc);
-        }
-        helper.gate.fetch_sub(2, Ordering::Release);
-    });
-    let mine = share.take_blocks(local);
-    share.gate.fetch_or(1, Ordering::AcqRel);
-    let mut spins = 0u32;
-    while share.gate.load(Ordering::Acquire) > 1 {
-        // a helper is finishing its block (a few microseconds)
-        spins += 1;
-        if spins < 1 << 12 {
-            std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
-        }
-    }
-    if share.failed.load(Ordering::Relaxed) {
-        return None;
-    }
-    let mut parts = std::mem::take(&mut *share.parts.lock().unwrap_or_else(|e| e.into_inner()));
-    parts.push(mine?);
-    Some(merge_rows(&parts))
 }
 
 #[cfg(test)]
@@ -697,44 +566,6 @@ pub(crate) mod tests {
         for chunks in [1, 3] {
             for carry in [7, CARRY_EVERY] {
                 assert_eq!(exact_sum(&x, chunks, carry), want);
-            }
-        }
-    }
-
-    #[test]
-    fn a_shared_chunk_sums_and_checks_as_one_thread_does() {
-        // one chunk of a training loop's batch, its blocks offered to the pool: the
-        // sum of every row, or None when any block fails its checks, every time
-        let mut next = stream(11);
-        for n in [SHARED_ROWS, 10_000, 3 * SHARED_BLOCK + 1, 60_000] {
-            let x: Vec<f64> = (0..n).map(|_| any_float(&mut next)).collect();
-            let want = reference(&x);
-            let sum_rows = |rows: Range<usize>| {
-                let mut acc = [0i64; SIZE];
-                for &v in &x[rows] {
-                    if v == 0.5 {
-                        return None;
-                    }
-                    add(&mut acc, v);
-                }
-                normalize(&mut acc);
-                Some(acc)
-            };
-            for _ in 0..50 {
-                assert_eq!(chunked_checked(n, 1, CARRY_EVERY, sum_rows), Some(want));
-            }
-            let mut bad = x.clone();
-            bad[n - 1] = 0.5;
-            let failing = |rows: Range<usize>| {
-                (!bad[rows.clone()].contains(&0.5)).then(|| {
-                    let mut acc = [0i64; SIZE];
-                    bad[rows].iter().for_each(|&v| add(&mut acc, v));
-                    normalize(&mut acc);
-                    acc
-                })
-            };
-            for _ in 0..50 {
-                assert_eq!(chunked_checked(n, 1, CARRY_EVERY, failing), None);
             }
         }
     }

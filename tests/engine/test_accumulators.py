@@ -5,6 +5,7 @@ import pickle
 import warnings
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -548,3 +549,48 @@ def test_training_loop_batches_added_in_one_call_equal_the_function(name):
                     acc.update(y[rows], bad, **kw)
             kw = {} if weights is None else {"sample_weight": weights}
             assert first.merge(second).compute() == function(y, q, **kw)
+
+
+# NumPy arrays take the one-call update of the core (MetricDefinition.update_plain);
+# Arrow arrays, keywords it does not know and options it does not handle take the full path:
+# the same state and value either way, and a value the core refuses raises the same.
+SHORT_PATH = ["log_loss", "pcoc", "copc", "normalized_entropy", "roc_auc", "average_precision",
+              "partial_auc(max_fpr=0.5)", "log_loss(negative_sampling_rate=0.5)"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SHORT_PATH)
+@pytest.mark.parametrize("weights", [False, True])
+def test_short_path_equals_the_full_path(name, weights):
+    if weights and name.startswith(("roc_auc", "average_precision", "partial_auc")):
+        weights = False  # weighted AUC batches take the full path either way
+    rng = np.random.default_rng(7)
+    y, p, w = _binary(rng, 3000, weights)
+    p32 = p.astype(np.float32)
+    short, full, whole = rv.metric(name), rv.metric(name), rv.metric(name)
+    for lo, hi in [(0, 700), (700, 701), (701, 3000)]:
+        kw = {} if w is None else {"sample_weight": w[lo:hi]}
+        short.update(y[lo:hi], p32[lo:hi], **kw)
+        full.update(pa.array(y[lo:hi]), pa.array(p32[lo:hi]),
+                    **{k: pa.array(x) for k, x in kw.items()})  # fmt: skip
+    whole.update(y, p32, **({} if w is None else {"sample_weight": w}))
+    assert short.n_updates == full.n_updates == 3
+    assert short.compute() == full.compute() == whole.compute()
+    if short.definition.update_plain is not None:
+        assert (
+            short.definition.update_plain(short._params, short._state, (y, p32), {"x": y}) is None
+        )
+
+
+@pytest.mark.parametrize("name", ["log_loss", "pcoc", "roc_auc"])
+def test_short_path_refusals_are_worded_as_the_full_path(name):
+    y = np.array([0, 1, 1], dtype=np.int8)
+    p = np.array([0.2, np.nan, 0.7])
+    acc = rv.metric(name)
+    with pytest.raises(InputValidationError, match="NaN") as short:
+        acc.update(y, p)
+    with pytest.raises(InputValidationError, match="NaN") as full:
+        rv.metric(name).update(y.tolist(), p.tolist())
+    assert acc.n_updates == 0
+    assert (
+        str(short.value).split(";")[0].split(":")[0] == str(full.value).split(";")[0].split(":")[0]
+    )

@@ -95,7 +95,16 @@ class MetricDefinition:
         weights times any positive number (means, ratios, AUC). On one partition,
         weights whose largest is outside ``[2**-64, 2**64]`` are then scaled by a
         power of two first (exact), so that no sum or product of weights over- or
-        underflows.    splits_groups : bool, default=False
+        underflows.
+    update_plain : callable, optional
+        ``update_plain(params, state, data, kwargs) -> state or None``: an
+        accumulator's ``update`` of a batch of plain NumPy arrays (``data`` the
+        positional, ``kwargs`` the keyword data arguments) in one call of the
+        compiled core, adding to a state it may change in place; None where it
+        does not apply (other input, a value the core refuses), and then
+        ``prepare`` and ``update_into`` run and say why. An update's fixed cost
+        in a training loop, where batches are small.
+    splits_groups : bool, default=False
         A metric over groups whose ``check_params`` takes ``whole_groups``: False
         (what :func:`receval.metric` gives by default) makes states that take a
         group's rows in any number of updates and merges; True (what sources
@@ -117,6 +126,7 @@ class MetricDefinition:
     inputs: tuple[str, ...] = ()
     one_partition: Callable[[dict[str, Any], Mapping[str, Any]], Any] | None = None
     scale_free: Callable[[dict[str, Any]], bool] | None = None
+    update_plain: Callable[[dict[str, Any], Any, Any, Any], Any] | None = None
     splits_groups: bool = False
 
     @property

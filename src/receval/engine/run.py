@@ -152,6 +152,13 @@ class Accumulator:
         and the update runs on the accumulator's thread. Returns the accumulator.
         """
         if self._worker is None:
+            plain = self.definition.update_plain
+            if plain is not None and self._window is None:
+                state = plain(self._params, self._state, data, kwargs)
+                if state is not None:  # one call of the core
+                    self._state = state
+                    self.n_updates += 1
+                    return self
             data = tuple(host_array(as_arrays(x)) for x in data)
             kwargs = {k: host_array(as_arrays(x)) for k, x in kwargs.items()}
             self._add(data, kwargs)

@@ -46,6 +46,7 @@ __all__ = [
 
 _EPS = float(np.finfo(np.float64).eps)
 _EPS32 = float(np.finfo(np.float32).eps)  # np.finfo costs microseconds a call
+_F32 = np.dtype(np.float32)
 
 
 class ScoreCounts:
@@ -603,32 +604,44 @@ def totals_prepare(func: str, prob: str) -> Any:
 
 
 class TotalsUpdates(TypedDict):
-    """The ``update`` and ``update_into`` of a metric of :class:`Totals`."""
+    """The ``update``, ``update_into`` and ``update_plain`` of a metric of :class:`Totals`."""
 
     update: Callable[[dict[str, Any], Any], Any]
     update_into: Callable[[dict[str, Any], Any, Any], Any]
+    update_plain: Callable[[dict[str, Any], Any, Any, Any], Any]
 
 
 def totals_updates(*, loss: bool, clicks: bool) -> TotalsUpdates:
-    """``update`` and ``update_into`` of a metric of :class:`Totals` that reads the log-loss sum
-    (``loss``; ``params["eps"]`` clips it) or the click sums (``clicks``): the sums it
-    does not read stay zero, so that a batch costs only what the metric needs. A batch
-    of plain arrays is checked, summed and added to the state in one call of the core
-    (``update`` adds it to the empty state)."""
+    """``update``, ``update_into`` and ``update_plain`` of a metric of :class:`Totals` that
+    reads the log-loss sum (``loss``; ``params["eps"]`` clips it) or the click sums
+    (``clicks``): the sums it does not read stay zero, so that a batch costs only what
+    the metric needs. A batch of plain arrays is checked, summed and added to the
+    state in one call of the core (``update`` adds it to the empty state)."""
     core = compiled()
+
+    def add(params: dict[str, Any], state: Totals, y_true: Any, y_prob: Any, weights: Any) -> Any:
+        """The state with the batch added by the core: a :class:`Totals`, a refusal, or
+        None where the core does not take the batch."""
+        eps = clip_eps(params.get("eps", "auto"), y_prob.dtype)
+        base = (state.weight.digits, state.loss.digits, state.predicted.digits,
+                state.observed.digits)  # fmt: skip
+        sums = core.totals_checked(y_true, y_prob, eps, loss, clicks, weights, base)
+        if sums is None or isinstance(sums, tuple):
+            return sums
+        # the sums the metric does not read are the state's own (the core left them)
+        loss_sum = ExactSum(sums[1]) if loss else state.loss
+        predicted, observed = (ExactSum(sums[2]), ExactSum(sums[3])) if clicks else (
+            state.predicted, state.observed)  # fmt: skip
+        return Totals(state.n_rows + len(y_true), ExactSum(sums[0]), loss_sum, predicted,
+                      observed, state.big_loss)  # fmt: skip
 
     def update_into(params: dict[str, Any], state: Totals, batch: Any) -> Any:
         if isinstance(batch, Unchecked):  # one pass of the core: checks, sums, addition
-            y_true, y_prob, sample_weight = batch.columns
-            eps = clip_eps(params.get("eps", "auto"), y_prob.dtype)
-            base = (state.weight.digits, state.loss.digits, state.predicted.digits,
-                    state.observed.digits)  # fmt: skip
-            sums = core.totals_checked(y_true, y_prob, eps, loss, clicks, sample_weight, base)
-            if isinstance(sums, tuple):
-                raise batch.refused(sums)
-            if sums is not None:
-                return Totals(state.n_rows + len(y_true), ExactSum(sums[0]), ExactSum(sums[1]),
-                              ExactSum(sums[2]), ExactSum(sums[3]), state.big_loss)  # fmt: skip
+            added = add(params, state, *batch.columns)
+            if isinstance(added, tuple):
+                raise batch.refused(added)
+            if added is not None:
+                return added
             batch = batch.full()  # weights the core does not take (to be scaled, all zero)
         if batch is None:
             return state
@@ -638,7 +651,24 @@ def totals_updates(*, loss: bool, clicks: bool) -> TotalsUpdates:
     def update(params: dict[str, Any], batch: Any) -> Any:
         return update_into(params, EMPTY_TOTALS, batch)
 
-    return {"update": update, "update_into": update_into}
+    def update_plain(params: dict[str, Any], state: Totals, data: Any, kwargs: Any) -> Any:
+        if len(data) == 3:
+            weights = data[2]
+        elif len(data) == 2 and (not kwargs or set(kwargs) == {"sample_weight"}):
+            weights = kwargs.get("sample_weight")
+        else:
+            return None
+        y_true, y_prob = data[0], data[1]
+        if (
+            params.get("negative_sampling_rate", 1.0) != 1.0
+            or not plain_pair(y_true, y_prob, None)
+            or not _plain_weights(weights, y_true)
+        ):
+            return None
+        added = add(params, state, y_true, y_prob, weights)
+        return None if isinstance(added, tuple) else added
+
+    return {"update": update, "update_into": update_into, "update_plain": update_plain}
 
 
 def totals_empty(params: dict[str, Any]) -> Any:
@@ -660,7 +690,7 @@ def clip_eps(eps: float | str, dtype: Any) -> float:
     float32 column gives one value in memory, out of core and in Spark."""
     if not isinstance(eps, str):
         return eps
-    return _EPS32 if dtype == np.float32 else _EPS
+    return _EPS32 if dtype is _F32 or dtype == np.float32 else _EPS
 
 
 # ------------------------------------------------------------------ states loaded from pickles

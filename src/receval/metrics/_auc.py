@@ -674,6 +674,22 @@ def auc_update_into(params: dict[str, Any], state: Any, batch: Any) -> Any:
     return auc_update(params, batch, state)
 
 
+def auc_update_plain(params: dict[str, Any], state: Any, data: Any, kwargs: Any) -> Any:
+    """An accumulator's batch of plain NumPy 0/1 labels and float scores without
+    weights, checked and counted by the core in one call (None: other input, or a value
+    the core refuses, which the full update words)."""
+    if (
+        kwargs
+        or len(data) != 2
+        or params["pos_label"] is not None
+        or params.get("decay") is not None
+        or not isinstance(state, AUCCounts)
+        or not plain_pair(data[0], data[1], None)
+    ):
+        return None
+    return state if state.plain.runs.add_checked(data[0], data[1]) is True else None
+
+
 def _auc_range(
     params: dict[str, Any],
     pos: np.ndarray,
@@ -735,6 +751,7 @@ ROC_AUC = register(
         empty=auc_empty,
         finalize=_auc_finalize,
         update_into=auc_update_into,
+        update_plain=auc_update_plain,
         ranges=_auc_range,
         one_partition=_roc_auc_one_call,
         scale_free=always,
@@ -774,6 +791,7 @@ def _curve_definition(name: str, func: str, value: _CurveValue) -> MetricDefinit
             empty=auc_empty,
             finalize=finalize,
             update_into=auc_update_into,
+            update_plain=auc_update_plain,
             one_partition=one_partition,
             scale_free=always,
         )

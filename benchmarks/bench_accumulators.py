@@ -797,6 +797,12 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=1000, help="calls per overhead case")
     parser.add_argument("--reset-every", type=int, default=100, help="overhead: reset period")
     parser.add_argument("--runs", type=int, default=3, help="timed runs of every stream")
+    parser.add_argument(
+        "--versus-runs",
+        type=int,
+        default=5,
+        help="timed runs of each stream against its function (medians; they take a second)",
+    )
     parser.add_argument("--quick", action="store_true", help="2M-row streams, print only")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     parser.add_argument("--overhead-json", help=argparse.SUPPRESS)  # the one-thread child
@@ -823,7 +829,7 @@ def main() -> None:
     overhead = bench_overhead(args.calls, args.reset_every)
     overhead += overhead_one_thread(args.calls, args.reset_every)
     checks = check_small(args.check_rows)
-    versus = versus_functions(args.versus_rows, args.runs)
+    versus = versus_functions(args.versus_rows, args.versus_runs)
     cores = per_core_one_thread(args.versus_rows, args.runs)
     streams = timed_streams(
         [

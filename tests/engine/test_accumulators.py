@@ -594,3 +594,42 @@ def test_short_path_refusals_are_worded_as_the_full_path(name):
     assert (
         str(short.value).split(";")[0].split(":")[0] == str(full.value).split(";")[0].split(":")[0]
     )
+
+
+@pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])
+@pytest.mark.parametrize("positional", [False, True])
+def test_gauc_short_path_equals_the_full_path(weighting, positional):
+    rng = np.random.default_rng(11)
+    n = 4000
+    g = np.sort(rng.integers(-50, 200, n))  # groups split across the updates below
+    y, p, _ = _binary(rng, n, False)
+    p32 = p.astype(np.float32)
+    short, full = rv.metric("gauc", weighting=weighting), rv.metric("gauc", weighting=weighting)
+    order = rng.permutation(n)  # a shuffled loop: every group in several updates
+    for part in np.array_split(order, 7):
+        if positional:
+            short.update(y[part], p32[part], g[part])
+        else:
+            short.update(y[part], p32[part], groups=g[part])
+        full.update(pa.array(y[part]), pa.array(p32[part]), groups=pa.array(g[part]))
+    want = rv.gauc_score(y[order], p32[order], groups=g[order], weighting=weighting)
+    assert short.compute() == full.compute() == want
+    assert short.state.n_rows == n
+
+
+def test_gauc_short_path_refusals_and_other_input():
+    y = np.array([0, 1, 1], dtype=np.int8)
+    g = np.array([1, 1, 2])
+    acc = rv.metric("gauc")
+    with pytest.raises(InputValidationError, match="NaN"):
+        acc.update(y, np.array([0.2, np.nan, 0.7]), groups=g)
+    with pytest.raises(InputValidationError, match="y_true"):
+        acc.update(np.array([0, 2, 1]), np.array([0.2, 0.3, 0.7]), groups=g)
+    assert acc.n_updates == 0 and acc.state.n_rows == 0
+    # float and string ids, sample weights: the full path, the same value
+    acc.update(y.astype(bool), np.array([0.2, 0.3, 0.7]), groups=g, sample_weight=np.ones(3))
+    acc.update(y, np.array([0.9, 0.3, 0.7]), groups=np.array([1.0, 1.0, 2.0]))
+    acc.update(y, np.array([0.5, 0.6, 0.1]), groups=np.array(["1", "1", "2"]))
+    ys = np.array([0, 1, 1, 0, 1, 1, 0, 1, 1])
+    ps = np.array([0.2, 0.3, 0.7, 0.9, 0.3, 0.7, 0.5, 0.6, 0.1])
+    assert acc.compute() == rv.gauc_score(ys, ps, groups=["1", "1", "2"] * 3)

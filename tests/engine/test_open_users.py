@@ -90,14 +90,20 @@ def test_split_users_equal_evaluate_for_any_split_merge_and_round_trip(case):
     for u in set(ru.tolist()):
         where = np.flatnonzero(ru == u)
         rank[where] = np.arange(1, len(where) + 1)
-    run_all = rv.Run(ru, ri, ranks=rank) if ranks else rv.Run(ru, ri, s)
+    # the rows in the order the merged accumulator holds them: each accumulator's
+    # updates in turn, the accumulators in the order of the merges (ties="input"
+    # ranks a user's tied items in that order)
+    r_parts = np.split(np.arange(len(ranked)), r_cut)
+    held = np.concatenate([np.arange(0)] + [r_parts[p] for i in merge_order
+                                            for p in range(len(owner)) if owner[p] == i])  # fmt: skip
+    run_all = (rv.Run(ru[held], ri[held], ranks=rank[held]) if ranks
+               else rv.Run(ru[held], ri[held], s[held]))  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rv.UnmatchedIdsWarning)
         expected = rv.evaluate(rv.Qrels(qu, qi, g), run_all, [metric], ties=ties,
                                missing_users="zero", allow_unmatched=True).mean[metric]  # fmt: skip
     accs = [rv.metric(metric, ties=ties, missing_users="zero") for _ in merge_order]
     q_parts = np.split(np.arange(len(judged)), q_cut)
-    r_parts = np.split(np.arange(len(ranked)), r_cut)
     for qp, rp, i in zip(q_parts, r_parts, owner, strict=True):
         qrels = rv.Qrels(qu[qp], qi[qp], g[qp]) if len(qp) else {}
         if not len(rp):

@@ -152,6 +152,38 @@ impl OpenGroups {
         }
     }
 
+    /// Add an update's checked rows whose group ids come as `i64`s, coded straight
+    /// into this table (a row of the group of the row before reuses its code: rows
+    /// come grouped in most loops), without sample weights or a per-row weighting.
+    pub fn add_ids(
+        &mut self,
+        ids: &[i64],
+        labels: &[i8],
+        scores: Scores<'_>,
+    ) -> Result<(), TooMany> {
+        let mut group = Vec::with_capacity(ids.len());
+        let mut last: Option<(i64, u32)> = None;
+        for &id in ids {
+            let code = match last {
+                Some((at, code)) if at == id => code,
+                _ => self.ids.code_any_int(id)?,
+            };
+            last = Some((id, code));
+            group.push(code);
+        }
+        self.group.extend_from_slice(&group);
+        self.label.extend_from_slice(labels);
+        match scores {
+            Scores::F32(s) => self.scores.extend_f32(s),
+            Scores::F64(s) => self.scores.extend(s),
+        }
+        if let Some(mine) = &mut self.weights {
+            mine.extend_ones(ids.len());
+        }
+        self.custom.without |= !ids.is_empty();
+        Ok(())
+    }
+
     /// Add another's rows after these, its ids coded in this table.
     pub fn absorb(&mut self, other: &OpenGroups) -> Result<(), TooMany> {
         let codes = self.ids.codes_of(&other.ids)?;

@@ -106,7 +106,7 @@ impl Values<'_> {
         }
     }
 
-    fn ids(&self) -> Option<std::borrow::Cow<'_, [i64]>> {
+    pub(crate) fn ids(&self) -> Option<std::borrow::Cow<'_, [i64]>> {
         with_values!(self, |s| GroupId::ids(s))
     }
 

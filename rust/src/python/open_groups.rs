@@ -8,6 +8,9 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use pyo3::types::PyBool;
+
+use super::checked::{refused as refusal_tuple, Column, Values as Given};
 use super::open::{given, ids_out};
 use super::{same_length, slice};
 use crate::gauc::open::{Batch, GroupedScores, OpenGroups as Rows, Scores};
@@ -137,6 +140,68 @@ impl OpenGroups {
         };
         self.rows.add(&table, batch);
         Ok(())
+    }
+
+    /// Add a batch of plain NumPy labels (any dtype), float scores and integer group
+    /// ids, checked here and the ids coded straight into this table (no sample
+    /// weights, no per-row weighting): True; a refusal of the labels (argument 0) or
+    /// the scores (1), as the full path's checks word it, the rows unchanged; or
+    /// False (nothing added) for other input (float, bool or wider ids, arrays that
+    /// are not C-contiguous, an empty batch, lengths that differ).
+    fn add_checked<'py>(
+        &mut self,
+        py: Python<'py>,
+        y_true: &Bound<'py, PyAny>,
+        y_score: &Bound<'py, PyAny>,
+        groups: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let added = |added: bool| Ok(PyBool::new(py, added).to_owned().into_any());
+        let (Some(labels), Some(scores), Some(ids)) =
+            (Column::of(y_true), Column::of(y_score), Column::of(groups))
+        else {
+            return added(false);
+        };
+        if matches!(ids, Column::F32(_) | Column::F64(_) | Column::Bool(_)) {
+            return added(false); // float and bool ids keep their dtype on the full path
+        }
+        let (Some(labels), Some(scores), Some(ids)) =
+            (labels.values(), scores.values(), ids.values())
+        else {
+            return added(false);
+        };
+        let n = labels.len();
+        if n == 0 || scores.len() != n || ids.len() != n {
+            return added(false);
+        }
+        let rows = &mut self.rows;
+        let answer = py.detach(|| {
+            let checked = || {
+                let labels = labels.labels01()?;
+                let finite = match scores {
+                    Given::F32(s) => s.iter().all(|x| x.is_finite()).then_some(Scores::F32(s)),
+                    Given::F64(s) => s.iter().all(|x| x.is_finite()).then_some(Scores::F64(s)),
+                    _ => None,
+                }?;
+                Some((labels, finite))
+            };
+            let Some((labels01, finite)) = checked() else {
+                let refusal = labels
+                    .labels_refusal(0)
+                    .or_else(|| scores.scores_refusal(1));
+                return Some(refusal.map_or(Ok(false), Err));
+            };
+            let ids = ids.ids()?;
+            Some(
+                rows.add_ids(&ids, &labels01, finite)
+                    .map(|()| true)
+                    .or(Ok(false)),
+            )
+        });
+        match answer {
+            Some(Ok(true)) => added(true),
+            Some(Err(refusal)) => refusal_tuple(py, refusal),
+            _ => added(false),
+        }
     }
 
     /// Add another's rows after these (its ids coded in this table).

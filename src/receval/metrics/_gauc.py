@@ -13,7 +13,7 @@ from .. import _validation as v
 from .._kernels import compiled
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import run_definition
-from ..engine.states import Seen
+from ..engine.states import Seen, plain_pair
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import warn_undefined
 from ._gauc_open import OpenGroups, checked_rows
@@ -493,6 +493,30 @@ def _open_update(params: dict[str, Any], state: OpenGroups, batch: Any) -> OpenG
     return state.add(y_true, y_score, groups, sample_weight, per_group)
 
 
+def _gauc_update_plain(
+    params: dict[str, Any], state: GroupState | OpenGroups, data: Any, kwargs: Any
+) -> OpenGroups | None:
+    """An accumulator's batch of plain NumPy labels, scores and integer group ids
+    (``groups`` positional or by keyword; no sample weights, a named weighting),
+    checked and its rows held by the core in one call (None: other input, or a value
+    the core refuses, which the full update words)."""
+    if len(data) == 3 and not kwargs:
+        y_true, y_score, groups = data
+    elif len(data) == 2 and len(kwargs) == 1 and "groups" in kwargs:
+        (y_true, y_score), groups = data, kwargs["groups"]
+    else:
+        return None
+    if (
+        not isinstance(state, OpenGroups)
+        or not (_named(params["weighting"]) or params["weighting"] is None)
+        or not plain_pair(y_true, y_score, None)
+        or type(groups) is not np.ndarray
+        or groups.shape != y_true.shape
+    ):
+        return None
+    return state if state.rows.add_checked(y_true, y_score, groups) is True else None
+
+
 def _named(weighting: Any) -> bool:
     """Whether a weighting is a name or a mapping (not per-row weights)."""
     return isinstance(weighting, str) or hasattr(weighting, "items")
@@ -545,6 +569,7 @@ GAUC = register(
         finalize=_gauc_finalize,
         one_partition=_gauc_one_call,
         update_into=_gauc_update_into,
+        update_plain=_gauc_update_plain,
         splits_groups=True,
     ),
 )

@@ -94,8 +94,9 @@ def test_split_users_equal_evaluate_for_any_split_merge_and_round_trip(case):
     # updates in turn, the accumulators in the order of the merges (ties="input"
     # ranks a user's tied items in that order)
     r_parts = np.split(np.arange(len(ranked)), r_cut)
-    held = np.concatenate([np.arange(0)] + [r_parts[p] for i in merge_order
-                                            for p in range(len(owner)) if owner[p] == i])  # fmt: skip
+    held = np.concatenate(
+        [np.arange(0)] + [r_parts[p] for i in merge_order for p, o in enumerate(owner) if o == i]
+    )
     run_all = (rv.Run(ru[held], ri[held], ranks=rank[held]) if ranks
                else rv.Run(ru[held], ri[held], s[held]))  # fmt: skip
     with warnings.catch_warnings():

@@ -44,7 +44,7 @@ def user_log_loss(
     y: np.ndarray, score: Any, codes: np.ndarray, row_w: np.ndarray, group_w: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each unit's mean log loss (clipped as :func:`receval.log_loss` clips) and weight."""
-    from ..engine.states import clip_eps
+    from ..engine.totals import clip_eps
 
     s = np.asarray(score)
     eps = clip_eps("auto", s.dtype)

@@ -7,7 +7,9 @@ on all the rows. :class:`Totals` (log loss, PCOC, COPC) takes any split;
 :class:`ScoreRange` (exact ROC AUC, no binning) disjoint score ranges (Spark's
 ``repartitionByRange``; out of core :func:`score_ranges` cuts them from a first
 pass's histogram); :class:`GroupTotals` (GAUC) whole groups; :class:`MeanState`
-(the means of :func:`receval.evaluate`) whole users.
+(the means of :func:`receval.evaluate`) whole users. The batches of the metrics of
+:class:`Totals` come in through :func:`totals_prepare` and :func:`totals_updates`
+(their ``prepare``, ``update``, ``update_into`` and ``update_plain``).
 
 Float sums are exact (:class:`receval.engine.sums.ExactSum`, rounded once when the
 value is read), as the in-memory functions compute them, and counts and unweighted
@@ -19,16 +21,19 @@ split of the groups.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
+from .. import _validation as v
 from .._kernels import compiled
-from ..exceptions import InputValidationError
+from ..exceptions import InputValidationError, InvalidParameterError
+from .metric import data_columns
+from .states import Unchecked, plain_pair
 from .sums import WEIGHT_SHIFT, ExactSum, Term, chunks_for, exact_sums, fieldwise_sum, ratio
 
 __all__ = [
@@ -37,10 +42,17 @@ __all__ = [
     "ScoreRange",
     "Totals",
     "auc_from_ranges",
+    "check_eps",
+    "clip_eps",
     "score_ranges",
+    "totals_empty",
+    "totals_prepare",
+    "totals_updates",
 ]
 
 _EPS = float(np.finfo(np.float64).eps)
+_EPS32 = float(np.finfo(np.float32).eps)  # np.finfo costs microseconds a call
+_F32 = np.dtype(np.float32)
 
 
 # ------------------------------------------------------------------ log loss, PCOC
@@ -134,6 +146,146 @@ def totals_of(
     predicted, observed = (rest[0], rest[1]) if clicks else (zero, zero)
     loss_sum = rest[-1] if loss else zero
     return Totals(len(labels), total, loss_sum, predicted, observed, big_loss)
+
+
+# ------------------------------------------------------------------ batches of Totals
+def _plain_weights(sample_weight: Any, y_true: np.ndarray) -> bool:
+    """Whether ``sample_weight`` is None or a float64 NumPy array of ``y_true``'s shape
+    (the weights :class:`Unchecked` takes, checked by the core)."""
+    return sample_weight is None or (
+        type(sample_weight) is np.ndarray
+        and sample_weight.dtype == np.float64
+        and sample_weight.shape == y_true.shape
+    )
+
+
+def totals_prepare(func: str, prob: str) -> Any:
+    """``prepare`` of the metrics of :class:`receval.engine.totals.Totals`: one batch of 0/1 labels,
+    probabilities (the argument ``prob``) and weights, validated as the functions
+    validate them; None for an empty batch; plain NumPy arrays (weights float64 or
+    None) are left to the compiled core (:class:`Unchecked`)."""
+
+    def prepare(params: dict[str, Any], y_true: Any, *args: Any, **kwargs: Any) -> Any:
+        y_prob = args[0] if args else kwargs.pop(prob)
+        sample_weight = args[1] if len(args) > 1 else kwargs.pop("sample_weight", None)
+        if kwargs:
+            raise InvalidParameterError(
+                f"{func}: update takes y_true, {prob} and sample_weight. Got "
+                f"{sorted(kwargs)[0]!r} too."
+            )
+        if plain_pair(y_true, y_prob, None) and _plain_weights(sample_weight, y_true):
+            return Unchecked(
+                (y_true, y_prob, sample_weight),
+                lambda: checked(y_true, y_prob, sample_weight, params),
+                func,
+                ("y_true", prob, "sample_weight"),
+            )
+        return checked(y_true, y_prob, sample_weight, params)
+
+    def checked(y_true: Any, y_prob: Any, sample_weight: Any, params: dict[str, Any]) -> Any:
+        yt, yp, sw = data_columns(
+            func, ("y_true", y_true), (prob, y_prob), ("sample_weight", sample_weight)
+        )
+        if len(yt) == 0:
+            return None
+        labels = v.check_binary01(yt, func)
+        eps = clip_eps(params.get("eps", "auto"), yp.dtype)
+        proba = v.check_probabilities(
+            v.check_finite(v.as_float(yp, prob, func), prob, func), prob, func
+        )
+        return labels, proba, v.check_sample_weight(sw, len(yt), func), eps
+
+    return prepare
+
+
+class TotalsUpdates(TypedDict):
+    """The ``update``, ``update_into`` and ``update_plain`` of a metric of :class:`Totals`."""
+
+    update: Callable[[dict[str, Any], Any], Any]
+    update_into: Callable[[dict[str, Any], Any, Any], Any]
+    update_plain: Callable[[dict[str, Any], Any, Any, Any], Any]
+
+
+def totals_updates(*, loss: bool, clicks: bool) -> TotalsUpdates:
+    """``update``, ``update_into`` and ``update_plain`` of a metric of :class:`Totals` that
+    reads the log-loss sum (``loss``; ``params["eps"]`` clips it) or the click sums
+    (``clicks``): the sums it does not read stay zero, so that a batch costs only what
+    the metric needs. A batch of plain arrays is checked, summed and added to the
+    state in one call of the core (``update`` adds it to the empty state)."""
+    core = compiled()
+
+    def add(params: dict[str, Any], state: Totals, y_true: Any, y_prob: Any, weights: Any) -> Any:
+        """The state with the batch added by the core: a :class:`Totals`, a refusal, or
+        None where the core does not take the batch."""
+        eps = clip_eps(params.get("eps", "auto"), y_prob.dtype)
+        base = (state.weight.digits, state.loss.digits, state.predicted.digits,
+                state.observed.digits)  # fmt: skip
+        sums = core.totals_checked(y_true, y_prob, eps, loss, clicks, weights, base)
+        if sums is None or isinstance(sums, tuple):
+            return sums
+        # the sums the metric does not read are the state's own (the core left them)
+        loss_sum = ExactSum(sums[1]) if loss else state.loss
+        predicted, observed = (ExactSum(sums[2]), ExactSum(sums[3])) if clicks else (
+            state.predicted, state.observed)  # fmt: skip
+        return Totals(state.n_rows + len(y_true), ExactSum(sums[0]), loss_sum, predicted,
+                      observed, state.big_loss)  # fmt: skip
+
+    def update_into(params: dict[str, Any], state: Totals, batch: Any) -> Any:
+        if isinstance(batch, Unchecked):  # one pass of the core: checks, sums, addition
+            added = add(params, state, *batch.columns)
+            if isinstance(added, tuple):
+                raise batch.refused(added)
+            if added is not None:
+                return added
+            batch = batch.full()  # weights the core does not take (to be scaled, all zero)
+        if batch is None:
+            return state
+        labels, proba, weights, eps = batch
+        return state.merge(totals_of(labels, proba, weights, eps=eps, loss=loss, clicks=clicks))
+
+    def update(params: dict[str, Any], batch: Any) -> Any:
+        return update_into(params, EMPTY_TOTALS, batch)
+
+    def update_plain(params: dict[str, Any], state: Totals, data: Any, kwargs: Any) -> Any:
+        if len(data) == 3:
+            weights = data[2]
+        elif len(data) == 2 and (not kwargs or set(kwargs) == {"sample_weight"}):
+            weights = kwargs.get("sample_weight")
+        else:
+            return None
+        y_true, y_prob = data[0], data[1]
+        if (
+            params.get("negative_sampling_rate", 1.0) != 1.0
+            or not plain_pair(y_true, y_prob, None)
+            or not _plain_weights(weights, y_true)
+        ):
+            return None
+        added = add(params, state, y_true, y_prob, weights)
+        return None if isinstance(added, tuple) else added
+
+    return {"update": update, "update_into": update_into, "update_plain": update_plain}
+
+
+def totals_empty(params: dict[str, Any]) -> Any:
+    """``empty`` of the metrics of :class:`Totals`."""
+    return EMPTY_TOTALS
+
+
+def check_eps(eps: float | str, func: str) -> float | str:
+    """The log-loss clip ``eps``: a number in (0, 0.5], or ``"auto"`` (see :func:`clip_eps`)."""
+    if isinstance(eps, str) and eps == "auto":
+        return eps
+    return float(v.check_number(eps, "eps", func, low=0.0, high=0.5, low_inclusive=False))
+
+
+def clip_eps(eps: float | str, dtype: Any) -> float:
+    """The clip of probabilities of ``dtype``: ``eps``, or for ``"auto"`` the machine
+    epsilon of float32 probabilities (float32 input) and of float64 otherwise, as
+    scikit-learn's ``log_loss``. Every backend clips each batch by this rule, so a
+    float32 column gives one value in memory, out of core and in Spark."""
+    if not isinstance(eps, str):
+        return eps
+    return _EPS32 if dtype is _F32 or dtype == np.float32 else _EPS
 
 
 # ------------------------------------------------------------------ exact AUC by score ranges

@@ -675,19 +675,13 @@ def auc_update_into(params: dict[str, Any], state: Any, batch: Any) -> Any:
 
 
 def auc_update_plain(params: dict[str, Any], state: Any, data: Any, kwargs: Any) -> Any:
-    """An accumulator's batch of plain NumPy 0/1 labels and float scores without
-    weights, checked and counted by the core in one call (None: other input, or a value
-    the core refuses, which the full update words)."""
-    if (
-        kwargs
-        or len(data) != 2
-        or params["pos_label"] is not None
-        or params.get("decay") is not None
-        or not isinstance(state, AUCCounts)
-        or not plain_pair(data[0], data[1], None)
-    ):
+    """An accumulator's plain NumPy 0/1 labels and float scores without weights, checked
+    and counted in one call of the core (None: other input, or a value it refuses)."""
+    plain = len(data) == 2 and not kwargs and plain_pair(data[0], data[1], None)
+    if not plain or params["pos_label"] is not None or params.get("decay") is not None:
         return None
-    return state if state.plain.runs.add_checked(data[0], data[1]) is True else None
+    added = isinstance(state, AUCCounts) and state.plain.runs.add_checked(*data) is True
+    return state if added else None
 
 
 def _auc_range(

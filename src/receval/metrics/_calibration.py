@@ -13,8 +13,9 @@ from .. import _validation as v
 from .._kernels import compiled
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import run_definition, scan_of
-from ..engine.states import check_loaded_state, totals_empty, totals_prepare, totals_updates
+from ..engine.states import check_loaded_state
 from ..engine.sums import ExactSum, ratio
+from ..engine.totals import totals_empty, totals_prepare, totals_updates
 from ..exceptions import InvalidParameterError
 from ._binary import check_binary_scores, warn_undefined
 from ._recalibration import check_sampling_rate, recalibrate, recalibrating

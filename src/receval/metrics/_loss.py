@@ -14,16 +14,9 @@ from .._kernels import compiled
 from ..conventions import undefined_value
 from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
 from ..engine.sources import run_definition
-from ..engine.states import (
-    ERROR_SCALE_STEP,
-    ErrorSums,
-    check_eps,
-    clip_eps,
-    totals_empty,
-    totals_prepare,
-    totals_updates,
-)
+from ..engine.states import ERROR_SCALE_STEP, ErrorSums
 from ..engine.sums import WEIGHT_SHIFT, ExactSum, Term, exact_sums, ratio, scaled_value
+from ..engine.totals import check_eps, clip_eps, totals_empty, totals_prepare, totals_updates
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import data_ndim, warn_undefined
 from ._recalibration import check_sampling_rate, recalibrating

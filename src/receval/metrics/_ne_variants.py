@@ -10,9 +10,17 @@ from numpy.typing import ArrayLike
 
 from ..engine.metric import MetricDefinition, always, register
 from ..engine.sources import run_definition
-from ..engine.states import Unchecked, check_eps, totals_empty, totals_prepare, totals_updates
+from ..engine.states import Unchecked
 from ..engine.sums import ratio
-from ..engine.totals import EMPTY_TOTALS, Totals, totals_of
+from ..engine.totals import (
+    EMPTY_TOTALS,
+    Totals,
+    check_eps,
+    totals_empty,
+    totals_of,
+    totals_prepare,
+    totals_updates,
+)
 from ._binary import warn_undefined
 from ._recalibration import check_sampling_rate, recalibrating
 

@@ -371,8 +371,10 @@ impl Sorting {
 const MAX_SORTING: usize = 4;
 
 /// Runs of each label's keys, and the keys of the rows not yet in a run: those of
-/// negatives at the front of `buf`, those of positives at its back; and the full
-/// buffers being sorted in the background.
+/// negatives at the front of `buf`'s capacity, those of positives at its back (the
+/// buffer's length stays 0: its memory is written only where keys are put, so an
+/// update that starts a buffer neither writes its 16 MiB nor faults them in); and
+/// the full buffers being sorted in the background.
 #[derive(Debug)]
 pub struct RowRuns {
     pos: Runs<Keys>,
@@ -382,7 +384,7 @@ pub struct RowRuns {
     n_pos: usize,
     n_neg: usize,
     limit: usize,
-    /// The length of the next buffer (that of the largest so far).
+    /// The room of the next buffer (that of the largest so far).
     size: usize,
 }
 
@@ -538,21 +540,78 @@ impl RowRuns {
         self.n_pos + self.n_neg
     }
 
+    /// The keys buffered: `(negatives, positives)`.
+    fn buffered_keys(&self) -> (&[u64], &[u64]) {
+        let room = self.buf.capacity();
+        let base = self.buf.as_ptr();
+        // SAFETY: the first `n_neg` and the last `n_pos` slots of the buffer's
+        // capacity hold keys written by `put` (or copied in by `reserve`), and
+        // `n_neg + n_pos <= room`
+        unsafe {
+            (
+                std::slice::from_raw_parts(base, self.n_neg),
+                std::slice::from_raw_parts(base.add(room - self.n_pos), self.n_pos),
+            )
+        }
+    }
+
+    /// Put the key of a row (room reserved for it).
+    #[inline(always)]
+    fn put(&mut self, key: u64, positive: bool) {
+        let room = self.buf.capacity();
+        debug_assert!(self.buffered() < room);
+        let at = if positive {
+            self.n_pos += 1;
+            room - self.n_pos
+        } else {
+            self.n_neg += 1;
+            self.n_neg - 1
+        };
+        self.buf.spare_capacity_mut()[at].write(key);
+    }
+
     /// Room for `rows` more keys: the buffer doubles (up to the limit, or the rows
     /// of one large update), negatives kept at the front and positives at the back.
     fn reserve(&mut self, rows: usize) {
         let need = self.buffered() + rows;
-        if need <= self.buf.len() {
+        let room = self.buf.capacity();
+        if need <= room {
             return;
         }
-        let len = need.max((2 * self.buf.len()).max(self.size).min(self.limit));
-        let mut buf = Vec::with_capacity(len);
-        crate::pages::advise_huge(&mut buf);
-        buf.resize(len, 0);
-        buf[..self.n_neg].copy_from_slice(&self.buf[..self.n_neg]);
-        buf[len - self.n_pos..].copy_from_slice(&self.buf[self.buf.len() - self.n_pos..]);
+        let len = need.max((2 * room).max(self.size).min(self.limit));
+        let mut buf: Vec<u64> = Vec::with_capacity(len);
+        let len = buf.capacity();
+        let (neg, pos) = self.buffered_keys();
+        let spare = buf.spare_capacity_mut();
+        for (slot, &key) in spare[..neg.len()].iter_mut().zip(neg) {
+            slot.write(key);
+        }
+        for (slot, &key) in spare[len - pos.len()..].iter_mut().zip(pos) {
+            slot.write(key);
+        }
         self.buf = buf;
         self.size = self.size.max(len);
+    }
+
+    /// The keys buffered as one vector, negatives then positives (the buffer let
+    /// go): `(keys, negatives, positives)`.
+    fn take_buffer(&mut self) -> (Vec<u64>, usize, usize) {
+        let (n_neg, n_pos) = (self.n_neg, self.n_pos);
+        let mut buf = std::mem::take(&mut self.buf);
+        let room = buf.capacity();
+        if n_pos > 0 && n_neg + n_pos < room {
+            // SAFETY: the last `n_pos` slots hold keys; they move to the slots right
+            // after the negatives, inside the same allocation
+            unsafe {
+                let base = buf.as_mut_ptr();
+                std::ptr::copy(base.add(room - n_pos), base.add(n_neg), n_pos);
+            }
+        }
+        // SAFETY: the first `n_neg + n_pos` slots now hold keys
+        unsafe { buf.set_len(n_neg + n_pos) };
+        self.n_pos = 0;
+        self.n_neg = 0;
+        (buf, n_neg, n_pos)
     }
 
     /// Add the rows of validated 0/1 labels and finite scores; a merge in progress
@@ -564,16 +623,8 @@ impl RowRuns {
             self.sort_buffer();
         }
         self.reserve(labels.len());
-        let len = self.buf.len();
         for (&l, &s) in labels.iter().zip(scores) {
-            let key = order_key(s);
-            if l == 1 {
-                self.n_pos += 1;
-                self.buf[len - self.n_pos] = key;
-            } else {
-                self.buf[self.n_neg] = key;
-                self.n_neg += 1;
-            }
+            self.put(order_key(s), l == 1);
         }
         // the merges in progress end by the time the buffer is next full
         let room = self.limit.saturating_sub(self.buffered()).max(1);
@@ -621,10 +672,7 @@ impl RowRuns {
             return;
         }
         self.collect(MAX_SORTING - 1);
-        let buf = std::mem::take(&mut self.buf);
-        let (n_neg, n_pos) = (self.n_neg, self.n_pos);
-        self.n_pos = 0;
-        self.n_neg = 0;
+        let (buf, n_neg, n_pos) = self.take_buffer();
         self.sorting.push(Sorting::start(buf, n_neg, n_pos));
     }
 
@@ -634,10 +682,7 @@ impl RowRuns {
     /// has taken, newest first, while the pool's sorters take them oldest first.
     pub fn flush(&mut self) {
         if self.buffered() > 0 {
-            let buf = std::mem::take(&mut self.buf);
-            let (n_neg, n_pos) = (self.n_neg, self.n_pos);
-            self.n_pos = 0;
-            self.n_neg = 0;
+            let (buf, n_neg, n_pos) = self.take_buffer();
             let (neg, pos) = sorted_runs(buf, n_neg, n_pos);
             self.neg.insert(neg);
             self.pos.insert(pos);
@@ -668,14 +713,14 @@ impl RowRuns {
 
     /// Add the rows another state holds in its buffer to this one's buffer.
     fn absorb_buffer(&mut self, other: &RowRuns) {
-        let len = other.buf.len();
-        let (neg, pos) = (&other.buf[..other.n_neg], &other.buf[len - other.n_pos..]);
+        let (neg, pos) = other.buffered_keys();
         self.reserve(pos.len() + neg.len());
-        let mine = self.buf.len();
-        self.buf[self.n_neg..self.n_neg + neg.len()].copy_from_slice(neg);
-        self.n_neg += neg.len();
-        self.buf[mine - self.n_pos - pos.len()..mine - self.n_pos].copy_from_slice(pos);
-        self.n_pos += pos.len();
+        for &key in neg {
+            self.put(key, false);
+        }
+        for &key in pos.iter().rev() {
+            self.put(key, true); // the other's positives in their order
+        }
     }
 
     /// Every row in one run of each label (the buffer sorted first).

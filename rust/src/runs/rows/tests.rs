@@ -217,9 +217,9 @@ fn a_buffer_is_sorted_before_rows_would_outgrow_it() {
     for chunk in (0..600).step_by(60) {
         state.add(&labels[chunk..chunk + 60], &scores[chunk..chunk + 60]);
         assert!(
-            state.buf.len() <= 100,
+            state.buf.capacity() <= 100,
             "a buffer of {} rows",
-            state.buf.len()
+            state.buf.capacity()
         );
         assert_eq!(state.buffered(), 60, "rows after {chunk}");
     }

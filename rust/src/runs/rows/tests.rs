@@ -1,5 +1,6 @@
 use super::super::{rows_run, tests::data};
 use super::*;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 #[test]
 fn buffered_rows_count_as_one_run_for_any_buffer_and_split() {

@@ -633,3 +633,24 @@ def test_gauc_short_path_refusals_and_other_input():
     ys = np.array([0, 1, 1, 0, 1, 1, 0, 1, 1])
     ps = np.array([0.2, 0.3, 0.7, 0.9, 0.3, 0.7, 0.5, 0.6, 0.1])
     assert acc.compute() == rv.gauc_score(ys, ps, groups=["1", "1", "2"] * 3)
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "kwargs", "words"),
+    [
+        ("log_loss", ([1, 0],), {}, "Got no y_pred"),
+        ("pcoc", ([1, 0],), {}, "Got no y_prob"),
+        ("rmse", ([1.0, 0.0],), {}, "'y_pred'"),
+        ("explained_variance", ([1.0],), {}, "Got no y_pred"),
+        ("roc_auc", ([1, 0],), {}, "'y_score'"),
+        ("roc_auc", ([1, 0], [0.1, 0.2]), {"weights": [1, 1]}, "'weights'"),
+        ("gauc", ([1, 0], [0.1, 0.2]), {}, "'groups'"),
+        ("ndcg@10", ({},), {}, "'run'"),
+        ("log_loss", ([1, 0], [0.1, 0.2], None, None), {}, "4 positional"),
+    ],
+)
+def test_update_with_arguments_it_does_not_take_names_them(name, args, kwargs, words):
+    acc = rv.metric(name)
+    with pytest.raises(InvalidParameterError, match=words):
+        acc.update(*args, **kwargs)
+    assert acc.n_updates == 0

@@ -33,7 +33,14 @@ from typing import Any
 
 from ..exceptions import InvalidParameterError
 
-__all__ = ["DEFINITIONS", "MetricDefinition", "data_columns", "no_options", "register"]
+__all__ = [
+    "DEFINITIONS",
+    "MetricDefinition",
+    "data_columns",
+    "no_options",
+    "register",
+    "second_and_weight",
+]
 
 
 @dataclass(frozen=True)
@@ -193,6 +200,24 @@ def no_options(name: str) -> Callable[..., dict[str, Any]]:
         return {}
 
     return check
+
+
+def second_and_weight(
+    func: str, second: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, Any]:
+    """``(second, sample_weight)`` of ``update(y_true, second, sample_weight=None)``, each
+    given by position or keyword; an ``InvalidParameterError`` naming ``func`` when
+    ``second`` is missing or an argument is not one of these."""
+    takes = f"{func}: update takes y_true, {second} and sample_weight."
+    if not args and second not in kwargs:
+        raise InvalidParameterError(f"{takes} Got no {second}.")
+    if len(args) > 2:
+        raise InvalidParameterError(f"{takes} Got {len(args) + 1} positional arguments.")
+    value = args[0] if args else kwargs.pop(second)
+    weight = args[1] if len(args) > 1 else kwargs.pop("sample_weight", None)
+    if kwargs:
+        raise InvalidParameterError(f"{takes} Got {sorted(kwargs)[0]!r} too.")
+    return value, weight
 
 
 def data_columns(func: str, *arrays: tuple[str, Any]) -> list[Any]:

@@ -85,6 +85,21 @@ def _checked_state(state: Any) -> dict[str, Any]:
     return checked
 
 
+def _check_arguments(
+    name: str, defn: MetricDefinition, params: Any, data: tuple[Any, ...], kwargs: Any
+) -> None:
+    """An ``InvalidParameterError`` for data arguments that ``update`` does not take
+    (missing, unknown, too many), in the user's words rather than Python's."""
+    import inspect
+
+    try:
+        inspect.signature(defn.prepare).bind(params, *data, **kwargs)
+    except TypeError as e:
+        raise InvalidParameterError(
+            f"Accumulator.update of {name!r} takes ({', '.join(defn.inputs)}): {e}."
+        ) from None
+
+
 class Accumulator:
     """A metric accumulated batch by batch: ``update``, ``merge``, ``compute``, ``reset``.
 
@@ -173,7 +188,11 @@ class Accumulator:
             data = tuple(host_array(x) for x in data)
             kwargs = {k: host_array(x) for k, x in kwargs.items()}
         defn = self.definition
-        batch = defn.prepare(self._params, *data, **kwargs)
+        try:
+            batch = defn.prepare(self._params, *data, **kwargs)
+        except TypeError:
+            _check_arguments(self.name, defn, self._params, data, kwargs)
+            raise
         if self._window is not None:
             # the batch's own state joins the window (and the lifetime state)
             new = defn.update(self._params, batch)

@@ -31,8 +31,8 @@ import numpy as np
 
 from .. import _validation as v
 from .._kernels import compiled
-from ..exceptions import InputValidationError, InvalidParameterError
-from .metric import data_columns
+from ..exceptions import InputValidationError
+from .metric import data_columns, second_and_weight
 from .states import Unchecked, plain_pair
 from .sums import WEIGHT_SHIFT, ExactSum, Term, chunks_for, exact_sums, fieldwise_sum, ratio
 
@@ -166,13 +166,7 @@ def totals_prepare(func: str, prob: str) -> Any:
     None) are left to the compiled core (:class:`Unchecked`)."""
 
     def prepare(params: dict[str, Any], y_true: Any, *args: Any, **kwargs: Any) -> Any:
-        y_prob = args[0] if args else kwargs.pop(prob)
-        sample_weight = args[1] if len(args) > 1 else kwargs.pop("sample_weight", None)
-        if kwargs:
-            raise InvalidParameterError(
-                f"{func}: update takes y_true, {prob} and sample_weight. Got "
-                f"{sorted(kwargs)[0]!r} too."
-            )
+        y_prob, sample_weight = second_and_weight(func, prob, args, kwargs)
         if plain_pair(y_true, y_prob, None) and _plain_weights(sample_weight, y_true):
             return Unchecked(
                 (y_true, y_prob, sample_weight),

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from ..engine.metric import MetricDefinition, always, data_columns, register
+from ..engine.metric import MetricDefinition, always, data_columns, register, second_and_weight
 from ..engine.sources import run_definition
 from ..engine.states import Moments
 from ..exceptions import InvalidParameterError
@@ -213,16 +213,7 @@ def explained_variance_score(
 # ------------------------------------------------------------------ definitions
 def _prepare(func: str, second: str, binary: bool) -> Any:
     def prepare(params: dict[str, Any], y_true: Any, *args: Any, **kwargs: Any) -> Any:
-        if not args and second not in kwargs:
-            raise InvalidParameterError(f"{func}: update takes y_true, {second} and "
-                                        f"sample_weight. Got no {second}.")  # fmt: skip
-        y_pred = args[0] if args else kwargs.pop(second)
-        sample_weight = args[1] if len(args) > 1 else kwargs.pop("sample_weight", None)
-        if kwargs:
-            raise InvalidParameterError(
-                f"{func}: update takes y_true, {second} and sample_weight. Got "
-                f"{sorted(kwargs)[0]!r} too."
-            )
+        y_pred, sample_weight = second_and_weight(func, second, args, kwargs)
         yt, yp, sw = data_columns(
             func, ("y_true", y_true), (second, y_pred), ("sample_weight", sample_weight)
         )

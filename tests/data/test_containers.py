@@ -1129,3 +1129,31 @@ def test_string_order_of_integer_ids_is_that_of_their_strings(ids):
     # trec_eval breaks ties by item id as a string: "10" before "9", "-5" before "3"
     expected = np.argsort(np.asarray([str(x) for x in ids.tolist()]), kind="stable")
     np.testing.assert_array_equal(_encode.string_order(ids), expected)
+
+
+@pytest.mark.parametrize("kind", ["int", "str"])
+@pytest.mark.parametrize("single", [True, False])
+def test_tie_keys_order_tied_lists_as_trec_keys(kind: str, single: bool) -> None:
+    # 40 users, 2 of them with ties: their items are ranked among themselves only,
+    # in the order trec_keys gives them; evaluate's ties follow the same order
+    rng = np.random.default_rng(7)
+    users = np.repeat(np.arange(40), 6)
+    items = rng.choice(300, size=len(users), replace=False)
+    scores = rng.random(len(users))
+    scores[6:9] = 0.5  # user 1: a tie in doubles
+    scores[60:62] = [0.25, 0.25 + 1e-12]  # user 10: equal in float32 only
+    ids = items if kind == "int" else np.array([f"d{i}" for i in items], dtype=object)
+    run = Run(users, ids, scores)
+    keys = run.tie_keys(single)
+    full = Run(users, ids, scores).trec_keys
+    tied = run.tied_users(single)
+    assert len(tied) == (2 if single else 1)
+    for u in tied:
+        codes = run.items[run.offsets[u] : run.offsets[u + 1]]
+        assert np.array_equal(np.argsort(keys[codes]), np.argsort(full[codes]))
+        assert len(np.unique(keys[codes])) == len(codes)
+    qrels = Qrels(users, ids, rng.integers(0, 3, len(users)))
+    report = evaluate(qrels, run, ["ndcg@3", "map", "p@1"])
+    forced = Run(users, ids, scores)
+    assert len(forced.trec_keys) == len(forced.item_ids)  # cached: tie_keys gives them
+    assert report.mean == evaluate(qrels, forced, ["ndcg@3", "map", "p@1"]).mean

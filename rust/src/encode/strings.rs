@@ -13,21 +13,48 @@ use crate::threads::PARALLEL_ROWS;
 pub trait Offset: Copy + Send + Sync {
     /// The offset as an index into the data.
     fn at(self) -> usize;
+    /// Whether a row of `offsets` (ascending) is longer than `cap` bytes.
+    fn any_longer(offsets: &[Self], cap: usize) -> bool;
+    /// Whether one of `offsets` but the last is negative or one is less than the
+    /// offset before it.
+    fn descend(offsets: &[Self]) -> bool;
 }
 
-impl Offset for i32 {
-    #[inline(always)]
-    fn at(self) -> usize {
-        self as usize
-    }
+macro_rules! offset {
+    ($t:ty) => {
+        impl Offset for $t {
+            #[inline(always)]
+            fn at(self) -> usize {
+                self as usize
+            }
+            /// A row longer than `cap` sets the sign bit of cap - length: one OR over
+            /// the rows in the offsets' own width (a pass that vectorizes, where a
+            /// maximum of the lengths does not without AVX-512).
+            fn any_longer(offsets: &[Self], cap: usize) -> bool {
+                let ends = offsets.get(1..).unwrap_or_default();
+                let cap = cap as $t;
+                let or = ends
+                    .iter()
+                    .zip(offsets)
+                    .fold(0, |any: $t, (&b, &a)| any | cap.wrapping_sub(b.wrapping_sub(a)));
+                or < 0
+            }
+            /// One OR of each offset and its difference to the next (the sign bit
+            /// set by a negative one); the offsets then lie in 0.. and no difference
+            /// overflows.
+            fn descend(offsets: &[Self]) -> bool {
+                let ends = offsets.get(1..).unwrap_or_default();
+                let or = ends
+                    .iter()
+                    .zip(offsets)
+                    .fold(0, |any: $t, (&b, &a)| any | a | b.wrapping_sub(a));
+                or < 0
+            }
+        }
+    };
 }
-
-impl Offset for i64 {
-    #[inline(always)]
-    fn at(self) -> usize {
-        self as usize
-    }
-}
+offset!(i32);
+offset!(i64);
 
 /// A chunk of a string column: its rows, each as bytes of a buffer.
 pub trait Rows: Sync + Sized {
@@ -38,12 +65,21 @@ pub trait Rows: Sync + Sized {
     fn row(&self, i: usize) -> (&[u8], usize, usize);
     /// The rows `a..b` as a chunk.
     fn part(&self, a: usize, b: usize) -> Self;
-    /// The length of the longest row (0 for no row).
-    fn longest(&self) -> usize;
+    /// What picks the slot of the table: 11 when no row is longer than 11 bytes,
+    /// else 15 when none is longer than 15, else 16.
+    fn width(&self) -> usize;
     /// Whether each of the rows `a..b` (`a` at least 1) is known to equal the row
     /// before it from a check of the block as a whole (false: compare row by row).
     fn repeats(&self, _a: usize, _b: usize) -> bool {
         false
+    }
+    /// The short key ([`short_bits`]; 0 for a longer row) of each of the rows from
+    /// `a` on, as many as `out` holds.
+    fn shorts(&self, a: usize, out: &mut [u128]) {
+        for (j, k) in out.iter_mut().enumerate() {
+            let (d, s, e) = self.row(a + j);
+            *k = short_bits(d, s, e).unwrap_or(0);
+        }
     }
 }
 
@@ -65,18 +101,27 @@ impl<O: Offset> Rows for OffsetRows<'_, O> {
     fn row(&self, i: usize) -> (&[u8], usize, usize) {
         (self.data, self.offsets[i].at(), self.offsets[i + 1].at())
     }
+    /// One pass over the offsets of the rows (each read once).
+    fn shorts(&self, a: usize, out: &mut [u128]) {
+        let o = &self.offsets[a..=a + out.len()];
+        for ((k, s), e) in out.iter_mut().zip(o).zip(&o[1..]) {
+            *k = short_bits(self.data, s.at(), e.at()).unwrap_or(0);
+        }
+    }
     fn part(&self, a: usize, b: usize) -> Self {
         OffsetRows {
             offsets: &self.offsets[a..=b],
             data: self.data,
         }
     }
-    fn longest(&self) -> usize {
-        let o = self.offsets;
-        o.windows(2)
-            .map(|w| w[1].at().wrapping_sub(w[0].at()))
-            .max()
-            .unwrap_or(0)
+    fn width(&self) -> usize {
+        if !O::any_longer(self.offsets, 11) {
+            11
+        } else if !O::any_longer(self.offsets, 15) {
+            15
+        } else {
+            16
+        }
     }
     /// Rows `a - 1..b` of one length `len` are equal when their bytes (contiguous)
     /// repeat with period `len`: one comparison of the block's bytes with
@@ -103,6 +148,15 @@ impl<O: Offset> Rows for OffsetRows<'_, O> {
 pub struct ViewRows<'a> {
     pub views: &'a [u8],
     pub buffers: &'a [&'a [u8]],
+}
+
+/// [`Rows::width`] of rows whose longest has `longest` bytes.
+fn width_of(longest: usize) -> usize {
+    match longest {
+        0..=11 => 11,
+        12..=15 => 15,
+        _ => 16,
+    }
 }
 
 /// The longest string a view holds in itself.
@@ -136,12 +190,14 @@ impl Rows for ViewRows<'_> {
             buffers: self.buffers,
         }
     }
-    fn longest(&self) -> usize {
-        self.views
-            .chunks_exact(16)
-            .map(|v| word(v, 0))
-            .max()
-            .unwrap_or(0)
+    fn width(&self) -> usize {
+        width_of(
+            self.views
+                .chunks_exact(16)
+                .map(|v| word(v, 0))
+                .max()
+                .unwrap_or(0),
+        )
     }
 }
 
@@ -158,8 +214,9 @@ impl Rows for ViewRows<'_> {
 pub fn factorize_bytes<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i32>, Vec<i64>) {
     let parts = cut(chunks, n_chunks);
     let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
-    let longest = chunks.iter().map(|c| c.longest()).max().unwrap_or(0);
-    factorize_picked(|p, i| parts[p].row(i), &lens, longest, n_chunks)
+    let width = chunks.iter().map(|c| c.width()).max().unwrap_or(11);
+    let shorts = |p: usize, a: usize, out: &mut [u128]| parts[p].shorts(a, out);
+    factorize_picked(|p, i| parts[p].row(i), shorts, &lens, width, n_chunks)
 }
 
 /// The runs of equal neighbours of a string column given in chunks, encoded: the
@@ -215,7 +272,13 @@ pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i64>, Vec<
         })
         .max()
         .unwrap_or(0);
-    let (codes, first) = factorize_picked(head, &lens, longest, n_chunks);
+    let shorts = |p: usize, a: usize, out: &mut [u128]| {
+        for (j, k) in out.iter_mut().enumerate() {
+            let (d, s, e) = head(p, a + j);
+            *k = short_bits(d, s, e).unwrap_or(0);
+        }
+    };
+    let (codes, first) = factorize_picked(head, shorts, &lens, longest, n_chunks);
     let mut starts = Vec::with_capacity(codes.len());
     let mut base = 0;
     for (part, l) in parts.iter().zip(&local) {
@@ -246,31 +309,29 @@ fn cut<R: Rows>(chunks: &[R], n_chunks: usize) -> Vec<R> {
 
 /// Codes (in order of first appearance) of the strings `row(p, i)` (row `i` of part
 /// `p`, as [`Rows::row`] gives it) of parts of `lens` rows, none longer than
-/// `longest` bytes, and the first row of each code (counted across the parts),
-/// through the table of that length.
+/// `width` bytes (as [`Rows::width`] gives it, or the longest row's length), and the
+/// first row of each code (counted across the parts), through the table of that
+/// width. `shorts(p, a, out)` gives the short keys of
+/// the rows of part `p` from `a` on (as [`Rows::shorts`]).
 fn factorize_picked<'a>(
     row: impl Fn(usize, usize) -> (&'a [u8], usize, usize) + Sync,
+    shorts: impl Fn(usize, usize, &mut [u128]) + Sync,
     lens: &[usize],
-    longest: usize,
+    width: usize,
     n_chunks: usize,
 ) -> (Vec<i32>, Vec<i64>) {
-    let short = |p: usize, i: usize| {
-        let (d, a, b) = row(p, i);
-        short_bits(d, a, b).unwrap_or(0)
-    };
-    if longest <= 11 {
-        factorize_parts::<Packed>(short, lens, n_chunks)
-    } else if longest <= 15 {
-        factorize_parts::<Wide>(short, lens, n_chunks)
+    if width <= 11 {
+        factorize_parts::<Packed>(shorts, lens, n_chunks)
+    } else if width <= 15 {
+        factorize_parts::<Wide>(shorts, lens, n_chunks)
     } else {
-        factorize_parts::<Bytes>(
-            |p, i| {
-                let (d, a, b) = row(p, i);
-                &d[a..b]
-            },
-            lens,
-            n_chunks,
-        )
+        let long = |p: usize, a: usize, out: &mut [&'a [u8]]| {
+            for (j, k) in out.iter_mut().enumerate() {
+                let (d, s, e) = row(p, a + j);
+                *k = &d[s..e];
+            }
+        };
+        factorize_parts::<Bytes>(long, lens, n_chunks)
     }
 }
 
@@ -285,83 +346,77 @@ pub fn factorize_keys<'a>(
     let mut all: Vec<&[u8]> = Vec::with_capacity(n);
     all.extend(keys);
     let longest = all.iter().map(|k| k.len()).max().unwrap_or(0);
-    let short = |k: &[u8]| short_bits(k, 0, k.len()).unwrap_or(0);
-    let mut codes = Vec::with_capacity(all.len());
-    let out = |c| codes.push(c);
-    let first = if longest <= 11 {
-        factorize_new::<Packed>(all.iter().map(|k| short(k)), distinct, out)
-    } else if longest <= 15 {
-        factorize_new::<Wide>(all.iter().map(|k| short(k)), distinct, out)
-    } else {
-        factorize_new::<Bytes>(all.iter().copied(), distinct, out)
+    let short = |a: usize, out: &mut [u128]| {
+        for (k, key) in out.iter_mut().zip(&all[a..]) {
+            *k = short_bits(key, 0, key.len()).unwrap_or(0);
+        }
     };
+    let mut codes = vec![0i32; all.len()];
+    let mut first = Vec::new();
+    let row = |i: usize| i as i64;
+    if longest <= 11 {
+        let mut table = Table::<Packed>::with_room(distinct);
+        factorize_into(&mut table, &mut first, short, row, &mut codes);
+    } else if longest <= 15 {
+        let mut table = Table::<Wide>::with_room(distinct);
+        factorize_into(&mut table, &mut first, short, row, &mut codes);
+    } else {
+        let mut table = Table::<Bytes>::with_room(distinct);
+        let long = |a: usize, out: &mut [&'a [u8]]| out.copy_from_slice(&all[a..a + out.len()]);
+        factorize_into(&mut table, &mut first, long, row, &mut codes);
+    }
     (codes, first)
 }
 
-/// The codes of `keys` (rows from 0) given to `out` through a table of their own
-/// (with room for `distinct` keys), and the first row of each code.
-fn factorize_new<S: Slot>(
-    keys: impl Iterator<Item = S::Key>,
-    distinct: usize,
-    out: impl FnMut(i32),
-) -> Vec<i64> {
-    let mut table = Table::<S>::with_room(distinct);
-    let mut first = Vec::new();
-    factorize_into(&mut table, &mut first, keys, |i| i as i64, out);
-    first
-}
-
-/// The codes of `keys` in `table` given to `out` row by row: a key the table does
-/// not hold takes the next code, and its row (`row(i)` of the `i`-th key) is
-/// pushed on `first` (the row of each code of the table).
+/// The codes of the keys in `table` written to `out` (one a key; `fill(a, keys)`
+/// gives the keys from the `a`-th on, as many as `keys` holds): a key the table does not hold takes the next code, and its row (`row(i)`
+/// of the `i`-th key) is pushed on `first` (the row of each code of the table).
 ///
 /// The keys and their hashes are made a block of rows at a time, then looked up in
 /// a loop that does nothing else, each slot fetched some rows before its lookup: the
-/// lookups of a block (cache misses, in a table of many ids) then overlap.
+/// lookups of a block (cache misses, in a table of many ids) then overlap. A key
+/// equal to the key before it (a grouped column) takes that key's code without a
+/// lookup.
 fn factorize_into<S: Slot>(
     table: &mut Table<S>,
     first: &mut Vec<i64>,
-    mut keys: impl Iterator<Item = S::Key>,
+    fill: impl Fn(usize, &mut [S::Key]),
     row: impl Fn(usize) -> i64,
-    mut out: impl FnMut(i32),
+    out: &mut [i32],
 ) {
-    const BLOCK: usize = 1024;
+    const BLOCK: usize = 512;
     const AHEAD: usize = 16;
-    // a key, its hash, and whether it equals the key before it (then neither hashed
-    // nor looked up: it takes the code before)
-    let mut block: Vec<(S::Key, u64, bool)> = Vec::with_capacity(BLOCK);
+    let mut block = [S::Key::default(); BLOCK];
+    let mut hashes = [0u64; BLOCK];
     let mut before: Option<S::Key> = None;
     let mut code = 0u32;
-    let mut i = 0;
-    loop {
-        block.clear();
-        block.extend(keys.by_ref().take(BLOCK).map(|k| {
-            let same = before == Some(k);
-            before = Some(k);
-            (k, if same { 0 } else { S::hash(k) }, same)
-        }));
-        if block.is_empty() {
-            return;
+    for (b, out) in out.chunks_mut(BLOCK).enumerate() {
+        let start = b * BLOCK;
+        let keys = &mut block[..out.len()];
+        fill(start, keys);
+        for (h, &k) in hashes.iter_mut().zip(&*keys) {
+            *h = S::hash(k);
         }
-        for (j, &(k, h, same)) in block.iter().enumerate() {
-            if let Some(&(_, ahead, _)) = block.get(j + AHEAD) {
-                table.prefetch(ahead);
+        for (j, (o, &k)) in out.iter_mut().zip(&*keys).enumerate() {
+            if j + AHEAD < keys.len() {
+                table.prefetch(hashes[j + AHEAD]);
             }
-            if !same {
+            if before != Some(k) {
                 let new;
-                (code, new) = table.code(k, h, first.len() as u32);
+                (code, new) = table.code(k, hashes[j], first.len() as u32);
                 if new {
-                    first.push(row(i));
+                    first.push(row(start + j));
                 }
+                before = Some(k);
             }
-            out(code as i32);
-            i += 1;
+            *o = code as i32;
         }
     }
 }
 
 /// Codes (in order of first appearance) of a column given in parts of `lens` rows,
-/// whose keys `key` gives (the key of row `i` of part `p`), and the first row of
+/// whose keys `fill` gives (`fill(p, a, keys)`: the keys of the rows of part `p`
+/// from `a` on, as many as `keys` holds), and the first row of
 /// each code (counted across the parts). With at most `n_chunks` parts (and more
 /// than one), each part is encoded alone, in parallel, into its place in the codes;
 /// the first part's table then takes the ids of the later parts in order (part by
@@ -369,19 +424,11 @@ fn factorize_into<S: Slot>(
 /// the column), looked up as the rows of a part are, and each later part's codes
 /// are renumbered.
 fn factorize_parts<S: Slot>(
-    key: impl Fn(usize, usize) -> S::Key + Sync,
+    fill: impl Fn(usize, usize, &mut [S::Key]) + Sync,
     lens: &[usize],
     n_chunks: usize,
 ) -> (Vec<i32>, Vec<i64>) {
     let n: usize = lens.iter().sum();
-    if lens.len() <= 1 || lens.len() > n_chunks {
-        // one part, or more parts than threads (a table each would cost more than
-        // it saves): one pass over every part in turn
-        let keys = (0..lens.len()).flat_map(|p| (0..lens[p]).map(move |i| (p, i)));
-        let mut codes = Vec::with_capacity(n);
-        let first = factorize_new::<S>(keys.map(|(p, i)| key(p, i)), 0, |c| codes.push(c));
-        return (codes, first);
-    }
     let starts: Vec<usize> = lens
         .iter()
         .scan(0, |at, &l| {
@@ -397,21 +444,24 @@ fn factorize_parts<S: Slot>(
         outs.push(out);
         rest = tail;
     }
+    if lens.len() <= 1 || lens.len() > n_chunks {
+        // one part, or more parts than threads (a table each would cost more than
+        // it saves): one table, the parts in turn
+        let (mut table, mut first) = (Table::<S>::default(), Vec::new());
+        for (p, out) in outs.into_iter().enumerate() {
+            let row = |i: usize| (starts[p] + i) as i64;
+            factorize_into(&mut table, &mut first, |a, k| fill(p, a, k), row, out);
+        }
+        return (codes, first);
+    }
     // each part's table and the first row of each of its codes
     let mut encoded: Vec<(Table<S>, Vec<i64>)> = threads::install(|| {
         outs.par_iter_mut()
             .enumerate()
             .map(|(p, out)| {
-                let len = out.len();
-                let mut at = out.iter_mut();
                 let (mut table, mut first) = (Table::<S>::default(), Vec::new());
-                let keys = (0..len).map(|i| key(p, i));
                 let row = |i: usize| (starts[p] + i) as i64;
-                factorize_into(&mut table, &mut first, keys, row, |c| {
-                    if let Some(o) = at.next() {
-                        *o = c;
-                    }
-                });
+                factorize_into(&mut table, &mut first, |a, k| fill(p, a, k), row, out);
                 (table, first)
             })
             .collect()
@@ -425,9 +475,13 @@ fn factorize_parts<S: Slot>(
         .skip(1)
         .map(|(p, (own, rows))| {
             drop(own);
-            let mut map = Vec::with_capacity(rows.len());
-            let keys = rows.iter().map(|&r| key(p, r as usize - starts[p]));
-            factorize_into(&mut table, &mut first, keys, |i| rows[i], |c| map.push(c));
+            let mut map = vec![0i32; rows.len()];
+            let keys = |a: usize, out: &mut [S::Key]| {
+                for (k, &r) in out.iter_mut().zip(&rows[a..]) {
+                    fill(p, r as usize - starts[p], std::slice::from_mut(k));
+                }
+            };
+            factorize_into(&mut table, &mut first, keys, |i| rows[i], &mut map);
             map
         })
         .collect();

@@ -60,7 +60,7 @@ pub(crate) fn packs(key: u128) -> bool {
 
 /// A slot of a [`Table`]: a key and its code, or nothing.
 pub(crate) trait Slot: Copy + Default + Send {
-    type Key: Copy + PartialEq;
+    type Key: Copy + PartialEq + Default;
     fn new(key: Self::Key, code: u32) -> Self;
     fn key(self) -> Self::Key;
     /// The code, None for an empty slot.

@@ -43,7 +43,7 @@ fn check_offsets<'a, O: encode::Offset + Into<i64> + numpy::Element>(
     let o = slice(offsets, "offsets")?;
     let start = o.first().map_or(0, |&s| s.into());
     let end = o.last().map_or(0, |&e| e.into());
-    if start < 0 || end as u64 > len as u64 || o.windows(2).any(|w| w[0].into() > w[1].into()) {
+    if start < 0 || end as u64 > len as u64 || O::descend(o) {
         return Err(PyValueError::new_err(
             "factorize_bytes: offsets must ascend from 0 or more to at most len(data)",
         ));

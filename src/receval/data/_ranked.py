@@ -382,16 +382,24 @@ class Run(_RankedBase):
     def trec_keys(self) -> np.ndarray:
         """Per item code, the rank of its id in string order (trec_eval's tie-break)."""
         if self._trec_keys is None:
-            core = compiled()
-            ids = self.item_ids
-            rank = None
-            if ids.dtype == object:
-                rank = core.str_ranks(np.ascontiguousarray(ids))
-            if rank is None:  # integer ids (ordered without strings), or ids not all str
-                rank = np.empty(len(ids), dtype=np.float64)
-                rank[string_order(ids)] = np.arange(len(ids))
-            self._trec_keys = rank
+            self._trec_keys = _string_ranks(self.item_ids)
         return self._trec_keys
+
+    def tie_keys(self, single: bool) -> np.ndarray:
+        """:attr:`trec_keys` where a tie reads them: the items of the lists that hold a
+        tie (``single``: equal in float32) ranked among themselves in string order
+        (the same order within a list), 0 for the other items. A run of few ties
+        (most) orders a few ids, not all of them."""
+        users = self.tied_users(single)
+        if self._trec_keys is not None or len(users) > self.n_users // 8:
+            return self.trec_keys
+        starts, ends = self.offsets[users], self.offsets[users + 1]
+        lens = ends - starts
+        rows = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+        codes = np.unique(self.items[rows])
+        keys = np.zeros(len(self.item_ids), dtype=np.float64)
+        keys[codes] = _string_ranks(self.item_ids[codes])
+        return keys
 
     # ------------------------------------------------------------ constructors
     @classmethod
@@ -526,6 +534,16 @@ class Run(_RankedBase):
     def __repr__(self) -> str:
         label = f"name={self.name!r}, " if self.name else ""
         return f"Run({label}n_users={self.n_users}, n_rows={self.n_rows})"
+
+
+def _string_ranks(ids: np.ndarray) -> np.ndarray:
+    """The rank of each of ``ids`` in string order (float64; equal ids in array order)."""
+    rank = compiled().str_ranks(np.ascontiguousarray(ids)) if ids.dtype == object else None
+    if rank is None:  # integer ids (ordered without strings), or ids not all str
+        rank = np.empty(len(ids), dtype=np.float64)
+        rank[string_order(ids)] = np.arange(len(ids))
+    result: np.ndarray = rank
+    return result
 
 
 def _n_threads() -> int:

@@ -219,7 +219,7 @@ def kernel_values(
     need_ascending = (
         any(c.ties in ("id_ascending", "id_descending") for c in convs.values()) and r.has_ties
     )
-    r_keys = r.trec_keys if need_trec or need_ascending else np.empty(0)
+    r_keys = r.tie_keys(single=need_trec) if need_trec or need_ascending else np.empty(0)
     kernel_specs = [kernel_spec(specs[t], convs[t]) for t in ranked]
     max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
     depth = max(max_len, int(np.diff(q.offsets).max()))

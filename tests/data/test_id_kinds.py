@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 import receval
 from receval import InputValidationError, Run
+from receval._kernels import compiled
+from receval.data import _encode
 from receval.data._encode import factorize
 
 pl = pytest.importorskip("polars")
@@ -142,6 +144,36 @@ def test_every_id_kind_gives_the_report_of_int64_ids(kind: str) -> None:
     qrels = _frame(kind, users[judged], items[judged], grades, "grade")
     run = _frame(kind, users, items, scores, "score")
     _same(receval.evaluate(qrels, run, METRICS), expected)
+
+
+@pytest.mark.parametrize(
+    "kind", [k for k in KINDS if "categorical" in k or "dictionary" in k or "enum" in k]
+)
+def test_long_categorical_columns_renumbered_in_place_give_the_report_of_int64_ids(
+    kind: str, monkeypatch: Any
+) -> None:
+    # a long column's indices are renumbered in place by the core (over the
+    # dictionary's range, unused categories dropped), its users read as int32 runs
+    monkeypatch.setattr(_encode, "PARALLEL_MIN_ROWS", 10)
+    calls: list[Any] = []
+    real = compiled().dense_codes_in_place
+
+    def spy(*args: Any) -> Any:
+        calls.append(args[0].dtype)
+        return real(*args)
+
+    monkeypatch.setattr(compiled(), "dense_codes_in_place", spy)
+    users, items, scores, judged = _ids(n_users=60, k=15, seed=3)
+    grades = np.ones(int(judged.sum()), dtype=np.int64)
+    expected = receval.evaluate(
+        pd.DataFrame({"user": users[judged], "item": items[judged], "grade": grades}),
+        pd.DataFrame({"user": users, "item": items, "score": scores}),
+        METRICS,
+    )
+    qrels = _frame(kind, users[judged], items[judged], grades, "grade")
+    run = _frame(kind, users, items, scores, "score")
+    _same(receval.evaluate(qrels, run, METRICS), expected)
+    assert calls and all(dtype == np.int32 for dtype in calls)
 
 
 @pytest.mark.parametrize(

@@ -218,7 +218,7 @@ pub fn dense_sorted_in_place(
 }
 
 /// Runs of equal neighbours: their start offsets (plus `values.len()`) and values.
-pub fn runs(values: &[i64]) -> (Vec<i64>, Vec<i64>) {
+pub fn runs<T: Id>(values: &[T]) -> (Vec<i64>, Vec<i64>) {
     #[cfg(target_arch = "x86_64")]
     if crate::simd::avx2() {
         // SAFETY: the CPU supports AVX2, checked just above.
@@ -227,25 +227,31 @@ pub fn runs(values: &[i64]) -> (Vec<i64>, Vec<i64>) {
     runs_body(values)
 }
 
+/// An integer id of a column read by [`runs`]: int64 ids, or the int32 indices of a
+/// dictionary (categorical) column.
+pub trait Id: Copy + PartialEq + Into<i64> {}
+impl Id for i32 {}
+impl Id for i64 {}
+
 /// [`runs`] compiled for AVX2.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn runs_avx2(values: &[i64]) -> (Vec<i64>, Vec<i64>) {
+unsafe fn runs_avx2<T: Id>(values: &[T]) -> (Vec<i64>, Vec<i64>) {
     runs_body(values)
 }
 
 #[inline(always)]
-fn runs_body(values: &[i64]) -> (Vec<i64>, Vec<i64>) {
+fn runs_body<T: Id>(values: &[T]) -> (Vec<i64>, Vec<i64>) {
     const BLOCK: usize = 16;
     let mut offsets = Vec::new();
     let mut heads = Vec::new();
     let mut push = |i: usize| {
         if i == 0 || values[i] != values[i - 1] {
             offsets.push(i as i64);
-            heads.push(values[i]);
+            heads.push(values[i].into());
         }
     };
     // a block whose rows all equal the row before it (most blocks, in long runs)
@@ -312,8 +318,11 @@ mod tests {
             }
             want.0.push(v.len() as i64);
             assert_eq!(runs(v), want, "cut {cut}");
+            // the int32 indices of a dictionary column: the same runs
+            let narrow: Vec<i32> = v.iter().map(|&x| x as i32).collect();
+            assert_eq!(runs(&narrow), want, "int32, cut {cut}");
         }
-        assert_eq!(runs(&[]), (vec![0], vec![]));
+        assert_eq!(runs::<i64>(&[]), (vec![0], vec![]));
     }
 
     /// Encode `values` cut into chunks at `cuts` through the chunked kernels.

@@ -325,14 +325,18 @@ fn factorize_dense_sorted<'py>(
     Ok((codes.into_pyarray(py), uniques.into_pyarray(py)))
 }
 
-/// Runs of equal neighbours: start offsets (plus the length) and values.
+/// Runs of equal neighbours: start offsets (plus the length) and values (int64 ids,
+/// or int32 dictionary indices).
 #[pyfunction]
-fn runs<'py>(
-    py: Python<'py>,
-    values: PyReadonlyArray1<'py, i64>,
-) -> PyResult<(Ints<'py>, Ints<'py>)> {
-    let v = slice(&values, "values")?;
-    let (offsets, heads) = py.detach(|| encode::runs(v));
+fn runs<'py>(py: Python<'py>, values: &Bound<'py, PyAny>) -> PyResult<(Ints<'py>, Ints<'py>)> {
+    let (offsets, heads) = if let Ok(v) = values.extract::<PyReadonlyArray1<'py, i32>>() {
+        let v = slice(&v, "values")?;
+        py.detach(|| encode::runs(v))
+    } else {
+        let v = values.extract::<PyReadonlyArray1<'py, i64>>()?;
+        let v = slice(&v, "values")?;
+        py.detach(|| encode::runs(v))
+    };
     Ok((offsets.into_pyarray(py), heads.into_pyarray(py)))
 }
 

@@ -198,6 +198,12 @@ def id_column(col: Any) -> IdColumn:
             return IdColumn(col)
         return IdColumn(col.to_numpy(zero_copy_only=False))
     if mod == "pandas":
+        if getattr(col.dtype, "name", None) == "category":
+            codes = col.array.codes  # a view, in [-1, len(categories)): -1 a missing value
+            if len(codes) and codes.min() >= 0:  # the range known: no check by Arrow
+                categories = pa.array(col.array.categories)
+                arr = pa.DictionaryArray.from_arrays(codes, categories, safe=False)
+                return IdColumn(arr, distinct=True)
         if not isinstance(col.dtype, np.dtype):  # str, string, ArrowDtype, category, Int64
             arr = column_array(pa.array(col))
             category = col.dtype.name == "category" and isinstance(arr, pa.DictionaryArray)
@@ -326,7 +332,7 @@ def _factorize_dictionary(
     indices = arr.indices.to_numpy(zero_copy_only=False)
     if len(indices) == 0:
         return np.empty(0, dtype=np.int64), _values_to_numpy(dictionary[:0])
-    codes, used = factorize(indices, name, func, any_order=any_order)
+    codes, used = _dictionary_codes(indices, len(dictionary), name, func, any_order)
     values = pc.take(dictionary, pa.array(used))  # the categories some row uses
     if values.null_count:  # rows of a null category (one no row uses does not count)
         null = ~values.is_valid().to_numpy(zero_copy_only=False)
@@ -342,6 +348,22 @@ def _factorize_dictionary(
     if len(encoded[1]) < len(values):
         codes, values = encoded[0][codes], encoded[1]
     return codes, _values_to_numpy(values)
+
+
+def _dictionary_codes(
+    indices: np.ndarray, size: int, name: str, func: str, any_order: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`factorize` of a dictionary array's ``indices`` (in ``[0, size)``): where
+    the order is free, a large column's indices are copied once as int32 and
+    renumbered in place by the compiled core over the dictionary's range (the
+    indices used, ascending), not widened to int64 and encoded anew."""
+    from .._kernels import compiled, num_threads
+
+    if not (any_order and len(indices) > PARALLEL_MIN_ROWS and indices.dtype.kind in "iu"):
+        return factorize(indices, name, func, any_order=any_order)
+    codes = np.array(indices, dtype=np.int32)
+    used = compiled().dense_codes_in_place(codes, 0, size, 0, True, 4 * num_threads())
+    return codes, used
 
 
 def _values_to_numpy(arr: Any) -> np.ndarray:
@@ -528,8 +550,12 @@ def _group_dictionary(
     core = compiled()
     if core is None or not isinstance(values, pa.DictionaryArray) or values.null_count:
         return None
-    indices = np.ascontiguousarray(values.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-    starts, heads = core.runs(indices)
+    indices = values.indices.to_numpy(zero_copy_only=False)
+    if indices.dtype == np.uint32 and len(values.dictionary) <= 2**31:
+        indices = indices.view(np.int32)  # polars' codes: below 2**31, the same bits
+    # int32 indices (most) read as they are; others widened
+    kind = np.int32 if indices.dtype == np.int32 else np.int64
+    starts, heads = core.runs(np.ascontiguousarray(indices, dtype=kind))
     runs = pa.DictionaryArray.from_arrays(pa.array(heads), values.dictionary)
     if runs.dictionary.take(runs.indices).null_count:  # a null category some row holds
         return None

@@ -117,7 +117,7 @@ def test_rank_on_trec_files_loads_no_numpy() -> None:
 
 
 def test_rank_with_another_option_runs_through_typer() -> None:
-    done = _run(_MAIN, *RANK, "--ties", "average")
+    done = _run(_MAIN, *RANK, "--qrels-format", "trec")
     assert done.returncode == 0, done.stderr
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
     assert {"typer", "receval.cli._rank", "receval.cli._rank_run"} <= modules
@@ -487,7 +487,12 @@ def test_the_conventions_are_keywords_of_evaluate_and_options_of_rank() -> None:
         ["--qrels", "q", "--digits", "+3"],
         ["--qrels", "q", "--qrels", "r"],
         ["--qrels", "q", "-q", "-q"],
-        ["--qrels", "q", "--ties", "average"],
+        ["--qrels", "q", "--qrels-format", "trec"],
+        ["--qrels", "q", "--ties=average"],
+        ["--qrels", "q", "--depth", "-1"],
+        ["--qrels", "q", "--depth", "+3"],
+        ["--qrels", "q", "--rel-threshold", "1e0"],
+        ["--qrels", "q", "--ties", "input", "--ties", "average"],
         ["--qrels", "q", "--help"],
         ["--qrels", "q", "extra"],
         ["--qrels", "q", "--", "--run", "r"],
@@ -523,6 +528,18 @@ def _rank_lines(draw: st.DrawFn) -> list[list[str]]:
     profile = draw(st.none() | st.sampled_from(["trec_eval", "ranx", "nope"]))
     if profile is not None:
         parts.append(["--profile", profile])
+    ties = draw(st.none() | st.sampled_from(["input", "average", "trec", "bogus"]))
+    if ties is not None:
+        parts.append(["--ties", ties])
+    gain = draw(st.none() | st.sampled_from(["linear", "exponential"]))
+    if gain is not None:
+        parts.append(["--gain", gain])
+    depth = draw(st.none() | st.sampled_from(["0", "3", "010"]))
+    if depth is not None:
+        parts.append(["--depth", depth])
+    threshold = draw(st.none() | st.sampled_from(["1", "2.0", "0.5"]))
+    if threshold is not None:
+        parts.append(["--rel-threshold", threshold])
     for flag in ("-q", "--quiet", "--per-user"):
         if draw(st.booleans()):
             parts.append([flag])
@@ -613,7 +630,9 @@ def test_a_plain_table_is_written_without_rich() -> None:
     assert "│ a.run │ 0.2500 │" in done.stdout
 
 
-@pytest.mark.parametrize(("extra", "code"), [([], 0), (["--ties", "input"], 2)])
+@pytest.mark.parametrize(
+    ("extra", "code"), [([], 0), (["--ties", "input"], 0), (["--qrels-format", "trec"], 2)]
+)
 def test_rank_without_the_cli_extra(extra, code) -> None:
     # the common options need neither Typer nor rich on a pipe; the others say what to install
     blocked = "import sys\nsys.modules['typer'] = sys.modules['rich'] = None\n"
@@ -623,3 +642,54 @@ def test_rank_without_the_cli_extra(extra, code) -> None:
         assert done.stderr.startswith("error: the receval command needs Typer and rich")
     else:
         assert "│ results.test │  0.3016 │ 0.1785 │" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("ties", "words"),
+    [("input", "ordered in input order"), ("trec", "trec_eval's rule"), (None, "trec_eval's rule")],
+)
+def test_conventions_read_before_typer_reach_the_report(ties, words) -> None:
+    # a convention on the command line is evaluate's (not the core's plain TREC report)
+    from tests.cli._helpers import make_runner
+
+    args = ["--qrels", _QRELS, "--run", _RESULTS, "-m", "map"]
+    args += [] if ties is None else ["--ties", ties]
+    code, _, err = _through(make_runner(), False, args)
+    assert code == 0
+    assert words in err.decode()
+
+
+_CONVENTION_LINES = [
+    [f"--{name.replace('_', '-')}", value]
+    for name, values in __import__("receval.conventions", fromlist=["CHOICES"]).CHOICES.items()
+    if name not in ("grades", "estimator")  # options of rank that common_options leaves to Typer
+    for value in values
+] + [["--depth", "0"], ["--depth", "3"], ["--rel-threshold", "2"], ["--rel-threshold", "0.5"]]
+
+
+@pytest.mark.parametrize("convention", _CONVENTION_LINES, ids=" ".join)
+@pytest.mark.parametrize("run", ["results.test", "results.trunc"])
+def test_conventions_on_trec_files_give_the_report_of_evaluate(
+    convention, run, monkeypatch
+) -> None:
+    # the core's report of TREC files with a convention (where it takes one) is evaluate's
+    from receval.cli import _rank_trec
+    from tests.cli._helpers import make_runner
+
+    args = ["--qrels", _QRELS, "--run", str(TREC / run), "-f", "json", "--digits", "17"]
+    args += ["-m", "ndcg@10", "-m", "map", "-m", "P@5", "-m", "recall@10", "-m", "mrr"]
+    args += ["-m", "success@3", "--per-user", *convention]
+    runner = make_runner()
+    took: list[bool] = []
+    real = _rank_trec.core_report
+
+    def spy(*a: Any) -> Any:
+        report = real(*a)
+        took.append(report is not None)
+        return report
+
+    monkeypatch.setattr(_rank_trec, "core_report", spy)
+    through_core = _through(runner, False, args)
+    monkeypatch.setattr(_rank_trec, "core_report", lambda *a: None)
+    assert through_core == _through(runner, False, args)
+    assert took == [took[0]]

@@ -35,13 +35,21 @@ __all__ = ["common_options", "run_rank"]
 _VALUED = {
     "--qrels": "qrels", "--run": "run", "-m": "metric", "--metric": "metric",
     "-f": "output_format", "--format": "output_format", "--digits": "digits",
-    "--profile": "profile",
+    "--profile": "profile", "--depth": "depth", "--rel-threshold": "rel_threshold",
+    # the conventions given as words (rank passes them on as written)
+    **{f"--{name.replace('_', '-')}": name for name in (
+        "ties", "gain", "ap_normalizer", "missing_users", "empty_users", "ideal",
+        "gain_grades", "zero_users", "hit_scores", "precision_normalizer",
+        "recall_normalizer", "discount",
+    )},
 }  # fmt: skip
 _FLAGS = {"-q": "quiet", "--quiet": "quiet", "--per-user": "per_user"}
 _REPEATED = ("run", "metric")
 # the parameters of run_rank that common_options gives
 _COMMON = frozenset({*_VALUED.values(), *_FLAGS.values()})
 _DIGITS = re.compile(r"[0-9]{1,2}")
+_COUNT = re.compile(r"[0-9]{1,9}")
+_DECIMAL = re.compile(r"[0-9]{1,15}(\.[0-9]{1,15})?")
 
 
 def common_options(args: list[str]) -> dict[str, Any] | None:
@@ -52,10 +60,12 @@ def common_options(args: list[str]) -> dict[str, Any] | None:
     Read here: ``--qrels FILE`` (once, required), ``--run FILE`` and ``-m`` /
     ``--metric METRIC`` (repeated), ``-f`` / ``--format`` (a format's name as
     written in the help), ``--digits N`` (0 to 17 in digits), ``--profile NAME``,
-    ``-q`` / ``--quiet`` and ``--per-user``, each as its own argument with its
-    value in the next one; no value may start with ``-`` (standard input, an
-    option). These give the values Typer gives (``tests/cli/test_startup.py``
-    runs both on every combination).
+    the conventions given as words (``--ties``, ``--gain``, ...), ``--depth N``
+    (digits), ``--rel-threshold X`` (digits, a decimal point), ``-q`` /
+    ``--quiet`` and ``--per-user``, each as its own argument with its value in
+    the next one; no value may start with ``-`` (standard input, an option).
+    These give the values Typer gives (``tests/cli/test_startup.py`` runs both on
+    every combination).
 
     Examples
     --------
@@ -91,6 +101,14 @@ def common_options(args: list[str]) -> dict[str, Any] | None:
             if not _DIGITS.fullmatch(value) or int(value) > 17:
                 return None
             value = int(value)
+        elif name == "depth":
+            if not _COUNT.fullmatch(value):
+                return None
+            value = int(value)
+        elif name == "rel_threshold":
+            if not _DECIMAL.fullmatch(value):
+                return None
+            value = float(value)
         options[name] = value
         i += 2
     return options if "qrels" in options else None
@@ -208,7 +226,8 @@ def run_rank(
         if common and profile is None and len(run) == 1 and not listed:
             from ._rank_trec import core_report
 
-            core = core_report(qrels, run[0], ranked)
+            given = {k: v for k, v in conventions.items() if v is not None}
+            core = core_report(qrels, run[0], ranked, given)
         data: dict[str, Any] | None = None
         reports: list[tuple[str, Any]] = []
         values: dict[str, dict[str, float]] = {}

@@ -47,9 +47,11 @@ class _Report:
     masking: None = None
 
 
-def core_report(qrels: str, run: str, metrics: list[str]) -> _Report | None:
-    """The report of ``evaluate(qrels, run, metrics)`` (without a profile or other
-    conventions) as ``receval rank`` prints it, computed by the core from TREC files;
+def core_report(
+    qrels: str, run: str, metrics: list[str], conventions: dict[str, Any] | None = None
+) -> _Report | None:
+    """The report of ``evaluate(qrels, run, metrics, **conventions)`` (without a
+    profile) as ``receval rank`` prints it, computed by the core from TREC files;
     None where this path does not compute it as ``evaluate`` does.
 
     Examples
@@ -61,16 +63,18 @@ def core_report(qrels: str, run: str, metrics: list[str]) -> _Report | None:
 
     if any(infer_format(p) not in (None, "trec") for p in (qrels, run)):
         return None
-    plan = _plan(metrics)
+    plan = _plan(metrics, conventions or {})
     if plan is None:
         return None
     return _report(qrels, run, *plan)
 
 
-def _plan(texts: list[str]) -> tuple[list[str], dict[str, Any], dict[str, Any]] | None:
-    """The metrics (as ``evaluate`` names them), their specs and conventions; None
-    where this path does not compute them as ``evaluate`` does (or they are not valid:
-    ``run_rank`` says why)."""
+def _plan(
+    texts: list[str], conventions: dict[str, Any]
+) -> tuple[list[str], dict[str, Any], dict[str, Any]] | None:
+    """The metrics (as ``evaluate`` names them), their specs and conventions (the
+    ``conventions`` given, None for the others); None where this path does not
+    compute them as ``evaluate`` does (or they are not valid: ``run_rank`` says why)."""
     import warnings
 
     from ..exceptions import RecevalError
@@ -79,7 +83,8 @@ def _plan(texts: list[str]) -> tuple[list[str], dict[str, Any], dict[str, Any]] 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            metrics, specs, convs, listwise = prepare_metrics(texts, None, None, {"profile": None})
+            given = {"profile": None, **conventions}
+            metrics, specs, convs, listwise = prepare_metrics(texts, None, None, given)
         except RecevalError:
             return None
     if listwise or caught:  # a metric name that warns: run_rank prints the warning

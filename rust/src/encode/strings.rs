@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use super::table::{short_bits, Bytes, Packed, Slot, Table, Wide};
+use super::table::{short_bits, Bytes, Packed, Slot, Table, Wide, LOW_BYTES};
 use crate::threads;
 use crate::threads::PARALLEL_ROWS;
 
@@ -197,6 +197,28 @@ impl Rows for ViewRows<'_> {
                 .max()
                 .unwrap_or(0),
         )
+    }
+    /// A string of at most 12 bytes is in its view: its key is the view's bytes after
+    /// the length (no read of a data buffer).
+    fn shorts(&self, a: usize, out: &mut [u128]) {
+        let views = &self.views[16 * a..16 * (a + out.len())];
+        for (j, (k, v)) in out.iter_mut().zip(views.chunks_exact(16)).enumerate() {
+            let v = u128::from_le_bytes(v.try_into().unwrap_or([0; 16]));
+            let len = (v as u32) as usize;
+            *k = if len <= INLINE {
+                ((v >> 32) & LOW_BYTES[len]) | ((len as u128) << 120)
+            } else {
+                let (d, s, e) = self.row(a + j);
+                short_bits(d, s, e).unwrap_or(0)
+            };
+        }
+    }
+    /// Rows whose views are the same 16 bytes hold the same string (the same
+    /// length and bytes in the view, or the same place in the same buffer): one
+    /// comparison of the block's views with themselves shifted by a row (false
+    /// where they differ: the rows are then compared one by one).
+    fn repeats(&self, a: usize, b: usize) -> bool {
+        self.views.get(16 * (a - 1)..16 * (b - 1)) == self.views.get(16 * a..16 * b)
     }
 }
 
@@ -636,7 +658,9 @@ mod tests {
             let mut strings = vec![];
             for _ in 0..400 {
                 let s = &pool[next() % pool.len()];
-                (0..1 + next() % 4).for_each(|_| strings.push(s.clone()));
+                // some runs longer than a block of rows compared at once
+                let reps = if next() % 10 == 0 { 40 } else { 1 + next() % 4 };
+                (0..reps).for_each(|_| strings.push(s.clone()));
             }
             let want = naive_bytes(&strings);
             let (v, buffers) = views(&strings);
@@ -653,6 +677,19 @@ mod tests {
                 whole.part(to, strings.len()),
             ];
             assert_eq!(factorize_bytes(&cut, 1), want, "views in chunks {longest}");
+            // runs of equal views (a block passed whole) as runs of equal strings
+            let (narrow, _, data) = arrow(&strings, 0);
+            let offsets = [OffsetRows {
+                offsets: &narrow[..],
+                data: &data[..],
+            }];
+            let runs = factorize_runs(&offsets, 1);
+            assert_eq!(factorize_runs(&[whole], 1), runs, "view runs {longest}");
+            assert_eq!(
+                factorize_runs(&cut, 1),
+                runs,
+                "view runs in chunks {longest}"
+            );
             for pad in [0, 16] {
                 let (narrow, wide, data) = arrow(&strings, pad);
                 assert_eq!(

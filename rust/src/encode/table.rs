@@ -16,7 +16,7 @@ fn fold(a: u64, b: u64) -> u64 {
 }
 
 /// `LOW_BYTES[n]`: the lowest `n` bytes of a u128 set.
-const LOW_BYTES: [u128; 16] = {
+pub(crate) const LOW_BYTES: [u128; 16] = {
     let mut out = [0u128; 16];
     let mut n = 1;
     while n < 16 {

@@ -437,13 +437,15 @@ fn factorize_into<S: Slot>(
 
 /// Codes (in order of first appearance) of a column given in parts of `lens` rows,
 /// whose keys `fill` gives (`fill(p, a, keys)`: the keys of the rows of part `p`
-/// from `a` on, as many as `keys` holds), and the first row of
-/// each code (counted across the parts). With at most `n_chunks` parts (and more
-/// than one), each part is encoded alone, in parallel, into its place in the codes;
-/// the first part's table then takes the ids of the later parts in order (part by
-/// part, each in its order of first appearance: the order of first appearance of
-/// the column), looked up as the rows of a part are, and each later part's codes
-/// are renumbered.
+/// from `a` on, as many as `keys` holds), and the first row of each code (counted
+/// across the parts). The parts are dealt into at most `n_chunks` groups of
+/// consecutive parts of about as many rows (a Parquet file's row groups, a long
+/// chunk cut in pieces); with more than one group, each group is encoded alone (its
+/// parts in turn, one table), in parallel, into its place in the codes; the first
+/// group's table then takes the ids of the later groups in order (group by group,
+/// each in its order of first appearance: the order of first appearance of the
+/// column), looked up as the rows of a part are, and each later group's codes are
+/// renumbered.
 fn factorize_parts<S: Slot>(
     fill: impl Fn(usize, usize, &mut [S::Key]) + Sync,
     lens: &[usize],
@@ -465,52 +467,74 @@ fn factorize_parts<S: Slot>(
         outs.push(out);
         rest = tail;
     }
-    if lens.len() <= 1 || lens.len() > n_chunks {
-        // one part, or more parts than threads (a table each would cost more than
-        // it saves): one table, the parts in turn
+    // group g holds the parts from bounds[g] on: a new group where the rows before a
+    // part reach the next of n_chunks equal shares
+    let shares = n_chunks.clamp(1, lens.len().max(1));
+    let mut bounds = vec![0];
+    for (p, &start) in starts.iter().enumerate().skip(1) {
+        if start * shares >= n * bounds.len() {
+            bounds.push(p);
+        }
+    }
+    // a group's parts encoded in turn into one table: (table, first row of each code)
+    let encode = |first_part: usize, outs: Vec<&mut [i32]>| {
         let (mut table, mut first) = (Table::<S>::default(), Vec::new());
-        for (p, out) in outs.into_iter().enumerate() {
+        for (p, out) in (first_part..).zip(outs) {
             let row = |i: usize| (starts[p] + i) as i64;
             factorize_into(&mut table, &mut first, |a, k| fill(p, a, k), row, out);
         }
+        (table, first)
+    };
+    if bounds.len() == 1 {
+        let first = encode(0, outs).1;
         return (codes, first);
     }
-    // each part's table and the first row of each of its codes
+    let mut groups: Vec<(usize, Vec<&mut [i32]>)> = Vec::with_capacity(bounds.len());
+    let mut outs = outs.into_iter();
+    for (g, &from) in bounds.iter().enumerate() {
+        let to = bounds.get(g + 1).copied().unwrap_or(lens.len());
+        groups.push((from, outs.by_ref().take(to - from).collect()));
+    }
     let mut encoded: Vec<(Table<S>, Vec<i64>)> = threads::install(|| {
-        outs.par_iter_mut()
-            .enumerate()
-            .map(|(p, out)| {
-                let (mut table, mut first) = (Table::<S>::default(), Vec::new());
-                let row = |i: usize| (starts[p] + i) as i64;
-                factorize_into(&mut table, &mut first, |a, k| fill(p, a, k), row, out);
-                (table, first)
-            })
+        groups
+            .par_iter_mut()
+            .map(|(from, outs)| encode(*from, std::mem::take(outs)))
             .collect()
     });
-    // the first part's table is the column's (its codes come first); the ids of
-    // each later part are looked up in it (as a block of rows is), in order
+    // the first group's table is the column's (its codes come first); the ids of
+    // each later group are looked up in it (as a block of rows is), in order
     let (mut table, mut first) = std::mem::take(&mut encoded[0]);
+    let key_of_row = |r: usize, k: &mut S::Key| {
+        let p = starts.partition_point(|&s| s <= r) - 1;
+        fill(p, r - starts[p], std::slice::from_mut(k));
+    };
     let maps: Vec<Vec<i32>> = encoded
         .into_iter()
-        .enumerate()
         .skip(1)
-        .map(|(p, (own, rows))| {
+        .map(|(own, rows)| {
             drop(own);
             let mut map = vec![0i32; rows.len()];
             let keys = |a: usize, out: &mut [S::Key]| {
                 for (k, &r) in out.iter_mut().zip(&rows[a..]) {
-                    fill(p, r as usize - starts[p], std::slice::from_mut(k));
+                    key_of_row(r as usize, k);
                 }
             };
             factorize_into(&mut table, &mut first, keys, |i| rows[i], &mut map);
             map
         })
         .collect();
-    // the first part's codes are the column's already
+    // the first group's codes are the column's already
+    let mut later: Vec<(&mut [i32], &[i32])> = Vec::new();
+    let mut rest = &mut codes[starts[bounds[1]]..];
+    for (g, map) in maps.iter().enumerate() {
+        let end = bounds.get(g + 2).map_or(n, |&p| starts[p]);
+        let (out, tail) = rest.split_at_mut(end - starts[bounds[g + 1]]);
+        later.push((out, map));
+        rest = tail;
+    }
     threads::install(|| {
-        outs.par_iter_mut()
-            .skip(1)
-            .zip(maps.par_iter())
+        later
+            .par_iter_mut()
             .for_each(|(out, map)| out.iter_mut().for_each(|c| *c = map[*c as usize]))
     });
     (codes, first)
@@ -744,6 +768,14 @@ mod tests {
                     (&wide[cut[2]..], &data[..]),
                 ];
                 assert_eq!(chunked(&chunks, n_chunks), want, "{width}");
+                // many chunks (row groups), dealt into groups of consecutive chunks
+                let ends: Vec<usize> = (0..=9).map(|k| k * (strings.len() / 9)).collect();
+                let mut many: Vec<(&[i64], &[u8])> = ends
+                    .windows(2)
+                    .map(|w| (&wide[w[0]..=w[1]], &data[..]))
+                    .collect();
+                many.push((&wide[ends[9]..], &data[..]));
+                assert_eq!(chunked(&many, n_chunks), want, "{width} in many chunks");
             }
         }
     }

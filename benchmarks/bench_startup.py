@@ -12,7 +12,8 @@ Every case is a new process on trec_eval's own test files
 - ``receval trec-eval qrels.test results.test`` (the official measures), and the
   trec_eval 10.0 binary on the same files (``--trec-eval``);
 - ``receval rank -m ndcg@10 -m map --qrels ... --run ...``, whose options are read
-  before Typer is loaded, and the same with ``--ties input``, an option Typer reads;
+  before Typer is loaded, the same with ``--ties input`` (a convention, read so too),
+  and with ``--permutations 100``, an option Typer reads;
 - a pytrec_eval process that reads the same files (``pytrec_eval.parse_qrel``,
   ``parse_run``) and evaluates map and ndcg_cut.10;
 - ``receval --help``.
@@ -77,8 +78,12 @@ def cases(trec_eval: str | None) -> list[tuple[str, list[str]]]:
     out += [
         ("`receval rank -m ndcg@10 -m map`", [py, "-c", RECEVAL, *rank]),
         (
-            "`receval rank -m ndcg@10 -m map --ties input` (an option read by Typer)",
+            "`receval rank -m ndcg@10 -m map --ties input` (a convention)",
             [py, "-c", RECEVAL, *rank, "--ties", "input"],
+        ),
+        (
+            "`receval rank -m ndcg@10 -m map --permutations 100` (an option read by Typer)",
+            [py, "-c", RECEVAL, *rank, "--permutations", "100"],
         ),
         (
             "pytrec_eval process (read both files, map and ndcg_cut.10)",

@@ -117,7 +117,7 @@ def test_rank_on_trec_files_loads_no_numpy() -> None:
 
 
 def test_rank_with_another_option_runs_through_typer() -> None:
-    done = _run(_MAIN, *RANK, "--qrels-format", "trec")
+    done = _run(_MAIN, *RANK, "--permutations", "100")
     assert done.returncode == 0, done.stderr
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
     assert {"typer", "receval.cli._rank", "receval.cli._rank_run"} <= modules
@@ -487,7 +487,8 @@ def test_the_conventions_are_keywords_of_evaluate_and_options_of_rank() -> None:
         ["--qrels", "q", "--digits", "+3"],
         ["--qrels", "q", "--qrels", "r"],
         ["--qrels", "q", "-q", "-q"],
-        ["--qrels", "q", "--qrels-format", "trec"],
+        ["--qrels", "q", "--permutations", "100"],
+        ["--qrels", "q", "--qrels-format", "TREC"],  # Typer's case-insensitive choice
         ["--qrels", "q", "--ties=average"],
         ["--qrels", "q", "--depth", "-1"],
         ["--qrels", "q", "--depth", "+3"],
@@ -540,6 +541,12 @@ def _rank_lines(draw: st.DrawFn) -> list[list[str]]:
     threshold = draw(st.none() | st.sampled_from(["1", "2.0", "0.5"]))
     if threshold is not None:
         parts.append(["--rel-threshold", threshold])
+    fmt_in = draw(st.none() | st.sampled_from(["trec", "csv"]))
+    if fmt_in is not None:
+        parts.append([draw(st.sampled_from(["--qrels-format", "--run-format"])), fmt_in])
+    for column in ("--user", "--item", "--score", "--rank"):
+        if draw(st.booleans()):
+            parts.append([column, "c"])
     for flag in ("-q", "--quiet", "--per-user"):
         if draw(st.booleans()):
             parts.append([flag])
@@ -631,7 +638,7 @@ def test_a_plain_table_is_written_without_rich() -> None:
 
 
 @pytest.mark.parametrize(
-    ("extra", "code"), [([], 0), (["--ties", "input"], 0), (["--qrels-format", "trec"], 2)]
+    ("extra", "code"), [([], 0), (["--ties", "input"], 0), (["--permutations", "100"], 2)]
 )
 def test_rank_without_the_cli_extra(extra, code) -> None:
     # the common options need neither Typer nor rich on a pipe; the others say what to install

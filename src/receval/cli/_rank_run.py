@@ -36,6 +36,9 @@ _VALUED = {
     "--qrels": "qrels", "--run": "run", "-m": "metric", "--metric": "metric",
     "-f": "output_format", "--format": "output_format", "--digits": "digits",
     "--profile": "profile", "--depth": "depth", "--rel-threshold": "rel_threshold",
+    "--qrels-format": "qrels_format", "--run-format": "run_format", "--user": "user",
+    "--item": "item", "--grade": "grade", "--score": "score", "--rank": "rank_column",
+    "--by": "by", "--segment": "segment",
     # the conventions given as words (rank passes them on as written)
     **{f"--{name.replace('_', '-')}": name for name in (
         "ties", "gain", "ap_normalizer", "missing_users", "empty_users", "ideal",
@@ -47,6 +50,9 @@ _FLAGS = {"-q": "quiet", "--quiet": "quiet", "--per-user": "per_user"}
 _REPEATED = ("run", "metric")
 # the parameters of run_rank that common_options gives
 _COMMON = frozenset({*_VALUED.values(), *_FLAGS.values()})
+# those with which the core may compute the report of TREC files (and the conventions)
+_PLAIN = frozenset({"qrels", "run", "metric", "output_format", "digits", "profile", "quiet",
+                    "per_user"})  # fmt: skip
 _DIGITS = re.compile(r"[0-9]{1,2}")
 _COUNT = re.compile(r"[0-9]{1,9}")
 _DECIMAL = re.compile(r"[0-9]{1,15}(\.[0-9]{1,15})?")
@@ -61,7 +67,10 @@ def common_options(args: list[str]) -> dict[str, Any] | None:
     ``--metric METRIC`` (repeated), ``-f`` / ``--format`` (a format's name as
     written in the help), ``--digits N`` (0 to 17 in digits), ``--profile NAME``,
     the conventions given as words (``--ties``, ``--gain``, ...), ``--depth N``
-    (digits), ``--rel-threshold X`` (digits, a decimal point), ``-q`` /
+    (digits), ``--rel-threshold X`` (digits, a decimal point), the input's
+    ``--qrels-format`` and ``--run-format`` (as written in the help), its columns
+    (``--user``, ``--item``, ``--grade``, ``--score``, ``--rank``), ``--by FILE``
+    and ``--segment COL``, ``-q`` /
     ``--quiet`` and ``--per-user``, each as its own argument with its value in
     the next one; no value may start with ``-`` (standard input, an option).
     These give the values Typer gives (``tests/cli/test_startup.py`` runs both on
@@ -97,6 +106,10 @@ def common_options(args: list[str]) -> dict[str, Any] | None:
             if value not in OutputFormat._value2member_map_:
                 return None
             value = OutputFormat(value)
+        elif name in ("qrels_format", "run_format"):
+            if value not in RankedFormat._value2member_map_:
+                return None
+            value = RankedFormat(value)
         elif name == "digits":
             if not _DIGITS.fullmatch(value) or int(value) > 17:
                 return None
@@ -188,7 +201,7 @@ def run_rank(
     # only the options common_options reads are given (the others at their defaults)
     passed = dict(locals())
     defaults = run_rank.__kwdefaults__ or {}
-    common = all(passed[k] == v for k, v in defaults.items() if k not in _COMMON)
+    plain = all(passed[k] == v for k, v in defaults.items() if k not in _PLAIN | set(FIELDS))
     say = Messages(quiet, command="rank")
     run = list(run or [])
     vectors = (user_vectors, item_vectors)
@@ -223,7 +236,7 @@ def run_rank(
         # TREC files with the common options: the core computes evaluate's report
         # (receval.cli._rank_trec), without reading the files into NumPy
         core = None
-        if common and profile is None and len(run) == 1 and not listed:
+        if plain and profile is None and len(run) == 1 and not listed:
             from ._rank_trec import core_report
 
             given = {k: v for k, v in conventions.items() if v is not None}

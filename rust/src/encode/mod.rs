@@ -217,6 +217,45 @@ pub fn dense_sorted_in_place(
     Some(ids)
 }
 
+/// The first row of each value in `[0, span)` of `values` (-1 for a value no row
+/// holds); None when a value lies outside the range. A long column is read in
+/// `n_chunks` parts in parallel, the parts' first rows then taken in order.
+pub fn first_rows<T: Id>(values: &[T], span: usize, n_chunks: usize) -> Option<Vec<i64>> {
+    let scan = |a: usize, b: usize| {
+        let mut first = vec![-1i64; span];
+        for (i, &v) in (a..b).zip(&values[a..b]) {
+            let v: i64 = v.into();
+            let f = first.get_mut(usize::try_from(v).ok()?)?;
+            if *f < 0 {
+                *f = i as i64;
+            }
+        }
+        Some(first)
+    };
+    let n = values.len();
+    let parts = if n >= PARALLEL_ROWS {
+        n_chunks.max(1)
+    } else {
+        1
+    };
+    let found: Vec<Option<Vec<i64>>> = threads::install(|| {
+        (0..parts)
+            .into_par_iter()
+            .map(|c| scan(n * c / parts, n * (c + 1) / parts))
+            .collect()
+    });
+    let mut found = found.into_iter();
+    let mut first = found.next()??;
+    for part in found {
+        for (f, p) in first.iter_mut().zip(part?) {
+            if *f < 0 {
+                *f = p;
+            }
+        }
+    }
+    Some(first)
+}
+
 /// Runs of equal neighbours: their start offsets (plus `values.len()`) and values.
 pub fn runs<T: Id>(values: &[T]) -> (Vec<i64>, Vec<i64>) {
     #[cfg(target_arch = "x86_64")]
@@ -229,7 +268,7 @@ pub fn runs<T: Id>(values: &[T]) -> (Vec<i64>, Vec<i64>) {
 
 /// An integer id of a column read by [`runs`]: int64 ids, or the int32 indices of a
 /// dictionary (categorical) column.
-pub trait Id: Copy + PartialEq + Into<i64> {}
+pub trait Id: Copy + PartialEq + Into<i64> + Sync {}
 impl Id for i32 {}
 impl Id for i64 {}
 
@@ -323,6 +362,43 @@ mod tests {
             assert_eq!(runs(&narrow), want, "int32, cut {cut}");
         }
         assert_eq!(runs::<i64>(&[]), (vec![0], vec![]));
+    }
+
+    #[test]
+    fn first_rows_of_long_columns_match_a_naive_scan() {
+        let mut seed = 5u64;
+        let values: Vec<i32> = (0..PARALLEL_ROWS * 3)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((seed >> 33) % 997) as i32 * 2 // odd values: in no row
+            })
+            .collect();
+        let mut want = vec![-1i64; 2000];
+        for (i, &v) in values.iter().enumerate() {
+            if want[v as usize] < 0 {
+                want[v as usize] = i as i64;
+            }
+        }
+        for n_chunks in [1, 2, 3, 8] {
+            assert_eq!(first_rows(&values, 2000, n_chunks), Some(want.clone()));
+            assert_eq!(
+                first_rows(&values[..100], 2000, n_chunks).unwrap()[..],
+                {
+                    let mut w = vec![-1i64; 2000];
+                    for (i, &v) in values[..100].iter().enumerate() {
+                        if w[v as usize] < 0 {
+                            w[v as usize] = i as i64;
+                        }
+                    }
+                    w
+                }[..]
+            );
+            // a value outside the range
+            assert_eq!(first_rows(&values, 1990, n_chunks), None);
+            assert_eq!(first_rows(&[-1i32, 0], 5, n_chunks), None);
+        }
     }
 
     /// Encode `values` cut into chunks at `cuts` through the chunked kernels.

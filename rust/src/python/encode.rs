@@ -325,6 +325,24 @@ fn factorize_dense_sorted<'py>(
     Ok((codes.into_pyarray(py), uniques.into_pyarray(py)))
 }
 
+/// The first row of each value in `[0, span)` of `values` (int32 or uint32 codes
+/// below 2**31, as int32), -1 for a value no row holds.
+#[pyfunction]
+fn first_rows<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, i32>,
+    span: usize,
+    n_chunks: usize,
+) -> PyResult<Ints<'py>> {
+    let v = slice(&values, "values")?;
+    match py.detach(|| encode::first_rows(v, span, n_chunks)) {
+        Some(first) => Ok(first.into_pyarray(py)),
+        None => Err(PyValueError::new_err(
+            "first_rows: values must lie in [0, span)",
+        )),
+    }
+}
+
 /// Runs of equal neighbours: start offsets (plus the length) and values (int64 ids,
 /// or int32 dictionary indices).
 #[pyfunction]
@@ -349,5 +367,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_str, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_dense_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(runs, m)?)?;
+    m.add_function(wrap_pyfunction!(first_rows, m)?)?;
     Ok(())
 }

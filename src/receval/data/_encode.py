@@ -268,22 +268,35 @@ def _polars_dictionary(col: Any, dtype: Any) -> Any:
     its codes and its categories, no value built per row: an Enum's categories as
     declared; a Categorical's mapping may hold any number of strings of the
     process, so only those of the codes some row holds are read (by polars, from
-    the first row of each code); ``dtype``: the column's."""
+    the first row of each code, which the core finds); ``dtype``: the column's."""
     import polars as pl
     import pyarrow as pa
 
+    from .._kernels import compiled, num_threads
+
     codes = col.to_physical()
-    if isinstance(dtype, pl.Enum):
-        return pa.DictionaryArray.from_arrays(codes.to_arrow(), dtype.categories.to_arrow())
-    first = codes.arg_unique()  # the first row of each code (and of a null)
-    values = col.gather(first).cast(pl.String)
-    used = codes.gather(first)
-    keep = used.is_not_null()
-    used, values = used.filter(keep).to_numpy(), values.filter(keep).to_arrow()
+    if isinstance(dtype, pl.Enum):  # codes below the number of categories: no check by Arrow
+        categories = dtype.categories.to_arrow()
+        return pa.DictionaryArray.from_arrays(codes.to_arrow(), categories, safe=False)
+    physical = codes.to_numpy() if codes.null_count() == 0 else None
+    top = int(physical.max()) if physical is not None and len(physical) else -1
+    if physical is not None and top < 2**31 - 1 and top < 4 * len(physical) + 1024:
+        # the first row of each code some row holds, by the core over the codes' range
+        first_row = compiled().first_rows(physical.view(np.int32), top + 1, num_threads())
+        used = np.flatnonzero(first_row >= 0)
+        values = col.gather(first_row[used]).cast(pl.String).to_arrow()
+    else:  # nulls, or codes of a range far wider than the column: by polars
+        first = codes.arg_unique()  # the first row of each code (and of a null)
+        polars_values = col.gather(first).cast(pl.String)
+        polars_used = codes.gather(first)
+        keep = polars_used.is_not_null()
+        used = polars_used.filter(keep).to_numpy()
+        values = polars_values.filter(keep).to_arrow()
     slot = np.full(int(used.max()) + 1 if len(used) else 0, -1, dtype=np.int64)
     slot[used] = np.arange(len(used))
     dictionary = values.take(pa.array(slot, mask=slot < 0))  # by code; unused: null
-    return pa.DictionaryArray.from_arrays(codes.to_arrow(), dictionary)
+    # every code a row holds is in the dictionary's range: no check by Arrow
+    return pa.DictionaryArray.from_arrays(codes.to_arrow(), dictionary, safe=False)
 
 
 def _is_arrow_string(kind: Any) -> bool:

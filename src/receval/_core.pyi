@@ -138,6 +138,7 @@ __all__ = [
     "rank_rows_into",
     "read_trec",
     "roc_auc_checked",
+    "first_rows",
     "runs",
     "seen_rows",
     "shift_ids",

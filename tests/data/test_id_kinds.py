@@ -132,9 +132,9 @@ def _same(report: Any, expected: Any) -> None:
         np.testing.assert_array_equal(report.values[metric], expected.values[metric])
 
 
-@pytest.mark.parametrize("kind", list(KINDS))
-def test_every_id_kind_gives_the_report_of_int64_ids(kind: str) -> None:
-    users, items, scores, judged = _ids()
+def _check_kind(kind: str, ids: tuple[np.ndarray, ...]) -> None:
+    """The report of ``kind``'s ids is that of the same ids as int64."""
+    users, items, scores, judged = ids
     grades = np.ones(int(judged.sum()), dtype=np.int64)
     expected = receval.evaluate(
         pd.DataFrame({"user": users[judged], "item": items[judged], "grade": grades}),
@@ -144,6 +144,11 @@ def test_every_id_kind_gives_the_report_of_int64_ids(kind: str) -> None:
     qrels = _frame(kind, users[judged], items[judged], grades, "grade")
     run = _frame(kind, users, items, scores, "score")
     _same(receval.evaluate(qrels, run, METRICS), expected)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_every_id_kind_gives_the_report_of_int64_ids(kind: str) -> None:
+    _check_kind(kind, _ids())
 
 
 @pytest.mark.parametrize(
@@ -163,16 +168,7 @@ def test_long_categorical_columns_renumbered_in_place_give_the_report_of_int64_i
         return real(*args)
 
     monkeypatch.setattr(compiled(), "dense_codes_in_place", spy)
-    users, items, scores, judged = _ids(n_users=60, k=15, seed=3)
-    grades = np.ones(int(judged.sum()), dtype=np.int64)
-    expected = receval.evaluate(
-        pd.DataFrame({"user": users[judged], "item": items[judged], "grade": grades}),
-        pd.DataFrame({"user": users, "item": items, "score": scores}),
-        METRICS,
-    )
-    qrels = _frame(kind, users[judged], items[judged], grades, "grade")
-    run = _frame(kind, users, items, scores, "score")
-    _same(receval.evaluate(qrels, run, METRICS), expected)
+    _check_kind(kind, _ids(n_users=60, k=15, seed=3))
     assert calls and all(dtype == np.int32 for dtype in calls)
 
 

@@ -421,41 +421,68 @@ fn gauc_rows(
     y_score: &Bound<'_, PyAny>,
     groups: &Bound<'_, PyAny>,
 ) -> Option<Answer<GaucRows>> {
+    with_gauc_batch(y_true, y_score, groups, |labels, scores, ids| {
+        py.detach(|| {
+            // float32 scores are held as they are: 4 bytes a row, their values exact
+            let held = |s: Values<'_>| match s {
+                Values::F32(s) => s
+                    .iter()
+                    .all(|x| x.is_finite())
+                    .then(|| Held::F32(s.to_vec())),
+                _ => Some(Held::F64(s.finite_scores()?.into_owned())),
+            };
+            match checked_gauc_batch(labels, scores, held)? {
+                Err(refusal) => Some(Answer::Refused(refusal)),
+                Ok((labels, scores)) => {
+                    let (codes, distinct) = gauc::codes_of_ids(&ids.ids()?)?;
+                    Some(Answer::Value((codes, distinct, labels, scores)))
+                }
+            }
+        })
+    })
+}
+
+/// `work` on the labels, scores and group ids of a GAUC batch given as plain NumPy
+/// arrays of one length (not empty, C-contiguous, ids not float or bool: those keep
+/// their dtype on the full path); None for other input.
+pub(crate) fn with_gauc_batch<R>(
+    y_true: &Bound<'_, PyAny>,
+    y_score: &Bound<'_, PyAny>,
+    groups: &Bound<'_, PyAny>,
+    work: impl FnOnce(Values<'_>, Values<'_>, Values<'_>) -> Option<R>,
+) -> Option<R> {
     let (labels, scores, ids) = (
         Column::of(y_true)?,
         Column::of(y_score)?,
         Column::of(groups)?,
     );
     if matches!(ids, Column::F32(_) | Column::F64(_) | Column::Bool(_)) {
-        return None; // float and bool ids keep their dtype on the full path
+        return None;
     }
     let (labels, scores, ids) = (labels.values()?, scores.values()?, ids.values()?);
     let n = labels.len();
     if n == 0 || scores.len() != n || ids.len() != n {
         return None;
     }
-    py.detach(|| {
-        let checked = || {
-            let labels = labels.labels01()?;
-            let scores = match scores {
-                // float32 scores are held as they are: 4 bytes a row, their values exact
-                Values::F32(s) => s
-                    .iter()
-                    .all(|x| x.is_finite())
-                    .then(|| Held::F32(s.to_vec()))?,
-                _ => Held::F64(scores.finite_scores()?.into_owned()),
-            };
-            Some((labels, scores))
-        };
-        let Some((labels, scores)) = checked() else {
-            let refusal = labels
-                .labels_refusal(0)
-                .or_else(|| scores.scores_refusal(1));
-            return refusal.map(Answer::Refused);
-        };
-        let (codes, distinct) = gauc::codes_of_ids(&ids.ids()?)?;
-        Some(Answer::Value((codes, distinct, labels, scores)))
-    })
+    work(labels, scores, ids)
+}
+
+/// A GAUC batch's 0/1 labels and its scores as `hold` takes them (None: not taken,
+/// a score not finite); a refusal of the labels (argument 0) or the scores (1) as
+/// the full path's checks word it; None for other values (the full path reads them).
+pub(crate) fn checked_gauc_batch<'a, T>(
+    labels: Values<'a>,
+    scores: Values<'a>,
+    hold: impl FnOnce(Values<'a>) -> Option<T>,
+) -> Option<Result<(Vec<i8>, T), Refusal>> {
+    let checked = || Some((labels.labels01()?, hold(scores)?));
+    match checked() {
+        Some(batch) => Some(Ok(batch)),
+        None => labels
+            .labels_refusal(0)
+            .or_else(|| scores.scores_refusal(1))
+            .map(Err),
+    }
 }
 
 /// Scores of [`gauc_rows_checked`], in the float width given.

@@ -10,7 +10,9 @@ use pyo3::prelude::*;
 
 use pyo3::types::PyBool;
 
-use super::checked::{refused as refusal_tuple, Column, Values as Given};
+use super::checked::{
+    checked_gauc_batch, refused as refusal_tuple, with_gauc_batch, Values as Given,
+};
 use super::open::{given, ids_out};
 use super::{same_length, slice};
 use crate::gauc::open::{Batch, GroupedScores, OpenGroups as Rows, Scores};
@@ -156,46 +158,22 @@ impl OpenGroups {
         groups: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let added = |added: bool| Ok(PyBool::new(py, added).to_owned().into_any());
-        let (Some(labels), Some(scores), Some(ids)) =
-            (Column::of(y_true), Column::of(y_score), Column::of(groups))
-        else {
-            return added(false);
-        };
-        if matches!(ids, Column::F32(_) | Column::F64(_) | Column::Bool(_)) {
-            return added(false); // float and bool ids keep their dtype on the full path
-        }
-        let (Some(labels), Some(scores), Some(ids)) =
-            (labels.values(), scores.values(), ids.values())
-        else {
-            return added(false);
-        };
-        let n = labels.len();
-        if n == 0 || scores.len() != n || ids.len() != n {
-            return added(false);
-        }
         let rows = &mut self.rows;
-        let answer = py.detach(|| {
-            let checked = || {
-                let labels = labels.labels01()?;
-                let finite = match scores {
+        let answer = with_gauc_batch(y_true, y_score, groups, |labels, scores, ids| {
+            py.detach(|| {
+                let batch = checked_gauc_batch(labels, scores, |s| match s {
                     Given::F32(s) => s.iter().all(|x| x.is_finite()).then_some(Scores::F32(s)),
                     Given::F64(s) => s.iter().all(|x| x.is_finite()).then_some(Scores::F64(s)),
                     _ => None,
-                }?;
-                Some((labels, finite))
-            };
-            let Some((labels01, finite)) = checked() else {
-                let refusal = labels
-                    .labels_refusal(0)
-                    .or_else(|| scores.scores_refusal(1));
-                return Some(refusal.map_or(Ok(false), Err));
-            };
-            let ids = ids.ids()?;
-            Some(
-                rows.add_ids(&ids, &labels01, finite)
-                    .map(|()| true)
-                    .or(Ok(false)),
-            )
+                });
+                match batch? {
+                    Err(refusal) => Some(Err(refusal)),
+                    Ok((labels01, finite)) => {
+                        let ids = ids.ids()?;
+                        Some(Ok(rows.add_ids(&ids, &labels01, finite).is_ok()))
+                    }
+                }
+            })
         });
         match answer {
             Some(Ok(true)) => added(true),

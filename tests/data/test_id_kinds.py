@@ -543,7 +543,7 @@ def test_users_grouped_in_runs_hash_one_row_a_run(kind: str, monkeypatch: Any) -
     assert len(rows) == 0
     assert ids.tolist() == list(dict.fromkeys(users))
     encode = "factorize_view_runs" if kind == "string_view" else "factorize_byte_runs"
-    buffers = _encode._string_buffers(column, binary=False)
+    buffers = _encode.string_buffers(column, binary=False)
     assert buffers is not None
     starts, codes, _, _ = getattr(compiled(), encode)(buffers[1], buffers[2], 2)
     assert starts.tolist() == list(range(0, 15_000, 50))
@@ -597,7 +597,7 @@ def test_distinct_categories_are_not_hashed_again(kind: str, monkeypatch: Any) -
     from receval.data import _encode
 
     users, items, _, _ = _ids()
-    monkeypatch.setattr(_encode, "_factorize_strings", None)  # no hash of the values
+    monkeypatch.setattr(_encode, "factorize_strings", None)  # no hash of the values
     for ids in (items, users, np.repeat(np.arange(30), 4)):
         codes, uniques = factorize(KINDS[kind](ids), "items", "test")
         want_codes, want_uniques = factorize(ids, "items", "test")
@@ -625,7 +625,7 @@ def test_categorical_frames_are_not_hashed_again(kind: str, monkeypatch: Any) ->
         pd.DataFrame({"user": users, "item": items, "score": scores}),
         METRICS,
     )
-    monkeypatch.setattr(_encode, "_factorize_strings", None)  # no hash of the values
+    monkeypatch.setattr(_encode, "factorize_strings", None)  # no hash of the values
     qrels = _frame(kind, users[judged], items[judged], grades, "grade")
     run = _frame(kind, users, items, scores, "score")
     _same(receval.evaluate(qrels, run, METRICS), expected)
@@ -643,7 +643,7 @@ def test_categorical_feature_items_are_not_hashed_again(kind: str, monkeypatch: 
     features = np.arange(300.0).reshape(150, 2)
     cols = {"item": KINDS[kind](items), "a": features[:, 0], "b": features[:, 1]}
     frame = pl.DataFrame(cols) if kind.startswith("polars") else pa.table(cols)
-    monkeypatch.setattr(_encode, "_factorize_strings", None)  # no hash of the values
+    monkeypatch.setattr(_encode, "factorize_strings", None)  # no hash of the values
     ids, matrix = feature_matrix(frame, None, "test")
     assert ids.tolist() == items.astype(str).tolist()
     np.testing.assert_array_equal(matrix, features)

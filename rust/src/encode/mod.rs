@@ -10,11 +10,11 @@
 //!
 //! String ids are hashed ([`strings`]) in the table of [`table`].
 
+mod rows;
 mod strings;
 pub(crate) mod table;
-pub use strings::{
-    factorize_bytes, factorize_keys, factorize_runs, Offset, OffsetRows, Rows, ViewRows, INLINE,
-};
+pub use rows::{Offset, OffsetRows, Rows, ViewRows, INLINE};
+pub use strings::{factorize_bytes, factorize_keys, factorize_runs};
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};

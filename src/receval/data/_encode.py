@@ -9,6 +9,14 @@ import numpy as np
 
 from .._validation import as_1d, format_values
 from ..exceptions import InputValidationError
+from ._strings import (
+    factorize_strings,
+    is_arrow_string,
+    is_view,
+    string_buffers,
+    string_runs,
+    values_to_numpy,
+)
 
 # integer ids whose value range is at most this many times the row count are
 # encoded with a direct-address table; wider ranges go through Arrow's hash table
@@ -191,10 +199,10 @@ def id_column(col: Any) -> IdColumn:
                 col = col.unify_dictionaries()
             if col.num_chunks == 1:
                 col = col.chunk(0)
-            elif not _is_arrow_string(col.type):  # strings are encoded chunk by chunk
+            elif not is_arrow_string(col.type):  # strings are encoded chunk by chunk
                 col = col.combine_chunks()
         kind = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
-        if _is_arrow_string(kind) or pa.types.is_dictionary(col.type):
+        if is_arrow_string(kind) or pa.types.is_dictionary(col.type):
             return IdColumn(col)
         return IdColumn(col.to_numpy(zero_copy_only=False))
     if mod == "pandas":
@@ -239,7 +247,7 @@ def _join_dictionary_chunks(col: Any) -> Any:
             size += len(d)
         at.append(starts[key])
     dictionaries = pa.chunked_array(distinct, col.type.value_type)
-    parts = _string_buffers(dictionaries, binary=False)
+    parts = string_buffers(dictionaries, binary=False)
     if parts is None or parts[0] or dictionaries.null_count:
         return None
     ids, first = core.factorize_bytes(parts[1], parts[2], num_threads())
@@ -299,21 +307,6 @@ def _polars_dictionary(col: Any, dtype: Any) -> Any:
     return pa.DictionaryArray.from_arrays(codes.to_arrow(), dictionary, safe=False)
 
 
-def _is_arrow_string(kind: Any) -> bool:
-    """Whether an Arrow type holds strings (``string``, ``large_string``, ``string_view``)."""
-    import pyarrow as pa
-
-    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or _is_view(kind))
-
-
-def _is_view(kind: Any) -> bool:
-    """Whether an Arrow type is ``string_view`` (pyarrow 16 and later; older have none)."""
-    import pyarrow as pa
-
-    is_view = getattr(pa.types, "is_string_view", None)
-    return bool(is_view is not None and is_view(kind))
-
-
 def _column(values: Any) -> IdColumn:
     """A pandas or polars Series or an Arrow array as :func:`id_column` gives it:
     strings and categoricals as one Arrow array (encoded there without building a
@@ -340,27 +333,27 @@ def _factorize_dictionary(
     if arr.null_count:
         raise _missing(arr.null_count, name, func)
     dictionary = arr.dictionary
-    if _is_view(dictionary.type):  # the categories only: Arrow takes no string_view
+    if is_view(dictionary.type):  # the categories only: Arrow takes no string_view
         dictionary = dictionary.cast(pa.large_string())
     indices = arr.indices.to_numpy(zero_copy_only=False)
     if len(indices) == 0:
-        return np.empty(0, dtype=np.int64), _values_to_numpy(dictionary[:0])
+        return np.empty(0, dtype=np.int64), values_to_numpy(dictionary[:0])
     codes, used = _dictionary_codes(indices, len(dictionary), name, func, any_order)
     values = pc.take(dictionary, pa.array(used))  # the categories some row uses
     if values.null_count:  # rows of a null category (one no row uses does not count)
         null = ~values.is_valid().to_numpy(zero_copy_only=False)
         raise _missing(int(np.count_nonzero(null[codes])), name, func)
     if distinct:
-        return codes, _values_to_numpy(values)
+        return codes, values_to_numpy(values)
     # equal values under two indices (pandas and polars categories are distinct;
     # an Arrow dictionary need not be) are merged: strings by the core, others by Arrow
-    encoded = _factorize_strings(values)
+    encoded = factorize_strings(values)
     if encoded is None:
         merged = values.dictionary_encode()
         encoded = merged.indices.to_numpy(zero_copy_only=False), merged.dictionary
     if len(encoded[1]) < len(values):
         codes, values = encoded[0][codes], encoded[1]
-    return codes, _values_to_numpy(values)
+    return codes, values_to_numpy(values)
 
 
 def _dictionary_codes(
@@ -377,36 +370,6 @@ def _dictionary_codes(
     codes = np.array(indices, dtype=np.int32)
     used = compiled().dense_codes_in_place(codes, 0, size, 0, True, 4 * num_threads())
     return codes, used
-
-
-def _values_to_numpy(arr: Any) -> np.ndarray:
-    """The distinct values of an Arrow array as NumPy (strings as an object array)."""
-    import pyarrow as pa
-
-    if _is_view(arr.type):
-        arr = arr.cast(pa.large_string())
-    return strings_to_numpy(arr)
-
-
-def strings_to_numpy(arr: Any) -> np.ndarray:
-    """An Arrow array as NumPy; strings become an object array.
-
-    Arrow converts strings through its pandas compatibility layer, which imports
-    pandas (a quarter of a second) when it is installed: small arrays are built
-    from Python strings instead, large ones (where the import is paid back) by Arrow.
-    """
-    import sys
-
-    import pyarrow as pa
-
-    if (
-        (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type))
-        and len(arr) < 1 << 18
-        and "pandas" not in sys.modules
-    ):
-        return np.array(arr.to_pylist(), dtype=object)
-    result: np.ndarray = arr.to_numpy(zero_copy_only=False)
-    return result
 
 
 def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:
@@ -444,7 +407,7 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
             f"{parr.type}; pass one id per row."
         )
     # string columns (in chunks too: large ones arrive so) are encoded by the core
-    encoded = _factorize_strings(parr)
+    encoded = factorize_strings(parr)
     if isinstance(parr, pa.ChunkedArray) and encoded is None:
         parr = parr.combine_chunks() if parr.num_chunks else pa.array([], type=parr.type)
     if encoded is None:
@@ -452,101 +415,10 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
         codes, uniques = encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
     else:
         codes, uniques = encoded
-    uniques = _values_to_numpy(uniques)
+    uniques = values_to_numpy(uniques)
     if isinstance(arr, np.ndarray) and (arr.dtype.kind in "OUS" or uniques.dtype != arr.dtype):
         uniques = np.asarray(uniques, dtype=arr.dtype if arr.dtype.kind != "O" else object)
     return codes, uniques
-
-
-def _factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
-    """Codes (in order of first appearance) of an Arrow string or binary array
-    (or chunked array) without nulls, and the distinct values (an Arrow array in
-    code order), hashed by the compiled core over each chunk's offsets (int32 or
-    int64, as the array holds them) and data, or its views (``string_view``),
-    never copied into one array (a long array in one part a thread); None for
-    other arrays or without the core."""
-    import pyarrow as pa
-
-    from .._kernels import compiled, num_threads
-
-    core = compiled()
-    parts = _string_buffers(arr, binary=True)
-    if core is None or parts is None:
-        return None
-    view, first_parts, second_parts = parts
-    if view:
-        codes, _, offsets, data = core.factorize_views(first_parts, second_parts, num_threads())
-        return codes, _large_strings(offsets, data)
-    codes, first = core.factorize_bytes(first_parts, second_parts, num_threads())
-    uniques = arr.take(pa.array(first))
-    if isinstance(uniques, pa.ChunkedArray):  # the distinct values only
-        uniques = uniques.combine_chunks() if uniques.num_chunks else pa.array([], arr.type)
-    return codes, uniques
-
-
-def _string_buffers(arr: Any, binary: bool) -> tuple[bool, list[Any], list[Any]] | None:
-    """The buffers of each chunk of an Arrow string array (or chunked array; with
-    ``binary``, of binary arrays too) as the compiled core reads them: ``(True,
-    views, data buffers)`` for ``string_view``, ``(False, offsets, data)`` for the
-    others (int32 or int64 offsets, as the array holds them), each from the chunk's
-    first row; None for other arrays."""
-    import pyarrow as pa
-
-    kind = arr.type
-    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
-    if _is_view(kind):
-        views, buffers = [], []
-        for chunk in chunks:
-            _, view_buffer, *data = chunk.buffers()
-            start, n = chunk.offset, len(chunk)
-            views.append(_bytes(view_buffer)[16 * start : 16 * (start + n)])
-            buffers.append([_bytes(b) for b in data])
-        return True, views, buffers
-    kinds = [pa.types.is_string, pa.types.is_large_string]
-    if binary:
-        kinds += [pa.types.is_binary, pa.types.is_large_binary]
-    if not any(is_kind(kind) for is_kind in kinds):
-        return None
-    wide = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
-    offsets, data = [], []
-    for chunk in chunks:
-        _, offsets_buffer, data_buffer = chunk.buffers()
-        start, n = chunk.offset, len(chunk)
-        if offsets_buffer is None:  # an empty chunk may have no buffers
-            offsets_buffer = pa.py_buffer(np.zeros(1, np.int64 if wide else np.int32))
-            start, n = 0, 0
-        view = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)
-        offsets.append(view[start : start + n + 1])
-        data.append(_bytes(data_buffer))
-    return False, offsets, data
-
-
-def _large_strings(offsets: np.ndarray, data: np.ndarray) -> Any:
-    """An Arrow ``large_string`` array of int64 ``offsets`` and UTF-8 ``data``."""
-    import pyarrow as pa
-
-    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-    return pa.Array.from_buffers(pa.large_string(), len(offsets) - 1, buffers)
-
-
-def _group_strings(values: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """:func:`group_users` of an Arrow string column (or chunked column) without
-    nulls, by its runs of equal neighbours: only the first row of a run is hashed,
-    and a column grouped by user (every id in one run) needs no code per row; None
-    for other columns or without the core."""
-    from .._kernels import compiled, num_threads
-
-    core = compiled()
-    if core is None or not type(values).__module__.startswith("pyarrow"):
-        return None
-    parts = _string_buffers(values, binary=False) if hasattr(values, "type") else None
-    if parts is None or values.null_count:
-        return None
-    view, first_parts, second_parts = parts
-    encode = core.factorize_view_runs if view else core.factorize_byte_runs
-    starts, codes, offsets, data = encode(first_parts, second_parts, num_threads())
-    ids = _values_to_numpy(_large_strings(offsets, data))
-    return _grouped_runs(np.append(starts, len(values)), codes, ids)
 
 
 def _group_dictionary(
@@ -582,11 +454,6 @@ def _grouped_runs(bounds: Any, codes: Any, ids: Any) -> tuple[np.ndarray, np.nda
         return bounds, np.empty(0, dtype=np.int64), ids
     grouped, rows = group_rows(np.repeat(codes, np.diff(bounds)), len(ids))
     return grouped, rows, ids
-
-
-def _bytes(buffer: Any) -> np.ndarray:
-    """An Arrow buffer as a NumPy view of its bytes (empty for no buffer)."""
-    return np.empty(0, np.uint8) if buffer is None else np.frombuffer(buffer, np.uint8)
 
 
 def distinct_ints(keys: np.ndarray) -> np.ndarray:
@@ -795,7 +662,8 @@ def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
         offsets, ids = runs
         return offsets, np.empty(0, dtype=np.int64), ids
     column = _column(users)
-    by_runs = _group_strings(column.array)
+    string_runs_of = string_runs(column.array)
+    by_runs = None if string_runs_of is None else _grouped_runs(*string_runs_of)
     if by_runs is None:
         by_runs = _group_dictionary(column.array, func, column.distinct)
     if by_runs is not None:

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..data._encode import column_array, factorize, join_ids, strings_to_numpy
+from ..data._encode import column_array, factorize, join_ids
 from ..data._open import arrow_input
+from ..data._strings import strings_to_numpy
 from ..exceptions import InvalidParameterError
 from ._log import pick_time
 from ._order import cutoff_key, last_of_each, lerp, time_keys, time_unit, user_order

@@ -114,8 +114,8 @@ def read_judgment_groups(path: str | os.PathLike[str]) -> JudgmentGroups:
     (['q1'], ['amy', 'bob'], {0: {'d1': 0, 'd2': 2}, 1: {'d1': 1}})
     """
     from ..data import io
-    from ..data._encode import strings_to_numpy as strings
     from ..data._ranked import Qrels
+    from ..data._strings import strings_to_numpy as strings
 
     name = os.fspath(path)
     (queries, groups, docs, grades), lines = io.read_whitespace_table(path, 4, GROUP_FIELDS)

@@ -121,7 +121,7 @@ def read_prefs(path: str | os.PathLike[str], *, qrels: bool = False) -> Preferen
     (['d1', 'd2'], [2.0, 0.0])
     """
     from ..data import io
-    from ..data._encode import strings_to_numpy as strings
+    from ..data._strings import strings_to_numpy as strings
 
     if qrels:
         (qids, groups, docs, levels), lines = io.read_whitespace_table(

@@ -1,0 +1,218 @@
+//! The rows of an Arrow string column as the hash of [`super::strings`] reads them:
+//! a chunk's offsets and data (`string`, `large_string`) or its views (`string_view`),
+//! where they lie; each row's short key ([`short_bits`]) read in one pass a block.
+
+use super::table::{short_bits, LOW_BYTES};
+
+/// The offsets of an Arrow string column: `i32` (`string`) or `i64` (`large_string`).
+pub trait Offset: Copy + Send + Sync {
+    /// The offset as an index into the data.
+    fn at(self) -> usize;
+    /// Whether a row of `offsets` (ascending) is longer than `cap` bytes.
+    fn any_longer(offsets: &[Self], cap: usize) -> bool;
+    /// Whether one of `offsets` but the last is negative or one is less than the
+    /// offset before it.
+    fn descend(offsets: &[Self]) -> bool;
+}
+
+macro_rules! offset {
+    ($t:ty) => {
+        impl Offset for $t {
+            #[inline(always)]
+            fn at(self) -> usize {
+                self as usize
+            }
+            /// A row longer than `cap` sets the sign bit of cap - length: one OR over
+            /// the rows in the offsets' own width (a pass that vectorizes, where a
+            /// maximum of the lengths does not without AVX-512).
+            fn any_longer(offsets: &[Self], cap: usize) -> bool {
+                let ends = offsets.get(1..).unwrap_or_default();
+                let cap = cap as $t;
+                let or = ends.iter().zip(offsets).fold(0, |any: $t, (&b, &a)| {
+                    any | cap.wrapping_sub(b.wrapping_sub(a))
+                });
+                or < 0
+            }
+            /// One OR of each offset and its difference to the next (the sign bit
+            /// set by a negative one); the offsets then lie in 0.. and no difference
+            /// overflows.
+            fn descend(offsets: &[Self]) -> bool {
+                let ends = offsets.get(1..).unwrap_or_default();
+                let or = ends
+                    .iter()
+                    .zip(offsets)
+                    .fold(0, |any: $t, (&b, &a)| any | a | b.wrapping_sub(a));
+                or < 0
+            }
+        }
+    };
+}
+offset!(i32);
+offset!(i64);
+
+/// A chunk of a string column: its rows, each as bytes of a buffer.
+pub trait Rows: Sync + Sized {
+    /// The number of rows.
+    fn rows(&self) -> usize;
+    /// Row `i`: a buffer and the bounds of the row's bytes in it (the buffer may
+    /// go on after them).
+    fn row(&self, i: usize) -> (&[u8], usize, usize);
+    /// The rows `a..b` as a chunk.
+    fn part(&self, a: usize, b: usize) -> Self;
+    /// What picks the slot of the table: 11 when no row is longer than 11 bytes,
+    /// else 15 when none is longer than 15, else 16.
+    fn width(&self) -> usize;
+    /// Whether each of the rows `a..b` (`a` at least 1) is known to equal the row
+    /// before it from a check of the block as a whole (false: compare row by row).
+    fn repeats(&self, _a: usize, _b: usize) -> bool {
+        false
+    }
+    /// The short key ([`short_bits`]; 0 for a longer row) of each of the rows from
+    /// `a` on, as many as `out` holds.
+    fn shorts(&self, a: usize, out: &mut [u128]) {
+        for (j, k) in out.iter_mut().enumerate() {
+            let (d, s, e) = self.row(a + j);
+            *k = short_bits(d, s, e).unwrap_or(0);
+        }
+    }
+}
+
+/// A chunk of an Arrow `string` or `large_string` column: row `i` is
+/// `data[offsets[i]..offsets[i + 1]]` (as many offsets as rows plus one; the caller
+/// guarantees offsets that ascend within `data`).
+#[derive(Clone, Copy)]
+pub struct OffsetRows<'a, O> {
+    pub offsets: &'a [O],
+    pub data: &'a [u8],
+}
+
+impl<O: Offset> Rows for OffsetRows<'_, O> {
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+    #[inline(always)]
+    fn row(&self, i: usize) -> (&[u8], usize, usize) {
+        (self.data, self.offsets[i].at(), self.offsets[i + 1].at())
+    }
+    /// One pass over the offsets of the rows (each read once).
+    fn shorts(&self, a: usize, out: &mut [u128]) {
+        let o = &self.offsets[a..=a + out.len()];
+        for ((k, s), e) in out.iter_mut().zip(o).zip(&o[1..]) {
+            *k = short_bits(self.data, s.at(), e.at()).unwrap_or(0);
+        }
+    }
+    fn part(&self, a: usize, b: usize) -> Self {
+        OffsetRows {
+            offsets: &self.offsets[a..=b],
+            data: self.data,
+        }
+    }
+    fn width(&self) -> usize {
+        if !O::any_longer(self.offsets, 11) {
+            11
+        } else if !O::any_longer(self.offsets, 15) {
+            15
+        } else {
+            16
+        }
+    }
+    /// Rows `a - 1..b` of one length `len` are equal when their bytes (contiguous)
+    /// repeat with period `len`: one comparison of the block's bytes with
+    /// themselves shifted by `len`.
+    #[inline(always)]
+    fn repeats(&self, a: usize, b: usize) -> bool {
+        let o = &self.offsets[a - 1..=b];
+        let len = o[1].at().wrapping_sub(o[0].at());
+        let same_length = o[1..].windows(2).fold(true, |all, w| {
+            all & (w[1].at().wrapping_sub(w[0].at()) == len)
+        });
+        let (start, end) = (o[0].at(), o[o.len() - 1].at());
+        same_length
+            && start.checked_add(len).is_some_and(|s| s <= end)
+            && self.data.get(start..end - len) == self.data.get(start + len..end)
+    }
+}
+
+/// A chunk of an Arrow `string_view` column: 16 bytes a row (`views`), the length
+/// (u32) then, for at most 12 bytes, the bytes themselves, else a prefix, the index
+/// of the data buffer (u32) and the offset in it (u32). The caller guarantees
+/// `views` of 16 bytes a row and long rows that lie inside their buffer.
+#[derive(Clone, Copy)]
+pub struct ViewRows<'a> {
+    pub views: &'a [u8],
+    pub buffers: &'a [&'a [u8]],
+}
+
+/// [`Rows::width`] of rows whose longest has `longest` bytes.
+fn width_of(longest: usize) -> usize {
+    match longest {
+        0..=11 => 11,
+        12..=15 => 15,
+        _ => 16,
+    }
+}
+
+/// The longest string a view holds in itself.
+pub const INLINE: usize = 12;
+
+/// The u32 at `at` of a view.
+#[inline(always)]
+fn word(v: &[u8], at: usize) -> usize {
+    u32::from_le_bytes([v[at], v[at + 1], v[at + 2], v[at + 3]]) as usize
+}
+
+impl Rows for ViewRows<'_> {
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        self.views.len() / 16
+    }
+    #[inline(always)]
+    fn row(&self, i: usize) -> (&[u8], usize, usize) {
+        let at = 16 * i;
+        let len = word(self.views, at);
+        if len <= INLINE {
+            (self.views, at + 4, at + 4 + len)
+        } else {
+            let off = word(self.views, at + 12);
+            (self.buffers[word(self.views, at + 8)], off, off + len)
+        }
+    }
+    fn part(&self, a: usize, b: usize) -> Self {
+        ViewRows {
+            views: &self.views[16 * a..16 * b],
+            buffers: self.buffers,
+        }
+    }
+    fn width(&self) -> usize {
+        width_of(
+            self.views
+                .chunks_exact(16)
+                .map(|v| word(v, 0))
+                .max()
+                .unwrap_or(0),
+        )
+    }
+    /// A string of at most 12 bytes is in its view: its key is the view's bytes after
+    /// the length (no read of a data buffer).
+    fn shorts(&self, a: usize, out: &mut [u128]) {
+        let views = &self.views[16 * a..16 * (a + out.len())];
+        for (j, (k, v)) in out.iter_mut().zip(views.chunks_exact(16)).enumerate() {
+            let v = u128::from_le_bytes(v.try_into().unwrap_or([0; 16]));
+            let len = (v as u32) as usize;
+            *k = if len <= INLINE {
+                ((v >> 32) & LOW_BYTES[len]) | ((len as u128) << 120)
+            } else {
+                let (d, s, e) = self.row(a + j);
+                short_bits(d, s, e).unwrap_or(0)
+            };
+        }
+    }
+    /// Rows whose views are the same 16 bytes hold the same string (the same
+    /// length and bytes in the view, or the same place in the same buffer): one
+    /// comparison of the block's views with themselves shifted by a row (false
+    /// where they differ: the rows are then compared one by one).
+    fn repeats(&self, a: usize, b: usize) -> bool {
+        self.views.get(16 * (a - 1)..16 * (b - 1)) == self.views.get(16 * a..16 * b)
+    }
+}

@@ -1,0 +1,151 @@
+"""String ids read from Arrow buffers by the compiled core: a column's offsets and
+data (or views) handed over where they lie, no Python object per row; and the
+distinct ids back as NumPy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def is_arrow_string(kind: Any) -> bool:
+    """Whether an Arrow type holds strings (``string``, ``large_string``, ``string_view``)."""
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or is_view(kind))
+
+
+def is_view(kind: Any) -> bool:
+    """Whether an Arrow type is ``string_view`` (pyarrow 16 and later; older have none)."""
+    import pyarrow as pa
+
+    is_view = getattr(pa.types, "is_string_view", None)
+    return bool(is_view is not None and is_view(kind))
+
+
+def values_to_numpy(arr: Any) -> np.ndarray:
+    """The distinct values of an Arrow array as NumPy (strings as an object array)."""
+    import pyarrow as pa
+
+    if is_view(arr.type):
+        arr = arr.cast(pa.large_string())
+    return strings_to_numpy(arr)
+
+
+def strings_to_numpy(arr: Any) -> np.ndarray:
+    """An Arrow array as NumPy; strings become an object array.
+
+    Arrow converts strings through its pandas compatibility layer, which imports
+    pandas (a quarter of a second) when it is installed: small arrays are built
+    from Python strings instead, large ones (where the import is paid back) by Arrow.
+    """
+    import sys
+
+    import pyarrow as pa
+
+    if (
+        (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type))
+        and len(arr) < 1 << 18
+        and "pandas" not in sys.modules
+    ):
+        return np.array(arr.to_pylist(), dtype=object)
+    result: np.ndarray = arr.to_numpy(zero_copy_only=False)
+    return result
+
+
+def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
+    """Codes (in order of first appearance) of an Arrow string or binary array
+    (or chunked array) without nulls, and the distinct values (an Arrow array in
+    code order), hashed by the compiled core over each chunk's offsets (int32 or
+    int64, as the array holds them) and data, or its views (``string_view``),
+    never copied into one array (a long array in one part a thread); None for
+    other arrays or without the core."""
+    import pyarrow as pa
+
+    from .._kernels import compiled, num_threads
+
+    core = compiled()
+    parts = string_buffers(arr, binary=True)
+    if core is None or parts is None:
+        return None
+    view, first_parts, second_parts = parts
+    if view:
+        codes, _, offsets, data = core.factorize_views(first_parts, second_parts, num_threads())
+        return codes, large_strings(offsets, data)
+    codes, first = core.factorize_bytes(first_parts, second_parts, num_threads())
+    uniques = arr.take(pa.array(first))
+    if isinstance(uniques, pa.ChunkedArray):  # the distinct values only
+        uniques = uniques.combine_chunks() if uniques.num_chunks else pa.array([], arr.type)
+    return codes, uniques
+
+
+def string_buffers(arr: Any, binary: bool) -> tuple[bool, list[Any], list[Any]] | None:
+    """The buffers of each chunk of an Arrow string array (or chunked array; with
+    ``binary``, of binary arrays too) as the compiled core reads them: ``(True,
+    views, data buffers)`` for ``string_view``, ``(False, offsets, data)`` for the
+    others (int32 or int64 offsets, as the array holds them), each from the chunk's
+    first row; None for other arrays."""
+    import pyarrow as pa
+
+    kind = arr.type
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    if is_view(kind):
+        views, buffers = [], []
+        for chunk in chunks:
+            _, view_buffer, *data = chunk.buffers()
+            start, n = chunk.offset, len(chunk)
+            views.append(arrow_bytes(view_buffer)[16 * start : 16 * (start + n)])
+            buffers.append([arrow_bytes(b) for b in data])
+        return True, views, buffers
+    kinds = [pa.types.is_string, pa.types.is_large_string]
+    if binary:
+        kinds += [pa.types.is_binary, pa.types.is_large_binary]
+    if not any(is_kind(kind) for is_kind in kinds):
+        return None
+    wide = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
+    offsets, data = [], []
+    for chunk in chunks:
+        _, offsets_buffer, data_buffer = chunk.buffers()
+        start, n = chunk.offset, len(chunk)
+        if offsets_buffer is None:  # an empty chunk may have no buffers
+            offsets_buffer = pa.py_buffer(np.zeros(1, np.int64 if wide else np.int32))
+            start, n = 0, 0
+        view = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)
+        offsets.append(view[start : start + n + 1])
+        data.append(arrow_bytes(data_buffer))
+    return False, offsets, data
+
+
+def large_strings(offsets: np.ndarray, data: np.ndarray) -> Any:
+    """An Arrow ``large_string`` array of int64 ``offsets`` and UTF-8 ``data``."""
+    import pyarrow as pa
+
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(pa.large_string(), len(offsets) - 1, buffers)
+
+
+def arrow_bytes(buffer: Any) -> np.ndarray:
+    """An Arrow buffer as a NumPy view of its bytes (empty for no buffer)."""
+    return np.empty(0, np.uint8) if buffer is None else np.frombuffer(buffer, np.uint8)
+
+
+def string_runs(values: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The runs of equal neighbours of an Arrow string column (or chunked column)
+    without nulls, encoded: their bounds (then the row count), each run's code and
+    the distinct ids; only the first row of a run is hashed, and a column grouped by
+    user (every id in one run) needs no code per row. None for other columns or
+    without the core."""
+    from .._kernels import compiled, num_threads
+
+    core = compiled()
+    if core is None or not type(values).__module__.startswith("pyarrow"):
+        return None
+    parts = string_buffers(values, binary=False) if hasattr(values, "type") else None
+    if parts is None or values.null_count:
+        return None
+    view, first_parts, second_parts = parts
+    encode = core.factorize_view_runs if view else core.factorize_byte_runs
+    starts, codes, offsets, data = encode(first_parts, second_parts, num_threads())
+    ids = values_to_numpy(large_strings(offsets, data))
+    return np.append(starts, len(values)), codes, ids

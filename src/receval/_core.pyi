@@ -102,7 +102,6 @@ __all__ = [
     "factorize_byte_runs",
     "factorize_bytes",
     "factorize_dense",
-    "factorize_dense_sorted",
     "factorize_str",
     "factorize_view_runs",
     "factorize_views",
@@ -405,9 +404,6 @@ def factorize_byte_runs(
 ) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.int64], NDArray[np.uint8]]: ...
 def factorize_dense(
     values: NDArray[np.int64], lo: int, span: int
-) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
-def factorize_dense_sorted(
-    values: NDArray[np.int64], lo: int, span: int, n_chunks: int
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
 def factorize_views(
     views: list[NDArray[np.uint8]],

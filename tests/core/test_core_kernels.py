@@ -226,7 +226,8 @@ def test_encoding_kernels_equal_numpy(seed, n):
     codes, got_first = core.factorize_dense(values, lo, span)
     assert np.array_equal(codes, rank[inverse]) and np.array_equal(got_first, first[order])
     # codes in ascending order of the ids
-    codes, got_uniques = core.factorize_dense_sorted(values, lo, span, 3)
+    codes = (values - lo).astype(np.int32)
+    got_uniques = core.dense_codes_in_place(codes, 0, span, lo, True, 3)
     assert np.array_equal(codes, inverse) and np.array_equal(got_uniques, uniques)
     grouped = np.sort(values) if seed % 2 else values
     starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])

@@ -5,8 +5,8 @@
 //! steps: each chunk's ids are written as `id - anchor` into the caller's `i32`
 //! array ([`shift_ids`], which also returns the chunk's range), and once every chunk
 //! is in, those offsets are turned into dense codes in place ([`dense_first_in_place`],
-//! [`dense_sorted_in_place`]). The codes equal those of [`factorize_dense`] and
-//! [`factorize_dense_sorted`] on the whole column.
+//! [`dense_sorted_in_place`]). The codes equal those of [`factorize_dense`] on the
+//! whole column, or the ids' ranks among the distinct ids (ascending).
 //!
 //! String ids are hashed ([`strings`]) in the table of [`table`].
 
@@ -39,49 +39,6 @@ pub fn factorize_dense(values: &[i64], lo: i64, span: usize) -> (Vec<i32>, Vec<i
         codes.push(c);
     }
     (codes, first)
-}
-
-/// Codes in ascending order of the ids in `[lo, lo + span)`, and the distinct ids
-/// ascending: mark the ids present, number them in a scan, map every row (the two
-/// passes over the rows in parallel over `n_chunks` chunks).
-pub fn factorize_dense_sorted(
-    values: &[i64],
-    lo: i64,
-    span: usize,
-    n_chunks: usize,
-) -> (Vec<i32>, Vec<i64>) {
-    let n = values.len();
-    let n_chunks = n_chunks.max(1);
-    let present: Vec<AtomicU8> = (0..span).map(|_| AtomicU8::new(0)).collect();
-    let mark = |c: usize| {
-        for &v in &values[n * c / n_chunks..n * (c + 1) / n_chunks] {
-            let p = &present[(v - lo) as usize];
-            if p.load(Ordering::Relaxed) == 0 {
-                p.store(1, Ordering::Relaxed);
-            }
-        }
-    };
-    threads::install(|| (0..n_chunks).into_par_iter().for_each(mark));
-    let mut code_of = vec![0i32; span];
-    let mut uniques = Vec::new();
-    for s in 0..span {
-        code_of[s] = uniques.len() as i32;
-        if present[s].load(Ordering::Relaxed) != 0 {
-            uniques.push(lo + s as i64);
-        }
-    }
-    let mut codes = crate::pages::zeroed::<i32>(n);
-    threads::install(|| {
-        codes
-            .par_chunks_mut((n / n_chunks).max(1))
-            .zip(values.par_chunks((n / n_chunks).max(1)))
-            .for_each(|(out, vals)| {
-                for (o, &v) in out.iter_mut().zip(vals) {
-                    *o = code_of[(v - lo) as usize];
-                }
-            })
-    });
-    (codes, uniques)
 }
 
 /// Write `id - anchor` of every id into `out` (as long as `values`) and return the
@@ -153,8 +110,8 @@ pub fn dense_first_in_place(
     Some(ids)
 }
 
-/// [`factorize_dense_sorted`] of ids held as offsets from `anchor`, in place: codes
-/// in ascending order of the ids, and the distinct ids ascending (both passes over
+/// Codes of ids held as offsets from `anchor`, in place: codes in ascending order of
+/// the ids (mark the ids present, number them in a scan, map every row), and the distinct ids ascending (both passes over
 /// the codes in parallel over `n_chunks` chunks). None, with `codes` untouched, when
 /// an offset lies outside `[base, base + span)`.
 pub fn dense_sorted_in_place(
@@ -319,6 +276,21 @@ fn runs_body<T: Id>(values: &[T]) -> (Vec<i64>, Vec<i64>) {
 mod tests {
     use super::*;
 
+    /// The ascending codes' oracle: each id's rank among the distinct ids, and those.
+    fn sorted_oracle(v: &[i64]) -> (Vec<i32>, Vec<i64>) {
+        let ids: Vec<i64> = v
+            .iter()
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let codes = v
+            .iter()
+            .map(|x| ids.binary_search(x).unwrap_or(0) as i32)
+            .collect();
+        (codes, ids)
+    }
+
     #[test]
     fn codes_follow_first_appearance_or_the_ids() {
         let v = [7, 3, 7, 5, 3];
@@ -326,10 +298,13 @@ mod tests {
             factorize_dense(&v, 3, 5),
             (vec![0, 1, 0, 2, 1], vec![0, 1, 3])
         );
+        assert_eq!(sorted_oracle(&v), (vec![2, 0, 2, 1, 0], vec![3, 5, 7]));
+        let mut codes: Vec<i32> = v.iter().map(|&x| (x - 3) as i32).collect();
         assert_eq!(
-            factorize_dense_sorted(&v, 3, 5, 3),
-            (vec![2, 0, 2, 1, 0], vec![3, 5, 7])
+            dense_sorted_in_place(&mut codes, 0, 5, 3, 3),
+            Some(vec![3, 5, 7])
         );
+        assert_eq!(codes, vec![2, 0, 2, 1, 0]);
         assert_eq!(runs(&[1, 1, 2, 1]), (vec![0, 2, 3, 4], vec![1, 2, 1]));
     }
 
@@ -447,7 +422,7 @@ mod tests {
                 .filter(|&x| !gap || x != 400)
                 .collect();
             let (lo, hi) = (*v.iter().min().unwrap(), *v.iter().max().unwrap());
-            let want = factorize_dense_sorted(&v, lo, (hi - lo + 1) as usize, 3);
+            let want = sorted_oracle(&v);
             assert_eq!(want.1.len(), if gap { 612 } else { 613 });
             for anchor in [lo - 1000, lo, v[0], lo + 300, hi, hi + 7] {
                 for sorted in [false, true] {
@@ -469,7 +444,7 @@ mod tests {
         let span = (hi - lo + 1) as usize;
         let (codes, first) = factorize_dense(&v, lo, span);
         let ids: Vec<i64> = first.iter().map(|&i| v[i as usize]).collect();
-        let sorted = factorize_dense_sorted(&v, lo, span, 4);
+        let sorted = sorted_oracle(&v);
         // chunk boundaries anywhere, empty chunks, one chunk
         for cuts in [
             vec![],
@@ -487,8 +462,7 @@ mod tests {
         let long: Vec<i64> = (0..200_000)
             .map(|i| (i * 31 % 9973) as i64 + 1_000)
             .collect();
-        let (l, h) = (1_000, 1_000 + 9972);
-        let expect = factorize_dense_sorted(&long, l, (h - l + 1) as usize, 7);
+        let expect = sorted_oracle(&long);
         assert_eq!(chunked(&long, &[65_536, 65_537], true), Some(expect));
         assert_eq!(chunked(&[], &[], true), Some((vec![], vec![])));
     }

@@ -310,21 +310,6 @@ fn factorize_str<'py>(
     Ok(Some((codes.into_pyarray(py), first.into_pyarray(py))))
 }
 
-/// Codes in ascending order of the ids in `[lo, lo + span)`, and the distinct ids.
-#[pyfunction]
-fn factorize_dense_sorted<'py>(
-    py: Python<'py>,
-    values: PyReadonlyArray1<'py, i64>,
-    lo: i64,
-    span: usize,
-    n_chunks: usize,
-) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
-    let v = slice(&values, "values")?;
-    check_range("factorize_dense_sorted", v, lo, span)?;
-    let (codes, uniques) = py.detach(|| encode::factorize_dense_sorted(v, lo, span, n_chunks));
-    Ok((codes.into_pyarray(py), uniques.into_pyarray(py)))
-}
-
 /// The first row of each value in `[0, span)` of `values` (int32 or uint32 codes
 /// below 2**31, as int32), -1 for a value no row holds.
 #[pyfunction]
@@ -365,7 +350,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_byte_runs, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_view_runs, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_str, m)?)?;
-    m.add_function(wrap_pyfunction!(factorize_dense_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(runs, m)?)?;
     m.add_function(wrap_pyfunction!(first_rows, m)?)?;
     Ok(())

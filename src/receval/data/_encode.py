@@ -41,12 +41,15 @@ def _factorize_int_range(
     from .._kernels import compiled, num_threads
 
     core = compiled()
-    values = np.ascontiguousarray(values, dtype=np.int64)
     if any_order and len(values) > PARALLEL_MIN_ROWS:
-        result: tuple[np.ndarray, np.ndarray] = core.factorize_dense_sorted(
-            values, lo, span, 4 * num_threads()
-        )
-        return result
+        # each id's offset from the smallest written as int32 in one pass (any integer
+        # dtype, not widened first), then numbered in place by the core in parallel:
+        # codes in ascending order of the ids, the distinct ids ascending (int64)
+        codes = np.empty(len(values), dtype=np.int32)
+        np.subtract(values, lo, out=codes, casting="unsafe", dtype=np.int64)
+        uniques: np.ndarray = core.dense_codes_in_place(codes, 0, span, lo, True, 4 * num_threads())
+        return codes, uniques
+    values = np.ascontiguousarray(values, dtype=np.int64)
     codes, first = core.factorize_dense(values, lo, span)
     return codes, values[first]
 
@@ -123,7 +126,7 @@ def factorize(
         span = hi - lo + 1
         # uint64 ids from 2**63 on do not fit the table's int64 arithmetic: Arrow's hash table
         if span <= DENSE_RANGE_FACTOR * n + 1024 and span < 2**31 and hi < 2**63:
-            return _factorize_int_range(arr.astype(np.int64, copy=False), lo, span, any_order)
+            return _factorize_int_range(arr, lo, span, any_order)
     return _factorize_arrow(arr, name, func)
 
 
@@ -338,7 +341,7 @@ def _factorize_dictionary(
     indices = arr.indices.to_numpy(zero_copy_only=False)
     if len(indices) == 0:
         return np.empty(0, dtype=np.int64), values_to_numpy(dictionary[:0])
-    codes, used = _dictionary_codes(indices, len(dictionary), name, func, any_order)
+    codes, used = factorize(indices, name, func, any_order=any_order)
     values = pc.take(dictionary, pa.array(used))  # the categories some row uses
     if values.null_count:  # rows of a null category (one no row uses does not count)
         null = ~values.is_valid().to_numpy(zero_copy_only=False)
@@ -354,22 +357,6 @@ def _factorize_dictionary(
     if len(encoded[1]) < len(values):
         codes, values = encoded[0][codes], encoded[1]
     return codes, values_to_numpy(values)
-
-
-def _dictionary_codes(
-    indices: np.ndarray, size: int, name: str, func: str, any_order: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`factorize` of a dictionary array's ``indices`` (in ``[0, size)``): where
-    the order is free, a large column's indices are copied once as int32 and
-    renumbered in place by the compiled core over the dictionary's range (the
-    indices used, ascending), not widened to int64 and encoded anew."""
-    from .._kernels import compiled, num_threads
-
-    if not (any_order and len(indices) > PARALLEL_MIN_ROWS and indices.dtype.kind in "iu"):
-        return factorize(indices, name, func, any_order=any_order)
-    codes = np.array(indices, dtype=np.int32)
-    used = compiled().dense_codes_in_place(codes, 0, size, 0, True, 4 * num_threads())
-    return codes, used
 
 
 def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:

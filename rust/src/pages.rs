@@ -87,21 +87,48 @@ pub fn populate<T>(s: &mut [T]) {
 
 /// Bytes per thread below which [`populate`] is not split.
 #[cfg(target_os = "linux")]
-const PARALLEL_BYTES: usize = 64 << 20;
+const PARALLEL_BYTES: usize = 8 << 20;
 
-/// A vector of `n` zeros whose pages are faulted in at once ([`populate`]): for
-/// outputs written row by row.
+/// A vector of `n` zeros whose pages are faulted in at once, by the kernels'
+/// threads ([`populate`]): for outputs written row by row. The zeros are the
+/// allocator's (fresh pages, zero already), not written a second time.
 ///
 /// # Panics
 /// When the memory cannot be had (a limit on the address space): a panic that
 /// says how many bytes were asked for, which the Python layer raises as an
 /// exception (the CLI prints it as an `error:` line), where the allocator would
 /// abort the process.
-pub fn zeroed<T: Clone + Default>(n: usize) -> Vec<T> {
-    let mut v = try_zeros(n, 1).unwrap_or_else(|e| panic!("{e}"));
+pub fn zeroed<T: Zero>(n: usize) -> Vec<T> {
+    let bytes = (n as u128) * (std::mem::size_of::<T>() as u128);
+    let fail = || -> ! { panic!("{}", OutOfMemory { bytes }) };
+    let layout = std::alloc::Layout::array::<T>(n).unwrap_or_else(|_| fail());
+    let mut v = if layout.size() == 0 {
+        Vec::new()
+    } else {
+        // SAFETY: a layout of n elements of a sized type (not of size zero); every
+        // element is initialized, all-zero bytes being a value of T (`Zero`), and
+        // the vector owns the allocation, made with the layout it frees it with
+        unsafe {
+            let p = std::alloc::alloc_zeroed(layout).cast::<T>();
+            if p.is_null() {
+                fail();
+            }
+            Vec::from_raw_parts(p, n, n)
+        }
+    };
     populate(&mut v);
     v
 }
+
+/// Numbers, whose all-zero bytes are their zero (the elements of [`zeroed`]).
+///
+/// # Safety
+/// Only for types of nonzero size of which all-zero bytes are a valid value.
+pub unsafe trait Zero: Copy {}
+// SAFETY: all-zero bytes are 0
+unsafe impl Zero for i32 {}
+// SAFETY: all-zero bytes are 0.0
+unsafe impl Zero for f64 {}
 
 /// An output the process could not allocate, and its size in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

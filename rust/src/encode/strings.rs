@@ -19,13 +19,18 @@ use crate::threads::PARALLEL_ROWS;
 /// string; longer ones as slices of their buffer. The chunks of a column are never
 /// copied into one: they are read in turn, or, when a column of many rows comes in
 /// at most `n_chunks` pieces of at least [`PARALLEL_ROWS`] rows (a chunk cut so),
-/// encoded in parallel (see [`factorize_parts`]).
-pub fn factorize_bytes<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i32>, Vec<i64>) {
+/// encoded in parallel (see [`factorize_parts`]). `room`: the distinct ids expected
+/// (a hint: the table is made with room for them, and grows past it).
+pub fn factorize_bytes<R: Rows>(
+    chunks: &[R],
+    n_chunks: usize,
+    room: usize,
+) -> (Vec<i32>, Vec<i64>) {
     let parts = cut(chunks, n_chunks);
     let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
     let width = chunks.iter().map(|c| c.width()).max().unwrap_or(11);
     let shorts = |p: usize, a: usize, out: &mut [u128]| parts[p].shorts(a, out);
-    factorize_picked(|p, i| parts[p].row(i), shorts, &lens, width, n_chunks)
+    factorize_picked(|p, i| parts[p].row(i), shorts, &lens, width, n_chunks, room)
 }
 
 /// The runs of equal neighbours of a string column given in chunks, encoded: the
@@ -87,7 +92,7 @@ pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i64>, Vec<
             *k = short_bits(d, s, e).unwrap_or(0);
         }
     };
-    let (codes, first) = factorize_picked(head, shorts, &lens, longest, n_chunks);
+    let (codes, first) = factorize_picked(head, shorts, &lens, longest, n_chunks, 0);
     let mut starts = Vec::with_capacity(codes.len());
     let mut base = 0;
     for (part, l) in parts.iter().zip(&local) {
@@ -120,19 +125,20 @@ fn cut<R: Rows>(chunks: &[R], n_chunks: usize) -> Vec<R> {
 /// `p`, as [`Rows::row`] gives it) of parts of `lens` rows, none longer than
 /// `width` bytes (as [`Rows::width`] gives it, or the longest row's length), and the
 /// first row of each code (counted across the parts), through the table of that
-/// width. `shorts(p, a, out)` gives the short keys of
-/// the rows of part `p` from `a` on (as [`Rows::shorts`]).
+/// width, made with `room` for as many distinct ids. `shorts(p, a, out)` gives the
+/// short keys of the rows of part `p` from `a` on (as [`Rows::shorts`]).
 fn factorize_picked<'a>(
     row: impl Fn(usize, usize) -> (&'a [u8], usize, usize) + Sync,
     shorts: impl Fn(usize, usize, &mut [u128]) + Sync,
     lens: &[usize],
     width: usize,
     n_chunks: usize,
+    room: usize,
 ) -> (Vec<i32>, Vec<i64>) {
     if width <= 11 {
-        factorize_parts::<Packed>(shorts, lens, n_chunks)
+        factorize_parts::<Packed>(shorts, lens, n_chunks, room)
     } else if width <= 15 {
-        factorize_parts::<Wide>(shorts, lens, n_chunks)
+        factorize_parts::<Wide>(shorts, lens, n_chunks, room)
     } else {
         let long = |p: usize, a: usize, out: &mut [&'a [u8]]| {
             for (j, k) in out.iter_mut().enumerate() {
@@ -140,7 +146,7 @@ fn factorize_picked<'a>(
                 *k = &d[s..e];
             }
         };
-        factorize_parts::<Bytes>(long, lens, n_chunks)
+        factorize_parts::<Bytes>(long, lens, n_chunks, room)
     }
 }
 
@@ -181,11 +187,14 @@ pub fn factorize_keys<'a>(
 /// gives the keys from the `a`-th on, as many as `keys` holds): a key the table does not hold takes the next code, and its row (`row(i)`
 /// of the `i`-th key) is pushed on `first` (the row of each code of the table).
 ///
-/// The keys and their hashes are made a block of rows at a time, then looked up in
-/// a loop that does nothing else, each slot fetched some rows before its lookup: the
-/// lookups of a block (cache misses, in a table of many ids) then overlap. A key
-/// equal to the key before it (a grouped column) takes that key's code without a
-/// lookup.
+/// The keys and their hashes are made a block of rows at a time. A first loop over
+/// the block then gives each key found in its own slot its code, without a branch,
+/// each slot fetched some rows before its lookup: the lookups of a block (cache
+/// misses, in a table of many ids) overlap. The other keys (further along their
+/// probe chain, or new: in the order of their rows, so that new keys are numbered
+/// in order of first appearance) are looked up, or added, in a second loop; a key
+/// equal to the key before it there (a grouped column) takes that key's code
+/// without a lookup.
 fn factorize_into<S: Slot>(
     table: &mut Table<S>,
     first: &mut Vec<i64>,
@@ -197,6 +206,7 @@ fn factorize_into<S: Slot>(
     const AHEAD: usize = 16;
     let mut block = [S::Key::default(); BLOCK];
     let mut hashes = [0u64; BLOCK];
+    let mut later = [0u16; BLOCK];
     let mut before: Option<S::Key> = None;
     let mut code = 0u32;
     for (b, out) in out.chunks_mut(BLOCK).enumerate() {
@@ -206,10 +216,18 @@ fn factorize_into<S: Slot>(
         for (h, &k) in hashes.iter_mut().zip(&*keys) {
             *h = S::hash(k);
         }
+        let mut n_later = 0;
         for (j, (o, &k)) in out.iter_mut().zip(&*keys).enumerate() {
             if j + AHEAD < keys.len() {
                 table.prefetch(hashes[j + AHEAD]);
             }
+            let (c, home) = table.at_home(k, hashes[j]);
+            *o = c as i32;
+            later[n_later] = j as u16;
+            n_later += usize::from(!home);
+        }
+        for &j in &later[..n_later] {
+            let (j, k) = (usize::from(j), keys[usize::from(j)]);
             if before != Some(k) {
                 let new;
                 (code, new) = table.code(k, hashes[j], first.len() as u32);
@@ -218,7 +236,7 @@ fn factorize_into<S: Slot>(
                 }
                 before = Some(k);
             }
-            *o = code as i32;
+            out[j] = code as i32;
         }
     }
 }
@@ -233,11 +251,12 @@ fn factorize_into<S: Slot>(
 /// group's table then takes the ids of the later groups in order (group by group,
 /// each in its order of first appearance: the order of first appearance of the
 /// column), looked up as the rows of a part are, and each later group's codes are
-/// renumbered.
+/// renumbered. Each group's table is made with `room` for as many distinct ids.
 fn factorize_parts<S: Slot>(
     fill: impl Fn(usize, usize, &mut [S::Key]) + Sync,
     lens: &[usize],
     n_chunks: usize,
+    room: usize,
 ) -> (Vec<i32>, Vec<i64>) {
     let n: usize = lens.iter().sum();
     let starts: Vec<usize> = lens
@@ -266,7 +285,7 @@ fn factorize_parts<S: Slot>(
     }
     // a group's parts encoded in turn into one table: (table, first row of each code)
     let encode = |first_part: usize, outs: Vec<&mut [i32]>| {
-        let (mut table, mut first) = (Table::<S>::default(), Vec::new());
+        let (mut table, mut first) = (Table::<S>::with_room(room), Vec::new());
         for (p, out) in (first_part..).zip(outs) {
             let row = |i: usize| (starts[p] + i) as i64;
             factorize_into(&mut table, &mut first, |a, k| fill(p, a, k), row, out);
@@ -292,21 +311,16 @@ fn factorize_parts<S: Slot>(
     // the first group's table is the column's (its codes come first); the ids of
     // each later group are looked up in it (as a block of rows is), in order
     let (mut table, mut first) = std::mem::take(&mut encoded[0]);
-    let key_of_row = |r: usize, k: &mut S::Key| {
-        let p = starts.partition_point(|&s| s <= r) - 1;
-        fill(p, r - starts[p], std::slice::from_mut(k));
-    };
     let maps: Vec<Vec<i32>> = encoded
         .into_iter()
         .skip(1)
         .map(|(own, rows)| {
+            // the group's ids in the order of its codes, read from its own table
+            // (not from their rows, which lie anywhere in the column)
+            let ids = own.keys();
             drop(own);
             let mut map = vec![0i32; rows.len()];
-            let keys = |a: usize, out: &mut [S::Key]| {
-                for (k, &r) in out.iter_mut().zip(&rows[a..]) {
-                    key_of_row(r as usize, k);
-                }
-            };
+            let keys = |a: usize, out: &mut [S::Key]| out.copy_from_slice(&ids[a..a + out.len()]);
             factorize_into(&mut table, &mut first, keys, |i| rows[i], &mut map);
             map
         })
@@ -373,7 +387,12 @@ mod tests {
             .iter()
             .map(|&(offsets, data)| OffsetRows { offsets, data })
             .collect();
-        factorize_bytes(&rows, n_chunks)
+        let codes = factorize_bytes(&rows, n_chunks, 0);
+        // a table made with room for fewer ids, or for more, numbers them alike
+        for room in [7, 1 << 16] {
+            assert_eq!(factorize_bytes(&rows, n_chunks, room), codes, "room {room}");
+        }
+        codes
     }
 
     /// The views of `strings` (Arrow `string_view`): the long ones in two buffers.
@@ -482,14 +501,18 @@ mod tests {
                 views: &v,
                 buffers: &buffers,
             };
-            assert_eq!(factorize_bytes(&[whole], 1), want, "views {longest}");
+            assert_eq!(factorize_bytes(&[whole], 1, 0), want, "views {longest}");
             let (from, to) = (5, strings.len() - 3);
             let cut = [
                 whole.part(0, from),
                 whole.part(from, to),
                 whole.part(to, strings.len()),
             ];
-            assert_eq!(factorize_bytes(&cut, 1), want, "views in chunks {longest}");
+            assert_eq!(
+                factorize_bytes(&cut, 1, 0),
+                want,
+                "views in chunks {longest}"
+            );
             // runs of equal views (a block passed whole) as runs of equal strings
             let (narrow, _, data) = arrow(&strings, 0);
             let offsets = [OffsetRows {

@@ -45,11 +45,15 @@ pub(crate) fn short_bits(data: &[u8], start: usize, end: usize) -> Option<u128> 
     Some((raw & LOW_BYTES[len]) | ((len as u128) << 120))
 }
 
-/// The hash of a short key (see [`short_bits`]); its low bits pick the slot.
+/// The hash of a short key (see [`short_bits`]); its low bits pick the slot. One
+/// multiply of its two halves, each offset by a constant: the high half is never
+/// its constant (its top byte is a length below 16, the constant's is 0x9e).
 #[inline(always)]
 pub(crate) fn short_hash(k: u128) -> u64 {
-    let h = fold(k as u64 ^ 0x243f_6a88_85a3_08d3, 0x9e37_79b9_7f4a_7c15);
-    fold(h ^ (k >> 64) as u64, 0x1319_8a2e_0370_7345)
+    fold(
+        k as u64 ^ 0x243f_6a88_85a3_08d3,
+        (k >> 64) as u64 ^ 0x9e37_79b9_7f4a_7c15,
+    )
 }
 
 /// Whether a short key is of an id of at most 11 bytes (a [`Packed`] slot).
@@ -63,8 +67,13 @@ pub(crate) trait Slot: Copy + Default + Send {
     type Key: Copy + PartialEq + Default;
     fn new(key: Self::Key, code: u32) -> Self;
     fn key(self) -> Self::Key;
+    /// The code plus one, 0 for an empty slot.
+    fn tag(self) -> u32;
     /// The code, None for an empty slot.
-    fn code(self) -> Option<u32>;
+    #[inline(always)]
+    fn code(self) -> Option<u32> {
+        self.tag().checked_sub(1)
+    }
     /// A hash whose low bits are well mixed (they pick the slot).
     fn hash(key: Self::Key) -> u64;
 }
@@ -88,8 +97,8 @@ impl Slot for Packed {
         self.0 & !PACKED_CODE
     }
     #[inline(always)]
-    fn code(self) -> Option<u32> {
-        ((self.0 >> 88) as u32).checked_sub(1)
+    fn tag(self) -> u32 {
+        (self.0 >> 88) as u32
     }
     #[inline(always)]
     fn hash(key: u128) -> u64 {
@@ -119,8 +128,8 @@ impl Slot for Wide {
         self.key
     }
     #[inline(always)]
-    fn code(self) -> Option<u32> {
-        self.code.checked_sub(1)
+    fn tag(self) -> u32 {
+        self.code
     }
     #[inline(always)]
     fn hash(key: u128) -> u64 {
@@ -149,8 +158,8 @@ impl<'a> Slot for Bytes<'a> {
         self.key
     }
     #[inline(always)]
-    fn code(self) -> Option<u32> {
-        self.code.checked_sub(1)
+    fn tag(self) -> u32 {
+        self.code
     }
     #[inline(always)]
     fn hash(key: &'a [u8]) -> u64 {
@@ -206,6 +215,17 @@ impl<S: Slot> Table<S> {
         }
     }
 
+    /// The code of `key` (of hash `hash`) and true when the key lies in its own slot
+    /// (the first of its probe chain; most keys of a table at most 3/4 full), else
+    /// false (and any code): a lookup without a branch, which a loop over many keys
+    /// runs without waiting on each (see `factorize_into`).
+    #[inline(always)]
+    pub(crate) fn at_home(&self, key: S::Key, hash: u64) -> (u32, bool) {
+        let s = self.slots[hash as usize & (self.slots.len() - 1)];
+        let tag = s.tag();
+        (tag.wrapping_sub(1), (tag != 0) & (s.key() == key))
+    }
+
     /// The code of `key` (of hash `hash`), None when the table does not hold it.
     #[inline(always)]
     pub(crate) fn get(&self, key: S::Key, hash: u64) -> Option<u32> {
@@ -252,6 +272,17 @@ impl<S: Slot> Table<S> {
         }
         self.put(key, hash, code);
         Ok(())
+    }
+
+    /// The keys of the table in the order of their codes (one pass over the slots).
+    pub(crate) fn keys(&self) -> Vec<S::Key> {
+        let mut out = vec![S::Key::default(); self.len];
+        for s in &self.slots {
+            if let Some(c) = s.code() {
+                out[c as usize] = s.key();
+            }
+        }
+        out
     }
 
     /// Empty the table (keeping its size).
@@ -331,8 +362,13 @@ mod tests {
                         assert_eq!(w.get(s, hash), Some(c));
                     }
                     assert_eq!(t.get(c as u128, hash), Some(c));
+                    // only the first key of the chain lies in its own slot
+                    let home = t.at_home(c as u128, hash);
+                    assert_eq!(home.1, c == 0);
+                    assert!(!home.1 || home.0 == c);
                 }
             }
+            assert!(!t.at_home(300, hash).1);
             assert_eq!(t.get(300, hash), None);
         }
         // a table made with room for n keys holds them without growing
@@ -352,6 +388,7 @@ mod tests {
         assert_eq!(t.get(k, short_hash(k)), None);
         assert!(t.insert(k, short_hash(k), 0).is_ok());
         assert_eq!(t.get(k, short_hash(k)), Some(0));
+        assert_eq!(t.keys(), vec![k]);
         t.clear();
         assert_eq!(t.get(k, short_hash(k)), None);
     }

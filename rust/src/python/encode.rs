@@ -99,29 +99,33 @@ fn on_offset_rows<'py, W: OnOffsetRows>(
     Ok(work.run(&chunks_of(&o, data)?))
 }
 
-/// [`encode::factorize_bytes`] of the chunks, the GIL released.
-struct Codes<'py>(Python<'py>, usize);
+/// [`encode::factorize_bytes`] of the chunks (in up to `n_chunks` parts, a table
+/// with room for `room` ids), the GIL released.
+struct Codes<'py>(Python<'py>, usize, usize);
 
 impl OnOffsetRows for Codes<'_> {
     type Out = (Vec<i32>, Vec<i64>);
     fn run<O: encode::Offset>(self, chunks: &[encode::OffsetRows<'_, O>]) -> Self::Out {
-        let Codes(py, n_chunks) = self;
-        py.detach(|| encode::factorize_bytes(chunks, n_chunks))
+        let Codes(py, n_chunks, room) = self;
+        py.detach(|| encode::factorize_bytes(chunks, n_chunks, room))
     }
 }
 
 /// Codes in order of first appearance of the strings of an Arrow string column in
 /// chunks (each chunk's `offsets`, int32 or int64 in every chunk, from the chunk's
 /// first row, and its `data`), and the first row of each code; the chunks, and long
-/// chunks cut in up to `n_chunks` pieces, in parallel.
+/// chunks cut in up to `n_chunks` pieces, in parallel. `room`: the distinct strings
+/// expected (a hint: a table with room for them does not grow).
 #[pyfunction]
+#[pyo3(signature = (offsets, data, n_chunks, room=0))]
 fn factorize_bytes<'py>(
     py: Python<'py>,
     offsets: &Bound<'py, PyAny>,
     data: Vec<PyReadonlyArray1<'py, u8>>,
     n_chunks: usize,
+    room: usize,
 ) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
-    let (codes, first) = on_offset_rows(offsets, &data, Codes(py, n_chunks))?;
+    let (codes, first) = on_offset_rows(offsets, &data, Codes(py, n_chunks, room))?;
     Ok((codes.into_pyarray(py), first.into_pyarray(py)))
 }
 
@@ -210,7 +214,7 @@ fn factorize_views<'py>(
     let bufs = view_buffers(&buffers)?;
     let chunks = view_chunks("factorize_views", &views, &bufs)?;
     let (codes, first, offsets, data) = py.detach(|| {
-        let (codes, first) = encode::factorize_bytes(&chunks, n_chunks);
+        let (codes, first) = encode::factorize_bytes(&chunks, n_chunks, 0);
         let (offsets, data) = gather(&chunks, first.iter().map(|&r| r as usize));
         (codes, first, offsets, data)
     });

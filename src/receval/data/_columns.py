@@ -30,7 +30,7 @@ from .._kernels import compiled, empty_output, num_threads
 from ..exceptions import InputValidationError
 from . import io
 from ._chunked_ids import factorize_int_chunks, int_runs_of_chunks
-from ._encode import factorize, group_users
+from ._encode import encode_ids, group_users
 
 Source = io.ParquetColumns | io.ArrowColumns
 
@@ -39,7 +39,9 @@ Source = io.ParquetColumns | io.ArrowColumns
 class Columns:
     """Encoded columns of a Qrels or a Run, grouped by user.
 
-    ``rows`` is empty when the file's rows are grouped by user (the identity);
+    ``rows`` is empty when the file's rows are grouped by user (the identity); the
+    ids are as :func:`~receval.data._encode.encode_ids` gives them (string ids an
+    Arrow array);
     ``values`` are the grades or scores as read, or, with ``ranked``, the run's
     scores in ranked order with ``item_codes`` beside them, and ``duplicate`` the
     first user holding an item twice (-1 if none).
@@ -47,9 +49,9 @@ class Columns:
 
     offsets: np.ndarray
     rows: np.ndarray
-    user_ids: np.ndarray
+    user_ids: Any
     item_codes: np.ndarray
-    item_ids: np.ndarray
+    item_ids: Any
     values: Any
     ranked: bool = False
     duplicate: int = -1
@@ -95,7 +97,7 @@ def _items(source: Source, column: str, func: str) -> tuple[Any, Any]:
         if encoded is not None:
             return encoded
     items = source.read(column)
-    codes, ids = factorize(items, "items", func, any_order=True)
+    codes, ids = encode_ids(items, "items", func, any_order=True)
     del items
     source.release()
     if codes.dtype != np.int32 or not codes.flags.writeable or not codes.flags.c_contiguous:

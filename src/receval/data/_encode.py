@@ -11,8 +11,11 @@ from .._validation import as_1d, format_values
 from ..exceptions import InputValidationError
 from ._strings import (
     factorize_strings,
+    ids_to_numpy,
     is_arrow_string,
     is_view,
+    kept_ids,
+    lookup_strings,
     string_buffers,
     string_runs,
     values_to_numpy,
@@ -82,9 +85,20 @@ class EncodedIds:
 def factorize(
     values: Any, name: str, func: str, *, any_order: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
+    """Encode ids to codes ``0..n_unique-1`` in order of first appearance:
+    :func:`encode_ids` with the distinct ids as NumPy."""
+    codes, ids = encode_ids(values, name, func, any_order=any_order)
+    return codes, ids_to_numpy(ids)
+
+
+def encode_ids(
+    values: Any, name: str, func: str, *, any_order: bool = False
+) -> tuple[np.ndarray, Any]:
     """Encode ids to codes ``0..n_unique-1`` in order of first appearance.
 
-    Returns ``(codes, uniques)`` with ``uniques[codes] == values``. Integer ids
+    Returns ``(codes, uniques)`` with ``uniques[codes] == values``; string ids
+    read from Arrow give their uniques as an Arrow array (:func:`kept_ids`; NumPy
+    by :func:`ids_to_numpy`), others as NumPy. Integer ids
     over a compact range use a direct-address table (O(n)); everything else
     (wide integers, strings, bytes) goes through Arrow's hash-based
     ``dictionary_encode``. Floats are accepted when they hold whole numbers.
@@ -326,7 +340,7 @@ def _column(values: Any) -> IdColumn:
 
 def _factorize_dictionary(
     arr: Any, name: str, func: str, any_order: bool, distinct: bool
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, Any]:
     """Dictionary-encoded ids (categoricals) by their integer indices: the values
     are looked up once per distinct index, never built per row; equal values under
     two indices merged unless the categories are ``distinct``."""
@@ -340,14 +354,14 @@ def _factorize_dictionary(
         dictionary = dictionary.cast(pa.large_string())
     indices = arr.indices.to_numpy(zero_copy_only=False)
     if len(indices) == 0:
-        return np.empty(0, dtype=np.int64), values_to_numpy(dictionary[:0])
+        return np.empty(0, dtype=np.int64), kept_ids(dictionary[:0])
     codes, used = factorize(indices, name, func, any_order=any_order)
     values = pc.take(dictionary, pa.array(used))  # the categories some row uses
     if values.null_count:  # rows of a null category (one no row uses does not count)
         null = ~values.is_valid().to_numpy(zero_copy_only=False)
         raise _missing(int(np.count_nonzero(null[codes])), name, func)
     if distinct:
-        return codes, values_to_numpy(values)
+        return codes, kept_ids(values)
     # equal values under two indices (pandas and polars categories are distinct;
     # an Arrow dictionary need not be) are merged: strings by the core, others by Arrow
     encoded = factorize_strings(values)
@@ -356,10 +370,10 @@ def _factorize_dictionary(
         encoded = merged.indices.to_numpy(zero_copy_only=False), merged.dictionary
     if len(encoded[1]) < len(values):
         codes, values = encoded[0][codes], encoded[1]
-    return codes, values_to_numpy(values)
+    return codes, kept_ids(values)
 
 
-def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:
+def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
     import pyarrow as pa
 
     if isinstance(arr, np.ndarray) and arr.dtype.kind == "O":
@@ -402,15 +416,17 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, np.nda
         codes, uniques = encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
     else:
         codes, uniques = encoded
+    if not isinstance(arr, np.ndarray):
+        return codes, kept_ids(uniques)
     uniques = values_to_numpy(uniques)
-    if isinstance(arr, np.ndarray) and (arr.dtype.kind in "OUS" or uniques.dtype != arr.dtype):
+    if arr.dtype.kind in "OUS" or uniques.dtype != arr.dtype:
         uniques = np.asarray(uniques, dtype=arr.dtype if arr.dtype.kind != "O" else object)
     return codes, uniques
 
 
 def _group_dictionary(
     values: Any, func: str, distinct: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+) -> tuple[np.ndarray, np.ndarray, Any] | None:
     """:func:`group_users` of an Arrow dictionary array (categoricals; ``distinct``:
     its categories are) by the runs of its integer indices: one index a run looked
     up; None for other columns and for nulls (:func:`factorize` counts them row by
@@ -435,7 +451,7 @@ def _group_dictionary(
     return _grouped_runs(starts, codes, ids)
 
 
-def _grouped_runs(bounds: Any, codes: Any, ids: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _grouped_runs(bounds: Any, codes: Any, ids: Any) -> tuple[np.ndarray, np.ndarray, Any]:
     """:func:`group_users` of runs of rows (``bounds``, then the row count) of ``codes``."""
     if len(ids) == len(codes):  # every id in one run: the rows are grouped
         return bounds, np.empty(0, dtype=np.int64), ids
@@ -523,6 +539,16 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
     idx = pc.index_in(as_strings(values), value_set=as_strings(dictionary))
     result: np.ndarray = idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
     return result
+
+
+def lookup_ids(values: Any, dictionary: Any) -> np.ndarray:
+    """:func:`lookup` of distinct ids as :func:`encode_ids` gives them: string ids
+    kept as Arrow arrays on both sides by the core over their buffers, others as
+    NumPy."""
+    found = lookup_strings(values, dictionary)
+    if found is None:
+        found = lookup(ids_to_numpy(values), ids_to_numpy(dictionary))
+    return found
 
 
 def _lookup_str(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray | None:
@@ -641,9 +667,10 @@ def group_rows(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray
     return result
 
 
-def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, Any]:
     """Rows grouped by user: CSR offsets, the input row of each position (empty when
-    the rows already are grouped) and the user ids in order of first appearance."""
+    the rows already are grouped) and the user ids in order of first appearance (as
+    :func:`encode_ids` gives them)."""
     runs = int_runs(users)
     if runs is not None:
         offsets, ids = runs
@@ -655,7 +682,7 @@ def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
         by_runs = _group_dictionary(column.array, func, column.distinct)
     if by_runs is not None:
         return by_runs
-    codes, ids = factorize(column, "users", func)
+    codes, ids = encode_ids(column, "users", func)
     offsets, rows = group_rows(codes, len(ids))
     return offsets, rows, ids
 

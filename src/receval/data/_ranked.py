@@ -19,7 +19,8 @@ from .._kernels import compiled, num_threads
 from ..exceptions import InputValidationError
 from . import io
 from ._columns import read_qrels, read_run
-from ._encode import factorize, group_users, string_order
+from ._encode import encode_ids, group_users, lookup_ids, string_order
+from ._strings import ids_to_numpy, take_ids
 
 
 def _as_numbers(x: Any, name: str, func: str) -> np.ndarray:
@@ -32,11 +33,53 @@ class _RankedBase:
     """Shared construction: encoding of users and items, grouping by user."""
 
     _func = "Ranked"
-    # set by the subclasses' constructors: CSR offsets by user, the ids, the item code of each row
+    # set by the subclasses' constructors: CSR offsets by user, the ids (string ids
+    # read from Arrow kept as the Arrow array until asked for), the item code of each row
     offsets: np.ndarray
-    user_ids: np.ndarray
-    item_ids: np.ndarray
+    _user_ids: Any
+    _item_ids: Any
     items: np.ndarray
+
+    @property
+    def user_ids(self) -> np.ndarray:
+        """The distinct user ids, in code order (strings as an object array)."""
+        if not isinstance(self._user_ids, np.ndarray):
+            self._user_ids = ids_to_numpy(self._user_ids)
+        ids: np.ndarray = self._user_ids
+        return ids
+
+    @user_ids.setter
+    def user_ids(self, ids: Any) -> None:
+        self._user_ids = ids
+
+    @property
+    def item_ids(self) -> np.ndarray:
+        """The distinct item ids, in code order (strings as an object array)."""
+        if not isinstance(self._item_ids, np.ndarray):
+            self._item_ids = ids_to_numpy(self._item_ids)
+        ids: np.ndarray = self._item_ids
+        return ids
+
+    @item_ids.setter
+    def item_ids(self, ids: Any) -> None:
+        self._item_ids = ids
+
+    def encoded_ids(self, kind: str) -> Any:
+        """The distinct user (``kind="users"``) or item (``"items"``) ids as encoded:
+        NumPy, or string ids read from Arrow as the Arrow array (:attr:`user_ids` and
+        :attr:`item_ids` give NumPy)."""
+        return self._user_ids if kind == "users" else self._item_ids
+
+    def ids_at(self, kind: str, at: Any) -> np.ndarray:
+        """The user or item ids at positions ``at`` (a slice or indices) as NumPy,
+        without making NumPy ids of the others."""
+        return ids_to_numpy(take_ids(self.encoded_ids(kind), at))
+
+    def positions_in(self, other: _RankedBase, kind: str) -> np.ndarray:
+        """Index (int32) of each of this container's user (``kind="users"``) or item
+        (``"items"``) ids among ``other``'s, -1 where absent; string ids read from
+        Arrow are compared where they lie, without a Python object per id."""
+        return lookup_ids(self.encoded_ids(kind), other.encoded_ids(kind))
 
     def _encode(self, users: Any, items: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """Group rows by user and encode items: (offsets, rows, item codes, n_rows)."""
@@ -48,7 +91,7 @@ class _RankedBase:
         # user ids in order of first appearance; rows: the input row of each position
         # (empty when the rows are already grouped by user)
         offsets, rows, self.user_ids = group_users(users, func)
-        item_codes, self.item_ids = factorize(items, "items", func, any_order=True)
+        item_codes, self.item_ids = encode_ids(items, "items", func, any_order=True)
         return offsets, rows, item_codes, n
 
     def append_users_without_rows(self, users: list[Any]) -> None:
@@ -69,7 +112,7 @@ class _RankedBase:
     @property
     def n_users(self) -> int:
         """Number of distinct users."""
-        return len(self.user_ids)
+        return len(self._user_ids)
 
     @property
     def n_rows(self) -> int:
@@ -325,7 +368,7 @@ class Run(_RankedBase):
         self.offsets = offsets
         # item codes come from factorize: writeable ones are fresh arrays of ours
         self.items, self.scores, dup = _rank_rows(
-            self.offsets, rows, item_codes, keys, len(self.item_ids),
+            self.offsets, rows, item_codes, keys, len(self._item_ids),
             own_items=item_codes.flags.writeable, own_keys=from_ranks or own_values,
         )  # fmt: skip
         del rows
@@ -382,7 +425,7 @@ class Run(_RankedBase):
     def trec_keys(self) -> np.ndarray:
         """Per item code, the rank of its id in string order (trec_eval's tie-break)."""
         if self._trec_keys is None:
-            self._trec_keys = _string_ranks(self.item_ids)
+            self._trec_keys = _string_ranks(self._item_ids)
         return self._trec_keys
 
     def tie_keys(self, single: bool) -> np.ndarray:
@@ -397,8 +440,9 @@ class Run(_RankedBase):
         lens = ends - starts
         rows = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
         codes = np.unique(self.items[rows])
-        keys = np.zeros(len(self.item_ids), dtype=np.float64)
-        keys[codes] = _string_ranks(self.item_ids[codes])
+        keys = np.zeros(len(self._item_ids), dtype=np.float64)
+        ids = self._item_ids
+        keys[codes] = _string_ranks(ids[codes] if isinstance(ids, np.ndarray) else ids.take(codes))
         return keys
 
     # ------------------------------------------------------------ constructors
@@ -536,8 +580,16 @@ class Run(_RankedBase):
         return f"Run({label}n_users={self.n_users}, n_rows={self.n_rows})"
 
 
-def _string_ranks(ids: np.ndarray) -> np.ndarray:
-    """The rank of each of ``ids`` in string order (float64; equal ids in array order)."""
+def _string_ranks(ids: Any) -> np.ndarray:
+    """The rank of each of ``ids`` in string order (float64; equal ids in array order):
+    NumPy ids, or string ids kept as an Arrow array (sorted by Arrow: their UTF-8
+    bytes, in the order of their code points, as Python orders str)."""
+    if not isinstance(ids, np.ndarray):
+        import pyarrow.compute as pc
+
+        rank = np.empty(len(ids), dtype=np.float64)
+        rank[pc.sort_indices(ids).to_numpy()] = np.arange(len(ids))
+        return rank
     rank = compiled().str_ranks(np.ascontiguousarray(ids)) if ids.dtype == object else None
     if rank is None:  # integer ids (ordered without strings), or ids not all str
         rank = np.empty(len(ids), dtype=np.float64)

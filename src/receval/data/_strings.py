@@ -1,6 +1,8 @@
 """String ids read from Arrow buffers by the compiled core: a column's offsets and
-data (or views) handed over where they lie, no Python object per row; and the
-distinct ids back as NumPy."""
+data (or views) handed over where they lie, no Python object per row. The distinct
+ids stay an Arrow array (:func:`kept_ids`), looked up in another such array by the
+core (:func:`lookup_strings`), and become NumPy only when asked for
+(:func:`ids_to_numpy`)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,58 @@ def is_view(kind: Any) -> bool:
 
     is_view = getattr(pa.types, "is_string_view", None)
     return bool(is_view is not None and is_view(kind))
+
+
+def kept_ids(arr: Any) -> Any:
+    """Distinct ids read from Arrow: strings (``string``, ``large_string``) stay the
+    Arrow array (no Python object per id until :func:`ids_to_numpy`), others become
+    NumPy."""
+    import pyarrow as pa
+
+    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+        return arr
+    return values_to_numpy(arr)
+
+
+def take_ids(ids: Any, at: Any) -> Any:
+    """The ids at positions ``at`` (a slice or indices), kept as they are (NumPy, or
+    an Arrow array as :func:`kept_ids` keeps them)."""
+    if isinstance(ids, np.ndarray) or isinstance(at, slice):
+        return ids[at]
+    return ids.take(np.asarray(at))
+
+
+def ids_to_numpy(ids: Any) -> np.ndarray:
+    """Distinct ids as NumPy (strings as an object array), from NumPy or as
+    :func:`kept_ids` keeps them."""
+    return ids if isinstance(ids, np.ndarray) else values_to_numpy(ids)
+
+
+def lookup_strings(values: Any, dictionary: Any) -> np.ndarray | None:
+    """Index (int32) of each of the Arrow strings ``values`` among the distinct Arrow
+    strings ``dictionary``, -1 where absent, hashed by the core over both arrays'
+    buffers (the dictionary's rows first, into a table with room for them, so that
+    its codes are its positions); None unless both are string arrays (as
+    :func:`kept_ids` keeps them)."""
+    import pyarrow as pa
+
+    from .._kernels import compiled
+
+    if isinstance(values, np.ndarray) or isinstance(dictionary, np.ndarray):
+        return None
+    if values.type != dictionary.type:  # string beside large_string: both large
+        values, dictionary = values.cast(pa.large_string()), dictionary.cast(pa.large_string())
+    if values.equals(dictionary):  # the same ids in the same order (one buffer compare)
+        return np.arange(len(values), dtype=np.int32)
+    both = [string_buffers(dictionary, binary=False), string_buffers(values, binary=False)]
+    if any(parts is None or parts[0] for parts in both):
+        return None
+    offsets = [o for parts in both if parts is not None for o in parts[1]]
+    data = [d for parts in both if parts is not None for d in parts[2]]
+    codes, _ = compiled().factorize_bytes(offsets, data, 1, len(dictionary))
+    found: np.ndarray = codes[len(dictionary) :]
+    found[found >= len(dictionary)] = -1
+    return found
 
 
 def values_to_numpy(arr: Any) -> np.ndarray:
@@ -130,11 +184,12 @@ def arrow_bytes(buffer: Any) -> np.ndarray:
     return np.empty(0, np.uint8) if buffer is None else np.frombuffer(buffer, np.uint8)
 
 
-def string_runs(values: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def string_runs(values: Any) -> tuple[np.ndarray, np.ndarray, Any] | None:
     """The runs of equal neighbours of an Arrow string column (or chunked column)
     without nulls, encoded: their bounds (then the row count), each run's code and
-    the distinct ids; only the first row of a run is hashed, and a column grouped by
-    user (every id in one run) needs no code per row. None for other columns or
+    the distinct ids (an Arrow ``large_string`` array); only the first row of a run
+    is hashed, and a column grouped by user (every id in one run) needs no code per
+    row. None for other columns or
     without the core."""
     from .._kernels import compiled, num_threads
 
@@ -147,5 +202,4 @@ def string_runs(values: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None
     view, first_parts, second_parts = parts
     encode = core.factorize_view_runs if view else core.factorize_byte_runs
     starts, codes, offsets, data = encode(first_parts, second_parts, num_threads())
-    ids = values_to_numpy(large_strings(offsets, data))
-    return np.append(starts, len(values)), codes, ids
+    return np.append(starts, len(values)), codes, large_strings(offsets, data)

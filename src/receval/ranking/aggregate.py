@@ -23,8 +23,9 @@ import numpy as np
 
 from .. import _validation as v
 from ..conventions import FIELDS, Conventions
-from ..data._encode import distinct_ints, lookup
+from ..data._encode import distinct_ints, lookup, lookup_ids
 from ..data._ranked import Qrels, Run
+from ..data._strings import ids_to_numpy
 from ..data.seen import MaskingSummary, SeenItems, as_seen
 from ..engine.states import Seen
 from ..engine.totals import MeanState, empty_mean_state, mean_state
@@ -200,10 +201,11 @@ class Mean:
 
 @dataclass
 class Ids:
-    """Distinct ids, merged by union: each part holds distinct ids; parts are folded
-    into one when they pile up."""
+    """Distinct ids, merged by union: each part holds distinct ids (as a container
+    encoded them: NumPy, or string ids as an Arrow array); parts are folded into one
+    when they pile up."""
 
-    parts: list[np.ndarray] = field(default_factory=list)
+    parts: list[Any] = field(default_factory=list)
 
     def merge(self, other: Ids) -> Ids:
         out = Ids([*self.parts, *other.parts])
@@ -211,11 +213,11 @@ class Ids:
             out.parts = [out.distinct()]
         return out
 
-    def distinct(self) -> np.ndarray:
-        """The distinct ids of every part."""
-        parts = self.parts
-        if len(parts) == 1:
-            return parts[0]
+    def distinct(self) -> Any:
+        """The distinct ids of every part (one part as it is; several as NumPy)."""
+        if len(self.parts) == 1:
+            return self.parts[0]
+        parts = [ids_to_numpy(p) for p in self.parts]
         if not parts:
             return np.empty(0, dtype=np.int64)
         if all(p.dtype.kind in "iu" for p in parts):
@@ -227,10 +229,11 @@ class Ids:
 
 @dataclass
 class UserRows:
-    """The per-user rows of one partition, aligned with ``users``; ``order``: their
+    """The per-user rows of one partition, aligned with ``users`` (the ids as the
+    container encoded them: NumPy, or string ids as an Arrow array); ``order``: their
     positions in the qrels when a backend cut them (None: in order already)."""
 
-    users: np.ndarray
+    users: Any
     order: np.ndarray | None
     values: dict[str, np.ndarray]
     aux: dict[str, np.ndarray] = field(default_factory=dict)
@@ -338,7 +341,7 @@ class RankingState:
         run, judged = self.run_items.distinct(), self.qrels_items.distinct()
         matched = self.matched
         if not self.matched_known:
-            matched = int(np.count_nonzero(lookup(judged, run) >= 0)) if len(run) else 0
+            matched = int(np.count_nonzero(lookup_ids(judged, run) >= 0)) if len(run) else 0
         return matched, len(run), len(judged)
 
 
@@ -374,20 +377,20 @@ def update(
         run = restriction.run
     if qrels is not None and setup.with_qrels:
         state = _users_update(setup, qrels, run, order, removed)
-        users: np.ndarray | None = qrels.user_ids
+        users: Qrels | Run | None = qrels
     elif run is None:  # pragma: no cover - a partition holds qrels users or run users
         state, users = RankingState(), None
     elif setup.with_qrels:
         state, users = _run_only(setup, run), None
     else:
-        state, users = _lists_update(setup, run), run.user_ids
+        state, users = _lists_update(setup, run), run
         if removed is not None and state.rows:
             state.rows[0].removed = removed
     state.sampling = sampling
     if masking is not None:
         state.masking = masking.summary
     if setup.repeats and users is not None:
-        state.seen.add(users, "evaluate", "users")
+        state.seen.add(users.user_ids, "evaluate", "users")
     return state
 
 
@@ -429,7 +432,7 @@ def _lists_update(setup: Setup, r: Run) -> RankingState:
     for text, col in of_run.items():
         _store_list(state, text, col)
     if setup.rows:
-        state.rows = [UserRows(r.user_ids, None, of_run)]
+        state.rows = [UserRows(r.encoded_ids("users"), None, of_run)]
     return state
 
 
@@ -442,15 +445,15 @@ def _store_list(state: RankingState, text: str, col: np.ndarray) -> None:
 def _run_facts(setup: Setup, state: RankingState, r: Run) -> None:
     """What a partition's run shows beside the values: its items, a few ids, and the
     users whose ties the profile's peer orders by no rule."""
-    state.examples["run_users"] = r.user_ids[:_EXAMPLES]
+    state.examples["run_users"] = r.ids_at("users", slice(_EXAMPLES))
     ranked = setup.ranked
     if ranked:
-        state.run_items = Ids([r.item_ids])
-        state.examples["run_items"] = r.item_ids[:_EXAMPLES]
+        state.run_items = Ids([r.encoded_ids("items")])
+        state.examples["run_items"] = r.ids_at("items", slice(_EXAMPLES))
     tied = unstable_tie_users(setup.profile, r, [setup.specs[t] for t in ranked])
     state.n_tied = len(tied)
     if len(tied):
-        state.examples["tied"] = r.user_ids[tied[:_EXAMPLES]]
+        state.examples["tied"] = r.ids_at("users", tied[:_EXAMPLES])
 
 
 def _run_only(setup: Setup, r: Run) -> RankingState:
@@ -491,23 +494,23 @@ def _users_update(
         user_map = np.full(q.n_users, -1, dtype=np.int32)
     else:
         r = run
-        user_map = lookup(q.user_ids, r.user_ids)
+        user_map = q.positions_in(r, "users")
     found = user_map >= 0
     n_found = int(np.count_nonzero(found))
     state = RankingState(n_users=q.n_users, n_users_missing=q.n_users - n_found)
-    state.examples["qrels_users"] = q.user_ids[:_EXAMPLES]
+    state.examples["qrels_users"] = q.ids_at("users", slice(_EXAMPLES))
     if n_found < q.n_users:
-        state.examples["missing"] = q.user_ids[np.flatnonzero(~found)[:_EXAMPLES]]
+        state.examples["missing"] = q.ids_at("users", np.flatnonzero(~found)[:_EXAMPLES])
     item_map = None
     if run is not None:
         state.n_run_only_users = r.n_users - n_found
         _run_facts(setup, state, r)
         if ranked:
-            item_map = lookup(q.item_ids, r.item_ids)
+            item_map = q.positions_in(r, "items")
             state.matched = int(np.count_nonzero(item_map >= 0))
     if ranked:
-        state.qrels_items = Ids([q.item_ids])
-        state.examples["qrels_items"] = q.item_ids[:_EXAMPLES]
+        state.qrels_items = Ids([q.encoded_ids("items")])
+        state.examples["qrels_items"] = q.ids_at("items", slice(_EXAMPLES))
     values = aux = np.empty((q.n_users, 0))
     ties = None
     if ranked:
@@ -532,7 +535,7 @@ def _users_update(
                 col = np.where(found, col[np.maximum(user_map, 0)], np.nan)
             per_user[text] = col
             _store_list(state, text, col)
-    rows = UserRows(q.user_ids, order, per_user, missing=~found)
+    rows = UserRows(q.encoded_ids("users"), order, per_user, missing=~found)
     if setup.exclude is not None:
         rows.removed = np.zeros(q.n_users, dtype=np.int64)
         if removed is not None:
@@ -562,7 +565,7 @@ def _ranked_means(
         empty = den == 0
         n_empty = int(np.count_nonzero(empty))
         if n_empty and setup.convs[text].empty_users == "error":
-            state.examples[f"empty:{text}"] = q.user_ids[np.flatnonzero(empty)[:_EXAMPLES]]
+            state.examples[f"empty:{text}"] = q.ids_at("users", np.flatnonzero(empty)[:_EXAMPLES])
         rows.raw[text] = col
         mean, rows.values[text], valued = partition_mean(
             col, den, setup.kind(text), setup.convs[text]
@@ -665,7 +668,7 @@ def finalize(
     rows = _joined(state.rows, [t for t in metrics if dependent.get(t)]) if setup.rows else None
     return EvaluationReport(
         mean={t: states[t].value for t in metrics},
-        users=rows.users if rows is not None else np.empty(0, dtype=object),
+        users=ids_to_numpy(rows.users) if rows is not None else np.empty(0, dtype=object),
         values={t: rows.values[t] for t in metrics} if rows is not None else {},
         metrics={t: str(specs[t]) for t in metrics},
         conventions={t: convs[t] for t in metrics},
@@ -727,7 +730,7 @@ def _joined(parts: list[UserRows], averaged: list[str]) -> UserRows:
         out = np.concatenate(arrays) if arrays else np.empty(0)
         return out if perm is None else out[perm]
 
-    users = [p.users for p in parts]
+    users = [ids_to_numpy(p.users) for p in parts]
     if not all(u.dtype.kind in "iu" for u in users):
         users = [np.asarray(u, dtype=object) for u in users]
     missing = [p.missing for p in parts if p.missing is not None]

@@ -329,9 +329,7 @@ def tie_averages(
             big = bound > TIE_AVERAGE_BUDGET
             if big.any():
                 if item_map is None:
-                    from ..data._encode import lookup
-
-                    item_map = lookup(q.item_ids, r.item_ids)
+                    item_map = q.positions_in(r, "items")
                 bound[big] = mixed_block_costs(q, r, users[big], user_map, item_map, *key)
             costs[key] = bound
         cost = costs[key]

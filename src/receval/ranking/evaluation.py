@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._encode import lookup
 from ..data._ranked import Run
 from ..exceptions import DEFAULT_MIN_MATCH, InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA
@@ -362,7 +361,7 @@ def state_of_batches(setup: Setup, q: Any, batches: Iterable[Run]) -> RankingSta
         if q is None or seen is None:
             state = state.merge(update(setup, None, r))
             continue
-        users = np.flatnonzero(lookup(q.user_ids, r.user_ids) >= 0)
+        users = np.flatnonzero(q.positions_in(r, "users") >= 0)
         seen[users] = True
         sub = subset_qrels(q, users)[0] if len(users) else None
         state = state.merge(update(setup, sub, r, order=users))

@@ -16,8 +16,8 @@ import numpy as np
 
 from .._kernels import codes as _core_codes
 from ..conventions import Conventions
-from ..data._encode import lookup
 from ..data._ranked import Qrels, Run
+from ..data._strings import take_ids
 from ..data.io import is_frame
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..registry import MetricSpec, parse_metric
@@ -93,8 +93,8 @@ def subset_qrels(q: Any, users: np.ndarray) -> tuple[Any, np.ndarray]:
     sub.items = codes.astype(q.items.dtype, copy=False)
     sub.grades = q.grades[rows]
     sub.grades_desc = q.grades_desc[rows]
-    sub.user_ids = q.user_ids[users]
-    sub.item_ids = q.item_ids[kept]
+    sub.user_ids = take_ids(q.encoded_ids("users"), users)
+    sub.item_ids = take_ids(q.encoded_ids("items"), kept)
     return sub, kept
 
 
@@ -214,7 +214,7 @@ def kernel_values(
         )
     _check_integer_grades(q, [t for t in ranked if "gains" in dict(specs[t].args)])
     if item_map is None:
-        item_map = lookup(q.item_ids, r.item_ids)
+        item_map = q.positions_in(r, "items")
     need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
     need_ascending = (
         any(c.ties in ("id_ascending", "id_descending") for c in convs.values()) and r.has_ties

@@ -1,0 +1,113 @@
+"""String ids read from Arrow stay an Arrow array in Qrels and Run: looked up by the
+core where they lie, made NumPy (an object array of str, as before) only when asked
+for, and never by ``evaluate``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import receval
+from receval import Qrels, Run
+from receval.data._encode import lookup
+from receval.data._strings import lookup_strings
+
+# each kind: a list of str -> a column of that kind whose ids are read from Arrow strings
+KINDS = {
+    "arrow-string": pa.array,
+    "arrow-large-string": lambda x: pa.array(x, pa.large_string()),
+    "arrow-string-view": lambda x: pa.array(x).cast(pa.string_view()),
+    "arrow-chunked": lambda x: pa.chunked_array([pa.array(x[:7]), pa.array(x[7:])]),
+    "arrow-dictionary": lambda x: pa.array(x).dictionary_encode(),
+    "pandas-str": lambda x: pd.Series(x, dtype="str"),
+    "pandas-categorical": lambda x: pd.Series(pd.Categorical(x)),
+    "polars-string": pl.Series,
+    "polars-categorical": lambda x: pl.Series(x).cast(pl.Categorical),
+}
+
+
+def _frame(kind: str, cols: dict[str, Any]) -> Any:
+    if kind.startswith("polars"):
+        return pl.DataFrame(cols)
+    if kind.startswith("pandas"):
+        return pd.DataFrame(cols)
+    return pa.table(cols)
+
+
+def _inputs(kind: str) -> tuple[Any, Any, list[str], list[str]]:
+    make = KINDS[kind]
+    users = [f"u{u}" for u in range(6) for _ in range(5)]
+    items = [f"item-{(7 * i) % 11}" + "x" * (i % 3) * 6 for i in range(30)]
+    qrels = _frame(kind, {"user": make(users[::2]), "item": make(items[::2]), "grade": [1] * 15})
+    run = _frame(kind, {"user": make(users), "item": make(items), "score": np.linspace(1, 0, 30)})
+    return qrels, run, users, items
+
+
+def test_every_kind_keeps_its_string_ids_as_arrow_through_evaluate() -> None:
+    for kind in KINDS:
+        qrels, run, users, items = _inputs(kind)
+        q, r = Qrels.from_frame(qrels), Run.from_frame(run)
+        report = receval.evaluate(q, r, ["ndcg@10", "recall@5"])
+        for container in (q, r):
+            for ids in ("users", "items"):
+                assert isinstance(container.encoded_ids(ids), pa.Array), (kind, ids)
+        # asked for, the ids are the object arrays of str they always were
+        assert r.user_ids.dtype == object and r.user_ids.tolist() == list(dict.fromkeys(users))
+        assert sorted(r.item_ids.tolist()) == sorted(set(items)), kind
+        assert isinstance(r.encoded_ids("users"), np.ndarray)  # kept once made
+        expected = receval.evaluate(
+            Qrels(np.array(users[::2], dtype=object), np.array(items[::2], dtype=object)),
+            Run(
+                np.array(users, dtype=object), np.array(items, dtype=object), np.linspace(1, 0, 30)
+            ),
+            ["ndcg@10", "recall@5"],
+        )
+        assert report.mean == expected.mean, kind
+        assert report.users.tolist() == expected.users.tolist(), kind
+
+
+def test_arrow_string_ids_match_the_same_ids_given_as_integers() -> None:
+    # "7" read from Arrow and 7 given as an int are the same id (as in TREC files)
+    q = Qrels(np.array([1, 1, 2]), np.array([7, 8, 9]))
+    r = Run.from_frame(
+        pa.table({"user": ["1", "1", "2"], "item": ["8", "7", "5"], "score": [3.0, 2, 1]})
+    )
+    assert q.positions_in(r, "users").tolist() == [0, 1]
+    assert q.positions_in(r, "items").tolist() == [1, 0, -1]
+    as_ints = Run(np.array([1, 1, 2]), np.array([8, 7, 5]), np.array([3.0, 2, 1]))
+    assert receval.evaluate(q, r, ["recall@2"]).mean == {"recall@2": 0.5}
+    assert receval.evaluate(q, as_ints, ["recall@2"]).mean == {"recall@2": 0.5}
+
+
+ids = st.text(st.characters(codec="utf-8"), max_size=20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    dictionary=st.lists(ids, unique=True, max_size=40),
+    values=st.lists(ids, max_size=60),
+    large=st.tuples(st.booleans(), st.booleans()),
+    pad=st.integers(0, 3),
+)
+def test_lookup_of_arrow_strings_is_that_of_a_dict(
+    dictionary: list[str], values: list[str], large: tuple[bool, bool], pad: int
+) -> None:
+    # some values drawn from the dictionary; arrays sliced, of either offset width
+    values = values + dictionary[::2]
+
+    def arrow(x: list[str], wide: bool) -> Any:
+        return pa.array(["pad"] * pad + x, pa.large_string() if wide else pa.string())[pad:]
+
+    found = lookup_strings(arrow(values, large[0]), arrow(dictionary, large[1]))
+    position = {k: i for i, k in enumerate(dictionary)}
+    want = [position.get(v, -1) for v in values]
+    assert found is not None and found.dtype == np.int32
+    assert found.tolist() == want
+    as_objects = np.array(values, dtype=object), np.array(dictionary, dtype=object)
+    assert lookup(*as_objects).tolist() == want

@@ -111,3 +111,34 @@ def test_lookup_of_arrow_strings_is_that_of_a_dict(
     assert found.tolist() == want
     as_objects = np.array(values, dtype=object), np.array(dictionary, dtype=object)
     assert lookup(*as_objects).tolist() == want
+
+
+def test_ties_broken_by_id_order_the_arrow_ids_as_python_orders_str() -> None:
+    # tied scores ordered by the ids' strings (trec_eval's rule): ids kept as Arrow
+    # are sorted by Arrow, in the order Python gives the same ids as str
+    items = ["z", "Z", "é", "e", "€", "𝄞", "ａ", "a", "ab", "", "a\x00"]
+    users = ["u"] * len(items) + ["v"] * len(items)
+    ids = items + items[::-1]
+    scores = [1.0] * len(ids)  # every list one tie
+    judged = ["é", "𝄞", "", "Z"]
+    qrels = {"user": ["u"] * 4 + ["v"] * 4, "item": judged * 2, "grade": [1, 2, 3, 1] * 2}
+    metrics = ["ndcg@3", "map", "P@1", "recall@5"]
+    for ties in ("trec", "id_ascending", "id_descending"):
+        for kind in ("arrow-string", "polars-string", "pandas-str"):
+            make = KINDS[kind]
+            run = _frame(kind, {"user": make(users), "item": make(ids), "score": scores})
+            q = _frame(kind, {"user": make(qrels["user"]), "item": make(qrels["item"]),
+                              "grade": qrels["grade"]})  # fmt: skip
+            got = receval.evaluate(q, run, metrics, ties=ties)
+            expected = receval.evaluate(
+                Qrels(
+                    np.array(qrels["user"], dtype=object),
+                    np.array(judged * 2, dtype=object),
+                    np.array(qrels["grade"]),
+                ),
+                Run(np.array(users, dtype=object), np.array(ids, dtype=object), np.array(scores)),
+                metrics,
+                ties=ties,
+            )
+            assert got.mean == expected.mean, (ties, kind)
+            np.testing.assert_array_equal(got.values["ndcg@3"], expected.values["ndcg@3"])

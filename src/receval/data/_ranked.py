@@ -587,9 +587,9 @@ def _string_ranks(ids: Any) -> np.ndarray:
     if not isinstance(ids, np.ndarray):
         import pyarrow.compute as pc
 
-        rank = np.empty(len(ids), dtype=np.float64)
-        rank[pc.sort_indices(ids).to_numpy()] = np.arange(len(ids))
-        return rank
+        ranks = np.empty(len(ids), dtype=np.float64)
+        ranks[pc.sort_indices(ids).to_numpy()] = np.arange(len(ids))
+        return ranks
     rank = compiled().str_ranks(np.ascontiguousarray(ids)) if ids.dtype == object else None
     if rank is None:  # integer ids (ordered without strings), or ids not all str
         rank = np.empty(len(ids), dtype=np.float64)

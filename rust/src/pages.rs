@@ -87,22 +87,33 @@ pub fn populate<T>(s: &mut [T]) {
 
 /// Bytes per thread below which [`populate`] is not split.
 #[cfg(target_os = "linux")]
-const PARALLEL_BYTES: usize = 8 << 20;
+const PARALLEL_BYTES: usize = 64 << 20;
 
-/// A vector of `n` zeros whose pages are faulted in at once, by the kernels'
-/// threads ([`populate`]): for outputs written row by row. The zeros are the
-/// allocator's (fresh pages, zero already), not written a second time.
+/// A vector of `n` zeros whose pages are faulted in at once ([`populate`]): for
+/// outputs written row by row.
+///
+/// # Panics
+/// When the memory cannot be had, as [`fresh_zeros`] (whose zeros are not written).
+pub fn zeroed<T: Clone + Default>(n: usize) -> Vec<T> {
+    let mut v = try_zeros(n, 1).unwrap_or_else(|e| panic!("{e}"));
+    populate(&mut v);
+    v
+}
+
+/// A vector of `n` zeros as the allocator gives them (a large one on fresh pages,
+/// zero already, not yet faulted in): for an output whose writers fault in each
+/// their own part ([`populate`]), in parallel.
 ///
 /// # Panics
 /// When the memory cannot be had (a limit on the address space): a panic that
 /// says how many bytes were asked for, which the Python layer raises as an
 /// exception (the CLI prints it as an `error:` line), where the allocator would
 /// abort the process.
-pub fn zeroed<T: Zero>(n: usize) -> Vec<T> {
+pub fn fresh_zeros<T: Zero>(n: usize) -> Vec<T> {
     let bytes = (n as u128) * (std::mem::size_of::<T>() as u128);
     let fail = || -> ! { panic!("{}", OutOfMemory { bytes }) };
     let layout = std::alloc::Layout::array::<T>(n).unwrap_or_else(|_| fail());
-    let mut v = if layout.size() == 0 {
+    if layout.size() == 0 {
         Vec::new()
     } else {
         // SAFETY: a layout of n elements of a sized type (not of size zero); every
@@ -115,12 +126,10 @@ pub fn zeroed<T: Zero>(n: usize) -> Vec<T> {
             }
             Vec::from_raw_parts(p, n, n)
         }
-    };
-    populate(&mut v);
-    v
+    }
 }
 
-/// Numbers, whose all-zero bytes are their zero (the elements of [`zeroed`]).
+/// Numbers, whose all-zero bytes are their zero (the elements of [`fresh_zeros`]).
 ///
 /// # Safety
 /// Only for types of nonzero size of which all-zero bytes are a valid value.
@@ -191,6 +200,15 @@ pub fn try_reserve<T>(v: &mut Vec<T>, additional: usize) -> Result<(), OutOfMemo
     v.try_reserve(additional).map_err(|_| OutOfMemory {
         bytes: (v.len() as u128 + additional as u128) * std::mem::size_of::<T>() as u128,
     })
+}
+
+/// The items of `iter` (as many as it says) in a vector whose memory is had
+/// fallibly ([`try_reserve_exact`]).
+pub fn try_collect<T>(iter: impl ExactSizeIterator<Item = T>) -> Result<Vec<T>, OutOfMemory> {
+    let mut v = Vec::new();
+    try_reserve_exact(&mut v, iter.len())?;
+    v.extend(iter);
+    Ok(v)
 }
 
 /// [`try_reserve`] with no spare room asked beyond `additional` (an output whose
@@ -336,6 +354,17 @@ mod tests {
             text.starts_with("could not allocate 36893488147419103232 bytes"),
             "{text}"
         );
+        // the allocator's zeros: small, large (fresh pages), none
+        for n in [0, 3, 3 << 20] {
+            let z = fresh_zeros::<i32>(n);
+            assert!(z.len() == n && z.iter().all(|&x| x == 0));
+        }
+        assert!(fresh_zeros::<f64>(5).iter().all(|&x| x == 0.0));
+        for n in [1 << 62, usize::MAX] {
+            let panic = std::panic::catch_unwind(|| fresh_zeros::<i32>(n)).unwrap_err();
+            let text = panic.downcast_ref::<String>().unwrap();
+            assert!(text.starts_with("could not allocate"), "{text}");
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::pages::{try_collect, try_zeros, OutOfMemory};
 use crate::ranking::{
     evaluate_users_columns_into, trec_order_into, Inputs, Judged, Ranked, PARALLEL_ROWS,
 };
@@ -33,13 +34,22 @@ pub struct Relstring {
 }
 
 /// The file that cannot be evaluated as it is (a repeated (query, document) pair, no
-/// line, an id that is not UTF-8): the caller reads it again for the message.
+/// line, an id that is not UTF-8): the caller reads it again for the message; or the
+/// memory that could not be had.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refused {
     /// the qrels
     Qrels,
     /// the run
     Run,
+    /// a buffer of the files' rows
+    Memory(OutOfMemory),
+}
+
+impl From<OutOfMemory> for Refused {
+    fn from(e: OutOfMemory) -> Self {
+        Refused::Memory(e)
+    }
 }
 
 /// What the files give: every query of the qrels in byte order of its id, whether the
@@ -80,10 +90,16 @@ struct QrelsCsr {
     desc: Vec<f64>,
 }
 
-/// The rows of each user, stable: `(offsets, rows)`.
-fn group(users: &Users, n_users: usize, n_rows: usize) -> (Vec<i64>, Vec<usize>) {
-    match users {
-        Users::Offsets(o) => (o.clone(), (0..n_rows).collect()),
+/// The rows of each user, stable: `(offsets, rows)`. The buffers of as many
+/// elements as rows (here and below) are had fallibly: a file that does not fit in
+/// memory is refused, never aborts the process.
+fn group(
+    users: &Users,
+    n_users: usize,
+    n_rows: usize,
+) -> Result<(Vec<i64>, Vec<usize>), OutOfMemory> {
+    Ok(match users {
+        Users::Offsets(o) => (o.clone(), try_collect(0..n_rows)?),
         Users::Codes(codes) => {
             let mut offsets = vec![0i64; n_users + 1];
             for &c in codes {
@@ -93,37 +109,38 @@ fn group(users: &Users, n_users: usize, n_rows: usize) -> (Vec<i64>, Vec<usize>)
                 offsets[u + 1] += offsets[u];
             }
             let mut next: Vec<usize> = offsets[..n_users].iter().map(|&x| x as usize).collect();
-            let mut rows = vec![0usize; n_rows];
+            let mut rows = try_zeros::<usize>(n_rows, 1)?;
             for (row, &c) in codes.iter().enumerate() {
                 rows[next[c as usize]] = row;
                 next[c as usize] += 1;
             }
             (offsets, rows)
         }
-    }
+    })
 }
 
-fn qrels_csr(q: &Parsed) -> Option<QrelsCsr> {
-    let (offsets, rows) = group(&q.users, q.user_ids.len(), q.items.len());
-    let mut pairs: Vec<(i32, f64)> = rows
-        .iter()
-        .map(|&r| (q.items[r], q.grades[r] as f64))
-        .collect();
-    let mut desc = Vec::with_capacity(pairs.len());
+/// The qrels' [`QrelsCsr`]; refused when a query judges a document twice.
+fn qrels_csr(q: &Parsed) -> Result<QrelsCsr, Refused> {
+    let (offsets, rows) = group(&q.users, q.user_ids.len(), q.items.len())?;
+    let mut pairs = try_collect(rows.iter().map(|&r| (q.items[r], q.grades[r] as f64)))?;
+    drop(rows);
+    let mut desc = try_zeros::<f64>(pairs.len(), 1)?;
     for w in offsets.windows(2) {
-        let seg = &mut pairs[w[0] as usize..w[1] as usize];
+        let (a, b) = (w[0] as usize, w[1] as usize);
+        let seg = &mut pairs[a..b];
         seg.sort_by_key(|p| p.0);
         if seg.windows(2).any(|p| p[0].0 == p[1].0) {
-            return None;
+            return Err(Refused::Qrels);
         }
-        let start = desc.len();
-        desc.extend(seg.iter().map(|p| p.1));
-        desc[start..].sort_by(|a: &f64, b| b.total_cmp(a));
+        for (d, p) in desc[a..b].iter_mut().zip(&*seg) {
+            *d = p.1;
+        }
+        desc[a..b].sort_by(|a: &f64, b| b.total_cmp(a));
     }
-    Some(QrelsCsr {
+    Ok(QrelsCsr {
         offsets,
-        items: pairs.iter().map(|p| p.0).collect(),
-        grades: pairs.iter().map(|p| p.1).collect(),
+        items: try_collect(pairs.iter().map(|p| p.0))?,
+        grades: try_collect(pairs.iter().map(|p| p.1))?,
         desc,
     })
 }
@@ -139,23 +156,20 @@ struct RunCsr {
     tied_single: Vec<bool>,
 }
 
-/// The run's [`RunCsr`]; None when a query ranks a document twice.
-fn run_csr(r: &Parsed) -> Option<RunCsr> {
-    let (offsets, rows) = group(&r.users, r.user_ids.len(), r.items.len());
+/// The run's [`RunCsr`]; refused when a query ranks a document twice.
+fn run_csr(r: &Parsed) -> Result<RunCsr, Refused> {
+    let (offsets, rows) = group(&r.users, r.user_ids.len(), r.items.len())?;
     let mut last = vec![-1i64; r.item_ids.len()];
     for (u, w) in offsets.windows(2).enumerate() {
         for &row in &rows[w[0] as usize..w[1] as usize] {
             let item = r.items[row] as usize;
             if last[item] == u as i64 {
-                return None;
+                return Err(Refused::Run);
             }
             last[item] = u as i64;
         }
     }
-    let mut pairs: Vec<(f64, i32)> = rows
-        .iter()
-        .map(|&row| (r.scores[row], r.items[row]))
-        .collect();
+    let mut pairs = try_collect(rows.iter().map(|&row| (r.scores[row], r.items[row])))?;
     drop(rows);
     // each query's list cut off the rest, sorted on its own (stable: file order in ties)
     let mut lists: Vec<&mut [(f64, i32)]> = Vec::with_capacity(offsets.len());
@@ -178,9 +192,9 @@ fn run_csr(r: &Parsed) -> Option<RunCsr> {
     } else {
         crate::threads::install(|| lists.par_iter_mut().map(sort).collect())
     };
-    Some(RunCsr {
-        items: pairs.iter().map(|p| p.1).collect(),
-        scores: pairs.iter().map(|p| p.0).collect(),
+    Ok(RunCsr {
+        items: try_collect(pairs.iter().map(|p| p.1))?,
+        scores: try_collect(pairs.iter().map(|p| p.0))?,
         offsets,
         tied: flags.iter().map(|f| f.0).collect(),
         tied_single: flags.iter().map(|f| f.1).collect(),
@@ -266,8 +280,8 @@ impl Prepared {
         if r.items.is_empty() || !utf8(&r.user_ids) || !utf8(&r.item_ids) {
             return Err(Refused::Run);
         }
-        let judged = qrels_csr(q).ok_or(Refused::Qrels)?;
-        let ranked = run_csr(r).ok_or(Refused::Run)?;
+        let judged = qrels_csr(q)?;
+        let ranked = run_csr(r)?;
         // ties are broken by document id: ranks only where a query has two scores
         // equal (in single precision, as `ties="trec"` compares them)
         let keys = if ranked.tied_single.iter().any(|&t| t) {

@@ -266,7 +266,8 @@ fn factorize_parts<S: Slot>(
             Some(*at - l)
         })
         .collect();
-    let mut codes = crate::pages::zeroed::<i32>(n);
+    // each group faults in the pages of its own codes (in parallel)
+    let mut codes = crate::pages::fresh_zeros::<i32>(n);
     let mut outs: Vec<&mut [i32]> = Vec::with_capacity(lens.len());
     let mut rest = &mut codes[..];
     for &l in lens {
@@ -287,6 +288,7 @@ fn factorize_parts<S: Slot>(
     let encode = |first_part: usize, outs: Vec<&mut [i32]>| {
         let (mut table, mut first) = (Table::<S>::with_room(room), Vec::new());
         for (p, out) in (first_part..).zip(outs) {
+            crate::pages::populate(out);
             let row = |i: usize| (starts[p] + i) as i64;
             factorize_into(&mut table, &mut first, |a, k| fill(p, a, k), row, out);
         }

@@ -243,7 +243,7 @@ fn trec_eval_table(
         judged_only,
     });
     crate::pages::rearm();
-    let done = with_files(py, &qrels, &run, |q, r| evaluate(q, r, &specs, relstring));
+    let done = with_files(py, &qrels, &run, |q, r| evaluate(q, r, &specs, relstring))?;
     let t = match done {
         Err(refused) => return Ok(refused.into_pyobject(py)?.into_any().unbind()),
         Ok(t) => t,
@@ -292,7 +292,7 @@ fn trec_rank_table(
     crate::pages::rearm();
     let done = with_files(py, &qrels, &run, |q, r| {
         evaluate_users(q, r, &specs, single)
-    });
+    })?;
     let t = match done {
         Err(refused) => return Ok(refused.into_pyobject(py)?.into_any().unbind()),
         Ok(t) => t,
@@ -308,13 +308,14 @@ fn trec_rank_table(
 
 /// `compute` of the qrels and run files read, outside the interpreter's lock; or the
 /// file the core does not take as it is, for the caller to take over: `(which,
-/// compressed otherwise than with gzip)`.
+/// compressed otherwise than with gzip)`. Raises MemoryError when the memory of the
+/// files' rows cannot be had, never aborting the process.
 fn with_files<T: Send>(
     py: Python<'_>,
     qrels: &std::path::Path,
     run: &std::path::Path,
     compute: impl FnOnce(&trec::Parsed, &trec::Parsed) -> Result<T, Refused> + Send,
-) -> Result<T, (&'static str, bool)> {
+) -> PyResult<Result<T, (&'static str, bool)>> {
     let read =
         |path: &std::path::Path, kind: Kind, which: &'static str| match trec::read_file(path, kind)
         {
@@ -322,14 +323,24 @@ fn with_files<T: Send>(
             Err(e) => Err((which, e.kind() == std::io::ErrorKind::InvalidData)),
             Ok(Err(_)) => Err((which, false)),
         };
-    py.detach(|| {
-        let q = read(qrels, Kind::Qrels, "qrels")?;
-        let r = read(run, Kind::Run, "run")?;
+    let done = py.detach(|| {
+        let q = read(qrels, Kind::Qrels, "qrels").map_err(Ok)?;
+        let r = read(run, Kind::Run, "run").map_err(Ok)?;
         compute(&q, &r).map_err(|e| match e {
-            Refused::Qrels => ("qrels", false),
-            Refused::Run => ("run", false),
+            Refused::Qrels => Ok(("qrels", false)),
+            Refused::Run => Ok(("run", false)),
+            Refused::Memory(e) => Err(e),
         })
-    })
+    });
+    match done {
+        Ok(t) => Ok(Ok(t)),
+        Err(Ok(declined)) => Ok(Err(declined)),
+        Err(Err(e)) => Err(super::memory_error(
+            e,
+            &format!("the rows of {} and {}", run.display(), qrels.display()),
+            "evaluate fewer queries at a time (both files split by query)",
+        )),
+    }
 }
 
 /// Add the reader to `receval._core`.

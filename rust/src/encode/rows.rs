@@ -3,6 +3,7 @@
 //! where they lie; each row's short key ([`short_bits`]) read in one pass a block.
 
 use super::table::{short_bits, LOW_BYTES};
+use crate::threads::PARALLEL_ROWS;
 
 /// The offsets of an Arrow string column: `i32` (`string`) or `i64` (`large_string`).
 pub trait Offset: Copy + Send + Sync {
@@ -136,12 +137,50 @@ impl<O: Offset> Rows for OffsetRows<'_, O> {
 
 /// A chunk of an Arrow `string_view` column: 16 bytes a row (`views`), the length
 /// (u32) then, for at most 12 bytes, the bytes themselves, else a prefix, the index
-/// of the data buffer (u32) and the offset in it (u32). The caller guarantees
-/// `views` of 16 bytes a row and long rows that lie inside their buffer.
+/// of the data buffer (u32) and the offset in it (u32); made by [`ViewRows::checked`].
 #[derive(Clone, Copy)]
 pub struct ViewRows<'a> {
-    pub views: &'a [u8],
-    pub buffers: &'a [&'a [u8]],
+    views: &'a [u8],
+    buffers: &'a [&'a [u8]],
+    /// the length of the longest row
+    longest: usize,
+}
+
+impl<'a> ViewRows<'a> {
+    /// The rows of `views` and `buffers` when the views are 16 bytes a row and each
+    /// long row lies inside its buffer, else None: one pass over the views (in
+    /// parallel pieces for a long chunk), which also finds the longest row.
+    pub fn checked(views: &'a [u8], buffers: &'a [&'a [u8]]) -> Option<Self> {
+        if !views.len().is_multiple_of(16) {
+            return None;
+        }
+        let longest = |piece: &[u8]| {
+            piece.chunks_exact(16).try_fold(0, |most: usize, v| {
+                let len = word(v, 0);
+                let inside = len <= INLINE
+                    || buffers.get(word(v, 8)).is_some_and(|d| {
+                        word(v, 12).checked_add(len).is_some_and(|e| e <= d.len())
+                    });
+                inside.then_some(most.max(len))
+            })
+        };
+        let longest = if views.len() / 16 >= 2 * PARALLEL_ROWS {
+            use rayon::prelude::*;
+            crate::threads::install(|| {
+                views
+                    .par_chunks(16 * PARALLEL_ROWS)
+                    .map(longest)
+                    .try_reduce(|| 0, |a, b| Some(a.max(b)))
+            })
+        } else {
+            longest(views)
+        }?;
+        Some(ViewRows {
+            views,
+            buffers,
+            longest,
+        })
+    }
 }
 
 /// [`Rows::width`] of rows whose longest has `longest` bytes.
@@ -181,17 +220,12 @@ impl Rows for ViewRows<'_> {
     fn part(&self, a: usize, b: usize) -> Self {
         ViewRows {
             views: &self.views[16 * a..16 * b],
-            buffers: self.buffers,
+            ..*self
         }
     }
+    /// The width of the chunk's longest row (a part's is its chunk's: a bound).
     fn width(&self) -> usize {
-        width_of(
-            self.views
-                .chunks_exact(16)
-                .map(|v| word(v, 0))
-                .max()
-                .unwrap_or(0),
-        )
+        width_of(self.longest)
     }
     /// A string of at most 12 bytes is in its view: its key is the view's bytes after
     /// the length (no read of a data buffer).

@@ -499,10 +499,7 @@ mod tests {
             let want = naive_bytes(&strings);
             let (v, buffers) = views(&strings);
             let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
-            let whole = ViewRows {
-                views: &v,
-                buffers: &buffers,
-            };
+            let whole = ViewRows::checked(&v, &buffers).unwrap();
             assert_eq!(factorize_bytes(&[whole], 1, 0), want, "views {longest}");
             let (from, to) = (5, strings.len() - 3);
             let cut = [
@@ -590,6 +587,39 @@ mod tests {
                     .collect();
                 many.push((&wide[ends[9]..], &data[..]));
                 assert_eq!(chunked(&many, n_chunks), want, "{width} in many chunks");
+            }
+        }
+    }
+
+    #[test]
+    fn views_are_checked_and_their_longest_row_found_in_one_pass() {
+        for n in [0usize, 5, 2 * PARALLEL_ROWS + 3] {
+            let strings: Vec<Vec<u8>> = (0..n)
+                .map(|i| format!("{i:0w$}", w = 1 + i % 19).into_bytes())
+                .collect();
+            let (mut v, buffers) = views(&strings);
+            let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
+            let longest = strings.iter().map(Vec::len).max().unwrap_or(0);
+            let rows = ViewRows::checked(&v, &buffers).unwrap();
+            assert_eq!(
+                rows.width(),
+                if longest <= 11 {
+                    11
+                } else if longest <= 15 {
+                    15
+                } else {
+                    16
+                }
+            );
+            assert!(
+                ViewRows::checked(&v[..v.len().saturating_sub(1)], &buffers).is_none() || n == 0
+            );
+            if n > 0 {
+                // a long row (the last) whose offset lies past its buffer
+                let at = 16 * (n - 1);
+                v[at..at + 4].copy_from_slice(&20u32.to_le_bytes());
+                v[at + 12..at + 16].copy_from_slice(&u32::MAX.to_le_bytes());
+                assert!(ViewRows::checked(&v, &buffers).is_none());
             }
         }
     }

@@ -141,29 +141,17 @@ fn view_chunks<'a>(
             "{func}: as many views arrays as lists of buffers"
         )));
     }
-    let mut chunks = Vec::with_capacity(views.len());
-    for (v, b) in views.iter().zip(bufs) {
-        let v = slice(v, "views")?;
-        // every long row inside its buffer
-        let inside = v.len() % 16 == 0
-            && v.chunks_exact(16).all(|w| {
-                let word = |at: usize| u32::from_le_bytes([w[at], w[at + 1], w[at + 2], w[at + 3]]);
-                let len = word(0) as usize;
-                len <= encode::INLINE
-                    || b.get(word(8) as usize)
-                        .is_some_and(|d| word(12) as usize + len <= d.len())
-            });
-        if !inside {
-            return Err(PyValueError::new_err(format!(
-                "{func}: views must be 16 bytes a row, each long row inside its buffer"
-            )));
-        }
-        chunks.push(encode::ViewRows {
-            views: v,
-            buffers: b,
-        });
-    }
-    Ok(chunks)
+    views
+        .iter()
+        .zip(bufs)
+        .map(|(v, b)| {
+            encode::ViewRows::checked(slice(v, "views")?, b).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "{func}: views must be 16 bytes a row, each long row inside its buffer"
+                ))
+            })
+        })
+        .collect()
 }
 
 /// The data buffers of each chunk of a `string_view` column as slices.

@@ -91,17 +91,17 @@ def strings_to_numpy(arr: Any) -> np.ndarray:
     """An Arrow array as NumPy; strings become an object array.
 
     Arrow converts strings through its pandas compatibility layer, which imports
-    pandas (a quarter of a second) when it is installed: small arrays are built
-    from Python strings instead, large ones (where the import is paid back) by Arrow.
+    pandas (a quarter of a second) when it is installed and costs most of a
+    millisecond a call: small arrays (a message's few ids), and arrays of fewer than
+    2**18 strings while pandas is not imported, are built from Python strings
+    instead, large ones (where the import is paid back) by Arrow.
     """
     import sys
 
     import pyarrow as pa
 
-    if (
-        (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type))
-        and len(arr) < 1 << 18
-        and "pandas" not in sys.modules
+    if (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)) and (
+        len(arr) < 1 << 12 or (len(arr) < 1 << 18 and "pandas" not in sys.modules)
     ):
         return np.array(arr.to_pylist(), dtype=object)
     result: np.ndarray = arr.to_numpy(zero_copy_only=False)

@@ -142,3 +142,17 @@ def test_ties_broken_by_id_order_the_arrow_ids_as_python_orders_str() -> None:
             )
             assert got.mean == expected.mean, (ties, kind)
             np.testing.assert_array_equal(got.values["ndcg@3"], expected.values["ndcg@3"])
+
+
+def test_containers_of_arrow_ids_pickle_with_their_ids_kept() -> None:
+    # a Qrels or Run sent to another process (Spark, multiprocessing) keeps its
+    # Arrow ids, and gives the report it gave before
+    import pickle
+
+    qrels, run, _, _ = _inputs("arrow-string")
+    q, r = Qrels.from_frame(qrels), Run.from_frame(run)
+    q2, r2 = pickle.loads(pickle.dumps(q)), pickle.loads(pickle.dumps(r))
+    assert isinstance(r2.encoded_ids("items"), pa.Array)
+    metrics = ["ndcg@10", "recall@5"]
+    assert receval.evaluate(q2, r2, metrics).mean == receval.evaluate(q, r, metrics).mean
+    assert r2.item_ids.tolist() == r.item_ids.tolist()

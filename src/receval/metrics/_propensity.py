@@ -401,7 +401,7 @@ def _break_ties(r: Run, sel: np.ndarray, users: np.ndarray, ties: str) -> np.nda
 
 def _qrels_rows(q: Qrels, r: Run, user_map: np.ndarray, run_user: np.ndarray) -> np.ndarray:
     """Per run row, the qrels row of the same (user, item), or -1."""
-    item_map = lookup(q.item_ids, r.item_ids).astype(np.int64)
+    item_map = q.positions_in(r, "items").astype(np.int64)
     q_user = np.repeat(np.asarray(user_map, dtype=np.int64), np.diff(q.offsets))
     q_item = item_map[q.items]
     n_items = max(len(r.item_ids), 1)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._encode import isin_ints, lookup
+from ..data._encode import isin_ints
 from ..data._ranked import Qrels, Run
 from ..exceptions import InvalidParameterError
 from ..registry import ranking_spec
@@ -210,7 +210,7 @@ def sampled_ranks(
     relevant item found in the run.
     """
     n_items = np.int64(len(r.item_ids))
-    to_run = lookup(q.item_ids, r.item_ids).astype(np.int64)[q.items]
+    to_run = q.positions_in(r, "items").astype(np.int64)[q.items]
     run_user_of_q = user_map.astype(np.int64)[q_user]
     ok = rel & (to_run >= 0) & (run_user_of_q >= 0)
     rel_keys = run_user_of_q[ok] * n_items + to_run[ok]

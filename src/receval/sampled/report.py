@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from ..data._encode import lookup
 from ..engine.sources import is_scan_run
 from ..ranking.evaluation import evaluate
 from ..ranking.report import EvaluationReport
@@ -132,7 +131,7 @@ def sampled_report(
     if size is not None and not is_scan_run(run):
         r, q = as_run(run), as_qrels(qrels)
         lengths = np.append(np.diff(r.offsets), 0)
-        pos = lookup(q.user_ids, r.user_ids)
+        pos = q.positions_in(r, "users")
         covers = bool((lengths[np.where(pos >= 0, pos, -1)] >= size).all())
     return SampledReport(
         metrics=names,

@@ -253,7 +253,7 @@ def reo_counts(
     recommended, relevant head and tail items the user did not train on (int64)."""
     head = table.head(share)
     # relevant (user, item) pairs of the run's users, users as run positions
-    q_user = lookup(q.user_ids, r.user_ids)  # qrels user -> run user
+    q_user = q.positions_in(r, "users")  # qrels user -> run user
     q_rows_user = np.repeat(q_user, np.diff(q.offsets))
     relevant = (q.grades >= threshold) & (q_rows_user >= 0)
     rel_users = q_rows_user[relevant].astype(np.int64)
@@ -261,7 +261,7 @@ def reo_counts(
     rel_group = _groups(rel_pos, head)
     # numerator: top-k rows that are relevant
     top_users, top_items = top_rows(r, depth)
-    run_in_q = lookup(r.item_ids, q.item_ids)
+    run_in_q = r.positions_in(q, "items")
     key_space = np.int64(len(q.item_ids) + 1)
     rel_keys = rel_users * key_space + q.items[relevant].astype(np.int64)
     top_keys = top_users * key_space + np.where(run_in_q < 0, len(q.item_ids), run_in_q)[top_items]

@@ -40,13 +40,19 @@ class _RankedBase:
     _item_ids: Any
     items: np.ndarray
 
+    def _numpy_ids(self, kind: str) -> np.ndarray:
+        """The ``_user_ids`` or ``_item_ids`` (``kind``) as NumPy, made once and kept."""
+        ids = getattr(self, kind)
+        if not isinstance(ids, np.ndarray):
+            ids = ids_to_numpy(ids)
+            setattr(self, kind, ids)
+        result: np.ndarray = ids
+        return result
+
     @property
     def user_ids(self) -> np.ndarray:
         """The distinct user ids, in code order (strings as an object array)."""
-        if not isinstance(self._user_ids, np.ndarray):
-            self._user_ids = ids_to_numpy(self._user_ids)
-        ids: np.ndarray = self._user_ids
-        return ids
+        return self._numpy_ids("_user_ids")
 
     @user_ids.setter
     def user_ids(self, ids: Any) -> None:
@@ -55,10 +61,7 @@ class _RankedBase:
     @property
     def item_ids(self) -> np.ndarray:
         """The distinct item ids, in code order (strings as an object array)."""
-        if not isinstance(self._item_ids, np.ndarray):
-            self._item_ids = ids_to_numpy(self._item_ids)
-        ids: np.ndarray = self._item_ids
-        return ids
+        return self._numpy_ids("_item_ids")
 
     @item_ids.setter
     def item_ids(self, ids: Any) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -232,7 +233,7 @@ def find_trec_eval(given: str | None) -> str | None:
 def shown(cmd: list[str]) -> str:
     """A command as a reader would type it from the repository root."""
     words = ["python"] + [os.path.relpath(w, ROOT) if w.startswith(ROOT) else w for w in cmd[1:]]
-    return " ".join(words)
+    return shlex.join(words)
 
 
 Result = tuple[Section, str, str, float | None]  # section, command, result, seconds

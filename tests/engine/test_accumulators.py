@@ -575,10 +575,80 @@ def test_short_path_equals_the_full_path(name, weights):
     whole.update(y, p32, **({} if w is None else {"sample_weight": w}))
     assert short.n_updates == full.n_updates == 3
     assert short.compute() == full.compute() == whole.compute()
-    if short.definition.update_plain is not None:
-        assert (
-            short.definition.update_plain(short._params, short._state, (y, p32), {"x": y}) is None
-        )
+    plain = short.definition.update_plain
+    if plain is not None:  # other input: the full path
+        assert plain(short._params, short._state, (y.tolist(), p32, None)) is None
+        assert plain(short._params, short._state, (y, pa.array(p32), None)) is None
+
+
+@pytest.mark.parametrize(
+    ("data", "kwargs", "bound"),
+    [
+        (("y", "p"), {}, ("y", "p", None)),
+        (("y",), {"y_prob": "p"}, ("y", "p", None)),
+        ((), {"y_true": "y", "y_prob": "p", "sample_weight": "w"}, ("y", "p", "w")),
+        (("y", "p", "w"), {}, ("y", "p", "w")),
+        (("y", "p"), {"y_prob": "q"}, None),  # given twice
+        (("y", "p"), {"weights": "w"}, None),  # not an argument of update
+        (("y", "p", "w", "x"), {}, None),  # too many
+    ],
+)
+def test_every_backend_adds_a_batch_the_one_way(data, kwargs, bound):
+    """MetricDefinition.add (accumulators, scans, windows, the functions) hands the core
+    the data arguments in the order of the row's inputs, or takes the full path where
+    they do not bind (whose checks then name the problem)."""
+    from dataclasses import replace
+
+    from receval.registry import definition
+
+    seen = []
+
+    def plain(params, state, columns):
+        seen.append(columns)
+
+    pcoc = replace(definition("pcoc"), update_plain=plain)
+    arrays = {"y": np.array([0, 1, 1]), "p": np.array([0.2, 0.4, 0.9]), "q": np.ones(3),
+              "w": np.ones(3), "x": np.ones(3)}  # fmt: skip
+    try:
+        state = pcoc.add(pcoc.check_params(), None, tuple(arrays[a] for a in data),
+                         {k: arrays[a] for k, a in kwargs.items()})  # fmt: skip
+    except (TypeError, InvalidParameterError):
+        assert bound is None
+    else:
+        assert pcoc.finalize(pcoc.check_params(), state) == rv.pcoc(arrays["y"], arrays["p"])
+    if bound is None:
+        assert seen == []
+    else:
+        assert len(seen) == 1
+        assert all((a is None) if b is None else (a is arrays[b])
+                   for a, b in zip(seen[0], bound, strict=True))  # fmt: skip
+
+
+def test_scans_add_plain_batches_in_one_call_of_the_core(tmp_path, monkeypatch):
+    """A scan's batches are plain NumPy arrays, which the metric's ``update_plain``
+    takes (one call of the core per batch): every row goes that way."""
+    import pyarrow.parquet as pq
+
+    from receval.engine import totals
+
+    rng = np.random.default_rng(3)
+    y, p, _ = _binary(rng, 5000, False)
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"y": y, "p": p}), path, row_group_size=1000)
+    plain_rows = []
+    real = totals.plain_pair
+
+    def counted(y_true, y_prob, sample_weight):
+        if real(y_true, y_prob, sample_weight):
+            plain_rows.append(len(y_true))
+            return True
+        return False
+
+    monkeypatch.setattr(totals, "plain_pair", counted)
+    scan = rv.scan(str(path), batch_rows=1000)
+    value = rv.pcoc(scan["y"], scan["p"])
+    assert sum(plain_rows) == 5000
+    assert value == rv.pcoc(y, p)
 
 
 @pytest.mark.parametrize("name", ["log_loss", "pcoc", "roc_auc"])

@@ -104,13 +104,12 @@ class MetricDefinition:
         power of two first (exact), so that no sum or product of weights over- or
         underflows.
     update_plain : callable, optional
-        ``update_plain(params, state, data, kwargs) -> state or None``: an
-        accumulator's ``update`` of a batch of plain NumPy arrays (``data`` the
-        positional, ``kwargs`` the keyword data arguments) in one call of the
-        compiled core, adding to a state it may change in place; None where it
-        does not apply (other input, a value the core refuses), and then
-        ``prepare`` and ``update_into`` run and say why. An update's fixed cost
-        in a training loop, where batches are small.
+        ``update_plain(params, state, columns) -> state or None``: a batch of plain
+        NumPy arrays (``columns``: the data arguments in the order of ``inputs``,
+        None where not given) checked and added to a state it may change in place
+        in one call of the compiled core; None where it does not apply (other
+        input, a value the core refuses), and then ``prepare`` and ``update_into``
+        run and say why. :meth:`add` tries it first, for every backend.
     splits_groups : bool, default=False
         A metric over groups whose ``check_params`` takes ``whole_groups``: False
         (what :func:`receval.metric` gives by default) makes states that take a
@@ -133,8 +132,55 @@ class MetricDefinition:
     inputs: tuple[str, ...] = ()
     one_partition: Callable[[dict[str, Any], Mapping[str, Any]], Any] | None = None
     scale_free: Callable[[dict[str, Any]], bool] | None = None
-    update_plain: Callable[[dict[str, Any], Any, Any, Any], Any] | None = None
+    update_plain: Callable[[dict[str, Any], Any, tuple[Any, ...]], Any] | None = None
     splits_groups: bool = False
+
+    def add(
+        self,
+        params: dict[str, Any],
+        state: Any,
+        data: tuple[Any, ...] = (),
+        kwargs: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """``state`` with one batch of rows added; ``data`` and ``kwargs`` are the data
+        arguments of ``update`` by position and by name, and ``state`` None stands for
+        :attr:`empty` (the batch's own state).
+
+        The one way a backend adds a batch: in one call of the compiled core where
+        ``update_plain`` takes it (plain NumPy arrays), else ``prepare`` (whose checks
+        word what is wrong with a batch the core refused) and ``update_into``, or
+        ``update`` and a merge. ``state`` may be changed in place.
+        """
+        kwargs = {} if kwargs is None else kwargs
+        if self.update_plain is not None:
+            columns = self._bound(data, kwargs)
+            if columns is not None:
+                added = self.update_plain(params, self.empty(params) if state is None else state,
+                                          columns)  # fmt: skip
+                if added is not None:
+                    return added
+        batch = self.prepare(params, *data, **kwargs)
+        if state is None:
+            return self.update(params, batch)
+        if self.update_into is not None:
+            return self.update_into(params, state, batch)
+        new = self.update(params, batch)
+        absorb = getattr(state, "absorb", None)  # in place, where the state can
+        return absorb(new) if absorb is not None else state.merge(new)
+
+    def _bound(self, data: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        """The data arguments in the order of ``inputs``, None where not given; None
+        for arguments that do not bind (``prepare`` then says which)."""
+        names = self.inputs
+        if len(data) > len(names):
+            return None
+        columns = [*data, *(None,) * (len(names) - len(data))]
+        for name, value in kwargs.items():
+            at = names.index(name) if name in names else -1
+            if at < len(data):
+                return None
+            columns[at] = value
+        return tuple(columns)
 
     @property
     def module(self) -> str:

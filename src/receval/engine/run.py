@@ -167,13 +167,6 @@ class Accumulator:
         and the update runs on the accumulator's thread. Returns the accumulator.
         """
         if self._worker is None:
-            plain = self.definition.update_plain
-            if plain is not None and self._window is None:
-                state = plain(self._params, self._state, data, kwargs)
-                if state is not None:  # one call of the core
-                    self._state = state
-                    self.n_updates += 1
-                    return self
             data = tuple(host_array(as_arrays(x)) for x in data)
             kwargs = {k: host_array(as_arrays(x)) for k, x in kwargs.items()}
             self._add(data, kwargs)
@@ -189,24 +182,19 @@ class Accumulator:
             kwargs = {k: host_array(x) for k, x in kwargs.items()}
         defn = self.definition
         try:
-            batch = defn.prepare(self._params, *data, **kwargs)
+            # the accumulator owns its state: the batch is added in place where it can be;
+            # with a window, the batch's own state joins the window and the lifetime state
+            new = defn.add(self._params, self._state if self._window is None else None, data,
+                           kwargs)  # fmt: skip
         except TypeError:
             _check_arguments(self.name, defn, self._params, data, kwargs)
             raise
         if self._window is not None:
-            # the batch's own state joins the window (and the lifetime state)
-            new = defn.update(self._params, batch)
             held = (tuple(_held(x) for x in data), {k: _held(x) for k, x in kwargs.items()})
             self._window.add(batch_rows(data, kwargs), new, held)
             absorb = getattr(self._state, "absorb", None)  # in place: new stays the window's
-            self._state = absorb(new) if absorb is not None else self._state.merge(new)
-        elif defn.update_into is not None:
-            # the accumulator owns its state: add the batch in place where the state can
-            self._state = defn.update_into(self._params, self._state, batch)
-        else:
-            new = defn.update(self._params, batch)
-            absorb = getattr(self._state, "absorb", None)
-            self._state = absorb(new) if absorb is not None else self._state.merge(new)
+            new = absorb(new) if absorb is not None else self._state.merge(new)
+        self._state = new
         self.n_updates += 1
 
     def wait(self) -> Accumulator:

@@ -120,7 +120,7 @@ def run_definition(
             if value is not None:
                 return value
         data = {k: columns[k] for k in defn.inputs if k in columns}
-        state = defn.update(params, defn.prepare(params, **data))
+        state = defn.add(params, None, (), data)
         v.check_not_empty(batch_rows((), data), defn.inputs[0], func)
         return defn.finalize(params, state)
     for name, (value, default) in (memory_only or {}).items():

@@ -4,20 +4,18 @@ Exact and binned AUC counts (:class:`ScoreCounts` and the pair of them of an
 accumulator, :class:`AUCCounts`; :class:`BinnedCounts`), disjoint
 score ranges (:class:`RangeStates`), the exact sums of RMSE, MAE, the Brier score and
 R² (:class:`ErrorSums`, :class:`Moments`), the ids of the groups already given
-(:class:`Seen`), the batch of plain arrays left to the compiled core
-(:class:`Unchecked`), and the check of states loaded from pickles.
+(:class:`Seen`), the test of a batch of plain arrays the compiled core checks
+itself (:func:`plain_pair`), and the check of states loaded from pickles.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 import numpy as np
 
-from .. import _validation as v
 from .._kernels import compiled
 from .._validation import format_values
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -32,7 +30,6 @@ __all__ = [
     "RangeStates",
     "ScoreCounts",
     "Seen",
-    "Unchecked",
     "check_loaded_state",
     "plain_pair",
 ]
@@ -487,52 +484,9 @@ def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ plain arrays for the core
-class Unchecked:
-    """A batch of plain NumPy labels and scores (or probabilities), and for the
-    log-loss family float64 weights or None, left for the compiled core to check and
-    count in the one pass of ``update``; where the core does not take it, ``update``
-    runs the full checks. ``func`` and ``names`` (the function and the names of the
-    columns) word the error of a value the core refuses (:meth:`refused`). Read as a
-    sequence (unpacked, indexed), it is the batch the full checks prepare."""
-
-    __slots__ = ("_checked", "_full", "columns", "func", "names")
-
-    def __init__(
-        self,
-        columns: tuple[Any, ...],
-        full: Callable[[], Any],
-        func: str = "",
-        names: tuple[str, ...] = (),
-    ):
-        self.columns = columns
-        self._full = full
-        self._checked: Any = None
-        self.func = func
-        self.names = names
-
-    def refused(self, refusal: v.Refusal) -> InputValidationError:
-        """The error of a value of the columns that the core refused."""
-        return v.refused(self.func, refusal, dict(zip(self.names, self.columns, strict=True)))
-
-    def full(self) -> Any:
-        """The batch as the full checks prepare it (raises on bad input)."""
-        if self._checked is None:
-            self._checked = self._full()
-        return self._checked
-
-    def __iter__(self) -> Any:
-        return iter(self.full())
-
-    def __getitem__(self, i: int) -> Any:
-        return self.full()[i]
-
-    def __len__(self) -> int:
-        return len(self.full())
-
-
 def plain_pair(y_true: Any, y_score: Any, sample_weight: Any) -> bool:
-    """Whether a batch is two NumPy arrays of the same length and no weights (the
-    input :class:`Unchecked` takes)."""
+    """Whether a batch is two non-empty 1-D NumPy arrays of one length and no weights
+    (the input a metric's ``update_plain`` hands to the compiled core)."""
     return (
         sample_weight is None
         and type(y_true) is np.ndarray

@@ -33,7 +33,7 @@ from .. import _validation as v
 from .._kernels import compiled
 from ..exceptions import InputValidationError
 from .metric import data_columns, second_and_weight
-from .states import Unchecked, plain_pair
+from .states import plain_pair
 from .sums import WEIGHT_SHIFT, ExactSum, Term, chunks_for, exact_sums, fieldwise_sum, ratio
 
 __all__ = [
@@ -151,7 +151,7 @@ def totals_of(
 # ------------------------------------------------------------------ batches of Totals
 def _plain_weights(sample_weight: Any, y_true: np.ndarray) -> bool:
     """Whether ``sample_weight`` is None or a float64 NumPy array of ``y_true``'s shape
-    (the weights :class:`Unchecked` takes, checked by the core)."""
+    (the weights the core checks and sums with the labels)."""
     return sample_weight is None or (
         type(sample_weight) is np.ndarray
         and sample_weight.dtype == np.float64
@@ -162,21 +162,10 @@ def _plain_weights(sample_weight: Any, y_true: np.ndarray) -> bool:
 def totals_prepare(func: str, prob: str) -> Any:
     """``prepare`` of the metrics of :class:`receval.engine.totals.Totals`: one batch of 0/1 labels,
     probabilities (the argument ``prob``) and weights, validated as the functions
-    validate them; None for an empty batch; plain NumPy arrays (weights float64 or
-    None) are left to the compiled core (:class:`Unchecked`)."""
+    validate them; None for an empty batch."""
 
     def prepare(params: dict[str, Any], y_true: Any, *args: Any, **kwargs: Any) -> Any:
         y_prob, sample_weight = second_and_weight(func, prob, args, kwargs)
-        if plain_pair(y_true, y_prob, None) and _plain_weights(sample_weight, y_true):
-            return Unchecked(
-                (y_true, y_prob, sample_weight),
-                lambda: checked(y_true, y_prob, sample_weight, params),
-                func,
-                ("y_true", prob, "sample_weight"),
-            )
-        return checked(y_true, y_prob, sample_weight, params)
-
-    def checked(y_true: Any, y_prob: Any, sample_weight: Any, params: dict[str, Any]) -> Any:
         yt, yp, sw = data_columns(
             func, ("y_true", y_true), (prob, y_prob), ("sample_weight", sample_weight)
         )
@@ -197,7 +186,7 @@ class TotalsUpdates(TypedDict):
 
     update: Callable[[dict[str, Any], Any], Any]
     update_into: Callable[[dict[str, Any], Any, Any], Any]
-    update_plain: Callable[[dict[str, Any], Any, Any, Any], Any]
+    update_plain: Callable[[dict[str, Any], Any, tuple[Any, ...]], Any]
 
 
 def totals_updates(*, loss: bool, clicks: bool) -> TotalsUpdates:
@@ -225,13 +214,6 @@ def totals_updates(*, loss: bool, clicks: bool) -> TotalsUpdates:
                       observed, state.big_loss)  # fmt: skip
 
     def update_into(params: dict[str, Any], state: Totals, batch: Any) -> Any:
-        if isinstance(batch, Unchecked):  # one pass of the core: checks, sums, addition
-            added = add(params, state, *batch.columns)
-            if isinstance(added, tuple):
-                raise batch.refused(added)
-            if added is not None:
-                return added
-            batch = batch.full()  # weights the core does not take (to be scaled, all zero)
         if batch is None:
             return state
         labels, proba, weights, eps = batch
@@ -240,14 +222,11 @@ def totals_updates(*, loss: bool, clicks: bool) -> TotalsUpdates:
     def update(params: dict[str, Any], batch: Any) -> Any:
         return update_into(params, EMPTY_TOTALS, batch)
 
-    def update_plain(params: dict[str, Any], state: Totals, data: Any, kwargs: Any) -> Any:
-        if len(data) == 3:
-            weights = data[2]
-        elif len(data) == 2 and (not kwargs or set(kwargs) == {"sample_weight"}):
-            weights = kwargs.get("sample_weight")
-        else:
-            return None
-        y_true, y_prob = data[0], data[1]
+    def update_plain(params: dict[str, Any], state: Totals, columns: tuple[Any, ...]) -> Any:
+        """Plain NumPy labels, probabilities and float64 weights (or None) checked,
+        summed and added in one pass of the core; None where it does not take them
+        (weights to be scaled, all zero) or refuses a value."""
+        y_true, y_prob, weights = columns
         if (
             params.get("negative_sampling_rate", 1.0) != 1.0
             or not plain_pair(y_true, y_prob, None)

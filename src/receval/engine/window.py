@@ -107,7 +107,7 @@ class Window:
             keep = rows - (self.rows - self.size)
             cut = tuple(_tail(x, keep) for x in data)
             cut_kwargs = {k: _tail(x, keep) for k, x in kwargs.items()}
-            first = defn.update(params, defn.prepare(params, *cut, **cut_kwargs))
+            first = defn.add(params, None, cut, cut_kwargs)
             merged = _added(merged, first)
             batches = batches[1:]
         for _, state, _ in batches:

@@ -22,7 +22,6 @@ from ..engine.states import (
     BinnedCounts,
     RangeStates,
     ScoreCounts,
-    Unchecked,
     plain_pair,
 )
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
@@ -609,21 +608,10 @@ def counts_prepare(func: str) -> Callable[..., tuple[np.ndarray, np.ndarray, Any
         sample_weight: Any = None,
         *,
         rank: bool = False,
-        core: bool = True,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Validated labels, float64 scores and weights of a batch; ``rank``: the batch
         holds every row (one partition), so integer scores beyond 2**53 may be replaced
-        by their ranks, which float64 keeps apart. Plain NumPy 0/1 labels and float
-        scores without weights are left to the core (:class:`Unchecked`)."""
-        if (
-            core
-            and not rank
-            and params["pos_label"] is None
-            and plain_pair(y_true, y_score, sample_weight)
-        ):
-            full = partial(prepare, params, y_true, y_score, core=False)
-            unchecked = Unchecked((y_true, y_score), full, func, ("y_true", "y_score"))
-            return unchecked  # type: ignore[return-value]
+        by their ranks, which float64 keeps apart."""
         yt, ys, sw = data_columns(
             func, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
         )
@@ -648,14 +636,6 @@ def auc_empty(params: dict[str, Any]) -> Any:
 
 def auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
     state = auc_empty(params) if state is None else state
-    if isinstance(batch, Unchecked):  # plain NumPy input: checked and counted by the core
-        if isinstance(state, AUCCounts) and not params.get("decay"):
-            added = state.plain.runs.add_checked(*batch.columns)
-            if isinstance(added, tuple):
-                raise batch.refused(added)
-            if added:
-                return state
-        batch = batch.full()  # input the core does not take: the full checks
     labels, scores, weights = batch
     if isinstance(state, BinnedCounts):
         state.add(labels, scores, weights)
@@ -674,14 +654,18 @@ def auc_update_into(params: dict[str, Any], state: Any, batch: Any) -> Any:
     return auc_update(params, batch, state)
 
 
-def auc_update_plain(params: dict[str, Any], state: Any, data: Any, kwargs: Any) -> Any:
-    """An accumulator's plain NumPy 0/1 labels and float scores without weights, checked
-    and counted in one call of the core (None: other input, or a value it refuses)."""
-    plain = len(data) == 2 and not kwargs and plain_pair(data[0], data[1], None)
-    if not plain or params["pos_label"] is not None or params.get("decay") is not None:
+def auc_update_plain(params: dict[str, Any], state: Any, columns: tuple[Any, ...]) -> Any:
+    """Plain NumPy 0/1 labels and float scores without weights, checked and counted in
+    one call of the core (None: other input, or a value it refuses)."""
+    y_true, y_score, sample_weight = columns
+    if (
+        not plain_pair(y_true, y_score, sample_weight)
+        or params["pos_label"] is not None
+        or params.get("decay") is not None
+        or not isinstance(state, AUCCounts)
+    ):
         return None
-    added = isinstance(state, AUCCounts) and state.plain.runs.add_checked(*data) is True
-    return state if added else None
+    return state if state.plain.runs.add_checked(y_true, y_score) is True else None
 
 
 def _auc_range(

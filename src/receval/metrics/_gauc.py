@@ -494,20 +494,17 @@ def _open_update(params: dict[str, Any], state: OpenGroups, batch: Any) -> OpenG
 
 
 def _gauc_update_plain(
-    params: dict[str, Any], state: GroupState | OpenGroups, data: Any, kwargs: Any
+    params: dict[str, Any], state: GroupState | OpenGroups, columns: tuple[Any, ...]
 ) -> OpenGroups | None:
-    """An accumulator's batch of plain NumPy labels, scores and integer group ids
-    (``groups`` positional or by keyword; no sample weights, a named weighting),
-    checked and its rows held by the core in one call (None: other input, or a value
-    the core refuses, which the full update words)."""
-    if len(data) == 3 and not kwargs:
-        y_true, y_score, groups = data
-    elif len(data) == 2 and len(kwargs) == 1 and "groups" in kwargs:
-        (y_true, y_score), groups = data, kwargs["groups"]
-    else:
-        return None
+    """A batch of plain NumPy labels, scores and integer group ids (no sample weights,
+    the accumulator's named weighting) of an accumulator that holds rows, checked and
+    held by the core in one call (None: other input, or a value the core refuses,
+    which the full update words)."""
+    y_true, y_score, groups, sample_weight, weighting = columns
     if (
-        not isinstance(state, OpenGroups)
+        sample_weight is not None
+        or weighting is not None
+        or not isinstance(state, OpenGroups)
         or not (_named(params["weighting"]) or params["weighting"] is None)
         or not plain_pair(y_true, y_score, None)
         or type(groups) is not np.ndarray

@@ -10,7 +10,6 @@ from numpy.typing import ArrayLike
 
 from ..engine.metric import MetricDefinition, always, register
 from ..engine.sources import run_definition
-from ..engine.states import Unchecked
 from ..engine.sums import ratio
 from ..engine.totals import (
     EMPTY_TOTALS,
@@ -182,8 +181,6 @@ def _finalize_cali_free(params: dict[str, Any], state: Totals) -> float:
 
 def _update_positive(params: dict[str, Any], batch: Any) -> Totals:
     """The clicks' sums over every row; the log-loss sum over the positive rows only."""
-    if isinstance(batch, Unchecked):
-        batch = batch.full()
     if batch is None:
         return EMPTY_TOTALS
     labels, proba, weights, eps = batch

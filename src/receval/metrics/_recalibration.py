@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..engine.states import Unchecked
 
 __all__ = ["check_sampling_rate", "recalibrate", "recalibrating"]
 
@@ -60,9 +59,6 @@ def recalibrating(prepare: Callable[..., Any], at: int = 1) -> Callable[..., Any
         rate = params.get("negative_sampling_rate", 1.0)
         if rate == 1.0 or batch is None:
             return batch
-        if isinstance(batch, Unchecked):  # the core's one pass reads the raw column
-            batch = batch.full()
-        batch = tuple(batch)
         return (*batch[:at], recalibrate(batch[at], rate), *batch[at + 1 :])
 
     return wrapped

@@ -62,6 +62,16 @@ def arrow(frame: Any, kind: Any) -> Any:
     return table
 
 
+def one_object_per_id(column: Any) -> Any:
+    """An object column of ``column``'s strings, one ``str`` object per distinct id (as
+    pandas' CSV reader gives them; ``astype(object)`` makes one per row)."""
+    import pandas as pd
+
+    seen: dict[str, str] = {}
+    values = [seen.setdefault(x, x) for x in column.tolist()]
+    return pd.Series(np.array(values, dtype=object), index=column.index, dtype=object)
+
+
 def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
     """The in-memory inputs of each id kind: (qrels, run)."""
     import pandas as pd
@@ -95,6 +105,7 @@ def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
             recast(q, lambda s: s.astype(object)),
             recast(r, lambda s: s.astype(object)),
         ),
+        "pandas object, shared": (recast(q, one_object_per_id), recast(r, one_object_per_id)),
         "polars String": (pl.from_pandas(q), pl.from_pandas(r)),
         "polars Categorical": (
             pl.from_pandas(q).with_columns(pl.col("user", "item").cast(pl.Categorical)),
@@ -233,7 +244,9 @@ pytrec-eval-terrier`; writes this section; `--quick` runs 3k users and prints on
 {", ".join(METRICS)} over {users:,} users and {n_rows:,} run rows (the data of
 the ranking section), from receval's containers built in the call: the ids as
 int64, as strings that are not numbers (`u-17`, `doc-4711`) in each kind of
-column, and from files. "x int64" is the ratio to the int64 ids of the same
+column, and from files ("pandas object": one `str` object a row, as `astype(object)`
+makes them; "pandas object, shared": one a distinct id, as pandas' CSV reader gives
+them, which the core reads once each). "x int64" is the ratio to the int64 ids of the same
 source (the pandas frame; the Arrow table; the Parquet or CSV file of int64 ids;
 TREC files against the int64 Parquet file); pytrec_eval builds its nested dicts
 of str from the int64 frame inside its timing. Every case runs in turn, {runs}

@@ -418,6 +418,7 @@ def factorize_view_runs(
 ) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.int64], NDArray[np.uint8]]: ...
 def factorize_str(
     values: NDArray[np.object_],
+    n_chunks: int,
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]] | None: ...
 def gather(
     scores: NDArray[np.float64],

@@ -305,6 +305,40 @@ def test_string_codes_follow_first_appearance_in_runs_and_out_of_them(
     assert uniques.tolist() == want_uniques
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    pool=st.lists(ID_TEXT, min_size=1, max_size=8),
+    seed=st.integers(0, 2**32 - 1),
+    copies=st.sampled_from([0.0, 0.1, 0.6, 1.0]),
+    n=st.sampled_from([3, 1000, 140_000]),
+)
+def test_object_ids_are_numbered_by_text_whether_their_objects_repeat_or_not(
+    pool: list[str], seed: int, copies: float, n: int
+) -> None:
+    # rows that repeat objects are numbered by address first (in parallel parts past
+    # 65,536 rows), then each distinct object is read: equal strings that are other
+    # objects share a code, and the codes follow the first appearance of the text
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(pool), n).tolist()
+    fresh = (rng.random(n) < copies).tolist()
+    strings = ["".join(list(pool[i])) if f else pool[i] for i, f in zip(picks, fresh, strict=True)]
+    codes, uniques = factorize(np.array(strings, dtype=object), "items", "test")
+    want_codes, want_uniques = _naive(strings)
+    assert codes.tolist() == want_codes
+    assert uniques.tolist() == want_uniques
+
+
+@pytest.mark.parametrize(
+    ("last", "message"),
+    [(None, "contains 1 missing value"), (7, r"Got types \['int', 'str'\]")],
+)
+def test_object_ids_repeated_then_of_another_type_are_refused(last: Any, message: str) -> None:
+    # past the rows that tell whether objects repeat, one value that is no str
+    column = np.array([*["u-1", "u-2"] * 40_000, last], dtype=object)
+    with pytest.raises(InputValidationError, match=message):
+        factorize(column, "users", "test")
+
+
 @pytest.mark.parametrize("width", [4, 12, 24])
 def test_long_string_columns_encoded_in_parts_number_ids_in_order_of_first_appearance(
     width: int,

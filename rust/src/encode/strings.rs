@@ -183,6 +183,28 @@ pub fn factorize_keys<'a>(
     (codes, first)
 }
 
+/// Codes (in order of first appearance) of `n` 64-bit words (`word(i)`: the `i`-th),
+/// and the first row of each code; a long column in up to `n_chunks` parallel parts
+/// (as [`factorize_bytes`]). A word is held as the short key of its eight bytes.
+pub fn factorize_words(
+    n: usize,
+    word: impl Fn(usize) -> u64 + Sync,
+    n_chunks: usize,
+) -> (Vec<i32>, Vec<i64>) {
+    if n == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    let pieces = n.div_ceil(n.div_ceil(n_chunks.max(1)).max(PARALLEL_ROWS));
+    let starts: Vec<usize> = (0..=pieces).map(|k| n * k / pieces).collect();
+    let lens: Vec<usize> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+    let fill = |p: usize, a: usize, out: &mut [u128]| {
+        for (j, k) in out.iter_mut().enumerate() {
+            *k = u128::from(word(starts[p] + a + j)) | (8 << 120);
+        }
+    };
+    factorize_parts::<Packed>(fill, &lens, n_chunks, 0)
+}
+
 /// The codes of the keys in `table` written to `out` (one a key; `fill(a, keys)`
 /// gives the keys from the `a`-th on, as many as `keys` holds): a key the table does not hold takes the next code, and its row (`row(i)`
 /// of the `i`-th key) is pushed on `first` (the row of each code of the table).
@@ -348,6 +370,42 @@ fn factorize_parts<S: Slot>(
 mod tests {
     use super::*;
     use crate::encode::{Offset, OffsetRows, ViewRows, INLINE};
+
+    #[test]
+    fn words_are_numbered_in_order_of_first_appearance_in_any_number_of_parts() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let words: Vec<u64> = (0..300_000)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // addresses of a few thousand objects, and the extreme words
+                match i % 1000 {
+                    0 => 0,
+                    1 => u64::MAX,
+                    _ => (x % 5000) * 16 + 0x7f00_0000_0000,
+                }
+            })
+            .collect();
+        let mut seen = std::collections::HashMap::new();
+        let mut want_first = Vec::new();
+        let want: Vec<i32> = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                *seen.entry(*w).or_insert_with(|| {
+                    want_first.push(i as i64);
+                    want_first.len() as i32 - 1
+                })
+            })
+            .collect();
+        for n_chunks in [1, 2, 7] {
+            let (codes, first) = factorize_words(words.len(), |i| words[i], n_chunks);
+            assert_eq!(codes, want, "{n_chunks} chunks");
+            assert_eq!(first, want_first);
+        }
+        assert_eq!(factorize_words(0, |i| words[i], 4), (vec![], vec![]));
+    }
 
     #[test]
     fn widths_and_descending_offsets_are_told_by_one_pass_of_either_width() {

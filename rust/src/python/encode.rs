@@ -3,6 +3,7 @@
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use rayon::prelude::*;
 
 use super::{slice, text, Ints};
 use crate::encode;
@@ -281,24 +282,59 @@ fn factorize_view_runs<'py>(
 /// Codes in order of first appearance of the ids of an object array of str (read in
 /// place, no copy), and the first row of each code; None when an element is not a
 /// str (or a str that is not UTF-8): the caller encodes those otherwise.
+///
+/// Where equal strings are mostly one object (pandas' CSV reader gives each distinct
+/// string one object, as Python does for interned names), the rows are first
+/// numbered by the objects' addresses, in parallel and without the GIL: only each
+/// distinct object is then read. Whether they are is told by the first rows: at
+/// least half of the rows that repeat an earlier row's string there repeat its
+/// object. Otherwise every row is read (one at a time, under the GIL).
 #[pyfunction]
 fn factorize_str<'py>(
     py: Python<'py>,
     values: PyReadonlyArray1<'py, Py<PyAny>>,
+    n_chunks: usize,
 ) -> PyResult<Option<(Bound<'py, PyArray1<i32>>, Ints<'py>)>> {
+    /// The first rows, which tell whether equal strings are one object.
+    const SAMPLE: usize = 1 << 16;
     let v = slice(&values, "values")?;
+    let address = |i: usize| v[i].as_ptr() as usize as u64;
     let other = std::cell::Cell::new(false);
-    let keys = v.iter().map(|obj| match text(py, obj) {
+    let key = |i: usize| match text(py, &v[i]) {
         Some(t) => t.as_bytes(),
         None => {
             other.set(true);
-            b""
+            &b""[..]
         }
-    });
-    let (codes, first) = encode::factorize_keys(keys, v.len(), 0);
+    };
+    let sample = v.len().min(SAMPLE);
+    let (_, by_object) = encode::factorize_words(sample, address, 1);
+    let (_, by_string) = encode::factorize_keys((0..sample).map(key), sample, 0);
+    let (same_object, same_string) = (sample - by_object.len(), sample - by_string.len());
     if other.get() {
         return Ok(None);
     }
+    if same_string == 0 || 2 * same_object < same_string {
+        let (codes, first) = encode::factorize_keys((0..v.len()).map(key), v.len(), 0);
+        return Ok((!other.get()).then(|| (codes.into_pyarray(py), first.into_pyarray(py))));
+    }
+    let (by_object, objects) = py.detach(|| encode::factorize_words(v.len(), address, n_chunks));
+    let distinct = objects.iter().map(|&r| key(r as usize));
+    let (by_text, first) = encode::factorize_keys(distinct, objects.len(), 0);
+    if other.get() {
+        return Ok(None);
+    }
+    let (codes, first) = py.detach(|| {
+        let mut codes = by_object;
+        crate::threads::install(|| {
+            codes
+                .par_iter_mut()
+                .with_min_len(crate::threads::PARALLEL_ROWS)
+                .for_each(|c| *c = by_text[*c as usize]);
+        });
+        let first: Vec<i64> = first.iter().map(|&k| objects[k as usize]).collect();
+        (codes, first)
+    });
     Ok(Some((codes.into_pyarray(py), first.into_pyarray(py))))
 }
 

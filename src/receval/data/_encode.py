@@ -377,10 +377,11 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
     import pyarrow as pa
 
     if isinstance(arr, np.ndarray) and arr.dtype.kind == "O":
-        from .._kernels import compiled
+        from .._kernels import compiled, num_threads
 
-        # every element a str: hashed by the core in place (no conversion)
-        encoded = compiled().factorize_str(np.ascontiguousarray(arr))
+        # every element a str: hashed by the core in place (no conversion), each
+        # distinct object read once
+        encoded = compiled().factorize_str(np.ascontiguousarray(arr), 4 * num_threads())
         if encoded is not None:
             return encoded[0], arr[encoded[1]]
 
@@ -395,7 +396,7 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
             arr if isinstance(arr, (pa.Array, pa.ChunkedArray)) else pa.array(arr, from_pandas=True)
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise mixed(sorted({type(v).__name__ for v in arr[:10_000].tolist()})) from exc
+        raise mixed(sorted({type(v).__name__ for v in arr.tolist()})) from exc
     if isinstance(arr, np.ndarray) and arr.dtype.kind == "O" and pa.types.is_binary(parr.type):
         kinds = sorted({type(v).__name__ for v in arr.tolist()})
         if len(kinds) > 1:  # str and bytes: Arrow would take the str as their UTF-8 bytes

@@ -174,6 +174,8 @@ class MetricDefinition:
         names = self.inputs
         if len(data) > len(names):
             return None
+        if not kwargs:
+            return data + (None,) * (len(names) - len(data))
         columns = [*data, *(None,) * (len(names) - len(data))]
         for name, value in kwargs.items():
             at = names.index(name) if name in names else -1

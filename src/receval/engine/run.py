@@ -11,7 +11,7 @@ from ..exceptions import InvalidParameterError
 from .loop.background import Worker
 from .loop.distributed import gather_plain
 from .loop.plain import from_plain, from_tensors, to_plain, to_tensors
-from .loop.tensors import as_arrays, host_array, owned
+from .loop.tensors import host_array, on_host, owned
 from .memory import state_bytes
 from .metric import DEFINITIONS, MetricDefinition
 from .states import check_loaded_state, invalid_state
@@ -167,8 +167,8 @@ class Accumulator:
         and the update runs on the accumulator's thread. Returns the accumulator.
         """
         if self._worker is None:
-            data = tuple(host_array(as_arrays(x)) for x in data)
-            kwargs = {k: host_array(as_arrays(x)) for k, x in kwargs.items()}
+            data = tuple(map(on_host, data))
+            kwargs = {k: on_host(x) for k, x in kwargs.items()} if kwargs else kwargs
             self._add(data, kwargs)
         else:
             data = tuple(owned(x) for x in data)

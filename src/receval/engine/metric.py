@@ -150,6 +150,18 @@ class MetricDefinition:
         ``update_plain`` takes it (plain NumPy arrays), else ``prepare`` (whose checks
         word what is wrong with a batch the core refused) and ``update_into``, or
         ``update`` and a merge. ``state`` may be changed in place.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from receval.registry import definition
+        >>> pcoc = definition("pcoc")
+        >>> params = pcoc.check_params()
+        >>> y, p = np.array([0, 1, 1, 0]), np.array([0.2, 0.6, 0.9, 0.3])
+        >>> state = pcoc.add(params, None, (y, p))  # NumPy: one call of the core
+        >>> state = pcoc.add(params, state, (), {"y_true": [1], "y_prob": [0.5]})  # checked
+        >>> pcoc.finalize(params, state)
+        0.8333333333333334
         """
         kwargs = {} if kwargs is None else kwargs
         if self.update_plain is not None:
